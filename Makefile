@@ -1,0 +1,84 @@
+# locktrace build. `make` builds build/locktrace; `make test` installs what is
+# missing, builds and runs every test; `make demo` runs the bundled stalling
+# workload under locktrace.  See README.md.
+
+CC        ?= cc
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+PKGS      := libbpf libelf libdw zlib
+B         := build
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
+             -Iinclude -I$(B) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lpthread
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(B) -Iinclude -Ibpf
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(B)/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
+LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJS  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
+WL_SRCS   := $(wildcard tests/workloads/*.c)
+WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))
+
+.PHONY: all deps test unit demo bench clean
+all: $(B)/locktrace $(WL_BINS)
+
+deps:
+	@bash scripts/install-deps.sh
+
+# vmlinux.h is generated from the running kernel's BTF (not committed): the
+# BPF object is CO-RE, so the generated header only supplies type layouts
+# that libbpf relocates at load time on whatever kernel runs it.
+$(B)/vmlinux.h:
+	@mkdir -p $(B)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+.SECONDARY:
+
+$(B)/%.bpf.o: bpf/%.bpf.c $(B)/vmlinux.h $(wildcard bpf/*.h) $(wildcard include/locktrace/*.h)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/%.skel.h: $(B)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/liblocktrace.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(B)/locktrace: src/main.c $(B)/liblocktrace.a
+	$(CC) $(CFLAGS) $< $(B)/liblocktrace.a $(LDLIBS) -o $@
+
+$(B)/tests/%.o: tests/%.c $(wildcard include/locktrace/*.h) $(wildcard tests/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(B)/tests/run-tests: $(TEST_OBJS) $(B)/liblocktrace.a
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+# Workloads: plain C programs with debug info and without frame pointers (as
+# Debian's libc), so the unwinder is tested on realistic code.
+$(B)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -pthread $< -o $@
+
+test: deps
+	@$(MAKE) --no-print-directory all $(B)/tests/run-tests
+	@bash scripts/run-tests.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@bash scripts/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bash scripts/bench.sh
+
+clean:
+	rm -rf $(B)

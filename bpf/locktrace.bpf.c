@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * locktrace kernel side: raw (BTF-typed) tracepoints only, so nothing here
+ * needs tracefs, kprobes or fentry.  Every program first checks that the task
+ * it is about belongs to the target process (targ_tgid, set in rodata before
+ * load), so other processes cost one comparison.
+ *
+ * Events go to one ring buffer without waking the consumer (the collector
+ * drains it on a timer); a wake-up is forced only when the buffer fills past
+ * wake_bytes.  Per-event wake-ups halve the target's throughput (see
+ * docs/overhead.md).  A failed reservation is counted per cpu and kind.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "locktrace/event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 targ_tgid = 0;
+const volatile __u64 wake_bytes = 1 << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by user space before load */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LT_EV_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* Per thread: the syscall whose entry was emitted, so that its exit is
+ * emitted too (read/write are only emitted for sockets). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} inflight SEC(".maps");
+
+/* x86-64 syscall numbers */
+#define NR_read 0
+#define NR_write 1
+#define NR_poll 7
+#define NR_readv 19
+#define NR_writev 20
+#define NR_select 23
+#define NR_sendto 44
+#define NR_recvfrom 45
+#define NR_sendmsg 46
+#define NR_recvmsg 47
+#define NR_futex 202
+#define NR_epoll_wait 232
+#define NR_pselect6 270
+#define NR_ppoll 271
+#define NR_epoll_pwait 281
+#define NR_recvmmsg 299
+#define NR_sendmmsg 307
+#define NR_epoll_pwait2 441
+#define NR_futex_waitv 449
+#define NR_futex_wake 454
+#define NR_futex_wait 455
+#define NR_futex_requeue 456
+
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+
+/* futex(2) commands whose 4th argument is a timespec pointer */
+#define FUTEX_WAIT 0
+#define FUTEX_LOCK_PI 6
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAIT_REQUEUE_PI 11
+#define FUTEX_LOCK_PI2 13
+#define FUTEX_CMD_MASK 0x7f
+
+static __always_inline void *reserve(__u32 size, __u8 kind)
+{
+	void *e = bpf_ringbuf_reserve(&events, size, 0);
+	if (!e) {
+		__u32 k = kind;
+		__u64 *c = bpf_map_lookup_elem(&lost, &k);
+		if (c)
+			*c += 1;
+	}
+	return e;
+}
+
+static __always_inline void fill_hdr(struct lt_ev_hdr *h, __u8 kind, __u32 tid)
+{
+	h->ts = bpf_ktime_get_boot_ns();
+	h->tid = tid;
+	h->cpu = bpf_get_smp_processor_id();
+	h->kind = kind;
+	h->flags = 0;
+}
+
+static __always_inline void submit(void *e)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	bpf_ringbuf_submit(e, avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline __s64 read_timespec_ns(__u64 uptr)
+{
+	struct { __s64 sec; __s64 nsec; } ts;
+	if (!uptr)
+		return -1;
+	if (bpf_probe_read_user(&ts, sizeof(ts), (void *)uptr))
+		return -2; /* unreadable: distinct from "none" */
+	return ts.sec * 1000000000LL + ts.nsec;
+}
+
+static __always_inline bool fd_is_socket(struct task_struct *t, int fd)
+{
+	struct files_struct *files = BPF_CORE_READ(t, files);
+	struct fdtable *fdt;
+	struct file **fdarr;
+	struct file *f = NULL;
+	unsigned int max;
+	umode_t mode;
+
+	if (fd < 0 || !files)
+		return false;
+	fdt = BPF_CORE_READ(files, fdt);
+	max = BPF_CORE_READ(fdt, max_fds);
+	if ((unsigned int)fd >= max)
+		return false;
+	fdarr = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fdarr[fd]) || !f)
+		return false;
+	mode = BPF_CORE_READ(f, f_inode, i_mode);
+	return (mode & S_IFMT) == S_IFSOCK;
+}
+
+static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
+{
+	__u32 *v = bpf_task_storage_get(&inflight, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (v)
+		*v = nr + 1;
+}
+
+static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid)
+{
+	struct lt_event *e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_futex_enter),
+				     LT_EV_FUTEX_ENTER);
+	__u64 a0 = regs->di, a1 = regs->si, a2 = regs->dx, a3 = regs->r10, a4 = regs->r8,
+	      a5 = regs->r9;
+
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_FUTEX_ENTER, tid);
+	e->futex.nr = id;
+	e->futex.pad = 0;
+	e->futex.uaddr2 = 0;
+	e->futex.val3 = 0;
+	e->futex.timeout = -1;
+	if (id == NR_futex) {
+		__u32 cmd = a1 & FUTEX_CMD_MASK;
+		e->futex.uaddr = a0;
+		e->futex.op = a1;
+		e->futex.val = a2;
+		e->futex.uaddr2 = a4;
+		e->futex.val3 = a5;
+		if (cmd == FUTEX_WAIT || cmd == FUTEX_LOCK_PI || cmd == FUTEX_WAIT_BITSET ||
+		    cmd == FUTEX_WAIT_REQUEUE_PI || cmd == FUTEX_LOCK_PI2)
+			e->futex.timeout = read_timespec_ns(a3);
+		else
+			e->futex.timeout = (__u32)a3; /* val2 */
+	} else if (id == NR_futex_waitv) {
+		/* (waiters, nr_futexes, flags, timeout, clockid) */
+		struct { __u64 val; __u64 uaddr; __u32 flags; __u32 r; } w = {};
+		bpf_probe_read_user(&w, sizeof(w), (void *)a0);
+		e->futex.uaddr = w.uaddr;
+		e->futex.val = w.val;
+		e->futex.uaddr2 = a0;
+		e->futex.val3 = a1;
+		e->futex.op = a2;
+		e->futex.timeout = read_timespec_ns(a3);
+	} else if (id == NR_futex_wait) {
+		/* (uaddr, val, mask, flags, timeout, clockid) */
+		e->futex.uaddr = a0;
+		e->futex.val = a1;
+		e->futex.val3 = a2;
+		e->futex.op = a3;
+		e->futex.timeout = read_timespec_ns(a4);
+	} else if (id == NR_futex_wake) {
+		/* (uaddr, mask, nr, flags) */
+		e->futex.uaddr = a0;
+		e->futex.val3 = a1;
+		e->futex.val = a2;
+		e->futex.op = a3;
+	} else { /* futex_requeue(waiters[2], flags, nr_wake, nr_requeue) */
+		struct { __u64 val; __u64 uaddr; __u32 flags; __u32 r; } w[2] = {};
+		bpf_probe_read_user(&w, sizeof(w), (void *)a0);
+		e->futex.uaddr = w[0].uaddr;
+		e->futex.uaddr2 = w[1].uaddr;
+		e->futex.op = a1;
+		e->futex.val = a2;
+		e->futex.timeout = (__u32)a3;
+	}
+	submit(e);
+	return 1;
+}
+
+static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid)
+{
+	struct lt_event *e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_wait_enter),
+				     LT_EV_WAIT_ENTER);
+	__u64 a0 = regs->di, a1 = regs->si, a2 = regs->dx, a3 = regs->r10, a4 = regs->r8;
+	int i;
+
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_WAIT_ENTER, tid);
+	e->wait.nr = id;
+	e->wait.pad = 0;
+	e->wait.timeout_ns = -1;
+	for (i = 0; i < LT_WAIT_FDS; i++)
+		e->wait.fds[i] = -1;
+
+	if (id == NR_select || id == NR_pselect6) {
+		__u64 bits = 0;
+		int n = 0;
+		e->wait.nfds = a0;
+		/* first fds of the read set, else of the write set */
+		if (bpf_probe_read_user(&bits, sizeof(bits), (void *)(a1 ? a1 : a2)))
+			bits = 0;
+		for (i = 0; i < 64 && n < LT_WAIT_FDS; i++) {
+			if (bits & (1ULL << i)) {
+				if (n == 0) e->wait.fds[0] = i;
+				else if (n == 1) e->wait.fds[1] = i;
+				else if (n == 2) e->wait.fds[2] = i;
+				else e->wait.fds[3] = i;
+				n++;
+			}
+		}
+		if (id == NR_select) {
+			struct { __s64 sec; __s64 usec; } tv;
+			if (a4 && !bpf_probe_read_user(&tv, sizeof(tv), (void *)a4))
+				e->wait.timeout_ns = tv.sec * 1000000000LL + tv.usec * 1000;
+		} else {
+			e->wait.timeout_ns = read_timespec_ns(a4);
+		}
+	} else if (id == NR_poll || id == NR_ppoll) {
+		struct { __s32 fd; __s16 ev, rev; } p[LT_WAIT_FDS] = {};
+		__u32 n = a1 < LT_WAIT_FDS ? a1 : LT_WAIT_FDS;
+		e->wait.nfds = a1;
+		if (n && !bpf_probe_read_user(&p, n * 8 <= sizeof(p) ? n * 8 : sizeof(p), (void *)a0)) {
+			for (i = 0; i < LT_WAIT_FDS; i++)
+				if ((__u32)i < n)
+					e->wait.fds[i] = p[i].fd;
+		}
+		if (id == NR_poll)
+			e->wait.timeout_ns = (int)a2 < 0 ? -1 : (__s64)(int)a2 * 1000000LL;
+		else
+			e->wait.timeout_ns = read_timespec_ns(a2);
+	} else { /* epoll_wait(epfd, events, maxevents, timeout ms), pwait2: timespec */
+		e->wait.fds[0] = a0;
+		e->wait.nfds = a2;
+		if (id == NR_epoll_pwait2)
+			e->wait.timeout_ns = read_timespec_ns(a3);
+		else
+			e->wait.timeout_ns = (int)a3 < 0 ? -1 : (__s64)(int)a3 * 1000000LL;
+	}
+	submit(e);
+	return 1;
+}
+
+static __always_inline int emit_io(struct pt_regs *regs, long id, __u32 tid)
+{
+	struct lt_event *e;
+	int fd = regs->di;
+
+	if (!fd_is_socket(bpf_get_current_task_btf(), fd))
+		return 0;
+	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_io_enter), LT_EV_IO_ENTER);
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_IO_ENTER, tid);
+	e->io.nr = id;
+	e->io.pad = 0;
+	e->io.fd = fd;
+	e->io.count = regs->dx;
+	submit(e);
+	return 1;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pt;
+	int emitted;
+
+	if ((pt >> 32) != targ_tgid)
+		return 0;
+
+	switch (id) {
+	case NR_futex:
+	case NR_futex_waitv:
+	case NR_futex_wake:
+	case NR_futex_wait:
+	case NR_futex_requeue:
+		emitted = emit_futex(regs, id, tid);
+		break;
+	case NR_select:
+	case NR_pselect6:
+	case NR_poll:
+	case NR_ppoll:
+	case NR_epoll_wait:
+	case NR_epoll_pwait:
+	case NR_epoll_pwait2:
+		emitted = emit_wait(regs, id, tid);
+		break;
+	case NR_read:
+	case NR_readv:
+	case NR_recvfrom:
+	case NR_recvmsg:
+	case NR_recvmmsg:
+	case NR_write:
+	case NR_writev:
+	case NR_sendto:
+	case NR_sendmsg:
+	case NR_sendmmsg:
+		emitted = emit_io(regs, id, tid);
+		break;
+	default:
+		return 0;
+	}
+	/* The exit is emitted only if the entry was (a lost entry makes its
+	 * exit useless; a non-socket read has no entry). */
+	if (emitted)
+		mark_inflight(bpf_get_current_task_btf(), id);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	struct lt_event *e;
+	__u32 *v, nr;
+
+	if ((pt >> 32) != targ_tgid)
+		return 0;
+	v = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	if (!v || !*v)
+		return 0;
+	nr = *v - 1;
+	*v = 0;
+	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_sys_exit), LT_EV_SYS_EXIT);
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_SYS_EXIT, (__u32)pt);
+	e->exit.ret = ret;
+	e->exit.nr = nr;
+	e->exit.pad[0] = e->exit.pad[1] = e->exit.pad[2] = 0;
+	submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 ptgid = prev->tgid, ntgid = next->tgid;
+	struct lt_event *e;
+
+	if (ptgid != targ_tgid && ntgid != targ_tgid)
+		return 0;
+	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_switch), LT_EV_SWITCH);
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_SWITCH, prev->pid);
+	e->h.flags = preempt ? LT_F_PREEMPT : 0;
+	e->sw.prev_state = prev_state;
+	e->sw.prev_tid = prev->pid;
+	e->sw.next_tid = next->pid;
+	e->sw.prev_tgid = ptgid;
+	e->sw.next_tgid = ntgid;
+	e->sw.prev_prio = prev->prio;
+	e->sw.next_prio = next->prio;
+	bpf_probe_read_kernel_str(e->sw.prev_comm, LT_COMM_LEN, prev->comm);
+	bpf_probe_read_kernel_str(e->sw.next_comm, LT_COMM_LEN, next->comm);
+	submit(e);
+	return 0;
+}
+
+static __always_inline int emit_waking(struct task_struct *p, __u8 flags)
+{
+	struct lt_event *e;
+	__u64 pt;
+
+	if (p->tgid != targ_tgid)
+		return 0;
+	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_waking), LT_EV_WAKING);
+	if (!e)
+		return 0;
+	pt = bpf_get_current_pid_tgid();
+	fill_hdr(&e->h, LT_EV_WAKING, p->pid);
+	e->wake.waker_tid = (__u32)pt;
+	e->wake.waker_tgid = pt >> 32;
+	if ((__u32)pt == 0)
+		flags |= LT_F_WAKER_IDLE;
+	e->h.flags = flags;
+	e->wake.prio = p->prio;
+	e->wake.target_cpu = BPF_CORE_READ(p, wake_cpu);
+	bpf_get_current_comm(e->wake.waker_comm, LT_COMM_LEN);
+	submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(lt_sched_waking, struct task_struct *p)
+{
+	return emit_waking(p, 0);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(lt_sched_wakeup_new, struct task_struct *p)
+{
+	return emit_waking(p, LT_F_WAKEUP_NEW);
+}
+
+SEC("tp_btf/task_newtask")
+int BPF_PROG(lt_task_newtask, struct task_struct *task, __u64 clone_flags)
+{
+	struct lt_event *e;
+
+	if (task->tgid != targ_tgid)
+		return 0;
+	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_task_new), LT_EV_TASK_NEW);
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_TASK_NEW, task->pid);
+	e->tnew.clone_flags = clone_flags;
+	e->tnew.parent_tid = (__u32)bpf_get_current_pid_tgid();
+	e->tnew.tgid = task->tgid;
+	bpf_probe_read_kernel_str(e->tnew.comm, LT_COMM_LEN, task->comm);
+	submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(lt_process_exit, struct task_struct *p)
+{
+	struct lt_event *e;
+
+	if (p->tgid != targ_tgid)
+		return 0;
+	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_task_exit), LT_EV_TASK_EXIT);
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_TASK_EXIT, p->pid);
+	e->texit.exit_code = p->exit_code;
+	e->texit.pad = 0;
+	/* signal->live reaches 0 when the last thread exits */
+	if (BPF_CORE_READ(p, signal, live.counter) == 0)
+		e->h.flags = LT_F_GROUP_DEAD;
+	submit(e);
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(lt_task_rename, struct task_struct *task, const char *comm)
+{
+	struct lt_event *e;
+
+	if (task->tgid != targ_tgid)
+		return 0;
+	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_rename), LT_EV_RENAME);
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_RENAME, task->pid);
+	bpf_probe_read_kernel_str(e->ren.oldcomm, LT_COMM_LEN, task->comm);
+	bpf_probe_read_kernel_str(e->ren.newcomm, LT_COMM_LEN, comm);
+	submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(lt_process_exec, struct task_struct *p, pid_t old_pid)
+{
+	struct lt_event *e;
+
+	if (p->tgid != targ_tgid)
+		return 0;
+	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_exec), LT_EV_EXEC);
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_EXEC, p->pid);
+	e->exec.old_tid = old_pid;
+	e->exec.pad = 0;
+	bpf_probe_read_kernel_str(e->exec.comm, LT_COMM_LEN, p->comm);
+	submit(e);
+	return 0;
+}

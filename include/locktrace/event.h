@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event records shared by the BPF programs (bpf/locktrace.bpf.c) and user
+ * space.  Fixed-width types only: this header is compiled both by clang for
+ * the BPF target and by the host compiler.
+ *
+ * The BPF side reserves exactly sizeof(struct lt_ev_hdr) + the payload of the
+ * kind it emits; user space decodes every record (from the ring buffer or a
+ * trace file) into the full struct lt_event.
+ */
+#ifndef LOCKTRACE_EVENT_H
+#define LOCKTRACE_EVENT_H
+
+#ifndef __bpf__
+#include <stdint.h> /* for BPF, vmlinux.h typedefs the same names */
+#endif
+
+#define LT_COMM_LEN 16
+#define LT_WAIT_FDS 4 /* first fds of a select/poll set kept in an event */
+
+enum lt_kind {
+	LT_EV_NONE = 0,
+	LT_EV_FUTEX_ENTER = 1, /* futex(2), futex_waitv, futex_wait/wake/requeue */
+	LT_EV_WAIT_ENTER = 2,  /* select, pselect6, poll, ppoll, epoll_wait* */
+	LT_EV_IO_ENTER = 3,    /* read/write family on a socket */
+	LT_EV_SYS_EXIT = 4,    /* return of any of the calls above */
+	LT_EV_SWITCH = 5,      /* sched_switch where a target thread is prev or next */
+	LT_EV_WAKING = 6,      /* sched_waking / sched_wakeup_new of a target thread */
+	LT_EV_TASK_NEW = 7,    /* a thread of the target was created */
+	LT_EV_TASK_EXIT = 8,   /* a thread of the target exited */
+	LT_EV_RENAME = 9,      /* a thread of the target changed its comm */
+	LT_EV_EXEC = 10,       /* the target called execve */
+	LT_EV_LOST = 11,       /* user space: the ring buffer dropped events */
+	LT_EV_MAX = 12,
+};
+
+/* hdr.flags */
+#define LT_F_WAKEUP_NEW  0x01 /* WAKING: from sched_wakeup_new (thread start) */
+#define LT_F_WAKER_IDLE  0x02 /* WAKING: waker is the idle task (an interrupt) */
+#define LT_F_GROUP_DEAD  0x01 /* TASK_EXIT: last thread of the process */
+#define LT_F_PREEMPT     0x01 /* SWITCH: prev was preempted */
+
+struct lt_ev_hdr {
+	uint64_t ts;   /* CLOCK_BOOTTIME, ns */
+	uint32_t tid;  /* the thread the event is about (see each kind) */
+	uint16_t cpu;
+	uint8_t kind;  /* enum lt_kind */
+	uint8_t flags; /* LT_F_* */
+};
+
+/* hdr.tid: the caller.  For futex(2): uaddr, op, val, val3 as passed;
+ * timeout is the relative/absolute timeout in ns read from the timespec for
+ * wait-type ops (-1: none), or the raw val2 argument for requeue/wake_op ops.
+ * futex_waitv: uaddr/val of the first waiter, uaddr2 = the waiters array,
+ * val = nr_futexes, op = flags.  futex2 calls: op holds their flags. */
+struct lt_futex_enter {
+	uint64_t uaddr;
+	uint64_t uaddr2;
+	int64_t timeout;
+	uint32_t op;
+	uint32_t val;
+	uint32_t val3;
+	uint16_t nr; /* syscall number */
+	uint16_t pad;
+};
+
+/* hdr.tid: the caller.  nfds is nfds (select/poll) or maxevents (epoll);
+ * fds[] the first fds of the read set / pollfd array (epoll: the epfd),
+ * -1 where unused.  timeout_ns -1: infinite. */
+struct lt_wait_enter {
+	int64_t timeout_ns;
+	uint32_t nfds;
+	int32_t fds[LT_WAIT_FDS];
+	uint16_t nr;
+	uint16_t pad;
+};
+
+/* hdr.tid: the caller; only emitted when fd is a socket */
+struct lt_io_enter {
+	uint64_t count; /* bytes asked (vector calls: number of vectors/messages) */
+	int32_t fd;
+	uint16_t nr;
+	uint16_t pad;
+};
+
+/* hdr.tid: the caller */
+struct lt_sys_exit {
+	int64_t ret;
+	uint16_t nr;
+	uint16_t pad[3];
+};
+
+/* hdr.tid: prev_tid (the thread leaving the cpu) */
+struct lt_switch {
+	uint64_t prev_state; /* TASK_* bits as sched_switch reports them */
+	uint32_t prev_tid;
+	uint32_t next_tid;
+	int32_t prev_prio;
+	int32_t next_prio;
+	uint32_t prev_tgid;
+	uint32_t next_tgid;
+	char prev_comm[LT_COMM_LEN];
+	char next_comm[LT_COMM_LEN];
+};
+
+/* hdr.tid: the wakee.  The waker is the task running when the wake-up was
+ * issued (current), which may belong to another process. */
+struct lt_waking {
+	uint32_t waker_tid;
+	uint32_t waker_tgid;
+	int32_t prio;
+	uint32_t target_cpu;
+	char waker_comm[LT_COMM_LEN];
+};
+
+/* hdr.tid: the new thread */
+struct lt_task_new {
+	uint64_t clone_flags;
+	uint32_t parent_tid; /* the thread that called clone */
+	uint32_t tgid;
+	char comm[LT_COMM_LEN];
+};
+
+/* hdr.tid: the exiting thread */
+struct lt_task_exit {
+	int32_t exit_code;
+	uint32_t pad;
+};
+
+/* hdr.tid: the renamed thread */
+struct lt_rename {
+	char oldcomm[LT_COMM_LEN];
+	char newcomm[LT_COMM_LEN];
+};
+
+/* hdr.tid: the thread that exec'd (now the group leader) */
+struct lt_exec {
+	uint32_t old_tid;
+	uint32_t pad;
+	char comm[LT_COMM_LEN];
+};
+
+/* user space only: hdr.cpu: where, count of kind lost_kind since the
+ * previous LOST record for that cpu and kind */
+struct lt_lost {
+	uint64_t count;
+	uint32_t lost_kind;
+	uint32_t pad;
+};
+
+struct lt_event {
+	struct lt_ev_hdr h;
+	union {
+		struct lt_futex_enter futex;
+		struct lt_wait_enter wait;
+		struct lt_io_enter io;
+		struct lt_sys_exit exit;
+		struct lt_switch sw;
+		struct lt_waking wake;
+		struct lt_task_new tnew;
+		struct lt_task_exit texit;
+		struct lt_rename ren;
+		struct lt_exec exec;
+		struct lt_lost lost;
+	};
+};
+
+#endif

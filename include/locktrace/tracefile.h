@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The locktrace trace file (docs/trace-format.md): a preamble, then
+ * self-delimiting chunks, each with its own CRC-32.  A file cut at any byte
+ * reads back up to its last complete chunk.
+ *
+ * Writer: lt_writer_open -> lt_writer_header -> lt_writer_event* (buffered
+ * into chunks) / lt_writer_section -> lt_writer_close.
+ * Reader: lt_reader_open -> lt_reader_next until it returns 0 (clean end or
+ * stop; see stop_reason) -> lt_reader_close.
+ */
+#ifndef LOCKTRACE_TRACEFILE_H
+#define LOCKTRACE_TRACEFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "locktrace/event.h"
+
+#define LT_VERSION_MAJOR 1
+#define LT_VERSION_MINOR 0
+#define LT_MAGIC "\x7fLTRACE\n"
+#define LT_PREAMBLE_LEN 16
+#define LT_CHUNK_HDR_LEN 16
+#define LT_CHUNK_MAX (4u << 20) /* a reader refuses larger chunks as damaged */
+#define LT_EVENTS_CHUNK_TARGET (256u << 10)
+
+enum lt_chunk_type {
+	LT_CHUNK_HEADER = 1,   /* TLV: what was traced (struct lt_header) */
+	LT_CHUNK_EVENTS = 2,   /* compact encoded events */
+	LT_CHUNK_SNAPSHOT = 3, /* JSON text: state of every thread at attach */
+	LT_CHUNK_STATS = 4,    /* TLV: counts and losses at the end (struct lt_stats) */
+	LT_CHUNK_END = 5,      /* empty: the writer closed the file cleanly */
+};
+
+struct lt_thread_info {
+	int32_t tid;
+	char comm[LT_COMM_LEN];
+	/* /proc/PID/task/TID/syscall at attach: nr (-1 running, -2 unknown),
+	 * args, and how long the thread had not run (ns, 0 unknown) */
+	int64_t sc_nr;
+	uint64_t sc_args[6];
+	uint64_t blocked_ns;
+};
+
+struct lt_header {
+	uint16_t version_major, version_minor;
+	int32_t pid;
+	uint32_t flags; /* LT_HDR_* */
+	uint32_t ncpus;
+	char host[128];
+	char kernel[128]; /* uname release */
+	char comm[LT_COMM_LEN];
+	char exe[512];
+	char cmdline[1024]; /* argv joined by spaces */
+	/* taken back to back at attach: the same instant on three clocks */
+	uint64_t clock_boottime, clock_monotonic, clock_realtime;
+	uint32_t nthreads;
+	struct lt_thread_info *threads; /* owned by the header */
+};
+
+#define LT_HDR_LAUNCHED 0x1 /* locktrace started the target (`-- CMD`) */
+
+struct lt_stats {
+	uint64_t start_ns, end_ns; /* BOOTTIME */
+	uint64_t events[LT_EV_MAX];   /* received, by kind */
+	uint32_t ncpus;
+	uint64_t *lost;               /* ncpus * LT_EV_MAX, [cpu * LT_EV_MAX + kind] */
+	int32_t exit_status;          /* target's wait status if known, else -1 */
+	uint32_t stop_reason;         /* enum lt_stop */
+};
+
+enum lt_stop {
+	LT_STOP_UNKNOWN = 0,
+	LT_STOP_SIGNAL = 1,   /* Ctrl-C / SIGTERM */
+	LT_STOP_DURATION = 2, /* -d elapsed */
+	LT_STOP_EXIT = 3,     /* the target exited */
+	LT_STOP_ERROR = 4,    /* write error etc */
+};
+
+struct lt_writer;
+
+/* Creates PATH (mode 0600).  Refuses an existing file unless force.
+ * Returns 0 or -errno. */
+int lt_writer_open(struct lt_writer **w, const char *path, int force);
+int lt_writer_fd_open(struct lt_writer **w, int fd); /* takes ownership */
+int lt_writer_header(struct lt_writer *w, const struct lt_header *h);
+/* Buffers one event; writes a chunk when the buffer is full. 0 or -errno. */
+int lt_writer_event(struct lt_writer *w, const struct lt_event *ev);
+/* Ends the current events chunk and writes it (if any events). */
+int lt_writer_flush(struct lt_writer *w);
+int lt_writer_section(struct lt_writer *w, uint32_t type, const void *data, size_t len);
+int lt_writer_stats(struct lt_writer *w, const struct lt_stats *s);
+/* Flushes, writes the END chunk, closes.  Frees w even on error. */
+int lt_writer_close(struct lt_writer *w);
+/* Bytes written so far (complete chunks). */
+uint64_t lt_writer_bytes(const struct lt_writer *w);
+
+enum lt_item_type { LT_ITEM_EVENT = 1, LT_ITEM_SECTION = 2 };
+
+struct lt_item {
+	int type;            /* enum lt_item_type */
+	struct lt_event ev;  /* LT_ITEM_EVENT */
+	uint32_t sec_type;   /* LT_ITEM_SECTION: chunk type (SNAPSHOT, STATS, ...) */
+	const uint8_t *data; /* valid until the next lt_reader_next */
+	size_t len;
+	uint64_t offset;     /* file offset of the chunk the item came from */
+};
+
+struct lt_reader {
+	FILE *f;
+	struct lt_header hdr;
+	int have_stats;
+	struct lt_stats stats;
+	int clean_end;        /* END chunk seen */
+	char stop_reason[256]; /* why reading stopped before a clean end ("" if clean) */
+	uint64_t stop_offset;
+	/* private */
+	uint8_t *chunk;
+	size_t chunk_cap, chunk_len, pos;
+	uint64_t offset; /* of the next chunk */
+	uint64_t cur_offset;
+	uint32_t cur_type;
+	void *dec;
+	int done;
+};
+
+/* Opens and validates PATH and reads its header chunk.  On error returns
+ * -1 with a message in err (e.g. "not a locktrace trace"). */
+int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errlen);
+/* 1: an item; 0: no more (check r->clean_end / r->stop_reason). */
+int lt_reader_next(struct lt_reader *r, struct lt_item *it);
+void lt_reader_close(struct lt_reader *r);
+
+void lt_header_free(struct lt_header *h);
+void lt_stats_free(struct lt_stats *s);
+
+/* Names for dumps and reports. */
+const char *lt_kind_name(unsigned kind);
+const char *lt_syscall_name(unsigned nr);
+/* "FUTEX_WAIT_BITSET|PRIVATE|CLOCK_REALTIME" into buf */
+const char *lt_futex_op_name(uint32_t op, uint16_t nr, char *buf, size_t len);
+/* One human line for an event, no newline. */
+void lt_format_event(const struct lt_event *ev, char *buf, size_t len);
+
+uint32_t lt_crc32(const void *data, size_t len);
+
+#endif

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Compact encoding of events inside an EVENTS chunk (docs/trace-format.md).
+ *
+ * Every chunk decodes on its own: the codec state (previous timestamp,
+ * previous futex address, a small tid -> comm cache) is reset at each chunk
+ * start, so a damaged chunk never poisons the ones after it.
+ */
+#include <errno.h>
+#include <string.h>
+#include "codec.h"
+#include "varint.h"
+
+void lt_codec_reset(struct lt_codec *c, int32_t pid, uint64_t base_ts)
+{
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	c->prev_ts = base_ts;
+}
+
+static uint8_t *put_tid(uint8_t *p, const struct lt_codec *c, uint32_t tid)
+{
+	return lt_put_varint(p, lt_zz((int64_t)tid - c->pid));
+}
+
+static uint32_t get_tid(struct lt_cur *cur, const struct lt_codec *c)
+{
+	return (uint32_t)(lt_get_zz(cur) + c->pid);
+}
+
+static size_t comm_len(const char *s)
+{
+	size_t n = 0;
+	while (n < LT_COMM_LEN && s[n])
+		n++;
+	return n;
+}
+
+static uint8_t *put_str(uint8_t *p, const char *s)
+{
+	size_t n = comm_len(s);
+	p = lt_put_varint(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static void get_str(struct lt_cur *cur, char *dst)
+{
+	uint64_t n = lt_get_varint(cur);
+	const uint8_t *s;
+
+	memset(dst, 0, LT_COMM_LEN);
+	if (n > LT_COMM_LEN) {
+		cur->err = 1;
+		return;
+	}
+	s = lt_get_bytes(cur, n);
+	if (s)
+		memcpy(dst, s, n);
+}
+
+/* The comm of a tid is written only when it differs from the cached one;
+ * a flag bit says whether it follows inline. */
+static int comm_cached(struct lt_codec *c, uint32_t tid, const char *comm)
+{
+	struct lt_comm_slot *s = &c->comms[tid % LT_COMM_CACHE];
+	if (s->valid && s->tid == tid && !strncmp(s->comm, comm, LT_COMM_LEN))
+		return 1;
+	s->valid = 1;
+	s->tid = tid;
+	memset(s->comm, 0, LT_COMM_LEN);
+	memcpy(s->comm, comm, comm_len(comm));
+	return 0;
+}
+
+static int comm_lookup(struct lt_codec *c, uint32_t tid, char *dst)
+{
+	struct lt_comm_slot *s = &c->comms[tid % LT_COMM_CACHE];
+	if (!s->valid || s->tid != tid)
+		return -1;
+	memcpy(dst, s->comm, LT_COMM_LEN);
+	return 0;
+}
+
+static void comm_store(struct lt_codec *c, uint32_t tid, const char *comm)
+{
+	comm_cached(c, tid, comm);
+}
+
+/* futex optional-field presence bits */
+#define FX_UADDR2 0x1
+#define FX_TIMEOUT 0x2
+#define FX_VAL3 0x4
+
+size_t lt_codec_encode(struct lt_codec *c, uint8_t *out, const struct lt_event *ev)
+{
+	uint8_t *p = out;
+	const struct lt_ev_hdr *h = &ev->h;
+	unsigned bits;
+	int i;
+
+	*p++ = h->kind;
+	*p++ = h->flags;
+	p = lt_put_varint(p, lt_zz((int64_t)(h->ts - c->prev_ts)));
+	c->prev_ts = h->ts;
+	p = lt_put_varint(p, h->cpu);
+	p = put_tid(p, c, h->tid);
+
+	switch (h->kind) {
+	case LT_EV_FUTEX_ENTER: {
+		const struct lt_futex_enter *f = &ev->futex;
+		bits = (f->uaddr2 ? FX_UADDR2 : 0) | (f->timeout != -1 ? FX_TIMEOUT : 0) |
+		       (f->val3 != 0xffffffffu ? FX_VAL3 : 0);
+		p = lt_put_varint(p, f->nr);
+		p = lt_put_varint(p, bits);
+		p = lt_put_varint(p, f->op);
+		p = lt_put_varint(p, lt_zz((int64_t)(f->uaddr - c->prev_uaddr)));
+		c->prev_uaddr = f->uaddr;
+		p = lt_put_varint(p, f->val);
+		if (bits & FX_UADDR2)
+			p = lt_put_varint(p, lt_zz((int64_t)(f->uaddr2 - f->uaddr)));
+		if (bits & FX_TIMEOUT)
+			p = lt_put_varint(p, lt_zz(f->timeout));
+		if (bits & FX_VAL3)
+			p = lt_put_varint(p, f->val3);
+		break;
+	}
+	case LT_EV_WAIT_ENTER: {
+		const struct lt_wait_enter *w = &ev->wait;
+		int n = 0;
+		while (n < LT_WAIT_FDS && w->fds[n] >= 0)
+			n++;
+		p = lt_put_varint(p, w->nr);
+		p = lt_put_varint(p, w->nfds);
+		p = lt_put_varint(p, lt_zz(w->timeout_ns));
+		/* fds are kept as a prefix of non-negative values */
+		for (i = n; i < LT_WAIT_FDS; i++)
+			if (w->fds[i] != -1)
+				n = LT_WAIT_FDS;
+		p = lt_put_varint(p, n);
+		for (i = 0; i < n; i++)
+			p = lt_put_varint(p, lt_zz(w->fds[i]));
+		break;
+	}
+	case LT_EV_IO_ENTER:
+		p = lt_put_varint(p, ev->io.nr);
+		p = lt_put_varint(p, lt_zz(ev->io.fd));
+		p = lt_put_varint(p, ev->io.count);
+		break;
+	case LT_EV_SYS_EXIT:
+		p = lt_put_varint(p, ev->exit.nr);
+		p = lt_put_varint(p, lt_zz(ev->exit.ret));
+		break;
+	case LT_EV_SWITCH: {
+		const struct lt_switch *s = &ev->sw;
+		bits = (comm_cached(c, s->prev_tid, s->prev_comm) ? 0 : 1) |
+		       (comm_cached(c, s->next_tid, s->next_comm) ? 0 : 2);
+		/* prev_tid == hdr.tid always (the BPF side sets it so) */
+		p = put_tid(p, c, s->next_tid);
+		p = lt_put_varint(p, s->prev_state);
+		p = lt_put_varint(p, lt_zz(s->prev_prio));
+		p = lt_put_varint(p, lt_zz(s->next_prio));
+		p = lt_put_varint(p, lt_zz((int64_t)s->prev_tgid - c->pid));
+		p = lt_put_varint(p, lt_zz((int64_t)s->next_tgid - c->pid));
+		p = lt_put_varint(p, bits | (s->prev_tid != h->tid ? 4 : 0));
+		if (s->prev_tid != h->tid)
+			p = put_tid(p, c, s->prev_tid);
+		if (bits & 1)
+			p = put_str(p, s->prev_comm);
+		if (bits & 2)
+			p = put_str(p, s->next_comm);
+		break;
+	}
+	case LT_EV_WAKING: {
+		const struct lt_waking *w = &ev->wake;
+		bits = comm_cached(c, w->waker_tid, w->waker_comm) ? 0 : 1;
+		p = put_tid(p, c, w->waker_tid);
+		p = lt_put_varint(p, lt_zz((int64_t)w->waker_tgid - c->pid));
+		p = lt_put_varint(p, lt_zz(w->prio));
+		p = lt_put_varint(p, w->target_cpu);
+		p = lt_put_varint(p, bits);
+		if (bits)
+			p = put_str(p, w->waker_comm);
+		break;
+	}
+	case LT_EV_TASK_NEW:
+		p = lt_put_varint(p, ev->tnew.clone_flags);
+		p = put_tid(p, c, ev->tnew.parent_tid);
+		p = lt_put_varint(p, lt_zz((int64_t)ev->tnew.tgid - c->pid));
+		p = put_str(p, ev->tnew.comm);
+		comm_store(c, h->tid, ev->tnew.comm);
+		break;
+	case LT_EV_TASK_EXIT:
+		p = lt_put_varint(p, lt_zz(ev->texit.exit_code));
+		break;
+	case LT_EV_RENAME:
+		p = put_str(p, ev->ren.oldcomm);
+		p = put_str(p, ev->ren.newcomm);
+		break;
+	case LT_EV_EXEC:
+		p = put_tid(p, c, ev->exec.old_tid);
+		p = put_str(p, ev->exec.comm);
+		break;
+	case LT_EV_LOST:
+		p = lt_put_varint(p, ev->lost.lost_kind);
+		p = lt_put_varint(p, ev->lost.count);
+		break;
+	default:
+		return 0;
+	}
+	return (size_t)(p - out);
+}
+
+int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
+		    struct lt_event *ev)
+{
+	struct lt_cur cur = { *pp, end, 0 };
+	struct lt_ev_hdr *h = &ev->h;
+	uint64_t bits;
+	int i;
+
+	memset(ev, 0, sizeof(*ev));
+	if (end - cur.p < 2)
+		return -EINVAL;
+	h->kind = *cur.p++;
+	h->flags = *cur.p++;
+	h->ts = c->prev_ts + (uint64_t)lt_get_zz(&cur);
+	c->prev_ts = h->ts;
+	h->cpu = lt_get_varint(&cur);
+	h->tid = get_tid(&cur, c);
+
+	switch (h->kind) {
+	case LT_EV_FUTEX_ENTER: {
+		struct lt_futex_enter *f = &ev->futex;
+		f->nr = lt_get_varint(&cur);
+		bits = lt_get_varint(&cur);
+		f->op = lt_get_varint(&cur);
+		f->uaddr = c->prev_uaddr + (uint64_t)lt_get_zz(&cur);
+		c->prev_uaddr = f->uaddr;
+		f->val = lt_get_varint(&cur);
+		f->uaddr2 = bits & FX_UADDR2 ? f->uaddr + (uint64_t)lt_get_zz(&cur) : 0;
+		f->timeout = bits & FX_TIMEOUT ? lt_get_zz(&cur) : -1;
+		f->val3 = bits & FX_VAL3 ? (uint32_t)lt_get_varint(&cur) : 0xffffffffu;
+		break;
+	}
+	case LT_EV_WAIT_ENTER: {
+		struct lt_wait_enter *w = &ev->wait;
+		uint64_t n;
+		w->nr = lt_get_varint(&cur);
+		w->nfds = lt_get_varint(&cur);
+		w->timeout_ns = lt_get_zz(&cur);
+		n = lt_get_varint(&cur);
+		if (n > LT_WAIT_FDS)
+			cur.err = 1;
+		for (i = 0; i < LT_WAIT_FDS; i++)
+			w->fds[i] = (uint64_t)i < n ? (int32_t)lt_get_zz(&cur) : -1;
+		break;
+	}
+	case LT_EV_IO_ENTER:
+		ev->io.nr = lt_get_varint(&cur);
+		ev->io.fd = lt_get_zz(&cur);
+		ev->io.count = lt_get_varint(&cur);
+		break;
+	case LT_EV_SYS_EXIT:
+		ev->exit.nr = lt_get_varint(&cur);
+		ev->exit.ret = lt_get_zz(&cur);
+		break;
+	case LT_EV_SWITCH: {
+		struct lt_switch *s = &ev->sw;
+		s->next_tid = get_tid(&cur, c);
+		s->prev_state = lt_get_varint(&cur);
+		s->prev_prio = lt_get_zz(&cur);
+		s->next_prio = lt_get_zz(&cur);
+		s->prev_tgid = lt_get_zz(&cur) + c->pid;
+		s->next_tgid = lt_get_zz(&cur) + c->pid;
+		bits = lt_get_varint(&cur);
+		s->prev_tid = bits & 4 ? get_tid(&cur, c) : h->tid;
+		if (bits & 1) {
+			get_str(&cur, s->prev_comm);
+			comm_store(c, s->prev_tid, s->prev_comm);
+		} else if (comm_lookup(c, s->prev_tid, s->prev_comm)) {
+			cur.err = 1;
+		}
+		if (bits & 2) {
+			get_str(&cur, s->next_comm);
+			comm_store(c, s->next_tid, s->next_comm);
+		} else if (comm_lookup(c, s->next_tid, s->next_comm)) {
+			cur.err = 1;
+		}
+		break;
+	}
+	case LT_EV_WAKING: {
+		struct lt_waking *w = &ev->wake;
+		w->waker_tid = get_tid(&cur, c);
+		w->waker_tgid = lt_get_zz(&cur) + c->pid;
+		w->prio = lt_get_zz(&cur);
+		w->target_cpu = lt_get_varint(&cur);
+		bits = lt_get_varint(&cur);
+		if (bits & 1) {
+			get_str(&cur, w->waker_comm);
+			comm_store(c, w->waker_tid, w->waker_comm);
+		} else if (comm_lookup(c, w->waker_tid, w->waker_comm)) {
+			cur.err = 1;
+		}
+		break;
+	}
+	case LT_EV_TASK_NEW:
+		ev->tnew.clone_flags = lt_get_varint(&cur);
+		ev->tnew.parent_tid = get_tid(&cur, c);
+		ev->tnew.tgid = lt_get_zz(&cur) + c->pid;
+		get_str(&cur, ev->tnew.comm);
+		comm_store(c, h->tid, ev->tnew.comm);
+		break;
+	case LT_EV_TASK_EXIT:
+		ev->texit.exit_code = lt_get_zz(&cur);
+		break;
+	case LT_EV_RENAME:
+		get_str(&cur, ev->ren.oldcomm);
+		get_str(&cur, ev->ren.newcomm);
+		break;
+	case LT_EV_EXEC:
+		ev->exec.old_tid = get_tid(&cur, c);
+		get_str(&cur, ev->exec.comm);
+		break;
+	case LT_EV_LOST:
+		ev->lost.lost_kind = lt_get_varint(&cur);
+		ev->lost.count = lt_get_varint(&cur);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (cur.err)
+		return -EINVAL;
+	*pp = cur.p;
+	return 0;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/* Names of event kinds, syscalls and futex operations, and the one-line
+ * event format used by `locktrace dump`. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "locktrace/tracefile.h"
+
+const char *lt_kind_name(unsigned kind)
+{
+	static const char *const n[LT_EV_MAX] = {
+		[LT_EV_NONE] = "none",           [LT_EV_FUTEX_ENTER] = "futex",
+		[LT_EV_WAIT_ENTER] = "wait",     [LT_EV_IO_ENTER] = "io",
+		[LT_EV_SYS_EXIT] = "exit",       [LT_EV_SWITCH] = "switch",
+		[LT_EV_WAKING] = "waking",       [LT_EV_TASK_NEW] = "task_new",
+		[LT_EV_TASK_EXIT] = "task_exit", [LT_EV_RENAME] = "rename",
+		[LT_EV_EXEC] = "exec",           [LT_EV_LOST] = "lost",
+	};
+	return kind < LT_EV_MAX && n[kind] ? n[kind] : "unknown";
+}
+
+const char *lt_syscall_name(unsigned nr)
+{
+	switch (nr) {
+	case 0: return "read";
+	case 1: return "write";
+	case 7: return "poll";
+	case 19: return "readv";
+	case 20: return "writev";
+	case 23: return "select";
+	case 44: return "sendto";
+	case 45: return "recvfrom";
+	case 46: return "sendmsg";
+	case 47: return "recvmsg";
+	case 202: return "futex";
+	case 232: return "epoll_wait";
+	case 270: return "pselect6";
+	case 271: return "ppoll";
+	case 281: return "epoll_pwait";
+	case 299: return "recvmmsg";
+	case 307: return "sendmmsg";
+	case 441: return "epoll_pwait2";
+	case 449: return "futex_waitv";
+	case 454: return "futex_wake";
+	case 455: return "futex_wait";
+	case 456: return "futex_requeue";
+	default: return "syscall";
+	}
+}
+
+const char *lt_futex_op_name(uint32_t op, uint16_t nr, char *buf, size_t len)
+{
+	static const char *const cmds[] = {
+		"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
+		"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI",
+		"FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
+		"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2",
+	};
+	if (nr != 202) {
+		snprintf(buf, len, "%s", lt_syscall_name(nr));
+		return buf;
+	}
+	unsigned cmd = op & 0x7f;
+	if (cmd < sizeof(cmds) / sizeof(cmds[0]))
+		snprintf(buf, len, "%s", cmds[cmd]);
+	else
+		snprintf(buf, len, "FUTEX_CMD_%u", cmd);
+	if (op & 128)
+		strncat(buf, "|PRIVATE", len - strlen(buf) - 1);
+	if (op & 256)
+		strncat(buf, "|CLOCK_REALTIME", len - strlen(buf) - 1);
+	return buf;
+}
+
+static const char *comm_or(const char *c)
+{
+	return c[0] ? c : "?";
+}
+
+void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
+{
+	const struct lt_ev_hdr *h = &ev->h;
+	char op[64];
+	int n = snprintf(buf, len, "%" PRIu64 ".%09" PRIu64 " cpu%-2u %-7u %-9s ",
+			 h->ts / 1000000000u, h->ts % 1000000000u, h->cpu, h->tid,
+			 lt_kind_name(h->kind));
+	if (n < 0 || (size_t)n >= len)
+		return;
+	buf += n;
+	len -= (size_t)n;
+
+	switch (h->kind) {
+	case LT_EV_FUTEX_ENTER:
+		snprintf(buf, len, "%s uaddr=0x%" PRIx64 " val=%u timeout=%" PRId64 " uaddr2=0x%" PRIx64
+			 " val3=0x%x",
+			 lt_futex_op_name(ev->futex.op, ev->futex.nr, op, sizeof(op)), ev->futex.uaddr,
+			 ev->futex.val, ev->futex.timeout, ev->futex.uaddr2, ev->futex.val3);
+		break;
+	case LT_EV_WAIT_ENTER:
+		snprintf(buf, len, "%s nfds=%u fds=%d,%d,%d,%d timeout_ns=%" PRId64,
+			 lt_syscall_name(ev->wait.nr), ev->wait.nfds, ev->wait.fds[0], ev->wait.fds[1],
+			 ev->wait.fds[2], ev->wait.fds[3], ev->wait.timeout_ns);
+		break;
+	case LT_EV_IO_ENTER:
+		snprintf(buf, len, "%s fd=%d count=%" PRIu64, lt_syscall_name(ev->io.nr), ev->io.fd,
+			 ev->io.count);
+		break;
+	case LT_EV_SYS_EXIT:
+		snprintf(buf, len, "%s ret=%" PRId64, lt_syscall_name(ev->exit.nr), ev->exit.ret);
+		break;
+	case LT_EV_SWITCH:
+		snprintf(buf, len, "prev=%u(%s) state=0x%" PRIx64 " -> next=%u(%s)%s", ev->sw.prev_tid,
+			 comm_or(ev->sw.prev_comm), ev->sw.prev_state, ev->sw.next_tid,
+			 comm_or(ev->sw.next_comm), h->flags & LT_F_PREEMPT ? " preempt" : "");
+		break;
+	case LT_EV_WAKING:
+		snprintf(buf, len, "by=%u(%s) tgid=%u target_cpu=%u%s%s", ev->wake.waker_tid,
+			 comm_or(ev->wake.waker_comm), ev->wake.waker_tgid, ev->wake.target_cpu,
+			 h->flags & LT_F_WAKEUP_NEW ? " new" : "",
+			 h->flags & LT_F_WAKER_IDLE ? " from-idle" : "");
+		break;
+	case LT_EV_TASK_NEW:
+		snprintf(buf, len, "comm=%s parent=%u clone_flags=0x%" PRIx64, comm_or(ev->tnew.comm),
+			 ev->tnew.parent_tid, ev->tnew.clone_flags);
+		break;
+	case LT_EV_TASK_EXIT:
+		snprintf(buf, len, "code=%d%s", ev->texit.exit_code,
+			 h->flags & LT_F_GROUP_DEAD ? " process-exit" : "");
+		break;
+	case LT_EV_RENAME:
+		snprintf(buf, len, "%s -> %s", comm_or(ev->ren.oldcomm), comm_or(ev->ren.newcomm));
+		break;
+	case LT_EV_EXEC:
+		snprintf(buf, len, "comm=%s old_tid=%u", comm_or(ev->exec.comm), ev->exec.old_tid);
+		break;
+	case LT_EV_LOST:
+		snprintf(buf, len, "%" PRIu64 " %s events lost", ev->lost.count,
+			 lt_kind_name(ev->lost.lost_kind));
+		break;
+	default:
+		snprintf(buf, len, "?");
+	}
+}
