@@ -19,33 +19,13 @@ const char *lt_kind_name(unsigned kind)
 	return kind < LT_EV_MAX && n[kind] ? n[kind] : "unknown";
 }
 
-const char *lt_syscall_name(unsigned nr)
+/* The full table lives in src/syscall_names.c (shared with the snapshot). */
+const char *lt_syscall_name(long nr);
+
+const char *lt_call_name(unsigned nr)
 {
-	switch (nr) {
-	case 0: return "read";
-	case 1: return "write";
-	case 7: return "poll";
-	case 19: return "readv";
-	case 20: return "writev";
-	case 23: return "select";
-	case 44: return "sendto";
-	case 45: return "recvfrom";
-	case 46: return "sendmsg";
-	case 47: return "recvmsg";
-	case 202: return "futex";
-	case 232: return "epoll_wait";
-	case 270: return "pselect6";
-	case 271: return "ppoll";
-	case 281: return "epoll_pwait";
-	case 299: return "recvmmsg";
-	case 307: return "sendmmsg";
-	case 441: return "epoll_pwait2";
-	case 449: return "futex_waitv";
-	case 454: return "futex_wake";
-	case 455: return "futex_wait";
-	case 456: return "futex_requeue";
-	default: return "syscall";
-	}
+	const char *n = lt_syscall_name(nr);
+	return n ? n : "syscall";
 }
 
 const char *lt_futex_op_name(uint32_t op, uint16_t nr, char *buf, size_t len)
@@ -57,7 +37,7 @@ const char *lt_futex_op_name(uint32_t op, uint16_t nr, char *buf, size_t len)
 		"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2",
 	};
 	if (nr != 202) {
-		snprintf(buf, len, "%s", lt_syscall_name(nr));
+		snprintf(buf, len, "%s", lt_call_name(nr));
 		return buf;
 	}
 	unsigned cmd = op & 0x7f;
@@ -98,15 +78,15 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 		break;
 	case LT_EV_WAIT_ENTER:
 		snprintf(buf, len, "%s nfds=%u fds=%d,%d,%d,%d timeout_ns=%" PRId64,
-			 lt_syscall_name(ev->wait.nr), ev->wait.nfds, ev->wait.fds[0], ev->wait.fds[1],
+			 lt_call_name(ev->wait.nr), ev->wait.nfds, ev->wait.fds[0], ev->wait.fds[1],
 			 ev->wait.fds[2], ev->wait.fds[3], ev->wait.timeout_ns);
 		break;
 	case LT_EV_IO_ENTER:
-		snprintf(buf, len, "%s fd=%d count=%" PRIu64, lt_syscall_name(ev->io.nr), ev->io.fd,
+		snprintf(buf, len, "%s fd=%d count=%" PRIu64, lt_call_name(ev->io.nr), ev->io.fd,
 			 ev->io.count);
 		break;
 	case LT_EV_SYS_EXIT:
-		snprintf(buf, len, "%s ret=%" PRId64, lt_syscall_name(ev->exit.nr), ev->exit.ret);
+		snprintf(buf, len, "%s ret=%" PRId64, lt_call_name(ev->exit.nr), ev->exit.ret);
 		break;
 	case LT_EV_SWITCH:
 		snprintf(buf, len, "prev=%u(%s) state=0x%" PRIx64 " -> next=%u(%s)%s", ev->sw.prev_tid,

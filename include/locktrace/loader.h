@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Loading and attaching the BPF programs (bpf/locktrace.bpf.c). */
+#ifndef LOCKTRACE_LOADER_H
+#define LOCKTRACE_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct locktrace_bpf;
+struct ring_buffer;
+
+struct lt_bpf {
+	struct locktrace_bpf *skel;
+	struct ring_buffer *rb;
+	int ncpus;    /* possible cpus: the width of per-cpu maps */
+	uint64_t *lost_tmp; /* ncpus values, scratch for per-cpu reads */
+};
+
+typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
+
+/* Checks the kernel can run locktrace (BTF present).  0 or -1 with err. */
+int lt_bpf_check_kernel(char *err, size_t errlen);
+/* Opens, configures (target tgid, ring size), loads and attaches every
+ * program.  Returns 0, or -1 with a message saying what failed and what to
+ * do in err. */
+int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, lt_sample_fn fn, void *ctx,
+		 int verbose, char *err, size_t errlen);
+/* Events consumed, or negative errno. timeout_ms < 0: do not wait. */
+int lt_bpf_poll(struct lt_bpf *b, int timeout_ms);
+/* Adds the cumulative lost counts to out[cpu * LT_EV_MAX + kind]
+ * (ncpus * LT_EV_MAX entries, zeroed by the caller). 0 or -errno. */
+int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out);
+/* Detaches the programs (no more events) but keeps the ring buffer to drain. */
+void lt_bpf_detach(struct lt_bpf *b);
+void lt_bpf_destroy(struct lt_bpf *b);
+/* Rounds a requested ring size to what the kernel accepts. */
+uint64_t lt_bpf_ring_size(uint64_t want);
+
+#endif

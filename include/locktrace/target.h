@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* The process to trace: resolving a PID, describing it, launching a command. */
+#ifndef LOCKTRACE_TARGET_H
+#define LOCKTRACE_TARGET_H
+
+#include <sys/types.h>
+#include "locktrace/tracefile.h"
+
+/* Checks that PID names a user process.  A thread id is resolved to its
+ * process (*tgid differs from pid then).  Returns 0, or -1 with a message
+ * ("no process 1234", "1234 is a kernel thread (kthreadd)") in err. */
+int lt_target_resolve(pid_t pid, pid_t *tgid, char *err, size_t errlen);
+
+/* Fills h with what is known of process tgid now: comm, exe, cmdline, host,
+ * kernel, clocks, cpus, and every thread with its name and the syscall it
+ * is in.  Threads that vanish meanwhile are skipped. 0 or -errno. */
+int lt_target_describe(pid_t tgid, struct lt_header *h);
+
+/* Reads /proc/PID/task/TID/syscall: nr (-1 not in a syscall, -3 running),
+ * args. 0 or -1 if unreadable. */
+int lt_read_syscall(pid_t pid, pid_t tid, int64_t *nr, uint64_t args[6]);
+
+/* Forks a child that waits until lt_launch_go before exec'ing argv, so
+ * tracing starts before its first instruction.  Returns the child's pid or
+ * -errno. */
+struct lt_launch {
+	pid_t pid;
+	int gate_fd;   /* write end: closing it lets the child exec */
+	int status_fd; /* read end: receives errno if exec fails */
+};
+int lt_launch_prepare(struct lt_launch *l, char *const argv[]);
+/* Lets the child exec.  0, or -errno of a failed exec (child reaped). */
+int lt_launch_go(struct lt_launch *l);
+/* Kills and reaps a child that was never let go. */
+void lt_launch_abort(struct lt_launch *l);
+
+uint64_t lt_now_ns(int clock_id);
+
+#endif

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs, from Debian's archive only, what building and testing locktrace
+# needs and is not installed yet.  Idempotent: does nothing (and needs no
+# network) when everything is present.
+set -euo pipefail
+
+pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+      pkg-config libcriterion-dev protobuf-compiler)
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages: ${missing[*]}" >&2
+	echo "install-deps: run as root (or: sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

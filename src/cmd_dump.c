@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/* `locktrace dump FILE`: the header, then one line per event, for people
+ * and for grep.  Ends with where and why reading stopped if the file is
+ * damaged or cut. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "locktrace/cli.h"
+#include "locktrace/tracefile.h"
+
+static void print_header(const struct lt_header *h)
+{
+	printf("# locktrace trace v%u.%u: process %d (%s) on %s, kernel %s, %u cpus%s\n",
+	       h->version_major, h->version_minor, h->pid, h->comm, h->host, h->kernel, h->ncpus,
+	       h->flags & LT_HDR_LAUNCHED ? ", launched by locktrace" : "");
+	printf("# exe %s\n# cmdline %s\n", h->exe, h->cmdline);
+	printf("# clocks at attach: boottime %" PRIu64 " monotonic %" PRIu64 " realtime %" PRIu64 "\n",
+	       h->clock_boottime, h->clock_monotonic, h->clock_realtime);
+	for (uint32_t i = 0; i < h->nthreads; i++) {
+		const struct lt_thread_info *t = &h->threads[i];
+		printf("# thread %d %s", t->tid, t->comm);
+		if (t->sc_nr == -3)
+			printf(" running");
+		else if (t->sc_nr >= 0)
+			printf(" in %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ") for %.3f s",
+			       lt_call_name((unsigned)t->sc_nr), t->sc_args[0], t->sc_args[1], t->sc_args[2],
+			       (double)t->blocked_ns / 1e9);
+		printf("\n");
+	}
+}
+
+static void print_stats(const struct lt_stats *s)
+{
+	uint64_t lost = 0;
+	printf("# stats: %.3f s, events:", (double)(s->end_ns - s->start_ns) / 1e9);
+	for (unsigned k = 1; k < LT_EV_MAX; k++)
+		if (s->events[k])
+			printf(" %s=%" PRIu64, lt_kind_name(k), s->events[k]);
+	for (uint64_t i = 0; s->lost && i < (uint64_t)s->ncpus * LT_EV_MAX; i++)
+		lost += s->lost[i];
+	printf("; lost %" PRIu64 "\n", lost);
+}
+
+int lt_cmd_dump(int argc, char **argv)
+{
+	struct lt_reader r;
+	struct lt_item it;
+	char err[512], line[512];
+	uint64_t n = 0;
+
+	if (argc != 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fprintf(argc == 2 ? stdout : stderr, "Usage: locktrace dump FILE\n"
+			"Print the header and one line per event of a trace file.\n");
+		return argc == 2 ? 0 : 2;
+	}
+	if (lt_reader_open(&r, argv[1], err, sizeof(err))) {
+		fprintf(stderr, "Error: %s\n", err);
+		return 1;
+	}
+	print_header(&r.hdr);
+	while (lt_reader_next(&r, &it) > 0) {
+		if (it.type == LT_ITEM_EVENT) {
+			lt_format_event(&it.ev, line, sizeof(line));
+			puts(line);
+			n++;
+		} else if (it.sec_type == LT_CHUNK_STATS && r.have_stats) {
+			print_stats(&r.stats);
+		} else {
+			printf("# section type %u, %zu bytes at offset %" PRIu64 "\n", it.sec_type, it.len,
+			       it.offset);
+		}
+	}
+	int rc = 0;
+	if (!r.clean_end || r.stop_reason[0]) {
+		fprintf(stderr, "locktrace: warning: %s: read %" PRIu64 " events; stopped: %s\n", argv[1],
+			n, r.stop_reason);
+		rc = r.clean_end ? 0 : 3;
+	}
+	lt_reader_close(&r);
+	return rc;
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/* `locktrace record`: the CLI of the collector (src/record.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/cli.h"
+#include "locktrace/record.h"
+#include "locktrace/tracefile.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: locktrace record -p PID [options]\n"
+		"       locktrace record [options] -- COMMAND [ARGS...]\n"
+		"\n"
+		"Record why the threads of a process block: futex operations, select/poll/epoll\n"
+		"waits, socket reads and writes, scheduler switches and wake-ups, thread\n"
+		"creation, renames and exits.  The target is never stopped, ptraced or signalled.\n"
+		"\n"
+		"Options:\n"
+		"  -p, --pid PID        trace this running process (a thread id traces its process)\n"
+		"  -o, --output FILE    trace file to write (default: locktrace-COMM-PID.ltrace)\n"
+		"  -f, --force          overwrite FILE if it exists\n"
+		"  -d, --duration SECS  stop after SECS seconds (default: Ctrl-C, SIGTERM or exit)\n"
+		"  -b, --buffer SIZE    BPF ring buffer size, e.g. 64M (default 16M)\n"
+		"  -q, --quiet          no summary at the end\n"
+		"      --status / --no-status  live status line (default: when stderr is a tty)\n"
+		"  -v, --verbose        show libbpf's messages\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"Examples:\n"
+		"  locktrace record -p 1234                 # until Ctrl-C\n"
+		"  locktrace record -p 1234 -d 10 -o hang.ltrace\n"
+		"  locktrace record -- ./server --port 8080 # launch, trace from its first instruction\n"
+		"  locktrace dump hang.ltrace | grep FUTEX_WAIT\n");
+}
+
+int lt_cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, 0, 'p' },   { "output", required_argument, 0, 'o' },
+		{ "force", no_argument, 0, 'f' },       { "duration", required_argument, 0, 'd' },
+		{ "buffer", required_argument, 0, 'b' }, { "quiet", no_argument, 0, 'q' },
+		{ "verbose", no_argument, 0, 'v' },     { "help", no_argument, 0, 'h' },
+		{ "status", no_argument, 0, 'S' },      { "no-status", no_argument, 0, 'N' },
+		{ 0, 0, 0, 0 },
+	};
+	struct lt_record_opts o = { .status_line = -1 };
+	struct lt_record_result res;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:o:fd:b:qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v <= 0 || v > 0x3fffffff) {
+				fprintf(stderr, "Error: invalid pid '%s': expected a positive process id\n",
+					optarg);
+				return 2;
+			}
+			o.pid = (pid_t)v;
+			break;
+		}
+		case 'o': o.output = optarg; break;
+		case 'f': o.force = 1; break;
+		case 'd':
+			if (lt_parse_seconds(optarg, &o.duration_s)) {
+				fprintf(stderr, "Error: invalid duration '%s': expected seconds > 0, e.g. 10 or 0.5\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			if (lt_parse_size(optarg, &o.ring_bytes) || o.ring_bytes < 4096 ||
+			    o.ring_bytes > (1ull << 30)) {
+				fprintf(stderr, "Error: invalid buffer size '%s': expected 4K to 1G, e.g. 64M\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'q': o.quiet = 1; break;
+		case 'v': o.verbose = 1; break;
+		case 'S': o.status_line = 1; break;
+		case 'N': o.status_line = 0; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	if (!o.pid == !o.argv) {
+		fprintf(stderr, "Error: %s\n", o.pid ? "give either -p PID or a command after --, not both"
+						    : "nothing to trace: give -p PID or -- COMMAND");
+		usage(stderr);
+		return 2;
+	}
+	if (lt_record(&o, &res))
+		return 1;
+	return res.stop_reason == LT_STOP_ERROR ? 1 : 0;
+}

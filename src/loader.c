@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/* Loading and attaching the BPF side: open -> configure rodata -> load ->
+ * attach, with errors that say what failed and how to fix it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "locktrace/event.h"
+#include "locktrace/loader.h"
+#include "locktrace.skel.h"
+
+static int verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || (level == LIBBPF_INFO && !verbose_libbpf))
+		return 0;
+	if (!verbose_libbpf && level == LIBBPF_WARN)
+		return 0; /* failures are reported by us, with a fix */
+	return vfprintf(stderr, fmt, ap);
+}
+
+int lt_bpf_check_kernel(char *err, size_t errlen)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen,
+			 "this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s): locktrace needs a "
+			 "kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t lt_bpf_ring_size(uint64_t want)
+{
+	uint64_t sz = (uint64_t)sysconf(_SC_PAGESIZE);
+	while (sz < want && sz < (1ull << 31))
+		sz <<= 1;
+	return sz;
+}
+
+static void perm_hint(char *err, size_t errlen, const char *what, int e)
+{
+	if (e == EPERM || e == EACCES)
+		snprintf(err, errlen,
+			 "%s: %s: locktrace needs root or CAP_BPF+CAP_PERFMON (run it with sudo)", what,
+			 strerror(e));
+	else
+		snprintf(err, errlen, "%s: %s (run with -v for libbpf's log)", what, strerror(e));
+}
+
+int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, lt_sample_fn fn, void *ctx,
+		 int verbose, char *err, size_t errlen)
+{
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	verbose_libbpf = verbose;
+	libbpf_set_print(libbpf_print);
+
+	b->ncpus = libbpf_num_possible_cpus();
+	if (b->ncpus <= 0) {
+		snprintf(err, errlen, "cannot count possible cpus: %s", strerror(-b->ncpus));
+		return -1;
+	}
+	b->lost_tmp = calloc((size_t)b->ncpus, sizeof(uint64_t));
+	b->skel = locktrace_bpf__open();
+	if (!b->skel || !b->lost_tmp) {
+		snprintf(err, errlen, "opening the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	ring_bytes = lt_bpf_ring_size(ring_bytes);
+	b->skel->rodata->targ_tgid = (uint32_t)tgid;
+	/* wake the collector early only when a quarter of the ring is used */
+	b->skel->rodata->wake_bytes = ring_bytes / 4;
+	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
+
+	r = locktrace_bpf__load(b->skel);
+	if (r) {
+		perm_hint(err, errlen, "loading the BPF programs", -r);
+		goto fail;
+	}
+	r = locktrace_bpf__attach(b->skel);
+	if (r) {
+		perm_hint(err, errlen, "attaching the BPF programs to the scheduler and syscall tracepoints",
+			  -r);
+		goto fail;
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), (ring_buffer_sample_fn)fn, ctx,
+				 NULL);
+	if (!b->rb) {
+		snprintf(err, errlen, "opening the ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	lt_bpf_destroy(b);
+	return -1;
+}
+
+int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
+{
+	int n = 0;
+	if (timeout_ms >= 0) {
+		/* with BPF_RB_NO_WAKEUP, poll mostly times out: the drain below
+		 * is what collects the events */
+		n = ring_buffer__poll(b->rb, timeout_ms);
+		if (n < 0 && n != -EINTR)
+			return n;
+		if (n < 0)
+			n = 0;
+	}
+	int m = ring_buffer__consume(b->rb);
+	if (m < 0)
+		return m == -EINTR ? n : m;
+	return n + m;
+}
+
+int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out)
+{
+	int fd = bpf_map__fd(b->skel->maps.lost);
+	for (uint32_t k = 0; k < LT_EV_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, b->lost_tmp))
+			return -errno;
+		for (int c = 0; c < b->ncpus; c++)
+			out[(size_t)c * LT_EV_MAX + k] += b->lost_tmp[c];
+	}
+	return 0;
+}
+
+void lt_bpf_detach(struct lt_bpf *b)
+{
+	if (b->skel)
+		locktrace_bpf__detach(b->skel);
+}
+
+void lt_bpf_destroy(struct lt_bpf *b)
+{
+	ring_buffer__free(b->rb);
+	b->rb = NULL;
+	locktrace_bpf__destroy(b->skel);
+	b->skel = NULL;
+	free(b->lost_tmp);
+	b->lost_tmp = NULL;
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/* locktrace: dispatch to a subcommand; `locktrace -p PID` and
+ * `locktrace -- CMD` mean `locktrace record ...`. */
+#include <stdio.h>
+#include <string.h>
+#include "locktrace/cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} cmds[] = {
+	{ "record", lt_cmd_record, "record a process into a trace file" },
+	{ "dump", lt_cmd_dump, "print a trace file, one line per event" },
+	{ "snapshot", lt_cmd_snapshot, "what every thread is blocked in right now" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: locktrace [record] -p PID [options]\n"
+		   "       locktrace [record] [options] -- COMMAND [ARGS...]\n"
+		   "       locktrace COMMAND [ARGS...]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n`locktrace COMMAND --help` describes each.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	if (argv[1][0] == '-') {
+		argv[0] = "record";
+		return lt_cmd_record(argc, argv);
+	}
+	fprintf(stderr, "Error: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

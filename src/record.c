@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collector.  Order of work, chosen so nothing is missed and nothing is
+ * lost on a bad start:
+ *   1. resolve the target (or fork the launch child, held at a gate);
+ *   2. create the output file (before attaching: an unwritable path fails
+ *      early with nothing attached);
+ *   3. load and attach the BPF programs (events now accumulate in the ring);
+ *   4. describe the process from /proc (threads at attach and the syscall
+ *      each is blocked in) and write the header: a thread created between
+ *      3 and 4 is in the header or has a TASK_NEW event, or both;
+ *   5. drain the ring every POLL_MS into chunks until a stop condition;
+ *   6. detach, drain what is left, write losses, stats and the end marker.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "locktrace/loader.h"
+#include "locktrace/record.h"
+#include "locktrace/target.h"
+#include "locktrace/tracefile.h"
+
+#define POLL_MS 20
+#define FLUSH_NS 1000000000ull /* at most this much recorded data is only in memory */
+#define LOST_CHECK_NS 100000000ull
+
+static volatile sig_atomic_t stop_requests;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requests++;
+	if (stop_requests >= 2) {
+		/* a third one kills us the default way */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+	}
+}
+
+struct tidset {
+	uint32_t *v;
+	size_t cap, n;
+};
+
+static void tidset_add(struct tidset *s, uint32_t tid)
+{
+	if (!tid)
+		return;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		uint32_t *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->v[i])
+				continue;
+			size_t j = s->v[i] * 2654435761u % cap;
+			while (v[j])
+				j = (j + 1) % cap;
+			v[j] = s->v[i];
+		}
+		free(s->v);
+		s->v = v;
+		s->cap = cap;
+	}
+	size_t j = tid * 2654435761u % s->cap;
+	while (s->v[j]) {
+		if (s->v[j] == tid)
+			return;
+		j = (j + 1) % s->cap;
+	}
+	s->v[j] = tid;
+	s->n++;
+}
+
+struct collector {
+	struct lt_writer *w;
+	uint32_t tgid;
+	uint64_t events[LT_EV_MAX];
+	uint64_t total;
+	int werr;
+	struct tidset tids;
+};
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+	struct lt_event ev;
+
+	if (size < sizeof(struct lt_ev_hdr))
+		return 0;
+	memcpy(&ev, data, size < sizeof(ev) ? size : sizeof(ev));
+	if (ev.h.kind >= LT_EV_MAX)
+		return 0;
+	c->events[ev.h.kind]++;
+	c->total++;
+	if (ev.h.kind != LT_EV_SWITCH || ev.sw.prev_tgid == c->tgid)
+		tidset_add(&c->tids, ev.h.tid);
+	if (c->werr)
+		return 0; /* keep draining so the kernel side never blocks on us */
+	int r = lt_writer_event(c->w, &ev);
+	if (r)
+		c->werr = r;
+	return 0;
+}
+
+/* Emits a LOST record for every (cpu, kind) whose drop count grew. */
+static void account_lost(struct lt_bpf *b, struct collector *c, uint64_t *seen, uint64_t *now,
+			 size_t n)
+{
+	memset(now, 0, n * sizeof(*now));
+	if (lt_bpf_read_lost(b, now))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (now[i] <= seen[i])
+			continue;
+		struct lt_event ev = { 0 };
+		ev.h.ts = lt_now_ns(CLOCK_BOOTTIME);
+		ev.h.kind = LT_EV_LOST;
+		ev.h.cpu = (uint16_t)(i / LT_EV_MAX);
+		ev.lost.lost_kind = (uint32_t)(i % LT_EV_MAX);
+		ev.lost.count = now[i] - seen[i];
+		seen[i] = now[i];
+		if (!c->werr) {
+			int r = lt_writer_event(c->w, &ev);
+			if (r)
+				c->werr = r;
+		}
+	}
+}
+
+static int open_output(const struct lt_record_opts *o, const char *comm, pid_t pid,
+		       struct lt_writer **w, char *path, size_t plen)
+{
+	int r;
+
+	if (o->output) {
+		snprintf(path, plen, "%s", o->output);
+		r = lt_writer_open(w, path, o->force);
+		if (r == -EEXIST)
+			fprintf(stderr, "Error: %s already exists; choose another name with -o or pass --force\n",
+				path);
+		else if (r)
+			fprintf(stderr, "Error: cannot create trace file %s: %s\n", path, strerror(-r));
+		return r;
+	}
+	/* our own default name: never clobber, pick the next free suffix */
+	for (int i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(path, plen, "locktrace-%s-%d.ltrace", comm, pid);
+		else
+			snprintf(path, plen, "locktrace-%s-%d-%d.ltrace", comm, pid, i);
+		r = lt_writer_open(w, path, 0);
+		if (r != -EEXIST)
+			break;
+	}
+	if (r)
+		fprintf(stderr, "Error: cannot create trace file %s in the current directory: %s "
+			"(choose a writable path with -o)\n", path, strerror(-r));
+	return r;
+}
+
+static void sanitize_comm(char *s)
+{
+	for (; *s; s++)
+		if (*s == '/' || *s == ' ' || (unsigned char)*s < 32)
+			*s = '_';
+}
+
+static void status_line(const struct collector *c, uint64_t lost, double secs, uint64_t bytes,
+			uint64_t *last_total, double *last_secs)
+{
+	double dt = secs - *last_secs;
+	double rate = dt > 0 ? (double)(c->total - *last_total) / dt : 0;
+	fprintf(stderr, "\r\033[K[locktrace] %6.1f s  %9.0f ev/s  %llu events  lost %llu  %.1f MB",
+		secs, rate, (unsigned long long)c->total, (unsigned long long)lost, bytes / 1e6);
+	*last_total = c->total;
+	*last_secs = secs;
+}
+
+static void print_summary(const struct lt_record_result *res, const struct collector *c,
+			  const char *comm)
+{
+	static const char *const why[] = { "stopped", "interrupted", "duration reached",
+					   "target exited", "write error" };
+	fprintf(stderr, "locktrace: %s after %.2f s: process %d (%s), %llu events, %llu lost, "
+		"%llu threads, %llu bytes (%.1f bytes/event)\n",
+		why[res->stop_reason <= LT_STOP_ERROR ? res->stop_reason : 0], res->seconds, res->tgid,
+		comm, (unsigned long long)res->events, (unsigned long long)res->lost,
+		(unsigned long long)res->threads, (unsigned long long)res->bytes,
+		res->events ? (double)res->bytes / (double)res->events : 0.0);
+	fprintf(stderr, "  events:");
+	for (unsigned k = 1; k < LT_EV_MAX; k++)
+		if (c->events[k])
+			fprintf(stderr, " %s %llu", lt_kind_name(k), (unsigned long long)c->events[k]);
+	fprintf(stderr, "\n  trace: %s\n", res->path);
+}
+
+int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
+{
+	char err[512];
+	struct collector c = { 0 };
+	struct lt_bpf bpf = { 0 };
+	struct lt_header hdr = { 0 };
+	struct lt_launch launch = { .pid = 0, .gate_fd = -1, .status_fd = -1 };
+	uint64_t *lost_seen = NULL, *lost_now = NULL;
+	size_t nlost = 0;
+	pid_t tgid = 0;
+	int pidfd = -1, ret = -1, launched = 0, bpf_started = 0;
+	char comm[LT_COMM_LEN + 8] = "process";
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	memset(res, 0, sizeof(*res));
+	res->exit_status = -1;
+	if (lt_bpf_check_kernel(err, sizeof(err))) {
+		fprintf(stderr, "Error: %s\n", err);
+		return -1;
+	}
+
+	if (o->argv) {
+		int r = lt_launch_prepare(&launch, o->argv);
+		if (r < 0) {
+			fprintf(stderr, "Error: cannot start %s: %s\n", o->argv[0], strerror(-r));
+			return -1;
+		}
+		tgid = launch.pid;
+		launched = 1;
+		snprintf(comm, sizeof(comm), "%.15s", strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1
+									      : o->argv[0]);
+	} else {
+		if (lt_target_resolve(o->pid, &tgid, err, sizeof(err))) {
+			fprintf(stderr, "Error: %s\n", err);
+			return -1;
+		}
+		if (tgid != o->pid)
+			fprintf(stderr, "locktrace: %d is a thread of process %d; tracing the whole process\n",
+				o->pid, tgid);
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/comm", tgid);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+	}
+	sanitize_comm(comm);
+	res->tgid = tgid;
+
+	if (open_output(o, comm, tgid, &c.w, res->path, sizeof(res->path)))
+		goto out;
+	c.tgid = (uint32_t)tgid;
+
+	/* a pidfd tells us when the process is gone without signals or ptrace */
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (pidfd < 0 && !launched) {
+		fprintf(stderr, "Error: no process %d (it exited during attach)\n", tgid);
+		goto fail_file;
+	}
+
+	if (lt_bpf_start(&bpf, tgid, o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, on_sample,
+			 &c, o->verbose, err, sizeof(err))) {
+		fprintf(stderr, "Error: %s\n", err);
+		goto fail_file;
+	}
+	bpf_started = 1;
+	nlost = (size_t)bpf.ncpus * LT_EV_MAX;
+	lost_seen = calloc(nlost, sizeof(uint64_t));
+	lost_now = calloc(nlost, sizeof(uint64_t));
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (launched) {
+		/* describe before exec: the header names the command being started */
+		lt_target_describe(tgid, &hdr);
+		hdr.flags |= LT_HDR_LAUNCHED;
+		snprintf(hdr.comm, sizeof(hdr.comm), "%s", comm);
+		size_t off = 0;
+		hdr.cmdline[0] = 0;
+		for (int i = 0; o->argv[i] && off < sizeof(hdr.cmdline); i++)
+			off += (size_t)snprintf(hdr.cmdline + off, sizeof(hdr.cmdline) - off, "%s%s",
+						i ? " " : "", o->argv[i]);
+	} else {
+		int r = lt_target_describe(tgid, &hdr);
+		if (r == -ENOENT || r == -ESRCH) {
+			fprintf(stderr, "Error: process %d exited during attach\n", tgid);
+			goto fail_file;
+		}
+	}
+	int r = lt_writer_header(c.w, &hdr);
+	if (r) {
+		fprintf(stderr, "Error: writing %s: %s\n", res->path, strerror(-r));
+		goto fail_file;
+	}
+	if (launched) {
+		r = lt_launch_go(&launch);
+		if (r) {
+			fprintf(stderr, "Error: cannot run %s: %s\n", o->argv[0], strerror(-r));
+			launched = 0;
+			res->stop_reason = LT_STOP_ERROR;
+			goto finish;
+		}
+		if (!o->quiet)
+			fprintf(stderr, "locktrace: recording %s (pid %d) into %s; Ctrl-C to stop\n", comm, tgid,
+				res->path);
+	} else if (!o->quiet) {
+		fprintf(stderr, "locktrace: recording process %d (%s, %u threads) into %s; Ctrl-C to stop\n",
+			tgid, comm, hdr.nthreads, res->path);
+	}
+	for (uint32_t i = 0; i < hdr.nthreads; i++)
+		tidset_add(&c.tids, (uint32_t)hdr.threads[i].tid);
+
+	int show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
+	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC), last_flush = t0, last_lost = t0, last_status = t0;
+	uint64_t status_total = 0;
+	double status_secs = 0;
+	res->stop_reason = LT_STOP_UNKNOWN;
+
+	while (!stop_requests) {
+		int n = lt_bpf_poll(&bpf, POLL_MS);
+		if (n < 0) {
+			fprintf(stderr, "\nError: reading the ring buffer: %s\n", strerror(-n));
+			res->stop_reason = LT_STOP_ERROR;
+			break;
+		}
+		uint64_t now = lt_now_ns(CLOCK_MONOTONIC);
+		if (now - last_lost >= LOST_CHECK_NS) {
+			account_lost(&bpf, &c, lost_seen, lost_now, nlost);
+			last_lost = now;
+		}
+		if (now - last_flush >= FLUSH_NS) {
+			int fr = lt_writer_flush(c.w);
+			if (fr && !c.werr)
+				c.werr = fr;
+			last_flush = now;
+		}
+		if (c.werr) {
+			res->stop_reason = LT_STOP_ERROR;
+			break;
+		}
+		if (show_status && now - last_status >= 1000000000ull) {
+			uint64_t lsum = 0;
+			for (size_t i = 0; i < nlost; i++)
+				lsum += lost_seen[i];
+			status_line(&c, lsum, (double)(now - t0) / 1e9, lt_writer_bytes(c.w), &status_total,
+				    &status_secs);
+			last_status = now;
+		}
+		if (o->duration_s > 0 && (double)(now - t0) / 1e9 >= o->duration_s) {
+			res->stop_reason = LT_STOP_DURATION;
+			break;
+		}
+		if (pidfd >= 0) {
+			struct pollfd p = { .fd = pidfd, .events = POLLIN };
+			if (poll(&p, 1, 0) > 0) {
+				res->stop_reason = LT_STOP_EXIT;
+				break;
+			}
+		}
+	}
+	if (stop_requests && res->stop_reason == LT_STOP_UNKNOWN)
+		res->stop_reason = LT_STOP_SIGNAL;
+	if (show_status)
+		fprintf(stderr, "\r\033[K");
+
+finish:
+	/* detach first so the drain below terminates, then take everything
+	 * the ring still holds unless a second interrupt asks to hurry */
+	lt_bpf_detach(&bpf);
+	{
+		sig_atomic_t s0 = stop_requests;
+		while (stop_requests == s0 && lt_bpf_poll(&bpf, -1) > 0)
+			;
+		if (stop_requests != s0)
+			fprintf(stderr, "locktrace: interrupted again: finishing the file without draining "
+				"the rest of the ring buffer\n");
+	}
+	account_lost(&bpf, &c, lost_seen, lost_now, nlost);
+
+	if (launched || pidfd >= 0) {
+		int st;
+		if (launched && waitpid(tgid, &st, WNOHANG) == tgid)
+			res->exit_status = st;
+	}
+
+	struct lt_stats stats = { 0 };
+	stats.start_ns = hdr.clock_boottime;
+	stats.end_ns = lt_now_ns(CLOCK_BOOTTIME);
+	memcpy(stats.events, c.events, sizeof(stats.events));
+	stats.ncpus = (uint32_t)bpf.ncpus;
+	stats.lost = lost_seen;
+	stats.exit_status = res->exit_status;
+	stats.stop_reason = (uint32_t)res->stop_reason;
+	if (!c.werr)
+		c.werr = lt_writer_stats(c.w, &stats);
+	res->bytes = lt_writer_bytes(c.w);
+	int cr = lt_writer_close(c.w);
+	c.w = NULL;
+	if (c.werr || cr) {
+		int e = c.werr ? c.werr : cr;
+		fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
+			"chunk (locktrace dump says where it stops)\n", res->path, strerror(-e));
+		res->stop_reason = LT_STOP_ERROR;
+	}
+	res->seconds = (double)(stats.end_ns - stats.start_ns) / 1e9;
+	res->events = c.total;
+	for (size_t i = 0; i < nlost; i++)
+		res->lost += lost_seen[i];
+	res->threads = c.tids.n;
+	if (!o->quiet)
+		print_summary(res, &c, comm);
+	ret = 0;
+	goto out;
+
+fail_file:
+	lt_writer_close(c.w);
+	c.w = NULL;
+	unlink(res->path); /* we created it and it holds nothing */
+out:
+	if (launched && ret)
+		lt_launch_abort(&launch);
+	else if (launched && launch.gate_fd >= 0)
+		lt_launch_abort(&launch);
+	if (bpf_started)
+		lt_bpf_destroy(&bpf);
+	if (pidfd >= 0)
+		close(pidfd);
+	free(lost_seen);
+	free(lost_now);
+	free(c.tids.v);
+	lt_header_free(&hdr);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	return ret;
+}

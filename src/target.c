@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/* The process to trace: /proc look-ups and the launch gate. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "locktrace/target.h"
+
+#define PF_KTHREAD 0x00200000
+
+uint64_t lt_now_ns(int clock_id)
+{
+	struct timespec ts;
+	clock_gettime(clock_id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static ssize_t read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, tot = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)tot < cap - 1 && (n = read(fd, buf + tot, cap - 1 - (size_t)tot)) > 0)
+		tot += n;
+	close(fd);
+	buf[tot] = 0;
+	return tot;
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = 0;
+}
+
+int lt_target_resolve(pid_t pid, pid_t *tgid, char *err, size_t errlen)
+{
+	char path[64], buf[4096], comm[64] = "?";
+	unsigned long flags = 0;
+
+	if (pid <= 0) {
+		snprintf(err, errlen, "invalid pid %d", pid);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_file(path, buf, sizeof(buf)) < 0) {
+		snprintf(err, errlen, "no process %d", pid);
+		return -1;
+	}
+	char *t = strstr(buf, "\nTgid:");
+	*tgid = t ? (pid_t)atoi(t + 6) : pid;
+	char *n = strstr(buf, "Name:");
+	if (n) {
+		sscanf(n + 5, " %63[^\n]", comm);
+	}
+	/* field 9 of stat is flags; comm (field 2) may hold spaces: skip past ')' */
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) > 0) {
+		char *p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+		    (flags & PF_KTHREAD)) {
+			snprintf(err, errlen, "%d is a kernel thread (%s): locktrace traces user processes",
+				 pid, comm);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int lt_read_syscall(pid_t pid, pid_t tid, int64_t *nr, uint64_t args[6])
+{
+	char path[96], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	memset(args, 0, 6 * sizeof(uint64_t));
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	if (!strncmp(buf, "running", 7)) {
+		*nr = -3;
+		return 0;
+	}
+	long long n = -2;
+	unsigned long long a[6] = { 0 };
+	int got = sscanf(buf, "%lld %llx %llx %llx %llx %llx %llx", &n, &a[0], &a[1], &a[2], &a[3],
+			 &a[4], &a[5]);
+	if (got < 1)
+		return -1;
+	*nr = n;
+	for (int i = 0; i < 6; i++)
+		args[i] = a[i];
+	return 0;
+}
+
+/* How long the thread has not run: CLOCK_MONOTONIC minus se.exec_start
+ * (ms, scheduler clock) from /proc/.../sched; 0 if unknown. */
+static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono)
+{
+	char path[96], buf[8192];
+	double ms;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	char *p = strstr(buf, "se.exec_start");
+	if (!p || !(p = strchr(p, ':')) || sscanf(p + 1, "%lf", &ms) != 1)
+		return 0;
+	uint64_t at = (uint64_t)(ms * 1e6);
+	return now_mono > at ? now_mono - at : 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct lt_thread_info *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+int lt_target_describe(pid_t pid, struct lt_header *h)
+{
+	char path[96], buf[4096];
+	struct utsname u;
+	ssize_t n;
+
+	h->pid = pid;
+	h->version_major = LT_VERSION_MAJOR;
+	h->version_minor = LT_VERSION_MINOR;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	h->ncpus = ncpu > 0 ? (uint32_t)ncpu : 1;
+	if (uname(&u) == 0) {
+		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (read_file(path, buf, sizeof(buf)) > 0) {
+		chomp(buf);
+		snprintf(h->comm, sizeof(h->comm), "%s", buf);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, h->exe, sizeof(h->exe) - 1);
+	h->exe[n > 0 ? n : 0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	n = read_file(path, buf, sizeof(buf));
+	for (ssize_t i = 0; i + 1 < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	snprintf(h->cmdline, sizeof(h->cmdline), "%s", n > 0 ? buf : "");
+
+	h->clock_boottime = lt_now_ns(CLOCK_BOOTTIME);
+	h->clock_monotonic = lt_now_ns(CLOCK_MONOTONIC);
+	h->clock_realtime = lt_now_ns(CLOCK_REALTIME);
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		struct lt_thread_info ti = { .tid = atoi(de->d_name) };
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, ti.tid);
+		if (read_file(path, buf, sizeof(buf)) < 0)
+			continue; /* exited meanwhile */
+		chomp(buf);
+		snprintf(ti.comm, sizeof(ti.comm), "%s", buf);
+		if (lt_read_syscall(pid, ti.tid, &ti.sc_nr, ti.sc_args))
+			ti.sc_nr = -2;
+		if (ti.sc_nr != -3)
+			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic);
+		struct lt_thread_info *v = realloc(h->threads, (h->nthreads + 1) * sizeof(*v));
+		if (!v) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		h->threads = v;
+		v[h->nthreads++] = ti;
+	}
+	closedir(d);
+	qsort(h->threads, h->nthreads, sizeof(*h->threads), cmp_tid);
+	return 0;
+}
+
+int lt_launch_prepare(struct lt_launch *l, char *const argv[])
+{
+	int gate[2], st[2];
+
+	if (pipe2(gate, O_CLOEXEC))
+		return -errno;
+	if (pipe2(st, O_CLOEXEC)) {
+		int e = errno;
+		close(gate[0]);
+		close(gate[1]);
+		return -e;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(gate[0]);
+		close(gate[1]);
+		close(st[0]);
+		close(st[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		char c;
+		close(gate[1]);
+		close(st[0]);
+		/* wait until the tracer is attached; EOF means go */
+		while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+			;
+		execvp(argv[0], argv);
+		int e = errno;
+		ssize_t w = write(st[1], &e, sizeof(e));
+		_exit(w < 0 ? 126 : 127);
+	}
+	close(gate[0]);
+	close(st[1]);
+	l->pid = pid;
+	l->gate_fd = gate[1];
+	l->status_fd = st[0];
+	return pid;
+}
+
+int lt_launch_go(struct lt_launch *l)
+{
+	int e = 0;
+	ssize_t n;
+
+	close(l->gate_fd);
+	l->gate_fd = -1;
+	/* the status pipe closes on a successful exec (O_CLOEXEC) */
+	while ((n = read(l->status_fd, &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(l->status_fd);
+	l->status_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(l->pid, NULL, 0);
+		return -e;
+	}
+	return 0;
+}
+
+void lt_launch_abort(struct lt_launch *l)
+{
+	if (l->gate_fd >= 0)
+		close(l->gate_fd);
+	if (l->status_fd >= 0)
+		close(l->status_fd);
+	kill(l->pid, SIGKILL);
+	waitpid(l->pid, NULL, 0);
+}

@@ -1,0 +1,67 @@
+/* Helpers for the integration tests: start workloads and locktrace, read the
+ * workloads' ground truth, load a whole trace for assertions. */
+#ifndef LT_TEST_H
+#define LT_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "locktrace/tracefile.h"
+
+#define LT_BIN "build/locktrace"
+#define WL(name) "build/workloads/" name
+
+struct tl_proc {
+	pid_t pid;
+	int in_fd;  /* its stdin (write end), -1 if not piped */
+	int out_fd; /* its stdout (read end), -1 if not piped */
+	int err_fd; /* its stderr (read end), -1 if not piped */
+	char buf[2][8192];
+	size_t len[2];
+};
+
+/* Starts argv[0] with stdin/stdout/stderr on pipes.  0 or -1. */
+int tl_spawn(struct tl_proc *p, char *const argv[]);
+/* Reads one line (no newline) from its stdout (which=0) or stderr (1),
+ * waiting at most timeout_ms.  1 line, 0 EOF, -1 timeout/error. */
+int tl_readline(struct tl_proc *p, int which, char *line, size_t n, int timeout_ms);
+/* Reads stdout/stderr lines until one starts with prefix; keeps every line
+ * read into lines (if not NULL).  1 found, 0 not. */
+int tl_wait_for(struct tl_proc *p, int which, const char *prefix, char lines[][256], int *nlines,
+		int max, int timeout_ms);
+/* Writes the start gate line and closes stdin. */
+void tl_go(struct tl_proc *p);
+/* Waits for exit up to timeout_ms; returns wait status, or -1 (then kills). */
+int tl_wait(struct tl_proc *p, int timeout_ms);
+void tl_kill(struct tl_proc *p);
+void tl_close(struct tl_proc *p);
+
+/* Ground truth lines "type k=v k=v ...". */
+const char *tl_find(char lines[][256], int n, const char *type, const char *match);
+/* The value of key in a line (decimal or 0x hex); 0 if absent (sets *ok=0). */
+uint64_t tl_val(const char *line, const char *key, int *ok);
+
+struct tl_trace {
+	struct lt_header hdr;
+	struct lt_event *ev;
+	size_t n;
+	struct lt_stats stats;
+	int have_stats, clean_end;
+	char stop[256];
+	char snapshot_json[1 << 16];
+	size_t snapshot_len;
+};
+/* Loads every event of path.  0 or -1 (message on stderr). */
+int tl_load(struct tl_trace *t, const char *path);
+void tl_free(struct tl_trace *t);
+uint64_t tl_total_lost(const struct tl_trace *t);
+
+/* Starts locktrace record -p pid -o path (extra args appended) and waits
+ * until it reports that it is recording.  0 or -1. */
+int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *const extra[]);
+/* A fresh temporary path for a trace. */
+void tl_tmp_path(char *buf, size_t n, const char *tag);
+
+int tl_is_root(void);
+
+#endif

@@ -1,0 +1,287 @@
+/* Helpers for the integration tests (see lt_test.h); no tests here. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "lt_test.h"
+
+int tl_is_root(void)
+{
+	return geteuid() == 0;
+}
+
+int tl_spawn(struct tl_proc *p, char *const argv[])
+{
+	int in[2], out[2], err[2];
+
+	memset(p, 0, sizeof(*p));
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(argv[0], argv);
+		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	p->in_fd = in[1];
+	p->out_fd = out[0];
+	p->err_fd = err[0];
+	return 0;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int tl_readline(struct tl_proc *p, int which, char *line, size_t n, int timeout_ms)
+{
+	int fd = which ? p->err_fd : p->out_fd;
+	char *b = p->buf[which];
+	size_t *len = &p->len[which];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+
+	for (;;) {
+		char *nl = memchr(b, '\n', *len);
+		if (nl) {
+			size_t l = (size_t)(nl - b);
+			size_t c = l < n - 1 ? l : n - 1;
+			memcpy(line, b, c);
+			line[c] = 0;
+			memmove(b, nl + 1, *len - l - 1);
+			*len -= l + 1;
+			return 1;
+		}
+		if (fd < 0)
+			return 0;
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return -1;
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		int r = poll(&pf, 1, (int)(deadline - t));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		ssize_t got = read(fd, b + *len, sizeof(p->buf[0]) - 1 - *len);
+		if (got <= 0) {
+			if (*len) { /* last line without newline */
+				b[*len] = '\n';
+				(*len)++;
+				if (which) { close(p->err_fd); p->err_fd = -1; } else { close(p->out_fd); p->out_fd = -1; }
+				continue;
+			}
+			return 0;
+		}
+		*len += (size_t)got;
+	}
+}
+
+int tl_wait_for(struct tl_proc *p, int which, const char *prefix, char lines[][256], int *nlines,
+		int max, int timeout_ms)
+{
+	char line[256];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return 0;
+		int r = tl_readline(p, which, line, sizeof(line), (int)(deadline - t));
+		if (r <= 0)
+			return 0;
+		if (lines && *nlines < max)
+			snprintf(lines[(*nlines)++], 256, "%s", line);
+		if (!strncmp(line, prefix, strlen(prefix)))
+			return 1;
+	}
+}
+
+void tl_go(struct tl_proc *p)
+{
+	if (p->in_fd >= 0) {
+		ssize_t w = write(p->in_fd, "go\n", 3);
+		(void)w;
+		close(p->in_fd);
+		p->in_fd = -1;
+	}
+}
+
+int tl_wait(struct tl_proc *p, int timeout_ms)
+{
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(p->pid, &st, WNOHANG);
+		if (r == p->pid) {
+			p->pid = 0;
+			return st;
+		}
+		if (r < 0)
+			return -1;
+		if (now_ms() >= deadline) {
+			tl_kill(p);
+			return -1;
+		}
+		usleep(10000);
+	}
+}
+
+void tl_kill(struct tl_proc *p)
+{
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+		p->pid = 0;
+	}
+}
+
+void tl_close(struct tl_proc *p)
+{
+	tl_kill(p);
+	if (p->in_fd >= 0) close(p->in_fd);
+	if (p->out_fd >= 0) close(p->out_fd);
+	if (p->err_fd >= 0) close(p->err_fd);
+	p->in_fd = p->out_fd = p->err_fd = -1;
+}
+
+const char *tl_find(char lines[][256], int n, const char *type, const char *match)
+{
+	size_t tl = strlen(type);
+	for (int i = 0; i < n; i++) {
+		if (strncmp(lines[i], type, tl) || (lines[i][tl] != ' ' && lines[i][tl] != '=' && lines[i][tl]))
+			continue;
+		if (!match || strstr(lines[i], match))
+			return lines[i];
+	}
+	return NULL;
+}
+
+uint64_t tl_val(const char *line, const char *key, int *ok)
+{
+	size_t kl = strlen(key);
+	for (const char *p = line; p && *p; p = strchr(p, ' ')) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			if (ok)
+				*ok = 1;
+			return strtoull(p + kl + 1, NULL, 0);
+		}
+	}
+	if (ok)
+		*ok = 0;
+	return 0;
+}
+
+int tl_load(struct tl_trace *t, const char *path)
+{
+	struct lt_reader r;
+	struct lt_item it;
+	char err[512];
+	size_t cap = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (lt_reader_open(&r, path, err, sizeof(err))) {
+		fprintf(stderr, "tl_load: %s\n", err);
+		return -1;
+	}
+	while (lt_reader_next(&r, &it) > 0) {
+		if (it.type == LT_ITEM_SECTION) {
+			if (it.sec_type == LT_CHUNK_SNAPSHOT && it.len < sizeof(t->snapshot_json)) {
+				memcpy(t->snapshot_json, it.data, it.len);
+				t->snapshot_json[it.len] = 0;
+				t->snapshot_len = it.len;
+			}
+			continue;
+		}
+		if (t->n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			struct lt_event *v = realloc(t->ev, cap * sizeof(*v));
+			if (!v)
+				return -1;
+			t->ev = v;
+		}
+		t->ev[t->n++] = it.ev;
+	}
+	t->hdr = r.hdr;
+	r.hdr.threads = NULL; /* ownership moves to t */
+	r.hdr.nthreads = 0;
+	t->have_stats = r.have_stats;
+	t->stats = r.stats;
+	r.stats.lost = NULL;
+	t->clean_end = r.clean_end;
+	snprintf(t->stop, sizeof(t->stop), "%s", r.stop_reason);
+	lt_reader_close(&r);
+	return 0;
+}
+
+void tl_free(struct tl_trace *t)
+{
+	free(t->ev);
+	t->ev = NULL;
+	lt_header_free(&t->hdr);
+	lt_stats_free(&t->stats);
+}
+
+uint64_t tl_total_lost(const struct tl_trace *t)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; t->stats.lost && i < (uint64_t)t->stats.ncpus * LT_EV_MAX; i++)
+		n += t->stats.lost[i];
+	return n;
+}
+
+void tl_tmp_path(char *buf, size_t n, const char *tag)
+{
+	static int seq;
+	snprintf(buf, n, "/tmp/lt-test-%d-%s-%d.ltrace", getpid(), tag, seq++);
+	unlink(buf);
+}
+
+int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *const extra[])
+{
+	char pidbuf[16];
+	char *argv[32];
+	int i = 0;
+
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	argv[i++] = LT_BIN;
+	argv[i++] = "record";
+	argv[i++] = "-p";
+	argv[i++] = pidbuf;
+	argv[i++] = "-o";
+	argv[i++] = (char *)path;
+	argv[i++] = "--no-status";
+	for (int j = 0; extra && extra[j] && i < 31; j++)
+		argv[i++] = extra[j];
+	argv[i] = NULL;
+	if (tl_spawn(rec, argv))
+		return -1;
+	close(rec->in_fd);
+	rec->in_fd = -1;
+	char lines[8][256];
+	int n = 0;
+	if (!tl_wait_for(rec, 1, "locktrace: recording", lines, &n, 8, 20000)) {
+		for (int k = 0; k < n; k++)
+			fprintf(stderr, "recorder said: %s\n", lines[k]);
+		return -1;
+	}
+	return 0;
+}
