@@ -1,0 +1,335 @@
+/* locktrace snapshot: what every thread of a (possibly hung) process is
+ * blocked in right now, read from /proc and the target's memory only.
+ *
+ * The target is never ptraced, signalled or stopped: the library reads
+ * /proc/PID/... files and target memory through process_vm_readv (fallback
+ * /proc/PID/mem).  Every failure (a thread that exits mid-read, unreadable
+ * memory, a module without symbols) becomes a note in the result, never an
+ * abort.  See docs/snapshot.md for the field meanings and the JSON schema.
+ */
+#ifndef LOCKTRACE_SNAPSHOT_H
+#define LOCKTRACE_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- register sets ------------------------------------------------------ */
+
+/* User registers of a thread as saved on kernel entry (x86-64 pt_regs
+ * order does not matter: fields are named).  The recorder fills these from a
+ * BPF iter/task program (bpf_task_pt_regs); for a thread that is running
+ * they are stale and must not be passed. */
+struct lt_regs {
+	uint64_t ip, sp, bp, bx;
+	uint64_t r12, r13, r14, r15;
+	uint64_t ax, cx, dx, si, di;
+	uint64_t r8, r9, r10, r11;
+	uint64_t orig_ax;
+};
+
+/* Registers for one tid, for lt_snapshot_opts.regs. */
+struct lt_tid_regs {
+	pid_t tid;
+	struct lt_regs regs;
+};
+
+/* Callback form: return 0 and fill *out when registers for TID are known,
+ * nonzero otherwise (the /proc fallback is then used). */
+typedef int (*lt_regs_fn)(void *arg, pid_t tid, struct lt_regs *out);
+
+/* ---- options ------------------------------------------------------------ */
+
+enum {
+	LT_SNAP_NO_USTACK = 1u << 0,  /* skip user stacks (no elfutils work)  */
+	LT_SNAP_NO_KSTACK = 1u << 1,  /* skip /proc/.../stack                 */
+	LT_SNAP_NO_SYMBOLS = 1u << 2, /* no address/lock symbolization        */
+	LT_SNAP_NO_LINES = 1u << 3,   /* no file:line lookups (faster)        */
+};
+
+struct lt_verdict_opts {
+	double lost_wakeup_threshold_s; /* 0 = default 1.0 s                  */
+	int convoy_min_waiters;         /* 0 = default 4                      */
+};
+
+struct lt_snapshot_opts {
+	unsigned flags;                 /* LT_SNAP_*                          */
+	int max_frames;                 /* 0 = default 64                     */
+	struct lt_verdict_opts verdict; /* rules run by lt_snapshot_take      */
+	/* Optional full register sets per tid (from the BPF task iterator).
+	 * get_regs is asked first, then the array; with neither, or when a tid
+	 * is missing, sp and pc from /proc/PID/task/TID/syscall are used. */
+	lt_regs_fn get_regs;
+	void *get_regs_arg;
+	const struct lt_tid_regs *regs;
+	size_t n_regs;
+};
+
+/* ---- per-thread facts --------------------------------------------------- */
+
+struct lt_strlist {
+	char **v;
+	size_t n;
+};
+
+/* Where the "has not run for" figure comes from. */
+enum lt_idle_source {
+	LT_IDLE_UNKNOWN = 0,       /* no source available                      */
+	LT_IDLE_RUNNING,           /* state R: running or runnable, idle = 0   */
+	LT_IDLE_SCHED_EXEC_START,  /* CLOCK_MONOTONIC - se.exec_start from
+	                              /proc/PID/task/TID/sched (sched_clock)   */
+	LT_IDLE_CALLER,            /* given by the caller (recorder)           */
+};
+const char *lt_idle_source_name(enum lt_idle_source s);
+
+/* What /proc/PID/task/TID/syscall said. */
+enum lt_sc_state {
+	LT_SC_UNREADABLE = 0, /* file missing/unreadable (thread gone, perms)  */
+	LT_SC_RUNNING,        /* "running": the thread is on a CPU             */
+	LT_SC_NOT_IN_SYSCALL, /* "-1 sp pc": blocked outside a syscall         */
+	LT_SC_IN_SYSCALL,     /* "nr a0..a5 sp pc"                             */
+};
+const char *lt_sc_state_name(enum lt_sc_state s);
+
+/* Parsed form of /proc/PID/task/TID/syscall. */
+struct lt_sc_line {
+	enum lt_sc_state state;
+	long nr;          /* valid for IN_SYSCALL                               */
+	uint64_t args[6]; /* valid for IN_SYSCALL                               */
+	uint64_t sp, pc;  /* valid for IN_SYSCALL and NOT_IN_SYSCALL            */
+};
+
+/* Broad class of what a thread waits for. */
+enum lt_wait_kind {
+	LT_WAIT_NONE = 0,  /* running, or not in a syscall                     */
+	LT_WAIT_FUTEX,     /* futex wait / lock_pi / futex_wait (futex2)       */
+	LT_WAIT_POLL,      /* select, pselect6, poll, ppoll, epoll_*           */
+	LT_WAIT_IO,        /* blocking fd syscall: read, recvmsg, accept, ...  */
+	LT_WAIT_SLEEP,     /* nanosleep, clock_nanosleep, pause, ...           */
+	LT_WAIT_CHILD,     /* wait4, waitid                                    */
+	LT_WAIT_SIGNAL,    /* rt_sigtimedwait, rt_sigsuspend                   */
+	LT_WAIT_OTHER,     /* any other syscall                                */
+};
+const char *lt_wait_kind_name(enum lt_wait_kind k);
+
+/* Who holds a futex, and how we know. */
+enum lt_owner_kind {
+	LT_OWNER_UNKNOWN = 0, /* word unreadable or not examined                */
+	LT_OWNER_NONE,        /* no owner recorded (condvar, custom lock, ...)   */
+	LT_OWNER_MUTEX,       /* glibc pthread_mutex_t: int __owner at uaddr+8   */
+	LT_OWNER_PI,          /* PI futex: word & FUTEX_TID_MASK                 */
+	LT_OWNER_ROBUST,      /* robust mutex word: tid | FUTEX_WAITERS          */
+	LT_OWNER_JOIN,        /* pthread_join: the word is the joined thread's tid */
+};
+const char *lt_owner_kind_name(enum lt_owner_kind k);
+
+struct lt_futex {
+	uint64_t uaddr;
+	uint32_t op;          /* raw op argument (futex) or flags (futex2)       */
+	int cmd;              /* op & FUTEX_CMD_MASK; -1 for futex2 futex_wait    */
+	bool private_, clock_realtime;
+	bool is_wait;         /* a waiting command (WAIT, WAIT_BITSET, LOCK_PI, ...) */
+	bool is_pi;
+	uint32_t expected;    /* val argument (WAIT*)                            */
+	uint32_t bitset;      /* val3 (BITSET commands)                          */
+	uint64_t timeout_ptr; /* 0 = none (wait forever)                         */
+	bool timeout_ok;      /* *timeout_ptr read from target memory            */
+	int64_t timeout_sec, timeout_nsec;
+	bool timeout_abs;     /* absolute deadline (WAIT_BITSET, LOCK_PI)        */
+	bool word_ok;         /* word read from target memory                    */
+	uint32_t word;        /* current value of *uaddr                         */
+	bool mutex_ok;        /* uaddr..uaddr+20 read                            */
+	int32_t mutex_count, mutex_owner, mutex_kind;
+	enum lt_owner_kind owner_kind;
+	pid_t owner;          /* tid, when owner_kind is MUTEX/PI/ROBUST/JOIN    */
+	bool join_confirmed;  /* JOIN: uaddr is in the joined thread's stack map */
+	char *lock_sym;       /* identity of uaddr: "rtlock", "[heap]+0x10", ... */
+};
+
+/* An fd and what it refers to. */
+enum lt_fd_kind {
+	LT_FD_UNKNOWN = 0, /* readlink failed (closed, no permission)          */
+	LT_FD_FILE,
+	LT_FD_SOCKET,
+	LT_FD_PIPE,
+	LT_FD_ANON,        /* anon_inode:[eventfd], [eventpoll], ...            */
+	LT_FD_OTHER,
+};
+const char *lt_fd_kind_name(enum lt_fd_kind k);
+
+struct lt_fd {
+	int fd;
+	enum lt_fd_kind kind;
+	char *target;     /* readlink of /proc/PID/fd/N, e.g. "socket:[1234]"   */
+	char *desc;       /* "unix stream connected", "tcp 127.0.0.1:80 -> ..." */
+	unsigned events;  /* poll events (POLLIN...); select: 1 read 2 write 4 except */
+};
+
+/* select/poll/epoll and single-fd I/O waits. */
+struct lt_fdwait {
+	int nfds;              /* nfds argument (select/poll), maxevents (epoll) */
+	int epfd;              /* epoll: the epoll fd; else -1                    */
+	struct lt_fd *fds;     /* watched fds (poll/select/epoll interest list)   */
+	size_t n_fds;
+	bool fds_ok;           /* fds could be read (memory or fdinfo)           */
+	bool has_timeout;      /* false = wait forever                            */
+	int64_t timeout_ms;    /* relative timeout as given (or remaining)        */
+	struct lt_fd io;       /* the fd of read/recvmsg/...; io.fd = -1 if none  */
+};
+
+/* One user stack frame. */
+struct lt_frame {
+	uint64_t pc;          /* pc of the frame (return address for callers)    */
+	bool activation;      /* true for the innermost frame                    */
+	char *func;           /* symbol, NULL if unknown                         */
+	uint64_t func_off;    /* pc_lookup - symbol start                        */
+	char *module;         /* module basename ("libc.so.6"), NULL if none     */
+	char *build_id;       /* hex, NULL if unknown                            */
+	char *file;           /* source file, NULL without debug info            */
+	int line;
+};
+
+/* Where the initial registers of the user unwind came from. */
+enum lt_regs_source {
+	LT_REGS_NONE = 0,   /* no unwind attempted                             */
+	LT_REGS_PROC,       /* sp, pc from /proc/PID/task/TID/syscall only      */
+	LT_REGS_CALLER,     /* full set given by the caller (BPF iter/task)     */
+};
+const char *lt_regs_source_name(enum lt_regs_source s);
+
+enum lt_kstack_status {
+	LT_KSTACK_NOT_READ = 0,
+	LT_KSTACK_OK,
+	LT_KSTACK_UNAVAILABLE, /* not root / file missing */
+};
+
+struct lt_thread {
+	pid_t tid;
+	char comm[64];            /* from stat, escaped by the printers        */
+	char state;               /* stat state letter: R S D T t Z X I ...     */
+	/* how long it has not run */
+	double idle_s;            /* valid unless idle_src == LT_IDLE_UNKNOWN   */
+	enum lt_idle_source idle_src;
+	/* syscall */
+	struct lt_sc_line sc;
+	const char *sc_name;      /* static, NULL if unknown number             */
+	enum lt_wait_kind wait;
+	struct lt_futex futex;    /* wait == LT_WAIT_FUTEX                      */
+	struct lt_fdwait fdw;     /* wait == LT_WAIT_POLL or LT_WAIT_IO         */
+	char *detail;             /* one-line human decoding of the syscall     */
+	/* stacks */
+	enum lt_kstack_status kstack_status;
+	struct lt_strlist kstack; /* "futex_do_wait+0x46/0x90", innermost first */
+	enum lt_regs_source regs_src;
+	struct lt_frame *frames;  /* innermost first                            */
+	size_t n_frames;
+	char *ustack_end;         /* why the unwind stopped, NULL if clean end  */
+	struct lt_strlist notes;  /* everything that could not be read          */
+};
+
+/* ---- verdicts ----------------------------------------------------------- */
+
+enum lt_verdict_kind {
+	LT_VERDICT_DEADLOCK = 1,
+	LT_VERDICT_LOST_WAKEUP,
+	LT_VERDICT_CONVOY,
+	LT_VERDICT_IDLE,
+	LT_VERDICT_OK,           /* nothing suspicious */
+};
+const char *lt_verdict_kind_name(enum lt_verdict_kind k);
+
+struct lt_verdict {
+	enum lt_verdict_kind kind;
+	char *summary;            /* one line                                   */
+	struct lt_strlist evidence; /* one line per fact                        */
+	pid_t *tids;              /* threads involved (cycle order for deadlock) */
+	size_t n_tids;
+	uint64_t *locks;          /* lock addresses involved (parallel to tids
+	                             for deadlock: the lock tids[i] waits on)   */
+	size_t n_locks;
+	pid_t owner;              /* convoy: owner tid, 0 if unknown            */
+};
+
+/* ---- snapshot ----------------------------------------------------------- */
+
+struct lt_snapshot {
+	pid_t pid;
+	char comm[64];
+	char *exe;                   /* readlink /proc/PID/exe, NULL if unknown  */
+	int64_t taken_realtime_ns;   /* CLOCK_REALTIME at start                  */
+	int64_t taken_monotonic_ns;  /* CLOCK_MONOTONIC at start                 */
+	int64_t duration_ns;         /* time taken by lt_snapshot_take           */
+	bool kstack_available;       /* /proc/.../stack was readable             */
+	struct lt_thread *threads;   /* sorted by tid                            */
+	size_t n_threads;
+	struct lt_verdict *verdicts;
+	size_t n_verdicts;
+	struct lt_verdict_opts vopts; /* as applied                              */
+	struct lt_strlist notes;     /* process-level notes                      */
+};
+
+/* Error codes returned by lt_snapshot_take (negated errno values otherwise). */
+#define LT_SNAP_ENOPROC  (-3)   /* no such process */
+#define LT_SNAP_EKTHREAD (-4)   /* the pid is a kernel thread */
+
+/* Take a snapshot of PID.  O may be NULL.  Returns 0 and sets *out (free with
+ * lt_snapshot_free) on success, even if parts could not be read (see notes);
+ * returns LT_SNAP_ENOPROC, LT_SNAP_EKTHREAD or -errno if no snapshot could be
+ * taken at all (then *out is NULL). */
+int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *o,
+		     struct lt_snapshot **out);
+void lt_snapshot_free(struct lt_snapshot *s);
+const char *lt_snapshot_strerror(int err);
+
+/* Find a thread by tid (binary search; threads are sorted). */
+struct lt_thread *lt_snapshot_find(const struct lt_snapshot *s, pid_t tid);
+
+/* (Re)compute s->verdicts from the thread table with the given options
+ * (NULL = defaults).  Pure: reads only the snapshot.  Returns 0 or -ENOMEM. */
+int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o);
+
+/* Output.  Text is for people; JSON follows docs/snapshot.md. */
+void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s);
+void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s);
+/* The JSON document in a malloc'd NUL-terminated buffer (for embedding in
+ * the trace file).  Returns 0 or -ENOMEM. */
+int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len);
+
+/* ---- pure helpers (exposed for tests and the timeline) ------------------ */
+
+/* Parse one line of /proc/PID/task/TID/syscall. Returns 0 or -EINVAL. */
+int lt_parse_syscall_line(const char *line, struct lt_sc_line *out);
+/* Parse /proc/PID/task/TID/stat: comm and state. Returns 0 or -EINVAL. */
+int lt_parse_stat(const char *buf, char *comm, size_t comm_len, char *state);
+/* Find "se.exec_start : <ms>" in /proc/.../sched, returned in ns. */
+int lt_parse_sched_exec_start(const char *buf, int64_t *ns);
+/* x86-64 syscall name, NULL if unknown. */
+const char *lt_syscall_name(long nr);
+/* Decode a futex op into "FUTEX_WAIT_BITSET|FUTEX_PRIVATE_FLAG|FUTEX_CLOCK_REALTIME". */
+size_t lt_futex_op_str(uint32_t op, char *buf, size_t len);
+/* Fill the op-derived fields of F from the futex(2) arguments. */
+void lt_futex_decode_args(struct lt_futex *f, const uint64_t args[6]);
+/* Classify a syscall number. */
+enum lt_wait_kind lt_syscall_wait_kind(long nr);
+
+/* Free the strings and arrays owned by one thread / verdict (for code that
+ * builds synthetic thread tables, e.g. tests). */
+void lt_thread_clear(struct lt_thread *t);
+void lt_verdict_clear(struct lt_verdict *v);
+int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void lt_strlist_free(struct lt_strlist *l);
+
+/* CLI: locktrace snapshot -p PID [--json] [--threshold SECONDS] */
+int lt_cmd_snapshot(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
