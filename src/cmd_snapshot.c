@@ -1,0 +1,154 @@
+/* locktrace snapshot -p PID [--json] [--threshold SECONDS]
+ *
+ * Called by main.c with argv[0] = "snapshot".  Exit codes: 0 snapshot
+ * printed, 1 the snapshot could not be taken, 2 usage error. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locktrace/snapshot.h"
+
+static void usage(FILE *f)
+{
+	fputs("Usage: locktrace snapshot -p PID [options]\n"
+	      "Show what every thread of PID is blocked in right now, without stopping it.\n"
+	      "\n"
+	      "  -p, --pid PID          process to inspect (required)\n"
+	      "  -j, --json             JSON output (schema in docs/snapshot.md)\n"
+	      "  -t, --threshold SECS   lost wake-up: minimum sleep time (default 1)\n"
+	      "      --convoy N         convoy: minimum waiters on one lock (default 4)\n"
+	      "      --max-frames N     user stack depth limit (default 64)\n"
+	      "      --no-ustack        skip user stacks\n"
+	      "      --no-kstack        skip kernel stacks\n"
+	      "      --no-lines         skip file:line lookups\n"
+	      "  -h, --help             this help\n", f);
+}
+
+static int parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int lt_cmd_snapshot(int argc, char **argv)
+{
+	enum { OPT_CONVOY = 256, OPT_MAXF, OPT_NOU, OPT_NOK, OPT_NOL };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "convoy", required_argument, NULL, OPT_CONVOY },
+		{ "max-frames", required_argument, NULL, OPT_MAXF },
+		{ "no-ustack", no_argument, NULL, OPT_NOU },
+		{ "no-kstack", no_argument, NULL, OPT_NOK },
+		{ "no-lines", no_argument, NULL, OPT_NOL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lt_snapshot_opts o = { 0 };
+	long pid = 0, v;
+	bool json = false;
+	int c;
+	optind = 0; /* full re-initialisation: main may have run getopt */
+	while ((c = getopt_long(argc, argv, "p:jt:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_int(optarg, 1, INT_MAX, &pid)) {
+				fprintf(stderr, "Error: invalid pid '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 't': {
+			char *end;
+			errno = 0;
+			double d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(d > 0) || d > 1e9) {
+				fprintf(stderr, "Error: invalid threshold '%s' (seconds, > 0)\n", optarg);
+				return 2;
+			}
+			o.verdict.lost_wakeup_threshold_s = d;
+			break;
+		}
+		case OPT_CONVOY:
+			if (parse_int(optarg, 2, 1000000, &v)) {
+				fprintf(stderr, "Error: invalid --convoy '%s' (2 or more)\n", optarg);
+				return 2;
+			}
+			o.verdict.convoy_min_waiters = (int)v;
+			break;
+		case OPT_MAXF:
+			if (parse_int(optarg, 1, 4096, &v)) {
+				fprintf(stderr, "Error: invalid --max-frames '%s' (1-4096)\n", optarg);
+				return 2;
+			}
+			o.max_frames = (int)v;
+			break;
+		case OPT_NOU:
+			o.flags |= LT_SNAP_NO_USTACK;
+			break;
+		case OPT_NOK:
+			o.flags |= LT_SNAP_NO_KSTACK;
+			break;
+		case OPT_NOL:
+			o.flags |= LT_SNAP_NO_LINES;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "Error: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!pid) {
+		fprintf(stderr, "Error: -p PID is required\n");
+		usage(stderr);
+		return 2;
+	}
+	struct lt_snapshot *s = NULL;
+	int r = lt_snapshot_take((pid_t)pid, &o, &s);
+	switch (r) {
+	case 0:
+		break;
+	case LT_SNAP_ENOPROC:
+		fprintf(stderr, "Error: no process %ld\n", pid);
+		return 1;
+	case LT_SNAP_EKTHREAD:
+		fprintf(stderr, "Error: %ld is a kernel thread\n", pid);
+		return 1;
+	case -EACCES:
+	case -EPERM:
+		fprintf(stderr, "Error: not allowed to inspect process %ld (%s): run as root or as its owner\n",
+			pid, strerror(-r));
+		return 1;
+	default:
+		fprintf(stderr, "Error: cannot snapshot process %ld: %s\n", pid, lt_snapshot_strerror(r));
+		return 1;
+	}
+	if (json)
+		lt_snapshot_print_json(stdout, s);
+	else
+		lt_snapshot_print_text(stdout, s);
+	lt_snapshot_free(s);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "Error: writing output: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,484 @@
+/* Output of a snapshot: text for people, JSON for tools and for the trace
+ * file (schema "locktrace.snapshot/1", documented in docs/snapshot.md).
+ *
+ * Every string from the target (thread names, paths, symbols) is escaped:
+ * JSON gets \" \\ \uXXXX for control bytes and for bytes that are not valid
+ * UTF-8 (as \u00XX, i.e. read as Latin-1); text gets \xNN for anything not
+ * printable, so a thread name cannot forge output lines. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "locktrace/snapshot.h"
+#include "snapshot_int.h"
+
+/* ---- escaping ---- */
+
+/* Length of the valid UTF-8 sequence at p (1..4), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	if (c < 0x80)
+		return 1;
+	size_t n;
+	unsigned min;
+	if ((c & 0xe0) == 0xc0) {
+		n = 2;
+		min = 0x80;
+		c &= 0x1f;
+	} else if ((c & 0xf0) == 0xe0) {
+		n = 3;
+		min = 0x800;
+		c &= 0x0f;
+	} else if ((c & 0xf8) == 0xf0) {
+		n = 4;
+		min = 0x10000;
+		c &= 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p;
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc((int)c, f);
+			p++;
+		} else if (c == '\n') {
+			fputs("\\n", f);
+			p++;
+		} else if (c == '\t') {
+			fputs("\\t", f);
+			p++;
+		} else if (c == '\r') {
+			fputs("\\r", f);
+			p++;
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+			p++;
+		} else if (c < 0x80) {
+			fputc((int)c, f);
+			p++;
+		} else {
+			size_t n = utf8_len(p);
+			if (n == 0) {
+				fprintf(f, "\\u%04x", c);
+				p++;
+			} else {
+				fwrite(p, 1, n, f);
+				p += n;
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+/* Text-safe copy: printable ASCII and valid UTF-8 kept, the rest \xNN. */
+static void text_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("?", f);
+		return;
+	}
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+			fputc(*p++, f);
+			continue;
+		}
+		size_t n = *p >= 0x80 ? utf8_len(p) : 0;
+		if (n) {
+			/* drop C1 controls (U+0080..U+009F) too */
+			if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+				fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
+			} else {
+				fwrite(p, 1, n, f);
+			}
+			p += n;
+		} else {
+			fprintf(f, "\\x%02x", *p++);
+		}
+	}
+}
+
+static void json_hex(FILE *f, uint64_t v)
+{
+	fprintf(f, "\"%#" PRIx64 "\"", v);
+}
+
+static void json_strlist(FILE *f, const struct lt_strlist *l)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < l->n; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, l->v[i]);
+	}
+	fputc(']', f);
+}
+
+/* ---- JSON ---- */
+
+static void json_fd(FILE *f, const struct lt_fd *d)
+{
+	fprintf(f, "{\"fd\":%d,\"kind\":\"%s\",\"target\":", d->fd, lt_fd_kind_name(d->kind));
+	json_str(f, d->target);
+	fputs(",\"desc\":", f);
+	json_str(f, d->desc);
+	fprintf(f, ",\"events\":%u}", d->events);
+}
+
+static void json_futex(FILE *f, const struct lt_futex *x)
+{
+	char op[96];
+	if (x->cmd >= 0)
+		lt_futex_op_str(x->op, op, sizeof(op));
+	else
+		snprintf(op, sizeof(op), "FUTEX2_WAIT%s", x->private_ ? "_PRIVATE" : "");
+	fputs("{\"uaddr\":", f);
+	json_hex(f, x->uaddr);
+	fputs(",\"lock\":", f);
+	json_str(f, x->lock_sym);
+	fprintf(f, ",\"op\":%u,\"op_name\":\"%s\",\"cmd\":%d,\"private\":%s,\"clock_realtime\":%s,"
+		   "\"is_wait\":%s,\"is_pi\":%s,\"expected\":%u,\"bitset\":%u,",
+		x->op, op, x->cmd, x->private_ ? "true" : "false", x->clock_realtime ? "true" : "false",
+		x->is_wait ? "true" : "false", x->is_pi ? "true" : "false", x->expected, x->bitset);
+	if (x->word_ok)
+		fprintf(f, "\"word\":%u,", x->word);
+	else
+		fputs("\"word\":null,", f);
+	if (!x->timeout_ptr)
+		fputs("\"timeout\":null,", f);
+	else if (!x->timeout_ok)
+		fputs("\"timeout\":{\"readable\":false},", f);
+	else
+		fprintf(f, "\"timeout\":{\"readable\":true,\"absolute\":%s,\"sec\":%" PRId64 ",\"nsec\":%" PRId64 "},",
+			x->timeout_abs ? "true" : "false", x->timeout_sec, x->timeout_nsec);
+	if (x->mutex_ok)
+		fprintf(f, "\"mutex_fields\":{\"count\":%d,\"owner\":%d,\"kind\":%d},",
+			x->mutex_count, x->mutex_owner, x->mutex_kind);
+	else
+		fputs("\"mutex_fields\":null,", f);
+	fprintf(f, "\"owner_kind\":\"%s\",", lt_owner_kind_name(x->owner_kind));
+	if (x->owner_kind >= LT_OWNER_MUTEX)
+		fprintf(f, "\"owner\":%d,", (int)x->owner);
+	else
+		fputs("\"owner\":null,", f);
+	fprintf(f, "\"join_confirmed\":%s}", x->join_confirmed ? "true" : "false");
+}
+
+static void json_fdwait(FILE *f, const struct lt_fdwait *w)
+{
+	fprintf(f, "{\"nfds\":%d,\"epfd\":", w->nfds);
+	if (w->epfd >= 0)
+		fprintf(f, "%d", w->epfd);
+	else
+		fputs("null", f);
+	fputs(",\"timeout_ms\":", f);
+	if (w->has_timeout && w->timeout_ms >= 0)
+		fprintf(f, "%" PRId64, w->timeout_ms);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"infinite\":%s,\"fds_ok\":%s,\"fds\":[", w->has_timeout ? "false" : "true",
+		w->fds_ok ? "true" : "false");
+	for (size_t i = 0; i < w->n_fds; i++) {
+		if (i)
+			fputc(',', f);
+		json_fd(f, &w->fds[i]);
+	}
+	fputs("]}", f);
+}
+
+static void json_frame(FILE *f, const struct lt_frame *fr)
+{
+	fputs("{\"pc\":", f);
+	json_hex(f, fr->pc);
+	fputs(",\"func\":", f);
+	json_str(f, fr->func);
+	fprintf(f, ",\"offset\":%" PRIu64 ",\"module\":", fr->func_off);
+	json_str(f, fr->module);
+	fputs(",\"build_id\":", f);
+	json_str(f, fr->build_id);
+	fputs(",\"file\":", f);
+	json_str(f, fr->file);
+	if (fr->file)
+		fprintf(f, ",\"line\":%d", fr->line);
+	else
+		fputs(",\"line\":null", f);
+	fprintf(f, ",\"activation\":%s}", fr->activation ? "true" : "false");
+}
+
+static void json_thread(FILE *f, const struct lt_thread *t)
+{
+	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
+	json_str(f, t->comm);
+	fprintf(f, ",\"state\":\"%c\",", t->state ? t->state : '?');
+	if (t->idle_src == LT_IDLE_UNKNOWN)
+		fputs("\"blocked_s\":null,", f);
+	else
+		fprintf(f, "\"blocked_s\":%.6f,", t->idle_s);
+	fprintf(f, "\"blocked_source\":\"%s\",", lt_idle_source_name(t->idle_src));
+	fprintf(f, "\"syscall\":{\"state\":\"%s\"", lt_sc_state_name(t->sc.state));
+	if (t->sc.state == LT_SC_IN_SYSCALL) {
+		fprintf(f, ",\"nr\":%ld,\"name\":", t->sc.nr);
+		json_str(f, t->sc_name);
+		fputs(",\"args\":[", f);
+		for (int i = 0; i < 6; i++) {
+			if (i)
+				fputc(',', f);
+			json_hex(f, t->sc.args[i]);
+		}
+		fputc(']', f);
+	} else {
+		fputs(",\"nr\":null,\"name\":null,\"args\":null", f);
+	}
+	if (t->sc.state == LT_SC_IN_SYSCALL || t->sc.state == LT_SC_NOT_IN_SYSCALL) {
+		fputs(",\"sp\":", f);
+		json_hex(f, t->sc.sp);
+		fputs(",\"pc\":", f);
+		json_hex(f, t->sc.pc);
+	} else {
+		fputs(",\"sp\":null,\"pc\":null", f);
+	}
+	fprintf(f, "},\"wait\":\"%s\",\"detail\":", lt_wait_kind_name(t->wait));
+	json_str(f, t->detail);
+	fputs(",\"futex\":", f);
+	if (t->wait == LT_WAIT_FUTEX || t->sc.nr == 202 || t->sc.nr == 455)
+		json_futex(f, &t->futex);
+	else
+		fputs("null", f);
+	fputs(",\"poll\":", f);
+	if (t->wait == LT_WAIT_POLL)
+		json_fdwait(f, &t->fdw);
+	else
+		fputs("null", f);
+	fputs(",\"io_fd\":", f);
+	if (t->wait == LT_WAIT_IO)
+		json_fd(f, &t->fdw.io);
+	else
+		fputs("null", f);
+	fputs(",\"kernel_stack\":", f);
+	if (t->kstack_status == LT_KSTACK_OK)
+		json_strlist(f, &t->kstack);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"kernel_stack_status\":\"%s\"",
+		t->kstack_status == LT_KSTACK_OK ? "ok" :
+		t->kstack_status == LT_KSTACK_UNAVAILABLE ? "unavailable" : "not_read");
+	fprintf(f, ",\"user_stack\":{\"regs_source\":\"%s\",\"frames\":[", lt_regs_source_name(t->regs_src));
+	for (size_t i = 0; i < t->n_frames; i++) {
+		if (i)
+			fputc(',', f);
+		json_frame(f, &t->frames[i]);
+	}
+	fputs("],\"end\":", f);
+	json_str(f, t->ustack_end);
+	fputs("},\"notes\":", f);
+	json_strlist(f, &t->notes);
+	fputc('}', f);
+}
+
+static void json_verdict(FILE *f, const struct lt_verdict *v)
+{
+	fprintf(f, "{\"kind\":\"%s\",\"summary\":", lt_verdict_kind_name(v->kind));
+	json_str(f, v->summary);
+	fputs(",\"tids\":[", f);
+	for (size_t i = 0; i < v->n_tids; i++)
+		fprintf(f, "%s%d", i ? "," : "", (int)v->tids[i]);
+	fputs("],\"locks\":[", f);
+	for (size_t i = 0; i < v->n_locks; i++) {
+		if (i)
+			fputc(',', f);
+		json_hex(f, v->locks[i]);
+	}
+	fputs("],\"owner\":", f);
+	if (v->owner)
+		fprintf(f, "%d", (int)v->owner);
+	else
+		fputs("null", f);
+	fputs(",\"evidence\":", f);
+	json_strlist(f, &v->evidence);
+	fputc('}', f);
+}
+
+void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
+{
+	fprintf(f, "{\"schema\":\"locktrace.snapshot/1\",\"pid\":%d,\"comm\":", (int)s->pid);
+	json_str(f, s->comm);
+	fputs(",\"exe\":", f);
+	json_str(f, s->exe);
+	fprintf(f, ",\"taken_realtime_ns\":%" PRId64 ",\"taken_monotonic_ns\":%" PRId64
+		   ",\"duration_ns\":%" PRId64 ",\"kernel_stacks\":%s,\"n_threads\":%zu",
+		s->taken_realtime_ns, s->taken_monotonic_ns, s->duration_ns,
+		s->kstack_available ? "true" : "false", s->n_threads);
+	fprintf(f, ",\"options\":{\"lost_wakeup_threshold_s\":%.3f,\"convoy_min_waiters\":%d}",
+		s->vopts.lost_wakeup_threshold_s, s->vopts.convoy_min_waiters);
+	fputs(",\"notes\":", f);
+	json_strlist(f, &s->notes);
+	fputs(",\"verdicts\":[", f);
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		if (i)
+			fputc(',', f);
+		json_verdict(f, &s->verdicts[i]);
+	}
+	fputs("],\"threads\":[", f);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		json_thread(f, &s->threads[i]);
+	}
+	fputs("\n]}\n", f);
+}
+
+int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len)
+{
+	*buf = NULL;
+	*len = 0;
+	char *b = NULL;
+	size_t l = 0;
+	FILE *f = open_memstream(&b, &l);
+	if (!f)
+		return -ENOMEM;
+	lt_snapshot_print_json(f, s);
+	if (fclose(f) != 0 || !b) {
+		free(b);
+		return -ENOMEM;
+	}
+	*buf = b;
+	*len = l;
+	return 0;
+}
+
+/* ---- text ---- */
+
+static void text_verdict(FILE *f, const struct lt_verdict *v)
+{
+	static const char *const tag[] = {
+		[LT_VERDICT_DEADLOCK] = "DEADLOCK",
+		[LT_VERDICT_LOST_WAKEUP] = "LOST WAKE-UP",
+		[LT_VERDICT_CONVOY] = "CONVOY",
+		[LT_VERDICT_IDLE] = "IDLE",
+		[LT_VERDICT_OK] = "OK",
+	};
+	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_OK) ? tag[v->kind] : "?";
+	fprintf(f, "%s: ", t);
+	text_str(f, v->summary);
+	fputc('\n', f);
+	for (size_t i = 0; i < v->evidence.n; i++) {
+		fputs("    - ", f);
+		text_str(f, v->evidence.v[i]);
+		fputc('\n', f);
+	}
+}
+
+static void text_thread(FILE *f, const struct lt_thread *t)
+{
+	char dur[32];
+	fprintf(f, "thread %d (", (int)t->tid);
+	text_str(f, t->comm);
+	fprintf(f, ") state %c", t->state ? t->state : '?');
+	if (t->idle_src == LT_IDLE_RUNNING) {
+		fputs(", running\n", f);
+	} else if (t->idle_src == LT_IDLE_UNKNOWN) {
+		fputs(", not run for: unknown\n", f);
+	} else {
+		lts_fmt_duration(t->idle_s, dur, sizeof(dur));
+		fprintf(f, ", not run for %s [%s]\n", dur, lt_idle_source_name(t->idle_src));
+	}
+	if (t->detail) {
+		fputs("  ", f);
+		text_str(f, t->detail);
+		fputc('\n', f);
+	}
+	if (t->kstack_status == LT_KSTACK_OK && t->kstack.n) {
+		fputs("  kernel:", f);
+		for (size_t i = 0; i < t->kstack.n; i++) {
+			fputs(i ? " < " : " ", f);
+			text_str(f, t->kstack.v[i]);
+		}
+		fputc('\n', f);
+	} else if (t->kstack_status == LT_KSTACK_UNAVAILABLE) {
+		fputs("  kernel: unavailable\n", f);
+	}
+	if (t->n_frames || t->ustack_end) {
+		fprintf(f, "  user (registers: %s):\n", lt_regs_source_name(t->regs_src));
+		for (size_t i = 0; i < t->n_frames; i++) {
+			const struct lt_frame *fr = &t->frames[i];
+			fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
+			if (fr->func) {
+				text_str(f, fr->func);
+				fprintf(f, "+%#" PRIx64, fr->func_off);
+			} else {
+				fputs("??", f);
+			}
+			if (fr->module) {
+				fputs(" (", f);
+				text_str(f, fr->module);
+				fputc(')', f);
+			}
+			if (fr->file) {
+				fputc(' ', f);
+				const char *b = strrchr(fr->file, '/');
+				text_str(f, b ? b + 1 : fr->file);
+				fprintf(f, ":%d", fr->line);
+			}
+			fputc('\n', f);
+		}
+		if (t->ustack_end) {
+			fputs("    ", f);
+			text_str(f, t->ustack_end);
+			fputc('\n', f);
+		}
+	}
+	for (size_t i = 0; i < t->notes.n; i++) {
+		fputs("  note: ", f);
+		text_str(f, t->notes.v[i]);
+		fputc('\n', f);
+	}
+}
+
+void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
+{
+	char when[64] = "?";
+	time_t sec = (time_t)(s->taken_realtime_ns / 1000000000LL);
+	struct tm tm;
+	if (localtime_r(&sec, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(f, "snapshot of pid %d (", (int)s->pid);
+	text_str(f, s->comm);
+	fputs(") ", f);
+	text_str(f, s->exe ? s->exe : "?");
+	fprintf(f, ": %zu thread%s at %s, took %.1f ms\n", s->n_threads, s->n_threads == 1 ? "" : "s",
+		when, (double)s->duration_ns / 1e6);
+	for (size_t i = 0; i < s->notes.n; i++) {
+		fputs("note: ", f);
+		text_str(f, s->notes.v[i]);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		text_verdict(f, &s->verdicts[i]);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		fputc('\n', f);
+		text_thread(f, &s->threads[i]);
+	}
+}
