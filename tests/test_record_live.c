@@ -1,0 +1,448 @@
+/* Integration tests of `locktrace record` as root: real BPF programs against
+ * the bundled workloads, asserting facts the workloads print about
+ * themselves (tids, lock addresses, byte counts). */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "lt_test.h"
+
+#define NEED_ROOT()                                                                        \
+	do {                                                                               \
+		if (!tl_is_root())                                                         \
+			cr_skip_test("needs root (BPF programs): run make test as root"); \
+	} while (0)
+
+/* Runs a workload under `locktrace record -p`: starts it, reads its ground
+ * truth up to `ready`, attaches, opens the gate, collects the rest of its
+ * output, waits for both, loads the trace. */
+struct run {
+	char truth[128][256];
+	int ntruth;
+	struct tl_trace t;
+	char path[128];
+	int rec_status;
+	pid_t pid;
+};
+
+static void run_workload(struct run *r, char *const argv[])
+{
+	struct tl_proc wl, rec;
+
+	memset(r, 0, sizeof(*r));
+	tl_tmp_path(r->path, sizeof(r->path), "run");
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", r->truth, &r->ntruth, 128, 10000),
+		  "%s never printed ready", argv[0]);
+	r->pid = wl.pid;
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, r->path, NULL), 0, "recorder did not start");
+	tl_go(&wl);
+	cr_assert(tl_wait_for(&wl, 0, "done", r->truth, &r->ntruth, 128, 30000), "%s did not finish",
+		  argv[0]);
+	cr_assert_eq(tl_wait(&wl, 10000), 0, "workload failed");
+	r->rec_status = tl_wait(&rec, 20000);
+	cr_assert_eq(r->rec_status, 0, "locktrace record exited with status 0x%x", r->rec_status);
+	tl_close(&wl);
+	tl_close(&rec);
+	cr_assert_eq(tl_load(&r->t, r->path), 0);
+	cr_assert(r->t.clean_end, "trace not closed cleanly: %s", r->t.stop);
+	cr_assert(r->t.have_stats);
+	cr_assert_eq(r->t.stats.stop_reason, LT_STOP_EXIT);
+}
+
+static void run_free(struct run *r)
+{
+	tl_free(&r->t);
+	unlink(r->path);
+}
+
+/* every tid the workload printed, as a set */
+static int truth_tids(struct run *r, uint32_t *tids, int max)
+{
+	int n = 0;
+	for (int i = 0; i < r->ntruth && n < max; i++) {
+		int ok;
+		uint64_t v = tl_val(r->truth[i], "tid", &ok);
+		if (ok && !strncmp(r->truth[i], "thread", 6))
+			tids[n++] = (uint32_t)v;
+	}
+	return n;
+}
+
+static int has_tid(const uint32_t *v, int n, uint32_t tid)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == tid)
+			return 1;
+	return 0;
+}
+
+/* Every event must be about the target: its own threads, or a switch /
+ * wake-up in which one of them takes part. */
+static void assert_only_target(struct run *r)
+{
+	uint32_t pid = (uint32_t)r->pid;
+	uint32_t known[4096];
+	int nk = 0;
+
+	for (uint32_t i = 0; i < r->t.hdr.nthreads; i++)
+		known[nk++] = (uint32_t)r->t.hdr.threads[i].tid;
+	for (size_t i = 0; i < r->t.n; i++)
+		if (r->t.ev[i].h.kind == LT_EV_TASK_NEW && nk < 4096) {
+			cr_assert_eq(r->t.ev[i].tnew.tgid, pid);
+			known[nk++] = r->t.ev[i].h.tid;
+		}
+	for (size_t i = 0; i < r->t.n; i++) {
+		const struct lt_event *e = &r->t.ev[i];
+		switch (e->h.kind) {
+		case LT_EV_SWITCH:
+			cr_assert(e->sw.prev_tgid == pid || e->sw.next_tgid == pid,
+				  "switch %u -> %u involves no target thread", e->sw.prev_tid, e->sw.next_tid);
+			if (e->sw.prev_tgid == pid)
+				cr_assert(has_tid(known, nk, e->sw.prev_tid));
+			if (e->sw.next_tgid == pid)
+				cr_assert(has_tid(known, nk, e->sw.next_tid));
+			break;
+		case LT_EV_LOST:
+			break;
+		default:
+			cr_assert(has_tid(known, nk, e->h.tid), "event of kind %s for tid %u, not a thread of %u",
+				  lt_kind_name(e->h.kind), e->h.tid, pid);
+		}
+	}
+}
+
+Test(record_live, mutex_contention_waits_on_the_printed_lock, .timeout = 60)
+{
+	NEED_ROOT();
+	char *argv[] = { WL("mutex_contention"), "-t", "4", "-n", "500", NULL };
+	struct run r;
+	run_workload(&r, argv);
+
+	const char *lock = tl_find(r.truth, r.ntruth, "lock", "name=biglock");
+	cr_assert_not_null(lock);
+	uint64_t addr = tl_val(lock, "addr", NULL);
+	uint32_t tids[64];
+	int nt = truth_tids(&r, tids, 64);
+	cr_assert_eq(nt, 4);
+
+	/* workers are created after attach: each has a TASK_NEW, and waits
+	 * on the printed mutex address; per thread, every futex entry has
+	 * its exit (the process ended, so no call can still be open) */
+	for (int k = 0; k < nt; k++) {
+		int created = 0, waits = 0, open = 0, entries = 0, exits = 0;
+		for (size_t i = 0; i < r.t.n; i++) {
+			const struct lt_event *e = &r.t.ev[i];
+			if (e->h.tid != tids[k])
+				continue;
+			if (e->h.kind == LT_EV_TASK_NEW) {
+				created++;
+				cr_assert_eq(e->tnew.parent_tid, (uint32_t)r.pid);
+			}
+			if (e->h.kind == LT_EV_FUTEX_ENTER) {
+				cr_assert_eq(open, 0, "tid %u: two futex entries without an exit", tids[k]);
+				open = 1;
+				entries++;
+				if (e->futex.uaddr == addr && (e->futex.op & 0x7f) == 0)
+					waits++;
+			}
+			if (e->h.kind == LT_EV_SYS_EXIT && e->exit.nr == 202) {
+				cr_assert_eq(open, 1, "tid %u: futex exit without entry", tids[k]);
+				open = 0;
+				exits++;
+			}
+		}
+		cr_assert_eq(created, 1, "tid %u: %d TASK_NEW events", tids[k], created);
+		cr_assert_gt(waits, 0, "tid %u never waited on 0x%lx", tids[k], (unsigned long)addr);
+		cr_assert_eq(entries, exits, "tid %u: %d entries, %d exits", tids[k], entries, exits);
+	}
+	/* each worker exits; the whole process exits once */
+	int exits = 0, group = 0;
+	for (size_t i = 0; i < r.t.n; i++)
+		if (r.t.ev[i].h.kind == LT_EV_TASK_EXIT) {
+			exits++;
+			group += !!(r.t.ev[i].h.flags & LT_F_GROUP_DEAD);
+		}
+	cr_assert_eq(exits, 5);
+	cr_assert_eq(group, 1);
+	cr_assert_eq(tl_total_lost(&r.t), 0);
+	assert_only_target(&r);
+	run_free(&r);
+}
+
+Test(record_live, condvar_wake_then_waking_of_the_other_thread, .timeout = 60)
+{
+	NEED_ROOT();
+	char *argv[] = { WL("condvar_pingpong"), "-n", "200", NULL };
+	struct run r;
+	run_workload(&r, argv);
+
+	uint32_t ping = (uint32_t)tl_val(tl_find(r.truth, r.ntruth, "thread", "role=ping"), "tid", NULL);
+	uint32_t pong = (uint32_t)tl_val(tl_find(r.truth, r.ntruth, "thread", "role=pong"), "tid", NULL);
+	cr_assert(ping && pong);
+
+	/* A FUTEX_WAKE by one thread, then inside that call the sched_waking
+	 * of the other with the caller as waker: count such edges each way */
+	int edges[2] = { 0, 0 };
+	uint32_t in_wake[2] = { 0, 0 }; /* per thread: inside a FUTEX_WAKE */
+	for (size_t i = 0; i < r.t.n; i++) {
+		const struct lt_event *e = &r.t.ev[i];
+		int who = e->h.tid == ping ? 0 : e->h.tid == pong ? 1 : -1;
+		if (e->h.kind == LT_EV_FUTEX_ENTER && who >= 0)
+			in_wake[who] = (e->futex.op & 0x7f) == 1;
+		else if (e->h.kind == LT_EV_SYS_EXIT && who >= 0)
+			in_wake[who] = 0;
+		else if (e->h.kind == LT_EV_WAKING && who >= 0) {
+			uint32_t waker = e->wake.waker_tid;
+			int w = waker == ping ? 0 : waker == pong ? 1 : -1;
+			if (w >= 0 && w != who && in_wake[w]) {
+				cr_assert_eq(e->wake.waker_tgid, (uint32_t)r.pid);
+				edges[w]++;
+			}
+		}
+	}
+	/* strict alternation over 200 rounds: most hand-offs need a wake-up */
+	cr_assert_gt(edges[0], 20, "ping woke pong %d times", edges[0]);
+	cr_assert_gt(edges[1], 20, "pong woke ping %d times", edges[1]);
+	cr_assert_eq(tl_total_lost(&r.t), 0);
+	assert_only_target(&r);
+	run_free(&r);
+}
+
+Test(record_live, socket_bytes_read_equal_bytes_written, .timeout = 60)
+{
+	NEED_ROOT();
+	char *argv[] = { WL("select_reader"), "-n", "200", NULL };
+	struct run r;
+	run_workload(&r, argv);
+
+	const char *done = tl_find(r.truth, r.ntruth, "done", NULL);
+	cr_assert_not_null(done);
+	uint64_t written = tl_val(done, "bytes_written", NULL), read = tl_val(done, "bytes_read", NULL);
+	uint64_t nreads = tl_val(done, "reads", NULL), nwrites = tl_val(done, "writes", NULL);
+	int rfd = (int)tl_val(tl_find(r.truth, r.ntruth, "socket", "role=reader"), "fd", NULL);
+	int wfd = (int)tl_val(tl_find(r.truth, r.ntruth, "socket", "role=writer"), "fd", NULL);
+	uint32_t reader = (uint32_t)tl_val(tl_find(r.truth, r.ntruth, "thread", "role=reader"), "tid", NULL);
+
+	/* pair each socket call's entry with its exit on the same thread */
+	uint64_t got_read = 0, got_written = 0, ok_reads = 0, ok_writes = 0, selects = 0;
+	struct { uint32_t tid; int nr, fd; } open[8] = { 0 };
+	for (size_t i = 0; i < r.t.n; i++) {
+		const struct lt_event *e = &r.t.ev[i];
+		if (e->h.kind == LT_EV_IO_ENTER) {
+			for (int k = 0; k < 8; k++)
+				if (!open[k].tid || open[k].tid == e->h.tid) {
+					open[k].tid = e->h.tid;
+					open[k].nr = e->io.nr;
+					open[k].fd = e->io.fd;
+					break;
+				}
+		} else if (e->h.kind == LT_EV_WAIT_ENTER && e->h.tid == reader &&
+			   (e->wait.nr == 23 || e->wait.nr == 270)) { /* glibc select() is pselect6 */
+			cr_assert_eq(e->wait.fds[0], rfd);
+			selects++;
+		} else if (e->h.kind == LT_EV_SYS_EXIT && (e->exit.nr == 0 || e->exit.nr == 1)) {
+			for (int k = 0; k < 8; k++)
+				if (open[k].tid == e->h.tid) {
+					cr_assert_eq(open[k].nr, e->exit.nr);
+					if (e->exit.ret > 0 && e->exit.nr == 0) {
+						cr_assert_eq(open[k].fd, rfd);
+						got_read += (uint64_t)e->exit.ret;
+						ok_reads++;
+					} else if (e->exit.ret > 0) {
+						cr_assert_eq(open[k].fd, wfd);
+						got_written += (uint64_t)e->exit.ret;
+						ok_writes++;
+					}
+					open[k].tid = 0;
+				}
+		}
+	}
+	cr_assert_eq(written, read);
+	cr_assert_eq(got_read, read, "trace shows %lu bytes read, workload %lu", got_read, read);
+	cr_assert_eq(got_written, written);
+	cr_assert_eq(ok_reads, nreads);
+	cr_assert_eq(ok_writes, nwrites);
+	cr_assert_eq(selects, tl_val(done, "rselects", NULL));
+	cr_assert_eq(tl_total_lost(&r.t), 0);
+	assert_only_target(&r);
+	run_free(&r);
+}
+
+Test(record_live, launch_traces_from_exec_to_exit, .timeout = 60)
+{
+	NEED_ROOT();
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "launch");
+	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--", WL("mutex_contention"),
+			 "--no-wait", "-t", "2", "-n", "50", NULL };
+	struct tl_proc p;
+	char lines[64][256];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	cr_assert(tl_wait_for(&p, 0, "done", lines, &n, 64, 20000));
+	cr_assert_eq(tl_wait(&p, 20000), 0);
+	tl_close(&p);
+	pid_t pid = (pid_t)tl_val(tl_find(lines, n, "pid", NULL), "pid", NULL);
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert(t.clean_end);
+	cr_assert_eq(t.hdr.pid, pid);
+	cr_assert(t.hdr.flags & LT_HDR_LAUNCHED);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_EXIT);
+	cr_assert(WIFEXITED(t.stats.exit_status) && WEXITSTATUS(t.stats.exit_status) == 0);
+	int exec = 0, news = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.ev[i].h.kind == LT_EV_EXEC) {
+			cr_assert_eq(t.ev[i].h.tid, (uint32_t)pid);
+			cr_assert_str_eq(t.ev[i].exec.comm, "mutex_contentio");
+			cr_assert_eq(news, 0, "exec must come first");
+			exec++;
+		}
+		news += t.ev[i].h.kind == LT_EV_TASK_NEW;
+	}
+	cr_assert_eq(exec, 1);
+	cr_assert_eq(news, 2);
+	tl_free(&t);
+	unlink(path);
+}
+
+Test(record_live, ctrl_c_stops_cleanly_and_target_keeps_running, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("select_reader"), "-n", "10000000", NULL };
+	struct tl_proc wl, rec;
+	char truth[32][256], path[128];
+	int n = 0;
+
+	tl_tmp_path(path, sizeof(path), "sigint");
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	tl_go(&wl);
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, NULL), 0);
+	usleep(300000);
+	kill(rec.pid, SIGINT);
+	cr_assert_eq(tl_wait(&rec, 10000), 0);
+
+	/* not stopped, not traced, still making progress */
+	char status[64], buf[4096];
+	snprintf(status, sizeof(status), "/proc/%d/status", wl.pid);
+	FILE *f = fopen(status, "r");
+	cr_assert_not_null(f);
+	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[len] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "TracerPid:\t0\n"), "target is being traced");
+	cr_assert(!strstr(buf, "State:\tT"), "target was stopped");
+	cr_assert_eq(kill(wl.pid, 0), 0);
+	tl_close(&wl);
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert(t.clean_end);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_SIGNAL);
+	cr_assert_gt(t.n, 100);
+	tl_free(&t);
+	unlink(path);
+}
+
+/* Runs locktrace with argv, expects a non-zero exit and `want` in stderr. */
+static void expect_error(char *const argv[], const char *want)
+{
+	struct tl_proc p;
+	char lines[16][256];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	close(p.in_fd);
+	p.in_fd = -1;
+	int found = tl_wait_for(&p, 1, "Error:", lines, &n, 16, 20000);
+	int st = tl_wait(&p, 20000);
+	cr_assert(found, "no Error: line for %s", want);
+	cr_assert(strstr(lines[n - 1], want), "stderr says '%s', expected '%s'", lines[n - 1], want);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "exit status 0x%x", st);
+	tl_close(&p);
+}
+
+Test(record_live, bad_targets_are_refused_clearly, .timeout = 60)
+{
+	NEED_ROOT();
+	char *nopid[] = { LT_BIN, "record", "-p", "12abc", NULL };
+	expect_error(nopid, "invalid pid");
+	char *gone[] = { LT_BIN, "record", "-p", "4194000", NULL };
+	expect_error(gone, "no process 4194000");
+	char *kthread[] = { LT_BIN, "record", "-p", "2", NULL };
+	expect_error(kthread, "is a kernel thread");
+	char *both[] = { LT_BIN, "record", NULL };
+	expect_error(both, "nothing to trace");
+	char *dur[] = { LT_BIN, "record", "-d", "0", "-p", "1", NULL };
+	expect_error(dur, "invalid duration");
+	char *nocmd[] = { LT_BIN, "record", "-o", "/tmp/lt-nocmd.ltrace", "-f", "--",
+			  "/nonexistent/cmd", NULL };
+	expect_error(nocmd, "cannot run /nonexistent/cmd");
+	unlink("/tmp/lt-nocmd.ltrace");
+}
+
+Test(record_live, unwritable_or_existing_output_is_refused_before_attaching, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("select_reader"), NULL };
+	struct tl_proc wl;
+	char truth[32][256], pid[16], path[128];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+
+	char *bad[] = { LT_BIN, "record", "-p", pid, "-o", "/nonexistent-dir/x.ltrace", NULL };
+	expect_error(bad, "cannot create trace file /nonexistent-dir/x.ltrace");
+
+	tl_tmp_path(path, sizeof(path), "exists");
+	FILE *f = fopen(path, "w");
+	fputs("keep me", f);
+	fclose(f);
+	char *exist[] = { LT_BIN, "record", "-p", pid, "-o", path, NULL };
+	expect_error(exist, "already exists");
+	struct stat sb;
+	cr_assert_eq(stat(path, &sb), 0);
+	cr_assert_eq(sb.st_size, 7, "existing file was modified");
+	unlink(path);
+	tl_close(&wl);
+}
+
+Test(record_live, thread_id_traces_its_process, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("select_reader"), "-n", "10000000", NULL };
+	struct tl_proc wl, rec;
+	char truth[32][256], path[128];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	tl_go(&wl);
+	cr_assert(tl_wait_for(&wl, 0, "thread role=reader", truth, &n, 32, 10000));
+	pid_t tid = (pid_t)tl_val(truth[n - 1], "tid", NULL);
+	tl_tmp_path(path, sizeof(path), "tid");
+	char tidbuf[16];
+	snprintf(tidbuf, sizeof(tidbuf), "%d", tid);
+	char *argv[] = { LT_BIN, "record", "--no-status", "-d", "0.3", "-p", tidbuf, "-o", path, NULL };
+	cr_assert_eq(tl_spawn(&rec, argv), 0);
+	char lines[8][256];
+	int m = 0;
+	cr_assert(tl_wait_for(&rec, 1, "locktrace:", lines, &m, 8, 10000));
+	char want[128];
+	snprintf(want, sizeof(want), "%d is a thread of process %d", tid, wl.pid);
+	cr_assert(strstr(lines[m - 1], want), "said: %s", lines[m - 1]);
+	cr_assert_eq(tl_wait(&rec, 10000), 0);
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert_eq(t.hdr.pid, wl.pid);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_DURATION);
+	tl_free(&t);
+	unlink(path);
+	tl_close(&rec);
+	tl_close(&wl);
+}
