@@ -446,3 +446,24 @@ Test(record_live, thread_id_traces_its_process, .timeout = 60)
 	tl_close(&rec);
 	tl_close(&wl);
 }
+
+Test(record_live, without_privileges_says_what_is_needed, .timeout = 60)
+{
+	NEED_ROOT();
+	if (access("/usr/bin/setpriv", X_OK))
+		cr_skip_test("needs /usr/bin/setpriv (util-linux) to drop privileges");
+	char *wargv[] = { WL("select_reader"), NULL };
+	struct tl_proc wl;
+	char truth[32][256], pid[16], path[128];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_tmp_path(path, sizeof(path), "nobody");
+	/* as uid nobody: no capabilities at all */
+	char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+			 LT_BIN, "record", "-p", pid, "-o", path, NULL };
+	expect_error(argv, "needs root or CAP_BPF+CAP_PERFMON");
+	cr_assert_neq(access(path, F_OK), 0, "an empty trace file was left behind");
+	tl_close(&wl);
+}
