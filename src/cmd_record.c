@@ -25,6 +25,7 @@ static void usage(FILE *f)
 		"  -d, --duration SECS  stop after SECS seconds (default: Ctrl-C, SIGTERM or exit)\n"
 		"  -b, --buffer SIZE    BPF ring buffer size, e.g. 64M (default 16M)\n"
 		"  -q, --quiet          no summary at the end\n"
+		"      --no-snapshot    do not store the state of every thread at attach\n"
 		"      --status / --no-status  live status line (default: when stderr is a tty)\n"
 		"  -v, --verbose        show libbpf's messages\n"
 		"  -h, --help           this help\n"
@@ -44,6 +45,7 @@ int lt_cmd_record(int argc, char **argv)
 		{ "buffer", required_argument, 0, 'b' }, { "quiet", no_argument, 0, 'q' },
 		{ "verbose", no_argument, 0, 'v' },     { "help", no_argument, 0, 'h' },
 		{ "status", no_argument, 0, 'S' },      { "no-status", no_argument, 0, 'N' },
+		{ "no-snapshot", no_argument, 0, 'X' },
 		{ 0, 0, 0, 0 },
 	};
 	struct lt_record_opts o = { .status_line = -1 };
@@ -85,6 +87,7 @@ int lt_cmd_record(int argc, char **argv)
 		case 'v': o.verbose = 1; break;
 		case 'S': o.status_line = 1; break;
 		case 'N': o.status_line = 0; break;
+		case 'X': o.no_snapshot = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

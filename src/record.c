@@ -9,7 +9,11 @@
  *   4. describe the process from /proc (threads at attach and the syscall
  *      each is blocked in) and write the header: a thread created between
  *      3 and 4 is in the header or has a TASK_NEW event, or both;
- *   5. drain the ring every POLL_MS into chunks until a stop condition;
+ *   5. drain the ring every POLL_MS into chunks until a stop condition,
+ *      while a helper thread takes the full snapshot at attach (stacks,
+ *      lock owners, verdicts: this can take a while on a process with many
+ *      threads, and the ring must not overflow meanwhile); its JSON is
+ *      written as a SNAPSHOT section as soon as it is ready;
  *   6. detach, drain what is left, write losses, stats and the end marker.
  */
 #include <errno.h>
@@ -24,7 +28,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 #include "locktrace/loader.h"
+#include "locktrace/snapshot.h"
+#include "locktrace/taskregs.h"
 #include "locktrace/record.h"
 #include "locktrace/target.h"
 #include "locktrace/tracefile.h"
@@ -138,6 +145,61 @@ static void account_lost(struct lt_bpf *b, struct collector *c, uint64_t *seen, 
 	}
 }
 
+/* The snapshot at attach, taken off the collector thread. */
+struct snap_job {
+	pthread_t th;
+	pid_t tgid;
+	int started;
+	volatile int done; /* set by the job, read by the loop */
+	char *json;
+	size_t len;
+	char err[256];
+};
+
+static void *snap_main(void *arg)
+{
+	struct snap_job *j = arg;
+	struct lt_snapshot_opts so = { 0 };
+	struct lt_tid_regs *regs = NULL;
+	size_t nregs = 0;
+	struct lt_snapshot *snap = NULL;
+	char err[256];
+
+	/* full registers make DWARF unwinding work past libc's syscall
+	 * wrappers; without them the snapshot falls back to /proc's sp/pc */
+	if (lt_taskregs_read(j->tgid, &regs, &nregs, err, sizeof(err)) == 0) {
+		so.regs = regs;
+		so.n_regs = nregs;
+	}
+	int r = lt_snapshot_take(j->tgid, &so, &snap);
+	if (r)
+		snprintf(j->err, sizeof(j->err), "%s", lt_snapshot_strerror(r));
+	else if (lt_snapshot_to_json_buf(snap, &j->json, &j->len))
+		snprintf(j->err, sizeof(j->err), "cannot serialize the snapshot");
+	lt_snapshot_free(snap);
+	free(regs);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Writes the snapshot section once the job is done (wait: block for it). */
+static void snap_collect(struct snap_job *j, struct collector *c, int wait, int quiet)
+{
+	if (!j->started || (!wait && !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)))
+		return;
+	pthread_join(j->th, NULL);
+	j->started = 0;
+	if (j->json && !c->werr) {
+		int r = lt_writer_section(c->w, LT_CHUNK_SNAPSHOT, j->json, j->len);
+		if (r)
+			c->werr = r;
+	} else if (!j->json && !quiet) {
+		fprintf(stderr, "locktrace: warning: no snapshot at attach: %s\n", j->err);
+	}
+	free(j->json);
+	j->json = NULL;
+}
+
 static int open_output(const struct lt_record_opts *o, const char *comm, pid_t pid,
 		       struct lt_writer **w, char *path, size_t plen)
 {
@@ -218,6 +280,7 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	int pidfd = -1, ret = -1, launched = 0, bpf_started = 0;
 	char comm[LT_COMM_LEN + 8] = "process";
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct snap_job snap = { 0 };
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
@@ -320,6 +383,10 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	}
 	for (uint32_t i = 0; i < hdr.nthreads; i++)
 		tidset_add(&c.tids, (uint32_t)hdr.threads[i].tid);
+	if (!o->no_snapshot && !launched) {
+		snap.tgid = tgid;
+		snap.started = pthread_create(&snap.th, NULL, snap_main, &snap) == 0;
+	}
 
 	int show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC), last_flush = t0, last_lost = t0, last_status = t0;
@@ -335,6 +402,7 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 			break;
 		}
 		uint64_t now = lt_now_ns(CLOCK_MONOTONIC);
+		snap_collect(&snap, &c, 0, o->quiet);
 		if (now - last_lost >= LOST_CHECK_NS) {
 			account_lost(&bpf, &c, lost_seen, lost_now, nlost);
 			last_lost = now;
@@ -387,6 +455,7 @@ finish:
 				"the rest of the ring buffer\n");
 	}
 	account_lost(&bpf, &c, lost_seen, lost_now, nlost);
+	snap_collect(&snap, &c, 1, o->quiet);
 
 	if (launched || pidfd >= 0) {
 		int st;

@@ -467,3 +467,44 @@ Test(record_live, without_privileges_says_what_is_needed, .timeout = 60)
 	cr_assert_neq(access(path, F_OK), 0, "an empty trace file was left behind");
 	tl_close(&wl);
 }
+
+Test(record_live, snapshot_at_attach_names_the_already_deadlocked_threads, .timeout = 60)
+{
+	NEED_ROOT();
+	/* the threads are asleep before attach and emit no event at all:
+	 * only the snapshot stored in the trace can say what they wait on */
+	char *wargv[] = { WL("deadlock"), NULL };
+	struct tl_proc wl;
+	char truth[32][256], pid[16], path[128];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_tmp_path(path, sizeof(path), "deadlock");
+	char *argv[] = { LT_BIN, "record", "-q", "-d", "0.5", "-p", pid, "-o", path, NULL };
+	struct tl_proc rec;
+	cr_assert_eq(tl_spawn(&rec, argv), 0);
+	cr_assert_eq(tl_wait(&rec, 20000), 0);
+	tl_close(&rec);
+	tl_close(&wl);
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert(t.clean_end);
+	cr_assert_gt(t.snapshot_len, 0, "no snapshot section");
+	const char *a = tl_find(truth, n, "thread", "role=A");
+	const char *b = tl_find(truth, n, "thread", "role=B");
+	cr_assert(a && b, "workload did not print its threads");
+	char want[96];
+	snprintf(want, sizeof(want), "\"tids\":[%llu,%llu]", (unsigned long long)tl_val(a, "tid", NULL),
+		 (unsigned long long)tl_val(b, "tid", NULL));
+	cr_assert(strstr(t.snapshot_json, "\"kind\":\"deadlock\""), "no deadlock verdict");
+	cr_assert(strstr(t.snapshot_json, want), "deadlock verdict does not name %s", want);
+	/* the header knows both were in futex() at attach */
+	int in_futex = 0;
+	for (uint32_t i = 0; i < t.hdr.nthreads; i++)
+		in_futex += t.hdr.threads[i].sc_nr == 202;
+	cr_assert_eq(in_futex, 2);
+	tl_free(&t);
+	unlink(path);
+}

@@ -18,6 +18,7 @@ struct lt_record_opts {
 	int status_line;     /* -1: when stderr is a terminal, 0 never, 1 always */
 	int verbose;
 	int quiet;           /* no summary */
+	int no_snapshot;     /* skip the snapshot at attach (stacks, owners) */
 };
 
 struct lt_record_result {
