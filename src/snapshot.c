@@ -182,14 +182,14 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 	if (f->timeout_ptr) {
 		f->timeout_ok = read_timespec(c, f->timeout_ptr, &f->timeout_sec, &f->timeout_nsec);
 		if (!f->timeout_ok)
-			lt_strlist_add(&t->notes, "futex timeout at %#" PRIx64 " unreadable", f->timeout_ptr);
+			lt_strlist_add(&t->notes, "futex timeout at 0x%" PRIx64 " unreadable", f->timeout_ptr);
 	}
 	int r = lt_mem_read(m, f->uaddr, &f->word, sizeof(f->word));
 	f->word_ok = r == 0;
 	f->owner_kind = LT_OWNER_UNKNOWN;
 	f->owner = 0;
 	if (!f->word_ok) {
-		lt_strlist_add(&t->notes, "futex word at %#" PRIx64 " unreadable: %s", f->uaddr,
+		lt_strlist_add(&t->notes, "futex word at 0x%" PRIx64 " unreadable: %s", f->uaddr,
 			       strerror(-r));
 		return;
 	}
@@ -224,6 +224,10 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 		f->owner = f->mutex_owner;
 		return;
 	}
+	if (f->mutex_ok && (w == 1 || w == 2) && f->mutex_owner > 0 && (f->mutex_kind & ~0x3f3) == 0 &&
+	    !is_tid(c->s, (uint32_t)f->mutex_owner))
+		lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is not a thread "
+			       "of this process (exited while holding it?)", (int)f->mutex_owner);
 	/* pthread_join sleeps on the joined thread's tid field */
 	if (w == f->expected && is_tid(c->s, w)) {
 		f->owner_kind = LT_OWNER_JOIN;
@@ -265,7 +269,7 @@ static void decode_poll(struct ctx *c, struct lt_thread *t)
 			return;
 		int r = lt_mem_read(m, a[0], pf, n * 8);
 		if (r) {
-			lt_strlist_add(&t->notes, "pollfd array at %#" PRIx64 " unreadable: %s", a[0],
+			lt_strlist_add(&t->notes, "pollfd array at 0x%" PRIx64 " unreadable: %s", a[0],
 				       strerror(-r));
 			free(pf);
 			return;
@@ -312,7 +316,7 @@ static void decode_poll(struct ctx *c, struct lt_thread *t)
 			sets[k] = calloc(words, 8);
 			if (!sets[k] || lt_mem_read(m, a[1 + k], sets[k], words * 8)) {
 				ok = false;
-				lt_strlist_add(&t->notes, "fd_set at %#" PRIx64 " unreadable", a[1 + k]);
+				lt_strlist_add(&t->notes, "fd_set at 0x%" PRIx64 " unreadable", a[1 + k]);
 				free(sets[k]);
 				sets[k] = NULL;
 			}
@@ -398,8 +402,9 @@ static char *fd_phrase(const struct lt_fd *f)
 	return lts_asprintf("fd %d: %s", f->fd, f->desc ? f->desc : f->target ? f->target : "?");
 }
 
-static char *make_detail(const struct lt_snapshot *s, const struct lt_thread *t)
+static char *make_detail(struct ctx *c, const struct lt_thread *t)
 {
+	const struct lt_snapshot *s = c->s;
 	const uint64_t *a = t->sc.args;
 	char name[32];
 	if (t->sc_name)
@@ -414,7 +419,9 @@ static char *make_detail(const struct lt_snapshot *s, const struct lt_thread *t)
 		else
 			snprintf(op, sizeof(op), "FUTEX2%s", f->private_ ? "_PRIVATE" : "");
 		char word[48] = "word unreadable";
-		if (f->word_ok)
+		if (f->word_ok && f->word > 0xffff)
+			snprintf(word, sizeof(word), "word=0x%x", f->word);
+		else if (f->word_ok)
 			snprintf(word, sizeof(word), "word=%u", f->word);
 		char own[160] = "";
 		if (f->owner_kind >= LT_OWNER_MUTEX) {
@@ -428,12 +435,12 @@ static char *make_detail(const struct lt_snapshot *s, const struct lt_thread *t)
 		} else if (f->owner_kind == LT_OWNER_NONE && f->is_wait) {
 			snprintf(own, sizeof(own), ", no owner recorded");
 		}
-		return lts_asprintf("%s(%#" PRIx64 " <%s>, %s, %u) %s%s", name, f->uaddr,
+		return lts_asprintf("%s(0x%" PRIx64 " <%s>, %s, %u) %s%s", name, f->uaddr,
 				    f->lock_sym ? f->lock_sym : "?", op, f->expected, word, own);
 	}
 	if (t->wait == LT_WAIT_IO) {
 		char *fp = fd_phrase(&t->fdw.io);
-		char *d = lts_asprintf("%s(%s, %#" PRIx64 ", %" PRIu64 ")", name, fp ? fp : "?", a[1], a[2]);
+		char *d = lts_asprintf("%s(%s, 0x%" PRIx64 ", %" PRIu64 ")", name, fp ? fp : "?", a[1], a[2]);
 		free(fp);
 		return d;
 	}
@@ -480,8 +487,29 @@ static char *make_detail(const struct lt_snapshot *s, const struct lt_thread *t)
 		free(fds);
 		return d;
 	}
-	return lts_asprintf("%s(%#" PRIx64 ", %#" PRIx64 ", %#" PRIx64 ", %#" PRIx64 ", %#" PRIx64
-			    ", %#" PRIx64 ")", name, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (t->wait == LT_WAIT_SLEEP && (t->sc.nr == 35 || t->sc.nr == 230)) {
+		/* nanosleep(req, rem) / clock_nanosleep(clock, flags, req, rem) */
+		bool abs = t->sc.nr == 230 && (a[1] & 1); /* TIMER_ABSTIME */
+		uint64_t req = t->sc.nr == 35 ? a[0] : a[2];
+		int64_t sec, nsec;
+		char what[64] = "request unreadable";
+		if (read_timespec(c, req, &sec, &nsec))
+			snprintf(what, sizeof(what), "%s %" PRId64 ".%03" PRId64 " s",
+				 abs ? "until" : "for", sec, nsec / 1000000);
+		if (t->sc.nr == 35)
+			return lts_asprintf("%s(%s)", name, what);
+		static const char *const clocks[] = { "CLOCK_REALTIME", "CLOCK_MONOTONIC",
+						      "CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID",
+						      "CLOCK_MONOTONIC_RAW", "CLOCK_REALTIME_COARSE",
+						      "CLOCK_MONOTONIC_COARSE", "CLOCK_BOOTTIME" };
+		if (a[0] < sizeof(clocks) / sizeof(clocks[0]))
+			return lts_asprintf("%s(%s, %s)", name, clocks[a[0]], what);
+		return lts_asprintf("%s(clock %" PRIu64 ", %s)", name, a[0], what);
+	}
+	if (t->wait == LT_WAIT_CHILD && t->sc.nr == 61)
+		return lts_asprintf("%s(pid %d)", name, (int)(int32_t)a[0]);
+	return lts_asprintf("%s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64
+			    ", 0x%" PRIx64 ")", name, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* ---- user stacks ---- */
@@ -517,8 +545,8 @@ static void unwind_one(struct ctx *c, struct lt_unwinder *u, struct lt_thread *t
 		/* the caller's registers were saved earlier: if the thread has
 		 * moved since, /proc's fresh sp/pc win */
 		if (ur.r.sp != t->sc.sp || ur.r.ip != t->sc.pc) {
-			lt_strlist_add(&t->notes, "caller registers stale (ip %#" PRIx64 " sp %#" PRIx64
-				       " vs /proc %#" PRIx64 " %#" PRIx64 "): using /proc sp/pc",
+			lt_strlist_add(&t->notes, "caller registers stale (ip 0x%" PRIx64 " sp 0x%" PRIx64
+				       " vs /proc 0x%" PRIx64 " 0x%" PRIx64 "): using /proc sp/pc",
 				       ur.r.ip, ur.r.sp, t->sc.pc, t->sc.sp);
 			memset(&ur, 0, sizeof(ur));
 		}
@@ -705,11 +733,11 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)
-			t->detail = make_detail(s, t);
+			t->detail = make_detail(&c, t);
 		else if (t->sc.state == LT_SC_RUNNING)
 			t->detail = lts_strdup("running");
 		else if (t->sc.state == LT_SC_NOT_IN_SYSCALL)
-			t->detail = lts_asprintf("not in a system call (pc %#" PRIx64 ")", t->sc.pc);
+			t->detail = lts_asprintf("not in a system call (pc 0x%" PRIx64 ")", t->sc.pc);
 	}
 
 	if (!(o->flags & LT_SNAP_NO_USTACK)) {

@@ -123,7 +123,7 @@ static void text_str(FILE *f, const char *s)
 
 static void json_hex(FILE *f, uint64_t v)
 {
-	fprintf(f, "\"%#" PRIx64 "\"", v);
+	fprintf(f, "\"0x%" PRIx64 "\"", v);
 }
 
 static void json_strlist(FILE *f, const struct lt_strlist *l)
@@ -378,8 +378,9 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 		[LT_VERDICT_CONVOY] = "CONVOY",
 		[LT_VERDICT_IDLE] = "IDLE",
 		[LT_VERDICT_OK] = "OK",
+		[LT_VERDICT_UNKNOWN] = "UNKNOWN",
 	};
-	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_OK) ? tag[v->kind] : "?";
+	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_UNKNOWN) ? tag[v->kind] : "?";
 	fprintf(f, "%s: ", t);
 	text_str(f, v->summary);
 	fputc('\n', f);
@@ -426,7 +427,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 			fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
 			if (fr->func) {
 				text_str(f, fr->func);
-				fprintf(f, "+%#" PRIx64, fr->func_off);
+				fprintf(f, "+0x%" PRIx64, fr->func_off);
 			} else {
 				fputs("??", f);
 			}

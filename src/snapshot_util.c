@@ -299,6 +299,7 @@ const char *lt_verdict_kind_name(enum lt_verdict_kind k)
 	case LT_VERDICT_CONVOY: return "convoy";
 	case LT_VERDICT_IDLE: return "idle";
 	case LT_VERDICT_OK: return "ok";
+	case LT_VERDICT_UNKNOWN: return "unknown";
 	}
 	return "unknown";
 }

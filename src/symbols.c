@@ -154,6 +154,9 @@ static struct modinfo *mod_info(struct lt_sym *s, Dwfl_Module *mod)
 		return NULL;
 	mi->base = strdup(name ? base_name(name) : "?");
 	mi->is_main = name && s->exe && strcmp(name, s->exe) == 0;
+	/* the build-id is known once the ELF is loaded */
+	Dwarf_Addr bias;
+	dwfl_module_getelf(mod, &bias);
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &bits, &vaddr);
@@ -285,24 +288,24 @@ char *lt_sym_describe(struct lt_sym *s, uint64_t addr)
 		if (name && ((sym.st_size && off < sym.st_size) || (!sym.st_size && off < 4096))) {
 			char offs[32] = "";
 			if (off)
-				snprintf(offs, sizeof(offs), "+%#" PRIx64, (uint64_t)off);
+				snprintf(offs, sizeof(offs), "+0x%" PRIx64, (uint64_t)off);
 			if (mi && mi->is_main)
 				return lts_asprintf("%s%s", name, offs);
 			return lts_asprintf("%s:%s%s", mi ? mi->base : "?", name, offs);
 		}
 		Dwarf_Addr base = 0;
 		dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
-		return lts_asprintf("%s+%#" PRIx64, mi ? mi->base : "?", addr - base);
+		return lts_asprintf("%s+0x%" PRIx64, mi ? mi->base : "?", addr - base);
 	}
 	if (m->stack_tid)
 		return lts_asprintf("[stack of thread %d]", (int)m->stack_tid);
 	if (m->path && strcmp(m->path, "[stack]") == 0)
 		return lts_asprintf("[stack of thread %d]", (int)s->pid);
 	if (m->path && m->path[0] == '/')
-		return lts_asprintf("%s+%#" PRIx64, base_name(m->path), addr - m->start + m->offset);
+		return lts_asprintf("%s+0x%" PRIx64, base_name(m->path), addr - m->start + m->offset);
 	if (m->path)
 		return lts_strdup(m->path); /* [heap], [vdso], [anon:name] */
-	return lts_asprintf("[anonymous mapping %#" PRIx64 "]", m->start);
+	return lts_asprintf("[anonymous mapping 0x%" PRIx64 "]", m->start);
 }
 
 /* ---- code addresses ---- */

@@ -62,9 +62,9 @@ static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
 static const char *lock_label(const struct lt_futex *f, char *buf, size_t len)
 {
 	if (f->lock_sym)
-		snprintf(buf, len, "%s (%#" PRIx64 ")", f->lock_sym, f->uaddr);
+		snprintf(buf, len, "%s (0x%" PRIx64 ")", f->lock_sym, f->uaddr);
 	else
-		snprintf(buf, len, "%#" PRIx64, f->uaddr);
+		snprintf(buf, len, "0x%" PRIx64, f->uaddr);
 	return buf;
 }
 
@@ -219,30 +219,51 @@ static void find_deadlocks(struct lt_snapshot *s)
 		for (size_t m = 0; m < v->n_tids; m++)
 			edge_evidence(v, s, lt_snapshot_find(s, v->tids[m]));
 	}
-	/* threads blocked behind a cycle (their chain leads into it) */
-	for (size_t vi = first_verdict; vi < s->n_verdicts; vi++) {
-		struct lt_verdict *v = &s->verdicts[vi];
-		size_t behind = 0;
-		char list[256];
-		size_t ll = 0;
-		list[0] = 0;
+	/* threads blocked behind a cycle (their chain leads into it):
+	 * reach[i] = the cycle's verdict index, or -1; memoized so a long
+	 * chain is walked once (O(n)) */
+	if (s->n_verdicts > first_verdict) {
+		long *reach = malloc(n * sizeof(*reach));
+		long *path = malloc(n * sizeof(*path));
+		if (!reach || !path) {
+			free(reach);
+			free(path);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			reach[i] = cycle[i] >= 0 ? cycle[i] : -2; /* -2: not computed */
 		for (size_t i = 0; i < n; i++) {
-			if (cycle[i] >= 0 || next[i] < 0)
-				continue;
-			long j = next[i];
-			size_t steps = 0;
-			while (j >= 0 && cycle[j] < 0 && steps++ < n)
+			size_t np = 0;
+			long j = (long)i;
+			while (j >= 0 && reach[j] == -2) {
+				path[np++] = j;
+				reach[j] = -3; /* on the current path */
 				j = next[j];
-			if (j >= 0 && cycle[j] == (long)vi) {
+			}
+			long r = (j >= 0 && reach[j] >= 0) ? reach[j] : -1;
+			while (np)
+				reach[path[--np]] = r;
+		}
+		for (size_t vi = first_verdict; vi < s->n_verdicts; vi++) {
+			struct lt_verdict *v = &s->verdicts[vi];
+			size_t behind = 0;
+			char list[256];
+			size_t ll = 0;
+			list[0] = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (cycle[i] >= 0 || reach[i] != (long)vi)
+					continue;
 				behind++;
 				if (ll < sizeof(list) - 16)
 					ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
 							       behind > 1 ? ", " : "", (int)s->threads[i].tid);
 			}
+			if (behind)
+				lt_strlist_add(&v->evidence, "%zu more thread(s) blocked behind the cycle: %s%s",
+					       behind, list, ll >= sizeof(list) - 16 ? ", ..." : "");
 		}
-		if (behind)
-			lt_strlist_add(&v->evidence, "%zu more thread(s) blocked behind the cycle: %s%s",
-				       behind, list, ll >= sizeof(list) - 16 ? ", ..." : "");
+		free(reach);
+		free(path);
 	}
 out:
 	free(next);
@@ -352,26 +373,32 @@ static void find_convoys(struct lt_snapshot *s, int min_waiters)
 			continue;
 		}
 		/* the owner most waiters agree on (they read it at different
-		 * moments); lock-like words only when none is recorded */
-		pid_t owner = 0;
+		 * moments): majority vote (Boyer-Moore), then count it */
+		pid_t owner = 0, cand = 0;
 		enum lt_owner_kind how = LT_OWNER_NONE;
-		size_t best = 0;
+		size_t best = 0, run = 0;
 		for (size_t k = a; k < b; k++) {
 			const struct lt_futex *f = &s->threads[w[k].idx].futex;
 			if (!has_owner(f))
 				continue;
-			size_t votes = 0;
-			for (size_t q = a; q < b && votes <= cnt / 2; q++)
-				if (s->threads[w[q].idx].futex.owner == f->owner)
-					votes++;
-			if (votes > best) {
-				best = votes;
-				owner = f->owner;
+			if (run == 0) {
+				cand = f->owner;
+				run = 1;
+			} else if (f->owner == cand) {
+				run++;
+			} else {
+				run--;
+			}
+		}
+		for (size_t k = a; k < b && cand; k++) {
+			const struct lt_futex *f = &s->threads[w[k].idx].futex;
+			if (has_owner(f) && f->owner == cand) {
+				best++;
 				how = f->owner_kind;
 			}
-			if (best > cnt / 2)
-				break;
 		}
+		if (best)
+			owner = cand;
 		const struct lt_thread *t0 = &s->threads[w[a].idx];
 		bool locklike = t0->futex.is_pi || owner != 0 ||
 				(t0->futex.word_ok && (t0->futex.word == 1 || t0->futex.word == 2));
@@ -394,7 +421,14 @@ static void find_convoys(struct lt_snapshot *s, int min_waiters)
 		v->owner = owner;
 		char *owner_phrase;
 		const struct lt_thread *o = owner ? lt_snapshot_find(s, owner) : NULL;
-		if (!owner) {
+		bool dead_owner = !owner && t0->futex.mutex_ok && t0->futex.mutex_owner > 0 &&
+				  (t0->futex.word == 1 || t0->futex.word == 2) &&
+				  (t0->futex.mutex_kind & ~0x3f3) == 0 &&
+				  !lt_snapshot_find(s, t0->futex.mutex_owner);
+		if (dead_owner) {
+			owner_phrase = lts_asprintf("its recorded owner %d is no longer a thread of this process",
+						    (int)t0->futex.mutex_owner);
+		} else if (!owner) {
 			owner_phrase = lts_strdup("no owner recorded");
 		} else if (!o) {
 			owner_phrase = lts_asprintf("owner %d is not a thread of this process", (int)owner);
@@ -435,6 +469,10 @@ static void find_convoys(struct lt_snapshot *s, int min_waiters)
 							       (int)owner, f, o->frames[f].func,
 							       o->frames[f].module ? o->frames[f].module : "?");
 			}
+		} else if (dead_owner) {
+			lt_strlist_add(&v->evidence, "the pthread mutex __owner field holds tid %d, which is not "
+				       "a thread of this process: the owner probably exited while holding the lock",
+				       (int)t0->futex.mutex_owner);
 		} else {
 			lt_strlist_add(&v->evidence, "lock word %u looks like a lock held with waiters, "
 				       "but no owner tid is stored with it", t0->futex.word);
@@ -449,7 +487,7 @@ static void find_convoys(struct lt_snapshot *s, int min_waiters)
 
 static void classify_rest(struct lt_snapshot *s)
 {
-	size_t running = 0, io = 0, condvar = 0, locks = 0, other = 0;
+	size_t running = 0, io = 0, condvar = 0, locks = 0, other = 0, unreadable = 0;
 	size_t by_kind[LT_WAIT_OTHER + 1] = { 0 };
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
@@ -459,6 +497,7 @@ static void classify_rest(struct lt_snapshot *s)
 		}
 		if (t->sc.state != LT_SC_IN_SYSCALL) {
 			other++;
+			unreadable += t->sc.state == LT_SC_UNREADABLE;
 			continue;
 		}
 		switch (t->wait) {
@@ -501,9 +540,21 @@ static void classify_rest(struct lt_snapshot *s)
 				       "unchanged (condition variables, semaphores)", condvar);
 		return;
 	}
+	if (s->n_threads && unreadable == s->n_threads) {
+		v = new_verdict(s, LT_VERDICT_UNKNOWN);
+		if (!v)
+			return;
+		v->summary = lts_asprintf("no verdict: the system call of none of the %zu threads could "
+					  "be read (permission denied? run as root or as the owner)",
+					  s->n_threads);
+		return;
+	}
 	v = new_verdict(s, LT_VERDICT_OK);
 	if (!v)
 		return;
+	if (unreadable)
+		lt_strlist_add(&v->evidence, "%zu of %zu threads could not be read: the verdict ignores them",
+			       unreadable, s->n_threads);
 	v->summary = lts_asprintf("nothing suspicious: no lock cycle, no lost wake-up, no convoy");
 	lt_strlist_add(&v->evidence, "%zu running, %zu in I/O waits (%s), %zu on futexes without owner, "
 		       "%zu on owned locks, %zu other", running, io, kinds, condvar, locks, other);

@@ -241,6 +241,7 @@ enum lt_verdict_kind {
 	LT_VERDICT_CONVOY,
 	LT_VERDICT_IDLE,
 	LT_VERDICT_OK,           /* nothing suspicious */
+	LT_VERDICT_UNKNOWN,      /* no thread's state could be read (permissions) */
 };
 const char *lt_verdict_kind_name(enum lt_verdict_kind k);
 
