@@ -1,0 +1,381 @@
+/* Verdict rules on synthetic thread tables: wait-for-graph cycles,
+ * lost wake-ups, convoys, idle, nothing suspicious.  No root needed. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "locktrace/snapshot.h"
+
+static struct lt_snapshot *table(size_t n)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	cr_assert_not_null(s);
+	s->pid = 100;
+	snprintf(s->comm, sizeof(s->comm), "prog");
+	s->threads = calloc(n, sizeof(*s->threads));
+	s->n_threads = n;
+	return s;
+}
+
+static void base(struct lt_thread *t, pid_t tid, const char *comm, double idle)
+{
+	t->tid = tid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->state = 'S';
+	t->idle_s = idle;
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	t->fdw.epfd = -1;
+	t->fdw.io.fd = -1;
+}
+
+/* futex(uaddr, FUTEX_WAIT_PRIVATE, expected) with the word and owner seen */
+static void futex_wait(struct lt_thread *t, pid_t tid, const char *comm, uint64_t uaddr,
+		       uint32_t expected, uint32_t word, enum lt_owner_kind ok, pid_t owner, double idle)
+{
+	base(t, tid, comm, idle);
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.nr = 202;
+	t->sc.args[0] = uaddr;
+	t->sc.args[1] = 0x80;
+	t->sc.args[2] = expected;
+	t->sc_name = "futex";
+	t->wait = LT_WAIT_FUTEX;
+	lt_futex_decode_args(&t->futex, t->sc.args);
+	t->futex.word_ok = true;
+	t->futex.word = word;
+	t->futex.owner_kind = ok;
+	t->futex.owner = owner;
+}
+
+static void in_io(struct lt_thread *t, pid_t tid, const char *comm, long nr, int fd,
+		  enum lt_fd_kind kind, double idle)
+{
+	base(t, tid, comm, idle);
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.nr = nr;
+	t->sc.args[0] = (uint64_t)fd;
+	t->sc_name = lt_syscall_name(nr);
+	t->wait = lt_syscall_wait_kind(nr);
+	if (t->wait == LT_WAIT_IO) {
+		t->fdw.io.fd = fd;
+		t->fdw.io.kind = kind;
+	}
+}
+
+static void running(struct lt_thread *t, pid_t tid, const char *comm)
+{
+	base(t, tid, comm, 0);
+	t->state = 'R';
+	t->idle_src = LT_IDLE_RUNNING;
+	t->sc.state = LT_SC_RUNNING;
+	t->sc.nr = -1;
+}
+
+static size_t count(const struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		n += s->verdicts[i].kind == k;
+	return n;
+}
+
+static const struct lt_verdict *find(const struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == k)
+			return &s->verdicts[i];
+	return NULL;
+}
+
+static bool evidence_has(const struct lt_verdict *v, const char *needle)
+{
+	for (size_t i = 0; i < v->evidence.n; i++)
+		if (strstr(v->evidence.v[i], needle))
+			return true;
+	return false;
+}
+
+#define LA 0x5000
+#define LB 0x5040
+#define LC 0x5080
+
+Test(verdict_deadlock, two_threads_ab_ba)
+{
+	struct lt_snapshot *s = table(3);
+	in_io(&s->threads[0], 100, "main", 34, -1, LT_FD_UNKNOWN, 3); /* pause */
+	futex_wait(&s->threads[1], 101, "A", LB, 2, 2, LT_OWNER_MUTEX, 102, 3);
+	futex_wait(&s->threads[2], 102, "B", LA, 2, 2, LT_OWNER_MUTEX, 101, 3);
+	s->threads[1].futex.lock_sym = strdup("L2");
+	s->threads[2].futex.lock_sym = strdup("L1");
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert_eq(v->n_locks, 2);
+	/* cycle order: each thread paired with the lock it waits on */
+	for (size_t i = 0; i < 2; i++) {
+		if (v->tids[i] == 101)
+			cr_assert_eq(v->locks[i], LB);
+		else
+			cr_assert(v->tids[i] == 102 && v->locks[i] == LA);
+	}
+	cr_assert(evidence_has(v, "thread 101 (A) waits for lock L2 (0x5040)"));
+	cr_assert(evidence_has(v, "held by thread 102 (B)"));
+	cr_assert_not_null(strstr(v->summary, "2 threads wait for each other"));
+	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, three_cycle_with_thread_behind)
+{
+	struct lt_snapshot *s = table(4);
+	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 12, 5);
+	futex_wait(&s->threads[2], 12, "t12", LC, 2, 2, LT_OWNER_MUTEX, 10, 5);
+	futex_wait(&s->threads[3], 13, "t13", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_eq(v->n_tids, 3);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_neq(v->tids[i], 13);
+	cr_assert(evidence_has(v, "1 more thread(s) blocked behind the cycle: 13"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, self_deadlock)
+{
+	struct lt_snapshot *s = table(1);
+	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 10, 5);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->n_tids, 1);
+	cr_assert_not_null(strstr(v->summary, "itself"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, join_cycle)
+{
+	/* main joins A while A waits for a mutex main holds */
+	struct lt_snapshot *s = table(2);
+	futex_wait(&s->threads[0], 100, "main", 0x7f0000, 101, 101, LT_OWNER_JOIN, 101, 5);
+	futex_wait(&s->threads[1], 101, "A", LA, 2, 2, LT_OWNER_MUTEX, 100, 5);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert(evidence_has(v, "thread 100 (main) is joining thread 101 (A)"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, chain_without_cycle_is_not_a_deadlock)
+{
+	struct lt_snapshot *s = table(3);
+	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 12, 5);
+	in_io(&s->threads[2], 12, "t12", 0, 7, LT_FD_SOCKET, 5);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, running_thread_breaks_the_cycle)
+{
+	/* a thread whose state is R is not asleep: its edge is stale */
+	struct lt_snapshot *s = table(2);
+	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 10, 5);
+	s->threads[1].state = 'R';
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, two_separate_cycles)
+{
+	struct lt_snapshot *s = table(4);
+	futex_wait(&s->threads[0], 10, "a", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	futex_wait(&s->threads[1], 11, "b", LB, 2, 2, LT_OWNER_MUTEX, 10, 5);
+	futex_wait(&s->threads[2], 12, "c", LC, 2, 2, LT_OWNER_PI, 13, 5);
+	futex_wait(&s->threads[3], 13, "d", 0x6000, 2, 2, LT_OWNER_ROBUST, 12, 5);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 2);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, linear_time_on_a_big_table)
+{
+	/* 200,000 threads: one long chain into a 2-cycle; O(n^2) would take
+	 * minutes, the rule must finish in well under a second */
+	size_t n = 200000;
+	struct lt_snapshot *s = table(n);
+	for (size_t i = 0; i < n; i++) {
+		pid_t tid = (pid_t)(1000 + i);
+		pid_t owner = i + 1 < n ? tid + 1 : (pid_t)(1000 + n - 2);
+		futex_wait(&s->threads[i], tid, "w", 0x10000 + 64 * i, 2, 2, LT_OWNER_MUTEX, owner, 5);
+	}
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	lt_snapshot_diagnose(s, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 1);
+	cr_assert_eq(find(s, LT_VERDICT_DEADLOCK)->n_tids, 2);
+	cr_assert_lt(dt, 1.0, "diagnose took %.3f s", dt);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_lost_wakeup, word_changed_without_wake)
+{
+	struct lt_snapshot *s = table(2);
+	in_io(&s->threads[0], 100, "main", 34, -1, LT_FD_UNKNOWN, 3);
+	futex_wait(&s->threads[1], 101, "waiter", 0x7000, 0, 1, LT_OWNER_NONE, 0, 2.5);
+	s->threads[1].futex.lock_sym = strdup("lockword");
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOST_WAKEUP);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->n_tids, 1);
+	cr_assert_eq(v->tids[0], 101);
+	cr_assert_eq(v->locks[0], 0x7000);
+	cr_assert_not_null(strstr(v->summary, "lockword"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "expecting 0, but the word is 1"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_lost_wakeup, threshold_and_exclusions)
+{
+	struct lt_snapshot *s = table(5);
+	futex_wait(&s->threads[0], 10, "young", 0x7000, 0, 1, LT_OWNER_NONE, 0, 0.5); /* < 1 s */
+	futex_wait(&s->threads[1], 11, "same", 0x7100, 3, 3, LT_OWNER_NONE, 0, 9);    /* word unchanged */
+	futex_wait(&s->threads[2], 12, "pi", 0x7200, 0, 13, LT_OWNER_PI, 13, 9);
+	s->threads[2].futex.is_pi = true;                                            /* LOCK_PI */
+	s->threads[2].futex.cmd = 6;
+	futex_wait(&s->threads[3], 13, "unknown", 0x7300, 0, 1, LT_OWNER_NONE, 0, 9);
+	s->threads[3].idle_src = LT_IDLE_UNKNOWN;                                    /* no evidence of time */
+	futex_wait(&s->threads[4], 14, "unread", 0x7400, 0, 1, LT_OWNER_NONE, 0, 9);
+	s->threads[4].futex.word_ok = false;                                         /* word unreadable */
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 0);
+
+	struct lt_verdict_opts o = { .lost_wakeup_threshold_s = 0.2 };
+	lt_snapshot_diagnose(s, &o);
+	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
+	cr_assert_eq(find(s, LT_VERDICT_LOST_WAKEUP)->tids[0], 10);
+	cr_assert_float_eq(s->vopts.lost_wakeup_threshold_s, 0.2, 1e-9);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_lost_wakeup, several_sleepers_on_one_word_make_one_verdict)
+{
+	struct lt_snapshot *s = table(3);
+	for (int i = 0; i < 3; i++)
+		futex_wait(&s->threads[i], 20 + i, "w", 0x7000, 0, 4, LT_OWNER_NONE, 0, 3);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
+	cr_assert_eq(find(s, LT_VERDICT_LOST_WAKEUP)->n_tids, 3);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_convoy, owner_in_read)
+{
+	struct lt_snapshot *s = table(7);
+	in_io(&s->threads[0], 800, "main", 34, -1, LT_FD_UNKNOWN, 20);
+	for (int i = 1; i <= 5; i++)
+		futex_wait(&s->threads[i], 800 + i, "worker", LA, 2, 2, LT_OWNER_MUTEX, 812, 10 + i);
+	s->threads[1].futex.lock_sym = strdup("rtlock");
+	in_io(&s->threads[6], 812, "worker-3", 0, 7, LT_FD_SOCKET, 14);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 812);
+	cr_assert_eq(v->n_tids, 5);
+	cr_assert_not_null(strstr(v->summary, "5 threads wait on rtlock (0x5000)"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "owner 812 (worker-3) has been in read(fd 7: socket) for 14 s"),
+			   "%s", v->summary);
+	cr_assert(evidence_has(v, "5 of 5 waiters agree"));
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_convoy, size_threshold)
+{
+	struct lt_snapshot *s = table(4);
+	for (int i = 0; i < 3; i++)
+		futex_wait(&s->threads[i], 10 + i, "w", LA, 2, 2, LT_OWNER_MUTEX, 13, 3);
+	running(&s->threads[3], 13, "busy");
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_CONVOY), 0);
+	struct lt_verdict_opts o = { .convoy_min_waiters = 3 };
+	lt_snapshot_diagnose(s, &o);
+	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
+	cr_assert_not_null(v);
+	cr_assert_not_null(strstr(v->summary, "owner 13 (busy) is running"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_convoy, idle_condvar_waiters_are_not_a_convoy)
+{
+	struct lt_snapshot *s = table(6);
+	for (int i = 0; i < 6; i++)
+		futex_wait(&s->threads[i], 10 + i, "pool", 0x9028, 0, 0, LT_OWNER_NONE, 0, 30);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_CONVOY), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_convoy, owner_unknown_but_lock_word)
+{
+	struct lt_snapshot *s = table(4);
+	for (int i = 0; i < 4; i++)
+		futex_wait(&s->threads[i], 10 + i, "w", LA, 2, 2, LT_OWNER_NONE, 0, 3);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 0);
+	cr_assert_not_null(strstr(v->summary, "no owner recorded"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_idle, all_in_io)
+{
+	struct lt_snapshot *s = table(5);
+	in_io(&s->threads[0], 10, "main", 232, 3, LT_FD_ANON, 5);  /* epoll_wait */
+	in_io(&s->threads[1], 11, "rx", 45, 7, LT_FD_SOCKET, 5);   /* recvfrom */
+	in_io(&s->threads[2], 12, "tick", 230, 0, LT_FD_UNKNOWN, 5);/* clock_nanosleep */
+	in_io(&s->threads[3], 13, "acc", 43, 4, LT_FD_SOCKET, 5);  /* accept */
+	futex_wait(&s->threads[4], 14, "pool", 0x9028, 0, 0, LT_OWNER_NONE, 0, 30);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_IDLE);
+	cr_assert_not_null(v);
+	cr_assert(evidence_has(v, "4 in I/O waits"));
+	cr_assert(evidence_has(v, "1 wait on futexes with no owner"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_ok, running_threads)
+{
+	struct lt_snapshot *s = table(3);
+	running(&s->threads[0], 10, "cpu");
+	in_io(&s->threads[1], 11, "rx", 0, 5, LT_FD_PIPE, 1);
+	futex_wait(&s->threads[2], 12, "w", LA, 2, 2, LT_OWNER_MUTEX, 10, 0.001);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_OK);
+	cr_assert_not_null(v);
+	cr_assert_not_null(strstr(v->summary, "nothing suspicious"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_ok, rediagnose_replaces_verdicts)
+{
+	struct lt_snapshot *s = table(1);
+	running(&s->threads[0], 10, "cpu");
+	lt_snapshot_diagnose(s, NULL);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	lt_snapshot_free(s);
+}
