@@ -282,7 +282,10 @@ void lt_stats_free(struct lt_stats *s)
 /* ------------------------------------------------------------- writer */
 
 struct lt_writer {
-	int fd;
+	int fd;        /* -1: chunks go to emit (an in-memory writer) */
+	lt_chunk_fn emit;
+	void *emit_ctx;
+	size_t chunk_target;
 	int err; /* first write error (-errno), sticky */
 	uint64_t bytes;
 	int32_t pid;
@@ -319,7 +322,8 @@ static int write_chunk_inplace(struct lt_writer *w, uint8_t *buf, uint32_t type,
 	lt_put_le32(buf + 12, crc);
 	if (w->err)
 		return w->err;
-	int r = write_all(w->fd, buf, LT_CHUNK_HDR_LEN + len);
+	int r = w->emit ? w->emit(w->emit_ctx, type, buf + LT_CHUNK_HDR_LEN, len)
+			: write_all(w->fd, buf, LT_CHUNK_HDR_LEN + len);
 	if (r) {
 		w->err = r;
 		return r;
@@ -354,6 +358,7 @@ int lt_writer_fd_open(struct lt_writer **out, int fd)
 	if (!w)
 		return -ENOMEM;
 	w->fd = fd;
+	w->chunk_target = LT_EVENTS_CHUNK_TARGET;
 	w->cap = LT_EVENTS_CHUNK_TARGET + LT_EVENT_MAX_ENCODED + 16;
 	w->buf = malloc(LT_CHUNK_HDR_LEN + w->cap);
 	if (!w->buf) {
@@ -372,6 +377,27 @@ int lt_writer_fd_open(struct lt_writer **out, int fd)
 		return r;
 	}
 	w->bytes = sizeof(pre);
+	*out = w;
+	return 0;
+}
+
+int lt_writer_mem_open(struct lt_writer **out, int32_t pid, size_t chunk_target, lt_chunk_fn fn,
+		       void *ctx)
+{
+	struct lt_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->pid = pid;
+	w->emit = fn;
+	w->emit_ctx = ctx;
+	w->chunk_target = chunk_target;
+	w->cap = chunk_target + LT_EVENT_MAX_ENCODED + 16;
+	w->buf = malloc(LT_CHUNK_HDR_LEN + w->cap);
+	if (!w->buf) {
+		free(w);
+		return -ENOMEM;
+	}
 	*out = w;
 	return 0;
 }
@@ -412,7 +438,7 @@ int lt_writer_event(struct lt_writer *w, const struct lt_event *ev)
 	if (!n)
 		return -EINVAL;
 	w->len += n;
-	if (w->len >= LT_EVENTS_CHUNK_TARGET)
+	if (w->len >= w->chunk_target)
 		return lt_writer_flush(w);
 	return w->err;
 }
@@ -437,8 +463,8 @@ int lt_writer_stats(struct lt_writer *w, const struct lt_stats *s)
 
 int lt_writer_close(struct lt_writer *w)
 {
-	int r = lt_writer_section(w, LT_CHUNK_END, NULL, 0);
-	if (close(w->fd) && !r)
+	int r = w->fd >= 0 ? lt_writer_section(w, LT_CHUNK_END, NULL, 0) : lt_writer_flush(w);
+	if (w->fd >= 0 && close(w->fd) && !r)
 		r = -errno;
 	free(w->buf);
 	free(w);

@@ -85,6 +85,12 @@ struct lt_writer;
  * Returns 0 or -errno. */
 int lt_writer_open(struct lt_writer **w, const char *path, int force);
 int lt_writer_fd_open(struct lt_writer **w, int fd); /* takes ownership */
+/* An in-memory writer: each complete chunk (events encoded for pid, about
+ * chunk_target bytes) is handed to fn instead of a file; no preamble, no END.
+ * fn returns 0 or -errno. */
+typedef int (*lt_chunk_fn)(void *ctx, uint32_t type, const uint8_t *payload, size_t len);
+int lt_writer_mem_open(struct lt_writer **w, int32_t pid, size_t chunk_target, lt_chunk_fn fn,
+		       void *ctx);
 int lt_writer_header(struct lt_writer *w, const struct lt_header *h);
 /* Buffers one event; writes a chunk when the buffer is full. 0 or -errno. */
 int lt_writer_event(struct lt_writer *w, const struct lt_event *ev);

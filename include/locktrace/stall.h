@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stall detection from the recorded events alone (no help from the target).
+ * Fed every event as it is collected; asked periodically whether the
+ * process has stalled.  Rules (docs/flight-recorder.md):
+ *
+ *  locks (default): at least one thread has been waiting in a futex wait
+ *    for SECONDS, and for SECONDS no futex wait returned successfully, no
+ *    futex wake woke anyone, and no blocking call (futex, select/poll/epoll,
+ *    socket I/O) returned successfully.  Threads sitting in I/O waits with
+ *    nothing happening is an idle server, not a stall: without a futex
+ *    waiter this rule never fires.
+ *  progress: at least one thread has been blocked (any traced call) for
+ *    SECONDS and no blocking call returned successfully for SECONDS.  For
+ *    servers that always have traffic; an idle server trips it.
+ */
+#ifndef LOCKTRACE_STALL_H
+#define LOCKTRACE_STALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "locktrace/event.h"
+
+enum lt_stall_rule { LT_STALL_LOCKS = 0, LT_STALL_PROGRESS = 1 };
+
+enum lt_tstate { LT_TS_NONE = 0, LT_TS_FUTEX_WAIT, LT_TS_FUTEX_OTHER, LT_TS_IOWAIT };
+
+struct lt_stall_thread {
+	uint32_t tid;       /* 0: empty slot */
+	uint8_t state;      /* enum lt_tstate */
+	uint32_t futex_op;  /* of the open futex call */
+	uint64_t since;     /* BOOTTIME ns the open call began */
+	uint64_t uaddr;     /* futex address of the open wait */
+};
+
+struct lt_stall {
+	int rule;
+	uint64_t window_ns;
+	uint64_t last_progress;      /* a blocking call returned successfully */
+	uint64_t last_lock_progress; /* a futex wait returned 0 / a wake woke someone */
+	uint64_t progress_events;
+	struct lt_stall_thread *t;   /* open addressing by tid */
+	size_t cap, n;
+};
+
+/* 0 or -ENOMEM.  start_ts: when observation began (BOOTTIME ns). */
+int lt_stall_init(struct lt_stall *s, int rule, uint64_t window_ns, uint64_t start_ts);
+void lt_stall_free(struct lt_stall *s);
+/* A thread already blocked when observation began (from /proc at attach). */
+void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64_t args[6],
+		   uint64_t since);
+void lt_stall_event(struct lt_stall *s, const struct lt_event *ev);
+/* 1 if stalled at now (BOOTTIME ns), with a one-line reason in why. */
+int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len);
+/* Starts a new observation window at now (after a trigger, to re-arm). */
+void lt_stall_rearm(struct lt_stall *s, uint64_t now);
+/* "locks" / "progress" -> rule; -1 if unknown. */
+int lt_stall_rule_parse(const char *name);
+const char *lt_stall_rule_name(int rule);
+
+#endif

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/* Stall detection from events (rules in include/locktrace/stall.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/stall.h"
+
+#define NR_FUTEX 202
+#define NR_FUTEX_WAITV 449
+#define NR_FUTEX_WAKE 454
+#define NR_FUTEX_WAIT 455
+
+int lt_stall_rule_parse(const char *name)
+{
+	if (!strcmp(name, "locks"))
+		return LT_STALL_LOCKS;
+	if (!strcmp(name, "progress"))
+		return LT_STALL_PROGRESS;
+	return -1;
+}
+
+const char *lt_stall_rule_name(int rule)
+{
+	return rule == LT_STALL_PROGRESS ? "progress" : "locks";
+}
+
+int lt_stall_init(struct lt_stall *s, int rule, uint64_t window_ns, uint64_t start_ts)
+{
+	memset(s, 0, sizeof(*s));
+	s->rule = rule;
+	s->window_ns = window_ns;
+	s->last_progress = s->last_lock_progress = start_ts;
+	s->cap = 256;
+	s->t = calloc(s->cap, sizeof(*s->t));
+	return s->t ? 0 : -ENOMEM;
+}
+
+void lt_stall_free(struct lt_stall *s)
+{
+	free(s->t);
+	s->t = NULL;
+}
+
+static size_t slot_of(uint32_t tid, size_t cap)
+{
+	return (tid * 2654435761u) & (cap - 1);
+}
+
+static struct lt_stall_thread *lookup(struct lt_stall *s, uint32_t tid, int create)
+{
+	size_t i = slot_of(tid, s->cap);
+	while (s->t[i].tid) {
+		if (s->t[i].tid == tid)
+			return &s->t[i];
+		i = (i + 1) & (s->cap - 1);
+	}
+	if (!create)
+		return NULL;
+	if ((s->n + 1) * 2 > s->cap) {
+		struct lt_stall_thread *old = s->t;
+		size_t ocap = s->cap;
+		struct lt_stall_thread *nt = calloc(ocap * 2, sizeof(*nt));
+		if (!nt)
+			return NULL;
+		s->t = nt;
+		s->cap = ocap * 2;
+		for (size_t k = 0; k < ocap; k++)
+			if (old[k].tid) {
+				size_t j = slot_of(old[k].tid, s->cap);
+				while (s->t[j].tid)
+					j = (j + 1) & (s->cap - 1);
+				s->t[j] = old[k];
+			}
+		free(old);
+		return lookup(s, tid, 1);
+	}
+	s->t[i].tid = tid;
+	s->n++;
+	return &s->t[i];
+}
+
+/* Removing from linear probing: re-insert the rest of the cluster. */
+static void remove_tid(struct lt_stall *s, uint32_t tid)
+{
+	struct lt_stall_thread *e = lookup(s, tid, 0);
+	if (!e)
+		return;
+	size_t i = (size_t)(e - s->t);
+	s->t[i].tid = 0;
+	s->n--;
+	for (size_t j = (i + 1) & (s->cap - 1); s->t[j].tid; j = (j + 1) & (s->cap - 1)) {
+		struct lt_stall_thread m = s->t[j];
+		s->t[j].tid = 0;
+		s->n--;
+		struct lt_stall_thread *d = lookup(s, m.tid, 1);
+		if (d)
+			*d = m;
+	}
+}
+
+static int futex_is_wait(uint16_t nr, uint32_t op)
+{
+	if (nr == NR_FUTEX_WAITV || nr == NR_FUTEX_WAIT)
+		return 1;
+	if (nr != NR_FUTEX)
+		return 0;
+	switch (op & 0x7f) {
+	case 0:  /* WAIT */
+	case 6:  /* LOCK_PI */
+	case 9:  /* WAIT_BITSET */
+	case 11: /* WAIT_REQUEUE_PI */
+	case 13: /* LOCK_PI2 */
+		return 1;
+	}
+	return 0;
+}
+
+static int futex_is_wake(uint16_t nr, uint32_t op)
+{
+	if (nr == NR_FUTEX_WAKE)
+		return 1;
+	if (nr != NR_FUTEX)
+		return 0;
+	switch (op & 0x7f) {
+	case 1:  /* WAKE */
+	case 3:  /* REQUEUE */
+	case 4:  /* CMP_REQUEUE */
+	case 5:  /* WAKE_OP */
+	case 7:  /* UNLOCK_PI */
+	case 10: /* WAKE_BITSET */
+	case 12: /* CMP_REQUEUE_PI */
+		return 1;
+	}
+	return 0;
+}
+
+void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64_t args[6],
+		   uint64_t since)
+{
+	struct lt_stall_thread *t;
+	if (sc_nr < 0 || !(t = lookup(s, tid, 1)))
+		return;
+	if (sc_nr == NR_FUTEX || sc_nr == NR_FUTEX_WAIT || sc_nr == NR_FUTEX_WAITV) {
+		uint32_t op = sc_nr == NR_FUTEX ? (uint32_t)args[1] : 0;
+		t->state = futex_is_wait((uint16_t)sc_nr, op) ? LT_TS_FUTEX_WAIT : LT_TS_FUTEX_OTHER;
+		t->futex_op = op;
+		t->uaddr = args[0];
+	} else {
+		t->state = LT_TS_IOWAIT;
+	}
+	t->since = since;
+}
+
+void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
+{
+	struct lt_stall_thread *t;
+
+	switch (ev->h.kind) {
+	case LT_EV_FUTEX_ENTER:
+		if (!(t = lookup(s, ev->h.tid, 1)))
+			return;
+		t->state = futex_is_wait(ev->futex.nr, ev->futex.op) ? LT_TS_FUTEX_WAIT
+								      : LT_TS_FUTEX_OTHER;
+		t->futex_op = ev->futex.op | (uint32_t)ev->futex.nr << 16;
+		t->uaddr = ev->futex.uaddr;
+		t->since = ev->h.ts;
+		break;
+	case LT_EV_WAIT_ENTER:
+	case LT_EV_IO_ENTER:
+		if (!(t = lookup(s, ev->h.tid, 1)))
+			return;
+		t->state = LT_TS_IOWAIT;
+		t->since = ev->h.ts;
+		break;
+	case LT_EV_SYS_EXIT:
+		if (!(t = lookup(s, ev->h.tid, 0)))
+			return;
+		if (t->state == LT_TS_FUTEX_WAIT && ev->exit.ret == 0) {
+			s->last_lock_progress = s->last_progress = ev->h.ts;
+			s->progress_events++;
+		} else if (t->state == LT_TS_FUTEX_OTHER) {
+			uint16_t nr = (uint16_t)(t->futex_op >> 16);
+			if (futex_is_wake(nr ? nr : NR_FUTEX, t->futex_op & 0xffff) && ev->exit.ret > 0) {
+				s->last_lock_progress = s->last_progress = ev->h.ts;
+				s->progress_events++;
+			}
+		} else if (t->state == LT_TS_IOWAIT && ev->exit.ret > 0) {
+			s->last_progress = ev->h.ts;
+			s->progress_events++;
+		}
+		t->state = LT_TS_NONE;
+		break;
+	case LT_EV_TASK_EXIT:
+		remove_tid(s, ev->h.tid);
+		break;
+	}
+}
+
+int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len)
+{
+	uint64_t w = s->window_ns;
+	size_t blocked = 0, futex_waiters = 0;
+	const struct lt_stall_thread *longest = NULL;
+
+	if (now < w || now - s->last_progress < w)
+		return 0;
+	if (s->rule == LT_STALL_LOCKS && now - s->last_lock_progress < w)
+		return 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		const struct lt_stall_thread *t = &s->t[i];
+		if (!t->tid || t->state == LT_TS_NONE || now - t->since < w)
+			continue;
+		blocked++;
+		if (t->state == LT_TS_FUTEX_WAIT) {
+			futex_waiters++;
+			if (!longest || longest->state != LT_TS_FUTEX_WAIT || t->since < longest->since)
+				longest = t;
+		} else if (!longest) {
+			longest = t;
+		}
+	}
+	if (s->rule == LT_STALL_LOCKS ? futex_waiters == 0 : blocked == 0)
+		return 0;
+	char where[96];
+	if (longest->state == LT_TS_FUTEX_WAIT)
+		snprintf(where, sizeof(where), "tid %u on futex 0x%" PRIx64, longest->tid, longest->uaddr);
+	else
+		snprintf(where, sizeof(where), "tid %u in a blocking call", longest->tid);
+	snprintf(why, len,
+		 "%zu thread%s blocked for over %.1f s (%zu in futex waits; longest: %s for %.1f s); "
+		 "no %s for %.1f s",
+		 blocked, blocked == 1 ? "" : "s", (double)w / 1e9, futex_waiters, where,
+		 (double)(now - longest->since) / 1e9,
+		 s->rule == LT_STALL_LOCKS ? "lock hand-off or successful blocking call"
+					   : "successful blocking call",
+		 (double)(now - s->last_progress) / 1e9);
+	return 1;
+}
+
+void lt_stall_rearm(struct lt_stall *s, uint64_t now)
+{
+	s->last_progress = s->last_lock_progress = now;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->t[i].tid && s->t[i].since < now)
+			s->t[i].since = now;
+}

@@ -1,0 +1,220 @@
+/* Unit tests of the flight-recorder memory and the stall rules, on
+ * synthetic chunks and events with known answers. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/flight.h"
+#include "locktrace/stall.h"
+#include "locktrace/tracefile.h"
+#include "../src/varint.h"
+
+/* a fake EVENTS payload: varint base ts, then filler of a known byte */
+static size_t fake_chunk(uint8_t *buf, uint64_t ts, size_t len, uint8_t fill)
+{
+	uint8_t *p = lt_put_varint(buf, ts);
+	size_t h = (size_t)(p - buf);
+	memset(p, fill, len - h);
+	return len;
+}
+
+struct sink {
+	uint64_t ts[4096];
+	size_t n;
+	size_t bytes;
+};
+
+static int collect(void *ctx, uint32_t type, const uint8_t *payload, size_t len)
+{
+	struct sink *s = ctx;
+	struct lt_cur c = { payload, payload + len, 0 };
+	cr_assert_eq(type, LT_CHUNK_EVENTS);
+	s->ts[s->n++] = lt_get_varint(&c);
+	uint8_t fill = (uint8_t)(s->ts[s->n - 1] & 0xff);
+	for (const uint8_t *p = c.p; p < payload + len; p++)
+		cr_assert_eq(*p, fill, "chunk %llu corrupted", (unsigned long long)s->ts[s->n - 1]);
+	s->bytes += len;
+	return 0;
+}
+
+Test(flight, keeps_the_newest_chunks_within_its_size)
+{
+	struct lt_flight f;
+	uint8_t buf[5000];
+	const size_t cap = 64 * 1024;
+	cr_assert_eq(lt_flight_init(&f, cap), 0);
+	srand(7);
+	for (uint64_t i = 1; i <= 2000; i++) {
+		size_t len = 100 + (size_t)(rand() % 4000);
+		fake_chunk(buf, 1000 + i, len, (uint8_t)((1000 + i) & 0xff));
+		cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, len), 0);
+		cr_assert_leq(f.bytes, cap);
+
+		/* what it holds: the newest chunks, consecutive, ending with i */
+		struct lt_writer *w;
+		struct sink s = { .n = 0 };
+		if (i % 97 == 0 || i == 2000) {
+			cr_assert_eq(lt_writer_mem_open(&w, 1, 1 << 16, collect, &s), 0);
+			cr_assert_eq(lt_flight_dump(&f, w), 0);
+			cr_assert_eq(lt_writer_close(w), 0);
+			cr_assert_gt(s.n, 10);
+			cr_assert_eq(s.ts[s.n - 1], 1000 + i);
+			for (size_t k = 1; k < s.n; k++)
+				cr_assert_eq(s.ts[k], s.ts[k - 1] + 1, "gap in history");
+			cr_assert_eq(s.bytes, f.bytes);
+			cr_assert_eq(lt_flight_oldest_ts(&f), s.ts[0]);
+			/* and it holds all it can: one more older chunk would not fit */
+			cr_assert_gt(f.bytes + 4100, cap / 2);
+		}
+	}
+	cr_assert_gt(f.evicted_chunks, 1000);
+	cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, 0), 0);
+	lt_flight_free(&f);
+}
+
+Test(flight, refuses_a_chunk_larger_than_itself)
+{
+	struct lt_flight f;
+	uint8_t buf[2048];
+	cr_assert_eq(lt_flight_init(&f, 1024), 0);
+	fake_chunk(buf, 5, sizeof(buf), 5);
+	cr_assert_lt(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, sizeof(buf)), 0);
+	lt_flight_free(&f);
+}
+
+#define S(x) ((uint64_t)(x) * 1000000000ull)
+
+static struct lt_event ev_futex(uint64_t ts, uint32_t tid, uint32_t op, uint64_t uaddr)
+{
+	struct lt_event e = { 0 };
+	e.h.ts = ts;
+	e.h.tid = tid;
+	e.h.kind = LT_EV_FUTEX_ENTER;
+	e.futex.nr = 202;
+	e.futex.op = op;
+	e.futex.uaddr = uaddr;
+	return e;
+}
+
+static struct lt_event ev_exit(uint64_t ts, uint32_t tid, uint16_t nr, int64_t ret)
+{
+	struct lt_event e = { 0 };
+	e.h.ts = ts;
+	e.h.tid = tid;
+	e.h.kind = LT_EV_SYS_EXIT;
+	e.exit.nr = nr;
+	e.exit.ret = ret;
+	return e;
+}
+
+static struct lt_event ev_select(uint64_t ts, uint32_t tid)
+{
+	struct lt_event e = { 0 };
+	e.h.ts = ts;
+	e.h.tid = tid;
+	e.h.kind = LT_EV_WAIT_ENTER;
+	e.wait.nr = 270;
+	return e;
+}
+
+Test(stall, locks_rule_fires_when_waiters_see_no_hand_off)
+{
+	struct lt_stall s;
+	struct lt_event e;
+	char why[256];
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(100)), 0);
+	/* busy: waits that return, wakes that wake */
+	for (int i = 0; i < 10; i++) {
+		e = ev_futex(S(100) + i * 1000, 11, 128, 0x1000);
+		lt_stall_event(&s, &e);
+		e = ev_exit(S(100) + i * 1000 + 500, 11, 202, 0);
+		lt_stall_event(&s, &e);
+	}
+	/* at 101 s thread 12 waits on 0x2000 and nobody comes */
+	e = ev_futex(S(101), 12, 128, 0x2000);
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 0);
+	cr_assert_eq(lt_stall_check(&s, S(102) + S(1) / 2, why, sizeof(why)), 0, "too early");
+	cr_assert_eq(lt_stall_check(&s, S(103) + 1, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "tid 12 on futex 0x2000"), "%s", why);
+	/* a wake that woke someone is progress */
+	e = ev_futex(S(103) + 2, 13, 129, 0x2000);
+	lt_stall_event(&s, &e);
+	e = ev_exit(S(103) + 3, 13, 202, 1);
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(104), why, sizeof(why)), 0);
+	/* a wake that woke nobody is not */
+	e = ev_futex(S(104), 13, 129, 0x2000);
+	lt_stall_event(&s, &e);
+	e = ev_exit(S(104) + 1, 13, 202, 0);
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(105) + 4, why, sizeof(why)), 1);
+	lt_stall_rearm(&s, S(106));
+	cr_assert_eq(lt_stall_check(&s, S(107), why, sizeof(why)), 0, "re-armed");
+	cr_assert_eq(lt_stall_check(&s, S(108) + 1, why, sizeof(why)), 1);
+	lt_stall_free(&s);
+}
+
+Test(stall, idle_io_waits_are_not_a_stall_under_locks)
+{
+	struct lt_stall s;
+	struct lt_event e;
+	char why[256];
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(0)), 0);
+	for (uint32_t tid = 1; tid <= 8; tid++) {
+		e = ev_select(S(1), tid);
+		lt_stall_event(&s, &e);
+	}
+	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 0);
+	/* the progress rule does call it a stall */
+	s.rule = LT_STALL_PROGRESS;
+	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 1);
+	cr_assert(strstr(why, "8 threads blocked"), "%s", why);
+	/* select timeouts (ret 0) are not progress; data (ret > 0) is */
+	e = ev_exit(S(59), 3, 270, 0);
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 1);
+	e = ev_select(S(59), 3);
+	lt_stall_event(&s, &e);
+	e = ev_exit(S(59) + 5, 3, 270, 1);
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 0);
+	lt_stall_free(&s);
+}
+
+Test(stall, threads_blocked_at_attach_and_thread_exit)
+{
+	struct lt_stall s;
+	struct lt_event e;
+	char why[256];
+	uint64_t args[6] = { 0xabc0, 128, 2, 0, 0, 0 };
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(50)), 0);
+	/* already waiting before observation began: fires one window later */
+	lt_stall_seed(&s, 77, 202, args, S(10));
+	cr_assert_eq(lt_stall_check(&s, S(51), why, sizeof(why)), 0);
+	cr_assert_eq(lt_stall_check(&s, S(52) + 1, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "tid 77 on futex 0xabc0"), "%s", why);
+	/* the waiter exits: nothing left to be stuck */
+	e.h.kind = LT_EV_TASK_EXIT;
+	e.h.tid = 77;
+	e.h.ts = S(53);
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 0);
+	/* many threads: the table grows and removal keeps lookups right */
+	for (uint32_t tid = 1000; tid < 3000; tid++) {
+		e = ev_futex(S(61), tid, 128, tid);
+		lt_stall_event(&s, &e);
+	}
+	for (uint32_t tid = 1000; tid < 3000; tid += 2) {
+		struct lt_event x = { .h = { .ts = S(61), .tid = tid, .kind = LT_EV_TASK_EXIT } };
+		lt_stall_event(&s, &x);
+	}
+	cr_assert_eq(s.n, 1000);
+	for (uint32_t tid = 1001; tid < 3000; tid += 2) {
+		e = ev_exit(S(62), tid, 202, 0);
+		lt_stall_event(&s, &e);
+	}
+	cr_assert_eq(lt_stall_check(&s, S(63), why, sizeof(why)), 0);
+	cr_assert_eq(lt_stall_rule_parse("progress"), LT_STALL_PROGRESS);
+	cr_assert_eq(lt_stall_rule_parse("bogus"), -1);
+	lt_stall_free(&s);
+}
