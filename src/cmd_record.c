@@ -6,6 +6,7 @@
 #include <string.h>
 #include "locktrace/cli.h"
 #include "locktrace/record.h"
+#include "locktrace/stall.h"
 #include "locktrace/tracefile.h"
 
 static void usage(FILE *f)
@@ -26,6 +27,15 @@ static void usage(FILE *f)
 		"  -b, --buffer SIZE    BPF ring buffer size, e.g. 64M (default 16M)\n"
 		"  -q, --quiet          no summary at the end\n"
 		"      --no-snapshot    do not store the state of every thread at attach\n"
+		"\n"
+		"Flight recorder (sit on a process for hours, keep only the recent past):\n"
+		"      --ring SIZE      keep the newest SIZE of events in memory (e.g. 256M) and\n"
+		"                       write a trace only on a trigger: --stall, SIGUSR1, the end\n"
+		"      --stall SECS     trigger when the process has stalled for SECS (see\n"
+		"                       docs/flight-recorder.md); without --ring: stop recording\n"
+		"      --stall-rule R   locks (default: futex waiters and no lock hand-off) or\n"
+		"                       progress (no blocking call returned successfully)\n"
+		"      --keep-going     re-arm after a trigger instead of stopping\n"
 		"      --status / --no-status  live status line (default: when stderr is a tty)\n"
 		"  -v, --verbose        show libbpf's messages\n"
 		"  -h, --help           this help\n"
@@ -34,6 +44,8 @@ static void usage(FILE *f)
 		"  locktrace record -p 1234                 # until Ctrl-C\n"
 		"  locktrace record -p 1234 -d 10 -o hang.ltrace\n"
 		"  locktrace record -- ./server --port 8080 # launch, trace from its first instruction\n"
+		"  locktrace record -p 1234 --ring 256M --stall 5   # wait for the hang\n"
+		"  kill -USR1 $(pidof locktrace)            # dump the ring now\n"
 		"  locktrace dump hang.ltrace | grep FUTEX_WAIT\n");
 }
 
@@ -46,6 +58,8 @@ int lt_cmd_record(int argc, char **argv)
 		{ "verbose", no_argument, 0, 'v' },     { "help", no_argument, 0, 'h' },
 		{ "status", no_argument, 0, 'S' },      { "no-status", no_argument, 0, 'N' },
 		{ "no-snapshot", no_argument, 0, 'X' },
+		{ "ring", required_argument, 0, 'R' },  { "stall", required_argument, 0, 'T' },
+		{ "stall-rule", required_argument, 0, 'U' }, { "keep-going", no_argument, 0, 'K' },
 		{ 0, 0, 0, 0 },
 	};
 	struct lt_record_opts o = { .status_line = -1 };
@@ -88,6 +102,30 @@ int lt_cmd_record(int argc, char **argv)
 		case 'S': o.status_line = 1; break;
 		case 'N': o.status_line = 0; break;
 		case 'X': o.no_snapshot = 1; break;
+		case 'R':
+			if (lt_parse_size(optarg, &o.ring_mem) || o.ring_mem < LT_FLIGHT_MIN ||
+			    o.ring_mem > (64ull << 30)) {
+				fprintf(stderr, "Error: invalid ring size '%s': expected a size from 1M (at least "
+					"a few %uK chunks) to 64G, e.g. 256M\n", optarg, LT_FLIGHT_CHUNK >> 10);
+				return 2;
+			}
+			break;
+		case 'T':
+			if (lt_parse_seconds(optarg, &o.stall_s)) {
+				fprintf(stderr, "Error: invalid stall time '%s': expected seconds > 0, e.g. 5\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'U':
+			o.stall_rule = lt_stall_rule_parse(optarg);
+			if (o.stall_rule < 0) {
+				fprintf(stderr, "Error: unknown stall rule '%s': expected locks or progress\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'K': o.keep_going = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -30,7 +30,9 @@
 #include <unistd.h>
 #include <pthread.h>
 #include "locktrace/loader.h"
+#include "locktrace/flight.h"
 #include "locktrace/snapshot.h"
+#include "locktrace/stall.h"
 #include "locktrace/taskregs.h"
 #include "locktrace/record.h"
 #include "locktrace/target.h"
@@ -39,8 +41,16 @@
 #define POLL_MS 20
 #define FLUSH_NS 1000000000ull /* at most this much recorded data is only in memory */
 #define LOST_CHECK_NS 100000000ull
+#define STALL_CHECK_NS 100000000ull
 
 static volatile sig_atomic_t stop_requests;
+static volatile sig_atomic_t usr1_requests;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_requests++;
+}
 
 static void on_signal(int sig)
 {
@@ -96,6 +106,7 @@ struct collector {
 	uint64_t total;
 	int werr;
 	struct tidset tids;
+	struct lt_stall *stall; /* NULL unless --stall */
 };
 
 static int on_sample(void *ctx, void *data, size_t size)
@@ -112,6 +123,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 	c->total++;
 	if (ev.h.kind != LT_EV_SWITCH || ev.sw.prev_tgid == c->tgid)
 		tidset_add(&c->tids, ev.h.tid);
+	if (c->stall)
+		lt_stall_event(c->stall, &ev);
 	if (c->werr)
 		return 0; /* keep draining so the kernel side never blocks on us */
 	int r = lt_writer_event(c->w, &ev);
@@ -156,30 +169,76 @@ struct snap_job {
 	char err[256];
 };
 
-static void *snap_main(void *arg)
+/* A snapshot of tgid now: registers from the task iterator make DWARF
+ * unwinding work past libc's syscall wrappers; without them the snapshot
+ * falls back to /proc's sp and pc.  NULL with err on failure. */
+static struct lt_snapshot *snapshot_now(pid_t tgid, char *err, size_t errlen)
 {
-	struct snap_job *j = arg;
 	struct lt_snapshot_opts so = { 0 };
 	struct lt_tid_regs *regs = NULL;
 	size_t nregs = 0;
 	struct lt_snapshot *snap = NULL;
-	char err[256];
+	char rerr[256];
 
-	/* full registers make DWARF unwinding work past libc's syscall
-	 * wrappers; without them the snapshot falls back to /proc's sp/pc */
-	if (lt_taskregs_read(j->tgid, &regs, &nregs, err, sizeof(err)) == 0) {
+	if (lt_taskregs_read(tgid, &regs, &nregs, rerr, sizeof(rerr)) == 0) {
 		so.regs = regs;
 		so.n_regs = nregs;
 	}
-	int r = lt_snapshot_take(j->tgid, &so, &snap);
+	int r = lt_snapshot_take(tgid, &so, &snap);
 	if (r)
-		snprintf(j->err, sizeof(j->err), "%s", lt_snapshot_strerror(r));
-	else if (lt_snapshot_to_json_buf(snap, &j->json, &j->len))
+		snprintf(err, errlen, "%s", lt_snapshot_strerror(r));
+	free(regs);
+	return snap;
+}
+
+static void *snap_main(void *arg)
+{
+	struct snap_job *j = arg;
+	struct lt_snapshot *snap = snapshot_now(j->tgid, j->err, sizeof(j->err));
+
+	if (snap && lt_snapshot_to_json_buf(snap, &j->json, &j->len))
 		snprintf(j->err, sizeof(j->err), "cannot serialize the snapshot");
 	lt_snapshot_free(snap);
-	free(regs);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+static void print_verdicts(const struct lt_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		fprintf(stderr, "  %s: %s\n", lt_verdict_kind_name(v->kind), v->summary);
+		for (size_t k = 0; k < v->evidence.n && k < 8; k++)
+			fprintf(stderr, "    - %s\n", v->evidence.v[k]);
+		if (v->evidence.n > 8)
+			fprintf(stderr, "    - ... %zu more\n", v->evidence.n - 8);
+	}
+}
+
+/* Takes a snapshot now, writes it as a SNAPSHOT section into w and prints
+ * its verdicts.  0 or -errno (a write error). */
+static int snapshot_into(struct lt_writer *w, pid_t tgid, int quiet)
+{
+	char err[256] = "";
+	char *json = NULL;
+	size_t len = 0;
+	int r = 0;
+	struct lt_snapshot *snap = snapshot_now(tgid, err, sizeof(err));
+
+	if (!snap) {
+		fprintf(stderr, "locktrace: warning: no snapshot: %s\n", err);
+		return 0;
+	}
+	if (lt_snapshot_to_json_buf(snap, &json, &len) == 0)
+		r = lt_writer_section(w, LT_CHUNK_SNAPSHOT, json, len);
+	if (!quiet) {
+		fprintf(stderr, "locktrace: state of process %d now (%zu threads):\n", tgid,
+			snap->n_threads);
+		print_verdicts(snap);
+	}
+	free(json);
+	lt_snapshot_free(snap);
+	return r;
 }
 
 /* Writes the snapshot section once the job is done (wait: block for it). */
@@ -231,6 +290,89 @@ static int open_output(const struct lt_record_opts *o, const char *comm, pid_t p
 	return r;
 }
 
+/* Flight recorder state: the ring of chunks and where dumps go. */
+struct flight {
+	struct lt_flight fl;
+	int first_fd;         /* the output named at start, created empty; -1 once used */
+	char base[PATH_MAX];  /* its path; later dumps get -2, -3, ... before .ltrace */
+	int ndumps;
+};
+
+static int create_dump_file(struct flight *f, char *path, size_t plen)
+{
+	if (f->first_fd >= 0) {
+		int fd = f->first_fd;
+		f->first_fd = -1;
+		snprintf(path, plen, "%s", f->base);
+		return fd;
+	}
+	size_t bl = strlen(f->base);
+	int ext = bl > 7 && !strcmp(f->base + bl - 7, ".ltrace");
+	for (int n = f->ndumps + 1; n < f->ndumps + 1000; n++) {
+		snprintf(path, plen, "%.*s-%d%s", (int)(ext ? bl - 7 : bl), f->base, n, ext ? ".ltrace" : "");
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST;
+}
+
+/* Writes what the ring holds as a normal trace: header (the process now),
+ * the chunks, a fresh snapshot, stats.  0, or -errno with the ring kept. */
+static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const uint64_t *lost,
+		       uint32_t ncpus, int reason, int quiet, char *path, size_t plen)
+{
+	struct lt_writer *w;
+	struct lt_header h = { 0 };
+	int r;
+
+	if ((r = lt_writer_flush(c->w))) /* the partial chunk joins the ring */
+		return r;
+	int fd = create_dump_file(f, path, plen);
+	if (fd < 0) {
+		fprintf(stderr, "Error: cannot create %s: %s; the ring is kept for the next trigger\n",
+			path, strerror(-fd));
+		return fd;
+	}
+	if ((r = lt_writer_fd_open(&w, fd))) {
+		close(fd);
+		return r;
+	}
+	lt_target_describe(tgid, &h);
+	h.flags |= LT_HDR_FLIGHT;
+	r = lt_writer_header(w, &h);
+	lt_header_free(&h);
+	if (!r)
+		r = lt_flight_dump(&f->fl, w);
+	if (!r)
+		r = snapshot_into(w, tgid, quiet);
+	if (!r) {
+		struct lt_stats st = { 0 };
+		st.start_ns = lt_flight_oldest_ts(&f->fl);
+		st.end_ns = lt_now_ns(CLOCK_BOOTTIME);
+		memcpy(st.events, c->events, sizeof(st.events));
+		st.ncpus = ncpus;
+		st.lost = (uint64_t *)lost;
+		st.exit_status = -1;
+		st.stop_reason = (uint32_t)reason;
+		r = lt_writer_stats(w, &st);
+	}
+	int cr = lt_writer_close(w);
+	if (!r)
+		r = cr;
+	if (r) {
+		fprintf(stderr, "Error: writing %s: %s; the ring is kept and the next trigger retries\n",
+			path, strerror(-r));
+		return r;
+	}
+	f->ndumps++;
+	if (!quiet)
+		fprintf(stderr, "locktrace: wrote the last %.1f s (%.1f MB of events) to %s\n",
+			(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&f->fl)) / 1e9,
+			(double)f->fl.bytes / 1e6, path);
+	return 0;
+}
+
 static void sanitize_comm(char *s)
 {
 	for (; *s; s++)
@@ -253,10 +395,11 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			  const char *comm)
 {
 	static const char *const why[] = { "stopped", "interrupted", "duration reached",
-					   "target exited", "write error" };
+					   "target exited", "write error", "stall detected",
+					   "dump requested" };
 	fprintf(stderr, "locktrace: %s after %.2f s: process %d (%s), %llu events, %llu lost, "
 		"%llu threads, %llu bytes (%.1f bytes/event)\n",
-		why[res->stop_reason <= LT_STOP_ERROR ? res->stop_reason : 0], res->seconds, res->tgid,
+		why[res->stop_reason <= LT_STOP_USR1 ? res->stop_reason : 0], res->seconds, res->tgid,
 		comm, (unsigned long long)res->events, (unsigned long long)res->lost,
 		(unsigned long long)res->threads, (unsigned long long)res->bytes,
 		res->events ? (double)res->bytes / (double)res->events : 0.0);
@@ -281,6 +424,10 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	char comm[LT_COMM_LEN + 8] = "process";
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct snap_job snap = { 0 };
+	struct flight flight = { .first_fd = -1 };
+	struct lt_stall stall;
+	int ring = o->ring_mem > 0, have_stall = 0;
+	struct lt_writer *file_w = NULL; /* the output in normal mode */
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
@@ -319,9 +466,31 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	sanitize_comm(comm);
 	res->tgid = tgid;
 
-	if (open_output(o, comm, tgid, &c.w, res->path, sizeof(res->path)))
+	if (open_output(o, comm, tgid, &file_w, res->path, sizeof(res->path)))
 		goto out;
+	c.w = file_w;
 	c.tgid = (uint32_t)tgid;
+	if (ring) {
+		/* the named file exists (so an unwritable path failed above) and
+		 * stays empty until the first dump; events go to memory */
+		snprintf(flight.base, sizeof(flight.base), "%s", res->path);
+		flight.first_fd = lt_writer_release_fd(file_w);
+		file_w = NULL;
+		c.w = NULL;
+		if (ftruncate(flight.first_fd, 0) || lseek(flight.first_fd, 0, SEEK_SET)) {
+			fprintf(stderr, "Error: cannot use %s: %s\n", res->path, strerror(errno));
+			goto fail_file;
+		}
+		int r0 = lt_flight_init(&flight.fl, (size_t)o->ring_mem);
+		if (!r0)
+			r0 = lt_writer_mem_open(&c.w, tgid, LT_FLIGHT_CHUNK, lt_flight_push, &flight.fl);
+		if (r0) {
+			fprintf(stderr, "Error: cannot allocate a %llu-byte ring: %s\n",
+				(unsigned long long)o->ring_mem, strerror(-r0));
+			c.w = NULL;
+			goto fail_file;
+		}
+	}
 
 	/* a pidfd tells us when the process is gone without signals or ptrace */
 	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
@@ -361,7 +530,7 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 			goto fail_file;
 		}
 	}
-	int r = lt_writer_header(c.w, &hdr);
+	int r = ring ? 0 : lt_writer_header(c.w, &hdr);
 	if (r) {
 		fprintf(stderr, "Error: writing %s: %s\n", res->path, strerror(-r));
 		goto fail_file;
@@ -375,23 +544,38 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 			goto finish;
 		}
 		if (!o->quiet)
-			fprintf(stderr, "locktrace: recording %s (pid %d) into %s; Ctrl-C to stop\n", comm, tgid,
-				res->path);
+			fprintf(stderr, "locktrace: recording %s (pid %d) %s %s; Ctrl-C to stop\n", comm, tgid,
+				ring ? "in memory, dumps to" : "into", res->path);
 	} else if (!o->quiet) {
-		fprintf(stderr, "locktrace: recording process %d (%s, %u threads) into %s; Ctrl-C to stop\n",
-			tgid, comm, hdr.nthreads, res->path);
+		fprintf(stderr, "locktrace: recording process %d (%s, %u threads) %s %s; Ctrl-C to stop\n",
+			tgid, comm, hdr.nthreads, ring ? "in memory, dumps to" : "into", res->path);
 	}
+	if (o->stall_s > 0) {
+		uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
+		if (lt_stall_init(&stall, o->stall_rule, (uint64_t)(o->stall_s * 1e9), boot) == 0) {
+			have_stall = 1;
+			for (uint32_t i = 0; i < hdr.nthreads; i++) {
+				const struct lt_thread_info *ti = &hdr.threads[i];
+				uint64_t since = ti->blocked_ns < boot ? boot - ti->blocked_ns : 0;
+				lt_stall_seed(&stall, (uint32_t)ti->tid, ti->sc_nr, ti->sc_args, since);
+			}
+			c.stall = &stall;
+		}
+	}
+	struct sigaction su = { .sa_handler = on_usr1 };
+	sigaction(SIGUSR1, &su, NULL);
 	for (uint32_t i = 0; i < hdr.nthreads; i++)
 		tidset_add(&c.tids, (uint32_t)hdr.threads[i].tid);
-	if (!o->no_snapshot && !launched) {
+	if (!o->no_snapshot && !launched && !ring) {
 		snap.tgid = tgid;
 		snap.started = pthread_create(&snap.th, NULL, snap_main, &snap) == 0;
 	}
 
 	int show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC), last_flush = t0, last_lost = t0, last_status = t0;
-	uint64_t status_total = 0;
+	uint64_t status_total = 0, last_stall = t0;
 	double status_secs = 0;
+	sig_atomic_t usr1_seen = usr1_requests;
 	res->stop_reason = LT_STOP_UNKNOWN;
 
 	while (!stop_requests) {
@@ -421,9 +605,56 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 			uint64_t lsum = 0;
 			for (size_t i = 0; i < nlost; i++)
 				lsum += lost_seen[i];
-			status_line(&c, lsum, (double)(now - t0) / 1e9, lt_writer_bytes(c.w), &status_total,
-				    &status_secs);
+			status_line(&c, lsum, (double)(now - t0) / 1e9,
+				    ring ? flight.fl.bytes : lt_writer_bytes(c.w), &status_total, &status_secs);
+			if (ring && flight.fl.count)
+				fprintf(stderr, " in ring, %.1f s of history",
+					(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&flight.fl)) / 1e9);
 			last_status = now;
+		}
+		/* triggers: SIGUSR1 (queued: each one is handled), the stall rule */
+		int trig = 0;
+		char why[320] = "";
+		if (usr1_requests != usr1_seen) {
+			usr1_seen++;
+			trig = LT_STOP_USR1;
+			snprintf(why, sizeof(why), "SIGUSR1");
+		} else if (have_stall && now - last_stall >= STALL_CHECK_NS) {
+			last_stall = now;
+			if (lt_stall_check(&stall, lt_now_ns(CLOCK_BOOTTIME), why, sizeof(why)))
+				trig = LT_STOP_STALL;
+		}
+		if (trig) {
+			int failed = 0;
+			res->triggers++;
+			if (show_status)
+				fprintf(stderr, "\r\033[K");
+			fprintf(stderr, "locktrace: %s: %s\n",
+				trig == LT_STOP_STALL ? "stall detected" : "dump requested", why);
+			if (ring) {
+				char dpath[PATH_MAX];
+				failed = dump_flight(&flight, &c, tgid, lost_seen, (uint32_t)bpf.ncpus, trig,
+						     o->quiet, dpath, sizeof(dpath)) != 0;
+				if (!failed) {
+					res->dumps++;
+					snprintf(res->path, sizeof(res->path), "%s", dpath);
+					if (o->on_trace)
+						o->on_trace(o->on_trace_ctx, dpath);
+				}
+			} else {
+				int sr = snapshot_into(c.w, tgid, o->quiet);
+				if (sr && !c.werr)
+					c.werr = sr;
+			}
+			/* a normal recording goes on after SIGUSR1; a failed dump
+			 * keeps the ring for the next trigger */
+			if (o->keep_going || failed || (!ring && trig == LT_STOP_USR1)) {
+				if (have_stall)
+					lt_stall_rearm(&stall, lt_now_ns(CLOCK_BOOTTIME));
+			} else {
+				res->stop_reason = trig;
+				break;
+			}
 		}
 		if (o->duration_s > 0 && (double)(now - t0) / 1e9 >= o->duration_s) {
 			res->stop_reason = LT_STOP_DURATION;
@@ -466,21 +697,47 @@ finish:
 	struct lt_stats stats = { 0 };
 	stats.start_ns = hdr.clock_boottime;
 	stats.end_ns = lt_now_ns(CLOCK_BOOTTIME);
-	memcpy(stats.events, c.events, sizeof(stats.events));
-	stats.ncpus = (uint32_t)bpf.ncpus;
-	stats.lost = lost_seen;
-	stats.exit_status = res->exit_status;
-	stats.stop_reason = (uint32_t)res->stop_reason;
-	if (!c.werr)
-		c.werr = lt_writer_stats(c.w, &stats);
-	res->bytes = lt_writer_bytes(c.w);
-	int cr = lt_writer_close(c.w);
-	c.w = NULL;
-	if (c.werr || cr) {
-		int e = c.werr ? c.werr : cr;
-		fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
-			"chunk (locktrace dump says where it stops)\n", res->path, strerror(-e));
-		res->stop_reason = LT_STOP_ERROR;
+	if (ring) {
+		/* the end of the run is a trigger too, unless one just dumped */
+		if (res->stop_reason != LT_STOP_STALL && res->stop_reason != LT_STOP_USR1) {
+			char dpath[PATH_MAX];
+			if (dump_flight(&flight, &c, tgid, lost_seen, (uint32_t)bpf.ncpus, res->stop_reason,
+					o->quiet, dpath, sizeof(dpath)) == 0) {
+				res->dumps++;
+				snprintf(res->path, sizeof(res->path), "%s", dpath);
+				if (o->on_trace)
+					o->on_trace(o->on_trace_ctx, dpath);
+			} else {
+				res->stop_reason = LT_STOP_ERROR;
+			}
+		}
+		res->bytes = flight.fl.bytes;
+		lt_writer_close(c.w); /* the memory writer */
+		c.w = NULL;
+		if (flight.first_fd >= 0) { /* never dumped: do not leave an empty file */
+			close(flight.first_fd);
+			flight.first_fd = -1;
+			unlink(flight.base);
+		}
+	} else {
+		memcpy(stats.events, c.events, sizeof(stats.events));
+		stats.ncpus = (uint32_t)bpf.ncpus;
+		stats.lost = lost_seen;
+		stats.exit_status = res->exit_status;
+		stats.stop_reason = (uint32_t)res->stop_reason;
+		if (!c.werr)
+			c.werr = lt_writer_stats(c.w, &stats);
+		res->bytes = lt_writer_bytes(c.w);
+		int cr = lt_writer_close(c.w);
+		c.w = NULL;
+		if (c.werr || cr) {
+			int e = c.werr ? c.werr : cr;
+			fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
+				"chunk (locktrace dump says where it stops)\n", res->path, strerror(-e));
+			res->stop_reason = LT_STOP_ERROR;
+		} else if (o->on_trace) {
+			o->on_trace(o->on_trace_ctx, res->path);
+		}
 	}
 	res->seconds = (double)(stats.end_ns - stats.start_ns) / 1e9;
 	res->events = c.total;
@@ -493,8 +750,12 @@ finish:
 	goto out;
 
 fail_file:
-	lt_writer_close(c.w);
+	if (c.w && c.w != file_w)
+		lt_writer_close(c.w);
+	lt_writer_close(file_w);
 	c.w = NULL;
+	if (flight.first_fd >= 0)
+		close(flight.first_fd);
 	unlink(res->path); /* we created it and it holds nothing */
 out:
 	if (launched && ret)
@@ -509,6 +770,10 @@ out:
 	free(lost_now);
 	free(c.tids.v);
 	lt_header_free(&hdr);
+	if (have_stall)
+		lt_stall_free(&stall);
+	lt_flight_free(&flight.fl);
+	signal(SIGUSR1, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	return ret;

@@ -461,8 +461,18 @@ int lt_writer_stats(struct lt_writer *w, const struct lt_stats *s)
 	return r;
 }
 
+int lt_writer_release_fd(struct lt_writer *w)
+{
+	int fd = w->fd;
+	free(w->buf);
+	free(w);
+	return fd;
+}
+
 int lt_writer_close(struct lt_writer *w)
 {
+	if (!w)
+		return 0;
 	int r = w->fd >= 0 ? lt_writer_section(w, LT_CHUNK_END, NULL, 0) : lt_writer_flush(w);
 	if (w->fd >= 0 && close(w->fd) && !r)
 		r = -errno;

@@ -19,6 +19,15 @@ struct lt_record_opts {
 	int verbose;
 	int quiet;           /* no summary */
 	int no_snapshot;     /* skip the snapshot at attach (stacks, owners) */
+	/* flight recorder: keep the newest ring_mem bytes of encoded events in
+	 * memory and write a trace only on a trigger (stall, SIGUSR1, end) */
+	uint64_t ring_mem;
+	double stall_s;      /* trigger when stalled this long (0: off) */
+	int stall_rule;      /* enum lt_stall_rule */
+	int keep_going;      /* re-arm after a trigger instead of stopping */
+	/* called after each complete trace file (flight dumps, the final trace) */
+	void (*on_trace)(void *ctx, const char *path);
+	void *on_trace_ctx;
 };
 
 struct lt_record_result {
@@ -28,9 +37,13 @@ struct lt_record_result {
 	double seconds;
 	int exit_status; /* launched target's wait status, else -1 */
 	int stop_reason; /* enum lt_stop */
+	int triggers;    /* stall or SIGUSR1 triggers handled */
+	int dumps;       /* trace files written by the flight recorder */
 };
 
 #define LT_DEFAULT_RING_BYTES (16ull << 20)
+#define LT_FLIGHT_CHUNK (64u << 10)      /* encoded events per flight chunk */
+#define LT_FLIGHT_MIN (1ull << 20)       /* smallest --ring */
 
 /* Returns 0 when a trace was written (even if the run ended on an error
  * after attaching: then res->stop_reason is LT_STOP_ERROR and a message was

@@ -61,6 +61,9 @@ struct lt_header {
 };
 
 #define LT_HDR_LAUNCHED 0x1 /* locktrace started the target (`-- CMD`) */
+#define LT_HDR_FLIGHT 0x2   /* a flight-recorder dump: threads[] describe the
+			       process when the dump was written, not when the
+			       events begin */
 
 struct lt_stats {
 	uint64_t start_ns, end_ns; /* BOOTTIME */
@@ -77,6 +80,8 @@ enum lt_stop {
 	LT_STOP_DURATION = 2, /* -d elapsed */
 	LT_STOP_EXIT = 3,     /* the target exited */
 	LT_STOP_ERROR = 4,    /* write error etc */
+	LT_STOP_STALL = 5,    /* the stall detector fired */
+	LT_STOP_USR1 = 6,     /* SIGUSR1 asked for a dump */
 };
 
 struct lt_writer;
@@ -98,7 +103,9 @@ int lt_writer_event(struct lt_writer *w, const struct lt_event *ev);
 int lt_writer_flush(struct lt_writer *w);
 int lt_writer_section(struct lt_writer *w, uint32_t type, const void *data, size_t len);
 int lt_writer_stats(struct lt_writer *w, const struct lt_stats *s);
-/* Flushes, writes the END chunk, closes.  Frees w even on error. */
+/* Frees w without writing anything more; returns its fd (still open). */
+int lt_writer_release_fd(struct lt_writer *w);
+/* Flushes, writes the END chunk, closes.  Frees w even on error (NULL: no-op). */
 int lt_writer_close(struct lt_writer *w);
 /* Bytes written so far (complete chunks). */
 uint64_t lt_writer_bytes(const struct lt_writer *w);
