@@ -232,7 +232,7 @@ static void json_thread(FILE *f, const struct lt_thread *t)
 {
 	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
 	json_str(f, t->comm);
-	fprintf(f, ",\"state\":\"%c\",", t->state ? t->state : '?');
+	fprintf(f, ",\"state\":\"%c\",\"cpu\":%d,", t->state ? t->state : '?', t->cpu);
 	if (t->idle_src == LT_IDLE_UNKNOWN)
 		fputs("\"blocked_s\":null,", f);
 	else
@@ -333,7 +333,16 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
 		s->kstack_available ? "true" : "false", s->n_threads);
 	fprintf(f, ",\"options\":{\"lost_wakeup_threshold_s\":%.3f,\"convoy_min_waiters\":%d}",
 		s->vopts.lost_wakeup_threshold_s, s->vopts.convoy_min_waiters);
-	fputs(",\"notes\":", f);
+	fputs(",\"sched_clock_offset_ns\":[", f);
+	for (size_t i = 0; i < s->n_cpus; i++) {
+		if (i)
+			fputc(',', f);
+		if (s->sched_offset_ns[i] == INT64_MIN)
+			fputs("null", f);
+		else
+			fprintf(f, "%" PRId64, s->sched_offset_ns[i]);
+	}
+	fputs("],\"notes\":", f);
 	json_strlist(f, &s->notes);
 	fputs(",\"verdicts\":[", f);
 	for (size_t i = 0; i < s->n_verdicts; i++) {

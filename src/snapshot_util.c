@@ -198,6 +198,7 @@ void lt_snapshot_free(struct lt_snapshot *s)
 		lt_verdict_clear(&s->verdicts[i]);
 	free(s->verdicts);
 	lt_strlist_free(&s->notes);
+	free(s->sched_offset_ns);
 	free(s->exe);
 	free(s);
 }

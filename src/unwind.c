@@ -191,7 +191,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	uint64_t lookup = act ? pc : pc - 1;
 	if (!lt_sym_is_code(w->u->sym, lookup)) {
-		w->end = lts_asprintf("[unwind stopped: %#" PRIx64 " is not in an executable mapping]",
+		w->end = lts_asprintf("[unwind stopped: 0x%" PRIx64 " is not in an executable mapping]",
 				      (uint64_t)pc);
 		return DWARF_CB_ABORT;
 	}
@@ -209,7 +209,7 @@ static char *why_stopped(struct walk *w, int err)
 	uint64_t lookup = w->last_act ? w->last_pc : w->last_pc - 1;
 	Dwfl_Module *mod = dwfl_addrmodule(w->u->dwfl, lookup);
 	if (!mod)
-		return lts_asprintf("[unwind stopped: %#" PRIx64 " not in any module]", w->last_pc);
+		return lts_asprintf("[unwind stopped: 0x%" PRIx64 " not in any module]", w->last_pc);
 	const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	const char *base = name ? strrchr(name, '/') : NULL;
 	base = base ? base + 1 : (name ? name : "?");
@@ -217,12 +217,12 @@ static char *why_stopped(struct walk *w, int err)
 	if (!dwfl_module_eh_cfi(mod, &bias) && !dwfl_module_dwarf_cfi(mod, &bias))
 		return lts_asprintf("[unwind stopped: no CFI in %s]", base);
 	if (w->u->had_bad_read)
-		return lts_asprintf("[unwind stopped: cannot read memory at %#" PRIx64 "]",
+		return lts_asprintf("[unwind stopped: cannot read memory at 0x%" PRIx64 "]",
 				    w->u->bad_addr);
 	const char *msg = dwfl_errmsg(err);
 	if (msg && strstr(msg, "CFI"))
-		return lts_asprintf("[unwind stopped: no CFI for %#" PRIx64 " in %s]", w->last_pc, base);
-	return lts_asprintf("[unwind stopped: %s at %#" PRIx64 " in %s]",
+		return lts_asprintf("[unwind stopped: no CFI for 0x%" PRIx64 " in %s]", w->last_pc, base);
+	return lts_asprintf("[unwind stopped: %s at 0x%" PRIx64 " in %s]",
 			    msg ? msg : "unknown error", w->last_pc, base);
 }
 

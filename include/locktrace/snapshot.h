@@ -83,7 +83,9 @@ enum lt_idle_source {
 	LT_IDLE_UNKNOWN = 0,       /* no source available                      */
 	LT_IDLE_RUNNING,           /* state R: running or runnable, idle = 0   */
 	LT_IDLE_SCHED_EXEC_START,  /* CLOCK_MONOTONIC - se.exec_start from
-	                              /proc/PID/task/TID/sched (sched_clock)   */
+	                              /proc/PID/task/TID/sched, corrected by
+	                              the per-CPU offset between the two
+	                              clocks measured at snapshot time         */
 	LT_IDLE_CALLER,            /* given by the caller (recorder)           */
 };
 const char *lt_idle_source_name(enum lt_idle_source s);
@@ -213,6 +215,7 @@ struct lt_thread {
 	pid_t tid;
 	char comm[64];            /* from stat, escaped by the printers        */
 	char state;               /* stat state letter: R S D T t Z X I ...     */
+	int cpu;                  /* CPU it last ran on (stat field 39), -1    */
 	/* how long it has not run */
 	double idle_s;            /* valid unless idle_src == LT_IDLE_UNKNOWN   */
 	enum lt_idle_source idle_src;
@@ -231,6 +234,10 @@ struct lt_thread {
 	size_t n_frames;
 	char *ustack_end;         /* why the unwind stopped, NULL if clean end  */
 	struct lt_strlist notes;  /* everything that could not be read          */
+	/* Re-read when a verdict involved it: its syscall line or futex word /
+	 * owner had changed, so it was busy, not stuck.  Verdict rules skip
+	 * moved threads (the snapshot is not atomic; true hangs are stable). */
+	bool moved;
 };
 
 /* ---- verdicts ----------------------------------------------------------- */
@@ -272,6 +279,12 @@ struct lt_snapshot {
 	struct lt_verdict *verdicts;
 	size_t n_verdicts;
 	struct lt_verdict_opts vopts; /* as applied                              */
+	/* se.exec_start is in the CPU's scheduler task clock, which lags
+	 * CLOCK_MONOTONIC by the IRQ and steal time accumulated on that CPU
+	 * (seconds in a VM): offset per CPU, measured on our own thread at
+	 * snapshot time; INT64_MIN where it could not be measured. */
+	int64_t *sched_offset_ns;
+	size_t n_cpus;
 	struct lt_strlist notes;     /* process-level notes                      */
 };
 
