@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,102 @@ static void parse_kstack(struct lt_thread *t, char *text)
 	}
 }
 
+/* ---- scheduler clock vs CLOCK_MONOTONIC ---- */
+
+/* se.exec_start of the calling thread right after a sched_yield (which
+ * updates it), against CLOCK_MONOTONIC read just before: the offset of
+ * this CPU's scheduler task clock.  Staleness only makes it larger, so the
+ * smallest of a few reads is kept. */
+static int measure_offset(int64_t *off)
+{
+	char buf[4096];
+	bool ok = false;
+	for (int i = 0; i < 3; i++) {
+		sched_yield();
+		int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
+		int64_t es;
+		if (lts_read_small("/proc/thread-self/sched", buf, sizeof(buf)) <= 0 ||
+		    lt_parse_sched_exec_start(buf, &es))
+			continue;
+		if (!ok || t0 - es < *off)
+			*off = t0 - es;
+		ok = true;
+	}
+	return ok ? 0 : -1;
+}
+
+static void calibrate(struct lt_snapshot *s)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	if (n <= 0)
+		n = 1;
+	if (n > 4096)
+		n = 4096;
+	s->sched_offset_ns = malloc((size_t)n * sizeof(*s->sched_offset_ns));
+	if (!s->sched_offset_ns)
+		return;
+	s->n_cpus = (size_t)n;
+	for (long i = 0; i < n; i++)
+		s->sched_offset_ns[i] = INT64_MIN;
+	cpu_set_t saved, one;
+	bool pinned = sched_getaffinity(0, sizeof(saved), &saved) == 0;
+	size_t measured = 0;
+	for (long c = 0; pinned && c < n && c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &saved))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		int64_t off;
+		if (sched_setaffinity(0, sizeof(one), &one) == 0 && sched_getcpu() == c &&
+		    measure_offset(&off) == 0) {
+			s->sched_offset_ns[c] = off;
+			measured++;
+		}
+	}
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	int64_t off;
+	if (!measured && measure_offset(&off) == 0) {
+		/* could not pin: one offset for all CPUs */
+		for (long i = 0; i < n; i++)
+			s->sched_offset_ns[i] = off;
+		measured = 1;
+		lt_strlist_add(&s->notes, "scheduler clock offset measured on one CPU only");
+	}
+	if (!measured) {
+		lt_strlist_add(&s->notes, "scheduler clock offset unknown (/proc/thread-self/sched "
+			       "unreadable): blocked times may be off by the IRQ/steal time");
+		return;
+	}
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (long i = 0; i < n; i++) {
+		if (s->sched_offset_ns[i] == INT64_MIN)
+			continue;
+		if (s->sched_offset_ns[i] < lo)
+			lo = s->sched_offset_ns[i];
+		if (s->sched_offset_ns[i] > hi)
+			hi = s->sched_offset_ns[i];
+	}
+	if (hi > 50000000) /* worth saying when it is more than 50 ms */
+		lt_strlist_add(&s->notes, "se.exec_start lags CLOCK_MONOTONIC by %.3f-%.3f s per CPU "
+			       "(IRQ/steal time): blocked times are corrected for it",
+			       (double)lo / 1e9, (double)hi / 1e9);
+}
+
+static int64_t offset_for(const struct lt_snapshot *s, int cpu)
+{
+	if (!s->sched_offset_ns)
+		return 0;
+	if (cpu >= 0 && (size_t)cpu < s->n_cpus && s->sched_offset_ns[cpu] != INT64_MIN)
+		return s->sched_offset_ns[cpu];
+	/* unknown CPU: the smallest measured offset (never overstates) */
+	int64_t lo = INT64_MIN;
+	for (size_t i = 0; i < s->n_cpus; i++)
+		if (s->sched_offset_ns[i] != INT64_MIN && (lo == INT64_MIN || s->sched_offset_ns[i] < lo))
+			lo = s->sched_offset_ns[i];
+	return lo == INT64_MIN ? 0 : lo;
+}
+
 /* Returns -ENOENT if the thread is gone (stat unreadable). */
 static int read_thread(struct ctx *c, pid_t pid, struct lt_thread *t)
 {
@@ -90,6 +187,8 @@ static int read_thread(struct ctx *c, pid_t pid, struct lt_thread *t)
 		return -ENOENT;
 	if (lt_parse_stat(buf, t->comm, sizeof(t->comm), &t->state))
 		return -ENOENT;
+	unsigned long long cpu;
+	t->cpu = lts_parse_stat_field(buf, 39, &cpu) == 0 && cpu < 1000000 ? (int)cpu : -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)t->tid);
 	ssize_t r = lts_read_small(path, buf, sizeof(buf));
@@ -112,10 +211,11 @@ static int read_thread(struct ctx *c, pid_t pid, struct lt_thread *t)
 		r = lts_read_small(path, buf, sizeof(buf));
 		int64_t now = lts_now_ns(CLOCK_MONOTONIC);
 		if (r > 0 && lt_parse_sched_exec_start(buf, &start) == 0) {
-			int64_t d = now - start;
+			int64_t d = now - start - offset_for(c->s, t->cpu);
 			if (d < 0) {
-				lt_strlist_add(&t->notes, "se.exec_start is %.3f s ahead of CLOCK_MONOTONIC",
-					       (double)-d / 1e9);
+				if (d < -50000000)
+					lt_strlist_add(&t->notes, "se.exec_start is %.3f s ahead of "
+						       "CLOCK_MONOTONIC after correction", (double)-d / 1e9);
 				d = 0;
 			}
 			t->idle_s = (double)d / 1e9;
@@ -560,6 +660,106 @@ static void unwind_one(struct ctx *c, struct lt_unwinder *u, struct lt_thread *t
 	int r = lt_unwind_thread(u, t->tid, &ur, max, &t->frames, &t->n_frames, &t->ustack_end);
 	if (r < 0)
 		lt_strlist_add(&t->notes, "unwind failed: %s", strerror(-r));
+	/* a thread that stayed in the same system call (same sp, pc, args)
+	 * from the first read until now did not touch its stack: the frames
+	 * are consistent.  Otherwise they may mix two moments. */
+	char path[96], buf[512];
+	struct lt_sc_line now;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)c->s->pid, (int)t->tid);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0 || lt_parse_syscall_line(buf, &now) ||
+	    memcmp(&now, &t->sc, sizeof(now)) != 0) {
+		t->moved = true;
+		lt_strlist_add(&t->notes, "the thread ran while the snapshot was taken: its user stack "
+			       "may mix two moments and it is left out of the verdicts");
+	}
+}
+
+/* ---- confirmation of verdicts ---- */
+
+/* Re-read what a verdict rests on for one thread.  True if it changed. */
+static bool recheck(struct ctx *c, struct lt_thread *t)
+{
+	char path[96], buf[512];
+	struct lt_sc_line now;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)c->s->pid, (int)t->tid);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0 || lt_parse_syscall_line(buf, &now)) {
+		lt_strlist_add(&t->notes, "gone or unreadable on re-check");
+		return true;
+	}
+	if (memcmp(&now, &t->sc, sizeof(now)) != 0) {
+		lt_strlist_add(&t->notes, "left %s during the snapshot (re-check)",
+			       t->sc_name ? t->sc_name : "its system call");
+		return true;
+	}
+	if (t->wait != LT_WAIT_FUTEX || !t->futex.word_ok)
+		return false;
+	int32_t mx[5];
+	if (lt_mem_read(ctx_mem(c), t->futex.uaddr, mx, sizeof(mx)) &&
+	    lt_mem_read(ctx_mem(c), t->futex.uaddr, mx, sizeof(mx[0])))
+		return false; /* unreadable now: nothing to compare */
+	if ((uint32_t)mx[0] != t->futex.word) {
+		lt_strlist_add(&t->notes, "futex word changed from %u to %u during the snapshot",
+			       t->futex.word, (uint32_t)mx[0]);
+		return true;
+	}
+	if (t->futex.owner_kind == LT_OWNER_MUTEX && mx[2] != t->futex.mutex_owner) {
+		lt_strlist_add(&t->notes, "mutex owner changed from %d to %d during the snapshot",
+			       (int)t->futex.mutex_owner, (int)mx[2]);
+		return true;
+	}
+	return false;
+}
+
+/* The snapshot is not atomic: the /proc files of 1,000 threads and their
+ * futex words are read over tens of milliseconds.  In a busy process that
+ * can assemble a deadlock or convoy that never existed.  Before reporting,
+ * re-read every thread a verdict rests on, at least 10 ms after the first
+ * read; threads that changed are marked moved and the rules run again
+ * without them (a real hang is stable).  Only verdict threads are re-read. */
+static void confirm_verdicts(struct ctx *c, int64_t t_read_end)
+{
+	struct lt_snapshot *s = c->s;
+	bool *checked = calloc(s->n_threads ? s->n_threads : 1, sizeof(*checked));
+	if (!checked)
+		return;
+	for (int round = 0; round < 3; round++) {
+		bool any_new = false, any_moved = false;
+		for (size_t vi = 0; vi < s->n_verdicts; vi++) {
+			struct lt_verdict *v = &s->verdicts[vi];
+			if (v->kind != LT_VERDICT_DEADLOCK && v->kind != LT_VERDICT_LOST_WAKEUP &&
+			    v->kind != LT_VERDICT_CONVOY)
+				continue;
+			for (size_t k = 0; k <= v->n_tids; k++) {
+				pid_t tid = k < v->n_tids ? v->tids[k] : v->owner;
+				struct lt_thread *t = tid ? lt_snapshot_find(s, tid) : NULL;
+				if (!t || checked[t - s->threads])
+					continue;
+				if (!any_new) {
+					int64_t wait = t_read_end + 10000000 - lts_now_ns(CLOCK_MONOTONIC);
+					if (wait > 0) {
+						struct timespec ts = { 0, (long)wait };
+						nanosleep(&ts, NULL);
+					}
+				}
+				any_new = true;
+				checked[t - s->threads] = true;
+				if (recheck(c, t)) {
+					t->moved = true;
+					any_moved = true;
+				}
+			}
+		}
+		if (!any_moved)
+			break;
+		lt_snapshot_diagnose(s, &s->vopts);
+	}
+	size_t moved = 0;
+	for (size_t i = 0; i < s->n_threads; i++)
+		moved += s->threads[i].moved;
+	if (moved)
+		lt_strlist_add(&s->notes, "%zu thread(s) changed state while the snapshot was taken and "
+			       "were left out of the verdicts (busy, not stuck)", moved);
+	free(checked);
 }
 
 /* ---- process level ---- */
@@ -665,6 +865,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 		}
 	}
 
+	calibrate(s);
 	struct ctx c = { .s = s, .o = o };
 	lt_mem_init(&c.mem, pid);
 
@@ -692,6 +893,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 		s->n_threads++;
 	}
 	free(tids);
+	int64_t t_read_end = lts_now_ns(CLOCK_MONOTONIC);
 	if (s->n_threads == 0) {
 		lt_snapshot_free(s);
 		return LT_SNAP_ENOPROC;
@@ -754,12 +956,13 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 		free(uerr);
 	}
 
+	lt_snapshot_diagnose(s, &o->verdict);
+	confirm_verdicts(&c, t_read_end);
+
 	lts_net_free(c.net);
 	free(c.regs_sorted);
 	lt_sym_close(c.sym);
 	lt_mem_close(&c.mem);
-
-	lt_snapshot_diagnose(s, &o->verdict);
 	s->duration_ns = lts_now_ns(CLOCK_MONOTONIC) - t0;
 	*out = s;
 	return 0;

@@ -37,9 +37,10 @@ void lts_fmt_duration(double s, char *buf, size_t len)
 		snprintf(buf, len, "%.0f s", s);
 }
 
+/* Asleep in a system call, and confirmed stable if it was re-checked. */
 static bool asleep(const struct lt_thread *t)
 {
-	return t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL;
+	return t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL && !t->moved;
 }
 
 static bool has_owner(const struct lt_futex *f)
@@ -436,6 +437,9 @@ static void find_convoys(struct lt_snapshot *s, int min_waiters)
 			char *act = lts_thread_activity(o);
 			if (o->state == 'R' || o->sc.state == LT_SC_RUNNING) {
 				owner_phrase = lts_asprintf("owner %d (%s) is running", (int)owner, o->comm);
+			} else if (o->moved) {
+				owner_phrase = lts_asprintf("owner %d (%s) is busy (its state changed during "
+							    "the snapshot)", (int)owner, o->comm);
 			} else if (o->idle_src == LT_IDLE_UNKNOWN) {
 				owner_phrase = lts_asprintf("owner %d (%s) is in %s", (int)owner, o->comm,
 							    act ? act : "?");
@@ -487,12 +491,12 @@ static void find_convoys(struct lt_snapshot *s, int min_waiters)
 
 static void classify_rest(struct lt_snapshot *s)
 {
-	size_t running = 0, io = 0, condvar = 0, locks = 0, other = 0, unreadable = 0;
+	size_t running = 0, io = 0, condvar = 0, joins = 0, locks = 0, other = 0, unreadable = 0;
 	size_t by_kind[LT_WAIT_OTHER + 1] = { 0 };
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		if (t->state == 'R' || t->sc.state == LT_SC_RUNNING) {
-			running++;
+		if (t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved) {
+			running++; /* moved: ran during the snapshot */
 			continue;
 		}
 		if (t->sc.state != LT_SC_IN_SYSCALL) {
@@ -513,6 +517,8 @@ static void classify_rest(struct lt_snapshot *s)
 			if (t->futex.is_wait && t->futex.owner_kind == LT_OWNER_NONE && t->futex.word_ok &&
 			    t->futex.word == t->futex.expected)
 				condvar++;
+			else if (t->futex.is_wait && t->futex.owner_kind == LT_OWNER_JOIN)
+				joins++; /* waits for a thread to exit, not for a lock */
 			else if (t->futex.is_wait)
 				locks++;
 			else
@@ -538,6 +544,8 @@ static void classify_rest(struct lt_snapshot *s)
 		if (condvar)
 			lt_strlist_add(&v->evidence, "%zu wait on futexes with no owner whose word is "
 				       "unchanged (condition variables, semaphores)", condvar);
+		if (joins)
+			lt_strlist_add(&v->evidence, "%zu wait in pthread_join for another thread", joins);
 		return;
 	}
 	if (s->n_threads && unreadable == s->n_threads) {
@@ -556,8 +564,9 @@ static void classify_rest(struct lt_snapshot *s)
 		lt_strlist_add(&v->evidence, "%zu of %zu threads could not be read: the verdict ignores them",
 			       unreadable, s->n_threads);
 	v->summary = lts_asprintf("nothing suspicious: no lock cycle, no lost wake-up, no convoy");
-	lt_strlist_add(&v->evidence, "%zu running, %zu in I/O waits (%s), %zu on futexes without owner, "
-		       "%zu on owned locks, %zu other", running, io, kinds, condvar, locks, other);
+	lt_strlist_add(&v->evidence, "%zu running or busy, %zu in I/O waits (%s), %zu on futexes without owner, "
+		       "%zu joining, %zu on owned locks, %zu other", running, io, kinds, condvar, joins,
+		       locks, other);
 	if (running == 0 && io == 0 && locks == 0 && other == 0 && condvar > 0)
 		lt_strlist_add(&v->evidence, "no thread is running or doing I/O: every thread waits on a "
 			       "futex only another thread (or a timeout) can end");
