@@ -26,7 +26,7 @@
 	} while (0)
 
 static struct tl_proc wl;
-static char truth[256][256];
+static char truth[1200][256];
 static int ntruth;
 static pid_t child; /* the 1,000-thread child, if any */
 
@@ -54,7 +54,7 @@ static void start(const char *name, char *const extra[])
 	argv[n] = NULL;
 	ntruth = 0;
 	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 256, 20000), "%s never printed ready",
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 1200, 30000), "%s never printed ready",
 		  name);
 }
 
@@ -288,6 +288,107 @@ Test(snapshot_live, json_has_what_the_timeline_needs, .fini = cleanup, .timeout 
 	cr_assert_not_null(strstr(j, "\"kind\":\"deadlock\""));
 	free(j);
 	lt_snapshot_free(s);
+}
+
+Test(snapshot_live, idle_server_is_idle, .fini = cleanup, .timeout = 60)
+{
+	NEED_ROOT();
+	char *extra[] = { "-t", "4", "-d", "60", NULL };
+	start("idle", extra);
+	int fds[4];
+	for (int i = 0; i < 4; i++) {
+		char m[32];
+		snprintf(m, sizeof(m), "idx=%d ", i);
+		fds[i] = (int)truth_val("socket", m, "fd");
+	}
+	tl_go(&wl);
+	/* threads start after the gate: collect their 4 lines */
+	for (int i = 0; i < 4; i++)
+		cr_assert(tl_wait_for(&wl, 0, "thread", truth, &ntruth, 1200, 10000));
+	/* until every idle thread sleeps in select (pselect6) */
+	struct lt_snapshot *s = NULL;
+	for (int tries = 0; tries < 100; tries++) {
+		s = snap(wl.pid, NULL);
+		size_t in_select = 0;
+		for (size_t i = 0; i < s->n_threads; i++)
+			in_select += s->threads[i].sc.nr == 270;
+		if (in_select == 4)
+			break;
+		lt_snapshot_free(s);
+		s = NULL;
+		usleep(20000);
+	}
+	cr_assert_not_null(s, "idle threads never all in select");
+	size_t n;
+	cr_assert_not_null(verdict(s, LT_VERDICT_IDLE, &n), "verdict: %s", s->verdicts[0].summary);
+	cr_assert_eq(s->n_verdicts, 1);
+	for (int i = 0; i < ntruth; i++) {
+		if (strncmp(truth[i], "thread ", 7))
+			continue;
+		int idx = (int)tl_val(truth[i], "idx", NULL);
+		const struct lt_thread *t = lt_snapshot_find(s, (pid_t)tl_val(truth[i], "tid", NULL));
+		cr_assert_not_null(t);
+		cr_assert_eq(t->wait, LT_WAIT_POLL);
+		cr_assert_eq(t->fdw.n_fds, 1);
+		cr_assert_eq(t->fdw.fds[0].fd, fds[idx]);
+		cr_assert_eq(t->fdw.fds[0].kind, LT_FD_SOCKET);
+		cr_assert_eq(t->fdw.fds[0].events, 1); /* read set */
+		cr_assert(t->fdw.has_timeout);
+		cr_assert_leq(t->fdw.timeout_ms, 5000);
+	}
+	lt_snapshot_free(s);
+	assert_untouched(wl.pid);
+}
+
+Test(snapshot_live, many_threads_workload, .fini = cleanup, .timeout = 120)
+{
+	NEED_ROOT();
+	start("many_threads", NULL);
+	int want = (int)truth_val("blocked", NULL, "threads");
+	int rfd = (int)truth_val("socket", "role=read", "fd");
+	uint64_t gate = truth_val("lock", "name=gate_word ", "addr");
+	uint64_t g0 = truth_val("lock", "name=mt_cond.g_signals0", "addr");
+	uint64_t g1 = truth_val("lock", "name=mt_cond.g_signals1", "addr");
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	struct lt_snapshot *s = snap(wl.pid, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	cr_log_info("many_threads (%d threads): snapshot %.3f s", want, dt);
+	cr_assert_lt(dt, 1.0, "snapshot of %d threads took %.3f s", want, dt);
+	cr_assert_eq(s->n_threads, (size_t)want + 1);
+	int checked = 0;
+	for (int i = 0; i < ntruth; i++) {
+		if (strncmp(truth[i], "thread ", 7) || strstr(truth[i], "role=main"))
+			continue;
+		const struct lt_thread *t = lt_snapshot_find(s, (pid_t)tl_val(truth[i], "tid", NULL));
+		cr_assert_not_null(t, "%s", truth[i]);
+		if (strstr(truth[i], "role=cond")) {
+			cr_assert_eq(t->wait, LT_WAIT_FUTEX);
+			cr_assert(t->futex.uaddr == g0 || t->futex.uaddr == g1 ||
+				  (t->futex.uaddr >= g0 - 40 && t->futex.uaddr < g0 + 48),
+				  "cond waiter %d on 0x%llx", (int)t->tid, (unsigned long long)t->futex.uaddr);
+		} else if (strstr(truth[i], "role=futex")) {
+			cr_assert_eq(t->futex.uaddr, gate);
+			cr_assert_str_eq(t->futex.lock_sym, "gate_word");
+		} else if (strstr(truth[i], "role=read")) {
+			cr_assert_eq(t->sc.nr, 0);
+			cr_assert_eq(t->fdw.io.fd, rfd);
+			cr_assert_eq(t->fdw.io.kind, LT_FD_SOCKET);
+		} else if (strstr(truth[i], "role=sleep")) {
+			cr_assert_eq(t->wait, LT_WAIT_SLEEP);
+		} else {
+			continue;
+		}
+		cr_assert_geq(frame_index(t, "sleeper"), 1, "thread %d: stack does not reach sleeper()",
+			      (int)t->tid);
+		checked++;
+	}
+	cr_assert_eq(checked, want);
+	cr_assert_eq(verdict(s, LT_VERDICT_CONVOY, NULL), NULL);
+	cr_assert_eq(verdict(s, LT_VERDICT_DEADLOCK, NULL), NULL);
+	lt_snapshot_free(s);
+	assert_untouched(wl.pid);
 }
 
 /* ---- 1,000 threads ---- */
