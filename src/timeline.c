@@ -1,0 +1,989 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The timeline model (see include/locktrace/timeline.h): a sort window in
+ * front of a per-thread state machine.
+ *
+ * Sort window: events are kept in a ring ordered by timestamp.  The
+ * collector drains per-cpu streams interleaved, so an arriving event is
+ * almost always at or near the tail; insertion scans back from the tail and
+ * costs O(displacement).  An event leaves the window once the newest
+ * timestamp seen is reorder_ns past it, or when the ring is full.
+ *
+ * Per thread: the call it is in (at most one: system calls do not nest),
+ * whether it is asleep, and when it first ran again after sleeping in the
+ * call.  The latter dates the end of a call whose return was not recorded:
+ * the collector records a return only for an entry it saw, so a call
+ * already blocked at attach never gets one, and a lost record loses one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/timeline.h"
+
+/* x86_64 system call numbers of the calls the collector records */
+enum {
+	NR_read = 0, NR_write = 1, NR_poll = 7, NR_readv = 19, NR_writev = 20, NR_select = 23,
+	NR_sendto = 44, NR_recvfrom = 45, NR_sendmsg = 46, NR_recvmsg = 47, NR_futex = 202,
+	NR_epoll_wait = 232, NR_pselect6 = 270, NR_ppoll = 271, NR_epoll_pwait = 281,
+	NR_recvmmsg = 299, NR_sendmmsg = 307, NR_epoll_pwait2 = 441, NR_futex_waitv = 449,
+	NR_futex_wake = 454, NR_futex_wait = 455, NR_futex_requeue = 456,
+};
+
+/* futex(2) commands (op & FUTEX_CMD_MASK) */
+enum {
+	FUTEX_WAIT = 0, FUTEX_WAKE = 1, FUTEX_FD = 2, FUTEX_REQUEUE = 3, FUTEX_CMP_REQUEUE = 4,
+	FUTEX_WAKE_OP = 5, FUTEX_LOCK_PI = 6, FUTEX_UNLOCK_PI = 7, FUTEX_TRYLOCK_PI = 8,
+	FUTEX_WAIT_BITSET = 9, FUTEX_WAKE_BITSET = 10, FUTEX_WAIT_REQUEUE_PI = 11,
+	FUTEX_CMP_REQUEUE_PI = 12, FUTEX_LOCK_PI2 = 13,
+};
+#define FUTEX_CMD_MASK 0x7f
+
+#define TASK_DEAD_BIT 0x80 /* raw task state of a task's last switch-out */
+
+/* ------------------------------------------------------------------ map */
+
+/* Open addressing, linear probing, key 0 = empty (no thread has tid 0 and no
+ * futex lives at address 0), backward-shift deletion: no tombstones, so a
+ * map that sees heavy thread churn stays as small as its live content. */
+struct tl_map {
+	uint64_t *keys;
+	void **vals;
+	size_t cap, n; /* cap: power of two */
+};
+
+static size_t map_slot(const struct tl_map *m, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+}
+
+static void *map_get(const struct tl_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = map_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals[i];
+		if (!m->keys[i])
+			return NULL;
+	}
+}
+
+static int map_put(struct tl_map *m, uint64_t key, void *val);
+
+static int map_grow(struct tl_map *m)
+{
+	struct tl_map n = { 0 };
+	n.cap = m->cap ? m->cap * 2 : 64;
+	n.keys = calloc(n.cap, sizeof(*n.keys));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	if (!n.keys || !n.vals) {
+		free(n.keys);
+		free(n.vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			map_put(&n, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = n;
+	return 0;
+}
+
+static int map_put(struct tl_map *m, uint64_t key, void *val)
+{
+	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
+		return -ENOMEM;
+	size_t i = map_slot(m, key);
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->keys[i])
+		m->n++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	return 0;
+}
+
+static void map_del(struct tl_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return;
+	size_t i = map_slot(m, key);
+	while (m->keys[i] != key) {
+		if (!m->keys[i])
+			return;
+		i = (i + 1) & (m->cap - 1);
+	}
+	/* shift later members of the probe run back over the hole */
+	for (size_t j = (i + 1) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
+		size_t home = map_slot(m, m->keys[j]);
+		/* j may move to i if its home is not in (i, j] cyclically */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->keys[i] = 0;
+	m->vals[i] = NULL;
+	m->n--;
+}
+
+static void map_free(struct tl_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---------------------------------------------------------------- model */
+
+struct tl_thread {
+	uint32_t tid, uid;
+	size_t idx;          /* in tl->threads */
+	char comm[LT_COMM_LEN];
+	uint8_t named;       /* comm is real, not our placeholder */
+	uint8_t exited;      /* TASK_EXIT seen */
+	uint8_t in_span;     /* span is open */
+	uint8_t pending;     /* span is a snapshot call not yet confirmed */
+	uint8_t sleeping;    /* switched out asleep and not back yet */
+	uint64_t woke_ts;    /* first switch-in after sleeping in the open call */
+	struct lt_span span;
+	struct lt_wake_edge *in, *out; /* max_edges each, allocated on first use */
+	uint32_t nin, nout, dropped;
+};
+
+struct tl_lock {
+	uint64_t addr;
+	uint32_t uid, waiters;
+};
+
+struct lt_timeline {
+	struct lt_timeline_sink sink;
+	struct lt_timeline_opts opts;
+	struct lt_timeline_stats stats;
+	uint32_t pid;
+	uint64_t attach_ts;   /* the header's boottime: when the snapshot was taken */
+	uint64_t start_ts;
+	int started, confirmed, finished;
+	uint64_t now;         /* time of the last interpreted event */
+	uint64_t next_span, next_edge;
+	uint32_t next_uid;
+	struct tl_map tmap;   /* tid -> struct tl_thread * */
+	struct tl_thread **threads;
+	size_t nthreads, cap_threads;
+	struct tl_map lmap;   /* futex address -> struct tl_lock * */
+	/* sort window */
+	struct lt_event *ring;
+	size_t rcap, rhead, rn; /* rcap: power of two */
+	uint64_t max_seen, released_ts;
+	int released_any;
+};
+
+#define RING(tl, k) ((tl)->ring[((tl)->rhead + (k)) & ((tl)->rcap - 1)])
+
+static const char *const futex_cmd_names[] = {
+	[FUTEX_WAIT] = "FUTEX_WAIT",
+	[FUTEX_WAKE] = "FUTEX_WAKE",
+	[FUTEX_FD] = "FUTEX_FD",
+	[FUTEX_REQUEUE] = "FUTEX_REQUEUE",
+	[FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
+	[FUTEX_WAKE_OP] = "FUTEX_WAKE_OP",
+	[FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
+	[FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
+	[FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
+	[FUTEX_WAIT_BITSET] = "FUTEX_WAIT_BITSET",
+	[FUTEX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
+	[FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
+	[FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
+	[FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
+};
+
+const char *lt_span_name(const struct lt_span *s)
+{
+	if (s->nr == NR_futex) {
+		unsigned cmd = s->enter.futex.op & FUTEX_CMD_MASK;
+		if (cmd < sizeof(futex_cmd_names) / sizeof(futex_cmd_names[0]))
+			return futex_cmd_names[cmd];
+		return "futex";
+	}
+	return lt_call_name(s->nr);
+}
+
+/* LT_SPAN_WAIT / WAKER / LOCK_WAIT for an entry record. */
+static uint32_t classify(const struct lt_event *e)
+{
+	switch (e->h.kind) {
+	case LT_EV_FUTEX_ENTER:
+		switch (e->futex.nr) {
+		case NR_futex:
+			switch (e->futex.op & FUTEX_CMD_MASK) {
+			case FUTEX_WAIT:
+			case FUTEX_WAIT_BITSET:
+			case FUTEX_LOCK_PI:
+			case FUTEX_LOCK_PI2:
+			case FUTEX_WAIT_REQUEUE_PI:
+				return LT_SPAN_WAIT | LT_SPAN_LOCK_WAIT;
+			case FUTEX_WAKE:
+			case FUTEX_WAKE_BITSET:
+			case FUTEX_WAKE_OP:
+			case FUTEX_REQUEUE:
+			case FUTEX_CMP_REQUEUE:
+			case FUTEX_CMP_REQUEUE_PI:
+			case FUTEX_UNLOCK_PI:
+				return LT_SPAN_WAKER;
+			default:
+				return 0;
+			}
+		case NR_futex_wait:
+		case NR_futex_waitv:
+			return LT_SPAN_WAIT | LT_SPAN_LOCK_WAIT;
+		case NR_futex_wake:
+		case NR_futex_requeue:
+			return LT_SPAN_WAKER;
+		default:
+			return 0;
+		}
+	case LT_EV_WAIT_ENTER:
+		return LT_SPAN_WAIT;
+	case LT_EV_IO_ENTER:
+		/* a socket read can wait for data and also wake a writer blocked
+		 * on a full buffer; a write the reverse */
+		return LT_SPAN_WAIT | LT_SPAN_WAKER;
+	default:
+		return 0;
+	}
+}
+
+/* Builds the entry record of a call the snapshot saw a thread blocked in,
+ * from its syscall number and raw arguments.  0, or -1 if the call is not
+ * one the collector records or does not block. */
+static int entry_from_snapshot(const struct lt_thread_info *t, struct lt_event *e)
+{
+	const uint64_t *a = t->sc_args;
+
+	memset(e, 0, sizeof(*e));
+	e->h.tid = (uint32_t)t->tid;
+	switch (t->sc_nr) {
+	case NR_futex:
+	case NR_futex_wait:
+	case NR_futex_waitv:
+		e->h.kind = LT_EV_FUTEX_ENTER;
+		e->futex.nr = (uint16_t)t->sc_nr;
+		e->futex.timeout = -1; /* only the timespec's address is known */
+		if (t->sc_nr == NR_futex) {
+			e->futex.uaddr = a[0];
+			e->futex.op = (uint32_t)a[1];
+			e->futex.val = (uint32_t)a[2];
+			e->futex.uaddr2 = a[4];
+			e->futex.val3 = (uint32_t)a[5];
+		} else if (t->sc_nr == NR_futex_wait) {
+			e->futex.uaddr = a[0];
+			e->futex.val = (uint32_t)a[1];
+			e->futex.val3 = (uint32_t)a[2];
+			e->futex.op = (uint32_t)a[3];
+		} else { /* the waiters live in user memory: only their array */
+			e->futex.uaddr2 = a[0];
+			e->futex.val3 = (uint32_t)a[1];
+			e->futex.op = (uint32_t)a[2];
+		}
+		return classify(e) & LT_SPAN_WAIT ? 0 : -1;
+	case NR_select:
+	case NR_pselect6:
+	case NR_poll:
+	case NR_ppoll:
+	case NR_epoll_wait:
+	case NR_epoll_pwait:
+	case NR_epoll_pwait2:
+		e->h.kind = LT_EV_WAIT_ENTER;
+		e->wait.nr = (uint16_t)t->sc_nr;
+		e->wait.timeout_ns = -1;
+		for (int i = 0; i < LT_WAIT_FDS; i++)
+			e->wait.fds[i] = -1;
+		if (t->sc_nr == NR_select || t->sc_nr == NR_pselect6) {
+			e->wait.nfds = (uint32_t)a[0];
+		} else if (t->sc_nr == NR_poll || t->sc_nr == NR_ppoll) {
+			e->wait.nfds = (uint32_t)a[1];
+			if (t->sc_nr == NR_poll && (int32_t)a[2] >= 0)
+				e->wait.timeout_ns = (int64_t)(int32_t)a[2] * 1000000;
+		} else {
+			e->wait.fds[0] = (int32_t)a[0];
+			e->wait.nfds = (uint32_t)a[2];
+			if (t->sc_nr != NR_epoll_pwait2 && (int32_t)a[3] >= 0)
+				e->wait.timeout_ns = (int64_t)(int32_t)a[3] * 1000000;
+		}
+		return 0;
+	case NR_read:
+	case NR_readv:
+	case NR_recvfrom:
+	case NR_recvmsg:
+	case NR_recvmmsg:
+	case NR_write:
+	case NR_writev:
+	case NR_sendto:
+	case NR_sendmsg:
+	case NR_sendmmsg:
+		/* the snapshot does not say whether the fd is a socket; a
+		 * thread blocked in read or write is worth showing either way */
+		e->h.kind = LT_EV_IO_ENTER;
+		e->io.nr = (uint16_t)t->sc_nr;
+		e->io.fd = (int32_t)a[0];
+		e->io.count = a[2];
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* ------------------------------------------------------------- threads */
+
+static void emit_thread(struct lt_timeline *tl, int change, uint64_t ts, const struct tl_thread *th,
+			const char *old, int from_header, const struct lt_event *ev)
+{
+	if (!tl->sink.thread)
+		return;
+	struct lt_thread_ev t = {
+		.change = change, .ts = ts, .tid = th->tid, .tgid = tl->pid, .uid = th->uid,
+		.name = th->comm, .old_name = old, .from_header = from_header, .ev = ev,
+	};
+	tl->sink.thread(tl->sink.ctx, &t);
+}
+
+static void set_comm(struct tl_thread *th, const char *comm)
+{
+	size_t n = strnlen(comm, LT_COMM_LEN - 1);
+	memcpy(th->comm, comm, n);
+	th->comm[n] = 0;
+}
+
+/* The live thread tid, created (and announced) if unknown.  comm: its name
+ * if the record that revealed it carries one.  NULL on out of memory. */
+static struct tl_thread *get_thread(struct lt_timeline *tl, uint32_t tid, const char *comm,
+				    uint64_t ts, int from_header, const struct lt_event *ev)
+{
+	struct tl_thread *th = map_get(&tl->tmap, tid);
+	if (th)
+		return th;
+	if (tl->nthreads == tl->cap_threads) {
+		size_t cap = tl->cap_threads ? tl->cap_threads * 2 : 64;
+		struct tl_thread **v = realloc(tl->threads, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		tl->threads = v;
+		tl->cap_threads = cap;
+	}
+	th = calloc(1, sizeof(*th));
+	if (!th || map_put(&tl->tmap, tid, th)) {
+		free(th);
+		return NULL;
+	}
+	th->tid = tid;
+	th->uid = ++tl->next_uid;
+	th->idx = tl->nthreads;
+	tl->threads[tl->nthreads++] = th;
+	if (comm && comm[0]) {
+		set_comm(th, comm);
+		th->named = 1;
+	} else {
+		snprintf(th->comm, sizeof(th->comm), "thread %u", tid);
+	}
+	emit_thread(tl, LT_THREAD_NEW, ts, th, NULL, from_header, ev);
+	return th;
+}
+
+static void drop_thread(struct lt_timeline *tl, struct tl_thread *th)
+{
+	map_del(&tl->tmap, th->tid);
+	tl->threads[th->idx] = tl->threads[--tl->nthreads];
+	tl->threads[th->idx]->idx = th->idx;
+	free(th->in);
+	free(th->out);
+	free(th);
+}
+
+/* A record names a thread we only knew by number: adopt the name. */
+static void learn_comm(struct lt_timeline *tl, struct tl_thread *th, const char *comm, uint64_t ts)
+{
+	if (th->named || !comm[0])
+		return;
+	char old[LT_COMM_LEN];
+	memcpy(old, th->comm, sizeof(old));
+	set_comm(th, comm);
+	th->named = 1;
+	emit_thread(tl, LT_THREAD_RENAME, ts, th, old, 0, NULL);
+}
+
+/* --------------------------------------------------------------- locks */
+
+static void lock_change(struct lt_timeline *tl, struct lt_span *s, uint64_t ts, int delta)
+{
+	struct tl_lock *l = map_get(&tl->lmap, s->lock_addr);
+	int first = 0;
+
+	if (!l) {
+		if (delta < 0)
+			return;
+		l = calloc(1, sizeof(*l));
+		if (!l || map_put(&tl->lmap, s->lock_addr, l)) {
+			free(l);
+			return;
+		}
+		l->addr = s->lock_addr;
+		l->uid = ++tl->next_uid;
+		first = 1;
+	}
+	if (delta > 0)
+		l->waiters++;
+	else if (l->waiters)
+		l->waiters--;
+	s->lock_uid = l->uid;
+	if (delta > 0)
+		s->waiters_begin = l->waiters;
+	else
+		s->waiters_end = l->waiters;
+	if (tl->sink.lock) {
+		struct lt_lock_ev e = { ts, l->addr, l->uid, l->waiters, first };
+		tl->sink.lock(tl->sink.ctx, &e);
+	}
+}
+
+/* --------------------------------------------------------------- spans */
+
+/* Announce a span whose begin is final. */
+static void span_started(struct lt_timeline *tl, struct tl_thread *th)
+{
+	struct lt_span *s = &th->span;
+	if ((s->flags & LT_SPAN_LOCK_WAIT) && s->lock_addr)
+		lock_change(tl, s, s->begin_ts, +1);
+	tl->stats.spans++;
+	if (tl->sink.span_begin)
+		tl->sink.span_begin(tl->sink.ctx, s);
+}
+
+static void span_open(struct lt_timeline *tl, struct tl_thread *th, const struct lt_event *enter,
+		      uint64_t begin_ts, uint32_t flags, int pending)
+{
+	struct lt_span *s = &th->span;
+
+	memset(s, 0, sizeof(*s));
+	s->id = ++tl->next_span;
+	s->tid = th->tid;
+	s->thread_uid = th->uid;
+	s->begin_ts = begin_ts;
+	s->enter = *enter;
+	s->nr = enter->h.kind == LT_EV_FUTEX_ENTER ? enter->futex.nr
+		: enter->h.kind == LT_EV_WAIT_ENTER ? enter->wait.nr : enter->io.nr;
+	s->flags = classify(enter) | flags;
+	if ((s->flags & LT_SPAN_LOCK_WAIT) && enter->h.kind == LT_EV_FUTEX_ENTER)
+		s->lock_addr = enter->futex.uaddr;
+	th->in_span = 1;
+	th->pending = (uint8_t)pending;
+	th->woke_ts = 0;
+	th->nin = th->nout = th->dropped = 0;
+	if (!pending)
+		span_started(tl, th);
+}
+
+static void span_close(struct lt_timeline *tl, struct tl_thread *th, uint64_t end_ts,
+		       uint32_t flags, int has_ret, int64_t ret)
+{
+	struct lt_span *s = &th->span;
+
+	s->end_ts = end_ts > s->begin_ts ? end_ts : s->begin_ts;
+	s->flags |= flags;
+	if (has_ret) {
+		s->flags |= LT_SPAN_HAS_RESULT;
+		s->ret = ret;
+	}
+	if (th->woke_ts || th->sleeping)
+		s->flags |= LT_SPAN_SLEPT;
+	if ((s->flags & LT_SPAN_LOCK_WAIT) && s->lock_addr)
+		lock_change(tl, s, s->end_ts, -1);
+	s->woke = th->out;
+	s->nwoke = th->nout;
+	s->woken_by = th->in;
+	s->nwoken_by = th->nin;
+	s->dropped_edges = th->dropped;
+	if (tl->sink.span_end)
+		tl->sink.span_end(tl->sink.ctx, s);
+	th->in_span = 0;
+	th->nin = th->nout = th->dropped = 0;
+}
+
+/* The thread did something that proves it left its call (a new call, a
+ * mismatched return, exec) although the return was not recorded.  The end
+ * is the first time it ran after sleeping in the call; a call it never
+ * slept in ended about where it began. */
+static void span_close_inferred(struct lt_timeline *tl, struct tl_thread *th, uint64_t proof_ts)
+{
+	uint64_t end;
+
+	if (th->woke_ts)
+		end = th->woke_ts;
+	else if ((th->span.flags & LT_SPAN_AT_START) || th->sleeping)
+		end = proof_ts;
+	else
+		end = th->span.begin_ts;
+	tl->stats.inferred_ends++;
+	span_close(tl, th, end, LT_SPAN_END_INFERRED, 0, 0);
+}
+
+static int push_edge(struct lt_timeline *tl, struct tl_thread *th, struct lt_wake_edge **v,
+		     uint32_t *n, const struct lt_wake_edge *e)
+{
+	if (*n >= tl->opts.max_edges) {
+		th->dropped++;
+		return -1;
+	}
+	if (!*v) {
+		*v = malloc(tl->opts.max_edges * sizeof(**v));
+		if (!*v) {
+			th->dropped++;
+			return -1;
+		}
+	}
+	(*v)[(*n)++] = *e;
+	return 0;
+}
+
+/* Snapshot calls become real once the model's time passes the snapshot:
+ * until then an entry recorded before it may turn out to be the same call
+ * (the collector attaches before it reads /proc). */
+static void confirm_at_start(struct lt_timeline *tl)
+{
+	tl->confirmed = 1;
+	for (size_t i = 0; i < tl->nthreads; i++) {
+		struct tl_thread *th = tl->threads[i];
+		if (!th->in_span || !th->pending)
+			continue;
+		th->pending = 0;
+		th->span.begin_ts = tl->start_ts;
+		th->sleeping = 1; /* blocked, as far as the snapshot knew */
+		th->woke_ts = 0;
+		span_started(tl, th);
+	}
+}
+
+/* ------------------------------------------------------------ interpret */
+
+static void on_enter(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
+	if (!th)
+		return;
+	if (th->in_span) {
+		if (th->pending) /* the snapshot saw this very call, or an older one */
+			th->in_span = th->pending = 0;
+		else
+			span_close_inferred(tl, th, ev->h.ts);
+	}
+	span_open(tl, th, ev, ev->h.ts, 0, 0);
+}
+
+static void on_exit_call(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
+	if (!th)
+		return;
+	if (!th->in_span || th->pending) {
+		tl->stats.orphan_exits++;
+		return;
+	}
+	if (th->span.nr == ev->exit.nr) {
+		span_close(tl, th, ev->h.ts, 0, 1, ev->exit.ret);
+	} else { /* both this call's entry and the open call's return were lost */
+		tl->stats.orphan_exits++;
+		span_close_inferred(tl, th, ev->h.ts);
+	}
+}
+
+static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	struct tl_thread *wakee = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
+	struct lt_wake_edge e = { 0 };
+
+	tl->stats.wakes++;
+	e.id = ++tl->next_edge;
+	e.ts = ev->h.ts;
+	e.waker_tid = ev->wake.waker_tid;
+	e.waker_tgid = ev->wake.waker_tgid;
+	e.wakee_tid = ev->h.tid;
+	memcpy(e.waker_comm, ev->wake.waker_comm, LT_COMM_LEN);
+	e.waker_comm[LT_COMM_LEN - 1] = 0;
+	if (ev->h.flags & LT_F_WAKEUP_NEW)
+		e.flags |= LT_WAKE_NEW;
+	if ((ev->h.flags & LT_F_WAKER_IDLE) || !ev->wake.waker_tid)
+		e.flags |= LT_WAKE_IDLE;
+	else if (ev->wake.waker_tgid != tl->pid)
+		e.flags |= LT_WAKE_OTHER;
+
+	/* a new thread's first wake-up ends no call; before the snapshot is
+	 * confirmed the wakee's open call is not known */
+	if (wakee && !(e.flags & LT_WAKE_NEW) && wakee->in_span && !wakee->pending)
+		e.wakee_span = wakee->span.id;
+	if (e.wakee_span && !(e.flags & (LT_WAKE_IDLE | LT_WAKE_OTHER)) &&
+	    e.waker_tid != e.wakee_tid) {
+		/* the wake-up happened inside the waker's open call: the kernel
+		 * issues it synchronously from FUTEX_WAKE & co. and from socket
+		 * writes; a waker in any other call was merely running when an
+		 * interrupt did the waking */
+		struct tl_thread *waker = map_get(&tl->tmap, e.waker_tid);
+		if (waker && waker->in_span && !waker->pending && (waker->span.flags & LT_SPAN_WAKER))
+			e.waker_span = waker->span.id;
+		if (e.waker_span && push_edge(tl, waker, &waker->out, &waker->nout, &e))
+			e.waker_span = 0;
+	}
+	if (e.wakee_span) {
+		if (push_edge(tl, wakee, &wakee->in, &wakee->nin, &e) == 0 && e.waker_span)
+			tl->stats.flows++;
+		/* the waker keeps an edge the wakee could not store: harmless,
+		 * a sink then sees a flow start that ends nowhere; drop it */
+		else if (e.waker_span) {
+			struct tl_thread *waker = map_get(&tl->tmap, e.waker_tid);
+			if (waker && waker->nout)
+				waker->nout--;
+			e.waker_span = 0;
+		}
+	}
+	if (tl->sink.wake)
+		tl->sink.wake(tl->sink.ctx, &e);
+}
+
+static void on_switch(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	struct tl_thread *dead = NULL;
+
+	if (ev->sw.prev_tgid == tl->pid) {
+		struct tl_thread *th = get_thread(tl, ev->sw.prev_tid, ev->sw.prev_comm, ev->h.ts, 0, NULL);
+		if (th) {
+			learn_comm(tl, th, ev->sw.prev_comm, ev->h.ts);
+			/* preempted or yielding tasks stay runnable */
+			th->sleeping = !(ev->h.flags & LT_F_PREEMPT) && ev->sw.prev_state != 0;
+			if (th->exited && (ev->sw.prev_state & TASK_DEAD_BIT))
+				dead = th;
+		}
+	}
+	if (ev->sw.next_tgid == tl->pid) {
+		struct tl_thread *th = get_thread(tl, ev->sw.next_tid, ev->sw.next_comm, ev->h.ts, 0, NULL);
+		if (th) {
+			learn_comm(tl, th, ev->sw.next_comm, ev->h.ts);
+			if (th->in_span && !th->pending && th->sleeping && !th->woke_ts)
+				th->woke_ts = ev->h.ts;
+			th->sleeping = 0;
+		}
+	}
+	if (tl->sink.sched)
+		tl->sink.sched(tl->sink.ctx, ev);
+	if (dead && dead != map_get(&tl->tmap, ev->sw.next_tid))
+		drop_thread(tl, dead);
+}
+
+static void on_task_new(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	struct tl_thread *th = map_get(&tl->tmap, ev->h.tid);
+	if (th && th->exited) { /* tid reused: a new instance */
+		drop_thread(tl, th);
+		th = NULL;
+	}
+	if (!th) {
+		get_thread(tl, ev->h.tid, ev->tnew.comm, ev->h.ts, 0, ev);
+		return;
+	}
+	learn_comm(tl, th, ev->tnew.comm, ev->h.ts);
+}
+
+static void on_task_exit(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
+	if (!th)
+		return;
+	if (th->in_span && th->pending)
+		th->in_span = th->pending = 0;
+	if (th->in_span) { /* killed in the call, e.g. by exit_group */
+		tl->stats.inferred_ends++;
+		span_close(tl, th, ev->h.ts, LT_SPAN_END_INFERRED | LT_SPAN_THREAD_EXIT, 0, 0);
+	}
+	th->exited = 1;
+	emit_thread(tl, LT_THREAD_EXIT, ev->h.ts, th, NULL, 0, ev);
+}
+
+static void rename_thread(struct lt_timeline *tl, struct tl_thread *th, const char *comm,
+			  uint64_t ts, const struct lt_event *ev)
+{
+	char old[LT_COMM_LEN];
+	if (!comm[0] || (th->named && !strncmp(th->comm, comm, LT_COMM_LEN)))
+		return;
+	memcpy(old, th->comm, sizeof(old));
+	set_comm(th, comm);
+	th->named = 1;
+	emit_thread(tl, LT_THREAD_RENAME, ts, th, old, 0, ev);
+}
+
+static void on_exec(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	uint32_t tid = ev->h.tid, old = ev->exec.old_tid;
+
+	if (old && old != tid) { /* a non-leader exec'd and took the leader's id */
+		struct tl_thread *o = map_get(&tl->tmap, old);
+		if (o) {
+			if (o->in_span && !o->pending)
+				span_close_inferred(tl, o, ev->h.ts);
+			o->in_span = 0;
+			if (!o->exited) {
+				o->exited = 1;
+				emit_thread(tl, LT_THREAD_EXIT, ev->h.ts, o, NULL, 0, NULL);
+			}
+		}
+		struct tl_thread *l = map_get(&tl->tmap, tid);
+		if (l && l->exited)
+			drop_thread(tl, l);
+	}
+	struct tl_thread *th = get_thread(tl, tid, ev->exec.comm, ev->h.ts, 0, NULL);
+	if (!th)
+		return;
+	if (th->in_span) { /* it was in execve, not in the open call */
+		if (th->pending)
+			th->in_span = th->pending = 0;
+		else
+			span_close_inferred(tl, th, ev->h.ts);
+	}
+	rename_thread(tl, th, ev->exec.comm, ev->h.ts, ev);
+	emit_thread(tl, LT_THREAD_EXEC, ev->h.ts, th, NULL, 0, ev);
+}
+
+static void interpret(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	uint64_t ts = ev->h.ts;
+
+	if (!tl->started) {
+		tl->started = 1;
+		tl->start_ts = ts < tl->attach_ts ? ts : tl->attach_ts;
+		tl->stats.first_ts = ts;
+	}
+	if (ts > tl->now)
+		tl->now = ts;
+	if (ts > tl->stats.last_ts)
+		tl->stats.last_ts = ts;
+	if (!tl->confirmed && ts > tl->attach_ts)
+		confirm_at_start(tl);
+
+	switch (ev->h.kind) {
+	case LT_EV_FUTEX_ENTER:
+	case LT_EV_WAIT_ENTER:
+	case LT_EV_IO_ENTER:
+		on_enter(tl, ev);
+		break;
+	case LT_EV_SYS_EXIT:
+		on_exit_call(tl, ev);
+		break;
+	case LT_EV_SWITCH:
+		on_switch(tl, ev);
+		break;
+	case LT_EV_WAKING:
+		on_waking(tl, ev);
+		if (tl->sink.sched)
+			tl->sink.sched(tl->sink.ctx, ev);
+		break;
+	case LT_EV_TASK_NEW:
+		on_task_new(tl, ev);
+		break;
+	case LT_EV_TASK_EXIT:
+		on_task_exit(tl, ev);
+		break;
+	case LT_EV_RENAME: {
+		struct tl_thread *th = get_thread(tl, ev->h.tid, ev->ren.oldcomm, ts, 0, NULL);
+		if (th)
+			rename_thread(tl, th, ev->ren.newcomm, ts, ev);
+		break;
+	}
+	case LT_EV_EXEC:
+		on_exec(tl, ev);
+		break;
+	case LT_EV_LOST:
+		tl->stats.lost += ev->lost.count;
+		if (tl->sink.lost)
+			tl->sink.lost(tl->sink.ctx, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+/* --------------------------------------------------------- sort window */
+
+static void release_head(struct lt_timeline *tl)
+{
+	struct lt_event ev = RING(tl, 0);
+	tl->rhead = (tl->rhead + 1) & (tl->rcap - 1);
+	tl->rn--;
+	tl->released_ts = ev.h.ts;
+	tl->released_any = 1;
+	interpret(tl, &ev);
+}
+
+static int ring_grow(struct lt_timeline *tl)
+{
+	size_t cap = tl->rcap ? tl->rcap * 2 : 1024;
+	struct lt_event *r = malloc(cap * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (size_t k = 0; k < tl->rn; k++)
+		r[k] = RING(tl, k);
+	free(tl->ring);
+	tl->ring = r;
+	tl->rcap = cap;
+	tl->rhead = 0;
+	return 0;
+}
+
+int lt_timeline_event(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	uint64_t ts = ev->h.ts;
+	int ret = 0;
+
+	if (tl->finished || ev->h.kind == LT_EV_NONE || ev->h.kind >= LT_EV_MAX)
+		return 0;
+	tl->stats.events++;
+	if (tl->released_any && ts < tl->released_ts) {
+		/* later than the window allows: interpret it now rather than
+		 * drop it; the model tolerates the disorder */
+		tl->stats.late++;
+		interpret(tl, ev);
+		return 0;
+	}
+	if (tl->rn == tl->rcap) {
+		if (tl->rcap >= tl->opts.reorder_max || ring_grow(tl)) {
+			ret = tl->rcap >= tl->opts.reorder_max ? 0 : -ENOMEM;
+			if (!tl->rn) { /* could not allocate even the first slot */
+				interpret(tl, ev);
+				return ret;
+			}
+			release_head(tl);
+		}
+	}
+	/* stable insertion from the tail: equal timestamps keep arrival order */
+	size_t i = tl->rn;
+	while (i > 0 && RING(tl, i - 1).h.ts > ts) {
+		RING(tl, i) = RING(tl, i - 1);
+		i--;
+	}
+	RING(tl, i) = *ev;
+	tl->rn++;
+	if (tl->rn > tl->stats.max_held)
+		tl->stats.max_held = tl->rn;
+	if (ts > tl->max_seen)
+		tl->max_seen = ts;
+	while (tl->rn && RING(tl, 0).h.ts + tl->opts.reorder_ns <= tl->max_seen)
+		release_head(tl);
+	return ret;
+}
+
+/* -------------------------------------------------------------- public */
+
+struct lt_timeline *lt_timeline_new(const struct lt_header *hdr, const struct lt_timeline_sink *sink,
+				    const struct lt_timeline_opts *opts)
+{
+	struct lt_timeline *tl = calloc(1, sizeof(*tl));
+	if (!tl)
+		return NULL;
+	if (sink)
+		tl->sink = *sink;
+	if (opts)
+		tl->opts = *opts;
+	if (!tl->opts.reorder_ns)
+		tl->opts.reorder_ns = LT_TIMELINE_REORDER_NS;
+	if (!tl->opts.reorder_max)
+		tl->opts.reorder_max = LT_TIMELINE_REORDER_MAX;
+	if (!tl->opts.max_edges)
+		tl->opts.max_edges = LT_TIMELINE_MAX_EDGES;
+	tl->pid = (uint32_t)hdr->pid;
+	tl->attach_ts = hdr->clock_boottime;
+	tl->start_ts = hdr->clock_boottime;
+
+	for (uint32_t i = 0; i < hdr->nthreads; i++) {
+		const struct lt_thread_info *t = &hdr->threads[i];
+		struct lt_event e;
+		if (t->tid <= 0)
+			continue;
+		struct tl_thread *th = get_thread(tl, (uint32_t)t->tid, t->comm, hdr->clock_boottime, 1, NULL);
+		if (!th) {
+			lt_timeline_free(tl);
+			return NULL;
+		}
+		if (t->sc_nr >= 0 && entry_from_snapshot(t, &e) == 0) {
+			e.h.ts = hdr->clock_boottime;
+			span_open(tl, th, &e, hdr->clock_boottime, LT_SPAN_AT_START, 1);
+			th->span.blocked_before_ns = t->blocked_ns;
+		}
+	}
+	return tl;
+}
+
+void lt_timeline_finish(struct lt_timeline *tl, uint64_t end_ts)
+{
+	if (tl->finished)
+		return;
+	while (tl->rn)
+		release_head(tl);
+	if (!tl->started) {
+		tl->started = 1;
+		tl->start_ts = tl->attach_ts;
+	}
+	if (!tl->confirmed)
+		confirm_at_start(tl);
+	uint64_t end = end_ts ? end_ts : tl->now;
+	if (end < tl->now)
+		end = tl->now;
+	if (end < tl->start_ts)
+		end = tl->start_ts;
+	for (size_t i = 0; i < tl->nthreads; i++) {
+		struct tl_thread *th = tl->threads[i];
+		if (!th->in_span)
+			continue;
+		if ((th->span.flags & LT_SPAN_AT_START) && th->woke_ts) {
+			/* a snapshot call never gets a recorded return; the
+			 * thread ran again, so it left the call then */
+			tl->stats.inferred_ends++;
+			span_close(tl, th, th->woke_ts, LT_SPAN_END_INFERRED, 0, 0);
+		} else {
+			span_close(tl, th, end, LT_SPAN_UNFINISHED, 0, 0);
+		}
+	}
+	tl->now = end;
+	tl->finished = 1;
+}
+
+void lt_timeline_free(struct lt_timeline *tl)
+{
+	if (!tl)
+		return;
+	for (size_t i = 0; i < tl->nthreads; i++) {
+		free(tl->threads[i]->in);
+		free(tl->threads[i]->out);
+		free(tl->threads[i]);
+	}
+	free(tl->threads);
+	map_free(&tl->tmap);
+	for (size_t i = 0; i < tl->lmap.cap; i++)
+		free(tl->lmap.vals[i]);
+	map_free(&tl->lmap);
+	free(tl->ring);
+	free(tl);
+}
+
+const struct lt_timeline_stats *lt_timeline_stats(const struct lt_timeline *tl)
+{
+	return &tl->stats;
+}
+
+uint64_t lt_timeline_start(const struct lt_timeline *tl)
+{
+	return tl->start_ts;
+}
+
+const struct lt_span *lt_timeline_open_span(const struct lt_timeline *tl, uint32_t tid)
+{
+	const struct tl_thread *th = map_get(&tl->tmap, tid);
+	return th && th->in_span && !th->pending ? &th->span : NULL;
+}
