@@ -209,7 +209,51 @@ static void json_fdwait(FILE *f, const struct lt_fdwait *w)
 	fputs("]}", f);
 }
 
-static void json_frame(FILE *f, const struct lt_frame *fr)
+/* Modules seen in frames, by name, with their build-id: listed once at the
+ * top instead of in every frame (13% of a large snapshot). */
+struct modtab {
+	const char **name, **build_id;
+	size_t n;
+};
+
+static const char *modtab_get(const struct modtab *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->name[i], name) == 0)
+			return m->build_id[i] ? m->build_id[i] : "";
+	return NULL;
+}
+
+static void modtab_build(struct modtab *m, const struct lt_snapshot *s)
+{
+	memset(m, 0, sizeof(*m));
+	size_t cap = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		for (size_t k = 0; k < t->n_frames; k++) {
+			const struct lt_frame *fr = &t->frames[k];
+			if (!fr->module || modtab_get(m, fr->module))
+				continue;
+			if (m->n == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				const char **nn = realloc(m->name, nc * sizeof(*nn));
+				if (!nn)
+					return;
+				m->name = nn;
+				const char **nb = realloc(m->build_id, nc * sizeof(*nb));
+				if (!nb)
+					return;
+				m->build_id = nb;
+				cap = nc;
+			}
+			m->name[m->n] = fr->module;
+			m->build_id[m->n] = fr->build_id;
+			m->n++;
+		}
+	}
+}
+
+static void json_frame(FILE *f, const struct lt_frame *fr, const struct modtab *m)
 {
 	fputs("{\"pc\":", f);
 	json_hex(f, fr->pc);
@@ -217,8 +261,12 @@ static void json_frame(FILE *f, const struct lt_frame *fr)
 	json_str(f, fr->func);
 	fprintf(f, ",\"offset\":%" PRIu64 ",\"module\":", fr->func_off);
 	json_str(f, fr->module);
-	fputs(",\"build_id\":", f);
-	json_str(f, fr->build_id);
+	/* the build-id is in "modules" unless two modules share this name */
+	const char *known = fr->module ? modtab_get(m, fr->module) : NULL;
+	if (fr->build_id && (!known || strcmp(known, fr->build_id) != 0)) {
+		fputs(",\"build_id\":", f);
+		json_str(f, fr->build_id);
+	}
 	fputs(",\"file\":", f);
 	json_str(f, fr->file);
 	if (fr->file)
@@ -228,7 +276,7 @@ static void json_frame(FILE *f, const struct lt_frame *fr)
 	fprintf(f, ",\"activation\":%s}", fr->activation ? "true" : "false");
 }
 
-static void json_thread(FILE *f, const struct lt_thread *t)
+static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab *m)
 {
 	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
 	json_str(f, t->comm);
@@ -289,13 +337,13 @@ static void json_thread(FILE *f, const struct lt_thread *t)
 	for (size_t i = 0; i < t->n_frames; i++) {
 		if (i)
 			fputc(',', f);
-		json_frame(f, &t->frames[i]);
+		json_frame(f, &t->frames[i], m);
 	}
 	fputs("],\"end\":", f);
 	json_str(f, t->ustack_end);
 	fputs("},\"notes\":", f);
 	json_strlist(f, &t->notes);
-	fputc('}', f);
+	fprintf(f, ",\"moved\":%s}", t->moved ? "true" : "false");
 }
 
 static void json_verdict(FILE *f, const struct lt_verdict *v)
@@ -350,12 +398,24 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
 			fputc(',', f);
 		json_verdict(f, &s->verdicts[i]);
 	}
+	struct modtab m;
+	modtab_build(&m, s);
+	fputs("],\"modules\":[", f);
+	for (size_t i = 0; i < m.n; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		json_str(f, m.name[i]);
+		fputs(",\"build_id\":", f);
+		json_str(f, m.build_id[i]);
+		fputc('}', f);
+	}
 	fputs("],\"threads\":[", f);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputs(i ? ",\n" : "\n", f);
-		json_thread(f, &s->threads[i]);
+		json_thread(f, &s->threads[i], &m);
 	}
 	fputs("\n]}\n", f);
+	free(m.name);
+	free(m.build_id);
 }
 
 int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len)
