@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <malloc.h>
 #include <pthread.h>
 #include "locktrace/loader.h"
 #include "locktrace/flight.h"
@@ -238,6 +239,9 @@ static int snapshot_into(struct lt_writer *w, pid_t tgid, int quiet)
 	}
 	free(json);
 	lt_snapshot_free(snap);
+	/* the snapshot's debug information is large and short-lived: give it
+	 * back, so a long flight recording stays at its ring size */
+	malloc_trim(0);
 	return r;
 }
 
@@ -554,6 +558,9 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 		uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
 		if (lt_stall_init(&stall, o->stall_rule, (uint64_t)(o->stall_s * 1e9), boot) == 0) {
 			have_stall = 1;
+			/* all threads first, so a join on any of them is recognized */
+			for (uint32_t i = 0; i < hdr.nthreads; i++)
+				lt_stall_seed(&stall, (uint32_t)hdr.threads[i].tid, -1, hdr.threads[i].sc_args, 0);
 			for (uint32_t i = 0; i < hdr.nthreads; i++) {
 				const struct lt_thread_info *ti = &hdr.threads[i];
 				uint64_t since = ti->blocked_ns < boot ? boot - ti->blocked_ns : 0;

@@ -136,15 +136,25 @@ static int futex_is_wake(uint16_t nr, uint32_t op)
 	return 0;
 }
 
+/* A futex wait whose expected value is the tid of a thread of the process
+ * is pthread_join() sleeping on that thread's tid word: waiting for a
+ * thread to finish is not waiting for a lock. */
+static int is_join_wait(struct lt_stall *s, uint32_t val)
+{
+	return val && lookup(s, val, 0) != NULL;
+}
+
 void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64_t args[6],
 		   uint64_t since)
 {
-	struct lt_stall_thread *t;
-	if (sc_nr < 0 || !(t = lookup(s, tid, 1)))
+	struct lt_stall_thread *t = lookup(s, tid, 1); /* known threads: see is_join_wait */
+	if (sc_nr < 0 || !t)
 		return;
 	if (sc_nr == NR_FUTEX || sc_nr == NR_FUTEX_WAIT || sc_nr == NR_FUTEX_WAITV) {
 		uint32_t op = sc_nr == NR_FUTEX ? (uint32_t)args[1] : 0;
 		t->state = futex_is_wait((uint16_t)sc_nr, op) ? LT_TS_FUTEX_WAIT : LT_TS_FUTEX_OTHER;
+		if (t->state == LT_TS_FUTEX_WAIT && sc_nr == NR_FUTEX && is_join_wait(s, (uint32_t)args[2]))
+			t->state = LT_TS_IOWAIT;
 		t->futex_op = op;
 		t->uaddr = args[0];
 	} else {
@@ -163,6 +173,9 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 			return;
 		t->state = futex_is_wait(ev->futex.nr, ev->futex.op) ? LT_TS_FUTEX_WAIT
 								      : LT_TS_FUTEX_OTHER;
+		if (t->state == LT_TS_FUTEX_WAIT && ev->futex.nr == NR_FUTEX &&
+		    is_join_wait(s, ev->futex.val))
+			t->state = LT_TS_IOWAIT; /* not a lock; progress on return */
 		t->futex_op = ev->futex.op | (uint32_t)ev->futex.nr << 16;
 		t->uaddr = ev->futex.uaddr;
 		t->since = ev->h.ts;
@@ -191,6 +204,9 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 			s->progress_events++;
 		}
 		t->state = LT_TS_NONE;
+		break;
+	case LT_EV_TASK_NEW:
+		lookup(s, ev->h.tid, 1);
 		break;
 	case LT_EV_TASK_EXIT:
 		remove_tid(s, ev->h.tid);

@@ -48,7 +48,7 @@ struct tl_trace {
 	struct lt_stats stats;
 	int have_stats, clean_end;
 	char stop[256];
-	char snapshot_json[1 << 16];
+	char *snapshot_json; /* the last SNAPSHOT section, NUL-terminated, or NULL */
 	size_t snapshot_len;
 };
 /* Loads every event of path.  0 or -1 (message on stderr). */

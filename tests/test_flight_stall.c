@@ -218,3 +218,25 @@ Test(stall, threads_blocked_at_attach_and_thread_exit)
 	cr_assert_eq(lt_stall_rule_parse("bogus"), -1);
 	lt_stall_free(&s);
 }
+
+Test(stall, pthread_join_is_not_a_lock_wait)
+{
+	struct lt_stall s;
+	struct lt_event e;
+	char why[256];
+	uint64_t none[6] = { 0 };
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(0)), 0);
+	lt_stall_seed(&s, 500, -1, none, S(0)); /* main, running at attach */
+	struct lt_event nt = { .h = { .ts = S(1), .tid = 501, .kind = LT_EV_TASK_NEW } };
+	lt_stall_event(&s, &nt);
+	/* main joins 501: FUTEX_WAIT on 501's tid word, expecting 501 */
+	e = ev_futex(S(1), 500, 0, 0x7f0000001990);
+	e.futex.val = 501;
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(10), why, sizeof(why)), 0, "join taken for a lock: %s", why);
+	/* the same wait expecting a value that is no tid is a lock wait */
+	e.futex.val = 2;
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(10), why, sizeof(why)), 1);
+	lt_stall_free(&s);
+}

@@ -204,7 +204,11 @@ int tl_load(struct tl_trace *t, const char *path)
 	}
 	while (lt_reader_next(&r, &it) > 0) {
 		if (it.type == LT_ITEM_SECTION) {
-			if (it.sec_type == LT_CHUNK_SNAPSHOT && it.len < sizeof(t->snapshot_json)) {
+			if (it.sec_type == LT_CHUNK_SNAPSHOT) {
+				free(t->snapshot_json);
+				t->snapshot_json = malloc(it.len + 1);
+				if (!t->snapshot_json)
+					return -1;
 				memcpy(t->snapshot_json, it.data, it.len);
 				t->snapshot_json[it.len] = 0;
 				t->snapshot_len = it.len;
@@ -236,6 +240,8 @@ void tl_free(struct tl_trace *t)
 {
 	free(t->ev);
 	t->ev = NULL;
+	free(t->snapshot_json);
+	t->snapshot_json = NULL;
 	lt_header_free(&t->hdr);
 	lt_stats_free(&t->stats);
 }

@@ -9,7 +9,9 @@
  *    futex wake woke anyone, and no blocking call (futex, select/poll/epoll,
  *    socket I/O) returned successfully.  Threads sitting in I/O waits with
  *    nothing happening is an idle server, not a stall: without a futex
- *    waiter this rule never fires.
+ *    waiter this rule never fires.  A futex wait whose expected value is
+ *    the tid of a thread of the process is pthread_join() (glibc sleeps on
+ *    the joined thread's tid word) and does not count as a lock wait.
  *  progress: at least one thread has been blocked (any traced call) for
  *    SECONDS and no blocking call returned successfully for SECONDS.  For
  *    servers that always have traffic; an idle server trips it.
@@ -46,7 +48,9 @@ struct lt_stall {
 /* 0 or -ENOMEM.  start_ts: when observation began (BOOTTIME ns). */
 int lt_stall_init(struct lt_stall *s, int rule, uint64_t window_ns, uint64_t start_ts);
 void lt_stall_free(struct lt_stall *s);
-/* A thread already blocked when observation began (from /proc at attach). */
+/* A thread already blocked when observation began (from /proc at attach);
+ * sc_nr < 0 only makes the thread known.  Make every thread known before
+ * seeding states, so that a join on any of them is recognized. */
 void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64_t args[6],
 		   uint64_t since);
 void lt_stall_event(struct lt_stall *s, const struct lt_event *ev);

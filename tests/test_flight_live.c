@@ -1,0 +1,241 @@
+/* Integration tests of the flight recorder as root: the demo's stalling
+ * mode caught by --stall, an idle server left alone, SIGUSR1 dumps, and
+ * the collector's memory staying within the ring's size. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "lt_test.h"
+
+#define NEED_ROOT()                                                                        \
+	do {                                                                               \
+		if (!tl_is_root())                                                         \
+			cr_skip_test("needs root (BPF programs): run make test as root"); \
+	} while (0)
+
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Anonymous memory of a process: the collector's own heap, including the
+ * flight ring; the BPF ring buffer's mapping is file-backed and fixed. */
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "RssAnon:", 8))
+			kb = atol(line + 8);
+	fclose(f);
+	return kb;
+}
+
+Test(flight_live, demo_stall_is_caught_with_the_seconds_before_it, .timeout = 90)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("demo"), "-t", "64", "-d", "60", "--stall", "io", NULL };
+	char truth[256][256], path[128];
+	int n = 0;
+	struct tl_proc wl, rec;
+
+	tl_tmp_path(path, sizeof(path), "stall");
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 256, 10000));
+	char *extra[] = { "--ring", "64M", "--stall", "2", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	tl_go(&wl);
+	cr_assert(tl_wait_for(&wl, 0, "stall mode=io", truth, &n, 256, 20000), "demo never stalled");
+	uint64_t stalled_at = boot_ns();
+	const char *st = truth[n - 1];
+	uint32_t holder = (uint32_t)tl_val(st, "holder_tid", NULL);
+	int fd = (int)tl_val(st, "fd", NULL);
+	cr_assert(tl_wait_for(&wl, 0, "stalled", truth, &n, 256, 10000));
+	uint64_t waiters = tl_val(truth[n - 1], "waiters", NULL);
+	cr_assert_eq(waiters, 63);
+
+	/* the recorder stops by itself on the trigger */
+	cr_assert_eq(tl_wait(&rec, 30000), 0, "recorder did not stop on the stall");
+	tl_close(&rec);
+	tl_close(&wl);
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert(t.clean_end);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_STALL);
+	cr_assert(t.hdr.flags & LT_HDR_FLIGHT);
+	cr_assert_gt(t.snapshot_len, 0, "no snapshot at the trigger");
+	/* fired a stall window (2 s) after the last progress, and not long after */
+	cr_assert_geq(t.stats.end_ns, stalled_at + 1500000000ull);
+	cr_assert_lt(t.stats.end_ns, stalled_at + 8000000000ull, "trigger %.1f s after the stall",
+		     (double)(t.stats.end_ns - stalled_at) / 1e9);
+	/* the seconds before it: the history starts well before the stall */
+	cr_assert_lt(t.ev[0].h.ts, stalled_at - 500000000ull);
+
+	/* the holder's read on the dead socket never returns; 63 threads
+	 * are left in futex waits on the runtime lock's condition variable */
+	const char *c0 = tl_find(truth, n, "lock", "name=rtlock.c.g_signals0");
+	const char *c1 = tl_find(truth, n, "lock", "name=rtlock.c.g_signals1");
+	cr_assert(c0 && c1);
+	uint64_t g0 = tl_val(c0, "addr", NULL), g1 = tl_val(c1, "addr", NULL);
+	int holder_open_read = 0;
+	size_t cond_waiters = 0;
+	uint32_t seen[512];
+	size_t nseen = 0;
+	/* walk backwards: the last syscall event of each thread */
+	for (size_t i = t.n; i-- > 0;) {
+		const struct lt_event *e = &t.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER && e->h.kind != LT_EV_IO_ENTER &&
+		    e->h.kind != LT_EV_WAIT_ENTER && e->h.kind != LT_EV_SYS_EXIT)
+			continue;
+		int dup = 0;
+		for (size_t k = 0; k < nseen; k++)
+			dup |= seen[k] == e->h.tid;
+		if (dup || nseen == 512)
+			continue;
+		seen[nseen++] = e->h.tid;
+		if (e->h.tid == holder && e->h.kind == LT_EV_IO_ENTER && e->io.nr == 0 && e->io.fd == fd)
+			holder_open_read = 1;
+		if (e->h.kind == LT_EV_FUTEX_ENTER && (e->futex.uaddr == g0 || e->futex.uaddr == g1))
+			cond_waiters++;
+	}
+	cr_assert(holder_open_read, "holder %u's last call is not the read on fd %d", holder, fd);
+	cr_assert_eq(cond_waiters, waiters);
+	cr_assert_eq(tl_total_lost(&t), 0);
+	tl_free(&t);
+	unlink(path);
+}
+
+Test(flight_live, idle_server_never_triggers, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("idle"), "-t", "8", "-d", "10", NULL };
+	char truth[64][256], path[128], lines[32][256];
+	int n = 0, m = 0;
+	struct tl_proc wl, rec;
+
+	tl_tmp_path(path, sizeof(path), "idle");
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
+	char *extra[] = { "--ring", "16M", "--stall", "2", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	tl_go(&wl);
+	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 64, 30000));
+	cr_assert_eq(tl_wait(&wl, 10000), 0);
+	/* the end of the run is the only trigger */
+	tl_wait_for(&rec, 1, "locktrace: target exited", lines, &m, 32, 20000);
+	cr_assert_eq(tl_wait(&rec, 20000), 0);
+	for (int i = 0; i < m; i++)
+		cr_assert_null(strstr(lines[i], "stall detected"), "false alarm: %s", lines[i]);
+	tl_close(&rec);
+	tl_close(&wl);
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_EXIT);
+	/* 8 threads in select with 5 s timeouts over 10 s: their timeouts */
+	size_t selects = 0;
+	for (size_t i = 0; i < t.n; i++)
+		selects += t.ev[i].h.kind == LT_EV_WAIT_ENTER;
+	cr_assert_geq(selects, 8);
+	tl_free(&t);
+	unlink(path);
+}
+
+Test(flight_live, sigusr1_dumps_on_demand_and_memory_stays_bounded, .timeout = 90)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("demo"), "-t", "64", "-d", "7", NULL };
+	char truth[256][256], path[128], path2[160], lines[64][256];
+	int n = 0, m = 0;
+	struct tl_proc wl, rec;
+
+	tl_tmp_path(path, sizeof(path), "usr1");
+	snprintf(path2, sizeof(path2), "%.*s-2.ltrace", (int)strlen(path) - 7, path);
+	unlink(path2);
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 256, 10000));
+	/* 2 MiB hold well under a second of this workload: the ring wraps */
+	char *extra[] = { "--ring", "2M", "--keep-going", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	tl_go(&wl);
+	long rss_max = 0, rss_steady = 0, rss_end = 0;
+	for (int i = 0; i < 60; i++) { /* 6 s */
+		usleep(100000);
+		long kb = rss_kb(rec.pid);
+		if (kb > rss_max)
+			rss_max = kb;
+		if (i == 20)
+			kill(rec.pid, SIGUSR1);
+		if (i == 30) /* the ring is full and one dump (snapshot) is done */
+			rss_steady = kb;
+		if (i == 40)
+			kill(rec.pid, SIGUSR1);
+		if (i == 59)
+			rss_end = kb;
+	}
+	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 256, 20000));
+	tl_wait_for(&rec, 1, "locktrace: target exited", lines, &m, 64, 20000);
+	cr_assert_eq(tl_wait(&rec, 20000), 0);
+	tl_close(&rec);
+	tl_close(&wl);
+	int dumps = 0;
+	for (int i = 0; i < m; i++)
+		dumps += strstr(lines[i], "dump requested") != NULL;
+	cr_assert_eq(dumps, 2, "expected two SIGUSR1 dumps");
+	/* the 2 MiB ring plus the snapshot's debug information; once the ring
+	 * is full and a dump has been written the collector does not grow,
+	 * however long it runs */
+	cr_assert_lt(rss_max, (2 + 30) * 1024, "collector anonymous memory %ld kB", rss_max);
+	cr_assert_leq(rss_end, rss_steady + 1024, "anonymous memory grew from %ld kB to %ld kB",
+		      rss_steady, rss_end);
+
+	struct tl_trace t, t2;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_USR1);
+	cr_assert(t.clean_end);
+	cr_assert_gt(t.n, 10000);
+	cr_assert_eq(tl_load(&t2, path2), 0, "no second dump %s", path2);
+	cr_assert_eq(t2.stats.stop_reason, LT_STOP_USR1);
+	/* the second dump holds later events than the first */
+	cr_assert_gt(t2.ev[t2.n - 1].h.ts, t.ev[t.n - 1].h.ts + 1000000000ull);
+	tl_free(&t);
+	tl_free(&t2);
+	unlink(path);
+	unlink(path2);
+	/* the end-of-run dump */
+	char path3[160];
+	snprintf(path3, sizeof(path3), "%.*s-3.ltrace", (int)strlen(path) - 7, path);
+	cr_assert_eq(access(path3, F_OK), 0, "no end-of-run dump");
+	unlink(path3);
+}
+
+Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
+{
+	char *a[] = { LT_BIN, "record", "--ring", "12Q", "-p", "1", NULL };
+	char *b[] = { LT_BIN, "record", "--ring", "4K", "-p", "1", NULL };
+	char *c[] = { LT_BIN, "record", "--stall", "0", "-p", "1", NULL };
+	char *d[] = { LT_BIN, "record", "--stall-rule", "sometimes", "-p", "1", NULL };
+	char *const *cases[] = { a, b, c, d };
+	const char *want[] = { "invalid ring size '12Q'", "invalid ring size '4K'",
+			       "invalid stall time '0'", "unknown stall rule 'sometimes'" };
+	for (int i = 0; i < 4; i++) {
+		struct tl_proc p;
+		char lines[8][256];
+		int k = 0;
+		cr_assert_eq(tl_spawn(&p, cases[i]), 0);
+		cr_assert(tl_wait_for(&p, 1, "Error:", lines, &k, 8, 10000));
+		cr_assert(strstr(lines[k - 1], want[i]), "said: %s", lines[k - 1]);
+		int st = tl_wait(&p, 10000);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+		tl_close(&p);
+	}
+}
