@@ -145,7 +145,15 @@ int lt_cmd_snapshot(int argc, char **argv)
 		lt_snapshot_print_json(stdout, s);
 	else
 		lt_snapshot_print_text(stdout, s);
+	/* a snapshot without a single readable thread is no answer */
+	bool blind = s->n_verdicts == 1 && s->verdicts[0].kind == LT_VERDICT_UNKNOWN;
 	lt_snapshot_free(s);
+	if (blind) {
+		fflush(stdout);
+		fprintf(stderr, "Error: cannot read the system calls of process %ld's threads: "
+			"run as root or as its owner\n", pid);
+		return 1;
+	}
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "Error: writing output: %s\n", strerror(errno));
 		return 1;

@@ -41,7 +41,23 @@ struct ctx {
 	struct lts_net *net;
 	struct lt_tid_regs *regs_sorted;
 	size_t n_regs;
+	bool compat;            /* 32-bit process: i386 syscall numbers */
 };
+
+/* A 32-bit (i386) process reports i386 syscall numbers and registers: the
+ * x86-64 decoding and unwinding must not be applied to it. */
+static bool exe_is_32bit(pid_t pid)
+{
+	char path[64];
+	unsigned char ident[5];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(ident, 1, sizeof(ident), f);
+	fclose(f);
+	return n == sizeof(ident) && memcmp(ident, "\177ELF", 4) == 0 && ident[4] == 1;
+}
 
 static struct lt_mem *ctx_mem(struct ctx *c)
 {
@@ -476,6 +492,10 @@ static void decode(struct ctx *c, struct lt_thread *t)
 		t->wait = LT_WAIT_NONE;
 		return;
 	}
+	if (c->compat) {
+		t->wait = LT_WAIT_OTHER;
+		return;
+	}
 	t->sc_name = lt_syscall_name(t->sc.nr);
 	t->wait = lt_syscall_wait_kind(t->sc.nr);
 	switch (t->wait) {
@@ -510,8 +530,8 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 	if (t->sc_name)
 		snprintf(name, sizeof(name), "%s", t->sc_name);
 	else
-		snprintf(name, sizeof(name), "syscall_%ld", t->sc.nr);
-	if (t->wait == LT_WAIT_FUTEX || (t->sc.nr == 202 || t->sc.nr == 455)) {
+		snprintf(name, sizeof(name), "%s_%ld", c->compat ? "i386_syscall" : "syscall", t->sc.nr);
+	if (t->wait == LT_WAIT_FUTEX || (t->sc_name && (t->sc.nr == 202 || t->sc.nr == 455))) {
 		const struct lt_futex *f = &t->futex;
 		char op[96];
 		if (f->cmd >= 0)
@@ -866,7 +886,10 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	}
 
 	calibrate(s);
-	struct ctx c = { .s = s, .o = o };
+	struct ctx c = { .s = s, .o = o, .compat = exe_is_32bit(pid) };
+	if (c.compat)
+		lt_strlist_add(&s->notes, "32-bit process: system calls are shown as i386 numbers, "
+			       "not decoded");
 	lt_mem_init(&c.mem, pid);
 
 	size_t ntids = 0;
@@ -942,7 +965,9 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 			t->detail = lts_asprintf("not in a system call (pc 0x%" PRIx64 ")", t->sc.pc);
 	}
 
-	if (!(o->flags & LT_SNAP_NO_USTACK)) {
+	if (!(o->flags & LT_SNAP_NO_USTACK) && c.compat) {
+		lt_strlist_add(&s->notes, "user stacks not unwound: 32-bit process");
+	} else if (!(o->flags & LT_SNAP_NO_USTACK)) {
 		char *uerr = NULL;
 		struct lt_unwinder *u = c.sym ? lt_unwinder_new(c.sym, &uerr) : NULL;
 		if (u) {

@@ -311,7 +311,7 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 	fprintf(f, "},\"wait\":\"%s\",\"detail\":", lt_wait_kind_name(t->wait));
 	json_str(f, t->detail);
 	fputs(",\"futex\":", f);
-	if (t->wait == LT_WAIT_FUTEX || t->sc.nr == 202 || t->sc.nr == 455)
+	if (t->wait == LT_WAIT_FUTEX || (t->sc_name && (t->sc.nr == 202 || t->sc.nr == 455)))
 		json_futex(f, &t->futex);
 	else
 		fputs("null", f);
