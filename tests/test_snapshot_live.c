@@ -431,6 +431,65 @@ Test(snapshot_live, many_threads_workload, .fini = cleanup, .timeout = 120)
 	assert_untouched(wl.pid);
 }
 
+/* Registers from the caller (the recorder's BPF task iterator): used when
+ * they match /proc's sp/pc, refused (with a note) when the thread moved. */
+static pid_t cb_tid;
+static struct lt_regs cb_regs;
+static int regs_cb(void *arg, pid_t tid, struct lt_regs *out)
+{
+	(void)arg;
+	if (tid != cb_tid)
+		return -1;
+	*out = cb_regs;
+	return 0;
+}
+
+static void proc_sp_pc(pid_t pid, pid_t tid, uint64_t *sp, uint64_t *pc)
+{
+	char path[96], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	struct lt_sc_line l;
+	cr_assert_eq(lt_parse_syscall_line(buf, &l), 0);
+	*sp = l.sp;
+	*pc = l.pc;
+}
+
+Test(snapshot_live, caller_registers_used_or_refused_when_stale, .fini = cleanup, .timeout = 60)
+{
+	NEED_ROOT();
+	start("deadlock", NULL);
+	pid_t ta = (pid_t)truth_val("thread", "role=A", "tid");
+	pid_t tb = (pid_t)truth_val("thread", "role=B", "tid");
+	struct lt_tid_regs stale = { .tid = tb };
+	uint64_t sp, pc;
+	proc_sp_pc(wl.pid, ta, &sp, &pc);
+	cb_tid = ta;
+	memset(&cb_regs, 0, sizeof(cb_regs));
+	cb_regs.sp = sp;
+	cb_regs.ip = pc;
+	cb_regs.orig_ax = 202;
+	proc_sp_pc(wl.pid, tb, &sp, &pc);
+	stale.regs.sp = sp + 64; /* as if saved before it moved */
+	stale.regs.ip = pc;
+	struct lt_snapshot_opts o = { .get_regs = regs_cb, .regs = &stale, .n_regs = 1 };
+	struct lt_snapshot *s = snap(wl.pid, &o);
+	const struct lt_thread *a = lt_snapshot_find(s, ta), *b = lt_snapshot_find(s, tb);
+	cr_assert_eq(a->regs_src, LT_REGS_CALLER);
+	assert_stack(a, "run");
+	cr_assert_eq(b->regs_src, LT_REGS_PROC);
+	bool noted = false;
+	for (size_t i = 0; i < b->notes.n; i++)
+		noted |= strstr(b->notes.v[i], "caller registers stale") != NULL;
+	cr_assert(noted, "no note about the stale registers");
+	assert_stack(b, "run");
+	cr_assert_not_null(verdict(s, LT_VERDICT_DEADLOCK, NULL));
+	lt_snapshot_free(s);
+}
+
 /* ---- 1,000 threads ---- */
 
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
