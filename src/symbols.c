@@ -173,6 +173,7 @@ static struct modinfo *mod_info(struct lt_sym *s, Dwfl_Module *mod)
 
 static int free_modinfo_cb(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr base, void *arg)
 {
+	(void)mod, (void)name, (void)base, (void)arg;
 	struct modinfo *mi = *ud;
 	if (mi) {
 		free(mi->base);

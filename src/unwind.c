@@ -70,6 +70,7 @@ static bool read_bytes(struct lt_unwinder *u, uint64_t addr, void *out, size_t l
 
 static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
+	(void)dwfl;
 	struct lt_unwinder *u = arg;
 	if (*thread_argp)
 		return 0;
@@ -79,6 +80,7 @@ static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 
 static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 {
+	(void)dwfl;
 	struct lt_unwinder *u = arg;
 	*thread_argp = u;
 	return tid == u->cur_tid && u->cur_regs;
@@ -86,6 +88,7 @@ static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 
 static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
+	(void)dwfl;
 	struct lt_unwinder *u = arg;
 	uint64_t v;
 	if (!read_bytes(u, addr, &v, sizeof(v)))
