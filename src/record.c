@@ -344,6 +344,13 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 	}
 	lt_target_describe(tgid, &h);
 	h.flags |= LT_HDR_FLIGHT;
+	/* the header's syscalls would say what each thread was in when the
+	 * events *begin*; /proc can only tell us about now, which the
+	 * snapshot section records, so the header keeps just the names */
+	for (uint32_t i = 0; i < h.nthreads; i++) {
+		h.threads[i].sc_nr = -2;
+		h.threads[i].blocked_ns = 0;
+	}
 	r = lt_writer_header(w, &h);
 	lt_header_free(&h);
 	if (!r)

@@ -61,9 +61,10 @@ struct lt_header {
 };
 
 #define LT_HDR_LAUNCHED 0x1 /* locktrace started the target (`-- CMD`) */
-#define LT_HDR_FLIGHT 0x2   /* a flight-recorder dump: threads[] describe the
-			       process when the dump was written, not when the
-			       events begin */
+#define LT_HDR_FLIGHT 0x2   /* a flight-recorder dump: threads[] name the
+			       threads alive when the dump was written; their
+			       syscalls are unknown (sc_nr -2) since /proc cannot
+			       tell what they were in when the events begin */
 
 struct lt_stats {
 	uint64_t start_ns, end_ns; /* BOOTTIME */
