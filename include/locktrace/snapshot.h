@@ -295,7 +295,11 @@ struct lt_snapshot {
 /* Take a snapshot of PID.  O may be NULL.  Returns 0 and sets *out (free with
  * lt_snapshot_free) on success, even if parts could not be read (see notes);
  * returns LT_SNAP_ENOPROC, LT_SNAP_EKTHREAD or -errno if no snapshot could be
- * taken at all (then *out is NULL). */
+ * taken at all (then *out is NULL).
+ *
+ * Reentrant (no global state), so it may run on a helper thread.  It briefly
+ * pins the calling thread to each CPU in turn to measure the scheduler clock
+ * offset (see lt_snapshot.sched_offset_ns) and restores its affinity. */
 int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *o,
 		     struct lt_snapshot **out);
 void lt_snapshot_free(struct lt_snapshot *s);
