@@ -390,6 +390,35 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	return 0;
 }
 
+/* Was this wake-up issued from interrupt context (a timer expiring, a
+ * device completing)?  Then the "waker" is only the task that happened to
+ * be interrupted.  x86-64 has two cases:
+ *  - interrupted in kernel mode: the handler runs on the per-cpu interrupt
+ *    stack, so our stack pointer is outside current's 16 KiB task stack;
+ *  - interrupted in user mode: the handler runs on the task stack, but the
+ *    user registers saved on entry say "not a syscall" (orig_ax < 0: the
+ *    entry code stores the negated vector there, a syscall its number). */
+#define TASK_STACK_SIZE (16 * 1024)
+
+static __always_inline int in_interrupt_ctx(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u64 base = (__u64)BPF_CORE_READ(cur, stack);
+	void *volatile here = &base;
+	__u64 sp = 0;
+	struct pt_regs *regs;
+
+	/* the verifier keeps stack pointers opaque: copy the value out */
+	if (bpf_probe_read_kernel(&sp, sizeof(sp), (void *)&here) || !base)
+		return 0;
+	if (sp - base >= TASK_STACK_SIZE)
+		return 1;
+	if (BPF_CORE_READ(cur, flags) & 0x00200000) /* PF_KTHREAD: no user regs */
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	return regs && (long)BPF_CORE_READ(regs, orig_ax) < 0;
+}
+
 static __always_inline int emit_waking(struct task_struct *p, __u8 flags)
 {
 	struct lt_event *e;
@@ -406,6 +435,8 @@ static __always_inline int emit_waking(struct task_struct *p, __u8 flags)
 	e->wake.waker_tgid = pt >> 32;
 	if ((__u32)pt == 0)
 		flags |= LT_F_WAKER_IDLE;
+	if (in_interrupt_ctx())
+		flags |= LT_F_WAKER_IRQ;
 	e->h.flags = flags;
 	e->wake.prio = p->prio;
 	e->wake.target_cpu = BPF_CORE_READ(p, wake_cpu);

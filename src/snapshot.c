@@ -102,7 +102,7 @@ static void parse_kstack(struct lt_thread *t, char *text)
  * updates it), against CLOCK_MONOTONIC read just before: the offset of
  * this CPU's scheduler task clock.  Staleness only makes it larger, so the
  * smallest of a few reads is kept. */
-static int measure_offset(int64_t *off)
+int lt_sched_clock_offset(int64_t *off)
 {
 	char buf[4096];
 	bool ok = false;
@@ -143,7 +143,7 @@ static void calibrate(struct lt_snapshot *s)
 		CPU_SET(c, &one);
 		int64_t off;
 		if (sched_setaffinity(0, sizeof(one), &one) == 0 && sched_getcpu() == c &&
-		    measure_offset(&off) == 0) {
+		    lt_sched_clock_offset(&off) == 0) {
 			s->sched_offset_ns[c] = off;
 			measured++;
 		}
@@ -151,7 +151,7 @@ static void calibrate(struct lt_snapshot *s)
 	if (pinned)
 		sched_setaffinity(0, sizeof(saved), &saved);
 	int64_t off;
-	if (!measured && measure_offset(&off) == 0) {
+	if (!measured && lt_sched_clock_offset(&off) == 0) {
 		/* could not pin: one offset for all CPUs */
 		for (long i = 0; i < n; i++)
 			s->sched_offset_ns[i] = off;

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "locktrace/snapshot.h"
 #include "locktrace/target.h"
 
 #define PF_KTHREAD 0x00200000
@@ -103,8 +104,10 @@ int lt_read_syscall(pid_t pid, pid_t tid, int64_t *nr, uint64_t args[6])
 }
 
 /* How long the thread has not run: CLOCK_MONOTONIC minus se.exec_start
- * (ms, scheduler clock) from /proc/.../sched; 0 if unknown. */
-static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono)
+ * (ms, scheduler clock) from /proc/.../sched, minus how far the scheduler
+ * clock lags CLOCK_MONOTONIC (seconds on a long-running VM: see
+ * docs/snapshot.md); 0 if unknown. */
+static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono, int64_t lag)
 {
 	char path[96], buf[8192];
 	double ms;
@@ -115,8 +118,8 @@ static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono)
 	char *p = strstr(buf, "se.exec_start");
 	if (!p || !(p = strchr(p, ':')) || sscanf(p + 1, "%lf", &ms) != 1)
 		return 0;
-	uint64_t at = (uint64_t)(ms * 1e6);
-	return now_mono > at ? now_mono - at : 0;
+	int64_t d = (int64_t)now_mono - (int64_t)(ms * 1e6) - lag;
+	return d > 0 ? (uint64_t)d : 0;
 }
 
 static int cmp_tid(const void *a, const void *b)
@@ -159,6 +162,9 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 	h->clock_monotonic = lt_now_ns(CLOCK_MONOTONIC);
 	h->clock_realtime = lt_now_ns(CLOCK_REALTIME);
 
+	int64_t lag = 0;
+	if (lt_sched_clock_offset(&lag))
+		lag = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	DIR *d = opendir(path);
 	if (!d)
@@ -176,7 +182,7 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 		if (lt_read_syscall(pid, ti.tid, &ti.sc_nr, ti.sc_args))
 			ti.sc_nr = -2;
 		if (ti.sc_nr != -3)
-			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic);
+			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, lag);
 		struct lt_thread_info *v = realloc(h->threads, (h->nthreads + 1) * sizeof(*v));
 		if (!v) {
 			closedir(d);

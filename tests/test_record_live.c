@@ -508,3 +508,39 @@ Test(record_live, snapshot_at_attach_names_the_already_deadlocked_threads, .time
 	tl_free(&t);
 	unlink(path);
 }
+
+Test(record_live, timer_wake_up_is_flagged_as_interrupt, .timeout = 30)
+{
+	NEED_ROOT();
+	/* `sleep` is woken once by locktrace's launch gate (a thread of
+	 * locktrace, in a syscall) and once by its timer (an interrupt, on
+	 * whatever task the cpu was running) */
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "irq");
+	char *argv[] = { LT_BIN, "record", "-q", "--no-status", "-o", path, "--", "/bin/sleep", "0.2",
+			 NULL };
+	struct tl_proc p;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	cr_assert_eq(tl_wait(&p, 20000), 0);
+	tl_close(&p);
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	int gate = 0, timer = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct lt_event *e = &t.ev[i];
+		if (e->h.kind != LT_EV_WAKING || e->h.tid != (uint32_t)t.hdr.pid)
+			continue;
+		if (!strcmp(e->wake.waker_comm, "locktrace")) {
+			cr_assert_eq(e->h.flags & LT_F_WAKER_IRQ, 0, "the gate's wake-up flagged as interrupt");
+			gate++;
+		} else {
+			cr_assert(e->h.flags & LT_F_WAKER_IRQ, "timer wake-up by %u (%s) not flagged",
+				  e->wake.waker_tid, e->wake.waker_comm);
+			timer++;
+		}
+	}
+	cr_assert_eq(gate, 1);
+	cr_assert_eq(timer, 1);
+	tl_free(&t);
+	unlink(path);
+}

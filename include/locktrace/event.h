@@ -37,6 +37,9 @@ enum lt_kind {
 /* hdr.flags */
 #define LT_F_WAKEUP_NEW  0x01 /* WAKING: from sched_wakeup_new (thread start) */
 #define LT_F_WAKER_IDLE  0x02 /* WAKING: waker is the idle task (an interrupt) */
+#define LT_F_WAKER_IRQ   0x04 /* WAKING: issued from interrupt context (a timer,
+			       * a device): the "waker" is only the task that
+			       * happened to be interrupted */
 #define LT_F_GROUP_DEAD  0x01 /* TASK_EXIT: last thread of the process */
 #define LT_F_PREEMPT     0x01 /* SWITCH: prev was preempted */
 

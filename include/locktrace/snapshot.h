@@ -344,6 +344,10 @@ int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void lt_strlist_free(struct lt_strlist *l);
 
+/* How far the calling CPU's scheduler clock (se.exec_start) lags
+ * CLOCK_MONOTONIC, in ns.  0 or -1 if /proc/thread-self/sched is unreadable. */
+int lt_sched_clock_offset(int64_t *off);
+
 /* CLI: locktrace snapshot -p PID [--json] [--threshold SECONDS] */
 int lt_cmd_snapshot(int argc, char **argv);
 
