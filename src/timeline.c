@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/timeline.h"
+#include "u64map.h"
 
 /* x86_64 system call numbers of the calls the collector records */
 enum {
@@ -40,102 +41,6 @@ enum {
 #define FUTEX_CMD_MASK 0x7f
 
 #define TASK_DEAD_BIT 0x80 /* raw task state of a task's last switch-out */
-
-/* ------------------------------------------------------------------ map */
-
-/* Open addressing, linear probing, key 0 = empty (no thread has tid 0 and no
- * futex lives at address 0), backward-shift deletion: no tombstones, so a
- * map that sees heavy thread churn stays as small as its live content. */
-struct tl_map {
-	uint64_t *keys;
-	void **vals;
-	size_t cap, n; /* cap: power of two */
-};
-
-static size_t map_slot(const struct tl_map *m, uint64_t key)
-{
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
-}
-
-static void *map_get(const struct tl_map *m, uint64_t key)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = map_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key)
-			return m->vals[i];
-		if (!m->keys[i])
-			return NULL;
-	}
-}
-
-static int map_put(struct tl_map *m, uint64_t key, void *val);
-
-static int map_grow(struct tl_map *m)
-{
-	struct tl_map n = { 0 };
-	n.cap = m->cap ? m->cap * 2 : 64;
-	n.keys = calloc(n.cap, sizeof(*n.keys));
-	n.vals = calloc(n.cap, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
-		free(n.keys);
-		free(n.vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->keys[i])
-			map_put(&n, m->keys[i], m->vals[i]);
-	free(m->keys);
-	free(m->vals);
-	*m = n;
-	return 0;
-}
-
-static int map_put(struct tl_map *m, uint64_t key, void *val)
-{
-	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
-		return -ENOMEM;
-	size_t i = map_slot(m, key);
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->keys[i])
-		m->n++;
-	m->keys[i] = key;
-	m->vals[i] = val;
-	return 0;
-}
-
-static void map_del(struct tl_map *m, uint64_t key)
-{
-	if (!m->cap)
-		return;
-	size_t i = map_slot(m, key);
-	while (m->keys[i] != key) {
-		if (!m->keys[i])
-			return;
-		i = (i + 1) & (m->cap - 1);
-	}
-	/* shift later members of the probe run back over the hole */
-	for (size_t j = (i + 1) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
-		size_t home = map_slot(m, m->keys[j]);
-		/* j may move to i if its home is not in (i, j] cyclically */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
-			i = j;
-		}
-	}
-	m->keys[i] = 0;
-	m->vals[i] = NULL;
-	m->n--;
-}
-
-static void map_free(struct tl_map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
 
 /* ---------------------------------------------------------------- model */
 
@@ -170,10 +75,10 @@ struct lt_timeline {
 	uint64_t now;         /* time of the last interpreted event */
 	uint64_t next_span, next_edge;
 	uint32_t next_uid;
-	struct tl_map tmap;   /* tid -> struct tl_thread * */
+	struct lt_u64map tmap;   /* tid -> struct tl_thread * */
 	struct tl_thread **threads;
 	size_t nthreads, cap_threads;
-	struct tl_map lmap;   /* futex address -> struct tl_lock * */
+	struct lt_u64map lmap;   /* futex address -> struct tl_lock * */
 	/* sort window */
 	struct lt_event *ring;
 	size_t rcap, rhead, rn; /* rcap: power of two */
@@ -362,7 +267,7 @@ static void set_comm(struct tl_thread *th, const char *comm)
 static struct tl_thread *get_thread(struct lt_timeline *tl, uint32_t tid, const char *comm,
 				    uint64_t ts, int from_header, const struct lt_event *ev)
 {
-	struct tl_thread *th = map_get(&tl->tmap, tid);
+	struct tl_thread *th = lt_u64map_get(&tl->tmap, tid);
 	if (th)
 		return th;
 	if (tl->nthreads == tl->cap_threads) {
@@ -374,7 +279,7 @@ static struct tl_thread *get_thread(struct lt_timeline *tl, uint32_t tid, const 
 		tl->cap_threads = cap;
 	}
 	th = calloc(1, sizeof(*th));
-	if (!th || map_put(&tl->tmap, tid, th)) {
+	if (!th || lt_u64map_put(&tl->tmap, tid, th)) {
 		free(th);
 		return NULL;
 	}
@@ -394,7 +299,7 @@ static struct tl_thread *get_thread(struct lt_timeline *tl, uint32_t tid, const 
 
 static void drop_thread(struct lt_timeline *tl, struct tl_thread *th)
 {
-	map_del(&tl->tmap, th->tid);
+	lt_u64map_del(&tl->tmap, th->tid);
 	tl->threads[th->idx] = tl->threads[--tl->nthreads];
 	tl->threads[th->idx]->idx = th->idx;
 	free(th->in);
@@ -418,14 +323,14 @@ static void learn_comm(struct lt_timeline *tl, struct tl_thread *th, const char 
 
 static void lock_change(struct lt_timeline *tl, struct lt_span *s, uint64_t ts, int delta)
 {
-	struct tl_lock *l = map_get(&tl->lmap, s->lock_addr);
+	struct tl_lock *l = lt_u64map_get(&tl->lmap, s->lock_addr);
 	int first = 0;
 
 	if (!l) {
 		if (delta < 0)
 			return;
 		l = calloc(1, sizeof(*l));
-		if (!l || map_put(&tl->lmap, s->lock_addr, l)) {
+		if (!l || lt_u64map_put(&tl->lmap, s->lock_addr, l)) {
 			free(l);
 			return;
 		}
@@ -628,7 +533,7 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		 * issues it synchronously from FUTEX_WAKE & co. and from socket
 		 * writes; a waker in any other call was merely running when an
 		 * interrupt did the waking */
-		struct tl_thread *waker = map_get(&tl->tmap, e.waker_tid);
+		struct tl_thread *waker = lt_u64map_get(&tl->tmap, e.waker_tid);
 		if (waker && waker->in_span && !waker->pending && (waker->span.flags & LT_SPAN_WAKER))
 			e.waker_span = waker->span.id;
 		if (e.waker_span && push_edge(tl, waker, &waker->out, &waker->nout, &e))
@@ -640,7 +545,7 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		/* the waker keeps an edge the wakee could not store: harmless,
 		 * a sink then sees a flow start that ends nowhere; drop it */
 		else if (e.waker_span) {
-			struct tl_thread *waker = map_get(&tl->tmap, e.waker_tid);
+			struct tl_thread *waker = lt_u64map_get(&tl->tmap, e.waker_tid);
 			if (waker && waker->nout)
 				waker->nout--;
 			e.waker_span = 0;
@@ -675,13 +580,13 @@ static void on_switch(struct lt_timeline *tl, const struct lt_event *ev)
 	}
 	if (tl->sink.sched)
 		tl->sink.sched(tl->sink.ctx, ev);
-	if (dead && dead != map_get(&tl->tmap, ev->sw.next_tid))
+	if (dead && dead != lt_u64map_get(&tl->tmap, ev->sw.next_tid))
 		drop_thread(tl, dead);
 }
 
 static void on_task_new(struct lt_timeline *tl, const struct lt_event *ev)
 {
-	struct tl_thread *th = map_get(&tl->tmap, ev->h.tid);
+	struct tl_thread *th = lt_u64map_get(&tl->tmap, ev->h.tid);
 	if (th && th->exited) { /* tid reused: a new instance */
 		drop_thread(tl, th);
 		th = NULL;
@@ -725,7 +630,7 @@ static void on_exec(struct lt_timeline *tl, const struct lt_event *ev)
 	uint32_t tid = ev->h.tid, old = ev->exec.old_tid;
 
 	if (old && old != tid) { /* a non-leader exec'd and took the leader's id */
-		struct tl_thread *o = map_get(&tl->tmap, old);
+		struct tl_thread *o = lt_u64map_get(&tl->tmap, old);
 		if (o) {
 			if (o->in_span && !o->pending)
 				span_close_inferred(tl, o, ev->h.ts);
@@ -735,7 +640,7 @@ static void on_exec(struct lt_timeline *tl, const struct lt_event *ev)
 				emit_thread(tl, LT_THREAD_EXIT, ev->h.ts, o, NULL, 0, NULL);
 			}
 		}
-		struct tl_thread *l = map_get(&tl->tmap, tid);
+		struct tl_thread *l = lt_u64map_get(&tl->tmap, tid);
 		if (l && l->exited)
 			drop_thread(tl, l);
 	}
@@ -964,10 +869,10 @@ void lt_timeline_free(struct lt_timeline *tl)
 		free(tl->threads[i]);
 	}
 	free(tl->threads);
-	map_free(&tl->tmap);
+	lt_u64map_free(&tl->tmap);
 	for (size_t i = 0; i < tl->lmap.cap; i++)
 		free(tl->lmap.vals[i]);
-	map_free(&tl->lmap);
+	lt_u64map_free(&tl->lmap);
 	free(tl->ring);
 	free(tl);
 }
@@ -984,6 +889,6 @@ uint64_t lt_timeline_start(const struct lt_timeline *tl)
 
 const struct lt_span *lt_timeline_open_span(const struct lt_timeline *tl, uint32_t tid)
 {
-	const struct tl_thread *th = map_get(&tl->tmap, tid);
+	const struct tl_thread *th = lt_u64map_get(&tl->tmap, tid);
 	return th && th->in_span && !th->pending ? &th->span : NULL;
 }

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* A hash map from non-zero 64-bit keys (thread ids, futex addresses) to
+ * pointers, for the timeline model and the writers.  Open addressing with
+ * linear probing and backward-shift deletion: no tombstones, so a map that
+ * sees heavy churn (threads come and go) stays as small as its content. */
+#ifndef LOCKTRACE_U64MAP_H
+#define LOCKTRACE_U64MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lt_u64map {
+	uint64_t *keys; /* 0 = empty slot */
+	void **vals;
+	size_t cap, n;  /* cap: 0 or a power of two */
+};
+
+static inline size_t lt_u64map_slot(const struct lt_u64map *m, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+}
+
+/* The value stored for key (non-zero), or NULL. */
+static inline void *lt_u64map_get(const struct lt_u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = lt_u64map_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals[i];
+		if (!m->keys[i])
+			return NULL;
+	}
+}
+
+/* Stores or replaces; key must be non-zero.  0 or -ENOMEM. */
+int lt_u64map_put(struct lt_u64map *m, uint64_t key, void *val);
+void lt_u64map_del(struct lt_u64map *m, uint64_t key);
+/* Frees the map's arrays (not the values). */
+void lt_u64map_free(struct lt_u64map *m);
+
+#endif
