@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Perfetto writer: a timeline sink that streams a native Perfetto trace
+ * (a sequence of TracePacket records, protos/perfetto/trace in the Perfetto
+ * repository) to a FILE as the timeline model reports what happened.
+ *
+ *   p = lt_perfetto_new(f, &hdr);
+ *   lt_perfetto_sink(p, &sink);
+ *   tl = lt_timeline_new(&hdr, &sink, NULL);  ... feed, finish ...
+ *   lt_perfetto_finish(p);  lt_perfetto_free(p);
+ *
+ * What the file holds: a ClockSnapshot and SystemInfo (kernel release), one
+ * process track and one track per thread; scheduler switches and wake-ups
+ * as full-form ftrace events (Perfetto builds its thread-state tracks from
+ * them); one slice per blocking call with its arguments as interned debug
+ * annotations; flows from each waking call to the wait it ended; a counter
+ * track of waiters per contended futex; an instant wherever events were
+ * lost.  Memory is bounded by threads, locks and cpus.
+ */
+#ifndef LOCKTRACE_PERFETTO_H
+#define LOCKTRACE_PERFETTO_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "locktrace/timeline.h"
+#include "locktrace/tracefile.h"
+
+struct lt_perfetto;
+
+/* Writes the first packets (clocks, system, process track) to f, which
+ * stays the caller's.  NULL on out of memory. */
+struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr);
+/* Fills sink with the writer's callbacks (ctx = p). */
+void lt_perfetto_sink(struct lt_perfetto *p, struct lt_timeline_sink *sink);
+/* Writes what is buffered (per-cpu scheduler bundles).  Returns 0 or the
+ * first error (negative errno) met while writing, e.g. -ENOSPC. */
+int lt_perfetto_finish(struct lt_perfetto *p);
+void lt_perfetto_free(struct lt_perfetto *p);
+/* Lock tracks are named "futex 0xADDR"; fn (if set) may add a symbol: it
+ * writes a name for addr into buf and returns > 0, or returns 0. */
+void lt_perfetto_set_lock_namer(struct lt_perfetto *p,
+				int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
+/* Bytes handed to f so far. */
+uint64_t lt_perfetto_bytes(const struct lt_perfetto *p);
+
+/* sched_switch's prev_state as the kernel's trace event reports it, for a
+ * kernel of the given release ("6.1.0-18-amd64"), from the raw task state
+ * the collector records and whether prev was preempted.  Perfetto decodes
+ * the reported form by kernel version; raw bits above 0x1ff (TASK_FREEZABLE
+ * and friends) would read as an invalid state. */
+uint64_t lt_report_prev_state(uint64_t raw_state, int preempt, const char *kernel_release);
+
+#endif

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Chrome trace-event JSON writer (include/locktrace/jsontrace.h).
+ *
+ * Timestamps are microseconds with three decimals, so nanoseconds survive.
+ * A flow is a pair of v1 flow events at the moment of the wake-up: "s" on
+ * the waker's thread (inside its waking call) and "f" with "bp":"e" on the
+ * wakee's thread one nanosecond later (inside the wait it ended): viewers
+ * bind each to the slice enclosing it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/jsontrace.h"
+#include "utf8.h"
+
+struct lt_jsontrace {
+	FILE *f;
+	uint32_t pid;
+	int first; /* no event written yet (no comma before it) */
+	int err;
+};
+
+/* ---- escaping ---------------------------------------------------------- */
+
+size_t lt_json_escape(char *out, size_t cap, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t o = 0;
+
+	if (!cap)
+		return 0;
+	for (size_t i = 0; i < len;) {
+		char esc[8];
+		const char *piece = esc;
+		size_t plen, adv = 1;
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			plen = 2;
+		} else if (c < 0x20 || c == 0x7f) {
+			static const char hex[] = "0123456789abcdef";
+			const char *short_esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r"
+					      : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+			if (short_esc) {
+				piece = short_esc;
+				plen = 2;
+			} else {
+				memcpy(esc, "\\u00", 4);
+				esc[4] = hex[c >> 4];
+				esc[5] = hex[c & 15];
+				plen = 6;
+			}
+		} else {
+			size_t q = lt_utf8_seq(s + i, len - i);
+			if (!q) { /* not UTF-8: the replacement character */
+				piece = "\\ufffd";
+				plen = 6;
+			} else if (q == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 &&
+				   (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+				/* valid JSON, but not valid JavaScript before ES2019 */
+				piece = s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029";
+				plen = 6;
+				adv = 3;
+			} else {
+				piece = (const char *)s + i;
+				plen = adv = q;
+			}
+		}
+		if (o + plen + 1 > cap)
+			break;
+		memcpy(out + o, piece, plen);
+		o += plen;
+		i += adv;
+	}
+	out[o] = 0;
+	return o;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void put(struct lt_jsontrace *j, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vfprintf(j->f, fmt, ap) < 0 && !j->err)
+		j->err = -(errno ? errno : EIO);
+	va_end(ap);
+}
+
+/* A quoted, escaped string. */
+static void put_str(struct lt_jsontrace *j, const char *s, size_t len)
+{
+	char small[6 * 64 + 1], *buf = small;
+	size_t cap = sizeof(small);
+
+	if (len > 64) {
+		cap = 6 * len + 1;
+		if (!(buf = malloc(cap))) {
+			j->err = -ENOMEM;
+			return;
+		}
+	}
+	lt_json_escape(buf, cap, s, len);
+	put(j, "\"%s\"", buf);
+	if (buf != small)
+		free(buf);
+}
+
+static void put_cstr(struct lt_jsontrace *j, const char *s)
+{
+	put_str(j, s, strlen(s));
+}
+
+static void put_ts(struct lt_jsontrace *j, const char *key, uint64_t ns)
+{
+	put(j, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned)(ns % 1000));
+}
+
+/* Starts an event object: the separator, phase, pid, tid. */
+static void ev_begin(struct lt_jsontrace *j, char ph, uint32_t tid)
+{
+	put(j, "%s\n{\"ph\":\"%c\",\"pid\":%u,\"tid\":%u", j->first ? "" : ",", ph, j->pid, tid);
+	j->first = 0;
+}
+
+static void meta_name(struct lt_jsontrace *j, const char *what, uint32_t tid, const char *name)
+{
+	ev_begin(j, 'M', tid);
+	put(j, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+	put_str(j, name, strnlen(name, LT_COMM_LEN));
+	put(j, "}}");
+}
+
+/* ---- callbacks ----------------------------------------------------------- */
+
+static void on_thread(void *ctx, const struct lt_thread_ev *t)
+{
+	struct lt_jsontrace *j = ctx;
+	if (t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME)
+		meta_name(j, "thread_name", t->tid, t->name);
+	else if (t->change == LT_THREAD_EXEC)
+		meta_name(j, "process_name", j->pid, t->name);
+}
+
+static void arg_sep(struct lt_jsontrace *j, int *n)
+{
+	put(j, *n ? "," : "");
+	(*n)++;
+}
+
+static void call_args(struct lt_jsontrace *j, const struct lt_span *s)
+{
+	const struct lt_event *e = &s->enter;
+	char buf[96];
+	int n = 0;
+
+	put(j, ",\"args\":{");
+	if (e->h.kind == LT_EV_FUTEX_ENTER) {
+		const struct lt_futex_enter *f = &e->futex;
+		arg_sep(j, &n);
+		put(j, "\"addr\":\"0x%" PRIx64 "\"", f->uaddr);
+		arg_sep(j, &n);
+		put(j, "\"op\":");
+		put_cstr(j, lt_futex_op_name(f->op, f->nr, buf, sizeof(buf)));
+		if (s->flags & LT_SPAN_WAIT) {
+			arg_sep(j, &n);
+			put(j, "\"expected\":%u", f->val);
+			if (f->timeout >= 0) {
+				arg_sep(j, &n);
+				put(j, "\"timeout_ns\":%" PRId64, f->timeout);
+			}
+		} else if (s->flags & LT_SPAN_WAKER) {
+			arg_sep(j, &n);
+			put(j, "\"nr_wake\":%u", f->val);
+		}
+	} else if (e->h.kind == LT_EV_WAIT_ENTER) {
+		if (e->wait.fds[0] >= 0) {
+			arg_sep(j, &n);
+			put(j, "\"fd\":%d", e->wait.fds[0]);
+		}
+		arg_sep(j, &n);
+		put(j, "\"nfds\":%u", e->wait.nfds);
+		if (e->wait.timeout_ns >= 0) {
+			arg_sep(j, &n);
+			put(j, "\"timeout_ns\":%" PRId64, e->wait.timeout_ns);
+		}
+	} else if (e->h.kind == LT_EV_IO_ENTER) {
+		arg_sep(j, &n);
+		put(j, "\"fd\":%d,\"bytes\":%" PRIu64, e->io.fd, e->io.count);
+	}
+	if (s->flags & LT_SPAN_HAS_RESULT) {
+		const char *en = s->ret < 0 && s->ret >= -4095 ? strerrorname_np((int)-s->ret) : NULL;
+		arg_sep(j, &n);
+		if (en) {
+			put(j, "\"errno\":");
+			put_cstr(j, en);
+		} else {
+			put(j, "\"result\":%" PRId64, s->ret);
+		}
+	}
+	if (s->flags & LT_SPAN_AT_START) {
+		arg_sep(j, &n);
+		put(j, "\"blocked_at_start\":true,\"blocked_before_ns\":%" PRIu64, s->blocked_before_ns);
+	}
+	if (s->flags & LT_SPAN_UNFINISHED) {
+		arg_sep(j, &n);
+		put(j, "\"unfinished\":true");
+	}
+	if (s->flags & (LT_SPAN_END_INFERRED | LT_SPAN_THREAD_EXIT)) {
+		arg_sep(j, &n);
+		put(j, "\"note\":\"%s\"", s->flags & LT_SPAN_THREAD_EXIT ? "ended by the thread's exit"
+					  : "return not recorded; ends when the thread next ran");
+	}
+	for (uint32_t i = 0; i < s->nwoken_by; i++) {
+		const struct lt_wake_edge *w = &s->woken_by[i];
+		if (w->waker_span)
+			continue;
+		arg_sep(j, &n);
+		put(j, "\"woken_by\":");
+		if (w->flags & LT_WAKE_IDLE) {
+			put_cstr(j, "interrupt (idle cpu)");
+		} else {
+			put_str(j, w->waker_comm, strnlen(w->waker_comm, LT_COMM_LEN));
+			put(j, ",\"waker_tid\":%u", w->waker_tid);
+		}
+		break;
+	}
+	put(j, "}");
+}
+
+static void on_span_end(void *ctx, const struct lt_span *s)
+{
+	struct lt_jsontrace *j = ctx;
+
+	ev_begin(j, 'X', s->tid);
+	put(j, ",\"name\":");
+	put_cstr(j, lt_span_name(s));
+	put(j, ",\"cat\":\"%s\"", s->enter.h.kind == LT_EV_FUTEX_ENTER ? "futex"
+				 : s->enter.h.kind == LT_EV_WAIT_ENTER ? "wait" : "io");
+	put_ts(j, "ts", s->begin_ts);
+	put_ts(j, "dur", s->end_ts - s->begin_ts);
+	call_args(j, s);
+	put(j, "}");
+
+	for (uint32_t i = 0; i < s->nwoke; i++) {
+		ev_begin(j, 's', s->tid);
+		put(j, ",\"name\":\"wake\",\"cat\":\"wake\",\"id\":%" PRIu64, s->woke[i].id);
+		put_ts(j, "ts", s->woke[i].ts);
+		put(j, "}");
+	}
+	for (uint32_t i = 0; i < s->nwoken_by; i++) {
+		const struct lt_wake_edge *w = &s->woken_by[i];
+		if (!w->waker_span)
+			continue;
+		uint64_t ts = w->ts + 1 < s->end_ts ? w->ts + 1 : s->end_ts;
+		ev_begin(j, 'f', s->tid);
+		put(j, ",\"bp\":\"e\",\"name\":\"wake\",\"cat\":\"wake\",\"id\":%" PRIu64, w->id);
+		put_ts(j, "ts", ts);
+		put(j, "}");
+	}
+}
+
+static void on_lock(void *ctx, const struct lt_lock_ev *l)
+{
+	struct lt_jsontrace *j = ctx;
+	ev_begin(j, 'C', j->pid);
+	put(j, ",\"name\":\"futex 0x%" PRIx64 " waiters\"", l->addr);
+	put_ts(j, "ts", l->ts);
+	put(j, ",\"args\":{\"waiters\":%u}}", l->waiters);
+}
+
+static void on_lost(void *ctx, const struct lt_event *ev)
+{
+	struct lt_jsontrace *j = ctx;
+	ev_begin(j, 'i', j->pid);
+	put(j, ",\"s\":\"p\",\"name\":\"lost events\"");
+	put_ts(j, "ts", ev->h.ts);
+	put(j, ",\"args\":{\"count\":%" PRIu64 ",\"kind\":\"%s\",\"cpu\":%u}}", ev->lost.count,
+	    lt_kind_name(ev->lost.lost_kind), ev->h.cpu);
+}
+
+/* ---- public -------------------------------------------------------------- */
+
+struct lt_jsontrace *lt_jsontrace_new(FILE *f, const struct lt_header *hdr)
+{
+	struct lt_jsontrace *j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	j->f = f;
+	j->pid = (uint32_t)hdr->pid;
+	j->first = 1;
+	put(j, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"locktrace\",\"kernel\":");
+	put_str(j, hdr->kernel, strnlen(hdr->kernel, sizeof(hdr->kernel)));
+	put(j, ",\"cmdline\":");
+	put_str(j, hdr->cmdline, strnlen(hdr->cmdline, sizeof(hdr->cmdline)));
+	put(j, "},\"traceEvents\":[");
+	meta_name(j, "process_name", j->pid, hdr->comm);
+	return j;
+}
+
+void lt_jsontrace_sink(struct lt_jsontrace *j, struct lt_timeline_sink *sink)
+{
+	memset(sink, 0, sizeof(*sink));
+	sink->ctx = j;
+	sink->thread = on_thread;
+	sink->span_end = on_span_end;
+	sink->lock = on_lock;
+	sink->lost = on_lost;
+}
+
+int lt_jsontrace_finish(struct lt_jsontrace *j)
+{
+	put(j, "\n]}\n");
+	if (fflush(j->f) && !j->err)
+		j->err = -(errno ? errno : EIO);
+	return j->err;
+}
+
+void lt_jsontrace_free(struct lt_jsontrace *j)
+{
+	free(j);
+}
