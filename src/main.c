@@ -12,6 +12,7 @@ static const struct {
 } cmds[] = {
 	{ "record", lt_cmd_record, "record a process into a trace file" },
 	{ "dump", lt_cmd_dump, "print a trace file, one line per event" },
+	{ "convert", lt_cmd_convert, "convert a trace for Perfetto (or Chrome JSON)" },
 	{ "snapshot", lt_cmd_snapshot, "what every thread is blocked in right now" },
 };
 

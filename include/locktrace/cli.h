@@ -9,6 +9,7 @@
 int lt_cmd_record(int argc, char **argv);
 int lt_cmd_dump(int argc, char **argv);
 int lt_cmd_snapshot(int argc, char **argv);
+int lt_cmd_convert(int argc, char **argv);
 
 /* "16M" -> 16777216; accepts K, M, G (powers of 1024).  0 or -1. */
 int lt_parse_size(const char *s, uint64_t *out);
