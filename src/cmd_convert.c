@@ -2,6 +2,7 @@
 /* `locktrace convert TRACE [-o OUT] [--format perfetto|json]`, and the
  * conversion the recorder runs when it stops. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -99,7 +100,11 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 		fprintf(stderr, "Error: output path too long: %s\n", out);
 		goto out;
 	}
-	if (!(f = fopen(tmp, "wb"))) {
+	/* private like the raw trace: both hold command lines and addresses */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
+		if (fd >= 0)
+			close(fd);
 		fprintf(stderr, "Error: cannot create %s: %s (choose a writable path with -o)\n", tmp,
 			strerror(errno));
 		goto out;

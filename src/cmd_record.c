@@ -1,28 +1,47 @@
 // SPDX-License-Identifier: MIT
-/* `locktrace record`: the CLI of the collector (src/record.c). */
+/* `locktrace record`: the CLI of the collector (src/record.c).  The bare
+ * form `locktrace -p PID` / `locktrace -- CMD` records the same way and then
+ * converts the trace for Perfetto beside it. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/cli.h"
+#include "locktrace/convert.h"
 #include "locktrace/record.h"
 #include "locktrace/stall.h"
 #include "locktrace/tracefile.h"
 
-static void usage(FILE *f)
+static void usage(FILE *f, int perfetto)
 {
-	fprintf(f,
+	fprintf(f, perfetto ?
+		"Usage: locktrace -p PID [options]\n"
+		"       locktrace [options] -- COMMAND [ARGS...]\n"
+		"\n"
+		"Record why the threads of a process block, then write NAME.perfetto-trace\n"
+		"beside the raw trace NAME.ltrace: open it at https://ui.perfetto.dev (Open\n"
+		"trace file).  `locktrace record` takes the same options and keeps only the raw\n"
+		"trace unless given --perfetto.\n"
+		:
 		"Usage: locktrace record -p PID [options]\n"
 		"       locktrace record [options] -- COMMAND [ARGS...]\n"
 		"\n"
-		"Record why the threads of a process block: futex operations, select/poll/epoll\n"
-		"waits, socket reads and writes, scheduler switches and wake-ups, thread\n"
-		"creation, renames and exits.  The target is never stopped, ptraced or signalled.\n"
+		"Record why the threads of a process block into a raw trace (`locktrace -p PID`\n"
+		"also converts it for Perfetto; so does --perfetto).\n");
+	fprintf(f,
+		"\n"
+		"What is recorded: futex operations, select/poll/epoll waits, socket reads and\n"
+		"writes, scheduler switches and wake-ups, thread creation, renames and exits.\n"
+		"The target is never stopped, ptraced or signalled.\n"
 		"\n"
 		"Options:\n"
 		"  -p, --pid PID        trace this running process (a thread id traces its process)\n"
-		"  -o, --output FILE    trace file to write (default: locktrace-COMM-PID.ltrace)\n"
-		"  -f, --force          overwrite FILE if it exists\n"
+		"  -o, --output FILE    trace file to write (default: locktrace-COMM-PID.ltrace);\n"
+		"                       the Perfetto trace is FILE with .ltrace replaced by\n"
+		"                       .perfetto-trace\n"
+		"  -f, --force          overwrite FILE (and the Perfetto trace) if they exist\n"
+		"      --perfetto / --no-perfetto  also write the Perfetto trace (default: yes for\n"
+		"                       `locktrace -p`, no for `locktrace record`)\n"
 		"  -d, --duration SECS  stop after SECS seconds (default: Ctrl-C, SIGTERM or exit)\n"
 		"  -b, --buffer SIZE    BPF ring buffer size, e.g. 64M (default 16M)\n"
 		"  -q, --quiet          no summary at the end\n"
@@ -46,10 +65,36 @@ static void usage(FILE *f)
 		"  locktrace record -- ./server --port 8080 # launch, trace from its first instruction\n"
 		"  locktrace record -p 1234 --ring 256M --stall 5   # wait for the hang\n"
 		"  kill -USR1 $(pidof locktrace)            # dump the ring now\n"
-		"  locktrace dump hang.ltrace | grep FUTEX_WAIT\n");
+		"  locktrace dump hang.ltrace | grep FUTEX_WAIT\n"
+		"  locktrace convert hang.ltrace            # -> hang.perfetto-trace\n");
 }
 
-int lt_cmd_record(int argc, char **argv)
+/* With --perfetto: NAME.ltrace -> NAME.perfetto-trace beside it. */
+static int convert_after(const struct lt_record_opts *o, const struct lt_record_result *res)
+{
+	char out[4096];
+
+	if (lt_convert_out_path(res->path, LT_FORMAT_PERFETTO, out, sizeof(out))) {
+		fprintf(stderr, "Error: path too long to name the Perfetto trace: %s\n", res->path);
+		return 1;
+	}
+	int rc = lt_convert_file(res->path, out, LT_FORMAT_PERFETTO, o->force, 1);
+	if (rc == 1) {
+		fprintf(stderr, "locktrace: the raw trace %s is complete; convert it later with:\n"
+				"  locktrace convert %s -o OTHER.perfetto-trace\n", res->path, res->path);
+		return 1;
+	}
+	if (o->quiet)
+		return 0;
+	fprintf(stderr, "locktrace: raw trace:      %s\n"
+			"locktrace: Perfetto trace: %s\n"
+			"           open it at https://ui.perfetto.dev (Open trace file), or query it with\n"
+			"           trace_processor; docs/perfetto.md says what it shows\n",
+		res->path, out);
+	return 0;
+}
+
+static int record_main(int argc, char **argv, int perfetto)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, 0, 'p' },   { "output", required_argument, 0, 'o' },
@@ -60,6 +105,7 @@ int lt_cmd_record(int argc, char **argv)
 		{ "no-snapshot", no_argument, 0, 'X' },
 		{ "ring", required_argument, 0, 'R' },  { "stall", required_argument, 0, 'T' },
 		{ "stall-rule", required_argument, 0, 'U' }, { "keep-going", no_argument, 0, 'K' },
+		{ "perfetto", no_argument, 0, 'P' },    { "no-perfetto", no_argument, 0, 'Q' },
 		{ 0, 0, 0, 0 },
 	};
 	struct lt_record_opts o = { .status_line = -1 };
@@ -126,8 +172,10 @@ int lt_cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'K': o.keep_going = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'P': perfetto = 1; break;
+		case 'Q': perfetto = 0; break;
+		case 'h': usage(stdout, perfetto); return 0;
+		default: usage(stderr, perfetto); return 2;
 		}
 	}
 	if (optind < argc)
@@ -135,10 +183,30 @@ int lt_cmd_record(int argc, char **argv)
 	if (!o.pid == !o.argv) {
 		fprintf(stderr, "Error: %s\n", o.pid ? "give either -p PID or a command after --, not both"
 						    : "nothing to trace: give -p PID or -- COMMAND");
-		usage(stderr);
+		usage(stderr, perfetto);
 		return 2;
+	}
+	/* -o NAME.perfetto-trace names the pair: the raw trace is NAME.ltrace */
+	char raw[4096];
+	size_t ol = o.output ? strlen(o.output) : 0, sl = strlen(".perfetto-trace");
+	if (perfetto && ol > sl && !strcmp(o.output + ol - sl, ".perfetto-trace")) {
+		snprintf(raw, sizeof(raw), "%.*s.ltrace", (int)(ol - sl), o.output);
+		o.output = raw;
 	}
 	if (lt_record(&o, &res))
 		return 1;
-	return res.stop_reason == LT_STOP_ERROR ? 1 : 0;
+	int rc = res.stop_reason == LT_STOP_ERROR ? 1 : 0;
+	if (perfetto && res.path[0] && convert_after(&o, &res))
+		rc = 1;
+	return rc;
+}
+
+int lt_cmd_record(int argc, char **argv)
+{
+	return record_main(argc, argv, 0);
+}
+
+int lt_cmd_trace(int argc, char **argv)
+{
+	return record_main(argc, argv, 1);
 }

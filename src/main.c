@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* locktrace: dispatch to a subcommand; `locktrace -p PID` and
- * `locktrace -- CMD` mean `locktrace record ...`. */
+ * `locktrace -- CMD` record like `locktrace record ...` and also write the
+ * Perfetto trace. */
 #include <stdio.h>
 #include <string.h>
 #include "locktrace/cli.h"
@@ -40,8 +41,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 	if (argv[1][0] == '-') {
-		argv[0] = "record";
-		return lt_cmd_record(argc, argv);
+		argv[0] = "locktrace";
+		return lt_cmd_trace(argc, argv);
 	}
 	fprintf(stderr, "Error: unknown command '%s'\n", argv[1]);
 	usage(stderr);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 int lt_cmd_record(int argc, char **argv);
+/* `locktrace -p PID` / `locktrace -- CMD`: record, then convert for Perfetto */
+int lt_cmd_trace(int argc, char **argv);
 int lt_cmd_dump(int argc, char **argv);
 int lt_cmd_snapshot(int argc, char **argv);
 int lt_cmd_convert(int argc, char **argv);
