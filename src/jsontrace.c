@@ -224,6 +224,9 @@ static void call_args(struct lt_jsontrace *j, const struct lt_span *s)
 		put(j, "\"woken_by\":");
 		if (w->flags & LT_WAKE_IDLE) {
 			put_cstr(j, "interrupt (idle cpu)");
+		} else if (w->flags & LT_WAKE_IRQ) {
+			put_cstr(j, "interrupt");
+			put(j, ",\"interrupted_tid\":%u", w->waker_tid);
 		} else {
 			put_str(j, w->waker_comm, strnlen(w->waker_comm, LT_COMM_LEN));
 			put(j, ",\"waker_tid\":%u", w->waker_tid);

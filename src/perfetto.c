@@ -68,7 +68,7 @@ enum { /* InternedData: EventName / DebugAnnotationName {iid, name}, InternedStr
 };
 enum { FB_CPU = 1, FB_EVENT = 2, FB_LOST_EVENTS = 3 }; /* FtraceEventBundle */
 enum { /* FtraceEvent and the events used */
-	FE_TIMESTAMP = 1, FE_PID = 2, FE_SCHED_SWITCH = 4, FE_SCHED_WAKING = 20,
+	FE_TIMESTAMP = 1, FE_PID = 2, FE_COMMON_FLAGS = 5, FE_SCHED_SWITCH = 4, FE_SCHED_WAKING = 20,
 	FE_TASK_NEWTASK = 235, FE_TASK_RENAME = 236, FE_SCHED_PROCESS_EXIT = 238,
 	SS_PREV_COMM = 1, SS_PREV_PID = 2, SS_PREV_PRIO = 3, SS_PREV_STATE = 4, SS_NEXT_COMM = 5,
 	SS_NEXT_PID = 6, SS_NEXT_PRIO = 7,
@@ -531,6 +531,10 @@ static void call_args(struct lt_perfetto *p, const struct lt_span *s)
 			continue;
 		if (w->flags & LT_WAKE_IDLE) {
 			ann_str(p, A_WOKEN_BY, "interrupt (idle cpu)");
+		} else if (w->flags & LT_WAKE_IRQ) {
+			snprintf(buf, sizeof(buf), "interrupt (while %.16s, tid %u, ran)", w->waker_comm,
+				 w->waker_tid);
+			ann_str(p, A_WOKEN_BY, buf);
 		} else {
 			snprintf(buf, sizeof(buf), "%.16s (tid %u%s)", w->waker_comm, w->waker_tid,
 				 w->flags & LT_WAKE_OTHER ? ", another process" : "");
@@ -845,6 +849,8 @@ static void on_sched(void *ctx, const struct lt_event *ev)
 		fe = begin_small(b, FB_EVENT);
 		pb_uint64(b, FE_TIMESTAMP, ev->h.ts);
 		pb_uint32(b, FE_PID, ev->wake.waker_tid);
+		if (ev->h.flags & LT_F_WAKER_IRQ) /* TRACE_FLAG_HARDIRQ, as ftrace */
+			pb_uint32(b, FE_COMMON_FLAGS, 0x08);
 		x = begin_small(b, FE_SCHED_WAKING);
 		struct pf_tid *t = tid_info(p, ev->h.tid);
 		if (t && t->target)

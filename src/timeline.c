@@ -520,6 +520,8 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		e.flags |= LT_WAKE_NEW;
 	if ((ev->h.flags & LT_F_WAKER_IDLE) || !ev->wake.waker_tid)
 		e.flags |= LT_WAKE_IDLE;
+	else if (ev->h.flags & LT_F_WAKER_IRQ)
+		e.flags |= LT_WAKE_IRQ;
 	else if (ev->wake.waker_tgid != tl->pid)
 		e.flags |= LT_WAKE_OTHER;
 
@@ -527,7 +529,7 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 	 * confirmed the wakee's open call is not known */
 	if (wakee && !(e.flags & LT_WAKE_NEW) && wakee->in_span && !wakee->pending)
 		e.wakee_span = wakee->span.id;
-	if (e.wakee_span && !(e.flags & (LT_WAKE_IDLE | LT_WAKE_OTHER)) &&
+	if (e.wakee_span && !(e.flags & (LT_WAKE_IDLE | LT_WAKE_IRQ | LT_WAKE_OTHER)) &&
 	    e.waker_tid != e.wakee_tid) {
 		/* the wake-up happened inside the waker's open call: the kernel
 		 * issues it synchronously from FUTEX_WAKE & co. and from socket

@@ -54,6 +54,8 @@
 #define LT_WAKE_IDLE    0x1 /* issued from the idle task (an interrupt) */
 #define LT_WAKE_OTHER   0x2 /* the waker belongs to another process */
 #define LT_WAKE_NEW     0x4 /* a new thread's first wake-up */
+#define LT_WAKE_IRQ     0x8 /* issued from interrupt context: the waker_tid
+			     * is only the task that was interrupted */
 
 /* A wake-up of a target thread: who issued it, inside which call, and which
  * call of the wakee it ended. */
