@@ -176,7 +176,7 @@ Test(record_live, mutex_contention_waits_on_the_printed_lock, .timeout = 60)
 Test(record_live, condvar_wake_then_waking_of_the_other_thread, .timeout = 60)
 {
 	NEED_ROOT();
-	char *argv[] = { WL("condvar_pingpong"), "-n", "200", NULL };
+	char *argv[] = { WL("condvar_pingpong"), "-n", "200", "-s", "10", NULL };
 	struct run r;
 	run_workload(&r, argv);
 
@@ -184,29 +184,39 @@ Test(record_live, condvar_wake_then_waking_of_the_other_thread, .timeout = 60)
 	uint32_t pong = (uint32_t)tl_val(tl_find(r.truth, r.ntruth, "thread", "role=pong"), "tid", NULL);
 	cr_assert(ping && pong);
 
-	/* A FUTEX_WAKE by one thread, then inside that call the sched_waking
-	 * of the other with the caller as waker: count such edges each way */
+	/* Inside every FUTEX_WAKE call of ping or pong, the wakings issued
+	 * by the caller (not by an interrupt) are of the other thread, and
+	 * there are exactly as many as the call returned (threads woken). */
 	int edges[2] = { 0, 0 };
-	uint32_t in_wake[2] = { 0, 0 }; /* per thread: inside a FUTEX_WAKE */
+	int open_wake[2] = { 0, 0 }, inside[2] = { 0, 0 };
 	for (size_t i = 0; i < r.t.n; i++) {
 		const struct lt_event *e = &r.t.ev[i];
 		int who = e->h.tid == ping ? 0 : e->h.tid == pong ? 1 : -1;
-		if (e->h.kind == LT_EV_FUTEX_ENTER && who >= 0)
-			in_wake[who] = (e->futex.op & 0x7f) == 1;
-		else if (e->h.kind == LT_EV_SYS_EXIT && who >= 0)
-			in_wake[who] = 0;
-		else if (e->h.kind == LT_EV_WAKING && who >= 0) {
+		if (e->h.kind == LT_EV_FUTEX_ENTER && who >= 0) {
+			open_wake[who] = (e->futex.op & 0x7f) == 1;
+			inside[who] = 0;
+		} else if (e->h.kind == LT_EV_SYS_EXIT && who >= 0 && e->exit.nr == 202) {
+			if (open_wake[who])
+				cr_assert_eq(inside[who], e->exit.ret,
+					     "%s's FUTEX_WAKE returned %ld but %d wakings were inside it",
+					     who ? "pong" : "ping", (long)e->exit.ret, inside[who]);
+			open_wake[who] = 0;
+		} else if (e->h.kind == LT_EV_WAKING && !(e->h.flags & LT_F_WAKER_IRQ)) {
 			uint32_t waker = e->wake.waker_tid;
 			int w = waker == ping ? 0 : waker == pong ? 1 : -1;
-			if (w >= 0 && w != who && in_wake[w]) {
+			if (w >= 0 && open_wake[w]) {
+				cr_assert_eq(e->h.tid, w ? ping : pong, "a wake by %u woke %u", waker, e->h.tid);
 				cr_assert_eq(e->wake.waker_tgid, (uint32_t)r.pid);
+				inside[w]++;
 				edges[w]++;
 			}
 		}
 	}
-	/* strict alternation over 200 rounds: most hand-offs need a wake-up */
-	cr_assert_gt(edges[0], 20, "ping woke pong %d times", edges[0]);
-	cr_assert_gt(edges[1], 20, "pong woke ping %d times", edges[1]);
+	/* -s 10: after every 10th hand-off (but the last) each side waits
+	 * until the other is asleep in its condvar wait, so the next hand-off
+	 * wakes it: at least 20 real wake-ups each way */
+	cr_assert_geq(edges[0], 20, "ping woke pong %d times", edges[0]);
+	cr_assert_geq(edges[1], 20, "pong woke ping %d times", edges[1]);
 	cr_assert_eq(tl_total_lost(&r.t), 0);
 	assert_only_target(&r);
 	run_free(&r);
