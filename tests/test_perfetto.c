@@ -1,0 +1,852 @@
+/* Tests of the Perfetto and JSON outputs on synthetic traces: the file
+ * decodes against the part of Perfetto's schema locktrace uses, its
+ * structure holds (tests/pf_check.h), the known waits, wakes and flows are
+ * there, protoc accepts it; bad input is handled; memory stays bounded;
+ * JSON escapes everything.  No root needed. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "locktrace/convert.h"
+#include "locktrace/jsontrace.h"
+#include "locktrace/perfetto.h"
+#include "locktrace/timeline.h"
+#include "locktrace/tracefile.h"
+#include "lt_test.h"
+#include "pf_check.h"
+
+#define PID 100
+#define ADDR_A 0x5600000010a0ull
+#define ADDR_B 0x5600000010c8ull
+#define FUTEX_WAIT_PRIVATE 0x80
+#define FUTEX_WAKE_PRIVATE 0x81
+
+/* ---- building raw traces --------------------------------------------- */
+
+static struct lt_thread_info hthreads[4];
+
+static struct lt_header make_hdr(void)
+{
+	struct lt_header h;
+	memset(&h, 0, sizeof(h));
+	memset(hthreads, 0, sizeof(hthreads));
+	h.version_major = LT_VERSION_MAJOR;
+	h.pid = PID;
+	h.ncpus = 2;
+	snprintf(h.host, sizeof(h.host), "testhost");
+	snprintf(h.kernel, sizeof(h.kernel), "6.18.44-test");
+	snprintf(h.comm, sizeof(h.comm), "app");
+	snprintf(h.exe, sizeof(h.exe), "/usr/bin/app");
+	snprintf(h.cmdline, sizeof(h.cmdline), "app --serve \"x\"");
+	h.clock_boottime = 500;
+	h.clock_monotonic = 400;
+	h.clock_realtime = 1700000000000000000ull;
+	h.nthreads = 2;
+	h.threads = hthreads;
+	hthreads[0].tid = 101;
+	snprintf(hthreads[0].comm, LT_COMM_LEN, "main");
+	hthreads[0].sc_nr = -3;
+	hthreads[1].tid = 102;
+	snprintf(hthreads[1].comm, LT_COMM_LEN, "worker");
+	hthreads[1].sc_nr = -3;
+	return h;
+}
+
+static struct lt_event ev(uint64_t ts, uint32_t tid, uint16_t cpu, uint8_t kind)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = tid;
+	e.h.cpu = cpu;
+	e.h.kind = kind;
+	return e;
+}
+
+static struct lt_event futex(uint64_t ts, uint32_t tid, uint16_t cpu, uint32_t op, uint64_t uaddr,
+			     uint32_t val, int64_t timeout)
+{
+	struct lt_event e = ev(ts, tid, cpu, LT_EV_FUTEX_ENTER);
+	e.futex.nr = 202;
+	e.futex.op = op;
+	e.futex.uaddr = uaddr;
+	e.futex.val = val;
+	e.futex.timeout = timeout;
+	e.futex.val3 = 0xffffffff;
+	return e;
+}
+
+static struct lt_event sys_exit(uint64_t ts, uint32_t tid, uint16_t cpu, uint16_t nr, int64_t ret)
+{
+	struct lt_event e = ev(ts, tid, cpu, LT_EV_SYS_EXIT);
+	e.exit.nr = nr;
+	e.exit.ret = ret;
+	return e;
+}
+
+static struct lt_event sw(uint64_t ts, uint16_t cpu, uint32_t prev, uint32_t prev_tgid, uint64_t state,
+			  uint32_t next, uint32_t next_tgid, const char *pc, const char *nc)
+{
+	struct lt_event e = ev(ts, prev, cpu, LT_EV_SWITCH);
+	e.sw.prev_tid = prev;
+	e.sw.prev_tgid = prev_tgid;
+	e.sw.prev_state = state;
+	e.sw.next_tid = next;
+	e.sw.next_tgid = next_tgid;
+	e.sw.prev_prio = e.sw.next_prio = 120;
+	snprintf(e.sw.prev_comm, LT_COMM_LEN, "%s", pc);
+	snprintf(e.sw.next_comm, LT_COMM_LEN, "%s", nc);
+	return e;
+}
+
+static struct lt_event waking(uint64_t ts, uint32_t wakee, uint16_t cpu, uint32_t waker,
+			      uint32_t waker_tgid, uint8_t flags)
+{
+	struct lt_event e = ev(ts, wakee, cpu, LT_EV_WAKING);
+	e.h.flags = flags;
+	e.wake.waker_tid = waker;
+	e.wake.waker_tgid = waker_tgid;
+	e.wake.prio = 120;
+	e.wake.target_cpu = 0;
+	snprintf(e.wake.waker_comm, LT_COMM_LEN, "%s", waker ? "worker" : "swapper/1");
+	return e;
+}
+
+static struct lt_event io(uint64_t ts, uint32_t tid, uint16_t cpu, uint16_t nr, int32_t fd,
+			  uint64_t count)
+{
+	struct lt_event e = ev(ts, tid, cpu, LT_EV_IO_ENTER);
+	e.io.nr = nr;
+	e.io.fd = fd;
+	e.io.count = count;
+	return e;
+}
+
+static void write_trace(const char *path, const struct lt_header *h, const struct lt_event *v,
+			size_t n, uint64_t end_ns)
+{
+	struct lt_writer *w;
+	cr_assert_eq(lt_writer_open(&w, path, 1), 0, "cannot create %s", path);
+	cr_assert_eq(lt_writer_header(w, h), 0);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(lt_writer_event(w, &v[i]), 0);
+	if (end_ns) {
+		struct lt_stats st = { .start_ns = h->clock_boottime, .end_ns = end_ns, .ncpus = 2,
+				       .exit_status = -1 };
+		cr_assert_eq(lt_writer_stats(w, &st), 0);
+	}
+	cr_assert_eq(lt_writer_close(w), 0);
+}
+
+static void tmp_path(char *buf, size_t n, const char *tag, const char *ext)
+{
+	static int seq;
+	snprintf(buf, n, "/tmp/lt-test-pf-%d-%s-%d%s", getpid(), tag, seq++, ext);
+	unlink(buf);
+}
+
+/* The story the main test tells, on two cpus:
+ *  - 101 waits on A; 102 wakes it with FUTEX_WAKE (a flow);
+ *  - 101 waits on A with a timeout; an interrupt wakes it; ETIMEDOUT;
+ *  - 101 starts thread 103, which is renamed to a name with bad bytes;
+ *  - 103 reads a socket; 102's write to the peer wakes it (a flow);
+ *  - the ring buffer drops 5 switch records on cpu 1;
+ *  - 103 waits on B until the end. */
+static size_t story(struct lt_event *v)
+{
+	size_t n = 0;
+	v[n++] = futex(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2, -1);
+	v[n++] = sw(1100, 0, 101, PID, 0x2001 /* TASK_FREEZABLE|TASK_INTERRUPTIBLE */, 0, 0, "main",
+		    "swapper/0");
+	v[n++] = futex(2000, 102, 1, FUTEX_WAKE_PRIVATE, ADDR_A, 1, 0);
+	v[n++] = waking(2100, 101, 1, 102, PID, 0);
+	v[n++] = sys_exit(2200, 102, 1, 202, 1);
+	v[n++] = sw(2300, 0, 0, 0, 0, 101, PID, "swapper/0", "main");
+	v[n++] = sys_exit(2400, 101, 0, 202, 0);
+
+	v[n++] = futex(2500, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2, 1000000);
+	v[n++] = sw(2600, 0, 101, PID, 0x1, 0, 0, "main", "swapper/0");
+	v[n++] = waking(3600, 101, 0, 0, 0, LT_F_WAKER_IDLE);
+	v[n++] = sw(3700, 0, 0, 0, 0, 101, PID, "swapper/0", "main");
+	v[n++] = sys_exit(3800, 101, 0, 202, -110);
+
+	struct lt_event tn = ev(4000, 103, 0, LT_EV_TASK_NEW);
+	tn.tnew.parent_tid = 101;
+	tn.tnew.tgid = PID;
+	tn.tnew.clone_flags = 0x3d0f00;
+	snprintf(tn.tnew.comm, LT_COMM_LEN, "main");
+	v[n++] = tn;
+	v[n++] = sw(4050, 0, 101, PID, 0x1, 103, PID, "main", "main");
+	struct lt_event rn = ev(4100, 103, 0, LT_EV_RENAME);
+	snprintf(rn.ren.oldcomm, LT_COMM_LEN, "main");
+	memcpy(rn.ren.newcomm, "net\x01\xff", 5);
+	v[n++] = rn;
+
+	v[n++] = io(4200, 103, 0, 45 /* recvfrom */, 7, 4096);
+	v[n++] = sw(4250, 0, 103, PID, 0x1, 0, 0, "net\x01\xff", "swapper/0");
+	v[n++] = io(4300, 102, 1, 44 /* sendto */, 8, 100);
+	v[n++] = waking(4350, 103, 1, 102, PID, 0);
+	v[n++] = sys_exit(4400, 102, 1, 44, 100);
+	v[n++] = sw(4450, 0, 0, 0, 0, 103, PID, "swapper/0", "net\x01\xff");
+	v[n++] = sys_exit(4500, 103, 0, 45, 100);
+
+	struct lt_event lost = ev(5000, 0, 1, LT_EV_LOST);
+	lost.lost.count = 5;
+	lost.lost.lost_kind = LT_EV_SWITCH;
+	v[n++] = lost;
+
+	v[n++] = futex(5100, 103, 0, FUTEX_WAIT_PRIVATE, ADDR_B, 0, -1);
+	v[n++] = sw(5200, 0, 103, PID, 0x1, 4242, 4200, "net\x01\xff", "other");
+	/* a switch on cpu 0 from a thread the last recorded switch did not put
+	 * there: what ran between is unknown */
+	v[n++] = sw(6000, 0, 4343, 4300, 0, 101, PID, "stranger", "main");
+	return n;
+}
+
+static void convert_ok(const char *in, const char *out)
+{
+	cr_assert_eq(lt_convert_file(in, out, LT_FORMAT_PERFETTO, 1, 1), 0);
+}
+
+static void load_ok(struct pfc *c, const char *path)
+{
+	if (pfc_load(c, path)) {
+		pfc_print_errors(c);
+		cr_assert_fail("%s: %d problems in the Perfetto trace", path, c->nerr);
+	}
+}
+
+Test(perfetto, story_structure_and_content)
+{
+	char in[256], out[256];
+	struct lt_event v[64];
+	size_t n = story(v);
+	struct lt_header h = make_hdr();
+	struct pfc c;
+
+	tmp_path(in, sizeof(in), "story", ".ltrace");
+	tmp_path(out, sizeof(out), "story", ".perfetto-trace");
+	write_trace(in, &h, v, n, 9000);
+	convert_ok(in, out);
+	load_ok(&c, out);
+
+	cr_assert_str_eq(c.kernel, "6.18.44-test");
+	cr_assert_eq(c.pid, PID);
+	/* tracks: the process, each thread with its latest name */
+	const struct pfc_track *t = NULL;
+	for (size_t i = 0; i < c.ntracks; i++)
+		if (c.tracks[i].kind == 'p')
+			t = &c.tracks[i];
+	cr_assert(t);
+	cr_assert_str_eq(t->name, "app");
+	cr_assert_str_eq(pfc_thread_track(&c, 101)->name, "main");
+	cr_assert_str_eq(pfc_thread_track(&c, 102)->name, "worker");
+	cr_assert_str_eq(pfc_thread_track(&c, 103)->name, "net\x01\xef\xbf\xbd"); /* U+FFFD */
+
+	/* the wait and the wake that ended it, joined by a flow */
+	const struct pfc_slice *wake = pfc_slice(&c, 102, "FUTEX_WAKE", 0);
+	const struct pfc_slice *wait = pfc_slice(&c, 101, "FUTEX_WAIT", 0);
+	cr_assert(wake && wait);
+	cr_assert_eq(wake->begin, 2000);
+	cr_assert_eq(wake->end, 2200);
+	cr_assert_eq(wait->begin, 1000);
+	cr_assert_eq(wait->end, 2400);
+	cr_assert(pfc_flow(wake, wait));
+	cr_assert_eq(pfc_ann(wait, "addr")->type, PFC_ANN_PTR);
+	cr_assert_eq(pfc_ann(wait, "addr")->u, ADDR_A);
+	cr_assert_str_eq(pfc_ann(wait, "op")->s, "FUTEX_WAIT|PRIVATE");
+	cr_assert_eq(pfc_ann(wait, "expected")->u, 2);
+	cr_assert_eq(pfc_ann(wait, "result")->type, PFC_ANN_INT);
+	cr_assert_eq(pfc_ann(wait, "result")->u, 0);
+	cr_assert_null(pfc_ann(wait, "timeout_ns"));
+	cr_assert_eq(pfc_ann(wake, "nr_wake")->u, 1);
+	cr_assert_eq(pfc_ann(wake, "result")->u, 1);
+	cr_assert_str_eq(pfc_ann(wake, "op")->s, "FUTEX_WAKE|PRIVATE");
+
+	/* the timed wait: errno by name, woken by an interrupt, no flow */
+	const struct pfc_slice *tw = pfc_slice(&c, 101, "FUTEX_WAIT", 1);
+	cr_assert(tw);
+	cr_assert_str_eq(pfc_ann(tw, "errno")->s, "ETIMEDOUT");
+	cr_assert_eq(pfc_ann(tw, "timeout_ns")->u, 1000000);
+	cr_assert_str_eq(pfc_ann(tw, "woken_by")->s, "interrupt (idle cpu)");
+	cr_assert_eq(tw->nin, 0);
+
+	/* the socket: read woken by the peer's write */
+	const struct pfc_slice *rd = pfc_slice(&c, 103, "recvfrom", 0);
+	const struct pfc_slice *wr = pfc_slice(&c, 102, "sendto", 0);
+	cr_assert(rd && wr);
+	cr_assert_eq(pfc_ann(rd, "fd")->u, 7);
+	cr_assert_eq(pfc_ann(rd, "bytes")->u, 4096);
+	cr_assert_eq(pfc_ann(rd, "result")->u, 100);
+	cr_assert(pfc_flow(wr, rd));
+	cr_assert_eq(c.nflows, 2);
+
+	/* the wait open at the end runs to the end and says so */
+	const struct pfc_slice *open = pfc_slice(&c, 103, "FUTEX_WAIT", 0);
+	cr_assert(open);
+	cr_assert_eq(open->begin, 5100);
+	cr_assert_eq(open->end, 9000);
+	cr_assert_eq(pfc_ann(open, "unfinished")->u, 1);
+	cr_assert(strstr(pfc_ann(open, "note")->s, "still blocked"));
+
+	/* waiters on A: 1 while 101 waited, 0 after, on a counter track */
+	cr_assert(wait->counter_track);
+	cr_assert_eq(wait->counter_begin, 1);
+	cr_assert_eq(wait->counter_end, 0);
+	const struct pfc_track *ct = pfc_track(&c, wait->counter_track);
+	cr_assert_eq(ct->kind, 'c');
+	cr_assert_str_eq(ct->name, "futex 0x5600000010a0");
+	cr_assert_neq(open->counter_track, wait->counter_track);
+
+	/* lost data: an instant with the count, and the cpu's bundle flagged */
+	const struct pfc_slice *lost = NULL;
+	for (size_t i = 0; i < c.nslices; i++)
+		if (c.slices[i].instant && !strcmp(c.slices[i].name, "lost events"))
+			lost = &c.slices[i];
+	cr_assert(lost);
+	cr_assert_eq(lost->begin, 5000);
+	cr_assert_eq(pfc_ann(lost, "count")->u, 5);
+	cr_assert_str_eq(pfc_ann(lost, "kind")->s, "switch");
+	cr_assert_eq(pfc_track(&c, lost->track)->kind, 'p');
+	cr_assert_eq(c.lost_bundles, 1);
+
+	/* scheduler events, on their cpu, with the emitting pid */
+	int switches = 0, wakings = 0, newtask = 0, synthetic = 0, real_6000 = 0;
+	for (size_t i = 0; i < c.nsched; i++) {
+		const struct pfc_sched *e = &c.sched[i];
+		if (e->kind == 's') {
+			switches++;
+			cr_assert_eq(e->pid, (uint32_t)e->prev_pid);
+			if (e->ts == 1100) {
+				cr_assert_eq(e->cpu, 0);
+				cr_assert_eq(e->prev_pid, 101);
+				cr_assert_eq(e->prev_state, 1); /* S: TASK_FREEZABLE dropped */
+				cr_assert(e->has_prev_comm && e->has_next_comm);
+			}
+			if (e->ts == 2600) /* main's comm was written already */
+				cr_assert_not(e->has_prev_comm);
+			if (e->ts == 6000 && e->prev_pid == 4242) {
+				/* the one locktrace adds: 4242 leaves for 4343 */
+				synthetic++;
+				cr_assert_eq(e->next_pid, 4343);
+				cr_assert_eq(e->prev_state, 1);
+				cr_assert_eq(e->cpu, 0);
+				cr_assert_eq(real_6000, 0, "the added switch must come first");
+			}
+			if (e->ts == 6000 && e->prev_pid == 4343)
+				real_6000++;
+		} else if (e->kind == 'w') {
+			wakings++;
+			if (e->ts == 2100) {
+				cr_assert_eq(e->cpu, 1);
+				cr_assert_eq(e->pid, 102); /* the waker */
+				cr_assert_eq(e->wakee, 101);
+			}
+		} else if (e->kind == 'n') {
+			newtask++;
+			cr_assert_eq(e->pid, 101);
+			cr_assert_eq(e->wakee, 103);
+		}
+	}
+	/* 9 recorded, plus one closing the unknown stretch on cpu 0: 4242
+	 * (put there at 5200) did not switch to the stranger at 6000 in the
+	 * record */
+	cr_assert_eq(switches, 10);
+	cr_assert_eq(synthetic, 1);
+	cr_assert_eq(real_6000, 1);
+	cr_assert_eq(wakings, 3);
+	cr_assert_eq(newtask, 1);
+	pfc_free(&c);
+	unlink(in);
+	unlink(out);
+}
+
+Test(perfetto, blocked_at_start_and_nothing_else)
+{
+	char in[256], out[256];
+	struct lt_header h = make_hdr();
+	struct pfc c;
+
+	hthreads[0].sc_nr = 202;
+	hthreads[0].sc_args[0] = ADDR_A;
+	hthreads[0].sc_args[1] = FUTEX_WAIT_PRIVATE;
+	hthreads[0].sc_args[2] = 2;
+	hthreads[0].blocked_ns = 3000000000ull;
+	tmp_path(in, sizeof(in), "start", ".ltrace");
+	tmp_path(out, sizeof(out), "start", ".perfetto-trace");
+	write_trace(in, &h, NULL, 0, 8000);
+	convert_ok(in, out);
+	load_ok(&c, out);
+	const struct pfc_slice *s = pfc_slice(&c, 101, "FUTEX_WAIT", 0);
+	cr_assert(s);
+	cr_assert_eq(s->begin, 500);
+	cr_assert_eq(s->end, 8000);
+	cr_assert_eq(pfc_ann(s, "blocked_at_start")->u, 1);
+	cr_assert_eq(pfc_ann(s, "blocked_before_ns")->u, 3000000000ull);
+	cr_assert_eq(pfc_ann(s, "unfinished")->u, 1);
+	cr_assert(strstr(pfc_ann(s, "note")->s, "before the trace began"));
+	cr_assert_eq(pfc_ann(s, "addr")->u, ADDR_A);
+	cr_assert_null(pfc_slice(&c, 102, NULL, 0));
+	pfc_free(&c);
+	unlink(in);
+	unlink(out);
+}
+
+Test(perfetto, prev_state_as_the_kernel_reports_it)
+{
+	/* 4.14+: one bit of TASK_REPORT, TASK_REPORT_IDLE, TASK_REPORT_MAX */
+	cr_assert_eq(lt_report_prev_state(0x0, 0, "6.1.0-18-amd64"), 0x0);
+	cr_assert_eq(lt_report_prev_state(0x1, 0, "6.1.0"), 0x1);
+	cr_assert_eq(lt_report_prev_state(0x2001, 0, "6.18.44"), 0x1);   /* FREEZABLE|S */
+	cr_assert_eq(lt_report_prev_state(0x102, 0, "6.18.44"), 0x2);    /* KILLABLE */
+	cr_assert_eq(lt_report_prev_state(0x402, 0, "5.15.0"), 0x80);    /* TASK_IDLE */
+	cr_assert_eq(lt_report_prev_state(0x1000, 0, "6.6"), 0x2);       /* RTLOCK_WAIT */
+	cr_assert_eq(lt_report_prev_state(0x104, 0, "6.6"), 0x4);        /* TASK_STOPPED */
+	cr_assert_eq(lt_report_prev_state(0x40, 0, "6.6"), 0x40);        /* PARKED */
+	cr_assert_eq(lt_report_prev_state(0x80, 0, "6.6"), 0x10);        /* DEAD -> X */
+	cr_assert_eq(lt_report_prev_state(0x1, 1, "6.6"), 0x100);        /* preempted */
+	cr_assert_eq(lt_report_prev_state(0x1, 1, "garbage"), 0x100);
+	/* older kernels report the raw state with TASK_STATE_MAX for preemption */
+	cr_assert_eq(lt_report_prev_state(0x1, 1, "4.9.0"), 0x1000);
+	cr_assert_eq(lt_report_prev_state(0x1, 1, "4.4.0"), 0x800);
+	cr_assert_eq(lt_report_prev_state(0x402, 0, "4.9.0"), 0x402);
+}
+
+static int have_protoc(void)
+{
+	return system("protoc --version >/dev/null 2>&1") == 0;
+}
+
+Test(perfetto, protoc_accepts_it)
+{
+	char in[256], out[256], cmd[1024], dec[256];
+	struct lt_event v[64];
+	size_t n = story(v);
+	struct lt_header h = make_hdr();
+
+	if (!have_protoc()) {
+		printf("perfetto::protoc_accepts_it: skipped: protoc is not installed "
+		       "(apt-get install protobuf-compiler)\n");
+		cr_skip_test("protoc is not installed (apt-get install protobuf-compiler)");
+	}
+	tmp_path(in, sizeof(in), "protoc", ".ltrace");
+	tmp_path(out, sizeof(out), "protoc", ".perfetto-trace");
+	tmp_path(dec, sizeof(dec), "protoc", ".txt");
+	write_trace(in, &h, v, n, 9000);
+	convert_ok(in, out);
+
+	snprintf(cmd, sizeof(cmd), "protoc --decode_raw < %s > /dev/null", out);
+	cr_assert_eq(system(cmd), 0, "protoc --decode_raw rejected %s", out);
+
+	/* Against the schema: Perfetto's field numbers and types for every
+	 * message locktrace writes (tests/perfetto_subset.proto).  A field
+	 * whose number or wire type is wrong decodes as an unknown field,
+	 * which protoc prints by number. */
+	snprintf(cmd, sizeof(cmd),
+		 "protoc -Itests --decode=perfetto.protos.Trace tests/perfetto_subset.proto < %s > %s",
+		 out, dec);
+	cr_assert_eq(system(cmd), 0, "protoc --decode rejected %s", out);
+	FILE *f = fopen(dec, "r");
+	cr_assert(f);
+	char line[512];
+	int unknown = 0, packets = 0, slices = 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line + strspn(line, " ");
+		if (*p >= '0' && *p <= '9') {
+			fprintf(stderr, "unknown field: %s", line);
+			unknown++;
+		}
+		packets += !strncmp(p, "packet {", 8);
+		slices += !strncmp(p, "type: TYPE_SLICE_BEGIN", 22);
+	}
+	fclose(f);
+	cr_assert_eq(unknown, 0);
+	cr_assert_gt(packets, 10);
+	cr_assert_eq(slices, 6);
+	unlink(in);
+	unlink(out);
+	unlink(dec);
+}
+
+/* ---- bad input, through the command ---------------------------------- */
+
+static int run_convert(char *const argv[], char lines[][256], int *n)
+{
+	struct tl_proc p;
+	char line[256];
+	*n = 0;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	tl_go(&p);
+	while (*n < 16 && tl_readline(&p, 1, line, sizeof(line), 20000) == 1)
+		snprintf(lines[(*n)++], 256, "%s", line);
+	int st = tl_wait(&p, 20000);
+	tl_close(&p);
+	cr_assert(WIFEXITED(st), "locktrace convert did not exit");
+	return WEXITSTATUS(st);
+}
+
+static const char *find_line(char lines[][256], int n, const char *needle)
+{
+	for (int i = 0; i < n; i++)
+		if (strstr(lines[i], needle))
+			return lines[i];
+	return NULL;
+}
+
+Test(perfetto, damaged_input)
+{
+	char in[256], out[256], lines[16][256];
+	int n;
+	struct lt_header h = make_hdr();
+
+	if (access(LT_BIN, X_OK))
+		cr_skip_test("%s is not built (make all)", LT_BIN);
+	/* enough events for several chunks */
+	size_t nev = 60000;
+	struct lt_event *v = calloc(nev, sizeof(*v));
+	for (size_t i = 0; i < nev; i += 2) {
+		v[i] = futex(1000 + i * 100, 101 + (i / 2) % 2, 0, FUTEX_WAKE_PRIVATE, ADDR_A, 1, 0);
+		v[i + 1] = sys_exit(1050 + i * 100, 101 + (i / 2) % 2, 0, 202, 0);
+	}
+	tmp_path(in, sizeof(in), "cut", ".ltrace");
+	tmp_path(out, sizeof(out), "cut", ".perfetto-trace");
+	write_trace(in, &h, v, nev, 0);
+	free(v);
+	struct stat sb;
+	cr_assert_eq(stat(in, &sb), 0);
+	off_t cut = sb.st_size * 2 / 3;
+	cr_assert_eq(truncate(in, cut), 0);
+
+	char *argv[] = { LT_BIN, "convert", in, "-o", out, NULL };
+	int rc = run_convert(argv, lines, &n);
+	cr_assert_eq(rc, 3, "exit status %d for a cut trace", rc);
+	const char *w = find_line(lines, n, "warning");
+	cr_assert(w, "no warning for a cut trace");
+	cr_assert(strstr(w, "at offset "), "the warning names no offset: %s", w);
+	cr_assert(strstr(w, "truncated"), "%s", w);
+	struct pfc c;
+	load_ok(&c, out);
+	cr_assert_gt(c.nslices, 1000); /* everything up to the cut */
+	pfc_free(&c);
+
+	/* refuses to overwrite */
+	rc = run_convert(argv, lines, &n);
+	cr_assert_eq(rc, 1);
+	cr_assert(find_line(lines, n, "already exists"));
+	cr_assert(find_line(lines, n, "--force"));
+
+	/* a file that is not a trace */
+	unlink(out);
+	FILE *f = fopen(in, "w");
+	fputs("{\"traceEvents\":[]}\n", f);
+	fclose(f);
+	rc = run_convert(argv, lines, &n);
+	cr_assert_eq(rc, 1);
+	cr_assert(find_line(lines, n, "not a locktrace trace"), "%s", n ? lines[0] : "(nothing)");
+	cr_assert_neq(access(out, F_OK), 0, "an output was left behind");
+	unlink(in);
+}
+
+Test(perfetto, default_output_name)
+{
+	char out[256];
+	cr_assert_eq(lt_convert_out_path("/a/b/hang.ltrace", LT_FORMAT_PERFETTO, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "/a/b/hang.perfetto-trace");
+	cr_assert_eq(lt_convert_out_path("hang", LT_FORMAT_PERFETTO, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "hang.perfetto-trace");
+	cr_assert_eq(lt_convert_out_path("x.ltrace", LT_FORMAT_JSON, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "x.json");
+	cr_assert_eq(lt_convert_out_path("x.ltrace", LT_FORMAT_JSON, out, 6), -1);
+}
+
+/* ---- streaming: memory does not grow with the trace ------------------- */
+
+static size_t null_sink_bytes;
+
+/* Feeds n events of a two-thread hand-off through timeline and writer in
+ * a child; returns the child's peak RSS in KiB. */
+static long rss_after(size_t n)
+{
+	int fds[2];
+	cr_assert_eq(pipe(fds), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct lt_header h = make_hdr();
+		FILE *f = fopen("/dev/null", "w");
+		struct lt_perfetto *p = lt_perfetto_new(f, &h);
+		struct lt_timeline_sink sink;
+		lt_perfetto_sink(p, &sink);
+		struct lt_timeline *tl = lt_timeline_new(&h, &sink, NULL);
+		uint64_t ts = 1000;
+		for (size_t i = 0; i < n; i += 7) {
+			uint32_t a = 101 + (i / 7) % 2, b = a == 101 ? 102 : 101;
+			struct lt_event e[7] = {
+				futex(ts, a, 0, FUTEX_WAKE_PRIVATE, ADDR_A, 1, 0),
+				waking(ts + 1000, b, 0, a, PID, 0),
+				sys_exit(ts + 2000, a, 0, 202, 1),
+				futex(ts + 3000, a, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0, -1),
+				sw(ts + 4000, 0, a, PID, 1, b, PID, "", ""),
+				sys_exit(ts + 5000, b, 0, 202, 0),
+				sw(ts + 6000, 1, 0, 0, 0, 0, 0, "swapper/1", "swapper/1"),
+			};
+			for (int k = 0; k < 7; k++)
+				lt_timeline_event(tl, &e[k]);
+			ts += 7000;
+		}
+		lt_timeline_finish(tl, 0);
+		lt_perfetto_finish(p);
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		long kb = ru.ru_maxrss;
+		ssize_t w = write(fds[1], &kb, sizeof(kb));
+		_exit(w == sizeof(kb) ? 0 : 1);
+	}
+	close(fds[1]);
+	long kb = 0;
+	cr_assert_eq(read(fds[0], &kb, sizeof(kb)), (ssize_t)sizeof(kb));
+	close(fds[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return kb;
+}
+
+Test(perfetto, memory_bounded_by_threads_not_length)
+{
+	(void)null_sink_bytes;
+	/* 1 us per event: the 250 ms sort window holds ~250k events (20 MB)
+	 * once the trace is longer than that, whatever its length */
+	long small = rss_after(700000), big = rss_after(3500000);
+	cr_assert_lt(big - small, 8 * 1024, "peak RSS %ld KiB for 3.5M events vs %ld KiB for 0.7M",
+		     big, small);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+Test(json, escaping)
+{
+	char out[256];
+	size_t n;
+
+	n = lt_json_escape(out, sizeof(out), "plain", 5);
+	cr_assert_str_eq(out, "plain");
+	cr_assert_eq(n, 5);
+	lt_json_escape(out, sizeof(out), "a\"b\\c", 5);
+	cr_assert_str_eq(out, "a\\\"b\\\\c");
+	lt_json_escape(out, sizeof(out), "\n\t\r\b\f\x01\x1f\x7f", 8);
+	cr_assert_str_eq(out, "\\n\\t\\r\\b\\f\\u0001\\u001f\\u007f");
+	/* valid UTF-8 passes; invalid bytes become U+FFFD, one per byte */
+	lt_json_escape(out, sizeof(out), "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9);
+	cr_assert_str_eq(out, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	lt_json_escape(out, sizeof(out), "a\xff" "b\xc3", 4);
+	cr_assert_str_eq(out, "a\\ufffdb\\ufffd");
+	lt_json_escape(out, sizeof(out), "\xc0\xaf", 2); /* overlong '/' */
+	cr_assert_str_eq(out, "\\ufffd\\ufffd");
+	lt_json_escape(out, sizeof(out), "\xed\xa0\x80", 3); /* a surrogate */
+	cr_assert_str_eq(out, "\\ufffd\\ufffd\\ufffd");
+	lt_json_escape(out, sizeof(out), "\xe2\x80\xa8", 3); /* U+2028 */
+	cr_assert_str_eq(out, "\\u2028");
+	/* an embedded NUL is a control character too */
+	lt_json_escape(out, sizeof(out), "a\0b", 3);
+	cr_assert_str_eq(out, "a\\u0000b");
+	/* never a cut escape */
+	n = lt_json_escape(out, 4, "\"\"\"", 3);
+	cr_assert_str_eq(out, "\\\"");
+	cr_assert_eq(n, 2);
+}
+
+/* A strict JSON checker: one value, strings with valid escapes, no raw
+ * control characters, valid UTF-8. */
+struct jp {
+	const unsigned char *p, *end;
+	int err;
+};
+
+static void jp_ws(struct jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
+		j->p++;
+}
+
+static int jp_utf8(const unsigned char *s, const unsigned char *end)
+{
+	int len = *s >= 0xf0 ? 4 : *s >= 0xe0 ? 3 : *s >= 0xc0 ? 2 : 0;
+	if (*s < 0xc2 || *s > 0xf4 || end - s < len)
+		return 0;
+	uint32_t cp = *s & (0x7f >> len);
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void jp_value(struct jp *j);
+
+static void jp_string(struct jp *j)
+{
+	j->p++;
+	while (j->p < j->end && *j->p != '"') {
+		if (*j->p < 0x20) {
+			j->err = 1;
+			return;
+		}
+		if (*j->p == '\\') {
+			j->p++;
+			if (j->p >= j->end || !strchr("\"\\/bfnrtu", *j->p)) {
+				j->err = 1;
+				return;
+			}
+			if (*j->p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (j->p + i >= j->end || !strchr("0123456789abcdefABCDEF", j->p[i])) {
+						j->err = 1;
+						return;
+					}
+				j->p += 4;
+			}
+			j->p++;
+		} else if (*j->p >= 0x80) {
+			int l = jp_utf8(j->p, j->end);
+			if (!l) {
+				j->err = 1;
+				return;
+			}
+			j->p += l;
+		} else {
+			j->p++;
+		}
+	}
+	if (j->p >= j->end)
+		j->err = 1;
+	else
+		j->p++;
+}
+
+static void jp_value(struct jp *j)
+{
+	jp_ws(j);
+	if (j->err || j->p >= j->end) {
+		j->err = 1;
+		return;
+	}
+	unsigned char c = *j->p;
+	if (c == '{' || c == '[') {
+		unsigned char close = c == '{' ? '}' : ']';
+		j->p++;
+		jp_ws(j);
+		if (j->p < j->end && *j->p == close) {
+			j->p++;
+			return;
+		}
+		for (;;) {
+			if (c == '{') {
+				jp_ws(j);
+				if (j->p >= j->end || *j->p != '"') {
+					j->err = 1;
+					return;
+				}
+				jp_string(j);
+				jp_ws(j);
+				if (j->err || j->p >= j->end || *j->p != ':') {
+					j->err = 1;
+					return;
+				}
+				j->p++;
+			}
+			jp_value(j);
+			jp_ws(j);
+			if (j->err || j->p >= j->end) {
+				j->err = 1;
+				return;
+			}
+			if (*j->p == ',') {
+				j->p++;
+				continue;
+			}
+			if (*j->p == close) {
+				j->p++;
+				return;
+			}
+			j->err = 1;
+			return;
+		}
+	}
+	if (c == '"') {
+		jp_string(j);
+		return;
+	}
+	if (!strncmp((const char *)j->p, "true", 4) && j->end - j->p >= 4) {
+		j->p += 4;
+		return;
+	}
+	if (!strncmp((const char *)j->p, "false", 5) && j->end - j->p >= 5) {
+		j->p += 5;
+		return;
+	}
+	if (c == '-' || (c >= '0' && c <= '9')) {
+		char *e;
+		strtod((const char *)j->p, &e);
+		if ((const unsigned char *)e == j->p)
+			j->err = 1;
+		j->p = (const unsigned char *)e;
+		return;
+	}
+	j->err = 1;
+}
+
+static int json_valid(const char *s, size_t n)
+{
+	struct jp j = { (const unsigned char *)s, (const unsigned char *)s + n, 0 };
+	jp_value(&j);
+	jp_ws(&j);
+	return !j.err && j.p == j.end;
+}
+
+Test(json, whole_document_is_valid_whatever_the_names)
+{
+	char in[256], out[256];
+	struct lt_event v[64];
+	size_t n = story(v);
+	struct lt_header h = make_hdr();
+
+	/* names with every kind of trouble */
+	memcpy(hthreads[0].comm, "q\"\\\n\x01\xff\xc3", 7);
+	memcpy(h.comm, "\x7f\xe2\x80\xa8z", 5);
+	memcpy(h.cmdline, "a\tb\"c\\\xfe", 8);
+	v[n] = waking(8000, 101, 1, 4242, 4200, 0);
+	memcpy(v[n].wake.waker_comm, "bad\"\xff\x02", 6);
+	n++;
+
+	tmp_path(in, sizeof(in), "json", ".ltrace");
+	tmp_path(out, sizeof(out), "json", ".json");
+	write_trace(in, &h, v, n, 9000);
+	cr_assert_eq(lt_convert_file(in, out, LT_FORMAT_JSON, 1, 1), 0);
+
+	FILE *f = fopen(out, "rb");
+	cr_assert(f);
+	static char buf[1 << 20];
+	size_t len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	cr_assert(json_valid(buf, len), "the JSON output does not parse:\n%.*s", (int)len, buf);
+	cr_assert(strstr(buf, "\"name\":\"q\\\"\\\\\\n\\u0001\\ufffd\\ufffd\""), "%s", buf);
+	cr_assert(strstr(buf, "\"ph\":\"X\""));
+	cr_assert(strstr(buf, "\"ph\":\"s\""));
+	cr_assert(strstr(buf, "\"ph\":\"f\",\"pid\":100,\"tid\":101,\"bp\":\"e\""));
+	cr_assert(strstr(buf, "\"name\":\"FUTEX_WAIT\""));
+	cr_assert(strstr(buf, "\"errno\":\"ETIMEDOUT\""));
+	cr_assert(strstr(buf, "\"name\":\"lost events\""));
+	cr_assert(strstr(buf, "\"name\":\"futex 0x5600000010a0 waiters\""));
+	cr_assert(strstr(buf, "\"dur\":1.400"), "the first wait lasts 1400 ns");
+	unlink(in);
+	unlink(out);
+}
