@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/timeline.h"
+#include "../src/u64map.h"
 
 #define PID 100
 #define FUTEX_WAIT_PRIVATE 0x80
@@ -399,9 +400,18 @@ Test(timeline, waker_in_another_process_or_interrupt)
 		sys_exit(3300, 102, 1, 202, -11),
 		sw(3400, 0, 0, 0, 0, 101, PID),
 		sys_exit(3500, 101, 0, 202, 0),
+		/* 102 is in a FUTEX_WAKE, but the wake-up came from an
+		 * interrupt that happened to hit it: no flow either */
+		futex(4000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
+		sw(4010, 0, 101, PID, 1, 0, 0),
+		futex(4100, 102, 1, FUTEX_WAKE_PRIVATE, ADDR_B, 1),
+		waking(4200, 101, 1, 102, PID, LT_F_WAKER_IRQ),
+		sys_exit(4300, 102, 1, 202, 0),
+		sw(4400, 0, 0, 0, 0, 101, PID),
+		sys_exit(4500, 101, 0, 202, 0),
 	};
 	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 4000);
+	lt_timeline_finish(tl, 5000);
 
 	const struct span_rec *s = ended_on(101, 0);
 	cr_assert_eq(s->s.nwoken_by, 1);
@@ -421,6 +431,12 @@ Test(timeline, waker_in_another_process_or_interrupt)
 	cr_assert_eq(s->woken_by[0].waker_tid, 102);
 	cr_assert_eq(s->woken_by[0].waker_span, 0);
 	cr_assert_eq(ended_on(102, 0)->s.nwoke, 0);
+
+	s = ended_on(101, 3);
+	cr_assert_eq(s->s.nwoken_by, 1);
+	cr_assert_eq(s->woken_by[0].flags, LT_WAKE_IRQ);
+	cr_assert_eq(s->woken_by[0].waker_span, 0);
+	cr_assert_eq(ended_on(102, 1)->s.nwoke, 0);
 	cr_assert_eq(lt_timeline_stats(tl)->flows, 0);
 	lt_timeline_free(tl);
 }
@@ -738,4 +754,34 @@ Test(timeline, thread_names)
 	cr_assert_neq(R.threads[0].t.uid, R.threads[1].t.uid);
 	cr_assert_eq(R.threads[1].t.uid, R.threads[2].t.uid);
 	lt_timeline_free(tl);
+}
+
+Test(timeline, u64map_survives_churn)
+{
+	/* threads come and go: deletions must keep every probe run intact */
+	struct lt_u64map m = { 0 };
+	static uint8_t live[20000];
+	uint64_t x = 12345;
+	for (int round = 0; round < 200000; round++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t k = 1 + x % 20000;
+		if (live[k - 1]) {
+			lt_u64map_del(&m, k);
+			live[k - 1] = 0;
+		} else {
+			cr_assert_eq(lt_u64map_put(&m, k, (void *)(uintptr_t)(k * 3)), 0);
+			live[k - 1] = 1;
+		}
+		if (round % 9973 == 0)
+			for (uint64_t j = 1; j <= 20000; j++)
+				cr_assert_eq((uintptr_t)lt_u64map_get(&m, j), live[j - 1] ? j * 3 : 0,
+					     "key %llu after %d rounds", (unsigned long long)j, round);
+	}
+	size_t n = 0;
+	for (int j = 0; j < 20000; j++)
+		n += live[j];
+	cr_assert_eq(m.n, n);
+	lt_u64map_free(&m);
 }
