@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "locktrace/cli.h"
+#include "locktrace/locksyms.h"
 #include "locktrace/tracefile.h"
+#include "u64map.h"
 
 static void print_header(const struct lt_header *h)
 {
@@ -57,12 +59,28 @@ int lt_cmd_dump(int argc, char **argv)
 		fprintf(stderr, "Error: %s\n", err);
 		return 1;
 	}
+	/* lock names are written as they are learnt; read them all first */
+	struct lt_u64map names = { 0 };
+	lt_trace_symbols(argv[1], &names);
 	print_header(&r.hdr);
 	while (lt_reader_next(&r, &it) > 0) {
 		if (it.type == LT_ITEM_EVENT) {
 			lt_format_event(&it.ev, line, sizeof(line));
-			puts(line);
+			const char *name = it.ev.h.kind == LT_EV_FUTEX_ENTER
+						   ? lt_u64map_get(&names, it.ev.futex.uaddr)
+						   : NULL;
+			if (name)
+				printf("%s <%s>\n", line, name);
+			else
+				puts(line);
 			n++;
+		} else if (it.sec_type == LT_CHUNK_SYMBOLS) {
+			struct lt_u64map sec = { 0 };
+			lt_locksyms_parse(it.data, it.len, &sec);
+			for (size_t i = 0; i < sec.cap; i++)
+				if (sec.keys[i])
+					printf("# lock 0x%" PRIx64 " = %s\n", sec.keys[i], (char *)sec.vals[i]);
+			lt_symmap_free(&sec);
 		} else if (it.sec_type == LT_CHUNK_STATS && r.have_stats) {
 			print_stats(&r.stats);
 		} else {
@@ -77,5 +95,6 @@ int lt_cmd_dump(int argc, char **argv)
 		rc = r.clean_end ? 0 : 3;
 	}
 	lt_reader_close(&r);
+	lt_symmap_free(&names);
 	return rc;
 }

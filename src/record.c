@@ -31,6 +31,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include "locktrace/loader.h"
+#include "locktrace/locksyms.h"
 #include "locktrace/flight.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/stall.h"
@@ -43,6 +44,7 @@
 #define FLUSH_NS 1000000000ull /* at most this much recorded data is only in memory */
 #define LOST_CHECK_NS 100000000ull
 #define STALL_CHECK_NS 100000000ull
+#define NAMES_NS 100000000ull
 
 static volatile sig_atomic_t stop_requests;
 static volatile sig_atomic_t usr1_requests;
@@ -108,6 +110,7 @@ struct collector {
 	int werr;
 	struct tidset tids;
 	struct lt_stall *stall; /* NULL unless --stall */
+	struct lt_locksyms *syms; /* futex addresses to name */
 };
 
 static int on_sample(void *ctx, void *data, size_t size)
@@ -126,6 +129,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 		tidset_add(&c->tids, ev.h.tid);
 	if (c->stall)
 		lt_stall_event(c->stall, &ev);
+	if (ev.h.kind == LT_EV_FUTEX_ENTER && c->syms)
+		lt_locksyms_see(c->syms, ev.futex.uaddr);
 	if (c->werr)
 		return 0; /* keep draining so the kernel side never blocks on us */
 	int r = lt_writer_event(c->w, &ev);
@@ -355,6 +360,10 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 	lt_header_free(&h);
 	if (!r)
 		r = lt_flight_dump(&f->fl, w);
+	if (!r && c->syms) {
+		lt_locksyms_resolve(c->syms, NULL);
+		r = lt_locksyms_write_all(c->syms, w);
+	}
 	if (!r)
 		r = snapshot_into(w, tgid, quiet);
 	if (!r) {
@@ -439,6 +448,8 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	struct lt_stall stall;
 	int ring = o->ring_mem > 0, have_stall = 0;
 	struct lt_writer *file_w = NULL; /* the output in normal mode */
+	struct lt_locksyms syms;
+	int have_syms = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
@@ -516,6 +527,10 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 		goto fail_file;
 	}
 	bpf_started = 1;
+	if (lt_locksyms_init(&syms, tgid) == 0) {
+		have_syms = 1;
+		c.syms = &syms;
+	}
 	nlost = (size_t)bpf.ncpus * LT_EV_MAX;
 	lost_seen = calloc(nlost, sizeof(uint64_t));
 	lost_now = calloc(nlost, sizeof(uint64_t));
@@ -587,7 +602,7 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 
 	int show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC), last_flush = t0, last_lost = t0, last_status = t0;
-	uint64_t status_total = 0, last_stall = t0;
+	uint64_t status_total = 0, last_stall = t0, last_names = 0;
 	double status_secs = 0;
 	sig_atomic_t usr1_seen = usr1_requests;
 	res->stop_reason = LT_STOP_UNKNOWN;
@@ -604,6 +619,14 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 		if (now - last_lost >= LOST_CHECK_NS) {
 			account_lost(&bpf, &c, lost_seen, lost_now, nlost);
 			last_lost = now;
+		}
+		if (have_syms && syms.npending && now - last_names >= NAMES_NS) {
+			/* name new locks soon, while the process is alive to be
+			 * asked (a flight dump writes all names it knows) */
+			int nr = lt_locksyms_resolve(&syms, ring ? NULL : c.w);
+			if (nr && !c.werr)
+				c.werr = nr;
+			last_names = now;
 		}
 		if (now - last_flush >= FLUSH_NS) {
 			int fr = lt_writer_flush(c.w);
@@ -734,6 +757,8 @@ finish:
 			unlink(flight.base);
 		}
 	} else {
+		if (have_syms && !c.werr)
+			c.werr = lt_locksyms_resolve(&syms, c.w);
 		memcpy(stats.events, c.events, sizeof(stats.events));
 		stats.ncpus = (uint32_t)bpf.ncpus;
 		stats.lost = lost_seen;
@@ -786,6 +811,8 @@ out:
 	lt_header_free(&hdr);
 	if (have_stall)
 		lt_stall_free(&stall);
+	if (have_syms)
+		lt_locksyms_free(&syms);
 	lt_flight_free(&flight.fl);
 	signal(SIGUSR1, SIG_DFL);
 	signal(SIGINT, SIG_DFL);

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "locktrace/locksyms.h"
 #include "lt_test.h"
+#include "../src/u64map.h"
 
 #define NEED_ROOT()                                                                        \
 	do {                                                                               \
@@ -168,6 +170,12 @@ Test(record_live, mutex_contention_waits_on_the_printed_lock, .timeout = 60)
 		}
 	cr_assert_eq(exits, 5);
 	cr_assert_eq(group, 1);
+	/* the lock is named in the trace, for tools run after the process ended */
+	struct lt_u64map names = { 0 };
+	cr_assert_eq(lt_trace_symbols(r.path, &names), 0);
+	cr_assert_not_null(lt_u64map_get(&names, addr), "no name for 0x%lx", (unsigned long)addr);
+	cr_assert_str_eq(lt_u64map_get(&names, addr), "biglock");
+	lt_symmap_free(&names);
 	cr_assert_eq(tl_total_lost(&r.t), 0);
 	assert_only_target(&r);
 	run_free(&r);

@@ -32,6 +32,7 @@ enum lt_chunk_type {
 	LT_CHUNK_SNAPSHOT = 3, /* JSON text: state of every thread at attach */
 	LT_CHUNK_STATS = 4,    /* TLV: counts and losses at the end (struct lt_stats) */
 	LT_CHUNK_END = 5,      /* empty: the writer closed the file cleanly */
+	LT_CHUNK_SYMBOLS = 6,  /* TLV: futex address -> name (include/locktrace/locksyms.h) */
 };
 
 struct lt_thread_info {

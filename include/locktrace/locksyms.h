@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lock identity: futex addresses -> names ("rtlock+0x28", "libc.so.6:sym",
+ * "[heap]+0x2a0", "[stack of thread 812]+0x1f40"), resolved by the recorder
+ * against the live process (src/symbols.c) and stored in the trace as
+ * SYMBOLS sections, so that a timeline or report made later, when the
+ * process is gone, still names its locks.
+ *
+ * A SYMBOLS payload is TLV (docs/trace-format.md): key 1, one per name, a
+ * nested TLV with key 1 the address (varint) and key 2 the name (bytes).
+ */
+#ifndef LOCKTRACE_LOCKSYMS_H
+#define LOCKTRACE_LOCKSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lt_writer;
+struct lt_sym;
+struct lt_u64map; /* src/u64map.h */
+
+#define LT_LOCKSYMS_MAX 100000 /* names kept at most (memory bound) */
+
+struct lt_locksyms {
+	pid_t pid;
+	struct lt_u64map *names; /* addr -> malloc'd name, or a pending marker */
+	uint64_t *pending;      /* seen, not named yet */
+	size_t npending, cap_pending, nnamed;
+	struct lt_sym *sym;
+	uint64_t sym_opened_ns; /* CLOCK_MONOTONIC */
+	int full;               /* LT_LOCKSYMS_MAX reached: new addresses ignored */
+};
+
+/* 0 or -ENOMEM. */
+int lt_locksyms_init(struct lt_locksyms *ls, pid_t pid);
+void lt_locksyms_free(struct lt_locksyms *ls);
+/* Notes an address (cheap: one hash look-up once it is known). */
+void lt_locksyms_see(struct lt_locksyms *ls, uint64_t addr);
+/* Names the addresses seen since the last call against the live process
+ * and, if w is not NULL, writes them as a SYMBOLS section.  0 or -errno
+ * (a write error; a process that is gone just leaves them unnamed). */
+int lt_locksyms_resolve(struct lt_locksyms *ls, struct lt_writer *w);
+/* Writes every name known as one SYMBOLS section (flight dumps). */
+int lt_locksyms_write_all(const struct lt_locksyms *ls, struct lt_writer *w);
+
+/* Adds the names in a SYMBOLS payload to map (addr -> malloc'd name).
+ * 0 or -EINVAL (malformed: what was read before stays). */
+int lt_locksyms_parse(const uint8_t *data, size_t len, struct lt_u64map *map);
+/* Reads every SYMBOLS section of a trace file into map, skipping the
+ * events (a cheap first pass for writers that name locks up front).
+ * 0, or -1 if the file cannot be read (what was read stays). */
+int lt_trace_symbols(const char *path, struct lt_u64map *map);
+/* Frees a map filled by the two functions above, names included. */
+void lt_symmap_free(struct lt_u64map *map);
+
+#endif
