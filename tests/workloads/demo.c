@@ -2,7 +2,7 @@
  * demo - a language-runtime-style "runtime lock" workload, optionally stalling.
  *
  *   demo [-t THREADS=64] [-d SECONDS=3 | -n ITERS] [--stall io|lost-wakeup]
- *        [--no-wait]
+ *        [--early] [--no-wait]
  *
  * Like OCaml's master lock or Python's GIL, the global `rtlock` lets one
  * worker at a time "run"; workers give it up around each blocking call.
@@ -12,6 +12,12 @@
  * rtlock is fair: a thread arriving while others queue waits its turn (no
  * barging), so every handoff is a pthread_cond_signal/cond_wait pair.
  * The run ends after SECONDS, or after exactly ITERS iterations with -n.
+ *
+ * --early creates the workers before `ready`; they wait at the start gate
+ * (on a mutex/condvar of their own, not rtlock) and begin together when it
+ * opens.  A tool that attaches by pid to a running process only sees the
+ * threads that exist (perf trace -p does not follow new ones), so the
+ * benchmark attaches every tool to a process whose workers already exist.
  *
  * --stall MODE hangs the way runtime-lock bugs do, 1-2 s after the gate
  * (the delay is derived from the pid and printed as stall_plan), and then
@@ -41,8 +47,9 @@
  *   socket role=worker idx=I wfd=W rfd=R                (THREADS lines)
  *   socket role=stall fd=F                              (--stall io)
  *   stall_plan mode=MODE after_ms=MS                    (--stall)
+ *   thread role=worker idx=I tid=TID                    (THREADS lines, --early)
  *   ready
- *   thread role=worker idx=I tid=TID                    (THREADS lines)
+ *   thread role=worker idx=I tid=TID                    (THREADS lines, otherwise)
  *   thread role=watchdog idx=0 tid=TID                  (--stall)
  *   stall mode=io holder_tid=T fd=F                     (--stall io)
  *   stall mode=lost-wakeup releaser_tid=T waiters=W     (--stall lost-wakeup)
@@ -54,7 +61,7 @@
 #include <sys/socket.h>
 
 #define USAGE "[-t THREADS=64] [-d SECONDS=3 | -n ITERS] " \
-	      "[--stall io|lost-wakeup] [--no-wait]"
+	      "[--stall io|lost-wakeup] [--early] [--no-wait]"
 #define CHUNK 8192
 
 struct runtime_lock {
@@ -75,6 +82,12 @@ static int stall_fd;    /* --stall io: socket that never gets data */
 static long idle_ms;    /* --stall lost-wakeup: per-round wait once armed */
 
 static long max_iters;  /* -n; 0 = run for SECONDS */
+
+/* --early: workers exist before the gate and wait here until it opens */
+static int early;
+static pthread_mutex_t start_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t start_c = PTHREAD_COND_INITIALIZER;
+static int start_arrived, start_go;
 static int stop;        /* SECONDS are over */
 static long started;    /* iterations begun; protected by rtlock */
 static long iterations; /* iterations completed; atomic */
@@ -205,6 +218,14 @@ static void *worker(void *arg)
 	char buf[CHUNK] = { 0 };
 
 	wl_thread("worker", w->idx);
+	if (early) {
+		pthread_mutex_lock(&start_m);
+		start_arrived++;
+		pthread_cond_broadcast(&start_c);
+		while (!start_go)
+			pthread_cond_wait(&start_c, &start_m);
+		pthread_mutex_unlock(&start_m);
+	}
 	rt_acquire();
 	while (!finished()) {
 		if (stall == STALL_IO && __atomic_load_n(&armed, __ATOMIC_RELAXED) &&
@@ -251,7 +272,8 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
-		{ "stall", required_argument, NULL, 's' }, { 0 }
+		{ "stall", required_argument, NULL, 's' },
+		{ "early", no_argument, NULL, 'e' }, { 0 }
 	};
 	long nthreads = 64, seconds = 3;
 	int no_wait = 0, have_d = 0, c;
@@ -269,6 +291,7 @@ int main(int argc, char **argv)
 			else
 				wl_usage(USAGE);
 			break;
+		case 'e': early = 1; break;
 		case WL_OPT_NO_WAIT: no_wait = 1; break;
 		default: wl_usage(USAGE);
 		}
@@ -302,13 +325,29 @@ int main(int argc, char **argv)
 	if (stall)
 		printf("stall_plan mode=%s after_ms=%ld\n",
 		       stall == STALL_IO ? "io" : "lost-wakeup", after_ms);
+	pthread_t *t = wl_xcalloc(nthreads, sizeof *t), wd;
+	if (early) {
+		/* every thread line is printed before ready */
+		for (long i = 0; i < nthreads; i++)
+			wl_create(&t[i], NULL, worker, &w[i]);
+		pthread_mutex_lock(&start_m);
+		while (start_arrived < nthreads)
+			pthread_cond_wait(&start_c, &start_m);
+		pthread_mutex_unlock(&start_m);
+	}
 	wl_gate(no_wait);
 
 	double start = wl_now();
 	arm_at = start + after_ms / 1000.0;
-	pthread_t *t = wl_xcalloc(nthreads, sizeof *t), wd;
-	for (long i = 0; i < nthreads; i++)
-		wl_create(&t[i], NULL, worker, &w[i]);
+	if (early) {
+		pthread_mutex_lock(&start_m);
+		start_go = 1;
+		pthread_cond_broadcast(&start_c);
+		pthread_mutex_unlock(&start_m);
+	} else {
+		for (long i = 0; i < nthreads; i++)
+			wl_create(&t[i], NULL, worker, &w[i]);
+	}
 	if (stall) {
 		wl_create(&wd, NULL, watchdog, NULL);
 		wl_hang();
