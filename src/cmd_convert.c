@@ -13,9 +13,11 @@
 #include "locktrace/cli.h"
 #include "locktrace/convert.h"
 #include "locktrace/jsontrace.h"
+#include "locktrace/locksyms.h"
 #include "locktrace/perfetto.h"
 #include "locktrace/timeline.h"
 #include "locktrace/tracefile.h"
+#include "u64map.h"
 
 static const char *suffix_of(int format)
 {
@@ -33,6 +35,16 @@ int lt_convert_out_path(const char *in, int format, char *out, size_t n)
 	return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
+/* Lock names the recorder stored (SYMBOLS sections): addr -> name. */
+static int lock_namer(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	const char *n = lt_u64map_get(ctx, addr);
+	if (!n || !n[0])
+		return 0;
+	snprintf(buf, len, "%s", n);
+	return 1;
+}
+
 /* The writer behind the timeline, whichever format. */
 struct writer {
 	int format;
@@ -41,15 +53,17 @@ struct writer {
 };
 
 static int writer_open(struct writer *w, FILE *f, const struct lt_header *hdr,
-		       struct lt_timeline_sink *sink)
+		       struct lt_timeline_sink *sink, struct lt_u64map *names)
 {
 	if (w->format == LT_FORMAT_JSON) {
 		if (!(w->js = lt_jsontrace_new(f, hdr)))
 			return -ENOMEM;
+		lt_jsontrace_set_lock_namer(w->js, lock_namer, names);
 		lt_jsontrace_sink(w->js, sink);
 	} else {
 		if (!(w->pf = lt_perfetto_new(f, hdr)))
 			return -ENOMEM;
+		lt_perfetto_set_lock_namer(w->pf, lock_namer, names);
 		lt_perfetto_sink(w->pf, sink);
 	}
 	return 0;
@@ -79,6 +93,7 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 	struct writer w = { .format = format };
 	struct lt_timeline_sink sink;
 	struct lt_timeline *tl = NULL;
+	struct lt_u64map names = { 0 };
 	char err[512], tmp[4096];
 	uint64_t n = 0;
 	int rc = 1, werr;
@@ -110,7 +125,11 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 		goto out;
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	if (writer_open(&w, f, &r.hdr, &sink) || !(tl = lt_timeline_new(&r.hdr, &sink, NULL))) {
+	/* lock names come in sections anywhere in the file: read them first
+	 * (a pass that seeks over the events), so a lock's track is named
+	 * when it first appears */
+	lt_trace_symbols(in, &names);
+	if (writer_open(&w, f, &r.hdr, &sink, &names) || !(tl = lt_timeline_new(&r.hdr, &sink, NULL))) {
 		fprintf(stderr, "Error: out of memory converting %s\n", in);
 		goto fail;
 	}
@@ -161,6 +180,7 @@ fail:
 out:
 	lt_timeline_free(tl);
 	writer_free(&w);
+	lt_symmap_free(&names);
 	lt_reader_close(&r);
 	return rc;
 }

@@ -21,6 +21,8 @@ struct lt_jsontrace {
 	uint32_t pid;
 	int first; /* no event written yet (no comma before it) */
 	int err;
+	int (*lock_name)(void *ctx, uint64_t addr, char *buf, size_t len);
+	void *lock_name_ctx;
 };
 
 /* ---- escaping ---------------------------------------------------------- */
@@ -271,8 +273,14 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 static void on_lock(void *ctx, const struct lt_lock_ev *l)
 {
 	struct lt_jsontrace *j = ctx;
+	char sym[128], name[200];
 	ev_begin(j, 'C', j->pid);
-	put(j, ",\"name\":\"futex 0x%" PRIx64 " waiters\"", l->addr);
+	if (j->lock_name && j->lock_name(j->lock_name_ctx, l->addr, sym, sizeof(sym)) > 0)
+		snprintf(name, sizeof(name), "%.127s (futex 0x%" PRIx64 ") waiters", sym, l->addr);
+	else
+		snprintf(name, sizeof(name), "futex 0x%" PRIx64 " waiters", l->addr);
+	put(j, ",\"name\":");
+	put_cstr(j, name);
 	put_ts(j, "ts", l->ts);
 	put(j, ",\"args\":{\"waiters\":%u}}", l->waiters);
 }
@@ -314,6 +322,13 @@ void lt_jsontrace_sink(struct lt_jsontrace *j, struct lt_timeline_sink *sink)
 	sink->span_end = on_span_end;
 	sink->lock = on_lock;
 	sink->lost = on_lost;
+}
+
+void lt_jsontrace_set_lock_namer(struct lt_jsontrace *j,
+				 int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx)
+{
+	j->lock_name = fn;
+	j->lock_name_ctx = ctx;
 }
 
 int lt_jsontrace_finish(struct lt_jsontrace *j)

@@ -780,17 +780,16 @@ static void on_lock(void *ctx, const struct lt_lock_ev *l)
 
 	if (!l->first)
 		return; /* the values ride on the slices (extra_counter_values) */
-	int n = snprintf(name, sizeof(name), "futex 0x%" PRIx64, l->addr);
-	if (p->lock_name) {
-		char sym[128];
-		if (p->lock_name(p->lock_name_ctx, l->addr, sym, sizeof(sym)) > 0 && n > 0)
-			snprintf(name + n, sizeof(name) - (size_t)n, " %s", sym);
-	}
+	char sym[128];
+	if (p->lock_name && p->lock_name(p->lock_name_ctx, l->addr, sym, sizeof(sym)) > 0)
+		snprintf(name, sizeof(name), "%.127s (futex 0x%" PRIx64 ")", sym, l->addr);
+	else
+		snprintf(name, sizeof(name), "futex 0x%" PRIx64, l->addr);
 	pb_tok pk = begin_small(b, 1);
 	pb_tok td = begin_small(b, TP_TRACK_DESCRIPTOR);
 	pb_uint64(b, TD_UUID, thread_uuid(l->uid));
 	pb_uint64(b, TD_PARENT_UUID, PROCESS_UUID);
-	pb_string(b, TD_NAME, name);
+	put_name(b, TD_NAME, name, sizeof(name));
 	pb_tok cd = begin_small(b, TD_COUNTER);
 	pb_uint32(b, CD_UNIT, CD_UNIT_COUNT);
 	end_small(b, cd);

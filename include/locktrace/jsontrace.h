@@ -16,6 +16,7 @@
 #define LOCKTRACE_JSONTRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "locktrace/timeline.h"
 #include "locktrace/tracefile.h"
@@ -25,6 +26,10 @@ struct lt_jsontrace;
 /* Starts the document on f (which stays the caller's).  NULL on ENOMEM. */
 struct lt_jsontrace *lt_jsontrace_new(FILE *f, const struct lt_header *hdr);
 void lt_jsontrace_sink(struct lt_jsontrace *j, struct lt_timeline_sink *sink);
+/* Counters are named "futex 0xADDR waiters", or "NAME (futex 0xADDR)
+ * waiters" when fn (if set) writes a name for addr into buf and returns > 0. */
+void lt_jsontrace_set_lock_namer(struct lt_jsontrace *j,
+				 int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
 /* Ends the document and flushes.  0 or a negative errno. */
 int lt_jsontrace_finish(struct lt_jsontrace *j);
 void lt_jsontrace_free(struct lt_jsontrace *j);

@@ -36,8 +36,8 @@ void lt_perfetto_sink(struct lt_perfetto *p, struct lt_timeline_sink *sink);
  * first error (negative errno) met while writing, e.g. -ENOSPC. */
 int lt_perfetto_finish(struct lt_perfetto *p);
 void lt_perfetto_free(struct lt_perfetto *p);
-/* Lock tracks are named "futex 0xADDR"; fn (if set) may add a symbol: it
- * writes a name for addr into buf and returns > 0, or returns 0. */
+/* Lock tracks are named "futex 0xADDR", or "NAME (futex 0xADDR)" when fn
+ * (if set) writes a name for addr into buf and returns > 0. */
 void lt_perfetto_set_lock_namer(struct lt_perfetto *p,
 				int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
 /* Bytes handed to f so far. */
