@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "locktrace/cli.h"
+#include "locktrace/report.h"
 
 static const struct {
 	const char *name;
@@ -15,6 +16,7 @@ static const struct {
 	{ "dump", lt_cmd_dump, "print a trace file, one line per event" },
 	{ "convert", lt_cmd_convert, "convert a trace for Perfetto (or Chrome JSON)" },
 	{ "snapshot", lt_cmd_snapshot, "what every thread is blocked in right now" },
+	{ "report", lt_cmd_report, "what the threads waited for, and what is wrong" },
 };
 
 static void usage(FILE *f)

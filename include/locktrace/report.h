@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `locktrace report`: the analysis a person reads first (docs/report.md).
+ *
+ * A sink of the timeline model (timeline.h) plus the trace's header, its
+ * SNAPSHOT sections (JSON, docs/snapshot.md) and its STATS, turned into
+ * tables (per lock, per thread, wake edges) and findings with evidence and
+ * timestamps (deadlocks, lost wake-ups, lock holders blocked in I/O or
+ * preempted, convoys, stalls).  Pure: no I/O except the printers and
+ * lt_report_file.  Memory is bounded by threads and locks, never by the
+ * trace's length (wait times go to log-scale histograms).
+ *
+ *   r = lt_report_new(&hdr, NULL);
+ *   for each item: lt_report_event(r, &ev) / lt_report_snapshot(r, json, len)
+ *   lt_report_stats(r, &stats); lt_report_reader_end(r, clean, why, offset);
+ *   lt_report_finish(r);
+ *   lt_report_print_text(stdout, r);   (or lt_report_print_json)
+ *   lt_report_free(r);
+ */
+#ifndef LOCKTRACE_REPORT_H
+#define LOCKTRACE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "locktrace/tracefile.h"
+
+struct lt_report_opts {
+	unsigned last_n;     /* calls kept per thread ("what led up to it"); 0: 8 */
+	double stall_s;      /* a wait at least this long at the end is stuck; 0: 1.0 */
+	unsigned convoy_min; /* waiters queued at once for a convoy; 0: 4 */
+	double incident_ms;  /* a holder off-cpu this long while others wait is
+				reported; 0: 5 ms */
+	unsigned rows;       /* text: rows per table; 0: 20; UINT32_MAX: all */
+};
+
+#define LT_REPORT_LAST_N 8
+#define LT_REPORT_STALL_S 1.0
+#define LT_REPORT_CONVOY_MIN 4
+#define LT_REPORT_INCIDENT_MS 5.0
+#define LT_REPORT_ROWS 20
+
+enum lt_finding_kind {
+	LT_FIND_DEADLOCK = 1,   /* a cycle of threads each waiting for a lock the next holds */
+	LT_FIND_LOST_WAKEUP,    /* waiters that nobody will wake (rule says which evidence) */
+	LT_FIND_HOLDER_BLOCKED, /* waiters stuck behind a holder that is in I/O, asleep,
+				   preempted, running or gone */
+	LT_FIND_STALL,          /* nothing made progress at the end of the trace */
+	LT_FIND_HOLDER_OFFCPU,  /* during the trace: a holder preempted or blocked
+				   while others waited for it */
+	LT_FIND_CONVOY,         /* a queue of waiters the lock was handed through */
+	LT_FIND_STALLED_WAITERS,/* waiters nobody woke, and no holder known */
+	LT_FIND_SNAPSHOT,       /* a snapshot verdict none of the above covers */
+};
+const char *lt_finding_kind_name(enum lt_finding_kind k);
+
+struct lt_report_finding {
+	enum lt_finding_kind kind;
+	const char *rule;    /* static: which rule fired, e.g. "woke_nobody" */
+	char *summary;       /* one line */
+	char **evidence;     /* one fact per line, with timestamps */
+	size_t n_evidence;
+	uint64_t since;      /* boottime ns the situation began (0 unknown) */
+	uint64_t duration_ns;/* how long it lasted, or has lasted at the end */
+	uint32_t *tids;      /* threads involved (deadlock: cycle order) */
+	size_t n_tids;
+	uint64_t *locks;     /* futex addresses involved (deadlock: parallel to tids) */
+	size_t n_locks;
+	uint32_t holder;     /* the holder / releaser / owner named, 0 none */
+	int fd;              /* holder_blocked in fd I/O: the fd, else -1 */
+};
+
+/* One blocking call of a thread, as kept for "the last calls". */
+struct lt_report_call {
+	uint64_t begin, end;   /* end: the return, or the trace's end if still open */
+	uint64_t blocked_before_ns; /* open when the trace began: blocked this long before */
+	uint32_t flags;        /* LT_SPAN_* (timeline.h) */
+	uint16_t nr;           /* syscall number */
+	uint8_t kind;          /* LT_EV_FUTEX_ENTER, LT_EV_WAIT_ENTER, LT_EV_IO_ENTER */
+	uint32_t op, val;      /* futex */
+	uint64_t addr;         /* futex address */
+	int32_t fd;            /* I/O fd; select/poll: first fd (-1 none) */
+	uint32_t nfds;
+	uint64_t count;        /* I/O bytes asked */
+	int64_t timeout_ns;    /* futex / select / poll timeout, -1 none */
+	int64_t ret;           /* LT_SPAN_HAS_RESULT */
+	uint32_t woken_by;     /* who ended it (first waker), 0 */
+	uint32_t nwoke;        /* threads this call woke */
+	uint8_t socket;        /* I/O on an fd known to be a socket (recorded
+				  I/O calls are socket calls only) */
+};
+
+enum lt_report_tstate {
+	LT_RTS_UNKNOWN = 0,
+	LT_RTS_RUNNING,
+	LT_RTS_RUNNABLE,  /* preempted or woken, waiting for a cpu */
+	LT_RTS_IN_CALL,   /* in a traced blocking call (end_call) */
+	LT_RTS_SLEEPING,  /* asleep outside the traced calls (nanosleep, pause, ...) */
+	LT_RTS_EXITED,
+};
+const char *lt_report_tstate_name(enum lt_report_tstate s);
+
+struct lt_report_thread {
+	uint32_t tid;
+	char name[LT_COMM_LEN];
+	int exited;
+	uint64_t first_ts, last_ts; /* observed from / to (exit or trace end) */
+	/* where its time went; together they cover [first_ts, last_ts] once its
+	 * state is known (unknown_ns before that) */
+	uint64_t running_ns, runnable_ns, futex_ns, poll_ns, io_ns, other_ns, unknown_ns;
+	/* operations */
+	uint64_t futex_waits, futex_wakes, futex_other, polls, io_reads, io_writes;
+	uint64_t wakeups, switches, preempted;
+	/* at the end of the trace */
+	enum lt_report_tstate end_state;
+	uint64_t end_since;            /* 0 unknown */
+	int has_end_call;
+	struct lt_report_call end_call;/* LT_RTS_IN_CALL */
+	int asleep;                    /* switched out asleep at the end */
+	char end_syscall[32];          /* the snapshot's syscall for it, if valid at the end */
+	char *snap_detail;             /* the snapshot's line for it, if valid at the end */
+	char *snap_where;              /* innermost frame of the program's own code */
+	/* the last calls, oldest first (at most opts.last_n) */
+	struct lt_report_call *last;
+	size_t n_last;
+};
+
+struct lt_report_lock {
+	uint64_t addr;              /* lowest word */
+	uint64_t words[8];          /* adjacent futex words treated as one lock */
+	unsigned n_words;
+	char symbol[128];           /* "" unknown; "rtlock+0x50/+0x54" */
+	const char *kind;           /* static: "mutex", "condvar", "pi_mutex", "join",
+				       "futex" (how its waits look, see docs) */
+	uint64_t waits, eagain, timeouts, open_at_end;
+	uint64_t total_ns, median_ns, p99_ns, max_ns;
+	uint32_t max_waiters;       /* queued at once */
+	uint64_t max_waiters_ts;
+	uint32_t max_moving;        /* queued at once when it was handed on */
+	uint64_t max_moving_ts;
+	uint32_t n_waiters, n_wakers; /* distinct threads */
+	uint64_t wake_calls, woken, handoffs;
+	uint32_t longest_chain;     /* most hand-offs in a row: each thread woken on
+				       it woke the next waiter */
+	uint64_t chain_begin, chain_end;
+	uint64_t last_wake_ts;      /* last wake-up that woke a waiter, 0 none */
+	uint32_t last_waker, last_wakee;
+	uint32_t holder;            /* holder at the end by the event rule, 0 none */
+	uint64_t holder_since;
+	uint64_t offcpu_count, offcpu_max_ns; /* holder preempted/blocked while waited on */
+};
+
+struct lt_report_edge {
+	uint32_t waker, wakee;
+	char waker_name[LT_COMM_LEN], wakee_name[LT_COMM_LEN];
+	uint32_t flags;             /* LT_WAKE_* of the last one */
+	uint64_t count, via_futex, via_io, other;
+	uint64_t first_ts, last_ts;
+	uint64_t lock;              /* futex of the last one woken through a futex */
+};
+
+struct lt_report_loss {
+	uint32_t cpu, kind;
+	uint64_t count, first_ts, last_ts;
+};
+
+struct lt_report_priv;
+
+struct lt_report {
+	/* the trace */
+	int32_t pid;
+	char comm[LT_COMM_LEN];
+	char exe[512], cmdline[1024], host[128], kernel[128];
+	uint32_t hdr_flags;
+	uint64_t attach_boottime, attach_realtime;
+	uint64_t start_ts, end_ts;  /* boottime ns */
+	uint64_t events;
+	int have_stats;
+	uint32_t stop_reason;       /* enum lt_stop */
+	int clean_end;
+	char stop_why[256];         /* why reading stopped early ("" clean) */
+	uint64_t stop_offset;
+	uint64_t snapshot_ts;       /* the last snapshot, boottime ns (0 none) */
+	unsigned n_snapshots;
+	/* tables, sorted for reading: locks by total wait, threads by tid,
+	 * edges by count */
+	struct lt_report_lock *locks;
+	size_t n_locks;
+	struct lt_report_thread *threads;
+	size_t n_threads;
+	struct lt_report_edge *edges;
+	size_t n_edges;
+	uint64_t edges_dropped;     /* wake-ups of pairs beyond the table's bound */
+	struct lt_report_finding *findings;
+	size_t n_findings;
+	/* losses */
+	uint64_t lost_total;
+	struct lt_report_loss *losses; /* per cpu and kind */
+	size_t n_losses;
+	uint64_t inferred_ends, orphan_exits, late_events;
+	char **notes;
+	size_t n_notes;
+	struct lt_report_opts opts;
+	struct lt_report_priv *priv;
+};
+
+/* hdr is copied.  o may be NULL.  NULL on out of memory. */
+struct lt_report *lt_report_new(const struct lt_header *hdr, const struct lt_report_opts *o);
+/* Feed one event.  0 or -ENOMEM. */
+int lt_report_event(struct lt_report *r, const struct lt_event *ev);
+/* A SNAPSHOT section's JSON text.  0, or -1 if it cannot be parsed (a note
+ * says so and the report goes on without it). */
+int lt_report_snapshot(struct lt_report *r, const char *json, size_t len);
+void lt_report_stats(struct lt_report *r, const struct lt_stats *s);
+/* How reading ended: clean (END chunk seen), or why and where it stopped. */
+void lt_report_reader_end(struct lt_report *r, int clean, const char *why, uint64_t offset);
+/* Closes the timeline and runs the rules.  Call once.  0 or -ENOMEM. */
+int lt_report_finish(struct lt_report *r);
+void lt_report_free(struct lt_report *r);
+
+void lt_report_print_text(FILE *f, const struct lt_report *r);
+/* JSON, schema "locktrace.report/1" (docs/report.md). */
+void lt_report_print_json(FILE *f, const struct lt_report *r);
+
+/* The name of a futex address for people: its symbol from the snapshot
+ * ("rtlock+0x50") or "0x...".  Valid after lt_report_finish. */
+const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *buf, size_t len);
+
+/* Reads the trace at path and prints its report to out.  Returns 0, 1 if
+ * the file cannot be read as a trace (message in err), or 3 when the trace
+ * was cut short (the report covers it up to its last good chunk; err says
+ * where).  o may be NULL. */
+int lt_report_file_opts(const char *path, FILE *out, int json, const struct lt_report_opts *o,
+			char *err, size_t errlen);
+/* The same with default options; errors and warnings go to stderr. */
+int lt_report_file(const char *path, FILE *out, int json);
+
+/* CLI: locktrace report TRACE [--json] [--last N] ... */
+int lt_cmd_report(int argc, char **argv);
+
+#endif
