@@ -35,6 +35,8 @@ int lt_report_file_opts(const char *path, FILE *out, int json, const struct lt_r
 			oom |= lt_report_event(r, &it.ev) == -ENOMEM;
 		} else if (it.sec_type == LT_CHUNK_SNAPSHOT) {
 			lt_report_snapshot(r, (const char *)it.data, it.len);
+		} else if (it.sec_type == LT_CHUNK_SYMBOLS) {
+			lt_report_symbols(r, it.data, it.len);
 		} else if (it.sec_type == LT_CHUNK_STATS && rd.have_stats) {
 			lt_report_stats(r, &rd.stats);
 		}

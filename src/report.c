@@ -25,9 +25,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/locksyms.h"
 #include "locktrace/report.h"
 #include "locktrace/timeline.h"
 #include "report_int.h"
+#include "u64map.h"
 
 /* x86-64 syscall numbers */
 enum {
@@ -267,6 +269,7 @@ struct lt_report_priv {
 	int have_snap;
 	struct sym *syms;
 	size_t nsyms, capsyms;
+	struct rmap smap;      /* futex address -> syms idx+1 */
 	uint64_t stats_end;
 	int oom, finished;
 };
@@ -1077,26 +1080,52 @@ static void add_note(struct lt_report *r, const char *fmt, ...)
 	r->notes[r->n_notes++] = s;
 }
 
+/* Names from SYMBOLS sections and snapshots; a later name wins, as the
+ * recorder may rename an address once it knows better. */
 static void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 {
 	if (!addr || !text || !*text)
 		return;
-	for (size_t i = 0; i < p->nsyms; i++)
-		if (p->syms[i].addr == addr)
-			return;
-	if (p->nsyms == p->capsyms) {
-		size_t cap = p->capsyms ? p->capsyms * 2 : 32;
-		struct sym *v = realloc(p->syms, cap * sizeof(*v));
-		if (!v)
-			return;
-		p->syms = v;
-		p->capsyms = cap;
-	}
 	char *t = strdup(text);
 	if (!t)
 		return;
+	uint32_t i = rmap_get(&p->smap, addr);
+	if (i) {
+		free(p->syms[i - 1].text);
+		p->syms[i - 1].text = t;
+		return;
+	}
+	if (p->nsyms == p->capsyms) {
+		size_t cap = p->capsyms ? p->capsyms * 2 : 32;
+		struct sym *v = realloc(p->syms, cap * sizeof(*v));
+		if (!v) {
+			free(t);
+			return;
+		}
+		p->syms = v;
+		p->capsyms = cap;
+	}
+	if (rmap_put(&p->smap, addr, (uint32_t)p->nsyms + 1)) {
+		free(t);
+		return;
+	}
 	p->syms[p->nsyms].addr = addr;
 	p->syms[p->nsyms++].text = t;
+}
+
+int lt_report_symbols(struct lt_report *r, const void *data, size_t len)
+{
+	struct lt_u64map m = { 0 };
+	int rc = lt_locksyms_parse(data, len, &m);
+	for (size_t i = 0; i < m.cap; i++)
+		if (m.keys[i] && m.vals[i])
+			add_sym(P(r), m.keys[i], m.vals[i]);
+	lt_symmap_free(&m);
+	if (rc) {
+		add_note(r, "a SYMBOLS section is damaged; lock names read before the damage are used");
+		return -1;
+	}
+	return 0;
 }
 
 int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
@@ -1187,11 +1216,11 @@ static int parse_sym(const struct lt_report_priv *p, const char *s, char *name, 
 const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *buf, size_t len)
 {
 	const struct lt_report_priv *p = r->priv;
-	for (size_t i = 0; i < p->nsyms; i++)
-		if (p->syms[i].addr == addr) {
-			snprintf(buf, len, "%s", p->syms[i].text);
-			return buf;
-		}
+	uint32_t k = rmap_get(&p->smap, addr);
+	if (k) {
+		snprintf(buf, len, "%s", p->syms[k - 1].text);
+		return buf;
+	}
 	/* inside a symbol whose later word the snapshot named: the object
 	 * spans at least from its start to that word */
 	for (size_t i = 0; i < p->nsyms; i++) {
@@ -1231,10 +1260,15 @@ static void group_symbol(struct lt_report *r, struct rgroup *g)
 		lt_report_lock_name(r, g->pub.words[i], name, sizeof(name));
 		if (name[0] == '0' && name[1] == 'x')
 			return; /* a word without a name: show addresses */
+		/* for display any "base+0xOFF" shares its base, "[heap]" too */
 		char b[128];
 		uint64_t off = 0;
-		if (!parse_sym(r->priv, name, b, sizeof(b), &off))
-			snprintf(b, sizeof(b), "%s", name);
+		const char *plus = strstr(name, "+0x");
+		while (plus && strstr(plus + 1, "+0x"))
+			plus = strstr(plus + 1, "+0x");
+		snprintf(b, sizeof(b), "%.*s", plus ? (int)(plus - name) : (int)strlen(name), name);
+		if (plus)
+			off = strtoull(plus + 3, NULL, 16);
 		if (i == 0) {
 			snprintf(first, sizeof(first), "%s", name);
 			snprintf(base0, sizeof(base0), "%s", b);
@@ -1700,6 +1734,7 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 				lt_futex_op_name(t->pub.end_call.op & ~0x180u, t->pub.end_call.nr, op, sizeof(op));
 		}
 	}
+	f_tid(f, p->th[g->end_holder - 1]->pub.tid);
 	f_tid(f, hp->tid);
 	f_ev(f, "%u thread%s asleep in %s on %s, the longest since %s: %s", g->n_end_asleep,
 	     g->n_end_asleep == 1 ? "" : "s", op[0] ? op : "futex waits", gn,
@@ -2380,6 +2415,7 @@ void lt_report_free(struct lt_report *r)
 		for (size_t i = 0; i < p->nsyms; i++)
 			free(p->syms[i].text);
 		free(p->syms);
+		rmap_free(&p->smap);
 		free(p);
 	}
 	for (size_t i = 0; i < r->n_findings; i++) {

@@ -12,6 +12,7 @@
  *
  *   r = lt_report_new(&hdr, NULL);
  *   for each item: lt_report_event(r, &ev) / lt_report_snapshot(r, json, len)
+ *                  / lt_report_symbols(r, data, len)
  *   lt_report_stats(r, &stats); lt_report_reader_end(r, clean, why, offset);
  *   lt_report_finish(r);
  *   lt_report_print_text(stdout, r);   (or lt_report_print_json)
@@ -211,6 +212,10 @@ int lt_report_event(struct lt_report *r, const struct lt_event *ev);
 /* A SNAPSHOT section's JSON text.  0, or -1 if it cannot be parsed (a note
  * says so and the report goes on without it). */
 int lt_report_snapshot(struct lt_report *r, const char *json, size_t len);
+/* A SYMBOLS section (lock names the recorder resolved while the process
+ * was alive, include/locktrace/locksyms.h).  0, or -1 if damaged (the names
+ * before the damage are kept, a note says so). */
+int lt_report_symbols(struct lt_report *r, const void *data, size_t len);
 void lt_report_stats(struct lt_report *r, const struct lt_stats *s);
 /* How reading ended: clean (END chunk seen), or why and where it stopped. */
 void lt_report_reader_end(struct lt_report *r, int clean, const char *why, uint64_t offset);
