@@ -1852,7 +1852,7 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	/* (c) released without a wake: a lock its threads hand to each other
 	 * (a woken waiter later woke the next one) has waiters and no holder;
 	 * the last holder let it go while one of them already waited */
-	struct rthread *h = p->th[g->last_holder - 1], *w = NULL;
+	struct rthread *h = p->th[g->last_holder - 1], *w = NULL, *oldest = NULL;
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
 		if (t->end_group != g->idx + 1 || !is_lock_waiter(t) || !t->pub.asleep || t == h)
@@ -1860,34 +1860,46 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 		uint64_t b = t->pub.end_call.begin;
 		if (b >= g->last_acq && (!g->rel_ts || b <= g->rel_ts) && (!w || b < w->pub.end_call.begin))
 			w = t;
+		if (!oldest || b < oldest->pub.end_call.begin)
+			oldest = t;
 	}
-	if (!w || (double)dur_to_end(r, g->end_oldest) < r->opts.stall_s * 1e9)
+	if (!oldest || (double)dur_to_end(r, g->end_oldest) < r->opts.stall_s * 1e9)
 		return;
-	struct lt_report_finding *f = finding_new(r, LT_FIND_LOST_WAKEUP, "released_without_wake");
+	/* without a waiter that queued while the last holder had it, its own
+	 * acquire may have been invisible (taken without waiting): the lock is
+	 * still free while its waiters sleep, which is what is reported */
+	struct lt_report_finding *f = finding_new(r, LT_FIND_LOST_WAKEUP,
+						  w ? "released_without_wake" : "free_with_waiters");
 	if (!f)
 		return;
 	g->has_finding = 1;
 	g->lost_release = 1;
 	f->holder = h->pub.tid;
-	f->since = w->pub.end_call.begin;
+	f->since = (w ? w : oldest)->pub.end_call.begin;
 	f->duration_ns = dur_to_end(r, f->since);
 	f_group(f, g);
 	f_tid(f, h->pub.tid);
-	f_tid(f, w->pub.tid);
+	f_tid(f, (w ? w : oldest)->pub.tid);
 	for (size_t i = 0; i < p->nth; i++)
 		if (p->th[i]->end_group == g->idx + 1 && is_lock_waiter(p->th[i]))
 			f_tid(f, p->th[i]->pub.tid);
 	rp_fmt_dur(dur_to_end(r, g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest), d, sizeof(d));
-	f_summary(f, "lost wake-up on %s: %u thread%s wait on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
-		  gn, g->n_end, g->n_end == 1 ? "" : "s", tname(h, tn, sizeof(tn)), tname(w, tn2, sizeof(tn2)), d);
+	if (w)
+		f_summary(f, "lost wake-up on %s: %u thread%s wait on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
+			  gn, g->n_end, g->n_end == 1 ? "" : "s", tname(h, tn, sizeof(tn)), tname(w, tn2, sizeof(tn2)), d);
+	else
+		f_summary(f, "lost wake-up on %s: %u thread%s sleep on it while it is free (nobody holds it by the event rule); nobody has woken it for %s; the last thread to take it was %s",
+			  gn, g->n_end, g->n_end == 1 ? "" : "s", d, tname(h, tn, sizeof(tn)));
 	rp_fmt_ts(g->last_acq, ts, sizeof(ts));
 	char by[64] = "";
 	if (g->last_acq_waker)
 		snprintf(by, sizeof(by), " (woken by %u)", g->last_acq_waker);
 	f_ev(f, "%u took the lock at %s%s: its wait on it returned", h->pub.tid, ts, by);
-	rp_fmt_ts(w->pub.end_call.begin, ts, sizeof(ts));
-	f_ev(f, "%s queued on it at %s, while %u held it, and was never woken", tname(w, tn2, sizeof(tn2)), ts,
-	     h->pub.tid);
+	if (w) {
+		rp_fmt_ts(w->pub.end_call.begin, ts, sizeof(ts));
+		f_ev(f, "%s queued on it at %s, while %u held it, and was never woken", tname(w, tn2, sizeof(tn2)),
+		     ts, h->pub.tid);
+	}
 	rp_fmt_ts(g->rel_ts, ts2, sizeof(ts2));
 	if (g->rel_kind == REL_WAIT)
 		f_ev(f, "%u woke nobody on the lock and waited on it itself at %s", h->pub.tid, ts2);

@@ -441,6 +441,32 @@ Test(report, last_holder_released_without_waking_the_queued_waiter)
 	done();
 }
 
+/* The same, but the waiters queued before the last holder took the lock
+ * (its own acquire was invisible, say): still waiters sleeping while the
+ * lock is free. */
+Test(report, waiters_sleeping_while_the_lock_is_free)
+{
+	const uint32_t tids[] = { PID, 501, 502, 503 };
+	header(4, tids);
+	start();
+	uint64_t t = BASE + 10 * MS;
+	wait_sleep(t, 502, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 501, 502, G0);
+	wait_sleep(t + 1500 * US, 501, COND_WAIT, G0, 0);
+	wait_sleep(t + 2 * MS, 503, COND_WAIT, G1, 0);
+	handoff(t + 3 * MS, 502, 503, G1);
+	wait_sleep(t + 41 * MS, 503, COND_WAIT, G0, 0);
+	finish(t + 3 * SEC);
+	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "free_with_waiters");
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f);
+	cr_assert_eq(f->holder, 503, "the last thread to take it");
+	cr_assert(has_tid(f, 501) && has_tid(f, 503));
+	cr_assert_eq(f->since, t + 1500 * US, "the oldest waiter");
+	done();
+}
+
 /* An idle pool: workers parked on a condvar woken once by a producer that
  * now sits in a socket read.  No hand-offs between workers: not a lost
  * wake-up, but waiters nobody woke, naming the last waker. */
