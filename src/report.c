@@ -581,9 +581,8 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 /* glibc's waits have recognizable shapes: a mutex sleeps in FUTEX_WAIT
  * expecting 2 ("locked, contended"), pthread_cond_wait in FUTEX_WAIT_BITSET
  * with the match-any bitset, pthread_join on the joined thread's tid. */
-static void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_span *s)
+static void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe)
 {
-	const struct lt_futex_enter *fe = &s->enter.futex;
 	unsigned cmd = fe->op & FUTEX_CMD_MASK;
 	if (fe->nr == NR_futex && (cmd == 6 || cmd == 11 || cmd == 13))
 		g->n_pi++;
@@ -668,7 +667,7 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 			g->pub.max_waiters_ts = s->begin_ts;
 		}
 		seen(r, g, t, 0);
-		count_kind(r, g, t, s);
+		count_kind(r, g, t, &s->enter.futex);
 		if (g->holder == t->idx + 1)
 			release(r, g, s->begin_ts, REL_WAIT, 0);
 		if (g->wake0_ts && g->wake0_tid != t->pub.tid && s->begin_ts >= g->wake0_ts &&
@@ -1923,6 +1922,34 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	related_ev(r, f, g);
 }
 
+/* With no holder known, what every thread not waiting on the lock is
+ * doing usually shows who keeps it (the one blocked in a read) or that
+ * nobody does. */
+static void others_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
+{
+	char line[2048], what[512], tn[96];
+	size_t n = 0;
+	unsigned k = 0, more = 0;
+	for (size_t i = 0; i < P(r)->nth; i++) {
+		const struct rthread *t = P(r)->th[i];
+		if (t->end_group == g->idx + 1 || t->pub.end_state == LT_RTS_EXITED)
+			continue;
+		if (k++ >= 8) {
+			more++;
+			continue;
+		}
+		doing(r, t, what, sizeof(what));
+		if (n < sizeof(line))
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s", k > 1 ? "; " : "",
+					      tname(t, tn, sizeof(tn)), what);
+	}
+	if (!k)
+		return;
+	if (more && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, "; and %u more", more);
+	f_ev(f, "the threads not waiting on it: %s", line);
+}
+
 static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
@@ -1960,6 +1987,7 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	} else {
 		f_ev(f, "no wake-up on it was recorded in the trace: an idle pool parked on a condition variable looks like this");
 	}
+	others_ev(r, f, g);
 }
 
 static void rule_convoy(struct lt_report *r, struct rgroup *g)
@@ -2185,10 +2213,15 @@ static void end_state(struct lt_report *r, struct rthread *t)
 			c->kind = LT_EV_FUTEX_ENTER;
 			c->addr = s->uaddr;
 			c->val = s->expected;
+			c->op = s->op;
 			c->flags |= LT_SPAN_LOCK_WAIT;
 			struct rgroup *g = group_of(r, s->uaddr, 1);
-			if (g)
+			if (g) {
+				struct lt_futex_enter fe = { .uaddr = s->uaddr, .op = s->op, .val = s->expected,
+							     .nr = (uint16_t)s->nr, .val3 = 0xffffffffu };
 				t->end_group = g->idx + 1;
+				count_kind(r, g, t, &fe);
+			}
 		} else if (s->io_fd >= 0) {
 			c->kind = LT_EV_IO_ENTER;
 			c->fd = s->io_fd;
@@ -2213,6 +2246,13 @@ static void end_state(struct lt_report *r, struct rthread *t)
 	} else if (t->state == TS_BLOCKED) {
 		x->end_state = LT_RTS_SLEEPING;
 		x->end_since = t->state_ts;
+	} else if (t->snap && t->snap->nr >= 0 && t->snap->state != 'R') {
+		/* no scheduler record of it at all: asleep since before the
+		 * events begin, in what the snapshot says */
+		x->end_state = LT_RTS_SLEEPING;
+		uint64_t b = t->snap->blocked_s >= 0 ? (uint64_t)(t->snap->blocked_s * 1e9) : 0;
+		x->end_since = b && b < r->snapshot_ts ? r->snapshot_ts - b : 0;
+		x->asleep = 1;
 	} else {
 		x->end_state = LT_RTS_UNKNOWN;
 	}

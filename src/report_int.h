@@ -53,6 +53,7 @@ struct rp_snap_thread {
 	uint64_t uaddr;
 	char *lock;              /* symbol of uaddr */
 	char *op_name;
+	uint32_t op;             /* raw futex op */
 	int expected_ok, word_ok;
 	uint32_t expected, word;
 	char *owner_kind;

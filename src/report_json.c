@@ -440,6 +440,7 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, str
 		t->is_pi = rp_json_get(fx, "is_pi") && rp_json_get(fx, "is_pi")->type == RPJ_TRUE;
 		t->lock = dup_str(rp_json_get(fx, "lock"));
 		t->op_name = dup_str(rp_json_get(fx, "op_name"));
+		t->op = (uint32_t)rp_json_num(rp_json_get(fx, "op"), 0);
 		if (rp_json_is_num(rp_json_get(fx, "expected"))) {
 			t->expected_ok = 1;
 			t->expected = (uint32_t)(int64_t)rp_json_num(rp_json_get(fx, "expected"), 0);
