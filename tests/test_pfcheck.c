@@ -575,44 +575,51 @@ static void build_slices(struct pfc *c, struct state *st)
 		    (unsigned long long)track);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* One end of a flow: its id and the slice that carries it. */
+struct flow_end {
+	uint64_t id;
+	size_t slice;
+};
+
+static int cmp_end(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	const struct flow_end *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static void check_flows(struct pfc *c)
 {
-	size_t nout = 0, nin = 0;
+	size_t nout = 0, nin = 0, o = 0, n = 0;
 	for (size_t i = 0; i < c->nslices; i++) {
 		nout += (size_t)c->slices[i].nout;
 		nin += (size_t)c->slices[i].nin;
 	}
-	uint64_t *out = calloc(nout + 1, sizeof(*out)), *in = calloc(nin + 1, sizeof(*in));
-	size_t o = 0, n = 0;
+	struct flow_end *out = calloc(nout + 1, sizeof(*out)), *in = calloc(nin + 1, sizeof(*in));
 	for (size_t i = 0; out && in && i < c->nslices; i++) {
 		const struct pfc_slice *s = &c->slices[i];
 		for (int k = 0; k < s->nout; k++)
-			out[o++] = s->flows_out[k];
+			out[o++] = (struct flow_end){ s->flows_out[k], i };
 		for (int k = 0; k < s->nin; k++)
-			in[n++] = s->flows_in[k];
+			in[n++] = (struct flow_end){ s->flows_in[k], i };
 	}
-	qsort(out, o, sizeof(*out), cmp_u64);
-	qsort(in, n, sizeof(*in), cmp_u64);
+	qsort(out, o, sizeof(*out), cmp_end);
+	qsort(in, n, sizeof(*in), cmp_end);
 	for (size_t i = 1; i < o; i++)
-		if (out[i] == out[i - 1])
-			err(c, "flow %llu starts twice", (unsigned long long)out[i]);
+		if (out[i].id == out[i - 1].id)
+			err(c, "flow %llu starts twice", (unsigned long long)out[i].id);
 	for (size_t i = 1; i < n; i++)
-		if (in[i] == in[i - 1])
-			err(c, "flow %llu ends twice", (unsigned long long)in[i]);
-	/* every start has an end and every end a start */
+		if (in[i].id == in[i - 1].id)
+			err(c, "flow %llu ends twice", (unsigned long long)in[i].id);
+	/* every start has an end and every end a start, later in time */
 	size_t a = 0, b = 0;
 	while (a < o || b < n) {
-		if (b >= n || (a < o && out[a] < in[b])) {
-			err(c, "flow %llu starts but never ends", (unsigned long long)out[a++]);
-		} else if (a >= o || in[b] < out[a]) {
-			err(c, "flow %llu ends but never starts", (unsigned long long)in[b++]);
+		if (b >= n || (a < o && out[a].id < in[b].id)) {
+			err(c, "flow %llu starts but never ends", (unsigned long long)out[a++].id);
+		} else if (a >= o || in[b].id < out[a].id) {
+			err(c, "flow %llu ends but never starts", (unsigned long long)in[b++].id);
 		} else {
+			if (c->slices[in[b].slice].end < c->slices[out[a].slice].begin)
+				err(c, "flow %llu runs backwards in time", (unsigned long long)out[a].id);
 			c->nflows++;
 			a++;
 			b++;
@@ -620,15 +627,6 @@ static void check_flows(struct pfc *c)
 	}
 	free(out);
 	free(in);
-	/* and it runs forward in time */
-	for (size_t i = 0; i < c->nslices; i++)
-		for (int k = 0; k < c->slices[i].nout; k++)
-			for (size_t j = 0; j < c->nslices; j++)
-				for (int m = 0; m < c->slices[j].nin; m++)
-					if (c->slices[j].flows_in[m] == c->slices[i].flows_out[k] &&
-					    c->slices[j].end < c->slices[i].begin)
-						err(c, "flow %llu runs backwards in time",
-						    (unsigned long long)c->slices[i].flows_out[k]);
 }
 
 int pfc_load(struct pfc *c, const char *path)
