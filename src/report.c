@@ -227,7 +227,8 @@ struct rgroup {
 	uint32_t n_end, n_end_asleep;
 	uint64_t end_oldest;    /* since of the longest end waiter */
 	uint32_t end_holder;    /* thread idx+1 */
-	int end_holder_src;     /* 1 snapshot, 2 events */
+	int end_holder_src;     /* 1 snapshot owner, 2 events, 3 inferred */
+	char infer_func[64];    /* the waiters' function the inferred holder runs */
 	int in_cycle;
 	int has_finding;
 	int lost_release; /* a released_without_wake finding is about it */
@@ -1515,6 +1516,12 @@ static const char *holder_how(struct lt_report *r, const struct rgroup *g, char 
 		snprintf(buf, len, "the snapshot read its owner");
 		return buf;
 	}
+	if (g->end_holder_src == 3) {
+		snprintf(buf, len, "inferred from the snapshot, which records no owner for this lock: of the threads "
+				   "not waiting on it, only this one runs the waiters' code (%s) and is blocked in a call",
+			 g->infer_func);
+		return buf;
+	}
 	rp_fmt_ts(g->acq_ts, ts, sizeof(ts));
 	if (g->acq_waker)
 		snprintf(ws, sizeof(ws), ", woken by %u", g->acq_waker);
@@ -1716,8 +1723,9 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 		snprintf(nobody, sizeof(nobody), "nobody has woken the lock for %s", d);
 	else
 		snprintf(nobody, sizeof(nobody), "no wake-up on it in the trace, the first waiter has waited %s", d);
-	f_summary(f, "%s: %u thread%s wait%s on %s; its holder%s %s is %s; %s", title, g->n_end,
-		  g->n_end == 1 ? "" : "s", g->n_end == 1 ? "s" : "", gn, chain, hn, what, nobody);
+	f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s", title, g->n_end,
+		  g->n_end == 1 ? "" : "s", g->n_end == 1 ? "s" : "", gn,
+		  g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
 	f->since = hp->end_since ? hp->end_since : g->end_oldest;
 	f->duration_ns = dur_to_end(r, f->since);
 
@@ -1920,6 +1928,47 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	f_ev(f, "its threads hand it to each other (a thread woken on it wakes the next): %" PRIu64 " hand-offs, up to %u in a row",
 	     g->pub.handoffs, g->pub.longest_chain);
 	related_ev(r, f, g);
+}
+
+/* A lock that records no owner (a condition variable, a custom lock) and
+ * whose taking the events did not show (the trace began after it stalled):
+ * the waiters' stacks show what code takes it; a thread that runs that same
+ * code, is not waiting, and is blocked in I/O, select/poll or a wait on
+ * another lock is the probable holder, if it is the only one. */
+static void infer_holder(struct lt_report *r, struct rgroup *g)
+{
+	struct lt_report_priv *p = P(r);
+	struct rthread *cand = NULL;
+	const char *func = NULL;
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *t = p->th[i];
+		const struct rp_snap_thread *s = t->snap;
+		if (!s || t->end_group == g->idx + 1 || t->pub.end_state != LT_RTS_IN_CALL || !t->pub.asleep ||
+		    !s->n_funcs)
+			continue;
+		/* a function on its stack that a waiter of g also runs */
+		const char *shared = NULL;
+		for (size_t j = 0; j < p->nth && !shared; j++) {
+			const struct rthread *w = p->th[j];
+			if (w->end_group != g->idx + 1 || !is_lock_waiter(w) || !w->snap)
+				continue;
+			for (size_t a = 0; a < s->n_funcs && !shared; a++)
+				for (size_t b = 0; b < w->snap->n_funcs && !shared; b++)
+					if (!strcmp(s->funcs[a], w->snap->funcs[b]))
+						shared = s->funcs[a];
+		}
+		if (!shared)
+			continue;
+		if (cand)
+			return; /* two suspects: no guess */
+		cand = t;
+		func = shared;
+	}
+	if (!cand)
+		return;
+	g->end_holder = cand->idx + 1;
+	g->end_holder_src = 3;
+	snprintf(g->infer_func, sizeof(g->infer_func), "%s", func);
 }
 
 /* With no holder known, what every thread not waiting on the lock is
@@ -2225,7 +2274,7 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		} else if (s->io_fd >= 0) {
 			c->kind = LT_EV_IO_ENTER;
 			c->fd = s->io_fd;
-			c->socket = s->io_desc && !strncmp(s->io_desc, "socket", 6);
+			c->socket = (uint8_t)s->io_socket;
 		} else {
 			c->kind = LT_EV_FUTEX_ENTER;
 			c->addr = s->uaddr;
@@ -2368,6 +2417,8 @@ int lt_report_finish(struct lt_report *r)
 		if (!g->n_end_asleep || g->in_cycle)
 			continue;
 		rule_lost_wakeup(r, g);
+		if (!g->has_finding && !g->end_holder && !g->pub.last_wake_ts)
+			infer_holder(r, g);
 		if (!g->has_finding && g->end_holder &&
 		    (double)dur_to_end(r, g->end_oldest) >= r->opts.stall_s * 1e9)
 			rule_holder_blocked(r, g);

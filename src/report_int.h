@@ -60,8 +60,11 @@ struct rp_snap_thread {
 	int32_t owner;           /* 0 none */
 	/* fd I/O */
 	int io_fd;               /* -1 none */
+	int io_socket;
 	char *io_desc;
 	char *where;             /* first frame in the program's own module */
+	char **funcs;            /* functions of the program's own module on its stack */
+	size_t n_funcs;
 };
 
 struct rp_snap_verdict {

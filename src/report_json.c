@@ -417,6 +417,32 @@ static char *own_frame(const struct rp_json *th, const char *exe_base)
 	return NULL;
 }
 
+#define MAX_FUNCS 24
+
+/* Every function of the program's own module on the stack, once: what code
+ * the thread is running, to compare threads by. */
+static void own_funcs(const struct rp_json *th, const char *exe_base, struct rp_snap_thread *t)
+{
+	const struct rp_json *frames = rp_json_get(rp_json_get(th, "user_stack"), "frames");
+	if (!frames || frames->type != RPJ_ARR || !exe_base || !*exe_base)
+		return;
+	for (size_t i = 0; i < frames->n && t->n_funcs < MAX_FUNCS; i++) {
+		const char *mod = rp_json_str(rp_json_get(&frames->items[i], "module"));
+		const char *func = rp_json_str(rp_json_get(&frames->items[i], "func"));
+		if (!mod || strcmp(mod, exe_base) || !func)
+			continue;
+		int dup = 0;
+		for (size_t k = 0; k < t->n_funcs; k++)
+			dup |= !strcmp(t->funcs[k], func);
+		if (dup)
+			continue;
+		if (!t->funcs && !(t->funcs = calloc(MAX_FUNCS, sizeof(*t->funcs))))
+			return;
+		if ((t->funcs[t->n_funcs] = strdup(func)))
+			t->n_funcs++;
+	}
+}
+
 static void thread_from_json(const struct rp_json *th, const char *exe_base, struct rp_snap_thread *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -463,8 +489,10 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, str
 		snprintf(buf, sizeof(buf), "%s%s%s", desc ? desc : kind ? kind : "?",
 			 target ? " " : "", target ? target : "");
 		t->io_desc = strdup(buf);
+		t->io_socket = kind && !strcmp(kind, "socket");
 	}
 	t->where = own_frame(th, exe_base);
+	own_funcs(th, exe_base, t);
 }
 
 static void thread_clear(struct rp_snap_thread *t)
@@ -477,6 +505,9 @@ static void thread_clear(struct rp_snap_thread *t)
 	free(t->owner_kind);
 	free(t->io_desc);
 	free(t->where);
+	for (size_t i = 0; i < t->n_funcs; i++)
+		free(t->funcs[i]);
+	free(t->funcs);
 }
 
 static int cmp_thread(const void *a, const void *b)

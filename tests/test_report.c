@@ -980,3 +980,82 @@ Test(report, symbols_sections_name_locks_and_a_later_name_wins)
 	cr_assert_eq(lt_report_symbols(R, buf, n), -1);
 	done();
 }
+
+/* Attached after it stalled (a flight dump whose ring starts late): no
+ * event shows who took the condition variable; the snapshot's stacks do. */
+static const char *stack_of(const char *f1, const char *f2)
+{
+	static char buf[8][256];
+	static int k;
+	char *b = buf[k++ % 8]; /* five in one call */
+	snprintf(b, 256,
+		 "\"user_stack\": {\"frames\": [{\"func\": \"__futex_abstimed_wait_common\", \"module\": \"libc.so.6\"},"
+		 " {\"func\": \"%s\", \"module\": \"app\", \"file\": \"app.c\", \"line\": 10},"
+		 " {\"func\": \"%s\", \"module\": \"app\", \"file\": \"app.c\", \"line\": 20}]}",
+		 f1, f2);
+	return b;
+}
+
+static void hung_before_the_trace(int second_suspect)
+{
+	const uint32_t tids[] = { PID, 501, 502, 503, 504 };
+	header(5, tids);
+	H.flags = LT_HDR_FLIGHT;
+	for (int i = 0; i < 5; i++)
+		TI[i].sc_nr = -2;
+	start();
+	char th[4096];
+	snprintf(th, sizeof(th),
+		 "{\"tid\": 500, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 34, \"name\": \"pause\"},"
+		 " \"wait\": \"sleep\", %s},"
+		 "{\"tid\": 501, \"state\": \"S\", \"blocked_s\": 2.5, \"syscall\": {\"nr\": 202, \"name\": \"futex\"},"
+		 " \"futex\": {\"uaddr\": \"0x5600000011b0\", \"lock\": \"rtlock+0x50\", \"op\": 393, \"is_wait\": true,"
+		 " \"expected\": 0, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null}, %s},"
+		 "{\"tid\": 502, \"state\": \"S\", \"blocked_s\": 2.4, \"syscall\": {\"nr\": 202, \"name\": \"futex\"},"
+		 " \"futex\": {\"uaddr\": \"0x5600000011b4\", \"lock\": \"rtlock+0x54\", \"op\": 393, \"is_wait\": true,"
+		 " \"expected\": 0, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null}, %s},"
+		 "{\"tid\": 503, \"state\": \"S\", \"blocked_s\": 2.45, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 7, \"kind\": \"socket\", \"target\": \"socket:[1]\"}, %s},"
+		 "{\"tid\": 504, \"state\": \"S\", \"blocked_s\": 1.0, \"syscall\": {\"nr\": %d, \"name\": \"x\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 9, \"kind\": \"socket\"}, %s}",
+		 stack_of("main", "main"), stack_of("rt_acquire", "worker"), stack_of("rt_acquire", "worker"),
+		 stack_of("worker", "start"), second_suspect ? 0 : 230,
+		 second_suspect ? stack_of("xfer", "worker") : stack_of("watchdog", "watchdog"));
+	snapshot(th);
+	/* the ring holds only the watchdog's ticks */
+	off(BASE - 100 * MS, 504, 0);
+	finish(BASE + 5 * MS);
+}
+
+Test(report, probable_holder_from_the_snapshot_when_the_trace_began_late)
+{
+	hung_before_the_trace(0);
+	const struct lt_report_finding *f = find(LT_FIND_HOLDER_BLOCKED, "io");
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f);
+	cr_assert_eq(f->holder, 503);
+	cr_assert_eq(f->fd, 7);
+	cr_assert(has_lock(f, G0) && has_lock(f, G1));
+	cr_assert(strstr(f->summary, "probable holder 503"), "%s", f->summary);
+	cr_assert(strstr(f->summary, "read(socket fd 7"), "%s", f->summary);
+	cr_assert_eq(f->since, BASE + 1 * MS - 2450 * MS, "since the snapshot's blocked time");
+	cr_assert_str_eq(lock_at(G0)->kind, "condvar");
+	done();
+}
+
+Test(report, no_guess_with_two_suspects)
+{
+	hung_before_the_trace(1);
+	if (find(LT_FIND_HOLDER_BLOCKED, NULL))
+		dump_findings();
+	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL));
+	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert_not_null(f);
+	int listed = 0;
+	for (size_t k = 0; k < f->n_evidence; k++)
+		listed |= strstr(f->evidence[k], "the threads not waiting on it") && strstr(f->evidence[k], "503") &&
+			  strstr(f->evidence[k], "504");
+	cr_assert(listed, "what the others do is listed");
+	done();
+}
