@@ -36,3 +36,7 @@ if [ -f "$out/demo.perfetto-trace" ]; then
 	echo "Perfetto timeline: $out/demo.perfetto-trace"
 	echo "  open https://ui.perfetto.dev and use 'Open trace file', or: trace_processor $out/demo.perfetto-trace"
 fi
+
+echo
+echo "== the report: which thread waits on which lock, since when, who holds or woke it (locktrace report $trace)"
+build/locktrace report "$trace"
