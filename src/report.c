@@ -2484,7 +2484,7 @@ int lt_report_finish(struct lt_report *r)
 	if (r->hdr_flags & LT_HDR_FLIGHT)
 		add_note(r, "a flight-recorder dump: it holds the last stretch of time before the dump, so calls and waits that began earlier are missing or start at the ring's beginning");
 	if (!p->have_snap)
-		add_note(r, "no snapshot in the trace: lock owners and symbols are unknown (a launched target gets none at attach)");
+		add_note(r, "no snapshot in the trace (a launched target has none at attach, a cut trace may have lost it): lock owners and the stacks of threads asleep before the events began are unknown");
 	return p->oom ? -ENOMEM : 0;
 }
 
