@@ -752,7 +752,10 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 	if (t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME) {
 		/* (re)describe the thread's track: its name is the latest */
 		pb_tok pk = begin_small(b, 1);
-		pb_uint64(b, TP_TIMESTAMP, t->ts);
+		/* a header thread's descriptor says nothing about when: the
+		 * header may describe the end (flight dumps) */
+		if (!t->from_header)
+			pb_uint64(b, TP_TIMESTAMP, t->ts);
 		pb_tok td = begin_small(b, TP_TRACK_DESCRIPTOR);
 		pb_uint64(b, TD_UUID, thread_uuid(t->uid));
 		pb_tok th = begin_small(b, TD_THREAD);

@@ -818,7 +818,9 @@ struct lt_timeline *lt_timeline_new(const struct lt_header *hdr, const struct lt
 			lt_timeline_free(tl);
 			return NULL;
 		}
-		if (t->sc_nr >= 0 && entry_from_snapshot(t, &e) == 0) {
+		/* a launched target sat in locktrace's own gate (a pipe read)
+		 * until the probes were attached: not a call of the program */
+		if (t->sc_nr >= 0 && !(hdr->flags & LT_HDR_LAUNCHED) && entry_from_snapshot(t, &e) == 0) {
 			e.h.ts = hdr->clock_boottime;
 			span_open(tl, th, &e, hdr->clock_boottime, LT_SPAN_AT_START, 1);
 			th->span.blocked_before_ns = t->blocked_ns;

@@ -618,6 +618,35 @@ Test(timeline, blocked_at_start_whole_trace)
 	lt_timeline_free(tl);
 }
 
+Test(timeline, launched_target_gate_is_not_a_call)
+{
+	/* `locktrace -- CMD` holds the child in a read of its gate pipe until
+	 * the probes are attached: that read is locktrace's, not the program's */
+	reset();
+	struct lt_header h = make_hdr(1, 1000);
+	h.flags = LT_HDR_LAUNCHED;
+	hthreads[0].sc_nr = 0; /* read(3, ...) */
+	hthreads[0].sc_args[0] = 3;
+	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_event v[] = { sw(1500, 0, 0, 0, 0, 101, PID) };
+	feed(tl, v, 1);
+	lt_timeline_finish(tl, 2000);
+	cr_assert_eq(R.nended, 0);
+	lt_timeline_free(tl);
+
+	/* attached by pid, the same read is shown */
+	reset();
+	h.flags = 0;
+	tl = lt_timeline_new(&h, &rec_sink, NULL);
+	feed(tl, v, 1);
+	lt_timeline_finish(tl, 2000);
+	cr_assert_eq(R.nended, 1);
+	cr_assert_str_eq(lt_span_name(&R.ended[0].s), "read");
+	cr_assert_eq(R.ended[0].s.enter.io.fd, 3);
+	cr_assert_eq(R.ended[0].s.end_ts, 1500);
+	lt_timeline_free(tl);
+}
+
 Test(timeline, entry_recorded_before_snapshot_replaces_it)
 {
 	/* the collector attaches, then reads /proc: 101 entered its wait at
