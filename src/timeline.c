@@ -55,8 +55,8 @@ struct tl_thread {
 	uint8_t sleeping;    /* switched out asleep and not back yet */
 	uint64_t woke_ts;    /* first switch-in after sleeping in the open call */
 	struct lt_span span;
-	struct lt_wake_edge *in, *out; /* max_edges each, allocated on first use */
-	uint32_t nin, nout, dropped;
+	struct lt_wake_edge *in, *out; /* grown on use, up to max_edges each */
+	uint32_t nin, nout, dropped, cap_in, cap_out;
 };
 
 struct tl_lock {
@@ -435,18 +435,23 @@ static void span_close_inferred(struct lt_timeline *tl, struct tl_thread *th, ui
 }
 
 static int push_edge(struct lt_timeline *tl, struct tl_thread *th, struct lt_wake_edge **v,
-		     uint32_t *n, const struct lt_wake_edge *e)
+		     uint32_t *n, uint32_t *cap, const struct lt_wake_edge *e)
 {
 	if (*n >= tl->opts.max_edges) {
 		th->dropped++;
 		return -1;
 	}
-	if (!*v) {
-		*v = malloc(tl->opts.max_edges * sizeof(**v));
-		if (!*v) {
+	if (*n == *cap) { /* most calls see one edge; a broadcast, many */
+		uint32_t c = *cap ? *cap * 2 : 2;
+		if (c > tl->opts.max_edges)
+			c = tl->opts.max_edges;
+		struct lt_wake_edge *nv = realloc(*v, c * sizeof(*nv));
+		if (!nv) {
 			th->dropped++;
 			return -1;
 		}
+		*v = nv;
+		*cap = c;
 	}
 	(*v)[(*n)++] = *e;
 	return 0;
@@ -538,11 +543,11 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		struct tl_thread *waker = lt_u64map_get(&tl->tmap, e.waker_tid);
 		if (waker && waker->in_span && !waker->pending && (waker->span.flags & LT_SPAN_WAKER))
 			e.waker_span = waker->span.id;
-		if (e.waker_span && push_edge(tl, waker, &waker->out, &waker->nout, &e))
+		if (e.waker_span && push_edge(tl, waker, &waker->out, &waker->nout, &waker->cap_out, &e))
 			e.waker_span = 0;
 	}
 	if (e.wakee_span) {
-		if (push_edge(tl, wakee, &wakee->in, &wakee->nin, &e) == 0 && e.waker_span)
+		if (push_edge(tl, wakee, &wakee->in, &wakee->nin, &wakee->cap_in, &e) == 0 && e.waker_span)
 			tl->stats.flows++;
 		/* the waker keeps an edge the wakee could not store: harmless,
 		 * a sink then sees a flow start that ends nowhere; drop it */
