@@ -275,10 +275,11 @@ static void on_lock(void *ctx, const struct lt_lock_ev *l)
 	struct lt_jsontrace *j = ctx;
 	char sym[128], name[200];
 	ev_begin(j, 'C', j->pid);
+	/* viewers name a counter track "NAME ARGKEY": "futex 0x... waiters" */
 	if (j->lock_name && j->lock_name(j->lock_name_ctx, l->addr, sym, sizeof(sym)) > 0)
-		snprintf(name, sizeof(name), "%.127s (futex 0x%" PRIx64 ") waiters", sym, l->addr);
+		snprintf(name, sizeof(name), "%.127s (futex 0x%" PRIx64 ")", sym, l->addr);
 	else
-		snprintf(name, sizeof(name), "futex 0x%" PRIx64 " waiters", l->addr);
+		snprintf(name, sizeof(name), "futex 0x%" PRIx64, l->addr);
 	put(j, ",\"name\":");
 	put_cstr(j, name);
 	put_ts(j, "ts", l->ts);

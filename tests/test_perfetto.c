@@ -885,7 +885,7 @@ Test(json, whole_document_is_valid_whatever_the_names)
 	cr_assert(strstr(buf, "\"name\":\"FUTEX_WAIT\""));
 	cr_assert(strstr(buf, "\"errno\":\"ETIMEDOUT\""));
 	cr_assert(strstr(buf, "\"name\":\"lost events\""));
-	cr_assert(strstr(buf, "\"name\":\"futex 0x5600000010a0 waiters\""));
+	cr_assert(strstr(buf, "\"name\":\"futex 0x5600000010a0\",\"ts\":1.000,\"args\":{\"waiters\":1}"));
 	cr_assert(strstr(buf, "\"dur\":1.400"), "the first wait lasts 1400 ns");
 	unlink(in);
 	unlink(out);

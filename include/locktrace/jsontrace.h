@@ -26,8 +26,9 @@ struct lt_jsontrace;
 /* Starts the document on f (which stays the caller's).  NULL on ENOMEM. */
 struct lt_jsontrace *lt_jsontrace_new(FILE *f, const struct lt_header *hdr);
 void lt_jsontrace_sink(struct lt_jsontrace *j, struct lt_timeline_sink *sink);
-/* Counters are named "futex 0xADDR waiters", or "NAME (futex 0xADDR)
- * waiters" when fn (if set) writes a name for addr into buf and returns > 0. */
+/* Counters are named "futex 0xADDR", or "NAME (futex 0xADDR)" when fn (if
+ * set) writes a name for addr into buf and returns > 0; their value is the
+ * argument "waiters". */
 void lt_jsontrace_set_lock_namer(struct lt_jsontrace *j,
 				 int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
 /* Ends the document and flushes.  0 or a negative errno. */
