@@ -2431,7 +2431,8 @@ int lt_report_finish(struct lt_report *r)
 		rule_convoy(r, p->gr[i]);
 	}
 	rule_snapshot(r);
-	qsort(r->findings, r->n_findings, sizeof(*r->findings), cmp_finding);
+	if (r->n_findings)
+		qsort(r->findings, r->n_findings, sizeof(*r->findings), cmp_finding);
 
 	/* public tables */
 	r->locks = calloc(p->ngr ? p->ngr : 1, sizeof(*r->locks));
