@@ -121,7 +121,6 @@ struct lt_perfetto {
 	FILE *f;
 	struct pb_buf out;
 	uint64_t bytes;
-	int werr;
 	uint32_t pid;
 	char process_name[LT_COMM_LEN];
 	int kver_major, kver_minor; /* of the recorded kernel */
@@ -285,10 +284,11 @@ static uint64_t name_iid(struct lt_perfetto *p, const char *s)
 	uint64_t iid = (uint64_t)(uintptr_t)lt_u64map_get(&p->names, (uintptr_t)s);
 	if (iid)
 		return iid;
+	if (p->nnew_names == MAX_PENDING) /* the caller then writes it inline */
+		return 0;
 	iid = ++p->next_name_iid;
-	if (lt_u64map_put(&p->names, (uintptr_t)s, (void *)(uintptr_t)iid) ||
-	    p->nnew_names == MAX_PENDING)
-		return 0; /* the caller then writes the name inline */
+	if (lt_u64map_put(&p->names, (uintptr_t)s, (void *)(uintptr_t)iid))
+		return 0;
 	p->new_names[p->nnew_names].iid = iid;
 	p->new_names[p->nnew_names++].s = s;
 	return iid;

@@ -606,8 +606,6 @@ Test(perfetto, default_output_name)
 
 /* ---- streaming: memory does not grow with the trace ------------------- */
 
-static size_t null_sink_bytes;
-
 /* Feeds n events of a two-thread hand-off through timeline and writer in
  * a child; returns the child's peak RSS in KiB. */
 static long rss_after(size_t n)
@@ -658,7 +656,6 @@ static long rss_after(size_t n)
 
 Test(perfetto, memory_bounded_by_threads_not_length)
 {
-	(void)null_sink_bytes;
 	/* 1 us per event: the 250 ms sort window holds ~250k events (20 MB)
 	 * once the trace is longer than that, whatever its length */
 	long small = rss_after(700000), big = rss_after(3500000);
