@@ -13,8 +13,9 @@
  *  - A call's BEGIN and END are written together when the call ends: only
  *    then are the threads it woke known, and their flow ids belong on its
  *    BEGIN (trace_processor sorts by time and starts a flow at its earliest
- *    event; the woken wait's END, which terminates the flow, may precede the
- *    waker's own END).
+ *    event; the woken wait's end, which terminates the flow, may precede
+ *    the waker's own END).  A flow ends on an instant "woken" at the end of
+ *    the wait it ended, nested in it.
  *  - Futex waiter counts ride on the slices that change them (TrackEvent
  *    extra_counter_values) instead of separate counter packets: same
  *    counter track, a third of the bytes.
@@ -102,6 +103,7 @@ static const char *const ann_names[A_MAX] = {
 };
 
 static const char LOST_NAME[] = "lost events";
+static const char WOKEN_NAME[] = "woken";
 
 #define MAX_PENDING 8
 
@@ -579,15 +581,39 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	packet_interned_tail(p);
 	packet_end(p, pk);
 
-	/* END: flows in */
+	/* Flows in end on an instant "woken" at the end of the wait, inside
+	 * it: the UI draws a flow from the end of its first slice to the
+	 * start of its last, so ending it on the wait itself would point the
+	 * arrow back at the wait's beginning.  Written before the END (same
+	 * time: trace_processor keeps file order) so that it nests. */
+	int flows_in = 0;
+	for (uint32_t i = 0; i < s->nwoken_by; i++)
+		flows_in += s->woken_by[i].waker_span != 0;
+	if (flows_in) {
+		uint64_t wiid = name_iid(p, WOKEN_NAME);
+		pk = begin_small(b, 1);
+		pb_uint64(b, TP_TIMESTAMP, s->end_ts);
+		te = begin_small(b, TP_TRACK_EVENT);
+		pb_uint32(b, TE_TYPE, TYPE_INSTANT);
+		pb_uint64(b, TE_TRACK_UUID, uuid);
+		if (wiid)
+			pb_uint64(b, TE_NAME_IID, wiid);
+		else
+			pb_string(b, 23, WOKEN_NAME);
+		for (uint32_t i = 0; i < s->nwoken_by; i++)
+			if (s->woken_by[i].waker_span)
+				pb_fixed64(b, TE_TERMINATING_FLOW_IDS, s->woken_by[i].id);
+		end_small(b, te);
+		packet_interned_tail(p);
+		packet_end(p, pk);
+	}
+
+	/* END */
 	pk = begin_small(b, 1);
 	pb_uint64(b, TP_TIMESTAMP, s->end_ts);
 	te = begin_small(b, TP_TRACK_EVENT);
 	pb_uint32(b, TE_TYPE, TYPE_SLICE_END);
 	pb_uint64(b, TE_TRACK_UUID, uuid);
-	for (uint32_t i = 0; i < s->nwoken_by; i++)
-		if (s->woken_by[i].waker_span)
-			pb_fixed64(b, TE_TERMINATING_FLOW_IDS, s->woken_by[i].id);
 	extra_counter(p, s, s->waiters_end);
 	end_small(b, te);
 	pb_uint32(b, TP_SEQ_ID, SEQ_ID);

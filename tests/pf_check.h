@@ -30,6 +30,7 @@ struct pfc_slice {
 	int nann;
 	uint64_t flows_out[16], flows_in[16];
 	int nout, nin;
+	long parent;    /* index in pfc.slices of the enclosing slice, -1 none */
 	uint64_t counter_track; /* extra counter on BEGIN/END, 0 if none */
 	int64_t counter_begin, counter_end;
 };
@@ -79,8 +80,9 @@ void pfc_print_errors(const struct pfc *c);
  * any name), in time order; NULL if none. */
 const struct pfc_slice *pfc_slice(const struct pfc *c, int32_t tid, const char *name, int nth);
 const struct pfc_ann *pfc_ann(const struct pfc_slice *s, const char *key);
-/* Does a flow start on from (its BEGIN) and end on to (its END)? */
-int pfc_flow(const struct pfc_slice *from, const struct pfc_slice *to);
+/* Does a flow start on from and end on to, or on an instant nested in to
+ * at its very end (where locktrace ends the flows into a wait)? */
+int pfc_flow(const struct pfc *c, const struct pfc_slice *from, const struct pfc_slice *to);
 const struct pfc_track *pfc_thread_track(const struct pfc *c, int32_t tid);
 const struct pfc_track *pfc_track(const struct pfc *c, uint64_t uuid);
 

@@ -294,7 +294,17 @@ Test(perfetto, story_structure_and_content)
 	cr_assert_eq(wake->end, 2200);
 	cr_assert_eq(wait->begin, 1000);
 	cr_assert_eq(wait->end, 2400);
-	cr_assert(pfc_flow(wake, wait));
+	cr_assert(pfc_flow(&c, wake, wait));
+	/* it ends on an instant "woken" nested at the very end of the wait,
+	 * so the UI's arrow lands where the wait ended */
+	const struct pfc_slice *woken = pfc_slice(&c, 101, "woken", 0);
+	cr_assert(woken && woken->instant);
+	cr_assert_eq(woken->begin, wait->end);
+	cr_assert_geq(woken->parent, 0);
+	cr_assert_eq(&c.slices[woken->parent], wait);
+	cr_assert_eq(wait->nin, 0);
+	cr_assert_eq(woken->nin, 1);
+	cr_assert_eq(woken->flows_in[0], wake->flows_out[0]);
 	cr_assert_eq(pfc_ann(wait, "addr")->type, PFC_ANN_PTR);
 	cr_assert_eq(pfc_ann(wait, "addr")->u, ADDR_A);
 	cr_assert_str_eq(pfc_ann(wait, "op")->s, "FUTEX_WAIT|PRIVATE");
@@ -321,7 +331,7 @@ Test(perfetto, story_structure_and_content)
 	cr_assert_eq(pfc_ann(rd, "fd")->u, 7);
 	cr_assert_eq(pfc_ann(rd, "bytes")->u, 4096);
 	cr_assert_eq(pfc_ann(rd, "result")->u, 100);
-	cr_assert(pfc_flow(wr, rd));
+	cr_assert(pfc_flow(&c, wr, rd));
 	cr_assert_eq(c.nflows, 2);
 
 	/* the wait open at the end runs to the end and says so */

@@ -70,7 +70,7 @@ static int flows_between(const struct pfc *c, int32_t from, int32_t to, uint64_t
 			const struct pfc_slice *s = pfc_slice(c, to, NULL, k);
 			if (!s)
 				break;
-			if (!pfc_flow(w, s))
+			if (s->instant || !pfc_flow(c, w, s))
 				continue;
 			const struct pfc_ann *a = pfc_ann(s, "addr"), *wa = pfc_ann(w, "addr");
 			cr_assert(a && wa);

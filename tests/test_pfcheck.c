@@ -537,6 +537,7 @@ static void build_slices(struct pfc *c, struct state *st)
 			*s = e->s;
 			s->track = e->track;
 			s->begin = s->end = e->ts;
+			s->parent = depth ? (long)stack[depth - 1] : -1;
 			if (e->type == 3) {
 				s->instant = s->ended = 1;
 				c->nslices++;
@@ -728,11 +729,26 @@ const struct pfc_ann *pfc_ann(const struct pfc_slice *s, const char *key)
 	return NULL;
 }
 
-int pfc_flow(const struct pfc_slice *from, const struct pfc_slice *to)
+static int has_in(const struct pfc_slice *s, uint64_t id)
 {
-	for (int i = 0; i < from->nout; i++)
-		for (int k = 0; k < to->nin; k++)
-			if (from->flows_out[i] == to->flows_in[k])
+	for (int k = 0; k < s->nin; k++)
+		if (s->flows_in[k] == id)
+			return 1;
+	return 0;
+}
+
+int pfc_flow(const struct pfc *c, const struct pfc_slice *from, const struct pfc_slice *to)
+{
+	long ti = to - c->slices;
+	for (int i = 0; i < from->nout; i++) {
+		uint64_t id = from->flows_out[i];
+		if (has_in(to, id))
+			return 1;
+		for (size_t k = 0; k < c->nslices; k++) {
+			const struct pfc_slice *s = &c->slices[k];
+			if (s->instant && s->parent == ti && s->begin == to->end && has_in(s, id))
 				return 1;
+		}
+	}
 	return 0;
 }
