@@ -52,6 +52,14 @@ void lt_locksyms_free(struct lt_locksyms *ls)
 	memset(ls, 0, sizeof(*ls));
 }
 
+void lt_locksyms_prepare(struct lt_locksyms *ls)
+{
+	if (!ls->sym) {
+		ls->sym = lt_sym_open(ls->pid, LT_SYM_NO_LINES, NULL);
+		ls->sym_opened_ns = mono_ns();
+	}
+}
+
 void lt_locksyms_see(struct lt_locksyms *ls, uint64_t addr)
 {
 	if (!addr || ls->full || !ls->names || lt_u64map_get(ls->names, addr))

@@ -595,6 +595,10 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	sigaction(SIGUSR1, &su, NULL);
 	for (uint32_t i = 0; i < hdr.nthreads; i++)
 		tidset_add(&c.tids, (uint32_t)hdr.threads[i].tid);
+	/* an attached process may finish before its first lock is named:
+	 * read its mappings now (a launched one has not exec'd yet) */
+	if (have_syms && !launched)
+		lt_locksyms_prepare(&syms);
 	if (!o->no_snapshot && !launched && !ring) {
 		snap.tgid = tgid;
 		snap.started = pthread_create(&snap.th, NULL, snap_main, &snap) == 0;

@@ -35,6 +35,10 @@ struct lt_locksyms {
 /* 0 or -ENOMEM. */
 int lt_locksyms_init(struct lt_locksyms *ls, pid_t pid);
 void lt_locksyms_free(struct lt_locksyms *ls);
+/* Reads the process's mappings now, so that addresses seen later can still
+ * be named after the process has exited (the ELF files are read by path).
+ * Best effort: a failure leaves naming to the first resolve. */
+void lt_locksyms_prepare(struct lt_locksyms *ls);
 /* Notes an address (cheap: one hash look-up once it is known). */
 void lt_locksyms_see(struct lt_locksyms *ls, uint64_t addr);
 /* Names the addresses seen since the last call against the live process
