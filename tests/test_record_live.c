@@ -533,35 +533,40 @@ Test(record_live, snapshot_at_attach_names_the_already_deadlocked_threads, .time
 Test(record_live, timer_wake_up_is_flagged_as_interrupt, .timeout = 30)
 {
 	NEED_ROOT();
-	/* `sleep` is woken once by locktrace's launch gate (a thread of
-	 * locktrace, in a syscall) and once by its timer (an interrupt, on
-	 * whatever task the cpu was running) */
+	/* `sleep` is woken first by locktrace's launch gate (locktrace closing
+	 * the pipe, in a syscall: before the exec) and last by its timer (an
+	 * interrupt, on whatever task the cpu was running, locktrace itself
+	 * included: so the waker's name tells nothing, the flag must) */
 	char path[128];
 	tl_tmp_path(path, sizeof(path), "irq");
 	char *argv[] = { LT_BIN, "record", "-q", "--no-status", "-o", path, "--", "/bin/sleep", "0.2",
 			 NULL };
 	struct tl_proc p;
 	cr_assert_eq(tl_spawn(&p, argv), 0);
+	pid_t recorder = p.pid;
 	cr_assert_eq(tl_wait(&p, 20000), 0);
 	tl_close(&p);
 	struct tl_trace t;
 	cr_assert_eq(tl_load(&t, path), 0);
-	int gate = 0, timer = 0;
+	const struct lt_event *first = NULL, *last = NULL;
+	int exec_seen = 0, first_before_exec = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct lt_event *e = &t.ev[i];
+		exec_seen |= e->h.kind == LT_EV_EXEC;
 		if (e->h.kind != LT_EV_WAKING || e->h.tid != (uint32_t)t.hdr.pid)
 			continue;
-		if (!strcmp(e->wake.waker_comm, "locktrace")) {
-			cr_assert_eq(e->h.flags & LT_F_WAKER_IRQ, 0, "the gate's wake-up flagged as interrupt");
-			gate++;
-		} else {
-			cr_assert(e->h.flags & LT_F_WAKER_IRQ, "timer wake-up by %u (%s) not flagged",
-				  e->wake.waker_tid, e->wake.waker_comm);
-			timer++;
+		if (!first) {
+			first = e;
+			first_before_exec = !exec_seen;
 		}
+		last = e;
 	}
-	cr_assert_eq(gate, 1);
-	cr_assert_eq(timer, 1);
+	cr_assert(first && last && first != last, "expected two wake-ups of sleep");
+	cr_assert(first_before_exec, "the first wake-up is not the launch gate's");
+	cr_assert_eq(first->wake.waker_tgid, (uint32_t)recorder);
+	cr_assert_eq(first->h.flags & LT_F_WAKER_IRQ, 0, "the gate's wake-up flagged as interrupt");
+	cr_assert(last->h.flags & LT_F_WAKER_IRQ, "timer wake-up by %u (%s) not flagged",
+		  last->wake.waker_tid, last->wake.waker_comm);
 	tl_free(&t);
 	unlink(path);
 }
