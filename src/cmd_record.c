@@ -3,12 +3,14 @@
  * form `locktrace -p PID` / `locktrace -- CMD` records the same way and then
  * converts the trace for Perfetto beside it. */
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/cli.h"
 #include "locktrace/convert.h"
 #include "locktrace/record.h"
+#include "locktrace/report.h"
 #include "locktrace/stall.h"
 #include "locktrace/tracefile.h"
 
@@ -69,19 +71,27 @@ static void usage(FILE *f, int perfetto)
 		"  locktrace convert hang.ltrace            # -> hang.perfetto-trace\n");
 }
 
-/* With --perfetto: NAME.ltrace -> NAME.perfetto-trace beside it. */
-static int convert_after(const struct lt_record_opts *o, const struct lt_record_result *res)
+/* What is done with each trace file the recorder completes (the final
+ * trace, or every flight-recorder dump): with --perfetto, NAME.ltrace ->
+ * NAME.perfetto-trace beside it; then the report's findings, in short. */
+struct after_ctx {
+	const struct lt_record_opts *o;
+	int perfetto;
+	int failed;
+};
+
+static int convert_after(const struct lt_record_opts *o, const char *path)
 {
 	char out[4096];
 
-	if (lt_convert_out_path(res->path, LT_FORMAT_PERFETTO, out, sizeof(out))) {
-		fprintf(stderr, "Error: path too long to name the Perfetto trace: %s\n", res->path);
+	if (lt_convert_out_path(path, LT_FORMAT_PERFETTO, out, sizeof(out))) {
+		fprintf(stderr, "Error: path too long to name the Perfetto trace: %s\n", path);
 		return 1;
 	}
-	int rc = lt_convert_file(res->path, out, LT_FORMAT_PERFETTO, o->force, 1);
+	int rc = lt_convert_file(path, out, LT_FORMAT_PERFETTO, o->force, 1);
 	if (rc == 1) {
 		fprintf(stderr, "locktrace: the raw trace %s is complete; convert it later with:\n"
-				"  locktrace convert %s -o OTHER.perfetto-trace\n", res->path, res->path);
+				"  locktrace convert %s -o OTHER.perfetto-trace\n", path, path);
 		return 1;
 	}
 	if (o->quiet)
@@ -90,8 +100,41 @@ static int convert_after(const struct lt_record_opts *o, const struct lt_record_
 			"locktrace: Perfetto trace: %s\n"
 			"           open it at https://ui.perfetto.dev (Open trace file), or query it with\n"
 			"           trace_processor; docs/perfetto.md says what it shows\n",
-		res->path, out);
+		path, out);
 	return 0;
+}
+
+static void print_findings(const char *path)
+{
+	char err[768];
+	int rc;
+	struct lt_report *r = lt_report_load(path, NULL, err, sizeof(err), &rc);
+
+	if (!r)
+		return;
+	if (r->n_findings) {
+		fprintf(stderr, "locktrace: findings (all of it: locktrace report %s):\n", path);
+		for (size_t i = 0; i < r->n_findings; i++) {
+			const struct lt_report_finding *f = &r->findings[i];
+			fprintf(stderr, "  %zu. %s\n", i + 1, f->summary);
+			for (size_t k = 0; k < f->n_evidence && k < 3; k++)
+				fprintf(stderr, "       - %s\n", f->evidence[k]);
+		}
+	}
+	lt_report_free(r);
+}
+
+static void after_trace(void *ctx, const char *path)
+{
+	struct after_ctx *a = ctx;
+
+	if (a->perfetto && convert_after(a->o, path))
+		a->failed = 1;
+	if (!a->o->quiet)
+		print_findings(path);
+	/* converting and analysing allocate a lot for a moment; a recorder that
+	 * goes on (--keep-going) should not keep that resident */
+	malloc_trim(0);
 }
 
 static int record_main(int argc, char **argv, int perfetto)
@@ -193,12 +236,12 @@ static int record_main(int argc, char **argv, int perfetto)
 		snprintf(raw, sizeof(raw), "%.*s.ltrace", (int)(ol - sl), o.output);
 		o.output = raw;
 	}
+	struct after_ctx after = { .o = &o, .perfetto = perfetto };
+	o.on_trace = after_trace;
+	o.on_trace_ctx = &after;
 	if (lt_record(&o, &res))
 		return 1;
-	int rc = res.stop_reason == LT_STOP_ERROR ? 1 : 0;
-	if (perfetto && res.path[0] && convert_after(&o, &res))
-		rc = 1;
-	return rc;
+	return res.stop_reason == LT_STOP_ERROR || after.failed ? 1 : 0;
 }
 
 int lt_cmd_record(int argc, char **argv)

@@ -209,20 +209,8 @@ static void *snap_main(void *arg)
 	return NULL;
 }
 
-static void print_verdicts(const struct lt_snapshot *s)
-{
-	for (size_t i = 0; i < s->n_verdicts; i++) {
-		const struct lt_verdict *v = &s->verdicts[i];
-		fprintf(stderr, "  %s: %s\n", lt_verdict_kind_name(v->kind), v->summary);
-		for (size_t k = 0; k < v->evidence.n && k < 8; k++)
-			fprintf(stderr, "    - %s\n", v->evidence.v[k]);
-		if (v->evidence.n > 8)
-			fprintf(stderr, "    - ... %zu more\n", v->evidence.n - 8);
-	}
-}
-
-/* Takes a snapshot now, writes it as a SNAPSHOT section into w and prints
- * its verdicts.  0 or -errno (a write error). */
+/* Takes a snapshot now and writes it as a SNAPSHOT section into w.
+ * 0 or -errno (a write error). */
 static int snapshot_into(struct lt_writer *w, pid_t tgid, int quiet)
 {
 	char err[256] = "";
@@ -232,16 +220,13 @@ static int snapshot_into(struct lt_writer *w, pid_t tgid, int quiet)
 	struct lt_snapshot *snap = snapshot_now(tgid, err, sizeof(err));
 
 	if (!snap) {
-		fprintf(stderr, "locktrace: warning: no snapshot: %s\n", err);
+		if (!quiet)
+			fprintf(stderr, "locktrace: note: no snapshot of process %d now: %s\n", tgid, err);
 		return 0;
 	}
+	/* its verdicts reach people through the report's findings */
 	if (lt_snapshot_to_json_buf(snap, &json, &len) == 0)
 		r = lt_writer_section(w, LT_CHUNK_SNAPSHOT, json, len);
-	if (!quiet) {
-		fprintf(stderr, "locktrace: state of process %d now (%zu threads):\n", tgid,
-			snap->n_threads);
-		print_verdicts(snap);
-	}
 	free(json);
 	lt_snapshot_free(snap);
 	/* the snapshot's debug information is large and short-lived: give it
@@ -297,6 +282,51 @@ static int open_output(const struct lt_record_opts *o, const char *comm, pid_t p
 		fprintf(stderr, "Error: cannot create trace file %s in the current directory: %s "
 			"(choose a writable path with -o)\n", path, strerror(-r));
 	return r;
+}
+
+/* Hands a completed trace to the caller (conversion, analysis).  While the
+ * recorder goes on (a flight dump with --keep-going), that work runs in a
+ * child process: it allocates a lot for a moment, and the collector's own
+ * memory must stay at its ring size.  Children are reaped as they end. */
+struct kids {
+	pid_t pid[16];
+	int n;
+};
+
+static void reap_kids(struct kids *k, int block)
+{
+	for (int i = 0; i < k->n;) {
+		if (waitpid(k->pid[i], NULL, block ? 0 : WNOHANG) != 0) {
+			k->pid[i] = k->pid[--k->n];
+			continue;
+		}
+		i++;
+	}
+}
+
+static void hand_over(const struct lt_record_opts *o, const char *path, int background,
+		      struct kids *k)
+{
+	if (!o->on_trace)
+		return;
+	if (background) {
+		reap_kids(k, 0);
+		if (k->n == (int)(sizeof(k->pid) / sizeof(k->pid[0])))
+			reap_kids(k, 1);
+		fflush(stderr);
+		pid_t c = fork();
+		if (c == 0) {
+			o->on_trace(o->on_trace_ctx, path);
+			fflush(NULL);
+			_exit(0);
+		}
+		if (c > 0) {
+			k->pid[k->n++] = c;
+			return;
+		}
+		/* no fork: do it here rather than not at all */
+	}
+	o->on_trace(o->on_trace_ctx, path);
 }
 
 /* Flight recorder state: the ring of chunks and where dumps go. */
@@ -450,6 +480,7 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	struct lt_writer *file_w = NULL; /* the output in normal mode */
 	struct lt_locksyms syms;
 	int have_syms = 0;
+	struct kids kids = { .n = 0 };
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
@@ -679,8 +710,7 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 				if (!failed) {
 					res->dumps++;
 					snprintf(res->path, sizeof(res->path), "%s", dpath);
-					if (o->on_trace)
-						o->on_trace(o->on_trace_ctx, dpath);
+					hand_over(o, dpath, o->keep_going, &kids);
 				}
 			} else {
 				int sr = snapshot_into(c.w, tgid, o->quiet);
@@ -746,8 +776,7 @@ finish:
 					o->quiet, dpath, sizeof(dpath)) == 0) {
 				res->dumps++;
 				snprintf(res->path, sizeof(res->path), "%s", dpath);
-				if (o->on_trace)
-					o->on_trace(o->on_trace_ctx, dpath);
+				hand_over(o, dpath, 0, &kids);
 			} else {
 				res->stop_reason = LT_STOP_ERROR;
 			}
@@ -778,8 +807,8 @@ finish:
 			fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
 				"chunk (locktrace dump says where it stops)\n", res->path, strerror(-e));
 			res->stop_reason = LT_STOP_ERROR;
-		} else if (o->on_trace) {
-			o->on_trace(o->on_trace_ctx, res->path);
+		} else {
+			hand_over(o, res->path, 0, &kids);
 		}
 	}
 	res->seconds = (double)(stats.end_ns - stats.start_ns) / 1e9;
@@ -817,6 +846,7 @@ out:
 		lt_stall_free(&stall);
 	if (have_syms)
 		lt_locksyms_free(&syms);
+	reap_kids(&kids, 1); /* their output belongs before ours ends */
 	lt_flight_free(&flight.fl);
 	signal(SIGUSR1, SIG_DFL);
 	signal(SIGINT, SIG_DFL);

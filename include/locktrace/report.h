@@ -237,6 +237,11 @@ const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *
  * where).  o may be NULL. */
 int lt_report_file_opts(const char *path, FILE *out, int json, const struct lt_report_opts *o,
 			char *err, size_t errlen);
+/* The analysis of the trace at path, not printed: free with
+ * lt_report_free.  NULL (and *rc 1, message in err) if the file cannot be
+ * read as a trace; *rc 3 with a warning in err when it was cut short. */
+struct lt_report *lt_report_load(const char *path, const struct lt_report_opts *o, char *err,
+				 size_t errlen, int *rc);
 /* The same with default options; errors and warnings go to stderr. */
 int lt_report_file(const char *path, FILE *out, int json);
 
