@@ -15,6 +15,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "locktrace/event.h"
+#include "locktrace/futex.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -69,13 +70,6 @@ struct {
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
 
-/* futex(2) commands whose 4th argument is a timespec pointer */
-#define FUTEX_WAIT 0
-#define FUTEX_LOCK_PI 6
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_WAIT_REQUEUE_PI 11
-#define FUTEX_LOCK_PI2 13
-#define FUTEX_CMD_MASK 0x7f
 
 static __always_inline void *reserve(__u32 size, __u8 kind)
 {
@@ -159,14 +153,12 @@ static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid)
 	e->futex.val3 = 0;
 	e->futex.timeout = -1;
 	if (id == NR_futex) {
-		__u32 cmd = a1 & FUTEX_CMD_MASK;
 		e->futex.uaddr = a0;
 		e->futex.op = a1;
 		e->futex.val = a2;
 		e->futex.uaddr2 = a4;
 		e->futex.val3 = a5;
-		if (cmd == FUTEX_WAIT || cmd == FUTEX_LOCK_PI || cmd == FUTEX_WAIT_BITSET ||
-		    cmd == FUTEX_WAIT_REQUEUE_PI || cmd == FUTEX_LOCK_PI2)
+		if (lt_futex_waits(NR_futex, a1)) /* their 4th argument is a timespec */
 			e->futex.timeout = read_timespec_ns(a3);
 		else
 			e->futex.timeout = (__u32)a3; /* val2 */

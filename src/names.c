@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "locktrace/futex.h"
 #include "locktrace/tracefile.h"
 
 const char *lt_kind_name(unsigned kind)
@@ -28,26 +29,41 @@ const char *lt_call_name(unsigned nr)
 	return n ? n : "syscall";
 }
 
+const char *lt_futex_cmd_name(unsigned cmd)
+{
+	static const char *const cmds[LT_FUTEX_NCMDS] = {
+		[LT_FUTEX_WAIT] = "FUTEX_WAIT",
+		[LT_FUTEX_WAKE] = "FUTEX_WAKE",
+		[LT_FUTEX_FD] = "FUTEX_FD",
+		[LT_FUTEX_REQUEUE] = "FUTEX_REQUEUE",
+		[LT_FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
+		[LT_FUTEX_WAKE_OP] = "FUTEX_WAKE_OP",
+		[LT_FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
+		[LT_FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
+		[LT_FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
+		[LT_FUTEX_WAIT_BITSET] = "FUTEX_WAIT_BITSET",
+		[LT_FUTEX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
+		[LT_FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
+		[LT_FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
+		[LT_FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
+	};
+	return cmd < LT_FUTEX_NCMDS ? cmds[cmd] : NULL;
+}
+
 const char *lt_futex_op_name(uint32_t op, uint16_t nr, char *buf, size_t len)
 {
-	static const char *const cmds[] = {
-		"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
-		"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI",
-		"FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
-		"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2",
-	};
-	if (nr != 202) {
+	if (nr != LT_NR_FUTEX) {
 		snprintf(buf, len, "%s", lt_call_name(nr));
 		return buf;
 	}
-	unsigned cmd = op & 0x7f;
-	if (cmd < sizeof(cmds) / sizeof(cmds[0]))
-		snprintf(buf, len, "%s", cmds[cmd]);
+	const char *name = lt_futex_cmd_name(op & LT_FUTEX_CMD_MASK);
+	if (name)
+		snprintf(buf, len, "%s", name);
 	else
-		snprintf(buf, len, "FUTEX_CMD_%u", cmd);
-	if (op & 128)
+		snprintf(buf, len, "FUTEX_CMD_%u", op & LT_FUTEX_CMD_MASK);
+	if (op & LT_FUTEX_PRIVATE)
 		strncat(buf, "|PRIVATE", len - strlen(buf) - 1);
-	if (op & 256)
+	if (op & LT_FUTEX_CLOCK_REALTIME)
 		strncat(buf, "|CLOCK_REALTIME", len - strlen(buf) - 1);
 	return buf;
 }

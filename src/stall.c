@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/futex.h"
 #include "locktrace/stall.h"
 
-#define NR_FUTEX 202
-#define NR_FUTEX_WAITV 449
-#define NR_FUTEX_WAKE 454
-#define NR_FUTEX_WAIT 455
+#define NR_FUTEX LT_NR_FUTEX
+#define NR_FUTEX_WAITV LT_NR_FUTEX_WAITV
+#define NR_FUTEX_WAIT LT_NR_FUTEX_WAIT
 
 int lt_stall_rule_parse(const char *name)
 {
@@ -100,42 +100,6 @@ static void remove_tid(struct lt_stall *s, uint32_t tid)
 	}
 }
 
-static int futex_is_wait(uint16_t nr, uint32_t op)
-{
-	if (nr == NR_FUTEX_WAITV || nr == NR_FUTEX_WAIT)
-		return 1;
-	if (nr != NR_FUTEX)
-		return 0;
-	switch (op & 0x7f) {
-	case 0:  /* WAIT */
-	case 6:  /* LOCK_PI */
-	case 9:  /* WAIT_BITSET */
-	case 11: /* WAIT_REQUEUE_PI */
-	case 13: /* LOCK_PI2 */
-		return 1;
-	}
-	return 0;
-}
-
-static int futex_is_wake(uint16_t nr, uint32_t op)
-{
-	if (nr == NR_FUTEX_WAKE)
-		return 1;
-	if (nr != NR_FUTEX)
-		return 0;
-	switch (op & 0x7f) {
-	case 1:  /* WAKE */
-	case 3:  /* REQUEUE */
-	case 4:  /* CMP_REQUEUE */
-	case 5:  /* WAKE_OP */
-	case 7:  /* UNLOCK_PI */
-	case 10: /* WAKE_BITSET */
-	case 12: /* CMP_REQUEUE_PI */
-		return 1;
-	}
-	return 0;
-}
-
 /* A futex wait whose expected value is the tid of a thread of the process
  * is pthread_join() sleeping on that thread's tid word: waiting for a
  * thread to finish is not waiting for a lock. */
@@ -152,7 +116,7 @@ void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64
 		return;
 	if (sc_nr == NR_FUTEX || sc_nr == NR_FUTEX_WAIT || sc_nr == NR_FUTEX_WAITV) {
 		uint32_t op = sc_nr == NR_FUTEX ? (uint32_t)args[1] : 0;
-		t->state = futex_is_wait((uint16_t)sc_nr, op) ? LT_TS_FUTEX_WAIT : LT_TS_FUTEX_OTHER;
+		t->state = lt_futex_waits((uint16_t)sc_nr, op) ? LT_TS_FUTEX_WAIT : LT_TS_FUTEX_OTHER;
 		if (t->state == LT_TS_FUTEX_WAIT && sc_nr == NR_FUTEX && is_join_wait(s, (uint32_t)args[2]))
 			t->state = LT_TS_IOWAIT;
 		t->futex_op = op;
@@ -171,7 +135,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 	case LT_EV_FUTEX_ENTER:
 		if (!(t = lookup(s, ev->h.tid, 1)))
 			return;
-		t->state = futex_is_wait(ev->futex.nr, ev->futex.op) ? LT_TS_FUTEX_WAIT
+		t->state = lt_futex_waits(ev->futex.nr, ev->futex.op) ? LT_TS_FUTEX_WAIT
 								      : LT_TS_FUTEX_OTHER;
 		if (t->state == LT_TS_FUTEX_WAIT && ev->futex.nr == NR_FUTEX &&
 		    is_join_wait(s, ev->futex.val))
@@ -195,7 +159,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 			s->progress_events++;
 		} else if (t->state == LT_TS_FUTEX_OTHER) {
 			uint16_t nr = (uint16_t)(t->futex_op >> 16);
-			if (futex_is_wake(nr ? nr : NR_FUTEX, t->futex_op & 0xffff) && ev->exit.ret > 0) {
+			if (lt_futex_wakes(nr ? nr : NR_FUTEX, t->futex_op & 0xffff) && ev->exit.ret > 0) {
 				s->last_lock_progress = s->last_progress = ev->h.ts;
 				s->progress_events++;
 			}

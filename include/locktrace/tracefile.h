@@ -154,6 +154,8 @@ void lt_stats_free(struct lt_stats *s);
 /* Names for dumps and reports. */
 const char *lt_kind_name(unsigned kind);
 const char *lt_call_name(unsigned nr); /* "select", "futex", ... */
+/* "FUTEX_WAIT_BITSET" for a futex(2) command (op & 0x7f), NULL if unknown */
+const char *lt_futex_cmd_name(unsigned cmd);
 /* "FUTEX_WAIT_BITSET|PRIVATE|CLOCK_REALTIME" into buf */
 const char *lt_futex_op_name(uint32_t op, uint16_t nr, char *buf, size_t len);
 /* One human line for an event, no newline. */
