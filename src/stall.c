@@ -8,9 +8,6 @@
 #include "locktrace/futex.h"
 #include "locktrace/stall.h"
 
-#define NR_FUTEX LT_NR_FUTEX
-#define NR_FUTEX_WAITV LT_NR_FUTEX_WAITV
-#define NR_FUTEX_WAIT LT_NR_FUTEX_WAIT
 
 int lt_stall_rule_parse(const char *name)
 {
@@ -114,10 +111,10 @@ void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64
 	struct lt_stall_thread *t = lookup(s, tid, 1); /* known threads: see is_join_wait */
 	if (sc_nr < 0 || !t)
 		return;
-	if (sc_nr == NR_FUTEX || sc_nr == NR_FUTEX_WAIT || sc_nr == NR_FUTEX_WAITV) {
-		uint32_t op = sc_nr == NR_FUTEX ? (uint32_t)args[1] : 0;
+	if (sc_nr == LT_NR_FUTEX || sc_nr == LT_NR_FUTEX_WAIT || sc_nr == LT_NR_FUTEX_WAITV) {
+		uint32_t op = sc_nr == LT_NR_FUTEX ? (uint32_t)args[1] : 0;
 		t->state = lt_futex_waits((uint16_t)sc_nr, op) ? LT_TS_FUTEX_WAIT : LT_TS_FUTEX_OTHER;
-		if (t->state == LT_TS_FUTEX_WAIT && sc_nr == NR_FUTEX && is_join_wait(s, (uint32_t)args[2]))
+		if (t->state == LT_TS_FUTEX_WAIT && sc_nr == LT_NR_FUTEX && is_join_wait(s, (uint32_t)args[2]))
 			t->state = LT_TS_IOWAIT;
 		t->futex_op = op;
 		t->uaddr = args[0];
@@ -137,7 +134,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 			return;
 		t->state = lt_futex_waits(ev->futex.nr, ev->futex.op) ? LT_TS_FUTEX_WAIT
 								      : LT_TS_FUTEX_OTHER;
-		if (t->state == LT_TS_FUTEX_WAIT && ev->futex.nr == NR_FUTEX &&
+		if (t->state == LT_TS_FUTEX_WAIT && ev->futex.nr == LT_NR_FUTEX &&
 		    is_join_wait(s, ev->futex.val))
 			t->state = LT_TS_IOWAIT; /* not a lock; progress on return */
 		t->futex_op = ev->futex.op | (uint32_t)ev->futex.nr << 16;
@@ -159,7 +156,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 			s->progress_events++;
 		} else if (t->state == LT_TS_FUTEX_OTHER) {
 			uint16_t nr = (uint16_t)(t->futex_op >> 16);
-			if (lt_futex_wakes(nr ? nr : NR_FUTEX, t->futex_op & 0xffff) && ev->exit.ret > 0) {
+			if (lt_futex_wakes(nr ? nr : LT_NR_FUTEX, t->futex_op & 0xffff) && ev->exit.ret > 0) {
 				s->last_lock_progress = s->last_progress = ev->h.ts;
 				s->progress_events++;
 			}
