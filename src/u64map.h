@@ -23,14 +23,16 @@ static inline size_t lt_u64map_slot(const struct lt_u64map *m, uint64_t key)
 /* The value stored for key (non-zero), or NULL. */
 static inline void *lt_u64map_get(const struct lt_u64map *m, uint64_t key)
 {
-	if (!m->cap)
-		return NULL;
-	for (size_t i = lt_u64map_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+	/* at most cap probes: a map is never full (put grows it at 3/4), but
+	 * a corrupted one must not hang its reader */
+	for (size_t i = m->cap ? lt_u64map_slot(m, key) : 0, n = 0; n < m->cap;
+	     i = (i + 1) & (m->cap - 1), n++) {
 		if (m->keys[i] == key)
 			return m->vals[i];
 		if (!m->keys[i])
 			return NULL;
 	}
+	return NULL;
 }
 
 /* Stores or replaces; key must be non-zero.  0 or -ENOMEM. */
