@@ -52,12 +52,14 @@ grep -E '^(lock name=rtlock|stall |stalled)' "$out/workload.txt" || true
 echo
 echo "== the last events of the trace (locktrace dump $trace | tail)"
 build/locktrace dump "$trace" | tail -n 8
+
+echo
+echo "== the report: which thread waits on which lock, since when, who holds or woke it (locktrace report $trace)"
+build/locktrace report "$trace"
+
+# last, so the demo ends with where the timeline is and how to open it
 if [ -f "$out/demo.perfetto-trace" ]; then
 	echo
 	echo "Perfetto timeline: $out/demo.perfetto-trace"
 	echo "  open https://ui.perfetto.dev and use 'Open trace file', or: trace_processor $out/demo.perfetto-trace"
 fi
-
-echo
-echo "== the report: which thread waits on which lock, since when, who holds or woke it (locktrace report $trace)"
-build/locktrace report "$trace"
