@@ -14,7 +14,8 @@
  * not reached its wait yet).  With -s EVERY, after every EVERY-th turn it
  * hands over, a thread waits until the other is asleep in its condvar wait
  * (checked in /proc), so its next hand-off needs a real futex wake of the
- * other thread: at least ROUNDS/EVERY such wakes each way.  Prints:
+ * other thread: about ROUNDS/EVERY such wakes each way (EVERY >= 4; the
+ * last period may have none).  Prints:
  *
  *   pid=PID
  *   lock name=pp_mutex addr=0x... kind=mutex
@@ -28,7 +29,7 @@
  */
 #include "workload.h"
 
-#define USAGE "[-n ROUNDS=200] [-s EVERY=0] [--no-wait]"
+#define USAGE "[-n ROUNDS=200] [-s EVERY=0, or at least 4] [--no-wait]"
 
 pthread_mutex_t pp_mutex = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t pp_cond = PTHREAD_COND_INITIALIZER;
@@ -54,8 +55,10 @@ static void *player(void *arg)
 		pthread_mutex_unlock(&pp_mutex);
 		/* ping waits after turns 0, EVERY, ...; pong half a period
 		 * later, so the two never wait for each other at once */
+		/* and only while the other has a wait left: after ping's turn
+		 * i pong waits in its turn i+1, after pong's turn i ping in i+2 */
 		if (sleep_every && (i + (me ? sleep_every / 2 : 0)) % sleep_every == 0 &&
-		    i + 1 < rounds) {
+		    i + 1 + me < rounds) {
 			/* the other takes its turn, hands back, then sleeps in
 			 * pthread_cond_wait: wait for that (not on the mutex) */
 			long nr;
@@ -84,7 +87,13 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "n:s:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': rounds = wl_arg(optarg, 1, 100000000, USAGE); break;
-		case 's': sleep_every = wl_arg(optarg, 0, 100000000, USAGE); break;
+		case 's':
+			/* the two sides' waits must be two turns apart, or each
+			 * waits for the other to sleep while spinning itself */
+			sleep_every = wl_arg(optarg, 0, 100000000, USAGE);
+			if (sleep_every > 0 && sleep_every < 4)
+				wl_usage(USAGE);
+			break;
 		case WL_OPT_NO_WAIT: no_wait = 1; break;
 		default: wl_usage(USAGE);
 		}
