@@ -330,24 +330,79 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* The calls whose entry and return are recorded; io calls only on sockets. */
+static __always_inline int traced_call(long id, int *is_io)
+{
+	*is_io = 0;
+	switch (id) {
+	case NR_futex:
+	case NR_futex_waitv:
+	case NR_futex_wake:
+	case NR_futex_wait:
+	case NR_futex_requeue:
+	case NR_select:
+	case NR_pselect6:
+	case NR_poll:
+	case NR_ppoll:
+	case NR_epoll_wait:
+	case NR_epoll_pwait:
+	case NR_epoll_pwait2:
+		return 1;
+	case NR_read:
+	case NR_readv:
+	case NR_recvfrom:
+	case NR_recvmsg:
+	case NR_recvmmsg:
+	case NR_write:
+	case NR_writev:
+	case NR_sendto:
+	case NR_sendmsg:
+	case NR_sendmmsg:
+		*is_io = 1;
+		return 1;
+	}
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
+	struct task_struct *task;
 	struct lt_event *e;
 	__u32 *v, nr;
+	__u8 flags = 0;
 
 	if ((pt >> 32) != targ_tgid)
 		return 0;
-	v = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
-	if (!v || !*v)
+	task = bpf_get_current_task_btf();
+	v = bpf_task_storage_get(&inflight, task, 0, 0);
+	if (!v) {
+		/* The first return from a thread we have no state for: a
+		 * call it was already in when tracing began (its entry is
+		 * in the header, from /proc).  Record it if it is one we
+		 * trace, so the timeline ends that call exactly; from now
+		 * on the state exists and untraced returns stop here. */
+		int is_io;
+		long id = regs->orig_ax;
+		v = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!v || !traced_call(id, &is_io))
+			return 0;
+		if (is_io && !fd_is_socket(task, regs->di))
+			return 0;
+		nr = id;
+		flags = LT_F_BEGAN_BEFORE;
+	} else if (!*v) {
 		return 0;
-	nr = *v - 1;
-	*v = 0;
+	} else {
+		nr = *v - 1;
+		*v = 0;
+	}
 	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_sys_exit), LT_EV_SYS_EXIT);
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_SYS_EXIT, (__u32)pt);
+	e->h.flags = flags;
 	e->exit.ret = ret;
 	e->exit.nr = nr;
 	e->exit.pad[0] = e->exit.pad[1] = e->exit.pad[2] = 0;

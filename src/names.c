@@ -102,7 +102,8 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 			 ev->io.count);
 		break;
 	case LT_EV_SYS_EXIT:
-		snprintf(buf, len, "%s ret=%" PRId64, lt_call_name(ev->exit.nr), ev->exit.ret);
+		snprintf(buf, len, "%s ret=%" PRId64 "%s", lt_call_name(ev->exit.nr), ev->exit.ret,
+			 h->flags & LT_F_BEGAN_BEFORE ? " (began before tracing)" : "");
 		break;
 	case LT_EV_SWITCH:
 		snprintf(buf, len, "prev=%u(%s) state=0x%" PRIx64 " -> next=%u(%s)%s", ev->sw.prev_tid,

@@ -570,3 +570,78 @@ Test(record_live, timer_wake_up_is_flagged_as_interrupt, .timeout = 30)
 	tl_free(&t);
 	unlink(path);
 }
+
+/* Is thread tid of pid asleep in syscall nr (per /proc)? */
+static int in_syscall(pid_t pid, uint32_t tid, long nr)
+{
+	char path[96];
+	long got = -1;
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/syscall", pid, tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int ok = fscanf(f, "%ld", &got) == 1;
+	fclose(f);
+	return ok && got == nr;
+}
+
+Test(record_live, calls_blocked_at_attach_end_with_their_own_return, .timeout = 60)
+{
+	NEED_ROOT();
+	/* two threads sit in select (5 s timeout) before locktrace attaches;
+	 * their returns are the first thing the trace says about them */
+	char *wargv[] = { WL("idle"), "-t", "2", "-d", "2", "--no-wait", NULL };
+	struct tl_proc wl, rec;
+	char truth[32][256], path[128];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	cr_assert(tl_wait_for(&wl, 0, "thread role=idle", truth, &n, 32, 10000));
+	cr_assert(tl_wait_for(&wl, 0, "thread role=idle", truth, &n, 32, 10000));
+	uint32_t tids[2];
+	int k = 0;
+	for (int i = 0; i < n && k < 2; i++)
+		if (!strncmp(truth[i], "thread role=idle", 16))
+			tids[k++] = (uint32_t)tl_val(truth[i], "tid", NULL);
+	for (int i = 0; i < 2; i++)
+		for (int w = 0; w < 500 && !in_syscall(wl.pid, tids[i], 270); w++)
+			usleep(10000);
+	tl_tmp_path(path, sizeof(path), "before");
+	char *extra[] = { "--no-snapshot", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	cr_assert_eq(tl_wait(&rec, 20000), 0);
+	tl_close(&rec);
+	tl_close(&wl);
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	for (int i = 0; i < 2; i++) {
+		int in_header = 0;
+		for (uint32_t h = 0; h < t.hdr.nthreads; h++)
+			in_header |= (uint32_t)t.hdr.threads[h].tid == tids[i] && t.hdr.threads[h].sc_nr == 270;
+		cr_assert(in_header, "tid %u not in pselect6 in the header", tids[i]);
+		const struct lt_event *first = NULL;
+		for (size_t e = 0; e < t.n && !first; e++)
+			if (t.ev[e].h.tid == tids[i] &&
+			    (t.ev[e].h.kind == LT_EV_SYS_EXIT || t.ev[e].h.kind == LT_EV_WAIT_ENTER ||
+			     t.ev[e].h.kind == LT_EV_FUTEX_ENTER || t.ev[e].h.kind == LT_EV_IO_ENTER))
+				first = &t.ev[e];
+		cr_assert_not_null(first, "nothing recorded for tid %u", tids[i]);
+		cr_assert_eq(first->h.kind, LT_EV_SYS_EXIT, "tid %u: first call event is a %s", tids[i],
+			     lt_kind_name(first->h.kind));
+		cr_assert_eq(first->exit.nr, 270);
+		cr_assert(first->h.flags & LT_F_BEGAN_BEFORE);
+		cr_assert_eq(first->exit.ret, 0, "the select timed out, it returns 0");
+	}
+	/* and returns of calls that began after attach are not flagged */
+	for (size_t e = 0; e < t.n; e++)
+		if (t.ev[e].h.kind == LT_EV_SYS_EXIT && t.ev[e].h.tid == tids[0]) {
+			int entered = 0;
+			for (size_t b = 0; b < e; b++)
+				entered |= t.ev[b].h.tid == tids[0] && t.ev[b].h.kind == LT_EV_WAIT_ENTER;
+			if (entered)
+				cr_assert_eq(t.ev[e].h.flags & LT_F_BEGAN_BEFORE, 0);
+		}
+	tl_free(&t);
+	unlink(path);
+}

@@ -42,6 +42,8 @@ enum lt_kind {
 			       * happened to be interrupted */
 #define LT_F_GROUP_DEAD  0x01 /* TASK_EXIT: last thread of the process */
 #define LT_F_PREEMPT     0x01 /* SWITCH: prev was preempted */
+#define LT_F_BEGAN_BEFORE 0x01 /* SYS_EXIT: the return of a call the thread was
+				* already in when tracing began (no entry) */
 
 struct lt_ev_hdr {
 	uint64_t ts;   /* CLOCK_BOOTTIME, ns */
