@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/futex.h"
 #include "locktrace/timeline.h"
 #include "u64map.h"
 
@@ -31,14 +32,6 @@ enum {
 	NR_futex_wake = 454, NR_futex_wait = 455, NR_futex_requeue = 456,
 };
 
-/* futex(2) commands (op & FUTEX_CMD_MASK) */
-enum {
-	FUTEX_WAIT = 0, FUTEX_WAKE = 1, FUTEX_FD = 2, FUTEX_REQUEUE = 3, FUTEX_CMP_REQUEUE = 4,
-	FUTEX_WAKE_OP = 5, FUTEX_LOCK_PI = 6, FUTEX_UNLOCK_PI = 7, FUTEX_TRYLOCK_PI = 8,
-	FUTEX_WAIT_BITSET = 9, FUTEX_WAKE_BITSET = 10, FUTEX_WAIT_REQUEUE_PI = 11,
-	FUTEX_CMP_REQUEUE_PI = 12, FUTEX_LOCK_PI2 = 13,
-};
-#define FUTEX_CMD_MASK 0x7f
 
 #define TASK_DEAD_BIT 0x80 /* raw task state of a task's last switch-out */
 
@@ -88,30 +81,11 @@ struct lt_timeline {
 
 #define RING(tl, k) ((tl)->ring[((tl)->rhead + (k)) & ((tl)->rcap - 1)])
 
-static const char *const futex_cmd_names[] = {
-	[FUTEX_WAIT] = "FUTEX_WAIT",
-	[FUTEX_WAKE] = "FUTEX_WAKE",
-	[FUTEX_FD] = "FUTEX_FD",
-	[FUTEX_REQUEUE] = "FUTEX_REQUEUE",
-	[FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
-	[FUTEX_WAKE_OP] = "FUTEX_WAKE_OP",
-	[FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
-	[FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
-	[FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
-	[FUTEX_WAIT_BITSET] = "FUTEX_WAIT_BITSET",
-	[FUTEX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
-	[FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
-	[FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
-	[FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
-};
-
 const char *lt_span_name(const struct lt_span *s)
 {
 	if (s->nr == NR_futex) {
-		unsigned cmd = s->enter.futex.op & FUTEX_CMD_MASK;
-		if (cmd < sizeof(futex_cmd_names) / sizeof(futex_cmd_names[0]))
-			return futex_cmd_names[cmd];
-		return "futex";
+		const char *n = lt_futex_cmd_name(s->enter.futex.op & LT_FUTEX_CMD_MASK);
+		return n ? n : "futex";
 	}
 	return lt_call_name(s->nr);
 }
@@ -121,35 +95,9 @@ static uint32_t classify(const struct lt_event *e)
 {
 	switch (e->h.kind) {
 	case LT_EV_FUTEX_ENTER:
-		switch (e->futex.nr) {
-		case NR_futex:
-			switch (e->futex.op & FUTEX_CMD_MASK) {
-			case FUTEX_WAIT:
-			case FUTEX_WAIT_BITSET:
-			case FUTEX_LOCK_PI:
-			case FUTEX_LOCK_PI2:
-			case FUTEX_WAIT_REQUEUE_PI:
-				return LT_SPAN_WAIT | LT_SPAN_LOCK_WAIT;
-			case FUTEX_WAKE:
-			case FUTEX_WAKE_BITSET:
-			case FUTEX_WAKE_OP:
-			case FUTEX_REQUEUE:
-			case FUTEX_CMP_REQUEUE:
-			case FUTEX_CMP_REQUEUE_PI:
-			case FUTEX_UNLOCK_PI:
-				return LT_SPAN_WAKER;
-			default:
-				return 0;
-			}
-		case NR_futex_wait:
-		case NR_futex_waitv:
+		if (lt_futex_waits(e->futex.nr, e->futex.op))
 			return LT_SPAN_WAIT | LT_SPAN_LOCK_WAIT;
-		case NR_futex_wake:
-		case NR_futex_requeue:
-			return LT_SPAN_WAKER;
-		default:
-			return 0;
-		}
+		return lt_futex_wakes(e->futex.nr, e->futex.op) ? LT_SPAN_WAKER : 0;
 	case LT_EV_WAIT_ENTER:
 		return LT_SPAN_WAIT;
 	case LT_EV_IO_ENTER:
