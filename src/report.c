@@ -1061,23 +1061,29 @@ int lt_report_event(struct lt_report *r, const struct lt_event *ev)
 	return ret ? ret : P(r)->oom ? -ENOMEM : 0;
 }
 
-static void add_note(struct lt_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_note(struct lt_report *r, const char *fmt, ...)
+/* Appends a formatted line to a vector of malloc'd strings (notes,
+ * evidence); on out of memory the line is dropped. */
+static void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
 {
 	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
+	if (vasprintf(&s, fmt, ap) < 0)
 		return;
-	char **v = realloc(r->notes, (r->n_notes + 1) * sizeof(*v));
-	if (!v) {
+	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv) {
 		free(s);
 		return;
 	}
-	r->notes = v;
-	r->notes[r->n_notes++] = s;
+	*v = nv;
+	nv[(*n)++] = s;
+}
+
+static void add_note(struct lt_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(struct lt_report *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vec_addv(&r->notes, &r->n_notes, fmt, ap);
+	va_end(ap);
 }
 
 /* Names from SYMBOLS sections and snapshots; a later name wins, as the
@@ -1316,20 +1322,10 @@ static void f_summary(struct lt_report_finding *f, const char *fmt, ...)
 static void f_ev(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void f_ev(struct lt_report_finding *f, const char *fmt, ...)
 {
-	char *s;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
+	vec_addv(&f->evidence, &f->n_evidence, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	char **v = realloc(f->evidence, (f->n_evidence + 1) * sizeof(*v));
-	if (!v) {
-		free(s);
-		return;
-	}
-	f->evidence = v;
-	f->evidence[f->n_evidence++] = s;
 }
 
 static void f_tid(struct lt_report_finding *f, uint32_t tid)
