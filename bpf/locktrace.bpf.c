@@ -442,7 +442,11 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
  * device completing)?  Then the "waker" is only the task that happened to
  * be interrupted.  x86-64 has two cases:
  *  - interrupted in kernel mode: the handler runs on the per-cpu interrupt
- *    stack, so our stack pointer is outside current's 16 KiB task stack;
+ *    stack, so the kernel stack we run on is outside current's 16 KiB task
+ *    stack.  Where that stack is comes from ctx (the tracepoint's argument
+ *    array, on the stack of the kernel function that called us), not from
+ *    a variable of ours: Linux 6.14+ may give a program with a larger frame
+ *    a per-cpu private stack, which is never the task stack;
  *  - interrupted in user mode: the handler runs on the task stack, but the
  *    user registers saved on entry say "not a syscall" (orig_ax < 0: the
  *    entry code stores the negated vector there, a syscall its number). */
@@ -452,15 +456,15 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
  * handoff: the task's fields are read as BTF pointers (plain loads), not
  * through helper calls; only the stack pointer needs one.  This took a
  * sched_waking from ~600 to ~400 ns (with bpf_stats) on the demo workload. */
-static __always_inline int in_interrupt_ctx(void)
+static __always_inline int in_interrupt_ctx(void *ctx)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	__u64 base = (__u64)cur->stack;
-	void *volatile here = &base;
+	void *volatile here = ctx;
 	__u64 sp = 0;
 	struct pt_regs *regs;
 
-	/* the verifier keeps stack pointers opaque: copy the value out */
+	/* the verifier keeps pointers opaque: copy the value out */
 	if (bpf_probe_read_kernel(&sp, sizeof(sp), (void *)&here) || !base)
 		return 0;
 	if (sp - base >= TASK_STACK_SIZE)
@@ -471,7 +475,7 @@ static __always_inline int in_interrupt_ctx(void)
 	return regs && (long)regs->orig_ax < 0;
 }
 
-static __always_inline int emit_waking(struct task_struct *p, __u8 flags)
+static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 flags)
 {
 	struct lt_event *e;
 	__u64 pt;
@@ -487,7 +491,7 @@ static __always_inline int emit_waking(struct task_struct *p, __u8 flags)
 	e->wake.waker_tgid = pt >> 32;
 	if ((__u32)pt == 0)
 		flags |= LT_F_WAKER_IDLE;
-	if (in_interrupt_ctx())
+	if (in_interrupt_ctx(ctx))
 		flags |= LT_F_WAKER_IRQ;
 	e->h.flags = flags;
 	e->wake.prio = p->prio;
@@ -500,13 +504,13 @@ static __always_inline int emit_waking(struct task_struct *p, __u8 flags)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(lt_sched_waking, struct task_struct *p)
 {
-	return emit_waking(p, 0);
+	return emit_waking(ctx, p, 0);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(lt_sched_wakeup_new, struct task_struct *p)
 {
-	return emit_waking(p, LT_F_WAKEUP_NEW);
+	return emit_waking(ctx, p, LT_F_WAKEUP_NEW);
 }
 
 SEC("tp_btf/task_newtask")
