@@ -281,6 +281,42 @@ static __always_inline int emit_io(struct pt_regs *regs, long id, __u32 tid)
 	return 1;
 }
 
+/* Which of the traced families a syscall belongs to (io calls are
+ * recorded only on sockets); one list for the entry and the return. */
+enum { CALL_NONE, CALL_FUTEX, CALL_WAIT, CALL_IO };
+
+static __always_inline int call_class(long id)
+{
+	switch (id) {
+	case NR_futex:
+	case NR_futex_waitv:
+	case NR_futex_wake:
+	case NR_futex_wait:
+	case NR_futex_requeue:
+		return CALL_FUTEX;
+	case NR_select:
+	case NR_pselect6:
+	case NR_poll:
+	case NR_ppoll:
+	case NR_epoll_wait:
+	case NR_epoll_pwait:
+	case NR_epoll_pwait2:
+		return CALL_WAIT;
+	case NR_read:
+	case NR_readv:
+	case NR_recvfrom:
+	case NR_recvmsg:
+	case NR_recvmmsg:
+	case NR_write:
+	case NR_writev:
+	case NR_sendto:
+	case NR_sendmsg:
+	case NR_sendmmsg:
+		return CALL_IO;
+	}
+	return CALL_NONE;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 {
@@ -291,33 +327,14 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	if ((pt >> 32) != targ_tgid)
 		return 0;
 
-	switch (id) {
-	case NR_futex:
-	case NR_futex_waitv:
-	case NR_futex_wake:
-	case NR_futex_wait:
-	case NR_futex_requeue:
+	switch (call_class(id)) {
+	case CALL_FUTEX:
 		emitted = emit_futex(regs, id, tid);
 		break;
-	case NR_select:
-	case NR_pselect6:
-	case NR_poll:
-	case NR_ppoll:
-	case NR_epoll_wait:
-	case NR_epoll_pwait:
-	case NR_epoll_pwait2:
+	case CALL_WAIT:
 		emitted = emit_wait(regs, id, tid);
 		break;
-	case NR_read:
-	case NR_readv:
-	case NR_recvfrom:
-	case NR_recvmsg:
-	case NR_recvmmsg:
-	case NR_write:
-	case NR_writev:
-	case NR_sendto:
-	case NR_sendmsg:
-	case NR_sendmmsg:
+	case CALL_IO:
 		emitted = emit_io(regs, id, tid);
 		break;
 	default:
@@ -327,40 +344,6 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	 * exit useless; a non-socket read has no entry). */
 	if (emitted)
 		mark_inflight(bpf_get_current_task_btf(), id);
-	return 0;
-}
-
-/* The calls whose entry and return are recorded; io calls only on sockets. */
-static __always_inline int traced_call(long id, int *is_io)
-{
-	*is_io = 0;
-	switch (id) {
-	case NR_futex:
-	case NR_futex_waitv:
-	case NR_futex_wake:
-	case NR_futex_wait:
-	case NR_futex_requeue:
-	case NR_select:
-	case NR_pselect6:
-	case NR_poll:
-	case NR_ppoll:
-	case NR_epoll_wait:
-	case NR_epoll_pwait:
-	case NR_epoll_pwait2:
-		return 1;
-	case NR_read:
-	case NR_readv:
-	case NR_recvfrom:
-	case NR_recvmsg:
-	case NR_recvmmsg:
-	case NR_write:
-	case NR_writev:
-	case NR_sendto:
-	case NR_sendmsg:
-	case NR_sendmmsg:
-		*is_io = 1;
-		return 1;
-	}
 	return 0;
 }
 
@@ -383,12 +366,12 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		 * in the header, from /proc).  Record it if it is one we
 		 * trace, so the timeline ends that call exactly; from now
 		 * on the state exists and untraced returns stop here. */
-		int is_io;
 		long id = regs->orig_ax;
+		int cls = call_class(id);
 		v = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!v || !traced_call(id, &is_io))
+		if (!v || cls == CALL_NONE)
 			return 0;
-		if (is_io && !fd_is_socket(task, regs->di))
+		if (cls == CALL_IO && !fd_is_socket(task, regs->di))
 			return 0;
 		nr = id;
 		flags = LT_F_BEGAN_BEFORE;
