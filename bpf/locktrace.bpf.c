@@ -21,6 +21,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 wake_bytes = 1 << 20;
+/* --calls blocking: the syscall programs are not loaded; the switch program
+ * writes the call a thread goes to sleep in, from its saved registers. */
+const volatile bool calls_at_switch = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -137,7 +140,7 @@ static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
 		*v = nr + 1;
 }
 
-static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid)
+static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid, __u8 flags)
 {
 	struct lt_event *e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_futex_enter),
 				     LT_EV_FUTEX_ENTER);
@@ -147,6 +150,7 @@ static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid)
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_FUTEX_ENTER, tid);
+	e->h.flags = flags;
 	e->futex.nr = id;
 	e->futex.pad = 0;
 	e->futex.uaddr2 = 0;
@@ -198,7 +202,7 @@ static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid)
 	return 1;
 }
 
-static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid)
+static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid, __u8 flags)
 {
 	struct lt_event *e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_wait_enter),
 				     LT_EV_WAIT_ENTER);
@@ -208,6 +212,7 @@ static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid)
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_WAIT_ENTER, tid);
+	e->h.flags = flags;
 	e->wait.nr = id;
 	e->wait.pad = 0;
 	e->wait.timeout_ns = -1;
@@ -262,7 +267,7 @@ static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid)
 	return 1;
 }
 
-static __always_inline int emit_io(struct pt_regs *regs, long id, __u32 tid)
+static __always_inline int emit_io(struct pt_regs *regs, long id, __u32 tid, __u8 flags)
 {
 	struct lt_event *e;
 	int fd = regs->di;
@@ -273,6 +278,7 @@ static __always_inline int emit_io(struct pt_regs *regs, long id, __u32 tid)
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_IO_ENTER, tid);
+	e->h.flags = flags;
 	e->io.nr = id;
 	e->io.pad = 0;
 	e->io.fd = fd;
@@ -329,13 +335,13 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 
 	switch (call_class(id)) {
 	case CALL_FUTEX:
-		emitted = emit_futex(regs, id, tid);
+		emitted = emit_futex(regs, id, tid, 0);
 		break;
 	case CALL_WAIT:
-		emitted = emit_wait(regs, id, tid);
+		emitted = emit_wait(regs, id, tid, 0);
 		break;
 	case CALL_IO:
-		emitted = emit_io(regs, id, tid);
+		emitted = emit_io(regs, id, tid, 0);
 		break;
 	default:
 		return 0;
@@ -393,6 +399,34 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* --calls blocking: prev is going to sleep (not preempted).  If it sleeps
+ * inside one of the traced calls, write that call's entry now.  This runs
+ * before the switch, so prev is still current: its user registers (the
+ * call's number and arguments), memory and file table are the ones read.
+ * A call that sleeps several times is written each time; the collector
+ * keeps the first. */
+static __always_inline void emit_call_at_sleep(struct task_struct *prev)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	__u32 tid = prev->pid;
+	long id;
+
+	if (!regs || (prev->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
+		return;
+	id = regs->orig_ax;
+	switch (call_class(id)) {
+	case CALL_FUTEX:
+		emit_futex(regs, id, tid, LT_F_AT_SLEEP);
+		break;
+	case CALL_WAIT:
+		emit_wait(regs, id, tid, LT_F_AT_SLEEP);
+		break;
+	case CALL_IO:
+		emit_io(regs, id, tid, LT_F_AT_SLEEP);
+		break;
+	}
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -402,6 +436,8 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 	if (ptgid != targ_tgid && ntgid != targ_tgid)
 		return 0;
+	if (calls_at_switch && ptgid == targ_tgid && prev_state && !preempt)
+		emit_call_at_sleep(prev);
 	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_switch), LT_EV_SWITCH);
 	if (!e)
 		return 0;
@@ -458,13 +494,43 @@ static __always_inline int in_interrupt_ctx(void *ctx)
 	return regs && (long)regs->orig_ax < 0;
 }
 
+/* --calls blocking: a thread of the target wakes another from inside a
+ * futex call or a socket call (FUTEX_WAKE, a write to a socket someone
+ * reads): write that call first, so the wake-up has its cause (a call
+ * waking several threads is written each time; the collector keeps one). */
+static __always_inline void emit_call_at_wake(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+	long id;
+
+	if (cur->tgid != targ_tgid || (cur->flags & 0x00200000))
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (!regs)
+		return;
+	id = regs->orig_ax;
+	switch (call_class(id)) {
+	case CALL_FUTEX:
+		emit_futex(regs, id, cur->pid, LT_F_AT_WAKE);
+		break;
+	case CALL_IO:
+		emit_io(regs, id, cur->pid, LT_F_AT_WAKE);
+		break;
+	}
+}
+
 static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 flags)
 {
 	struct lt_event *e;
+	int irq;
 	__u64 pt;
 
 	if (p->tgid != targ_tgid)
 		return 0;
+	irq = in_interrupt_ctx(ctx);
+	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW))
+		emit_call_at_wake();
 	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_waking), LT_EV_WAKING);
 	if (!e)
 		return 0;
@@ -474,7 +540,7 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	e->wake.waker_tgid = pt >> 32;
 	if ((__u32)pt == 0)
 		flags |= LT_F_WAKER_IDLE;
-	if (in_interrupt_ctx(ctx))
+	if (irq)
 		flags |= LT_F_WAKER_IRQ;
 	e->h.flags = flags;
 	e->wake.prio = p->prio;

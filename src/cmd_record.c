@@ -48,6 +48,11 @@ static void usage(FILE *f, int perfetto)
 		"  -b, --buffer SIZE    BPF ring buffer size, e.g. 64M (default 16M)\n"
 		"  -q, --quiet          no summary at the end\n"
 		"      --no-snapshot    do not store the state of every thread at attach\n"
+		"      --calls MODE     all (default): every traced call, entry and return;\n"
+		"                       blocking: only the calls a thread sleeps in, taken from\n"
+		"                       the scheduler switch (no syscall tracepoints: a fraction\n"
+		"                       of the overhead; returns are when the thread runs again,\n"
+		"                       return values unknown); for leaving it on for hours\n"
 		"\n"
 		"Flight recorder (sit on a process for hours, keep only the recent past):\n"
 		"      --ring SIZE      keep the newest SIZE of events in memory (e.g. 256M) and\n"
@@ -65,7 +70,8 @@ static void usage(FILE *f, int perfetto)
 		"  locktrace record -p 1234                 # until Ctrl-C\n"
 		"  locktrace record -p 1234 -d 10 -o hang.ltrace\n"
 		"  locktrace record -- ./server --port 8080 # launch, trace from its first instruction\n"
-		"  locktrace record -p 1234 --ring 256M --stall 5   # wait for the hang\n"
+		"  locktrace record -p 1234 --ring 256M --stall 5 --calls blocking\n"
+		"                                           # wait for the hang, cheaply\n"
 		"  kill -USR1 $(pidof locktrace)            # dump the ring now\n"
 		"  locktrace dump hang.ltrace | grep FUTEX_WAIT\n"
 		"  locktrace convert hang.ltrace            # -> hang.perfetto-trace\n");
@@ -145,7 +151,7 @@ static int record_main(int argc, char **argv, int perfetto)
 		{ "buffer", required_argument, 0, 'b' }, { "quiet", no_argument, 0, 'q' },
 		{ "verbose", no_argument, 0, 'v' },     { "help", no_argument, 0, 'h' },
 		{ "status", no_argument, 0, 'S' },      { "no-status", no_argument, 0, 'N' },
-		{ "no-snapshot", no_argument, 0, 'X' },
+		{ "no-snapshot", no_argument, 0, 'X' }, { "calls", required_argument, 0, 'C' },
 		{ "ring", required_argument, 0, 'R' },  { "stall", required_argument, 0, 'T' },
 		{ "stall-rule", required_argument, 0, 'U' }, { "keep-going", no_argument, 0, 'K' },
 		{ "perfetto", no_argument, 0, 'P' },    { "no-perfetto", no_argument, 0, 'Q' },
@@ -191,6 +197,17 @@ static int record_main(int argc, char **argv, int perfetto)
 		case 'S': o.status_line = 1; break;
 		case 'N': o.status_line = 0; break;
 		case 'X': o.no_snapshot = 1; break;
+		case 'C':
+			if (!strcmp(optarg, "all")) {
+				o.calls_blocking = 0;
+			} else if (!strcmp(optarg, "blocking")) {
+				o.calls_blocking = 1;
+			} else {
+				fprintf(stderr, "Error: unknown --calls mode '%s': expected all or blocking\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'R':
 			if (lt_parse_size(optarg, &o.ring_mem) || o.ring_mem < LT_FLIGHT_MIN ||
 			    o.ring_mem > (64ull << 30)) {

@@ -54,8 +54,8 @@ static void perm_hint(char *err, size_t errlen, const char *what, int e)
 		snprintf(err, errlen, "%s: %s (run with -v for libbpf's log)", what, strerror(e));
 }
 
-int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, lt_sample_fn fn, void *ctx,
-		 int verbose, char *err, size_t errlen)
+int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned flags,
+		 lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen)
 {
 	int r;
 
@@ -79,6 +79,14 @@ int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, lt_sample_fn
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
 	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
+	if (flags & LT_BPF_CALLS_BLOCKING) {
+		/* Not even loaded: once a program sits on sys_enter or
+		 * sys_exit, every system call of every process takes the
+		 * kernel's tracing path (BENCHMARKS.md). */
+		b->skel->rodata->calls_at_switch = true;
+		bpf_program__set_autoload(b->skel->progs.lt_sys_enter, false);
+		bpf_program__set_autoload(b->skel->progs.lt_sys_exit, false);
+	}
 
 	r = locktrace_bpf__load(b->skel);
 	if (r) {

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "locktrace/callnorm.h"
 #include "locktrace/futex.h"
 #include "locktrace/tracefile.h"
 
@@ -102,6 +103,12 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 			 ev->io.count);
 		break;
 	case LT_EV_SYS_EXIT:
+		if (h->flags & LT_F_RET_UNKNOWN) { /* --calls blocking */
+			snprintf(buf, len, "%s ret=? (ran again)%s",
+				 ev->exit.nr == LT_NR_UNKNOWN ? "call" : lt_call_name(ev->exit.nr),
+				 h->flags & LT_F_BEGAN_BEFORE ? " (began before tracing)" : "");
+			break;
+		}
 		snprintf(buf, len, "%s ret=%" PRId64 "%s", lt_call_name(ev->exit.nr), ev->exit.ret,
 			 h->flags & LT_F_BEGAN_BEFORE ? " (began before tracing)" : "");
 		break;
@@ -137,5 +144,10 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 		break;
 	default:
 		snprintf(buf, len, "?");
+	}
+	if ((h->kind == LT_EV_FUTEX_ENTER || h->kind == LT_EV_WAIT_ENTER ||
+	     h->kind == LT_EV_IO_ENTER) && (h->flags & LT_F_AT_SLEEP)) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, " (at sleep)");
 	}
 }

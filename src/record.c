@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <malloc.h>
 #include <pthread.h>
+#include "locktrace/callnorm.h"
 #include "locktrace/loader.h"
 #include "locktrace/locksyms.h"
 #include "locktrace/flight.h"
@@ -111,7 +112,27 @@ struct collector {
 	struct tidset tids;
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_locksyms *syms; /* futex addresses to name */
+	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
 };
+
+static void deliver(void *ctx, const struct lt_event *ev)
+{
+	struct collector *c = ctx;
+
+	c->events[ev->h.kind]++;
+	c->total++;
+	if (ev->h.kind != LT_EV_SWITCH || ev->sw.prev_tgid == c->tgid)
+		tidset_add(&c->tids, ev->h.tid);
+	if (c->stall)
+		lt_stall_event(c->stall, ev);
+	if (ev->h.kind == LT_EV_FUTEX_ENTER && c->syms)
+		lt_locksyms_see(c->syms, ev->futex.uaddr);
+	if (c->werr)
+		return; /* keep draining so the kernel side never blocks on us */
+	int r = lt_writer_event(c->w, ev);
+	if (r)
+		c->werr = r;
+}
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
@@ -120,22 +141,14 @@ static int on_sample(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct lt_ev_hdr))
 		return 0;
+	memset(&ev, 0, sizeof(ev));
 	memcpy(&ev, data, size < sizeof(ev) ? size : sizeof(ev));
 	if (ev.h.kind >= LT_EV_MAX)
 		return 0;
-	c->events[ev.h.kind]++;
-	c->total++;
-	if (ev.h.kind != LT_EV_SWITCH || ev.sw.prev_tgid == c->tgid)
-		tidset_add(&c->tids, ev.h.tid);
-	if (c->stall)
-		lt_stall_event(c->stall, &ev);
-	if (ev.h.kind == LT_EV_FUTEX_ENTER && c->syms)
-		lt_locksyms_see(c->syms, ev.futex.uaddr);
-	if (c->werr)
-		return 0; /* keep draining so the kernel side never blocks on us */
-	int r = lt_writer_event(c->w, &ev);
-	if (r)
-		c->werr = r;
+	if (c->norm)
+		lt_callnorm_feed(c->norm, &ev, deliver, c);
+	else
+		deliver(c, &ev);
 	return 0;
 }
 
@@ -379,6 +392,8 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 	}
 	lt_target_describe(tgid, &h);
 	h.flags |= LT_HDR_FLIGHT;
+	if (c->norm)
+		h.flags |= LT_HDR_CALLS_BLOCKING;
 	/* the header's syscalls would say what each thread was in when the
 	 * events *begin*; /proc can only tell us about now, which the
 	 * snapshot section records, so the header keeps just the names */
@@ -464,6 +479,7 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 {
 	char err[512];
 	struct collector c = { 0 };
+	struct lt_callnorm norm;
 	struct lt_bpf bpf = { 0 };
 	struct lt_header hdr = { 0 };
 	struct lt_launch launch = { .pid = 0, .gate_fd = -1, .status_fd = -1 };
@@ -523,6 +539,13 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 		goto out;
 	c.w = file_w;
 	c.tgid = (uint32_t)tgid;
+	if (o->calls_blocking) {
+		if (lt_callnorm_init(&norm, (uint32_t)tgid)) {
+			fprintf(stderr, "Error: out of memory\n");
+			goto fail_file;
+		}
+		c.norm = &norm;
+	}
 	if (ring) {
 		/* the named file exists (so an unwritable path failed above) and
 		 * stays empty until the first dump; events go to memory */
@@ -552,7 +575,8 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 		goto fail_file;
 	}
 
-	if (lt_bpf_start(&bpf, tgid, o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, on_sample,
+	if (lt_bpf_start(&bpf, tgid, o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES,
+			 o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0, on_sample,
 			 &c, o->verbose, err, sizeof(err))) {
 		fprintf(stderr, "Error: %s\n", err);
 		goto fail_file;
@@ -587,6 +611,8 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 			goto fail_file;
 		}
 	}
+	if (o->calls_blocking)
+		hdr.flags |= LT_HDR_CALLS_BLOCKING;
 	int r = ring ? 0 : lt_writer_header(c.w, &hdr);
 	if (r) {
 		fprintf(stderr, "Error: writing %s: %s\n", res->path, strerror(-r));
@@ -756,6 +782,8 @@ finish:
 			fprintf(stderr, "locktrace: interrupted again: finishing the file without draining "
 				"the rest of the ring buffer\n");
 	}
+	if (c.norm)
+		lt_callnorm_flush(c.norm, deliver, &c);
 	account_lost(&bpf, &c, lost_seen, lost_now, nlost);
 	snap_collect(&snap, &c, 1, o->quiet);
 
@@ -846,6 +874,8 @@ out:
 		lt_stall_free(&stall);
 	if (have_syms)
 		lt_locksyms_free(&syms);
+	if (c.norm)
+		lt_callnorm_free(c.norm);
 	reap_kids(&kids, 1); /* their output belongs before ours ends */
 	lt_flight_free(&flight.fl);
 	signal(SIGUSR1, SIG_DFL);

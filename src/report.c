@@ -737,6 +737,20 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	ring_push(r, t, &c);
 
 	int has = (s->flags & LT_SPAN_HAS_RESULT) != 0;
+	int64_t ret = s->ret;
+	if (!has && (r->hdr_flags & LT_HDR_CALLS_BLOCKING) &&
+	    !(s->flags & (LT_SPAN_UNFINISHED | LT_SPAN_END_INFERRED | LT_SPAN_AT_START))) {
+		/* --calls blocking records no return values: a wait that a
+		 * thread of ours woke counts as done (a lock wait: acquired);
+		 * a waking call as having woken whom it woke */
+		if (s->flags & LT_SPAN_WAKER) {
+			has = 1;
+			ret = s->nwoke;
+		} else if (s->nwoken_by && !(s->woken_by[0].flags & (LT_WAKE_IDLE | LT_WAKE_IRQ))) {
+			has = 1;
+			ret = (s->flags & LT_SPAN_LOCK_WAIT) ? 0 : 1;
+		}
+	}
 	if ((s->flags & LT_SPAN_LOCK_WAIT) && group1) {
 		struct rgroup *g = P(r)->gr[group1 - 1];
 		uint64_t d = s->end_ts - s->begin_ts + s->blocked_before_ns;
@@ -752,15 +766,15 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 			g->pub.max_ns = d;
 		if (d < g->min_ns)
 			g->min_ns = d;
-		if (has && s->ret == -EAGAIN)
+		if (has && ret == -EAGAIN)
 			g->pub.eagain++;
-		if (has && s->ret == -ETIMEDOUT)
+		if (has && ret == -ETIMEDOUT)
 			g->pub.timeouts++;
 		if (s->flags & LT_SPAN_UNFINISHED)
 			g->pub.open_at_end++;
-		if (has && (s->ret == 0 || s->ret == -EAGAIN)) {
+		if (has && (ret == 0 || ret == -EAGAIN)) {
 			take(r, g, t, s->end_ts, c.woken_by);
-			if (s->ret == 0 && (s->flags & LT_SPAN_SLEPT))
+			if (ret == 0 && (s->flags & LT_SPAN_SLEPT))
 				progress(r, s->end_ts, t->pub.tid, c.woken_by, 2, &c);
 		}
 	} else if ((s->flags & LT_SPAN_WAKER) && s->enter.h.kind == LT_EV_FUTEX_ENTER) {
@@ -771,16 +785,16 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 		}
 		g->pub.wake_calls++;
 		seen(r, g, t, 1);
-		if (has && s->ret > 0)
-			g->pub.woken += (uint64_t)s->ret;
+		if (has && ret > 0)
+			g->pub.woken += (uint64_t)ret;
 		if (g->holder == t->idx + 1)
-			release(r, g, s->begin_ts, REL_WAKE, has ? s->ret : 0);
-		if (has && s->ret == 0) {
+			release(r, g, s->begin_ts, REL_WAKE, has ? ret : 0);
+		if (has && ret == 0) {
 			g->wake0_ts = s->begin_ts;
 			g->wake0_tid = t->pub.tid;
 			wake0_check(r, g, t, s);
 		}
-	} else if (has && s->ret > 0 && (s->enter.h.kind == LT_EV_WAIT_ENTER ||
+	} else if (has && ret > 0 && (s->enter.h.kind == LT_EV_WAIT_ENTER ||
 					 s->enter.h.kind == LT_EV_IO_ENTER)) {
 		progress(r, s->end_ts, t->pub.tid, 0, 2, &c);
 	}

@@ -245,9 +245,10 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 	rp_json_string(f, r->host);
 	fprintf(f, ", \"kernel\": ");
 	rp_json_string(f, r->kernel);
-	fprintf(f, ",\n    \"flight_dump\": %s, \"launched\": %s, \"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
-		   ", \"duration_s\": ",
+	fprintf(f, ",\n    \"flight_dump\": %s, \"launched\": %s, \"calls\": \"%s\", \"start_ns\": %" PRIu64
+		   ", \"end_ns\": %" PRIu64 ", \"duration_s\": ",
 		r->hdr_flags & LT_HDR_FLIGHT ? "true" : "false", r->hdr_flags & LT_HDR_LAUNCHED ? "true" : "false",
+		r->hdr_flags & LT_HDR_CALLS_BLOCKING ? "blocking" : "all",
 		r->start_ts, r->end_ts);
 	jsec(f, r->end_ts - r->start_ts);
 	fprintf(f, ",\n    \"boottime_at_attach_ns\": %" PRIu64 ", \"realtime_at_attach_ns\": %" PRIu64,
@@ -734,6 +735,9 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 		r->hdr_flags & LT_HDR_FLIGHT ? ", flight-recorder dump" : "",
 		r->have_stats ? ", stopped by: " : "", r->have_stats ? stop_name(r->stop_reason) : "");
 	fprintf(f, "       times are CLOCK_BOOTTIME seconds as in `locktrace dump`; %s is %s\n", a, w);
+	if (r->hdr_flags & LT_HDR_CALLS_BLOCKING)
+		fprintf(f, "       recorded with --calls blocking: only the calls threads slept in (no return\n"
+			   "       values; calls that did not sleep or wake a thread are not in the trace)\n");
 	fprintf(f, "       %" PRIu64 " events, %zu threads, %zu locks", r->events, r->n_threads, r->n_locks);
 	if (r->lost_total)
 		fprintf(f, ", %" PRIu64 " EVENTS LOST (see notes)", r->lost_total);

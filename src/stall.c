@@ -151,16 +151,21 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 	case LT_EV_SYS_EXIT:
 		if (!(t = lookup(s, ev->h.tid, 0)))
 			return;
-		if (t->state == LT_TS_FUTEX_WAIT && ev->exit.ret == 0) {
+		int64_t ret = ev->exit.ret;
+		/* --calls blocking: the thread was woken out of its sleep in
+		 * the call and ran again; count that as the call succeeding */
+		if (ev->h.flags & LT_F_RET_UNKNOWN)
+			ret = t->state == LT_TS_FUTEX_WAIT ? 0 : 1;
+		if (t->state == LT_TS_FUTEX_WAIT && ret == 0) {
 			s->last_lock_progress = s->last_progress = ev->h.ts;
 			s->progress_events++;
 		} else if (t->state == LT_TS_FUTEX_OTHER) {
 			uint16_t nr = (uint16_t)(t->futex_op >> 16);
-			if (lt_futex_wakes(nr ? nr : LT_NR_FUTEX, t->futex_op & 0xffff) && ev->exit.ret > 0) {
+			if (lt_futex_wakes(nr ? nr : LT_NR_FUTEX, t->futex_op & 0xffff) && ret > 0) {
 				s->last_lock_progress = s->last_progress = ev->h.ts;
 				s->progress_events++;
 			}
-		} else if (t->state == LT_TS_IOWAIT && ev->exit.ret > 0) {
+		} else if (t->state == LT_TS_IOWAIT && ret > 0) {
 			s->last_progress = ev->h.ts;
 			s->progress_events++;
 		}

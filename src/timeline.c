@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/callnorm.h"
 #include "locktrace/futex.h"
 #include "locktrace/timeline.h"
 #include "u64map.h"
@@ -448,8 +449,9 @@ static void on_exit_call(struct lt_timeline *tl, const struct lt_event *ev)
 		tl->stats.orphan_exits++;
 		return;
 	}
-	if (th->span.nr == ev->exit.nr) {
-		span_close(tl, th, ev->h.ts, 0, 1, ev->exit.ret);
+	if (th->span.nr == ev->exit.nr || ev->exit.nr == LT_NR_UNKNOWN) {
+		/* --calls blocking: when the thread ran again; no result */
+		span_close(tl, th, ev->h.ts, 0, !(ev->h.flags & LT_F_RET_UNKNOWN), ev->exit.ret);
 	} else { /* both this call's entry and the open call's return were lost */
 		tl->stats.orphan_exits++;
 		span_close_inferred(tl, th, ev->h.ts);

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "locktrace/callnorm.h"
+#include "locktrace/futex.h"
 #include "locktrace/locksyms.h"
 #include "lt_test.h"
 #include "../src/u64map.h"
@@ -30,7 +32,7 @@ struct run {
 	pid_t pid;
 };
 
-static void run_workload(struct run *r, char *const argv[])
+static void run_workload_extra(struct run *r, char *const argv[], char *const extra[])
 {
 	struct tl_proc wl, rec;
 
@@ -40,7 +42,7 @@ static void run_workload(struct run *r, char *const argv[])
 	cr_assert(tl_wait_for(&wl, 0, "ready", r->truth, &r->ntruth, 128, 10000),
 		  "%s never printed ready", argv[0]);
 	r->pid = wl.pid;
-	cr_assert_eq(tl_start_recorder(&rec, wl.pid, r->path, NULL), 0, "recorder did not start");
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, r->path, extra), 0, "recorder did not start");
 	tl_go(&wl);
 	cr_assert(tl_wait_for(&wl, 0, "done", r->truth, &r->ntruth, 128, 30000), "%s did not finish",
 		  argv[0]);
@@ -53,6 +55,11 @@ static void run_workload(struct run *r, char *const argv[])
 	cr_assert(r->t.clean_end, "trace not closed cleanly: %s", r->t.stop);
 	cr_assert(r->t.have_stats);
 	cr_assert_eq(r->t.stats.stop_reason, LT_STOP_EXIT);
+}
+
+static void run_workload(struct run *r, char *const argv[])
+{
+	run_workload_extra(r, argv, NULL);
 }
 
 static void run_free(struct run *r)
@@ -644,4 +651,127 @@ Test(record_live, calls_blocked_at_attach_end_with_their_own_return, .timeout = 
 		}
 	tl_free(&t);
 	unlink(path);
+}
+
+/* ---- --calls blocking: no syscall programs; calls come from the switch */
+
+static char *blocking_args[] = { "--calls", "blocking", NULL };
+
+static int is_entry(const struct lt_event *e)
+{
+	return e->h.kind == LT_EV_FUTEX_ENTER || e->h.kind == LT_EV_WAIT_ENTER ||
+	       e->h.kind == LT_EV_IO_ENTER;
+}
+
+Test(record_live, calls_blocking_records_the_sleeps_on_the_printed_lock, .timeout = 60)
+{
+	NEED_ROOT();
+	char *argv[] = { WL("mutex_contention"), "-t", "4", "-n", "500", NULL };
+	struct run r;
+	run_workload_extra(&r, argv, blocking_args);
+
+	cr_assert(r.t.hdr.flags & LT_HDR_CALLS_BLOCKING, "header flags 0x%x", r.t.hdr.flags);
+	uint64_t addr = tl_val(tl_find(r.truth, r.ntruth, "lock", "name=biglock"), "addr", NULL);
+	uint32_t tids[64];
+	int nt = truth_tids(&r, tids, 64);
+	cr_assert_eq(nt, 4);
+
+	/* Every call in the trace was written at a sleep or at a wake-up it
+	 * issued, and every return was added by the collector (its value
+	 * unknown).  Per worker: entries and returns alternate; it slept on
+	 * the printed mutex at least once while each other worker held it
+	 * (the workload's forced rounds); a call written at a wake-up is a
+	 * futex wake and is followed, before its return, by wake-ups issued
+	 * by that thread. */
+	for (int k = 0; k < nt; k++) {
+		int open = 0, sleeps = 0, wakecalls = 0, wakes_in_call = 0, entries = 0, exits = 0;
+		for (size_t i = 0; i < r.t.n; i++) {
+			const struct lt_event *e = &r.t.ev[i];
+			if (e->h.kind == LT_EV_WAKING && e->wake.waker_tid == tids[k] && open == 2 &&
+			    !(e->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE)))
+				wakes_in_call++;
+			if (e->h.tid != tids[k])
+				continue;
+			if (is_entry(e)) {
+				cr_assert(e->h.flags & (LT_F_AT_SLEEP | LT_F_AT_WAKE),
+					  "tid %u: an entry written neither at a sleep nor at a wake-up", tids[k]);
+				cr_assert_eq(open, 0, "tid %u: two entries without a return", tids[k]);
+				entries++;
+				open = e->h.flags & LT_F_AT_WAKE ? 2 : 1;
+				if (e->h.kind != LT_EV_FUTEX_ENTER)
+					continue;
+				if (open == 2) {
+					cr_assert(lt_futex_wakes(e->futex.nr, e->futex.op),
+						  "tid %u: futex op 0x%x written at a wake-up", tids[k], e->futex.op);
+					wakecalls++;
+				} else if (e->futex.uaddr == addr && (e->futex.op & 0x7f) == 0) {
+					sleeps++;
+				}
+			}
+			if (e->h.kind == LT_EV_SYS_EXIT) {
+				cr_assert(e->h.flags & LT_F_RET_UNKNOWN, "tid %u: a return with a value", tids[k]);
+				cr_assert_eq(e->exit.ret, 0);
+				if (e->h.flags & LT_F_BEGAN_BEFORE)
+					continue; /* none for threads created after attach */
+				cr_assert_neq(open, 0, "tid %u: a return without an entry", tids[k]);
+				open = 0;
+				exits++;
+			}
+		}
+		cr_assert_geq(sleeps, nt - 1, "tid %u slept on 0x%lx %d times", tids[k],
+			      (unsigned long)addr, sleeps);
+		cr_assert_eq(entries, exits, "tid %u: %d entries, %d returns", tids[k], entries, exits);
+		if (wakecalls)
+			cr_assert_geq(wakes_in_call, wakecalls, "tid %u: %d waking calls, %d wake-ups in them",
+				      tids[k], wakecalls, wakes_in_call);
+	}
+	cr_assert_eq(tl_total_lost(&r.t), 0);
+	assert_only_target(&r);
+	run_free(&r);
+}
+
+/* demo --early: the workers are asleep at their start gate when locktrace
+ * attaches.  Each one's first run after the gate opens ends the call the
+ * snapshot saw it in: exactly one return "began before tracing" per
+ * worker, before any call of its own; select()s it slept in name its fd. */
+Test(record_live, calls_blocking_ends_the_calls_threads_slept_in_at_attach, .timeout = 60)
+{
+	NEED_ROOT();
+	char *argv[] = { WL("demo"), "-t", "4", "-n", "400", "--early", NULL };
+	struct run r;
+	run_workload_extra(&r, argv, blocking_args);
+
+	int nworkers = 0;
+	for (int i = 0; i < r.ntruth; i++) {
+		if (strncmp(r.truth[i], "thread role=worker", 18))
+			continue;
+		uint32_t tid = (uint32_t)tl_val(r.truth[i], "tid", NULL);
+		char key[32];
+		snprintf(key, sizeof(key), "idx=%d ", (int)tl_val(r.truth[i], "idx", NULL));
+		const char *sock = tl_find(r.truth, r.ntruth, "socket", key);
+		cr_assert_not_null(sock, "no socket line for %s", r.truth[i]);
+		int wfd = (int)tl_val(sock, "wfd", NULL), rfd = (int)tl_val(sock, "rfd", NULL);
+		int before = 0, calls = 0;
+		nworkers++;
+		for (size_t k = 0; k < r.t.n; k++) {
+			const struct lt_event *e = &r.t.ev[k];
+			if (e->h.tid != tid)
+				continue;
+			if (e->h.kind == LT_EV_SYS_EXIT && (e->h.flags & LT_F_BEGAN_BEFORE)) {
+				cr_assert_eq(calls, 0, "tid %u: began-before return after a call", tid);
+				cr_assert_eq(e->exit.nr, LT_NR_UNKNOWN);
+				before++;
+			}
+			if (is_entry(e))
+				calls++;
+			if (e->h.kind == LT_EV_WAIT_ENTER && (e->h.flags & LT_F_AT_SLEEP))
+				cr_assert(e->wait.fds[0] == wfd || e->wait.fds[0] == rfd,
+					  "tid %u slept in select on fd %d, not %d or %d", tid,
+					  e->wait.fds[0], wfd, rfd);
+		}
+		cr_assert_eq(before, 1, "tid %u: %d returns that began before tracing", tid, before);
+	}
+	cr_assert_eq(nworkers, 4);
+	cr_assert_eq(tl_total_lost(&r.t), 0);
+	run_free(&r);
 }

@@ -70,7 +70,8 @@ static int has_addr(const struct rp_json *arr, uint64_t a)
 
 /* demo -t 64 --stall MODE under --ring 64M --stall 2: the ground truth up
  * to the line starting with until, the flight dump in path. */
-static void demo_stall(const char *mode, const char *until, char truth[][256], int *n, char *path, size_t plen)
+static void demo_stall_calls(const char *mode, const char *until, char truth[][256], int *n,
+			     char *path, size_t plen, const char *calls)
 {
 	char *wargv[] = { WL("demo"), "-t", "64", "-d", "60", "--stall", (char *)mode, NULL };
 	struct tl_proc wl, rec;
@@ -78,7 +79,8 @@ static void demo_stall(const char *mode, const char *until, char truth[][256], i
 	tl_tmp_path(path, plen, "report");
 	cr_assert_eq(tl_spawn(&wl, wargv), 0);
 	cr_assert(tl_wait_for(&wl, 0, "ready", truth, n, 256, 10000));
-	char *extra[] = { "--ring", "64M", "--stall", "2", NULL };
+	char *extra[] = { "--ring", "64M", "--stall", "2", calls ? "--calls" : NULL, (char *)calls,
+			  NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
 	tl_go(&wl);
 	cr_assert(tl_wait_for(&wl, 0, until, truth, n, 256, 20000), "demo never stalled");
@@ -87,12 +89,16 @@ static void demo_stall(const char *mode, const char *until, char truth[][256], i
 	tl_close(&wl);
 }
 
-Test(report_live, demo_io_stall_names_the_holder_in_read_and_the_condvar, .timeout = 90)
+static void demo_stall(const char *mode, const char *until, char truth[][256], int *n, char *path,
+		       size_t plen)
 {
-	NEED_ROOT();
-	char truth[256][256], path[128];
-	int n = 0;
-	demo_stall("io", "stall mode=io", truth, &n, path, sizeof(path));
+	demo_stall_calls(mode, until, truth, n, path, plen, NULL);
+}
+
+/* The holder_blocked finding of an io stall names the holder, its fd, the
+ * condition variable's words and all 64 threads. */
+static void check_io_stall(char truth[][256], int n, const char *path)
+{
 	const char *st = truth[n - 1];
 	int ok1, ok2;
 	uint32_t holder = (uint32_t)tl_val(st, "holder_tid", &ok1);
@@ -122,6 +128,17 @@ Test(report_live, demo_io_stall_names_the_holder_in_read_and_the_condvar, .timeo
 	cr_assert(strstr(sum, "rtlock+0x50/+0x54") && strstr(sum, "condition variable"), "%s", sum);
 	cr_assert(finding(j, "stall"), "the stall is reported");
 	rp_json_free(j);
+}
+
+Test(report_live, demo_io_stall_names_the_holder_in_read_and_the_condvar, .timeout = 90)
+{
+	NEED_ROOT();
+	char truth[256][256], path[128];
+	int n = 0;
+	demo_stall("io", "stall mode=io", truth, &n, path, sizeof(path));
+	check_io_stall(truth, n, path);
+	const char *st = truth[n - 1];
+	uint32_t holder = (uint32_t)tl_val(st, "holder_tid", NULL);
 
 	/* the command line, text */
 	char *rargv[] = { LT_BIN, "report", path, NULL };
@@ -134,6 +151,22 @@ Test(report_live, demo_io_stall_names_the_holder_in_read_and_the_condvar, .timeo
 	cr_assert(strstr(lines[k - 1], want), "%s", lines[k - 1]);
 	cr_assert_eq(tl_wait(&rp, 20000), 0);
 	tl_close(&rp);
+	unlink(path);
+}
+
+/* The same with --calls blocking (no syscall tracepoints): the holder's
+ * read and the waiters' futex waits come from the switch away. */
+Test(report_live, demo_io_stall_with_calls_blocking_names_the_holder, .timeout = 90)
+{
+	NEED_ROOT();
+	char truth[256][256], path[128];
+	int n = 0;
+	demo_stall_calls("io", "stall mode=io", truth, &n, path, sizeof(path), "blocking");
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert(t.hdr.flags & LT_HDR_CALLS_BLOCKING, "header flags 0x%x", t.hdr.flags);
+	tl_free(&t);
+	check_io_stall(truth, n, path);
 	unlink(path);
 }
 

@@ -44,6 +44,17 @@ enum lt_kind {
 #define LT_F_PREEMPT     0x01 /* SWITCH: prev was preempted */
 #define LT_F_BEGAN_BEFORE 0x01 /* SYS_EXIT: the return of a call the thread was
 				* already in when tracing began (no entry) */
+/* --calls blocking (no syscall tracepoints; see docs/trace-format.md): */
+#define LT_F_AT_SLEEP    0x02 /* FUTEX/WAIT/IO_ENTER: written when the thread
+			       * went to sleep in the call (ts: that moment,
+			       * not the entry); arguments from its saved
+			       * user registers */
+#define LT_F_AT_WAKE     0x04 /* FUTEX/IO_ENTER: written when the thread,
+			       * inside the call, woke a thread of the target
+			       * (ts: that wake-up, which follows) */
+#define LT_F_RET_UNKNOWN 0x02 /* SYS_EXIT: written by the collector when the
+			       * thread ran again after sleeping in the call
+			       * (ts: that moment); ret is not known (0) */
 
 struct lt_ev_hdr {
 	uint64_t ts;   /* CLOCK_BOOTTIME, ns */

@@ -21,11 +21,16 @@ typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 
 /* Checks the kernel can run locktrace (BTF present).  0 or -1 with err. */
 int lt_bpf_check_kernel(char *err, size_t errlen);
-/* Opens, configures (target tgid, ring size), loads and attaches every
- * program.  Returns 0, or -1 with a message saying what failed and what to
- * do in err. */
-int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, lt_sample_fn fn, void *ctx,
-		 int verbose, char *err, size_t errlen);
+/* lt_bpf_start flags */
+#define LT_BPF_CALLS_BLOCKING 0x1 /* --calls blocking: no syscall programs; the
+				   * switch program writes the call a thread
+				   * sleeps in (LT_F_AT_SLEEP entries) */
+
+/* Opens, configures (target tgid, ring size, flags), loads and attaches
+ * the programs.  Returns 0, or -1 with a message saying what failed and
+ * what to do in err. */
+int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned flags,
+		 lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen);
 /* Events consumed, or negative errno. timeout_ms < 0: do not wait. */
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms);
 /* Adds the cumulative lost counts to out[cpu * LT_EV_MAX + kind]

@@ -19,6 +19,8 @@ struct lt_record_opts {
 	int verbose;
 	int quiet;           /* no summary */
 	int no_snapshot;     /* skip the snapshot at attach (stacks, owners) */
+	int calls_blocking;  /* --calls blocking: only the calls threads sleep
+			      * in, from the scheduler (no syscall tracepoints) */
 	/* flight recorder: keep the newest ring_mem bytes of encoded events in
 	 * memory and write a trace only on a trigger (stall, SIGUSR1, end) */
 	uint64_t ring_mem;

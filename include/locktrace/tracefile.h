@@ -66,6 +66,11 @@ struct lt_header {
 			       threads alive when the dump was written; their
 			       syscalls are unknown (sc_nr -2) since /proc cannot
 			       tell what they were in when the events begin */
+#define LT_HDR_CALLS_BLOCKING 0x4 /* recorded with --calls blocking: only calls
+				   * a thread slept in, written when it went to
+				   * sleep; their returns are when it ran again,
+				   * return values unknown (LT_F_AT_SLEEP,
+				   * LT_F_RET_UNKNOWN) */
 
 struct lt_stats {
 	uint64_t start_ns, end_ns; /* BOOTTIME */

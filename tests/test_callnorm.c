@@ -1,0 +1,202 @@
+/* Unit tests of the --calls blocking normalizer (src/callnorm.c) from
+ * synthetic events: what it adds, where, and what it leaves alone. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "locktrace/callnorm.h"
+
+#define PID 100
+#define OTHER 900
+
+struct sink {
+	struct lt_event ev[32];
+	int n;
+};
+
+static void collect(void *ctx, const struct lt_event *ev)
+{
+	struct sink *s = ctx;
+	cr_assert_lt(s->n, 32);
+	s->ev[s->n++] = *ev;
+}
+
+static struct lt_event futex_at(uint64_t ts, uint32_t tid, uint32_t op, uint64_t uaddr, uint8_t flags)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = tid;
+	e.h.kind = LT_EV_FUTEX_ENTER;
+	e.h.flags = flags;
+	e.futex.nr = 202;
+	e.futex.op = op;
+	e.futex.uaddr = uaddr;
+	return e;
+}
+
+static struct lt_event sw(uint64_t ts, uint32_t prev, uint32_t ptgid, uint64_t state, uint32_t next,
+			  uint32_t ntgid)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = prev;
+	e.h.kind = LT_EV_SWITCH;
+	e.sw.prev_tid = prev;
+	e.sw.prev_tgid = ptgid;
+	e.sw.prev_state = state;
+	e.sw.next_tid = next;
+	e.sw.next_tgid = ntgid;
+	return e;
+}
+
+static struct lt_event waking(uint64_t ts, uint32_t wakee, uint32_t waker, uint8_t flags)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = wakee;
+	e.h.kind = LT_EV_WAKING;
+	e.h.flags = flags;
+	e.wake.waker_tid = waker;
+	e.wake.waker_tgid = PID;
+	return e;
+}
+
+static struct lt_event simple(uint64_t ts, uint32_t tid, uint8_t kind)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = tid;
+	e.h.kind = kind;
+	return e;
+}
+
+static void feed(struct lt_callnorm *n, struct sink *s, struct lt_event e)
+{
+	lt_callnorm_feed(n, &e, collect, s);
+}
+
+static void assert_return(const struct lt_event *e, uint64_t ts, uint32_t tid, uint16_t nr,
+			  uint8_t flags)
+{
+	cr_assert_eq(e->h.kind, LT_EV_SYS_EXIT);
+	cr_assert_eq(e->h.ts, ts);
+	cr_assert_eq(e->h.tid, tid);
+	cr_assert_eq(e->exit.nr, nr);
+	cr_assert_eq(e->exit.ret, 0);
+	cr_assert_eq(e->h.flags, LT_F_RET_UNKNOWN | flags, "flags 0x%x", e->h.flags);
+}
+
+Test(callnorm, a_sleep_returns_when_the_thread_runs_again)
+{
+	struct lt_callnorm n;
+	struct sink s = { 0 };
+	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
+	feed(&n, &s, simple(1, 101, LT_EV_TASK_NEW));
+	feed(&n, &s, futex_at(10, 101, 0x80, 0x1000, LT_F_AT_SLEEP));
+	feed(&n, &s, sw(10, 101, PID, 1, 0, 0));
+	feed(&n, &s, waking(20, 101, 102, 0));
+	feed(&n, &s, sw(30, 0, 0, 0, 101, PID));
+	/* running again, switched out preempted and back: no new return */
+	feed(&n, &s, sw(40, 101, PID, 0, 0, 0));
+	feed(&n, &s, sw(50, 0, 0, 0, 101, PID));
+	cr_assert_eq(s.n, 8);
+	cr_assert_eq(s.ev[1].h.kind, LT_EV_FUTEX_ENTER);
+	cr_assert_eq(s.ev[4].h.kind, LT_EV_SWITCH);
+	assert_return(&s.ev[5], 30, 101, 202, 0);
+	cr_assert_eq(s.ev[6].h.kind, LT_EV_SWITCH);
+	cr_assert_eq(s.ev[7].h.kind, LT_EV_SWITCH);
+	cr_assert_eq(n.synthesized, 1);
+	lt_callnorm_free(&n);
+}
+
+Test(callnorm, first_run_of_a_thread_asleep_at_attach_began_before)
+{
+	struct lt_callnorm n;
+	struct sink s = { 0 };
+	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
+	/* 101 asleep since before tracing; OTHER's threads are not ours */
+	feed(&n, &s, sw(5, 0, 0, 0, 101, PID));
+	feed(&n, &s, sw(6, 101, PID, 0, 901, OTHER));
+	feed(&n, &s, sw(7, 901, OTHER, 1, 101, PID));
+	/* 103 ran first (seen leaving a cpu): its first return is not one */
+	feed(&n, &s, sw(8, 103, PID, 1, 0, 0));
+	feed(&n, &s, sw(9, 0, 0, 0, 103, PID));
+	cr_assert_eq(s.n, 6);
+	cr_assert_eq(s.ev[0].h.kind, LT_EV_SWITCH);
+	assert_return(&s.ev[1], 5, 101, LT_NR_UNKNOWN, LT_F_BEGAN_BEFORE);
+	for (int i = 2; i < 6; i++)
+		cr_assert_eq(s.ev[i].h.kind, LT_EV_SWITCH, "event %d", i);
+	lt_callnorm_free(&n);
+}
+
+Test(callnorm, a_waking_call_is_written_once_and_returns_at_its_last_wake)
+{
+	struct lt_callnorm n;
+	struct sink s = { 0 };
+	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
+	feed(&n, &s, simple(1, 102, LT_EV_TASK_NEW));
+	/* FUTEX_WAKE on 0x1000 wakes 101 and 103: written before each */
+	feed(&n, &s, futex_at(10, 102, 1, 0x1000, LT_F_AT_WAKE));
+	feed(&n, &s, waking(10, 101, 102, 0));
+	feed(&n, &s, futex_at(12, 102, 1, 0x1000, LT_F_AT_WAKE));
+	feed(&n, &s, waking(12, 103, 102, 0));
+	/* an interrupt's wake-up on its cpu does not extend the call */
+	feed(&n, &s, waking(15, 104, 102, LT_F_WAKER_IRQ));
+	/* the next call of 102: a wake on another word ends the first */
+	feed(&n, &s, futex_at(20, 102, 1, 0x2000, LT_F_AT_WAKE));
+	feed(&n, &s, waking(20, 105, 102, 0));
+	/* then it sleeps: the waking call returns before the switch */
+	feed(&n, &s, futex_at(30, 102, 0, 0x3000, LT_F_AT_SLEEP));
+	feed(&n, &s, sw(30, 102, PID, 1, 0, 0));
+	cr_assert_eq(s.n, 11);
+	cr_assert_eq(s.ev[1].h.kind, LT_EV_FUTEX_ENTER);
+	cr_assert_eq(s.ev[1].futex.uaddr, 0x1000);
+	cr_assert_eq(s.ev[2].h.kind, LT_EV_WAKING);
+	cr_assert_eq(s.ev[3].h.kind, LT_EV_WAKING);
+	cr_assert_eq(s.ev[4].h.kind, LT_EV_WAKING);
+	assert_return(&s.ev[5], 12, 102, 202, 0);
+	cr_assert_eq(s.ev[6].futex.uaddr, 0x2000);
+	cr_assert_eq(s.ev[7].h.kind, LT_EV_WAKING);
+	assert_return(&s.ev[8], 20, 102, 202, 0);
+	cr_assert_eq(s.ev[9].futex.uaddr, 0x3000);
+	cr_assert_eq(s.ev[10].h.kind, LT_EV_SWITCH);
+	lt_callnorm_free(&n);
+}
+
+Test(callnorm, flush_returns_the_calls_still_waking_and_exit_ends_them)
+{
+	struct lt_callnorm n;
+	struct sink s = { 0 };
+	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
+	feed(&n, &s, futex_at(10, 102, 1, 0x1000, LT_F_AT_WAKE));
+	feed(&n, &s, waking(11, 101, 102, 0));
+	feed(&n, &s, futex_at(20, 103, 1, 0x1000, LT_F_AT_WAKE));
+	feed(&n, &s, waking(21, 101, 103, 0));
+	/* 103 exits: its call returns first */
+	feed(&n, &s, simple(25, 103, LT_EV_TASK_EXIT));
+	cr_assert_eq(s.n, 6);
+	assert_return(&s.ev[4], 21, 103, 202, 0);
+	cr_assert_eq(s.ev[5].h.kind, LT_EV_TASK_EXIT);
+	lt_callnorm_flush(&n, collect, &s);
+	cr_assert_eq(s.n, 7);
+	assert_return(&s.ev[6], 11, 102, 202, 0);
+	lt_callnorm_flush(&n, collect, &s);
+	cr_assert_eq(s.n, 7, "a second flush adds nothing");
+	cr_assert_eq(n.synthesized, 2);
+	lt_callnorm_free(&n);
+}
+
+Test(callnorm, a_lost_switch_in_still_returns_the_call_before_the_next)
+{
+	struct lt_callnorm n;
+	struct sink s = { 0 };
+	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
+	feed(&n, &s, futex_at(10, 101, 0, 0x1000, LT_F_AT_SLEEP));
+	feed(&n, &s, futex_at(20, 101, 0, 0x2000, LT_F_AT_SLEEP));
+	cr_assert_eq(s.n, 3);
+	assert_return(&s.ev[1], 20, 101, 202, 0);
+	cr_assert_eq(s.ev[2].futex.uaddr, 0x2000);
+	lt_callnorm_free(&n);
+}
