@@ -147,16 +147,36 @@ static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
 		*v = nr + 1;
 }
 
-static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
-				      __u64 ts)
+#define SZ_FUTEX (sizeof(struct lt_ev_hdr) + sizeof(struct lt_futex_enter))
+#define SZ_WAIT (sizeof(struct lt_ev_hdr) + sizeof(struct lt_wait_enter))
+#define SZ_IO (sizeof(struct lt_ev_hdr) + sizeof(struct lt_io_enter))
+#define SZ_SWITCH (sizeof(struct lt_ev_hdr) + sizeof(struct lt_switch))
+#define SZ_WAKING (sizeof(struct lt_ev_hdr) + sizeof(struct lt_waking))
+
+/* A call's entry and the switch or wake-up it comes with, in one ring
+ * record (one reservation instead of two; the collector splits it). */
+static __always_inline void *reserve2(__u32 size, __u8 kind1, __u8 kind2)
 {
-	struct lt_event *e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_futex_enter),
-				     LT_EV_FUTEX_ENTER);
+	void *e = bpf_ringbuf_reserve(&events, size, 0);
+	if (!e) {
+		__u32 k = kind1;
+		__u64 *c = bpf_map_lookup_elem(&lost, &k);
+		if (c)
+			*c += 1;
+		k = kind2;
+		c = bpf_map_lookup_elem(&lost, &k);
+		if (c)
+			*c += 1;
+	}
+	return e;
+}
+
+static __always_inline void fill_futex(struct lt_event *e, struct pt_regs *regs, long id,
+				       __u32 tid, __u8 flags, __u64 ts)
+{
 	__u64 a0 = regs->di, a1 = regs->si, a2 = regs->dx, a3 = regs->r10, a4 = regs->r8,
 	      a5 = regs->r9;
 
-	if (!e)
-		return 0;
 	fill_hdr_at(&e->h, LT_EV_FUTEX_ENTER, tid, ts);
 	e->h.flags = flags;
 	e->futex.nr = id;
@@ -206,20 +226,26 @@ static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid, 
 		e->futex.val = a2;
 		e->futex.timeout = (__u32)a3;
 	}
+}
+
+static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
+				      __u64 ts)
+{
+	struct lt_event *e = reserve(SZ_FUTEX, LT_EV_FUTEX_ENTER);
+
+	if (!e)
+		return 0;
+	fill_futex(e, regs, id, tid, flags, ts);
 	submit(e);
 	return 1;
 }
 
-static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
-				      __u64 ts)
+static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, long id,
+				      __u32 tid, __u8 flags, __u64 ts)
 {
-	struct lt_event *e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_wait_enter),
-				     LT_EV_WAIT_ENTER);
 	__u64 a0 = regs->di, a1 = regs->si, a2 = regs->dx, a3 = regs->r10, a4 = regs->r8;
 	int i;
 
-	if (!e)
-		return 0;
 	fill_hdr_at(&e->h, LT_EV_WAIT_ENTER, tid, ts);
 	e->h.flags = flags;
 	e->wait.nr = id;
@@ -272,27 +298,42 @@ static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid, _
 		else
 			e->wait.timeout_ns = (int)a3 < 0 ? -1 : (__s64)(int)a3 * 1000000LL;
 	}
+}
+
+static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
+				     __u64 ts)
+{
+	struct lt_event *e = reserve(SZ_WAIT, LT_EV_WAIT_ENTER);
+
+	if (!e)
+		return 0;
+	fill_wait(e, regs, id, tid, flags, ts);
 	submit(e);
 	return 1;
 }
 
-static __always_inline int emit_io(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
-				      __u64 ts)
+static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, long id, __u32 tid,
+				    __u8 flags, __u64 ts)
 {
-	struct lt_event *e;
-	int fd = regs->di;
-
-	if (!fd_is_socket(bpf_get_current_task_btf(), fd))
-		return 0;
-	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_io_enter), LT_EV_IO_ENTER);
-	if (!e)
-		return 0;
 	fill_hdr_at(&e->h, LT_EV_IO_ENTER, tid, ts);
 	e->h.flags = flags;
 	e->io.nr = id;
 	e->io.pad = 0;
-	e->io.fd = fd;
+	e->io.fd = regs->di;
 	e->io.count = regs->dx;
+}
+
+static __always_inline int emit_io(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
+				   __u64 ts)
+{
+	struct lt_event *e;
+
+	if (!fd_is_socket(bpf_get_current_task_btf(), regs->di))
+		return 0;
+	e = reserve(SZ_IO, LT_EV_IO_ENTER);
+	if (!e)
+		return 0;
+	fill_io(e, regs, id, tid, flags, ts);
 	submit(e);
 	return 1;
 }
@@ -409,51 +450,10 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-/* --calls blocking: prev is going to sleep (not preempted).  If it sleeps
- * inside one of the traced calls, write that call's entry now.  This runs
- * before the switch, so prev is still current: its user registers (the
- * call's number and arguments), memory and file table are the ones read.
- * A call that sleeps several times is written each time; the collector
- * keeps the first. */
-static __always_inline void emit_call_at_sleep(struct task_struct *prev, __u64 ts)
+static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct task_struct *prev,
+					struct task_struct *next, unsigned int prev_state, __u32 ptgid,
+					__u32 ntgid, __u64 ts)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	__u32 tid = prev->pid;
-	long id;
-
-	if (!regs || (prev->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
-		return;
-	id = regs->orig_ax;
-	switch (call_class(id)) {
-	case CALL_FUTEX:
-		emit_futex(regs, id, tid, LT_F_AT_SLEEP, ts);
-		break;
-	case CALL_WAIT:
-		emit_wait(regs, id, tid, LT_F_AT_SLEEP, ts);
-		break;
-	case CALL_IO:
-		emit_io(regs, id, tid, LT_F_AT_SLEEP, ts);
-		break;
-	}
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	__u32 ptgid = prev->tgid, ntgid = next->tgid;
-	struct lt_event *e;
-	__u64 ts = 0;
-
-	if (ptgid != targ_tgid && ntgid != targ_tgid)
-		return 0;
-	if (calls_at_switch && ptgid == targ_tgid && prev_state && !preempt) {
-		ts = bpf_ktime_get_boot_ns();
-		emit_call_at_sleep(prev, ts);
-	}
-	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_switch), LT_EV_SWITCH);
-	if (!e)
-		return 0;
 	fill_hdr_at(&e->h, LT_EV_SWITCH, prev->pid, ts);
 	e->h.flags = preempt ? LT_F_PREEMPT : 0;
 	e->sw.prev_state = prev_state;
@@ -466,6 +466,75 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	/* comm is NUL-padded in the kernel: plain loads, no string helper */
 	__builtin_memcpy(e->sw.prev_comm, prev->comm, LT_COMM_LEN);
 	__builtin_memcpy(e->sw.next_comm, next->comm, LT_COMM_LEN);
+}
+
+/* --calls blocking: prev is going to sleep (not preempted) inside one of
+ * the traced calls: write that call's entry and the switch in one record.
+ * This runs before the switch, so prev is still current: its user
+ * registers (the call's number and arguments), memory and file table are
+ * the ones read.  A call that sleeps several times is written each time;
+ * the collector keeps the first.  1 if written, 0 if the switch is still
+ * to be written on its own. */
+static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *prev,
+					      struct task_struct *next, unsigned int prev_state,
+					      __u32 ptgid, __u32 ntgid)
+{
+	struct pt_regs *regs;
+	struct lt_event *e;
+	__u32 tid = prev->pid;
+	__u64 ts;
+	long id;
+	int cls;
+
+	if (prev->flags & 0x00200000) /* PF_KTHREAD: no user regs */
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (!regs)
+		return 0;
+	id = regs->orig_ax;
+	cls = call_class(id);
+	if (cls == CALL_NONE || (cls == CALL_IO && !fd_is_socket(prev, regs->di)))
+		return 0;
+	ts = bpf_ktime_get_boot_ns();
+	if (cls == CALL_FUTEX) {
+		e = reserve2(SZ_FUTEX + SZ_SWITCH, LT_EV_FUTEX_ENTER, LT_EV_SWITCH);
+		if (!e)
+			return 1;
+		fill_futex(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		fill_switch((void *)e + SZ_FUTEX, preempt, prev, next, prev_state, ptgid, ntgid, ts);
+	} else if (cls == CALL_WAIT) {
+		e = reserve2(SZ_WAIT + SZ_SWITCH, LT_EV_WAIT_ENTER, LT_EV_SWITCH);
+		if (!e)
+			return 1;
+		fill_wait(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		fill_switch((void *)e + SZ_WAIT, preempt, prev, next, prev_state, ptgid, ntgid, ts);
+	} else {
+		e = reserve2(SZ_IO + SZ_SWITCH, LT_EV_IO_ENTER, LT_EV_SWITCH);
+		if (!e)
+			return 1;
+		fill_io(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		fill_switch((void *)e + SZ_IO, preempt, prev, next, prev_state, ptgid, ntgid, ts);
+	}
+	submit(e);
+	return 1;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 ptgid = prev->tgid, ntgid = next->tgid;
+	struct lt_event *e;
+
+	if (ptgid != targ_tgid && ntgid != targ_tgid)
+		return 0;
+	if (calls_at_switch && ptgid == targ_tgid && prev_state && !preempt &&
+	    emit_sleep_in_call(preempt, prev, next, prev_state, ptgid, ntgid))
+		return 0;
+	e = reserve(SZ_SWITCH, LT_EV_SWITCH);
+	if (!e)
+		return 0;
+	fill_switch(e, preempt, prev, next, prev_state, ptgid, ntgid, 0);
 	submit(e);
 	return 0;
 }
@@ -503,50 +572,11 @@ static __always_inline int in_interrupt_ctx(void *ctx, struct task_struct *cur,
 	return regs && (long)regs->orig_ax < 0;
 }
 
-/* --calls blocking: a thread of the target wakes another from inside a
- * futex call or a socket call (FUTEX_WAKE, a write to a socket someone
- * reads): write that call first, so the wake-up has its cause (a call
- * waking several threads is written each time; the collector keeps one). */
-static __always_inline void emit_call_at_wake(struct task_struct *cur, struct pt_regs *regs,
-					      __u64 ts)
+static __always_inline void fill_waking(struct lt_event *e, struct task_struct *p,
+					struct task_struct *cur, __u8 flags, int irq, __u64 ts)
 {
-	long id;
+	__u64 pt = bpf_get_current_pid_tgid();
 
-	if (cur->tgid != targ_tgid || !regs)
-		return;
-	id = regs->orig_ax;
-	switch (call_class(id)) {
-	case CALL_FUTEX:
-		emit_futex(regs, id, cur->pid, LT_F_AT_WAKE, ts);
-		break;
-	case CALL_IO:
-		emit_io(regs, id, cur->pid, LT_F_AT_WAKE, ts);
-		break;
-	}
-}
-
-static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 flags)
-{
-	struct task_struct *cur;
-	struct pt_regs *regs = NULL;
-	struct lt_event *e;
-	__u64 pt, ts = 0;
-	int irq;
-
-	if (p->tgid != targ_tgid)
-		return 0;
-	cur = bpf_get_current_task_btf();
-	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
-		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	irq = in_interrupt_ctx(ctx, cur, regs);
-	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW)) {
-		ts = bpf_ktime_get_boot_ns();
-		emit_call_at_wake(cur, regs, ts);
-	}
-	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_waking), LT_EV_WAKING);
-	if (!e)
-		return 0;
-	pt = bpf_get_current_pid_tgid();
 	fill_hdr_at(&e->h, LT_EV_WAKING, p->pid, ts);
 	e->wake.waker_tid = (__u32)pt;
 	e->wake.waker_tgid = pt >> 32;
@@ -558,6 +588,66 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	e->wake.prio = p->prio;
 	e->wake.target_cpu = p->wake_cpu;
 	__builtin_memcpy(e->wake.waker_comm, cur->comm, LT_COMM_LEN);
+}
+
+/* --calls blocking: a thread of the target wakes another from inside a
+ * futex call or a socket call (FUTEX_WAKE, a write to a socket someone
+ * reads): write that call's entry and the wake-up in one record, so the
+ * wake-up has its cause (a call waking several threads is written each
+ * time; the collector keeps one).  1 if written, 0 if the wake-up is
+ * still to be written on its own. */
+static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_struct *cur,
+					     struct pt_regs *regs, __u8 flags)
+{
+	struct lt_event *e;
+	__u64 ts;
+	long id;
+	int cls;
+
+	if (cur->tgid != targ_tgid || !regs)
+		return 0;
+	id = regs->orig_ax;
+	cls = call_class(id);
+	if (cls != CALL_FUTEX && (cls != CALL_IO || !fd_is_socket(cur, regs->di)))
+		return 0;
+	ts = bpf_ktime_get_boot_ns();
+	if (cls == CALL_FUTEX) {
+		e = reserve2(SZ_FUTEX + SZ_WAKING, LT_EV_FUTEX_ENTER, LT_EV_WAKING);
+		if (!e)
+			return 1;
+		fill_futex(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
+		fill_waking((void *)e + SZ_FUTEX, p, cur, flags, 0, ts);
+	} else {
+		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
+		if (!e)
+			return 1;
+		fill_io(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
+		fill_waking((void *)e + SZ_IO, p, cur, flags, 0, ts);
+	}
+	submit(e);
+	return 1;
+}
+
+static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 flags)
+{
+	struct task_struct *cur;
+	struct pt_regs *regs = NULL;
+	struct lt_event *e;
+	int irq;
+
+	if (p->tgid != targ_tgid)
+		return 0;
+	cur = bpf_get_current_task_btf();
+	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
+		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	irq = in_interrupt_ctx(ctx, cur, regs);
+	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW) &&
+	    emit_wake_in_call(p, cur, regs, flags))
+		return 0;
+	e = reserve(SZ_WAKING, LT_EV_WAKING);
+	if (!e)
+		return 0;
+	fill_waking(e, p, cur, flags, irq, 0);
 	submit(e);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,21 +135,46 @@ static void deliver(void *ctx, const struct lt_event *ev)
 		c->werr = r;
 }
 
+/* The size the kernel side reserves for a record of kind (0: none). */
+static size_t record_size(uint8_t kind)
+{
+	size_t h = sizeof(struct lt_ev_hdr);
+	switch (kind) {
+	case LT_EV_FUTEX_ENTER: return h + sizeof(struct lt_futex_enter);
+	case LT_EV_WAIT_ENTER: return h + sizeof(struct lt_wait_enter);
+	case LT_EV_IO_ENTER: return h + sizeof(struct lt_io_enter);
+	case LT_EV_SYS_EXIT: return h + sizeof(struct lt_sys_exit);
+	case LT_EV_SWITCH: return h + sizeof(struct lt_switch);
+	case LT_EV_WAKING: return h + sizeof(struct lt_waking);
+	case LT_EV_TASK_NEW: return h + sizeof(struct lt_task_new);
+	case LT_EV_TASK_EXIT: return h + sizeof(struct lt_task_exit);
+	case LT_EV_RENAME: return h + sizeof(struct lt_rename);
+	case LT_EV_EXEC: return h + sizeof(struct lt_exec);
+	}
+	return 0;
+}
+
+/* One ring record holds one event, or (--calls blocking) a call's entry
+ * followed by the switch or wake-up it was written with. */
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
+	const uint8_t *p = data;
 	struct lt_event ev;
 
-	if (size < sizeof(struct lt_ev_hdr))
-		return 0;
-	memset(&ev, 0, sizeof(ev));
-	memcpy(&ev, data, size < sizeof(ev) ? size : sizeof(ev));
-	if (ev.h.kind >= LT_EV_MAX)
-		return 0;
-	if (c->norm)
-		lt_callnorm_feed(c->norm, &ev, deliver, c);
-	else
-		deliver(c, &ev);
+	while (size >= sizeof(struct lt_ev_hdr)) {
+		size_t n = record_size(p[offsetof(struct lt_ev_hdr, kind)]);
+		if (!n || n > size)
+			return 0;
+		memset(&ev, 0, sizeof(ev));
+		memcpy(&ev, p, n);
+		if (c->norm)
+			lt_callnorm_feed(c->norm, &ev, deliver, c);
+		else
+			deliver(c, &ev);
+		p += n;
+		size -= n;
+	}
 	return 0;
 }
 
