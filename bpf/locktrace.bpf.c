@@ -8,7 +8,11 @@
  * Events go to one ring buffer without waking the consumer (the collector
  * drains it on a timer); a wake-up is forced only when the buffer fills past
  * wake_bytes.  Per-event wake-ups halve the target's throughput (see
- * docs/overhead.md).  A failed reservation is counted per cpu and kind.
+ * BENCHMARKS.md).  A failed reservation is counted per cpu and kind.
+ *
+ * With calls_at_switch (--calls blocking) the syscall programs are not
+ * loaded at all: the switch and wake-up programs write the call a thread
+ * sleeps in or wakes another from, read from its saved user registers.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
