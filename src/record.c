@@ -486,7 +486,7 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			  const char *comm)
 {
 	static const char *const why[] = { "stopped", "interrupted", "duration reached",
-					   "target exited", "write error", "stall detected",
+					   "target exited", "stopped on an error", "stall detected",
 					   "dump requested" };
 	fprintf(stderr, "locktrace: %s after %.2f s: process %d (%s), %llu events, %llu lost, "
 		"%llu threads, %llu bytes (%.1f bytes/event)\n",
@@ -501,239 +501,325 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 	fprintf(stderr, "\n  trace: %s\n", res->path);
 }
 
-int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
-{
-	char err[512];
-	struct collector c = { 0 };
+/* One recording, from attach to the summary: lt_record's state, shared by
+ * the steps below. */
+struct session {
+	const struct lt_record_opts *o;
+	struct lt_record_result *res;
+	struct collector c;
 	struct lt_callnorm norm;
-	struct lt_bpf bpf = { 0 };
-	struct lt_header hdr = { 0 };
-	struct lt_launch launch = { .pid = 0, .gate_fd = -1, .status_fd = -1 };
-	uint64_t *lost_seen = NULL, *lost_now = NULL;
-	size_t nlost = 0;
-	pid_t tgid = 0;
-	int pidfd = -1, ret = -1, launched = 0, bpf_started = 0;
-	char comm[LT_COMM_LEN + 8] = "process";
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct snap_job snap = { 0 };
-	struct flight flight = { .first_fd = -1 };
+	struct lt_bpf bpf;
+	struct lt_header hdr;
+	struct lt_launch launch;
+	uint64_t *lost_seen, *lost_now; /* per (cpu, kind) */
+	size_t nlost;
+	pid_t tgid;
+	int pidfd, launched, bpf_started;
+	char comm[LT_COMM_LEN + 8];
+	struct snap_job snap;
+	struct flight flight;
 	struct lt_stall stall;
-	int ring = o->ring_mem > 0, have_stall = 0;
-	struct lt_writer *file_w = NULL; /* the output in normal mode */
+	int have_stall;
+	int ring;                /* flight recorder: events go to memory */
+	struct lt_writer *file_w; /* the output in normal mode */
 	struct lt_locksyms syms;
-	int have_syms = 0;
-	struct kids kids = { .n = 0 };
+	int have_syms;
+	struct kids kids;
+	int show_status;
+};
 
-	memset(res, 0, sizeof(*res));
-	res->exit_status = -1;
-	if (lt_bpf_check_kernel(err, sizeof(err))) {
-		fprintf(stderr, "Error: %s\n", err);
-		return -1;
-	}
+/* The process to trace (launched or looked up) and its comm.  0 or -1. */
+static int find_target(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	char err[512];
 
 	if (o->argv) {
-		int r = lt_launch_prepare(&launch, o->argv);
+		int r = lt_launch_prepare(&s->launch, o->argv);
 		if (r < 0) {
 			fprintf(stderr, "Error: cannot start %s: %s\n", o->argv[0], strerror(-r));
 			return -1;
 		}
-		tgid = launch.pid;
-		launched = 1;
-		snprintf(comm, sizeof(comm), "%.15s", strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1
-									      : o->argv[0]);
+		s->tgid = s->launch.pid;
+		s->launched = 1;
+		const char *base = strrchr(o->argv[0], '/');
+		snprintf(s->comm, sizeof(s->comm), "%.15s", base ? base + 1 : o->argv[0]);
 	} else {
-		if (lt_target_resolve(o->pid, &tgid, err, sizeof(err))) {
+		if (lt_target_resolve(o->pid, &s->tgid, err, sizeof(err))) {
 			fprintf(stderr, "Error: %s\n", err);
 			return -1;
 		}
-		if (tgid != o->pid)
+		if (s->tgid != o->pid)
 			fprintf(stderr, "locktrace: %d is a thread of process %d; tracing the whole process\n",
-				o->pid, tgid);
+				o->pid, s->tgid);
 		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/comm", tgid);
+		snprintf(path, sizeof(path), "/proc/%d/comm", s->tgid);
 		FILE *f = fopen(path, "r");
 		if (f) {
-			if (fgets(comm, sizeof(comm), f))
-				comm[strcspn(comm, "\n")] = 0;
+			if (fgets(s->comm, sizeof(s->comm), f))
+				s->comm[strcspn(s->comm, "\n")] = 0;
 			fclose(f);
 		}
 	}
-	sanitize_comm(comm);
-	res->tgid = tgid;
+	sanitize_comm(s->comm);
+	s->res->tgid = s->tgid;
+	return 0;
+}
 
-	if (open_output(o, comm, tgid, &file_w, res->path, sizeof(res->path)))
-		goto out;
-	c.w = file_w;
-	c.tgid = (uint32_t)tgid;
+/* Where events go once the output file exists: the file, or the flight
+ * recorder's ring (the file then stays empty until a dump).  0 or -1. */
+static int open_sinks(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+
+	s->c.w = s->file_w;
+	s->c.tgid = (uint32_t)s->tgid;
 	if (o->calls_blocking) {
-		if (lt_callnorm_init(&norm, (uint32_t)tgid)) {
+		if (lt_callnorm_init(&s->norm, (uint32_t)s->tgid)) {
 			fprintf(stderr, "Error: out of memory\n");
-			goto fail_file;
+			return -1;
 		}
-		c.norm = &norm;
+		s->c.norm = &s->norm;
 	}
-	if (ring) {
-		/* the named file exists (so an unwritable path failed above) and
-		 * stays empty until the first dump; events go to memory */
-		snprintf(flight.base, sizeof(flight.base), "%s", res->path);
-		flight.first_fd = lt_writer_release_fd(file_w);
-		file_w = NULL;
-		c.w = NULL;
-		if (ftruncate(flight.first_fd, 0) || lseek(flight.first_fd, 0, SEEK_SET)) {
-			fprintf(stderr, "Error: cannot use %s: %s\n", res->path, strerror(errno));
-			goto fail_file;
-		}
-		int r0 = lt_flight_init(&flight.fl, (size_t)o->ring_mem);
-		if (!r0)
-			r0 = lt_writer_mem_open(&c.w, tgid, LT_FLIGHT_CHUNK, lt_flight_push, &flight.fl);
-		if (r0) {
-			fprintf(stderr, "Error: cannot allocate a %llu-byte ring: %s\n",
-				(unsigned long long)o->ring_mem, strerror(-r0));
-			c.w = NULL;
-			goto fail_file;
-		}
+	if (!s->ring)
+		return 0;
+	/* the named file exists (so an unwritable path failed already) */
+	snprintf(s->flight.base, sizeof(s->flight.base), "%s", s->res->path);
+	s->flight.first_fd = lt_writer_release_fd(s->file_w);
+	s->file_w = NULL;
+	s->c.w = NULL;
+	if (ftruncate(s->flight.first_fd, 0) || lseek(s->flight.first_fd, 0, SEEK_SET)) {
+		fprintf(stderr, "Error: cannot use %s: %s\n", s->res->path, strerror(errno));
+		return -1;
 	}
+	int r = lt_flight_init(&s->flight.fl, (size_t)o->ring_mem);
+	if (!r)
+		r = lt_writer_mem_open(&s->c.w, s->tgid, LT_FLIGHT_CHUNK, lt_flight_push, &s->flight.fl);
+	if (r) {
+		fprintf(stderr, "Error: cannot allocate a %llu-byte ring: %s\n",
+			(unsigned long long)o->ring_mem, strerror(-r));
+		s->c.w = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* A pidfd to see the process end, the BPF programs, lock naming, loss
+ * counters, signals.  0 or -1. */
+static int attach(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[512];
 
 	/* a pidfd tells us when the process is gone without signals or ptrace */
-	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-	if (pidfd < 0 && !launched) {
-		fprintf(stderr, "Error: no process %d (it exited during attach)\n", tgid);
-		goto fail_file;
+	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
+	if (s->pidfd < 0 && !s->launched) {
+		fprintf(stderr, "Error: no process %d (it exited during attach)\n", s->tgid);
+		return -1;
 	}
-
-	if (lt_bpf_start(&bpf, tgid, o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES,
-			 o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0, on_sample,
-			 &c, o->verbose, err, sizeof(err))) {
+	if (lt_bpf_start(&s->bpf, s->tgid, o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES,
+			 o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0, on_sample, &s->c, o->verbose,
+			 err, sizeof(err))) {
 		fprintf(stderr, "Error: %s\n", err);
-		goto fail_file;
+		return -1;
 	}
-	bpf_started = 1;
-	if (lt_locksyms_init(&syms, tgid) == 0) {
-		have_syms = 1;
-		c.syms = &syms;
+	s->bpf_started = 1;
+	if (lt_locksyms_init(&s->syms, s->tgid) == 0) {
+		s->have_syms = 1;
+		s->c.syms = &s->syms;
 	}
-	nlost = (size_t)bpf.ncpus * LT_EV_MAX;
-	lost_seen = calloc(nlost, sizeof(uint64_t));
-	lost_now = calloc(nlost, sizeof(uint64_t));
-
+	s->nlost = (size_t)s->bpf.ncpus * LT_EV_MAX;
+	s->lost_seen = calloc(s->nlost, sizeof(uint64_t));
+	s->lost_now = calloc(s->nlost, sizeof(uint64_t));
+	if (!s->lost_seen || !s->lost_now) {
+		fprintf(stderr, "Error: out of memory\n");
+		return -1;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
 
-	if (launched) {
+/* The header: the process and its threads at attach.  0 or -1. */
+static int write_header(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct lt_header *hdr = &s->hdr;
+
+	if (s->launched) {
 		/* describe before exec: the header names the command being started */
-		lt_target_describe(tgid, &hdr);
-		hdr.flags |= LT_HDR_LAUNCHED;
-		snprintf(hdr.comm, sizeof(hdr.comm), "%s", comm);
+		lt_target_describe(s->tgid, hdr);
+		hdr->flags |= LT_HDR_LAUNCHED;
+		snprintf(hdr->comm, sizeof(hdr->comm), "%.15s", s->comm);
 		size_t off = 0;
-		hdr.cmdline[0] = 0;
-		for (int i = 0; o->argv[i] && off < sizeof(hdr.cmdline); i++)
-			off += (size_t)snprintf(hdr.cmdline + off, sizeof(hdr.cmdline) - off, "%s%s",
+		hdr->cmdline[0] = 0;
+		for (int i = 0; o->argv[i] && off < sizeof(hdr->cmdline); i++)
+			off += (size_t)snprintf(hdr->cmdline + off, sizeof(hdr->cmdline) - off, "%s%s",
 						i ? " " : "", o->argv[i]);
 	} else {
-		int r = lt_target_describe(tgid, &hdr);
+		int r = lt_target_describe(s->tgid, hdr);
 		if (r == -ENOENT || r == -ESRCH) {
-			fprintf(stderr, "Error: process %d exited during attach\n", tgid);
-			goto fail_file;
+			fprintf(stderr, "Error: process %d exited during attach\n", s->tgid);
+			return -1;
 		}
 	}
 	if (o->calls_blocking)
-		hdr.flags |= LT_HDR_CALLS_BLOCKING;
-	int r = ring ? 0 : lt_writer_header(c.w, &hdr);
+		hdr->flags |= LT_HDR_CALLS_BLOCKING;
+	int r = s->ring ? 0 : lt_writer_header(s->c.w, hdr);
 	if (r) {
-		fprintf(stderr, "Error: writing %s: %s\n", res->path, strerror(-r));
-		goto fail_file;
+		fprintf(stderr, "Error: writing %s: %s\n", s->res->path, strerror(-r));
+		return -1;
 	}
-	if (launched) {
-		r = lt_launch_go(&launch);
+	return 0;
+}
+
+/* Lets a launched command run; the stall rule, SIGUSR1, the snapshot at
+ * attach.  0, or -1 when the command could not be started (the trace is
+ * finished all the same). */
+static int go(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	const char *where = s->ring ? "in memory, dumps to" : "into";
+
+	if (s->launched) {
+		int r = lt_launch_go(&s->launch);
 		if (r) {
 			fprintf(stderr, "Error: cannot run %s: %s\n", o->argv[0], strerror(-r));
-			launched = 0;
-			res->stop_reason = LT_STOP_ERROR;
-			goto finish;
+			s->launched = 0;
+			s->res->stop_reason = LT_STOP_ERROR;
+			return -1;
 		}
 		if (!o->quiet)
-			fprintf(stderr, "locktrace: recording %s (pid %d) %s %s; Ctrl-C to stop\n", comm, tgid,
-				ring ? "in memory, dumps to" : "into", res->path);
+			fprintf(stderr, "locktrace: recording %s (pid %d) %s %s; Ctrl-C to stop\n", s->comm,
+				s->tgid, where, s->res->path);
 	} else if (!o->quiet) {
 		fprintf(stderr, "locktrace: recording process %d (%s, %u threads) %s %s; Ctrl-C to stop\n",
-			tgid, comm, hdr.nthreads, ring ? "in memory, dumps to" : "into", res->path);
+			s->tgid, s->comm, s->hdr.nthreads, where, s->res->path);
 	}
 	if (o->stall_s > 0) {
 		uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
-		if (lt_stall_init(&stall, o->stall_rule, (uint64_t)(o->stall_s * 1e9), boot) == 0) {
-			have_stall = 1;
+		if (lt_stall_init(&s->stall, o->stall_rule, (uint64_t)(o->stall_s * 1e9), boot) == 0) {
+			s->have_stall = 1;
 			/* all threads first, so a join on any of them is recognized */
-			for (uint32_t i = 0; i < hdr.nthreads; i++)
-				lt_stall_seed(&stall, (uint32_t)hdr.threads[i].tid, -1, hdr.threads[i].sc_args, 0);
-			for (uint32_t i = 0; i < hdr.nthreads; i++) {
-				const struct lt_thread_info *ti = &hdr.threads[i];
+			for (uint32_t i = 0; i < s->hdr.nthreads; i++)
+				lt_stall_seed(&s->stall, (uint32_t)s->hdr.threads[i].tid, -1,
+					      s->hdr.threads[i].sc_args, 0);
+			for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
+				const struct lt_thread_info *ti = &s->hdr.threads[i];
 				uint64_t since = ti->blocked_ns < boot ? boot - ti->blocked_ns : 0;
-				lt_stall_seed(&stall, (uint32_t)ti->tid, ti->sc_nr, ti->sc_args, since);
+				lt_stall_seed(&s->stall, (uint32_t)ti->tid, ti->sc_nr, ti->sc_args, since);
 			}
-			c.stall = &stall;
+			s->c.stall = &s->stall;
 		}
 	}
 	struct sigaction su = { .sa_handler = on_usr1 };
 	sigaction(SIGUSR1, &su, NULL);
-	for (uint32_t i = 0; i < hdr.nthreads; i++)
-		tidset_add(&c.tids, (uint32_t)hdr.threads[i].tid);
+	for (uint32_t i = 0; i < s->hdr.nthreads; i++)
+		tidset_add(&s->c.tids, (uint32_t)s->hdr.threads[i].tid);
 	/* an attached process may finish before its first lock is named:
 	 * read its mappings now (a launched one has not exec'd yet) */
-	if (have_syms && !launched)
-		lt_locksyms_prepare(&syms);
-	if (!o->no_snapshot && !launched && !ring) {
-		snap.tgid = tgid;
-		snap.started = pthread_create(&snap.th, NULL, snap_main, &snap) == 0;
+	if (s->have_syms && !s->launched)
+		lt_locksyms_prepare(&s->syms);
+	if (!o->no_snapshot && !s->launched && !s->ring) {
+		s->snap.tgid = s->tgid;
+		s->snap.started = pthread_create(&s->snap.th, NULL, snap_main, &s->snap) == 0;
 	}
+	return 0;
+}
 
-	int show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
+/* A trigger fired (SIGUSR1 or the stall rule): dump the ring, or add a
+ * snapshot to the trace.  1 if recording stops now. */
+static int on_trigger(struct session *s, int trig, const char *why)
+{
+	const struct lt_record_opts *o = s->o;
+	int failed = 0;
+
+	s->res->triggers++;
+	if (s->show_status)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "locktrace: %s: %s\n", trig == LT_STOP_STALL ? "stall detected" : "dump requested",
+		why);
+	if (s->ring) {
+		char dpath[PATH_MAX];
+		failed = dump_flight(&s->flight, &s->c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
+				     trig, o->quiet, dpath, sizeof(dpath)) != 0;
+		if (!failed) {
+			s->res->dumps++;
+			snprintf(s->res->path, sizeof(s->res->path), "%s", dpath);
+			hand_over(o, dpath, o->keep_going, &s->kids);
+		}
+	} else {
+		int sr = snapshot_into(s->c.w, s->tgid, o->quiet);
+		if (sr && !s->c.werr)
+			s->c.werr = sr;
+	}
+	/* a normal recording goes on after SIGUSR1; a failed dump keeps the
+	 * ring for the next trigger */
+	if (o->keep_going || failed || (!s->ring && trig == LT_STOP_USR1)) {
+		if (s->have_stall)
+			lt_stall_rearm(&s->stall, lt_now_ns(CLOCK_BOOTTIME));
+		return 0;
+	}
+	s->res->stop_reason = trig;
+	return 1;
+}
+
+/* Drains the ring buffer every POLL_MS until a stop condition. */
+static void run(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct lt_record_result *res = s->res;
+	struct collector *c = &s->c;
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC), last_flush = t0, last_lost = t0, last_status = t0;
 	uint64_t status_total = 0, last_stall = t0, last_names = 0;
 	double status_secs = 0;
 	sig_atomic_t usr1_seen = usr1_requests;
-	res->stop_reason = LT_STOP_UNKNOWN;
 
+	res->stop_reason = LT_STOP_UNKNOWN;
 	while (!stop_requests) {
-		int n = lt_bpf_poll(&bpf, POLL_MS);
+		int n = lt_bpf_poll(&s->bpf, POLL_MS);
 		if (n < 0) {
 			fprintf(stderr, "\nError: reading the ring buffer: %s\n", strerror(-n));
 			res->stop_reason = LT_STOP_ERROR;
 			break;
 		}
 		uint64_t now = lt_now_ns(CLOCK_MONOTONIC);
-		snap_collect(&snap, &c, 0, o->quiet);
+		snap_collect(&s->snap, c, 0, o->quiet);
 		if (now - last_lost >= LOST_CHECK_NS) {
-			account_lost(&bpf, &c, lost_seen, lost_now, nlost);
+			account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
 			last_lost = now;
 		}
-		if (have_syms && syms.npending && now - last_names >= NAMES_NS) {
+		if (s->have_syms && s->syms.npending && now - last_names >= NAMES_NS) {
 			/* name new locks soon, while the process is alive to be
 			 * asked (a flight dump writes all names it knows) */
-			int nr = lt_locksyms_resolve(&syms, ring ? NULL : c.w);
-			if (nr && !c.werr)
-				c.werr = nr;
+			int nr = lt_locksyms_resolve(&s->syms, s->ring ? NULL : c->w);
+			if (nr && !c->werr)
+				c->werr = nr;
 			last_names = now;
 		}
 		if (now - last_flush >= FLUSH_NS) {
-			int fr = lt_writer_flush(c.w);
-			if (fr && !c.werr)
-				c.werr = fr;
+			int fr = lt_writer_flush(c->w);
+			if (fr && !c->werr)
+				c->werr = fr;
 			last_flush = now;
 		}
-		if (c.werr) {
+		if (c->werr) {
 			res->stop_reason = LT_STOP_ERROR;
 			break;
 		}
-		if (show_status && now - last_status >= 1000000000ull) {
+		if (s->show_status && now - last_status >= 1000000000ull) {
 			uint64_t lsum = 0;
-			for (size_t i = 0; i < nlost; i++)
-				lsum += lost_seen[i];
-			status_line(&c, lsum, (double)(now - t0) / 1e9,
-				    ring ? flight.fl.bytes : lt_writer_bytes(c.w), &status_total, &status_secs);
-			if (ring && flight.fl.count)
+			for (size_t i = 0; i < s->nlost; i++)
+				lsum += s->lost_seen[i];
+			status_line(c, lsum, (double)(now - t0) / 1e9,
+				    s->ring ? s->flight.fl.bytes : lt_writer_bytes(c->w), &status_total,
+				    &status_secs);
+			if (s->ring && s->flight.fl.count)
 				fprintf(stderr, " in ring, %.1f s of history",
-					(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&flight.fl)) / 1e9);
+					(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&s->flight.fl)) /
+						1e9);
 			last_status = now;
 		}
 		/* triggers: SIGUSR1 (queued: each one is handled), the stall rule */
@@ -743,48 +829,19 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 			usr1_seen++;
 			trig = LT_STOP_USR1;
 			snprintf(why, sizeof(why), "SIGUSR1");
-		} else if (have_stall && now - last_stall >= STALL_CHECK_NS) {
+		} else if (s->have_stall && now - last_stall >= STALL_CHECK_NS) {
 			last_stall = now;
-			if (lt_stall_check(&stall, lt_now_ns(CLOCK_BOOTTIME), why, sizeof(why)))
+			if (lt_stall_check(&s->stall, lt_now_ns(CLOCK_BOOTTIME), why, sizeof(why)))
 				trig = LT_STOP_STALL;
 		}
-		if (trig) {
-			int failed = 0;
-			res->triggers++;
-			if (show_status)
-				fprintf(stderr, "\r\033[K");
-			fprintf(stderr, "locktrace: %s: %s\n",
-				trig == LT_STOP_STALL ? "stall detected" : "dump requested", why);
-			if (ring) {
-				char dpath[PATH_MAX];
-				failed = dump_flight(&flight, &c, tgid, lost_seen, (uint32_t)bpf.ncpus, trig,
-						     o->quiet, dpath, sizeof(dpath)) != 0;
-				if (!failed) {
-					res->dumps++;
-					snprintf(res->path, sizeof(res->path), "%s", dpath);
-					hand_over(o, dpath, o->keep_going, &kids);
-				}
-			} else {
-				int sr = snapshot_into(c.w, tgid, o->quiet);
-				if (sr && !c.werr)
-					c.werr = sr;
-			}
-			/* a normal recording goes on after SIGUSR1; a failed dump
-			 * keeps the ring for the next trigger */
-			if (o->keep_going || failed || (!ring && trig == LT_STOP_USR1)) {
-				if (have_stall)
-					lt_stall_rearm(&stall, lt_now_ns(CLOCK_BOOTTIME));
-			} else {
-				res->stop_reason = trig;
-				break;
-			}
-		}
+		if (trig && on_trigger(s, trig, why))
+			break;
 		if (o->duration_s > 0 && (double)(now - t0) / 1e9 >= o->duration_s) {
 			res->stop_reason = LT_STOP_DURATION;
 			break;
 		}
-		if (pidfd >= 0) {
-			struct pollfd p = { .fd = pidfd, .events = POLLIN };
+		if (s->pidfd >= 0) {
+			struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
 			if (poll(&p, 1, 0) > 0) {
 				res->stop_reason = LT_STOP_EXIT;
 				break;
@@ -793,119 +850,167 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	}
 	if (stop_requests && res->stop_reason == LT_STOP_UNKNOWN)
 		res->stop_reason = LT_STOP_SIGNAL;
-	if (show_status)
+	if (s->show_status)
 		fprintf(stderr, "\r\033[K");
+}
 
-finish:
+/* Detaches, drains what the ring buffer still holds, and completes the
+ * trace: the last flight dump, or the file's names and stats. */
+static void finish(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct lt_record_result *res = s->res;
+	struct collector *c = &s->c;
+
 	/* detach first so the drain below terminates, then take everything
 	 * the ring still holds unless a second interrupt asks to hurry */
-	lt_bpf_detach(&bpf);
-	{
-		sig_atomic_t s0 = stop_requests;
-		while (stop_requests == s0 && lt_bpf_poll(&bpf, -1) > 0)
-			;
-		if (stop_requests != s0)
-			fprintf(stderr, "locktrace: interrupted again: finishing the file without draining "
-				"the rest of the ring buffer\n");
-	}
-	if (c.norm)
-		lt_callnorm_flush(c.norm, deliver, &c);
-	account_lost(&bpf, &c, lost_seen, lost_now, nlost);
-	snap_collect(&snap, &c, 1, o->quiet);
+	lt_bpf_detach(&s->bpf);
+	sig_atomic_t s0 = stop_requests;
+	while (stop_requests == s0 && lt_bpf_poll(&s->bpf, -1) > 0)
+		;
+	if (stop_requests != s0)
+		fprintf(stderr, "locktrace: interrupted again: finishing the file without draining "
+			"the rest of the ring buffer\n");
+	if (c->norm)
+		lt_callnorm_flush(c->norm, deliver, c);
+	account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
+	snap_collect(&s->snap, c, 1, o->quiet);
 
-	if (launched || pidfd >= 0) {
+	if (s->launched) {
 		int st;
-		if (launched && waitpid(tgid, &st, WNOHANG) == tgid)
+		if (waitpid(s->tgid, &st, WNOHANG) == s->tgid)
 			res->exit_status = st;
 	}
 
 	struct lt_stats stats = { 0 };
-	stats.start_ns = hdr.clock_boottime;
+	stats.start_ns = s->hdr.clock_boottime;
 	stats.end_ns = lt_now_ns(CLOCK_BOOTTIME);
-	if (ring) {
+	if (s->ring) {
 		/* the end of the run is a trigger too, unless one just dumped */
 		if (res->stop_reason != LT_STOP_STALL && res->stop_reason != LT_STOP_USR1) {
 			char dpath[PATH_MAX];
-			if (dump_flight(&flight, &c, tgid, lost_seen, (uint32_t)bpf.ncpus, res->stop_reason,
-					o->quiet, dpath, sizeof(dpath)) == 0) {
+			if (dump_flight(&s->flight, c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
+					res->stop_reason, o->quiet, dpath, sizeof(dpath)) == 0) {
 				res->dumps++;
 				snprintf(res->path, sizeof(res->path), "%s", dpath);
-				hand_over(o, dpath, 0, &kids);
+				hand_over(o, dpath, 0, &s->kids);
 			} else {
 				res->stop_reason = LT_STOP_ERROR;
 			}
 		}
-		res->bytes = flight.fl.bytes;
-		lt_writer_close(c.w); /* the memory writer */
-		c.w = NULL;
-		if (flight.first_fd >= 0) { /* never dumped: do not leave an empty file */
-			close(flight.first_fd);
-			flight.first_fd = -1;
-			unlink(flight.base);
+		res->bytes = s->flight.fl.bytes;
+		lt_writer_close(c->w); /* the memory writer */
+		c->w = NULL;
+		if (s->flight.first_fd >= 0) { /* never dumped: do not leave an empty file */
+			close(s->flight.first_fd);
+			s->flight.first_fd = -1;
+			unlink(s->flight.base);
 		}
 	} else {
-		if (have_syms && !c.werr)
-			c.werr = lt_locksyms_resolve(&syms, c.w);
-		memcpy(stats.events, c.events, sizeof(stats.events));
-		stats.ncpus = (uint32_t)bpf.ncpus;
-		stats.lost = lost_seen;
+		if (s->have_syms && !c->werr)
+			c->werr = lt_locksyms_resolve(&s->syms, c->w);
+		memcpy(stats.events, c->events, sizeof(stats.events));
+		stats.ncpus = (uint32_t)s->bpf.ncpus;
+		stats.lost = s->lost_seen;
 		stats.exit_status = res->exit_status;
 		stats.stop_reason = (uint32_t)res->stop_reason;
-		if (!c.werr)
-			c.werr = lt_writer_stats(c.w, &stats);
-		res->bytes = lt_writer_bytes(c.w);
-		int cr = lt_writer_close(c.w);
-		c.w = NULL;
-		if (c.werr || cr) {
-			int e = c.werr ? c.werr : cr;
+		if (!c->werr)
+			c->werr = lt_writer_stats(c->w, &stats);
+		res->bytes = lt_writer_bytes(c->w);
+		int cr = lt_writer_close(c->w);
+		c->w = NULL;
+		if (c->werr || cr) {
+			int e = c->werr ? c->werr : cr;
 			fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
 				"chunk (locktrace dump says where it stops)\n", res->path, strerror(-e));
 			res->stop_reason = LT_STOP_ERROR;
 		} else {
-			hand_over(o, res->path, 0, &kids);
+			hand_over(o, res->path, 0, &s->kids);
 		}
 	}
 	res->seconds = (double)(stats.end_ns - stats.start_ns) / 1e9;
-	res->events = c.total;
-	for (size_t i = 0; i < nlost; i++)
-		res->lost += lost_seen[i];
-	res->threads = c.tids.n;
+	res->events = c->total;
+	for (size_t i = 0; i < s->nlost; i++)
+		res->lost += s->lost_seen[i];
+	res->threads = c->tids.n;
 	if (!o->quiet)
-		print_summary(res, &c, comm);
-	ret = 0;
-	goto out;
+		print_summary(res, c, s->comm);
+}
 
-fail_file:
-	if (c.w && c.w != file_w)
-		lt_writer_close(c.w);
-	lt_writer_close(file_w);
-	c.w = NULL;
-	if (flight.first_fd >= 0)
-		close(flight.first_fd);
-	unlink(res->path); /* we created it and it holds nothing */
-out:
-	if (launched && ret)
-		lt_launch_abort(&launch);
-	else if (launched && launch.gate_fd >= 0)
-		lt_launch_abort(&launch);
-	if (bpf_started)
-		lt_bpf_destroy(&bpf);
-	if (pidfd >= 0)
-		close(pidfd);
-	free(lost_seen);
-	free(lost_now);
-	free(c.tids.v);
-	lt_header_free(&hdr);
-	if (have_stall)
-		lt_stall_free(&stall);
-	if (have_syms)
-		lt_locksyms_free(&syms);
-	if (c.norm)
-		lt_callnorm_free(c.norm);
-	reap_kids(&kids, 1); /* their output belongs before ours ends */
-	lt_flight_free(&flight.fl);
+/* Nothing was recorded after the output was created: remove it. */
+static void discard_output(struct session *s)
+{
+	if (s->c.w && s->c.w != s->file_w)
+		lt_writer_close(s->c.w);
+	lt_writer_close(s->file_w);
+	s->c.w = NULL;
+	s->file_w = NULL;
+	if (s->flight.first_fd >= 0)
+		close(s->flight.first_fd);
+	s->flight.first_fd = -1;
+	unlink(s->res->path); /* we created it and it holds nothing */
+}
+
+static void release(struct session *s, int failed)
+{
+	if (s->launched && (failed || s->launch.gate_fd >= 0))
+		lt_launch_abort(&s->launch);
+	if (s->bpf_started)
+		lt_bpf_destroy(&s->bpf);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	free(s->lost_seen);
+	free(s->lost_now);
+	free(s->c.tids.v);
+	lt_header_free(&s->hdr);
+	if (s->have_stall)
+		lt_stall_free(&s->stall);
+	if (s->have_syms)
+		lt_locksyms_free(&s->syms);
+	if (s->c.norm)
+		lt_callnorm_free(s->c.norm);
+	reap_kids(&s->kids, 1); /* their output belongs before ours ends */
+	lt_flight_free(&s->flight.fl);
 	signal(SIGUSR1, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	return ret;
+}
+
+int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
+{
+	struct session s;
+	char err[512];
+
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.res = res;
+	s.launch = (struct lt_launch){ .pid = 0, .gate_fd = -1, .status_fd = -1 };
+	s.pidfd = -1;
+	s.flight.first_fd = -1;
+	s.ring = o->ring_mem > 0;
+	snprintf(s.comm, sizeof(s.comm), "process");
+	memset(res, 0, sizeof(*res));
+	res->exit_status = -1;
+
+	if (lt_bpf_check_kernel(err, sizeof(err))) {
+		fprintf(stderr, "Error: %s\n", err);
+		return -1;
+	}
+	if (find_target(&s))
+		return -1;
+	if (open_output(o, s.comm, s.tgid, &s.file_w, res->path, sizeof(res->path))) {
+		release(&s, 1);
+		return -1;
+	}
+	if (open_sinks(&s) || attach(&s) || write_header(&s)) {
+		discard_output(&s);
+		release(&s, 1);
+		return -1;
+	}
+	s.show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
+	if (go(&s) == 0)
+		run(&s);
+	finish(&s);
+	release(&s, 0);
+	return 0;
 }
