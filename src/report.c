@@ -27,6 +27,7 @@
 #include <string.h>
 #include "locktrace/locksyms.h"
 #include "locktrace/report.h"
+#include "locktrace/futex.h"
 #include "locktrace/timeline.h"
 #include "report_int.h"
 #include "u64map.h"
@@ -34,11 +35,7 @@
 /* x86-64 syscall numbers */
 enum {
 	NR_read = 0, NR_readv = 19, NR_recvfrom = 45, NR_recvmsg = 47, NR_recvmmsg = 299,
-	NR_futex = 202,
 };
-#define FUTEX_CMD_MASK 0x7f
-#define FUTEX_WAIT 0
-#define FUTEX_WAIT_BITSET 9
 
 /* A wake that woke nobody this long before a waiter entered its wait on the
  * same lock counts as "while the waiter was about to sleep": the waiter read
@@ -580,18 +577,19 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 }
 
 /* glibc's waits have recognizable shapes: a mutex sleeps in FUTEX_WAIT
- * expecting 2 ("locked, contended"), pthread_cond_wait in FUTEX_WAIT_BITSET
+ * expecting 2 ("locked, contended"), pthread_cond_wait in LT_FUTEX_WAIT_BITSET
  * with the match-any bitset, pthread_join on the joined thread's tid. */
 static void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe)
 {
-	unsigned cmd = fe->op & FUTEX_CMD_MASK;
-	if (fe->nr == NR_futex && (cmd == 6 || cmd == 11 || cmd == 13))
+	unsigned cmd = fe->op & LT_FUTEX_CMD_MASK;
+	if (fe->nr == LT_NR_FUTEX &&
+	    (cmd == LT_FUTEX_LOCK_PI || cmd == LT_FUTEX_WAIT_REQUEUE_PI || cmd == LT_FUTEX_LOCK_PI2))
 		g->n_pi++;
 	else if (fe->val && fe->val != t->pub.tid && thread_of(r, fe->val))
 		g->n_join++;
-	else if (fe->nr == NR_futex && cmd == FUTEX_WAIT && fe->val == 2)
+	else if (fe->nr == LT_NR_FUTEX && cmd == LT_FUTEX_WAIT && fe->val == 2)
 		g->n_mutex++;
-	else if (fe->nr == NR_futex && cmd == FUTEX_WAIT_BITSET && fe->val3 == 0xffffffffu)
+	else if (fe->nr == LT_NR_FUTEX && cmd == LT_FUTEX_WAIT_BITSET && fe->val3 == 0xffffffffu)
 		g->n_cond++;
 	else
 		g->n_other++;
@@ -1831,8 +1829,8 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 		const struct lt_report_call *c = &t->pub.end_call;
 		if (t->end_group != g->idx + 1 || !is_lock_waiter(t) || !s || !s->has_futex || !s->is_wait ||
 		    s->is_pi || !s->word_ok || !s->expected_ok || s->word == s->expected ||
-		    (c->nr == NR_futex && (c->op & FUTEX_CMD_MASK) != FUTEX_WAIT &&
-		     (c->op & FUTEX_CMD_MASK) != FUTEX_WAIT_BITSET))
+		    (c->nr == LT_NR_FUTEX && (c->op & LT_FUTEX_CMD_MASK) != LT_FUTEX_WAIT &&
+		     (c->op & LT_FUTEX_CMD_MASK) != LT_FUTEX_WAIT_BITSET))
 			continue;
 		uint64_t since = end_since(t);
 		if ((double)dur_to_end(r, since) < r->opts.stall_s * 1e9 ||

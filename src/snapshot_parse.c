@@ -8,27 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locktrace/futex.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 
 /* futex(2) ABI constants (linux/futex.h). */
-#define FX_WAIT 0
-#define FX_WAKE 1
-#define FX_FD 2
-#define FX_REQUEUE 3
-#define FX_CMP_REQUEUE 4
-#define FX_WAKE_OP 5
-#define FX_LOCK_PI 6
-#define FX_UNLOCK_PI 7
-#define FX_TRYLOCK_PI 8
-#define FX_WAIT_BITSET 9
-#define FX_WAKE_BITSET 10
-#define FX_WAIT_REQUEUE_PI 11
-#define FX_CMP_REQUEUE_PI 12
-#define FX_LOCK_PI2 13
-#define FX_PRIVATE_FLAG 128
-#define FX_CLOCK_REALTIME 256
-#define FX_CMD_MASK (~(FX_PRIVATE_FLAG | FX_CLOCK_REALTIME))
+/* all but the flag bits: an unknown command keeps its own number */
+#define FX_CMD_MASK (~(uint32_t)(LT_FUTEX_PRIVATE | LT_FUTEX_CLOCK_REALTIME))
 
 static const char *skip_ws(const char *p)
 {
@@ -173,20 +159,20 @@ int lt_parse_sched_exec_start(const char *buf, int64_t *ns)
 }
 
 static const char *const futex_cmds[] = {
-	[FX_WAIT] = "FUTEX_WAIT",
-	[FX_WAKE] = "FUTEX_WAKE",
-	[FX_FD] = "FUTEX_FD",
-	[FX_REQUEUE] = "FUTEX_REQUEUE",
-	[FX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
-	[FX_WAKE_OP] = "FUTEX_WAKE_OP",
-	[FX_LOCK_PI] = "FUTEX_LOCK_PI",
-	[FX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
-	[FX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
-	[FX_WAIT_BITSET] = "FUTEX_WAIT_BITSET",
-	[FX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
-	[FX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
-	[FX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
-	[FX_LOCK_PI2] = "FUTEX_LOCK_PI2",
+	[LT_FUTEX_WAIT] = "FUTEX_WAIT",
+	[LT_FUTEX_WAKE] = "FUTEX_WAKE",
+	[LT_FUTEX_FD] = "FUTEX_FD",
+	[LT_FUTEX_REQUEUE] = "FUTEX_REQUEUE",
+	[LT_FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
+	[LT_FUTEX_WAKE_OP] = "FUTEX_WAKE_OP",
+	[LT_FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
+	[LT_FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
+	[LT_FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
+	[LT_FUTEX_WAIT_BITSET] = "FUTEX_WAIT_BITSET",
+	[LT_FUTEX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
+	[LT_FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
+	[LT_FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
+	[LT_FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
 };
 
 size_t lt_futex_op_str(uint32_t op, char *buf, size_t len)
@@ -196,12 +182,12 @@ size_t lt_futex_op_str(uint32_t op, char *buf, size_t len)
 	char base[48];
 	if (cmd < sizeof(futex_cmds) / sizeof(futex_cmds[0]) && futex_cmds[cmd])
 		snprintf(base, sizeof(base), "%s%s", futex_cmds[cmd],
-			 (op & FX_PRIVATE_FLAG) ? "_PRIVATE" : "");
+			 (op & LT_FUTEX_PRIVATE) ? "_PRIVATE" : "");
 	else
 		snprintf(base, sizeof(base), "FUTEX_%#x%s", cmd,
-			 (op & FX_PRIVATE_FLAG) ? "|FUTEX_PRIVATE_FLAG" : "");
+			 (op & LT_FUTEX_PRIVATE) ? "|FUTEX_PRIVATE_FLAG" : "");
 	int n = snprintf(buf, len, "%s%s", base,
-			 (op & FX_CLOCK_REALTIME) ? "|FUTEX_CLOCK_REALTIME" : "");
+			 (op & LT_FUTEX_CLOCK_REALTIME) ? "|FUTEX_CLOCK_REALTIME" : "");
 	return n < 0 ? 0 : (size_t)n;
 }
 
@@ -210,8 +196,8 @@ void lt_futex_decode_args(struct lt_futex *f, const uint64_t args[6])
 	f->uaddr = args[0];
 	f->op = (uint32_t)args[1];
 	f->cmd = (int)(f->op & (uint32_t)FX_CMD_MASK);
-	f->private_ = (f->op & FX_PRIVATE_FLAG) != 0;
-	f->clock_realtime = (f->op & FX_CLOCK_REALTIME) != 0;
+	f->private_ = (f->op & LT_FUTEX_PRIVATE) != 0;
+	f->clock_realtime = (f->op & LT_FUTEX_CLOCK_REALTIME) != 0;
 	f->expected = (uint32_t)args[2];
 	f->bitset = 0;
 	f->timeout_ptr = 0;
@@ -219,24 +205,24 @@ void lt_futex_decode_args(struct lt_futex *f, const uint64_t args[6])
 	f->is_wait = false;
 	f->is_pi = false;
 	switch (f->cmd) {
-	case FX_WAIT:
+	case LT_FUTEX_WAIT:
 		f->is_wait = true;
 		f->timeout_ptr = args[3];
 		break;
-	case FX_WAIT_BITSET:
+	case LT_FUTEX_WAIT_BITSET:
 		f->is_wait = true;
 		f->timeout_ptr = args[3];
 		f->timeout_abs = true;
 		f->bitset = (uint32_t)args[5];
 		break;
-	case FX_LOCK_PI:
-	case FX_LOCK_PI2:
+	case LT_FUTEX_LOCK_PI:
+	case LT_FUTEX_LOCK_PI2:
 		f->is_wait = true;
 		f->is_pi = true;
 		f->timeout_ptr = args[3];
 		f->timeout_abs = true;
 		break;
-	case FX_WAIT_REQUEUE_PI:
+	case LT_FUTEX_WAIT_REQUEUE_PI:
 		/* waits on a plain futex (the condvar), requeued to the PI
 		 * futex at uaddr2 = args[4] */
 		f->is_wait = true;
@@ -244,8 +230,8 @@ void lt_futex_decode_args(struct lt_futex *f, const uint64_t args[6])
 		f->timeout_abs = true;
 		f->bitset = 0xffffffffu;
 		break;
-	case FX_TRYLOCK_PI:
-	case FX_UNLOCK_PI:
+	case LT_FUTEX_TRYLOCK_PI:
+	case LT_FUTEX_UNLOCK_PI:
 		f->is_pi = true;
 		break;
 	default:
