@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 #include "locktrace/callnorm.h"
+#include "lt_events.h"
 
 #define PID 100
 #define OTHER 900
@@ -21,55 +22,25 @@ static void collect(void *ctx, const struct lt_event *ev)
 
 static struct lt_event futex_at(uint64_t ts, uint32_t tid, uint32_t op, uint64_t uaddr, uint8_t flags)
 {
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.ts = ts;
-	e.h.tid = tid;
-	e.h.kind = LT_EV_FUTEX_ENTER;
+	struct lt_event e = lt_ev_futex(ts, tid, 0, op, uaddr, 0, -1, 0);
 	e.h.flags = flags;
-	e.futex.nr = 202;
-	e.futex.op = op;
-	e.futex.uaddr = uaddr;
 	return e;
 }
 
 static struct lt_event sw(uint64_t ts, uint32_t prev, uint32_t ptgid, uint64_t state, uint32_t next,
 			  uint32_t ntgid)
 {
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.ts = ts;
-	e.h.tid = prev;
-	e.h.kind = LT_EV_SWITCH;
-	e.sw.prev_tid = prev;
-	e.sw.prev_tgid = ptgid;
-	e.sw.prev_state = state;
-	e.sw.next_tid = next;
-	e.sw.next_tgid = ntgid;
-	return e;
+	return lt_ev_switch(ts, 0, prev, ptgid, state, next, ntgid, "", "");
 }
 
 static struct lt_event waking(uint64_t ts, uint32_t wakee, uint32_t waker, uint8_t flags)
 {
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.ts = ts;
-	e.h.tid = wakee;
-	e.h.kind = LT_EV_WAKING;
-	e.h.flags = flags;
-	e.wake.waker_tid = waker;
-	e.wake.waker_tgid = PID;
-	return e;
+	return lt_ev_waking(ts, wakee, 0, waker, PID, flags, 0, "");
 }
 
 static struct lt_event simple(uint64_t ts, uint32_t tid, uint8_t kind)
 {
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.ts = ts;
-	e.h.tid = tid;
-	e.h.kind = kind;
-	return e;
+	return lt_ev(ts, tid, 0, kind);
 }
 
 static void feed(struct lt_callnorm *n, struct sink *s, struct lt_event e)

@@ -18,6 +18,7 @@
 #include "locktrace/timeline.h"
 #include "locktrace/tracefile.h"
 #include "lt_test.h"
+#include "lt_events.h"
 #include "pf_check.h"
 
 #define PID 100
@@ -57,74 +58,26 @@ static struct lt_header make_hdr(void)
 	return h;
 }
 
-static struct lt_event ev(uint64_t ts, uint32_t tid, uint16_t cpu, uint8_t kind)
-{
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.ts = ts;
-	e.h.tid = tid;
-	e.h.cpu = cpu;
-	e.h.kind = kind;
-	return e;
-}
+#define ev(...) lt_ev(__VA_ARGS__)
+#define sys_exit(...) lt_ev_exit(__VA_ARGS__)
+#define io(...) lt_ev_io(__VA_ARGS__)
 
 static struct lt_event futex(uint64_t ts, uint32_t tid, uint16_t cpu, uint32_t op, uint64_t uaddr,
 			     uint32_t val, int64_t timeout)
 {
-	struct lt_event e = ev(ts, tid, cpu, LT_EV_FUTEX_ENTER);
-	e.futex.nr = 202;
-	e.futex.op = op;
-	e.futex.uaddr = uaddr;
-	e.futex.val = val;
-	e.futex.timeout = timeout;
-	e.futex.val3 = 0xffffffff;
-	return e;
-}
-
-static struct lt_event sys_exit(uint64_t ts, uint32_t tid, uint16_t cpu, uint16_t nr, int64_t ret)
-{
-	struct lt_event e = ev(ts, tid, cpu, LT_EV_SYS_EXIT);
-	e.exit.nr = nr;
-	e.exit.ret = ret;
-	return e;
+	return lt_ev_futex(ts, tid, cpu, op, uaddr, val, timeout, 0xffffffff);
 }
 
 static struct lt_event sw(uint64_t ts, uint16_t cpu, uint32_t prev, uint32_t prev_tgid, uint64_t state,
 			  uint32_t next, uint32_t next_tgid, const char *pc, const char *nc)
 {
-	struct lt_event e = ev(ts, prev, cpu, LT_EV_SWITCH);
-	e.sw.prev_tid = prev;
-	e.sw.prev_tgid = prev_tgid;
-	e.sw.prev_state = state;
-	e.sw.next_tid = next;
-	e.sw.next_tgid = next_tgid;
-	e.sw.prev_prio = e.sw.next_prio = 120;
-	snprintf(e.sw.prev_comm, LT_COMM_LEN, "%s", pc);
-	snprintf(e.sw.next_comm, LT_COMM_LEN, "%s", nc);
-	return e;
+	return lt_ev_switch(ts, cpu, prev, prev_tgid, state, next, next_tgid, pc, nc);
 }
 
 static struct lt_event waking(uint64_t ts, uint32_t wakee, uint16_t cpu, uint32_t waker,
 			      uint32_t waker_tgid, uint8_t flags)
 {
-	struct lt_event e = ev(ts, wakee, cpu, LT_EV_WAKING);
-	e.h.flags = flags;
-	e.wake.waker_tid = waker;
-	e.wake.waker_tgid = waker_tgid;
-	e.wake.prio = 120;
-	e.wake.target_cpu = 0;
-	snprintf(e.wake.waker_comm, LT_COMM_LEN, "%s", waker ? "worker" : "swapper/1");
-	return e;
-}
-
-static struct lt_event io(uint64_t ts, uint32_t tid, uint16_t cpu, uint16_t nr, int32_t fd,
-			  uint64_t count)
-{
-	struct lt_event e = ev(ts, tid, cpu, LT_EV_IO_ENTER);
-	e.io.nr = nr;
-	e.io.fd = fd;
-	e.io.count = count;
-	return e;
+	return lt_ev_waking(ts, wakee, cpu, waker, waker_tgid, flags, 0, waker ? "worker" : "swapper/1");
 }
 
 static size_t put_varint(uint8_t *p, uint64_t v)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/timeline.h"
+#include "lt_events.h"
 #include "../src/u64map.h"
 
 #define PID 100
@@ -122,73 +123,32 @@ static void reset(void)
 
 /* ---- event builders -------------------------------------------------- */
 
-static struct lt_event hdr_ev(uint64_t ts, uint32_t tid, uint16_t cpu, uint8_t kind)
-{
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.ts = ts;
-	e.h.tid = tid;
-	e.h.cpu = cpu;
-	e.h.kind = kind;
-	return e;
-}
+#define hdr_ev(...) lt_ev(__VA_ARGS__)
+#define sys_exit(...) lt_ev_exit(__VA_ARGS__)
+#define io(...) lt_ev_io(__VA_ARGS__)
 
 static struct lt_event futex(uint64_t ts, uint32_t tid, uint16_t cpu, uint32_t op, uint64_t uaddr,
 			     uint32_t val)
 {
-	struct lt_event e = hdr_ev(ts, tid, cpu, LT_EV_FUTEX_ENTER);
-	e.futex.nr = 202;
-	e.futex.op = op;
-	e.futex.uaddr = uaddr;
-	e.futex.val = val;
-	e.futex.timeout = -1;
-	return e;
+	return lt_ev_futex(ts, tid, cpu, op, uaddr, val, -1, 0);
 }
 
-static struct lt_event sys_exit(uint64_t ts, uint32_t tid, uint16_t cpu, uint16_t nr, int64_t ret)
-{
-	struct lt_event e = hdr_ev(ts, tid, cpu, LT_EV_SYS_EXIT);
-	e.exit.nr = nr;
-	e.exit.ret = ret;
-	return e;
-}
-
+/* comms: waker w<tid>, switch sides c<tid> */
 static struct lt_event waking(uint64_t ts, uint32_t wakee, uint16_t cpu, uint32_t waker,
 			      uint32_t waker_tgid, uint8_t flags)
 {
-	struct lt_event e = hdr_ev(ts, wakee, cpu, LT_EV_WAKING);
-	e.h.flags = flags;
-	e.wake.waker_tid = waker;
-	e.wake.waker_tgid = waker_tgid;
-	e.wake.prio = 120;
-	e.wake.target_cpu = cpu;
-	snprintf(e.wake.waker_comm, LT_COMM_LEN, "w%u", waker);
-	return e;
+	char c[LT_COMM_LEN];
+	snprintf(c, sizeof(c), "w%u", waker);
+	return lt_ev_waking(ts, wakee, cpu, waker, waker_tgid, flags, cpu, c);
 }
 
 static struct lt_event sw(uint64_t ts, uint16_t cpu, uint32_t prev, uint32_t prev_tgid,
 			  uint64_t state, uint32_t next, uint32_t next_tgid)
 {
-	struct lt_event e = hdr_ev(ts, prev, cpu, LT_EV_SWITCH);
-	e.sw.prev_tid = prev;
-	e.sw.prev_tgid = prev_tgid;
-	e.sw.prev_state = state;
-	e.sw.next_tid = next;
-	e.sw.next_tgid = next_tgid;
-	e.sw.prev_prio = e.sw.next_prio = 120;
-	snprintf(e.sw.prev_comm, LT_COMM_LEN, "c%u", prev);
-	snprintf(e.sw.next_comm, LT_COMM_LEN, "c%u", next);
-	return e;
-}
-
-static struct lt_event io(uint64_t ts, uint32_t tid, uint16_t cpu, uint16_t nr, int32_t fd,
-			  uint64_t count)
-{
-	struct lt_event e = hdr_ev(ts, tid, cpu, LT_EV_IO_ENTER);
-	e.io.nr = nr;
-	e.io.fd = fd;
-	e.io.count = count;
-	return e;
+	char pc[LT_COMM_LEN], nc[LT_COMM_LEN];
+	snprintf(pc, sizeof(pc), "c%u", prev);
+	snprintf(nc, sizeof(nc), "c%u", next);
+	return lt_ev_switch(ts, cpu, prev, prev_tgid, state, next, next_tgid, pc, nc);
 }
 
 /* A header with threads 101..100+n, named t101..., none blocked. */

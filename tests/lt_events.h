@@ -1,0 +1,85 @@
+/* Synthetic events for the unit tests (timeline, Perfetto, collector
+ * normalizer): each builder sets the fields it takes and zeroes the rest. */
+#ifndef LT_EVENTS_H
+#define LT_EVENTS_H
+
+#include <stdio.h>
+#include <string.h>
+#include "locktrace/event.h"
+
+static inline struct lt_event lt_ev(uint64_t ts, uint32_t tid, uint16_t cpu, uint8_t kind)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = tid;
+	e.h.cpu = cpu;
+	e.h.kind = kind;
+	return e;
+}
+
+/* futex(2) (nr 202) */
+static inline struct lt_event lt_ev_futex(uint64_t ts, uint32_t tid, uint16_t cpu, uint32_t op,
+					  uint64_t uaddr, uint32_t val, int64_t timeout, uint32_t val3)
+{
+	struct lt_event e = lt_ev(ts, tid, cpu, LT_EV_FUTEX_ENTER);
+	e.futex.nr = 202;
+	e.futex.op = op;
+	e.futex.uaddr = uaddr;
+	e.futex.val = val;
+	e.futex.timeout = timeout;
+	e.futex.val3 = val3;
+	return e;
+}
+
+static inline struct lt_event lt_ev_exit(uint64_t ts, uint32_t tid, uint16_t cpu, uint16_t nr,
+					 int64_t ret)
+{
+	struct lt_event e = lt_ev(ts, tid, cpu, LT_EV_SYS_EXIT);
+	e.exit.nr = nr;
+	e.exit.ret = ret;
+	return e;
+}
+
+static inline struct lt_event lt_ev_io(uint64_t ts, uint32_t tid, uint16_t cpu, uint16_t nr,
+				       int32_t fd, uint64_t count)
+{
+	struct lt_event e = lt_ev(ts, tid, cpu, LT_EV_IO_ENTER);
+	e.io.nr = nr;
+	e.io.fd = fd;
+	e.io.count = count;
+	return e;
+}
+
+/* priorities 120 */
+static inline struct lt_event lt_ev_waking(uint64_t ts, uint32_t wakee, uint16_t cpu,
+					   uint32_t waker, uint32_t waker_tgid, uint8_t flags,
+					   uint32_t target_cpu, const char *comm)
+{
+	struct lt_event e = lt_ev(ts, wakee, cpu, LT_EV_WAKING);
+	e.h.flags = flags;
+	e.wake.waker_tid = waker;
+	e.wake.waker_tgid = waker_tgid;
+	e.wake.prio = 120;
+	e.wake.target_cpu = target_cpu;
+	snprintf(e.wake.waker_comm, LT_COMM_LEN, "%s", comm);
+	return e;
+}
+
+static inline struct lt_event lt_ev_switch(uint64_t ts, uint16_t cpu, uint32_t prev,
+					   uint32_t prev_tgid, uint64_t state, uint32_t next,
+					   uint32_t next_tgid, const char *pc, const char *nc)
+{
+	struct lt_event e = lt_ev(ts, prev, cpu, LT_EV_SWITCH);
+	e.sw.prev_tid = prev;
+	e.sw.prev_tgid = prev_tgid;
+	e.sw.prev_state = state;
+	e.sw.next_tid = next;
+	e.sw.next_tgid = next_tgid;
+	e.sw.prev_prio = e.sw.next_prio = 120;
+	snprintf(e.sw.prev_comm, LT_COMM_LEN, "%s", pc);
+	snprintf(e.sw.next_comm, LT_COMM_LEN, "%s", nc);
+	return e;
+}
+
+#endif
