@@ -526,15 +526,17 @@ fi
 PROF=$W/prof.txt
 : >"$PROF"
 if [ "$SMOKE" = 0 ] && part profile && command -v bpftool >/dev/null; then
-	say "== where the time goes: one locktrace run with kernel.bpf_stats_enabled=1"
+	say "== where the time goes: a locktrace run per --calls mode with kernel.bpf_stats_enabled=1"
 	STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 	sysctl -qw kernel.bpf_stats_enabled=1
+	for calls in all blocking; do
 	d=$W/prof
+	rm -rf "$d"
 	mkdir -p "$d"
 	start_gated "$d/wl.out" "$W/bin/demo" -t "$THREADS" -d "$SECS" --early
 	if wait_for "$d/wl.out" '^ready' 60 "$WL_PID"; then
 		wpid=$WL_PID
-		"$LT" record -p "$wpid" -o "$d/t.ltrace" -d 600 --no-status 2>"$d/err" &
+		"$LT" record -p "$wpid" -o "$d/t.ltrace" -d 600 --no-status --calls "$calls" 2>"$d/err" &
 		tp=$!
 		CHILDREN+=("$tp")
 		if wait_for "$d/err" '^locktrace: recording' 60 "$tp"; then
@@ -550,9 +552,8 @@ if [ "$SMOKE" = 0 ] && part profile && command -v bpftool >/dev/null; then
 						if ($i == "run_time_ns") rt = $(i + 1)
 						if ($i == "run_cnt") rc = $(i + 1) }
 						if (name != "") printf "%s\t%s\t%s\n", name, rc + 0, rt + 0 }'
-			done | sort -t$'\t' -k3,3nr >"$PROF"
-			secs_prof=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$d/wl.out")
-			iters_prof=$(sed -n 's/.*iterations=\([0-9]*\).*/\1/p' "$d/wl.out")
+			done | sort -t$'\t' -k3,3nr >"$PROF.$calls"
+			echo "$(sed -n 's/.*iterations=\([0-9]*\).*/\1/p' "$d/wl.out") $(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$d/wl.out")" >"$PROF.$calls.run"
 			wait "$tp"
 		else
 			kill -9 "$wpid" "$tp" 2>/dev/null
@@ -562,6 +563,7 @@ if [ "$SMOKE" = 0 ] && part profile && command -v bpftool >/dev/null; then
 		kill -9 "$WL_PID" 2>/dev/null
 		close_gate
 	fi
+	done
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
 	STATS_WAS=
 fi
@@ -737,17 +739,20 @@ REPORT=$W/report.md
 	best=$(awk -F'\t' '$4 == 0 && $5 > 0 { e = $3 / $5; if (e > b) { b = e; r = $2; t = $1 } } END { if (b) printf "%.2fM events/s (-t %s, ring %s)", b / 1e6, t, r; else print "none without loss" }' "$GENRES")
 	echo
 	echo "Highest rate with zero loss: $best."
-	if [ -s "$PROF" ]; then
+	for calls in all blocking; do
+		[ -s "$PROF.$calls" ] || continue
+		read -r iters_prof secs_prof <"$PROF.$calls.run"
 		echo
-		echo "### Where the time goes: kernel side"
+		echo "### Where the time goes: kernel side, \`--calls $calls\`"
 		echo
-		echo "One more locktrace run on the demo workload with \`sysctl kernel.bpf_stats_enabled=1\`"
-		echo "(counters from \`bpftool prog show\`; the counting itself costs a little): ${iters_prof:-?} iterations in ${secs_prof:-?} s."
+		echo "One more locktrace run (\`--calls $calls\`) on the demo workload with \`sysctl kernel.bpf_stats_enabled=1\`"
+		echo "(counters from \`bpftool prog show\`; the counting itself costs a little): ${iters_prof:-?} iterations in ${secs_prof:-?} s;"
+		echo "*per iteration*: runs and CPU time per workload iteration."
 		echo
-		echo "| program | runs | ns/run | total ms | % of the run's 2-core time |"
-		echo "|---|---|---|---|---|"
-		awk -F'\t' -v s="${secs_prof:-1}" -v nc="$(nproc)" '{ printf "| %s | %d | %.0f | %.1f | %.2f%% |\n", $1, $2, $2 ? $3 / $2 : 0, $3 / 1e6, $3 / (s * 1e9 * nc) * 100 }' "$PROF"
-	fi
+		echo "| program | runs | ns/run | total ms | % of the run's 2-core time | runs/iteration | µs/iteration |"
+		echo "|---|---|---|---|---|---|---|"
+		awk -F'\t' -v s="${secs_prof:-1}" -v it="${iters_prof:-0}" -v nc="$(nproc)" '{ printf "| %s | %d | %.0f | %.1f | %.2f%% | %s | %s |\n", $1, $2, $2 ? $3 / $2 : 0, $3 / 1e6, $3 / (s * 1e9 * nc) * 100, it ? sprintf("%.1f", $2 / it) : "-", it ? sprintf("%.2f", $3 / it / 1e3) : "-" }' "$PROF.$calls"
+	done
 	echo
 	echo "### Snapshot of a 1,000-thread process"
 	echo
