@@ -12,11 +12,15 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* -DSCHED_ONLY: the tracepoints of --calls blocking, without the system
+ * call ones */
+#ifndef SCHED_ONLY
 SEC("tp_btf/sys_enter")
 int floor_sys_enter(void *ctx) { return 0; }
 
 SEC("tp_btf/sys_exit")
 int floor_sys_exit(void *ctx) { return 0; }
+#endif
 
 SEC("tp_btf/sched_switch")
 int floor_sched_switch(void *ctx) { return 0; }

@@ -10,8 +10,9 @@
 #   scripts/bench.sh [--smoke] [--rounds N] [--seconds S] [--no-install]
 #                    [--out FILE] [--keep DIR] [--tools LIST] [--parts LIST]
 #
-# --tools: a subset of untraced,floor,locktrace,ltblocking,bpftrace,perf,strace
-# (ltblocking: locktrace record --calls blocking; floor:
+# --tools: a subset of untraced,floor,floorsched,locktrace,ltblocking,bpftrace,perf,
+# strace (ltblocking: locktrace record --calls blocking; floorsched: the floor on
+# the scheduler tracepoints only; floor:
 # empty BPF programs on locktrace's tracepoints, the cost of attaching
 # alone, built from scripts/bench-floor*.c); --parts: of
 # overhead,collector,profile,snapshot,convert (for quick experiments: the
@@ -27,7 +28,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 SMOKE=0 ROUNDS=7 SECS=5 INSTALL=1 OUT=BENCHMARKS.md KEEP=
-TOOLS_ARG=untraced,floor,locktrace,ltblocking,bpftrace,perf,strace
+TOOLS_ARG=untraced,floor,floorsched,locktrace,ltblocking,bpftrace,perf,strace
 PARTS=overhead,collector,profile,snapshot,convert
 PARTIAL=0 OUT_SET=0
 THREADS=64
@@ -125,6 +126,8 @@ FLOOR=
 FLOOR_ERR=
 if clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Ibuild -c scripts/bench-floor.bpf.c \
 	-o "$W/floor.bpf.o" 2>"$W/floor.err" &&
+	clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -DSCHED_ONLY -Ibuild \
+		-c scripts/bench-floor.bpf.c -o "$W/floorsched.bpf.o" 2>>"$W/floor.err" &&
 	cc -O2 scripts/bench-floor.c $(pkg-config --cflags --libs libbpf 2>/dev/null || echo -lbpf) \
 		-o "$W/bin/bench-floor" 2>>"$W/floor.err"; then
 	FLOOR=$W/bin/bench-floor
@@ -134,7 +137,7 @@ fi
 avail() { # tool -> 0 if it can be run
 	case $1 in
 	untraced|locktrace|ltblocking) return 0 ;;
-	floor) [ -n "$FLOOR" ] ;;
+	floor|floorsched) [ -n "$FLOOR" ] ;;
 	bpftrace) [ -n "$BPFTRACE" ] && [ -x "$BPFTRACE" ] ;;
 	perf) [ -n "$PERF" ] && [ -x "$PERF" ] ;;
 	strace) [ -n "$STRACE" ] && [ -x "$STRACE" ] ;;
@@ -285,8 +288,8 @@ run_one() {
 	[ -n "$GTIME" ] && tw=("$GTIME" -v -o "$d/time")
 	case $tool in
 	untraced) ;;
-	floor)
-		"${tw[@]}" "$FLOOR" "$W/floor.bpf.o" >"$d/out" 2>"$d/err" &
+	floor|floorsched)
+		"${tw[@]}" "$FLOOR" "$W/$tool.bpf.o" >"$d/out" 2>"$d/err" &
 		tp=$!
 		wait_for "$d/out" '^attached' 60 "$tp" || { ok=0; note="did not attach: $(head -c 200 "$d/err" | tr '\n\t' '  ')"; }
 		;;
@@ -398,7 +401,7 @@ run_one() {
 		;;
 	esac
 	if [ "$tool" != untraced ]; then
-		[ "${events:-0}" -gt 0 ] || [ "$tool" = floor ] || { status=failed; note="${note:+$note; }no events captured"; }
+		[ "${events:-0}" -gt 0 ] || [[ "$tool" == floor* ]] || { status=failed; note="${note:+$note; }no events captured"; }
 		if [ -n "$GTIME" ] && [ -s "$d/time" ]; then
 			cpu_total=$(awk -v u="$(time_field "$d/time" 'User time (seconds)')" \
 				-v s="$(time_field "$d/time" 'System time (seconds)')" 'BEGIN { printf "%.2f", u + s }')
@@ -445,8 +448,8 @@ say "== locktrace bench: $MACHINE"
 say "   $ROUNDS round(s) x ${#TOOLS[@]} configurations, demo -t $THREADS -d $SECS --early; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
-for tool in floor bpftrace perf strace; do
-	avail "$tool" || say "   $tool: $([ "$tool" = floor ] && echo "$FLOOR_ERR" || echo "missing (not installed)")"
+for tool in floor floorsched bpftrace perf strace; do
+	avail "$tool" || say "   $tool: $([[ "$tool" == floor* ]] && echo "$FLOOR_ERR" || echo "missing (not installed)")"
 done
 part overhead || ROUNDS=0
 for ((r = 0; r < ROUNDS; r++)); do
@@ -456,7 +459,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 	for ((k = 0; k < ${#TOOLS[@]}; k++)); do
 		tool=${TOOLS[$(((k + r) % ${#TOOLS[@]}))]}
 		if ! avail "$tool"; then
-			if [ "$tool" = floor ]; then
+			if [[ "$tool" == floor* ]]; then
 				record "$tool" "$r" failed 0 0 0 0 0 0 0 0 0 0 0 "$FLOOR_ERR"
 			else
 				record "$tool" "$r" missing 0 0 0 0 0 0 0 0 0 0 0 "not installed"
@@ -681,8 +684,10 @@ REPORT=$W/report.md
 		read -r xm xa xb _ <<<"$(col "$tool" 14 | awk '{ print $1 / 1024 }' | stat_line)"
 		name=$tool
 		case $tool in
-		floor)
-			echo "| floor: empty programs on the same tracepoints | $n_ok/$n_all | $(fmt3 "$rm" "$ra" "$rb" 3) | $(fmt3 "$im" "$ia" "$ib" 0) | - | - | - | - | $(fmt3 "$cm" "$ca" "$cb" 2) | $(fmt3 "$tm" "$ta" "$tb" 2) | $(fmt3 "$xm" "$xa" "$xb" 1) |"
+		floor|floorsched)
+			what="floor: empty programs on the same tracepoints"
+			[ "$tool" = floorsched ] && what="floor: empty programs on the scheduler tracepoints only (those of --calls blocking)"
+			echo "| $what | $n_ok/$n_all | $(fmt3 "$rm" "$ra" "$rb" 3) | $(fmt3 "$im" "$ia" "$ib" 0) | - | - | - | - | $(fmt3 "$cm" "$ca" "$cb" 2) | $(fmt3 "$tm" "$ta" "$tb" 2) | $(fmt3 "$xm" "$xa" "$xb" 1) |"
 			continue ;;
 		locktrace) name="locktrace record -p" ;;
 		ltblocking) name="locktrace record -p --calls blocking" ;;
@@ -708,7 +713,8 @@ REPORT=$W/report.md
 	echo "*total* adds start-up (BTF loading, bpftrace's compilation) and the final drain. strace cannot lose"
 	echo "events (it stops the thread). *floor*: programs that return at once, attached to the tracepoints"
 	echo "locktrace uses (scripts/bench-floor.bpf.c): what attaching alone costs, a bound for any tracer"
-	echo "built on them."
+	echo "built on them; the second floor leaves out the two system-call tracepoints, as \`--calls blocking\`"
+	echo "does."
 	echo
 	echo "Commands (PID = the workload):"
 	echo
@@ -797,6 +803,8 @@ REPORT=$W/report.md
 	echo "| target | measured | |"
 	echo "|---|---|---|"
 	[ "$fn" != 0 ] && echo "| (bound) empty programs on the same tracepoints | ratio median $fm [$fa–$fb] | what attaching alone costs here |"
+	read -r fm fa fb fn <<<"$(ratios floorsched | stat_line)"
+	[ "$fn" != 0 ] && echo "| (bound) empty programs on the scheduler tracepoints only | ratio median $fm [$fa–$fb] | the same for \`--calls blocking\` |"
 	echo "| throughput ratio ≥ 0.90 (default: every call) | median $rm over $rn round(s) | $(verdict "$ok_ratio") |"
 	read -r bm ba bb bn <<<"$(ratios ltblocking | stat_line)"
 	if [ "$bn" != 0 ]; then
