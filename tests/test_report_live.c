@@ -170,12 +170,10 @@ Test(report_live, demo_io_stall_with_calls_blocking_names_the_holder, .timeout =
 	unlink(path);
 }
 
-Test(report_live, demo_lost_wakeup_is_found_on_the_condvar, .timeout = 90)
+/* A lost_wakeup finding on the condition variable's words, with every
+ * worker waiting and no holder_blocked finding. */
+static void check_lost_wakeup(char truth[][256], int n, const char *path)
 {
-	NEED_ROOT();
-	char truth[256][256], path[128];
-	int n = 0;
-	demo_stall("lost-wakeup", "stall mode=lost-wakeup", truth, &n, path, sizeof(path));
 	const char *c0 = tl_find(truth, n, "lock", "name=rtlock.c.g_signals0");
 	const char *c1 = tl_find(truth, n, "lock", "name=rtlock.c.g_signals1");
 	cr_assert(c0 && c1);
@@ -196,6 +194,26 @@ Test(report_live, demo_lost_wakeup_is_found_on_the_condvar, .timeout = 90)
 	fprintf(stderr, "report_live: lost wake-up rule %s names %g; the workload's releaser is %u\n",
 		rp_json_str(rp_json_get(f, "rule")), rp_json_num(rp_json_get(f, "holder"), 0), releaser);
 	rp_json_free(j);
+}
+
+Test(report_live, demo_lost_wakeup_is_found_on_the_condvar, .timeout = 90)
+{
+	NEED_ROOT();
+	char truth[256][256], path[128];
+	int n = 0;
+	demo_stall("lost-wakeup", "stall mode=lost-wakeup", truth, &n, path, sizeof(path));
+	check_lost_wakeup(truth, n, path);
+	unlink(path);
+}
+
+Test(report_live, demo_lost_wakeup_with_calls_blocking, .timeout = 90)
+{
+	NEED_ROOT();
+	char truth[256][256], path[128];
+	int n = 0;
+	demo_stall_calls("lost-wakeup", "stall mode=lost-wakeup", truth, &n, path, sizeof(path),
+			 "blocking");
+	check_lost_wakeup(truth, n, path);
 	unlink(path);
 }
 
