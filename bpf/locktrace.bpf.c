@@ -232,17 +232,6 @@ static __always_inline void fill_futex(struct lt_event *e, struct pt_regs *regs,
 	}
 }
 
-static __always_inline int emit_futex(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
-				      __u64 ts)
-{
-	struct lt_event *e = reserve(SZ_FUTEX, LT_EV_FUTEX_ENTER);
-
-	if (!e)
-		return 0;
-	fill_futex(e, regs, id, tid, flags, ts);
-	submit(e);
-	return 1;
-}
 
 static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, long id,
 				      __u32 tid, __u8 flags, __u64 ts)
@@ -304,17 +293,6 @@ static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, 
 	}
 }
 
-static __always_inline int emit_wait(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
-				     __u64 ts)
-{
-	struct lt_event *e = reserve(SZ_WAIT, LT_EV_WAIT_ENTER);
-
-	if (!e)
-		return 0;
-	fill_wait(e, regs, id, tid, flags, ts);
-	submit(e);
-	return 1;
-}
 
 static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, long id, __u32 tid,
 				    __u8 flags, __u64 ts)
@@ -327,20 +305,6 @@ static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, lo
 	e->io.count = regs->dx;
 }
 
-static __always_inline int emit_io(struct pt_regs *regs, long id, __u32 tid, __u8 flags,
-				   __u64 ts)
-{
-	struct lt_event *e;
-
-	if (!fd_is_socket(bpf_get_current_task_btf(), regs->di))
-		return 0;
-	e = reserve(SZ_IO, LT_EV_IO_ENTER);
-	if (!e)
-		return 0;
-	fill_io(e, regs, id, tid, flags, ts);
-	submit(e);
-	return 1;
-}
 
 /* Which of the traced families a syscall belongs to (io calls are
  * recorded only on sockets); one list for the entry and the return. */
@@ -378,32 +342,42 @@ static __always_inline int call_class(long id)
 	return CALL_NONE;
 }
 
+/* The entry of a call of class cls, as its own record.  1 if written. */
+static __always_inline int emit_call(struct pt_regs *regs, long id, int cls, __u32 tid)
+{
+	struct lt_event *e;
+
+	if (cls == CALL_FUTEX) {
+		if (!(e = reserve(SZ_FUTEX, LT_EV_FUTEX_ENTER)))
+			return 0;
+		fill_futex(e, regs, id, tid, 0, 0);
+	} else if (cls == CALL_WAIT) {
+		if (!(e = reserve(SZ_WAIT, LT_EV_WAIT_ENTER)))
+			return 0;
+		fill_wait(e, regs, id, tid, 0, 0);
+	} else {
+		if (!fd_is_socket(bpf_get_current_task_btf(), regs->di))
+			return 0;
+		if (!(e = reserve(SZ_IO, LT_EV_IO_ENTER)))
+			return 0;
+		fill_io(e, regs, id, tid, 0, 0);
+	}
+	submit(e);
+	return 1;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pt;
-	int emitted;
+	int cls;
 
 	if ((pt >> 32) != targ_tgid)
 		return 0;
-
-	switch (call_class(id)) {
-	case CALL_FUTEX:
-		emitted = emit_futex(regs, id, tid, 0, 0);
-		break;
-	case CALL_WAIT:
-		emitted = emit_wait(regs, id, tid, 0, 0);
-		break;
-	case CALL_IO:
-		emitted = emit_io(regs, id, tid, 0, 0);
-		break;
-	default:
-		return 0;
-	}
+	cls = call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
 	 * exit useless; a non-socket read has no entry). */
-	if (emitted)
+	if (cls != CALL_NONE && emit_call(regs, id, cls, (__u32)pt))
 		mark_inflight(bpf_get_current_task_btf(), id);
 	return 0;
 }

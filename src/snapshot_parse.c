@@ -10,6 +10,7 @@
 
 #include "locktrace/futex.h"
 #include "locktrace/snapshot.h"
+#include "locktrace/tracefile.h"
 #include "snapshot_int.h"
 
 /* futex(2) ABI constants (linux/futex.h). */
@@ -158,30 +159,15 @@ int lt_parse_sched_exec_start(const char *buf, int64_t *ns)
 	return 0;
 }
 
-static const char *const futex_cmds[] = {
-	[LT_FUTEX_WAIT] = "FUTEX_WAIT",
-	[LT_FUTEX_WAKE] = "FUTEX_WAKE",
-	[LT_FUTEX_FD] = "FUTEX_FD",
-	[LT_FUTEX_REQUEUE] = "FUTEX_REQUEUE",
-	[LT_FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
-	[LT_FUTEX_WAKE_OP] = "FUTEX_WAKE_OP",
-	[LT_FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
-	[LT_FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
-	[LT_FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
-	[LT_FUTEX_WAIT_BITSET] = "FUTEX_WAIT_BITSET",
-	[LT_FUTEX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
-	[LT_FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
-	[LT_FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
-	[LT_FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
-};
 
 size_t lt_futex_op_str(uint32_t op, char *buf, size_t len)
 {
 	/* strace's spelling: FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME */
 	uint32_t cmd = op & (uint32_t)FX_CMD_MASK;
 	char base[48];
-	if (cmd < sizeof(futex_cmds) / sizeof(futex_cmds[0]) && futex_cmds[cmd])
-		snprintf(base, sizeof(base), "%s%s", futex_cmds[cmd],
+	const char *name = lt_futex_cmd_name(cmd);
+	if (name)
+		snprintf(base, sizeof(base), "%s%s", name,
 			 (op & LT_FUTEX_PRIVATE) ? "_PRIVATE" : "");
 	else
 		snprintf(base, sizeof(base), "FUTEX_%#x%s", cmd,
