@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lt_events.h"
 #include "locktrace/flight.h"
 #include "locktrace/stall.h"
 #include "locktrace/tracefile.h"
@@ -85,33 +86,14 @@ Test(flight, refuses_a_chunk_larger_than_itself)
 
 static struct lt_event ev_futex(uint64_t ts, uint32_t tid, uint32_t op, uint64_t uaddr)
 {
-	struct lt_event e = { 0 };
-	e.h.ts = ts;
-	e.h.tid = tid;
-	e.h.kind = LT_EV_FUTEX_ENTER;
-	e.futex.nr = 202;
-	e.futex.op = op;
-	e.futex.uaddr = uaddr;
-	return e;
+	return lt_ev_futex(ts, tid, 0, op, uaddr, 0, 0, 0);
 }
 
-static struct lt_event ev_exit(uint64_t ts, uint32_t tid, uint16_t nr, int64_t ret)
-{
-	struct lt_event e = { 0 };
-	e.h.ts = ts;
-	e.h.tid = tid;
-	e.h.kind = LT_EV_SYS_EXIT;
-	e.exit.nr = nr;
-	e.exit.ret = ret;
-	return e;
-}
+#define ev_exit(ts, tid, nr, ret) lt_ev_exit(ts, tid, 0, nr, ret)
 
 static struct lt_event ev_select(uint64_t ts, uint32_t tid)
 {
-	struct lt_event e = { 0 };
-	e.h.ts = ts;
-	e.h.tid = tid;
-	e.h.kind = LT_EV_WAIT_ENTER;
+	struct lt_event e = lt_ev(ts, tid, 0, LT_EV_WAIT_ENTER);
 	e.wait.nr = 270;
 	return e;
 }
@@ -178,6 +160,29 @@ Test(stall, idle_io_waits_are_not_a_stall_under_locks)
 	e = ev_exit(S(59) + 5, 3, 270, 1);
 	lt_stall_event(&s, &e);
 	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 0);
+	lt_stall_free(&s);
+}
+
+/* --calls blocking: a return whose value was not recorded (the thread ran
+ * again after sleeping in the call) counts as the call succeeding */
+Test(stall, returns_without_a_value_are_progress)
+{
+	struct lt_stall s;
+	struct lt_event e;
+	char why[256];
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_PROGRESS, S(2), S(0)), 0);
+	for (uint32_t tid = 3; tid <= 4; tid++) {
+		e = ev_select(S(1), tid);
+		e.h.flags = LT_F_AT_SLEEP;
+		lt_stall_event(&s, &e);
+	}
+	cr_assert_eq(lt_stall_check(&s, S(4), why, sizeof(why)), 1, "blocked in select");
+	/* 3 runs again at 5 s: progress then; 4 is still blocked */
+	e = ev_exit(S(5), 3, 270, 0);
+	e.h.flags = LT_F_RET_UNKNOWN;
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(6), why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(lt_stall_check(&s, S(7) + 1, why, sizeof(why)), 1, "no progress since 5 s");
 	lt_stall_free(&s);
 }
 

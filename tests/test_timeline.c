@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/callnorm.h"
 #include "locktrace/timeline.h"
 #include "lt_events.h"
 #include "../src/u64map.h"
@@ -266,6 +267,48 @@ Test(timeline, wait_wake_pairing)
 	cr_assert_eq(st->flows, 1);
 	cr_assert_eq(st->wakes, 1);
 	cr_assert_eq(lt_timeline_start(tl), 500);
+	lt_timeline_free(tl);
+}
+
+/* The same hand-off as --calls blocking writes it (through the collector's
+ * normalizer): returns without values; the wait's entry at its sleep. */
+Test(timeline, returns_without_a_value_close_the_calls_without_a_result)
+{
+	reset();
+	struct lt_header h = make_hdr(2, 500);
+	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	cr_assert(tl);
+	struct lt_event v[sizeof(handoff) / sizeof(handoff[0])];
+	memcpy(v, handoff, sizeof(v));
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (v[i].h.kind == LT_EV_SYS_EXIT) {
+			v[i].h.flags = LT_F_RET_UNKNOWN;
+			v[i].exit.ret = 0;
+		} else if (v[i].h.kind == LT_EV_FUTEX_ENTER) {
+			v[i].h.flags = v[i].futex.op == FUTEX_WAKE_PRIVATE ? LT_F_AT_WAKE : LT_F_AT_SLEEP;
+		}
+	}
+	feed(tl, v, sizeof(v) / sizeof(v[0]));
+	/* a thread asleep since before the trace, ended by an unknown call */
+	struct lt_event e = futex(2500, 103, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2);
+	feed(tl, &e, 1);
+	e = sys_exit(2600, 103, 0, LT_NR_UNKNOWN, 0);
+	e.h.flags = LT_F_RET_UNKNOWN | LT_F_BEGAN_BEFORE;
+	feed(tl, &e, 1);
+	lt_timeline_finish(tl, 3000);
+	cr_assert_eq(R.nended, 3);
+	const struct span_rec *w = ended_on(102, 0), *s = ended_on(101, 0), *u = ended_on(103, 0);
+	cr_assert(w && s && u);
+	cr_assert_eq(w->s.end_ts, 2200);
+	cr_assert_eq(s->s.end_ts, 2400);
+	cr_assert_eq(u->s.end_ts, 2600);
+	cr_assert_eq(w->s.flags & LT_SPAN_HAS_RESULT, 0);
+	cr_assert_eq(s->s.flags & LT_SPAN_HAS_RESULT, 0);
+	cr_assert_eq(u->s.flags & (LT_SPAN_HAS_RESULT | LT_SPAN_END_INFERRED), 0);
+	/* the flow from the waking call to the wait is kept */
+	cr_assert_eq(s->s.nwoken_by, 1);
+	cr_assert_eq(s->woken_by[0].waker_span, w->s.id);
+	cr_assert_eq(lt_timeline_stats(tl)->orphan_exits, 0);
 	lt_timeline_free(tl);
 }
 
