@@ -43,9 +43,26 @@ static struct lt_event simple(uint64_t ts, uint32_t tid, uint8_t kind)
 	return lt_ev(ts, tid, 0, kind);
 }
 
-static void feed(struct lt_callnorm *n, struct sink *s, struct lt_event e)
+/* every test: a normalizer for process PID and an empty sink */
+static struct lt_callnorm n;
+static struct sink s;
+
+static void setup(void)
 {
-	lt_callnorm_feed(n, &e, collect, s);
+	memset(&s, 0, sizeof(s));
+	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
+}
+
+static void teardown(void)
+{
+	lt_callnorm_free(&n);
+}
+
+TestSuite(callnorm, .init = setup, .fini = teardown);
+
+static void feed(struct lt_callnorm *nm, struct sink *sk, struct lt_event e)
+{
+	lt_callnorm_feed(nm, &e, collect, sk);
 }
 
 static void assert_return(const struct lt_event *e, uint64_t ts, uint32_t tid, uint16_t nr,
@@ -61,9 +78,6 @@ static void assert_return(const struct lt_event *e, uint64_t ts, uint32_t tid, u
 
 Test(callnorm, a_sleep_returns_when_the_thread_runs_again)
 {
-	struct lt_callnorm n;
-	struct sink s = { 0 };
-	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
 	feed(&n, &s, simple(1, 101, LT_EV_TASK_NEW));
 	feed(&n, &s, futex_at(10, 101, 0x80, 0x1000, LT_F_AT_SLEEP));
 	feed(&n, &s, sw(10, 101, PID, 1, 0, 0));
@@ -79,14 +93,10 @@ Test(callnorm, a_sleep_returns_when_the_thread_runs_again)
 	cr_assert_eq(s.ev[6].h.kind, LT_EV_SWITCH);
 	cr_assert_eq(s.ev[7].h.kind, LT_EV_SWITCH);
 	cr_assert_eq(n.synthesized, 1);
-	lt_callnorm_free(&n);
 }
 
 Test(callnorm, first_run_of_a_thread_asleep_at_attach_began_before)
 {
-	struct lt_callnorm n;
-	struct sink s = { 0 };
-	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
 	/* 101 asleep since before tracing; OTHER's threads are not ours */
 	feed(&n, &s, sw(5, 0, 0, 0, 101, PID));
 	feed(&n, &s, sw(6, 101, PID, 0, 901, OTHER));
@@ -99,14 +109,10 @@ Test(callnorm, first_run_of_a_thread_asleep_at_attach_began_before)
 	assert_return(&s.ev[1], 5, 101, LT_NR_UNKNOWN, LT_F_BEGAN_BEFORE);
 	for (int i = 2; i < 6; i++)
 		cr_assert_eq(s.ev[i].h.kind, LT_EV_SWITCH, "event %d", i);
-	lt_callnorm_free(&n);
 }
 
 Test(callnorm, a_waking_call_is_written_once_and_returns_at_its_last_wake)
 {
-	struct lt_callnorm n;
-	struct sink s = { 0 };
-	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
 	feed(&n, &s, simple(1, 102, LT_EV_TASK_NEW));
 	/* FUTEX_WAKE on 0x1000 wakes 101 and 103: written before each */
 	feed(&n, &s, futex_at(10, 102, 1, 0x1000, LT_F_AT_WAKE));
@@ -133,14 +139,10 @@ Test(callnorm, a_waking_call_is_written_once_and_returns_at_its_last_wake)
 	assert_return(&s.ev[8], 20, 102, 202, 0);
 	cr_assert_eq(s.ev[9].futex.uaddr, 0x3000);
 	cr_assert_eq(s.ev[10].h.kind, LT_EV_SWITCH);
-	lt_callnorm_free(&n);
 }
 
 Test(callnorm, flush_returns_the_calls_still_waking_and_exit_ends_them)
 {
-	struct lt_callnorm n;
-	struct sink s = { 0 };
-	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
 	feed(&n, &s, futex_at(10, 102, 1, 0x1000, LT_F_AT_WAKE));
 	feed(&n, &s, waking(11, 101, 102, 0));
 	feed(&n, &s, futex_at(20, 103, 1, 0x1000, LT_F_AT_WAKE));
@@ -156,18 +158,13 @@ Test(callnorm, flush_returns_the_calls_still_waking_and_exit_ends_them)
 	lt_callnorm_flush(&n, collect, &s);
 	cr_assert_eq(s.n, 7, "a second flush adds nothing");
 	cr_assert_eq(n.synthesized, 2);
-	lt_callnorm_free(&n);
 }
 
 Test(callnorm, a_lost_switch_in_still_returns_the_call_before_the_next)
 {
-	struct lt_callnorm n;
-	struct sink s = { 0 };
-	cr_assert_eq(lt_callnorm_init(&n, PID), 0);
 	feed(&n, &s, futex_at(10, 101, 0, 0x1000, LT_F_AT_SLEEP));
 	feed(&n, &s, futex_at(20, 101, 0, 0x2000, LT_F_AT_SLEEP));
 	cr_assert_eq(s.n, 3);
 	assert_return(&s.ev[1], 20, 101, 202, 0);
 	cr_assert_eq(s.ev[2].futex.uaddr, 0x2000);
-	lt_callnorm_free(&n);
 }
