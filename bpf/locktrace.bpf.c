@@ -305,7 +305,6 @@ static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, lo
 	e->io.count = regs->dx;
 }
 
-
 /* Which of the traced families a syscall belongs to (io calls are
  * recorded only on sockets); one list for the entry and the return. */
 enum { CALL_NONE, CALL_FUTEX, CALL_WAIT, CALL_IO };
@@ -450,9 +449,10 @@ static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct
  * the traced calls: write that call's entry and the switch in one record.
  * This runs before the switch, so prev is still current: its user
  * registers (the call's number and arguments), memory and file table are
- * the ones read.  A call that sleeps several times is written each time;
- * the collector keeps the first.  1 if written, 0 if the switch is still
- * to be written on its own. */
+ * the ones read.  A call that sleeps several times without returning (a
+ * select woken for a descriptor it does not wait for) is written at each
+ * sleep and shows as one call per sleep.  1 if written, 0 if the switch is
+ * still to be written on its own. */
 static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *prev,
 					      struct task_struct *next, unsigned int prev_state,
 					      __u32 ptgid, __u32 ntgid)
