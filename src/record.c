@@ -384,6 +384,12 @@ static int create_dump_file(struct flight *f, char *path, size_t plen)
 		snprintf(path, plen, "%s", f->base);
 		return fd;
 	}
+	if (!f->ndumps) { /* the first dump failed and was removed: its name again */
+		snprintf(path, plen, "%s", f->base);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd < 0 ? -errno : fd;
+	}
 	size_t bl = strlen(f->base);
 	int ext = bl > 7 && !strcmp(f->base + bl - 7, ".ltrace");
 	for (int n = f->ndumps + 1; n < f->ndumps + 1000; n++) {
@@ -396,9 +402,12 @@ static int create_dump_file(struct flight *f, char *path, size_t plen)
 }
 
 /* Writes what the ring holds as a normal trace: header (the process now),
- * the chunks, a fresh snapshot, stats.  0, or -errno with the ring kept. */
+ * the chunks, a fresh snapshot, stats.  0, or -errno with the ring kept.
+ * A dump that fails (disk full) is removed so that its space is there for
+ * the retry at the next trigger, unless it is the last (final): then what
+ * it holds is all there will be. */
 static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const uint64_t *lost,
-		       uint32_t ncpus, int reason, int quiet, char *path, size_t plen)
+		       uint32_t ncpus, int reason, int quiet, int final, char *path, size_t plen)
 {
 	struct lt_writer *w;
 	struct lt_header h = { 0 };
@@ -414,7 +423,7 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 	}
 	if ((r = lt_writer_fd_open(&w, fd))) {
 		close(fd);
-		return r;
+		goto failed;
 	}
 	lt_target_describe(tgid, &h);
 	h.flags |= LT_HDR_FLIGHT;
@@ -451,17 +460,25 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 	int cr = lt_writer_close(w);
 	if (!r)
 		r = cr;
-	if (r) {
-		fprintf(stderr, "Error: writing %s: %s; the ring is kept and the next trigger retries\n",
-			path, strerror(-r));
-		return r;
-	}
+	if (r)
+		goto failed;
 	f->ndumps++;
 	if (!quiet)
 		fprintf(stderr, "locktrace: wrote the last %.1f s (%.1f MB of events) to %s\n",
 			(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&f->fl)) / 1e9,
 			(double)f->fl.bytes / 1e6, path);
 	return 0;
+
+failed:
+	if (final) {
+		fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
+			"chunk\n", path, strerror(-r));
+		return r;
+	}
+	unlink(path);
+	fprintf(stderr, "Error: writing %s: %s; removed it, the ring is kept and the next trigger "
+		"retries\n", path, strerror(-r));
+	return r;
 }
 
 static void sanitize_comm(char *s)
@@ -744,7 +761,7 @@ static int on_trigger(struct session *s, int trig, const char *why)
 	if (s->ring) {
 		char dpath[PATH_MAX];
 		failed = dump_flight(&s->flight, &s->c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
-				     trig, o->quiet, dpath, sizeof(dpath)) != 0;
+				     trig, o->quiet, 0, dpath, sizeof(dpath)) != 0;
 		if (!failed) {
 			s->res->dumps++;
 			snprintf(s->res->path, sizeof(s->res->path), "%s", dpath);
@@ -890,7 +907,7 @@ static void finish(struct session *s)
 		if (res->stop_reason != LT_STOP_STALL && res->stop_reason != LT_STOP_USR1) {
 			char dpath[PATH_MAX];
 			if (dump_flight(&s->flight, c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
-					res->stop_reason, o->quiet, dpath, sizeof(dpath)) == 0) {
+					res->stop_reason, o->quiet, 1, dpath, sizeof(dpath)) == 0) {
 				res->dumps++;
 				snprintf(res->path, sizeof(res->path), "%s", dpath);
 				hand_over(o, dpath, 0, &s->kids);

@@ -5,6 +5,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,6 +219,88 @@ Test(flight_live, sigusr1_dumps_on_demand_and_memory_stays_bounded, .timeout = 9
 	snprintf(path3, sizeof(path3), "%.*s-3.ltrace", (int)strlen(path) - 7, path);
 	cr_assert_eq(access(path3, F_OK), 0, "no end-of-run dump");
 	unlink(path3);
+}
+
+/* Fills the file system under dir: 0 when it is full. */
+static int fill(const char *dir)
+{
+	char path[256], buf[65536];
+	memset(buf, 0xa5, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/filler", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	size_t chunk = sizeof(buf);
+	while (chunk) { /* down to single bytes: nothing left at all */
+		if (write(fd, buf, chunk) < 0) {
+			if (errno != ENOSPC)
+				break;
+			chunk /= 2;
+		}
+	}
+	close(fd);
+	return chunk ? -1 : 0;
+}
+
+/* A dump that meets a full disk: the message says so, the partial file is
+ * removed, recording goes on with the ring kept, and once there is space
+ * again the next trigger writes the dump under the same name. */
+static char full_dir[64];
+
+static void unmount_full(void)
+{
+	if (!full_dir[0])
+		return;
+	umount2(full_dir, MNT_DETACH);
+	rmdir(full_dir);
+	full_dir[0] = 0;
+}
+
+Test(flight_live, disk_full_dump_is_retried_at_the_next_trigger, .timeout = 90, .fini = unmount_full)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("demo"), "-t", "64", "-d", "6", NULL };
+	char truth[256][256], dir[64] = "/tmp/lt-full-XXXXXX", path[128], filler[128];
+	char lines[64][256];
+	int n = 0, m = 0;
+	struct tl_proc wl, rec;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=8m"), 0, "mount tmpfs: %s", strerror(errno));
+	snprintf(full_dir, sizeof(full_dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/t.ltrace", dir);
+	snprintf(filler, sizeof(filler), "%s/filler", dir);
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 256, 10000));
+	char *extra[] = { "--ring", "2M", "--keep-going", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	tl_go(&wl);
+	usleep(1000000);
+	cr_assert_eq(fill(dir), 0, "could not fill %s", dir);
+	kill(rec.pid, SIGUSR1);
+	int found = tl_wait_for(&rec, 1, "Error: writing", lines, &m, 64, 20000);
+	for (int k = 0; !found && k < m; k++)
+		fprintf(stderr, "recorder said: %s\n", lines[k]);
+	cr_assert(found, "no write error reported");
+	cr_assert(strstr(lines[m - 1], "No space left on device") && strstr(lines[m - 1], "retries"), "%s",
+		  lines[m - 1]);
+	cr_assert_neq(access(path, F_OK), 0, "the partial dump was left behind");
+	cr_assert_eq(kill(rec.pid, 0), 0, "the recorder stopped");
+	unlink(filler);
+	kill(rec.pid, SIGUSR1);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote the last", lines, &m, 64, 20000), "no retry");
+	cr_assert(strstr(lines[m - 1], path), "%s", lines[m - 1]);
+	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 256, 20000));
+	cr_assert_eq(tl_wait(&rec, 20000), 0);
+	tl_close(&rec);
+	tl_close(&wl);
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert(t.clean_end);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_USR1);
+	cr_assert_gt(t.n, 10000);
+	tl_free(&t);
 }
 
 Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
