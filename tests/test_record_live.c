@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -774,4 +776,56 @@ Test(record_live, calls_blocking_ends_the_calls_threads_slept_in_at_attach, .tim
 	cr_assert_eq(nworkers, 4);
 	cr_assert_eq(tl_total_lost(&r.t), 0);
 	run_free(&r);
+}
+
+/* ---- a full disk while recording */
+
+static char small_dir[64];
+
+static void unmount_small(void)
+{
+	if (!small_dir[0])
+		return;
+	umount2(small_dir, MNT_DETACH);
+	rmdir(small_dir);
+	small_dir[0] = 0;
+}
+
+/* The trace outgrows a 1 MiB tmpfs: the recorder says so and exits
+ * non-zero, and the file reads back up to its last complete chunk. */
+Test(record_live, disk_full_stops_with_a_readable_trace, .timeout = 60, .fini = unmount_small)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("demo"), "-t", "64", "-d", "4", NULL };
+	char truth[128][256], lines[32][256], path[128];
+	int n = 0, m = 0;
+	struct tl_proc wl, rec;
+
+	snprintf(small_dir, sizeof(small_dir), "/tmp/lt-small-XXXXXX");
+	cr_assert_not_null(mkdtemp(small_dir));
+	cr_assert_eq(mount("tmpfs", small_dir, "tmpfs", 0, "size=1m"), 0, "mount: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/t.ltrace", small_dir);
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 128, 10000));
+	pid_t pid = wl.pid;
+	cr_assert_eq(tl_start_recorder(&rec, pid, path, NULL), 0);
+	tl_go(&wl);
+	int found = tl_wait_for(&rec, 1, "Error: writing", lines, &m, 32, 20000);
+	cr_assert(found, "no write error reported");
+	cr_assert(strstr(lines[m - 1], "No space left on device") &&
+		  strstr(lines[m - 1], "readable up to its last complete chunk"), "%s", lines[m - 1]);
+	int st = tl_wait(&rec, 20000);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "recorder status 0x%x", st);
+	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 128, 20000), "the workload did not finish");
+	cr_assert_eq(tl_wait(&wl, 10000), 0);
+	tl_close(&rec);
+	tl_close(&wl);
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert_not(t.clean_end);
+	cr_assert_gt(t.n, 1000, "%zu events", t.n);
+	cr_assert(strstr(t.stop, "truncated"), "%s", t.stop);
+	cr_assert_eq(t.hdr.pid, pid);
+	tl_free(&t);
 }
