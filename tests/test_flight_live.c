@@ -303,6 +303,51 @@ Test(flight_live, disk_full_dump_is_retried_at_the_next_trigger, .timeout = 90, 
 	tl_free(&t);
 }
 
+/* SIGUSR1 is counted, not just flagged: one that arrives while a dump is
+ * being written is handled right after it. */
+Test(flight_live, sigusr1_during_a_dump_is_not_lost, .timeout = 90)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("demo"), "-t", "64", "-d", "5", NULL };
+	char truth[256][256], path[128], path2[160], path3[160], lines[64][256];
+	int n = 0, m = 0;
+	struct tl_proc wl, rec;
+
+	tl_tmp_path(path, sizeof(path), "usr1x2");
+	snprintf(path2, sizeof(path2), "%.*s-2.ltrace", (int)strlen(path) - 7, path);
+	snprintf(path3, sizeof(path3), "%.*s-3.ltrace", (int)strlen(path) - 7, path);
+	unlink(path2);
+	unlink(path3);
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 256, 10000));
+	char *extra[] = { "--ring", "8M", "--keep-going", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	tl_go(&wl);
+	usleep(1500000);
+	kill(rec.pid, SIGUSR1);
+	/* the first dump has begun: the second signal comes while it runs */
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: dump requested", lines, &m, 64, 20000));
+	kill(rec.pid, SIGUSR1);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: target exited", lines, &m, 64, 30000));
+	cr_assert_eq(tl_wait(&rec, 20000), 0);
+	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 256, 20000));
+	tl_close(&rec);
+	tl_close(&wl);
+	int dumps = 0, wrote = 0;
+	for (int i = 0; i < m; i++) {
+		dumps += strstr(lines[i], "dump requested: SIGUSR1") != NULL;
+		wrote += !strncmp(lines[i], "locktrace: wrote the last", 25);
+	}
+	cr_assert_eq(dumps, 2, "SIGUSR1 dumps: %d", dumps);
+	cr_assert_eq(wrote, 3, "two dumps on demand and one at the end: %d", wrote);
+	cr_assert_eq(access(path, F_OK), 0);
+	cr_assert_eq(access(path2, F_OK), 0, "no second dump");
+	cr_assert_eq(access(path3, F_OK), 0, "no end-of-run dump");
+	unlink(path);
+	unlink(path2);
+	unlink(path3);
+}
+
 Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
 {
 	char *a[] = { LT_BIN, "record", "--ring", "12Q", "-p", "1", NULL };
