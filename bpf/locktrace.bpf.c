@@ -19,7 +19,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "locktrace/event.h"
-#include "locktrace/futex.h"
+#include "locktrace/calls.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -49,30 +49,6 @@ struct {
 	__type(key, int);
 	__type(value, __u32);
 } inflight SEC(".maps");
-
-/* x86-64 syscall numbers */
-#define NR_read 0
-#define NR_write 1
-#define NR_poll 7
-#define NR_readv 19
-#define NR_writev 20
-#define NR_select 23
-#define NR_sendto 44
-#define NR_recvfrom 45
-#define NR_sendmsg 46
-#define NR_recvmsg 47
-#define NR_futex 202
-#define NR_epoll_wait 232
-#define NR_pselect6 270
-#define NR_ppoll 271
-#define NR_epoll_pwait 281
-#define NR_recvmmsg 299
-#define NR_sendmmsg 307
-#define NR_epoll_pwait2 441
-#define NR_futex_waitv 449
-#define NR_futex_wake 454
-#define NR_futex_wait 455
-#define NR_futex_requeue 456
 
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
@@ -188,17 +164,17 @@ static __always_inline void fill_futex(struct lt_event *e, struct pt_regs *regs,
 	e->futex.uaddr2 = 0;
 	e->futex.val3 = 0;
 	e->futex.timeout = -1;
-	if (id == NR_futex) {
+	if (id == LT_NR_FUTEX) {
 		e->futex.uaddr = a0;
 		e->futex.op = a1;
 		e->futex.val = a2;
 		e->futex.uaddr2 = a4;
 		e->futex.val3 = a5;
-		if (lt_futex_waits(NR_futex, a1)) /* their 4th argument is a timespec */
+		if (lt_futex_waits(LT_NR_FUTEX, a1)) /* their 4th argument is a timespec */
 			e->futex.timeout = read_timespec_ns(a3);
 		else
 			e->futex.timeout = (__u32)a3; /* val2 */
-	} else if (id == NR_futex_waitv) {
+	} else if (id == LT_NR_FUTEX_WAITV) {
 		/* (waiters, nr_futexes, flags, timeout, clockid) */
 		struct { __u64 val; __u64 uaddr; __u32 flags; __u32 r; } w = {};
 		bpf_probe_read_user(&w, sizeof(w), (void *)a0);
@@ -208,14 +184,14 @@ static __always_inline void fill_futex(struct lt_event *e, struct pt_regs *regs,
 		e->futex.val3 = a1;
 		e->futex.op = a2;
 		e->futex.timeout = read_timespec_ns(a3);
-	} else if (id == NR_futex_wait) {
+	} else if (id == LT_NR_FUTEX_WAIT) {
 		/* (uaddr, val, mask, flags, timeout, clockid) */
 		e->futex.uaddr = a0;
 		e->futex.val = a1;
 		e->futex.val3 = a2;
 		e->futex.op = a3;
 		e->futex.timeout = read_timespec_ns(a4);
-	} else if (id == NR_futex_wake) {
+	} else if (id == LT_NR_FUTEX_WAKE) {
 		/* (uaddr, mask, nr, flags) */
 		e->futex.uaddr = a0;
 		e->futex.val3 = a1;
@@ -247,7 +223,7 @@ static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, 
 	for (i = 0; i < LT_WAIT_FDS; i++)
 		e->wait.fds[i] = -1;
 
-	if (id == NR_select || id == NR_pselect6) {
+	if (id == LT_NR_SELECT || id == LT_NR_PSELECT6) {
 		__u64 bits = 0;
 		int n = 0;
 		e->wait.nfds = a0;
@@ -263,14 +239,14 @@ static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, 
 				n++;
 			}
 		}
-		if (id == NR_select) {
+		if (id == LT_NR_SELECT) {
 			struct { __s64 sec; __s64 usec; } tv;
 			if (a4 && !bpf_probe_read_user(&tv, sizeof(tv), (void *)a4))
 				e->wait.timeout_ns = tv.sec * 1000000000LL + tv.usec * 1000;
 		} else {
 			e->wait.timeout_ns = read_timespec_ns(a4);
 		}
-	} else if (id == NR_poll || id == NR_ppoll) {
+	} else if (id == LT_NR_POLL || id == LT_NR_PPOLL) {
 		struct { __s32 fd; __s16 ev, rev; } p[LT_WAIT_FDS] = {};
 		__u32 n = a1 < LT_WAIT_FDS ? a1 : LT_WAIT_FDS;
 		e->wait.nfds = a1;
@@ -279,14 +255,14 @@ static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, 
 				if ((__u32)i < n)
 					e->wait.fds[i] = p[i].fd;
 		}
-		if (id == NR_poll)
+		if (id == LT_NR_POLL)
 			e->wait.timeout_ns = (int)a2 < 0 ? -1 : (__s64)(int)a2 * 1000000LL;
 		else
 			e->wait.timeout_ns = read_timespec_ns(a2);
 	} else { /* epoll_wait(epfd, events, maxevents, timeout ms), pwait2: timespec */
 		e->wait.fds[0] = a0;
 		e->wait.nfds = a2;
-		if (id == NR_epoll_pwait2)
+		if (id == LT_NR_EPOLL_PWAIT2)
 			e->wait.timeout_ns = read_timespec_ns(a3);
 		else
 			e->wait.timeout_ns = (int)a3 < 0 ? -1 : (__s64)(int)a3 * 1000000LL;
@@ -305,52 +281,17 @@ static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, lo
 	e->io.count = regs->dx;
 }
 
-/* Which of the traced families a syscall belongs to (io calls are
- * recorded only on sockets); one list for the entry and the return. */
-enum { CALL_NONE, CALL_FUTEX, CALL_WAIT, CALL_IO };
-
-static __always_inline int call_class(long id)
-{
-	switch (id) {
-	case NR_futex:
-	case NR_futex_waitv:
-	case NR_futex_wake:
-	case NR_futex_wait:
-	case NR_futex_requeue:
-		return CALL_FUTEX;
-	case NR_select:
-	case NR_pselect6:
-	case NR_poll:
-	case NR_ppoll:
-	case NR_epoll_wait:
-	case NR_epoll_pwait:
-	case NR_epoll_pwait2:
-		return CALL_WAIT;
-	case NR_read:
-	case NR_readv:
-	case NR_recvfrom:
-	case NR_recvmsg:
-	case NR_recvmmsg:
-	case NR_write:
-	case NR_writev:
-	case NR_sendto:
-	case NR_sendmsg:
-	case NR_sendmmsg:
-		return CALL_IO;
-	}
-	return CALL_NONE;
-}
 
 /* The entry of a call of class cls, as its own record.  1 if written. */
 static __always_inline int emit_call(struct pt_regs *regs, long id, int cls, __u32 tid)
 {
 	struct lt_event *e;
 
-	if (cls == CALL_FUTEX) {
+	if (cls == LT_CALL_FUTEX) {
 		if (!(e = reserve(SZ_FUTEX, LT_EV_FUTEX_ENTER)))
 			return 0;
 		fill_futex(e, regs, id, tid, 0, 0);
-	} else if (cls == CALL_WAIT) {
+	} else if (cls == LT_CALL_WAIT) {
 		if (!(e = reserve(SZ_WAIT, LT_EV_WAIT_ENTER)))
 			return 0;
 		fill_wait(e, regs, id, tid, 0, 0);
@@ -373,10 +314,10 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 
 	if ((pt >> 32) != targ_tgid)
 		return 0;
-	cls = call_class(id);
+	cls = lt_call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
 	 * exit useless; a non-socket read has no entry). */
-	if (cls != CALL_NONE && emit_call(regs, id, cls, (__u32)pt))
+	if (cls != LT_CALL_NONE && emit_call(regs, id, cls, (__u32)pt))
 		mark_inflight(bpf_get_current_task_btf(), id);
 	return 0;
 }
@@ -401,11 +342,11 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		 * trace, so the timeline ends that call exactly; from now
 		 * on the state exists and untraced returns stop here. */
 		long id = regs->orig_ax;
-		int cls = call_class(id);
+		int cls = lt_call_class(id);
 		v = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!v || cls == CALL_NONE)
+		if (!v || cls == LT_CALL_NONE)
 			return 0;
-		if (cls == CALL_IO && !fd_is_socket(task, regs->di))
+		if (cls == LT_CALL_IO && !fd_is_socket(task, regs->di))
 			return 0;
 		nr = id;
 		flags = LT_F_BEGAN_BEFORE;
@@ -470,17 +411,17 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	if (!regs)
 		return 0;
 	id = regs->orig_ax;
-	cls = call_class(id);
-	if (cls == CALL_NONE || (cls == CALL_IO && !fd_is_socket(prev, regs->di)))
+	cls = lt_call_class(id);
+	if (cls == LT_CALL_NONE || (cls == LT_CALL_IO && !fd_is_socket(prev, regs->di)))
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
-	if (cls == CALL_FUTEX) {
+	if (cls == LT_CALL_FUTEX) {
 		e = reserve2(SZ_FUTEX + SZ_SWITCH, LT_EV_FUTEX_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_futex(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_FUTEX, preempt, prev, next, prev_state, ptgid, ntgid, ts);
-	} else if (cls == CALL_WAIT) {
+	} else if (cls == LT_CALL_WAIT) {
 		e = reserve2(SZ_WAIT + SZ_SWITCH, LT_EV_WAIT_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
@@ -585,11 +526,11 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 	if (cur->tgid != targ_tgid || !regs)
 		return 0;
 	id = regs->orig_ax;
-	cls = call_class(id);
-	if (cls != CALL_FUTEX && (cls != CALL_IO || !fd_is_socket(cur, regs->di)))
+	cls = lt_call_class(id);
+	if (cls != LT_CALL_FUTEX && (cls != LT_CALL_IO || !fd_is_socket(cur, regs->di)))
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
-	if (cls == CALL_FUTEX) {
+	if (cls == LT_CALL_FUTEX) {
 		e = reserve2(SZ_FUTEX + SZ_WAKING, LT_EV_FUTEX_ENTER, LT_EV_WAKING);
 		if (!e)
 			return 1;

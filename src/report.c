@@ -27,15 +27,11 @@
 #include <string.h>
 #include "locktrace/locksyms.h"
 #include "locktrace/report.h"
-#include "locktrace/futex.h"
+#include "locktrace/calls.h"
 #include "locktrace/timeline.h"
 #include "report_int.h"
 #include "u64map.h"
 
-/* x86-64 syscall numbers */
-enum {
-	NR_read = 0, NR_readv = 19, NR_recvfrom = 45, NR_recvmsg = 47, NR_recvmmsg = 299,
-};
 
 /* A wake that woke nobody this long before a waiter entered its wait on the
  * same lock counts as "while the waiter was about to sleep": the waiter read
@@ -494,11 +490,6 @@ static int call_class(const struct lt_span *s)
 	}
 }
 
-static int is_read(uint16_t nr)
-{
-	return nr == NR_read || nr == NR_readv || nr == NR_recvfrom || nr == NR_recvmsg ||
-	       nr == NR_recvmmsg;
-}
 
 static void call_from_span(const struct lt_span *s, struct lt_report_call *c)
 {
@@ -644,7 +635,7 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 		t->pub.polls++;
 		break;
 	case LT_EV_IO_ENTER:
-		if (is_read(s->nr))
+		if (lt_call_reads(s->nr))
 			t->pub.io_reads++;
 		else
 			t->pub.io_writes++;

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "locktrace/calls.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
@@ -365,9 +366,9 @@ static void decode_poll(struct ctx *c, struct lt_thread *t)
 	w->epfd = -1;
 	w->io.fd = -1;
 	w->has_timeout = false;
-	if (nr == 7 || nr == 271) { /* poll(fds, nfds, ms) / ppoll(fds, nfds, ts*, ...) */
+	if (nr == LT_NR_POLL || nr == LT_NR_PPOLL) { /* (fds, nfds, ms) / (fds, nfds, ts*, ...) */
 		w->nfds = (int)a[1];
-		if (nr == 7) {
+		if (nr == LT_NR_POLL) {
 			w->has_timeout = (int)a[2] >= 0;
 			w->timeout_ms = (int)a[2];
 		} else if (a[2]) {
@@ -407,14 +408,14 @@ static void decode_poll(struct ctx *c, struct lt_thread *t)
 		free(pf);
 		return;
 	}
-	if (nr == 23 || nr == 270) { /* select / pselect6(nfds, r, w, e, timeout) */
+	if (nr == LT_NR_SELECT || nr == LT_NR_PSELECT6) { /* (nfds, r, w, e, timeout) */
 		w->nfds = (int)a[0];
 		if (a[4]) {
 			int64_t sec, sub;
 			w->has_timeout = true;
 			/* timeval (select) and timespec (pselect6) are both two longs */
 			if (read_timespec(c, a[4], &sec, &sub))
-				w->timeout_ms = sec * 1000 + (nr == 23 ? sub / 1000 : sub / 1000000);
+				w->timeout_ms = sec * 1000 + (nr == LT_NR_SELECT ? sub / 1000 : sub / 1000000);
 			else
 				w->timeout_ms = -1;
 		}
@@ -467,7 +468,7 @@ static void decode_poll(struct ctx *c, struct lt_thread *t)
 	 * epoll_pwait2 (epfd, events, maxevents, timespec*) */
 	w->epfd = (int)a[0];
 	w->nfds = (int)a[2];
-	if (nr == 441) {
+	if (nr == LT_NR_EPOLL_PWAIT2) {
 		if (a[3]) {
 			int64_t sec, nsec;
 			w->has_timeout = true;

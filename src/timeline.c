@@ -20,18 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/callnorm.h"
-#include "locktrace/futex.h"
+#include "locktrace/calls.h"
 #include "locktrace/timeline.h"
 #include "u64map.h"
 
-/* x86_64 system call numbers of the calls the collector records */
-enum {
-	NR_read = 0, NR_write = 1, NR_poll = 7, NR_readv = 19, NR_writev = 20, NR_select = 23,
-	NR_sendto = 44, NR_recvfrom = 45, NR_sendmsg = 46, NR_recvmsg = 47, NR_futex = 202,
-	NR_epoll_wait = 232, NR_pselect6 = 270, NR_ppoll = 271, NR_epoll_pwait = 281,
-	NR_recvmmsg = 299, NR_sendmmsg = 307, NR_epoll_pwait2 = 441, NR_futex_waitv = 449,
-	NR_futex_wake = 454, NR_futex_wait = 455, NR_futex_requeue = 456,
-};
 
 
 #define TASK_DEAD_BIT 0x80 /* raw task state of a task's last switch-out */
@@ -84,7 +76,7 @@ struct lt_timeline {
 
 const char *lt_span_name(const struct lt_span *s)
 {
-	if (s->nr == NR_futex) {
+	if (s->nr == LT_NR_FUTEX) {
 		const char *n = lt_futex_cmd_name(s->enter.futex.op & LT_FUTEX_CMD_MASK);
 		return n ? n : "futex";
 	}
@@ -119,20 +111,20 @@ static int entry_from_snapshot(const struct lt_thread_info *t, struct lt_event *
 
 	memset(e, 0, sizeof(*e));
 	e->h.tid = (uint32_t)t->tid;
-	switch (t->sc_nr) {
-	case NR_futex:
-	case NR_futex_wait:
-	case NR_futex_waitv:
+	switch (lt_call_class(t->sc_nr)) {
+	case LT_CALL_FUTEX:
+		if (!lt_futex_waits((uint16_t)t->sc_nr, t->sc_nr == LT_NR_FUTEX ? (uint32_t)a[1] : 0))
+			return -1; /* wakes and requeues do not block */
 		e->h.kind = LT_EV_FUTEX_ENTER;
 		e->futex.nr = (uint16_t)t->sc_nr;
 		e->futex.timeout = -1; /* only the timespec's address is known */
-		if (t->sc_nr == NR_futex) {
+		if (t->sc_nr == LT_NR_FUTEX) {
 			e->futex.uaddr = a[0];
 			e->futex.op = (uint32_t)a[1];
 			e->futex.val = (uint32_t)a[2];
 			e->futex.uaddr2 = a[4];
 			e->futex.val3 = (uint32_t)a[5];
-		} else if (t->sc_nr == NR_futex_wait) {
+		} else if (t->sc_nr == LT_NR_FUTEX_WAIT) {
 			e->futex.uaddr = a[0];
 			e->futex.val = (uint32_t)a[1];
 			e->futex.val3 = (uint32_t)a[2];
@@ -143,41 +135,26 @@ static int entry_from_snapshot(const struct lt_thread_info *t, struct lt_event *
 			e->futex.op = (uint32_t)a[2];
 		}
 		return classify(e) & LT_SPAN_WAIT ? 0 : -1;
-	case NR_select:
-	case NR_pselect6:
-	case NR_poll:
-	case NR_ppoll:
-	case NR_epoll_wait:
-	case NR_epoll_pwait:
-	case NR_epoll_pwait2:
+	case LT_CALL_WAIT:
 		e->h.kind = LT_EV_WAIT_ENTER;
 		e->wait.nr = (uint16_t)t->sc_nr;
 		e->wait.timeout_ns = -1;
 		for (int i = 0; i < LT_WAIT_FDS; i++)
 			e->wait.fds[i] = -1;
-		if (t->sc_nr == NR_select || t->sc_nr == NR_pselect6) {
+		if (t->sc_nr == LT_NR_SELECT || t->sc_nr == LT_NR_PSELECT6) {
 			e->wait.nfds = (uint32_t)a[0];
-		} else if (t->sc_nr == NR_poll || t->sc_nr == NR_ppoll) {
+		} else if (t->sc_nr == LT_NR_POLL || t->sc_nr == LT_NR_PPOLL) {
 			e->wait.nfds = (uint32_t)a[1];
-			if (t->sc_nr == NR_poll && (int32_t)a[2] >= 0)
+			if (t->sc_nr == LT_NR_POLL && (int32_t)a[2] >= 0)
 				e->wait.timeout_ns = (int64_t)(int32_t)a[2] * 1000000;
 		} else {
 			e->wait.fds[0] = (int32_t)a[0];
 			e->wait.nfds = (uint32_t)a[2];
-			if (t->sc_nr != NR_epoll_pwait2 && (int32_t)a[3] >= 0)
+			if (t->sc_nr != LT_NR_EPOLL_PWAIT2 && (int32_t)a[3] >= 0)
 				e->wait.timeout_ns = (int64_t)(int32_t)a[3] * 1000000;
 		}
 		return 0;
-	case NR_read:
-	case NR_readv:
-	case NR_recvfrom:
-	case NR_recvmsg:
-	case NR_recvmmsg:
-	case NR_write:
-	case NR_writev:
-	case NR_sendto:
-	case NR_sendmsg:
-	case NR_sendmmsg:
+	case LT_CALL_IO:
 		/* the snapshot does not say whether the fd is a socket; a
 		 * thread blocked in read or write is worth showing either way */
 		e->h.kind = LT_EV_IO_ENTER;

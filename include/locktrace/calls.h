@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The system calls locktrace records, in one place for the BPF programs and
+ * user space (x86-64 numbers; the futex family is in futex.h): which family
+ * each belongs to.  Header-only static inlines with fixed-width types, like
+ * futex.h, so that clang -target bpf and the host compiler share it.
+ */
+#ifndef LOCKTRACE_CALLS_H
+#define LOCKTRACE_CALLS_H
+
+#include "locktrace/futex.h"
+
+#define LT_NR_READ 0
+#define LT_NR_WRITE 1
+#define LT_NR_POLL 7
+#define LT_NR_READV 19
+#define LT_NR_WRITEV 20
+#define LT_NR_SELECT 23
+#define LT_NR_SENDTO 44
+#define LT_NR_RECVFROM 45
+#define LT_NR_SENDMSG 46
+#define LT_NR_RECVMSG 47
+#define LT_NR_EPOLL_WAIT 232
+#define LT_NR_PSELECT6 270
+#define LT_NR_PPOLL 271
+#define LT_NR_EPOLL_PWAIT 281
+#define LT_NR_RECVMMSG 299
+#define LT_NR_SENDMMSG 307
+#define LT_NR_EPOLL_PWAIT2 441
+
+/* The families: their entries are FUTEX_ENTER, WAIT_ENTER and IO_ENTER
+ * events (io calls are recorded only on sockets). */
+enum lt_call_class { LT_CALL_NONE, LT_CALL_FUTEX, LT_CALL_WAIT, LT_CALL_IO };
+
+static inline int lt_call_class(long nr)
+{
+	switch (nr) {
+	case LT_NR_FUTEX:
+	case LT_NR_FUTEX_WAITV:
+	case LT_NR_FUTEX_WAKE:
+	case LT_NR_FUTEX_WAIT:
+	case LT_NR_FUTEX_REQUEUE:
+		return LT_CALL_FUTEX;
+	case LT_NR_SELECT:
+	case LT_NR_PSELECT6:
+	case LT_NR_POLL:
+	case LT_NR_PPOLL:
+	case LT_NR_EPOLL_WAIT:
+	case LT_NR_EPOLL_PWAIT:
+	case LT_NR_EPOLL_PWAIT2:
+		return LT_CALL_WAIT;
+	case LT_NR_READ:
+	case LT_NR_READV:
+	case LT_NR_RECVFROM:
+	case LT_NR_RECVMSG:
+	case LT_NR_RECVMMSG:
+	case LT_NR_WRITE:
+	case LT_NR_WRITEV:
+	case LT_NR_SENDTO:
+	case LT_NR_SENDMSG:
+	case LT_NR_SENDMMSG:
+		return LT_CALL_IO;
+	}
+	return LT_CALL_NONE;
+}
+
+/* An io call that receives (the others send). */
+static inline int lt_call_reads(long nr)
+{
+	return nr == LT_NR_READ || nr == LT_NR_READV || nr == LT_NR_RECVFROM ||
+	       nr == LT_NR_RECVMSG || nr == LT_NR_RECVMMSG;
+}
+
+#endif
