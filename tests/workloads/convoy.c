@@ -64,21 +64,10 @@ static pid_t wait_tid(pid_t *p)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
 	long nwaiters = 16;
-	int no_wait = 0, c, sv[2];
+	int no_wait = 0, sv[2];
 
-	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': nwaiters = wl_arg(optarg, 0, 10000, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
+	wl_args_threads(argc, argv, &nwaiters, 0, 10000, &no_wait, USAGE);
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
 		wl_die("socketpair: %s", strerror(errno));

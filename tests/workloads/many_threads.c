@@ -103,21 +103,10 @@ static int in_place(int idx)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
 	long nthreads = 1000;
-	int no_wait = 0, c, sv[2];
+	int no_wait = 0, sv[2];
 
-	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': nthreads = wl_arg(optarg, 1, 20000, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
+	wl_args_threads(argc, argv, &nthreads, 1, 20000, &no_wait, USAGE);
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
 		wl_die("socketpair: %s", strerror(errno));

@@ -136,6 +136,27 @@ static inline long wl_arg(const char *s, long min, long max, const char *usage)
 	return v;
 }
 
+/* The command line of the workloads that take just "[-t N] [--no-wait]":
+ * N into *n (left as it is when absent) within [min, max]. */
+static inline void wl_args_threads(int argc, char **argv, long *n, long min, long max,
+				   int *no_wait, const char *usage)
+{
+	static const struct option opts[] = {
+		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': *n = wl_arg(optarg, min, max, usage); break;
+		case WL_OPT_NO_WAIT: *no_wait = 1; break;
+		default: wl_usage(usage);
+		}
+	}
+	if (optind != argc)
+		wl_usage(usage);
+}
+
 static inline void *wl_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
