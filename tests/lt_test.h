@@ -61,6 +61,11 @@ uint64_t tl_total_lost(const struct tl_trace *t);
 int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *const extra[]);
 /* A fresh temporary path for a trace. */
 void tl_tmp_path(char *buf, size_t n, const char *tag);
+/* A small file system for disk-full tests: a tmpfs of size (mount's
+ * "size=" syntax, e.g. "1m") on a new directory under /tmp.  Its path, or
+ * NULL (errno set).  tl_tmpfs_remove unmounts and removes it, once. */
+const char *tl_tmpfs(const char *size);
+void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
 

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -245,29 +244,18 @@ static int fill(const char *dir)
 /* A dump that meets a full disk: the message says so, the partial file is
  * removed, recording goes on with the ring kept, and once there is space
  * again the next trigger writes the dump under the same name. */
-static char full_dir[64];
-
-static void unmount_full(void)
-{
-	if (!full_dir[0])
-		return;
-	umount2(full_dir, MNT_DETACH);
-	rmdir(full_dir);
-	full_dir[0] = 0;
-}
-
-Test(flight_live, disk_full_dump_is_retried_at_the_next_trigger, .timeout = 90, .fini = unmount_full)
+Test(flight_live, disk_full_dump_is_retried_at_the_next_trigger, .timeout = 90,
+     .fini = tl_tmpfs_remove)
 {
 	NEED_ROOT();
 	char *wargv[] = { WL("demo"), "-t", "64", "-d", "6", NULL };
-	char truth[256][256], dir[64] = "/tmp/lt-full-XXXXXX", path[128], filler[128];
+	char truth[256][256], path[128], filler[128];
 	char lines[64][256];
 	int n = 0, m = 0;
 	struct tl_proc wl, rec;
 
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=8m"), 0, "mount tmpfs: %s", strerror(errno));
-	snprintf(full_dir, sizeof(full_dir), "%s", dir);
+	const char *dir = tl_tmpfs("8m");
+	cr_assert_not_null(dir, "mount tmpfs: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/t.ltrace", dir);
 	snprintf(filler, sizeof(filler), "%s/filler", dir);
 	cr_assert_eq(tl_spawn(&wl, wargv), 0);

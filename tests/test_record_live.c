@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -780,20 +779,9 @@ Test(record_live, calls_blocking_ends_the_calls_threads_slept_in_at_attach, .tim
 
 /* ---- a full disk while recording */
 
-static char small_dir[64];
-
-static void unmount_small(void)
-{
-	if (!small_dir[0])
-		return;
-	umount2(small_dir, MNT_DETACH);
-	rmdir(small_dir);
-	small_dir[0] = 0;
-}
-
 /* The trace outgrows a 1 MiB tmpfs: the recorder says so and exits
  * non-zero, and the file reads back up to its last complete chunk. */
-Test(record_live, disk_full_stops_with_a_readable_trace, .timeout = 60, .fini = unmount_small)
+Test(record_live, disk_full_stops_with_a_readable_trace, .timeout = 60, .fini = tl_tmpfs_remove)
 {
 	NEED_ROOT();
 	char *wargv[] = { WL("demo"), "-t", "64", "-d", "4", NULL };
@@ -801,10 +789,9 @@ Test(record_live, disk_full_stops_with_a_readable_trace, .timeout = 60, .fini = 
 	int n = 0, m = 0;
 	struct tl_proc wl, rec;
 
-	snprintf(small_dir, sizeof(small_dir), "/tmp/lt-small-XXXXXX");
-	cr_assert_not_null(mkdtemp(small_dir));
-	cr_assert_eq(mount("tmpfs", small_dir, "tmpfs", 0, "size=1m"), 0, "mount: %s", strerror(errno));
-	snprintf(path, sizeof(path), "%s/t.ltrace", small_dir);
+	const char *dir = tl_tmpfs("1m");
+	cr_assert_not_null(dir, "mount tmpfs: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/t.ltrace", dir);
 	cr_assert_eq(tl_spawn(&wl, wargv), 0);
 	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 128, 10000));
 	pid_t pid = wl.pid;

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -293,4 +295,35 @@ int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *co
 		return -1;
 	}
 	return 0;
+}
+
+static char tmpfs_dir[64];
+
+const char *tl_tmpfs(const char *size)
+{
+	char opts[64];
+	tl_tmpfs_remove();
+	snprintf(tmpfs_dir, sizeof(tmpfs_dir), "/tmp/lt-tmpfs-XXXXXX");
+	if (!mkdtemp(tmpfs_dir)) {
+		tmpfs_dir[0] = 0;
+		return NULL;
+	}
+	snprintf(opts, sizeof(opts), "size=%s", size);
+	if (mount("tmpfs", tmpfs_dir, "tmpfs", 0, opts)) {
+		int e = errno;
+		rmdir(tmpfs_dir);
+		tmpfs_dir[0] = 0;
+		errno = e;
+		return NULL;
+	}
+	return tmpfs_dir;
+}
+
+void tl_tmpfs_remove(void)
+{
+	if (!tmpfs_dir[0])
+		return;
+	umount2(tmpfs_dir, MNT_DETACH);
+	rmdir(tmpfs_dir);
+	tmpfs_dir[0] = 0;
 }
