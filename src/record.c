@@ -888,8 +888,12 @@ static void finish(struct session *s)
 	if (stop_requests != s0)
 		fprintf(stderr, "locktrace: interrupted again: finishing the file without draining "
 			"the rest of the ring buffer\n");
-	if (c->norm)
+	if (c->norm) {
 		lt_callnorm_flush(c->norm, deliver, c);
+		if (c->norm->oom)
+			fprintf(stderr, "locktrace: warning: out of memory while pairing calls with their "
+				"returns: some returns are missing from the trace\n");
+	}
 	account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
 	snap_collect(&s->snap, c, 1, o->quiet);
 
