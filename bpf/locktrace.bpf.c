@@ -127,11 +127,11 @@ static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
 		*v = nr + 1;
 }
 
-#define SZ_FUTEX (sizeof(struct lt_ev_hdr) + sizeof(struct lt_futex_enter))
-#define SZ_WAIT (sizeof(struct lt_ev_hdr) + sizeof(struct lt_wait_enter))
-#define SZ_IO (sizeof(struct lt_ev_hdr) + sizeof(struct lt_io_enter))
-#define SZ_SWITCH (sizeof(struct lt_ev_hdr) + sizeof(struct lt_switch))
-#define SZ_WAKING (sizeof(struct lt_ev_hdr) + sizeof(struct lt_waking))
+#define SZ_FUTEX LT_REC_SIZE(lt_futex_enter)
+#define SZ_WAIT LT_REC_SIZE(lt_wait_enter)
+#define SZ_IO LT_REC_SIZE(lt_io_enter)
+#define SZ_SWITCH LT_REC_SIZE(lt_switch)
+#define SZ_WAKING LT_REC_SIZE(lt_waking)
 
 /* A call's entry and the switch or wake-up it comes with, in one ring
  * record (one reservation instead of two; the collector splits it). */
@@ -356,7 +356,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		nr = *v - 1;
 		*v = 0;
 	}
-	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_sys_exit), LT_EV_SYS_EXIT);
+	e = reserve(LT_REC_SIZE(lt_sys_exit), LT_EV_SYS_EXIT);
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_SYS_EXIT, (__u32)pt);
@@ -590,7 +590,7 @@ int BPF_PROG(lt_task_newtask, struct task_struct *task, __u64 clone_flags)
 
 	if (task->tgid != targ_tgid)
 		return 0;
-	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_task_new), LT_EV_TASK_NEW);
+	e = reserve(LT_REC_SIZE(lt_task_new), LT_EV_TASK_NEW);
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_TASK_NEW, task->pid);
@@ -609,7 +609,7 @@ int BPF_PROG(lt_process_exit, struct task_struct *p)
 
 	if (p->tgid != targ_tgid)
 		return 0;
-	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_task_exit), LT_EV_TASK_EXIT);
+	e = reserve(LT_REC_SIZE(lt_task_exit), LT_EV_TASK_EXIT);
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_TASK_EXIT, p->pid);
@@ -629,7 +629,7 @@ int BPF_PROG(lt_task_rename, struct task_struct *task, const char *comm)
 
 	if (task->tgid != targ_tgid)
 		return 0;
-	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_rename), LT_EV_RENAME);
+	e = reserve(LT_REC_SIZE(lt_rename), LT_EV_RENAME);
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_RENAME, task->pid);
@@ -646,7 +646,7 @@ int BPF_PROG(lt_process_exec, struct task_struct *p, pid_t old_pid)
 
 	if (p->tgid != targ_tgid)
 		return 0;
-	e = reserve(sizeof(struct lt_ev_hdr) + sizeof(struct lt_exec), LT_EV_EXEC);
+	e = reserve(LT_REC_SIZE(lt_exec), LT_EV_EXEC);
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_EXEC, p->pid);

@@ -135,24 +135,6 @@ static void deliver(void *ctx, const struct lt_event *ev)
 		c->werr = r;
 }
 
-/* The size the kernel side reserves for a record of kind (0: none). */
-static size_t record_size(uint8_t kind)
-{
-	size_t h = sizeof(struct lt_ev_hdr);
-	switch (kind) {
-	case LT_EV_FUTEX_ENTER: return h + sizeof(struct lt_futex_enter);
-	case LT_EV_WAIT_ENTER: return h + sizeof(struct lt_wait_enter);
-	case LT_EV_IO_ENTER: return h + sizeof(struct lt_io_enter);
-	case LT_EV_SYS_EXIT: return h + sizeof(struct lt_sys_exit);
-	case LT_EV_SWITCH: return h + sizeof(struct lt_switch);
-	case LT_EV_WAKING: return h + sizeof(struct lt_waking);
-	case LT_EV_TASK_NEW: return h + sizeof(struct lt_task_new);
-	case LT_EV_TASK_EXIT: return h + sizeof(struct lt_task_exit);
-	case LT_EV_RENAME: return h + sizeof(struct lt_rename);
-	case LT_EV_EXEC: return h + sizeof(struct lt_exec);
-	}
-	return 0;
-}
 
 /* One ring record holds one event, or (--calls blocking) a call's entry
  * followed by the switch or wake-up it was written with. */
@@ -163,7 +145,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 	struct lt_event ev;
 
 	while (size >= sizeof(struct lt_ev_hdr)) {
-		size_t n = record_size(p[offsetof(struct lt_ev_hdr, kind)]);
+		size_t n = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
 		if (!n || n > size)
 			return 0;
 		memset(&ev, 0, sizeof(ev));

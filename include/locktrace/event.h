@@ -181,4 +181,27 @@ struct lt_event {
 	};
 };
 
+/* The size the BPF side reserves for a record of one payload type, e.g.
+ * LT_REC_SIZE(lt_switch); lt_record_size gives it by kind (0: not a kind
+ * the kernel side writes).  A ring record holds one such record, or with
+ * --calls blocking a call's entry followed by its switch or wake-up. */
+#define LT_REC_SIZE(payload) (sizeof(struct lt_ev_hdr) + sizeof(struct payload))
+
+static inline unsigned long lt_record_size(uint8_t kind)
+{
+	switch (kind) {
+	case LT_EV_FUTEX_ENTER: return LT_REC_SIZE(lt_futex_enter);
+	case LT_EV_WAIT_ENTER: return LT_REC_SIZE(lt_wait_enter);
+	case LT_EV_IO_ENTER: return LT_REC_SIZE(lt_io_enter);
+	case LT_EV_SYS_EXIT: return LT_REC_SIZE(lt_sys_exit);
+	case LT_EV_SWITCH: return LT_REC_SIZE(lt_switch);
+	case LT_EV_WAKING: return LT_REC_SIZE(lt_waking);
+	case LT_EV_TASK_NEW: return LT_REC_SIZE(lt_task_new);
+	case LT_EV_TASK_EXIT: return LT_REC_SIZE(lt_task_exit);
+	case LT_EV_RENAME: return LT_REC_SIZE(lt_rename);
+	case LT_EV_EXEC: return LT_REC_SIZE(lt_exec);
+	}
+	return 0;
+}
+
 #endif
