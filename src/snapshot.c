@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "locktrace/calls.h"
+#include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
@@ -981,6 +982,11 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 		}
 		free(uerr);
 	}
+
+	/* what each futex belongs to and who holds it (glibc, runtimes) */
+	struct lt_lm_env env;
+	lt_lm_env_live(&env, c.sym, s);
+	lt_lockmodels_apply(s, &env);
 
 	lt_snapshot_diagnose(s, &o->verdict);
 	confirm_verdicts(&c, t_read_end);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
@@ -164,6 +165,8 @@ static void fd_clear(struct lt_fd *f)
 void lt_thread_clear(struct lt_thread *t)
 {
 	free(t->futex.lock_sym);
+	free(t->futex.lock_name);
+	free(t->futex.lock_state);
 	for (size_t i = 0; i < t->fdw.n_fds; i++)
 		fd_clear(&t->fdw.fds[i]);
 	free(t->fdw.fds);
@@ -197,6 +200,9 @@ void lt_snapshot_free(struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		lt_verdict_clear(&s->verdicts[i]);
 	free(s->verdicts);
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		lt_rtlock_clear(&s->rtlocks[i]);
+	free(s->rtlocks);
 	lt_strlist_free(&s->notes);
 	free(s->sched_offset_ns);
 	free(s->exe);
@@ -264,6 +270,8 @@ const char *lt_owner_kind_name(enum lt_owner_kind k)
 	case LT_OWNER_PI: return "pi";
 	case LT_OWNER_ROBUST: return "robust";
 	case LT_OWNER_JOIN: return "join";
+	case LT_OWNER_RUNTIME: return "runtime";
+	case LT_OWNER_RWLOCK: return "rwlock_writer";
 	case LT_OWNER_UNKNOWN: break;
 	}
 	return "unknown";
@@ -301,6 +309,7 @@ const char *lt_verdict_kind_name(enum lt_verdict_kind k)
 	case LT_VERDICT_IDLE: return "idle";
 	case LT_VERDICT_OK: return "ok";
 	case LT_VERDICT_UNKNOWN: return "unknown";
+	case LT_VERDICT_LOCK_WAIT: return "lock_wait";
 	}
 	return "unknown";
 }

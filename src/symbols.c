@@ -406,3 +406,54 @@ void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_fram
 	}
 	symbolize(s, pc, activation, out);
 }
+
+/* ---- symbols by name ---- */
+
+struct lookup_req {
+	struct lt_sym *s;
+	const char *name;
+	bool main_only, skip_main;
+	bool found;
+	uint64_t addr, size;
+};
+
+static int lookup_cb(Dwfl_Module *mod, void **ud, const char *mname, Dwarf_Addr base, void *arg)
+{
+	(void)ud, (void)base;
+	struct lookup_req *q = arg;
+	bool is_main = mname && q->s->exe && strcmp(mname, q->s->exe) == 0;
+	if ((q->main_only && !is_main) || (q->skip_main && is_main))
+		return DWARF_CB_OK;
+	int n = dwfl_module_getsymtab(mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *nm = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (!nm || sym.st_shndx == SHN_UNDEF || strcmp(nm, q->name) != 0)
+			continue;
+		q->found = true;
+		q->addr = addr;
+		q->size = sym.st_size;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+int lt_sym_lookup(struct lt_sym *s, const char *name, uint64_t *addr, uint64_t *size)
+{
+	if (!s || !s->dwfl || !name)
+		return -ENOENT;
+	struct lookup_req q = { .s = s, .name = name, .main_only = true };
+	dwfl_getmodules(s->dwfl, lookup_cb, &q, 0);
+	if (!q.found) {
+		q.main_only = false;
+		q.skip_main = true;
+		dwfl_getmodules(s->dwfl, lookup_cb, &q, 0);
+	}
+	if (!q.found)
+		return -ENOENT;
+	*addr = q.addr;
+	if (size)
+		*size = q.size;
+	return 0;
+}

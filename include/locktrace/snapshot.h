@@ -20,6 +20,8 @@
 extern "C" {
 #endif
 
+struct lt_rtlock;
+
 /* ---- register sets ------------------------------------------------------ */
 
 /* User registers of a thread as saved on kernel entry (x86-64 pt_regs
@@ -128,6 +130,9 @@ enum lt_owner_kind {
 	LT_OWNER_PI,          /* PI futex: word & FUTEX_TID_MASK                 */
 	LT_OWNER_ROBUST,      /* robust mutex word: tid | FUTEX_WAITERS          */
 	LT_OWNER_JOIN,        /* pthread_join: the word is the joined thread's tid */
+	LT_OWNER_RUNTIME,     /* a runtime lock whose model named the holder
+	                         (OCaml master lock, CPython GIL): lockmodel.h */
+	LT_OWNER_RWLOCK,      /* glibc rwlock: __cur_writer                       */
 };
 const char *lt_owner_kind_name(enum lt_owner_kind k);
 
@@ -152,6 +157,16 @@ struct lt_futex {
 	pid_t owner;          /* tid, when owner_kind is MUTEX/PI/ROBUST/JOIN    */
 	bool join_confirmed;  /* JOIN: uaddr is in the joined thread's stack map */
 	char *lock_sym;       /* identity of uaddr: "rtlock", "[heap]+0x10", ... */
+	/* Set by the lock models (lockmodel.h, docs/locks.md): */
+	const char *lock_kind; /* what uaddr belongs to: "pthread mutex",
+	                          "condition variable", "semaphore", "rwlock",
+	                          "thread exit (pthread_join)", "OCaml runtime
+	                          lock", "GIL"; NULL when not recognised        */
+	uint64_t lock_base;   /* address of that object (waits on two words of
+	                         one object are one lock); 0 = uaddr             */
+	char *lock_name;      /* the object's symbol ("caml_master_lock"), NULL */
+	char *lock_state;     /* decoded state ("value 0, 2 waiters"), NULL      */
+	unsigned rtlock;      /* 1 + index into lt_snapshot.rtlocks; 0: none    */
 };
 
 /* An fd and what it refers to. */
@@ -238,6 +253,11 @@ struct lt_thread {
 	 * owner had changed, so it was busy, not stuck.  Verdict rules skip
 	 * moved threads (the snapshot is not atomic; true hangs are stable). */
 	bool moved;
+	/* The lock-acquire function on its user stack ("pthread_mutex_lock",
+	 * "sem_wait", "caml_thread_leave_blocking_section", "take_gil"), static
+	 * string, NULL if none: such a thread waits for a lock, whatever the
+	 * futex word says. */
+	const char *acquire;
 };
 
 /* ---- verdicts ----------------------------------------------------------- */
@@ -249,6 +269,8 @@ enum lt_verdict_kind {
 	LT_VERDICT_IDLE,
 	LT_VERDICT_OK,           /* nothing suspicious */
 	LT_VERDICT_UNKNOWN,      /* no thread's state could be read (permissions) */
+	LT_VERDICT_LOCK_WAIT,    /* threads wait for a lock: fewer than a convoy,
+	                            or a holder that is not recorded           */
 };
 const char *lt_verdict_kind_name(enum lt_verdict_kind k);
 
@@ -262,6 +284,11 @@ struct lt_verdict {
 	                             for deadlock: the lock tids[i] waits on)   */
 	size_t n_locks;
 	pid_t owner;              /* convoy: owner tid, 0 if unknown            */
+	const char *owner_source; /* how the owner is known (static): "pthread
+	                             mutex __owner", "runtime: OCaml curr_thread" */
+	/* ranking (lt_snapshot_diagnose sorts by these) */
+	size_t explains;          /* threads this verdict accounts for          */
+	double longest_s;         /* longest wait among them, -1 unknown        */
 };
 
 /* ---- snapshot ----------------------------------------------------------- */
@@ -278,6 +305,9 @@ struct lt_snapshot {
 	size_t n_threads;
 	struct lt_verdict *verdicts;
 	size_t n_verdicts;
+	/* runtime locks found by the lock models (lockmodel.h) */
+	struct lt_rtlock *rtlocks;
+	size_t n_rtlocks;
 	struct lt_verdict_opts vopts; /* as applied                              */
 	/* se.exec_start is in the CPU's scheduler task clock, which lags
 	 * CLOCK_MONOTONIC by the IRQ and steal time accumulated on that CPU

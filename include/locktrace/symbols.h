@@ -76,6 +76,9 @@ char *lt_sym_describe(struct lt_sym *s, uint64_t addr);
 /* Symbolize a code address into OUT (fields malloc'd; pc/activation set).
  * ACTIVATION false means PC is a return address: pc-1 is looked up. */
 void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_frame *out);
+/* Address (and size, if SIZE) of the symbol NAME: the executable's
+ * .symtab/.dynsym first, then every other module's.  0 or -ENOENT. */
+int lt_sym_lookup(struct lt_sym *s, const char *name, uint64_t *addr, uint64_t *size);
 /* True if ADDR lies in an executable mapping. */
 bool lt_sym_is_code(const struct lt_sym *s, uint64_t addr);
 

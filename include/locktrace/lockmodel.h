@@ -1,0 +1,113 @@
+/* locktrace lock models: what a futex a thread sleeps on belongs to, and
+ * who holds it, read from the target's memory (never ptrace, never a
+ * signal).  See docs/locks.md.
+ *
+ * Two kinds of model share this interface:
+ *   - the glibc model (lock_glibc.c) classifies each futex wait by the
+ *     waiting thread's stack and the lock's memory: pthread mutex, rwlock,
+ *     semaphore, condition variable, pthread_join;
+ *   - runtime models (lock_ocaml.c, lock_cpython.c, ...) find the runtime's
+ *     own lock objects (OCaml's master lock, CPython's GIL) through its
+ *     symbols, decode their state and name the holder.  Any futex word a
+ *     thread sleeps on inside [base, base + size) of such an object is a
+ *     wait for that runtime lock.
+ *
+ * Models read the process only through struct lt_lm_env, so every model is
+ * tested on a synthetic memory image (a fixture) as well as on live
+ * processes.
+ */
+#ifndef LOCKTRACE_LOCKMODEL_H
+#define LOCKTRACE_LOCKMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "locktrace/snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a model may read of the target. */
+struct lt_lm_env {
+	void *arg;
+	/* Read exactly LEN bytes at ADDR: 0 or -errno. */
+	int (*read)(void *arg, uint64_t addr, void *buf, size_t len);
+	/* Address and size of a data or function symbol NAME, searched in the
+	 * executable first, then in every loaded module (.symtab and
+	 * .dynsym).  0, or -ENOENT. */
+	int (*lookup)(void *arg, const char *name, uint64_t *addr, uint64_t *size);
+	/* The thread whose stack mapping holds ADDR, 0 if none is known. */
+	pid_t (*stack_tid)(void *arg, uint64_t addr);
+	/* The thread's pthread_t (its fs base), 0 if unknown.  May be NULL. */
+	uint64_t (*fsbase)(void *arg, pid_t tid);
+	/* The thread table, with syscalls, futex words and user stacks. */
+	const struct lt_snapshot *s;
+};
+
+/* Helpers for models: little-endian loads from the target. */
+int lt_lm_read_u32(const struct lt_lm_env *e, uint64_t addr, uint32_t *v);
+int lt_lm_read_u64(const struct lt_lm_env *e, uint64_t addr, uint64_t *v);
+/* A NUL-terminated string of at most LEN-1 bytes at ADDR. */
+int lt_lm_read_str(const struct lt_lm_env *e, uint64_t addr, char *buf, size_t len);
+
+/* A runtime lock found in the process. */
+struct lt_rtlock {
+	const char *model;       /* "ocaml4", "ocaml5", "cpython" (static)     */
+	const char *kind;        /* "OCaml runtime lock", "GIL" (static)       */
+	char *name;              /* "caml_master_lock", "thread_table[0]",
+	                            "_PyRuntime.ceval.gil"                     */
+	char *version;           /* "OCaml 4.13.1", "CPython 3.11.2"; NULL     */
+	uint64_t base, size;     /* futex words inside belong to this lock     */
+	int held;                /* 1 held, 0 free, -1 unknown                 */
+	int waiters;             /* the runtime's own count, -1 unknown        */
+	pid_t holder;            /* tid of the holder, 0 if free or unknown    */
+	char *holder_how;        /* how the holder was found, or why it is not */
+	struct lt_strlist facts; /* decoded fields, one per line: "busy=1"     */
+};
+void lt_rtlock_clear(struct lt_rtlock *l);
+
+/* A runtime model.  find() appends the runtime's locks to *v (n entries,
+ * realloc'd) and returns 0; a runtime that is absent appends nothing.
+ * Problems (an unknown version, unreadable memory) go into NOTES: an
+ * unknown layout is said, never guessed. */
+struct lt_lockmodel {
+	const char *name;
+	int (*find)(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n,
+		    struct lt_strlist *notes);
+};
+
+/* The runtime models, NULL-terminated. */
+extern const struct lt_lockmodel *const lt_lockmodels[];
+
+/* Append one zeroed lock to *v; NULL on ENOMEM. */
+struct lt_rtlock *lt_rtlock_push(struct lt_rtlock **v, size_t *n);
+
+/* Runs every model on S: fills s->rtlocks, and for each thread the lock it
+ * waits for (t->futex.lock_*, owner and owner_kind when a model names the
+ * holder) and whether its stack is in a lock-acquire path (t->acquire).
+ * Pure given E: tests pass a synthetic environment. */
+void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e);
+
+/* glibc (lock_glibc.c): classify one thread's futex wait from its stack
+ * (frames) and the memory around the futex word.  Sets t->futex.lock_kind,
+ * lock_base, lock_state, and owner/owner_kind where the primitive records
+ * an owner.  Sets t->acquire to the acquire function found on the stack. */
+void lt_glibc_classify(const struct lt_lm_env *e, struct lt_thread *t);
+
+/* The lock-acquire function a frame name stands for, NULL if none:
+ * "pthread_mutex_lock", "sem_wait", "pthread_cond_wait", ... (glibc entry
+ * points, with their internal aliases and version suffixes folded). */
+const char *lt_glibc_acquire_name(const char *func);
+
+/* A live environment for PID (memory via process_vm_readv, symbols via the
+ * snapshot's symbolizer).  SYM may be NULL: lookups then fail. */
+struct lt_sym;
+void lt_lm_env_live(struct lt_lm_env *e, struct lt_sym *sym, const struct lt_snapshot *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

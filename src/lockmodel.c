@@ -1,0 +1,190 @@
+/* Lock models: the framework (see include/locktrace/lockmodel.h).
+ *
+ * lt_lockmodels_apply runs on a snapshot's thread table once stacks are
+ * unwound: the glibc model classifies every futex wait, then each runtime
+ * model finds its own lock objects and claims the waits whose futex words
+ * lie inside them, naming the holder the runtime records. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locktrace/lockmodel.h"
+#include "locktrace/symbols.h"
+#include "snapshot_int.h"
+
+extern const struct lt_lockmodel lt_lm_ocaml;
+extern const struct lt_lockmodel lt_lm_cpython;
+
+const struct lt_lockmodel *const lt_lockmodels[] = {
+	&lt_lm_ocaml,
+	&lt_lm_cpython,
+	NULL,
+};
+
+int lt_lm_read_u32(const struct lt_lm_env *e, uint64_t addr, uint32_t *v)
+{
+	return e->read(e->arg, addr, v, sizeof(*v));
+}
+
+int lt_lm_read_u64(const struct lt_lm_env *e, uint64_t addr, uint64_t *v)
+{
+	return e->read(e->arg, addr, v, sizeof(*v));
+}
+
+int lt_lm_read_str(const struct lt_lm_env *e, uint64_t addr, char *buf, size_t len)
+{
+	if (!len)
+		return -EINVAL;
+	/* byte by byte would be slow across process_vm_readv; read in small
+	 * blocks and stop at the NUL (a block may cross into an unmapped page:
+	 * then fall back to shorter reads) */
+	size_t got = 0;
+	while (got < len - 1) {
+		size_t want = len - 1 - got;
+		if (want > 64)
+			want = 64;
+		while (want && e->read(e->arg, addr + got, buf + got, want))
+			want /= 2;
+		if (!want)
+			break;
+		void *z = memchr(buf + got, 0, want);
+		if (z)
+			return 0;
+		got += want;
+	}
+	buf[got] = 0;
+	return got ? 0 : -EFAULT;
+}
+
+void lt_rtlock_clear(struct lt_rtlock *l)
+{
+	free(l->name);
+	free(l->version);
+	free(l->holder_how);
+	lt_strlist_free(&l->facts);
+	memset(l, 0, sizeof(*l));
+}
+
+struct lt_rtlock *lt_rtlock_push(struct lt_rtlock **v, size_t *n)
+{
+	struct lt_rtlock *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	*v = nv;
+	struct lt_rtlock *l = &nv[(*n)++];
+	memset(l, 0, sizeof(*l));
+	l->held = -1;
+	l->waiters = -1;
+	return l;
+}
+
+/* ---- the live environment ---- */
+
+static int live_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	return lt_mem_read(lt_sym_mem(arg), addr, buf, len);
+}
+
+static int live_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
+{
+	return lt_sym_lookup(arg, name, addr, size);
+}
+
+static pid_t live_stack_tid(void *arg, uint64_t addr)
+{
+	const struct lt_map *m = lt_sym_map_at(arg, addr);
+	if (!m)
+		return 0;
+	if (m->stack_tid)
+		return m->stack_tid;
+	if (m->path && strcmp(m->path, "[stack]") == 0)
+		return lt_sym_pid(arg);
+	return 0;
+}
+
+static int dead_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	(void)arg, (void)addr, (void)buf, (void)len;
+	return -EFAULT;
+}
+
+static int dead_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
+{
+	(void)arg, (void)name, (void)addr, (void)size;
+	return -ENOENT;
+}
+
+static pid_t dead_stack_tid(void *arg, uint64_t addr)
+{
+	(void)arg, (void)addr;
+	return 0;
+}
+
+void lt_lm_env_live(struct lt_lm_env *e, struct lt_sym *sym, const struct lt_snapshot *s)
+{
+	memset(e, 0, sizeof(*e));
+	e->s = s;
+	e->arg = sym;
+	e->read = sym ? live_read : dead_read;
+	e->lookup = sym ? live_lookup : dead_lookup;
+	e->stack_tid = sym ? live_stack_tid : dead_stack_tid;
+}
+
+/* ---- applying the models ---- */
+
+static bool futex_wait(const struct lt_thread *t)
+{
+	return t->wait == LT_WAIT_FUTEX && t->futex.is_wait && t->sc.state == LT_SC_IN_SYSCALL;
+}
+
+static void claim(struct lt_snapshot *s, struct lt_thread *t, size_t li)
+{
+	const struct lt_rtlock *l = &s->rtlocks[li];
+	struct lt_futex *f = &t->futex;
+	char *state = NULL;
+	if (f->lock_kind)
+		state = lts_asprintf("its %s%s%s", f->lock_kind, f->lock_state ? ": " : "",
+				     f->lock_state ? f->lock_state : "");
+	free(f->lock_state);
+	f->lock_state = state;
+	f->lock_kind = l->kind;
+	f->lock_base = l->base;
+	free(f->lock_name);
+	f->lock_name = lts_strdup(l->name);
+	f->rtlock = (unsigned)li + 1;
+	if (l->held == 1 && l->holder > 0 && l->holder != t->tid) {
+		f->owner_kind = LT_OWNER_RUNTIME;
+		f->owner = l->holder;
+	} else if (f->owner_kind != LT_OWNER_UNKNOWN) {
+		/* the runtime lock's inner mutex may record an owner that only
+		 * holds it for a moment; the runtime's holder is what counts */
+		f->owner_kind = LT_OWNER_NONE;
+		f->owner = 0;
+	}
+	if (!t->acquire)
+		t->acquire = l->kind;
+}
+
+void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_thread *t = &s->threads[i];
+		t->acquire = NULL;
+		if (futex_wait(t))
+			lt_glibc_classify(e, t);
+	}
+	for (size_t m = 0; lt_lockmodels[m]; m++) {
+		size_t before = s->n_rtlocks;
+		if (lt_lockmodels[m]->find(e, &s->rtlocks, &s->n_rtlocks, &s->notes) < 0)
+			lt_strlist_add(&s->notes, "lock model %s failed", lt_lockmodels[m]->name);
+		for (size_t li = before; li < s->n_rtlocks; li++) {
+			const struct lt_rtlock *l = &s->rtlocks[li];
+			for (size_t i = 0; i < s->n_threads; i++) {
+				struct lt_thread *t = &s->threads[i];
+				if (futex_wait(t) && t->futex.uaddr >= l->base &&
+				    t->futex.uaddr < l->base + l->size)
+					claim(s, t, li);
+			}
+		}
+	}
+}
