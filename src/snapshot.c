@@ -545,7 +545,10 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			snprintf(word, sizeof(word), "word=0x%x", f->word);
 		else if (f->word_ok)
 			snprintf(word, sizeof(word), "word=%u", f->word);
-		char own[160] = "";
+		char own[200] = "", what[160] = "";
+		if (f->lock_kind)
+			snprintf(what, sizeof(what), ", %s%s%s", f->lock_kind, f->lock_name ? " " : "",
+				 f->lock_name ? f->lock_name : "");
 		if (f->owner_kind >= LT_OWNER_MUTEX) {
 			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
 			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" : "held by thread";
@@ -553,12 +556,16 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 				 o ? o->comm : "not in this process",
 				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
 				 f->owner_kind == LT_OWNER_PI ? " [PI futex word]" :
-				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" : "");
+				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :
+				 f->owner_kind == LT_OWNER_RWLOCK ? " [rwlock __cur_writer]" :
+				 f->owner_kind == LT_OWNER_RUNTIME ? " [read from the runtime]" : "");
+		} else if (f->is_wait && (t->acquire || f->rtlock)) {
+			snprintf(own, sizeof(own), ", holder not recorded");
 		} else if (f->owner_kind == LT_OWNER_NONE && f->is_wait) {
 			snprintf(own, sizeof(own), ", no owner recorded");
 		}
-		return lts_asprintf("%s(0x%" PRIx64 " <%s>, %s, %u) %s%s", name, f->uaddr,
-				    f->lock_sym ? f->lock_sym : "?", op, f->expected, word, own);
+		return lts_asprintf("%s(0x%" PRIx64 " <%s>, %s, %u) %s%s%s", name, f->uaddr,
+				    f->lock_sym ? f->lock_sym : "?", op, f->expected, word, what, own);
 	}
 	if (t->wait == LT_WAIT_IO) {
 		char *fp = fd_phrase(&t->fdw.io);
@@ -957,15 +964,6 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	c.net = lts_net_new(pid);
 	for (size_t i = 0; i < s->n_threads; i++)
 		decode(&c, &s->threads[i]);
-	for (size_t i = 0; i < s->n_threads; i++) {
-		struct lt_thread *t = &s->threads[i];
-		if (t->sc.state == LT_SC_IN_SYSCALL)
-			t->detail = make_detail(&c, t);
-		else if (t->sc.state == LT_SC_RUNNING)
-			t->detail = lts_strdup("running");
-		else if (t->sc.state == LT_SC_NOT_IN_SYSCALL)
-			t->detail = lts_asprintf("not in a system call (pc 0x%" PRIx64 ")", t->sc.pc);
-	}
 
 	if (!(o->flags & LT_SNAP_NO_USTACK) && c.compat) {
 		lt_strlist_add(&s->notes, "user stacks not unwound: 32-bit process");
@@ -987,6 +985,15 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	struct lt_lm_env env;
 	lt_lm_env_live(&env, c.sym, s);
 	lt_lockmodels_apply(s, &env);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_thread *t = &s->threads[i];
+		if (t->sc.state == LT_SC_IN_SYSCALL)
+			t->detail = make_detail(&c, t);
+		else if (t->sc.state == LT_SC_RUNNING)
+			t->detail = lts_strdup("running");
+		else if (t->sc.state == LT_SC_NOT_IN_SYSCALL)
+			t->detail = lts_asprintf("not in a system call (pc 0x%" PRIx64 ")", t->sc.pc);
+	}
 
 	lt_snapshot_diagnose(s, &o->verdict);
 	confirm_verdicts(&c, t_read_end);

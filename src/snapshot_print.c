@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 
@@ -159,6 +160,18 @@ static void json_futex(FILE *f, const struct lt_futex *x)
 	json_hex(f, x->uaddr);
 	fputs(",\"lock\":", f);
 	json_str(f, x->lock_sym);
+	fputs(",\"lock_kind\":", f);
+	json_str(f, x->lock_kind);
+	fputs(",\"lock_base\":", f);
+	json_hex(f, x->lock_base ? x->lock_base : x->uaddr);
+	fputs(",\"lock_name\":", f);
+	json_str(f, x->lock_name);
+	fputs(",\"lock_state\":", f);
+	json_str(f, x->lock_state);
+	if (x->rtlock)
+		fprintf(f, ",\"runtime_lock\":%u", x->rtlock - 1);
+	else
+		fputs(",\"runtime_lock\":null", f);
 	fprintf(f, ",\"op\":%u,\"op_name\":\"%s\",\"cmd\":%d,\"private\":%s,\"clock_realtime\":%s,"
 		   "\"is_wait\":%s,\"is_pi\":%s,\"expected\":%u,\"bitset\":%u,",
 		x->op, op, x->cmd, x->private_ ? "true" : "false", x->clock_realtime ? "true" : "false",
@@ -341,7 +354,9 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 	}
 	fputs("],\"end\":", f);
 	json_str(f, t->ustack_end);
-	fputs("},\"notes\":", f);
+	fputs("},\"acquire\":", f);
+	json_str(f, t->acquire);
+	fputs(",\"notes\":", f);
 	json_strlist(f, &t->notes);
 	fprintf(f, ",\"moved\":%s}", t->moved ? "true" : "false");
 }
@@ -364,8 +379,45 @@ static void json_verdict(FILE *f, const struct lt_verdict *v)
 		fprintf(f, "%d", (int)v->owner);
 	else
 		fputs("null", f);
+	fputs(",\"owner_source\":", f);
+	json_str(f, v->owner_source);
+	fprintf(f, ",\"explains\":%zu,\"longest_s\":", v->explains);
+	if (v->longest_s >= 0)
+		fprintf(f, "%.3f", v->longest_s);
+	else
+		fputs("null", f);
 	fputs(",\"evidence\":", f);
 	json_strlist(f, &v->evidence);
+	fputc('}', f);
+}
+
+static void json_rtlock(FILE *f, const struct lt_rtlock *l)
+{
+	fputs("{\"model\":", f);
+	json_str(f, l->model);
+	fputs(",\"kind\":", f);
+	json_str(f, l->kind);
+	fputs(",\"name\":", f);
+	json_str(f, l->name);
+	fputs(",\"version\":", f);
+	json_str(f, l->version);
+	fputs(",\"base\":", f);
+	json_hex(f, l->base);
+	fprintf(f, ",\"size\":%" PRIu64 ",\"held\":%s,\"waiters\":", l->size,
+		l->held == 1 ? "true" : l->held == 0 ? "false" : "null");
+	if (l->waiters >= 0)
+		fprintf(f, "%d", l->waiters);
+	else
+		fputs("null", f);
+	fputs(",\"holder\":", f);
+	if (l->holder > 0)
+		fprintf(f, "%d", (int)l->holder);
+	else
+		fputs("null", f);
+	fputs(",\"holder_how\":", f);
+	json_str(f, l->holder_how);
+	fputs(",\"facts\":", f);
+	json_strlist(f, &l->facts);
 	fputc('}', f);
 }
 
@@ -397,6 +449,12 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
 		if (i)
 			fputc(',', f);
 		json_verdict(f, &s->verdicts[i]);
+	}
+	fputs("],\"runtime_locks\":[", f);
+	for (size_t i = 0; i < s->n_rtlocks; i++) {
+		if (i)
+			fputc(',', f);
+		json_rtlock(f, &s->rtlocks[i]);
 	}
 	struct modtab m;
 	modtab_build(&m, s);
@@ -448,14 +506,50 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 		[LT_VERDICT_IDLE] = "IDLE",
 		[LT_VERDICT_OK] = "OK",
 		[LT_VERDICT_UNKNOWN] = "UNKNOWN",
+		[LT_VERDICT_LOCK_WAIT] = "LOCK WAIT",
 	};
-	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_UNKNOWN) ? tag[v->kind] : "?";
+	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_LOCK_WAIT) ? tag[v->kind] : "?";
 	fprintf(f, "%s: ", t);
 	text_str(f, v->summary);
 	fputc('\n', f);
 	for (size_t i = 0; i < v->evidence.n; i++) {
 		fputs("    - ", f);
 		text_str(f, v->evidence.v[i]);
+		fputc('\n', f);
+	}
+}
+
+static void text_rtlock(FILE *f, const struct lt_rtlock *l)
+{
+	fputs("\nruntime lock: ", f);
+	text_str(f, l->kind);
+	fputs(" ", f);
+	text_str(f, l->name ? l->name : "?");
+	fprintf(f, " at 0x%" PRIx64, l->base);
+	if (l->version) {
+		fputs(" (", f);
+		text_str(f, l->version);
+		fputc(')', f);
+	}
+	if (l->held == 1 && l->holder > 0)
+		fprintf(f, ": held by thread %d", (int)l->holder);
+	else if (l->held == 1)
+		fputs(": held, holder unknown", f);
+	else if (l->held == 0)
+		fputs(": free", f);
+	else
+		fputs(": state unknown", f);
+	if (l->waiters >= 0)
+		fprintf(f, ", %d waiting (runtime's count)", l->waiters);
+	fputc('\n', f);
+	if (l->holder_how) {
+		fputs("    holder: ", f);
+		text_str(f, l->holder_how);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < l->facts.n; i++) {
+		fputs("    ", f);
+		text_str(f, l->facts.v[i]);
 		fputc('\n', f);
 	}
 }
@@ -477,6 +571,16 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	if (t->detail) {
 		fputs("  ", f);
 		text_str(f, t->detail);
+		fputc('\n', f);
+	}
+	if (t->acquire && !t->futex.rtlock) {
+		fputs("  waits in a lock acquire: ", f);
+		text_str(f, t->acquire);
+		fputc('\n', f);
+	}
+	if (t->futex.lock_state) {
+		fputs("  lock state: ", f);
+		text_str(f, t->futex.lock_state);
 		fputc('\n', f);
 	}
 	if (t->kstack_status == LT_KSTACK_OK && t->kstack.n) {
@@ -547,6 +651,8 @@ void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
 	fputc('\n', f);
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		text_verdict(f, &s->verdicts[i]);
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		text_rtlock(f, &s->rtlocks[i]);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputc('\n', f);
 		text_thread(f, &s->threads[i]);

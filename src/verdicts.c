@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 
@@ -46,7 +47,8 @@ static bool asleep(const struct lt_thread *t)
 static bool has_owner(const struct lt_futex *f)
 {
 	return f->owner_kind == LT_OWNER_MUTEX || f->owner_kind == LT_OWNER_PI ||
-	       f->owner_kind == LT_OWNER_ROBUST || f->owner_kind == LT_OWNER_JOIN;
+	       f->owner_kind == LT_OWNER_ROBUST || f->owner_kind == LT_OWNER_JOIN ||
+	       f->owner_kind == LT_OWNER_RUNTIME || f->owner_kind == LT_OWNER_RWLOCK;
 }
 
 static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
@@ -134,7 +136,21 @@ static const char *owner_how(enum lt_owner_kind k)
 	case LT_OWNER_PI: return "PI futex word";
 	case LT_OWNER_ROBUST: return "robust mutex word";
 	case LT_OWNER_JOIN: return "pthread_join on its tid";
+	case LT_OWNER_RWLOCK: return "rwlock __cur_writer";
+	case LT_OWNER_RUNTIME: return "runtime's own state";
 	default: return "?";
+	}
+}
+
+static const char *owner_source(const struct lt_futex *f)
+{
+	switch (f->owner_kind) {
+	case LT_OWNER_MUTEX: return "pthread mutex __owner";
+	case LT_OWNER_PI: return "PI futex word";
+	case LT_OWNER_ROBUST: return "robust mutex word";
+	case LT_OWNER_RWLOCK: return "rwlock __cur_writer";
+	case LT_OWNER_RUNTIME: return "the runtime's own state";
+	default: return NULL;
 	}
 }
 
@@ -217,8 +233,16 @@ static void find_deadlocks(struct lt_snapshot *s)
 		else
 			v->summary = lts_asprintf("deadlock: %zu threads wait for each other: %s",
 						  v->n_tids, chain);
-		for (size_t m = 0; m < v->n_tids; m++)
-			edge_evidence(v, s, lt_snapshot_find(s, v->tids[m]));
+		v->explains = v->n_tids;
+		v->longest_s = -1;
+		for (size_t m = 0; m < v->n_tids; m++) {
+			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+			edge_evidence(v, s, t);
+			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
+				v->longest_s = t->idle_s;
+			if (has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && !v->owner_source)
+				v->owner_source = owner_source(&t->futex);
+		}
 	}
 	/* threads blocked behind a cycle (their chain leads into it):
 	 * reach[i] = the cycle's verdict index, or -1; memoized so a long
@@ -259,6 +283,7 @@ static void find_deadlocks(struct lt_snapshot *s)
 					ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
 							       behind > 1 ? ", " : "", (int)s->threads[i].tid);
 			}
+			v->explains += behind;
 			if (behind)
 				lt_strlist_add(&v->evidence, "%zu more thread(s) blocked behind the cycle: %s%s",
 					       behind, list, ll >= sizeof(list) - 16 ? ", ..." : "");
@@ -319,9 +344,13 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 		const struct lt_thread *t0 = &s->threads[w[a].idx];
 		char lb[160], dur[32], op[96];
 		lock_label(&t0->futex, lb, sizeof(lb));
+		v->explains = b - a;
+		v->longest_s = -1;
 		for (size_t k = a; k < b; k++) {
 			const struct lt_thread *t = &s->threads[w[k].idx];
 			add_tid(v, t->tid, t->futex.uaddr, true);
+			if (t->idle_s > v->longest_s)
+				v->longest_s = t->idle_s;
 			lts_fmt_duration(t->idle_s, dur, sizeof(dur));
 			if (t->futex.cmd >= 0)
 				lt_futex_op_str(t->futex.op, op, sizeof(op));
@@ -349,139 +378,260 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 	free(w);
 }
 
-/* ---- convoy ---- */
+/* ---- lock waits and convoys ---- */
 
-static void find_convoys(struct lt_snapshot *s, int min_waiters)
+/* A wait that is for a lock, not for an event: the models recognised a
+ * lock (runtime lock, or an acquire function on the stack), an owner is
+ * recorded, or the word looks like a held lock with waiters. */
+static bool lock_wait(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->owner_kind == LT_OWNER_JOIN)
+		return false;
+	if (t->state == 'R' || t->sc.state != LT_SC_IN_SYSCALL)
+		return false;
+	/* a runtime lock's waiters wait in timed slices (CPython: 5 ms): the
+	 * runtime's own state, not the thread's stability, is the evidence */
+	if (t->moved && !f->rtlock)
+		return false;
+	return f->rtlock || t->acquire || has_owner(f) || f->is_pi ||
+	       (f->word_ok && (f->word == 1 || f->word == 2) && !f->lock_kind);
+}
+
+static uint64_t lock_key(const struct lt_futex *f)
+{
+	return f->lock_base ? f->lock_base : f->uaddr;
+}
+
+/* "OCaml runtime lock (caml_master_lock)", "semaphore sem_a (0x5010)",
+ * "rtlock (0x5000)" */
+static char *lock_phrase(const struct lt_snapshot *s, const struct lt_futex *f)
+{
+	char lb[160];
+	if (f->rtlock && f->rtlock <= s->n_rtlocks) {
+		const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+		return lts_asprintf("the %s (%s)", l->kind, l->name ? l->name : "?");
+	}
+	lock_label(f, lb, sizeof(lb));
+	if (f->lock_kind && f->lock_base && f->lock_base != f->uaddr)
+		return lts_asprintf("%s at 0x%" PRIx64 " (waiters sleep on %s)", f->lock_kind,
+				    f->lock_base, lb);
+	if (f->lock_kind)
+		return lts_asprintf("%s %s", f->lock_kind, lb);
+	return lts_strdup(lb);
+}
+
+/* What the holder does: "which is blocked in read(fd 7: socket) for 14 s" */
+static char *holder_doing(const struct lt_thread *o)
+{
+	char dur[32];
+	if (o->state == 'R' || o->sc.state == LT_SC_RUNNING)
+		return lts_strdup("which is running");
+	if (o->moved)
+		return lts_strdup("which is busy (its state changed during the snapshot)");
+	char *act = lts_thread_activity(o);
+	char *r;
+	if (o->idle_src == LT_IDLE_UNKNOWN) {
+		r = lts_asprintf("which is in %s", act ? act : "?");
+	} else {
+		lts_fmt_duration(o->idle_s, dur, sizeof(dur));
+		r = lts_asprintf("which has been blocked in %s for %s", act ? act : "?", dur);
+	}
+	free(act);
+	return r;
+}
+
+/* The owner most waiters agree on (they read it at different moments):
+ * majority vote (Boyer-Moore), then count it. */
+static pid_t vote_owner(const struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b,
+			size_t *agree, const struct lt_futex **how)
+{
+	pid_t cand = 0;
+	size_t run = 0;
+	for (size_t k = a; k < b; k++) {
+		const struct lt_futex *f = &s->threads[w[k].idx].futex;
+		if (!has_owner(f))
+			continue;
+		if (run == 0) {
+			cand = f->owner;
+			run = 1;
+		} else if (f->owner == cand) {
+			run++;
+		} else {
+			run--;
+		}
+	}
+	*agree = 0;
+	*how = NULL;
+	for (size_t k = a; k < b && cand; k++) {
+		const struct lt_futex *f = &s->threads[w[k].idx].futex;
+		if (has_owner(f) && f->owner == cand) {
+			(*agree)++;
+			*how = f;
+		}
+	}
+	return *agree ? cand : 0;
+}
+
+static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pid_t owner,
+			   const struct lt_futex *how, size_t agree, size_t cnt)
+{
+	const struct lt_thread *o = lt_snapshot_find(s, owner);
+	if (how && how->rtlock && how->rtlock <= s->n_rtlocks) {
+		const struct lt_rtlock *l = &s->rtlocks[how->rtlock - 1];
+		lt_strlist_add(&v->evidence, "holder %d read from the runtime (%s%s%s)%s%s", (int)owner,
+			       l->model, l->version ? ", " : "", l->version ? l->version : "",
+			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "");
+	} else {
+		lt_strlist_add(&v->evidence, "owner %d from the %s (%zu of %zu waiters agree)", (int)owner,
+			       how ? owner_how(how->owner_kind) : "?", agree, cnt);
+	}
+	if (o && o->detail)
+		lt_strlist_add(&v->evidence, "owner %d: %s", (int)owner, o->detail);
+	for (size_t f = 0; o && f < o->n_frames && f < 6; f++)
+		if (o->frames[f].func)
+			lt_strlist_add(&v->evidence, "owner %d frame #%zu: %s (%s)", (int)owner, f,
+				       o->frames[f].func, o->frames[f].module ? o->frames[f].module : "?");
+}
+
+/* Why no holder can be named, said as what it is. */
+static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread *t0, bool *dead)
+{
+	const struct lt_futex *f = &t0->futex;
+	*dead = !has_owner(f) && f->mutex_ok && f->mutex_owner > 0 && (f->word == 1 || f->word == 2) &&
+		(f->mutex_kind & ~0x3f3) == 0 && !lt_snapshot_find(s, f->mutex_owner) && !f->rtlock;
+	if (*dead)
+		return lts_asprintf("its recorded owner %d is no longer a thread of this process",
+				    (int)f->mutex_owner);
+	if (f->rtlock && f->rtlock <= s->n_rtlocks) {
+		const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+		if (l->held == 0)
+			return lts_strdup("the runtime says it is free (a hand-off in progress?)");
+		return lts_asprintf("its holder is unknown%s%s", l->holder_how ? ": " : "",
+				    l->holder_how ? l->holder_how : "");
+	}
+	if (f->lock_kind && !strcmp(f->lock_kind, "semaphore"))
+		return lts_strdup("a semaphore records no holder");
+	return lts_strdup("no owner recorded");
+}
+
+static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b,
+		       int min_waiters)
+{
+	size_t cnt = b - a, agree;
+	const struct lt_futex *how;
+	pid_t owner = vote_owner(s, w, a, b, &agree, &how);
+	const struct lt_thread *t0 = &s->threads[w[a].idx];
+	bool runtime = t0->futex.rtlock != 0;
+	bool convoy = cnt >= (size_t)min_waiters;
+	struct lt_verdict *v = new_verdict(s, convoy ? LT_VERDICT_CONVOY : LT_VERDICT_LOCK_WAIT);
+	if (!v)
+		return;
+	double longest = -1;
+	for (size_t k = a; k < b; k++) {
+		const struct lt_thread *t = &s->threads[w[k].idx];
+		add_tid(v, t->tid, t->futex.uaddr, true);
+		if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > longest)
+			longest = t->idle_s;
+	}
+	v->owner = owner;
+	v->owner_source = how ? owner_source(how) : NULL;
+	v->explains = cnt + (owner ? 1 : 0);
+	v->longest_s = longest;
+	char *lp = lock_phrase(s, &t0->futex);
+	const struct lt_thread *o = owner ? lt_snapshot_find(s, owner) : NULL;
+	char *doing = o ? holder_doing(o) : NULL;
+	bool dead = false;
+	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
+	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
+	if (runtime || !convoy) {
+		if (owner && o)
+			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s), %s", cnt, ts, lp,
+						  (int)owner, o->comm, doing);
+		else if (owner)
+			v->summary = lts_asprintf("%zu %s for %s held by %d, not a thread of this process",
+						  cnt, ts, lp, (int)owner);
+		else
+			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s)", cnt, ts,
+						  lp, why);
+	} else {
+		/* the convoy line of a plain lock, as before the models */
+		char *phrase;
+		if (owner && o && (o->state == 'R' || o->sc.state == LT_SC_RUNNING))
+			phrase = lts_asprintf("owner %d (%s) is running", (int)owner, o->comm);
+		else if (owner && o && o->moved)
+			phrase = lts_asprintf("owner %d (%s) is busy (its state changed during the snapshot)",
+					      (int)owner, o->comm);
+		else if (owner && o) {
+			char *act = lts_thread_activity(o), dur[32];
+			lts_fmt_duration(o->idle_s, dur, sizeof(dur));
+			phrase = o->idle_src == LT_IDLE_UNKNOWN
+				 ? lts_asprintf("owner %d (%s) is in %s", (int)owner, o->comm, act ? act : "?")
+				 : lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner, o->comm,
+						act ? act : "?", dur);
+			free(act);
+		} else if (owner) {
+			phrase = lts_asprintf("owner %d is not a thread of this process", (int)owner);
+		} else {
+			phrase = lts_strdup(why);
+		}
+		v->summary = lts_asprintf("convoy: %zu threads wait on %s; %s", cnt, lp, phrase);
+		free(phrase);
+	}
+	char list[400], dur[32];
+	size_t ll = 0;
+	list[0] = 0;
+	for (size_t k = 0; k < v->n_tids && ll < sizeof(list) - 16; k++)
+		ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d", k ? ", " : "", (int)v->tids[k]);
+	lts_fmt_duration(longest, dur, sizeof(dur));
+	lt_strlist_add(&v->evidence, "waiters (%zu, longest %s): %s%s", cnt, dur, list,
+		       ll >= sizeof(list) - 16 ? ", ..." : "");
+	if (t0->futex.lock_state)
+		lt_strlist_add(&v->evidence, "lock state: %s", t0->futex.lock_state);
+	if (runtime) {
+		const struct lt_rtlock *l = &s->rtlocks[t0->futex.rtlock - 1];
+		for (size_t i = 0; i < l->facts.n; i++)
+			lt_strlist_add(&v->evidence, "%s: %s", l->name ? l->name : l->kind, l->facts.v[i]);
+	}
+	if (owner) {
+		owner_evidence(v, s, owner, how, agree, cnt);
+	} else if (dead) {
+		lt_strlist_add(&v->evidence, "the pthread mutex __owner field holds tid %d, which is not "
+			       "a thread of this process: the owner probably exited while holding the lock",
+			       (int)t0->futex.mutex_owner);
+	} else {
+		if (t0->acquire)
+			lt_strlist_add(&v->evidence, "thread %d waits in %s: a lock acquire", (int)t0->tid,
+				       t0->acquire);
+		else
+			lt_strlist_add(&v->evidence, "lock word %u looks like a lock held with waiters, "
+				       "but no owner tid is stored with it", t0->futex.word);
+		for (size_t f = 0; f < t0->n_frames && f < 8; f++)
+			if (t0->frames[f].func)
+				lt_strlist_add(&v->evidence, "thread %d frame #%zu: %s (%s)", (int)t0->tid, f,
+					       t0->frames[f].func,
+					       t0->frames[f].module ? t0->frames[f].module : "?");
+	}
+	free(lp);
+	free(doing);
+	free(why);
+}
+
+static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *in_cycle)
 {
 	size_t n = s->n_threads, m = 0;
 	struct waiter *w = malloc((n ? n : 1) * sizeof(*w));
 	if (!w)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct lt_thread *t = &s->threads[i];
-		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && asleep(t) &&
-		    t->futex.owner_kind != LT_OWNER_JOIN)
-			w[m++] = (struct waiter){ t->futex.uaddr, i };
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!in_cycle[i] && lock_wait(&s->threads[i]))
+			w[m++] = (struct waiter){ lock_key(&s->threads[i].futex), i };
 	qsort(w, m, sizeof(*w), waiter_cmp);
 	for (size_t a = 0; a < m;) {
 		size_t b = a;
 		while (b < m && w[b].uaddr == w[a].uaddr)
 			b++;
-		size_t cnt = b - a;
-		if (cnt < (size_t)min_waiters) {
-			a = b;
-			continue;
-		}
-		/* the owner most waiters agree on (they read it at different
-		 * moments): majority vote (Boyer-Moore), then count it */
-		pid_t owner = 0, cand = 0;
-		enum lt_owner_kind how = LT_OWNER_NONE;
-		size_t best = 0, run = 0;
-		for (size_t k = a; k < b; k++) {
-			const struct lt_futex *f = &s->threads[w[k].idx].futex;
-			if (!has_owner(f))
-				continue;
-			if (run == 0) {
-				cand = f->owner;
-				run = 1;
-			} else if (f->owner == cand) {
-				run++;
-			} else {
-				run--;
-			}
-		}
-		for (size_t k = a; k < b && cand; k++) {
-			const struct lt_futex *f = &s->threads[w[k].idx].futex;
-			if (has_owner(f) && f->owner == cand) {
-				best++;
-				how = f->owner_kind;
-			}
-		}
-		if (best)
-			owner = cand;
-		const struct lt_thread *t0 = &s->threads[w[a].idx];
-		bool locklike = t0->futex.is_pi || owner != 0 ||
-				(t0->futex.word_ok && (t0->futex.word == 1 || t0->futex.word == 2));
-		if (!locklike) {
-			a = b; /* e.g. idle workers on a condition variable */
-			continue;
-		}
-		struct lt_verdict *v = new_verdict(s, LT_VERDICT_CONVOY);
-		if (!v)
-			break;
-		char lb[160], dur[32];
-		lock_label(&t0->futex, lb, sizeof(lb));
-		double longest = 0;
-		for (size_t k = a; k < b; k++) {
-			const struct lt_thread *t = &s->threads[w[k].idx];
-			add_tid(v, t->tid, t->futex.uaddr, true);
-			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > longest)
-				longest = t->idle_s;
-		}
-		v->owner = owner;
-		char *owner_phrase;
-		const struct lt_thread *o = owner ? lt_snapshot_find(s, owner) : NULL;
-		bool dead_owner = !owner && t0->futex.mutex_ok && t0->futex.mutex_owner > 0 &&
-				  (t0->futex.word == 1 || t0->futex.word == 2) &&
-				  (t0->futex.mutex_kind & ~0x3f3) == 0 &&
-				  !lt_snapshot_find(s, t0->futex.mutex_owner);
-		if (dead_owner) {
-			owner_phrase = lts_asprintf("its recorded owner %d is no longer a thread of this process",
-						    (int)t0->futex.mutex_owner);
-		} else if (!owner) {
-			owner_phrase = lts_strdup("no owner recorded");
-		} else if (!o) {
-			owner_phrase = lts_asprintf("owner %d is not a thread of this process", (int)owner);
-		} else {
-			char *act = lts_thread_activity(o);
-			if (o->state == 'R' || o->sc.state == LT_SC_RUNNING) {
-				owner_phrase = lts_asprintf("owner %d (%s) is running", (int)owner, o->comm);
-			} else if (o->moved) {
-				owner_phrase = lts_asprintf("owner %d (%s) is busy (its state changed during "
-							    "the snapshot)", (int)owner, o->comm);
-			} else if (o->idle_src == LT_IDLE_UNKNOWN) {
-				owner_phrase = lts_asprintf("owner %d (%s) is in %s", (int)owner, o->comm,
-							    act ? act : "?");
-			} else {
-				lts_fmt_duration(o->idle_s, dur, sizeof(dur));
-				owner_phrase = lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner,
-							    o->comm, act ? act : "?", dur);
-			}
-			free(act);
-		}
-		lts_fmt_duration(longest, dur, sizeof(dur));
-		v->summary = lts_asprintf("convoy: %zu threads wait on %s; %s", cnt, lb,
-					  owner_phrase ? owner_phrase : "?");
-		char list[400];
-		size_t ll = 0;
-		list[0] = 0;
-		for (size_t k = 0; k < v->n_tids && ll < sizeof(list) - 16; k++)
-			ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d", k ? ", " : "",
-					       (int)v->tids[k]);
-		lt_strlist_add(&v->evidence, "waiters (%zu, longest %s): %s%s", cnt, dur, list,
-			       ll >= sizeof(list) - 16 ? ", ..." : "");
-		if (owner) {
-			lt_strlist_add(&v->evidence, "owner %d from the %s (%zu of %zu waiters agree)",
-				       (int)owner, owner_how(how), best, cnt);
-			if (o && o->detail)
-				lt_strlist_add(&v->evidence, "owner %d: %s", (int)owner, o->detail);
-			if (o) {
-				for (size_t f = 0; f < o->n_frames && f < 6; f++)
-					if (o->frames[f].func)
-						lt_strlist_add(&v->evidence, "owner %d frame #%zu: %s (%s)",
-							       (int)owner, f, o->frames[f].func,
-							       o->frames[f].module ? o->frames[f].module : "?");
-			}
-		} else if (dead_owner) {
-			lt_strlist_add(&v->evidence, "the pthread mutex __owner field holds tid %d, which is not "
-				       "a thread of this process: the owner probably exited while holding the lock",
-				       (int)t0->futex.mutex_owner);
-		} else {
-			lt_strlist_add(&v->evidence, "lock word %u looks like a lock held with waiters, "
-				       "but no owner tid is stored with it", t0->futex.word);
-		}
-		free(owner_phrase);
+		lock_group(s, w, a, b, min_waiters);
 		a = b;
 	}
 	free(w);
@@ -572,6 +722,60 @@ static void classify_rest(struct lt_snapshot *s)
 			       "futex only another thread (or a timeout) can end");
 }
 
+/* ---- ranking ---- */
+
+/* Repeated one-thread lock waits (each on its own lock) fold into one
+ * verdict, so that the list stays readable and the first line stays the
+ * answer. */
+static void fold_singles(struct lt_snapshot *s)
+{
+	size_t singles = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		singles += s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && s->verdicts[i].n_tids == 1;
+	if (singles < 3)
+		return;
+	struct lt_verdict fold = { .kind = LT_VERDICT_LOCK_WAIT, .longest_s = -1 };
+	size_t keep = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		struct lt_verdict *v = &s->verdicts[i];
+		if (v->kind != LT_VERDICT_LOCK_WAIT || v->n_tids != 1) {
+			s->verdicts[keep++] = *v;
+			continue;
+		}
+		add_tid(&fold, v->tids[0], v->n_locks ? v->locks[0] : 0, true);
+		lt_strlist_add(&fold.evidence, "%s", v->summary ? v->summary : "?");
+		fold.explains += v->explains;
+		if (v->longest_s > fold.longest_s)
+			fold.longest_s = v->longest_s;
+		lt_verdict_clear(v);
+	}
+	fold.summary = lts_asprintf("%zu threads each wait for a different lock (one waiter each)", singles);
+	s->verdicts[keep++] = fold;
+	s->n_verdicts = keep;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct lt_verdict *x = a, *y = b;
+	/* a proven cycle first: nothing else ends it */
+	int dx = x->kind == LT_VERDICT_DEADLOCK, dy = y->kind == LT_VERDICT_DEADLOCK;
+	if (dx != dy)
+		return dy - dx;
+	if (x->explains != y->explains)
+		return x->explains < y->explains ? 1 : -1;
+	if (x->longest_s != y->longest_s)
+		return x->longest_s < y->longest_s ? 1 : -1;
+	return (int)x->kind - (int)y->kind;
+}
+
+static void rank(struct lt_snapshot *s)
+{
+	fold_singles(s);
+	/* qsort is not stable: ties fall back to the kind, then stay in
+	 * input order by the explicit index kept in the comparison above */
+	qsort(s->verdicts, s->n_verdicts, sizeof(*s->verdicts), rank_cmp);
+}
+
 int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 {
 	for (size_t i = 0; i < s->n_verdicts; i++)
@@ -582,9 +786,21 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	s->vopts.lost_wakeup_threshold_s = o && o->lost_wakeup_threshold_s > 0 ? o->lost_wakeup_threshold_s : 1.0;
 	s->vopts.convoy_min_waiters = o && o->convoy_min_waiters > 0 ? o->convoy_min_waiters : 4;
 	find_deadlocks(s);
+	bool *in_cycle = calloc(s->n_threads ? s->n_threads : 1, sizeof(*in_cycle));
+	if (!in_cycle)
+		return -ENOMEM;
+	for (size_t vi = 0; vi < s->n_verdicts; vi++)
+		for (size_t k = 0; k < s->verdicts[vi].n_tids; k++) {
+			long i = idx_of(s, s->verdicts[vi].tids[k]);
+			if (i >= 0)
+				in_cycle[i] = true;
+		}
 	find_lost_wakeups(s, s->vopts.lost_wakeup_threshold_s);
-	find_convoys(s, s->vopts.convoy_min_waiters);
+	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
+	free(in_cycle);
 	if (s->n_verdicts == 0)
 		classify_rest(s);
+	else
+		rank(s);
 	return s->n_verdicts ? 0 : -ENOMEM;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 
 static struct lt_snapshot *table(size_t n)
@@ -361,12 +362,183 @@ Test(verdict_ok, running_threads)
 	struct lt_snapshot *s = table(3);
 	running(&s->threads[0], 10, "cpu");
 	in_io(&s->threads[1], 11, "rx", 0, 5, LT_FD_PIPE, 1);
-	futex_wait(&s->threads[2], 12, "w", LA, 2, 2, LT_OWNER_MUTEX, 10, 0.001);
+	running(&s->threads[2], 12, "cpu2");
 	lt_snapshot_diagnose(s, NULL);
 	cr_assert_eq(s->n_verdicts, 1);
 	const struct lt_verdict *v = find(s, LT_VERDICT_OK);
 	cr_assert_not_null(v);
 	cr_assert_not_null(strstr(v->summary, "nothing suspicious"));
+	lt_snapshot_free(s);
+}
+
+/* A thread queued on a lock is never "nothing suspicious", even for 1 ms
+ * behind a running owner: it is said as what it is. */
+Test(verdict_lock_wait, one_waiter_behind_a_running_owner_is_not_ok)
+{
+	struct lt_snapshot *s = table(3);
+	running(&s->threads[0], 10, "cpu");
+	in_io(&s->threads[1], 11, "rx", 0, 5, LT_FD_PIPE, 1);
+	futex_wait(&s->threads[2], 12, "w", LA, 2, 2, LT_OWNER_MUTEX, 10, 0.001);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_eq(v->owner, 10);
+	cr_assert_str_eq(v->owner_source, "pthread mutex __owner");
+	cr_assert_not_null(strstr(v->summary, "1 thread waits for 0x5000 held by thread 10 (cpu), which is running"),
+			   "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+/* Two Python threading.Locks (semaphores) taken in opposite orders: memory
+ * cannot prove the cycle (a semaphore has no owner), but the verdict must
+ * say that two threads wait on locks whose holders are not recorded. */
+Test(verdict_lock_wait, semaphore_waiters_are_never_idle)
+{
+	struct lt_snapshot *s = table(3);
+	in_io(&s->threads[0], 10, "main", 230, 0, LT_FD_UNKNOWN, 5);
+	futex_wait(&s->threads[1], 11, "t1", LA, 0, 0, LT_OWNER_NONE, 0, 4);
+	futex_wait(&s->threads[2], 12, "t2", LB, 0, 0, LT_OWNER_NONE, 0, 4);
+	for (int i = 1; i <= 2; i++) {
+		s->threads[i].futex.lock_kind = "semaphore";
+		s->threads[i].acquire = "sem_wait";
+	}
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
+	cr_assert_eq(count(s, LT_VERDICT_LOCK_WAIT), 2);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(strstr(v->summary, "semaphore"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "whose holder is not recorded (a semaphore records no holder)"),
+			   "%s", v->summary);
+	cr_assert(evidence_has(v, "waits in sem_wait: a lock acquire"));
+	lt_snapshot_free(s);
+}
+
+/* Waiters on a condition variable under a lock-acquire function (the
+ * demo's rt_acquire, OCaml's master lock) wait for a lock: not idle. */
+Test(verdict_lock_wait, condvar_under_an_acquire_function_is_a_lock_wait)
+{
+	struct lt_snapshot *s = table(6);
+	for (int i = 0; i < 5; i++) {
+		futex_wait(&s->threads[i], 10 + i, "w", 0x90b4, 0, 0, LT_OWNER_NONE, 0, 3);
+		s->threads[i].futex.lock_kind = "condition variable";
+		s->threads[i].futex.lock_base = 0x9088;
+		s->threads[i].acquire = "rt_acquire";
+	}
+	in_io(&s->threads[5], 15, "holder", 0, 7, LT_FD_SOCKET, 3);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_CONVOY);
+	cr_assert_eq(v->n_tids, 5);
+	cr_assert_not_null(strstr(v->summary, "convoy: 5 threads wait on condition variable at 0x9088"),
+			   "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "no owner recorded"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+/* A runtime lock model named the holder: the first line is the answer,
+ * in the runtime's terms, with what the holder is doing. */
+static void runtime_lock(struct lt_snapshot *s, pid_t holder)
+{
+	s->rtlocks = calloc(1, sizeof(*s->rtlocks));
+	s->n_rtlocks = 1;
+	s->rtlocks[0].model = "ocaml4";
+	s->rtlocks[0].kind = "OCaml runtime lock";
+	s->rtlocks[0].name = strdup("caml_master_lock");
+	s->rtlocks[0].base = 0x7000;
+	s->rtlocks[0].size = 96;
+	s->rtlocks[0].held = 1;
+	s->rtlocks[0].waiters = 30;
+	s->rtlocks[0].holder = holder;
+	s->rtlocks[0].holder_how = strdup("curr_thread's stack is thread 3296's");
+}
+
+static void claimed(struct lt_thread *t, pid_t tid, pid_t holder, double idle)
+{
+	futex_wait(t, tid, "worker", 0x7058 + (tid & 1) * 4, 0, 0, LT_OWNER_RUNTIME, holder, idle);
+	t->futex.lock_kind = "OCaml runtime lock";
+	t->futex.lock_base = 0x7000;
+	t->futex.rtlock = 1;
+	t->acquire = "OCaml runtime lock";
+}
+
+Test(verdict_runtime, holder_in_read_is_the_first_line)
+{
+	struct lt_snapshot *s = table(34);
+	runtime_lock(s, 3296);
+	/* a housekeeping thread: lost wake-up-looking timed wait, 1 thread */
+	futex_wait(&s->threads[0], 3200, "tick", LC, 0, 1, LT_OWNER_NONE, 0, 40);
+	for (int i = 1; i < 31; i++)
+		claimed(&s->threads[i], 3200 + i, 3296, 2 + i * 0.01);
+	in_io(&s->threads[31], 3296, "repro", 0, 58, LT_FD_SOCKET, 2.3);
+	in_io(&s->threads[32], 3297, "main", 230, 0, LT_FD_UNKNOWN, 5);
+	running(&s->threads[33], 3298, "spin");
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_CONVOY);
+	cr_assert_eq(v->owner, 3296);
+	cr_assert_eq(v->n_tids, 30);
+	cr_assert_str_eq(v->owner_source, "the runtime's own state");
+	cr_assert_not_null(strstr(v->summary, "30 threads wait for the OCaml runtime lock (caml_master_lock) "
+					      "held by thread 3296 (repro), which has been blocked in "
+					      "read(fd 58: socket) for 2.3 s"), "%s", v->summary);
+	cr_assert(evidence_has(v, "holder 3296 read from the runtime (ocaml4)"));
+	/* the one-thread lost wake-up ranks below the 30-thread queue */
+	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
+	cr_assert_eq(s->verdicts[1].kind, LT_VERDICT_LOST_WAKEUP);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_runtime, unknown_holder_is_said_unknown)
+{
+	struct lt_snapshot *s = table(3);
+	runtime_lock(s, 0);
+	free(s->rtlocks[0].holder_how);
+	s->rtlocks[0].holder_how = strdup("curr_thread's stack pointers match no thread");
+	claimed(&s->threads[0], 20, 0, 3);
+	claimed(&s->threads[1], 21, 0, 3);
+	s->threads[0].futex.owner_kind = s->threads[1].futex.owner_kind = LT_OWNER_NONE;
+	s->threads[0].futex.owner = s->threads[1].futex.owner = 0;
+	in_io(&s->threads[2], 22, "io", 0, 5, LT_FD_SOCKET, 3);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_eq(v->owner, 0);
+	cr_assert_not_null(strstr(v->summary, "2 threads wait for the OCaml runtime lock (caml_master_lock) "
+					      "whose holder is not recorded (its holder is unknown: curr_thread's "
+					      "stack pointers match no thread)"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+/* A thread that holds the GIL and waits on a mutex owned by a thread that
+ * waits for the GIL: a cycle through a runtime lock. */
+Test(verdict_runtime, cycle_through_a_runtime_lock)
+{
+	struct lt_snapshot *s = table(2);
+	runtime_lock(s, 31);
+	claimed(&s->threads[0], 30, 31, 5);
+	futex_wait(&s->threads[1], 31, "holder", LA, 2, 2, LT_OWNER_MUTEX, 30, 5);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	cr_assert_eq(s->verdicts[0].n_tids, 2);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_rank, one_thread_waits_fold_into_one_line)
+{
+	struct lt_snapshot *s = table(6);
+	for (int i = 0; i < 5; i++)
+		futex_wait(&s->threads[i], 10 + i, "w", 0x8000 + 0x40 * (uint64_t)i, 2, 2, LT_OWNER_MUTEX, 15, 1);
+	running(&s->threads[5], 15, "busy");
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_eq(s->verdicts[0].n_tids, 5);
+	cr_assert_eq(s->verdicts[0].evidence.n, 5);
+	cr_assert_not_null(strstr(s->verdicts[0].summary, "5 threads each wait for a different lock"));
 	lt_snapshot_free(s);
 }
 
