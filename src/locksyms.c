@@ -10,6 +10,7 @@
 #include "locktrace/locksyms.h"
 #include "locktrace/symbols.h"
 #include "locktrace/tracefile.h"
+#include "report_int.h"
 #include "u64map.h"
 #include "varint.h"
 
@@ -231,10 +232,29 @@ int lt_locksyms_parse(const uint8_t *data, size_t len, struct lt_u64map *map)
 	return 0;
 }
 
+/* Names from the snapshots' lock models win over plain symbols: they say
+ * what the word is ("OCaml runtime lock caml_master_lock (...+0x58)"). */
+static void merge_model_names(struct lt_u64map *map, struct lt_u64map *models)
+{
+	for (size_t i = 0; i < models->cap; i++) {
+		if (!models->keys[i])
+			continue;
+		char *old = lt_u64map_get(map, models->keys[i]);
+		if (lt_u64map_put(map, models->keys[i], models->vals[i])) {
+			free(models->vals[i]);
+			continue;
+		}
+		if (old && old != PENDING)
+			free(old);
+	}
+	lt_u64map_free(models);
+}
+
 int lt_trace_symbols(const char *path, struct lt_u64map *map)
 {
 	uint8_t pre[LT_PREAMBLE_LEN], hdr[LT_CHUNK_HDR_LEN], *buf = NULL;
 	FILE *f = fopen(path, "rb");
+	struct lt_u64map models = { 0 };
 	int ret = -1;
 
 	if (!f)
@@ -245,7 +265,7 @@ int lt_trace_symbols(const char *path, struct lt_u64map *map)
 		uint32_t type = lt_get_le32(hdr + 4), len = lt_get_le32(hdr + 8);
 		if (lt_get_le32(hdr) != 0x4b43544cu || len > LT_CHUNK_MAX)
 			break; /* damaged: the reader reports it; keep what we have */
-		if (type != LT_CHUNK_SYMBOLS) {
+		if (type != LT_CHUNK_SYMBOLS && type != LT_CHUNK_SNAPSHOT) {
 			if (fseek(f, len, SEEK_CUR))
 				break;
 			continue;
@@ -260,10 +280,14 @@ int lt_trace_symbols(const char *path, struct lt_u64map *map)
 		crc = (uint32_t)crc32(crc, buf, len);
 		if (crc != lt_get_le32(hdr + 12))
 			break;
-		lt_locksyms_parse(buf, len, map);
+		if (type == LT_CHUNK_SYMBOLS)
+			lt_locksyms_parse(buf, len, map);
+		else
+			rp_snapshot_lock_names((const char *)buf, len, &models);
 	}
 	ret = 0;
 out:
+	merge_model_names(map, &models);
 	free(buf);
 	fclose(f);
 	return ret;

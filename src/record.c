@@ -230,6 +230,21 @@ static void *snap_main(void *arg)
 	return NULL;
 }
 
+/* Still there and not a zombie (a launched program may have exited). */
+static bool process_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
 /* Takes a snapshot now and writes it as a SNAPSHOT section into w.
  * 0 or -errno (a write error). */
 static int snapshot_into(struct lt_writer *w, pid_t tgid, int quiet)
@@ -878,6 +893,13 @@ static void finish(struct session *s)
 	}
 	account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
 	snap_collect(&s->snap, c, 1, o->quiet);
+	/* a second snapshot at the end: the report reads lock holders from the
+	 * moment that matters (a hang is still there when tracing stops) */
+	if (!s->ring && !o->no_snapshot && c->w && !c->werr && process_alive(s->tgid)) {
+		int sr = snapshot_into(c->w, s->tgid, 1);
+		if (sr)
+			c->werr = sr;
+	}
 
 	if (s->launched) {
 		int st;

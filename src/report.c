@@ -221,6 +221,8 @@ struct rgroup {
 	uint64_t end_oldest;    /* since of the longest end waiter */
 	uint32_t end_holder;    /* thread idx+1 */
 	int end_holder_src;     /* 1 snapshot owner, 2 events, 3 inferred */
+	/* the snapshot's lock models: a runtime lock's kind and name */
+	char rt_kind[48], rt_name[64];
 	char infer_func[64];    /* the waiters' function the inferred holder runs */
 	int in_cycle;
 	int has_finding;
@@ -1379,7 +1381,10 @@ static const char *kind_text(const char *k)
 static const char *gname(const struct rgroup *g, char *buf, size_t len)
 {
 	const char *k = kind_text(g->pub.kind ? g->pub.kind : group_kind(g));
-	if (g->pub.symbol[0])
+	if (g->rt_kind[0])
+		snprintf(buf, len, "the %.47s %.40s (%.60s, 0x%" PRIx64 ")", g->rt_kind, g->rt_name,
+			 g->pub.symbol[0] ? g->pub.symbol : "?", g->pub.addr);
+	else if (g->pub.symbol[0])
 		snprintf(buf, len, "%s (0x%" PRIx64 ", %s)", g->pub.symbol, g->pub.addr, k);
 	else if (g->pub.n_words > 1)
 		snprintf(buf, len, "0x%" PRIx64 " and the next %u words (%s)", g->pub.addr, g->pub.n_words - 1, k);
@@ -1477,14 +1482,22 @@ static int is_lock_waiter(const struct rthread *t)
 }
 
 /* The holder of g at the end: the snapshot's recorded owner (glibc mutex
- * __owner, PI or robust word) for one of its waiters, else the event rule. */
+ * __owner, PI or robust word, or a runtime lock's holder read from the
+ * runtime) for one of its waiters, else the event rule.  What the snapshot
+ * read of memory outranks what the events suggest. */
 static void end_holder(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
-		if (t->end_group != g->idx + 1 || t->pub.end_state != LT_RTS_IN_CALL || !t->snap ||
-		    t->snap->owner <= 0 || !t->snap->owner_kind ||
+		if (t->end_group != g->idx + 1 || t->pub.end_state != LT_RTS_IN_CALL || !t->snap)
+			continue;
+		if (t->snap->runtime && t->snap->lock_kind && !g->rt_kind[0]) {
+			snprintf(g->rt_kind, sizeof(g->rt_kind), "%s", t->snap->lock_kind);
+			snprintf(g->rt_name, sizeof(g->rt_name), "%s",
+				 t->snap->lock_name ? t->snap->lock_name : "?");
+		}
+		if (t->snap->owner <= 0 || !t->snap->owner_kind ||
 		    !strcmp(t->snap->owner_kind, "none") || !strcmp(t->snap->owner_kind, "unknown"))
 			continue;
 		struct rthread *o = thread_of(r, (uint32_t)t->snap->owner);
@@ -1505,14 +1518,26 @@ static const char *holder_how(struct lt_report *r, const struct rgroup *g, char 
 	struct rthread *h = P(r)->th[g->end_holder - 1];
 	char ts[32], ws[64] = "";
 	if (g->end_holder_src == 1) {
+		char dis[96] = "";
+		/* where the event rule disagrees, say so */
+		if (g->holder && g->holder != g->end_holder)
+			snprintf(dis, sizeof(dis), "; the event rule would name %u", P(r)->th[g->holder - 1]->pub.tid);
+		else if (!g->holder)
+			snprintf(dis, sizeof(dis), "; the event rule names nobody (the holder's acquire was not "
+				 "seen as a wait)");
 		for (size_t i = 0; i < P(r)->nth; i++) {
 			struct rthread *t = P(r)->th[i];
-			if (t->end_group == g->idx + 1 && t->snap && t->snap->owner == (int32_t)h->pub.tid) {
-				snprintf(buf, len, "the snapshot read its owner (%s)", t->snap->owner_kind);
-				return buf;
-			}
+			if (t->end_group != g->idx + 1 || !t->snap || t->snap->owner != (int32_t)h->pub.tid)
+				continue;
+			if (t->snap->runtime)
+				snprintf(buf, len, "the snapshot read it from the runtime's own state (%s%s%s)%s",
+					 t->snap->lock_kind ? t->snap->lock_kind : "runtime lock",
+					 t->snap->rt_how ? ": " : "", t->snap->rt_how ? t->snap->rt_how : "", dis);
+			else
+				snprintf(buf, len, "the snapshot read its owner (%s)%s", t->snap->owner_kind, dis);
+			return buf;
 		}
-		snprintf(buf, len, "the snapshot read its owner");
+		snprintf(buf, len, "the snapshot read its owner%s", dis);
 		return buf;
 	}
 	if (g->end_holder_src == 3) {
@@ -1658,7 +1683,7 @@ static void rule_deadlock(struct lt_report *r)
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
-	char gn[200], tn[96], how[300], what[512], ts[32], d[32], list[512], hn[200];
+	char gn[200], tn[96], how[700], what[512], ts[32], d[32], list[512], hn[200];
 	struct rthread *h = p->th[g->end_holder - 1];
 	struct rgroup *path[MAX_CHAIN];
 	unsigned np = 0;
@@ -2184,7 +2209,7 @@ static void rule_snapshot(struct lt_report *r)
 	for (size_t i = 0; i < p->snap.n_verdicts; i++) {
 		const struct rp_snap_verdict *v = &p->snap.verdicts[i];
 		if (!v->kind || (strcmp(v->kind, "deadlock") && strcmp(v->kind, "lost_wakeup") &&
-				 strcmp(v->kind, "convoy")))
+				 strcmp(v->kind, "convoy") && strcmp(v->kind, "lock_wait")))
 			continue;
 		if (snapshot_covered(r, v))
 			continue;
@@ -2415,7 +2440,10 @@ int lt_report_finish(struct lt_report *r)
 		struct rgroup *g = p->gr[i];
 		if (!g->n_end_asleep || g->in_cycle)
 			continue;
-		rule_lost_wakeup(r, g);
+		/* a holder the snapshot read from the runtime's memory: the lock
+		 * is not free, whatever the events suggest */
+		if (!(g->end_holder_src == 1 && g->rt_kind[0]))
+			rule_lost_wakeup(r, g);
 		if (!g->has_finding && !g->end_holder && !g->pub.last_wake_ts)
 			infer_holder(r, g);
 		if (!g->has_finding && g->end_holder &&

@@ -58,6 +58,10 @@ struct rp_snap_thread {
 	uint32_t expected, word;
 	char *owner_kind;
 	int32_t owner;           /* 0 none */
+	char *lock_kind;         /* what the lock models recognised, NULL  */
+	char *lock_name;         /* the lock object's name, NULL           */
+	int runtime;             /* waits for a runtime lock (lockmodel.h) */
+	char *rt_how;            /* the runtime model's holder evidence     */
 	/* fd I/O */
 	int io_fd;               /* -1 none */
 	int io_socket;
@@ -91,6 +95,10 @@ struct rp_snapshot {
  * 0 or -1 (not a snapshot / out of memory). */
 int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struct rp_snapshot *out);
 void rp_snapshot_clear(struct rp_snapshot *s);
+/* Futex word -> the lock models' name for it, from one snapshot JSON
+ * document (values malloc'd; existing keys kept).  0 or -1. */
+struct lt_u64map;
+int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
 
 /* ---- output helpers (report_print.c) ------------------------------------- */

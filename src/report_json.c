@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report_int.h"
+#include "u64map.h"
 
 #define MAX_DEPTH 64
 
@@ -443,7 +444,8 @@ static void own_funcs(const struct rp_json *th, const char *exe_base, struct rp_
 	}
 }
 
-static void thread_from_json(const struct rp_json *th, const char *exe_base, struct rp_snap_thread *t)
+static void thread_from_json(const struct rp_json *th, const char *exe_base, const struct rp_json *rt,
+			     struct rp_snap_thread *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->tid = (int32_t)rp_json_num(rp_json_get(th, "tid"), 0);
@@ -477,6 +479,16 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, str
 		}
 		t->owner_kind = dup_str(rp_json_get(fx, "owner_kind"));
 		t->owner = (int32_t)rp_json_num(rp_json_get(fx, "owner"), 0);
+		t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
+		t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
+		const struct rp_json *rl = rp_json_get(fx, "runtime_lock");
+		if (rp_json_is_num(rl) && rt && rt->type == RPJ_ARR) {
+			double k = rp_json_num(rl, -1);
+			if (k >= 0 && k < (double)rt->n) {
+				t->runtime = 1;
+				t->rt_how = dup_str(rp_json_get(&rt->items[(size_t)k], "holder_how"));
+			}
+		}
 	}
 	t->io_fd = -1;
 	const struct rp_json *io = rp_json_get(th, "io_fd");
@@ -503,6 +515,9 @@ static void thread_clear(struct rp_snap_thread *t)
 	free(t->lock);
 	free(t->op_name);
 	free(t->owner_kind);
+	free(t->lock_kind);
+	free(t->lock_name);
+	free(t->rt_how);
 	free(t->io_desc);
 	free(t->where);
 	for (size_t i = 0; i < t->n_funcs; i++)
@@ -592,7 +607,8 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 	for (size_t i = 0; i < threads->n; i++) {
 		if (threads->items[i].type != RPJ_OBJ)
 			continue;
-		thread_from_json(&threads->items[i], exe_base, &out->threads[out->n_threads]);
+		thread_from_json(&threads->items[i], exe_base, rp_json_get(doc, "runtime_locks"),
+				 &out->threads[out->n_threads]);
 		if (out->threads[out->n_threads].tid > 0)
 			out->n_threads++;
 		else
@@ -632,4 +648,41 @@ const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32
 			hi = mid;
 	}
 	return NULL;
+}
+
+/* Lock names the snapshot's lock models give (docs/locks.md), for the
+ * timeline writers: futex word -> "OCaml runtime lock caml_master_lock
+ * (caml_master_lock+0x58)".  Values are malloc'd; an address already in
+ * MAP keeps its first name (one snapshot is enough). */
+int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map)
+{
+	char err[128];
+	struct rp_json *doc = rp_json_parse(json, len, err, sizeof(err));
+	if (!doc)
+		return -1;
+	const struct rp_json *threads = rp_json_get(doc, "threads");
+	for (size_t i = 0; threads && threads->type == RPJ_ARR && i < threads->n; i++) {
+		const struct rp_json *fx = rp_json_get(&threads->items[i], "futex");
+		uint64_t uaddr;
+		if (!fx || fx->type != RPJ_OBJ || !rp_json_addr(rp_json_get(fx, "uaddr"), &uaddr) || !uaddr ||
+		    lt_u64map_get(map, uaddr))
+			continue;
+		const char *kind = rp_json_str(rp_json_get(fx, "lock_kind"));
+		const char *name = rp_json_str(rp_json_get(fx, "lock_name"));
+		const char *sym = rp_json_str(rp_json_get(fx, "lock"));
+		if (!kind)
+			continue;
+		char buf[256];
+		if (name)
+			snprintf(buf, sizeof(buf), "%s %s (%s)", kind, name, sym ? sym : "?");
+		else
+			snprintf(buf, sizeof(buf), "%s %s", kind, sym ? sym : "?");
+		char *v = strdup(buf);
+		if (!v || lt_u64map_put(map, uaddr, v)) {
+			free(v);
+			break;
+		}
+	}
+	rp_json_free(doc);
+	return 0;
 }
