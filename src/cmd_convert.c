@@ -17,6 +17,7 @@
 #include "locktrace/perfetto.h"
 #include "locktrace/timeline.h"
 #include "locktrace/tracefile.h"
+#include "report_int.h"
 #include "u64map.h"
 
 static const char *suffix_of(int format)
@@ -133,15 +134,41 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 		fprintf(stderr, "Error: out of memory converting %s\n", in);
 		goto fail;
 	}
+	struct rp_holder held[8];
+	size_t nheld = 0;
+	uint64_t last_ts = 0;
 	while (lt_reader_next(&r, &it) > 0) {
+		if (it.type == LT_ITEM_SECTION && it.sec_type == LT_CHUNK_SNAPSHOT) {
+			/* the last snapshot's runtime lock holders */
+			nheld = rp_snapshot_holders((const char *)it.data, it.len, held, 8);
+			continue;
+		}
 		if (it.type != LT_ITEM_EVENT)
 			continue;
 		lt_timeline_event(tl, &it.ev);
+		if (it.ev.h.ts > last_ts)
+			last_ts = it.ev.h.ts;
 		n++;
+	}
+	/* a holder read from memory holds the lock at least since the call it
+	 * is still blocked in began */
+	struct { uint32_t uid; uint64_t begin; } hs[8];
+	for (size_t i = 0; i < nheld; i++) {
+		const struct lt_span *sp = lt_timeline_open_span(tl, held[i].tid);
+		hs[i].uid = sp ? sp->thread_uid : 0;
+		hs[i].begin = sp ? sp->begin_ts : 0;
 	}
 	/* the recorder's own end time, when it wrote one, also covers a quiet
 	 * stretch after the last event */
+	uint64_t end_ts = r.have_stats && r.stats.end_ns > last_ts ? r.stats.end_ns : last_ts;
 	lt_timeline_finish(tl, r.have_stats ? r.stats.end_ns : 0);
+	for (size_t i = 0; i < nheld && w.pf; i++) {
+		if (!hs[i].uid || hs[i].begin >= end_ts)
+			continue;
+		char name[256];
+		snprintf(name, sizeof(name), "holds the %s (read from the runtime's memory)", held[i].what);
+		lt_perfetto_held(w.pf, hs[i].uid, hs[i].begin, end_ts, name);
+	}
 	werr = writer_finish(&w);
 	if (fclose(f) && !werr)
 		werr = -(errno ? errno : EIO);

@@ -83,6 +83,7 @@ enum { /* FtraceEvent and the events used */
 #define SEQ_ID 2
 #define PROCESS_UUID 1
 #define UUID_BASE 16 /* + the timeline's uid of a thread or lock */
+#define HELD_UUID_BASE (1ull << 40) /* + a thread's uid: its "lock held" track */
 #define FLUSH_BYTES (256u << 10)
 #define BUNDLE_BYTES (32u << 10)
 
@@ -992,6 +993,35 @@ void lt_perfetto_sink(struct lt_perfetto *p, struct lt_timeline_sink *sink)
 	sink->lock = on_lock;
 	sink->sched = on_sched;
 	sink->lost = on_lost;
+}
+
+void lt_perfetto_held(struct lt_perfetto *p, uint32_t thread_uid, uint64_t begin, uint64_t end,
+		      const char *name)
+{
+	struct pb_buf *b = &p->out;
+	uint64_t uuid = HELD_UUID_BASE + thread_uid;
+	/* a child track of the thread: the holder's own slices (its read()
+	 * that began at the same time) stay on the thread's track */
+	pb_tok pk = begin_small(b, 1);
+	pb_tok td = begin_small(b, TP_TRACK_DESCRIPTOR);
+	pb_uint64(b, TD_UUID, uuid);
+	pb_uint64(b, TD_PARENT_UUID, thread_uuid(thread_uid));
+	put_name(b, TD_NAME, "lock held", 16);
+	end_small(b, td);
+	pb_uint32(b, TP_SEQ_ID, SEQ_ID);
+	packet_end(p, pk);
+	for (int k = 0; k < 2; k++) {
+		pk = begin_small(b, 1);
+		pb_uint64(b, TP_TIMESTAMP, k ? end : begin);
+		pb_tok te = begin_small(b, TP_TRACK_EVENT);
+		pb_uint32(b, TE_TYPE, k ? TYPE_SLICE_END : TYPE_SLICE_BEGIN);
+		pb_uint64(b, TE_TRACK_UUID, uuid);
+		if (!k)
+			put_name(b, 23 /* TrackEvent.name */, name, 256);
+		end_small(b, te);
+		pb_uint32(b, TP_SEQ_ID, SEQ_ID);
+		packet_end(p, pk);
+	}
 }
 
 int lt_perfetto_finish(struct lt_perfetto *p)

@@ -97,6 +97,11 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 void rp_snapshot_clear(struct rp_snapshot *s);
 /* Futex word -> the lock models' name for it, from one snapshot JSON
  * document (values malloc'd; existing keys kept).  0 or -1. */
+struct rp_holder {
+	uint32_t tid;
+	char what[160];
+};
+size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, size_t max);
 struct lt_u64map;
 int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);

@@ -686,3 +686,28 @@ int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map)
 	rp_json_free(doc);
 	return 0;
 }
+
+/* The runtime locks' holders a snapshot read (docs/locks.md), for the
+ * timeline writers: at most MAX, "OCaml runtime lock caml_master_lock". */
+size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, size_t max)
+{
+	char err[128];
+	struct rp_json *doc = rp_json_parse(json, len, err, sizeof(err));
+	if (!doc)
+		return 0;
+	size_t n = 0;
+	const struct rp_json *rl = rp_json_get(doc, "runtime_locks");
+	for (size_t i = 0; rl && rl->type == RPJ_ARR && i < rl->n && n < max; i++) {
+		const struct rp_json *l = &rl->items[i];
+		double tid = rp_json_num(rp_json_get(l, "holder"), 0);
+		const char *kind = rp_json_str(rp_json_get(l, "kind"));
+		const char *name = rp_json_str(rp_json_get(l, "name"));
+		if (tid <= 0 || tid > 4194304 || !kind)
+			continue;
+		out[n].tid = (uint32_t)tid;
+		snprintf(out[n].what, sizeof(out[n].what), "%s%s%s", kind, name ? " " : "", name ? name : "");
+		n++;
+	}
+	rp_json_free(doc);
+	return n;
+}

@@ -35,6 +35,11 @@ void lt_perfetto_sink(struct lt_perfetto *p, struct lt_timeline_sink *sink);
 /* Writes what is buffered (per-cpu scheduler bundles).  Returns 0 or the
  * first error (negative errno) met while writing, e.g. -ENOSPC. */
 int lt_perfetto_finish(struct lt_perfetto *p);
+/* A slice NAME from BEGIN to END on a "lock held" track under the thread
+ * whose timeline uid is THREAD_UID: a lock holder read from memory by a
+ * snapshot (docs/locks.md).  Call before lt_perfetto_finish. */
+void lt_perfetto_held(struct lt_perfetto *p, uint32_t thread_uid, uint64_t begin, uint64_t end,
+		      const char *name);
 void lt_perfetto_free(struct lt_perfetto *p);
 /* Lock tracks are named "futex 0xADDR", or "NAME (futex 0xADDR)" when fn
  * (if set) writes a name for addr into buf and returns > 0. */
