@@ -149,8 +149,9 @@ static uint32_t version_from_code(const struct lt_lm_env *e)
  * interpreter_state{size, id, next, threads_head, gc, imports_modules,
  * sysdict, builtins, ceval_gil, gil_runtime_state, .._enabled, .._locked,
  * .._holder}, thread_state{size, prev, next, interp, current_frame,
- * thread_id, native_thread_id, ...}); 3.14 reordered it, so only 3.13 is
- * read this way. */
+ * thread_id, native_thread_id, ...}) as in 3.13.0.  3.14 inserts fields
+ * (interpreter_state.threads_main) and 3.13 alphas lacked some, so only
+ * 3.13 release candidates and releases are read this way. */
 enum {
 	DO_VERSION = 8, DO_FREE_THREADED = 16, DO_RT_HEAD = 40,
 	DO_IS_ID = 56, DO_IS_NEXT = 64, DO_IS_CEVAL_GIL = 112, DO_IS_GIL = 120,
@@ -230,7 +231,8 @@ static bool identify(struct cpy *c)
 	}
 	version_from_hex(c, hv);
 	unsigned minor = (hv >> 16) & 0xff;
-	if (have_do && minor == 13)
+	unsigned level = (hv >> 4) & 0xf;
+	if (have_do && minor == 13 && (level == 0xc || level == 0xf))
 		return layout_from_debug_offsets(c, d);
 	const struct cpy_layout *t = layout_for(minor);
 	if (!t || minor >= 13) {

@@ -431,6 +431,14 @@ Test(lock_cpython_fixture, unknown_version_noted)
 	free_locks(v, n, &notes);
 	fake_free(&f);
 
+	/* 3.13 alphas had another _Py_DebugOffsets */
+	image_3_13(&f, "xdebugpy", 0x030D00A5);
+	n = run(&f, &v, &notes);
+	cr_assert_eq(n, 0);
+	cr_assert(has_note(&notes, "CPython 3.13.0a5: layout of this version is not known"));
+	free_locks(v, n, &notes);
+	fake_free(&f);
+
 	/* the same for a Py_Version the table lacks (3.7) */
 	image_3_12(&f, 103);
 	put32(f.reg[1].buf, 0, 0x030710F0);
