@@ -1,0 +1,167 @@
+"""gil_holder - a Python process stuck because one thread holds the GIL.
+
+    /usr/bin/python3 gil_holder.py [-t WAITERS=19] [--lock-deadlock] [--no-wait]
+
+Default mode (*hangs*): WAITERS threads run Python code, so they queue for
+the GIL; then one holder thread calls libc read() through ctypes.PyDLL
+(which does not release the GIL) on a socketpair end that never receives
+data.  From then on the holder sleeps in read() holding the GIL and every
+waiter sleeps in take_gil (5 ms timed condvar waits).  Prints:
+
+    pid=PID
+    thread role=waiter idx=I tid=T      (WAITERS lines, before the holder)
+    thread role=holder idx=0 tid=T
+    ready
+
+Race: the holder prints `ready` itself, just before the read() call (no
+other thread can run Python once it blocks), so `ready` can precede the
+read() by a few microseconds; a test must wait until
+/proc/PID/task/HOLDER/syscall shows syscall 0 (read).
+
+--lock-deadlock (*hangs*): threads A and B take threading.Lock L1 / L2,
+meet at a barrier, then take the other lock.  main verifies through
+/proc/self/task/T/syscall that both sleep in futex() on the semaphore of
+the lock they want, then prints:
+
+    pid=PID
+    lock name=L1 addr=0x... kind=semaphore
+    lock name=L2 addr=0x... kind=semaphore
+    thread role=A idx=0 tid=TA
+    thread role=B idx=0 tid=TB
+    blocked tid=TA on=L2 addr=0x... holds=L1
+    blocked tid=TB on=L1 addr=0x... holds=L2
+    deadlocked
+    ready
+
+`addr` is the sem_t behind the lock (CPython's lockobject keeps its
+PyThread_type_lock right after PyObject_HEAD, at id(lock) + 16; on Linux it
+is a malloc'd sem_t, whose first word is the futex).  No start gate in either
+mode: both are already hung at `ready`; --no-wait is accepted for symmetry.
+"""
+import ctypes
+import os
+import socket
+import sys
+import threading
+import time
+
+SYS_FUTEX = 202
+SYS_READ = 0
+
+
+def out(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def syscall_of(tid):
+    """(nr, arg0) from /proc/self/task/TID/syscall, or (None, None)."""
+    try:
+        with open("/proc/self/task/%d/syscall" % tid) as f:
+            words = f.read().split()
+    except OSError:
+        return None, None
+    if len(words) < 2 or words[0] in ("running", "-1"):
+        return None, None
+    return int(words[0]), int(words[1], 16)
+
+
+def waiter(idx, started):
+    out("thread role=waiter idx=%d tid=%d" % (idx, threading.get_native_id()))
+    started.release()
+    n = 0
+    while True:  # pure Python: needs the GIL all the time
+        n += 1
+
+
+def holder(fd):
+    libc = ctypes.PyDLL(None)  # PyDLL: the call keeps the GIL
+    libc.read.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
+    buf = ctypes.create_string_buffer(64)
+    out("thread role=holder idx=0 tid=%d" % threading.get_native_id())
+    out("ready")
+    libc.read(fd, buf, 64)  # never returns: nothing is ever written
+
+
+def gil_mode(nwaiters):
+    a, b = socket.socketpair()
+    started = threading.Semaphore(0)
+    for i in range(nwaiters):
+        threading.Thread(target=waiter, args=(i, started), daemon=True).start()
+    for _ in range(nwaiters):
+        started.acquire()
+    h = threading.Thread(target=holder, args=(a.fileno(),), daemon=True)
+    h.start()
+    h.join()
+    b.close()
+
+
+def sem_addr(lock):
+    return ctypes.c_void_p.from_address(id(lock) + 16).value
+
+
+def side(role, first, second, meet, tids):
+    tids[role] = threading.get_native_id()
+    first.acquire()
+    meet.wait()
+    second.acquire()  # never returns
+
+
+def wait_blocked(tid, addr, timeout=10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        nr, a0 = syscall_of(tid)
+        if nr == SYS_FUTEX and addr <= a0 < addr + 8:
+            return a0
+        time.sleep(0.01)
+    sys.stderr.write("tid %d never slept on 0x%x\n" % (tid, addr))
+    sys.exit(1)
+
+
+def deadlock_mode():
+    l1, l2 = threading.Lock(), threading.Lock()
+    a1, a2 = sem_addr(l1), sem_addr(l2)
+    out("lock name=L1 addr=0x%x kind=semaphore" % a1)
+    out("lock name=L2 addr=0x%x kind=semaphore" % a2)
+    meet = threading.Barrier(2)
+    tids = {}
+    ta = threading.Thread(target=side, args=("A", l1, l2, meet, tids), daemon=True)
+    tb = threading.Thread(target=side, args=("B", l2, l1, meet, tids), daemon=True)
+    ta.start()
+    tb.start()
+    while len(tids) < 2:
+        time.sleep(0.01)
+    out("thread role=A idx=0 tid=%d" % tids["A"])
+    out("thread role=B idx=0 tid=%d" % tids["B"])
+    wa = wait_blocked(tids["A"], a2)
+    wb = wait_blocked(tids["B"], a1)
+    out("blocked tid=%d on=L2 addr=0x%x holds=L1" % (tids["A"], wa))
+    out("blocked tid=%d on=L1 addr=0x%x holds=L2" % (tids["B"], wb))
+    out("deadlocked")
+    out("ready")
+    while True:
+        time.sleep(3600)
+
+
+def main(argv):
+    nwaiters, deadlock = 19, False
+    i = 0
+    while i < len(argv):
+        if argv[i] == "-t" and i + 1 < len(argv) and argv[i + 1].isdigit():
+            nwaiters = int(argv[i + 1])
+            i += 1
+        elif argv[i] == "--lock-deadlock":
+            deadlock = True
+        elif argv[i] != "--no-wait":
+            sys.stderr.write("usage: gil_holder.py [-t WAITERS] [--lock-deadlock] [--no-wait]\n")
+            sys.exit(2)
+        i += 1
+    out("pid=%d" % os.getpid())
+    if deadlock:
+        deadlock_mode()
+    else:
+        gil_mode(nwaiters)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
