@@ -471,9 +471,8 @@ static int find5(const struct lt_lm_env *e, uint64_t tt, uint64_t tt_size, struc
 	read_version(e, &ver);
 	const struct oc5_layout *lay = oc5_layout(&ver);
 	/* the symbol's size must agree with the layout: 8 for a pointer */
-	if (lay && tt_size && (tt_size == 8) != lay->table_is_ptr)
-		lay = NULL;
-	if (!lay) {
+	bool mismatch = lay && tt_size && (tt_size == 8) != lay->table_is_ptr;
+	if (!lay || mismatch) {
 		struct lt_rtlock *l = new_lock(v, n, "ocaml5", lts_strdup("thread_table"), &ver);
 		if (!l)
 			return -ENOMEM;
@@ -481,7 +480,14 @@ static int find5(const struct lt_lm_env *e, uint64_t tt, uint64_t tt_size, struc
 		l->size = tt_size > 8 ? tt_size : 0; /* a pointer claims nothing */
 		if (tt_size)
 			lt_strlist_add(&l->facts, "thread_table symbol size=%llu", (unsigned long long)tt_size);
-		undecoded(l, &ver, "ocaml5", notes);
+		if (!mismatch) {
+			undecoded(l, &ver, "ocaml5", notes);
+			return 0;
+		}
+		set_how(l, lts_asprintf("OCaml %s has a thread_table %s, but its symbol is %llu bytes: "
+					"layout mismatch, not decoded", ver.str,
+					lay->table_is_ptr ? "pointer" : "array", (unsigned long long)tt_size));
+		lt_strlist_add(notes, "ocaml: %s", l->holder_how);
 		return 0;
 	}
 	uint64_t table = lay->table_is_ptr ? read_ptr(e, tt) : tt;
