@@ -143,17 +143,31 @@ static bool string_block(const uint64_t *buf, size_t w, size_t n, char *out, siz
 	return true;
 }
 
-/* Sys.ocaml_version is a constant string in Stdlib__Sys's data, which
- * ocamlopt brackets with the global symbols camlStdlib__Sys__data_begin and
- * _end (4.07 onwards, 5.x included); no other string there looks like a
- * version. */
+/* The data of module Stdlib__Sys, which ocamlopt brackets with the global
+ * symbols caml<unit>__data_begin and _end.  The unit is Stdlib__Sys from
+ * 4.13 on (stdlib__Sys.cmx), Stdlib__sys in 4.07-4.12 (stdlib__sys.cmx). */
+static bool sys_data(const struct lt_lm_env *e, uint64_t *b, uint64_t *end)
+{
+	static const char *const units[] = { "camlStdlib__Sys", "camlStdlib__sys" };
+	for (size_t i = 0; i < 2; i++) {
+		char nb[64], ne[64];
+		uint64_t bs, es;
+		snprintf(nb, sizeof(nb), "%s__data_begin", units[i]);
+		snprintf(ne, sizeof(ne), "%s__data_end", units[i]);
+		if (e->lookup(e->arg, nb, b, &bs) == 0 && e->lookup(e->arg, ne, end, &es) == 0 && *end > *b)
+			return true;
+	}
+	return false;
+}
+
+/* Sys.ocaml_version is a constant string in Stdlib__Sys's data; no other
+ * string there looks like a version. */
 static void read_version(const struct lt_lm_env *e, struct ocaml_version *v)
 {
-	uint64_t b, bs, end, es;
+	uint64_t b, end;
 	memset(v, 0, sizeof(*v));
 	v->major = v->minor = -1;
-	if (e->lookup(e->arg, "camlStdlib__Sys__data_begin", &b, &bs) ||
-	    e->lookup(e->arg, "camlStdlib__Sys__data_end", &end, &es) || end <= b) {
+	if (!sys_data(e, &b, &end)) {
 		v->why = "no camlStdlib__Sys__data_begin/_end symbols (bytecode, or stripped)";
 		return;
 	}

@@ -117,7 +117,7 @@ static void fk_stack(struct fake *f, uint64_t lo, uint64_t hi, pid_t tid)
  * Sys.ocaml_version as an OCaml string block (header: wosize, black,
  * String_tag 252; bytes; NULs; last byte = padding count). */
 #define SYS_DATA 0x100000
-static void fk_version(struct fake *f, const char *version)
+static void fk_version_unit(struct fake *f, const char *version, const char *unit)
 {
 	size_t len = strlen(version), wosize = len / 8 + 1, bytes = wosize * 8;
 	size_t total = 8 * 8 + 8 + bytes + 16;
@@ -131,8 +131,19 @@ static void fk_version(struct fake *f, const char *version)
 	fk_w64(f, s, ((uint64_t)wosize << 10) | (3 << 8) | 252);
 	memcpy(fk_at(f, s + 8, len), version, len);
 	fk_at(f, s + 8 + bytes - 1, 1)[0] = (uint8_t)(bytes - 1 - len);
-	fk_sym(f, "camlStdlib__Sys__data_begin", SYS_DATA, 0);
-	fk_sym(f, "camlStdlib__Sys__data_end", SYS_DATA + total, 0);
+	static char names[2][64];
+	snprintf(names[0], sizeof(names[0]), "caml%s__data_begin", unit);
+	snprintf(names[1], sizeof(names[1]), "caml%s__data_end", unit);
+	fk_sym(f, names[0], SYS_DATA, 0);
+	fk_sym(f, names[1], SYS_DATA + total, 0);
+}
+
+/* The unit is Stdlib__Sys from 4.13 on, Stdlib__sys before. */
+static void fk_version(struct fake *f, const char *version)
+{
+	int major = 0, minor = 0;
+	sscanf(version, "%d.%d", &major, &minor);
+	fk_version_unit(f, version, major == 4 && minor < 13 ? "Stdlib__sys" : "Stdlib__Sys");
 }
 
 static void fk_free(struct fake *f)
@@ -241,6 +252,28 @@ Test(lock_ocaml_fixture, ocaml413_holder_from_caml_state_and_curr_thread)
 	cr_assert(strstr(l->holder_how, "Caml_state's bottom_of_stack 0x7ffcfa00"), "%s", l->holder_how);
 	cr_assert(strstr(l->holder_how, "in the stack of thread 100"), "%s", l->holder_how);
 	cr_assert_eq(x.notes.n, 0);
+	found_free(&x);
+	fk_free(&f);
+}
+
+Test(lock_ocaml_fixture, ocaml410_caml_state_offsets_and_lowercase_sys_unit)
+{
+	/* 4.10-4.11: Caml_state's top/bottom_of_stack at 0xc0/0xc8 (no
+	 * mark_stack yet), and the unit is Stdlib__sys */
+	struct fake f;
+	struct found x;
+	ml4(&f, "4.10.2", 1, 5, STACK_A, STACK_A);
+	fk_w64(&f, ML4_STATE + 0xc8, STACK_A + 0xfa00);
+	fk_w64(&f, ML4_STATE + 0xd0, STACK_B + 0xfa00); /* not read in 4.10 */
+	fk_w64(&f, ML4_STATE + 0xc0, STACK_A + 0xff00);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 1);
+	cr_assert_str_eq(x.v[0].version, "OCaml 4.10.2");
+	cr_assert_eq(x.v[0].held, 1);
+	cr_assert_eq(x.v[0].waiters, 5);
+	cr_assert_eq(x.v[0].holder, 100, "%s", x.v[0].holder_how);
+	cr_assert(strstr(x.v[0].holder_how, "Caml_state's bottom_of_stack 0x7ffcfa00"), "%s",
+		  x.v[0].holder_how);
 	found_free(&x);
 	fk_free(&f);
 }
