@@ -23,9 +23,13 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
 WL_SRCS   := $(wildcard tests/workloads/*.c)
 WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))
+# OCaml workloads (tests/workloads/ocaml) are built only where ocamlopt is
+# installed (Debian: ocaml-nox); their tests skip when they are missing.
+OCAMLOPT  ?= $(shell command -v ocamlopt 2>/dev/null)
+OCAML_WLS := $(if $(OCAMLOPT),$(B)/workloads/ocaml_holder)
 
 .PHONY: all deps test unit demo bench clean
-all: $(B)/locktrace $(WL_BINS)
+all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS)
 
 deps:
 	@bash scripts/install-deps.sh
@@ -67,6 +71,16 @@ $(B)/tests/run-tests: $(TEST_OBJS) $(B)/liblocktrace.a
 $(B)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -pthread $< -o $@
+
+# ocamlopt writes .cm*/.o files next to its sources: compile a copy under
+# build/ so the source tree stays clean.  -I +unix is needed from OCaml 5.0
+# (4.x ignores it).
+OCAML_WL_SRCS := tests/workloads/ocaml/holder_stubs.c tests/workloads/ocaml/holder.ml
+$(B)/workloads/ocaml_holder: $(OCAML_WL_SRCS)
+	@mkdir -p $(B)/workloads/ocaml
+	cp $^ $(B)/workloads/ocaml/
+	cd $(B)/workloads/ocaml && $(OCAMLOPT) -g -ccopt -Wall -I +unix -I +threads \
+		unix.cmxa threads.cmxa $(notdir $^) -o ../ocaml_holder
 
 test: deps
 	@$(MAKE) --no-print-directory all $(B)/tests/run-tests
