@@ -589,9 +589,14 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	if (t0->futex.lock_state)
 		lt_strlist_add(&v->evidence, "lock state: %s", t0->futex.lock_state);
 	if (runtime) {
+		/* the decoded fields are listed with the runtime lock itself */
 		const struct lt_rtlock *l = &s->rtlocks[t0->futex.rtlock - 1];
-		for (size_t i = 0; i < l->facts.n; i++)
-			lt_strlist_add(&v->evidence, "%s: %s", l->name ? l->name : l->kind, l->facts.v[i]);
+		char wn[48] = "";
+		if (l->waiters >= 0)
+			snprintf(wn, sizeof(wn), ", %d waiting by its own count", l->waiters);
+		lt_strlist_add(&v->evidence, "%s %s%s%s: %s%s", l->kind, l->name ? l->name : "?",
+			       l->version ? " in " : "", l->version ? l->version : "",
+			       l->held == 1 ? "held" : l->held == 0 ? "free" : "state unknown", wn);
 	}
 	if (owner) {
 		owner_evidence(v, s, owner, how, agree, cnt);
