@@ -1680,6 +1680,22 @@ static void rule_deadlock(struct lt_report *r)
 
 /* ---- holder blocked ---- */
 
+/* Since when the lock's queue has stood: its oldest waiter's wait, or for a
+ * runtime lock whose holder the snapshot read from memory, the start of the
+ * call the holder is still in (it has not let the lock go since), whichever
+ * is older. */
+static uint64_t queue_since(struct lt_report *r, const struct rgroup *g)
+{
+	uint64_t since = g->end_oldest;
+	if (g->end_holder_src != 1 || !g->rt_kind[0] || !g->end_holder)
+		return since;
+	const struct lt_report_thread *hp = &P(r)->th[g->end_holder - 1]->pub;
+	uint64_t b = hp->end_since ? hp->end_since : hp->end_call.begin;
+	if (hp->end_state == LT_RTS_IN_CALL && b && b < since)
+		since = b;
+	return since;
+}
+
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
@@ -1738,15 +1754,22 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	doing(r, h, what, sizeof(what));
 	gname(g, gn, sizeof(gn));
 	tname(h, hn, sizeof(hn));
-	uint64_t quiet = g->pub.last_wake_ts;
+	uint64_t quiet = g->pub.last_wake_ts, qs = queue_since(r, g);
 	rp_fmt_dur(dur_to_end(r, quiet ? quiet : g->end_oldest), d, sizeof(d));
-	char chain[256] = "", nobody[96];
+	char chain[256] = "", nobody[160];
 	if (np)
 		snprintf(chain, sizeof(chain), " (through %u more lock%s)", np, np == 1 ? "" : "s");
-	if (quiet)
+	if (qs < g->end_oldest && !quiet) {
+		/* a runtime lock whose waiters retry in timed waits (CPython's GIL
+		 * every 5 ms): no single wait is long, the queue is */
+		rp_fmt_dur(dur_to_end(r, qs), d, sizeof(d));
+		snprintf(nobody, sizeof(nobody), "its waiters retry in timed waits and nobody has woken it in the "
+			 "trace; the holder has kept it for at least %s", d);
+	} else if (quiet) {
 		snprintf(nobody, sizeof(nobody), "nobody has woken the lock for %s", d);
-	else
+	} else {
 		snprintf(nobody, sizeof(nobody), "no wake-up on it in the trace, the first waiter has waited %s", d);
+	}
 	f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s", title, g->n_end,
 		  g->n_end == 1 ? "" : "s", g->n_end == 1 ? "s" : "", gn,
 		  g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
@@ -2447,7 +2470,7 @@ int lt_report_finish(struct lt_report *r)
 		if (!g->has_finding && !g->end_holder && !g->pub.last_wake_ts)
 			infer_holder(r, g);
 		if (!g->has_finding && g->end_holder &&
-		    (double)dur_to_end(r, g->end_oldest) >= r->opts.stall_s * 1e9)
+		    (double)dur_to_end(r, queue_since(r, g)) >= r->opts.stall_s * 1e9)
 			rule_holder_blocked(r, g);
 		if (!g->has_finding)
 			rule_stalled_waiters(r, g);

@@ -1,0 +1,178 @@
+/* Runtime locks end to end, as root, on programs we did not write: Debian's
+ * ocaml-nox (an OCaml 4.13 program whose runtime-lock holder sleeps in
+ * read()) and Debian's python3 (a GIL holder in read() through ctypes).
+ * Each is recorded for real; the report must name the holder the workload
+ * prints as read from the runtime's memory, and Perfetto's own importer
+ * (trace_processor, when ../shared/tools has it) must show the "lock held"
+ * slice on the holder's thread and the lock track named by the model. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "locktrace/report.h"
+#include "lt_test.h"
+#include "../src/report_int.h"
+
+#define TP "../shared/tools/trace_processor_shell"
+#define PYTHON "/usr/bin/python3"
+
+static struct tl_proc wl;
+static char truth[64][256];
+static int ntruth;
+static char trace[256], pftrace[300];
+
+static void cleanup(void)
+{
+	tl_close(&wl);
+	if (trace[0]) {
+		unlink(trace);
+		unlink(pftrace);
+		trace[0] = 0;
+	}
+}
+
+static void need_root(void)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root (BPF programs, other processes' memory): run make test as root");
+}
+
+/* The holder's tid from "thread role=holder ... tid=T". */
+static pid_t holder_tid(void)
+{
+	const char *l = tl_find(truth, ntruth, "thread", "role=holder");
+	cr_assert_not_null(l, "the workload printed no holder");
+	int ok = 1;
+	pid_t t = (pid_t)tl_val(l, "tid", &ok);
+	cr_assert(ok && t > 0);
+	return t;
+}
+
+/* Waits until /proc says thread tid of pid sleeps in read() (nr 0). */
+static void wait_in_read(pid_t pid, pid_t tid)
+{
+	char path[96], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (int i = 0; i < 200; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (!strncmp(buf, "0 ", 2))
+			return;
+		usleep(50000);
+	}
+	cr_assert(0, "holder %d never slept in read(): %s", (int)tid, buf);
+}
+
+/* Records pid for 2 s (the raw trace and the Perfetto file). */
+static void record(pid_t pid, const char *tag)
+{
+	struct tl_proc rec;
+	char *extra[] = { "-d", "2", "--perfetto", NULL };
+	tl_tmp_path(trace, sizeof(trace), tag);
+	snprintf(pftrace, sizeof(pftrace), "%.*s.perfetto-trace", (int)(strlen(trace) - 7), trace);
+	cr_assert_eq(tl_start_recorder(&rec, pid, trace, extra), 0);
+	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
+	tl_close(&rec);
+}
+
+static struct rp_json *report_json(const char *path)
+{
+	char *buf = NULL, err[768];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
+	fclose(f);
+	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
+	char e[160];
+	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
+	cr_assert_not_null(j, "report JSON: %s", e);
+	free(buf);
+	return j;
+}
+
+/* The report's first finding names the holder, read from the runtime. */
+static void check_report(pid_t holder, const char *kind)
+{
+	struct rp_json *j = report_json(trace);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	cr_assert(fs && fs->n > 0, "no findings");
+	const struct rp_json *f = &fs->items[0];
+	const char *summary = rp_json_str(rp_json_get(f, "summary"));
+	cr_assert_str_eq(rp_json_str(rp_json_get(f, "kind")), "holder_blocked", "first finding: %s", summary);
+	cr_assert_eq(rp_json_num(rp_json_get(f, "holder"), 0), holder, "%s", summary);
+	cr_assert_not_null(strstr(summary, kind), "%s", summary);
+	int runtime = 0;
+	const struct rp_json *ev = rp_json_get(f, "evidence");
+	for (size_t i = 0; ev && i < ev->n; i++)
+		runtime |= strstr(rp_json_str(&ev->items[i]), "the snapshot read it from the runtime's own state") != NULL;
+	cr_assert(runtime, "the holder is not attributed to the runtime's state: %s", summary);
+	rp_json_free(j);
+}
+
+/* One query through Perfetto's importer; its CSV output in out. */
+static int tp_query(const char *sql, char *out, size_t len)
+{
+	char qpath[] = "/tmp/lt-tp-XXXXXX", cmd[1024];
+	int fd = mkstemp(qpath);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, sql, strlen(sql)), (ssize_t)strlen(sql));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), TP " -q %s %s 2>/dev/null", qpath, pftrace);
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(out, 1, len - 1, p) : 0;
+	out[n] = 0;
+	int rc = p ? pclose(p) : -1;
+	unlink(qpath);
+	return rc;
+}
+
+static void check_perfetto(pid_t holder, const char *kind)
+{
+	if (access(TP, X_OK) != 0) {
+		fprintf(stderr, "runtime_live: %s not found: the Perfetto import is not checked\n", TP);
+		return;
+	}
+	char out[4096], want[256];
+	cr_assert_eq(tp_query("select thread.tid, s.name from slice s join thread_track tt on s.track_id = tt.id "
+			      "join thread using(utid) where tt.name = 'lock held';\n", out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "%d,\"holds the %s", (int)holder, kind);
+	cr_assert_not_null(strstr(out, want), "no 'lock held' slice on %d: %s", (int)holder, out);
+	cr_assert_eq(tp_query("select name from track where name like '%futex 0x%';\n", out, sizeof(out)), 0);
+	cr_assert_not_null(strstr(out, kind), "no lock track named by the model: %s", out);
+}
+
+Test(runtime_live, ocaml_runtime_lock_holder_in_read, .fini = cleanup, .timeout = 120)
+{
+	need_root();
+	if (access(WL("ocaml_holder"), X_OK) != 0)
+		cr_skip_test("%s not built: ocamlopt (Debian's ocaml-nox) is missing; make deps installs it",
+			     WL("ocaml_holder"));
+	char *argv[] = { WL("ocaml_holder"), "--no-wait", NULL };
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "ocaml_holder never got ready");
+	pid_t holder = holder_tid();
+	record(wl.pid, "ocaml");
+	check_report(holder, "OCaml runtime lock caml_master_lock");
+	check_perfetto(holder, "OCaml runtime lock caml_master_lock");
+}
+
+Test(runtime_live, python_gil_holder_in_read, .fini = cleanup, .timeout = 120)
+{
+	need_root();
+	if (access(PYTHON, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
+	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", NULL };
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
+	pid_t holder = holder_tid();
+	wait_in_read(wl.pid, holder);
+	record(wl.pid, "gil");
+	check_report(holder, "GIL _PyRuntime.ceval.gil");
+	check_perfetto(holder, "GIL _PyRuntime.ceval.gil");
+}
