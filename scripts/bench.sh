@@ -15,7 +15,7 @@
 # the scheduler tracepoints only; floor:
 # empty BPF programs on locktrace's tracepoints, the cost of attaching
 # alone, built from scripts/bench-floor*.c); --parts: of
-# overhead,collector,profile,snapshot,convert (for quick experiments: the
+# overhead,collector,profile,snapshot,rtsnap,convert (for quick experiments: the
 # results file is only written when everything ran).
 #
 # Environment: LT_BENCH_BPFTRACE, LT_BENCH_PERF, LT_BENCH_STRACE override
@@ -29,7 +29,7 @@ ROOT=$PWD
 
 SMOKE=0 ROUNDS=7 SECS=5 INSTALL=1 OUT=BENCHMARKS.md KEEP=
 TOOLS_ARG=untraced,floor,floorsched,locktrace,ltblocking,bpftrace,perf,strace
-PARTS=overhead,collector,profile,snapshot,convert
+PARTS=overhead,collector,profile,snapshot,rtsnap,convert
 PARTIAL=0 OUT_SET=0
 THREADS=64
 while [ $# -gt 0 ]; do
@@ -612,6 +612,42 @@ if part snapshot; then
 	wait "$WL_PID" 2>/dev/null
 fi
 
+# ------------------------- snapshot of runtime-lock processes (35 threads)
+# An OCaml 4.13 program and a CPython 3.11 one, each with 34 waiters queued
+# on the runtime lock whose holder sleeps in read(): the lock models' cost.
+RTSNAP=$W/rtsnap.tsv
+: >"$RTSNAP"
+if part rtsnap; then
+	say "== snapshot of runtime-lock processes"
+	for rt in ocaml python; do
+		if [ "$rt" = ocaml ]; then
+			[ -x build/workloads/ocaml_holder ] || { say "   ocaml_holder not built"; continue; }
+			build/workloads/ocaml_holder -t 34 --no-wait >"$W/rt.$rt.out" 2>&1 &
+		else
+			[ -x /usr/bin/python3 ] || { say "   /usr/bin/python3 missing"; continue; }
+			/usr/bin/python3 tests/workloads/gil_holder.py -t 34 >"$W/rt.$rt.out" 2>&1 &
+		fi
+		RT_PID=$!
+		CHILDREN+=("$RT_PID")
+		if wait_for "$W/rt.$rt.out" '^ready' 60 "$RT_PID"; then
+			sleep 1
+			for ((i = 0; i < (SMOKE ? 1 : 5); i++)); do
+				t0=$(now)
+				"$LT" snapshot -p "$RT_PID" >"$W/rt.$rt.snap" 2>&1
+				rc=$?
+				t1=$(now)
+				first=$(grep -m1 -E '^(CONVOY|LOCK WAIT|DEADLOCK|IDLE|OK)' "$W/rt.$rt.snap" | cut -c1-60)
+				printf '%s\t%s\t%s\t%s\n' "$rt" "$rc" \
+					"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$first" >>"$RTSNAP"
+			done
+		else
+			say "   $rt workload did not start"
+		fi
+		kill -9 "$RT_PID" 2>/dev/null
+		wait "$RT_PID" 2>/dev/null
+	done
+fi
+
 # ------------------------------------------------- conversion to Perfetto
 CONV="pending: no \`locktrace convert\` in this build"
 CONV_CMD=
@@ -776,6 +812,23 @@ REPORT=$W/report.md
 		read -r xm xa xb _ <<<"$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0 { print $5 / 1024 }' "$SNAPRES" | stat_line)"
 		ob=$(awk -F'\t' -v f="$fmt" '$1 == f { b = $6 } END { print b }' "$SNAPRES")
 		echo "| $fmt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 2) | $(fmt3 "$cm" "$ca" "$cb" 2) | $(fmt3 "$xm" "$xa" "$xb" 1) | $ob |"
+	done
+	echo
+	echo "### Snapshot of runtime-lock processes"
+	echo
+	echo "35 threads each: \`ocaml_holder -t 34\` (OCaml 4.13, Debian's ocaml-nox) and"
+	echo "\`gil_holder.py -t 34\` (Debian's python3.11), 34 waiters queued on the runtime lock"
+	echo "whose holder sleeps in read(); \`locktrace snapshot -p PID\` (target: under 0.5 s):"
+	echo
+	echo "| process | runs | wall s | first line |"
+	echo "|---|---|---|---|"
+	for rt in ocaml python; do
+		n=$(awk -F'\t' -v f="$rt" '$1 == f' "$RTSNAP" | wc -l)
+		[ "$n" = 0 ] && { echo "| $rt | not run | - | - |"; continue; }
+		okn=$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0' "$RTSNAP" | wc -l)
+		read -r wm wa wb _ <<<"$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0 { print $3 }' "$RTSNAP" | stat_line)"
+		fl=$(awk -F'\t' -v f="$rt" '$1 == f { l = $4 } END { print l }' "$RTSNAP")
+		echo "| $rt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 3) | \`$fl...\` |"
 	done
 	echo
 	echo "### Conversion to Perfetto"
