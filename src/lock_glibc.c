@@ -152,6 +152,8 @@ struct site {
 	const struct entry *e; /* the primitive the thread is in, NULL */
 	int hit;               /* index of its frame                   */
 	int caller;            /* first frame outside glibc above, -1  */
+	bool in_glibc;         /* the innermost frame is glibc's (or no
+	                          frames): not an application's own futex */
 };
 
 /* Walk the innermost frames: the innermost known entry names the primitive;
@@ -165,6 +167,7 @@ static void find_site(const struct lt_thread *t, struct site *st)
 	size_t n = t->n_frames < MAX_FRAMES ? t->n_frames : MAX_FRAMES;
 	st->e = NULL;
 	st->hit = st->caller = -1;
+	st->in_glibc = !n || glibc_frame(&t->frames[0]);
 	for (size_t i = 0; i < n; i++) {
 		const struct lt_frame *fr = &t->frames[i];
 		const struct entry *e = lookup_entry(fr->func);
@@ -178,8 +181,7 @@ static void find_site(const struct lt_thread *t, struct site *st)
 		}
 		if (glibc_frame(fr))
 			continue;
-		if (st->e)
-			st->caller = (int)i;
+		st->caller = (int)i;
 		return;
 	}
 }
@@ -549,16 +551,56 @@ static void classify_join(const struct lt_lm_env *e, struct lt_thread *t)
 
 /* ---- no usable frames: what memory alone shows ---- */
 
-static void classify_memory(const struct lt_lm_env *e, struct lt_thread *t)
+#define FUTEX_WAIT_BITSET_CMD 9
+
+/* Without libc's .symtab the static helpers that sleep (sem_wait tail-calls
+ * __new_sem_wait_slow64) have no name at all.  A semaphore waiter sleeps in
+ * FUTEX_WAIT_BITSET for value 0 on the 8-aligned low half of data, whose
+ * high half counts it among the waiters, and the next int (private) is
+ * glibc's FUTEX_PRIVATE (0) or FUTEX_SHARED (128) matching the op. */
+static bool looks_like_sem(const struct lt_lm_env *e, const struct lt_futex *f)
+{
+	uint32_t w[3];
+	if (f->cmd != FUTEX_WAIT_BITSET_CMD || f->expected != 0 || f->uaddr % 8 ||
+	    e->read(e->arg, f->uaddr, w, sizeof(w)))
+		return false;
+	return w[0] == 0 && w[1] >= 1 && w[1] < (1u << 20) && w[2] == (f->private_ ? 0u : 128u);
+}
+
+/* A condvar whose fields fit strictly (see cond_score). */
+static bool looks_like_cond(const struct lt_lm_env *e, const struct lt_futex *f)
+{
+	int g = f->uaddr % 8 == 4;
+	uint64_t sig0 = f->uaddr - 4 * (uint64_t)g;
+	struct cond c;
+	if (f->cmd != FUTEX_WAIT_BITSET_CMD)
+		return false;
+	if (!read_cond(e, sig0 - 40, true, &c) && cond_score(&c, g) >= 3)
+		return true;
+	return !read_cond(e, sig0 - 32, false, &c) && cond_score(&c, g) >= 2;
+}
+
+static void classify_memory(const struct lt_lm_env *e, struct lt_thread *t, const struct site *st)
 {
 	struct lt_futex *f = &t->futex;
 	bool mutex = f->owner_kind == LT_OWNER_MUTEX ||
 		     ((f->owner_kind == LT_OWNER_ROBUST || f->owner_kind == LT_OWNER_PI) &&
 		      f->mutex_ok && f->mutex_owner == f->owner);
-	if (mutex)
+	if (mutex) {
 		classify_mutex(t, "pthread_mutex_lock");
-	else if (f->owner_kind == LT_OWNER_JOIN && f->join_confirmed)
+	} else if (f->owner_kind == LT_OWNER_JOIN && f->join_confirmed) {
 		classify_join(e, t);
+	} else if (st->in_glibc && looks_like_cond(e, f)) {
+		classify_cond(e, t, st);
+	} else if (st->in_glibc && looks_like_sem(e, f)) {
+		classify_sem(e, t, f->timeout_ptr ? "sem_timedwait" : "sem_wait");
+		char *s = lts_asprintf("%s (from memory: no symbol for the wait)",
+				       f->lock_state ? f->lock_state : "");
+		if (s) {
+			free(f->lock_state);
+			f->lock_state = s;
+		}
+	}
 }
 
 void lt_glibc_classify(const struct lt_lm_env *e, struct lt_thread *t)
@@ -588,7 +630,7 @@ void lt_glibc_classify(const struct lt_lm_env *e, struct lt_thread *t)
 		classify_join(e, t);
 		break;
 	default:
-		classify_memory(e, t);
+		classify_memory(e, t, &st);
 		break;
 	}
 }

@@ -608,6 +608,63 @@ Test(lock_glibc_unit, no_frames_join_and_unknown)
 	cr_assert_null(t->futex.lock_state);
 }
 
+/* Without libc6-dbg the static helpers have no name at all ("??" frames
+ * inside libc.so.6): sem_wait tail-calls __new_sem_wait_slow64, so nothing
+ * names the semaphore; its memory does. */
+static struct lt_thread *nameless_waiter(uint64_t uaddr, uint32_t word, bool private_, const char *app)
+{
+	static const char *fr[4];
+	fr[0] = "?", fr[1] = "?", fr[2] = app, fr[3] = NULL;
+	struct lt_thread *t = waiter(uaddr, word, private_, fr);
+	t->frames[0].func = t->frames[1].func = NULL; /* in libc, no symbol */
+	t->futex.cmd = 9;                              /* FUTEX_WAIT_BITSET */
+	return t;
+}
+
+Test(lock_glibc_unit, sem_from_memory_without_symbols)
+{
+	put64(MEM_BASE, 2ull << 32);
+	put32(MEM_BASE + 8, 0); /* private: glibc's FUTEX_PRIVATE */
+	struct lt_thread *t = nameless_waiter(MEM_BASE, 0, true, "!do_op");
+	lt_glibc_classify(&env, t);
+	kind_is(t, "semaphore");
+	acquire_is(t, "sem_wait");
+	state_has(t, "value 0, 2 waiters");
+	state_has(t, "from memory");
+	teardown();
+
+	/* pshared semaphore seen with a private op: not a semaphore */
+	put32(MEM_BASE + 8, 128);
+	t = nameless_waiter(MEM_BASE, 0, true, "!do_op");
+	lt_glibc_classify(&env, t);
+	kind_is(t, NULL);
+	teardown();
+
+	/* the same memory under an application's own futex call */
+	put32(MEM_BASE + 8, 0);
+	static const char *const app[] = { "!my_futex_wait", "!do_op", NULL };
+	t = waiter(MEM_BASE, 0, true, app);
+	t->futex.cmd = 9;
+	lt_glibc_classify(&env, t);
+	kind_is(t, NULL);
+	acquire_is(t, NULL);
+}
+
+Test(lock_glibc_unit, cond_from_memory_without_symbols)
+{
+	for (int old = 0; old < 2; old++) {
+		memset(fk.mem, 0, sizeof(fk.mem));
+		uint64_t uaddr = cond_mem(old, MEM_BASE + 16, 1, 2);
+		struct lt_thread *t = nameless_waiter(uaddr, 0, true, "!rt_acquire");
+		lt_glibc_classify(&env, t);
+		kind_is(t, "condition variable");
+		cr_assert_eq(t->futex.lock_base, MEM_BASE + 16, "%s layout", old ? "old" : "new");
+		acquire_is(t, "rt_acquire");
+		state_has(t, "group 1 (G2), 2 waiters");
+		teardown();
+	}
+}
+
 Test(lock_glibc_unit, raw_futex_in_application)
 {
 	/* the application's own lock, called through syscall(2): even with
