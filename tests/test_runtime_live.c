@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "locktrace/report.h"
+#include "locktrace/snapshot.h"
 #include "lt_test.h"
 #include "../src/report_int.h"
 
@@ -175,4 +176,46 @@ Test(runtime_live, python_gil_holder_in_read, .fini = cleanup, .timeout = 120)
 	record(wl.pid, "gil");
 	check_report(holder, "GIL _PyRuntime.ceval.gil");
 	check_perfetto(holder, "GIL _PyRuntime.ceval.gil");
+}
+
+/* Two threading.Locks taken in opposite orders: memory cannot prove the
+ * cycle (a Python lock is a semaphore, which records no holder), but the
+ * snapshot must say that both threads wait for a lock, on the addresses
+ * the workload prints, and never call the process OK or idle. */
+Test(runtime_live, python_lock_deadlock_is_never_ok, .fini = cleanup, .timeout = 60)
+{
+	need_root();
+	if (access(PYTHON, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
+	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", "--lock-deadlock", NULL };
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(s->verdicts[i].kind != LT_VERDICT_OK && s->verdicts[i].kind != LT_VERDICT_IDLE,
+			  "verdict %zu: %s", i, s->verdicts[i].summary);
+	int found = 0;
+	for (int k = 0; k < ntruth; k++) {
+		if (strncmp(truth[k], "blocked ", 8))
+			continue;
+		int ok = 1;
+		pid_t tid = (pid_t)tl_val(truth[k], "tid", &ok);
+		uint64_t addr = tl_val(truth[k], "addr", &ok);
+		cr_assert(ok);
+		const struct lt_thread *t = lt_snapshot_find(s, tid);
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind, "semaphore", "thread %d", (int)tid);
+		cr_assert_eq(t->futex.lock_base ? t->futex.lock_base : t->futex.uaddr, addr);
+		cr_assert_not_null(t->acquire);
+		int in_verdict = 0;
+		for (size_t i = 0; i < s->n_verdicts; i++)
+			for (size_t j = 0; j < s->verdicts[i].n_tids; j++)
+				in_verdict |= s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && s->verdicts[i].tids[j] == tid &&
+					      strstr(s->verdicts[i].summary, "whose holder is not recorded") != NULL;
+		cr_assert(in_verdict, "thread %d is in no lock_wait verdict", (int)tid);
+		found++;
+	}
+	cr_assert_eq(found, 2);
+	lt_snapshot_free(s);
 }
