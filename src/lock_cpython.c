@@ -1,5 +1,5 @@
 /* The CPython runtime lock model: the GIL (see lockmodel.h and
- * docs/locks-cpython.md).
+ * docs/locks.md).
  *
  * Everything is read from the target's memory through struct lt_lm_env:
  *   1. `_PyRuntime` (exported by the executable or by libpython3.x.so);

@@ -1,7 +1,7 @@
 /* glibc lock model: what a futex word a thread sleeps on belongs to (pthread
  * mutex, rwlock, semaphore, condition variable, barrier, pthread_join), the
  * object's address, its decoded state and, where glibc records one, its
- * holder.  See docs/locks-glibc.md.
+ * holder.  See docs/locks.md.
  *
  * The waiting thread's innermost frames say which primitive it is in; the
  * memory around the futex word says where the object starts and what state

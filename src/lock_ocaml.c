@@ -1,4 +1,4 @@
-/* OCaml runtime lock model (see lockmodel.h and docs/locks-ocaml.md).
+/* OCaml runtime lock model (see lockmodel.h and docs/locks.md).
  *
  * With the threads library (systhreads) an OCaml thread runs OCaml code
  * only while it holds a runtime lock: the global `caml_master_lock` in 4.x,
