@@ -44,6 +44,8 @@ int lt_dump_task_regs(struct bpf_iter__task *ctx)
 	rec.r10 = BPF_CORE_READ(r, r10);
 	rec.r11 = BPF_CORE_READ(r, r11);
 	rec.orig_ax = BPF_CORE_READ(r, orig_ax);
+	/* saved at every switch-out: a thread's pthread_t, whatever it runs */
+	rec.fsbase = BPF_CORE_READ(task, thread.fsbase);
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;
 }

@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "locktrace/snapshot.h"
+#include "locktrace/target.h"
+#include "locktrace/taskregs.h"
 
 static void usage(FILE *f)
 {
@@ -121,8 +124,21 @@ int lt_cmd_snapshot(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* as root, the task iterator's registers unwind past libc's wrappers
+	 * and its fs bases map pthread_t handles to threads; without them the
+	 * snapshot falls back to /proc (said in its notes) */
+	struct lt_tid_regs *regs = NULL;
+	size_t nregs = 0;
+	pid_t tgid;
+	char rerr[256];
+	if (geteuid() == 0 && lt_target_resolve((pid_t)pid, &tgid, rerr, sizeof(rerr)) == 0 &&
+	    lt_taskregs_read(tgid, &regs, &nregs, rerr, sizeof(rerr)) == 0) {
+		o.regs = regs;
+		o.n_regs = nregs;
+	}
 	struct lt_snapshot *s = NULL;
 	int r = lt_snapshot_take((pid_t)pid, &o, &s);
+	free(regs);
 	switch (r) {
 	case 0:
 		break;

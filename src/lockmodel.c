@@ -80,25 +80,27 @@ struct lt_rtlock *lt_rtlock_push(struct lt_rtlock **v, size_t *n)
 
 /* ---- the live environment ---- */
 
+static struct lt_sym *live_sym(void *arg);
+
 static int live_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	return lt_mem_read(lt_sym_mem(arg), addr, buf, len);
+	return lt_mem_read(lt_sym_mem(live_sym(arg)), addr, buf, len);
 }
 
 static int live_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
 {
-	return lt_sym_lookup(arg, name, addr, size);
+	return lt_sym_lookup(live_sym(arg), name, addr, size);
 }
 
 static pid_t live_stack_tid(void *arg, uint64_t addr)
 {
-	const struct lt_map *m = lt_sym_map_at(arg, addr);
+	const struct lt_map *m = lt_sym_map_at(live_sym(arg), addr);
 	if (!m)
 		return 0;
 	if (m->stack_tid)
 		return m->stack_tid;
 	if (m->path && strcmp(m->path, "[stack]") == 0)
-		return lt_sym_pid(arg);
+		return lt_sym_pid(live_sym(arg));
 	return 0;
 }
 
@@ -120,14 +122,29 @@ static pid_t dead_stack_tid(void *arg, uint64_t addr)
 	return 0;
 }
 
-void lt_lm_env_live(struct lt_lm_env *e, struct lt_sym *sym, const struct lt_snapshot *s)
+/* One argument for every callback: the symbolizer and the fs base source. */
+static struct lt_sym *live_sym(void *arg)
+{
+	return ((struct lt_lm_live *)arg)->sym;
+}
+
+static uint64_t live_fsbase(void *arg, pid_t tid)
+{
+	struct lt_lm_live *l = arg;
+	return l->fsbase ? l->fsbase(l->fsbase_arg, tid) : 0;
+}
+
+void lt_lm_env_live(struct lt_lm_env *e, struct lt_sym *sym, const struct lt_snapshot *s,
+		    uint64_t (*fsbase)(void *arg, pid_t tid), void *fsbase_arg)
 {
 	memset(e, 0, sizeof(*e));
 	e->s = s;
-	e->arg = sym;
+	e->live = (struct lt_lm_live){ sym, fsbase, fsbase_arg };
+	e->arg = &e->live;
 	e->read = sym ? live_read : dead_read;
 	e->lookup = sym ? live_lookup : dead_lookup;
 	e->stack_tid = sym ? live_stack_tid : dead_stack_tid;
+	e->fsbase = fsbase ? live_fsbase : NULL;
 }
 
 /* ---- applying the models ---- */

@@ -650,12 +650,26 @@ static bool caller_regs(struct ctx *c, pid_t tid, struct lt_regs *out)
 	if (c->regs_sorted) {
 		struct lt_tid_regs key = { .tid = tid };
 		struct lt_tid_regs *r = bsearch(&key, c->regs_sorted, c->n_regs, sizeof(key), regs_cmp);
-		if (r) {
+		if (r && !r->stale) {
 			*out = r->regs;
 			return true;
 		}
 	}
 	return false;
+}
+
+/* A thread's pthread_t, from the task iterator's fs base; 0 unknown. */
+static uint64_t ctx_fsbase(void *arg, pid_t tid)
+{
+	struct ctx *c = arg;
+	struct lt_regs r;
+	if (c->o->get_regs && c->o->get_regs(c->o->get_regs_arg, tid, &r) == 0 && r.fsbase)
+		return r.fsbase;
+	if (!c->regs_sorted)
+		return 0;
+	struct lt_tid_regs key = { .tid = tid };
+	struct lt_tid_regs *e = bsearch(&key, c->regs_sorted, c->n_regs, sizeof(key), regs_cmp);
+	return e ? e->regs.fsbase : 0;
 }
 
 static void unwind_one(struct ctx *c, struct lt_unwinder *u, struct lt_thread *t)
@@ -983,7 +997,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 
 	/* what each futex belongs to and who holds it (glibc, runtimes) */
 	struct lt_lm_env env;
-	lt_lm_env_live(&env, c.sym, s);
+	lt_lm_env_live(&env, c.sym, s, ctx_fsbase, &c);
 	lt_lockmodels_apply(s, &env);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];

@@ -66,8 +66,6 @@ int lt_taskregs_read(pid_t tgid, struct lt_tid_regs **out, size_t *n, char *err,
 			snprintf(err, errlen, "task iterator: short record (%zd bytes)", got);
 			goto out;
 		}
-		if (rec.state == 0)
-			continue; /* running: its saved registers are stale */
 		if (nv == cap) {
 			cap = cap ? cap * 2 : 64;
 			struct lt_tid_regs *nvv = realloc(v, cap * sizeof(*v));
@@ -84,8 +82,9 @@ int lt_taskregs_read(pid_t tgid, struct lt_tid_regs **out, size_t *n, char *err,
 			.ip = rec.ip, .sp = rec.sp, .bp = rec.bp, .bx = rec.bx, .r12 = rec.r12,
 			.r13 = rec.r13, .r14 = rec.r14, .r15 = rec.r15, .ax = rec.ax, .cx = rec.cx,
 			.dx = rec.dx, .si = rec.si, .di = rec.di, .r8 = rec.r8, .r9 = rec.r9,
-			.r10 = rec.r10, .r11 = rec.r11, .orig_ax = rec.orig_ax,
+			.r10 = rec.r10, .r11 = rec.r11, .orig_ax = rec.orig_ax, .fsbase = rec.fsbase,
 		};
+		t->stale = rec.state == 0; /* running: only the fs base holds */
 	}
 	*out = v;
 	*n = nv;

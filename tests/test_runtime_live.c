@@ -6,6 +6,7 @@
  * (trace_processor, when ../shared/tools has it) must show the "lock held"
  * slice on the holder's thread and the lock track named by the model. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "locktrace/report.h"
 #include "locktrace/snapshot.h"
+#include "locktrace/taskregs.h"
 #include "lt_test.h"
 #include "../src/report_int.h"
 
@@ -218,4 +220,52 @@ Test(runtime_live, python_lock_deadlock_is_never_ok, .fini = cleanup, .timeout =
 	}
 	cr_assert_eq(found, 2);
 	lt_snapshot_free(s);
+}
+
+/* A thread's pthread_t is its fs base: the task iterator reads it for
+ * every thread (running ones too), so the lock models can map the
+ * pthread_t a runtime stores (CPython 3.8-3.10's thread states) to a tid. */
+static pthread_t sleeper_self;
+static pid_t sleeper_tid;
+static int sleeper_pipe[2];
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	sleeper_self = pthread_self();
+	__atomic_store_n(&sleeper_tid, gettid(), __ATOMIC_RELEASE);
+	char c;
+	return read(sleeper_pipe[0], &c, 1) < 0 ? NULL : NULL;
+}
+
+Test(runtime_live, task_iterator_reads_each_threads_pthread_t, .timeout = 30)
+{
+	need_root();
+	pthread_t th;
+	cr_assert_eq(pipe(sleeper_pipe), 0);
+	cr_assert_eq(pthread_create(&th, NULL, sleeper, NULL), 0);
+	while (!__atomic_load_n(&sleeper_tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	usleep(50000);
+	struct lt_tid_regs *regs = NULL;
+	size_t n = 0;
+	char err[256];
+	int rc = lt_taskregs_read(getpid(), &regs, &n, err, sizeof(err));
+	cr_assert_eq(rc, 0, "%s", err);
+	int seen_self = 0, seen_sleeper = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (regs[i].tid == gettid()) {
+			seen_self = 1;
+			cr_assert_eq(regs[i].regs.fsbase, (uint64_t)pthread_self());
+		} else if (regs[i].tid == sleeper_tid) {
+			seen_sleeper = 1;
+			cr_assert_eq(regs[i].regs.fsbase, (uint64_t)sleeper_self);
+			cr_assert(!regs[i].stale, "the sleeping thread was read as running");
+		}
+	}
+	free(regs);
+	cr_assert(seen_self && seen_sleeper);
+	close(sleeper_pipe[1]);
+	pthread_join(th, NULL);
+	close(sleeper_pipe[0]);
 }

@@ -30,6 +30,14 @@
 extern "C" {
 #endif
 
+struct lt_sym;
+/* The live environment's state (lt_lm_env_live). */
+struct lt_lm_live {
+	struct lt_sym *sym;
+	uint64_t (*fsbase)(void *arg, pid_t tid);
+	void *fsbase_arg;
+};
+
 /* What a model may read of the target. */
 struct lt_lm_env {
 	void *arg;
@@ -45,6 +53,7 @@ struct lt_lm_env {
 	uint64_t (*fsbase)(void *arg, pid_t tid);
 	/* The thread table, with syscalls, futex words and user stacks. */
 	const struct lt_snapshot *s;
+	struct lt_lm_live live; /* lt_lm_env_live's, pointed to by arg */
 };
 
 /* Helpers for models: little-endian loads from the target. */
@@ -102,10 +111,12 @@ void lt_glibc_classify(const struct lt_lm_env *e, struct lt_thread *t);
  * points, with their internal aliases and version suffixes folded). */
 const char *lt_glibc_acquire_name(const char *func);
 
-/* A live environment for PID (memory via process_vm_readv, symbols via the
- * snapshot's symbolizer).  SYM may be NULL: lookups then fail. */
+/* A live environment (memory via process_vm_readv, symbols via the
+ * snapshot's symbolizer SYM, which may be NULL: lookups then fail).  FSBASE
+ * (may be NULL) answers a thread's fs base for it, with FSBASE_ARG. */
 struct lt_sym;
-void lt_lm_env_live(struct lt_lm_env *e, struct lt_sym *sym, const struct lt_snapshot *s);
+void lt_lm_env_live(struct lt_lm_env *e, struct lt_sym *sym, const struct lt_snapshot *s,
+		    uint64_t (*fsbase)(void *arg, pid_t tid), void *fsbase_arg);
 
 #ifdef __cplusplus
 }

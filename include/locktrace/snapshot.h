@@ -34,12 +34,14 @@ struct lt_regs {
 	uint64_t ax, cx, dx, si, di;
 	uint64_t r8, r9, r10, r11;
 	uint64_t orig_ax;
+	uint64_t fsbase;  /* the thread's pthread_t (task->thread.fsbase), 0 unknown */
 };
 
 /* Registers for one tid, for lt_snapshot_opts.regs. */
 struct lt_tid_regs {
 	pid_t tid;
 	struct lt_regs regs;
+	bool stale;       /* the thread was running: only regs.fsbase is valid */
 };
 
 /* Callback form: return 0 and fill *out when registers for TID are known,
