@@ -197,6 +197,14 @@ static void json_futex(FILE *f, const struct lt_futex *x)
 		fprintf(f, "\"owner\":%d,", (int)x->owner);
 	else
 		fputs("\"owner\":null,", f);
+	if (x->owner_tgid > 0) {
+		fprintf(f, "\"owner_process\":{\"tid\":%d,\"pid\":%d,\"comm\":", (int)x->mutex_owner,
+			(int)x->owner_tgid);
+		json_str(f, x->owner_comm);
+		fputs("},", f);
+	} else {
+		fputs("\"owner_process\":null,", f);
+	}
 	fprintf(f, "\"join_confirmed\":%s}", x->join_confirmed ? "true" : "false");
 }
 

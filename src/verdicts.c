@@ -498,6 +498,10 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread *t0, bool *dead)
 {
 	const struct lt_futex *f = &t0->futex;
+	if (f->owner_tgid > 0)
+		return lts_asprintf("its recorded owner %d is a thread of another process, %d (%s): "
+				    "a process-shared lock", (int)f->mutex_owner, (int)f->owner_tgid,
+				    f->owner_comm);
 	*dead = !has_owner(f) && f->mutex_ok && f->mutex_owner > 0 && (f->word == 1 || f->word == 2) &&
 		(f->mutex_kind & ~0x3f3) == 0 && !lt_snapshot_find(s, f->mutex_owner) && !f->rtlock;
 	if (*dead)
@@ -551,6 +555,11 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		else if (owner)
 			v->summary = lts_asprintf("%zu %s for %s held by %d, not a thread of this process",
 						  cnt, ts, lp, (int)owner);
+		else if (t0->futex.owner_tgid > 0)
+			v->summary = lts_asprintf("%zu %s for %s held by thread %d of another process, %d (%s); "
+						  "snapshot that process to see what it does", cnt, ts, lp,
+						  (int)t0->futex.mutex_owner, (int)t0->futex.owner_tgid,
+						  t0->futex.owner_comm);
 		else
 			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s)", cnt, ts,
 						  lp, why);
