@@ -12,7 +12,6 @@
  * tests/workloads/gil_holder.py, whose holder sleeps in read() with the GIL.
  * Needs root. */
 #include <criterion/criterion.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,6 @@
  * main thread keeps the runtime lock while it sleeps in read(); needs root
  * and ocamlopt at build time. */
 #include <criterion/criterion.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
