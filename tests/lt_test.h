@@ -69,4 +69,12 @@ void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
 
+/* The helpers below assert and skip with criterion: call them from a test
+ * only.  A failed assertion ends the test with the message given. */
+
+/* The JSON report (lt_report_file_opts) of the trace at PATH, parsed
+ * (rp_json_free it); fails the test if the report or its JSON fails. */
+struct rp_json;
+struct rp_json *tl_report_json(const char *path);
+
 #endif

@@ -83,26 +83,10 @@ static void record(pid_t pid, const char *tag)
 	tl_close(&rec);
 }
 
-static struct rp_json *report_json(const char *path)
-{
-	char *buf = NULL, err[768];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
-	fclose(f);
-	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
-	char e[160];
-	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
-	cr_assert_not_null(j, "report JSON: %s", e);
-	free(buf);
-	return j;
-}
-
 /* The report's first finding names the holder, read from the runtime. */
 static void check_report(pid_t holder, const char *kind)
 {
-	struct rp_json *j = report_json(trace);
+	struct rp_json *j = tl_report_json(trace);
 	const struct rp_json *fs = rp_json_get(j, "findings");
 	cr_assert(fs && fs->n > 0, "no findings");
 	const struct rp_json *f = &fs->items[0];

@@ -1,4 +1,5 @@
 /* Helpers for the integration tests (see lt_test.h); no tests here. */
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -11,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "lt_test.h"
+#include "locktrace/report.h"
+#include "../src/report_int.h"
 
 int tl_is_root(void)
 {
@@ -326,4 +329,20 @@ void tl_tmpfs_remove(void)
 	umount2(tmpfs_dir, MNT_DETACH);
 	rmdir(tmpfs_dir);
 	tmpfs_dir[0] = 0;
+}
+
+struct rp_json *tl_report_json(const char *path)
+{
+	char *buf = NULL, err[768];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
+	fclose(f);
+	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
+	char e[160];
+	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
+	cr_assert_not_null(j, "report JSON: %s", e);
+	free(buf);
+	return j;
 }
