@@ -69,9 +69,12 @@ void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
 
-/* The helpers below assert and skip with criterion: call them from a test
+/* The helpers below assert with criterion: call them from a test
  * only.  A failed assertion ends the test with the message given. */
 
+/* Waits until /proc says thread TID of PID sleeps in read() (syscall 0);
+ * fails the test after TIMEOUT_MS. */
+void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);
 /* The JSON report (lt_report_file_opts) of the trace at PATH, parsed
  * (rp_json_free it); fails the test if the report or its JSON fails. */
 struct rp_json;

@@ -458,30 +458,11 @@ static pid_t truth_tid(const char *type, const char *match)
 	return t;
 }
 
-/* The holder announces `ready` just before read(): wait until /proc shows
- * it inside read (syscall 0). */
-static void wait_in_read(pid_t pid, pid_t tid)
-{
-	char path[96], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	for (int i = 0; i < 1000; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		if (strncmp(buf, "0 ", 2) == 0)
-			return;
-		usleep(10000);
-	}
-	cr_assert_fail("holder %d never entered read(): %s", (int)tid, buf);
-}
-
 static struct lt_snapshot *gil_snapshot(pid_t *holder, const struct lt_rtlock **gil)
 {
 	start_py(NULL);
 	*holder = truth_tid("thread", "role=holder");
-	wait_in_read(wl.pid, *holder);
+	tl_wait_in_read(wl.pid, *holder, 10000); /* it says `ready` just before */
 	usleep(100000); /* let every waiter reach take_gil */
 	struct lt_snapshot *s = NULL;
 	int r = lt_snapshot_take(wl.pid, NULL, &s);

@@ -53,24 +53,6 @@ static pid_t holder_tid(void)
 	return t;
 }
 
-/* Waits until /proc says thread tid of pid sleeps in read() (nr 0). */
-static void wait_in_read(pid_t pid, pid_t tid)
-{
-	char path[96], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	for (int i = 0; i < 200; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		if (!strncmp(buf, "0 ", 2))
-			return;
-		usleep(50000);
-	}
-	cr_assert(0, "holder %d never slept in read(): %s", (int)tid, buf);
-}
-
 /* Records pid for 2 s (the raw trace and the Perfetto file). */
 static void record(pid_t pid, const char *tag)
 {
@@ -158,7 +140,7 @@ Test(runtime_live, python_gil_holder_in_read, .fini = cleanup, .timeout = 120)
 	cr_assert_eq(tl_spawn(&wl, argv), 0);
 	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
 	pid_t holder = holder_tid();
-	wait_in_read(wl.pid, holder);
+	tl_wait_in_read(wl.pid, holder, 10000);
 	record(wl.pid, "gil");
 	check_report(holder, "GIL _PyRuntime.ceval.gil");
 	check_perfetto(holder, "GIL _PyRuntime.ceval.gil");

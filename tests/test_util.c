@@ -331,6 +331,27 @@ void tl_tmpfs_remove(void)
 	tmpfs_dir[0] = 0;
 }
 
+void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
+{
+	char path[96], buf[256];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (!strncmp(buf, "0 ", 2))
+			return;
+		if (now_ms() >= deadline)
+			break;
+		usleep(10000);
+	}
+	cr_assert_fail("thread %d of %d never slept in read() (%d ms): %s", (int)tid, (int)pid, timeout_ms,
+		       buf);
+}
+
 struct rp_json *tl_report_json(const char *path)
 {
 	char *buf = NULL, err[768];
