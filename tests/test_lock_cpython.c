@@ -443,19 +443,12 @@ static void start_py(char *const extra[])
 	int n = 2;
 	for (int i = 0; extra && extra[i] && n < 7; i++)
 		argv[n++] = extra[i];
-	ntruth = 0;
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "no ready line");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 }
 
 static pid_t truth_tid(const char *type, const char *match)
 {
-	const char *l = tl_find(truth, ntruth, type, match);
-	cr_assert_not_null(l, "no '%s ... %s' line", type, match);
-	int ok = 0;
-	pid_t t = (pid_t)tl_val(l, "tid", &ok);
-	cr_assert(ok);
-	return t;
+	return (pid_t)tl_truth_val(truth, ntruth, type, match, "tid");
 }
 
 static struct lt_snapshot *gil_snapshot(pid_t *holder, const struct lt_rtlock **gil)

@@ -667,20 +667,12 @@ static void start(const char *mode)
 	if (access(WL("glibc_locks"), X_OK) != 0)
 		cr_skip_test("%s not built: run make all first", WL("glibc_locks"));
 	char *argv[] = { WL("glibc_locks"), "--mode", (char *)mode, "--no-wait", NULL };
-	ntruth = 0;
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000),
-		  "glibc_locks --mode %s never printed ready", mode);
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 }
 
 static uint64_t truth_val(const char *type, const char *match, const char *key)
 {
-	const char *l = tl_find(truth, ntruth, type, match);
-	cr_assert_not_null(l, "no ground-truth line '%s ... %s'", type, match ? match : "");
-	int ok = 0;
-	uint64_t v = tl_val(l, key, &ok);
-	cr_assert(ok, "no %s= in '%s'", key, l);
-	return v;
+	return tl_truth_val(truth, ntruth, type, match, key);
 }
 
 struct expect {

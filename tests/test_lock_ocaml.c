@@ -424,14 +424,10 @@ Test(lock_ocaml_live, holder_in_read_named_by_the_runtime, .fini = cleanup, .tim
 	if (access(WL("ocaml_holder"), X_OK) != 0)
 		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
 	char *argv[] = { WL("ocaml_holder"), NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 256, 60000), "ocaml_holder never printed ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 256, 60000);
 
-	const char *hl = tl_find(truth, ntruth, "thread", "role=holder");
-	cr_assert_not_null(hl);
-	int ok = 0;
-	pid_t holder = (pid_t)tl_val(hl, "tid", &ok);
-	cr_assert(ok && holder > 0);
+	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
+	cr_assert(holder > 0);
 
 	struct lt_snapshot *s = NULL;
 	int r = lt_snapshot_take(wl.pid, NULL, &s);

@@ -60,8 +60,7 @@ static void demo_stall_calls(const char *mode, const char *until, char truth[][2
 	struct tl_proc wl, rec;
 
 	tl_tmp_path(path, plen, "report");
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, n, 256, 10000));
+	tl_start_ready(&wl, wargv, truth, n, 256, 10000);
 	char *extra[] = { "--ring", "64M", "--stall", "2", calls ? "--calls" : NULL, (char *)calls,
 			  NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
@@ -209,8 +208,7 @@ Test(report_live, deadlock_cycle_with_tids_and_addresses, .timeout = 60)
 	struct tl_proc wl, rec;
 
 	tl_tmp_path(path, sizeof(path), "deadlock");
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
+	tl_start_ready(&wl, wargv, truth, &n, 64, 10000);
 	char *extra[] = { "-d", "1", NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
 	cr_assert_eq(tl_wait(&rec, 30000), 0);

@@ -45,11 +45,8 @@ static void need_root(void)
 /* The holder's tid from "thread role=holder ... tid=T". */
 static pid_t holder_tid(void)
 {
-	const char *l = tl_find(truth, ntruth, "thread", "role=holder");
-	cr_assert_not_null(l, "the workload printed no holder");
-	int ok = 1;
-	pid_t t = (pid_t)tl_val(l, "tid", &ok);
-	cr_assert(ok && t > 0);
+	pid_t t = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
+	cr_assert(t > 0);
 	return t;
 }
 
@@ -123,8 +120,7 @@ Test(runtime_live, ocaml_runtime_lock_holder_in_read, .fini = cleanup, .timeout 
 		cr_skip_test("%s not built: ocamlopt (Debian's ocaml-nox) is missing; make deps installs it",
 			     WL("ocaml_holder"));
 	char *argv[] = { WL("ocaml_holder"), "--no-wait", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "ocaml_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	pid_t holder = holder_tid();
 	record(wl.pid, "ocaml");
 	check_report(holder, "OCaml runtime lock caml_master_lock");
@@ -137,8 +133,7 @@ Test(runtime_live, python_gil_holder_in_read, .fini = cleanup, .timeout = 120)
 	if (access(PYTHON, X_OK) != 0)
 		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
 	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	pid_t holder = holder_tid();
 	tl_wait_in_read(wl.pid, holder, 10000);
 	record(wl.pid, "gil");
@@ -156,8 +151,7 @@ Test(runtime_live, python_lock_deadlock_is_never_ok, .fini = cleanup, .timeout =
 	if (access(PYTHON, X_OK) != 0)
 		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
 	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", "--lock-deadlock", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	struct lt_snapshot *s = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
 	for (size_t i = 0; i < s->n_verdicts; i++)

@@ -331,6 +331,35 @@ void tl_tmpfs_remove(void)
 	tmpfs_dir[0] = 0;
 }
 
+void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, int max,
+		    int timeout_ms)
+{
+	char cmd[512];
+	size_t len = 0;
+	for (int i = 0; argv[i] && len < sizeof(cmd); i++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, "%s%s", i ? " " : "", argv[i]);
+	*nlines = 0;
+	cr_assert_eq(tl_spawn(p, argv), 0, "cannot start %s: %s", cmd, strerror(errno));
+	if (!tl_wait_for(p, 0, "ready", lines, nlines, max, timeout_ms)) {
+		char line[256];
+		for (int i = 0; i < *nlines; i++)
+			fprintf(stderr, "%s said: %s\n", argv[0], lines[i]);
+		for (int i = 0; i < 20 && tl_readline(p, 1, line, sizeof(line), 200) == 1; i++)
+			fprintf(stderr, "%s stderr: %s\n", argv[0], line);
+		cr_assert_fail("%s never printed ready (%d ms)", cmd, timeout_ms);
+	}
+}
+
+uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key)
+{
+	const char *l = tl_find(lines, n, type, match);
+	cr_assert_not_null(l, "no ground-truth line '%s ... %s'", type, match ? match : "");
+	int ok = 0;
+	uint64_t v = tl_val(l, key, &ok);
+	cr_assert(ok, "no %s= in '%s'", key, l);
+	return v;
+}
+
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
 {
 	char path[96], buf[256];
