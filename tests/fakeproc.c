@@ -128,11 +128,7 @@ static uint64_t fp_fsbase_of(void *arg, pid_t tid)
 
 void fp_env(struct fakeproc *f, struct lt_lm_env *e)
 {
-	memset(e, 0, sizeof(*e));
-	e->arg = f;
-	e->read = fp_read;
-	e->lookup = fp_lookup;
-	e->stack_tid = fp_stack_tid;
-	e->fsbase = f->nfs ? fp_fsbase_of : NULL;
-	e->s = &f->snap;
+	*e = (struct lt_lm_env){ .arg = f, .read = fp_read, .lookup = fp_lookup,
+				 .stack_tid = fp_stack_tid, .fsbase = f->nfs ? fp_fsbase_of : NULL,
+				 .s = &f->snap };
 }
