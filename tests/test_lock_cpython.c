@@ -155,7 +155,8 @@ Test(lock_cpython_fixture, v3_10_nonpie_imm32)
 }
 
 /* The pthread_t is in no known stack (the main thread's case): held, but
- * no holder named, and the reason given. */
+ * no holder named, and the reason given.  With the fs bases a live
+ * environment reads as root, it is named all the same. */
 Test(lock_cpython_fixture, v3_10_pthread_unmatched)
 {
 	struct fakeproc f;
@@ -168,6 +169,13 @@ Test(lock_cpython_fixture, v3_10_pthread_unmatched)
 	cr_assert_eq(v[0].held, 1);
 	cr_assert_eq(v[0].holder, 0);
 	cr_assert_not_null(strstr(v[0].holder_how, "no thread's stack"), "%s", v[0].holder_how);
+	free_locks(v, n, &notes);
+
+	fp_fsbase(&f, 100, 0x7f1234560740ull);
+	fp_fsbase(&f, 101, STACK + 0x7fff00); /* the pthread_t image_old stores */
+	n = run(&f, &v, &notes);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(v[0].holder, 101, "holder %d (%s)", v[0].holder, v[0].holder_how);
 	free_locks(v, n, &notes);
 	fp_free(&f);
 }
