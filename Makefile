@@ -19,7 +19,9 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(B)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
 LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
-TEST_SRCS := $(wildcard tests/test_*.c)
+# tests/test_*.c hold the tests and test_util.c's helpers; helpers with
+# another name are listed here.
+TEST_SRCS := $(wildcard tests/test_*.c) tests/fakeproc.c
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
 WL_SRCS   := $(wildcard tests/workloads/*.c)
 WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))

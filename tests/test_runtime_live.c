@@ -45,30 +45,9 @@ static void need_root(void)
 /* The holder's tid from "thread role=holder ... tid=T". */
 static pid_t holder_tid(void)
 {
-	const char *l = tl_find(truth, ntruth, "thread", "role=holder");
-	cr_assert_not_null(l, "the workload printed no holder");
-	int ok = 1;
-	pid_t t = (pid_t)tl_val(l, "tid", &ok);
-	cr_assert(ok && t > 0);
+	pid_t t = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
+	cr_assert(t > 0);
 	return t;
-}
-
-/* Waits until /proc says thread tid of pid sleeps in read() (nr 0). */
-static void wait_in_read(pid_t pid, pid_t tid)
-{
-	char path[96], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	for (int i = 0; i < 200; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		if (!strncmp(buf, "0 ", 2))
-			return;
-		usleep(50000);
-	}
-	cr_assert(0, "holder %d never slept in read(): %s", (int)tid, buf);
 }
 
 /* Records pid for 2 s (the raw trace and the Perfetto file). */
@@ -83,26 +62,10 @@ static void record(pid_t pid, const char *tag)
 	tl_close(&rec);
 }
 
-static struct rp_json *report_json(const char *path)
-{
-	char *buf = NULL, err[768];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
-	fclose(f);
-	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
-	char e[160];
-	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
-	cr_assert_not_null(j, "report JSON: %s", e);
-	free(buf);
-	return j;
-}
-
 /* The report's first finding names the holder, read from the runtime. */
 static void check_report(pid_t holder, const char *kind)
 {
-	struct rp_json *j = report_json(trace);
+	struct rp_json *j = tl_report_json(trace);
 	const struct rp_json *fs = rp_json_get(j, "findings");
 	cr_assert(fs && fs->n > 0, "no findings");
 	const struct rp_json *f = &fs->items[0];
@@ -157,8 +120,7 @@ Test(runtime_live, ocaml_runtime_lock_holder_in_read, .fini = cleanup, .timeout 
 		cr_skip_test("%s not built: ocamlopt (Debian's ocaml-nox) is missing; make deps installs it",
 			     WL("ocaml_holder"));
 	char *argv[] = { WL("ocaml_holder"), "--no-wait", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "ocaml_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	pid_t holder = holder_tid();
 	record(wl.pid, "ocaml");
 	check_report(holder, "OCaml runtime lock caml_master_lock");
@@ -171,10 +133,9 @@ Test(runtime_live, python_gil_holder_in_read, .fini = cleanup, .timeout = 120)
 	if (access(PYTHON, X_OK) != 0)
 		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
 	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	pid_t holder = holder_tid();
-	wait_in_read(wl.pid, holder);
+	tl_wait_in_read(wl.pid, holder, 10000);
 	record(wl.pid, "gil");
 	check_report(holder, "GIL _PyRuntime.ceval.gil");
 	check_perfetto(holder, "GIL _PyRuntime.ceval.gil");
@@ -190,8 +151,7 @@ Test(runtime_live, python_lock_deadlock_is_never_ok, .fini = cleanup, .timeout =
 	if (access(PYTHON, X_OK) != 0)
 		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
 	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", "--lock-deadlock", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	struct lt_snapshot *s = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
 	for (size_t i = 0; i < s->n_verdicts; i++)
