@@ -934,6 +934,12 @@ Test(json, whole_document_is_valid_whatever_the_names)
 	cr_assert(strstr(buf, "\"name\":\"lost events\""));
 	cr_assert(strstr(buf, "\"name\":\"futex 0x5600000010a0\",\"ts\":1.000,\"args\":{\"waiters\":1}"));
 	cr_assert(strstr(buf, "\"dur\":1.400"), "the first wait lasts 1400 ns");
+	/* the flow into it ends in "woken", from the wake-up (2100) to the
+	 * wait's end (2400): a slice that begins after the waking call, so
+	 * Perfetto's importer points the flow from the waker */
+	cr_assert(strstr(buf, "\"tid\":101,\"name\":\"woken\",\"cat\":\"wake\",\"ts\":2.100,\"dur\":0.300}"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "\"tid\":101,\"bp\":\"e\",\"name\":\"wake\",\"cat\":\"wake\",\"id\":"));
 	unlink(in);
 	unlink(out);
 }
