@@ -432,6 +432,7 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 	for (uint32_t i = 0; i < h.nthreads; i++) {
 		h.threads[i].sc_nr = -2;
 		h.threads[i].blocked_ns = 0;
+		h.threads[i].state = 0;
 	}
 	r = lt_writer_header(w, &h);
 	lt_header_free(&h);
