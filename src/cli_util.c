@@ -1,16 +1,45 @@
 // SPDX-License-Identifier: MIT
-/* Argument parsing shared by the subcommands. */
+/* Argument parsing shared by the subcommands.  Numbers are plain decimal
+ * and bounded: no sign, no blanks, no hex or octal, no exponent, no "inf";
+ * strtod and strtoul would take all of those ("0x10" as 16, "1e300" as a
+ * duration that never ends). */
+#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include "locktrace/cli.h"
 
+/* Digits at s: their count; *v their value, or UINT64_MAX on overflow
+ * (which every parser refuses). */
+static size_t digits(const char *s, uint64_t *v)
+{
+	size_t n = 0;
+
+	*v = 0;
+	for (; isdigit((unsigned char)s[n]); n++) {
+		unsigned d = (unsigned)(s[n] - '0');
+		*v = *v > (UINT64_MAX - d) / 10 ? UINT64_MAX : *v * 10 + d;
+	}
+	return n;
+}
+
+int lt_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v;
+	size_t n = digits(s, &v);
+
+	if (!n || s[n] || v == UINT64_MAX || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int lt_parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
+	uint64_t v;
+	size_t n = digits(s, &v);
+	const char *end = s + n;
+
+	if (!n || v == UINT64_MAX)
 		return -1;
 	unsigned shift = 0;
 	switch (*end) {
@@ -20,22 +49,30 @@ int lt_parse_size(const char *s, uint64_t *out)
 	case 0: break;
 	default: return -1;
 	}
-	if (*end == 'i' || *end == 'B')
-		end += *end == 'i' ? 1 : 0;
+	if (shift && *end == 'i')
+		end++;
 	if (*end == 'B')
 		end++;
 	if (*end || (shift && v > (UINT64_MAX >> shift)))
 		return -1;
-	*out = (uint64_t)v << shift;
+	*out = v << shift;
 	return 0;
 }
 
 int lt_parse_seconds(const char *s, double *out)
 {
+	uint64_t whole, frac;
+	size_t n = digits(s, &whole), f = 0;
+
+	if (s[n] == '.')
+		f = digits(s + n + 1, &frac);
+	if ((!n && !f) || s[n + (s[n] == '.') + f])
+		return -1;
+	if (whole > LT_MAX_SECONDS)
+		return -1;
 	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0)
+	double v = strtod(s, &end); /* exact enough now that the form is known */
+	if (*end || !(v > 0) || v > LT_MAX_SECONDS)
 		return -1;
 	*out = v;
 	return 0;

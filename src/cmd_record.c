@@ -166,10 +166,9 @@ static int record_main(int argc, char **argv, int perfetto)
 	while ((c = getopt_long(argc, argv, "+p:o:fd:b:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v <= 0 || v > 0x3fffffff) {
-				fprintf(stderr, "Error: invalid pid '%s': expected a positive process id\n",
+			uint64_t v;
+			if (lt_parse_uint(optarg, 1, 0x3fffffff, &v)) {
+				fprintf(stderr, "Error: invalid pid '%s': expected a positive process id in decimal\n",
 					optarg);
 				return 2;
 			}
@@ -180,8 +179,8 @@ static int record_main(int argc, char **argv, int perfetto)
 		case 'f': o.force = 1; break;
 		case 'd':
 			if (lt_parse_seconds(optarg, &o.duration_s)) {
-				fprintf(stderr, "Error: invalid duration '%s': expected seconds > 0, e.g. 10 or 0.5\n",
-					optarg);
+				fprintf(stderr, "Error: invalid duration '%s': expected %s\n", optarg,
+					LT_SECONDS_HINT);
 				return 2;
 			}
 			break;
@@ -219,8 +218,8 @@ static int record_main(int argc, char **argv, int perfetto)
 			break;
 		case 'T':
 			if (lt_parse_seconds(optarg, &o.stall_s)) {
-				fprintf(stderr, "Error: invalid stall time '%s': expected seconds > 0, e.g. 5\n",
-					optarg);
+				fprintf(stderr, "Error: invalid stall time '%s': expected %s\n", optarg,
+					LT_SECONDS_HINT);
 				return 2;
 			}
 			break;

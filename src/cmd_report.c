@@ -99,10 +99,8 @@ static void usage(FILE *f)
 
 static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
-	char *e;
-	errno = 0;
-	unsigned long v = strtoul(s, &e, 10);
-	if (errno || e == s || *e || *s == '-' || v < lo || v > hi)
+	uint64_t v;
+	if (lt_parse_uint(s, lo, hi, &v))
 		return -1;
 	*out = (unsigned)v;
 	return 0;
@@ -137,7 +135,7 @@ int lt_cmd_report(int argc, char **argv)
 			break;
 		case 's':
 			if (lt_parse_seconds(optarg, &o.stall_s)) {
-				fprintf(stderr, "Error: invalid --stall-time '%s': give seconds, e.g. 0.5 or 2\n", optarg);
+				fprintf(stderr, "Error: invalid --stall-time '%s': give %s\n", optarg, LT_SECONDS_HINT);
 				return 2;
 			}
 			break;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "locktrace/cli.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/target.h"
 #include "locktrace/taskregs.h"
@@ -32,12 +33,10 @@ static void usage(FILE *f)
 
 static int parse_int(const char *s, long min, long max, long *out)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
+	uint64_t v;
+	if (lt_parse_uint(s, (uint64_t)min, (uint64_t)max, &v))
 		return -1;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -73,11 +72,10 @@ int lt_cmd_snapshot(int argc, char **argv)
 			json = true;
 			break;
 		case 't': {
-			char *end;
-			errno = 0;
-			double d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(d > 0) || d > 1e9) {
-				fprintf(stderr, "Error: invalid threshold '%s' (seconds, > 0)\n", optarg);
+			double d;
+			if (lt_parse_seconds(optarg, &d)) {
+				fprintf(stderr, "Error: invalid threshold '%s': expected %s\n", optarg,
+					LT_SECONDS_HINT);
 				return 2;
 			}
 			o.verdict.lost_wakeup_threshold_s = d;

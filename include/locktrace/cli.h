@@ -13,9 +13,18 @@ int lt_cmd_dump(int argc, char **argv);
 int lt_cmd_snapshot(int argc, char **argv);
 int lt_cmd_convert(int argc, char **argv);
 
-/* "16M" -> 16777216; accepts K, M, G (powers of 1024).  0 or -1. */
+/* The longest duration any option takes: a year. */
+#define LT_MAX_SECONDS (365u * 24 * 3600)
+#define LT_SECONDS_HINT "seconds in decimal, more than 0 and at most a year (31536000), e.g. 10 or 0.5"
+
+/* "16M" -> 16777216; accepts K, M, G (powers of 1024), optionally followed
+ * by "iB" or "B".  Plain decimal digits first.  0 or -1. */
 int lt_parse_size(const char *s, uint64_t *out);
-/* a positive number of seconds, fractions allowed.  0 or -1. */
+/* Seconds: decimal digits with an optional fraction ("10", "0.5", ".5"),
+ * more than 0 and at most LT_MAX_SECONDS; no sign, exponent, hex, inf or
+ * nan.  0 or -1. */
 int lt_parse_seconds(const char *s, double *out);
+/* A decimal integer in [lo, hi], digits only.  0 or -1. */
+int lt_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 
 #endif

