@@ -14,6 +14,7 @@
 #include "locktrace/convert.h"
 #include "locktrace/jsontrace.h"
 #include "locktrace/locksyms.h"
+#include "locktrace/outfile.h"
 #include "locktrace/perfetto.h"
 #include "locktrace/timeline.h"
 #include "locktrace/tracefile.h"
@@ -108,21 +109,20 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 		fprintf(stderr, "Error: the output %s is the input trace; choose another name with -o\n", out);
 		goto out;
 	}
-	if (!force && !access(out, F_OK)) {
+	int fd = lt_out_check(out, force);
+	if (fd == -EEXIST) {
 		fprintf(stderr, "Error: %s already exists; choose another name with -o or pass --force\n", out);
 		goto out;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp-%d", out, (int)getpid()) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "Error: output path too long: %s\n", out);
-		goto out;
-	}
-	/* private like the raw trace: both hold command lines and addresses */
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	/* private like the raw trace (both hold command lines and addresses),
+	 * written beside it and renamed into place (include/locktrace/outfile.h) */
+	if (fd == 0)
+		fd = lt_out_tmp(out, tmp, sizeof(tmp));
 	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, "Error: cannot create %s: %s (choose a writable path with -o)\n", tmp,
-			strerror(errno));
+		fprintf(stderr, "Error: cannot create %s: %s (choose a writable path with -o)\n", out,
+			lt_out_strerror(fd < 0 ? fd : -errno));
 		goto out;
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
@@ -177,8 +177,9 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 		fprintf(stderr, "Error: writing %s: %s\n", out, strerror(-werr));
 		goto fail;
 	}
-	if (rename(tmp, out)) {
-		fprintf(stderr, "Error: cannot rename %s to %s: %s\n", tmp, out, strerror(errno));
+	if ((werr = lt_out_commit(tmp, out, force))) {
+		fprintf(stderr, "Error: cannot rename %s to %s: %s%s\n", tmp, out, lt_out_strerror(werr),
+			werr == -EEXIST ? " (created meanwhile; pass --force to replace it)" : "");
 		goto fail;
 	}
 	rc = 0;

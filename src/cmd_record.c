@@ -2,6 +2,7 @@
 /* `locktrace record`: the CLI of the collector (src/record.c).  The bare
  * form `locktrace -p PID` / `locktrace -- CMD` records the same way and then
  * converts the trace for Perfetto beside it. */
+#include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include "locktrace/cli.h"
 #include "locktrace/convert.h"
+#include "locktrace/outfile.h"
 #include "locktrace/record.h"
 #include "locktrace/report.h"
 #include "locktrace/stall.h"
@@ -109,6 +111,28 @@ static int convert_after(const struct lt_record_opts *o, const char *path)
 			"           trace_processor; docs/perfetto.md says what it shows\n",
 		path, out);
 	return 0;
+}
+
+/* Before attaching and before each flight dump: the Perfetto trace that
+ * after_trace will write beside path can be written. */
+static int check_after(void *ctx, const char *path, char *err, size_t errlen)
+{
+	struct after_ctx *a = ctx;
+	char out[4096];
+
+	if (!a->perfetto)
+		return 0;
+	if (lt_convert_out_path(path, LT_FORMAT_PERFETTO, out, sizeof(out))) {
+		snprintf(err, errlen, "path too long to name the Perfetto trace: %s", path);
+		return -ENAMETOOLONG;
+	}
+	int r = lt_out_check(out, a->o->force);
+	if (r == -EEXIST)
+		snprintf(err, errlen, "%s already exists (the Perfetto trace of %s); choose another name "
+			 "with -o, pass --force, or --no-perfetto", out, path);
+	else if (r)
+		snprintf(err, errlen, "cannot write the Perfetto trace %s: %s", out, lt_out_strerror(r));
+	return r;
 }
 
 static void print_findings(const char *path)
@@ -256,6 +280,7 @@ static int record_main(int argc, char **argv, int perfetto)
 	struct after_ctx after = { .o = &o, .perfetto = perfetto };
 	o.on_trace = after_trace;
 	o.on_trace_ctx = &after;
+	o.check_out = check_after;
 	if (lt_record(&o, &res))
 		return 1;
 	return res.stop_reason == LT_STOP_ERROR || after.failed ? 1 : 0;

@@ -38,6 +38,7 @@
 #include "locktrace/snapshot.h"
 #include "locktrace/stall.h"
 #include "locktrace/taskregs.h"
+#include "locktrace/outfile.h"
 #include "locktrace/record.h"
 #include "locktrace/target.h"
 #include "locktrace/tracefile.h"
@@ -294,14 +295,20 @@ static int open_output(const struct lt_record_opts *o, const char *comm, pid_t p
 {
 	int r;
 
+	char err[PATH_MAX + 128];
+
 	if (o->output) {
 		snprintf(path, plen, "%s", o->output);
+		if (o->check_out && (r = o->check_out(o->on_trace_ctx, path, err, sizeof(err)))) {
+			fprintf(stderr, "Error: %s\n", err);
+			return r;
+		}
 		r = lt_writer_open(w, path, o->force);
 		if (r == -EEXIST)
 			fprintf(stderr, "Error: %s already exists; choose another name with -o or pass --force\n",
 				path);
 		else if (r)
-			fprintf(stderr, "Error: cannot create trace file %s: %s\n", path, strerror(-r));
+			fprintf(stderr, "Error: cannot create trace file %s: %s\n", path, lt_out_strerror(r));
 		return r;
 	}
 	/* our own default name: never clobber, pick the next free suffix */
@@ -310,13 +317,15 @@ static int open_output(const struct lt_record_opts *o, const char *comm, pid_t p
 			snprintf(path, plen, "locktrace-%s-%d.ltrace", comm, pid);
 		else
 			snprintf(path, plen, "locktrace-%s-%d-%d.ltrace", comm, pid, i);
-		r = lt_writer_open(w, path, 0);
+		r = o->check_out ? o->check_out(o->on_trace_ctx, path, err, sizeof(err)) : 0;
+		if (!r)
+			r = lt_writer_open(w, path, 0);
 		if (r != -EEXIST)
 			break;
 	}
 	if (r)
 		fprintf(stderr, "Error: cannot create trace file %s in the current directory: %s "
-			"(choose a writable path with -o)\n", path, strerror(-r));
+			"(choose a writable path with -o)\n", path, lt_out_strerror(r));
 	return r;
 }
 
@@ -371,10 +380,14 @@ struct flight {
 	int first_fd;         /* the output named at start, created empty; -1 once used */
 	char base[PATH_MAX];  /* its path; later dumps get -2, -3, ... before .ltrace */
 	int ndumps;
+	const struct lt_record_opts *o; /* check_out for the dump names */
 };
 
 static int create_dump_file(struct flight *f, char *path, size_t plen)
 {
+	const struct lt_record_opts *o = f->o;
+	char err[PATH_MAX + 128];
+
 	if (f->first_fd >= 0) {
 		int fd = f->first_fd;
 		f->first_fd = -1;
@@ -383,17 +396,21 @@ static int create_dump_file(struct flight *f, char *path, size_t plen)
 	}
 	if (!f->ndumps) { /* the first dump failed and was removed: its name again */
 		snprintf(path, plen, "%s", f->base);
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd < 0 ? -errno : fd;
+		int fd = lt_out_create(path, 0);
+		if (fd != -EEXIST)
+			return fd;
 	}
 	size_t bl = strlen(f->base);
 	int ext = bl > 7 && !strcmp(f->base + bl - 7, ".ltrace");
 	for (int n = f->ndumps + 1; n < f->ndumps + 1000; n++) {
 		snprintf(path, plen, "%.*s-%d%s", (int)(ext ? bl - 7 : bl), f->base, n, ext ? ".ltrace" : "");
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd < 0 ? -errno : fd;
+		/* a name taken, by anything (a symlink too) or its Perfetto file:
+		 * the next one */
+		if (o->check_out && o->check_out(o->on_trace_ctx, path, err, sizeof(err)))
+			continue;
+		int fd = lt_out_create(path, 0);
+		if (fd != -EEXIST)
+			return fd;
 	}
 	return -EEXIST;
 }
@@ -600,6 +617,7 @@ static int open_sinks(struct session *s)
 		return 0;
 	/* the named file exists (so an unwritable path failed already) */
 	snprintf(s->flight.base, sizeof(s->flight.base), "%s", s->res->path);
+	s->flight.o = o;
 	s->flight.first_fd = lt_writer_release_fd(s->file_w);
 	s->file_w = NULL;
 	s->c.w = NULL;

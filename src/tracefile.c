@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "locktrace/outfile.h"
 #include "locktrace/tracefile.h"
 #include "codec.h"
 #include "varint.h"
@@ -414,9 +415,9 @@ int lt_writer_mem_open(struct lt_writer **out, int32_t pid, size_t chunk_target,
 
 int lt_writer_open(struct lt_writer **out, const char *path, int force)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0600);
+	int fd = lt_out_create(path, force); /* new and private, never through a symlink */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int r = lt_writer_fd_open(out, fd);
 	if (r)
 		close(fd);

@@ -30,6 +30,11 @@ struct lt_record_opts {
 	/* called after each complete trace file (flight dumps, the final trace) */
 	void (*on_trace)(void *ctx, const char *path);
 	void *on_trace_ctx;
+	/* checks the outputs on_trace will write for a trace path (the Perfetto
+	 * file beside it) before anything is attached and before each flight
+	 * dump: 0, or -errno with a message in err; then -o is refused and a
+	 * default or dump name moves on to the next free one.  May be NULL. */
+	int (*check_out)(void *ctx, const char *path, char *err, size_t errlen);
 };
 
 struct lt_record_result {

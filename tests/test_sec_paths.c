@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/* Output paths as root in a directory everyone writes to (issue 15): what an
+ * unprivileged user (nobody) leaves at an output's name -- a symlink to a
+ * victim, a dangling symlink, a file of theirs with mode 0666 -- is never
+ * written through or into; --force replaces it with a new private file.
+ * Needs root (to act as nobody), no BPF. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "locktrace/convert.h"
+#include "locktrace/outfile.h"
+#include "locktrace/tracefile.h"
+#include "lt_test.h"
+
+#define NOBODY 65534
+
+static char dir[64];
+
+/* A directory like /tmp: everyone may write, the sticky bit set. */
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/lt-sec-XXXXXX");
+	cr_assert(mkdtemp(dir));
+	cr_assert_eq(chmod(dir, 01777), 0);
+}
+
+static void rm_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (dir[0] && system(cmd))
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+TestSuite(sec_paths, .init = make_dir, .fini = rm_dir);
+
+#define NEED_ROOT()                                                                  \
+	do {                                                                         \
+		if (!tl_is_root())                                                   \
+			cr_skip_test("needs root (acts as the user nobody): run as root"); \
+	} while (0)
+
+static void pathf(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", dir, name);
+}
+
+/* As nobody, in a child: a symlink at name to target, or (target NULL) a
+ * file with mode 0666 holding "theirs". */
+static void as_nobody(const char *name, const char *target)
+{
+	char p[128];
+	pathf(p, sizeof(p), name);
+	pid_t c = fork();
+	cr_assert_geq(c, 0);
+	if (c == 0) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(1);
+		umask(0);
+		if (target)
+			_exit(symlink(target, p) ? 2 : 0);
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		_exit(fd < 0 || write(fd, "theirs", 6) != 6 ? 3 : 0);
+	}
+	int st;
+	cr_assert_eq(waitpid(c, &st, 0), c);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "nobody could not create %s", p);
+	struct stat sb;
+	cr_assert_eq(lstat(p, &sb), 0);
+	cr_assert_eq(sb.st_uid, NOBODY);
+}
+
+/* A root-owned file only root may change, mode 0644: the victim. */
+static void make_victim(char *p, size_t n)
+{
+	pathf(p, n, "victim");
+	FILE *f = fopen(p, "w");
+	cr_assert(f);
+	fputs("precious", f);
+	fclose(f);
+	cr_assert_eq(chmod(p, 0644), 0);
+}
+
+static void assert_victim_intact(const char *p)
+{
+	char buf[32] = "";
+	struct stat sb;
+	FILE *f = fopen(p, "r");
+	cr_assert(f, "victim %s gone", p);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	cr_assert_str_eq(buf, "precious", "the victim was written through a symlink");
+	cr_assert_eq(stat(p, &sb), 0);
+	cr_assert_eq(sb.st_mode & 0777, 0644);
+}
+
+/* A new regular file of root's with mode 0600. */
+static void assert_ours(const char *p)
+{
+	struct stat sb;
+	cr_assert_eq(lstat(p, &sb), 0, "%s: %s", p, strerror(errno));
+	cr_assert(S_ISREG(sb.st_mode), "%s is not a regular file", p);
+	cr_assert_eq(sb.st_uid, 0, "%s belongs to %u", p, sb.st_uid);
+	cr_assert_eq(sb.st_mode & 0777, 0600, "%s has mode %o", p, sb.st_mode & 0777);
+}
+
+static void write_trace(const char *p, int force)
+{
+	struct lt_writer *w;
+	struct lt_header h = { .pid = 1, .comm = "t" };
+	cr_assert_eq(lt_writer_open(&w, p, force), 0);
+	cr_assert_eq(lt_writer_header(w, &h), 0);
+	cr_assert_eq(lt_writer_close(w), 0);
+}
+
+Test(sec_paths, force_replaces_a_symlink_instead_of_following_it)
+{
+	NEED_ROOT();
+	char victim[128], out[128];
+	make_victim(victim, sizeof(victim));
+	as_nobody("t.ltrace", victim);
+	pathf(out, sizeof(out), "t.ltrace");
+	write_trace(out, 1);
+	assert_victim_intact(victim);
+	assert_ours(out);
+}
+
+Test(sec_paths, symlink_refused_without_force)
+{
+	NEED_ROOT();
+	char victim[128], out[128];
+	struct lt_writer *w;
+	make_victim(victim, sizeof(victim));
+	as_nobody("t.ltrace", victim);
+	pathf(out, sizeof(out), "t.ltrace");
+	cr_assert_eq(lt_writer_open(&w, out, 0), -EEXIST);
+	assert_victim_intact(victim);
+}
+
+Test(sec_paths, dangling_symlink_never_creates_its_target)
+{
+	NEED_ROOT();
+	char target[128], out[128];
+	struct lt_writer *w;
+	pathf(target, sizeof(target), "made-by-root");
+	as_nobody("t.ltrace", target);
+	pathf(out, sizeof(out), "t.ltrace");
+	cr_assert_eq(lt_writer_open(&w, out, 0), -EEXIST);
+	cr_assert_neq(access(target, F_OK), 0, "root created the symlink's target");
+	write_trace(out, 1);
+	cr_assert_neq(access(target, F_OK), 0, "--force created the symlink's target");
+	assert_ours(out);
+}
+
+Test(sec_paths, foreign_writable_file_replaced_not_written)
+{
+	NEED_ROOT();
+	char out[128], buf[16] = "";
+	struct stat before;
+	as_nobody("t.ltrace", NULL);
+	pathf(out, sizeof(out), "t.ltrace");
+	/* what nobody could keep open: their inode */
+	int theirs = open(out, O_RDONLY);
+	cr_assert_geq(theirs, 0);
+	cr_assert_eq(fstat(theirs, &before), 0);
+	write_trace(out, 1);
+	assert_ours(out);
+	struct stat now;
+	cr_assert_eq(stat(out, &now), 0);
+	cr_assert_neq(now.st_ino, before.st_ino, "the trace went into nobody's file");
+	cr_assert_eq(pread(theirs, buf, sizeof(buf) - 1, 0), 6);
+	cr_assert_str_eq(buf, "theirs");
+	close(theirs);
+}
+
+Test(sec_paths, force_never_replaces_a_directory_or_device)
+{
+	NEED_ROOT();
+	char p[128];
+	pathf(p, sizeof(p), "fifo");
+	cr_assert_eq(mkfifo(p, 0666), 0);
+	cr_assert_eq(lt_out_create(p, 1), -EINVAL);
+	pathf(p, sizeof(p), "sub");
+	cr_assert_eq(mkdir(p, 0755), 0);
+	cr_assert_eq(lt_out_create(p, 1), -EINVAL);
+	cr_assert_eq(lt_out_check(p, 1), -EINVAL);
+	cr_assert(strstr(lt_out_strerror(-EINVAL), "not a regular file"));
+}
+
+Test(sec_paths, perfetto_output_never_through_a_symlink)
+{
+	NEED_ROOT();
+	char victim[128], in[128], out[128];
+	make_victim(victim, sizeof(victim));
+	pathf(in, sizeof(in), "t.ltrace");
+	write_trace(in, 0);
+	as_nobody("t.perfetto-trace", victim);
+	pathf(out, sizeof(out), "t.perfetto-trace");
+	cr_assert_eq(lt_convert_file(in, out, LT_FORMAT_PERFETTO, 0, 1), 1, "a symlink was taken as free");
+	assert_victim_intact(victim);
+	cr_assert_eq(lt_convert_file(in, out, LT_FORMAT_PERFETTO, 1, 1), 0, "--force did not replace it");
+	assert_victim_intact(victim);
+	assert_ours(out);
+	/* nobody's 0666 file at the name: replaced as well, not written into */
+	cr_assert_eq(unlink(out), 0);
+	as_nobody("t.perfetto-trace", NULL);
+	cr_assert_eq(lt_convert_file(in, out, LT_FORMAT_PERFETTO, 1, 1), 0);
+	assert_ours(out);
+}
