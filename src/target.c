@@ -76,6 +76,12 @@ int lt_target_resolve(pid_t pid, pid_t *tgid, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (*tgid == getpid()) {
+		/* its own ring-buffer reads and file writes would feed the trace */
+		snprintf(err, errlen, "%d is this locktrace process itself; give the pid of the process "
+			 "to trace", pid);
+		return -1;
+	}
 	return 0;
 }
 

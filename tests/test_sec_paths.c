@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include "locktrace/convert.h"
 #include "locktrace/outfile.h"
@@ -214,4 +216,145 @@ Test(sec_paths, perfetto_output_never_through_a_symlink)
 	as_nobody("t.perfetto-trace", NULL);
 	cr_assert_eq(lt_convert_file(in, out, LT_FORMAT_PERFETTO, 1, 1), 0);
 	assert_ours(out);
+}
+
+/* ------------------------------------------------------------ live */
+
+/* The recorder itself, as root: refusals before attaching and the flight
+ * recorder's dump names.  Suite sec_live needs BPF for the last test. */
+TestSuite(sec_live, .init = make_dir, .fini = rm_dir);
+
+/* Runs locktrace with argv (after the binary), collects its stderr into
+ * err and returns its exit code (-1: killed after timeout_ms). */
+static int run_lt(char *const args[], char *err, size_t errlen, int timeout_ms)
+{
+	char *argv[32] = { LT_BIN };
+	char lines[32][256];
+	int n = 0;
+	struct tl_proc p;
+
+	for (int i = 0; args[i] && i < 30; i++)
+		argv[i + 1] = args[i];
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	close(p.in_fd);
+	p.in_fd = -1;
+	tl_wait_for(&p, 1, "\x01never", lines, &n, 32, timeout_ms);
+	err[0] = 0;
+	for (int i = 0; i < n; i++)
+		snprintf(err + strlen(err), errlen - strlen(err), "%s\n", lines[i]);
+	int st = tl_wait(&p, timeout_ms);
+	tl_close(&p);
+	return st < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+Test(sec_live, numbers_refused_with_a_message)
+{
+	static const char *const cases[][2] = {
+		{ "-d", "1e300" }, { "-d", "0x10" }, { "--stall", "1e300" }, { "-d", "inf" },
+		{ "-d", "31536001" }, { "-b", "0x100000" },
+	};
+	char err[4096];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *args[] = { "-p", "1", (char *)cases[i][0], (char *)cases[i][1], NULL };
+		cr_expect_eq(run_lt(args, err, sizeof(err), 5000), 2, "%s %s: %s", cases[i][0],
+			     cases[i][1], err);
+		cr_expect(strstr(err, cases[i][1]) && strstr(err, "Error: invalid"), "%s", err);
+	}
+	char *args[] = { "-p", "1", "-d", "0x10", NULL };
+	run_lt(args, err, sizeof(err), 5000);
+	cr_expect(strstr(err, "decimal") && strstr(err, "a year"), "says what it wants: %s", err);
+}
+
+Test(sec_live, tracing_itself_refused)
+{
+	char err[8192], out[128];
+	pathf(out, sizeof(out), "self.ltrace");
+	/* the shell's pid is the pid locktrace runs under after exec */
+	char *argv[] = { "/bin/sh", "-c", "exec " LT_BIN " -p $$ -d 1 -o \"$0\"", out, NULL };
+	struct tl_proc p;
+	char lines[16][256];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	tl_wait_for(&p, 1, "\x01never", lines, &n, 16, 10000);
+	int st = tl_wait(&p, 10000);
+	tl_close(&p);
+	err[0] = 0;
+	for (int i = 0; i < n; i++)
+		snprintf(err + strlen(err), sizeof(err) - strlen(err), "%s\n", lines[i]);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d: %s", st, err);
+	cr_assert(strstr(err, "this locktrace process itself"), "%s", err);
+	cr_assert_neq(access(out, F_OK), 0, "%s was created", out);
+}
+
+Test(sec_live, existing_perfetto_file_refused_before_attach, .timeout = 60)
+{
+	NEED_ROOT();
+	char err[4096], out[128], pf[128];
+	char *wargv[] = { "/bin/sleep", "30", NULL };
+	struct tl_proc wl;
+	char pid[16];
+
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	pathf(out, sizeof(out), "t.ltrace");
+	pathf(pf, sizeof(pf), "t.perfetto-trace");
+	as_nobody("t.perfetto-trace", NULL);
+	char *args[] = { "-p", pid, "-d", "20", "-o", out, "--no-status", NULL };
+	uint64_t t0 = (uint64_t)time(NULL);
+	int rc = run_lt(args, err, sizeof(err), 30000);
+	uint64_t secs = (uint64_t)time(NULL) - t0;
+	tl_kill(&wl);
+	tl_close(&wl);
+	cr_assert_eq(rc, 1, "%s", err);
+	cr_assert(strstr(err, "t.perfetto-trace already exists"), "%s", err);
+	cr_assert(!strstr(err, "recording process"), "it attached first: %s", err);
+	cr_assert_leq(secs, 10, "took %llu s: it recorded before refusing", (unsigned long long)secs);
+	cr_assert_neq(access(out, F_OK), 0, "the raw trace was created");
+}
+
+/* Flight dumps of `locktrace -p --ring` go to NAME.ltrace, NAME-2.ltrace,
+ * ...: a name nobody took (a symlink to a victim, or a 0666 file at the
+ * Perfetto name of a dump) is skipped, never written through or into. */
+Test(sec_live, flight_dump_names_skip_what_others_planted, .timeout = 120)
+{
+	NEED_ROOT();
+	char victim[128], out[128], p[128], pid[16], lines[64][256];
+	char *wargv[] = { WL("idle"), "-t", "2", "-d", "60", "--no-wait", NULL };
+	struct tl_proc wl, rec;
+	int n = 0;
+
+	make_victim(victim, sizeof(victim));
+	as_nobody("t-2.ltrace", victim);
+	as_nobody("t-3.perfetto-trace", NULL);
+	pathf(out, sizeof(out), "t.ltrace");
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", NULL, &n, 0, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	char *argv[] = { LT_BIN, "-p", pid, "-o", out, "--ring", "4M", "--keep-going", "--no-status", NULL };
+	cr_assert_eq(tl_spawn(&rec, argv), 0);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: recording", lines, &n, 64, 20000));
+	usleep(1000000); /* SIGUSR1 is handled from just after that line */
+	for (int d = 0; d < 2; d++) {
+		kill(rec.pid, SIGUSR1);
+		cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote the last", lines, &n, 64, 30000),
+			  "dump %d not written", d + 1);
+	}
+	kill(rec.pid, SIGINT);
+	tl_wait(&rec, 30000);
+	tl_close(&rec);
+	tl_kill(&wl);
+	tl_close(&wl);
+	assert_victim_intact(victim);
+	assert_ours(out);
+	pathf(p, sizeof(p), "t-4.ltrace");
+	assert_ours(p);
+	pathf(p, sizeof(p), "t-4.perfetto-trace");
+	assert_ours(p);
+	struct stat sb;
+	pathf(p, sizeof(p), "t-3.perfetto-trace");
+	cr_assert_eq(stat(p, &sb), 0);
+	cr_assert_eq(sb.st_uid, NOBODY, "nobody's file was replaced");
+	cr_assert_eq(sb.st_size, 6, "nobody's file was written into");
+	pathf(p, sizeof(p), "t-3.ltrace");
+	cr_assert_neq(access(p, F_OK), 0, "a dump was named after a taken Perfetto file");
 }
