@@ -28,10 +28,12 @@ static uint32_t get_tid(struct lt_cur *cur, const struct lt_codec *c)
 	return (uint32_t)(lt_get_zz(cur) + c->pid);
 }
 
+/* At most LT_COMM_LEN - 1: the kernel's names end in a NUL within 16
+ * bytes, and the reader refuses 16 (no room for the terminator). */
 static size_t comm_len(const char *s)
 {
 	size_t n = 0;
-	while (n < LT_COMM_LEN && s[n])
+	while (n < LT_COMM_LEN - 1 && s[n])
 		n++;
 	return n;
 }
@@ -50,7 +52,8 @@ static void get_str(struct lt_cur *cur, char *dst)
 	const uint8_t *s;
 
 	memset(dst, 0, LT_COMM_LEN);
-	if (n > LT_COMM_LEN) {
+	/* a comm is at most 15 bytes: 16 would leave dst unterminated */
+	if (n >= LT_COMM_LEN) {
 		cur->err = 1;
 		return;
 	}

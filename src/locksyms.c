@@ -255,6 +255,7 @@ int lt_trace_symbols(const char *path, struct lt_u64map *map)
 	uint8_t pre[LT_PREAMBLE_LEN], hdr[LT_CHUNK_HDR_LEN], *buf = NULL;
 	FILE *f = fopen(path, "rb");
 	struct lt_u64map models = { 0 };
+	size_t have = 0; /* bytes of CONT parts in buf */
 	int ret = -1;
 
 	if (!f)
@@ -265,25 +266,31 @@ int lt_trace_symbols(const char *path, struct lt_u64map *map)
 		uint32_t type = lt_get_le32(hdr + 4), len = lt_get_le32(hdr + 8);
 		if (lt_get_le32(hdr) != 0x4b43544cu || len > LT_CHUNK_MAX)
 			break; /* damaged: the reader reports it; keep what we have */
-		if (type != LT_CHUNK_SYMBOLS && type != LT_CHUNK_SNAPSHOT) {
+		if (type != LT_CHUNK_SYMBOLS && type != LT_CHUNK_SNAPSHOT && type != LT_CHUNK_CONT) {
+			have = 0;
 			if (fseek(f, len, SEEK_CUR))
 				break;
 			continue;
 		}
-		uint8_t *b = realloc(buf, len ? len : 1);
+		/* a large section: CONT parts, then its last chunk (tracefile.h) */
+		if (have + len > LT_SECTION_MAX)
+			break;
+		uint8_t *b = realloc(buf, have + len + 1);
 		if (!b)
 			break;
 		buf = b;
-		if (fread(buf, 1, len, f) != len)
+		if (fread(buf + have, 1, len, f) != len)
 			break;
 		uint32_t crc = (uint32_t)crc32(0L, hdr + 4, 8);
-		crc = (uint32_t)crc32(crc, buf, len);
+		crc = (uint32_t)crc32(crc, buf + have, len);
 		if (crc != lt_get_le32(hdr + 12))
 			break;
+		size_t all = have + len;
+		have = type == LT_CHUNK_CONT ? all : 0;
 		if (type == LT_CHUNK_SYMBOLS)
-			lt_locksyms_parse(buf, len, map);
-		else
-			rp_snapshot_lock_names((const char *)buf, len, &models);
+			lt_locksyms_parse(buf, all, map);
+		else if (type == LT_CHUNK_SNAPSHOT)
+			rp_snapshot_lock_names((const char *)buf, all, &models);
 	}
 	ret = 0;
 out:

@@ -343,20 +343,37 @@ static int write_chunk_inplace(struct lt_writer *w, uint8_t *buf, uint32_t type,
 	return 0;
 }
 
-int lt_writer_section(struct lt_writer *w, uint32_t type, const void *data, size_t len)
+/* One chunk of type holding data.  0 or -errno. */
+static int write_one(struct lt_writer *w, uint32_t type, const uint8_t *data, size_t len)
 {
-	if (len > LT_CHUNK_MAX)
-		return -EFBIG;
-	int r = lt_writer_flush(w);
-	if (r)
-		return r;
 	uint8_t *buf = malloc(LT_CHUNK_HDR_LEN + len);
 	if (!buf)
 		return -ENOMEM;
 	if (len)
 		memcpy(buf + LT_CHUNK_HDR_LEN, data, len);
-	r = write_chunk_inplace(w, buf, type, len);
+	int r = write_chunk_inplace(w, buf, type, len);
 	free(buf);
+	return r;
+}
+
+/* A section larger than a chunk goes out as CONT chunks of LT_CHUNK_MAX
+ * bytes and a last chunk of its own type (a memory writer, the flight
+ * ring, keeps only events: it gets no CONT parts).  Any failure is sticky:
+ * the writer then ends the file with a FAILED chunk, never END. */
+int lt_writer_section(struct lt_writer *w, uint32_t type, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	int r = lt_writer_flush(w);
+
+	if (!r && len > LT_SECTION_MAX)
+		r = -EFBIG;
+	for (; !r && len > LT_CHUNK_MAX; p += LT_CHUNK_MAX, len -= LT_CHUNK_MAX)
+		if (w->fd >= 0)
+			r = write_one(w, LT_CHUNK_CONT, p, LT_CHUNK_MAX);
+	if (!r)
+		r = write_one(w, type, p, len);
+	if (r && !w->err)
+		w->err = r;
 	return r;
 }
 
@@ -480,11 +497,32 @@ int lt_writer_release_fd(struct lt_writer *w)
 	return fd;
 }
 
+/* After a failure: a FAILED chunk saying what failed, if it can still be
+ * written (a full disk may take it: it is small), so that a reader does not
+ * take the file for a complete recording. */
+static void write_failed(struct lt_writer *w)
+{
+	char msg[160];
+	int n = snprintf(msg, sizeof(msg), "the recorder stopped writing this file: %s", strerror(-w->err));
+	int err = w->err;
+
+	w->len = 0; /* events not written yet stay unwritten */
+	w->err = 0;
+	write_one(w, LT_CHUNK_FAILED, (const uint8_t *)msg, (size_t)n);
+	w->err = err;
+}
+
 int lt_writer_close(struct lt_writer *w)
 {
 	if (!w)
 		return 0;
-	int r = w->fd >= 0 ? lt_writer_section(w, LT_CHUNK_END, NULL, 0) : lt_writer_flush(w);
+	int r;
+	if (w->fd >= 0 && w->err) {
+		r = w->err;
+		write_failed(w);
+	} else {
+		r = w->fd >= 0 ? lt_writer_section(w, LT_CHUNK_END, NULL, 0) : lt_writer_flush(w);
+	}
 	if (w->fd >= 0 && close(w->fd) && !r)
 		r = -errno;
 	free(w->buf);
@@ -562,6 +600,85 @@ static int load_chunk(struct lt_reader *r)
 	return 1;
 }
 
+/* Appends the loaded chunk to r->join.  0, or -1 having stopped. */
+static int join_append(struct lt_reader *r, uint64_t first)
+{
+	if (r->join_len + r->chunk_len > LT_SECTION_MAX) {
+		stop(r, first, "damaged section (larger than any writer makes)");
+		return -1;
+	}
+	if (r->join_len + r->chunk_len > r->join_cap) {
+		size_t cap = r->join_cap ? r->join_cap : LT_CHUNK_MAX;
+		while (cap < r->join_len + r->chunk_len)
+			cap *= 2;
+		uint8_t *b = realloc(r->join, cap);
+		if (!b) {
+			stop(r, first, "out of memory reading a large section");
+			return -1;
+		}
+		r->join = b;
+		r->join_cap = cap;
+	}
+	memcpy(r->join + r->join_len, r->chunk, r->chunk_len);
+	r->join_len += r->chunk_len;
+	return 0;
+}
+
+/* The text of a FAILED chunk, printable ASCII only, into the stop reason. */
+static void stop_failed(struct lt_reader *r)
+{
+	char msg[160];
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->chunk_len && n + 1 < sizeof(msg); i++) {
+		unsigned char c = r->chunk[i];
+		msg[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	msg[n] = 0;
+	snprintf(r->stop_reason, sizeof(r->stop_reason), "the recording failed (%s) at offset %llu", msg,
+		 (unsigned long long)r->cur_offset);
+	r->stop_offset = r->cur_offset;
+	r->done = 1;
+}
+
+/* Loads the next section: one chunk, or CONT parts joined with the chunk
+ * after them (cur_offset: the first part's).  1 loaded, 0 end/stop. */
+static int load_section(struct lt_reader *r)
+{
+	uint64_t first = r->offset;
+
+	r->join_len = 0;
+	while (load_chunk(r)) {
+		if (r->cur_type == LT_CHUNK_FAILED) {
+			stop_failed(r);
+			return 0;
+		}
+		if (r->cur_type != LT_CHUNK_CONT && !r->join_len)
+			return 1;
+		if (r->cur_type == LT_CHUNK_EVENTS || r->cur_type == LT_CHUNK_END) {
+			stop(r, first, "damaged section (parts without their last chunk)");
+			return 0;
+		}
+		if (join_append(r, first))
+			return 0;
+		if (r->cur_type == LT_CHUNK_CONT)
+			continue;
+		uint8_t *b = r->chunk;
+		size_t cap = r->chunk_cap;
+		r->chunk = r->join;
+		r->chunk_cap = r->join_cap;
+		r->chunk_len = r->join_len;
+		r->join = b;
+		r->join_cap = cap;
+		r->join_len = 0;
+		r->cur_offset = first;
+		return 1;
+	}
+	if (r->join_len && !r->stop_reason[0])
+		stop(r, first, "trace ends inside a section");
+	return 0;
+}
+
 int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errlen)
 {
 	uint8_t pre[LT_PREAMBLE_LEN];
@@ -589,7 +706,7 @@ int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errl
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (!load_chunk(r) || r->cur_type != LT_CHUNK_HEADER) {
+	if (!load_section(r) || r->cur_type != LT_CHUNK_HEADER) {
 		snprintf(err, errlen, "%s: no readable header chunk (%s)", path,
 			 r->stop_reason[0] ? r->stop_reason : "first chunk is not a header");
 		goto fail;
@@ -631,7 +748,7 @@ int lt_reader_next(struct lt_reader *r, struct lt_item *it)
 			it->offset = r->cur_offset;
 			return 1;
 		}
-		if (!load_chunk(r))
+		if (!load_section(r))
 			return 0;
 		switch (r->cur_type) {
 		case LT_CHUNK_EVENTS:
@@ -664,6 +781,8 @@ void lt_reader_close(struct lt_reader *r)
 	r->f = NULL;
 	free(r->chunk);
 	r->chunk = NULL;
+	free(r->join);
+	r->join = NULL;
 	free(r->dec);
 	r->dec = NULL;
 	lt_header_free(&r->hdr);

@@ -4,6 +4,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 #include "locktrace/cli.h"
+#include "locktrace/event.h"
+#include "../src/codec.h"
 
 Test(sec, seconds_decimal_and_bounded)
 {
@@ -45,4 +47,38 @@ Test(sec, integers_and_sizes_decimal)
 	cr_expect_eq(v, 16u << 20);
 	cr_assert_eq(lt_parse_size("4KiB", &v), 0);
 	cr_expect_eq(v, 4096);
+}
+
+/* A rename whose new comm is 16 bytes: the encoding of a 15-byte name with
+ * its length and one more byte spliced in.  The decoder refuses it: a
+ * 16-byte comm has no terminator and ran into the next field. */
+Test(sec, comm_without_terminator_refused)
+{
+	struct lt_codec c;
+	struct lt_event ev = { 0 }, out;
+	uint8_t buf[256], bad[260];
+
+	ev.h.kind = LT_EV_RENAME;
+	ev.h.tid = 100;
+	ev.h.ts = 1000;
+	strcpy(ev.ren.oldcomm, "old");
+	strcpy(ev.ren.newcomm, "abcdefghijklmno");
+	lt_codec_reset(&c, 100, 0);
+	size_t n = lt_codec_encode(&c, buf, &ev);
+	cr_assert_gt(n, 0);
+	uint8_t *at = memmem(buf, n, "\x0f" "abcdefghijklmno", 16);
+	cr_assert(at, "15-byte comm not found in the encoding");
+	size_t k = (size_t)(at - buf);
+	memcpy(bad, buf, k);
+	bad[k] = 16;
+	memcpy(bad + k + 1, "abcdefghijklmnop", 16);
+	memcpy(bad + k + 17, buf + k + 16, n - k - 16);
+
+	const uint8_t *p = buf;
+	lt_codec_reset(&c, 100, 0);
+	cr_assert_eq(lt_codec_decode(&c, &p, buf + n, &out), 0, "the honest encoding decodes");
+	cr_assert_str_eq(out.ren.newcomm, "abcdefghijklmno");
+	p = bad;
+	lt_codec_reset(&c, 100, 0);
+	cr_assert_neq(lt_codec_decode(&c, &p, bad + n + 1, &out), 0, "a 16-byte comm was accepted");
 }

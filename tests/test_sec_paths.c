@@ -358,3 +358,52 @@ Test(sec_live, flight_dump_names_skip_what_others_planted, .timeout = 120)
 	pathf(p, sizeof(p), "t-3.ltrace");
 	cr_assert_neq(access(p, F_OK), 0, "a dump was named after a taken Perfetto file");
 }
+
+/* A 5,000-thread process: its snapshot (about 17 MB of JSON) is larger than
+ * a chunk.  A recording and a flight dump both hold it whole and end
+ * cleanly; before, the recording stopped right after attach with "File too
+ * large" and the file read as a clean, empty trace. */
+Test(sec_live, five_thousand_threads_recorded_and_dumped, .timeout = 300)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("many_threads"), "-t", "5000", NULL };
+	char lines[64][256], out[128], dump[128], pid[16];
+	struct tl_proc wl, rec;
+	struct tl_trace t;
+	int n = 0;
+
+	pathf(out, sizeof(out), "many.ltrace");
+	pathf(dump, sizeof(dump), "dump.ltrace");
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", NULL, &n, 0, 120000), "workload not ready");
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+
+	char *args[] = { "record", "-p", pid, "-d", "2", "-o", out, "--no-status", "-q", NULL };
+	char err[8192];
+	cr_assert_eq(run_lt(args, err, sizeof(err), 120000), 0, "%s", err);
+	cr_assert_eq(tl_load(&t, out), 0);
+	cr_assert(t.clean_end, "%s", t.stop);
+	cr_assert_geq(t.hdr.nthreads, 5001);
+	cr_assert(t.snapshot_json, "no snapshot");
+	cr_assert_gt(t.snapshot_len, LT_CHUNK_MAX, "a snapshot of %zu bytes", t.snapshot_len);
+	cr_assert(strstr(t.snapshot_json, "\"threads\""));
+	tl_free(&t);
+
+	char *argv[] = { LT_BIN, "record", "-p", pid, "-o", dump, "--ring", "4M", "--no-status", NULL };
+	n = 0;
+	cr_assert_eq(tl_spawn(&rec, argv), 0);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: recording", lines, &n, 64, 60000));
+	usleep(1000000);
+	kill(rec.pid, SIGUSR1);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote the last", lines, &n, 64, 120000),
+		  "no dump: %s", n ? lines[n - 1] : "");
+	tl_wait(&rec, 60000);
+	tl_close(&rec);
+	cr_assert_eq(tl_load(&t, dump), 0);
+	cr_assert(t.clean_end, "%s", t.stop);
+	cr_assert(t.snapshot_json && t.snapshot_len > LT_CHUNK_MAX, "the dump has no whole snapshot");
+	tl_free(&t);
+	tl_go(&wl);
+	tl_wait(&wl, 60000);
+	tl_close(&wl);
+}

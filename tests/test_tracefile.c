@@ -28,7 +28,7 @@ static uint64_t edgy(void)
 
 static void rnd_comm(char *c)
 {
-	size_t n = rnd() % (LT_COMM_LEN + 1);
+	size_t n = rnd() % LT_COMM_LEN; /* at most 15 bytes, as the kernel's */
 	memset(c, 0, LT_COMM_LEN);
 	for (size_t i = 0; i < n; i++)
 		c[i] = (char)(1 + rnd() % 255);
@@ -270,7 +270,7 @@ Test(tracefile, round_trip_every_kind)
 	cr_assert_eq(r.hdr.threads[0].state, 'R');
 	cr_assert_eq(r.hdr.threads[2].state, 'S');
 	/* format 1.1: the machine, the kernel's version string, the parent */
-	cr_assert_eq(r.hdr.version_minor, 1);
+	cr_assert_eq(r.hdr.version_minor, LT_VERSION_MINOR);
 	cr_assert_str_eq(r.hdr.machine, "x86_64");
 	cr_assert_str_eq(r.hdr.kversion, "#1 SMP PREEMPT_DYNAMIC Debian 6.18.0-1");
 	cr_assert_eq(r.hdr.ppid, 1);
@@ -461,4 +461,98 @@ Test(tracefile, existing_file_not_clobbered_and_private)
 	cr_assert_eq(lt_writer_close(w), 0);
 	cr_assert_eq(stat(path, &sb), 0);
 	cr_assert_eq(sb.st_mode & 0777, 0600);
+}
+
+/* A header of 100,000 threads and a 10 MiB snapshot: larger than one chunk
+ * (LT_CHUNK_MAX), written as CONT parts and read back whole. */
+Test(tracefile, sections_larger_than_a_chunk_round_trip)
+{
+	char path[128];
+	struct lt_writer *w;
+	struct lt_header h;
+	struct lt_reader r;
+	struct lt_item it;
+	char err[256];
+	const uint32_t nth = 100000;
+	const size_t big = 10u << 20;
+
+	snprintf(path, sizeof(path), "%s/big.ltrace", tmpdir);
+	sample_header(&h, 7);
+	h.threads = calloc(nth, sizeof(*h.threads));
+	h.nthreads = nth;
+	for (uint32_t i = 0; i < nth; i++) {
+		h.threads[i].tid = (int32_t)(7 + i);
+		snprintf(h.threads[i].comm, LT_COMM_LEN, "worker-%u", i);
+		for (int a = 0; a < 6; a++)
+			h.threads[i].sc_args[a] = 0x7ffd00000000ull + i;
+		h.threads[i].sc_nr = 202;
+	}
+	char *snap = malloc(big);
+	for (size_t i = 0; i < big; i++)
+		snap[i] = (char)('a' + i % 26);
+	cr_assert_eq(lt_writer_open(&w, path, 0), 0);
+	cr_assert_eq(lt_writer_header(w, &h), 0);
+	cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, snap, big), 0);
+	cr_assert_eq(lt_writer_close(w), 0);
+	free(h.threads);
+
+	cr_assert_eq(lt_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.hdr.nthreads, nth);
+	cr_assert_eq(r.hdr.threads[nth - 1].tid, (int32_t)(7 + nth - 1));
+	cr_assert_str_eq(r.hdr.threads[nth - 1].comm, "worker-99999");
+	int snaps = 0;
+	while (lt_reader_next(&r, &it) > 0) {
+		if (it.type != LT_ITEM_SECTION || it.sec_type != LT_CHUNK_SNAPSHOT)
+			continue;
+		snaps++;
+		cr_assert_eq(it.len, big);
+		cr_assert(memcmp(it.data, snap, big) == 0, "the joined snapshot differs");
+	}
+	cr_assert_eq(snaps, 1);
+	cr_assert(r.clean_end, "%s", r.stop_reason);
+	lt_reader_close(&r);
+
+	/* cut inside the snapshot's parts: read up to there, said where */
+	struct stat sb;
+	cr_assert_eq(stat(path, &sb), 0);
+	cr_assert_eq(truncate(path, sb.st_size - (off_t)big / 2), 0);
+	cr_assert_eq(lt_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
+	while (lt_reader_next(&r, &it) > 0)
+		cr_assert(it.type != LT_ITEM_SECTION || it.sec_type != LT_CHUNK_SNAPSHOT,
+			  "half a snapshot was returned");
+	cr_assert(!r.clean_end);
+	cr_assert(r.stop_reason[0]);
+	lt_reader_close(&r);
+	free(snap);
+}
+
+/* A section the writer cannot write leaves a file that says the recording
+ * failed, not one that reads as complete and empty. */
+Test(tracefile, write_failure_says_so_in_the_file)
+{
+	char path[128], err[256];
+	struct lt_writer *w;
+	struct lt_header h;
+	struct lt_reader r;
+	struct lt_item it;
+	static const char small[16];
+
+	snprintf(path, sizeof(path), "%s/failed.ltrace", tmpdir);
+	sample_header(&h, 7);
+	cr_assert_eq(lt_writer_open(&w, path, 0), 0);
+	cr_assert_eq(lt_writer_header(w, &h), 0);
+	/* larger than any section: refused before a byte is read */
+	cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, small, (size_t)LT_SECTION_MAX + 1), -EFBIG);
+	struct lt_stats st = { .start_ns = 1, .end_ns = 2 };
+	cr_assert_eq(lt_writer_stats(w, &st), -EFBIG, "writes after a failure must fail too");
+	cr_assert_eq(lt_writer_close(w), -EFBIG);
+
+	cr_assert_eq(lt_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
+	while (lt_reader_next(&r, &it) > 0)
+		;
+	cr_assert(!r.clean_end, "a failed recording reads as complete");
+	cr_assert(!r.have_stats);
+	cr_assert(strstr(r.stop_reason, "the recording failed"), "%s", r.stop_reason);
+	cr_assert(strstr(r.stop_reason, "File too large"), "%s", r.stop_reason);
+	lt_reader_close(&r);
 }

@@ -19,7 +19,7 @@
 #include "locktrace/event.h"
 
 #define LT_VERSION_MAJOR 1
-#define LT_VERSION_MINOR 1
+#define LT_VERSION_MINOR 2
 #define LT_MAGIC "\x7fLTRACE\n"
 #define LT_PREAMBLE_LEN 16
 #define LT_CHUNK_HDR_LEN 16
@@ -33,7 +33,15 @@ enum lt_chunk_type {
 	LT_CHUNK_STATS = 4,    /* TLV: counts and losses at the end (struct lt_stats) */
 	LT_CHUNK_END = 5,      /* empty: the writer closed the file cleanly */
 	LT_CHUNK_SYMBOLS = 6,  /* TLV: futex address -> name (include/locktrace/locksyms.h) */
+	/* the first parts of a section larger than LT_CHUNK_MAX (a snapshot of
+	 * thousands of threads): the reader joins consecutive CONT chunks with
+	 * the next chunk, whose type the whole section has */
+	LT_CHUNK_CONT = 16,
+	/* text: why the recorder stopped writing (a write error); written
+	 * instead of END, so the file says that it failed */
+	LT_CHUNK_FAILED = 17,
 };
+#define LT_SECTION_MAX (256u << 20) /* a joined section; larger is damage */
 
 struct lt_thread_info {
 	int32_t tid;
@@ -148,6 +156,8 @@ struct lt_reader {
 	uint32_t cur_type;
 	void *dec;
 	int done;
+	uint8_t *join; /* CONT parts read so far */
+	size_t join_len, join_cap;
 };
 
 /* Opens and validates PATH and reads its header chunk.  On error returns
