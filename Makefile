@@ -21,7 +21,7 @@ LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 # tests/test_*.c hold the tests and test_util.c's helpers; helpers with
 # another name are listed here.
-TEST_SRCS := $(wildcard tests/test_*.c) tests/fakeproc.c
+TEST_SRCS := $(wildcard tests/test_*.c) tests/fakeproc.c tests/gen_trace.c
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
 WL_SRCS   := $(wildcard tests/workloads/*.c)
 WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))

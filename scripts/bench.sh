@@ -15,7 +15,7 @@
 # the scheduler tracepoints only; floor:
 # empty BPF programs on locktrace's tracepoints, the cost of attaching
 # alone, built from scripts/bench-floor*.c); --parts: of
-# overhead,collector,profile,snapshot,rtsnap,convert (for quick experiments: the
+# overhead,collector,profile,snapshot,rtsnap,report,convert (for quick experiments: the
 # results file is only written when everything ran).
 #
 # Environment: LT_BENCH_BPFTRACE, LT_BENCH_PERF, LT_BENCH_STRACE override
@@ -29,7 +29,7 @@ ROOT=$PWD
 
 SMOKE=0 ROUNDS=7 SECS=5 INSTALL=1 OUT=BENCHMARKS.md KEEP=
 TOOLS_ARG=untraced,floor,floorsched,locktrace,ltblocking,bpftrace,perf,strace
-PARTS=overhead,collector,profile,snapshot,rtsnap,convert
+PARTS=overhead,collector,profile,snapshot,rtsnap,report,convert
 PARTIAL=0 OUT_SET=0
 THREADS=64
 while [ $# -gt 0 ]; do
@@ -648,6 +648,34 @@ if part rtsnap; then
 	done
 fi
 
+# ----------------------- report of 10,000 threads each on its own futex
+# A crafted trace (tests/gen_trace.c): every thread waited once on its own
+# futex, was woken, and waits on it again at the end: 10,000 locks, 10,000
+# findings.  The text report used to take minutes (target: under 2 s).
+REPRES=$W/report.tsv
+: >"$REPRES"
+if part report; then
+	say "== report of 10,000 threads each on its own futex"
+	if cc -O2 -std=gnu11 -D_GNU_SOURCE -DLT_GEN_MAIN -Iinclude -Itests tests/gen_trace.c build/liblocktrace.a \
+		$(pkg-config --libs libbpf libelf libdw zlib 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lpthread \
+		-o "$W/bin/gen_trace" 2>"$W/gen.err" && "$W/bin/gen_trace" "$W/own.ltrace" 10000; then
+		for ((i = 0; i < (SMOKE ? 1 : 5); i++)); do
+			for fmt in text json; do
+				rargs=()
+				[ "$fmt" = json ] && rargs=(--json)
+				t0=$(now)
+				"$LT" report "${rargs[@]}" "$W/own.ltrace" >"$W/own.out" 2>"$W/own.err"
+				rc=$?
+				t1=$(now)
+				printf '%s\t%s\t%s\t%s\n' "$fmt" "$rc" \
+					"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(fsize "$W/own.out")" >>"$REPRES"
+			done
+		done
+	else
+		say "   cannot build or run tests/gen_trace.c: $(head -c 300 "$W/gen.err")"
+	fi
+fi
+
 # ------------------------------------------------- conversion to Perfetto
 CONV="pending: no \`locktrace convert\` in this build"
 CONV_CMD=
@@ -829,6 +857,23 @@ REPORT=$W/report.md
 		read -r wm wa wb _ <<<"$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0 { print $3 }' "$RTSNAP" | stat_line)"
 		fl=$(awk -F'\t' -v f="$rt" '$1 == f { l = $4 } END { print l }' "$RTSNAP")
 		echo "| $rt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 3) | \`$fl...\` |"
+	done
+	echo
+	echo "### Report of 10,000 threads each on its own futex"
+	echo
+	echo "A crafted trace (\`tests/gen_trace.c\`, $(fsize "$W/own.ltrace") bytes): 10,000 threads each waited once on"
+	echo "its own futex, were woken, and wait on it again at the end: 10,000 locks and as many findings;"
+	echo "\`locktrace report [--json] TRACE\` (target: under 2 s; the text report took minutes before issue 15):"
+	echo
+	echo "| output | runs | wall s | output bytes |"
+	echo "|---|---|---|---|"
+	for fmt in text json; do
+		n=$(awk -F'\t' -v f="$fmt" '$1 == f' "$REPRES" | wc -l)
+		[ "$n" = 0 ] && { echo "| $fmt | not run | - | - |"; continue; }
+		okn=$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0' "$REPRES" | wc -l)
+		read -r wm wa wb _ <<<"$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0 { print $3 }' "$REPRES" | stat_line)"
+		bytes=$(awk -F'\t' -v f="$fmt" '$1 == f { b = $4 } END { print b }' "$REPRES")
+		echo "| $fmt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 2) | $bytes |"
 	done
 	echo
 	echo "### Conversion to Perfetto"

@@ -227,6 +227,10 @@ struct rgroup {
 	int in_cycle;
 	int has_finding;
 	int lost_release; /* a released_without_wake finding is about it */
+	/* the threads whose end group it is, in thread order (built once the
+	 * trace is read: the rules walk these, not every thread per lock) */
+	struct rthread **mem;
+	uint32_t n_mem, n_mem_alive;
 };
 
 struct redge {
@@ -248,6 +252,10 @@ struct lt_report_priv {
 	struct rmap tmap;      /* tid -> current instance idx+1 */
 	struct rgroup **gr;
 	size_t ngr, capgr;
+	uint32_t n_alive;      /* threads not exited at the end */
+	struct fent *fidx;     /* infer_holder's index (fidx_build) */
+	size_t nfidx;
+	int fidx_built;
 	struct rmap amap;      /* futex address -> group idx+1 */
 	struct rmap seen;      /* distinct waiter / waker per group */
 	struct redge *ed;
@@ -1487,10 +1495,9 @@ static int is_lock_waiter(const struct rthread *t)
  * read of memory outranks what the events suggest. */
 static void end_holder(struct lt_report *r, struct rgroup *g)
 {
-	struct lt_report_priv *p = P(r);
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
-		if (t->end_group != g->idx + 1 || t->pub.end_state != LT_RTS_IN_CALL || !t->snap)
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
+		if (t->pub.end_state != LT_RTS_IN_CALL || !t->snap)
 			continue;
 		if (t->snap->runtime && t->snap->lock_kind && !g->rt_kind[0]) {
 			snprintf(g->rt_kind, sizeof(g->rt_kind), "%s", t->snap->lock_kind);
@@ -1525,9 +1532,9 @@ static const char *holder_how(struct lt_report *r, const struct rgroup *g, char 
 		else if (!g->holder)
 			snprintf(dis, sizeof(dis), "; the event rule names nobody (the holder's acquire was not "
 				 "seen as a wait)");
-		for (size_t i = 0; i < P(r)->nth; i++) {
-			struct rthread *t = P(r)->th[i];
-			if (t->end_group != g->idx + 1 || !t->snap || t->snap->owner != (int32_t)h->pub.tid)
+		for (size_t i = 0; i < g->n_mem; i++) {
+			struct rthread *t = g->mem[i];
+			if (!t->snap || t->snap->owner != (int32_t)h->pub.tid)
 				continue;
 			if (t->snap->runtime)
 				snprintf(buf, len, "the snapshot read it from the runtime's own state (%s%s%s)%s",
@@ -1560,9 +1567,9 @@ static void tid_list(struct lt_report *r, struct rgroup *g, char *buf, size_t le
 	size_t n = 0;
 	unsigned k = 0;
 	buf[0] = 0;
-	for (size_t i = 0; i < P(r)->nth; i++) {
-		struct rthread *t = P(r)->th[i];
-		if (t->end_group != g->idx + 1 || !is_lock_waiter(t))
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
+		if (!is_lock_waiter(t))
 			continue;
 		if (k < max && n < len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%u", k ? ", " : "", t->pub.tid);
@@ -1780,9 +1787,9 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	tid_list(r, g, list, sizeof(list), 12);
 	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
 	char op[64] = "";
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
-		if (t->end_group == g->idx + 1 && is_lock_waiter(t)) {
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
+		if (is_lock_waiter(t)) {
 			f_tid(f, t->pub.tid);
 			if (!op[0])
 				lt_futex_op_name(t->pub.end_call.op & ~0x180u, t->pub.end_call.nr, op, sizeof(op));
@@ -1827,10 +1834,10 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	gname(g, gn, sizeof(gn));
 
 	/* (a) a wake that woke nobody while a waiter was about to sleep */
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
 		const struct lt_report_call *c = &t->pub.end_call;
-		if (t->end_group != g->idx + 1 || !is_lock_waiter(t) || !t->pub.asleep || !t->w0_tid ||
+		if (!is_lock_waiter(t) || !t->pub.asleep || !t->w0_tid ||
 		    c->woken_by || (g->pub.last_wake_ts && g->pub.last_wake_ts >= c->begin) ||
 		    (double)dur_to_end(r, c->begin) < r->opts.stall_s * 1e9)
 			continue;
@@ -1862,11 +1869,11 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 		return;
 
 	/* (b) a waiter sleeping on a word that has since changed */
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
 		const struct rp_snap_thread *s = t->snap;
 		const struct lt_report_call *c = &t->pub.end_call;
-		if (t->end_group != g->idx + 1 || !is_lock_waiter(t) || !s || !s->has_futex || !s->is_wait ||
+		if (!is_lock_waiter(t) || !s || !s->has_futex || !s->is_wait ||
 		    s->is_pi || !s->word_ok || !s->expected_ok || s->word == s->expected ||
 		    (c->nr == LT_NR_FUTEX && (c->op & LT_FUTEX_CMD_MASK) != LT_FUTEX_WAIT &&
 		     (c->op & LT_FUTEX_CMD_MASK) != LT_FUTEX_WAIT_BITSET))
@@ -1907,9 +1914,9 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	 * (a woken waiter later woke the next one) has waiters and no holder;
 	 * the last holder let it go while one of them already waited */
 	struct rthread *h = p->th[g->last_holder - 1], *w = NULL, *oldest = NULL;
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
-		if (t->end_group != g->idx + 1 || !is_lock_waiter(t) || !t->pub.asleep || t == h)
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
+		if (!is_lock_waiter(t) || !t->pub.asleep || t == h)
 			continue;
 		uint64_t b = t->pub.end_call.begin;
 		if (b >= g->last_acq && (!g->rel_ts || b <= g->rel_ts) && (!w || b < w->pub.end_call.begin))
@@ -1934,9 +1941,9 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	f_group(f, g);
 	f_tid(f, h->pub.tid);
 	f_tid(f, (w ? w : oldest)->pub.tid);
-	for (size_t i = 0; i < p->nth; i++)
-		if (p->th[i]->end_group == g->idx + 1 && is_lock_waiter(p->th[i]))
-			f_tid(f, p->th[i]->pub.tid);
+	for (size_t i = 0; i < g->n_mem; i++)
+		if (is_lock_waiter(g->mem[i]))
+			f_tid(f, g->mem[i]->pub.tid);
 	rp_fmt_dur(dur_to_end(r, g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest), d, sizeof(d));
 	if (w)
 		f_summary(f, "lost wake-up on %s: %u thread%s wait on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
@@ -1977,6 +1984,90 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	related_ev(r, f, g);
 }
 
+/* Every function on the stack of every thread that could hold a lock (in
+ * a call and asleep, with a snapshot stack), sorted by name: built once,
+ * so that finding the suspects of one lock costs what its waiters' stacks
+ * hold, not a walk of every thread for every lock. */
+struct fent {
+	const char *func;
+	struct rthread *t;
+	uint32_t stamp; /* group idx + 1 that scanned the run starting here */
+};
+
+static int fent_cmp(const void *a, const void *b)
+{
+	const struct fent *x = a, *y = b;
+	int c = strcmp(x->func, y->func);
+	return c ? c : (x->t->idx > y->t->idx) - (x->t->idx < y->t->idx);
+}
+
+static int can_hold(const struct rthread *t)
+{
+	return t->snap && t->pub.end_state == LT_RTS_IN_CALL && t->pub.asleep && t->snap->n_funcs;
+}
+
+static int fidx_build(struct lt_report_priv *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->nth; i++)
+		if (can_hold(p->th[i]))
+			n += p->th[i]->snap->n_funcs;
+	p->fidx = calloc(n ? n : 1, sizeof(*p->fidx));
+	if (!p->fidx)
+		return -1;
+	for (size_t i = 0; i < p->nth; i++)
+		for (size_t a = 0; can_hold(p->th[i]) && a < p->th[i]->snap->n_funcs; a++)
+			p->fidx[p->nfidx++] = (struct fent){ p->th[i]->snap->funcs[a], p->th[i], 0 };
+	qsort(p->fidx, p->nfidx, sizeof(*p->fidx), fent_cmp);
+	p->fidx_built = 1;
+	return 0;
+}
+
+/* The first entry for func, or nfidx. */
+static size_t fidx_find(const struct lt_report_priv *p, const char *func)
+{
+	size_t lo = 0, hi = p->nfidx;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(p->fidx[mid].func, func) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nfidx && !strcmp(p->fidx[lo].func, func) ? lo : p->nfidx;
+}
+
+/* The one thread outside g, asleep in a call, that runs a function one of
+ * g's waiters runs; NULL if none or more than one. */
+static struct rthread *suspect(struct lt_report_priv *p, struct rgroup *g)
+{
+	struct rthread *cand = NULL;
+
+	if (!p->fidx_built && fidx_build(p))
+		return NULL;
+	for (size_t j = 0; j < g->n_mem; j++) {
+		const struct rthread *w = g->mem[j];
+		if (!is_lock_waiter(w) || !w->snap)
+			continue;
+		for (size_t b = 0; b < w->snap->n_funcs; b++) {
+			size_t k = fidx_find(p, w->snap->funcs[b]);
+			if (k == p->nfidx || p->fidx[k].stamp == g->idx + 1)
+				continue;
+			p->fidx[k].stamp = g->idx + 1;
+			const char *f = p->fidx[k].func;
+			for (; k < p->nfidx && !strcmp(p->fidx[k].func, f); k++) {
+				struct rthread *t = p->fidx[k].t;
+				if (t->end_group == g->idx + 1 || t == cand)
+					continue;
+				if (cand)
+					return NULL; /* two suspects: no guess */
+				cand = t;
+			}
+		}
+	}
+	return cand;
+}
+
 /* A lock that records no owner (a condition variable, a custom lock) and
  * whose taking the events did not show (the trace began after it stalled):
  * the waiters' stacks show what code takes it; a thread that runs that same
@@ -1984,34 +2075,23 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
  * another lock is the probable holder, if it is the only one. */
 static void infer_holder(struct lt_report *r, struct rgroup *g)
 {
-	struct lt_report_priv *p = P(r);
-	struct rthread *cand = NULL;
+	struct rthread *cand = suspect(P(r), g);
 	const char *func = NULL;
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
-		const struct rp_snap_thread *s = t->snap;
-		if (!s || t->end_group == g->idx + 1 || t->pub.end_state != LT_RTS_IN_CALL || !t->pub.asleep ||
-		    !s->n_funcs)
-			continue;
-		/* a function on its stack that a waiter of g also runs */
-		const char *shared = NULL;
-		for (size_t j = 0; j < p->nth && !shared; j++) {
-			const struct rthread *w = p->th[j];
-			if (w->end_group != g->idx + 1 || !is_lock_waiter(w) || !w->snap)
-				continue;
-			for (size_t a = 0; a < s->n_funcs && !shared; a++)
-				for (size_t b = 0; b < w->snap->n_funcs && !shared; b++)
-					if (!strcmp(s->funcs[a], w->snap->funcs[b]))
-						shared = s->funcs[a];
-		}
-		if (!shared)
-			continue;
-		if (cand)
-			return; /* two suspects: no guess */
-		cand = t;
-		func = shared;
-	}
+
 	if (!cand)
+		return;
+	/* the first of its functions that a waiter runs, waiters in order */
+	const struct rp_snap_thread *s = cand->snap;
+	for (size_t j = 0; j < g->n_mem && !func; j++) {
+		const struct rthread *w = g->mem[j];
+		if (!is_lock_waiter(w) || !w->snap)
+			continue;
+		for (size_t a = 0; a < s->n_funcs && !func; a++)
+			for (size_t b = 0; b < w->snap->n_funcs && !func; b++)
+				if (!strcmp(s->funcs[a], w->snap->funcs[b]))
+					func = s->funcs[a];
+	}
+	if (!func)
 		return;
 	g->end_holder = cand->idx + 1;
 	g->end_holder_src = 3;
@@ -2026,14 +2106,14 @@ static void others_ev(struct lt_report *r, struct lt_report_finding *f, const st
 	char line[2048], what[512], tn[96];
 	size_t n = 0;
 	unsigned k = 0, more = 0;
-	for (size_t i = 0; i < P(r)->nth; i++) {
+	/* the first 8 in thread order and a count of the rest: the walk
+	 * stops there, past at most the group's own threads */
+	uint32_t others = P(r)->n_alive - g->n_mem_alive;
+	for (size_t i = 0; i < P(r)->nth && k < 8; i++) {
 		const struct rthread *t = P(r)->th[i];
 		if (t->end_group == g->idx + 1 || t->pub.end_state == LT_RTS_EXITED)
 			continue;
-		if (k++ >= 8) {
-			more++;
-			continue;
-		}
+		k++;
 		doing(r, t, what, sizeof(what));
 		if (n < sizeof(line))
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s", k > 1 ? "; " : "",
@@ -2041,6 +2121,7 @@ static void others_ev(struct lt_report *r, struct lt_report_finding *f, const st
 	}
 	if (!k)
 		return;
+	more = others > k ? others - k : 0;
 	if (more && n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, "; and %u more", more);
 	f_ev(f, "the threads not waiting on it: %s", line);
@@ -2048,7 +2129,6 @@ static void others_ev(struct lt_report *r, struct lt_report_finding *f, const st
 
 static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 {
-	struct lt_report_priv *p = P(r);
 	char gn[200], ts[32], d[32], list[512], what[512], tn[96];
 	uint64_t quiet = g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest;
 	if (!g->n_end_asleep || (double)dur_to_end(r, quiet) < r->opts.stall_s * 1e9 ||
@@ -2062,9 +2142,9 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	f->since = g->end_oldest;
 	f->duration_ns = dur_to_end(r, g->end_oldest);
 	f_group(f, g);
-	for (size_t i = 0; i < p->nth; i++)
-		if (p->th[i]->end_group == g->idx + 1 && is_lock_waiter(p->th[i]))
-			f_tid(f, p->th[i]->pub.tid);
+	for (size_t i = 0; i < g->n_mem; i++)
+		if (is_lock_waiter(g->mem[i]))
+			f_tid(f, g->mem[i]->pub.tid);
 	rp_fmt_dur(dur_to_end(r, quiet), d, sizeof(d));
 	f_summary(f, "%u thread%s wait on %s and nobody has woken it for %s; no holder is known", g->n_end,
 		  g->n_end == 1 ? "" : "s", gn, d);
@@ -2396,6 +2476,37 @@ static int cmp_finding(const void *a, const void *b)
 	return (x->since > y->since) - (x->since < y->since);
 }
 
+/* Each group's threads at the end (rgroup.mem), in thread order, and the
+ * count of threads alive at the end.  0 or -ENOMEM. */
+static int group_members(struct lt_report_priv *p)
+{
+	p->n_alive = 0;
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *t = p->th[i];
+		int alive = t->pub.end_state != LT_RTS_EXITED;
+		p->n_alive += alive;
+		if (!t->end_group)
+			continue;
+		struct rgroup *g = p->gr[t->end_group - 1];
+		g->n_mem++;
+		g->n_mem_alive += alive;
+	}
+	for (size_t i = 0; i < p->ngr; i++) {
+		struct rgroup *g = p->gr[i];
+		if (g->n_mem && !(g->mem = calloc(g->n_mem, sizeof(*g->mem))))
+			return -ENOMEM;
+		g->n_mem = 0;
+	}
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *t = p->th[i];
+		if (t->end_group) {
+			struct rgroup *g = p->gr[t->end_group - 1];
+			g->mem[g->n_mem++] = t;
+		}
+	}
+	return 0;
+}
+
 int lt_report_finish(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
@@ -2452,6 +2563,8 @@ int lt_report_finish(struct lt_report *r)
 		if (t->pub.asleep && (!g->end_oldest || (t->pub.end_since && t->pub.end_since < g->end_oldest)))
 			g->end_oldest = t->pub.end_since;
 	}
+	if (group_members(p))
+		return -ENOMEM;
 	for (size_t i = 0; i < p->ngr; i++)
 		if (p->gr[i]->n_end)
 			end_holder(r, p->gr[i]);
@@ -2555,9 +2668,11 @@ void lt_report_free(struct lt_report *r)
 		free(p->th);
 		for (size_t i = 0; i < p->ngr; i++) {
 			free(p->gr[i]->hist);
+			free(p->gr[i]->mem);
 			free(p->gr[i]);
 		}
 		free(p->gr);
+		free(p->fidx);
 		rmap_free(&p->tmap);
 		rmap_free(&p->amap);
 		rmap_free(&p->seen);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "locktrace/timeline.h"
 #include "report_int.h"
+#include "u64map.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -480,23 +481,38 @@ static void ms(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%.0f", (double)ns / 1e6);
 }
 
-static int involved(const struct lt_report *r, uint32_t tid)
+/* What the text printer looks up for every thread, built once so that the
+ * report stays linear in threads and locks: each futex word's lock, the
+ * threads a finding names, each thread's end phrase. */
+struct tctx {
+	const struct lt_report *r;
+	struct lt_u64map word_lock; /* futex word -> its lock */
+	struct lt_u64map named;     /* tid + 1 -> non-NULL: a finding names it */
+	char (*phrase)[300];        /* per thread index; NULL: out of memory */
+};
+
+static int involved(const struct tctx *x, uint32_t tid)
 {
+	return lt_u64map_get(&x->named, (uint64_t)tid + 1) != NULL;
+}
+
+static void name_tids(struct tctx *x)
+{
+	const struct lt_report *r = x->r;
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct lt_report_finding *f = &r->findings[i];
-		if (f->holder == tid)
-			return 1;
+		if (f->holder)
+			lt_u64map_put(&x->named, (uint64_t)f->holder + 1, (void *)1);
 		size_t n = f->kind == LT_FIND_DEADLOCK ? f->n_tids : f->kind == LT_FIND_LOST_WAKEUP ? 2 : 0;
 		for (size_t k = 0; k < n && k < f->n_tids; k++)
-			if (f->tids[k] == tid)
-				return 1;
+			lt_u64map_put(&x->named, (uint64_t)f->tids[k] + 1, (void *)1);
 	}
-	return 0;
 }
 
 /* A thread's end state without its time: what threads are grouped by. */
-static void end_phrase(const struct lt_report *r, const struct lt_report_thread *t, char *buf, size_t len)
+static void end_phrase(const struct tctx *tx, const struct lt_report_thread *t, char *buf, size_t len)
 {
+	const struct lt_report *r = tx->r;
 	char c[256];
 	switch (t->end_state) {
 	case LT_RTS_IN_CALL: {
@@ -505,11 +521,7 @@ static void end_phrase(const struct lt_report *r, const struct lt_report_thread 
 			/* name the lock, not the word: both g_signals words of a
 			 * condition variable are one line */
 			char op[64];
-			const struct lt_report_lock *l = NULL;
-			for (size_t i = 0; i < r->n_locks && !l; i++)
-				for (unsigned k = 0; k < r->locks[i].n_words; k++)
-					if (r->locks[i].words[k] == x.addr)
-						l = &r->locks[i];
+			const struct lt_report_lock *l = x.addr ? lt_u64map_get(&tx->word_lock, x.addr) : NULL;
 			lt_futex_op_name(x.op & ~0x180u, x.nr, op, sizeof(op));
 			if (l && l->symbol[0])
 				snprintf(c, sizeof(c), "%s %s", op, l->symbol);
@@ -537,6 +549,36 @@ static void end_phrase(const struct lt_report *r, const struct lt_report_thread 
 	}
 }
 
+/* The phrase of thread index i (computed once). */
+static const char *phrase_of(const struct tctx *x, size_t i, char *buf, size_t len)
+{
+	if (x->phrase)
+		return x->phrase[i];
+	end_phrase(x, &x->r->threads[i], buf, len);
+	return buf;
+}
+
+static void tctx_init(struct tctx *x, const struct lt_report *r)
+{
+	memset(x, 0, sizeof(*x));
+	x->r = r;
+	for (size_t i = 0; i < r->n_locks; i++)
+		for (unsigned k = 0; k < r->locks[i].n_words; k++)
+			if (r->locks[i].words[k] && !lt_u64map_get(&x->word_lock, r->locks[i].words[k]))
+				lt_u64map_put(&x->word_lock, r->locks[i].words[k], (void *)&r->locks[i]);
+	name_tids(x);
+	x->phrase = malloc((r->n_threads ? r->n_threads : 1) * sizeof(*x->phrase));
+	for (size_t i = 0; x->phrase && i < r->n_threads; i++)
+		end_phrase(x, &r->threads[i], x->phrase[i], sizeof(x->phrase[i]));
+}
+
+static void tctx_free(struct tctx *x)
+{
+	lt_u64map_free(&x->word_lock);
+	lt_u64map_free(&x->named);
+	free(x->phrase);
+}
+
 static void print_last_calls(FILE *f, const struct lt_report *r, const struct lt_report_thread *t)
 {
 	char ts[32], c[256], res[160];
@@ -549,11 +591,13 @@ static void print_last_calls(FILE *f, const struct lt_report *r, const struct lt
 	}
 }
 
-static void print_thread_end(FILE *f, const struct lt_report *r, const struct lt_report_thread *t)
+static void print_thread_end(FILE *f, const struct tctx *x, size_t i)
 {
-	char n[LT_COMM_LEN * 4], ph[300], ts[32], d[32];
+	const struct lt_report *r = x->r;
+	const struct lt_report_thread *t = &r->threads[i];
+	char n[LT_COMM_LEN * 4], buf[300], ts[32], d[32];
 	rp_clean_name(t->name, n, sizeof(n));
-	end_phrase(r, t, ph, sizeof(ph));
+	const char *ph = phrase_of(x, i, buf, sizeof(buf));
 	rp_fmt_ts(t->end_since, ts, sizeof(ts));
 	rp_fmt_dur(t->end_since && r->end_ts > t->end_since ? r->end_ts - t->end_since : 0, d, sizeof(d));
 	fprintf(f, "  %u (%s): %s", t->tid, n, ph);
@@ -566,71 +610,112 @@ static void print_thread_end(FILE *f, const struct lt_report *r, const struct lt
 	print_last_calls(f, r, t);
 }
 
-static void print_threads_at_end(FILE *f, const struct lt_report *r, int all)
+/* Orders thread indices by end phrase, then index. */
+static int by_phrase(const void *a, const void *b, void *ctx)
 {
+	const struct tctx *x = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(x->phrase[i], x->phrase[j]);
+	return c ? c : (i > j) - (i < j);
+}
+
+/* Orders groups (their first index in idx) by that thread's index. */
+static int by_first(const void *a, const void *b, void *ctx)
+{
+	const size_t *idx = ctx;
+	size_t i = idx[*(const size_t *)a], j = idx[*(const size_t *)b];
+	return (i > j) - (i < j);
+}
+
+/* One line per end phrase: the threads of idx[from, to), in index order. */
+static void print_group(FILE *f, const struct tctx *x, const size_t *idx, size_t from, size_t to)
+{
+	const struct lt_report *r = x->r;
+	const struct lt_report_thread *t = &r->threads[idx[from]];
+	uint64_t lo = t->end_since, hi = t->end_since;
+	char ts[32], ts2[32];
+	size_t cnt = to - from;
+
+	for (size_t k = from; k < to; k++) {
+		uint64_t s = r->threads[idx[k]].end_since;
+		if (s && (!lo || s < lo))
+			lo = s;
+		if (s > hi)
+			hi = s;
+	}
+	fprintf(f, "  %zu thread%s %s", cnt, cnt == 1 ? "" : "s", x->phrase[idx[from]]);
+	if (t->end_state != LT_RTS_UNKNOWN && t->end_state != LT_RTS_EXITED && lo) {
+		rp_fmt_ts(lo, ts, sizeof(ts));
+		rp_fmt_ts(hi, ts2, sizeof(ts2));
+		if (lo == hi)
+			fprintf(f, " since %s", ts);
+		else
+			fprintf(f, " since %s .. %s", ts, ts2);
+	}
+	fprintf(f, ":");
+	size_t col = 80;
+	for (size_t k = from; k < to; k++) {
+		if (col > 90) {
+			fprintf(f, "\n     ");
+			col = 5;
+		}
+		col += (size_t)fprintf(f, " %u", r->threads[idx[k]].tid);
+	}
+	fputc('\n', f);
+}
+
+/* The threads no finding names, grouped by end phrase: sorted once, so
+ * thousands of threads each in its own wait take n log n, not n^2.  Groups
+ * come in the order of their first thread, as they always did. */
+static void print_groups(FILE *f, const struct tctx *x, const char *done)
+{
+	size_t n = x->r->n_threads, m = 0, ng = 0;
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), *grp = malloc((n + 1) * sizeof(*grp));
+
+	if (!idx || !grp || !x->phrase) {
+		fprintf(f, "  (out of memory grouping the threads)\n");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!done[i])
+			idx[m++] = i;
+	qsort_r(idx, m, sizeof(*idx), by_phrase, (void *)x);
+	for (size_t k = 0; k < m; k++)
+		if (!k || strcmp(x->phrase[idx[k]], x->phrase[idx[k - 1]]))
+			grp[ng++] = k;
+	qsort_r(grp, ng, sizeof(*grp), by_first, idx);
+	for (size_t g = 0; g < ng; g++) {
+		size_t end = grp[g] + 1;
+		while (end < m && !strcmp(x->phrase[idx[end]], x->phrase[idx[grp[g]]]))
+			end++;
+		print_group(f, x, idx, grp[g], end);
+	}
+out:
+	free(idx);
+	free(grp);
+}
+
+static void print_threads_at_end(FILE *f, const struct tctx *x, int all)
+{
+	const struct lt_report *r = x->r;
 	size_t n = r->n_threads;
 	char *done = calloc(n ? n : 1, 1);
-	char ph[300], ph2[300], ts[32], ts2[32];
 	if (!done)
 		return;
 	fprintf(f, "\nTHREADS AT THE END (the last %u calls of each thread a finding names%s)\n", r->opts.last_n,
 		all ? " and of every other" : "; the others grouped by what they are in, --all for theirs");
 	for (size_t i = 0; i < n; i++)
-		if (all || involved(r, r->threads[i].tid)) {
-			print_thread_end(f, r, &r->threads[i]);
+		if (all || involved(x, r->threads[i].tid)) {
+			print_thread_end(f, x, i);
 			done[i] = 1;
 		}
-	for (size_t i = 0; i < n; i++) {
-		if (done[i])
-			continue;
-		const struct lt_report_thread *t = &r->threads[i];
-		end_phrase(r, t, ph, sizeof(ph));
-		uint64_t lo = t->end_since, hi = t->end_since;
-		size_t cnt = 0;
-		for (size_t j = i; j < n; j++) {
-			if (done[j])
-				continue;
-			end_phrase(r, &r->threads[j], ph2, sizeof(ph2));
-			if (strcmp(ph, ph2))
-				continue;
-			cnt++;
-			uint64_t s = r->threads[j].end_since;
-			if (s && (!lo || s < lo))
-				lo = s;
-			if (s > hi)
-				hi = s;
-		}
-		fprintf(f, "  %zu thread%s %s", cnt, cnt == 1 ? "" : "s", ph);
-		if (t->end_state != LT_RTS_UNKNOWN && t->end_state != LT_RTS_EXITED && lo) {
-			rp_fmt_ts(lo, ts, sizeof(ts));
-			rp_fmt_ts(hi, ts2, sizeof(ts2));
-			if (lo == hi)
-				fprintf(f, " since %s", ts);
-			else
-				fprintf(f, " since %s .. %s", ts, ts2);
-		}
-		fprintf(f, ":");
-		size_t col = 80;
-		for (size_t j = i; j < n; j++) {
-			if (done[j])
-				continue;
-			end_phrase(r, &r->threads[j], ph2, sizeof(ph2));
-			if (strcmp(ph, ph2))
-				continue;
-			done[j] = 1;
-			if (col > 90) {
-				fprintf(f, "\n     ");
-				col = 5;
-			}
-			col += (size_t)fprintf(f, " %u", r->threads[j].tid);
-		}
-		fputc('\n', f);
-	}
+	print_groups(f, x, done);
 	free(done);
 }
 
-static void print_tables(FILE *f, const struct lt_report *r)
+static void print_tables(FILE *f, const struct tctx *tx)
 {
+	const struct lt_report *r = tx->r;
 	char note[96], a[32], b[32], c[32], d[32], ts[32];
 	size_t rows = r->opts.rows;
 
@@ -674,16 +759,16 @@ static void print_tables(FILE *f, const struct lt_report *r)
 	for (int pass = 0, shown = 0; pass < 2; pass++)
 		for (size_t i = 0; i < r->n_threads && (size_t)shown < rows; i++) {
 			const struct lt_report_thread *t = &r->threads[i];
-			if (involved(r, t->tid) != !pass)
+			if (involved(tx, t->tid) != !pass)
 				continue;
 			shown++;
-			char n[LT_COMM_LEN * 4], v[7][16], ph[300];
+			char n[LT_COMM_LEN * 4], v[7][16], buf[300];
 			rp_clean_name(t->name, n, sizeof(n));
 			const uint64_t x[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
 					       t->other_ns };
 			for (int k = 0; k < 6; k++)
 				ms(x[k], v[k], sizeof(v[k]));
-			end_phrase(r, t, ph, sizeof(ph));
+			const char *ph = phrase_of(tx, i, buf, sizeof(buf));
 			fprintf(f, "  %-7u %-15.15s %8s %8s %8s %8s %8s %8s | %6" PRIu64 " %6" PRIu64 " %6" PRIu64
 				   " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %s\n",
 				t->tid, n, v[0], v[1], v[2], v[3], v[4], v[5], t->futex_waits, t->futex_wakes,
@@ -759,8 +844,11 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 			fprintf(f, "      - %s\n", x->evidence[k]);
 	}
 
-	print_tables(f, r);
-	print_threads_at_end(f, r, all);
+	struct tctx tx;
+	tctx_init(&tx, r);
+	print_tables(f, &tx);
+	print_threads_at_end(f, &tx, all);
+	tctx_free(&tx);
 
 	fprintf(f, "\nNOTES\n");
 	if (r->lost_total) {

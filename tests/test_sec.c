@@ -2,10 +2,16 @@
 /* Unit tests for what hardens locktrace against hostile input (issue 15):
  * strict numbers, string fields of a crafted trace, escaping.  No root. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "locktrace/cli.h"
 #include "locktrace/event.h"
+#include "locktrace/report.h"
 #include "../src/codec.h"
+#include "gen_trace.h"
 
 Test(sec, seconds_decimal_and_bounded)
 {
@@ -81,4 +87,36 @@ Test(sec, comm_without_terminator_refused)
 	p = bad;
 	lt_codec_reset(&c, 100, 0);
 	cr_assert_neq(lt_codec_decode(&c, &p, bad + n + 1, &out), 0, "a 16-byte comm was accepted");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 4,000 threads, each waiting at the end on its own futex after one wait
+ * that was woken: the text report took 142 s (nested loops over threads and
+ * a scan of the locks per thread), JSON 0.2 s; both now take about 0.1 s
+ * (10,000 threads: BENCHMARKS.md).  10 s is generous for a loaded shared
+ * machine and still far below any quadratic version. */
+Test(sec, report_of_4000_threads_each_on_its_own_futex_is_fast, .timeout = 120)
+{
+	char path[] = "/tmp/lt-sec-report-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(lt_gen_own_futex_trace(path, 4000), 0);
+	for (int json = 0; json < 2; json++) {
+		FILE *out = fopen("/dev/null", "w");
+		char err[512];
+		double t0 = now_s();
+		int rc = lt_report_file_opts(path, out, json, NULL, err, sizeof(err));
+		double dt = now_s() - t0;
+		fclose(out);
+		cr_assert_eq(rc, 0, "%s", err);
+		cr_expect_lt(dt, 10.0, "the %s report of 4,000 threads took %.1f s", json ? "JSON" : "text", dt);
+	}
+	unlink(path);
 }
