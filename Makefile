@@ -30,7 +30,7 @@ WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))
 OCAMLOPT  ?= $(shell command -v ocamlopt 2>/dev/null)
 OCAML_WLS := $(if $(OCAMLOPT),$(B)/workloads/ocaml_holder)
 
-.PHONY: all deps test unit demo bench clean
+.PHONY: all deps test unit demo bench clean fuzz fuzz-check unit-asan
 all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS)
 
 deps:
@@ -85,8 +85,54 @@ $(B)/workloads/ocaml_holder: $(OCAML_WL_SRCS)
 		unix.cmxa threads.cmxa $(notdir $^) -o ../ocaml_holder
 
 test: deps
-	@$(MAKE) --no-print-directory all $(B)/tests/run-tests
+	@$(MAKE) --no-print-directory all $(B)/tests/run-tests fuzz
+	@bash scripts/fuzz.sh check
 	@bash scripts/run-tests.sh
+
+# ------------------------------------------------------------ fuzzing
+# `make fuzz` builds libFuzzer harnesses (clang, with ASan and UBSan) for
+# the trace reader, the snapshot JSON reader and the protobuf reader;
+# `scripts/fuzz.sh check` (part of make test) replays the seed corpus in
+# tests/fuzz/corpus and runs each harness for a few seconds;
+# `scripts/fuzz.sh run SECONDS` fuzzes for longer (docs/fuzzing.md).
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+             -fno-sanitize-recover=undefined
+FZ        := $(B)/fuzz
+FUZZERS   := $(patsubst tests/fuzz/%.c,$(FZ)/%,$(wildcard tests/fuzz/fuzz_*.c))
+FZ_OBJS   := $(patsubst src/%.c,$(FZ)/obj/%.o,$(LIB_SRCS))
+
+fuzz: $(FUZZERS)
+
+$(FZ)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FZ)/lib.a: $(FZ_OBJS)
+	$(AR) rcs $@ $^
+
+$(FZ)/%: tests/fuzz/%.c $(FZ)/lib.a
+	$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $< $(FZ)/lib.a $(LDLIBS) -o $@
+
+# The unit tests (no root, no BPF) built with ASan and UBSan: .ci/run runs
+# them besides make test.
+AS        := $(B)/asan
+AS_OBJS   := $(patsubst src/%.c,$(AS)/obj/%.o,$(LIB_SRCS)) \
+             $(patsubst tests/%.c,$(AS)/tests/%.o,$(TEST_SRCS))
+
+$(AS)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(AS)/tests/%.o: tests/%.c $(wildcard include/locktrace/*.h) $(wildcard tests/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS) $(SAN_FLAGS) -Itests -c $< -o $@
+
+$(AS)/run-tests: $(AS_OBJS)
+	$(CLANG) $(CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+unit-asan: deps
+	@$(MAKE) --no-print-directory all $(AS)/run-tests
+	@bash scripts/run-asan-tests.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

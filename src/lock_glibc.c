@@ -392,10 +392,11 @@ struct cond {
 static int read_cond(const struct lt_lm_env *e, uint64_t base, bool old, struct cond *c)
 {
 	uint32_t w[12];
-	if (e->read(e->arg, base, w, sizeof(w)))
-		return -1;
+	/* defined even when unreadable: the caller picks one of two */
 	memset(c, 0, sizeof(*c));
 	c->old = old;
+	if (e->read(e->arg, base, w, sizeof(w)))
+		return -1;
 	c->wseq = w[0] | (uint64_t)w[1] << 32;
 	c->g1_start = w[2] | (uint64_t)w[3] << 32;
 	const uint32_t *p = w + 4;

@@ -1307,13 +1307,16 @@ static void group_symbol(struct lt_report *r, struct rgroup *g)
 static struct lt_report_finding *finding_new(struct lt_report *r, enum lt_finding_kind kind,
 					     const char *rule)
 {
-	struct lt_report_finding *v = realloc(r->findings, (r->n_findings + 1) * sizeof(*v));
-	if (!v) {
-		P(r)->oom = 1;
-		return NULL;
+	if ((r->n_findings & (r->n_findings - 1)) == 0) { /* doubling: linear in the count */
+		size_t cap = r->n_findings ? 2 * r->n_findings : 1;
+		struct lt_report_finding *v = realloc(r->findings, cap * sizeof(*v));
+		if (!v) {
+			P(r)->oom = 1;
+			return NULL;
+		}
+		r->findings = v;
 	}
-	r->findings = v;
-	struct lt_report_finding *f = &v[r->n_findings++];
+	struct lt_report_finding *f = &r->findings[r->n_findings++];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
 	f->rule = rule;
@@ -1346,10 +1349,12 @@ static void f_tid(struct lt_report_finding *f, uint32_t tid)
 	for (size_t i = 0; i < f->n_tids; i++)
 		if (f->tids[i] == tid)
 			return;
-	uint32_t *v = realloc(f->tids, (f->n_tids + 1) * sizeof(*v));
-	if (!v)
-		return;
-	f->tids = v;
+	if ((f->n_tids & (f->n_tids - 1)) == 0) { /* doubling: linear in the count */
+		uint32_t *v = realloc(f->tids, (f->n_tids ? 2 * f->n_tids : 1) * sizeof(*v));
+		if (!v)
+			return;
+		f->tids = v;
+	}
 	f->tids[f->n_tids++] = tid;
 }
 
@@ -1359,10 +1364,12 @@ static void f_lock(struct lt_report_finding *f, uint64_t addr, int dedup)
 	for (size_t i = 0; dedup && i < f->n_locks; i++)
 		if (f->locks[i] == addr)
 			return;
-	uint64_t *v = realloc(f->locks, (f->n_locks + 1) * sizeof(*v));
-	if (!v)
-		return;
-	f->locks = v;
+	if ((f->n_locks & (f->n_locks - 1)) == 0) { /* doubling: linear in the count */
+		uint64_t *v = realloc(f->locks, (f->n_locks ? 2 * f->n_locks : 1) * sizeof(*v));
+		if (!v)
+			return;
+		f->locks = v;
+	}
 	f->locks[f->n_locks++] = addr;
 }
 

@@ -220,13 +220,16 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 		if (ti.sc_nr != -3)
 			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, lag);
 		ti.state = thread_state(pid, ti.tid);
-		struct lt_thread_info *v = realloc(h->threads, (h->nthreads + 1) * sizeof(*v));
-		if (!v) {
-			closedir(d);
-			return -ENOMEM;
+		if ((h->nthreads & (h->nthreads - 1)) == 0) { /* doubling: 10,000 threads */
+			size_t cap = h->nthreads ? 2 * (size_t)h->nthreads : 1;
+			struct lt_thread_info *v = realloc(h->threads, cap * sizeof(*v));
+			if (!v) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			h->threads = v;
 		}
-		h->threads = v;
-		v[h->nthreads++] = ti;
+		h->threads[h->nthreads++] = ti;
 	}
 	closedir(d);
 	qsort(h->threads, h->nthreads, sizeof(*h->threads), cmp_tid);

@@ -196,16 +196,19 @@ static int decode_header(const uint8_t *p, size_t n, struct lt_header *h)
 		case H_MACHINE: tlv_get_str(&v, h->machine, sizeof(h->machine)); break;
 		case H_KVERSION: tlv_get_str(&v, h->kversion, sizeof(h->kversion)); break;
 		case H_PPID: h->ppid = (int32_t)lt_get_varint(&v); break;
-		case H_THREAD: {
-			struct lt_thread_info *ti = realloc(h->threads, (h->nthreads + 1) * sizeof(*ti));
-			if (!ti)
-				return -1;
-			h->threads = ti;
-			if (decode_thread(&v, &ti[h->nthreads]))
+		case H_THREAD:
+			/* doubling: a header of 100,000 threads is read in linear time */
+			if ((h->nthreads & (h->nthreads - 1)) == 0) {
+				size_t cap = h->nthreads ? 2 * (size_t)h->nthreads : 1;
+				struct lt_thread_info *ti = realloc(h->threads, cap * sizeof(*ti));
+				if (!ti)
+					return -1;
+				h->threads = ti;
+			}
+			if (decode_thread(&v, &h->threads[h->nthreads]))
 				return -1;
 			h->nthreads++;
 			break;
-		}
 		}
 		if (v.err)
 			return -1;

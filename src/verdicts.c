@@ -102,10 +102,15 @@ char *lts_thread_activity(const struct lt_thread *t)
 
 static struct lt_verdict *new_verdict(struct lt_snapshot *s, enum lt_verdict_kind k)
 {
-	struct lt_verdict *nv = realloc(s->verdicts, (s->n_verdicts + 1) * sizeof(*nv));
-	if (!nv)
-		return NULL;
-	s->verdicts = nv;
+	/* doubling (capacity: the next power of two): one verdict per lock of
+	 * a table of thousands stays linear */
+	size_t n = s->n_verdicts;
+	if ((n & (n - 1)) == 0) {
+		struct lt_verdict *nv = realloc(s->verdicts, (n ? 2 * n : 1) * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		s->verdicts = nv;
+	}
 	struct lt_verdict *v = &s->verdicts[s->n_verdicts++];
 	memset(v, 0, sizeof(*v));
 	v->kind = k;
@@ -114,16 +119,20 @@ static struct lt_verdict *new_verdict(struct lt_snapshot *s, enum lt_verdict_kin
 
 static int add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lock)
 {
-	pid_t *nt = realloc(v->tids, (v->n_tids + 1) * sizeof(*nt));
-	if (!nt)
-		return -ENOMEM;
-	v->tids = nt;
+	if ((v->n_tids & (v->n_tids - 1)) == 0) { /* doubling: linear in the count */
+		pid_t *nt = realloc(v->tids, (v->n_tids ? 2 * v->n_tids : 1) * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		v->tids = nt;
+	}
 	v->tids[v->n_tids++] = tid;
 	if (with_lock) {
-		uint64_t *nl = realloc(v->locks, (v->n_locks + 1) * sizeof(*nl));
-		if (!nl)
-			return -ENOMEM;
-		v->locks = nl;
+		if ((v->n_locks & (v->n_locks - 1)) == 0) {
+			uint64_t *nl = realloc(v->locks, (v->n_locks ? 2 * v->n_locks : 1) * sizeof(*nl));
+			if (!nl)
+				return -ENOMEM;
+			v->locks = nl;
+		}
 		v->locks[v->n_locks++] = lock;
 	}
 	return 0;

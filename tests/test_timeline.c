@@ -56,8 +56,10 @@ static void on_span_end(void *c, const struct lt_span *s)
 	r->s = *s;
 	cr_assert_leq(s->nwoke, 8);
 	cr_assert_leq(s->nwoken_by, 8);
-	memcpy(r->woke, s->woke, s->nwoke * sizeof(*s->woke));
-	memcpy(r->woken_by, s->woken_by, s->nwoken_by * sizeof(*s->woken_by));
+	if (s->nwoke) /* woke is NULL when empty: memcpy(NULL) is undefined */
+		memcpy(r->woke, s->woke, s->nwoke * sizeof(*s->woke));
+	if (s->nwoken_by)
+		memcpy(r->woken_by, s->woken_by, s->nwoken_by * sizeof(*s->woken_by));
 	r->s.woke = r->woke;
 	r->s.woken_by = r->woken_by;
 }
