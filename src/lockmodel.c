@@ -14,10 +14,12 @@
 
 extern const struct lt_lockmodel lt_lm_ocaml;
 extern const struct lt_lockmodel lt_lm_cpython;
+extern const struct lt_lockmodel lt_lm_hotspot;
 
 const struct lt_lockmodel *const lt_lockmodels[] = {
 	&lt_lm_ocaml,
 	&lt_lm_cpython,
+	&lt_lm_hotspot,
 	NULL,
 };
 

@@ -83,6 +83,8 @@ static uint8_t *at(struct fk *f, uint64_t addr)
 
 static void w64(struct fk *f, uint64_t a, uint64_t v) { memcpy(at(f, a), &v, 8); }
 static void w32(struct fk *f, uint64_t a, uint32_t v) { memcpy(at(f, a), &v, 4); }
+static void w16(struct fk *f, uint64_t a, uint16_t v) { memcpy(at(f, a), &v, 2); }
+static void w8(struct fk *f, uint64_t a, uint8_t v) { *at(f, a) = v; }
 
 static uint64_t fk_str(struct fk *f, const char *s)
 {
@@ -425,5 +427,499 @@ Test(rt_hotspot_tables, uninitialised_tables_are_said)
 	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
 	cr_assert(has_note(&notes, "is not a table"));
 	lt_strlist_free(&notes);
+	fk_free(&f);
+}
+
+/* ---- lock_hotspot_fixture: a synthetic JVM ---- */
+
+/* Offsets unlike JDK 17's. */
+enum {
+	T_OSTHREAD = 0x48, JT_THREADOBJ = 0x300, JT_STATE = 0x310, JT_PENDING = 0x318,
+	JT_STACK_BASE = 0x330, JT_STACK_SIZE = 0x338, JT_OWNER_ID = 0x340, JT_LOCK_STACK = 0x380,
+	LS_TOP = 0, LS_BASE = 0x10, JT_SIZE = 0x400,
+	OS_TID = 0x2c, OS_SIZE = 0x40,
+	OM_OBJECT = 0x18, OM_OWNER = 0x50, OM_RECURSIONS = 0x58, OM_CONTENTIONS = 0x70, OM_SIZE = 0xc0,
+	K_NAME = 0x20, K_SUPER = 0x80, IK_CONSTANTS = 0xf0, IK_JFC = 0x13a, IK_FIELDS = 0x1d0, IK_SIZE = 0x200,
+	CP_SIZE = 0x50, SYM_LENGTH = 4, SYM_BODY = 6, U2_DATA = 4,
+	JF_ADDR = 0, JF_NAME = 8, JF_SIZE = 24,
+	/* FieldInfo slots, in an order of our own */
+	FI_NAME = 0, FI_SIG = 1, FI_ACCESS = 2, FI_INIT = 3, FI_HIGH = 4, FI_LOW = 5, FI_SLOTS = 6,
+	ACC_INTERNAL = 0x400, BLOCKED = 10, IN_JAVA = 8,
+	/* Java fields */
+	THREAD_TID = 0x10, THREAD_NAME = 0x1c, WORKER_JOB = 0x24,
+	STRING_VALUE = 0xc, STRING_CODER = 0x10, STRING_HASH = 0x14,
+};
+
+struct jcfg {
+	bool owner_ids;    /* JDK 24+: _owner is an owner id; lock stacks  */
+	bool field_stream; /* JDK 21+: no FieldInfo table                  */
+	bool no_pending;   /* the tables lack _current_pending_monitor     */
+};
+
+static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[8])
+{
+	struct tfield fl[64];
+	size_t n = 0;
+#define F(t, nm, ts, st, v) fl[n++] = (struct tfield){ t, nm, ts, st, v }
+	F("ThreadsSMRSupport", "_java_thread_list", "ThreadsList*", 1, vars[0]);
+	F("ThreadsList", "_length", "const uint", 0, 4);
+	F("ThreadsList", "_threads", "JavaThread *const *const", 0, 16);
+	F("Thread", "_osthread", "OSThread*", 0, T_OSTHREAD);
+	F("JavaThread", "_threadObj", "OopHandle", 0, JT_THREADOBJ);
+	F("JavaThread", "_thread_state", "JavaThreadState", 0, JT_STATE);
+	if (!c->no_pending)
+		F("JavaThread", "_current_pending_monitor", "ObjectMonitor*", 0, JT_PENDING);
+	F("JavaThread", "_stack_base", "address", 0, JT_STACK_BASE);
+	F("JavaThread", "_stack_size", "size_t", 0, JT_STACK_SIZE);
+	F("OSThread", "_thread_id", "pid_t", 0, OS_TID);
+	F("OopHandle", "_obj", "oop*", 0, 0);
+	F("ObjectMonitor", "_object", NULL, 0, OM_OBJECT);
+	F("ObjectMonitor", "_owner", c->owner_ids ? "int64_t" : NULL, 0, OM_OWNER);
+	F("ObjectMonitor", "_recursions", "intx", 0, OM_RECURSIONS);
+	F("ObjectMonitor", "_contentions", "jint", 0, OM_CONTENTIONS);
+	if (c->owner_ids) {
+		F("JavaThread", "_monitor_owner_id", "int64_t", 0, JT_OWNER_ID);
+		F("JavaThread", "_lock_stack", "LockStack", 0, JT_LOCK_STACK);
+		F("LockStack", "_top", "uint32_t", 0, LS_TOP);
+		F("LockStack", "_base[0]", "oop", 0, LS_BASE);
+	}
+	F("JVMFlag", "flags", "JVMFlag*", 1, vars[1]);
+	F("JVMFlag", "numFlags", "size_t", 1, vars[2]);
+	F("JVMFlag", "_addr", NULL, 0, JF_ADDR);
+	F("JVMFlag", "_name", "const char*", 0, JF_NAME);
+	F("CompressedOops", "_narrow_oop._base", "address", 1, vars[3]);
+	F("CompressedOops", "_narrow_oop._shift", "int", 1, vars[4]);
+	F("CompressedKlassPointers", "_narrow_klass._base", "address", 1, vars[5]);
+	F("CompressedKlassPointers", "_narrow_klass._shift", "int", 1, vars[6]);
+	F("oopDesc", "_metadata._compressed_klass", "narrowKlass", 0, 8);
+	F("oopDesc", "_metadata._klass", "Klass*", 0, 8);
+	F("Klass", "_name", "Symbol*", 0, K_NAME);
+	F("Klass", "_super", "Klass*", 0, K_SUPER);
+	F("Symbol", "_length", "u2", 0, SYM_LENGTH);
+	F("Symbol", "_body", NULL, 0, SYM_BODY);
+	F("InstanceKlass", "_constants", "ConstantPool*", 0, IK_CONSTANTS);
+	F("InstanceKlass", "_java_fields_count", "u2", 0, IK_JFC);
+	F(c->field_stream ? "InstanceKlass" : "Array<u2>", c->field_stream ? "_fieldinfo_stream" : "_data",
+	  c->field_stream ? "Array<u1>*" : NULL, 0, c->field_stream ? IK_FIELDS : U2_DATA);
+	if (!c->field_stream)
+		F("InstanceKlass", "_fields", "Array<u2>*", 0, IK_FIELDS);
+	F("Abstract_VM_Version", "_s_vm_release", "const char*", 1, vars[7]);
+#undef F
+	put_structs(f, fl, n, &ODD_STRUCT);
+	static const struct ttype types[] = {
+		{ "Thread", NULL, 0x200 }, { "JavaThread", "Thread", JT_SIZE }, { "OSThread", NULL, OS_SIZE },
+		{ "ObjectMonitor", NULL, OM_SIZE }, { "JVMFlag", NULL, JF_SIZE }, { "ConstantPool", "Metadata", CP_SIZE },
+		{ "Klass", "Metadata", 0x100 }, { "InstanceKlass", "Klass", IK_SIZE }, { "Metadata", NULL, 8 },
+	};
+	put_types(f, types, N(types), &ODD_TYPE);
+	const struct tconst ints[] = {
+		{ "_thread_blocked", BLOCKED }, { "_thread_in_Java", IN_JAVA },
+		{ "FieldInfo::access_flags_offset", FI_ACCESS }, { "FieldInfo::name_index_offset", FI_NAME },
+		{ "FieldInfo::signature_index_offset", FI_SIG }, { "FieldInfo::initval_index_offset", FI_INIT },
+		{ "FieldInfo::low_packed_offset", FI_LOW }, { "FieldInfo::high_packed_offset", FI_HIGH },
+		{ "FieldInfo::field_slots", FI_SLOTS }, { "FIELDINFO_TAG_SIZE", 2 }, { "FIELDINFO_TAG_OFFSET", 1 },
+		{ "JVM_ACC_FIELD_INTERNAL", ACC_INTERNAL },
+	};
+	put_consts(f, ints, c->field_stream ? 2 : N(ints), &ODD_CONST, false);
+	const struct tconst longs[] = { { "ObjectMonitor::NO_OWNER", 0 }, { "ObjectMonitor::ANONYMOUS_OWNER", 1 } };
+	put_consts(f, longs, c->owner_ids ? N(longs) : 0, &ODD_CONST, true);
+}
+
+static uint64_t symbol_new(struct fk *f, const char *s)
+{
+	uint64_t a = fk_alloc(f, SYM_BODY + strlen(s));
+	w16(f, a + SYM_LENGTH, (uint16_t)strlen(s));
+	memcpy(at(f, a + SYM_BODY), s, strlen(s));
+	return a;
+}
+
+struct jfield {
+	const char *name, *sig;
+	uint16_t access;
+	uint32_t offset;
+};
+
+/* An InstanceKlass with its constant pool (two symbols per field) and its
+ * FieldInfo table. */
+static uint64_t klass_new(struct fk *f, const char *name, uint64_t super, const struct jfield *fl, size_t n)
+{
+	uint64_t k = fk_alloc(f, IK_SIZE);
+	w64(f, k + K_NAME, symbol_new(f, name));
+	w64(f, k + K_SUPER, super);
+	uint64_t cp = fk_alloc(f, CP_SIZE + (1 + 2 * n) * 8);
+	uint64_t arr = fk_alloc(f, U2_DATA + n * FI_SLOTS * 2);
+	w32(f, arr, (uint32_t)(n * FI_SLOTS));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t fi = arr + U2_DATA + i * FI_SLOTS * 2;
+		uint32_t packed = fl[i].offset << 2 | 1;
+		w64(f, cp + CP_SIZE + (1 + 2 * i) * 8, symbol_new(f, fl[i].name));
+		w64(f, cp + CP_SIZE + (2 + 2 * i) * 8, symbol_new(f, fl[i].sig));
+		w16(f, fi + FI_NAME * 2, (uint16_t)(1 + 2 * i));
+		w16(f, fi + FI_SIG * 2, (uint16_t)(2 + 2 * i));
+		w16(f, fi + FI_ACCESS * 2, fl[i].access);
+		w16(f, fi + FI_LOW * 2, (uint16_t)packed);
+		w16(f, fi + FI_HIGH * 2, (uint16_t)(packed >> 16));
+	}
+	w64(f, k + IK_CONSTANTS, cp);
+	w64(f, k + IK_FIELDS, arr);
+	w16(f, k + IK_JFC, (uint16_t)n);
+	return k;
+}
+
+/* Compressed class pointers: base MEM, shift 0; compressed oops: base 0,
+ * shift 3. */
+static uint64_t object_new(struct fk *f, uint64_t klass, size_t size)
+{
+	uint64_t o = fk_alloc(f, size);
+	w64(f, o, 1);
+	w32(f, o + 8, (uint32_t)(klass - MEM));
+	return o;
+}
+
+static uint32_t narrow(uint64_t oop)
+{
+	return (uint32_t)(oop >> 3);
+}
+
+struct jvm_img {
+	uint64_t thread_k, worker_k, string_k, lock_a_k, lock_b_k;
+	uint64_t list_var;
+	uint64_t jt[4];
+	size_t njt;
+};
+
+static uint64_t string_new(struct fk *f, struct jvm_img *j, const char *s, bool utf16)
+{
+	size_t n = strlen(s);
+	uint8_t bytes[128];
+	size_t nb = 0;
+	if (!utf16) {
+		memcpy(bytes, s, n);
+		nb = n;
+	} else { /* the test's strings are Latin-1 in UTF-8 */
+		for (size_t i = 0; i < n; i++) {
+			unsigned c = (unsigned char)s[i];
+			if (c == 0xc3)
+				c = 0xc0 | ((unsigned char)s[++i] & 0x3f);
+			bytes[nb++] = (uint8_t)c;
+			bytes[nb++] = 0;
+		}
+	}
+	uint64_t arr = fk_alloc(f, 16 + nb);
+	w32(f, arr + 8, 0);
+	w32(f, arr + 12, (uint32_t)nb);
+	memcpy(at(f, arr + 16), bytes, nb);
+	uint64_t str = object_new(f, j->string_k, 0x18);
+	w32(f, str + STRING_VALUE, narrow(arr));
+	w8(f, str + STRING_CODER, utf16);
+	return str;
+}
+
+static void classes(struct fk *f, struct jvm_img *j)
+{
+	static const struct jfield thread_f[] = {
+		{ "threadSeqNumber", "J", 0x8 | 0x2, 0x70 },          /* static: skipped */
+		{ "eetop", "J", ACC_INTERNAL, 0x30 },                   /* injected */
+		{ "tid", "J", 0x2, THREAD_TID },
+		{ "name", "Ljava/lang/String;", 0x42, THREAD_NAME },
+	};
+	static const struct jfield worker_f[] = { { "job", "Ljava/lang/Object;", 0x2, WORKER_JOB } };
+	static const struct jfield string_f[] = {
+		{ "hash", "I", 0x2, STRING_HASH }, { "value", "[B", 0x12, STRING_VALUE },
+		{ "coder", "B", 0x12, STRING_CODER },
+	};
+	j->thread_k = klass_new(f, "java/lang/Thread", 0, thread_f, N(thread_f));
+	j->worker_k = klass_new(f, "Worker", j->thread_k, worker_f, N(worker_f));
+	j->string_k = klass_new(f, "java/lang/String", 0, string_f, N(string_f));
+	j->lock_a_k = klass_new(f, "LockA", 0, NULL, 0);
+	j->lock_b_k = klass_new(f, "app/LockB", 0, NULL, 0);
+}
+
+static void flags(struct fk *f, uint64_t vars[8])
+{
+	uint64_t arr = fk_alloc(f, 3 * JF_SIZE);
+	const char *names[3] = { "UseLargePages", "UseCompressedClassPointers", "UseCompressedOops" };
+	for (int i = 0; i < 3; i++) {
+		uint64_t val = fk_alloc(f, 8);
+		w8(f, val, i > 0);
+		w64(f, arr + i * JF_SIZE + JF_ADDR, val);
+		w64(f, arr + i * JF_SIZE + JF_NAME, fk_str(f, names[i]));
+	}
+	w64(f, vars[1], arr);
+	w64(f, vars[2], 3);
+	w64(f, vars[3], 0);
+	w32(f, vars[4], 3);
+	w64(f, vars[5], MEM);
+	w32(f, vars[6], 0);
+	w64(f, vars[7], fk_str(f, "17.0.99+1-fixture"));
+}
+
+static uint64_t java_thread(struct fk *f, struct jvm_img *j, pid_t tid, uint64_t klass, const char *name,
+			    bool utf16)
+{
+	uint64_t jt = fk_alloc(f, JT_SIZE), os = fk_alloc(f, OS_SIZE), slot = fk_alloc(f, 8);
+	w64(f, jt + T_OSTHREAD, os);
+	w32(f, os + OS_TID, (uint32_t)tid);
+	uint64_t obj = object_new(f, klass, 0x30);
+	w32(f, obj + THREAD_NAME, narrow(string_new(f, j, name, utf16)));
+	w64(f, obj + THREAD_TID, (uint64_t)tid + 1000);
+	w64(f, slot, obj);
+	w64(f, jt + JT_THREADOBJ, slot);
+	w32(f, jt + JT_STATE, IN_JAVA);
+	w64(f, jt + JT_STACK_BASE, STACKS + (uint64_t)tid * 0x100000);
+	w64(f, jt + JT_STACK_SIZE, 0x80000);
+	w64(f, jt + JT_OWNER_ID, (uint64_t)tid + 1000);
+	w32(f, jt + JT_LOCK_STACK + LS_TOP, JT_LOCK_STACK + LS_BASE);
+	j->jt[j->njt++] = jt;
+	return jt;
+}
+
+static uint64_t monitor_new(struct fk *f, uint64_t obj, uint64_t owner)
+{
+	uint64_t om = fk_alloc(f, OM_SIZE), slot = fk_alloc(f, 8);
+	w64(f, slot, obj);
+	w64(f, om + OM_OBJECT, slot);
+	w64(f, om + OM_OWNER, owner);
+	w32(f, om + OM_CONTENTIONS, 1);
+	return om;
+}
+
+static void blocked_on(struct fk *f, uint64_t jt, uint64_t om)
+{
+	w64(f, jt + JT_PENDING, om);
+	w32(f, jt + JT_STATE, BLOCKED);
+}
+
+static void push_lock_stack(struct fk *f, uint64_t jt, uint64_t obj)
+{
+	uint32_t top;
+	memcpy(&top, at(f, jt + JT_LOCK_STACK + LS_TOP), 4);
+	w64(f, jt + top, obj);
+	w32(f, jt + JT_LOCK_STACK + LS_TOP, top + 8);
+}
+
+/* Snapshot threads: 100 (not a Java thread) and 101-103; 101 and 102
+ * asleep in futex waits on words of their own. */
+static void snap_threads(struct fk *f)
+{
+	static const char *const comm[4] = { "java", "worker-AB-holds", "w\xc3\xb6rker-BA-h\xc3\xb6", "main" };
+	for (int i = 0; i < 4; i++) {
+		struct lt_thread *t = &f->threads[i];
+		t->tid = 100 + i;
+		snprintf(t->comm, sizeof(t->comm), "%s", comm[i]);
+		t->state = 'S';
+		t->idle_s = 5;
+		t->idle_src = LT_IDLE_SCHED_EXEC_START;
+		t->fdw.epfd = t->fdw.io.fd = -1;
+		t->sc.state = LT_SC_IN_SYSCALL;
+		t->sc.nr = i == 1 || i == 2 ? 202 : 0;
+		t->sc_name = i == 1 || i == 2 ? "futex" : "read";
+		t->wait = i == 1 || i == 2 ? LT_WAIT_FUTEX : LT_WAIT_IO;
+		if (t->wait == LT_WAIT_FUTEX) {
+			t->sc.args[0] = fk_alloc(f, 8);
+			t->sc.args[1] = 0x89;
+			lt_futex_decode_args(&t->futex, t->sc.args);
+			t->futex.word_ok = true;
+		}
+	}
+	f->snap.pid = 100;
+	f->snap.threads = f->threads;
+	f->snap.n_threads = 4;
+}
+
+/* The JVM: threads 101 "worker-AB-holds-LockA" (a Thread), 102 (a UTF-16
+ * name), 103 "main" (a Worker, a subclass); 101 holds LockA and waits for
+ * app.LockB, 102 the other way round. */
+static void jvm_image(struct fk *f, const struct jcfg *c, struct jvm_img *j)
+{
+	uint64_t vars[8];
+	fk_init(f);
+	memset(j, 0, sizeof(*j));
+	for (int i = 0; i < 8; i++)
+		vars[i] = fk_alloc(f, 8);
+	jvm_tables(f, c, vars);
+	classes(f, j);
+	flags(f, vars);
+	uint64_t a = java_thread(f, j, 101, j->thread_k, "worker-AB-holds-LockA", false);
+	uint64_t b = java_thread(f, j, 102, j->thread_k, "w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB", true);
+	java_thread(f, j, 103, j->worker_k, "main", false);
+	uint64_t lock_a = object_new(f, j->lock_a_k, 0x10), lock_b = object_new(f, j->lock_b_k, 0x10);
+	uint64_t ma, mb;
+	if (c->owner_ids) {
+		ma = monitor_new(f, lock_a, 101 + 1000);
+		mb = monitor_new(f, lock_b, 1); /* anonymous: on 102's lock stack */
+		push_lock_stack(f, b, lock_b);
+	} else {
+		ma = monitor_new(f, lock_a, a);
+		mb = monitor_new(f, lock_b, STACKS + 102 * 0x100000 - 0x2000); /* a BasicLock in 102's stack */
+	}
+	blocked_on(f, a, mb);
+	blocked_on(f, b, ma);
+	uint64_t list = fk_alloc(f, 0x20), arr = fk_alloc(f, 8 * j->njt);
+	for (size_t i = 0; i < j->njt; i++)
+		w64(f, arr + 8 * i, j->jt[i]);
+	w32(f, list + 4, (uint32_t)j->njt);
+	w64(f, list + 16, arr);
+	w64(f, vars[0], list);
+	snap_threads(f);
+}
+
+static void apply(struct fk *f)
+{
+	struct lt_lm_env e;
+	fk_env(f, &e);
+	lt_lockmodels_apply(&f->snap, &e);
+	lt_snapshot_diagnose(&f->snap, NULL);
+	dump_notes(&f->snap.notes);
+}
+
+static const struct lt_rtlock *lock_named(const struct lt_snapshot *s, const char *prefix)
+{
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		if (!strncmp(s->rtlocks[i].name, prefix, strlen(prefix)))
+			return &s->rtlocks[i];
+	return NULL;
+}
+
+static bool evidence_has(const struct lt_verdict *v, const char *needle)
+{
+	for (size_t i = 0; i < v->evidence.n; i++)
+		if (strstr(v->evidence.v[i], needle))
+			return true;
+	return false;
+}
+
+/* The deadlock both variants must produce. */
+static void check_deadlock(struct fk *f)
+{
+	const struct lt_snapshot *s = &f->snap;
+	cr_assert_str_eq(f->threads[1].rt_name, "worker-AB-holds-LockA");
+	cr_assert_str_eq(f->threads[2].rt_name, "w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB");
+	cr_assert_str_eq(f->threads[3].rt_name, "main", "a subclass's name: a field of its superclass");
+	cr_assert_null(f->threads[0].rt_name, "not a Java thread");
+	cr_assert_eq(s->n_rtlocks, 2);
+	const struct lt_rtlock *la = lock_named(s, "LockA@0x"), *lb = lock_named(s, "app.LockB@0x");
+	cr_assert(la && lb, "monitors: %s, %s", s->rtlocks[0].name, s->rtlocks[1].name);
+	cr_assert_str_eq(la->kind, "Java monitor");
+	cr_assert_str_eq(la->version, "HotSpot 17.0.99+1-fixture");
+	cr_assert_eq(la->held, 1);
+	cr_assert_eq(la->holder, 101, "%s", la->holder_how);
+	cr_assert_eq(lb->holder, 102, "%s", lb->holder_how);
+	cr_assert_eq(f->threads[1].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_eq(f->threads[1].futex.owner, 102);
+	cr_assert_eq(f->threads[2].futex.owner, 101);
+	cr_assert_eq(s->n_verdicts, 1, "%s", s->verdicts[0].summary);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert((v->tids[0] == 101 && v->tids[1] == 102) || (v->tids[0] == 102 && v->tids[1] == 101));
+	cr_assert_not_null(strstr(v->summary, "101 (worker-AB-holds-LockA)"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "102 (w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB)"), "%s", v->summary);
+	cr_assert(evidence_has(v, "thread 101 (worker-AB-holds-LockA) waits for the Java monitor (app.LockB@0x"));
+	cr_assert(evidence_has(v, "waits for the Java monitor (LockA@0x"));
+}
+
+Test(lock_hotspot_fixture, jdk17_layout_deadlock_with_names_and_classes)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { 0 };
+	jvm_image(&f, &c, &j);
+	apply(&f);
+	check_deadlock(&f);
+	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@"), *lb = lock_named(&f.snap, "app.LockB@");
+	cr_assert_not_null(strstr(la->holder_how, "is JavaThread 0x"), "%s", la->holder_how);
+	cr_assert_not_null(strstr(lb->holder_how, "is a BasicLock in the stack of thread 102"), "%s",
+			   lb->holder_how);
+	cr_assert(evidence_has(&f.snap.verdicts[0], "BasicLock in the stack of thread 102"));
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, owner_ids_and_lock_stacks)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .owner_ids = true };
+	jvm_image(&f, &c, &j);
+	apply(&f);
+	check_deadlock(&f);
+	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@"), *lb = lock_named(&f.snap, "app.LockB@");
+	cr_assert_not_null(strstr(la->holder_how, "is the _monitor_owner_id of thread 101"), "%s",
+			   la->holder_how);
+	cr_assert_not_null(strstr(lb->holder_how, "ANONYMOUS_OWNER and the object is on the lock stack of "
+						  "thread 102"), "%s", lb->holder_how);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, field_stream_keeps_monitors_names_said_unread)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .field_stream = true };
+	jvm_image(&f, &c, &j);
+	apply(&f);
+	cr_assert(has_note(&f.snap.notes, "Java thread names not read: this JVM keeps Java fields in a "
+					  "compressed FieldInfo stream"));
+	for (int i = 0; i < 4; i++)
+		cr_assert_null(f.threads[i].rt_name);
+	/* the monitors' classes are the classes' own names: still read */
+	cr_assert_not_null(lock_named(&f.snap, "LockA@0x"));
+	cr_assert_eq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	cr_assert_not_null(strstr(f.snap.verdicts[0].summary, "101 (worker-AB-holds)"), "comm, then");
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, missing_field_is_said_and_nothing_claimed)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .no_pending = true };
+	jvm_image(&f, &c, &j);
+	apply(&f);
+	cr_assert(has_note(&f.snap.notes, "hotspot: HotSpot 17.0.99+1-fixture: Java threads not read: no "
+					  "JavaThread::_current_pending_monitor in the JVM's tables"));
+	cr_assert_eq(f.snap.n_rtlocks, 0);
+	cr_assert_neq(f.threads[1].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, free_monitor_and_running_contender)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { 0 };
+	jvm_image(&f, &c, &j);
+	/* LockA's monitor released; 102 (its waiter) is claimed without an
+	 * owner.  101 spins in Java: its pending monitor is no wait. */
+	uint64_t ma;
+	memcpy(&ma, at(&f, j.jt[1] + JT_PENDING), 8);
+	w64(&f, ma + OM_OWNER, 0);
+	w32(&f, j.jt[0] + JT_STATE, IN_JAVA);
+	apply(&f);
+	cr_assert_eq(f.snap.n_rtlocks, 1);
+	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@");
+	cr_assert(la && la->held == 0, "%s", la ? la->holder_how : "no LockA");
+	cr_assert_eq(f.threads[2].futex.rtlock, 1);
+	cr_assert_neq(f.threads[2].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_eq(f.threads[1].futex.rtlock, 0);
+	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, unreadable_heap_keeps_threads_and_owners)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { 0 };
+	jvm_image(&f, &c, &j);
+	/* the String class unreadable: no names, but owners and the cycle
+	 * come from the JVM's own structures */
+	f.hole_lo = j.string_k;
+	f.hole_hi = j.string_k + IK_SIZE;
+	apply(&f);
+	cr_assert(has_note(&f.snap.notes, "3 of 3 Java thread names were unreadable"));
+	cr_assert_null(f.threads[1].rt_name);
+	cr_assert_eq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
 	fk_free(&f);
 }
