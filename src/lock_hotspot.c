@@ -11,9 +11,11 @@
  *             _stack_size, _current_pending_monitor
  *   names     java.lang.Thread.name -> String.value (byte[]) and .coder;
  *             field offsets of Java classes are found as the JVM finds
- *             them, in the class's field table (InstanceKlass::_fields,
- *             FieldInfo slots and tags from the int constants) and its
- *             constant pool; oops and class pointers are decoded with
+ *             them, in the class's field table and its constant pool:
+ *             InstanceKlass::_fields with FieldInfo slots and tags from
+ *             the int constants (JDK <= 20), or the UNSIGNED5-coded
+ *             _fieldinfo_stream with FieldFlags bits from the int
+ *             constants (JDK 21+); oops and class pointers are decoded with
  *             CompressedOops / CompressedKlassPointers base and shift when
  *             the UseCompressedOops / UseCompressedClassPointers flags
  *             (read from the JVMFlag table) are on
@@ -70,10 +72,13 @@ struct lay {
 	int oop_shift, klass_shift;
 	uint64_t oop_klass, arr_length, arr_base;
 	uint64_t klass_name, klass_super, sym_length, sym_body;
-	/* Java fields (JDK <= 20 layout: FieldInfo slots in an Array<u2>) */
-	bool fields;
+	/* Java fields: FieldInfo slots in an Array<u2> (JDK <= 20), or a
+	 * compressed FieldInfo stream in an Array<u1> (JDK 21+) */
+	enum { FIELDS_NONE, FIELDS_SLOTS, FIELDS_STREAM } fields;
 	uint64_t ik_fields, ik_java_fields_count, ik_constants, cp_size, u2_data;
 	int64_t fi_access, fi_name, fi_sig, fi_low, fi_high, fi_slots, tag_size, tag_offset, acc_internal;
+	uint64_t ik_stream, u1_data;
+	int64_t ff_init, ff_injected, ff_generic, ff_contended; /* FieldFlags bits */
 };
 
 struct jthread {
@@ -358,14 +363,14 @@ static void lay_arrays(struct jvm *j, struct need *n)
 	L->arr_base = (L->arr_length + 4 + 7) & ~(uint64_t)7;
 }
 
-static void lay_fields(struct jvm *j)
+/* JDK <= 20: InstanceKlass::_fields, an Array<u2> of FieldInfo records
+ * whose slots and offset tags the int constants name. */
+static bool lay_field_slots(struct jvm *j)
 {
 	struct lay *L = &j->L;
 	struct need n = { .j = j };
 	off(&n, "InstanceKlass", "_fields", &L->ik_fields);
 	off(&n, "InstanceKlass", "_java_fields_count", &L->ik_java_fields_count);
-	off(&n, "InstanceKlass", "_constants", &L->ik_constants);
-	type_size(&n, "ConstantPool", &L->cp_size);
 	off(&n, "Array<u2>", "_data", &L->u2_data);
 	int_const(&n, "FieldInfo::access_flags_offset", &L->fi_access);
 	int_const(&n, "FieldInfo::name_index_offset", &L->fi_name);
@@ -376,13 +381,52 @@ static void lay_fields(struct jvm *j)
 	int_const(&n, "FIELDINFO_TAG_SIZE", &L->tag_size);
 	int_const(&n, "FIELDINFO_TAG_OFFSET", &L->tag_offset);
 	int_const(&n, "JVM_ACC_FIELD_INTERNAL", &L->acc_internal);
-	bool ok = n.len == 0 && L->fi_slots > 0 && L->fi_slots <= 16 && L->tag_size >= 0 && L->tag_size < 8;
-	if (!ok && hs_vm_field(&j->vm, "InstanceKlass", "_fieldinfo_stream"))
-		j->names_why = "this JVM keeps Java fields in a compressed FieldInfo stream (JDK 21+), "
-			       "which locktrace does not decode yet";
-	else if (!ok)
+	bool slots_ok = L->fi_slots > 0 && L->fi_slots <= 16;
+	int64_t idx[5] = { L->fi_access, L->fi_name, L->fi_sig, L->fi_low, L->fi_high };
+	for (int i = 0; i < 5; i++)
+		slots_ok &= idx[i] >= 0 && idx[i] < L->fi_slots;
+	return n.len == 0 && slots_ok && L->tag_size >= 0 && L->tag_size < 8;
+}
+
+/* JDK 21+: InstanceKlass::_fieldinfo_stream, an Array<u1> holding
+ * UNSIGNED5-coded integers (utilities/unsigned5.hpp):
+ *   java_fields injected_fields { name sig offset access flags
+ *   [initval if flags has _ff_initialized] [generic sig if _ff_generic]
+ *   [group if _ff_contended] }...
+ * (oops/fieldInfo.hpp, unchanged from 21 to 25); the bit positions of the
+ * flags come from the int constants. */
+static bool lay_field_stream(struct jvm *j)
+{
+	struct lay *L = &j->L;
+	struct need n = { .j = j };
+	off(&n, "InstanceKlass", "_fieldinfo_stream", &L->ik_stream);
+	off(&n, "Array<u1>", "_data", &L->u1_data);
+	int_const(&n, "FieldInfo::FieldFlags::_ff_initialized", &L->ff_init);
+	int_const(&n, "FieldInfo::FieldFlags::_ff_injected", &L->ff_injected);
+	int_const(&n, "FieldInfo::FieldFlags::_ff_generic", &L->ff_generic);
+	int_const(&n, "FieldInfo::FieldFlags::_ff_contended", &L->ff_contended);
+	int64_t bits[4] = { L->ff_init, L->ff_injected, L->ff_generic, L->ff_contended };
+	bool ok = n.len == 0;
+	for (int i = 0; i < 4; i++)
+		ok &= bits[i] >= 0 && bits[i] < 32;
+	return ok;
+}
+
+static void lay_fields(struct jvm *j)
+{
+	struct lay *L = &j->L;
+	struct need n = { .j = j };
+	off(&n, "InstanceKlass", "_constants", &L->ik_constants);
+	type_size(&n, "ConstantPool", &L->cp_size);
+	L->fields = FIELDS_NONE;
+	if (n.len)
+		j->names_why = "the JVM's tables do not describe its constant pools";
+	else if (hs_vm_field(&j->vm, "InstanceKlass", "_fields"))
+		L->fields = lay_field_slots(j) ? FIELDS_SLOTS : FIELDS_NONE;
+	else if (hs_vm_field(&j->vm, "InstanceKlass", "_fieldinfo_stream"))
+		L->fields = lay_field_stream(j) ? FIELDS_STREAM : FIELDS_NONE;
+	if (L->fields == FIELDS_NONE && !j->names_why)
 		j->names_why = "the JVM's tables do not describe its Java field layout";
-	L->fields = ok;
 }
 
 static void lay_objects(struct jvm *j)
@@ -472,23 +516,23 @@ static int class_name(const struct jvm *j, uint64_t klass, char *buf, size_t len
 	return 0;
 }
 
-/* ---- Java fields: the class's FieldInfo table (JDK <= 20) ---- */
+/* ---- Java fields: the class's own field table ---- */
 
 static uint16_t u2_at(const uint16_t *v, size_t i)
 {
 	return v[i];
 }
 
-static bool symbol_is(const struct jvm *j, uint64_t cp, uint16_t idx, const char *want)
+static bool symbol_is(const struct jvm *j, uint64_t cp, uint32_t idx, const char *want)
 {
 	char buf[64];
 	uint64_t sym = rd64(j, cp + j->L.cp_size + (uint64_t)idx * 8);
-	return symbol(j, sym, buf, sizeof(buf)) == 0 && strcmp(buf, want) == 0;
+	return idx && symbol(j, sym, buf, sizeof(buf)) == 0 && strcmp(buf, want) == 0;
 }
 
 /* The offset of instance field NAME (signature SIG) declared by class K
- * itself; UINT64_MAX if K does not declare it. */
-static uint64_t declared_field(const struct jvm *j, uint64_t k, const char *name, const char *sig)
+ * itself, from its FieldInfo slots (JDK <= 20); UINT64_MAX if none. */
+static uint64_t declared_field_slots(const struct jvm *j, uint64_t k, const char *name, const char *sig)
 {
 	const struct lay *L = &j->L;
 	uint16_t count = 0;
@@ -516,6 +560,90 @@ static uint64_t declared_field(const struct jvm *j, uint64_t k, const char *name
 	}
 	free(v);
 	return found;
+}
+
+/* One UNSIGNED5 integer of B[*pos..n): 1-5 bytes, never a zero byte.
+ * false at the end of the data or on a zero byte. */
+static bool u5(const uint8_t *b, size_t n, size_t *pos, uint32_t *out)
+{
+	enum { X = 1, L = 191, LG_H = 6, MAX_LEN = 5 };
+	if (*pos >= n || b[*pos] < X)
+		return false;
+	uint32_t sum = (uint32_t)b[*pos] - X;
+	if (sum < L) {
+		*pos += 1;
+		*out = sum;
+		return true;
+	}
+	for (int i = 1, sh = LG_H; i < MAX_LEN; i++, sh += LG_H) {
+		if (*pos + (size_t)i >= n || b[*pos + (size_t)i] < X)
+			return false;
+		uint32_t bi = b[*pos + (size_t)i];
+		sum += (bi - X) << sh;
+		if (bi < X + L || i == MAX_LEN - 1) {
+			*pos += (size_t)i + 1;
+			*out = sum;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One field record of a FieldInfo stream: name, sig, offset, access,
+ * flags and the optional items the flags announce. */
+static bool stream_field(const struct jvm *j, const uint8_t *b, size_t n, size_t *pos, uint32_t f[5])
+{
+	const struct lay *L = &j->L;
+	for (int k = 0; k < 5; k++)
+		if (!u5(b, n, pos, &f[k]))
+			return false;
+	int64_t opt[3] = { L->ff_init, L->ff_generic, L->ff_contended };
+	for (int k = 0; k < 3; k++) {
+		uint32_t skip;
+		if ((f[4] >> opt[k] & 1) && !u5(b, n, pos, &skip))
+			return false;
+	}
+	return true;
+}
+
+#define MAX_STREAM 65536
+
+/* The same from a FieldInfo stream (JDK 21+). */
+static uint64_t declared_field_stream(const struct jvm *j, uint64_t k, const char *name, const char *sig)
+{
+	const struct lay *L = &j->L;
+	int32_t len = 0;
+	uint64_t arr = rd64(j, k + L->ik_stream), cp = rd64(j, k + L->ik_constants);
+	if (!arr || !cp || rd(j, arr, &len, 4) || len <= 0 || len > MAX_STREAM)
+		return UINT64_MAX;
+	uint8_t *b = malloc((size_t)len);
+	if (!b || rd(j, arr + L->u1_data, b, (size_t)len)) {
+		free(b);
+		return UINT64_MAX;
+	}
+	size_t pos = 0;
+	uint32_t java = 0, injected = 0, f[5];
+	uint64_t found = UINT64_MAX;
+	if (u5(b, (size_t)len, &pos, &java) && u5(b, (size_t)len, &pos, &injected) && java <= MAX_FIELDS)
+		for (uint32_t i = 0; i < java && found == UINT64_MAX; i++) {
+			if (!stream_field(j, b, (size_t)len, &pos, f))
+				break;
+			if ((f[3] & JVM_ACC_STATIC) || (f[4] >> L->ff_injected & 1))
+				continue;
+			if (symbol_is(j, cp, f[0], name) && symbol_is(j, cp, f[1], sig))
+				found = f[2];
+		}
+	free(b);
+	return found;
+}
+
+static uint64_t declared_field(const struct jvm *j, uint64_t k, const char *name, const char *sig)
+{
+	if (j->L.fields == FIELDS_SLOTS)
+		return declared_field_slots(j, k, name, sig);
+	if (j->L.fields == FIELDS_STREAM)
+		return declared_field_stream(j, k, name, sig);
+	return UINT64_MAX;
 }
 
 /* Field NAME of an object of class K, searching its superclasses. */

@@ -452,9 +452,13 @@ enum {
 
 struct jcfg {
 	bool owner_ids;    /* JDK 24+: _owner is an owner id; lock stacks  */
-	bool field_stream; /* JDK 21+: no FieldInfo table                  */
+	bool field_stream; /* JDK 21+: a FieldInfo stream, not slots       */
+	bool no_ff_consts; /* ... without its FieldFlags constants         */
 	bool no_pending;   /* the tables lack _current_pending_monitor     */
 };
+
+/* FieldFlags bit positions, unlike JDK 21-25's (0, 1, 2, 4) */
+enum { FF_INJECTED = 0, FF_GENERIC = 1, FF_CONTENDED = 2, FF_INIT = 3 };
 
 static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[8])
 {
@@ -498,11 +502,14 @@ static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[8])
 	F("Symbol", "_length", "u2", 0, SYM_LENGTH);
 	F("Symbol", "_body", NULL, 0, SYM_BODY);
 	F("InstanceKlass", "_constants", "ConstantPool*", 0, IK_CONSTANTS);
-	F("InstanceKlass", "_java_fields_count", "u2", 0, IK_JFC);
-	F(c->field_stream ? "InstanceKlass" : "Array<u2>", c->field_stream ? "_fieldinfo_stream" : "_data",
-	  c->field_stream ? "Array<u1>*" : NULL, 0, c->field_stream ? IK_FIELDS : U2_DATA);
-	if (!c->field_stream)
+	if (c->field_stream) {
+		F("InstanceKlass", "_fieldinfo_stream", "Array<u1>*", 0, IK_FIELDS);
+		F("Array<u1>", "_data", NULL, 0, U2_DATA);
+	} else {
+		F("InstanceKlass", "_java_fields_count", "u2", 0, IK_JFC);
 		F("InstanceKlass", "_fields", "Array<u2>*", 0, IK_FIELDS);
+		F("Array<u2>", "_data", NULL, 0, U2_DATA);
+	}
 	F("Abstract_VM_Version", "_s_vm_release", "const char*", 1, vars[7]);
 #undef F
 	put_structs(f, fl, n, &ODD_STRUCT);
@@ -520,7 +527,17 @@ static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[8])
 		{ "FieldInfo::field_slots", FI_SLOTS }, { "FIELDINFO_TAG_SIZE", 2 }, { "FIELDINFO_TAG_OFFSET", 1 },
 		{ "JVM_ACC_FIELD_INTERNAL", ACC_INTERNAL },
 	};
-	put_consts(f, ints, c->field_stream ? 2 : N(ints), &ODD_CONST, false);
+	const struct tconst ints21[] = {
+		{ "_thread_blocked", BLOCKED }, { "_thread_in_Java", IN_JAVA },
+		{ "FieldInfo::FieldFlags::_ff_initialized", FF_INIT },
+		{ "FieldInfo::FieldFlags::_ff_injected", FF_INJECTED },
+		{ "FieldInfo::FieldFlags::_ff_generic", FF_GENERIC },
+		{ "FieldInfo::FieldFlags::_ff_contended", FF_CONTENDED },
+	};
+	if (c->field_stream)
+		put_consts(f, ints21, c->no_ff_consts ? 2 : N(ints21), &ODD_CONST, false);
+	else
+		put_consts(f, ints, N(ints), &ODD_CONST, false);
 	const struct tconst longs[] = { { "ObjectMonitor::NO_OWNER", 0 }, { "ObjectMonitor::ANONYMOUS_OWNER", 1 } };
 	put_consts(f, longs, c->owner_ids ? N(longs) : 0, &ODD_CONST, true);
 }
@@ -537,32 +554,88 @@ struct jfield {
 	const char *name, *sig;
 	uint16_t access;
 	uint32_t offset;
+	bool injected, initialized, generic; /* JDK 21+ FieldFlags */
 };
 
+/* FieldInfo slots (JDK <= 20): ACC_INTERNAL marks an injected field. */
+static uint64_t field_slots(struct fk *f, const struct jfield *fl, size_t n)
+{
+	uint64_t arr = fk_alloc(f, U2_DATA + n * FI_SLOTS * 2);
+	w32(f, arr, (uint32_t)(n * FI_SLOTS));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t fi = arr + U2_DATA + i * FI_SLOTS * 2;
+		uint32_t packed = fl[i].offset << 2 | 1;
+		w16(f, fi + FI_NAME * 2, (uint16_t)(1 + 2 * i));
+		w16(f, fi + FI_SIG * 2, (uint16_t)(2 + 2 * i));
+		w16(f, fi + FI_ACCESS * 2, (uint16_t)(fl[i].access | (fl[i].injected ? ACC_INTERNAL : 0)));
+		w16(f, fi + FI_LOW * 2, (uint16_t)packed);
+		w16(f, fi + FI_HIGH * 2, (uint16_t)(packed >> 16));
+	}
+	return arr;
+}
+
+/* UNSIGNED5, as utilities/unsigned5.hpp defines it: 191 one-byte values
+ * (bytes 1-191), then high bytes (192-255) carrying 6 bits each. */
+static size_t u5_put(uint8_t *b, uint32_t v)
+{
+	size_t i = 0;
+	for (; v >= 191 && i < 4; i++) {
+		v -= 191;
+		b[i] = (uint8_t)(1 + 191 + v % 64);
+		v /= 64;
+	}
+	b[i] = (uint8_t)(1 + v);
+	return i + 1;
+}
+
+/* A FieldInfo stream (JDK 21+): java and injected counts, then per field
+ * name sig offset access flags [initval] [generic sig]. */
+static uint64_t field_stream(struct fk *f, const struct jfield *fl, size_t n)
+{
+	uint8_t b[1024];
+	size_t len = 0, java = 0;
+	for (size_t i = 0; i < n; i++)
+		java += !fl[i].injected;
+	len += u5_put(b + len, (uint32_t)java);
+	len += u5_put(b + len, (uint32_t)(n - java));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t flags = (uint32_t)fl[i].injected << FF_INJECTED | (uint32_t)fl[i].initialized << FF_INIT |
+				 (uint32_t)fl[i].generic << FF_GENERIC;
+		uint32_t v[5] = { (uint32_t)(1 + 2 * i), (uint32_t)(2 + 2 * i), fl[i].offset, fl[i].access, flags };
+		for (int k = 0; k < 5; k++)
+			len += u5_put(b + len, v[k]);
+		if (fl[i].initialized)
+			len += u5_put(b + len, 300); /* a two-byte value */
+		if (fl[i].generic)
+			len += u5_put(b + len, 70000); /* three bytes */
+	}
+	b[len++] = 0;
+	uint64_t arr = fk_alloc(f, U2_DATA + len);
+	w32(f, arr, (uint32_t)len);
+	memcpy(at(f, arr + U2_DATA), b, len);
+	return arr;
+}
+
+static bool g_stream; /* build JDK 21+ classes */
+
 /* An InstanceKlass with its constant pool (two symbols per field) and its
- * FieldInfo table. */
+ * field table. */
 static uint64_t klass_new(struct fk *f, const char *name, uint64_t super, const struct jfield *fl, size_t n)
 {
 	uint64_t k = fk_alloc(f, IK_SIZE);
 	w64(f, k + K_NAME, symbol_new(f, name));
 	w64(f, k + K_SUPER, super);
 	uint64_t cp = fk_alloc(f, CP_SIZE + (1 + 2 * n) * 8);
-	uint64_t arr = fk_alloc(f, U2_DATA + n * FI_SLOTS * 2);
-	w32(f, arr, (uint32_t)(n * FI_SLOTS));
 	for (size_t i = 0; i < n; i++) {
-		uint64_t fi = arr + U2_DATA + i * FI_SLOTS * 2;
-		uint32_t packed = fl[i].offset << 2 | 1;
 		w64(f, cp + CP_SIZE + (1 + 2 * i) * 8, symbol_new(f, fl[i].name));
 		w64(f, cp + CP_SIZE + (2 + 2 * i) * 8, symbol_new(f, fl[i].sig));
-		w16(f, fi + FI_NAME * 2, (uint16_t)(1 + 2 * i));
-		w16(f, fi + FI_SIG * 2, (uint16_t)(2 + 2 * i));
-		w16(f, fi + FI_ACCESS * 2, fl[i].access);
-		w16(f, fi + FI_LOW * 2, (uint16_t)packed);
-		w16(f, fi + FI_HIGH * 2, (uint16_t)(packed >> 16));
 	}
 	w64(f, k + IK_CONSTANTS, cp);
-	w64(f, k + IK_FIELDS, arr);
-	w16(f, k + IK_JFC, (uint16_t)n);
+	w64(f, k + IK_FIELDS, g_stream ? field_stream(f, fl, n) : field_slots(f, fl, n));
+	size_t java = 0;
+	for (size_t i = 0; i < n; i++)
+		java += !fl[i].injected;
+	w16(f, k + IK_JFC, (uint16_t)java);
 	return k;
 }
 
@@ -617,16 +690,21 @@ static uint64_t string_new(struct fk *f, struct jvm_img *j, const char *s, bool 
 
 static void classes(struct fk *f, struct jvm_img *j)
 {
+	/* injected fields come last in both formats */
 	static const struct jfield thread_f[] = {
-		{ "threadSeqNumber", "J", 0x8 | 0x2, 0x70 },          /* static: skipped */
-		{ "eetop", "J", ACC_INTERNAL, 0x30 },                   /* injected */
-		{ "tid", "J", 0x2, THREAD_TID },
-		{ "name", "Ljava/lang/String;", 0x42, THREAD_NAME },
+		{ "threadSeqNumber", "J", 0x8 | 0x2, 0x70, false, true, false }, /* static */
+		{ "tid", "J", 0x2, THREAD_TID, false, false, false },
+		{ "name", "Ljava/lang/String;", 0x42, THREAD_NAME, false, false, false },
+		{ "eetop", "J", 0x2, 0x30, true, false, false },
 	};
-	static const struct jfield worker_f[] = { { "job", "Ljava/lang/Object;", 0x2, WORKER_JOB } };
+	static const struct jfield worker_f[] = {
+		{ "job", "Ljava/lang/Object;", 0x2, WORKER_JOB, false, false, true },
+		{ "name", "Ljava/lang/String;", 0x2, 0x28, true, false, false }, /* injected: not Thread.name */
+	};
 	static const struct jfield string_f[] = {
-		{ "hash", "I", 0x2, STRING_HASH }, { "value", "[B", 0x12, STRING_VALUE },
-		{ "coder", "B", 0x12, STRING_CODER },
+		{ "hash", "I", 0x2, STRING_HASH, false, false, false },
+		{ "value", "[B", 0x12, STRING_VALUE, false, false, false },
+		{ "coder", "B", 0x12, STRING_CODER, false, false, false },
 	};
 	j->thread_k = klass_new(f, "java/lang/Thread", 0, thread_f, N(thread_f));
 	j->worker_k = klass_new(f, "Worker", j->thread_k, worker_f, N(worker_f));
@@ -735,6 +813,7 @@ static void jvm_image(struct fk *f, const struct jcfg *c, struct jvm_img *j)
 	uint64_t vars[8];
 	fk_init(f);
 	memset(j, 0, sizeof(*j));
+	g_stream = c->field_stream;
 	for (int i = 0; i < 8; i++)
 		vars[i] = fk_alloc(f, 8);
 	jvm_tables(f, c, vars);
@@ -851,15 +930,26 @@ Test(lock_hotspot_fixture, owner_ids_and_lock_stacks)
 	fk_free(&f);
 }
 
-Test(lock_hotspot_fixture, field_stream_keeps_monitors_names_said_unread)
+Test(lock_hotspot_fixture, jdk21_field_stream_names)
 {
 	struct fk f;
 	struct jvm_img j;
 	struct jcfg c = { .field_stream = true };
 	jvm_image(&f, &c, &j);
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "Java thread names not read: this JVM keeps Java fields in a "
-					  "compressed FieldInfo stream"));
+	check_deadlock(&f);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, field_stream_without_its_flags_keeps_monitors)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .field_stream = true, .no_ff_consts = true };
+	jvm_image(&f, &c, &j);
+	apply(&f);
+	cr_assert(has_note(&f.snap.notes, "Java thread names not read: the JVM's tables do not describe its "
+					  "Java field layout"));
 	for (int i = 0; i < 4; i++)
 		cr_assert_null(f.threads[i].rt_name);
 	/* the monitors' classes are the classes' own names: still read */
