@@ -846,6 +846,7 @@ static struct lt_rtlock *new_monitor(struct jvm *j, struct lt_rtlock **v, size_t
 	l->version = lts_strdup(j->version);
 	l->base = om;
 	l->size = j->L.om_size;
+	l->waiters_named = true;
 	return l;
 }
 
@@ -943,7 +944,9 @@ static void owner_by_id(struct jvm *j, struct lt_rtlock *l, int64_t owner, uint6
 					 "_monitor_owner_id", owner));
 }
 
-static void decode_monitor(struct jvm *j, struct lt_rtlock *l, uint64_t om)
+/* Decodes the monitor at OM into L; returns the raw _owner read (for the
+ * second read), 0 if unreadable. */
+static uint64_t decode_monitor(struct jvm *j, struct lt_rtlock *l, uint64_t om)
 {
 	const struct lay *L = &j->L;
 	uint64_t owner = 0;
@@ -952,7 +955,7 @@ static void decode_monitor(struct jvm *j, struct lt_rtlock *l, uint64_t om)
 	uint64_t obj = monitor_object(j, l, om);
 	if (rd(j, om + L->om_owner, &owner, 8)) {
 		l->holder_how = lts_asprintf("ObjectMonitor 0x%" PRIx64 " is unreadable", om);
-		return;
+		return 0;
 	}
 	if (rd(j, om + L->om_recursions, &rec, 8) == 0 && rd(j, om + L->om_contentions, &cont, 4) == 0)
 		lt_strlist_add(&l->facts, "_owner=0x%" PRIx64 " _recursions=%" PRId64 " _contentions=%d", owner,
@@ -963,18 +966,56 @@ static void decode_monitor(struct jvm *j, struct lt_rtlock *l, uint64_t om)
 	if ((int64_t)owner == no_owner) {
 		l->held = 0;
 		l->holder_how = lts_strdup("ObjectMonitor::_owner is empty: the monitor is free");
-		return;
+		return owner;
 	}
 	if (L->owner_is_id)
 		owner_by_id(j, l, (int64_t)owner, obj);
 	else
 		owner_by_pointer(j, l, owner, obj);
+	return owner;
+}
+
+/* The JVM runs on while it is read, and a snapshot is not atomic.  A wait
+ * is claimed only if a second read finds the thread still blocked on the
+ * same monitor, and a holder named only if the monitor's _owner has not
+ * changed: a cycle built from values of different moments is never
+ * reported. */
+static void confirm(struct jvm *j, struct lt_rtlock *v, size_t first, size_t n, const uint64_t *owner,
+		    size_t *idx)
+{
+	size_t gone = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		int32_t state = -1;
+		uint64_t pending = rd64(j, j->t[i].addr + j->L.jt_pending);
+		if (idx[i] && (rd(j, j->t[i].addr + j->L.jt_state, &state, 4) || state != j->L.blocked ||
+			       pending != j->t[i].pending)) {
+			idx[i] = 0;
+			gone++;
+		}
+	}
+	for (size_t k = first; k < n; k++) {
+		uint64_t now = 0;
+		if (v[k].held != 1 || (rd(j, v[k].base + j->L.om_owner, &now, 8) == 0 && now == owner[k - first]))
+			continue;
+		char *how = lts_asprintf("_owner changed between two reads (0x%" PRIx64 ", then 0x%" PRIx64
+					 "): the holder is not named", owner[k - first], now);
+		free(v[k].holder_how);
+		v[k].holder_how = how;
+		v[k].held = -1;
+		v[k].holder = 0;
+	}
+	if (gone)
+		lt_strlist_add(j->notes, "hotspot: %s: %zu thread(s) left their monitor wait while being read: "
+			       "not counted as waiting", j->version, gone);
 }
 
 /* One lock per monitor that a blocked thread waits to enter; *idx gets
  * 1 + its index in *v for each thread (0: waits for none). */
 static int monitors(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
 {
+	uint64_t *owner = calloc(j->n ? j->n : 1, sizeof(*owner));
+	if (!owner)
+		return -ENOMEM;
 	for (size_t i = 0; i < j->n; i++) {
 		const struct jthread *t = &j->t[i];
 		idx[i] = 0;
@@ -986,11 +1027,15 @@ static int monitors(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first
 		if (idx[i])
 			continue;
 		struct lt_rtlock *l = new_monitor(j, v, n, t->pending);
-		if (!l)
+		if (!l) {
+			free(owner);
 			return -ENOMEM;
-		decode_monitor(j, l, t->pending);
+		}
+		owner[*n - 1 - first] = decode_monitor(j, l, t->pending);
 		idx[i] = *n - first;
 	}
+	confirm(j, *v, first, *n, owner, idx);
+	free(owner);
 	return 0;
 }
 

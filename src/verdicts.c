@@ -44,6 +44,15 @@ static bool asleep(const struct lt_thread *t)
 	return t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL && !t->moved;
 }
 
+/* A wait the runtime itself vouches for: a lock whose model names its
+ * waiters by tid, and the holder it names (lockmodel.h, waiters_named). */
+static bool runtime_says(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	return f->rtlock && f->rtlock <= s->n_rtlocks && s->rtlocks[f->rtlock - 1].waiters_named &&
+	       f->owner_kind == LT_OWNER_RUNTIME;
+}
+
 static bool has_owner(const struct lt_futex *f)
 {
 	return f->owner_kind == LT_OWNER_MUTEX || f->owner_kind == LT_OWNER_PI ||
@@ -223,7 +232,8 @@ static void find_deadlocks(struct lt_snapshot *s)
 		const struct lt_thread *t = &s->threads[i];
 		next[i] = -1;
 		cycle[i] = -1;
-		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && asleep(t) && has_owner(&t->futex))
+		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && (asleep(t) || runtime_says(s, t)) &&
+		    has_owner(&t->futex))
 			next[i] = idx_of(s, t->futex.owner);
 	}
 	size_t first_verdict = s->n_verdicts;

@@ -40,6 +40,10 @@ struct fk {
 	} sym[64];
 	int nsym;
 	uint64_t hole_lo, hole_hi; /* reads here fail */
+	/* the JVM running on: from the second read of flip_addr on, its
+	 * 8 bytes read as flip_val */
+	uint64_t flip_addr, flip_val;
+	int flip_reads;
 	struct lt_snapshot snap;
 	struct lt_thread threads[8];
 };
@@ -118,6 +122,8 @@ static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 	if (addr < f->hole_hi && addr + len > f->hole_lo)
 		return -EFAULT;
 	memcpy(buf, f->mem + (addr - MEM), len);
+	if (f->flip_addr && addr == f->flip_addr && len == 8 && f->flip_reads++ > 0)
+		memcpy(buf, &f->flip_val, 8);
 	return 0;
 }
 
@@ -1012,4 +1018,76 @@ Test(lock_hotspot_fixture, unreadable_heap_keeps_threads_and_owners)
 	cr_assert_null(f.threads[1].rt_name);
 	cr_assert_eq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
 	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, a_waiter_that_woke_still_waits_if_the_jvm_says_so)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { 0 };
+	jvm_image(&f, &c, &j);
+	/* HotSpot's "responsible" waiter re-parks every second: the snapshot
+	 * saw it move, the JVM says it still waits */
+	f.threads[1].moved = true;
+	apply(&f);
+	check_deadlock(&f);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, a_thread_leaving_its_wait_is_not_claimed)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { 0 };
+	jvm_image(&f, &c, &j);
+	f.flip_addr = j.jt[0] + JT_PENDING; /* 101 got its monitor meanwhile */
+	f.flip_val = 0;
+	apply(&f);
+	cr_assert(has_note(&f.snap.notes, "1 thread(s) left their monitor wait while being read"));
+	cr_assert_eq(f.threads[1].futex.rtlock, 0);
+	cr_assert_eq(f.threads[2].futex.owner, 101);
+	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, an_owner_changing_between_reads_is_not_named)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { 0 };
+	jvm_image(&f, &c, &j);
+	uint64_t ma;
+	memcpy(&ma, at(&f, j.jt[1] + JT_PENDING), 8);
+	f.flip_addr = ma + OM_OWNER;
+	f.flip_val = j.jt[2];
+	apply(&f);
+	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@");
+	cr_assert(la && la->held == -1 && la->holder == 0);
+	cr_assert_not_null(strstr(la->holder_how, "_owner changed between two reads"), "%s", la->holder_how);
+	cr_assert_neq(f.threads[2].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+/* Only a lock whose model names its waiters lets a thread that moved
+ * close a cycle: an address-claimed runtime lock (a GIL, whose waiters
+ * time out every 5 ms) does not. */
+Test(lock_hotspot_fixture, moved_waiters_close_a_cycle_only_when_named)
+{
+	for (int named = 0; named < 2; named++) {
+		struct fk f;
+		struct jvm_img j;
+		struct jcfg c = { 0 };
+		jvm_image(&f, &c, &j);
+		f.threads[1].moved = true;
+		struct lt_lm_env e;
+		fk_env(&f, &e);
+		lt_lockmodels_apply(&f.snap, &e);
+		for (size_t i = 0; i < f.snap.n_rtlocks; i++)
+			f.snap.rtlocks[i].waiters_named = named;
+		lt_snapshot_diagnose(&f.snap, NULL);
+		cr_assert_eq(f.snap.verdicts[0].kind == LT_VERDICT_DEADLOCK, named, "named=%d: %s", named,
+			     f.snap.verdicts[0].summary);
+		fk_free(&f);
+	}
 }

@@ -79,6 +79,11 @@ struct lt_rtlock {
 	pid_t holder;            /* tid of the holder, 0 if free or unknown    */
 	char *holder_how;        /* how the holder was found, or why it is not */
 	struct lt_strlist facts; /* decoded fields, one per line: "busy=1"     */
+	/* The runtime itself names the threads waiting for this lock (scan):
+	 * a claimed wait stands as long as the runtime says so, even if the
+	 * thread woke briefly during the snapshot (HotSpot's monitor waiters
+	 * re-park every second; the JVM's state, read twice, is the proof). */
+	bool waiters_named;
 };
 void lt_rtlock_clear(struct lt_rtlock *l);
 
