@@ -70,6 +70,9 @@ void lt_rtlock_clear(struct lt_rtlock *l)
 void lt_rtthread_clear(struct lt_rtthread *t)
 {
 	free(t->name);
+	for (size_t i = 0; i < t->n_frames; i++)
+		lt_frame_clear(&t->frames[i]);
+	free(t->frames);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -202,6 +205,15 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 		if (th[k].name && !t->rt_name) {
 			t->rt_name = th[k].name;
 			th[k].name = NULL;
+		}
+		if (th[k].frames) {
+			for (size_t i = 0; i < t->n_frames; i++)
+				lt_frame_clear(&t->frames[i]);
+			free(t->frames);
+			t->frames = th[k].frames;
+			t->n_frames = th[k].n_frames;
+			th[k].frames = NULL;
+			th[k].n_frames = 0;
 		}
 		if (th[k].waits && first + th[k].waits - 1 < s->n_rtlocks && futex_wait(t))
 			claim(s, t, first + th[k].waits - 1);

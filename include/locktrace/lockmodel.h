@@ -93,6 +93,12 @@ struct lt_rtthread {
 	char *name;   /* the runtime's name for it (Java: Thread.getName()), NULL */
 	size_t waits; /* 1 + index into the scan's locks of the lock the runtime
 	                 says it waits for; 0 if none                        */
+	/* The thread's user stack as the runtime sees it, innermost first:
+	 * the unwinder's native frames with the runtime's own frames in place
+	 * of the ones that run them (Java methods for the `??` frames of JIT
+	 * code).  Replaces lt_thread.frames when set; NULL otherwise. */
+	struct lt_frame *frames;
+	size_t n_frames;
 };
 void lt_rtthread_clear(struct lt_rtthread *t);
 
