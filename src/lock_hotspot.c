@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "lock_hotspot.h"
 #include "rt_hotspot.h"
 #include "snapshot_int.h"
 
@@ -48,121 +49,48 @@ static const char KIND[] = "Java monitor";
 #define MAX_SUPERS 32
 #define JVM_ACC_STATIC 0x0008 /* class-file access flag (JVMS 4.5) */
 
-/* ---- offsets, from the tables ---- */
-
-struct lay {
-	/* thread list */
-	uint64_t java_thread_list, tl_length, tl_threads;
-	uint64_t jt_osthread, jt_threadobj, jt_state, jt_pending, jt_stack_base, jt_stack_size;
-	uint64_t os_tid, oh_obj;
-	int64_t blocked;                /* _thread_blocked                     */
-	/* monitors */
-	bool monitors;                  /* everything below is known           */
-	uint64_t om_owner, om_object, om_recursions, om_contentions, om_size;
-	bool owner_is_id;               /* JDK 24+: _owner is an owner id      */
-	bool has_anon;
-	int64_t anon_owner;             /* ObjectMonitor::ANONYMOUS_OWNER      */
-	uint64_t jt_owner_id;           /* JavaThread::_monitor_owner_id       */
-	bool lock_stack;                /* JavaThread::_lock_stack is known    */
-	uint64_t jt_lock_stack, ls_top, ls_base;
-	/* objects */
-	bool objects;                   /* names and classes can be read       */
-	bool coops, ccp;                /* compressed oops / class pointers    */
-	uint64_t oop_base, klass_base;
-	int oop_shift, klass_shift;
-	uint64_t oop_klass, arr_length, arr_base;
-	uint64_t klass_name, klass_super, sym_length, sym_body;
-	/* Java fields: FieldInfo slots in an Array<u2> (JDK <= 20), or a
-	 * compressed FieldInfo stream in an Array<u1> (JDK 21+) */
-	enum { FIELDS_NONE, FIELDS_SLOTS, FIELDS_STREAM } fields;
-	uint64_t ik_fields, ik_java_fields_count, ik_constants, cp_size, u2_data;
-	int64_t fi_access, fi_name, fi_sig, fi_low, fi_high, fi_slots, tag_size, tag_offset, acc_internal;
-	uint64_t ik_stream, u1_data;
-	int64_t ff_init, ff_injected, ff_generic, ff_contended; /* FieldFlags bits */
-};
-
-struct jthread {
-	uint64_t addr;
-	pid_t tid;
-	int32_t state;
-	uint64_t pending;
-	uint64_t stack_lo, stack_hi;
-	int64_t owner_id;
-	char *name;
-};
-
-/* Offsets of a Java field found once per class. */
-struct field_memo {
-	uint64_t klass;
-	const char *name;
-	uint64_t off; /* UINT64_MAX: not found */
-};
-
-#define MEMO 16
-
-struct jvm {
-	const struct lt_lm_env *e;
-	struct lt_strlist *notes;
-	struct hs_vm vm;
-	struct hs_strcache *sc;
-	char version[96];   /* "HotSpot 17.0.15+6-Debian-1deb12u1" */
-	struct lay L;
-	struct jthread *t;
-	size_t n;
-	struct field_memo memo[MEMO];
-	size_t n_memo;
-	const char *names_why; /* why names are not read; NULL when they are */
-};
-
-/* Each missing entry is named in the note that says what is not read. */
-struct need {
-	struct jvm *j;
-	char missing[256];
-	size_t len;
-};
-
-static void missing(struct need *n, const char *what, const char *name)
+void hs_missing(struct need *n, const char *what, const char *name)
 {
 	if (n->len < sizeof(n->missing) - 2)
 		n->len += (size_t)snprintf(n->missing + n->len, sizeof(n->missing) - n->len, "%s%s%s%s",
 					   n->len ? ", " : "", what, what[0] ? "::" : "", name);
 }
 
-static void off(struct need *n, const char *type, const char *field, uint64_t *out)
+void hs_off(struct need *n, const char *type, const char *field, uint64_t *out)
 {
 	const struct hs_field *f = hs_vm_field(&n->j->vm, type, field);
 	if (f && !f->is_static)
 		*out = f->value;
 	else
-		missing(n, type, field);
+		hs_missing(n, type, field);
 }
 
-static void addr_of(struct need *n, const char *type, const char *field, uint64_t *out)
+void hs_addr_of(struct need *n, const char *type, const char *field, uint64_t *out)
 {
 	const struct hs_field *f = hs_vm_field(&n->j->vm, type, field);
 	if (f && f->is_static)
 		*out = f->value;
 	else
-		missing(n, type, field);
+		hs_missing(n, type, field);
 }
 
-static void int_const(struct need *n, const char *name, int64_t *out)
+void hs_int_const(struct need *n, const char *name, int64_t *out)
 {
 	if (!hs_vm_int(&n->j->vm, name, out))
-		missing(n, "", name);
+		hs_missing(n, "", name);
 }
 
-static void type_size(struct need *n, const char *type, uint64_t *out)
+void hs_type_size(struct need *n, const char *type, uint64_t *out)
 {
 	const struct hs_type *t = hs_vm_type(&n->j->vm, type);
 	if (t && t->size)
 		*out = t->size;
 	else
-		missing(n, "sizeof", type);
+		hs_missing(n, "sizeof", type);
 }
 
 /* false, with a note naming what is missing, when N recorded any */
-static bool complete(struct need *n, const char *what)
+bool hs_complete(struct need *n, const char *what)
 {
 	if (!n->len)
 		return true;
@@ -173,7 +101,7 @@ static bool complete(struct need *n, const char *what)
 
 /* ---- reading ---- */
 
-static uint64_t rd64(const struct jvm *j, uint64_t addr)
+uint64_t hs_rd64(const struct jvm *j, uint64_t addr)
 {
 	uint64_t v = 0;
 	if (!addr || lt_lm_read_u64(j->e, addr, &v))
@@ -181,7 +109,7 @@ static uint64_t rd64(const struct jvm *j, uint64_t addr)
 	return v;
 }
 
-static int rd(const struct jvm *j, uint64_t addr, void *buf, size_t len)
+int hs_rd(const struct jvm *j, uint64_t addr, void *buf, size_t len)
 {
 	return addr ? j->e->read(j->e->arg, addr, buf, len) : -EFAULT;
 }
@@ -190,11 +118,15 @@ static void identify(struct jvm *j)
 {
 	const struct hs_field *f = hs_vm_field(&j->vm, "Abstract_VM_Version", "_s_vm_release");
 	char rel[64];
-	uint64_t p = f && f->is_static ? rd64(j, f->value) : 0;
+	uint64_t p = f && f->is_static ? hs_rd64(j, f->value) : 0;
 	if (p && hs_read_str(j->e, j->sc, p, rel, sizeof(rel)) == 0 && rel[0])
 		snprintf(j->version, sizeof(j->version), "HotSpot %s", rel);
 	else
 		snprintf(j->version, sizeof(j->version), "HotSpot (release unknown)");
+	const struct hs_field *mv = hs_vm_field(&j->vm, "Abstract_VM_Version", "_vm_major_version");
+	int32_t major = 0;
+	if (mv && mv->is_static && hs_rd(j, mv->value, &major, 4) == 0 && major > 0 && major < 1000)
+		j->major = major;
 }
 
 /* ---- VM flags (the JVMFlag table) ---- */
@@ -214,7 +146,7 @@ static void match_flag(struct jvm *j, uint64_t name_p, uint64_t addr, int width,
 		if (w[k].found || strcmp(name, w[k].name))
 			continue;
 		uint64_t v = 0;
-		if (rd(j, addr, &v, (size_t)width) == 0) {
+		if (hs_rd(j, addr, &v, (size_t)width) == 0) {
 			w[k].value = (int64_t)v;
 			w[k].found = true;
 		}
@@ -227,21 +159,21 @@ static bool read_flags(struct jvm *j, struct flag_want *w, const int *width, siz
 {
 	struct need n = { .j = j };
 	uint64_t flags_p = 0, num_p = 0, f_name = 0, f_addr = 0, size = 0;
-	addr_of(&n, "JVMFlag", "flags", &flags_p);
-	addr_of(&n, "JVMFlag", "numFlags", &num_p);
-	off(&n, "JVMFlag", "_name", &f_name);
-	off(&n, "JVMFlag", "_addr", &f_addr);
-	type_size(&n, "JVMFlag", &size);
-	if (!complete(&n, "VM flags"))
+	hs_addr_of(&n, "JVMFlag", "flags", &flags_p);
+	hs_addr_of(&n, "JVMFlag", "numFlags", &num_p);
+	hs_off(&n, "JVMFlag", "_name", &f_name);
+	hs_off(&n, "JVMFlag", "_addr", &f_addr);
+	hs_type_size(&n, "JVMFlag", &size);
+	if (!hs_complete(&n, "VM flags"))
 		return false;
-	uint64_t arr = rd64(j, flags_p), num = rd64(j, num_p);
+	uint64_t arr = hs_rd64(j, flags_p), num = hs_rd64(j, num_p);
 	if (!arr || !num || num > 10000 || size > 256) {
 		lt_strlist_add(j->notes, "hotspot: %s: the flag table (%" PRIu64 " flags) is unreadable",
 			       j->version, num);
 		return false;
 	}
 	uint8_t *buf = malloc(num * size);
-	if (!buf || rd(j, arr, buf, num * size)) {
+	if (!buf || hs_rd(j, arr, buf, num * size)) {
 		free(buf);
 		lt_strlist_add(j->notes, "hotspot: %s: the flag table is unreadable", j->version);
 		return false;
@@ -264,19 +196,19 @@ static bool lay_threads(struct jvm *j)
 {
 	struct lay *L = &j->L;
 	struct need n = { .j = j };
-	addr_of(&n, "ThreadsSMRSupport", "_java_thread_list", &L->java_thread_list);
-	off(&n, "ThreadsList", "_length", &L->tl_length);
-	off(&n, "ThreadsList", "_threads", &L->tl_threads);
-	off(&n, "JavaThread", "_osthread", &L->jt_osthread);
-	off(&n, "OSThread", "_thread_id", &L->os_tid);
-	off(&n, "JavaThread", "_threadObj", &L->jt_threadobj);
-	off(&n, "OopHandle", "_obj", &L->oh_obj);
-	off(&n, "JavaThread", "_thread_state", &L->jt_state);
-	off(&n, "JavaThread", "_current_pending_monitor", &L->jt_pending);
-	off(&n, "JavaThread", "_stack_base", &L->jt_stack_base);
-	off(&n, "JavaThread", "_stack_size", &L->jt_stack_size);
-	int_const(&n, "_thread_blocked", &L->blocked);
-	return complete(&n, "Java threads");
+	hs_addr_of(&n, "ThreadsSMRSupport", "_java_thread_list", &L->java_thread_list);
+	hs_off(&n, "ThreadsList", "_length", &L->tl_length);
+	hs_off(&n, "ThreadsList", "_threads", &L->tl_threads);
+	hs_off(&n, "JavaThread", "_osthread", &L->jt_osthread);
+	hs_off(&n, "OSThread", "_thread_id", &L->os_tid);
+	hs_off(&n, "JavaThread", "_threadObj", &L->jt_threadobj);
+	hs_off(&n, "OopHandle", "_obj", &L->oh_obj);
+	hs_off(&n, "JavaThread", "_thread_state", &L->jt_state);
+	hs_off(&n, "JavaThread", "_current_pending_monitor", &L->jt_pending);
+	hs_off(&n, "JavaThread", "_stack_base", &L->jt_stack_base);
+	hs_off(&n, "JavaThread", "_stack_size", &L->jt_stack_size);
+	hs_int_const(&n, "_thread_blocked", &L->blocked);
+	return hs_complete(&n, "Java threads");
 }
 
 /* Who owns a monitor: the _owner field's meaning changed in JDK 24 (an
@@ -285,26 +217,26 @@ static void lay_monitors(struct jvm *j)
 {
 	struct lay *L = &j->L;
 	struct need n = { .j = j };
-	off(&n, "ObjectMonitor", "_owner", &L->om_owner);
-	off(&n, "ObjectMonitor", "_object", &L->om_object);
-	off(&n, "ObjectMonitor", "_recursions", &L->om_recursions);
-	off(&n, "ObjectMonitor", "_contentions", &L->om_contentions);
-	type_size(&n, "ObjectMonitor", &L->om_size);
+	hs_off(&n, "ObjectMonitor", "_owner", &L->om_owner);
+	hs_off(&n, "ObjectMonitor", "_object", &L->om_object);
+	hs_off(&n, "ObjectMonitor", "_recursions", &L->om_recursions);
+	hs_off(&n, "ObjectMonitor", "_contentions", &L->om_contentions);
+	hs_type_size(&n, "ObjectMonitor", &L->om_size);
 	const struct hs_field *ow = hs_vm_field(&j->vm, "ObjectMonitor", "_owner");
 	int64_t no_owner;
 	L->owner_is_id = ow && ow->tstring && strstr(ow->tstring, "int64") &&
 			 hs_vm_long(&j->vm, "ObjectMonitor::NO_OWNER", &no_owner);
 	if (L->owner_is_id)
-		off(&n, "JavaThread", "_monitor_owner_id", &L->jt_owner_id);
+		hs_off(&n, "JavaThread", "_monitor_owner_id", &L->jt_owner_id);
 	else if (ow && ow->tstring && !strchr(ow->tstring, '*'))
-		missing(&n, "a pointer type of", "ObjectMonitor::_owner");
+		hs_missing(&n, "a pointer type of", "ObjectMonitor::_owner");
 	L->has_anon = hs_vm_long(&j->vm, "ObjectMonitor::ANONYMOUS_OWNER", &L->anon_owner);
 	struct need ls = { .j = j };
-	off(&ls, "JavaThread", "_lock_stack", &L->jt_lock_stack);
-	off(&ls, "LockStack", "_top", &L->ls_top);
-	off(&ls, "LockStack", "_base[0]", &L->ls_base);
+	hs_off(&ls, "JavaThread", "_lock_stack", &L->jt_lock_stack);
+	hs_off(&ls, "LockStack", "_top", &L->ls_top);
+	hs_off(&ls, "LockStack", "_base[0]", &L->ls_base);
 	L->lock_stack = ls.len == 0;
-	L->monitors = complete(&n, "monitor owners");
+	L->monitors = hs_complete(&n, "monitor owners");
 }
 
 static void lay_klass(struct jvm *j, struct need *n)
@@ -313,19 +245,19 @@ static void lay_klass(struct jvm *j, struct need *n)
 	uint64_t base_a = 0, shift_a = 0;
 	int32_t shift = 0;
 	if (L->ccp) {
-		off(n, "oopDesc", "_metadata._compressed_klass", &L->oop_klass);
+		hs_off(n, "oopDesc", "_metadata._compressed_klass", &L->oop_klass);
 		if (hs_vm_field(&j->vm, "CompressedKlassPointers", "_base")) {
-			addr_of(n, "CompressedKlassPointers", "_base", &base_a);
-			addr_of(n, "CompressedKlassPointers", "_shift", &shift_a);
+			hs_addr_of(n, "CompressedKlassPointers", "_base", &base_a);
+			hs_addr_of(n, "CompressedKlassPointers", "_shift", &shift_a);
 		} else {
-			addr_of(n, "CompressedKlassPointers", "_narrow_klass._base", &base_a);
-			addr_of(n, "CompressedKlassPointers", "_narrow_klass._shift", &shift_a);
+			hs_addr_of(n, "CompressedKlassPointers", "_narrow_klass._base", &base_a);
+			hs_addr_of(n, "CompressedKlassPointers", "_narrow_klass._shift", &shift_a);
 		}
-		L->klass_base = rd64(j, base_a);
-		if (shift_a && rd(j, shift_a, &shift, 4) == 0)
+		L->klass_base = hs_rd64(j, base_a);
+		if (shift_a && hs_rd(j, shift_a, &shift, 4) == 0)
 			L->klass_shift = shift;
 	} else {
-		off(n, "oopDesc", "_metadata._klass", &L->oop_klass);
+		hs_off(n, "oopDesc", "_metadata._klass", &L->oop_klass);
 	}
 }
 
@@ -337,14 +269,14 @@ static void lay_oops(struct jvm *j, struct need *n)
 	if (!L->coops)
 		return;
 	if (hs_vm_field(&j->vm, "CompressedOops", "_base")) {
-		addr_of(n, "CompressedOops", "_base", &base_a);
-		addr_of(n, "CompressedOops", "_shift", &shift_a);
+		hs_addr_of(n, "CompressedOops", "_base", &base_a);
+		hs_addr_of(n, "CompressedOops", "_shift", &shift_a);
 	} else {
-		addr_of(n, "CompressedOops", "_narrow_oop._base", &base_a);
-		addr_of(n, "CompressedOops", "_narrow_oop._shift", &shift_a);
+		hs_addr_of(n, "CompressedOops", "_narrow_oop._base", &base_a);
+		hs_addr_of(n, "CompressedOops", "_narrow_oop._shift", &shift_a);
 	}
-	L->oop_base = rd64(j, base_a);
-	if (shift_a && rd(j, shift_a, &shift, 4) == 0)
+	L->oop_base = hs_rd64(j, base_a);
+	if (shift_a && hs_rd(j, shift_a, &shift, 4) == 0)
 		L->oop_shift = shift;
 }
 
@@ -356,7 +288,7 @@ static void lay_arrays(struct jvm *j, struct need *n)
 {
 	struct lay *L = &j->L;
 	if (!L->ccp) {
-		missing(n, "", "compressed class pointers (UseCompressedClassPointers is off)");
+		hs_missing(n, "", "compressed class pointers (UseCompressedClassPointers is off)");
 		return;
 	}
 	L->arr_length = L->oop_klass + 4;
@@ -369,18 +301,18 @@ static bool lay_field_slots(struct jvm *j)
 {
 	struct lay *L = &j->L;
 	struct need n = { .j = j };
-	off(&n, "InstanceKlass", "_fields", &L->ik_fields);
-	off(&n, "InstanceKlass", "_java_fields_count", &L->ik_java_fields_count);
-	off(&n, "Array<u2>", "_data", &L->u2_data);
-	int_const(&n, "FieldInfo::access_flags_offset", &L->fi_access);
-	int_const(&n, "FieldInfo::name_index_offset", &L->fi_name);
-	int_const(&n, "FieldInfo::signature_index_offset", &L->fi_sig);
-	int_const(&n, "FieldInfo::low_packed_offset", &L->fi_low);
-	int_const(&n, "FieldInfo::high_packed_offset", &L->fi_high);
-	int_const(&n, "FieldInfo::field_slots", &L->fi_slots);
-	int_const(&n, "FIELDINFO_TAG_SIZE", &L->tag_size);
-	int_const(&n, "FIELDINFO_TAG_OFFSET", &L->tag_offset);
-	int_const(&n, "JVM_ACC_FIELD_INTERNAL", &L->acc_internal);
+	hs_off(&n, "InstanceKlass", "_fields", &L->ik_fields);
+	hs_off(&n, "InstanceKlass", "_java_fields_count", &L->ik_java_fields_count);
+	hs_off(&n, "Array<u2>", "_data", &L->u2_data);
+	hs_int_const(&n, "FieldInfo::access_flags_offset", &L->fi_access);
+	hs_int_const(&n, "FieldInfo::name_index_offset", &L->fi_name);
+	hs_int_const(&n, "FieldInfo::signature_index_offset", &L->fi_sig);
+	hs_int_const(&n, "FieldInfo::low_packed_offset", &L->fi_low);
+	hs_int_const(&n, "FieldInfo::high_packed_offset", &L->fi_high);
+	hs_int_const(&n, "FieldInfo::field_slots", &L->fi_slots);
+	hs_int_const(&n, "FIELDINFO_TAG_SIZE", &L->tag_size);
+	hs_int_const(&n, "FIELDINFO_TAG_OFFSET", &L->tag_offset);
+	hs_int_const(&n, "JVM_ACC_FIELD_INTERNAL", &L->acc_internal);
 	bool slots_ok = L->fi_slots > 0 && L->fi_slots <= 16;
 	int64_t idx[5] = { L->fi_access, L->fi_name, L->fi_sig, L->fi_low, L->fi_high };
 	for (int i = 0; i < 5; i++)
@@ -399,12 +331,12 @@ static bool lay_field_stream(struct jvm *j)
 {
 	struct lay *L = &j->L;
 	struct need n = { .j = j };
-	off(&n, "InstanceKlass", "_fieldinfo_stream", &L->ik_stream);
-	off(&n, "Array<u1>", "_data", &L->u1_data);
-	int_const(&n, "FieldInfo::FieldFlags::_ff_initialized", &L->ff_init);
-	int_const(&n, "FieldInfo::FieldFlags::_ff_injected", &L->ff_injected);
-	int_const(&n, "FieldInfo::FieldFlags::_ff_generic", &L->ff_generic);
-	int_const(&n, "FieldInfo::FieldFlags::_ff_contended", &L->ff_contended);
+	hs_off(&n, "InstanceKlass", "_fieldinfo_stream", &L->ik_stream);
+	hs_off(&n, "Array<u1>", "_data", &L->u1_data);
+	hs_int_const(&n, "FieldInfo::FieldFlags::_ff_initialized", &L->ff_init);
+	hs_int_const(&n, "FieldInfo::FieldFlags::_ff_injected", &L->ff_injected);
+	hs_int_const(&n, "FieldInfo::FieldFlags::_ff_generic", &L->ff_generic);
+	hs_int_const(&n, "FieldInfo::FieldFlags::_ff_contended", &L->ff_contended);
 	int64_t bits[4] = { L->ff_init, L->ff_injected, L->ff_generic, L->ff_contended };
 	bool ok = n.len == 0;
 	for (int i = 0; i < 4; i++)
@@ -416,8 +348,8 @@ static void lay_fields(struct jvm *j)
 {
 	struct lay *L = &j->L;
 	struct need n = { .j = j };
-	off(&n, "InstanceKlass", "_constants", &L->ik_constants);
-	type_size(&n, "ConstantPool", &L->cp_size);
+	hs_off(&n, "InstanceKlass", "_constants", &L->ik_constants);
+	hs_type_size(&n, "ConstantPool", &L->cp_size);
 	L->fields = FIELDS_NONE;
 	if (n.len)
 		j->names_why = "the JVM's tables do not describe its constant pools";
@@ -450,11 +382,11 @@ static void lay_objects(struct jvm *j)
 	lay_oops(j, &n);
 	lay_klass(j, &n);
 	lay_arrays(j, &n);
-	off(&n, "Klass", "_name", &L->klass_name);
-	off(&n, "Klass", "_super", &L->klass_super);
-	off(&n, "Symbol", "_length", &L->sym_length);
-	off(&n, "Symbol", "_body", &L->sym_body);
-	L->objects = complete(&n, "object classes and thread names");
+	hs_off(&n, "Klass", "_name", &L->klass_name);
+	hs_off(&n, "Klass", "_super", &L->klass_super);
+	hs_off(&n, "Symbol", "_length", &L->sym_length);
+	hs_off(&n, "Symbol", "_body", &L->sym_body);
+	L->objects = hs_complete(&n, "object classes and thread names");
 	if (!L->objects)
 		j->names_why = "the object layout is not described";
 	else
@@ -477,7 +409,7 @@ static uint64_t oop_field(const struct jvm *j, uint64_t obj, uint64_t off)
 		uint32_t v;
 		return lt_lm_read_u32(j->e, obj + off, &v) ? 0 : decode_oop(j, v);
 	}
-	return rd64(j, obj + off);
+	return hs_rd64(j, obj + off);
 }
 
 static uint64_t klass_of(const struct jvm *j, uint64_t obj)
@@ -490,29 +422,33 @@ static uint64_t klass_of(const struct jvm *j, uint64_t obj)
 			return 0;
 		return j->L.klass_base + ((uint64_t)v << j->L.klass_shift);
 	}
-	return rd64(j, obj + j->L.oop_klass);
+	return hs_rd64(j, obj + j->L.oop_klass);
 }
 
 /* A Symbol's bytes (modified UTF-8), NUL-terminated; -EFAULT. */
-static int symbol(const struct jvm *j, uint64_t sym, char *buf, size_t len)
+int hs_symbol(const struct jvm *j, uint64_t sym, char *buf, size_t len)
 {
 	uint16_t n;
-	if (!sym || rd(j, sym + j->L.sym_length, &n, 2) || n >= len)
+	if (!sym || hs_rd(j, sym + j->L.sym_length, &n, 2) || n >= len)
 		return -EFAULT;
-	if (n && rd(j, sym + j->L.sym_body, buf, n))
+	if (n && hs_rd(j, sym + j->L.sym_body, buf, n))
 		return -EFAULT;
 	buf[n] = 0;
 	return 0;
 }
 
 /* "java.lang.Object" for a class's internal name "java/lang/Object". */
-static int class_name(const struct jvm *j, uint64_t klass, char *buf, size_t len)
+int hs_class_name(const struct jvm *j, uint64_t klass, char *buf, size_t len)
 {
-	if (!klass || symbol(j, rd64(j, klass + j->L.klass_name), buf, len))
+	if (!klass || hs_symbol(j, hs_rd64(j, klass + j->L.klass_name), buf, len))
 		return -EFAULT;
+	/* the JVM's own spelling: a hidden class's "+0x..." suffix (kept
+	 * apart from package separators in its symbol) is shown as "/0x..." */
 	for (char *p = buf; *p; p++)
 		if (*p == '/')
 			*p = '.';
+		else if (*p == '+' && p[1] == '0' && p[2] == 'x')
+			*p = '/';
 	return 0;
 }
 
@@ -526,8 +462,8 @@ static uint16_t u2_at(const uint16_t *v, size_t i)
 static bool symbol_is(const struct jvm *j, uint64_t cp, uint32_t idx, const char *want)
 {
 	char buf[64];
-	uint64_t sym = rd64(j, cp + j->L.cp_size + (uint64_t)idx * 8);
-	return idx && symbol(j, sym, buf, sizeof(buf)) == 0 && strcmp(buf, want) == 0;
+	uint64_t sym = hs_rd64(j, cp + j->L.cp_size + (uint64_t)idx * 8);
+	return idx && hs_symbol(j, sym, buf, sizeof(buf)) == 0 && strcmp(buf, want) == 0;
 }
 
 /* The offset of instance field NAME (signature SIG) declared by class K
@@ -536,12 +472,12 @@ static uint64_t declared_field_slots(const struct jvm *j, uint64_t k, const char
 {
 	const struct lay *L = &j->L;
 	uint16_t count = 0;
-	uint64_t arr = rd64(j, k + L->ik_fields), cp = rd64(j, k + L->ik_constants);
-	if (!arr || !cp || rd(j, k + L->ik_java_fields_count, &count, 2) || count > MAX_FIELDS)
+	uint64_t arr = hs_rd64(j, k + L->ik_fields), cp = hs_rd64(j, k + L->ik_constants);
+	if (!arr || !cp || hs_rd(j, k + L->ik_java_fields_count, &count, 2) || count > MAX_FIELDS)
 		return UINT64_MAX;
 	size_t slots = (size_t)L->fi_slots, bytes = (size_t)count * slots * 2;
 	uint16_t *v = malloc(bytes ? bytes : 1);
-	if (!v || (bytes && rd(j, arr + L->u2_data, v, bytes))) {
+	if (!v || (bytes && hs_rd(j, arr + L->u2_data, v, bytes))) {
 		free(v);
 		return UINT64_MAX;
 	}
@@ -613,11 +549,11 @@ static uint64_t declared_field_stream(const struct jvm *j, uint64_t k, const cha
 {
 	const struct lay *L = &j->L;
 	int32_t len = 0;
-	uint64_t arr = rd64(j, k + L->ik_stream), cp = rd64(j, k + L->ik_constants);
-	if (!arr || !cp || rd(j, arr, &len, 4) || len <= 0 || len > MAX_STREAM)
+	uint64_t arr = hs_rd64(j, k + L->ik_stream), cp = hs_rd64(j, k + L->ik_constants);
+	if (!arr || !cp || hs_rd(j, arr, &len, 4) || len <= 0 || len > MAX_STREAM)
 		return UINT64_MAX;
 	uint8_t *b = malloc((size_t)len);
-	if (!b || rd(j, arr + L->u1_data, b, (size_t)len)) {
+	if (!b || hs_rd(j, arr + L->u1_data, b, (size_t)len)) {
 		free(b);
 		return UINT64_MAX;
 	}
@@ -655,7 +591,7 @@ static uint64_t field_offset(struct jvm *j, uint64_t k, const char *name, const 
 	uint64_t o = UINT64_MAX, c = k;
 	for (int depth = 0; c && o == UINT64_MAX && depth < MAX_SUPERS; depth++) {
 		o = declared_field(j, c, name, sig);
-		c = rd64(j, c + j->L.klass_super);
+		c = hs_rd64(j, c + j->L.klass_super);
 	}
 	if (j->n_memo < MEMO)
 		j->memo[j->n_memo++] = (struct field_memo){ k, name, o };
@@ -731,11 +667,11 @@ static int java_string(struct jvm *j, uint64_t str, char *out, size_t len)
 	uint8_t coder;
 	int32_t n;
 	uint64_t arr = oop_field(j, str, vo);
-	if (!arr || rd(j, str + co, &coder, 1) || coder > 1 || rd(j, arr + j->L.arr_length, &n, 4) ||
+	if (!arr || hs_rd(j, str + co, &coder, 1) || coder > 1 || hs_rd(j, arr + j->L.arr_length, &n, 4) ||
 	    n < 0 || n > 4 * MAX_NAME)
 		return -EFAULT;
 	uint8_t buf[4 * MAX_NAME];
-	if (n && rd(j, arr + j->L.arr_base, buf, (size_t)n))
+	if (n && hs_rd(j, arr + j->L.arr_base, buf, (size_t)n))
 		return -EFAULT;
 	decode_chars(buf, (size_t)n, coder, out, len);
 	return 0;
@@ -747,8 +683,8 @@ static int java_string(struct jvm *j, uint64_t str, char *out, size_t len)
  * points to a slot holding the (uncompressed) oop. */
 static uint64_t thread_obj(const struct jvm *j, uint64_t jt)
 {
-	uint64_t slot = rd64(j, jt + j->L.jt_threadobj + j->L.oh_obj);
-	return slot ? rd64(j, slot) : 0;
+	uint64_t slot = hs_rd64(j, jt + j->L.jt_threadobj + j->L.oh_obj);
+	return slot ? hs_rd64(j, slot) : 0;
 }
 
 static void thread_name(struct jvm *j, struct jthread *t)
@@ -766,8 +702,8 @@ static void thread_name(struct jvm *j, struct jthread *t)
 
 static void read_stack_range(const struct jvm *j, struct jthread *t)
 {
-	uint64_t base = rd64(j, t->addr + j->L.jt_stack_base);
-	uint64_t size = rd64(j, t->addr + j->L.jt_stack_size);
+	uint64_t base = hs_rd64(j, t->addr + j->L.jt_stack_base);
+	uint64_t size = hs_rd64(j, t->addr + j->L.jt_stack_size);
 	if (base && size && size < base) {
 		t->stack_lo = base - size;
 		t->stack_hi = base;
@@ -780,15 +716,15 @@ static int read_thread(struct jvm *j, uint64_t jt, struct jthread *t)
 	int32_t tid = 0;
 	memset(t, 0, sizeof(*t));
 	t->addr = jt;
-	uint64_t os = rd64(j, jt + L->jt_osthread);
-	if (!os || rd(j, os + L->os_tid, &tid, 4) || tid <= 0)
+	uint64_t os = hs_rd64(j, jt + L->jt_osthread);
+	if (!os || hs_rd(j, os + L->os_tid, &tid, 4) || tid <= 0)
 		return -EFAULT;
 	t->tid = tid;
-	if (rd(j, jt + L->jt_state, &t->state, 4))
+	if (hs_rd(j, jt + L->jt_state, &t->state, 4))
 		t->state = -1;
-	t->pending = rd64(j, jt + L->jt_pending);
+	t->pending = hs_rd64(j, jt + L->jt_pending);
 	read_stack_range(j, t);
-	if (L->owner_is_id && rd(j, jt + L->jt_owner_id, &t->owner_id, 8))
+	if (L->owner_is_id && hs_rd(j, jt + L->jt_owner_id, &t->owner_id, 8))
 		t->owner_id = 0;
 	return 0;
 }
@@ -796,20 +732,20 @@ static int read_thread(struct jvm *j, uint64_t jt, struct jthread *t)
 static int read_threads(struct jvm *j)
 {
 	const struct lay *L = &j->L;
-	uint64_t list = rd64(j, L->java_thread_list);
+	uint64_t list = hs_rd64(j, L->java_thread_list);
 	uint32_t len = 0;
-	if (!list || rd(j, list + L->tl_length, &len, 4) || len > MAX_THREADS) {
+	if (!list || hs_rd(j, list + L->tl_length, &len, 4) || len > MAX_THREADS) {
 		lt_strlist_add(j->notes, "hotspot: %s: the Java thread list is unreadable", j->version);
 		return 0;
 	}
-	uint64_t arr = rd64(j, list + L->tl_threads);
+	uint64_t arr = hs_rd64(j, list + L->tl_threads);
 	uint64_t *v = calloc(len ? len : 1, 8);
 	j->t = calloc(len ? len : 1, sizeof(*j->t));
 	if (!v || !j->t) {
 		free(v);
 		return -ENOMEM;
 	}
-	if (len && rd(j, arr, v, (size_t)len * 8)) {
+	if (len && hs_rd(j, arr, v, (size_t)len * 8)) {
 		lt_strlist_add(j->notes, "hotspot: %s: the Java thread list's array is unreadable", j->version);
 		len = 0;
 	}
@@ -855,9 +791,9 @@ static struct lt_rtlock *new_monitor(struct jvm *j, struct lt_rtlock **v, size_t
 static uint64_t monitor_object(struct jvm *j, struct lt_rtlock *l, uint64_t om)
 {
 	char cls[MAX_NAME] = "?";
-	uint64_t slot = rd64(j, om + j->L.om_object);
-	uint64_t obj = slot ? rd64(j, slot) : 0;
-	if (obj && j->L.objects && class_name(j, klass_of(j, obj), cls, sizeof(cls)))
+	uint64_t slot = hs_rd64(j, om + j->L.om_object);
+	uint64_t obj = slot ? hs_rd64(j, slot) : 0;
+	if (obj && j->L.objects && hs_class_name(j, klass_of(j, obj), cls, sizeof(cls)))
 		snprintf(cls, sizeof(cls), "?");
 	l->name = lts_asprintf("%s@0x%" PRIx64, obj ? cls : "(object unreadable)", obj);
 	lt_strlist_add(&l->facts, "ObjectMonitor=0x%" PRIx64 " object=0x%" PRIx64 " class=%s", om, obj,
@@ -880,7 +816,7 @@ static const struct jthread *lock_stack_owner(struct jvm *j, uint64_t obj)
 		uint64_t ls = j->t[i].addr + L->jt_lock_stack;
 		uint32_t top;
 		uint64_t ent[16];
-		if (rd(j, ls + L->ls_top, &top, 4))
+		if (hs_rd(j, ls + L->ls_top, &top, 4))
 			continue;
 		/* _top is the byte offset of the next free slot from the
 		 * JavaThread itself */
@@ -888,7 +824,7 @@ static const struct jthread *lock_stack_owner(struct jvm *j, uint64_t obj)
 		if (top < first || (top - first) % 8 || (top - first) / 8 > 16)
 			continue;
 		size_t cnt = (top - first) / 8;
-		if (cnt && rd(j, ls + L->ls_base, ent, cnt * 8))
+		if (cnt && hs_rd(j, ls + L->ls_base, ent, cnt * 8))
 			continue;
 		for (size_t k = 0; k < cnt; k++)
 			if (ent[k] == obj)
@@ -953,11 +889,11 @@ static uint64_t decode_monitor(struct jvm *j, struct lt_rtlock *l, uint64_t om)
 	int64_t rec = 0;
 	int32_t cont = 0;
 	uint64_t obj = monitor_object(j, l, om);
-	if (rd(j, om + L->om_owner, &owner, 8)) {
+	if (hs_rd(j, om + L->om_owner, &owner, 8)) {
 		l->holder_how = lts_asprintf("ObjectMonitor 0x%" PRIx64 " is unreadable", om);
 		return 0;
 	}
-	if (rd(j, om + L->om_recursions, &rec, 8) == 0 && rd(j, om + L->om_contentions, &cont, 4) == 0)
+	if (hs_rd(j, om + L->om_recursions, &rec, 8) == 0 && hs_rd(j, om + L->om_contentions, &cont, 4) == 0)
 		lt_strlist_add(&l->facts, "_owner=0x%" PRIx64 " _recursions=%" PRId64 " _contentions=%d", owner,
 			       rec, (int)cont);
 	int64_t no_owner = 0;
@@ -986,8 +922,8 @@ static void confirm(struct jvm *j, struct lt_rtlock *v, size_t first, size_t n, 
 	size_t gone = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		int32_t state = -1;
-		uint64_t pending = rd64(j, j->t[i].addr + j->L.jt_pending);
-		if (idx[i] && (rd(j, j->t[i].addr + j->L.jt_state, &state, 4) || state != j->L.blocked ||
+		uint64_t pending = hs_rd64(j, j->t[i].addr + j->L.jt_pending);
+		if (idx[i] && (hs_rd(j, j->t[i].addr + j->L.jt_state, &state, 4) || state != j->L.blocked ||
 			       pending != j->t[i].pending)) {
 			idx[i] = 0;
 			gone++;
@@ -995,7 +931,7 @@ static void confirm(struct jvm *j, struct lt_rtlock *v, size_t first, size_t n, 
 	}
 	for (size_t k = first; k < n; k++) {
 		uint64_t now = 0;
-		if (v[k].held != 1 || (rd(j, v[k].base + j->L.om_owner, &now, 8) == 0 && now == owner[k - first]))
+		if (v[k].held != 1 || (hs_rd(j, v[k].base + j->L.om_owner, &now, 8) == 0 && now == owner[k - first]))
 			continue;
 		char *how = lts_asprintf("_owner changed between two reads (0x%" PRIx64 ", then 0x%" PRIx64
 					 "): the holder is not named", owner[k - first], now);
@@ -1046,13 +982,21 @@ static int emit_threads(struct jvm *j, const size_t *idx, struct lt_rtthread **t
 	*th = calloc(j->n ? j->n : 1, sizeof(**th));
 	if (!*th)
 		return -ENOMEM;
-	for (size_t i = 0; i < j->n; i++) {
-		(*th)[i].tid = j->t[i].tid;
-		(*th)[i].name = j->t[i].name;
-		(*th)[i].waits = idx ? idx[i] : 0;
-		j->t[i].name = NULL;
-	}
 	*nth = j->n;
+	for (size_t i = 0; i < j->n; i++) {
+		struct lt_rtthread *r = &(*th)[i];
+		r->tid = j->t[i].tid;
+		r->name = j->t[i].name;
+		r->waits = idx ? idx[i] : 0;
+		j->t[i].name = NULL;
+		const struct lt_thread *t = j->e->s ? lt_snapshot_find(j->e->s, r->tid) : NULL;
+		if (hs_java_stack(j, &j->t[i], t, &r->frames, &r->n_frames) == -ENOMEM)
+			return -ENOMEM;
+	}
+	if (j->frames_bad)
+		lt_strlist_add(j->notes, "hotspot: %s: the Java frames of %zu thread(s) could not be read "
+			       "(their last Java frame is not where the JVM recorded it: moving?)", j->version,
+			       j->frames_bad);
 	return 0;
 }
 
@@ -1097,6 +1041,7 @@ static int scan(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 	/* the monitors' layout says what a thread's owner id is: first */
 	lay_objects(&j);
 	lay_monitors(&j);
+	hs_lay_frames(&j);
 	if ((rc = read_threads(&j)) < 0) {
 		jvm_free(&j);
 		return rc;
