@@ -21,7 +21,7 @@
 #define CLASSES "build/workloads/java"
 
 static struct tl_proc wl;
-static char truth[80][256];
+static char truth[128][256];
 static int ntruth;
 
 static void cleanup(void)
@@ -43,7 +43,7 @@ static void start(const char *java, const char *mode, const char *waiters)
 	char *argv[] = { (char *)java, "-cp", CLASSES, "JavaLocks", (char *)mode, "-w", (char *)waiters, NULL };
 	ntruth = 0;
 	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 80, 90000), "%s JavaLocks %s never got ready",
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 128, 90000), "%s JavaLocks %s never got ready",
 		  java, mode);
 }
 
@@ -128,6 +128,42 @@ static void dump(const struct lt_snapshot *s)
 	}
 }
 
+/* The Java frames of thread TID (modules java:...) against what the JVM
+ * itself said of it (its `frame` lines, from Thread.getStackTrace()): the
+ * same methods, in the same order, at the same lines. */
+static void check_frames(const struct lt_snapshot *s, pid_t tid)
+{
+	const struct lt_thread *t = thread(s, tid);
+	size_t k = 0;
+	int idx;
+	for (idx = 0;; idx++) {
+		char want[64];
+		snprintf(want, sizeof(want), "tid=%d idx=%d ", (int)tid, idx);
+		const char *l = tl_find(truth, ntruth, "frame", want);
+		if (!l)
+			break;
+		const char *p = strstr(l, "at=");
+		cr_assert_not_null(p, "%s", l);
+		char item[256];
+		snprintf(item, sizeof(item), "%s", p + 3);
+		char *colon = strrchr(item, ':');
+		cr_assert_not_null(colon, "%s", item);
+		*colon = 0;
+		int line = atoi(colon + 1);
+		/* frames the JVM hides from getStackTrace() (hidden classes; in
+		 * later JDKs methods such as Thread.runWith) may sit between */
+		while (k < t->n_frames && !(t->frames[k].module && !strncmp(t->frames[k].module, "java:", 5) &&
+					    t->frames[k].func && !strcmp(t->frames[k].func, item)))
+			k++;
+		cr_assert_lt(k, t->n_frames, "thread %d: the snapshot has no Java frame %s (the JVM's frame %d), "
+			     "or not in the JVM's order", (int)tid, item, idx);
+		const struct lt_frame *f = &t->frames[k++];
+		cr_assert_eq(f->line, line > 0 ? line : 0, "thread %d: %s at line %d, the JVM says %d", (int)tid,
+			     item, f->line, line);
+	}
+	cr_assert_gt(idx, 0, "the workload printed no frames for %d", (int)tid);
+}
+
 /* The edge "thread A (name) waits for the Java monitor (CLASS@0x...) ...
  * held by thread B (name)". */
 static void check_edge(const struct lt_verdict *v, const struct jt *a, const char *cls, const struct jt *b)
@@ -163,6 +199,8 @@ static void check_deadlock(const struct lt_snapshot *s, const struct jt *ab, con
 	cr_assert_eq(ta->futex.owner, ba->tid);
 	cr_assert_eq(tb->futex.owner, ab->tid);
 	cr_assert_str_eq(ta->futex.lock_kind, "Java monitor");
+	check_frames(s, ab->tid);
+	check_frames(s, ba->tid);
 }
 
 Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeout = 180)
@@ -230,6 +268,31 @@ Test(java_live, spinning_compiled_thread_does_not_stop_the_snapshot, .fini = cle
 	cr_assert_not_null(line, "no verdict says \"%s\"", want);
 	snprintf(want, sizeof(want), "held by thread %d (%s), which is running", (int)sp.tid, sp.name);
 	cr_assert_not_null(strstr(line, want), "%s", line);
+	lt_snapshot_free(s);
+}
+
+/* A thread blocked inside JIT-compiled code: its compiled frame, with the
+ * method inlined into it, at the lines the JVM itself reports.  The debug
+ * information is read where the tables describe it (JDK 17). */
+Test(java_live, compiled_and_inlined_frames_match_the_jvm, .fini = cleanup, .timeout = 180)
+{
+	need_java(JAVA);
+	start(JAVA, "compiled", "0");
+	struct jt w = thread_of("waiter", 0), h = thread_of("holder", 0);
+	struct lt_snapshot *s = snap();
+	dump(s);
+	const struct lt_thread *t = thread(s, w.tid);
+	bool compiled = false, inlined = false;
+	for (size_t i = 0; i < t->n_frames; i++) {
+		const char *m = t->frames[i].module ? t->frames[i].module : "";
+		fprintf(stderr, "java_live: #%zu %s (%s) %s:%d\n", i, t->frames[i].func ? t->frames[i].func : "??", m,
+			t->frames[i].file ? t->frames[i].file : "", t->frames[i].line);
+		compiled |= !strcmp(m, "java:compiled");
+		inlined |= !strcmp(m, "java:inlined");
+	}
+	cr_assert(compiled && inlined, "no compiled and inlined frames: was the loop compiled in time?");
+	check_frames(s, w.tid);
+	cr_assert_eq(t->futex.owner, h.tid);
 	lt_snapshot_free(s);
 }
 

@@ -13,6 +13,10 @@
  *   when the loop is compiled.
  * convoy (hangs): thread "holder-sleeping-in-LockA" sleeps inside LockA;
  *   WAITERS (default 24) threads block entering it.
+ * compiled (hangs): thread "compiled-waiter" enters Hot millions of times
+ *   through a small method until the JIT has compiled (and inlined) it,
+ *   then "holder-of-Hot" takes Hot and sleeps: the waiter blocks inside
+ *   compiled code.
  *
  * Prints (one fact per line, see tests/workloads/README.md):
  *   pid=PID
@@ -20,6 +24,10 @@
  *   thread role=R idx=I tid=T namehex=H        (H: the Java name in UTF-8, hex)
  *   blocked tid=T on=L [holds=M]               (Java says BLOCKED and
  *                                               /proc/self/task/T/syscall says futex)
+ *   frame tid=T idx=I at=C.m:L                 (what the JVM itself says of a
+ *                                               blocked thread: getStackTrace(),
+ *                                               innermost first; L -2 native,
+ *                                               -1 unknown)
  *   deadlocked                                 (deadlock mode)
  *   ready
  * The tid is what the thread read from /proc/thread-self itself.  No start
@@ -111,6 +119,15 @@ public class JavaLocks {
 		System.exit(1);
 	}
 
+	/* The JVM's own view of a thread's stack (it brings the thread to a
+	 * handshake: fine here, the workload is not the tool). */
+	static void printStack(Worker w) {
+		int i = 0;
+		for (StackTraceElement e : w.thread.getStackTrace())
+			out("frame tid=" + w.tid + " idx=" + i++ + " at=" + e.getClassName() + "." + e.getMethodName() + ":"
+			    + e.getLineNumber());
+	}
+
 	static void sleepForever() {
 		for (;;) {
 			try {
@@ -153,6 +170,8 @@ public class JavaLocks {
 		ba.announce();
 		awaitBlocked(ab, "LockB", "LockA");
 		awaitBlocked(ba, "LockA", "LockB");
+		printStack(ab);
+		printStack(ba);
 		List<Worker> ws = waiters(nw, LOCK_A, "behind-the-cycle");
 		for (Worker w : ws)
 			w.announce();
@@ -186,6 +205,38 @@ public class JavaLocks {
 		for (Worker w : ws)
 			awaitBlocked(w, "Hot", null);
 		Thread.sleep(3000);
+	}
+
+	static void compiledEnter(int i) {
+		synchronized (HOT) {
+			sink += i;
+		}
+	}
+
+	static void compiledLoop(AtomicInteger warm) {
+		for (int i = 0; ; i++) {
+			compiledEnter(i);
+			if (i == 5000000)
+				warm.set(1);
+		}
+	}
+
+	static void compiled() throws Exception {
+		AtomicInteger warm = new AtomicInteger(), holding = new AtomicInteger();
+		Worker w = new Worker("waiter", 0, "compiled-waiter", () -> compiledLoop(warm));
+		w.announce();
+		while (warm.get() == 0)
+			Thread.sleep(10);
+		Thread.sleep(2000); /* let the compiler finish */
+		Worker h = new Worker("holder", 0, "holder-of-Hot", () -> {
+			synchronized (HOT) {
+				holding.set(1);
+				sleepForever();
+			}
+		});
+		h.announce();
+		awaitBlocked(w, "Hot", null);
+		printStack(w);
 	}
 
 	static void convoy(int nw) throws Exception {
@@ -223,8 +274,9 @@ public class JavaLocks {
 		case "deadlock": deadlock(nw < 0 ? 0 : nw); break;
 		case "spin": spin(nw < 0 ? 1 : nw); break;
 		case "convoy": convoy(nw < 0 ? 24 : nw); break;
+		case "compiled": compiled(); break;
 		default:
-			System.err.println("usage: JavaLocks deadlock|spin|convoy [-w WAITERS] [--no-wait]");
+			System.err.println("usage: JavaLocks deadlock|spin|convoy|compiled [-w WAITERS] [--no-wait]");
 			System.exit(2);
 		}
 		out("ready");
