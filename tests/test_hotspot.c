@@ -456,19 +456,32 @@ enum {
 	STRING_VALUE = 0xc, STRING_CODER = 0x10, STRING_HASH = 0x14,
 };
 
+/* Java frames: offsets of our own, too */
+enum {
+	JT_ANCHOR = 0x3c0, FA_SP = 0, FA_PC = 8, FA_FP = 0x10,
+	M_CONST = 8, M_ACCESS = 0x28, M_SIZE = 0x30,
+	CM_CONSTANTS = 8, CM_FLAGS = 0x1c, CM_CODE_SIZE = 0x20, CM_NAME = 0x22, CM_SIG = 0x24, CM_SIZE = 0x30,
+	CP_HOLDER = 0x18, CP_SOURCE = 0x36,
+	LNT_BIT = 1, LNT_BIT21 = 4,
+	CC_SIZE = 0x10000, INTERP = 0x1000, INTERP_SIZE = 0x2000, CALL_STUB = 0x5000,
+};
+
 struct jcfg {
 	bool owner_ids;    /* JDK 24+: _owner is an owner id; lock stacks  */
 	bool field_stream; /* JDK 21+: a FieldInfo stream, not slots       */
 	bool no_ff_consts; /* ... without its FieldFlags constants         */
 	bool no_pending;   /* the tables lack _current_pending_monitor     */
+	int frames_major;  /* describe frames, as JDK N; 0: not            */
 };
 
 /* FieldFlags bit positions, unlike JDK 21-25's (0, 1, 2, 4) */
 enum { FF_INJECTED = 0, FF_GENERIC = 1, FF_CONTENDED = 2, FF_INIT = 3 };
 
-static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[8])
+static void frame_tables(const struct jcfg *c, const uint64_t vars[16], struct tfield *fl, size_t *n);
+
+static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[16])
 {
-	struct tfield fl[64];
+	struct tfield fl[128];
 	size_t n = 0;
 #define F(t, nm, ts, st, v) fl[n++] = (struct tfield){ t, nm, ts, st, v }
 	F("ThreadsSMRSupport", "_java_thread_list", "ThreadsList*", 1, vars[0]);
@@ -518,11 +531,16 @@ static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[8])
 	}
 	F("Abstract_VM_Version", "_s_vm_release", "const char*", 1, vars[7]);
 #undef F
+	if (c->frames_major)
+		frame_tables(c, vars, fl, &n);
 	put_structs(f, fl, n, &ODD_STRUCT);
 	static const struct ttype types[] = {
 		{ "Thread", NULL, 0x200 }, { "JavaThread", "Thread", JT_SIZE }, { "OSThread", NULL, OS_SIZE },
 		{ "ObjectMonitor", NULL, OM_SIZE }, { "JVMFlag", NULL, JF_SIZE }, { "ConstantPool", "Metadata", CP_SIZE },
 		{ "Klass", "Metadata", 0x100 }, { "InstanceKlass", "Klass", IK_SIZE }, { "Metadata", NULL, 8 },
+		{ "HeapBlock", NULL, 16 }, { "ConstMethod", "MetaspaceObj", CM_SIZE },
+		{ "nmethod", "CompiledMethod", 0x160 }, { "CompiledMethod", "CodeBlob", 0x100 },
+		{ "CodeBlob", NULL, 0x80 },
 	};
 	put_types(f, types, N(types), &ODD_TYPE);
 	const struct tconst ints[] = {
@@ -540,10 +558,20 @@ static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[8])
 		{ "FieldInfo::FieldFlags::_ff_generic", FF_GENERIC },
 		{ "FieldInfo::FieldFlags::_ff_contended", FF_CONTENDED },
 	};
-	if (c->field_stream)
-		put_consts(f, ints21, c->no_ff_consts ? 2 : N(ints21), &ODD_CONST, false);
-	else
-		put_consts(f, ints, N(ints), &ODD_CONST, false);
+	struct tconst all[32];
+	size_t na = 0;
+	const struct tconst *base = c->field_stream ? ints21 : ints;
+	size_t nb = c->field_stream ? (c->no_ff_consts ? 2 : N(ints21)) : N(ints);
+	for (size_t i = 0; i < nb; i++)
+		all[na++] = base[i];
+	if (c->frames_major) {
+		all[na++] = (struct tconst){ "frame::interpreter_frame_sender_sp_offset", -1 };
+		all[na++] = (struct tconst){ "frame::interpreter_frame_last_sp_offset", -2 };
+		all[na++] = c->frames_major >= 21
+			    ? (struct tconst){ "ConstMethodFlags::_misc_has_linenumber_table", LNT_BIT21 }
+			    : (struct tconst){ "ConstMethod::_has_linenumber_table", LNT_BIT };
+	}
+	put_consts(f, all, na, &ODD_CONST, false);
 	const struct tconst longs[] = { { "ObjectMonitor::NO_OWNER", 0 }, { "ObjectMonitor::ANONYMOUS_OWNER", 1 } };
 	put_consts(f, longs, c->owner_ids ? N(longs) : 0, &ODD_CONST, true);
 }
@@ -719,7 +747,7 @@ static void classes(struct fk *f, struct jvm_img *j)
 	j->lock_b_k = klass_new(f, "app/LockB", 0, NULL, 0);
 }
 
-static void flags(struct fk *f, uint64_t vars[8])
+static void flags(struct fk *f, uint64_t vars[16])
 {
 	uint64_t arr = fk_alloc(f, 3 * JF_SIZE);
 	const char *names[3] = { "UseLargePages", "UseCompressedClassPointers", "UseCompressedOops" };
@@ -811,16 +839,174 @@ static void snap_threads(struct fk *f)
 	f->snap.n_threads = 4;
 }
 
+/* ---- Java frames ---- */
+
+static void frame_tables(const struct jcfg *c, const uint64_t vars[16], struct tfield *fl, size_t *n)
+{
+#define F(t, nm, ts, st, v) fl[(*n)++] = (struct tfield){ t, nm, ts, st, v }
+	F("JavaThread", "_anchor", "JavaFrameAnchor", 0, JT_ANCHOR);
+	F("JavaFrameAnchor", "_last_Java_sp", "intptr_t*", 0, FA_SP);
+	F("JavaFrameAnchor", "_last_Java_pc", "address", 0, FA_PC);
+	F("JavaFrameAnchor", "_last_Java_fp", "intptr_t*", 0, FA_FP);
+	F("CodeCache", "_low_bound", "address", 1, vars[8]);
+	F("CodeCache", "_high_bound", "address", 1, vars[9]);
+	F("CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", 1, vars[10]);
+	F("GrowableArrayBase", "_len", "int", 0, 0);
+	F("GrowableArray<int>", "_data", "int*", 0, 8);
+	F("CodeHeap", "_memory", "VirtualSpace", 0, 8);
+	F("CodeHeap", "_segmap", "VirtualSpace", 0, 0x80);
+	F("CodeHeap", "_log2_segment_size", "int", 0, 0x100);
+	F("VirtualSpace", "_low", "char*", 0, 0x10);
+	F("VirtualSpace", "_high", "char*", 0, 0x18);
+	F("HeapBlock::Header", "_used", "bool", 0, 8);
+	F("CodeBlob", "_name", "const char*", 0, 0x60);
+	F("CodeBlob", "_frame_size", "int", 0, 0x1c);
+	F("CompiledMethod", "_method", "Method*", 0, 0x70);
+	F("StubRoutines", "_call_stub_return_address", "address", 1, vars[11]);
+	F("AbstractInterpreter", "_code", "StubQueue*", 1, vars[12]);
+	F("StubQueue", "_stub_buffer", "address", 0, 8);
+	F("StubQueue", "_buffer_limit", "int", 0, 0x14);
+	F("Method", "_constMethod", "ConstMethod*", 0, M_CONST);
+	F("Method", "_access_flags", "AccessFlags", 0, M_ACCESS);
+	F("ConstMethod", "_constants", "ConstantPool*", 0, CM_CONSTANTS);
+	F("ConstMethod", c->frames_major >= 21 ? "_flags._flags" : "_flags", c->frames_major >= 21 ? "u4" : "u2", 0,
+	  CM_FLAGS);
+	F("ConstMethod", "_code_size", "u2", 0, CM_CODE_SIZE);
+	F("ConstMethod", "_name_index", "u2", 0, CM_NAME);
+	F("ConstMethod", "_signature_index", "u2", 0, CM_SIG);
+	F("ConstantPool", "_pool_holder", "InstanceKlass*", 0, CP_HOLDER);
+	F("ConstantPool", "_source_file_name_index", "u2", 0, CP_SOURCE);
+	F("Abstract_VM_Version", "_vm_major_version", "int", 1, vars[13]);
+#undef F
+}
+
+/* CompressedStream integers: JDK <= 19's coding (no excluded byte, 192
+ * low codes), or UNSIGNED5 (JDK 20+). */
+static size_t cs_put(uint8_t *b, uint32_t v, bool u5)
+{
+	if (u5)
+		return u5_put(b, v);
+	size_t i = 0;
+	for (; v >= 192 && i < 4; i++) {
+		v -= 192;
+		b[i] = (uint8_t)(192 + v % 64);
+		v /= 64;
+	}
+	b[i] = (uint8_t)v;
+	return i + 1;
+}
+
+static size_t cs_signed(uint8_t *b, int32_t v, bool u5)
+{
+	return cs_put(b, (uint32_t)v << 1 ^ (uint32_t)(v >> 31), u5);
+}
+
+/* A method of class K (constant pool CP), NAME and SIG its CP indexes. */
+static uint64_t method_new(struct fk *f, const struct jcfg *c, uint64_t cp, uint16_t name, uint16_t sig,
+			   uint16_t access, uint16_t code_size, bool table)
+{
+	bool u5 = c->frames_major >= 20;
+	uint64_t m = fk_alloc(f, M_SIZE), cm = fk_alloc(f, CM_SIZE + code_size + 32);
+	w64(f, m + M_CONST, cm);
+	w16(f, m + M_ACCESS, access);
+	w64(f, cm + CM_CONSTANTS, cp);
+	if (c->frames_major >= 21)
+		w32(f, cm + CM_FLAGS, table ? LNT_BIT21 | 0x100 : 0x100);
+	else
+		w16(f, cm + CM_FLAGS, table ? LNT_BIT | 0x200 : 0x200);
+	w16(f, cm + CM_CODE_SIZE, code_size);
+	w16(f, cm + CM_NAME, name);
+	w16(f, cm + CM_SIG, sig);
+	if (!table)
+		return m;
+	/* (bci 0, line 10): an escape; (5, 11): one byte; (25, 311): an
+	 * escape with a line delta of several bytes */
+	uint8_t b[32];
+	size_t n = 0;
+	b[n++] = 0xff;
+	n += cs_signed(b + n, 0, u5);
+	n += cs_signed(b + n, 10, u5);
+	b[n++] = 5 << 3 | 1;
+	b[n++] = 0xff;
+	n += cs_signed(b + n, 20, u5);
+	n += cs_signed(b + n, 300, u5);
+	b[n++] = 0;
+	memcpy(at(f, cm + CM_SIZE + code_size), b, n);
+	return m;
+}
+
+struct frames_img {
+	uint64_t main_k, run, sleep, cc;
+};
+
+static struct frames_img g_frames;
+
+/* Thread 101's last Java frames: app.Main.run (interpreted, bci 30) called
+ * by app.Main.sleep (native), called from the call stub; its native stack
+ * from the unwinder: a libc frame, two `??` in the interpreter, and
+ * JavaCalls::call_helper. */
+static void java_frames(struct fk *f, const struct jcfg *c, struct jvm_img *j, const uint64_t vars[16])
+{
+	struct frames_img *g = &g_frames;
+	static const struct jfield names[] = {
+		{ "run", "()V", 0x2, 0x30, false, false, false }, { "sleep", "(J)V", 0x2, 0x38, false, false, false },
+		{ "Main.java", "x", 0x2, 0x40, false, false, false },
+	};
+	g->main_k = klass_new(f, "app/Main", 0, names, N(names));
+	uint64_t cp;
+	memcpy(&cp, at(f, g->main_k + IK_CONSTANTS), 8);
+	w64(f, cp + CP_HOLDER, g->main_k);
+	w16(f, cp + CP_SOURCE, 5);
+	g->run = method_new(f, c, cp, 1, 2, 0x1, 40, true);
+	g->sleep = method_new(f, c, cp, 3, 4, 0x100 | 0x9, 0, false);
+	g->cc = fk_alloc(f, CC_SIZE);
+	uint64_t heaps = fk_alloc(f, 16), sq = fk_alloc(f, 0x20);
+	w64(f, heaps + 8, fk_alloc(f, 8)); /* no code heap: only interpreted frames */
+	w64(f, sq + 8, g->cc + INTERP);
+	w32(f, sq + 0x14, INTERP_SIZE);
+	w64(f, vars[8], g->cc);
+	w64(f, vars[9], g->cc + CC_SIZE);
+	w64(f, vars[10], heaps);
+	w64(f, vars[11], g->cc + CALL_STUB);
+	w64(f, vars[12], sq);
+	w32(f, vars[13], (uint32_t)c->frames_major);
+	uint64_t jt = j->jt[0], stk = fk_alloc(f, 0x2000);
+	uint64_t fp0 = stk + 0x1000, fp1 = stk + 0x1400;
+	w64(f, jt + JT_STACK_BASE, stk + 0x2000);
+	w64(f, jt + JT_STACK_SIZE, 0x2000);
+	w64(f, jt + JT_ANCHOR + FA_SP, fp0 - 0x60);
+	w64(f, jt + JT_ANCHOR + FA_FP, fp0);
+	w64(f, jt + JT_ANCHOR + FA_PC, g->cc + INTERP + 0x100);
+	uint64_t cm_run;
+	memcpy(&cm_run, at(f, g->run + M_CONST), 8);
+	w64(f, fp0 - 24, g->run);
+	w64(f, fp0 - 64, cm_run + CM_SIZE + 30);
+	w64(f, fp0 - 8, fp0 + 16);
+	w64(f, fp0 + 8, g->cc + INTERP + 0x200);
+	w64(f, fp0, fp1);
+	w64(f, fp1 - 24, g->sleep);
+	w64(f, fp1 - 8, fp1 + 16);
+	w64(f, fp1 + 8, g->cc + CALL_STUB);
+	struct lt_thread *t = &f->threads[1];
+	static const uint64_t pcs[4] = { 0x7f0000001000, 0, 0, 0x7f0000002000 };
+	t->frames = calloc(4, sizeof(*t->frames));
+	t->n_frames = 4;
+	for (int i = 0; i < 4; i++)
+		t->frames[i].pc = pcs[i] ? pcs[i] : g->cc + INTERP + 0x100 * (uint64_t)i;
+	t->frames[0].func = strdup("__futex_abstimed_wait_common");
+	t->frames[3].func = strdup("JavaCalls::call_helper");
+}
+
 /* The JVM: threads 101 "worker-AB-holds-LockA" (a Thread), 102 (a UTF-16
  * name), 103 "main" (a Worker, a subclass); 101 holds LockA and waits for
  * app.LockB, 102 the other way round. */
 static void jvm_image(struct fk *f, const struct jcfg *c, struct jvm_img *j)
 {
-	uint64_t vars[8];
+	uint64_t vars[16];
 	fk_init(f);
 	memset(j, 0, sizeof(*j));
 	g_stream = c->field_stream;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 16; i++)
 		vars[i] = fk_alloc(f, 8);
 	jvm_tables(f, c, vars);
 	classes(f, j);
@@ -847,6 +1033,8 @@ static void jvm_image(struct fk *f, const struct jcfg *c, struct jvm_img *j)
 	w64(f, list + 16, arr);
 	w64(f, vars[0], list);
 	snap_threads(f);
+	if (c->frames_major)
+		java_frames(f, c, j, vars);
 }
 
 static void apply(struct fk *f)
@@ -1090,4 +1278,87 @@ Test(lock_hotspot_fixture, moved_waiters_close_a_cycle_only_when_named)
 			     f.snap.verdicts[0].summary);
 		fk_free(&f);
 	}
+}
+
+/* ---- lock_hotspot_fixture: Java frames ---- */
+
+static void check_java_frames(const struct lt_thread *t, int line_run)
+{
+	cr_assert_eq(t->n_frames, 4, "%zu frames", t->n_frames);
+	cr_assert_str_eq(t->frames[0].func, "__futex_abstimed_wait_common");
+	cr_assert_str_eq(t->frames[1].func, "app.Main.run");
+	cr_assert_str_eq(t->frames[1].module, "java:interpreted");
+	cr_assert_eq(t->frames[1].func_off, 30, "the bci");
+	cr_assert_eq(t->frames[1].line, line_run);
+	if (line_run)
+		cr_assert_str_eq(t->frames[1].file, "Main.java");
+	cr_assert_str_eq(t->frames[2].func, "app.Main.sleep");
+	cr_assert_str_eq(t->frames[2].module, "java:native");
+	cr_assert_eq(t->frames[2].line, 0);
+	cr_assert_str_eq(t->frames[3].func, "JavaCalls::call_helper");
+}
+
+Test(lock_hotspot_fixture, interpreted_and_native_frames_jdk17_line_coding)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .frames_major = 17 };
+	jvm_image(&f, &c, &j);
+	apply(&f);
+	check_java_frames(&f.threads[1], 311);
+	cr_assert_eq(f.threads[2].n_frames, 0, "no anchor, no frames");
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, interpreted_frames_jdk21_unsigned5_and_u4_flags)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .frames_major = 21 };
+	jvm_image(&f, &c, &j);
+	apply(&f);
+	check_java_frames(&f.threads[1], 311);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, early_bci_takes_the_line_of_its_pair)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .frames_major = 17 };
+	jvm_image(&f, &c, &j);
+	uint64_t cm_run, fp0;
+	memcpy(&cm_run, at(&f, g_frames.run + M_CONST), 8);
+	memcpy(&fp0, at(&f, j.jt[0] + JT_ANCHOR + FA_FP), 8);
+	w64(&f, fp0 - 64, cm_run + CM_SIZE + 7); /* bci 7: the (5, 11) pair */
+	apply(&f);
+	cr_assert_eq(f.threads[1].frames[1].line, 11);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, jdk20_line_coding_is_not_guessed)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .frames_major = 20 };
+	jvm_image(&f, &c, &j);
+	apply(&f);
+	cr_assert(has_note(&f.snap.notes, "Java line numbers not read: the line tables' coding of JDK 20"));
+	check_java_frames(&f.threads[1], 0);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, a_method_its_class_does_not_own_is_no_frame)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .frames_major = 17 };
+	jvm_image(&f, &c, &j);
+	/* the frame's Method* leads to a class that owns another pool */
+	w64(&f, g_frames.main_k + IK_CONSTANTS, MEM + 0x100);
+	apply(&f);
+	cr_assert(has_note(&f.snap.notes, "the Java frames of 1 thread(s) could not be read"));
+	cr_assert_eq(f.threads[1].n_frames, 4);
+	cr_assert_null(f.threads[1].frames[1].func, "the unwinder's frames stay");
+	fk_free(&f);
 }
