@@ -137,16 +137,18 @@ struct flag_want {
 	bool found;
 };
 
-static void match_flag(struct jvm *j, uint64_t name_p, uint64_t addr, int width, struct flag_want *w, size_t nw)
+/* The flag at ADDR named by the string at NAME_P, if W wants it. */
+static void match_flag(struct jvm *j, uint64_t name_p, uint64_t addr, const int *width, struct flag_want *w,
+		       size_t nw)
 {
 	char name[64];
 	if (!name_p || hs_read_str(j->e, j->sc, name_p, name, sizeof(name)))
 		return;
 	for (size_t k = 0; k < nw; k++) {
+		uint64_t v = 0;
 		if (w[k].found || strcmp(name, w[k].name))
 			continue;
-		uint64_t v = 0;
-		if (hs_rd(j, addr, &v, (size_t)width) == 0) {
+		if (hs_rd(j, addr, &v, (size_t)width[k]) == 0) {
 			w[k].value = (int64_t)v;
 			w[k].found = true;
 		}
@@ -167,7 +169,7 @@ static bool read_flags(struct jvm *j, struct flag_want *w, const int *width, siz
 	if (!hs_complete(&n, "VM flags"))
 		return false;
 	uint64_t arr = hs_rd64(j, flags_p), num = hs_rd64(j, num_p);
-	if (!arr || !num || num > 10000 || size > 256) {
+	if (!arr || !num || num > 10000 || size > 256 || f_name + 8 > size || f_addr + 8 > size) {
 		lt_strlist_add(j->notes, "hotspot: %s: the flag table (%" PRIu64 " flags) is unreadable",
 			       j->version, num);
 		return false;
@@ -182,9 +184,7 @@ static bool read_flags(struct jvm *j, struct flag_want *w, const int *width, siz
 		uint64_t np, ap;
 		memcpy(&np, buf + i * size + f_name, 8);
 		memcpy(&ap, buf + i * size + f_addr, 8);
-		for (size_t k = 0; k < nw; k++)
-			if (!w[k].found)
-				match_flag(j, np, ap, width[k], &w[k], 1);
+		match_flag(j, np, ap, width, w, nw);
 	}
 	free(buf);
 	return true;
