@@ -301,6 +301,8 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 {
 	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
 	json_str(f, t->comm);
+	fputs(",\"rt_name\":", f);
+	json_str(f, t->rt_name);
 	fprintf(f, ",\"state\":\"%c\",\"cpu\":%d,", t->state ? t->state : '?', t->cpu);
 	if (t->idle_src == LT_IDLE_UNKNOWN)
 		fputs("\"blocked_s\":null,", f);
@@ -567,7 +569,13 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	char dur[32];
 	fprintf(f, "thread %d (", (int)t->tid);
 	text_str(f, t->comm);
-	fprintf(f, ") state %c", t->state ? t->state : '?');
+	fputc(')', f);
+	if (t->rt_name) {
+		fputs(" \"", f);
+		text_str(f, t->rt_name);
+		fputc('"', f);
+	}
+	fprintf(f, " state %c", t->state ? t->state : '?');
 	if (t->idle_src == LT_IDLE_RUNNING) {
 		fputs(", running\n", f);
 	} else if (t->idle_src == LT_IDLE_UNKNOWN) {
