@@ -118,11 +118,12 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 			 comm_or(ev->sw.next_comm), h->flags & LT_F_PREEMPT ? " preempt" : "");
 		break;
 	case LT_EV_WAKING:
-		snprintf(buf, len, "by=%u(%s) tgid=%u target_cpu=%u%s%s%s", ev->wake.waker_tid,
+		snprintf(buf, len, "by=%u(%s) tgid=%u target_cpu=%u%s%s%s%s", ev->wake.waker_tid,
 			 comm_or(ev->wake.waker_comm), ev->wake.waker_tgid, ev->wake.target_cpu,
 			 h->flags & LT_F_WAKEUP_NEW ? " new" : "",
 			 h->flags & LT_F_WAKER_IDLE ? " from-idle" : "",
-			 h->flags & LT_F_WAKER_IRQ ? " in-interrupt" : "");
+			 h->flags & LT_F_WAKER_IRQ ? " in-interrupt" : "",
+			 h->flags & LT_F_WAKER_SOFTIRQ ? " softirq-in-call" : "");
 		break;
 	case LT_EV_TASK_NEW:
 		snprintf(buf, len, "comm=%s parent=%u clone_flags=0x%" PRIx64, comm_or(ev->tnew.comm),

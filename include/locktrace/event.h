@@ -40,6 +40,11 @@ enum lt_kind {
 #define LT_F_WAKER_IRQ   0x04 /* WAKING: issued from interrupt context (a timer,
 			       * a device): the "waker" is only the task that
 			       * happened to be interrupted */
+#define LT_F_WAKER_SOFTIRQ 0x08 /* WAKING: issued by a softirq the waker ran
+				 * itself, inside its own socket call (a send
+				 * on loopback: the network softirq runs in the
+				 * sender's system call); the waker and its call
+				 * caused it.  Never together with WAKER_IRQ */
 #define LT_F_GROUP_DEAD  0x01 /* TASK_EXIT: last thread of the process */
 #define LT_F_PREEMPT     0x01 /* SWITCH: prev was preempted */
 #define LT_F_BEGAN_BEFORE 0x01 /* SYS_EXIT: the return of a call the thread was
