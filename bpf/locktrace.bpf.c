@@ -279,6 +279,66 @@ static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, 
 }
 
 
+/* Bytes in the n iovecs at uiov (struct iovec: base, len), read from the
+ * caller's memory; LT_IO_COUNT_UNKNOWN if unreadable or more than
+ * LT_IO_MAX_IOV.  Not inlined: its loop would be copied into every
+ * program that writes an I/O entry. */
+static __noinline __u64 iov_bytes(__u64 uiov, __u64 n)
+{
+	struct { __u64 base, len; } v;
+	__u64 sum = 0;
+
+	if (n > LT_IO_MAX_IOV)
+		return LT_IO_COUNT_UNKNOWN;
+	for (int i = 0; i < LT_IO_MAX_IOV && i < (int)n; i++) {
+		if (bpf_probe_read_user(&v, sizeof(v), (void *)(uiov + i * sizeof(v))))
+			return LT_IO_COUNT_UNKNOWN;
+		sum += v.len;
+	}
+	return sum;
+}
+
+/* Bytes in the iovecs of n messages at umsg, stride bytes apart (a struct
+ * user_msghdr: msg_iov at 16, msg_iovlen at 24; struct mmsghdr is one plus
+ * msg_len, 64 bytes); unknown beyond LT_IO_MAX_MSGS messages. */
+static __noinline __u64 msg_bytes(__u64 umsg, __u64 n, __u64 stride)
+{
+	struct { __u64 iov, iovlen; } m;
+	__u64 sum = 0, b;
+
+	if (n > LT_IO_MAX_MSGS)
+		return LT_IO_COUNT_UNKNOWN;
+	for (int i = 0; i < LT_IO_MAX_MSGS && i < (int)n; i++) {
+		if (bpf_probe_read_user(&m, sizeof(m), (void *)(umsg + i * stride + 16)))
+			return LT_IO_COUNT_UNKNOWN;
+		b = iov_bytes(m.iov, m.iovlen);
+		if (b == LT_IO_COUNT_UNKNOWN)
+			return b;
+		sum += b;
+	}
+	return sum;
+}
+
+/* The bytes a read or write family call asks for: its count register, or
+ * for the vector and message calls the sum of their iovecs' lengths (the
+ * register holds an iovec count, flags or a message count). */
+static __always_inline __u64 io_count(long id, struct pt_regs *regs)
+{
+	switch (id) {
+	case LT_NR_READV:
+	case LT_NR_WRITEV:
+		return iov_bytes(regs->si, regs->dx);
+	case LT_NR_SENDMSG:
+	case LT_NR_RECVMSG:
+		return msg_bytes(regs->si, 1, 0);
+	case LT_NR_SENDMMSG:
+	case LT_NR_RECVMMSG:
+		return msg_bytes(regs->si, (__u32)regs->dx, 64);
+	default:
+		return regs->dx;
+	}
+}
+
 static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, long id, __u32 tid,
 				    __u8 flags, __u64 ts)
 {
@@ -287,7 +347,7 @@ static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, lo
 	e->io.nr = id;
 	e->io.pad = 0;
 	e->io.fd = regs->di;
-	e->io.count = regs->dx;
+	e->io.count = io_count(id, regs);
 }
 
 

@@ -193,7 +193,9 @@ static void call_args(struct lt_jsontrace *j, const struct lt_span *s)
 		}
 	} else if (e->h.kind == LT_EV_IO_ENTER) {
 		arg_sep(j, &n);
-		put(j, "\"fd\":%d,\"bytes\":%" PRIu64, e->io.fd, e->io.count);
+		put(j, "\"fd\":%d", e->io.fd);
+		if (e->io.count != LT_IO_COUNT_UNKNOWN)
+			put(j, ",\"bytes\":%" PRIu64, e->io.count);
 	}
 	if (s->flags & LT_SPAN_HAS_RESULT) {
 		const char *en = s->ret < 0 && s->ret >= -4095 ? strerrorname_np((int)-s->ret) : NULL;

@@ -99,8 +99,11 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 			 ev->wait.fds[2], ev->wait.fds[3], ev->wait.timeout_ns);
 		break;
 	case LT_EV_IO_ENTER:
-		snprintf(buf, len, "%s fd=%d count=%" PRIu64, lt_call_name(ev->io.nr), ev->io.fd,
-			 ev->io.count);
+		if (ev->io.count == LT_IO_COUNT_UNKNOWN)
+			snprintf(buf, len, "%s fd=%d count=n/a", lt_call_name(ev->io.nr), ev->io.fd);
+		else
+			snprintf(buf, len, "%s fd=%d count=%" PRIu64, lt_call_name(ev->io.nr), ev->io.fd,
+				 ev->io.count);
 		break;
 	case LT_EV_SYS_EXIT:
 		if (h->flags & LT_F_RET_UNKNOWN) { /* --calls blocking */

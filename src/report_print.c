@@ -84,7 +84,10 @@ void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char
 			snprintf(buf, len, "%s(nfds %u%s)", lt_call_name(c->nr), c->nfds, to);
 		break;
 	case LT_EV_IO_ENTER:
-		if (c->count)
+		if (c->count == LT_IO_COUNT_UNKNOWN)
+			snprintf(buf, len, "%s(%sfd %d, bytes n/a)", lt_call_name(c->nr),
+				 c->socket ? "socket " : "", c->fd);
+		else if (c->count)
 			snprintf(buf, len, "%s(%sfd %d, %" PRIu64 ")", lt_call_name(c->nr), c->socket ? "socket " : "",
 				 c->fd, c->count);
 		else
@@ -204,6 +207,8 @@ static void jcall(FILE *f, const struct lt_report *r, const struct lt_report_cal
 		fprintf(f, ", \"fd\": %d", c->fd);
 		if (c->kind == LT_EV_WAIT_ENTER)
 			fprintf(f, ", \"nfds\": %u", c->nfds);
+		else if (c->count == LT_IO_COUNT_UNKNOWN)
+			fprintf(f, ", \"count\": null");
 		else
 			fprintf(f, ", \"count\": %" PRIu64, c->count);
 	}

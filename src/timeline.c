@@ -160,7 +160,8 @@ static int entry_from_snapshot(const struct lt_thread_info *t, struct lt_event *
 		e->h.kind = LT_EV_IO_ENTER;
 		e->io.nr = (uint16_t)t->sc_nr;
 		e->io.fd = (int32_t)a[0];
-		e->io.count = a[2];
+		/* the vector and message calls' count is in their iovecs */
+		e->io.count = lt_call_iovecs(t->sc_nr) ? LT_IO_COUNT_UNKNOWN : a[2];
 		return 0;
 	default:
 		return -1;

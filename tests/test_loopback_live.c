@@ -3,7 +3,8 @@
  * softirq its peer's send runs inside its own system call, on the
  * interrupt stack; each such wake-up must be credited to the send (trace
  * flag, report wake edges, Perfetto flows), exactly once per send the
- * workload made.  Without root each test says why it skips. */
+ * workload made, and sendmsg/recvmsg must record the bytes their iovecs
+ * ask for.  Without root each test says why it skips. */
 #include <criterion/criterion.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -112,6 +113,27 @@ static void check_trace(const struct pp_run *r)
 	cr_assert_eq(all, soft);
 }
 
+/* The message calls record the bytes of their two iovecs, not the flags
+ * register: every recvmsg and sendmsg of the server asks for size bytes. */
+static void check_msg_bytes(const struct pp_run *r, int blocking)
+{
+	int sends = 0, recvs = 0;
+	for (size_t i = 0; i < r->t.n; i++) {
+		const struct lt_event *e = &r->t.ev[i];
+		if (e->h.kind != LT_EV_IO_ENTER || e->h.tid != r->server)
+			continue;
+		cr_assert_eq(e->io.count, r->size, "%s asked for %llu bytes, not %llu", lt_call_name(e->io.nr),
+			     (unsigned long long)e->io.count, (unsigned long long)r->size);
+		sends += e->io.nr == LT_NR_SENDMSG;
+		recvs += e->io.nr == LT_NR_RECVMSG;
+	}
+	/* all: every call; blocking: each sendmsg at its wake-up, each
+	 * recvmsg at its sleep (the workload waits for both) */
+	cr_assert_eq(sends, (int)r->rounds);
+	cr_assert_eq(recvs, (int)r->rounds);
+	(void)blocking;
+}
+
 /* --calls blocking: each waking send is recorded, at its wake-up. */
 static void check_sends_at_wake(const struct pp_run *r)
 {
@@ -185,6 +207,9 @@ static void check_perfetto(const struct pp_run *r)
 	int sc = flows(&c, r->server, "sendmsg", r->client, "recvfrom");
 	cr_assert_eq(cs, (int)r->rounds, "%d flows from the client's sendto to the server's recvmsg", cs);
 	cr_assert_eq(sc, (int)r->rounds, "%d flows from the server's sendmsg to the client's recvfrom", sc);
+	const struct pfc_slice *m = pfc_slice(&c, (int32_t)r->server, "sendmsg", 0);
+	cr_assert(m && pfc_ann(m, "bytes") && pfc_ann(m, "bytes")->u == r->size,
+		  "the sendmsg slice does not say it sends %llu bytes", (unsigned long long)r->size);
 	pfc_free(&c);
 }
 
@@ -194,6 +219,7 @@ Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_all, .timeout = 6
 	struct pp_run r;
 	pp_record(&r, "all");
 	check_trace(&r);
+	check_msg_bytes(&r, 0);
 	check_report(&r);
 	check_perfetto(&r);
 	pp_free(&r);
@@ -206,6 +232,7 @@ Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_blocking, .timeou
 	pp_record(&r, "blocking");
 	check_trace(&r);
 	check_sends_at_wake(&r);
+	check_msg_bytes(&r, 1);
 	check_report(&r);
 	check_perfetto(&r);
 	pp_free(&r);

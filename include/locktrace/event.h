@@ -96,9 +96,19 @@ struct lt_wait_enter {
 	uint16_t pad;
 };
 
+/* io.count when the bytes asked are not known: a vector or message call
+ * with more than LT_IO_MAX_IOV iovecs (per message) or LT_IO_MAX_MSGS
+ * messages, or whose memory could not be read. */
+#define LT_IO_COUNT_UNKNOWN ((uint64_t)-1)
+#define LT_IO_MAX_IOV 16
+#define LT_IO_MAX_MSGS 8
+
 /* hdr.tid: the caller; only emitted when fd is a socket */
 struct lt_io_enter {
-	uint64_t count; /* bytes asked (vector calls: number of vectors/messages) */
+	uint64_t count; /* bytes asked: the count argument, or the sum of the
+			 * iovecs' lengths of readv/writev and of every message
+			 * of sendmsg/recvmsg/sendmmsg/recvmmsg (read from the
+			 * caller's memory); LT_IO_COUNT_UNKNOWN: not known */
 	int32_t fd;
 	uint16_t nr;
 	uint16_t pad;
