@@ -149,9 +149,13 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 	default:
 		snprintf(buf, len, "?");
 	}
-	if ((h->kind == LT_EV_FUTEX_ENTER || h->kind == LT_EV_WAIT_ENTER ||
-	     h->kind == LT_EV_IO_ENTER) && (h->flags & LT_F_AT_SLEEP)) {
+	if (h->kind == LT_EV_FUTEX_ENTER || h->kind == LT_EV_WAIT_ENTER || h->kind == LT_EV_IO_ENTER) {
 		size_t used = strlen(buf);
-		snprintf(buf + used, len - used, " (at sleep)");
+		/* --calls blocking: written when the thread slept in the call, or
+		 * woke another thread from it (ts: that moment, not the entry) */
+		if (h->flags & LT_F_AT_SLEEP)
+			snprintf(buf + used, len - used, " (at sleep)");
+		else if (h->flags & LT_F_AT_WAKE)
+			snprintf(buf + used, len - used, " (at wake)");
 	}
 }
