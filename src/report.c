@@ -837,14 +837,19 @@ static void on_wake(void *ctx, const struct lt_wake_edge *w)
 		if (es && es->id != w->wakee_span)
 			es = NULL;
 	}
-	struct redge *e = edge_of(r, w->waker_tid, w->wakee_tid);
+	/* an interrupt's wake-up is the interrupt's, whichever task ran */
+	int irq = !!(w->flags & (LT_WAKE_IDLE | LT_WAKE_IRQ));
+	struct redge *e = edge_of(r, irq ? 0 : w->waker_tid, w->wakee_tid);
 	if (e) {
 		if (!e->pub.count)
 			e->pub.first_ts = w->ts;
 		e->pub.count++;
 		e->pub.last_ts = w->ts;
-		e->pub.flags = w->flags;
-		memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
+		e->pub.flags |= irq ? w->flags & ~(uint32_t)LT_WAKE_OTHER : w->flags;
+		if (irq)
+			snprintf(e->pub.waker_name, LT_COMM_LEN, "interrupt");
+		else
+			memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
 		if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER) {
 			e->pub.via_futex++;
 			e->pub.lock = ws->enter.futex.uaddr;

@@ -420,7 +420,8 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 		fprintf(f, ", \"count\": %" PRIu64 ", \"via_futex\": %" PRIu64 ", \"via_io\": %" PRIu64
 			   ", \"other\": %" PRIu64 ", \"from_interrupt\": %s, \"other_process\": %s, \"first_ns\": %" PRIu64
 			   ", \"last_ns\": %" PRIu64 ", \"lock\": ",
-			e->count, e->via_futex, e->via_io, e->other, e->flags & LT_WAKE_IDLE ? "true" : "false",
+			e->count, e->via_futex, e->via_io, e->other,
+			e->flags & (LT_WAKE_IDLE | LT_WAKE_IRQ) ? "true" : "false",
 			e->flags & LT_WAKE_OTHER ? "true" : "false", e->first_ts, e->last_ts);
 		jaddr(f, e->lock);
 		fputc('}', f);
@@ -706,8 +707,8 @@ static void print_tables(FILE *f, const struct lt_report *r)
 		char w[96], x[96], n1[LT_COMM_LEN * 4], n2[LT_COMM_LEN * 4], lk[160] = "";
 		rp_clean_name(e->waker_name, n1, sizeof(n1));
 		rp_clean_name(e->wakee_name, n2, sizeof(n2));
-		if (!e->waker || (e->flags & LT_WAKE_IDLE))
-			snprintf(w, sizeof(w), "interrupt");
+		if (!e->waker)
+			snprintf(w, sizeof(w), "timer/interrupt");
 		else
 			snprintf(w, sizeof(w), "%u (%s)%s", e->waker, n1, e->flags & LT_WAKE_OTHER ? "*" : "");
 		snprintf(x, sizeof(x), "%u (%s)", e->wakee, n2);
@@ -718,8 +719,9 @@ static void print_tables(FILE *f, const struct lt_report *r)
 			e->count, e->via_futex, e->via_io, e->other, ts, lk);
 	}
 	if (r->n_edges)
-		fprintf(f, "  (futex/io: woken from inside the waker's futex wake or socket call; other: by a signal,\n"
-			   "   timer or interrupt while the waker ran; * another process)\n");
+		fprintf(f, "  (futex/io: woken from inside the waker's futex wake or socket call; other: otherwise,\n"
+			   "   e.g. a signal; timer/interrupt: issued from interrupt context, whichever task ran then;\n"
+			   "   * another process)\n");
 	if (r->edges_dropped)
 		fprintf(f, "  %" PRIu64 " wake-ups between further pairs are not in the table (bounded at %d pairs)\n",
 			r->edges_dropped, 65536);

@@ -455,7 +455,8 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		e.flags |= LT_WAKE_IDLE;
 	else if (ev->h.flags & LT_F_WAKER_IRQ)
 		e.flags |= LT_WAKE_IRQ;
-	else if (ev->wake.waker_tgid != tl->pid)
+	/* also for an interrupt: the task it interrupted is another process's */
+	if (ev->wake.waker_tid && ev->wake.waker_tgid != tl->pid)
 		e.flags |= LT_WAKE_OTHER;
 
 	/* a new thread's first wake-up ends no call; before the snapshot is
