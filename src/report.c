@@ -30,6 +30,7 @@
 #include "locktrace/calls.h"
 #include "locktrace/timeline.h"
 #include "report_int.h"
+#include "utf8.h"
 #include "u64map.h"
 
 
@@ -1073,10 +1074,27 @@ int lt_report_event(struct lt_report *r, const struct lt_event *ev)
 
 /* Appends a formatted line to a vector of malloc'd strings (notes,
  * evidence); on out of memory the line is dropped. */
-static void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
+/* Findings and notes are text for people, built from names, symbols and
+ * paths of the target: formatted, then escaped as a whole (utf8.h; names
+ * already escaped stay as they are), so that no output of them, text or
+ * JSON, carries a control byte. */
+static char *vtext(const char *fmt, va_list ap)
 {
 	char *s = NULL;
 	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	size_t n = strlen(s);
+	char *t = malloc(4 * n + 1);
+	if (t)
+		lt_text_escape(t, 4 * n + 1, s, n);
+	free(s);
+	return t;
+}
+
+static void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	char *s = vtext(fmt, ap);
+	if (!s)
 		return;
 	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
 	if (!nv) {
@@ -1324,8 +1342,7 @@ static void f_summary(struct lt_report_finding *f, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	free(f->summary);
-	if (vasprintf(&f->summary, fmt, ap) < 0)
-		f->summary = NULL;
+	f->summary = vtext(fmt, ap);
 	va_end(ap);
 }
 

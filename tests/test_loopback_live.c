@@ -52,8 +52,9 @@ static int run_all(char *const argv[], char out[][256], int *nout)
 }
 
 /* Records tcp_pingpong launched by locktrace (calls: "all" or
- * "blocking"), converts it to Perfetto, loads the raw trace. */
-static void pp_record(struct pp_run *r, const char *calls)
+ * "blocking"; names: with --names), converts it to Perfetto, loads the raw
+ * trace. */
+static void pp_record_names(struct pp_run *r, const char *calls, int names)
 {
 	char n[16], conv_out[64][256];
 	int nconv;
@@ -63,7 +64,7 @@ static void pp_record(struct pp_run *r, const char *calls)
 	snprintf(r->pt, sizeof(r->pt), "%s.perfetto-trace", r->raw);
 	snprintf(n, sizeof(n), "%d", ROUNDS);
 	char *rec[] = { LT_BIN, "record", "-o", r->raw, "--no-status", "--calls", (char *)calls, "--",
-			WL("tcp_pingpong"), "--no-wait", "-n", n, NULL };
+			WL("tcp_pingpong"), "--no-wait", "-n", n, names ? "--names" : NULL, NULL };
 	cr_assert_eq(run_all(rec, r->out, &r->nout), 0);
 	r->client = (uint32_t)tl_truth_val(r->out, r->nout, "thread", "role=client", "tid");
 	r->server = (uint32_t)tl_truth_val(r->out, r->nout, "thread", "role=server", "tid");
@@ -74,6 +75,11 @@ static void pp_record(struct pp_run *r, const char *calls)
 	cr_assert_eq(run_all(conv, conv_out, &nconv), 0);
 	cr_assert_eq(tl_load(&r->t, r->raw), 0);
 	cr_assert_eq(tl_total_lost(&r->t), 0, "events were lost");
+}
+
+static void pp_record(struct pp_run *r, const char *calls)
+{
+	pp_record_names(r, calls, 0);
 }
 
 static void pp_free(struct pp_run *r)
@@ -235,5 +241,70 @@ Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_blocking, .timeou
 	check_msg_bytes(&r, 1);
 	check_report(&r);
 	check_perfetto(&r);
+	pp_free(&r);
+}
+
+/* Runs argv and returns all it wrote on stdout (malloc'd, NUL-terminated). */
+static char *output_of(char *const argv[], size_t *len)
+{
+	char *cmd = NULL, *out = NULL;
+	size_t clen = 0;
+	FILE *c = open_memstream(&cmd, &clen);
+	for (int i = 0; argv[i]; i++)
+		fprintf(c, "%s'%s'", i ? " " : "", argv[i]);
+	fclose(c);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	FILE *o = open_memstream(&out, len);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, o);
+	fclose(o);
+	cr_assert_eq(pclose(p), 0, "%s failed", cmd);
+	free(cmd);
+	return out;
+}
+
+static void assert_no_controls(const char *what, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		cr_assert((unsigned char)s[i] >= 0x20 || s[i] == '\n', "%s: byte 0x%02x at %zu", what,
+			  (unsigned char)s[i], i);
+}
+
+/* Threads named with an escape sequence, a newline and a byte that is not
+ * UTF-8: dump and the text report carry no control byte and keep one line
+ * per event; the JSON report keeps the names (U+FFFD for the bad byte). */
+Test(loopback_live, thread_names_with_control_bytes_are_escaped, .timeout = 60)
+{
+	NEED_ROOT();
+	struct pp_run r;
+	pp_record_names(&r, "all", 1);
+	size_t len;
+	char *dump[] = { LT_BIN, "dump", r.raw, NULL };
+	char *d = output_of(dump, &len);
+	assert_no_controls("dump", d, len);
+	size_t lines = 0;
+	for (char *l = d; *l; l = strchr(l, '\n') + 1) {
+		cr_assert(l[0] == '#' || (l[0] >= '0' && l[0] <= '9'), "a line that is neither an event nor "
+			  "a comment: %.60s", l);
+		lines += l[0] != '#';
+	}
+	cr_assert_eq(lines, r.t.n, "%zu event lines for %zu events", lines, r.t.n);
+	cr_assert(strstr(d, "cli\\x1b[2J\\x0a\xef\xbf\xbd"), "the client's name, escaped");
+	free(d);
+	char *rep[] = { LT_BIN, "report", r.raw, NULL };
+	d = output_of(rep, &len);
+	assert_no_controls("report", d, len);
+	cr_assert(strstr(d, "srv\\x1b]0;x"), "the server's name, escaped (cut to its column)");
+	free(d);
+	struct rp_json *j = tl_report_json(r.raw);
+	const struct rp_json *th = rp_json_get(j, "threads");
+	int found = 0;
+	for (size_t i = 0; th && i < th->n; i++)
+		found += !strcmp(rp_json_str(rp_json_get(&th->items[i], "name")), "cli\033[2J\n\xef\xbf\xbd");
+	cr_assert_eq(found, 1);
+	rp_json_free(j);
 	pp_free(&r);
 }
