@@ -2425,10 +2425,12 @@ int lt_report_finish(struct lt_report *r)
 		return 0;
 	p->finished = 1;
 	const struct lt_timeline_stats *st = lt_timeline_stats(p->tl);
+	/* the last events are still in the timeline's sorting window: its
+	 * last time is known once they are interpreted */
+	lt_timeline_finish(p->tl, p->stats_end);
 	uint64_t end = st->last_ts;
 	if (p->stats_end > end)
 		end = p->stats_end;
-	lt_timeline_finish(p->tl, end);
 	r->start_ts = lt_timeline_start(p->tl);
 	r->end_ts = end > r->start_ts ? end : r->start_ts;
 	r->inferred_ends = st->inferred_ends;
@@ -2548,9 +2550,13 @@ int lt_report_finish(struct lt_report *r)
 		for (size_t i = 0; i < r->n_losses; i++)
 			r->lost_total += r->losses[i].count;
 
-	if (!r->clean_end)
-		add_note(r, "the trace is cut short (%s): this report covers it up to there, its last good chunk",
-			 r->stop_why[0] ? r->stop_why : "no end marker");
+	if (!r->clean_end) {
+		char at[32];
+		rp_fmt_ts(r->end_ts, at, sizeof(at));
+		add_note(r, "the trace is cut at %s (%s): what happened after %s is missing, losses included; "
+			 "this report covers it up to there, its last good chunk, and \"at the end\" means at the cut",
+			 at, r->stop_why[0] ? r->stop_why : "no end marker", at);
+	}
 	if (r->late_events)
 		add_note(r, "%" PRIu64 " events arrived later than the sorting window allows; their order may be approximate",
 			 r->late_events);

@@ -231,7 +231,8 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 	if (r->clean_end) {
 		fputs("null", f);
 	} else {
-		fprintf(f, "{\"offset\": %" PRIu64 ", \"why\": ", r->stop_offset);
+		fprintf(f, "{\"at_ns\": %" PRIu64 ", \"offset\": %" PRIu64 ", \"why\": ", r->end_ts,
+			r->stop_offset);
 		rp_json_string(f, r->stop_why);
 		fputc('}', f);
 	}
@@ -724,8 +725,12 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 	fprintf(f, "       %" PRIu64 " events, %zu threads, %zu locks", r->events, r->n_threads, r->n_locks);
 	if (r->lost_total)
 		fprintf(f, ", %" PRIu64 " EVENTS LOST (see notes)", r->lost_total);
-	else
+	if (!r->clean_end) {
+		rp_fmt_ts(r->end_ts, a, sizeof(a));
+		fprintf(f, ", CUT at %s: what came after it is missing", a);
+	} else if (!r->lost_total) {
 		fprintf(f, ", no events lost");
+	}
 	if (r->snapshot_ts) {
 		rp_fmt_ts(r->snapshot_ts, a, sizeof(a));
 		fprintf(f, "; snapshot at %s", a);
@@ -761,7 +766,7 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 				fprintf(f, "      cpu %u: %" PRIu64 " %s events (when: not recorded)\n", l->cpu,
 					l->count, lt_kind_name(l->kind));
 		}
-	} else {
+	} else if (r->clean_end) {
 		fprintf(f, "  - no events were lost\n");
 	}
 	for (size_t i = 0; i < r->n_notes; i++)

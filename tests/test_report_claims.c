@@ -260,3 +260,44 @@ Test(report_claims, a_message_call_without_its_byte_count_says_n_a)
 	rp_json_free(j);
 	done();
 }
+
+/* ---- a trace cut short ---------------------------------------------- */
+
+/* The file ends at a damaged chunk: the events up to 200.030 were read,
+ * the stats were not.  The report must not say that nothing was lost: it
+ * says where the trace is cut and that what came after is missing. */
+Test(report_claims, a_cut_trace_says_where_it_is_cut)
+{
+	const uint32_t tids[] = { PID, 601 };
+	start(2, tids);
+	io(BASE + 10 * MS, 601, LT_NR_READ, 5, 64);
+	sleep_(BASE + 30 * MS, 601);
+	finish(0, 0);
+	cr_assert_eq(R->end_ts, BASE + 30 * MS, "end %llu", (unsigned long long)R->end_ts);
+	char *s = text();
+	cr_assert_null(strstr(s, "no events lost"), "%s", s);
+	cr_assert_null(strstr(s, "no events were lost"), "%s", s);
+	cr_assert(strstr(s, "CUT at 200.030000: what came after it is missing"), "%s", s);
+	cr_assert(strstr(s, "the trace is cut at 200.030000 (chunk 3: CRC mismatch): what happened after "
+			    "200.030000 is missing"), "%s", s);
+	free(s);
+	struct rp_json *j = json();
+	const struct rp_json *cut = rp_json_get(rp_json_get(j, "trace"), "cut");
+	cr_assert_eq(rp_json_num(rp_json_get(cut, "at_ns"), 0), (double)(BASE + 30 * MS));
+	cr_assert_eq(rp_json_num(rp_json_get(cut, "offset"), 0), 4096);
+	rp_json_free(j);
+	done();
+}
+
+Test(report_claims, a_whole_trace_without_losses_says_so)
+{
+	const uint32_t tids[] = { PID };
+	start(1, tids);
+	io(BASE + 10 * MS, PID, LT_NR_READ, 5, 64);
+	finish(BASE + 30 * MS, 1);
+	char *s = text();
+	cr_assert(strstr(s, "no events lost") && strstr(s, "no events were lost"), "%s", s);
+	cr_assert_null(strstr(s, "CUT"), "%s", s);
+	free(s);
+	done();
+}
