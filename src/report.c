@@ -1503,6 +1503,12 @@ static int is_lock_waiter(const struct rthread *t)
 	return t->pub.end_state == LT_RTS_IN_CALL && t->end_group && !t->join_wait;
 }
 
+/* A holder known from memory or from the events, not guessed. */
+static int holder_evidenced(const struct rgroup *g)
+{
+	return g->end_holder && (g->end_holder_src == 1 || g->end_holder_src == 2);
+}
+
 /* The holder of g at the end: the snapshot's recorded owner (glibc mutex
  * __owner, PI or robust word, or a runtime lock's holder read from the
  * runtime) for one of its waiters, else the event rule.  What the snapshot
@@ -1718,6 +1724,14 @@ static uint64_t queue_since(struct lt_report *r, const struct rgroup *g)
 	return since;
 }
 
+static int on_path(struct rgroup *const *path, unsigned n, const struct rgroup *g)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (path[i] == g)
+			return 1;
+	return 0;
+}
+
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
@@ -1725,11 +1739,13 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	struct rthread *h = p->th[g->end_holder - 1];
 	struct rgroup *path[MAX_CHAIN];
 	unsigned np = 0;
-	/* follow holders that themselves wait for a lock to the one that
-	 * does something else */
+	/* follow holders that themselves wait for a lock to the one that does
+	 * something else: only through holders known from memory or events
+	 * (a guess stops the chain), and never round a loop (rule_deadlock
+	 * reports those it can prove) */
 	while (is_lock_waiter(h) && h->pub.asleep && np < MAX_CHAIN) {
 		struct rgroup *g2 = p->gr[h->end_group - 1];
-		if (!g2->end_holder || g2->in_cycle)
+		if (!holder_evidenced(g2) || g2->in_cycle || g2 == g || on_path(path, np, g2))
 			break;
 		path[np++] = g2;
 		h = p->th[g2->end_holder - 1];
@@ -1999,11 +2015,25 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	related_ev(r, f, g);
 }
 
+/* Could t hold a lock it is not waiting for?  Blocked in a call, and if
+ * that call is a wait on another lock, that lock's holder is known: a
+ * thread asleep on a lock nobody is known to hold is one more waiter (all
+ * of a Go program's idle threads park on futexes in the same runtime
+ * code), and guessing from it would pair such threads as each other's
+ * holders. */
+static int may_hold(struct lt_report *r, const struct rthread *t)
+{
+	if (t->pub.end_state != LT_RTS_IN_CALL || !t->pub.asleep)
+		return 0;
+	return !is_lock_waiter(t) || holder_evidenced(P(r)->gr[t->end_group - 1]);
+}
+
 /* A lock that records no owner (a condition variable, a custom lock) and
  * whose taking the events did not show (the trace began after it stalled):
  * the waiters' stacks show what code takes it; a thread that runs that same
  * code, is not waiting, and is blocked in I/O, select/poll or a wait on
- * another lock is the probable holder, if it is the only one. */
+ * another lock whose holder is known is the probable holder, if it is the
+ * only one. */
 static void infer_holder(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
@@ -2012,8 +2042,7 @@ static void infer_holder(struct lt_report *r, struct rgroup *g)
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
 		const struct rp_snap_thread *s = t->snap;
-		if (!s || t->end_group == g->idx + 1 || t->pub.end_state != LT_RTS_IN_CALL || !t->pub.asleep ||
-		    !s->n_funcs)
+		if (!s || t->end_group == g->idx + 1 || !may_hold(r, t) || !s->n_funcs)
 			continue;
 		/* a function on its stack that a waiter of g also runs */
 		const char *shared = NULL;
