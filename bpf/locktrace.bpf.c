@@ -580,13 +580,10 @@ static __always_inline long read_preempt_count(struct task_struct *cur)
 	return (unsigned int)pc;
 }
 
-#define AF_INET 2
-#define AF_INET6 10
-
-/* Is the wakee p, if it sleeps in a receive on an inet socket, on the
- * socket the waker's socket wsk is connected to (ports match both ways)?
- * 1 also when that cannot be told: p waits in something else (poll,
- * epoll, a futex), or either socket is not a connected inet socket. */
+/* Is the wakee p, if it sleeps in a receive on a socket, on the socket the
+ * waker's socket wsk is connected to (same family, ports match both
+ * ways)?  1 also when that cannot be told: p waits in something else
+ * (poll, epoll, a futex), or the waker's socket is not connected. */
 static __always_inline int wakee_is_peer(struct task_struct *p, struct sock *wsk)
 {
 	struct pt_regs *pr;
