@@ -4,8 +4,11 @@
 # network) when everything is present.
 set -euo pipefail
 
+# bpftrace: the independent reference of the differential test;
+# libclang-rt-14-dev: the libFuzzer and sanitizer runtimes (make fuzz, make unit-asan)
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-      pkg-config libcriterion-dev protobuf-compiler ocaml-nox libclang-rt-14-dev)
+      pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
+      default-jdk-headless libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -423,4 +423,4 @@ static int find(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 	return push_interp_gils(&c, v, n);
 }
 
-const struct lt_lockmodel lt_lm_cpython = { "cpython", find };
+const struct lt_lockmodel lt_lm_cpython = { .name = "cpython", .find = find };

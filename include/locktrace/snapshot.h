@@ -264,6 +264,10 @@ struct lt_thread {
 	 * string, NULL if none: such a thread waits for a lock, whatever the
 	 * futex word says. */
 	const char *acquire;
+	/* The runtime's own name for the thread, which comm cuts to 15 bytes
+	 * (Java: Thread.getName()); set by a lock model's scan (lockmodel.h),
+	 * NULL when no runtime names it. */
+	char *rt_name;
 };
 
 /* ---- verdicts ----------------------------------------------------------- */
