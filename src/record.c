@@ -42,6 +42,7 @@
 #include "locktrace/record.h"
 #include "locktrace/target.h"
 #include "locktrace/tracefile.h"
+#include "utf8.h"
 
 #define POLL_MS 20
 #define FLUSH_NS 1000000000ull /* at most this much recorded data is only in memory */
@@ -496,11 +497,18 @@ failed:
 	return r;
 }
 
-static void sanitize_comm(char *s)
+/* The comm as the default file name and the messages show it: escaped as
+ * all text (controls as \xNN, bytes that are not UTF-8 as U+FFFD), then
+ * '/', ' ' and '\\' as '_'; cut to cap at a character's end. */
+static void sanitize_comm(char *s, size_t cap)
 {
-	for (; *s; s++)
-		if (*s == '/' || *s == ' ' || (unsigned char)*s < 32)
-			*s = '_';
+	char e[4 * (LT_COMM_LEN + 8) + 1];
+
+	lt_text_escape(e, sizeof(e), s, strlen(s));
+	for (char *p = e; *p; p++)
+		if (*p == '/' || *p == ' ' || *p == '\\')
+			*p = '_';
+	lt_utf8_sanitize(s, cap, e, strlen(e));
 }
 
 static void status_line(const struct collector *c, uint64_t lost, double secs, uint64_t bytes,
@@ -593,7 +601,7 @@ static int find_target(struct session *s)
 			fclose(f);
 		}
 	}
-	sanitize_comm(s->comm);
+	sanitize_comm(s->comm, sizeof(s->comm));
 	s->res->tgid = s->tgid;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "locktrace/snapshot.h"
 #include "locktrace/target.h"
+#include "utf8.h"
 
 #define PF_KTHREAD 0x00200000
 
@@ -71,8 +72,10 @@ int lt_target_resolve(pid_t pid, pid_t *tgid, char *err, size_t errlen)
 		char *p = strrchr(buf, ')');
 		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
 		    (flags & PF_KTHREAD)) {
+			char esc[4 * sizeof(comm)];
+			lt_text_escape(esc, sizeof(esc), comm, strlen(comm));
 			snprintf(err, errlen, "%d is a kernel thread (%s): locktrace traces user processes",
-				 pid, comm);
+				 pid, esc);
 			return -1;
 		}
 	}

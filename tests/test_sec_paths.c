@@ -407,3 +407,36 @@ Test(sec_live, five_thousand_threads_recorded_and_dumped, .timeout = 300)
 	tl_wait(&wl, 60000);
 	tl_close(&wl);
 }
+
+/* A process whose name is a terminal escape (set a window title, ring the
+ * bell) and a byte that is not UTF-8: the recorder's own messages and the
+ * default file name show it escaped, never the raw bytes. */
+Test(sec_live, hostile_process_name_escaped_in_messages, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { "/usr/bin/python3", "-c",
+			  "import ctypes, sys, time\n"
+			  "ctypes.CDLL(None).prctl(15, b'\\x1b]2;pwned\\x07\\xff', 0, 0, 0)\n"
+			  "print('ready', flush=True)\n"
+			  "time.sleep(30)\n",
+			  NULL };
+	char err[8192], out[128], pid[16];
+	struct tl_proc wl;
+	int n = 0;
+
+	if (access(wargv[0], X_OK))
+		cr_skip_test("needs /usr/bin/python3");
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", NULL, &n, 0, 20000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	pathf(out, sizeof(out), "name.ltrace");
+	char *args[] = { "record", "-p", pid, "-d", "0.3", "-o", out, "--no-status", NULL };
+	int rc = run_lt(args, err, sizeof(err), 30000);
+	tl_kill(&wl);
+	tl_close(&wl);
+	cr_assert_eq(rc, 0, "%s", err);
+	for (const unsigned char *p = (const unsigned char *)err; *p; p++)
+		cr_assert(*p == '\n' || (*p >= 0x20 && *p != 0x7f && *p != 0xff),
+			  "raw byte 0x%02x in the recorder's messages: %s", *p, err);
+	cr_assert(strstr(err, "_x1b]2;pwned_x07"), "the name is not shown escaped: %s", err);
+}
