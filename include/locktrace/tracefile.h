@@ -41,7 +41,7 @@ enum lt_chunk_type {
 	 * instead of END, so the file says that it failed */
 	LT_CHUNK_FAILED = 17,
 };
-#define LT_SECTION_MAX (256u << 20) /* a joined section; larger is damage */
+#define LT_SECTION_MAX (1u << 30) /* a joined section (300,000 threads' snapshot); larger is damage */
 
 struct lt_thread_info {
 	int32_t tid;
