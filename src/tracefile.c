@@ -500,15 +500,18 @@ int lt_writer_release_fd(struct lt_writer *w)
 	return fd;
 }
 
-/* After a failure: a FAILED chunk saying what failed, if it can still be
- * written (a full disk may take it: it is small), so that a reader does not
- * take the file for a complete recording. */
+/* After a failure: the file cut back to its last complete chunk (a full
+ * disk leaves part of one, and cutting it frees the room), then a FAILED
+ * chunk saying what failed, so that a reader does not take the file for a
+ * complete recording. */
 static void write_failed(struct lt_writer *w)
 {
 	char msg[160];
 	int n = snprintf(msg, sizeof(msg), "the recorder stopped writing this file: %s", strerror(-w->err));
 	int err = w->err;
 
+	if (ftruncate(w->fd, (off_t)w->bytes) || lseek(w->fd, (off_t)w->bytes, SEEK_SET) < 0)
+		return; /* not a regular file: leave it as it is */
 	w->len = 0; /* events not written yet stay unwritten */
 	w->err = 0;
 	write_one(w, LT_CHUNK_FAILED, (const uint8_t *)msg, (size_t)n);
