@@ -294,9 +294,8 @@ static void snap_collect(struct snap_job *j, struct collector *c, int wait, int 
 static int open_output(const struct lt_record_opts *o, const char *comm, pid_t pid,
 		       struct lt_writer **w, char *path, size_t plen)
 {
-	int r;
-
 	char err[PATH_MAX + 128];
+	int r;
 
 	if (o->output) {
 		snprintf(path, plen, "%s", o->output);
