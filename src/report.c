@@ -275,6 +275,10 @@ struct lt_report_priv {
 	struct sym *syms;
 	size_t nsyms, capsyms;
 	struct rmap smap;      /* futex address -> syms idx+1 */
+	struct sspan *span;    /* the named objects by start (span_build) */
+	uint64_t *span_max;    /* max-tree of their ends, span_m leaves */
+	size_t nspan, span_m;
+	int span_ok;           /* built for the current syms */
 	uint64_t stats_end;
 	int oom, finished;
 };
@@ -1132,6 +1136,7 @@ static void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 	if (!t)
 		return;
 	uint32_t i = rmap_get(&p->smap, addr);
+	p->span_ok = 0;
 	if (i) {
 		free(p->syms[i - 1].text);
 		p->syms[i - 1].text = t;
@@ -1255,29 +1260,99 @@ static int parse_sym(const struct lt_report_priv *p, const char *s, char *name, 
 	return 1;
 }
 
+/* A symbol "name+0xOFF" names a word OFF bytes into an object: the object
+ * spans at least [word - OFF, word). */
+struct sspan {
+	uint64_t base, end;
+	uint32_t k; /* syms index */
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct sspan *x = a, *y = b;
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+/* The spans sorted by start and a max-tree of their ends, built at the
+ * first look-up that needs them (and again after new names): a look-up
+ * inside an object then costs log n, not a parse of every symbol. */
+static int span_build(struct lt_report_priv *p)
+{
+	char name[128];
+	uint64_t off;
+
+	free(p->span);
+	free(p->span_max);
+	p->span_max = NULL;
+	p->nspan = 0;
+	p->span = malloc((p->nsyms ? p->nsyms : 1) * sizeof(*p->span));
+	if (!p->span)
+		return -1;
+	for (size_t i = 0; i < p->nsyms; i++)
+		if (parse_sym(p, p->syms[i].text, name, sizeof(name), &off) && off && off <= p->syms[i].addr)
+			p->span[p->nspan++] = (struct sspan){ p->syms[i].addr - off, p->syms[i].addr, (uint32_t)i };
+	qsort(p->span, p->nspan, sizeof(*p->span), span_cmp);
+	for (p->span_m = 1; p->span_m < p->nspan; p->span_m *= 2)
+		;
+	p->span_max = calloc(2 * p->span_m, sizeof(*p->span_max));
+	if (!p->span_max)
+		return -1;
+	for (size_t i = 0; i < p->nspan; i++)
+		p->span_max[p->span_m + i] = p->span[i].end;
+	for (size_t n = p->span_m - 1; n >= 1; n--)
+		p->span_max[n] = p->span_max[2 * n] > p->span_max[2 * n + 1] ? p->span_max[2 * n]
+									  : p->span_max[2 * n + 1];
+	p->span_ok = 1;
+	return 0;
+}
+
+/* The rightmost span below lim (in node's range [lo, hi)) that ends after
+ * addr, or -1. */
+static long span_right(const struct lt_report_priv *p, size_t node, size_t lo, size_t hi, size_t lim,
+		       uint64_t addr)
+{
+	if (lo >= lim || p->span_max[node] <= addr)
+		return -1;
+	if (hi - lo == 1)
+		return (long)lo;
+	size_t mid = lo + (hi - lo) / 2;
+	long r = span_right(p, 2 * node + 1, mid, hi, lim, addr);
+	return r >= 0 ? r : span_right(p, 2 * node, lo, mid, lim, addr);
+}
+
 const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *buf, size_t len)
 {
-	const struct lt_report_priv *p = r->priv;
+	struct lt_report_priv *p = r->priv;
 	uint32_t k = rmap_get(&p->smap, addr);
 	if (k) {
 		snprintf(buf, len, "%s", p->syms[k - 1].text);
 		return buf;
 	}
 	/* inside a symbol whose later word the snapshot named: the object
-	 * spans at least from its start to that word */
-	for (size_t i = 0; i < p->nsyms; i++) {
-		char name[128];
-		uint64_t off;
-		if (!parse_sym(p, p->syms[i].text, name, sizeof(name), &off))
-			continue;
-		uint64_t base = p->syms[i].addr - off;
-		if (addr >= base && addr < p->syms[i].addr) {
-			if (addr == base)
-				snprintf(buf, len, "%s", name);
-			else
-				snprintf(buf, len, "%s+0x%" PRIx64, name, addr - base);
-			return buf;
-		}
+	 * spans at least from its start to that word; of several, the one
+	 * that starts nearest below */
+	if (!p->span_ok && span_build(p))
+		p->nspan = 0;
+	size_t lo = 0, hi = p->nspan; /* lim: the spans starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->span[mid].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	long j = p->nspan && p->span_max ? span_right(p, 1, 0, p->span_m, lo, addr) : -1;
+	char name[128];
+	uint64_t off;
+	if (j >= 0 && parse_sym(p, p->syms[p->span[j].k].text, name, sizeof(name), &off)) {
+		uint64_t base = p->span[j].base;
+		if (addr == base)
+			snprintf(buf, len, "%s", name);
+		else
+			snprintf(buf, len, "%s+0x%" PRIx64, name, addr - base);
+		return buf;
 	}
 	snprintf(buf, len, "0x%" PRIx64, addr);
 	return buf;
@@ -2752,6 +2827,8 @@ void lt_report_free(struct lt_report *r)
 			rp_snapshot_clear(&p->snap);
 		for (size_t i = 0; i < p->nsyms; i++)
 			free(p->syms[i].text);
+		free(p->span);
+		free(p->span_max);
 		free(p->syms);
 		rmap_free(&p->smap);
 		free(p);

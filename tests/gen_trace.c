@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include "locktrace/tracefile.h"
+#include "../src/varint.h"
 #include "gen_trace.h"
 
 #define PID 1000
@@ -76,7 +77,40 @@ int lt_gen_own_futex_trace(const char *path, unsigned n)
 	return lt_gen_futex_trace(path, n, 1);
 }
 
+/* A SYMBOLS section naming the word 8 bytes after each thread's futex
+ * "obj_I+0x8": no futex has a name of its own, so the report looks each
+ * one up inside the named objects. */
+static int symbols(struct lt_writer *w, unsigned n)
+{
+	uint8_t *buf = malloc((size_t)n * 48 + 16), *p = buf;
+	if (!buf)
+		return -1;
+	for (unsigned i = 1; i <= n; i++) {
+		uint8_t ent[48], *e = ent;
+		char name[24];
+		int nl = snprintf(name, sizeof(name), "obj_%u+0x8", i);
+		uint8_t a[10], *ae = lt_put_varint(a, BASE + 64ull * i + 8);
+		e = lt_put_varint(lt_put_varint(e, 1), (uint64_t)(ae - a));
+		memcpy(e, a, (size_t)(ae - a));
+		e += ae - a;
+		e = lt_put_varint(lt_put_varint(e, 2), (uint64_t)nl);
+		memcpy(e, name, (size_t)nl);
+		e += nl;
+		p = lt_put_varint(lt_put_varint(p, 1), (uint64_t)(e - ent));
+		memcpy(p, ent, (size_t)(e - ent));
+		p += e - ent;
+	}
+	int r = lt_writer_section(w, LT_CHUNK_SYMBOLS, buf, (size_t)(p - buf));
+	free(buf);
+	return r;
+}
+
 int lt_gen_futex_trace(const char *path, unsigned n, int woken)
+{
+	return lt_gen_futex_trace_syms(path, n, woken, 0);
+}
+
+int lt_gen_futex_trace_syms(const char *path, unsigned n, int woken, int syms)
 {
 	struct lt_writer *w;
 	struct lt_header h = { .pid = PID, .ncpus = 2 };
@@ -97,6 +131,8 @@ int lt_gen_futex_trace(const char *path, unsigned n, int woken)
 	}
 	r = lt_writer_header(w, &h);
 	free(h.threads);
+	if (!r && syms)
+		r = symbols(w, n);
 	for (unsigned i = 1; !r && i <= n; i++)
 		r = wait_on(w, PID + i, BASE + 64ull * i, ts += 10000);
 	for (unsigned i = 1; woken && !r && i <= n; i++)
@@ -114,11 +150,12 @@ int lt_gen_futex_trace(const char *path, unsigned n, int woken)
 #ifdef LT_GEN_MAIN
 int main(int argc, char **argv)
 {
-	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: gen_trace PATH THREADS [never-woken]\n");
+	if (argc < 3 || argc > 5) {
+		fprintf(stderr, "usage: gen_trace PATH THREADS [woken|never-woken [symbols]]\n");
 		return 2;
 	}
-	int r = lt_gen_futex_trace(argv[1], (unsigned)atoi(argv[2]), argc == 3);
+	int woken = argc < 4 || !strcmp(argv[3], "woken");
+	int r = lt_gen_futex_trace_syms(argv[1], (unsigned)atoi(argv[2]), woken, argc == 5);
 	if (r)
 		fprintf(stderr, "gen_trace: writing %s failed (%d)\n", argv[1], r);
 	return r ? 1 : 0;

@@ -6,4 +6,6 @@
 int lt_gen_own_futex_trace(const char *path, unsigned n);
 /* The same, woken: 0 -- each thread's only wait is the one at the end. */
 int lt_gen_futex_trace(const char *path, unsigned n, int woken);
+/* And syms: a SYMBOLS section naming the word after each futex. */
+int lt_gen_futex_trace_syms(const char *path, unsigned n, int woken, int syms);
 #endif
