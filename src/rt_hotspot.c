@@ -457,9 +457,14 @@ int hs_vm_read(const struct lt_lm_env *e, struct hs_vm *vm, struct lt_strlist *n
 		hs_vm_free(vm);
 		return rc;
 	}
-	qsort(vm->fields, vm->n_fields, sizeof(*vm->fields), field_cmp);
-	qsort(vm->types, vm->n_types, sizeof(*vm->types), type_cmp);
-	qsort(vm->ints, vm->n_ints, sizeof(*vm->ints), const_cmp);
-	qsort(vm->longs, vm->n_longs, sizeof(*vm->longs), const_cmp);
+	/* qsort of an empty (NULL) table is undefined: only sort what is there */
+	if (vm->n_fields)
+		qsort(vm->fields, vm->n_fields, sizeof(*vm->fields), field_cmp);
+	if (vm->n_types)
+		qsort(vm->types, vm->n_types, sizeof(*vm->types), type_cmp);
+	if (vm->n_ints)
+		qsort(vm->ints, vm->n_ints, sizeof(*vm->ints), const_cmp);
+	if (vm->n_longs)
+		qsort(vm->longs, vm->n_longs, sizeof(*vm->longs), const_cmp);
 	return 0;
 }
