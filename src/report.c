@@ -2311,7 +2311,10 @@ static const struct rp_snap_thread *snap_at_end(struct lt_report *r, struct rthr
 	if (!p->have_snap || t->pub.exited)
 		return NULL;
 	const struct rp_snap_thread *s = rp_snapshot_find(&p->snap, (int32_t)t->pub.tid);
-	if (!s || s->moved)
+	/* a runtime lock's waiters retry in timed waits (CPython's GIL: every
+	 * 5 ms) and so often move during a snapshot; that the same futex word
+	 * is waited on is what matters, the runtime's state is the evidence */
+	if (!s || (s->moved && !s->runtime))
 		return NULL;
 	if (t->pub.has_end_call) {
 		const struct lt_report_call *c = &t->pub.end_call;
