@@ -152,3 +152,55 @@ Test(multi_live, pid_lists_parse_and_refuse)
 	cr_assert_eq(lt_parse_pid_list("", &p, &n, &bad), -1);
 	free(p);
 }
+
+/* Launch mode follows forks: a program whose children contend with it on
+ * a process-shared mutex has every process's futex calls in the trace,
+ * and a TASK_NEW naming each child's process. */
+Test(multi_live, launch_follows_forks_into_children, .timeout = 90)
+{
+	NEED_ROOT();
+	if (access(WL("shared_locks"), X_OK) != 0)
+		cr_skip_test("shared_locks not built: run make all first");
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "forks");
+	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--", WL("shared_locks"),
+			 "--mode", "contend", "-P", "3", "-n", "100", "--no-wait", NULL };
+	struct tl_proc p;
+	char lines[64][256];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	cr_assert(tl_wait_for(&p, 0, "done", lines, &n, 64, 60000), "the workload did not finish");
+	cr_assert_eq(tl_wait(&p, 20000), 0);
+	tl_close(&p);
+	pid_t pid = (pid_t)tl_val(tl_find(lines, n, "pid", NULL), "pid", NULL);
+	pid_t kids[2] = { (pid_t)tl_val(tl_find(lines, n, "child", "idx=1"), "pid", NULL),
+			  (pid_t)tl_val(tl_find(lines, n, "child", "idx=2"), "pid", NULL) };
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert(t.clean_end);
+	cr_assert_eq(t.hdr.pid, pid);
+	cr_assert_eq(tl_total_lost(&t), 0);
+	size_t futex[3] = { 0 }, news[2] = { 0 };
+	for (size_t i = 0; i < t.n; i++) {
+		const struct lt_event *e = &t.ev[i];
+		for (int k = 0; k < 2; k++)
+			if (e->h.kind == LT_EV_TASK_NEW && e->h.tid == (uint32_t)kids[k]) {
+				cr_assert_eq(e->tnew.tgid, (uint32_t)kids[k], "a child is its own process");
+				news[k]++;
+			}
+		if (e->h.kind != LT_EV_FUTEX_ENTER)
+			continue;
+		futex[0] += e->h.tid == (uint32_t)pid;
+		futex[1] += e->h.tid == (uint32_t)kids[0];
+		futex[2] += e->h.tid == (uint32_t)kids[1];
+	}
+	for (int k = 0; k < 2; k++)
+		cr_assert_eq(news[k], 1, "child %d: %zu TASK_NEW events", (int)kids[k], news[k]);
+	/* 300 acquisitions of one lock held 200 us each by 3 processes:
+	 * every process waits in futex() at some point */
+	for (int k = 0; k < 3; k++)
+		cr_assert_gt(futex[k], 0, "process %d of 3 has no futex call in the trace", k);
+	tl_free(&t);
+	unlink(path);
+}
