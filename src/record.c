@@ -633,9 +633,13 @@ static int attach(struct session *s)
 		fprintf(stderr, "Error: no process %d (it exited during attach)\n", s->tgid);
 		return -1;
 	}
+	/* a launched command is followed into the processes it forks, as
+	 * strace -f does: they are added to the kernel's filter at fork */
+	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
+	if (s->launched)
+		bflags |= LT_BPF_MULTI | LT_BPF_FOLLOW_FORKS;
 	if (lt_bpf_start(&s->bpf, s->tgid, o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES,
-			 o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0, on_sample, &s->c, o->verbose,
-			 err, sizeof(err))) {
+			 bflags, on_sample, &s->c, o->verbose, err, sizeof(err))) {
 		fprintf(stderr, "Error: %s\n", err);
 		return -1;
 	}

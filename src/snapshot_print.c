@@ -84,6 +84,11 @@ static void json_futex(FILE *f, const struct lt_futex *x)
 		fprintf(f, ",\"runtime_lock\":%u", x->rtlock - 1);
 	else
 		fputs(",\"runtime_lock\":null", f);
+	if (x->shared_obj)
+		fprintf(f, ",\"shared_object\":{\"dev\":\"%u:%u\",\"inode\":%" PRIu64 ",\"offset\":%" PRIu64 "}",
+			x->obj_major, x->obj_minor, x->obj_ino, x->obj_off);
+	else
+		fputs(",\"shared_object\":null", f);
 	fprintf(f, ",\"op\":%u,\"op_name\":\"%s\",\"cmd\":%d,\"private\":%s,\"clock_realtime\":%s,"
 		   "\"is_wait\":%s,\"is_pi\":%s,\"expected\":%u,\"bitset\":%u,",
 		x->op, op, x->cmd, x->private_ ? "true" : "false", x->clock_realtime ? "true" : "false",
@@ -283,13 +288,19 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 	fprintf(f, ",\"moved\":%s}", t->moved ? "true" : "false");
 }
 
-static void json_verdict(FILE *f, const struct lt_verdict *v)
+/* M, for a verdict of a multi-process view: "pids" parallel to "tids". */
+static void json_verdict(FILE *f, const struct lt_verdict *v, const struct lt_multi_snapshot *m)
 {
 	fprintf(f, "{\"kind\":\"%s\",\"summary\":", lt_verdict_kind_name(v->kind));
 	json_str(f, v->summary);
 	fputs(",\"tids\":[", f);
 	for (size_t i = 0; i < v->n_tids; i++)
 		fprintf(f, "%s%d", i ? "," : "", (int)v->tids[i]);
+	if (m) {
+		fputs("],\"pids\":[", f);
+		for (size_t i = 0; i < v->n_tids; i++)
+			fprintf(f, "%s%d", i ? "," : "", (int)lt_multi_pid_of(m, v->tids[i]));
+	}
 	fputs("],\"locks\":[", f);
 	for (size_t i = 0; i < v->n_locks; i++) {
 		if (i)
@@ -370,7 +381,7 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++) {
 		if (i)
 			fputc(',', f);
-		json_verdict(f, &s->verdicts[i]);
+		json_verdict(f, &s->verdicts[i], NULL);
 	}
 	fputs("],\"runtime_locks\":[", f);
 	for (size_t i = 0; i < s->n_rtlocks; i++) {
@@ -558,7 +569,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	}
 }
 
-void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
+static void text_header(FILE *f, const struct lt_snapshot *s)
 {
 	char when[64] = "?";
 	time_t sec = (time_t)(s->taken_realtime_ns / 1000000000LL);
@@ -576,13 +587,91 @@ void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
 		text_str(f, s->notes.v[i]);
 		fputc('\n', f);
 	}
-	fputc('\n', f);
-	for (size_t i = 0; i < s->n_verdicts; i++)
-		text_verdict(f, &s->verdicts[i]);
+}
+
+static void text_body(FILE *f, const struct lt_snapshot *s)
+{
 	for (size_t i = 0; i < s->n_rtlocks; i++)
 		text_rtlock(f, &s->rtlocks[i]);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputc('\n', f);
 		text_thread(f, &s->threads[i]);
 	}
+}
+
+void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
+{
+	text_header(f, s);
+	fputc('\n', f);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		text_verdict(f, &s->verdicts[i]);
+	text_body(f, s);
+}
+
+/* ---- several processes ---- */
+
+/* "thread 12 of process 10 (server), thread 15 of process 11 (worker)" */
+static void text_processes_of(FILE *f, const struct lt_multi_snapshot *m, const struct lt_verdict *v)
+{
+	fputs("    - processes:", f);
+	for (size_t i = 0; i < v->n_tids; i++) {
+		pid_t pid = lt_multi_pid_of(m, v->tids[i]);
+		const char *comm = "?";
+		for (size_t k = 0; k < m->n_procs; k++)
+			if (m->procs[k]->pid == pid)
+				comm = m->procs[k]->comm;
+		fprintf(f, "%s thread %d of process %d (", i ? "," : "", (int)v->tids[i], (int)pid);
+		text_str(f, comm);
+		fputc(')', f);
+	}
+	fputc('\n', f);
+}
+
+void lt_multi_print_text(FILE *f, const struct lt_multi_snapshot *m)
+{
+	fprintf(f, "snapshot of %zu processes, diagnosed together:", m->n_procs);
+	for (size_t i = 0; i < m->n_procs; i++) {
+		fprintf(f, "%s pid %d (", i ? "," : "", (int)m->procs[i]->pid);
+		text_str(f, m->procs[i]->comm);
+		fputc(')', f);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < m->view.notes.n; i++) {
+		fputs("note: ", f);
+		text_str(f, m->view.notes.v[i]);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		text_verdict(f, &m->view.verdicts[i]);
+		if (m->view.verdicts[i].n_tids)
+			text_processes_of(f, m, &m->view.verdicts[i]);
+	}
+	for (size_t i = 0; i < m->n_procs; i++) {
+		fprintf(f, "\n=== process %d ===\n", (int)m->procs[i]->pid);
+		text_header(f, m->procs[i]);
+		text_body(f, m->procs[i]);
+	}
+}
+
+void lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m)
+{
+	fputs("{\"schema\":\"locktrace.snapshot-multi/1\",\"pids\":[", f);
+	for (size_t i = 0; i < m->n_procs; i++)
+		fprintf(f, "%s%d", i ? "," : "", (int)m->procs[i]->pid);
+	fputs("],\"notes\":", f);
+	json_strlist(f, &m->view.notes);
+	fputs(",\"verdicts\":[", f);
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		if (i)
+			fputc(',', f);
+		json_verdict(f, &m->view.verdicts[i], m);
+	}
+	fputs("],\"processes\":[\n", f);
+	for (size_t i = 0; i < m->n_procs; i++) {
+		if (i)
+			fputs(",\n", f);
+		lt_snapshot_print_json(f, m->procs[i]);
+	}
+	fputs("]}\n", f);
 }

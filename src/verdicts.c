@@ -71,10 +71,18 @@ static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
 	return buf;
 }
 
+/* "rtlock (0x5000)"; a lock in a shared mapping also names the object
+ * and offset, which are the same in every process that maps it. */
 static const char *lock_label(const struct lt_futex *f, char *buf, size_t len)
 {
+	char obj[96] = "";
+	if (f->shared_obj)
+		snprintf(obj, sizeof(obj), ", shared object %u:%u inode %" PRIu64 " offset 0x%" PRIx64,
+			 f->obj_major, f->obj_minor, f->obj_ino, f->obj_off);
 	if (f->lock_sym)
-		snprintf(buf, len, "%s (0x%" PRIx64 ")", f->lock_sym, f->uaddr);
+		snprintf(buf, len, "%s (0x%" PRIx64 "%s)", f->lock_sym, f->uaddr, obj);
+	else if (f->shared_obj)
+		snprintf(buf, len, "0x%" PRIx64 " (%s)", f->uaddr, obj + 2);
 	else
 		snprintf(buf, len, "0x%" PRIx64, f->uaddr);
 	return buf;
@@ -349,14 +357,39 @@ static bool lost_wakeup_candidate(const struct lt_thread *t, double threshold)
 	return t->idle_src != LT_IDLE_UNKNOWN && t->idle_s >= threshold;
 }
 
+/* A waiter and the key of its lock: the address, or for a lock in a
+ * shared mapping the object (device, inode) and offset, the same in every
+ * process (a multi-process view holds threads of several). */
 struct waiter {
-	uint64_t uaddr;
+	uint64_t uaddr;   /* address, or offset in the shared object */
+	uint64_t ino, dev; /* 0, 0 for a private lock */
 	size_t idx;
 };
+
+static struct waiter waiter_of(const struct lt_snapshot *s, size_t i, uint64_t addr)
+{
+	const struct lt_futex *f = &s->threads[i].futex;
+	struct waiter w = { addr, 0, 0, i };
+	if (f->shared_obj) {
+		w.uaddr = f->obj_off + (addr - f->uaddr);
+		w.ino = f->obj_ino;
+		w.dev = (uint64_t)f->obj_major << 32 | f->obj_minor;
+	}
+	return w;
+}
+
+static bool same_lock(const struct waiter *x, const struct waiter *y)
+{
+	return x->uaddr == y->uaddr && x->ino == y->ino && x->dev == y->dev;
+}
 
 static int waiter_cmp(const void *a, const void *b)
 {
 	const struct waiter *x = a, *y = b;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
 	if (x->uaddr != y->uaddr)
 		return x->uaddr < y->uaddr ? -1 : 1;
 	return (x->idx > y->idx) - (x->idx < y->idx);
@@ -370,11 +403,11 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (lost_wakeup_candidate(&s->threads[i], threshold))
-			w[m++] = (struct waiter){ s->threads[i].futex.uaddr, i };
+			w[m++] = waiter_of(s, i, s->threads[i].futex.uaddr);
 	qsort(w, m, sizeof(*w), waiter_cmp);
 	for (size_t a = 0; a < m;) {
 		size_t b = a;
-		while (b < m && w[b].uaddr == w[a].uaddr)
+		while (b < m && same_lock(&w[b], &w[a]))
 			b++;
 		struct lt_verdict *v = new_verdict(s, LT_VERDICT_LOST_WAKEUP);
 		if (!v)
@@ -677,11 +710,11 @@ static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (!in_cycle[i] && lock_wait(&s->threads[i]))
-			w[m++] = (struct waiter){ lock_key(&s->threads[i].futex), i };
+			w[m++] = waiter_of(s, i, lock_key(&s->threads[i].futex));
 	qsort(w, m, sizeof(*w), waiter_cmp);
 	for (size_t a = 0; a < m;) {
 		size_t b = a;
-		while (b < m && w[b].uaddr == w[a].uaddr)
+		while (b < m && same_lock(&w[b], &w[a]))
 			b++;
 		lock_group(s, w, a, b, min_waiters);
 		a = b;

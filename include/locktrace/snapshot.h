@@ -173,6 +173,13 @@ struct lt_futex {
 	char *lock_name;      /* the object's symbol ("caml_master_lock"), NULL */
 	char *lock_state;     /* decoded state ("value 0, 2 waiters"), NULL      */
 	unsigned rtlock;      /* 1 + index into lt_snapshot.rtlocks; 0: none    */
+	/* A shared (not FUTEX_PRIVATE) wait on a MAP_SHARED mapping: the
+	 * object mapped there, as the kernel keys the futex (device and inode
+	 * from /proc/PID/maps, and the offset of uaddr in the object), so
+	 * one lock is one key in every process whatever address maps it. */
+	bool shared_obj;
+	uint32_t obj_major, obj_minor;
+	uint64_t obj_ino, obj_off;
 };
 
 /* An fd and what it refers to. */
@@ -359,6 +366,38 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s);
  * the trace file).  Returns 0 or -ENOMEM. */
 int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len);
 
+/* ---- several processes -------------------------------------------------- */
+
+/* Snapshots of several processes diagnosed together (snapshot -p A,B): a
+ * mutex owner tid in another given process is that thread, a lock in a
+ * shared mapping is one lock (lt_futex.shared_obj), wait-for cycles span
+ * processes.  view holds every thread of every process, sorted by tid
+ * (tids are system-wide), as shallow copies of the processes' threads with
+ * cross-process owners resolved; its runtime locks are the processes'
+ * concatenated.  Only view.verdicts, notes and the arrays are its own. */
+struct lt_multi_snapshot {
+	struct lt_snapshot **procs;  /* in the order given; owned */
+	size_t n_procs;
+	struct lt_snapshot view;     /* verdicts about all of them */
+	pid_t *thread_pid;           /* parallel to view.threads */
+};
+
+/* Build the view of PROCS (N >= 1 snapshots of distinct processes) and
+ * diagnose it with O (NULL = defaults).  Takes ownership of the snapshots
+ * (and of the array, which must be malloc'd) on success.  Pure: reads no
+ * /proc.  Returns 0 or -ENOMEM. */
+int lt_multi_build(struct lt_snapshot **procs, size_t n, const struct lt_verdict_opts *o,
+		   struct lt_multi_snapshot **out);
+/* Re-read the system call of every thread in a cross-process verdict (the
+ * processes were read one after the other) and diagnose again without
+ * those that moved.  Returns 0 or -ENOMEM. */
+int lt_multi_confirm(struct lt_multi_snapshot *m);
+void lt_multi_free(struct lt_multi_snapshot *m);
+/* The process of thread TID in the view, 0 if none. */
+pid_t lt_multi_pid_of(const struct lt_multi_snapshot *m, pid_t tid);
+void lt_multi_print_text(FILE *f, const struct lt_multi_snapshot *m);
+void lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m);
+
 /* ---- pure helpers (exposed for tests and the timeline) ------------------ */
 
 /* Parse one line of /proc/PID/task/TID/syscall. Returns 0 or -EINVAL. */
@@ -388,7 +427,7 @@ void lt_strlist_free(struct lt_strlist *l);
  * CLOCK_MONOTONIC, in ns.  0 or -1 if /proc/thread-self/sched is unreadable. */
 int lt_sched_clock_offset(int64_t *off);
 
-/* CLI: locktrace snapshot -p PID [--json] [--threshold SECONDS] */
+/* CLI: locktrace snapshot -p PID[,PID...] [--json] [--threshold SECONDS] */
 int lt_cmd_snapshot(int argc, char **argv);
 
 #ifdef __cplusplus
