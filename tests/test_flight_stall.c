@@ -24,8 +24,10 @@ struct sink {
 	size_t bytes;
 };
 
-static int collect(void *ctx, uint32_t type, const uint8_t *payload, size_t len)
+static int collect(void *ctx, uint32_t type, const uint8_t *payload, size_t len,
+		   const struct lt_chunk_info *info)
 {
+	(void)info;
 	struct sink *s = ctx;
 	struct lt_cur c = { payload, payload + len, 0 };
 	cr_assert_eq(type, LT_CHUNK_EVENTS);
@@ -47,7 +49,7 @@ Test(flight, keeps_the_newest_chunks_within_its_size)
 	for (uint64_t i = 1; i <= 2000; i++) {
 		size_t len = 100 + (size_t)(rand() % 4000);
 		fake_chunk(buf, 1000 + i, len, (uint8_t)((1000 + i) & 0xff));
-		cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, len), 0);
+		cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, len, NULL), 0);
 		cr_assert_leq(f.bytes, cap);
 
 		/* what it holds: the newest chunks, consecutive, ending with i */
@@ -68,7 +70,7 @@ Test(flight, keeps_the_newest_chunks_within_its_size)
 		}
 	}
 	cr_assert_gt(f.evicted_chunks, 1000);
-	cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, 0), 0);
+	cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, 0, NULL), 0);
 	lt_flight_free(&f);
 }
 
@@ -78,7 +80,46 @@ Test(flight, refuses_a_chunk_larger_than_itself)
 	uint8_t buf[2048];
 	cr_assert_eq(lt_flight_init(&f, 1024), 0);
 	fake_chunk(buf, 5, sizeof(buf), 5);
-	cr_assert_lt(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, sizeof(buf)), 0);
+	cr_assert_lt(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, sizeof(buf), NULL), 0);
+	lt_flight_free(&f);
+}
+
+/* The ring knows how many events it holds and their span, as the writer
+ * counted them: what a dump's message reports ("no events" when empty). */
+Test(flight, counts_the_events_it_holds_and_their_span)
+{
+	struct lt_flight f;
+	struct lt_writer *w;
+	cr_assert_eq(lt_flight_init(&f, 64 * 1024), 0);
+	cr_assert_eq(lt_writer_mem_open(&w, 100, 4096, lt_flight_push, &f), 0);
+	cr_assert_eq(lt_flight_oldest_ts(&f), 0);
+	cr_assert_eq(lt_flight_newest_ts(&f), 0);
+	cr_assert_eq(f.events, 0);
+	/* a little out of order, as events of two cpus are */
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint64_t ts = 1000000 + i * 1000 + (i % 2 ? 0 : 1500);
+		struct lt_event e = lt_ev_exit(ts, 101, (uint16_t)(i % 2), 202, 0);
+		cr_assert_eq(lt_writer_event(w, &e), 0);
+	}
+	cr_assert_eq(lt_writer_flush(w), 0);
+	cr_assert_eq(f.events, 1000);
+	cr_assert_eq(lt_flight_oldest_ts(&f), 1000000 + 1000);
+	cr_assert_eq(lt_flight_newest_ts(&f), 1000000 + 998 * 1000 + 1500);
+	/* 64 KiB keep only the newest chunks: the count follows evictions */
+	for (uint64_t i = 1000; i < 20000; i++) {
+		struct lt_event e = lt_ev_exit(1000000 + i * 1000, 101, 0, 202, 0);
+		cr_assert_eq(lt_writer_event(w, &e), 0);
+	}
+	cr_assert_eq(lt_writer_flush(w), 0);
+	cr_assert_gt(f.evicted_chunks, 0);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < f.count; i++)
+		sum += f.recs[(f.head + i) % f.rcap].nevents;
+	cr_assert_eq(f.events, sum);
+	cr_assert_lt(f.events, 20000);
+	cr_assert_eq(lt_flight_newest_ts(&f), 1000000 + 19999 * 1000ull);
+	cr_assert_eq(lt_flight_newest_ts(&f) - lt_flight_oldest_ts(&f), (f.events - 1) * 1000);
+	lt_writer_close(w);
 	lt_flight_free(&f);
 }
 
