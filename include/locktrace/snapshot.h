@@ -298,6 +298,9 @@ struct lt_verdict {
 struct lt_snapshot {
 	pid_t pid;
 	char comm[64];
+	/* why a recorder took it, stored in its trace: "start", "end",
+	 * "stall", "sigusr1" (static string); NULL for `locktrace snapshot` */
+	const char *occasion;
 	char *exe;                   /* readlink /proc/PID/exe, NULL if unknown  */
 	int64_t taken_realtime_ns;   /* CLOCK_REALTIME at start                  */
 	int64_t taken_monotonic_ns;  /* CLOCK_MONOTONIC at start                 */
