@@ -298,7 +298,7 @@ run_one() {
 		[ "$tool" = ltblocking ] && calls=blocking
 		"${tw[@]}" "$LT" record -p "$wpid" -o "$d/trace.ltrace" -d 600 --no-status --calls "$calls" 2>"$d/err" &
 		tp=$!
-		wait_for "$d/err" '^locktrace: recording' 60 "$tp" || { ok=0; note="did not start: $(head -c 200 "$d/err" | tr '\n\t' '  ')"; }
+		wait_for "$d/err" '^locktrace \(pid [0-9]+\): recording' 60 "$tp" || { ok=0; note="did not start: $(head -c 200 "$d/err" | tr '\n\t' '  ')"; }
 		;;
 	bpftrace)
 		"${tw[@]}" "$BPFTRACE" -o "$d/out" "$ROOT/scripts/bench-events.bt" "$wpid" 2>"$d/err" >/dev/null &
@@ -486,7 +486,7 @@ gen_run() { # threads ring-option-or-empty
 	"${tw[@]}" "$LT" record -p "$wpid" -o "$d/t.ltrace" -d 600 --no-status ${ring:+-b $ring} 2>"$d/err" &
 	local tp=$!
 	CHILDREN+=("$tp")
-	wait_for "$d/err" '^locktrace: recording' 60 "$tp" || { kill -9 "$wpid" "$tp"; close_gate; return; }
+	wait_for "$d/err" '^locktrace \(pid [0-9]+\): recording' 60 "$tp" || { kill -9 "$wpid" "$tp"; close_gate; return; }
 	local pid c0 c1
 	pid=$(real_pid "$tp")
 	c0=$(cpu_ticks "$pid")
@@ -542,7 +542,7 @@ if [ "$SMOKE" = 0 ] && part profile && command -v bpftool >/dev/null; then
 		"$LT" record -p "$wpid" -o "$d/t.ltrace" -d 600 --no-status --calls "$calls" 2>"$d/err" &
 		tp=$!
 		CHILDREN+=("$tp")
-		if wait_for "$d/err" '^locktrace: recording' 60 "$tp"; then
+		if wait_for "$d/err" '^locktrace \(pid [0-9]+\): recording' 60 "$tp"; then
 			open_gate
 			wait "$wpid"
 			# the counters of this recorder's programs (their ids from its
