@@ -517,6 +517,61 @@ Test(flight_live, stop_while_attaching_leaves_no_file, .timeout = 90)
 	tl_close(&wl);
 }
 
+/* The JVM case: a deadlocked pair while other threads spin and others
+ * wake from timed waits every 50 ms.  Timeouts are not progress in either
+ * --calls mode, so the stall is caught one window after the deadlock in
+ * both (with --calls blocking it never was: the timed waits' returns
+ * counted as progress). */
+Test(flight_live, jvm_like_deadlock_is_caught_in_both_call_modes, .timeout = 120)
+{
+	NEED_ROOT();
+	static const char *const modes[] = { "all", "blocking" };
+	for (int k = 0; k < 2; k++) {
+		char *wargv[] = { WL("jvm_like"), "-s", "2", "-w", "3", "-e", "1", "-p", "50", NULL };
+		char truth[64][256], path[128], lines[64][256];
+		int n = 0, m = 0;
+		struct tl_proc wl, rec;
+
+		tl_tmp_path(path, sizeof(path), "jvm");
+		cr_assert_eq(tl_spawn(&wl, wargv), 0);
+		cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
+		char *extra[] = { "--ring", "16M", "--stall", "2", "--calls", (char *)modes[k], NULL };
+		cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+		tl_go(&wl);
+		cr_assert(tl_wait_for(&wl, 0, "deadlocked", truth, &n, 64, 20000), "no deadlock");
+		uint64_t dead_at = boot_ns();
+		uint32_t a = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=A"), "tid", NULL);
+		uint32_t b = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=B"), "tid", NULL);
+		int found = tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000);
+		int st = tl_wait(&rec, 30000);
+		tl_close(&rec);
+		tl_close(&wl);
+		cr_assert(found, "--calls %s: the stall was never caught", modes[k]);
+		cr_assert_eq(st, 0, "--calls %s: status 0x%x", modes[k], st);
+		char ta[32], tb[32];
+		snprintf(ta, sizeof(ta), "longest: tid %u on futex", a);
+		snprintf(tb, sizeof(tb), "longest: tid %u on futex", b);
+		cr_assert(strstr(lines[m - 1], ta) || strstr(lines[m - 1], tb), "%s", lines[m - 1]);
+
+		struct tl_trace t;
+		cr_assert_eq(tl_load(&t, path), 0);
+		cr_assert_eq(t.stats.stop_reason, LT_STOP_STALL);
+		cr_assert_eq(!!(t.hdr.flags & LT_HDR_CALLS_BLOCKING), k);
+		/* one 2 s window after the deadlock, and not long after */
+		cr_assert_geq(t.stats.end_ns, dead_at + 1500000000ull, "--calls %s: too early", modes[k]);
+		cr_assert_lt(t.stats.end_ns, dead_at + 10000000000ull, "--calls %s: trigger %.1f s after",
+			     modes[k], (double)(t.stats.end_ns - dead_at) / 1e9);
+		char want[64];
+		snprintf(want, sizeof(want), "\"tids\":[%u,%u]", a, b);
+		cr_assert_not_null(t.snapshot_json);
+		cr_assert(strstr(t.snapshot_json, "\"kind\":\"deadlock\""), "no deadlock verdict");
+		snprintf(want, sizeof(want), "%u", a);
+		cr_assert(strstr(t.snapshot_json, want));
+		tl_free(&t);
+		unlink(path);
+	}
+}
+
 Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
 {
 	char *a[] = { LT_BIN, "record", "--ring", "12Q", "-p", "1", NULL };

@@ -205,25 +205,115 @@ Test(stall, idle_io_waits_are_not_a_stall_under_locks)
 }
 
 /* --calls blocking: a return whose value was not recorded (the thread ran
- * again after sleeping in the call) counts as the call succeeding */
-Test(stall, returns_without_a_value_are_progress)
+ * again after sleeping in the call) counts as the call succeeding when a
+ * thread woke it */
+static void blocking_return(struct lt_stall *s, uint64_t ts, uint32_t tid, uint16_t nr,
+			    uint32_t waker, uint8_t wflags)
+{
+	struct lt_event e;
+	if (waker || wflags) {
+		e = lt_ev_waking(ts - 1000, tid, 0, waker, waker ? 9 : 0, wflags, 0, "w");
+		lt_stall_event(s, &e);
+	}
+	e = ev_exit(ts, tid, nr, 0);
+	e.h.flags = LT_F_RET_UNKNOWN;
+	lt_stall_event(s, &e);
+}
+
+static struct lt_event at_sleep(struct lt_event e)
+{
+	e.h.flags = LT_F_AT_SLEEP;
+	return e;
+}
+
+Test(stall, returns_without_a_value_are_progress_when_a_thread_woke_them)
 {
 	struct lt_stall s;
 	struct lt_event e;
 	char why[256];
 	cr_assert_eq(lt_stall_init(&s, LT_STALL_PROGRESS, S(2), S(0)), 0);
 	for (uint32_t tid = 3; tid <= 4; tid++) {
-		e = ev_select(S(1), tid);
-		e.h.flags = LT_F_AT_SLEEP;
+		e = at_sleep(ev_select(S(1), tid));
 		lt_stall_event(&s, &e);
 	}
 	cr_assert_eq(lt_stall_check(&s, S(4), why, sizeof(why)), 1, "blocked in select");
-	/* 3 runs again at 5 s: progress then; 4 is still blocked */
-	e = ev_exit(S(5), 3, 270, 0);
-	e.h.flags = LT_F_RET_UNKNOWN;
-	lt_stall_event(&s, &e);
+	/* 3 is woken by thread 9 and runs again at 5 s: progress then; 4 is
+	 * still blocked */
+	blocking_return(&s, S(5), 3, 270, 9, 0);
 	cr_assert_eq(lt_stall_check(&s, S(6), why, sizeof(why)), 0, "%s", why);
 	cr_assert_eq(lt_stall_check(&s, S(7) + 1, why, sizeof(why)), 1, "no progress since 5 s");
+	lt_stall_free(&s);
+}
+
+/* The JVM case with --calls blocking: two threads deadlocked, others
+ * woken every 100 ms by the timers of their timed waits (a condvar
+ * timedwait, a select with a timeout).  Timeouts are not progress, as
+ * with --calls all (-ETIMEDOUT, select returning 0): the rule fires one
+ * window after the deadlock. */
+Test(stall, timer_ended_waits_are_not_progress_without_return_values)
+{
+	static const uint8_t irq[] = { LT_F_WAKER_IRQ, LT_F_WAKER_IDLE };
+	for (int mode = 0; mode < 2; mode++) {
+		struct lt_stall s;
+		struct lt_event e;
+		char why[256];
+		cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(0)), 0);
+		e = at_sleep(ev_futex(S(1), 21, 128, 0x2000));
+		lt_stall_event(&s, &e);
+		e = at_sleep(ev_futex(S(1), 22, 128, 0x3000));
+		lt_stall_event(&s, &e);
+		for (uint64_t t = S(1); t < S(10); t += S(1) / 10) {
+			if (t == S(2) + S(1) / 2)
+				cr_assert_eq(lt_stall_check(&s, t, why, sizeof(why)), 0, "too early");
+			e = at_sleep(lt_ev_futex(t, 23, 0, 137, 0x4000, 0, -1, 0xffffffff));
+			lt_stall_event(&s, &e);
+			blocking_return(&s, t + S(1) / 10 - 2000, 23, 202, 0, irq[mode]);
+			e = at_sleep(ev_select(t, 24));
+			e.wait.timeout_ns = (int64_t)(S(1) / 10);
+			lt_stall_event(&s, &e);
+			blocking_return(&s, t + S(1) / 10 - 1000, 24, 270, 0, irq[mode]);
+		}
+		cr_assert_eq(lt_stall_check(&s, S(10), why, sizeof(why)), 1, "timeouts taken for progress");
+		cr_assert(strstr(why, "2 in futex waits"), "%s", why);
+		/* a lock hand-off: the futex wait woken by a thread */
+		e = at_sleep(ev_futex(S(10), 25, 128, 0x5000));
+		lt_stall_event(&s, &e);
+		blocking_return(&s, S(10) + 5000, 25, 202, 26, 0);
+		cr_assert_eq(lt_stall_check(&s, S(11), why, sizeof(why)), 0, "%s", why);
+		lt_stall_free(&s);
+	}
+}
+
+/* An interrupt that ends a select before its timeout, or a socket read
+ * (no timeout), is a device delivering data: progress.  An interrupt that
+ * ends a futex wait is its timer (or a signal from one): not progress. */
+Test(stall, interrupts_that_bring_data_are_progress)
+{
+	struct lt_stall s;
+	struct lt_event e;
+	char why[256];
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_PROGRESS, S(2), S(0)), 0);
+	e = at_sleep(lt_ev_io(S(1), 31, 0, 0, 5, 4096));
+	lt_stall_event(&s, &e);
+	e = at_sleep(ev_select(S(1), 32));
+	e.wait.timeout_ns = (int64_t)S(5);
+	lt_stall_event(&s, &e);
+	e = at_sleep(ev_futex(S(1), 33, 0, 0x6000));
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(3) + 1, why, sizeof(why)), 1);
+	blocking_return(&s, S(4), 33, 202, 0, LT_F_WAKER_IRQ);
+	cr_assert_eq(lt_stall_check(&s, S(4) + 1, why, sizeof(why)), 1, "a timed-out futex wait");
+	blocking_return(&s, S(4) + 2, 31, 0, 0, LT_F_WAKER_IRQ);
+	cr_assert_eq(lt_stall_check(&s, S(5), why, sizeof(why)), 0, "a read that got data");
+	blocking_return(&s, S(5), 32, 270, 0, LT_F_WAKER_IRQ);
+	cr_assert_eq(lt_stall_check(&s, S(6) + 1, why, sizeof(why)), 0, "a select that got data");
+	/* no wake-up seen: unknown, not progress */
+	e = at_sleep(lt_ev_io(S(6), 31, 0, 0, 5, 4096));
+	lt_stall_event(&s, &e);
+	e = at_sleep(ev_select(S(7), 32));
+	lt_stall_event(&s, &e);
+	blocking_return(&s, S(8), 32, 270, 0, 0);
+	cr_assert_eq(lt_stall_check(&s, S(8) + 1, why, sizeof(why)), 1);
 	lt_stall_free(&s);
 }
 
