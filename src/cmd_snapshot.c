@@ -1,7 +1,9 @@
 /* locktrace snapshot -p PID [--json] [--threshold SECONDS]
+ * locktrace snapshot --from TRACE [--json]
  *
  * Called by main.c with argv[0] = "snapshot".  Exit codes: 0 snapshot
- * printed, 1 the snapshot could not be taken, 2 usage error. */
+ * printed, 1 the snapshot could not be taken (or TRACE holds none), 2 usage
+ * error, 3 TRACE is cut short (what it holds is printed). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -13,21 +15,190 @@
 #include "locktrace/snapshot.h"
 #include "locktrace/target.h"
 #include "locktrace/taskregs.h"
+#include "locktrace/tracefile.h"
+#include "report_int.h"
 
 static void usage(FILE *f)
 {
 	fputs("Usage: locktrace snapshot -p PID [options]\n"
-	      "Show what every thread of PID is blocked in right now, without stopping it.\n"
+	      "       locktrace snapshot --from TRACE [--json]\n"
+	      "Show what every thread of PID is blocked in right now, without stopping it;\n"
+	      "or print the snapshots a recording stored in TRACE (at the start and at the\n"
+	      "end, or at a flight dump), each labelled with when it was taken.\n"
 	      "\n"
-	      "  -p, --pid PID          process to inspect (required)\n"
-	      "  -j, --json             JSON output (schema in docs/snapshot.md)\n"
+	      "  -p, --pid PID          process to inspect\n"
+	      "      --from TRACE       print the snapshots stored in TRACE instead\n"
+	      "  -j, --json             JSON output (schema in docs/snapshot.md; with --from,\n"
+	      "                         locktrace.stored-snapshots/1: each with its occasion)\n"
 	      "  -t, --threshold SECS   lost wake-up: minimum sleep time (default 1)\n"
 	      "      --convoy N         convoy: minimum waiters on one lock (default 4)\n"
 	      "      --max-frames N     user stack depth limit (default 64)\n"
 	      "      --no-ustack        skip user stacks\n"
 	      "      --no-kstack        skip kernel stacks\n"
 	      "      --no-lines         skip file:line lookups\n"
-	      "  -h, --help             this help\n", f);
+	      "  -h, --help             this help\n"
+	      "\n"
+	      "Exit status: 0 printed; 1 no snapshot could be taken (or TRACE holds none);\n"
+	      "2 usage error; 3 TRACE is cut short (the snapshots it holds are printed).\n", f);
+}
+
+/* ---- --from TRACE ---- */
+
+struct stored {
+	char *json;
+	size_t len;
+	char occasion[16]; /* as stored, "" if not */
+};
+
+struct stored_set {
+	struct stored *v;
+	size_t n;
+	struct lt_header hdr;
+	int cut;
+};
+
+/* The "occasion" of a stored snapshot, cheaply (the text is large). */
+static void occasion_of(struct stored *st)
+{
+	const char key[] = "\"occasion\":\"";
+	size_t head = st->len < 512 ? st->len : 512;
+	const char *p = memmem(st->json, head, key, sizeof(key) - 1);
+	if (p)
+		sscanf(p + sizeof(key) - 1, "%15[a-z0-9]", st->occasion);
+}
+
+static int read_stored(const char *path, struct stored_set *set)
+{
+	struct lt_reader rd;
+	struct lt_item it;
+	char err[512];
+
+	memset(set, 0, sizeof(*set));
+	if (lt_reader_open(&rd, path, err, sizeof(err))) {
+		fprintf(stderr, "Error: %s\n", err);
+		return -1;
+	}
+	while (lt_reader_next(&rd, &it) > 0) {
+		if (it.type != LT_ITEM_SECTION || it.sec_type != LT_CHUNK_SNAPSHOT)
+			continue;
+		struct stored *nv = realloc(set->v, (set->n + 1) * sizeof(*nv));
+		char *copy = malloc(it.len + 1);
+		if (nv)
+			set->v = nv;
+		if (!nv || !copy) {
+			free(copy);
+			fprintf(stderr, "Error: out of memory reading %s\n", path);
+			break;
+		}
+		memcpy(copy, it.data, it.len);
+		copy[it.len] = 0;
+		set->v[set->n] = (struct stored){ copy, it.len, "" };
+		occasion_of(&set->v[set->n++]);
+	}
+	set->cut = !rd.clean_end || rd.stop_reason[0];
+	if (set->cut)
+		fprintf(stderr, "locktrace: warning: %s is cut short (%s); its snapshots before that are "
+			"printed\n", path, rd.stop_reason[0] ? rd.stop_reason : "no end marker");
+	set->hdr = rd.hdr;
+	rd.hdr.threads = NULL;
+	rd.hdr.nthreads = 0;
+	lt_reader_close(&rd);
+	return 0;
+}
+
+static void free_stored(struct stored_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->v[i].json);
+	free(set->v);
+	lt_header_free(&set->hdr);
+}
+
+static const char *occasion_words(const char *o)
+{
+	if (!strcmp(o, "start"))
+		return "at the start of the recording";
+	if (!strcmp(o, "end"))
+		return "at the end of the recording";
+	if (!strcmp(o, "stall"))
+		return "when the stall was detected";
+	if (!strcmp(o, "sigusr1"))
+		return "on SIGUSR1";
+	if (!strcmp(o, "dump"))
+		return "at the flight dump";
+	return "at a trigger";
+}
+
+static const char *occasion_at(const struct stored_set *set, size_t i)
+{
+	return lt_snapshot_occasion(set->v[i].occasion[0] ? set->v[i].occasion : NULL, i, set->n,
+				    !!(set->hdr.flags & LT_HDR_FLIGHT));
+}
+
+static int print_stored_text(const char *path, const struct stored_set *set)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < set->n; i++) {
+		struct lt_snapshot *s;
+		char err[200];
+		const char *o = occasion_at(set, i);
+		printf("%s== stored snapshot %zu of %zu in %s: %s", i ? "\n" : "", i + 1, set->n, path,
+		       occasion_words(o));
+		if (lt_snapshot_from_json(set->v[i].json, set->v[i].len, &s, err, sizeof(err))) {
+			printf(" ==\n");
+			fprintf(stderr, "Error: stored snapshot %zu of %s cannot be read: %s\n", i + 1, path,
+				err);
+			bad = 1;
+			continue;
+		}
+		if (!(set->hdr.flags & LT_HDR_FLIGHT) && s->taken_monotonic_ns > 0)
+			printf(", %.1f s after it began",
+			       (double)((int64_t)s->taken_monotonic_ns - (int64_t)set->hdr.clock_monotonic) / 1e9);
+		printf(" ==\n");
+		lt_snapshot_print_text(stdout, s);
+		lt_snapshot_free(s);
+	}
+	return bad;
+}
+
+static void print_stored_json(const char *path, const struct stored_set *set)
+{
+	printf("{\"schema\":\"locktrace.stored-snapshots/1\",\"trace\":");
+	rp_json_string(stdout, path);
+	printf(",\"snapshots\":[");
+	for (size_t i = 0; i < set->n; i++) {
+		printf("%s\n{\"occasion\":\"%s\",\"snapshot\":", i ? "," : "", occasion_at(set, i));
+		fwrite(set->v[i].json, 1, set->v[i].len, stdout);
+		printf("}");
+	}
+	printf("\n]}\n");
+}
+
+static int snapshot_from_trace(const char *path, bool json)
+{
+	struct stored_set set;
+
+	if (read_stored(path, &set))
+		return 1;
+	if (!set.n) {
+		fprintf(stderr, "Error: %s holds no snapshot (recorded with --no-snapshot, or cut short "
+			"before the first): nothing to print\n", path);
+		free_stored(&set);
+		return 1;
+	}
+	int bad = 0;
+	if (json)
+		print_stored_json(path, &set);
+	else
+		bad = print_stored_text(path, &set);
+	int rc = bad ? 1 : set.cut ? 3 : 0;
+	free_stored(&set);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "Error: writing output: %s\n", strerror(errno));
+		return 1;
+	}
+	return rc;
 }
 
 static int parse_int(const char *s, long min, long max, long *out)
@@ -43,7 +214,7 @@ static int parse_int(const char *s, long min, long max, long *out)
 
 int lt_cmd_snapshot(int argc, char **argv)
 {
-	enum { OPT_CONVOY = 256, OPT_MAXF, OPT_NOU, OPT_NOK, OPT_NOL };
+	enum { OPT_CONVOY = 256, OPT_MAXF, OPT_NOU, OPT_NOK, OPT_NOL, OPT_FROM };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -53,12 +224,14 @@ int lt_cmd_snapshot(int argc, char **argv)
 		{ "no-ustack", no_argument, NULL, OPT_NOU },
 		{ "no-kstack", no_argument, NULL, OPT_NOK },
 		{ "no-lines", no_argument, NULL, OPT_NOL },
+		{ "from", required_argument, NULL, OPT_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lt_snapshot_opts o = { 0 };
 	long pid = 0, v;
-	bool json = false;
+	bool json = false, live_opts = false;
+	const char *from = NULL;
 	int c;
 	optind = 0; /* full re-initialisation: main may have run getopt */
 	while ((c = getopt_long(argc, argv, "p:jt:h", longopts, NULL)) != -1) {
@@ -71,6 +244,9 @@ int lt_cmd_snapshot(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case OPT_FROM:
+			from = optarg;
 			break;
 		case 't': {
 			char *end;
@@ -113,14 +289,22 @@ int lt_cmd_snapshot(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+		live_opts |= c != 'j' && c != OPT_FROM && c != 'p';
 	}
 	if (optind < argc) {
 		fprintf(stderr, "Error: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
+	if (from) {
+		if (pid || live_opts) {
+			fprintf(stderr, "Error: --from TRACE prints what was stored: only --json goes with it\n");
+			return 2;
+		}
+		return snapshot_from_trace(from, json);
+	}
 	if (!pid) {
-		fprintf(stderr, "Error: -p PID is required\n");
+		fprintf(stderr, "Error: give -p PID, or --from TRACE\n");
 		usage(stderr);
 		return 2;
 	}

@@ -13,6 +13,7 @@
 #include "locktrace/futex.h"
 #include "locktrace/locksyms.h"
 #include "lt_test.h"
+#include "../src/report_int.h"
 #include "../src/u64map.h"
 
 #define NEED_ROOT()                                                                        \
@@ -699,6 +700,101 @@ Test(record_live, snapshot_at_attach_names_the_already_deadlocked_threads, .time
 		in_futex += t.hdr.threads[i].sc_nr == 202;
 	cr_assert_eq(in_futex, 2);
 	tl_free(&t);
+	unlink(path);
+}
+
+/* Runs argv and collects its stdout (which = 0) or stderr (1) lines: its
+ * wait status. */
+static int run_collect(char *const argv[], int which, char lines[][256], int *n, int max)
+{
+	struct tl_proc p;
+	char line[256];
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	close(p.in_fd);
+	p.in_fd = -1;
+	/* the other stream is small: it waits in its pipe */
+	while (tl_readline(&p, which, line, sizeof(line), 20000) > 0)
+		if (*n < max)
+			snprintf(lines[(*n)++], 256, "%s", line);
+	int st = tl_wait(&p, 20000);
+	tl_close(&p);
+	return st;
+}
+
+/* The two snapshots a recording stores (at the start and at the end)
+ * print from the trace, labelled, as text and as JSON. */
+Test(record_live, stored_snapshots_print_from_the_trace, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("deadlock"), NULL };
+	struct tl_proc wl;
+	char truth[32][256], pid[16], path[128];
+	static char out[2048][256];
+	int n = 0, m = 0;
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_tmp_path(path, sizeof(path), "stored");
+	char *argv[] = { LT_BIN, "record", "-q", "-d", "0.5", "-p", pid, "-o", path, NULL };
+	cr_assert_eq(run_collect(argv, 1, out, &m, 2048), 0);
+	tl_close(&wl);
+
+	char *sargv[] = { LT_BIN, "snapshot", "--from", path, NULL };
+	m = 0;
+	cr_assert_eq(run_collect(sargv, 0, out, &m, 2048), 0);
+	char want[2][200], head[64];
+	snprintf(want[0], sizeof(want[0]), "== stored snapshot 1 of 2 in %s: at the start of the recording",
+		 path);
+	snprintf(want[1], sizeof(want[1]), "== stored snapshot 2 of 2 in %s: at the end of the recording",
+		 path);
+	snprintf(head, sizeof(head), "snapshot of pid %s (deadlock)", pid);
+	int seen[2] = { 0, 0 }, heads = 0, deadlocks = 0;
+	for (int i = 0; i < m; i++) {
+		for (int k = 0; k < 2; k++)
+			seen[k] += !strncmp(out[i], want[k], strlen(want[k]));
+		heads += !strncmp(out[i], head, strlen(head));
+		deadlocks += strstr(out[i], "DEADLOCK: deadlock: 2 threads wait for each other") == out[i];
+	}
+	cr_assert(seen[0] == 1 && seen[1] == 1, "labels: %d %d (first line: %s)", seen[0], seen[1], out[0]);
+	cr_assert_eq(heads, 2);
+	cr_assert_eq(deadlocks, 2);
+
+	char *jargv[] = { LT_BIN, "snapshot", "--from", path, "--json", NULL };
+	struct tl_proc p;
+	cr_assert_eq(tl_spawn(&p, jargv), 0);
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 65536 > cap && !(buf = realloc(buf, cap = cap * 2 + 65536)))
+			cr_assert_fail("out of memory");
+		ssize_t r = read(p.out_fd, buf + len, cap - len);
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	cr_assert_eq(tl_wait(&p, 20000), 0);
+	tl_close(&p);
+	char err[160];
+	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
+	cr_assert_not_null(j, "%s", err);
+	cr_assert_str_eq(rp_json_str(rp_json_get(j, "schema")), "locktrace.stored-snapshots/1");
+	const struct rp_json *ss = rp_json_get(j, "snapshots");
+	cr_assert(ss && ss->n == 2);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&ss->items[0], "occasion")), "start");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&ss->items[1], "occasion")), "end");
+	cr_assert_eq(rp_json_num(rp_json_get(rp_json_get(&ss->items[1], "snapshot"), "pid"), 0), atoi(pid));
+	rp_json_free(j);
+	free(buf);
+
+	char *both[] = { LT_BIN, "snapshot", "--from", path, "-p", pid, NULL };
+	m = 0;
+	int st = run_collect(both, 1, out, &m, 16);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status 0x%x", st);
+	char *bad[] = { LT_BIN, "snapshot", "--from", "/etc/hostname", NULL };
+	m = 0;
+	st = run_collect(bad, 1, out, &m, 16);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
+	cr_assert(m >= 1 && strstr(out[0], "Error:"), "%s", m ? out[0] : "");
 	unlink(path);
 }
 

@@ -321,6 +321,9 @@ struct lt_snapshot {
 	int64_t *sched_offset_ns;
 	size_t n_cpus;
 	struct lt_strlist notes;     /* process-level notes                      */
+	/* a snapshot read back from JSON: the strings its static-string
+	 * fields (occasion, sc_name, acquire, lock_kind, ...) point into */
+	struct lt_strlist strings;
 };
 
 /* Error codes returned by lt_snapshot_take (negated errno values otherwise). */
@@ -353,6 +356,17 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s);
 /* The JSON document in a malloc'd NUL-terminated buffer (for embedding in
  * the trace file).  Returns 0 or -ENOMEM. */
 int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len);
+
+/* A snapshot stored in a trace (the JSON above) read back, so that it
+ * prints as `locktrace snapshot` printed it live.  0 and *out (free with
+ * lt_snapshot_free), or -1 with what is wrong in err. */
+int lt_snapshot_from_json(const char *json, size_t len, struct lt_snapshot **out, char *err,
+			  size_t errlen);
+/* Why the i-th of the n snapshots stored in a trace was taken: OCCASION as
+ * stored ("start", "end", "stall", "sigusr1"), or when it is NULL (traces
+ * written before it was stored) what the order says: "dump" for a flight
+ * dump's, else "start" for the first and "end" for the last. */
+const char *lt_snapshot_occasion(const char *occasion, size_t i, size_t n, int flight);
 
 /* ---- pure helpers (exposed for tests and the timeline) ------------------ */
 
