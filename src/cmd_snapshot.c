@@ -5,6 +5,7 @@
  * printed, 1 the snapshot could not be taken (or TRACE holds none), 2 usage
  * error, 3 TRACE is cut short (what it holds is printed). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -201,6 +202,110 @@ static int snapshot_from_trace(const char *path, bool json)
 	return rc;
 }
 
+/* ---- -p PID ---- */
+
+/* The uid that owns process pid (from /proc/PID/status), -1 unknown. */
+static long owner_uid(pid_t pid)
+{
+	char path[64], line[256];
+	long uid = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Uid:", 4))
+			uid = strtol(line + 4, NULL, 10);
+	fclose(f);
+	return uid;
+}
+
+/* Before anything is printed: may we read what pid's threads do?  Its
+ * syscall file needs the right to trace it.  0, or 1 with the message
+ * printed (nothing else is). */
+static int denied(pid_t pid)
+{
+	char path[64], buf[64];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (n >= 0 || (e != EACCES && e != EPERM))
+		return 0; /* readable, or gone: lt_snapshot_take says which */
+	fprintf(stderr, "Error: not allowed to inspect process %d (owned by uid %ld; locktrace runs as "
+		"uid %ld): run it as root, or as the process's owner\n", (int)pid, owner_uid(pid),
+		(long)geteuid());
+	return 1;
+}
+
+/* lt_snapshot_take's failures, said plainly.  0 if it took one. */
+static int take(pid_t pid, const struct lt_snapshot_opts *o, struct lt_snapshot **s)
+{
+	int r = lt_snapshot_take(pid, o, s);
+	switch (r) {
+	case 0:
+		return 0;
+	case LT_SNAP_ENOPROC:
+		fprintf(stderr, "Error: no process %d\n", (int)pid);
+		return 1;
+	case LT_SNAP_EKTHREAD:
+		fprintf(stderr, "Error: %d is a kernel thread\n", (int)pid);
+		return 1;
+	case -EACCES:
+	case -EPERM:
+		fprintf(stderr, "Error: not allowed to inspect process %d (%s): run as root or as its owner\n",
+			(int)pid, strerror(-r));
+		return 1;
+	default:
+		fprintf(stderr, "Error: cannot snapshot process %d: %s\n", (int)pid, lt_snapshot_strerror(r));
+		return 1;
+	}
+}
+
+static int snapshot_live(pid_t pid, struct lt_snapshot_opts *o, bool json)
+{
+	struct lt_tid_regs *regs = NULL;
+	size_t nregs = 0;
+	pid_t tgid;
+	char rerr[256];
+
+	int found = lt_target_resolve(pid, &tgid, rerr, sizeof(rerr)) == 0;
+	if (found && denied(tgid))
+		return 1;
+	/* as root, the task iterator's registers unwind past libc's wrappers
+	 * and its fs bases map pthread_t handles to threads; without them the
+	 * snapshot falls back to /proc (said in its notes) */
+	if (geteuid() == 0 && found && lt_taskregs_read(tgid, &regs, &nregs, rerr, sizeof(rerr)) == 0) {
+		o->regs = regs;
+		o->n_regs = nregs;
+	}
+	struct lt_snapshot *s = NULL;
+	int r = take(pid, o, &s);
+	free(regs);
+	if (r)
+		return 1;
+	/* a snapshot without a single readable thread is no answer: said
+	 * first and alone */
+	if (s->n_verdicts == 1 && s->verdicts[0].kind == LT_VERDICT_UNKNOWN) {
+		lt_snapshot_free(s);
+		fprintf(stderr, "Error: cannot read the system calls of process %d's threads: "
+			"run as root or as its owner\n", (int)pid);
+		return 1;
+	}
+	if (json)
+		lt_snapshot_print_json(stdout, s);
+	else
+		lt_snapshot_print_text(stdout, s);
+	lt_snapshot_free(s);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "Error: writing output: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_int(const char *s, long min, long max, long *out)
 {
 	char *end;
@@ -308,55 +413,6 @@ int lt_cmd_snapshot(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	/* as root, the task iterator's registers unwind past libc's wrappers
-	 * and its fs bases map pthread_t handles to threads; without them the
-	 * snapshot falls back to /proc (said in its notes) */
-	struct lt_tid_regs *regs = NULL;
-	size_t nregs = 0;
-	pid_t tgid;
-	char rerr[256];
-	if (geteuid() == 0 && lt_target_resolve((pid_t)pid, &tgid, rerr, sizeof(rerr)) == 0 &&
-	    lt_taskregs_read(tgid, &regs, &nregs, rerr, sizeof(rerr)) == 0) {
-		o.regs = regs;
-		o.n_regs = nregs;
-	}
-	struct lt_snapshot *s = NULL;
-	int r = lt_snapshot_take((pid_t)pid, &o, &s);
-	free(regs);
-	switch (r) {
-	case 0:
-		break;
-	case LT_SNAP_ENOPROC:
-		fprintf(stderr, "Error: no process %ld\n", pid);
-		return 1;
-	case LT_SNAP_EKTHREAD:
-		fprintf(stderr, "Error: %ld is a kernel thread\n", pid);
-		return 1;
-	case -EACCES:
-	case -EPERM:
-		fprintf(stderr, "Error: not allowed to inspect process %ld (%s): run as root or as its owner\n",
-			pid, strerror(-r));
-		return 1;
-	default:
-		fprintf(stderr, "Error: cannot snapshot process %ld: %s\n", pid, lt_snapshot_strerror(r));
-		return 1;
-	}
-	if (json)
-		lt_snapshot_print_json(stdout, s);
-	else
-		lt_snapshot_print_text(stdout, s);
-	/* a snapshot without a single readable thread is no answer */
-	bool blind = s->n_verdicts == 1 && s->verdicts[0].kind == LT_VERDICT_UNKNOWN;
-	lt_snapshot_free(s);
-	if (blind) {
-		fflush(stdout);
-		fprintf(stderr, "Error: cannot read the system calls of process %ld's threads: "
-			"run as root or as its owner\n", pid);
-		return 1;
-	}
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "Error: writing output: %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
+	return snapshot_live((pid_t)pid, &o, json);
 }
+
