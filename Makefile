@@ -19,7 +19,9 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(B)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
 LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
-TEST_SRCS := $(wildcard tests/test_*.c)
+# tests/test_*.c hold the tests and test_util.c's helpers; helpers with
+# another name are listed here.
+TEST_SRCS := $(wildcard tests/test_*.c) tests/fakeproc.c
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
 WL_SRCS   := $(wildcard tests/workloads/*.c)
 WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))
@@ -27,9 +29,13 @@ WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))
 # installed (Debian: ocaml-nox); their tests skip when they are missing.
 OCAMLOPT  ?= $(shell command -v ocamlopt 2>/dev/null)
 OCAML_WLS := $(if $(OCAMLOPT),$(B)/workloads/ocaml_holder)
+# Java workloads (tests/workloads/java) likewise need javac (Debian:
+# default-jdk-headless); class files for Java 11, so any JDK from 11 on runs them.
+JAVAC     ?= $(shell command -v javac 2>/dev/null)
+JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class)
 
 .PHONY: all deps test unit demo bench clean
-all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS)
+all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(JAVA_WLS)
 
 deps:
 	@bash scripts/install-deps.sh
@@ -81,6 +87,10 @@ $(B)/workloads/ocaml_holder: $(OCAML_WL_SRCS)
 	cp $^ $(B)/workloads/ocaml/
 	cd $(B)/workloads/ocaml && $(OCAMLOPT) -g -ccopt -Wall -I +unix -I +threads \
 		unix.cmxa threads.cmxa $(notdir $^) -o ../ocaml_holder
+
+$(B)/workloads/java/JavaLocks.class: tests/workloads/java/JavaLocks.java
+	@mkdir -p $(@D)
+	$(JAVAC) --release 11 -encoding UTF-8 -d $(@D) $<
 
 test: deps
 	@$(MAKE) --no-print-directory all $(B)/tests/run-tests

@@ -5,7 +5,8 @@
 set -euo pipefail
 
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-      pkg-config libcriterion-dev protobuf-compiler ocaml-nox)
+      pkg-config libcriterion-dev protobuf-compiler ocaml-nox
+      default-jdk-headless)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

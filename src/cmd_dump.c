@@ -12,9 +12,12 @@
 
 static void print_header(const struct lt_header *h)
 {
-	printf("# locktrace trace v%u.%u: process %d (%s) on %s, kernel %s, %u cpus%s\n",
-	       h->version_major, h->version_minor, h->pid, h->comm, h->host, h->kernel, h->ncpus,
+	printf("# locktrace trace v%u.%u: process %d (%s) on %s, kernel %s%s%s, %u cpus%s\n",
+	       h->version_major, h->version_minor, h->pid, h->comm, h->host, h->kernel,
+	       h->machine[0] ? " " : "", h->machine, h->ncpus,
 	       h->flags & LT_HDR_LAUNCHED ? ", launched by locktrace" : "");
+	if (h->ppid > 0)
+		printf("# parent process %d\n", h->ppid);
 	printf("# exe %s\n# cmdline %s\n", h->exe, h->cmdline);
 	printf("# clocks at attach: boottime %" PRIu64 " monotonic %" PRIu64 " realtime %" PRIu64 "\n",
 	       h->clock_boottime, h->clock_monotonic, h->clock_realtime);
@@ -27,6 +30,8 @@ static void print_header(const struct lt_header *h)
 			printf(" in %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ") for %.3f s",
 			       lt_call_name((unsigned)t->sc_nr), t->sc_args[0], t->sc_args[1], t->sc_args[2],
 			       (double)t->blocked_ns / 1e9);
+		if (t->state)
+			printf(" (state %c)", t->state);
 		printf("\n");
 	}
 }

@@ -5,8 +5,11 @@
  * Timestamps are microseconds with three decimals, so nanoseconds survive.
  * A flow is a pair of v1 flow events at the moment of the wake-up: "s" on
  * the waker's thread (inside its waking call) and "f" with "bp":"e" on the
- * wakee's thread one nanosecond later (inside the wait it ended): viewers
- * bind each to the slice enclosing it.
+ * wakee's thread one nanosecond later, inside a slice "woken" nested in the
+ * wait, from the wake-up to the wait's end: viewers bind each to the slice
+ * enclosing it.  Binding the "f" to the wait itself would reverse the
+ * arrow in Perfetto, whose importer points a v1 flow from the slice that
+ * began first (the wait) to the other.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -238,6 +241,27 @@ static void call_args(struct lt_jsontrace *j, const struct lt_span *s)
 	put(j, "}");
 }
 
+/* The slice "woken" in a wait that a traced call ended: from the first
+ * wake-up to the end of the wait; the flows end in it. */
+static void woken_slice(struct lt_jsontrace *j, const struct lt_span *s)
+{
+	uint64_t first = 0;
+	for (uint32_t i = 0; i < s->nwoken_by; i++) {
+		const struct lt_wake_edge *w = &s->woken_by[i];
+		if (w->waker_span && (!first || w->ts < first))
+			first = w->ts;
+	}
+	if (!first)
+		return;
+	if (first < s->begin_ts || first > s->end_ts)
+		first = s->end_ts;
+	ev_begin(j, 'X', s->tid);
+	put(j, ",\"name\":\"woken\",\"cat\":\"wake\"");
+	put_ts(j, "ts", first);
+	put_ts(j, "dur", s->end_ts - first);
+	put(j, "}");
+}
+
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_jsontrace *j = ctx;
@@ -258,6 +282,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 		put_ts(j, "ts", s->woke[i].ts);
 		put(j, "}");
 	}
+	woken_slice(j, s);
 	for (uint32_t i = 0; i < s->nwoken_by; i++) {
 		const struct lt_wake_edge *w = &s->woken_by[i];
 		if (!w->waker_span)

@@ -252,12 +252,15 @@ static bool identify(struct cpy *c)
 /* pthread_t -> tid: by fs base when the environment knows it, else by the
  * stack mapping glibc puts struct pthread in (not for the main thread, whose
  * struct pthread is in static TLS). */
-static pid_t tid_of_pthread(const struct lt_lm_env *e, uint64_t pt)
+static pid_t tid_of_pthread(const struct lt_lm_env *e, uint64_t pt, const char **how)
 {
 	if (e->fsbase && e->s)
 		for (size_t i = 0; i < e->s->n_threads; i++)
-			if (e->fsbase(e->arg, e->s->threads[i].tid) == pt)
+			if (e->fsbase(e->arg, e->s->threads[i].tid) == pt) {
+				*how = "gil->last_holder->thread_id (pthread_t) is that thread's fs base";
 				return e->s->threads[i].tid;
+			}
+	*how = "gil->last_holder->thread_id (pthread_t) in that thread's stack";
 	return e->stack_tid ? e->stack_tid(e->arg, pt) : 0;
 }
 
@@ -295,7 +298,8 @@ static void find_holder(const struct cpy *c, struct lt_rtlock *l, uint64_t ts)
 		return;
 	}
 	lt_strlist_add(&l->facts, "holder thread_id (pthread_t)=0x%" PRIx64, id);
-	pid_t tid = tid_of_pthread(e, id);
+	const char *how = NULL;
+	pid_t tid = tid_of_pthread(e, id, &how);
 	if (!is_thread(e, tid)) {
 		l->holder_how = lts_asprintf("last_holder's pthread_t 0x%" PRIx64 " is in no thread's "
 					     "stack (the main thread's is not) and no fs base matched it",
@@ -303,7 +307,7 @@ static void find_holder(const struct cpy *c, struct lt_rtlock *l, uint64_t ts)
 		return;
 	}
 	l->holder = tid;
-	l->holder_how = lts_strdup("gil->last_holder->thread_id (pthread_t) in that thread's stack");
+	l->holder_how = lts_strdup(how);
 }
 
 /* ---- one GIL ---- */
@@ -419,4 +423,4 @@ static int find(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 	return push_interp_gils(&c, v, n);
 }
 
-const struct lt_lockmodel lt_lm_cpython = { "cpython", find };
+const struct lt_lockmodel lt_lm_cpython = { .name = "cpython", .find = find };

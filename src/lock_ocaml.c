@@ -530,4 +530,4 @@ static int find(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 	return 0;
 }
 
-const struct lt_lockmodel lt_lm_ocaml = { "ocaml", find };
+const struct lt_lockmodel lt_lm_ocaml = { .name = "ocaml", .find = find };

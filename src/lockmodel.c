@@ -14,10 +14,12 @@
 
 extern const struct lt_lockmodel lt_lm_ocaml;
 extern const struct lt_lockmodel lt_lm_cpython;
+extern const struct lt_lockmodel lt_lm_hotspot;
 
 const struct lt_lockmodel *const lt_lockmodels[] = {
 	&lt_lm_ocaml,
 	&lt_lm_cpython,
+	&lt_lm_hotspot,
 	NULL,
 };
 
@@ -63,6 +65,15 @@ void lt_rtlock_clear(struct lt_rtlock *l)
 	free(l->holder_how);
 	lt_strlist_free(&l->facts);
 	memset(l, 0, sizeof(*l));
+}
+
+void lt_rtthread_clear(struct lt_rtthread *t)
+{
+	free(t->name);
+	for (size_t i = 0; i < t->n_frames; i++)
+		lt_frame_clear(&t->frames[i]);
+	free(t->frames);
+	memset(t, 0, sizeof(*t));
 }
 
 struct lt_rtlock *lt_rtlock_push(struct lt_rtlock **v, size_t *n)
@@ -182,6 +193,47 @@ static void claim(struct lt_snapshot *s, struct lt_thread *t, size_t li)
 		t->acquire = l->kind;
 }
 
+/* The runtime's view of its threads: names, and the waits it claims by
+ * tid (lockmodel.h, lt_lockmodel.scan).  FIRST is the index in s->rtlocks
+ * of the scan's first lock. */
+static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthread *th, size_t nth)
+{
+	for (size_t k = 0; k < nth; k++) {
+		struct lt_thread *t = lt_snapshot_find(s, th[k].tid);
+		if (!t)
+			continue;
+		if (th[k].name && !t->rt_name) {
+			t->rt_name = th[k].name;
+			th[k].name = NULL;
+		}
+		if (th[k].frames) {
+			for (size_t i = 0; i < t->n_frames; i++)
+				lt_frame_clear(&t->frames[i]);
+			free(t->frames);
+			t->frames = th[k].frames;
+			t->n_frames = th[k].n_frames;
+			th[k].frames = NULL;
+			th[k].n_frames = 0;
+		}
+		if (th[k].waits && first + th[k].waits - 1 < s->n_rtlocks && futex_wait(t))
+			claim(s, t, first + th[k].waits - 1);
+	}
+}
+
+static int run_model(const struct lt_lockmodel *m, struct lt_snapshot *s, const struct lt_lm_env *e)
+{
+	if (!m->scan)
+		return m->find(e, &s->rtlocks, &s->n_rtlocks, &s->notes);
+	struct lt_rtthread *th = NULL;
+	size_t nth = 0, first = s->n_rtlocks;
+	int rc = m->scan(e, &s->rtlocks, &s->n_rtlocks, &th, &nth, &s->notes);
+	apply_rtthreads(s, first, th, nth);
+	for (size_t k = 0; k < nth; k++)
+		lt_rtthread_clear(&th[k]);
+	free(th);
+	return rc;
+}
+
 void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -192,14 +244,14 @@ void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 	}
 	for (size_t m = 0; lt_lockmodels[m]; m++) {
 		size_t before = s->n_rtlocks;
-		if (lt_lockmodels[m]->find(e, &s->rtlocks, &s->n_rtlocks, &s->notes) < 0)
+		if (run_model(lt_lockmodels[m], s, e) < 0)
 			lt_strlist_add(&s->notes, "lock model %s failed", lt_lockmodels[m]->name);
 		for (size_t li = before; li < s->n_rtlocks; li++) {
 			const struct lt_rtlock *l = &s->rtlocks[li];
 			for (size_t i = 0; i < s->n_threads; i++) {
 				struct lt_thread *t = &s->threads[i];
 				if (futex_wait(t) && t->futex.uaddr >= l->base &&
-				    t->futex.uaddr < l->base + l->size)
+				    t->futex.uaddr < l->base + l->size && t->futex.rtlock != li + 1)
 					claim(s, t, li);
 			}
 		}

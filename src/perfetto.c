@@ -39,14 +39,21 @@
 /* ---- schema: field numbers of the messages written ------------------- */
 
 enum { /* TracePacket */
-	TP_FTRACE_EVENTS = 1, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10,
+	TP_FTRACE_EVENTS = 1, TP_PROCESS_TREE = 2, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10,
 	TP_TRACK_EVENT = 11, TP_INTERNED_DATA = 12, TP_SEQ_FLAGS = 13, TP_SYSTEM_INFO = 45,
-	TP_TRACK_DESCRIPTOR = 60, TP_FIRST_PACKET_ON_SEQ = 87,
+	TP_TRACK_DESCRIPTOR = 60, TP_FIRST_PACKET_ON_SEQ = 87, TP_GENERIC_TASK_STATE = 117,
 };
 enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
 enum { CS_CLOCKS = 1, CS_PRIMARY_TRACE_CLOCK = 2, CLK_ID = 1, CLK_TIMESTAMP = 2 };
 enum { CLOCK_ID_REALTIME = 1, CLOCK_ID_MONOTONIC = 3, CLOCK_ID_BOOTTIME = 6 };
-enum { SI_UTSNAME = 1, SI_NUM_CPUS = 8, UTS_SYSNAME = 1, UTS_RELEASE = 3 };
+enum { SI_UTSNAME = 1, SI_NUM_CPUS = 8, UTS_SYSNAME = 1, UTS_VERSION = 2, UTS_RELEASE = 3,
+       UTS_MACHINE = 4 };
+enum { PT_PROCESSES = 1, PTP_PID = 1, PTP_PPID = 2, PTP_CMDLINE = 3 }; /* ProcessTree{Process} */
+enum { /* GenericKernelTaskStateEvent and its TaskStateEnum */
+	GT_COMM = 2, GT_TID = 3, GT_STATE = 4,
+	TASK_STATE_INTERRUPTIBLE_SLEEP = 4, TASK_STATE_UNINTERRUPTIBLE_SLEEP = 5,
+	TASK_STATE_STOPPED = 6,
+};
 enum { /* TrackDescriptor and what it holds */
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT_UUID = 5, TD_COUNTER = 8,
 	PD_PID = 1, PD_CMDLINE = 2, PD_PROCESS_NAME = 6,
@@ -780,9 +787,14 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 		/* (re)describe the thread's track: its name is the latest */
 		pb_tok pk = begin_small(b, 1);
 		/* a header thread's descriptor says nothing about when: the
-		 * header may describe the end (flight dumps) */
+		 * header may describe the end (flight dumps).  A new thread's
+		 * comes 1 ns after its task_newtask: trace_processor starts a
+		 * new thread instance there, and binds the track to the
+		 * instance its descriptor finds (at the same time the order
+		 * is not defined: slices and states would then sit on two
+		 * threads of the same tid). */
 		if (!t->from_header)
-			pb_uint64(b, TP_TIMESTAMP, t->ts);
+			pb_uint64(b, TP_TIMESTAMP, t->ts + (ev && ev->h.kind == LT_EV_TASK_NEW));
 		pb_tok td = begin_small(b, TP_TRACK_DESCRIPTOR);
 		pb_uint64(b, TD_UUID, thread_uuid(t->uid));
 		pb_tok th = begin_small(b, TD_THREAD);
@@ -924,21 +936,11 @@ static void on_lost(void *ctx, const struct lt_event *ev)
 
 /* ---- public ------------------------------------------------------------ */
 
-struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr)
+/* The sequence's first packet clears its incremental state and says what
+ * the clocks read at attach (timestamps are BOOTTIME). */
+static void clock_packet(struct lt_perfetto *p, const struct lt_header *hdr)
 {
-	struct lt_perfetto *p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->f = f;
-	p->pid = (uint32_t)hdr->pid;
-	parse_release(hdr->kernel, &p->kver_major, &p->kver_minor);
-	snprintf(p->process_name, sizeof(p->process_name), "%.15s", hdr->comm);
-	pb_buf_init(&p->out);
-	pb_buf_set_sink(&p->out, count_sink, p, FLUSH_BYTES);
-
 	struct pb_buf *b = &p->out;
-	/* The sequence's first packet clears its incremental state and says
-	 * what the clocks read at attach (timestamps are BOOTTIME). */
 	pb_tok pk = begin_small(b, 1);
 	pb_uint64(b, TP_TIMESTAMP, hdr->clock_boottime);
 	pb_tok cs = begin_small(b, TP_CLOCK_SNAPSHOT);
@@ -958,22 +960,109 @@ struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr)
 	pb_uint32(b, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	pb_bool(b, TP_FIRST_PACKET_ON_SEQ, true);
 	packet_end(p, pk);
+}
 
-	/* the kernel release: Perfetto decodes prev_state by it */
-	pk = begin_small(b, 1);
+/* The kernel: Perfetto decodes prev_state by its release and picks its
+ * syscall table by the machine.  A trace without the machine (before
+ * format 1.1) was recorded on x86-64 all the same: the collector is built
+ * for it only, and the syscall numbers in every trace are x86-64's. */
+static void system_info_packet(struct lt_perfetto *p, const struct lt_header *hdr)
+{
+	struct pb_buf *b = &p->out;
+	pb_tok pk = begin_small(b, 1);
 	pb_tok si = begin_small(b, TP_SYSTEM_INFO);
 	pb_tok u = begin_small(b, SI_UTSNAME);
 	pb_string(b, UTS_SYSNAME, "Linux");
+	if (hdr->kversion[0])
+		put_name(b, UTS_VERSION, hdr->kversion, sizeof(hdr->kversion));
 	if (hdr->kernel[0])
 		put_name(b, UTS_RELEASE, hdr->kernel, sizeof(hdr->kernel));
+	put_name(b, UTS_MACHINE, hdr->machine[0] ? hdr->machine : "x86_64", sizeof(hdr->machine));
 	end_small(b, u);
 	if (hdr->ncpus)
 		pb_uint32(b, SI_NUM_CPUS, hdr->ncpus);
 	end_small(b, si);
 	pb_uint32(b, TP_SEQ_ID, SEQ_ID);
 	packet_end(p, pk);
+}
 
+/* The command line: trace_processor takes a process's cmdline only from a
+ * ProcessTree (it ignores ProcessDescriptor.cmdline), and names the
+ * process by its argv[0] as Perfetto's own process scraper does.  The
+ * header keeps argv joined by spaces: written as one element, which the
+ * importer splits at the first space for argv[0]. */
+static void process_tree_packet(struct lt_perfetto *p, const struct lt_header *hdr)
+{
+	struct pb_buf *b = &p->out;
+	if (!hdr->cmdline[0])
+		return;
+	pb_tok pk = begin_small(b, 1);
+	pb_uint64(b, TP_TIMESTAMP, hdr->clock_boottime);
+	pb_tok pt = begin_small(b, TP_PROCESS_TREE);
+	pb_tok pr = begin_small(b, PT_PROCESSES);
+	pb_int32(b, PTP_PID, (int32_t)p->pid);
+	if (hdr->ppid > 0)
+		pb_int32(b, PTP_PPID, hdr->ppid);
+	put_name(b, PTP_CMDLINE, hdr->cmdline, sizeof(hdr->cmdline));
+	end_small(b, pr);
+	end_small(b, pt);
+	pb_uint32(b, TP_SEQ_ID, SEQ_ID);
+	packet_end(p, pk);
+}
+
+static int task_state_of(const struct lt_thread_info *t)
+{
+	if (t->sc_nr == -3 || t->sc_nr == -2) /* running, or unknown */
+		return 0;
+	switch (t->state) {
+	case 'S': return TASK_STATE_INTERRUPTIBLE_SLEEP;
+	case 'D': return TASK_STATE_UNINTERRUPTIBLE_SLEEP;
+	case 'T': case 't': return TASK_STATE_STOPPED;
+	default: return 0;
+	}
+}
+
+/* Threads asleep at attach emit no scheduler event until they wake, so
+ * Perfetto would show no state for them (a lock holder asleep for the whole
+ * trace would have none): say how each was at attach.  A sched_waking
+ * later ends the state as it ends one opened by a switch. */
+static void initial_states(struct lt_perfetto *p, const struct lt_header *hdr)
+{
+	struct pb_buf *b = &p->out;
+	for (uint32_t i = 0; i < hdr->nthreads; i++) {
+		const struct lt_thread_info *t = &hdr->threads[i];
+		int st = task_state_of(t);
+		if (!st || t->tid <= 0)
+			continue;
+		pb_tok pk = begin_small(b, 1);
+		pb_uint64(b, TP_TIMESTAMP, hdr->clock_boottime);
+		pb_tok ts = begin_small(b, TP_GENERIC_TASK_STATE);
+		put_comm(b, GT_COMM, t->comm);
+		pb_int64(b, GT_TID, t->tid);
+		pb_uint32(b, GT_STATE, (uint32_t)st);
+		end_small(b, ts);
+		pb_uint32(b, TP_SEQ_ID, SEQ_ID);
+		packet_end(p, pk);
+	}
+}
+
+struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr)
+{
+	struct lt_perfetto *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->f = f;
+	p->pid = (uint32_t)hdr->pid;
+	parse_release(hdr->kernel, &p->kver_major, &p->kver_minor);
+	snprintf(p->process_name, sizeof(p->process_name), "%.15s", hdr->comm);
+	pb_buf_init(&p->out);
+	pb_buf_set_sink(&p->out, count_sink, p, FLUSH_BYTES);
+	clock_packet(p, hdr);
+	system_info_packet(p, hdr);
 	process_descriptor(p, hdr->cmdline);
+	process_tree_packet(p, hdr);
+	if (!(hdr->flags & LT_HDR_FLIGHT))
+		initial_states(p, hdr);
 	return p;
 }
 

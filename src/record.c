@@ -475,6 +475,7 @@ static void dump_header(struct lt_header *h, pid_t tgid, int blocking, const str
 	for (uint32_t i = 0; i < h->nthreads; i++) {
 		h->threads[i].sc_nr = -2;
 		h->threads[i].blocked_ns = 0;
+		h->threads[i].state = 0;
 	}
 }
 

@@ -265,6 +265,13 @@ static int read_thread(struct ctx *c, pid_t pid, struct lt_thread *t)
 
 /* ---- decoding of the blocking syscall ---- */
 
+static const char *skip_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
 static bool is_tid(const struct lt_snapshot *s, uint32_t v)
 {
 	return v > 0 && v <= (uint32_t)INT_MAX && lt_snapshot_find(s, (pid_t)v) != NULL;
@@ -283,6 +290,30 @@ static bool read_timespec(struct ctx *c, uint64_t addr, int64_t *sec, int64_t *n
 static int64_t ts_ms(int64_t sec, int64_t nsec)
 {
 	return sec * 1000 + nsec / 1000000;
+}
+
+/* Is tid a live thread of another process?  Its tgid and name. */
+static bool other_process(pid_t tid, pid_t *tgid, char *comm, size_t len)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	const char *tg = strstr(buf, "\nTgid:");
+	const char *nm = strncmp(buf, "Name:", 5) == 0 ? buf + 5 : NULL;
+	const char *st = strstr(buf, "\nState:");
+	if (!tg || (st && (strchr(st + 7, 'Z') == skip_blank(st + 7) || strchr(st + 7, 'X') == skip_blank(st + 7))))
+		return false;
+	*tgid = (pid_t)strtol(tg + 6, NULL, 10);
+	size_t n = 0;
+	if (nm) {
+		nm = skip_blank(nm);
+		while (nm[n] && nm[n] != '\n' && n + 1 < len)
+			n++;
+		memcpy(comm, nm, n);
+	}
+	comm[n] = 0;
+	return *tgid > 0;
 }
 
 static void decode_futex(struct ctx *c, struct lt_thread *t)
@@ -343,9 +374,15 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 		return;
 	}
 	if (f->mutex_ok && (w == 1 || w == 2) && f->mutex_owner > 0 && (f->mutex_kind & ~0x3f3) == 0 &&
-	    !is_tid(c->s, (uint32_t)f->mutex_owner))
-		lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is not a thread "
-			       "of this process (exited while holding it?)", (int)f->mutex_owner);
+	    !is_tid(c->s, (uint32_t)f->mutex_owner)) {
+		if (other_process(f->mutex_owner, &f->owner_tgid, f->owner_comm, sizeof(f->owner_comm)))
+			lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is a thread "
+				       "of another process, %d (%s): a process-shared lock",
+				       (int)f->mutex_owner, (int)f->owner_tgid, f->owner_comm);
+		else
+			lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is not a "
+				       "thread of this process (exited while holding it?)", (int)f->mutex_owner);
+	}
 	/* pthread_join sleeps on the joined thread's tid field */
 	if (w == f->expected && is_tid(c->s, w)) {
 		f->owner_kind = LT_OWNER_JOIN;
@@ -553,7 +590,7 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
 			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" : "held by thread";
 			snprintf(own, sizeof(own), ", %s %d (%s)%s", how, (int)f->owner,
-				 o ? o->comm : "not in this process",
+				 o ? lts_thread_name(o) : "not in this process",
 				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
 				 f->owner_kind == LT_OWNER_PI ? " [PI futex word]" :
 				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :

@@ -197,6 +197,14 @@ static void json_futex(FILE *f, const struct lt_futex *x)
 		fprintf(f, "\"owner\":%d,", (int)x->owner);
 	else
 		fputs("\"owner\":null,", f);
+	if (x->owner_tgid > 0) {
+		fprintf(f, "\"owner_process\":{\"tid\":%d,\"pid\":%d,\"comm\":", (int)x->mutex_owner,
+			(int)x->owner_tgid);
+		json_str(f, x->owner_comm);
+		fputs("},", f);
+	} else {
+		fputs("\"owner_process\":null,", f);
+	}
 	fprintf(f, "\"join_confirmed\":%s}", x->join_confirmed ? "true" : "false");
 }
 
@@ -293,6 +301,8 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 {
 	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
 	json_str(f, t->comm);
+	fputs(",\"rt_name\":", f);
+	json_str(f, t->rt_name);
 	fprintf(f, ",\"state\":\"%c\",\"cpu\":%d,", t->state ? t->state : '?', t->cpu);
 	if (t->idle_src == LT_IDLE_UNKNOWN)
 		fputs("\"blocked_s\":null,", f);
@@ -563,7 +573,13 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	char dur[32];
 	fprintf(f, "thread %d (", (int)t->tid);
 	text_str(f, t->comm);
-	fprintf(f, ") state %c", t->state ? t->state : '?');
+	fputc(')', f);
+	if (t->rt_name) {
+		fputs(" \"", f);
+		text_str(f, t->rt_name);
+		fputc('"', f);
+	}
+	fprintf(f, " state %c", t->state ? t->state : '?');
 	if (t->idle_src == LT_IDLE_RUNNING) {
 		fputs(", running\n", f);
 	} else if (t->idle_src == LT_IDLE_UNKNOWN) {

@@ -178,6 +178,7 @@ void lt_thread_clear(struct lt_thread *t)
 	free(t->frames);
 	free(t->ustack_end);
 	lt_strlist_free(&t->notes);
+	free(t->rt_name);
 	memset(t, 0, sizeof(*t));
 }
 

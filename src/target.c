@@ -123,6 +123,33 @@ static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono, int64_t lag)
 	return d > 0 ? (uint64_t)d : 0;
 }
 
+/* The state letter and the parent pid in /proc/PATH/stat ("S", "D", ...);
+ * comm (field 2) may hold spaces and parentheses: read past the last ')'. */
+static int read_stat(const char *path, char *state, int *ppid)
+{
+	char buf[1024];
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	char *p = strrchr(buf, ')');
+	return p && sscanf(p + 1, " %c %d", state, ppid) == 2 ? 0 : -1;
+}
+
+static int32_t stat_ppid(pid_t pid)
+{
+	char path[64], st;
+	int ppid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return read_stat(path, &st, &ppid) ? 0 : ppid;
+}
+
+static char thread_state(pid_t pid, pid_t tid)
+{
+	char path[96], st;
+	int ppid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	return read_stat(path, &st, &ppid) ? 0 : st;
+}
+
 static int cmp_tid(const void *a, const void *b)
 {
 	const struct lt_thread_info *x = a, *y = b;
@@ -143,7 +170,10 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 	if (uname(&u) == 0) {
 		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
 		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+		snprintf(h->kversion, sizeof(h->kversion), "%s", u.version);
+		snprintf(h->machine, sizeof(h->machine), "%.63s", u.machine);
 	}
+	h->ppid = stat_ppid(pid);
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	if (read_file(path, buf, sizeof(buf)) > 0) {
 		chomp(buf);
@@ -184,6 +214,7 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 			ti.sc_nr = -2;
 		if (ti.sc_nr != -3)
 			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, lag);
+		ti.state = thread_state(pid, ti.tid);
 		struct lt_thread_info *v = realloc(h->threads, (h->nthreads + 1) * sizeof(*v));
 		if (!v) {
 			closedir(d);

@@ -106,9 +106,9 @@ static void tlv_get_str(struct lt_cur *v, char *dst, size_t cap)
 
 enum {
 	H_PID = 2, H_FLAGS, H_NCPUS, H_HOST, H_KERNEL, H_COMM, H_EXE, H_CMDLINE,
-	H_CLK_BOOT, H_CLK_MONO, H_CLK_REAL, H_THREAD,
+	H_CLK_BOOT, H_CLK_MONO, H_CLK_REAL, H_THREAD, H_MACHINE, H_KVERSION, H_PPID,
 };
-enum { T_TID = 1, T_COMM, T_SC_NR, T_SC_ARG, T_BLOCKED };
+enum { T_TID = 1, T_COMM, T_SC_NR, T_SC_ARG, T_BLOCKED, T_STATE };
 enum { S_START = 1, S_END, S_EVENTS, S_NCPUS, S_LOST, S_EXIT, S_STOP };
 
 static void encode_header(struct tlv *t, const struct lt_header *h)
@@ -124,6 +124,10 @@ static void encode_header(struct tlv *t, const struct lt_header *h)
 	tlv_varint(t, H_CLK_BOOT, h->clock_boottime);
 	tlv_varint(t, H_CLK_MONO, h->clock_monotonic);
 	tlv_varint(t, H_CLK_REAL, h->clock_realtime);
+	tlv_str(t, H_MACHINE, h->machine, sizeof(h->machine));
+	tlv_str(t, H_KVERSION, h->kversion, sizeof(h->kversion));
+	if (h->ppid > 0)
+		tlv_varint(t, H_PPID, (uint32_t)h->ppid);
 	for (uint32_t i = 0; i < h->nthreads; i++) {
 		const struct lt_thread_info *ti = &h->threads[i];
 		struct tlv sub = { 0 };
@@ -133,6 +137,8 @@ static void encode_header(struct tlv *t, const struct lt_header *h)
 		for (int a = 0; a < 6; a++)
 			tlv_varint(&sub, T_SC_ARG, ti->sc_args[a]);
 		tlv_varint(&sub, T_BLOCKED, ti->blocked_ns);
+		if (ti->state)
+			tlv_varint(&sub, T_STATE, (uint8_t)ti->state);
 		if (sub.err)
 			t->err = 1;
 		else
@@ -159,6 +165,7 @@ static int decode_thread(struct lt_cur *c, struct lt_thread_info *ti)
 				ti->sc_args[nargs++] = lt_get_varint(&v);
 			break;
 		case T_BLOCKED: ti->blocked_ns = lt_get_varint(&v); break;
+		case T_STATE: ti->state = (char)lt_get_varint(&v); break;
 		}
 		if (v.err)
 			return -1;
@@ -185,6 +192,9 @@ static int decode_header(const uint8_t *p, size_t n, struct lt_header *h)
 		case H_CLK_BOOT: h->clock_boottime = lt_get_varint(&v); break;
 		case H_CLK_MONO: h->clock_monotonic = lt_get_varint(&v); break;
 		case H_CLK_REAL: h->clock_realtime = lt_get_varint(&v); break;
+		case H_MACHINE: tlv_get_str(&v, h->machine, sizeof(h->machine)); break;
+		case H_KVERSION: tlv_get_str(&v, h->kversion, sizeof(h->kversion)); break;
+		case H_PPID: h->ppid = (int32_t)lt_get_varint(&v); break;
 		case H_THREAD: {
 			struct lt_thread_info *ti = realloc(h->threads, (h->nthreads + 1) * sizeof(*ti));
 			if (!ti)

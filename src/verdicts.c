@@ -44,6 +44,15 @@ static bool asleep(const struct lt_thread *t)
 	return t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL && !t->moved;
 }
 
+/* A wait the runtime itself vouches for: a lock whose model names its
+ * waiters by tid, and the holder it names (lockmodel.h, waiters_named). */
+static bool runtime_says(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	return f->rtlock && f->rtlock <= s->n_rtlocks && s->rtlocks[f->rtlock - 1].waiters_named &&
+	       f->owner_kind == LT_OWNER_RUNTIME;
+}
+
 static bool has_owner(const struct lt_futex *f)
 {
 	return f->owner_kind == LT_OWNER_MUTEX || f->owner_kind == LT_OWNER_PI ||
@@ -69,6 +78,11 @@ static const char *lock_label(const struct lt_futex *f, char *buf, size_t len)
 	else
 		snprintf(buf, len, "0x%" PRIx64, f->uaddr);
 	return buf;
+}
+
+const char *lts_thread_name(const struct lt_thread *t)
+{
+	return t->rt_name ? t->rt_name : t->comm;
 }
 
 char *lts_thread_activity(const struct lt_thread *t)
@@ -162,6 +176,27 @@ static long idx_of(const struct lt_snapshot *s, pid_t tid)
 	return t ? (long)(t - s->threads) : -1;
 }
 
+static char *lock_phrase(const struct lt_snapshot *s, const struct lt_futex *f);
+
+/* An edge through a runtime lock: the lock in the runtime's terms (a Java
+ * monitor and its object's class), the futex the thread sleeps on, and
+ * how the runtime's state names the holder. */
+static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t,
+			 const struct lt_thread *o, const char *op, const char *dur)
+{
+	const struct lt_futex *f = &t->futex;
+	const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+	char lb[160];
+	char *lp = lock_phrase(s, f);
+	lt_strlist_add(&v->evidence,
+		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
+		       "[%s%s%s], for %s", (int)t->tid, lts_thread_name(t), lp ? lp : "?",
+		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lts_thread_name(o) : "?",
+		       owner_how(f->owner_kind), l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "",
+		       dur);
+	free(lp);
+}
+
 static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)
 {
 	const struct lt_futex *f = &t->futex;
@@ -174,13 +209,15 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 	if (f->owner_kind == LT_OWNER_JOIN)
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
-			       (int)t->tid, t->comm, (int)f->owner, o ? o->comm : "?",
+			       (int)t->tid, lts_thread_name(t), (int)f->owner, o ? lts_thread_name(o) : "?",
 			       lock_label(f, lb, sizeof(lb)), dur);
+	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
+		runtime_edge(v, s, t, o, op, dur);
 	else
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) waits for lock %s [%s, word=%u] held by thread %d (%s) [%s], for %s",
-			       (int)t->tid, t->comm, lock_label(f, lb, sizeof(lb)), op, f->word,
-			       (int)f->owner, o ? o->comm : "?", owner_how(f->owner_kind), dur);
+			       (int)t->tid, lts_thread_name(t), lock_label(f, lb, sizeof(lb)), op, f->word,
+			       (int)f->owner, o ? lts_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 }
 
 static void find_deadlocks(struct lt_snapshot *s)
@@ -195,7 +232,8 @@ static void find_deadlocks(struct lt_snapshot *s)
 		const struct lt_thread *t = &s->threads[i];
 		next[i] = -1;
 		cycle[i] = -1;
-		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && asleep(t) && has_owner(&t->futex))
+		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && (asleep(t) || runtime_says(s, t)) &&
+		    has_owner(&t->futex))
 			next[i] = idx_of(s, t->futex.owner);
 	}
 	size_t first_verdict = s->n_verdicts;
@@ -225,7 +263,7 @@ static void find_deadlocks(struct lt_snapshot *s)
 		for (size_t m = 0; m < v->n_tids && cl < sizeof(chain) - 64; m++) {
 			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
 			cl += (size_t)snprintf(chain + cl, sizeof(chain) - cl, "%d (%s) -> ",
-					       (int)v->tids[m], t ? t->comm : "?");
+					       (int)v->tids[m], t ? lts_thread_name(t) : "?");
 		}
 		snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
 		if (v->n_tids == 1)
@@ -358,7 +396,7 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 				snprintf(op, sizeof(op), "futex_wait");
 			lt_strlist_add(&v->evidence,
 				       "thread %d (%s) has slept %s in %s on %s expecting %u; the word is now %u",
-				       (int)t->tid, t->comm, dur, op, lb, t->futex.expected, t->futex.word);
+				       (int)t->tid, lts_thread_name(t), dur, op, lb, t->futex.expected, t->futex.word);
 		}
 		lt_strlist_add(&v->evidence,
 			       "whoever changed the word did not FUTEX_WAKE the sleeper "
@@ -367,7 +405,7 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 		lts_fmt_duration(t0->idle_s, dur, sizeof(dur));
 		if (b - a == 1)
 			v->summary = lts_asprintf("lost wake-up: thread %d (%s) sleeps on %s expecting %u, "
-						  "but the word is %u (for %s)", (int)t0->tid, t0->comm, lb,
+						  "but the word is %u (for %s)", (int)t0->tid, lts_thread_name(t0), lb,
 						  t0->futex.expected, t0->futex.word, dur);
 		else
 			v->summary = lts_asprintf("lost wake-up: %zu threads sleep on %s although its word "
@@ -498,6 +536,10 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread *t0, bool *dead)
 {
 	const struct lt_futex *f = &t0->futex;
+	if (f->owner_tgid > 0)
+		return lts_asprintf("its recorded owner %d is a thread of another process, %d (%s): "
+				    "a process-shared lock", (int)f->mutex_owner, (int)f->owner_tgid,
+				    f->owner_comm);
 	*dead = !has_owner(f) && f->mutex_ok && f->mutex_owner > 0 && (f->word == 1 || f->word == 2) &&
 		(f->mutex_kind & ~0x3f3) == 0 && !lt_snapshot_find(s, f->mutex_owner) && !f->rtlock;
 	if (*dead)
@@ -547,10 +589,15 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	if (runtime || !convoy) {
 		if (owner && o)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s), %s", cnt, ts, lp,
-						  (int)owner, o->comm, doing);
+						  (int)owner, lts_thread_name(o), doing);
 		else if (owner)
 			v->summary = lts_asprintf("%zu %s for %s held by %d, not a thread of this process",
 						  cnt, ts, lp, (int)owner);
+		else if (t0->futex.owner_tgid > 0)
+			v->summary = lts_asprintf("%zu %s for %s held by thread %d of another process, %d (%s); "
+						  "snapshot that process to see what it does", cnt, ts, lp,
+						  (int)t0->futex.mutex_owner, (int)t0->futex.owner_tgid,
+						  t0->futex.owner_comm);
 		else
 			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s)", cnt, ts,
 						  lp, why);
@@ -558,16 +605,16 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		/* the convoy line of a plain lock, as before the models */
 		char *phrase;
 		if (owner && o && (o->state == 'R' || o->sc.state == LT_SC_RUNNING))
-			phrase = lts_asprintf("owner %d (%s) is running", (int)owner, o->comm);
+			phrase = lts_asprintf("owner %d (%s) is running", (int)owner, lts_thread_name(o));
 		else if (owner && o && o->moved)
 			phrase = lts_asprintf("owner %d (%s) is busy (its state changed during the snapshot)",
-					      (int)owner, o->comm);
+					      (int)owner, lts_thread_name(o));
 		else if (owner && o) {
 			char *act = lts_thread_activity(o), dur[32];
 			lts_fmt_duration(o->idle_s, dur, sizeof(dur));
 			phrase = o->idle_src == LT_IDLE_UNKNOWN
-				 ? lts_asprintf("owner %d (%s) is in %s", (int)owner, o->comm, act ? act : "?")
-				 : lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner, o->comm,
+				 ? lts_asprintf("owner %d (%s) is in %s", (int)owner, lts_thread_name(o), act ? act : "?")
+				 : lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner, lts_thread_name(o),
 						act ? act : "?", dur);
 			free(act);
 		} else if (owner) {

@@ -76,5 +76,23 @@ int tl_sig_held(pid_t pid, int sig);
  * checks again.  1: stopped while holding sig (send SIGCONT when done);
  * 0: not caught (it runs on). */
 int tl_stop_while_holding(pid_t pid, int sig, int timeout_ms);
+/* The helpers below assert with criterion: call them from a test
+ * only.  A failed assertion ends the test with the message given. */
+
+/* Starts argv[0] (as tl_spawn) and keeps its stdout lines in LINES (at most
+ * MAX; *NLINES is their count, from 0) up to the one starting with "ready".
+ * Fails the test if it cannot start or is not ready within TIMEOUT_MS. */
+void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, int max,
+		    int timeout_ms);
+/* The value of KEY in the first ground-truth line of TYPE containing MATCH
+ * (NULL: any); fails the test if there is no such line or key. */
+uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);
+/* Waits until /proc says thread TID of PID sleeps in read() (syscall 0);
+ * fails the test after TIMEOUT_MS. */
+void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);
+/* The JSON report (lt_report_file_opts) of the trace at PATH, parsed
+ * (rp_json_free it); fails the test if the report or its JSON fails. */
+struct rp_json;
+struct rp_json *tl_report_json(const char *path);
 
 #endif

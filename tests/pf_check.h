@@ -41,6 +41,8 @@ struct pfc_track {
 	int32_t pid, tid;
 	char name[64];  /* thread name (latest), process name or track name */
 	uint64_t parent;
+	int has_ts;     /* its first descriptor's packet had a timestamp */
+	uint64_t ts;
 };
 
 struct pfc_sched {
@@ -58,6 +60,10 @@ struct pfc {
 	char err[16][256];
 	size_t npackets, ntrack_events;
 	char kernel[128];
+	char machine[64];      /* SystemInfo.utsname.machine */
+	char cmdline[256];     /* the ProcessTree's cmdline of the process */
+	struct { int32_t tid; int state; uint64_t ts; } task_states[16]; /* threads' states at attach */
+	size_t ntask_states;
 	int32_t pid;
 	struct pfc_track *tracks;
 	size_t ntracks;

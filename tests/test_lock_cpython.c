@@ -1,17 +1,17 @@
 /* The CPython GIL model (src/lock_cpython.c).
  *
  * lock_cpython_fixture: synthetic memory images of 3.8, 3.10, 3.12 and 3.13
- * processes, read through a fake struct lt_lm_env (byte buffers at fake
- * addresses, a symbol table, stack ranges).  The layouts are built from the
- * same per-version facts the model documents (offsetof on each version's
- * internal headers), except 3.13, whose image publishes deliberately
- * different offsets in _Py_DebugOffsets: the model must follow those.
+ * processes (threads 100, the main one, to 103), read through a fake
+ * process (tests/lt_fakeproc.h: byte buffers at fake addresses, a symbol
+ * table, stack ranges).  The layouts are built from the same per-version
+ * facts the model documents (offsetof on each version's internal headers),
+ * except 3.13, whose image publishes deliberately different offsets in
+ * _Py_DebugOffsets: the model must follow those.
  *
  * lock_cpython_live: Debian's /usr/bin/python3 running
  * tests/workloads/gil_holder.py, whose holder sleeps in read() with the GIL.
  * Needs root. */
 #include <criterion/criterion.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,132 +21,17 @@
 
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
+#include "lt_fakeproc.h"
 #include "lt_test.h"
 
 extern const struct lt_lockmodel lt_lm_cpython;
 
-/* ---- a fake process ---- */
-
-#define MAX_REG 8
-#define MAX_SYM 8
-
-struct fake {
-	struct {
-		uint64_t addr;
-		uint8_t *buf;
-		size_t len;
-	} reg[MAX_REG];
-	int nreg;
-	struct {
-		const char *name;
-		uint64_t addr, size;
-	} sym[MAX_SYM];
-	int nsym;
-	struct {
-		uint64_t lo, hi;
-		pid_t tid;
-	} stack[4];
-	int nstack;
-	struct lt_snapshot snap;
-	struct lt_thread threads[8];
-};
-
-static uint8_t *region(struct fake *f, uint64_t addr, size_t len)
-{
-	cr_assert_lt(f->nreg, MAX_REG);
-	uint8_t *b = calloc(1, len);
-	cr_assert_not_null(b);
-	f->reg[f->nreg].addr = addr;
-	f->reg[f->nreg].buf = b;
-	f->reg[f->nreg++].len = len;
-	return b;
-}
-
-static void sym(struct fake *f, const char *name, uint64_t addr, uint64_t size)
-{
-	cr_assert_lt(f->nsym, MAX_SYM);
-	f->sym[f->nsym].name = name;
-	f->sym[f->nsym].addr = addr;
-	f->sym[f->nsym++].size = size;
-}
-
-static void put64(uint8_t *b, size_t off, uint64_t v)
-{
-	memcpy(b + off, &v, 8);
-}
-
-static void put32(uint8_t *b, size_t off, uint32_t v)
-{
-	memcpy(b + off, &v, 4);
-}
-
-static int fake_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	struct fake *f = arg;
-	for (int i = 0; i < f->nreg; i++)
-		if (addr >= f->reg[i].addr && addr + len <= f->reg[i].addr + f->reg[i].len) {
-			memcpy(buf, f->reg[i].buf + (addr - f->reg[i].addr), len);
-			return 0;
-		}
-	return -EFAULT;
-}
-
-static int fake_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
-{
-	struct fake *f = arg;
-	for (int i = 0; i < f->nsym; i++)
-		if (strcmp(f->sym[i].name, name) == 0) {
-			*addr = f->sym[i].addr;
-			if (size)
-				*size = f->sym[i].size;
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static pid_t fake_stack_tid(void *arg, uint64_t addr)
-{
-	struct fake *f = arg;
-	for (int i = 0; i < f->nstack; i++)
-		if (addr >= f->stack[i].lo && addr < f->stack[i].hi)
-			return f->stack[i].tid;
-	return 0;
-}
-
-/* Threads 100 (main), 101, 102, 103; sorted, as lt_snapshot_find wants. */
-static void fake_init(struct fake *f)
-{
-	memset(f, 0, sizeof(*f));
-	for (int i = 0; i < 4; i++)
-		f->threads[i].tid = 100 + i;
-	f->snap.pid = 100;
-	f->snap.threads = f->threads;
-	f->snap.n_threads = 4;
-}
-
-static void fake_env(struct fake *f, struct lt_lm_env *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->arg = f;
-	e->read = fake_read;
-	e->lookup = fake_lookup;
-	e->stack_tid = fake_stack_tid;
-	e->s = &f->snap;
-}
-
-static void fake_free(struct fake *f)
-{
-	for (int i = 0; i < f->nreg; i++)
-		free(f->reg[i].buf);
-	f->nreg = 0;
-}
-
 /* Runs the model; returns the number of locks, fills *v and notes. */
-static size_t run(struct fake *f, struct lt_rtlock **v, struct lt_strlist *notes)
+static size_t run(struct fakeproc *f, struct lt_rtlock **v, struct lt_strlist *notes)
 {
 	struct lt_lm_env e;
 	size_t n = 0;
-	fake_env(f, &e);
+	fp_env(f, &e);
 	*v = NULL;
 	memset(notes, 0, sizeof(*notes));
 	cr_assert_eq(lt_lm_cpython.find(&e, v, &n, notes), 0);
@@ -185,58 +70,55 @@ static void dump_notes(const struct lt_strlist *notes)
 #define RODATA 0x00500000ull  /* its strings (below 4 GiB: imm32)   */
 #define STACK 0x7f0000000000ull
 
-/* A struct _gil_runtime_state at B+OFF: interval, last_holder, locked,
+/* A struct _gil_runtime_state at AT: interval, last_holder, locked,
  * switch_number (offsets 0, 8, 0x10, 0x18 in every default build). */
-static void gil_at(uint8_t *b, size_t off, int locked, uint64_t holder_ts)
+static void gil_at(struct fakeproc *f, uint64_t at, int locked, uint64_t holder_ts)
 {
-	put64(b, off + 0x00, 5000);
-	put64(b, off + 0x08, holder_ts);
-	put32(b, off + 0x10, (uint32_t)locked);
-	put64(b, off + 0x18, 1234);
+	fp_put64(f, at + 0x00, 5000);
+	fp_put64(f, at + 0x08, holder_ts);
+	fp_put32(f, at + 0x10, (uint32_t)locked);
+	fp_put64(f, at + 0x18, 1234);
 }
 
 /* Py_GetVersion's code, with an operand pointing at "3.N.M": a
  * RIP-relative lea (PIC libpython) or a mov $imm32 (non-PIE python). */
-static void version_code(struct fake *f, const char *ver, bool pie)
+static void version_code(struct fakeproc *f, const char *ver, bool pie)
 {
-	uint8_t *code = region(f, CODE, 64);
-	uint8_t *ro = region(f, RODATA, 64);
+	uint8_t *code = fp_region(f, CODE, 64);
+	uint8_t *ro = fp_region(f, RODATA, 64);
 	strcpy((char *)ro + 16, ver);
 	memset(code, 0x90, 64);
 	code[0] = 0x53; /* push %rbx, then mov $0xfa,%esi (not an address) */
 	code[1] = 0xbe;
-	put32(code, 2, 0xfa);
+	fp_put32(f, CODE + 2, 0xfa);
 	if (pie) { /* lea disp(%rip),%rdx at 8: next insn at 15 */
 		code[8] = 0x48, code[9] = 0x8d, code[10] = 0x15;
-		put32(code, 11, (uint32_t)(int32_t)((int64_t)(RODATA + 16) - (int64_t)(CODE + 15)));
+		fp_put32(f, CODE + 11, (uint32_t)(int32_t)((int64_t)(RODATA + 16) - (int64_t)(CODE + 15)));
 	} else { /* mov $imm32,%edx */
 		code[8] = 0xba;
-		put32(code, 9, (uint32_t)(RODATA + 16));
+		fp_put32(f, CODE + 9, (uint32_t)(RODATA + 16));
 	}
-	sym(f, "Py_GetVersion", CODE, 64);
+	fp_sym(f, "Py_GetVersion", CODE, 64);
 }
 
 /* 3.8/3.10: one GIL in _PyRuntime; tstate->thread_id is a pthread_t that
  * lies in thread 102's stack mapping. */
-static void image_old(struct fake *f, unsigned minor, int locked)
+static void image_old(struct fakeproc *f, unsigned minor, int locked)
 {
-	fake_init(f);
+	fp_init(f, 4);
 	uint32_t gil = minor == 8 ? 0x480 : 0x160;
-	uint8_t *rt = region(f, RT, 0x1000);
-	sym(f, "_PyRuntime", RT, 0x1000);
-	gil_at(rt, gil, locked, TSTATE);
-	uint8_t *ts = region(f, TSTATE, 0x100);
-	put64(ts, 0xb0, STACK + 0x7fff00); /* struct pthread at the stack top */
-	f->stack[0].lo = STACK;
-	f->stack[0].hi = STACK + 0x800000;
-	f->stack[0].tid = 102;
-	f->nstack = 1;
+	fp_region(f, RT, 0x1000);
+	fp_sym(f, "_PyRuntime", RT, 0x1000);
+	gil_at(f, RT + gil, locked, TSTATE);
+	fp_region(f, TSTATE, 0x100);
+	fp_put64(f, TSTATE + 0xb0, STACK + 0x7fff00); /* struct pthread at the stack top */
+	fp_stack(f, STACK, STACK + 0x800000, 102);
 	version_code(f, minor == 8 ? "3.8.18" : "3.10.13", minor == 8);
 }
 
 Test(lock_cpython_fixture, v3_8_pie_lea_pthread_in_stack)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_old(&f, 8, 1);
@@ -252,12 +134,12 @@ Test(lock_cpython_fixture, v3_8_pie_lea_pthread_in_stack)
 	cr_assert_eq(v[0].held, 1);
 	cr_assert_eq(v[0].holder, 102, "holder %d (%s)", v[0].holder, v[0].holder_how);
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_cpython_fixture, v3_10_nonpie_imm32)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_old(&f, 10, 1);
@@ -269,14 +151,15 @@ Test(lock_cpython_fixture, v3_10_nonpie_imm32)
 	cr_assert_eq(v[0].held, 1);
 	cr_assert_eq(v[0].holder, 102);
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 /* The pthread_t is in no known stack (the main thread's case): held, but
- * no holder named, and the reason given. */
+ * no holder named, and the reason given.  With the fs bases a live
+ * environment reads as root, it is named all the same. */
 Test(lock_cpython_fixture, v3_10_pthread_unmatched)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_old(&f, 10, 1);
@@ -287,12 +170,19 @@ Test(lock_cpython_fixture, v3_10_pthread_unmatched)
 	cr_assert_eq(v[0].holder, 0);
 	cr_assert_not_null(strstr(v[0].holder_how, "no thread's stack"), "%s", v[0].holder_how);
 	free_locks(v, n, &notes);
-	fake_free(&f);
+
+	fp_fsbase(&f, 100, 0x7f1234560740ull);
+	fp_fsbase(&f, 101, STACK + 0x7fff00); /* the pthread_t image_old stores */
+	n = run(&f, &v, &notes);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(v[0].holder, 101, "holder %d (%s)", v[0].holder, v[0].holder_how);
+	free_locks(v, n, &notes);
+	fp_free(&f);
 }
 
 Test(lock_cpython_fixture, v3_8_free)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_old(&f, 8, 0);
@@ -301,38 +191,38 @@ Test(lock_cpython_fixture, v3_8_free)
 	cr_assert_eq(v[0].held, 0);
 	cr_assert_eq(v[0].holder, 0);
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 /* 3.12: per-interpreter GIL pointers.  Interpreter 1 (head) shares the main
  * GIL, interpreter 2 has its own, free, GIL. */
-static void image_3_12(struct fake *f, pid_t native)
+static void image_3_12(struct fakeproc *f, pid_t native)
 {
-	fake_init(f);
-	uint8_t *rt = region(f, RT, 0x1000);
-	sym(f, "_PyRuntime", RT, 0x1000);
-	uint8_t *pv = region(f, RODATA, 8);
-	put32(pv, 0, 0x030C01F0);
-	sym(f, "Py_Version", RODATA, 4);
-	uint8_t *im = region(f, INTERP, 0x1000);
-	uint8_t *i2 = region(f, INTERP2, 0x1000);
-	put64(rt, 0x28, INTERP2); /* interpreters.head */
-	put64(rt, 0x30, INTERP);  /* interpreters.main */
-	put64(i2, 0x00, INTERP);  /* next */
-	put64(i2, 0x08, 2);       /* id */
-	put64(i2, 0x180, INTERP2 + 0x410);
-	gil_at(i2, 0x410, 0, 0);
-	put64(im, 0x00, 0);
-	put64(im, 0x08, 0);
-	put64(im, 0x180, INTERP + 0x410);
-	gil_at(im, 0x410, 1, TSTATE);
-	uint8_t *ts = region(f, TSTATE, 0x100);
-	put64(ts, 0x90, (uint64_t)native);
+	fp_init(f, 4);
+	fp_region(f, RT, 0x1000);
+	fp_sym(f, "_PyRuntime", RT, 0x1000);
+	fp_region(f, RODATA, 8);
+	fp_put32(f, RODATA, 0x030C01F0);
+	fp_sym(f, "Py_Version", RODATA, 4);
+	fp_region(f, INTERP, 0x1000);
+	fp_region(f, INTERP2, 0x1000);
+	fp_put64(f, RT + 0x28, INTERP2);      /* interpreters.head */
+	fp_put64(f, RT + 0x30, INTERP);       /* interpreters.main */
+	fp_put64(f, INTERP2 + 0x00, INTERP);  /* next */
+	fp_put64(f, INTERP2 + 0x08, 2);       /* id */
+	fp_put64(f, INTERP2 + 0x180, INTERP2 + 0x410);
+	gil_at(f, INTERP2 + 0x410, 0, 0);
+	fp_put64(f, INTERP + 0x00, 0);
+	fp_put64(f, INTERP + 0x08, 0);
+	fp_put64(f, INTERP + 0x180, INTERP + 0x410);
+	gil_at(f, INTERP + 0x410, 1, TSTATE);
+	fp_region(f, TSTATE, 0x100);
+	fp_put64(f, TSTATE + 0x90, (uint64_t)native);
 }
 
 Test(lock_cpython_fixture, v3_12_per_interpreter)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_3_12(&f, 103);
@@ -348,13 +238,13 @@ Test(lock_cpython_fixture, v3_12_per_interpreter)
 	cr_assert_eq(v[1].held, 1);
 	cr_assert_eq(v[1].holder, 103);
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 /* native_thread_id names no thread of the snapshot: not trusted. */
 Test(lock_cpython_fixture, v3_12_holder_not_a_thread)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_3_12(&f, 4242);
@@ -364,44 +254,44 @@ Test(lock_cpython_fixture, v3_12_holder_not_a_thread)
 	cr_assert_eq(v[1].holder, 0);
 	cr_assert_not_null(strstr(v[1].holder_how, "not a thread"), "%s", v[1].holder_how);
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 /* 3.13: _Py_DebugOffsets at the start of _PyRuntime.  The image uses
  * offsets that differ from the real 3.13.0 ones (head at 0x300, next at
  * 0x40, ceval.gil at 0x60, _gil at 0x800, native_thread_id at 0x58) so the
  * test fails if the model ignored them. */
-static void image_3_13(struct fake *f, const char *cookie, uint64_t hexver)
+static void image_3_13(struct fakeproc *f, const char *cookie, uint64_t hexver)
 {
-	fake_init(f);
-	uint8_t *rt = region(f, RT, 0x1000);
-	sym(f, "_PyRuntime", RT, 0x1000);
+	fp_init(f, 4);
+	uint8_t *rt = fp_region(f, RT, 0x1000);
+	fp_sym(f, "_PyRuntime", RT, 0x1000);
 	memcpy(rt, cookie, 8);
-	put64(rt, 8, hexver);
-	put64(rt, 16, 0);       /* free_threaded */
-	put64(rt, 40, 0x300);   /* runtime_state.interpreters_head */
-	put64(rt, 56, 0x48);    /* interpreter_state.id */
-	put64(rt, 64, 0x40);    /* interpreter_state.next */
-	put64(rt, 112, 0x60);   /* interpreter_state.ceval_gil */
-	put64(rt, 120, 0x800);  /* interpreter_state.gil_runtime_state */
-	put64(rt, 136, 0x810);  /* ..._locked */
-	put64(rt, 144, 0x808);  /* ..._holder */
-	put64(rt, 176, 0x10);   /* thread_state.interp */
-	put64(rt, 192, 0x50);   /* thread_state.thread_id */
-	put64(rt, 200, 0x58);   /* thread_state.native_thread_id */
-	put64(rt, 0x300, INTERP);
-	uint8_t *im = region(f, INTERP, 0x1000);
-	put64(im, 0x40, 0);
-	put64(im, 0x48, 0);
-	put64(im, 0x60, INTERP + 0x800);
-	gil_at(im, 0x800, 1, TSTATE);
-	uint8_t *ts = region(f, TSTATE, 0x100);
-	put64(ts, 0x58, 101);
+	fp_put64(f, RT + 8, hexver);
+	fp_put64(f, RT + 16, 0);       /* free_threaded */
+	fp_put64(f, RT + 40, 0x300);   /* runtime_state.interpreters_head */
+	fp_put64(f, RT + 56, 0x48);    /* interpreter_state.id */
+	fp_put64(f, RT + 64, 0x40);    /* interpreter_state.next */
+	fp_put64(f, RT + 112, 0x60);   /* interpreter_state.ceval_gil */
+	fp_put64(f, RT + 120, 0x800);  /* interpreter_state.gil_runtime_state */
+	fp_put64(f, RT + 136, 0x810);  /* ..._locked */
+	fp_put64(f, RT + 144, 0x808);  /* ..._holder */
+	fp_put64(f, RT + 176, 0x10);   /* thread_state.interp */
+	fp_put64(f, RT + 192, 0x50);   /* thread_state.thread_id */
+	fp_put64(f, RT + 200, 0x58);   /* thread_state.native_thread_id */
+	fp_put64(f, RT + 0x300, INTERP);
+	fp_region(f, INTERP, 0x1000);
+	fp_put64(f, INTERP + 0x40, 0);
+	fp_put64(f, INTERP + 0x48, 0);
+	fp_put64(f, INTERP + 0x60, INTERP + 0x800);
+	gil_at(f, INTERP + 0x800, 1, TSTATE);
+	fp_region(f, TSTATE, 0x100);
+	fp_put64(f, TSTATE + 0x58, 101);
 }
 
 Test(lock_cpython_fixture, v3_13_debug_offsets)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_3_13(&f, "xdebugpy", 0x030D00F0);
@@ -414,14 +304,14 @@ Test(lock_cpython_fixture, v3_13_debug_offsets)
 	cr_assert_eq(v[0].held, 1);
 	cr_assert_eq(v[0].holder, 101);
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 /* A 3.14 image: its _Py_DebugOffsets layout is not the 3.13 one, so
  * nothing is decoded and a note says why. */
 Test(lock_cpython_fixture, unknown_version_noted)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_3_13(&f, "xdebugpy", 0x030E00F0);
@@ -429,7 +319,7 @@ Test(lock_cpython_fixture, unknown_version_noted)
 	cr_assert_eq(n, 0);
 	cr_assert(has_note(&notes, "CPython 3.14.0: layout of this version is not known"));
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 
 	/* 3.13 alphas had another _Py_DebugOffsets */
 	image_3_13(&f, "xdebugpy", 0x030D00A5);
@@ -437,22 +327,22 @@ Test(lock_cpython_fixture, unknown_version_noted)
 	cr_assert_eq(n, 0);
 	cr_assert(has_note(&notes, "CPython 3.13.0a5: layout of this version is not known"));
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 
 	/* the same for a Py_Version the table lacks (3.7) */
 	image_3_12(&f, 103);
-	put32(f.reg[1].buf, 0, 0x030710F0);
+	fp_put32(&f, RODATA, 0x030710F0); /* Py_Version */
 	n = run(&f, &v, &notes);
 	cr_assert_eq(n, 0);
 	cr_assert(has_note(&notes, "CPython 3.7.16: layout of this version is not known"));
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 /* _PyRuntime but no way to learn the version: no guess. */
 Test(lock_cpython_fixture, no_version_noted)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_old(&f, 10, 1);
@@ -461,13 +351,13 @@ Test(lock_cpython_fixture, no_version_noted)
 	cr_assert_eq(n, 0);
 	cr_assert(has_note(&notes, "no version found"));
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 /* A layout that does not fit the memory (locked=7) is refused. */
 Test(lock_cpython_fixture, sanity_check_refuses)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
 	image_old(&f, 8, 7);
@@ -475,15 +365,15 @@ Test(lock_cpython_fixture, sanity_check_refuses)
 	cr_assert_eq(n, 0);
 	cr_assert(has_note(&notes, "fails sanity checks"));
 	free_locks(v, n, &notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_cpython_fixture, no_python_no_lock)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_rtlock *v;
 	struct lt_strlist notes;
-	fake_init(&f);
+	fp_init(&f, 4);
 	size_t n = run(&f, &v, &notes);
 	cr_assert_eq(n, 0);
 	cr_assert_eq(notes.n, 0);
@@ -504,10 +394,10 @@ static void futex_wait_on(struct lt_thread *t, uint64_t uaddr)
 
 Test(lock_cpython_fixture, apply_claims_gil_waiters)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct lt_lm_env e;
 	image_3_12(&f, 103);
-	fake_env(&f, &e);
+	fp_env(&f, &e);
 	uint64_t gil = INTERP + 0x410;
 	futex_wait_on(&f.threads[0], gil + 0x28); /* cond __g_signals[0] */
 	futex_wait_on(&f.threads[1], gil + 0x50); /* mutex */
@@ -530,7 +420,7 @@ Test(lock_cpython_fixture, apply_claims_gil_waiters)
 	for (int i = 0; i < 4; i++)
 		lt_thread_clear(&f.threads[i]);
 	lt_strlist_free(&f.snap.notes);
-	fake_free(&f);
+	fp_free(&f);
 }
 
 /* ---- live: Debian's python3.11 ---- */
@@ -561,45 +451,19 @@ static void start_py(char *const extra[])
 	int n = 2;
 	for (int i = 0; extra && extra[i] && n < 7; i++)
 		argv[n++] = extra[i];
-	ntruth = 0;
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "no ready line");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 }
 
 static pid_t truth_tid(const char *type, const char *match)
 {
-	const char *l = tl_find(truth, ntruth, type, match);
-	cr_assert_not_null(l, "no '%s ... %s' line", type, match);
-	int ok = 0;
-	pid_t t = (pid_t)tl_val(l, "tid", &ok);
-	cr_assert(ok);
-	return t;
-}
-
-/* The holder announces `ready` just before read(): wait until /proc shows
- * it inside read (syscall 0). */
-static void wait_in_read(pid_t pid, pid_t tid)
-{
-	char path[96], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	for (int i = 0; i < 1000; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		if (strncmp(buf, "0 ", 2) == 0)
-			return;
-		usleep(10000);
-	}
-	cr_assert_fail("holder %d never entered read(): %s", (int)tid, buf);
+	return (pid_t)tl_truth_val(truth, ntruth, type, match, "tid");
 }
 
 static struct lt_snapshot *gil_snapshot(pid_t *holder, const struct lt_rtlock **gil)
 {
 	start_py(NULL);
 	*holder = truth_tid("thread", "role=holder");
-	wait_in_read(wl.pid, *holder);
+	tl_wait_in_read(wl.pid, *holder, 10000); /* it says `ready` just before */
 	usleep(100000); /* let every waiter reach take_gil */
 	struct lt_snapshot *s = NULL;
 	int r = lt_snapshot_take(wl.pid, NULL, &s);

@@ -8,7 +8,6 @@
  *   classification is compared with the workload's ground truth (needs
  *   root, like the other live snapshot tests). */
 #include <criterion/criterion.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
+#include "lt_fakeproc.h"
 #include "lt_test.h"
 
 /* ---- names ---- */
@@ -101,100 +101,47 @@ Test(lock_glibc_names, not_acquires)
 	name_is("rt_acquire", NULL);
 }
 
-/* ---- a fake process: one memory window, a thread table ---- */
+/* ---- a fake process (tests/lt_fakeproc.h): one memory window, a struct
+ * pthread, a thread table ---- */
 
 #define MEM_BASE 0x10000ull
+#define MEM_SIZE 256
 #define THR_BASE 0x20000ull /* a struct pthread */
 #define TDB_SYM 0x30000ull  /* _thread_db_pthread_tid */
 
-struct fake {
-	uint8_t mem[256];
-	uint8_t thr[0x400];
-	uint32_t tdb[3];
-	bool have_tdb;
-	bool unreadable;
-};
-
-static int fake_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	struct fake *f = arg;
-	if (f->unreadable)
-		return -EFAULT;
-	if (addr >= MEM_BASE && addr + len <= MEM_BASE + sizeof(f->mem)) {
-		memcpy(buf, f->mem + (addr - MEM_BASE), len);
-		return 0;
-	}
-	if (addr >= THR_BASE && addr + len <= THR_BASE + sizeof(f->thr)) {
-		memcpy(buf, f->thr + (addr - THR_BASE), len);
-		return 0;
-	}
-	if (f->have_tdb && addr == TDB_SYM && len <= sizeof(f->tdb)) {
-		memcpy(buf, f->tdb, len);
-		return 0;
-	}
-	return -EFAULT;
-}
-
-static int fake_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
-{
-	struct fake *f = arg;
-	if (!f->have_tdb || strcmp(name, "_thread_db_pthread_tid"))
-		return -ENOENT;
-	*addr = TDB_SYM;
-	*size = 12;
-	return 0;
-}
-
-static pid_t fake_stack_tid(void *arg, uint64_t addr)
-{
-	(void)arg, (void)addr;
-	return 0;
-}
-
-static struct fake fk;
-static struct lt_thread thr[3]; /* tids 100 (waiter), 101 (holder), 102 */
-static struct lt_snapshot snap;
+static struct fakeproc fk; /* threads 100 (waiter), 101 (holder), 102 */
 static struct lt_lm_env env;
-
-static void put32(uint64_t addr, uint32_t v)
-{
-	memcpy(fk.mem + (addr - MEM_BASE), &v, 4);
-}
-
-static void put64(uint64_t addr, uint64_t v)
-{
-	memcpy(fk.mem + (addr - MEM_BASE), &v, 8);
-}
 
 static void setup(void)
 {
-	memset(&fk, 0, sizeof(fk));
-	memset(thr, 0, sizeof(thr));
-	memset(&snap, 0, sizeof(snap));
-	for (int i = 0; i < 3; i++)
-		thr[i].tid = 100 + i;
-	snap.threads = thr;
-	snap.n_threads = 3;
-	snap.pid = 100;
-	env = (struct lt_lm_env){ .arg = &fk, .read = fake_read, .lookup = fake_lookup,
-				  .stack_tid = fake_stack_tid, .s = &snap };
+	fp_init(&fk, 3);
+	fp_region(&fk, MEM_BASE, MEM_SIZE);
+	fp_region(&fk, THR_BASE, 0x400);
+	fp_env(&fk, &env);
+}
+
+/* Frees what waiter() gave the threads; the memory stays as it is. */
+static void clear_threads(void)
+{
+	for (int i = 0; i < 3; i++) {
+		free(fk.threads[i].frames);
+		fk.threads[i].frames = NULL;
+		free(fk.threads[i].futex.lock_state);
+		fk.threads[i].futex.lock_state = NULL;
+	}
 }
 
 static void teardown(void)
 {
-	for (int i = 0; i < 3; i++) {
-		free(thr[i].frames);
-		thr[i].frames = NULL;
-		free(thr[i].futex.lock_state);
-		thr[i].futex.lock_state = NULL;
-	}
+	clear_threads();
+	fp_free(&fk);
 }
 
 /* The waiter (tid 100): FUNCS innermost first; names without '!' are in
  * libc.so.6, "!name" is an application frame.  NULL ends the list. */
 static struct lt_thread *waiter(uint64_t uaddr, uint32_t word, bool private_, const char *const *funcs)
 {
-	struct lt_thread *t = &thr[0];
+	struct lt_thread *t = &fk.threads[0];
 	size_t n = 0;
 	free(t->futex.lock_state);
 	memset(&t->futex, 0, sizeof(t->futex));
@@ -350,10 +297,10 @@ Test(lock_glibc_unit, internal_lock)
 
 static void rwlock_mem(uint32_t readers, uint32_t wrphase, uint32_t writers_futex, int32_t cur_writer)
 {
-	put32(MEM_BASE + 0, readers);
-	put32(MEM_BASE + 8, wrphase);
-	put32(MEM_BASE + 12, writers_futex);
-	put32(MEM_BASE + 24, (uint32_t)cur_writer);
+	fp_put32(&fk, MEM_BASE + 0, readers);
+	fp_put32(&fk, MEM_BASE + 8, wrphase);
+	fp_put32(&fk, MEM_BASE + 12, writers_futex);
+	fp_put32(&fk, MEM_BASE + 24, (uint32_t)cur_writer);
 }
 
 Test(lock_glibc_unit, rwlock_reader_waits_for_writer)
@@ -414,7 +361,7 @@ Test(lock_glibc_unit, rwlock_writer_elsewhere)
 {
 	static const char *const fr[] = { "___pthread_rwlock_rdlock", "!worker", NULL };
 	rwlock_mem(3 | 1 << 3, 3, 3, 4242);
-	put32(MEM_BASE + 28, 1);
+	fp_put32(&fk, MEM_BASE + 28, 1);
 	struct lt_thread *t = waiter(MEM_BASE + 8, 3, false, fr);
 	t->futex.owner_kind = LT_OWNER_JOIN; /* whatever the word looked like */
 	lt_glibc_classify(&env, t);
@@ -429,7 +376,7 @@ Test(lock_glibc_unit, sem_value_and_waiters)
 {
 	static const char *const fr[] = { "__futex_abstimed_wait_common",
 					  "__new_sem_wait_slow64.constprop.0", "!worker", NULL };
-	put64(MEM_BASE, 3ull << 32);
+	fp_put64(&fk, MEM_BASE, 3ull << 32);
 	struct lt_thread *t = waiter(MEM_BASE, 0, true, fr);
 	lt_glibc_classify(&env, t);
 	kind_is(t, "semaphore");
@@ -443,7 +390,7 @@ Test(lock_glibc_unit, sem_timedwait_outer_frame_wins)
 {
 	static const char *const fr[] = { "__futex_abstimed_wait_common", "__new_sem_wait_slow64",
 					  "sem_timedwait@@GLIBC_2.2.5", "!worker", NULL };
-	put64(MEM_BASE, 1ull << 32);
+	fp_put64(&fk, MEM_BASE, 1ull << 32);
 	struct lt_thread *t = waiter(MEM_BASE, 0, false, fr);
 	lt_glibc_classify(&env, t);
 	acquire_is(t, "sem_timedwait");
@@ -458,11 +405,11 @@ Test(lock_glibc_unit, sem_timedwait_outer_frame_wins)
 static uint64_t cond_mem(bool old, uint64_t base, int g, uint32_t waiters)
 {
 	int d = old ? 0 : -8;
-	put64(base, 2 * waiters + (uint64_t)g); /* G2 = g */
-	put64(base + 8, (uint64_t)g);
+	fp_put64(&fk, base, 2 * waiters + (uint64_t)g); /* G2 = g */
+	fp_put64(&fk, base + 8, (uint64_t)g);
 	if (old)
-		put32(base + 16 + 4 * g, 2 * waiters);
-	put32(base + 36 + d, waiters << 3);
+		fp_put32(&fk, base + 16 + 4 * g, 2 * waiters);
+	fp_put32(&fk, base + 36 + d, waiters << 3);
 	return base + 40 + d + 4 * g;
 }
 
@@ -471,7 +418,7 @@ static void cond_case(bool old, int g)
 	static const char *const fr[] = { "__futex_abstimed_wait_common",
 					  "pthread_cond_wait@@GLIBC_2.3.2", "!worker", NULL };
 	uint64_t base = MEM_BASE + 16;
-	put64(MEM_BASE + 8, 0x41); /* a malloc chunk header in front */
+	fp_put64(&fk, MEM_BASE + 8, 0x41); /* a malloc chunk header in front */
 	uint64_t uaddr = cond_mem(old, base, g, 3);
 	struct lt_thread *t = waiter(uaddr, 0, true, fr);
 	lt_glibc_classify(&env, t);
@@ -517,7 +464,7 @@ Test(lock_glibc_unit, cond_caller_names)
 		struct lt_thread *t = waiter(uaddr, 0, true, fr);
 		lt_glibc_classify(&env, t);
 		cr_assert(t->acquire && !strcmp(t->acquire, names[i]), "caller %s", names[i]);
-		teardown();
+		clear_threads();
 	}
 	static const char *const plain[] = { "pthread_cond_wait@@GLIBC_2.3.2", "!worker_main", NULL };
 	struct lt_thread *t = waiter(cond_mem(true, MEM_BASE + 16, 0, 1), 0, true, plain);
@@ -539,9 +486,9 @@ Test(lock_glibc_unit, cond_without_waiters_counted)
 Test(lock_glibc_unit, barrier)
 {
 	static const char *const fr[] = { "___pthread_barrier_wait", "!worker", NULL };
-	put32(MEM_BASE + 0, 3); /* in */
-	put32(MEM_BASE + 4, 0); /* current_round */
-	put32(MEM_BASE + 8, 4); /* count */
+	fp_put32(&fk, MEM_BASE + 0, 3); /* in */
+	fp_put32(&fk, MEM_BASE + 4, 0); /* current_round */
+	fp_put32(&fk, MEM_BASE + 8, 4); /* count */
 	struct lt_thread *t = waiter(MEM_BASE + 4, 0, true, fr);
 	lt_glibc_classify(&env, t);
 	kind_is(t, "barrier");
@@ -554,8 +501,12 @@ Test(lock_glibc_unit, join_with_thread_db_offset)
 {
 	static const char *const fr[] = { "__futex_abstimed_wait_common", "__pthread_clockjoin_ex",
 					  "!main", NULL };
-	fk.have_tdb = true;
-	fk.tdb[0] = 32, fk.tdb[1] = 1, fk.tdb[2] = 0x2d0;
+	/* libc's descriptor for libthread_db: {bits, count, offset} */
+	fp_region(&fk, TDB_SYM, 12);
+	fp_sym(&fk, "_thread_db_pthread_tid", TDB_SYM, 12);
+	fp_put32(&fk, TDB_SYM, 32);
+	fp_put32(&fk, TDB_SYM + 4, 1);
+	fp_put32(&fk, TDB_SYM + 8, 0x2d0);
 	struct lt_thread *t = waiter(THR_BASE + 0x2d0, 101, false, fr);
 	t->futex.owner_kind = LT_OWNER_JOIN;
 	t->futex.owner = 101;
@@ -599,7 +550,7 @@ Test(lock_glibc_unit, no_frames_join_and_unknown)
 	t->futex.join_confirmed = true;
 	lt_glibc_classify(&env, t);
 	kind_is(t, "thread exit (pthread_join)");
-	teardown();
+	clear_threads();
 
 	t = waiter(MEM_BASE + 40, 0, true, NULL); /* a condvar word, say */
 	lt_glibc_classify(&env, t);
@@ -623,25 +574,25 @@ static struct lt_thread *nameless_waiter(uint64_t uaddr, uint32_t word, bool pri
 
 Test(lock_glibc_unit, sem_from_memory_without_symbols)
 {
-	put64(MEM_BASE, 2ull << 32);
-	put32(MEM_BASE + 8, 0); /* private: glibc's FUTEX_PRIVATE */
+	fp_put64(&fk, MEM_BASE, 2ull << 32);
+	fp_put32(&fk, MEM_BASE + 8, 0); /* private: glibc's FUTEX_PRIVATE */
 	struct lt_thread *t = nameless_waiter(MEM_BASE, 0, true, "!do_op");
 	lt_glibc_classify(&env, t);
 	kind_is(t, "semaphore");
 	acquire_is(t, "sem_wait");
 	state_has(t, "value 0, 2 waiters");
 	state_has(t, "from memory");
-	teardown();
+	clear_threads();
 
 	/* pshared semaphore seen with a private op: not a semaphore */
-	put32(MEM_BASE + 8, 128);
+	fp_put32(&fk, MEM_BASE + 8, 128);
 	t = nameless_waiter(MEM_BASE, 0, true, "!do_op");
 	lt_glibc_classify(&env, t);
 	kind_is(t, NULL);
-	teardown();
+	clear_threads();
 
 	/* the same memory under an application's own futex call */
-	put32(MEM_BASE + 8, 0);
+	fp_put32(&fk, MEM_BASE + 8, 0);
 	static const char *const app[] = { "!my_futex_wait", "!do_op", NULL };
 	t = waiter(MEM_BASE, 0, true, app);
 	t->futex.cmd = 9;
@@ -653,7 +604,7 @@ Test(lock_glibc_unit, sem_from_memory_without_symbols)
 Test(lock_glibc_unit, cond_from_memory_without_symbols)
 {
 	for (int old = 0; old < 2; old++) {
-		memset(fk.mem, 0, sizeof(fk.mem));
+		memset(fp_at(&fk, MEM_BASE, MEM_SIZE), 0, MEM_SIZE);
 		uint64_t uaddr = cond_mem(old, MEM_BASE + 16, 1, 2);
 		struct lt_thread *t = nameless_waiter(uaddr, 0, true, "!rt_acquire");
 		lt_glibc_classify(&env, t);
@@ -661,7 +612,7 @@ Test(lock_glibc_unit, cond_from_memory_without_symbols)
 		cr_assert_eq(t->futex.lock_base, MEM_BASE + 16, "%s layout", old ? "old" : "new");
 		acquire_is(t, "rt_acquire");
 		state_has(t, "group 1 (G2), 2 waiters");
-		teardown();
+		clear_threads();
 	}
 }
 
@@ -694,7 +645,7 @@ Test(lock_glibc_unit, unreadable_memory)
 		kind_is(t, kinds[i]);
 		cr_assert_eq(t->futex.owner_kind, LT_OWNER_UNKNOWN);
 		cr_assert_not_null(t->futex.lock_state);
-		teardown();
+		clear_threads();
 	}
 }
 
@@ -716,20 +667,12 @@ static void start(const char *mode)
 	if (access(WL("glibc_locks"), X_OK) != 0)
 		cr_skip_test("%s not built: run make all first", WL("glibc_locks"));
 	char *argv[] = { WL("glibc_locks"), "--mode", (char *)mode, "--no-wait", NULL };
-	ntruth = 0;
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000),
-		  "glibc_locks --mode %s never printed ready", mode);
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 }
 
 static uint64_t truth_val(const char *type, const char *match, const char *key)
 {
-	const char *l = tl_find(truth, ntruth, type, match);
-	cr_assert_not_null(l, "no ground-truth line '%s ... %s'", type, match ? match : "");
-	int ok = 0;
-	uint64_t v = tl_val(l, key, &ok);
-	cr_assert(ok, "no %s= in '%s'", key, l);
-	return v;
+	return tl_truth_val(truth, ntruth, type, match, key);
 }
 
 struct expect {

@@ -2,12 +2,11 @@
  *
  * lock_ocaml_fixture: synthetic memory images laid out as the runtime's
  * sources say (4.13, 5.2's static thread_table, 5.3's heap thread_table),
- * read through a fake struct lt_lm_env; no process, no root.
+ * read through a fake process (tests/lt_fakeproc.h); no process, no root.
  * lock_ocaml_live: the ocaml_holder workload (tests/workloads/ocaml), whose
  * main thread keeps the runtime lock while it sleeps in read(); needs root
  * and ocamlopt at build time. */
 #include <criterion/criterion.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,141 +15,44 @@
 
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
+#include "lt_fakeproc.h"
 #include "lt_test.h"
 
 extern const struct lt_lockmodel lt_lm_ocaml;
 
-/* ---- a fake target: memory regions, a symbol table, thread stacks ---- */
-
-struct fk_region {
-	uint64_t addr;
-	uint8_t *buf;
-	size_t len;
-};
-struct fk_sym {
-	const char *name;
-	uint64_t addr, size;
-};
-struct fk_stack {
-	uint64_t lo, hi;
-	pid_t tid;
-};
-struct fake {
-	struct fk_region r[16];
-	size_t nr;
-	struct fk_sym sym[16];
-	size_t ns;
-	struct fk_stack st[8];
-	size_t nst;
-};
-
-static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	struct fake *f = arg;
-	for (size_t i = 0; i < f->nr; i++)
-		if (addr >= f->r[i].addr && addr + len <= f->r[i].addr + f->r[i].len) {
-			memcpy(buf, f->r[i].buf + (addr - f->r[i].addr), len);
-			return 0;
-		}
-	return -EFAULT;
-}
-
-static int fk_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
-{
-	struct fake *f = arg;
-	for (size_t i = 0; i < f->ns; i++)
-		if (strcmp(f->sym[i].name, name) == 0) {
-			*addr = f->sym[i].addr;
-			*size = f->sym[i].size;
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static pid_t fk_stack_tid(void *arg, uint64_t addr)
-{
-	struct fake *f = arg;
-	for (size_t i = 0; i < f->nst; i++)
-		if (addr >= f->st[i].lo && addr < f->st[i].hi)
-			return f->st[i].tid;
-	return 0;
-}
-
-static void fk_region(struct fake *f, uint64_t addr, size_t len)
-{
-	cr_assert_lt(f->nr, 16);
-	f->r[f->nr++] = (struct fk_region){ addr, calloc(1, len), len };
-}
-
-static uint8_t *fk_at(struct fake *f, uint64_t addr, size_t len)
-{
-	for (size_t i = 0; i < f->nr; i++)
-		if (addr >= f->r[i].addr && addr + len <= f->r[i].addr + f->r[i].len)
-			return f->r[i].buf + (addr - f->r[i].addr);
-	cr_assert_fail("fixture writes outside its regions at 0x%llx", (unsigned long long)addr);
-	return NULL;
-}
-
-static void fk_w64(struct fake *f, uint64_t addr, uint64_t v)
-{
-	memcpy(fk_at(f, addr, 8), &v, 8);
-}
-
-static void fk_w32(struct fake *f, uint64_t addr, uint32_t v)
-{
-	memcpy(fk_at(f, addr, 4), &v, 4);
-}
-
-static void fk_sym(struct fake *f, const char *name, uint64_t addr, uint64_t size)
-{
-	cr_assert_lt(f->ns, 16);
-	f->sym[f->ns++] = (struct fk_sym){ name, addr, size };
-}
-
-static void fk_stack(struct fake *f, uint64_t lo, uint64_t hi, pid_t tid)
-{
-	cr_assert_lt(f->nst, 8);
-	f->st[f->nst++] = (struct fk_stack){ lo, hi, tid };
-}
+/* ---- images, on a fake process (tests/lt_fakeproc.h) ---- */
 
 /* Stdlib__Sys's data as ocamlopt emits it: a few unrelated blocks, then
  * Sys.ocaml_version as an OCaml string block (header: wosize, black,
  * String_tag 252; bytes; NULs; last byte = padding count). */
 #define SYS_DATA 0x100000
-static void fk_version_unit(struct fake *f, const char *version, const char *unit)
+static void ml_version_unit(struct fakeproc *f, const char *version, const char *unit)
 {
 	size_t len = strlen(version), wosize = len / 8 + 1, bytes = wosize * 8;
 	size_t total = 8 * 8 + 8 + bytes + 16;
-	fk_region(f, SYS_DATA, total);
-	fk_w64(f, SYS_DATA, (2ull << 10) | (3 << 8) | 0); /* a tuple */
-	fk_w64(f, SYS_DATA + 8, 0x55d000001234ull);
-	fk_w64(f, SYS_DATA + 24, (1ull << 10) | (3 << 8) | 252); /* "Unix" */
-	memcpy(fk_at(f, SYS_DATA + 32, 4), "Unix", 4);
-	fk_at(f, SYS_DATA + 39, 1)[0] = 3;
+	fp_region(f, SYS_DATA, total);
+	fp_put64(f, SYS_DATA, (2ull << 10) | (3 << 8) | 0); /* a tuple */
+	fp_put64(f, SYS_DATA + 8, 0x55d000001234ull);
+	fp_put64(f, SYS_DATA + 24, (1ull << 10) | (3 << 8) | 252); /* "Unix" */
+	memcpy(fp_at(f, SYS_DATA + 32, 4), "Unix", 4);
+	fp_at(f, SYS_DATA + 39, 1)[0] = 3;
 	uint64_t s = SYS_DATA + 8 * 8;
-	fk_w64(f, s, ((uint64_t)wosize << 10) | (3 << 8) | 252);
-	memcpy(fk_at(f, s + 8, len), version, len);
-	fk_at(f, s + 8 + bytes - 1, 1)[0] = (uint8_t)(bytes - 1 - len);
+	fp_put64(f, s, ((uint64_t)wosize << 10) | (3 << 8) | 252);
+	memcpy(fp_at(f, s + 8, len), version, len);
+	fp_at(f, s + 8 + bytes - 1, 1)[0] = (uint8_t)(bytes - 1 - len);
 	static char names[2][64];
 	snprintf(names[0], sizeof(names[0]), "caml%s__data_begin", unit);
 	snprintf(names[1], sizeof(names[1]), "caml%s__data_end", unit);
-	fk_sym(f, names[0], SYS_DATA, 0);
-	fk_sym(f, names[1], SYS_DATA + total, 0);
+	fp_sym(f, names[0], SYS_DATA, 0);
+	fp_sym(f, names[1], SYS_DATA + total, 0);
 }
 
 /* The unit is Stdlib__Sys from 4.13 on, Stdlib__sys before. */
-static void fk_version(struct fake *f, const char *version)
+static void ml_version(struct fakeproc *f, const char *version)
 {
 	int major = 0, minor = 0;
 	sscanf(version, "%d.%d", &major, &minor);
-	fk_version_unit(f, version, major == 4 && minor < 13 ? "Stdlib__sys" : "Stdlib__Sys");
-}
-
-static void fk_free(struct fake *f)
-{
-	for (size_t i = 0; i < f->nr; i++)
-		free(f->r[i].buf);
-	memset(f, 0, sizeof(*f));
+	ml_version_unit(f, version, major == 4 && minor < 13 ? "Stdlib__sys" : "Stdlib__Sys");
 }
 
 struct found {
@@ -159,9 +61,10 @@ struct found {
 	struct lt_strlist notes;
 };
 
-static void run_model(struct fake *f, struct found *out)
+static void run_model(struct fakeproc *f, struct found *out)
 {
-	struct lt_lm_env e = { .arg = f, .read = fk_read, .lookup = fk_lookup, .stack_tid = fk_stack_tid };
+	struct lt_lm_env e;
+	fp_env(f, &e);
 	memset(out, 0, sizeof(*out));
 	cr_assert_eq(lt_lm_ocaml.find(&e, &out->v, &out->n, &out->notes), 0);
 	for (size_t i = 0; i < out->n; i++) {
@@ -203,38 +106,38 @@ static bool notes_have(const struct found *x, const char *needle)
 /* busy, waiters; Caml_state's bottom_of_stack in stack BOTTOM_IN; its
  * top_of_stack and curr_thread's top_of_stack and bottom_of_stack in stack
  * TH_IN. */
-static void ml4(struct fake *f, const char *version, uint32_t busy, uint32_t waiters, uint64_t bottom_in,
+static void ml4(struct fakeproc *f, const char *version, uint32_t busy, uint32_t waiters, uint64_t bottom_in,
 		uint64_t th_in)
 {
-	memset(f, 0, sizeof(*f));
-	fk_version(f, version);
-	fk_region(f, ML4_LOCK, 96);
-	fk_sym(f, "caml_master_lock", ML4_LOCK, 96);
-	fk_w32(f, ML4_LOCK + 40, busy);
-	fk_w32(f, ML4_LOCK + 44, waiters);
-	fk_region(f, ML4_GLOBALS, 16);
-	fk_sym(f, "Caml_state", ML4_GLOBALS, 8);
-	fk_sym(f, "curr_thread", ML4_GLOBALS + 8, 8);
-	fk_w64(f, ML4_GLOBALS, ML4_STATE);
-	fk_w64(f, ML4_GLOBALS + 8, ML4_THREAD);
-	fk_region(f, ML4_STATE, 0x200);
-	fk_w64(f, ML4_STATE + 0xc8, th_in + 0xff00);    /* top_of_stack */
-	fk_w64(f, ML4_STATE + 0xd0, bottom_in + 0xfa00); /* bottom_of_stack */
-	fk_region(f, ML4_THREAD, 0x80);
-	fk_w64(f, ML4_THREAD + 24, th_in + 0xff00);
-	fk_w64(f, ML4_THREAD + 32, th_in + 0xf000);
-	fk_stack(f, STACK_A, STACK_A + 0x10000, 100);
-	fk_stack(f, STACK_B, STACK_B + 0x10000, 101);
+	fp_init(f, 0);
+	ml_version(f, version);
+	fp_region(f, ML4_LOCK, 96);
+	fp_sym(f, "caml_master_lock", ML4_LOCK, 96);
+	fp_put32(f, ML4_LOCK + 40, busy);
+	fp_put32(f, ML4_LOCK + 44, waiters);
+	fp_region(f, ML4_GLOBALS, 16);
+	fp_sym(f, "Caml_state", ML4_GLOBALS, 8);
+	fp_sym(f, "curr_thread", ML4_GLOBALS + 8, 8);
+	fp_put64(f, ML4_GLOBALS, ML4_STATE);
+	fp_put64(f, ML4_GLOBALS + 8, ML4_THREAD);
+	fp_region(f, ML4_STATE, 0x200);
+	fp_put64(f, ML4_STATE + 0xc8, th_in + 0xff00);    /* top_of_stack */
+	fp_put64(f, ML4_STATE + 0xd0, bottom_in + 0xfa00); /* bottom_of_stack */
+	fp_region(f, ML4_THREAD, 0x80);
+	fp_put64(f, ML4_THREAD + 24, th_in + 0xff00);
+	fp_put64(f, ML4_THREAD + 32, th_in + 0xf000);
+	fp_stack(f, STACK_A, STACK_A + 0x10000, 100);
+	fp_stack(f, STACK_B, STACK_B + 0x10000, 101);
 }
 
-static void ml413(struct fake *f, uint32_t busy, uint32_t waiters, uint64_t bottom_in, uint64_t th_in)
+static void ml413(struct fakeproc *f, uint32_t busy, uint32_t waiters, uint64_t bottom_in, uint64_t th_in)
 {
 	ml4(f, "4.13.1", busy, waiters, bottom_in, th_in);
 }
 
 Test(lock_ocaml_fixture, ocaml413_holder_from_caml_state_and_curr_thread)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml413(&f, 1, 20, STACK_A, STACK_A);
 	run_model(&f, &x);
@@ -253,19 +156,19 @@ Test(lock_ocaml_fixture, ocaml413_holder_from_caml_state_and_curr_thread)
 	cr_assert(strstr(l->holder_how, "in the stack of thread 100"), "%s", l->holder_how);
 	cr_assert_eq(x.notes.n, 0);
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, ocaml410_caml_state_offsets_and_lowercase_sys_unit)
 {
 	/* 4.10-4.11: Caml_state's top/bottom_of_stack at 0xc0/0xc8 (no
 	 * mark_stack yet), and the unit is Stdlib__sys */
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml4(&f, "4.10.2", 1, 5, STACK_A, STACK_A);
-	fk_w64(&f, ML4_STATE + 0xc8, STACK_A + 0xfa00);
-	fk_w64(&f, ML4_STATE + 0xd0, STACK_B + 0xfa00); /* not read in 4.10 */
-	fk_w64(&f, ML4_STATE + 0xc0, STACK_A + 0xff00);
+	fp_put64(&f, ML4_STATE + 0xc8, STACK_A + 0xfa00);
+	fp_put64(&f, ML4_STATE + 0xd0, STACK_B + 0xfa00); /* not read in 4.10 */
+	fp_put64(&f, ML4_STATE + 0xc0, STACK_A + 0xff00);
 	run_model(&f, &x);
 	cr_assert_eq(x.n, 1);
 	cr_assert_str_eq(x.v[0].version, "OCaml 4.10.2");
@@ -275,12 +178,12 @@ Test(lock_ocaml_fixture, ocaml410_caml_state_offsets_and_lowercase_sys_unit)
 	cr_assert(strstr(x.v[0].holder_how, "Caml_state's bottom_of_stack 0x7ffcfa00"), "%s",
 		  x.v[0].holder_how);
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, ocaml413_two_threads_named_is_no_holder)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml413(&f, 1, 3, STACK_A, STACK_B);
 	run_model(&f, &x);
@@ -290,12 +193,12 @@ Test(lock_ocaml_fixture, ocaml413_two_threads_named_is_no_holder)
 	cr_assert_eq(x.v[0].holder, 0);
 	cr_assert(strstr(x.v[0].holder_how, "two threads, 100 and 101"), "%s", x.v[0].holder_how);
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, ocaml413_free_lock_has_no_holder)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml413(&f, 0, 0, STACK_A, STACK_A);
 	run_model(&f, &x);
@@ -305,12 +208,12 @@ Test(lock_ocaml_fixture, ocaml413_free_lock_has_no_holder)
 	cr_assert_eq(x.v[0].holder, 0);
 	cr_assert_str_eq(x.v[0].holder_how, "the lock is free (busy=0)");
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, ocaml413_insane_busy_is_not_decoded)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml413(&f, 0x7f3a, 20, STACK_A, STACK_A);
 	run_model(&f, &x);
@@ -320,17 +223,17 @@ Test(lock_ocaml_fixture, ocaml413_insane_busy_is_not_decoded)
 	cr_assert_eq(x.v[0].holder, 0);
 	cr_assert(notes_have(&x, "layout mismatch"));
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, unknown_version_is_said_not_guessed)
 {
 	/* no Stdlib__Sys data at all (bytecode, stripped) */
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml413(&f, 1, 20, STACK_A, STACK_A);
-	f.ns = 0; /* drop every symbol, then give back only the lock's */
-	fk_sym(&f, "caml_master_lock", ML4_LOCK, 96);
+	f.nsym = 0; /* drop every symbol, then give back only the lock's */
+	fp_sym(&f, "caml_master_lock", ML4_LOCK, 96);
 	run_model(&f, &x);
 	cr_assert_eq(x.n, 1);
 	const struct lt_rtlock *l = &x.v[0];
@@ -344,14 +247,14 @@ Test(lock_ocaml_fixture, unknown_version_is_said_not_guessed)
 	cr_assert(strstr(l->holder_how, "version unknown"), "%s", l->holder_how);
 	cr_assert(notes_have(&x, "not decoded"));
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, versions_outside_the_table_are_not_guessed)
 {
 	static const char *const versions[] = { "4.07.1", "5.4.0+dev0-2024-08-25", "6.0.0" };
 	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
-		struct fake f;
+		struct fakeproc f;
 		struct found x;
 		ml4(&f, versions[i], 1, 20, STACK_A, STACK_A);
 		run_model(&f, &x);
@@ -362,7 +265,7 @@ Test(lock_ocaml_fixture, versions_outside_the_table_are_not_guessed)
 			  x.v[0].holder_how);
 		cr_assert_eq(x.notes.n, 1);
 		found_free(&x);
-		fk_free(&f);
+		fp_free(&f);
 	}
 }
 
@@ -374,41 +277,41 @@ Test(lock_ocaml_fixture, versions_outside_the_table_are_not_guessed)
 #define ML5_TH1 0x9100
 
 /* A caml_thread_struct of domain DOM whose c_stack is C_STACK. */
-static void ml5_thread(struct fake *f, uint64_t at, uint32_t dom, uint64_t c_stack)
+static void ml5_thread(struct fakeproc *f, uint64_t at, uint32_t dom, uint64_t c_stack)
 {
-	fk_w32(f, at + 24, dom);
-	fk_w64(f, at + 40, c_stack);
+	fp_put32(f, at + 24, dom);
+	fp_put64(f, at + 40, c_stack);
 }
 
 /* thread_table[d] at ENTRY: active_thread, then thread_lock {init, mutex,
  * busy, waiters, cond}. */
-static void ml5_entry(struct fake *f, uint64_t entry, uint64_t active, uint64_t busy, uint64_t waiters)
+static void ml5_entry(struct fakeproc *f, uint64_t entry, uint64_t active, uint64_t busy, uint64_t waiters)
 {
-	fk_w64(f, entry, active);
-	fk_w32(f, entry + 8, 1);
-	fk_w64(f, entry + 8 + 48, busy);
-	fk_w64(f, entry + 8 + 56, waiters);
+	fp_put64(f, entry, active);
+	fp_put32(f, entry + 8, 1);
+	fp_put64(f, entry + 8 + 48, busy);
+	fp_put64(f, entry + 8 + 56, waiters);
 }
 
-static void ml5_common(struct fake *f, const char *version)
+static void ml5_common(struct fakeproc *f, const char *version)
 {
-	memset(f, 0, sizeof(*f));
-	fk_version(f, version);
-	fk_sym(f, "caml_thread_initialize", 0x1000, 64);
-	fk_region(f, ML5_TH0, 0x200);
+	fp_init(f, 0);
+	ml_version(f, version);
+	fp_sym(f, "caml_thread_initialize", 0x1000, 64);
+	fp_region(f, ML5_TH0, 0x200);
 	ml5_thread(f, ML5_TH0, 0, STACK_A + 0xe000);
 	ml5_thread(f, ML5_TH1, 1, STACK_B + 0xe000);
-	fk_stack(f, STACK_A, STACK_A + 0x10000, 200);
-	fk_stack(f, STACK_B, STACK_B + 0x10000, 201);
+	fp_stack(f, STACK_A, STACK_A + 0x10000, 200);
+	fp_stack(f, STACK_B, STACK_B + 0x10000, 201);
 }
 
 Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml5_common(&f, "5.2.0");
-	fk_region(&f, ML5_TABLE, 136 * 128);
-	fk_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	fp_region(&f, ML5_TABLE, 136 * 128);
+	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
 	ml5_entry(&f, ML5_TABLE, ML5_TH0, 1, 3);
 	ml5_entry(&f, ML5_TABLE + 136, ML5_TH1, 0, 0);
 	run_model(&f, &x);
@@ -429,18 +332,18 @@ Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 	cr_assert_eq(x.v[1].holder, 0);
 	cr_assert_eq(x.notes.n, 0);
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml5_common(&f, "5.3.0");
-	fk_region(&f, ML5_TABLE, 8);
-	fk_sym(&f, "thread_table", ML5_TABLE, 8);
-	fk_w64(&f, ML5_TABLE, ML5_HEAP);
-	fk_region(&f, ML5_HEAP, 144 * 4); /* OCAMLRUNPARAM=d=4 */
+	fp_region(&f, ML5_TABLE, 8);
+	fp_sym(&f, "thread_table", ML5_TABLE, 8);
+	fp_put64(&f, ML5_TABLE, ML5_HEAP);
+	fp_region(&f, ML5_HEAP, 144 * 4); /* OCAMLRUNPARAM=d=4 */
 	ml5_entry(&f, ML5_HEAP, ML5_TH0, 0, 0);
 	ml5_entry(&f, ML5_HEAP + 144, ML5_TH1, 1, 7);
 	run_model(&f, &x);
@@ -455,19 +358,19 @@ Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
 	cr_assert_eq(x.v[1].holder, 201);
 	cr_assert_eq(x.notes.n, 0, "reading stopped at the first unused entry");
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, ocaml5_layout_disagreeing_with_symbol_is_not_decoded)
 {
 	/* says 5.2 (static array) but thread_table is a pointer */
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
 	ml5_common(&f, "5.2.1");
-	fk_region(&f, ML5_TABLE, 8);
-	fk_sym(&f, "thread_table", ML5_TABLE, 8);
-	fk_w64(&f, ML5_TABLE, ML5_HEAP);
-	fk_region(&f, ML5_HEAP, 144 * 2);
+	fp_region(&f, ML5_TABLE, 8);
+	fp_sym(&f, "thread_table", ML5_TABLE, 8);
+	fp_put64(&f, ML5_TABLE, ML5_HEAP);
+	fp_region(&f, ML5_HEAP, 144 * 2);
 	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 1);
 	run_model(&f, &x);
 	cr_assert_eq(x.n, 1);
@@ -478,21 +381,21 @@ Test(lock_ocaml_fixture, ocaml5_layout_disagreeing_with_symbol_is_not_decoded)
 	cr_assert(strstr(x.v[0].holder_how, "layout mismatch"), "%s", x.v[0].holder_how);
 	cr_assert_eq(x.notes.n, 1);
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 Test(lock_ocaml_fixture, other_programs_thread_table_is_not_ocaml)
 {
-	struct fake f;
+	struct fakeproc f;
 	struct found x;
-	memset(&f, 0, sizeof(f));
-	fk_region(&f, ML5_TABLE, 4096);
-	fk_sym(&f, "thread_table", ML5_TABLE, 4096);
+	fp_init(&f, 0);
+	fp_region(&f, ML5_TABLE, 4096);
+	fp_sym(&f, "thread_table", ML5_TABLE, 4096);
 	run_model(&f, &x);
 	cr_assert_eq(x.n, 0);
 	cr_assert_eq(x.notes.n, 0);
 	found_free(&x);
-	fk_free(&f);
+	fp_free(&f);
 }
 
 /* ---- live: the ocaml_holder workload ---- */
@@ -521,14 +424,10 @@ Test(lock_ocaml_live, holder_in_read_named_by_the_runtime, .fini = cleanup, .tim
 	if (access(WL("ocaml_holder"), X_OK) != 0)
 		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
 	char *argv[] = { WL("ocaml_holder"), NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 256, 60000), "ocaml_holder never printed ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 256, 60000);
 
-	const char *hl = tl_find(truth, ntruth, "thread", "role=holder");
-	cr_assert_not_null(hl);
-	int ok = 0;
-	pid_t holder = (pid_t)tl_val(hl, "tid", &ok);
-	cr_assert(ok && holder > 0);
+	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
+	cr_assert(holder > 0);
 
 	struct lt_snapshot *s = NULL;
 	int r = lt_snapshot_take(wl.pid, NULL, &s);

@@ -400,6 +400,93 @@ Test(perfetto, blocked_at_start_and_nothing_else)
 	unlink(out);
 }
 
+/* What Perfetto's importer needs beyond the schema: the machine (its
+ * syscall table), the command line in a ProcessTree (the only place it
+ * reads one from), and the state of the threads asleep at attach (they emit
+ * no scheduler event until they wake). */
+static void convert_hdr(struct pfc *c, const char *tag, const struct lt_header *h)
+{
+	char in[256], out[256];
+	tmp_path(in, sizeof(in), tag, ".ltrace");
+	tmp_path(out, sizeof(out), tag, ".perfetto-trace");
+	write_trace(in, h, NULL, 0, 8000);
+	convert_ok(in, out);
+	load_ok(c, out);
+	unlink(in);
+	unlink(out);
+}
+
+Test(perfetto, machine_cmdline_and_states_at_attach)
+{
+	struct lt_header h = make_hdr();
+	static struct lt_thread_info th[4];
+	struct pfc c;
+
+	memcpy(th, hthreads, 2 * sizeof(th[0]));
+	h.threads = th;
+	h.nthreads = 4;
+	th[0].state = 'R';                  /* 101 running: no state */
+	th[1].sc_nr = 202;                  /* 102 asleep in a futex wait */
+	th[1].sc_args[1] = FUTEX_WAIT_PRIVATE;
+	th[1].state = 'S';
+	th[2] = (struct lt_thread_info){ .tid = 104, .comm = "disk", .sc_nr = 0, .state = 'D' };
+	th[3] = (struct lt_thread_info){ .tid = 105, .comm = "?", .sc_nr = -2, .state = 'S' };
+	snprintf(h.machine, sizeof(h.machine), "x86_64");
+	snprintf(h.kversion, sizeof(h.kversion), "#1 SMP PREEMPT_DYNAMIC Debian 6.1.0");
+	h.ppid = 77;
+	convert_hdr(&c, "attach", &h);
+	cr_assert_str_eq(c.machine, "x86_64");
+	cr_assert_str_eq(c.cmdline, "app --serve \"x\"");
+	cr_assert_eq(c.ntask_states, 2);
+	cr_assert_eq(c.task_states[0].tid, 102);
+	cr_assert_eq(c.task_states[0].state, 4); /* TASK_STATE_INTERRUPTIBLE_SLEEP */
+	cr_assert_eq(c.task_states[0].ts, h.clock_boottime);
+	cr_assert_eq(c.task_states[1].tid, 104);
+	cr_assert_eq(c.task_states[1].state, 5); /* TASK_STATE_UNINTERRUPTIBLE_SLEEP */
+	pfc_free(&c);
+
+	/* a trace from before format 1.1 has no machine: it was recorded on
+	 * x86-64 all the same; a flight dump's header describes the end, so
+	 * it says nothing about how the threads were when the events begin */
+	h.machine[0] = 0;
+	h.flags |= LT_HDR_FLIGHT;
+	convert_hdr(&c, "flight", &h);
+	cr_assert_str_eq(c.machine, "x86_64");
+	cr_assert_eq(c.ntask_states, 0);
+	pfc_free(&c);
+}
+
+/* trace_processor starts a new thread instance at a task_newtask and binds
+ * a thread's track to the instance its descriptor finds: the descriptor
+ * must come after it, or slices and scheduler states sit on two threads. */
+Test(perfetto, new_thread_described_after_its_task_newtask)
+{
+	char in[256], out[256];
+	struct lt_event v[64];
+	size_t n = story(v);
+	struct lt_header h = make_hdr();
+	struct pfc c;
+
+	tmp_path(in, sizeof(in), "newtask", ".ltrace");
+	tmp_path(out, sizeof(out), "newtask", ".perfetto-trace");
+	write_trace(in, &h, v, n, 9000);
+	convert_ok(in, out);
+	load_ok(&c, out);
+	const struct pfc_track *t = pfc_thread_track(&c, 103);
+	cr_assert(t && t->has_ts);
+	uint64_t newtask_ts = 0;
+	for (size_t i = 0; i < c.nsched; i++)
+		if (c.sched[i].kind == 'n' && c.sched[i].wakee == 103)
+			newtask_ts = c.sched[i].ts;
+	cr_assert_eq(newtask_ts, 4000);
+	cr_assert_eq(t->ts, newtask_ts + 1);
+	/* threads of the header are described without a time */
+	cr_assert_not(pfc_thread_track(&c, 101)->has_ts);
+	pfc_free(&c);
+	unlink(in);
+	unlink(out);
+}
+
 Test(perfetto, prev_state_as_the_kernel_reports_it)
 {
 	/* 4.14+: one bit of TASK_REPORT, TASK_REPORT_IDLE, TASK_REPORT_MAX */
@@ -847,6 +934,12 @@ Test(json, whole_document_is_valid_whatever_the_names)
 	cr_assert(strstr(buf, "\"name\":\"lost events\""));
 	cr_assert(strstr(buf, "\"name\":\"futex 0x5600000010a0\",\"ts\":1.000,\"args\":{\"waiters\":1}"));
 	cr_assert(strstr(buf, "\"dur\":1.400"), "the first wait lasts 1400 ns");
+	/* the flow into it ends in "woken", from the wake-up (2100) to the
+	 * wait's end (2400): a slice that begins after the waking call, so
+	 * Perfetto's importer points the flow from the waker */
+	cr_assert(strstr(buf, "\"tid\":101,\"name\":\"woken\",\"cat\":\"wake\",\"ts\":2.100,\"dur\":0.300}"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "\"tid\":101,\"bp\":\"e\",\"name\":\"wake\",\"cat\":\"wake\",\"id\":"));
 	unlink(in);
 	unlink(out);
 }

@@ -61,12 +61,17 @@ MSG(FtraceEvent, { 1, V, NULL }, { 2, V, NULL }, { 5, V, NULL }, { 4, L, &SchedS
     { 20, L, &SchedWakingFtraceEvent }, { 235, L, &TaskNewtaskFtraceEvent },
     { 236, L, &TaskRenameFtraceEvent }, { 238, L, &SchedProcessExitFtraceEvent });
 MSG(FtraceEventBundle, { 1, V, NULL }, { 2, L, &FtraceEvent }, { 3, V, NULL }); /* cpu, event, lost_events */
-/* ftrace_events, clock_snapshot, timestamp, trusted_packet_sequence_id,
- * track_event, interned_data, sequence_flags, system_info,
- * track_descriptor, first_packet_on_sequence */
-MSG(TracePacket, { 1, L, &FtraceEventBundle }, { 6, L, &ClockSnapshot }, { 8, V, NULL },
-    { 10, V, NULL }, { 11, L, &TrackEvent }, { 12, L, &InternedData }, { 13, V, NULL },
-    { 45, L, &SystemInfo }, { 60, L, &TrackDescriptor }, { 87, V, NULL });
+MSG(ProcessTreeProcess, { 1, V, NULL }, { 2, V, NULL }, { 3, L, NULL }); /* pid, ppid, cmdline */
+MSG(ProcessTree, { 1, L, &ProcessTreeProcess });                  /* processes */
+MSG(GenericKernelTaskStateEvent, { 2, L, NULL }, { 3, V, NULL }, { 4, V, NULL }); /* comm, tid, state */
+/* ftrace_events, process_tree, clock_snapshot, timestamp,
+ * trusted_packet_sequence_id, track_event, interned_data, sequence_flags,
+ * system_info, track_descriptor, first_packet_on_sequence,
+ * generic_kernel_task_state_event */
+MSG(TracePacket, { 1, L, &FtraceEventBundle }, { 2, L, &ProcessTree }, { 6, L, &ClockSnapshot },
+    { 8, V, NULL }, { 10, V, NULL }, { 11, L, &TrackEvent }, { 12, L, &InternedData },
+    { 13, V, NULL }, { 45, L, &SystemInfo }, { 60, L, &TrackDescriptor }, { 87, V, NULL },
+    { 117, L, &GenericKernelTaskStateEvent });
 MSG(Trace, { 1, L, &TracePacket });
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -231,16 +236,22 @@ static void parse_interned(struct pfc *c, struct state *st, const struct pb_fiel
 	}
 }
 
-static void parse_track_descriptor(struct pfc *c, const struct pb_field *td)
+static void parse_track_descriptor(struct pfc *c, const struct pb_field *td, int has_ts,
+				   uint64_t ts)
 {
 	struct pb_field f;
 	if (pb_find_first(td->data, td->len, 1, &f) != 1) {
 		err(c, "TrackDescriptor without uuid");
 		return;
 	}
+	int known = get_track(c, f.val, 0) != NULL;
 	struct pfc_track *t = get_track(c, f.val, 1);
 	if (!t)
 		return;
+	if (!known) {
+		t->has_ts = has_ts;
+		t->ts = ts;
+	}
 	if (pb_find_first(td->data, td->len, 5, &f) == 1)
 		t->parent = f.val;
 	if (pb_find_first(td->data, td->len, 2, &f) == 1)
@@ -468,13 +479,59 @@ static void parse_bundle(struct pfc *c, const struct pb_field *b)
 	}
 }
 
+static void parse_system_info(struct pfc *c, const struct pb_field *f)
+{
+	struct pb_field u, x;
+	if (pb_find_first(f->data, f->len, 1, &u) != 1)
+		return;
+	if (pb_find_first(u.data, u.len, 3, &x) == 1)
+		copy_str(c->kernel, sizeof(c->kernel), &x);
+	if (pb_find_first(u.data, u.len, 4, &x) == 1)
+		copy_str(c->machine, sizeof(c->machine), &x);
+}
+
+static void parse_process_tree(struct pfc *c, const struct pb_field *f)
+{
+	struct pb_field p, x;
+	if (pb_find_first(f->data, f->len, 1, &p) != 1) {
+		err(c, "a ProcessTree without a process");
+		return;
+	}
+	if (pb_find_first(p.data, p.len, 1, &x) != 1 || pb_field_int32(&x) != c->pid)
+		err(c, "the ProcessTree's process is not the traced one");
+	if (pb_find_first(p.data, p.len, 3, &x) == 1)
+		copy_str(c->cmdline, sizeof(c->cmdline), &x);
+	else
+		err(c, "the ProcessTree's process has no cmdline");
+}
+
+/* A thread's state at attach (GenericKernelTaskStateEvent). */
+static void parse_task_state(struct pfc *c, const struct pb_field *f, int has_ts, uint64_t ts)
+{
+	struct pb_field tid, st;
+	if (!has_ts)
+		err(c, "a task state without a timestamp");
+	if (pb_find_first(f->data, f->len, 3, &tid) != 1 || pb_find_first(f->data, f->len, 4, &st) != 1) {
+		err(c, "a task state without tid or state");
+		return;
+	}
+	if (st.val < 4 || st.val > 6)
+		err(c, "a task state at attach that is not a sleep (%llu)", (unsigned long long)st.val);
+	if (c->ntask_states < 16) {
+		c->task_states[c->ntask_states].tid = (int32_t)tid.val;
+		c->task_states[c->ntask_states].state = (int)st.val;
+		c->task_states[c->ntask_states].ts = ts;
+	}
+	c->ntask_states++;
+}
+
 static void parse_packet(struct pfc *c, struct state *st, const struct pb_field *pkt)
 {
 	struct pb_reader r;
-	struct pb_field f, te = { 0 }, in = { 0 };
+	struct pb_field f, te = { 0 }, in = { 0 }, td = { 0 }, tstate = { 0 };
 	uint64_t ts = 0, seq = 0;
 	uint32_t flags = 0;
-	int has_ts = 0, has_seq = 0, has_te = 0, has_in = 0;
+	int has_ts = 0, has_seq = 0, has_te = 0, has_in = 0, has_td = 0, has_tstate = 0;
 
 	c->npackets++;
 	pb_reader_init_sub(&r, pkt);
@@ -485,15 +542,11 @@ static void parse_packet(struct pfc *c, struct state *st, const struct pb_field 
 		case 13: flags = (uint32_t)f.val; break;
 		case 11: te = f; has_te = 1; break;
 		case 12: in = f; has_in = 1; break;
-		case 60: parse_track_descriptor(c, &f); break;
+		case 60: td = f; has_td = 1; break;
 		case 1: parse_bundle(c, &f); break;
-		case 45: {
-			struct pb_field u, rel;
-			if (pb_find_first(f.data, f.len, 1, &u) == 1 &&
-			    pb_find_first(u.data, u.len, 3, &rel) == 1)
-				copy_str(c->kernel, sizeof(c->kernel), &rel);
-			break;
-		}
+		case 45: parse_system_info(c, &f); break;
+		case 2: parse_process_tree(c, &f); break;
+		case 117: tstate = f; has_tstate = 1; break;
 		}
 	}
 	if (!has_seq || !seq) {
@@ -507,6 +560,10 @@ static void parse_packet(struct pfc *c, struct state *st, const struct pb_field 
 		err(c, "packet %zu on sequence %llu, the others on %llu", c->npackets,
 		    (unsigned long long)seq, (unsigned long long)st->seq);
 	}
+	if (has_td)
+		parse_track_descriptor(c, &td, has_ts, ts);
+	if (has_tstate)
+		parse_task_state(c, &tstate, has_ts, ts);
 	if (has_in) /* a packet's interned data serves its own events too */
 		parse_interned(c, st, &in);
 	if (has_te)

@@ -17,23 +17,6 @@
 			cr_skip_test("needs root (BPF programs): run make test as root"); \
 	} while (0)
 
-/* The report of path as parsed JSON (the caller frees it). */
-static struct rp_json *report_json(const char *path)
-{
-	char *buf = NULL, err[768];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
-	fclose(f);
-	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
-	char e[160];
-	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
-	cr_assert_not_null(j, "report JSON: %s", e);
-	free(buf);
-	return j;
-}
-
 static void print_findings(const struct rp_json *j)
 {
 	const struct rp_json *fs = rp_json_get(j, "findings");
@@ -77,8 +60,7 @@ static void demo_stall_calls(const char *mode, const char *until, char truth[][2
 	struct tl_proc wl, rec;
 
 	tl_tmp_path(path, plen, "report");
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, n, 256, 10000));
+	tl_start_ready(&wl, wargv, truth, n, 256, 10000);
 	char *extra[] = { "--ring", "64M", "--stall", "2", calls ? "--calls" : NULL, (char *)calls,
 			  NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
@@ -109,7 +91,7 @@ static void check_io_stall(char truth[][256], int n, const char *path)
 	cr_assert(c0 && c1);
 	uint64_t g0 = tl_val(c0, "addr", NULL), g1 = tl_val(c1, "addr", NULL);
 
-	struct rp_json *j = report_json(path);
+	struct rp_json *j = tl_report_json(path);
 	const struct rp_json *f = finding(j, "holder_blocked");
 	if (!f)
 		print_findings(j);
@@ -180,7 +162,7 @@ static void check_lost_wakeup(char truth[][256], int n, const char *path)
 	uint64_t g0 = tl_val(c0, "addr", NULL), g1 = tl_val(c1, "addr", NULL);
 	uint32_t releaser = (uint32_t)tl_val(truth[n - 1], "releaser_tid", NULL);
 
-	struct rp_json *j = report_json(path);
+	struct rp_json *j = tl_report_json(path);
 	const struct rp_json *f = finding(j, "lost_wakeup");
 	if (!f)
 		print_findings(j);
@@ -226,8 +208,7 @@ Test(report_live, deadlock_cycle_with_tids_and_addresses, .timeout = 60)
 	struct tl_proc wl, rec;
 
 	tl_tmp_path(path, sizeof(path), "deadlock");
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
+	tl_start_ready(&wl, wargv, truth, &n, 64, 10000);
 	char *extra[] = { "-d", "1", NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
 	cr_assert_eq(tl_wait(&rec, 30000), 0);
@@ -242,7 +223,7 @@ Test(report_live, deadlock_cycle_with_tids_and_addresses, .timeout = 60)
 	uint32_t ta = (uint32_t)tl_val(a, "tid", NULL), tb = (uint32_t)tl_val(b, "tid", NULL);
 	uint64_t al1 = tl_val(l1, "addr", NULL), al2 = tl_val(l2, "addr", NULL);
 
-	struct rp_json *j = report_json(path);
+	struct rp_json *j = tl_report_json(path);
 	const struct rp_json *f = finding(j, "deadlock");
 	if (!f)
 		print_findings(j);

@@ -16,9 +16,9 @@
 #include "locktrace/snapshot.h"
 #include "locktrace/taskregs.h"
 #include "lt_test.h"
+#include "tp.h"
 #include "../src/report_int.h"
 
-#define TP "../shared/tools/trace_processor_shell"
 #define PYTHON "/usr/bin/python3"
 
 static struct tl_proc wl;
@@ -45,30 +45,9 @@ static void need_root(void)
 /* The holder's tid from "thread role=holder ... tid=T". */
 static pid_t holder_tid(void)
 {
-	const char *l = tl_find(truth, ntruth, "thread", "role=holder");
-	cr_assert_not_null(l, "the workload printed no holder");
-	int ok = 1;
-	pid_t t = (pid_t)tl_val(l, "tid", &ok);
-	cr_assert(ok && t > 0);
+	pid_t t = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
+	cr_assert(t > 0);
 	return t;
-}
-
-/* Waits until /proc says thread tid of pid sleeps in read() (nr 0). */
-static void wait_in_read(pid_t pid, pid_t tid)
-{
-	char path[96], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	for (int i = 0; i < 200; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		if (!strncmp(buf, "0 ", 2))
-			return;
-		usleep(50000);
-	}
-	cr_assert(0, "holder %d never slept in read(): %s", (int)tid, buf);
 }
 
 /* Records pid for 2 s (the raw trace and the Perfetto file). */
@@ -83,26 +62,10 @@ static void record(pid_t pid, const char *tag)
 	tl_close(&rec);
 }
 
-static struct rp_json *report_json(const char *path)
-{
-	char *buf = NULL, err[768];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
-	fclose(f);
-	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
-	char e[160];
-	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
-	cr_assert_not_null(j, "report JSON: %s", e);
-	free(buf);
-	return j;
-}
-
 /* The report's first finding names the holder, read from the runtime. */
 static void check_report(pid_t holder, const char *kind)
 {
-	struct rp_json *j = report_json(trace);
+	struct rp_json *j = tl_report_json(trace);
 	const struct rp_json *fs = rp_json_get(j, "findings");
 	cr_assert(fs && fs->n > 0, "no findings");
 	const struct rp_json *f = &fs->items[0];
@@ -118,36 +81,56 @@ static void check_report(pid_t holder, const char *kind)
 	rp_json_free(j);
 }
 
-/* One query through Perfetto's importer; its CSV output in out. */
-static int tp_query(const char *sql, char *out, size_t len)
-{
-	char qpath[] = "/tmp/lt-tp-XXXXXX", cmd[1024];
-	int fd = mkstemp(qpath);
-	cr_assert(fd >= 0);
-	cr_assert_eq(write(fd, sql, strlen(sql)), (ssize_t)strlen(sql));
-	close(fd);
-	snprintf(cmd, sizeof(cmd), TP " -q %s %s 2>/dev/null", qpath, pftrace);
-	FILE *p = popen(cmd, "r");
-	size_t n = p ? fread(out, 1, len - 1, p) : 0;
-	out[n] = 0;
-	int rc = p ? pclose(p) : -1;
-	unlink(qpath);
-	return rc;
-}
-
+/* Perfetto's importer reads the file cleanly (no error or data-loss stats,
+ * no warning) and shows the "lock held" slice on the holder's thread, the
+ * lock track named by the model, and, through the documented query "who
+ * held the lock" (docs/perfetto-queries.sql), the holder for the waits
+ * that the model's slice overlaps and no traced call ended. */
 static void check_perfetto(pid_t holder, const char *kind)
 {
-	if (access(TP, X_OK) != 0) {
-		fprintf(stderr, "runtime_live: %s not found: the Perfetto import is not checked\n", TP);
+	const char *why = tp_missing();
+	if (why) {
+		fprintf(stderr, "runtime_live: the Perfetto import is not checked: %s\n", why);
 		return;
 	}
-	char out[4096], want[256];
-	cr_assert_eq(tp_query("select thread.tid, s.name from slice s join thread_track tt on s.track_id = tt.id "
-			      "join thread using(utid) where tt.name = 'lock held';\n", out, sizeof(out)), 0);
-	snprintf(want, sizeof(want), "%d,\"holds the %s", (int)holder, kind);
-	cr_assert_not_null(strstr(out, want), "no 'lock held' slice on %d: %s", (int)holder, out);
-	cr_assert_eq(tp_query("select name from track where name like '%futex 0x%';\n", out, sizeof(out)), 0);
-	cr_assert_not_null(strstr(out, kind), "no lock track named by the model: %s", out);
+	struct tp_out o;
+	int r = tp_run(pftrace,
+		       "select name, severity, value from stats where value > 0\n"
+		       "  and severity in ('error', 'data_loss');\n"
+		       "select thread.tid, s.name from slice s join thread_track tt on s.track_id = tt.id\n"
+		       "  join thread using(utid) where tt.name = 'lock held';\n"
+		       "select name from track where name like '%futex 0x%';\n",
+		       &o);
+	cr_assert_eq(r, 0, "trace_processor: exit %d: %s", o.status, o.error);
+	cr_assert_str_empty(o.warnings, "Perfetto's importer warned: %s", o.warnings);
+	cr_assert_eq(o.n, 3);
+	cr_assert_eq(o.t[0].nrows, 0, "import problems:\n%s", tp_dump(&o.t[0]));
+	cr_assert_eq(o.t[1].nrows, 1, "%s", tp_dump(&o.t[1]));
+	cr_assert_eq(tp_int(&o.t[1], 0, "tid", NULL), holder, "%s", tp_dump(&o.t[1]));
+	const char *held_name = tp_get(&o.t[1], 0, "name");
+	cr_assert(held_name && !strncmp(held_name, "holds the ", 10) && strstr(held_name, kind), "%s",
+		  tp_dump(&o.t[1]));
+	int named = 0;
+	for (size_t i = 0; i < o.t[2].nrows; i++)
+		named |= strstr(tp_get(&o.t[2], i, "name"), kind) != NULL;
+	cr_assert(named, "no lock track named by the model:\n%s", tp_dump(&o.t[2]));
+	tp_free(&o);
+
+	r = tp_run_file(pftrace, "docs/perfetto-queries.sql", &o);
+	cr_assert_eq(r, 0, "docs/perfetto-queries.sql: exit %d: %s", o.status, o.error);
+	const struct tp_table *held = &o.t[0];
+	size_t by_model = 0;
+	for (size_t i = 0; i < held->nrows; i++) {
+		const char *how = tp_get(held, i, "how_known");
+		if (!how || strncmp(how, "holds the ", 10))
+			continue;
+		cr_assert_eq(tp_int(held, i, "holder", NULL), holder, "wait %zu: %s", i, how);
+		by_model++;
+	}
+	fprintf(stderr, "runtime_live: %zu of %zu waits held by %d as the lock model read it\n", by_model,
+		held->nrows, (int)holder);
+	cr_assert_gt(by_model, 0, "no wait shows the holder the lock model read");
+	tp_free(&o);
 }
 
 Test(runtime_live, ocaml_runtime_lock_holder_in_read, .fini = cleanup, .timeout = 120)
@@ -157,8 +140,7 @@ Test(runtime_live, ocaml_runtime_lock_holder_in_read, .fini = cleanup, .timeout 
 		cr_skip_test("%s not built: ocamlopt (Debian's ocaml-nox) is missing; make deps installs it",
 			     WL("ocaml_holder"));
 	char *argv[] = { WL("ocaml_holder"), "--no-wait", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "ocaml_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	pid_t holder = holder_tid();
 	record(wl.pid, "ocaml");
 	check_report(holder, "OCaml runtime lock caml_master_lock");
@@ -171,10 +153,9 @@ Test(runtime_live, python_gil_holder_in_read, .fini = cleanup, .timeout = 120)
 	if (access(PYTHON, X_OK) != 0)
 		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
 	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	pid_t holder = holder_tid();
-	wait_in_read(wl.pid, holder);
+	tl_wait_in_read(wl.pid, holder, 10000);
 	record(wl.pid, "gil");
 	check_report(holder, "GIL _PyRuntime.ceval.gil");
 	check_perfetto(holder, "GIL _PyRuntime.ceval.gil");
@@ -190,8 +171,7 @@ Test(runtime_live, python_lock_deadlock_is_never_ok, .fini = cleanup, .timeout =
 	if (access(PYTHON, X_OK) != 0)
 		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
 	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", "--lock-deadlock", NULL };
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "gil_holder never got ready");
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	struct lt_snapshot *s = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
 	for (size_t i = 0; i < s->n_verdicts; i++)

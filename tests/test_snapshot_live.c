@@ -52,20 +52,12 @@ static void start(const char *name, char *const extra[])
 	for (int i = 0; extra && extra[i] && n < 15; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	ntruth = 0;
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 1200, 30000), "%s never printed ready",
-		  name);
+	tl_start_ready(&wl, argv, truth, &ntruth, 1200, 30000);
 }
 
 static uint64_t truth_val(const char *type, const char *match, const char *key)
 {
-	const char *l = tl_find(truth, ntruth, type, match);
-	cr_assert_not_null(l, "no ground-truth line '%s ... %s'", type, match ? match : "");
-	int ok = 0;
-	uint64_t v = tl_val(l, key, &ok);
-	cr_assert(ok, "no %s= in '%s'", key, l);
-	return v;
+	return tl_truth_val(truth, ntruth, type, match, key);
 }
 
 static struct lt_snapshot *snap(pid_t pid, const struct lt_snapshot_opts *o)

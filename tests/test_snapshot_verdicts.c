@@ -551,3 +551,25 @@ Test(verdict_ok, rediagnose_replaces_verdicts)
 	cr_assert_eq(s->n_verdicts, 1);
 	lt_snapshot_free(s);
 }
+
+/* A process-shared mutex whose owner lives in another process: the owner
+ * is named as such, never as "exited while holding it". */
+Test(verdict_lock_wait, owner_in_another_process_is_named)
+{
+	struct lt_snapshot *s = table(1);
+	futex_wait(&s->threads[0], 10, "parent", LA, 2, 2, LT_OWNER_NONE, 0, 3);
+	struct lt_futex *f = &s->threads[0].futex;
+	f->mutex_ok = true;
+	f->mutex_owner = 11;
+	f->lock_kind = "pthread mutex";
+	f->owner_tgid = 11;
+	snprintf(f->owner_comm, sizeof(f->owner_comm), "child");
+	s->threads[0].acquire = "pthread_mutex_lock";
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(strstr(v->summary, "held by thread 11 of another process, 11 (child)"), "%s", v->summary);
+	cr_assert(!evidence_has(v, "exited"), "%s", v->evidence.v[0]);
+	lt_snapshot_free(s);
+}

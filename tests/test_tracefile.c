@@ -139,6 +139,9 @@ static void sample_header(struct lt_header *h, int32_t pid)
 	snprintf(h->comm, sizeof(h->comm), "demo");
 	snprintf(h->exe, sizeof(h->exe), "/usr/bin/demo");
 	snprintf(h->cmdline, sizeof(h->cmdline), "demo -t 64 \"quoted\" \\");
+	snprintf(h->machine, sizeof(h->machine), "x86_64");
+	snprintf(h->kversion, sizeof(h->kversion), "#1 SMP PREEMPT_DYNAMIC Debian 6.18.0-1");
+	h->ppid = 1;
 	h->clock_boottime = 123456789;
 	h->clock_monotonic = 123456000;
 	h->clock_realtime = 1796000000000000000ull;
@@ -151,6 +154,7 @@ static void sample_header(struct lt_header *h, int32_t pid)
 		th[i].sc_args[1] = 128;
 		th[i].sc_args[5] = ~0ull;
 		th[i].blocked_ns = 2170000000ull * (uint64_t)i;
+		th[i].state = i == 0 ? 'R' : 'S';
 	}
 	h->nthreads = 3;
 	h->threads = th;
@@ -263,6 +267,13 @@ Test(tracefile, round_trip_every_kind)
 	cr_assert_eq(r.hdr.threads[0].sc_nr, -3);
 	cr_assert_eq(r.hdr.threads[1].sc_args[5], ~0ull);
 	cr_assert_eq(r.hdr.threads[2].blocked_ns, 4340000000ull);
+	cr_assert_eq(r.hdr.threads[0].state, 'R');
+	cr_assert_eq(r.hdr.threads[2].state, 'S');
+	/* format 1.1: the machine, the kernel's version string, the parent */
+	cr_assert_eq(r.hdr.version_minor, 1);
+	cr_assert_str_eq(r.hdr.machine, "x86_64");
+	cr_assert_str_eq(r.hdr.kversion, "#1 SMP PREEMPT_DYNAMIC Debian 6.18.0-1");
+	cr_assert_eq(r.hdr.ppid, 1);
 	cr_assert(r.have_stats);
 	cr_assert_eq(r.stats.lost[LT_EV_MAX + LT_EV_SWITCH], 7);
 	cr_assert_eq(r.stats.events[LT_EV_FUTEX_ENTER], 99);
@@ -405,8 +416,8 @@ Test(tracefile, unknown_version_refused)
 	snprintf(path, sizeof(path), "%s/v.ltrace", tmpdir);
 	write_sample(path, 10, 10, &s);
 	int fd = open(path, O_WRONLY);
-	uint8_t v2[2] = { 2, 0 };
-	cr_assert_eq(pwrite(fd, v2, 2, 8), 2);
+	uint8_t v2[4] = { 2, 0, 0, 0 }; /* major 2, minor 0 */
+	cr_assert_eq(pwrite(fd, v2, 4, 8), 4);
 	close(fd);
 	cr_assert_eq(lt_reader_open(&r, path, err, sizeof(err)), -1);
 	cr_assert(strstr(err, "version 2.0"), "message: %s", err);

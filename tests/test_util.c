@@ -1,4 +1,5 @@
 /* Helpers for the integration tests (see lt_test.h); no tests here. */
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -11,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "lt_test.h"
+#include "locktrace/report.h"
+#include "../src/report_int.h"
 
 int tl_is_root(void)
 {
@@ -388,4 +391,70 @@ int tl_stop_while_holding(pid_t pid, int sig, int timeout_ms)
 		return 1;
 	kill(pid, SIGCONT);
 	return 0;
+}
+
+void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, int max,
+		    int timeout_ms)
+{
+	char cmd[512];
+	size_t len = 0;
+	for (int i = 0; argv[i] && len < sizeof(cmd); i++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, "%s%s", i ? " " : "", argv[i]);
+	*nlines = 0;
+	cr_assert_eq(tl_spawn(p, argv), 0, "cannot start %s: %s", cmd, strerror(errno));
+	if (!tl_wait_for(p, 0, "ready", lines, nlines, max, timeout_ms)) {
+		char line[256];
+		for (int i = 0; i < *nlines; i++)
+			fprintf(stderr, "%s said: %s\n", argv[0], lines[i]);
+		for (int i = 0; i < 20 && tl_readline(p, 1, line, sizeof(line), 200) == 1; i++)
+			fprintf(stderr, "%s stderr: %s\n", argv[0], line);
+		cr_assert_fail("%s never printed ready (%d ms)", cmd, timeout_ms);
+	}
+}
+
+uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key)
+{
+	const char *l = tl_find(lines, n, type, match);
+	cr_assert_not_null(l, "no ground-truth line '%s ... %s'", type, match ? match : "");
+	int ok = 0;
+	uint64_t v = tl_val(l, key, &ok);
+	cr_assert(ok, "no %s= in '%s'", key, l);
+	return v;
+}
+
+void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
+{
+	char path[96], buf[256];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (!strncmp(buf, "0 ", 2))
+			return;
+		if (now_ms() >= deadline)
+			break;
+		usleep(10000);
+	}
+	cr_assert_fail("thread %d of %d never slept in read() (%d ms): %s", (int)tid, (int)pid, timeout_ms,
+		       buf);
+}
+
+struct rp_json *tl_report_json(const char *path)
+{
+	char *buf = NULL, err[768];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
+	fclose(f);
+	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
+	char e[160];
+	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
+	cr_assert_not_null(j, "report JSON: %s", e);
+	free(buf);
+	return j;
 }

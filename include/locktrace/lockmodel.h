@@ -10,7 +10,9 @@
  *     own lock objects (OCaml's master lock, CPython's GIL) through its
  *     symbols, decode their state and name the holder.  Any futex word a
  *     thread sleeps on inside [base, base + size) of such an object is a
- *     wait for that runtime lock.
+ *     wait for that runtime lock.  A runtime whose threads sleep elsewhere
+ *     (HotSpot's monitors, lock_hotspot.c) names its waiters by tid
+ *     instead (lt_lockmodel.scan).
  *
  * Models read the process only through struct lt_lm_env, so every model is
  * tested on a synthetic memory image (a fixture) as well as on live
@@ -64,8 +66,10 @@ int lt_lm_read_str(const struct lt_lm_env *e, uint64_t addr, char *buf, size_t l
 
 /* A runtime lock found in the process. */
 struct lt_rtlock {
-	const char *model;       /* "ocaml4", "ocaml5", "cpython" (static)     */
-	const char *kind;        /* "OCaml runtime lock", "GIL" (static)       */
+	const char *model;       /* "ocaml4", "ocaml5", "cpython", "hotspot"
+	                            (static)                                   */
+	const char *kind;        /* "OCaml runtime lock", "GIL", "Java
+	                            monitor" (static)                          */
 	char *name;              /* "caml_master_lock", "thread_table[0]",
 	                            "_PyRuntime.ceval.gil"                     */
 	char *version;           /* "OCaml 4.13.1", "CPython 3.11.2"; NULL     */
@@ -75,17 +79,49 @@ struct lt_rtlock {
 	pid_t holder;            /* tid of the holder, 0 if free or unknown    */
 	char *holder_how;        /* how the holder was found, or why it is not */
 	struct lt_strlist facts; /* decoded fields, one per line: "busy=1"     */
+	/* The runtime itself names the threads waiting for this lock (scan):
+	 * a claimed wait stands as long as the runtime says so, even if the
+	 * thread woke briefly during the snapshot (HotSpot's monitor waiters
+	 * re-park every second; the JVM's state, read twice, is the proof). */
+	bool waiters_named;
 };
 void lt_rtlock_clear(struct lt_rtlock *l);
+
+/* A thread as its runtime knows it (lt_lockmodel.scan). */
+struct lt_rtthread {
+	pid_t tid;
+	char *name;   /* the runtime's name for it (Java: Thread.getName()), NULL */
+	size_t waits; /* 1 + index into the scan's locks of the lock the runtime
+	                 says it waits for; 0 if none                        */
+	/* The thread's user stack as the runtime sees it, innermost first:
+	 * the unwinder's native frames with the runtime's own frames in place
+	 * of the ones that run them (Java methods for the `??` frames of JIT
+	 * code).  Replaces lt_thread.frames when set; NULL otherwise. */
+	struct lt_frame *frames;
+	size_t n_frames;
+};
+void lt_rtthread_clear(struct lt_rtthread *t);
 
 /* A runtime model.  find() appends the runtime's locks to *v (n entries,
  * realloc'd) and returns 0; a runtime that is absent appends nothing.
  * Problems (an unknown version, unreadable memory) go into NOTES: an
- * unknown layout is said, never guessed. */
+ * unknown layout is said, never guessed.
+ *
+ * scan() is find() for a runtime that also knows its threads: besides the
+ * locks, it appends to *th (nth entries, realloc'd) the threads it knows,
+ * with their names and the lock each one waits for.  That is how a wait is
+ * claimed when the futex word the thread sleeps on is not inside the lock:
+ * a Java thread entering a monitor parks on its own event, never on the
+ * ObjectMonitor.  A claimed thread must be asleep in a futex wait; it then
+ * gets the lock as its rtlock, and owner_kind LT_OWNER_RUNTIME with the
+ * lock's holder, exactly as a wait inside [base, base + size) does.  The
+ * names become lt_thread.rt_name.  A model sets find or scan, not both. */
 struct lt_lockmodel {
 	const char *name;
 	int (*find)(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n,
 		    struct lt_strlist *notes);
+	int (*scan)(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n,
+		    struct lt_rtthread **th, size_t *nth, struct lt_strlist *notes);
 };
 
 /* The runtime models, NULL-terminated. */

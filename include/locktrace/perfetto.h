@@ -9,9 +9,11 @@
  *   tl = lt_timeline_new(&hdr, &sink, NULL);  ... feed, finish ...
  *   lt_perfetto_finish(p);  lt_perfetto_free(p);
  *
- * What the file holds: a ClockSnapshot and SystemInfo (kernel release), one
- * process track and one track per thread; scheduler switches and wake-ups
- * as full-form ftrace events (Perfetto builds its thread-state tracks from
+ * What the file holds: a ClockSnapshot and SystemInfo (kernel release,
+ * version, machine), one process track and a ProcessTree with its command
+ * line, one track per thread; the state of each thread asleep at attach
+ * (GenericKernelTaskStateEvent) and scheduler switches and wake-ups as
+ * full-form ftrace events (Perfetto builds its thread-state tracks from
  * them); one slice per blocking call with its arguments as interned debug
  * annotations; flows from each waking call to the wait it ended; a counter
  * track of waiters per contended futex; an instant wherever events were

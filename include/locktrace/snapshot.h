@@ -157,6 +157,10 @@ struct lt_futex {
 	int32_t mutex_count, mutex_owner, mutex_kind;
 	enum lt_owner_kind owner_kind;
 	pid_t owner;          /* tid, when owner_kind is MUTEX/PI/ROBUST/JOIN    */
+	/* A lock word's recorded owner that is a live thread of ANOTHER
+	 * process (a process-shared lock): its process and name.  0 if not. */
+	pid_t owner_tgid;
+	char owner_comm[16];
 	bool join_confirmed;  /* JOIN: uaddr is in the joined thread's stack map */
 	char *lock_sym;       /* identity of uaddr: "rtlock", "[heap]+0x10", ... */
 	/* Set by the lock models (lockmodel.h, docs/locks.md): */
@@ -260,6 +264,10 @@ struct lt_thread {
 	 * string, NULL if none: such a thread waits for a lock, whatever the
 	 * futex word says. */
 	const char *acquire;
+	/* The runtime's own name for the thread, which comm cuts to 15 bytes
+	 * (Java: Thread.getName()); set by a lock model's scan (lockmodel.h),
+	 * NULL when no runtime names it. */
+	char *rt_name;
 };
 
 /* ---- verdicts ----------------------------------------------------------- */

@@ -19,7 +19,7 @@
 #include "locktrace/event.h"
 
 #define LT_VERSION_MAJOR 1
-#define LT_VERSION_MINOR 0
+#define LT_VERSION_MINOR 1
 #define LT_MAGIC "\x7fLTRACE\n"
 #define LT_PREAMBLE_LEN 16
 #define LT_CHUNK_HDR_LEN 16
@@ -43,6 +43,7 @@ struct lt_thread_info {
 	int64_t sc_nr;
 	uint64_t sc_args[6];
 	uint64_t blocked_ns;
+	char state; /* /proc/PID/task/TID/stat's state ('S', 'D', 'R', ...), 0 unknown */
 };
 
 struct lt_header {
@@ -52,6 +53,9 @@ struct lt_header {
 	uint32_t ncpus;
 	char host[128];
 	char kernel[128]; /* uname release */
+	char kversion[128]; /* uname version ("#1 SMP PREEMPT_DYNAMIC Debian ..."), "" unknown */
+	char machine[64];   /* uname machine ("x86_64"), "" unknown (traces before 1.1) */
+	int32_t ppid;       /* the parent process at attach, 0 unknown */
 	char comm[LT_COMM_LEN];
 	char exe[512];
 	char cmdline[1024]; /* argv joined by spaces */
