@@ -57,17 +57,18 @@ static void usage(FILE *f, int perfetto)
 		"      --pid-file FILE  write locktrace's own pid to FILE (for kill -USR1); it is\n"
 		"                       also in the first line locktrace prints\n"
 		"      --no-snapshot    do not store the state of every thread at attach\n"
-		"      --calls MODE     all (default): every traced call, entry and return;\n"
-		"                       blocking: only the calls a thread sleeps in or wakes\n"
-		"                       another from, taken from the scheduler (no syscall\n"
-		"                       tracepoints: a fraction of the overhead; returns are\n"
-		"                       when the thread runs again, return values unknown);\n"
-		"                       for leaving it on for hours\n"
+		"      --calls MODE     all: every traced call, entry and return (the default\n"
+		"                       without --ring); blocking: only the calls a thread\n"
+		"                       sleeps in or wakes another from, taken from the\n"
+		"                       scheduler (no syscall tracepoints: a fraction of the\n"
+		"                       overhead; returns are when the thread runs again,\n"
+		"                       return values unknown; the default with --ring)\n"
 		"\n"
 		"Flight recorder (sit on a process for hours, keep only the recent past):\n"
 		"      --ring SIZE      keep the newest SIZE of events in memory (e.g. 256M) and\n"
 		"                       write a trace only on a trigger: --stall, SIGUSR1 (which\n"
-		"                       never stops recording), the end\n"
+		"                       never stops recording), the end; records --calls\n"
+		"                       blocking unless told --calls all\n"
 		"      --stall SECS     trigger when the process has stalled for SECS (see\n"
 		"                       docs/flight-recorder.md); without --ring: stop recording\n"
 		"      --stall-rule R   locks (default: futex waiters and no lock hand-off) or\n"
@@ -81,7 +82,7 @@ static void usage(FILE *f, int perfetto)
 		"  locktrace record -p 1234                 # until Ctrl-C\n"
 		"  locktrace record -p 1234 -d 10 -o hang.ltrace\n"
 		"  locktrace record -- ./server --port 8080 # launch, trace from its first instruction\n"
-		"  locktrace record -p 1234 --ring 256M --stall 5 --calls blocking\n"
+		"  locktrace record -p 1234 --ring 256M --stall 5\n"
 		"                                           # wait for the hang, cheaply\n"
 		"  kill -USR1 PID                           # dump the ring now (PID: locktrace's,\n"
 		"                                           # printed first, or --pid-file)\n"
@@ -195,7 +196,7 @@ static int record_main(int argc, char **argv, int perfetto)
 	};
 	struct lt_record_opts o = { .status_line = -1 };
 	struct lt_record_result res;
-	int c;
+	int c, calls_given = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:o:fd:b:qvh", opts, NULL)) != -1) {
@@ -234,6 +235,7 @@ static int record_main(int argc, char **argv, int perfetto)
 		case 'N': o.status_line = 0; break;
 		case 'X': o.no_snapshot = 1; break;
 		case 'C':
+			calls_given = 1;
 			if (!strcmp(optarg, "all")) {
 				o.calls_blocking = 0;
 			} else if (!strcmp(optarg, "blocking")) {
@@ -277,6 +279,10 @@ static int record_main(int argc, char **argv, int perfetto)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	/* left on for hours, the flight recorder keeps the target's speed:
+	 * it catches the same stalls that way (BENCHMARKS.md) */
+	if (o.ring_mem && !calls_given)
+		o.calls_blocking = 1;
 	if (!o.pid == !o.argv) {
 		fprintf(stderr, "Error: %s\n", o.pid ? "give either -p PID or a command after --, not both"
 						    : "nothing to trace: give -p PID or -- COMMAND");

@@ -468,6 +468,8 @@ Test(flight_live, sigusr1_while_attaching_is_held_until_recording, .timeout = 90
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_USR1);
 	cr_assert_eq(t.n, 0);
 	cr_assert_gt(t.snapshot_len, 0);
+	/* --ring without --calls records --calls blocking */
+	cr_assert(t.hdr.flags & LT_HDR_CALLS_BLOCKING, "the flight recorder's default is --calls blocking");
 	tl_free(&t);
 	cr_assert_eq(access(path2, F_OK), 0, "no end-of-run dump");
 	unlink(path);

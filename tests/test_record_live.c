@@ -540,6 +540,8 @@ Test(record_live, ctrl_c_stops_cleanly_and_target_keeps_running, .timeout = 60)
 	cr_assert(t.clean_end);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_SIGNAL);
 	cr_assert_gt(t.n, 100);
+	/* a bounded recording records every call by default */
+	cr_assert_eq(t.hdr.flags & LT_HDR_CALLS_BLOCKING, 0);
 	tl_free(&t);
 	unlink(path);
 }
