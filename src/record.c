@@ -1122,6 +1122,18 @@ static void finish_file(struct session *s, const struct lt_stats *base, char *do
 	snprintf(done, dlen, "%s", res->path);
 }
 
+/* 1 when pid has ended (*st its wait status, -1 if someone else reaped
+ * it), 0 while it runs. */
+static int has_ended(pid_t pid, int *st)
+{
+	pid_t r;
+	while ((r = waitpid(pid, st, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		*st = -1;
+	return r != 0;
+}
+
 /* A launched program ends with the recording: one that has exited is
  * reaped (wait: 0 only looks); one still running when the trace is done
  * gets SIGTERM, as timeout(1) sends it, and we wait for it to end (a stop
@@ -1133,7 +1145,7 @@ static void end_launched(struct session *s, int wait)
 
 	if (!s->launched || s->reaped)
 		return;
-	if (waitpid(s->tgid, &st, WNOHANG) == s->tgid)
+	if (has_ended(s->tgid, &st))
 		goto reaped;
 	if (!wait)
 		return;
@@ -1141,7 +1153,7 @@ static void end_launched(struct session *s, int wait)
 		fprintf(stderr, "locktrace: %s (pid %d) is still running: sending it SIGTERM\n", s->comm,
 			s->tgid);
 	kill(s->tgid, SIGTERM);
-	for (int ms = 0; waitpid(s->tgid, &st, WNOHANG) != s->tgid; ms += 20) {
+	for (int ms = 0; !has_ended(s->tgid, &st); ms += 20) {
 		if (ms == 5000 && !said++)
 			fprintf(stderr, "locktrace: %s (pid %d) has not ended 5 s after SIGTERM; waiting "
 				"for it (Ctrl-C sends it SIGKILL)\n", s->comm, s->tgid);
