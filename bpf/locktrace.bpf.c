@@ -18,6 +18,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include "locktrace/event.h"
 #include "locktrace/calls.h"
 
@@ -98,7 +99,8 @@ static __always_inline __s64 read_timespec_ns(__u64 uptr)
 	return ts.sec * 1000000000LL + ts.nsec;
 }
 
-static __always_inline bool fd_is_socket(struct task_struct *t, int fd)
+/* The socket behind fd in t's file table, or NULL if fd is not a socket. */
+static __always_inline struct socket *fd_socket(struct task_struct *t, int fd)
 {
 	struct files_struct *files = BPF_CORE_READ(t, files);
 	struct fdtable *fdt;
@@ -108,16 +110,23 @@ static __always_inline bool fd_is_socket(struct task_struct *t, int fd)
 	umode_t mode;
 
 	if (fd < 0 || !files)
-		return false;
+		return NULL;
 	fdt = BPF_CORE_READ(files, fdt);
 	max = BPF_CORE_READ(fdt, max_fds);
 	if ((unsigned int)fd >= max)
-		return false;
+		return NULL;
 	fdarr = BPF_CORE_READ(fdt, fd);
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fdarr[fd]) || !f)
-		return false;
+		return NULL;
 	mode = BPF_CORE_READ(f, f_inode, i_mode);
-	return (mode & S_IFMT) == S_IFSOCK;
+	if ((mode & S_IFMT) != S_IFSOCK)
+		return NULL;
+	return BPF_CORE_READ(f, private_data);
+}
+
+static __always_inline bool fd_is_socket(struct task_struct *t, int fd)
+{
+	return fd_socket(t, fd) != NULL;
 }
 
 static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
@@ -270,6 +279,66 @@ static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, 
 }
 
 
+/* Bytes in the n iovecs at uiov (struct iovec: base, len), read from the
+ * caller's memory; LT_IO_COUNT_UNKNOWN if unreadable or more than
+ * LT_IO_MAX_IOV.  Not inlined: its loop would be copied into every
+ * program that writes an I/O entry. */
+static __noinline __u64 iov_bytes(__u64 uiov, __u64 n)
+{
+	struct { __u64 base, len; } v;
+	__u64 sum = 0;
+
+	if (n > LT_IO_MAX_IOV)
+		return LT_IO_COUNT_UNKNOWN;
+	for (int i = 0; i < LT_IO_MAX_IOV && i < (int)n; i++) {
+		if (bpf_probe_read_user(&v, sizeof(v), (void *)(uiov + i * sizeof(v))))
+			return LT_IO_COUNT_UNKNOWN;
+		sum += v.len;
+	}
+	return sum;
+}
+
+/* Bytes in the iovecs of n messages at umsg, stride bytes apart (a struct
+ * user_msghdr: msg_iov at 16, msg_iovlen at 24; struct mmsghdr is one plus
+ * msg_len, 64 bytes); unknown beyond LT_IO_MAX_MSGS messages. */
+static __noinline __u64 msg_bytes(__u64 umsg, __u64 n, __u64 stride)
+{
+	struct { __u64 iov, iovlen; } m;
+	__u64 sum = 0, b;
+
+	if (n > LT_IO_MAX_MSGS)
+		return LT_IO_COUNT_UNKNOWN;
+	for (int i = 0; i < LT_IO_MAX_MSGS && i < (int)n; i++) {
+		if (bpf_probe_read_user(&m, sizeof(m), (void *)(umsg + i * stride + 16)))
+			return LT_IO_COUNT_UNKNOWN;
+		b = iov_bytes(m.iov, m.iovlen);
+		if (b == LT_IO_COUNT_UNKNOWN)
+			return b;
+		sum += b;
+	}
+	return sum;
+}
+
+/* The bytes a read or write family call asks for: its count register, or
+ * for the vector and message calls the sum of their iovecs' lengths (the
+ * register holds an iovec count, flags or a message count). */
+static __always_inline __u64 io_count(long id, struct pt_regs *regs)
+{
+	switch (id) {
+	case LT_NR_READV:
+	case LT_NR_WRITEV:
+		return iov_bytes(regs->si, regs->dx);
+	case LT_NR_SENDMSG:
+	case LT_NR_RECVMSG:
+		return msg_bytes(regs->si, 1, 0);
+	case LT_NR_SENDMMSG:
+	case LT_NR_RECVMMSG:
+		return msg_bytes(regs->si, (__u32)regs->dx, 64);
+	default:
+		return regs->dx;
+	}
+}
+
 static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, long id, __u32 tid,
 				    __u8 flags, __u64 ts)
 {
@@ -278,7 +347,7 @@ static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, lo
 	e->io.nr = id;
 	e->io.pad = 0;
 	e->io.fd = regs->di;
-	e->io.count = regs->dx;
+	e->io.count = io_count(id, regs);
 }
 
 
@@ -469,15 +538,121 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
  *    a per-cpu private stack, which is never the task stack;
  *  - interrupted in user mode: the handler runs on the task stack, but the
  *    user registers saved on entry say "not a syscall" (orig_ax < 0: the
- *    entry code stores the negated vector there, a syscall its number). */
+ *    entry code stores the negated vector there, a syscall its number).
+ * The interrupt stack also runs softirqs that a task runs itself: see
+ * softirq_in_own_call. */
 #define TASK_STACK_SIZE (16 * 1024)
+
+enum wake_ctx { WCTX_TASK, WCTX_IRQ, WCTX_SOFTIRQ_CALL };
+
+/* preempt_count bits (include/linux/preempt.h); x86 keeps an inverted
+ * need-resched flag in bit 31 of the per-cpu word */
+#define PC_PREEMPT_MASK 0x000000ff
+#define PC_SOFTIRQ_MASK 0x0000ff00
+#define PC_SOFTIRQ_OFFSET 0x00000100
+#define PC_HARDIRQ_NMI_MASK 0x00ff0000
+
+/* The per-cpu preempt count (a variable of its own up to 6.1 and again
+ * from 6.15, a field of pcpu_hot in between) is found from this cpu's run
+ * queue, another per-cpu variable: user space reads both offsets in the
+ * per-cpu section from the kernel's BTF (loader.c) and sets the distance
+ * here, 0 when it is not known.  Not a typed ksym: the verifier looks a
+ * ksym's address up in kallsyms, which lists no variables unless the
+ * kernel has CONFIG_KALLSYMS_ALL (Debian's does not).  Unknown, and every
+ * wake-up on the interrupt stack stays an interrupt. */
+const volatile __s64 pc_from_rq = 0;
+
+static __always_inline long read_preempt_count(struct task_struct *cur)
+{
+	struct cfs_rq *cfs;
+	struct rq *rq;
+	int pc = 0;
+
+	if (!pc_from_rq || !bpf_core_field_exists(cur->se.cfs_rq))
+		return -1;
+	/* current runs here, so its cfs_rq is this cpu's */
+	cfs = BPF_CORE_READ(cur, se.cfs_rq);
+	rq = cfs ? BPF_CORE_READ(cfs, rq) : NULL;
+	if (!rq || BPF_CORE_READ(rq, cpu) != (int)bpf_get_smp_processor_id())
+		return -1;
+	if (bpf_probe_read_kernel(&pc, sizeof(pc), (void *)rq + pc_from_rq))
+		return -1;
+	return (unsigned int)pc;
+}
+
+/* Is the wakee p, if it sleeps in a receive on a socket, on the socket the
+ * waker's socket wsk is connected to (same family, ports match both
+ * ways)?  1 also when that cannot be told: p waits in something else
+ * (poll, epoll, a futex), or the waker's socket is not connected. */
+static __always_inline int wakee_is_peer(struct task_struct *p, struct sock *wsk)
+{
+	struct pt_regs *pr;
+	struct socket *so;
+	struct sock *sk;
+	__u16 wport, wdport, port, dport;
+
+	if (p->flags & 0x00200000) /* PF_KTHREAD */
+		return 1;
+	pr = (struct pt_regs *)bpf_task_pt_regs(p);
+	if (!pr || lt_call_class(pr->orig_ax) != LT_CALL_IO || !lt_call_reads(pr->orig_ax))
+		return 1;
+	so = fd_socket(p, pr->di);
+	sk = so ? BPF_CORE_READ(so, sk) : NULL;
+	if (!sk || !wsk)
+		return 1;
+	if (BPF_CORE_READ(sk, __sk_common.skc_family) != BPF_CORE_READ(wsk, __sk_common.skc_family))
+		return 0;
+	port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	dport = BPF_CORE_READ(sk, __sk_common.skc_dport);
+	wport = BPF_CORE_READ(wsk, __sk_common.skc_num);
+	wdport = BPF_CORE_READ(wsk, __sk_common.skc_dport);
+	if (!wdport)
+		return 1; /* unconnected (a UDP sendto): the peer is not known */
+	return port == bpf_ntohs(wdport) && (!dport || dport == bpf_htons(wport));
+}
+
+/* A wake-up on the interrupt stack: a softirq the waker ran itself inside
+ * its own socket call, rather than an interrupt?  A send on 127.0.0.1
+ * hands the packet to the loopback device with bottom halves disabled;
+ * the local_bh_enable that follows runs the network softirq at once, on
+ * the interrupt stack, inside the send, and that softirq wakes the
+ * receiver.  Required, all of:
+ *  - preempt_count: no hardirq or NMI level, exactly one softirq being
+ *    served, and preemption disabled at least once: local_bh_enable keeps
+ *    it disabled while it runs softirqs, while the softirq run at the end
+ *    of a device interrupt adds nothing to what the interrupted code had
+ *    (a hardirq handler itself has the hardirq bits);
+ *  - the waker is a user task inside a socket read or write call (its
+ *    saved user registers);
+ *  - if the wakee sleeps in a receive on an inet socket, it is the one the
+ *    waker's socket is connected to.
+ * What this cannot tell apart (docs/trace-format.md): a device interrupt
+ * arriving while the socket call runs with preemption disabled but bottom
+ * halves enabled, whose softirq wakes a thread that waits in poll, epoll
+ * or a futex rather than on the peer socket; such a wake-up is credited
+ * to the call. */
+static __always_inline int softirq_in_own_call(struct task_struct *cur, struct pt_regs *regs,
+					       struct task_struct *p)
+{
+	struct socket *so;
+	long pc;
+
+	if (!regs || lt_call_class(regs->orig_ax) != LT_CALL_IO)
+		return 0;
+	pc = read_preempt_count(cur);
+	if (pc < 0 || (pc & PC_HARDIRQ_NMI_MASK) || (pc & PC_SOFTIRQ_MASK) != PC_SOFTIRQ_OFFSET ||
+	    !(pc & PC_PREEMPT_MASK))
+		return 0;
+	so = fd_socket(cur, regs->di);
+	return so && wakee_is_peer(p, BPF_CORE_READ(so, sk));
+}
 
 /* A wake-up runs this inside try_to_wake_up, on the path of every lock
  * handoff: the task's fields are read as BTF pointers (plain loads), not
  * through helper calls; only the stack pointer needs one.  This took a
  * sched_waking from ~600 to ~400 ns (with bpf_stats) on the demo workload. */
-static __always_inline int in_interrupt_ctx(void *ctx, struct task_struct *cur,
-					    struct pt_regs *regs)
+static __always_inline enum wake_ctx wake_context(void *ctx, struct task_struct *cur,
+						  struct pt_regs *regs, struct task_struct *p)
 {
 	__u64 base = (__u64)cur->stack;
 	void *volatile here = ctx;
@@ -485,10 +660,10 @@ static __always_inline int in_interrupt_ctx(void *ctx, struct task_struct *cur,
 
 	/* the verifier keeps pointers opaque: copy the value out */
 	if (bpf_probe_read_kernel(&sp, sizeof(sp), (void *)&here) || !base)
-		return 0;
+		return WCTX_TASK;
 	if (sp - base >= TASK_STACK_SIZE)
-		return 1;
-	return regs && (long)regs->orig_ax < 0;
+		return softirq_in_own_call(cur, regs, p) ? WCTX_SOFTIRQ_CALL : WCTX_IRQ;
+	return regs && (long)regs->orig_ax < 0 ? WCTX_IRQ : WCTX_TASK;
 }
 
 static __always_inline void fill_waking(struct lt_event *e, struct task_struct *p,
@@ -552,6 +727,7 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	struct task_struct *cur;
 	struct pt_regs *regs = NULL;
 	struct lt_event *e;
+	enum wake_ctx wctx;
 	int irq;
 
 	if (p->tgid != targ_tgid)
@@ -559,7 +735,10 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	cur = bpf_get_current_task_btf();
 	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	irq = in_interrupt_ctx(ctx, cur, regs);
+	wctx = wake_context(ctx, cur, regs, p);
+	irq = wctx == WCTX_IRQ;
+	if (wctx == WCTX_SOFTIRQ_CALL)
+		flags |= LT_F_WAKER_SOFTIRQ;
 	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW) &&
 	    emit_wake_in_call(p, cur, regs, flags))
 		return 0;

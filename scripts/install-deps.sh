@@ -4,8 +4,9 @@
 # network) when everything is present.
 set -euo pipefail
 
+# bpftrace: the independent reference of the differential test
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-      pkg-config libcriterion-dev protobuf-compiler ocaml-nox
+      pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
       default-jdk-headless)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -9,21 +9,34 @@
 #include "locktrace/locksyms.h"
 #include "locktrace/tracefile.h"
 #include "u64map.h"
+#include "utf8.h"
+
+/* Names, paths and the command line come from the target: escaped (utf8.h). */
+static const char *esc(const char *s, size_t max, char *buf, size_t len)
+{
+	lt_text_escape(buf, len, s, strnlen(s, max));
+	return buf;
+}
 
 static void print_header(const struct lt_header *h)
 {
+	char a[4 * sizeof(h->comm) + 1], b[4 * sizeof(h->host) + 1], c[4 * sizeof(h->kernel) + 1];
+	char x[4 * sizeof(h->exe) + 1], y[4 * sizeof(h->cmdline) + 1], m[4 * sizeof(h->machine) + 1];
+
 	printf("# locktrace trace v%u.%u: process %d (%s) on %s, kernel %s%s%s, %u cpus%s\n",
-	       h->version_major, h->version_minor, h->pid, h->comm, h->host, h->kernel,
-	       h->machine[0] ? " " : "", h->machine, h->ncpus,
+	       h->version_major, h->version_minor, h->pid, esc(h->comm, sizeof(h->comm), a, sizeof(a)),
+	       esc(h->host, sizeof(h->host), b, sizeof(b)), esc(h->kernel, sizeof(h->kernel), c, sizeof(c)),
+	       h->machine[0] ? " " : "", esc(h->machine, sizeof(h->machine), m, sizeof(m)), h->ncpus,
 	       h->flags & LT_HDR_LAUNCHED ? ", launched by locktrace" : "");
 	if (h->ppid > 0)
 		printf("# parent process %d\n", h->ppid);
-	printf("# exe %s\n# cmdline %s\n", h->exe, h->cmdline);
+	printf("# exe %s\n# cmdline %s\n", esc(h->exe, sizeof(h->exe), x, sizeof(x)),
+	       esc(h->cmdline, sizeof(h->cmdline), y, sizeof(y)));
 	printf("# clocks at attach: boottime %" PRIu64 " monotonic %" PRIu64 " realtime %" PRIu64 "\n",
 	       h->clock_boottime, h->clock_monotonic, h->clock_realtime);
 	for (uint32_t i = 0; i < h->nthreads; i++) {
 		const struct lt_thread_info *t = &h->threads[i];
-		printf("# thread %d %s", t->tid, t->comm);
+		printf("# thread %d %s", t->tid, esc(t->comm, sizeof(t->comm), a, sizeof(a)));
 		if (t->sc_nr == -3)
 			printf(" running");
 		else if (t->sc_nr >= 0)
@@ -74,8 +87,11 @@ int lt_cmd_dump(int argc, char **argv)
 			const char *name = it.ev.h.kind == LT_EV_FUTEX_ENTER
 						   ? lt_u64map_get(&names, it.ev.futex.uaddr)
 						   : NULL;
-			if (name)
-				printf("%s <%s>\n", line, name);
+			if (name) {
+				printf("%s <", line);
+				lt_text_fput(stdout, name, (size_t)-1);
+				printf(">\n");
+			}
 			else
 				puts(line);
 			n++;
@@ -83,8 +99,11 @@ int lt_cmd_dump(int argc, char **argv)
 			struct lt_u64map sec = { 0 };
 			lt_locksyms_parse(it.data, it.len, &sec);
 			for (size_t i = 0; i < sec.cap; i++)
-				if (sec.keys[i])
-					printf("# lock 0x%" PRIx64 " = %s\n", sec.keys[i], (char *)sec.vals[i]);
+				if (sec.keys[i]) {
+					printf("# lock 0x%" PRIx64 " = ", sec.keys[i]);
+					lt_text_fput(stdout, sec.vals[i], (size_t)-1);
+					putchar('\n');
+				}
 			lt_symmap_free(&sec);
 		} else if (it.sec_type == LT_CHUNK_STATS && r.have_stats) {
 			print_stats(&r.stats);

@@ -28,64 +28,6 @@ struct lt_jsontrace {
 	void *lock_name_ctx;
 };
 
-/* ---- escaping ---------------------------------------------------------- */
-
-size_t lt_json_escape(char *out, size_t cap, const char *str, size_t len)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t o = 0;
-
-	if (!cap)
-		return 0;
-	for (size_t i = 0; i < len;) {
-		char esc[8];
-		const char *piece = esc;
-		size_t plen, adv = 1;
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			plen = 2;
-		} else if (c < 0x20 || c == 0x7f) {
-			static const char hex[] = "0123456789abcdef";
-			const char *short_esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r"
-					      : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
-			if (short_esc) {
-				piece = short_esc;
-				plen = 2;
-			} else {
-				memcpy(esc, "\\u00", 4);
-				esc[4] = hex[c >> 4];
-				esc[5] = hex[c & 15];
-				plen = 6;
-			}
-		} else {
-			size_t q = lt_utf8_seq(s + i, len - i);
-			if (!q) { /* not UTF-8: the replacement character */
-				piece = "\\ufffd";
-				plen = 6;
-			} else if (q == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 &&
-				   (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
-				/* valid JSON, but not valid JavaScript before ES2019 */
-				piece = s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029";
-				plen = 6;
-				adv = 3;
-			} else {
-				piece = (const char *)s + i;
-				plen = adv = q;
-			}
-		}
-		if (o + plen + 1 > cap)
-			break;
-		memcpy(out + o, piece, plen);
-		o += plen;
-		i += adv;
-	}
-	out[o] = 0;
-	return o;
-}
-
 /* ---- output ------------------------------------------------------------ */
 
 static void put(struct lt_jsontrace *j, const char *fmt, ...)
@@ -196,7 +138,9 @@ static void call_args(struct lt_jsontrace *j, const struct lt_span *s)
 		}
 	} else if (e->h.kind == LT_EV_IO_ENTER) {
 		arg_sep(j, &n);
-		put(j, "\"fd\":%d,\"bytes\":%" PRIu64, e->io.fd, e->io.count);
+		put(j, "\"fd\":%d", e->io.fd);
+		if (e->io.count != LT_IO_COUNT_UNKNOWN)
+			put(j, ",\"bytes\":%" PRIu64, e->io.count);
 	}
 	if (s->flags & LT_SPAN_HAS_RESULT) {
 		const char *en = s->ret < 0 && s->ret >= -4095 ? strerrorname_np((int)-s->ret) : NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "locktrace/event.h"
 #include "locktrace/loader.h"
@@ -42,6 +43,47 @@ uint64_t lt_bpf_ring_size(uint64_t want)
 	while (sz < want && sz < (1ull << 31))
 		sz <<= 1;
 	return sz;
+}
+
+/* Offset of the per-cpu variable name in the per-cpu section, plus that
+ * of member (NULL: none) inside it; -1 if the BTF does not say. */
+static int64_t percpu_offset(const struct btf *btf, const struct btf_type *sec, const char *name,
+			     const char *member)
+{
+	const struct btf_var_secinfo *v = btf_var_secinfos(sec);
+
+	for (int i = 0; i < btf_vlen(sec); i++, v++) {
+		const struct btf_type *var = btf__type_by_id(btf, v->type);
+		if (!var || strcmp(btf__name_by_offset(btf, var->name_off), name))
+			continue;
+		if (!member)
+			return v->offset;
+		const struct btf_type *t = btf__type_by_id(btf, var->type);
+		const struct btf_member *m = t && btf_is_struct(t) ? btf_members(t) : NULL;
+		for (int k = 0; m && k < btf_vlen(t); k++, m++)
+			if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+				return v->offset + btf_member_bit_offset(t, (uint32_t)k) / 8;
+		return -1;
+	}
+	return -1;
+}
+
+int64_t lt_bpf_preempt_from_rq(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int64_t rq, pc = -1;
+
+	if (!btf)
+		return 0;
+	int id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	rq = sec ? percpu_offset(btf, sec, "runqueues", NULL) : -1;
+	if (sec)
+		pc = percpu_offset(btf, sec, "__preempt_count", NULL);
+	if (sec && pc < 0) /* 6.2 to 6.14 */
+		pc = percpu_offset(btf, sec, "pcpu_hot", "preempt_count");
+	btf__free(btf);
+	return rq < 0 || pc < 0 ? 0 : pc - rq;
 }
 
 static void perm_hint(char *err, size_t errlen, const char *what, int e)
@@ -79,6 +121,8 @@ int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned fla
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
 	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
+	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */
+	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
 	if (flags & LT_BPF_CALLS_BLOCKING) {
 		/* Not even loaded: once a program sits on sys_enter or
 		 * sys_exit, every system call of every process takes the

@@ -7,6 +7,7 @@
 #include "locktrace/callnorm.h"
 #include "locktrace/futex.h"
 #include "locktrace/tracefile.h"
+#include "utf8.h"
 
 const char *lt_kind_name(unsigned kind)
 {
@@ -69,15 +70,21 @@ const char *lt_futex_op_name(uint32_t op, uint16_t nr, char *buf, size_t len)
 	return buf;
 }
 
-static const char *comm_or(const char *c)
+/* A comm from the kernel (maybe without its NUL), escaped for a line of
+ * text: a name cannot break the line or rewrite the terminal. */
+#define COMM_BUF (4 * LT_COMM_LEN + 1)
+static const char *comm_or(const char *c, char *buf)
 {
-	return c[0] ? c : "?";
+	if (!c[0])
+		return "?";
+	lt_text_escape(buf, COMM_BUF, c, LT_COMM_LEN);
+	return buf;
 }
 
 void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 {
 	const struct lt_ev_hdr *h = &ev->h;
-	char op[64];
+	char op[64], c1[COMM_BUF], c2[COMM_BUF];
 	int n = snprintf(buf, len, "%" PRIu64 ".%09" PRIu64 " cpu%-2u %-7u %-9s ",
 			 h->ts / 1000000000u, h->ts % 1000000000u, h->cpu, h->tid,
 			 lt_kind_name(h->kind));
@@ -99,8 +106,11 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 			 ev->wait.fds[2], ev->wait.fds[3], ev->wait.timeout_ns);
 		break;
 	case LT_EV_IO_ENTER:
-		snprintf(buf, len, "%s fd=%d count=%" PRIu64, lt_call_name(ev->io.nr), ev->io.fd,
-			 ev->io.count);
+		if (ev->io.count == LT_IO_COUNT_UNKNOWN)
+			snprintf(buf, len, "%s fd=%d count=n/a", lt_call_name(ev->io.nr), ev->io.fd);
+		else
+			snprintf(buf, len, "%s fd=%d count=%" PRIu64, lt_call_name(ev->io.nr), ev->io.fd,
+				 ev->io.count);
 		break;
 	case LT_EV_SYS_EXIT:
 		if (h->flags & LT_F_RET_UNKNOWN) { /* --calls blocking */
@@ -114,18 +124,19 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 		break;
 	case LT_EV_SWITCH:
 		snprintf(buf, len, "prev=%u(%s) state=0x%" PRIx64 " -> next=%u(%s)%s", ev->sw.prev_tid,
-			 comm_or(ev->sw.prev_comm), ev->sw.prev_state, ev->sw.next_tid,
-			 comm_or(ev->sw.next_comm), h->flags & LT_F_PREEMPT ? " preempt" : "");
+			 comm_or(ev->sw.prev_comm, c1), ev->sw.prev_state, ev->sw.next_tid,
+			 comm_or(ev->sw.next_comm, c2), h->flags & LT_F_PREEMPT ? " preempt" : "");
 		break;
 	case LT_EV_WAKING:
-		snprintf(buf, len, "by=%u(%s) tgid=%u target_cpu=%u%s%s%s", ev->wake.waker_tid,
-			 comm_or(ev->wake.waker_comm), ev->wake.waker_tgid, ev->wake.target_cpu,
+		snprintf(buf, len, "by=%u(%s) tgid=%u target_cpu=%u%s%s%s%s", ev->wake.waker_tid,
+			 comm_or(ev->wake.waker_comm, c1), ev->wake.waker_tgid, ev->wake.target_cpu,
 			 h->flags & LT_F_WAKEUP_NEW ? " new" : "",
 			 h->flags & LT_F_WAKER_IDLE ? " from-idle" : "",
-			 h->flags & LT_F_WAKER_IRQ ? " in-interrupt" : "");
+			 h->flags & LT_F_WAKER_IRQ ? " in-interrupt" : "",
+			 h->flags & LT_F_WAKER_SOFTIRQ ? " softirq-in-call" : "");
 		break;
 	case LT_EV_TASK_NEW:
-		snprintf(buf, len, "comm=%s parent=%u clone_flags=0x%" PRIx64, comm_or(ev->tnew.comm),
+		snprintf(buf, len, "comm=%s parent=%u clone_flags=0x%" PRIx64, comm_or(ev->tnew.comm, c1),
 			 ev->tnew.parent_tid, ev->tnew.clone_flags);
 		break;
 	case LT_EV_TASK_EXIT:
@@ -133,10 +144,10 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 			 h->flags & LT_F_GROUP_DEAD ? " process-exit" : "");
 		break;
 	case LT_EV_RENAME:
-		snprintf(buf, len, "%s -> %s", comm_or(ev->ren.oldcomm), comm_or(ev->ren.newcomm));
+		snprintf(buf, len, "%s -> %s", comm_or(ev->ren.oldcomm, c1), comm_or(ev->ren.newcomm, c2));
 		break;
 	case LT_EV_EXEC:
-		snprintf(buf, len, "comm=%s old_tid=%u", comm_or(ev->exec.comm), ev->exec.old_tid);
+		snprintf(buf, len, "comm=%s old_tid=%u", comm_or(ev->exec.comm, c1), ev->exec.old_tid);
 		break;
 	case LT_EV_LOST:
 		snprintf(buf, len, "%" PRIu64 " %s events lost", ev->lost.count,
@@ -145,9 +156,13 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 	default:
 		snprintf(buf, len, "?");
 	}
-	if ((h->kind == LT_EV_FUTEX_ENTER || h->kind == LT_EV_WAIT_ENTER ||
-	     h->kind == LT_EV_IO_ENTER) && (h->flags & LT_F_AT_SLEEP)) {
+	if (h->kind == LT_EV_FUTEX_ENTER || h->kind == LT_EV_WAIT_ENTER || h->kind == LT_EV_IO_ENTER) {
 		size_t used = strlen(buf);
-		snprintf(buf + used, len - used, " (at sleep)");
+		/* --calls blocking: written when the thread slept in the call, or
+		 * woke another thread from it (ts: that moment, not the entry) */
+		if (h->flags & LT_F_AT_SLEEP)
+			snprintf(buf + used, len - used, " (at sleep)");
+		else if (h->flags & LT_F_AT_WAKE)
+			snprintf(buf + used, len - used, " (at wake)");
 	}
 }

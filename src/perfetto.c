@@ -503,7 +503,8 @@ static void call_args(struct lt_perfetto *p, const struct lt_span *s)
 		break;
 	case LT_EV_IO_ENTER:
 		ann_int(p, A_FD, e->io.fd);
-		ann_uint(p, A_BYTES, e->io.count);
+		if (e->io.count != LT_IO_COUNT_UNKNOWN)
+			ann_uint(p, A_BYTES, e->io.count);
 		break;
 	default:
 		break;

@@ -30,6 +30,7 @@
 #include "locktrace/calls.h"
 #include "locktrace/timeline.h"
 #include "report_int.h"
+#include "utf8.h"
 #include "u64map.h"
 
 
@@ -837,14 +838,19 @@ static void on_wake(void *ctx, const struct lt_wake_edge *w)
 		if (es && es->id != w->wakee_span)
 			es = NULL;
 	}
-	struct redge *e = edge_of(r, w->waker_tid, w->wakee_tid);
+	/* an interrupt's wake-up is the interrupt's, whichever task ran */
+	int irq = !!(w->flags & (LT_WAKE_IDLE | LT_WAKE_IRQ));
+	struct redge *e = edge_of(r, irq ? 0 : w->waker_tid, w->wakee_tid);
 	if (e) {
 		if (!e->pub.count)
 			e->pub.first_ts = w->ts;
 		e->pub.count++;
 		e->pub.last_ts = w->ts;
-		e->pub.flags = w->flags;
-		memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
+		e->pub.flags |= irq ? w->flags & ~(uint32_t)LT_WAKE_OTHER : w->flags;
+		if (irq)
+			snprintf(e->pub.waker_name, LT_COMM_LEN, "interrupt");
+		else
+			memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
 		if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER) {
 			e->pub.via_futex++;
 			e->pub.lock = ws->enter.futex.uaddr;
@@ -1068,10 +1074,27 @@ int lt_report_event(struct lt_report *r, const struct lt_event *ev)
 
 /* Appends a formatted line to a vector of malloc'd strings (notes,
  * evidence); on out of memory the line is dropped. */
-static void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
+/* Findings and notes are text for people, built from names, symbols and
+ * paths of the target: formatted, then escaped as a whole (utf8.h; names
+ * already escaped stay as they are), so that no output of them, text or
+ * JSON, carries a control byte. */
+static char *vtext(const char *fmt, va_list ap)
 {
 	char *s = NULL;
 	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	size_t n = strlen(s);
+	char *t = malloc(4 * n + 1);
+	if (t)
+		lt_text_escape(t, 4 * n + 1, s, n);
+	free(s);
+	return t;
+}
+
+static void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	char *s = vtext(fmt, ap);
+	if (!s)
 		return;
 	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
 	if (!nv) {
@@ -1338,8 +1361,7 @@ static void f_summary(struct lt_report_finding *f, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	free(f->summary);
-	if (vasprintf(&f->summary, fmt, ap) < 0)
-		f->summary = NULL;
+	f->summary = vtext(fmt, ap);
 	va_end(ap);
 }
 
@@ -1498,6 +1520,12 @@ static void doing(struct lt_report *r, const struct rthread *t, char *buf, size_
 static int is_lock_waiter(const struct rthread *t)
 {
 	return t->pub.end_state == LT_RTS_IN_CALL && t->end_group && !t->join_wait;
+}
+
+/* A holder known from memory or from the events, not guessed. */
+static int holder_evidenced(const struct rgroup *g)
+{
+	return g->end_holder && (g->end_holder_src == 1 || g->end_holder_src == 2);
 }
 
 /* The holder of g at the end: the snapshot's recorded owner (glibc mutex
@@ -1715,6 +1743,14 @@ static uint64_t queue_since(struct lt_report *r, const struct rgroup *g)
 	return since;
 }
 
+static int on_path(struct rgroup *const *path, unsigned n, const struct rgroup *g)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (path[i] == g)
+			return 1;
+	return 0;
+}
+
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
@@ -1722,11 +1758,13 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	struct rthread *h = p->th[g->end_holder - 1];
 	struct rgroup *path[MAX_CHAIN];
 	unsigned np = 0;
-	/* follow holders that themselves wait for a lock to the one that
-	 * does something else */
+	/* follow holders that themselves wait for a lock to the one that does
+	 * something else: only through holders known from memory or events
+	 * (a guess stops the chain), and never round a loop (rule_deadlock
+	 * reports those it can prove) */
 	while (is_lock_waiter(h) && h->pub.asleep && np < MAX_CHAIN) {
 		struct rgroup *g2 = p->gr[h->end_group - 1];
-		if (!g2->end_holder || g2->in_cycle)
+		if (!holder_evidenced(g2) || g2->in_cycle || g2 == g || on_path(path, np, g2))
 			break;
 		path[np++] = g2;
 		h = p->th[g2->end_holder - 1];
@@ -1996,11 +2034,25 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	related_ev(r, f, g);
 }
 
+/* Could t hold a lock it is not waiting for?  Blocked in a call, and if
+ * that call is a wait on another lock, that lock's holder is known: a
+ * thread asleep on a lock nobody is known to hold is one more waiter (all
+ * of a Go program's idle threads park on futexes in the same runtime
+ * code), and guessing from it would pair such threads as each other's
+ * holders. */
+static int may_hold(struct lt_report *r, const struct rthread *t)
+{
+	if (t->pub.end_state != LT_RTS_IN_CALL || !t->pub.asleep)
+		return 0;
+	return !is_lock_waiter(t) || holder_evidenced(P(r)->gr[t->end_group - 1]);
+}
+
 /* A lock that records no owner (a condition variable, a custom lock) and
  * whose taking the events did not show (the trace began after it stalled):
  * the waiters' stacks show what code takes it; a thread that runs that same
  * code, is not waiting, and is blocked in I/O, select/poll or a wait on
- * another lock is the probable holder, if it is the only one. */
+ * another lock whose holder is known is the probable holder, if it is the
+ * only one. */
 static void infer_holder(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
@@ -2009,8 +2061,7 @@ static void infer_holder(struct lt_report *r, struct rgroup *g)
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
 		const struct rp_snap_thread *s = t->snap;
-		if (!s || t->end_group == g->idx + 1 || t->pub.end_state != LT_RTS_IN_CALL || !t->pub.asleep ||
-		    !s->n_funcs)
+		if (!s || t->end_group == g->idx + 1 || !may_hold(r, t) || !s->n_funcs)
 			continue;
 		/* a function on its stack that a waiter of g also runs */
 		const char *shared = NULL;
@@ -2422,10 +2473,12 @@ int lt_report_finish(struct lt_report *r)
 		return 0;
 	p->finished = 1;
 	const struct lt_timeline_stats *st = lt_timeline_stats(p->tl);
+	/* the last events are still in the timeline's sorting window: its
+	 * last time is known once they are interpreted */
+	lt_timeline_finish(p->tl, p->stats_end);
 	uint64_t end = st->last_ts;
 	if (p->stats_end > end)
 		end = p->stats_end;
-	lt_timeline_finish(p->tl, end);
 	r->start_ts = lt_timeline_start(p->tl);
 	r->end_ts = end > r->start_ts ? end : r->start_ts;
 	r->inferred_ends = st->inferred_ends;
@@ -2545,9 +2598,13 @@ int lt_report_finish(struct lt_report *r)
 		for (size_t i = 0; i < r->n_losses; i++)
 			r->lost_total += r->losses[i].count;
 
-	if (!r->clean_end)
-		add_note(r, "the trace is cut short (%s): this report covers it up to there, its last good chunk",
-			 r->stop_why[0] ? r->stop_why : "no end marker");
+	if (!r->clean_end) {
+		char at[32];
+		rp_fmt_ts(r->end_ts, at, sizeof(at));
+		add_note(r, "the trace is cut at %s (%s): what happened after %s is missing, losses included; "
+			 "this report covers it up to there, its last good chunk, and \"at the end\" means at the cut",
+			 at, r->stop_why[0] ? r->stop_why : "no end marker", at);
+	}
 	if (r->late_events)
 		add_note(r, "%" PRIu64 " events arrived later than the sorting window allows; their order may be approximate",
 			 r->late_events);

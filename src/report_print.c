@@ -9,6 +9,7 @@
 #include "locktrace/timeline.h"
 #include "locktrace/snapshot.h"
 #include "report_int.h"
+#include "utf8.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -38,15 +39,7 @@ void rp_fmt_ts(uint64_t ns, char *buf, size_t len)
 
 void rp_clean_name(const char *in, char *out, size_t len)
 {
-	size_t o = 0;
-	for (size_t i = 0; in[i] && o + 5 < len; i++) {
-		unsigned char c = (unsigned char)in[i];
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(out + o, len - o, "\\x%02x", c);
-		else
-			out[o++] = (char)c;
-	}
-	out[o] = 0;
+	lt_text_escape(out, len, in, strlen(in));
 }
 
 static const char *errname(int64_t ret, char *buf, size_t len)
@@ -61,7 +54,7 @@ static const char *errname(int64_t ret, char *buf, size_t len)
 
 void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char *buf, size_t len)
 {
-	char op[64], name[160], to[48] = "";
+	char op[64], sym[160], name[4 * 160], to[48] = "";
 	if (c->timeout_ns >= 0) {
 		char d[32];
 		rp_fmt_dur((uint64_t)c->timeout_ns, d, sizeof(d));
@@ -71,7 +64,7 @@ void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char
 	case LT_EV_FUTEX_ENTER:
 		/* the PRIVATE and CLOCK_REALTIME flags do not help a reader */
 		lt_futex_op_name(c->op & ~0x180u, c->nr, op, sizeof(op));
-		lt_report_lock_name(r, c->addr, name, sizeof(name));
+		rp_clean_name(lt_report_lock_name(r, c->addr, sym, sizeof(sym)), name, sizeof(name));
 		if (c->flags & LT_SPAN_WAIT)
 			snprintf(buf, len, "%s %s (val %u%s)", op, name, c->val, to);
 		else
@@ -85,7 +78,10 @@ void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char
 			snprintf(buf, len, "%s(nfds %u%s)", lt_call_name(c->nr), c->nfds, to);
 		break;
 	case LT_EV_IO_ENTER:
-		if (c->count)
+		if (c->count == LT_IO_COUNT_UNKNOWN)
+			snprintf(buf, len, "%s(%sfd %d, bytes n/a)", lt_call_name(c->nr),
+				 c->socket ? "socket " : "", c->fd);
+		else if (c->count)
 			snprintf(buf, len, "%s(%sfd %d, %" PRIu64 ")", lt_call_name(c->nr), c->socket ? "socket " : "",
 				 c->fd, c->count);
 		else
@@ -120,37 +116,7 @@ static void fmt_result(const struct lt_report *r, const struct lt_report_call *c
 
 void rp_json_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	fputc('"', f);
-	while (*p) {
-		unsigned c = *p;
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc((int)c, f);
-			p++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			fputc((int)c, f);
-			p++;
-		} else {
-			/* a valid UTF-8 sequence goes out as is; anything else
-			 * byte by byte as Latin-1 */
-			int n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-			int ok = n > 0 && !(n == 2 && c < 0xc2);
-			for (int i = 1; ok && i < n; i++)
-				ok = (p[i] & 0xc0) == 0x80;
-			if (ok) {
-				fwrite(p, 1, (size_t)n, f);
-				p += n;
-			} else {
-				fprintf(f, "\\u%04x", c);
-				p++;
-			}
-		}
-	}
-	fputc('"', f);
+	lt_json_fput(f, s ? s : "");
 }
 
 static void jaddr(FILE *f, uint64_t a)
@@ -205,6 +171,8 @@ static void jcall(FILE *f, const struct lt_report *r, const struct lt_report_cal
 		fprintf(f, ", \"fd\": %d", c->fd);
 		if (c->kind == LT_EV_WAIT_ENTER)
 			fprintf(f, ", \"nfds\": %u", c->nfds);
+		else if (c->count == LT_IO_COUNT_UNKNOWN)
+			fprintf(f, ", \"count\": null");
 		else
 			fprintf(f, ", \"count\": %" PRIu64, c->count);
 	}
@@ -264,7 +232,8 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 	if (r->clean_end) {
 		fputs("null", f);
 	} else {
-		fprintf(f, "{\"offset\": %" PRIu64 ", \"why\": ", r->stop_offset);
+		fprintf(f, "{\"at_ns\": %" PRIu64 ", \"offset\": %" PRIu64 ", \"why\": ", r->end_ts,
+			r->stop_offset);
 		rp_json_string(f, r->stop_why);
 		fputc('}', f);
 	}
@@ -416,7 +385,8 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 		fprintf(f, ", \"count\": %" PRIu64 ", \"via_futex\": %" PRIu64 ", \"via_io\": %" PRIu64
 			   ", \"other\": %" PRIu64 ", \"from_interrupt\": %s, \"other_process\": %s, \"first_ns\": %" PRIu64
 			   ", \"last_ns\": %" PRIu64 ", \"lock\": ",
-			e->count, e->via_futex, e->via_io, e->other, e->flags & LT_WAKE_IDLE ? "true" : "false",
+			e->count, e->via_futex, e->via_io, e->other,
+			e->flags & (LT_WAKE_IDLE | LT_WAKE_IRQ) ? "true" : "false",
 			e->flags & LT_WAKE_OTHER ? "true" : "false", e->first_ts, e->last_ts);
 		jaddr(f, e->lock);
 		fputc('}', f);
@@ -521,9 +491,11 @@ static void end_phrase(const struct lt_report *r, const struct lt_report_thread 
 					if (r->locks[i].words[k] == x.addr)
 						l = &r->locks[i];
 			lt_futex_op_name(x.op & ~0x180u, x.nr, op, sizeof(op));
-			if (l && l->symbol[0])
-				snprintf(c, sizeof(c), "%s %s", op, l->symbol);
-			else if (l)
+			char sym[4 * sizeof(l->symbol)];
+			if (l && l->symbol[0]) {
+				rp_clean_name(l->symbol, sym, sizeof(sym));
+				snprintf(c, sizeof(c), "%s %.180s", op, sym);
+			} else if (l)
 				snprintf(c, sizeof(c), "%s 0x%" PRIx64, op, l->addr);
 			else
 				rp_fmt_call(r, &x, c, sizeof(c));
@@ -570,9 +542,15 @@ static void print_thread_end(FILE *f, const struct lt_report *r, const struct lt
 	if (t->end_state != LT_RTS_UNKNOWN)
 		fprintf(f, " since %s (%s)", t->end_since ? ts : "before the trace", d);
 	fputc('\n', f);
-	if (t->snap_detail)
-		fprintf(f, "      snapshot: %s%s%s\n", t->snap_detail, t->snap_where ? "; at " : "",
-			t->snap_where ? t->snap_where : "");
+	if (t->snap_detail) {
+		fputs("      snapshot: ", f);
+		lt_text_fput(f, t->snap_detail, (size_t)-1);
+		if (t->snap_where) {
+			fputs("; at ", f);
+			lt_text_fput(f, t->snap_where, (size_t)-1);
+		}
+		fputc('\n', f);
+	}
 	print_last_calls(f, r, t);
 }
 
@@ -653,17 +631,18 @@ static void print_tables(FILE *f, const struct lt_report *r)
 			"total", "median", "p99", "max", "queue", "moved", "chain", "wtrs", "wkrs", "wakes", "open");
 	for (size_t i = 0; i < r->n_locks && i < rows; i++) {
 		const struct lt_report_lock *l = &r->locks[i];
-		char name[200];
+		char name[4 * sizeof(l->symbol)];
 		if (l->symbol[0])
-			snprintf(name, sizeof(name), "%s", l->symbol);
+			rp_clean_name(l->symbol, name, sizeof(name));
 		else
 			snprintf(name, sizeof(name), "0x%" PRIx64, l->addr);
 		rp_fmt_dur(l->total_ns, a, sizeof(a));
 		rp_fmt_dur(l->median_ns, b, sizeof(b));
 		rp_fmt_dur(l->p99_ns, c, sizeof(c));
 		rp_fmt_dur(l->max_ns, d, sizeof(d));
-		fprintf(f, "  %-34.34s %7" PRIu64 " %9s %9s %9s %9s %5u %5u %5u %4u %4u %8" PRIu64 " %5" PRIu64 "\n",
-			name, l->waits, l->waits ? a : "-", l->waits ? b : "-", l->waits ? c : "-",
+		char col[4 * 34 + 1];
+		fprintf(f, "  %s %7" PRIu64 " %9s %9s %9s %9s %5u %5u %5u %4u %4u %8" PRIu64 " %5" PRIu64 "\n",
+			lt_text_fit(col, sizeof(col), name, 34), l->waits, l->waits ? a : "-", l->waits ? b : "-", l->waits ? c : "-",
 			l->waits ? d : "-", l->max_waiters, l->max_moving, l->longest_chain, l->n_waiters,
 			l->n_wakers, l->wake_calls, l->open_at_end);
 		fprintf(f, "  %-34s", "");
@@ -694,9 +673,10 @@ static void print_tables(FILE *f, const struct lt_report *r)
 			for (int k = 0; k < 6; k++)
 				ms(x[k], v[k], sizeof(v[k]));
 			end_phrase(r, t, ph, sizeof(ph));
-			fprintf(f, "  %-7u %-15.15s %8s %8s %8s %8s %8s %8s | %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+			char col[4 * 15 + 1];
+			fprintf(f, "  %-7u %s %8s %8s %8s %8s %8s %8s | %6" PRIu64 " %6" PRIu64 " %6" PRIu64
 				   " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %s\n",
-				t->tid, n, v[0], v[1], v[2], v[3], v[4], v[5], t->futex_waits, t->futex_wakes,
+				t->tid, lt_text_fit(col, sizeof(col), n, 15), v[0], v[1], v[2], v[3], v[4], v[5], t->futex_waits, t->futex_wakes,
 				t->polls, t->io_reads + t->io_writes, t->wakeups, t->preempted, ph);
 		}
 
@@ -708,23 +688,25 @@ static void print_tables(FILE *f, const struct lt_report *r)
 			"other", "last", "lock");
 	for (size_t i = 0; i < r->n_edges && i < rows; i++) {
 		const struct lt_report_edge *e = &r->edges[i];
-		char w[96], x[96], n1[LT_COMM_LEN * 4], n2[LT_COMM_LEN * 4], lk[160] = "";
+		char w[96], x[96], n1[LT_COMM_LEN * 4], n2[LT_COMM_LEN * 4], sym[160], lk[4 * 160] = "";
 		rp_clean_name(e->waker_name, n1, sizeof(n1));
 		rp_clean_name(e->wakee_name, n2, sizeof(n2));
-		if (!e->waker || (e->flags & LT_WAKE_IDLE))
-			snprintf(w, sizeof(w), "interrupt");
+		if (!e->waker)
+			snprintf(w, sizeof(w), "timer/interrupt");
 		else
 			snprintf(w, sizeof(w), "%u (%s)%s", e->waker, n1, e->flags & LT_WAKE_OTHER ? "*" : "");
 		snprintf(x, sizeof(x), "%u (%s)", e->wakee, n2);
 		if (e->lock)
-			lt_report_lock_name(r, e->lock, lk, sizeof(lk));
+			rp_clean_name(lt_report_lock_name(r, e->lock, sym, sizeof(sym)), lk, sizeof(lk));
 		rp_fmt_ts(e->last_ts, ts, sizeof(ts));
-		fprintf(f, "  %-24.24s %-24.24s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %-14s %s\n", w, x,
-			e->count, e->via_futex, e->via_io, e->other, ts, lk);
+		char c1[4 * 24 + 1], c2[4 * 24 + 1];
+		fprintf(f, "  %s %s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %-14s %s\n",
+			lt_text_fit(c1, sizeof(c1), w, 24), lt_text_fit(c2, sizeof(c2), x, 24), e->count, e->via_futex, e->via_io, e->other, ts, lk);
 	}
 	if (r->n_edges)
-		fprintf(f, "  (futex/io: woken from inside the waker's futex wake or socket call; other: by a signal,\n"
-			   "   timer or interrupt while the waker ran; * another process)\n");
+		fprintf(f, "  (futex/io: woken from inside the waker's futex wake or socket call; other: otherwise,\n"
+			   "   e.g. a signal; timer/interrupt: issued from interrupt context, whichever task ran then;\n"
+			   "   * another process)\n");
 	if (r->edges_dropped)
 		fprintf(f, "  %" PRIu64 " wake-ups between further pairs are not in the table (bounded at %d pairs)\n",
 			r->edges_dropped, 65536);
@@ -736,7 +718,9 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 	int all = r->opts.rows == UINT32_MAX;
 
 	rp_clean_name(r->comm, cm, sizeof(cm));
-	fprintf(f, "locktrace report: process %d (%s)%s%s\n", r->pid, cm, r->cmdline[0] ? ": " : "", r->cmdline);
+	fprintf(f, "locktrace report: process %d (%s)%s", r->pid, cm, r->cmdline[0] ? ": " : "");
+	lt_text_fput(f, r->cmdline, sizeof(r->cmdline));
+	fputc('\n', f);
 	rp_fmt_ts(r->start_ts, a, sizeof(a));
 	rp_fmt_ts(r->end_ts, b, sizeof(b));
 	rp_fmt_dur(r->end_ts - r->start_ts, c, sizeof(c));
@@ -751,8 +735,12 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 	fprintf(f, "       %" PRIu64 " events, %zu threads, %zu locks", r->events, r->n_threads, r->n_locks);
 	if (r->lost_total)
 		fprintf(f, ", %" PRIu64 " EVENTS LOST (see notes)", r->lost_total);
-	else
+	if (!r->clean_end) {
+		rp_fmt_ts(r->end_ts, a, sizeof(a));
+		fprintf(f, ", CUT at %s: what came after it is missing", a);
+	} else if (!r->lost_total) {
 		fprintf(f, ", no events lost");
+	}
 	if (r->snapshot_ts) {
 		rp_fmt_ts(r->snapshot_ts, a, sizeof(a));
 		fprintf(f, "; snapshot at %s", a);
@@ -788,7 +776,7 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 				fprintf(f, "      cpu %u: %" PRIu64 " %s events (when: not recorded)\n", l->cpu,
 					l->count, lt_kind_name(l->kind));
 		}
-	} else {
+	} else if (r->clean_end) {
 		fprintf(f, "  - no events were lost\n");
 	}
 	for (size_t i = 0; i < r->n_notes; i++)

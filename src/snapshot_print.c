@@ -1,10 +1,9 @@
 /* Output of a snapshot: text for people, JSON for tools and for the trace
  * file (schema "locktrace.snapshot/1", documented in docs/snapshot.md).
  *
- * Every string from the target (thread names, paths, symbols) is escaped:
- * JSON gets \" \\ \uXXXX for control bytes and for bytes that are not valid
- * UTF-8 (as \u00XX, i.e. read as Latin-1); text gets \xNN for anything not
- * printable, so a thread name cannot forge output lines. */
+ * Every string from the target (thread names, paths, symbols) is escaped
+ * (utf8.h): JSON as JSON, text with \xNN for control bytes, so a thread
+ * name cannot forge output lines; bytes that are not UTF-8 as U+FFFD. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,111 +14,24 @@
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
+#include "utf8.h"
 
 /* ---- escaping ---- */
 
-/* Length of the valid UTF-8 sequence at p (1..4), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p)
-{
-	unsigned c = p[0];
-	if (c < 0x80)
-		return 1;
-	size_t n;
-	unsigned min;
-	if ((c & 0xe0) == 0xc0) {
-		n = 2;
-		min = 0x80;
-		c &= 0x1f;
-	} else if ((c & 0xf0) == 0xe0) {
-		n = 3;
-		min = 0x800;
-		c &= 0x0f;
-	} else if ((c & 0xf8) == 0xf0) {
-		n = 4;
-		min = 0x10000;
-		c &= 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	return n;
-}
-
 static void json_str(FILE *f, const char *s)
 {
-	if (!s) {
+	if (s)
+		lt_json_fput(f, s);
+	else
 		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		unsigned c = *p;
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc((int)c, f);
-			p++;
-		} else if (c == '\n') {
-			fputs("\\n", f);
-			p++;
-		} else if (c == '\t') {
-			fputs("\\t", f);
-			p++;
-		} else if (c == '\r') {
-			fputs("\\r", f);
-			p++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			fputc((int)c, f);
-			p++;
-		} else {
-			size_t n = utf8_len(p);
-			if (n == 0) {
-				fprintf(f, "\\u%04x", c);
-				p++;
-			} else {
-				fwrite(p, 1, n, f);
-				p += n;
-			}
-		}
-	}
-	fputc('"', f);
 }
 
-/* Text-safe copy: printable ASCII and valid UTF-8 kept, the rest \xNN. */
 static void text_str(FILE *f, const char *s)
 {
-	if (!s) {
+	if (s)
+		lt_text_fput(f, s, (size_t)-1);
+	else
 		fputs("?", f);
-		return;
-	}
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
-			fputc(*p++, f);
-			continue;
-		}
-		size_t n = *p >= 0x80 ? utf8_len(p) : 0;
-		if (n) {
-			/* drop C1 controls (U+0080..U+009F) too */
-			if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
-				fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
-			} else {
-				fwrite(p, 1, n, f);
-			}
-			p += n;
-		} else {
-			fprintf(f, "\\x%02x", *p++);
-		}
-	}
 }
 
 static void json_hex(FILE *f, uint64_t v)

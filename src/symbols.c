@@ -138,12 +138,33 @@ bool lt_sym_is_code(const struct lt_sym *s, uint64_t addr)
 	return m && m->perms[2] == 'x';
 }
 
+/* The largest PROT_NONE mapping taken for a stack's guard: glibc's and
+ * musl's are a page or a few, HotSpot's zones a few pages (64 KiB pages
+ * included); Go reserves its heap arenas in 64 MiB pieces. */
+#define MAX_GUARD (1u << 20)
+
+/* Does m look like a thread's stack?  The main "[stack]", or an anonymous
+ * writable mapping just above a small PROT_NONE guard: how pthreads (and
+ * runtimes on top of them) allocate stacks.  A thread's sp says nothing
+ * about other mappings: a Go goroutine's stack lives in a heap arena among
+ * heap objects, which are no stack. */
+static bool stack_like(const struct lt_sym *s, const struct lt_map *m)
+{
+	if (m->path)
+		return strcmp(m->path, "[stack]") == 0;
+	if (m == s->maps || m->perms[1] != 'w')
+		return false;
+	const struct lt_map *g = m - 1;
+	return g->end == m->start && !g->path && !strncmp(g->perms, "---", 3) &&
+	       g->end - g->start <= MAX_GUARD;
+}
+
 void lt_sym_note_stack(struct lt_sym *s, pid_t tid, uint64_t sp)
 {
 	if (!s || !sp)
 		return;
 	struct lt_map *m = map_at(s, sp);
-	if (!m)
+	if (!m || !stack_like(s, m))
 		return;
 	/* the main "[stack]" belongs to the main thread even if another
 	 * thread's sp is in it (sigaltstack on the main stack is rare) */
@@ -291,19 +312,42 @@ pid_t lt_sym_pid(const struct lt_sym *s) { return s->pid; }
 
 /* ---- data addresses ---- */
 
+/* The end of a module's memory image: its highest PT_LOAD segment's
+ * p_vaddr + p_memsz (the .bss included), relocated; 0 if its ELF is not at
+ * hand. */
+static uint64_t module_image_end(Dwfl_Module *mod)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t n = 0;
+	uint64_t end = 0;
+
+	if (!elf || elf_getphdrnum(elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr + ph.p_memsz > end)
+			end = ph.p_vaddr + ph.p_memsz;
+	}
+	return end ? bias + end : 0;
+}
+
 /* The module holding ADDR; for .bss that spilled into the anonymous mapping
- * right after a module's last file mapping, that module. */
+ * right after a module's last file mapping, that module, if ADDR is inside
+ * the module's image: whatever was mapped after it (a thread's stack, a
+ * JIT's code, an arena) is not its .bss. */
 static Dwfl_Module *module_for_data(struct lt_sym *s, uint64_t addr, const struct lt_map *m)
 {
 	if (!s->dwfl)
 		return NULL;
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-	if (mod || !m || m->path || m == s->maps)
+	if (mod || !m || m->path || m == s->maps || m->stack_tid)
 		return mod;
 	const struct lt_map *prev = m - 1;
-	if (prev->end == m->start && prev->path && prev->path[0] == '/')
-		return dwfl_addrmodule(s->dwfl, prev->end - 1);
-	return NULL;
+	if (prev->end != m->start || !prev->path || prev->path[0] != '/')
+		return NULL;
+	mod = dwfl_addrmodule(s->dwfl, prev->end - 1);
+	return mod && addr < module_image_end(mod) ? mod : NULL;
 }
 
 /* The symbol that contains the data address addr of mod: from the cache,

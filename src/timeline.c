@@ -160,7 +160,8 @@ static int entry_from_snapshot(const struct lt_thread_info *t, struct lt_event *
 		e->h.kind = LT_EV_IO_ENTER;
 		e->io.nr = (uint16_t)t->sc_nr;
 		e->io.fd = (int32_t)a[0];
-		e->io.count = a[2];
+		/* the vector and message calls' count is in their iovecs */
+		e->io.count = lt_call_iovecs(t->sc_nr) ? LT_IO_COUNT_UNKNOWN : a[2];
 		return 0;
 	default:
 		return -1;
@@ -454,7 +455,8 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		e.flags |= LT_WAKE_IDLE;
 	else if (ev->h.flags & LT_F_WAKER_IRQ)
 		e.flags |= LT_WAKE_IRQ;
-	else if (ev->wake.waker_tgid != tl->pid)
+	/* also for an interrupt: the task it interrupted is another process's */
+	if (ev->wake.waker_tid && ev->wake.waker_tgid != tl->pid)
 		e.flags |= LT_WAKE_OTHER;
 
 	/* a new thread's first wake-up ends no call; before the snapshot is

@@ -172,6 +172,7 @@ struct walk {
 	struct lt_frame *frames;
 	size_t n, max;
 	char *end;
+	bool zero_ra; /* stopped at a return address 0 */
 	bool last_ok;
 	uint64_t last_pc;
 	bool last_act;
@@ -186,8 +187,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		w->end = lts_asprintf("[unwind stopped: no pc: %s]", dwfl_errmsg(-1));
 		return DWARF_CB_ABORT;
 	}
-	if (pc == 0 && w->n > 0)
-		return DWARF_CB_ABORT; /* a zero return address ends the chain */
+	if (pc == 0 && w->n > 0) {
+		w->zero_ra = true; /* ends the chain: fine only after a start */
+		return DWARF_CB_ABORT;
+	}
 	if (w->n >= w->max) {
 		w->end = lts_asprintf("[unwind stopped: depth limit %zu]", w->max);
 		return DWARF_CB_ABORT;
@@ -229,6 +232,44 @@ static char *why_stopped(struct walk *w, int err)
 			    msg ? msg : "unknown error", w->last_pc, base);
 }
 
+/* Functions a thread's stack begins with: the main thread's _start (and
+ * __libc_start_main where _start has no symbol), glibc's and musl's clone
+ * wrappers a new thread returns from (and start_thread, the first C frame
+ * above them), Go's outermost frames of goroutines and threads. */
+static bool thread_start(const char *func)
+{
+	static const char *const starts[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "clone", "clone3", "__clone",
+		"__clone3", "__clone_internal", "start_thread", "start", "start_c11",
+		"runtime.goexit", "runtime.rt0_go", "runtime.mstart", "runtime.mstart0", "runtime.clone",
+	};
+	for (size_t i = 0; func && i < sizeof(starts) / sizeof(*starts); i++)
+		if (!strcmp(func, starts[i]))
+			return true;
+	return false;
+}
+
+/* The unwind ended without an error: the outermost frame's CFI marks its
+ * return address undefined, or the next one is 0.  That is a clean end
+ * only at a thread's start; anywhere else (hand-written assembly, a JIT,
+ * a stack switched by a runtime) the caller is not known, and the marker
+ * says where it stopped. */
+static char *why_ended(const struct walk *w)
+{
+	const struct lt_frame *f = &w->frames[w->n - 1];
+	if (thread_start(f->func))
+		return NULL;
+	char where[256];
+	if (f->func)
+		snprintf(where, sizeof(where), "%s in %s", f->func, f->module ? f->module : "?");
+	else
+		snprintf(where, sizeof(where), "0x%" PRIx64 " in %s", f->pc, f->module ? f->module : "?");
+	if (w->zero_ra)
+		return lts_asprintf("[unwind stopped: return address 0 after %s, not a thread start]", where);
+	return lts_asprintf("[unwind stopped: no caller of %s (its CFI marks the return address "
+			    "undefined), not a thread start]", where);
+}
+
 int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
 		     int max, struct lt_frame **frames, size_t *n, char **end)
 {
@@ -255,6 +296,10 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 	u->cur_regs = NULL;
 	if (r < 0 && !w.end)
 		w.end = why_stopped(&w, err);
+	else if (!w.end && w.n)
+		w.end = why_ended(&w);
+	else if (!w.end)
+		w.end = lts_strdup("[unwind stopped: not even one frame]");
 	if (w.n == 0) {
 		free(w.frames);
 		w.frames = NULL;

@@ -650,6 +650,33 @@ Test(timeline, launched_target_gate_is_not_a_call)
 	lt_timeline_free(tl);
 }
 
+Test(timeline, snapshot_message_call_bytes_are_not_its_flags)
+{
+	/* 101 sleeps in recvmsg(3, msg, MSG_WAITALL) at attach: its third
+	 * argument is flags, the bytes are in the message's iovecs, which
+	 * the snapshot did not read; 102 in read(4, buf, 512) */
+	reset();
+	struct lt_header h = make_hdr(2, 1000);
+	hthreads[0].sc_nr = 47;
+	hthreads[0].sc_args[0] = 3;
+	hthreads[0].sc_args[2] = 0x100;
+	hthreads[1].sc_nr = 0;
+	hthreads[1].sc_args[0] = 4;
+	hthreads[1].sc_args[2] = 512;
+	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	lt_timeline_finish(tl, 2000);
+	cr_assert_eq(R.nended, 2);
+	for (int i = 0; i < 2; i++) {
+		const struct lt_span *s = &R.ended[i].s;
+		if (s->tid == 101)
+			cr_assert_eq(s->enter.io.count, LT_IO_COUNT_UNKNOWN, "recvmsg: %llu bytes",
+				     (unsigned long long)s->enter.io.count);
+		else
+			cr_assert_eq(s->enter.io.count, 512);
+	}
+	lt_timeline_free(tl);
+}
+
 Test(timeline, entry_recorded_before_snapshot_replaces_it)
 {
 	/* the collector attaches, then reads /proc: 101 entered its wait at

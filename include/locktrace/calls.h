@@ -64,6 +64,14 @@ static inline int lt_call_class(long nr)
 	return LT_CALL_NONE;
 }
 
+/* An io call whose bytes are in iovecs (readv, writev, the msg calls): its
+ * third argument is not a byte count. */
+static inline int lt_call_iovecs(long nr)
+{
+	return nr == LT_NR_READV || nr == LT_NR_WRITEV || nr == LT_NR_SENDMSG ||
+	       nr == LT_NR_RECVMSG || nr == LT_NR_SENDMMSG || nr == LT_NR_RECVMMSG;
+}
+
 /* An io call that receives (the others send). */
 static inline int lt_call_reads(long nr)
 {

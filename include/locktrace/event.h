@@ -40,6 +40,11 @@ enum lt_kind {
 #define LT_F_WAKER_IRQ   0x04 /* WAKING: issued from interrupt context (a timer,
 			       * a device): the "waker" is only the task that
 			       * happened to be interrupted */
+#define LT_F_WAKER_SOFTIRQ 0x08 /* WAKING: issued by a softirq the waker ran
+				 * itself, inside its own socket call (a send
+				 * on loopback: the network softirq runs in the
+				 * sender's system call); the waker and its call
+				 * caused it.  Never together with WAKER_IRQ */
 #define LT_F_GROUP_DEAD  0x01 /* TASK_EXIT: last thread of the process */
 #define LT_F_PREEMPT     0x01 /* SWITCH: prev was preempted */
 #define LT_F_BEGAN_BEFORE 0x01 /* SYS_EXIT: the return of a call the thread was
@@ -91,9 +96,19 @@ struct lt_wait_enter {
 	uint16_t pad;
 };
 
+/* io.count when the bytes asked are not known: a vector or message call
+ * with more than LT_IO_MAX_IOV iovecs (per message) or LT_IO_MAX_MSGS
+ * messages, or whose memory could not be read. */
+#define LT_IO_COUNT_UNKNOWN ((uint64_t)-1)
+#define LT_IO_MAX_IOV 16
+#define LT_IO_MAX_MSGS 8
+
 /* hdr.tid: the caller; only emitted when fd is a socket */
 struct lt_io_enter {
-	uint64_t count; /* bytes asked (vector calls: number of vectors/messages) */
+	uint64_t count; /* bytes asked: the count argument, or the sum of the
+			 * iovecs' lengths of readv/writev and of every message
+			 * of sendmsg/recvmsg/sendmmsg/recvmmsg (read from the
+			 * caller's memory); LT_IO_COUNT_UNKNOWN: not known */
 	int32_t fd;
 	uint16_t nr;
 	uint16_t pad;

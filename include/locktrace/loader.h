@@ -41,5 +41,10 @@ void lt_bpf_detach(struct lt_bpf *b);
 void lt_bpf_destroy(struct lt_bpf *b);
 /* Rounds a requested ring size to what the kernel accepts. */
 uint64_t lt_bpf_ring_size(uint64_t want);
+/* The distance from a cpu's run queue to its preempt count (both per-cpu
+ * variables) read from the kernel's BTF, which the wake-up program needs to
+ * tell a softirq a task ran in its own socket call from an interrupt; 0 if
+ * this kernel's BTF does not say. */
+int64_t lt_bpf_preempt_from_rq(void);
 
 #endif

@@ -151,10 +151,13 @@ struct lt_report_lock {
 	uint64_t offcpu_count, offcpu_max_ns; /* holder preempted/blocked while waited on */
 };
 
+/* Wake-ups of wakee by waker.  Those issued from interrupt context (a
+ * timer, a device; LT_WAKE_IRQ, LT_WAKE_IDLE) are the interrupt's, waker
+ * 0 named "interrupt": the task that was running then did not wake it. */
 struct lt_report_edge {
 	uint32_t waker, wakee;
 	char waker_name[LT_COMM_LEN], wakee_name[LT_COMM_LEN];
-	uint32_t flags;             /* LT_WAKE_* of the last one */
+	uint32_t flags;             /* LT_WAKE_* of any of them (timeline.h) */
 	uint64_t count, via_futex, via_io, other;
 	uint64_t first_ts, last_ts;
 	uint64_t lock;              /* futex of the last one woken through a futex */

@@ -108,9 +108,10 @@ void lt_unwinder_free(struct lt_unwinder *u);
 
 /* Unwind thread TID from REGS.  Frames (at most MAX) are stored innermost
  * first in *FRAMES (malloc'd; clear each with lt_frame_clear).  *END gets a
- * malloc'd marker when the unwind stopped early ("[unwind stopped: no CFI
- * for 0x... in libfoo.so]"), NULL on a clean end.  Returns the number of
- * frames, or -errno if nothing could be done. */
+ * malloc'd marker saying why the unwind stopped ("[unwind stopped: no CFI
+ * for 0x... in libfoo.so]"), NULL only when the outermost frame is a
+ * thread's start (_start, clone3, runtime.goexit, ...).  Returns the
+ * number of frames, or -errno if nothing could be done. */
 int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
 		     int max, struct lt_frame **frames, size_t *n, char **end);
 

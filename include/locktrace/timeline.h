@@ -52,7 +52,8 @@
 
 /* struct lt_wake_edge.flags */
 #define LT_WAKE_IDLE    0x1 /* issued from the idle task (an interrupt) */
-#define LT_WAKE_OTHER   0x2 /* the waker belongs to another process */
+#define LT_WAKE_OTHER   0x2 /* the waker (with IRQ: the task interrupted)
+			     * belongs to another process */
 #define LT_WAKE_NEW     0x4 /* a new thread's first wake-up */
 #define LT_WAKE_IRQ     0x8 /* issued from interrupt context: the waker_tid
 			     * is only the task that was interrupted */

@@ -1,0 +1,310 @@
+/* As root: a loopback TCP ping-pong (tests/workloads/tcp_pingpong.c) in
+ * both --calls modes.  On 127.0.0.1 the receiver is woken by the network
+ * softirq its peer's send runs inside its own system call, on the
+ * interrupt stack; each such wake-up must be credited to the send (trace
+ * flag, report wake edges, Perfetto flows), exactly once per send the
+ * workload made, and sendmsg/recvmsg must record the bytes their iovecs
+ * ask for.  Without root each test says why it skips. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "locktrace/calls.h"
+#include "lt_test.h"
+#include "pf_check.h"
+#include "../src/report_int.h"
+
+#define NEED_ROOT()                                                                      \
+	do {                                                                             \
+		if (!tl_is_root())                                                       \
+			cr_skip_test("needs root: loads BPF programs to record a workload"); \
+	} while (0)
+
+#define ROUNDS 150
+
+struct pp_run {
+	char raw[128], pt[160];
+	char out[64][256];
+	int nout;
+	uint32_t client, server;
+	uint64_t rounds, size;
+	struct tl_trace t;
+};
+
+/* Runs argv to its end; its stdout lines into out, stderr shown. */
+static int run_all(char *const argv[], char out[][256], int *nout)
+{
+	struct tl_proc p;
+	char line[256];
+
+	*nout = 0;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	tl_go(&p);
+	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
+		if (*nout < 64)
+			snprintf(out[(*nout)++], 256, "%s", line);
+	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1)
+		fprintf(stderr, "  | %s\n", line);
+	int st = tl_wait(&p, 30000);
+	tl_close(&p);
+	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
+	return WEXITSTATUS(st);
+}
+
+/* Records tcp_pingpong launched by locktrace (calls: "all" or
+ * "blocking"; names: with --names), converts it to Perfetto, loads the raw
+ * trace. */
+static void pp_record_names(struct pp_run *r, const char *calls, int names)
+{
+	char n[16], conv_out[64][256];
+	int nconv;
+
+	memset(r, 0, sizeof(*r));
+	tl_tmp_path(r->raw, sizeof(r->raw), "loopback");
+	snprintf(r->pt, sizeof(r->pt), "%s.perfetto-trace", r->raw);
+	snprintf(n, sizeof(n), "%d", ROUNDS);
+	char *rec[] = { LT_BIN, "record", "-o", r->raw, "--no-status", "--calls", (char *)calls, "--",
+			WL("tcp_pingpong"), "--no-wait", "-n", n, names ? "--names" : NULL, NULL };
+	cr_assert_eq(run_all(rec, r->out, &r->nout), 0);
+	r->client = (uint32_t)tl_truth_val(r->out, r->nout, "thread", "role=client", "tid");
+	r->server = (uint32_t)tl_truth_val(r->out, r->nout, "thread", "role=server", "tid");
+	r->rounds = tl_truth_val(r->out, r->nout, "done", NULL, "rounds");
+	r->size = tl_truth_val(r->out, r->nout, "done", NULL, "size");
+	cr_assert_eq(tl_truth_val(r->out, r->nout, "done", NULL, "wakes"), 2 * r->rounds);
+	char *conv[] = { LT_BIN, "convert", r->raw, "-o", r->pt, NULL };
+	cr_assert_eq(run_all(conv, conv_out, &nconv), 0);
+	cr_assert_eq(tl_load(&r->t, r->raw), 0);
+	cr_assert_eq(tl_total_lost(&r->t), 0, "events were lost");
+}
+
+static void pp_record(struct pp_run *r, const char *calls)
+{
+	pp_record_names(r, calls, 0);
+}
+
+static void pp_free(struct pp_run *r)
+{
+	tl_free(&r->t);
+	unlink(r->raw);
+	unlink(r->pt);
+}
+
+/* Wake-ups of wakee by waker in the trace, and how many carry each flag. */
+static void count_wakes(const struct pp_run *r, uint32_t waker, uint32_t wakee, int *all, int *softirq,
+			int *irq)
+{
+	*all = *softirq = *irq = 0;
+	for (size_t i = 0; i < r->t.n; i++) {
+		const struct lt_event *e = &r->t.ev[i];
+		if (e->h.kind != LT_EV_WAKING || e->h.tid != wakee || e->wake.waker_tid != waker)
+			continue;
+		(*all)++;
+		*softirq += !!(e->h.flags & LT_F_WAKER_SOFTIRQ);
+		*irq += !!(e->h.flags & LT_F_WAKER_IRQ);
+	}
+}
+
+/* Every send woke the peer from the softirq it ran itself: one wake-up per
+ * send, each flagged so, none an interrupt. */
+static void check_trace(const struct pp_run *r)
+{
+	int all, soft, irq;
+	count_wakes(r, r->client, r->server, &all, &soft, &irq);
+	cr_assert_eq(soft, (int)r->rounds, "client woke server %d times in its softirq (%d in all, %d "
+		     "as interrupts), the client sent %d times", soft, all, irq, (int)r->rounds);
+	cr_assert_eq(all, soft);
+	count_wakes(r, r->server, r->client, &all, &soft, &irq);
+	cr_assert_eq(soft, (int)r->rounds, "server woke client %d times in its softirq (%d in all, %d "
+		     "as interrupts), the server sent %d times", soft, all, irq, (int)r->rounds);
+	cr_assert_eq(all, soft);
+}
+
+/* The message calls record the bytes of their two iovecs, not the flags
+ * register: every recvmsg and sendmsg of the server asks for size bytes. */
+static void check_msg_bytes(const struct pp_run *r, int blocking)
+{
+	int sends = 0, recvs = 0;
+	for (size_t i = 0; i < r->t.n; i++) {
+		const struct lt_event *e = &r->t.ev[i];
+		if (e->h.kind != LT_EV_IO_ENTER || e->h.tid != r->server)
+			continue;
+		cr_assert_eq(e->io.count, r->size, "%s asked for %llu bytes, not %llu", lt_call_name(e->io.nr),
+			     (unsigned long long)e->io.count, (unsigned long long)r->size);
+		sends += e->io.nr == LT_NR_SENDMSG;
+		recvs += e->io.nr == LT_NR_RECVMSG;
+	}
+	/* all: every call; blocking: each sendmsg at its wake-up, each
+	 * recvmsg at its sleep (the workload waits for both) */
+	cr_assert_eq(sends, (int)r->rounds);
+	cr_assert_eq(recvs, (int)r->rounds);
+	(void)blocking;
+}
+
+/* --calls blocking: each waking send is recorded, at its wake-up. */
+static void check_sends_at_wake(const struct pp_run *r)
+{
+	int to = 0, msg = 0;
+	for (size_t i = 0; i < r->t.n; i++) {
+		const struct lt_event *e = &r->t.ev[i];
+		if (e->h.kind != LT_EV_IO_ENTER || !(e->h.flags & LT_F_AT_WAKE))
+			continue;
+		to += e->h.tid == r->client && e->io.nr == LT_NR_SENDTO;
+		msg += e->h.tid == r->server && e->io.nr == LT_NR_SENDMSG;
+	}
+	cr_assert_eq(to, (int)r->rounds, "%d sendto recorded at a wake-up, %d sent", to, (int)r->rounds);
+	cr_assert_eq(msg, (int)r->rounds, "%d sendmsg recorded at a wake-up, %d sent", msg,
+		     (int)r->rounds);
+}
+
+static const struct rp_json *edge(const struct rp_json *j, uint32_t waker, uint32_t wakee)
+{
+	const struct rp_json *es = rp_json_get(j, "wake_edges");
+	for (size_t i = 0; es && i < es->n; i++)
+		if (rp_json_num(rp_json_get(&es->items[i], "waker"), 0) == waker &&
+		    rp_json_num(rp_json_get(&es->items[i], "wakee"), 0) == wakee)
+			return &es->items[i];
+	return NULL;
+}
+
+/* The report's wake edges: every wake-up between the two is via_io. */
+static void check_report(const struct pp_run *r)
+{
+	struct rp_json *j = tl_report_json(r->raw);
+	const uint32_t pair[2][2] = { { r->client, r->server }, { r->server, r->client } };
+	for (int k = 0; k < 2; k++) {
+		const struct rp_json *e = edge(j, pair[k][0], pair[k][1]);
+		cr_assert_not_null(e, "no wake edge %u -> %u", pair[k][0], pair[k][1]);
+		cr_assert_eq(rp_json_num(rp_json_get(e, "via_io"), -1), (double)r->rounds,
+			     "%u -> %u: via_io %g, count %g, other %g", pair[k][0], pair[k][1],
+			     rp_json_num(rp_json_get(e, "via_io"), -1), rp_json_num(rp_json_get(e, "count"), -1),
+			     rp_json_num(rp_json_get(e, "other"), -1));
+		cr_assert_eq(rp_json_num(rp_json_get(e, "count"), -1), (double)r->rounds);
+		cr_assert_eq(rp_json_get(e, "from_interrupt")->type, RPJ_FALSE);
+	}
+	rp_json_free(j);
+}
+
+/* Flows from from's sends (slices named send) into to's receives. */
+static int flows(const struct pfc *c, uint32_t from, const char *send, uint32_t to, const char *recv)
+{
+	int n = 0;
+	for (int i = 0;; i++) {
+		const struct pfc_slice *s = pfc_slice(c, (int32_t)from, send, i);
+		if (!s)
+			break;
+		for (int k = 0;; k++) {
+			const struct pfc_slice *d = pfc_slice(c, (int32_t)to, recv, k);
+			if (!d)
+				break;
+			n += pfc_flow(c, s, d);
+		}
+	}
+	return n;
+}
+
+static void check_perfetto(const struct pp_run *r)
+{
+	struct pfc c;
+	if (pfc_load(&c, r->pt)) {
+		pfc_print_errors(&c);
+		cr_assert_fail("%s: %d problems in the Perfetto trace", r->pt, c.nerr);
+	}
+	int cs = flows(&c, r->client, "sendto", r->server, "recvmsg");
+	int sc = flows(&c, r->server, "sendmsg", r->client, "recvfrom");
+	cr_assert_eq(cs, (int)r->rounds, "%d flows from the client's sendto to the server's recvmsg", cs);
+	cr_assert_eq(sc, (int)r->rounds, "%d flows from the server's sendmsg to the client's recvfrom", sc);
+	const struct pfc_slice *m = pfc_slice(&c, (int32_t)r->server, "sendmsg", 0);
+	cr_assert(m && pfc_ann(m, "bytes") && pfc_ann(m, "bytes")->u == r->size,
+		  "the sendmsg slice does not say it sends %llu bytes", (unsigned long long)r->size);
+	pfc_free(&c);
+}
+
+Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_all, .timeout = 60)
+{
+	NEED_ROOT();
+	struct pp_run r;
+	pp_record(&r, "all");
+	check_trace(&r);
+	check_msg_bytes(&r, 0);
+	check_report(&r);
+	check_perfetto(&r);
+	pp_free(&r);
+}
+
+Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_blocking, .timeout = 60)
+{
+	NEED_ROOT();
+	struct pp_run r;
+	pp_record(&r, "blocking");
+	check_trace(&r);
+	check_sends_at_wake(&r);
+	check_msg_bytes(&r, 1);
+	check_report(&r);
+	check_perfetto(&r);
+	pp_free(&r);
+}
+
+/* Runs argv and returns all it wrote on stdout (malloc'd, NUL-terminated). */
+static char *output_of(char *const argv[], size_t *len)
+{
+	char *cmd = NULL, *out = NULL;
+	size_t clen = 0;
+	FILE *c = open_memstream(&cmd, &clen);
+	for (int i = 0; argv[i]; i++)
+		fprintf(c, "%s'%s'", i ? " " : "", argv[i]);
+	fclose(c);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	FILE *o = open_memstream(&out, len);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, o);
+	fclose(o);
+	cr_assert_eq(pclose(p), 0, "%s failed", cmd);
+	free(cmd);
+	return out;
+}
+
+static void assert_no_controls(const char *what, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		cr_assert((unsigned char)s[i] >= 0x20 || s[i] == '\n', "%s: byte 0x%02x at %zu", what,
+			  (unsigned char)s[i], i);
+}
+
+/* Threads named with an escape sequence, a newline and a byte that is not
+ * UTF-8: dump and the text report carry no control byte and keep one line
+ * per event; the JSON report keeps the names (U+FFFD for the bad byte). */
+Test(loopback_live, thread_names_with_control_bytes_are_escaped, .timeout = 60)
+{
+	NEED_ROOT();
+	struct pp_run r;
+	pp_record_names(&r, "all", 1);
+	size_t len;
+	char *dump[] = { LT_BIN, "dump", r.raw, NULL };
+	char *d = output_of(dump, &len);
+	assert_no_controls("dump", d, len);
+	size_t lines = 0;
+	for (char *l = d; *l; l = strchr(l, '\n') + 1) {
+		cr_assert(l[0] == '#' || (l[0] >= '0' && l[0] <= '9'), "a line that is neither an event nor "
+			  "a comment: %.60s", l);
+		lines += l[0] != '#';
+	}
+	cr_assert_eq(lines, r.t.n, "%zu event lines for %zu events", lines, r.t.n);
+	cr_assert(strstr(d, "cli\\x1b[2J\\x0a\xef\xbf\xbd"), "the client's name, escaped");
+	free(d);
+	char *rep[] = { LT_BIN, "report", r.raw, NULL };
+	d = output_of(rep, &len);
+	assert_no_controls("report", d, len);
+	cr_assert(strstr(d, "srv\\x1b]0;x"), "the server's name, escaped (cut to its column)");
+	free(d);
+	struct rp_json *j = tl_report_json(r.raw);
+	const struct rp_json *th = rp_json_get(j, "threads");
+	int found = 0;
+	for (size_t i = 0; th && i < th->n; i++)
+		found += !strcmp(rp_json_str(rp_json_get(&th->items[i], "name")), "cli\033[2J\n\xef\xbf\xbd");
+	cr_assert_eq(found, 1);
+	rp_json_free(j);
+	pp_free(&r);
+}
