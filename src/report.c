@@ -1162,6 +1162,24 @@ int lt_report_symbols(struct lt_report *r, const void *data, size_t len)
 	return 0;
 }
 
+/* The text as stored, for the JSON report. */
+static void keep_stored(struct lt_report *r, const char *json, size_t len, const char *occasion)
+{
+	struct lt_report_stored *nv = realloc(r->stored, (r->n_stored + 1) * sizeof(*nv));
+	char *copy = malloc(len + 1);
+	if (nv)
+		r->stored = nv;
+	if (!nv || !copy) {
+		free(copy);
+		P(r)->oom = 1;
+		return;
+	}
+	memcpy(copy, json, len);
+	copy[len] = 0;
+	nv[r->n_stored] = (struct lt_report_stored){ copy, len, "" };
+	snprintf(nv[r->n_stored++].occasion, sizeof(nv->occasion), "%s", occasion ? occasion : "");
+}
+
 int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 {
 	struct lt_report_priv *p = P(r);
@@ -1177,6 +1195,7 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 		add_note(r, "a snapshot section is not a locktrace.snapshot/1 document; ignored");
 		return -1;
 	}
+	keep_stored(r, json, len, rp_json_str(rp_json_get(doc, "occasion")));
 	rp_json_free(doc);
 	for (size_t i = 0; i < s.n_threads; i++)
 		if (s.threads[i].has_futex)
@@ -2643,6 +2662,9 @@ void lt_report_free(struct lt_report *r)
 	}
 	free(r->findings);
 	free(r->locks);
+	for (size_t i = 0; i < r->n_stored; i++)
+		free(r->stored[i].json);
+	free(r->stored);
 	for (size_t i = 0; i < r->n_threads; i++) {
 		free(r->threads[i].last);
 		free(r->threads[i].snap_detail);

@@ -17,6 +17,8 @@ enum rp_jtype { RPJ_NULL, RPJ_FALSE, RPJ_TRUE, RPJ_NUM, RPJ_STR, RPJ_ARR, RPJ_OB
 struct rp_json {
 	enum rp_jtype type;
 	double num;
+	int64_t inum;           /* RPJ_NUM written as an integer: its exact value */
+	int is_int;
 	char *str;              /* RPJ_STR: decoded, NUL-terminated */
 	size_t n;               /* RPJ_ARR / RPJ_OBJ: items */
 	struct rp_json *items;
@@ -32,6 +34,8 @@ const struct rp_json *rp_json_get(const struct rp_json *j, const char *key);
 /* Conversions that tolerate absent or mistyped values. */
 int rp_json_is_num(const struct rp_json *j);
 double rp_json_num(const struct rp_json *j, double dflt);
+/* An integer exactly (doubles lose nanoseconds of a realtime clock). */
+int64_t rp_json_int(const struct rp_json *j, int64_t dflt);
 const char *rp_json_str(const struct rp_json *j); /* NULL unless a string */
 /* "0x..." strings (and plain numbers): 1 and *out, or 0. */
 int rp_json_addr(const struct rp_json *j, uint64_t *out);

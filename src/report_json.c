@@ -293,6 +293,12 @@ static int parse_value(struct parser *ps, struct rp_json *v, int depth)
 			fail(ps, "bad number");
 			return -1;
 		}
+		if (!strpbrk(num, ".eE")) {
+			errno = 0;
+			long long i = strtoll(num, &e, 10);
+			v->is_int = !errno && !*e;
+			v->inum = i;
+		}
 		ps->p += l;
 		return 0;
 	}
@@ -360,6 +366,13 @@ int rp_json_is_num(const struct rp_json *j)
 double rp_json_num(const struct rp_json *j, double dflt)
 {
 	return rp_json_is_num(j) ? j->num : dflt;
+}
+
+int64_t rp_json_int(const struct rp_json *j, int64_t dflt)
+{
+	if (!rp_json_is_num(j))
+		return dflt;
+	return j->is_int ? j->inum : (int64_t)j->num;
 }
 
 const char *rp_json_str(const struct rp_json *j)

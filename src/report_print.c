@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "locktrace/timeline.h"
+#include "locktrace/snapshot.h"
 #include "report_int.h"
 #include "utf8.h"
 
@@ -410,7 +411,16 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 		fputs(i ? ", " : "", f);
 		rp_json_string(f, r->notes[i]);
 	}
-	fprintf(f, "]\n}\n");
+	fprintf(f, "],\n  \"stored_snapshots\": [");
+	for (size_t i = 0; i < r->n_stored; i++) {
+		const struct lt_report_stored *st = &r->stored[i];
+		const char *o = lt_snapshot_occasion(st->occasion[0] ? st->occasion : NULL, i, r->n_stored,
+						     !!(r->hdr_flags & LT_HDR_FLIGHT));
+		fprintf(f, "%s\n    {\"occasion\": \"%s\", \"snapshot\": ", i ? "," : "", o);
+		fwrite(st->json, 1, st->len, f);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]\n}\n", r->n_stored ? "\n  " : "");
 }
 
 /* ---------------------------------------------------------------- text */

@@ -358,6 +358,10 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
 {
 	fprintf(f, "{\"schema\":\"locktrace.snapshot/1\",\"pid\":%d,\"comm\":", (int)s->pid);
 	json_str(f, s->comm);
+	if (s->occasion) {
+		fputs(",\"occasion\":", f);
+		json_str(f, s->occasion);
+	}
 	fputs(",\"exe\":", f);
 	json_str(f, s->exe);
 	fprintf(f, ",\"taken_realtime_ns\":%" PRId64 ",\"taken_monotonic_ns\":%" PRId64

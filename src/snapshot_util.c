@@ -205,6 +205,7 @@ void lt_snapshot_free(struct lt_snapshot *s)
 		lt_rtlock_clear(&s->rtlocks[i]);
 	free(s->rtlocks);
 	lt_strlist_free(&s->notes);
+	lt_strlist_free(&s->strings);
 	free(s->sched_offset_ns);
 	free(s->exe);
 	free(s);

@@ -804,6 +804,42 @@ Test(report, json_output_parses_and_escapes_names)
 	done();
 }
 
+/* report --json carries the snapshots stored in the trace as they were
+ * written, each with why it was taken (stored, or from the order). */
+Test(report, json_carries_the_stored_snapshots)
+{
+	const uint32_t tids[] = { PID };
+	header(1, tids);
+	start();
+	snapshot("{\"tid\": 500, \"comm\": \"app\"}");
+	const char *end = "{\"schema\": \"locktrace.snapshot/1\", \"pid\": 500, \"occasion\": \"end\","
+			  " \"threads\": [{\"tid\": 500, \"comm\": \"app2\"}]}";
+	cr_assert_eq(lt_report_snapshot(R, end, strlen(end)), 0);
+	cr_assert_eq(lt_report_snapshot(R, "{", 1), -1, "a damaged one is left out");
+	finish(BASE + SEC);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	lt_report_print_json(f, R);
+	fclose(f);
+	char err[160];
+	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
+	cr_assert_not_null(j, "report JSON does not parse: %s\n%s", err, buf);
+	const struct rp_json *st = rp_json_get(j, "stored_snapshots");
+	cr_assert(st && st->type == RPJ_ARR && st->n == 2, "%s", buf);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&st->items[0], "occasion")), "start");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&st->items[1], "occasion")), "end");
+	const struct rp_json *s0 = rp_json_get(&st->items[0], "snapshot");
+	cr_assert_str_eq(rp_json_str(rp_json_get(s0, "schema")), "locktrace.snapshot/1");
+	cr_assert_eq(rp_json_num(rp_json_get(rp_json_get(s0, "future_field"), "x")->items + 1, 0), 2500,
+		     "stored as written, unknown fields too");
+	const struct rp_json *t1 = rp_json_get(rp_json_get(&st->items[1], "snapshot"), "threads");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&t1->items[0], "comm")), "app2");
+	rp_json_free(j);
+	free(buf);
+	done();
+}
+
 Test(report, json_reader_is_strict_about_syntax_and_tolerant_about_content)
 {
 	char err[160];

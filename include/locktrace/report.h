@@ -170,6 +170,13 @@ struct lt_report_loss {
 
 struct lt_report_priv;
 
+/* A snapshot stored in the trace, as it was written (docs/snapshot.md). */
+struct lt_report_stored {
+	char *json;
+	size_t len;
+	char occasion[16]; /* "start", "end", "stall", "sigusr1"; "" if not stored */
+};
+
 struct lt_report {
 	/* the trace */
 	int32_t pid;
@@ -186,6 +193,8 @@ struct lt_report {
 	uint64_t stop_offset;
 	uint64_t snapshot_ts;       /* the last snapshot, boottime ns (0 none) */
 	unsigned n_snapshots;
+	struct lt_report_stored *stored; /* the snapshots read, in trace order */
+	size_t n_stored;
 	/* tables, sorted for reading: locks by total wait, threads by tid,
 	 * edges by count */
 	struct lt_report_lock *locks;

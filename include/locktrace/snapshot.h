@@ -313,6 +313,9 @@ struct lt_verdict {
 struct lt_snapshot {
 	pid_t pid;
 	char comm[64];
+	/* why a recorder took it, stored in its trace: "start", "end",
+	 * "stall", "sigusr1" (static string); NULL for `locktrace snapshot` */
+	const char *occasion;
 	char *exe;                   /* readlink /proc/PID/exe, NULL if unknown  */
 	int64_t taken_realtime_ns;   /* CLOCK_REALTIME at start                  */
 	int64_t taken_monotonic_ns;  /* CLOCK_MONOTONIC at start                 */
@@ -333,6 +336,9 @@ struct lt_snapshot {
 	int64_t *sched_offset_ns;
 	size_t n_cpus;
 	struct lt_strlist notes;     /* process-level notes                      */
+	/* a snapshot read back from JSON: the strings its static-string
+	 * fields (occasion, sc_name, acquire, lock_kind, ...) point into */
+	struct lt_strlist strings;
 };
 
 /* Error codes returned by lt_snapshot_take (negated errno values otherwise). */
@@ -397,6 +403,17 @@ void lt_multi_free(struct lt_multi_snapshot *m);
 pid_t lt_multi_pid_of(const struct lt_multi_snapshot *m, pid_t tid);
 void lt_multi_print_text(FILE *f, const struct lt_multi_snapshot *m);
 void lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m);
+
+/* A snapshot stored in a trace (the JSON above) read back, so that it
+ * prints as `locktrace snapshot` printed it live.  0 and *out (free with
+ * lt_snapshot_free), or -1 with what is wrong in err. */
+int lt_snapshot_from_json(const char *json, size_t len, struct lt_snapshot **out, char *err,
+			  size_t errlen);
+/* Why the i-th of the n snapshots stored in a trace was taken: OCCASION as
+ * stored ("start", "end", "stall", "sigusr1"), or when it is NULL (traces
+ * written before it was stored) what the order says: "dump" for a flight
+ * dump's, else "start" for the first and "end" for the last. */
+const char *lt_snapshot_occasion(const char *occasion, size_t i, size_t n, int flight);
 
 /* ---- pure helpers (exposed for tests and the timeline) ------------------ */
 
