@@ -25,6 +25,7 @@
 
 #include "locktrace/calls.h"
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
@@ -999,6 +1000,8 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	struct lt_lm_env env;
 	lt_lm_env_live(&env, c.sym, s, ctx_fsbase, &c);
 	lt_lockmodels_apply(s, &env);
+	/* each thread as its language runtime knows it (rtthread.h) */
+	lt_rtthreads_apply(s, &env);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)
