@@ -70,10 +70,12 @@ struct model {
 	size_t unmatched, threads;
 };
 
-/* One thread state and the thread it runs on. */
+/* One thread state, the thread it runs on, and where its Python frames
+ * keep their local variables. */
 struct ts {
 	uint64_t ident;     /* pthread_t */
 	struct lt_thread *t;
+	uint64_t *locals, *codes; /* per frame of t->rt_frames */
 };
 
 /* One thread's walk through its frames. */
@@ -83,8 +85,7 @@ struct walk {
 	unsigned groups[MAX_FRAMES];
 	unsigned group;
 	bool in_group;
-	uint64_t inner_locals; /* localsplus of the innermost frame */
-	const struct code *inner;
+	uint64_t locals[MAX_FRAMES], codes[MAX_FRAMES]; /* per frame pushed */
 };
 
 static uint64_t u64(const struct model *m, uint64_t addr)
@@ -184,7 +185,7 @@ static int line_at(const struct pyl *l, const struct code *c, int addr)
 
 /* ---- frames ---- */
 
-static bool push(struct walk *w, const struct code *c, int line)
+static bool push(struct walk *w, const struct code *c, int line, uint64_t locals)
 {
 	struct lt_thread *t = w->t;
 	if (t->n_rt_frames == MAX_FRAMES)
@@ -202,6 +203,8 @@ static bool push(struct walk *w, const struct code *c, int line)
 	f->file = lts_strdup(c->file);
 	f->line = line > 0 ? line : 0;
 	f->native = -1;
+	w->locals[t->n_rt_frames] = locals;
+	w->codes[t->n_rt_frames] = c->addr;
 	w->groups[t->n_rt_frames++] = w->group;
 	w->in_group = true;
 	return true;
@@ -233,11 +236,7 @@ static void walk_objects(struct walk *w, uint64_t f)
 			line = u64_in(b, l->f_trace) ? lineno : line_at(l, c, lasti);
 		else /* 3.10: f_lasti counts code units; f_lineno valid if set */
 			line = lineno ? lineno : line_at(l, c, lasti * 2);
-		if (!n) {
-			w->inner_locals = f + l->f_locals;
-			w->inner = c;
-		}
-		push(w, c, line);
+		push(w, c, line, f + l->f_locals);
 		end_group(w);
 		f = u64_in(b, l->f_back);
 	}
@@ -277,12 +276,8 @@ static uint64_t interp_frame(struct walk *w, uint64_t f)
 	bool incomplete = owner != OWNED_BY_GENERATOR && c->firsttraceable >= 0 &&
 			  addr < (int64_t)c->firsttraceable * 2;
 	if (!incomplete) {
-		if (!w->t->n_rt_frames) {
-			w->inner_locals = f + l->if_locals;
-			w->inner = c;
-		}
 		int line = addr < INT32_MAX && addr > -0x1000000 ? line_at(l, c, (int)addr) : 0;
-		if (!push(w, c, line))
+		if (!push(w, c, line, f + l->if_locals))
 			return 0;
 	}
 	if (entry)
@@ -382,19 +377,42 @@ static void name_lock(struct model *m, struct lt_thread *t, uint64_t obj, int ki
 	f->lock_name = var && var[0] ? lts_strdup(var) : NULL;
 }
 
-/* The Lock whose semaphore T sleeps on, among the innermost frame's local
- * variables and evaluation stack. */
-static void find_lock(struct model *m, struct lt_thread *t, const struct walk *w)
+/* The local variable of frame K of X whose value is OBJ: its name in VAR.
+ * Its slot index, or -1. */
+static long find_local(struct model *m, const struct ts *x, size_t k, uint64_t obj, char *var,
+		       size_t len)
 {
+	const struct code *c = code_get(m, x->codes[k]);
+	uint64_t slots[MAX_SLOTS], name;
+	size_t n = c && c->nlocals < MAX_SLOTS ? c->nlocals : MAX_SLOTS;
+	if (!c || !n || m->e->read(m->e->arg, x->locals[k], slots, n * 8) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (slots[i] != obj)
+			continue;
+		var[0] = 0;
+		if (pyr_tuple_item(&m->r, c->names, i, &name) == 0)
+			pyr_str(&m->r, name, var, len);
+		return (long)i;
+	}
+	return -1;
+}
+
+/* The Lock whose semaphore X's thread sleeps on, among its innermost
+ * frame's local variables and evaluation stack. */
+static void find_lock(struct model *m, const struct ts *x)
+{
+	struct lt_thread *t = x->t;
 	const struct lt_futex *f = &t->futex;
+	const struct code *c = t->n_rt_frames ? code_get(m, x->codes[0]) : NULL;
 	uint64_t slots[MAX_SLOTS];
-	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock || !w->inner_locals)
+	if (!c || t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock)
 		return;
 	uint64_t sem = f->lock_base ? f->lock_base : f->uaddr;
-	size_t n = w->inner->nlocals + (size_t)(w->inner->stacksize > 0 ? w->inner->stacksize : 0) + 8;
+	size_t n = c->nlocals + (size_t)(c->stacksize > 0 ? c->stacksize : 0) + 8;
 	if (n > MAX_SLOTS)
 		n = MAX_SLOTS;
-	while (n && m->e->read(m->e->arg, w->inner_locals, slots, n * 8) < 0)
+	while (n && m->e->read(m->e->arg, x->locals[0], slots, n * 8) < 0)
 		n /= 2;
 	for (size_t i = 0; i < n; i++) {
 		int kind = slots[i] ? lock_kind(m, slots[i]) : 0;
@@ -402,10 +420,43 @@ static void find_lock(struct model *m, struct lt_thread *t, const struct walk *w
 			continue;
 		char var[128] = "";
 		uint64_t name;
-		if (i < w->inner->nlocals && pyr_tuple_item(&m->r, w->inner->names, i, &name) == 0)
+		if (i < c->nlocals && pyr_tuple_item(&m->r, c->names, i, &name) == 0)
 			pyr_str(&m->r, name, var, sizeof(var));
 		name_lock(m, t, slots[i], kind, var);
 		return;
+	}
+}
+
+/* Other threads whose frames keep the lock X waits for in a local
+ * variable: not proof of holding it (a Lock records no holder), but where
+ * to look.  Appended to the lock's state. */
+static void lock_refs(struct model *m, const struct ts *v, size_t n, const struct ts *x)
+{
+	struct lt_futex *f = &x->t->futex;
+	char buf[1024], var[128];
+	size_t o = 0, found = 0;
+	buf[0] = 0;
+	for (size_t j = 0; j < n && found < 4; j++) {
+		if (&v[j] == x)
+			continue;
+		for (size_t k = 0; k < v[j].t->n_rt_frames && found < 4; k++) {
+			if (find_local(m, &v[j], k, f->lock_base, var, sizeof(var)) < 0 || !var[0])
+				continue;
+			const struct lt_rtframe *r = &v[j].t->rt_frames[k];
+			o += (size_t)snprintf(buf + o, o < sizeof(buf) ? sizeof(buf) - o : 0,
+					      "%sthread %d (%s) has it in '%s' of %s (%s:%d)", found ? ", " : "",
+					      (int)v[j].t->tid, lt_thread_name(v[j].t), var, r->func, r->file,
+					      r->line);
+			found++;
+			break;
+		}
+	}
+	if (!found || o >= sizeof(buf))
+		return;
+	char *st = lts_asprintf("%s; %s", f->lock_state ? f->lock_state : "", buf);
+	if (st) {
+		free(f->lock_state);
+		f->lock_state = st;
 	}
 }
 
@@ -421,8 +472,9 @@ static struct lt_thread *thread_of(struct model *m, uint64_t ts, uint64_t *ident
 	return tid ? lt_snapshot_find(m->s, tid) : NULL;
 }
 
-static void read_thread(struct model *m, uint64_t ts, struct lt_thread *t)
+static void read_thread(struct model *m, uint64_t ts, struct ts *x)
 {
+	struct lt_thread *t = x->t;
 	struct walk *w = calloc(1, sizeof(*w));
 	if (!w)
 		return;
@@ -431,9 +483,36 @@ static void read_thread(struct model *m, uint64_t ts, struct lt_thread *t)
 	t->rt_lang = "python";
 	walk_frames(w, ts);
 	lt_rt_place(t, w->groups, is_eval_loop);
-	if (w->inner && m->id.minor <= 13)
-		find_lock(m, t, w);
+	size_t n = t->n_rt_frames;
+	x->locals = malloc((n ? n : 1) * sizeof(*x->locals));
+	x->codes = malloc((n ? n : 1) * sizeof(*x->codes));
+	if (x->locals && x->codes) {
+		memcpy(x->locals, w->locals, n * sizeof(*x->locals));
+		memcpy(x->codes, w->codes, n * sizeof(*x->codes));
+	} else {
+		t->n_rt_frames = 0; /* no memory: nothing half-done */
+	}
 	free(w);
+}
+
+static bool our_lock(const struct lt_futex *f)
+{
+	return f->lock_kind && !strncmp(f->lock_kind, "threading.", 10);
+}
+
+/* The threading locks the threads of V wait for, and who else keeps them. */
+static void python_locks(struct model *m, struct ts *v, size_t n)
+{
+	if (m->id.minor > 13)
+		return; /* lockobject's layout is known up to 3.13 */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].locals)
+			find_lock(m, &v[i]);
+	for (size_t i = 0, done = 0; i < n && done < 16; i++)
+		if (v[i].locals && our_lock(&v[i].t->futex)) {
+			lock_refs(m, v, n, &v[i]);
+			done++;
+		}
 }
 
 /* ---- names: threading._active ---- */
@@ -488,8 +567,6 @@ static void interp_threads(struct model *m, uint64_t interp)
 			m->unmatched += !t;
 			continue;
 		}
-		read_thread(m, ts, t);
-		m->threads++;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			struct ts *nv = realloc(v, cap * sizeof(*nv));
@@ -497,10 +574,17 @@ static void interp_threads(struct model *m, uint64_t interp)
 				break;
 			v = nv;
 		}
-		v[n++] = (struct ts){ ident, t };
+		v[n] = (struct ts){ ident, t, NULL, NULL };
+		read_thread(m, ts, &v[n++]);
+		m->threads++;
 	}
 	if (m->dicts_ok)
 		thread_names(m, interp, v, n);
+	python_locks(m, v, n);
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].locals);
+		free(v[i].codes);
+	}
 	free(v);
 }
 
