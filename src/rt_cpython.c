@@ -251,7 +251,7 @@ static void walk_objects(struct walk *w, uint64_t f)
 static uint64_t interp_frame(struct walk *w, uint64_t f)
 {
 	const struct pyl *l = w->m->l;
-	uint8_t b[0x50];
+	uint8_t b[0x100]; /* pyl_for: every field lies below if_locals <= 0x100 */
 	if (w->m->e->read(w->m->e->arg, f, b, l->if_locals) < 0) {
 		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 " unreadable", f);
 		return 0;
@@ -265,8 +265,11 @@ static uint64_t interp_frame(struct walk *w, uint64_t f)
 	}
 	const struct code *c = code_get(w->m, code);
 	if (!c) {
-		/* 3.13's f_executable may be something else than code (None) */
-		if (code && pyr_type(&w->m->r, code) != w->m->r.t_code && w->m->r.t_code)
+		/* 3.13's f_executable may be something else than code (None):
+		 * such a frame runs no Python code; from 3.11 to 3.12 it is
+		 * always a code object */
+		if (w->m->id.minor >= 13 && code && w->m->r.t_code &&
+		    pyr_type(&w->m->r, code) != w->m->r.t_code)
 			return prev;
 		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 ": no readable code object", f);
 		return 0;

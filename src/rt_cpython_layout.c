@@ -107,6 +107,10 @@ static bool from_debug_offsets(const struct lt_cpy_id *id, struct pyl *l, bool *
 		*same &= *f == (uint32_t)v;
 		*f = (uint32_t)v;
 	}
+	/* the frame is read in one piece of if_locals <= 0x100 bytes */
+	if (l->if_locals > 0x100 || l->if_prev + 8 > l->if_locals || l->if_code + 8 > l->if_locals ||
+	    l->if_instr + 8 > l->if_locals || l->if_owner >= l->if_locals)
+		return false;
 	/* the object header fields every version shares must be the usual ones */
 	return lt_cpy_do(id, LT_DO_OB_TYPE) == 8 && lt_cpy_do(id, LT_DO_TP_NAME) == 0x18 &&
 	       lt_cpy_do(id, LT_DO_STR_STATE) == 0x20 && lt_cpy_do(id, LT_DO_STR_LENGTH) == 0x10 &&
