@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/rtthread.h"
 #include "report_int.h"
 #include "u64map.h"
 
@@ -408,7 +409,8 @@ static char *own_frame(const struct rp_json *th, const char *exe_base)
 			continue;
 		const char *file = rp_json_str(rp_json_get(f, "file"));
 		double line = rp_json_num(rp_json_get(f, "line"), -1);
-		char buf[512];
+		char buf[512], dm[256];
+		func = lt_func_display(func, dm, sizeof(dm)); /* OCaml names readable */
 		if (file && line > 0)
 			snprintf(buf, sizeof(buf), "%s (%s:%.0f)", func, file, line);
 		else

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 
@@ -527,10 +528,12 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 		lt_strlist_add(&v->evidence, "owner %d: %s", (int)owner, o->detail);
 	if (o)
 		rt_frames_evidence(v, o, "owner", 4);
+	char dm[256];
 	for (size_t f = 0; o && f < o->n_frames && f < 6; f++)
 		if (o->frames[f].func)
 			lt_strlist_add(&v->evidence, "owner %d frame #%zu: %s (%s)", (int)owner, f,
-				       o->frames[f].func, o->frames[f].module ? o->frames[f].module : "?");
+				       lt_func_display(o->frames[f].func, dm, sizeof(dm)),
+				       o->frames[f].module ? o->frames[f].module : "?");
 }
 
 /* Why no holder can be named, said as what it is. */
@@ -655,10 +658,11 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 			lt_strlist_add(&v->evidence, "lock word %u looks like a lock held with waiters, "
 				       "but no owner tid is stored with it", t0->futex.word);
 		rt_frames_evidence(v, t0, "thread", 4);
+		char dm[256];
 		for (size_t f = 0; f < t0->n_frames && f < (t0->n_rt_frames ? 4u : 8u); f++)
 			if (t0->frames[f].func)
 				lt_strlist_add(&v->evidence, "thread %d frame #%zu: %s (%s)", (int)t0->tid, f,
-					       t0->frames[f].func,
+					       lt_func_display(t0->frames[f].func, dm, sizeof(dm)),
 					       t0->frames[f].module ? t0->frames[f].module : "?");
 	}
 	free(lp);

@@ -1392,3 +1392,35 @@ Test(rt_cpython_live, text_interleaves, .fini = cleanup, .timeout = 120)
 	free(buf);
 	lt_snapshot_free(s);
 }
+
+/* ---- live: OCaml frames read as OCaml names ---- */
+
+/* ocaml_holder (OCaml 4.13 from Debian): its frames print as Holder.waiter,
+ * not camlHolder__waiter_374; JSON keeps the symbol and adds the name. */
+Test(rt_demangle_live, ocaml_holder_frames, .fini = cleanup, .timeout = 120)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: other users' /proc files and memory");
+	if (access(WL("ocaml_holder"), X_OK) != 0)
+		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
+	char *argv[] = { WL("ocaml_holder"), "-t", "3", NULL };
+	ntruth = 0;
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 60000), "ocaml_holder never got ready");
+	struct lt_snapshot *s = snapshot();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	lt_snapshot_print_text(f, s);
+	fclose(f);
+	cr_assert(strstr(buf, " Holder.waiter+0x"), "%.3000s", buf);
+	cr_assert_null(strstr(buf, "camlHolder__waiter"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	lt_snapshot_print_json(f, s);
+	fclose(f);
+	cr_assert(strstr(buf, "\"func\":\"camlHolder__waiter_"));
+	cr_assert(strstr(buf, "\"demangled\":\"Holder.waiter\""));
+	free(buf);
+	lt_snapshot_free(s);
+}
