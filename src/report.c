@@ -1501,7 +1501,8 @@ static int is_lock_waiter(const struct rthread *t)
 /* A threading.Lock or RLock the CPython thread model named (rtthread.h). */
 static int python_lock(const struct rp_snap_thread *t)
 {
-	return t->lock_kind && !strncmp(t->lock_kind, "threading.", 10);
+	return t->lock_kind &&
+	       (!strcmp(t->lock_kind, "threading.Lock") || !strcmp(t->lock_kind, "threading.RLock"));
 }
 
 /* The holder of g at the end: the snapshot's recorded owner (glibc mutex

@@ -401,6 +401,37 @@ static long find_local(struct model *m, const struct ts *x, size_t k, uint64_t o
 	return -1;
 }
 
+/* threading.Condition.wait() blocks on a fresh lock of its own ('waiter')
+ * until notify() releases it: an event, not a lock (Event.wait, Queue.get
+ * and most pools park there). */
+static bool condition_wait(const struct lt_thread *t, const char *var)
+{
+	const struct lt_rtframe *r = &t->rt_frames[0];
+	const char *base = r->file ? strrchr(r->file, '/') : NULL;
+	return var && !strcmp(var, "waiter") && r->func && base && !strcmp(base, "/threading.py") &&
+	       (!strcmp(r->func, "Condition.wait") || !strcmp(r->func, "wait"));
+}
+
+/* The wait is for the Condition (the frame's 'self'), the thread acquires
+ * nothing: the verdicts count it with condition variables. */
+static void name_condition(struct model *m, const struct ts *x)
+{
+	struct lt_thread *t = x->t;
+	struct lt_futex *f = &t->futex;
+	uint64_t self = 0;
+	char *st = lts_asprintf("waits in Condition.wait() for a notify(), on its own waiter lock (%s)",
+				f->lock_state ? f->lock_state : "?");
+	if (m->e->read(m->e->arg, x->locals[0], &self, 8) < 0)
+		self = 0;
+	f->lock_kind = "threading.Condition";
+	f->lock_base = self ? self : f->lock_base;
+	free(f->lock_name);
+	f->lock_name = NULL;
+	free(f->lock_state);
+	f->lock_state = st;
+	t->acquire = NULL;
+}
+
 /* The Lock whose semaphore X's thread sleeps on, among its innermost
  * frame's local variables and evaluation stack. */
 static void find_lock(struct model *m, const struct ts *x)
@@ -426,6 +457,8 @@ static void find_lock(struct model *m, const struct ts *x)
 		if (i < c->nlocals && pyr_tuple_item(&m->r, c->names, i, &name) == 0)
 			pyr_str(&m->r, name, var, sizeof(var));
 		name_lock(m, t, slots[i], kind, var);
+		if (kind == 1 && condition_wait(t, var))
+			name_condition(m, x);
 		return;
 	}
 }
@@ -500,7 +533,8 @@ static void read_thread(struct model *m, uint64_t ts, struct ts *x)
 
 static bool our_lock(const struct lt_futex *f)
 {
-	return f->lock_kind && !strncmp(f->lock_kind, "threading.", 10);
+	return f->lock_kind && (!strcmp(f->lock_kind, "threading.Lock") ||
+				!strcmp(f->lock_kind, "threading.RLock"));
 }
 
 /* The threading locks the threads of V wait for, and who else keeps them. */

@@ -4,7 +4,8 @@ truth for the CPython thread model (names, Python frames, lines, locks).
     /usr/bin/python3 py_stacks.py [--depth N=40]
 
 Each thread prints, just before it blocks, where its innermost Python frame
-is, as Python itself sees it (the frame's own f_lineno, the code object's
+is (for `event`: the frame under threading's Event.wait and Condition.wait),
+as Python itself sees it (the frame's own f_lineno, the code object's
 co_filename and co_qualname, or co_name before 3.11):
 
     pid=PID
@@ -16,6 +17,9 @@ reader  reader-ü      socket.recv() (Latin-1 name)              Reader.run_fore
 locker  作業者         threading.Lock().acquire(): main holds it lock_wait (the lock is local `lk`)
 rlocker rlocker       threading.RLock().acquire(): main holds it lock_wait (local `lk`)
 gen     gen           time.sleep() inside a generator           blocking_gen
+event   event         threading.Event().wait(): never set       wait_event (its innermost
+                                                                frame is threading's
+                                                                Condition.wait)
 deep    deep          time.sleep() under N recursive calls      recurse (depth=N)
 main    MainThread    time.sleep()                              main (printed last)
 
@@ -62,6 +66,11 @@ class Reader:
 def lock_wait(role, lk):
     report(role, sys._getframe(), 1)
     lk.acquire()
+
+
+def wait_event(ev):
+    report("event", sys._getframe(), 1)
+    ev.wait()
 
 
 def blocking_gen():
@@ -112,6 +121,7 @@ def main(argv):
                          daemon=True),
         threading.Thread(target=lock_wait, args=("rlocker", rheld), name="rlocker", daemon=True),
         threading.Thread(target=gen_main, name="gen", daemon=True),
+        threading.Thread(target=wait_event, args=(threading.Event(),), name="event", daemon=True),
         threading.Thread(target=recurse, args=(depth,), name="deep", daemon=True),
     ]
     for t in threads:
