@@ -380,27 +380,6 @@ static void name_lock(struct model *m, struct lt_thread *t, uint64_t obj, int ki
 	f->lock_name = var && var[0] ? lts_strdup(var) : NULL;
 }
 
-/* The local variable of frame K of X whose value is OBJ: its name in VAR.
- * Its slot index, or -1. */
-static long find_local(struct model *m, const struct ts *x, size_t k, uint64_t obj, char *var,
-		       size_t len)
-{
-	const struct code *c = code_get(m, x->codes[k]);
-	uint64_t slots[MAX_SLOTS], name;
-	size_t n = c && c->nlocals < MAX_SLOTS ? c->nlocals : MAX_SLOTS;
-	if (!c || !n || m->e->read(m->e->arg, x->locals[k], slots, n * 8) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (slots[i] != obj)
-			continue;
-		var[0] = 0;
-		if (pyr_tuple_item(&m->r, c->names, i, &name) == 0)
-			pyr_str(&m->r, name, var, len);
-		return (long)i;
-	}
-	return -1;
-}
-
 /* threading.Condition.wait() blocks on a fresh lock of its own ('waiter')
  * until notify() releases it: an event, not a lock (Event.wait, Queue.get
  * and most pools park there). */
@@ -463,37 +442,95 @@ static void find_lock(struct model *m, const struct ts *x)
 	}
 }
 
-/* Other threads whose frames keep the lock X waits for in a local
- * variable: not proof of holding it (a Lock records no holder), but where
- * to look.  Appended to the lock's state. */
-static void lock_refs(struct model *m, const struct ts *v, size_t n, const struct ts *x)
+static bool our_lock(const struct lt_futex *f)
 {
-	struct lt_futex *f = &x->t->futex;
-	char buf[1024], var[128];
-	size_t o = 0, found = 0;
-	buf[0] = 0;
-	for (size_t j = 0; j < n && found < 4; j++) {
-		if (&v[j] == x)
-			continue;
-		for (size_t k = 0; k < v[j].t->n_rt_frames && found < 4; k++) {
-			if (find_local(m, &v[j], k, f->lock_base, var, sizeof(var)) < 0 || !var[0])
+	return f->lock_kind && (!strcmp(f->lock_kind, "threading.Lock") ||
+				!strcmp(f->lock_kind, "threading.RLock"));
+}
+
+/* A lock threads wait for, and the other threads keeping it. */
+struct want {
+	uint64_t obj;
+	char refs[1024];
+	size_t len, found;
+	const struct ts *last;   /* the thread named last: once per thread */
+};
+
+#define MAX_WANTS 16
+#define MAX_REFS 4
+#define REF_FRAMES 8192      /* frames whose locals the scan reads, at most */
+
+/* Slot I of frame K of X holds a lock some thread waits for: name X. */
+static void ref_one(struct model *m, struct want *w, const struct ts *x, size_t k,
+		    const struct code *c, size_t i)
+{
+	char var[128] = "";
+	uint64_t name;
+	bool waits = our_lock(&x->t->futex) && x->t->futex.lock_base == w->obj;
+	if (waits || w->last == x || w->found == MAX_REFS || w->len >= sizeof(w->refs))
+		return; /* its waiters keep it too, and hold it no more for that */
+	if (pyr_tuple_item(&m->r, c->names, i, &name) < 0 || pyr_str(&m->r, name, var, sizeof(var)) < 0)
+		return;
+	const struct lt_rtframe *r = &x->t->rt_frames[k];
+	w->len += (size_t)snprintf(w->refs + w->len, sizeof(w->refs) - w->len,
+				   "%sthread %d (%s) has it in '%s' of %s (%s:%d)", w->found ? ", " : "",
+				   (int)x->t->tid, lt_thread_name(x->t), var, r->func, r->file, r->line);
+	w->found++;
+	w->last = x;
+}
+
+/* Every frame's local variables, read once, against the locks waited for;
+ * false when the budget ran out first. */
+static bool scan_refs(struct model *m, const struct ts *v, size_t n, struct want *w, size_t nw)
+{
+	uint64_t slots[MAX_SLOTS];
+	size_t budget = REF_FRAMES;
+	for (size_t j = 0; j < n; j++)
+		for (size_t k = 0; v[j].locals && k < v[j].t->n_rt_frames && budget; k++, budget--) {
+			const struct code *c = code_get(m, v[j].codes[k]);
+			size_t nl = c && c->nlocals < MAX_SLOTS ? c->nlocals : c ? MAX_SLOTS : 0;
+			if (!nl || m->e->read(m->e->arg, v[j].locals[k], slots, nl * 8) < 0)
 				continue;
-			const struct lt_rtframe *r = &v[j].t->rt_frames[k];
-			o += (size_t)snprintf(buf + o, o < sizeof(buf) ? sizeof(buf) - o : 0,
-					      "%sthread %d (%s) has it in '%s' of %s (%s:%d)", found ? ", " : "",
-					      (int)v[j].t->tid, lt_thread_name(v[j].t), var, r->func, r->file,
-					      r->line);
-			found++;
-			break;
+			for (size_t i = 0; i < nl; i++)
+				for (size_t q = 0; q < nw; q++)
+					if (slots[i] == w[q].obj)
+						ref_one(m, &w[q], &v[j], k, c, i);
+		}
+	return budget > 0;
+}
+
+/* Other threads whose frames keep the locks threads wait for in a local
+ * variable: not proof of holding them (a Lock records no holder), but
+ * where to look.  Appended to each lock's state. */
+static void lock_refs(struct model *m, const struct ts *v, size_t n)
+{
+	struct want *w = calloc(MAX_WANTS, sizeof(*w));
+	size_t nw = 0;
+	if (!w)
+		return;
+	for (size_t i = 0; i < n && nw < MAX_WANTS; i++) {
+		const struct lt_futex *f = &v[i].t->futex;
+		bool seen = false;
+		for (size_t q = 0; q < nw; q++)
+			seen |= w[q].obj == f->lock_base;
+		if (v[i].locals && our_lock(f) && !seen)
+			w[nw++].obj = f->lock_base;
+	}
+	if (nw && !scan_refs(m, v, n, w, nw))
+		lt_strlist_add(&m->s->notes, "%s: the threads keeping the Python locks waited for were "
+			       "looked for in the first %d frames only", m->id.version, REF_FRAMES);
+	for (size_t i = 0; i < n; i++) {
+		struct lt_futex *f = &v[i].t->futex;
+		for (size_t q = 0; q < nw && our_lock(f); q++) {
+			char *st = w[q].obj == f->lock_base && w[q].found
+				   ? lts_asprintf("%s; %s", f->lock_state ? f->lock_state : "", w[q].refs) : NULL;
+			if (st) {
+				free(f->lock_state);
+				f->lock_state = st;
+			}
 		}
 	}
-	if (!found || o >= sizeof(buf))
-		return;
-	char *st = lts_asprintf("%s; %s", f->lock_state ? f->lock_state : "", buf);
-	if (st) {
-		free(f->lock_state);
-		f->lock_state = st;
-	}
+	free(w);
 }
 
 /* ---- threads ---- */
@@ -531,12 +568,6 @@ static void read_thread(struct model *m, uint64_t ts, struct ts *x)
 	free(w);
 }
 
-static bool our_lock(const struct lt_futex *f)
-{
-	return f->lock_kind && (!strcmp(f->lock_kind, "threading.Lock") ||
-				!strcmp(f->lock_kind, "threading.RLock"));
-}
-
 /* The threading locks the threads of V wait for, and who else keeps them. */
 static void python_locks(struct model *m, struct ts *v, size_t n)
 {
@@ -545,11 +576,7 @@ static void python_locks(struct model *m, struct ts *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (v[i].locals)
 			find_lock(m, &v[i]);
-	for (size_t i = 0, done = 0; i < n && done < 16; i++)
-		if (v[i].locals && our_lock(&v[i].t->futex)) {
-			lock_refs(m, v, n, &v[i]);
-			done++;
-		}
+	lock_refs(m, v, n);
 }
 
 /* ---- names: threading._active ---- */
