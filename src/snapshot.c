@@ -1000,8 +1000,10 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	struct lt_lm_env env;
 	lt_lm_env_live(&env, c.sym, s, ctx_fsbase, &c);
 	lt_lockmodels_apply(s, &env);
-	/* each thread as its language runtime knows it (rtthread.h) */
-	lt_rtthreads_apply(s, &env);
+	/* each thread as its language runtime knows it (rtthread.h); the
+	 * layouts are x86-64 ones: not for a 32-bit process */
+	if (!c.compat)
+		lt_rtthreads_apply(s, &env);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)
