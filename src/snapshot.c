@@ -554,7 +554,7 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
 			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" : "held by thread";
 			snprintf(own, sizeof(own), ", %s %d (%s)%s", how, (int)f->owner,
-				 o ? o->comm : "not in this process",
+				 o ? lt_thread_name(o) : "not in this process",
 				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
 				 f->owner_kind == LT_OWNER_PI ? " [PI futex word]" :
 				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :

@@ -559,8 +559,9 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 	}
 }
 
-static void text_rtlock(FILE *f, const struct lt_rtlock *l)
+static void text_rtlock(FILE *f, const struct lt_snapshot *s, const struct lt_rtlock *l)
 {
+	const struct lt_thread *h = l->holder > 0 ? lt_snapshot_find(s, l->holder) : NULL;
 	fputs("\nruntime lock: ", f);
 	text_str(f, l->kind);
 	fputs(" ", f);
@@ -571,8 +572,14 @@ static void text_rtlock(FILE *f, const struct lt_rtlock *l)
 		text_str(f, l->version);
 		fputc(')', f);
 	}
-	if (l->held == 1 && l->holder > 0)
+	if (l->held == 1 && l->holder > 0) {
 		fprintf(f, ": held by thread %d", (int)l->holder);
+		if (h) {
+			fputs(" (", f);
+			text_str(f, lt_thread_name(h));
+			fputc(')', f);
+		}
+	}
 	else if (l->held == 1)
 		fputs(": held, holder unknown", f);
 	else if (l->held == 0)
@@ -746,7 +753,7 @@ void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		text_verdict(f, &s->verdicts[i]);
 	for (size_t i = 0; i < s->n_rtlocks; i++)
-		text_rtlock(f, &s->rtlocks[i]);
+		text_rtlock(f, s, &s->rtlocks[i]);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputc('\n', f);
 		text_thread(f, &s->threads[i]);
