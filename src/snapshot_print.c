@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 
@@ -288,6 +289,11 @@ static void json_frame(FILE *f, const struct lt_frame *fr, const struct modtab *
 		fputs(",\"build_id\":", f);
 		json_str(f, fr->build_id);
 	}
+	char dm[256];
+	if (fr->func && lt_demangle_ocaml(fr->func, dm, sizeof(dm))) {
+		fputs(",\"demangled\":", f);
+		json_str(f, dm);
+	}
 	fputs(",\"file\":", f);
 	json_str(f, fr->file);
 	if (fr->file)
@@ -295,6 +301,38 @@ static void json_frame(FILE *f, const struct lt_frame *fr, const struct modtab *
 	else
 		fputs(",\"line\":null", f);
 	fprintf(f, ",\"activation\":%s}", fr->activation ? "true" : "false");
+}
+
+/* The thread as its runtime knows it (rtthread.h), or null. */
+static void json_runtime(FILE *f, const struct lt_thread *t)
+{
+	if (!t->rt_lang) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"lang\":", f);
+	json_str(f, t->rt_lang);
+	fputs(",\"name\":", f);
+	json_str(f, t->rt_name);
+	fputs(",\"frames\":[", f);
+	for (size_t i = 0; i < t->n_rt_frames; i++) {
+		const struct lt_rtframe *r = &t->rt_frames[i];
+		fputs(i ? ",{\"func\":" : "{\"func\":", f);
+		json_str(f, r->func);
+		fputs(",\"file\":", f);
+		json_str(f, r->file);
+		if (r->line > 0)
+			fprintf(f, ",\"line\":%d", r->line);
+		else
+			fputs(",\"line\":null", f);
+		if (r->native >= 0)
+			fprintf(f, ",\"native_frame\":%d}", r->native);
+		else
+			fputs(",\"native_frame\":null}", f);
+	}
+	fputs("],\"end\":", f);
+	json_str(f, t->rt_end);
+	fputc('}', f);
 }
 
 static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab *m)
@@ -364,7 +402,9 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 	}
 	fputs("],\"end\":", f);
 	json_str(f, t->ustack_end);
-	fputs("},\"acquire\":", f);
+	fputs("},\"runtime\":", f);
+	json_runtime(f, t);
+	fputs(",\"acquire\":", f);
 	json_str(f, t->acquire);
 	fputs(",\"notes\":", f);
 	json_strlist(f, &t->notes);
@@ -529,8 +569,9 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 	}
 }
 
-static void text_rtlock(FILE *f, const struct lt_rtlock *l)
+static void text_rtlock(FILE *f, const struct lt_snapshot *s, const struct lt_rtlock *l)
 {
+	const struct lt_thread *h = l->holder > 0 ? lt_snapshot_find(s, l->holder) : NULL;
 	fputs("\nruntime lock: ", f);
 	text_str(f, l->kind);
 	fputs(" ", f);
@@ -541,8 +582,14 @@ static void text_rtlock(FILE *f, const struct lt_rtlock *l)
 		text_str(f, l->version);
 		fputc(')', f);
 	}
-	if (l->held == 1 && l->holder > 0)
+	if (l->held == 1 && l->holder > 0) {
 		fprintf(f, ": held by thread %d", (int)l->holder);
+		if (h) {
+			fputs(" (", f);
+			text_str(f, lt_thread_name(h));
+			fputc(')', f);
+		}
+	}
 	else if (l->held == 1)
 		fputs(": held, holder unknown", f);
 	else if (l->held == 0)
@@ -564,6 +611,71 @@ static void text_rtlock(FILE *f, const struct lt_rtlock *l)
 	}
 }
 
+static void text_frame(FILE *f, size_t i, const struct lt_frame *fr)
+{
+	char dm[256];
+	fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
+	if (fr->func) {
+		text_str(f, lt_func_display(fr->func, dm, sizeof(dm)));
+		fprintf(f, "+0x%" PRIx64, fr->func_off);
+	} else {
+		fputs("??", f);
+	}
+	if (fr->module) {
+		fputs(" (", f);
+		text_str(f, fr->module);
+		fputc(')', f);
+	}
+	if (fr->file) {
+		fputc(' ', f);
+		const char *b = strrchr(fr->file, '/');
+		text_str(f, b ? b + 1 : fr->file);
+		fprintf(f, ":%d", fr->line);
+	}
+	fputc('\n', f);
+}
+
+/* "    py  side (/path/gil_holder.py:97)" */
+static void text_rtframe(FILE *f, const struct lt_thread *t, const struct lt_rtframe *r)
+{
+	fputs(strcmp(t->rt_lang, "python") ? "    rt  " : "    py  ", f);
+	text_str(f, r->func ? r->func : "?");
+	fputs(" (", f);
+	text_str(f, r->file ? r->file : "?");
+	if (r->line > 0)
+		fprintf(f, ":%d", r->line);
+	fputs(")\n", f);
+}
+
+/* The runtime's frames that native frame I runs (the interpreter loop),
+ * printed just above it: the loop calls what is below them. */
+static void text_rtframes_at(FILE *f, const struct lt_thread *t, int i)
+{
+	for (size_t k = 0; k < t->n_rt_frames; k++)
+		if (t->rt_frames[k].native == i)
+			text_rtframe(f, t, &t->rt_frames[k]);
+}
+
+static void text_rtframes_unplaced(FILE *f, const struct lt_thread *t)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < t->n_rt_frames; k++)
+		n += t->rt_frames[k].native < 0;
+	if (n || t->rt_end) {
+		fprintf(f, "  %s%s:\n", t->rt_lang,
+			!n ? "" : n == t->n_rt_frames ? " (not placed among native frames)"
+						      : " (outer frames, not placed)");
+		for (size_t k = 0; k < t->n_rt_frames; k++)
+			if (t->rt_frames[k].native < 0)
+				text_rtframe(f, t, &t->rt_frames[k]);
+	}
+	if (t->rt_end) {
+		fputs("    ", f);
+		text_str(f, t->rt_end);
+		fputc('\n', f);
+	}
+}
+
 static void text_thread(FILE *f, const struct lt_thread *t)
 {
 	char dur[32];
@@ -571,7 +683,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	text_str(f, t->comm);
 	fputc(')', f);
 	if (t->rt_name) {
-		fputs(" \"", f);
+		fprintf(f, " %s thread \"", t->rt_lang ? t->rt_lang : "runtime");
 		text_str(f, t->rt_name);
 		fputc('"', f);
 	}
@@ -612,26 +724,8 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	if (t->n_frames || t->ustack_end) {
 		fprintf(f, "  user (registers: %s):\n", lt_regs_source_name(t->regs_src));
 		for (size_t i = 0; i < t->n_frames; i++) {
-			const struct lt_frame *fr = &t->frames[i];
-			fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
-			if (fr->func) {
-				text_str(f, fr->func);
-				fprintf(f, "+0x%" PRIx64, fr->func_off);
-			} else {
-				fputs("??", f);
-			}
-			if (fr->module) {
-				fputs(" (", f);
-				text_str(f, fr->module);
-				fputc(')', f);
-			}
-			if (fr->file) {
-				fputc(' ', f);
-				const char *b = strrchr(fr->file, '/');
-				text_str(f, b ? b + 1 : fr->file);
-				fprintf(f, ":%d", fr->line);
-			}
-			fputc('\n', f);
+			text_rtframes_at(f, t, (int)i);
+			text_frame(f, i, &t->frames[i]);
 		}
 		if (t->ustack_end) {
 			fputs("    ", f);
@@ -639,6 +733,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 			fputc('\n', f);
 		}
 	}
+	text_rtframes_unplaced(f, t);
 	for (size_t i = 0; i < t->notes.n; i++) {
 		fputs("  note: ", f);
 		text_str(f, t->notes.v[i]);
@@ -668,7 +763,7 @@ void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		text_verdict(f, &s->verdicts[i]);
 	for (size_t i = 0; i < s->n_rtlocks; i++)
-		text_rtlock(f, &s->rtlocks[i]);
+		text_rtlock(f, s, &s->rtlocks[i]);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputc('\n', f);
 		text_thread(f, &s->threads[i]);

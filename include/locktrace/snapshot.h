@@ -218,6 +218,19 @@ struct lt_frame {
 	int line;
 };
 
+/* One frame of a language runtime's own stack (a Python function), read
+ * from the runtime's memory by a runtime thread model (rtthread.h,
+ * docs/runtimes.md). */
+struct lt_rtframe {
+	char *func;           /* "worker", "Worker.run" (qualified where the
+	                         runtime keeps a qualified name), NULL unknown   */
+	char *file;           /* source file as the runtime names it, NULL       */
+	int line;             /* 0 unknown                                       */
+	int native;           /* index in lt_thread.frames of the native frame
+	                         that runs it (the interpreter loop), -1 when it
+	                         could not be placed among the native frames     */
+};
+
 /* Where the initial registers of the user unwind came from. */
 enum lt_regs_source {
 	LT_REGS_NONE = 0,   /* no unwind attempted                             */
@@ -264,10 +277,17 @@ struct lt_thread {
 	 * string, NULL if none: such a thread waits for a lock, whatever the
 	 * futex word says. */
 	const char *acquire;
-	/* The runtime's own name for the thread, which comm cuts to 15 bytes
-	 * (Java: Thread.getName()); set by a lock model's scan (lockmodel.h),
-	 * NULL when no runtime names it. */
-	char *rt_name;
+	/* The thread as its language runtime knows it (rtthread.h,
+	 * docs/runtimes.md); NULL/0 for a thread no runtime model knows. */
+	const char *rt_lang;      /* "python" (static)                          */
+	char *rt_name;            /* the runtime's name for it, which comm cuts
+	                             to 15 bytes ("MainThread", "worker-3":
+	                             threading.Thread.name; Java:
+	                             Thread.getName(), set by a lock model's
+	                             scan, lockmodel.h), NULL                   */
+	struct lt_rtframe *rt_frames; /* the runtime's stack, innermost first */
+	size_t n_rt_frames;
+	char *rt_end;             /* why that stack is incomplete, NULL         */
 };
 
 /* ---- verdicts ----------------------------------------------------------- */
@@ -379,6 +399,11 @@ enum lt_wait_kind lt_syscall_wait_kind(long nr);
 /* Free the strings and arrays owned by one thread / verdict (for code that
  * builds synthetic thread tables, e.g. tests). */
 void lt_thread_clear(struct lt_thread *t);
+/* Only the runtime view (rt_*): the runtime thread models start from it. */
+void lt_thread_clear_rt(struct lt_thread *t);
+/* The name to show next to a tid: the runtime's name when a runtime model
+ * read one, else the kernel's comm. */
+const char *lt_thread_name(const struct lt_thread *t);
 void lt_verdict_clear(struct lt_verdict *v);
 int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
