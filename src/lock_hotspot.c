@@ -986,6 +986,7 @@ static int emit_threads(struct jvm *j, const size_t *idx, struct lt_rtthread **t
 	for (size_t i = 0; i < j->n; i++) {
 		struct lt_rtthread *r = &(*th)[i];
 		r->tid = j->t[i].tid;
+		r->lang = "java";
 		r->name = j->t[i].name;
 		r->waits = idx ? idx[i] : 0;
 		j->t[i].name = NULL;

@@ -3,7 +3,10 @@
  * lt_lockmodels_apply runs on a snapshot's thread table once stacks are
  * unwound: the glibc model classifies every futex wait, then each runtime
  * model finds its own lock objects and claims the waits whose futex words
- * lie inside them, naming the holder the runtime records. */
+ * lie inside them, naming the holder the runtime records.  It is the first
+ * step that reads the runtimes, so it starts each thread's runtime view
+ * (rt_*) afresh; a scan fills it for the threads it knows, and the runtime
+ * thread models (rtthread.c), run after, leave those alone. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,8 +203,10 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 {
 	for (size_t k = 0; k < nth; k++) {
 		struct lt_thread *t = lt_snapshot_find(s, th[k].tid);
-		if (!t)
-			continue;
+		if (!t || (t->rt_lang && th[k].lang && strcmp(t->rt_lang, th[k].lang)))
+			continue; /* another runtime's thread (two in one process) */
+		if (th[k].lang)
+			t->rt_lang = th[k].lang;
 		if (th[k].name && !t->rt_name) {
 			t->rt_name = th[k].name;
 			th[k].name = NULL;
@@ -239,6 +244,7 @@ void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		t->acquire = NULL;
+		lt_thread_clear_rt(t);
 		if (futex_wait(t))
 			lt_glibc_classify(e, t);
 	}

@@ -3,7 +3,10 @@
  * lt_rtthreads_apply runs after the user stacks are unwound and the lock
  * models have run: each model names the threads its runtime knows, reads
  * their stacks in the language's terms and places those frames among the
- * native ones, at the interpreter loop that runs them. */
+ * native ones, at the interpreter loop that runs them.  The lock models
+ * started every thread's runtime view afresh, and a lock model's scan may
+ * already have filled it (HotSpot: lt_lockmodel.scan): a thread whose
+ * rt_lang is set is another runtime's and is left alone. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +22,6 @@ const struct lt_rtmodel *const lt_rtmodels[] = {
 
 void lt_rtthreads_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 {
-	for (size_t i = 0; i < s->n_threads; i++)
-		lt_thread_clear_rt(&s->threads[i]);
 	for (size_t m = 0; lt_rtmodels[m]; m++)
 		lt_rtmodels[m]->apply(e, s);
 }

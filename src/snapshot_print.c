@@ -339,8 +339,6 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 {
 	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
 	json_str(f, t->comm);
-	fputs(",\"rt_name\":", f);
-	json_str(f, t->rt_name);
 	fprintf(f, ",\"state\":\"%c\",\"cpu\":%d,", t->state ? t->state : '?', t->cpu);
 	if (t->idle_src == LT_IDLE_UNKNOWN)
 		fputs("\"blocked_s\":null,", f);

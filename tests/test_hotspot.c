@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "../src/rt_hotspot.h"
 
@@ -1070,6 +1071,9 @@ static void check_deadlock(struct fk *f)
 	cr_assert_str_eq(f->threads[2].rt_name, "w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB");
 	cr_assert_str_eq(f->threads[3].rt_name, "main", "a subclass's name: a field of its superclass");
 	cr_assert_null(f->threads[0].rt_name, "not a Java thread");
+	cr_assert_null(f->threads[0].rt_lang, "not a Java thread");
+	for (int i = 1; i <= 3; i++)
+		cr_assert_str_eq(f->threads[i].rt_lang ? f->threads[i].rt_lang : "(none)", "java");
 	cr_assert_eq(s->n_rtlocks, 2);
 	const struct lt_rtlock *la = lock_named(s, "LockA@0x"), *lb = lock_named(s, "app.LockB@0x");
 	cr_assert(la && lb, "monitors: %s, %s", s->rtlocks[0].name, s->rtlocks[1].name);
@@ -1105,6 +1109,36 @@ Test(lock_hotspot_fixture, jdk17_layout_deadlock_with_names_and_classes)
 	cr_assert_not_null(strstr(lb->holder_how, "is a BasicLock in the stack of thread 102"), "%s",
 			   lb->holder_how);
 	cr_assert(evidence_has(&f.snap.verdicts[0], "BasicLock in the stack of thread 102"));
+	fk_free(&f);
+}
+
+/* The Java view of a thread is the runtime view every runtime fills
+ * (rt_lang, rt_name): the runtime thread models, run after the lock
+ * models, leave it alone, and it prints as a Python thread's does. */
+Test(lock_hotspot_fixture, java_threads_are_runtime_threads_in_text_and_json)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { 0 };
+	jvm_image(&f, &c, &j);
+	struct lt_lm_env e;
+	fk_env(&f, &e);
+	lt_lockmodels_apply(&f.snap, &e);
+	lt_rtthreads_apply(&f.snap, &e);
+	lt_snapshot_diagnose(&f.snap, NULL);
+	check_deadlock(&f);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	lt_snapshot_print_text(out, &f.snap);
+	fclose(out);
+	cr_assert_not_null(strstr(buf, ") java thread \"worker-AB-holds-LockA\" state "), "%s", buf);
+	free(buf);
+	cr_assert_eq(lt_snapshot_to_json_buf(&f.snap, &buf, &len), 0);
+	cr_assert_not_null(strstr(buf, "\"runtime\":{\"lang\":\"java\",\"name\":\"worker-AB-holds-LockA\","), "%s",
+			   buf);
+	cr_assert_null(strstr(buf, "\"rt_name\""), "one place for the runtime's name: runtime.name");
+	free(buf);
 	fk_free(&f);
 }
 

@@ -254,7 +254,7 @@ Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeo
 	char *json = NULL;
 	size_t len = 0;
 	cr_assert_eq(lt_snapshot_to_json_buf(s, &json, &len), 0);
-	snprintf(want, sizeof(want), "\"rt_name\":\"%s\"", ab.name);
+	snprintf(want, sizeof(want), "\"runtime\":{\"lang\":\"java\",\"name\":\"%s\",", ab.name);
 	cr_assert_not_null(strstr(json, want), "no %s in the JSON", want);
 	free(json);
 	lt_snapshot_free(s);

@@ -5,7 +5,9 @@
  *
  * A model fills the rt_* fields of struct lt_thread (snapshot.h):
  * rt_lang, rt_name, rt_frames (each placed among the native frames where
- * the runtime's interpreter loop runs it) and rt_end; where the runtime's
+ * the runtime's interpreter loop runs it) and rt_end.  A runtime whose lock
+ * model already reads its threads (HotSpot, lt_lockmodel.scan in
+ * lockmodel.h) fills the same fields from there; where the runtime's
  * own lock objects explain a futex wait, it names them in t->futex
  * (lock_kind, lock_base, lock_name).  Problems are notes; an unknown
  * runtime version or layout is said, never guessed.
@@ -34,9 +36,12 @@ struct lt_rtmodel {
 /* The models, NULL-terminated. */
 extern const struct lt_rtmodel *const lt_rtmodels[];
 
-/* Clears every thread's rt_* fields and runs every model on S.  Pure given
- * E: tests pass a synthetic environment.  Runs after the user stacks are
- * unwound (placement needs them) and before the verdicts. */
+/* Runs every model on S.  Pure given E: tests pass a synthetic
+ * environment.  Runs after the user stacks are unwound (placement needs
+ * them) and after lt_lockmodels_apply, which starts every thread's rt_*
+ * afresh and may fill them for the threads a lock model's scan knows
+ * (HotSpot's Java threads): a model skips a thread whose rt_lang is set.
+ * Before the verdicts. */
 void lt_rtthreads_apply(struct lt_snapshot *s, const struct lt_lm_env *e);
 
 /* Places t->rt_frames among t->frames.  GROUP[i] says which invocation of

@@ -279,7 +279,7 @@ struct lt_thread {
 	const char *acquire;
 	/* The thread as its language runtime knows it (rtthread.h,
 	 * docs/runtimes.md); NULL/0 for a thread no runtime model knows. */
-	const char *rt_lang;      /* "python" (static)                          */
+	const char *rt_lang;      /* "python", "java" (static)                  */
 	char *rt_name;            /* the runtime's name for it, which comm cuts
 	                             to 15 bytes ("MainThread", "worker-3":
 	                             threading.Thread.name; Java:
