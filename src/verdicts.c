@@ -81,11 +81,6 @@ static const char *lock_label(const struct lt_futex *f, char *buf, size_t len)
 	return buf;
 }
 
-const char *lts_thread_name(const struct lt_thread *t)
-{
-	return t->rt_name ? t->rt_name : t->comm;
-}
-
 char *lts_thread_activity(const struct lt_thread *t)
 {
 	char nb[32], lb[160];
@@ -224,8 +219,8 @@ static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, cons
 	char *lp = lock_phrase(s, f);
 	lt_strlist_add(&v->evidence,
 		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
-		       "[%s%s%s], for %s", (int)t->tid, lts_thread_name(t), lp ? lp : "?",
-		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lts_thread_name(o) : "?",
+		       "[%s%s%s], for %s", (int)t->tid, lt_thread_name(t), lp ? lp : "?",
+		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lt_thread_name(o) : "?",
 		       owner_how(f->owner_kind), l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "",
 		       dur);
 	free(lp);

@@ -399,10 +399,11 @@ enum lt_wait_kind lt_syscall_wait_kind(long nr);
 /* Free the strings and arrays owned by one thread / verdict (for code that
  * builds synthetic thread tables, e.g. tests). */
 void lt_thread_clear(struct lt_thread *t);
-/* Only the runtime view (rt_*): the runtime thread models start from it. */
+/* Only the runtime view (rt_*): lt_lockmodels_apply starts from it. */
 void lt_thread_clear_rt(struct lt_thread *t);
-/* The name to show next to a tid: the runtime's name when a runtime model
- * read one, else the kernel's comm. */
+/* The name to show next to a tid: the runtime's name when a runtime read
+ * one (a runtime thread model, or a lock model's scan: Java), else the
+ * kernel's comm.  Every place that names a thread uses it. */
 const char *lt_thread_name(const struct lt_thread *t);
 void lt_verdict_clear(struct lt_verdict *v);
 int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
