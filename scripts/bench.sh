@@ -647,7 +647,7 @@ if part rtsnap; then
 				rc=$?
 				t1=$(now)
 				first=$(grep -m1 -E '^(CONVOY|LOCK WAIT|DEADLOCK|IDLE|OK)' "$W/rt.$rt.snap" | cut -c1-60)
-				pyf=$(grep -c '^    py  ' "$W/rt.$rt.snap")
+				pyf=$(grep -cE '^    (py |java) ' "$W/rt.$rt.snap")
 				printf '%s\t%s\t%s\t%s\t%s\n' "$rt" "$rc" \
 					"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$first" "$pyf" >>"$RTSNAP"
 			done
@@ -831,11 +831,11 @@ REPORT=$W/report.md
 	echo "\`gil_holder.py -t 34\` (Debian's python3.11), 34 waiters queued on the runtime lock"
 	echo "whose holder sleeps in read(); python25: \`gil_holder.py -t 23\` (25 threads);"
 	echo "\`locktrace snapshot -p PID\` (target: under 0.5 s; each Python thread's stack and name"
-	echo "are read too: py frames is how many Python frames the snapshot shows)."
+	echo "are read too: rt frames is how many Python or Java frames the snapshot shows)."
 	echo "java: \`JavaLocks convoy -w 24\` on Debian's OpenJDK 17, 25 application threads (about 45"
 	echo "with the JVM's own), 24 blocked entering the monitor the 25th holds asleep (target: under 1 s):"
 	echo
-	echo "| process | runs | wall s | py frames | first line |"
+	echo "| process | runs | wall s | rt frames | first line |"
 	echo "|---|---|---|---|---|"
 	for rt in ocaml python python25 java; do
 		n=$(awk -F'\t' -v f="$rt" '$1 == f' "$RTSNAP" | wc -l)

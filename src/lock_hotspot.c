@@ -991,7 +991,7 @@ static int emit_threads(struct jvm *j, const size_t *idx, struct lt_rtthread **t
 		r->waits = idx ? idx[i] : 0;
 		j->t[i].name = NULL;
 		const struct lt_thread *t = j->e->s ? lt_snapshot_find(j->e->s, r->tid) : NULL;
-		if (hs_java_stack(j, &j->t[i], t, &r->frames, &r->n_frames) == -ENOMEM)
+		if (hs_java_stack(j, &j->t[i], t, r) == -ENOMEM)
 			return -ENOMEM;
 	}
 	if (j->frames_bad)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
 
@@ -73,9 +74,13 @@ void lt_rtlock_clear(struct lt_rtlock *l)
 void lt_rtthread_clear(struct lt_rtthread *t)
 {
 	free(t->name);
-	for (size_t i = 0; i < t->n_frames; i++)
-		lt_frame_clear(&t->frames[i]);
+	for (size_t i = 0; i < t->n_frames; i++) {
+		free(t->frames[i].func);
+		free(t->frames[i].file);
+	}
 	free(t->frames);
+	free(t->group);
+	free(t->end);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -211,14 +216,18 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 			t->rt_name = th[k].name;
 			th[k].name = NULL;
 		}
-		if (th[k].frames) {
-			for (size_t i = 0; i < t->n_frames; i++)
-				lt_frame_clear(&t->frames[i]);
-			free(t->frames);
-			t->frames = th[k].frames;
-			t->n_frames = th[k].n_frames;
+		if (th[k].n_frames && !t->n_rt_frames) {
+			/* the runtime's frames beside the native ones, at the
+			 * frames that run them: the same view as a Python stack */
+			t->rt_frames = th[k].frames;
+			t->n_rt_frames = th[k].n_frames;
 			th[k].frames = NULL;
 			th[k].n_frames = 0;
+			lt_rt_place_pc(t, th[k].group);
+		}
+		if (th[k].end && !t->rt_end) {
+			t->rt_end = th[k].end;
+			th[k].end = NULL;
 		}
 		if (th[k].waits && first + th[k].waits - 1 < s->n_rtlocks && futex_wait(t))
 			claim(s, t, first + th[k].waits - 1);

@@ -199,6 +199,8 @@ static bool push(struct walk *w, const struct code *c, int line, uint64_t locals
 		t->rt_frames = v;
 	}
 	struct lt_rtframe *f = &t->rt_frames[t->n_rt_frames];
+	memset(f, 0, sizeof(*f));
+	f->bci = -1; /* Python frames have no machine pc, kind or bci */
 	f->func = lts_strdup(c->func);
 	f->file = lts_strdup(c->file);
 	f->line = line > 0 ? line : 0;

@@ -56,3 +56,28 @@ void lt_rt_place(struct lt_thread *t, const unsigned *group, bool (*is_loop)(con
 			       "invocations of the %s stack: its frames may be placed too deep",
 			       nloops, ngroups, t->rt_lang ? t->rt_lang : "runtime");
 }
+
+void lt_rt_place_pc(struct lt_thread *t, const unsigned *group)
+{
+	size_t next = 0, unplaced = 0;
+	for (size_t i = 0; i < t->n_rt_frames;) {
+		/* one machine frame: the frames of group[i], all at its pc */
+		size_t j = i + 1;
+		while (j < t->n_rt_frames && group[j] == group[i])
+			j++;
+		int at = -1;
+		for (size_t k = next; k < t->n_frames && at < 0; k++)
+			if (t->rt_frames[i].pc && t->frames[k].pc == t->rt_frames[i].pc)
+				at = (int)k;
+		if (at >= 0)
+			next = (size_t)at + 1;
+		for (; i < j; i++) {
+			t->rt_frames[i].native = at;
+			unplaced += at < 0;
+		}
+	}
+	if (unplaced && t->n_frames)
+		lt_strlist_add(&t->notes, "%zu of %zu %s frames not placed among the native frames: no native "
+			       "frame has their pc (the unwinder stopped or lost its way in the runtime's code)",
+			       unplaced, t->n_rt_frames, t->rt_lang ? t->rt_lang : "runtime");
+}

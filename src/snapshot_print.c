@@ -326,9 +326,19 @@ static void json_runtime(FILE *f, const struct lt_thread *t)
 		else
 			fputs(",\"line\":null", f);
 		if (r->native >= 0)
-			fprintf(f, ",\"native_frame\":%d}", r->native);
+			fprintf(f, ",\"native_frame\":%d", r->native);
 		else
-			fputs(",\"native_frame\":null}", f);
+			fputs(",\"native_frame\":null", f);
+		if (r->pc)
+			fprintf(f, ",\"pc\":\"0x%" PRIx64 "\"", r->pc);
+		else
+			fputs(",\"pc\":null", f);
+		fputs(",\"kind\":", f);
+		json_str(f, r->kind);
+		if (r->bci >= 0)
+			fprintf(f, ",\"bci\":%d}", r->bci);
+		else
+			fputs(",\"bci\":null}", f);
 	}
 	fputs("],\"end\":", f);
 	json_str(f, t->rt_end);
@@ -633,16 +643,26 @@ static void text_frame(FILE *f, size_t i, const struct lt_frame *fr)
 	fputc('\n', f);
 }
 
-/* "    py  side (/path/gil_holder.py:97)" */
+/* "    py  side (/path/gil_holder.py:97)",
+ * "    java JavaLocks.crosswise (JavaLocks.java:151) [interpreted, bci 29]" */
 static void text_rtframe(FILE *f, const struct lt_thread *t, const struct lt_rtframe *r)
 {
-	fputs(strcmp(t->rt_lang, "python") ? "    rt  " : "    py  ", f);
+	const char *tag = !strcmp(t->rt_lang, "python") ? "py" : !strcmp(t->rt_lang, "java") ? "java" : "rt";
+	fprintf(f, "    %-3s ", tag);
 	text_str(f, r->func ? r->func : "?");
 	fputs(" (", f);
 	text_str(f, r->file ? r->file : "?");
 	if (r->line > 0)
 		fprintf(f, ":%d", r->line);
-	fputs(")\n", f);
+	fputc(')', f);
+	if (r->kind) {
+		fputs(" [", f);
+		text_str(f, r->kind);
+		if (r->bci >= 0)
+			fprintf(f, ", bci %d", r->bci);
+		fputc(']', f);
+	}
+	fputc('\n', f);
 }
 
 /* The runtime's frames that native frame I runs (the interpreter loop),

@@ -144,13 +144,17 @@ static void dump(const struct lt_snapshot *s)
 	}
 }
 
-/* The Java frames of thread TID (modules java:...) against what the JVM
- * itself said of it (its `frame` lines, from Thread.getStackTrace()): the
- * same methods, in the same order, at the same lines. */
-static void check_frames(const struct lt_snapshot *s, pid_t tid)
+/* The Java frames of thread TID (its runtime frames, rt_lang "java")
+ * against what the JVM itself said of it (its `frame` lines, from
+ * Thread.getStackTrace()): the same methods, in the same order, at the
+ * same lines.  PLACED: each also at the native frame with its pc (the
+ * unwinder walked the interpreter's frames; it has no unwind information
+ * for JIT code, so compiled frames may lie beyond the native stack). */
+static void check_frames(const struct lt_snapshot *s, pid_t tid, bool placed)
 {
 	const struct lt_thread *t = thread(s, tid);
 	size_t k = 0;
+	cr_assert_str_eq(t->rt_lang ? t->rt_lang : "(none)", "java");
 	int idx;
 	for (idx = 0;; idx++) {
 		char want[64];
@@ -168,14 +172,20 @@ static void check_frames(const struct lt_snapshot *s, pid_t tid)
 		int line = atoi(colon + 1);
 		/* frames the JVM hides from getStackTrace() (hidden classes; in
 		 * later JDKs methods such as Thread.runWith) may sit between */
-		while (k < t->n_frames && !(t->frames[k].module && !strncmp(t->frames[k].module, "java:", 5) &&
-					    t->frames[k].func && !strcmp(t->frames[k].func, item)))
+		while (k < t->n_rt_frames && !(t->rt_frames[k].func && !strcmp(t->rt_frames[k].func, item)))
 			k++;
-		cr_assert_lt(k, t->n_frames, "thread %d: the snapshot has no Java frame %s (the JVM's frame %d), "
+		cr_assert_lt(k, t->n_rt_frames, "thread %d: the snapshot has no Java frame %s (the JVM's frame %d), "
 			     "or not in the JVM's order", (int)tid, item, idx);
-		const struct lt_frame *f = &t->frames[k++];
+		const struct lt_rtframe *f = &t->rt_frames[k++];
 		cr_assert_eq(f->line, line > 0 ? line : 0, "thread %d: %s at line %d, the JVM says %d", (int)tid,
 			     item, f->line, line);
+		cr_assert_not_null(f->kind, "thread %d: %s", (int)tid, item);
+		if (placed) {
+			cr_assert(f->native >= 0 && (size_t)f->native < t->n_frames,
+				  "thread %d: %s not placed among the native frames", (int)tid, item);
+			cr_assert_eq(f->pc, t->frames[f->native].pc, "thread %d: %s at native frame #%d of another pc",
+				     (int)tid, item, f->native);
+		}
 	}
 	cr_assert_gt(idx, 0, "the workload printed no frames for %d", (int)tid);
 }
@@ -215,8 +225,8 @@ static void check_deadlock(const struct lt_snapshot *s, const struct jt *ab, con
 	cr_assert_eq(ta->futex.owner, ba->tid);
 	cr_assert_eq(tb->futex.owner, ab->tid);
 	cr_assert_str_eq(ta->futex.lock_kind, "Java monitor");
-	check_frames(s, ab->tid);
-	check_frames(s, ba->tid);
+	check_frames(s, ab->tid, true);
+	check_frames(s, ba->tid, true);
 }
 
 Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeout = 180)
@@ -254,7 +264,7 @@ Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeo
 	char *json = NULL;
 	size_t len = 0;
 	cr_assert_eq(lt_snapshot_to_json_buf(s, &json, &len), 0);
-	snprintf(want, sizeof(want), "\"runtime\":{\"lang\":\"java\",\"name\":\"%s\",", ab.name);
+	snprintf(want, sizeof(want), "\"runtime\":{\"lang\":\"java\",\"name\":\"%s\",\"frames\":[{\"func\":", ab.name);
 	cr_assert_not_null(strstr(json, want), "no %s in the JSON", want);
 	free(json);
 	lt_snapshot_free(s);
@@ -299,15 +309,20 @@ Test(java_live, compiled_and_inlined_frames_match_the_jvm, .fini = cleanup, .tim
 	dump(s);
 	const struct lt_thread *t = thread(s, w.tid);
 	bool compiled = false, inlined = false;
-	for (size_t i = 0; i < t->n_frames; i++) {
-		const char *m = t->frames[i].module ? t->frames[i].module : "";
-		fprintf(stderr, "java_live: #%zu %s (%s) %s:%d\n", i, t->frames[i].func ? t->frames[i].func : "??", m,
-			t->frames[i].file ? t->frames[i].file : "", t->frames[i].line);
-		compiled |= !strcmp(m, "java:compiled");
-		inlined |= !strcmp(m, "java:inlined");
+	for (size_t i = 0; i < t->n_rt_frames; i++) {
+		const struct lt_rtframe *r = &t->rt_frames[i];
+		const char *m = r->kind ? r->kind : "";
+		fprintf(stderr, "java_live: java #%zu %s [%s] %s:%d at native #%d\n", i, r->func ? r->func : "?", m,
+			r->file ? r->file : "", r->line, r->native);
+		compiled |= !strcmp(m, "compiled");
+		inlined |= !strcmp(m, "inlined");
+		/* inlined: into the next frame's compiled code, at its pc */
+		if (!strcmp(m, "inlined"))
+			cr_assert(i + 1 < t->n_rt_frames && t->rt_frames[i + 1].pc == r->pc &&
+				  t->rt_frames[i + 1].native == r->native, "%s: not at its compiled frame", r->func);
 	}
 	cr_assert(compiled && inlined, "no compiled and inlined frames: was the loop compiled in time?");
-	check_frames(s, w.tid);
+	check_frames(s, w.tid, false);
 	cr_assert_eq(t->futex.owner, h.tid);
 	lt_snapshot_free(s);
 }

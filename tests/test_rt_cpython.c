@@ -292,6 +292,43 @@ Test(rt_place, groups_to_loop_frames)
 	lt_thread_clear(&t);
 }
 
+/* By pc (Java): the frames of one machine frame (a compiled method and
+ * the one inlined into it) share its native frame; two machine frames at
+ * the same pc are two native frames; a pc the native stack lacks stays
+ * unplaced, with a note. */
+Test(rt_place, by_pc_groups_to_native_frames)
+{
+	static const char *const nat[] = { "park", NULL, NULL, NULL, "call_helper" };
+	static const uint64_t npc[] = { 0x1000, 0xa0, 0xb0, 0xb0, 0x2000 };
+	static const uint64_t rpc[] = { 0xa0, 0xa0, 0xb0, 0xb0, 0xc0 };
+	const unsigned group[] = { 0, 0, 1, 2, 3 };
+	struct lt_thread t;
+	set_frames(&t, nat, 5, 5);
+	t.rt_lang = "java";
+	for (size_t i = 0; i < 5; i++)
+		t.frames[i].pc = npc[i];
+	for (size_t i = 0; i < 5; i++)
+		t.rt_frames[i].pc = rpc[i];
+	lt_rt_place_pc(&t, group);
+	cr_assert_eq(t.rt_frames[0].native, 1, "inlined: at its compiled frame");
+	cr_assert_eq(t.rt_frames[1].native, 1);
+	cr_assert_eq(t.rt_frames[2].native, 2);
+	cr_assert_eq(t.rt_frames[3].native, 3, "the same pc, the next machine frame");
+	cr_assert_eq(t.rt_frames[4].native, -1);
+	cr_assert_eq(t.notes.n, 1);
+	cr_assert(strstr(t.notes.v[0], "1 of 5 java frames not placed"), "%s", t.notes.v[0]);
+	lt_thread_clear(&t);
+
+	/* no native stack (running): unplaced, no note */
+	set_frames(&t, nat, 0, 5);
+	for (size_t i = 0; i < 5; i++)
+		t.rt_frames[i].pc = rpc[i];
+	lt_rt_place_pc(&t, group);
+	cr_assert_eq(t.rt_frames[0].native, -1);
+	cr_assert_eq(t.notes.n, 0);
+	lt_thread_clear(&t);
+}
+
 /* ---- fixtures: a fake CPython process ---- */
 
 /* Offsets of one version, retyped from the offsetof() listings of each

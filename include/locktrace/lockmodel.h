@@ -95,12 +95,18 @@ struct lt_rtthread {
 	char *name;   /* the runtime's name for it (Java: Thread.getName()), NULL */
 	size_t waits; /* 1 + index into the scan's locks of the lock the runtime
 	                 says it waits for; 0 if none                        */
-	/* The thread's user stack as the runtime sees it, innermost first:
-	 * the unwinder's native frames with the runtime's own frames in place
-	 * of the ones that run them (Java methods for the `??` frames of JIT
-	 * code).  Replaces lt_thread.frames when set; NULL otherwise. */
-	struct lt_frame *frames;
+	/* The thread's stack in the runtime's own frames, innermost first
+	 * (Java methods, which the unwinder sees as `??` frames of interpreter
+	 * and JIT code), each with the pc of the machine frame that runs it;
+	 * group[i] numbers those machine frames (a compiled method and the
+	 * methods inlined into it share one).  They become lt_thread.rt_frames,
+	 * placed among the native frames by lt_rt_place_pc (rtthread.h), and
+	 * END (why the stack is incomplete) rt_end; the native frames stay as
+	 * the unwinder found them.  NULL/0 when the runtime shows none. */
+	struct lt_rtframe *frames;
+	unsigned *group;
 	size_t n_frames;
+	char *end;
 };
 void lt_rtthread_clear(struct lt_rtthread *t);
 

@@ -52,6 +52,16 @@ void lt_rtthreads_apply(struct lt_snapshot *s, const struct lt_lm_env *e);
  * frame and every outer one stays unplaced and t->notes says why). */
 void lt_rt_place(struct lt_thread *t, const unsigned *group, bool (*is_loop)(const char *func));
 
+/* Places t->rt_frames among t->frames for a runtime whose frames are
+ * machine frames the unwinder walked too (Java's interpreter and compiled
+ * frames, `??` to the unwinder): the frames of group k (GROUP[i], as
+ * above: one machine frame, e.g. a compiled method and the methods inlined
+ * into it) all have that frame's pc, and go to the first native frame with
+ * that pc outer than the previous group's.  A group whose pc no native
+ * frame has stays unplaced (.native -1; the unwinder lost its way in JIT
+ * code, or --max-frames cut it) and t->notes says how many. */
+void lt_rt_place_pc(struct lt_thread *t, const unsigned *group);
+
 /* ---- CPython line tables (pure; rt_cpython_lines.c) -------------------- */
 
 /* The source line of the instruction at byte offset ADDR of a code object

@@ -218,17 +218,26 @@ struct lt_frame {
 	int line;
 };
 
-/* One frame of a language runtime's own stack (a Python function), read
- * from the runtime's memory by a runtime thread model (rtthread.h,
- * docs/runtimes.md). */
+/* One frame of a language runtime's own stack (a Python function, a Java
+ * method), read from the runtime's memory by a runtime thread model
+ * (rtthread.h) or a lock model's scan (lockmodel.h; docs/runtimes.md). */
 struct lt_rtframe {
-	char *func;           /* "worker", "Worker.run" (qualified where the
-	                         runtime keeps a qualified name), NULL unknown   */
+	char *func;           /* "worker", "Worker.run", "JavaLocks.crosswise"
+	                         (qualified where the runtime keeps a qualified
+	                         name), NULL unknown                            */
 	char *file;           /* source file as the runtime names it, NULL       */
 	int line;             /* 0 unknown                                       */
 	int native;           /* index in lt_thread.frames of the native frame
-	                         that runs it (the interpreter loop), -1 when it
+	                         that runs it (the interpreter loop; for Java the
+	                         interpreter or JIT frame itself), -1 when it
 	                         could not be placed among the native frames     */
+	/* Where the runtime runs it as machine code, for runtimes whose frames
+	 * are machine frames the unwinder also walks (Java): */
+	uint64_t pc;          /* that frame's pc (the native frame's), 0 none    */
+	const char *kind;     /* "interpreted", "compiled", "inlined" (into the
+	                         next frame's compiled code), "native" (a native
+	                         method); static, NULL for Python               */
+	int bci;              /* bytecode index (Java), -1 none                  */
 };
 
 /* Where the initial registers of the user unwind came from. */
