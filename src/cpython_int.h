@@ -58,8 +58,10 @@ uint64_t lt_cpy_do(const struct lt_cpy_id *id, unsigned off);
 /* A thread's pthread_t -> its tid, checked against the snapshot's threads:
  * by fs base, by libc's libthread_db description of struct pthread
  * (_thread_db_pthread_tid), then by the stack mapping it lies in.  0 if
- * none of them names a thread of the snapshot. */
-pid_t lt_cpy_tid_of_pthread(const struct lt_lm_env *e, uint64_t pt);
+ * none of them names a thread of the snapshot.  HOW (may be NULL) gets
+ * which one matched: "is that thread's fs base", "... in that thread's
+ * stack" (static). */
+pid_t lt_cpy_tid_of_pthread(const struct lt_lm_env *e, uint64_t pt, const char **how);
 /* TID is a thread of the snapshot. */
 bool lt_cpy_is_thread(const struct lt_lm_env *e, pid_t tid);
 

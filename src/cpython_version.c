@@ -143,17 +143,28 @@ static pid_t tid_from_thread_db(const struct lt_lm_env *e, uint64_t pt)
 	return tid;
 }
 
-pid_t lt_cpy_tid_of_pthread(const struct lt_lm_env *e, uint64_t pt)
+pid_t lt_cpy_tid_of_pthread(const struct lt_lm_env *e, uint64_t pt, const char **how)
 {
+	const char *dummy;
+	if (!how)
+		how = &dummy;
+	*how = NULL;
 	if (!pt)
 		return 0;
 	if (e->fsbase && e->s)
 		for (size_t i = 0; i < e->s->n_threads; i++)
-			if (e->fsbase(e->arg, e->s->threads[i].tid) == pt)
+			if (e->fsbase(e->arg, e->s->threads[i].tid) == pt) {
+				*how = "is that thread's fs base";
 				return e->s->threads[i].tid;
+			}
 	pid_t tid = tid_from_thread_db(e, pt);
-	if (lt_cpy_is_thread(e, tid))
+	if (lt_cpy_is_thread(e, tid)) {
+		*how = "holds that thread's tid where libc's _thread_db_pthread_tid says";
 		return tid;
+	}
 	tid = e->stack_tid ? e->stack_tid(e->arg, pt) : 0;
-	return lt_cpy_is_thread(e, tid) ? tid : 0;
+	if (!lt_cpy_is_thread(e, tid))
+		return 0;
+	*how = "in that thread's stack";
+	return tid;
 }

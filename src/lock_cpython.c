@@ -169,7 +169,8 @@ static void find_holder(const struct cpy *c, struct lt_rtlock *l, uint64_t ts)
 		return;
 	}
 	lt_strlist_add(&l->facts, "holder thread_id (pthread_t)=0x%" PRIx64, id);
-	pid_t tid = lt_cpy_tid_of_pthread(e, id);
+	const char *how = NULL;
+	pid_t tid = lt_cpy_tid_of_pthread(e, id, &how);
 	if (!tid) {
 		l->holder_how = lts_asprintf("last_holder's pthread_t 0x%" PRIx64 " is in no thread's "
 					     "stack (the main thread's is not), no fs base matched it "
@@ -177,7 +178,7 @@ static void find_holder(const struct cpy *c, struct lt_rtlock *l, uint64_t ts)
 		return;
 	}
 	l->holder = tid;
-	l->holder_how = lts_strdup("gil->last_holder->thread_id (pthread_t) -> that thread");
+	l->holder_how = lts_asprintf("gil->last_holder->thread_id (pthread_t) %s", how);
 }
 
 /* ---- one GIL ---- */

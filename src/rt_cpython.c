@@ -350,7 +350,7 @@ static int lock_kind(struct model *m, uint64_t obj)
 static void rlock_owner(struct model *m, struct lt_thread *t, uint64_t obj, char *state, size_t len)
 {
 	uint64_t ident = u64(m, obj + RLOCK_OWNER), count = u64(m, obj + RLOCK_COUNT);
-	pid_t tid = ident ? lt_cpy_tid_of_pthread(m->e, ident) : 0;
+	pid_t tid = ident ? lt_cpy_tid_of_pthread(m->e, ident, NULL) : 0;
 	size_t o = strlen(state);
 	if (!ident)
 		snprintf(state + o, len - o, "; no owner recorded");
@@ -543,7 +543,7 @@ static struct lt_thread *thread_of(struct model *m, uint64_t ts, uint64_t *ident
 	*ident = u64(m, ts + l->ts_pthread);
 	pid_t tid = l->ts_native ? (pid_t)u64(m, ts + l->ts_native) : 0;
 	if (!lt_cpy_is_thread(m->e, tid))
-		tid = lt_cpy_tid_of_pthread(m->e, *ident);
+		tid = lt_cpy_tid_of_pthread(m->e, *ident, NULL);
 	return tid ? lt_snapshot_find(m->s, tid) : NULL;
 }
 
