@@ -16,6 +16,8 @@
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
+#include "pf_check.h"
+#include "../src/report_int.h"
 
 #define JAVA "/usr/bin/java"
 #define CLASSES "build/workloads/java"
@@ -23,10 +25,16 @@
 static struct tl_proc wl;
 static char truth[128][256];
 static int ntruth;
+static char trace[256], pftrace[300];
 
 static void cleanup(void)
 {
 	tl_close(&wl);
+	if (trace[0]) {
+		unlink(trace);
+		unlink(pftrace);
+		trace[0] = 0;
+	}
 }
 
 static void need_java(const char *java)
@@ -354,6 +362,63 @@ Test(java_live, convoy_of_25_threads_in_under_a_second, .fini = cleanup, .timeou
 		cr_assert_eq(t->futex.owner, h.tid);
 	}
 	lt_snapshot_free(s);
+}
+
+/* A recording's report and Perfetto trace name Java threads as the
+ * snapshot does: the runtime view (runtime.name, runtime.frames) is read
+ * the same way for every runtime, so a Java thread is named in the
+ * report's tables and findings and on its Perfetto track, and the
+ * report's 'where' is its innermost Java frame. */
+Test(java_live, report_and_perfetto_name_java_threads, .fini = cleanup, .timeout = 180)
+{
+	need_java(JAVA);
+	if (!tl_is_root())
+		cr_skip_test("needs root (BPF programs): run make test as root");
+	start(JAVA, "deadlock", "0");
+	struct jt ab = thread_of("AB", 0), ba = thread_of("BA", 0);
+	tl_tmp_path(trace, sizeof(trace), "java");
+	snprintf(pftrace, sizeof(pftrace), "%.*s.perfetto-trace", (int)(strlen(trace) - 7), trace);
+	struct tl_proc rec;
+	char *extra[] = { "-d", "2", "--perfetto", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
+	tl_close(&rec);
+
+	struct rp_json *j = tl_report_json(trace);
+	const struct rp_json *ths = rp_json_get(j, "threads");
+	const struct jt *want[2] = { &ab, &ba };
+	for (int k = 0; k < 2; k++) {
+		const struct rp_json *t = NULL;
+		for (size_t i = 0; ths && i < ths->n && !t; i++)
+			if (rp_json_num(rp_json_get(&ths->items[i], "tid"), 0) == want[k]->tid)
+				t = &ths->items[i];
+		cr_assert_not_null(t, "thread %d is not in the report", (int)want[k]->tid);
+		const char *rn = rp_json_str(rp_json_get(t, "runtime_name"));
+		cr_assert_str_eq(rn ? rn : "(none)", want[k]->name);
+		const char *where = rp_json_str(rp_json_get(rp_json_get(t, "end"), "where"));
+		cr_assert(where && !strncmp(where, "JavaLocks.crosswise (JavaLocks.java:", 36), "thread %d at %s",
+			  (int)want[k]->tid, where ? where : "(none)");
+	}
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	cr_assert(fs && fs->n > 0, "no findings");
+	const char *summary = rp_json_str(rp_json_get(&fs->items[0], "summary"));
+	cr_assert_str_eq(rp_json_str(rp_json_get(&fs->items[0], "kind")), "deadlock", "first finding: %s", summary);
+	char name[192];
+	snprintf(name, sizeof(name), "%d (%s)", (int)ab.tid, ab.name);
+	cr_assert_not_null(strstr(summary, name), "%s not in: %s", name, summary);
+	rp_json_free(j);
+
+	struct pfc c;
+	if (pfc_load(&c, pftrace)) {
+		pfc_print_errors(&c);
+		cr_assert_fail("%s: %d problems in the Perfetto trace", pftrace, c.nerr);
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct pfc_track *tt = pfc_thread_track(&c, want[k]->tid);
+		cr_assert_not_null(tt, "no track for thread %d", (int)want[k]->tid);
+		cr_assert_str_eq(tt->name, want[k]->name);
+	}
+	pfc_free(&c);
 }
 
 /* Every other JDK installed under /usr/lib/jvm: the same tables, other
