@@ -616,15 +616,17 @@ fi
 
 # ------------------------- snapshot of runtime-lock processes (35 threads)
 # An OCaml 4.13 program and a CPython 3.11 one, each with 34 waiters queued
-# on the runtime lock whose holder sleeps in read(): the lock models' cost.
-# And a JVM (Debian's OpenJDK 17) with 25 application threads, 24 of them
-# blocked entering the monitor the 25th holds while it sleeps: the HotSpot
-# model's (VMStructs tables, thread names, monitor owners).
+# on the runtime lock whose holder sleeps in read(): the lock models' cost;
+# a 25-thread CPython one (python25), whose every thread's Python stack and
+# name the thread model reads; and a JVM (Debian's OpenJDK 17) with 25
+# application threads, 24 of them blocked entering the monitor the 25th
+# holds while it sleeps: the HotSpot model's (VMStructs tables, thread
+# names, monitor owners, Java frames).
 RTSNAP=$W/rtsnap.tsv
 : >"$RTSNAP"
 if part rtsnap; then
 	say "== snapshot of runtime-lock processes"
-	for rt in ocaml python java; do
+	for rt in ocaml python python25 java; do
 		if [ "$rt" = ocaml ]; then
 			[ -x build/workloads/ocaml_holder ] || { say "   ocaml_holder not built"; continue; }
 			build/workloads/ocaml_holder -t 34 --no-wait >"$W/rt.$rt.out" 2>&1 &
@@ -634,7 +636,8 @@ if part rtsnap; then
 			/usr/bin/java -cp build/workloads/java JavaLocks convoy -w 24 >"$W/rt.$rt.out" 2>&1 &
 		else
 			[ -x /usr/bin/python3 ] || { say "   /usr/bin/python3 missing"; continue; }
-			/usr/bin/python3 tests/workloads/gil_holder.py -t 34 >"$W/rt.$rt.out" 2>&1 &
+			/usr/bin/python3 tests/workloads/gil_holder.py -t "$([ "$rt" = python ] && echo 34 || echo 23)" \
+				>"$W/rt.$rt.out" 2>&1 &
 		fi
 		RT_PID=$!
 		CHILDREN+=("$RT_PID")
@@ -646,8 +649,9 @@ if part rtsnap; then
 				rc=$?
 				t1=$(now)
 				first=$(grep -m1 -E '^(CONVOY|LOCK WAIT|DEADLOCK|IDLE|OK)' "$W/rt.$rt.snap" | cut -c1-60)
-				printf '%s\t%s\t%s\t%s\n' "$rt" "$rc" \
-					"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$first" >>"$RTSNAP"
+				pyf=$(grep -cE '^    (py |java) ' "$W/rt.$rt.snap")
+				printf '%s\t%s\t%s\t%s\t%s\n' "$rt" "$rc" \
+					"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$first" "$pyf" >>"$RTSNAP"
 			done
 		else
 			say "   $rt workload did not start"
@@ -881,19 +885,22 @@ REPORT=$W/report.md
 	echo
 	echo "35 threads each: \`ocaml_holder -t 34\` (OCaml 4.13, Debian's ocaml-nox) and"
 	echo "\`gil_holder.py -t 34\` (Debian's python3.11), 34 waiters queued on the runtime lock"
-	echo "whose holder sleeps in read(); \`locktrace snapshot -p PID\` (target: under 0.5 s)."
+	echo "whose holder sleeps in read(); python25: \`gil_holder.py -t 23\` (25 threads);"
+	echo "\`locktrace snapshot -p PID\` (target: under 0.5 s; each Python thread's stack and name"
+	echo "are read too: rt frames is how many Python or Java frames the snapshot shows)."
 	echo "java: \`JavaLocks convoy -w 24\` on Debian's OpenJDK 17, 25 application threads (about 45"
 	echo "with the JVM's own), 24 blocked entering the monitor the 25th holds asleep (target: under 1 s):"
 	echo
-	echo "| process | runs | wall s | first line |"
-	echo "|---|---|---|---|"
-	for rt in ocaml python java; do
+	echo "| process | runs | wall s | rt frames | first line |"
+	echo "|---|---|---|---|---|"
+	for rt in ocaml python python25 java; do
 		n=$(awk -F'\t' -v f="$rt" '$1 == f' "$RTSNAP" | wc -l)
-		[ "$n" = 0 ] && { echo "| $rt | not run | - | - |"; continue; }
+		[ "$n" = 0 ] && { echo "| $rt | not run | - | - | - |"; continue; }
 		okn=$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0' "$RTSNAP" | wc -l)
 		read -r wm wa wb _ <<<"$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0 { print $3 }' "$RTSNAP" | stat_line)"
 		fl=$(awk -F'\t' -v f="$rt" '$1 == f { l = $4 } END { print l }' "$RTSNAP")
-		echo "| $rt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 3) | \`$fl...\` |"
+		pf=$(awk -F'\t' -v f="$rt" '$1 == f { l = $5 } END { print l }' "$RTSNAP")
+		echo "| $rt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 3) | ${pf:--} | \`$fl...\` |"
 	done
 	echo
 	echo "### Snapshot of small processes"

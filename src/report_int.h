@@ -64,13 +64,17 @@ struct rp_snap_thread {
 	int32_t owner;           /* 0 none */
 	char *lock_kind;         /* what the lock models recognised, NULL  */
 	char *lock_name;         /* the lock object's name, NULL           */
+	char *lock_state;        /* the models' decoded state, NULL        */
 	int runtime;             /* waits for a runtime lock (lockmodel.h) */
 	char *rt_how;            /* the runtime model's holder evidence     */
 	/* fd I/O */
 	int io_fd;               /* -1 none */
 	int io_socket;
 	char *io_desc;
-	char *where;             /* first frame in the program's own module */
+	char *where;             /* innermost runtime frame ("side (app.py:7)"),
+	                            else the first frame in the program's own
+	                            module */
+	char *rt_name;           /* the runtime's name for the thread, NULL */
 	char **funcs;            /* functions of the program's own module on its stack */
 	size_t n_funcs;
 };
@@ -108,6 +112,10 @@ struct rp_holder {
 size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, size_t max);
 struct lt_u64map;
 int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
+/* tid -> the runtime's name for the thread (runtime.name), from one
+ * snapshot JSON document; values malloc'd, a later name replaces an
+ * earlier one.  0 or -1. */
+int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
 
 /* ---- output helpers (report_print.c) ------------------------------------- */

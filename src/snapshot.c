@@ -25,6 +25,7 @@
 
 #include "locktrace/calls.h"
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
@@ -631,7 +632,7 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
 			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" : "held by thread";
 			snprintf(own, sizeof(own), ", %s %d (%s)%s", how, (int)f->owner,
-				 o ? lts_thread_name(o) : "not in this process",
+				 o ? lt_thread_name(o) : "not in this process",
 				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
 				 f->owner_kind == LT_OWNER_PI ? " [PI futex word]" :
 				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :
@@ -1077,6 +1078,10 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	struct lt_lm_env env;
 	lt_lm_env_live(&env, c.sym, s, ctx_fsbase, &c);
 	lt_lockmodels_apply(s, &env);
+	/* each thread as its language runtime knows it (rtthread.h); the
+	 * layouts are x86-64 ones: not for a 32-bit process */
+	if (!c.compat)
+		lt_rtthreads_apply(s, &env);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 #include "utf8.h"
@@ -205,6 +206,11 @@ static void json_frame(FILE *f, const struct lt_frame *fr, const struct modtab *
 		fputs(",\"build_id\":", f);
 		json_str(f, fr->build_id);
 	}
+	char dm[256];
+	if (fr->func && lt_demangle_ocaml(fr->func, dm, sizeof(dm))) {
+		fputs(",\"demangled\":", f);
+		json_str(f, dm);
+	}
 	fputs(",\"file\":", f);
 	json_str(f, fr->file);
 	if (fr->file)
@@ -214,12 +220,52 @@ static void json_frame(FILE *f, const struct lt_frame *fr, const struct modtab *
 	fprintf(f, ",\"activation\":%s}", fr->activation ? "true" : "false");
 }
 
+/* The thread as its runtime knows it (rtthread.h), or null. */
+static void json_runtime(FILE *f, const struct lt_thread *t)
+{
+	if (!t->rt_lang) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"lang\":", f);
+	json_str(f, t->rt_lang);
+	fputs(",\"name\":", f);
+	json_str(f, t->rt_name);
+	fputs(",\"frames\":[", f);
+	for (size_t i = 0; i < t->n_rt_frames; i++) {
+		const struct lt_rtframe *r = &t->rt_frames[i];
+		fputs(i ? ",{\"func\":" : "{\"func\":", f);
+		json_str(f, r->func);
+		fputs(",\"file\":", f);
+		json_str(f, r->file);
+		if (r->line > 0)
+			fprintf(f, ",\"line\":%d", r->line);
+		else
+			fputs(",\"line\":null", f);
+		if (r->native >= 0)
+			fprintf(f, ",\"native_frame\":%d", r->native);
+		else
+			fputs(",\"native_frame\":null", f);
+		if (r->pc)
+			fprintf(f, ",\"pc\":\"0x%" PRIx64 "\"", r->pc);
+		else
+			fputs(",\"pc\":null", f);
+		fputs(",\"kind\":", f);
+		json_str(f, r->kind);
+		if (r->bci >= 0)
+			fprintf(f, ",\"bci\":%d}", r->bci);
+		else
+			fputs(",\"bci\":null}", f);
+	}
+	fputs("],\"end\":", f);
+	json_str(f, t->rt_end);
+	fputc('}', f);
+}
+
 static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab *m)
 {
 	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
 	json_str(f, t->comm);
-	fputs(",\"rt_name\":", f);
-	json_str(f, t->rt_name);
 	fprintf(f, ",\"state\":\"%c\",\"cpu\":%d,", t->state ? t->state : '?', t->cpu);
 	if (t->idle_src == LT_IDLE_UNKNOWN)
 		fputs("\"blocked_s\":null,", f);
@@ -281,7 +327,9 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 	}
 	fputs("],\"end\":", f);
 	json_str(f, t->ustack_end);
-	fputs("},\"acquire\":", f);
+	fputs("},\"runtime\":", f);
+	json_runtime(f, t);
+	fputs(",\"acquire\":", f);
 	json_str(f, t->acquire);
 	fputs(",\"notes\":", f);
 	json_strlist(f, &t->notes);
@@ -456,8 +504,9 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 	}
 }
 
-static void text_rtlock(FILE *f, const struct lt_rtlock *l)
+static void text_rtlock(FILE *f, const struct lt_snapshot *s, const struct lt_rtlock *l)
 {
+	const struct lt_thread *h = l->holder > 0 ? lt_snapshot_find(s, l->holder) : NULL;
 	fputs("\nruntime lock: ", f);
 	text_str(f, l->kind);
 	fputs(" ", f);
@@ -468,8 +517,14 @@ static void text_rtlock(FILE *f, const struct lt_rtlock *l)
 		text_str(f, l->version);
 		fputc(')', f);
 	}
-	if (l->held == 1 && l->holder > 0)
+	if (l->held == 1 && l->holder > 0) {
 		fprintf(f, ": held by thread %d", (int)l->holder);
+		if (h) {
+			fputs(" (", f);
+			text_str(f, lt_thread_name(h));
+			fputc(')', f);
+		}
+	}
 	else if (l->held == 1)
 		fputs(": held, holder unknown", f);
 	else if (l->held == 0)
@@ -491,6 +546,81 @@ static void text_rtlock(FILE *f, const struct lt_rtlock *l)
 	}
 }
 
+static void text_frame(FILE *f, size_t i, const struct lt_frame *fr)
+{
+	char dm[256];
+	fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
+	if (fr->func) {
+		text_str(f, lt_func_display(fr->func, dm, sizeof(dm)));
+		fprintf(f, "+0x%" PRIx64, fr->func_off);
+	} else {
+		fputs("??", f);
+	}
+	if (fr->module) {
+		fputs(" (", f);
+		text_str(f, fr->module);
+		fputc(')', f);
+	}
+	if (fr->file) {
+		fputc(' ', f);
+		const char *b = strrchr(fr->file, '/');
+		text_str(f, b ? b + 1 : fr->file);
+		fprintf(f, ":%d", fr->line);
+	}
+	fputc('\n', f);
+}
+
+/* "    py  side (/path/gil_holder.py:97)",
+ * "    java JavaLocks.crosswise (JavaLocks.java:151) [interpreted, bci 29]" */
+static void text_rtframe(FILE *f, const struct lt_thread *t, const struct lt_rtframe *r)
+{
+	const char *tag = !strcmp(t->rt_lang, "python") ? "py" : !strcmp(t->rt_lang, "java") ? "java" : "rt";
+	fprintf(f, "    %-3s ", tag);
+	text_str(f, r->func ? r->func : "?");
+	fputs(" (", f);
+	text_str(f, r->file ? r->file : "?");
+	if (r->line > 0)
+		fprintf(f, ":%d", r->line);
+	fputc(')', f);
+	if (r->kind) {
+		fputs(" [", f);
+		text_str(f, r->kind);
+		if (r->bci >= 0)
+			fprintf(f, ", bci %d", r->bci);
+		fputc(']', f);
+	}
+	fputc('\n', f);
+}
+
+/* The runtime's frames that native frame I runs (the interpreter loop),
+ * printed just above it: the loop calls what is below them. */
+static void text_rtframes_at(FILE *f, const struct lt_thread *t, int i)
+{
+	for (size_t k = 0; k < t->n_rt_frames; k++)
+		if (t->rt_frames[k].native == i)
+			text_rtframe(f, t, &t->rt_frames[k]);
+}
+
+static void text_rtframes_unplaced(FILE *f, const struct lt_thread *t)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < t->n_rt_frames; k++)
+		n += t->rt_frames[k].native < 0;
+	if (n || t->rt_end) {
+		fprintf(f, "  %s%s:\n", t->rt_lang,
+			!n ? "" : n == t->n_rt_frames ? " (not placed among native frames)"
+						      : " (outer frames, not placed)");
+		for (size_t k = 0; k < t->n_rt_frames; k++)
+			if (t->rt_frames[k].native < 0)
+				text_rtframe(f, t, &t->rt_frames[k]);
+	}
+	if (t->rt_end) {
+		fputs("    ", f);
+		text_str(f, t->rt_end);
+		fputc('\n', f);
+	}
+}
+
 static void text_thread(FILE *f, const struct lt_thread *t)
 {
 	char dur[32];
@@ -498,7 +628,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	text_str(f, t->comm);
 	fputc(')', f);
 	if (t->rt_name) {
-		fputs(" \"", f);
+		fprintf(f, " %s thread \"", t->rt_lang ? t->rt_lang : "runtime");
 		text_str(f, t->rt_name);
 		fputc('"', f);
 	}
@@ -539,26 +669,8 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	if (t->n_frames || t->ustack_end) {
 		fprintf(f, "  user (registers: %s):\n", lt_regs_source_name(t->regs_src));
 		for (size_t i = 0; i < t->n_frames; i++) {
-			const struct lt_frame *fr = &t->frames[i];
-			fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
-			if (fr->func) {
-				text_str(f, fr->func);
-				fprintf(f, "+0x%" PRIx64, fr->func_off);
-			} else {
-				fputs("??", f);
-			}
-			if (fr->module) {
-				fputs(" (", f);
-				text_str(f, fr->module);
-				fputc(')', f);
-			}
-			if (fr->file) {
-				fputc(' ', f);
-				const char *b = strrchr(fr->file, '/');
-				text_str(f, b ? b + 1 : fr->file);
-				fprintf(f, ":%d", fr->line);
-			}
-			fputc('\n', f);
+			text_rtframes_at(f, t, (int)i);
+			text_frame(f, i, &t->frames[i]);
 		}
 		if (t->ustack_end) {
 			fputs("    ", f);
@@ -566,6 +678,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 			fputc('\n', f);
 		}
 	}
+	text_rtframes_unplaced(f, t);
 	for (size_t i = 0; i < t->notes.n; i++) {
 		fputs("  note: ", f);
 		text_str(f, t->notes.v[i]);
@@ -596,7 +709,7 @@ static void text_header(FILE *f, const struct lt_snapshot *s)
 static void text_body(FILE *f, const struct lt_snapshot *s)
 {
 	for (size_t i = 0; i < s->n_rtlocks; i++)
-		text_rtlock(f, &s->rtlocks[i]);
+		text_rtlock(f, s, &s->rtlocks[i]);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputc('\n', f);
 		text_thread(f, &s->threads[i]);

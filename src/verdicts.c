@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 
@@ -86,11 +87,6 @@ static const char *lock_label(const struct lt_futex *f, char *buf, size_t len)
 	else
 		snprintf(buf, len, "0x%" PRIx64, f->uaddr);
 	return buf;
-}
-
-const char *lts_thread_name(const struct lt_thread *t)
-{
-	return t->rt_name ? t->rt_name : t->comm;
 }
 
 char *lts_thread_activity(const struct lt_thread *t)
@@ -176,6 +172,39 @@ static const char *owner_source(const struct lt_futex *f)
 	}
 }
 
+/* ---- runtime frames ---- */
+
+/* "side (/app/worker.py:107)": a runtime frame, for evidence lines. */
+static char *rt_where(const struct lt_rtframe *r)
+{
+	if (r->line > 0)
+		return lts_asprintf("%s (%s:%d)", r->func ? r->func : "?", r->file ? r->file : "?", r->line);
+	return lts_asprintf("%s (%s)", r->func ? r->func : "?", r->file ? r->file : "?");
+}
+
+/* "thread 812 (worker-3) waits in python at side (/app/worker.py:107)" */
+static void rt_waits_at(struct lt_verdict *v, const struct lt_thread *t)
+{
+	if (!t->n_rt_frames)
+		return;
+	char *w = rt_where(&t->rt_frames[0]);
+	lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s at %s", (int)t->tid, lt_thread_name(t),
+		       t->rt_lang, w ? w : "?");
+	free(w);
+}
+
+/* WHO's innermost MAX runtime frames: "owner 812 python frame #0: ..." */
+static void rt_frames_evidence(struct lt_verdict *v, const struct lt_thread *t, const char *who,
+			       size_t max)
+{
+	for (size_t k = 0; k < t->n_rt_frames && k < max; k++) {
+		char *w = rt_where(&t->rt_frames[k]);
+		lt_strlist_add(&v->evidence, "%s %d %s frame #%zu: %s", who, (int)t->tid, t->rt_lang, k,
+			       w ? w : "?");
+		free(w);
+	}
+}
+
 /* ---- deadlock ---- */
 
 static long idx_of(const struct lt_snapshot *s, pid_t tid)
@@ -198,8 +227,8 @@ static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, cons
 	char *lp = lock_phrase(s, f);
 	lt_strlist_add(&v->evidence,
 		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
-		       "[%s%s%s], for %s", (int)t->tid, lts_thread_name(t), lp ? lp : "?",
-		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lts_thread_name(o) : "?",
+		       "[%s%s%s], for %s", (int)t->tid, lt_thread_name(t), lp ? lp : "?",
+		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lt_thread_name(o) : "?",
 		       owner_how(f->owner_kind), l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "",
 		       dur);
 	free(lp);
@@ -217,15 +246,15 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 	if (f->owner_kind == LT_OWNER_JOIN)
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
-			       (int)t->tid, lts_thread_name(t), (int)f->owner, o ? lts_thread_name(o) : "?",
+			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",
 			       lock_label(f, lb, sizeof(lb)), dur);
 	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
 		runtime_edge(v, s, t, o, op, dur);
 	else
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) waits for lock %s [%s, word=%u] held by thread %d (%s) [%s], for %s",
-			       (int)t->tid, lts_thread_name(t), lock_label(f, lb, sizeof(lb)), op, f->word,
-			       (int)f->owner, o ? lts_thread_name(o) : "?", owner_how(f->owner_kind), dur);
+			       (int)t->tid, lt_thread_name(t), lock_label(f, lb, sizeof(lb)), op, f->word,
+			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 }
 
 static void find_deadlocks(struct lt_snapshot *s)
@@ -271,7 +300,7 @@ static void find_deadlocks(struct lt_snapshot *s)
 		for (size_t m = 0; m < v->n_tids && cl < sizeof(chain) - 64; m++) {
 			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
 			cl += (size_t)snprintf(chain + cl, sizeof(chain) - cl, "%d (%s) -> ",
-					       (int)v->tids[m], t ? lts_thread_name(t) : "?");
+					       (int)v->tids[m], t ? lt_thread_name(t) : "?");
 		}
 		snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
 		if (v->n_tids == 1)
@@ -284,6 +313,7 @@ static void find_deadlocks(struct lt_snapshot *s)
 		for (size_t m = 0; m < v->n_tids; m++) {
 			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
 			edge_evidence(v, s, t);
+			rt_waits_at(v, t);
 			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
 				v->longest_s = t->idle_s;
 			if (has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && !v->owner_source)
@@ -429,7 +459,7 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 				snprintf(op, sizeof(op), "futex_wait");
 			lt_strlist_add(&v->evidence,
 				       "thread %d (%s) has slept %s in %s on %s expecting %u; the word is now %u",
-				       (int)t->tid, lts_thread_name(t), dur, op, lb, t->futex.expected, t->futex.word);
+				       (int)t->tid, lt_thread_name(t), dur, op, lb, t->futex.expected, t->futex.word);
 		}
 		lt_strlist_add(&v->evidence,
 			       "whoever changed the word did not FUTEX_WAKE the sleeper "
@@ -438,7 +468,7 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 		lts_fmt_duration(t0->idle_s, dur, sizeof(dur));
 		if (b - a == 1)
 			v->summary = lts_asprintf("lost wake-up: thread %d (%s) sleeps on %s expecting %u, "
-						  "but the word is %u (for %s)", (int)t0->tid, lts_thread_name(t0), lb,
+						  "but the word is %u (for %s)", (int)t0->tid, lt_thread_name(t0), lb,
 						  t0->futex.expected, t0->futex.word, dur);
 		else
 			v->summary = lts_asprintf("lost wake-up: %zu threads sleep on %s although its word "
@@ -484,6 +514,9 @@ static char *lock_phrase(const struct lt_snapshot *s, const struct lt_futex *f)
 		return lts_asprintf("the %s (%s)", l->kind, l->name ? l->name : "?");
 	}
 	lock_label(f, lb, sizeof(lb));
+	if (f->lock_kind && f->lock_name && f->lock_base && f->lock_base != f->uaddr)
+		return lts_asprintf("%s '%s' at 0x%" PRIx64 " (waiters sleep on %s)", f->lock_kind,
+				    f->lock_name, f->lock_base, lb);
 	if (f->lock_kind && f->lock_base && f->lock_base != f->uaddr)
 		return lts_asprintf("%s at 0x%" PRIx64 " (waiters sleep on %s)", f->lock_kind,
 				    f->lock_base, lb);
@@ -559,10 +592,14 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 	}
 	if (o && o->detail)
 		lt_strlist_add(&v->evidence, "owner %d: %s", (int)owner, o->detail);
+	if (o)
+		rt_frames_evidence(v, o, "owner", 4);
+	char dm[256];
 	for (size_t f = 0; o && f < o->n_frames && f < 6; f++)
 		if (o->frames[f].func)
 			lt_strlist_add(&v->evidence, "owner %d frame #%zu: %s (%s)", (int)owner, f,
-				       o->frames[f].func, o->frames[f].module ? o->frames[f].module : "?");
+				       lt_func_display(o->frames[f].func, dm, sizeof(dm)),
+				       o->frames[f].module ? o->frames[f].module : "?");
 }
 
 /* Why no holder can be named, said as what it is. */
@@ -587,6 +624,8 @@ static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread 
 	}
 	if (f->lock_kind && !strcmp(f->lock_kind, "semaphore"))
 		return lts_strdup("a semaphore records no holder");
+	if (f->lock_kind && !strcmp(f->lock_kind, "threading.Lock"))
+		return lts_strdup("a threading.Lock records no holder");
 	return lts_strdup("no owner recorded");
 }
 
@@ -622,7 +661,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	if (runtime || !convoy) {
 		if (owner && o)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s), %s", cnt, ts, lp,
-						  (int)owner, lts_thread_name(o), doing);
+						  (int)owner, lt_thread_name(o), doing);
 		else if (owner)
 			v->summary = lts_asprintf("%zu %s for %s held by %d, not a thread of this process",
 						  cnt, ts, lp, (int)owner);
@@ -638,16 +677,16 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		/* the convoy line of a plain lock, as before the models */
 		char *phrase;
 		if (owner && o && (o->state == 'R' || o->sc.state == LT_SC_RUNNING))
-			phrase = lts_asprintf("owner %d (%s) is running", (int)owner, lts_thread_name(o));
+			phrase = lts_asprintf("owner %d (%s) is running", (int)owner, lt_thread_name(o));
 		else if (owner && o && o->moved)
 			phrase = lts_asprintf("owner %d (%s) is busy (its state changed during the snapshot)",
-					      (int)owner, lts_thread_name(o));
+					      (int)owner, lt_thread_name(o));
 		else if (owner && o) {
 			char *act = lts_thread_activity(o), dur[32];
 			lts_fmt_duration(o->idle_s, dur, sizeof(dur));
 			phrase = o->idle_src == LT_IDLE_UNKNOWN
-				 ? lts_asprintf("owner %d (%s) is in %s", (int)owner, lts_thread_name(o), act ? act : "?")
-				 : lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner, lts_thread_name(o),
+				 ? lts_asprintf("owner %d (%s) is in %s", (int)owner, lt_thread_name(o), act ? act : "?")
+				 : lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner, lt_thread_name(o),
 						act ? act : "?", dur);
 			free(act);
 		} else if (owner) {
@@ -666,6 +705,8 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	lts_fmt_duration(longest, dur, sizeof(dur));
 	lt_strlist_add(&v->evidence, "waiters (%zu, longest %s): %s%s", cnt, dur, list,
 		       ll >= sizeof(list) - 16 ? ", ..." : "");
+	for (size_t k = a; k < b && k < a + 8; k++)
+		rt_waits_at(v, &s->threads[w[k].idx]);
 	if (t0->futex.lock_state)
 		lt_strlist_add(&v->evidence, "lock state: %s", t0->futex.lock_state);
 	if (runtime) {
@@ -691,10 +732,12 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		else
 			lt_strlist_add(&v->evidence, "lock word %u looks like a lock held with waiters, "
 				       "but no owner tid is stored with it", t0->futex.word);
-		for (size_t f = 0; f < t0->n_frames && f < 8; f++)
+		rt_frames_evidence(v, t0, "thread", 4);
+		char dm[256];
+		for (size_t f = 0; f < t0->n_frames && f < (t0->n_rt_frames ? 4u : 8u); f++)
 			if (t0->frames[f].func)
 				lt_strlist_add(&v->evidence, "thread %d frame #%zu: %s (%s)", (int)t0->tid, f,
-					       t0->frames[f].func,
+					       lt_func_display(t0->frames[f].func, dm, sizeof(dm)),
 					       t0->frames[f].module ? t0->frames[f].module : "?");
 	}
 	free(lp);

@@ -1096,3 +1096,62 @@ Test(report, no_guess_with_two_suspects)
 	cr_assert(listed, "what the others do is listed");
 	done();
 }
+
+/* ---- runtime threads (rtthread.h) ------------------------------------- */
+
+/* A Python process: the snapshots name threads as the runtime does, and a
+ * thread that exited before the last snapshot keeps the name an earlier one
+ * read; a threading.Lock wait is named as the lock, with where the lock is
+ * kept, and the thread's Python frame is where it is. */
+Test(report, runtime_thread_names_and_python_locks)
+{
+	const uint32_t tids[] = { PID, 501, 502 };
+	header(3, tids);
+	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 0, 500 * MS);
+	start();
+	snapshot("{\"tid\": 502, \"comm\": \"python3\", \"state\": \"S\", \"runtime\": {\"lang\": \"python\","
+		 " \"name\": \"early-\xc3\xa9\", \"frames\": []}}"); /* UTF-8 as written */
+	snapshot("{\"tid\": 500, \"comm\": \"python3\", \"state\": \"S\", \"runtime\": {\"lang\": \"python\","
+		 " \"name\": \"MainThread\", \"frames\": [{\"func\": \"main\", \"file\": \"/app/main.py\", \"line\": 9,"
+		 " \"native_frame\": 4}], \"end\": null}},"
+		 "{\"tid\": 501, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 0.5,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"detail\": \"futex(0x5600000011c0 <[heap]>, FUTEX_WAIT_PRIVATE, 0) word=0\","
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"[heap]\", \"op_name\": \"FUTEX_WAIT_PRIVATE\","
+		 " \"lock_kind\": \"threading.Lock\", \"lock_name\": \"lk\", \"lock_state\": \"its semaphore: value 0,"
+		 " 1 waiter; thread 500 (MainThread) has it in 'held' of main (/app/main.py:9)\","
+		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 0, \"word\": 0, \"owner_kind\": \"unknown\","
+		 " \"owner\": null}, \"runtime\": {\"lang\": \"python\", \"name\": \"worker-1\", \"frames\":"
+		 " [{\"func\": \"Worker.wait_on\", \"file\": \"/app/worker.py\", \"line\": 12, \"native_frame\": 6}]}}");
+	finish(BASE + 2 * SEC);
+	cr_assert_str_eq(lt_report_thread_name(R, 501, NULL), "worker-1");
+	cr_assert_str_eq(lt_report_thread_name(R, PID, "python3"), "MainThread");
+	cr_assert_str_eq(lt_report_thread_name(R, 502, NULL), "early-\xc3\xa9", "from the first snapshot");
+	cr_assert_str_eq(lt_report_thread_name(R, 999, "other"), "other");
+	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f);
+	cr_assert(strstr(f->summary, "the threading.Lock lk ("), "%s", f->summary);
+	bool kept = false;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		kept |= strstr(f->evidence[i], "has it in 'held' of main (/app/main.py:9)") != NULL;
+	cr_assert(kept, "the snapshot's lock state is evidence");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+	lt_report_print_text(o, R);
+	fclose(o);
+	cr_assert(strstr(buf, "  501     worker-1 "), "THREADS table:\n%s", buf);
+	for (size_t i = 0; i < R->n_threads; i++)
+		if (R->threads[i].tid == 501)
+			cr_assert_str_eq(R->threads[i].snap_where ? R->threads[i].snap_where : "-",
+					 "Worker.wait_on (/app/worker.py:12)", "the Python frame is where it is");
+	free(buf);
+	o = open_memstream(&buf, &len);
+	lt_report_print_json(o, R);
+	fclose(o);
+	cr_assert(strstr(buf, "\"runtime_name\": \"worker-1\""));
+	free(buf);
+	done();
+}

@@ -225,6 +225,28 @@ struct lt_frame {
 	int line;
 };
 
+/* One frame of a language runtime's own stack (a Python function, a Java
+ * method), read from the runtime's memory by a runtime thread model
+ * (rtthread.h) or a lock model's scan (lockmodel.h; docs/runtimes.md). */
+struct lt_rtframe {
+	char *func;           /* "worker", "Worker.run", "JavaLocks.crosswise"
+	                         (qualified where the runtime keeps a qualified
+	                         name), NULL unknown                            */
+	char *file;           /* source file as the runtime names it, NULL       */
+	int line;             /* 0 unknown                                       */
+	int native;           /* index in lt_thread.frames of the native frame
+	                         that runs it (the interpreter loop; for Java the
+	                         interpreter or JIT frame itself), -1 when it
+	                         could not be placed among the native frames     */
+	/* Where the runtime runs it as machine code, for runtimes whose frames
+	 * are machine frames the unwinder also walks (Java): */
+	uint64_t pc;          /* that frame's pc (the native frame's), 0 none    */
+	const char *kind;     /* "interpreted", "compiled", "inlined" (into the
+	                         next frame's compiled code), "native" (a native
+	                         method); static, NULL for Python               */
+	int bci;              /* bytecode index (Java), -1 none                  */
+};
+
 /* Where the initial registers of the user unwind came from. */
 enum lt_regs_source {
 	LT_REGS_NONE = 0,   /* no unwind attempted                             */
@@ -271,10 +293,17 @@ struct lt_thread {
 	 * string, NULL if none: such a thread waits for a lock, whatever the
 	 * futex word says. */
 	const char *acquire;
-	/* The runtime's own name for the thread, which comm cuts to 15 bytes
-	 * (Java: Thread.getName()); set by a lock model's scan (lockmodel.h),
-	 * NULL when no runtime names it. */
-	char *rt_name;
+	/* The thread as its language runtime knows it (rtthread.h,
+	 * docs/runtimes.md); NULL/0 for a thread no runtime model knows. */
+	const char *rt_lang;      /* "python", "java" (static)                  */
+	char *rt_name;            /* the runtime's name for it, which comm cuts
+	                             to 15 bytes ("MainThread", "worker-3":
+	                             threading.Thread.name; Java:
+	                             Thread.getName(), set by a lock model's
+	                             scan, lockmodel.h), NULL                   */
+	struct lt_rtframe *rt_frames; /* the runtime's stack, innermost first */
+	size_t n_rt_frames;
+	char *rt_end;             /* why that stack is incomplete, NULL         */
 };
 
 /* ---- verdicts ----------------------------------------------------------- */
@@ -435,6 +464,12 @@ enum lt_wait_kind lt_syscall_wait_kind(long nr);
 /* Free the strings and arrays owned by one thread / verdict (for code that
  * builds synthetic thread tables, e.g. tests). */
 void lt_thread_clear(struct lt_thread *t);
+/* Only the runtime view (rt_*): lt_lockmodels_apply starts from it. */
+void lt_thread_clear_rt(struct lt_thread *t);
+/* The name to show next to a tid: the runtime's name when a runtime read
+ * one (a runtime thread model, or a lock model's scan: Java), else the
+ * kernel's comm.  Every place that names a thread uses it. */
+const char *lt_thread_name(const struct lt_thread *t);
 void lt_verdict_clear(struct lt_verdict *v);
 int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
