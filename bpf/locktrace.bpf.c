@@ -2,8 +2,12 @@
 /*
  * locktrace kernel side: raw (BTF-typed) tracepoints only, so nothing here
  * needs tracefs, kprobes or fentry.  Every program first checks that the task
- * it is about belongs to the target process (targ_tgid, set in rodata before
- * load), so other processes cost one comparison.
+ * it is about belongs to a traced process (traced(): targ_tgid, set in rodata
+ * before load; with several processes also one lookup in the traced_tgids
+ * hash map), so other processes cost one comparison, or one comparison and
+ * one constant-time map lookup when several are traced.  With follow_forks,
+ * a process created by a traced one is added to the map at fork, in the
+ * kernel (task_newtask, before its first event), and removed when it exits.
  *
  * Events go to one ring buffer without waking the consumer (the collector
  * drains it on a timer); a wake-up is forced only when the buffer fills past
@@ -25,6 +29,12 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 targ_tgid = 0;
+/* more than one process: the others are keys of traced_tgids.  False (the
+ * default) lets the verifier drop the lookups: one process costs one
+ * comparison, as before. */
+const volatile bool targ_multi = 0;
+/* add the processes a traced process forks (launch mode, --children) */
+const volatile bool follow_forks = 0;
 const volatile __u64 wake_bytes = 1 << 20;
 /* --calls blocking: the syscall programs are not loaded; the switch program
  * writes the call a thread goes to sleep in, from its saved registers. */
@@ -50,6 +60,21 @@ struct {
 	__type(key, int);
 	__type(value, __u32);
 } inflight SEC(".maps");
+
+/* Traced processes besides targ_tgid (key tgid, value unused). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LT_MAX_TGIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced_tgids SEC(".maps");
+
+static __always_inline bool traced(__u32 tgid)
+{
+	if (tgid == targ_tgid)
+		return true;
+	return targ_multi && bpf_map_lookup_elem(&traced_tgids, &tgid);
+}
 
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
@@ -381,7 +406,7 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	__u64 pt = bpf_get_current_pid_tgid();
 	int cls;
 
-	if ((pt >> 32) != targ_tgid)
+	if (!traced(pt >> 32))
 		return 0;
 	cls = lt_call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
@@ -400,7 +425,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	__u32 *v, nr;
 	__u8 flags = 0;
 
-	if ((pt >> 32) != targ_tgid)
+	if (!traced(pt >> 32))
 		return 0;
 	task = bpf_get_current_task_btf();
 	v = bpf_task_storage_get(&inflight, task, 0, 0);
@@ -514,9 +539,11 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	__u32 ptgid = prev->tgid, ntgid = next->tgid;
 	struct lt_event *e;
 
-	if (ptgid != targ_tgid && ntgid != targ_tgid)
+	bool ptraced = traced(ptgid);
+
+	if (!ptraced && !traced(ntgid))
 		return 0;
-	if (calls_at_switch && ptgid == targ_tgid && prev_state && !preempt &&
+	if (calls_at_switch && ptraced && prev_state && !preempt &&
 	    emit_sleep_in_call(preempt, prev, next, prev_state, ptgid, ntgid))
 		return 0;
 	e = reserve(SZ_SWITCH, LT_EV_SWITCH);
@@ -698,7 +725,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 	long id;
 	int cls;
 
-	if (cur->tgid != targ_tgid || !regs)
+	if (!traced(cur->tgid) || !regs)
 		return 0;
 	id = regs->orig_ax;
 	cls = lt_call_class(id);
@@ -730,7 +757,7 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	enum wake_ctx wctx;
 	int irq;
 
-	if (p->tgid != targ_tgid)
+	if (!traced(p->tgid))
 		return 0;
 	cur = bpf_get_current_task_btf();
 	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
@@ -767,7 +794,13 @@ int BPF_PROG(lt_task_newtask, struct task_struct *task, __u64 clone_flags)
 {
 	struct lt_event *e;
 
-	if (task->tgid != targ_tgid)
+	if (follow_forks && task->pid == task->tgid && traced(bpf_get_current_pid_tgid() >> 32)) {
+		__u32 tgid = task->tgid;
+		__u8 one = 1;
+
+		bpf_map_update_elem(&traced_tgids, &tgid, &one, BPF_ANY);
+	}
+	if (!traced(task->tgid))
 		return 0;
 	e = reserve(LT_REC_SIZE(lt_task_new), LT_EV_TASK_NEW);
 	if (!e)
@@ -785,17 +818,25 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(lt_process_exit, struct task_struct *p)
 {
 	struct lt_event *e;
+	bool group_dead;
 
-	if (p->tgid != targ_tgid)
+	if (!traced(p->tgid))
 		return 0;
+	/* signal->live reaches 0 when the last thread exits */
+	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	/* its pid may be reused by a process nobody asked for */
+	if (targ_multi && group_dead && p->tgid != targ_tgid) {
+		__u32 tgid = p->tgid;
+
+		bpf_map_delete_elem(&traced_tgids, &tgid);
+	}
 	e = reserve(LT_REC_SIZE(lt_task_exit), LT_EV_TASK_EXIT);
 	if (!e)
 		return 0;
 	fill_hdr(&e->h, LT_EV_TASK_EXIT, p->pid);
 	e->texit.exit_code = p->exit_code;
 	e->texit.pad = 0;
-	/* signal->live reaches 0 when the last thread exits */
-	if (BPF_CORE_READ(p, signal, live.counter) == 0)
+	if (group_dead)
 		e->h.flags = LT_F_GROUP_DEAD;
 	submit(e);
 	return 0;
@@ -806,7 +847,7 @@ int BPF_PROG(lt_task_rename, struct task_struct *task, const char *comm)
 {
 	struct lt_event *e;
 
-	if (task->tgid != targ_tgid)
+	if (!traced(task->tgid))
 		return 0;
 	e = reserve(LT_REC_SIZE(lt_rename), LT_EV_RENAME);
 	if (!e)
@@ -823,7 +864,7 @@ int BPF_PROG(lt_process_exec, struct task_struct *p, pid_t old_pid)
 {
 	struct lt_event *e;
 
-	if (p->tgid != targ_tgid)
+	if (!traced(p->tgid))
 		return 0;
 	e = reserve(LT_REC_SIZE(lt_exec), LT_EV_EXEC);
 	if (!e)

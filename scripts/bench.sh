@@ -15,8 +15,8 @@
 # the scheduler tracepoints only; floor:
 # empty BPF programs on locktrace's tracepoints, the cost of attaching
 # alone, built from scripts/bench-floor*.c); --parts: of
-# overhead,collector,profile,snapshot,rtsnap,report,convert (for quick experiments: the
-# results file is only written when everything ran).
+# overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert (for
+# quick experiments: the results file is only written when everything ran).
 #
 # Environment: LT_BENCH_BPFTRACE, LT_BENCH_PERF, LT_BENCH_STRACE override
 # where each tool is found (a path that does not exist makes it "missing").
@@ -29,7 +29,7 @@ ROOT=$PWD
 
 SMOKE=0 ROUNDS=7 SECS=5 INSTALL=1 OUT=BENCHMARKS.md KEEP=
 TOOLS_ARG=untraced,floor,floorsched,locktrace,ltblocking,bpftrace,perf,strace
-PARTS=overhead,collector,profile,snapshot,rtsnap,report,convert
+PARTS=overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert
 PARTIAL=0 OUT_SET=0
 THREADS=64
 while [ $# -gt 0 ]; do
@@ -60,14 +60,16 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root (BPF, perf and ptrace of another process); run: sudo make bench" >&2
 	exit 1
 fi
-for f in build/locktrace build/workloads/demo build/workloads/gen_events build/workloads/many_threads; do
+for f in build/locktrace build/workloads/demo build/workloads/gen_events build/workloads/many_threads \
+	build/workloads/deadlock; do
 	[ -x "$f" ] || { echo "bench: $f is missing; run make all first" >&2; exit 1; }
 done
 
 # Private copies of the binaries: others may rebuild build/ while this runs.
 W=$(mktemp -d "${TMPDIR:-/tmp}/ltbench.XXXXXX")
 mkdir -p "$W/bin"
-cp build/locktrace build/workloads/demo build/workloads/gen_events build/workloads/many_threads "$W/bin/"
+cp build/locktrace build/workloads/demo build/workloads/gen_events build/workloads/many_threads \
+	build/workloads/deadlock "$W/bin/"
 LT=$W/bin/locktrace
 RES=$W/results.tsv
 : >"$RES"
@@ -298,7 +300,7 @@ run_one() {
 		[ "$tool" = ltblocking ] && calls=blocking
 		"${tw[@]}" "$LT" record -p "$wpid" -o "$d/trace.ltrace" -d 600 --no-status --calls "$calls" 2>"$d/err" &
 		tp=$!
-		wait_for "$d/err" '^locktrace: recording' 60 "$tp" || { ok=0; note="did not start: $(head -c 200 "$d/err" | tr '\n\t' '  ')"; }
+		wait_for "$d/err" '^locktrace \(pid [0-9]+\): recording' 60 "$tp" || { ok=0; note="did not start: $(head -c 200 "$d/err" | tr '\n\t' '  ')"; }
 		;;
 	bpftrace)
 		"${tw[@]}" "$BPFTRACE" -o "$d/out" "$ROOT/scripts/bench-events.bt" "$wpid" 2>"$d/err" >/dev/null &
@@ -486,7 +488,7 @@ gen_run() { # threads ring-option-or-empty
 	"${tw[@]}" "$LT" record -p "$wpid" -o "$d/t.ltrace" -d 600 --no-status ${ring:+-b $ring} 2>"$d/err" &
 	local tp=$!
 	CHILDREN+=("$tp")
-	wait_for "$d/err" '^locktrace: recording' 60 "$tp" || { kill -9 "$wpid" "$tp"; close_gate; return; }
+	wait_for "$d/err" '^locktrace \(pid [0-9]+\): recording' 60 "$tp" || { kill -9 "$wpid" "$tp"; close_gate; return; }
 	local pid c0 c1
 	pid=$(real_pid "$tp")
 	c0=$(cpu_ticks "$pid")
@@ -542,7 +544,7 @@ if [ "$SMOKE" = 0 ] && part profile && command -v bpftool >/dev/null; then
 		"$LT" record -p "$wpid" -o "$d/t.ltrace" -d 600 --no-status --calls "$calls" 2>"$d/err" &
 		tp=$!
 		CHILDREN+=("$tp")
-		if wait_for "$d/err" '^locktrace: recording' 60 "$tp"; then
+		if wait_for "$d/err" '^locktrace \(pid [0-9]+\): recording' 60 "$tp"; then
 			open_gate
 			wait "$wpid"
 			# the counters of this recorder's programs (their ids from its
@@ -614,15 +616,17 @@ fi
 
 # ------------------------- snapshot of runtime-lock processes (35 threads)
 # An OCaml 4.13 program and a CPython 3.11 one, each with 34 waiters queued
-# on the runtime lock whose holder sleeps in read(): the lock models' cost.
-# And a JVM (Debian's OpenJDK 17) with 25 application threads, 24 of them
-# blocked entering the monitor the 25th holds while it sleeps: the HotSpot
-# model's (VMStructs tables, thread names, monitor owners).
+# on the runtime lock whose holder sleeps in read(): the lock models' cost;
+# a 25-thread CPython one (python25), whose every thread's Python stack and
+# name the thread model reads; and a JVM (Debian's OpenJDK 17) with 25
+# application threads, 24 of them blocked entering the monitor the 25th
+# holds while it sleeps: the HotSpot model's (VMStructs tables, thread
+# names, monitor owners, Java frames).
 RTSNAP=$W/rtsnap.tsv
 : >"$RTSNAP"
 if part rtsnap; then
 	say "== snapshot of runtime-lock processes"
-	for rt in ocaml python java; do
+	for rt in ocaml python python25 java; do
 		if [ "$rt" = ocaml ]; then
 			[ -x build/workloads/ocaml_holder ] || { say "   ocaml_holder not built"; continue; }
 			build/workloads/ocaml_holder -t 34 --no-wait >"$W/rt.$rt.out" 2>&1 &
@@ -632,7 +636,8 @@ if part rtsnap; then
 			/usr/bin/java -cp build/workloads/java JavaLocks convoy -w 24 >"$W/rt.$rt.out" 2>&1 &
 		else
 			[ -x /usr/bin/python3 ] || { say "   /usr/bin/python3 missing"; continue; }
-			/usr/bin/python3 tests/workloads/gil_holder.py -t 34 >"$W/rt.$rt.out" 2>&1 &
+			/usr/bin/python3 tests/workloads/gil_holder.py -t "$([ "$rt" = python ] && echo 34 || echo 23)" \
+				>"$W/rt.$rt.out" 2>&1 &
 		fi
 		RT_PID=$!
 		CHILDREN+=("$RT_PID")
@@ -644,8 +649,9 @@ if part rtsnap; then
 				rc=$?
 				t1=$(now)
 				first=$(grep -m1 -E '^(CONVOY|LOCK WAIT|DEADLOCK|IDLE|OK)' "$W/rt.$rt.snap" | cut -c1-60)
-				printf '%s\t%s\t%s\t%s\n' "$rt" "$rc" \
-					"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$first" >>"$RTSNAP"
+				pyf=$(grep -cE '^    (py |java) ' "$W/rt.$rt.snap")
+				printf '%s\t%s\t%s\t%s\t%s\n' "$rt" "$rc" \
+					"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$first" "$pyf" >>"$RTSNAP"
 			done
 		else
 			say "   $rt workload did not start"
@@ -680,6 +686,60 @@ if part report; then
 		done
 	else
 		say "   cannot build or run tests/gen_trace.c: $(head -c 300 "$W/gen.err")"
+	fi
+fi
+
+# ------------------------- snapshot of small processes, symbol cache cold/warm
+# Most of a small snapshot is loading symbol tables and debug information
+# (libc's DWARF is MBs to decompress); they are kept per build-id between
+# runs (src/symcache.h).  Cold: an empty cache directory; warm: one filled
+# by an unmeasured run.  The deadlock workload (3 threads) and a JVM of 25
+# threads (JavaLocks deadlock -w 4: a deadlocked pair, 4 threads behind it
+# and the JVM's own), where Java is installed.
+SMALLRES=$W/smallsnap.tsv
+: >"$SMALLRES"
+small_snap() { # name pid: cold and warm runs into $SMALLRES
+	local name=$1 pid=$2 i cache t0 t1 rc nt
+	nt=$(ls "/proc/$pid/task" | wc -l)
+	LOCKTRACE_CACHE_DIR=$W/symcache.$name "$LT" snapshot -p "$pid" >/dev/null 2>&1
+	for ((i = 0; i < (SMOKE ? 1 : 5); i++)); do
+		for cache in cold warm; do
+			local dir=$W/symcache.$name
+			[ "$cache" = cold ] && dir=$W/symcache.$name.cold.$i
+			t0=$(now)
+			LOCKTRACE_CACHE_DIR=$dir "$LT" snapshot -p "$pid" >"$W/small.out" 2>&1
+			rc=$?
+			t1=$(now)
+			printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$nt" "$cache" "$rc" \
+				"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" >>"$SMALLRES"
+		done
+	done
+}
+if part smallsnap; then
+	say "== snapshot of small processes (symbol cache cold and warm)"
+	"$W/bin/deadlock" --no-wait >"$W/dl.out" 2>&1 &
+	DL_PID=$!
+	CHILDREN+=("$DL_PID")
+	if wait_for "$W/dl.out" '^ready' 30 "$DL_PID"; then
+		small_snap deadlock "$DL_PID"
+	else
+		say "   deadlock did not start"
+	fi
+	kill -9 "$DL_PID" 2>/dev/null
+	wait "$DL_PID" 2>/dev/null
+	if [ -x /usr/bin/java ] && [ -f build/workloads/java/JavaLocks.class ]; then
+		/usr/bin/java -cp build/workloads/java JavaLocks deadlock -w 4 >"$W/jvm.out" 2>&1 </dev/null &
+		JVM_PID=$!
+		CHILDREN+=("$JVM_PID")
+		if wait_for "$W/jvm.out" '^ready' 60 "$JVM_PID"; then
+			small_snap jvm "$JVM_PID"
+		else
+			say "   the JVM did not start: $(head -c 200 "$W/jvm.out")"
+		fi
+		kill -9 "$JVM_PID" 2>/dev/null
+		wait "$JVM_PID" 2>/dev/null
+	else
+		say "   no /usr/bin/java or JavaLocks not built: the JVM row is not measured"
 	fi
 fi
 
@@ -853,19 +913,42 @@ REPORT=$W/report.md
 	echo
 	echo "35 threads each: \`ocaml_holder -t 34\` (OCaml 4.13, Debian's ocaml-nox) and"
 	echo "\`gil_holder.py -t 34\` (Debian's python3.11), 34 waiters queued on the runtime lock"
-	echo "whose holder sleeps in read(); \`locktrace snapshot -p PID\` (target: under 0.5 s)."
+	echo "whose holder sleeps in read(); python25: \`gil_holder.py -t 23\` (25 threads);"
+	echo "\`locktrace snapshot -p PID\` (target: under 0.5 s; each Python thread's stack and name"
+	echo "are read too: rt frames is how many Python or Java frames the snapshot shows)."
 	echo "java: \`JavaLocks convoy -w 24\` on Debian's OpenJDK 17, 25 application threads (about 45"
 	echo "with the JVM's own), 24 blocked entering the monitor the 25th holds asleep (target: under 1 s):"
 	echo
-	echo "| process | runs | wall s | first line |"
-	echo "|---|---|---|---|"
-	for rt in ocaml python java; do
+	echo "| process | runs | wall s | rt frames | first line |"
+	echo "|---|---|---|---|---|"
+	for rt in ocaml python python25 java; do
 		n=$(awk -F'\t' -v f="$rt" '$1 == f' "$RTSNAP" | wc -l)
-		[ "$n" = 0 ] && { echo "| $rt | not run | - | - |"; continue; }
+		[ "$n" = 0 ] && { echo "| $rt | not run | - | - | - |"; continue; }
 		okn=$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0' "$RTSNAP" | wc -l)
 		read -r wm wa wb _ <<<"$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0 { print $3 }' "$RTSNAP" | stat_line)"
 		fl=$(awk -F'\t' -v f="$rt" '$1 == f { l = $4 } END { print l }' "$RTSNAP")
-		echo "| $rt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 3) | \`$fl...\` |"
+		pf=$(awk -F'\t' -v f="$rt" '$1 == f { l = $5 } END { print l }' "$RTSNAP")
+		echo "| $rt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 3) | ${pf:--} | \`$fl...\` |"
+	done
+	echo
+	echo "### Snapshot of small processes"
+	echo
+	echo "\`locktrace snapshot -p PID\` of the \`deadlock\` workload and of a JVM (\`JavaLocks deadlock -w 4\`: a"
+	echo "deadlocked pair and four threads blocked behind it, beside the JVM's own), with the symbol cache"
+	echo "(src/symcache.h) empty (*cold*, as the first run on a machine) and filled by an earlier run"
+	echo "(*warm*). Targets (on an idle machine): a 3-thread process under 0.2 s, a 25-thread JVM under 0.5 s."
+	echo
+	echo "| process | threads | cache | runs | wall s |"
+	echo "|---|---|---|---|---|"
+	for name in deadlock jvm; do
+		for cache in cold warm; do
+			n=$(awk -F'\t' -v p="$name" -v c="$cache" '$1 == p && $3 == c' "$SMALLRES" | wc -l)
+			[ "$n" = 0 ] && { echo "| $name | - | $cache | not run | - |"; continue; }
+			okn=$(awk -F'\t' -v p="$name" -v c="$cache" '$1 == p && $3 == c && $4 == 0' "$SMALLRES" | wc -l)
+			nt=$(awk -F'\t' -v p="$name" '$1 == p { print $2; exit }' "$SMALLRES")
+			read -r wm wa wb _ <<<"$(awk -F'\t' -v p="$name" -v c="$cache" '$1 == p && $3 == c && $4 == 0 { print $5 }' "$SMALLRES" | stat_line)"
+			echo "| $name | $nt | $cache | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 3) |"
+		done
 	done
 	echo
 	echo "### Report of 10,000 threads each on its own futex"
@@ -921,6 +1004,12 @@ REPORT=$W/report.md
 	echo "| zero lost events at default settings | $lt_lost lost in all runs | $(verdict "$([ "$lt_lost" = 0 ] && [ "$rn" != 0 ] && echo 1)") |"
 	echo "| better than bpftrace and perf trace in the same run | median ratios above | $(verdict "$beats") |"
 	echo "| ≤ 16 bytes/event on disk | $lt_bpe | $(verdict "$(awk -v b="$lt_bpe" 'BEGIN { v = b != "-" && b + 0 <= 16; print v }')") |"
+	for row in "deadlock 0.2 3-thread process" "jvm 0.5 25-thread JVM"; do
+		read -r name lim what <<<"$row"
+		read -r sm _ sb sn <<<"$(awk -F'\t' -v p="$name" '$1 == p && $3 == "cold" && $4 == 0 { print $5 }' "$SMALLRES" | stat_line)"
+		[ "$sn" = 0 ] && continue
+		echo "| snapshot of a $what < $lim s (cold symbol cache) | median $sm s, max $sb s | $(verdict "$(awk -v m="$sm" -v l="$lim" 'BEGIN { print m + 0 < l + 0 }')") |"
+	done
 	gbest=$(awk -F'\t' '$4 == 0 && $5 > 0 { e = $3 / $5; if (e > b) b = e } END { print b + 0 }' "$GENRES")
 	echo "| collector ≥ 2M events/s with zero loss | $(awk -v b="$gbest" 'BEGIN { printf "%.2fM", b / 1e6 }') | $(verdict "$(awk -v b="$gbest" 'BEGIN { v = b + 0 >= 2e6; print v }')") |"
 } >"$REPORT"

@@ -5,6 +5,8 @@
  * duration that never ends). */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include "locktrace/cli.h"
 
@@ -76,4 +78,33 @@ int lt_parse_seconds(const char *s, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int lt_parse_pid_list(const char *s, pid_t **pids, size_t *n, const char **bad)
+{
+	const char *p = s;
+	for (;;) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || v < 1 || v > INT_MAX || !isdigit((unsigned char)*p)) {
+			*bad = p;
+			return -1;
+		}
+		bool dup = false;
+		for (size_t i = 0; i < *n; i++)
+			dup |= (*pids)[i] == (pid_t)v;
+		if (!dup) {
+			pid_t *np = realloc(*pids, (*n + 1) * sizeof(*np));
+			if (!np) {
+				*bad = p;
+				return -1;
+			}
+			*pids = np;
+			(*pids)[(*n)++] = (pid_t)v;
+		}
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
 }

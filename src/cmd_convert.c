@@ -47,6 +47,16 @@ static int lock_namer(void *ctx, uint64_t addr, char *buf, size_t len)
 	return 1;
 }
 
+/* Thread names the snapshots read from the runtime (tid -> name). */
+static int thread_namer(void *ctx, uint32_t tid, char *buf, size_t len)
+{
+	const char *n = tid ? lt_u64map_get(ctx, tid) : NULL;
+	if (!n || !n[0])
+		return 0;
+	snprintf(buf, len, "%s", n);
+	return 1;
+}
+
 /* The writer behind the timeline, whichever format. */
 struct writer {
 	int format;
@@ -55,17 +65,19 @@ struct writer {
 };
 
 static int writer_open(struct writer *w, FILE *f, const struct lt_header *hdr,
-		       struct lt_timeline_sink *sink, struct lt_u64map *names)
+		       struct lt_timeline_sink *sink, struct lt_u64map *names, struct lt_u64map *tnames)
 {
 	if (w->format == LT_FORMAT_JSON) {
 		if (!(w->js = lt_jsontrace_new(f, hdr)))
 			return -ENOMEM;
 		lt_jsontrace_set_lock_namer(w->js, lock_namer, names);
+		lt_jsontrace_set_thread_namer(w->js, thread_namer, tnames);
 		lt_jsontrace_sink(w->js, sink);
 	} else {
 		if (!(w->pf = lt_perfetto_new(f, hdr)))
 			return -ENOMEM;
 		lt_perfetto_set_lock_namer(w->pf, lock_namer, names);
+		lt_perfetto_set_thread_namer(w->pf, thread_namer, tnames);
 		lt_perfetto_sink(w->pf, sink);
 	}
 	return 0;
@@ -95,7 +107,7 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 	struct writer w = { .format = format };
 	struct lt_timeline_sink sink;
 	struct lt_timeline *tl = NULL;
-	struct lt_u64map names = { 0 };
+	struct lt_u64map names = { 0 }, tnames = { 0 };
 	char err[512], tmp[4096];
 	uint64_t n = 0;
 	int rc = 1, werr;
@@ -129,8 +141,8 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 	/* lock names come in sections anywhere in the file: read them first
 	 * (a pass that seeks over the events), so a lock's track is named
 	 * when it first appears */
-	lt_trace_symbols(in, &names);
-	if (writer_open(&w, f, &r.hdr, &sink, &names) || !(tl = lt_timeline_new(&r.hdr, &sink, NULL))) {
+	lt_trace_names(in, &names, &tnames);
+	if (writer_open(&w, f, &r.hdr, &sink, &names, &tnames) || !(tl = lt_timeline_new(&r.hdr, &sink, NULL))) {
 		fprintf(stderr, "Error: out of memory converting %s\n", in);
 		goto fail;
 	}
@@ -209,6 +221,7 @@ out:
 	lt_timeline_free(tl);
 	writer_free(&w);
 	lt_symmap_free(&names);
+	lt_symmap_free(&tnames);
 	lt_reader_close(&r);
 	return rc;
 }

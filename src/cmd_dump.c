@@ -107,6 +107,9 @@ int lt_cmd_dump(int argc, char **argv)
 			lt_symmap_free(&sec);
 		} else if (it.sec_type == LT_CHUNK_STATS && r.have_stats) {
 			print_stats(&r.stats);
+		} else if (it.sec_type == LT_CHUNK_SNAPSHOT) {
+			printf("# snapshot of every thread, %zu bytes of JSON at offset %" PRIu64
+			       " (locktrace snapshot --from %s prints it)\n", it.len, it.offset, argv[1]);
 		} else {
 			printf("# section type %u, %zu bytes at offset %" PRIu64 "\n", it.sec_type, it.len,
 			       it.offset);

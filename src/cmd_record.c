@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include "locktrace/cli.h"
 #include "locktrace/convert.h"
 #include "locktrace/outfile.h"
@@ -36,7 +37,10 @@ static void usage(FILE *f, int perfetto)
 		"\n"
 		"What is recorded: futex operations, select/poll/epoll waits, socket reads and\n"
 		"writes, scheduler switches and wake-ups, thread creation, renames and exits.\n"
-		"The target is never stopped, ptraced or signalled.\n"
+		"A process given with -p is never stopped, ptraced or signalled.  A COMMAND\n"
+		"launched after -- is traced from its first instruction until it exits; if\n"
+		"recording ends first (-d, Ctrl-C, SIGTERM, a stall), it gets SIGTERM, as with\n"
+		"timeout(1), and locktrace waits for it and exits with its status.\n"
 		"\n"
 		"Options:\n"
 		"  -p, --pid PID        trace this running process (a thread id traces its process)\n"
@@ -49,20 +53,26 @@ static void usage(FILE *f, int perfetto)
 		"      --perfetto / --no-perfetto  also write the Perfetto trace (default: yes for\n"
 		"                       `locktrace -p`, no for `locktrace record`)\n"
 		"  -d, --duration SECS  stop after SECS seconds, decimal, at most a year (default:\n"
-		"                       Ctrl-C, SIGTERM or exit)\n"
+		"                       Ctrl-C, SIGTERM or exit); a launched COMMAND still\n"
+		"                       running then gets SIGTERM\n"
 		"  -b, --buffer SIZE    BPF ring buffer size, e.g. 64M (default 16M)\n"
-		"  -q, --quiet          no summary at the end\n"
+		"  -q, --quiet          no progress and no summary: only the findings and the\n"
+		"                       files written (and errors)\n"
+		"      --pid-file FILE  write locktrace's own pid to FILE (for kill -USR1); it is\n"
+		"                       also in the first line locktrace prints\n"
 		"      --no-snapshot    do not store the state of every thread at attach\n"
-		"      --calls MODE     all (default): every traced call, entry and return;\n"
-		"                       blocking: only the calls a thread sleeps in or wakes\n"
-		"                       another from, taken from the scheduler (no syscall\n"
-		"                       tracepoints: a fraction of the overhead; returns are\n"
-		"                       when the thread runs again, return values unknown);\n"
-		"                       for leaving it on for hours\n"
+		"      --calls MODE     all: every traced call, entry and return (the default\n"
+		"                       without --ring); blocking: only the calls a thread\n"
+		"                       sleeps in or wakes another from, taken from the\n"
+		"                       scheduler (no syscall tracepoints: a fraction of the\n"
+		"                       overhead; returns are when the thread runs again,\n"
+		"                       return values unknown; the default with --ring)\n"
 		"\n"
 		"Flight recorder (sit on a process for hours, keep only the recent past):\n"
 		"      --ring SIZE      keep the newest SIZE of events in memory (e.g. 256M) and\n"
-		"                       write a trace only on a trigger: --stall, SIGUSR1, the end\n"
+		"                       write a trace only on a trigger: --stall, SIGUSR1 (which\n"
+		"                       never stops recording), the end; records --calls\n"
+		"                       blocking unless told --calls all\n"
 		"      --stall SECS     trigger when the process has stalled for SECS (see\n"
 		"                       docs/flight-recorder.md); without --ring: stop recording\n"
 		"      --stall-rule R   locks (default: futex waiters and no lock hand-off) or\n"
@@ -75,12 +85,21 @@ static void usage(FILE *f, int perfetto)
 		"Examples:\n"
 		"  locktrace record -p 1234                 # until Ctrl-C\n"
 		"  locktrace record -p 1234 -d 10 -o hang.ltrace\n"
-		"  locktrace record -- ./server --port 8080 # launch, trace from its first instruction\n"
-		"  locktrace record -p 1234 --ring 256M --stall 5 --calls blocking\n"
+		"  locktrace record -- ./server --port 8080 # launch, trace from its first instruction,\n"
+		"                                           # and the processes it forks (as strace -f)\n"
+		"  locktrace record -p 1234 --ring 256M --stall 5\n"
 		"                                           # wait for the hang, cheaply\n"
-		"  kill -USR1 $(pidof locktrace)            # dump the ring now\n"
+		"  kill -USR1 PID                           # dump the ring now (PID: locktrace's,\n"
+		"                                           # printed first, or --pid-file)\n"
 		"  locktrace dump hang.ltrace | grep FUTEX_WAIT\n"
-		"  locktrace convert hang.ltrace            # -> hang.perfetto-trace\n");
+		"  locktrace convert hang.ltrace            # -> hang.perfetto-trace\n"
+		"\n"
+		"Exit status: 0 trace written; 1 nothing could be recorded, or the trace or its\n"
+		"conversion could not be completed (the message says which); 2 usage error.\n"
+		"With -- COMMAND, the command's own status (128+N when signal N ended it), as\n"
+		"strace and time report it, and for locktrace's own failures: 125 nothing was\n"
+		"recorded and the command never ran, 126 the command cannot be run, 127 it was\n"
+		"not found.\n");
 }
 
 /* What is done with each trace file the recorder completes (the final
@@ -106,8 +125,6 @@ static int convert_after(const struct lt_record_opts *o, const char *path)
 				"  locktrace convert %s -o OTHER.perfetto-trace\n", path, path);
 		return 1;
 	}
-	if (o->quiet)
-		return 0;
 	fprintf(stderr, "locktrace: raw trace:      %s\n"
 			"locktrace: Perfetto trace: %s\n"
 			"           open it at https://ui.perfetto.dev (Open trace file), or query it with\n"
@@ -164,11 +181,29 @@ static void after_trace(void *ctx, const char *path)
 
 	if (a->perfetto && convert_after(a->o, path))
 		a->failed = 1;
-	if (!a->o->quiet)
-		print_findings(path);
+	else if (!a->perfetto && a->o->quiet) /* else the summary names it */
+		fprintf(stderr, "locktrace: trace: %s\n", path);
+	print_findings(path); /* -q hides progress, never the answer */
 	/* converting and analysing allocate a lot for a moment; a recorder that
 	 * goes on (--keep-going) should not keep that resident */
 	malloc_trim(0);
+}
+
+/* Ours (0 / 1), or with -- COMMAND the command's, as strace and time
+ * report it; 125-127 when it never ran (as timeout(1) says them). */
+static int exit_code(const struct lt_record_opts *o, const struct lt_record_result *res, int rc,
+		     int failed)
+{
+	if (!o->argv)
+		return rc || res->stop_reason == LT_STOP_ERROR || failed ? 1 : 0;
+	if (res->exec_errno)
+		return res->exec_errno == ENOENT ? 127 : 126;
+	int st = res->exit_status;
+	if (rc || st < 0)
+		return 125;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
 }
 
 static int record_main(int argc, char **argv, int perfetto)
@@ -183,11 +218,12 @@ static int record_main(int argc, char **argv, int perfetto)
 		{ "ring", required_argument, 0, 'R' },  { "stall", required_argument, 0, 'T' },
 		{ "stall-rule", required_argument, 0, 'U' }, { "keep-going", no_argument, 0, 'K' },
 		{ "perfetto", no_argument, 0, 'P' },    { "no-perfetto", no_argument, 0, 'Q' },
+		{ "pid-file", required_argument, 0, 'F' },
 		{ 0, 0, 0, 0 },
 	};
 	struct lt_record_opts o = { .status_line = -1 };
 	struct lt_record_result res;
-	int c;
+	int c, calls_given = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:o:fd:b:qvh", opts, NULL)) != -1) {
@@ -225,6 +261,7 @@ static int record_main(int argc, char **argv, int perfetto)
 		case 'N': o.status_line = 0; break;
 		case 'X': o.no_snapshot = 1; break;
 		case 'C':
+			calls_given = 1;
 			if (!strcmp(optarg, "all")) {
 				o.calls_blocking = 0;
 			} else if (!strcmp(optarg, "blocking")) {
@@ -259,6 +296,7 @@ static int record_main(int argc, char **argv, int perfetto)
 			}
 			break;
 		case 'K': o.keep_going = 1; break;
+		case 'F': o.pid_file = optarg; break;
 		case 'P': perfetto = 1; break;
 		case 'Q': perfetto = 0; break;
 		case 'h': usage(stdout, perfetto); return 0;
@@ -267,6 +305,10 @@ static int record_main(int argc, char **argv, int perfetto)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	/* left on for hours, the flight recorder keeps the target's speed:
+	 * it catches the same stalls that way (BENCHMARKS.md) */
+	if (o.ring_mem && !calls_given)
+		o.calls_blocking = 1;
 	if (!o.pid == !o.argv) {
 		fprintf(stderr, "Error: %s\n", o.pid ? "give either -p PID or a command after --, not both"
 						    : "nothing to trace: give -p PID or -- COMMAND");
@@ -284,9 +326,8 @@ static int record_main(int argc, char **argv, int perfetto)
 	o.on_trace = after_trace;
 	o.on_trace_ctx = &after;
 	o.check_out = check_after;
-	if (lt_record(&o, &res))
-		return 1;
-	return res.stop_reason == LT_STOP_ERROR || after.failed ? 1 : 0;
+	int rc = lt_record(&o, &res);
+	return exit_code(&o, &res, rc, after.failed);
 }
 
 int lt_cmd_record(int argc, char **argv)

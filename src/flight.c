@@ -41,6 +41,7 @@ static void evict_oldest(struct lt_flight *f)
 {
 	struct lt_flight_rec *r = rec_at(f, 0);
 	f->bytes -= r->len;
+	f->events -= r->nevents;
 	f->evicted_bytes += r->len;
 	f->evicted_chunks++;
 	f->head = (f->head + 1) % f->rcap;
@@ -62,7 +63,8 @@ static int grow_recs(struct lt_flight *f)
 	return 0;
 }
 
-int lt_flight_push(void *ctx, uint32_t type, const uint8_t *payload, size_t len)
+int lt_flight_push(void *ctx, uint32_t type, const uint8_t *payload, size_t len,
+		   const struct lt_chunk_info *info)
 {
 	struct lt_flight *f = ctx;
 
@@ -86,9 +88,12 @@ int lt_flight_push(void *ctx, uint32_t type, const uint8_t *payload, size_t len)
 	struct lt_flight_rec *r = &f->recs[(f->head + f->count) % f->rcap];
 	r->vstart = v;
 	r->len = len;
-	r->first_ts = c.err ? 0 : base;
+	r->first_ts = info ? info->first_ts : c.err ? 0 : base;
+	r->last_ts = info ? info->last_ts : r->first_ts;
+	r->nevents = info ? info->nevents : 0;
 	f->count++;
 	f->bytes += len;
+	f->events += r->nevents;
 	f->vtail = vend;
 	return 0;
 }
@@ -107,4 +112,9 @@ int lt_flight_dump(const struct lt_flight *f, struct lt_writer *w)
 uint64_t lt_flight_oldest_ts(const struct lt_flight *f)
 {
 	return f->count ? rec_at(f, 0)->first_ts : 0;
+}
+
+uint64_t lt_flight_newest_ts(const struct lt_flight *f)
+{
+	return f->count ? rec_at(f, f->count - 1)->last_ts : 0;
 }

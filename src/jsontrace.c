@@ -26,6 +26,8 @@ struct lt_jsontrace {
 	int err;
 	int (*lock_name)(void *ctx, uint64_t addr, char *buf, size_t len);
 	void *lock_name_ctx;
+	int (*thread_name)(void *ctx, uint32_t tid, char *buf, size_t len);
+	void *thread_name_ctx;
 };
 
 /* ---- output ------------------------------------------------------------ */
@@ -75,11 +77,12 @@ static void ev_begin(struct lt_jsontrace *j, char ph, uint32_t tid)
 	j->first = 0;
 }
 
-static void meta_name(struct lt_jsontrace *j, const char *what, uint32_t tid, const char *name)
+static void meta_name(struct lt_jsontrace *j, const char *what, uint32_t tid, const char *name,
+		      size_t max)
 {
 	ev_begin(j, 'M', tid);
 	put(j, ",\"name\":\"%s\",\"args\":{\"name\":", what);
-	put_str(j, name, strnlen(name, LT_COMM_LEN));
+	put_str(j, name, strnlen(name, max));
 	put(j, "}}");
 }
 
@@ -88,10 +91,14 @@ static void meta_name(struct lt_jsontrace *j, const char *what, uint32_t tid, co
 static void on_thread(void *ctx, const struct lt_thread_ev *t)
 {
 	struct lt_jsontrace *j = ctx;
-	if (t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME)
-		meta_name(j, "thread_name", t->tid, t->name);
+	char rn[256];
+	if ((t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME) && j->thread_name &&
+	    j->thread_name(j->thread_name_ctx, t->tid, rn, sizeof(rn)) > 0)
+		meta_name(j, "thread_name", t->tid, rn, sizeof(rn)); /* the runtime's name */
+	else if (t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME)
+		meta_name(j, "thread_name", t->tid, t->name, LT_COMM_LEN);
 	else if (t->change == LT_THREAD_EXEC)
-		meta_name(j, "process_name", j->pid, t->name);
+		meta_name(j, "process_name", j->pid, t->name, LT_COMM_LEN);
 }
 
 static void arg_sep(struct lt_jsontrace *j, int *n)
@@ -280,7 +287,7 @@ struct lt_jsontrace *lt_jsontrace_new(FILE *f, const struct lt_header *hdr)
 	put(j, ",\"cmdline\":");
 	put_str(j, hdr->cmdline, strnlen(hdr->cmdline, sizeof(hdr->cmdline)));
 	put(j, "},\"traceEvents\":[");
-	meta_name(j, "process_name", j->pid, hdr->comm);
+	meta_name(j, "process_name", j->pid, hdr->comm, LT_COMM_LEN);
 	return j;
 }
 
@@ -292,6 +299,13 @@ void lt_jsontrace_sink(struct lt_jsontrace *j, struct lt_timeline_sink *sink)
 	sink->span_end = on_span_end;
 	sink->lock = on_lock;
 	sink->lost = on_lost;
+}
+
+void lt_jsontrace_set_thread_namer(struct lt_jsontrace *j,
+				   int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx)
+{
+	j->thread_name = fn;
+	j->thread_name_ctx = ctx;
 }
 
 void lt_jsontrace_set_lock_namer(struct lt_jsontrace *j,

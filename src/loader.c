@@ -99,7 +99,25 @@ static void perm_hint(char *err, size_t errlen, const char *what, int e)
 int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned flags,
 		 lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen)
 {
+	return lt_bpf_start_set(b, &tgid, 1, ring_bytes, flags, fn, ctx, verbose, err, errlen);
+}
+
+int lt_bpf_add_tgid(struct lt_bpf *b, pid_t tgid)
+{
+	uint32_t k = (uint32_t)tgid;
+	uint8_t one = 1;
+	if (!b->skel->rodata->targ_multi)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.traced_tgids), &k, &one, BPF_ANY))
+		return errno == E2BIG ? -E2BIG : -errno;
+	return 0;
+}
+
+int lt_bpf_start_set(struct lt_bpf *b, const pid_t *tgids, size_t n, uint64_t ring_bytes,
+		     unsigned flags, lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen)
+{
 	int r;
+	pid_t tgid = tgids[0];
 
 	memset(b, 0, sizeof(*b));
 	verbose_libbpf = verbose;
@@ -118,6 +136,12 @@ int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned fla
 	}
 	ring_bytes = lt_bpf_ring_size(ring_bytes);
 	b->skel->rodata->targ_tgid = (uint32_t)tgid;
+	if (n > LT_MAX_TGIDS) {
+		snprintf(err, errlen, "%zu processes: at most %d can be traced at once", n, LT_MAX_TGIDS);
+		goto fail;
+	}
+	b->skel->rodata->targ_multi = n > 1 || (flags & (LT_BPF_MULTI | LT_BPF_FOLLOW_FORKS));
+	b->skel->rodata->follow_forks = (flags & LT_BPF_FOLLOW_FORKS) != 0;
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
 	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
@@ -136,6 +160,14 @@ int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned fla
 	if (r) {
 		perm_hint(err, errlen, "loading the BPF programs", -r);
 		goto fail;
+	}
+	for (size_t i = 1; i < n; i++) {
+		r = lt_bpf_add_tgid(b, tgids[i]);
+		if (r) {
+			snprintf(err, errlen, "adding process %d to the kernel filter: %s", (int)tgids[i],
+				 strerror(-r));
+			goto fail;
+		}
 	}
 	r = locktrace_bpf__attach(b->skel);
 	if (r) {

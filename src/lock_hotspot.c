@@ -986,11 +986,12 @@ static int emit_threads(struct jvm *j, const size_t *idx, struct lt_rtthread **t
 	for (size_t i = 0; i < j->n; i++) {
 		struct lt_rtthread *r = &(*th)[i];
 		r->tid = j->t[i].tid;
+		r->lang = "java";
 		r->name = j->t[i].name;
 		r->waits = idx ? idx[i] : 0;
 		j->t[i].name = NULL;
 		const struct lt_thread *t = j->e->s ? lt_snapshot_find(j->e->s, r->tid) : NULL;
-		if (hs_java_stack(j, &j->t[i], t, &r->frames, &r->n_frames) == -ENOMEM)
+		if (hs_java_stack(j, &j->t[i], t, r) == -ENOMEM)
 			return -ENOMEM;
 	}
 	if (j->frames_bad)

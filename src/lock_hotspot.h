@@ -129,12 +129,12 @@ int hs_symbol(const struct jvm *j, uint64_t sym, char *buf, size_t len);
 int hs_class_name(const struct jvm *j, uint64_t klass, char *buf, size_t len);
 
 /* Java frames: the layout (sets j->F; a note when they cannot be read),
- * and one thread's user stack with its Java frames in place of the native
- * frames that run them (the unwinder's `??` in the code cache): *out
- * (malloc'd, *nout frames), or -ENOENT when the thread has no Java frame
- * to show (running Java code, or not started). */
+ * and one thread's Java frames, innermost first, each with the pc of the
+ * machine frame that runs it (the unwinder's `??` in the code cache):
+ * R's frames, group, n_frames and end (lockmodel.h); -ENOENT when the
+ * thread (T, in the snapshot) has no Java frame to show (running Java code,
+ * or not started). */
 void hs_lay_frames(struct jvm *j);
-int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_frame **out,
-		  size_t *nout);
+int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_rtthread *r);
 
 #endif

@@ -29,7 +29,13 @@
  * the nmethod's metadata, bci, each coded as above), where the tables
  * describe them (JDK 17: CompiledMethod::_scopes_data_begin and the
  * nmethod's _metadata_offset, _scopes_pcs_offset, _dependencies_offset);
- * elsewhere the frame shows the nmethod's method without a line. */
+ * elsewhere the frame shows the nmethod's method without a line.
+ *
+ * The frames are the thread's runtime frames (struct lt_rtframe, as a
+ * Python stack's), each with the pc of the machine frame that runs it: the
+ * unwinder walked the same machine frames (as `??`), so lt_rt_place_pc
+ * puts each Java frame at the native frame with its pc, and the native
+ * stack stays as the unwinder found it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -349,26 +355,35 @@ static bool is_nmethod(const struct jvm *j, uint64_t blob)
 struct walk {
 	uint64_t sp, usp, fp, pc; /* usp: the unextended sp (before adapters) */
 	uint64_t lo, hi;          /* the thread's stack                       */
-	struct lt_frame *v;
+	struct lt_rtframe *v;
+	unsigned *group;          /* per frame: which machine frame runs it   */
 	size_t n;
+	unsigned cur;             /* the machine frame being decoded          */
 };
 
-static int push(struct walk *w, uint64_t pc, const char *func, uint64_t off, const char *module,
-		const char *file, int line)
+/* One Java frame of the machine frame being decoded: KIND "interpreted",
+ * "compiled", "inlined" or "native" (static), BCI -1 for none. */
+static int push(struct walk *w, uint64_t pc, const char *func, int bci, const char *kind, const char *file,
+		int line)
 {
-	struct lt_frame *nv = realloc(w->v, (w->n + 1) * sizeof(*nv));
+	struct lt_rtframe *nv = realloc(w->v, (w->n + 1) * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
 	w->v = nv;
-	struct lt_frame *f = &nv[w->n++];
+	unsigned *ng = realloc(w->group, (w->n + 1) * sizeof(*ng));
+	if (!ng)
+		return -ENOMEM;
+	w->group = ng;
+	struct lt_rtframe *f = &nv[w->n];
 	memset(f, 0, sizeof(*f));
-	f->pc = pc;
 	f->func = lts_strdup(func);
-	f->func_off = off;
-	f->module = lts_strdup(module);
-	/* a file without a line says nothing the method name does not */
-	f->file = file && file[0] && line > 0 ? lts_strdup(file) : NULL;
-	f->line = line;
+	f->file = file && file[0] ? lts_strdup(file) : NULL;
+	f->line = line > 0 ? line : 0;
+	f->native = -1;
+	f->pc = pc;
+	f->kind = kind;
+	f->bci = bci;
+	ng[w->n++] = w->cur;
 	return 0;
 }
 
@@ -386,13 +401,13 @@ static int interpreted(const struct jvm *j, struct walk *w)
 	uint64_t bcp = hs_rd64(j, w->fp + 8 * BCP_SLOT), code = m.cm + j->F.cm_size;
 	if (m.native) {
 		/* the interpreter's frame for a native method: no bytecode */
-		if (push(w, w->pc, m.name, 0, "java:native", m.file, 0) < 0)
+		if (push(w, w->pc, m.name, -1, "native", m.file, 0) < 0)
 			return -ENOMEM;
 	} else {
 		if (bcp < code || bcp > code + m.code_size)
 			return 1;
 		uint32_t bci = (uint32_t)(bcp - code);
-		if (push(w, w->pc, m.name, bci, "java:interpreted", m.file, line_of(j, &m, bci)) < 0)
+		if (push(w, w->pc, m.name, (int)bci, "interpreted", m.file, line_of(j, &m, bci)) < 0)
 			return -ENOMEM;
 	}
 	uint64_t fp = w->fp;
@@ -460,8 +475,8 @@ static int scope_frames(const struct jvm *j, struct walk *w, uint64_t blob)
 		if (bci < -1 || bci >= (int64_t)m.code_size + 1)
 			break;
 		int line = bci >= 0 ? line_of(j, &m, (uint32_t)bci) : 0;
-		if (push(w, w->pc, m.name, bci >= 0 ? (uint64_t)bci : 0, sender ? "java:inlined" : "java:compiled",
-			 m.file, line) < 0)
+		if (push(w, w->pc, m.name, bci >= 0 ? (int)bci : -1, sender ? "inlined" : "compiled", m.file,
+			 line) < 0)
 			return -ENOMEM;
 		pushed++;
 		dec = (int32_t)sender;
@@ -483,7 +498,7 @@ static int compiled(const struct jvm *j, struct walk *w, uint64_t blob)
 			return got;
 		if (!got && read_method(j, hs_rd64(j, blob + j->F.nm_method), &m))
 			return 1;
-		if (!got && push(w, w->pc, m.name, 0, "java:compiled", m.file, 0) < 0)
+		if (!got && push(w, w->pc, m.name, -1, "compiled", m.file, 0) < 0)
 			return -ENOMEM;
 	}
 	uint64_t sender = w->usp + 8 * (uint64_t)words;
@@ -495,20 +510,25 @@ static int compiled(const struct jvm *j, struct walk *w, uint64_t blob)
 	return 0;
 }
 
+/* 1 when the walk stopped at MAX_JAVA_FRAMES machine frames. */
 static int walk(const struct jvm *j, struct walk *w)
 {
 	const struct flay *F = &j->F;
-	for (int depth = 0; depth < MAX_JAVA_FRAMES && w->pc; depth++) {
+	for (int depth = 0; w->pc; depth++) {
 		int rc;
 		uint64_t blob;
 		if (w->pc == F->call_stub_ret)
 			return 0; /* the entry frame: native code calls Java from here */
+		if (depth == MAX_JAVA_FRAMES)
+			return 1;
+		size_t before = w->n;
 		if (w->pc >= F->interp_lo && w->pc < F->interp_hi)
 			rc = interpreted(j, w);
 		else if (w->pc >= F->cc_lo && w->pc < F->cc_hi && (blob = blob_at(j, w->pc)))
 			rc = compiled(j, w, blob);
 		else
 			return 0;
+		w->cur += w->n > before; /* stubs show no Java frame */
 		if (rc)
 			return rc < 0 ? rc : 0;
 		if (!in_stack(w, w->sp))
@@ -517,68 +537,36 @@ static int walk(const struct jvm *j, struct walk *w)
 	return 0;
 }
 
-/* ---- merging with the native frames ---- */
-
-static int copy_frame(struct lt_frame *d, const struct lt_frame *s)
+/* The pc of the innermost machine frame as the unwinder saw it.  The
+ * anchor's pc is where the JVM recorded the frame's state, which in an
+ * interpreter template (or a native wrapper) lies before the call the
+ * thread is in; the unwinder sees that frame at the call's return address.
+ * The first native frame in the code cache is that frame when it lies in
+ * the same code (the interpreter, or the same code blob): its frames take
+ * its pc, so that every Java frame has the pc of a native frame. */
+static void innermost_pc(const struct jvm *j, const struct lt_thread *t, struct walk *w, uint64_t anchor_pc)
 {
-	*d = *s;
-	d->func = s->func ? lts_strdup(s->func) : NULL;
-	d->module = s->module ? lts_strdup(s->module) : NULL;
-	d->build_id = s->build_id ? lts_strdup(s->build_id) : NULL;
-	d->file = s->file ? lts_strdup(s->file) : NULL;
-	return (s->func && !d->func) || (s->module && !d->module) || (s->file && !d->file) ? -ENOMEM : 0;
-}
-
-static bool in_code(const struct jvm *j, uint64_t pc)
-{
-	return pc >= j->F.cc_lo && pc < j->F.cc_hi;
-}
-
-/* Native frames before the first one in the code cache, the Java frames,
- * then the native frames after that run (from the first frame outside the
- * code cache: JavaCalls::call_helper, or a JNI caller). */
-static int merge(const struct jvm *j, const struct lt_thread *t, struct walk *w, struct lt_frame **out, size_t *nout)
-{
-	size_t a = 0, b;
-	while (a < t->n_frames && !in_code(j, t->frames[a].pc))
-		a++;
-	b = a;
-	while (b < t->n_frames && (in_code(j, t->frames[b].pc) || !t->frames[b].pc))
-		b++;
-	size_t n = a + w->n + (t->n_frames - b);
-	struct lt_frame *v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	const struct flay *F = &j->F;
+	if (!w->n || w->v[0].pc != anchor_pc)
+		return; /* the walk began in a stub: its callers' pcs are return addresses */
 	size_t k = 0;
-	int rc = 0;
-	for (size_t i = 0; i < a; i++)
-		rc |= copy_frame(&v[k++], &t->frames[i]);
-	for (size_t i = 0; i < w->n; i++)
-		v[k++] = w->v[i];
-	for (size_t i = b; i < t->n_frames; i++)
-		rc |= copy_frame(&v[k++], &t->frames[i]);
-	free(w->v);
-	w->v = NULL;
-	w->n = 0;
-	if (rc) {
-		for (size_t i = 0; i < n; i++)
-			lt_frame_clear(&v[i]);
-		free(v);
-		return -ENOMEM;
-	}
-	*out = v;
-	*nout = n;
-	return 0;
+	while (k < t->n_frames && !(t->frames[k].pc >= F->cc_lo && t->frames[k].pc < F->cc_hi))
+		k++;
+	if (k == t->n_frames || t->frames[k].pc == anchor_pc)
+		return;
+	uint64_t pc = t->frames[k].pc;
+	bool interp = anchor_pc >= F->interp_lo && anchor_pc < F->interp_hi;
+	bool same = interp ? pc >= F->interp_lo && pc < F->interp_hi
+			   : blob_at(j, pc) && blob_at(j, pc) == blob_at(j, anchor_pc);
+	for (size_t i = 0; same && i < w->n && w->group[i] == 0; i++)
+		w->v[i].pc = pc;
 }
 
-int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_frame **out,
-		  size_t *nout)
+int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_rtthread *r)
 {
 	const struct flay *F = &j->F;
 	uint64_t anchor = jt->addr + F->jt_anchor;
 	struct walk w = { .lo = jt->stack_lo, .hi = jt->stack_hi };
-	*out = NULL;
-	*nout = 0;
 	if (!F->ok || !t)
 		return -ENOENT;
 	w.sp = w.usp = hs_rd64(j, anchor + F->fa_sp);
@@ -592,15 +580,28 @@ int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_threa
 	}
 	if (!w.pc)
 		w.pc = hs_rd64(j, w.sp - 8);
+	uint64_t anchor_pc = w.pc;
 	int rc = walk(j, &w);
-	if (rc == 0 && w.n == 0) {
+	if (rc >= 0)
+		innermost_pc(j, t, &w, anchor_pc);
+	if (rc >= 0 && w.n == 0) {
 		j->frames_bad++;
 		rc = -ENOENT;
 	}
-	if (rc == 0)
-		rc = merge(j, t, &w, out, nout);
-	for (size_t i = 0; i < w.n; i++)
-		lt_frame_clear(&w.v[i]);
-	free(w.v);
-	return rc;
+	if (rc < 0) {
+		for (size_t i = 0; i < w.n; i++) {
+			free(w.v[i].func);
+			free(w.v[i].file);
+		}
+		free(w.v);
+		free(w.group);
+		return rc;
+	}
+	if (rc == 1)
+		r->end = lts_asprintf("deeper than %d Java machine frames: the outer ones are not read",
+				      MAX_JAVA_FRAMES);
+	r->frames = w.v;
+	r->group = w.group;
+	r->n_frames = w.n;
+	return 0;
 }

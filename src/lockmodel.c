@@ -3,12 +3,16 @@
  * lt_lockmodels_apply runs on a snapshot's thread table once stacks are
  * unwound: the glibc model classifies every futex wait, then each runtime
  * model finds its own lock objects and claims the waits whose futex words
- * lie inside them, naming the holder the runtime records. */
+ * lie inside them, naming the holder the runtime records.  It is the first
+ * step that reads the runtimes, so it starts each thread's runtime view
+ * (rt_*) afresh; a scan fills it for the threads it knows, and the runtime
+ * thread models (rtthread.c), run after, leave those alone. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
 
@@ -70,9 +74,13 @@ void lt_rtlock_clear(struct lt_rtlock *l)
 void lt_rtthread_clear(struct lt_rtthread *t)
 {
 	free(t->name);
-	for (size_t i = 0; i < t->n_frames; i++)
-		lt_frame_clear(&t->frames[i]);
+	for (size_t i = 0; i < t->n_frames; i++) {
+		free(t->frames[i].func);
+		free(t->frames[i].file);
+	}
 	free(t->frames);
+	free(t->group);
+	free(t->end);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -200,20 +208,26 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 {
 	for (size_t k = 0; k < nth; k++) {
 		struct lt_thread *t = lt_snapshot_find(s, th[k].tid);
-		if (!t)
-			continue;
+		if (!t || (t->rt_lang && th[k].lang && strcmp(t->rt_lang, th[k].lang)))
+			continue; /* another runtime's thread (two in one process) */
+		if (th[k].lang)
+			t->rt_lang = th[k].lang;
 		if (th[k].name && !t->rt_name) {
 			t->rt_name = th[k].name;
 			th[k].name = NULL;
 		}
-		if (th[k].frames) {
-			for (size_t i = 0; i < t->n_frames; i++)
-				lt_frame_clear(&t->frames[i]);
-			free(t->frames);
-			t->frames = th[k].frames;
-			t->n_frames = th[k].n_frames;
+		if (th[k].n_frames && !t->n_rt_frames) {
+			/* the runtime's frames beside the native ones, at the
+			 * frames that run them: the same view as a Python stack */
+			t->rt_frames = th[k].frames;
+			t->n_rt_frames = th[k].n_frames;
 			th[k].frames = NULL;
 			th[k].n_frames = 0;
+			lt_rt_place_pc(t, th[k].group);
+		}
+		if (th[k].end && !t->rt_end) {
+			t->rt_end = th[k].end;
+			th[k].end = NULL;
 		}
 		if (th[k].waits && first + th[k].waits - 1 < s->n_rtlocks && futex_wait(t))
 			claim(s, t, first + th[k].waits - 1);
@@ -239,6 +253,7 @@ void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		t->acquire = NULL;
+		lt_thread_clear_rt(t);
 		if (futex_wait(t))
 			lt_glibc_classify(e, t);
 	}

@@ -250,7 +250,19 @@ static void merge_model_names(struct lt_u64map *map, struct lt_u64map *models)
 	lt_u64map_free(models);
 }
 
+static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map *tnames);
+
 int lt_trace_symbols(const char *path, struct lt_u64map *map)
+{
+	return scan_trace(path, map, NULL);
+}
+
+int lt_trace_names(const char *path, struct lt_u64map *map, struct lt_u64map *tnames)
+{
+	return scan_trace(path, map, tnames);
+}
+
+static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map *tnames)
 {
 	uint8_t pre[LT_PREAMBLE_LEN], hdr[LT_CHUNK_HDR_LEN], *buf = NULL;
 	FILE *f = fopen(path, "rb");
@@ -289,8 +301,9 @@ int lt_trace_symbols(const char *path, struct lt_u64map *map)
 		have = type == LT_CHUNK_CONT ? all : 0;
 		if (type == LT_CHUNK_SYMBOLS)
 			lt_locksyms_parse(buf, all, map);
-		else if (type == LT_CHUNK_SNAPSHOT)
-			rp_snapshot_lock_names((const char *)buf, all, &models);
+		else if (type == LT_CHUNK_SNAPSHOT &&
+			 rp_snapshot_lock_names((const char *)buf, all, &models) == 0 && tnames)
+			rp_snapshot_thread_names((const char *)buf, all, tnames);
 	}
 	ret = 0;
 out:

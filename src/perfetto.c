@@ -149,6 +149,8 @@ struct lt_perfetto {
 	/* lock naming */
 	int (*lock_name)(void *ctx, uint64_t addr, char *buf, size_t len);
 	void *lock_name_ctx;
+	int (*thread_name)(void *ctx, uint32_t tid, char *buf, size_t len);
+	void *thread_name_ctx;
 };
 
 /* ---- encoding helpers ------------------------------------------------ */
@@ -801,7 +803,11 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 		pb_tok th = begin_small(b, TD_THREAD);
 		pb_int32(b, THD_PID, (int32_t)t->tgid);
 		pb_int32(b, THD_TID, (int32_t)t->tid);
-		put_comm(b, THD_THREAD_NAME, t->name);
+		char rn[256];
+		if (p->thread_name && p->thread_name(p->thread_name_ctx, t->tid, rn, sizeof(rn)) > 0)
+			put_name(b, THD_THREAD_NAME, rn, sizeof(rn)); /* the runtime's name */
+		else
+			put_comm(b, THD_THREAD_NAME, t->name);
 		end_small(b, th);
 		end_small(b, td);
 		pb_uint32(b, TP_SEQ_ID, SEQ_ID);
@@ -1072,6 +1078,13 @@ void lt_perfetto_set_lock_namer(struct lt_perfetto *p,
 {
 	p->lock_name = fn;
 	p->lock_name_ctx = ctx;
+}
+
+void lt_perfetto_set_thread_namer(struct lt_perfetto *p,
+				  int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx)
+{
+	p->thread_name = fn;
+	p->thread_name_ctx = ctx;
 }
 
 void lt_perfetto_sink(struct lt_perfetto *p, struct lt_timeline_sink *sink)

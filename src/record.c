@@ -70,6 +70,33 @@ static void on_signal(int sig)
 	}
 }
 
+/* SIGINT, SIGTERM and SIGUSR1 are blocked from the start: one that arrives
+ * while we attach (the default actions would end us, leaving a half-made
+ * output behind) waits until the handlers exist. */
+static void hold_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	stop_requests = usr1_requests = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* The handlers, then the mask we started with: held signals arrive now. */
+static void take_signals(const sigset_t *old)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction su = { .sa_handler = on_usr1 };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &su, NULL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 struct tidset {
 	uint32_t *v;
 	size_t cap, n;
@@ -201,7 +228,7 @@ struct snap_job {
 /* A snapshot of tgid now: registers from the task iterator make DWARF
  * unwinding work past libc's syscall wrappers; without them the snapshot
  * falls back to /proc's sp and pc.  NULL with err on failure. */
-static struct lt_snapshot *snapshot_now(pid_t tgid, char *err, size_t errlen)
+static struct lt_snapshot *snapshot_now(pid_t tgid, const char *occasion, char *err, size_t errlen)
 {
 	struct lt_snapshot_opts so = { 0 };
 	struct lt_tid_regs *regs = NULL;
@@ -216,6 +243,8 @@ static struct lt_snapshot *snapshot_now(pid_t tgid, char *err, size_t errlen)
 	int r = lt_snapshot_take(tgid, &so, &snap);
 	if (r)
 		snprintf(err, errlen, "%s", lt_snapshot_strerror(r));
+	else
+		snap->occasion = occasion;
 	free(regs);
 	return snap;
 }
@@ -223,7 +252,7 @@ static struct lt_snapshot *snapshot_now(pid_t tgid, char *err, size_t errlen)
 static void *snap_main(void *arg)
 {
 	struct snap_job *j = arg;
-	struct lt_snapshot *snap = snapshot_now(j->tgid, j->err, sizeof(j->err));
+	struct lt_snapshot *snap = snapshot_now(j->tgid, "start", j->err, sizeof(j->err));
 
 	if (snap && lt_snapshot_to_json_buf(snap, &j->json, &j->len))
 		snprintf(j->err, sizeof(j->err), "cannot serialize the snapshot");
@@ -247,15 +276,16 @@ static bool process_alive(pid_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
-/* Takes a snapshot now and writes it as a SNAPSHOT section into w.
- * 0 or -errno (a write error). */
-static int snapshot_into(struct lt_writer *w, pid_t tgid, int quiet)
+/* Takes a snapshot now and writes it as a SNAPSHOT section into w, with
+ * why it was taken (occasion: "end", "stall", "sigusr1").  0 or -errno (a
+ * write error). */
+static int snapshot_into(struct lt_writer *w, pid_t tgid, int quiet, const char *occasion)
 {
 	char err[256] = "";
 	char *json = NULL;
 	size_t len = 0;
 	int r = 0;
-	struct lt_snapshot *snap = snapshot_now(tgid, err, sizeof(err));
+	struct lt_snapshot *snap = snapshot_now(tgid, occasion, err, sizeof(err));
 
 	if (!snap) {
 		if (!quiet)
@@ -415,13 +445,66 @@ static int create_dump_file(struct flight *f, char *path, size_t plen)
 	return -EEXIST;
 }
 
+/* A launched program that has exited (a zombie) has no exe or cmdline in
+ * /proc: the header keeps what was launched. */
+static void fill_launched(struct lt_header *h, const struct lt_header *launch)
+{
+	if (!launch)
+		return;
+	if (!h->exe[0])
+		snprintf(h->exe, sizeof(h->exe), "%s", launch->exe);
+	if (!h->cmdline[0])
+		snprintf(h->cmdline, sizeof(h->cmdline), "%s", launch->cmdline);
+	if (!h->comm[0])
+		snprintf(h->comm, sizeof(h->comm), "%s", launch->comm);
+	h->flags |= LT_HDR_LAUNCHED;
+}
+
+/* What a dump holds, with where it went: the events and their span. */
+static void say_dumped(const struct lt_flight *fl, const char *path)
+{
+	uint64_t now = lt_now_ns(CLOCK_BOOTTIME), newest = lt_flight_newest_ts(fl);
+
+	if (!fl->events) {
+		fprintf(stderr, "locktrace: wrote %s: no events (none recorded so far), only the "
+			"header and the snapshot\n", path);
+		return;
+	}
+	fprintf(stderr, "locktrace: wrote %s: %llu event%s spanning %.1f s", path,
+		(unsigned long long)fl->events, fl->events == 1 ? "" : "s",
+		(double)(newest - lt_flight_oldest_ts(fl)) / 1e9);
+	if (now > newest && now - newest >= 1000000000ull)
+		fprintf(stderr, ", the newest %.1f s before the dump", (double)(now - newest) / 1e9);
+	fprintf(stderr, " (%.1f MB)\n", (double)fl->bytes / 1e6);
+}
+
+/* The header of a dump: the process now, its threads' names only. */
+static void dump_header(struct lt_header *h, pid_t tgid, int blocking, const struct lt_header *launch)
+{
+	lt_target_describe(tgid, h);
+	fill_launched(h, launch);
+	h->flags |= LT_HDR_FLIGHT;
+	if (blocking)
+		h->flags |= LT_HDR_CALLS_BLOCKING;
+	/* the header's syscalls would say what each thread was in when the
+	 * events *begin*; /proc can only tell us about now, which the
+	 * snapshot section records, so the header keeps just the names */
+	for (uint32_t i = 0; i < h->nthreads; i++) {
+		h->threads[i].sc_nr = -2;
+		h->threads[i].blocked_ns = 0;
+		h->threads[i].state = 0;
+	}
+}
+
 /* Writes what the ring holds as a normal trace: header (the process now),
  * the chunks, a fresh snapshot, stats.  0, or -errno with the ring kept.
  * A dump that fails (disk full) is removed so that its space is there for
  * the retry at the next trigger, unless it is the last (final): then what
- * it holds is all there will be. */
+ * it holds is all there will be.  launch: the header written at launch,
+ * NULL unless locktrace started the program. */
 static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const uint64_t *lost,
-		       uint32_t ncpus, int reason, int quiet, int final, char *path, size_t plen)
+		       uint32_t ncpus, int reason, int quiet, int final, const struct lt_header *launch,
+		       char *path, size_t plen)
 {
 	struct lt_writer *w;
 	struct lt_header h = { 0 };
@@ -439,18 +522,7 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 		close(fd);
 		goto failed;
 	}
-	lt_target_describe(tgid, &h);
-	h.flags |= LT_HDR_FLIGHT;
-	if (c->norm)
-		h.flags |= LT_HDR_CALLS_BLOCKING;
-	/* the header's syscalls would say what each thread was in when the
-	 * events *begin*; /proc can only tell us about now, which the
-	 * snapshot section records, so the header keeps just the names */
-	for (uint32_t i = 0; i < h.nthreads; i++) {
-		h.threads[i].sc_nr = -2;
-		h.threads[i].blocked_ns = 0;
-		h.threads[i].state = 0;
-	}
+	dump_header(&h, tgid, c->norm != NULL, launch);
 	r = lt_writer_header(w, &h);
 	lt_header_free(&h);
 	if (!r)
@@ -460,11 +532,12 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 		r = lt_locksyms_write_all(c->syms, w);
 	}
 	if (!r)
-		r = snapshot_into(w, tgid, quiet);
+		r = snapshot_into(w, tgid, quiet, reason == LT_STOP_STALL ? "stall" :
+						  reason == LT_STOP_USR1 ? "sigusr1" : "end");
 	if (!r) {
 		struct lt_stats st = { 0 };
-		st.start_ns = lt_flight_oldest_ts(&f->fl);
 		st.end_ns = lt_now_ns(CLOCK_BOOTTIME);
+		st.start_ns = f->fl.count ? lt_flight_oldest_ts(&f->fl) : st.end_ns;
 		memcpy(st.events, c->events, sizeof(st.events));
 		st.ncpus = ncpus;
 		st.lost = (uint64_t *)lost;
@@ -478,10 +551,7 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 	if (r)
 		goto failed;
 	f->ndumps++;
-	if (!quiet)
-		fprintf(stderr, "locktrace: wrote the last %.1f s (%.1f MB of events) to %s\n",
-			(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&f->fl)) / 1e9,
-			(double)f->fl.bytes / 1e6, path);
+	say_dumped(&f->fl, path);
 	return 0;
 
 failed:
@@ -565,7 +635,39 @@ struct session {
 	int have_syms;
 	struct kids kids;
 	int show_status;
+	sigset_t oldmask;        /* the mask to restore (signals held until go) */
+	int holding;             /* signals are still held */
+	int reaped;              /* the launched program was waited for */
+	int pid_file_written;
+	char exe[PATH_MAX];      /* the launched program, as execvp finds it */
+	char note[160];          /* said after the first line */
 };
+
+/* Forks the command to launch, held at its gate; refuses one that execvp
+ * would not find or could not run before anything is created.  0 or -1. */
+static int launch_target(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	int r = lt_launch_resolve(o->argv[0], s->exe, sizeof(s->exe));
+
+	if (r) {
+		s->res->exec_errno = -r;
+		fprintf(stderr, "Error: cannot run %s: %s\n", o->argv[0],
+			r == -ENOENT && !strchr(o->argv[0], '/') ? "not found in PATH" : strerror(-r));
+		return -1;
+	}
+	s->launch.sigmask = &s->oldmask;
+	r = lt_launch_prepare(&s->launch, o->argv);
+	if (r < 0) {
+		fprintf(stderr, "Error: cannot start %s: %s\n", o->argv[0], strerror(-r));
+		return -1;
+	}
+	s->tgid = s->launch.pid;
+	s->launched = 1;
+	const char *base = strrchr(o->argv[0], '/');
+	snprintf(s->comm, sizeof(s->comm), "%.15s", base ? base + 1 : o->argv[0]);
+	return 0;
+}
 
 /* The process to trace (launched or looked up) and its comm.  0 or -1. */
 static int find_target(struct session *s)
@@ -574,23 +676,16 @@ static int find_target(struct session *s)
 	char err[512];
 
 	if (o->argv) {
-		int r = lt_launch_prepare(&s->launch, o->argv);
-		if (r < 0) {
-			fprintf(stderr, "Error: cannot start %s: %s\n", o->argv[0], strerror(-r));
+		if (launch_target(s))
 			return -1;
-		}
-		s->tgid = s->launch.pid;
-		s->launched = 1;
-		const char *base = strrchr(o->argv[0], '/');
-		snprintf(s->comm, sizeof(s->comm), "%.15s", base ? base + 1 : o->argv[0]);
 	} else {
 		if (lt_target_resolve(o->pid, &s->tgid, err, sizeof(err))) {
 			fprintf(stderr, "Error: %s\n", err);
 			return -1;
 		}
 		if (s->tgid != o->pid)
-			fprintf(stderr, "locktrace: %d is a thread of process %d; tracing the whole process\n",
-				o->pid, s->tgid);
+			snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
+				 "tracing the whole process\n", o->pid, s->tgid);
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/comm", s->tgid);
 		FILE *f = fopen(path, "r");
@@ -603,6 +698,47 @@ static int find_target(struct session *s)
 	sanitize_comm(s->comm, sizeof(s->comm));
 	s->res->tgid = s->tgid;
 	return 0;
+}
+
+/* --pid-file: our pid, written before attaching so that a bad path fails
+ * early; a signal sent as soon as it exists is held until we can take it.
+ * 0 or -1. */
+static int write_pid_file(struct session *s)
+{
+	const char *path = s->o->pid_file;
+
+	if (!path)
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int r = fd < 0 ? -1 : dprintf(fd, "%d\n", (int)getpid());
+	if (fd >= 0 && close(fd))
+		r = -1;
+	if (r < 0) {
+		fprintf(stderr, "Error: cannot write the pid file %s: %s (choose another path with "
+			"--pid-file)\n", path, strerror(errno));
+		if (fd >= 0)
+			unlink(path);
+		return -1;
+	}
+	s->pid_file_written = 1;
+	return 0;
+}
+
+/* Removes the pid file if it still holds our pid. */
+static void remove_pid_file(struct session *s)
+{
+	char buf[32] = "";
+
+	if (!s->pid_file_written)
+		return;
+	s->pid_file_written = 0;
+	int fd = open(s->o->pid_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0 && atoi(buf) == (int)getpid())
+		unlink(s->o->pid_file);
 }
 
 /* Where events go once the output file exists: the file, or the flight
@@ -645,11 +781,10 @@ static int open_sinks(struct session *s)
 }
 
 /* A pidfd to see the process end, the BPF programs, lock naming, loss
- * counters, signals.  0 or -1. */
+ * counters.  0 or -1. */
 static int attach(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;
-	struct sigaction sa = { .sa_handler = on_signal };
 	char err[512];
 
 	/* a pidfd tells us when the process is gone without signals or ptrace */
@@ -658,9 +793,13 @@ static int attach(struct session *s)
 		fprintf(stderr, "Error: no process %d (it exited during attach)\n", s->tgid);
 		return -1;
 	}
+	/* a launched command is followed into the processes it forks, as
+	 * strace -f does: they are added to the kernel's filter at fork */
+	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
+	if (s->launched)
+		bflags |= LT_BPF_MULTI | LT_BPF_FOLLOW_FORKS;
 	if (lt_bpf_start(&s->bpf, s->tgid, o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES,
-			 o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0, on_sample, &s->c, o->verbose,
-			 err, sizeof(err))) {
+			 bflags, on_sample, &s->c, o->verbose, err, sizeof(err))) {
 		fprintf(stderr, "Error: %s\n", err);
 		return -1;
 	}
@@ -676,8 +815,6 @@ static int attach(struct session *s)
 		fprintf(stderr, "Error: out of memory\n");
 		return -1;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
@@ -689,10 +826,12 @@ static int write_header(struct session *s)
 	struct lt_header *hdr = &s->hdr;
 
 	if (s->launched) {
-		/* describe before exec: the header names the command being started */
+		/* described before exec, the child is still locktrace: the
+		 * header names the program being started */
 		lt_target_describe(s->tgid, hdr);
 		hdr->flags |= LT_HDR_LAUNCHED;
 		snprintf(hdr->comm, sizeof(hdr->comm), "%.15s", s->comm);
+		snprintf(hdr->exe, sizeof(hdr->exe), "%.*s", (int)sizeof(hdr->exe) - 1, s->exe);
 		size_t off = 0;
 		hdr->cmdline[0] = 0;
 		for (int i = 0; o->argv[i] && off < sizeof(hdr->cmdline); i++)
@@ -715,47 +854,72 @@ static int write_header(struct session *s)
 	return 0;
 }
 
-/* Lets a launched command run; the stall rule, SIGUSR1, the snapshot at
- * attach.  0, or -1 when the command could not be started (the trace is
- * finished all the same). */
+/* The first line: what is recorded, where, and our own pid (to signal). */
+static void say_recording(const struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	int me = (int)getpid();
+
+	if (o->quiet)
+		return;
+	fprintf(stderr, "locktrace (pid %d): recording ", me);
+	if (s->launched)
+		fprintf(stderr, "%s (pid %d)", s->comm, s->tgid);
+	else
+		fprintf(stderr, "process %d (%s, %u threads)", s->tgid, s->comm, s->hdr.nthreads);
+	if (s->ring)
+		fprintf(stderr, " in memory, dumps to %s; kill -USR1 %d dumps now, Ctrl-C stops\n",
+			s->res->path, me);
+	else
+		fprintf(stderr, " into %s; Ctrl-C to stop\n", s->res->path);
+	fputs(s->note, stderr);
+}
+
+/* The stall rule, with the threads at attach and what they were in. */
+static void start_stall_rule(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
+
+	if (lt_stall_init(&s->stall, o->stall_rule, (uint64_t)(o->stall_s * 1e9), boot))
+		return;
+	s->have_stall = 1;
+	/* all threads first, so a join on any of them is recognized */
+	for (uint32_t i = 0; i < s->hdr.nthreads; i++)
+		lt_stall_seed(&s->stall, (uint32_t)s->hdr.threads[i].tid, -1, s->hdr.threads[i].sc_args, 0);
+	for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
+		const struct lt_thread_info *ti = &s->hdr.threads[i];
+		uint64_t since = ti->blocked_ns < boot ? boot - ti->blocked_ns : 0;
+		lt_stall_seed(&s->stall, (uint32_t)ti->tid, ti->sc_nr, ti->sc_args, since);
+	}
+	s->c.stall = &s->stall;
+}
+
+/* Takes the held signals; lets a launched command run; the stall rule and
+ * the snapshot at attach.  -1 when recording must not begin: asked to stop
+ * while attaching, or the command could not be run (message printed). */
 static int go(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;
-	const char *where = s->ring ? "in memory, dumps to" : "into";
 
+	take_signals(&s->oldmask);
+	s->holding = 0;
+	if (stop_requests) {
+		fprintf(stderr, "locktrace: asked to stop while attaching; nothing was recorded\n");
+		return -1;
+	}
 	if (s->launched) {
 		int r = lt_launch_go(&s->launch);
 		if (r) {
 			fprintf(stderr, "Error: cannot run %s: %s\n", o->argv[0], strerror(-r));
-			s->launched = 0;
-			s->res->stop_reason = LT_STOP_ERROR;
+			s->res->exec_errno = -r;
+			s->reaped = 1; /* lt_launch_go waited for it */
 			return -1;
 		}
-		if (!o->quiet)
-			fprintf(stderr, "locktrace: recording %s (pid %d) %s %s; Ctrl-C to stop\n", s->comm,
-				s->tgid, where, s->res->path);
-	} else if (!o->quiet) {
-		fprintf(stderr, "locktrace: recording process %d (%s, %u threads) %s %s; Ctrl-C to stop\n",
-			s->tgid, s->comm, s->hdr.nthreads, where, s->res->path);
 	}
-	if (o->stall_s > 0) {
-		uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
-		if (lt_stall_init(&s->stall, o->stall_rule, (uint64_t)(o->stall_s * 1e9), boot) == 0) {
-			s->have_stall = 1;
-			/* all threads first, so a join on any of them is recognized */
-			for (uint32_t i = 0; i < s->hdr.nthreads; i++)
-				lt_stall_seed(&s->stall, (uint32_t)s->hdr.threads[i].tid, -1,
-					      s->hdr.threads[i].sc_args, 0);
-			for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
-				const struct lt_thread_info *ti = &s->hdr.threads[i];
-				uint64_t since = ti->blocked_ns < boot ? boot - ti->blocked_ns : 0;
-				lt_stall_seed(&s->stall, (uint32_t)ti->tid, ti->sc_nr, ti->sc_args, since);
-			}
-			s->c.stall = &s->stall;
-		}
-	}
-	struct sigaction su = { .sa_handler = on_usr1 };
-	sigaction(SIGUSR1, &su, NULL);
+	say_recording(s);
+	if (o->stall_s > 0)
+		start_stall_rule(s);
 	for (uint32_t i = 0; i < s->hdr.nthreads; i++)
 		tidset_add(&s->c.tids, (uint32_t)s->hdr.threads[i].tid);
 	/* an attached process may finish before its first lock is named:
@@ -770,11 +934,12 @@ static int go(struct session *s)
 }
 
 /* A trigger fired (SIGUSR1 or the stall rule): dump the ring, or add a
- * snapshot to the trace.  1 if recording stops now. */
+ * snapshot to the trace.  1 if recording stops now: only a stall does that
+ * (unless --keep-going); SIGUSR1 never stops a recording. */
 static int on_trigger(struct session *s, int trig, const char *why)
 {
 	const struct lt_record_opts *o = s->o;
-	int failed = 0;
+	int goes_on = trig == LT_STOP_USR1 || o->keep_going, failed = 0;
 
 	s->res->triggers++;
 	if (s->show_status)
@@ -784,20 +949,21 @@ static int on_trigger(struct session *s, int trig, const char *why)
 	if (s->ring) {
 		char dpath[PATH_MAX];
 		failed = dump_flight(&s->flight, &s->c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
-				     trig, o->quiet, 0, dpath, sizeof(dpath)) != 0;
+				     trig, o->quiet, 0, s->launched ? &s->hdr : NULL, dpath,
+				     sizeof(dpath)) != 0;
 		if (!failed) {
 			s->res->dumps++;
 			snprintf(s->res->path, sizeof(s->res->path), "%s", dpath);
-			hand_over(o, dpath, o->keep_going, &s->kids);
+			hand_over(o, dpath, goes_on, &s->kids);
 		}
 	} else {
-		int sr = snapshot_into(s->c.w, s->tgid, o->quiet);
+		int sr = snapshot_into(s->c.w, s->tgid, o->quiet,
+				       trig == LT_STOP_STALL ? "stall" : "sigusr1");
 		if (sr && !s->c.werr)
 			s->c.werr = sr;
 	}
-	/* a normal recording goes on after SIGUSR1; a failed dump keeps the
-	 * ring for the next trigger */
-	if (o->keep_going || failed || (!s->ring && trig == LT_STOP_USR1)) {
+	/* a failed dump keeps the ring for the next trigger */
+	if (goes_on || failed) {
 		if (s->have_stall)
 			lt_stall_rearm(&s->stall, lt_now_ns(CLOCK_BOOTTIME));
 		return 0;
@@ -815,7 +981,7 @@ static void run(struct session *s)
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC), last_flush = t0, last_lost = t0, last_status = t0;
 	uint64_t status_total = 0, last_stall = t0, last_names = 0;
 	double status_secs = 0;
-	sig_atomic_t usr1_seen = usr1_requests;
+	sig_atomic_t usr1_seen = 0; /* one held while attaching dumps now */
 
 	res->stop_reason = LT_STOP_UNKNOWN;
 	while (!stop_requests) {
@@ -894,16 +1060,14 @@ static void run(struct session *s)
 		fprintf(stderr, "\r\033[K");
 }
 
-/* Detaches, drains what the ring buffer still holds, and completes the
- * trace: the last flight dump, or the file's names and stats. */
-static void finish(struct session *s)
+/* Detaches and drains what the ring buffer still holds (unless a second
+ * interrupt asks to hurry); the snapshots that belong in the trace. */
+static void drain(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;
-	struct lt_record_result *res = s->res;
 	struct collector *c = &s->c;
 
-	/* detach first so the drain below terminates, then take everything
-	 * the ring still holds unless a second interrupt asks to hurry */
+	/* detach first so the drain below terminates */
 	lt_bpf_detach(&s->bpf);
 	sig_atomic_t s0 = stop_requests;
 	while (stop_requests == s0 && lt_bpf_poll(&s->bpf, -1) > 0)
@@ -922,63 +1086,136 @@ static void finish(struct session *s)
 	/* a second snapshot at the end: the report reads lock holders from the
 	 * moment that matters (a hang is still there when tracing stops) */
 	if (!s->ring && !o->no_snapshot && c->w && !c->werr && process_alive(s->tgid)) {
-		int sr = snapshot_into(c->w, s->tgid, 1);
+		int sr = snapshot_into(c->w, s->tgid, 1, "end");
 		if (sr)
 			c->werr = sr;
 	}
+}
 
-	if (s->launched) {
-		int st;
-		if (waitpid(s->tgid, &st, WNOHANG) == s->tgid)
-			res->exit_status = st;
+/* The last flight dump (unless a stall just wrote one), then the ring is
+ * given up.  The completed file's path in done, or "". */
+static void finish_ring(struct session *s, char *done, size_t dlen)
+{
+	struct lt_record_result *res = s->res;
+	struct collector *c = &s->c;
+
+	if (res->stop_reason != LT_STOP_STALL) {
+		if (dump_flight(&s->flight, c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
+				res->stop_reason, s->o->quiet, 1, s->launched ? &s->hdr : NULL, done,
+				dlen) == 0) {
+			res->dumps++;
+			snprintf(res->path, sizeof(res->path), "%s", done);
+		} else {
+			done[0] = 0;
+			res->stop_reason = LT_STOP_ERROR;
+		}
 	}
+	res->bytes = s->flight.fl.bytes;
+	lt_writer_close(c->w); /* the memory writer */
+	c->w = NULL;
+	if (s->flight.first_fd >= 0) { /* never dumped: do not leave an empty file */
+		close(s->flight.first_fd);
+		s->flight.first_fd = -1;
+		unlink(s->flight.base);
+	}
+}
 
+/* The trace file's names, stats and end marker.  Its path in done, or ""
+ * when it could not be completed (said why). */
+static void finish_file(struct session *s, const struct lt_stats *base, char *done, size_t dlen)
+{
+	struct lt_record_result *res = s->res;
+	struct collector *c = &s->c;
+	struct lt_stats stats = *base;
+
+	done[0] = 0;
+	if (s->have_syms && !c->werr)
+		c->werr = lt_locksyms_resolve(&s->syms, c->w);
+	memcpy(stats.events, c->events, sizeof(stats.events));
+	stats.ncpus = (uint32_t)s->bpf.ncpus;
+	stats.lost = s->lost_seen;
+	stats.exit_status = res->exit_status;
+	stats.stop_reason = (uint32_t)res->stop_reason;
+	if (!c->werr)
+		c->werr = lt_writer_stats(c->w, &stats);
+	res->bytes = lt_writer_bytes(c->w);
+	int cr = lt_writer_close(c->w);
+	c->w = NULL;
+	if (c->werr || cr) {
+		int e = c->werr ? c->werr : cr;
+		fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
+			"chunk (locktrace dump says where it stops)\n", res->path, strerror(-e));
+		res->stop_reason = LT_STOP_ERROR;
+		return;
+	}
+	snprintf(done, dlen, "%s", res->path);
+}
+
+/* 1 when pid has ended (*st its wait status, -1 if someone else reaped
+ * it), 0 while it runs. */
+static int has_ended(pid_t pid, int *st)
+{
+	pid_t r;
+	while ((r = waitpid(pid, st, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		*st = -1;
+	return r != 0;
+}
+
+/* A launched program ends with the recording: one that has exited is
+ * reaped (wait: 0 only looks); one still running when the trace is done
+ * gets SIGTERM, as timeout(1) sends it, and we wait for it to end (a stop
+ * request while waiting sends SIGKILL).  Its status in res->exit_status. */
+static void end_launched(struct session *s, int wait)
+{
+	int st, said = 0, killed = 0;
+	sig_atomic_t s0 = stop_requests;
+
+	if (!s->launched || s->reaped)
+		return;
+	if (has_ended(s->tgid, &st))
+		goto reaped;
+	if (!wait)
+		return;
+	if (!s->o->quiet)
+		fprintf(stderr, "locktrace: %s (pid %d) is still running: sending it SIGTERM\n", s->comm,
+			s->tgid);
+	kill(s->tgid, SIGTERM);
+	for (int ms = 0; !has_ended(s->tgid, &st); ms += 20) {
+		if (ms == 5000 && !said++)
+			fprintf(stderr, "locktrace: %s (pid %d) has not ended 5 s after SIGTERM; waiting "
+				"for it (Ctrl-C sends it SIGKILL)\n", s->comm, s->tgid);
+		if (stop_requests != s0 && !killed++)
+			kill(s->tgid, SIGKILL);
+		usleep(20000);
+	}
+reaped:
+	s->reaped = 1;
+	s->res->exit_status = st;
+}
+
+/* Completes the trace (the last flight dump, or the file's names and
+ * stats), ends a launched program, hands the trace over, and sums up. */
+static void finish(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct lt_record_result *res = s->res;
+	struct collector *c = &s->c;
 	struct lt_stats stats = { 0 };
+	char done[PATH_MAX] = "";
+
+	drain(s);
+	end_launched(s, 0); /* its status goes into the trace if it has ended */
 	stats.start_ns = s->hdr.clock_boottime;
 	stats.end_ns = lt_now_ns(CLOCK_BOOTTIME);
-	if (s->ring) {
-		/* the end of the run is a trigger too, unless one just dumped */
-		if (res->stop_reason != LT_STOP_STALL && res->stop_reason != LT_STOP_USR1) {
-			char dpath[PATH_MAX];
-			if (dump_flight(&s->flight, c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
-					res->stop_reason, o->quiet, 1, dpath, sizeof(dpath)) == 0) {
-				res->dumps++;
-				snprintf(res->path, sizeof(res->path), "%s", dpath);
-				hand_over(o, dpath, 0, &s->kids);
-			} else {
-				res->stop_reason = LT_STOP_ERROR;
-			}
-		}
-		res->bytes = s->flight.fl.bytes;
-		lt_writer_close(c->w); /* the memory writer */
-		c->w = NULL;
-		if (s->flight.first_fd >= 0) { /* never dumped: do not leave an empty file */
-			close(s->flight.first_fd);
-			s->flight.first_fd = -1;
-			unlink(s->flight.base);
-		}
-	} else {
-		if (s->have_syms && !c->werr)
-			c->werr = lt_locksyms_resolve(&s->syms, c->w);
-		memcpy(stats.events, c->events, sizeof(stats.events));
-		stats.ncpus = (uint32_t)s->bpf.ncpus;
-		stats.lost = s->lost_seen;
-		stats.exit_status = res->exit_status;
-		stats.stop_reason = (uint32_t)res->stop_reason;
-		if (!c->werr)
-			c->werr = lt_writer_stats(c->w, &stats);
-		res->bytes = lt_writer_bytes(c->w);
-		int cr = lt_writer_close(c->w);
-		c->w = NULL;
-		if (c->werr || cr) {
-			int e = c->werr ? c->werr : cr;
-			fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
-				"chunk (locktrace dump says where it stops)\n", res->path, strerror(-e));
-			res->stop_reason = LT_STOP_ERROR;
-		} else {
-			hand_over(o, res->path, 0, &s->kids);
-		}
-	}
+	if (s->ring)
+		finish_ring(s, done, sizeof(done));
+	else
+		finish_file(s, &stats, done, sizeof(done));
+	end_launched(s, 1);
+	if (done[0])
+		hand_over(o, done, 0, &s->kids);
 	res->seconds = (double)(stats.end_ns - stats.start_ns) / 1e9;
 	res->events = c->total;
 	for (size_t i = 0; i < s->nlost; i++)
@@ -1004,8 +1241,9 @@ static void discard_output(struct session *s)
 
 static void release(struct session *s, int failed)
 {
-	if (s->launched && (failed || s->launch.gate_fd >= 0))
+	if (s->launched && !s->reaped && (failed || s->launch.gate_fd >= 0))
 		lt_launch_abort(&s->launch);
+	remove_pid_file(s);
 	if (s->bpf_started)
 		lt_bpf_destroy(&s->bpf);
 	if (s->pidfd >= 0)
@@ -1025,6 +1263,9 @@ static void release(struct session *s, int failed)
 	signal(SIGUSR1, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (s->holding)
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	s->holding = 0;
 }
 
 int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
@@ -1043,24 +1284,28 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
 
+	hold_signals(&s.oldmask);
+	s.holding = 1;
 	if (lt_bpf_check_kernel(err, sizeof(err))) {
 		fprintf(stderr, "Error: %s\n", err);
+		release(&s, 1);
 		return -1;
 	}
-	if (find_target(&s))
+	if (find_target(&s)) {
+		release(&s, 1);
 		return -1;
+	}
 	if (open_output(o, s.comm, s.tgid, &s.file_w, res->path, sizeof(res->path))) {
 		release(&s, 1);
 		return -1;
 	}
-	if (open_sinks(&s) || attach(&s) || write_header(&s)) {
+	s.show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
+	if (write_pid_file(&s) || open_sinks(&s) || attach(&s) || write_header(&s) || go(&s)) {
 		discard_output(&s);
 		release(&s, 1);
 		return -1;
 	}
-	s.show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
-	if (go(&s) == 0)
-		run(&s);
+	run(&s);
 	finish(&s);
 	release(&s, 0);
 	return 0;

@@ -272,6 +272,7 @@ struct lt_report_priv {
 	/* snapshots */
 	struct rp_snapshot snap;
 	int have_snap;
+	struct lt_u64map rtnames; /* tid -> the runtime's thread name (char *) */
 	struct sym *syms;
 	size_t nsyms, capsyms;
 	struct rmap smap;      /* futex address -> syms idx+1 */
@@ -1175,6 +1176,38 @@ int lt_report_symbols(struct lt_report *r, const void *data, size_t len)
 	return 0;
 }
 
+/* The text as stored, for the JSON report. */
+static void keep_stored(struct lt_report *r, const char *json, size_t len, const char *occasion)
+{
+	struct lt_report_stored *nv = realloc(r->stored, (r->n_stored + 1) * sizeof(*nv));
+	char *copy = malloc(len + 1);
+	if (nv)
+		r->stored = nv;
+	if (!nv || !copy) {
+		free(copy);
+		P(r)->oom = 1;
+		return;
+	}
+	memcpy(copy, json, len);
+	copy[len] = 0;
+	nv[r->n_stored] = (struct lt_report_stored){ copy, len, "" };
+	snprintf(nv[r->n_stored++].occasion, sizeof(nv->occasion), "%s", occasion ? occasion : "");
+}
+
+/* A runtime's name for a thread, from any snapshot: a thread that exited
+ * before the last one keeps the name an earlier one read. */
+static void add_rtname(struct lt_report_priv *p, int32_t tid, const char *name)
+{
+	if (tid <= 0 || !name || !name[0])
+		return;
+	char *v = strdup(name), *old = lt_u64map_get(&p->rtnames, (uint64_t)tid);
+	if (!v || lt_u64map_put(&p->rtnames, (uint64_t)tid, v)) {
+		free(v);
+		return;
+	}
+	free(old);
+}
+
 int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 {
 	struct lt_report_priv *p = P(r);
@@ -1190,10 +1223,13 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 		add_note(r, "a snapshot section is not a locktrace.snapshot/1 document; ignored");
 		return -1;
 	}
+	keep_stored(r, json, len, rp_json_str(rp_json_get(doc, "occasion")));
 	rp_json_free(doc);
-	for (size_t i = 0; i < s.n_threads; i++)
+	for (size_t i = 0; i < s.n_threads; i++) {
 		if (s.threads[i].has_futex)
 			add_sym(p, s.threads[i].uaddr, s.threads[i].lock);
+		add_rtname(p, s.threads[i].tid, s.threads[i].rt_name);
+	}
 	/* the latest snapshot describes the end best; earlier ones still
 	 * name the locks */
 	if (p->have_snap)
@@ -1538,7 +1574,7 @@ static void related_ev(struct lt_report *r, struct lt_report_finding *f, const s
 static const char *tname(const struct rthread *t, char *buf, size_t len)
 {
 	char n[LT_COMM_LEN * 4];
-	rp_clean_name(t->pub.name, n, sizeof(n));
+	rp_clean_name(t->pub.rt_name ? t->pub.rt_name : t->pub.name, n, sizeof(n));
 	snprintf(buf, len, "%u (%s)", t->pub.tid, n);
 	return buf;
 }
@@ -1599,6 +1635,13 @@ static int holder_evidenced(const struct rgroup *g)
 	return g->end_holder && (g->end_holder_src == 1 || g->end_holder_src == 2);
 }
 
+/* A threading.Lock or RLock the CPython thread model named (rtthread.h). */
+static int python_lock(const struct rp_snap_thread *t)
+{
+	return t->lock_kind &&
+	       (!strcmp(t->lock_kind, "threading.Lock") || !strcmp(t->lock_kind, "threading.RLock"));
+}
+
 /* The holder of g at the end: the snapshot's recorded owner (glibc mutex
  * __owner, PI or robust word, or a runtime lock's holder read from the
  * runtime) for one of its waiters, else the event rule.  What the snapshot
@@ -1609,7 +1652,7 @@ static void end_holder(struct lt_report *r, struct rgroup *g)
 		struct rthread *t = g->mem[i];
 		if (t->pub.end_state != LT_RTS_IN_CALL || !t->snap)
 			continue;
-		if (t->snap->runtime && t->snap->lock_kind && !g->rt_kind[0]) {
+		if ((t->snap->runtime || python_lock(t->snap)) && t->snap->lock_kind && !g->rt_kind[0]) {
 			snprintf(g->rt_kind, sizeof(g->rt_kind), "%s", t->snap->lock_kind);
 			snprintf(g->rt_name, sizeof(g->rt_name), "%s",
 				 t->snap->lock_name ? t->snap->lock_name : "?");
@@ -2236,6 +2279,20 @@ static void infer_holder(struct lt_report *r, struct rgroup *g)
 	snprintf(g->infer_func, sizeof(g->infer_func), "%s", func);
 }
 
+/* What the snapshot read of a Python lock: its semaphore, and the threads
+ * whose frames keep it (where its holder probably is). */
+static void python_lock_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
+{
+	struct lt_report_priv *p = P(r);
+	for (size_t i = 0; i < p->nth; i++) {
+		const struct rthread *t = p->th[i];
+		if (t->end_group == g->idx + 1 && t->snap && python_lock(t->snap) && t->snap->lock_state) {
+			f_ev(f, "the snapshot read the %s: %s", t->snap->lock_kind, t->snap->lock_state);
+			return;
+		}
+	}
+}
+
 /* With no holder known, what every thread not waiting on the lock is
  * doing usually shows who keeps it (the one blocked in a read) or that
  * nobody does. */
@@ -2298,9 +2355,12 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 			f_ev(f, "that waker, %s, is now %s", tname(w, tn, sizeof(tn)), what);
 			f->holder = w->pub.tid;
 		}
+	} else if (!strcmp(g->rt_kind, "threading.Lock")) {
+		f_ev(f, "no wake-up on it was recorded in the trace, and a threading.Lock records no holder");
 	} else {
 		f_ev(f, "no wake-up on it was recorded in the trace: an idle pool parked on a condition variable looks like this");
 	}
+	python_lock_ev(r, f, g);
 	others_ev(r, f, g);
 }
 
@@ -2478,7 +2538,10 @@ static const struct rp_snap_thread *snap_at_end(struct lt_report *r, struct rthr
 	if (!p->have_snap || t->pub.exited)
 		return NULL;
 	const struct rp_snap_thread *s = rp_snapshot_find(&p->snap, (int32_t)t->pub.tid);
-	if (!s || s->moved)
+	/* a runtime lock's waiters retry in timed waits (CPython's GIL: every
+	 * 5 ms) and so often move during a snapshot; that the same futex word
+	 * is waited on is what matters, the runtime's state is the evidence */
+	if (!s || (s->moved && !s->runtime))
 		return NULL;
 	if (t->pub.has_end_call) {
 		const struct lt_report_call *c = &t->pub.end_call;
@@ -2681,6 +2744,8 @@ int lt_report_finish(struct lt_report *r)
 			t->pub.snap_detail = t->snap->detail ? strdup(t->snap->detail) : NULL;
 			t->pub.snap_where = t->snap->where ? strdup(t->snap->where) : NULL;
 		}
+		const char *rn = lt_u64map_get(&p->rtnames, t->pub.tid);
+		t->pub.rt_name = rn ? strdup(rn) : NULL;
 	}
 	for (size_t i = 0; i < p->ngr; i++) {
 		struct rgroup *g = p->gr[i];
@@ -2751,7 +2816,7 @@ int lt_report_finish(struct lt_report *r)
 		struct rthread *t = p->th[i];
 		struct lt_report_thread *x = &r->threads[i];
 		*x = t->pub;
-		t->pub.snap_detail = t->pub.snap_where = NULL; /* moved */
+		t->pub.snap_detail = t->pub.snap_where = t->pub.rt_name = NULL; /* moved */
 		x->n_last = t->ring_n;
 		x->last = calloc(t->ring_n ? t->ring_n : 1, sizeof(*x->last));
 		if (!x->last)
@@ -2796,6 +2861,22 @@ int lt_report_finish(struct lt_report *r)
 	return p->oom ? -ENOMEM : 0;
 }
 
+const char *lt_report_thread_name(const struct lt_report *r, uint32_t tid, const char *comm)
+{
+	size_t lo = 0, hi = r->n_threads;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct lt_report_thread *t = &r->threads[mid];
+		if (t->tid == tid)
+			return t->rt_name ? t->rt_name : comm ? comm : t->name;
+		if (t->tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return comm ? comm : "";
+}
+
 void lt_report_free(struct lt_report *r)
 {
 	if (!r)
@@ -2807,6 +2888,7 @@ void lt_report_free(struct lt_report *r)
 			free(p->th[i]->ring);
 			free(p->th[i]->pub.snap_detail);
 			free(p->th[i]->pub.snap_where);
+			free(p->th[i]->pub.rt_name);
 			free(p->th[i]);
 		}
 		free(p->th);
@@ -2825,6 +2907,10 @@ void lt_report_free(struct lt_report *r)
 		free(p->loss);
 		if (p->have_snap)
 			rp_snapshot_clear(&p->snap);
+		for (size_t i = 0; i < p->rtnames.cap; i++)
+			if (p->rtnames.keys[i])
+				free(p->rtnames.vals[i]);
+		lt_u64map_free(&p->rtnames);
 		for (size_t i = 0; i < p->nsyms; i++)
 			free(p->syms[i].text);
 		free(p->span);
@@ -2844,10 +2930,14 @@ void lt_report_free(struct lt_report *r)
 	}
 	free(r->findings);
 	free(r->locks);
+	for (size_t i = 0; i < r->n_stored; i++)
+		free(r->stored[i].json);
+	free(r->stored);
 	for (size_t i = 0; i < r->n_threads; i++) {
 		free(r->threads[i].last);
 		free(r->threads[i].snap_detail);
 		free(r->threads[i].snap_where);
+		free(r->threads[i].rt_name);
 	}
 	free(r->threads);
 	free(r->edges);

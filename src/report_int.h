@@ -17,6 +17,8 @@ enum rp_jtype { RPJ_NULL, RPJ_FALSE, RPJ_TRUE, RPJ_NUM, RPJ_STR, RPJ_ARR, RPJ_OB
 struct rp_json {
 	enum rp_jtype type;
 	double num;
+	int64_t inum;           /* RPJ_NUM written as an integer: its exact value */
+	int is_int;
 	char *str;              /* RPJ_STR: decoded, NUL-terminated */
 	size_t n;               /* RPJ_ARR / RPJ_OBJ: items */
 	struct rp_json *items;
@@ -32,6 +34,8 @@ const struct rp_json *rp_json_get(const struct rp_json *j, const char *key);
 /* Conversions that tolerate absent or mistyped values. */
 int rp_json_is_num(const struct rp_json *j);
 double rp_json_num(const struct rp_json *j, double dflt);
+/* An integer exactly (doubles lose nanoseconds of a realtime clock). */
+int64_t rp_json_int(const struct rp_json *j, int64_t dflt);
 const char *rp_json_str(const struct rp_json *j); /* NULL unless a string */
 /* "0x..." strings (and plain numbers): 1 and *out, or 0. */
 int rp_json_addr(const struct rp_json *j, uint64_t *out);
@@ -60,13 +64,17 @@ struct rp_snap_thread {
 	int32_t owner;           /* 0 none */
 	char *lock_kind;         /* what the lock models recognised, NULL  */
 	char *lock_name;         /* the lock object's name, NULL           */
+	char *lock_state;        /* the models' decoded state, NULL        */
 	int runtime;             /* waits for a runtime lock (lockmodel.h) */
 	char *rt_how;            /* the runtime model's holder evidence     */
 	/* fd I/O */
 	int io_fd;               /* -1 none */
 	int io_socket;
 	char *io_desc;
-	char *where;             /* first frame in the program's own module */
+	char *where;             /* innermost runtime frame ("side (app.py:7)"),
+	                            else the first frame in the program's own
+	                            module */
+	char *rt_name;           /* the runtime's name for the thread, NULL */
 	char **funcs;            /* functions of the program's own module on its stack */
 	size_t n_funcs;
 };
@@ -104,6 +112,10 @@ struct rp_holder {
 size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, size_t max);
 struct lt_u64map;
 int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
+/* tid -> the runtime's name for the thread (runtime.name), from one
+ * snapshot JSON document; values malloc'd, a later name replaces an
+ * earlier one.  0 or -1. */
+int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
 
 /* ---- output helpers (report_print.c) ------------------------------------- */

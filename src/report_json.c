@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/rtthread.h"
 #include "report_int.h"
 #include "u64map.h"
 
@@ -293,6 +294,12 @@ static int parse_value(struct parser *ps, struct rp_json *v, int depth)
 			fail(ps, "bad number");
 			return -1;
 		}
+		if (!strpbrk(num, ".eE")) {
+			errno = 0;
+			long long i = strtoll(num, &e, 10);
+			v->is_int = !errno && !*e;
+			v->inum = i;
+		}
 		ps->p += l;
 		return 0;
 	}
@@ -362,6 +369,13 @@ double rp_json_num(const struct rp_json *j, double dflt)
 	return rp_json_is_num(j) ? j->num : dflt;
 }
 
+int64_t rp_json_int(const struct rp_json *j, int64_t dflt)
+{
+	if (!rp_json_is_num(j))
+		return dflt;
+	return j->is_int ? j->inum : (int64_t)j->num;
+}
+
 const char *rp_json_str(const struct rp_json *j)
 {
 	return j && j->type == RPJ_STR ? j->str : NULL;
@@ -408,7 +422,8 @@ static char *own_frame(const struct rp_json *th, const char *exe_base)
 			continue;
 		const char *file = rp_json_str(rp_json_get(f, "file"));
 		double line = rp_json_num(rp_json_get(f, "line"), -1);
-		char buf[512];
+		char buf[512], dm[256];
+		func = lt_func_display(func, dm, sizeof(dm)); /* OCaml names readable */
 		if (file && line > 0)
 			snprintf(buf, sizeof(buf), "%s (%s:%.0f)", func, file, line);
 		else
@@ -416,6 +431,24 @@ static char *own_frame(const struct rp_json *th, const char *exe_base)
 		return strdup(buf);
 	}
 	return NULL;
+}
+
+/* The innermost frame of the thread's runtime stack (docs/runtimes.md):
+ * "side (/app/worker.py:107)". */
+static char *runtime_frame(const struct rp_json *th)
+{
+	const struct rp_json *fr = rp_json_get(rp_json_get(th, "runtime"), "frames");
+	if (!fr || fr->type != RPJ_ARR || !fr->n)
+		return NULL;
+	const char *func = rp_json_str(rp_json_get(&fr->items[0], "func"));
+	const char *file = rp_json_str(rp_json_get(&fr->items[0], "file"));
+	double line = rp_json_num(rp_json_get(&fr->items[0], "line"), -1);
+	char buf[512];
+	if (line > 0)
+		snprintf(buf, sizeof(buf), "%s (%s:%.0f)", func ? func : "?", file ? file : "?", line);
+	else
+		snprintf(buf, sizeof(buf), "%s (%s)", func ? func : "?", file ? file : "?");
+	return strdup(buf);
 }
 
 #define MAX_FUNCS 24
@@ -481,6 +514,7 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 		t->owner = (int32_t)rp_json_num(rp_json_get(fx, "owner"), 0);
 		t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
 		t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
+		t->lock_state = dup_str(rp_json_get(fx, "lock_state"));
 		const struct rp_json *rl = rp_json_get(fx, "runtime_lock");
 		if (rp_json_is_num(rl) && rt && rt->type == RPJ_ARR) {
 			double k = rp_json_num(rl, -1);
@@ -503,8 +537,11 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 		t->io_desc = strdup(buf);
 		t->io_socket = kind && !strcmp(kind, "socket");
 	}
-	t->where = own_frame(th, exe_base);
+	t->where = runtime_frame(th);
+	if (!t->where)
+		t->where = own_frame(th, exe_base);
 	own_funcs(th, exe_base, t);
+	t->rt_name = dup_str(rp_json_get(rp_json_get(th, "runtime"), "name"));
 }
 
 static void thread_clear(struct rp_snap_thread *t)
@@ -517,9 +554,11 @@ static void thread_clear(struct rp_snap_thread *t)
 	free(t->owner_kind);
 	free(t->lock_kind);
 	free(t->lock_name);
+	free(t->lock_state);
 	free(t->rt_how);
 	free(t->io_desc);
 	free(t->where);
+	free(t->rt_name);
 	for (size_t i = 0; i < t->n_funcs; i++)
 		free(t->funcs[i]);
 	free(t->funcs);
@@ -710,4 +749,28 @@ size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, 
 	}
 	rp_json_free(doc);
 	return n;
+}
+
+int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map)
+{
+	char err[128];
+	struct rp_json *doc = rp_json_parse(json, len, err, sizeof(err));
+	if (!doc)
+		return -1;
+	const struct rp_json *threads = rp_json_get(doc, "threads");
+	for (size_t i = 0; threads && threads->type == RPJ_ARR && i < threads->n; i++) {
+		const struct rp_json *th = &threads->items[i];
+		double tid = rp_json_num(rp_json_get(th, "tid"), 0);
+		const char *name = rp_json_str(rp_json_get(rp_json_get(th, "runtime"), "name"));
+		if (tid <= 0 || tid > 4194304 || !name || !name[0])
+			continue;
+		char *v = strdup(name), *old = lt_u64map_get(map, (uint64_t)tid);
+		if (!v || lt_u64map_put(map, (uint64_t)tid, v)) {
+			free(v);
+			break;
+		}
+		free(old);
+	}
+	rp_json_free(doc);
+	return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "locktrace/timeline.h"
+#include "locktrace/snapshot.h"
 #include "report_int.h"
 #include "u64map.h"
 #include "utf8.h"
@@ -335,6 +336,11 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 		const struct lt_report_thread *t = &r->threads[i];
 		fprintf(f, "%s\n    {\"tid\": %u, \"name\": ", i ? "," : "", t->tid);
 		rp_json_string(f, t->name);
+		fputs(", \"runtime_name\": ", f);
+		if (t->rt_name)
+			rp_json_string(f, t->rt_name);
+		else
+			fputs("null", f);
 		fprintf(f, ", \"exited\": %s, \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64 ",\n     \"time_s\": {",
 			t->exited ? "true" : "false", t->first_ts, t->last_ts);
 		const uint64_t v[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
@@ -411,7 +417,16 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 		fputs(i ? ", " : "", f);
 		rp_json_string(f, r->notes[i]);
 	}
-	fprintf(f, "]\n}\n");
+	fprintf(f, "],\n  \"stored_snapshots\": [");
+	for (size_t i = 0; i < r->n_stored; i++) {
+		const struct lt_report_stored *st = &r->stored[i];
+		const char *o = lt_snapshot_occasion(st->occasion[0] ? st->occasion : NULL, i, r->n_stored,
+						     !!(r->hdr_flags & LT_HDR_FLIGHT));
+		fprintf(f, "%s\n    {\"occasion\": \"%s\", \"snapshot\": ", i ? "," : "", o);
+		fwrite(st->json, 1, st->len, f);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]\n}\n", r->n_stored ? "\n  " : "");
 }
 
 /* ---------------------------------------------------------------- text */
@@ -568,7 +583,7 @@ static void print_thread_end(FILE *f, const struct tctx *x, size_t i)
 	const struct lt_report *r = x->r;
 	const struct lt_report_thread *t = &r->threads[i];
 	char n[LT_COMM_LEN * 4], buf[300], ts[32], d[32];
-	rp_clean_name(t->name, n, sizeof(n));
+	rp_clean_name(t->rt_name ? t->rt_name : t->name, n, sizeof(n));
 	const char *ph = phrase_of(x, i, buf, sizeof(buf));
 	rp_fmt_ts(t->end_since, ts, sizeof(ts));
 	rp_fmt_dur(t->end_since && r->end_ts > t->end_since ? r->end_ts - t->end_since : 0, d, sizeof(d));
@@ -742,7 +757,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 				continue;
 			shown++;
 			char n[LT_COMM_LEN * 4], v[7][16], buf[300];
-			rp_clean_name(t->name, n, sizeof(n));
+			rp_clean_name(t->rt_name ? t->rt_name : t->name, n, sizeof(n));
 			const uint64_t x[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
 					       t->other_ns };
 			for (int k = 0; k < 6; k++)
@@ -764,8 +779,8 @@ static void print_tables(FILE *f, const struct tctx *tx)
 	for (size_t i = 0; i < r->n_edges && i < rows; i++) {
 		const struct lt_report_edge *e = &r->edges[i];
 		char w[96], x[96], n1[LT_COMM_LEN * 4], n2[LT_COMM_LEN * 4], sym[160], lk[4 * 160] = "";
-		rp_clean_name(e->waker_name, n1, sizeof(n1));
-		rp_clean_name(e->wakee_name, n2, sizeof(n2));
+		rp_clean_name(lt_report_thread_name(r, e->waker, e->waker_name), n1, sizeof(n1));
+		rp_clean_name(lt_report_thread_name(r, e->wakee, e->wakee_name), n2, sizeof(n2));
 		if (!e->waker)
 			snprintf(w, sizeof(w), "timer/interrupt");
 		else

@@ -25,6 +25,7 @@
 
 #include "locktrace/calls.h"
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
@@ -44,6 +45,8 @@ struct ctx {
 	struct lt_tid_regs *regs_sorted;
 	size_t n_regs;
 	bool compat;            /* 32-bit process: i386 syscall numbers */
+	char *maps;             /* /proc/PID/maps, read on the first shared futex */
+	bool maps_read;
 };
 
 /* A 32-bit (i386) process reports i386 syscall numbers and registers: the
@@ -316,6 +319,44 @@ static bool other_process(pid_t tid, pid_t *tgid, char *comm, size_t len)
 	return *tgid > 0;
 }
 
+/* The MAP_SHARED mapping of /proc/PID/maps text MAPS holding ADDR: fill
+ * F's object identity (device, inode, offset of ADDR in the object). */
+static bool shared_object_at(const char *maps, uint64_t addr, struct lt_futex *f)
+{
+	for (const char *l = maps; l && *l;) {
+		unsigned long long lo, hi, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		if (sscanf(l, "%llx-%llx %7s %llx %x:%x %llu", &lo, &hi, perms, &off, &maj, &min, &ino) == 7 &&
+		    addr >= lo && addr < hi) {
+			if (perms[3] != 's' || ino == 0)
+				return false;
+			f->shared_obj = true;
+			f->obj_major = maj;
+			f->obj_minor = min;
+			f->obj_ino = ino;
+			f->obj_off = off + (addr - lo);
+			return true;
+		}
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	return false;
+}
+
+static void note_shared_object(struct ctx *c, struct lt_futex *f)
+{
+	if (f->private_)
+		return;
+	if (!c->maps_read) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->s->pid);
+		c->maps = lts_read_all(path, NULL);
+		c->maps_read = true;
+	}
+	shared_object_at(c->maps, f->uaddr, f);
+}
+
 static void decode_futex(struct ctx *c, struct lt_thread *t)
 {
 	struct lt_futex *f = &t->futex;
@@ -328,6 +369,7 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 		t->wait = LT_WAIT_OTHER;
 	if (c->sym && !(c->o->flags & LT_SNAP_NO_SYMBOLS))
 		f->lock_sym = lt_sym_describe(c->sym, f->uaddr);
+	note_shared_object(c, f);
 	if (f->timeout_ptr) {
 		f->timeout_ok = read_timespec(c, f->timeout_ptr, &f->timeout_sec, &f->timeout_nsec);
 		if (!f->timeout_ok)
@@ -590,7 +632,7 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
 			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" : "held by thread";
 			snprintf(own, sizeof(own), ", %s %d (%s)%s", how, (int)f->owner,
-				 o ? lts_thread_name(o) : "not in this process",
+				 o ? lt_thread_name(o) : "not in this process",
 				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
 				 f->owner_kind == LT_OWNER_PI ? " [PI futex word]" :
 				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :
@@ -1036,6 +1078,10 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	struct lt_lm_env env;
 	lt_lm_env_live(&env, c.sym, s, ctx_fsbase, &c);
 	lt_lockmodels_apply(s, &env);
+	/* each thread as its language runtime knows it (rtthread.h); the
+	 * layouts are x86-64 ones: not for a 32-bit process */
+	if (!c.compat)
+		lt_rtthreads_apply(s, &env);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)
@@ -1050,6 +1096,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	confirm_verdicts(&c, t_read_end);
 
 	lts_net_free(c.net);
+	free(c.maps);
 	free(c.regs_sorted);
 	lt_sym_close(c.sym);
 	lt_mem_close(&c.mem);

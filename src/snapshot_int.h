@@ -57,8 +57,5 @@ int lts_format_inet(const char *hex, char *buf, size_t len);
 void lts_fmt_duration(double s, char *buf, size_t len);
 /* What a thread is doing, short: "read(fd 7: socket)", "running". malloc'd. */
 char *lts_thread_activity(const struct lt_thread *t);
-/* A thread's name for people: the runtime's (rt_name) when one named it,
- * else comm. */
-const char *lts_thread_name(const struct lt_thread *t);
 
 #endif

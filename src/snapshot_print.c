@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 #include "utf8.h"
@@ -84,6 +85,11 @@ static void json_futex(FILE *f, const struct lt_futex *x)
 		fprintf(f, ",\"runtime_lock\":%u", x->rtlock - 1);
 	else
 		fputs(",\"runtime_lock\":null", f);
+	if (x->shared_obj)
+		fprintf(f, ",\"shared_object\":{\"dev\":\"%u:%u\",\"inode\":%" PRIu64 ",\"offset\":%" PRIu64 "}",
+			x->obj_major, x->obj_minor, x->obj_ino, x->obj_off);
+	else
+		fputs(",\"shared_object\":null", f);
 	fprintf(f, ",\"op\":%u,\"op_name\":\"%s\",\"cmd\":%d,\"private\":%s,\"clock_realtime\":%s,"
 		   "\"is_wait\":%s,\"is_pi\":%s,\"expected\":%u,\"bitset\":%u,",
 		x->op, op, x->cmd, x->private_ ? "true" : "false", x->clock_realtime ? "true" : "false",
@@ -200,6 +206,11 @@ static void json_frame(FILE *f, const struct lt_frame *fr, const struct modtab *
 		fputs(",\"build_id\":", f);
 		json_str(f, fr->build_id);
 	}
+	char dm[256];
+	if (fr->func && lt_demangle_ocaml(fr->func, dm, sizeof(dm))) {
+		fputs(",\"demangled\":", f);
+		json_str(f, dm);
+	}
 	fputs(",\"file\":", f);
 	json_str(f, fr->file);
 	if (fr->file)
@@ -209,12 +220,52 @@ static void json_frame(FILE *f, const struct lt_frame *fr, const struct modtab *
 	fprintf(f, ",\"activation\":%s}", fr->activation ? "true" : "false");
 }
 
+/* The thread as its runtime knows it (rtthread.h), or null. */
+static void json_runtime(FILE *f, const struct lt_thread *t)
+{
+	if (!t->rt_lang) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"lang\":", f);
+	json_str(f, t->rt_lang);
+	fputs(",\"name\":", f);
+	json_str(f, t->rt_name);
+	fputs(",\"frames\":[", f);
+	for (size_t i = 0; i < t->n_rt_frames; i++) {
+		const struct lt_rtframe *r = &t->rt_frames[i];
+		fputs(i ? ",{\"func\":" : "{\"func\":", f);
+		json_str(f, r->func);
+		fputs(",\"file\":", f);
+		json_str(f, r->file);
+		if (r->line > 0)
+			fprintf(f, ",\"line\":%d", r->line);
+		else
+			fputs(",\"line\":null", f);
+		if (r->native >= 0)
+			fprintf(f, ",\"native_frame\":%d", r->native);
+		else
+			fputs(",\"native_frame\":null", f);
+		if (r->pc)
+			fprintf(f, ",\"pc\":\"0x%" PRIx64 "\"", r->pc);
+		else
+			fputs(",\"pc\":null", f);
+		fputs(",\"kind\":", f);
+		json_str(f, r->kind);
+		if (r->bci >= 0)
+			fprintf(f, ",\"bci\":%d}", r->bci);
+		else
+			fputs(",\"bci\":null}", f);
+	}
+	fputs("],\"end\":", f);
+	json_str(f, t->rt_end);
+	fputc('}', f);
+}
+
 static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab *m)
 {
 	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
 	json_str(f, t->comm);
-	fputs(",\"rt_name\":", f);
-	json_str(f, t->rt_name);
 	fprintf(f, ",\"state\":\"%c\",\"cpu\":%d,", t->state ? t->state : '?', t->cpu);
 	if (t->idle_src == LT_IDLE_UNKNOWN)
 		fputs("\"blocked_s\":null,", f);
@@ -276,20 +327,28 @@ static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab 
 	}
 	fputs("],\"end\":", f);
 	json_str(f, t->ustack_end);
-	fputs("},\"acquire\":", f);
+	fputs("},\"runtime\":", f);
+	json_runtime(f, t);
+	fputs(",\"acquire\":", f);
 	json_str(f, t->acquire);
 	fputs(",\"notes\":", f);
 	json_strlist(f, &t->notes);
 	fprintf(f, ",\"moved\":%s}", t->moved ? "true" : "false");
 }
 
-static void json_verdict(FILE *f, const struct lt_verdict *v)
+/* M, for a verdict of a multi-process view: "pids" parallel to "tids". */
+static void json_verdict(FILE *f, const struct lt_verdict *v, const struct lt_multi_snapshot *m)
 {
 	fprintf(f, "{\"kind\":\"%s\",\"summary\":", lt_verdict_kind_name(v->kind));
 	json_str(f, v->summary);
 	fputs(",\"tids\":[", f);
 	for (size_t i = 0; i < v->n_tids; i++)
 		fprintf(f, "%s%d", i ? "," : "", (int)v->tids[i]);
+	if (m) {
+		fputs("],\"pids\":[", f);
+		for (size_t i = 0; i < v->n_tids; i++)
+			fprintf(f, "%s%d", i ? "," : "", (int)lt_multi_pid_of(m, v->tids[i]));
+	}
 	fputs("],\"locks\":[", f);
 	for (size_t i = 0; i < v->n_locks; i++) {
 		if (i)
@@ -347,6 +406,10 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
 {
 	fprintf(f, "{\"schema\":\"locktrace.snapshot/1\",\"pid\":%d,\"comm\":", (int)s->pid);
 	json_str(f, s->comm);
+	if (s->occasion) {
+		fputs(",\"occasion\":", f);
+		json_str(f, s->occasion);
+	}
 	fputs(",\"exe\":", f);
 	json_str(f, s->exe);
 	fprintf(f, ",\"taken_realtime_ns\":%" PRId64 ",\"taken_monotonic_ns\":%" PRId64
@@ -370,7 +433,7 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++) {
 		if (i)
 			fputc(',', f);
-		json_verdict(f, &s->verdicts[i]);
+		json_verdict(f, &s->verdicts[i], NULL);
 	}
 	fputs("],\"runtime_locks\":[", f);
 	for (size_t i = 0; i < s->n_rtlocks; i++) {
@@ -441,8 +504,9 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 	}
 }
 
-static void text_rtlock(FILE *f, const struct lt_rtlock *l)
+static void text_rtlock(FILE *f, const struct lt_snapshot *s, const struct lt_rtlock *l)
 {
+	const struct lt_thread *h = l->holder > 0 ? lt_snapshot_find(s, l->holder) : NULL;
 	fputs("\nruntime lock: ", f);
 	text_str(f, l->kind);
 	fputs(" ", f);
@@ -453,8 +517,14 @@ static void text_rtlock(FILE *f, const struct lt_rtlock *l)
 		text_str(f, l->version);
 		fputc(')', f);
 	}
-	if (l->held == 1 && l->holder > 0)
+	if (l->held == 1 && l->holder > 0) {
 		fprintf(f, ": held by thread %d", (int)l->holder);
+		if (h) {
+			fputs(" (", f);
+			text_str(f, lt_thread_name(h));
+			fputc(')', f);
+		}
+	}
 	else if (l->held == 1)
 		fputs(": held, holder unknown", f);
 	else if (l->held == 0)
@@ -476,6 +546,81 @@ static void text_rtlock(FILE *f, const struct lt_rtlock *l)
 	}
 }
 
+static void text_frame(FILE *f, size_t i, const struct lt_frame *fr)
+{
+	char dm[256];
+	fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
+	if (fr->func) {
+		text_str(f, lt_func_display(fr->func, dm, sizeof(dm)));
+		fprintf(f, "+0x%" PRIx64, fr->func_off);
+	} else {
+		fputs("??", f);
+	}
+	if (fr->module) {
+		fputs(" (", f);
+		text_str(f, fr->module);
+		fputc(')', f);
+	}
+	if (fr->file) {
+		fputc(' ', f);
+		const char *b = strrchr(fr->file, '/');
+		text_str(f, b ? b + 1 : fr->file);
+		fprintf(f, ":%d", fr->line);
+	}
+	fputc('\n', f);
+}
+
+/* "    py  side (/path/gil_holder.py:97)",
+ * "    java JavaLocks.crosswise (JavaLocks.java:151) [interpreted, bci 29]" */
+static void text_rtframe(FILE *f, const struct lt_thread *t, const struct lt_rtframe *r)
+{
+	const char *tag = !strcmp(t->rt_lang, "python") ? "py" : !strcmp(t->rt_lang, "java") ? "java" : "rt";
+	fprintf(f, "    %-3s ", tag);
+	text_str(f, r->func ? r->func : "?");
+	fputs(" (", f);
+	text_str(f, r->file ? r->file : "?");
+	if (r->line > 0)
+		fprintf(f, ":%d", r->line);
+	fputc(')', f);
+	if (r->kind) {
+		fputs(" [", f);
+		text_str(f, r->kind);
+		if (r->bci >= 0)
+			fprintf(f, ", bci %d", r->bci);
+		fputc(']', f);
+	}
+	fputc('\n', f);
+}
+
+/* The runtime's frames that native frame I runs (the interpreter loop),
+ * printed just above it: the loop calls what is below them. */
+static void text_rtframes_at(FILE *f, const struct lt_thread *t, int i)
+{
+	for (size_t k = 0; k < t->n_rt_frames; k++)
+		if (t->rt_frames[k].native == i)
+			text_rtframe(f, t, &t->rt_frames[k]);
+}
+
+static void text_rtframes_unplaced(FILE *f, const struct lt_thread *t)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < t->n_rt_frames; k++)
+		n += t->rt_frames[k].native < 0;
+	if (n || t->rt_end) {
+		fprintf(f, "  %s%s:\n", t->rt_lang,
+			!n ? "" : n == t->n_rt_frames ? " (not placed among native frames)"
+						      : " (outer frames, not placed)");
+		for (size_t k = 0; k < t->n_rt_frames; k++)
+			if (t->rt_frames[k].native < 0)
+				text_rtframe(f, t, &t->rt_frames[k]);
+	}
+	if (t->rt_end) {
+		fputs("    ", f);
+		text_str(f, t->rt_end);
+		fputc('\n', f);
+	}
+}
+
 static void text_thread(FILE *f, const struct lt_thread *t)
 {
 	char dur[32];
@@ -483,7 +628,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	text_str(f, t->comm);
 	fputc(')', f);
 	if (t->rt_name) {
-		fputs(" \"", f);
+		fprintf(f, " %s thread \"", t->rt_lang ? t->rt_lang : "runtime");
 		text_str(f, t->rt_name);
 		fputc('"', f);
 	}
@@ -524,26 +669,8 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	if (t->n_frames || t->ustack_end) {
 		fprintf(f, "  user (registers: %s):\n", lt_regs_source_name(t->regs_src));
 		for (size_t i = 0; i < t->n_frames; i++) {
-			const struct lt_frame *fr = &t->frames[i];
-			fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
-			if (fr->func) {
-				text_str(f, fr->func);
-				fprintf(f, "+0x%" PRIx64, fr->func_off);
-			} else {
-				fputs("??", f);
-			}
-			if (fr->module) {
-				fputs(" (", f);
-				text_str(f, fr->module);
-				fputc(')', f);
-			}
-			if (fr->file) {
-				fputc(' ', f);
-				const char *b = strrchr(fr->file, '/');
-				text_str(f, b ? b + 1 : fr->file);
-				fprintf(f, ":%d", fr->line);
-			}
-			fputc('\n', f);
+			text_rtframes_at(f, t, (int)i);
+			text_frame(f, i, &t->frames[i]);
 		}
 		if (t->ustack_end) {
 			fputs("    ", f);
@@ -551,6 +678,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 			fputc('\n', f);
 		}
 	}
+	text_rtframes_unplaced(f, t);
 	for (size_t i = 0; i < t->notes.n; i++) {
 		fputs("  note: ", f);
 		text_str(f, t->notes.v[i]);
@@ -558,7 +686,7 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 	}
 }
 
-void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
+static void text_header(FILE *f, const struct lt_snapshot *s)
 {
 	char when[64] = "?";
 	time_t sec = (time_t)(s->taken_realtime_ns / 1000000000LL);
@@ -576,13 +704,91 @@ void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
 		text_str(f, s->notes.v[i]);
 		fputc('\n', f);
 	}
-	fputc('\n', f);
-	for (size_t i = 0; i < s->n_verdicts; i++)
-		text_verdict(f, &s->verdicts[i]);
+}
+
+static void text_body(FILE *f, const struct lt_snapshot *s)
+{
 	for (size_t i = 0; i < s->n_rtlocks; i++)
-		text_rtlock(f, &s->rtlocks[i]);
+		text_rtlock(f, s, &s->rtlocks[i]);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputc('\n', f);
 		text_thread(f, &s->threads[i]);
 	}
+}
+
+void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s)
+{
+	text_header(f, s);
+	fputc('\n', f);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		text_verdict(f, &s->verdicts[i]);
+	text_body(f, s);
+}
+
+/* ---- several processes ---- */
+
+/* "thread 12 of process 10 (server), thread 15 of process 11 (worker)" */
+static void text_processes_of(FILE *f, const struct lt_multi_snapshot *m, const struct lt_verdict *v)
+{
+	fputs("    - processes:", f);
+	for (size_t i = 0; i < v->n_tids; i++) {
+		pid_t pid = lt_multi_pid_of(m, v->tids[i]);
+		const char *comm = "?";
+		for (size_t k = 0; k < m->n_procs; k++)
+			if (m->procs[k]->pid == pid)
+				comm = m->procs[k]->comm;
+		fprintf(f, "%s thread %d of process %d (", i ? "," : "", (int)v->tids[i], (int)pid);
+		text_str(f, comm);
+		fputc(')', f);
+	}
+	fputc('\n', f);
+}
+
+void lt_multi_print_text(FILE *f, const struct lt_multi_snapshot *m)
+{
+	fprintf(f, "snapshot of %zu processes, diagnosed together:", m->n_procs);
+	for (size_t i = 0; i < m->n_procs; i++) {
+		fprintf(f, "%s pid %d (", i ? "," : "", (int)m->procs[i]->pid);
+		text_str(f, m->procs[i]->comm);
+		fputc(')', f);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < m->view.notes.n; i++) {
+		fputs("note: ", f);
+		text_str(f, m->view.notes.v[i]);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		text_verdict(f, &m->view.verdicts[i]);
+		if (m->view.verdicts[i].n_tids)
+			text_processes_of(f, m, &m->view.verdicts[i]);
+	}
+	for (size_t i = 0; i < m->n_procs; i++) {
+		fprintf(f, "\n=== process %d ===\n", (int)m->procs[i]->pid);
+		text_header(f, m->procs[i]);
+		text_body(f, m->procs[i]);
+	}
+}
+
+void lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m)
+{
+	fputs("{\"schema\":\"locktrace.snapshot-multi/1\",\"pids\":[", f);
+	for (size_t i = 0; i < m->n_procs; i++)
+		fprintf(f, "%s%d", i ? "," : "", (int)m->procs[i]->pid);
+	fputs("],\"notes\":", f);
+	json_strlist(f, &m->view.notes);
+	fputs(",\"verdicts\":[", f);
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		if (i)
+			fputc(',', f);
+		json_verdict(f, &m->view.verdicts[i], m);
+	}
+	fputs("],\"processes\":[\n", f);
+	for (size_t i = 0; i < m->n_procs; i++) {
+		if (i)
+			fputs(",\n", f);
+		lt_snapshot_print_json(f, m->procs[i]);
+	}
+	fputs("]}\n", f);
 }

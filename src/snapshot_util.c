@@ -162,6 +162,21 @@ static void fd_clear(struct lt_fd *f)
 	f->target = f->desc = NULL;
 }
 
+void lt_thread_clear_rt(struct lt_thread *t)
+{
+	for (size_t i = 0; i < t->n_rt_frames; i++) {
+		free(t->rt_frames[i].func);
+		free(t->rt_frames[i].file);
+	}
+	free(t->rt_frames);
+	free(t->rt_name);
+	free(t->rt_end);
+	t->rt_frames = NULL;
+	t->n_rt_frames = 0;
+	t->rt_name = t->rt_end = NULL;
+	t->rt_lang = NULL;
+}
+
 void lt_thread_clear(struct lt_thread *t)
 {
 	free(t->futex.lock_sym);
@@ -178,7 +193,7 @@ void lt_thread_clear(struct lt_thread *t)
 	free(t->frames);
 	free(t->ustack_end);
 	lt_strlist_free(&t->notes);
-	free(t->rt_name);
+	lt_thread_clear_rt(t);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -205,6 +220,7 @@ void lt_snapshot_free(struct lt_snapshot *s)
 		lt_rtlock_clear(&s->rtlocks[i]);
 	free(s->rtlocks);
 	lt_strlist_free(&s->notes);
+	lt_strlist_free(&s->strings);
 	free(s->sched_offset_ns);
 	free(s->exe);
 	free(s);
@@ -222,6 +238,11 @@ struct lt_thread *lt_snapshot_find(const struct lt_snapshot *s, pid_t tid)
 	if (!s || !s->threads)
 		return NULL;
 	return bsearch(&tid, s->threads, s->n_threads, sizeof(*s->threads), tid_cmp);
+}
+
+const char *lt_thread_name(const struct lt_thread *t)
+{
+	return t->rt_name && t->rt_name[0] ? t->rt_name : t->comm;
 }
 
 /* ---- enum names ---- */

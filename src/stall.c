@@ -122,6 +122,21 @@ void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64
 		t->state = LT_TS_IOWAIT;
 	}
 	t->since = since;
+	t->woken = LT_WOKEN_NONE;
+	t->timeout = -1; /* what is left of it is unknown */
+}
+
+/* --calls blocking: how did the open call of t end, at ts?  1 success, 0
+ * not (a timeout, or unknown): see the rule in stall.h. */
+static int ended_well(const struct lt_stall_thread *t, uint64_t ts)
+{
+	if (t->woken == LT_WOKEN_BY_TASK)
+		return 1;
+	if (t->woken != LT_WOKEN_BY_IRQ || t->state != LT_TS_IOWAIT)
+		return 0;
+	/* an interrupt: a device with data, unless the timer had run out
+	 * (the sleep began a little after the call, so allow 1 ms) */
+	return t->timeout < 0 || ts - t->since + 1000000 < (uint64_t)t->timeout;
 }
 
 void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
@@ -140,6 +155,8 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->futex_op = ev->futex.op | (uint32_t)ev->futex.nr << 16;
 		t->uaddr = ev->futex.uaddr;
 		t->since = ev->h.ts;
+		t->woken = LT_WOKEN_NONE;
+		t->timeout = -1;
 		break;
 	case LT_EV_WAIT_ENTER:
 	case LT_EV_IO_ENTER:
@@ -147,15 +164,26 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 			return;
 		t->state = LT_TS_IOWAIT;
 		t->since = ev->h.ts;
+		t->woken = LT_WOKEN_NONE;
+		t->timeout = ev->h.kind == LT_EV_WAIT_ENTER ? ev->wait.timeout_ns : -1;
+		break;
+	case LT_EV_WAKING:
+		/* the first wake-up of a sleep ends it (a thread woken by the
+		 * timer and then by a wake that came too late was timed out) */
+		if ((t = lookup(s, ev->h.tid, 0)) && t->state != LT_TS_NONE && !t->woken)
+			t->woken = ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE) ? LT_WOKEN_BY_IRQ
+										   : LT_WOKEN_BY_TASK;
 		break;
 	case LT_EV_SYS_EXIT:
 		if (!(t = lookup(s, ev->h.tid, 0)))
 			return;
 		int64_t ret = ev->exit.ret;
-		/* --calls blocking: the thread was woken out of its sleep in
-		 * the call and ran again; count that as the call succeeding */
-		if (ev->h.flags & LT_F_RET_UNKNOWN)
-			ret = t->state == LT_TS_FUTEX_WAIT ? 0 : 1;
+		/* --calls blocking: the thread ran again after sleeping in the
+		 * call; its wake-up says whether it succeeded (0 / 1) */
+		if (ev->h.flags & LT_F_RET_UNKNOWN) {
+			int ok = t->state == LT_TS_FUTEX_OTHER || ended_well(t, ev->h.ts);
+			ret = !ok ? -1 : t->state == LT_TS_FUTEX_WAIT ? 0 : 1;
+		}
 		if (t->state == LT_TS_FUTEX_WAIT && ret == 0) {
 			s->last_lock_progress = s->last_progress = ev->h.ts;
 			s->progress_events++;

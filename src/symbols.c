@@ -4,7 +4,14 @@
  * mappings); the file-backed modules are reported once to one libdwfl
  * session (dwfl_linux_proc_report, which reads /proc only, no ptrace).  Code
  * addresses are cached, so the 1,000 threads of a pool parked in the same
- * libc function cost one lookup. */
+ * libc function cost one lookup.
+ *
+ * A module's symbol table and debug information are loaded only when an
+ * address shown lies in it, and what they said is kept between runs per
+ * build-id (symcache.h): a later snapshot that meets the same addresses
+ * loads neither.  Symbols looked up by name (lock models) come from the
+ * executable's tables and the other modules' dynamic symbols only, which
+ * need no debug file. */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -15,11 +22,15 @@
 
 #include "locktrace/symbols.h"
 #include "snapshot_int.h"
+#include "symcache.h"
 
 struct modinfo {
 	char *base;     /* basename of the module path */
 	char *build_id; /* hex or NULL */
 	bool is_main;   /* the executable */
+	uint64_t bias;  /* process address - the ELF's own vaddr */
+	struct lt_symcache *cache; /* NULL: no cache */
+	bool symtab, dwarf; /* loaded (counted once) */
 };
 
 struct frame_cache_ent {
@@ -39,6 +50,7 @@ struct lt_sym {
 	Dwfl_Callbacks cbs;
 	struct frame_cache_ent *cache;
 	size_t cache_cap, cache_n;
+	unsigned symtabs, dwarfs; /* modules whose tables / debug info were loaded */
 };
 
 static const char *base_name(const char *p)
@@ -176,8 +188,9 @@ static struct modinfo *mod_info(struct lt_sym *s, Dwfl_Module *mod)
 	mi->base = strdup(name ? base_name(name) : "?");
 	mi->is_main = name && s->exe && strcmp(name, s->exe) == 0;
 	/* the build-id is known once the ELF is loaded */
-	Dwarf_Addr bias;
+	Dwarf_Addr bias = 0;
 	dwfl_module_getelf(mod, &bias);
+	mi->bias = bias;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &bits, &vaddr);
@@ -188,8 +201,29 @@ static struct modinfo *mod_info(struct lt_sym *s, Dwfl_Module *mod)
 				sprintf(mi->build_id + 2 * i, "%02x", bits[i]);
 		}
 	}
+	mi->cache = lt_symcache_open(mi->build_id);
 	*ud = mi;
 	return mi;
+}
+
+/* Counts the first use of a module's symbol table or debug information. */
+static void used(struct lt_sym *s, struct modinfo *mi, bool dwarf)
+{
+	if (!mi)
+		return;
+	if (dwarf && !mi->dwarf) {
+		mi->dwarf = true;
+		s->dwarfs++;
+	} else if (!dwarf && !mi->symtab) {
+		mi->symtab = true;
+		s->symtabs++;
+	}
+}
+
+void lt_sym_loads(const struct lt_sym *s, unsigned *symtabs, unsigned *debuginfo)
+{
+	*symtabs = s ? s->symtabs : 0;
+	*debuginfo = s ? s->dwarfs : 0;
 }
 
 static int free_modinfo_cb(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr base, void *arg)
@@ -197,6 +231,7 @@ static int free_modinfo_cb(Dwfl_Module *mod, void **ud, const char *name, Dwarf_
 	(void)mod, (void)name, (void)base, (void)arg;
 	struct modinfo *mi = *ud;
 	if (mi) {
+		lt_symcache_close(mi->cache);
 		free(mi->base);
 		free(mi->build_id);
 		free(mi);
@@ -315,6 +350,47 @@ static Dwfl_Module *module_for_data(struct lt_sym *s, uint64_t addr, const struc
 	return mod && addr < module_image_end(mod) ? mod : NULL;
 }
 
+/* The symbol that contains the data address addr of mod: from the cache,
+ * else from the module's symbol table (and kept).  d->name NULL: none. */
+static void data_symbol(struct lt_sym *s, Dwfl_Module *mod, struct modinfo *mi, uint64_t addr,
+			struct lt_symcache_data *d)
+{
+	const struct lt_symcache_data *c = mi ? lt_symcache_data(mi->cache, addr - mi->bias) : NULL;
+	if (c) {
+		*d = *c;
+		return;
+	}
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	used(s, mi, false);
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	*d = (struct lt_symcache_data){ (char *)name, off, name ? sym.st_size : 0 };
+	if (mi)
+		lt_symcache_add_data(mi->cache, addr - mi->bias, d);
+}
+
+/* A module's data address: "sym+0x10" in the executable, "lib:sym+0x10"
+ * in a library, "lib+0x1234" outside any symbol. */
+static char *describe_in(struct lt_sym *s, Dwfl_Module *mod, uint64_t addr)
+{
+	struct modinfo *mi = mod_info(s, mod);
+	struct lt_symcache_data d;
+	data_symbol(s, mod, mi, addr, &d);
+	/* a sized symbol must contain the address; a sizeless one is only
+	 * trusted close by */
+	if (d.name && ((d.size && d.off < d.size) || (!d.size && d.off < 4096))) {
+		char offs[32] = "";
+		if (d.off)
+			snprintf(offs, sizeof(offs), "+0x%" PRIx64, d.off);
+		if (mi && mi->is_main)
+			return lts_asprintf("%s%s", d.name, offs);
+		return lts_asprintf("%s:%s%s", mi ? mi->base : "?", d.name, offs);
+	}
+	Dwarf_Addr base = 0;
+	dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+	return lts_asprintf("%s+0x%" PRIx64, mi ? mi->base : "?", addr - base);
+}
+
 char *lt_sym_describe(struct lt_sym *s, uint64_t addr)
 {
 	if (!s)
@@ -323,25 +399,8 @@ char *lt_sym_describe(struct lt_sym *s, uint64_t addr)
 	if (!m)
 		return lts_strdup("unmapped");
 	Dwfl_Module *mod = module_for_data(s, addr, m);
-	if (mod) {
-		struct modinfo *mi = mod_info(s, mod);
-		GElf_Off off = 0;
-		GElf_Sym sym;
-		const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
-		/* a sized symbol must contain the address; a sizeless one is
-		 * only trusted close by */
-		if (name && ((sym.st_size && off < sym.st_size) || (!sym.st_size && off < 4096))) {
-			char offs[32] = "";
-			if (off)
-				snprintf(offs, sizeof(offs), "+0x%" PRIx64, (uint64_t)off);
-			if (mi && mi->is_main)
-				return lts_asprintf("%s%s", name, offs);
-			return lts_asprintf("%s:%s%s", mi ? mi->base : "?", name, offs);
-		}
-		Dwarf_Addr base = 0;
-		dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
-		return lts_asprintf("%s+0x%" PRIx64, mi ? mi->base : "?", addr - base);
-	}
+	if (mod)
+		return describe_in(s, mod, addr);
 	if (m->stack_tid)
 		return lts_asprintf("[stack of thread %d]", (int)m->stack_tid);
 	if (m->path && strcmp(m->path, "[stack]") == 0)
@@ -355,9 +414,27 @@ char *lt_sym_describe(struct lt_sym *s, uint64_t addr)
 
 /* ---- code addresses ---- */
 
+/* What the module's tables say of the code address lookup (the symbol,
+ * and with lines its source line), loading them if need be. */
+static void code_symbol(struct lt_sym *s, Dwfl_Module *mod, struct modinfo *mi, uint64_t lookup,
+			bool lines, struct lt_symcache_frame *f)
+{
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	used(s, mi, false);
+	const char *name = dwfl_module_addrinfo(mod, lookup, &off, &sym, NULL, NULL, NULL);
+	*f = (struct lt_symcache_frame){ (char *)name, off, NULL, 0, lines };
+	if (lines) {
+		used(s, mi, true);
+		Dwfl_Line *l = dwfl_module_getsrc(mod, lookup);
+		f->file = l ? (char *)dwfl_lineinfo(l, NULL, &f->line, NULL, NULL, NULL) : NULL;
+	}
+}
+
 static void symbolize(struct lt_sym *s, uint64_t pc, bool activation, struct lt_frame *out)
 {
 	uint64_t lookup = activation ? pc : pc - 1;
+	bool lines = !(s->flags & LT_SYM_NO_LINES);
 	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, lookup) : NULL;
 	if (!mod) {
 		const struct lt_map *m = map_at(s, lookup);
@@ -370,21 +447,22 @@ static void symbolize(struct lt_sym *s, uint64_t pc, bool activation, struct lt_
 		out->module = lts_strdup(mi->base);
 		out->build_id = lts_strdup(mi->build_id);
 	}
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, lookup, &off, &sym, NULL, NULL, NULL);
-	if (name) {
-		out->func = strdup(name);
-		out->func_off = off + (pc - lookup); /* offset of pc itself */
+	struct lt_symcache_frame f;
+	const struct lt_symcache_frame *c = mi ? lt_symcache_frame(mi->cache, lookup - mi->bias) : NULL;
+	if (c && (c->lines || !lines)) {
+		f = *c;
+	} else {
+		code_symbol(s, mod, mi, lookup, lines, &f);
+		if (mi)
+			lt_symcache_add_frame(mi->cache, lookup - mi->bias, &f);
 	}
-	if (!(s->flags & LT_SYM_NO_LINES)) {
-		Dwfl_Line *l = dwfl_module_getsrc(mod, lookup);
-		int line = 0;
-		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-		if (file) {
-			out->file = strdup(file);
-			out->line = line;
-		}
+	if (f.func) {
+		out->func = strdup(f.func);
+		out->func_off = f.off + (pc - lookup); /* offset of pc itself */
+	}
+	if (lines && f.file) {
+		out->file = strdup(f.file);
+		out->line = f.line;
 	}
 }
 
@@ -461,6 +539,53 @@ struct lookup_req {
 	uint64_t addr, size;
 };
 
+/* The executable's own symbol table (.symtab, else .dynsym): name's ELF
+ * vaddr and size.  1 found, 0 not. */
+static int in_symtab(Dwfl_Module *mod, uint64_t bias, const char *name, uint64_t *vaddr,
+		     uint64_t *size)
+{
+	int n = dwfl_module_getsymtab(mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *nm = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (!nm || sym.st_shndx == SHN_UNDEF || strcmp(nm, name) != 0)
+			continue;
+		*vaddr = addr - bias;
+		*size = sym.st_size;
+		return 1;
+	}
+	return 0;
+}
+
+/* A library's dynamic symbols, straight from its ELF file (no debug file
+ * to find and read): what a runtime exports.  1 found, 0 not. */
+static int in_dynsym(Dwfl_Module *mod, const char *name, uint64_t *vaddr, uint64_t *size)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *nm;
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !(nm = elf_strptr(elf, sh.sh_link, sym.st_name)) || strcmp(nm, name))
+				continue;
+			*vaddr = sym.st_value;
+			*size = sym.st_size;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int lookup_cb(Dwfl_Module *mod, void **ud, const char *mname, Dwarf_Addr base, void *arg)
 {
 	(void)ud, (void)base;
@@ -468,19 +593,23 @@ static int lookup_cb(Dwfl_Module *mod, void **ud, const char *mname, Dwarf_Addr 
 	bool is_main = mname && q->s->exe && strcmp(mname, q->s->exe) == 0;
 	if ((q->main_only && !is_main) || (q->skip_main && is_main))
 		return DWARF_CB_OK;
-	int n = dwfl_module_getsymtab(mod);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *nm = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
-		if (!nm || sym.st_shndx == SHN_UNDEF || strcmp(nm, q->name) != 0)
-			continue;
-		q->found = true;
-		q->addr = addr;
-		q->size = sym.st_size;
-		return DWARF_CB_ABORT;
+	struct modinfo *mi = mod_info(q->s, mod);
+	uint64_t vaddr = 0, size = 0, bias = mi ? mi->bias : 0;
+	int found = mi ? lt_symcache_name(mi->cache, q->name, &vaddr, &size) : -1;
+	if (found < 0) {
+		if (is_main) /* a library's dynamic symbols cost next to nothing */
+			used(q->s, mi, false);
+		found = is_main ? in_symtab(mod, bias, q->name, &vaddr, &size)
+				: in_dynsym(mod, q->name, &vaddr, &size);
+		if (mi)
+			lt_symcache_add_name(mi->cache, q->name, found, vaddr, size);
 	}
-	return DWARF_CB_OK;
+	if (!found)
+		return DWARF_CB_OK;
+	q->found = true;
+	q->addr = vaddr + bias;
+	q->size = size;
+	return DWARF_CB_ABORT;
 }
 
 int lt_sym_lookup(struct lt_sym *s, const char *name, uint64_t *addr, uint64_t *size)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -239,6 +240,60 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 	return 0;
 }
 
+/* An executable regular file: 0, or -errno as execve would say it. */
+static int runnable(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) || access(path, X_OK))
+		return -EACCES;
+	return 0;
+}
+
+static int absolute(const char *path, char *out, size_t len)
+{
+	char *rp = realpath(path, NULL);
+	if (!rp)
+		return -errno;
+	int fits = strlen(rp) < len;
+	if (fits)
+		strcpy(out, rp);
+	free(rp);
+	return fits ? 0 : -ENAMETOOLONG;
+}
+
+int lt_launch_resolve(const char *file, char *out, size_t len)
+{
+	char cand[PATH_MAX];
+	int err = -ENOENT;
+
+	if (!*file)
+		return -ENOENT;
+	if (strchr(file, '/')) {
+		int r = runnable(file);
+		return r ? r : absolute(file, out, len);
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin"; /* execvp's default */
+	for (const char *p = path;; p++) {
+		const char *e = strchrnul(p, ':');
+		int n = snprintf(cand, sizeof(cand), "%.*s%s%s", (int)(e - p), p, e > p ? "/" : "", file);
+		if (n > 0 && (size_t)n < sizeof(cand)) {
+			int r = runnable(cand);
+			if (!r)
+				return absolute(cand, out, len);
+			if (r == -EACCES)
+				err = r; /* keep looking, as execvp does */
+		}
+		if (!*e)
+			break;
+		p = e;
+	}
+	return err;
+}
+
 int lt_launch_prepare(struct lt_launch *l, char *const argv[])
 {
 	int gate[2], st[2];
@@ -267,6 +322,8 @@ int lt_launch_prepare(struct lt_launch *l, char *const argv[])
 		/* wait until the tracer is attached; EOF means go */
 		while (read(gate[0], &c, 1) < 0 && errno == EINTR)
 			;
+		if (l->sigmask)
+			sigprocmask(SIG_SETMASK, l->sigmask, NULL);
 		execvp(argv[0], argv);
 		int e = errno;
 		ssize_t w = write(st[1], &e, sizeof(e));

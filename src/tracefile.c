@@ -307,6 +307,7 @@ struct lt_writer {
 	uint8_t *buf; /* LT_CHUNK_HDR_LEN + payload */
 	size_t len;   /* payload bytes in buf */
 	size_t cap;
+	struct lt_chunk_info info; /* of the events chunk being filled */
 };
 
 static int write_all(int fd, const void *data, size_t n)
@@ -326,7 +327,8 @@ static int write_all(int fd, const void *data, size_t n)
 }
 
 /* Writes the chunk whose payload is at buf + LT_CHUNK_HDR_LEN. */
-static int write_chunk_inplace(struct lt_writer *w, uint8_t *buf, uint32_t type, size_t len)
+static int write_chunk_inplace(struct lt_writer *w, uint8_t *buf, uint32_t type, size_t len,
+			       const struct lt_chunk_info *info)
 {
 	lt_put_le32(buf, CHUNK_MAGIC);
 	lt_put_le32(buf + 4, type);
@@ -336,7 +338,7 @@ static int write_chunk_inplace(struct lt_writer *w, uint8_t *buf, uint32_t type,
 	lt_put_le32(buf + 12, crc);
 	if (w->err)
 		return w->err;
-	int r = w->emit ? w->emit(w->emit_ctx, type, buf + LT_CHUNK_HDR_LEN, len)
+	int r = w->emit ? w->emit(w->emit_ctx, type, buf + LT_CHUNK_HDR_LEN, len, info)
 			: write_all(w->fd, buf, LT_CHUNK_HDR_LEN + len);
 	if (r) {
 		w->err = r;
@@ -354,7 +356,7 @@ static int write_one(struct lt_writer *w, uint32_t type, const uint8_t *data, si
 		return -ENOMEM;
 	if (len)
 		memcpy(buf + LT_CHUNK_HDR_LEN, data, len);
-	int r = write_chunk_inplace(w, buf, type, len);
+	int r = write_chunk_inplace(w, buf, type, len, NULL);
 	free(buf);
 	return r;
 }
@@ -464,11 +466,18 @@ int lt_writer_event(struct lt_writer *w, const struct lt_event *ev)
 		/* chunk start: base timestamp, fresh codec state */
 		lt_codec_reset(&w->codec, w->pid, ev->h.ts);
 		w->len = (size_t)(lt_put_varint(payload, ev->h.ts) - payload);
+		w->info = (struct lt_chunk_info){ 0, ev->h.ts, ev->h.ts };
 	}
 	size_t n = lt_codec_encode(&w->codec, payload + w->len, ev);
 	if (!n)
 		return -EINVAL;
 	w->len += n;
+	/* events of different cpus may be slightly out of order */
+	w->info.nevents++;
+	if (ev->h.ts < w->info.first_ts)
+		w->info.first_ts = ev->h.ts;
+	if (ev->h.ts > w->info.last_ts)
+		w->info.last_ts = ev->h.ts;
 	if (w->len >= w->chunk_target)
 		return lt_writer_flush(w);
 	return w->err;
@@ -480,7 +489,7 @@ int lt_writer_flush(struct lt_writer *w)
 		return w->err;
 	size_t len = w->len;
 	w->len = 0;
-	return write_chunk_inplace(w, w->buf, LT_CHUNK_EVENTS, len);
+	return write_chunk_inplace(w, w->buf, LT_CHUNK_EVENTS, len, &w->info);
 }
 
 int lt_writer_stats(struct lt_writer *w, const struct lt_stats *s)

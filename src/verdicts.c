@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
 
@@ -71,18 +72,21 @@ static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
 	return buf;
 }
 
+/* "rtlock (0x5000)"; a lock in a shared mapping also names the object
+ * and offset, which are the same in every process that maps it. */
 static const char *lock_label(const struct lt_futex *f, char *buf, size_t len)
 {
+	char obj[96] = "";
+	if (f->shared_obj)
+		snprintf(obj, sizeof(obj), ", shared object %u:%u inode %" PRIu64 " offset 0x%" PRIx64,
+			 f->obj_major, f->obj_minor, f->obj_ino, f->obj_off);
 	if (f->lock_sym)
-		snprintf(buf, len, "%s (0x%" PRIx64 ")", f->lock_sym, f->uaddr);
+		snprintf(buf, len, "%s (0x%" PRIx64 "%s)", f->lock_sym, f->uaddr, obj);
+	else if (f->shared_obj)
+		snprintf(buf, len, "0x%" PRIx64 " (%s)", f->uaddr, obj + 2);
 	else
 		snprintf(buf, len, "0x%" PRIx64, f->uaddr);
 	return buf;
-}
-
-const char *lts_thread_name(const struct lt_thread *t)
-{
-	return t->rt_name ? t->rt_name : t->comm;
 }
 
 char *lts_thread_activity(const struct lt_thread *t)
@@ -177,6 +181,39 @@ static const char *owner_source(const struct lt_futex *f)
 	}
 }
 
+/* ---- runtime frames ---- */
+
+/* "side (/app/worker.py:107)": a runtime frame, for evidence lines. */
+static char *rt_where(const struct lt_rtframe *r)
+{
+	if (r->line > 0)
+		return lts_asprintf("%s (%s:%d)", r->func ? r->func : "?", r->file ? r->file : "?", r->line);
+	return lts_asprintf("%s (%s)", r->func ? r->func : "?", r->file ? r->file : "?");
+}
+
+/* "thread 812 (worker-3) waits in python at side (/app/worker.py:107)" */
+static void rt_waits_at(struct lt_verdict *v, const struct lt_thread *t)
+{
+	if (!t->n_rt_frames)
+		return;
+	char *w = rt_where(&t->rt_frames[0]);
+	lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s at %s", (int)t->tid, lt_thread_name(t),
+		       t->rt_lang, w ? w : "?");
+	free(w);
+}
+
+/* WHO's innermost MAX runtime frames: "owner 812 python frame #0: ..." */
+static void rt_frames_evidence(struct lt_verdict *v, const struct lt_thread *t, const char *who,
+			       size_t max)
+{
+	for (size_t k = 0; k < t->n_rt_frames && k < max; k++) {
+		char *w = rt_where(&t->rt_frames[k]);
+		lt_strlist_add(&v->evidence, "%s %d %s frame #%zu: %s", who, (int)t->tid, t->rt_lang, k,
+			       w ? w : "?");
+		free(w);
+	}
+}
+
 /* ---- deadlock ---- */
 
 static long idx_of(const struct lt_snapshot *s, pid_t tid)
@@ -199,8 +236,8 @@ static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, cons
 	char *lp = lock_phrase(s, f);
 	lt_strlist_add(&v->evidence,
 		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
-		       "[%s%s%s], for %s", (int)t->tid, lts_thread_name(t), lp ? lp : "?",
-		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lts_thread_name(o) : "?",
+		       "[%s%s%s], for %s", (int)t->tid, lt_thread_name(t), lp ? lp : "?",
+		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lt_thread_name(o) : "?",
 		       owner_how(f->owner_kind), l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "",
 		       dur);
 	free(lp);
@@ -218,15 +255,15 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 	if (f->owner_kind == LT_OWNER_JOIN)
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
-			       (int)t->tid, lts_thread_name(t), (int)f->owner, o ? lts_thread_name(o) : "?",
+			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",
 			       lock_label(f, lb, sizeof(lb)), dur);
 	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
 		runtime_edge(v, s, t, o, op, dur);
 	else
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) waits for lock %s [%s, word=%u] held by thread %d (%s) [%s], for %s",
-			       (int)t->tid, lts_thread_name(t), lock_label(f, lb, sizeof(lb)), op, f->word,
-			       (int)f->owner, o ? lts_thread_name(o) : "?", owner_how(f->owner_kind), dur);
+			       (int)t->tid, lt_thread_name(t), lock_label(f, lb, sizeof(lb)), op, f->word,
+			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 }
 
 static void find_deadlocks(struct lt_snapshot *s)
@@ -272,7 +309,7 @@ static void find_deadlocks(struct lt_snapshot *s)
 		for (size_t m = 0; m < v->n_tids && cl < sizeof(chain) - 64; m++) {
 			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
 			cl += (size_t)snprintf(chain + cl, sizeof(chain) - cl, "%d (%s) -> ",
-					       (int)v->tids[m], t ? lts_thread_name(t) : "?");
+					       (int)v->tids[m], t ? lt_thread_name(t) : "?");
 		}
 		snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
 		if (v->n_tids == 1)
@@ -285,6 +322,7 @@ static void find_deadlocks(struct lt_snapshot *s)
 		for (size_t m = 0; m < v->n_tids; m++) {
 			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
 			edge_evidence(v, s, t);
+			rt_waits_at(v, t);
 			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
 				v->longest_s = t->idle_s;
 			if (has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && !v->owner_source)
@@ -358,14 +396,39 @@ static bool lost_wakeup_candidate(const struct lt_thread *t, double threshold)
 	return t->idle_src != LT_IDLE_UNKNOWN && t->idle_s >= threshold;
 }
 
+/* A waiter and the key of its lock: the address, or for a lock in a
+ * shared mapping the object (device, inode) and offset, the same in every
+ * process (a multi-process view holds threads of several). */
 struct waiter {
-	uint64_t uaddr;
+	uint64_t uaddr;   /* address, or offset in the shared object */
+	uint64_t ino, dev; /* 0, 0 for a private lock */
 	size_t idx;
 };
+
+static struct waiter waiter_of(const struct lt_snapshot *s, size_t i, uint64_t addr)
+{
+	const struct lt_futex *f = &s->threads[i].futex;
+	struct waiter w = { addr, 0, 0, i };
+	if (f->shared_obj) {
+		w.uaddr = f->obj_off + (addr - f->uaddr);
+		w.ino = f->obj_ino;
+		w.dev = (uint64_t)f->obj_major << 32 | f->obj_minor;
+	}
+	return w;
+}
+
+static bool same_lock(const struct waiter *x, const struct waiter *y)
+{
+	return x->uaddr == y->uaddr && x->ino == y->ino && x->dev == y->dev;
+}
 
 static int waiter_cmp(const void *a, const void *b)
 {
 	const struct waiter *x = a, *y = b;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
 	if (x->uaddr != y->uaddr)
 		return x->uaddr < y->uaddr ? -1 : 1;
 	return (x->idx > y->idx) - (x->idx < y->idx);
@@ -379,11 +442,11 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (lost_wakeup_candidate(&s->threads[i], threshold))
-			w[m++] = (struct waiter){ s->threads[i].futex.uaddr, i };
+			w[m++] = waiter_of(s, i, s->threads[i].futex.uaddr);
 	qsort(w, m, sizeof(*w), waiter_cmp);
 	for (size_t a = 0; a < m;) {
 		size_t b = a;
-		while (b < m && w[b].uaddr == w[a].uaddr)
+		while (b < m && same_lock(&w[b], &w[a]))
 			b++;
 		struct lt_verdict *v = new_verdict(s, LT_VERDICT_LOST_WAKEUP);
 		if (!v)
@@ -405,7 +468,7 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 				snprintf(op, sizeof(op), "futex_wait");
 			lt_strlist_add(&v->evidence,
 				       "thread %d (%s) has slept %s in %s on %s expecting %u; the word is now %u",
-				       (int)t->tid, lts_thread_name(t), dur, op, lb, t->futex.expected, t->futex.word);
+				       (int)t->tid, lt_thread_name(t), dur, op, lb, t->futex.expected, t->futex.word);
 		}
 		lt_strlist_add(&v->evidence,
 			       "whoever changed the word did not FUTEX_WAKE the sleeper "
@@ -414,7 +477,7 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 		lts_fmt_duration(t0->idle_s, dur, sizeof(dur));
 		if (b - a == 1)
 			v->summary = lts_asprintf("lost wake-up: thread %d (%s) sleeps on %s expecting %u, "
-						  "but the word is %u (for %s)", (int)t0->tid, lts_thread_name(t0), lb,
+						  "but the word is %u (for %s)", (int)t0->tid, lt_thread_name(t0), lb,
 						  t0->futex.expected, t0->futex.word, dur);
 		else
 			v->summary = lts_asprintf("lost wake-up: %zu threads sleep on %s although its word "
@@ -460,6 +523,9 @@ static char *lock_phrase(const struct lt_snapshot *s, const struct lt_futex *f)
 		return lts_asprintf("the %s (%s)", l->kind, l->name ? l->name : "?");
 	}
 	lock_label(f, lb, sizeof(lb));
+	if (f->lock_kind && f->lock_name && f->lock_base && f->lock_base != f->uaddr)
+		return lts_asprintf("%s '%s' at 0x%" PRIx64 " (waiters sleep on %s)", f->lock_kind,
+				    f->lock_name, f->lock_base, lb);
 	if (f->lock_kind && f->lock_base && f->lock_base != f->uaddr)
 		return lts_asprintf("%s at 0x%" PRIx64 " (waiters sleep on %s)", f->lock_kind,
 				    f->lock_base, lb);
@@ -535,10 +601,14 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 	}
 	if (o && o->detail)
 		lt_strlist_add(&v->evidence, "owner %d: %s", (int)owner, o->detail);
+	if (o)
+		rt_frames_evidence(v, o, "owner", 4);
+	char dm[256];
 	for (size_t f = 0; o && f < o->n_frames && f < 6; f++)
 		if (o->frames[f].func)
 			lt_strlist_add(&v->evidence, "owner %d frame #%zu: %s (%s)", (int)owner, f,
-				       o->frames[f].func, o->frames[f].module ? o->frames[f].module : "?");
+				       lt_func_display(o->frames[f].func, dm, sizeof(dm)),
+				       o->frames[f].module ? o->frames[f].module : "?");
 }
 
 /* Why no holder can be named, said as what it is. */
@@ -563,6 +633,8 @@ static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread 
 	}
 	if (f->lock_kind && !strcmp(f->lock_kind, "semaphore"))
 		return lts_strdup("a semaphore records no holder");
+	if (f->lock_kind && !strcmp(f->lock_kind, "threading.Lock"))
+		return lts_strdup("a threading.Lock records no holder");
 	return lts_strdup("no owner recorded");
 }
 
@@ -598,7 +670,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	if (runtime || !convoy) {
 		if (owner && o)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s), %s", cnt, ts, lp,
-						  (int)owner, lts_thread_name(o), doing);
+						  (int)owner, lt_thread_name(o), doing);
 		else if (owner)
 			v->summary = lts_asprintf("%zu %s for %s held by %d, not a thread of this process",
 						  cnt, ts, lp, (int)owner);
@@ -614,16 +686,16 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		/* the convoy line of a plain lock, as before the models */
 		char *phrase;
 		if (owner && o && (o->state == 'R' || o->sc.state == LT_SC_RUNNING))
-			phrase = lts_asprintf("owner %d (%s) is running", (int)owner, lts_thread_name(o));
+			phrase = lts_asprintf("owner %d (%s) is running", (int)owner, lt_thread_name(o));
 		else if (owner && o && o->moved)
 			phrase = lts_asprintf("owner %d (%s) is busy (its state changed during the snapshot)",
-					      (int)owner, lts_thread_name(o));
+					      (int)owner, lt_thread_name(o));
 		else if (owner && o) {
 			char *act = lts_thread_activity(o), dur[32];
 			lts_fmt_duration(o->idle_s, dur, sizeof(dur));
 			phrase = o->idle_src == LT_IDLE_UNKNOWN
-				 ? lts_asprintf("owner %d (%s) is in %s", (int)owner, lts_thread_name(o), act ? act : "?")
-				 : lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner, lts_thread_name(o),
+				 ? lts_asprintf("owner %d (%s) is in %s", (int)owner, lt_thread_name(o), act ? act : "?")
+				 : lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner, lt_thread_name(o),
 						act ? act : "?", dur);
 			free(act);
 		} else if (owner) {
@@ -642,6 +714,8 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	lts_fmt_duration(longest, dur, sizeof(dur));
 	lt_strlist_add(&v->evidence, "waiters (%zu, longest %s): %s%s", cnt, dur, list,
 		       ll >= sizeof(list) - 16 ? ", ..." : "");
+	for (size_t k = a; k < b && k < a + 8; k++)
+		rt_waits_at(v, &s->threads[w[k].idx]);
 	if (t0->futex.lock_state)
 		lt_strlist_add(&v->evidence, "lock state: %s", t0->futex.lock_state);
 	if (runtime) {
@@ -667,10 +741,12 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		else
 			lt_strlist_add(&v->evidence, "lock word %u looks like a lock held with waiters, "
 				       "but no owner tid is stored with it", t0->futex.word);
-		for (size_t f = 0; f < t0->n_frames && f < 8; f++)
+		rt_frames_evidence(v, t0, "thread", 4);
+		char dm[256];
+		for (size_t f = 0; f < t0->n_frames && f < (t0->n_rt_frames ? 4u : 8u); f++)
 			if (t0->frames[f].func)
 				lt_strlist_add(&v->evidence, "thread %d frame #%zu: %s (%s)", (int)t0->tid, f,
-					       t0->frames[f].func,
+					       lt_func_display(t0->frames[f].func, dm, sizeof(dm)),
 					       t0->frames[f].module ? t0->frames[f].module : "?");
 	}
 	free(lp);
@@ -686,11 +762,11 @@ static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (!in_cycle[i] && lock_wait(&s->threads[i]))
-			w[m++] = (struct waiter){ lock_key(&s->threads[i].futex), i };
+			w[m++] = waiter_of(s, i, lock_key(&s->threads[i].futex));
 	qsort(w, m, sizeof(*w), waiter_cmp);
 	for (size_t a = 0; a < m;) {
 		size_t b = a;
-		while (b < m && w[b].uaddr == w[a].uaddr)
+		while (b < m && same_lock(&w[b], &w[a]))
 			b++;
 		lock_group(s, w, a, b, min_waiters);
 		a = b;

@@ -69,6 +69,13 @@ void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
 
+/* Is sig blocked in process pid, and is it locktrace already (exec'd)? */
+int tl_sig_held(pid_t pid, int sig);
+/* Catches a starting locktrace while it holds sig blocked (it is still
+ * attaching): waits up to timeout_ms for that, stops it with SIGSTOP and
+ * checks again.  1: stopped while holding sig (send SIGCONT when done);
+ * 0: not caught (it runs on). */
+int tl_stop_while_holding(pid_t pid, int sig, int timeout_ms);
 /* The helpers below assert with criterion: call them from a test
  * only.  A failed assertion ends the test with the message given. */
 

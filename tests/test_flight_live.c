@@ -276,7 +276,7 @@ Test(flight_live, disk_full_dump_is_retried_at_the_next_trigger, .timeout = 90,
 	cr_assert_eq(kill(rec.pid, 0), 0, "the recorder stopped");
 	unlink(filler);
 	kill(rec.pid, SIGUSR1);
-	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote the last", lines, &m, 64, 20000), "no retry");
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote ", lines, &m, 64, 20000), "no retry");
 	cr_assert(strstr(lines[m - 1], path), "%s", lines[m - 1]);
 	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 256, 20000));
 	cr_assert_eq(tl_wait(&rec, 20000), 0);
@@ -324,7 +324,7 @@ Test(flight_live, sigusr1_during_a_dump_is_not_lost, .timeout = 90)
 	int dumps = 0, wrote = 0;
 	for (int i = 0; i < m; i++) {
 		dumps += strstr(lines[i], "dump requested: SIGUSR1") != NULL;
-		wrote += !strncmp(lines[i], "locktrace: wrote the last", 25);
+		wrote += !strncmp(lines[i], "locktrace: wrote ", 17);
 	}
 	cr_assert_eq(dumps, 2, "SIGUSR1 dumps: %d", dumps);
 	cr_assert_eq(wrote, 3, "two dumps on demand and one at the end: %d", wrote);
@@ -334,6 +334,244 @@ Test(flight_live, sigusr1_during_a_dump_is_not_lost, .timeout = 90)
 	unlink(path);
 	unlink(path2);
 	unlink(path3);
+}
+
+/* "locktrace: wrote PATH: N events spanning S s...": N, or -1 if the line
+ * is not about PATH or says something else. */
+static long dumped_events(const char *line, const char *path, double *span)
+{
+	char want[200];
+	long n = -1;
+	snprintf(want, sizeof(want), "locktrace: wrote %s: ", path);
+	if (strncmp(line, want, strlen(want)))
+		return -1;
+	const char *p = line + strlen(want);
+	if (!strncmp(p, "no events", 9))
+		return 0;
+	if (sscanf(p, "%ld events spanning %lf s", &n, span) != 2)
+		return -1;
+	return n;
+}
+
+static int alive(pid_t pid)
+{
+	return waitpid(pid, NULL, WNOHANG) == 0;
+}
+
+static void dump_path(char *out, size_t n, const char *path, int k)
+{
+	snprintf(out, n, "%.*s-%d.ltrace", (int)strlen(path) - 7, path, k);
+	unlink(out);
+}
+
+/* SIGUSR1 writes a dump and recording goes on, every time, with no
+ * --keep-going; the first line names locktrace's own pid, as does
+ * --pid-file; each dump says how many events it holds and their span. */
+Test(flight_live, sigusr1_dumps_and_recording_goes_on, .timeout = 90)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("demo"), "-t", "16", "-d", "8", NULL };
+	char truth[64][256], path[128], pidf[160], path2[160], path3[160], lines[64][256];
+	int n = 0, m = 0;
+	struct tl_proc wl, rec;
+
+	tl_tmp_path(path, sizeof(path), "usr1go");
+	snprintf(pidf, sizeof(pidf), "%s.pid", path);
+	dump_path(path2, sizeof(path2), path, 2);
+	dump_path(path3, sizeof(path3), path, 3);
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
+	/* 64 MiB hold a few seconds of this workload */
+	char *extra[] = { "--ring", "64M", "--pid-file", pidf, NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	FILE *pf = fopen(pidf, "r");
+	cr_assert_not_null(pf, "no pid file %s", pidf);
+	int filed = 0;
+	cr_assert_eq(fscanf(pf, "%d", &filed), 1);
+	fclose(pf);
+	cr_assert_eq(filed, rec.pid);
+	tl_go(&wl);
+	usleep(1500000);
+	const char *want[] = { path, path2 };
+	for (int k = 0; k < 2; k++) {
+		kill(rec.pid, SIGUSR1);
+		cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote ", lines, &m, 64, 30000), "dump %d", k + 1);
+		double span = 0;
+		long ev = dumped_events(lines[m - 1], want[k], &span);
+		cr_assert_gt(ev, 1000, "%s", lines[m - 1]);
+		/* the ring holds the time since the workload started (1.5 s) */
+		cr_assert(span > 1.0 && span < 20, "%s", lines[m - 1]);
+		usleep(300000);
+		cr_assert(alive(rec.pid), "recording stopped after SIGUSR1 %d", k + 1);
+	}
+	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 64, 30000));
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote ", lines, &m, 64, 30000), "no end-of-run dump");
+	cr_assert_gt(dumped_events(lines[m - 1], path3, &(double){ 0 }), 0, "%s", lines[m - 1]);
+	cr_assert_eq(tl_wait(&rec, 30000), 0);
+	cr_assert_neq(access(pidf, F_OK), 0, "the pid file is left behind");
+	tl_close(&rec);
+	tl_close(&wl);
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path3), 0);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_EXIT);
+	tl_free(&t);
+	unlink(path);
+	unlink(path2);
+	unlink(path3);
+}
+
+/* A SIGUSR1 that arrives while locktrace attaches is held, then handled
+ * as a dump once recording runs; a ring with nothing in it says so. */
+Test(flight_live, sigusr1_while_attaching_is_held_until_recording, .timeout = 90)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("deadlock"), NULL };
+	char truth[32][256], path[128], path2[160], pid[16], lines[64][256];
+	int n = 0, m = 0, caught = 0;
+	struct tl_proc wl, rec;
+
+	tl_tmp_path(path, sizeof(path), "usr1att");
+	dump_path(path2, sizeof(path2), path, 2);
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	char *argv[] = { LT_BIN, "record", "-p", pid, "-o", path, "--no-status", "--ring", "4M", NULL };
+	/* until it is caught attaching, signals blocked (a retry only when it
+	 * got past attaching before it could be stopped) */
+	for (int i = 0; i < 5 && !caught; i++) {
+		cr_assert_eq(tl_spawn(&rec, argv), 0);
+		caught = tl_stop_while_holding(rec.pid, SIGUSR1, 10000);
+		if (!caught) {
+			tl_close(&rec);
+			unlink(path);
+			unlink(path2);
+		}
+	}
+	cr_assert(caught, "SIGUSR1 is never held while locktrace attaches");
+	kill(rec.pid, SIGUSR1);
+	kill(rec.pid, SIGCONT);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace (pid ", lines, &m, 64, 20000), "never recorded");
+	char want[64];
+	snprintf(want, sizeof(want), "locktrace (pid %d): recording process %d", rec.pid, wl.pid);
+	cr_assert(!strncmp(lines[m - 1], want, strlen(want)), "first line: %s", lines[m - 1]);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: dump requested: SIGUSR1", lines, &m, 64, 20000));
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote ", lines, &m, 64, 30000));
+	cr_assert_eq(dumped_events(lines[m - 1], path, &(double){ 0 }), 0, "%s", lines[m - 1]);
+	cr_assert(strstr(lines[m - 1], "no events"), "%s", lines[m - 1]);
+	cr_assert(alive(rec.pid));
+	kill(rec.pid, SIGINT);
+	cr_assert_eq(tl_wait(&rec, 30000), 0);
+	tl_close(&rec);
+	tl_close(&wl);
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_USR1);
+	cr_assert_eq(t.n, 0);
+	cr_assert_gt(t.snapshot_len, 0);
+	/* --ring without --calls records --calls blocking */
+	cr_assert(t.hdr.flags & LT_HDR_CALLS_BLOCKING, "the flight recorder's default is --calls blocking");
+	tl_free(&t);
+	cr_assert_eq(access(path2, F_OK), 0, "no end-of-run dump");
+	unlink(path);
+	unlink(path2);
+}
+
+/* Asked to stop while it attaches, locktrace records nothing and leaves
+ * no file behind (not an empty one that would refuse the same -o). */
+Test(flight_live, stop_while_attaching_leaves_no_file, .timeout = 90)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("deadlock"), NULL };
+	char truth[32][256], path[128], pidf[160], pid[16], lines[16][256];
+	int n = 0;
+	struct tl_proc wl;
+
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	for (int ring = 0; ring < 2; ring++) {
+		tl_tmp_path(path, sizeof(path), "stopatt");
+		snprintf(pidf, sizeof(pidf), "%s.pid", path);
+		char *argv[] = { LT_BIN, "-p", pid, "-o", path, "--no-status", "--pid-file", pidf,
+				 ring ? "--ring" : NULL, "4M", NULL };
+		struct tl_proc rec;
+		int caught = 0, m = 0;
+		for (int i = 0; i < 5 && !caught; i++) {
+			cr_assert_eq(tl_spawn(&rec, argv), 0);
+			caught = tl_stop_while_holding(rec.pid, SIGTERM, 10000);
+			if (!caught)
+				tl_close(&rec);
+		}
+		cr_assert(caught, "SIGTERM is never held while locktrace attaches");
+		kill(rec.pid, SIGTERM);
+		kill(rec.pid, SIGCONT);
+		int found = tl_wait_for(&rec, 1, "locktrace: asked to stop while attaching", lines, &m, 16,
+					20000);
+		int st = tl_wait(&rec, 20000);
+		for (int k = 0; !found && k < m; k++)
+			fprintf(stderr, "recorder said: %s\n", lines[k]);
+		cr_assert(found, "no word of the stop");
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
+		cr_assert_neq(access(path, F_OK), 0, "%s left behind", path);
+		cr_assert_neq(access(pidf, F_OK), 0, "%s left behind", pidf);
+		tl_close(&rec);
+	}
+	tl_close(&wl);
+}
+
+/* The JVM case: a deadlocked pair while other threads spin and others
+ * wake from timed waits every 50 ms.  Timeouts are not progress in either
+ * --calls mode, so the stall is caught one window after the deadlock in
+ * both (with --calls blocking it never was: the timed waits' returns
+ * counted as progress). */
+Test(flight_live, jvm_like_deadlock_is_caught_in_both_call_modes, .timeout = 120)
+{
+	NEED_ROOT();
+	static const char *const modes[] = { "all", "blocking" };
+	for (int k = 0; k < 2; k++) {
+		char *wargv[] = { WL("jvm_like"), "-s", "2", "-w", "3", "-e", "1", "-p", "50", NULL };
+		char truth[64][256], path[128], lines[64][256];
+		int n = 0, m = 0;
+		struct tl_proc wl, rec;
+
+		tl_tmp_path(path, sizeof(path), "jvm");
+		cr_assert_eq(tl_spawn(&wl, wargv), 0);
+		cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
+		char *extra[] = { "--ring", "16M", "--stall", "2", "--calls", (char *)modes[k], NULL };
+		cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+		tl_go(&wl);
+		cr_assert(tl_wait_for(&wl, 0, "deadlocked", truth, &n, 64, 20000), "no deadlock");
+		uint64_t dead_at = boot_ns();
+		uint32_t a = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=A"), "tid", NULL);
+		uint32_t b = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=B"), "tid", NULL);
+		int found = tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000);
+		int st = tl_wait(&rec, 30000);
+		tl_close(&rec);
+		tl_close(&wl);
+		cr_assert(found, "--calls %s: the stall was never caught", modes[k]);
+		cr_assert_eq(st, 0, "--calls %s: status 0x%x", modes[k], st);
+		char ta[32], tb[32];
+		snprintf(ta, sizeof(ta), "longest: tid %u on futex", a);
+		snprintf(tb, sizeof(tb), "longest: tid %u on futex", b);
+		cr_assert(strstr(lines[m - 1], ta) || strstr(lines[m - 1], tb), "%s", lines[m - 1]);
+
+		struct tl_trace t;
+		cr_assert_eq(tl_load(&t, path), 0);
+		cr_assert_eq(t.stats.stop_reason, LT_STOP_STALL);
+		cr_assert_eq(!!(t.hdr.flags & LT_HDR_CALLS_BLOCKING), k);
+		/* one 2 s window after the deadlock, and not long after */
+		cr_assert_geq(t.stats.end_ns, dead_at + 1500000000ull, "--calls %s: too early", modes[k]);
+		cr_assert_lt(t.stats.end_ns, dead_at + 10000000000ull, "--calls %s: trigger %.1f s after",
+			     modes[k], (double)(t.stats.end_ns - dead_at) / 1e9);
+		char want[64];
+		snprintf(want, sizeof(want), "\"tids\":[%u,%u]", a, b);
+		cr_assert_not_null(t.snapshot_json);
+		cr_assert(strstr(t.snapshot_json, "\"kind\":\"deadlock\""), "no deadlock verdict");
+		snprintf(want, sizeof(want), "%u", a);
+		cr_assert(strstr(t.snapshot_json, want));
+		tl_free(&t);
+		unlink(path);
+	}
 }
 
 Test(flight_live, bad_flight_options_are_refused, .timeout = 30)

@@ -24,8 +24,10 @@ struct sink {
 	size_t bytes;
 };
 
-static int collect(void *ctx, uint32_t type, const uint8_t *payload, size_t len)
+static int collect(void *ctx, uint32_t type, const uint8_t *payload, size_t len,
+		   const struct lt_chunk_info *info)
 {
+	(void)info;
 	struct sink *s = ctx;
 	struct lt_cur c = { payload, payload + len, 0 };
 	cr_assert_eq(type, LT_CHUNK_EVENTS);
@@ -47,7 +49,7 @@ Test(flight, keeps_the_newest_chunks_within_its_size)
 	for (uint64_t i = 1; i <= 2000; i++) {
 		size_t len = 100 + (size_t)(rand() % 4000);
 		fake_chunk(buf, 1000 + i, len, (uint8_t)((1000 + i) & 0xff));
-		cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, len), 0);
+		cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, len, NULL), 0);
 		cr_assert_leq(f.bytes, cap);
 
 		/* what it holds: the newest chunks, consecutive, ending with i */
@@ -68,7 +70,7 @@ Test(flight, keeps_the_newest_chunks_within_its_size)
 		}
 	}
 	cr_assert_gt(f.evicted_chunks, 1000);
-	cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, 0), 0);
+	cr_assert_eq(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, 0, NULL), 0);
 	lt_flight_free(&f);
 }
 
@@ -78,7 +80,46 @@ Test(flight, refuses_a_chunk_larger_than_itself)
 	uint8_t buf[2048];
 	cr_assert_eq(lt_flight_init(&f, 1024), 0);
 	fake_chunk(buf, 5, sizeof(buf), 5);
-	cr_assert_lt(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, sizeof(buf)), 0);
+	cr_assert_lt(lt_flight_push(&f, LT_CHUNK_EVENTS, buf, sizeof(buf), NULL), 0);
+	lt_flight_free(&f);
+}
+
+/* The ring knows how many events it holds and their span, as the writer
+ * counted them: what a dump's message reports ("no events" when empty). */
+Test(flight, counts_the_events_it_holds_and_their_span)
+{
+	struct lt_flight f;
+	struct lt_writer *w;
+	cr_assert_eq(lt_flight_init(&f, 64 * 1024), 0);
+	cr_assert_eq(lt_writer_mem_open(&w, 100, 4096, lt_flight_push, &f), 0);
+	cr_assert_eq(lt_flight_oldest_ts(&f), 0);
+	cr_assert_eq(lt_flight_newest_ts(&f), 0);
+	cr_assert_eq(f.events, 0);
+	/* a little out of order, as events of two cpus are */
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint64_t ts = 1000000 + i * 1000 + (i % 2 ? 0 : 1500);
+		struct lt_event e = lt_ev_exit(ts, 101, (uint16_t)(i % 2), 202, 0);
+		cr_assert_eq(lt_writer_event(w, &e), 0);
+	}
+	cr_assert_eq(lt_writer_flush(w), 0);
+	cr_assert_eq(f.events, 1000);
+	cr_assert_eq(lt_flight_oldest_ts(&f), 1000000 + 1000);
+	cr_assert_eq(lt_flight_newest_ts(&f), 1000000 + 998 * 1000 + 1500);
+	/* 64 KiB keep only the newest chunks: the count follows evictions */
+	for (uint64_t i = 1000; i < 20000; i++) {
+		struct lt_event e = lt_ev_exit(1000000 + i * 1000, 101, 0, 202, 0);
+		cr_assert_eq(lt_writer_event(w, &e), 0);
+	}
+	cr_assert_eq(lt_writer_flush(w), 0);
+	cr_assert_gt(f.evicted_chunks, 0);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < f.count; i++)
+		sum += f.recs[(f.head + i) % f.rcap].nevents;
+	cr_assert_eq(f.events, sum);
+	cr_assert_lt(f.events, 20000);
+	cr_assert_eq(lt_flight_newest_ts(&f), 1000000 + 19999 * 1000ull);
+	cr_assert_eq(lt_flight_newest_ts(&f) - lt_flight_oldest_ts(&f), (f.events - 1) * 1000);
+	lt_writer_close(w);
 	lt_flight_free(&f);
 }
 
@@ -164,25 +205,115 @@ Test(stall, idle_io_waits_are_not_a_stall_under_locks)
 }
 
 /* --calls blocking: a return whose value was not recorded (the thread ran
- * again after sleeping in the call) counts as the call succeeding */
-Test(stall, returns_without_a_value_are_progress)
+ * again after sleeping in the call) counts as the call succeeding when a
+ * thread woke it */
+static void blocking_return(struct lt_stall *s, uint64_t ts, uint32_t tid, uint16_t nr,
+			    uint32_t waker, uint8_t wflags)
+{
+	struct lt_event e;
+	if (waker || wflags) {
+		e = lt_ev_waking(ts - 1000, tid, 0, waker, waker ? 9 : 0, wflags, 0, "w");
+		lt_stall_event(s, &e);
+	}
+	e = ev_exit(ts, tid, nr, 0);
+	e.h.flags = LT_F_RET_UNKNOWN;
+	lt_stall_event(s, &e);
+}
+
+static struct lt_event at_sleep(struct lt_event e)
+{
+	e.h.flags = LT_F_AT_SLEEP;
+	return e;
+}
+
+Test(stall, returns_without_a_value_are_progress_when_a_thread_woke_them)
 {
 	struct lt_stall s;
 	struct lt_event e;
 	char why[256];
 	cr_assert_eq(lt_stall_init(&s, LT_STALL_PROGRESS, S(2), S(0)), 0);
 	for (uint32_t tid = 3; tid <= 4; tid++) {
-		e = ev_select(S(1), tid);
-		e.h.flags = LT_F_AT_SLEEP;
+		e = at_sleep(ev_select(S(1), tid));
 		lt_stall_event(&s, &e);
 	}
 	cr_assert_eq(lt_stall_check(&s, S(4), why, sizeof(why)), 1, "blocked in select");
-	/* 3 runs again at 5 s: progress then; 4 is still blocked */
-	e = ev_exit(S(5), 3, 270, 0);
-	e.h.flags = LT_F_RET_UNKNOWN;
-	lt_stall_event(&s, &e);
+	/* 3 is woken by thread 9 and runs again at 5 s: progress then; 4 is
+	 * still blocked */
+	blocking_return(&s, S(5), 3, 270, 9, 0);
 	cr_assert_eq(lt_stall_check(&s, S(6), why, sizeof(why)), 0, "%s", why);
 	cr_assert_eq(lt_stall_check(&s, S(7) + 1, why, sizeof(why)), 1, "no progress since 5 s");
+	lt_stall_free(&s);
+}
+
+/* The JVM case with --calls blocking: two threads deadlocked, others
+ * woken every 100 ms by the timers of their timed waits (a condvar
+ * timedwait, a select with a timeout).  Timeouts are not progress, as
+ * with --calls all (-ETIMEDOUT, select returning 0): the rule fires one
+ * window after the deadlock. */
+Test(stall, timer_ended_waits_are_not_progress_without_return_values)
+{
+	static const uint8_t irq[] = { LT_F_WAKER_IRQ, LT_F_WAKER_IDLE };
+	for (int mode = 0; mode < 2; mode++) {
+		struct lt_stall s;
+		struct lt_event e;
+		char why[256];
+		cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(0)), 0);
+		e = at_sleep(ev_futex(S(1), 21, 128, 0x2000));
+		lt_stall_event(&s, &e);
+		e = at_sleep(ev_futex(S(1), 22, 128, 0x3000));
+		lt_stall_event(&s, &e);
+		for (uint64_t t = S(1); t < S(10); t += S(1) / 10) {
+			if (t == S(2) + S(1) / 2)
+				cr_assert_eq(lt_stall_check(&s, t, why, sizeof(why)), 0, "too early");
+			e = at_sleep(lt_ev_futex(t, 23, 0, 137, 0x4000, 0, -1, 0xffffffff));
+			lt_stall_event(&s, &e);
+			blocking_return(&s, t + S(1) / 10 - 2000, 23, 202, 0, irq[mode]);
+			e = at_sleep(ev_select(t, 24));
+			e.wait.timeout_ns = (int64_t)(S(1) / 10);
+			lt_stall_event(&s, &e);
+			blocking_return(&s, t + S(1) / 10 - 1000, 24, 270, 0, irq[mode]);
+		}
+		cr_assert_eq(lt_stall_check(&s, S(10), why, sizeof(why)), 1, "timeouts taken for progress");
+		cr_assert(strstr(why, "2 in futex waits"), "%s", why);
+		/* a lock hand-off: the futex wait woken by a thread */
+		e = at_sleep(ev_futex(S(10), 25, 128, 0x5000));
+		lt_stall_event(&s, &e);
+		blocking_return(&s, S(10) + 5000, 25, 202, 26, 0);
+		cr_assert_eq(lt_stall_check(&s, S(11), why, sizeof(why)), 0, "%s", why);
+		lt_stall_free(&s);
+	}
+}
+
+/* An interrupt that ends a select before its timeout, or a socket read
+ * (no timeout), is a device delivering data: progress.  An interrupt that
+ * ends a futex wait is its timer (or a signal from one): not progress. */
+Test(stall, interrupts_that_bring_data_are_progress)
+{
+	struct lt_stall s;
+	struct lt_event e;
+	char why[256];
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_PROGRESS, S(2), S(0)), 0);
+	e = at_sleep(lt_ev_io(S(1), 31, 0, 0, 5, 4096));
+	lt_stall_event(&s, &e);
+	e = at_sleep(ev_select(S(1), 32));
+	e.wait.timeout_ns = (int64_t)S(5);
+	lt_stall_event(&s, &e);
+	e = at_sleep(ev_futex(S(1), 33, 0, 0x6000));
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(3) + 1, why, sizeof(why)), 1);
+	blocking_return(&s, S(4), 33, 202, 0, LT_F_WAKER_IRQ);
+	cr_assert_eq(lt_stall_check(&s, S(4) + 1, why, sizeof(why)), 1, "a timed-out futex wait");
+	blocking_return(&s, S(4) + 2, 31, 0, 0, LT_F_WAKER_IRQ);
+	cr_assert_eq(lt_stall_check(&s, S(5), why, sizeof(why)), 0, "a read that got data");
+	blocking_return(&s, S(5), 32, 270, 0, LT_F_WAKER_IRQ);
+	cr_assert_eq(lt_stall_check(&s, S(6) + 1, why, sizeof(why)), 0, "a select that got data");
+	/* no wake-up seen: unknown, not progress */
+	e = at_sleep(lt_ev_io(S(6), 31, 0, 0, 5, 4096));
+	lt_stall_event(&s, &e);
+	e = at_sleep(ev_select(S(7), 32));
+	lt_stall_event(&s, &e);
+	blocking_return(&s, S(8), 32, 270, 0, 0);
+	cr_assert_eq(lt_stall_check(&s, S(8) + 1, why, sizeof(why)), 1);
 	lt_stall_free(&s);
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "../src/rt_hotspot.h"
 
@@ -1070,6 +1071,9 @@ static void check_deadlock(struct fk *f)
 	cr_assert_str_eq(f->threads[2].rt_name, "w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB");
 	cr_assert_str_eq(f->threads[3].rt_name, "main", "a subclass's name: a field of its superclass");
 	cr_assert_null(f->threads[0].rt_name, "not a Java thread");
+	cr_assert_null(f->threads[0].rt_lang, "not a Java thread");
+	for (int i = 1; i <= 3; i++)
+		cr_assert_str_eq(f->threads[i].rt_lang ? f->threads[i].rt_lang : "(none)", "java");
 	cr_assert_eq(s->n_rtlocks, 2);
 	const struct lt_rtlock *la = lock_named(s, "LockA@0x"), *lb = lock_named(s, "app.LockB@0x");
 	cr_assert(la && lb, "monitors: %s, %s", s->rtlocks[0].name, s->rtlocks[1].name);
@@ -1105,6 +1109,36 @@ Test(lock_hotspot_fixture, jdk17_layout_deadlock_with_names_and_classes)
 	cr_assert_not_null(strstr(lb->holder_how, "is a BasicLock in the stack of thread 102"), "%s",
 			   lb->holder_how);
 	cr_assert(evidence_has(&f.snap.verdicts[0], "BasicLock in the stack of thread 102"));
+	fk_free(&f);
+}
+
+/* The Java view of a thread is the runtime view every runtime fills
+ * (rt_lang, rt_name): the runtime thread models, run after the lock
+ * models, leave it alone, and it prints as a Python thread's does. */
+Test(lock_hotspot_fixture, java_threads_are_runtime_threads_in_text_and_json)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { 0 };
+	jvm_image(&f, &c, &j);
+	struct lt_lm_env e;
+	fk_env(&f, &e);
+	lt_lockmodels_apply(&f.snap, &e);
+	lt_rtthreads_apply(&f.snap, &e);
+	lt_snapshot_diagnose(&f.snap, NULL);
+	check_deadlock(&f);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	lt_snapshot_print_text(out, &f.snap);
+	fclose(out);
+	cr_assert_not_null(strstr(buf, ") java thread \"worker-AB-holds-LockA\" state "), "%s", buf);
+	free(buf);
+	cr_assert_eq(lt_snapshot_to_json_buf(&f.snap, &buf, &len), 0);
+	cr_assert_not_null(strstr(buf, "\"runtime\":{\"lang\":\"java\",\"name\":\"worker-AB-holds-LockA\","), "%s",
+			   buf);
+	cr_assert_null(strstr(buf, "\"rt_name\""), "one place for the runtime's name: runtime.name");
+	free(buf);
 	fk_free(&f);
 }
 
@@ -1282,20 +1316,34 @@ Test(lock_hotspot_fixture, moved_waiters_close_a_cycle_only_when_named)
 
 /* ---- lock_hotspot_fixture: Java frames ---- */
 
+/* The Java frames are the thread's runtime frames (rt_frames, as a Python
+ * stack's), each at the unwinder's `??` frame with its pc; the native
+ * stack stays as the unwinder found it. */
 static void check_java_frames(const struct lt_thread *t, int line_run)
 {
 	cr_assert_eq(t->n_frames, 4, "%zu frames", t->n_frames);
 	cr_assert_str_eq(t->frames[0].func, "__futex_abstimed_wait_common");
-	cr_assert_str_eq(t->frames[1].func, "app.Main.run");
-	cr_assert_str_eq(t->frames[1].module, "java:interpreted");
-	cr_assert_eq(t->frames[1].func_off, 30, "the bci");
-	cr_assert_eq(t->frames[1].line, line_run);
-	if (line_run)
-		cr_assert_str_eq(t->frames[1].file, "Main.java");
-	cr_assert_str_eq(t->frames[2].func, "app.Main.sleep");
-	cr_assert_str_eq(t->frames[2].module, "java:native");
-	cr_assert_eq(t->frames[2].line, 0);
+	cr_assert_null(t->frames[1].func, "the unwinder's frames stay");
+	cr_assert_null(t->frames[2].func, "the unwinder's frames stay");
 	cr_assert_str_eq(t->frames[3].func, "JavaCalls::call_helper");
+	cr_assert_str_eq(t->rt_lang, "java");
+	cr_assert_eq(t->n_rt_frames, 2, "%zu Java frames", t->n_rt_frames);
+	const struct lt_rtframe *run = &t->rt_frames[0], *sleep = &t->rt_frames[1];
+	cr_assert_str_eq(run->func, "app.Main.run");
+	cr_assert_str_eq(run->kind, "interpreted");
+	cr_assert_eq(run->bci, 30, "the bci");
+	cr_assert_eq(run->line, line_run);
+	cr_assert_str_eq(run->file, "Main.java");
+	cr_assert_eq(run->native, 1, "at the interpreter frame running it");
+	cr_assert_eq(run->pc, t->frames[1].pc);
+	cr_assert_str_eq(sleep->func, "app.Main.sleep");
+	cr_assert_str_eq(sleep->kind, "native");
+	cr_assert_eq(sleep->bci, -1, "a native method has no bytecode");
+	cr_assert_eq(sleep->line, 0);
+	cr_assert_eq(sleep->native, 2);
+	cr_assert_eq(sleep->pc, t->frames[2].pc);
+	cr_assert_null(t->rt_end);
+	cr_assert_eq(t->notes.n, 0, "%s", t->notes.n ? t->notes.v[0] : "");
 }
 
 Test(lock_hotspot_fixture, interpreted_and_native_frames_jdk17_line_coding)
@@ -1306,7 +1354,63 @@ Test(lock_hotspot_fixture, interpreted_and_native_frames_jdk17_line_coding)
 	jvm_image(&f, &c, &j);
 	apply(&f);
 	check_java_frames(&f.threads[1], 311);
-	cr_assert_eq(f.threads[2].n_frames, 0, "no anchor, no frames");
+	cr_assert_eq(f.threads[2].n_rt_frames, 0, "no anchor, no frames");
+	cr_assert_eq(f.threads[2].n_frames, 0);
+	fk_free(&f);
+}
+
+/* The anchor's pc is where the interpreter recorded its state, before the
+ * call the thread is in; the unwinder has the call's return address.  Both
+ * in the interpreter: the same machine frame, placed there.  And two
+ * machine frames at one pc (the same call in the same template) are two
+ * native frames, not one. */
+Test(lock_hotspot_fixture, frames_placed_at_the_unwinders_return_addresses)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .frames_major = 17 };
+	jvm_image(&f, &c, &j);
+	uint64_t fp0;
+	memcpy(&fp0, at(&f, j.jt[0] + JT_ANCHOR + FA_FP), 8);
+	struct lt_thread *t = &f.threads[1];
+	t->frames[1].pc = g_frames.cc + INTERP + 0x140; /* after the call */
+	w64(&f, fp0 + 8, g_frames.cc + INTERP + 0x140); /* the caller returns there too */
+	t->frames[2].pc = g_frames.cc + INTERP + 0x140;
+	apply(&f);
+	check_java_frames(t, 311);
+	fk_free(&f);
+}
+
+/* The unwinder stopped before the Java frames (no unwind information in
+ * JIT code): they stay unplaced, listed after the native stack, and a note
+ * says so. */
+Test(lock_hotspot_fixture, frames_the_native_stack_does_not_reach_stay_unplaced)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct jcfg c = { .frames_major = 17 };
+	jvm_image(&f, &c, &j);
+	struct lt_thread *t = &f.threads[1];
+	t->frames[2].pc = 0x7f0000003000; /* outside the code cache */
+	free(t->frames[3].func);           /* and the stack ends there */
+	t->n_frames = 2;
+	apply(&f);
+	cr_assert_eq(t->n_rt_frames, 2);
+	cr_assert_eq(t->rt_frames[0].native, 1);
+	cr_assert_eq(t->rt_frames[1].native, -1);
+	cr_assert_eq(t->notes.n, 1);
+	cr_assert(strstr(t->notes.v[0], "1 of 2 java frames not placed among the native frames"), "%s",
+		  t->notes.v[0]);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	lt_snapshot_print_text(out, &f.snap);
+	fclose(out);
+	cr_assert_not_null(strstr(buf, "    java app.Main.run (Main.java:311) [interpreted, bci 30]\n    #1  "), "%s",
+			   buf);
+	cr_assert_not_null(strstr(buf, "  java (outer frames, not placed):\n    java app.Main.sleep (Main.java) "
+				       "[native]\n"), "%s", buf);
+	free(buf);
 	fk_free(&f);
 }
 
@@ -1332,7 +1436,7 @@ Test(lock_hotspot_fixture, early_bci_takes_the_line_of_its_pair)
 	memcpy(&fp0, at(&f, j.jt[0] + JT_ANCHOR + FA_FP), 8);
 	w64(&f, fp0 - 64, cm_run + CM_SIZE + 7); /* bci 7: the (5, 11) pair */
 	apply(&f);
-	cr_assert_eq(f.threads[1].frames[1].line, 11);
+	cr_assert_eq(f.threads[1].rt_frames[0].line, 11);
 	fk_free(&f);
 }
 
@@ -1360,5 +1464,6 @@ Test(lock_hotspot_fixture, a_method_its_class_does_not_own_is_no_frame)
 	cr_assert(has_note(&f.snap.notes, "the Java frames of 1 thread(s) could not be read"));
 	cr_assert_eq(f.threads[1].n_frames, 4);
 	cr_assert_null(f.threads[1].frames[1].func, "the unwinder's frames stay");
+	cr_assert_eq(f.threads[1].n_rt_frames, 0, "no Java frame from a false Method*");
 	fk_free(&f);
 }

@@ -16,6 +16,8 @@
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
+#include "pf_check.h"
+#include "../src/report_int.h"
 
 #define JAVA "/usr/bin/java"
 #define CLASSES "build/workloads/java"
@@ -23,10 +25,16 @@
 static struct tl_proc wl;
 static char truth[128][256];
 static int ntruth;
+static char trace[256], pftrace[300];
 
 static void cleanup(void)
 {
 	tl_close(&wl);
+	if (trace[0]) {
+		unlink(trace);
+		unlink(pftrace);
+		trace[0] = 0;
+	}
 }
 
 static void need_java(const char *java)
@@ -144,13 +152,17 @@ static void dump(const struct lt_snapshot *s)
 	}
 }
 
-/* The Java frames of thread TID (modules java:...) against what the JVM
- * itself said of it (its `frame` lines, from Thread.getStackTrace()): the
- * same methods, in the same order, at the same lines. */
-static void check_frames(const struct lt_snapshot *s, pid_t tid)
+/* The Java frames of thread TID (its runtime frames, rt_lang "java")
+ * against what the JVM itself said of it (its `frame` lines, from
+ * Thread.getStackTrace()): the same methods, in the same order, at the
+ * same lines.  PLACED: each also at the native frame with its pc (the
+ * unwinder walked the interpreter's frames; it has no unwind information
+ * for JIT code, so compiled frames may lie beyond the native stack). */
+static void check_frames(const struct lt_snapshot *s, pid_t tid, bool placed)
 {
 	const struct lt_thread *t = thread(s, tid);
 	size_t k = 0;
+	cr_assert_str_eq(t->rt_lang ? t->rt_lang : "(none)", "java");
 	int idx;
 	for (idx = 0;; idx++) {
 		char want[64];
@@ -168,14 +180,20 @@ static void check_frames(const struct lt_snapshot *s, pid_t tid)
 		int line = atoi(colon + 1);
 		/* frames the JVM hides from getStackTrace() (hidden classes; in
 		 * later JDKs methods such as Thread.runWith) may sit between */
-		while (k < t->n_frames && !(t->frames[k].module && !strncmp(t->frames[k].module, "java:", 5) &&
-					    t->frames[k].func && !strcmp(t->frames[k].func, item)))
+		while (k < t->n_rt_frames && !(t->rt_frames[k].func && !strcmp(t->rt_frames[k].func, item)))
 			k++;
-		cr_assert_lt(k, t->n_frames, "thread %d: the snapshot has no Java frame %s (the JVM's frame %d), "
+		cr_assert_lt(k, t->n_rt_frames, "thread %d: the snapshot has no Java frame %s (the JVM's frame %d), "
 			     "or not in the JVM's order", (int)tid, item, idx);
-		const struct lt_frame *f = &t->frames[k++];
+		const struct lt_rtframe *f = &t->rt_frames[k++];
 		cr_assert_eq(f->line, line > 0 ? line : 0, "thread %d: %s at line %d, the JVM says %d", (int)tid,
 			     item, f->line, line);
+		cr_assert_not_null(f->kind, "thread %d: %s", (int)tid, item);
+		if (placed) {
+			cr_assert(f->native >= 0 && (size_t)f->native < t->n_frames,
+				  "thread %d: %s not placed among the native frames", (int)tid, item);
+			cr_assert_eq(f->pc, t->frames[f->native].pc, "thread %d: %s at native frame #%d of another pc",
+				     (int)tid, item, f->native);
+		}
 	}
 	cr_assert_gt(idx, 0, "the workload printed no frames for %d", (int)tid);
 }
@@ -215,8 +233,8 @@ static void check_deadlock(const struct lt_snapshot *s, const struct jt *ab, con
 	cr_assert_eq(ta->futex.owner, ba->tid);
 	cr_assert_eq(tb->futex.owner, ab->tid);
 	cr_assert_str_eq(ta->futex.lock_kind, "Java monitor");
-	check_frames(s, ab->tid);
-	check_frames(s, ba->tid);
+	check_frames(s, ab->tid, true);
+	check_frames(s, ba->tid, true);
 }
 
 Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeout = 180)
@@ -254,7 +272,7 @@ Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeo
 	char *json = NULL;
 	size_t len = 0;
 	cr_assert_eq(lt_snapshot_to_json_buf(s, &json, &len), 0);
-	snprintf(want, sizeof(want), "\"rt_name\":\"%s\"", ab.name);
+	snprintf(want, sizeof(want), "\"runtime\":{\"lang\":\"java\",\"name\":\"%s\",\"frames\":[{\"func\":", ab.name);
 	cr_assert_not_null(strstr(json, want), "no %s in the JSON", want);
 	free(json);
 	lt_snapshot_free(s);
@@ -299,15 +317,20 @@ Test(java_live, compiled_and_inlined_frames_match_the_jvm, .fini = cleanup, .tim
 	dump(s);
 	const struct lt_thread *t = thread(s, w.tid);
 	bool compiled = false, inlined = false;
-	for (size_t i = 0; i < t->n_frames; i++) {
-		const char *m = t->frames[i].module ? t->frames[i].module : "";
-		fprintf(stderr, "java_live: #%zu %s (%s) %s:%d\n", i, t->frames[i].func ? t->frames[i].func : "??", m,
-			t->frames[i].file ? t->frames[i].file : "", t->frames[i].line);
-		compiled |= !strcmp(m, "java:compiled");
-		inlined |= !strcmp(m, "java:inlined");
+	for (size_t i = 0; i < t->n_rt_frames; i++) {
+		const struct lt_rtframe *r = &t->rt_frames[i];
+		const char *m = r->kind ? r->kind : "";
+		fprintf(stderr, "java_live: java #%zu %s [%s] %s:%d at native #%d\n", i, r->func ? r->func : "?", m,
+			r->file ? r->file : "", r->line, r->native);
+		compiled |= !strcmp(m, "compiled");
+		inlined |= !strcmp(m, "inlined");
+		/* inlined: into the next frame's compiled code, at its pc */
+		if (!strcmp(m, "inlined"))
+			cr_assert(i + 1 < t->n_rt_frames && t->rt_frames[i + 1].pc == r->pc &&
+				  t->rt_frames[i + 1].native == r->native, "%s: not at its compiled frame", r->func);
 	}
 	cr_assert(compiled && inlined, "no compiled and inlined frames: was the loop compiled in time?");
-	check_frames(s, w.tid);
+	check_frames(s, w.tid, false);
 	cr_assert_eq(t->futex.owner, h.tid);
 	lt_snapshot_free(s);
 }
@@ -339,6 +362,63 @@ Test(java_live, convoy_of_25_threads_in_under_a_second, .fini = cleanup, .timeou
 		cr_assert_eq(t->futex.owner, h.tid);
 	}
 	lt_snapshot_free(s);
+}
+
+/* A recording's report and Perfetto trace name Java threads as the
+ * snapshot does: the runtime view (runtime.name, runtime.frames) is read
+ * the same way for every runtime, so a Java thread is named in the
+ * report's tables and findings and on its Perfetto track, and the
+ * report's 'where' is its innermost Java frame. */
+Test(java_live, report_and_perfetto_name_java_threads, .fini = cleanup, .timeout = 180)
+{
+	need_java(JAVA);
+	if (!tl_is_root())
+		cr_skip_test("needs root (BPF programs): run make test as root");
+	start(JAVA, "deadlock", "0");
+	struct jt ab = thread_of("AB", 0), ba = thread_of("BA", 0);
+	tl_tmp_path(trace, sizeof(trace), "java");
+	snprintf(pftrace, sizeof(pftrace), "%.*s.perfetto-trace", (int)(strlen(trace) - 7), trace);
+	struct tl_proc rec;
+	char *extra[] = { "-d", "2", "--perfetto", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
+	tl_close(&rec);
+
+	struct rp_json *j = tl_report_json(trace);
+	const struct rp_json *ths = rp_json_get(j, "threads");
+	const struct jt *want[2] = { &ab, &ba };
+	for (int k = 0; k < 2; k++) {
+		const struct rp_json *t = NULL;
+		for (size_t i = 0; ths && i < ths->n && !t; i++)
+			if (rp_json_num(rp_json_get(&ths->items[i], "tid"), 0) == want[k]->tid)
+				t = &ths->items[i];
+		cr_assert_not_null(t, "thread %d is not in the report", (int)want[k]->tid);
+		const char *rn = rp_json_str(rp_json_get(t, "runtime_name"));
+		cr_assert_str_eq(rn ? rn : "(none)", want[k]->name);
+		const char *where = rp_json_str(rp_json_get(rp_json_get(t, "end"), "where"));
+		cr_assert(where && !strncmp(where, "JavaLocks.crosswise (JavaLocks.java:", 36), "thread %d at %s",
+			  (int)want[k]->tid, where ? where : "(none)");
+	}
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	cr_assert(fs && fs->n > 0, "no findings");
+	const char *summary = rp_json_str(rp_json_get(&fs->items[0], "summary"));
+	cr_assert_str_eq(rp_json_str(rp_json_get(&fs->items[0], "kind")), "deadlock", "first finding: %s", summary);
+	char name[192];
+	snprintf(name, sizeof(name), "%d (%s)", (int)ab.tid, ab.name);
+	cr_assert_not_null(strstr(summary, name), "%s not in: %s", name, summary);
+	rp_json_free(j);
+
+	struct pfc c;
+	if (pfc_load(&c, pftrace)) {
+		pfc_print_errors(&c);
+		cr_assert_fail("%s: %d problems in the Perfetto trace", pftrace, c.nerr);
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct pfc_track *tt = pfc_thread_track(&c, want[k]->tid);
+		cr_assert_not_null(tt, "no track for thread %d", (int)want[k]->tid);
+		cr_assert_str_eq(tt->name, want[k]->name);
+	}
+	pfc_free(&c);
 }
 
 /* Every other JDK installed under /usr/lib/jvm: the same tables, other

@@ -133,6 +133,7 @@ Test(lock_cpython_fixture, v3_8_pie_lea_pthread_in_stack)
 	cr_assert_eq(v[0].size, 0xd0);
 	cr_assert_eq(v[0].held, 1);
 	cr_assert_eq(v[0].holder, 102, "holder %d (%s)", v[0].holder, v[0].holder_how);
+	cr_assert_str_eq(v[0].holder_how, "gil->last_holder->thread_id (pthread_t) in that thread's stack");
 	free_locks(v, n, &notes);
 	fp_free(&f);
 }
@@ -176,6 +177,7 @@ Test(lock_cpython_fixture, v3_10_pthread_unmatched)
 	n = run(&f, &v, &notes);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(v[0].holder, 101, "holder %d (%s)", v[0].holder, v[0].holder_how);
+	cr_assert_str_eq(v[0].holder_how, "gil->last_holder->thread_id (pthread_t) is that thread's fs base");
 	free_locks(v, n, &notes);
 	fp_free(&f);
 }

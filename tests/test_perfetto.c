@@ -112,7 +112,19 @@ static void write_symbols(struct lt_writer *w)
 	cr_assert_eq(lt_writer_section(w, LT_CHUNK_SYMBOLS, outer, m), 0);
 }
 
-static int with_symbols;
+static int with_symbols, with_snapshot;
+
+/* A snapshot section whose CPython thread model named thread 102 (the
+ * recorder stores one at attach and one at the end). */
+static void write_snapshot(struct lt_writer *w)
+{
+	static const char j[] =
+		"{\"schema\":\"locktrace.snapshot/1\",\"pid\":100,\"threads\":["
+		"{\"tid\":101,\"comm\":\"main\",\"runtime\":null},"
+		"{\"tid\":102,\"comm\":\"worker\",\"runtime\":{\"lang\":\"python\","
+		"\"name\":\"pool-\xc3\xa9 (run)\",\"frames\":[]}}]}";
+	cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, j, sizeof(j) - 1), 0);
+}
 
 static void write_trace(const char *path, const struct lt_header *h, const struct lt_event *v,
 			size_t n, uint64_t end_ns)
@@ -124,6 +136,8 @@ static void write_trace(const char *path, const struct lt_header *h, const struc
 		cr_assert_eq(lt_writer_event(w, &v[i]), 0);
 	if (with_symbols) /* the recorder writes them as it names new addresses */
 		write_symbols(w);
+	if (with_snapshot)
+		write_snapshot(w);
 	if (end_ns) {
 		struct lt_stats st = { .start_ns = h->clock_boottime, .end_ns = end_ns, .ncpus = 2,
 				       .exit_status = -1 };
@@ -942,4 +956,40 @@ Test(json, whole_document_is_valid_whatever_the_names)
 	cr_assert(strstr(buf, "\"tid\":101,\"bp\":\"e\",\"name\":\"wake\",\"cat\":\"wake\",\"id\":"));
 	unlink(in);
 	unlink(out);
+}
+
+/* Thread tracks carry the runtime's thread name a snapshot read (after
+ * the events: the convert reads snapshots before it writes), in Perfetto
+ * and in the JSON trace; threads it did not name keep their comm. */
+Test(perfetto, runtime_thread_names_from_the_snapshot)
+{
+	char in[256], out[256], js[256];
+	struct lt_event v[64];
+	size_t n = story(v);
+	struct lt_header h = make_hdr();
+	struct pfc c;
+
+	tmp_path(in, sizeof(in), "rtnames", ".ltrace");
+	tmp_path(out, sizeof(out), "rtnames", ".perfetto-trace");
+	tmp_path(js, sizeof(js), "rtnames", ".json");
+	with_snapshot = 1;
+	write_trace(in, &h, v, n, 9000);
+	with_snapshot = 0;
+	convert_ok(in, out);
+	load_ok(&c, out);
+	cr_assert_str_eq(pfc_thread_track(&c, 101)->name, "main");
+	cr_assert_str_eq(pfc_thread_track(&c, 102)->name, "pool-\xc3\xa9 (run)");
+	pfc_free(&c);
+	cr_assert_eq(lt_convert_file(in, js, LT_FORMAT_JSON, 1, 1), 0);
+	FILE *f = fopen(js, "r");
+	char buf[1 << 16];
+	size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[len] = 0;
+	cr_assert(strstr(buf, "\"tid\":102,\"name\":\"thread_name\",\"args\":{\"name\":\"pool-\xc3\xa9 (run)\"}"),
+		  "%.2000s", buf);
+	unlink(in);
+	unlink(out);
+	unlink(js);
 }

@@ -13,6 +13,7 @@
 #include "locktrace/futex.h"
 #include "locktrace/locksyms.h"
 #include "lt_test.h"
+#include "../src/report_int.h"
 #include "../src/u64map.h"
 
 #define NEED_ROOT()                                                                        \
@@ -129,8 +130,12 @@ Test(record_live, mutex_contention_waits_on_the_printed_lock, .timeout = 60)
 {
 	NEED_ROOT();
 	char *argv[] = { WL("mutex_contention"), "-t", "4", "-n", "500", NULL };
+	/* no snapshot: one that happened to see a worker asleep on biglock
+	 * would name it in the lock model's words ("pthread mutex biglock",
+	 * which win in lt_trace_symbols); the SYMBOLS sections are tested */
+	char *extra[] = { "--no-snapshot", NULL };
 	struct run r;
-	run_workload(&r, argv);
+	run_workload_extra(&r, argv, extra);
 
 	const char *lock = tl_find(r.truth, r.ntruth, "lock", "name=biglock");
 	cr_assert_not_null(lock);
@@ -322,6 +327,13 @@ Test(record_live, launch_traces_from_exec_to_exit, .timeout = 60)
 	cr_assert(t.clean_end);
 	cr_assert_eq(t.hdr.pid, pid);
 	cr_assert(t.hdr.flags & LT_HDR_LAUNCHED);
+	/* the program launched, not locktrace (the child it forked) */
+	char *exe = realpath(WL("mutex_contention"), NULL);
+	cr_assert_not_null(exe);
+	cr_assert_str_eq(t.hdr.exe, exe);
+	free(exe);
+	cr_assert_str_eq(t.hdr.cmdline, WL("mutex_contention") " --no-wait -t 2 -n 50");
+	cr_assert_str_eq(t.hdr.comm, "mutex_contentio"); /* 15 bytes, as the kernel keeps it */
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_EXIT);
 	cr_assert(WIFEXITED(t.stats.exit_status) && WEXITSTATUS(t.stats.exit_status) == 0);
 	int exec = 0, news = 0;
@@ -338,6 +350,163 @@ Test(record_live, launch_traces_from_exec_to_exit, .timeout = 60)
 	cr_assert_eq(news, 2);
 	tl_free(&t);
 	unlink(path);
+}
+
+/* Runs locktrace with argv (stdout and stderr read to the end, into
+ * lines): its wait status. */
+static int run_locktrace(char *const argv[], char lines[][256], int *n, int max, int timeout_ms)
+{
+	struct tl_proc p;
+	char line[256];
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	close(p.in_fd);
+	p.in_fd = -1;
+	while (tl_readline(&p, 1, line, sizeof(line), timeout_ms) > 0)
+		if (*n < max)
+			snprintf(lines[(*n)++], 256, "%s", line);
+	int st = tl_wait(&p, timeout_ms);
+	tl_close(&p);
+	return st;
+}
+
+static int said(char lines[][256], int n, const char *what)
+{
+	for (int i = 0; i < n; i++)
+		if (strstr(lines[i], what))
+			return 1;
+	return 0;
+}
+
+/* Launch mode exits with the program's status, as strace and time do:
+ * its exit code, or 128 + the signal that ended it. */
+Test(record_live, launch_exits_with_the_program_status, .timeout = 60)
+{
+	NEED_ROOT();
+	static const struct { const char *script; int want; } cases[] = {
+		{ "exit 7", 7 }, { "exit 0", 0 }, { "kill -KILL $$", 128 + SIGKILL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[128], lines[64][256];
+		int n = 0;
+		tl_tmp_path(path, sizeof(path), "status");
+		char *argv[] = { LT_BIN, "record", "-q", "-o", path, "--", "/bin/sh", "-c",
+				 (char *)cases[i].script, NULL };
+		int st = run_locktrace(argv, lines, &n, 64, 20000);
+		cr_assert(WIFEXITED(st), "locktrace ended with status 0x%x", st);
+		cr_assert_eq(WEXITSTATUS(st), cases[i].want, "sh -c '%s': exit %d", cases[i].script,
+			     WEXITSTATUS(st));
+		struct tl_trace t;
+		cr_assert_eq(tl_load(&t, path), 0);
+		cr_assert_eq(t.stats.stop_reason, LT_STOP_EXIT);
+		cr_assert(t.stats.exit_status >= 0, "no exit status in the trace");
+		tl_free(&t);
+		unlink(path);
+	}
+}
+
+/* -d ends a launched program as timeout(1) does: SIGTERM once the trace is
+ * written; locktrace waits for it and exits with its status. */
+Test(record_live, launch_duration_sends_sigterm_at_the_end, .timeout = 60)
+{
+	NEED_ROOT();
+	char path[128], lines[64][256];
+	int n = 0;
+	tl_tmp_path(path, sizeof(path), "launchd");
+	char *argv[] = { LT_BIN, "record", "-d", "1", "--no-status", "-o", path, "--", WL("idle"),
+			 "--no-wait", "-t", "1", "-d", "60", NULL };
+	struct tl_proc p;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	close(p.in_fd);
+	p.in_fd = -1;
+	char truth[16][256];
+	int nt = 0;
+	cr_assert(tl_wait_for(&p, 0, "pid=", truth, &nt, 16, 20000));
+	pid_t prog = (pid_t)tl_val(truth[nt - 1], "pid", NULL);
+	char line[256];
+	while (tl_readline(&p, 1, line, sizeof(line), 20000) > 0)
+		if (n < 64)
+			snprintf(lines[n++], 256, "%s", line);
+	int st = tl_wait(&p, 20000);
+	tl_close(&p);
+	cr_assert(said(lines, n, "is still running: sending it SIGTERM"), "no word of the SIGTERM");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status 0x%x", st);
+	cr_assert_neq(kill(prog, 0), 0, "the launched program %d is still running", prog);
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_DURATION);
+	tl_free(&t);
+	unlink(path);
+}
+
+/* A command that cannot be run leaves no trace and no Perfetto file, and
+ * says why, with the status shells and timeout(1) give it. */
+Test(record_live, launch_that_cannot_run_leaves_no_files, .timeout = 60)
+{
+	NEED_ROOT();
+	char noexec[128], badinterp[128];
+	tl_tmp_path(noexec, sizeof(noexec), "noexec");
+	tl_tmp_path(badinterp, sizeof(badinterp), "badinterp");
+	FILE *f = fopen(noexec, "w");
+	fputs("#!/bin/sh\n", f);
+	fclose(f);
+	chmod(noexec, 0644);
+	f = fopen(badinterp, "w"); /* found and executable: only exec fails */
+	fputs("#!/nonexistent/interpreter\n", f);
+	fclose(f);
+	chmod(badinterp, 0755);
+	static const struct { const char *cmd; int want; const char *msg; } cases[] = {
+		{ "/nonexistent/cmd", 127, "No such file or directory" },
+		{ "no-such-command-anywhere", 127, "not found in PATH" },
+		{ NULL, 126, "Permission denied" },
+		{ NULL, 127, "No such file or directory" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *cmd = cases[i].cmd ? cases[i].cmd : i == 2 ? noexec : badinterp;
+		char path[128], pf[160], lines[32][256], want[256];
+		int n = 0;
+		tl_tmp_path(path, sizeof(path), "noexec-out");
+		snprintf(pf, sizeof(pf), "%.*s.perfetto-trace", (int)strlen(path) - 7, path);
+		char *argv[] = { LT_BIN, "-o", path, "--", (char *)cmd, NULL };
+		int st = run_locktrace(argv, lines, &n, 32, 20000);
+		snprintf(want, sizeof(want), "Error: cannot run %s: %s", cmd, cases[i].msg);
+		cr_assert(said(lines, n, want), "no '%s'", want);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == cases[i].want, "%s: status 0x%x", cmd, st);
+		cr_assert_neq(access(path, F_OK), 0, "%s: %s left behind", cmd, path);
+		cr_assert_neq(access(pf, F_OK), 0, "%s: %s left behind", cmd, pf);
+	}
+	unlink(noexec);
+	unlink(badinterp);
+}
+
+/* -q hides progress and the summary, never the answer: the findings and
+ * the files written. */
+Test(record_live, quiet_keeps_the_findings_and_the_files, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("deadlock"), NULL };
+	struct tl_proc wl;
+	char truth[32][256], pid[16], path[128], lines[64][256];
+	int n = 0, m = 0;
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_tmp_path(path, sizeof(path), "quiet");
+	char pf[160];
+	snprintf(pf, sizeof(pf), "%.*s.perfetto-trace", (int)strlen(path) - 7, path);
+	char *argv[] = { LT_BIN, "-q", "-d", "0.5", "-p", pid, "-o", path, NULL };
+	int st = run_locktrace(argv, lines, &m, 64, 30000);
+	tl_close(&wl);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x", st);
+	char want[200];
+	snprintf(want, sizeof(want), "raw trace:      %s", path);
+	cr_assert(said(lines, m, want), "the trace's path is not said");
+	snprintf(want, sizeof(want), "Perfetto trace: %s", pf);
+	cr_assert(said(lines, m, want), "the Perfetto file's path is not said");
+	cr_assert(said(lines, m, "deadlock: 2 threads wait for each other"), "the finding is hidden");
+	cr_assert(!said(lines, m, "recording process"), "progress shown with -q");
+	cr_assert(!said(lines, m, "events:") && !said(lines, m, "duration reached"), "summary shown with -q");
+	unlink(path);
+	unlink(pf);
 }
 
 Test(record_live, ctrl_c_stops_cleanly_and_target_keeps_running, .timeout = 60)
@@ -375,6 +544,8 @@ Test(record_live, ctrl_c_stops_cleanly_and_target_keeps_running, .timeout = 60)
 	cr_assert(t.clean_end);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_SIGNAL);
 	cr_assert_gt(t.n, 100);
+	/* a bounded recording records every call by default */
+	cr_assert_eq(t.hdr.flags & LT_HDR_CALLS_BLOCKING, 0);
 	tl_free(&t);
 	unlink(path);
 }
@@ -535,6 +706,101 @@ Test(record_live, snapshot_at_attach_names_the_already_deadlocked_threads, .time
 		in_futex += t.hdr.threads[i].sc_nr == 202;
 	cr_assert_eq(in_futex, 2);
 	tl_free(&t);
+	unlink(path);
+}
+
+/* Runs argv and collects its stdout (which = 0) or stderr (1) lines: its
+ * wait status. */
+static int run_collect(char *const argv[], int which, char lines[][256], int *n, int max)
+{
+	struct tl_proc p;
+	char line[256];
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	close(p.in_fd);
+	p.in_fd = -1;
+	/* the other stream is small: it waits in its pipe */
+	while (tl_readline(&p, which, line, sizeof(line), 20000) > 0)
+		if (*n < max)
+			snprintf(lines[(*n)++], 256, "%s", line);
+	int st = tl_wait(&p, 20000);
+	tl_close(&p);
+	return st;
+}
+
+/* The two snapshots a recording stores (at the start and at the end)
+ * print from the trace, labelled, as text and as JSON. */
+Test(record_live, stored_snapshots_print_from_the_trace, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("deadlock"), NULL };
+	struct tl_proc wl;
+	char truth[32][256], pid[16], path[128];
+	static char out[2048][256];
+	int n = 0, m = 0;
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_tmp_path(path, sizeof(path), "stored");
+	char *argv[] = { LT_BIN, "record", "-q", "-d", "0.5", "-p", pid, "-o", path, NULL };
+	cr_assert_eq(run_collect(argv, 1, out, &m, 2048), 0);
+	tl_close(&wl);
+
+	char *sargv[] = { LT_BIN, "snapshot", "--from", path, NULL };
+	m = 0;
+	cr_assert_eq(run_collect(sargv, 0, out, &m, 2048), 0);
+	char want[2][200], head[64];
+	snprintf(want[0], sizeof(want[0]), "== stored snapshot 1 of 2 in %s: at the start of the recording",
+		 path);
+	snprintf(want[1], sizeof(want[1]), "== stored snapshot 2 of 2 in %s: at the end of the recording",
+		 path);
+	snprintf(head, sizeof(head), "snapshot of pid %s (deadlock)", pid);
+	int seen[2] = { 0, 0 }, heads = 0, deadlocks = 0;
+	for (int i = 0; i < m; i++) {
+		for (int k = 0; k < 2; k++)
+			seen[k] += !strncmp(out[i], want[k], strlen(want[k]));
+		heads += !strncmp(out[i], head, strlen(head));
+		deadlocks += strstr(out[i], "DEADLOCK: deadlock: 2 threads wait for each other") == out[i];
+	}
+	cr_assert(seen[0] == 1 && seen[1] == 1, "labels: %d %d (first line: %s)", seen[0], seen[1], out[0]);
+	cr_assert_eq(heads, 2);
+	cr_assert_eq(deadlocks, 2);
+
+	char *jargv[] = { LT_BIN, "snapshot", "--from", path, "--json", NULL };
+	struct tl_proc p;
+	cr_assert_eq(tl_spawn(&p, jargv), 0);
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 65536 > cap && !(buf = realloc(buf, cap = cap * 2 + 65536)))
+			cr_assert_fail("out of memory");
+		ssize_t r = read(p.out_fd, buf + len, cap - len);
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	cr_assert_eq(tl_wait(&p, 20000), 0);
+	tl_close(&p);
+	char err[160];
+	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
+	cr_assert_not_null(j, "%s", err);
+	cr_assert_str_eq(rp_json_str(rp_json_get(j, "schema")), "locktrace.stored-snapshots/1");
+	const struct rp_json *ss = rp_json_get(j, "snapshots");
+	cr_assert(ss && ss->n == 2);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&ss->items[0], "occasion")), "start");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&ss->items[1], "occasion")), "end");
+	cr_assert_eq(rp_json_num(rp_json_get(rp_json_get(&ss->items[1], "snapshot"), "pid"), 0), atoi(pid));
+	rp_json_free(j);
+	free(buf);
+
+	char *both[] = { LT_BIN, "snapshot", "--from", path, "-p", pid, NULL };
+	m = 0;
+	int st = run_collect(both, 1, out, &m, 16);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status 0x%x", st);
+	char *bad[] = { LT_BIN, "snapshot", "--from", "/etc/hostname", NULL };
+	m = 0;
+	st = run_collect(bad, 1, out, &m, 16);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
+	cr_assert(m >= 1 && strstr(out[0], "Error:"), "%s", m ? out[0] : "");
 	unlink(path);
 }
 

@@ -804,6 +804,42 @@ Test(report, json_output_parses_and_escapes_names)
 	done();
 }
 
+/* report --json carries the snapshots stored in the trace as they were
+ * written, each with why it was taken (stored, or from the order). */
+Test(report, json_carries_the_stored_snapshots)
+{
+	const uint32_t tids[] = { PID };
+	header(1, tids);
+	start();
+	snapshot("{\"tid\": 500, \"comm\": \"app\"}");
+	const char *end = "{\"schema\": \"locktrace.snapshot/1\", \"pid\": 500, \"occasion\": \"end\","
+			  " \"threads\": [{\"tid\": 500, \"comm\": \"app2\"}]}";
+	cr_assert_eq(lt_report_snapshot(R, end, strlen(end)), 0);
+	cr_assert_eq(lt_report_snapshot(R, "{", 1), -1, "a damaged one is left out");
+	finish(BASE + SEC);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	lt_report_print_json(f, R);
+	fclose(f);
+	char err[160];
+	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
+	cr_assert_not_null(j, "report JSON does not parse: %s\n%s", err, buf);
+	const struct rp_json *st = rp_json_get(j, "stored_snapshots");
+	cr_assert(st && st->type == RPJ_ARR && st->n == 2, "%s", buf);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&st->items[0], "occasion")), "start");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&st->items[1], "occasion")), "end");
+	const struct rp_json *s0 = rp_json_get(&st->items[0], "snapshot");
+	cr_assert_str_eq(rp_json_str(rp_json_get(s0, "schema")), "locktrace.snapshot/1");
+	cr_assert_eq(rp_json_num(rp_json_get(rp_json_get(s0, "future_field"), "x")->items + 1, 0), 2500,
+		     "stored as written, unknown fields too");
+	const struct rp_json *t1 = rp_json_get(rp_json_get(&st->items[1], "snapshot"), "threads");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&t1->items[0], "comm")), "app2");
+	rp_json_free(j);
+	free(buf);
+	done();
+}
+
 Test(report, json_reader_is_strict_about_syntax_and_tolerant_about_content)
 {
 	char err[160];
@@ -1058,5 +1094,64 @@ Test(report, no_guess_with_two_suspects)
 		listed |= strstr(f->evidence[k], "the threads not waiting on it") && strstr(f->evidence[k], "503") &&
 			  strstr(f->evidence[k], "504");
 	cr_assert(listed, "what the others do is listed");
+	done();
+}
+
+/* ---- runtime threads (rtthread.h) ------------------------------------- */
+
+/* A Python process: the snapshots name threads as the runtime does, and a
+ * thread that exited before the last snapshot keeps the name an earlier one
+ * read; a threading.Lock wait is named as the lock, with where the lock is
+ * kept, and the thread's Python frame is where it is. */
+Test(report, runtime_thread_names_and_python_locks)
+{
+	const uint32_t tids[] = { PID, 501, 502 };
+	header(3, tids);
+	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 0, 500 * MS);
+	start();
+	snapshot("{\"tid\": 502, \"comm\": \"python3\", \"state\": \"S\", \"runtime\": {\"lang\": \"python\","
+		 " \"name\": \"early-\xc3\xa9\", \"frames\": []}}"); /* UTF-8 as written */
+	snapshot("{\"tid\": 500, \"comm\": \"python3\", \"state\": \"S\", \"runtime\": {\"lang\": \"python\","
+		 " \"name\": \"MainThread\", \"frames\": [{\"func\": \"main\", \"file\": \"/app/main.py\", \"line\": 9,"
+		 " \"native_frame\": 4}], \"end\": null}},"
+		 "{\"tid\": 501, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 0.5,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"detail\": \"futex(0x5600000011c0 <[heap]>, FUTEX_WAIT_PRIVATE, 0) word=0\","
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"[heap]\", \"op_name\": \"FUTEX_WAIT_PRIVATE\","
+		 " \"lock_kind\": \"threading.Lock\", \"lock_name\": \"lk\", \"lock_state\": \"its semaphore: value 0,"
+		 " 1 waiter; thread 500 (MainThread) has it in 'held' of main (/app/main.py:9)\","
+		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 0, \"word\": 0, \"owner_kind\": \"unknown\","
+		 " \"owner\": null}, \"runtime\": {\"lang\": \"python\", \"name\": \"worker-1\", \"frames\":"
+		 " [{\"func\": \"Worker.wait_on\", \"file\": \"/app/worker.py\", \"line\": 12, \"native_frame\": 6}]}}");
+	finish(BASE + 2 * SEC);
+	cr_assert_str_eq(lt_report_thread_name(R, 501, NULL), "worker-1");
+	cr_assert_str_eq(lt_report_thread_name(R, PID, "python3"), "MainThread");
+	cr_assert_str_eq(lt_report_thread_name(R, 502, NULL), "early-\xc3\xa9", "from the first snapshot");
+	cr_assert_str_eq(lt_report_thread_name(R, 999, "other"), "other");
+	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f);
+	cr_assert(strstr(f->summary, "the threading.Lock lk ("), "%s", f->summary);
+	bool kept = false;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		kept |= strstr(f->evidence[i], "has it in 'held' of main (/app/main.py:9)") != NULL;
+	cr_assert(kept, "the snapshot's lock state is evidence");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+	lt_report_print_text(o, R);
+	fclose(o);
+	cr_assert(strstr(buf, "  501     worker-1 "), "THREADS table:\n%s", buf);
+	for (size_t i = 0; i < R->n_threads; i++)
+		if (R->threads[i].tid == 501)
+			cr_assert_str_eq(R->threads[i].snap_where ? R->threads[i].snap_where : "-",
+					 "Worker.wait_on (/app/worker.py:12)", "the Python frame is where it is");
+	free(buf);
+	o = open_memstream(&buf, &len);
+	lt_report_print_json(o, R);
+	fclose(o);
+	cr_assert(strstr(buf, "\"runtime_name\": \"worker-1\""));
+	free(buf);
 	done();
 }

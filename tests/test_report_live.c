@@ -71,10 +71,11 @@ static void demo_stall_calls(const char *mode, const char *until, char truth[][2
 	tl_close(&wl);
 }
 
+/* --calls all, which --ring no longer records by default */
 static void demo_stall(const char *mode, const char *until, char truth[][256], int *n, char *path,
 		       size_t plen)
 {
-	demo_stall_calls(mode, until, truth, n, path, plen, NULL);
+	demo_stall_calls(mode, until, truth, n, path, plen, "all");
 }
 
 /* The holder_blocked finding of an io stall names the holder, its fd, the

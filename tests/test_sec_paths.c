@@ -332,11 +332,11 @@ Test(sec_live, flight_dump_names_skip_what_others_planted, .timeout = 120)
 	snprintf(pid, sizeof(pid), "%d", wl.pid);
 	char *argv[] = { LT_BIN, "-p", pid, "-o", out, "--ring", "4M", "--keep-going", "--no-status", NULL };
 	cr_assert_eq(tl_spawn(&rec, argv), 0);
-	cr_assert(tl_wait_for(&rec, 1, "locktrace: recording", lines, &n, 64, 20000));
+	cr_assert(tl_wait_for(&rec, 1, "locktrace (pid ", lines, &n, 64, 20000));
 	usleep(1000000); /* SIGUSR1 is handled from just after that line */
 	for (int d = 0; d < 2; d++) {
 		kill(rec.pid, SIGUSR1);
-		cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote the last", lines, &n, 64, 30000),
+		cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote ", lines, &n, 64, 30000),
 			  "dump %d not written", d + 1);
 	}
 	kill(rec.pid, SIGINT);
@@ -392,10 +392,10 @@ Test(sec_live, five_thousand_threads_recorded_and_dumped, .timeout = 300)
 	char *argv[] = { LT_BIN, "record", "-p", pid, "-o", dump, "--ring", "4M", "--no-status", NULL };
 	n = 0;
 	cr_assert_eq(tl_spawn(&rec, argv), 0);
-	cr_assert(tl_wait_for(&rec, 1, "locktrace: recording", lines, &n, 64, 60000));
+	cr_assert(tl_wait_for(&rec, 1, "locktrace (pid ", lines, &n, 64, 60000));
 	usleep(1000000);
 	kill(rec.pid, SIGUSR1);
-	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote the last", lines, &n, 64, 120000),
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote ", lines, &n, 64, 120000),
 		  "no dump: %s", n ? lines[n - 1] : "");
 	tl_wait(&rec, 60000);
 	tl_close(&rec);

@@ -3,10 +3,12 @@
  * writer's escaping.  No root, no live process. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "../src/snapshot_int.h"
 
@@ -290,4 +292,133 @@ Test(snapshot_text, escapes_control_bytes)
 	cr_assert_not_null(strstr(buf, "thread 5 (x\\x0athread 1 (fake))"), "%s", buf);
 	free(buf);
 	lt_snapshot_free(s);
+}
+
+static char *text_of(const struct lt_snapshot *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	lt_snapshot_print_text(f, s);
+	fclose(f);
+	return buf;
+}
+
+/* A two-thread snapshot with every part the text shows: notes, verdicts
+ * with evidence, a runtime lock, kernel and user stacks, a lock state, an
+ * acquire path, names that need escaping. */
+static struct lt_snapshot *rich_snapshot(void)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	s->pid = 40;
+	snprintf(s->comm, sizeof(s->comm), "srv\"x");
+	s->exe = strdup("/usr/bin/srv");
+	s->occasion = "end";
+	s->taken_realtime_ns = 1796010933750034878LL; /* beyond a double's 53 bits */
+	s->taken_monotonic_ns = 1779874069159LL;
+	s->duration_ns = 79075126;
+	s->kstack_available = true;
+	lt_strlist_add(&s->notes, "se.exec_start lags by %d s", 3);
+	s->sched_offset_ns = calloc(2, sizeof(*s->sched_offset_ns));
+	s->n_cpus = 2;
+	s->sched_offset_ns[0] = 3898652614;
+	s->sched_offset_ns[1] = INT64_MIN;
+	s->threads = calloc(2, sizeof(*s->threads));
+	s->n_threads = 2;
+	struct lt_thread *t = &s->threads[0];
+	t->tid = 41;
+	snprintf(t->comm, sizeof(t->comm), "w\n1");
+	t->state = 'S';
+	t->cpu = 1;
+	t->idle_s = 2.5;
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	cr_assert_eq(lt_parse_syscall_line("202 0x1000 0x80 0x2 0x0 0x0 0x0 0x7ff0 0x7ff8", &t->sc), 0);
+	t->sc_name = "futex";
+	t->wait = LT_WAIT_FUTEX;
+	lt_futex_decode_args(&t->futex, t->sc.args);
+	t->futex.lock_state = strdup("value 0, 2 waiters");
+	t->futex.timeout_ptr = 0x7ff100;
+	t->futex.timeout_ok = true;
+	t->futex.timeout_sec = 12;
+	t->futex.timeout_nsec = 5000;
+	t->futex.mutex_ok = true;
+	t->futex.mutex_owner = 42;
+	t->futex.owner_kind = LT_OWNER_MUTEX;
+	t->futex.owner = 42;
+	t->futex.rtlock = 1;
+	t->detail = strdup("futex(0x1000 <L>, FUTEX_WAIT_PRIVATE, 2) word=2");
+	t->acquire = "pthread_mutex_lock";
+	t->kstack_status = LT_KSTACK_OK;
+	lt_strlist_add(&t->kstack, "futex_do_wait+0x46/0x90");
+	lt_strlist_add(&t->kstack, "do_syscall_64+0x71/0x290");
+	t->regs_src = LT_REGS_CALLER;
+	t->frames = calloc(2, sizeof(*t->frames));
+	t->n_frames = 2;
+	t->frames[0] = (struct lt_frame){ .pc = 0x7f0012, .activation = true, .func = strdup("__lll_lock_wait"),
+					  .func_off = 43, .module = strdup("libc.so.6"),
+					  .file = strdup("../nptl/lowlevellock.c"), .line = 49 };
+	t->frames[1] = (struct lt_frame){ .pc = 0x5500aa, .func = NULL, .module = strdup("srv") };
+	t->ustack_end = strdup("[unwind stopped: no CFI in srv]");
+	lt_strlist_add(&t->notes, "moved during the snapshot");
+	t = &s->threads[1];
+	t->tid = 42;
+	snprintf(t->comm, sizeof(t->comm), "main");
+	t->state = 'R';
+	t->idle_src = LT_IDLE_RUNNING;
+	t->sc.state = LT_SC_RUNNING;
+	t->kstack_status = LT_KSTACK_UNAVAILABLE;
+	s->verdicts = calloc(1, sizeof(*s->verdicts));
+	s->n_verdicts = 1;
+	s->verdicts[0].kind = LT_VERDICT_CONVOY;
+	s->verdicts[0].summary = strdup("CONVOY on L: 1 waiter");
+	lt_strlist_add(&s->verdicts[0].evidence, "thread 41 waits");
+	s->rtlocks = calloc(1, sizeof(*s->rtlocks));
+	s->n_rtlocks = 1;
+	s->rtlocks[0] = (struct lt_rtlock){ .model = "cpython", .kind = "GIL", .name = strdup("_PyRuntime.gil"),
+					    .version = strdup("CPython 3.11.2"), .base = 0x1000, .held = 1,
+					    .waiters = 2, .holder = 42, .holder_how = strdup("last_holder") };
+	lt_strlist_add(&s->rtlocks[0].facts, "locked=1");
+	return s;
+}
+
+/* A snapshot stored in a trace prints, read back, as it printed live. */
+Test(snapshot_json, read_back_prints_as_it_printed_live)
+{
+	struct lt_snapshot *s = rich_snapshot(), *back = NULL;
+	char *j = json_of(s), err[200];
+	cr_assert_eq(lt_snapshot_from_json(j, strlen(j), &back, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(back->taken_realtime_ns, s->taken_realtime_ns);
+	cr_assert_str_eq(back->occasion, "end");
+	char *a = text_of(s), *b = text_of(back);
+	cr_assert_str_eq(b, a);
+	/* and its JSON again is the same document */
+	char *j2 = json_of(back);
+	cr_assert_str_eq(j2, j);
+	free(a);
+	free(b);
+	free(j);
+	free(j2);
+	lt_snapshot_free(s);
+	lt_snapshot_free(back);
+}
+
+Test(snapshot_json, read_back_refuses_what_is_not_a_snapshot)
+{
+	struct lt_snapshot *back = (struct lt_snapshot *)1;
+	char err[200];
+	cr_assert_eq(lt_snapshot_from_json("{\"schema\":\"x/1\"}", 16, &back, err, sizeof(err)), -1);
+	cr_assert_null(back);
+	cr_assert(strstr(err, "not a locktrace.snapshot/1 document"), "%s", err);
+	cr_assert_eq(lt_snapshot_from_json("{\"a\":", 5, &back, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "not JSON"), "%s", err);
+}
+
+/* Traces written before snapshots carried their occasion: the order says. */
+Test(snapshot_json, occasion_of_an_unlabelled_stored_snapshot)
+{
+	cr_assert_str_eq(lt_snapshot_occasion("stall", 0, 1, 0), "stall");
+	cr_assert_str_eq(lt_snapshot_occasion(NULL, 0, 2, 0), "start");
+	cr_assert_str_eq(lt_snapshot_occasion(NULL, 1, 2, 0), "end");
+	cr_assert_str_eq(lt_snapshot_occasion(NULL, 1, 3, 0), "trigger");
+	cr_assert_str_eq(lt_snapshot_occasion(NULL, 0, 1, 1), "dump");
 }

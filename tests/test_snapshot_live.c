@@ -577,3 +577,65 @@ Test(snapshot_live, cli_errors, .fini = cleanup, .timeout = 30)
 	int st = tl_wait(&wl, 10000);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
 }
+
+/* Runs argv to its end: its status, stdout's bytes and stderr's lines. */
+static int run_all(char *const argv[], size_t *out_bytes, char err[][256], int *nerr, int max)
+{
+	struct tl_proc p;
+	char buf[4096], line[256];
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	close(p.in_fd);
+	p.in_fd = -1;
+	*out_bytes = 0;
+	for (ssize_t r; (r = read(p.out_fd, buf, sizeof(buf))) > 0;)
+		*out_bytes += (size_t)r;
+	while (tl_readline(&p, 1, line, sizeof(line), 10000) > 0)
+		if (*nerr < max)
+			snprintf(err[(*nerr)++], 256, "%s", line);
+	int st = tl_wait(&p, 20000);
+	tl_close(&p);
+	return st;
+}
+
+/* Not allowed to read a process: the error comes first and alone, not
+ * after a block of "unavailable" threads; its own process is fine. */
+Test(snapshot_live, permission_error_first_and_alone, .fini = cleanup, .timeout = 60)
+{
+	NEED_ROOT();
+	if (access("/usr/bin/setpriv", X_OK))
+		cr_skip_test("needs /usr/bin/setpriv (util-linux) to drop privileges");
+	start("deadlock", NULL);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	for (int json = 0; json < 2; json++) {
+		char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+				 LT_BIN, "snapshot", "-p", pid, json ? "--json" : NULL, NULL };
+		char err[16][256];
+		int nerr = 0;
+		size_t out = 0;
+		int st = run_all(argv, &out, err, &nerr, 16);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x", st);
+		cr_assert_eq(out, 0, "%zu bytes printed before the error", out);
+		cr_assert_eq(nerr, 1, "%d lines on stderr, the first: %s", nerr, nerr ? err[0] : "");
+		char want[96];
+		snprintf(want, sizeof(want), "Error: not allowed to inspect process %s (owned by uid 0", pid);
+		cr_assert(!strncmp(err[0], want, strlen(want)), "%s", err[0]);
+	}
+	/* a process of its own user it may read (no kernel stacks) */
+	tl_close(&wl);
+	char *own[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+			WL("deadlock"), NULL };
+	ntruth = 0;
+	cr_assert_eq(tl_spawn(&wl, own), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 1200, 30000));
+	pid_t p2 = (pid_t)tl_val(tl_find(truth, ntruth, "pid", NULL), "pid", NULL);
+	snprintf(pid, sizeof(pid), "%d", (int)p2);
+	char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+			 LT_BIN, "snapshot", "-p", pid, NULL };
+	char err[16][256];
+	int nerr = 0;
+	size_t out = 0;
+	int st = run_all(argv, &out, err, &nerr, 16);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: %s", st, nerr ? err[0] : "");
+	cr_assert_gt(out, 100);
+}

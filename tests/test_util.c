@@ -292,7 +292,7 @@ int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *co
 	rec->in_fd = -1;
 	char lines[8][256];
 	int n = 0;
-	if (!tl_wait_for(rec, 1, "locktrace: recording", lines, &n, 8, 20000)) {
+	if (!tl_wait_for(rec, 1, "locktrace (pid ", lines, &n, 8, 20000)) {
 		for (int k = 0; k < n; k++)
 			fprintf(stderr, "recorder said: %s\n", lines[k]);
 		return -1;
@@ -329,6 +329,68 @@ void tl_tmpfs_remove(void)
 	umount2(tmpfs_dir, MNT_DETACH);
 	rmdir(tmpfs_dir);
 	tmpfs_dir[0] = 0;
+}
+
+int tl_sig_held(pid_t pid, int sig)
+{
+	char path[64], line[256], comm[32] = "";
+	unsigned long long blk = 0;
+	int have = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	if (strcmp(comm, "locktrace\n"))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigBlk:", 7))
+			have = sscanf(line + 7, "%llx", &blk) == 1;
+	fclose(f);
+	return have && (blk >> (sig - 1) & 1);
+}
+
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : 0;
+}
+
+int tl_stop_while_holding(pid_t pid, int sig, int timeout_ms)
+{
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+
+	while (!tl_sig_held(pid, sig)) {
+		if (now_ms() >= deadline)
+			return 0;
+		usleep(500);
+	}
+	kill(pid, SIGSTOP);
+	while (proc_state(pid) != 'T') {
+		if (now_ms() >= deadline) {
+			kill(pid, SIGCONT);
+			return 0;
+		}
+		usleep(500);
+	}
+	if (tl_sig_held(pid, sig))
+		return 1;
+	kill(pid, SIGCONT);
+	return 0;
 }
 
 void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, int max,

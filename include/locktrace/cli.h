@@ -4,7 +4,9 @@
 #ifndef LOCKTRACE_CLI_H
 #define LOCKTRACE_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 int lt_cmd_record(int argc, char **argv);
 /* `locktrace -p PID` / `locktrace -- CMD`: record, then convert for Perfetto */
@@ -20,6 +22,10 @@ int lt_cmd_convert(int argc, char **argv);
 /* "16M" -> 16777216; accepts K, M, G (powers of 1024), optionally followed
  * by "iB" or "B".  Plain decimal digits first.  0 or -1. */
 int lt_parse_size(const char *s, uint64_t *out);
+/* "PID[,PID...]" (one -p argument): append each pid to *pids (a malloc'd
+ * array of *n), skipping repeats.  0, or -1 with *bad pointing at the
+ * word that is not a pid (the array keeps what was parsed). */
+int lt_parse_pid_list(const char *s, pid_t **pids, size_t *n, const char **bad);
 /* Seconds: decimal digits with an optional fraction ("10", "0.5", ".5"),
  * more than 0 and at most LT_MAX_SECONDS; no sign, exponent, hex, inf or
  * nan.  0 or -1. */

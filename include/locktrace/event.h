@@ -16,6 +16,8 @@
 #endif
 
 #define LT_COMM_LEN 16
+/* processes one recording can trace (the kernel filter's hash map) */
+#define LT_MAX_TGIDS 4096
 #define LT_WAIT_FDS 4 /* first fds of a select/poll set kept in an event */
 
 enum lt_kind {

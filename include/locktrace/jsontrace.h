@@ -31,6 +31,10 @@ void lt_jsontrace_sink(struct lt_jsontrace *j, struct lt_timeline_sink *sink);
  * argument "waiters". */
 void lt_jsontrace_set_lock_namer(struct lt_jsontrace *j,
 				 int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
+/* thread_name metadata carry fn's name for tid when it returns > 0 (a
+ * runtime's thread name), else the comm. */
+void lt_jsontrace_set_thread_namer(struct lt_jsontrace *j,
+				   int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx);
 /* Ends the document and flushes.  0 or a negative errno. */
 int lt_jsontrace_finish(struct lt_jsontrace *j);
 void lt_jsontrace_free(struct lt_jsontrace *j);

@@ -29,6 +29,19 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 /* Opens, configures (target tgid, ring size, flags), loads and attaches
  * the programs.  Returns 0, or -1 with a message saying what failed and
  * what to do in err. */
+#define LT_BPF_MULTI 0x2        /* more processes: lt_bpf_start_set's tgids,
+				   * or followed forks (a map lookup per event
+				   * of another process) */
+#define LT_BPF_FOLLOW_FORKS 0x4 /* with MULTI: trace the processes a traced
+				   * process forks, added in the kernel */
+/* Start tracing TGIDS[0..N) (N >= 1, at most LT_MAX_TGIDS): TGIDS[0] is the
+ * main target (rodata), the others go into the kernel's map before the
+ * programs attach.  Same return and errors as lt_bpf_start. */
+int lt_bpf_start_set(struct lt_bpf *b, const pid_t *tgids, size_t n, uint64_t ring_bytes,
+		     unsigned flags, lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen);
+/* Add one more process while tracing (a descendant found in /proc).
+ * 0 or -errno (-E2BIG: the map is full). */
+int lt_bpf_add_tgid(struct lt_bpf *b, pid_t tgid);
 int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned flags,
 		 lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen);
 /* Events consumed, or negative errno. timeout_ms < 0: do not wait. */

@@ -90,15 +90,23 @@ void lt_rtlock_clear(struct lt_rtlock *l);
 /* A thread as its runtime knows it (lt_lockmodel.scan). */
 struct lt_rtthread {
 	pid_t tid;
+	const char *lang; /* the runtime's language, lt_thread.rt_lang ("java";
+	                     static)                                          */
 	char *name;   /* the runtime's name for it (Java: Thread.getName()), NULL */
 	size_t waits; /* 1 + index into the scan's locks of the lock the runtime
 	                 says it waits for; 0 if none                        */
-	/* The thread's user stack as the runtime sees it, innermost first:
-	 * the unwinder's native frames with the runtime's own frames in place
-	 * of the ones that run them (Java methods for the `??` frames of JIT
-	 * code).  Replaces lt_thread.frames when set; NULL otherwise. */
-	struct lt_frame *frames;
+	/* The thread's stack in the runtime's own frames, innermost first
+	 * (Java methods, which the unwinder sees as `??` frames of interpreter
+	 * and JIT code), each with the pc of the machine frame that runs it;
+	 * group[i] numbers those machine frames (a compiled method and the
+	 * methods inlined into it share one).  They become lt_thread.rt_frames,
+	 * placed among the native frames by lt_rt_place_pc (rtthread.h), and
+	 * END (why the stack is incomplete) rt_end; the native frames stay as
+	 * the unwinder found them.  NULL/0 when the runtime shows none. */
+	struct lt_rtframe *frames;
+	unsigned *group;
 	size_t n_frames;
+	char *end;
 };
 void lt_rtthread_clear(struct lt_rtthread *t);
 
@@ -115,7 +123,10 @@ void lt_rtthread_clear(struct lt_rtthread *t);
  * ObjectMonitor.  A claimed thread must be asleep in a futex wait; it then
  * gets the lock as its rtlock, and owner_kind LT_OWNER_RUNTIME with the
  * lock's holder, exactly as a wait inside [base, base + size) does.  The
- * names become lt_thread.rt_name.  A model sets find or scan, not both. */
+ * threads' runtime view (lang, name) becomes lt_thread's rt_lang and
+ * rt_name, the fields the runtime thread models (rtthread.h) fill for the
+ * runtimes they read: one view of a thread whichever model read it.  A
+ * model sets find or scan, not both. */
 struct lt_lockmodel {
 	const char *name;
 	int (*find)(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n,
@@ -133,7 +144,10 @@ struct lt_rtlock *lt_rtlock_push(struct lt_rtlock **v, size_t *n);
 /* Runs every model on S: fills s->rtlocks, and for each thread the lock it
  * waits for (t->futex.lock_*, owner and owner_kind when a model names the
  * holder) and whether its stack is in a lock-acquire path (t->acquire).
- * Pure given E: tests pass a synthetic environment. */
+ * It starts every thread's runtime view (rt_*) afresh: a scan fills it for
+ * the threads its runtime knows, lt_rtthreads_apply (rtthread.h), run
+ * after, for the others.  Pure given E: tests pass a synthetic
+ * environment. */
 void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e);
 
 /* glibc (lock_glibc.c): classify one thread's futex wait from its stack

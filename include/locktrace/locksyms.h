@@ -55,6 +55,9 @@ int lt_locksyms_parse(const uint8_t *data, size_t len, struct lt_u64map *map);
  * events (a cheap first pass for writers that name locks up front).
  * 0, or -1 if the file cannot be read (what was read stays). */
 int lt_trace_symbols(const char *path, struct lt_u64map *map);
+/* The same, and the runtimes' thread names the snapshots read into tnames
+ * (tid -> malloc'd name; a later snapshot's name wins). */
+int lt_trace_names(const char *path, struct lt_u64map *map, struct lt_u64map *tnames);
 /* Frees a map filled by the two functions above, names included. */
 void lt_symmap_free(struct lt_u64map *map);
 

@@ -47,6 +47,11 @@ void lt_perfetto_free(struct lt_perfetto *p);
  * (if set) writes a name for addr into buf and returns > 0. */
 void lt_perfetto_set_lock_namer(struct lt_perfetto *p,
 				int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
+/* Thread tracks are named by fn (if set) when it writes a name for tid
+ * into buf and returns > 0 (a runtime's thread name read by a snapshot),
+ * else by the thread's comm. */
+void lt_perfetto_set_thread_namer(struct lt_perfetto *p,
+				  int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx);
 /* Bytes handed to f so far. */
 uint64_t lt_perfetto_bytes(const struct lt_perfetto *p);
 

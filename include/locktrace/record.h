@@ -17,7 +17,9 @@ struct lt_record_opts {
 	uint64_t ring_bytes; /* BPF ring buffer size; 0: default */
 	int status_line;     /* -1: when stderr is a terminal, 0 never, 1 always */
 	int verbose;
-	int quiet;           /* no summary */
+	int quiet;           /* no progress, no summary: only what was found
+			      * and the files written */
+	const char *pid_file; /* write our pid there while recording (NULL: no) */
 	int no_snapshot;     /* skip the snapshot at attach (stacks, owners) */
 	int calls_blocking;  /* --calls blocking: only the calls threads sleep
 			      * in, from the scheduler (no syscall tracepoints) */
@@ -43,6 +45,7 @@ struct lt_record_result {
 	uint64_t events, lost, bytes, threads;
 	double seconds;
 	int exit_status; /* launched target's wait status, else -1 */
+	int exec_errno;  /* the launched command could not be run: errno */
 	int stop_reason; /* enum lt_stop */
 	int triggers;    /* stall or SIGUSR1 triggers handled */
 	int dumps;       /* trace files written by the flight recorder */
@@ -54,7 +57,12 @@ struct lt_record_result {
 
 /* Returns 0 when a trace was written (even if the run ended on an error
  * after attaching: then res->stop_reason is LT_STOP_ERROR and a message was
- * printed), or -1 when nothing could be recorded (message printed). */
+ * printed), or -1 when nothing could be recorded (message printed; no file
+ * is left behind; res->exec_errno says when the launched command could not
+ * be run).  SIGINT, SIGTERM and SIGUSR1 are held from the start and acted
+ * on once recording runs; one that asks to stop before then ends the run
+ * with nothing recorded.  A launched command still running when recording
+ * ends gets SIGTERM; lt_record waits for it (res->exit_status). */
 int lt_record(const struct lt_record_opts *o, struct lt_record_result *res);
 
 #endif

@@ -120,7 +120,10 @@ struct lt_report_thread {
 	int asleep;                    /* switched out asleep at the end */
 	char end_syscall[32];          /* the snapshot's syscall for it, if valid at the end */
 	char *snap_detail;             /* the snapshot's line for it, if valid at the end */
-	char *snap_where;              /* innermost frame of the program's own code */
+	char *snap_where;              /* innermost frame of the program's own code,
+					  or of its runtime's stack (Python) */
+	char *rt_name;                 /* the runtime's name for it (a snapshot's
+					  runtime.name: threading's, ...), NULL */
 	/* the last calls, oldest first (at most opts.last_n) */
 	struct lt_report_call *last;
 	size_t n_last;
@@ -170,6 +173,13 @@ struct lt_report_loss {
 
 struct lt_report_priv;
 
+/* A snapshot stored in the trace, as it was written (docs/snapshot.md). */
+struct lt_report_stored {
+	char *json;
+	size_t len;
+	char occasion[16]; /* "start", "end", "stall", "sigusr1"; "" if not stored */
+};
+
 struct lt_report {
 	/* the trace */
 	int32_t pid;
@@ -186,6 +196,8 @@ struct lt_report {
 	uint64_t stop_offset;
 	uint64_t snapshot_ts;       /* the last snapshot, boottime ns (0 none) */
 	unsigned n_snapshots;
+	struct lt_report_stored *stored; /* the snapshots read, in trace order */
+	size_t n_stored;
 	/* tables, sorted for reading: locks by total wait, threads by tid,
 	 * edges by count */
 	struct lt_report_lock *locks;
@@ -229,6 +241,11 @@ void lt_report_free(struct lt_report *r);
 void lt_report_print_text(FILE *f, const struct lt_report *r);
 /* JSON, schema "locktrace.report/1" (docs/report.md). */
 void lt_report_print_json(FILE *f, const struct lt_report *r);
+
+/* The name to show next to a tid: the runtime's name for the thread when a
+ * snapshot read one, else the kernel's comm seen in the trace (COMM, or the
+ * table's when COMM is NULL).  Valid after lt_report_finish. */
+const char *lt_report_thread_name(const struct lt_report *r, uint32_t tid, const char *comm);
 
 /* The name of a futex address for people: its symbol from the snapshot
  * ("rtlock+0x50") or "0x...".  Valid after lt_report_finish. */

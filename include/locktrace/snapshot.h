@@ -173,6 +173,13 @@ struct lt_futex {
 	char *lock_name;      /* the object's symbol ("caml_master_lock"), NULL */
 	char *lock_state;     /* decoded state ("value 0, 2 waiters"), NULL      */
 	unsigned rtlock;      /* 1 + index into lt_snapshot.rtlocks; 0: none    */
+	/* A shared (not FUTEX_PRIVATE) wait on a MAP_SHARED mapping: the
+	 * object mapped there, as the kernel keys the futex (device and inode
+	 * from /proc/PID/maps, and the offset of uaddr in the object), so
+	 * one lock is one key in every process whatever address maps it. */
+	bool shared_obj;
+	uint32_t obj_major, obj_minor;
+	uint64_t obj_ino, obj_off;
 };
 
 /* An fd and what it refers to. */
@@ -216,6 +223,28 @@ struct lt_frame {
 	char *build_id;       /* hex, NULL if unknown                            */
 	char *file;           /* source file, NULL without debug info            */
 	int line;
+};
+
+/* One frame of a language runtime's own stack (a Python function, a Java
+ * method), read from the runtime's memory by a runtime thread model
+ * (rtthread.h) or a lock model's scan (lockmodel.h; docs/runtimes.md). */
+struct lt_rtframe {
+	char *func;           /* "worker", "Worker.run", "JavaLocks.crosswise"
+	                         (qualified where the runtime keeps a qualified
+	                         name), NULL unknown                            */
+	char *file;           /* source file as the runtime names it, NULL       */
+	int line;             /* 0 unknown                                       */
+	int native;           /* index in lt_thread.frames of the native frame
+	                         that runs it (the interpreter loop; for Java the
+	                         interpreter or JIT frame itself), -1 when it
+	                         could not be placed among the native frames     */
+	/* Where the runtime runs it as machine code, for runtimes whose frames
+	 * are machine frames the unwinder also walks (Java): */
+	uint64_t pc;          /* that frame's pc (the native frame's), 0 none    */
+	const char *kind;     /* "interpreted", "compiled", "inlined" (into the
+	                         next frame's compiled code), "native" (a native
+	                         method); static, NULL for Python               */
+	int bci;              /* bytecode index (Java), -1 none                  */
 };
 
 /* Where the initial registers of the user unwind came from. */
@@ -264,10 +293,17 @@ struct lt_thread {
 	 * string, NULL if none: such a thread waits for a lock, whatever the
 	 * futex word says. */
 	const char *acquire;
-	/* The runtime's own name for the thread, which comm cuts to 15 bytes
-	 * (Java: Thread.getName()); set by a lock model's scan (lockmodel.h),
-	 * NULL when no runtime names it. */
-	char *rt_name;
+	/* The thread as its language runtime knows it (rtthread.h,
+	 * docs/runtimes.md); NULL/0 for a thread no runtime model knows. */
+	const char *rt_lang;      /* "python", "java" (static)                  */
+	char *rt_name;            /* the runtime's name for it, which comm cuts
+	                             to 15 bytes ("MainThread", "worker-3":
+	                             threading.Thread.name; Java:
+	                             Thread.getName(), set by a lock model's
+	                             scan, lockmodel.h), NULL                   */
+	struct lt_rtframe *rt_frames; /* the runtime's stack, innermost first */
+	size_t n_rt_frames;
+	char *rt_end;             /* why that stack is incomplete, NULL         */
 };
 
 /* ---- verdicts ----------------------------------------------------------- */
@@ -306,6 +342,9 @@ struct lt_verdict {
 struct lt_snapshot {
 	pid_t pid;
 	char comm[64];
+	/* why a recorder took it, stored in its trace: "start", "end",
+	 * "stall", "sigusr1" (static string); NULL for `locktrace snapshot` */
+	const char *occasion;
 	char *exe;                   /* readlink /proc/PID/exe, NULL if unknown  */
 	int64_t taken_realtime_ns;   /* CLOCK_REALTIME at start                  */
 	int64_t taken_monotonic_ns;  /* CLOCK_MONOTONIC at start                 */
@@ -326,6 +365,9 @@ struct lt_snapshot {
 	int64_t *sched_offset_ns;
 	size_t n_cpus;
 	struct lt_strlist notes;     /* process-level notes                      */
+	/* a snapshot read back from JSON: the strings its static-string
+	 * fields (occasion, sc_name, acquire, lock_kind, ...) point into */
+	struct lt_strlist strings;
 };
 
 /* Error codes returned by lt_snapshot_take (negated errno values otherwise). */
@@ -359,6 +401,49 @@ void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s);
  * the trace file).  Returns 0 or -ENOMEM. */
 int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len);
 
+/* ---- several processes -------------------------------------------------- */
+
+/* Snapshots of several processes diagnosed together (snapshot -p A,B): a
+ * mutex owner tid in another given process is that thread, a lock in a
+ * shared mapping is one lock (lt_futex.shared_obj), wait-for cycles span
+ * processes.  view holds every thread of every process, sorted by tid
+ * (tids are system-wide), as shallow copies of the processes' threads with
+ * cross-process owners resolved; its runtime locks are the processes'
+ * concatenated.  Only view.verdicts, notes and the arrays are its own. */
+struct lt_multi_snapshot {
+	struct lt_snapshot **procs;  /* in the order given; owned */
+	size_t n_procs;
+	struct lt_snapshot view;     /* verdicts about all of them */
+	pid_t *thread_pid;           /* parallel to view.threads */
+};
+
+/* Build the view of PROCS (N >= 1 snapshots of distinct processes) and
+ * diagnose it with O (NULL = defaults).  Takes ownership of the snapshots
+ * (and of the array, which must be malloc'd) on success.  Pure: reads no
+ * /proc.  Returns 0 or -ENOMEM. */
+int lt_multi_build(struct lt_snapshot **procs, size_t n, const struct lt_verdict_opts *o,
+		   struct lt_multi_snapshot **out);
+/* Re-read the system call of every thread in a cross-process verdict (the
+ * processes were read one after the other) and diagnose again without
+ * those that moved.  Returns 0 or -ENOMEM. */
+int lt_multi_confirm(struct lt_multi_snapshot *m);
+void lt_multi_free(struct lt_multi_snapshot *m);
+/* The process of thread TID in the view, 0 if none. */
+pid_t lt_multi_pid_of(const struct lt_multi_snapshot *m, pid_t tid);
+void lt_multi_print_text(FILE *f, const struct lt_multi_snapshot *m);
+void lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m);
+
+/* A snapshot stored in a trace (the JSON above) read back, so that it
+ * prints as `locktrace snapshot` printed it live.  0 and *out (free with
+ * lt_snapshot_free), or -1 with what is wrong in err. */
+int lt_snapshot_from_json(const char *json, size_t len, struct lt_snapshot **out, char *err,
+			  size_t errlen);
+/* Why the i-th of the n snapshots stored in a trace was taken: OCCASION as
+ * stored ("start", "end", "stall", "sigusr1"), or when it is NULL (traces
+ * written before it was stored) what the order says: "dump" for a flight
+ * dump's, else "start" for the first and "end" for the last. */
+const char *lt_snapshot_occasion(const char *occasion, size_t i, size_t n, int flight);
+
 /* ---- pure helpers (exposed for tests and the timeline) ------------------ */
 
 /* Parse one line of /proc/PID/task/TID/syscall. Returns 0 or -EINVAL. */
@@ -379,6 +464,12 @@ enum lt_wait_kind lt_syscall_wait_kind(long nr);
 /* Free the strings and arrays owned by one thread / verdict (for code that
  * builds synthetic thread tables, e.g. tests). */
 void lt_thread_clear(struct lt_thread *t);
+/* Only the runtime view (rt_*): lt_lockmodels_apply starts from it. */
+void lt_thread_clear_rt(struct lt_thread *t);
+/* The name to show next to a tid: the runtime's name when a runtime read
+ * one (a runtime thread model, or a lock model's scan: Java), else the
+ * kernel's comm.  Every place that names a thread uses it. */
+const char *lt_thread_name(const struct lt_thread *t);
 void lt_verdict_clear(struct lt_verdict *v);
 int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -388,7 +479,7 @@ void lt_strlist_free(struct lt_strlist *l);
  * CLOCK_MONOTONIC, in ns.  0 or -1 if /proc/thread-self/sched is unreadable. */
 int lt_sched_clock_offset(int64_t *off);
 
-/* CLI: locktrace snapshot -p PID [--json] [--threshold SECONDS] */
+/* CLI: locktrace snapshot -p PID[,PID...] [--json] [--threshold SECONDS] */
 int lt_cmd_snapshot(int argc, char **argv);
 
 #ifdef __cplusplus

@@ -15,6 +15,16 @@
  *  progress: at least one thread has been blocked (any traced call) for
  *    SECONDS and no blocking call returned successfully for SECONDS.  For
  *    servers that always have traffic; an idle server trips it.
+ *
+ * A wait ended by its timer is a timeout, not progress, in both --calls
+ * modes.  With --calls all the return value says so (-ETIMEDOUT, a select
+ * returning 0).  With --calls blocking returns carry no value, so the
+ * wake-up that ended the sleep decides: a futex wait succeeded only if a
+ * thread woke it (one woken from interrupt context was woken by its timer,
+ * or by a signal from one); a select/poll/epoll or socket call succeeded
+ * if a thread woke it, or an interrupt did before its timeout had run out
+ * (data arriving from a device).  A call no wake-up was seen for did not
+ * succeed.
  */
 #ifndef LOCKTRACE_STALL_H
 #define LOCKTRACE_STALL_H
@@ -27,9 +37,13 @@ enum lt_stall_rule { LT_STALL_LOCKS = 0, LT_STALL_PROGRESS = 1 };
 
 enum lt_tstate { LT_TS_NONE = 0, LT_TS_FUTEX_WAIT, LT_TS_FUTEX_OTHER, LT_TS_IOWAIT };
 
+enum lt_twoken { LT_WOKEN_NONE = 0, LT_WOKEN_BY_TASK, LT_WOKEN_BY_IRQ };
+
 struct lt_stall_thread {
 	uint32_t tid;       /* 0: empty slot */
 	uint8_t state;      /* enum lt_tstate */
+	uint8_t woken;      /* enum lt_twoken: the first wake-up in the open call */
+	int64_t timeout;    /* select/poll/epoll timeout (ns), -1 none or unknown */
 	uint32_t futex_op;  /* of the open futex call */
 	uint64_t since;     /* BOOTTIME ns the open call began */
 	uint64_t uaddr;     /* futex address of the open wait */

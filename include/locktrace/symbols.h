@@ -77,8 +77,14 @@ char *lt_sym_describe(struct lt_sym *s, uint64_t addr);
  * ACTIVATION false means PC is a return address: pc-1 is looked up. */
 void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_frame *out);
 /* Address (and size, if SIZE) of the symbol NAME: the executable's
- * .symtab/.dynsym first, then every other module's.  0 or -ENOENT. */
+ * .symtab/.dynsym first, then the dynamic symbols (.dynsym) of every
+ * other module: what a library exports, read without its debug file.
+ * 0 or -ENOENT. */
 int lt_sym_lookup(struct lt_sym *s, const char *name, uint64_t *addr, uint64_t *size);
+/* How many modules had their symbol table (symtabs) or their debug
+ * information (debuginfo, for file:line) loaded so far: none for what the
+ * cache between runs (src/symcache.h) already knew. */
+void lt_sym_loads(const struct lt_sym *s, unsigned *symtabs, unsigned *debuginfo);
 /* True if ADDR lies in an executable mapping. */
 bool lt_sym_is_code(const struct lt_sym *s, uint64_t addr);
 

@@ -3,6 +3,8 @@
 #ifndef LOCKTRACE_TARGET_H
 #define LOCKTRACE_TARGET_H
 
+#include <limits.h>
+#include <signal.h>
 #include <sys/types.h>
 #include "locktrace/tracefile.h"
 
@@ -20,6 +22,12 @@ int lt_target_describe(pid_t tgid, struct lt_header *h);
  * args. 0 or -1 if unreadable. */
 int lt_read_syscall(pid_t pid, pid_t tid, int64_t *nr, uint64_t args[6]);
 
+/* Finds the program execvp would run for FILE (searching PATH when FILE
+ * has no '/'), as an absolute path in out.  0, -ENOENT (not found) or
+ * -EACCES (found, not executable), so that a command that cannot run is
+ * refused before anything is created. */
+int lt_launch_resolve(const char *file, char *out, size_t len);
+
 /* Forks a child that waits until lt_launch_go before exec'ing argv, so
  * tracing starts before its first instruction.  Returns the child's pid or
  * -errno. */
@@ -27,6 +35,7 @@ struct lt_launch {
 	pid_t pid;
 	int gate_fd;   /* write end: closing it lets the child exec */
 	int status_fd; /* read end: receives errno if exec fails */
+	const sigset_t *sigmask; /* the child's signal mask at exec (NULL: as is) */
 };
 int lt_launch_prepare(struct lt_launch *l, char *const argv[]);
 /* Lets the child exec.  0, or -errno of a failed exec (child reaped). */

@@ -109,10 +109,17 @@ struct lt_writer;
  * Returns 0 or -errno. */
 int lt_writer_open(struct lt_writer **w, const char *path, int force);
 int lt_writer_fd_open(struct lt_writer **w, int fd); /* takes ownership */
+/* What an EVENTS chunk holds, for an in-memory writer's callback. */
+struct lt_chunk_info {
+	uint32_t nevents;
+	uint64_t first_ts, last_ts; /* oldest and newest event (BOOTTIME ns) */
+};
 /* An in-memory writer: each complete chunk (events encoded for pid, about
  * chunk_target bytes) is handed to fn instead of a file; no preamble, no END.
- * fn returns 0 or -errno. */
-typedef int (*lt_chunk_fn)(void *ctx, uint32_t type, const uint8_t *payload, size_t len);
+ * info describes an EVENTS chunk (NULL for other sections).  fn returns 0
+ * or -errno. */
+typedef int (*lt_chunk_fn)(void *ctx, uint32_t type, const uint8_t *payload, size_t len,
+			   const struct lt_chunk_info *info);
 int lt_writer_mem_open(struct lt_writer **w, int32_t pid, size_t chunk_target, lt_chunk_fn fn,
 		       void *ctx);
 int lt_writer_header(struct lt_writer *w, const struct lt_header *h);

@@ -28,14 +28,15 @@ the lock they want, then prints:
     lock name=L2 addr=0x... kind=semaphore
     thread role=A idx=0 tid=TA
     thread role=B idx=0 tid=TB
-    blocked tid=TA on=L2 addr=0x... holds=L1
-    blocked tid=TB on=L1 addr=0x... holds=L2
+    blocked tid=TA on=L2 addr=0x... holds=L1 line=N
+    blocked tid=TB on=L1 addr=0x... holds=L2 line=N
     deadlocked
     ready
 
 `addr` is the sem_t behind the lock (CPython's lockobject keeps its
 PyThread_type_lock right after PyObject_HEAD, at id(lock) + 16; on Linux it
-is a malloc'd sem_t, whose first word is the futex).  No start gate in either
+is a malloc'd sem_t, whose first word is the futex).  `line` is the line
+of the `second.acquire()` each thread is blocked at, as Python sees it.  No start gate in either
 mode: both are already hung at `ready`; --no-wait is accepted for symmetry.
 """
 import ctypes
@@ -104,6 +105,7 @@ def side(role, first, second, meet, tids):
     tids[role] = threading.get_native_id()
     first.acquire()
     meet.wait()
+    tids[role + ".line"] = sys._getframe().f_lineno + 1
     second.acquire()  # never returns
 
 
@@ -129,14 +131,14 @@ def deadlock_mode():
     tb = threading.Thread(target=side, args=("B", l2, l1, meet, tids), daemon=True)
     ta.start()
     tb.start()
-    while len(tids) < 2:
+    while len(tids) < 4:
         time.sleep(0.01)
     out("thread role=A idx=0 tid=%d" % tids["A"])
     out("thread role=B idx=0 tid=%d" % tids["B"])
     wa = wait_blocked(tids["A"], a2)
     wb = wait_blocked(tids["B"], a1)
-    out("blocked tid=%d on=L2 addr=0x%x holds=L1" % (tids["A"], wa))
-    out("blocked tid=%d on=L1 addr=0x%x holds=L2" % (tids["B"], wb))
+    out("blocked tid=%d on=L2 addr=0x%x holds=L1 line=%d" % (tids["A"], wa, tids["A.line"]))
+    out("blocked tid=%d on=L1 addr=0x%x holds=L2 line=%d" % (tids["B"], wb, tids["B.line"]))
     out("deadlocked")
     out("ready")
     while True:
