@@ -373,7 +373,11 @@ int64_t rp_json_int(const struct rp_json *j, int64_t dflt)
 {
 	if (!rp_json_is_num(j))
 		return dflt;
-	return j->is_int ? j->inum : (int64_t)j->num;
+	if (j->is_int)
+		return j->inum;
+	/* a number no int64_t holds (1e300, NaN) is as good as absent: a cast
+	 * of it would be undefined */
+	return j->num > -9.2e18 && j->num < 9.2e18 ? (int64_t)j->num : dflt;
 }
 
 const char *rp_json_str(const struct rp_json *j)
@@ -384,6 +388,8 @@ const char *rp_json_str(const struct rp_json *j)
 int rp_json_addr(const struct rp_json *j, uint64_t *out)
 {
 	if (rp_json_is_num(j) && j->num >= 0) {
+		if (!(j->num < 18446744073709551616.0))
+			return 0; /* no address */
 		*out = (uint64_t)j->num;
 		return 1;
 	}
@@ -481,14 +487,14 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 			     struct rp_snap_thread *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->tid = (int32_t)rp_json_num(rp_json_get(th, "tid"), 0);
+	t->tid = (int32_t)rp_json_int(rp_json_get(th, "tid"), 0);
 	const char *comm = rp_json_str(rp_json_get(th, "comm"));
 	snprintf(t->comm, sizeof(t->comm), "%s", comm ? comm : "");
 	const char *st = rp_json_str(rp_json_get(th, "state"));
 	t->state = st && st[0] ? st[0] : '?';
 	t->blocked_s = rp_json_num(rp_json_get(th, "blocked_s"), -1);
 	const struct rp_json *sc = rp_json_get(th, "syscall");
-	t->nr = (long)rp_json_num(rp_json_get(sc, "nr"), -1);
+	t->nr = (long)rp_json_int(rp_json_get(sc, "nr"), -1);
 	t->sc_name = dup_str(rp_json_get(sc, "name"));
 	t->wait = dup_str(rp_json_get(th, "wait"));
 	t->detail = dup_str(rp_json_get(th, "detail"));
@@ -501,17 +507,17 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 		t->is_pi = rp_json_get(fx, "is_pi") && rp_json_get(fx, "is_pi")->type == RPJ_TRUE;
 		t->lock = dup_str(rp_json_get(fx, "lock"));
 		t->op_name = dup_str(rp_json_get(fx, "op_name"));
-		t->op = (uint32_t)rp_json_num(rp_json_get(fx, "op"), 0);
+		t->op = (uint32_t)rp_json_int(rp_json_get(fx, "op"), 0);
 		if (rp_json_is_num(rp_json_get(fx, "expected"))) {
 			t->expected_ok = 1;
-			t->expected = (uint32_t)(int64_t)rp_json_num(rp_json_get(fx, "expected"), 0);
+			t->expected = (uint32_t)rp_json_int(rp_json_get(fx, "expected"), 0);
 		}
 		if (rp_json_is_num(rp_json_get(fx, "word"))) {
 			t->word_ok = 1;
-			t->word = (uint32_t)(int64_t)rp_json_num(rp_json_get(fx, "word"), 0);
+			t->word = (uint32_t)rp_json_int(rp_json_get(fx, "word"), 0);
 		}
 		t->owner_kind = dup_str(rp_json_get(fx, "owner_kind"));
-		t->owner = (int32_t)rp_json_num(rp_json_get(fx, "owner"), 0);
+		t->owner = (int32_t)rp_json_int(rp_json_get(fx, "owner"), 0);
 		t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
 		t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
 		t->lock_state = dup_str(rp_json_get(fx, "lock_state"));
@@ -527,7 +533,7 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 	t->io_fd = -1;
 	const struct rp_json *io = rp_json_get(th, "io_fd");
 	if (io && io->type == RPJ_OBJ) {
-		t->io_fd = (int)rp_json_num(rp_json_get(io, "fd"), -1);
+		t->io_fd = (int)rp_json_int(rp_json_get(io, "fd"), -1);
 		const char *desc = rp_json_str(rp_json_get(io, "desc"));
 		const char *kind = rp_json_str(rp_json_get(io, "kind"));
 		const char *target = rp_json_str(rp_json_get(io, "target"));
@@ -575,7 +581,7 @@ static int verdict_from_json(const struct rp_json *v, struct rp_snap_verdict *o)
 	memset(o, 0, sizeof(*o));
 	o->kind = dup_str(rp_json_get(v, "kind"));
 	o->summary = dup_str(rp_json_get(v, "summary"));
-	o->owner = (int32_t)rp_json_num(rp_json_get(v, "owner"), 0);
+	o->owner = (int32_t)rp_json_int(rp_json_get(v, "owner"), 0);
 	const struct rp_json *ev = rp_json_get(v, "evidence");
 	if (ev && ev->type == RPJ_ARR && ev->n) {
 		o->evidence = calloc(ev->n, sizeof(*o->evidence));
@@ -592,7 +598,7 @@ static int verdict_from_json(const struct rp_json *v, struct rp_snap_verdict *o)
 			return -1;
 		for (size_t i = 0; i < tids->n; i++)
 			if (rp_json_is_num(&tids->items[i]))
-				o->tids[o->n_tids++] = (int32_t)tids->items[i].num;
+				o->tids[o->n_tids++] = (int32_t)rp_json_int(&tids->items[i], 0);
 	}
 	const struct rp_json *locks = rp_json_get(v, "locks");
 	if (locks && locks->type == RPJ_ARR && locks->n) {
@@ -637,7 +643,7 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 	if (!schema || strncmp(schema, "locktrace.snapshot/1", 20) || !threads ||
 	    threads->type != RPJ_ARR)
 		return -1;
-	out->taken_monotonic_ns = (int64_t)rp_json_num(rp_json_get(doc, "taken_monotonic_ns"), 0);
+	out->taken_monotonic_ns = (int64_t)rp_json_int(rp_json_get(doc, "taken_monotonic_ns"), 0);
 	if (threads->n) {
 		out->threads = calloc(threads->n, sizeof(*out->threads));
 		if (!out->threads)

@@ -11,6 +11,7 @@
 #include "locktrace/event.h"
 #include "locktrace/report.h"
 #include "../src/codec.h"
+#include "../src/report_int.h"
 #include "gen_trace.h"
 
 Test(sec, seconds_decimal_and_bounded)
@@ -125,4 +126,23 @@ Test(sec, report_of_4000_threads_each_on_its_own_futex_is_fast, .timeout = 120)
 		}
 	}
 	unlink(path);
+}
+
+/* Numbers in a snapshot's JSON that no integer holds (found by
+ * fuzz_snapjson: a tid of 1e13 cast to int) are taken as absent. */
+Test(sec, json_numbers_out_of_range_are_absent)
+{
+	static const char doc[] = "[1e300, -1e300, 1e13, 42, 4.5, -7]";
+	char err[128];
+	struct rp_json *j = rp_json_parse(doc, sizeof(doc) - 1, err, sizeof(err));
+	cr_assert(j, "%s", err);
+	cr_expect_eq(rp_json_int(&j->items[0], 7), 7);
+	cr_expect_eq(rp_json_int(&j->items[1], 7), 7);
+	cr_expect_eq(rp_json_int(&j->items[2], 7), 10000000000000ll);
+	cr_expect_eq(rp_json_int(&j->items[3], 7), 42);
+	cr_expect_eq(rp_json_int(&j->items[4], 7), 4);
+	cr_expect_eq(rp_json_int(&j->items[5], 7), -7);
+	uint64_t a;
+	cr_expect_eq(rp_json_addr(&j->items[0], &a), 0, "1e300 is no address");
+	rp_json_free(j);
 }
