@@ -709,13 +709,20 @@ static int write_pid_file(struct session *s)
 
 	if (!path)
 		return 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	int r = fd < 0 ? -1 : dprintf(fd, "%d\n", (int)getpid());
+	/* a new file, as every output (outfile.h): a stale pid file is
+	 * replaced, never written into (its owner could change the pid a
+	 * root `kill -USR1 $(cat FILE)` signals); readable by all, as pid
+	 * files are */
+	int fd = lt_out_create(path, 1), r = -1;
+	if (fd < 0)
+		errno = -fd;
+	else if (fchmod(fd, 0644) == 0)
+		r = dprintf(fd, "%d\n", (int)getpid());
 	if (fd >= 0 && close(fd))
 		r = -1;
 	if (r < 0) {
 		fprintf(stderr, "Error: cannot write the pid file %s: %s (choose another path with "
-			"--pid-file)\n", path, strerror(errno));
+			"--pid-file)\n", path, lt_out_strerror(-errno));
 		if (fd >= 0)
 			unlink(path);
 		return -1;

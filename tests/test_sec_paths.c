@@ -440,3 +440,36 @@ Test(sec_live, hostile_process_name_escaped_in_messages, .timeout = 60)
 			  "raw byte 0x%02x in the recorder's messages: %s", *p, err);
 	cr_assert(strstr(err, "_x1b]2;pwned_x07"), "the name is not shown escaped: %s", err);
 }
+
+/* --pid-file: what nobody left at the name (a 0666 file they keep, a
+ * symlink to a victim) is replaced, never written: they could otherwise
+ * change the pid that a root `kill -USR1 $(cat FILE)` signals. */
+Test(sec_live, pid_file_replaced_not_written, .timeout = 60)
+{
+	NEED_ROOT();
+	char victim[128], pf[128], pf2[128], out[128], pid[16], err[8192], buf[16] = "";
+	char *wargv[] = { "/bin/sleep", "30", NULL };
+	struct tl_proc wl;
+
+	make_victim(victim, sizeof(victim));
+	as_nobody("pid", NULL);
+	as_nobody("pid2", victim);
+	pathf(pf, sizeof(pf), "pid");
+	pathf(pf2, sizeof(pf2), "pid2");
+	int theirs = open(pf, O_RDONLY);
+	cr_assert_geq(theirs, 0);
+	cr_assert_eq(tl_spawn(&wl, wargv), 0);
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	for (int k = 0; k < 2; k++) {
+		pathf(out, sizeof(out), k ? "p2.ltrace" : "p1.ltrace");
+		char *args[] = { "record", "-p", pid, "-d", "0.3", "-o", out, "--no-status", "--pid-file",
+				 k ? pf2 : pf, NULL };
+		cr_assert_eq(run_lt(args, err, sizeof(err), 30000), 0, "%s", err);
+	}
+	tl_kill(&wl);
+	tl_close(&wl);
+	cr_assert_eq(pread(theirs, buf, sizeof(buf) - 1, 0), 6, "nobody's file was truncated");
+	cr_assert_str_eq(buf, "theirs");
+	close(theirs);
+	assert_victim_intact(victim);
+}
