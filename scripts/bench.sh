@@ -671,13 +671,16 @@ if part report; then
 	say "== report of 10,000 threads each on its own futex"
 	if cc -O2 -std=gnu11 -D_GNU_SOURCE -DLT_GEN_MAIN -Iinclude -Itests tests/gen_trace.c build/liblocktrace.a \
 		$(pkg-config --libs libbpf libelf libdw zlib 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lpthread \
-		-o "$W/bin/gen_trace" 2>"$W/gen.err" && "$W/bin/gen_trace" "$W/own.ltrace" 10000; then
+		-o "$W/bin/gen_trace" 2>"$W/gen.err" && "$W/bin/gen_trace" "$W/own.ltrace" 10000 &&
+		"$W/bin/gen_trace" "$W/ownsym.ltrace" 10000 woken symbols; then
 		for ((i = 0; i < (SMOKE ? 1 : 5); i++)); do
-			for fmt in text json; do
+			for fmt in text json text+symbols json+symbols; do
 				rargs=()
-				[ "$fmt" = json ] && rargs=(--json)
+				[ "${fmt%+symbols}" = json ] && rargs=(--json)
+				tr=$W/own.ltrace
+				[ "$fmt" != "${fmt%+symbols}" ] && tr=$W/ownsym.ltrace
 				t0=$(now)
-				"$LT" report "${rargs[@]}" "$W/own.ltrace" >"$W/own.out" 2>"$W/own.err"
+				"$LT" report "${rargs[@]}" "$tr" >"$W/own.out" 2>"$W/own.err"
 				rc=$?
 				t1=$(now)
 				printf '%s\t%s\t%s\t%s\n' "$fmt" "$rc" \
@@ -955,11 +958,13 @@ REPORT=$W/report.md
 	echo
 	echo "A crafted trace (\`tests/gen_trace.c\`, $(fsize "$W/own.ltrace") bytes): 10,000 threads each waited once on"
 	echo "its own futex, were woken, and wait on it again at the end: 10,000 locks and as many findings;"
-	echo "\`locktrace report [--json] TRACE\` (target: under 2 s; the text report took minutes before issue 15):"
+	echo "\`locktrace report [--json] TRACE\` (target: under 2 s; the text report took minutes before issue 15);"
+	echo "+symbols: the same with a SYMBOLS section naming the word after each futex, so that every"
+	echo "lock is named by a look-up inside a named object:"
 	echo
 	echo "| output | runs | wall s | output bytes |"
 	echo "|---|---|---|---|"
-	for fmt in text json; do
+	for fmt in text json text+symbols json+symbols; do
 		n=$(awk -F'\t' -v f="$fmt" '$1 == f' "$REPRES" | wc -l)
 		[ "$n" = 0 ] && { echo "| $fmt | not run | - | - |"; continue; }
 		okn=$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0' "$REPRES" | wc -l)
