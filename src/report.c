@@ -1176,11 +1176,13 @@ int lt_report_symbols(struct lt_report *r, const void *data, size_t len)
 	return 0;
 }
 
-/* The text as stored, for the JSON report. */
+/* The text as stored, for the JSON report, which embeds it as it is: the
+ * parser took it as JSON (no control bytes in its strings), and bytes that
+ * are not UTF-8 become U+FFFD here, as in every JSON locktrace writes. */
 static void keep_stored(struct lt_report *r, const char *json, size_t len, const char *occasion)
 {
 	struct lt_report_stored *nv = realloc(r->stored, (r->n_stored + 1) * sizeof(*nv));
-	char *copy = malloc(len + 1);
+	char *copy = malloc(3 * len + 1);
 	if (nv)
 		r->stored = nv;
 	if (!nv || !copy) {
@@ -1188,9 +1190,8 @@ static void keep_stored(struct lt_report *r, const char *json, size_t len, const
 		P(r)->oom = 1;
 		return;
 	}
-	memcpy(copy, json, len);
-	copy[len] = 0;
-	nv[r->n_stored] = (struct lt_report_stored){ copy, len, "" };
+	size_t n = lt_utf8_sanitize(copy, 3 * len + 1, json, len);
+	nv[r->n_stored] = (struct lt_report_stored){ copy, n, "" };
 	snprintf(nv[r->n_stored++].occasion, sizeof(nv->occasion), "%s", occasion ? occasion : "");
 }
 

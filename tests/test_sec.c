@@ -146,3 +146,33 @@ Test(sec, json_numbers_out_of_range_are_absent)
 	cr_expect_eq(rp_json_addr(&j->items[0], &a), 0, "1e300 is no address");
 	rp_json_free(j);
 }
+
+/* The JSON report embeds the trace's stored snapshots: a byte that is not
+ * UTF-8 in one (a crafted trace; the recorder writes U+FFFD) comes out as
+ * U+FFFD, as in every JSON locktrace writes. */
+Test(sec, stored_snapshot_in_the_json_report_is_utf8)
+{
+	char path[] = "/tmp/lt-sec-snap-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	static const char snap[] = "{\"schema\": \"locktrace.snapshot/1\", \"pid\": 7, \"threads\": "
+				   "[{\"tid\": 7, \"comm\": \"a\xff\xfe" "b\"}]}";
+	struct lt_writer *w;
+	struct lt_header h = { .pid = 7, .ncpus = 1 };
+	cr_assert_eq(lt_writer_open(&w, path, 1), 0);
+	cr_assert_eq(lt_writer_header(w, &h), 0);
+	cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, snap, sizeof(snap) - 1), 0);
+	cr_assert_eq(lt_writer_close(w), 0);
+	char *buf = NULL, err[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	cr_assert_eq(lt_report_file_opts(path, out, 1, NULL, err, sizeof(err)), 0, "%s", err);
+	fclose(out);
+	unlink(path);
+	cr_assert(strstr(buf, "\"stored_snapshots\""), "no stored snapshot in the report");
+	cr_assert(strstr(buf, "a\xef\xbf\xbd\xef\xbf\xbd" "b"), "the name is not a\\ufffd\\ufffdb");
+	for (size_t i = 0; i < len; i++)
+		cr_assert(buf[i] != '\xff' && buf[i] != '\xfe', "a byte that is not UTF-8 at %zu", i);
+	free(buf);
+}
