@@ -31,7 +31,7 @@ for n in "${names[@]}"; do
 	[ -d "$seeds" ] || { echo "fuzz: no seed corpus $seeds" >&2; exit 1; }
 	if [ "$mode" = check ]; then
 		work=$(mktemp -d "${TMPDIR:-/tmp}/lt-fuzz-$n.XXXXXX")
-		if ! "$bin" -runs=0 "$seeds" >"$work/replay.log" 2>&1; then
+		if ! "$bin" -runs=0 -artifact_prefix=build/fuzz/crash-$n- "$seeds" >"$work/replay.log" 2>&1; then
 			echo "fuzz $n: the seed corpus crashes it:" >&2
 			tail -30 "$work/replay.log" >&2
 			fail=1

@@ -23,9 +23,12 @@ static uint8_t *put_tid(uint8_t *p, const struct lt_codec *c, uint32_t tid)
 	return lt_put_varint(p, lt_zz((int64_t)tid - c->pid));
 }
 
+/* A tid or tgid stored relative to the pid: the sum wraps at 32 bits, in
+ * unsigned arithmetic (a crafted delta near INT64_MAX plus the pid would
+ * overflow a signed sum: undefined; found by fuzz_trace). */
 static uint32_t get_tid(struct lt_cur *cur, const struct lt_codec *c)
 {
-	return (uint32_t)(lt_get_zz(cur) + c->pid);
+	return (uint32_t)((uint64_t)lt_get_zz(cur) + (uint32_t)c->pid);
 }
 
 /* At most LT_COMM_LEN - 1: the kernel's names end in a NUL within 16
@@ -274,8 +277,8 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		s->prev_state = lt_get_varint(&cur);
 		s->prev_prio = lt_get_zz(&cur);
 		s->next_prio = lt_get_zz(&cur);
-		s->prev_tgid = lt_get_zz(&cur) + c->pid;
-		s->next_tgid = lt_get_zz(&cur) + c->pid;
+		s->prev_tgid = get_tid(&cur, c);
+		s->next_tgid = get_tid(&cur, c);
 		bits = lt_get_varint(&cur);
 		s->prev_tid = bits & 4 ? get_tid(&cur, c) : h->tid;
 		if (bits & 1) {
@@ -295,7 +298,7 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 	case LT_EV_WAKING: {
 		struct lt_waking *w = &ev->wake;
 		w->waker_tid = get_tid(&cur, c);
-		w->waker_tgid = lt_get_zz(&cur) + c->pid;
+		w->waker_tgid = get_tid(&cur, c);
 		w->prio = lt_get_zz(&cur);
 		w->target_cpu = lt_get_varint(&cur);
 		bits = lt_get_varint(&cur);
@@ -310,7 +313,7 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 	case LT_EV_TASK_NEW:
 		ev->tnew.clone_flags = lt_get_varint(&cur);
 		ev->tnew.parent_tid = get_tid(&cur, c);
-		ev->tnew.tgid = lt_get_zz(&cur) + c->pid;
+		ev->tnew.tgid = get_tid(&cur, c);
 		get_str(&cur, ev->tnew.comm);
 		comm_store(c, h->tid, ev->tnew.comm);
 		break;

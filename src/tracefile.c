@@ -622,6 +622,8 @@ static int join_append(struct lt_reader *r, uint64_t first)
 		stop(r, first, "damaged section (larger than any writer makes)");
 		return -1;
 	}
+	if (!r->chunk_len) /* an empty part adds nothing (and join may be NULL) */
+		return 0;
 	if (r->join_len + r->chunk_len > r->join_cap) {
 		size_t cap = r->join_cap ? r->join_cap : LT_CHUNK_MAX;
 		while (cap < r->join_len + r->chunk_len)
