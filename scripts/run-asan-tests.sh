@@ -9,12 +9,10 @@
 # sanitizers' 3-5x slowdown would break; its memory is checked by the other
 # verdict tests.  The unwind suite is too: it unwinds threads blocked in
 # libc's read(), which ASan replaces with its own interceptor, so the frames
-# it expects are not there; and symcache/a_second_session_loads_no_tables,
-# which expects libc's symbol table for the addresses of write() and
-# strlen(), which under ASan are its interceptors in the executable.
+# it expects are not there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 exec build/asan/run-tests --jobs 1 --short-filename \
-	--filter '!(*_live/*|bench_smoke/*|sec_paths/*|unwind/*|symcache/a_second_session_loads_no_tables|verdict_deadlock/linear_time_on_a_big_table)' "$@"
+	--filter '!(*_live/*|bench_smoke/*|sec_paths/*|unwind/*|verdict_deadlock/linear_time_on_a_big_table)' "$@"
