@@ -121,6 +121,17 @@ size_t lt_json_escape(char *out, size_t cap, const char *str, size_t len)
 	return o;
 }
 
+/* The length of the next piece of at most 256 bytes of S (N left) that
+ * the escapers take at a time: whole UTF-8 sequences, a cut one backed off
+ * (a run of continuation bytes longer than a piece is taken as it is). */
+static size_t piece_len(const char *s, size_t n)
+{
+	size_t take = n < 256 ? n : 256;
+	while (take < n && take > 0 && ((unsigned char)s[take] & 0xc0) == 0x80)
+		take--;
+	return take ? take : (n < 256 ? n : 256);
+}
+
 void lt_json_fput(FILE *f, const char *s)
 {
 	char buf[6 * 256 + 1];
@@ -128,12 +139,7 @@ void lt_json_fput(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (n) {
-		size_t take = n < 256 ? n : 256;
-		/* whole UTF-8 sequences per piece: back off a cut one */
-		while (take < n && take > 0 && ((unsigned char)s[take] & 0xc0) == 0x80)
-			take--;
-		if (!take)
-			take = n < 256 ? n : 256;
+		size_t take = piece_len(s, n);
 		lt_json_escape(buf, sizeof(buf), s, take);
 		fputs(buf, f);
 		s += take;
@@ -208,11 +214,7 @@ void lt_text_fput(FILE *f, const char *s, size_t max)
 	size_t n = strnlen(s, max);
 
 	while (n) {
-		size_t take = n < 256 ? n : 256;
-		while (take < n && take > 0 && ((unsigned char)s[take] & 0xc0) == 0x80)
-			take--;
-		if (!take)
-			take = n < 256 ? n : 256;
+		size_t take = piece_len(s, n);
 		lt_text_escape(buf, sizeof(buf), s, take);
 		fputs(buf, f);
 		s += take;
