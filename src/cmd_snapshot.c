@@ -109,8 +109,7 @@ static int read_stored(const char *path, struct stored_set *set)
 		fprintf(stderr, "locktrace: warning: %s is cut short (%s); its snapshots before that are "
 			"printed\n", path, rd.stop_reason[0] ? rd.stop_reason : "no end marker");
 	set->hdr = rd.hdr;
-	rd.hdr.threads = NULL;
-	rd.hdr.nthreads = 0;
+	memset(&rd.hdr, 0, sizeof(rd.hdr)); /* the set owns its arrays now */
 	lt_reader_close(&rd);
 	return 0;
 }

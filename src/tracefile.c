@@ -108,8 +108,64 @@ static void tlv_get_str(struct lt_cur *v, char *dst, size_t cap)
 enum {
 	H_PID = 2, H_FLAGS, H_NCPUS, H_HOST, H_KERNEL, H_COMM, H_EXE, H_CMDLINE,
 	H_CLK_BOOT, H_CLK_MONO, H_CLK_REAL, H_THREAD, H_MACHINE, H_KVERSION, H_PPID,
+	H_PROC, H_SHMAP,
 };
-enum { T_TID = 1, T_COMM, T_SC_NR, T_SC_ARG, T_BLOCKED, T_STATE };
+enum { T_TID = 1, T_COMM, T_SC_NR, T_SC_ARG, T_BLOCKED, T_STATE, T_TGID };
+enum { P_TGID = 1, P_PPID, P_FLAGS, P_COMM, P_EXE, P_CMDLINE };
+enum { M_TGID = 1, M_START, M_END, M_OFFSET, M_DEV, M_INO };
+
+/* Appends a nested TLV as field key of t (or marks t failed). */
+static void tlv_nested(struct tlv *t, uint64_t key, struct tlv *sub)
+{
+	if (sub->err)
+		t->err = 1;
+	else
+		tlv_bytes(t, key, sub->buf, sub->len);
+	free(sub->buf);
+}
+
+static void encode_thread(struct tlv *t, const struct lt_thread_info *ti)
+{
+	struct tlv sub = { 0 };
+
+	tlv_varint(&sub, T_TID, (uint32_t)ti->tid);
+	tlv_str(&sub, T_COMM, ti->comm, sizeof(ti->comm));
+	tlv_varint(&sub, T_SC_NR, lt_zz(ti->sc_nr));
+	for (int a = 0; a < 6; a++)
+		tlv_varint(&sub, T_SC_ARG, ti->sc_args[a]);
+	tlv_varint(&sub, T_BLOCKED, ti->blocked_ns);
+	if (ti->state)
+		tlv_varint(&sub, T_STATE, (uint8_t)ti->state);
+	if (ti->tgid > 0)
+		tlv_varint(&sub, T_TGID, (uint32_t)ti->tgid);
+	tlv_nested(t, H_THREAD, &sub);
+}
+
+static void encode_proc(struct tlv *t, const struct lt_proc_info *p)
+{
+	struct tlv sub = { 0 };
+
+	tlv_varint(&sub, P_TGID, (uint32_t)p->tgid);
+	tlv_varint(&sub, P_PPID, (uint32_t)p->ppid);
+	tlv_varint(&sub, P_FLAGS, p->flags);
+	tlv_str(&sub, P_COMM, p->comm, sizeof(p->comm));
+	tlv_str(&sub, P_EXE, p->exe, sizeof(p->exe));
+	tlv_str(&sub, P_CMDLINE, p->cmdline, sizeof(p->cmdline));
+	tlv_nested(t, H_PROC, &sub);
+}
+
+static void encode_shmap(struct tlv *t, const struct lt_shared_map *m)
+{
+	struct tlv sub = { 0 };
+
+	tlv_varint(&sub, M_TGID, (uint32_t)m->tgid);
+	tlv_varint(&sub, M_START, m->start);
+	tlv_varint(&sub, M_END, m->end);
+	tlv_varint(&sub, M_OFFSET, m->offset);
+	tlv_varint(&sub, M_DEV, m->dev);
+	tlv_varint(&sub, M_INO, m->ino);
+	tlv_nested(t, H_SHMAP, &sub);
+}
 enum { S_START = 1, S_END, S_EVENTS, S_NCPUS, S_LOST, S_EXIT, S_STOP };
 
 static void encode_header(struct tlv *t, const struct lt_header *h)
@@ -129,23 +185,12 @@ static void encode_header(struct tlv *t, const struct lt_header *h)
 	tlv_str(t, H_KVERSION, h->kversion, sizeof(h->kversion));
 	if (h->ppid > 0)
 		tlv_varint(t, H_PPID, (uint32_t)h->ppid);
-	for (uint32_t i = 0; i < h->nthreads; i++) {
-		const struct lt_thread_info *ti = &h->threads[i];
-		struct tlv sub = { 0 };
-		tlv_varint(&sub, T_TID, (uint32_t)ti->tid);
-		tlv_str(&sub, T_COMM, ti->comm, sizeof(ti->comm));
-		tlv_varint(&sub, T_SC_NR, lt_zz(ti->sc_nr));
-		for (int a = 0; a < 6; a++)
-			tlv_varint(&sub, T_SC_ARG, ti->sc_args[a]);
-		tlv_varint(&sub, T_BLOCKED, ti->blocked_ns);
-		if (ti->state)
-			tlv_varint(&sub, T_STATE, (uint8_t)ti->state);
-		if (sub.err)
-			t->err = 1;
-		else
-			tlv_bytes(t, H_THREAD, sub.buf, sub.len);
-		free(sub.buf);
-	}
+	for (uint32_t i = 0; i < h->nthreads; i++)
+		encode_thread(t, &h->threads[i]);
+	for (uint32_t i = 0; i < h->nprocs; i++)
+		encode_proc(t, &h->procs[i]);
+	for (uint32_t i = 0; i < h->nshared; i++)
+		encode_shmap(t, &h->shared[i]);
 }
 
 static int decode_thread(struct lt_cur *c, struct lt_thread_info *ti)
@@ -167,11 +212,70 @@ static int decode_thread(struct lt_cur *c, struct lt_thread_info *ti)
 			break;
 		case T_BLOCKED: ti->blocked_ns = lt_get_varint(&v); break;
 		case T_STATE: ti->state = (char)lt_get_varint(&v); break;
+		case T_TGID: ti->tgid = (int32_t)lt_get_varint(&v); break;
 		}
 		if (v.err)
 			return -1;
 	}
 	return r < 0 ? -1 : 0;
+}
+
+static int decode_proc(struct lt_cur *c, struct lt_proc_info *p)
+{
+	uint64_t key;
+	struct lt_cur v;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	while ((r = tlv_next(c, &key, &v)) == 0) {
+		switch (key) {
+		case P_TGID: p->tgid = (int32_t)lt_get_varint(&v); break;
+		case P_PPID: p->ppid = (int32_t)lt_get_varint(&v); break;
+		case P_FLAGS: p->flags = (uint32_t)lt_get_varint(&v); break;
+		case P_COMM: tlv_get_str(&v, p->comm, sizeof(p->comm)); break;
+		case P_EXE: tlv_get_str(&v, p->exe, sizeof(p->exe)); break;
+		case P_CMDLINE: tlv_get_str(&v, p->cmdline, sizeof(p->cmdline)); break;
+		}
+		if (v.err)
+			return -1;
+	}
+	return r < 0 ? -1 : 0;
+}
+
+static int decode_shmap(struct lt_cur *c, struct lt_shared_map *m)
+{
+	uint64_t key;
+	struct lt_cur v;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	while ((r = tlv_next(c, &key, &v)) == 0) {
+		switch (key) {
+		case M_TGID: m->tgid = (int32_t)lt_get_varint(&v); break;
+		case M_START: m->start = lt_get_varint(&v); break;
+		case M_END: m->end = lt_get_varint(&v); break;
+		case M_OFFSET: m->offset = lt_get_varint(&v); break;
+		case M_DEV: m->dev = lt_get_varint(&v); break;
+		case M_INO: m->ino = lt_get_varint(&v); break;
+		}
+		if (v.err)
+			return -1;
+	}
+	return r < 0 || m->end < m->start ? -1 : 0;
+}
+
+/* Room for element n of *arr (elements of size sz), growing by doubling so
+ * that a header of 100,000 threads is read in linear time.  0 or -1. */
+static int grow_pow2(void **arr, uint32_t n, size_t sz)
+{
+	if (n & (n - 1))
+		return 0;
+	size_t cap = n ? 2 * (size_t)n : 1;
+	void *p = realloc(*arr, cap * sz);
+	if (!p)
+		return -1;
+	*arr = p;
+	return 0;
 }
 
 static int decode_header(const uint8_t *p, size_t n, struct lt_header *h)
@@ -197,23 +301,34 @@ static int decode_header(const uint8_t *p, size_t n, struct lt_header *h)
 		case H_KVERSION: tlv_get_str(&v, h->kversion, sizeof(h->kversion)); break;
 		case H_PPID: h->ppid = (int32_t)lt_get_varint(&v); break;
 		case H_THREAD:
-			/* doubling: a header of 100,000 threads is read in linear time */
-			if ((h->nthreads & (h->nthreads - 1)) == 0) {
-				size_t cap = h->nthreads ? 2 * (size_t)h->nthreads : 1;
-				struct lt_thread_info *ti = realloc(h->threads, cap * sizeof(*ti));
-				if (!ti)
-					return -1;
-				h->threads = ti;
-			}
-			if (decode_thread(&v, &h->threads[h->nthreads]))
+			if (grow_pow2((void **)&h->threads, h->nthreads, sizeof(*h->threads)) ||
+			    decode_thread(&v, &h->threads[h->nthreads]))
 				return -1;
 			h->nthreads++;
+			break;
+		case H_PROC:
+			if (grow_pow2((void **)&h->procs, h->nprocs, sizeof(*h->procs)) ||
+			    decode_proc(&v, &h->procs[h->nprocs]))
+				return -1;
+			h->nprocs++;
+			break;
+		case H_SHMAP:
+			if (grow_pow2((void **)&h->shared, h->nshared, sizeof(*h->shared)) ||
+			    decode_shmap(&v, &h->shared[h->nshared]))
+				return -1;
+			h->nshared++;
 			break;
 		}
 		if (v.err)
 			return -1;
 	}
-	return r < 0 ? -1 : 0;
+	if (r < 0)
+		return -1;
+	/* before 1.3 every thread was of the one process */
+	for (uint32_t k = 0; k < h->nthreads; k++)
+		if (h->threads[k].tgid <= 0)
+			h->threads[k].tgid = h->pid;
+	return 0;
 }
 
 static void encode_stats(struct tlv *t, const struct lt_stats *s)
@@ -285,6 +400,12 @@ void lt_header_free(struct lt_header *h)
 	free(h->threads);
 	h->threads = NULL;
 	h->nthreads = 0;
+	free(h->procs);
+	h->procs = NULL;
+	h->nprocs = 0;
+	free(h->shared);
+	h->shared = NULL;
+	h->nshared = 0;
 }
 
 void lt_stats_free(struct lt_stats *s)

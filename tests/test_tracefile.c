@@ -281,6 +281,62 @@ Test(tracefile, round_trip_every_kind)
 	free(s.ev);
 }
 
+/* format 1.3: several processes, each thread's process, shared mappings;
+ * a thread written without a process reads back as the header's pid */
+Test(tracefile, round_trip_processes)
+{
+	char path[128];
+	struct lt_writer *w;
+	struct lt_header h;
+	struct lt_reader r;
+	struct lt_proc_info procs[2] = {
+		{ .tgid = 5000, .ppid = 1, .flags = LT_PROC_GIVEN, .comm = "parent",
+		  .exe = "/usr/bin/demo", .cmdline = "demo --fork" },
+		{ .tgid = 5100, .ppid = 5000, .flags = LT_PROC_CHILD, .comm = "child",
+		  .exe = "/usr/bin/demo", .cmdline = "demo --fork" },
+	};
+	struct lt_shared_map maps[2] = {
+		{ .tgid = 5000, .start = 0x7f0000001000ull, .end = 0x7f0000003000ull,
+		  .offset = 0x2000, .dev = 0x801, .ino = 131090 },
+		{ .tgid = 5100, .start = 0x7f1000000000ull, .end = 0x7f1000002000ull,
+		  .offset = 0x2000, .dev = 0x801, .ino = 131090 },
+	};
+
+	sample_header(&h, 5000);
+	h.threads[1].tgid = 5000;
+	h.threads[2].tgid = 5100;
+	h.nprocs = 2;
+	h.procs = procs;
+	h.nshared = 2;
+	h.shared = maps;
+	snprintf(path, sizeof(path), "%s/procs.ltrace", tmpdir);
+	cr_assert_eq(lt_writer_open(&w, path, 0), 0);
+	cr_assert_eq(lt_writer_header(w, &h), 0);
+	cr_assert_eq(lt_writer_close(w), 0);
+
+	char err[256];
+	cr_assert_eq(lt_reader_open(&r, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.hdr.nthreads, 3);
+	cr_assert_eq(r.hdr.threads[0].tgid, 5000, "a thread without a process is of the header's pid");
+	cr_assert_eq(r.hdr.threads[1].tgid, 5000);
+	cr_assert_eq(r.hdr.threads[2].tgid, 5100);
+	cr_assert_eq(r.hdr.nprocs, 2);
+	cr_assert_eq(r.hdr.procs[1].tgid, 5100);
+	cr_assert_eq(r.hdr.procs[1].ppid, 5000);
+	cr_assert_eq(r.hdr.procs[1].flags, LT_PROC_CHILD);
+	cr_assert_str_eq(r.hdr.procs[1].comm, "child");
+	cr_assert_str_eq(r.hdr.procs[0].exe, "/usr/bin/demo");
+	cr_assert_str_eq(r.hdr.procs[0].cmdline, "demo --fork");
+	cr_assert_eq(r.hdr.nshared, 2);
+	cr_assert_eq(r.hdr.shared[1].tgid, 5100);
+	cr_assert_eq(r.hdr.shared[1].start, 0x7f1000000000ull);
+	cr_assert_eq(r.hdr.shared[1].end, 0x7f1000002000ull);
+	cr_assert_eq(r.hdr.shared[1].offset, 0x2000);
+	cr_assert_eq(r.hdr.shared[1].dev, 0x801);
+	cr_assert_eq(r.hdr.shared[1].ino, 131090);
+	lt_reader_close(&r);
+}
+
 Test(tracefile, compact_on_typical_events)
 {
 	/* a futex wait/wake loop of 4 threads: the common case must stay small */

@@ -19,7 +19,7 @@
 #include "locktrace/event.h"
 
 #define LT_VERSION_MAJOR 1
-#define LT_VERSION_MINOR 2
+#define LT_VERSION_MINOR 3
 #define LT_MAGIC "\x7fLTRACE\n"
 #define LT_PREAMBLE_LEN 16
 #define LT_CHUNK_HDR_LEN 16
@@ -52,6 +52,34 @@ struct lt_thread_info {
 	uint64_t sc_args[6];
 	uint64_t blocked_ns;
 	char state; /* /proc/PID/task/TID/stat's state ('S', 'D', 'R', ...), 0 unknown */
+	int32_t tgid; /* its process (the reader sets the header's pid where a
+		       * trace before 1.3 has none; 0 when writing: pid) */
+};
+
+/* A process traced from the start (1.3).  Processes that join later (a
+ * fork followed, a child found by --children) are known from their
+ * TASK_NEW events (tgid, parent) and the snapshots. */
+struct lt_proc_info {
+	int32_t tgid, ppid;
+	uint32_t flags; /* LT_PROC_*: how it came to be traced */
+	char comm[LT_COMM_LEN];
+	char exe[512];
+	char cmdline[1024]; /* argv joined by spaces */
+};
+#define LT_PROC_GIVEN 0x1  /* named with -p, or the launched command */
+#define LT_PROC_CHILD 0x2  /* a descendant of one (--children, fork followed) */
+#define LT_PROC_CGROUP 0x4 /* a member of the --cgroup */
+
+/* A shared mapping (MAP_SHARED of a file, shm or memfd) of a traced process
+ * at attach (1.3).  The kernel keys a futex in it by the mapped object, not
+ * the address: (dev, ino, offset + (uaddr - start)) is the same lock in
+ * every process that maps the object, wherever it maps it.  A forked child
+ * inherits its parent's mappings at the same addresses. */
+struct lt_shared_map {
+	int32_t tgid;
+	uint64_t start, end; /* [start, end) in tgid's address space */
+	uint64_t offset;     /* file offset of start, bytes */
+	uint64_t dev, ino;   /* the object, as stat(2) gives them (st_dev, st_ino) */
 };
 
 struct lt_header {
@@ -71,6 +99,12 @@ struct lt_header {
 	uint64_t clock_boottime, clock_monotonic, clock_realtime;
 	uint32_t nthreads;
 	struct lt_thread_info *threads; /* owned by the header */
+	/* 1.3: every process traced from the start (pid is procs[0]); 0 in a
+	 * trace of one process (then pid/ppid/comm/exe/cmdline say it all) */
+	uint32_t nprocs;
+	struct lt_proc_info *procs;   /* owned by the header */
+	uint32_t nshared;
+	struct lt_shared_map *shared; /* owned by the header */
 };
 
 #define LT_HDR_LAUNCHED 0x1 /* locktrace started the target (`-- CMD`) */
