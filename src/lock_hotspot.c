@@ -38,6 +38,7 @@
 #include "lock_hotspot.h"
 #include "rt_hotspot.h"
 #include "snapshot_int.h"
+#include "utf8.h"
 
 static const char KIND[] = "Java monitor";
 
@@ -602,31 +603,7 @@ static uint64_t field_offset(struct jvm *j, uint64_t k, const char *name, const 
 
 static size_t put_utf8(char *out, size_t at, size_t len, uint32_t c)
 {
-	char b[4];
-	size_t n;
-	if (c < 0x80) {
-		b[0] = (char)c;
-		n = 1;
-	} else if (c < 0x800) {
-		b[0] = (char)(0xc0 | c >> 6);
-		b[1] = (char)(0x80 | (c & 0x3f));
-		n = 2;
-	} else if (c < 0x10000) {
-		b[0] = (char)(0xe0 | c >> 12);
-		b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (c & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (char)(0xf0 | c >> 18);
-		b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-		b[3] = (char)(0x80 | (c & 0x3f));
-		n = 4;
-	}
-	if (at + n >= len)
-		return at;
-	memcpy(out + at, b, n);
-	return at + n;
+	return lt_utf8_put(out, len, at, c);
 }
 
 /* LATIN1 (coder 0) or UTF-16 (coder 1, the machine's byte order) bytes to

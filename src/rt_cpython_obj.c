@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rt_cpython_int.h"
+#include "utf8.h"
 
 #define OB_TYPE 0x08
 #define VAR_SIZE 0x10     /* PyVarObject.ob_size; PyLongObject lv_tag (3.12+) */
@@ -109,32 +110,10 @@ static int str_header(const struct pyr *r, uint64_t obj, struct strhdr *h)
 /* Appends code point C as UTF-8 if it fits; false when it does not. */
 static bool put_utf8(char *buf, size_t len, size_t *o, uint32_t c)
 {
-	char u[4];
-	size_t n;
-	if (c < 0x80) {
-		u[0] = (char)c;
-		n = 1;
-	} else if (c < 0x800) {
-		u[0] = (char)(0xc0 | c >> 6);
-		u[1] = (char)(0x80 | (c & 0x3f));
-		n = 2;
-	} else if (c < 0x10000) {
-		u[0] = (char)(0xe0 | c >> 12);
-		u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (c & 0x3f));
-		n = 3;
-	} else {
-		u[0] = (char)(0xf0 | (c >> 18 & 7));
-		u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (c & 0x3f));
-		n = 4;
-	}
-	if (*o + n + 1 > len)
-		return false;
-	memcpy(buf + *o, u, n);
-	*o += n;
-	return true;
+	size_t at = lt_utf8_put(buf, len, *o, c);
+	bool fits = at != *o;
+	*o = at;
+	return fits;
 }
 
 int pyr_str(const struct pyr *r, uint64_t obj, char *buf, size_t len)

@@ -41,6 +41,25 @@ size_t lt_utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+size_t lt_utf8_put(char *out, size_t cap, size_t at, uint32_t c)
+{
+	unsigned char b[4];
+	size_t n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+	static const unsigned char lead[5] = { 0, 0, 0xc0, 0xe0, 0xf0 };
+
+	if (n == 1) {
+		b[0] = (unsigned char)c;
+	} else {
+		for (size_t k = n - 1; k > 0; k--, c >>= 6)
+			b[k] = (unsigned char)(0x80 | (c & 0x3f));
+		b[0] = (unsigned char)(lead[n] | (c & (0x7fu >> n)));
+	}
+	if (at + n + 1 > cap)
+		return at;
+	memcpy(out + at, b, n);
+	return at + n;
+}
+
 size_t lt_utf8_sanitize(char *out, size_t cap, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;

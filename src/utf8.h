@@ -9,6 +9,7 @@
 #define LOCKTRACE_UTF8_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Length (1..4) of the valid UTF-8 sequence at s (n bytes available), or 0
@@ -19,6 +20,9 @@ size_t lt_utf8_seq(const unsigned char *s, size_t n);
 /* Copies s (len bytes, stopping at a NUL) into out with every byte that is
  * not part of a valid sequence replaced by U+FFFD; NUL-terminated, whole
  * characters only.  Returns the bytes written. */
+/* Appends code point c as UTF-8 at out + at if it fits with a NUL after it
+ * in cap bytes: the new position, or at when it does not fit. */
+size_t lt_utf8_put(char *out, size_t cap, size_t at, uint32_t c);
 size_t lt_utf8_sanitize(char *out, size_t cap, const char *s, size_t len);
 
 /* JSON: s (len bytes) into out as the body of a JSON string (no quotes):

@@ -181,3 +181,21 @@ Test(escape, snapshot_text_and_json)
 	free(buf);
 	lt_snapshot_free(s);
 }
+
+/* one UTF-8 encoder for the runtimes' strings (Java LATIN1/UTF-16, CPython
+ * UCS-1/2/4): each length, and nothing written past room for the NUL */
+Test(escape, utf8_put_each_length)
+{
+	char out[16];
+	size_t at = 0;
+	const uint32_t cps[] = { 0x41, 0xe9, 0x20ac, 0x1f600 };
+	for (size_t i = 0; i < 4; i++)
+		at = lt_utf8_put(out, sizeof(out), at, cps[i]);
+	out[at] = 0;
+	cr_assert_eq(at, 10);
+	cr_assert_str_eq(out, "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	char small[4];
+	cr_assert_eq(lt_utf8_put(small, sizeof(small), 0, 0x20ac), 3, "3 bytes and a NUL fit in 4");
+	cr_assert_eq(lt_utf8_put(small, sizeof(small), 1, 0x20ac), 1, "no room: position unchanged");
+	cr_assert_eq(lt_utf8_put(small, sizeof(small), 1, 0xe9), 3);
+}
