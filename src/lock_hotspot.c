@@ -240,23 +240,31 @@ static void lay_monitors(struct jvm *j)
 	L->monitors = hs_complete(&n, "monitor owners");
 }
 
+/* A compressed pointer's base and shift: statics of TYPE named _base and
+ * _shift, or (older JDKs) OLD._base and OLD._shift. */
+static void lay_compressed(struct jvm *j, struct need *n, const char *type, const char *old,
+			   uint64_t *base, int *shift)
+{
+	uint64_t base_a = 0, shift_a = 0;
+	int32_t v = 0;
+	char b[64], s[64];
+	bool now = hs_vm_field(&j->vm, type, "_base") != NULL;
+	snprintf(b, sizeof(b), "%s._base", old);
+	snprintf(s, sizeof(s), "%s._shift", old);
+	hs_addr_of(n, type, now ? "_base" : b, &base_a);
+	hs_addr_of(n, type, now ? "_shift" : s, &shift_a);
+	*base = hs_rd64(j, base_a);
+	if (shift_a && hs_rd(j, shift_a, &v, 4) == 0)
+		*shift = v;
+}
+
 static void lay_klass(struct jvm *j, struct need *n)
 {
 	struct lay *L = &j->L;
-	uint64_t base_a = 0, shift_a = 0;
-	int32_t shift = 0;
 	if (L->ccp) {
 		hs_off(n, "oopDesc", "_metadata._compressed_klass", &L->oop_klass);
-		if (hs_vm_field(&j->vm, "CompressedKlassPointers", "_base")) {
-			hs_addr_of(n, "CompressedKlassPointers", "_base", &base_a);
-			hs_addr_of(n, "CompressedKlassPointers", "_shift", &shift_a);
-		} else {
-			hs_addr_of(n, "CompressedKlassPointers", "_narrow_klass._base", &base_a);
-			hs_addr_of(n, "CompressedKlassPointers", "_narrow_klass._shift", &shift_a);
-		}
-		L->klass_base = hs_rd64(j, base_a);
-		if (shift_a && hs_rd(j, shift_a, &shift, 4) == 0)
-			L->klass_shift = shift;
+		lay_compressed(j, n, "CompressedKlassPointers", "_narrow_klass", &L->klass_base,
+			       &L->klass_shift);
 	} else {
 		hs_off(n, "oopDesc", "_metadata._klass", &L->oop_klass);
 	}
@@ -265,20 +273,8 @@ static void lay_klass(struct jvm *j, struct need *n)
 static void lay_oops(struct jvm *j, struct need *n)
 {
 	struct lay *L = &j->L;
-	uint64_t base_a = 0, shift_a = 0;
-	int32_t shift = 0;
-	if (!L->coops)
-		return;
-	if (hs_vm_field(&j->vm, "CompressedOops", "_base")) {
-		hs_addr_of(n, "CompressedOops", "_base", &base_a);
-		hs_addr_of(n, "CompressedOops", "_shift", &shift_a);
-	} else {
-		hs_addr_of(n, "CompressedOops", "_narrow_oop._base", &base_a);
-		hs_addr_of(n, "CompressedOops", "_narrow_oop._shift", &shift_a);
-	}
-	L->oop_base = hs_rd64(j, base_a);
-	if (shift_a && hs_rd(j, shift_a, &shift, 4) == 0)
-		L->oop_shift = shift;
+	if (L->coops)
+		lay_compressed(j, n, "CompressedOops", "_narrow_oop", &L->oop_base, &L->oop_shift);
 }
 
 /* An array's length follows the header (mark word and class pointer);
