@@ -9,15 +9,17 @@
 # default --calls of the flight recorder), not a test.  Needs root and
 # `make all`.
 #
-#   scripts/stall-modes.sh [--window SECONDS] [--wait SECONDS]
+#   scripts/stall-modes.sh [--window SECONDS] [--wait SECONDS] [--only ERE]
+#   (--only: just the workloads whose name matches ERE)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-WINDOW=2 WAIT=15
+WINDOW=2 WAIT=15 ONLY=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--window) WINDOW=$2; shift ;;
 	--wait) WAIT=$2; shift ;;
-	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--only) ONLY=$2; shift ;;
+	-h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "stall-modes: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -47,6 +49,8 @@ CASES+=("quiet|glibc_locks --mode join|$WL/glibc_locks --mode join --no-wait")
 if [ -x /usr/bin/python3 ]; then
 	CASES+=("stall|gil_holder.py|/usr/bin/python3 tests/workloads/gil_holder.py -t 19")
 	CASES+=("stall|gil_holder.py --lock-deadlock|/usr/bin/python3 tests/workloads/gil_holder.py --lock-deadlock")
+	# every thread queues for the GIL and every one makes progress
+	CASES+=("quiet|gil_holder.py --busy|/usr/bin/python3 tests/workloads/gil_holder.py --busy -t 8")
 fi
 if [ -x /usr/bin/java ] && [ -f "$WL/java/JavaLocks.class" ]; then
 	for m in deadlock spin convoy compiled; do
@@ -107,6 +111,7 @@ echo "stall rule locks, --stall $WINDOW, --ring 16M; load average $(cut -d' ' -f
 printf '%-34s %-8s %-22s %-22s %s\n' workload expect "--calls all" "--calls blocking" same
 for c in "${CASES[@]}"; do
 	IFS='|' read -r expect name cmd <<<"$c"
+	[ -z "$ONLY" ] || [[ $name =~ $ONLY ]] || continue
 	a=$(run_case "$cmd" all)
 	b=$(run_case "$cmd" blocking)
 	same=yes

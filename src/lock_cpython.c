@@ -227,6 +227,8 @@ static int push_gil(const struct cpy *c, uint64_t gil, const char *name, struct 
 	l->base = gil;
 	l->size = c->l.gil_size;
 	l->held = g.locked == -1 ? -1 : g.locked;
+	l->handoffs = g.switches;
+	l->has_handoffs = true;
 	lt_strlist_add(&l->facts, "locked=%d", g.locked);
 	lt_strlist_add(&l->facts, "switch_number=%" PRIu64, g.switches);
 	lt_strlist_add(&l->facts, "interval=%" PRIu64 "us", g.interval);

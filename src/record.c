@@ -36,6 +36,7 @@
 #include "locktrace/locksyms.h"
 #include "locktrace/flight.h"
 #include "locktrace/snapshot.h"
+#include "locktrace/rtwatch.h"
 #include "locktrace/stall.h"
 #include "locktrace/taskregs.h"
 #include "locktrace/outfile.h"
@@ -629,6 +630,7 @@ struct session {
 	struct flight flight;
 	struct lt_stall stall;
 	int have_stall;
+	struct lt_rtwatch *rtw;  /* the runtime's own locks, read while recording */
 	int ring;                /* flight recorder: events go to memory */
 	struct lt_writer *file_w; /* the output in normal mode */
 	struct lt_locksyms syms;
@@ -900,6 +902,7 @@ static void start_stall_rule(struct session *s)
 		lt_stall_seed(&s->stall, (uint32_t)ti->tid, ti->sc_nr, ti->sc_args, since);
 	}
 	s->c.stall = &s->stall;
+	s->rtw = lt_rtwatch_new(s->tgid, (uint64_t)(o->stall_s * 1e9));
 }
 
 /* Takes the held signals; lets a launched command run; the stall rule and
@@ -971,8 +974,10 @@ static int on_trigger(struct session *s, int trig, const char *why)
 	}
 	/* a failed dump keeps the ring for the next trigger */
 	if (goes_on || failed) {
-		if (s->have_stall)
+		if (s->have_stall) {
 			lt_stall_rearm(&s->stall, lt_now_ns(CLOCK_BOOTTIME));
+			lt_rtwatch_rearm(s->rtw, lt_now_ns(CLOCK_BOOTTIME));
+		}
 		return 0;
 	}
 	s->res->stop_reason = trig;
@@ -1044,7 +1049,10 @@ static void run(struct session *s)
 			snprintf(why, sizeof(why), "SIGUSR1");
 		} else if (s->have_stall && now - last_stall >= STALL_CHECK_NS) {
 			last_stall = now;
-			if (lt_stall_check(&s->stall, lt_now_ns(CLOCK_BOOTTIME), why, sizeof(why)))
+			uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
+			/* the runtime's own account first: it names the lock */
+			if (lt_rtwatch_check(s->rtw, &s->stall, boot, why, sizeof(why)) ||
+			    lt_stall_check(&s->stall, boot, why, sizeof(why)))
 				trig = LT_STOP_STALL;
 		}
 		if (trig && on_trigger(s, trig, why))
@@ -1261,6 +1269,7 @@ static void release(struct session *s, int failed)
 	lt_header_free(&s->hdr);
 	if (s->have_stall)
 		lt_stall_free(&s->stall);
+	lt_rtwatch_free(s->rtw);
 	if (s->have_syms)
 		lt_locksyms_free(&s->syms);
 	if (s->c.norm)

@@ -249,6 +249,20 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 	return 1;
 }
 
+const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint32_t tid)
+{
+	return lookup((struct lt_stall *)s, tid, 0);
+}
+
+size_t lt_stall_waiters_in(const struct lt_stall *s, uint64_t lo, uint64_t hi)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->cap; i++)
+		n += s->t[i].tid && s->t[i].state == LT_TS_FUTEX_WAIT && s->t[i].uaddr >= lo &&
+		     s->t[i].uaddr < hi;
+	return n;
+}
+
 void lt_stall_rearm(struct lt_stall *s, uint64_t now)
 {
 	s->last_progress = s->last_lock_progress = now;

@@ -574,6 +574,91 @@ Test(flight_live, jvm_like_deadlock_is_caught_in_both_call_modes, .timeout = 120
 	}
 }
 
+/* CPython's GIL held by a thread asleep in read(): events alone see its
+ * waiters pass the GIL's inner mutex around (progress, by the events); the
+ * runtime's own hand-off count (switch_number) does not move.  The holder
+ * has been asleep for 2.5 s before recording starts, so the first reading
+ * (within a second) fires, naming the GIL and the holder, in both --calls
+ * modes; and a busy process whose GIL changes hands all the time never
+ * fires. */
+#define PYTHON "/usr/bin/python3"
+Test(flight_live, gil_held_in_read_is_caught_from_the_runtime, .timeout = 120)
+{
+	NEED_ROOT();
+	if (access(PYTHON, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
+	static const char *const modes[] = { "blocking", "all" };
+	for (int k = 0; k < 2; k++) {
+		char *wargv[] = { PYTHON, "tests/workloads/gil_holder.py", "-t", "8", NULL };
+		char truth[64][256], path[128], lines[64][256], want[160];
+		int n = 0, m = 0;
+		struct tl_proc wl, rec;
+
+		tl_start_ready(&wl, wargv, truth, &n, 64, 30000);
+		pid_t holder = (pid_t)tl_truth_val(truth, n, "thread", "role=holder", "tid");
+		tl_wait_in_read(wl.pid, holder, 10000);
+		usleep(2500000);
+		tl_tmp_path(path, sizeof(path), "gil");
+		char *extra[] = { "--ring", "16M", "--stall", "2", "--calls", (char *)modes[k], NULL };
+		cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+		int found = tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000);
+		int st = tl_wait(&rec, 30000);
+		tl_close(&rec);
+		tl_close(&wl);
+		cr_assert(found, "--calls %s: the stall was never caught", modes[k]);
+		cr_assert_eq(st, 0, "--calls %s: status 0x%x", modes[k], st);
+		snprintf(want, sizeof(want), "stall detected: the GIL (_PyRuntime.ceval.gil, CPython 3.");
+		cr_assert(strstr(lines[m - 1], want), "--calls %s: %s", modes[k], lines[m - 1]);
+		snprintf(want, sizeof(want), "held by thread %d for ", (int)holder);
+		cr_assert(strstr(lines[m - 1], want), "--calls %s: %s", modes[k], lines[m - 1]);
+		/* the 8 waiters, and the main thread when it was still to get
+		 * the GIL back from Thread.start() as the holder took it */
+		const char *w = strstr(lines[m - 1], "while ");
+		int nw = w ? atoi(w + 6) : 0;
+		cr_assert(nw == 8 || nw == 9, "--calls %s: %s", modes[k], lines[m - 1]);
+		cr_assert(strstr(lines[m - 1], " threads wait for it; the holder has been in an I/O wait "
+						"for "), "--calls %s: %s", modes[k], lines[m - 1]);
+		/* held since before recording began (the holder's read() did
+		 * not start during it), caught at the first readings, not by
+		 * the events rule one window after recording began */
+		const char *f = strstr(lines[m - 1], "held by thread ");
+		f = f ? strstr(f, " for ") : NULL;
+		double held = f ? atof(f + 5) : 0;
+		cr_assert_geq(held, 2.4, "--calls %s: %s", modes[k], lines[m - 1]);
+		struct tl_trace t;
+		cr_assert_eq(tl_load(&t, path), 0);
+		cr_assert_eq(t.stats.stop_reason, LT_STOP_STALL);
+		cr_assert_lt(t.stats.end_ns - t.stats.start_ns, 1900000000ull,
+			     "--calls %s: caught %.2f s after recording began", modes[k],
+			     (double)(t.stats.end_ns - t.stats.start_ns) / 1e9);
+		tl_free(&t);
+		unlink(path);
+	}
+}
+
+Test(flight_live, busy_gil_never_triggers, .timeout = 60)
+{
+	NEED_ROOT();
+	if (access(PYTHON, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
+	char *wargv[] = { PYTHON, "tests/workloads/gil_holder.py", "--busy", "-t", "4", NULL };
+	char truth[64][256], path[128], lines[64][256];
+	int n = 0, m = 0;
+	struct tl_proc wl, rec;
+
+	tl_start_ready(&wl, wargv, truth, &n, 64, 30000);
+	tl_tmp_path(path, sizeof(path), "busygil");
+	char *extra[] = { "--ring", "16M", "--stall", "2", "-d", "5", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	int fired = tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 8000);
+	int st = tl_wait(&rec, 30000);
+	tl_close(&rec);
+	tl_close(&wl);
+	cr_assert(!fired, "a busy GIL was called a stall: %s", lines[m - 1]);
+	cr_assert_eq(st, 0, "status 0x%x", st);
+	unlink(path);
+}
+
 Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
 {
 	char *a[] = { LT_BIN, "record", "--ring", "12Q", "-p", "1", NULL };

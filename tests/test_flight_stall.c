@@ -5,6 +5,8 @@
 #include <string.h>
 #include "lt_events.h"
 #include "locktrace/flight.h"
+#include "locktrace/lockmodel.h"
+#include "locktrace/rtwatch.h"
 #include "locktrace/stall.h"
 #include "locktrace/tracefile.h"
 #include "../src/varint.h"
@@ -374,5 +376,86 @@ Test(stall, pthread_join_is_not_a_lock_wait)
 	e.futex.val = 2;
 	lt_stall_event(&s, &e);
 	cr_assert_eq(lt_stall_check(&s, S(10), why, sizeof(why)), 1);
+	lt_stall_free(&s);
+}
+
+/* The runtime witness: a GIL held by one thread whose switch count does not
+ * move while threads sleep on it is a stall after the window; a count that
+ * moves, a lock that is free, or nobody waiting is not. */
+Test(stall, runtime_lock_held_without_hand_off)
+{
+	struct lt_stall s;
+	struct lt_event e;
+	char why[320];
+	const uint64_t gil = 0x7f00a0001000ull;
+	struct lt_rtlock l = { .model = "cpython", .kind = "GIL", .name = "_PyRuntime.ceval.gil",
+			       .version = "CPython 3.11.2", .base = gil, .size = 0x90, .held = 1,
+			       .holder = 900, .handoffs = 41, .has_handoffs = true };
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(0)), 0);
+	struct lt_rtwatch *w = lt_rtwatch_new(900, S(2));
+	cr_assert_not_null(w);
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(1), why, sizeof(why)), 0);
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(4), why, sizeof(why)), 0,
+		     "no thread waits on it: not a stall");
+	/* two waiters on the GIL's condvar, one on a futex elsewhere */
+	e = ev_futex(S(4), 901, 0, gil + 0x30);
+	lt_stall_event(&s, &e);
+	e = ev_futex(S(4), 902, 0, gil + 0x30);
+	lt_stall_event(&s, &e);
+	e = ev_futex(S(4), 903, 0, 0x5000);
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_waiters_in(&s, gil, gil + 0x90), 2);
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(4), why, sizeof(why)), 1);
+	cr_assert(strstr(why, "the GIL (_PyRuntime.ceval.gil, CPython 3.11.2) has been held by "
+			      "thread 900 for 3.0 s without a hand-off while 2 threads wait for it"),
+		  "%s", why);
+	/* a hand-off: a new window begins */
+	l.handoffs = 42;
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(5), why, sizeof(why)), 0);
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(6), why, sizeof(why)), 0);
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(7), why, sizeof(why)), 1);
+	/* another holder with the same count (never, but the holder decides) */
+	l.holder = 901;
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(8), why, sizeof(why)), 0);
+	/* free: nothing to wait behind; re-armed: the window starts again */
+	l.held = 0;
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(20), why, sizeof(why)), 0);
+	l.held = 1;
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(21), why, sizeof(why)), 0);
+	lt_rtwatch_rearm(w, S(22));
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(23), why, sizeof(why)), 0);
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(24), why, sizeof(why)), 1);
+	/* a lock without a hand-off count is never judged */
+	l.has_handoffs = false;
+	struct lt_rtwatch *w2 = lt_rtwatch_new(900, S(2));
+	cr_assert_eq(lt_rtwatch_feed(w2, &l, 1, &s, S(1), why, sizeof(why)), 0);
+	cr_assert_eq(lt_rtwatch_feed(w2, &l, 1, &s, S(9), why, sizeof(why)), 0);
+	lt_rtwatch_free(w2);
+	lt_rtwatch_free(w);
+	lt_stall_free(&s);
+}
+
+/* A holder asleep in read() since before recording began has held the
+ * lock at least that long: the first reading is enough. */
+Test(stall, runtime_lock_holder_asleep_since_attach)
+{
+	struct lt_stall s;
+	char why[320];
+	const uint64_t gil = 0x7f00a0001000ull;
+	uint64_t rd[6] = { 3, 0x7ffd0000, 64, 0, 0, 0 }, fw[6] = { gil + 0x30, 9, 0, 0, 0, 0 };
+	struct lt_rtlock l = { .kind = "GIL", .name = "_PyRuntime.ceval.gil", .base = gil,
+			       .size = 0x90, .held = 1, .holder = 900, .handoffs = 7,
+			       .has_handoffs = true };
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(10)), 0);
+	lt_stall_seed(&s, 900, -1, rd, 0);
+	lt_stall_seed(&s, 901, -1, fw, 0);
+	lt_stall_seed(&s, 900, 0, rd, S(6));    /* read() since 6 s */
+	lt_stall_seed(&s, 901, 202, fw, S(10)); /* FUTEX_WAIT_BITSET on the GIL */
+	struct lt_rtwatch *w = lt_rtwatch_new(900, S(2));
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, S(10) + 1, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "held by thread 900 for 4.0 s without a hand-off while 1 thread wait"),
+		  "%s", why);
+	cr_assert(strstr(why, "the holder has been in an I/O wait for 4.0 s"), "%s", why);
+	lt_rtwatch_free(w);
 	lt_stall_free(&s);
 }

@@ -78,6 +78,11 @@ struct lt_rtlock {
 	int waiters;             /* the runtime's own count, -1 unknown        */
 	pid_t holder;            /* tid of the holder, 0 if free or unknown    */
 	char *holder_how;        /* how the holder was found, or why it is not */
+	/* the runtime's own count of hand-offs (CPython: the GIL's
+	 * switch_number), valid when has_handoffs: a held lock whose count
+	 * does not move while threads wait for it is not being passed on */
+	uint64_t handoffs;
+	bool has_handoffs;
 	struct lt_strlist facts; /* decoded fields, one per line: "busy=1"     */
 	/* The runtime itself names the threads waiting for this lock (scan):
 	 * a claimed wait stands as long as the runtime says so, even if the

@@ -72,6 +72,10 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev);
 int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len);
 /* Starts a new observation window at now (after a trigger, to re-arm). */
 void lt_stall_rearm(struct lt_stall *s, uint64_t now);
+/* The thread's open call as the events left it; NULL if unknown. */
+const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint32_t tid);
+/* How many threads sleep now in a futex wait on a word in [lo, hi). */
+size_t lt_stall_waiters_in(const struct lt_stall *s, uint64_t lo, uint64_t hi);
 /* "locks" / "progress" -> rule; -1 if unknown. */
 int lt_stall_rule_parse(const char *name);
 const char *lt_stall_rule_name(int rule);

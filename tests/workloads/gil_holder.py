@@ -1,6 +1,6 @@
 """gil_holder - a Python process stuck because one thread holds the GIL.
 
-    /usr/bin/python3 gil_holder.py [-t WAITERS=19] [--lock-deadlock] [--no-wait]
+    /usr/bin/python3 gil_holder.py [-t WAITERS=19] [--lock-deadlock] [--busy] [--no-wait]
 
 Default mode (*hangs*): WAITERS threads run Python code, so they queue for
 the GIL; then one holder thread calls libc read() through ctypes.PyDLL
@@ -32,6 +32,12 @@ the lock they want, then prints:
     blocked tid=TB on=L1 addr=0x... holds=L2 line=N
     deadlocked
     ready
+
+--busy (*never hangs*): WAITERS threads run pure Python forever, so the
+GIL changes hands every switch interval (5 ms): a process whose threads all
+queue for the GIL and all make progress, which no stall rule may call a
+stall.  Prints `pid=PID`, one `thread role=busy idx=I tid=T` per thread,
+then `ready`; runs until killed.
 
 `addr` is the sem_t behind the lock (CPython's lockobject keeps its
 PyThread_type_lock right after PyObject_HEAD, at id(lock) + 16; on Linux it
@@ -97,6 +103,25 @@ def gil_mode(nwaiters):
     b.close()
 
 
+def busy_mode(nthreads):
+    started = threading.Semaphore(0)
+    for i in range(nthreads):
+        threading.Thread(target=busy, args=(i, started), daemon=True).start()
+    for _ in range(nthreads):
+        started.acquire()
+    out("ready")
+    while True:
+        time.sleep(3600)
+
+
+def busy(idx, started):
+    out("thread role=busy idx=%d tid=%d" % (idx, threading.get_native_id()))
+    started.release()
+    n = 0
+    while True:  # pure Python: the GIL is passed on every switch interval
+        n += 1
+
+
 def sem_addr(lock):
     return ctypes.c_void_p.from_address(id(lock) + 16).value
 
@@ -146,7 +171,7 @@ def deadlock_mode():
 
 
 def main(argv):
-    nwaiters, deadlock = 19, False
+    nwaiters, deadlock, busy_only = 19, False, False
     i = 0
     while i < len(argv):
         if argv[i] == "-t" and i + 1 < len(argv) and argv[i + 1].isdigit():
@@ -154,13 +179,18 @@ def main(argv):
             i += 1
         elif argv[i] == "--lock-deadlock":
             deadlock = True
+        elif argv[i] == "--busy":
+            busy_only = True
         elif argv[i] != "--no-wait":
-            sys.stderr.write("usage: gil_holder.py [-t WAITERS] [--lock-deadlock] [--no-wait]\n")
+            sys.stderr.write("usage: gil_holder.py [-t WAITERS] [--lock-deadlock] [--busy] "
+                             "[--no-wait]\n")
             sys.exit(2)
         i += 1
     out("pid=%d" % os.getpid())
     if deadlock:
         deadlock_mode()
+    elif busy_only:
+        busy_mode(nwaiters)
     else:
         gil_mode(nwaiters)
 
