@@ -94,13 +94,13 @@ static size_t left_part(const struct lt_opt *o, char *buf, size_t len)
 	return w < 0 ? 0 : (size_t)w >= len ? len - 1 : (size_t)w;
 }
 
-/* Text from column col (where the cursor is) on, words wrapped before
- * WIDTH, continued lines indented to indent; "\n" breaks a line. */
-static void wrap(FILE *f, const char *text, size_t col, size_t indent)
+/* Text at column indent (where the cursor is), words wrapped before WIDTH,
+ * continued lines indented as much; "\n" breaks a line. */
+static void wrap(FILE *f, const char *text, size_t indent)
 {
-	const char *p = text;
+	size_t col = indent;
 
-	while (*p) {
+	for (const char *p = text; *p;) {
 		if (*p == '\n') {
 			fprintf(f, "\n%*s", (int)indent, "");
 			col = indent;
@@ -123,22 +123,22 @@ static void wrap(FILE *f, const char *text, size_t col, size_t indent)
 	fputc('\n', f);
 }
 
+/* One row: a heading, or the option and its help from column col. */
 static void print_opt(FILE *f, const struct lt_opt *o, size_t col)
 {
 	char left[128];
-	size_t n = left_part(o, left, sizeof(left));
 
 	if (!o->name) {
 		fprintf(f, "\n%s\n", o->help);
 		return;
 	}
+	size_t n = left_part(o, left, sizeof(left));
 	fputs(left, f);
-	if (n + 2 > col) {
+	if (n + 2 > col)
 		fprintf(f, "\n%*s", (int)col, "");
-	} else {
+	else
 		fprintf(f, "%*s", (int)(col - n), "");
-	}
-	wrap(f, o->help ? o->help : "", col, col);
+	wrap(f, o->help ? o->help : "", col);
 }
 
 void lt_cli_usage(FILE *f, const struct lt_cli *cli)
