@@ -2,6 +2,31 @@
 # missing, builds and runs every test; `make demo` runs the bundled stalling
 # workload under locktrace.  See README.md.
 
+# `make` prints one short line per step ("  CC      build/obj/foo.o");
+# `make V=1` prints the full commands.  Compiler errors show either way.
+V         ?= 0
+ifeq ($(V),1)
+Q         :=
+msg        =
+else
+Q         := @
+msg        = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
+# The BPF programs are built for x86-64 (-D__TARGET_ARCH_x86 below: the
+# register layout of pt_regs, the syscall ABI) and the unwinder reads x86-64
+# registers: elsewhere the build would fail late or the tool misread stacks.
+ARCH      := $(shell uname -m)
+ifneq ($(ARCH),x86_64)
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+$(error locktrace supports x86_64 only (its BPF is built with -D__TARGET_ARCH_x86); this machine is $(ARCH))
+endif
+endif
+
+# The version --version prints is LT_VERSION (include/locktrace/version.h),
+# with `git describe` of the checkout when there is one (none in a tarball).
+GIT_DESCRIBE := $(shell test -e .git && git describe --tags --always --dirty 2>/dev/null)
+
 CC        ?= cc
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
@@ -34,7 +59,9 @@ OCAML_WLS := $(if $(OCAMLOPT),$(B)/workloads/ocaml_holder)
 JAVAC     ?= $(shell command -v javac 2>/dev/null)
 JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class)
 
-.PHONY: all deps test unit demo bench clean fuzz unit-asan
+.PHONY: all deps test unit demo bench clean fuzz unit-asan FORCE
+# a recipe that fails leaves no half-written target behind
+.DELETE_ON_ERROR:
 all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(JAVA_WLS)
 
 deps:
@@ -45,38 +72,54 @@ deps:
 # that libbpf relocates at load time on whatever kernel runs it.
 $(B)/vmlinux.h:
 	@mkdir -p $(B)
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+# Rewritten only when the description changes, so that only version.o is
+# rebuilt after a commit.
+$(B)/git-version.h: FORCE
+	@mkdir -p $(B)
+	@printf '#define LT_GIT_DESCRIBE "%s"\n' '$(GIT_DESCRIBE)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 .SECONDARY:
 
 $(B)/%.bpf.o: bpf/%.bpf.c $(B)/vmlinux.h $(wildcard bpf/*.h) $(wildcard include/locktrace/*.h)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(B)/%.skel.h: $(B)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 $(B)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(B)/liblocktrace.a: $(LIB_OBJS)
-	$(AR) rcs $@ $^
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/locktrace: src/main.c $(B)/liblocktrace.a
-	$(CC) $(CFLAGS) $< $(B)/liblocktrace.a $(LDLIBS) -o $@
+$(B)/locktrace: src/main.c $(B)/liblocktrace.a $(wildcard include/locktrace/*.h) $(wildcard src/*.h)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(B)/liblocktrace.a $(LDLIBS) -o $@
 
 $(B)/tests/%.o: tests/%.c $(wildcard include/locktrace/*.h) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
 
 $(B)/tests/run-tests: $(TEST_OBJS) $(B)/liblocktrace.a
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -lcriterion -o $@
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # Workloads: plain C programs with debug info and without frame pointers (as
 # Debian's libc), so the unwinder is tested on realistic code.
 $(B)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -pthread $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -Wextra -pthread $< -o $@
 
 # ocamlopt writes .cm*/.o files next to its sources: compile a copy under
 # build/ so the source tree stays clean.  -I +unix is needed from OCaml 5.0
@@ -84,13 +127,15 @@ $(B)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
 OCAML_WL_SRCS := tests/workloads/ocaml/holder_stubs.c tests/workloads/ocaml/holder.ml
 $(B)/workloads/ocaml_holder: $(OCAML_WL_SRCS)
 	@mkdir -p $(B)/workloads/ocaml
-	cp $^ $(B)/workloads/ocaml/
-	cd $(B)/workloads/ocaml && $(OCAMLOPT) -g -ccopt -Wall -I +unix -I +threads \
+	$(call msg,OCAMLOPT,$@)
+	$(Q)cp $^ $(B)/workloads/ocaml/
+	$(Q)cd $(B)/workloads/ocaml && $(OCAMLOPT) -g -ccopt -Wall -I +unix -I +threads \
 		unix.cmxa threads.cmxa $(notdir $^) -o ../ocaml_holder
 
 $(B)/workloads/java/JavaLocks.class: tests/workloads/java/JavaLocks.java
 	@mkdir -p $(@D)
-	$(JAVAC) --release 11 -encoding UTF-8 -d $(@D) $<
+	$(call msg,JAVAC,$@)
+	$(Q)$(JAVAC) --release 11 -encoding UTF-8 -d $(@D) $<
 
 test: deps
 	@$(MAKE) --no-print-directory all $(B)/tests/run-tests fuzz
@@ -113,13 +158,16 @@ fuzz: $(FUZZERS)
 
 $(FZ)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
 	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FZ)/lib.a: $(FZ_OBJS)
-	$(AR) rcs $@ $^
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(FZ)/%: tests/fuzz/%.c $(FZ)/lib.a
-	$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $< $(FZ)/lib.a $(LDLIBS) -o $@
+	$(call msg,LD,$@)
+	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $< $(FZ)/lib.a $(LDLIBS) -o $@
 
 # The unit tests (no root, no BPF) built with ASan and UBSan: .ci/run runs
 # them besides make test.
@@ -129,14 +177,20 @@ AS_OBJS   := $(patsubst src/%.c,$(AS)/obj/%.o,$(LIB_SRCS)) \
 
 $(AS)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
 	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
 $(AS)/tests/%.o: tests/%.c $(wildcard include/locktrace/*.h) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS) $(SAN_FLAGS) -Itests -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -Itests -c $< -o $@
 
 $(AS)/run-tests: $(AS_OBJS)
-	$(CLANG) $(CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
+	$(call msg,LD,$@)
+	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+# only version.c includes build/git-version.h (all three builds of it)
+$(B)/obj/version.o $(AS)/obj/version.o $(FZ)/obj/version.o: $(B)/git-version.h
 
 unit-asan: deps
 	@$(MAKE) --no-print-directory all $(AS)/run-tests

@@ -5,10 +5,52 @@
  * duration that never ends). */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "locktrace/cli.h"
+#include "locktrace/convert.h"
+
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	/* one write per line where it fits: lines of concurrent writers
+	 * (the recorder's status thread) stay whole */
+	char line[4096];
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n >= 0 && (size_t)n < sizeof(line)) {
+		fprintf(stderr, "%s%s\n", prefix, line);
+	} else {
+		fputs(prefix, stderr);
+		vfprintf(stderr, fmt, again);
+		fputc('\n', stderr);
+	}
+	va_end(again);
+}
+
+void lt_verr(const char *fmt, va_list ap)
+{
+	say("Error: ", fmt, ap);
+}
+
+void lt_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	lt_verr(fmt, ap);
+	va_end(ap);
+}
+
+void lt_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("locktrace: warning: ", fmt, ap);
+	va_end(ap);
+}
 
 /* Digits at s: their count; *v their value, or UINT64_MAX on overflow
  * (which every parser refuses). */
@@ -107,4 +149,29 @@ int lt_parse_pid_list(const char *s, pid_t **pids, size_t *n, const char **bad)
 			return 0;
 		p = end + 1;
 	}
+}
+
+int lt_convert_file(const char *in, const char *out, int format, int force, int quiet)
+{
+	struct lt_convert_result res;
+	char err[8704];
+	int rc = lt_convert(in, out, format, force, &res, err, sizeof(err));
+
+	if (rc == 1) {
+		lt_err("%s", err);
+		return rc;
+	}
+	if (err[0])
+		lt_warn("%s", err);
+	if (!quiet) {
+		fprintf(stderr,
+			"locktrace: wrote %s: %" PRIu64 " events, %" PRIu64 " blocking calls, %" PRIu64
+			" wake-ups traced to the waking call, %" PRIu64 " bytes (%.1f bytes/event)\n",
+			out, res.events, res.spans, res.flows, res.bytes,
+			res.events ? (double)res.bytes / (double)res.events : 0.0);
+		if (res.lost)
+			fprintf(stderr, "locktrace: note: the trace lost %" PRIu64
+				" events (marked \"lost events\" in the timeline)\n", res.lost);
+	}
+	return rc;
 }

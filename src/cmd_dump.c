@@ -1,127 +1,33 @@
 // SPDX-License-Identifier: MIT
-/* `locktrace dump FILE`: the header, then one line per event, for people
- * and for grep.  Ends with where and why reading stopped if the file is
- * damaged or cut. */
-#include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
+/* `locktrace dump FILE`: the command line of src/dump.c.  Ends with where
+ * and why reading stopped if the file is damaged or cut. */
+#include "cli_opts.h"
 #include "locktrace/cli.h"
-#include "locktrace/locksyms.h"
-#include "locktrace/tracefile.h"
-#include "u64map.h"
-#include "utf8.h"
+#include "locktrace/dump.h"
 
-/* Names, paths and the command line come from the target: escaped (utf8.h). */
-static const char *esc(const char *s, size_t max, char *buf, size_t len)
-{
-	lt_text_escape(buf, len, s, strnlen(s, max));
-	return buf;
-}
-
-static void print_header(const struct lt_header *h)
-{
-	char a[4 * sizeof(h->comm) + 1], b[4 * sizeof(h->host) + 1], c[4 * sizeof(h->kernel) + 1];
-	char x[4 * sizeof(h->exe) + 1], y[4 * sizeof(h->cmdline) + 1], m[4 * sizeof(h->machine) + 1];
-
-	printf("# locktrace trace v%u.%u: process %d (%s) on %s, kernel %s%s%s, %u cpus%s\n",
-	       h->version_major, h->version_minor, h->pid, esc(h->comm, sizeof(h->comm), a, sizeof(a)),
-	       esc(h->host, sizeof(h->host), b, sizeof(b)), esc(h->kernel, sizeof(h->kernel), c, sizeof(c)),
-	       h->machine[0] ? " " : "", esc(h->machine, sizeof(h->machine), m, sizeof(m)), h->ncpus,
-	       h->flags & LT_HDR_LAUNCHED ? ", launched by locktrace" : "");
-	if (h->ppid > 0)
-		printf("# parent process %d\n", h->ppid);
-	printf("# exe %s\n# cmdline %s\n", esc(h->exe, sizeof(h->exe), x, sizeof(x)),
-	       esc(h->cmdline, sizeof(h->cmdline), y, sizeof(y)));
-	printf("# clocks at attach: boottime %" PRIu64 " monotonic %" PRIu64 " realtime %" PRIu64 "\n",
-	       h->clock_boottime, h->clock_monotonic, h->clock_realtime);
-	for (uint32_t i = 0; i < h->nthreads; i++) {
-		const struct lt_thread_info *t = &h->threads[i];
-		printf("# thread %d %s", t->tid, esc(t->comm, sizeof(t->comm), a, sizeof(a)));
-		if (t->sc_nr == -3)
-			printf(" running");
-		else if (t->sc_nr >= 0)
-			printf(" in %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ") for %.3f s",
-			       lt_call_name((unsigned)t->sc_nr), t->sc_args[0], t->sc_args[1], t->sc_args[2],
-			       (double)t->blocked_ns / 1e9);
-		if (t->state)
-			printf(" (state %c)", t->state);
-		printf("\n");
-	}
-}
-
-static void print_stats(const struct lt_stats *s)
-{
-	uint64_t lost = 0;
-	printf("# stats: %.3f s, events:", (double)(s->end_ns - s->start_ns) / 1e9);
-	for (unsigned k = 1; k < LT_EV_MAX; k++)
-		if (s->events[k])
-			printf(" %s=%" PRIu64, lt_kind_name(k), s->events[k]);
-	for (uint64_t i = 0; s->lost && i < (uint64_t)s->ncpus * LT_EV_MAX; i++)
-		lost += s->lost[i];
-	printf("; lost %" PRIu64 "\n", lost);
-}
+static const struct lt_cli cli = {
+	.usage = "Usage: locktrace dump FILE\n",
+	.about = "Print the header and one line per event of a trace file.\n",
+};
 
 int lt_cmd_dump(int argc, char **argv)
 {
-	struct lt_reader r;
-	struct lt_item it;
-	char err[512], line[512];
-	uint64_t n = 0;
+	struct lt_getopt g;
+	char err[8192];
+	int c;
 
-	if (argc != 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fprintf(argc == 2 ? stdout : stderr, "Usage: locktrace dump FILE\n"
-			"Print the header and one line per event of a trace file.\n");
-		return argc == 2 ? 0 : 2;
-	}
-	if (lt_reader_open(&r, argv[1], err, sizeof(err))) {
-		fprintf(stderr, "Error: %s\n", err);
-		return 1;
-	}
-	/* lock names are written as they are learnt; read them all first */
-	struct lt_u64map names = { 0 };
-	lt_trace_symbols(argv[1], &names);
-	print_header(&r.hdr);
-	while (lt_reader_next(&r, &it) > 0) {
-		if (it.type == LT_ITEM_EVENT) {
-			lt_format_event(&it.ev, line, sizeof(line));
-			const char *name = it.ev.h.kind == LT_EV_FUTEX_ENTER
-						   ? lt_u64map_get(&names, it.ev.futex.uaddr)
-						   : NULL;
-			if (name) {
-				printf("%s <", line);
-				lt_text_fput(stdout, name, (size_t)-1);
-				printf(">\n");
-			}
-			else
-				puts(line);
-			n++;
-		} else if (it.sec_type == LT_CHUNK_SYMBOLS) {
-			struct lt_u64map sec = { 0 };
-			lt_locksyms_parse(it.data, it.len, &sec);
-			for (size_t i = 0; i < sec.cap; i++)
-				if (sec.keys[i]) {
-					printf("# lock 0x%" PRIx64 " = ", sec.keys[i]);
-					lt_text_fput(stdout, sec.vals[i], (size_t)-1);
-					putchar('\n');
-				}
-			lt_symmap_free(&sec);
-		} else if (it.sec_type == LT_CHUNK_STATS && r.have_stats) {
-			print_stats(&r.stats);
-		} else if (it.sec_type == LT_CHUNK_SNAPSHOT) {
-			printf("# snapshot of every thread, %zu bytes of JSON at offset %" PRIu64
-			       " (locktrace snapshot --from %s prints it)\n", it.len, it.offset, argv[1]);
-		} else {
-			printf("# section type %u, %zu bytes at offset %" PRIu64 "\n", it.sec_type, it.len,
-			       it.offset);
-		}
-	}
-	int rc = 0;
-	if (!r.clean_end || r.stop_reason[0]) {
-		fprintf(stderr, "locktrace: warning: %s: read %" PRIu64 " events; stopped: %s\n", argv[1],
-			n, r.stop_reason);
-		rc = r.clean_end ? 0 : 3;
-	}
-	lt_reader_close(&r);
-	lt_symmap_free(&names);
+	if (lt_getopt_init(&g, &cli))
+		return 2;
+	while ((c = lt_getopt_next(&g, argc, argv)) >= 0)
+		;
+	if (c == LT_CLI_EXIT)
+		return g.status;
+	if (lt_cli_one_arg(&cli, argc, argv, "trace file"))
+		return 2;
+	int rc = lt_dump(argv[optind], err, sizeof(err));
+	if (rc == 1)
+		lt_err("%s", err);
+	else if (err[0])
+		lt_warn("%s", err);
 	return rc;
 }

@@ -4,8 +4,8 @@
  * Perfetto trace. */
 #include <stdio.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "locktrace/cli.h"
-#include "locktrace/report.h"
 
 static const struct {
 	const char *name;
@@ -26,7 +26,8 @@ static void usage(FILE *f)
 		   "       locktrace COMMAND [ARGS...]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n`locktrace COMMAND --help` describes each.\n");
+	fprintf(f, "\n`locktrace COMMAND --help` describes each; `locktrace --version` prints the\n"
+		   "version.\n");
 }
 
 int main(int argc, char **argv)
@@ -39,6 +40,10 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s\n", lt_version_string());
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
@@ -46,7 +51,7 @@ int main(int argc, char **argv)
 		argv[0] = "locktrace";
 		return lt_cmd_trace(argc, argv);
 	}
-	fprintf(stderr, "Error: unknown command '%s'\n", argv[1]);
+	lt_err("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;
 }

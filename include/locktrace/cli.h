@@ -4,6 +4,7 @@
 #ifndef LOCKTRACE_CLI_H
 #define LOCKTRACE_CLI_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -14,6 +15,14 @@ int lt_cmd_trace(int argc, char **argv);
 int lt_cmd_dump(int argc, char **argv);
 int lt_cmd_snapshot(int argc, char **argv);
 int lt_cmd_convert(int argc, char **argv);
+int lt_cmd_report(int argc, char **argv);
+
+/* The messages every command prints on stderr, one line each (the newline
+ * is added): "Error: ..." for what stops it, "locktrace: warning: ..." for
+ * what it goes on despite. */
+void lt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lt_verr(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* The longest duration any option takes: a year. */
 #define LT_MAX_SECONDS (365u * 24 * 3600)

@@ -7,7 +7,7 @@
  * tables (per lock, per thread, wake edges) and findings with evidence and
  * timestamps (deadlocks, lost wake-ups, lock holders blocked in I/O or
  * preempted, convoys, stalls).  Pure: no I/O except the printers and
- * lt_report_file.  Memory is bounded by threads and locks, never by the
+ * lt_report_file_opts (src/report_file.c).  Memory is bounded by threads and locks, never by the
  * trace's length (wait times go to log-scale histograms).
  *
  *   r = lt_report_new(&hdr, NULL);
@@ -262,10 +262,5 @@ int lt_report_file_opts(const char *path, FILE *out, int json, const struct lt_r
  * read as a trace; *rc 3 with a warning in err when it was cut short. */
 struct lt_report *lt_report_load(const char *path, const struct lt_report_opts *o, char *err,
 				 size_t errlen, int *rc);
-/* The same with default options; errors and warnings go to stderr. */
-int lt_report_file(const char *path, FILE *out, int json);
-
-/* CLI: locktrace report TRACE [--json] [--last N] ... */
-int lt_cmd_report(int argc, char **argv);
 
 #endif

@@ -479,8 +479,15 @@ void lt_strlist_free(struct lt_strlist *l);
  * CLOCK_MONOTONIC, in ns.  0 or -1 if /proc/thread-self/sched is unreadable. */
 int lt_sched_clock_offset(int64_t *off);
 
-/* CLI: locktrace snapshot -p PID[,PID...] [--json] [--threshold SECONDS] */
-int lt_cmd_snapshot(int argc, char **argv);
+/* What `locktrace snapshot` shows (src/snapshot_show.c), on stdout, with
+ * its errors on stderr; each returns the command's exit status.
+ * lt_snapshot_show: a snapshot of pids[0], or with n > 1 of each, diagnosed
+ * together (lt_multi_build); 0, or 1 when none could be taken (or none of
+ * the threads could be read).  lt_snapshot_show_stored: the snapshots the
+ * recording at path stored, each with its occasion; 0, 1 (none, or one
+ * unreadable), or 3 when path is cut short (what it holds is printed). */
+int lt_snapshot_show(const pid_t *pids, size_t n, const struct lt_snapshot_opts *o, bool json);
+int lt_snapshot_show_stored(const char *path, bool json);
 
 #ifdef __cplusplus
 }
