@@ -18,11 +18,11 @@
 #include <unistd.h>
 
 #include "locktrace/cli.h"
+#include "locktrace/jsonw.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/target.h"
 #include "locktrace/taskregs.h"
 #include "locktrace/tracefile.h"
-#include "report_int.h"
 
 static void usage(FILE *f)
 {
@@ -171,17 +171,27 @@ static int print_stored_text(const char *path, const struct stored_set *set)
 	return bad;
 }
 
-static void print_stored_json(const char *path, const struct stored_set *set)
+/* The stored snapshots as they are in the trace, each with its occasion;
+ * 0 or a write error (a negative errno). */
+static int print_stored_json(const char *path, const struct stored_set *set)
 {
-	printf("{\"schema\":\"locktrace.stored-snapshots/1\",\"trace\":");
-	rp_json_string(stdout, path);
-	printf(",\"snapshots\":[");
+	struct jw w;
+	jw_init(&w, stdout, JW_COMPACT);
+	jw_object(&w);
+	jw_kstr(&w, "schema", "locktrace.stored-snapshots/1");
+	jw_kstr(&w, "trace", path);
+	jw_karray(&w, "snapshots");
+	jw_lines(&w, 0, 0);
 	for (size_t i = 0; i < set->n; i++) {
-		printf("%s\n{\"occasion\":\"%s\",\"snapshot\":", i ? "," : "", occasion_at(set, i));
-		fwrite(set->v[i].json, 1, set->v[i].len, stdout);
-		printf("}");
+		jw_object(&w);
+		jw_kstr(&w, "occasion", occasion_at(set, i));
+		jw_key(&w, "snapshot");
+		jw_raw(&w, set->v[i].json, set->v[i].len);
+		jw_end(&w);
 	}
-	printf("\n]}\n");
+	jw_end(&w);
+	jw_end(&w);
+	return jw_finish(&w);
 }
 
 static int snapshot_from_trace(const char *path, bool json)
@@ -197,9 +207,11 @@ static int snapshot_from_trace(const char *path, bool json)
 		return 1;
 	}
 	int bad = 0;
-	if (json)
-		print_stored_json(path, &set);
-	else
+	int werr = json ? print_stored_json(path, &set) : 0;
+	if (werr) {
+		fprintf(stderr, "Error: writing output: %s\n", strerror(-werr));
+		bad = 1;
+	} else if (!json)
 		bad = print_stored_text(path, &set);
 	int rc = bad ? 1 : set.cut ? 3 : 0;
 	free_stored(&set);

@@ -132,20 +132,25 @@ static size_t piece_len(const char *s, size_t n)
 	return take ? take : (n < 256 ? n : 256);
 }
 
-void lt_json_fput(FILE *f, const char *s)
+int lt_json_fputn(FILE *f, const char *s, size_t n)
 {
 	char buf[6 * 256 + 1];
-	size_t n = strlen(s);
+	int rc = fputc('"', f) == EOF;
 
-	fputc('"', f);
 	while (n) {
 		size_t take = piece_len(s, n);
 		lt_json_escape(buf, sizeof(buf), s, take);
-		fputs(buf, f);
+		rc |= fputs(buf, f) == EOF;
 		s += take;
 		n -= take;
 	}
-	fputc('"', f);
+	rc |= fputc('"', f) == EOF;
+	return rc ? EOF : 0;
+}
+
+void lt_json_fput(FILE *f, const char *s)
+{
+	lt_json_fputn(f, s, strlen(s));
 }
 
 /* ---- text -------------------------------------------------------------- */

@@ -27,6 +27,9 @@ size_t lt_utf8_sanitize(char *out, size_t cap, const char *s, size_t len);
  * (6 * len + 1 bytes always suffice).  Returns the bytes written.  (Also
  * declared in locktrace/jsontrace.h.) */
 size_t lt_json_escape(char *out, size_t cap, const char *s, size_t len);
+/* s (n bytes, NULs included) as a quoted, escaped JSON string: 0, or EOF
+ * if a write failed. */
+int lt_json_fputn(FILE *f, const char *s, size_t n);
 /* The NUL-terminated s as a quoted, escaped JSON string. */
 void lt_json_fput(FILE *f, const char *s);
 
