@@ -21,7 +21,7 @@ int jw_error(const struct jw *w)
 	return w->err;
 }
 
-/* ---- output: nothing more after the first error ---- */
+/* ---- output: buffered, nothing more after the first error ---- */
 
 static void failed(struct jw *w, int err)
 {
@@ -34,30 +34,101 @@ static void io_failed(struct jw *w)
 	failed(w, -(errno ? errno : EIO));
 }
 
+/* Hands the buffer to f. */
+static void drain(struct jw *w)
+{
+	if (w->n && !w->err && fwrite(w->buf, 1, w->n, w->f) != w->n)
+		io_failed(w);
+	w->n = 0;
+}
+
+/* Room for len more bytes in the buffer (len <= JW_BUF). */
+static char *room(struct jw *w, size_t len)
+{
+	if (w->n + len > sizeof(w->buf))
+		drain(w);
+	return w->buf + w->n;
+}
+
+static void outn(struct jw *w, const char *s, size_t len)
+{
+	if (w->err)
+		return;
+	if (len > sizeof(w->buf) / 2) {
+		drain(w);
+		if (!w->err && fwrite(s, 1, len, w->f) != len)
+			io_failed(w);
+		return;
+	}
+	memcpy(room(w, len), s, len);
+	w->n += len;
+}
+
 static void out(struct jw *w, const char *s)
 {
-	if (!w->err && fputs(s, w->f) == EOF)
-		io_failed(w);
+	outn(w, s, strlen(s));
 }
 
-static void vout(struct jw *w, const char *fmt, va_list ap)
-{
-	if (!w->err && vfprintf(w->f, fmt, ap) < 0)
-		io_failed(w);
-}
-
+/* A number printf writes (a double, a hex address). */
 static void outf(struct jw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void outf(struct jw *w, const char *fmt, ...)
 {
+	char tmp[384];
 	va_list ap;
 	va_start(ap, fmt);
-	vout(w, fmt, ap);
+	int len = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
+	if (len < 0 || (size_t)len >= sizeof(tmp))
+		failed(w, -EOVERFLOW);
+	else
+		outn(w, tmp, (size_t)len);
 }
 
 static void newline(struct jw *w, int indent)
 {
-	outf(w, "\n%*s", indent, "");
+	if (indent < 0 || indent >= (int)sizeof(w->buf) / 2)
+		indent = 0;
+	char *o = room(w, (size_t)indent + 1);
+	o[0] = '\n';
+	memset(o + 1, ' ', (size_t)indent);
+	w->n += (size_t)indent + 1;
+}
+
+/* Decimal digits of v, with a minus sign if neg. */
+static void out_dec(struct jw *w, uint64_t v, int neg)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	if (neg)
+		*--p = '-';
+	outn(w, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* s (len bytes) quoted and escaped (utf8.h); a long one straight to f. */
+static void out_str(struct jw *w, const char *s, size_t len)
+{
+	if (w->err)
+		return;
+	if (len > 256) {
+		drain(w);
+		if (!w->err && lt_json_fputn(w->f, s, len))
+			io_failed(w);
+		return;
+	}
+	size_t plain = 0; /* most strings need no escape: copied */
+	while (plain < len && s[plain] >= 0x20 && s[plain] < 0x7f && s[plain] != '"' && s[plain] != '\\')
+		plain++;
+	char *o = room(w, plain == len ? len + 2 : 6 * len + 3);
+	o[0] = '"';
+	size_t e = len;
+	if (plain == len)
+		memcpy(o + 1, s, len);
+	else
+		e = lt_json_escape(o + 1, 6 * len + 1, s, len);
+	o[1 + e] = '"';
+	w->n += e + 2;
 }
 
 /* ---- structure ---- */
@@ -92,7 +163,7 @@ static void begin(struct jw *w, char open, char close)
 		return;
 	}
 	w->lv[w->depth++] = (struct jw_level){ .close = close, .item = -1, .end = -1 };
-	outf(w, "%c", open);
+	outn(w, &open, 1);
 }
 
 void jw_object(struct jw *w)
@@ -117,7 +188,7 @@ void jw_end(struct jw *w)
 	else if (l->has_items && l->end >= 0)
 		newline(w, l->end);
 	w->brk = -1;
-	outf(w, "%c", l->close);
+	outn(w, &l->close, 1);
 }
 
 void jw_lines(struct jw *w, int item_indent, int end_indent)
@@ -136,19 +207,19 @@ void jw_break(struct jw *w, int indent)
 void jw_key(struct jw *w, const char *key)
 {
 	item(w);
-	if (!w->err && lt_json_fputn(w->f, key, strlen(key)))
-		io_failed(w);
+	out_str(w, key, strlen(key));
 	out(w, w->spaced ? ": " : ":");
 	w->after_key = 1;
 }
 
 int jw_finish(struct jw *w)
 {
+	out(w, "\n");
+	drain(w);
+	if (!w->err && fflush(w->f))
+		io_failed(w);
 	if (w->depth || w->after_key)
 		failed(w, -EINVAL);
-	out(w, "\n");
-	if (fflush(w->f))
-		io_failed(w);
 	return w->err;
 }
 
@@ -157,8 +228,7 @@ int jw_finish(struct jw *w)
 void jw_strn(struct jw *w, const char *s, size_t len)
 {
 	item(w);
-	if (!w->err && lt_json_fputn(w->f, s, len))
-		io_failed(w);
+	out_str(w, s, len);
 }
 
 void jw_str(struct jw *w, const char *s)
@@ -172,13 +242,13 @@ void jw_str(struct jw *w, const char *s)
 void jw_int(struct jw *w, int64_t v)
 {
 	item(w);
-	outf(w, "%" PRId64, v);
+	out_dec(w, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void jw_uint(struct jw *w, uint64_t v)
 {
 	item(w);
-	outf(w, "%" PRIu64, v);
+	out_dec(w, v, 0);
 }
 
 void jw_double(struct jw *w, double v, int prec)
@@ -208,20 +278,27 @@ void jw_hex(struct jw *w, uint64_t v)
 	outf(w, "\"0x%" PRIx64 "\"", v);
 }
 
-void jw_fmt(struct jw *w, const char *fmt, ...)
+void jw_fixed(struct jw *w, uint64_t v, unsigned decimals)
 {
-	va_list ap;
+	uint64_t scale = 1;
+	for (unsigned i = 0; i < decimals && i < 19; i++)
+		scale *= 10;
 	item(w);
-	va_start(ap, fmt);
-	vout(w, fmt, ap);
-	va_end(ap);
+	out_dec(w, v / scale, 0);
+	if (scale == 1)
+		return;
+	char frac[24];
+	uint64_t r = v % scale;
+	for (unsigned i = decimals < 19 ? decimals : 19; i > 0; i--, r /= 10)
+		frac[i] = (char)('0' + r % 10);
+	frac[0] = '.';
+	outn(w, frac, (decimals < 19 ? decimals : 19) + 1);
 }
 
 void jw_raw(struct jw *w, const char *json, size_t len)
 {
 	item(w);
-	if (!w->err && len && fwrite(json, 1, len, w->f) != len)
-		io_failed(w);
+	outn(w, json, len);
 }
 
 /* ---- members ---- */

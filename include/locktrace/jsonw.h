@@ -20,7 +20,9 @@
  * one line unless told: jw_lines() puts each item of the container just
  * opened on its own line, jw_break() the next item (or the end) only.
  * Keys and values are written as they come: the writer checks nesting, not
- * that an object's members have keys.
+ * that an object's members have keys.  Output is buffered in struct jw (a
+ * stdio call per token would double the time of a large trace): write
+ * nothing else to f before jw_finish, which hands all of it to f.
  */
 #ifndef LOCKTRACE_JSONW_H
 #define LOCKTRACE_JSONW_H
@@ -31,6 +33,7 @@
 #include <stdio.h>
 
 #define JW_MAX_DEPTH 16
+#define JW_BUF 4096
 
 enum jw_style { JW_COMPACT, JW_SPACED };
 
@@ -48,6 +51,8 @@ struct jw {
 		short item;  /* indent of each item's new line, -1: none */
 		short end;   /* indent of the end's new line when there are items, -1: none */
 	} lv[JW_MAX_DEPTH];
+	size_t n;	/* bytes in buf not yet handed to f */
+	char buf[JW_BUF];
 };
 
 void jw_init(struct jw *w, FILE *f, enum jw_style style);
@@ -81,9 +86,9 @@ void jw_bool(struct jw *w, bool v);
 void jw_null(struct jw *w);
 /* The string "0x..." (lower-case hex): addresses, which a double cannot hold. */
 void jw_hex(struct jw *w, uint64_t v);
-/* A value printf writes from fmt, as it is: a number in a fixed format
- * ("%" PRIu64 ".%03u"); the caller makes it valid JSON. */
-void jw_fmt(struct jw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* v / 10^decimals with exactly that many decimals (1234567, 3: 1234.567):
+ * a fixed-point number no double rounds. */
+void jw_fixed(struct jw *w, uint64_t v, unsigned decimals);
 /* len bytes of JSON written elsewhere (a stored snapshot), as they are. */
 void jw_raw(struct jw *w, const char *json, size_t len);
 
