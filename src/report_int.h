@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal to the report (report.c, report_print.c, report_json.c): a small
- * JSON reader for the SNAPSHOT sections and the facts taken from them.  Not
- * part of the public API; every name has the rp_ prefix. */
+/* Internal to the report (report.c, report_print.c, json_read.c,
+ * report_snapfacts.c): a small JSON reader for the SNAPSHOT sections and
+ * the facts taken from them.  Not part of the public API; every name has
+ * the rp_ prefix. */
 #ifndef LOCKTRACE_REPORT_INT_H
 #define LOCKTRACE_REPORT_INT_H
 

@@ -33,6 +33,9 @@ int lt_json_fputn(FILE *f, const char *s, size_t n);
 /* The NUL-terminated s as a quoted, escaped JSON string. */
 void lt_json_fput(FILE *f, const char *s);
 
+/* The value of the hex digit c (either case), -1 if it is not one. */
+int lt_hex_value(char c);
+
 /* Text for people: s (len bytes, stopping at a NUL) into out, printable
  * ASCII and valid UTF-8 as they are; controls (C0, DEL, C1), the line
  * separators and the bidirectional overrides as \xNN per byte; bytes that
