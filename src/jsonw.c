@@ -357,20 +357,35 @@ void jw_khex(struct jw *w, const char *key, uint64_t v)
 	jw_hex(w, v);
 }
 
-void jw_kint_or_null(struct jw *w, const char *key, int64_t v, int have)
+void jw_kuints(struct jw *w, const char *const *keys, const uint64_t *v, size_t n)
 {
-	jw_key(w, key);
-	if (have)
-		jw_int(w, v);
-	else
-		jw_null(w);
+	for (size_t i = 0; i < n; i++)
+		jw_kuint(w, keys[i], v[i]);
 }
 
-void jw_kuint_or_null(struct jw *w, const char *key, uint64_t v, int have)
+bool jw_key_or_null(struct jw *w, const char *key, bool have)
 {
 	jw_key(w, key);
-	if (have)
-		jw_uint(w, v);
-	else
+	if (!have)
 		jw_null(w);
+	return have;
+}
+
+bool jw_kobject_or_null(struct jw *w, const char *key, bool have)
+{
+	if (jw_key_or_null(w, key, have))
+		jw_object(w);
+	return have;
+}
+
+void jw_kint_or_null(struct jw *w, const char *key, int64_t v, bool have)
+{
+	if (jw_key_or_null(w, key, have))
+		jw_int(w, v);
+}
+
+void jw_kuint_or_null(struct jw *w, const char *key, uint64_t v, bool have)
+{
+	if (jw_key_or_null(w, key, have))
+		jw_uint(w, v);
 }

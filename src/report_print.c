@@ -146,8 +146,8 @@ static void addr(struct jw *w, uint64_t a)
 
 static void kaddr(struct jw *w, const char *key, uint64_t a)
 {
-	jw_key(w, key);
-	addr(w, a);
+	if (jw_key_or_null(w, key, a))
+		jw_hex(w, a);
 }
 
 /* A timestamp, 0 (not recorded) as null. */
@@ -198,12 +198,8 @@ static void json_call(struct jw *w, const struct lt_report *r, const struct lt_r
 /* "cut": where a trace that did not end cleanly stops, or null. */
 static void json_cut(struct jw *w, const struct lt_report *r)
 {
-	jw_key(w, "cut");
-	if (r->clean_end) {
-		jw_null(w);
+	if (!jw_kobject_or_null(w, "cut", !r->clean_end))
 		return;
-	}
-	jw_object(w);
 	jw_kuint(w, "at_ns", r->end_ts);
 	jw_kuint(w, "offset", r->stop_offset);
 	kstr(w, "why", r->stop_why);
@@ -226,12 +222,11 @@ static void json_trace(struct jw *w, const struct lt_report *r)
 	jw_kuint(w, "start_ns", r->start_ts);
 	jw_kuint(w, "end_ns", r->end_ts);
 	ksec(w, "duration_s", r->end_ts - r->start_ts);
+	static const char *const nk[] = { "boottime_at_attach_ns", "realtime_at_attach_ns", "events", "threads",
+					  "locks" };
+	const uint64_t n[] = { r->attach_boottime, r->attach_realtime, r->events, r->n_threads, r->n_locks };
 	jw_break(w, 4);
-	jw_kuint(w, "boottime_at_attach_ns", r->attach_boottime);
-	jw_kuint(w, "realtime_at_attach_ns", r->attach_realtime);
-	jw_kuint(w, "events", r->events);
-	jw_kuint(w, "threads", r->n_threads);
-	jw_kuint(w, "locks", r->n_locks);
+	jw_kuints(w, nk, n, 5);
 	jw_kstr(w, "stop_reason", r->have_stats ? stop_name(r->stop_reason) : NULL);
 	jw_kbool(w, "clean_end", r->clean_end);
 	json_cut(w, r);
@@ -278,24 +273,16 @@ static void json_finding(struct jw *w, const struct lt_report_finding *x)
 /* The lock's last wake-up and its holder at the end, or nulls. */
 static void json_lock_end(struct jw *w, const struct lt_report_lock *l)
 {
-	jw_key(w, "last_wake");
-	if (l->last_wake_ts) {
-		jw_object(w);
+	if (jw_kobject_or_null(w, "last_wake", l->last_wake_ts)) {
 		jw_kuint(w, "ns", l->last_wake_ts);
 		jw_kuint(w, "waker", l->last_waker);
 		jw_kuint(w, "wakee", l->last_wakee);
 		jw_end(w);
-	} else {
-		jw_null(w);
 	}
-	jw_key(w, "holder");
-	if (l->holder) {
-		jw_object(w);
+	if (jw_kobject_or_null(w, "holder", l->holder)) {
 		jw_kuint(w, "tid", l->holder);
 		jw_kuint(w, "since_ns", l->holder_since);
 		jw_end(w);
-	} else {
-		jw_null(w);
 	}
 	jw_kuint(w, "holder_offcpu", l->offcpu_count);
 	ksec(w, "holder_offcpu_max_s", l->offcpu_max_ns);
@@ -311,10 +298,9 @@ static void json_lock(struct jw *w, const struct lt_report_lock *l)
 	jw_end(w);
 	jw_kstr(w, "kind", l->kind ? l->kind : "futex");
 	jw_kstr(w, "symbol", l->symbol[0] ? l->symbol : NULL);
-	jw_kuint(w, "waits", l->waits);
-	jw_kuint(w, "eagain", l->eagain);
-	jw_kuint(w, "timeouts", l->timeouts);
-	jw_kuint(w, "open_at_end", l->open_at_end);
+	static const char *const wk[] = { "waits", "eagain", "timeouts", "open_at_end" };
+	const uint64_t wv[] = { l->waits, l->eagain, l->timeouts, l->open_at_end };
+	jw_kuints(w, wk, wv, 4);
 	jw_break(w, 5);
 	ksec(w, "wait_total_s", l->total_ns);
 	ksec(w, "wait_median_s", l->median_ns);
@@ -325,9 +311,9 @@ static void json_lock(struct jw *w, const struct lt_report_lock *l)
 	jw_kuint(w, "max_queued_at_handoff", l->max_moving);
 	jw_kuint(w, "waiters", l->n_waiters);
 	jw_kuint(w, "wakers", l->n_wakers);
-	jw_kuint(w, "wake_calls", l->wake_calls);
-	jw_kuint(w, "woken", l->woken);
-	jw_kuint(w, "handoffs", l->handoffs);
+	static const char *const hk[] = { "wake_calls", "woken", "handoffs" };
+	const uint64_t hv[] = { l->wake_calls, l->woken, l->handoffs };
+	jw_kuints(w, hk, hv, 3);
 	jw_break(w, 5);
 	jw_kuint(w, "longest_chain", l->longest_chain);
 	kts(w, "chain_begin_ns", l->chain_begin);
@@ -344,8 +330,8 @@ static void json_thread_counts(struct jw *w, const struct lt_report_thread *t)
 	const char *k[] = { "running", "runnable", "futex", "select_poll", "socket_io", "other", "unknown" };
 	const uint64_t n[] = { t->futex_waits, t->futex_wakes, t->futex_other, t->polls, t->io_reads,
 			       t->io_writes, t->wakeups, t->switches, t->preempted };
-	const char *nk[] = { "futex_waits", "futex_wakes", "futex_other", "select_poll", "socket_reads",
-			     "socket_writes", "woken", "switches", "preempted" };
+	static const char *const nk[] = { "futex_waits", "futex_wakes", "futex_other", "select_poll",
+					  "socket_reads", "socket_writes", "woken", "switches", "preempted" };
 
 	jw_break(w, 5);
 	jw_kobject(w, "time_s");
@@ -354,8 +340,7 @@ static void json_thread_counts(struct jw *w, const struct lt_report_thread *t)
 	jw_end(w);
 	jw_break(w, 5);
 	jw_kobject(w, "ops");
-	for (int j = 0; j < 9; j++)
-		jw_kuint(w, nk[j], n[j]);
+	jw_kuints(w, nk, n, 9);
 	jw_end(w);
 }
 
@@ -367,11 +352,8 @@ static void json_thread_end(struct jw *w, const struct lt_report *r, const struc
 	jw_kstr(w, "state", lt_report_tstate_name(t->end_state));
 	kts(w, "since_ns", t->end_since);
 	jw_kbool(w, "asleep", t->asleep);
-	jw_key(w, "call");
-	if (t->has_end_call && t->end_state == LT_RTS_IN_CALL)
+	if (jw_key_or_null(w, "call", t->has_end_call && t->end_state == LT_RTS_IN_CALL))
 		json_call(w, r, &t->end_call);
-	else
-		jw_null(w);
 	jw_kstr(w, "snapshot", t->snap_detail);
 	jw_kstr(w, "where", t->snap_where);
 	jw_end(w);
@@ -404,10 +386,9 @@ static void json_edge(struct jw *w, const struct lt_report_edge *e)
 	kstr(w, "waker_name", e->waker_name);
 	jw_kuint(w, "wakee", e->wakee);
 	kstr(w, "wakee_name", e->wakee_name);
-	jw_kuint(w, "count", e->count);
-	jw_kuint(w, "via_futex", e->via_futex);
-	jw_kuint(w, "via_io", e->via_io);
-	jw_kuint(w, "other", e->other);
+	static const char *const ck[] = { "count", "via_futex", "via_io", "other" };
+	const uint64_t cv[] = { e->count, e->via_futex, e->via_io, e->other };
+	jw_kuints(w, ck, cv, 4);
 	jw_kbool(w, "from_interrupt", e->flags & (LT_WAKE_IDLE | LT_WAKE_IRQ));
 	jw_kbool(w, "other_process", e->flags & LT_WAKE_OTHER);
 	jw_kuint(w, "first_ns", e->first_ts);
@@ -418,11 +399,10 @@ static void json_edge(struct jw *w, const struct lt_report_edge *e)
 
 static void json_losses(struct jw *w, const struct lt_report *r)
 {
+	static const char *const tk[] = { "total", "calls_without_return", "returns_without_call", "late_events" };
+	const uint64_t tv[] = { r->lost_total, r->inferred_ends, r->orphan_exits, r->late_events };
 	jw_kobject(w, "losses");
-	jw_kuint(w, "total", r->lost_total);
-	jw_kuint(w, "calls_without_return", r->inferred_ends);
-	jw_kuint(w, "returns_without_call", r->orphan_exits);
-	jw_kuint(w, "late_events", r->late_events);
+	jw_kuints(w, tk, tv, 4);
 	jw_karray(w, "by_cpu_kind");
 	for (size_t i = 0; i < r->n_losses; i++) {
 		const struct lt_report_loss *l = &r->losses[i];

@@ -174,19 +174,10 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 
 static void thread_clear(struct rp_snap_thread *t)
 {
-	free(t->sc_name);
-	free(t->wait);
-	free(t->detail);
-	free(t->lock);
-	free(t->op_name);
-	free(t->owner_kind);
-	free(t->lock_kind);
-	free(t->lock_name);
-	free(t->lock_state);
-	free(t->rt_how);
-	free(t->io_desc);
-	free(t->where);
-	free(t->rt_name);
+	char *owned[] = { t->sc_name, t->wait, t->detail, t->lock, t->op_name, t->owner_kind, t->lock_kind,
+			  t->lock_name, t->lock_state, t->rt_how, t->io_desc, t->where, t->rt_name };
+	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+		free(owned[i]);
 	for (size_t i = 0; i < t->n_funcs; i++)
 		free(t->funcs[i]);
 	free(t->funcs);
@@ -198,39 +189,34 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* The array KEY of v if it has items, else NULL. */
+static const struct rp_json *array_of(const struct rp_json *v, const char *key)
+{
+	const struct rp_json *a = rp_json_get(v, key);
+	return a && a->type == RPJ_ARR && a->n ? a : NULL;
+}
+
 static int verdict_from_json(const struct rp_json *v, struct rp_snap_verdict *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->kind = dup_str(rp_json_get(v, "kind"));
 	o->summary = dup_str(rp_json_get(v, "summary"));
 	o->owner = (int32_t)rp_json_int(rp_json_get(v, "owner"), 0);
-	const struct rp_json *ev = rp_json_get(v, "evidence");
-	if (ev && ev->type == RPJ_ARR && ev->n) {
-		o->evidence = calloc(ev->n, sizeof(*o->evidence));
-		if (!o->evidence)
-			return -1;
-		for (size_t i = 0; i < ev->n; i++)
-			if ((o->evidence[o->n_evidence] = dup_str(&ev->items[i])))
-				o->n_evidence++;
-	}
-	const struct rp_json *tids = rp_json_get(v, "tids");
-	if (tids && tids->type == RPJ_ARR && tids->n) {
-		o->tids = calloc(tids->n, sizeof(*o->tids));
-		if (!o->tids)
-			return -1;
-		for (size_t i = 0; i < tids->n; i++)
-			if (rp_json_is_num(&tids->items[i]))
-				o->tids[o->n_tids++] = (int32_t)rp_json_int(&tids->items[i], 0);
-	}
-	const struct rp_json *locks = rp_json_get(v, "locks");
-	if (locks && locks->type == RPJ_ARR && locks->n) {
-		o->locks = calloc(locks->n, sizeof(*o->locks));
-		if (!o->locks)
-			return -1;
-		for (size_t i = 0; i < locks->n; i++)
-			if (rp_json_addr(&locks->items[i], &o->locks[o->n_locks]))
-				o->n_locks++;
-	}
+	const struct rp_json *ev = array_of(v, "evidence"), *tids = array_of(v, "tids"),
+			     *locks = array_of(v, "locks");
+	if ((ev && !(o->evidence = calloc(ev->n, sizeof(*o->evidence)))) ||
+	    (tids && !(o->tids = calloc(tids->n, sizeof(*o->tids)))) ||
+	    (locks && !(o->locks = calloc(locks->n, sizeof(*o->locks)))))
+		return -1;
+	for (size_t i = 0; ev && i < ev->n; i++)
+		if ((o->evidence[o->n_evidence] = dup_str(&ev->items[i])))
+			o->n_evidence++;
+	for (size_t i = 0; tids && i < tids->n; i++)
+		if (rp_json_is_num(&tids->items[i]))
+			o->tids[o->n_tids++] = (int32_t)rp_json_int(&tids->items[i], 0);
+	for (size_t i = 0; locks && i < locks->n; i++)
+		if (rp_json_addr(&locks->items[i], &o->locks[o->n_locks]))
+			o->n_locks++;
 	return 0;
 }
 

@@ -30,9 +30,12 @@ static void text_str(FILE *f, const char *s)
 
 /* ---- JSON ---- */
 
+/* The list as an array (the value of KEY if not NULL). */
 static void json_strlist(struct jw *w, const char *key, const struct lt_strlist *l)
 {
-	jw_karray(w, key);
+	if (key)
+		jw_key(w, key);
+	jw_array(w);
 	for (size_t i = 0; i < l->n; i++)
 		jw_str(w, l->v[i]);
 	jw_end(w);
@@ -59,17 +62,13 @@ static void json_futex_lock(struct jw *w, const struct lt_futex *x)
 	jw_kstr(w, "lock_name", x->lock_name);
 	jw_kstr(w, "lock_state", x->lock_state);
 	jw_kuint_or_null(w, "runtime_lock", x->rtlock - 1, x->rtlock != 0);
-	jw_key(w, "shared_object");
-	if (x->shared_obj) {
+	if (jw_kobject_or_null(w, "shared_object", x->shared_obj)) {
 		char dev[32];
 		snprintf(dev, sizeof(dev), "%u:%u", x->obj_major, x->obj_minor);
-		jw_object(w);
 		jw_kstr(w, "dev", dev);
 		jw_kuint(w, "inode", x->obj_ino);
 		jw_kuint(w, "offset", x->obj_off);
 		jw_end(w);
-	} else {
-		jw_null(w);
 	}
 }
 
@@ -91,12 +90,8 @@ static void json_futex_call(struct jw *w, const struct lt_futex *x)
 	jw_kuint(w, "expected", x->expected);
 	jw_kuint(w, "bitset", x->bitset);
 	jw_kuint_or_null(w, "word", x->word, x->word_ok);
-	jw_key(w, "timeout");
-	if (!x->timeout_ptr) {
-		jw_null(w);
+	if (!jw_kobject_or_null(w, "timeout", x->timeout_ptr))
 		return;
-	}
-	jw_object(w);
 	jw_kbool(w, "readable", x->timeout_ok);
 	if (x->timeout_ok) {
 		jw_kbool(w, "absolute", x->timeout_abs);
@@ -109,27 +104,19 @@ static void json_futex_call(struct jw *w, const struct lt_futex *x)
 /* Who owns the lock. */
 static void json_futex_owner(struct jw *w, const struct lt_futex *x)
 {
-	jw_key(w, "mutex_fields");
-	if (x->mutex_ok) {
-		jw_object(w);
+	if (jw_kobject_or_null(w, "mutex_fields", x->mutex_ok)) {
 		jw_kint(w, "count", x->mutex_count);
 		jw_kint(w, "owner", x->mutex_owner);
 		jw_kint(w, "kind", x->mutex_kind);
 		jw_end(w);
-	} else {
-		jw_null(w);
 	}
 	jw_kstr(w, "owner_kind", lt_owner_kind_name(x->owner_kind));
 	jw_kint_or_null(w, "owner", (int)x->owner, x->owner_kind >= LT_OWNER_MUTEX);
-	jw_key(w, "owner_process");
-	if (x->owner_tgid > 0) {
-		jw_object(w);
+	if (jw_kobject_or_null(w, "owner_process", x->owner_tgid > 0)) {
 		jw_kint(w, "tid", (int)x->mutex_owner);
 		jw_kint(w, "pid", (int)x->owner_tgid);
 		jw_kstr(w, "comm", x->owner_comm);
 		jw_end(w);
-	} else {
-		jw_null(w);
 	}
 	jw_kbool(w, "join_confirmed", x->join_confirmed);
 }
@@ -230,11 +217,8 @@ static void json_rtframe(struct jw *w, const struct lt_rtframe *r)
 	jw_kstr(w, "file", r->file);
 	jw_kint_or_null(w, "line", r->line, r->line > 0);
 	jw_kint_or_null(w, "native_frame", r->native, r->native >= 0);
-	jw_key(w, "pc");
-	if (r->pc)
+	if (jw_key_or_null(w, "pc", r->pc))
 		jw_hex(w, r->pc);
-	else
-		jw_null(w);
 	jw_kstr(w, "kind", r->kind);
 	jw_kint_or_null(w, "bci", r->bci, r->bci >= 0);
 	jw_end(w);
@@ -243,12 +227,8 @@ static void json_rtframe(struct jw *w, const struct lt_rtframe *r)
 /* The thread as its runtime knows it (rtthread.h), or null. */
 static void json_runtime(struct jw *w, const struct lt_thread *t)
 {
-	jw_key(w, "runtime");
-	if (!t->rt_lang) {
-		jw_null(w);
+	if (!jw_kobject_or_null(w, "runtime", t->rt_lang))
 		return;
-	}
-	jw_object(w);
 	jw_kstr(w, "lang", t->rt_lang);
 	jw_kstr(w, "name", t->rt_name);
 	jw_karray(w, "frames");
@@ -290,29 +270,19 @@ static void json_wait(struct jw *w, const struct lt_thread *t)
 {
 	jw_kstr(w, "wait", lt_wait_kind_name(t->wait));
 	jw_kstr(w, "detail", t->detail);
-	jw_key(w, "futex");
-	if (t->wait == LT_WAIT_FUTEX || (t->sc_name && (t->sc.nr == 202 || t->sc.nr == 455)))
+	if (jw_key_or_null(w, "futex", t->wait == LT_WAIT_FUTEX ||
+					   (t->sc_name && (t->sc.nr == 202 || t->sc.nr == 455))))
 		json_futex(w, &t->futex);
-	else
-		jw_null(w);
-	jw_key(w, "poll");
-	if (t->wait == LT_WAIT_POLL)
+	if (jw_key_or_null(w, "poll", t->wait == LT_WAIT_POLL))
 		json_fdwait(w, &t->fdw);
-	else
-		jw_null(w);
-	jw_key(w, "io_fd");
-	if (t->wait == LT_WAIT_IO)
+	if (jw_key_or_null(w, "io_fd", t->wait == LT_WAIT_IO))
 		json_fd(w, &t->fdw.io);
-	else
-		jw_null(w);
 }
 
 static void json_stacks(struct jw *w, const struct lt_thread *t, const struct modtab *m)
 {
-	if (t->kstack_status == LT_KSTACK_OK)
-		json_strlist(w, "kernel_stack", &t->kstack);
-	else
-		jw_knull(w, "kernel_stack");
+	if (jw_key_or_null(w, "kernel_stack", t->kstack_status == LT_KSTACK_OK))
+		json_strlist(w, NULL, &t->kstack);
 	jw_kstr(w, "kernel_stack_status", t->kstack_status == LT_KSTACK_OK ? "ok" :
 		t->kstack_status == LT_KSTACK_UNAVAILABLE ? "unavailable" : "not_read");
 	jw_kobject(w, "user_stack");
@@ -333,10 +303,7 @@ static void json_thread(struct jw *w, const struct lt_thread *t, const struct mo
 	jw_kstr(w, "comm", t->comm);
 	jw_kstr(w, "state", state);
 	jw_kint(w, "cpu", t->cpu);
-	jw_key(w, "blocked_s");
-	if (t->idle_src == LT_IDLE_UNKNOWN)
-		jw_null(w);
-	else
+	if (jw_key_or_null(w, "blocked_s", t->idle_src != LT_IDLE_UNKNOWN))
 		jw_double(w, t->idle_s, 6);
 	jw_kstr(w, "blocked_source", lt_idle_source_name(t->idle_src));
 	json_syscall(w, t);
@@ -372,11 +339,8 @@ static void json_verdict(struct jw *w, const struct lt_verdict *v, const struct 
 	jw_kint_or_null(w, "owner", (int)v->owner, v->owner != 0);
 	jw_kstr(w, "owner_source", v->owner_source);
 	jw_kuint(w, "explains", v->explains);
-	jw_key(w, "longest_s");
-	if (v->longest_s >= 0)
+	if (jw_key_or_null(w, "longest_s", v->longest_s >= 0))
 		jw_double(w, v->longest_s, 3);
-	else
-		jw_null(w);
 	json_strlist(w, "evidence", &v->evidence);
 	jw_end(w);
 }
@@ -398,11 +362,8 @@ static void json_rtlock(struct jw *w, const struct lt_rtlock *l)
 	jw_kstr(w, "version", l->version);
 	jw_khex(w, "base", l->base);
 	jw_kuint(w, "size", l->size);
-	jw_key(w, "held");
-	if (l->held == 1 || l->held == 0)
+	if (jw_key_or_null(w, "held", l->held == 1 || l->held == 0))
 		jw_bool(w, l->held);
-	else
-		jw_null(w);
 	jw_kint_or_null(w, "waiters", l->waiters, l->waiters >= 0);
 	jw_kint_or_null(w, "holder", (int)l->holder, l->holder > 0);
 	jw_kstr(w, "holder_how", l->holder_how);

@@ -102,8 +102,14 @@ void jw_kdouble(struct jw *w, const char *key, double v, int prec);
 void jw_kbool(struct jw *w, const char *key, bool v);
 void jw_knull(struct jw *w, const char *key);
 void jw_khex(struct jw *w, const char *key, uint64_t v);
-/* v if have, else null: the optional numbers. */
-void jw_kint_or_null(struct jw *w, const char *key, int64_t v, int have);
-void jw_kuint_or_null(struct jw *w, const char *key, uint64_t v, int have);
+/* n counters: keys[i] with v[i]. */
+void jw_kuints(struct jw *w, const char *const *keys, const uint64_t *v, size_t n);
+/* Optional members: the key, then null unless have.  jw_key_or_null
+ * returns have: true, the caller writes the value; jw_kobject_or_null
+ * opens the object (the caller ends it) when have. */
+bool jw_key_or_null(struct jw *w, const char *key, bool have);
+bool jw_kobject_or_null(struct jw *w, const char *key, bool have);
+void jw_kint_or_null(struct jw *w, const char *key, int64_t v, bool have);
+void jw_kuint_or_null(struct jw *w, const char *key, uint64_t v, bool have);
 
 #endif
