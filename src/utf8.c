@@ -52,6 +52,17 @@ size_t lt_utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* Appends the piece (plen bytes) at *o if it fits with the final NUL: 1,
+ * else 0 (the escapers write whole pieces only). */
+static int put_piece(char *out, size_t cap, size_t *o, const char *piece, size_t plen)
+{
+	if (*o + plen + 1 > cap)
+		return 0;
+	memcpy(out + *o, piece, plen);
+	*o += plen;
+	return 1;
+}
+
 size_t lt_utf8_sanitize(char *out, size_t cap, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -65,10 +76,8 @@ size_t lt_utf8_sanitize(char *out, size_t cap, const char *str, size_t len)
 		size_t plen = q ? q : 3;
 		if (q && memchr(piece, 0, q))
 			break;
-		if (o + plen + 1 > cap)
+		if (!put_piece(out, cap, &o, piece, plen))
 			break;
-		memcpy(out + o, piece, plen);
-		o += plen;
 		i += q ? q : 1;
 	}
 	out[o] = 0;
@@ -122,10 +131,8 @@ size_t lt_json_escape(char *out, size_t cap, const char *str, size_t len)
 				plen = adv = q;
 			}
 		}
-		if (o + plen + 1 > cap)
+		if (!put_piece(out, cap, &o, piece, plen))
 			break;
-		memcpy(out + o, piece, plen);
-		o += plen;
 		i += adv;
 	}
 	out[o] = 0;
@@ -214,10 +221,8 @@ size_t lt_text_escape(char *out, size_t cap, const char *str, size_t len)
 			memcpy(esc, s + i, q);
 			plen = q;
 		}
-		if (o + plen + 1 > cap)
+		if (!put_piece(out, cap, &o, esc, plen))
 			break;
-		memcpy(out + o, esc, plen);
-		o += plen;
 		i += adv;
 	}
 	out[o] = 0;
