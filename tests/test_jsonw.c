@@ -36,6 +36,14 @@ static const char *done(struct mem *m)
 	return m->buf;
 }
 
+/* Finishes the writer: no error, and the text is want. */
+static void expect(struct mem *m, const char *want)
+{
+	cr_assert_str_eq(done(m), want);
+	cr_assert_eq(m->rc, 0);
+	free(m->buf);
+}
+
 Test(jsonw, nesting_and_commas_compact)
 {
 	struct mem m;
@@ -62,10 +70,8 @@ Test(jsonw, nesting_and_commas_compact)
 	jw_kbool(w, "h", true);
 	jw_kbool(w, "i", false);
 	jw_end(w);
-	cr_assert_str_eq(done(&m), "{\"a\":1,\"b\":[1,2,3],\"c\":{},\"d\":[],\"e\":{\"f\":null,\"g\":[{},[]]},"
-				   "\"h\":true,\"i\":false}\n");
-	cr_assert_eq(m.rc, 0);
-	free(m.buf);
+	expect(&m, "{\"a\":1,\"b\":[1,2,3],\"c\":{},\"d\":[],\"e\":{\"f\":null,\"g\":[{},[]]},"
+	           "\"h\":true,\"i\":false}\n");
 }
 
 /* The report's layout: members a line each at 2, a list's items at 4 and
@@ -104,24 +110,22 @@ Test(jsonw, spaced_layout_lines_and_breaks)
 	jw_break(w, 0);
 	jw_end(w);
 	jw_end(w);
-	cr_assert_str_eq(done(&m), "{\n"
-				   "  \"schema\": \"x/1\",\n"
-				   "  \"t\": {\"a\": 1, \"b\": 2,\n"
-				   "    \"c\": 3},\n"
-				   "  \"list\": [\n"
-				   "    {\"i\": 0, \"ev\": [\n"
-				   "      \"p\",\n"
-				   "      \"q\"]},\n"
-				   "    {\"i\": 1, \"ev\": [\n"
-				   "      \"p\",\n"
-				   "      \"q\"]}\n"
-				   "  ],\n"
-				   "  \"empty\": [],\n"
-				   "  \"closed\": [\n"
-				   "]\n"
-				   "}\n");
-	cr_assert_eq(m.rc, 0);
-	free(m.buf);
+	expect(&m, "{\n"
+	           "  \"schema\": \"x/1\",\n"
+	           "  \"t\": {\"a\": 1, \"b\": 2,\n"
+	           "    \"c\": 3},\n"
+	           "  \"list\": [\n"
+	           "    {\"i\": 0, \"ev\": [\n"
+	           "      \"p\",\n"
+	           "      \"q\"]},\n"
+	           "    {\"i\": 1, \"ev\": [\n"
+	           "      \"p\",\n"
+	           "      \"q\"]}\n"
+	           "  ],\n"
+	           "  \"empty\": [],\n"
+	           "  \"closed\": [\n"
+	           "]\n"
+	           "}\n");
 }
 
 /* What the escaper (utf8.c) gives for s, quoted. */
@@ -146,7 +150,7 @@ Test(jsonw, strings_and_keys_are_escaped_as_utf8_c_does)
 	jw_kstr(w, "none", NULL);
 	jw_end(w);
 	cr_assert_str_eq(done(&m), "{\"k\\\"\\n\":\"a\\u001b[2J\\nb\\ufffd\\\"\\\\ \\u2028 caf\xc3\xa9\","
-				   "\"nul\":\"a\\u0000b\",\"none\":null}\n");
+	           "\"nul\":\"a\\u0000b\",\"none\":null}\n");
 	free(m.buf);
 
 	/* longer than one piece of the escaper and than the writer's buffer,
@@ -213,10 +217,8 @@ Test(jsonw, numbers)
 	jw_hex(w, 0);
 	jw_hex(w, 0xdeadbeefcafeULL);
 	jw_end(w);
-	cr_assert_str_eq(done(&m), "[0,-1,-9223372036854775808,9223372036854775807,18446744073709551615,"
-				   "1.500000,0.667,null,null,0.000,0.999,1234.567,42,\"0x0\",\"0xdeadbeefcafe\"]\n");
-	cr_assert_eq(m.rc, 0);
-	free(m.buf);
+	expect(&m, "[0,-1,-9223372036854775808,9223372036854775807,18446744073709551615,"
+	           "1.500000,0.667,null,null,0.000,0.999,1234.567,42,\"0x0\",\"0xdeadbeefcafe\"]\n");
 }
 
 Test(jsonw, raw_values_and_optional_members)
@@ -239,43 +241,41 @@ Test(jsonw, raw_values_and_optional_members)
 	jw_kint_or_null(w, "i", -5, true);
 	jw_kuint_or_null(w, "u", 5, false);
 	jw_end(w);
-	cr_assert_str_eq(done(&m), "{\"stored\": {\"x\":1}\n, \"a\": 1, \"b\": 2, \"c\": 3, \"yes\": {\"z\": 9}, "
-				   "\"no\": null, \"pc\": \"0x10\", \"i\": -5, \"u\": null}\n");
-	cr_assert_eq(m.rc, 0);
-	free(m.buf);
+	expect(&m, "{\"stored\": {\"x\":1}\n, \"a\": 1, \"b\": 2, \"c\": 3, \"yes\": {\"z\": 9}, "
+	           "\"no\": null, \"pc\": \"0x10\", \"i\": -5, \"u\": null}\n");
+}
+
+/* Finishes the writer: the error is err. */
+static void expect_error(struct mem *m, int err, const char *what)
+{
+	done(m);
+	cr_assert_eq(m->rc, err, "%s: %d", what, m->rc);
+	free(m->buf);
 }
 
 Test(jsonw, misuse_is_an_error_at_the_end)
 {
 	struct mem m;
-	struct jw *w = start(&m, JW_COMPACT);
-	jw_object(w);
-	done(&m);
-	cr_assert_eq(m.rc, -EINVAL, "an object left open");
-	free(m.buf);
+	jw_object(start(&m, JW_COMPACT));
+	expect_error(&m, -EINVAL, "an object left open");
 
-	w = start(&m, JW_COMPACT);
+	struct jw *w = start(&m, JW_COMPACT);
 	jw_array(w);
 	jw_end(w);
 	jw_end(w);
-	done(&m);
-	cr_assert_eq(m.rc, -EINVAL, "closed twice");
-	free(m.buf);
+	expect_error(&m, -EINVAL, "closed twice");
 
 	w = start(&m, JW_COMPACT);
 	jw_object(w);
 	jw_key(w, "k");
 	jw_end(w);
-	done(&m);
-	cr_assert_eq(m.rc, -EINVAL, "a key without its value");
-	free(m.buf);
+	expect_error(&m, -EINVAL, "a key without its value");
 
 	w = start(&m, JW_COMPACT);
 	for (int i = 0; i <= JW_MAX_DEPTH; i++)
 		jw_array(w);
 	cr_assert_eq(jw_error(w), -EINVAL, "nested too deep");
-	done(&m);
-	free(m.buf);
+	expect_error(&m, -EINVAL, "nested too deep");
 }
 
 /* A write error (a full disk) is remembered, stops the writing and comes
