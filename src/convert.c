@@ -66,17 +66,16 @@ struct writer {
 static int writer_open(struct writer *w, FILE *f, const struct lt_header *hdr,
 		       struct lt_timeline_sink *sink, struct lt_u64map *names, struct lt_u64map *tnames)
 {
+	const struct lt_namers nm = { lock_namer, names, thread_namer, tnames };
 	if (w->format == LT_FORMAT_JSON) {
 		if (!(w->js = lt_jsontrace_new(f, hdr)))
 			return -ENOMEM;
-		lt_jsontrace_set_lock_namer(w->js, lock_namer, names);
-		lt_jsontrace_set_thread_namer(w->js, thread_namer, tnames);
+		lt_jsontrace_set_namers(w->js, &nm);
 		lt_jsontrace_sink(w->js, sink);
 	} else {
 		if (!(w->pf = lt_perfetto_new(f, hdr)))
 			return -ENOMEM;
-		lt_perfetto_set_lock_namer(w->pf, lock_namer, names);
-		lt_perfetto_set_thread_namer(w->pf, thread_namer, tnames);
+		lt_perfetto_set_namers(w->pf, &nm);
 		lt_perfetto_sink(w->pf, sink);
 	}
 	return 0;

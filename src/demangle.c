@@ -14,17 +14,7 @@
 #include <string.h>
 
 #include "locktrace/rtthread.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "utf8.h"
 
 /* Length of BODY without its "_<digits>" stamp (unchanged if none). */
 static size_t without_stamp(const char *body, size_t n)
@@ -60,8 +50,8 @@ bool lt_demangle_ocaml(const char *sym, char *out, size_t len)
 		if (b[i] == '_' && i + 1 < n && b[i + 1] == '_' && i > 0) {
 			put(out, len, &o, '.');
 			i++;
-		} else if (b[i] == '$' && i + 2 < n && (hi = hexval(b[i + 1])) >= 0 &&
-			   (lo = hexval(b[i + 2])) >= 0) {
+		} else if (b[i] == '$' && i + 2 < n && (hi = lt_hex_value(b[i + 1])) >= 0 &&
+			   (lo = lt_hex_value(b[i + 2])) >= 0) {
 			put(out, len, &o, (char)(hi << 4 | lo));
 			i += 2;
 		} else {

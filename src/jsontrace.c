@@ -11,79 +11,54 @@
  * arrow in Perfetto, whose importer points a v1 flow from the slice that
  * began first (the wait) to the other.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/jsonw.h"
 #include "locktrace/jsontrace.h"
-#include "utf8.h"
 
 struct lt_jsontrace {
-	FILE *f;
+	struct jw w; /* inside "traceEvents" between events */
 	uint32_t pid;
-	int first; /* no event written yet (no comma before it) */
-	int err;
-	int (*lock_name)(void *ctx, uint64_t addr, char *buf, size_t len);
-	void *lock_name_ctx;
-	int (*thread_name)(void *ctx, uint32_t tid, char *buf, size_t len);
-	void *thread_name_ctx;
+	struct lt_namers names;
 };
 
 /* ---- output ------------------------------------------------------------ */
 
-static void put(struct lt_jsontrace *j, const char *fmt, ...)
+/* A string of at most max bytes (stopping at a NUL). */
+static void kstrn(struct jw *w, const char *key, const char *s, size_t max)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	if (vfprintf(j->f, fmt, ap) < 0 && !j->err)
-		j->err = -(errno ? errno : EIO);
-	va_end(ap);
+	jw_key(w, key);
+	jw_strn(w, s, strnlen(s, max));
 }
 
-/* A quoted, escaped string. */
-static void put_str(struct lt_jsontrace *j, const char *s, size_t len)
+/* Nanoseconds as microseconds with three decimals, exactly. */
+static void kts(struct jw *w, const char *key, uint64_t ns)
 {
-	char small[6 * 64 + 1], *buf = small;
-	size_t cap = sizeof(small);
-
-	if (len > 64) {
-		cap = 6 * len + 1;
-		if (!(buf = malloc(cap))) {
-			j->err = -ENOMEM;
-			return;
-		}
-	}
-	lt_json_escape(buf, cap, s, len);
-	put(j, "\"%s\"", buf);
-	if (buf != small)
-		free(buf);
+	jw_key(w, key);
+	jw_fixed(w, ns, 3);
 }
 
-static void put_cstr(struct lt_jsontrace *j, const char *s)
+/* Starts an event object: phase, pid, tid. */
+static struct jw *ev_begin(struct lt_jsontrace *j, char ph, uint32_t tid)
 {
-	put_str(j, s, strlen(s));
-}
-
-static void put_ts(struct lt_jsontrace *j, const char *key, uint64_t ns)
-{
-	put(j, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned)(ns % 1000));
-}
-
-/* Starts an event object: the separator, phase, pid, tid. */
-static void ev_begin(struct lt_jsontrace *j, char ph, uint32_t tid)
-{
-	put(j, "%s\n{\"ph\":\"%c\",\"pid\":%u,\"tid\":%u", j->first ? "" : ",", ph, j->pid, tid);
-	j->first = 0;
+	char p[2] = { ph, 0 };
+	jw_object(&j->w);
+	jw_kstr(&j->w, "ph", p);
+	jw_kuint(&j->w, "pid", j->pid);
+	jw_kuint(&j->w, "tid", tid);
+	return &j->w;
 }
 
 static void meta_name(struct lt_jsontrace *j, const char *what, uint32_t tid, const char *name,
 		      size_t max)
 {
-	ev_begin(j, 'M', tid);
-	put(j, ",\"name\":\"%s\",\"args\":{\"name\":", what);
-	put_str(j, name, strnlen(name, max));
-	put(j, "}}");
+	struct jw *w = ev_begin(j, 'M', tid);
+	jw_kstr(w, "name", what);
+	jw_kobject(w, "args");
+	kstrn(w, "name", name, max);
+	jw_end(w);
+	jw_end(w);
 }
 
 /* ---- callbacks ----------------------------------------------------------- */
@@ -92,8 +67,8 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 {
 	struct lt_jsontrace *j = ctx;
 	char rn[256];
-	if ((t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME) && j->thread_name &&
-	    j->thread_name(j->thread_name_ctx, t->tid, rn, sizeof(rn)) > 0)
+	if ((t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME) &&
+	    lt_namers_thread(&j->names, t->tid, rn, sizeof(rn)))
 		meta_name(j, "thread_name", t->tid, rn, sizeof(rn)); /* the runtime's name */
 	else if (t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME)
 		meta_name(j, "thread_name", t->tid, t->name, LT_COMM_LEN);
@@ -101,95 +76,91 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 		meta_name(j, "process_name", j->pid, t->name, LT_COMM_LEN);
 }
 
-static void arg_sep(struct lt_jsontrace *j, int *n)
-{
-	put(j, *n ? "," : "");
-	(*n)++;
-}
-
-static void call_args(struct lt_jsontrace *j, const struct lt_span *s)
+/* What the call was called with. */
+static void call_params(struct jw *w, const struct lt_span *s)
 {
 	const struct lt_event *e = &s->enter;
 	char buf[96];
-	int n = 0;
 
-	put(j, ",\"args\":{");
 	if (e->h.kind == LT_EV_FUTEX_ENTER) {
 		const struct lt_futex_enter *f = &e->futex;
-		arg_sep(j, &n);
-		put(j, "\"addr\":\"0x%" PRIx64 "\"", f->uaddr);
-		arg_sep(j, &n);
-		put(j, "\"op\":");
-		put_cstr(j, lt_futex_op_name(f->op, f->nr, buf, sizeof(buf)));
+		jw_khex(w, "addr", f->uaddr);
+		jw_kstr(w, "op", lt_futex_op_name(f->op, f->nr, buf, sizeof(buf)));
 		if (s->flags & LT_SPAN_WAIT) {
-			arg_sep(j, &n);
-			put(j, "\"expected\":%u", f->val);
-			if (f->timeout >= 0) {
-				arg_sep(j, &n);
-				put(j, "\"timeout_ns\":%" PRId64, f->timeout);
-			}
+			jw_kuint(w, "expected", f->val);
+			if (f->timeout >= 0)
+				jw_kint(w, "timeout_ns", f->timeout);
 		} else if (s->flags & LT_SPAN_WAKER) {
-			arg_sep(j, &n);
-			put(j, "\"nr_wake\":%u", f->val);
+			jw_kuint(w, "nr_wake", f->val);
 		}
 	} else if (e->h.kind == LT_EV_WAIT_ENTER) {
-		if (e->wait.fds[0] >= 0) {
-			arg_sep(j, &n);
-			put(j, "\"fd\":%d", e->wait.fds[0]);
-		}
-		arg_sep(j, &n);
-		put(j, "\"nfds\":%u", e->wait.nfds);
-		if (e->wait.timeout_ns >= 0) {
-			arg_sep(j, &n);
-			put(j, "\"timeout_ns\":%" PRId64, e->wait.timeout_ns);
-		}
+		if (e->wait.fds[0] >= 0)
+			jw_kint(w, "fd", e->wait.fds[0]);
+		jw_kuint(w, "nfds", e->wait.nfds);
+		if (e->wait.timeout_ns >= 0)
+			jw_kint(w, "timeout_ns", e->wait.timeout_ns);
 	} else if (e->h.kind == LT_EV_IO_ENTER) {
-		arg_sep(j, &n);
-		put(j, "\"fd\":%d", e->io.fd);
+		jw_kint(w, "fd", e->io.fd);
 		if (e->io.count != LT_IO_COUNT_UNKNOWN)
-			put(j, ",\"bytes\":%" PRIu64, e->io.count);
+			jw_kuint(w, "bytes", e->io.count);
 	}
-	if (s->flags & LT_SPAN_HAS_RESULT) {
-		const char *en = s->ret < 0 && s->ret >= -4095 ? strerrorname_np((int)-s->ret) : NULL;
-		arg_sep(j, &n);
-		if (en) {
-			put(j, "\"errno\":");
-			put_cstr(j, en);
-		} else {
-			put(j, "\"result\":%" PRId64, s->ret);
-		}
-	}
-	if (s->flags & LT_SPAN_AT_START) {
-		arg_sep(j, &n);
-		put(j, "\"blocked_at_start\":true,\"blocked_before_ns\":%" PRIu64, s->blocked_before_ns);
-	}
-	if (s->flags & LT_SPAN_UNFINISHED) {
-		arg_sep(j, &n);
-		put(j, "\"unfinished\":true");
-	}
-	if (s->flags & (LT_SPAN_END_INFERRED | LT_SPAN_THREAD_EXIT)) {
-		arg_sep(j, &n);
-		put(j, "\"note\":\"%s\"", s->flags & LT_SPAN_THREAD_EXIT ? "ended by the thread's exit"
-					  : "return not recorded; ends when the thread next ran");
-	}
+}
+
+/* Who woke the call, when no traced call did (the flows show those). */
+static void call_waker(struct jw *w, const struct lt_span *s)
+{
 	for (uint32_t i = 0; i < s->nwoken_by; i++) {
-		const struct lt_wake_edge *w = &s->woken_by[i];
-		if (w->waker_span)
+		const struct lt_wake_edge *e = &s->woken_by[i];
+		if (e->waker_span)
 			continue;
-		arg_sep(j, &n);
-		put(j, "\"woken_by\":");
-		if (w->flags & LT_WAKE_IDLE) {
-			put_cstr(j, "interrupt (idle cpu)");
-		} else if (w->flags & LT_WAKE_IRQ) {
-			put_cstr(j, "interrupt");
-			put(j, ",\"interrupted_tid\":%u", w->waker_tid);
+		if (e->flags & LT_WAKE_IDLE) {
+			jw_kstr(w, "woken_by", "interrupt (idle cpu)");
+		} else if (e->flags & LT_WAKE_IRQ) {
+			jw_kstr(w, "woken_by", "interrupt");
+			jw_kuint(w, "interrupted_tid", e->waker_tid);
 		} else {
-			put_str(j, w->waker_comm, strnlen(w->waker_comm, LT_COMM_LEN));
-			put(j, ",\"waker_tid\":%u", w->waker_tid);
+			kstrn(w, "woken_by", e->waker_comm, LT_COMM_LEN);
+			jw_kuint(w, "waker_tid", e->waker_tid);
 		}
 		break;
 	}
-	put(j, "}");
+}
+
+static void call_args(struct jw *w, const struct lt_span *s)
+{
+	jw_kobject(w, "args");
+	call_params(w, s);
+	if (s->flags & LT_SPAN_HAS_RESULT) {
+		const char *en = s->ret < 0 && s->ret >= -4095 ? strerrorname_np((int)-s->ret) : NULL;
+		if (en)
+			jw_kstr(w, "errno", en);
+		else
+			jw_kint(w, "result", s->ret);
+	}
+	if (s->flags & LT_SPAN_AT_START) {
+		jw_kbool(w, "blocked_at_start", true);
+		jw_kuint(w, "blocked_before_ns", s->blocked_before_ns);
+	}
+	if (s->flags & LT_SPAN_UNFINISHED)
+		jw_kbool(w, "unfinished", true);
+	if (s->flags & (LT_SPAN_END_INFERRED | LT_SPAN_THREAD_EXIT))
+		jw_kstr(w, "note", s->flags & LT_SPAN_THREAD_EXIT ? "ended by the thread's exit"
+				   : "return not recorded; ends when the thread next ran");
+	call_waker(w, s);
+	jw_end(w);
+}
+
+/* A flow event ("s" or "f") of wake-up ID at TS. */
+static void flow(struct lt_jsontrace *j, char ph, uint32_t tid, uint64_t id, uint64_t ts)
+{
+	struct jw *w = ev_begin(j, ph, tid);
+	if (ph == 'f')
+		jw_kstr(w, "bp", "e");
+	jw_kstr(w, "name", "wake");
+	jw_kstr(w, "cat", "wake");
+	jw_kuint(w, "id", id);
+	kts(w, "ts", ts);
+	jw_end(w);
 }
 
 /* The slice "woken" in a wait that a traced call ended: from the first
@@ -206,70 +177,64 @@ static void woken_slice(struct lt_jsontrace *j, const struct lt_span *s)
 		return;
 	if (first < s->begin_ts || first > s->end_ts)
 		first = s->end_ts;
-	ev_begin(j, 'X', s->tid);
-	put(j, ",\"name\":\"woken\",\"cat\":\"wake\"");
-	put_ts(j, "ts", first);
-	put_ts(j, "dur", s->end_ts - first);
-	put(j, "}");
+	struct jw *w = ev_begin(j, 'X', s->tid);
+	jw_kstr(w, "name", "woken");
+	jw_kstr(w, "cat", "wake");
+	kts(w, "ts", first);
+	kts(w, "dur", s->end_ts - first);
+	jw_end(w);
 }
 
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_jsontrace *j = ctx;
+	struct jw *w = ev_begin(j, 'X', s->tid);
 
-	ev_begin(j, 'X', s->tid);
-	put(j, ",\"name\":");
-	put_cstr(j, lt_span_name(s));
-	put(j, ",\"cat\":\"%s\"", s->enter.h.kind == LT_EV_FUTEX_ENTER ? "futex"
-				 : s->enter.h.kind == LT_EV_WAIT_ENTER ? "wait" : "io");
-	put_ts(j, "ts", s->begin_ts);
-	put_ts(j, "dur", s->end_ts - s->begin_ts);
-	call_args(j, s);
-	put(j, "}");
+	jw_kstr(w, "name", lt_span_name(s));
+	jw_kstr(w, "cat", s->enter.h.kind == LT_EV_FUTEX_ENTER ? "futex"
+			  : s->enter.h.kind == LT_EV_WAIT_ENTER ? "wait" : "io");
+	kts(w, "ts", s->begin_ts);
+	kts(w, "dur", s->end_ts - s->begin_ts);
+	call_args(w, s);
+	jw_end(w);
 
-	for (uint32_t i = 0; i < s->nwoke; i++) {
-		ev_begin(j, 's', s->tid);
-		put(j, ",\"name\":\"wake\",\"cat\":\"wake\",\"id\":%" PRIu64, s->woke[i].id);
-		put_ts(j, "ts", s->woke[i].ts);
-		put(j, "}");
-	}
+	for (uint32_t i = 0; i < s->nwoke; i++)
+		flow(j, 's', s->tid, s->woke[i].id, s->woke[i].ts);
 	woken_slice(j, s);
 	for (uint32_t i = 0; i < s->nwoken_by; i++) {
-		const struct lt_wake_edge *w = &s->woken_by[i];
-		if (!w->waker_span)
-			continue;
-		uint64_t ts = w->ts + 1 < s->end_ts ? w->ts + 1 : s->end_ts;
-		ev_begin(j, 'f', s->tid);
-		put(j, ",\"bp\":\"e\",\"name\":\"wake\",\"cat\":\"wake\",\"id\":%" PRIu64, w->id);
-		put_ts(j, "ts", ts);
-		put(j, "}");
+		const struct lt_wake_edge *e = &s->woken_by[i];
+		if (e->waker_span)
+			flow(j, 'f', s->tid, e->id, e->ts + 1 < s->end_ts ? e->ts + 1 : s->end_ts);
 	}
 }
 
 static void on_lock(void *ctx, const struct lt_lock_ev *l)
 {
 	struct lt_jsontrace *j = ctx;
-	char sym[128], name[200];
-	ev_begin(j, 'C', j->pid);
+	char name[200];
+	struct jw *w = ev_begin(j, 'C', j->pid);
 	/* viewers name a counter track "NAME ARGKEY": "futex 0x... waiters" */
-	if (j->lock_name && j->lock_name(j->lock_name_ctx, l->addr, sym, sizeof(sym)) > 0)
-		snprintf(name, sizeof(name), "%.127s (futex 0x%" PRIx64 ")", sym, l->addr);
-	else
-		snprintf(name, sizeof(name), "futex 0x%" PRIx64, l->addr);
-	put(j, ",\"name\":");
-	put_cstr(j, name);
-	put_ts(j, "ts", l->ts);
-	put(j, ",\"args\":{\"waiters\":%u}}", l->waiters);
+	jw_kstr(w, "name", lt_namers_lock_track(&j->names, l->addr, name, sizeof(name)));
+	kts(w, "ts", l->ts);
+	jw_kobject(w, "args");
+	jw_kuint(w, "waiters", l->waiters);
+	jw_end(w);
+	jw_end(w);
 }
 
 static void on_lost(void *ctx, const struct lt_event *ev)
 {
 	struct lt_jsontrace *j = ctx;
-	ev_begin(j, 'i', j->pid);
-	put(j, ",\"s\":\"p\",\"name\":\"lost events\"");
-	put_ts(j, "ts", ev->h.ts);
-	put(j, ",\"args\":{\"count\":%" PRIu64 ",\"kind\":\"%s\",\"cpu\":%u}}", ev->lost.count,
-	    lt_kind_name(ev->lost.lost_kind), ev->h.cpu);
+	struct jw *w = ev_begin(j, 'i', j->pid);
+	jw_kstr(w, "s", "p");
+	jw_kstr(w, "name", "lost events");
+	kts(w, "ts", ev->h.ts);
+	jw_kobject(w, "args");
+	jw_kuint(w, "count", ev->lost.count);
+	jw_kstr(w, "kind", lt_kind_name(ev->lost.lost_kind));
+	jw_kuint(w, "cpu", ev->h.cpu);
+	jw_end(w);
+	jw_end(w);
 }
 
 /* ---- public -------------------------------------------------------------- */
@@ -279,48 +244,38 @@ struct lt_jsontrace *lt_jsontrace_new(FILE *f, const struct lt_header *hdr)
 	struct lt_jsontrace *j = calloc(1, sizeof(*j));
 	if (!j)
 		return NULL;
-	j->f = f;
+	struct jw *w = &j->w;
+	jw_init(w, f, JW_COMPACT);
 	j->pid = (uint32_t)hdr->pid;
-	j->first = 1;
-	put(j, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"locktrace\",\"kernel\":");
-	put_str(j, hdr->kernel, strnlen(hdr->kernel, sizeof(hdr->kernel)));
-	put(j, ",\"cmdline\":");
-	put_str(j, hdr->cmdline, strnlen(hdr->cmdline, sizeof(hdr->cmdline)));
-	put(j, "},\"traceEvents\":[");
+	jw_object(w);
+	jw_kstr(w, "displayTimeUnit", "ns");
+	jw_kobject(w, "otherData");
+	jw_kstr(w, "producer", "locktrace");
+	kstrn(w, "kernel", hdr->kernel, sizeof(hdr->kernel));
+	kstrn(w, "cmdline", hdr->cmdline, sizeof(hdr->cmdline));
+	jw_end(w);
+	jw_karray(w, "traceEvents");
+	jw_lines(w, 0, 0);
 	meta_name(j, "process_name", j->pid, hdr->comm, LT_COMM_LEN);
 	return j;
 }
 
 void lt_jsontrace_sink(struct lt_jsontrace *j, struct lt_timeline_sink *sink)
 {
-	memset(sink, 0, sizeof(*sink));
-	sink->ctx = j;
-	sink->thread = on_thread;
-	sink->span_end = on_span_end;
-	sink->lock = on_lock;
-	sink->lost = on_lost;
+	*sink = (struct lt_timeline_sink){ .ctx = j, .thread = on_thread, .span_end = on_span_end,
+					   .lock = on_lock, .lost = on_lost };
 }
 
-void lt_jsontrace_set_thread_namer(struct lt_jsontrace *j,
-				   int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx)
+void lt_jsontrace_set_namers(struct lt_jsontrace *j, const struct lt_namers *names)
 {
-	j->thread_name = fn;
-	j->thread_name_ctx = ctx;
-}
-
-void lt_jsontrace_set_lock_namer(struct lt_jsontrace *j,
-				 int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx)
-{
-	j->lock_name = fn;
-	j->lock_name_ctx = ctx;
+	j->names = *names;
 }
 
 int lt_jsontrace_finish(struct lt_jsontrace *j)
 {
-	put(j, "\n]}\n");
-	if (fflush(j->f) && !j->err)
-		j->err = -(errno ? errno : EIO);
-	return j->err;
+	jw_end(&j->w);
+	jw_end(&j->w);
+	return jw_finish(&j->w);
 }
 
 void lt_jsontrace_free(struct lt_jsontrace *j)

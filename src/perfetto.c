@@ -147,10 +147,7 @@ struct lt_perfetto {
 	size_t ncpus;
 	struct lt_u64map tids;     /* tid -> struct pf_tid * */
 	/* lock naming */
-	int (*lock_name)(void *ctx, uint64_t addr, char *buf, size_t len);
-	void *lock_name_ctx;
-	int (*thread_name)(void *ctx, uint32_t tid, char *buf, size_t len);
-	void *thread_name_ctx;
+	struct lt_namers namers;
 };
 
 /* ---- encoding helpers ------------------------------------------------ */
@@ -804,7 +801,7 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 		pb_int32(b, THD_PID, (int32_t)t->tgid);
 		pb_int32(b, THD_TID, (int32_t)t->tid);
 		char rn[256];
-		if (p->thread_name && p->thread_name(p->thread_name_ctx, t->tid, rn, sizeof(rn)) > 0)
+		if (lt_namers_thread(&p->namers, t->tid, rn, sizeof(rn)))
 			put_name(b, THD_THREAD_NAME, rn, sizeof(rn)); /* the runtime's name */
 		else
 			put_comm(b, THD_THREAD_NAME, t->name);
@@ -829,11 +826,7 @@ static void on_lock(void *ctx, const struct lt_lock_ev *l)
 
 	if (!l->first)
 		return; /* the values ride on the slices (extra_counter_values) */
-	char sym[128];
-	if (p->lock_name && p->lock_name(p->lock_name_ctx, l->addr, sym, sizeof(sym)) > 0)
-		snprintf(name, sizeof(name), "%.127s (futex 0x%" PRIx64 ")", sym, l->addr);
-	else
-		snprintf(name, sizeof(name), "futex 0x%" PRIx64, l->addr);
+	lt_namers_lock_track(&p->namers, l->addr, name, sizeof(name));
 	pb_tok pk = begin_small(b, 1);
 	pb_tok td = begin_small(b, TP_TRACK_DESCRIPTOR);
 	pb_uint64(b, TD_UUID, thread_uuid(l->uid));
@@ -1073,18 +1066,9 @@ struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr)
 	return p;
 }
 
-void lt_perfetto_set_lock_namer(struct lt_perfetto *p,
-				int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx)
+void lt_perfetto_set_namers(struct lt_perfetto *p, const struct lt_namers *names)
 {
-	p->lock_name = fn;
-	p->lock_name_ctx = ctx;
-}
-
-void lt_perfetto_set_thread_namer(struct lt_perfetto *p,
-				  int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx)
-{
-	p->thread_name = fn;
-	p->thread_name_ctx = ctx;
+	p->namers = *names;
 }
 
 void lt_perfetto_sink(struct lt_perfetto *p, struct lt_timeline_sink *sink)

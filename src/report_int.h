@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal to the report (report.c, report_print.c, report_json.c): a small
- * JSON reader for the SNAPSHOT sections and the facts taken from them.  Not
- * part of the public API; every name has the rp_ prefix. */
+/* Internal to the report (report.c, report_print.c, json_read.c,
+ * report_snapfacts.c): a small JSON reader for the SNAPSHOT sections and
+ * the facts taken from them.  Not part of the public API; every name has
+ * the rp_ prefix. */
 #ifndef LOCKTRACE_REPORT_INT_H
 #define LOCKTRACE_REPORT_INT_H
 
@@ -120,9 +121,6 @@ const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32
 
 /* ---- output helpers (report_print.c) ------------------------------------- */
 
-/* Writes s as a JSON string literal (quotes included); bytes that are not
- * valid UTF-8 are written as \u00XX (read as Latin-1), like the snapshot. */
-void rp_json_string(FILE *f, const char *s);
 /* "1.93 s", "120 ms", "35 us", "812 ns" */
 void rp_fmt_dur(uint64_t ns, char *buf, size_t len);
 /* boottime seconds as `locktrace dump` prints them, microsecond precision */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "locktrace/jsonw.h"
 #include "locktrace/timeline.h"
 #include "locktrace/snapshot.h"
 #include "report_int.h"
@@ -115,81 +116,6 @@ static void fmt_result(const struct lt_report *r, const struct lt_report_call *c
 
 /* ---------------------------------------------------------------- JSON */
 
-void rp_json_string(FILE *f, const char *s)
-{
-	lt_json_fput(f, s ? s : "");
-}
-
-static void jaddr(FILE *f, uint64_t a)
-{
-	if (a)
-		fprintf(f, "\"0x%" PRIx64 "\"", a);
-	else
-		fputs("null", f);
-}
-
-static void jts(FILE *f, uint64_t ns)
-{
-	if (ns)
-		fprintf(f, "%" PRIu64, ns);
-	else
-		fputs("null", f);
-}
-
-static void jsec(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%.6f", (double)ns / 1e9);
-}
-
-static void jcall(FILE *f, const struct lt_report *r, const struct lt_report_call *c)
-{
-	char name[160], op[64];
-	fprintf(f, "{\"call\": ");
-	if (c->kind == LT_EV_FUTEX_ENTER)
-		rp_json_string(f, lt_futex_op_name(c->op & ~0x180u, c->nr, op, sizeof(op)));
-	else
-		rp_json_string(f, lt_call_name(c->nr));
-	fprintf(f, ", \"nr\": %u, \"begin_ns\": ", c->nr);
-	jts(f, c->begin);
-	fprintf(f, ", \"end_ns\": ");
-	jts(f, c->end);
-	fprintf(f, ", \"duration_s\": ");
-	jsec(f, c->end - c->begin + c->blocked_before_ns);
-	fprintf(f, ", \"unfinished\": %s, \"result_recorded\": %s, \"ret\": ",
-		c->flags & LT_SPAN_UNFINISHED ? "true" : "false",
-		c->flags & LT_SPAN_HAS_RESULT ? "true" : "false");
-	if (c->flags & LT_SPAN_HAS_RESULT)
-		fprintf(f, "%" PRId64, c->ret);
-	else
-		fputs("null", f);
-	if (c->kind == LT_EV_FUTEX_ENTER) {
-		fprintf(f, ", \"futex\": ");
-		jaddr(f, c->addr);
-		fprintf(f, ", \"lock\": ");
-		rp_json_string(f, lt_report_lock_name(r, c->addr, name, sizeof(name)));
-		fprintf(f, ", \"op\": %u, \"val\": %u", c->op, c->val);
-	} else {
-		fprintf(f, ", \"fd\": %d", c->fd);
-		if (c->kind == LT_EV_WAIT_ENTER)
-			fprintf(f, ", \"nfds\": %u", c->nfds);
-		else if (c->count == LT_IO_COUNT_UNKNOWN)
-			fprintf(f, ", \"count\": null");
-		else
-			fprintf(f, ", \"count\": %" PRIu64, c->count);
-	}
-	fprintf(f, ", \"timeout_ns\": ");
-	if (c->timeout_ns >= 0)
-		fprintf(f, "%" PRId64, c->timeout_ns);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"woken_by\": ");
-	if (c->woken_by)
-		fprintf(f, "%u", c->woken_by);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"woke\": %u}", c->nwoke);
-}
-
 static const char *stop_name(uint32_t s)
 {
 	switch (s) {
@@ -203,230 +129,344 @@ static const char *stop_name(uint32_t s)
 	}
 }
 
-void lt_report_print_json(FILE *f, const struct lt_report *r)
+/* The report's strings: a missing one is "", not null. */
+static void kstr(struct jw *w, const char *key, const char *s)
 {
-	fprintf(f, "{\n  \"schema\": \"locktrace.report/1\",\n  \"trace\": {\"pid\": %d, \"comm\": ", r->pid);
-	rp_json_string(f, r->comm);
-	fprintf(f, ", \"exe\": ");
-	rp_json_string(f, r->exe);
-	fprintf(f, ", \"cmdline\": ");
-	rp_json_string(f, r->cmdline);
-	fprintf(f, ", \"host\": ");
-	rp_json_string(f, r->host);
-	fprintf(f, ", \"kernel\": ");
-	rp_json_string(f, r->kernel);
-	fprintf(f, ",\n    \"flight_dump\": %s, \"launched\": %s, \"calls\": \"%s\", \"start_ns\": %" PRIu64
-		   ", \"end_ns\": %" PRIu64 ", \"duration_s\": ",
-		r->hdr_flags & LT_HDR_FLIGHT ? "true" : "false", r->hdr_flags & LT_HDR_LAUNCHED ? "true" : "false",
-		r->hdr_flags & LT_HDR_CALLS_BLOCKING ? "blocking" : "all",
-		r->start_ts, r->end_ts);
-	jsec(f, r->end_ts - r->start_ts);
-	fprintf(f, ",\n    \"boottime_at_attach_ns\": %" PRIu64 ", \"realtime_at_attach_ns\": %" PRIu64,
-		r->attach_boottime, r->attach_realtime);
-	fprintf(f, ", \"events\": %" PRIu64 ", \"threads\": %zu, \"locks\": %zu, \"stop_reason\": ", r->events,
-		r->n_threads, r->n_locks);
-	if (r->have_stats)
-		rp_json_string(f, stop_name(r->stop_reason));
+	jw_kstr(w, key, s ? s : "");
+}
+
+/* An address as "0x...", 0 as null. */
+static void addr(struct jw *w, uint64_t a)
+{
+	if (a)
+		jw_hex(w, a);
 	else
-		fputs("null", f);
-	fprintf(f, ", \"clean_end\": %s, \"cut\": ", r->clean_end ? "true" : "false");
-	if (r->clean_end) {
-		fputs("null", f);
+		jw_null(w);
+}
+
+static void kaddr(struct jw *w, const char *key, uint64_t a)
+{
+	if (jw_key_or_null(w, key, a))
+		jw_hex(w, a);
+}
+
+/* A timestamp, 0 (not recorded) as null. */
+static void kts(struct jw *w, const char *key, uint64_t ns)
+{
+	jw_kuint_or_null(w, key, ns, ns != 0);
+}
+
+/* Nanoseconds as seconds. */
+static void ksec(struct jw *w, const char *key, uint64_t ns)
+{
+	jw_kdouble(w, key, (double)ns / 1e9, 6);
+}
+
+static void json_call(struct jw *w, const struct lt_report *r, const struct lt_report_call *c)
+{
+	char name[160], op[64];
+	jw_object(w);
+	if (c->kind == LT_EV_FUTEX_ENTER)
+		kstr(w, "call", lt_futex_op_name(c->op & ~0x180u, c->nr, op, sizeof(op)));
+	else
+		kstr(w, "call", lt_call_name(c->nr));
+	jw_kuint(w, "nr", c->nr);
+	kts(w, "begin_ns", c->begin);
+	kts(w, "end_ns", c->end);
+	ksec(w, "duration_s", c->end - c->begin + c->blocked_before_ns);
+	jw_kbool(w, "unfinished", c->flags & LT_SPAN_UNFINISHED);
+	jw_kbool(w, "result_recorded", c->flags & LT_SPAN_HAS_RESULT);
+	jw_kint_or_null(w, "ret", c->ret, c->flags & LT_SPAN_HAS_RESULT);
+	if (c->kind == LT_EV_FUTEX_ENTER) {
+		kaddr(w, "futex", c->addr);
+		kstr(w, "lock", lt_report_lock_name(r, c->addr, name, sizeof(name)));
+		jw_kuint(w, "op", c->op);
+		jw_kuint(w, "val", c->val);
 	} else {
-		fprintf(f, "{\"at_ns\": %" PRIu64 ", \"offset\": %" PRIu64 ", \"why\": ", r->end_ts,
-			r->stop_offset);
-		rp_json_string(f, r->stop_why);
-		fputc('}', f);
+		jw_kint(w, "fd", c->fd);
+		if (c->kind == LT_EV_WAIT_ENTER)
+			jw_kuint(w, "nfds", c->nfds);
+		else
+			jw_kuint_or_null(w, "count", c->count, c->count != LT_IO_COUNT_UNKNOWN);
 	}
-	fprintf(f, ", \"snapshot_ns\": ");
-	jts(f, r->snapshot_ts);
-	fprintf(f, ", \"snapshots\": %u},\n", r->n_snapshots);
+	jw_kint_or_null(w, "timeout_ns", c->timeout_ns, c->timeout_ns >= 0);
+	jw_kuint_or_null(w, "woken_by", c->woken_by, c->woken_by != 0);
+	jw_kuint(w, "woke", c->nwoke);
+	jw_end(w);
+}
 
-	fprintf(f, "  \"findings\": [");
-	for (size_t i = 0; i < r->n_findings; i++) {
-		const struct lt_report_finding *x = &r->findings[i];
-		fprintf(f, "%s\n    {\"kind\": \"%s\", \"rule\": ", i ? "," : "", lt_finding_kind_name(x->kind));
-		rp_json_string(f, x->rule);
-		fprintf(f, ", \"summary\": ");
-		rp_json_string(f, x->summary);
-		fprintf(f, ", \"since_ns\": ");
-		jts(f, x->since);
-		fprintf(f, ", \"duration_s\": ");
-		jsec(f, x->duration_ns);
-		fprintf(f, ", \"holder\": ");
-		if (x->holder)
-			fprintf(f, "%u", x->holder);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"fd\": ");
-		if (x->fd >= 0)
-			fprintf(f, "%d", x->fd);
-		else
-			fputs("null", f);
-		fprintf(f, ",\n     \"tids\": [");
-		for (size_t k = 0; k < x->n_tids; k++)
-			fprintf(f, "%s%u", k ? ", " : "", x->tids[k]);
-		fprintf(f, "], \"locks\": [");
-		for (size_t k = 0; k < x->n_locks; k++) {
-			fputs(k ? ", " : "", f);
-			jaddr(f, x->locks[k]);
-		}
-		fprintf(f, "],\n     \"evidence\": [");
-		for (size_t k = 0; k < x->n_evidence; k++) {
-			fputs(k ? ",\n       " : "\n       ", f);
-			rp_json_string(f, x->evidence[k]);
-		}
-		fprintf(f, "]}");
+/* "cut": where a trace that did not end cleanly stops, or null. */
+static void json_cut(struct jw *w, const struct lt_report *r)
+{
+	if (!jw_kobject_or_null(w, "cut", !r->clean_end))
+		return;
+	jw_kuint(w, "at_ns", r->end_ts);
+	jw_kuint(w, "offset", r->stop_offset);
+	kstr(w, "why", r->stop_why);
+	jw_end(w);
+}
+
+static void json_trace(struct jw *w, const struct lt_report *r)
+{
+	jw_kobject(w, "trace");
+	jw_kint(w, "pid", r->pid);
+	kstr(w, "comm", r->comm);
+	kstr(w, "exe", r->exe);
+	kstr(w, "cmdline", r->cmdline);
+	kstr(w, "host", r->host);
+	kstr(w, "kernel", r->kernel);
+	jw_break(w, 4);
+	jw_kbool(w, "flight_dump", r->hdr_flags & LT_HDR_FLIGHT);
+	jw_kbool(w, "launched", r->hdr_flags & LT_HDR_LAUNCHED);
+	jw_kstr(w, "calls", r->hdr_flags & LT_HDR_CALLS_BLOCKING ? "blocking" : "all");
+	jw_kuint(w, "start_ns", r->start_ts);
+	jw_kuint(w, "end_ns", r->end_ts);
+	ksec(w, "duration_s", r->end_ts - r->start_ts);
+	static const char *const nk[] = { "boottime_at_attach_ns", "realtime_at_attach_ns", "events", "threads",
+					  "locks" };
+	const uint64_t n[] = { r->attach_boottime, r->attach_realtime, r->events, r->n_threads, r->n_locks };
+	jw_break(w, 4);
+	jw_kuints(w, nk, n, 5);
+	jw_kstr(w, "stop_reason", r->have_stats ? stop_name(r->stop_reason) : NULL);
+	jw_kbool(w, "clean_end", r->clean_end);
+	json_cut(w, r);
+	kts(w, "snapshot_ns", r->snapshot_ts);
+	jw_kuint(w, "snapshots", r->n_snapshots);
+	jw_end(w);
+}
+
+/* A top-level list: its items on lines of their own. */
+static void list_begin(struct jw *w, const char *key)
+{
+	jw_karray(w, key);
+	jw_lines(w, 4, 2);
+}
+
+static void json_finding(struct jw *w, const struct lt_report_finding *x)
+{
+	jw_object(w);
+	jw_kstr(w, "kind", lt_finding_kind_name(x->kind));
+	kstr(w, "rule", x->rule);
+	kstr(w, "summary", x->summary);
+	kts(w, "since_ns", x->since);
+	ksec(w, "duration_s", x->duration_ns);
+	jw_kuint_or_null(w, "holder", x->holder, x->holder != 0);
+	jw_kint_or_null(w, "fd", x->fd, x->fd >= 0);
+	jw_break(w, 5);
+	jw_karray(w, "tids");
+	for (size_t k = 0; k < x->n_tids; k++)
+		jw_uint(w, x->tids[k]);
+	jw_end(w);
+	jw_karray(w, "locks");
+	for (size_t k = 0; k < x->n_locks; k++)
+		addr(w, x->locks[k]);
+	jw_end(w);
+	jw_break(w, 5);
+	jw_karray(w, "evidence");
+	jw_lines(w, 7, -1);
+	for (size_t k = 0; k < x->n_evidence; k++)
+		jw_str(w, x->evidence[k] ? x->evidence[k] : "");
+	jw_end(w);
+	jw_end(w);
+}
+
+/* The lock's last wake-up and its holder at the end, or nulls. */
+static void json_lock_end(struct jw *w, const struct lt_report_lock *l)
+{
+	if (jw_kobject_or_null(w, "last_wake", l->last_wake_ts)) {
+		jw_kuint(w, "ns", l->last_wake_ts);
+		jw_kuint(w, "waker", l->last_waker);
+		jw_kuint(w, "wakee", l->last_wakee);
+		jw_end(w);
 	}
-	fprintf(f, "%s],\n", r->n_findings ? "\n  " : "");
-
-	fprintf(f, "  \"locks\": [");
-	for (size_t i = 0; i < r->n_locks; i++) {
-		const struct lt_report_lock *l = &r->locks[i];
-		fprintf(f, "%s\n    {\"addr\": ", i ? "," : "");
-		jaddr(f, l->addr);
-		fprintf(f, ", \"words\": [");
-		for (unsigned k = 0; k < l->n_words; k++) {
-			fputs(k ? ", " : "", f);
-			jaddr(f, l->words[k]);
-		}
-		fprintf(f, "], \"kind\": \"%s\", \"symbol\": ", l->kind ? l->kind : "futex");
-		if (l->symbol[0])
-			rp_json_string(f, l->symbol);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"waits\": %" PRIu64 ", \"eagain\": %" PRIu64 ", \"timeouts\": %" PRIu64
-			   ", \"open_at_end\": %" PRIu64 ",\n     \"wait_total_s\": ",
-			l->waits, l->eagain, l->timeouts, l->open_at_end);
-		jsec(f, l->total_ns);
-		fprintf(f, ", \"wait_median_s\": ");
-		jsec(f, l->median_ns);
-		fprintf(f, ", \"wait_p99_s\": ");
-		jsec(f, l->p99_ns);
-		fprintf(f, ", \"wait_max_s\": ");
-		jsec(f, l->max_ns);
-		fprintf(f, ", \"max_waiters\": %u, \"max_waiters_ns\": ", l->max_waiters);
-		jts(f, l->max_waiters_ts);
-		fprintf(f, ", \"max_queued_at_handoff\": %u, \"waiters\": %u, \"wakers\": %u, \"wake_calls\": %" PRIu64
-			   ", \"woken\": %" PRIu64 ", \"handoffs\": %" PRIu64 ",\n     \"longest_chain\": %u, \"chain_begin_ns\": ",
-			l->max_moving, l->n_waiters, l->n_wakers, l->wake_calls, l->woken, l->handoffs,
-			l->longest_chain);
-		jts(f, l->chain_begin);
-		fprintf(f, ", \"chain_end_ns\": ");
-		jts(f, l->chain_end);
-		fprintf(f, ", \"last_wake\": ");
-		if (l->last_wake_ts)
-			fprintf(f, "{\"ns\": %" PRIu64 ", \"waker\": %u, \"wakee\": %u}", l->last_wake_ts,
-				l->last_waker, l->last_wakee);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"holder\": ");
-		if (l->holder)
-			fprintf(f, "{\"tid\": %u, \"since_ns\": %" PRIu64 "}", l->holder, l->holder_since);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"holder_offcpu\": %" PRIu64 ", \"holder_offcpu_max_s\": ", l->offcpu_count);
-		jsec(f, l->offcpu_max_ns);
-		fputc('}', f);
+	if (jw_kobject_or_null(w, "holder", l->holder)) {
+		jw_kuint(w, "tid", l->holder);
+		jw_kuint(w, "since_ns", l->holder_since);
+		jw_end(w);
 	}
-	fprintf(f, "%s],\n", r->n_locks ? "\n  " : "");
+	jw_kuint(w, "holder_offcpu", l->offcpu_count);
+	ksec(w, "holder_offcpu_max_s", l->offcpu_max_ns);
+}
 
-	fprintf(f, "  \"threads\": [");
-	for (size_t i = 0; i < r->n_threads; i++) {
-		const struct lt_report_thread *t = &r->threads[i];
-		fprintf(f, "%s\n    {\"tid\": %u, \"name\": ", i ? "," : "", t->tid);
-		rp_json_string(f, t->name);
-		fputs(", \"runtime_name\": ", f);
-		if (t->rt_name)
-			rp_json_string(f, t->rt_name);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"exited\": %s, \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64 ",\n     \"time_s\": {",
-			t->exited ? "true" : "false", t->first_ts, t->last_ts);
-		const uint64_t v[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
-				       t->other_ns, t->unknown_ns };
-		const char *k[] = { "running", "runnable", "futex", "select_poll", "socket_io", "other", "unknown" };
-		for (int j = 0; j < 7; j++) {
-			fprintf(f, "%s\"%s\": ", j ? ", " : "", k[j]);
-			jsec(f, v[j]);
-		}
-		fprintf(f, "},\n     \"ops\": {\"futex_waits\": %" PRIu64 ", \"futex_wakes\": %" PRIu64
-			   ", \"futex_other\": %" PRIu64 ", \"select_poll\": %" PRIu64 ", \"socket_reads\": %" PRIu64
-			   ", \"socket_writes\": %" PRIu64 ", \"woken\": %" PRIu64 ", \"switches\": %" PRIu64
-			   ", \"preempted\": %" PRIu64 "},\n     \"end\": {\"state\": \"%s\", \"since_ns\": ",
-			t->futex_waits, t->futex_wakes, t->futex_other, t->polls, t->io_reads, t->io_writes,
-			t->wakeups, t->switches, t->preempted, lt_report_tstate_name(t->end_state));
-		jts(f, t->end_since);
-		fprintf(f, ", \"asleep\": %s, \"call\": ", t->asleep ? "true" : "false");
-		if (t->has_end_call && t->end_state == LT_RTS_IN_CALL)
-			jcall(f, r, &t->end_call);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"snapshot\": ");
-		if (t->snap_detail)
-			rp_json_string(f, t->snap_detail);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"where\": ");
-		if (t->snap_where)
-			rp_json_string(f, t->snap_where);
-		else
-			fputs("null", f);
-		fprintf(f, "},\n     \"last_calls\": [");
-		for (size_t j = 0; j < t->n_last; j++) {
-			fputs(j ? ",\n       " : "\n       ", f);
-			jcall(f, r, &t->last[j]);
-		}
-		fprintf(f, "]}");
-	}
-	fprintf(f, "%s],\n", r->n_threads ? "\n  " : "");
+static void json_lock(struct jw *w, const struct lt_report_lock *l)
+{
+	jw_object(w);
+	kaddr(w, "addr", l->addr);
+	jw_karray(w, "words");
+	for (unsigned k = 0; k < l->n_words; k++)
+		addr(w, l->words[k]);
+	jw_end(w);
+	jw_kstr(w, "kind", l->kind ? l->kind : "futex");
+	jw_kstr(w, "symbol", l->symbol[0] ? l->symbol : NULL);
+	static const char *const wk[] = { "waits", "eagain", "timeouts", "open_at_end" };
+	const uint64_t wv[] = { l->waits, l->eagain, l->timeouts, l->open_at_end };
+	jw_kuints(w, wk, wv, 4);
+	jw_break(w, 5);
+	ksec(w, "wait_total_s", l->total_ns);
+	ksec(w, "wait_median_s", l->median_ns);
+	ksec(w, "wait_p99_s", l->p99_ns);
+	ksec(w, "wait_max_s", l->max_ns);
+	jw_kuint(w, "max_waiters", l->max_waiters);
+	kts(w, "max_waiters_ns", l->max_waiters_ts);
+	jw_kuint(w, "max_queued_at_handoff", l->max_moving);
+	jw_kuint(w, "waiters", l->n_waiters);
+	jw_kuint(w, "wakers", l->n_wakers);
+	static const char *const hk[] = { "wake_calls", "woken", "handoffs" };
+	const uint64_t hv[] = { l->wake_calls, l->woken, l->handoffs };
+	jw_kuints(w, hk, hv, 3);
+	jw_break(w, 5);
+	jw_kuint(w, "longest_chain", l->longest_chain);
+	kts(w, "chain_begin_ns", l->chain_begin);
+	kts(w, "chain_end_ns", l->chain_end);
+	json_lock_end(w, l);
+	jw_end(w);
+}
 
-	fprintf(f, "  \"wake_edges\": [");
-	for (size_t i = 0; i < r->n_edges; i++) {
-		const struct lt_report_edge *e = &r->edges[i];
-		fprintf(f, "%s\n    {\"waker\": %u, \"waker_name\": ", i ? "," : "", e->waker);
-		rp_json_string(f, e->waker_name);
-		fprintf(f, ", \"wakee\": %u, \"wakee_name\": ", e->wakee);
-		rp_json_string(f, e->wakee_name);
-		fprintf(f, ", \"count\": %" PRIu64 ", \"via_futex\": %" PRIu64 ", \"via_io\": %" PRIu64
-			   ", \"other\": %" PRIu64 ", \"from_interrupt\": %s, \"other_process\": %s, \"first_ns\": %" PRIu64
-			   ", \"last_ns\": %" PRIu64 ", \"lock\": ",
-			e->count, e->via_futex, e->via_io, e->other,
-			e->flags & (LT_WAKE_IDLE | LT_WAKE_IRQ) ? "true" : "false",
-			e->flags & LT_WAKE_OTHER ? "true" : "false", e->first_ts, e->last_ts);
-		jaddr(f, e->lock);
-		fputc('}', f);
-	}
-	fprintf(f, "%s],\n", r->n_edges ? "\n  " : "");
-	fprintf(f, "  \"wake_edges_dropped\": %" PRIu64 ",\n", r->edges_dropped);
+/* A thread's time in each state and its counts. */
+static void json_thread_counts(struct jw *w, const struct lt_report_thread *t)
+{
+	const uint64_t v[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
+			       t->other_ns, t->unknown_ns };
+	const char *k[] = { "running", "runnable", "futex", "select_poll", "socket_io", "other", "unknown" };
+	const uint64_t n[] = { t->futex_waits, t->futex_wakes, t->futex_other, t->polls, t->io_reads,
+			       t->io_writes, t->wakeups, t->switches, t->preempted };
+	static const char *const nk[] = { "futex_waits", "futex_wakes", "futex_other", "select_poll",
+					  "socket_reads", "socket_writes", "woken", "switches", "preempted" };
 
-	fprintf(f, "  \"losses\": {\"total\": %" PRIu64 ", \"calls_without_return\": %" PRIu64
-		   ", \"returns_without_call\": %" PRIu64 ", \"late_events\": %" PRIu64 ", \"by_cpu_kind\": [",
-		r->lost_total, r->inferred_ends, r->orphan_exits, r->late_events);
+	jw_break(w, 5);
+	jw_kobject(w, "time_s");
+	for (int j = 0; j < 7; j++)
+		ksec(w, k[j], v[j]);
+	jw_end(w);
+	jw_break(w, 5);
+	jw_kobject(w, "ops");
+	jw_kuints(w, nk, n, 9);
+	jw_end(w);
+}
+
+/* What the thread was in at the end. */
+static void json_thread_end(struct jw *w, const struct lt_report *r, const struct lt_report_thread *t)
+{
+	jw_break(w, 5);
+	jw_kobject(w, "end");
+	jw_kstr(w, "state", lt_report_tstate_name(t->end_state));
+	kts(w, "since_ns", t->end_since);
+	jw_kbool(w, "asleep", t->asleep);
+	if (jw_key_or_null(w, "call", t->has_end_call && t->end_state == LT_RTS_IN_CALL))
+		json_call(w, r, &t->end_call);
+	jw_kstr(w, "snapshot", t->snap_detail);
+	jw_kstr(w, "where", t->snap_where);
+	jw_end(w);
+}
+
+static void json_thread(struct jw *w, const struct lt_report *r, const struct lt_report_thread *t)
+{
+	jw_object(w);
+	jw_kuint(w, "tid", t->tid);
+	kstr(w, "name", t->name);
+	jw_kstr(w, "runtime_name", t->rt_name);
+	jw_kbool(w, "exited", t->exited);
+	jw_kuint(w, "first_ns", t->first_ts);
+	jw_kuint(w, "last_ns", t->last_ts);
+	json_thread_counts(w, t);
+	json_thread_end(w, r, t);
+	jw_break(w, 5);
+	jw_karray(w, "last_calls");
+	jw_lines(w, 7, -1);
+	for (size_t j = 0; j < t->n_last; j++)
+		json_call(w, r, &t->last[j]);
+	jw_end(w);
+	jw_end(w);
+}
+
+static void json_edge(struct jw *w, const struct lt_report_edge *e)
+{
+	jw_object(w);
+	jw_kuint(w, "waker", e->waker);
+	kstr(w, "waker_name", e->waker_name);
+	jw_kuint(w, "wakee", e->wakee);
+	kstr(w, "wakee_name", e->wakee_name);
+	static const char *const ck[] = { "count", "via_futex", "via_io", "other" };
+	const uint64_t cv[] = { e->count, e->via_futex, e->via_io, e->other };
+	jw_kuints(w, ck, cv, 4);
+	jw_kbool(w, "from_interrupt", e->flags & (LT_WAKE_IDLE | LT_WAKE_IRQ));
+	jw_kbool(w, "other_process", e->flags & LT_WAKE_OTHER);
+	jw_kuint(w, "first_ns", e->first_ts);
+	jw_kuint(w, "last_ns", e->last_ts);
+	kaddr(w, "lock", e->lock);
+	jw_end(w);
+}
+
+static void json_losses(struct jw *w, const struct lt_report *r)
+{
+	static const char *const tk[] = { "total", "calls_without_return", "returns_without_call", "late_events" };
+	const uint64_t tv[] = { r->lost_total, r->inferred_ends, r->orphan_exits, r->late_events };
+	jw_kobject(w, "losses");
+	jw_kuints(w, tk, tv, 4);
+	jw_karray(w, "by_cpu_kind");
 	for (size_t i = 0; i < r->n_losses; i++) {
 		const struct lt_report_loss *l = &r->losses[i];
-		fprintf(f, "%s{\"cpu\": %u, \"kind\": \"%s\", \"count\": %" PRIu64 ", \"first_ns\": ", i ? ", " : "",
-			l->cpu, lt_kind_name(l->kind), l->count);
-		jts(f, l->first_ts);
-		fprintf(f, ", \"last_ns\": ");
-		jts(f, l->last_ts);
-		fputc('}', f);
+		jw_object(w);
+		jw_kuint(w, "cpu", l->cpu);
+		jw_kstr(w, "kind", lt_kind_name(l->kind));
+		jw_kuint(w, "count", l->count);
+		kts(w, "first_ns", l->first_ts);
+		kts(w, "last_ns", l->last_ts);
+		jw_end(w);
 	}
-	fprintf(f, "]},\n  \"notes\": [");
-	for (size_t i = 0; i < r->n_notes; i++) {
-		fputs(i ? ", " : "", f);
-		rp_json_string(f, r->notes[i]);
-	}
-	fprintf(f, "],\n  \"stored_snapshots\": [");
+	jw_end(w);
+	jw_end(w);
+}
+
+/* The snapshots the trace stored, as they are in it. */
+static void json_stored(struct jw *w, const struct lt_report *r)
+{
+	list_begin(w, "stored_snapshots");
 	for (size_t i = 0; i < r->n_stored; i++) {
 		const struct lt_report_stored *st = &r->stored[i];
-		const char *o = lt_snapshot_occasion(st->occasion[0] ? st->occasion : NULL, i, r->n_stored,
-						     !!(r->hdr_flags & LT_HDR_FLIGHT));
-		fprintf(f, "%s\n    {\"occasion\": \"%s\", \"snapshot\": ", i ? "," : "", o);
-		fwrite(st->json, 1, st->len, f);
-		fputc('}', f);
+		jw_object(w);
+		jw_kstr(w, "occasion", lt_snapshot_occasion(st->occasion[0] ? st->occasion : NULL, i, r->n_stored,
+							    !!(r->hdr_flags & LT_HDR_FLIGHT)));
+		jw_key(w, "snapshot");
+		jw_raw(w, st->json, st->len);
+		jw_end(w);
 	}
-	fprintf(f, "%s]\n}\n", r->n_stored ? "\n  " : "");
+	jw_end(w);
+}
+
+int lt_report_print_json(FILE *f, const struct lt_report *r)
+{
+	struct jw w;
+	jw_init(&w, f, JW_SPACED);
+	jw_object(&w);
+	jw_lines(&w, 2, 0);
+	jw_kstr(&w, "schema", "locktrace.report/1");
+	json_trace(&w, r);
+	list_begin(&w, "findings");
+	for (size_t i = 0; i < r->n_findings; i++)
+		json_finding(&w, &r->findings[i]);
+	jw_end(&w);
+	list_begin(&w, "locks");
+	for (size_t i = 0; i < r->n_locks; i++)
+		json_lock(&w, &r->locks[i]);
+	jw_end(&w);
+	list_begin(&w, "threads");
+	for (size_t i = 0; i < r->n_threads; i++)
+		json_thread(&w, r, &r->threads[i]);
+	jw_end(&w);
+	list_begin(&w, "wake_edges");
+	for (size_t i = 0; i < r->n_edges; i++)
+		json_edge(&w, &r->edges[i]);
+	jw_end(&w);
+	jw_kuint(&w, "wake_edges_dropped", r->edges_dropped);
+	json_losses(&w, r);
+	jw_karray(&w, "notes");
+	for (size_t i = 0; i < r->n_notes; i++)
+		jw_str(&w, r->notes[i] ? r->notes[i] : "");
+	jw_end(&w);
+	json_stored(&w, r);
+	jw_end(&w);
+	return jw_finish(&w);
 }
 
 /* ---------------------------------------------------------------- text */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "locktrace/jsonw.h"
 #include "locktrace/lockmodel.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
@@ -18,14 +19,6 @@
 #include "utf8.h"
 
 /* ---- escaping ---- */
-
-static void json_str(FILE *f, const char *s)
-{
-	if (s)
-		lt_json_fput(f, s);
-	else
-		fputs("null", f);
-}
 
 static void text_str(FILE *f, const char *s)
 {
@@ -35,117 +28,121 @@ static void text_str(FILE *f, const char *s)
 		fputs("?", f);
 }
 
-static void json_hex(FILE *f, uint64_t v)
-{
-	fprintf(f, "\"0x%" PRIx64 "\"", v);
-}
-
-static void json_strlist(FILE *f, const struct lt_strlist *l)
-{
-	fputc('[', f);
-	for (size_t i = 0; i < l->n; i++) {
-		if (i)
-			fputc(',', f);
-		json_str(f, l->v[i]);
-	}
-	fputc(']', f);
-}
-
 /* ---- JSON ---- */
 
-static void json_fd(FILE *f, const struct lt_fd *d)
+/* The list as an array (the value of KEY if not NULL). */
+static void json_strlist(struct jw *w, const char *key, const struct lt_strlist *l)
 {
-	fprintf(f, "{\"fd\":%d,\"kind\":\"%s\",\"target\":", d->fd, lt_fd_kind_name(d->kind));
-	json_str(f, d->target);
-	fputs(",\"desc\":", f);
-	json_str(f, d->desc);
-	fprintf(f, ",\"events\":%u}", d->events);
+	if (key)
+		jw_key(w, key);
+	jw_array(w);
+	for (size_t i = 0; i < l->n; i++)
+		jw_str(w, l->v[i]);
+	jw_end(w);
 }
 
-static void json_futex(FILE *f, const struct lt_futex *x)
+static void json_fd(struct jw *w, const struct lt_fd *d)
+{
+	jw_object(w);
+	jw_kint(w, "fd", d->fd);
+	jw_kstr(w, "kind", lt_fd_kind_name(d->kind));
+	jw_kstr(w, "target", d->target);
+	jw_kstr(w, "desc", d->desc);
+	jw_kuint(w, "events", d->events);
+	jw_end(w);
+}
+
+/* The lock the futex word belongs to, as the lock models read it. */
+static void json_futex_lock(struct jw *w, const struct lt_futex *x)
+{
+	jw_khex(w, "uaddr", x->uaddr);
+	jw_kstr(w, "lock", x->lock_sym);
+	jw_kstr(w, "lock_kind", x->lock_kind);
+	jw_khex(w, "lock_base", x->lock_base ? x->lock_base : x->uaddr);
+	jw_kstr(w, "lock_name", x->lock_name);
+	jw_kstr(w, "lock_state", x->lock_state);
+	jw_kuint_or_null(w, "runtime_lock", x->rtlock - 1, x->rtlock != 0);
+	if (jw_kobject_or_null(w, "shared_object", x->shared_obj)) {
+		char dev[32];
+		snprintf(dev, sizeof(dev), "%u:%u", x->obj_major, x->obj_minor);
+		jw_kstr(w, "dev", dev);
+		jw_kuint(w, "inode", x->obj_ino);
+		jw_kuint(w, "offset", x->obj_off);
+		jw_end(w);
+	}
+}
+
+/* The call's operation, expected value and timeout. */
+static void json_futex_call(struct jw *w, const struct lt_futex *x)
 {
 	char op[96];
 	if (x->cmd >= 0)
 		lt_futex_op_str(x->op, op, sizeof(op));
 	else
 		snprintf(op, sizeof(op), "FUTEX2_WAIT%s", x->private_ ? "_PRIVATE" : "");
-	fputs("{\"uaddr\":", f);
-	json_hex(f, x->uaddr);
-	fputs(",\"lock\":", f);
-	json_str(f, x->lock_sym);
-	fputs(",\"lock_kind\":", f);
-	json_str(f, x->lock_kind);
-	fputs(",\"lock_base\":", f);
-	json_hex(f, x->lock_base ? x->lock_base : x->uaddr);
-	fputs(",\"lock_name\":", f);
-	json_str(f, x->lock_name);
-	fputs(",\"lock_state\":", f);
-	json_str(f, x->lock_state);
-	if (x->rtlock)
-		fprintf(f, ",\"runtime_lock\":%u", x->rtlock - 1);
-	else
-		fputs(",\"runtime_lock\":null", f);
-	if (x->shared_obj)
-		fprintf(f, ",\"shared_object\":{\"dev\":\"%u:%u\",\"inode\":%" PRIu64 ",\"offset\":%" PRIu64 "}",
-			x->obj_major, x->obj_minor, x->obj_ino, x->obj_off);
-	else
-		fputs(",\"shared_object\":null", f);
-	fprintf(f, ",\"op\":%u,\"op_name\":\"%s\",\"cmd\":%d,\"private\":%s,\"clock_realtime\":%s,"
-		   "\"is_wait\":%s,\"is_pi\":%s,\"expected\":%u,\"bitset\":%u,",
-		x->op, op, x->cmd, x->private_ ? "true" : "false", x->clock_realtime ? "true" : "false",
-		x->is_wait ? "true" : "false", x->is_pi ? "true" : "false", x->expected, x->bitset);
-	if (x->word_ok)
-		fprintf(f, "\"word\":%u,", x->word);
-	else
-		fputs("\"word\":null,", f);
-	if (!x->timeout_ptr)
-		fputs("\"timeout\":null,", f);
-	else if (!x->timeout_ok)
-		fputs("\"timeout\":{\"readable\":false},", f);
-	else
-		fprintf(f, "\"timeout\":{\"readable\":true,\"absolute\":%s,\"sec\":%" PRId64 ",\"nsec\":%" PRId64 "},",
-			x->timeout_abs ? "true" : "false", x->timeout_sec, x->timeout_nsec);
-	if (x->mutex_ok)
-		fprintf(f, "\"mutex_fields\":{\"count\":%d,\"owner\":%d,\"kind\":%d},",
-			x->mutex_count, x->mutex_owner, x->mutex_kind);
-	else
-		fputs("\"mutex_fields\":null,", f);
-	fprintf(f, "\"owner_kind\":\"%s\",", lt_owner_kind_name(x->owner_kind));
-	if (x->owner_kind >= LT_OWNER_MUTEX)
-		fprintf(f, "\"owner\":%d,", (int)x->owner);
-	else
-		fputs("\"owner\":null,", f);
-	if (x->owner_tgid > 0) {
-		fprintf(f, "\"owner_process\":{\"tid\":%d,\"pid\":%d,\"comm\":", (int)x->mutex_owner,
-			(int)x->owner_tgid);
-		json_str(f, x->owner_comm);
-		fputs("},", f);
-	} else {
-		fputs("\"owner_process\":null,", f);
+	jw_kuint(w, "op", x->op);
+	jw_kstr(w, "op_name", op);
+	jw_kint(w, "cmd", x->cmd);
+	jw_kbool(w, "private", x->private_);
+	jw_kbool(w, "clock_realtime", x->clock_realtime);
+	jw_kbool(w, "is_wait", x->is_wait);
+	jw_kbool(w, "is_pi", x->is_pi);
+	jw_kuint(w, "expected", x->expected);
+	jw_kuint(w, "bitset", x->bitset);
+	jw_kuint_or_null(w, "word", x->word, x->word_ok);
+	if (!jw_kobject_or_null(w, "timeout", x->timeout_ptr))
+		return;
+	jw_kbool(w, "readable", x->timeout_ok);
+	if (x->timeout_ok) {
+		jw_kbool(w, "absolute", x->timeout_abs);
+		jw_kint(w, "sec", x->timeout_sec);
+		jw_kint(w, "nsec", x->timeout_nsec);
 	}
-	fprintf(f, "\"join_confirmed\":%s}", x->join_confirmed ? "true" : "false");
+	jw_end(w);
 }
 
-static void json_fdwait(FILE *f, const struct lt_fdwait *w)
+/* Who owns the lock. */
+static void json_futex_owner(struct jw *w, const struct lt_futex *x)
 {
-	fprintf(f, "{\"nfds\":%d,\"epfd\":", w->nfds);
-	if (w->epfd >= 0)
-		fprintf(f, "%d", w->epfd);
-	else
-		fputs("null", f);
-	fputs(",\"timeout_ms\":", f);
-	if (w->has_timeout && w->timeout_ms >= 0)
-		fprintf(f, "%" PRId64, w->timeout_ms);
-	else
-		fputs("null", f);
-	fprintf(f, ",\"infinite\":%s,\"fds_ok\":%s,\"fds\":[", w->has_timeout ? "false" : "true",
-		w->fds_ok ? "true" : "false");
-	for (size_t i = 0; i < w->n_fds; i++) {
-		if (i)
-			fputc(',', f);
-		json_fd(f, &w->fds[i]);
+	if (jw_kobject_or_null(w, "mutex_fields", x->mutex_ok)) {
+		jw_kint(w, "count", x->mutex_count);
+		jw_kint(w, "owner", x->mutex_owner);
+		jw_kint(w, "kind", x->mutex_kind);
+		jw_end(w);
 	}
-	fputs("]}", f);
+	jw_kstr(w, "owner_kind", lt_owner_kind_name(x->owner_kind));
+	jw_kint_or_null(w, "owner", (int)x->owner, x->owner_kind >= LT_OWNER_MUTEX);
+	if (jw_kobject_or_null(w, "owner_process", x->owner_tgid > 0)) {
+		jw_kint(w, "tid", (int)x->mutex_owner);
+		jw_kint(w, "pid", (int)x->owner_tgid);
+		jw_kstr(w, "comm", x->owner_comm);
+		jw_end(w);
+	}
+	jw_kbool(w, "join_confirmed", x->join_confirmed);
+}
+
+static void json_futex(struct jw *w, const struct lt_futex *x)
+{
+	jw_object(w);
+	json_futex_lock(w, x);
+	json_futex_call(w, x);
+	json_futex_owner(w, x);
+	jw_end(w);
+}
+
+static void json_fdwait(struct jw *w, const struct lt_fdwait *d)
+{
+	jw_object(w);
+	jw_kint(w, "nfds", d->nfds);
+	jw_kint_or_null(w, "epfd", d->epfd, d->epfd >= 0);
+	jw_kint_or_null(w, "timeout_ms", d->timeout_ms, d->has_timeout && d->timeout_ms >= 0);
+	jw_kbool(w, "infinite", !d->has_timeout);
+	jw_kbool(w, "fds_ok", d->fds_ok);
+	jw_karray(w, "fds");
+	for (size_t i = 0; i < d->n_fds; i++)
+		json_fd(w, &d->fds[i]);
+	jw_end(w);
+	jw_end(w);
 }
 
 /* Modules seen in frames, by name, with their build-id: listed once at the
@@ -192,273 +189,253 @@ static void modtab_build(struct modtab *m, const struct lt_snapshot *s)
 	}
 }
 
-static void json_frame(FILE *f, const struct lt_frame *fr, const struct modtab *m)
+
+static void json_frame(struct jw *w, const struct lt_frame *fr, const struct modtab *m)
 {
-	fputs("{\"pc\":", f);
-	json_hex(f, fr->pc);
-	fputs(",\"func\":", f);
-	json_str(f, fr->func);
-	fprintf(f, ",\"offset\":%" PRIu64 ",\"module\":", fr->func_off);
-	json_str(f, fr->module);
+	jw_object(w);
+	jw_khex(w, "pc", fr->pc);
+	jw_kstr(w, "func", fr->func);
+	jw_kuint(w, "offset", fr->func_off);
+	jw_kstr(w, "module", fr->module);
 	/* the build-id is in "modules" unless two modules share this name */
 	const char *known = fr->module ? modtab_get(m, fr->module) : NULL;
-	if (fr->build_id && (!known || strcmp(known, fr->build_id) != 0)) {
-		fputs(",\"build_id\":", f);
-		json_str(f, fr->build_id);
-	}
+	if (fr->build_id && (!known || strcmp(known, fr->build_id) != 0))
+		jw_kstr(w, "build_id", fr->build_id);
 	char dm[256];
-	if (fr->func && lt_demangle_ocaml(fr->func, dm, sizeof(dm))) {
-		fputs(",\"demangled\":", f);
-		json_str(f, dm);
-	}
-	fputs(",\"file\":", f);
-	json_str(f, fr->file);
-	if (fr->file)
-		fprintf(f, ",\"line\":%d", fr->line);
-	else
-		fputs(",\"line\":null", f);
-	fprintf(f, ",\"activation\":%s}", fr->activation ? "true" : "false");
+	if (fr->func && lt_demangle_ocaml(fr->func, dm, sizeof(dm)))
+		jw_kstr(w, "demangled", dm);
+	jw_kstr(w, "file", fr->file);
+	jw_kint_or_null(w, "line", fr->line, fr->file != NULL);
+	jw_kbool(w, "activation", fr->activation);
+	jw_end(w);
+}
+
+static void json_rtframe(struct jw *w, const struct lt_rtframe *r)
+{
+	jw_object(w);
+	jw_kstr(w, "func", r->func);
+	jw_kstr(w, "file", r->file);
+	jw_kint_or_null(w, "line", r->line, r->line > 0);
+	jw_kint_or_null(w, "native_frame", r->native, r->native >= 0);
+	if (jw_key_or_null(w, "pc", r->pc))
+		jw_hex(w, r->pc);
+	jw_kstr(w, "kind", r->kind);
+	jw_kint_or_null(w, "bci", r->bci, r->bci >= 0);
+	jw_end(w);
 }
 
 /* The thread as its runtime knows it (rtthread.h), or null. */
-static void json_runtime(FILE *f, const struct lt_thread *t)
+static void json_runtime(struct jw *w, const struct lt_thread *t)
 {
-	if (!t->rt_lang) {
-		fputs("null", f);
+	if (!jw_kobject_or_null(w, "runtime", t->rt_lang))
 		return;
-	}
-	fputs("{\"lang\":", f);
-	json_str(f, t->rt_lang);
-	fputs(",\"name\":", f);
-	json_str(f, t->rt_name);
-	fputs(",\"frames\":[", f);
-	for (size_t i = 0; i < t->n_rt_frames; i++) {
-		const struct lt_rtframe *r = &t->rt_frames[i];
-		fputs(i ? ",{\"func\":" : "{\"func\":", f);
-		json_str(f, r->func);
-		fputs(",\"file\":", f);
-		json_str(f, r->file);
-		if (r->line > 0)
-			fprintf(f, ",\"line\":%d", r->line);
-		else
-			fputs(",\"line\":null", f);
-		if (r->native >= 0)
-			fprintf(f, ",\"native_frame\":%d", r->native);
-		else
-			fputs(",\"native_frame\":null", f);
-		if (r->pc)
-			fprintf(f, ",\"pc\":\"0x%" PRIx64 "\"", r->pc);
-		else
-			fputs(",\"pc\":null", f);
-		fputs(",\"kind\":", f);
-		json_str(f, r->kind);
-		if (r->bci >= 0)
-			fprintf(f, ",\"bci\":%d}", r->bci);
-		else
-			fputs(",\"bci\":null}", f);
-	}
-	fputs("],\"end\":", f);
-	json_str(f, t->rt_end);
-	fputc('}', f);
+	jw_kstr(w, "lang", t->rt_lang);
+	jw_kstr(w, "name", t->rt_name);
+	jw_karray(w, "frames");
+	for (size_t i = 0; i < t->n_rt_frames; i++)
+		json_rtframe(w, &t->rt_frames[i]);
+	jw_end(w);
+	jw_kstr(w, "end", t->rt_end);
+	jw_end(w);
 }
 
-static void json_thread(FILE *f, const struct lt_thread *t, const struct modtab *m)
+static void json_syscall(struct jw *w, const struct lt_thread *t)
 {
-	fprintf(f, "{\"tid\":%d,\"comm\":", (int)t->tid);
-	json_str(f, t->comm);
-	fprintf(f, ",\"state\":\"%c\",\"cpu\":%d,", t->state ? t->state : '?', t->cpu);
-	if (t->idle_src == LT_IDLE_UNKNOWN)
-		fputs("\"blocked_s\":null,", f);
-	else
-		fprintf(f, "\"blocked_s\":%.6f,", t->idle_s);
-	fprintf(f, "\"blocked_source\":\"%s\",", lt_idle_source_name(t->idle_src));
-	fprintf(f, "\"syscall\":{\"state\":\"%s\"", lt_sc_state_name(t->sc.state));
+	jw_kobject(w, "syscall");
+	jw_kstr(w, "state", lt_sc_state_name(t->sc.state));
 	if (t->sc.state == LT_SC_IN_SYSCALL) {
-		fprintf(f, ",\"nr\":%ld,\"name\":", t->sc.nr);
-		json_str(f, t->sc_name);
-		fputs(",\"args\":[", f);
-		for (int i = 0; i < 6; i++) {
-			if (i)
-				fputc(',', f);
-			json_hex(f, t->sc.args[i]);
-		}
-		fputc(']', f);
+		jw_kint(w, "nr", t->sc.nr);
+		jw_kstr(w, "name", t->sc_name);
+		jw_karray(w, "args");
+		for (int i = 0; i < 6; i++)
+			jw_hex(w, t->sc.args[i]);
+		jw_end(w);
 	} else {
-		fputs(",\"nr\":null,\"name\":null,\"args\":null", f);
+		jw_knull(w, "nr");
+		jw_knull(w, "name");
+		jw_knull(w, "args");
 	}
 	if (t->sc.state == LT_SC_IN_SYSCALL || t->sc.state == LT_SC_NOT_IN_SYSCALL) {
-		fputs(",\"sp\":", f);
-		json_hex(f, t->sc.sp);
-		fputs(",\"pc\":", f);
-		json_hex(f, t->sc.pc);
+		jw_khex(w, "sp", t->sc.sp);
+		jw_khex(w, "pc", t->sc.pc);
 	} else {
-		fputs(",\"sp\":null,\"pc\":null", f);
+		jw_knull(w, "sp");
+		jw_knull(w, "pc");
 	}
-	fprintf(f, "},\"wait\":\"%s\",\"detail\":", lt_wait_kind_name(t->wait));
-	json_str(f, t->detail);
-	fputs(",\"futex\":", f);
-	if (t->wait == LT_WAIT_FUTEX || (t->sc_name && (t->sc.nr == 202 || t->sc.nr == 455)))
-		json_futex(f, &t->futex);
-	else
-		fputs("null", f);
-	fputs(",\"poll\":", f);
-	if (t->wait == LT_WAIT_POLL)
-		json_fdwait(f, &t->fdw);
-	else
-		fputs("null", f);
-	fputs(",\"io_fd\":", f);
-	if (t->wait == LT_WAIT_IO)
-		json_fd(f, &t->fdw.io);
-	else
-		fputs("null", f);
-	fputs(",\"kernel_stack\":", f);
-	if (t->kstack_status == LT_KSTACK_OK)
-		json_strlist(f, &t->kstack);
-	else
-		fputs("null", f);
-	fprintf(f, ",\"kernel_stack_status\":\"%s\"",
-		t->kstack_status == LT_KSTACK_OK ? "ok" :
+	jw_end(w);
+}
+
+/* What the thread waits for: the futex, the poll or the fd, or nulls. */
+static void json_wait(struct jw *w, const struct lt_thread *t)
+{
+	jw_kstr(w, "wait", lt_wait_kind_name(t->wait));
+	jw_kstr(w, "detail", t->detail);
+	if (jw_key_or_null(w, "futex", t->wait == LT_WAIT_FUTEX ||
+					   (t->sc_name && (t->sc.nr == 202 || t->sc.nr == 455))))
+		json_futex(w, &t->futex);
+	if (jw_key_or_null(w, "poll", t->wait == LT_WAIT_POLL))
+		json_fdwait(w, &t->fdw);
+	if (jw_key_or_null(w, "io_fd", t->wait == LT_WAIT_IO))
+		json_fd(w, &t->fdw.io);
+}
+
+static void json_stacks(struct jw *w, const struct lt_thread *t, const struct modtab *m)
+{
+	if (jw_key_or_null(w, "kernel_stack", t->kstack_status == LT_KSTACK_OK))
+		json_strlist(w, NULL, &t->kstack);
+	jw_kstr(w, "kernel_stack_status", t->kstack_status == LT_KSTACK_OK ? "ok" :
 		t->kstack_status == LT_KSTACK_UNAVAILABLE ? "unavailable" : "not_read");
-	fprintf(f, ",\"user_stack\":{\"regs_source\":\"%s\",\"frames\":[", lt_regs_source_name(t->regs_src));
-	for (size_t i = 0; i < t->n_frames; i++) {
-		if (i)
-			fputc(',', f);
-		json_frame(f, &t->frames[i], m);
-	}
-	fputs("],\"end\":", f);
-	json_str(f, t->ustack_end);
-	fputs("},\"runtime\":", f);
-	json_runtime(f, t);
-	fputs(",\"acquire\":", f);
-	json_str(f, t->acquire);
-	fputs(",\"notes\":", f);
-	json_strlist(f, &t->notes);
-	fprintf(f, ",\"moved\":%s}", t->moved ? "true" : "false");
+	jw_kobject(w, "user_stack");
+	jw_kstr(w, "regs_source", lt_regs_source_name(t->regs_src));
+	jw_karray(w, "frames");
+	for (size_t i = 0; i < t->n_frames; i++)
+		json_frame(w, &t->frames[i], m);
+	jw_end(w);
+	jw_kstr(w, "end", t->ustack_end);
+	jw_end(w);
+}
+
+static void json_thread(struct jw *w, const struct lt_thread *t, const struct modtab *m)
+{
+	char state[2] = { t->state ? t->state : '?', 0 };
+	jw_object(w);
+	jw_kint(w, "tid", (int)t->tid);
+	jw_kstr(w, "comm", t->comm);
+	jw_kstr(w, "state", state);
+	jw_kint(w, "cpu", t->cpu);
+	if (jw_key_or_null(w, "blocked_s", t->idle_src != LT_IDLE_UNKNOWN))
+		jw_double(w, t->idle_s, 6);
+	jw_kstr(w, "blocked_source", lt_idle_source_name(t->idle_src));
+	json_syscall(w, t);
+	json_wait(w, t);
+	json_stacks(w, t, m);
+	json_runtime(w, t);
+	jw_kstr(w, "acquire", t->acquire);
+	json_strlist(w, "notes", &t->notes);
+	jw_kbool(w, "moved", t->moved);
+	jw_end(w);
 }
 
 /* M, for a verdict of a multi-process view: "pids" parallel to "tids". */
-static void json_verdict(FILE *f, const struct lt_verdict *v, const struct lt_multi_snapshot *m)
+static void json_verdict(struct jw *w, const struct lt_verdict *v, const struct lt_multi_snapshot *m)
 {
-	fprintf(f, "{\"kind\":\"%s\",\"summary\":", lt_verdict_kind_name(v->kind));
-	json_str(f, v->summary);
-	fputs(",\"tids\":[", f);
+	jw_object(w);
+	jw_kstr(w, "kind", lt_verdict_kind_name(v->kind));
+	jw_kstr(w, "summary", v->summary);
+	jw_karray(w, "tids");
 	for (size_t i = 0; i < v->n_tids; i++)
-		fprintf(f, "%s%d", i ? "," : "", (int)v->tids[i]);
+		jw_int(w, (int)v->tids[i]);
+	jw_end(w);
 	if (m) {
-		fputs("],\"pids\":[", f);
+		jw_karray(w, "pids");
 		for (size_t i = 0; i < v->n_tids; i++)
-			fprintf(f, "%s%d", i ? "," : "", (int)lt_multi_pid_of(m, v->tids[i]));
+			jw_int(w, (int)lt_multi_pid_of(m, v->tids[i]));
+		jw_end(w);
 	}
-	fputs("],\"locks\":[", f);
-	for (size_t i = 0; i < v->n_locks; i++) {
-		if (i)
-			fputc(',', f);
-		json_hex(f, v->locks[i]);
-	}
-	fputs("],\"owner\":", f);
-	if (v->owner)
-		fprintf(f, "%d", (int)v->owner);
-	else
-		fputs("null", f);
-	fputs(",\"owner_source\":", f);
-	json_str(f, v->owner_source);
-	fprintf(f, ",\"explains\":%zu,\"longest_s\":", v->explains);
-	if (v->longest_s >= 0)
-		fprintf(f, "%.3f", v->longest_s);
-	else
-		fputs("null", f);
-	fputs(",\"evidence\":", f);
-	json_strlist(f, &v->evidence);
-	fputc('}', f);
+	jw_karray(w, "locks");
+	for (size_t i = 0; i < v->n_locks; i++)
+		jw_hex(w, v->locks[i]);
+	jw_end(w);
+	jw_kint_or_null(w, "owner", (int)v->owner, v->owner != 0);
+	jw_kstr(w, "owner_source", v->owner_source);
+	jw_kuint(w, "explains", v->explains);
+	if (jw_key_or_null(w, "longest_s", v->longest_s >= 0))
+		jw_double(w, v->longest_s, 3);
+	json_strlist(w, "evidence", &v->evidence);
+	jw_end(w);
 }
 
-static void json_rtlock(FILE *f, const struct lt_rtlock *l)
+static void json_verdicts(struct jw *w, const struct lt_verdict *v, size_t n, const struct lt_multi_snapshot *m)
 {
-	fputs("{\"model\":", f);
-	json_str(f, l->model);
-	fputs(",\"kind\":", f);
-	json_str(f, l->kind);
-	fputs(",\"name\":", f);
-	json_str(f, l->name);
-	fputs(",\"version\":", f);
-	json_str(f, l->version);
-	fputs(",\"base\":", f);
-	json_hex(f, l->base);
-	fprintf(f, ",\"size\":%" PRIu64 ",\"held\":%s,\"waiters\":", l->size,
-		l->held == 1 ? "true" : l->held == 0 ? "false" : "null");
-	if (l->waiters >= 0)
-		fprintf(f, "%d", l->waiters);
-	else
-		fputs("null", f);
-	fputs(",\"holder\":", f);
-	if (l->holder > 0)
-		fprintf(f, "%d", (int)l->holder);
-	else
-		fputs("null", f);
-	fputs(",\"holder_how\":", f);
-	json_str(f, l->holder_how);
-	fputs(",\"facts\":", f);
-	json_strlist(f, &l->facts);
-	fputc('}', f);
+	jw_karray(w, "verdicts");
+	for (size_t i = 0; i < n; i++)
+		json_verdict(w, &v[i], m);
+	jw_end(w);
 }
 
-void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
+static void json_rtlock(struct jw *w, const struct lt_rtlock *l)
 {
-	fprintf(f, "{\"schema\":\"locktrace.snapshot/1\",\"pid\":%d,\"comm\":", (int)s->pid);
-	json_str(f, s->comm);
-	if (s->occasion) {
-		fputs(",\"occasion\":", f);
-		json_str(f, s->occasion);
-	}
-	fputs(",\"exe\":", f);
-	json_str(f, s->exe);
-	fprintf(f, ",\"taken_realtime_ns\":%" PRId64 ",\"taken_monotonic_ns\":%" PRId64
-		   ",\"duration_ns\":%" PRId64 ",\"kernel_stacks\":%s,\"n_threads\":%zu",
-		s->taken_realtime_ns, s->taken_monotonic_ns, s->duration_ns,
-		s->kstack_available ? "true" : "false", s->n_threads);
-	fprintf(f, ",\"options\":{\"lost_wakeup_threshold_s\":%.3f,\"convoy_min_waiters\":%d}",
-		s->vopts.lost_wakeup_threshold_s, s->vopts.convoy_min_waiters);
-	fputs(",\"sched_clock_offset_ns\":[", f);
-	for (size_t i = 0; i < s->n_cpus; i++) {
-		if (i)
-			fputc(',', f);
+	jw_object(w);
+	jw_kstr(w, "model", l->model);
+	jw_kstr(w, "kind", l->kind);
+	jw_kstr(w, "name", l->name);
+	jw_kstr(w, "version", l->version);
+	jw_khex(w, "base", l->base);
+	jw_kuint(w, "size", l->size);
+	if (jw_key_or_null(w, "held", l->held == 1 || l->held == 0))
+		jw_bool(w, l->held);
+	jw_kint_or_null(w, "waiters", l->waiters, l->waiters >= 0);
+	jw_kint_or_null(w, "holder", (int)l->holder, l->holder > 0);
+	jw_kstr(w, "holder_how", l->holder_how);
+	json_strlist(w, "facts", &l->facts);
+	jw_end(w);
+}
+
+/* What the snapshot is of: the process, when, how. */
+static void json_header(struct jw *w, const struct lt_snapshot *s)
+{
+	jw_kstr(w, "schema", "locktrace.snapshot/1");
+	jw_kint(w, "pid", (int)s->pid);
+	jw_kstr(w, "comm", s->comm);
+	if (s->occasion)
+		jw_kstr(w, "occasion", s->occasion);
+	jw_kstr(w, "exe", s->exe);
+	jw_kint(w, "taken_realtime_ns", s->taken_realtime_ns);
+	jw_kint(w, "taken_monotonic_ns", s->taken_monotonic_ns);
+	jw_kint(w, "duration_ns", s->duration_ns);
+	jw_kbool(w, "kernel_stacks", s->kstack_available);
+	jw_kuint(w, "n_threads", s->n_threads);
+	jw_kobject(w, "options");
+	jw_kdouble(w, "lost_wakeup_threshold_s", s->vopts.lost_wakeup_threshold_s, 3);
+	jw_kint(w, "convoy_min_waiters", s->vopts.convoy_min_waiters);
+	jw_end(w);
+	jw_karray(w, "sched_clock_offset_ns");
+	for (size_t i = 0; i < s->n_cpus; i++)
 		if (s->sched_offset_ns[i] == INT64_MIN)
-			fputs("null", f);
+			jw_null(w);
 		else
-			fprintf(f, "%" PRId64, s->sched_offset_ns[i]);
-	}
-	fputs("],\"notes\":", f);
-	json_strlist(f, &s->notes);
-	fputs(",\"verdicts\":[", f);
-	for (size_t i = 0; i < s->n_verdicts; i++) {
-		if (i)
-			fputc(',', f);
-		json_verdict(f, &s->verdicts[i], NULL);
-	}
-	fputs("],\"runtime_locks\":[", f);
-	for (size_t i = 0; i < s->n_rtlocks; i++) {
-		if (i)
-			fputc(',', f);
-		json_rtlock(f, &s->rtlocks[i]);
-	}
+			jw_int(w, s->sched_offset_ns[i]);
+	jw_end(w);
+	json_strlist(w, "notes", &s->notes);
+}
+
+/* The snapshot as a value of W: one thread a line. */
+static void json_snapshot(struct jw *w, const struct lt_snapshot *s)
+{
+	jw_object(w);
+	json_header(w, s);
+	json_verdicts(w, s->verdicts, s->n_verdicts, NULL);
+	jw_karray(w, "runtime_locks");
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		json_rtlock(w, &s->rtlocks[i]);
+	jw_end(w);
 	struct modtab m;
 	modtab_build(&m, s);
-	fputs("],\"modules\":[", f);
+	jw_karray(w, "modules");
 	for (size_t i = 0; i < m.n; i++) {
-		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		json_str(f, m.name[i]);
-		fputs(",\"build_id\":", f);
-		json_str(f, m.build_id[i]);
-		fputc('}', f);
+		jw_object(w);
+		jw_kstr(w, "name", m.name[i]);
+		jw_kstr(w, "build_id", m.build_id[i]);
+		jw_end(w);
 	}
-	fputs("],\"threads\":[", f);
-	for (size_t i = 0; i < s->n_threads; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		json_thread(f, &s->threads[i], &m);
-	}
-	fputs("\n]}\n", f);
+	jw_end(w);
+	jw_karray(w, "threads");
+	jw_lines(w, 0, -1);
+	for (size_t i = 0; i < s->n_threads; i++)
+		json_thread(w, &s->threads[i], &m);
+	jw_break(w, 0);
+	jw_end(w);
+	jw_end(w);
 	free(m.name);
 	free(m.build_id);
+}
+
+int lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s)
+{
+	struct jw w;
+	jw_init(&w, f, JW_COMPACT);
+	json_snapshot(&w, s);
+	return jw_finish(&w);
 }
 
 int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len)
@@ -470,8 +447,8 @@ int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len
 	FILE *f = open_memstream(&b, &l);
 	if (!f)
 		return -ENOMEM;
-	lt_snapshot_print_json(f, s);
-	if (fclose(f) != 0 || !b) {
+	int err = lt_snapshot_print_json(f, s);
+	if (fclose(f) != 0 || err || !b) {
 		free(b);
 		return -ENOMEM;
 	}
@@ -771,24 +748,23 @@ void lt_multi_print_text(FILE *f, const struct lt_multi_snapshot *m)
 	}
 }
 
-void lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m)
+int lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m)
 {
-	fputs("{\"schema\":\"locktrace.snapshot-multi/1\",\"pids\":[", f);
+	struct jw w;
+	jw_init(&w, f, JW_COMPACT);
+	jw_object(&w);
+	jw_kstr(&w, "schema", "locktrace.snapshot-multi/1");
+	jw_karray(&w, "pids");
 	for (size_t i = 0; i < m->n_procs; i++)
-		fprintf(f, "%s%d", i ? "," : "", (int)m->procs[i]->pid);
-	fputs("],\"notes\":", f);
-	json_strlist(f, &m->view.notes);
-	fputs(",\"verdicts\":[", f);
-	for (size_t i = 0; i < m->view.n_verdicts; i++) {
-		if (i)
-			fputc(',', f);
-		json_verdict(f, &m->view.verdicts[i], m);
-	}
-	fputs("],\"processes\":[\n", f);
-	for (size_t i = 0; i < m->n_procs; i++) {
-		if (i)
-			fputs(",\n", f);
-		lt_snapshot_print_json(f, m->procs[i]);
-	}
-	fputs("]}\n", f);
+		jw_int(&w, (int)m->procs[i]->pid);
+	jw_end(&w);
+	json_strlist(&w, "notes", &m->view.notes);
+	json_verdicts(&w, m->view.verdicts, m->view.n_verdicts, m);
+	jw_karray(&w, "processes");
+	jw_lines(&w, 0, 0);
+	for (size_t i = 0; i < m->n_procs; i++)
+		json_snapshot(&w, m->procs[i]);
+	jw_end(&w);
+	jw_end(&w);
+	return jw_finish(&w);
 }

@@ -16,11 +16,11 @@
 #include "locktrace/target.h"
 #include "locktrace/taskregs.h"
 #include "locktrace/tracefile.h"
-#include "report_int.h"
+#include "locktrace/jsonw.h"
 
 static int flush_out(void)
 {
-	if (fflush(stdout) != 0) {
+	if (fflush(stdout) != 0 || ferror(stdout)) {
 		lt_err("writing output: %s", strerror(errno));
 		return 1;
 	}
@@ -145,17 +145,27 @@ static int print_stored_text(const char *path, const struct stored_set *set)
 	return bad;
 }
 
-static void print_stored_json(const char *path, const struct stored_set *set)
+/* The stored snapshots as they are in the trace, each with its occasion;
+ * 0 or a write error (a negative errno). */
+static int print_stored_json(const char *path, const struct stored_set *set)
 {
-	printf("{\"schema\":\"locktrace.stored-snapshots/1\",\"trace\":");
-	rp_json_string(stdout, path);
-	printf(",\"snapshots\":[");
+	struct jw w;
+	jw_init(&w, stdout, JW_COMPACT);
+	jw_object(&w);
+	jw_kstr(&w, "schema", "locktrace.stored-snapshots/1");
+	jw_kstr(&w, "trace", path);
+	jw_karray(&w, "snapshots");
+	jw_lines(&w, 0, 0);
 	for (size_t i = 0; i < set->n; i++) {
-		printf("%s\n{\"occasion\":\"%s\",\"snapshot\":", i ? "," : "", occasion_at(set, i));
-		fwrite(set->v[i].json, 1, set->v[i].len, stdout);
-		printf("}");
+		jw_object(&w);
+		jw_kstr(&w, "occasion", occasion_at(set, i));
+		jw_key(&w, "snapshot");
+		jw_raw(&w, set->v[i].json, set->v[i].len);
+		jw_end(&w);
 	}
-	printf("\n]}\n");
+	jw_end(&w);
+	jw_end(&w);
+	return jw_finish(&w);
 }
 
 int lt_snapshot_show_stored(const char *path, bool json)
@@ -171,10 +181,13 @@ int lt_snapshot_show_stored(const char *path, bool json)
 		return 1;
 	}
 	int bad = 0;
-	if (json)
-		print_stored_json(path, &set);
-	else
+	int werr = json ? print_stored_json(path, &set) : 0;
+	if (werr) {
+		lt_err("writing output: %s", strerror(-werr));
+		bad = 1;
+	} else if (!json) {
 		bad = print_stored_text(path, &set);
+	}
 	int rc = bad ? 1 : set.cut ? 3 : 0;
 	free_stored(&set);
 	return flush_out() ? 1 : rc;
@@ -282,8 +295,10 @@ static int snapshot_live(pid_t pid, const struct lt_snapshot_opts *o, bool json)
 	char whose[32];
 	snprintf(whose, sizeof(whose), "process %d's", (int)pid);
 	int rc = blind(s, whose, "its"); /* said first and alone */
-	if (!rc)
-		(json ? lt_snapshot_print_json : lt_snapshot_print_text)(stdout, s);
+	if (!rc && json)
+		lt_snapshot_print_json(stdout, s); /* a write error: flush_out says it */
+	else if (!rc)
+		lt_snapshot_print_text(stdout, s);
 	lt_snapshot_free(s);
 	return rc ? rc : flush_out();
 }
@@ -324,8 +339,10 @@ static int snapshot_many(const pid_t *pids, size_t n, const struct lt_snapshot_o
 		return 1;
 	}
 	int rc = blind(&m->view, "these processes'", "their");
-	if (!rc)
-		(json ? lt_multi_print_json : lt_multi_print_text)(stdout, m);
+	if (!rc && json)
+		lt_multi_print_json(stdout, m); /* a write error: flush_out says it */
+	else if (!rc)
+		lt_multi_print_text(stdout, m);
 	lt_multi_free(m);
 	return rc ? rc : flush_out();
 }

@@ -6,6 +6,17 @@
 
 static const char hex[] = "0123456789abcdef";
 
+int lt_hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 size_t lt_utf8_seq(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
@@ -41,23 +52,32 @@ size_t lt_utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* Appends the piece (plen bytes) at *o if it fits with the final NUL: 1,
+ * else 0 (the escapers write whole pieces only). */
+static int put_piece(char *out, size_t cap, size_t *o, const char *piece, size_t plen)
+{
+	if (*o + plen + 1 > cap)
+		return 0;
+	memcpy(out + *o, piece, plen);
+	*o += plen;
+	return 1;
+}
+
 size_t lt_utf8_put(char *out, size_t cap, size_t at, uint32_t c)
 {
-	unsigned char b[4];
+	char b[4];
 	size_t n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
 	static const unsigned char lead[5] = { 0, 0, 0xc0, 0xe0, 0xf0 };
 
 	if (n == 1) {
-		b[0] = (unsigned char)c;
+		b[0] = (char)c;
 	} else {
 		for (size_t k = n - 1; k > 0; k--, c >>= 6)
-			b[k] = (unsigned char)(0x80 | (c & 0x3f));
-		b[0] = (unsigned char)(lead[n] | (c & (0x7fu >> n)));
+			b[k] = (char)(0x80 | (c & 0x3f));
+		b[0] = (char)(lead[n] | (c & (0x7fu >> n)));
 	}
-	if (at + n + 1 > cap)
-		return at;
-	memcpy(out + at, b, n);
-	return at + n;
+	put_piece(out, cap, &at, b, n);
+	return at;
 }
 
 size_t lt_utf8_sanitize(char *out, size_t cap, const char *str, size_t len)
@@ -73,10 +93,8 @@ size_t lt_utf8_sanitize(char *out, size_t cap, const char *str, size_t len)
 		size_t plen = q ? q : 3;
 		if (q && memchr(piece, 0, q))
 			break;
-		if (o + plen + 1 > cap)
+		if (!put_piece(out, cap, &o, piece, plen))
 			break;
-		memcpy(out + o, piece, plen);
-		o += plen;
 		i += q ? q : 1;
 	}
 	out[o] = 0;
@@ -130,10 +148,8 @@ size_t lt_json_escape(char *out, size_t cap, const char *str, size_t len)
 				plen = adv = q;
 			}
 		}
-		if (o + plen + 1 > cap)
+		if (!put_piece(out, cap, &o, piece, plen))
 			break;
-		memcpy(out + o, piece, plen);
-		o += plen;
 		i += adv;
 	}
 	out[o] = 0;
@@ -151,20 +167,25 @@ static size_t piece_len(const char *s, size_t n)
 	return take ? take : (n < 256 ? n : 256);
 }
 
-void lt_json_fput(FILE *f, const char *s)
+int lt_json_fputn(FILE *f, const char *s, size_t n)
 {
 	char buf[6 * 256 + 1];
-	size_t n = strlen(s);
+	int rc = fputc('"', f) == EOF;
 
-	fputc('"', f);
 	while (n) {
 		size_t take = piece_len(s, n);
 		lt_json_escape(buf, sizeof(buf), s, take);
-		fputs(buf, f);
+		rc |= fputs(buf, f) == EOF;
 		s += take;
 		n -= take;
 	}
-	fputc('"', f);
+	rc |= fputc('"', f) == EOF;
+	return rc ? EOF : 0;
+}
+
+void lt_json_fput(FILE *f, const char *s)
+{
+	lt_json_fputn(f, s, strlen(s));
 }
 
 /* ---- text -------------------------------------------------------------- */
@@ -217,10 +238,8 @@ size_t lt_text_escape(char *out, size_t cap, const char *str, size_t len)
 			memcpy(esc, s + i, q);
 			plen = q;
 		}
-		if (o + plen + 1 > cap)
+		if (!put_piece(out, cap, &o, esc, plen))
 			break;
-		memcpy(out + o, esc, plen);
-		o += plen;
 		i += adv;
 	}
 	out[o] = 0;

@@ -31,8 +31,14 @@ size_t lt_utf8_sanitize(char *out, size_t cap, const char *s, size_t len);
  * (6 * len + 1 bytes always suffice).  Returns the bytes written.  (Also
  * declared in locktrace/jsontrace.h.) */
 size_t lt_json_escape(char *out, size_t cap, const char *s, size_t len);
+/* s (n bytes, NULs included) as a quoted, escaped JSON string: 0, or EOF
+ * if a write failed. */
+int lt_json_fputn(FILE *f, const char *s, size_t n);
 /* The NUL-terminated s as a quoted, escaped JSON string. */
 void lt_json_fput(FILE *f, const char *s);
+
+/* The value of the hex digit c (either case), -1 if it is not one. */
+int lt_hex_value(char c);
 
 /* Text for people: s (len bytes, stopping at a NUL) into out, printable
  * ASCII and valid UTF-8 as they are; controls (C0, DEL, C1), the line

@@ -26,15 +26,11 @@ struct lt_jsontrace;
 /* Starts the document on f (which stays the caller's).  NULL on ENOMEM. */
 struct lt_jsontrace *lt_jsontrace_new(FILE *f, const struct lt_header *hdr);
 void lt_jsontrace_sink(struct lt_jsontrace *j, struct lt_timeline_sink *sink);
-/* Counters are named "futex 0xADDR", or "NAME (futex 0xADDR)" when fn (if
- * set) writes a name for addr into buf and returns > 0; their value is the
- * argument "waiters". */
-void lt_jsontrace_set_lock_namer(struct lt_jsontrace *j,
-				 int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
-/* thread_name metadata carry fn's name for tid when it returns > 0 (a
+/* Counters are named "futex 0xADDR", or "NAME (futex 0xADDR)" when the
+ * lock namer names addr; their value is the argument "waiters".
+ * thread_name metadata carry the thread namer's name for a tid (a
  * runtime's thread name), else the comm. */
-void lt_jsontrace_set_thread_namer(struct lt_jsontrace *j,
-				   int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx);
+void lt_jsontrace_set_namers(struct lt_jsontrace *j, const struct lt_namers *names);
 /* Ends the document and flushes.  0 or a negative errno. */
 int lt_jsontrace_finish(struct lt_jsontrace *j);
 void lt_jsontrace_free(struct lt_jsontrace *j);

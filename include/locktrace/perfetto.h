@@ -43,15 +43,10 @@ int lt_perfetto_finish(struct lt_perfetto *p);
 void lt_perfetto_held(struct lt_perfetto *p, uint32_t thread_uid, uint64_t begin, uint64_t end,
 		      const char *name);
 void lt_perfetto_free(struct lt_perfetto *p);
-/* Lock tracks are named "futex 0xADDR", or "NAME (futex 0xADDR)" when fn
- * (if set) writes a name for addr into buf and returns > 0. */
-void lt_perfetto_set_lock_namer(struct lt_perfetto *p,
-				int (*fn)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
-/* Thread tracks are named by fn (if set) when it writes a name for tid
- * into buf and returns > 0 (a runtime's thread name read by a snapshot),
- * else by the thread's comm. */
-void lt_perfetto_set_thread_namer(struct lt_perfetto *p,
-				  int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx);
+/* Lock tracks are named "futex 0xADDR", or "NAME (futex 0xADDR)" when the
+ * lock namer names addr; thread tracks by the thread namer when it names
+ * the tid (a runtime's thread name read by a snapshot), else by the comm. */
+void lt_perfetto_set_namers(struct lt_perfetto *p, const struct lt_namers *names);
 /* Bytes handed to f so far. */
 uint64_t lt_perfetto_bytes(const struct lt_perfetto *p);
 

@@ -239,8 +239,9 @@ int lt_report_finish(struct lt_report *r);
 void lt_report_free(struct lt_report *r);
 
 void lt_report_print_text(FILE *f, const struct lt_report *r);
-/* JSON, schema "locktrace.report/1" (docs/report.md). */
-void lt_report_print_json(FILE *f, const struct lt_report *r);
+/* JSON, schema "locktrace.report/1" (docs/report.md); flushes f.  0 or
+ * the first write error as a negative errno. */
+int lt_report_print_json(FILE *f, const struct lt_report *r);
 
 /* The name to show next to a tid: the runtime's name for the thread when a
  * snapshot read one, else the kernel's comm seen in the trace (COMM, or the

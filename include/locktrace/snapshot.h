@@ -394,9 +394,10 @@ struct lt_thread *lt_snapshot_find(const struct lt_snapshot *s, pid_t tid);
  * (NULL = defaults).  Pure: reads only the snapshot.  Returns 0 or -ENOMEM. */
 int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o);
 
-/* Output.  Text is for people; JSON follows docs/snapshot.md. */
+/* Output.  Text is for people; JSON follows docs/snapshot.md (flushes f;
+ * 0 or the first write error as a negative errno). */
 void lt_snapshot_print_text(FILE *f, const struct lt_snapshot *s);
-void lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s);
+int lt_snapshot_print_json(FILE *f, const struct lt_snapshot *s);
 /* The JSON document in a malloc'd NUL-terminated buffer (for embedding in
  * the trace file).  Returns 0 or -ENOMEM. */
 int lt_snapshot_to_json_buf(const struct lt_snapshot *s, char **buf, size_t *len);
@@ -431,7 +432,7 @@ void lt_multi_free(struct lt_multi_snapshot *m);
 /* The process of thread TID in the view, 0 if none. */
 pid_t lt_multi_pid_of(const struct lt_multi_snapshot *m, pid_t tid);
 void lt_multi_print_text(FILE *f, const struct lt_multi_snapshot *m);
-void lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m);
+int lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m);
 
 /* A snapshot stored in a trace (the JSON above) read back, so that it
  * prints as `locktrace snapshot` printed it live.  0 and *out (free with

@@ -34,8 +34,10 @@
 #ifndef LOCKTRACE_TIMELINE_H
 #define LOCKTRACE_TIMELINE_H
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "locktrace/event.h"
 #include "locktrace/tracefile.h"
 
@@ -137,6 +139,35 @@ struct lt_timeline_sink {
 	/* LOST records */
 	void (*lost)(void *ctx, const struct lt_event *ev);
 };
+
+/* Names a timeline writer (Perfetto, JSON) may give locks and threads
+ * beyond the trace's own: a snapshot's lock models and runtimes.  Each
+ * function, if set, writes a name into buf and returns > 0 when it has one. */
+struct lt_namers {
+	int (*lock)(void *ctx, uint64_t addr, char *buf, size_t len);
+	void *lock_ctx;
+	int (*thread)(void *ctx, uint32_t tid, char *buf, size_t len);
+	void *thread_ctx;
+};
+
+/* The name of the futex at addr's track (a counter of its waiters):
+ * "NAME (futex 0xADDR)" when the lock namer names it, else "futex 0xADDR". */
+static inline const char *lt_namers_lock_track(const struct lt_namers *n, uint64_t addr, char *buf,
+					       size_t len)
+{
+	char sym[128];
+	if (n->lock && n->lock(n->lock_ctx, addr, sym, sizeof(sym)) > 0)
+		snprintf(buf, len, "%.127s (futex 0x%" PRIx64 ")", sym, addr);
+	else
+		snprintf(buf, len, "futex 0x%" PRIx64, addr);
+	return buf;
+}
+
+/* 1 with the name of thread tid in buf, 0 if the namers have none. */
+static inline int lt_namers_thread(const struct lt_namers *n, uint32_t tid, char *buf, size_t len)
+{
+	return n->thread && n->thread(n->thread_ctx, tid, buf, len) > 0;
+}
 
 struct lt_timeline_opts {
 	uint64_t reorder_ns; /* sort window; 0: LT_TIMELINE_REORDER_NS */

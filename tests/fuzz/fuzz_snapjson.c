@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer harness: the snapshot JSON reader (src/report_json.c): the
- * parser, the snapshot model the report builds from it, the runtime lock
- * holders and lock names the converter takes from it.  docs/fuzzing.md. */
+/* libFuzzer harness: the snapshot JSON reader (src/json_read.c) and what
+ * is taken from it (src/report_snapfacts.c): the snapshot model the report
+ * builds, the runtime lock holders and lock names the converter takes.
+ * docs/fuzzing.md. */
 #include <stdint.h>
 #include <stdlib.h>
 #include "../../src/report_int.h"
