@@ -2,7 +2,8 @@
  * shared_locks - process-shared pthread mutexes in one shared mapping (a
  * memfd), used by several processes.
  *
- *   shared_locks [--mode deadlock|contend] [-P PROCS=2] [-n ITERS=200] [--no-wait]
+ *   shared_locks [--mode deadlock|contend|futex] [-P PROCS=2] [-n ITERS=200] [--prefork]
+ *                [--no-wait]
  *
  * deadlock (hangs): the parent's thread takes A then B, the child's thread
  * takes B then A, with a process-shared barrier between the two
@@ -29,15 +30,26 @@
  * (the parent too) takes lock A ITERS times, holding it 200 us, then the
  * children exit and the parent reaps them.  Prints `pid=`, `lock name=A
  * offset=0x0 parent_addr=... kind=mutex`, `ready`, one `child idx=I pid=C`
- * per child, and `done locks=PROCS*ITERS procs=PROCS iters=ITERS`.
+ * per child, and `done locks=PROCS*ITERS procs=PROCS iters=ITERS`.  With
+ * --prefork the children are forked before `ready` (a prefork server: they
+ * exist when a recorder attaches) and start with the parent, after the gate.
+ *
+ * futex (exact counts, no lock): after the gate, the parent forks PROCS-1
+ * children; every process makes exactly ITERS FUTEX_WAKE calls (private,
+ * nobody waits) on its own word W, then the children exit, the parent
+ * reaps them, prints `done wakes=ITERS procs=PROCS` and sleeps until
+ * killed.  Prints `pid=`, `lock name=W addr=0x... kind=futex` (the same
+ * address in the children: they are forks), `ready`, `child idx=I pid=C`.
  */
 #include "workload.h"
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define USAGE "[--mode deadlock|contend] [-P PROCS] [-n ITERS] [--no-wait]"
+#define USAGE "[--mode deadlock|contend|futex] [-P PROCS] [-n ITERS] [--prefork] [--no-wait]"
+#define OFF_GO 0x118    /* contend --prefork: the children may start */
 #define MAP_LEN 4096
 #define OFF_A 0x0
 #define OFF_B 0x40
@@ -216,22 +228,31 @@ static void contend(struct shm *m, long iters)
 	}
 }
 
-static int mode_contend(int fd, long procs, long iters, int no_wait)
+static int mode_contend(int fd, long procs, long iters, int prefork, int no_wait)
 {
 	struct shm m;
 	shm_init(&m, fd);
+	volatile int *go = (volatile int *)(m.base + OFF_GO);
 	printf("lock name=A offset=0x%x parent_addr=%p kind=mutex\n", OFF_A, (void *)m.a);
-	wl_gate(no_wait);
+	if (!prefork)
+		wl_gate(no_wait);
 	pid_t *kids = wl_xcalloc((size_t)procs, sizeof(*kids));
 	for (long i = 1; i < procs; i++) {
 		kids[i] = fork();
 		if (kids[i] < 0)
 			wl_die("fork: %s", strerror(errno));
 		if (kids[i] == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			while (prefork && !__atomic_load_n(go, __ATOMIC_ACQUIRE))
+				wl_sleep_ms(1);
 			contend(&m, iters);
 			_exit(0);
 		}
 		printf("child idx=%ld pid=%d\n", i, (int)kids[i]);
+	}
+	if (prefork) {
+		wl_gate(no_wait);
+		__atomic_store_n(go, 1, __ATOMIC_RELEASE);
 	}
 	contend(&m, iters);
 	for (long i = 1; i < procs; i++) {
@@ -246,13 +267,48 @@ static int mode_contend(int fd, long procs, long iters, int no_wait)
 	return 0;
 }
 
+static int futex_word;
+
+static void wakes(long iters)
+{
+	for (long i = 0; i < iters; i++)
+		syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static int mode_futex(long procs, long iters, int no_wait)
+{
+	printf("lock name=W addr=%p kind=futex\n", (void *)&futex_word);
+	wl_gate(no_wait);
+	pid_t *kids = wl_xcalloc((size_t)procs, sizeof(*kids));
+	for (long i = 1; i < procs; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			wl_die("fork: %s", strerror(errno));
+		if (kids[i] == 0) {
+			wakes(iters);
+			_exit(0);
+		}
+		printf("child idx=%ld pid=%d\n", i, (int)kids[i]);
+	}
+	wakes(iters);
+	for (long i = 1; i < procs; i++) {
+		int st;
+		if (waitpid(kids[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			wl_die("child %d failed", (int)kids[i]);
+	}
+	printf("done wakes=%ld procs=%ld\n", iters, procs);
+	free(kids);
+	wl_hang();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
+		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
+		{ "prefork", no_argument, NULL, 'F' }, { 0 }
 	};
-	int no_wait = 0, c, contend_mode = 0;
+	int no_wait = 0, c, contend_mode = 0, prefork = 0;
 	long procs = 2, iters = 200;
 	while ((c = getopt_long(argc, argv, "P:n:", opts, NULL)) != -1) {
 		switch (c) {
@@ -261,20 +317,25 @@ int main(int argc, char **argv)
 				contend_mode = 0;
 			else if (!strcmp(optarg, "contend"))
 				contend_mode = 1;
+			else if (!strcmp(optarg, "futex"))
+				contend_mode = 2;
 			else
 				wl_usage(USAGE);
 			break;
 		case 'P': procs = wl_arg(optarg, 1, 64, USAGE); break;
 		case 'n': iters = wl_arg(optarg, 1, 1000000, USAGE); break;
 		case WL_OPT_NO_WAIT: no_wait = 1; break;
+		case 'F': prefork = 1; break;
 		default: wl_usage(USAGE);
 		}
 	}
 	if (optind != argc)
 		wl_usage(USAGE);
 	wl_begin();
+	if (contend_mode == 2)
+		return mode_futex(procs, iters, no_wait);
 	int fd = memfd_create("shared_locks", 0);
 	if (fd < 0)
 		wl_die("memfd_create: %s", strerror(errno));
-	return contend_mode ? mode_contend(fd, procs, iters, no_wait) : mode_deadlock(fd, no_wait);
+	return contend_mode ? mode_contend(fd, procs, iters, prefork, no_wait) : mode_deadlock(fd, no_wait);
 }
