@@ -3,7 +3,7 @@
  * memfd), used by several processes.
  *
  *   shared_locks [--mode deadlock|contend|futex] [-P PROCS=2] [-n ITERS=200] [--prefork]
- *                [--no-wait]
+ *                [--hold US=200] [--no-wait]
  *
  * deadlock (hangs): the parent's thread takes A then B, the child's thread
  * takes B then A, with a process-shared barrier between the two
@@ -27,10 +27,12 @@
  *   ready
  *
  * contend: after the gate, the parent forks PROCS-1 children; every process
- * (the parent too) takes lock A ITERS times, holding it 200 us, then the
- * children exit and the parent reaps them.  Prints `pid=`, `lock name=A
+ * (the parent too) takes lock A ITERS times, holding it 200 us (--hold), then
+ * the children exit and the parent reaps them.  Prints `pid=`, `lock name=A
  * offset=0x0 parent_addr=... kind=mutex`, `ready`, one `child idx=I pid=C`
- * per child, and `done locks=PROCS*ITERS procs=PROCS iters=ITERS`.  With
+ * per child, and `done locks=PROCS*ITERS procs=PROCS iters=ITERS
+ * seconds=S` (from the gate until every process is done: the bench's
+ * throughput).  With
  * --prefork the children are forked before `ready` (a prefork server: they
  * exist when a recorder attaches) and start with the parent, after the gate.
  *
@@ -48,7 +50,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define USAGE "[--mode deadlock|contend|futex] [-P PROCS] [-n ITERS] [--prefork] [--no-wait]"
+#define USAGE "[--mode deadlock|contend|futex] [-P PROCS] [-n ITERS] [--prefork] [--hold US] [--no-wait]"
 #define OFF_GO 0x118    /* contend --prefork: the children may start */
 #define MAP_LEN 4096
 #define OFF_A 0x0
@@ -216,13 +218,16 @@ static int mode_deadlock(int fd, int no_wait)
 	wl_hang();
 }
 
+static long hold_us = 200;
+
 static void contend(struct shm *m, long iters)
 {
 	for (long i = 0; i < iters; i++) {
 		pthread_mutex_lock(m->a);
 		(*m->count)++;
-		struct timespec ts = { 0, 200000 };
-		nanosleep(&ts, NULL);
+		struct timespec ts = { 0, hold_us * 1000 };
+		if (hold_us)
+			nanosleep(&ts, NULL);
 		pthread_mutex_unlock(m->a);
 		sched_yield();
 	}
@@ -234,8 +239,11 @@ static int mode_contend(int fd, long procs, long iters, int prefork, int no_wait
 	shm_init(&m, fd);
 	volatile int *go = (volatile int *)(m.base + OFF_GO);
 	printf("lock name=A offset=0x%x parent_addr=%p kind=mutex\n", OFF_A, (void *)m.a);
-	if (!prefork)
+	struct timespec t0, t1;
+	if (!prefork) {
 		wl_gate(no_wait);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+	}
 	pid_t *kids = wl_xcalloc((size_t)procs, sizeof(*kids));
 	for (long i = 1; i < procs; i++) {
 		kids[i] = fork();
@@ -252,6 +260,7 @@ static int mode_contend(int fd, long procs, long iters, int prefork, int no_wait
 	}
 	if (prefork) {
 		wl_gate(no_wait);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		__atomic_store_n(go, 1, __ATOMIC_RELEASE);
 	}
 	contend(&m, iters);
@@ -260,9 +269,11 @@ static int mode_contend(int fd, long procs, long iters, int prefork, int no_wait
 		if (waitpid(kids[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 			wl_die("child %d failed", (int)kids[i]);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (*m.count != procs * iters)
 		wl_die("count %ld, expected %ld", *m.count, procs * iters);
-	printf("done locks=%ld procs=%ld iters=%ld\n", procs * iters, procs, iters);
+	printf("done locks=%ld procs=%ld iters=%ld seconds=%.6f\n", procs * iters, procs, iters,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	free(kids);
 	return 0;
 }
@@ -306,7 +317,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
-		{ "prefork", no_argument, NULL, 'F' }, { 0 }
+		{ "prefork", no_argument, NULL, 'F' },
+		{ "hold", required_argument, NULL, 'H' }, { 0 }
 	};
 	int no_wait = 0, c, contend_mode = 0, prefork = 0;
 	long procs = 2, iters = 200;
@@ -326,6 +338,7 @@ int main(int argc, char **argv)
 		case 'n': iters = wl_arg(optarg, 1, 1000000, USAGE); break;
 		case WL_OPT_NO_WAIT: no_wait = 1; break;
 		case 'F': prefork = 1; break;
+		case 'H': hold_us = wl_arg(optarg, 0, 1000000, USAGE); break;
 		default: wl_usage(USAGE);
 		}
 	}
