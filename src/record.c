@@ -258,7 +258,8 @@ static void note_thread(struct collector *c, uint32_t tid, uint32_t tgid)
 /* The process of a traced thread (0 unknown: it has gone). */
 static uint32_t tgid_of(struct collector *c, uint32_t tid)
 {
-	char path[64], buf[1024];
+	char err[160];
+	pid_t tgid;
 
 	if (!c->multi)
 		return c->tgid;
@@ -266,19 +267,10 @@ static uint32_t tgid_of(struct collector *c, uint32_t tid)
 	if (t)
 		return (uint32_t)t;
 	/* a thread first seen in an event of its own: once per thread */
-	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	if (lt_target_resolve((pid_t)tid, &tgid, err, sizeof(err)) || !tgid_traced(c, (uint32_t)tgid))
 		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *g = strstr(buf, "\nTgid:");
-	uint32_t tgid = g ? (uint32_t)strtoul(g + 6, NULL, 10) : 0;
-	if (!tgid_traced(c, tgid))
-		return 0;
-	note_thread(c, tid, tgid);
-	return tgid;
+	note_thread(c, tid, (uint32_t)tgid);
+	return (uint32_t)tgid;
 }
 
 /* Which traced threads and processes an event shows. */

@@ -300,6 +300,35 @@ static void stop_recorder(struct tl_proc *rec)
 	tl_close(rec);
 }
 
+/* Starts a recorder and waits for its first line (into first). */
+static void start_recording(struct tl_proc *rec, char *const argv[], char *first, size_t len)
+{
+	char rl[8][256];
+	int rn = 0;
+	cr_assert_eq(tl_spawn(rec, argv), 0);
+	cr_assert(tl_wait_for(rec, 1, "locktrace (pid ", rl, &rn, 8, 20000), "the recorder did not start: %s",
+		  rn ? rl[rn - 1] : "");
+	snprintf(first, len, "%s", rl[rn - 1]);
+}
+
+/* Loads a trace that must be complete, with nothing lost. */
+static void load_complete(struct tl_trace *t, const char *path)
+{
+	cr_assert_eq(tl_load(t, path), 0);
+	cr_assert(t->clean_end);
+	cr_assert_eq(tl_total_lost(t), 0);
+}
+
+/* Runs a shell command; its output (stdout and stderr) in out.  Its status. */
+static int run_cmd(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t k = fread(out, 1, len - 1, p);
+	out[k] = 0;
+	return pclose(p);
+}
+
 /* FUTEX_ENTER events of thread tid on uaddr. */
 static size_t futex_on(const struct tl_trace *t, pid_t tid, uint64_t uaddr)
 {
@@ -362,19 +391,15 @@ Test(multi_live, record_pid_list_has_both_processes_and_no_other, .fini = cleanu
 	snprintf(list, sizeof(list), "%d,%d", (int)a, (int)b);
 	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "-p", list, NULL };
 	struct tl_proc rec;
-	char rl[8][256];
-	int rn = 0;
-	cr_assert_eq(tl_spawn(&rec, argv), 0);
-	cr_assert(tl_wait_for(&rec, 1, "locktrace (pid ", rl, &rn, 8, 20000), "the recorder did not start");
-	cr_assert(strstr(rl[rn - 1], "2 processes"), "first line: %s", rl[rn - 1]);
+	char first[256];
+	start_recording(&rec, argv, first, sizeof(first));
+	cr_assert(strstr(first, "2 processes"), "first line: %s", first);
 	for (int i = 0; i < 3; i++)
 		run_to_done(&extra[i], l[i], &n[i]);
 	stop_recorder(&rec);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
-	cr_assert_eq(tl_total_lost(&t), 0);
+	load_complete(&t, path);
 	cr_assert_eq(t.hdr.pid, a);
 	cr_assert_eq(t.hdr.nprocs, 2);
 	cr_assert_eq(t.hdr.procs[0].tgid, a);
@@ -439,9 +464,7 @@ Test(multi_live, children_of_a_prefork_server_share_one_lock, .fini = cleanup_al
 	stop_recorder(&rec);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
-	cr_assert_eq(tl_total_lost(&t), 0);
+	load_complete(&t, path);
 	cr_assert_eq(t.hdr.nprocs, 4, "the parent and its 3 workers at attach");
 	cr_assert_eq(hdr_proc(&t.hdr, wl.pid)->flags, LT_PROC_GIVEN);
 	for (int i = 0; i < 3; i++) {
@@ -629,21 +652,16 @@ Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cg
 	snprintf(rel, sizeof(rel), "locktrace-test-%d", (int)getpid()); /* relative to the mount */
 	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--cgroup", rel, NULL };
 	struct tl_proc rec;
-	char rl[8][256];
-	int rn = 0;
-	cr_assert_eq(tl_spawn(&rec, argv), 0);
-	cr_assert(tl_wait_for(&rec, 1, "locktrace (pid ", rl, &rn, 8, 20000), "the recorder did not start: %s",
-		  rn ? rl[rn - 1] : "");
-	cr_assert(strstr(rl[rn - 1], "of cgroup /"), "first line: %s", rl[rn - 1]);
+	char first[256];
+	start_recording(&rec, argv, first, sizeof(first));
+	cr_assert(strstr(first, "of cgroup /"), "first line: %s", first);
 	run_to_done(&extra[0], l[0], &n[0]);
 	run_to_done(&extra[1], l[1], &n[1]);
 	pid_t kid = (pid_t)tl_truth_val(l[0], n[0], "child", "idx=1", "pid");
 	stop_recorder(&rec);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
-	cr_assert_eq(tl_total_lost(&t), 0);
+	load_complete(&t, path);
 	cr_assert_eq(t.hdr.pid, in);
 	cr_assert_eq(t.hdr.nprocs, 1);
 	cr_assert_eq(t.hdr.procs[0].flags, LT_PROC_CGROUP);
@@ -679,11 +697,7 @@ Test(multi_live, cgroup_errors_are_clear, .fini = cleanup_cgroup, .timeout = 60)
 		char cmd[PATH_MAX + 128], out[4096];
 		snprintf(cmd, sizeof(cmd), LT_BIN " record --no-status -o /tmp/lt-cg-err.ltrace --cgroup '%s' 2>&1",
 			 cases[i].arg);
-		FILE *p = popen(cmd, "r");
-		cr_assert_not_null(p);
-		size_t k = fread(out, 1, sizeof(out) - 1, p);
-		out[k] = 0;
-		int st = pclose(p);
+		int st = run_cmd(cmd, out, sizeof(out));
 		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s: status 0x%x", cmd, st);
 		cr_assert_not_null(strstr(out, cases[i].want), "%s said:\n%s", cmd, out);
 		cr_assert_neq(access("/tmp/lt-cg-err.ltrace", F_OK), 0, "a trace was left behind");
@@ -738,11 +752,7 @@ Test(multi_live, record_option_errors)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char cmd[256], out[4096];
 		snprintf(cmd, sizeof(cmd), LT_BIN " record %s 2>&1", cases[i].args);
-		FILE *p = popen(cmd, "r");
-		cr_assert_not_null(p);
-		size_t k = fread(out, 1, sizeof(out) - 1, p);
-		out[k] = 0;
-		int st = pclose(p);
+		int st = run_cmd(cmd, out, sizeof(out));
 		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status 0x%x", cmd, st);
 		cr_assert_not_null(strstr(out, cases[i].want), "%s said:\n%s", cmd, out);
 	}

@@ -220,30 +220,35 @@ static int mode_deadlock(int fd, int no_wait)
 
 static long hold_us = 200;
 
-static void contend(struct shm *m, long iters)
+struct work {
+	struct shm *m; /* contend: the mapping; futex: NULL */
+	long iters;
+};
+
+static int futex_word;
+
+/* What every process does: take lock A, or make FUTEX_WAKE calls on W. */
+static void work(const struct work *w)
 {
-	for (long i = 0; i < iters; i++) {
-		pthread_mutex_lock(m->a);
-		(*m->count)++;
+	for (long i = 0; i < w->iters; i++) {
+		if (!w->m) {
+			syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+			continue;
+		}
+		pthread_mutex_lock(w->m->a);
+		(*w->m->count)++;
 		struct timespec ts = { 0, hold_us * 1000 };
 		if (hold_us)
 			nanosleep(&ts, NULL);
-		pthread_mutex_unlock(m->a);
+		pthread_mutex_unlock(w->m->a);
 		sched_yield();
 	}
 }
 
-static int mode_contend(int fd, long procs, long iters, int prefork, int no_wait)
+/* Forks PROCS-1 children that do w (after *go is set, if go is not NULL)
+ * and exit; prints `child idx=I pid=C` for each. */
+static pid_t *fork_workers(long procs, const struct work *w, volatile int *go)
 {
-	struct shm m;
-	shm_init(&m, fd);
-	volatile int *go = (volatile int *)(m.base + OFF_GO);
-	printf("lock name=A offset=0x%x parent_addr=%p kind=mutex\n", OFF_A, (void *)m.a);
-	struct timespec t0, t1;
-	if (!prefork) {
-		wl_gate(no_wait);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-	}
 	pid_t *kids = wl_xcalloc((size_t)procs, sizeof(*kids));
 	for (long i = 1; i < procs; i++) {
 		kids[i] = fork();
@@ -251,64 +256,63 @@ static int mode_contend(int fd, long procs, long iters, int prefork, int no_wait
 			wl_die("fork: %s", strerror(errno));
 		if (kids[i] == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			while (prefork && !__atomic_load_n(go, __ATOMIC_ACQUIRE))
+			while (go && !__atomic_load_n(go, __ATOMIC_ACQUIRE))
 				wl_sleep_ms(1);
-			contend(&m, iters);
+			work(w);
 			_exit(0);
 		}
 		printf("child idx=%ld pid=%d\n", i, (int)kids[i]);
 	}
+	return kids;
+}
+
+static void reap_workers(pid_t *kids, long procs)
+{
+	for (long i = 1; i < procs; i++) {
+		int st;
+		if (waitpid(kids[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			wl_die("child %d failed", (int)kids[i]);
+	}
+	free(kids);
+}
+
+static int mode_contend(int fd, long procs, long iters, int prefork, int no_wait)
+{
+	struct shm m;
+	shm_init(&m, fd);
+	volatile int *go = (volatile int *)(m.base + OFF_GO);
+	struct work w = { &m, iters };
+	printf("lock name=A offset=0x%x parent_addr=%p kind=mutex\n", OFF_A, (void *)m.a);
+	struct timespec t0, t1;
+	if (!prefork) {
+		wl_gate(no_wait);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+	}
+	pid_t *kids = fork_workers(procs, &w, prefork ? go : NULL);
 	if (prefork) {
 		wl_gate(no_wait);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		__atomic_store_n(go, 1, __ATOMIC_RELEASE);
 	}
-	contend(&m, iters);
-	for (long i = 1; i < procs; i++) {
-		int st;
-		if (waitpid(kids[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-			wl_die("child %d failed", (int)kids[i]);
-	}
+	work(&w);
+	reap_workers(kids, procs);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (*m.count != procs * iters)
 		wl_die("count %ld, expected %ld", *m.count, procs * iters);
 	printf("done locks=%ld procs=%ld iters=%ld seconds=%.6f\n", procs * iters, procs, iters,
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	free(kids);
 	return 0;
-}
-
-static int futex_word;
-
-static void wakes(long iters)
-{
-	for (long i = 0; i < iters; i++)
-		syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 static int mode_futex(long procs, long iters, int no_wait)
 {
+	struct work w = { NULL, iters };
 	printf("lock name=W addr=%p kind=futex\n", (void *)&futex_word);
 	wl_gate(no_wait);
-	pid_t *kids = wl_xcalloc((size_t)procs, sizeof(*kids));
-	for (long i = 1; i < procs; i++) {
-		kids[i] = fork();
-		if (kids[i] < 0)
-			wl_die("fork: %s", strerror(errno));
-		if (kids[i] == 0) {
-			wakes(iters);
-			_exit(0);
-		}
-		printf("child idx=%ld pid=%d\n", i, (int)kids[i]);
-	}
-	wakes(iters);
-	for (long i = 1; i < procs; i++) {
-		int st;
-		if (waitpid(kids[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-			wl_die("child %d failed", (int)kids[i]);
-	}
+	pid_t *kids = fork_workers(procs, &w, NULL);
+	work(&w);
+	reap_workers(kids, procs);
 	printf("done wakes=%ld procs=%ld\n", iters, procs);
-	free(kids);
 	wl_hang();
 }
 
