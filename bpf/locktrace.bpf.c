@@ -39,8 +39,10 @@ const volatile __u32 targ_tgid = 0;
 const volatile bool targ_multi = 0;
 /* add the processes a traced process forks (launch mode, --children) */
 const volatile bool follow_forks = 0;
-/* --cgroup: also trace every task whose v2 cgroup is in traced_cgroups */
+/* --cgroup: also trace every task whose v2 cgroup is in traced_cgroups,
+ * except the recorder itself (it may run in the cgroup it records) */
 const volatile bool targ_cgroup = 0;
+const volatile __u32 self_tgid = 0;
 const volatile __u64 wake_bytes = 1 << 20;
 /* --calls blocking: the syscall programs are not loaded; the switch program
  * writes the call a thread goes to sleep in, from its saved registers. */
@@ -97,7 +99,7 @@ static __always_inline bool traced_cur(__u32 tgid)
 {
 	if (traced_pid(tgid))
 		return true;
-	if (!targ_cgroup)
+	if (!targ_cgroup || tgid == self_tgid)
 		return false;
 	__u64 id = bpf_get_current_cgroup_id();
 	return bpf_map_lookup_elem(&traced_cgroups, &id);
@@ -108,7 +110,7 @@ static __always_inline bool traced(struct task_struct *t)
 {
 	if (traced_pid(t->tgid))
 		return true;
-	if (!targ_cgroup)
+	if (!targ_cgroup || t->tgid == self_tgid)
 		return false;
 	__u64 id = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
 	return bpf_map_lookup_elem(&traced_cgroups, &id);

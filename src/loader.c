@@ -153,6 +153,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	}
 	b->skel->rodata->targ_multi = n > 1 || (flags & (LT_BPF_MULTI | LT_BPF_FOLLOW_FORKS));
 	b->skel->rodata->targ_cgroup = ncg > 0;
+	b->skel->rodata->self_tgid = (uint32_t)getpid();
 	b->skel->rodata->follow_forks = (flags & LT_BPF_FOLLOW_FORKS) != 0;
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;

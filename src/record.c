@@ -225,7 +225,7 @@ static int tgid_traced(struct collector *c, uint32_t tgid)
 		return 0;
 	if (lt_u64map_get(&c->proc_of, tgid))
 		return 1;
-	if (!c->cg || lt_u64map_get(&c->untraced, tgid))
+	if (!c->cg || lt_u64map_get(&c->untraced, tgid) || tgid == (uint32_t)getpid())
 		return 0;
 	if (lt_cgroup_contains(c->cg, (pid_t)tgid) && get_proc(c, (pid_t)tgid, LT_PROC_CGROUP, 1))
 		return 1;

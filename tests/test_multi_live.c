@@ -339,18 +339,43 @@ static size_t futex_on(const struct tl_trace *t, pid_t tid, uint64_t uaddr)
 	return n;
 }
 
-/* Events whose own thread (not a switch's other side, not a waker) is tid. */
-static size_t events_of(const struct tl_trace *t, pid_t tid)
+static int in_set(const uint32_t *v, size_t n, uint32_t x)
 {
-	size_t n = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* Every event is about the processes tgids[0..n) and nothing else: a
+ * switch has one of them on a side, any other event is of a thread in the
+ * header or created (TASK_NEW) in one of them. */
+static void assert_only(const struct tl_trace *t, const pid_t *tgids, size_t n)
+{
+	uint32_t set[8], known[4096];
+	size_t nk = 0;
+	for (size_t i = 0; i < n && i < 8; i++)
+		set[i] = (uint32_t)tgids[i];
+	for (uint32_t i = 0; i < t->hdr.nthreads && nk < 4096; i++) {
+		cr_assert(in_set(set, n, (uint32_t)t->hdr.threads[i].tgid), "header thread %d of process %d",
+			  t->hdr.threads[i].tid, t->hdr.threads[i].tgid);
+		known[nk++] = (uint32_t)t->hdr.threads[i].tid;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ev[i].h.kind == LT_EV_TASK_NEW && nk < 4096) {
+			cr_assert(in_set(set, n, t->ev[i].tnew.tgid), "a thread of process %u", t->ev[i].tnew.tgid);
+			known[nk++] = t->ev[i].h.tid;
+		}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct lt_event *e = &t->ev[i];
 		if (e->h.kind == LT_EV_SWITCH)
-			n += e->sw.prev_tid == (uint32_t)tid && e->sw.prev_tgid == (uint32_t)tid;
+			cr_assert(in_set(set, n, e->sw.prev_tgid) || in_set(set, n, e->sw.next_tgid),
+				  "switch %u (process %u) -> %u (process %u) involves no traced process",
+				  e->sw.prev_tid, e->sw.prev_tgid, e->sw.next_tid, e->sw.next_tgid);
 		else if (e->h.kind != LT_EV_LOST)
-			n += e->h.tid == (uint32_t)tid;
+			cr_assert(in_set(known, nk, e->h.tid), "event of kind %s for tid %u, not a traced thread",
+				  lt_kind_name(e->h.kind), e->h.tid);
 	}
-	return n;
 }
 
 static const struct lt_proc_info *hdr_proc(const struct lt_header *h, pid_t tgid)
@@ -411,7 +436,7 @@ Test(multi_live, record_pid_list_has_both_processes_and_no_other, .fini = cleanu
 	cr_assert_eq(futex_on(&t, a, wa), WAKES, "process A: %zu of %d wakes", futex_on(&t, a, wa), WAKES);
 	cr_assert_eq(futex_on(&t, b, wb), WAKES, "process B: %zu of %d wakes", futex_on(&t, b, wb), WAKES);
 	cr_assert_eq(futex_on(&t, c, wc), 0);
-	cr_assert_eq(events_of(&t, c), 0, "%zu events of the untraced process", events_of(&t, c));
+	assert_only(&t, (pid_t[]){ a, b }, 2);
 	tl_free(&t);
 	unlink(path);
 }
@@ -630,7 +655,8 @@ static void make_cgroup(char *mount, size_t len)
 }
 
 /* Every process of a cgroup made by the test, the ones it forks inside
- * included; nothing of a process outside it. */
+ * included; nothing of a process outside it, nor of the recorder, which
+ * runs inside it. */
 Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cgroup, .timeout = 120)
 {
 	NEED_ROOT();
@@ -647,10 +673,13 @@ Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cg
 	uint64_t w_in = tl_truth_val(l[0], n[0], "lock", "name=W", "addr");
 	uint64_t w_out = tl_truth_val(l[1], n[1], "lock", "name=W", "addr");
 
-	char path[128], rel[PATH_MAX];
+	char path[128], cmd[PATH_MAX + 256];
 	tl_tmp_path(path, sizeof(path), "cgroup");
-	snprintf(rel, sizeof(rel), "locktrace-test-%d", (int)getpid()); /* relative to the mount */
-	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--cgroup", rel, NULL };
+	/* the recorder runs in the cgroup it records: it leaves itself out;
+	 * the cgroup is named relative to the mount */
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec " LT_BIN " record --no-status -o %s "
+		 "--cgroup locktrace-test-%d", cg_dir, path, (int)getpid());
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	struct tl_proc rec;
 	char first[256];
 	start_recording(&rec, argv, first, sizeof(first));
@@ -658,6 +687,7 @@ Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cg
 	run_to_done(&extra[0], l[0], &n[0]);
 	run_to_done(&extra[1], l[1], &n[1]);
 	pid_t kid = (pid_t)tl_truth_val(l[0], n[0], "child", "idx=1", "pid");
+	pid_t self = rec.pid;
 	stop_recorder(&rec);
 
 	struct tl_trace t;
@@ -675,7 +705,9 @@ Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cg
 			t.ev[i].tnew.tgid == (uint32_t)kid;
 	cr_assert_eq(news, 1);
 	cr_assert_eq(futex_on(&t, out, w_out), 0);
-	cr_assert_eq(events_of(&t, out), 0, "%zu events of the process outside", events_of(&t, out));
+	/* nothing of the process outside, nor of the recorder */
+	assert_only(&t, (pid_t[]){ in, kid }, 2);
+	cr_assert_null(hdr_proc(&t.hdr, self));
 	tl_free(&t);
 	unlink(path);
 }
