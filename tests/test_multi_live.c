@@ -789,3 +789,68 @@ Test(multi_live, record_option_errors)
 		cr_assert_not_null(strstr(out, cases[i].want), "%s said:\n%s", cmd, out);
 	}
 }
+
+/* --children follows the forks made after attaching too (in the kernel):
+ * exact counts in the parent and in both children it forks at its gate. */
+Test(multi_live, children_forked_while_recording_are_followed, .fini = cleanup_all, .timeout = 120)
+{
+	NEED_ROOT();
+	char l[64][256];
+	int n;
+	char *args[] = { "--mode", "futex", "-P", "3", "-n", "300", NULL };
+	start_wl(&wl, l, &n, args);
+	uint64_t w = tl_truth_val(l, n, "lock", "name=W", "addr");
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "forks-p");
+	char *extra_args[] = { "--children", NULL };
+	struct tl_proc rec;
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra_args), 0);
+	run_to_done(&wl, l, &n);
+	pid_t kids[2] = { (pid_t)tl_truth_val(l, n, "child", "idx=1", "pid"),
+			  (pid_t)tl_truth_val(l, n, "child", "idx=2", "pid") };
+	stop_recorder(&rec);
+
+	struct tl_trace t;
+	load_complete(&t, path);
+	cr_assert_eq(t.hdr.nprocs, 1, "no child at attach");
+	cr_assert_eq(futex_on(&t, wl.pid, w), WAKES);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(futex_on(&t, kids[i], w), WAKES, "child %d: %zu of %d wakes", (int)kids[i],
+			     futex_on(&t, kids[i], w), WAKES);
+	assert_only(&t, (pid_t[]){ wl.pid, kids[0], kids[1] }, 3);
+	tl_free(&t);
+	unlink(path);
+}
+
+/* --no-follow-forks: a launched command alone, not the processes it forks. */
+Test(multi_live, launch_without_following_forks, .timeout = 90)
+{
+	NEED_ROOT();
+	if (access(WL("shared_locks"), X_OK) != 0)
+		cr_skip_test("shared_locks not built: run make all first");
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "nofollow");
+	char *argv[] = { LT_BIN, "record", "--no-status", "--no-follow-forks", "-o", path, "--",
+			 WL("shared_locks"), "--mode", "futex", "-P", "2", "-n", "300", "--no-wait", NULL };
+	struct tl_proc p;
+	char lines[64][256];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	cr_assert(tl_wait_for(&p, 0, "done", lines, &n, 64, 60000), "the workload did not finish");
+	pid_t pid = (pid_t)tl_truth_val(lines, n, "pid", NULL, "pid");
+	pid_t kid = (pid_t)tl_truth_val(lines, n, "child", "idx=1", "pid");
+	uint64_t w = tl_truth_val(lines, n, "lock", "name=W", "addr");
+	kill(p.pid, SIGINT);
+	int st = tl_wait(&p, 60000);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status 0x%x", st);
+	tl_close(&p);
+
+	struct tl_trace t;
+	load_complete(&t, path);
+	cr_assert_eq(t.hdr.nprocs, 0, "one process, as before 1.3");
+	cr_assert_eq(futex_on(&t, pid, w), WAKES);
+	cr_assert_eq(futex_on(&t, kid, w), 0);
+	assert_only(&t, (pid_t[]){ pid }, 1);
+	tl_free(&t);
+	unlink(path);
+}
