@@ -45,4 +45,53 @@ void lt_launch_abort(struct lt_launch *l);
 
 uint64_t lt_now_ns(int clock_id);
 
+/* One line of /proc/PID/maps: 1 and *out filled (tgid left alone) when it
+ * is a shared mapping of an object ('s' in its permissions and an inode:
+ * a MAP_SHARED file, memfd, POSIX or SysV shm, shared anonymous memory),
+ * whose futexes the kernel keys by (object, offset); 0 for any other
+ * mapping; -1 for a line that is not a maps line.  The device is st_dev as
+ * stat(2) gives it for the object (makedev of the line's major:minor). */
+int lt_maps_line_shared(const char *line, struct lt_shared_map *out);
+/* Appends the shared mappings of process tgid now to *v (*n entries,
+ * *cap allocated; realloc'd).  0, or -errno (no such process, ENOMEM). */
+int lt_target_shared_maps(pid_t tgid, struct lt_shared_map **v, size_t *n, size_t *cap);
+/* The mapping of addr among v[0..n) for process tgid, or NULL. */
+const struct lt_shared_map *lt_shared_map_find(const struct lt_shared_map *v, size_t n, int32_t tgid,
+					       uint64_t addr);
+
+/* --children: the descendants of roots[0..n) now, from the parent pids in
+ * /proc/PID/stat (children of children too), not counting the roots;
+ * appended to *out (*nout entries, realloc'd).  0 or -ENOMEM. */
+int lt_proc_descendants(const pid_t *roots, size_t n, pid_t **out, size_t *nout);
+
+/* --cgroup: a cgroup v2 directory, its descendants and their processes. */
+struct lt_cgroup {
+	char path[PATH_MAX]; /* the directory, absolute */
+	char rel[PATH_MAX];  /* its path in the hierarchy, as /proc/PID/cgroup
+			      * says it ("/system.slice/x.service"; "/" the root) */
+	uint64_t *ids;       /* cgroup ids (directory inode numbers): it and
+			      * the cgroups below it */
+	size_t nids;
+	pid_t *tgids;        /* the processes in them */
+	size_t ntgids;
+};
+/* The mount point of the cgroup v2 hierarchy (/sys/fs/cgroup, or
+ * /sys/fs/cgroup/unified on a hybrid system) into out.  0 or -ENOENT. */
+int lt_cgroup_mount(char *out, size_t len);
+/* ARG as a cgroup v2 directory: an absolute path on the cgroup2 mount, or
+ * a path relative to the mount (also with a leading '/', as in
+ * /proc/PID/cgroup).  mount: the cgroup2 mount point, "" if none.  0 and
+ * out/rel, or -1 with err ("not a cgroup v2 directory", ...). */
+int lt_cgroup_path(const char *arg, const char *mount, char *out, size_t outlen, char *rel,
+		   size_t rellen, char *err, size_t errlen);
+/* Resolves ARG (lt_cgroup_path) and lists its cgroups and processes.  0,
+ * or -1 with err (also "empty cgroup": no process in it or below). */
+int lt_cgroup_open(const char *arg, struct lt_cgroup *cg, char *err, size_t errlen);
+void lt_cgroup_free(struct lt_cgroup *cg);
+/* 1 if process tgid is in cg or below it now, 0 if not (or gone). */
+int lt_cgroup_contains(const struct lt_cgroup *cg, pid_t tgid);
+/* 1 while a process is in cg or below (cgroup.events "populated"), 0 when
+ * empty, -1 unknown. */
+int lt_cgroup_populated(const struct lt_cgroup *cg);
+
 #endif
