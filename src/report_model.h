@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to the report's model and rules (report.c, report_track.c,
+ * report_syms.c, report_find.c, report_end.c, report_rules.c): the
+ * per-thread and per-lock state the timeline callbacks keep, and the
+ * functions those files share.  Not part of the public API. */
+#ifndef LOCKTRACE_REPORT_MODEL_H
+#define LOCKTRACE_REPORT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "locktrace/report.h"
+#include "locktrace/timeline.h"
+#include "report_int.h"
+#include "u64map.h"
+
+/* A wake that woke nobody this long before a waiter entered its wait on the
+ * same lock counts as "while the waiter was about to sleep": the waiter read
+ * the lock's state before the wake and slept on the old news. */
+#define WAKE0_WINDOW_NS (10ull * 1000 * 1000)
+/* Snapshot facts hold at the end for a thread that made no traced call
+ * this long after the snapshot started (reading 1,000 threads takes ~0.2 s). */
+#define SNAP_SLACK_NS (250ull * 1000 * 1000)
+#define MAX_EDGES 65536
+#define MAX_HELD 4
+#define MAX_CHAIN 16
+#define MAX_WORDS 8
+
+/* tid / address / pair -> index+1.  Open addressing, key 0 = empty. */
+struct rmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+/* ---------------------------------------------------------------- model */
+
+enum { TS_UNKNOWN = 0, TS_RUNNING, TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
+enum { CL_NONE = 0, CL_FUTEX, CL_POLL, CL_IO };
+enum { REL_NONE = 0, REL_WAIT, REL_WAKE, REL_EXIT };
+enum { OFF_PREEMPTED = 1, OFF_BLOCKED };
+
+struct rthread {
+	struct lt_report_thread pub;
+	uint32_t idx, uid;
+	int state;
+	uint64_t since;         /* accounted up to */
+	uint64_t state_ts;      /* when it entered state */
+	int cls;                /* class of the open call */
+	int in_call;
+	struct lt_report_call open;
+	uint32_t open_group;    /* group+1 of an open lock wait */
+	uint64_t slept_at;      /* first switch-out asleep in the open call */
+	uint32_t w0_tid;        /* a wake that woke nobody near the entry */
+	uint64_t w0_ts;
+	uint32_t end_group;     /* group+1 of the lock wait open at the end */
+	int join_wait;          /* that wait is pthread_join's */
+	uint64_t last_call_ts;  /* last traced call began or ended */
+	struct lt_report_call *ring;
+	unsigned ring_n, ring_pos;
+	uint32_t held[MAX_HELD];/* group+1 this thread holds by the event rule */
+	/* off the cpu while holding a lock others wait for */
+	uint32_t off_group;
+	uint64_t off_ts;
+	uint32_t off_waiters;
+	int off_kind;
+	struct lt_report_call off_call;
+	int off_in_call;
+	const struct rp_snap_thread *snap; /* valid at the end, or NULL */
+};
+
+struct rgroup {
+	struct lt_report_lock pub;
+	uint32_t idx;
+	uint32_t *hist;
+	uint64_t min_ns;
+	uint32_t cur_waiters;
+	/* holder by the event rule */
+	uint32_t holder;        /* thread idx+1 */
+	uint64_t acq_ts;
+	uint32_t acq_waker;
+	uint32_t last_holder;   /* thread idx+1: the current or the last one */
+	uint64_t last_acq, rel_ts;
+	uint32_t last_acq_waker;
+	int rel_kind;
+	int64_t rel_woken;
+	/* hand-off chain */
+	uint32_t chain_wakee, chain_len;
+	uint64_t chain_start;
+	/* the last wake that woke nobody */
+	uint64_t wake0_ts;
+	uint32_t wake0_tid;
+	/* worst off-cpu incident of a holder */
+	uint64_t off_ts;
+	uint32_t off_tid, off_waiters;
+	int off_kind;
+	struct lt_report_call off_call;
+	int off_in_call;
+	/* how its waits look: what kind of lock it is */
+	uint64_t n_mutex, n_cond, n_pi, n_join, n_other;
+	/* at the end */
+	uint32_t n_end, n_end_asleep;
+	uint64_t end_oldest;    /* since of the longest end waiter */
+	uint32_t end_holder;    /* thread idx+1 */
+	int end_holder_src;     /* 1 snapshot owner, 2 events, 3 inferred */
+	/* the snapshot's lock models: a runtime lock's kind and name */
+	char rt_kind[48], rt_name[64];
+	char infer_func[64];    /* the waiters' function the inferred holder runs */
+	int in_cycle;
+	int has_finding;
+	int lost_release; /* a released_without_wake finding is about it */
+	/* the threads whose end group it is, in thread order (built once the
+	 * trace is read: the rules walk these, not every thread per lock) */
+	struct rthread **mem;
+	uint32_t n_mem, n_mem_alive;
+};
+
+struct redge {
+	struct lt_report_edge pub;
+};
+
+struct sym {
+	uint64_t addr;
+	char *text;
+};
+
+struct lt_report_priv {
+	struct lt_timeline *tl;
+	uint32_t pid;
+	uint64_t mono_to_boot; /* boottime - monotonic at attach */
+	char exe_base[512];
+	struct rthread **th;
+	size_t nth, capth;
+	struct rmap tmap;      /* tid -> current instance idx+1 */
+	struct rgroup **gr;
+	size_t ngr, capgr;
+	uint32_t n_alive;      /* threads not exited at the end */
+	struct fent *fidx;     /* infer_holder's index (fidx_build) */
+	size_t nfidx;
+	int fidx_built;
+	struct rmap amap;      /* futex address -> group idx+1 */
+	struct rmap seen;      /* distinct waiter / waker per group */
+	struct redge *ed;
+	size_t ned, caped;
+	struct rmap emap;      /* waker<<32|wakee -> edge idx+1 */
+	struct lt_report_loss *loss;
+	size_t nloss, caploss;
+	/* progress: the last successful hand-off or blocking call */
+	uint64_t prog_ts;
+	uint32_t prog_tid, prog_other;
+	struct lt_report_call prog_call;
+	int prog_kind; /* 1 hand-off (prog_other woken), 2 call returned */
+	/* snapshots */
+	struct rp_snapshot snap;
+	int have_snap;
+	struct lt_u64map rtnames; /* tid -> the runtime's thread name (char *) */
+	struct sym *syms;
+	size_t nsyms, capsyms;
+	struct rmap smap;      /* futex address -> syms idx+1 */
+	struct sspan *span;    /* the named objects by start (span_build) */
+	uint64_t *span_max;    /* max-tree of their ends, span_m leaves */
+	size_t nspan, span_m;
+	int span_ok;           /* built for the current syms */
+	uint64_t stats_end;
+	int oom, finished;
+};
+
+#define P(r) ((r)->priv)
+
+/* ---- tracking (report_track.c) ------------------------------------------- */
+
+uint32_t rmap_get(const struct rmap *m, uint64_t k);
+int rmap_put(struct rmap *m, uint64_t k, uint32_t v);
+void rmap_free(struct rmap *m);
+uint64_t hquantile(const uint32_t *h, uint64_t n, double q, uint64_t lo, uint64_t hi);
+struct rthread *thread_of(struct lt_report *r, uint32_t tid);
+struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create);
+void acct(struct rthread *t, uint64_t ts);
+void on_thread(void *ctx, const struct lt_thread_ev *te);
+void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe);
+const char *group_kind(const struct rgroup *g);
+void on_span_begin(void *ctx, const struct lt_span *s);
+void on_span_end(void *ctx, const struct lt_span *s);
+void on_wake(void *ctx, const struct lt_wake_edge *w);
+void on_sched(void *ctx, const struct lt_event *ev);
+void on_lost(void *ctx, const struct lt_event *ev);
+
+/* ---- lock names (report_syms.c) ------------------------------------------ */
+
+void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text);
+int parse_sym(const struct lt_report_priv *p, const char *s, char *name, size_t nlen,
+		     uint64_t *off);
+void group_symbol(struct lt_report *r, struct rgroup *g);
+
+/* ---- findings (report_find.c) -------------------------------------------- */
+
+void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap);
+struct lt_report_finding *finding_new(struct lt_report *r, enum lt_finding_kind kind,
+					     const char *rule);
+void f_summary(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void f_ev(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void f_tid(struct lt_report_finding *f, uint32_t tid);
+void f_lock(struct lt_report_finding *f, uint64_t addr, int dedup);
+void f_group(struct lt_report_finding *f, const struct rgroup *g);
+const char *gname(const struct rgroup *g, char *buf, size_t len);
+void related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
+const char *tname(const struct rthread *t, char *buf, size_t len);
+uint64_t end_since(const struct rthread *t);
+uint64_t dur_to_end(const struct lt_report *r, uint64_t since);
+void doing(struct lt_report *r, const struct rthread *t, char *buf, size_t len);
+int is_lock_waiter(const struct rthread *t);
+int holder_evidenced(const struct rgroup *g);
+int python_lock(const struct rp_snap_thread *t);
+const char *holder_how(struct lt_report *r, const struct rgroup *g, char *buf, size_t len);
+void tid_list(struct lt_report *r, struct rgroup *g, char *buf, size_t len, unsigned max);
+void last_calls_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t,
+			  uint64_t after, const char *label);
+void snap_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t);
+void python_lock_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
+void others_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
+
+/* ---- the end (report_end.c) ---------------------------------------------- */
+
+void end_holder(struct lt_report *r, struct rgroup *g);
+void infer_holder(struct lt_report *r, struct rgroup *g);
+void end_state(struct lt_report *r, struct rthread *t);
+int group_members(struct lt_report_priv *p);
+
+/* ---- rules (report_rules.c) ---------------------------------------------- */
+
+void rule_deadlock(struct lt_report *r);
+uint64_t queue_since(struct lt_report *r, const struct rgroup *g);
+void rule_holder_blocked(struct lt_report *r, struct rgroup *g);
+void rule_lost_wakeup(struct lt_report *r, struct rgroup *g);
+void rule_stalled_waiters(struct lt_report *r, struct rgroup *g);
+void rule_convoy(struct lt_report *r, struct rgroup *g);
+void rule_offcpu(struct lt_report *r, struct rgroup *g);
+void rule_stall(struct lt_report *r);
+void rule_snapshot(struct lt_report *r);
+
+#endif
