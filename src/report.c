@@ -447,10 +447,10 @@ void lt_report_free(struct lt_report *r)
 		}
 		free(p->gr);
 		free(p->fidx);
-		rmap_free(&p->tmap);
-		rmap_free(&p->amap);
-		rmap_free(&p->seen);
-		rmap_free(&p->emap);
+		lt_u64map_free(&p->tmap);
+		lt_u64map_free(&p->amap);
+		lt_u64map_free(&p->seen);
+		lt_u64map_free(&p->emap);
 		free(p->ed);
 		free(p->loss);
 		if (p->have_snap)
@@ -464,7 +464,7 @@ void lt_report_free(struct lt_report *r)
 		free(p->span);
 		free(p->span_max);
 		free(p->syms);
-		rmap_free(&p->smap);
+		lt_u64map_free(&p->smap);
 		free(p);
 	}
 	for (size_t i = 0; i < r->n_findings; i++) {

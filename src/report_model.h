@@ -25,12 +25,18 @@
 #define MAX_CHAIN 16
 #define MAX_WORDS 8
 
-/* tid / address / pair -> index+1.  Open addressing, key 0 = empty. */
-struct rmap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
+/* tid / address / pair -> index+1 (0: absent), in the shared u64map: the
+ * index is stored as the pointer value.  Key 0 is never stored (u64map's
+ * empty slot): a get of it finds nothing, a put of it does nothing. */
+static inline uint32_t rp_idx_get(const struct lt_u64map *m, uint64_t k)
+{
+	return k ? (uint32_t)(uintptr_t)lt_u64map_get(m, k) : 0;
+}
+
+static inline int rp_idx_put(struct lt_u64map *m, uint64_t k, uint32_t v)
+{
+	return k ? lt_u64map_put(m, k, (void *)(uintptr_t)v) : 0;
+}
 
 /* ---------------------------------------------------------------- model */
 
@@ -130,18 +136,18 @@ struct lt_report_priv {
 	char exe_base[512];
 	struct rthread **th;
 	size_t nth, capth;
-	struct rmap tmap;      /* tid -> current instance idx+1 */
+	struct lt_u64map tmap; /* tid -> current instance idx+1 */
 	struct rgroup **gr;
 	size_t ngr, capgr;
 	uint32_t n_alive;      /* threads not exited at the end */
 	struct fent *fidx;     /* infer_holder's index (fidx_build) */
 	size_t nfidx;
 	int fidx_built;
-	struct rmap amap;      /* futex address -> group idx+1 */
-	struct rmap seen;      /* distinct waiter / waker per group */
+	struct lt_u64map amap; /* futex address -> group idx+1 */
+	struct lt_u64map seen; /* distinct waiter / waker per group */
 	struct redge *ed;
 	size_t ned, caped;
-	struct rmap emap;      /* waker<<32|wakee -> edge idx+1 */
+	struct lt_u64map emap; /* waker<<32|wakee -> edge idx+1 */
 	struct lt_report_loss *loss;
 	size_t nloss, caploss;
 	/* progress: the last successful hand-off or blocking call */
@@ -155,7 +161,7 @@ struct lt_report_priv {
 	struct lt_u64map rtnames; /* tid -> the runtime's thread name (char *) */
 	struct sym *syms;
 	size_t nsyms, capsyms;
-	struct rmap smap;      /* futex address -> syms idx+1 */
+	struct lt_u64map smap; /* futex address -> syms idx+1 */
 	struct sspan *span;    /* the named objects by start (span_build) */
 	uint64_t *span_max;    /* max-tree of their ends, span_m leaves */
 	size_t nspan, span_m;
@@ -168,9 +174,6 @@ struct lt_report_priv {
 
 /* ---- tracking (report_track.c) ------------------------------------------- */
 
-uint32_t rmap_get(const struct rmap *m, uint64_t k);
-int rmap_put(struct rmap *m, uint64_t k, uint32_t v);
-void rmap_free(struct rmap *m);
 uint64_t hquantile(const uint32_t *h, uint64_t n, double q, uint64_t lo, uint64_t hi);
 struct rthread *thread_of(struct lt_report *r, uint32_t tid);
 struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create);

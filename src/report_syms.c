@@ -17,7 +17,7 @@ void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 	char *t = strdup(text);
 	if (!t)
 		return;
-	uint32_t i = rmap_get(&p->smap, addr);
+	uint32_t i = rp_idx_get(&p->smap, addr);
 	p->span_ok = 0;
 	if (i) {
 		free(p->syms[i - 1].text);
@@ -34,7 +34,7 @@ void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 		p->syms = v;
 		p->capsyms = cap;
 	}
-	if (rmap_put(&p->smap, addr, (uint32_t)p->nsyms + 1)) {
+	if (rp_idx_put(&p->smap, addr, (uint32_t)p->nsyms + 1)) {
 		free(t);
 		return;
 	}
@@ -127,7 +127,7 @@ static long span_right(const struct lt_report_priv *p, size_t node, size_t lo, s
 const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *buf, size_t len)
 {
 	struct lt_report_priv *p = r->priv;
-	uint32_t k = rmap_get(&p->smap, addr);
+	uint32_t k = rp_idx_get(&p->smap, addr);
 	if (k) {
 		snprintf(buf, len, "%s", p->syms[k - 1].text);
 		return buf;

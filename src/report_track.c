@@ -9,61 +9,6 @@
 #include "locktrace/calls.h"
 #include "report_model.h"
 
-/* ------------------------------------------------------------------ map */
-
-static size_t rmap_slot(const struct rmap *m, uint64_t k)
-{
-	return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 29) & (m->cap - 1);
-}
-
-uint32_t rmap_get(const struct rmap *m, uint64_t k)
-{
-	if (!m->cap || !k)
-		return 0;
-	for (size_t i = rmap_slot(m, k);; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == k)
-			return m->vals[i];
-		if (!m->keys[i])
-			return 0;
-	}
-}
-
-int rmap_put(struct rmap *m, uint64_t k, uint32_t v)
-{
-	if ((m->n + 1) * 4 > m->cap * 3) {
-		struct rmap g = { 0 };
-		g.cap = m->cap ? m->cap * 2 : 64;
-		g.keys = calloc(g.cap, sizeof(*g.keys));
-		g.vals = calloc(g.cap, sizeof(*g.vals));
-		if (!g.keys || !g.vals) {
-			free(g.keys);
-			free(g.vals);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->keys[i])
-				rmap_put(&g, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		*m = g;
-	}
-	size_t i = rmap_slot(m, k);
-	while (m->keys[i] && m->keys[i] != k)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->keys[i])
-		m->n++;
-	m->keys[i] = k;
-	m->vals[i] = v;
-	return 0;
-}
-
-void rmap_free(struct rmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ------------------------------------------------------------ histogram */
 
 /* Log-scale buckets with 8 steps per power of two (at most 12.5% apart):
@@ -115,7 +60,7 @@ static uint64_t tl_origin(struct lt_report *r)
 
 struct rthread *thread_of(struct lt_report *r, uint32_t tid)
 {
-	uint32_t i = rmap_get(&P(r)->tmap, tid);
+	uint32_t i = rp_idx_get(&P(r)->tmap, tid);
 	return i ? P(r)->th[i - 1] : NULL;
 }
 
@@ -135,7 +80,7 @@ static struct rthread *thread_new(struct lt_report *r, uint32_t tid, uint32_t ui
 	if (!t)
 		return NULL;
 	t->ring = calloc(r->opts.last_n, sizeof(*t->ring));
-	if (!t->ring || rmap_put(&p->tmap, tid, (uint32_t)p->nth + 1)) {
+	if (!t->ring || rp_idx_put(&p->tmap, tid, (uint32_t)p->nth + 1)) {
 		free(t->ring);
 		free(t);
 		return NULL;
@@ -152,7 +97,7 @@ static struct rthread *thread_new(struct lt_report *r, uint32_t tid, uint32_t ui
 struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create)
 {
 	struct lt_report_priv *p = P(r);
-	uint32_t i = rmap_get(&p->amap, addr);
+	uint32_t i = rp_idx_get(&p->amap, addr);
 	if (i)
 		return p->gr[i - 1];
 	if (!create || !addr)
@@ -160,9 +105,9 @@ struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create)
 	/* an adjacent 32-bit word already known: the same object (a condition
 	 * variable's g_signals[0] and [1]) */
 	struct rgroup *g = NULL;
-	uint32_t j = rmap_get(&p->amap, addr - 4);
+	uint32_t j = rp_idx_get(&p->amap, addr - 4);
 	if (!j)
-		j = rmap_get(&p->amap, addr + 4);
+		j = rp_idx_get(&p->amap, addr + 4);
 	if (j && p->gr[j - 1]->pub.n_words < MAX_WORDS)
 		g = p->gr[j - 1];
 	if (!g) {
@@ -181,7 +126,7 @@ struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create)
 		g->min_ns = UINT64_MAX;
 		p->gr[p->ngr++] = g;
 	}
-	if (rmap_put(&p->amap, addr, g->idx + 1))
+	if (rp_idx_put(&p->amap, addr, g->idx + 1))
 		return NULL;
 	g->pub.words[g->pub.n_words++] = addr;
 	if (!g->pub.addr || addr < g->pub.addr)
@@ -193,9 +138,9 @@ struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create)
 static void seen(struct lt_report *r, struct rgroup *g, struct rthread *t, int waker)
 {
 	uint64_t k = ((uint64_t)(g->idx + 1) << 32) | (t->idx + 1) | ((uint64_t)waker << 63);
-	if (rmap_get(&P(r)->seen, k))
+	if (rp_idx_get(&P(r)->seen, k))
 		return;
-	if (rmap_put(&P(r)->seen, k, 1)) {
+	if (rp_idx_put(&P(r)->seen, k, 1)) {
 		P(r)->oom = 1;
 		return;
 	}
@@ -631,7 +576,7 @@ static struct redge *edge_of(struct lt_report *r, uint32_t waker, uint32_t wakee
 {
 	struct lt_report_priv *p = P(r);
 	uint64_t k = ((uint64_t)waker << 32) | wakee;
-	uint32_t i = rmap_get(&p->emap, k);
+	uint32_t i = rp_idx_get(&p->emap, k);
 	if (i)
 		return &p->ed[i - 1];
 	if (p->ned >= MAX_EDGES)
@@ -644,7 +589,7 @@ static struct redge *edge_of(struct lt_report *r, uint32_t waker, uint32_t wakee
 		p->ed = v;
 		p->caped = cap;
 	}
-	if (rmap_put(&p->emap, k, (uint32_t)p->ned + 1))
+	if (rp_idx_put(&p->emap, k, (uint32_t)p->ned + 1))
 		return NULL;
 	struct redge *e = &p->ed[p->ned++];
 	memset(e, 0, sizeof(*e));
