@@ -123,6 +123,9 @@ const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32
 /* Writes s as a JSON string literal (quotes included); bytes that are not
  * valid UTF-8 are written as \u00XX (read as Latin-1), like the snapshot. */
 void rp_json_string(FILE *f, const char *s);
+
+/* ---- phrases (report_fmt.c): the findings' and the printers' -------------- */
+
 /* "1.93 s", "120 ms", "35 us", "812 ns" */
 void rp_fmt_dur(uint64_t ns, char *buf, size_t len);
 /* boottime seconds as `locktrace dump` prints them, microsecond precision */
