@@ -73,10 +73,7 @@ struct lt_report *lt_report_new(const struct lt_header *hdr, const struct lt_rep
 	const char *slash = strrchr(hdr->exe, '/');
 	snprintf(p->exe_base, sizeof(p->exe_base), "%s", slash ? slash + 1 : hdr->exe);
 
-	struct lt_timeline_sink sink = {
-		.ctx = r, .thread = on_thread, .span_begin = on_span_begin, .span_end = on_span_end,
-		.wake = on_wake, .sched = on_sched, .lost = on_lost,
-	};
+	struct lt_timeline_sink sink = rp_track_sink(r);
 	p->tl = lt_timeline_new(hdr, &sink, NULL);
 	if (!p->tl || p->oom) {
 		lt_report_free(r);
@@ -275,78 +272,9 @@ int lt_report_finish(struct lt_report *r)
 	r->orphan_exits = st->orphan_exits;
 	r->late_events = st->late;
 
-	/* close the books: time up to the end, states at the end */
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
-		if (!t->pub.first_ts)
-			t->pub.first_ts = r->start_ts;
-		if (!t->pub.exited)
-			acct(t, r->end_ts);
-		t->off_group = 0; /* still off the cpu at the end: the end rules tell */
-		end_state(r, t);
-		uint64_t span = t->pub.last_ts > t->pub.first_ts ? t->pub.last_ts - t->pub.first_ts : 0;
-		uint64_t known = t->pub.running_ns + t->pub.runnable_ns + t->pub.futex_ns + t->pub.poll_ns +
-				 t->pub.io_ns + t->pub.other_ns;
-		t->pub.unknown_ns = span > known ? span - known : 0;
-		if (t->snap) {
-			t->pub.snap_detail = t->snap->detail ? strdup(t->snap->detail) : NULL;
-			t->pub.snap_where = t->snap->where ? strdup(t->snap->where) : NULL;
-		}
-		const char *rn = lt_u64map_get(&p->rtnames, t->pub.tid);
-		t->pub.rt_name = rn ? strdup(rn) : NULL;
-	}
-	for (size_t i = 0; i < p->ngr; i++) {
-		struct rgroup *g = p->gr[i];
-		group_symbol(r, g);
-		g->pub.kind = group_kind(g);
-		g->pub.median_ns = hquantile(g->hist, g->pub.waits, 0.5, g->min_ns, g->pub.max_ns);
-		g->pub.p99_ns = hquantile(g->hist, g->pub.waits, 0.99, g->min_ns, g->pub.max_ns);
-		if (g->holder) {
-			g->pub.holder = p->th[g->holder - 1]->pub.tid;
-			g->pub.holder_since = g->acq_ts;
-		}
-	}
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
-		if (!is_lock_waiter(t))
-			continue;
-		struct rgroup *g = p->gr[t->end_group - 1];
-		g->n_end++;
-		g->n_end_asleep += t->pub.asleep;
-		if (t->pub.asleep && (!g->end_oldest || (t->pub.end_since && t->pub.end_since < g->end_oldest)))
-			g->end_oldest = t->pub.end_since;
-	}
-	if (group_members(p))
+	if (rp_end_of_trace(r))
 		return -ENOMEM;
-	for (size_t i = 0; i < p->ngr; i++)
-		if (p->gr[i]->n_end)
-			end_holder(r, p->gr[i]);
-
-	/* the rules, most specific first: a lock gets one finding about its
-	 * waiters at the end */
-	rule_deadlock(r);
-	for (size_t i = 0; i < p->ngr; i++) {
-		struct rgroup *g = p->gr[i];
-		if (!g->n_end_asleep || g->in_cycle)
-			continue;
-		/* a holder the snapshot read from the runtime's memory: the lock
-		 * is not free, whatever the events suggest */
-		if (!(g->end_holder_src == 1 && g->rt_kind[0]))
-			rule_lost_wakeup(r, g);
-		if (!g->has_finding && !g->end_holder && !g->pub.last_wake_ts)
-			infer_holder(r, g);
-		if (!g->has_finding && g->end_holder &&
-		    (double)dur_to_end(r, queue_since(r, g)) >= r->opts.stall_s * 1e9)
-			rule_holder_blocked(r, g);
-		if (!g->has_finding)
-			rule_stalled_waiters(r, g);
-	}
-	rule_stall(r);
-	for (size_t i = 0; i < p->ngr; i++) {
-		rule_offcpu(r, p->gr[i]);
-		rule_convoy(r, p->gr[i]);
-	}
-	rule_snapshot(r);
+	rp_run_rules(r);
 	if (r->n_findings)
 		qsort(r->findings, r->n_findings, sizeof(*r->findings), cmp_finding);
 

@@ -14,7 +14,7 @@
  * __owner, PI or robust word, or a runtime lock's holder read from the
  * runtime) for one of its waiters, else the event rule.  What the snapshot
  * read of memory outranks what the events suggest. */
-void end_holder(struct lt_report *r, struct rgroup *g)
+static void end_holder(struct lt_report *r, struct rgroup *g)
 {
 	for (size_t i = 0; i < g->n_mem; i++) {
 		struct rthread *t = g->mem[i];
@@ -194,7 +194,7 @@ static const struct rp_snap_thread *snap_at_end(struct lt_report *r, struct rthr
 	return t->last_call_ts <= r->snapshot_ts + SNAP_SLACK_NS ? s : NULL;
 }
 
-void end_state(struct lt_report *r, struct rthread *t)
+static void end_state(struct lt_report *r, struct rthread *t)
 {
 	struct lt_report_thread *x = &t->pub;
 	t->snap = snap_at_end(r, t);
@@ -285,7 +285,7 @@ void end_state(struct lt_report *r, struct rthread *t)
 
 /* Each group's threads at the end (rgroup.mem), in thread order, and the
  * count of threads alive at the end.  0 or -ENOMEM. */
-int group_members(struct lt_report_priv *p)
+static int group_members(struct lt_report_priv *p)
 {
 	p->n_alive = 0;
 	for (size_t i = 0; i < p->nth; i++) {
@@ -311,5 +311,70 @@ int group_members(struct lt_report_priv *p)
 			g->mem[g->n_mem++] = t;
 		}
 	}
+	return 0;
+}
+
+/* Time up to the end and the state there. */
+static void close_thread(struct lt_report *r, struct rthread *t)
+{
+	if (!t->pub.first_ts)
+		t->pub.first_ts = r->start_ts;
+	if (!t->pub.exited)
+		acct(t, r->end_ts);
+	t->off_group = 0; /* still off the cpu at the end: the end rules tell */
+	end_state(r, t);
+	uint64_t span = t->pub.last_ts > t->pub.first_ts ? t->pub.last_ts - t->pub.first_ts : 0;
+	uint64_t known = t->pub.running_ns + t->pub.runnable_ns + t->pub.futex_ns + t->pub.poll_ns +
+			 t->pub.io_ns + t->pub.other_ns;
+	t->pub.unknown_ns = span > known ? span - known : 0;
+	if (t->snap) {
+		t->pub.snap_detail = t->snap->detail ? strdup(t->snap->detail) : NULL;
+		t->pub.snap_where = t->snap->where ? strdup(t->snap->where) : NULL;
+	}
+	const char *rn = lt_u64map_get(&P(r)->rtnames, t->pub.tid);
+	t->pub.rt_name = rn ? strdup(rn) : NULL;
+}
+
+/* Its name, kind, wait-time quantiles and holder by the event rule. */
+static void close_lock(struct lt_report *r, struct rgroup *g)
+{
+	group_symbol(r, g);
+	g->pub.kind = group_kind(g);
+	g->pub.median_ns = hquantile(g->hist, g->pub.waits, 0.5, g->min_ns, g->pub.max_ns);
+	g->pub.p99_ns = hquantile(g->hist, g->pub.waits, 0.99, g->min_ns, g->pub.max_ns);
+	if (g->holder) {
+		g->pub.holder = P(r)->th[g->holder - 1]->pub.tid;
+		g->pub.holder_since = g->acq_ts;
+	}
+}
+
+/* How many wait on each lock at the end, how many asleep, since when. */
+static void count_end_waiters(struct lt_report_priv *p)
+{
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *t = p->th[i];
+		if (!is_lock_waiter(t))
+			continue;
+		struct rgroup *g = p->gr[t->end_group - 1];
+		g->n_end++;
+		g->n_end_asleep += t->pub.asleep;
+		if (t->pub.asleep && (!g->end_oldest || (t->pub.end_since && t->pub.end_since < g->end_oldest)))
+			g->end_oldest = t->pub.end_since;
+	}
+}
+
+int rp_end_of_trace(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	for (size_t i = 0; i < p->nth; i++)
+		close_thread(r, p->th[i]);
+	for (size_t i = 0; i < p->ngr; i++)
+		close_lock(r, p->gr[i]);
+	count_end_waiters(p);
+	if (group_members(p))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->ngr; i++)
+		if (p->gr[i]->n_end)
+			end_holder(r, p->gr[i]);
 	return 0;
 }

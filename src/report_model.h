@@ -178,14 +178,11 @@ uint64_t hquantile(const uint32_t *h, uint64_t n, double q, uint64_t lo, uint64_
 struct rthread *thread_of(struct lt_report *r, uint32_t tid);
 struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create);
 void acct(struct rthread *t, uint64_t ts);
-void on_thread(void *ctx, const struct lt_thread_ev *te);
 void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe);
 const char *group_kind(const struct rgroup *g);
-void on_span_begin(void *ctx, const struct lt_span *s);
-void on_span_end(void *ctx, const struct lt_span *s);
-void on_wake(void *ctx, const struct lt_wake_edge *w);
-void on_sched(void *ctx, const struct lt_event *ev);
 void on_lost(void *ctx, const struct lt_event *ev);
+/* The timeline sink that feeds the model. */
+struct lt_timeline_sink rp_track_sink(struct lt_report *r);
 
 /* ---- lock names (report_syms.c) ------------------------------------------ */
 
@@ -223,21 +220,16 @@ void others_ev(struct lt_report *r, struct lt_report_finding *f, const struct rg
 
 /* ---- the end (report_end.c) ---------------------------------------------- */
 
-void end_holder(struct lt_report *r, struct rgroup *g);
 void infer_holder(struct lt_report *r, struct rgroup *g);
-void end_state(struct lt_report *r, struct rthread *t);
-int group_members(struct lt_report_priv *p);
+/* Closes the books at the end of the trace: each thread's time up to the
+ * end and its state there, each lock's summary and its waiters and holder
+ * at the end.  0 or -ENOMEM. */
+int rp_end_of_trace(struct lt_report *r);
 
 /* ---- rules (report_rules.c) ---------------------------------------------- */
 
-void rule_deadlock(struct lt_report *r);
-uint64_t queue_since(struct lt_report *r, const struct rgroup *g);
-void rule_holder_blocked(struct lt_report *r, struct rgroup *g);
-void rule_lost_wakeup(struct lt_report *r, struct rgroup *g);
-void rule_stalled_waiters(struct lt_report *r, struct rgroup *g);
-void rule_convoy(struct lt_report *r, struct rgroup *g);
-void rule_offcpu(struct lt_report *r, struct rgroup *g);
-void rule_stall(struct lt_report *r);
-void rule_snapshot(struct lt_report *r);
+/* Every rule, most specific first: a lock gets one finding about its
+ * waiters at the end. */
+void rp_run_rules(struct lt_report *r);
 
 #endif

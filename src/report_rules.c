@@ -19,7 +19,7 @@ static struct rthread *waits_for(struct lt_report *r, struct rthread *t)
 	return P(r)->th[g->end_holder - 1];
 }
 
-void rule_deadlock(struct lt_report *r)
+static void rule_deadlock(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
 	uint8_t *color = calloc(p->nth, 1); /* 0 new, 1 on the current path, 2 done */
@@ -87,7 +87,7 @@ void rule_deadlock(struct lt_report *r)
  * runtime lock whose holder the snapshot read from memory, the start of the
  * call the holder is still in (it has not let the lock go since), whichever
  * is older. */
-uint64_t queue_since(struct lt_report *r, const struct rgroup *g)
+static uint64_t queue_since(struct lt_report *r, const struct rgroup *g)
 {
 	uint64_t since = g->end_oldest;
 	if (g->end_holder_src != 1 || !g->rt_kind[0] || !g->end_holder)
@@ -107,7 +107,7 @@ static int on_path(struct rgroup *const *path, unsigned n, const struct rgroup *
 	return 0;
 }
 
-void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
+static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
 	char gn[200], tn[96], how[700], what[512], ts[32], d[32], list[512], hn[200];
@@ -233,7 +233,7 @@ void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 
 /* ---- lost wake-ups ---- */
 
-void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
+static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
 	char gn[200], tn[96], tn2[96], ts[32], ts2[32], d[32], list[512];
@@ -390,7 +390,7 @@ void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	related_ev(r, f, g);
 }
 
-void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
+static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 {
 	char gn[200], ts[32], d[32], list[512], what[512], tn[96];
 	uint64_t quiet = g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest;
@@ -432,7 +432,7 @@ void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	others_ev(r, f, g);
 }
 
-void rule_convoy(struct lt_report *r, struct rgroup *g)
+static void rule_convoy(struct lt_report *r, struct rgroup *g)
 {
 	unsigned n = r->opts.convoy_min;
 	char gn[200], ts[32], ts2[32], med[32], p99[32], mx[32], tot[32];
@@ -461,7 +461,7 @@ void rule_convoy(struct lt_report *r, struct rgroup *g)
 	     g->pub.handoffs, g->pub.n_waiters, g->pub.n_wakers, mx);
 }
 
-void rule_offcpu(struct lt_report *r, struct rgroup *g)
+static void rule_offcpu(struct lt_report *r, struct rgroup *g)
 {
 	char gn[200], ts[32], d[32], c[256];
 	if (!g->pub.offcpu_count)
@@ -502,7 +502,7 @@ void rule_offcpu(struct lt_report *r, struct rgroup *g)
 	f_ev(f, "holder by the event rule: the last thread whose wait on the lock returned and that has not woken or waited on it since");
 }
 
-void rule_stall(struct lt_report *r)
+static void rule_stall(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
 	char ts[32], d[32], c[256], tn[96];
@@ -568,7 +568,7 @@ static int snapshot_covered(const struct lt_report *r, const struct rp_snap_verd
 	return 0;
 }
 
-void rule_snapshot(struct lt_report *r)
+static void rule_snapshot(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
 	char ts[32];
@@ -595,4 +595,36 @@ void rule_snapshot(struct lt_report *r)
 		f->holder = (uint32_t)(v->owner > 0 ? v->owner : 0);
 		f->since = r->snapshot_ts;
 	}
+}
+
+/* A lock its threads still wait on at the end, outside a deadlock: one
+ * finding about its waiters, the most specific rule first. */
+static void rules_for_waited_lock(struct lt_report *r, struct rgroup *g)
+{
+	/* a holder the snapshot read from the runtime's memory: the lock
+	 * is not free, whatever the events suggest */
+	if (!(g->end_holder_src == 1 && g->rt_kind[0]))
+		rule_lost_wakeup(r, g);
+	if (!g->has_finding && !g->end_holder && !g->pub.last_wake_ts)
+		infer_holder(r, g);
+	if (!g->has_finding && g->end_holder &&
+	    (double)dur_to_end(r, queue_since(r, g)) >= r->opts.stall_s * 1e9)
+		rule_holder_blocked(r, g);
+	if (!g->has_finding)
+		rule_stalled_waiters(r, g);
+}
+
+void rp_run_rules(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	rule_deadlock(r);
+	for (size_t i = 0; i < p->ngr; i++)
+		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle)
+			rules_for_waited_lock(r, p->gr[i]);
+	rule_stall(r);
+	for (size_t i = 0; i < p->ngr; i++) {
+		rule_offcpu(r, p->gr[i]);
+		rule_convoy(r, p->gr[i]);
+	}
+	rule_snapshot(r);
 }

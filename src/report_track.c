@@ -314,7 +314,7 @@ static void call_from_span(const struct lt_span *s, struct lt_report_call *c)
 		c->ret = s->ret;
 }
 
-void on_thread(void *ctx, const struct lt_thread_ev *te)
+static void on_thread(void *ctx, const struct lt_thread_ev *te)
 {
 	struct lt_report *r = ctx;
 	struct rthread *t = thread_of(r, te->tid);
@@ -380,7 +380,7 @@ const char *group_kind(const struct rgroup *g)
 	return k[best];
 }
 
-void on_span_begin(void *ctx, const struct lt_span *s)
+static void on_span_begin(void *ctx, const struct lt_span *s)
 {
 	struct lt_report *r = ctx;
 	struct rthread *t = thread_of(r, s->tid);
@@ -478,7 +478,7 @@ static void wake0_check(struct lt_report *r, struct rgroup *g, struct rthread *w
 	}
 }
 
-void on_span_end(void *ctx, const struct lt_span *s)
+static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_report *r = ctx;
 	struct rthread *t = thread_of(r, s->tid);
@@ -598,7 +598,7 @@ static struct redge *edge_of(struct lt_report *r, uint32_t waker, uint32_t wakee
 	return e;
 }
 
-void on_wake(void *ctx, const struct lt_wake_edge *w)
+static void on_wake(void *ctx, const struct lt_wake_edge *w)
 {
 	struct lt_report *r = ctx;
 	struct lt_report_priv *p = P(r);
@@ -723,7 +723,7 @@ static void off_end(struct lt_report *r, struct rthread *t, uint64_t ts)
 	}
 }
 
-void on_sched(void *ctx, const struct lt_event *ev)
+static void on_sched(void *ctx, const struct lt_event *ev)
 {
 	struct lt_report *r = ctx;
 	uint32_t pid = P(r)->pid;
@@ -785,4 +785,12 @@ void on_lost(void *ctx, const struct lt_event *ev)
 	}
 	l->count += ev->lost.count;
 	l->last_ts = ev->h.ts;
+}
+
+struct lt_timeline_sink rp_track_sink(struct lt_report *r)
+{
+	return (struct lt_timeline_sink){
+		.ctx = r, .thread = on_thread, .span_begin = on_span_begin, .span_end = on_span_end,
+		.wake = on_wake, .sched = on_sched, .lost = on_lost,
+	};
 }
