@@ -233,13 +233,11 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 
 /* ---- lost wake-ups ---- */
 
-static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
+/* (a) a wake that woke nobody while a waiter was about to sleep.  -1 when
+ * out of memory (the rule stops), else 0. */
+static int lost_wake_woke_nobody(struct lt_report *r, struct rgroup *g, const char *gn)
 {
-	struct lt_report_priv *p = P(r);
-	char gn[200], tn[96], tn2[96], ts[32], ts2[32], d[32], list[512];
-	gname(g, gn, sizeof(gn));
-
-	/* (a) a wake that woke nobody while a waiter was about to sleep */
+	char tn[96], ts[32], ts2[32], d[32];
 	for (size_t i = 0; i < g->n_mem; i++) {
 		struct rthread *t = g->mem[i];
 		const struct lt_report_call *c = &t->pub.end_call;
@@ -249,7 +247,7 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 			continue;
 		struct lt_report_finding *f = finding_new(r, LT_FIND_LOST_WAKEUP, "woke_nobody");
 		if (!f)
-			return;
+			return -1;
 		g->has_finding = 1;
 		f->since = c->begin;
 		f->duration_ns = dur_to_end(r, c->begin);
@@ -271,18 +269,30 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 		f_ev(f, "nobody has woken %s since: %u is still asleep at the end (%s)", gn, t->pub.tid, d);
 		snap_ev(r, f, t);
 	}
-	if (g->has_finding)
-		return;
+	return 0;
+}
 
-	/* (b) a waiter sleeping on a word that has since changed */
+/* Does the snapshot show t asleep in a plain futex wait on a word that no
+ * longer holds the value it expected? */
+static int sleeps_on_changed_word(const struct rthread *t)
+{
+	const struct rp_snap_thread *s = t->snap;
+	const struct lt_report_call *c = &t->pub.end_call;
+	unsigned cmd = c->op & LT_FUTEX_CMD_MASK;
+	return is_lock_waiter(t) && s && s->has_futex && s->is_wait && !s->is_pi && s->word_ok &&
+	       s->expected_ok && s->word != s->expected &&
+	       !(c->nr == LT_NR_FUTEX && cmd != LT_FUTEX_WAIT && cmd != LT_FUTEX_WAIT_BITSET);
+}
+
+/* (b) a waiter sleeping on a word that has since changed.  -1 when out of
+ * memory, else 0. */
+static int lost_wake_word_changed(struct lt_report *r, struct rgroup *g, const char *gn)
+{
+	char tn[96], ts[32], ts2[32], d[32];
 	for (size_t i = 0; i < g->n_mem; i++) {
 		struct rthread *t = g->mem[i];
 		const struct rp_snap_thread *s = t->snap;
-		const struct lt_report_call *c = &t->pub.end_call;
-		if (!is_lock_waiter(t) || !s || !s->has_futex || !s->is_wait ||
-		    s->is_pi || !s->word_ok || !s->expected_ok || s->word == s->expected ||
-		    (c->nr == LT_NR_FUTEX && (c->op & LT_FUTEX_CMD_MASK) != LT_FUTEX_WAIT &&
-		     (c->op & LT_FUTEX_CMD_MASK) != LT_FUTEX_WAIT_BITSET))
+		if (!sleeps_on_changed_word(t))
 			continue;
 		uint64_t since = end_since(t);
 		if ((double)dur_to_end(r, since) < r->opts.stall_s * 1e9 ||
@@ -290,7 +300,7 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 			continue;
 		struct lt_report_finding *f = finding_new(r, LT_FIND_LOST_WAKEUP, "word_changed");
 		if (!f)
-			return;
+			return -1;
 		g->has_finding = 1;
 		f->since = since;
 		f->duration_ns = dur_to_end(r, since);
@@ -313,50 +323,33 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 		}
 		snap_ev(r, f, t);
 	}
-	if (g->has_finding || g->end_holder || !g->last_holder || g->pub.longest_chain < 2)
-		return;
+	return 0;
+}
 
-	/* (c) released without a wake: a lock its threads hand to each other
-	 * (a woken waiter later woke the next one) has waiters and no holder;
-	 * the last holder let it go while one of them already waited */
-	struct rthread *h = p->th[g->last_holder - 1], *w = NULL, *oldest = NULL;
+/* Of g's sleeping waiters other than its last holder h: the first that
+ * queued while h held it (*w, or NULL) and the oldest (*oldest). */
+static void waiters_of_released(const struct rgroup *g, const struct rthread *h, struct rthread **w,
+				struct rthread **oldest)
+{
+	*w = *oldest = NULL;
 	for (size_t i = 0; i < g->n_mem; i++) {
 		struct rthread *t = g->mem[i];
 		if (!is_lock_waiter(t) || !t->pub.asleep || t == h)
 			continue;
 		uint64_t b = t->pub.end_call.begin;
-		if (b >= g->last_acq && (!g->rel_ts || b <= g->rel_ts) && (!w || b < w->pub.end_call.begin))
-			w = t;
-		if (!oldest || b < oldest->pub.end_call.begin)
-			oldest = t;
+		if (b >= g->last_acq && (!g->rel_ts || b <= g->rel_ts) && (!*w || b < (*w)->pub.end_call.begin))
+			*w = t;
+		if (!*oldest || b < (*oldest)->pub.end_call.begin)
+			*oldest = t;
 	}
-	if (!oldest || (double)dur_to_end(r, g->end_oldest) < r->opts.stall_s * 1e9)
-		return;
-	/* without a waiter that queued while the last holder had it, its own
-	 * acquire may have been invisible (taken without waiting): the lock is
-	 * still free while its waiters sleep, which is what is reported */
-	struct lt_report_finding *f = finding_new(r, LT_FIND_LOST_WAKEUP,
-						  w ? "released_without_wake" : "free_with_waiters");
-	if (!f)
-		return;
-	g->has_finding = 1;
-	g->lost_release = 1;
-	f->holder = h->pub.tid;
-	f->since = (w ? w : oldest)->pub.end_call.begin;
-	f->duration_ns = dur_to_end(r, f->since);
-	f_group(f, g);
-	f_tid(f, h->pub.tid);
-	f_tid(f, (w ? w : oldest)->pub.tid);
-	for (size_t i = 0; i < g->n_mem; i++)
-		if (is_lock_waiter(g->mem[i]))
-			f_tid(f, g->mem[i]->pub.tid);
-	rp_fmt_dur(dur_to_end(r, g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest), d, sizeof(d));
-	if (w)
-		f_summary(f, "lost wake-up on %s: %u thread%s wait on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
-			  gn, g->n_end, g->n_end == 1 ? "" : "s", tname(h, tn, sizeof(tn)), tname(w, tn2, sizeof(tn2)), d);
-	else
-		f_summary(f, "lost wake-up on %s: %u thread%s sleep on it while it is free (nobody holds it by the event rule); nobody has woken it for %s; the last thread to take it was %s",
-			  gn, g->n_end, g->n_end == 1 ? "" : "s", d, tname(h, tn, sizeof(tn)));
+}
+
+/* The evidence of (c): how h took the lock and let it go, w queued, the
+ * waiters now, the hand-offs that make it a lock passed on by wakes. */
+static void released_ev(struct lt_report *r, struct lt_report_finding *f, struct rgroup *g,
+			const struct rthread *h, const struct rthread *w, const char *gn)
+{
+	char tn2[96], ts[32], ts2[32], list[512];
 	rp_fmt_ts(g->last_acq, ts, sizeof(ts));
 	char by[64] = "";
 	if (g->last_acq_waker)
@@ -388,6 +381,57 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	f_ev(f, "its threads hand it to each other (a thread woken on it wakes the next): %" PRIu64 " hand-offs, up to %u in a row",
 	     g->pub.handoffs, g->pub.longest_chain);
 	related_ev(r, f, g);
+}
+
+/* (c) released without a wake: a lock its threads hand to each other
+ * (a woken waiter later woke the next one) has waiters and no holder;
+ * the last holder let it go while one of them already waited */
+static void lost_wake_released(struct lt_report *r, struct rgroup *g, const char *gn)
+{
+	char tn[96], tn2[96], d[32];
+	struct rthread *h = P(r)->th[g->last_holder - 1], *w, *oldest;
+	waiters_of_released(g, h, &w, &oldest);
+	if (!oldest || (double)dur_to_end(r, g->end_oldest) < r->opts.stall_s * 1e9)
+		return;
+	/* without a waiter that queued while the last holder had it, its own
+	 * acquire may have been invisible (taken without waiting): the lock is
+	 * still free while its waiters sleep, which is what is reported */
+	struct lt_report_finding *f = finding_new(r, LT_FIND_LOST_WAKEUP,
+						  w ? "released_without_wake" : "free_with_waiters");
+	if (!f)
+		return;
+	g->has_finding = 1;
+	g->lost_release = 1;
+	f->holder = h->pub.tid;
+	f->since = (w ? w : oldest)->pub.end_call.begin;
+	f->duration_ns = dur_to_end(r, f->since);
+	f_group(f, g);
+	f_tid(f, h->pub.tid);
+	f_tid(f, (w ? w : oldest)->pub.tid);
+	for (size_t i = 0; i < g->n_mem; i++)
+		if (is_lock_waiter(g->mem[i]))
+			f_tid(f, g->mem[i]->pub.tid);
+	rp_fmt_dur(dur_to_end(r, g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest), d, sizeof(d));
+	if (w)
+		f_summary(f, "lost wake-up on %s: %u thread%s wait on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
+			  gn, g->n_end, g->n_end == 1 ? "" : "s", tname(h, tn, sizeof(tn)), tname(w, tn2, sizeof(tn2)), d);
+	else
+		f_summary(f, "lost wake-up on %s: %u thread%s sleep on it while it is free (nobody holds it by the event rule); nobody has woken it for %s; the last thread to take it was %s",
+			  gn, g->n_end, g->n_end == 1 ? "" : "s", d, tname(h, tn, sizeof(tn)));
+	released_ev(r, f, g, h, w, gn);
+}
+
+/* Three ways a wake-up is lost, the first that finds something wins. */
+static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
+{
+	char gn[200];
+	gname(g, gn, sizeof(gn));
+	if (lost_wake_woke_nobody(r, g, gn) || g->has_finding)
+		return;
+	if (lost_wake_word_changed(r, g, gn) || g->has_finding || g->end_holder || !g->last_holder ||
+	    g->pub.longest_chain < 2)
+		return;
+	lost_wake_released(r, g, gn);
 }
 
 static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
