@@ -19,6 +19,43 @@ static struct rthread *waits_for(struct lt_report *r, struct rthread *t)
 	return P(r)->th[g->end_holder - 1];
 }
 
+/* The finding of one cycle: cyc[0] waits for cyc[1]'s lock, ..., the last
+ * for cyc[0]'s. */
+static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, size_t n)
+{
+	struct lt_report_finding *f = finding_new(r, LT_FIND_DEADLOCK, "cycle");
+	if (!f)
+		return;
+	char line[2048], tn[96], tn2[96], gn[200], ts[32], d[32], how[256];
+	size_t m = 0;
+	uint64_t since = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rthread *a = cyc[i], *b = waits_for(r, a);
+		struct rgroup *g = P(r)->gr[a->end_group - 1];
+		g->in_cycle = 1;
+		f_tid(f, a->pub.tid);
+		f_lock(f, a->pub.end_call.addr, 0);
+		if (!since || (end_since(a) && end_since(a) < since))
+			since = end_since(a);
+		m += (size_t)snprintf(line + m, m < sizeof(line) ? sizeof(line) - m : 0, "%s -> ",
+				      tname(a, tn, sizeof(tn)));
+		rp_fmt_ts(end_since(a), ts, sizeof(ts));
+		rp_fmt_dur(dur_to_end(r, end_since(a)), d, sizeof(d));
+		f_ev(f, "thread %s waits for lock %s since %s (%s), held by thread %s: %s",
+		     tname(a, tn, sizeof(tn)), gname(g, gn, sizeof(gn)), end_since(a) ? ts : "before the trace", d,
+		     tname(b, tn2, sizeof(tn2)), holder_how(r, g, how, sizeof(how)));
+	}
+	if (m < sizeof(line))
+		snprintf(line + m, sizeof(line) - m, "%u", cyc[0]->pub.tid);
+	f->since = since;
+	f->duration_ns = dur_to_end(r, since);
+	f_summary(f, "deadlock: %zu thread%s wait for each other: %s", n, n == 1 ? "" : "s", line);
+	for (size_t i = 0; i < n; i++)
+		snap_ev(r, f, cyc[i]);
+}
+
+/* Walks each thread's waits-for path; a path that runs into itself is a
+ * cycle, reported once. */
 static void rule_deadlock(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
@@ -42,37 +79,7 @@ static void rule_deadlock(struct lt_report *r)
 			size_t k = 0;
 			while (path[k] != t)
 				k++;
-			struct lt_report_finding *f = finding_new(r, LT_FIND_DEADLOCK, "cycle");
-			if (f) {
-				char line[2048], tn[96], tn2[96], gn[200], ts[32], d[32], how[256];
-				size_t m = 0;
-				uint64_t since = 0;
-				for (size_t i = k; i < n; i++) {
-					struct rthread *a = path[i], *b = waits_for(r, a);
-					struct rgroup *g = p->gr[a->end_group - 1];
-					g->in_cycle = 1;
-					f_tid(f, a->pub.tid);
-					f_lock(f, a->pub.end_call.addr, 0);
-					if (!since || (end_since(a) && end_since(a) < since))
-						since = end_since(a);
-					m += (size_t)snprintf(line + m, m < sizeof(line) ? sizeof(line) - m : 0,
-							      "%s -> ", tname(a, tn, sizeof(tn)));
-					rp_fmt_ts(end_since(a), ts, sizeof(ts));
-					rp_fmt_dur(dur_to_end(r, end_since(a)), d, sizeof(d));
-					f_ev(f, "thread %s waits for lock %s since %s (%s), held by thread %s: %s",
-					     tname(a, tn, sizeof(tn)), gname(g, gn, sizeof(gn)),
-					     end_since(a) ? ts : "before the trace", d, tname(b, tn2, sizeof(tn2)),
-					     holder_how(r, g, how, sizeof(how)));
-				}
-				if (m < sizeof(line))
-					snprintf(line + m, sizeof(line) - m, "%u", t->pub.tid);
-				f->since = since;
-				f->duration_ns = dur_to_end(r, since);
-				f_summary(f, "deadlock: %zu thread%s wait for each other: %s", n - k,
-					  n - k == 1 ? "" : "s", line);
-				for (size_t i = k; i < n; i++)
-					snap_ev(r, f, path[i]);
-			}
+			deadlock_finding(r, path + k, n - k);
 		}
 		for (size_t i = 0; i < n; i++)
 			color[path[i]->idx] = 2;
@@ -107,92 +114,89 @@ static int on_path(struct rgroup *const *path, unsigned n, const struct rgroup *
 	return 0;
 }
 
-static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
+/* From g's holder, follow holders that themselves wait for a lock to the
+ * one that does something else: only through holders known from memory or
+ * events (a guess stops the chain), and never round a loop (rule_deadlock
+ * reports those it can prove).  The locks passed go to path (*np of them);
+ * returns the last holder. */
+static struct rthread *chain_holder(struct lt_report *r, struct rgroup *g, struct rgroup **path, unsigned *np)
 {
 	struct lt_report_priv *p = P(r);
-	char gn[200], tn[96], how[700], what[512], ts[32], d[32], list[512], hn[200];
 	struct rthread *h = p->th[g->end_holder - 1];
-	struct rgroup *path[MAX_CHAIN];
-	unsigned np = 0;
-	/* follow holders that themselves wait for a lock to the one that does
-	 * something else: only through holders known from memory or events
-	 * (a guess stops the chain), and never round a loop (rule_deadlock
-	 * reports those it can prove) */
-	while (is_lock_waiter(h) && h->pub.asleep && np < MAX_CHAIN) {
+	*np = 0;
+	while (is_lock_waiter(h) && h->pub.asleep && *np < MAX_CHAIN) {
 		struct rgroup *g2 = p->gr[h->end_group - 1];
-		if (!holder_evidenced(g2) || g2->in_cycle || g2 == g || on_path(path, np, g2))
+		if (!holder_evidenced(g2) || g2->in_cycle || g2 == g || on_path(path, *np, g2))
 			break;
-		path[np++] = g2;
+		path[(*np)++] = g2;
 		h = p->th[g2->end_holder - 1];
 	}
-	const char *rule;
-	const char *title;
-	const struct lt_report_thread *hp = &h->pub;
-	if (hp->end_state == LT_RTS_IN_CALL && hp->end_call.kind == LT_EV_IO_ENTER) {
-		rule = "io";
-		title = "lock holder blocked in I/O";
-	} else if (hp->end_state == LT_RTS_IN_CALL && hp->end_call.kind == LT_EV_WAIT_ENTER) {
-		rule = "poll";
-		title = "lock holder blocked in select/poll";
-	} else if (hp->end_state == LT_RTS_IN_CALL && (hp->end_call.flags & LT_SPAN_LOCK_WAIT)) {
-		rule = "waits";
-		title = "lock holder waits on another lock";
-	} else if (hp->end_state == LT_RTS_IN_CALL) {
-		rule = "in_call";
-		title = "lock holder inside a call";
-	} else if (hp->end_state == LT_RTS_RUNNABLE) {
-		rule = "preempted";
-		title = "lock holder preempted";
-	} else if (hp->end_state == LT_RTS_RUNNING) {
-		rule = "running";
-		title = "lock holder still running";
-	} else if (hp->end_state == LT_RTS_SLEEPING) {
-		rule = "sleep";
-		title = "lock holder asleep outside the traced calls";
-	} else if (hp->end_state == LT_RTS_EXITED) {
-		rule = "exited";
-		title = "lock holder exited";
-	} else {
-		rule = "unknown";
-		title = "lock held by a thread in an unknown state";
+	return h;
+}
+
+/* What the holder does at the end: the finding's rule and title. */
+enum holder_state { HS_IO, HS_POLL, HS_WAITS, HS_IN_CALL, HS_PREEMPTED, HS_RUNNING, HS_SLEEP, HS_EXITED,
+		    HS_UNKNOWN };
+static const struct {
+	const char *rule, *title;
+} holder_states[] = {
+	[HS_IO] = { "io", "lock holder blocked in I/O" },
+	[HS_POLL] = { "poll", "lock holder blocked in select/poll" },
+	[HS_WAITS] = { "waits", "lock holder waits on another lock" },
+	[HS_IN_CALL] = { "in_call", "lock holder inside a call" },
+	[HS_PREEMPTED] = { "preempted", "lock holder preempted" },
+	[HS_RUNNING] = { "running", "lock holder still running" },
+	[HS_SLEEP] = { "sleep", "lock holder asleep outside the traced calls" },
+	[HS_EXITED] = { "exited", "lock holder exited" },
+	[HS_UNKNOWN] = { "unknown", "lock held by a thread in an unknown state" },
+};
+
+static enum holder_state holder_state(const struct lt_report_thread *hp)
+{
+	const struct lt_report_call *c = &hp->end_call;
+	switch (hp->end_state) {
+	case LT_RTS_IN_CALL:
+		if (c->kind == LT_EV_IO_ENTER)
+			return HS_IO;
+		if (c->kind == LT_EV_WAIT_ENTER)
+			return HS_POLL;
+		return (c->flags & LT_SPAN_LOCK_WAIT) ? HS_WAITS : HS_IN_CALL;
+	case LT_RTS_RUNNABLE: return HS_PREEMPTED;
+	case LT_RTS_RUNNING: return HS_RUNNING;
+	case LT_RTS_SLEEPING: return HS_SLEEP;
+	case LT_RTS_EXITED: return HS_EXITED;
+	default: return HS_UNKNOWN;
 	}
-	struct lt_report_finding *f = finding_new(r, LT_FIND_HOLDER_BLOCKED, rule);
-	if (!f)
-		return;
-	g->has_finding = 1;
-	f->holder = hp->tid;
-	if (hp->end_state == LT_RTS_IN_CALL && hp->end_call.kind == LT_EV_IO_ENTER)
-		f->fd = hp->end_call.fd;
-	f_group(f, g);
-	doing(r, h, what, sizeof(what));
-	gname(g, gn, sizeof(gn));
-	tname(h, hn, sizeof(hn));
+}
+
+/* How long nobody has woken g, as the summary's last clause. */
+static void quiet_phrase(struct lt_report *r, const struct rgroup *g, char *buf, size_t len)
+{
+	char d[32];
 	uint64_t quiet = g->pub.last_wake_ts, qs = queue_since(r, g);
 	rp_fmt_dur(dur_to_end(r, quiet ? quiet : g->end_oldest), d, sizeof(d));
-	char chain[256] = "", nobody[160];
-	if (np)
-		snprintf(chain, sizeof(chain), " (through %u more lock%s)", np, np == 1 ? "" : "s");
 	if (qs < g->end_oldest && !quiet) {
 		/* a runtime lock whose waiters retry in timed waits (CPython's GIL
 		 * every 5 ms): no single wait is long, the queue is */
 		rp_fmt_dur(dur_to_end(r, qs), d, sizeof(d));
-		snprintf(nobody, sizeof(nobody), "its waiters retry in timed waits and nobody has woken it in the "
+		snprintf(buf, len, "its waiters retry in timed waits and nobody has woken it in the "
 			 "trace; the holder has kept it for at least %s", d);
 	} else if (quiet) {
-		snprintf(nobody, sizeof(nobody), "nobody has woken the lock for %s", d);
+		snprintf(buf, len, "nobody has woken the lock for %s", d);
 	} else {
-		snprintf(nobody, sizeof(nobody), "no wake-up on it in the trace, the first waiter has waited %s", d);
+		snprintf(buf, len, "no wake-up on it in the trace, the first waiter has waited %s", d);
 	}
-	f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s", title, g->n_end,
-		  g->n_end == 1 ? "" : "s", g->n_end == 1 ? "s" : "", gn,
-		  g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
-	f->since = hp->end_since ? hp->end_since : g->end_oldest;
-	f->duration_ns = dur_to_end(r, f->since);
+}
 
-	/* the waiters */
+/* The evidence: the waiters, the holder and the chain to the last holder
+ * h, the last wake-up, the holders' calls. */
+static void holder_blocked_ev(struct lt_report *r, struct lt_report_finding *f, struct rgroup *g,
+			      struct rthread *h, struct rgroup *const *path, unsigned np, const char *gn)
+{
+	char tn[96], how[700], ts[32], d[32], list[512], op[64] = "";
+	struct rthread *h0 = P(r)->th[g->end_holder - 1];
 	tid_list(r, g, list, sizeof(list), 12);
 	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
-	char op[64] = "";
 	for (size_t i = 0; i < g->n_mem; i++) {
 		struct rthread *t = g->mem[i];
 		if (is_lock_waiter(t)) {
@@ -201,23 +205,23 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 				lt_futex_op_name(t->pub.end_call.op & ~0x180u, t->pub.end_call.nr, op, sizeof(op));
 		}
 	}
-	f_tid(f, p->th[g->end_holder - 1]->pub.tid);
-	f_tid(f, hp->tid);
+	f_tid(f, h0->pub.tid);
+	f_tid(f, h->pub.tid);
 	f_ev(f, "%u thread%s asleep in %s on %s, the longest since %s: %s", g->n_end_asleep,
 	     g->n_end_asleep == 1 ? "" : "s", op[0] ? op : "futex waits", gn,
 	     g->end_oldest ? ts : "before the trace", list);
-	struct rthread *h0 = p->th[g->end_holder - 1];
 	f_ev(f, "holder: %s: %s", tname(h0, tn, sizeof(tn)), holder_how(r, g, how, sizeof(how)));
 	for (unsigned i = 0; i < np; i++) {
-		struct rthread *hh = p->th[path[i]->end_holder - 1];
+		struct rthread *hh = P(r)->th[path[i]->end_holder - 1];
 		char g2[200], tn2[96];
 		f_ev(f, "which waits on %s, held by %s: %s", gname(path[i], g2, sizeof(g2)),
 		     tname(hh, tn2, sizeof(tn2)), holder_how(r, path[i], how, sizeof(how)));
 		f_lock(f, path[i]->pub.addr, 1);
 		f_tid(f, hh->pub.tid);
 	}
-	if (quiet) {
-		rp_fmt_ts(quiet, ts, sizeof(ts));
+	if (g->pub.last_wake_ts) {
+		rp_fmt_ts(g->pub.last_wake_ts, ts, sizeof(ts));
+		rp_fmt_dur(dur_to_end(r, g->pub.last_wake_ts), d, sizeof(d));
 		f_ev(f, "the last wake-up on the lock: %u woke %u at %s; none since (%s)", g->pub.last_waker,
 		     g->pub.last_wakee, ts, d);
 	} else {
@@ -229,6 +233,36 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 		last_calls_ev(r, f, h, 0, "the last holder's last calls:");
 	snap_ev(r, f, h);
 	related_ev(r, f, g);
+}
+
+static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
+{
+	char gn[200], what[512], hn[200], chain[256] = "", nobody[160];
+	struct rgroup *path[MAX_CHAIN];
+	unsigned np;
+	struct rthread *h = chain_holder(r, g, path, &np);
+	const struct lt_report_thread *hp = &h->pub;
+	enum holder_state hs = holder_state(hp);
+	struct lt_report_finding *f = finding_new(r, LT_FIND_HOLDER_BLOCKED, holder_states[hs].rule);
+	if (!f)
+		return;
+	g->has_finding = 1;
+	f->holder = hp->tid;
+	if (hs == HS_IO)
+		f->fd = hp->end_call.fd;
+	f_group(f, g);
+	doing(r, h, what, sizeof(what));
+	gname(g, gn, sizeof(gn));
+	tname(h, hn, sizeof(hn));
+	if (np)
+		snprintf(chain, sizeof(chain), " (through %u more lock%s)", np, np == 1 ? "" : "s");
+	quiet_phrase(r, g, nobody, sizeof(nobody));
+	f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s", holder_states[hs].title,
+		  g->n_end, g->n_end == 1 ? "" : "s", g->n_end == 1 ? "s" : "", gn,
+		  g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
+	f->since = hp->end_since ? hp->end_since : g->end_oldest;
+	f->duration_ns = dur_to_end(r, f->since);
+	holder_blocked_ev(r, f, g, h, path, np, gn);
 }
 
 /* ---- lost wake-ups ---- */
