@@ -216,42 +216,38 @@ void lt_report_reader_end(struct lt_report *r, int clean, const char *why, uint6
 
 /* ---------------------------------------------------------------- finish */
 
+/* The first of three comparisons (each -1, 0 or 1) that tells a and b apart. */
+static int cmp3(int first, int second, int third)
+{
+	return first ? first : second ? second : third;
+}
+
+/* most waited first, then most woken, then by address */
 static int cmp_lock(const void *a, const void *b)
 {
 	const struct lt_report_lock *x = a, *y = b;
-	if (x->total_ns != y->total_ns)
-		return x->total_ns < y->total_ns ? 1 : -1;
-	if (x->wake_calls != y->wake_calls)
-		return x->wake_calls < y->wake_calls ? 1 : -1;
-	return (x->addr > y->addr) - (x->addr < y->addr);
+	return cmp3(RP_CMP(y->total_ns, x->total_ns), RP_CMP(y->wake_calls, x->wake_calls),
+		    RP_CMP(x->addr, y->addr));
 }
 
 static int cmp_thread(const void *a, const void *b)
 {
 	const struct lt_report_thread *x = a, *y = b;
-	if (x->tid != y->tid)
-		return (x->tid > y->tid) - (x->tid < y->tid);
-	return (x->first_ts > y->first_ts) - (x->first_ts < y->first_ts);
+	return cmp3(RP_CMP(x->tid, y->tid), RP_CMP(x->first_ts, y->first_ts), 0);
 }
 
+/* most frequent first */
 static int cmp_edge(const void *a, const void *b)
 {
 	const struct lt_report_edge *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if (x->waker != y->waker)
-		return (x->waker > y->waker) - (x->waker < y->waker);
-	return (x->wakee > y->wakee) - (x->wakee < y->wakee);
+	return cmp3(RP_CMP(y->count, x->count), RP_CMP(x->waker, y->waker), RP_CMP(x->wakee, y->wakee));
 }
 
 static int cmp_finding(const void *a, const void *b)
 {
 	const struct lt_report_finding *x = a, *y = b;
-	if (x->kind != y->kind)
-		return (x->kind > y->kind) - (x->kind < y->kind);
-	return (x->since > y->since) - (x->since < y->since);
+	return cmp3(RP_CMP(x->kind, y->kind), RP_CMP(x->since, y->since), 0);
 }
-
 
 int lt_report_finish(struct lt_report *r)
 {
@@ -353,54 +349,55 @@ const char *lt_report_thread_name(const struct lt_report *r, uint32_t tid, const
 	return comm ? comm : "";
 }
 
+/* What a thread's record owns: the model's copy owns its strings until
+ * lt_report_finish moves them to the public one, which also owns last. */
+static void thread_clear(struct lt_report_thread *x)
+{
+	free(x->last);
+	free(x->snap_detail);
+	free(x->snap_where);
+	free(x->rt_name);
+}
+
+static void priv_free(struct lt_report_priv *p)
+{
+	lt_timeline_free(p->tl);
+	for (size_t i = 0; i < p->nth; i++) {
+		free(p->th[i]->ring);
+		thread_clear(&p->th[i]->pub);
+		free(p->th[i]);
+	}
+	free(p->th);
+	for (size_t i = 0; i < p->ngr; i++) {
+		free(p->gr[i]->hist);
+		free(p->gr[i]->mem);
+		free(p->gr[i]);
+	}
+	free(p->gr);
+	free(p->fidx);
+	lt_u64map_free(&p->tmap);
+	lt_u64map_free(&p->amap);
+	lt_u64map_free(&p->seen);
+	lt_u64map_free(&p->emap);
+	free(p->ed);
+	free(p->loss);
+	if (p->have_snap)
+		rp_snapshot_clear(&p->snap);
+	lt_symmap_free(&p->rtnames);
+	rp_syms_free(p);
+	free(p);
+}
+
 void lt_report_free(struct lt_report *r)
 {
 	if (!r)
 		return;
-	struct lt_report_priv *p = r->priv;
-	if (p) {
-		lt_timeline_free(p->tl);
-		for (size_t i = 0; i < p->nth; i++) {
-			free(p->th[i]->ring);
-			free(p->th[i]->pub.snap_detail);
-			free(p->th[i]->pub.snap_where);
-			free(p->th[i]->pub.rt_name);
-			free(p->th[i]);
-		}
-		free(p->th);
-		for (size_t i = 0; i < p->ngr; i++) {
-			free(p->gr[i]->hist);
-			free(p->gr[i]->mem);
-			free(p->gr[i]);
-		}
-		free(p->gr);
-		free(p->fidx);
-		lt_u64map_free(&p->tmap);
-		lt_u64map_free(&p->amap);
-		lt_u64map_free(&p->seen);
-		lt_u64map_free(&p->emap);
-		free(p->ed);
-		free(p->loss);
-		if (p->have_snap)
-			rp_snapshot_clear(&p->snap);
-		for (size_t i = 0; i < p->rtnames.cap; i++)
-			if (p->rtnames.keys[i])
-				free(p->rtnames.vals[i]);
-		lt_u64map_free(&p->rtnames);
-		for (size_t i = 0; i < p->nsyms; i++)
-			free(p->syms[i].text);
-		free(p->span);
-		free(p->span_max);
-		free(p->syms);
-		lt_u64map_free(&p->smap);
-		free(p);
-	}
+	if (r->priv)
+		priv_free(r->priv);
 	for (size_t i = 0; i < r->n_findings; i++) {
 		struct lt_report_finding *f = &r->findings[i];
 		free(f->summary);
-		for (size_t k = 0; k < f->n_evidence; k++)
-			free(f->evidence[k]);
-		free(f->evidence);
+		rp_strv_free(f->evidence, f->n_evidence);
 		free(f->tids);
 		free(f->locks);
 	}
@@ -409,44 +406,37 @@ void lt_report_free(struct lt_report *r)
 	for (size_t i = 0; i < r->n_stored; i++)
 		free(r->stored[i].json);
 	free(r->stored);
-	for (size_t i = 0; i < r->n_threads; i++) {
-		free(r->threads[i].last);
-		free(r->threads[i].snap_detail);
-		free(r->threads[i].snap_where);
-		free(r->threads[i].rt_name);
-	}
+	for (size_t i = 0; i < r->n_threads; i++)
+		thread_clear(&r->threads[i]);
 	free(r->threads);
 	free(r->edges);
 	free(r->losses);
-	for (size_t i = 0; i < r->n_notes; i++)
-		free(r->notes[i]);
-	free(r->notes);
+	rp_strv_free(r->notes, r->n_notes);
 	free(r);
+}
+
+/* names[i], or "unknown" past the table's end or in a gap. */
+static const char *table_name(const char *const *names, size_t n, unsigned i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
 }
 
 const char *lt_finding_kind_name(enum lt_finding_kind k)
 {
-	switch (k) {
-	case LT_FIND_DEADLOCK: return "deadlock";
-	case LT_FIND_LOST_WAKEUP: return "lost_wakeup";
-	case LT_FIND_HOLDER_BLOCKED: return "holder_blocked";
-	case LT_FIND_STALL: return "stall";
-	case LT_FIND_HOLDER_OFFCPU: return "holder_offcpu";
-	case LT_FIND_CONVOY: return "convoy";
-	case LT_FIND_STALLED_WAITERS: return "stalled_waiters";
-	case LT_FIND_SNAPSHOT: return "snapshot";
-	}
-	return "unknown";
+	static const char *const names[] = {
+		[LT_FIND_DEADLOCK] = "deadlock", [LT_FIND_LOST_WAKEUP] = "lost_wakeup",
+		[LT_FIND_HOLDER_BLOCKED] = "holder_blocked", [LT_FIND_STALL] = "stall",
+		[LT_FIND_HOLDER_OFFCPU] = "holder_offcpu", [LT_FIND_CONVOY] = "convoy",
+		[LT_FIND_STALLED_WAITERS] = "stalled_waiters", [LT_FIND_SNAPSHOT] = "snapshot",
+	};
+	return table_name(names, sizeof(names) / sizeof(names[0]), k);
 }
 
 const char *lt_report_tstate_name(enum lt_report_tstate s)
 {
-	switch (s) {
-	case LT_RTS_RUNNING: return "running";
-	case LT_RTS_RUNNABLE: return "runnable";
-	case LT_RTS_IN_CALL: return "in_call";
-	case LT_RTS_SLEEPING: return "sleeping";
-	case LT_RTS_EXITED: return "exited";
-	default: return "unknown";
-	}
+	static const char *const names[] = {
+		[LT_RTS_RUNNING] = "running", [LT_RTS_RUNNABLE] = "runnable", [LT_RTS_IN_CALL] = "in_call",
+		[LT_RTS_SLEEPING] = "sleeping", [LT_RTS_EXITED] = "exited",
+	};
+	return table_name(names, sizeof(names) / sizeof(names[0]), s);
 }

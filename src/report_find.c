@@ -47,15 +47,12 @@ void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
 struct lt_report_finding *finding_new(struct lt_report *r, enum lt_finding_kind kind,
 					     const char *rule)
 {
-	if ((r->n_findings & (r->n_findings - 1)) == 0) { /* doubling: linear in the count */
-		size_t cap = r->n_findings ? 2 * r->n_findings : 1;
-		struct lt_report_finding *v = realloc(r->findings, cap * sizeof(*v));
-		if (!v) {
-			P(r)->oom = 1;
-			return NULL;
-		}
-		r->findings = v;
+	struct lt_report_finding *v = rp_grow_pow2(r->findings, r->n_findings, sizeof(*v));
+	if (!v) {
+		P(r)->oom = 1;
+		return NULL;
 	}
+	r->findings = v;
 	struct lt_report_finding *f = &r->findings[r->n_findings++];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
@@ -83,33 +80,33 @@ void f_ev(struct lt_report_finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Appends the size bytes at x to the array v of *n such values (unless
+ * dedup and they are there already): the array, grown if need be, or NULL
+ * when out of memory (v is left as it was, the value dropped). */
+static void *append(void *v, size_t *n, const void *x, size_t size, int dedup)
+{
+	for (size_t i = 0; dedup && i < *n; i++)
+		if (!memcmp((const char *)v + i * size, x, size))
+			return v;
+	char *nv = rp_grow_pow2(v, *n, size);
+	if (nv)
+		memcpy(nv + (*n)++ * size, x, size);
+	return nv;
+}
+
 void f_tid(struct lt_report_finding *f, uint32_t tid)
 {
-	for (size_t i = 0; i < f->n_tids; i++)
-		if (f->tids[i] == tid)
-			return;
-	if ((f->n_tids & (f->n_tids - 1)) == 0) { /* doubling: linear in the count */
-		uint32_t *v = realloc(f->tids, (f->n_tids ? 2 * f->n_tids : 1) * sizeof(*v));
-		if (!v)
-			return;
+	uint32_t *v = append(f->tids, &f->n_tids, &tid, sizeof(tid), 1);
+	if (v)
 		f->tids = v;
-	}
-	f->tids[f->n_tids++] = tid;
 }
 
 /* Unlike tids, locks may repeat (deadlock: parallel to tids). */
 void f_lock(struct lt_report_finding *f, uint64_t addr, int dedup)
 {
-	for (size_t i = 0; dedup && i < f->n_locks; i++)
-		if (f->locks[i] == addr)
-			return;
-	if ((f->n_locks & (f->n_locks - 1)) == 0) { /* doubling: linear in the count */
-		uint64_t *v = realloc(f->locks, (f->n_locks ? 2 * f->n_locks : 1) * sizeof(*v));
-		if (!v)
-			return;
+	uint64_t *v = append(f->locks, &f->n_locks, &addr, sizeof(addr), dedup);
+	if (v)
 		f->locks = v;
-	}
-	f->locks[f->n_locks++] = addr;
 }
 
 void f_group(struct lt_report_finding *f, const struct rgroup *g)
@@ -118,16 +115,19 @@ void f_group(struct lt_report_finding *f, const struct rgroup *g)
 		f_lock(f, g->pub.words[i], 1);
 }
 
+/* A lock's kind (group_kind) as the findings word it. */
 static const char *kind_text(const char *k)
 {
+	static const char *const words[][2] = {
+		{ "condvar", "condition variable" },
+		{ "pi_mutex", "PI mutex" },
+		{ "join", "a thread's tid, pthread_join" },
+	};
 	if (!k)
 		return "futex";
-	if (!strcmp(k, "condvar"))
-		return "condition variable";
-	if (!strcmp(k, "pi_mutex"))
-		return "PI mutex";
-	if (!strcmp(k, "join"))
-		return "a thread's tid, pthread_join";
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(k, words[i][0]))
+			return words[i][1];
 	return k;
 }
 

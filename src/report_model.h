@@ -6,8 +6,10 @@
 #ifndef LOCKTRACE_REPORT_MODEL_H
 #define LOCKTRACE_REPORT_MODEL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "locktrace/report.h"
 #include "locktrace/timeline.h"
 #include "report_int.h"
@@ -36,6 +38,38 @@ static inline uint32_t rp_idx_get(const struct lt_u64map *m, uint64_t k)
 static inline int rp_idx_put(struct lt_u64map *m, uint64_t k, uint32_t v)
 {
 	return k ? lt_u64map_put(m, k, (void *)(uintptr_t)v) : 0;
+}
+
+/* Room for element n of the array v that has *cap: v itself while it fits,
+ * else v grown to twice *cap (first when empty; *cap updated), NULL when out
+ * of memory (v is left as it was). */
+static inline void *rp_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	if (n < *cap)
+		return v;
+	size_t c = *cap ? *cap * 2 : first;
+	void *nv = realloc(v, c * size);
+	if (nv)
+		*cap = c;
+	return nv;
+}
+
+/* The same for an array without a capacity that holds n: grown at every
+ * power of two, so that appending stays linear in the count. */
+static inline void *rp_grow_pow2(void *v, size_t n, size_t size)
+{
+	return n & (n - 1) ? v : realloc(v, (n ? 2 * n : 1) * size);
+}
+
+/* -1, 0 or 1 as a is below, equal to or above b (for qsort). */
+#define RP_CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* Frees n malloc'd strings and their array. */
+static inline void rp_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }
 
 /* ---------------------------------------------------------------- model */
@@ -190,6 +224,8 @@ void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text);
 int parse_sym(const struct lt_report_priv *p, const char *s, char *name, size_t nlen,
 		     uint64_t *off);
 void group_symbol(struct lt_report *r, struct rgroup *g);
+/* Frees the names and the spans built from them. */
+void rp_syms_free(struct lt_report_priv *p);
 
 /* ---- findings (report_find.c) -------------------------------------------- */
 

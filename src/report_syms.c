@@ -24,16 +24,12 @@ void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 		p->syms[i - 1].text = t;
 		return;
 	}
-	if (p->nsyms == p->capsyms) {
-		size_t cap = p->capsyms ? p->capsyms * 2 : 32;
-		struct sym *v = realloc(p->syms, cap * sizeof(*v));
-		if (!v) {
-			free(t);
-			return;
-		}
-		p->syms = v;
-		p->capsyms = cap;
+	struct sym *v = rp_grow(p->syms, &p->capsyms, p->nsyms, sizeof(*v), 32);
+	if (!v) {
+		free(t);
+		return;
 	}
+	p->syms = v;
 	if (rp_idx_put(&p->smap, addr, (uint32_t)p->nsyms + 1)) {
 		free(t);
 		return;
@@ -200,4 +196,14 @@ void group_symbol(struct lt_report *r, struct rgroup *g)
 		if (n >= cap)
 			break;
 	}
+}
+
+void rp_syms_free(struct lt_report_priv *p)
+{
+	for (size_t i = 0; i < p->nsyms; i++)
+		free(p->syms[i].text);
+	free(p->syms);
+	lt_u64map_free(&p->smap);
+	free(p->span);
+	free(p->span_max);
 }

@@ -68,14 +68,10 @@ static struct rthread *thread_new(struct lt_report *r, uint32_t tid, uint32_t ui
 				  uint64_t ts)
 {
 	struct lt_report_priv *p = P(r);
-	if (p->nth == p->capth) {
-		size_t cap = p->capth ? p->capth * 2 : 64;
-		struct rthread **v = realloc(p->th, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		p->th = v;
-		p->capth = cap;
-	}
+	struct rthread **v = rp_grow(p->th, &p->capth, p->nth, sizeof(*v), 64);
+	if (!v)
+		return NULL;
+	p->th = v;
 	struct rthread *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -111,14 +107,10 @@ struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create)
 	if (j && p->gr[j - 1]->pub.n_words < MAX_WORDS)
 		g = p->gr[j - 1];
 	if (!g) {
-		if (p->ngr == p->capgr) {
-			size_t cap = p->capgr ? p->capgr * 2 : 64;
-			struct rgroup **v = realloc(p->gr, cap * sizeof(*v));
-			if (!v)
-				return NULL;
-			p->gr = v;
-			p->capgr = cap;
-		}
+		struct rgroup **v = rp_grow(p->gr, &p->capgr, p->ngr, sizeof(*v), 64);
+		if (!v)
+			return NULL;
+		p->gr = v;
 		g = calloc(1, sizeof(*g));
 		if (!g)
 			return NULL;
@@ -581,14 +573,10 @@ static struct redge *edge_of(struct lt_report *r, uint32_t waker, uint32_t wakee
 		return &p->ed[i - 1];
 	if (p->ned >= MAX_EDGES)
 		return NULL;
-	if (p->ned == p->caped) {
-		size_t cap = p->caped ? p->caped * 2 : 256;
-		struct redge *v = realloc(p->ed, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		p->ed = v;
-		p->caped = cap;
-	}
+	struct redge *v = rp_grow(p->ed, &p->caped, p->ned, sizeof(*v), 256);
+	if (!v)
+		return NULL;
+	p->ed = v;
 	if (rp_idx_put(&p->emap, k, (uint32_t)p->ned + 1))
 		return NULL;
 	struct redge *e = &p->ed[p->ned++];
@@ -767,16 +755,12 @@ void on_lost(void *ctx, const struct lt_event *ev)
 		if (p->loss[i].cpu == ev->h.cpu && p->loss[i].kind == ev->lost.lost_kind)
 			l = &p->loss[i];
 	if (!l) {
-		if (p->nloss == p->caploss) {
-			size_t cap = p->caploss ? p->caploss * 2 : 16;
-			struct lt_report_loss *v = realloc(p->loss, cap * sizeof(*v));
-			if (!v) {
-				p->oom = 1;
-				return;
-			}
-			p->loss = v;
-			p->caploss = cap;
+		struct lt_report_loss *v = rp_grow(p->loss, &p->caploss, p->nloss, sizeof(*v), 16);
+		if (!v) {
+			p->oom = 1;
+			return;
 		}
+		p->loss = v;
 		l = &p->loss[p->nloss++];
 		memset(l, 0, sizeof(*l));
 		l->cpu = ev->h.cpu;
