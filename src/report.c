@@ -249,6 +249,89 @@ static int cmp_finding(const void *a, const void *b)
 	return cmp3(RP_CMP(x->kind, y->kind), RP_CMP(x->since, y->since), 0);
 }
 
+/* The threads' records, sorted, with their last calls oldest first; the
+ * strings the model's copies own move to them.  0 or -ENOMEM. */
+static int public_threads(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *t = p->th[i];
+		struct lt_report_thread *x = &r->threads[i];
+		*x = t->pub;
+		t->pub.snap_detail = t->pub.snap_where = t->pub.rt_name = NULL; /* moved */
+		x->n_last = t->ring_n;
+		x->last = calloc(t->ring_n ? t->ring_n : 1, sizeof(*x->last));
+		if (!x->last)
+			return -ENOMEM;
+		for (unsigned k = 0; k < t->ring_n; k++)
+			x->last[k] = *rp_ring_call(r, t, k);
+	}
+	r->n_threads = p->nth;
+	qsort(r->threads, r->n_threads, sizeof(*r->threads), cmp_thread);
+	return 0;
+}
+
+/* Who woke whom, most often first, with both threads' names. */
+static void public_edges(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	for (size_t i = 0; i < p->ned; i++) {
+		r->edges[i] = p->ed[i].pub;
+		struct rthread *w = thread_of(r, r->edges[i].waker);
+		struct rthread *e = thread_of(r, r->edges[i].wakee);
+		if (w)
+			memcpy(r->edges[i].waker_name, w->pub.name, LT_COMM_LEN);
+		if (e)
+			memcpy(r->edges[i].wakee_name, e->pub.name, LT_COMM_LEN);
+	}
+	r->n_edges = p->ned;
+	qsort(r->edges, r->n_edges, sizeof(*r->edges), cmp_edge);
+}
+
+/* The public tables of locks, threads, wake-ups and losses.  0 or -ENOMEM. */
+static int public_tables(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	r->locks = calloc(p->ngr ? p->ngr : 1, sizeof(*r->locks));
+	r->threads = calloc(p->nth ? p->nth : 1, sizeof(*r->threads));
+	r->edges = calloc(p->ned ? p->ned : 1, sizeof(*r->edges));
+	if (!r->locks || !r->threads || !r->edges)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->ngr; i++)
+		r->locks[i] = p->gr[i]->pub;
+	r->n_locks = p->ngr;
+	qsort(r->locks, r->n_locks, sizeof(*r->locks), cmp_lock);
+	if (public_threads(r))
+		return -ENOMEM;
+	public_edges(r);
+	r->losses = p->loss;
+	r->n_losses = p->nloss;
+	p->loss = NULL;
+	if (!r->lost_total)
+		for (size_t i = 0; i < r->n_losses; i++)
+			r->lost_total += r->losses[i].count;
+	return 0;
+}
+
+/* What the reader must know about the trace as a whole. */
+static void end_notes(struct lt_report *r)
+{
+	if (!r->clean_end) {
+		char at[32];
+		rp_fmt_ts(r->end_ts, at, sizeof(at));
+		add_note(r, "the trace is cut at %s (%s): what happened after %s is missing, losses included; "
+			 "this report covers it up to there, its last good chunk, and \"at the end\" means at the cut",
+			 at, r->stop_why[0] ? r->stop_why : "no end marker", at);
+	}
+	if (r->late_events)
+		add_note(r, "%" PRIu64 " events arrived later than the sorting window allows; their order may be approximate",
+			 r->late_events);
+	if (r->hdr_flags & LT_HDR_FLIGHT)
+		add_note(r, "a flight-recorder dump: it holds the last stretch of time before the dump, so calls and waits that began earlier are missing or start at the ring's beginning");
+	if (!P(r)->have_snap)
+		add_note(r, "no snapshot in the trace (a launched target has none at attach, a cut trace may have lost it): lock owners and the stacks of threads asleep before the events began are unknown");
+}
+
 int lt_report_finish(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
@@ -274,62 +357,9 @@ int lt_report_finish(struct lt_report *r)
 	if (r->n_findings)
 		qsort(r->findings, r->n_findings, sizeof(*r->findings), cmp_finding);
 
-	/* public tables */
-	r->locks = calloc(p->ngr ? p->ngr : 1, sizeof(*r->locks));
-	r->threads = calloc(p->nth ? p->nth : 1, sizeof(*r->threads));
-	r->edges = calloc(p->ned ? p->ned : 1, sizeof(*r->edges));
-	if (!r->locks || !r->threads || !r->edges)
+	if (public_tables(r))
 		return -ENOMEM;
-	for (size_t i = 0; i < p->ngr; i++)
-		r->locks[i] = p->gr[i]->pub;
-	r->n_locks = p->ngr;
-	qsort(r->locks, r->n_locks, sizeof(*r->locks), cmp_lock);
-	for (size_t i = 0; i < p->nth; i++) {
-		struct rthread *t = p->th[i];
-		struct lt_report_thread *x = &r->threads[i];
-		*x = t->pub;
-		t->pub.snap_detail = t->pub.snap_where = t->pub.rt_name = NULL; /* moved */
-		x->n_last = t->ring_n;
-		x->last = calloc(t->ring_n ? t->ring_n : 1, sizeof(*x->last));
-		if (!x->last)
-			return -ENOMEM;
-		for (unsigned k = 0; k < t->ring_n; k++)
-			x->last[k] = t->ring[(t->ring_pos + r->opts.last_n - t->ring_n + k) % r->opts.last_n];
-	}
-	r->n_threads = p->nth;
-	qsort(r->threads, r->n_threads, sizeof(*r->threads), cmp_thread);
-	for (size_t i = 0; i < p->ned; i++) {
-		r->edges[i] = p->ed[i].pub;
-		struct rthread *w = thread_of(r, r->edges[i].waker);
-		struct rthread *e = thread_of(r, r->edges[i].wakee);
-		if (w)
-			memcpy(r->edges[i].waker_name, w->pub.name, LT_COMM_LEN);
-		if (e)
-			memcpy(r->edges[i].wakee_name, e->pub.name, LT_COMM_LEN);
-	}
-	r->n_edges = p->ned;
-	qsort(r->edges, r->n_edges, sizeof(*r->edges), cmp_edge);
-	r->losses = p->loss;
-	r->n_losses = p->nloss;
-	p->loss = NULL;
-	if (!r->lost_total)
-		for (size_t i = 0; i < r->n_losses; i++)
-			r->lost_total += r->losses[i].count;
-
-	if (!r->clean_end) {
-		char at[32];
-		rp_fmt_ts(r->end_ts, at, sizeof(at));
-		add_note(r, "the trace is cut at %s (%s): what happened after %s is missing, losses included; "
-			 "this report covers it up to there, its last good chunk, and \"at the end\" means at the cut",
-			 at, r->stop_why[0] ? r->stop_why : "no end marker", at);
-	}
-	if (r->late_events)
-		add_note(r, "%" PRIu64 " events arrived later than the sorting window allows; their order may be approximate",
-			 r->late_events);
-	if (r->hdr_flags & LT_HDR_FLIGHT)
-		add_note(r, "a flight-recorder dump: it holds the last stretch of time before the dump, so calls and waits that began earlier are missing or start at the ring's beginning");
-	if (!p->have_snap)
-		add_note(r, "no snapshot in the trace (a launched target has none at attach, a cut trace may have lost it): lock owners and the stacks of threads asleep before the events began are unknown");
+	end_notes(r);
 	return p->oom ? -ENOMEM : 0;
 }
 

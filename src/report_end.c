@@ -194,6 +194,55 @@ static const struct rp_snap_thread *snap_at_end(struct lt_report *r, struct rthr
 	return t->last_call_ts <= r->snapshot_ts + SNAP_SLACK_NS ? s : NULL;
 }
 
+/* When a thread the snapshot saw blocked for blocked_s seconds began to
+ * block (0: unknown). */
+static uint64_t snap_blocked_since(const struct lt_report *r, double blocked_s)
+{
+	uint64_t b = blocked_s >= 0 ? (uint64_t)(blocked_s * 1e9) : 0;
+	return b && b < r->snapshot_ts ? r->snapshot_ts - b : 0;
+}
+
+/* Blocked since before the events begin (a flight dump's ring starts
+ * late): the snapshot says in what, which becomes its call at the end. */
+static void end_call_from_snapshot(struct lt_report *r, struct rthread *t)
+{
+	struct lt_report_thread *x = &t->pub;
+	struct lt_report_call *c = &x->end_call;
+	const struct rp_snap_thread *s = t->snap;
+	memset(c, 0, sizeof(*c));
+	c->nr = (uint16_t)s->nr;
+	c->fd = -1;
+	c->timeout_ns = -1;
+	c->flags = LT_SPAN_UNFINISHED | LT_SPAN_WAIT;
+	if (s->has_futex && s->is_wait) {
+		c->kind = LT_EV_FUTEX_ENTER;
+		c->addr = s->uaddr;
+		c->val = s->expected;
+		c->op = s->op;
+		c->flags |= LT_SPAN_LOCK_WAIT;
+		struct rgroup *g = group_of(r, s->uaddr, 1);
+		if (g) {
+			struct lt_futex_enter fe = { .uaddr = s->uaddr, .op = s->op, .val = s->expected,
+						     .nr = (uint16_t)s->nr, .val3 = 0xffffffffu };
+			t->end_group = g->idx + 1;
+			count_kind(r, g, t, &fe);
+		}
+	} else if (s->io_fd >= 0) {
+		c->kind = LT_EV_IO_ENTER;
+		c->fd = s->io_fd;
+		c->socket = (uint8_t)s->io_socket;
+	} else {
+		c->kind = LT_EV_FUTEX_ENTER;
+		c->addr = s->uaddr;
+	}
+	c->begin = snap_blocked_since(r, s->blocked_s);
+	c->end = r->end_ts;
+	x->has_end_call = 1;
+	x->end_state = LT_RTS_IN_CALL;
+	x->end_since = c->begin;
+	x->asleep = 1;
+}
+
 static void end_state(struct lt_report *r, struct rthread *t)
 {
 	struct lt_report_thread *x = &t->pub;
@@ -219,43 +268,7 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		}
 	} else if (t->snap && t->snap->nr >= 0 && t->state != TS_RUNNING &&
 		   (t->snap->has_futex || t->snap->io_fd >= 0)) {
-		/* blocked since before the events begin (a flight dump's ring
-		 * starts late): the snapshot says in what */
-		struct lt_report_call *c = &x->end_call;
-		const struct rp_snap_thread *s = t->snap;
-		memset(c, 0, sizeof(*c));
-		c->nr = (uint16_t)s->nr;
-		c->fd = -1;
-		c->timeout_ns = -1;
-		c->flags = LT_SPAN_UNFINISHED | LT_SPAN_WAIT;
-		if (s->has_futex && s->is_wait) {
-			c->kind = LT_EV_FUTEX_ENTER;
-			c->addr = s->uaddr;
-			c->val = s->expected;
-			c->op = s->op;
-			c->flags |= LT_SPAN_LOCK_WAIT;
-			struct rgroup *g = group_of(r, s->uaddr, 1);
-			if (g) {
-				struct lt_futex_enter fe = { .uaddr = s->uaddr, .op = s->op, .val = s->expected,
-							     .nr = (uint16_t)s->nr, .val3 = 0xffffffffu };
-				t->end_group = g->idx + 1;
-				count_kind(r, g, t, &fe);
-			}
-		} else if (s->io_fd >= 0) {
-			c->kind = LT_EV_IO_ENTER;
-			c->fd = s->io_fd;
-			c->socket = (uint8_t)s->io_socket;
-		} else {
-			c->kind = LT_EV_FUTEX_ENTER;
-			c->addr = s->uaddr;
-		}
-		uint64_t b = s->blocked_s >= 0 ? (uint64_t)(s->blocked_s * 1e9) : 0;
-		c->begin = b && b < r->snapshot_ts ? r->snapshot_ts - b : 0;
-		c->end = r->end_ts;
-		x->has_end_call = 1;
-		x->end_state = LT_RTS_IN_CALL;
-		x->end_since = c->begin;
-		x->asleep = 1;
+		end_call_from_snapshot(r, t);
 	} else if (t->state == TS_RUNNING) {
 		x->end_state = LT_RTS_RUNNING;
 		x->end_since = t->state_ts;
@@ -269,8 +282,7 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		/* no scheduler record of it at all: asleep since before the
 		 * events begin, in what the snapshot says */
 		x->end_state = LT_RTS_SLEEPING;
-		uint64_t b = t->snap->blocked_s >= 0 ? (uint64_t)(t->snap->blocked_s * 1e9) : 0;
-		x->end_since = b && b < r->snapshot_ts ? r->snapshot_ts - b : 0;
+		x->end_since = snap_blocked_since(r, t->snap->blocked_s);
 		x->asleep = 1;
 	} else {
 		x->end_state = LT_RTS_UNKNOWN;

@@ -315,8 +315,7 @@ void last_calls_ev(struct lt_report *r, struct lt_report_finding *f, const struc
 	size_t n = (size_t)snprintf(line, sizeof(line), "%s", label);
 	int any = 0;
 	for (unsigned k = 0; k < t->ring_n; k++) {
-		const struct lt_report_call *x = &t->ring[(t->ring_pos + r->opts.last_n - t->ring_n + k) %
-							  r->opts.last_n];
+		const struct lt_report_call *x = rp_ring_call(r, t, k);
 		if (x->begin < after)
 			continue;
 		rp_fmt_call(r, x, c, sizeof(c));

@@ -215,6 +215,8 @@ void acct(struct rthread *t, uint64_t ts);
 void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe);
 const char *group_kind(const struct rgroup *g);
 void on_lost(void *ctx, const struct lt_event *ev);
+/* The k-th oldest of the last calls t keeps (k < t->ring_n). */
+const struct lt_report_call *rp_ring_call(const struct lt_report *r, const struct rthread *t, unsigned k);
 /* The timeline sink that feeds the model. */
 struct lt_timeline_sink rp_track_sink(struct lt_report *r);
 

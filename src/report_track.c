@@ -452,6 +452,11 @@ static void ring_push(struct lt_report *r, struct rthread *t, const struct lt_re
 		t->ring_n++;
 }
 
+const struct lt_report_call *rp_ring_call(const struct lt_report *r, const struct rthread *t, unsigned k)
+{
+	return &t->ring[(t->ring_pos + r->opts.last_n - t->ring_n + k) % r->opts.last_n];
+}
+
 /* A wake that returned 0 on g: threads that had entered a wait on g but not
  * yet gone to sleep when it was issued missed it unless the word changed. */
 static void wake0_check(struct lt_report *r, struct rgroup *g, struct rthread *waker,
@@ -467,6 +472,82 @@ static void wake0_check(struct lt_report *r, struct rgroup *g, struct rthread *w
 			t->w0_tid = waker->pub.tid;
 			t->w0_ts = s->begin_ts;
 		}
+	}
+}
+
+/* Whether the call's result is known, and what it is (*ret).  --calls
+ * blocking records no return values: a wait that a thread of ours woke
+ * counts as done (a lock wait: acquired); a waking call as having woken
+ * whom it woke. */
+static int span_result(const struct lt_report *r, const struct lt_span *s, int64_t *ret)
+{
+	*ret = s->ret;
+	if (s->flags & LT_SPAN_HAS_RESULT)
+		return 1;
+	if (!(r->hdr_flags & LT_HDR_CALLS_BLOCKING) ||
+	    (s->flags & (LT_SPAN_UNFINISHED | LT_SPAN_END_INFERRED | LT_SPAN_AT_START)))
+		return 0;
+	if (s->flags & LT_SPAN_WAKER) {
+		*ret = s->nwoke;
+		return 1;
+	}
+	if (s->nwoken_by && !(s->woken_by[0].flags & (LT_WAKE_IDLE | LT_WAKE_IRQ))) {
+		*ret = (s->flags & LT_SPAN_LOCK_WAIT) ? 0 : 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* t's wait c on g ended: its length into g's table; a wait that returned
+ * 0 or EAGAIN took the lock. */
+static void lock_wait_end(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_span *s,
+			  const struct lt_report_call *c, int has, int64_t ret)
+{
+	uint64_t d = s->end_ts - s->begin_ts + s->blocked_before_ns;
+	if (g->cur_waiters)
+		g->cur_waiters--;
+	if (!g->hist && !(g->hist = calloc(HBUCKETS, sizeof(*g->hist))))
+		P(r)->oom = 1;
+	if (g->hist)
+		g->hist[hbucket(d)]++;
+	g->pub.waits++;
+	g->pub.total_ns += d;
+	if (d > g->pub.max_ns)
+		g->pub.max_ns = d;
+	if (d < g->min_ns)
+		g->min_ns = d;
+	if (has && ret == -EAGAIN)
+		g->pub.eagain++;
+	if (has && ret == -ETIMEDOUT)
+		g->pub.timeouts++;
+	if (s->flags & LT_SPAN_UNFINISHED)
+		g->pub.open_at_end++;
+	if (has && (ret == 0 || ret == -EAGAIN)) {
+		take(r, g, t, s->end_ts, c->woken_by);
+		if (ret == 0 && (s->flags & LT_SPAN_SLEPT))
+			progress(r, s->end_ts, t->pub.tid, c->woken_by, 2, c);
+	}
+}
+
+/* t's futex wake s ended: a wake by the holder releases the lock, a wake
+ * that woke nobody may have been missed by a waiter about to sleep. */
+static void lock_wake_end(struct lt_report *r, struct rthread *t, const struct lt_span *s, int has, int64_t ret)
+{
+	struct rgroup *g = group_of(r, s->enter.futex.uaddr, 1);
+	if (!g) {
+		P(r)->oom = 1;
+		return;
+	}
+	g->pub.wake_calls++;
+	seen(r, g, t, 1);
+	if (has && ret > 0)
+		g->pub.woken += (uint64_t)ret;
+	if (g->holder == t->idx + 1)
+		release(r, g, s->begin_ts, REL_WAKE, has ? ret : 0);
+	if (has && ret == 0) {
+		g->wake0_ts = s->begin_ts;
+		g->wake0_tid = t->pub.tid;
+		wake0_check(r, g, t, s);
 	}
 }
 
@@ -500,68 +581,14 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	}
 	ring_push(r, t, &c);
 
-	int has = (s->flags & LT_SPAN_HAS_RESULT) != 0;
-	int64_t ret = s->ret;
-	if (!has && (r->hdr_flags & LT_HDR_CALLS_BLOCKING) &&
-	    !(s->flags & (LT_SPAN_UNFINISHED | LT_SPAN_END_INFERRED | LT_SPAN_AT_START))) {
-		/* --calls blocking records no return values: a wait that a
-		 * thread of ours woke counts as done (a lock wait: acquired);
-		 * a waking call as having woken whom it woke */
-		if (s->flags & LT_SPAN_WAKER) {
-			has = 1;
-			ret = s->nwoke;
-		} else if (s->nwoken_by && !(s->woken_by[0].flags & (LT_WAKE_IDLE | LT_WAKE_IRQ))) {
-			has = 1;
-			ret = (s->flags & LT_SPAN_LOCK_WAIT) ? 0 : 1;
-		}
-	}
-	if ((s->flags & LT_SPAN_LOCK_WAIT) && group1) {
-		struct rgroup *g = P(r)->gr[group1 - 1];
-		uint64_t d = s->end_ts - s->begin_ts + s->blocked_before_ns;
-		if (g->cur_waiters)
-			g->cur_waiters--;
-		if (!g->hist && !(g->hist = calloc(HBUCKETS, sizeof(*g->hist))))
-			P(r)->oom = 1;
-		if (g->hist)
-			g->hist[hbucket(d)]++;
-		g->pub.waits++;
-		g->pub.total_ns += d;
-		if (d > g->pub.max_ns)
-			g->pub.max_ns = d;
-		if (d < g->min_ns)
-			g->min_ns = d;
-		if (has && ret == -EAGAIN)
-			g->pub.eagain++;
-		if (has && ret == -ETIMEDOUT)
-			g->pub.timeouts++;
-		if (s->flags & LT_SPAN_UNFINISHED)
-			g->pub.open_at_end++;
-		if (has && (ret == 0 || ret == -EAGAIN)) {
-			take(r, g, t, s->end_ts, c.woken_by);
-			if (ret == 0 && (s->flags & LT_SPAN_SLEPT))
-				progress(r, s->end_ts, t->pub.tid, c.woken_by, 2, &c);
-		}
-	} else if ((s->flags & LT_SPAN_WAKER) && s->enter.h.kind == LT_EV_FUTEX_ENTER) {
-		struct rgroup *g = group_of(r, s->enter.futex.uaddr, 1);
-		if (!g) {
-			P(r)->oom = 1;
-			return;
-		}
-		g->pub.wake_calls++;
-		seen(r, g, t, 1);
-		if (has && ret > 0)
-			g->pub.woken += (uint64_t)ret;
-		if (g->holder == t->idx + 1)
-			release(r, g, s->begin_ts, REL_WAKE, has ? ret : 0);
-		if (has && ret == 0) {
-			g->wake0_ts = s->begin_ts;
-			g->wake0_tid = t->pub.tid;
-			wake0_check(r, g, t, s);
-		}
-	} else if (has && ret > 0 && (s->enter.h.kind == LT_EV_WAIT_ENTER ||
-					 s->enter.h.kind == LT_EV_IO_ENTER)) {
+	int64_t ret;
+	int has = span_result(r, s, &ret);
+	if ((s->flags & LT_SPAN_LOCK_WAIT) && group1)
+		lock_wait_end(r, P(r)->gr[group1 - 1], t, s, &c, has, ret);
+	else if ((s->flags & LT_SPAN_WAKER) && s->enter.h.kind == LT_EV_FUTEX_ENTER)
+		lock_wake_end(r, t, s, has, ret);
+	else if (has && ret > 0 && (s->enter.h.kind == LT_EV_WAIT_ENTER || s->enter.h.kind == LT_EV_IO_ENTER))
 		progress(r, s->end_ts, t->pub.tid, 0, 2, &c);
-	}
 }
 
 static struct redge *edge_of(struct lt_report *r, uint32_t waker, uint32_t wakee)
@@ -586,56 +613,40 @@ static struct redge *edge_of(struct lt_report *r, uint32_t waker, uint32_t wakee
 	return e;
 }
 
-static void on_wake(void *ctx, const struct lt_wake_edge *w)
+/* Counts the wake-up w (ws: the waker's open call, or NULL) in the table
+ * of who woke whom. */
+static void count_edge(struct lt_report *r, const struct lt_wake_edge *w, const struct lt_span *ws)
 {
-	struct lt_report *r = ctx;
-	struct lt_report_priv *p = P(r);
-	struct rthread *wakee = thread_of(r, w->wakee_tid);
-	const struct lt_span *ws = NULL, *es = NULL;
-	struct rgroup *g = NULL;
-
-	if (wakee)
-		wakee->pub.wakeups++;
-	if (w->waker_span) {
-		ws = lt_timeline_open_span(p->tl, w->waker_tid);
-		if (ws && ws->id != w->waker_span)
-			ws = NULL;
-	}
-	if (w->wakee_span) {
-		es = lt_timeline_open_span(p->tl, w->wakee_tid);
-		if (es && es->id != w->wakee_span)
-			es = NULL;
-	}
 	/* an interrupt's wake-up is the interrupt's, whichever task ran */
 	int irq = !!(w->flags & (LT_WAKE_IDLE | LT_WAKE_IRQ));
 	struct redge *e = edge_of(r, irq ? 0 : w->waker_tid, w->wakee_tid);
-	if (e) {
-		if (!e->pub.count)
-			e->pub.first_ts = w->ts;
-		e->pub.count++;
-		e->pub.last_ts = w->ts;
-		e->pub.flags |= irq ? w->flags & ~(uint32_t)LT_WAKE_OTHER : w->flags;
-		if (irq)
-			snprintf(e->pub.waker_name, LT_COMM_LEN, "interrupt");
-		else
-			memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
-		if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER) {
-			e->pub.via_futex++;
-			e->pub.lock = ws->enter.futex.uaddr;
-		} else if (ws && ws->enter.h.kind == LT_EV_IO_ENTER) {
-			e->pub.via_io++;
-		} else {
-			e->pub.other++;
-		}
-	} else {
+	if (!e) {
 		r->edges_dropped++;
-	}
-
-	/* a hand-off: a wake on a lock that ends a wait on the same lock */
-	if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER && es && (es->flags & LT_SPAN_LOCK_WAIT))
-		g = group_of(r, ws->enter.futex.uaddr, 1);
-	if (!g || group_of(r, es->lock_addr, 0) != g)
 		return;
+	}
+	if (!e->pub.count)
+		e->pub.first_ts = w->ts;
+	e->pub.count++;
+	e->pub.last_ts = w->ts;
+	e->pub.flags |= irq ? w->flags & ~(uint32_t)LT_WAKE_OTHER : w->flags;
+	if (irq)
+		snprintf(e->pub.waker_name, LT_COMM_LEN, "interrupt");
+	else
+		memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
+	if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER) {
+		e->pub.via_futex++;
+		e->pub.lock = ws->enter.futex.uaddr;
+	} else if (ws && ws->enter.h.kind == LT_EV_IO_ENTER) {
+		e->pub.via_io++;
+	} else {
+		e->pub.other++;
+	}
+}
+
+/* The wake-up w by the call ws handed g on: hand-offs, the queue it moved
+ * through, the longest chain of wakees that woke the next. */
+static void handoff(struct lt_report *r, struct rgroup *g, const struct lt_wake_edge *w, const struct lt_span *ws)
+{
 	g->pub.handoffs++;
 	if (g->cur_waiters > g->pub.max_moving) {
 		g->pub.max_moving = g->cur_waiters;
@@ -662,6 +673,31 @@ static void on_wake(void *ctx, const struct lt_wake_edge *w)
 	struct lt_report_call wc;
 	call_from_span(ws, &wc);
 	progress(r, w->ts, w->waker_tid, w->wakee_tid, 1, &wc);
+}
+
+/* The open span of tid, if it is the one with the given id. */
+static const struct lt_span *open_span(struct lt_report *r, uint32_t tid, uint64_t id)
+{
+	const struct lt_span *sp = id ? lt_timeline_open_span(P(r)->tl, tid) : NULL;
+	return sp && sp->id == id ? sp : NULL;
+}
+
+static void on_wake(void *ctx, const struct lt_wake_edge *w)
+{
+	struct lt_report *r = ctx;
+	struct rthread *wakee = thread_of(r, w->wakee_tid);
+	const struct lt_span *ws = open_span(r, w->waker_tid, w->waker_span);
+	const struct lt_span *es = open_span(r, w->wakee_tid, w->wakee_span);
+	struct rgroup *g = NULL;
+
+	if (wakee)
+		wakee->pub.wakeups++;
+	count_edge(r, w, ws);
+	/* a hand-off: a wake on a lock that ends a wait on the same lock */
+	if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER && es && (es->flags & LT_SPAN_LOCK_WAIT))
+		g = group_of(r, ws->enter.futex.uaddr, 1);
+	if (g && group_of(r, es->lock_addr, 0) == g)
+		handoff(r, g, w, ws);
 }
 
 /* A holder leaves the cpu while others wait for its lock: remember when,
