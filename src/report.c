@@ -96,7 +96,7 @@ static void add_note(struct lt_report *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vec_addv(&r->notes, &r->n_notes, fmt, ap);
+	rp_vec_addv(&r->notes, &r->n_notes, fmt, ap);
 	va_end(ap);
 }
 
@@ -106,7 +106,7 @@ int lt_report_symbols(struct lt_report *r, const void *data, size_t len)
 	int rc = lt_locksyms_parse(data, len, &m);
 	for (size_t i = 0; i < m.cap; i++)
 		if (m.keys[i] && m.vals[i])
-			add_sym(P(r), m.keys[i], m.vals[i]);
+			rp_add_sym(P(r), m.keys[i], m.vals[i]);
 	lt_symmap_free(&m);
 	if (rc) {
 		add_note(r, "a SYMBOLS section is damaged; lock names read before the damage are used");
@@ -167,7 +167,7 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 	rp_json_free(doc);
 	for (size_t i = 0; i < s.n_threads; i++) {
 		if (s.threads[i].has_futex)
-			add_sym(p, s.threads[i].uaddr, s.threads[i].lock);
+			rp_add_sym(p, s.threads[i].uaddr, s.threads[i].lock);
 		add_rtname(p, s.threads[i].tid, s.threads[i].rt_name);
 	}
 	/* the latest snapshot describes the end best; earlier ones still
@@ -203,7 +203,7 @@ void lt_report_stats(struct lt_report *r, const struct lt_stats *s)
 			struct lt_event ev = { .h = { .cpu = (uint16_t)c, .kind = LT_EV_LOST } };
 			ev.lost.count = n;
 			ev.lost.lost_kind = k;
-			on_lost(r, &ev);
+			rp_on_lost(r, &ev);
 		}
 }
 
@@ -277,8 +277,8 @@ static void public_edges(struct lt_report *r)
 	struct lt_report_priv *p = P(r);
 	for (size_t i = 0; i < p->ned; i++) {
 		r->edges[i] = p->ed[i].pub;
-		struct rthread *w = thread_of(r, r->edges[i].waker);
-		struct rthread *e = thread_of(r, r->edges[i].wakee);
+		struct rthread *w = rp_thread_of(r, r->edges[i].waker);
+		struct rthread *e = rp_thread_of(r, r->edges[i].wakee);
 		if (w)
 			memcpy(r->edges[i].waker_name, w->pub.name, LT_COMM_LEN);
 		if (e)

@@ -20,7 +20,7 @@ static void end_holder(struct lt_report *r, struct rgroup *g)
 		struct rthread *t = g->mem[i];
 		if (t->pub.end_state != LT_RTS_IN_CALL || !t->snap)
 			continue;
-		if ((t->snap->runtime || python_lock(t->snap)) && t->snap->lock_kind && !g->rt_kind[0]) {
+		if ((t->snap->runtime || rp_python_lock(t->snap)) && t->snap->lock_kind && !g->rt_kind[0]) {
 			snprintf(g->rt_kind, sizeof(g->rt_kind), "%s", t->snap->lock_kind);
 			snprintf(g->rt_name, sizeof(g->rt_name), "%s",
 				 t->snap->lock_name ? t->snap->lock_name : "?");
@@ -28,7 +28,7 @@ static void end_holder(struct lt_report *r, struct rgroup *g)
 		if (t->snap->owner <= 0 || !t->snap->owner_kind ||
 		    !strcmp(t->snap->owner_kind, "none") || !strcmp(t->snap->owner_kind, "unknown"))
 			continue;
-		struct rthread *o = thread_of(r, (uint32_t)t->snap->owner);
+		struct rthread *o = rp_thread_of(r, (uint32_t)t->snap->owner);
 		if (o) {
 			g->end_holder = o->idx + 1;
 			g->end_holder_src = 1;
@@ -51,7 +51,7 @@ static int may_hold(struct lt_report *r, const struct rthread *t)
 {
 	if (t->pub.end_state != LT_RTS_IN_CALL || !t->pub.asleep)
 		return 0;
-	return !is_lock_waiter(t) || holder_evidenced(P(r)->gr[t->end_group - 1]);
+	return !rp_is_lock_waiter(t) || rp_holder_evidenced(P(r)->gr[t->end_group - 1]);
 }
 
 /* Every function on the stack of every thread that could hold a lock (in
@@ -121,7 +121,7 @@ static struct rthread *suspect(struct lt_report *r, struct rgroup *g)
 		return NULL;
 	for (size_t j = 0; j < g->n_mem; j++) {
 		const struct rthread *w = g->mem[j];
-		if (!is_lock_waiter(w) || !w->snap)
+		if (!rp_is_lock_waiter(w) || !w->snap)
 			continue;
 		for (size_t b = 0; b < w->snap->n_funcs; b++) {
 			size_t k = fidx_find(p, w->snap->funcs[b]);
@@ -148,7 +148,7 @@ static struct rthread *suspect(struct lt_report *r, struct rgroup *g)
  * code, is not waiting, and is blocked in I/O, select/poll or a wait on
  * another lock whose holder is known is the probable holder, if it is the
  * only one. */
-void infer_holder(struct lt_report *r, struct rgroup *g)
+void rp_infer_holder(struct lt_report *r, struct rgroup *g)
 {
 	struct rthread *cand = suspect(r, g);
 	const char *func = NULL;
@@ -159,7 +159,7 @@ void infer_holder(struct lt_report *r, struct rgroup *g)
 	const struct rp_snap_thread *s = cand->snap;
 	for (size_t j = 0; j < g->n_mem && !func; j++) {
 		const struct rthread *w = g->mem[j];
-		if (!is_lock_waiter(w) || !w->snap)
+		if (!rp_is_lock_waiter(w) || !w->snap)
 			continue;
 		for (size_t a = 0; a < s->n_funcs && !func; a++)
 			for (size_t b = 0; b < w->snap->n_funcs && !func; b++)
@@ -220,12 +220,12 @@ static void end_call_from_snapshot(struct lt_report *r, struct rthread *t)
 		c->val = s->expected;
 		c->op = s->op;
 		c->flags |= LT_SPAN_LOCK_WAIT;
-		struct rgroup *g = group_of(r, s->uaddr, 1);
+		struct rgroup *g = rp_group_of(r, s->uaddr, 1);
 		if (g) {
 			struct lt_futex_enter fe = { .uaddr = s->uaddr, .op = s->op, .val = s->expected,
 						     .nr = (uint16_t)s->nr, .val3 = 0xffffffffu };
 			t->end_group = g->idx + 1;
-			count_kind(r, g, t, &fe);
+			rp_count_kind(r, g, t, &fe);
 		}
 	} else if (s->io_fd >= 0) {
 		c->kind = LT_EV_IO_ENTER;
@@ -290,7 +290,7 @@ static void end_state(struct lt_report *r, struct rthread *t)
 	if (x->end_state == LT_RTS_IN_CALL && t->end_group && x->end_call.kind == LT_EV_FUTEX_ENTER) {
 		/* pthread_join sleeps on the joined thread's tid word */
 		uint32_t v = x->end_call.val;
-		if (v && v != x->tid && thread_of(r, v))
+		if (v && v != x->tid && rp_thread_of(r, v))
 			t->join_wait = 1;
 	}
 }
@@ -332,7 +332,7 @@ static void close_thread(struct lt_report *r, struct rthread *t)
 	if (!t->pub.first_ts)
 		t->pub.first_ts = r->start_ts;
 	if (!t->pub.exited)
-		acct(t, r->end_ts);
+		rp_acct(t, r->end_ts);
 	t->off_group = 0; /* still off the cpu at the end: the end rules tell */
 	end_state(r, t);
 	uint64_t span = t->pub.last_ts > t->pub.first_ts ? t->pub.last_ts - t->pub.first_ts : 0;
@@ -350,10 +350,10 @@ static void close_thread(struct lt_report *r, struct rthread *t)
 /* Its name, kind, wait-time quantiles and holder by the event rule. */
 static void close_lock(struct lt_report *r, struct rgroup *g)
 {
-	group_symbol(r, g);
-	g->pub.kind = group_kind(g);
-	g->pub.median_ns = hquantile(g->hist, g->pub.waits, 0.5, g->min_ns, g->pub.max_ns);
-	g->pub.p99_ns = hquantile(g->hist, g->pub.waits, 0.99, g->min_ns, g->pub.max_ns);
+	rp_group_symbol(r, g);
+	g->pub.kind = rp_group_kind(g);
+	g->pub.median_ns = rp_hquantile(g->hist, g->pub.waits, 0.5, g->min_ns, g->pub.max_ns);
+	g->pub.p99_ns = rp_hquantile(g->hist, g->pub.waits, 0.99, g->min_ns, g->pub.max_ns);
 	if (g->holder) {
 		g->pub.holder = P(r)->th[g->holder - 1]->pub.tid;
 		g->pub.holder_since = g->acq_ts;
@@ -365,7 +365,7 @@ static void count_end_waiters(struct lt_report_priv *p)
 {
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
-		if (!is_lock_waiter(t))
+		if (!rp_is_lock_waiter(t))
 			continue;
 		struct rgroup *g = p->gr[t->end_group - 1];
 		g->n_end++;

@@ -30,7 +30,7 @@ static char *vtext(const char *fmt, va_list ap)
 	return t;
 }
 
-void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
+void rp_vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
 {
 	char *s = vtext(fmt, ap);
 	if (!s)
@@ -44,8 +44,8 @@ void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
 	nv[(*n)++] = s;
 }
 
-struct lt_report_finding *finding_new(struct lt_report *r, enum lt_finding_kind kind,
-					     const char *rule)
+struct lt_report_finding *rp_finding_new(struct lt_report *r, enum lt_finding_kind kind,
+					 const char *rule)
 {
 	struct lt_report_finding *v = rp_grow_pow2(r->findings, r->n_findings, sizeof(*v));
 	if (!v) {
@@ -61,8 +61,8 @@ struct lt_report_finding *finding_new(struct lt_report *r, enum lt_finding_kind 
 	return f;
 }
 
-void f_summary(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void f_summary(struct lt_report_finding *f, const char *fmt, ...)
+void rp_f_summary(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rp_f_summary(struct lt_report_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -71,12 +71,12 @@ void f_summary(struct lt_report_finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-void f_ev(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void f_ev(struct lt_report_finding *f, const char *fmt, ...)
+void rp_f_ev(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rp_f_ev(struct lt_report_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vec_addv(&f->evidence, &f->n_evidence, fmt, ap);
+	rp_vec_addv(&f->evidence, &f->n_evidence, fmt, ap);
 	va_end(ap);
 }
 
@@ -94,7 +94,7 @@ static void *append(void *v, size_t *n, const void *x, size_t size, int dedup)
 	return nv;
 }
 
-void f_tid(struct lt_report_finding *f, uint32_t tid)
+void rp_f_tid(struct lt_report_finding *f, uint32_t tid)
 {
 	uint32_t *v = append(f->tids, &f->n_tids, &tid, sizeof(tid), 1);
 	if (v)
@@ -102,17 +102,17 @@ void f_tid(struct lt_report_finding *f, uint32_t tid)
 }
 
 /* Unlike tids, locks may repeat (deadlock: parallel to tids). */
-void f_lock(struct lt_report_finding *f, uint64_t addr, int dedup)
+void rp_f_lock(struct lt_report_finding *f, uint64_t addr, int dedup)
 {
 	uint64_t *v = append(f->locks, &f->n_locks, &addr, sizeof(addr), dedup);
 	if (v)
 		f->locks = v;
 }
 
-void f_group(struct lt_report_finding *f, const struct rgroup *g)
+void rp_f_group(struct lt_report_finding *f, const struct rgroup *g)
 {
 	for (unsigned i = 0; i < g->pub.n_words; i++)
-		f_lock(f, g->pub.words[i], 1);
+		rp_f_lock(f, g->pub.words[i], 1);
 }
 
 /* A lock's kind (group_kind) as the findings word it. */
@@ -132,9 +132,9 @@ static const char *kind_text(const char *k)
 }
 
 /* "rtlock+0x50/+0x54 (0x5587e9e021b0, condition variable)" */
-const char *gname(const struct rgroup *g, char *buf, size_t len)
+const char *rp_gname(const struct rgroup *g, char *buf, size_t len)
 {
-	const char *k = kind_text(g->pub.kind ? g->pub.kind : group_kind(g));
+	const char *k = kind_text(g->pub.kind ? g->pub.kind : rp_group_kind(g));
 	if (g->rt_kind[0])
 		snprintf(buf, len, "the %.47s %.40s (%.60s, 0x%" PRIx64 ")", g->rt_kind, g->rt_name,
 			 g->pub.symbol[0] ? g->pub.symbol : "?", g->pub.addr);
@@ -156,12 +156,12 @@ static int sym_base(struct lt_report *r, const struct rgroup *g, char *buf, size
 	char *slash = strchr(s, '/');
 	if (slash)
 		*slash = 0;
-	return s[0] && parse_sym(P(r), s, buf, len, &off);
+	return s[0] && rp_parse_sym(P(r), s, buf, len, &off);
 }
 
 /* Other locks whose words the snapshot names with the same symbol: parts of
  * one object (a runtime lock's mutex and condition variable). */
-void related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
+void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
 {
 	char base[128], b2[128], gn[200];
 	if (!sym_base(r, g, base, sizeof(base)))
@@ -172,12 +172,12 @@ void related_ev(struct lt_report *r, struct lt_report_finding *f, const struct r
 			continue;
 		char tot[32];
 		rp_fmt_dur(o->pub.total_ns, tot, sizeof(tot));
-		f_ev(f, "part of the same object %s: %s, %" PRIu64 " waits (%s in all), %" PRIu64 " wake calls, %u waiting at the end",
-		     base, gname(o, gn, sizeof(gn)), o->pub.waits, tot, o->pub.wake_calls, o->n_end);
+		rp_f_ev(f, "part of the same object %s: %s, %" PRIu64 " waits (%s in all), %" PRIu64 " wake calls, %u waiting at the end",
+			base, rp_gname(o, gn, sizeof(gn)), o->pub.waits, tot, o->pub.wake_calls, o->n_end);
 	}
 }
 
-const char *tname(const struct rthread *t, char *buf, size_t len)
+const char *rp_tname(const struct rthread *t, char *buf, size_t len)
 {
 	char n[LT_COMM_LEN * 4];
 	rp_clean_name(t->pub.rt_name ? t->pub.rt_name : t->pub.name, n, sizeof(n));
@@ -185,24 +185,24 @@ const char *tname(const struct rthread *t, char *buf, size_t len)
 	return buf;
 }
 
-uint64_t end_since(const struct rthread *t)
+uint64_t rp_end_since(const struct rthread *t)
 {
 	return t->pub.end_since;
 }
 
-uint64_t dur_to_end(const struct lt_report *r, uint64_t since)
+uint64_t rp_dur_to_end(const struct lt_report *r, uint64_t since)
 {
 	return since && r->end_ts > since ? r->end_ts - since : 0;
 }
 
 /* What a thread is doing at the end, as a phrase: "blocked in read(fd 132,
  * 8192) since 2108.348769 (1.93 s)". */
-void doing(struct lt_report *r, const struct rthread *t, char *buf, size_t len)
+void rp_doing(struct lt_report *r, const struct rthread *t, char *buf, size_t len)
 {
 	char call[256], ts[32], d[32];
 	const struct lt_report_thread *p = &t->pub;
 	rp_fmt_ts(p->end_since, ts, sizeof(ts));
-	rp_fmt_dur(dur_to_end(r, p->end_since), d, sizeof(d));
+	rp_fmt_dur(rp_dur_to_end(r, p->end_since), d, sizeof(d));
 	switch (p->end_state) {
 	case LT_RTS_IN_CALL:
 		rp_fmt_call(r, &p->end_call, call, sizeof(call));
@@ -230,26 +230,26 @@ void doing(struct lt_report *r, const struct rthread *t, char *buf, size_t len)
 	}
 }
 
-int is_lock_waiter(const struct rthread *t)
+int rp_is_lock_waiter(const struct rthread *t)
 {
 	return t->pub.end_state == LT_RTS_IN_CALL && t->end_group && !t->join_wait;
 }
 
 /* A holder known from memory or from the events, not guessed. */
-int holder_evidenced(const struct rgroup *g)
+int rp_holder_evidenced(const struct rgroup *g)
 {
 	return g->end_holder && (g->end_holder_src == 1 || g->end_holder_src == 2);
 }
 
 /* A threading.Lock or RLock the CPython thread model named (rtthread.h). */
-int python_lock(const struct rp_snap_thread *t)
+int rp_python_lock(const struct rp_snap_thread *t)
 {
 	return t->lock_kind &&
 	       (!strcmp(t->lock_kind, "threading.Lock") || !strcmp(t->lock_kind, "threading.RLock"));
 }
 
 
-const char *holder_how(struct lt_report *r, const struct rgroup *g, char *buf, size_t len)
+const char *rp_holder_how(struct lt_report *r, const struct rgroup *g, char *buf, size_t len)
 {
 	struct rthread *h = P(r)->th[g->end_holder - 1];
 	char ts[32], ws[64] = "";
@@ -291,14 +291,14 @@ const char *holder_how(struct lt_report *r, const struct rgroup *g, char *buf, s
 }
 
 /* up to max tids, "2047, 2048, ... (63)" */
-void tid_list(struct lt_report *r, struct rgroup *g, char *buf, size_t len, unsigned max)
+void rp_tid_list(struct lt_report *r, struct rgroup *g, char *buf, size_t len, unsigned max)
 {
 	size_t n = 0;
 	unsigned k = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < g->n_mem; i++) {
 		struct rthread *t = g->mem[i];
-		if (!is_lock_waiter(t))
+		if (!rp_is_lock_waiter(t))
 			continue;
 		if (k < max && n < len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%u", k ? ", " : "", t->pub.tid);
@@ -308,8 +308,8 @@ void tid_list(struct lt_report *r, struct rgroup *g, char *buf, size_t len, unsi
 		snprintf(buf + n, len - n, ", ... (%u threads)", k);
 }
 
-void last_calls_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t,
-			  uint64_t after, const char *label)
+void rp_last_calls_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t,
+		      uint64_t after, const char *label)
 {
 	char line[1024], c[256], ts[32];
 	size_t n = (size_t)snprintf(line, sizeof(line), "%s", label);
@@ -325,29 +325,29 @@ void last_calls_ev(struct lt_report *r, struct lt_report_finding *f, const struc
 		any = 1;
 	}
 	if (any)
-		f_ev(f, "%s", line);
+		rp_f_ev(f, "%s", line);
 }
 
-void snap_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t)
+void rp_snap_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t)
 {
 	char ts[32], tn[96];
 	if (!t->snap)
 		return;
 	rp_fmt_ts(r->snapshot_ts, ts, sizeof(ts));
 	if (t->snap->detail)
-		f_ev(f, "snapshot at %s: %s %s%s%s", ts, tname(t, tn, sizeof(tn)), t->snap->detail,
-		     t->snap->where ? "; at " : "", t->snap->where ? t->snap->where : "");
+		rp_f_ev(f, "snapshot at %s: %s %s%s%s", ts, rp_tname(t, tn, sizeof(tn)), t->snap->detail,
+			t->snap->where ? "; at " : "", t->snap->where ? t->snap->where : "");
 }
 
 /* What the snapshot read of a Python lock: its semaphore, and the threads
  * whose frames keep it (where its holder probably is). */
-void python_lock_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
+void rp_python_lock_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
 	for (size_t i = 0; i < p->nth; i++) {
 		const struct rthread *t = p->th[i];
-		if (t->end_group == g->idx + 1 && t->snap && python_lock(t->snap) && t->snap->lock_state) {
-			f_ev(f, "the snapshot read the %s: %s", t->snap->lock_kind, t->snap->lock_state);
+		if (t->end_group == g->idx + 1 && t->snap && rp_python_lock(t->snap) && t->snap->lock_state) {
+			rp_f_ev(f, "the snapshot read the %s: %s", t->snap->lock_kind, t->snap->lock_state);
 			return;
 		}
 	}
@@ -356,7 +356,7 @@ void python_lock_ev(struct lt_report *r, struct lt_report_finding *f, const stru
 /* With no holder known, what every thread not waiting on the lock is
  * doing usually shows who keeps it (the one blocked in a read) or that
  * nobody does. */
-void others_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
+void rp_others_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
 {
 	char line[2048], what[512], tn[96];
 	size_t n = 0;
@@ -369,15 +369,15 @@ void others_ev(struct lt_report *r, struct lt_report_finding *f, const struct rg
 		if (t->end_group == g->idx + 1 || t->pub.end_state == LT_RTS_EXITED)
 			continue;
 		k++;
-		doing(r, t, what, sizeof(what));
+		rp_doing(r, t, what, sizeof(what));
 		if (n < sizeof(line))
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s", k > 1 ? "; " : "",
-					      tname(t, tn, sizeof(tn)), what);
+					      rp_tname(t, tn, sizeof(tn)), what);
 	}
 	if (!k)
 		return;
 	more = others > k ? others - k : 0;
 	if (more && n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, "; and %u more", more);
-	f_ev(f, "the threads not waiting on it: %s", line);
+	rp_f_ev(f, "the threads not waiting on it: %s", line);
 }

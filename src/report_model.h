@@ -208,13 +208,13 @@ struct lt_report_priv {
 
 /* ---- tracking (report_track.c) ------------------------------------------- */
 
-uint64_t hquantile(const uint32_t *h, uint64_t n, double q, uint64_t lo, uint64_t hi);
-struct rthread *thread_of(struct lt_report *r, uint32_t tid);
-struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create);
-void acct(struct rthread *t, uint64_t ts);
-void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe);
-const char *group_kind(const struct rgroup *g);
-void on_lost(void *ctx, const struct lt_event *ev);
+uint64_t rp_hquantile(const uint32_t *h, uint64_t n, double q, uint64_t lo, uint64_t hi);
+struct rthread *rp_thread_of(struct lt_report *r, uint32_t tid);
+struct rgroup *rp_group_of(struct lt_report *r, uint64_t addr, int create);
+void rp_acct(struct rthread *t, uint64_t ts);
+void rp_count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe);
+const char *rp_group_kind(const struct rgroup *g);
+void rp_on_lost(void *ctx, const struct lt_event *ev);
 /* The k-th oldest of the last calls t keeps (k < t->ring_n). */
 const struct lt_report_call *rp_ring_call(const struct lt_report *r, const struct rthread *t, unsigned k);
 /* The timeline sink that feeds the model. */
@@ -222,43 +222,43 @@ struct lt_timeline_sink rp_track_sink(struct lt_report *r);
 
 /* ---- lock names (report_syms.c) ------------------------------------------ */
 
-void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text);
-int parse_sym(const struct lt_report_priv *p, const char *s, char *name, size_t nlen,
-		     uint64_t *off);
-void group_symbol(struct lt_report *r, struct rgroup *g);
+void rp_add_sym(struct lt_report_priv *p, uint64_t addr, const char *text);
+int rp_parse_sym(const struct lt_report_priv *p, const char *s, char *name, size_t nlen,
+		 uint64_t *off);
+void rp_group_symbol(struct lt_report *r, struct rgroup *g);
 /* Frees the names and the spans built from them. */
 void rp_syms_free(struct lt_report_priv *p);
 
 /* ---- findings (report_find.c) -------------------------------------------- */
 
-void vec_addv(char ***v, size_t *n, const char *fmt, va_list ap);
-struct lt_report_finding *finding_new(struct lt_report *r, enum lt_finding_kind kind,
-					     const char *rule);
-void f_summary(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void f_ev(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void f_tid(struct lt_report_finding *f, uint32_t tid);
-void f_lock(struct lt_report_finding *f, uint64_t addr, int dedup);
-void f_group(struct lt_report_finding *f, const struct rgroup *g);
-const char *gname(const struct rgroup *g, char *buf, size_t len);
-void related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
-const char *tname(const struct rthread *t, char *buf, size_t len);
-uint64_t end_since(const struct rthread *t);
-uint64_t dur_to_end(const struct lt_report *r, uint64_t since);
-void doing(struct lt_report *r, const struct rthread *t, char *buf, size_t len);
-int is_lock_waiter(const struct rthread *t);
-int holder_evidenced(const struct rgroup *g);
-int python_lock(const struct rp_snap_thread *t);
-const char *holder_how(struct lt_report *r, const struct rgroup *g, char *buf, size_t len);
-void tid_list(struct lt_report *r, struct rgroup *g, char *buf, size_t len, unsigned max);
-void last_calls_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t,
-			  uint64_t after, const char *label);
-void snap_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t);
-void python_lock_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
-void others_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
+void rp_vec_addv(char ***v, size_t *n, const char *fmt, va_list ap);
+struct lt_report_finding *rp_finding_new(struct lt_report *r, enum lt_finding_kind kind,
+					 const char *rule);
+void rp_f_summary(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rp_f_ev(struct lt_report_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rp_f_tid(struct lt_report_finding *f, uint32_t tid);
+void rp_f_lock(struct lt_report_finding *f, uint64_t addr, int dedup);
+void rp_f_group(struct lt_report_finding *f, const struct rgroup *g);
+const char *rp_gname(const struct rgroup *g, char *buf, size_t len);
+void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
+const char *rp_tname(const struct rthread *t, char *buf, size_t len);
+uint64_t rp_end_since(const struct rthread *t);
+uint64_t rp_dur_to_end(const struct lt_report *r, uint64_t since);
+void rp_doing(struct lt_report *r, const struct rthread *t, char *buf, size_t len);
+int rp_is_lock_waiter(const struct rthread *t);
+int rp_holder_evidenced(const struct rgroup *g);
+int rp_python_lock(const struct rp_snap_thread *t);
+const char *rp_holder_how(struct lt_report *r, const struct rgroup *g, char *buf, size_t len);
+void rp_tid_list(struct lt_report *r, struct rgroup *g, char *buf, size_t len, unsigned max);
+void rp_last_calls_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t,
+		      uint64_t after, const char *label);
+void rp_snap_ev(struct lt_report *r, struct lt_report_finding *f, const struct rthread *t);
+void rp_python_lock_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
+void rp_others_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
 
 /* ---- the end (report_end.c) ---------------------------------------------- */
 
-void infer_holder(struct lt_report *r, struct rgroup *g);
+void rp_infer_holder(struct lt_report *r, struct rgroup *g);
 /* Closes the books at the end of the trace: each thread's time up to the
  * end and its state there, each lock's summary and its waiters and holder
  * at the end.  0 or -ENOMEM. */

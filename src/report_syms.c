@@ -10,7 +10,7 @@
 
 /* Names from SYMBOLS sections and snapshots; a later name wins, as the
  * recorder may rename an address once it knows better. */
-void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
+void rp_add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 {
 	if (!addr || !text || !*text)
 		return;
@@ -41,8 +41,8 @@ void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 /* A snapshot lock name that is a symbol with an offset ("rtlock+0x50",
  * "libc.so.6:lock"), as opposed to a mapping ("[heap]", "libfoo.so+0x1234",
  * "demo+0x4010" for the unsymbolized executable). */
-int parse_sym(const struct lt_report_priv *p, const char *s, char *name, size_t nlen,
-		     uint64_t *off)
+int rp_parse_sym(const struct lt_report_priv *p, const char *s, char *name, size_t nlen,
+		 uint64_t *off)
 {
 	if (!s || !*s || s[0] == '[' || !strcmp(s, "unmapped"))
 		return 0;
@@ -89,7 +89,7 @@ static int span_build(struct lt_report_priv *p)
 	if (!p->span)
 		return -1;
 	for (size_t i = 0; i < p->nsyms; i++)
-		if (parse_sym(p, p->syms[i].text, name, sizeof(name), &off) && off && off <= p->syms[i].addr)
+		if (rp_parse_sym(p, p->syms[i].text, name, sizeof(name), &off) && off && off <= p->syms[i].addr)
 			p->span[p->nspan++] = (struct sspan){ p->syms[i].addr - off, p->syms[i].addr, (uint32_t)i };
 	qsort(p->span, p->nspan, sizeof(*p->span), span_cmp);
 	for (p->span_m = 1; p->span_m < p->nspan; p->span_m *= 2)
@@ -144,7 +144,7 @@ const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *
 	long j = p->nspan && p->span_max ? span_right(p, 1, 0, p->span_m, lo, addr) : -1;
 	char name[128];
 	uint64_t off;
-	if (j >= 0 && parse_sym(p, p->syms[p->span[j].k].text, name, sizeof(name), &off)) {
+	if (j >= 0 && rp_parse_sym(p, p->syms[p->span[j].k].text, name, sizeof(name), &off)) {
 		uint64_t base = p->span[j].base;
 		if (addr == base)
 			snprintf(buf, len, "%s", name);
@@ -157,7 +157,7 @@ const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *
 }
 
 /* "rtlock+0x50/+0x54" for a group whose words share a symbol. */
-void group_symbol(struct lt_report *r, struct rgroup *g)
+void rp_group_symbol(struct lt_report *r, struct rgroup *g)
 {
 	char first[128] = "", name[128], base0[128] = "";
 	size_t n = 0;

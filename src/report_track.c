@@ -35,7 +35,7 @@ static uint64_t hlow(unsigned b)
 }
 
 /* The value at quantile q: the middle of its bucket, within [lo, hi]. */
-uint64_t hquantile(const uint32_t *h, uint64_t n, double q, uint64_t lo, uint64_t hi)
+uint64_t rp_hquantile(const uint32_t *h, uint64_t n, double q, uint64_t lo, uint64_t hi)
 {
 	if (!h || !n)
 		return 0;
@@ -58,7 +58,7 @@ static uint64_t tl_origin(struct lt_report *r)
 	return lt_timeline_start(P(r)->tl);
 }
 
-struct rthread *thread_of(struct lt_report *r, uint32_t tid)
+struct rthread *rp_thread_of(struct lt_report *r, uint32_t tid)
 {
 	uint32_t i = rp_idx_get(&P(r)->tmap, tid);
 	return i ? P(r)->th[i - 1] : NULL;
@@ -90,7 +90,7 @@ static struct rthread *thread_new(struct lt_report *r, uint32_t tid, uint32_t ui
 	return t;
 }
 
-struct rgroup *group_of(struct lt_report *r, uint64_t addr, int create)
+struct rgroup *rp_group_of(struct lt_report *r, uint64_t addr, int create)
 {
 	struct lt_report_priv *p = P(r);
 	uint32_t i = rp_idx_get(&p->amap, addr);
@@ -144,7 +144,7 @@ static void seen(struct lt_report *r, struct rgroup *g, struct rthread *t, int w
 
 /* ------------------------------------------------------ time accounting */
 
-void acct(struct rthread *t, uint64_t ts)
+void rp_acct(struct rthread *t, uint64_t ts)
 {
 	if (t->state == TS_UNKNOWN || t->state == TS_EXITED || ts <= t->since)
 		return;
@@ -177,10 +177,10 @@ static void set_state(struct lt_report *r, struct rthread *t, int st, uint64_t t
 		if (prior != TS_UNKNOWN && ts > origin) {
 			t->state = prior;
 			t->since = origin;
-			acct(t, ts);
+			rp_acct(t, ts);
 		}
 	} else {
-		acct(t, ts);
+		rp_acct(t, ts);
 	}
 	if (t->state != st)
 		t->state_ts = ts;
@@ -309,7 +309,7 @@ static void call_from_span(const struct lt_span *s, struct lt_report_call *c)
 static void on_thread(void *ctx, const struct lt_thread_ev *te)
 {
 	struct lt_report *r = ctx;
-	struct rthread *t = thread_of(r, te->tid);
+	struct rthread *t = rp_thread_of(r, te->tid);
 
 	switch (te->change) {
 	case LT_THREAD_NEW:
@@ -326,7 +326,7 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 	case LT_THREAD_EXIT:
 		if (!t)
 			break;
-		acct(t, te->ts);
+		rp_acct(t, te->ts);
 		t->state = TS_EXITED;
 		t->pub.exited = 1;
 		t->pub.last_ts = te->ts;
@@ -345,13 +345,13 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 /* glibc's waits have recognizable shapes: a mutex sleeps in FUTEX_WAIT
  * expecting 2 ("locked, contended"), pthread_cond_wait in LT_FUTEX_WAIT_BITSET
  * with the match-any bitset, pthread_join on the joined thread's tid. */
-void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe)
+void rp_count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe)
 {
 	unsigned cmd = fe->op & LT_FUTEX_CMD_MASK;
 	if (fe->nr == LT_NR_FUTEX &&
 	    (cmd == LT_FUTEX_LOCK_PI || cmd == LT_FUTEX_WAIT_REQUEUE_PI || cmd == LT_FUTEX_LOCK_PI2))
 		g->n_pi++;
-	else if (fe->val && fe->val != t->pub.tid && thread_of(r, fe->val))
+	else if (fe->val && fe->val != t->pub.tid && rp_thread_of(r, fe->val))
 		g->n_join++;
 	else if (fe->nr == LT_NR_FUTEX && cmd == LT_FUTEX_WAIT && fe->val == 2)
 		g->n_mutex++;
@@ -361,7 +361,7 @@ void count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const 
 		g->n_other++;
 }
 
-const char *group_kind(const struct rgroup *g)
+const char *rp_group_kind(const struct rgroup *g)
 {
 	const uint64_t n[] = { g->n_mutex, g->n_cond, g->n_pi, g->n_join, g->n_other };
 	static const char *const k[] = { "mutex", "condvar", "pi_mutex", "join", "futex" };
@@ -375,7 +375,7 @@ const char *group_kind(const struct rgroup *g)
 static void on_span_begin(void *ctx, const struct lt_span *s)
 {
 	struct lt_report *r = ctx;
-	struct rthread *t = thread_of(r, s->tid);
+	struct rthread *t = rp_thread_of(r, s->tid);
 	if (!t)
 		return;
 	if (s->flags & LT_SPAN_AT_START) {
@@ -387,7 +387,7 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 		/* making a call: it runs now */
 		set_state(r, t, TS_RUNNING, s->begin_ts, TS_RUNNING);
 	}
-	acct(t, s->begin_ts);
+	rp_acct(t, s->begin_ts);
 	t->cls = call_class(s);
 	t->in_call = 1;
 	call_from_span(s, &t->open);
@@ -420,7 +420,7 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 	}
 
 	if ((s->flags & LT_SPAN_LOCK_WAIT) && s->lock_addr) {
-		struct rgroup *g = group_of(r, s->lock_addr, 1);
+		struct rgroup *g = rp_group_of(r, s->lock_addr, 1);
 		if (!g) {
 			P(r)->oom = 1;
 			return;
@@ -432,7 +432,7 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 			g->pub.max_waiters_ts = s->begin_ts;
 		}
 		seen(r, g, t, 0);
-		count_kind(r, g, t, &s->enter.futex);
+		rp_count_kind(r, g, t, &s->enter.futex);
 		if (g->holder == t->idx + 1)
 			release(r, g, s->begin_ts, REL_WAIT, 0);
 		if (g->wake0_ts && g->wake0_tid != t->pub.tid && s->begin_ts >= g->wake0_ts &&
@@ -533,7 +533,7 @@ static void lock_wait_end(struct lt_report *r, struct rgroup *g, struct rthread 
  * that woke nobody may have been missed by a waiter about to sleep. */
 static void lock_wake_end(struct lt_report *r, struct rthread *t, const struct lt_span *s, int has, int64_t ret)
 {
-	struct rgroup *g = group_of(r, s->enter.futex.uaddr, 1);
+	struct rgroup *g = rp_group_of(r, s->enter.futex.uaddr, 1);
 	if (!g) {
 		P(r)->oom = 1;
 		return;
@@ -554,7 +554,7 @@ static void lock_wake_end(struct lt_report *r, struct rthread *t, const struct l
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_report *r = ctx;
-	struct rthread *t = thread_of(r, s->tid);
+	struct rthread *t = rp_thread_of(r, s->tid);
 	if (!t)
 		return;
 	struct lt_report_call c = t->open;
@@ -568,7 +568,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	c.nwoke = s->nwoke;
 	uint32_t group1 = t->in_call ? t->open_group : 0;
 
-	acct(t, s->end_ts > t->since ? s->end_ts : t->since);
+	rp_acct(t, s->end_ts > t->since ? s->end_ts : t->since);
 	t->cls = CL_NONE;
 	t->in_call = 0;
 	t->open_group = 0;
@@ -685,7 +685,7 @@ static const struct lt_span *open_span(struct lt_report *r, uint32_t tid, uint64
 static void on_wake(void *ctx, const struct lt_wake_edge *w)
 {
 	struct lt_report *r = ctx;
-	struct rthread *wakee = thread_of(r, w->wakee_tid);
+	struct rthread *wakee = rp_thread_of(r, w->wakee_tid);
 	const struct lt_span *ws = open_span(r, w->waker_tid, w->waker_span);
 	const struct lt_span *es = open_span(r, w->wakee_tid, w->wakee_span);
 	struct rgroup *g = NULL;
@@ -695,8 +695,8 @@ static void on_wake(void *ctx, const struct lt_wake_edge *w)
 	count_edge(r, w, ws);
 	/* a hand-off: a wake on a lock that ends a wait on the same lock */
 	if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER && es && (es->flags & LT_SPAN_LOCK_WAIT))
-		g = group_of(r, ws->enter.futex.uaddr, 1);
-	if (g && group_of(r, es->lock_addr, 0) == g)
+		g = rp_group_of(r, ws->enter.futex.uaddr, 1);
+	if (g && rp_group_of(r, es->lock_addr, 0) == g)
 		handoff(r, g, w, ws);
 }
 
@@ -755,7 +755,7 @@ static void on_sched(void *ctx, const struct lt_event *ev)
 
 	if (ev->h.kind == LT_EV_SWITCH) {
 		if (ev->sw.prev_tgid == pid) {
-			struct rthread *t = thread_of(r, ev->sw.prev_tid);
+			struct rthread *t = rp_thread_of(r, ev->sw.prev_tid);
 			if (t && t->state != TS_EXITED) {
 				int pre = (ev->h.flags & LT_F_PREEMPT) || ev->sw.prev_state == 0;
 				set_state(r, t, pre ? TS_RUNNABLE : TS_BLOCKED, ts, TS_RUNNING);
@@ -768,21 +768,21 @@ static void on_sched(void *ctx, const struct lt_event *ev)
 			}
 		}
 		if (ev->sw.next_tgid == pid) {
-			struct rthread *t = thread_of(r, ev->sw.next_tid);
+			struct rthread *t = rp_thread_of(r, ev->sw.next_tid);
 			if (t && t->state != TS_EXITED) {
 				set_state(r, t, TS_RUNNING, ts, TS_RUNNABLE);
 				off_end(r, t, ts);
 			}
 		}
 	} else if (ev->h.kind == LT_EV_WAKING) {
-		struct rthread *t = thread_of(r, ev->h.tid);
+		struct rthread *t = rp_thread_of(r, ev->h.tid);
 		if (t && t->state != TS_RUNNING && t->state != TS_EXITED)
 			set_state(r, t, TS_RUNNABLE, ts,
 				  (ev->h.flags & LT_F_WAKEUP_NEW) ? TS_UNKNOWN : TS_BLOCKED);
 	}
 }
 
-void on_lost(void *ctx, const struct lt_event *ev)
+void rp_on_lost(void *ctx, const struct lt_event *ev)
 {
 	struct lt_report *r = ctx;
 	struct lt_report_priv *p = P(r);
@@ -811,6 +811,6 @@ struct lt_timeline_sink rp_track_sink(struct lt_report *r)
 {
 	return (struct lt_timeline_sink){
 		.ctx = r, .thread = on_thread, .span_begin = on_span_begin, .span_end = on_span_end,
-		.wake = on_wake, .sched = on_sched, .lost = on_lost,
+		.wake = on_wake, .sched = on_sched, .lost = rp_on_lost,
 	};
 }
