@@ -19,6 +19,14 @@
  * mutex taken after a futex wait glibc always unlocks with a FUTEX_WAKE
  * (the word says "contended"), so its release is seen; a lock taken
  * without waiting is invisible until it is released with a wake.
+ *
+ * The files: this one, the entry points and the order of the work at the
+ * end; report_track.c, the sink (the tables above, the event rule);
+ * report_syms.c, lock names; report_end.c, the state at the end and each
+ * lock's holder; report_rules.c, the rules, built with report_find.c's
+ * helpers; report_fmt.c, the wording of times, durations and calls;
+ * report_print.c, the text and JSON output, which reads only the public
+ * struct lt_report.  report_model.h declares what they share.
  */
 #include <errno.h>
 #include <inttypes.h>
