@@ -121,6 +121,8 @@ const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32
 
 /* ---- output helpers (report_print.c) ------------------------------------- */
 
+/* ---- phrases (report_fmt.c): the findings' and the printers' -------------- */
+
 /* "1.93 s", "120 ms", "35 us", "812 ns" */
 void rp_fmt_dur(uint64_t ns, char *buf, size_t len);
 /* boottime seconds as `locktrace dump` prints them, microsecond precision */

@@ -15,35 +15,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-void rp_fmt_dur(uint64_t ns, char *buf, size_t len)
-{
-	double s = (double)ns / 1e9;
-	if (s >= 100)
-		snprintf(buf, len, "%.0f s", s);
-	else if (s >= 10)
-		snprintf(buf, len, "%.1f s", s);
-	else if (s >= 1)
-		snprintf(buf, len, "%.2f s", s);
-	else if (ns >= 100000000)
-		snprintf(buf, len, "%.0f ms", s * 1e3);
-	else if (ns >= 1000000)
-		snprintf(buf, len, "%.1f ms", s * 1e3);
-	else if (ns >= 1000)
-		snprintf(buf, len, "%.0f us", s * 1e6);
-	else
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-}
-
-void rp_fmt_ts(uint64_t ns, char *buf, size_t len)
-{
-	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ns / 1000000000u, ns % 1000000000u / 1000u);
-}
-
-void rp_clean_name(const char *in, char *out, size_t len)
-{
-	lt_text_escape(out, len, in, strlen(in));
-}
-
 static const char *errname(int64_t ret, char *buf, size_t len)
 {
 	const char *n = ret < 0 && ret > -4096 ? strerrorname_np((int)-ret) : NULL;
@@ -52,46 +23,6 @@ static const char *errname(int64_t ret, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%" PRId64, ret);
 	return buf;
-}
-
-void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char *buf, size_t len)
-{
-	char op[64], sym[160], name[4 * 160], to[48] = "";
-	if (c->timeout_ns >= 0) {
-		char d[32];
-		rp_fmt_dur((uint64_t)c->timeout_ns, d, sizeof(d));
-		snprintf(to, sizeof(to), ", timeout %s", d);
-	}
-	switch (c->kind) {
-	case LT_EV_FUTEX_ENTER:
-		/* the PRIVATE and CLOCK_REALTIME flags do not help a reader */
-		lt_futex_op_name(c->op & ~0x180u, c->nr, op, sizeof(op));
-		rp_clean_name(lt_report_lock_name(r, c->addr, sym, sizeof(sym)), name, sizeof(name));
-		if (c->flags & LT_SPAN_WAIT)
-			snprintf(buf, len, "%s %s (val %u%s)", op, name, c->val, to);
-		else
-			snprintf(buf, len, "%s %s", op, name);
-		break;
-	case LT_EV_WAIT_ENTER:
-		if (c->fd >= 0)
-			snprintf(buf, len, "%s(%u fd%s, fd %d%s)", lt_call_name(c->nr), c->nfds,
-				 c->nfds == 1 ? "" : "s", c->fd, to);
-		else
-			snprintf(buf, len, "%s(nfds %u%s)", lt_call_name(c->nr), c->nfds, to);
-		break;
-	case LT_EV_IO_ENTER:
-		if (c->count == LT_IO_COUNT_UNKNOWN)
-			snprintf(buf, len, "%s(%sfd %d, bytes n/a)", lt_call_name(c->nr),
-				 c->socket ? "socket " : "", c->fd);
-		else if (c->count)
-			snprintf(buf, len, "%s(%sfd %d, %" PRIu64 ")", lt_call_name(c->nr), c->socket ? "socket " : "",
-				 c->fd, c->count);
-		else
-			snprintf(buf, len, "%s(%sfd %d)", lt_call_name(c->nr), c->socket ? "socket " : "", c->fd);
-		break;
-	default:
-		snprintf(buf, len, "%s", lt_call_name(c->nr));
-	}
 }
 
 /* " -> 0 after 16 us, woken by 2107" / " not returned at the end (1.9 s)" */
