@@ -243,6 +243,18 @@ static void end_call_from_snapshot(struct lt_report *r, struct rthread *t)
 	x->asleep = 1;
 }
 
+/* The events end with the thread woken in its wait but not yet run again
+ * (recording stopped between a wake-up and the switch-in: the waiters of a
+ * runtime lock that retry in timed waits, CPython's GIL, wake together
+ * every 5 ms), and the snapshot taken at the end found it asleep in the
+ * same wait (snap_at_end matched the call and the futex word). */
+static int asleep_in_snapshot(const struct rthread *t)
+{
+	const struct rp_snap_thread *s = t->snap;
+	return t->pub.has_end_call && t->pub.end_call.kind == LT_EV_FUTEX_ENTER && s &&
+	       s->has_futex && s->is_wait && s->state == 'S' && t->state == TS_RUNNABLE;
+}
+
 static void end_state(struct lt_report *r, struct rthread *t)
 {
 	struct lt_report_thread *x = &t->pub;
@@ -255,7 +267,7 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		return;
 	}
 	x->last_ts = r->end_ts;
-	x->asleep = t->state == TS_BLOCKED;
+	x->asleep = t->state == TS_BLOCKED || asleep_in_snapshot(t);
 	if (x->has_end_call) {
 		x->end_state = LT_RTS_IN_CALL;
 		const struct lt_report_call *c = &x->end_call;

@@ -1097,6 +1097,64 @@ Test(report, no_guess_with_two_suspects)
 	done();
 }
 
+/* CPython's GIL held by a thread asleep in read(): its waiters retry in
+ * 5 ms timed waits and wake together, so recording may stop between their
+ * timer wake-ups and their switch-in: every waiter is runnable in the last
+ * events.  The snapshot taken at the end finds them asleep in the same
+ * wait: they are still the GIL's queue, and the finding names the holder. */
+Test(report, runtime_lock_waiters_woken_as_recording_stopped)
+{
+	const uint32_t tids[] = { PID, 501, 502, 503 };
+	header(4, tids);
+	TI[3].sc_nr = NR_read;
+	TI[3].sc_args[0] = 3;
+	TI[3].blocked_ns = 2 * SEC;
+	start();
+	uint64_t t = BASE + 10 * MS;
+	for (int k = 0; k < 200; k++, t += 5 * MS) {
+		for (uint32_t w = 501; w <= 502; w++) {
+			wait_sleep(t, w, COND_WAIT, G0, 0);
+			waking(t + 5 * MS - 10 * US, w, 0); /* the timer */
+			if (k < 199) {
+				on(t + 5 * MS - 5 * US, w);
+				sys_exit(t + 5 * MS - 4 * US, w, NR_futex, -110);
+			}
+		}
+	}
+	char *snap;
+	cr_assert_geq(asprintf(&snap,
+		"{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"python3\", \"occasion\": \"end\","
+		" \"taken_monotonic_ns\": %llu, \"verdicts\": [],"
+		" \"runtime_locks\": [{\"model\": \"cpython\", \"kind\": \"GIL\", \"name\": \"_PyRuntime.ceval.gil\","
+		" \"held\": 1, \"holder\": 503, \"holder_how\": \"gil->last_holder->native_thread_id\"}],"
+		" \"threads\": [%s, %s,"
+		" {\"tid\": 503, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 3.0,"
+		" \"syscall\": {\"nr\": 0, \"name\": \"read\"}, \"wait\": \"io\", \"futex\": null}]}",
+		PID, (unsigned long long)(t + 2 * MS),
+		"{\"tid\": 501, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 0.001,"
+		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		" \"futex\": {\"uaddr\": \"0x5600000011b0\", \"lock\": \"_PyRuntime+0x1b0\", \"op\": 393,"
+		" \"is_wait\": true, \"is_pi\": false, \"expected\": 0, \"word\": 0, \"owner_kind\": \"runtime\","
+		" \"owner\": 503, \"lock_kind\": \"GIL\", \"lock_name\": \"_PyRuntime.ceval.gil\", \"runtime_lock\": 0}}",
+		"{\"tid\": 502, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 0.001,"
+		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		" \"futex\": {\"uaddr\": \"0x5600000011b0\", \"lock\": \"_PyRuntime+0x1b0\", \"op\": 393,"
+		" \"is_wait\": true, \"is_pi\": false, \"expected\": 0, \"word\": 0, \"owner_kind\": \"runtime\","
+		" \"owner\": 503, \"lock_kind\": \"GIL\", \"lock_name\": \"_PyRuntime.ceval.gil\", \"runtime_lock\": 0}}"),
+		0);
+	cr_assert_eq(lt_report_snapshot(R, snap, strlen(snap)), 0);
+	free(snap);
+	finish(t + 3 * MS);
+	const struct lt_report_finding *f = R->n_findings ? &R->findings[0] : NULL;
+	if (!f || f->kind != LT_FIND_HOLDER_BLOCKED)
+		dump_findings();
+	cr_assert(f && f->kind == LT_FIND_HOLDER_BLOCKED, "the first finding is not the blocked holder");
+	cr_assert_eq(f->holder, 503);
+	cr_assert(has_tid(f, 501) && has_tid(f, 502));
+	cr_assert(strstr(f->summary, "2 threads wait on the GIL _PyRuntime.ceval.gil"), "%s", f->summary);
+	done();
+}
+
 /* ---- runtime threads (rtthread.h) ------------------------------------- */
 
 /* A Python process: the snapshots name threads as the runtime does, and a
