@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -364,4 +365,66 @@ void lt_launch_abort(struct lt_launch *l)
 		close(l->status_fd);
 	kill(l->pid, SIGKILL);
 	waitpid(l->pid, NULL, 0);
+}
+
+int lt_maps_line_shared(const char *line, struct lt_shared_map *out)
+{
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	char perms[8];
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms, &off, &maj, &min,
+		   &ino) != 7 || strlen(perms) != 4 || end <= start)
+		return -1;
+	if (perms[3] != 's' || !ino)
+		return 0;
+	out->start = start;
+	out->end = end;
+	out->offset = off;
+	out->dev = (uint64_t)makedev(maj, min);
+	out->ino = ino;
+	return 1;
+}
+
+int lt_target_shared_maps(pid_t tgid, struct lt_shared_map **v, size_t *n, size_t *cap)
+{
+	char path[64], line[4096 + 256];
+	int r = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tgid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line);
+		struct lt_shared_map m = { .tgid = tgid };
+		int shared = lt_maps_line_shared(line, &m);
+		/* a path longer than the buffer: skip the rest of the line */
+		while (l && line[l - 1] != '\n' && fgets(line, sizeof(line), f))
+			l = strlen(line);
+		if (shared != 1)
+			continue;
+		if (*n == *cap) {
+			size_t c = *cap ? *cap * 2 : 16;
+			struct lt_shared_map *nv = realloc(*v, c * sizeof(*nv));
+			if (!nv) {
+				r = -ENOMEM;
+				break;
+			}
+			*v = nv;
+			*cap = c;
+		}
+		(*v)[(*n)++] = m;
+	}
+	fclose(f);
+	return r;
+}
+
+const struct lt_shared_map *lt_shared_map_find(const struct lt_shared_map *v, size_t n, int32_t tgid,
+					       uint64_t addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].tgid == tgid && addr >= v[i].start && addr < v[i].end)
+			return &v[i];
+	return NULL;
 }

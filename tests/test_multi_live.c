@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "locktrace/cli.h"
+#include "locktrace/target.h"
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
 
@@ -203,4 +207,48 @@ Test(multi_live, launch_follows_forks_into_children, .timeout = 90)
 		cr_assert_gt(futex[k], 0, "process %d of 3 has no futex call in the trace", k);
 	tl_free(&t);
 	unlink(path);
+}
+
+/* Shared mappings from /proc/PID/maps lines: the device as stat(2) gives
+ * it, checked against this process's own memfd. */
+Test(multi_live, maps_lines_shared_mappings)
+{
+	struct lt_shared_map m = { 0 };
+	cr_assert_eq(lt_maps_line_shared("7f12a0000000-7f12a0001000 rw-s 00002000 00:01 4242   "
+					 "/memfd:shared_locks (deleted)\n", &m), 1);
+	cr_assert_eq(m.start, 0x7f12a0000000ull);
+	cr_assert_eq(m.end, 0x7f12a0001000ull);
+	cr_assert_eq(m.offset, 0x2000);
+	cr_assert_eq(m.dev, makedev(0, 1));
+	cr_assert_eq(m.ino, 4242);
+	cr_assert_eq(lt_maps_line_shared("7f0000000000-7f0000001000 rw-s 00000000 fd:1a 77 /dev/shm/x\n",
+					 &m), 1);
+	cr_assert_eq(m.dev, makedev(0xfd, 0x1a));
+	/* private file mappings, anonymous memory, a shared mapping without an
+	 * inode: not keyed by an object */
+	cr_assert_eq(lt_maps_line_shared("55d0c0a00000-55d0c0a01000 r--p 00000000 08:01 1234 /bin/x\n", &m), 0);
+	cr_assert_eq(lt_maps_line_shared("7f0000000000-7f0000001000 rw-p 00000000 00:00 0\n", &m), 0);
+	cr_assert_eq(lt_maps_line_shared("7f0000000000-7f0000001000 rw-s 00000000 00:00 0\n", &m), 0);
+	cr_assert_eq(lt_maps_line_shared("not a maps line\n", &m), -1);
+	cr_assert_eq(lt_maps_line_shared("", &m), -1);
+
+	int fd = memfd_create("lt-maps-test", 0);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 8192), 0);
+	char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 4096);
+	cr_assert_neq(p, MAP_FAILED);
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	struct lt_shared_map *v = NULL;
+	size_t n = 0, cap = 0;
+	cr_assert_eq(lt_target_shared_maps(getpid(), &v, &n, &cap), 0);
+	const struct lt_shared_map *f = lt_shared_map_find(v, n, getpid(), (uint64_t)(uintptr_t)p + 0x40);
+	cr_assert_not_null(f, "the memfd mapping is not among %zu shared mappings", n);
+	cr_assert_eq(f->dev, st.st_dev, "dev %#" PRIx64 " vs st_dev %#lx", f->dev, (unsigned long)st.st_dev);
+	cr_assert_eq(f->ino, st.st_ino);
+	cr_assert_eq(f->offset + ((uint64_t)(uintptr_t)p + 0x40 - f->start), 4096 + 0x40);
+	cr_assert_null(lt_shared_map_find(v, n, getpid() + 1, (uint64_t)(uintptr_t)p));
+	free(v);
+	munmap(p, 4096);
+	close(fd);
 }

@@ -45,4 +45,18 @@ void lt_launch_abort(struct lt_launch *l);
 
 uint64_t lt_now_ns(int clock_id);
 
+/* One line of /proc/PID/maps: 1 and *out filled (tgid left alone) when it
+ * is a shared mapping of an object ('s' in its permissions and an inode:
+ * a MAP_SHARED file, memfd, POSIX or SysV shm, shared anonymous memory),
+ * whose futexes the kernel keys by (object, offset); 0 for any other
+ * mapping; -1 for a line that is not a maps line.  The device is st_dev as
+ * stat(2) gives it for the object (makedev of the line's major:minor). */
+int lt_maps_line_shared(const char *line, struct lt_shared_map *out);
+/* Appends the shared mappings of process tgid now to *v (*n entries,
+ * *cap allocated; realloc'd).  0, or -errno (no such process, ENOMEM). */
+int lt_target_shared_maps(pid_t tgid, struct lt_shared_map **v, size_t *n, size_t *cap);
+/* The mapping of addr among v[0..n) for process tgid, or NULL. */
+const struct lt_shared_map *lt_shared_map_find(const struct lt_shared_map *v, size_t n, int32_t tgid,
+					       uint64_t addr);
+
 #endif
