@@ -27,6 +27,7 @@
 #include <string.h>
 #include "locktrace/locksyms.h"
 #include "locktrace/report.h"
+#include "locktrace/lockid.h"
 #include "locktrace/calls.h"
 #include "locktrace/timeline.h"
 #include "report_int.h"
@@ -186,6 +187,7 @@ struct rthread {
 	struct lt_report_call off_call;
 	int off_in_call;
 	const struct rp_snap_thread *snap; /* valid at the end, or NULL */
+	uint8_t other_proc;     /* of a process other than the trace's pid */
 };
 
 struct rgroup {
@@ -225,6 +227,7 @@ struct rgroup {
 	/* the snapshot's lock models: a runtime lock's kind and name */
 	char rt_kind[48], rt_name[64];
 	char infer_func[64];    /* the waiters' function the inferred holder runs */
+	char keytext[56];       /* its lock key for people: "0x..." (lockid.h) */
 	int in_cycle;
 	int has_finding;
 	int lost_release; /* a released_without_wake finding is about it */
@@ -523,7 +526,7 @@ static void call_from_span(const struct lt_span *s, struct lt_report_call *c)
 	case LT_EV_FUTEX_ENTER:
 		c->op = e->futex.op;
 		c->val = e->futex.val;
-		c->addr = e->futex.uaddr;
+		c->addr = s->futex_key; /* the address, in a trace of one process */
 		/* wake-type ops carry val2 in timeout, not a time */
 		if (s->flags & LT_SPAN_WAIT)
 			c->timeout_ns = e->futex.timeout;
@@ -556,8 +559,12 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 	case LT_THREAD_NEW:
 		/* threads named by the header are there from the trace's start
 		 * (first_ts 0); a flight dump's header is written at the dump */
-		if (!thread_new(r, te->tid, te->uid, te->name, te->from_header ? 0 : te->ts))
+		if (!(t = thread_new(r, te->tid, te->uid, te->name, te->from_header ? 0 : te->ts))) {
 			P(r)->oom = 1;
+			break;
+		}
+		t->pub.tgid = te->tgid;
+		t->other_proc = te->tgid && te->tgid != P(r)->pid;
 		break;
 	case LT_THREAD_RENAME:
 	case LT_THREAD_EXEC:
@@ -783,7 +790,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 				progress(r, s->end_ts, t->pub.tid, c.woken_by, 2, &c);
 		}
 	} else if ((s->flags & LT_SPAN_WAKER) && s->enter.h.kind == LT_EV_FUTEX_ENTER) {
-		struct rgroup *g = group_of(r, s->enter.futex.uaddr, 1);
+		struct rgroup *g = group_of(r, s->futex_key, 1);
 		if (!g) {
 			P(r)->oom = 1;
 			return;
@@ -866,7 +873,7 @@ static void on_wake(void *ctx, const struct lt_wake_edge *w)
 			memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
 		if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER) {
 			e->pub.via_futex++;
-			e->pub.lock = ws->enter.futex.uaddr;
+			e->pub.lock = ws->futex_key;
 		} else if (ws && ws->enter.h.kind == LT_EV_IO_ENTER) {
 			e->pub.via_io++;
 		} else {
@@ -878,7 +885,7 @@ static void on_wake(void *ctx, const struct lt_wake_edge *w)
 
 	/* a hand-off: a wake on a lock that ends a wait on the same lock */
 	if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER && es && (es->flags & LT_SPAN_LOCK_WAIT))
-		g = group_of(r, ws->enter.futex.uaddr, 1);
+		g = group_of(r, ws->futex_key, 1);
 	if (!g || group_of(r, es->lock_addr, 0) != g)
 		return;
 	g->pub.handoffs++;
@@ -1069,7 +1076,7 @@ struct lt_report *lt_report_new(const struct lt_header *hdr, const struct lt_rep
 		.wake = on_wake, .sched = on_sched, .lost = on_lost,
 	};
 	p->tl = lt_timeline_new(hdr, &sink, NULL);
-	if (!p->tl || p->oom) {
+	if (!p->tl || p->oom || rp_procs_init(r, hdr)) {
 		lt_report_free(r);
 		return NULL;
 	}
@@ -1161,10 +1168,26 @@ static void add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 	p->syms[p->nsyms++].text = t;
 }
 
+void lt_report_symbol_entry(void *ctx, int32_t tgid, uint64_t addr, const char *name,
+			    const struct lt_shared_key *key)
+{
+	struct lt_report *r = ctx;
+	struct lt_lockid *ids = lt_timeline_lockid(P(r)->tl);
+	if (key) { /* every process's name of the word names the one lock */
+		if (lt_lockid_add_shared(ids, (uint32_t)tgid, addr, key->dev, key->ino, key->offset))
+			P(r)->oom = 1;
+		add_sym(P(r), lt_lockid_key(ids, (uint32_t)tgid, addr, 0), name);
+	} else if ((uint32_t)tgid != P(r)->pid) { /* the trace's own are lt_locksyms_parse's */
+		add_sym(P(r), lt_lockid_proc_key(ids, (uint32_t)tgid, addr), name);
+	}
+}
+
 int lt_report_symbols(struct lt_report *r, const void *data, size_t len)
 {
 	struct lt_u64map m = { 0 };
 	int rc = lt_locksyms_parse(data, len, &m);
+	if (!rc)
+		rc = lt_locksyms_parse_procs(data, len, r->pid, lt_report_symbol_entry, r);
 	for (size_t i = 0; i < m.cap; i++)
 		if (m.keys[i] && m.vals[i])
 			add_sym(P(r), m.keys[i], m.vals[i]);
@@ -1224,15 +1247,28 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 		add_note(r, "a snapshot section is not a locktrace.snapshot/1 document; ignored");
 		return -1;
 	}
-	keep_stored(r, json, len, rp_json_str(rp_json_get(doc, "occasion")));
+	const char *occ = rp_json_str(rp_json_get(doc, "occasion"));
+	/* a recording of several processes stores one snapshot of each at
+	 * the same occasion: together they describe that moment */
+	int join = p->have_snap && s.pid && p->snap.pid && r->n_stored && occ &&
+		   !strcmp(r->stored[r->n_stored - 1].occasion, occ) && !rp_snapshot_has_pid(&p->snap, s.pid);
+	keep_stored(r, json, len, occ);
 	rp_json_free(doc);
+	struct lt_lockid *ids = lt_timeline_lockid(p->tl);
 	for (size_t i = 0; i < s.n_threads; i++) {
 		if (s.threads[i].has_futex)
-			add_sym(p, s.threads[i].uaddr, s.threads[i].lock);
+			add_sym(p, lt_lockid_proc_key(ids, (uint32_t)s.pid, s.threads[i].uaddr), s.threads[i].lock);
 		add_rtname(p, s.threads[i].tid, s.threads[i].rt_name);
 	}
 	/* the latest snapshot describes the end best; earlier ones still
 	 * name the locks */
+	if (join) {
+		if (rp_snapshot_join(&p->snap, &s)) {
+			rp_snapshot_clear(&s);
+			p->oom = 1;
+		}
+		return 0;
+	}
 	if (p->have_snap)
 		rp_snapshot_clear(&p->snap);
 	p->snap = s;
@@ -1391,8 +1427,7 @@ const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *
 			snprintf(buf, len, "%s+0x%" PRIx64, name, addr - base);
 		return buf;
 	}
-	snprintf(buf, len, "0x%" PRIx64, addr);
-	return buf;
+	return lt_lockid_format(lt_timeline_lockid(p->tl), addr, buf, len);
 }
 
 /* "rtlock+0x50/+0x54" for a group whose words share a symbol. */
@@ -1403,6 +1438,7 @@ static void group_symbol(struct lt_report *r, struct rgroup *g)
 	char *out = g->pub.symbol;
 	size_t cap = sizeof(g->pub.symbol);
 	out[0] = 0;
+	lt_lockid_format(lt_timeline_lockid(P(r)->tl), g->pub.addr, g->keytext, sizeof(g->keytext));
 	/* words in address order */
 	for (unsigned i = 1; i < g->pub.n_words; i++)
 		for (unsigned j = i; j > 0 && g->pub.words[j] < g->pub.words[j - 1]; j--) {
@@ -1530,15 +1566,16 @@ static const char *kind_text(const char *k)
 static const char *gname(const struct rgroup *g, char *buf, size_t len)
 {
 	const char *k = kind_text(g->pub.kind ? g->pub.kind : group_kind(g));
+	const char *a = g->keytext; /* "0x...", or what a key of another process stands for */
 	if (g->rt_kind[0])
-		snprintf(buf, len, "the %.47s %.40s (%.60s, 0x%" PRIx64 ")", g->rt_kind, g->rt_name,
-			 g->pub.symbol[0] ? g->pub.symbol : "?", g->pub.addr);
+		snprintf(buf, len, "the %.47s %.40s (%.60s, %.34s)", g->rt_kind, g->rt_name,
+			 g->pub.symbol[0] ? g->pub.symbol : "?", a);
 	else if (g->pub.symbol[0])
-		snprintf(buf, len, "%s (0x%" PRIx64 ", %s)", g->pub.symbol, g->pub.addr, k);
+		snprintf(buf, len, "%s (%s, %s)", g->pub.symbol, a, k);
 	else if (g->pub.n_words > 1)
-		snprintf(buf, len, "0x%" PRIx64 " and the next %u words (%s)", g->pub.addr, g->pub.n_words - 1, k);
+		snprintf(buf, len, "%s and the next %u words (%s)", a, g->pub.n_words - 1, k);
 	else
-		snprintf(buf, len, "0x%" PRIx64 " (%s)", g->pub.addr, k);
+		snprintf(buf, len, "%s (%s)", a, k);
 	return buf;
 }
 
@@ -1576,7 +1613,10 @@ static const char *tname(const struct rthread *t, char *buf, size_t len)
 {
 	char n[LT_COMM_LEN * 4];
 	rp_clean_name(t->pub.rt_name ? t->pub.rt_name : t->pub.name, n, sizeof(n));
-	snprintf(buf, len, "%u (%s)", t->pub.tid, n);
+	if (t->other_proc)
+		snprintf(buf, len, "%u (%s) of process %u", t->pub.tid, n, t->pub.tgid);
+	else
+		snprintf(buf, len, "%u (%s)", t->pub.tid, n);
 	return buf;
 }
 
@@ -1658,8 +1698,8 @@ static void end_holder(struct lt_report *r, struct rgroup *g)
 			snprintf(g->rt_name, sizeof(g->rt_name), "%s",
 				 t->snap->lock_name ? t->snap->lock_name : "?");
 		}
-		if (t->snap->owner <= 0 || !t->snap->owner_kind ||
-		    !strcmp(t->snap->owner_kind, "none") || !strcmp(t->snap->owner_kind, "unknown"))
+		if (t->snap->owner <= 0 || ((!t->snap->owner_kind || !strcmp(t->snap->owner_kind, "none") ||
+					     !strcmp(t->snap->owner_kind, "unknown")) && !t->snap->owner_pid))
 			continue;
 		struct rthread *o = thread_of(r, (uint32_t)t->snap->owner);
 		if (o) {
@@ -1694,6 +1734,9 @@ static const char *holder_how(struct lt_report *r, const struct rgroup *g, char 
 				snprintf(buf, len, "the snapshot read it from the runtime's own state (%s%s%s)%s",
 					 t->snap->lock_kind ? t->snap->lock_kind : "runtime lock",
 					 t->snap->rt_how ? ": " : "", t->snap->rt_how ? t->snap->rt_how : "", dis);
+			else if (t->snap->owner_pid)
+				snprintf(buf, len, "the snapshot read its owner (the process-shared mutex's "
+					 "__owner, a thread of process %d)%s", t->snap->owner_pid, dis);
 			else
 				snprintf(buf, len, "the snapshot read its owner (%s)%s", t->snap->owner_kind, dis);
 			return buf;
@@ -2546,7 +2589,10 @@ static const struct rp_snap_thread *snap_at_end(struct lt_report *r, struct rthr
 		return NULL;
 	if (t->pub.has_end_call) {
 		const struct lt_report_call *c = &t->pub.end_call;
-		if (s->nr != c->nr || (c->kind == LT_EV_FUTEX_ENTER && s->has_futex && s->uaddr != c->addr))
+		if (s->nr != c->nr ||
+		    (c->kind == LT_EV_FUTEX_ENTER && s->has_futex &&
+		     lt_lockid_key(lt_timeline_lockid(p->tl), t->pub.tgid, s->uaddr,
+				   lt_futex_private((uint16_t)s->nr, s->op)) != c->addr))
 			return NULL;
 		return s;
 	}
@@ -2589,11 +2635,12 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		c->flags = LT_SPAN_UNFINISHED | LT_SPAN_WAIT;
 		if (s->has_futex && s->is_wait) {
 			c->kind = LT_EV_FUTEX_ENTER;
-			c->addr = s->uaddr;
+			c->addr = lt_lockid_key(lt_timeline_lockid(P(r)->tl), t->pub.tgid, s->uaddr,
+						lt_futex_private((uint16_t)s->nr, s->op));
 			c->val = s->expected;
 			c->op = s->op;
 			c->flags |= LT_SPAN_LOCK_WAIT;
-			struct rgroup *g = group_of(r, s->uaddr, 1);
+			struct rgroup *g = group_of(r, c->addr, 1);
 			if (g) {
 				struct lt_futex_enter fe = { .uaddr = s->uaddr, .op = s->op, .val = s->expected,
 							     .nr = (uint16_t)s->nr, .val3 = 0xffffffffu };
@@ -2827,6 +2874,8 @@ int lt_report_finish(struct lt_report *r)
 	}
 	r->n_threads = p->nth;
 	qsort(r->threads, r->n_threads, sizeof(*r->threads), cmp_thread);
+	if (rp_procs_finish(r))
+		p->oom = 1;
 	for (size_t i = 0; i < p->ned; i++) {
 		r->edges[i] = p->ed[i].pub;
 		struct rthread *w = thread_of(r, r->edges[i].waker);
@@ -2941,6 +2990,7 @@ void lt_report_free(struct lt_report *r)
 		free(r->threads[i].rt_name);
 	}
 	free(r->threads);
+	free(r->procs);
 	free(r->edges);
 	free(r->losses);
 	for (size_t i = 0; i < r->n_notes; i++)

@@ -62,6 +62,7 @@ struct rp_snap_thread {
 	uint32_t expected, word;
 	char *owner_kind;
 	int32_t owner;           /* 0 none */
+	int32_t owner_pid;       /* owner is a thread of this other process, 0 */
 	char *lock_kind;         /* what the lock models recognised, NULL  */
 	char *lock_name;         /* the lock object's name, NULL           */
 	char *lock_state;        /* the models' decoded state, NULL        */
@@ -92,6 +93,9 @@ struct rp_snap_verdict {
 
 struct rp_snapshot {
 	int64_t taken_monotonic_ns;
+	int32_t pid;             /* the process it is of (0 unknown) */
+	int32_t *pids;           /* joined: the others' (rp_snapshot_join) */
+	size_t n_pids;
 	struct rp_snap_thread *threads; /* sorted by tid */
 	size_t n_threads;
 	struct rp_snap_verdict *verdicts;
@@ -117,6 +121,19 @@ int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
  * earlier one.  0 or -1. */
 int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
+/* Moves from's threads and verdicts into s (another process's snapshot of
+ * the same moment), keeping s's threads sorted; from is left empty.  0 or
+ * -1 (out of memory: both unchanged). */
+int rp_snapshot_join(struct rp_snapshot *s, struct rp_snapshot *from);
+/* Does s (joined or not) hold a snapshot of process pid? */
+int rp_snapshot_has_pid(const struct rp_snapshot *s, int32_t pid);
+
+/* ---- processes (report_procs.c) ------------------------------------------ */
+
+/* Copies the header's processes into r->procs (at lt_report_new).  0 or -1. */
+int rp_procs_init(struct lt_report *r, const struct lt_header *hdr);
+/* Completes r->procs from the threads' tgids (at lt_report_finish).  0 or -1. */
+int rp_procs_finish(struct lt_report *r);
 
 /* ---- output helpers (report_print.c) ------------------------------------- */
 

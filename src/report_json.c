@@ -518,6 +518,13 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 		}
 		t->owner_kind = dup_str(rp_json_get(fx, "owner_kind"));
 		t->owner = (int32_t)rp_json_int(rp_json_get(fx, "owner"), 0);
+		/* a process-shared mutex held by a thread of another process: a
+		 * report of a trace of both resolves that thread */
+		const struct rp_json *op = rp_json_get(fx, "owner_process");
+		if (!t->owner && op && op->type == RPJ_OBJ) {
+			t->owner = (int32_t)rp_json_int(rp_json_get(op, "tid"), 0);
+			t->owner_pid = (int32_t)rp_json_int(rp_json_get(op, "pid"), 0);
+		}
 		t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
 		t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
 		t->lock_state = dup_str(rp_json_get(fx, "lock_state"));
@@ -631,6 +638,7 @@ void rp_snapshot_clear(struct rp_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		verdict_clear(&s->verdicts[i]);
 	free(s->verdicts);
+	free(s->pids);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -644,6 +652,7 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 	    threads->type != RPJ_ARR)
 		return -1;
 	out->taken_monotonic_ns = (int64_t)rp_json_int(rp_json_get(doc, "taken_monotonic_ns"), 0);
+	out->pid = (int32_t)rp_json_int(rp_json_get(doc, "pid"), 0);
 	if (threads->n) {
 		out->threads = calloc(threads->n, sizeof(*out->threads));
 		if (!out->threads)

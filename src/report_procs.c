@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The report's processes: a trace may hold several (format 1.3).  Each
+ * thread has its tgid; r->procs lists the processes, the trace's pid
+ * first, named from the header or their threads.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/lockid.h"
+#include "locktrace/locksyms.h"
+#include "report_int.h"
+
+static struct lt_report_proc *proc_find(const struct lt_report *r, int32_t tgid)
+{
+	for (size_t i = 0; i < r->n_procs; i++)
+		if (r->procs[i].tgid == tgid)
+			return &r->procs[i];
+	return NULL;
+}
+
+static struct lt_report_proc *proc_add(struct lt_report *r, int32_t tgid)
+{
+	struct lt_report_proc *p = proc_find(r, tgid);
+	if (p || tgid <= 0)
+		return p;
+	p = realloc(r->procs, (r->n_procs + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	r->procs = p;
+	p = &r->procs[r->n_procs++];
+	memset(p, 0, sizeof(*p));
+	p->tgid = tgid;
+	return p;
+}
+
+int rp_procs_init(struct lt_report *r, const struct lt_header *hdr)
+{
+	struct lt_report_proc *p = proc_add(r, hdr->pid);
+	if (!p)
+		return -1;
+	p->ppid = hdr->ppid;
+	snprintf(p->comm, sizeof(p->comm), "%s", hdr->comm);
+	snprintf(p->cmdline, sizeof(p->cmdline), "%.255s", hdr->cmdline);
+	for (uint32_t i = 0; i < hdr->nprocs; i++) {
+		const struct lt_proc_info *h = &hdr->procs[i];
+		if (!(p = proc_add(r, h->tgid)))
+			return -1;
+		if (h->ppid > 0)
+			p->ppid = h->ppid;
+		if (h->comm[0])
+			snprintf(p->comm, sizeof(p->comm), "%s", h->comm);
+		if (h->cmdline[0])
+			snprintf(p->cmdline, sizeof(p->cmdline), "%.255s", h->cmdline);
+	}
+	return 0;
+}
+
+static int by_tgid(const void *a, const void *b)
+{
+	const struct lt_report_proc *x = a, *y = b;
+	return (x->tgid > y->tgid) - (x->tgid < y->tgid);
+}
+
+int rp_procs_finish(struct lt_report *r)
+{
+	for (size_t i = 0; i < r->n_threads; i++) {
+		const struct lt_report_thread *t = &r->threads[i];
+		struct lt_report_proc *p = proc_add(r, t->tgid ? (int32_t)t->tgid : r->pid);
+		if (!p)
+			return -1;
+		p->n_threads++;
+		/* a process joined later (a fork): named by its main thread,
+		 * else by its first thread */
+		if (!p->comm[0] || (t->tid == (uint32_t)p->tgid && p->tgid != r->pid && !p->cmdline[0]))
+			snprintf(p->comm, sizeof(p->comm), "%s", t->name);
+	}
+	if (r->n_procs > 2)
+		qsort(r->procs + 1, r->n_procs - 1, sizeof(*r->procs), by_tgid);
+	return 0;
+}
+
+const struct lt_report_proc *lt_report_proc_of(const struct lt_report *r, uint32_t tid)
+{
+	for (size_t i = 0; i < r->n_threads; i++)
+		if (r->threads[i].tid == tid)
+			return proc_find(r, (int32_t)r->threads[i].tgid);
+	return NULL;
+}
+
+static int snap_tid_cmp(const void *a, const void *b)
+{
+	const struct rp_snap_thread *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+int rp_snapshot_has_pid(const struct rp_snapshot *s, int32_t pid)
+{
+	if (s->pid == pid)
+		return 1;
+	for (size_t i = 0; i < s->n_pids; i++)
+		if (s->pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+int rp_snapshot_join(struct rp_snapshot *s, struct rp_snapshot *from)
+{
+	struct rp_snap_thread *t = realloc(s->threads, (s->n_threads + from->n_threads + 1) * sizeof(*t));
+	if (!t)
+		return -1;
+	s->threads = t;
+	struct rp_snap_verdict *v = realloc(s->verdicts, (s->n_verdicts + from->n_verdicts + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	s->verdicts = v;
+	int32_t *pids = realloc(s->pids, (s->n_pids + from->n_pids + 1) * sizeof(*pids));
+	if (!pids)
+		return -1;
+	s->pids = pids;
+	memcpy(s->threads + s->n_threads, from->threads, from->n_threads * sizeof(*t));
+	s->n_threads += from->n_threads;
+	qsort(s->threads, s->n_threads, sizeof(*t), snap_tid_cmp);
+	memcpy(s->verdicts + s->n_verdicts, from->verdicts, from->n_verdicts * sizeof(*v));
+	s->n_verdicts += from->n_verdicts;
+	s->pids[s->n_pids++] = from->pid;
+	memcpy(s->pids + s->n_pids, from->pids, from->n_pids * sizeof(*pids));
+	s->n_pids += from->n_pids;
+	free(from->threads);
+	free(from->verdicts);
+	free(from->pids);
+	memset(from, 0, sizeof(*from));
+	return 0;
+}
