@@ -565,6 +565,12 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 		}
 		t->pub.tgid = te->tgid;
 		t->other_proc = te->tgid && te->tgid != P(r)->pid;
+		if (te->ev && te->ev->h.kind == LT_EV_TASK_NEW && te->tid == te->tgid) {
+			/* a process forked from a traced one: its parent */
+			const struct rthread *pt = thread_of(r, te->ev->tnew.parent_tid);
+			if (pt && rp_proc_forked(r, te->tgid, pt->pub.tgid))
+				P(r)->oom = 1;
+		}
 		break;
 	case LT_THREAD_RENAME:
 	case LT_THREAD_EXEC:
@@ -1257,7 +1263,9 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 	struct lt_lockid *ids = lt_timeline_lockid(p->tl);
 	for (size_t i = 0; i < s.n_threads; i++) {
 		if (s.threads[i].has_futex)
-			add_sym(p, lt_lockid_proc_key(ids, (uint32_t)s.pid, s.threads[i].uaddr), s.threads[i].lock);
+			add_sym(p, lt_lockid_key(ids, (uint32_t)s.threads[i].pid, s.threads[i].uaddr,
+						 lt_futex_private((uint16_t)s.threads[i].nr, s.threads[i].op)),
+				s.threads[i].lock);
 		add_rtname(p, s.threads[i].tid, s.threads[i].rt_name);
 	}
 	/* the latest snapshot describes the end best; earlier ones still
@@ -1430,6 +1438,11 @@ const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *
 	return lt_lockid_format(lt_timeline_lockid(p->tl), addr, buf, len);
 }
 
+const char *lt_report_key_text(const struct lt_report *r, uint64_t key, char *buf, size_t len)
+{
+	return lt_lockid_format(lt_timeline_lockid(r->priv->tl), key, buf, len);
+}
+
 /* "rtlock+0x50/+0x54" for a group whose words share a symbol. */
 static void group_symbol(struct lt_report *r, struct rgroup *g)
 {
@@ -1438,7 +1451,8 @@ static void group_symbol(struct lt_report *r, struct rgroup *g)
 	char *out = g->pub.symbol;
 	size_t cap = sizeof(g->pub.symbol);
 	out[0] = 0;
-	lt_lockid_format(lt_timeline_lockid(P(r)->tl), g->pub.addr, g->keytext, sizeof(g->keytext));
+	lt_report_key_text(r, g->pub.addr, g->keytext, sizeof(g->keytext));
+	snprintf(g->pub.key, sizeof(g->pub.key), "%s", g->keytext);
 	/* words in address order */
 	for (unsigned i = 1; i < g->pub.n_words; i++)
 		for (unsigned j = i; j > 0 && g->pub.words[j] < g->pub.words[j - 1]; j--) {

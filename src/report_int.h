@@ -44,6 +44,7 @@ int rp_json_addr(const struct rp_json *j, uint64_t *out);
 
 struct rp_snap_thread {
 	int32_t tid;
+	int32_t pid;             /* its process (a combined snapshot's "processes") */
 	char comm[LT_COMM_LEN * 2];
 	char state;
 	double blocked_s;        /* < 0 unknown */
@@ -125,6 +126,9 @@ const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32
  * the same moment), keeping s's threads sorted; from is left empty.  0 or
  * -1 (out of memory: both unchanged). */
 int rp_snapshot_join(struct rp_snapshot *s, struct rp_snapshot *from);
+/* Sets the threads' pid from a combined snapshot's "processes" member
+ * (docs/snapshot.md), else to the document's pid. */
+void rp_snapshot_procs(const struct rp_json *doc, struct rp_snapshot *s);
 /* Does s (joined or not) hold a snapshot of process pid? */
 int rp_snapshot_has_pid(const struct rp_snapshot *s, int32_t pid);
 
@@ -132,6 +136,8 @@ int rp_snapshot_has_pid(const struct rp_snapshot *s, int32_t pid);
 
 /* Copies the header's processes into r->procs (at lt_report_new).  0 or -1. */
 int rp_procs_init(struct lt_report *r, const struct lt_header *hdr);
+/* Process tgid was forked by process ppid during the trace.  0 or -1. */
+int rp_proc_forked(struct lt_report *r, uint32_t tgid, uint32_t ppid);
 /* Completes r->procs from the threads' tgids (at lt_report_finish).  0 or -1. */
 int rp_procs_finish(struct lt_report *r);
 

@@ -670,6 +670,7 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 	}
 	if (out->n_threads)
 		qsort(out->threads, out->n_threads, sizeof(*out->threads), cmp_thread);
+	rp_snapshot_procs(doc, out);
 	const struct rp_json *vs = rp_json_get(doc, "verdicts");
 	if (vs && vs->type == RPJ_ARR && vs->n) {
 		out->verdicts = calloc(vs->n, sizeof(*out->verdicts));

@@ -203,6 +203,21 @@ static const char *stop_name(uint32_t s)
 	}
 }
 
+/* "processes": the trace's processes, in a trace of several */
+static void print_procs_json(FILE *f, const struct lt_report *r)
+{
+	fprintf(f, "  \"processes\": [");
+	for (size_t i = 0; i < r->n_procs; i++) {
+		const struct lt_report_proc *p = &r->procs[i];
+		fprintf(f, "%s\n    {\"pid\": %d, \"ppid\": %d, \"comm\": ", i ? "," : "", p->tgid, p->ppid);
+		rp_json_string(f, p->comm);
+		fputs(", \"cmdline\": ", f);
+		rp_json_string(f, p->cmdline);
+		fprintf(f, ", \"threads\": %u}", p->n_threads);
+	}
+	fprintf(f, "\n  ],\n");
+}
+
 void lt_report_print_json(FILE *f, const struct lt_report *r)
 {
 	fprintf(f, "{\n  \"schema\": \"locktrace.report/1\",\n  \"trace\": {\"pid\": %d, \"comm\": ", r->pid);
@@ -334,7 +349,10 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 	fprintf(f, "  \"threads\": [");
 	for (size_t i = 0; i < r->n_threads; i++) {
 		const struct lt_report_thread *t = &r->threads[i];
-		fprintf(f, "%s\n    {\"tid\": %u, \"name\": ", i ? "," : "", t->tid);
+		fprintf(f, "%s\n    {\"tid\": %u, ", i ? "," : "", t->tid);
+		if (r->n_procs > 1) /* a trace of several processes */
+			fprintf(f, "\"tgid\": %u, ", t->tgid);
+		fputs("\"name\": ", f);
 		rp_json_string(f, t->name);
 		fputs(", \"runtime_name\": ", f);
 		if (t->rt_name)
@@ -380,6 +398,8 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 		fprintf(f, "]}");
 	}
 	fprintf(f, "%s],\n", r->n_threads ? "\n  " : "");
+	if (r->n_procs > 1)
+		print_procs_json(f, r);
 
 	fprintf(f, "  \"wake_edges\": [");
 	for (size_t i = 0; i < r->n_edges; i++) {
@@ -513,7 +533,7 @@ static void end_phrase(const struct tctx *tx, const struct lt_report_thread *t, 
 				rp_clean_name(l->symbol, sym, sizeof(sym));
 				snprintf(c, sizeof(c), "%s %.180s", op, sym);
 			} else if (l)
-				snprintf(c, sizeof(c), "%s 0x%" PRIx64, op, l->addr);
+				snprintf(c, sizeof(c), "%s %s", op, l->key);
 			else
 				rp_fmt_call(r, &x, c, sizeof(c));
 		} else {
@@ -706,6 +726,21 @@ static void print_threads_at_end(FILE *f, const struct tctx *x, int all)
 	free(done);
 }
 
+/* "process 1234 (comm): 3 threads" above its threads in the tables */
+static void print_proc_heading(FILE *f, const struct lt_report_proc *p)
+{
+	char cm[LT_COMM_LEN * 4];
+	rp_clean_name(p->comm, cm, sizeof(cm));
+	fprintf(f, "  process %d (%s): %u thread%s", p->tgid, cm, p->n_threads, p->n_threads == 1 ? "" : "s");
+	if (p->ppid > 0)
+		fprintf(f, ", parent %d", p->ppid);
+	if (p->cmdline[0]) {
+		fputs(": ", f);
+		lt_text_fput(f, p->cmdline, sizeof(p->cmdline));
+	}
+	fputc('\n', f);
+}
+
 static void print_tables(FILE *f, const struct tctx *tx)
 {
 	const struct lt_report *r = tx->r;
@@ -725,7 +760,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 		if (l->symbol[0])
 			rp_clean_name(l->symbol, name, sizeof(name));
 		else
-			snprintf(name, sizeof(name), "0x%" PRIx64, l->addr);
+			snprintf(name, sizeof(name), "%s", l->key);
 		rp_fmt_dur(l->total_ns, a, sizeof(a));
 		rp_fmt_dur(l->median_ns, b, sizeof(b));
 		rp_fmt_dur(l->p99_ns, c, sizeof(c));
@@ -737,7 +772,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 			l->n_wakers, l->wake_calls, l->open_at_end);
 		fprintf(f, "  %-34s", "");
 		for (unsigned k = 0; k < l->n_words; k++)
-			fprintf(f, " 0x%" PRIx64, l->words[k]);
+			fprintf(f, " %s", lt_report_key_text(r, l->words[k], name, sizeof(name)));
 		fprintf(f, "  %s\n", l->kind ? l->kind : "futex");
 	}
 	if (r->n_locks)
@@ -749,11 +784,17 @@ static void print_tables(FILE *f, const struct tctx *tx)
 	fprintf(f, "  %-7s %-15s %8s %8s %8s %8s %8s %8s | %6s %6s %6s %6s %6s %6s  %s\n", "tid", "name", "running",
 		"runnable", "futex", "sel/poll", "sock-io", "other", "fwaits", "fwakes", "polls", "io", "woken", "preemp",
 		"at the end");
-	/* the threads a finding names first, then by tid */
-	for (int pass = 0, shown = 0; pass < 2; pass++)
-		for (size_t i = 0; i < r->n_threads && (size_t)shown < rows; i++) {
+	/* the threads a finding names first, then by tid; in a trace of
+	 * several processes, under a heading per process */
+	size_t nproc = r->n_procs > 1 ? r->n_procs : 1;
+	for (size_t pi = 0, shown = 0; pi < nproc && shown < rows; pi++) {
+	const struct lt_report_proc *pr = r->n_procs > 1 ? &r->procs[pi] : NULL;
+	if (pr)
+		print_proc_heading(f, pr);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->n_threads && shown < rows; i++) {
 			const struct lt_report_thread *t = &r->threads[i];
-			if (involved(tx, t->tid) != !pass)
+			if (involved(tx, t->tid) != !pass || (pr && (int32_t)t->tgid != pr->tgid))
 				continue;
 			shown++;
 			char n[LT_COMM_LEN * 4], v[7][16], buf[300];
@@ -769,6 +810,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 				t->tid, lt_text_fit(col, sizeof(col), n, 15), v[0], v[1], v[2], v[3], v[4], v[5], t->futex_waits, t->futex_wakes,
 				t->polls, t->io_reads + t->io_writes, t->wakeups, t->preempted, ph);
 		}
+	}
 
 	fprintf(f, "\nWAKE-UPS (who woke whom, by count%s)\n", rows_note(r, r->n_edges, note, sizeof(note)));
 	if (!r->n_edges)

@@ -135,6 +135,11 @@ struct lt_report_lock {
 	uint64_t words[8];          /* adjacent futex words treated as one lock */
 	unsigned n_words;
 	char symbol[128];           /* "" unknown; "rtlock+0x50/+0x54" */
+	char key[56];               /* addr for people: "0x5587e9e021b0"; in a trace of
+				       several processes a lock of another one is
+				       "0x... in process 812", a word in a shared
+				       mapping "inode 1234 (dev 0:1)+0x40"
+				       (include/locktrace/lockid.h) */
 	const char *kind;           /* static: "mutex", "condvar", "pi_mutex", "join",
 				       "futex" (how its waits look, see docs) */
 	uint64_t waits, eagain, timeouts, open_at_end;
@@ -272,6 +277,9 @@ const char *lt_report_thread_name(const struct lt_report *r, uint32_t tid, const
 /* The name of a futex address for people: its symbol from the snapshot
  * ("rtlock+0x50") or "0x...".  Valid after lt_report_finish. */
 const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *buf, size_t len);
+/* A lock key (struct lt_report_lock.addr, words, a call's addr) for
+ * people: "0x..." (see struct lt_report_lock.key). */
+const char *lt_report_key_text(const struct lt_report *r, uint64_t key, char *buf, size_t len);
 /* The process of thread tid (0 unknown) and its entry in procs, NULL. */
 const struct lt_report_proc *lt_report_proc_of(const struct lt_report *r, uint32_t tid);
 
