@@ -228,3 +228,14 @@ const char *lt_lockid_format(const struct lt_lockid *ids, uint64_t key, char *bu
 		snprintf(buf, len, "0x%" PRIx64, id.addr);
 	return buf;
 }
+
+uint64_t lt_lockid_symbol(struct lt_lockid *ids, uint32_t tgid, uint64_t addr, int shared,
+			  uint64_t dev, uint64_t ino, uint64_t offset)
+{
+	if (shared) { /* every process's name of the word names the one lock */
+		if (lt_lockid_add_shared(ids, tgid, addr, dev, ino, offset))
+			return 0;
+		return lt_lockid_key(ids, tgid, addr, 0);
+	}
+	return tgid && tgid != ids->pid ? lt_lockid_proc_key(ids, tgid, addr) : 0;
+}

@@ -1178,14 +1178,10 @@ void lt_report_symbol_entry(void *ctx, int32_t tgid, uint64_t addr, const char *
 			    const struct lt_shared_key *key)
 {
 	struct lt_report *r = ctx;
-	struct lt_lockid *ids = lt_timeline_lockid(P(r)->tl);
-	if (key) { /* every process's name of the word names the one lock */
-		if (lt_lockid_add_shared(ids, (uint32_t)tgid, addr, key->dev, key->ino, key->offset))
-			P(r)->oom = 1;
-		add_sym(P(r), lt_lockid_key(ids, (uint32_t)tgid, addr, 0), name);
-	} else if ((uint32_t)tgid != P(r)->pid) { /* the trace's own are lt_locksyms_parse's */
-		add_sym(P(r), lt_lockid_proc_key(ids, (uint32_t)tgid, addr), name);
-	}
+	uint64_t k = lt_lockid_symbol(lt_timeline_lockid(P(r)->tl), (uint32_t)tgid, addr, key != NULL,
+				      key ? key->dev : 0, key ? key->ino : 0, key ? key->offset : 0);
+	if (k)
+		add_sym(P(r), k, name);
 }
 
 int lt_report_symbols(struct lt_report *r, const void *data, size_t len)

@@ -57,6 +57,13 @@ int lt_lockid_fork(struct lt_lockid *ids, uint32_t parent_tgid, uint32_t child_t
  * (dev, ino) (a SYMBOLS entry's shared key).  0 or -ENOMEM. */
 int lt_lockid_add_shared(struct lt_lockid *ids, uint32_t tgid, uint64_t addr, uint64_t dev,
 			 uint64_t ino, uint64_t offset);
+/* A SYMBOLS entry (locksyms.h): the word addr of process tgid, in the
+ * shared object (dev, ino) at offset when shared is set.  Records the
+ * shared key and returns the key its name belongs under, or 0 for a word
+ * of the trace's own process outside shared mappings (lt_locksyms_parse
+ * names those by address already).  0 also on out of memory. */
+uint64_t lt_lockid_symbol(struct lt_lockid *ids, uint32_t tgid, uint64_t addr, int shared,
+			  uint64_t dev, uint64_t ino, uint64_t offset);
 /* The lock key of futex word addr as process tgid uses it; private: the
  * call used FUTEX_PRIVATE_FLAG (the kernel then keys it by the process
  * even in a shared mapping). */

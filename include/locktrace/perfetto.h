@@ -53,6 +53,11 @@ void lt_perfetto_set_lock_namer(struct lt_perfetto *p,
 void lt_perfetto_set_thread_namer(struct lt_perfetto *p,
 				  int (*fn)(void *ctx, uint32_t tid, char *buf, size_t len), void *ctx);
 /* Bytes handed to f so far. */
+/* The lock identity of the timeline (lt_timeline_lockid): names a lock of
+ * another process or a shared object by what it is, and puts a lock of
+ * another process under that process's track.  Optional. */
+struct lt_lockid;
+void lt_perfetto_set_lockid(struct lt_perfetto *p, const struct lt_lockid *ids);
 uint64_t lt_perfetto_bytes(const struct lt_perfetto *p);
 
 /* sched_switch's prev_state as the kernel's trace event reports it, for a
