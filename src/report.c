@@ -972,13 +972,13 @@ static void off_end(struct lt_report *r, struct rthread *t, uint64_t ts)
 static void on_sched(void *ctx, const struct lt_event *ev)
 {
 	struct lt_report *r = ctx;
-	uint32_t pid = P(r)->pid;
 	uint64_t ts = ev->h.ts;
 
 	if (ev->h.kind == LT_EV_SWITCH) {
-		if (ev->sw.prev_tgid == pid) {
-			struct rthread *t = thread_of(r, ev->sw.prev_tid);
-			if (t && t->state != TS_EXITED) {
+		/* a thread of a traced process (the timeline's threads) */
+		struct rthread *t = thread_of(r, ev->sw.prev_tid);
+		if (t && t->pub.tgid == ev->sw.prev_tgid) {
+			if (t->state != TS_EXITED) {
 				int pre = (ev->h.flags & LT_F_PREEMPT) || ev->sw.prev_state == 0;
 				set_state(r, t, pre ? TS_RUNNABLE : TS_BLOCKED, ts, TS_RUNNING);
 				t->pub.switches++;
@@ -989,9 +989,9 @@ static void on_sched(void *ctx, const struct lt_event *ev)
 					off_begin(r, t, ts, pre);
 			}
 		}
-		if (ev->sw.next_tgid == pid) {
-			struct rthread *t = thread_of(r, ev->sw.next_tid);
-			if (t && t->state != TS_EXITED) {
+		t = thread_of(r, ev->sw.next_tid);
+		if (t && t->pub.tgid == ev->sw.next_tgid) {
+			if (t->state != TS_EXITED) {
 				set_state(r, t, TS_RUNNING, ts, TS_RUNNABLE);
 				off_end(r, t, ts);
 			}
