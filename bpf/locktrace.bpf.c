@@ -8,6 +8,10 @@
  * one constant-time map lookup when several are traced.  With follow_forks,
  * a process created by a traced one is added to the map at fork, in the
  * kernel (task_newtask, before its first event), and removed when it exits.
+ * With --cgroup (targ_cgroup), a task is also traced when its cgroup in the
+ * default (v2) hierarchy is a key of traced_cgroups: one more constant-time
+ * lookup, and a process forked or moved into the cgroup is traced from its
+ * first event, with nothing for user space to do.
  *
  * Events go to one ring buffer without waking the consumer (the collector
  * drains it on a timer); a wake-up is forced only when the buffer fills past
@@ -35,6 +39,8 @@ const volatile __u32 targ_tgid = 0;
 const volatile bool targ_multi = 0;
 /* add the processes a traced process forks (launch mode, --children) */
 const volatile bool follow_forks = 0;
+/* --cgroup: also trace every task whose v2 cgroup is in traced_cgroups */
+const volatile bool targ_cgroup = 0;
 const volatile __u64 wake_bytes = 1 << 20;
 /* --calls blocking: the syscall programs are not loaded; the switch program
  * writes the call a thread goes to sleep in, from its saved registers. */
@@ -69,11 +75,43 @@ struct {
 	__type(value, __u8);
 } traced_tgids SEC(".maps");
 
-static __always_inline bool traced(__u32 tgid)
+/* The traced cgroups (key: the cgroup's id, kernfs node id, which is the
+ * inode number of its directory; value unused): the one given and those
+ * below it when recording began. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LT_MAX_CGROUPS);
+	__type(key, __u64);
+	__type(value, __u8);
+} traced_cgroups SEC(".maps");
+
+static __always_inline bool traced_pid(__u32 tgid)
 {
 	if (tgid == targ_tgid)
 		return true;
 	return targ_multi && bpf_map_lookup_elem(&traced_tgids, &tgid);
+}
+
+/* Is the running task traced?  tgid: its tgid. */
+static __always_inline bool traced_cur(__u32 tgid)
+{
+	if (traced_pid(tgid))
+		return true;
+	if (!targ_cgroup)
+		return false;
+	__u64 id = bpf_get_current_cgroup_id();
+	return bpf_map_lookup_elem(&traced_cgroups, &id);
+}
+
+/* Is task t (any task, not necessarily running) traced? */
+static __always_inline bool traced(struct task_struct *t)
+{
+	if (traced_pid(t->tgid))
+		return true;
+	if (!targ_cgroup)
+		return false;
+	__u64 id = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	return bpf_map_lookup_elem(&traced_cgroups, &id);
 }
 
 #define S_IFMT 00170000
@@ -406,7 +444,7 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	__u64 pt = bpf_get_current_pid_tgid();
 	int cls;
 
-	if (!traced(pt >> 32))
+	if (!traced_cur(pt >> 32))
 		return 0;
 	cls = lt_call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
@@ -425,7 +463,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	__u32 *v, nr;
 	__u8 flags = 0;
 
-	if (!traced(pt >> 32))
+	if (!traced_cur(pt >> 32))
 		return 0;
 	task = bpf_get_current_task_btf();
 	v = bpf_task_storage_get(&inflight, task, 0, 0);
@@ -539,9 +577,9 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	__u32 ptgid = prev->tgid, ntgid = next->tgid;
 	struct lt_event *e;
 
-	bool ptraced = traced(ptgid);
+	bool ptraced = traced_cur(ptgid); /* prev is the running task */
 
-	if (!ptraced && !traced(ntgid))
+	if (!ptraced && !traced(next))
 		return 0;
 	if (calls_at_switch && ptraced && prev_state && !preempt &&
 	    emit_sleep_in_call(preempt, prev, next, prev_state, ptgid, ntgid))
@@ -725,7 +763,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 	long id;
 	int cls;
 
-	if (!traced(cur->tgid) || !regs)
+	if (!traced_cur(cur->tgid) || !regs)
 		return 0;
 	id = regs->orig_ax;
 	cls = lt_call_class(id);
@@ -757,7 +795,7 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	enum wake_ctx wctx;
 	int irq;
 
-	if (!traced(p->tgid))
+	if (!traced(p))
 		return 0;
 	cur = bpf_get_current_task_btf();
 	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
@@ -794,13 +832,14 @@ int BPF_PROG(lt_task_newtask, struct task_struct *task, __u64 clone_flags)
 {
 	struct lt_event *e;
 
-	if (follow_forks && task->pid == task->tgid && traced(bpf_get_current_pid_tgid() >> 32)) {
+	if (follow_forks && task->pid == task->tgid && traced_pid(bpf_get_current_pid_tgid() >> 32)) {
 		__u32 tgid = task->tgid;
 		__u8 one = 1;
 
 		bpf_map_update_elem(&traced_tgids, &tgid, &one, BPF_ANY);
 	}
-	if (!traced(task->tgid))
+	/* the child's cgroup is set (cgroup_post_fork) before this runs */
+	if (!traced(task))
 		return 0;
 	e = reserve(LT_REC_SIZE(lt_task_new), LT_EV_TASK_NEW);
 	if (!e)
@@ -820,7 +859,7 @@ int BPF_PROG(lt_process_exit, struct task_struct *p)
 	struct lt_event *e;
 	bool group_dead;
 
-	if (!traced(p->tgid))
+	if (!traced(p))
 		return 0;
 	/* signal->live reaches 0 when the last thread exits */
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
@@ -847,7 +886,7 @@ int BPF_PROG(lt_task_rename, struct task_struct *task, const char *comm)
 {
 	struct lt_event *e;
 
-	if (!traced(task->tgid))
+	if (!traced(task))
 		return 0;
 	e = reserve(LT_REC_SIZE(lt_rename), LT_EV_RENAME);
 	if (!e)
@@ -864,7 +903,7 @@ int BPF_PROG(lt_process_exec, struct task_struct *p, pid_t old_pid)
 {
 	struct lt_event *e;
 
-	if (!traced(p->tgid))
+	if (!traced(p))
 		return 0;
 	e = reserve(LT_REC_SIZE(lt_exec), LT_EV_EXEC);
 	if (!e)

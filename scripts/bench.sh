@@ -15,7 +15,7 @@
 # the scheduler tracepoints only; floor:
 # empty BPF programs on locktrace's tracepoints, the cost of attaching
 # alone, built from scripts/bench-floor*.c); --parts: of
-# overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert (for
+# overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert,multi8 (for
 # quick experiments: the results file is only written when everything ran).
 #
 # Environment: LT_BENCH_BPFTRACE, LT_BENCH_PERF, LT_BENCH_STRACE override
@@ -29,7 +29,7 @@ ROOT=$PWD
 
 SMOKE=0 ROUNDS=7 SECS=5 INSTALL=1 OUT=BENCHMARKS.md KEEP=
 TOOLS_ARG=untraced,floor,floorsched,locktrace,ltblocking,bpftrace,perf,strace
-PARTS=overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert
+PARTS=overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert,multi8
 PARTIAL=0 OUT_SET=0
 THREADS=64
 while [ $# -gt 0 ]; do
@@ -61,7 +61,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 for f in build/locktrace build/workloads/demo build/workloads/gen_events build/workloads/many_threads \
-	build/workloads/deadlock; do
+	build/workloads/deadlock build/workloads/shared_locks; do
 	[ -x "$f" ] || { echo "bench: $f is missing; run make all first" >&2; exit 1; }
 done
 
@@ -69,7 +69,7 @@ done
 W=$(mktemp -d "${TMPDIR:-/tmp}/ltbench.XXXXXX")
 mkdir -p "$W/bin"
 cp build/locktrace build/workloads/demo build/workloads/gen_events build/workloads/many_threads \
-	build/workloads/deadlock "$W/bin/"
+	build/workloads/deadlock build/workloads/shared_locks "$W/bin/"
 LT=$W/bin/locktrace
 RES=$W/results.tsv
 : >"$RES"
@@ -453,6 +453,7 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 for tool in floor floorsched bpftrace perf strace; do
 	avail "$tool" || say "   $tool: $([[ "$tool" == floor* ]] && echo "$FLOOR_ERR" || echo "missing (not installed)")"
 done
+MULTI_ROUNDS=$ROUNDS
 part overhead || ROUNDS=0
 for ((r = 0; r < ROUNDS; r++)); do
 	say "== round $((r + 1))/$ROUNDS"
@@ -746,6 +747,47 @@ if part smallsnap; then
 	fi
 fi
 
+# ------------------------- several processes: 8 contending on one shared lock
+# shared_locks --mode contend -P 8 --hold 0: 8 processes (a parent and the 7
+# it forks after its gate) each take one process-shared mutex in a memfd
+# MULTI_N times, holding it for no time: every acquisition is contended, a
+# futex call and a switch or two.  Untraced, then launched under `locktrace
+# record` (which follows the forks: one trace of 8 processes), alternating;
+# the workload times itself from its gate to its last child's exit.
+MULTIRES=$W/multi.tsv
+: >"$MULTIRES"
+MULTI_N=$((SMOKE ? 500 : 20000))
+multi_run() { # round traced(0|1)
+	local d=$W/multi.$1.$2 rc secs sum events lost procs
+	mkdir -p "$d"
+	if [ "$2" = 1 ]; then
+		"$LT" record -o "$d/t.ltrace" --no-status -- "$W/bin/shared_locks" --mode contend -P 8 \
+			-n "$MULTI_N" --hold 0 --no-wait >"$d/wl.out" 2>"$d/err"
+	else
+		"$W/bin/shared_locks" --mode contend -P 8 -n "$MULTI_N" --hold 0 --no-wait >"$d/wl.out" 2>"$d/err"
+	fi
+	rc=$?
+	secs=$(sed -n 's/^done .*seconds=\([0-9.]*\).*/\1/p' "$d/wl.out")
+	sum=$(grep -E '^locktrace: .* events, ' "$d/err" | tail -1)
+	events=$(sed -n 's/.*, \([0-9]*\) events, \([0-9]*\) lost,.*/\1/p' <<<"$sum")
+	lost=$(sed -n 's/.*, \([0-9]*\) events, \([0-9]*\) lost,.*/\2/p' <<<"$sum")
+	procs=$(sed -n 's/.*: \([0-9]*\) processes (.*/\1/p' <<<"$sum")
+	[ -z "$secs" ] && [ "$rc" = 0 ] && rc=1
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$rc" "${secs:-0}" "${events:-0}" "${lost:-0}" \
+		"${procs:-1}" "$(fsize "$d/t.ltrace")" >>"$MULTIRES"
+	say "   round $1 $([ "$2" = 1 ] && echo traced || echo untraced): ${secs:-failed} s${events:+, $events events, $lost lost, $procs processes}"
+	rm -rf "$d"
+}
+MULTI_DATE=
+if part multi8; then
+	say "== several processes: 8 contending on one shared lock"
+	MULTI_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+	for ((r = 0; r < (SMOKE ? 1 : MULTI_ROUNDS); r++)); do
+		if [ $((r % 2)) = 0 ]; then multi_run "$r" 0; multi_run "$r" 1
+		else multi_run "$r" 1; multi_run "$r" 0; fi
+	done
+fi
+
 # ------------------------------------------------- conversion to Perfetto
 CONV="pending: no \`locktrace convert\` in this build"
 CONV_CMD=
@@ -972,6 +1014,38 @@ REPORT=$W/report.md
 		bytes=$(awk -F'\t' -v f="$fmt" '$1 == f { b = $4 } END { print b }' "$REPRES")
 		echo "| $fmt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 2) | $bytes |"
 	done
+	echo
+	echo "### Several processes: 8 contending on one shared lock"
+	echo
+	if [ -z "$MULTI_DATE" ]; then
+		echo "Not measured in this run (--parts)."
+	else
+		echo "\`shared_locks --mode contend -P 8 -n $MULTI_N --hold 0\`: a parent and the 7 processes it forks each take"
+		echo "one process-shared mutex (in a memfd) $MULTI_N times and release it at once: lock-bound, its contended"
+		echo "acquisitions and releases are futex calls and switches; untraced, and launched under \`locktrace record -- ...\` (forks followed: one trace"
+		echo "of 8 processes; the kernel filter is one hash lookup per event of another process, whatever their"
+		echo "number), alternating. Throughput: acquisitions/s from the workload's gate to its last process's exit;"
+		echo "ratio: traced over the untraced run of the same round; median [min–max]. Measured $MULTI_DATE."
+		echo
+		echo "| run | runs ok | acquisitions/s | throughput ratio | processes in the trace | events/run | lost/run | bytes/event |"
+		echo "|---|---|---|---|---|---|---|---|"
+		for tr in 0 1; do
+			n=$(awk -F'\t' -v t="$tr" '$2 == t' "$MULTIRES" | wc -l)
+			okn=$(awk -F'\t' -v t="$tr" '$2 == t && $3 == 0' "$MULTIRES" | wc -l)
+			read -r tm ta tb _ <<<"$(awk -F'\t' -v t="$tr" -v k="$MULTI_N" '$2 == t && $3 == 0 && $4 > 0 { printf "%.0f\n", 8 * k / $4 }' "$MULTIRES" | stat_line)"
+			if [ "$tr" = 0 ]; then
+				echo "| untraced | $okn/$n | $(fmt3 "$tm" "$ta" "$tb" 0) | 1 | - | - | - | - |"
+				continue
+			fi
+			read -r rm ra rb _ <<<"$(awk -F'\t' '$3 == 0 && $4 > 0 { s[$1, $2] = $4 }
+				END { for (k in s) { split(k, p, SUBSEP); if (p[2] == 1 && ((p[1], 0) in s)) printf "%.4f\n", s[p[1], 0] / s[k] } }' "$MULTIRES" | stat_line)"
+			read -r pm _ _ _ <<<"$(awk -F'\t' '$2 == 1 && $3 == 0 { print $7 }' "$MULTIRES" | stat_line)"
+			read -r em _ _ _ <<<"$(awk -F'\t' '$2 == 1 && $3 == 0 { print $5 }' "$MULTIRES" | stat_line)"
+			read -r lm _ _ _ <<<"$(awk -F'\t' '$2 == 1 && $3 == 0 { print $6 }' "$MULTIRES" | stat_line)"
+			read -r bm _ _ _ <<<"$(awk -F'\t' '$2 == 1 && $3 == 0 && $5 > 0 { printf "%.1f\n", $8 / $5 }' "$MULTIRES" | stat_line)"
+			echo "| locktrace record (8 processes) | $okn/$n | $(fmt3 "$tm" "$ta" "$tb" 0) | $(fmt3 "$rm" "$ra" "$rb" 2) | $pm | $em | $lm | $bm |"
+		done
+	fi
 	echo
 	echo "### Conversion to Perfetto"
 	echo

@@ -130,20 +130,26 @@ static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callno
 		set_state(n, tid, ST_RAN + 1 + nr);
 }
 
+/* A task of the traced processes (switches name other tasks too). */
+static int traced_tgid(const struct lt_callnorm *n, uint32_t tgid)
+{
+	return tgid == n->tgid || (n->is_traced && n->is_traced(n->traced_ctx, tgid));
+}
+
 static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
 		      void *ctx)
 {
 	uint32_t prev = ev->sw.prev_tid, next = ev->sw.next_tid;
 	uintptr_t st;
 
-	if (ev->sw.prev_tgid == n->tgid && prev) {
+	if (prev && traced_tgid(n, ev->sw.prev_tgid)) {
 		end_wake_call(n, prev, out, ctx);
 		/* the entry of a call it sleeps in, if any, came just before */
 		if (!lt_u64map_get(n->threads, prev))
 			set_state(n, prev, ST_RAN);
 	}
 	out(ctx, ev);
-	if (ev->sw.next_tgid != n->tgid || !next)
+	if (!next || !traced_tgid(n, ev->sw.next_tgid))
 		return;
 	st = (uintptr_t)lt_u64map_get(n->threads, next);
 	if (st > ST_RAN)

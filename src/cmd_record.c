@@ -20,7 +20,8 @@
 static void usage(FILE *f, int perfetto)
 {
 	fprintf(f, perfetto ?
-		"Usage: locktrace -p PID [options]\n"
+		"Usage: locktrace -p PID[,PID...] [options]\n"
+		"       locktrace --cgroup PATH [options]\n"
 		"       locktrace [options] -- COMMAND [ARGS...]\n"
 		"\n"
 		"Record why the threads of a process block, then write NAME.perfetto-trace\n"
@@ -28,7 +29,8 @@ static void usage(FILE *f, int perfetto)
 		"trace file).  `locktrace record` takes the same options and keeps only the raw\n"
 		"trace unless given --perfetto.\n"
 		:
-		"Usage: locktrace record -p PID [options]\n"
+		"Usage: locktrace record -p PID[,PID...] [options]\n"
+		"       locktrace record --cgroup PATH [options]\n"
 		"       locktrace record [options] -- COMMAND [ARGS...]\n"
 		"\n"
 		"Record why the threads of a process block into a raw trace (`locktrace -p PID`\n"
@@ -43,7 +45,16 @@ static void usage(FILE *f, int perfetto)
 		"timeout(1), and locktrace waits for it and exits with its status.\n"
 		"\n"
 		"Options:\n"
-		"  -p, --pid PID        trace this running process (a thread id traces its process)\n"
+		"  -p, --pid PID[,PID...]  trace these running processes (a thread id traces its\n"
+		"                       process); -p can be repeated; one trace file for all\n"
+		"      --children       also the descendants of the -p processes: those running\n"
+		"                       now and those they fork while recording\n"
+		"      --cgroup PATH    every process of a cgroup v2 (a container, a systemd\n"
+		"                       service) and of the cgroups below it, filtered in the\n"
+		"                       kernel; PATH absolute or relative to the cgroup2 mount\n"
+		"                       (e.g. system.slice/nginx.service)\n"
+		"      --no-follow-forks  with -- COMMAND: only the command's own process (by\n"
+		"                       default the processes it forks are traced too)\n"
 		"  -o, --output FILE    trace file to write (default: locktrace-COMM-PID.ltrace);\n"
 		"                       the Perfetto trace is FILE with .ltrace replaced by\n"
 		"                       .perfetto-trace\n"
@@ -85,6 +96,9 @@ static void usage(FILE *f, int perfetto)
 		"Examples:\n"
 		"  locktrace record -p 1234                 # until Ctrl-C\n"
 		"  locktrace record -p 1234 -d 10 -o hang.ltrace\n"
+		"  locktrace record -p 1234,1240 -d 10      # two processes, one trace\n"
+		"  locktrace record -p 1234 --children      # a prefork server: master and workers\n"
+		"  locktrace record --cgroup system.slice/postgresql.service -d 10\n"
 		"  locktrace record -- ./server --port 8080 # launch, trace from its first instruction,\n"
 		"                                           # and the processes it forks (as strace -f)\n"
 		"  locktrace record -p 1234 --ring 256M --stall 5\n"
@@ -219,32 +233,39 @@ static int record_main(int argc, char **argv, int perfetto)
 		{ "stall-rule", required_argument, 0, 'U' }, { "keep-going", no_argument, 0, 'K' },
 		{ "perfetto", no_argument, 0, 'P' },    { "no-perfetto", no_argument, 0, 'Q' },
 		{ "pid-file", required_argument, 0, 'F' },
+		{ "children", no_argument, 0, 'D' },    { "cgroup", required_argument, 0, 'G' },
+		{ "no-follow-forks", no_argument, 0, 'W' },
 		{ 0, 0, 0, 0 },
 	};
 	struct lt_record_opts o = { .status_line = -1 };
 	struct lt_record_result res;
 	int c, calls_given = 0;
+	pid_t *pids = NULL;
+	size_t npids = 0;
+	int rc = 2;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:o:fd:b:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
-			uint64_t v;
-			if (lt_parse_uint(optarg, 1, 0x3fffffff, &v)) {
-				fprintf(stderr, "Error: invalid pid '%s': expected a positive process id in decimal\n",
-					optarg);
-				return 2;
+			const char *bad = NULL;
+			if (lt_parse_pid_list(optarg, &pids, &npids, &bad)) {
+				fprintf(stderr, "Error: invalid pid '%s' in '%s': expected positive process ids "
+					"in decimal, separated by commas\n", bad, optarg);
+				goto out;
 			}
-			o.pid = (pid_t)v;
 			break;
 		}
+		case 'D': o.children = 1; break;
+		case 'G': o.cgroup = optarg; break;
+		case 'W': o.no_follow_forks = 1; break;
 		case 'o': o.output = optarg; break;
 		case 'f': o.force = 1; break;
 		case 'd':
 			if (lt_parse_seconds(optarg, &o.duration_s)) {
 				fprintf(stderr, "Error: invalid duration '%s': expected %s\n", optarg,
 					LT_SECONDS_HINT);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'b':
@@ -252,7 +273,7 @@ static int record_main(int argc, char **argv, int perfetto)
 			    o.ring_bytes > (1ull << 30)) {
 				fprintf(stderr, "Error: invalid buffer size '%s': expected 4K to 1G, e.g. 64M\n",
 					optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'q': o.quiet = 1; break;
@@ -269,7 +290,7 @@ static int record_main(int argc, char **argv, int perfetto)
 			} else {
 				fprintf(stderr, "Error: unknown --calls mode '%s': expected all or blocking\n",
 					optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'R':
@@ -277,14 +298,14 @@ static int record_main(int argc, char **argv, int perfetto)
 			    o.ring_mem > (64ull << 30)) {
 				fprintf(stderr, "Error: invalid ring size '%s': expected a size from 1M (at least "
 					"a few %uK chunks) to 64G, e.g. 256M\n", optarg, LT_FLIGHT_CHUNK >> 10);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'T':
 			if (lt_parse_seconds(optarg, &o.stall_s)) {
 				fprintf(stderr, "Error: invalid stall time '%s': expected %s\n", optarg,
 					LT_SECONDS_HINT);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'U':
@@ -292,15 +313,15 @@ static int record_main(int argc, char **argv, int perfetto)
 			if (o.stall_rule < 0) {
 				fprintf(stderr, "Error: unknown stall rule '%s': expected locks or progress\n",
 					optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'K': o.keep_going = 1; break;
 		case 'F': o.pid_file = optarg; break;
 		case 'P': perfetto = 1; break;
 		case 'Q': perfetto = 0; break;
-		case 'h': usage(stdout, perfetto); return 0;
-		default: usage(stderr, perfetto); return 2;
+		case 'h': usage(stdout, perfetto); rc = 0; goto out;
+		default: usage(stderr, perfetto); goto out;
 		}
 	}
 	if (optind < argc)
@@ -309,12 +330,30 @@ static int record_main(int argc, char **argv, int perfetto)
 	 * it catches the same stalls that way (BENCHMARKS.md) */
 	if (o.ring_mem && !calls_given)
 		o.calls_blocking = 1;
-	if (!o.pid == !o.argv) {
-		fprintf(stderr, "Error: %s\n", o.pid ? "give either -p PID or a command after --, not both"
-						    : "nothing to trace: give -p PID or -- COMMAND");
+	o.pids = pids;
+	o.npids = npids;
+	if ((npids || o.cgroup) && o.argv) {
+		fprintf(stderr, "Error: give either -p PID / --cgroup PATH or a command after --, not both\n");
 		usage(stderr, perfetto);
-		return 2;
+		goto out;
 	}
+	if (!npids && !o.cgroup && !o.argv) {
+		fprintf(stderr, "Error: nothing to trace: give -p PID, --cgroup PATH or -- COMMAND\n");
+		usage(stderr, perfetto);
+		goto out;
+	}
+	if (o.children && !npids) {
+		fprintf(stderr, "Error: --children needs -p PID (a launched COMMAND's forks are followed "
+			"anyway; --cgroup takes every process of the cgroup)\n");
+		goto out;
+	}
+	if (o.no_follow_forks && !o.argv) {
+		fprintf(stderr, "Error: --no-follow-forks is for -- COMMAND (with -p, forks are followed "
+			"only with --children)\n");
+		goto out;
+	}
+	if (npids == 1)
+		o.pid = pids[0];
 	/* -o NAME.perfetto-trace names the pair: the raw trace is NAME.ltrace */
 	char raw[4096];
 	size_t ol = o.output ? strlen(o.output) : 0, sl = strlen(".perfetto-trace");
@@ -326,8 +365,10 @@ static int record_main(int argc, char **argv, int perfetto)
 	o.on_trace = after_trace;
 	o.on_trace_ctx = &after;
 	o.check_out = check_after;
-	int rc = lt_record(&o, &res);
-	return exit_code(&o, &res, rc, after.failed);
+	rc = exit_code(&o, &res, lt_record(&o, &res), after.failed);
+out:
+	free(pids);
+	return rc;
 }
 
 int lt_cmd_record(int argc, char **argv)

@@ -116,6 +116,13 @@ int lt_bpf_add_tgid(struct lt_bpf *b, pid_t tgid)
 int lt_bpf_start_set(struct lt_bpf *b, const pid_t *tgids, size_t n, uint64_t ring_bytes,
 		     unsigned flags, lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen)
 {
+	return lt_bpf_start_cg(b, tgids, n, NULL, 0, ring_bytes, flags, fn, ctx, verbose, err, errlen);
+}
+
+int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64_t *cgids,
+		    size_t ncg, uint64_t ring_bytes, unsigned flags, lt_sample_fn fn, void *ctx,
+		    int verbose, char *err, size_t errlen)
+{
 	int r;
 	pid_t tgid = tgids[0];
 
@@ -140,7 +147,12 @@ int lt_bpf_start_set(struct lt_bpf *b, const pid_t *tgids, size_t n, uint64_t ri
 		snprintf(err, errlen, "%zu processes: at most %d can be traced at once", n, LT_MAX_TGIDS);
 		goto fail;
 	}
+	if (ncg > LT_MAX_CGROUPS) {
+		snprintf(err, errlen, "%zu cgroups: at most %d can be traced at once", ncg, LT_MAX_CGROUPS);
+		goto fail;
+	}
 	b->skel->rodata->targ_multi = n > 1 || (flags & (LT_BPF_MULTI | LT_BPF_FOLLOW_FORKS));
+	b->skel->rodata->targ_cgroup = ncg > 0;
 	b->skel->rodata->follow_forks = (flags & LT_BPF_FOLLOW_FORKS) != 0;
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
@@ -166,6 +178,15 @@ int lt_bpf_start_set(struct lt_bpf *b, const pid_t *tgids, size_t n, uint64_t ri
 		if (r) {
 			snprintf(err, errlen, "adding process %d to the kernel filter: %s", (int)tgids[i],
 				 strerror(-r));
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < ncg; i++) {
+		uint8_t one = 1;
+		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.traced_cgroups), &cgids[i], &one,
+					BPF_ANY)) {
+			snprintf(err, errlen, "adding cgroup %llu to the kernel filter: %s",
+				 (unsigned long long)cgids[i], strerror(errno));
 			goto fail;
 		}
 	}

@@ -42,6 +42,7 @@
 #include "locktrace/record.h"
 #include "locktrace/target.h"
 #include "locktrace/tracefile.h"
+#include "u64map.h"
 #include "utf8.h"
 
 #define POLL_MS 20
@@ -133,6 +134,17 @@ static void tidset_add(struct tidset *s, uint32_t tid)
 	s->n++;
 }
 
+/* A traced process: at attach, or joined later (a fork followed, a process
+ * of the cgroup seen for the first time). */
+struct proc {
+	pid_t tgid;
+	uint32_t flags;   /* LT_PROC_* */
+	int pidfd;        /* to see it end (-1: not watched, or gone) */
+	uint64_t threads; /* distinct threads seen */
+	int have_syms;
+	struct lt_locksyms syms; /* its futex addresses to name */
+};
+
 struct collector {
 	struct lt_writer *w;
 	uint32_t tgid;
@@ -141,9 +153,155 @@ struct collector {
 	int werr;
 	struct tidset tids;
 	struct lt_stall *stall; /* NULL unless --stall */
-	struct lt_locksyms *syms; /* futex addresses to name */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
+	/* the processes (procs[0] is tgid); multi: several may be traced */
+	int multi;
+	struct proc **procs;
+	size_t nprocs, cap_procs;
+	struct lt_u64map proc_of;  /* tgid -> struct proc * */
+	struct lt_u64map tid_tgid; /* tid -> tgid (multi) */
+	struct lt_u64map untraced; /* tgids seen in switches, not traced (--cgroup) */
+	const struct lt_cgroup *cg; /* --cgroup: its processes join when seen */
+	int want_syms, want_pidfd;
 };
+
+/* The process tgid, added (flags: how it came to be traced) if create and
+ * not known yet; NULL if unknown or out of memory. */
+static struct proc *get_proc(struct collector *c, pid_t tgid, uint32_t flags, int create)
+{
+	struct proc *p = tgid > 0 ? lt_u64map_get(&c->proc_of, (uint64_t)tgid) : NULL;
+
+	if (p || !create || tgid <= 0)
+		return p;
+	if (c->nprocs == c->cap_procs) {
+		size_t cap = c->cap_procs ? c->cap_procs * 2 : 8;
+		struct proc **v = realloc(c->procs, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		c->procs = v;
+		c->cap_procs = cap;
+	}
+	if (!(p = calloc(1, sizeof(*p))) || lt_u64map_put(&c->proc_of, (uint64_t)tgid, p)) {
+		free(p);
+		return NULL;
+	}
+	p->tgid = tgid;
+	p->flags = flags;
+	p->pidfd = c->want_pidfd ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+	if (c->want_syms && lt_locksyms_init(&p->syms, tgid) == 0) {
+		p->syms.trace_pid = (pid_t)c->tgid;
+		p->have_syms = 1;
+	}
+	c->procs[c->nprocs++] = p;
+	return p;
+}
+
+static void free_procs(struct collector *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct proc *p = c->procs[i];
+		if (p->have_syms)
+			lt_locksyms_free(&p->syms);
+		if (p->pidfd >= 0)
+			close(p->pidfd);
+		free(p);
+	}
+	free(c->procs);
+	c->procs = NULL;
+	c->nprocs = c->cap_procs = 0;
+	lt_u64map_free(&c->proc_of);
+	lt_u64map_free(&c->tid_tgid);
+	lt_u64map_free(&c->untraced);
+}
+
+/* Is tgid a traced process?  Processes that join a recording by -p,
+ * --children or a followed fork are known (TASK_NEW); with --cgroup, a
+ * process seen for the first time is looked up in /proc once. */
+static int tgid_traced(struct collector *c, uint32_t tgid)
+{
+	if (tgid == c->tgid)
+		return 1;
+	if (!c->multi || !tgid)
+		return 0;
+	if (lt_u64map_get(&c->proc_of, tgid))
+		return 1;
+	if (!c->cg || lt_u64map_get(&c->untraced, tgid))
+		return 0;
+	if (lt_cgroup_contains(c->cg, (pid_t)tgid) && get_proc(c, (pid_t)tgid, LT_PROC_CGROUP, 1))
+		return 1;
+	lt_u64map_put(&c->untraced, tgid, c);
+	return 0;
+}
+
+static int is_traced_cb(void *ctx, uint32_t tgid)
+{
+	return tgid_traced(ctx, tgid);
+}
+
+/* A thread of a traced process, counted once. */
+static void note_thread(struct collector *c, uint32_t tid, uint32_t tgid)
+{
+	size_t before = c->tids.n;
+
+	if (!tid)
+		return;
+	tidset_add(&c->tids, tid);
+	if (c->tids.n == before)
+		return;
+	struct proc *p = get_proc(c, (pid_t)tgid, LT_PROC_CHILD, 0);
+	if (p)
+		p->threads++;
+	if (c->multi)
+		lt_u64map_put(&c->tid_tgid, tid, (void *)(uintptr_t)tgid);
+}
+
+/* The process of a traced thread (0 unknown: it has gone). */
+static uint32_t tgid_of(struct collector *c, uint32_t tid)
+{
+	char err[160];
+	pid_t tgid;
+
+	if (!c->multi)
+		return c->tgid;
+	uintptr_t t = (uintptr_t)lt_u64map_get(&c->tid_tgid, tid);
+	if (t)
+		return (uint32_t)t;
+	/* a thread first seen in an event of its own: once per thread */
+	if (lt_target_resolve((pid_t)tid, &tgid, err, sizeof(err)) || !tgid_traced(c, (uint32_t)tgid))
+		return 0;
+	note_thread(c, tid, (uint32_t)tgid);
+	return (uint32_t)tgid;
+}
+
+/* Which traced threads and processes an event shows. */
+static uint32_t note_event(struct collector *c, const struct lt_event *ev)
+{
+	switch (ev->h.kind) {
+	case LT_EV_SWITCH:
+		if (tgid_traced(c, ev->sw.prev_tgid))
+			note_thread(c, ev->sw.prev_tid, ev->sw.prev_tgid);
+		if (tgid_traced(c, ev->sw.next_tgid))
+			note_thread(c, ev->sw.next_tid, ev->sw.next_tgid);
+		return 0;
+	case LT_EV_TASK_NEW:
+		if (ev->tnew.tgid != c->tgid)
+			get_proc(c, (pid_t)ev->tnew.tgid, c->cg ? LT_PROC_CGROUP : LT_PROC_CHILD, c->multi);
+		note_thread(c, ev->h.tid, ev->tnew.tgid);
+		return ev->tnew.tgid;
+	case LT_EV_WAKING:
+		if (tgid_traced(c, ev->wake.waker_tgid))
+			note_thread(c, ev->wake.waker_tid, ev->wake.waker_tgid);
+		break;
+	case LT_EV_LOST:
+		return 0;
+	default:
+		break;
+	}
+	uint32_t tgid = tgid_of(c, ev->h.tid); /* the event's own thread is traced */
+	if (tgid)
+		note_thread(c, ev->h.tid, tgid);
+	return tgid;
+}
 
 static void deliver(void *ctx, const struct lt_event *ev)
 {
@@ -151,12 +309,14 @@ static void deliver(void *ctx, const struct lt_event *ev)
 
 	c->events[ev->h.kind]++;
 	c->total++;
-	if (ev->h.kind != LT_EV_SWITCH || ev->sw.prev_tgid == c->tgid)
-		tidset_add(&c->tids, ev->h.tid);
+	uint32_t tgid = note_event(c, ev);
 	if (c->stall)
 		lt_stall_event(c->stall, ev);
-	if (ev->h.kind == LT_EV_FUTEX_ENTER && c->syms)
-		lt_locksyms_see(c->syms, ev->futex.uaddr);
+	if (ev->h.kind == LT_EV_FUTEX_ENTER && tgid) {
+		struct proc *p = get_proc(c, (pid_t)tgid, 0, 0);
+		if (p && p->have_syms)
+			lt_locksyms_see(&p->syms, ev->futex.uaddr);
+	}
 	if (c->werr)
 		return; /* keep draining so the kernel side never blocks on us */
 	int r = lt_writer_event(c->w, ev);
@@ -217,7 +377,8 @@ static void account_lost(struct lt_bpf *b, struct collector *c, uint64_t *seen, 
 /* The snapshot at attach, taken off the collector thread. */
 struct snap_job {
 	pthread_t th;
-	pid_t tgid;
+	pid_t *tgids; /* the processes at attach (the job's own copy) */
+	size_t n;
 	int started;
 	volatile int done; /* set by the job, read by the loop */
 	char *json;
@@ -249,14 +410,98 @@ static struct lt_snapshot *snapshot_now(pid_t tgid, const char *occasion, char *
 	return snap;
 }
 
+/* Appends to *buf (a JSON object ending in '}') the member
+ * "processes":[{"pid":P,"comm":C,"tids":[...]}...] saying which process
+ * each thread of a combined snapshot belongs to.  0 or -ENOMEM. */
+static int add_processes(const struct lt_multi_snapshot *m, char **buf, size_t *len)
+{
+	char *mb = NULL;
+	size_t ml = 0;
+	FILE *f = open_memstream(&mb, &ml);
+
+	if (!f)
+		return -ENOMEM;
+	fputs(",\"processes\":[", f);
+	for (size_t i = 0; i < m->n_procs; i++) {
+		const struct lt_snapshot *p = m->procs[i];
+		fprintf(f, "%s{\"pid\":%d,\"comm\":", i ? "," : "", (int)p->pid);
+		lt_json_fput(f, p->comm);
+		fputs(",\"tids\":[", f);
+		for (size_t k = 0; k < p->n_threads; k++)
+			fprintf(f, "%s%d", k ? "," : "", (int)p->threads[k].tid);
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	if (fclose(f))
+		return -ENOMEM;
+	char *end = *len ? memrchr(*buf, '}', *len) : NULL;
+	char *nb = end ? realloc(*buf, (size_t)(end - *buf) + ml + 1) : NULL;
+	if (!nb) {
+		free(mb);
+		return -ENOMEM;
+	}
+	size_t at = (size_t)(end - *buf);
+	memcpy(nb + at, mb, ml + 1);
+	*buf = nb;
+	*len = at + ml;
+	free(mb);
+	return 0;
+}
+
+/* The snapshot of the processes tgids[0..n) now as one JSON document:
+ * for one process the snapshot itself; for several the combined view
+ * (snapshot_multi.c: cross-process owners, shared locks, cycles that span
+ * processes) as a locktrace.snapshot/1 document of all their threads,
+ * with "processes" mapping threads to processes (docs/snapshot.md).
+ * Processes that have gone are left out.  0, or -1 with err. */
+static int snapshot_json(const pid_t *tgids, size_t n, const char *occasion, char **json,
+			 size_t *len, char *err, size_t errlen)
+{
+	struct lt_snapshot **v = calloc(n ? n : 1, sizeof(*v));
+	size_t k = 0;
+	int r = -1;
+
+	*json = NULL;
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((v[k] = snapshot_now(tgids[i], occasion, err, errlen)))
+			k++;
+	if (k == 1) {
+		if (lt_snapshot_to_json_buf(v[0], json, len) == 0)
+			r = 0;
+		else
+			snprintf(err, errlen, "cannot serialize the snapshot");
+	} else if (k > 1) {
+		struct lt_multi_snapshot *m = NULL;
+		if (lt_multi_build(v, k, NULL, &m) == 0) {
+			v = NULL; /* the view owns them */
+			lt_multi_confirm(m);
+			m->view.occasion = occasion;
+			if (lt_snapshot_to_json_buf(&m->view, json, len) == 0 &&
+			    add_processes(m, json, len) == 0)
+				r = 0;
+			lt_multi_free(m);
+		}
+		if (r) {
+			free(*json);
+			*json = NULL;
+			snprintf(err, errlen, "cannot build the snapshot of %zu processes: out of memory", k);
+		}
+	}
+	for (size_t i = 0; v && i < k; i++)
+		lt_snapshot_free(v[i]);
+	free(v);
+	return r;
+}
+
 static void *snap_main(void *arg)
 {
 	struct snap_job *j = arg;
-	struct lt_snapshot *snap = snapshot_now(j->tgid, "start", j->err, sizeof(j->err));
 
-	if (snap && lt_snapshot_to_json_buf(snap, &j->json, &j->len))
-		snprintf(j->err, sizeof(j->err), "cannot serialize the snapshot");
-	lt_snapshot_free(snap);
+	snapshot_json(j->tgids, j->n, "start", &j->json, &j->len, j->err, sizeof(j->err));
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -276,27 +521,41 @@ static bool process_alive(pid_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
-/* Takes a snapshot now and writes it as a SNAPSHOT section into w, with
- * why it was taken (occasion: "end", "stall", "sigusr1").  0 or -errno (a
- * write error). */
-static int snapshot_into(struct lt_writer *w, pid_t tgid, int quiet, const char *occasion)
+/* The traced processes still alive, in a malloc'd array (*n of them). */
+static pid_t *live_procs(const struct collector *c, size_t *n)
 {
-	char err[256] = "";
-	char *json = NULL;
-	size_t len = 0;
-	int r = 0;
-	struct lt_snapshot *snap = snapshot_now(tgid, occasion, err, sizeof(err));
+	pid_t *v = calloc(c->nprocs ? c->nprocs : 1, sizeof(*v));
 
-	if (!snap) {
+	*n = 0;
+	for (size_t i = 0; v && i < c->nprocs; i++)
+		if (process_alive(c->procs[i]->tgid))
+			v[(*n)++] = c->procs[i]->tgid;
+	return v;
+}
+
+/* Takes a snapshot of the traced processes now and writes it as a
+ * SNAPSHOT section into w, with why it was taken (occasion: "end",
+ * "stall", "sigusr1").  0 or -errno (a write error). */
+static int snapshot_into(struct lt_writer *w, const struct collector *c, int quiet,
+			 const char *occasion)
+{
+	char err[256] = "no process left";
+	char *json = NULL;
+	size_t len = 0, n;
+	int r = 0;
+	pid_t *tgids = live_procs(c, &n);
+
+	if (!tgids || snapshot_json(tgids, n, occasion, &json, &len, err, sizeof(err))) {
 		if (!quiet)
-			fprintf(stderr, "locktrace: note: no snapshot of process %d now: %s\n", tgid, err);
+			fprintf(stderr, "locktrace: note: no snapshot of process %d now: %s\n", (int)c->tgid,
+				err);
+		free(tgids);
 		return 0;
 	}
 	/* its verdicts reach people through the report's findings */
-	if (lt_snapshot_to_json_buf(snap, &json, &len) == 0)
-		r = lt_writer_section(w, LT_CHUNK_SNAPSHOT, json, len);
+	r = lt_writer_section(w, LT_CHUNK_SNAPSHOT, json, len);
 	free(json);
-	lt_snapshot_free(snap);
+	free(tgids);
 	/* the snapshot's debug information is large and short-lived: give it
 	 * back, so a long flight recording stays at its ring size */
 	malloc_trim(0);
@@ -319,6 +578,8 @@ static void snap_collect(struct snap_job *j, struct collector *c, int wait, int 
 	}
 	free(j->json);
 	j->json = NULL;
+	free(j->tgids);
+	j->tgids = NULL;
 }
 
 static int open_output(const struct lt_record_opts *o, const char *comm, pid_t pid,
@@ -478,11 +739,67 @@ static void say_dumped(const struct lt_flight *fl, const char *path)
 	fprintf(stderr, " (%.1f MB)\n", (double)fl->bytes / 1e6);
 }
 
-/* The header of a dump: the process now, its threads' names only. */
-static void dump_header(struct lt_header *h, pid_t tgid, int blocking, const struct lt_header *launch)
+static int cmp_thread_tid(const void *a, const void *b)
 {
-	lt_target_describe(tgid, h);
+	const struct lt_thread_info *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The other traced processes into h (already describing the first, c's
+ * tgid): their threads (each with its tgid), the process list and the
+ * shared mappings (shared: read them; not for a launched program, which
+ * has not exec'd yet).  Processes that have gone are skipped. */
+static void describe_procs(struct lt_header *h, const struct collector *c, int shared)
+{
+	size_t cap = h->nthreads;
+
+	if (!c->multi)
+		return;
+	h->procs = calloc(c->nprocs ? c->nprocs : 1, sizeof(*h->procs));
+	for (size_t i = 0; h->procs && i < c->nprocs; i++) {
+		const struct proc *p = c->procs[i];
+		struct lt_header o = { 0 };
+		const struct lt_header *d = h;
+		if (p->tgid != h->pid) {
+			if (lt_target_describe(p->tgid, &o)) {
+				lt_header_free(&o);
+				continue;
+			}
+			d = &o;
+			struct lt_thread_info *t = realloc(h->threads, (cap + o.nthreads + 1) * sizeof(*t));
+			if (t) {
+				h->threads = t;
+				for (uint32_t k = 0; k < o.nthreads; k++) {
+					t[h->nthreads] = o.threads[k];
+					t[h->nthreads++].tgid = p->tgid;
+				}
+				cap = h->nthreads;
+			}
+		}
+		struct lt_proc_info *pi = &h->procs[h->nprocs++];
+		pi->tgid = p->tgid;
+		pi->ppid = d->ppid;
+		pi->flags = p->flags;
+		snprintf(pi->comm, sizeof(pi->comm), "%s", d->comm);
+		snprintf(pi->exe, sizeof(pi->exe), "%s", d->exe);
+		snprintf(pi->cmdline, sizeof(pi->cmdline), "%s", d->cmdline);
+		lt_header_free(&o);
+		if (shared) {
+			size_t n = h->nshared, scap = h->nshared;
+			if (lt_target_shared_maps(p->tgid, &h->shared, &n, &scap) == 0 || n > h->nshared)
+				h->nshared = (uint32_t)n;
+		}
+	}
+	qsort(h->threads, h->nthreads, sizeof(*h->threads), cmp_thread_tid);
+}
+
+/* The header of a dump: the processes now, their threads' names only. */
+static void dump_header(struct lt_header *h, const struct collector *c, int blocking,
+			const struct lt_header *launch)
+{
+	lt_target_describe((pid_t)c->tgid, h);
 	fill_launched(h, launch);
+	describe_procs(h, c, 1);
 	h->flags |= LT_HDR_FLIGHT;
 	if (blocking)
 		h->flags |= LT_HDR_CALLS_BLOCKING;
@@ -502,7 +819,7 @@ static void dump_header(struct lt_header *h, pid_t tgid, int blocking, const str
  * the retry at the next trigger, unless it is the last (final): then what
  * it holds is all there will be.  launch: the header written at launch,
  * NULL unless locktrace started the program. */
-static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const uint64_t *lost,
+static int dump_flight(struct flight *f, struct collector *c, const uint64_t *lost,
 		       uint32_t ncpus, int reason, int quiet, int final, const struct lt_header *launch,
 		       char *path, size_t plen)
 {
@@ -522,17 +839,20 @@ static int dump_flight(struct flight *f, struct collector *c, pid_t tgid, const 
 		close(fd);
 		goto failed;
 	}
-	dump_header(&h, tgid, c->norm != NULL, launch);
+	dump_header(&h, c, c->norm != NULL, launch);
 	r = lt_writer_header(w, &h);
 	lt_header_free(&h);
 	if (!r)
 		r = lt_flight_dump(&f->fl, w);
-	if (!r && c->syms) {
-		lt_locksyms_resolve(c->syms, NULL);
-		r = lt_locksyms_write_all(c->syms, w);
+	for (size_t i = 0; !r && i < c->nprocs; i++) {
+		struct proc *p = c->procs[i];
+		if (!p->have_syms)
+			continue;
+		lt_locksyms_resolve(&p->syms, NULL);
+		r = lt_locksyms_write_all(&p->syms, w);
 	}
 	if (!r)
-		r = snapshot_into(w, tgid, quiet, reason == LT_STOP_STALL ? "stall" :
+		r = snapshot_into(w, c, quiet, reason == LT_STOP_STALL ? "stall" :
 						  reason == LT_STOP_USR1 ? "sigusr1" : "end");
 	if (!r) {
 		struct lt_stats st = { 0 };
@@ -597,12 +917,23 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 	static const char *const why[] = { "stopped", "interrupted", "duration reached",
 					   "target exited", "stopped on an error", "stall detected",
 					   "dump requested" };
-	fprintf(stderr, "locktrace: %s after %.2f s: process %d (%s), %llu events, %llu lost, "
-		"%llu threads, %llu bytes (%.1f bytes/event)\n",
-		why[res->stop_reason <= LT_STOP_USR1 ? res->stop_reason : 0], res->seconds, res->tgid,
-		comm, (unsigned long long)res->events, (unsigned long long)res->lost,
+	fprintf(stderr, "locktrace: %s after %.2f s: ", why[res->stop_reason <= LT_STOP_USR1 ?
+							   res->stop_reason : 0], res->seconds);
+	if (c->nprocs > 1)
+		fprintf(stderr, "%zu processes (the first %d, %s)", c->nprocs, res->tgid, comm);
+	else
+		fprintf(stderr, "process %d (%s)", res->tgid, comm);
+	fprintf(stderr, ", %llu events, %llu lost, %llu threads, %llu bytes (%.1f bytes/event)\n",
+		(unsigned long long)res->events, (unsigned long long)res->lost,
 		(unsigned long long)res->threads, (unsigned long long)res->bytes,
 		res->events ? (double)res->bytes / (double)res->events : 0.0);
+	if (c->nprocs > 1) {
+		fprintf(stderr, "  threads per process:");
+		for (size_t i = 0; i < c->nprocs; i++)
+			fprintf(stderr, " %d:%llu", (int)c->procs[i]->tgid,
+				(unsigned long long)c->procs[i]->threads);
+		fputc('\n', stderr);
+	}
 	fprintf(stderr, "  events:");
 	for (unsigned k = 1; k < LT_EV_MAX; k++)
 		if (c->events[k])
@@ -631,8 +962,8 @@ struct session {
 	int have_stall;
 	int ring;                /* flight recorder: events go to memory */
 	struct lt_writer *file_w; /* the output in normal mode */
-	struct lt_locksyms syms;
-	int have_syms;
+	struct lt_cgroup cg;     /* --cgroup */
+	int have_cg;
 	struct kids kids;
 	int show_status;
 	sigset_t oldmask;        /* the mask to restore (signals held until go) */
@@ -663,29 +994,75 @@ static int launch_target(struct session *s)
 		return -1;
 	}
 	s->tgid = s->launch.pid;
+	s->c.tgid = (uint32_t)s->tgid;
 	s->launched = 1;
+	if (!get_proc(&s->c, s->tgid, LT_PROC_GIVEN, 1)) {
+		fprintf(stderr, "Error: out of memory\n");
+		return -1;
+	}
 	const char *base = strrchr(o->argv[0], '/');
 	snprintf(s->comm, sizeof(s->comm), "%.15s", base ? base + 1 : o->argv[0]);
 	return 0;
 }
 
-/* The process to trace (launched or looked up) and its comm.  0 or -1. */
+/* The processes to trace (launched, given with -p, the cgroup's) and the
+ * first one's comm.  0 or -1. */
 static int find_target(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;
+	struct collector *c = &s->c;
+	const pid_t *pids = o->npids ? o->pids : &o->pid;
+	size_t npids = o->npids ? o->npids : o->pid ? 1 : 0;
 	char err[512];
 
+	c->want_syms = 1;
 	if (o->argv) {
 		if (launch_target(s))
 			return -1;
+		c->multi = !o->no_follow_forks;
 	} else {
-		if (lt_target_resolve(o->pid, &s->tgid, err, sizeof(err))) {
-			fprintf(stderr, "Error: %s\n", err);
-			return -1;
+		for (size_t i = 0; i < npids; i++) {
+			pid_t tgid;
+			if (lt_target_resolve(pids[i], &tgid, err, sizeof(err))) {
+				fprintf(stderr, "Error: %s\n", err);
+				return -1;
+			}
+			if (tgid != pids[i] && !s->note[0])
+				snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
+					 "tracing the whole process\n", pids[i], tgid);
+			if (!s->tgid)
+				s->tgid = tgid;
+			if (!c->tgid)
+				c->tgid = (uint32_t)tgid;
+			if (!get_proc(c, tgid, LT_PROC_GIVEN, 1))
+				goto oom;
 		}
-		if (s->tgid != o->pid)
-			snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
-				 "tracing the whole process\n", o->pid, s->tgid);
+		if (o->cgroup) {
+			if (lt_cgroup_open(o->cgroup, &s->cg, err, sizeof(err))) {
+				fprintf(stderr, "Error: %s\n", err);
+				return -1;
+			}
+			s->have_cg = 1;
+			c->cg = &s->cg;
+			for (size_t i = 0; i < s->cg.ntgids; i++) {
+				pid_t tgid;
+				if (lt_target_resolve(s->cg.tgids[i], &tgid, err, sizeof(err)))
+					continue; /* gone, or a kernel thread */
+				if (!s->tgid)
+					s->tgid = tgid;
+				if (!c->tgid)
+					c->tgid = (uint32_t)tgid;
+				struct proc *p = get_proc(c, tgid, LT_PROC_CGROUP, 1);
+				if (!p)
+					goto oom;
+				p->flags |= LT_PROC_CGROUP;
+			}
+			if (!s->tgid) {
+				fprintf(stderr, "Error: %s: no user process in it to trace\n", s->cg.path);
+				return -1;
+			}
+		}
+		c->multi = c->nprocs > 1 || o->children || o->cgroup;
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/comm", s->tgid);
 		FILE *f = fopen(path, "r");
@@ -698,6 +1075,9 @@ static int find_target(struct session *s)
 	sanitize_comm(s->comm, sizeof(s->comm));
 	s->res->tgid = s->tgid;
 	return 0;
+oom:
+	fprintf(stderr, "Error: out of memory\n");
+	return -1;
 }
 
 /* --pid-file: our pid, written before attaching so that a bad path fails
@@ -761,6 +1141,10 @@ static int open_sinks(struct session *s)
 			fprintf(stderr, "Error: out of memory\n");
 			return -1;
 		}
+		if (s->c.multi) {
+			s->norm.is_traced = is_traced_cb;
+			s->norm.traced_ctx = &s->c;
+		}
 		s->c.norm = &s->norm;
 	}
 	if (!s->ring)
@@ -794,6 +1178,8 @@ static int attach(struct session *s)
 	const struct lt_record_opts *o = s->o;
 	char err[512];
 
+	struct collector *c = &s->c;
+
 	/* a pidfd tells us when the process is gone without signals or ptrace */
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
 	if (s->pidfd < 0 && !s->launched) {
@@ -801,20 +1187,60 @@ static int attach(struct session *s)
 		return -1;
 	}
 	/* a launched command is followed into the processes it forks, as
-	 * strace -f does: they are added to the kernel's filter at fork */
+	 * strace -f does: they are added to the kernel's filter at fork; so
+	 * are those of the -p processes with --children */
 	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
-	if (s->launched)
-		bflags |= LT_BPF_MULTI | LT_BPF_FOLLOW_FORKS;
-	if (lt_bpf_start(&s->bpf, s->tgid, o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES,
-			 bflags, on_sample, &s->c, o->verbose, err, sizeof(err))) {
+	if (c->multi)
+		bflags |= LT_BPF_MULTI;
+	if ((s->launched && !o->no_follow_forks) || o->children)
+		bflags |= LT_BPF_FOLLOW_FORKS;
+	/* the kernel's tgid set: the given processes (the cgroup's are
+	 * matched by their cgroup) */
+	pid_t *set = calloc(c->nprocs ? c->nprocs : 1, sizeof(*set));
+	size_t nset = 0;
+	for (size_t i = 0; set && i < c->nprocs; i++)
+		if (i == 0 || (c->procs[i]->flags & LT_PROC_GIVEN))
+			set[nset++] = c->procs[i]->tgid;
+	if (!set) {
+		fprintf(stderr, "Error: out of memory\n");
+		return -1;
+	}
+	int br = lt_bpf_start_cg(&s->bpf, set, nset, s->have_cg ? s->cg.ids : NULL,
+				 s->have_cg ? s->cg.nids : 0,
+				 o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, bflags, on_sample, c,
+				 o->verbose, err, sizeof(err));
+	if (br) {
+		free(set);
 		fprintf(stderr, "Error: %s\n", err);
 		return -1;
 	}
 	s->bpf_started = 1;
-	if (lt_locksyms_init(&s->syms, s->tgid) == 0) {
-		s->have_syms = 1;
-		s->c.syms = &s->syms;
+	/* --children: those there now (forks from now on are followed in the
+	 * kernel; one forked meanwhile is in both, which is harmless) */
+	if (o->children) {
+		pid_t *kids = NULL;
+		size_t nkids = 0;
+		lt_proc_descendants(set, nset, &kids, &nkids);
+		for (size_t i = 0; i < nkids; i++) {
+			if (get_proc(c, kids[i], 0, 0))
+				continue;
+			int r = lt_bpf_add_tgid(&s->bpf, kids[i]);
+			if (r) {
+				fprintf(stderr, "locktrace: warning: cannot trace process %d, a child: %s\n",
+					(int)kids[i], strerror(-r));
+				continue;
+			}
+			get_proc(c, kids[i], LT_PROC_CHILD, 1);
+		}
+		free(kids);
 	}
+	free(set);
+	/* processes that join later are watched too (multi): recording ends
+	 * when all have ended */
+	c->want_pidfd = c->multi && !s->launched && !s->have_cg;
+	for (size_t i = 0; c->want_pidfd && i < c->nprocs; i++)
+		if (c->procs[i]->pidfd < 0)
+			c->procs[i]->pidfd = (int)syscall(SYS_pidfd_open, c->procs[i]->tgid, 0);
 	s->nlost = (size_t)s->bpf.ncpus * LT_EV_MAX;
 	s->lost_seen = calloc(s->nlost, sizeof(uint64_t));
 	s->lost_now = calloc(s->nlost, sizeof(uint64_t));
@@ -851,6 +1277,8 @@ static int write_header(struct session *s)
 			return -1;
 		}
 	}
+	/* several processes: theirs too, and their shared mappings */
+	describe_procs(hdr, &s->c, !s->launched);
 	if (o->calls_blocking)
 		hdr->flags |= LT_HDR_CALLS_BLOCKING;
 	int r = s->ring ? 0 : lt_writer_header(s->c.w, hdr);
@@ -872,8 +1300,13 @@ static void say_recording(const struct session *s)
 	fprintf(stderr, "locktrace (pid %d): recording ", me);
 	if (s->launched)
 		fprintf(stderr, "%s (pid %d)", s->comm, s->tgid);
+	else if (s->c.nprocs > 1)
+		fprintf(stderr, "%zu processes (the first %d, %s; %u threads)", s->c.nprocs, s->tgid,
+			s->comm, s->hdr.nthreads);
 	else
 		fprintf(stderr, "process %d (%s, %u threads)", s->tgid, s->comm, s->hdr.nthreads);
+	if (s->have_cg)
+		fprintf(stderr, " of cgroup %s", s->cg.rel);
 	if (s->ring)
 		fprintf(stderr, " in memory, dumps to %s; kill -USR1 %d dumps now, Ctrl-C stops\n",
 			s->res->path, me);
@@ -927,15 +1360,21 @@ static int go(struct session *s)
 	say_recording(s);
 	if (o->stall_s > 0)
 		start_stall_rule(s);
-	for (uint32_t i = 0; i < s->hdr.nthreads; i++)
-		tidset_add(&s->c.tids, (uint32_t)s->hdr.threads[i].tid);
+	for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
+		const struct lt_thread_info *ti = &s->hdr.threads[i];
+		note_thread(&s->c, (uint32_t)ti->tid, ti->tgid ? (uint32_t)ti->tgid : (uint32_t)s->tgid);
+	}
 	/* an attached process may finish before its first lock is named:
 	 * read its mappings now (a launched one has not exec'd yet) */
-	if (s->have_syms && !s->launched)
-		lt_locksyms_prepare(&s->syms);
+	for (size_t i = 0; !s->launched && i < s->c.nprocs; i++)
+		if (s->c.procs[i]->have_syms)
+			lt_locksyms_prepare(&s->c.procs[i]->syms);
 	if (!o->no_snapshot && !s->launched && !s->ring) {
-		s->snap.tgid = s->tgid;
-		s->snap.started = pthread_create(&s->snap.th, NULL, snap_main, &s->snap) == 0;
+		s->snap.tgids = calloc(s->c.nprocs, sizeof(*s->snap.tgids));
+		for (size_t i = 0; s->snap.tgids && i < s->c.nprocs; i++)
+			s->snap.tgids[s->snap.n++] = s->c.procs[i]->tgid;
+		s->snap.started = s->snap.tgids &&
+				  pthread_create(&s->snap.th, NULL, snap_main, &s->snap) == 0;
 	}
 	return 0;
 }
@@ -955,7 +1394,7 @@ static int on_trigger(struct session *s, int trig, const char *why)
 		why);
 	if (s->ring) {
 		char dpath[PATH_MAX];
-		failed = dump_flight(&s->flight, &s->c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
+		failed = dump_flight(&s->flight, &s->c, s->lost_seen, (uint32_t)s->bpf.ncpus,
 				     trig, o->quiet, 0, s->launched ? &s->hdr : NULL, dpath,
 				     sizeof(dpath)) != 0;
 		if (!failed) {
@@ -964,7 +1403,7 @@ static int on_trigger(struct session *s, int trig, const char *why)
 			hand_over(o, dpath, goes_on, &s->kids);
 		}
 	} else {
-		int sr = snapshot_into(s->c.w, s->tgid, o->quiet,
+		int sr = snapshot_into(s->c.w, &s->c, o->quiet,
 				       trig == LT_STOP_STALL ? "stall" : "sigusr1");
 		if (sr && !s->c.werr)
 			s->c.werr = sr;
@@ -979,6 +1418,36 @@ static int on_trigger(struct session *s, int trig, const char *why)
 	return 1;
 }
 
+/* Has what is traced ended?  A launched command: when it exits.  A cgroup:
+ * when no process is left in it.  Processes given with -p (with their
+ * children, and the forks followed): when every one of them has exited. */
+static int all_ended(struct session *s, uint64_t now, uint64_t *last_cg)
+{
+	struct collector *c = &s->c;
+
+	if (s->have_cg) {
+		if (now - *last_cg < LOST_CHECK_NS)
+			return 0;
+		*last_cg = now;
+		return lt_cgroup_populated(&s->cg) == 0;
+	}
+	if (!c->want_pidfd) {
+		struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
+		return s->pidfd >= 0 && poll(&p, 1, 0) > 0;
+	}
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct proc *p = c->procs[i];
+		if (p->pidfd < 0)
+			continue;
+		struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
+		if (poll(&pf, 1, 0) <= 0)
+			return 0;
+		close(p->pidfd);
+		p->pidfd = -1;
+	}
+	return 1;
+}
+
 /* Drains the ring buffer every POLL_MS until a stop condition. */
 static void run(struct session *s)
 {
@@ -986,7 +1455,7 @@ static void run(struct session *s)
 	struct lt_record_result *res = s->res;
 	struct collector *c = &s->c;
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC), last_flush = t0, last_lost = t0, last_status = t0;
-	uint64_t status_total = 0, last_stall = t0, last_names = 0;
+	uint64_t status_total = 0, last_stall = t0, last_names = 0, last_cg = t0;
 	double status_secs = 0;
 	sig_atomic_t usr1_seen = 0; /* one held while attaching dumps now */
 
@@ -1004,12 +1473,17 @@ static void run(struct session *s)
 			account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
 			last_lost = now;
 		}
-		if (s->have_syms && s->syms.npending && now - last_names >= NAMES_NS) {
+		if (now - last_names >= NAMES_NS) {
 			/* name new locks soon, while the process is alive to be
 			 * asked (a flight dump writes all names it knows) */
-			int nr = lt_locksyms_resolve(&s->syms, s->ring ? NULL : c->w);
-			if (nr && !c->werr)
-				c->werr = nr;
+			for (size_t i = 0; i < c->nprocs; i++) {
+				struct proc *p = c->procs[i];
+				if (!p->have_syms || !p->syms.npending)
+					continue;
+				int nr = lt_locksyms_resolve(&p->syms, s->ring ? NULL : c->w);
+				if (nr && !c->werr)
+					c->werr = nr;
+			}
 			last_names = now;
 		}
 		if (now - last_flush >= FLUSH_NS) {
@@ -1053,12 +1527,9 @@ static void run(struct session *s)
 			res->stop_reason = LT_STOP_DURATION;
 			break;
 		}
-		if (s->pidfd >= 0) {
-			struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
-			if (poll(&p, 1, 0) > 0) {
-				res->stop_reason = LT_STOP_EXIT;
-				break;
-			}
+		if (all_ended(s, now, &last_cg)) {
+			res->stop_reason = LT_STOP_EXIT;
+			break;
 		}
 	}
 	if (stop_requests && res->stop_reason == LT_STOP_UNKNOWN)
@@ -1092,8 +1563,10 @@ static void drain(struct session *s)
 	snap_collect(&s->snap, c, 1, o->quiet);
 	/* a second snapshot at the end: the report reads lock holders from the
 	 * moment that matters (a hang is still there when tracing stops) */
-	if (!s->ring && !o->no_snapshot && c->w && !c->werr && process_alive(s->tgid)) {
-		int sr = snapshot_into(c->w, s->tgid, 1, "end");
+	size_t nlive = 0;
+	free(live_procs(c, &nlive));
+	if (!s->ring && !o->no_snapshot && c->w && !c->werr && nlive) {
+		int sr = snapshot_into(c->w, c, 1, "end");
 		if (sr)
 			c->werr = sr;
 	}
@@ -1107,7 +1580,7 @@ static void finish_ring(struct session *s, char *done, size_t dlen)
 	struct collector *c = &s->c;
 
 	if (res->stop_reason != LT_STOP_STALL) {
-		if (dump_flight(&s->flight, c, s->tgid, s->lost_seen, (uint32_t)s->bpf.ncpus,
+		if (dump_flight(&s->flight, c, s->lost_seen, (uint32_t)s->bpf.ncpus,
 				res->stop_reason, s->o->quiet, 1, s->launched ? &s->hdr : NULL, done,
 				dlen) == 0) {
 			res->dumps++;
@@ -1136,8 +1609,9 @@ static void finish_file(struct session *s, const struct lt_stats *base, char *do
 	struct lt_stats stats = *base;
 
 	done[0] = 0;
-	if (s->have_syms && !c->werr)
-		c->werr = lt_locksyms_resolve(&s->syms, c->w);
+	for (size_t i = 0; i < c->nprocs && !c->werr; i++)
+		if (c->procs[i]->have_syms)
+			c->werr = lt_locksyms_resolve(&c->procs[i]->syms, c->w);
 	memcpy(stats.events, c->events, sizeof(stats.events));
 	stats.ncpus = (uint32_t)s->bpf.ncpus;
 	stats.lost = s->lost_seen;
@@ -1228,6 +1702,7 @@ static void finish(struct session *s)
 	for (size_t i = 0; i < s->nlost; i++)
 		res->lost += s->lost_seen[i];
 	res->threads = c->tids.n;
+	res->processes = c->nprocs;
 	if (!o->quiet)
 		print_summary(res, c, s->comm);
 }
@@ -1261,8 +1736,10 @@ static void release(struct session *s, int failed)
 	lt_header_free(&s->hdr);
 	if (s->have_stall)
 		lt_stall_free(&s->stall);
-	if (s->have_syms)
-		lt_locksyms_free(&s->syms);
+	free_procs(&s->c);
+	if (s->have_cg)
+		lt_cgroup_free(&s->cg);
+	free(s->snap.tgids);
 	if (s->c.norm)
 		lt_callnorm_free(s->c.norm);
 	reap_kids(&s->kids, 1); /* their output belongs before ours ends */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -427,4 +428,262 @@ const struct lt_shared_map *lt_shared_map_find(const struct lt_shared_map *v, si
 		if (v[i].tgid == tgid && addr >= v[i].start && addr < v[i].end)
 			return &v[i];
 	return NULL;
+}
+
+static int push_pid(pid_t **v, size_t *n, pid_t p)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == p)
+			return 0;
+	pid_t *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[(*n)++] = p;
+	return 0;
+}
+
+int lt_proc_descendants(const pid_t *roots, size_t n, pid_t **out, size_t *nout)
+{
+	struct pp { pid_t pid, ppid; } *all = NULL;
+	size_t nall = 0, cap = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[64];
+	int r = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid_t pid = atoi(de->d_name);
+		int ppid;
+		char st;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (read_stat(path, &st, &ppid))
+			continue;
+		if (nall == cap) {
+			cap = cap ? cap * 2 : 512;
+			struct pp *na = realloc(all, cap * sizeof(*na));
+			if (!na) {
+				r = -ENOMEM;
+				break;
+			}
+			all = na;
+		}
+		all[nall++] = (struct pp){ pid, ppid };
+	}
+	closedir(d);
+	/* breadth first: the roots' children, then theirs */
+	size_t first = *nout;
+	for (size_t i = 0; !r && i < n; i++)
+		for (size_t k = 0; !r && k < nall; k++)
+			if (all[k].ppid == roots[i] && all[k].pid != roots[i])
+				r = push_pid(out, nout, all[k].pid);
+	for (size_t q = first; !r && q < *nout; q++)
+		for (size_t k = 0; !r && k < nall; k++)
+			if (all[k].ppid == (*out)[q])
+				r = push_pid(out, nout, all[k].pid);
+	/* a root that is also a descendant of another root is a root */
+	for (size_t q = first; q < *nout;) {
+		int root = 0;
+		for (size_t i = 0; i < n; i++)
+			root |= (*out)[q] == roots[i];
+		if (root)
+			(*out)[q] = (*out)[--*nout];
+		else
+			q++;
+	}
+	free(all);
+	return r;
+}
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+int lt_cgroup_mount(char *out, size_t len)
+{
+	struct statfs sf;
+	char line[4096];
+
+	if (statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
+		snprintf(out, len, "/sys/fs/cgroup");
+		return 0;
+	}
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -ENOENT;
+	int r = -ENOENT;
+	while (r && fgets(line, sizeof(line), f)) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SOURCE SUPER */
+		char mnt[4096], *sep = strstr(line, " - ");
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		if (statfs(mnt, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
+			snprintf(out, len, "%s", mnt);
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* A directory on a cgroup2 file system. */
+static int is_cgroup2_dir(const char *path)
+{
+	struct statfs sf;
+	struct stat st;
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC && stat(path, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+int lt_cgroup_path(const char *arg, const char *mount, char *out, size_t outlen, char *rel,
+		   size_t rellen, char *err, size_t errlen)
+{
+	char cand[PATH_MAX], real[PATH_MAX];
+	size_t ml = strlen(mount);
+
+	if (!arg[0]) {
+		snprintf(err, errlen, "empty cgroup path");
+		return -1;
+	}
+	/* an absolute path as it is, else (or if that is not a cgroup) below
+	 * the mount: "system.slice/x.service" and "/system.slice/x.service" */
+	int found = 0;
+	if (arg[0] == '/' && realpath(arg, real) && is_cgroup2_dir(real))
+		found = 1;
+	if (!found && ml) {
+		if ((size_t)snprintf(cand, sizeof(cand), "%s/%s", mount, arg + (arg[0] == '/')) <
+			    sizeof(cand) &&
+		    realpath(cand, real) && is_cgroup2_dir(real))
+			found = 1;
+	}
+	if (!found) {
+		if (!ml)
+			snprintf(err, errlen, "%s: cgroup v2 is not mounted on this system (--cgroup needs "
+				 "the unified hierarchy)", arg);
+		else
+			snprintf(err, errlen, "%s: not a cgroup v2 directory (give a directory under %s, "
+				 "absolute or relative to it)", arg, mount);
+		return -1;
+	}
+	/* its path in the hierarchy: below the mount it is on */
+	if (ml && !strncmp(real, mount, ml) && (real[ml] == '/' || !real[ml]))
+		snprintf(rel, rellen, "%s", real[ml] ? real + ml : "/");
+	else
+		snprintf(rel, rellen, "/"); /* another cgroup2 mount: its root */
+	snprintf(out, outlen, "%s", real);
+	return 0;
+}
+
+/* The cgroup at path and those below: ids and processes. */
+static int cgroup_walk(struct lt_cgroup *cg, const char *path, int depth)
+{
+	struct stat st;
+	char buf[PATH_MAX + 32];
+
+	if (depth > 64 || stat(path, &st))
+		return 0;
+	uint64_t *ni = realloc(cg->ids, (cg->nids + 1) * sizeof(*ni));
+	if (!ni)
+		return -ENOMEM;
+	cg->ids = ni;
+	cg->ids[cg->nids++] = (uint64_t)st.st_ino;
+	snprintf(buf, sizeof(buf), "%s/cgroup.procs", path);
+	FILE *f = fopen(buf, "re");
+	if (f) {
+		int pid;
+		while (fscanf(f, "%d", &pid) == 1)
+			if (pid > 0 && push_pid(&cg->tgids, &cg->ntgids, pid)) {
+				fclose(f);
+				return -ENOMEM;
+			}
+		fclose(f);
+	}
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int r = 0;
+	while (!r && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+			continue;
+		snprintf(buf, sizeof(buf), "%s/%s", path, de->d_name);
+		r = cgroup_walk(cg, buf, depth + 1);
+	}
+	closedir(d);
+	return r;
+}
+
+int lt_cgroup_open(const char *arg, struct lt_cgroup *cg, char *err, size_t errlen)
+{
+	char mount[PATH_MAX] = "";
+
+	memset(cg, 0, sizeof(*cg));
+	if (lt_cgroup_mount(mount, sizeof(mount)))
+		mount[0] = 0;
+	if (lt_cgroup_path(arg, mount, cg->path, sizeof(cg->path), cg->rel, sizeof(cg->rel), err,
+			   errlen))
+		return -1;
+	if (cgroup_walk(cg, cg->path, 0)) {
+		snprintf(err, errlen, "out of memory listing cgroup %s", cg->path);
+		lt_cgroup_free(cg);
+		return -1;
+	}
+	if (!cg->ntgids) {
+		snprintf(err, errlen, "%s: empty cgroup (no process in it or below it to trace)", cg->path);
+		lt_cgroup_free(cg);
+		return -1;
+	}
+	return 0;
+}
+
+void lt_cgroup_free(struct lt_cgroup *cg)
+{
+	free(cg->ids);
+	free(cg->tgids);
+	cg->ids = NULL;
+	cg->tgids = NULL;
+	cg->nids = cg->ntgids = 0;
+}
+
+int lt_cgroup_contains(const struct lt_cgroup *cg, pid_t tgid)
+{
+	char path[64], line[PATH_MAX + 16];
+	int in = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)tgid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t rl = strlen(cg->rel);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		char *p = line + 3;
+		p[strcspn(p, "\n")] = 0;
+		in = !strcmp(cg->rel, "/") ||
+		     (!strncmp(p, cg->rel, rl) && (p[rl] == '/' || !p[rl]));
+	}
+	fclose(f);
+	return in;
+}
+
+int lt_cgroup_populated(const struct lt_cgroup *cg)
+{
+	char path[PATH_MAX + 32], line[128];
+	int r = -1;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", cg->path);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "populated ", 10))
+			r = atoi(line + 10) != 0;
+	fclose(f);
+	return r;
 }

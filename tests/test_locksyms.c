@@ -10,15 +10,22 @@
 #include "locktrace/tracefile.h"
 #include "../src/u64map.h"
 
-Test(locksyms, names_survive_a_trace_file_and_damage_after_them)
+/* A new trace file at path (a mkstemp template) with the header of pid 100. */
+static struct lt_writer *new_trace(char *path)
 {
-	char path[] = "/tmp/lt-locksyms-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	struct lt_writer *w;
 	cr_assert_eq(lt_writer_fd_open(&w, fd), 0);
 	struct lt_header h = { .pid = 100 };
 	cr_assert_eq(lt_writer_header(w, &h), 0);
+	return w;
+}
+
+Test(locksyms, names_survive_a_trace_file_and_damage_after_them)
+{
+	char path[] = "/tmp/lt-locksyms-XXXXXX";
+	struct lt_writer *w = new_trace(path);
 
 	/* two sections, as the recorder writes them while it learns names;
 	 * the second renames one address (a later, better name wins) */
@@ -112,12 +119,7 @@ static void collect(void *ctx, int32_t tgid, uint64_t addr, const char *name, co
 Test(locksyms, names_of_several_processes_and_shared_keys)
 {
 	char path[] = "/tmp/lt-locksyms-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	struct lt_writer *w;
-	cr_assert_eq(lt_writer_fd_open(&w, fd), 0);
-	struct lt_header h = { .pid = 100 };
-	cr_assert_eq(lt_writer_header(w, &h), 0);
+	struct lt_writer *w = new_trace(path);
 	struct lt_locksyms a, b;
 	cr_assert_eq(lt_locksyms_init(&a, 100), 0);
 	cr_assert_eq(lt_locksyms_init(&b, 200), 0);

@@ -3,7 +3,11 @@
  * each process) is the ground truth.  The workload is killed at the end of
  * every test (its child dies with it: PR_SET_PDEATHSIG).  Needs root. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,7 @@
 #include <sys/sysmacros.h>
 
 #include "locktrace/cli.h"
+#include "locktrace/locksyms.h"
 #include "locktrace/target.h"
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
@@ -251,4 +256,504 @@ Test(multi_live, maps_lines_shared_mappings)
 	free(v);
 	munmap(p, 4096);
 	close(fd);
+}
+
+/* ---- recording several processes ---------------------------------------- */
+
+static struct tl_proc extra[3];
+
+static void cleanup_all(void)
+{
+	tl_close(&wl);
+	for (int i = 0; i < 3; i++)
+		if (extra[i].pid > 0)
+			tl_close(&extra[i]);
+	memset(extra, 0, sizeof(extra));
+}
+
+/* Starts `shared_locks ARGS...` as p (up to its `ready`), its truth in lines. */
+static void start_wl(struct tl_proc *p, char lines[][256], int *n, char *const args[])
+{
+	char path[] = WL("shared_locks");
+	if (access(path, X_OK) != 0)
+		cr_skip_test("%s not built: run make all first", path);
+	char *argv[12] = { path };
+	for (int i = 0; args[i] && i < 10; i++)
+		argv[i + 1] = args[i];
+	*n = 0;
+	tl_start_ready(p, argv, lines, n, 64, 30000);
+}
+
+/* Lets p past its gate and waits for its `done` line (kept in lines). */
+static void run_to_done(struct tl_proc *p, char lines[][256], int *n)
+{
+	tl_go(p);
+	cr_assert(tl_wait_for(p, 0, "done", lines, n, 64, 60000), "workload %d did not finish", (int)p->pid);
+}
+
+/* Stops a recorder with SIGINT and waits for it to write its trace. */
+static void stop_recorder(struct tl_proc *rec)
+{
+	kill(rec->pid, SIGINT);
+	int st = tl_wait(rec, 60000);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "locktrace record ended with status 0x%x", st);
+	tl_close(rec);
+}
+
+/* Starts a recorder and waits for its first line (into first). */
+static void start_recording(struct tl_proc *rec, char *const argv[], char *first, size_t len)
+{
+	char rl[8][256];
+	int rn = 0;
+	cr_assert_eq(tl_spawn(rec, argv), 0);
+	cr_assert(tl_wait_for(rec, 1, "locktrace (pid ", rl, &rn, 8, 20000), "the recorder did not start: %s",
+		  rn ? rl[rn - 1] : "");
+	snprintf(first, len, "%s", rl[rn - 1]);
+}
+
+/* Loads a trace that must be complete, with nothing lost. */
+static void load_complete(struct tl_trace *t, const char *path)
+{
+	cr_assert_eq(tl_load(t, path), 0);
+	cr_assert(t->clean_end);
+	cr_assert_eq(tl_total_lost(t), 0);
+}
+
+/* Runs a shell command; its output (stdout and stderr) in out.  Its status. */
+static int run_cmd(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t k = fread(out, 1, len - 1, p);
+	out[k] = 0;
+	return pclose(p);
+}
+
+/* FUTEX_ENTER events of thread tid on uaddr. */
+static size_t futex_on(const struct tl_trace *t, pid_t tid, uint64_t uaddr)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		n += t->ev[i].h.kind == LT_EV_FUTEX_ENTER && t->ev[i].h.tid == (uint32_t)tid &&
+		     t->ev[i].futex.uaddr == uaddr;
+	return n;
+}
+
+/* Events whose own thread (not a switch's other side, not a waker) is tid. */
+static size_t events_of(const struct tl_trace *t, pid_t tid)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct lt_event *e = &t->ev[i];
+		if (e->h.kind == LT_EV_SWITCH)
+			n += e->sw.prev_tid == (uint32_t)tid && e->sw.prev_tgid == (uint32_t)tid;
+		else if (e->h.kind != LT_EV_LOST)
+			n += e->h.tid == (uint32_t)tid;
+	}
+	return n;
+}
+
+static const struct lt_proc_info *hdr_proc(const struct lt_header *h, pid_t tgid)
+{
+	for (uint32_t i = 0; i < h->nprocs; i++)
+		if (h->procs[i].tgid == tgid)
+			return &h->procs[i];
+	return NULL;
+}
+
+static size_t hdr_threads_of(const struct lt_header *h, pid_t tgid)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < h->nthreads; i++)
+		n += h->threads[i].tgid == tgid;
+	return n;
+}
+
+#define WAKES 300
+
+/* record -p A,B: both processes' exact futex calls, each thread with its
+ * process in the header, nothing of a third process running meanwhile. */
+Test(multi_live, record_pid_list_has_both_processes_and_no_other, .fini = cleanup_all, .timeout = 120)
+{
+	NEED_ROOT();
+	char l[3][64][256];
+	int n[3];
+	char *args[] = { "--mode", "futex", "-P", "1", "-n", "300", NULL };
+	for (int i = 0; i < 3; i++)
+		start_wl(&extra[i], l[i], &n[i], args);
+	pid_t a = extra[0].pid, b = extra[1].pid, c = extra[2].pid;
+	uint64_t wa = tl_truth_val(l[0], n[0], "lock", "name=W", "addr");
+	uint64_t wb = tl_truth_val(l[1], n[1], "lock", "name=W", "addr");
+	uint64_t wc = tl_truth_val(l[2], n[2], "lock", "name=W", "addr");
+
+	char path[128], list[64];
+	tl_tmp_path(path, sizeof(path), "pids");
+	snprintf(list, sizeof(list), "%d,%d", (int)a, (int)b);
+	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "-p", list, NULL };
+	struct tl_proc rec;
+	char first[256];
+	start_recording(&rec, argv, first, sizeof(first));
+	cr_assert(strstr(first, "2 processes"), "first line: %s", first);
+	for (int i = 0; i < 3; i++)
+		run_to_done(&extra[i], l[i], &n[i]);
+	stop_recorder(&rec);
+
+	struct tl_trace t;
+	load_complete(&t, path);
+	cr_assert_eq(t.hdr.pid, a);
+	cr_assert_eq(t.hdr.nprocs, 2);
+	cr_assert_eq(t.hdr.procs[0].tgid, a);
+	cr_assert_eq(t.hdr.procs[1].tgid, b);
+	cr_assert_eq(t.hdr.procs[1].flags, LT_PROC_GIVEN);
+	cr_assert_str_eq(t.hdr.procs[1].comm, "shared_locks");
+	cr_assert_eq(hdr_threads_of(&t.hdr, a), 1);
+	cr_assert_eq(hdr_threads_of(&t.hdr, b), 1);
+	cr_assert_eq(futex_on(&t, a, wa), WAKES, "process A: %zu of %d wakes", futex_on(&t, a, wa), WAKES);
+	cr_assert_eq(futex_on(&t, b, wb), WAKES, "process B: %zu of %d wakes", futex_on(&t, b, wb), WAKES);
+	cr_assert_eq(futex_on(&t, c, wc), 0);
+	cr_assert_eq(events_of(&t, c), 0, "%zu events of the untraced process", events_of(&t, c));
+	tl_free(&t);
+	unlink(path);
+}
+
+/* --children: a prefork server's workers (there before attaching) and the
+ * kernel-followed forks; 4 processes contend on one shared mutex: every
+ * one has futex calls on lock A (the same address: forks), and the names
+ * of lock A in all of them carry one shared key, offset 0. */
+struct keys_seen {
+	uint64_t addr;
+	int n;
+	int32_t tgid[8];
+	struct lt_shared_key key[8];
+};
+
+static void on_sym(void *ctx, int32_t tgid, uint64_t addr, const char *name, const struct lt_shared_key *key)
+{
+	struct keys_seen *k = ctx;
+	(void)name;
+	if (addr != k->addr || !key || k->n == 8)
+		return;
+	for (int i = 0; i < k->n; i++)
+		if (k->tgid[i] == tgid)
+			return;
+	k->tgid[k->n] = tgid;
+	k->key[k->n++] = *key;
+}
+
+Test(multi_live, children_of_a_prefork_server_share_one_lock, .fini = cleanup_all, .timeout = 120)
+{
+	NEED_ROOT();
+	char l[64][256];
+	int n;
+	char *args[] = { "--mode", "contend", "-P", "4", "-n", "100", "--prefork", NULL };
+	start_wl(&wl, l, &n, args);
+	pid_t kids[3];
+	for (int i = 0; i < 3; i++) {
+		char m[16];
+		snprintf(m, sizeof(m), "idx=%d", i + 1);
+		kids[i] = (pid_t)tl_truth_val(l, n, "child", m, "pid");
+	}
+	uint64_t a = tl_truth_val(l, n, "lock", "name=A", "parent_addr");
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "children");
+	char *extra_args[] = { "--children", NULL };
+	struct tl_proc rec;
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra_args), 0);
+	run_to_done(&wl, l, &n);
+	cr_assert_eq(tl_truth_val(l, n, "done", NULL, "locks"), 400);
+	stop_recorder(&rec);
+
+	struct tl_trace t;
+	load_complete(&t, path);
+	cr_assert_eq(t.hdr.nprocs, 4, "the parent and its 3 workers at attach");
+	cr_assert_eq(hdr_proc(&t.hdr, wl.pid)->flags, LT_PROC_GIVEN);
+	for (int i = 0; i < 3; i++) {
+		const struct lt_proc_info *p = hdr_proc(&t.hdr, kids[i]);
+		cr_assert_not_null(p, "worker %d is not in the header", (int)kids[i]);
+		cr_assert_eq(p->flags, LT_PROC_CHILD);
+		cr_assert_eq(p->ppid, wl.pid);
+		cr_assert_eq(hdr_threads_of(&t.hdr, kids[i]), 1);
+	}
+	/* the memfd is mapped in all four at attach */
+	uint32_t shared = 0;
+	for (uint32_t i = 0; i < t.hdr.nshared; i++)
+		shared += t.hdr.shared[i].start <= a && a < t.hdr.shared[i].end;
+	cr_assert_eq(shared, 4, "lock A's mapping in %u of 4 processes' shared mappings", shared);
+	/* 400 acquisitions held 200 us by 4 processes: each waits at some point */
+	pid_t all[4] = { wl.pid, kids[0], kids[1], kids[2] };
+	for (int i = 0; i < 4; i++)
+		cr_assert_gt(futex_on(&t, all[i], a), 0, "process %d has no futex call on lock A", (int)all[i]);
+	struct keys_seen k = { .addr = a };
+	cr_assert_eq(lt_trace_symbols_procs(path, on_sym, &k), 0);
+	cr_assert_eq(k.n, 4, "lock A is named in %d of 4 processes", k.n);
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(k.key[i].offset, 0, "lock A's offset in the memfd");
+		cr_assert_eq(k.key[i].ino, k.key[0].ino);
+		cr_assert_eq(k.key[i].dev, k.key[0].dev);
+	}
+	tl_free(&t);
+	unlink(path);
+}
+
+/* A launched deadlock across two processes: the child maps the memfd at
+ * another address, yet every futex word the two share has one key in the
+ * SYMBOLS of both (the barrier's), the two locks the same object at the
+ * offsets the workload printed; the snapshot at the end finds the cycle. */
+struct all_syms {
+	int n;
+	int32_t tgid[64];
+	uint64_t addr[64];
+	int shared[64];
+	struct lt_shared_key key[64];
+};
+
+static void all_sym(void *ctx, int32_t tgid, uint64_t addr, const char *name, const struct lt_shared_key *key)
+{
+	struct all_syms *s = ctx;
+	(void)name;
+	if (s->n == 64)
+		return;
+	s->tgid[s->n] = tgid;
+	s->addr[s->n] = addr;
+	s->shared[s->n] = key != NULL;
+	if (key)
+		s->key[s->n] = *key;
+	s->n++;
+}
+
+static int sym_index(const struct all_syms *s, int32_t tgid, uint64_t addr)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->tgid[i] == tgid && s->addr[i] == addr)
+			return i;
+	return -1;
+}
+
+Test(multi_live, launched_deadlock_names_shared_locks_by_object, .timeout = 120)
+{
+	NEED_ROOT();
+	if (access(WL("shared_locks"), X_OK) != 0)
+		cr_skip_test("shared_locks not built: run make all first");
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "launchdl");
+	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--", WL("shared_locks"),
+			 "--mode", "deadlock", "--no-wait", NULL };
+	struct tl_proc p;
+	char lines[64][256];
+	int n = 0;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	cr_assert(tl_wait_for(&p, 0, "ready", lines, &n, 64, 30000), "the workload did not deadlock");
+	pid_t parent = (pid_t)tl_truth_val(lines, n, "pid", NULL, "pid");
+	pid_t child = (pid_t)tl_truth_val(lines, n, "child", NULL, "pid");
+	uint64_t a_p = tl_truth_val(lines, n, "lock", "name=A", "parent_addr");
+	uint64_t a_c = tl_truth_val(lines, n, "lock", "name=A", "child_addr");
+	uint64_t b_p = tl_truth_val(lines, n, "lock", "name=B", "parent_addr");
+	cr_assert_neq(a_p, a_c);
+	/* names are given ~100 ms after an address is first seen */
+	usleep(500000);
+	kill(p.pid, SIGINT);
+	int st = tl_wait(&p, 60000);
+	cr_assert(WIFSIGNALED(st) || WIFEXITED(st), "status 0x%x", st);
+	tl_close(&p);
+
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert(t.clean_end);
+	cr_assert_eq(t.hdr.pid, parent);
+	cr_assert(t.hdr.flags & LT_HDR_LAUNCHED);
+	cr_assert_eq(t.hdr.nprocs, 1, "the child is forked after the header");
+	struct all_syms s = { 0 };
+	cr_assert_eq(lt_trace_symbols_procs(path, all_sym, &s), 0);
+	/* the locks waited on: B in the parent, A in the child */
+	int ib = sym_index(&s, parent, b_p), ia = sym_index(&s, child, a_c);
+	cr_assert(ib >= 0 && ia >= 0, "lock B in the parent (%d) or A in the child (%d) is not named", ib, ia);
+	cr_assert(s.shared[ib] && s.shared[ia]);
+	cr_assert_eq(s.key[ib].offset, tl_truth_val(lines, n, "lock", "name=B", "offset"));
+	cr_assert_eq(s.key[ia].offset, tl_truth_val(lines, n, "lock", "name=A", "offset"));
+	cr_assert_eq(s.key[ib].ino, s.key[ia].ino, "one object");
+	cr_assert_eq(s.key[ib].dev, s.key[ia].dev);
+	/* the barrier: futex calls in both processes, one key, two addresses */
+	int same = 0;
+	for (int i = 0; i < s.n; i++)
+		for (int j = 0; j < s.n; j++)
+			if (s.tgid[i] == parent && s.tgid[j] == child && s.shared[i] && s.shared[j] &&
+			    !memcmp(&s.key[i], &s.key[j], sizeof(s.key[i]))) {
+				cr_assert_eq(s.addr[i] - a_p, s.addr[j] - a_c, "key offset 0x%" PRIx64,
+					     s.key[i].offset);
+				cr_assert_neq(s.addr[i], s.addr[j]);
+				same++;
+			}
+	cr_assert_geq(same, 1, "no futex word named in both processes with one key");
+	/* the snapshot at the end: both processes, one cycle across them */
+	cr_assert_not_null(t.snapshot_json);
+	cr_assert_not_null(strstr(t.snapshot_json, "\"processes\":["), "no process list in the snapshot");
+	char want[64];
+	snprintf(want, sizeof(want), "{\"pid\":%d,", (int)child);
+	cr_assert_not_null(strstr(t.snapshot_json, want), "the child is not in the snapshot");
+	cr_assert_not_null(strstr(t.snapshot_json, "\"kind\":\"deadlock\""), "no deadlock in the snapshot");
+	tl_free(&t);
+	unlink(path);
+}
+
+/* ---- --cgroup ------------------------------------------------------------- */
+
+static char cg_dir[PATH_MAX];
+
+static void cg_write(const char *dir, const char *file, pid_t pid)
+{
+	char p[PATH_MAX + 32];
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f, "%s: %s", p, strerror(errno));
+	fprintf(f, "%d\n", (int)pid);
+	cr_assert_eq(fclose(f), 0, "moving %d into %s: %s", (int)pid, dir, strerror(errno));
+}
+
+/* Kills what is left, moves nothing back (the processes are gone), and
+ * removes the test's cgroup once it is empty. */
+static void cleanup_cgroup(void)
+{
+	cleanup_all();
+	if (!cg_dir[0])
+		return;
+	for (int i = 0; i < 500 && rmdir(cg_dir) != 0 && errno == EBUSY; i++)
+		usleep(10000);
+	cg_dir[0] = 0;
+}
+
+static void make_cgroup(char *mount, size_t len)
+{
+	if (lt_cgroup_mount(mount, len))
+		cr_skip_test("cgroup v2 is not mounted here: --cgroup needs the unified hierarchy");
+	snprintf(cg_dir, sizeof(cg_dir), "%s/locktrace-test-%d", mount, (int)getpid());
+	cr_assert_eq(mkdir(cg_dir, 0755), 0, "mkdir %s: %s", cg_dir, strerror(errno));
+}
+
+/* Every process of a cgroup made by the test, the ones it forks inside
+ * included; nothing of a process outside it. */
+Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cgroup, .timeout = 120)
+{
+	NEED_ROOT();
+	char mount[PATH_MAX];
+	make_cgroup(mount, sizeof(mount));
+	char l[2][64][256];
+	int n[2];
+	char *in_args[] = { "--mode", "futex", "-P", "2", "-n", "300", NULL };
+	char *out_args[] = { "--mode", "futex", "-P", "1", "-n", "300", NULL };
+	start_wl(&extra[0], l[0], &n[0], in_args);
+	start_wl(&extra[1], l[1], &n[1], out_args);
+	pid_t in = extra[0].pid, out = extra[1].pid;
+	cg_write(cg_dir, "cgroup.procs", in);
+	uint64_t w_in = tl_truth_val(l[0], n[0], "lock", "name=W", "addr");
+	uint64_t w_out = tl_truth_val(l[1], n[1], "lock", "name=W", "addr");
+
+	char path[128], rel[PATH_MAX];
+	tl_tmp_path(path, sizeof(path), "cgroup");
+	snprintf(rel, sizeof(rel), "locktrace-test-%d", (int)getpid()); /* relative to the mount */
+	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--cgroup", rel, NULL };
+	struct tl_proc rec;
+	char first[256];
+	start_recording(&rec, argv, first, sizeof(first));
+	cr_assert(strstr(first, "of cgroup /"), "first line: %s", first);
+	run_to_done(&extra[0], l[0], &n[0]);
+	run_to_done(&extra[1], l[1], &n[1]);
+	pid_t kid = (pid_t)tl_truth_val(l[0], n[0], "child", "idx=1", "pid");
+	stop_recorder(&rec);
+
+	struct tl_trace t;
+	load_complete(&t, path);
+	cr_assert_eq(t.hdr.pid, in);
+	cr_assert_eq(t.hdr.nprocs, 1);
+	cr_assert_eq(t.hdr.procs[0].flags, LT_PROC_CGROUP);
+	cr_assert_eq(futex_on(&t, in, w_in), WAKES, "%zu of %d wakes in the cgroup's process",
+		     futex_on(&t, in, w_in), WAKES);
+	cr_assert_eq(futex_on(&t, kid, w_in), WAKES, "%zu of %d wakes in the process it forked",
+		     futex_on(&t, kid, w_in), WAKES);
+	size_t news = 0;
+	for (size_t i = 0; i < t.n; i++)
+		news += t.ev[i].h.kind == LT_EV_TASK_NEW && t.ev[i].h.tid == (uint32_t)kid &&
+			t.ev[i].tnew.tgid == (uint32_t)kid;
+	cr_assert_eq(news, 1);
+	cr_assert_eq(futex_on(&t, out, w_out), 0);
+	cr_assert_eq(events_of(&t, out), 0, "%zu events of the process outside", events_of(&t, out));
+	tl_free(&t);
+	unlink(path);
+}
+
+/* What --cgroup refuses, and why (needs root for the empty cgroup). */
+Test(multi_live, cgroup_errors_are_clear, .fini = cleanup_cgroup, .timeout = 60)
+{
+	NEED_ROOT();
+	char mount[PATH_MAX];
+	make_cgroup(mount, sizeof(mount));
+	struct {
+		const char *arg, *want;
+	} cases[] = {
+		{ "/tmp", "not a cgroup v2 directory" },
+		{ "no/such/cgroup-here", "not a cgroup v2 directory" },
+		{ cg_dir, "empty cgroup" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cmd[PATH_MAX + 128], out[4096];
+		snprintf(cmd, sizeof(cmd), LT_BIN " record --no-status -o /tmp/lt-cg-err.ltrace --cgroup '%s' 2>&1",
+			 cases[i].arg);
+		int st = run_cmd(cmd, out, sizeof(out));
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s: status 0x%x", cmd, st);
+		cr_assert_not_null(strstr(out, cases[i].want), "%s said:\n%s", cmd, out);
+		cr_assert_neq(access("/tmp/lt-cg-err.ltrace", F_OK), 0, "a trace was left behind");
+	}
+}
+
+/* Path checks without root: absolute, relative, as /proc/PID/cgroup says. */
+Test(multi_live, cgroup_paths_resolve_or_say_why)
+{
+	char mount[PATH_MAX], out[PATH_MAX], rel[PATH_MAX], err[512];
+	cr_assert_eq(lt_cgroup_path("x", "", out, sizeof(out), rel, sizeof(rel), err, sizeof(err)), -1);
+	cr_assert_not_null(strstr(err, "cgroup v2 is not mounted"), "%s", err);
+	cr_assert_eq(lt_cgroup_path("", "/sys/fs/cgroup", out, sizeof(out), rel, sizeof(rel), err, sizeof(err)), -1);
+	if (lt_cgroup_mount(mount, sizeof(mount)))
+		cr_skip_test("cgroup v2 is not mounted here: the rest needs it");
+	cr_assert_eq(lt_cgroup_path("/tmp", mount, out, sizeof(out), rel, sizeof(rel), err, sizeof(err)), -1);
+	cr_assert_not_null(strstr(err, "not a cgroup v2 directory"), "%s", err);
+	cr_assert_eq(lt_cgroup_path("/", mount, out, sizeof(out), rel, sizeof(rel), err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(out, mount);
+	cr_assert_str_eq(rel, "/");
+	cr_assert_eq(lt_cgroup_path(mount, mount, out, sizeof(out), rel, sizeof(rel), err, sizeof(err)), 0);
+	cr_assert_str_eq(rel, "/");
+	/* our own cgroup, as /proc/self/cgroup names it, and relative */
+	char line[PATH_MAX], self[PATH_MAX] = "";
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3))
+			sscanf(line + 3, "%4095s", self);
+	fclose(f);
+	cr_assert(self[0] == '/', "no v2 line in /proc/self/cgroup");
+	cr_assert_eq(lt_cgroup_path(self, mount, out, sizeof(out), rel, sizeof(rel), err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(rel, self);
+	if (strcmp(self, "/")) {
+		cr_assert_eq(lt_cgroup_path(self + 1, mount, out, sizeof(out), rel, sizeof(rel), err, sizeof(err)), 0);
+		cr_assert_str_eq(rel, self);
+	}
+}
+
+/* -p lists and the options that go with them, refused before anything. */
+Test(multi_live, record_option_errors)
+{
+	struct {
+		const char *args, *want;
+	} cases[] = {
+		{ "-p 12,x", "invalid pid 'x'" },
+		{ "--children -- /bin/true", "--children needs -p" },
+		{ "-p 1 --no-follow-forks", "--no-follow-forks is for -- COMMAND" },
+		{ "-p 1 -- /bin/true", "not both" },
+		{ "--cgroup x -- /bin/true", "not both" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cmd[256], out[4096];
+		snprintf(cmd, sizeof(cmd), LT_BIN " record %s 2>&1", cases[i].args);
+		int st = run_cmd(cmd, out, sizeof(out));
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status 0x%x", cmd, st);
+		cr_assert_not_null(strstr(out, cases[i].want), "%s said:\n%s", cmd, out);
+	}
 }

@@ -233,8 +233,7 @@ int tl_load(struct tl_trace *t, const char *path)
 		t->ev[t->n++] = it.ev;
 	}
 	t->hdr = r.hdr;
-	r.hdr.threads = NULL; /* ownership moves to t */
-	r.hdr.nthreads = 0;
+	memset(&r.hdr, 0, sizeof(r.hdr)); /* its arrays (threads, procs, shared) move to t */
 	t->have_stats = r.have_stats;
 	t->stats = r.stats;
 	r.stats.lost = NULL;

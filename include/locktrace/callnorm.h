@@ -26,6 +26,9 @@ struct lt_u64map;
 
 struct lt_callnorm {
 	uint32_t tgid;             /* the target: switches name other tasks too */
+	/* several processes: is tgid one of them (besides tgid)?  NULL: no */
+	int (*is_traced)(void *ctx, uint32_t tgid);
+	void *traced_ctx;
 	struct lt_u64map *threads; /* tid -> state (see callnorm.c) */
 	struct lt_u64map *wakers;  /* tid -> a call it wakes others from */
 	uint64_t synthesized;      /* returns added */

@@ -18,6 +18,8 @@
 #define LT_COMM_LEN 16
 /* processes one recording can trace (the kernel filter's hash map) */
 #define LT_MAX_TGIDS 4096
+/* cgroups one recording can trace (--cgroup: the one given and those below) */
+#define LT_MAX_CGROUPS 1024
 #define LT_WAIT_FDS 4 /* first fds of a select/poll set kept in an event */
 
 enum lt_kind {

@@ -39,6 +39,12 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
  * programs attach.  Same return and errors as lt_bpf_start. */
 int lt_bpf_start_set(struct lt_bpf *b, const pid_t *tgids, size_t n, uint64_t ring_bytes,
 		     unsigned flags, lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen);
+/* The same, and with ncg > 0 also every task whose cgroup (default, v2
+ * hierarchy) is one of cgids[0..ncg) (at most LT_MAX_CGROUPS): --cgroup.
+ * TGIDS[0] must still be a traced process (a member of the cgroup). */
+int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64_t *cgids,
+		    size_t ncg, uint64_t ring_bytes, unsigned flags, lt_sample_fn fn, void *ctx,
+		    int verbose, char *err, size_t errlen);
 /* Add one more process while tracing (a descendant found in /proc).
  * 0 or -errno (-E2BIG: the map is full). */
 int lt_bpf_add_tgid(struct lt_bpf *b, pid_t tgid);

@@ -10,7 +10,14 @@
 
 struct lt_record_opts {
 	pid_t pid;           /* attach to this process (or a thread of it) */
-	char *const *argv;   /* or launch this command (pid must be 0) */
+	const pid_t *pids;   /* or to these (-p A,B; -p A -p B): npids > 0 */
+	size_t npids;
+	char *const *argv;   /* or launch this command (no pid then) */
+	int children;        /* --children: the given processes' descendants
+			      * too, those there now and those forked later */
+	int no_follow_forks; /* launch mode: not the processes it forks */
+	const char *cgroup;  /* --cgroup PATH: every process of a cgroup v2
+			      * (and those below it), filtered in the kernel */
 	const char *output;  /* NULL: locktrace-COMM-PID.ltrace in the cwd */
 	int force;           /* overwrite an existing output file */
 	double duration_s;   /* 0: until stopped */
@@ -43,6 +50,7 @@ struct lt_record_result {
 	char path[PATH_MAX];
 	pid_t tgid;
 	uint64_t events, lost, bytes, threads;
+	uint64_t processes; /* traced processes seen (at attach and later) */
 	double seconds;
 	int exit_status; /* launched target's wait status, else -1 */
 	int exec_errno;  /* the launched command could not be run: errno */

@@ -59,4 +59,39 @@ int lt_target_shared_maps(pid_t tgid, struct lt_shared_map **v, size_t *n, size_
 const struct lt_shared_map *lt_shared_map_find(const struct lt_shared_map *v, size_t n, int32_t tgid,
 					       uint64_t addr);
 
+/* --children: the descendants of roots[0..n) now, from the parent pids in
+ * /proc/PID/stat (children of children too), not counting the roots;
+ * appended to *out (*nout entries, realloc'd).  0 or -ENOMEM. */
+int lt_proc_descendants(const pid_t *roots, size_t n, pid_t **out, size_t *nout);
+
+/* --cgroup: a cgroup v2 directory, its descendants and their processes. */
+struct lt_cgroup {
+	char path[PATH_MAX]; /* the directory, absolute */
+	char rel[PATH_MAX];  /* its path in the hierarchy, as /proc/PID/cgroup
+			      * says it ("/system.slice/x.service"; "/" the root) */
+	uint64_t *ids;       /* cgroup ids (directory inode numbers): it and
+			      * the cgroups below it */
+	size_t nids;
+	pid_t *tgids;        /* the processes in them */
+	size_t ntgids;
+};
+/* The mount point of the cgroup v2 hierarchy (/sys/fs/cgroup, or
+ * /sys/fs/cgroup/unified on a hybrid system) into out.  0 or -ENOENT. */
+int lt_cgroup_mount(char *out, size_t len);
+/* ARG as a cgroup v2 directory: an absolute path on the cgroup2 mount, or
+ * a path relative to the mount (also with a leading '/', as in
+ * /proc/PID/cgroup).  mount: the cgroup2 mount point, "" if none.  0 and
+ * out/rel, or -1 with err ("not a cgroup v2 directory", ...). */
+int lt_cgroup_path(const char *arg, const char *mount, char *out, size_t outlen, char *rel,
+		   size_t rellen, char *err, size_t errlen);
+/* Resolves ARG (lt_cgroup_path) and lists its cgroups and processes.  0,
+ * or -1 with err (also "empty cgroup": no process in it or below). */
+int lt_cgroup_open(const char *arg, struct lt_cgroup *cg, char *err, size_t errlen);
+void lt_cgroup_free(struct lt_cgroup *cg);
+/* 1 if process tgid is in cg or below it now, 0 if not (or gone). */
+int lt_cgroup_contains(const struct lt_cgroup *cg, pid_t tgid);
+/* 1 while a process is in cg or below (cgroup.events "populated"), 0 when
+ * empty, -1 unknown. */
+int lt_cgroup_populated(const struct lt_cgroup *cg);
+
 #endif

@@ -2,7 +2,8 @@
  * shared_locks - process-shared pthread mutexes in one shared mapping (a
  * memfd), used by several processes.
  *
- *   shared_locks [--mode deadlock|contend] [-P PROCS=2] [-n ITERS=200] [--no-wait]
+ *   shared_locks [--mode deadlock|contend|futex] [-P PROCS=2] [-n ITERS=200] [--prefork]
+ *                [--hold US=200] [--no-wait]
  *
  * deadlock (hangs): the parent's thread takes A then B, the child's thread
  * takes B then A, with a process-shared barrier between the two
@@ -26,18 +27,31 @@
  *   ready
  *
  * contend: after the gate, the parent forks PROCS-1 children; every process
- * (the parent too) takes lock A ITERS times, holding it 200 us, then the
- * children exit and the parent reaps them.  Prints `pid=`, `lock name=A
+ * (the parent too) takes lock A ITERS times, holding it 200 us (--hold), then
+ * the children exit and the parent reaps them.  Prints `pid=`, `lock name=A
  * offset=0x0 parent_addr=... kind=mutex`, `ready`, one `child idx=I pid=C`
- * per child, and `done locks=PROCS*ITERS procs=PROCS iters=ITERS`.
+ * per child, and `done locks=PROCS*ITERS procs=PROCS iters=ITERS
+ * seconds=S` (from the gate until every process is done: the bench's
+ * throughput).  With
+ * --prefork the children are forked before `ready` (a prefork server: they
+ * exist when a recorder attaches) and start with the parent, after the gate.
+ *
+ * futex (exact counts, no lock): after the gate, the parent forks PROCS-1
+ * children; every process makes exactly ITERS FUTEX_WAKE calls (private,
+ * nobody waits) on its own word W, then the children exit, the parent
+ * reaps them, prints `done wakes=ITERS procs=PROCS` and sleeps until
+ * killed.  Prints `pid=`, `lock name=W addr=0x... kind=futex` (the same
+ * address in the children: they are forks), `ready`, `child idx=I pid=C`.
  */
 #include "workload.h"
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define USAGE "[--mode deadlock|contend] [-P PROCS] [-n ITERS] [--no-wait]"
+#define USAGE "[--mode deadlock|contend|futex] [-P PROCS] [-n ITERS] [--prefork] [--hold US] [--no-wait]"
+#define OFF_GO 0x118    /* contend --prefork: the children may start */
 #define MAP_LEN 4096
 #define OFF_A 0x0
 #define OFF_B 0x40
@@ -204,55 +218,113 @@ static int mode_deadlock(int fd, int no_wait)
 	wl_hang();
 }
 
-static void contend(struct shm *m, long iters)
+static long hold_us = 200;
+
+struct work {
+	struct shm *m; /* contend: the mapping; futex: NULL */
+	long iters;
+};
+
+static int futex_word;
+
+/* What every process does: take lock A, or make FUTEX_WAKE calls on W. */
+static void work(const struct work *w)
 {
-	for (long i = 0; i < iters; i++) {
-		pthread_mutex_lock(m->a);
-		(*m->count)++;
-		struct timespec ts = { 0, 200000 };
-		nanosleep(&ts, NULL);
-		pthread_mutex_unlock(m->a);
+	for (long i = 0; i < w->iters; i++) {
+		if (!w->m) {
+			syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+			continue;
+		}
+		pthread_mutex_lock(w->m->a);
+		(*w->m->count)++;
+		struct timespec ts = { 0, hold_us * 1000 };
+		if (hold_us)
+			nanosleep(&ts, NULL);
+		pthread_mutex_unlock(w->m->a);
 		sched_yield();
 	}
 }
 
-static int mode_contend(int fd, long procs, long iters, int no_wait)
+/* Forks PROCS-1 children that do w (after *go is set, if go is not NULL)
+ * and exit; prints `child idx=I pid=C` for each. */
+static pid_t *fork_workers(long procs, const struct work *w, volatile int *go)
 {
-	struct shm m;
-	shm_init(&m, fd);
-	printf("lock name=A offset=0x%x parent_addr=%p kind=mutex\n", OFF_A, (void *)m.a);
-	wl_gate(no_wait);
 	pid_t *kids = wl_xcalloc((size_t)procs, sizeof(*kids));
 	for (long i = 1; i < procs; i++) {
 		kids[i] = fork();
 		if (kids[i] < 0)
 			wl_die("fork: %s", strerror(errno));
 		if (kids[i] == 0) {
-			contend(&m, iters);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			while (go && !__atomic_load_n(go, __ATOMIC_ACQUIRE))
+				wl_sleep_ms(1);
+			work(w);
 			_exit(0);
 		}
 		printf("child idx=%ld pid=%d\n", i, (int)kids[i]);
 	}
-	contend(&m, iters);
+	return kids;
+}
+
+static void reap_workers(pid_t *kids, long procs)
+{
 	for (long i = 1; i < procs; i++) {
 		int st;
 		if (waitpid(kids[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 			wl_die("child %d failed", (int)kids[i]);
 	}
+	free(kids);
+}
+
+static int mode_contend(int fd, long procs, long iters, int prefork, int no_wait)
+{
+	struct shm m;
+	shm_init(&m, fd);
+	volatile int *go = (volatile int *)(m.base + OFF_GO);
+	struct work w = { &m, iters };
+	printf("lock name=A offset=0x%x parent_addr=%p kind=mutex\n", OFF_A, (void *)m.a);
+	struct timespec t0, t1;
+	if (!prefork) {
+		wl_gate(no_wait);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+	}
+	pid_t *kids = fork_workers(procs, &w, prefork ? go : NULL);
+	if (prefork) {
+		wl_gate(no_wait);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		__atomic_store_n(go, 1, __ATOMIC_RELEASE);
+	}
+	work(&w);
+	reap_workers(kids, procs);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (*m.count != procs * iters)
 		wl_die("count %ld, expected %ld", *m.count, procs * iters);
-	printf("done locks=%ld procs=%ld iters=%ld\n", procs * iters, procs, iters);
-	free(kids);
+	printf("done locks=%ld procs=%ld iters=%ld seconds=%.6f\n", procs * iters, procs, iters,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
+}
+
+static int mode_futex(long procs, long iters, int no_wait)
+{
+	struct work w = { NULL, iters };
+	printf("lock name=W addr=%p kind=futex\n", (void *)&futex_word);
+	wl_gate(no_wait);
+	pid_t *kids = fork_workers(procs, &w, NULL);
+	work(&w);
+	reap_workers(kids, procs);
+	printf("done wakes=%ld procs=%ld\n", iters, procs);
+	wl_hang();
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
+		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
+		{ "prefork", no_argument, NULL, 'F' },
+		{ "hold", required_argument, NULL, 'H' }, { 0 }
 	};
-	int no_wait = 0, c, contend_mode = 0;
+	int no_wait = 0, c, contend_mode = 0, prefork = 0;
 	long procs = 2, iters = 200;
 	while ((c = getopt_long(argc, argv, "P:n:", opts, NULL)) != -1) {
 		switch (c) {
@@ -261,20 +333,26 @@ int main(int argc, char **argv)
 				contend_mode = 0;
 			else if (!strcmp(optarg, "contend"))
 				contend_mode = 1;
+			else if (!strcmp(optarg, "futex"))
+				contend_mode = 2;
 			else
 				wl_usage(USAGE);
 			break;
 		case 'P': procs = wl_arg(optarg, 1, 64, USAGE); break;
 		case 'n': iters = wl_arg(optarg, 1, 1000000, USAGE); break;
 		case WL_OPT_NO_WAIT: no_wait = 1; break;
+		case 'F': prefork = 1; break;
+		case 'H': hold_us = wl_arg(optarg, 0, 1000000, USAGE); break;
 		default: wl_usage(USAGE);
 		}
 	}
 	if (optind != argc)
 		wl_usage(USAGE);
 	wl_begin();
+	if (contend_mode == 2)
+		return mode_futex(procs, iters, no_wait);
 	int fd = memfd_create("shared_locks", 0);
 	if (fd < 0)
 		wl_die("memfd_create: %s", strerror(errno));
-	return contend_mode ? mode_contend(fd, procs, iters, no_wait) : mode_deadlock(fd, no_wait);
+	return contend_mode ? mode_contend(fd, procs, iters, prefork, no_wait) : mode_deadlock(fd, no_wait);
 }
