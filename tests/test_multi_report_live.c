@@ -163,3 +163,42 @@ Test(multi_report_live, perfetto_has_both_processes_with_their_threads, .timeout
 	unlink(out);
 	unlink(trace);
 }
+
+/* `snapshot -p A,B`: the per-process detail of a waiter names the owner in
+ * the other process, as the combined verdict does (it said "holder not
+ * recorded"). */
+Test(multi_report_live, snapshot_detail_names_the_owner_in_the_other_process, .timeout = 60)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: other processes' /proc files; run make test as root");
+	if (access(WL("shared_locks"), X_OK) != 0)
+		cr_skip_test("shared_locks not built: run make all first");
+	struct tl_proc wl;
+	char *wargv[] = { WL("shared_locks"), "--mode", "deadlock", NULL };
+	ntruth = 0;
+	tl_start_ready(&wl, wargv, truth, &ntruth, 64, 30000);
+	uint32_t parent = (uint32_t)tv("pid", NULL, "pid"), child = (uint32_t)tv("child", NULL, "pid");
+	uint32_t tp = (uint32_t)tv("thread", "role=parent", "tid");
+	uint32_t tc = (uint32_t)tv("thread", "role=child", "tid");
+	char pids[64];
+	snprintf(pids, sizeof(pids), "%u,%u", parent, child);
+	char *argv[] = { LT_BIN, "snapshot", "-p", pids, NULL };
+	struct tl_proc s;
+	cr_assert_eq(tl_spawn(&s, argv), 0);
+	char want_p[96], want_c[96], line[1024];
+	snprintf(want_p, sizeof(want_p), "held by thread %u of process %u (shared_locks)", tc, child);
+	snprintf(want_c, sizeof(want_c), "held by thread %u of process %u (shared_locks)", tp, parent);
+	int seen_p = 0, seen_c = 0;
+	while (tl_readline(&s, 0, line, sizeof(line), 30000) == 1) {
+		cr_assert_null(strstr(line, "holder not recorded"), "%s", line);
+		if (strstr(line, "futex(")) {
+			seen_p |= strstr(line, want_p) != NULL;
+			seen_c |= strstr(line, want_c) != NULL;
+		}
+	}
+	tl_wait(&s, 30000);
+	tl_close(&s);
+	tl_kill(&wl);
+	tl_close(&wl);
+	cr_assert(seen_p && seen_c, "the detail lines do not name the owners (%s; %s)", want_p, want_c);
+}
