@@ -17,11 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/jsontrace.h"
+#include "u64map.h"
 #include "utf8.h"
 
 struct lt_jsontrace {
 	FILE *f;
 	uint32_t pid;
+	/* a trace of several processes: tid -> tgid of the threads of another
+	 * process than pid, and the processes named so far */
+	struct lt_u64map tgids, procs;
+	struct lt_proc_info *hprocs; /* the header's processes (names) */
+	uint32_t nhprocs;
 	int first; /* no event written yet (no comma before it) */
 	int err;
 	int (*lock_name)(void *ctx, uint64_t addr, char *buf, size_t len);
@@ -71,10 +77,27 @@ static void put_ts(struct lt_jsontrace *j, const char *key, uint64_t ns)
 }
 
 /* Starts an event object: the separator, phase, pid, tid. */
+static void ev_begin_pid(struct lt_jsontrace *j, char ph, uint32_t pid, uint32_t tid)
+{
+	put(j, "%s\n{\"ph\":\"%c\",\"pid\":%u,\"tid\":%u", j->first ? "" : ",", ph, pid, tid);
+	j->first = 0;
+}
+
+/* The same with the process of thread tid (the trace's pid unless the
+ * thread belongs to another traced process). */
 static void ev_begin(struct lt_jsontrace *j, char ph, uint32_t tid)
 {
-	put(j, "%s\n{\"ph\":\"%c\",\"pid\":%u,\"tid\":%u", j->first ? "" : ",", ph, j->pid, tid);
-	j->first = 0;
+	uint32_t tgid = (uint32_t)(uintptr_t)lt_u64map_get(&j->tgids, tid);
+	ev_begin_pid(j, ph, tgid ? tgid : j->pid, tid);
+}
+
+static void meta_name_pid(struct lt_jsontrace *j, const char *what, uint32_t pid, uint32_t tid,
+			  const char *name, size_t max)
+{
+	ev_begin_pid(j, 'M', pid, tid);
+	put(j, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+	put_str(j, name, strnlen(name, max));
+	put(j, "}}");
 }
 
 static void meta_name(struct lt_jsontrace *j, const char *what, uint32_t tid, const char *name,
@@ -92,13 +115,29 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 {
 	struct lt_jsontrace *j = ctx;
 	char rn[256];
+	if (t->change == LT_THREAD_NEW && t->tgid && t->tgid != j->pid) {
+		/* a thread of another traced process: under its own process,
+		 * named by its first thread seen (a fork's main thread) */
+		if (lt_u64map_put(&j->tgids, t->tid, (void *)(uintptr_t)t->tgid) && !j->err)
+			j->err = -ENOMEM;
+		if (!lt_u64map_get(&j->procs, t->tgid)) {
+			if (lt_u64map_put(&j->procs, t->tgid, (void *)1) && !j->err)
+				j->err = -ENOMEM;
+			const char *name = t->name;
+			for (uint32_t i = 0; i < j->nhprocs; i++)
+				if ((uint32_t)j->hprocs[i].tgid == t->tgid && j->hprocs[i].comm[0])
+					name = j->hprocs[i].comm;
+			meta_name_pid(j, "process_name", t->tgid, t->tgid, name, LT_COMM_LEN);
+		}
+	}
 	if ((t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME) && j->thread_name &&
 	    j->thread_name(j->thread_name_ctx, t->tid, rn, sizeof(rn)) > 0)
 		meta_name(j, "thread_name", t->tid, rn, sizeof(rn)); /* the runtime's name */
 	else if (t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME)
 		meta_name(j, "thread_name", t->tid, t->name, LT_COMM_LEN);
 	else if (t->change == LT_THREAD_EXEC)
-		meta_name(j, "process_name", j->pid, t->name, LT_COMM_LEN);
+		meta_name_pid(j, "process_name", t->tgid ? t->tgid : j->pid, t->tgid ? t->tgid : j->pid, t->name,
+			      LT_COMM_LEN);
 }
 
 static void arg_sep(struct lt_jsontrace *j, int *n)
@@ -281,6 +320,10 @@ struct lt_jsontrace *lt_jsontrace_new(FILE *f, const struct lt_header *hdr)
 		return NULL;
 	j->f = f;
 	j->pid = (uint32_t)hdr->pid;
+	if (hdr->nprocs && (j->hprocs = calloc(hdr->nprocs, sizeof(*j->hprocs)))) {
+		memcpy(j->hprocs, hdr->procs, hdr->nprocs * sizeof(*j->hprocs));
+		j->nhprocs = hdr->nprocs;
+	}
 	j->first = 1;
 	put(j, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"locktrace\",\"kernel\":");
 	put_str(j, hdr->kernel, strnlen(hdr->kernel, sizeof(hdr->kernel)));
@@ -325,5 +368,10 @@ int lt_jsontrace_finish(struct lt_jsontrace *j)
 
 void lt_jsontrace_free(struct lt_jsontrace *j)
 {
+	if (!j)
+		return;
+	lt_u64map_free(&j->tgids);
+	lt_u64map_free(&j->procs);
+	free(j->hprocs);
 	free(j);
 }

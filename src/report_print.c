@@ -865,6 +865,8 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 		fprintf(f, "       recorded with --calls blocking: only the calls threads slept in (no return\n"
 			   "       values; calls that did not sleep or wake a thread are not in the trace)\n");
 	fprintf(f, "       %" PRIu64 " events, %zu threads, %zu locks", r->events, r->n_threads, r->n_locks);
+	if (r->n_procs > 1)
+		fprintf(f, ", %zu processes", r->n_procs);
 	if (r->lost_total)
 		fprintf(f, ", %" PRIu64 " EVENTS LOST (see notes)", r->lost_total);
 	if (!r->clean_end) {

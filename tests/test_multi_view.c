@@ -419,3 +419,28 @@ Test(multi_view, perfetto_process_tracks_and_cross_process_flows)
 	unlink(in_path);
 	unlink(out);
 }
+
+Test(multi_view, json_trace_puts_threads_under_their_process)
+{
+	char in_path[256], out[256];
+	struct lt_event v[32];
+	size_t n = cycle_story(v);
+	struct lt_header h = make_hdr(0);
+	tmp_path(in_path, sizeof(in_path), "js", ".ltrace");
+	tmp_path(out, sizeof(out), "js", ".json");
+	write_trace(in_path, &h, v, n, 1);
+	cr_assert_eq(lt_convert_file(in_path, out, LT_FORMAT_JSON, 1, 1), 0);
+	FILE *f = fopen(out, "r");
+	cr_assert(f);
+	char buf[1 << 16];
+	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = 0;
+	cr_assert(strstr(buf, "{\"ph\":\"M\",\"pid\":200,\"tid\":200,\"name\":\"process_name\",\"args\":{\"name\":\"worker\"}}"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "{\"ph\":\"X\",\"pid\":200,\"tid\":201") || strstr(buf, "{\"ph\":\"B\",\"pid\":200,\"tid\":201"),
+		  "no slice of thread 201 under process 200: %s", buf);
+	cr_assert_null(strstr(buf, "\"pid\":100,\"tid\":201"));
+	unlink(in_path);
+	unlink(out);
+}
