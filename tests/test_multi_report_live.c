@@ -202,3 +202,49 @@ Test(multi_report_live, snapshot_detail_names_the_owner_in_the_other_process, .t
 	tl_close(&wl);
 	cr_assert(seen_p && seen_c, "the detail lines do not name the owners (%s; %s)", want_p, want_c);
 }
+
+/* The same deadlock, attached to with `record -p PARENT,CHILD`: no event
+ * happens (both threads stay asleep), so the header's threads, their
+ * processes and shared mappings, and the stored snapshots say it all. */
+Test(multi_report_live, report_of_a_pid_list_recording_names_the_cycle, .timeout = 90)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: recording attaches BPF programs; run make test as root");
+	if (access(WL("shared_locks"), X_OK) != 0)
+		cr_skip_test("shared_locks not built: run make all first");
+	struct tl_proc wl;
+	char *wargv[] = { WL("shared_locks"), "--mode", "deadlock", NULL };
+	ntruth = 0;
+	tl_start_ready(&wl, wargv, truth, &ntruth, 64, 30000);
+	uint32_t parent = (uint32_t)tv("pid", NULL, "pid"), child = (uint32_t)tv("child", NULL, "pid");
+	uint32_t tp = (uint32_t)tv("thread", "role=parent", "tid");
+	uint32_t tc = (uint32_t)tv("thread", "role=child", "tid");
+	char pids[64];
+	snprintf(pids, sizeof(pids), "%u,%u", parent, child);
+	tl_tmp_path(trace, sizeof(trace), "mreport-p");
+	char *argv[] = { LT_BIN, "record", "--no-status", "-d", "2", "-p", pids, "-o", trace, NULL };
+	struct tl_proc rec;
+	cr_assert_eq(tl_spawn(&rec, argv), 0);
+	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
+	tl_close(&rec);
+	tl_kill(&wl);
+	tl_close(&wl);
+
+	char err[768];
+	int rc;
+	struct lt_report *r = lt_report_load(trace, NULL, err, sizeof(err), &rc);
+	cr_assert(r, "%s", err);
+	const struct lt_report_finding *dl = NULL;
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (r->findings[i].kind == LT_FIND_DEADLOCK)
+			dl = &r->findings[i];
+	cr_assert(dl, "no deadlock in the report of %s", trace);
+	cr_assert_eq(dl->n_tids, 2);
+	cr_assert((dl->tids[0] == tp && dl->tids[1] == tc) || (dl->tids[0] == tc && dl->tids[1] == tp));
+	cr_assert_eq(r->n_procs, 2);
+	cr_assert_eq((uint32_t)lt_report_proc_of(r, tc)->tgid, child);
+	cr_assert_eq((uint32_t)lt_report_proc_of(r, tp)->tgid, parent);
+	cr_assert_eq(r->n_locks, 2, "A and B, each one lock of both processes: %zu", r->n_locks);
+	lt_report_free(r);
+	unlink(trace);
+}
