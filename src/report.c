@@ -1249,12 +1249,7 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 		add_note(r, "a snapshot section is not a locktrace.snapshot/1 document; ignored");
 		return -1;
 	}
-	const char *occ = rp_json_str(rp_json_get(doc, "occasion"));
-	/* a recording of several processes stores one snapshot of each at
-	 * the same occasion: together they describe that moment */
-	int join = p->have_snap && s.pid && p->snap.pid && r->n_stored && occ &&
-		   !strcmp(r->stored[r->n_stored - 1].occasion, occ) && !rp_snapshot_has_pid(&p->snap, s.pid);
-	keep_stored(r, json, len, occ);
+	keep_stored(r, json, len, rp_json_str(rp_json_get(doc, "occasion")));
 	rp_json_free(doc);
 	struct lt_lockid *ids = lt_timeline_lockid(p->tl);
 	for (size_t i = 0; i < s.n_threads; i++) {
@@ -1266,13 +1261,6 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 	}
 	/* the latest snapshot describes the end best; earlier ones still
 	 * name the locks */
-	if (join) {
-		if (rp_snapshot_join(&p->snap, &s)) {
-			rp_snapshot_clear(&s);
-			p->oom = 1;
-		}
-		return 0;
-	}
 	if (p->have_snap)
 		rp_snapshot_clear(&p->snap);
 	p->snap = s;

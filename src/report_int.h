@@ -94,9 +94,8 @@ struct rp_snap_verdict {
 
 struct rp_snapshot {
 	int64_t taken_monotonic_ns;
-	int32_t pid;             /* the process it is of (0 unknown) */
-	int32_t *pids;           /* joined: the others' (rp_snapshot_join) */
-	size_t n_pids;
+	int32_t pid;             /* the process it is of (0 unknown); a combined
+				    snapshot of several: the first's */
 	struct rp_snap_thread *threads; /* sorted by tid */
 	size_t n_threads;
 	struct rp_snap_verdict *verdicts;
@@ -122,15 +121,10 @@ int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
  * earlier one.  0 or -1. */
 int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
-/* Moves from's threads and verdicts into s (another process's snapshot of
- * the same moment), keeping s's threads sorted; from is left empty.  0 or
- * -1 (out of memory: both unchanged). */
-int rp_snapshot_join(struct rp_snapshot *s, struct rp_snapshot *from);
 /* Sets the threads' pid from a combined snapshot's "processes" member
  * (docs/snapshot.md), else to the document's pid. */
 void rp_snapshot_procs(const struct rp_json *doc, struct rp_snapshot *s);
-/* Does s (joined or not) hold a snapshot of process pid? */
-int rp_snapshot_has_pid(const struct rp_snapshot *s, int32_t pid);
+
 
 /* ---- processes (report_procs.c) ------------------------------------------ */
 

@@ -638,7 +638,6 @@ void rp_snapshot_clear(struct rp_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		verdict_clear(&s->verdicts[i]);
 	free(s->verdicts);
-	free(s->pids);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -87,51 +87,6 @@ const struct lt_report_proc *lt_report_proc_of(const struct lt_report *r, uint32
 	return NULL;
 }
 
-static int snap_tid_cmp(const void *a, const void *b)
-{
-	const struct rp_snap_thread *x = a, *y = b;
-	return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-int rp_snapshot_has_pid(const struct rp_snapshot *s, int32_t pid)
-{
-	if (s->pid == pid)
-		return 1;
-	for (size_t i = 0; i < s->n_pids; i++)
-		if (s->pids[i] == pid)
-			return 1;
-	return 0;
-}
-
-int rp_snapshot_join(struct rp_snapshot *s, struct rp_snapshot *from)
-{
-	struct rp_snap_thread *t = realloc(s->threads, (s->n_threads + from->n_threads + 1) * sizeof(*t));
-	if (!t)
-		return -1;
-	s->threads = t;
-	struct rp_snap_verdict *v = realloc(s->verdicts, (s->n_verdicts + from->n_verdicts + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	s->verdicts = v;
-	int32_t *pids = realloc(s->pids, (s->n_pids + from->n_pids + 1) * sizeof(*pids));
-	if (!pids)
-		return -1;
-	s->pids = pids;
-	memcpy(s->threads + s->n_threads, from->threads, from->n_threads * sizeof(*t));
-	s->n_threads += from->n_threads;
-	qsort(s->threads, s->n_threads, sizeof(*t), snap_tid_cmp);
-	memcpy(s->verdicts + s->n_verdicts, from->verdicts, from->n_verdicts * sizeof(*v));
-	s->n_verdicts += from->n_verdicts;
-	s->pids[s->n_pids++] = from->pid;
-	memcpy(s->pids + s->n_pids, from->pids, from->n_pids * sizeof(*pids));
-	s->n_pids += from->n_pids;
-	free(from->threads);
-	free(from->verdicts);
-	free(from->pids);
-	memset(from, 0, sizeof(*from));
-	return 0;
-}
-
 void rp_snapshot_procs(const struct rp_json *doc, struct rp_snapshot *s)
 {
 	for (size_t i = 0; i < s->n_threads; i++)

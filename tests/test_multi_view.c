@@ -444,3 +444,105 @@ Test(multi_view, json_trace_puts_threads_under_their_process)
 	unlink(in_path);
 	unlink(out);
 }
+
+/* ---- snapshots of several processes ---------------------------------- */
+
+/* Both threads asleep at attach on the other's lock (the header's
+ * syscalls), the shared object mapped in both (the header's maps). */
+static struct lt_report *blocked_at_attach_report(void)
+{
+	struct lt_header h = make_hdr(1);
+	hthreads[0].sc_nr = 202;
+	hthreads[0].sc_args[0] = B1;
+	hthreads[0].sc_args[2] = 2;
+	hthreads[0].state = 'S';
+	hthreads[1].sc_nr = 202;
+	hthreads[1].sc_args[0] = A2;
+	hthreads[1].sc_args[2] = 2;
+	hthreads[1].state = 'S';
+	hthreads[0].blocked_ns = hthreads[1].blocked_ns = 500000000ull; /* asleep 0.5 s at attach */
+	h.clock_boottime = 1000000000ull;
+	h.clock_monotonic = 900000000ull;
+	struct lt_report *r = lt_report_new(&h, NULL);
+	cr_assert(r);
+	return r;
+}
+
+static const char *futex_thread(char *buf, size_t n, uint32_t tid, uint64_t uaddr, const char *lock,
+				const char *owner)
+{
+	snprintf(buf, n,
+		 "{\"tid\": %u, \"comm\": \"t%u\", \"state\": \"S\", \"blocked_s\": 2, \"syscall\": {\"nr\": 202},"
+		 " \"futex\": {\"uaddr\": \"0x%llx\", \"lock\": \"%s\", \"is_wait\": true, \"expected\": 2,"
+		 " \"word\": 2, %s}}",
+		 tid, tid, (unsigned long long)uaddr, lock, owner);
+	return buf;
+}
+
+static void end_report(struct lt_report *r, const char *threads, const char *extra)
+{
+	char *doc;
+	cr_assert_geq(asprintf(&doc,
+			       "{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"occasion\": \"end\","
+			       " \"taken_monotonic_ns\": 2900000000, \"verdicts\": [], \"threads\": [%s]%s}",
+			       P1, threads, extra), 0);
+	cr_assert_eq(lt_report_snapshot(r, doc, strlen(doc)), 0);
+	free(doc);
+	struct lt_stats st = { .start_ns = 1000000000ull, .end_ns = 3000000000ull, .ncpus = 2, .exit_status = -1 };
+	lt_report_stats(r, &st);
+	cr_assert_eq(lt_report_finish(r), 0);
+}
+
+Test(multi_view, combined_end_snapshot_closes_the_cycle)
+{
+	struct lt_report *r = blocked_at_attach_report();
+	char a[512], b[512], threads[1100];
+	snprintf(threads, sizeof(threads), "%s,%s",
+		 futex_thread(a, sizeof(a), T1, B1, "B", "\"owner_kind\": \"mutex\", \"owner\": 201"),
+		 futex_thread(b, sizeof(b), T2, A2, "A", "\"owner_kind\": \"mutex\", \"owner\": 101"));
+	end_report(r, threads, ", \"processes\": [{\"pid\": 100, \"comm\": \"server\", \"tids\": [101]},"
+			       " {\"pid\": 200, \"comm\": \"worker\", \"tids\": [201]}]");
+	const struct lt_report_finding *dl = NULL;
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (r->findings[i].kind == LT_FIND_DEADLOCK)
+			dl = &r->findings[i];
+	cr_assert(dl, "no deadlock (%zu findings)", r->n_findings);
+	cr_assert_eq(dl->n_tids, 2);
+	cr_assert_eq(r->n_locks, 2, "each of A and B one lock: %zu", r->n_locks);
+	/* the snapshot's names belong to the words' shared keys */
+	char buf[128];
+	for (size_t i = 0; i < r->n_locks; i++)
+		cr_assert(!strcmp(lt_report_lock_name(r, r->locks[i].addr, buf, sizeof(buf)), "A") ||
+			  !strcmp(buf, "B"), "%s", buf);
+	lt_report_free(r);
+}
+
+Test(multi_view, owner_in_another_process_from_one_process_snapshot)
+{
+	/* the snapshot of P1 alone: its waiter's mutex __owner is a thread of P2 */
+	struct lt_report *r = blocked_at_attach_report();
+	char a[512];
+	end_report(r,
+		   futex_thread(a, sizeof(a), T1, B1, "B",
+				"\"owner_kind\": \"none\", \"owner\": null,"
+				" \"owner_process\": {\"tid\": 201, \"pid\": 200, \"comm\": \"worker\"}"),
+		   "");
+	const struct lt_report_finding *f = NULL;
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (r->findings[i].holder == T2)
+			f = &r->findings[i];
+	if (!f) {
+		for (size_t i = 0; i < r->n_findings; i++) {
+			fprintf(stderr, "%s\n", r->findings[i].summary);
+			for (size_t k = 0; k < r->findings[i].n_evidence; k++)
+				fprintf(stderr, "   %s\n", r->findings[i].evidence[k]);
+		}
+	}
+	cr_assert(f, "no finding names 201 as the holder");
+	int said = 0;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		said |= strstr(f->evidence[i], "holder: 201 (wrk-main) of process 200: the snapshot read its owner "
+					       "(the process-shared mutex's __owner, a thread of process 200)") != NULL;
+	cr_assert(said, "%s", f->n_evidence ? f->evidence[0] : f->summary);
+	lt_report_free(r);
+}
