@@ -15,8 +15,10 @@
 
 struct lid_proc {
 	uint32_t tgid;
-	struct lt_shared_map *maps; /* its shared mappings */
+	struct lt_shared_map *maps; /* its shared mappings, by start (sorted
+				     * before the first look-up) */
 	size_t n, cap;
+	int sorted;
 };
 
 struct lid_obj {
@@ -30,6 +32,7 @@ struct lt_lockid {
 	struct lt_u64map pmap;  /* tgid -> index */
 	struct lid_obj *objs;   /* index - 1 */
 	size_t nobjs, cap_objs;
+	struct lt_u64map omap;  /* hash of (dev, ino), probed on -> index */
 	struct lt_u64map known; /* process key of a word -> its shared key */
 };
 
@@ -65,15 +68,28 @@ static uint32_t proc_index(struct lt_lockid *ids, uint32_t tgid, int create)
 
 static uint32_t obj_index(struct lt_lockid *ids, uint64_t dev, uint64_t ino)
 {
-	for (size_t i = 0; i < ids->nobjs; i++)
-		if (ids->objs[i].dev == dev && ids->objs[i].ino == ino)
-			return (uint32_t)i + 1;
+	uint64_t h = (dev * 0x9E3779B97F4A7C15ull) ^ ino;
+	uint32_t i;
+	/* objects whose hashes collide take the next free key */
+	for (;; h++) {
+		if (!h)
+			continue;
+		i = (uint32_t)(uintptr_t)lt_u64map_get(&ids->omap, h);
+		if (!i)
+			break;
+		if (ids->objs[i - 1].dev == dev && ids->objs[i - 1].ino == ino)
+			return i;
+	}
 	if (ids->nobjs >= LT_LOCKKEY_MAX_INDEX ||
 	    grow((void **)&ids->objs, &ids->cap_objs, ids->nobjs, sizeof(*ids->objs)))
 		return 0;
-	ids->objs[ids->nobjs].dev = dev;
-	ids->objs[ids->nobjs].ino = ino;
-	return (uint32_t)++ids->nobjs;
+	i = (uint32_t)ids->nobjs + 1;
+	if (lt_u64map_put(&ids->omap, h, (void *)(uintptr_t)i))
+		return 0;
+	ids->objs[i - 1].dev = dev;
+	ids->objs[i - 1].ino = ino;
+	ids->nobjs++;
+	return i;
 }
 
 static int add_map(struct lid_proc *p, const struct lt_shared_map *m)
@@ -81,7 +97,33 @@ static int add_map(struct lid_proc *p, const struct lt_shared_map *m)
 	if (grow((void **)&p->maps, &p->cap, p->n, sizeof(*p->maps)))
 		return -ENOMEM;
 	p->maps[p->n++] = *m;
+	p->sorted = 0;
 	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct lt_shared_map *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The shared mapping of p holding addr, or NULL: a binary search (a
+ * process may map thousands of objects; a futex is looked up per call). */
+static const struct lt_shared_map *map_of(struct lid_proc *p, uint64_t addr)
+{
+	if (!p->sorted) {
+		qsort(p->maps, p->n, sizeof(*p->maps), by_start);
+		p->sorted = 1;
+	}
+	size_t lo = 0, hi = p->n; /* the first map starting above addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
 }
 
 struct lt_lockid *lt_lockid_new(const struct lt_header *hdr)
@@ -111,6 +153,7 @@ void lt_lockid_free(struct lt_lockid *ids)
 	free(ids->procs);
 	free(ids->objs);
 	lt_u64map_free(&ids->pmap);
+	lt_u64map_free(&ids->omap);
 	lt_u64map_free(&ids->known);
 	free(ids);
 }
@@ -177,15 +220,11 @@ uint64_t lt_lockid_key(struct lt_lockid *ids, uint32_t tgid, uint64_t addr, int 
 	uint32_t i = proc_index(ids, tgid ? tgid : ids->pid, 0);
 	if (!i)
 		return pk;
-	const struct lid_proc *p = &ids->procs[i - 1];
-	for (size_t k = 0; k < p->n; k++) {
-		const struct lt_shared_map *m = &p->maps[k];
-		if (addr >= m->start && addr < m->end) {
-			sk = shared_key(ids, m->dev, m->ino, m->offset + (addr - m->start));
-			return sk ? sk : pk;
-		}
-	}
-	return pk;
+	const struct lt_shared_map *m = map_of(&ids->procs[i - 1], addr);
+	if (!m)
+		return pk;
+	sk = shared_key(ids, m->dev, m->ino, m->offset + (addr - m->start));
+	return sk ? sk : pk;
 }
 
 int lt_lockid_decode(const struct lt_lockid *ids, uint64_t key, struct lt_lock_ident *out)
