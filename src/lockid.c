@@ -111,6 +111,8 @@ static int by_start(const void *a, const void *b)
  * process may map thousands of objects; a futex is looked up per call). */
 static const struct lt_shared_map *map_of(struct lid_proc *p, uint64_t addr)
 {
+	if (!p->n)
+		return NULL;
 	if (!p->sorted) {
 		qsort(p->maps, p->n, sizeof(*p->maps), by_start);
 		p->sorted = 1;
