@@ -73,12 +73,47 @@ static uint64_t tv(const char *type, const char *match, const char *key)
 	return tl_truth_val(truth, ntruth, type, match, key);
 }
 
+/* The workload's processes and threads, from its ground truth. */
+struct who {
+	uint32_t parent, child, tp, tc;
+	char pids[64]; /* "PARENT,CHILD" */
+};
+
+static struct who who(void)
+{
+	struct who w = { (uint32_t)tv("pid", NULL, "pid"), (uint32_t)tv("child", NULL, "pid"),
+			 (uint32_t)tv("thread", "role=parent", "tid"), (uint32_t)tv("thread", "role=child", "tid"),
+			 "" };
+	snprintf(w.pids, sizeof(w.pids), "%u,%u", w.parent, w.child);
+	return w;
+}
+
+/* Starts the workload on its own, deadlocked (both threads asleep). */
+static struct who start_deadlocked(struct tl_proc *wl)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: other processes' /proc files and BPF; run make test as root");
+	if (access(WL("shared_locks"), X_OK) != 0)
+		cr_skip_test("shared_locks not built: run make all first");
+	char *wargv[] = { WL("shared_locks"), "--mode", "deadlock", NULL };
+	ntruth = 0;
+	tl_start_ready(wl, wargv, truth, &ntruth, 64, 30000);
+	return who();
+}
+
+static const struct lt_report_finding *find_deadlock(const struct lt_report *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (r->findings[i].kind == LT_FIND_DEADLOCK)
+			return &r->findings[i];
+	return NULL;
+}
+
 Test(multi_report_live, report_names_the_cycle_through_both_processes, .timeout = 90)
 {
 	record_deadlock();
-	uint32_t parent = (uint32_t)tv("pid", NULL, "pid"), child = (uint32_t)tv("child", NULL, "pid");
-	uint32_t tp = (uint32_t)tv("thread", "role=parent", "tid");
-	uint32_t tc = (uint32_t)tv("thread", "role=child", "tid");
+	struct who w = who();
+	uint32_t parent = w.parent, child = w.child, tp = w.tp, tc = w.tc;
 	uint64_t off_a = tv("lock", "name=A", "offset"), off_b = tv("lock", "name=B", "offset");
 
 	char err[768];
@@ -86,10 +121,7 @@ Test(multi_report_live, report_names_the_cycle_through_both_processes, .timeout 
 	struct lt_report *r = lt_report_load(trace, NULL, err, sizeof(err), &rc);
 	cr_assert(r, "%s", err);
 	cr_assert_eq(rc, 0, "%s", err);
-	const struct lt_report_finding *dl = NULL;
-	for (size_t i = 0; i < r->n_findings; i++)
-		if (r->findings[i].kind == LT_FIND_DEADLOCK)
-			dl = &r->findings[i];
+	const struct lt_report_finding *dl = find_deadlock(r);
 	cr_assert(dl, "no deadlock in the report of %s (%zu findings; first: %s)", trace, r->n_findings,
 		  r->n_findings ? r->findings[0].summary : "-");
 	cr_assert_eq(dl->n_tids, 2);
@@ -132,9 +164,8 @@ Test(multi_report_live, perfetto_has_both_processes_with_their_threads, .timeout
 	if (why)
 		cr_skip_test("%s", why);
 	record_deadlock();
-	uint32_t parent = (uint32_t)tv("pid", NULL, "pid"), child = (uint32_t)tv("child", NULL, "pid");
-	uint32_t tp = (uint32_t)tv("thread", "role=parent", "tid");
-	uint32_t tc = (uint32_t)tv("thread", "role=child", "tid");
+	struct who w = who();
+	uint32_t parent = w.parent, child = w.child, tp = w.tp, tc = w.tc;
 	char out[160];
 	snprintf(out, sizeof(out), "%s.perfetto-trace", trace);
 	cr_assert_eq(lt_convert_file(trace, out, LT_FORMAT_PERFETTO, 1, 1), 0);
@@ -169,20 +200,10 @@ Test(multi_report_live, perfetto_has_both_processes_with_their_threads, .timeout
  * recorded"). */
 Test(multi_report_live, snapshot_detail_names_the_owner_in_the_other_process, .timeout = 60)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other processes' /proc files; run make test as root");
-	if (access(WL("shared_locks"), X_OK) != 0)
-		cr_skip_test("shared_locks not built: run make all first");
 	struct tl_proc wl;
-	char *wargv[] = { WL("shared_locks"), "--mode", "deadlock", NULL };
-	ntruth = 0;
-	tl_start_ready(&wl, wargv, truth, &ntruth, 64, 30000);
-	uint32_t parent = (uint32_t)tv("pid", NULL, "pid"), child = (uint32_t)tv("child", NULL, "pid");
-	uint32_t tp = (uint32_t)tv("thread", "role=parent", "tid");
-	uint32_t tc = (uint32_t)tv("thread", "role=child", "tid");
-	char pids[64];
-	snprintf(pids, sizeof(pids), "%u,%u", parent, child);
-	char *argv[] = { LT_BIN, "snapshot", "-p", pids, NULL };
+	struct who w = start_deadlocked(&wl);
+	uint32_t parent = w.parent, child = w.child, tp = w.tp, tc = w.tc;
+	char *argv[] = { LT_BIN, "snapshot", "-p", w.pids, NULL };
 	struct tl_proc s;
 	cr_assert_eq(tl_spawn(&s, argv), 0);
 	char want_p[96], want_c[96], line[1024];
@@ -208,21 +229,11 @@ Test(multi_report_live, snapshot_detail_names_the_owner_in_the_other_process, .t
  * processes and shared mappings, and the stored snapshots say it all. */
 Test(multi_report_live, report_of_a_pid_list_recording_names_the_cycle, .timeout = 90)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: recording attaches BPF programs; run make test as root");
-	if (access(WL("shared_locks"), X_OK) != 0)
-		cr_skip_test("shared_locks not built: run make all first");
 	struct tl_proc wl;
-	char *wargv[] = { WL("shared_locks"), "--mode", "deadlock", NULL };
-	ntruth = 0;
-	tl_start_ready(&wl, wargv, truth, &ntruth, 64, 30000);
-	uint32_t parent = (uint32_t)tv("pid", NULL, "pid"), child = (uint32_t)tv("child", NULL, "pid");
-	uint32_t tp = (uint32_t)tv("thread", "role=parent", "tid");
-	uint32_t tc = (uint32_t)tv("thread", "role=child", "tid");
-	char pids[64];
-	snprintf(pids, sizeof(pids), "%u,%u", parent, child);
+	struct who w = start_deadlocked(&wl);
+	uint32_t parent = w.parent, child = w.child, tp = w.tp, tc = w.tc;
 	tl_tmp_path(trace, sizeof(trace), "mreport-p");
-	char *argv[] = { LT_BIN, "record", "--no-status", "-d", "2", "-p", pids, "-o", trace, NULL };
+	char *argv[] = { LT_BIN, "record", "--no-status", "-d", "2", "-p", w.pids, "-o", trace, NULL };
 	struct tl_proc rec;
 	cr_assert_eq(tl_spawn(&rec, argv), 0);
 	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
@@ -234,10 +245,7 @@ Test(multi_report_live, report_of_a_pid_list_recording_names_the_cycle, .timeout
 	int rc;
 	struct lt_report *r = lt_report_load(trace, NULL, err, sizeof(err), &rc);
 	cr_assert(r, "%s", err);
-	const struct lt_report_finding *dl = NULL;
-	for (size_t i = 0; i < r->n_findings; i++)
-		if (r->findings[i].kind == LT_FIND_DEADLOCK)
-			dl = &r->findings[i];
+	const struct lt_report_finding *dl = find_deadlock(r);
 	cr_assert(dl, "no deadlock in the report of %s", trace);
 	cr_assert_eq(dl->n_tids, 2);
 	cr_assert((dl->tids[0] == tp && dl->tids[1] == tc) || (dl->tids[0] == tc && dl->tids[1] == tp));

@@ -176,6 +176,25 @@ static void tmp_path(char *buf, size_t n, const char *tag, const char *ext)
 	snprintf(buf, n, "/tmp/lt-mview-%s-%d%s", tag, (int)getpid(), ext);
 }
 
+/* The cycle story as a trace at a new path in buf (syms: with the
+ * SYMBOLS shared keys that make A and B one lock each). */
+static void cycle_trace(char *buf, size_t n, const char *tag, int syms)
+{
+	struct lt_event v[32];
+	size_t nv = cycle_story(v);
+	struct lt_header h = make_hdr(0);
+	tmp_path(buf, n, tag, ".ltrace");
+	write_trace(buf, &h, v, nv, syms);
+}
+
+/* The trace at path converted to format, at a new path in out. */
+static void cycle_converted(char *in_path, size_t n, char *out, size_t m, const char *tag, int format)
+{
+	cycle_trace(in_path, n, tag, 1);
+	tmp_path(out, m, tag, format == LT_FORMAT_JSON ? ".json" : ".perfetto-trace");
+	cr_assert_eq(lt_convert_file(in_path, out, format, 1, 1), 0);
+}
+
 /* ---- timeline ------------------------------------------------------- */
 
 struct locks_seen {
@@ -298,6 +317,14 @@ Test(multi_view, forked_process_known_from_task_new)
 
 /* ---- report --------------------------------------------------------- */
 
+static const struct lt_report_finding *find_deadlock(const struct lt_report *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (r->findings[i].kind == LT_FIND_DEADLOCK)
+			return &r->findings[i];
+	return NULL;
+}
+
 static char *report_text(const char *path, int json)
 {
 	char *buf = NULL, err[512];
@@ -313,11 +340,7 @@ static char *report_text(const char *path, int json)
 Test(multi_view, report_finds_the_cycle_through_two_processes)
 {
 	char path[256];
-	struct lt_event v[32];
-	size_t n = cycle_story(v);
-	struct lt_header h = make_hdr(0);
-	tmp_path(path, sizeof(path), "cycle", ".ltrace");
-	write_trace(path, &h, v, n, 1);
+	cycle_trace(path, sizeof(path), "cycle", 1);
 	if (getenv("LT_KEEP"))
 		return;
 
@@ -326,10 +349,7 @@ Test(multi_view, report_finds_the_cycle_through_two_processes)
 	struct lt_report *r = lt_report_load(path, NULL, err, sizeof(err), &rc);
 	cr_assert(r, "%s", err);
 	cr_assert_eq(r->n_locks, 2, "A and B, each one lock in both processes: %zu", r->n_locks);
-	const struct lt_report_finding *dl = NULL;
-	for (size_t i = 0; i < r->n_findings; i++)
-		if (r->findings[i].kind == LT_FIND_DEADLOCK)
-			dl = &r->findings[i];
+	const struct lt_report_finding *dl = find_deadlock(r);
 	cr_assert(dl, "no deadlock found");
 	cr_assert_eq(dl->n_tids, 2);
 	cr_assert((dl->tids[0] == T1 && dl->tids[1] == T2) || (dl->tids[0] == T2 && dl->tids[1] == T1));
@@ -363,18 +383,13 @@ Test(multi_view, report_finds_the_cycle_through_two_processes)
 Test(multi_view, without_shared_keys_no_cycle)
 {
 	char path[256];
-	struct lt_event v[32];
-	size_t n = cycle_story(v);
-	struct lt_header h = make_hdr(0);
-	tmp_path(path, sizeof(path), "nokeys", ".ltrace");
-	write_trace(path, &h, v, n, 0);
+	cycle_trace(path, sizeof(path), "nokeys", 0);
 	char err[512];
 	int rc;
 	struct lt_report *r = lt_report_load(path, NULL, err, sizeof(err), &rc);
 	cr_assert(r, "%s", err);
 	cr_assert_eq(r->n_locks, 4, "each process's words are its own: %zu", r->n_locks);
-	for (size_t i = 0; i < r->n_findings; i++)
-		cr_assert_neq(r->findings[i].kind, LT_FIND_DEADLOCK, "%s", r->findings[i].summary);
+	cr_assert_null(find_deadlock(r), "%s", find_deadlock(r) ? find_deadlock(r)->summary : "");
 	lt_report_free(r);
 	unlink(path);
 }
@@ -384,13 +399,7 @@ Test(multi_view, without_shared_keys_no_cycle)
 Test(multi_view, perfetto_process_tracks_and_cross_process_flows)
 {
 	char in_path[256], out[256];
-	struct lt_event v[32];
-	size_t n = cycle_story(v);
-	struct lt_header h = make_hdr(0);
-	tmp_path(in_path, sizeof(in_path), "pf", ".ltrace");
-	tmp_path(out, sizeof(out), "pf", ".perfetto-trace");
-	write_trace(in_path, &h, v, n, 1);
-	cr_assert_eq(lt_convert_file(in_path, out, LT_FORMAT_PERFETTO, 1, 1), 0);
+	cycle_converted(in_path, sizeof(in_path), out, sizeof(out), "pf", LT_FORMAT_PERFETTO);
 	struct pfc c;
 	if (pfc_load(&c, out)) {
 		pfc_print_errors(&c);
@@ -423,13 +432,7 @@ Test(multi_view, perfetto_process_tracks_and_cross_process_flows)
 Test(multi_view, json_trace_puts_threads_under_their_process)
 {
 	char in_path[256], out[256];
-	struct lt_event v[32];
-	size_t n = cycle_story(v);
-	struct lt_header h = make_hdr(0);
-	tmp_path(in_path, sizeof(in_path), "js", ".ltrace");
-	tmp_path(out, sizeof(out), "js", ".json");
-	write_trace(in_path, &h, v, n, 1);
-	cr_assert_eq(lt_convert_file(in_path, out, LT_FORMAT_JSON, 1, 1), 0);
+	cycle_converted(in_path, sizeof(in_path), out, sizeof(out), "js", LT_FORMAT_JSON);
 	FILE *f = fopen(out, "r");
 	cr_assert(f);
 	char buf[1 << 16];
@@ -502,10 +505,7 @@ Test(multi_view, combined_end_snapshot_closes_the_cycle)
 		 futex_thread(b, sizeof(b), T2, A2, "A", "\"owner_kind\": \"mutex\", \"owner\": 101"));
 	end_report(r, threads, ", \"processes\": [{\"pid\": 100, \"comm\": \"server\", \"tids\": [101]},"
 			       " {\"pid\": 200, \"comm\": \"worker\", \"tids\": [201]}]");
-	const struct lt_report_finding *dl = NULL;
-	for (size_t i = 0; i < r->n_findings; i++)
-		if (r->findings[i].kind == LT_FIND_DEADLOCK)
-			dl = &r->findings[i];
+	const struct lt_report_finding *dl = find_deadlock(r);
 	cr_assert(dl, "no deadlock (%zu findings)", r->n_findings);
 	cr_assert_eq(dl->n_tids, 2);
 	cr_assert_eq(r->n_locks, 2, "each of A and B one lock: %zu", r->n_locks);
