@@ -300,6 +300,10 @@ void lt_report_print_json(FILE *f, const struct lt_report *r)
 		const struct lt_report_lock *l = &r->locks[i];
 		fprintf(f, "%s\n    {\"addr\": ", i ? "," : "");
 		jaddr(f, l->addr);
+		if (r->n_procs > 1) { /* a lock key: what it stands for */
+			fputs(", \"key\": ", f);
+			rp_json_string(f, l->key);
+		}
 		fprintf(f, ", \"words\": [");
 		for (unsigned k = 0; k < l->n_words; k++) {
 			fputs(k ? ", " : "", f);

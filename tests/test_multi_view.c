@@ -376,6 +376,7 @@ Test(multi_view, report_finds_the_cycle_through_two_processes)
 	cr_assert(strstr(json, "\"processes\": ["), "%s", json);
 	cr_assert(strstr(json, "{\"pid\": 200, \"ppid\": 100, \"comm\": \"worker\""), "%s", json);
 	cr_assert(strstr(json, "{\"tid\": 201, \"tgid\": 200, "), "%s", json);
+	cr_assert(strstr(json, "\"key\": \"inode 77 (dev 0:5)+0x40\""), "%s", json);
 	free(json);
 	unlink(path);
 }
