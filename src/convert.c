@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "locktrace/convert.h"
 #include "locktrace/jsontrace.h"
+#include "locktrace/lockid.h"
 #include "locktrace/locksyms.h"
 #include "locktrace/outfile.h"
 #include "locktrace/perfetto.h"
@@ -54,6 +55,29 @@ static int thread_namer(void *ctx, uint32_t tid, char *buf, size_t len)
 		return 0;
 	snprintf(buf, len, "%s", n);
 	return 1;
+}
+
+/* The names of a SYMBOLS entry of another process or in a shared mapping,
+ * under the lock key the timeline uses (include/locktrace/lockid.h). */
+struct sym_ctx {
+	struct lt_lockid *ids;
+	struct lt_u64map *names;
+};
+
+static void sym_entry(void *ctx, int32_t tgid, uint64_t addr, const char *name,
+		      const struct lt_shared_key *key)
+{
+	struct sym_ctx *c = ctx;
+	uint64_t k = lt_lockid_symbol(c->ids, (uint32_t)tgid, addr, key != NULL, key ? key->dev : 0,
+				      key ? key->ino : 0, key ? key->offset : 0);
+	char *n = k && name[0] ? strdup(name) : NULL;
+	if (!n)
+		return;
+	char *old = lt_u64map_get(c->names, k);
+	if (lt_u64map_put(c->names, k, n))
+		free(n);
+	else
+		free(old);
 }
 
 /* The writer behind the timeline, whichever format. */
@@ -106,6 +130,7 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	struct writer w = { .format = format };
 	struct lt_timeline_sink sink;
 	struct lt_timeline *tl = NULL;
+	struct lt_lockid *ids = NULL;
 	struct lt_u64map names = { 0 }, tnames = { 0 };
 	char tmp[4096];
 	uint64_t n = 0;
@@ -141,10 +166,20 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	 * (a pass that seeks over the events), so a lock's track is named
 	 * when it first appears */
 	lt_trace_names(in, &names, &tnames);
-	if (writer_open(&w, f, &r.hdr, &sink, &names, &tnames) || !(tl = lt_timeline_new(&r.hdr, &sink, NULL))) {
+	/* several processes: their names, and the shared keys the timeline
+	 * needs before the events (the same word of a shared mapping is one
+	 * lock in every process) */
+	struct sym_ctx sc = { .ids = ids = lt_lockid_new(&r.hdr), .names = &names };
+	struct lt_timeline_opts to = { .lockid = ids };
+	if (ids && r.hdr.version_minor >= 3)
+		lt_trace_symbols_procs(in, sym_entry, &sc);
+	if (!ids || writer_open(&w, f, &r.hdr, &sink, &names, &tnames) ||
+	    !(tl = lt_timeline_new(&r.hdr, &sink, &to))) {
 		snprintf(err, errlen, "out of memory converting %s", in);
 		goto fail;
 	}
+	if (w.pf)
+		lt_perfetto_set_lockid(w.pf, ids);
 	struct rp_holder held[8];
 	size_t nheld = 0;
 	uint64_t last_ts = 0;
@@ -212,6 +247,7 @@ fail:
 	unlink(tmp);
 out:
 	lt_timeline_free(tl);
+	lt_lockid_free(ids);
 	writer_free(&w);
 	lt_symmap_free(&names);
 	lt_symmap_free(&tnames);

@@ -11,16 +11,24 @@
  * arrow in Perfetto, whose importer points a v1 flow from the slice that
  * began first (the wait) to the other.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/jsonw.h"
 #include "locktrace/jsontrace.h"
+#include "u64map.h"
 
 struct lt_jsontrace {
 	struct jw w; /* inside "traceEvents" between events */
 	uint32_t pid;
 	struct lt_namers names;
+	/* a trace of several processes: tid -> tgid of the threads of another
+	 * process than pid, and the processes named so far */
+	struct lt_u64map tgids, procs;
+	struct lt_proc_info *hprocs; /* the header's processes (names) */
+	uint32_t nhprocs;
+	int oom;
 };
 
 /* ---- output ------------------------------------------------------------ */
@@ -40,25 +48,57 @@ static void kts(struct jw *w, const char *key, uint64_t ns)
 }
 
 /* Starts an event object: phase, pid, tid. */
-static struct jw *ev_begin(struct lt_jsontrace *j, char ph, uint32_t tid)
+static struct jw *ev_begin_pid(struct lt_jsontrace *j, char ph, uint32_t pid, uint32_t tid)
 {
 	char p[2] = { ph, 0 };
 	jw_object(&j->w);
 	jw_kstr(&j->w, "ph", p);
-	jw_kuint(&j->w, "pid", j->pid);
+	jw_kuint(&j->w, "pid", pid);
 	jw_kuint(&j->w, "tid", tid);
 	return &j->w;
 }
 
-static void meta_name(struct lt_jsontrace *j, const char *what, uint32_t tid, const char *name,
-		      size_t max)
+/* The same with the process of thread tid (the trace's pid unless the
+ * thread belongs to another traced process). */
+static struct jw *ev_begin(struct lt_jsontrace *j, char ph, uint32_t tid)
 {
-	struct jw *w = ev_begin(j, 'M', tid);
+	uint32_t tgid = (uint32_t)(uintptr_t)lt_u64map_get(&j->tgids, tid);
+	return ev_begin_pid(j, ph, tgid ? tgid : j->pid, tid);
+}
+
+static void meta_name_pid(struct lt_jsontrace *j, const char *what, uint32_t pid, uint32_t tid,
+			  const char *name, size_t max)
+{
+	struct jw *w = ev_begin_pid(j, 'M', pid, tid);
 	jw_kstr(w, "name", what);
 	jw_kobject(w, "args");
 	kstrn(w, "name", name, max);
 	jw_end(w);
 	jw_end(w);
+}
+
+static void meta_name(struct lt_jsontrace *j, const char *what, uint32_t tid, const char *name,
+		      size_t max)
+{
+	uint32_t tgid = (uint32_t)(uintptr_t)lt_u64map_get(&j->tgids, tid);
+	meta_name_pid(j, what, tgid ? tgid : j->pid, tid, name, max);
+}
+
+/* A thread of another traced process: under its own process, named by its
+ * first thread seen (a fork's main thread) or the header's process list. */
+static void other_process_thread(struct lt_jsontrace *j, const struct lt_thread_ev *t)
+{
+	if (lt_u64map_put(&j->tgids, t->tid, (void *)(uintptr_t)t->tgid))
+		j->oom = 1;
+	if (lt_u64map_get(&j->procs, t->tgid))
+		return;
+	if (lt_u64map_put(&j->procs, t->tgid, (void *)1))
+		j->oom = 1;
+	const char *name = t->name;
+	for (uint32_t i = 0; i < j->nhprocs; i++)
+		if ((uint32_t)j->hprocs[i].tgid == t->tgid && j->hprocs[i].comm[0])
+			name = j->hprocs[i].comm;
+	meta_name_pid(j, "process_name", t->tgid, t->tgid, name, LT_COMM_LEN);
 }
 
 /* ---- callbacks ----------------------------------------------------------- */
@@ -67,13 +107,16 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 {
 	struct lt_jsontrace *j = ctx;
 	char rn[256];
+	if (t->change == LT_THREAD_NEW && t->tgid && t->tgid != j->pid)
+		other_process_thread(j, t);
 	if ((t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME) &&
 	    lt_namers_thread(&j->names, t->tid, rn, sizeof(rn)))
 		meta_name(j, "thread_name", t->tid, rn, sizeof(rn)); /* the runtime's name */
 	else if (t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME)
 		meta_name(j, "thread_name", t->tid, t->name, LT_COMM_LEN);
 	else if (t->change == LT_THREAD_EXEC)
-		meta_name(j, "process_name", j->pid, t->name, LT_COMM_LEN);
+		meta_name_pid(j, "process_name", t->tgid ? t->tgid : j->pid, t->tgid ? t->tgid : j->pid,
+			      t->name, LT_COMM_LEN);
 }
 
 /* What the call was called with. */
@@ -247,6 +290,10 @@ struct lt_jsontrace *lt_jsontrace_new(FILE *f, const struct lt_header *hdr)
 	struct jw *w = &j->w;
 	jw_init(w, f, JW_COMPACT);
 	j->pid = (uint32_t)hdr->pid;
+	if (hdr->nprocs && (j->hprocs = calloc(hdr->nprocs, sizeof(*j->hprocs)))) {
+		memcpy(j->hprocs, hdr->procs, hdr->nprocs * sizeof(*j->hprocs));
+		j->nhprocs = hdr->nprocs;
+	}
 	jw_object(w);
 	jw_kstr(w, "displayTimeUnit", "ns");
 	jw_kobject(w, "otherData");
@@ -275,10 +322,16 @@ int lt_jsontrace_finish(struct lt_jsontrace *j)
 {
 	jw_end(&j->w);
 	jw_end(&j->w);
-	return jw_finish(&j->w);
+	int r = jw_finish(&j->w);
+	return r ? r : j->oom ? -ENOMEM : 0;
 }
 
 void lt_jsontrace_free(struct lt_jsontrace *j)
 {
+	if (!j)
+		return;
+	lt_u64map_free(&j->tgids);
+	lt_u64map_free(&j->procs);
+	free(j->hprocs);
 	free(j);
 }

@@ -31,6 +31,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/lockid.h"
 #include "locktrace/pb.h"
 #include "locktrace/perfetto.h"
 #include "u64map.h"
@@ -91,6 +92,8 @@ enum { /* FtraceEvent and the events used */
 #define PROCESS_UUID 1
 #define UUID_BASE 16 /* + the timeline's uid of a thread or lock */
 #define HELD_UUID_BASE (1ull << 40) /* + a thread's uid: its "lock held" track */
+#define PROC_UUID_BASE (1ull << 41) /* + a tgid: the track of a process other than
+				     * the trace's pid (several processes traced) */
 #define FLUSH_BYTES (256u << 10)
 #define BUNDLE_BYTES (32u << 10)
 
@@ -125,6 +128,7 @@ struct pf_tid {
 	char comm[LT_COMM_LEN]; /* last comm written in a scheduler record */
 	char name[LT_COMM_LEN]; /* target thread: its current name */
 	uint8_t sent, target;
+	uint32_t tgid;          /* target thread: its process */
 };
 
 struct lt_perfetto {
@@ -132,7 +136,13 @@ struct lt_perfetto {
 	struct pb_buf out;
 	uint64_t bytes;
 	uint32_t pid;
+	uint64_t attach_ts;
 	char process_name[LT_COMM_LEN];
+	/* other processes (a trace of several): tgid -> struct pf_proc * */
+	struct lt_u64map procs;
+	const struct lt_proc_info *hprocs; /* the header's, copied */
+	uint32_t nhprocs;
+	const struct lt_lockid *ids;       /* lock keys of other processes */
 	int kver_major, kver_minor; /* of the recorded kernel */
 	/* interning */
 	uint64_t ann_sent, ann_new;
@@ -630,21 +640,80 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 
 /* ---- tracks ------------------------------------------------------------ */
 
-static void process_descriptor(struct lt_perfetto *p, const char *cmdline)
+/* ts: when it applies (0: always, as for the trace's own process) */
+static void process_track(struct lt_perfetto *p, uint64_t ts, uint64_t uuid, uint32_t pid, const char *name,
+			  const char *cmdline)
 {
 	struct pb_buf *b = &p->out;
 	pb_tok pk = begin_small(b, 1);
+	if (ts)
+		pb_uint64(b, TP_TIMESTAMP, ts);
 	pb_tok td = begin_small(b, TP_TRACK_DESCRIPTOR);
-	pb_uint64(b, TD_UUID, PROCESS_UUID);
+	pb_uint64(b, TD_UUID, uuid);
 	pb_tok pd = begin_small(b, TD_PROCESS);
-	pb_int32(b, PD_PID, (int32_t)p->pid);
+	pb_int32(b, PD_PID, (int32_t)pid);
 	if (cmdline && cmdline[0])
 		put_name(b, PD_CMDLINE, cmdline, 1024);
-	put_comm(b, PD_PROCESS_NAME, p->process_name);
+	put_comm(b, PD_PROCESS_NAME, name);
 	end_small(b, pd);
 	end_small(b, td);
 	pb_uint32(b, TP_SEQ_ID, SEQ_ID);
 	packet_end(p, pk);
+}
+
+static void process_descriptor(struct lt_perfetto *p, const char *cmdline)
+{
+	process_track(p, 0, PROCESS_UUID, p->pid, p->process_name, cmdline);
+}
+
+/* ---- other processes (a trace of several) ------------------------------ */
+
+struct pf_proc {
+	char name[LT_COMM_LEN];
+};
+
+static uint64_t proc_uuid(const struct lt_perfetto *p, uint32_t tgid)
+{
+	return !tgid || tgid == p->pid ? PROCESS_UUID : PROC_UUID_BASE + tgid;
+}
+
+static void tree_entry(struct lt_perfetto *p, uint64_t ts, uint32_t pid, int32_t ppid, const char *cmdline);
+
+static uint32_t parent_tgid(struct lt_perfetto *p, uint32_t parent_tid)
+{
+	const struct pf_tid *t = lt_u64map_get(&p->tids, (uint64_t)parent_tid + 1);
+	return t ? t->tgid : 0;
+}
+
+/* Describes process tgid the first time one of its threads appears: its
+ * own track, named from the header or by that thread (a forked child's
+ * first thread is its main thread), with its parent and command line. */
+static struct pf_proc *proc_seen(struct lt_perfetto *p, uint32_t tgid, const char *name, uint64_t ts,
+				 int32_t ppid)
+{
+	struct pf_proc *pr = lt_u64map_get(&p->procs, tgid);
+	if (pr || !tgid || tgid == p->pid)
+		return pr;
+	if (!(pr = calloc(1, sizeof(*pr))) || lt_u64map_put(&p->procs, tgid, pr)) {
+		free(pr);
+		return NULL;
+	}
+	const char *cmdline = NULL;
+	for (uint32_t i = 0; i < p->nhprocs; i++)
+		if ((uint32_t)p->hprocs[i].tgid == tgid) {
+			if (p->hprocs[i].comm[0])
+				name = p->hprocs[i].comm;
+			if (p->hprocs[i].ppid > 0)
+				ppid = p->hprocs[i].ppid;
+			cmdline = p->hprocs[i].cmdline;
+		}
+	snprintf(pr->name, sizeof(pr->name), "%s", name);
+	/* a forked process's comes 1 ns after its task_newtask, like its
+	 * thread's (on_thread): trace_processor starts the new process there */
+	process_track(p, ts, proc_uuid(p, tgid), tgid, pr->name, cmdline);
+	if ((cmdline && cmdline[0]) || ppid > 0)
+		tree_entry(p, ts ? ts : p->attach_ts, tgid, ppid, cmdline);
+	return pr;
 }
 
 static struct pf_tid *tid_info(struct lt_perfetto *p, uint32_t tid)
@@ -781,7 +850,15 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 
 	if (ti) {
 		ti->target = 1;
+		ti->tgid = t->tgid;
 		snprintf(ti->name, sizeof(ti->name), "%s", t->name);
+	}
+	if (t->change == LT_THREAD_NEW && t->tgid != p->pid) {
+		int32_t ppid = 0;
+		if (ev && ev->h.kind == LT_EV_TASK_NEW && t->tid == t->tgid)
+			ppid = (int32_t)parent_tgid(p, ev->tnew.parent_tid);
+		proc_seen(p, t->tgid, t->name, t->from_header ? 0 : t->ts + (ev && ev->h.kind == LT_EV_TASK_NEW),
+			  ppid);
 	}
 	if (t->change == LT_THREAD_NEW || t->change == LT_THREAD_RENAME) {
 		/* (re)describe the thread's track: its name is the latest */
@@ -810,9 +887,14 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 		pb_uint32(b, TP_SEQ_ID, SEQ_ID);
 		packet_end(p, pk);
 	}
-	if (t->change == LT_THREAD_EXEC && strncmp(p->process_name, t->name, LT_COMM_LEN)) {
+	if (t->change == LT_THREAD_EXEC && t->tgid == p->pid && strncmp(p->process_name, t->name, LT_COMM_LEN)) {
 		snprintf(p->process_name, sizeof(p->process_name), "%s", t->name);
 		process_descriptor(p, NULL);
+	}
+	struct pf_proc *pr = t->change == LT_THREAD_EXEC ? lt_u64map_get(&p->procs, t->tgid) : NULL;
+	if (pr && strncmp(pr->name, t->name, LT_COMM_LEN)) {
+		snprintf(pr->name, sizeof(pr->name), "%s", t->name);
+		process_track(p, t->ts, proc_uuid(p, t->tgid), t->tgid, pr->name, NULL);
 	}
 	if (ev)
 		thread_ftrace(p, t, ev);
@@ -826,11 +908,26 @@ static void on_lock(void *ctx, const struct lt_lock_ev *l)
 
 	if (!l->first)
 		return; /* the values ride on the slices (extra_counter_values) */
-	lt_namers_lock_track(&p->namers, l->addr, name, sizeof(name));
+	char sym[128], key[64] = "";
+	uint64_t parent = PROCESS_UUID;
+	struct lt_lock_ident id;
+	if (p->ids && (l->addr & LT_LOCKKEY_ENC) && !lt_lockid_decode(p->ids, l->addr, &id)) {
+		/* a lock of another process sits under it; a shared one, one
+		 * track for all its processes, under the trace's */
+		lt_lockid_format(p->ids, l->addr, key, sizeof(key));
+		if (!id.shared)
+			parent = proc_uuid(p, id.tgid);
+	} else {
+		snprintf(key, sizeof(key), "0x%" PRIx64, l->addr);
+	}
+	if (p->namers.lock && p->namers.lock(p->namers.lock_ctx, l->addr, sym, sizeof(sym)) > 0)
+		snprintf(name, sizeof(name), "%.127s (futex %s)", sym, key);
+	else
+		snprintf(name, sizeof(name), "futex %s", key);
 	pb_tok pk = begin_small(b, 1);
 	pb_tok td = begin_small(b, TP_TRACK_DESCRIPTOR);
 	pb_uint64(b, TD_UUID, thread_uuid(l->uid));
-	pb_uint64(b, TD_PARENT_UUID, PROCESS_UUID);
+	pb_uint64(b, TD_PARENT_UUID, parent);
 	put_name(b, TD_NAME, name, sizeof(name));
 	pb_tok cd = begin_small(b, TD_COUNTER);
 	pb_uint32(b, CD_UNIT, CD_UNIT_COUNT);
@@ -991,23 +1088,28 @@ static void system_info_packet(struct lt_perfetto *p, const struct lt_header *hd
  * process by its argv[0] as Perfetto's own process scraper does.  The
  * header keeps argv joined by spaces: written as one element, which the
  * importer splits at the first space for argv[0]. */
-static void process_tree_packet(struct lt_perfetto *p, const struct lt_header *hdr)
+static void tree_entry(struct lt_perfetto *p, uint64_t ts, uint32_t pid, int32_t ppid, const char *cmdline)
 {
 	struct pb_buf *b = &p->out;
-	if (!hdr->cmdline[0])
-		return;
 	pb_tok pk = begin_small(b, 1);
-	pb_uint64(b, TP_TIMESTAMP, hdr->clock_boottime);
+	pb_uint64(b, TP_TIMESTAMP, ts);
 	pb_tok pt = begin_small(b, TP_PROCESS_TREE);
 	pb_tok pr = begin_small(b, PT_PROCESSES);
-	pb_int32(b, PTP_PID, (int32_t)p->pid);
-	if (hdr->ppid > 0)
-		pb_int32(b, PTP_PPID, hdr->ppid);
-	put_name(b, PTP_CMDLINE, hdr->cmdline, sizeof(hdr->cmdline));
+	pb_int32(b, PTP_PID, (int32_t)pid);
+	if (ppid > 0)
+		pb_int32(b, PTP_PPID, ppid);
+	if (cmdline && cmdline[0])
+		put_name(b, PTP_CMDLINE, cmdline, 1024);
 	end_small(b, pr);
 	end_small(b, pt);
 	pb_uint32(b, TP_SEQ_ID, SEQ_ID);
 	packet_end(p, pk);
+}
+
+static void process_tree_packet(struct lt_perfetto *p, const struct lt_header *hdr)
+{
+	if (hdr->cmdline[0])
+		tree_entry(p, hdr->clock_boottime, p->pid, hdr->ppid, hdr->cmdline);
 }
 
 static int task_state_of(const struct lt_thread_info *t)
@@ -1053,8 +1155,19 @@ struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr)
 		return NULL;
 	p->f = f;
 	p->pid = (uint32_t)hdr->pid;
+	p->attach_ts = hdr->clock_boottime;
 	parse_release(hdr->kernel, &p->kver_major, &p->kver_minor);
 	snprintf(p->process_name, sizeof(p->process_name), "%.15s", hdr->comm);
+	if (hdr->nprocs) {
+		struct lt_proc_info *hp = calloc(hdr->nprocs, sizeof(*hp));
+		if (!hp) {
+			free(p);
+			return NULL;
+		}
+		memcpy(hp, hdr->procs, hdr->nprocs * sizeof(*hp));
+		p->hprocs = hp;
+		p->nhprocs = hdr->nprocs;
+	}
 	pb_buf_init(&p->out);
 	pb_buf_set_sink(&p->out, count_sink, p, FLUSH_BYTES);
 	clock_packet(p, hdr);
@@ -1069,6 +1182,11 @@ struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr)
 void lt_perfetto_set_namers(struct lt_perfetto *p, const struct lt_namers *names)
 {
 	p->namers = *names;
+}
+
+void lt_perfetto_set_lockid(struct lt_perfetto *p, const struct lt_lockid *ids)
+{
+	p->ids = ids;
 }
 
 void lt_perfetto_sink(struct lt_perfetto *p, struct lt_timeline_sink *sink)
@@ -1131,6 +1249,10 @@ void lt_perfetto_free(struct lt_perfetto *p)
 	for (size_t i = 0; i < p->tids.cap; i++)
 		free(p->tids.vals[i]);
 	lt_u64map_free(&p->tids);
+	for (size_t i = 0; i < p->procs.cap; i++)
+		free(p->procs.vals[i]);
+	lt_u64map_free(&p->procs);
+	free((void *)p->hprocs);
 	lt_u64map_free(&p->names);
 	lt_u64map_free(&p->strings);
 	pb_buf_free(&p->out);

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/locksyms.h"
+#include "locktrace/lockid.h"
 #include "report_model.h"
 #include "utf8.h"
 
@@ -83,7 +84,7 @@ struct lt_report *lt_report_new(const struct lt_header *hdr, const struct lt_rep
 
 	struct lt_timeline_sink sink = rp_track_sink(r);
 	p->tl = lt_timeline_new(hdr, &sink, NULL);
-	if (!p->tl || p->oom) {
+	if (!p->tl || p->oom || rp_procs_init(r, hdr)) {
 		lt_report_free(r);
 		return NULL;
 	}
@@ -108,10 +109,22 @@ static void add_note(struct lt_report *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+void lt_report_symbol_entry(void *ctx, int32_t tgid, uint64_t addr, const char *name,
+			    const struct lt_shared_key *key)
+{
+	struct lt_report *r = ctx;
+	uint64_t k = lt_lockid_symbol(lt_timeline_lockid(P(r)->tl), (uint32_t)tgid, addr, key != NULL,
+				      key ? key->dev : 0, key ? key->ino : 0, key ? key->offset : 0);
+	if (k)
+		rp_add_sym(P(r), k, name);
+}
+
 int lt_report_symbols(struct lt_report *r, const void *data, size_t len)
 {
 	struct lt_u64map m = { 0 };
 	int rc = lt_locksyms_parse(data, len, &m);
+	if (!rc)
+		rc = lt_locksyms_parse_procs(data, len, r->pid, lt_report_symbol_entry, r);
 	for (size_t i = 0; i < m.cap; i++)
 		if (m.keys[i] && m.vals[i])
 			rp_add_sym(P(r), m.keys[i], m.vals[i]);
@@ -173,9 +186,12 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 	}
 	keep_stored(r, json, len, rp_json_str(rp_json_get(doc, "occasion")));
 	rp_json_free(doc);
+	struct lt_lockid *ids = lt_timeline_lockid(p->tl);
 	for (size_t i = 0; i < s.n_threads; i++) {
 		if (s.threads[i].has_futex)
-			rp_add_sym(p, s.threads[i].uaddr, s.threads[i].lock);
+			rp_add_sym(p, lt_lockid_key(ids, (uint32_t)s.threads[i].pid, s.threads[i].uaddr,
+						    lt_futex_private((uint16_t)s.threads[i].nr, s.threads[i].op)),
+				   s.threads[i].lock);
 		add_rtname(p, s.threads[i].tid, s.threads[i].rt_name);
 	}
 	/* the latest snapshot describes the end best; earlier ones still
@@ -276,6 +292,8 @@ static int public_threads(struct lt_report *r)
 	}
 	r->n_threads = p->nth;
 	qsort(r->threads, r->n_threads, sizeof(*r->threads), cmp_thread);
+	if (rp_procs_finish(r))
+		p->oom = 1;
 	return 0;
 }
 
@@ -447,6 +465,7 @@ void lt_report_free(struct lt_report *r)
 	for (size_t i = 0; i < r->n_threads; i++)
 		thread_clear(&r->threads[i]);
 	free(r->threads);
+	free(r->procs);
 	free(r->edges);
 	free(r->losses);
 	rp_strv_free(r->notes, r->n_notes);

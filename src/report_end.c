@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/futex.h"
+#include "locktrace/lockid.h"
 #include "report_model.h"
 
 /* ---------------------------------------------------------------- finish */
@@ -25,8 +27,8 @@ static void end_holder(struct lt_report *r, struct rgroup *g)
 			snprintf(g->rt_name, sizeof(g->rt_name), "%s",
 				 t->snap->lock_name ? t->snap->lock_name : "?");
 		}
-		if (t->snap->owner <= 0 || !t->snap->owner_kind ||
-		    !strcmp(t->snap->owner_kind, "none") || !strcmp(t->snap->owner_kind, "unknown"))
+		if (t->snap->owner <= 0 || ((!t->snap->owner_kind || !strcmp(t->snap->owner_kind, "none") ||
+					     !strcmp(t->snap->owner_kind, "unknown")) && !t->snap->owner_pid))
 			continue;
 		struct rthread *o = rp_thread_of(r, (uint32_t)t->snap->owner);
 		if (o) {
@@ -187,7 +189,10 @@ static const struct rp_snap_thread *snap_at_end(struct lt_report *r, struct rthr
 		return NULL;
 	if (t->pub.has_end_call) {
 		const struct lt_report_call *c = &t->pub.end_call;
-		if (s->nr != c->nr || (c->kind == LT_EV_FUTEX_ENTER && s->has_futex && s->uaddr != c->addr))
+		if (s->nr != c->nr ||
+		    (c->kind == LT_EV_FUTEX_ENTER && s->has_futex &&
+		     lt_lockid_key(lt_timeline_lockid(p->tl), t->pub.tgid, s->uaddr,
+				   lt_futex_private((uint16_t)s->nr, s->op)) != c->addr))
 			return NULL;
 		return s;
 	}
@@ -216,11 +221,12 @@ static void end_call_from_snapshot(struct lt_report *r, struct rthread *t)
 	c->flags = LT_SPAN_UNFINISHED | LT_SPAN_WAIT;
 	if (s->has_futex && s->is_wait) {
 		c->kind = LT_EV_FUTEX_ENTER;
-		c->addr = s->uaddr;
+		c->addr = lt_lockid_key(lt_timeline_lockid(P(r)->tl), t->pub.tgid, s->uaddr,
+					lt_futex_private((uint16_t)s->nr, s->op));
 		c->val = s->expected;
 		c->op = s->op;
 		c->flags |= LT_SPAN_LOCK_WAIT;
-		struct rgroup *g = rp_group_of(r, s->uaddr, 1);
+		struct rgroup *g = rp_group_of(r, c->addr, 1);
 		if (g) {
 			struct lt_futex_enter fe = { .uaddr = s->uaddr, .op = s->op, .val = s->expected,
 						     .nr = (uint16_t)s->nr, .val3 = 0xffffffffu };

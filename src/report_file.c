@@ -3,6 +3,7 @@
  * print it.  Errors and warnings are returned in the caller's buffer. */
 #include <errno.h>
 #include <stdio.h>
+#include "locktrace/locksyms.h"
 #include "locktrace/report.h"
 #include "locktrace/tracefile.h"
 
@@ -25,6 +26,10 @@ struct lt_report *lt_report_load(const char *path, const struct lt_report_opts *
 		snprintf(err, errlen, "%s: out of memory starting the report", path);
 		return NULL;
 	}
+	/* a word in a shared mapping is one lock in every process: its key
+	 * must be known before the events (the recorder names it later) */
+	if (rd.hdr.version_minor >= 3)
+		lt_trace_symbols_procs(path, lt_report_symbol_entry, r);
 	int oom = 0;
 	while (lt_reader_next(&rd, &it) > 0) {
 		if (it.type == LT_ITEM_EVENT) {

@@ -135,15 +135,16 @@ static const char *kind_text(const char *k)
 const char *rp_gname(const struct rgroup *g, char *buf, size_t len)
 {
 	const char *k = kind_text(g->pub.kind ? g->pub.kind : rp_group_kind(g));
+	const char *a = g->keytext; /* "0x...", or what a key of another process stands for */
 	if (g->rt_kind[0])
-		snprintf(buf, len, "the %.47s %.40s (%.60s, 0x%" PRIx64 ")", g->rt_kind, g->rt_name,
-			 g->pub.symbol[0] ? g->pub.symbol : "?", g->pub.addr);
+		snprintf(buf, len, "the %.47s %.40s (%.60s, %.34s)", g->rt_kind, g->rt_name,
+			 g->pub.symbol[0] ? g->pub.symbol : "?", a);
 	else if (g->pub.symbol[0])
-		snprintf(buf, len, "%s (0x%" PRIx64 ", %s)", g->pub.symbol, g->pub.addr, k);
+		snprintf(buf, len, "%s (%s, %s)", g->pub.symbol, a, k);
 	else if (g->pub.n_words > 1)
-		snprintf(buf, len, "0x%" PRIx64 " and the next %u words (%s)", g->pub.addr, g->pub.n_words - 1, k);
+		snprintf(buf, len, "%s and the next %u words (%s)", a, g->pub.n_words - 1, k);
 	else
-		snprintf(buf, len, "0x%" PRIx64 " (%s)", g->pub.addr, k);
+		snprintf(buf, len, "%s (%s)", a, k);
 	return buf;
 }
 
@@ -181,7 +182,10 @@ const char *rp_tname(const struct rthread *t, char *buf, size_t len)
 {
 	char n[LT_COMM_LEN * 4];
 	rp_clean_name(t->pub.rt_name ? t->pub.rt_name : t->pub.name, n, sizeof(n));
-	snprintf(buf, len, "%u (%s)", t->pub.tid, n);
+	if (t->other_proc)
+		snprintf(buf, len, "%u (%s) of process %u", t->pub.tid, n, t->pub.tgid);
+	else
+		snprintf(buf, len, "%u (%s)", t->pub.tid, n);
 	return buf;
 }
 
@@ -269,6 +273,9 @@ const char *rp_holder_how(struct lt_report *r, const struct rgroup *g, char *buf
 				snprintf(buf, len, "the snapshot read it from the runtime's own state (%s%s%s)%s",
 					 t->snap->lock_kind ? t->snap->lock_kind : "runtime lock",
 					 t->snap->rt_how ? ": " : "", t->snap->rt_how ? t->snap->rt_how : "", dis);
+			else if (t->snap->owner_pid)
+				snprintf(buf, len, "the snapshot read its owner (the process-shared mutex's "
+					 "__owner, a thread of process %d)%s", t->snap->owner_pid, dis);
 			else
 				snprintf(buf, len, "the snapshot read its owner (%s)%s", t->snap->owner_kind, dis);
 			return buf;

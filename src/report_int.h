@@ -45,6 +45,7 @@ int rp_json_addr(const struct rp_json *j, uint64_t *out);
 
 struct rp_snap_thread {
 	int32_t tid;
+	int32_t pid;             /* its process (a combined snapshot's "processes") */
 	char comm[LT_COMM_LEN * 2];
 	char state;
 	double blocked_s;        /* < 0 unknown */
@@ -63,6 +64,7 @@ struct rp_snap_thread {
 	uint32_t expected, word;
 	char *owner_kind;
 	int32_t owner;           /* 0 none */
+	int32_t owner_pid;       /* owner is a thread of this other process, 0 */
 	char *lock_kind;         /* what the lock models recognised, NULL  */
 	char *lock_name;         /* the lock object's name, NULL           */
 	char *lock_state;        /* the models' decoded state, NULL        */
@@ -93,6 +95,8 @@ struct rp_snap_verdict {
 
 struct rp_snapshot {
 	int64_t taken_monotonic_ns;
+	int32_t pid;             /* the process it is of (0 unknown); a combined
+				    snapshot of several: the first's */
 	struct rp_snap_thread *threads; /* sorted by tid */
 	size_t n_threads;
 	struct rp_snap_verdict *verdicts;
@@ -118,6 +122,19 @@ int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
  * earlier one.  0 or -1. */
 int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
+/* Sets the threads' pid from a combined snapshot's "processes" member
+ * (docs/snapshot.md), else to the document's pid. */
+void rp_snapshot_procs(const struct rp_json *doc, struct rp_snapshot *s);
+
+
+/* ---- processes (report_procs.c) ------------------------------------------ */
+
+/* Copies the header's processes into r->procs (at lt_report_new).  0 or -1. */
+int rp_procs_init(struct lt_report *r, const struct lt_header *hdr);
+/* Process tgid was forked by process ppid during the trace.  0 or -1. */
+int rp_proc_forked(struct lt_report *r, uint32_t tgid, uint32_t ppid);
+/* Completes r->procs from the threads' tgids (at lt_report_finish).  0 or -1. */
+int rp_procs_finish(struct lt_report *r);
 
 /* ---- output helpers (report_print.c) ------------------------------------- */
 

@@ -106,6 +106,7 @@ struct rthread {
 	struct lt_report_call off_call;
 	int off_in_call;
 	const struct rp_snap_thread *snap; /* valid at the end, or NULL */
+	uint8_t other_proc;     /* of a process other than the trace's pid */
 };
 
 struct rgroup {
@@ -145,6 +146,7 @@ struct rgroup {
 	/* the snapshot's lock models: a runtime lock's kind and name */
 	char rt_kind[48], rt_name[64];
 	char infer_func[64];    /* the waiters' function the inferred holder runs */
+	char keytext[56];       /* its lock key for people: "0x..." (lockid.h) */
 	int in_cycle;
 	int has_finding;
 	int lost_release; /* a released_without_wake finding is about it */

@@ -173,6 +173,23 @@ static void list_begin(struct jw *w, const char *key)
 	jw_lines(w, 4, 2);
 }
 
+/* "processes": the trace's processes, in a trace of several */
+static void json_procs(struct jw *w, const struct lt_report *r)
+{
+	list_begin(w, "processes");
+	for (size_t i = 0; i < r->n_procs; i++) {
+		const struct lt_report_proc *p = &r->procs[i];
+		jw_object(w);
+		jw_kint(w, "pid", p->tgid);
+		jw_kint(w, "ppid", p->ppid);
+		kstr(w, "comm", p->comm);
+		kstr(w, "cmdline", p->cmdline);
+		jw_kuint(w, "threads", p->n_threads);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static void json_finding(struct jw *w, const struct lt_report_finding *x)
 {
 	jw_object(w);
@@ -219,10 +236,12 @@ static void json_lock_end(struct jw *w, const struct lt_report_lock *l)
 	ksec(w, "holder_offcpu_max_s", l->offcpu_max_ns);
 }
 
-static void json_lock(struct jw *w, const struct lt_report_lock *l)
+static void json_lock(struct jw *w, const struct lt_report *r, const struct lt_report_lock *l)
 {
 	jw_object(w);
 	kaddr(w, "addr", l->addr);
+	if (r->n_procs > 1) /* a lock key: what it stands for */
+		kstr(w, "key", l->key);
 	jw_karray(w, "words");
 	for (unsigned k = 0; k < l->n_words; k++)
 		addr(w, l->words[k]);
@@ -294,6 +313,8 @@ static void json_thread(struct jw *w, const struct lt_report *r, const struct lt
 {
 	jw_object(w);
 	jw_kuint(w, "tid", t->tid);
+	if (r->n_procs > 1) /* a trace of several processes */
+		jw_kuint(w, "tgid", t->tgid);
 	kstr(w, "name", t->name);
 	jw_kstr(w, "runtime_name", t->rt_name);
 	jw_kbool(w, "exited", t->exited);
@@ -379,12 +400,14 @@ int lt_report_print_json(FILE *f, const struct lt_report *r)
 	jw_end(&w);
 	list_begin(&w, "locks");
 	for (size_t i = 0; i < r->n_locks; i++)
-		json_lock(&w, &r->locks[i]);
+		json_lock(&w, r, &r->locks[i]);
 	jw_end(&w);
 	list_begin(&w, "threads");
 	for (size_t i = 0; i < r->n_threads; i++)
 		json_thread(&w, r, &r->threads[i]);
 	jw_end(&w);
+	if (r->n_procs > 1)
+		json_procs(&w, r);
 	list_begin(&w, "wake_edges");
 	for (size_t i = 0; i < r->n_edges; i++)
 		json_edge(&w, &r->edges[i]);
@@ -484,7 +507,7 @@ static void end_phrase(const struct tctx *tx, const struct lt_report_thread *t, 
 				rp_clean_name(l->symbol, sym, sizeof(sym));
 				snprintf(c, sizeof(c), "%s %.180s", op, sym);
 			} else if (l)
-				snprintf(c, sizeof(c), "%s 0x%" PRIx64, op, l->addr);
+				snprintf(c, sizeof(c), "%s %s", op, l->key);
 			else
 				rp_fmt_call(r, &x, c, sizeof(c));
 		} else {
@@ -677,6 +700,21 @@ static void print_threads_at_end(FILE *f, const struct tctx *x, int all)
 	free(done);
 }
 
+/* "process 1234 (comm): 3 threads" above its threads in the tables */
+static void print_proc_heading(FILE *f, const struct lt_report_proc *p)
+{
+	char cm[LT_COMM_LEN * 4];
+	rp_clean_name(p->comm, cm, sizeof(cm));
+	fprintf(f, "  process %d (%s): %u thread%s", p->tgid, cm, p->n_threads, p->n_threads == 1 ? "" : "s");
+	if (p->ppid > 0)
+		fprintf(f, ", parent %d", p->ppid);
+	if (p->cmdline[0]) {
+		fputs(": ", f);
+		lt_text_fput(f, p->cmdline, sizeof(p->cmdline));
+	}
+	fputc('\n', f);
+}
+
 static void print_tables(FILE *f, const struct tctx *tx)
 {
 	const struct lt_report *r = tx->r;
@@ -696,7 +734,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 		if (l->symbol[0])
 			rp_clean_name(l->symbol, name, sizeof(name));
 		else
-			snprintf(name, sizeof(name), "0x%" PRIx64, l->addr);
+			snprintf(name, sizeof(name), "%s", l->key);
 		rp_fmt_dur(l->total_ns, a, sizeof(a));
 		rp_fmt_dur(l->median_ns, b, sizeof(b));
 		rp_fmt_dur(l->p99_ns, c, sizeof(c));
@@ -708,7 +746,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 			l->n_wakers, l->wake_calls, l->open_at_end);
 		fprintf(f, "  %-34s", "");
 		for (unsigned k = 0; k < l->n_words; k++)
-			fprintf(f, " 0x%" PRIx64, l->words[k]);
+			fprintf(f, " %s", lt_report_key_text(r, l->words[k], name, sizeof(name)));
 		fprintf(f, "  %s\n", l->kind ? l->kind : "futex");
 	}
 	if (r->n_locks)
@@ -720,11 +758,17 @@ static void print_tables(FILE *f, const struct tctx *tx)
 	fprintf(f, "  %-7s %-15s %8s %8s %8s %8s %8s %8s | %6s %6s %6s %6s %6s %6s  %s\n", "tid", "name", "running",
 		"runnable", "futex", "sel/poll", "sock-io", "other", "fwaits", "fwakes", "polls", "io", "woken", "preemp",
 		"at the end");
-	/* the threads a finding names first, then by tid */
-	for (int pass = 0, shown = 0; pass < 2; pass++)
-		for (size_t i = 0; i < r->n_threads && (size_t)shown < rows; i++) {
+	/* the threads a finding names first, then by tid; in a trace of
+	 * several processes, under a heading per process */
+	size_t nproc = r->n_procs > 1 ? r->n_procs : 1;
+	for (size_t pi = 0, shown = 0; pi < nproc && shown < rows; pi++) {
+	const struct lt_report_proc *pr = r->n_procs > 1 ? &r->procs[pi] : NULL;
+	if (pr)
+		print_proc_heading(f, pr);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->n_threads && shown < rows; i++) {
 			const struct lt_report_thread *t = &r->threads[i];
-			if (involved(tx, t->tid) != !pass)
+			if (involved(tx, t->tid) != !pass || (pr && (int32_t)t->tgid != pr->tgid))
 				continue;
 			shown++;
 			char n[LT_COMM_LEN * 4], v[7][16], buf[300];
@@ -740,6 +784,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 				t->tid, lt_text_fit(col, sizeof(col), n, 15), v[0], v[1], v[2], v[3], v[4], v[5], t->futex_waits, t->futex_wakes,
 				t->polls, t->io_reads + t->io_writes, t->wakeups, t->preempted, ph);
 		}
+	}
 
 	fprintf(f, "\nWAKE-UPS (who woke whom, by count%s)\n", rows_note(r, r->n_edges, note, sizeof(note)));
 	if (!r->n_edges)
@@ -794,6 +839,8 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 		fprintf(f, "       recorded with --calls blocking: only the calls threads slept in (no return\n"
 			   "       values; calls that did not sleep or wake a thread are not in the trace)\n");
 	fprintf(f, "       %" PRIu64 " events, %zu threads, %zu locks", r->events, r->n_threads, r->n_locks);
+	if (r->n_procs > 1)
+		fprintf(f, ", %zu processes", r->n_procs);
 	if (r->lost_total)
 		fprintf(f, ", %" PRIu64 " EVENTS LOST (see notes)", r->lost_total);
 	if (!r->clean_end) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/calls.h"
+#include "locktrace/lockid.h"
 #include "report_model.h"
 
 /* ---- deadlock ---- */
@@ -636,13 +637,25 @@ static void rule_stall(struct lt_report *r)
 	rp_f_ev(f, "the last calls of every thread are listed under \"threads at the end\"");
 }
 
-static int snapshot_covered(const struct lt_report *r, const struct rp_snap_verdict *v)
+/* The lock key of a verdict's lock k: the word is in the process of the
+ * thread at the same place (a cycle's tids and locks are parallel), or of
+ * its first thread. */
+static uint64_t verdict_lock_key(struct lt_report *r, const struct rp_snap_verdict *v, size_t k)
 {
-	for (size_t i = 0; i < r->n_findings; i++)
-		for (size_t j = 0; j < r->findings[i].n_locks; j++)
-			for (size_t k = 0; k < v->n_locks; k++)
-				if (r->findings[i].locks[j] == v->locks[k])
+	size_t i = k < v->n_tids ? k : 0;
+	const struct rthread *t = v->n_tids ? rp_thread_of(r, (uint32_t)v->tids[i]) : NULL;
+	return lt_lockid_key(lt_timeline_lockid(P(r)->tl), t ? t->pub.tgid : P(r)->pid, v->locks[k], 0);
+}
+
+static int snapshot_covered(struct lt_report *r, const struct rp_snap_verdict *v)
+{
+	for (size_t k = 0; k < v->n_locks; k++) {
+		uint64_t key = verdict_lock_key(r, v, k);
+		for (size_t i = 0; i < r->n_findings; i++)
+			for (size_t j = 0; j < r->findings[i].n_locks; j++)
+				if (r->findings[i].locks[j] == key)
 					return 1;
+	}
 	return 0;
 }
 

@@ -114,6 +114,13 @@ static void futex_from_json(const struct rp_json *fx, const struct rp_json *rt, 
 	}
 	t->owner_kind = dup_str(rp_json_get(fx, "owner_kind"));
 	t->owner = (int32_t)rp_json_int(rp_json_get(fx, "owner"), 0);
+	/* a process-shared mutex held by a thread of another process: a
+	 * report of a trace of both resolves that thread */
+	const struct rp_json *op = rp_json_get(fx, "owner_process");
+	if (!t->owner && op && op->type == RPJ_OBJ) {
+		t->owner = (int32_t)rp_json_int(rp_json_get(op, "tid"), 0);
+		t->owner_pid = (int32_t)rp_json_int(rp_json_get(op, "pid"), 0);
+	}
 	t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
 	t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
 	t->lock_state = dup_str(rp_json_get(fx, "lock_state"));
@@ -252,6 +259,7 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 	    threads->type != RPJ_ARR)
 		return -1;
 	out->taken_monotonic_ns = (int64_t)rp_json_int(rp_json_get(doc, "taken_monotonic_ns"), 0);
+	out->pid = (int32_t)rp_json_int(rp_json_get(doc, "pid"), 0);
 	if (threads->n) {
 		out->threads = calloc(threads->n, sizeof(*out->threads));
 		if (!out->threads)
@@ -269,6 +277,7 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 	}
 	if (out->n_threads)
 		qsort(out->threads, out->n_threads, sizeof(*out->threads), cmp_thread);
+	rp_snapshot_procs(doc, out);
 	const struct rp_json *vs = rp_json_get(doc, "verdicts");
 	if (vs && vs->type == RPJ_ARR && vs->n) {
 		out->verdicts = calloc(vs->n, sizeof(*out->verdicts));

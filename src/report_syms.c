@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "locktrace/lockid.h"
 #include "report_model.h"
 
 /* ------------------------------------------------------------- symbols */
@@ -152,8 +153,12 @@ const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *
 			snprintf(buf, len, "%s+0x%" PRIx64, name, addr - base);
 		return buf;
 	}
-	snprintf(buf, len, "0x%" PRIx64, addr);
-	return buf;
+	return lt_lockid_format(lt_timeline_lockid(p->tl), addr, buf, len);
+}
+
+const char *lt_report_key_text(const struct lt_report *r, uint64_t key, char *buf, size_t len)
+{
+	return lt_lockid_format(lt_timeline_lockid(r->priv->tl), key, buf, len);
 }
 
 /* "rtlock+0x50/+0x54" for a group whose words share a symbol. */
@@ -164,6 +169,8 @@ void rp_group_symbol(struct lt_report *r, struct rgroup *g)
 	char *out = g->pub.symbol;
 	size_t cap = sizeof(g->pub.symbol);
 	out[0] = 0;
+	lt_report_key_text(r, g->pub.addr, g->keytext, sizeof(g->keytext));
+	snprintf(g->pub.key, sizeof(g->pub.key), "%s", g->keytext);
 	/* words in address order */
 	for (unsigned i = 1; i < g->pub.n_words; i++)
 		for (unsigned j = i; j > 0 && g->pub.words[j] < g->pub.words[j - 1]; j--) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/calls.h"
+#include "locktrace/lockid.h"
 #include "report_model.h"
 
 /* ------------------------------------------------------------ histogram */
@@ -282,7 +283,7 @@ static void call_from_span(const struct lt_span *s, struct lt_report_call *c)
 	case LT_EV_FUTEX_ENTER:
 		c->op = e->futex.op;
 		c->val = e->futex.val;
-		c->addr = e->futex.uaddr;
+		c->addr = s->futex_key; /* the address, in a trace of one process */
 		/* wake-type ops carry val2 in timeout, not a time */
 		if (s->flags & LT_SPAN_WAIT)
 			c->timeout_ns = e->futex.timeout;
@@ -315,8 +316,18 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 	case LT_THREAD_NEW:
 		/* threads named by the header are there from the trace's start
 		 * (first_ts 0); a flight dump's header is written at the dump */
-		if (!thread_new(r, te->tid, te->uid, te->name, te->from_header ? 0 : te->ts))
+		if (!(t = thread_new(r, te->tid, te->uid, te->name, te->from_header ? 0 : te->ts))) {
 			P(r)->oom = 1;
+			break;
+		}
+		t->pub.tgid = te->tgid;
+		t->other_proc = te->tgid && te->tgid != P(r)->pid;
+		if (te->ev && te->ev->h.kind == LT_EV_TASK_NEW && te->tid == te->tgid) {
+			/* a process forked from a traced one: its parent */
+			const struct rthread *pt = rp_thread_of(r, te->ev->tnew.parent_tid);
+			if (pt && rp_proc_forked(r, te->tgid, pt->pub.tgid))
+				P(r)->oom = 1;
+		}
 		break;
 	case LT_THREAD_RENAME:
 	case LT_THREAD_EXEC:
@@ -533,7 +544,7 @@ static void lock_wait_end(struct lt_report *r, struct rgroup *g, struct rthread 
  * that woke nobody may have been missed by a waiter about to sleep. */
 static void lock_wake_end(struct lt_report *r, struct rthread *t, const struct lt_span *s, int has, int64_t ret)
 {
-	struct rgroup *g = rp_group_of(r, s->enter.futex.uaddr, 1);
+	struct rgroup *g = rp_group_of(r, s->futex_key, 1);
 	if (!g) {
 		P(r)->oom = 1;
 		return;
@@ -635,7 +646,7 @@ static void count_edge(struct lt_report *r, const struct lt_wake_edge *w, const 
 		memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
 	if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER) {
 		e->pub.via_futex++;
-		e->pub.lock = ws->enter.futex.uaddr;
+		e->pub.lock = ws->futex_key;
 	} else if (ws && ws->enter.h.kind == LT_EV_IO_ENTER) {
 		e->pub.via_io++;
 	} else {
@@ -695,7 +706,7 @@ static void on_wake(void *ctx, const struct lt_wake_edge *w)
 	count_edge(r, w, ws);
 	/* a hand-off: a wake on a lock that ends a wait on the same lock */
 	if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER && es && (es->flags & LT_SPAN_LOCK_WAIT))
-		g = rp_group_of(r, ws->enter.futex.uaddr, 1);
+		g = rp_group_of(r, ws->futex_key, 1);
 	if (g && rp_group_of(r, es->lock_addr, 0) == g)
 		handoff(r, g, w, ws);
 }
@@ -750,13 +761,13 @@ static void off_end(struct lt_report *r, struct rthread *t, uint64_t ts)
 static void on_sched(void *ctx, const struct lt_event *ev)
 {
 	struct lt_report *r = ctx;
-	uint32_t pid = P(r)->pid;
 	uint64_t ts = ev->h.ts;
 
 	if (ev->h.kind == LT_EV_SWITCH) {
-		if (ev->sw.prev_tgid == pid) {
-			struct rthread *t = rp_thread_of(r, ev->sw.prev_tid);
-			if (t && t->state != TS_EXITED) {
+		/* a thread of a traced process (the timeline's threads) */
+		struct rthread *t = rp_thread_of(r, ev->sw.prev_tid);
+		if (t && t->pub.tgid == ev->sw.prev_tgid) {
+			if (t->state != TS_EXITED) {
 				int pre = (ev->h.flags & LT_F_PREEMPT) || ev->sw.prev_state == 0;
 				set_state(r, t, pre ? TS_RUNNABLE : TS_BLOCKED, ts, TS_RUNNING);
 				t->pub.switches++;
@@ -767,9 +778,9 @@ static void on_sched(void *ctx, const struct lt_event *ev)
 					off_begin(r, t, ts, pre);
 			}
 		}
-		if (ev->sw.next_tgid == pid) {
-			struct rthread *t = rp_thread_of(r, ev->sw.next_tid);
-			if (t && t->state != TS_EXITED) {
+		t = rp_thread_of(r, ev->sw.next_tid);
+		if (t && t->pub.tgid == ev->sw.next_tgid) {
+			if (t->state != TS_EXITED) {
 				set_state(r, t, TS_RUNNING, ts, TS_RUNNABLE);
 				off_end(r, t, ts);
 			}

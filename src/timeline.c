@@ -21,6 +21,7 @@
 #include <string.h>
 #include "locktrace/callnorm.h"
 #include "locktrace/calls.h"
+#include "locktrace/lockid.h"
 #include "locktrace/timeline.h"
 #include "u64map.h"
 
@@ -32,6 +33,7 @@
 
 struct tl_thread {
 	uint32_t tid, uid;
+	uint32_t tgid;       /* its process */
 	size_t idx;          /* in tl->threads */
 	char comm[LT_COMM_LEN];
 	uint8_t named;       /* comm is real, not our placeholder */
@@ -55,6 +57,9 @@ struct lt_timeline {
 	struct lt_timeline_opts opts;
 	struct lt_timeline_stats stats;
 	uint32_t pid;
+	struct lt_u64map procs;  /* tgid -> 1: the traced processes */
+	struct lt_lockid *ids;   /* lock keys (lockid.h) */
+	int own_ids;             /* ids is ours to free */
 	uint64_t attach_ts;   /* the header's boottime: when the snapshot was taken */
 	uint64_t start_ts;
 	int started, confirmed, finished;
@@ -176,7 +181,7 @@ static void emit_thread(struct lt_timeline *tl, int change, uint64_t ts, const s
 	if (!tl->sink.thread)
 		return;
 	struct lt_thread_ev t = {
-		.change = change, .ts = ts, .tid = th->tid, .tgid = tl->pid, .uid = th->uid,
+		.change = change, .ts = ts, .tid = th->tid, .tgid = th->tgid, .uid = th->uid,
 		.name = th->comm, .old_name = old, .from_header = from_header, .ev = ev,
 	};
 	tl->sink.thread(tl->sink.ctx, &t);
@@ -191,12 +196,30 @@ static void set_comm(struct tl_thread *th, const char *comm)
 
 /* The live thread tid, created (and announced) if unknown.  comm: its name
  * if the record that revealed it carries one.  NULL on out of memory. */
-static struct tl_thread *get_thread(struct lt_timeline *tl, uint32_t tid, const char *comm,
-				    uint64_t ts, int from_header, const struct lt_event *ev)
+static int is_traced(const struct lt_timeline *tl, uint32_t tgid)
+{
+	return tgid && (tgid == tl->pid || lt_u64map_get(&tl->procs, tgid));
+}
+
+static void add_proc(struct lt_timeline *tl, uint32_t tgid)
+{
+	if (tgid && tgid != tl->pid && !lt_u64map_get(&tl->procs, tgid))
+		lt_u64map_put(&tl->procs, tgid, (void *)1);
+}
+
+/* The live thread tid of process tgid (0: not known, the trace's pid),
+ * created (and announced) if unknown.  comm: its name if the record that
+ * revealed it carries one.  NULL on out of memory. */
+static struct tl_thread *get_thread_of(struct lt_timeline *tl, uint32_t tid, uint32_t tgid,
+				       const char *comm, uint64_t ts, int from_header,
+				       const struct lt_event *ev)
 {
 	struct tl_thread *th = lt_u64map_get(&tl->tmap, tid);
-	if (th)
+	if (th) {
+		if (tgid && th->tgid != tgid && is_traced(tl, tgid))
+			th->tgid = tgid; /* first seen in a record without it */
 		return th;
+	}
 	if (tl->nthreads == tl->cap_threads) {
 		size_t cap = tl->cap_threads ? tl->cap_threads * 2 : 64;
 		struct tl_thread **v = realloc(tl->threads, cap * sizeof(*v));
@@ -211,6 +234,7 @@ static struct tl_thread *get_thread(struct lt_timeline *tl, uint32_t tid, const 
 		return NULL;
 	}
 	th->tid = tid;
+	th->tgid = tgid ? tgid : tl->pid;
 	th->uid = ++tl->next_uid;
 	th->idx = tl->nthreads;
 	tl->threads[tl->nthreads++] = th;
@@ -222,6 +246,12 @@ static struct tl_thread *get_thread(struct lt_timeline *tl, uint32_t tid, const 
 	}
 	emit_thread(tl, LT_THREAD_NEW, ts, th, NULL, from_header, ev);
 	return th;
+}
+
+static struct tl_thread *get_thread(struct lt_timeline *tl, uint32_t tid, const char *comm,
+				    uint64_t ts, int from_header, const struct lt_event *ev)
+{
+	return get_thread_of(tl, tid, 0, comm, ts, from_header, ev);
 }
 
 static void drop_thread(struct lt_timeline *tl, struct tl_thread *th)
@@ -307,8 +337,12 @@ static void span_open(struct lt_timeline *tl, struct tl_thread *th, const struct
 	s->nr = enter->h.kind == LT_EV_FUTEX_ENTER ? enter->futex.nr
 		: enter->h.kind == LT_EV_WAIT_ENTER ? enter->wait.nr : enter->io.nr;
 	s->flags = classify(enter) | flags;
+	s->tgid = th->tgid;
+	if (enter->h.kind == LT_EV_FUTEX_ENTER && enter->futex.uaddr)
+		s->futex_key = lt_lockid_key(tl->ids, th->tgid, enter->futex.uaddr,
+					     lt_futex_private(enter->futex.nr, enter->futex.op));
 	if ((s->flags & LT_SPAN_LOCK_WAIT) && enter->h.kind == LT_EV_FUTEX_ENTER)
-		s->lock_addr = enter->futex.uaddr;
+		s->lock_addr = s->futex_key;
 	th->in_span = 1;
 	th->pending = (uint8_t)pending;
 	th->woke_ts = 0;
@@ -456,7 +490,7 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 	else if (ev->h.flags & LT_F_WAKER_IRQ)
 		e.flags |= LT_WAKE_IRQ;
 	/* also for an interrupt: the task it interrupted is another process's */
-	if (ev->wake.waker_tid && ev->wake.waker_tgid != tl->pid)
+	if (ev->wake.waker_tid && !is_traced(tl, ev->wake.waker_tgid))
 		e.flags |= LT_WAKE_OTHER;
 
 	/* a new thread's first wake-up ends no call; before the snapshot is
@@ -495,8 +529,9 @@ static void on_switch(struct lt_timeline *tl, const struct lt_event *ev)
 {
 	struct tl_thread *dead = NULL;
 
-	if (ev->sw.prev_tgid == tl->pid) {
-		struct tl_thread *th = get_thread(tl, ev->sw.prev_tid, ev->sw.prev_comm, ev->h.ts, 0, NULL);
+	if (is_traced(tl, ev->sw.prev_tgid)) {
+		struct tl_thread *th = get_thread_of(tl, ev->sw.prev_tid, ev->sw.prev_tgid, ev->sw.prev_comm,
+						     ev->h.ts, 0, NULL);
 		if (th) {
 			learn_comm(tl, th, ev->sw.prev_comm, ev->h.ts);
 			/* preempted or yielding tasks stay runnable */
@@ -505,8 +540,9 @@ static void on_switch(struct lt_timeline *tl, const struct lt_event *ev)
 				dead = th;
 		}
 	}
-	if (ev->sw.next_tgid == tl->pid) {
-		struct tl_thread *th = get_thread(tl, ev->sw.next_tid, ev->sw.next_comm, ev->h.ts, 0, NULL);
+	if (is_traced(tl, ev->sw.next_tgid)) {
+		struct tl_thread *th = get_thread_of(tl, ev->sw.next_tid, ev->sw.next_tgid, ev->sw.next_comm,
+						     ev->h.ts, 0, NULL);
 		if (th) {
 			learn_comm(tl, th, ev->sw.next_comm, ev->h.ts);
 			if (th->in_span && !th->pending && th->sleeping && !th->woke_ts)
@@ -527,8 +563,14 @@ static void on_task_new(struct lt_timeline *tl, const struct lt_event *ev)
 		drop_thread(tl, th);
 		th = NULL;
 	}
+	uint32_t tgid = ev->tnew.tgid;
+	if (tgid && !is_traced(tl, tgid)) { /* a process forked from a traced one */
+		const struct tl_thread *parent = lt_u64map_get(&tl->tmap, ev->tnew.parent_tid);
+		add_proc(tl, tgid);
+		lt_lockid_fork(tl->ids, parent ? parent->tgid : tl->pid, tgid);
+	}
 	if (!th) {
-		get_thread(tl, ev->h.tid, ev->tnew.comm, ev->h.ts, 0, ev);
+		get_thread_of(tl, ev->h.tid, tgid, ev->tnew.comm, ev->h.ts, 0, ev);
 		return;
 	}
 	learn_comm(tl, th, ev->tnew.comm, ev->h.ts);
@@ -739,6 +781,16 @@ struct lt_timeline *lt_timeline_new(const struct lt_header *hdr, const struct lt
 	if (!tl->opts.max_edges)
 		tl->opts.max_edges = LT_TIMELINE_MAX_EDGES;
 	tl->pid = (uint32_t)hdr->pid;
+	tl->ids = opts && opts->lockid ? opts->lockid : lt_lockid_new(hdr);
+	tl->own_ids = !(opts && opts->lockid);
+	if (!tl->ids) {
+		free(tl);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < hdr->nprocs; i++)
+		add_proc(tl, (uint32_t)hdr->procs[i].tgid);
+	for (uint32_t i = 0; i < hdr->nthreads; i++)
+		add_proc(tl, (uint32_t)hdr->threads[i].tgid);
 	tl->attach_ts = hdr->clock_boottime;
 	tl->start_ts = hdr->clock_boottime;
 
@@ -747,7 +799,8 @@ struct lt_timeline *lt_timeline_new(const struct lt_header *hdr, const struct lt
 		struct lt_event e;
 		if (t->tid <= 0)
 			continue;
-		struct tl_thread *th = get_thread(tl, (uint32_t)t->tid, t->comm, hdr->clock_boottime, 1, NULL);
+		struct tl_thread *th = get_thread_of(tl, (uint32_t)t->tid, (uint32_t)(t->tgid > 0 ? t->tgid : 0),
+						     t->comm, hdr->clock_boottime, 1, NULL);
 		if (!th) {
 			lt_timeline_free(tl);
 			return NULL;
@@ -812,7 +865,21 @@ void lt_timeline_free(struct lt_timeline *tl)
 		free(tl->lmap.vals[i]);
 	lt_u64map_free(&tl->lmap);
 	free(tl->ring);
+	lt_u64map_free(&tl->procs);
+	if (tl->own_ids)
+		lt_lockid_free(tl->ids);
 	free(tl);
+}
+
+struct lt_lockid *lt_timeline_lockid(const struct lt_timeline *tl)
+{
+	return tl->ids;
+}
+
+uint32_t lt_timeline_tgid(const struct lt_timeline *tl, uint32_t tid)
+{
+	const struct tl_thread *th = lt_u64map_get(&tl->tmap, tid);
+	return th ? th->tgid : 0;
 }
 
 const struct lt_timeline_stats *lt_timeline_stats(const struct lt_timeline *tl)

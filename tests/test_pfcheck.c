@@ -497,11 +497,21 @@ static void parse_process_tree(struct pfc *c, const struct pb_field *f)
 		err(c, "a ProcessTree without a process");
 		return;
 	}
-	if (pb_find_first(p.data, p.len, 1, &x) != 1 || pb_field_int32(&x) != c->pid)
-		err(c, "the ProcessTree's process is not the traced one");
-	if (pb_find_first(p.data, p.len, 3, &x) == 1)
+	if (pb_find_first(p.data, p.len, 1, &x) != 1) {
+		err(c, "a ProcessTree process without a pid");
+		return;
+	}
+	int32_t pid = pb_field_int32(&x);
+	/* another traced process (a trace of several) is described by its own
+	 * process track first; its command line may be unknown (a fork) */
+	int other = 0;
+	for (size_t i = 0; i < c->ntracks && pid != c->pid; i++)
+		other |= c->tracks[i].kind == 'p' && c->tracks[i].pid == pid;
+	if (pid != c->pid && !other)
+		err(c, "the ProcessTree's process %d is neither the traced one nor described", pid);
+	else if (pb_find_first(p.data, p.len, 3, &x) == 1 && !other)
 		copy_str(c->cmdline, sizeof(c->cmdline), &x);
-	else
+	else if (!other)
 		err(c, "the ProcessTree's process has no cmdline");
 }
 

@@ -79,4 +79,13 @@ static inline int lt_futex_wakes(uint16_t nr, uint32_t op)
 	return 0;
 }
 
+/* Does the call name a process-private futex (FUTEX_PRIVATE_FLAG, or
+ * FUTEX2_PRIVATE, the same bit, in futex_wait/wake's flags)?  The kernel
+ * then keys the word by the process, even in a shared mapping. */
+static inline int lt_futex_private(uint16_t nr, uint32_t op)
+{
+	return (nr == LT_NR_FUTEX || nr == LT_NR_FUTEX_WAIT || nr == LT_NR_FUTEX_WAKE ||
+		nr == LT_NR_FUTEX_REQUEUE) && (op & LT_FUTEX_PRIVATE);
+}
+
 #endif

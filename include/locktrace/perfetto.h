@@ -48,6 +48,11 @@ void lt_perfetto_free(struct lt_perfetto *p);
  * the tid (a runtime's thread name read by a snapshot), else by the comm. */
 void lt_perfetto_set_namers(struct lt_perfetto *p, const struct lt_namers *names);
 /* Bytes handed to f so far. */
+/* The lock identity of the timeline (lt_timeline_lockid): names a lock of
+ * another process or a shared object by what it is, and puts a lock of
+ * another process under that process's track.  Optional. */
+struct lt_lockid;
+void lt_perfetto_set_lockid(struct lt_perfetto *p, const struct lt_lockid *ids);
 uint64_t lt_perfetto_bytes(const struct lt_perfetto *p);
 
 /* sched_switch's prev_state as the kernel's trace event reports it, for a

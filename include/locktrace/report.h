@@ -103,6 +103,7 @@ const char *lt_report_tstate_name(enum lt_report_tstate s);
 
 struct lt_report_thread {
 	uint32_t tid;
+	uint32_t tgid;                 /* its process */
 	char name[LT_COMM_LEN];
 	int exited;
 	uint64_t first_ts, last_ts; /* observed from / to (exit or trace end) */
@@ -134,6 +135,11 @@ struct lt_report_lock {
 	uint64_t words[8];          /* adjacent futex words treated as one lock */
 	unsigned n_words;
 	char symbol[128];           /* "" unknown; "rtlock+0x50/+0x54" */
+	char key[56];               /* addr for people: "0x5587e9e021b0"; in a trace of
+				       several processes a lock of another one is
+				       "0x... in process 812", a word in a shared
+				       mapping "inode 1234 (dev 0:1)+0x40"
+				       (include/locktrace/lockid.h) */
 	const char *kind;           /* static: "mutex", "condvar", "pi_mutex", "join",
 				       "futex" (how its waits look, see docs) */
 	uint64_t waits, eagain, timeouts, open_at_end;
@@ -173,6 +179,15 @@ struct lt_report_loss {
 
 struct lt_report_priv;
 
+/* A process of the trace (several when it recorded several: -p A,B,
+ * --children, a launched command that forks). */
+struct lt_report_proc {
+	int32_t tgid, ppid;            /* ppid 0 unknown */
+	char comm[LT_COMM_LEN];
+	char cmdline[256];             /* "" unknown */
+	uint32_t n_threads;            /* in the threads table */
+};
+
 /* A snapshot stored in the trace, as it was written (docs/snapshot.md). */
 struct lt_report_stored {
 	char *json;
@@ -206,6 +221,10 @@ struct lt_report {
 	size_t n_threads;
 	struct lt_report_edge *edges;
 	size_t n_edges;
+	/* the processes, the trace's pid first, then by pid; threads[] of
+	 * each are those with its tgid */
+	struct lt_report_proc *procs;
+	size_t n_procs;
 	uint64_t edges_dropped;     /* wake-ups of pairs beyond the table's bound */
 	struct lt_report_finding *findings;
 	size_t n_findings;
@@ -231,6 +250,14 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len);
  * was alive, include/locktrace/locksyms.h).  0, or -1 if damaged (the names
  * before the damage are kept, a note says so). */
 int lt_report_symbols(struct lt_report *r, const void *data, size_t len);
+/* One entry of a SYMBOLS section with its process and shared key (the
+ * signature of lt_locksym_fn, include/locktrace/locksyms.h): names a lock
+ * of another process, and ties a word in a shared mapping to its object.
+ * Shared keys must come before the events that use them: lt_report_load
+ * reads them in a first pass (lt_trace_symbols_procs). */
+struct lt_shared_key;
+void lt_report_symbol_entry(void *r, int32_t tgid, uint64_t addr, const char *name,
+			    const struct lt_shared_key *key);
 void lt_report_stats(struct lt_report *r, const struct lt_stats *s);
 /* How reading ended: clean (END chunk seen), or why and where it stopped. */
 void lt_report_reader_end(struct lt_report *r, int clean, const char *why, uint64_t offset);
@@ -251,6 +278,11 @@ const char *lt_report_thread_name(const struct lt_report *r, uint32_t tid, const
 /* The name of a futex address for people: its symbol from the snapshot
  * ("rtlock+0x50") or "0x...".  Valid after lt_report_finish. */
 const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *buf, size_t len);
+/* A lock key (struct lt_report_lock.addr, words, a call's addr) for
+ * people: "0x..." (see struct lt_report_lock.key). */
+const char *lt_report_key_text(const struct lt_report *r, uint64_t key, char *buf, size_t len);
+/* The process of thread tid (0 unknown) and its entry in procs, NULL. */
+const struct lt_report_proc *lt_report_proc_of(const struct lt_report *r, uint32_t tid);
 
 /* Reads the trace at path and prints its report to out.  Returns 0, 1 if
  * the file cannot be read as a trace (message in err), or 3 when the trace

@@ -22,7 +22,12 @@
  *  - wake edges: a sched_waking of a target thread matched to the waker's
  *    call open at that moment (a FUTEX_WAKE / REQUEUE / UNLOCK_PI, or a
  *    socket read or write) and to the wakee's open call;
- *  - locks: per futex address, the number of threads waiting on it.
+ *  - processes: every thread knows its process (tgid); a trace may hold
+ *    several (the header's procs and threads, TASK_NEW of a forked child),
+ *    and wake-ups between them are matched like those within one;
+ *  - locks: per lock key (include/locktrace/lockid.h: the address for the
+ *    trace's own process, else the process or the shared object and
+ *    offset), the number of threads waiting on it.
  *
  * Ordering: events may arrive slightly out of timestamp order across cpus;
  * the model sorts them in a bounded window (opts.reorder_ns, and at most
@@ -76,6 +81,7 @@ struct lt_wake_edge {
 struct lt_span {
 	uint64_t id;          /* unique in the trace, > 0 */
 	uint32_t tid;
+	uint32_t tgid;        /* its process */
 	uint32_t thread_uid;  /* the thread instance (struct lt_thread_ev.uid) */
 	uint64_t begin_ts;
 	uint64_t end_ts;      /* valid in span_end */
@@ -88,8 +94,12 @@ struct lt_span {
 	int64_t ret;          /* LT_SPAN_HAS_RESULT */
 	uint64_t blocked_before_ns; /* LT_SPAN_AT_START: blocked this long before
 				       the snapshot (0 unknown) */
-	/* LT_SPAN_LOCK_WAIT: the futex and its waiter count just after this
-	 * call began / just after it ended (this call no longer counted). */
+	/* A futex call: the lock key of its futex word (lockid.h; the address
+	 * itself in a trace of one process), 0 none. */
+	uint64_t futex_key;
+	/* LT_SPAN_LOCK_WAIT: the futex's lock key (futex_key) and its waiter
+	 * count just after this call began / just after it ended (this call no
+	 * longer counted). */
 	uint64_t lock_addr;
 	uint32_t lock_uid;
 	uint32_t waiters_begin, waiters_end;
@@ -120,7 +130,8 @@ struct lt_thread_ev {
 
 struct lt_lock_ev {
 	uint64_t ts;
-	uint64_t addr;     /* futex address */
+	uint64_t addr;     /* lock key (lockid.h): the futex address in a trace
+			      of one process */
 	uint32_t uid;      /* unique per lock, shared number space with threads */
 	uint32_t waiters;  /* threads waiting on it now */
 	int first;         /* first time this lock had a waiter */
@@ -173,6 +184,10 @@ struct lt_timeline_opts {
 	uint64_t reorder_ns; /* sort window; 0: LT_TIMELINE_REORDER_NS */
 	size_t reorder_max;  /* events held at most; 0: LT_TIMELINE_REORDER_MAX */
 	uint32_t max_edges;  /* per span and direction; 0: LT_TIMELINE_MAX_EDGES */
+	/* lock identity to use (the caller's, filled with the SYMBOLS
+	 * sections' shared keys before the events); NULL: the timeline makes
+	 * its own from the header.  Not freed by the timeline. */
+	struct lt_lockid *lockid;
 };
 
 #define LT_TIMELINE_REORDER_NS (250ull * 1000 * 1000)
@@ -209,6 +224,11 @@ const struct lt_timeline_stats *lt_timeline_stats(const struct lt_timeline *tl);
 uint64_t lt_timeline_start(const struct lt_timeline *tl);
 /* The call thread tid is in right now (in the model's time), or NULL. */
 const struct lt_span *lt_timeline_open_span(const struct lt_timeline *tl, uint32_t tid);
+
+/* The lock identity the timeline keys its locks by (lockid.h). */
+struct lt_lockid *lt_timeline_lockid(const struct lt_timeline *tl);
+/* The process of live thread tid, 0 if unknown. */
+uint32_t lt_timeline_tgid(const struct lt_timeline *tl, uint32_t tid);
 
 /* Short display name of a call: "FUTEX_WAIT", "FUTEX_LOCK_PI", "epoll_wait",
  * "recvfrom", ...  (a static string) */
