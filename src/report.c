@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/locksyms.h"
+#include "locktrace/futex.h"
 #include "locktrace/lockid.h"
 #include "report_model.h"
 #include "utf8.h"
