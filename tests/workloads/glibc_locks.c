@@ -361,22 +361,12 @@ static void mode_join(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
-		{ 0 }
-	};
 	const char *mode = NULL;
-	int c, p[2];
+	const struct wl_opt opts[] = { { 'm', "mode", .str = &mode }, { 'm', .str = &mode }, { 0 } };
+	int p[2];
 
-	while ((c = getopt_long(argc, argv, "m:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm': mode = optarg; break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (!mode || optind != argc)
+	no_wait = wl_args(argc, argv, opts, USAGE);
+	if (!mode)
 		wl_usage(USAGE);
 	if (pipe(p) < 0)
 		wl_die("pipe: %s", strerror(errno));

@@ -248,29 +248,17 @@ static int mode_contend(int fd, long procs, long iters, int no_wait)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
-	int no_wait = 0, c, contend_mode = 0;
+	const char *mode = "deadlock";
 	long procs = 2, iters = 200;
-	while ((c = getopt_long(argc, argv, "P:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (!strcmp(optarg, "deadlock"))
-				contend_mode = 0;
-			else if (!strcmp(optarg, "contend"))
-				contend_mode = 1;
-			else
-				wl_usage(USAGE);
-			break;
-		case 'P': procs = wl_arg(optarg, 1, 64, USAGE); break;
-		case 'n': iters = wl_arg(optarg, 1, 1000000, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
+	const struct wl_opt opts[] = {
+		{ 'm', "mode", .str = &mode },
+		WL_NUM('P', &procs, 1, 64),
+		WL_NUM('n', &iters, 1, 1000000),
+		{ 0 }
+	};
+	int no_wait = wl_args(argc, argv, opts, USAGE);
+	int contend_mode = !strcmp(mode, "contend");
+	if (!contend_mode && strcmp(mode, "deadlock"))
 		wl_usage(USAGE);
 	wl_begin();
 	int fd = memfd_create("shared_locks", 0);

@@ -146,25 +146,16 @@ static void connect_pair(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
-		{ "names", no_argument, NULL, 'N' },
+	static const struct wl_opt opts[] = {
+		WL_NUM('n', &rounds, 1, 1000000),
+		WL_NUM('s', &size, 2, MAXSIZE),
+		{ 'N', "names", .flag = &evil_names },
 		{ 0 }
 	};
-	int no_wait = 0, c;
+	int no_wait = 0;
 	pthread_t t[2];
 
-	while ((c = getopt_long(argc, argv, "n:s:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': rounds = wl_arg(optarg, 1, 1000000, USAGE); break;
-		case 's': size = wl_arg(optarg, 2, MAXSIZE, USAGE); break;
-		case 'N': evil_names = 1; break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
+	no_wait = wl_args(argc, argv, opts, USAGE);
 	wl_begin();
 	connect_pair();
 	printf("socket role=client fd=%d port=%d\n", cfd, port_of(cfd));
