@@ -62,6 +62,14 @@ uint64_t tl_total_lost(const struct tl_trace *t);
 int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *const extra[]);
 /* A fresh temporary path for a trace. */
 void tl_tmp_path(char *buf, size_t n, const char *tag);
+/* Records PID for 2 s with --perfetto: the raw trace into TRACE (a fresh
+ * path, as tl_tmp_path), the Perfetto file beside it into PFTRACE (both
+ * TL_PATH_MAX bytes).  Fails the test if the recorder fails. */
+#define TL_PATH_MAX 300
+void tl_record_perfetto(pid_t pid, const char *tag, char *trace, char *pftrace);
+/* Removes the two files of tl_record_perfetto, if TRACE is set (then
+ * clears it). */
+void tl_unlink_traces(char *trace, char *pftrace);
 /* A small file system for disk-full tests: a tmpfs of size (mount's
  * "size=" syntax, e.g. "1m") on a new directory under /tmp.  Its path, or
  * NULL (errno set).  tl_tmpfs_remove unmounts and removes it, once. */
@@ -85,6 +93,11 @@ int tl_stop_while_holding(pid_t pid, int sig, int timeout_ms);
  * Fails the test if it cannot start or is not ready within TIMEOUT_MS. */
 void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, int max,
 		    int timeout_ms);
+/* Runs argv[0] to its end (as tl_spawn, the start gate opened): its stdout
+ * lines into OUT (when not NULL; at most 64, *NOUT their count), its stderr
+ * lines into ERR (likewise) and shown on stderr.  Its exit status; fails
+ * the test if it cannot start or does not exit. */
+int tl_run_to_end(char *const argv[], char out[][256], int *nout, char err[][256], int *nerr);
 /* The value of KEY in the first ground-truth line of TYPE containing MATCH
  * (NULL: any); fails the test if there is no such line or key. */
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);

@@ -31,26 +31,6 @@ struct pp_run {
 	struct tl_trace t;
 };
 
-/* Runs argv to its end; its stdout lines into out, stderr shown. */
-static int run_all(char *const argv[], char out[][256], int *nout)
-{
-	struct tl_proc p;
-	char line[256];
-
-	*nout = 0;
-	cr_assert_eq(tl_spawn(&p, argv), 0);
-	tl_go(&p);
-	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
-		if (*nout < 64)
-			snprintf(out[(*nout)++], 256, "%s", line);
-	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1)
-		fprintf(stderr, "  | %s\n", line);
-	int st = tl_wait(&p, 30000);
-	tl_close(&p);
-	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
-	return WEXITSTATUS(st);
-}
-
 /* Records tcp_pingpong launched by locktrace (calls: "all" or
  * "blocking"; names: with --names), converts it to Perfetto, loads the raw
  * trace. */
@@ -65,14 +45,14 @@ static void pp_record_names(struct pp_run *r, const char *calls, int names)
 	snprintf(n, sizeof(n), "%d", ROUNDS);
 	char *rec[] = { LT_BIN, "record", "-o", r->raw, "--no-status", "--calls", (char *)calls, "--",
 			WL("tcp_pingpong"), "--no-wait", "-n", n, names ? "--names" : NULL, NULL };
-	cr_assert_eq(run_all(rec, r->out, &r->nout), 0);
+	cr_assert_eq(tl_run_to_end(rec, r->out, &r->nout, NULL, NULL), 0);
 	r->client = (uint32_t)tl_truth_val(r->out, r->nout, "thread", "role=client", "tid");
 	r->server = (uint32_t)tl_truth_val(r->out, r->nout, "thread", "role=server", "tid");
 	r->rounds = tl_truth_val(r->out, r->nout, "done", NULL, "rounds");
 	r->size = tl_truth_val(r->out, r->nout, "done", NULL, "size");
 	cr_assert_eq(tl_truth_val(r->out, r->nout, "done", NULL, "wakes"), 2 * r->rounds);
 	char *conv[] = { LT_BIN, "convert", r->raw, "-o", r->pt, NULL };
-	cr_assert_eq(run_all(conv, conv_out, &nconv), 0);
+	cr_assert_eq(tl_run_to_end(conv, conv_out, &nconv, NULL, NULL), 0);
 	cr_assert_eq(tl_load(&r->t, r->raw), 0);
 	cr_assert_eq(tl_total_lost(&r->t), 0, "events were lost");
 }

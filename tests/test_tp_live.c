@@ -60,42 +60,10 @@ static void name_files(const char *tag)
 	snprintf(sqlf, sizeof(sqlf), "%.*s.sql", stem, raw);
 }
 
-/* Runs argv to its end, the start gate opened; its stdout lines into out
- * (when not NULL); the exit status. */
-static int run(char *const argv[], char out[][256], int *nout)
-{
-	struct tl_proc p;
-	char line[256];
-	int n = 0;
-	cr_assert_eq(tl_spawn(&p, argv), 0);
-	tl_go(&p);
-	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
-		if (out && n < 64)
-			snprintf(out[n++], 256, "%s", line);
-	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1)
-		fprintf(stderr, "  | %s\n", line);
-	int st = tl_wait(&p, 30000);
-	tl_close(&p);
-	if (nout)
-		*nout = n;
-	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
-	return WEXITSTATUS(st);
-}
-
 static void convert_json(void)
 {
 	char *argv[] = { LT_BIN, "convert", raw, "--format", "json", "-o", jsn, "--force", NULL };
-	cr_assert_eq(run(argv, NULL, NULL), 0, "locktrace convert --format json failed");
-}
-
-static uint64_t truth(char lines[][256], int n, const char *type, const char *match, const char *key)
-{
-	const char *l = tl_find(lines, n, type, match);
-	int ok = 0;
-	cr_assert(l, "the workload printed no '%s %s' line", type, match ? match : "");
-	uint64_t v = tl_val(l, key, &ok);
-	cr_assert(ok, "no %s= in: %s", key, l);
-	return v;
+	cr_assert_eq(tl_run_to_end(argv, NULL, NULL, NULL, NULL), 0, "locktrace convert --format json failed");
 }
 
 /* ---- trace_processor ------------------------------------------------------ */
@@ -189,22 +157,6 @@ static const char SQL_FLOWS[] =
 	"join thread_track tto on so.track_id = tto.id join thread tout on tout.utid = tto.utid\n"
 	"join thread_track tti on si.track_id = tti.id join thread tin on tin.utid = tti.utid\n"
 	"group by 1, 2 order by 1, 2;\n";
-
-/* The report of the raw trace, as JSON. */
-static struct rp_json *report_json(void)
-{
-	char *buf = NULL, err[768], e[160];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	int rc = lt_report_file_opts(raw, f, 1, NULL, err, sizeof(err));
-	fclose(f);
-	cr_assert_eq(rc, 0, "report of %s: %d %s", raw, rc, err);
-	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
-	cr_assert_not_null(j, "report JSON: %s", e);
-	free(buf);
-	return j;
-}
 
 /* Every wake-up the report traced to a waking call (via_futex, via_io) is
  * one flow, and nothing else is: in these workloads every thread such a
@@ -358,11 +310,11 @@ struct demo_truth {
 static void demo_truth(char lines[][256], int n, struct demo_truth *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->pid = (pid_t)truth(lines, n, "pid", NULL, "pid");
-	d->holder = (pid_t)truth(lines, n, "stall", "mode=io", "holder_tid");
-	d->g[0] = truth(lines, n, "lock", "name=rtlock.c.g_signals0", "addr");
-	d->g[1] = truth(lines, n, "lock", "name=rtlock.c.g_signals1", "addr");
-	d->waiters = (int)truth(lines, n, "stalled", NULL, "waiters");
+	d->pid = (pid_t)tl_truth_val(lines, n, "pid", NULL, "pid");
+	d->holder = (pid_t)tl_truth_val(lines, n, "stall", "mode=io", "holder_tid");
+	d->g[0] = tl_truth_val(lines, n, "lock", "name=rtlock.c.g_signals0", "addr");
+	d->g[1] = tl_truth_val(lines, n, "lock", "name=rtlock.c.g_signals1", "addr");
+	d->waiters = (int)tl_truth_val(lines, n, "stalled", NULL, "waiters");
 	d->tids[d->ntids++] = d->pid;
 	for (int i = 0; i < n && d->ntids < 8; i++)
 		if (!strncmp(lines[i], "thread ", 7))
@@ -543,7 +495,7 @@ Test(tp_live, demo_holder_asleep_in_read_waiters_blocked_before_attach, .fini = 
 		if (tr.ev[i].h.ts < d.attach)
 			d.attach = tr.ev[i].h.ts;
 	cr_assert_str_eq(tr.hdr.cmdline, WL("demo") " -t 4 --stall io --no-wait");
-	struct rp_json *rep = report_json();
+	struct rp_json *rep = tl_report_json(raw);
 	demo_perfetto(&d, &tr, tr.hdr.cmdline, rep);
 	demo_json(&d, &tr, rep);
 	rp_json_free(rep);
@@ -562,7 +514,7 @@ static void record_launched(char *const cmd[], char out[][256], int *n)
 	for (int i = 0; cmd[i] && k < 31; i++)
 		argv[k++] = cmd[i];
 	argv[k] = NULL;
-	cr_assert_eq(run(argv, out, n), 0, "locktrace record -- %s failed", cmd[0]);
+	cr_assert_eq(tl_run_to_end(argv, out, n, NULL, NULL), 0, "locktrace record -- %s failed", cmd[0]);
 	convert_json();
 }
 
@@ -663,14 +615,14 @@ Test(tp_live, mutex_unlocks_flow_to_the_waits_they_ended, .fini = cleanup, .time
 	name_files("tpmutex");
 	char *cmd[] = { WL("mutex_contention"), "--no-wait", "-t", "3", "-n", "100", NULL };
 	record_launched(cmd, out, &n);
-	m.pid = (pid_t)truth(out, n, "pid", NULL, "pid");
-	m.biglock = truth(out, n, "lock", "name=biglock", "addr");
+	m.pid = (pid_t)tl_truth_val(out, n, "pid", NULL, "pid");
+	m.biglock = tl_truth_val(out, n, "lock", "name=biglock", "addr");
 	for (int i = 0; i < 3; i++) {
 		char idx[16];
 		snprintf(idx, sizeof(idx), "idx=%d", i);
-		m.workers[i] = (pid_t)truth(out, n, "thread", idx, "tid");
+		m.workers[i] = (pid_t)tl_truth_val(out, n, "thread", idx, "tid");
 	}
-	struct rp_json *rep = report_json();
+	struct rp_json *rep = tl_report_json(raw);
 	mutex_check(pft, &m, rep, 1);
 	mutex_check(jsn, &m, rep, 0);
 	rp_json_free(rep);
@@ -738,9 +690,9 @@ Test(tp_live, condvar_wake_chain_alternates_between_the_players, .fini = cleanup
 	name_files("tpcond");
 	char *cmd[] = { WL("condvar_pingpong"), "--no-wait", "-n", "50", "-s", "4", NULL };
 	record_launched(cmd, out, &n);
-	pid_t ping = (pid_t)truth(out, n, "thread", "role=ping", "tid");
-	pid_t pong = (pid_t)truth(out, n, "thread", "role=pong", "tid");
-	struct rp_json *rep = report_json();
+	pid_t ping = (pid_t)tl_truth_val(out, n, "thread", "role=ping", "tid");
+	pid_t pong = (pid_t)tl_truth_val(out, n, "thread", "role=pong", "tid");
+	struct rp_json *rep = tl_report_json(raw);
 	struct tp_out o;
 	const char *traces[] = { pft, jsn };
 	for (int i = 0; i < 2; i++) {

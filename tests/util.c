@@ -412,6 +412,56 @@ void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], in
 	}
 }
 
+void tl_record_perfetto(pid_t pid, const char *tag, char *trace, char *pftrace)
+{
+	struct tl_proc rec;
+	char *extra[] = { "-d", "2", "--perfetto", NULL };
+	tl_tmp_path(trace, TL_PATH_MAX, tag);
+	snprintf(pftrace, TL_PATH_MAX, "%.*s.perfetto-trace", (int)(strlen(trace) - 7), trace);
+	cr_assert_eq(tl_start_recorder(&rec, pid, trace, extra), 0);
+	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
+	tl_close(&rec);
+}
+
+void tl_unlink_traces(char *trace, char *pftrace)
+{
+	if (trace[0]) {
+		unlink(trace);
+		unlink(pftrace);
+		trace[0] = 0;
+	}
+}
+
+static void keep_line(char lines[][256], int *n, const char *line)
+{
+	if (lines && *n < 64)
+		snprintf(lines[(*n)++], 256, "%s", line);
+}
+
+int tl_run_to_end(char *const argv[], char out[][256], int *nout, char err[][256], int *nerr)
+{
+	struct tl_proc p;
+	char line[256];
+	int no = 0, ne = 0;
+
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	tl_go(&p);
+	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
+		keep_line(out, &no, line);
+	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1) {
+		keep_line(err, &ne, line);
+		fprintf(stderr, "  | %s\n", line);
+	}
+	int st = tl_wait(&p, 30000);
+	tl_close(&p);
+	if (nout)
+		*nout = no;
+	if (nerr)
+		*nerr = ne;
+	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
+	return WEXITSTATUS(st);
+}
+
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key)
 {
 	const char *l = tl_find(lines, n, type, match);
