@@ -4,6 +4,7 @@
 #ifndef LT_TEST_H
 #define LT_TEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -77,6 +78,10 @@ const char *tl_tmpfs(const char *size);
 void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
+
+/* Does a line of L contain NEEDLE? */
+struct lt_strlist;
+bool tl_strlist_has(const struct lt_strlist *l, const char *needle);
 
 /* Is sig blocked in process pid, and is it locktrace already (exec'd)? */
 int tl_sig_held(pid_t pid, int sig);

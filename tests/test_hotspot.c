@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_test.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "../src/rt_hotspot.h"
@@ -257,14 +258,6 @@ static void put_consts(struct fk *f, const struct tconst *v, size_t n, const str
 	       l->off[1]);
 }
 
-static bool has_note(const struct lt_strlist *n, const char *needle)
-{
-	for (size_t i = 0; i < n->n; i++)
-		if (strstr(n->v[i], needle))
-			return true;
-	return false;
-}
-
 static void dump_notes(const struct lt_strlist *n)
 {
 	for (size_t i = 0; i < n->n; i++)
@@ -366,7 +359,7 @@ Test(rt_hotspot_tables, member_outside_the_stride_is_refused)
 			w64(&f, f.sym[i].addr, 70);
 	fk_env(&f, &e);
 	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(has_note(&notes, "does not fit an entry of 72 bytes"));
+	cr_assert(tl_strlist_has(&notes, "does not fit an entry of 72 bytes"));
 	cr_assert_eq(vm.n_fields, 0);
 	lt_strlist_free(&notes);
 	fk_free(&f);
@@ -392,7 +385,7 @@ Test(rt_hotspot_tables, unterminated_table_is_refused)
 	w64(&f, var, moved);
 	fk_env(&f, &e);
 	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(has_note(&notes, "gHotSpotVMTypes entry 4"), "notes: %s", notes.n ? notes.v[0] : "-");
+	cr_assert(tl_strlist_has(&notes, "gHotSpotVMTypes entry 4"), "notes: %s", notes.n ? notes.v[0] : "-");
 	lt_strlist_free(&notes);
 	fk_free(&f);
 }
@@ -414,7 +407,7 @@ Test(rt_hotspot_tables, unreadable_name_drops_its_entry)
 	cr_assert_eq(hs_vm_read(&e, &vm, &notes), 0);
 	cr_assert_eq(vm.n_fields, N(SMALL_FIELDS) - 1);
 	cr_assert_null(hs_vm_field(&vm, "Universe", "_collectedHeap"));
-	cr_assert(has_note(&notes, "1 names in the VMStructs tables were unreadable"));
+	cr_assert(tl_strlist_has(&notes, "1 names in the VMStructs tables were unreadable"));
 	hs_vm_free(&vm);
 	lt_strlist_free(&notes);
 	fk_free(&f);
@@ -432,7 +425,7 @@ Test(rt_hotspot_tables, uninitialised_tables_are_said)
 			w64(&f, f.sym[i].addr, 0); /* not yet set by the JVM */
 	fk_env(&f, &e);
 	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(has_note(&notes, "is not a table"));
+	cr_assert(tl_strlist_has(&notes, "is not a table"));
 	lt_strlist_free(&notes);
 	fk_free(&f);
 }
@@ -1055,14 +1048,6 @@ static const struct lt_rtlock *lock_named(const struct lt_snapshot *s, const cha
 	return NULL;
 }
 
-static bool evidence_has(const struct lt_verdict *v, const char *needle)
-{
-	for (size_t i = 0; i < v->evidence.n; i++)
-		if (strstr(v->evidence.v[i], needle))
-			return true;
-	return false;
-}
-
 /* The deadlock both variants must produce. */
 static void check_deadlock(struct fk *f)
 {
@@ -1092,8 +1077,8 @@ static void check_deadlock(struct fk *f)
 	cr_assert((v->tids[0] == 101 && v->tids[1] == 102) || (v->tids[0] == 102 && v->tids[1] == 101));
 	cr_assert_not_null(strstr(v->summary, "101 (worker-AB-holds-LockA)"), "%s", v->summary);
 	cr_assert_not_null(strstr(v->summary, "102 (w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB)"), "%s", v->summary);
-	cr_assert(evidence_has(v, "thread 101 (worker-AB-holds-LockA) waits for the Java monitor (app.LockB@0x"));
-	cr_assert(evidence_has(v, "waits for the Java monitor (LockA@0x"));
+	cr_assert(tl_strlist_has(&v->evidence, "thread 101 (worker-AB-holds-LockA) waits for the Java monitor (app.LockB@0x"));
+	cr_assert(tl_strlist_has(&v->evidence, "waits for the Java monitor (LockA@0x"));
 }
 
 Test(lock_hotspot_fixture, jdk17_layout_deadlock_with_names_and_classes)
@@ -1108,7 +1093,7 @@ Test(lock_hotspot_fixture, jdk17_layout_deadlock_with_names_and_classes)
 	cr_assert_not_null(strstr(la->holder_how, "is JavaThread 0x"), "%s", la->holder_how);
 	cr_assert_not_null(strstr(lb->holder_how, "is a BasicLock in the stack of thread 102"), "%s",
 			   lb->holder_how);
-	cr_assert(evidence_has(&f.snap.verdicts[0], "BasicLock in the stack of thread 102"));
+	cr_assert(tl_strlist_has(&f.snap.verdicts[0].evidence, "BasicLock in the stack of thread 102"));
 	fk_free(&f);
 }
 
@@ -1176,7 +1161,7 @@ Test(lock_hotspot_fixture, field_stream_without_its_flags_keeps_monitors)
 	struct jcfg c = { .field_stream = true, .no_ff_consts = true };
 	jvm_image(&f, &c, &j);
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "Java thread names not read: the JVM's tables do not describe its "
+	cr_assert(tl_strlist_has(&f.snap.notes, "Java thread names not read: the JVM's tables do not describe its "
 					  "Java field layout"));
 	for (int i = 0; i < 4; i++)
 		cr_assert_null(f.threads[i].rt_name);
@@ -1194,7 +1179,7 @@ Test(lock_hotspot_fixture, missing_field_is_said_and_nothing_claimed)
 	struct jcfg c = { .no_pending = true };
 	jvm_image(&f, &c, &j);
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "hotspot: HotSpot 17.0.99+1-fixture: Java threads not read: no "
+	cr_assert(tl_strlist_has(&f.snap.notes, "hotspot: HotSpot 17.0.99+1-fixture: Java threads not read: no "
 					  "JavaThread::_current_pending_monitor in the JVM's tables"));
 	cr_assert_eq(f.snap.n_rtlocks, 0);
 	cr_assert_neq(f.threads[1].futex.owner_kind, LT_OWNER_RUNTIME);
@@ -1236,7 +1221,7 @@ Test(lock_hotspot_fixture, unreadable_heap_keeps_threads_and_owners)
 	f.hole_lo = j.string_k;
 	f.hole_hi = j.string_k + IK_SIZE;
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "3 of 3 Java thread names were unreadable"));
+	cr_assert(tl_strlist_has(&f.snap.notes, "3 of 3 Java thread names were unreadable"));
 	cr_assert_null(f.threads[1].rt_name);
 	cr_assert_eq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
 	fk_free(&f);
@@ -1265,7 +1250,7 @@ Test(lock_hotspot_fixture, a_thread_leaving_its_wait_is_not_claimed)
 	f.flip_addr = j.jt[0] + JT_PENDING; /* 101 got its monitor meanwhile */
 	f.flip_val = 0;
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "1 thread(s) left their monitor wait while being read"));
+	cr_assert(tl_strlist_has(&f.snap.notes, "1 thread(s) left their monitor wait while being read"));
 	cr_assert_eq(f.threads[1].futex.rtlock, 0);
 	cr_assert_eq(f.threads[2].futex.owner, 101);
 	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
@@ -1447,7 +1432,7 @@ Test(lock_hotspot_fixture, jdk20_line_coding_is_not_guessed)
 	struct jcfg c = { .frames_major = 20 };
 	jvm_image(&f, &c, &j);
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "Java line numbers not read: the line tables' coding of JDK 20"));
+	cr_assert(tl_strlist_has(&f.snap.notes, "Java line numbers not read: the line tables' coding of JDK 20"));
 	check_java_frames(&f.threads[1], 0);
 	fk_free(&f);
 }
@@ -1461,7 +1446,7 @@ Test(lock_hotspot_fixture, a_method_its_class_does_not_own_is_no_frame)
 	/* the frame's Method* leads to a class that owns another pool */
 	w64(&f, g_frames.main_k + IK_CONSTANTS, MEM + 0x100);
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "the Java frames of 1 thread(s) could not be read"));
+	cr_assert(tl_strlist_has(&f.snap.notes, "the Java frames of 1 thread(s) could not be read"));
 	cr_assert_eq(f.threads[1].n_frames, 4);
 	cr_assert_null(f.threads[1].frames[1].func, "the unwinder's frames stay");
 	cr_assert_eq(f.threads[1].n_rt_frames, 0, "no Java frame from a false Method*");

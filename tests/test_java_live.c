@@ -129,14 +129,6 @@ static const struct lt_thread *thread(const struct lt_snapshot *s, pid_t tid)
 	return t;
 }
 
-static bool evidence_has(const struct lt_verdict *v, const char *needle)
-{
-	for (size_t i = 0; i < v->evidence.n; i++)
-		if (strstr(v->evidence.v[i], needle))
-			return true;
-	return false;
-}
-
 /* A verdict's summary or evidence line containing NEEDLE. */
 static const char *verdict_line(const struct lt_snapshot *s, const char *needle)
 {
@@ -203,9 +195,9 @@ static void check_edge(const struct lt_verdict *v, const struct jt *a, const cha
 {
 	char want[512];
 	snprintf(want, sizeof(want), "thread %d (%s) waits for the Java monitor (%s@0x", (int)a->tid, a->name, cls);
-	cr_assert(evidence_has(v, want), "no evidence line \"%s\"", want);
+	cr_assert(tl_strlist_has(&v->evidence, want), "no evidence line \"%s\"", want);
 	snprintf(want, sizeof(want), "held by thread %d (%s) [runtime's own state: ", (int)b->tid, b->name);
-	cr_assert(evidence_has(v, want), "no evidence line with \"%s\"", want);
+	cr_assert(tl_strlist_has(&v->evidence, want), "no evidence line with \"%s\"", want);
 }
 
 /* The deadlock of `JavaLocks deadlock`: exactly AB and BA, by tid and Java
@@ -246,7 +238,7 @@ Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeo
 	char want[256];
 	snprintf(want, sizeof(want), "2 more thread(s) blocked behind the cycle: %d, %d",
 		 (int)(w0.tid < w1.tid ? w0.tid : w1.tid), (int)(w0.tid < w1.tid ? w1.tid : w0.tid));
-	cr_assert(evidence_has(&s->verdicts[0], want), "no \"%s\"", want);
+	cr_assert(tl_strlist_has(&s->verdicts[0].evidence, want), "no \"%s\"", want);
 	/* the waiters behind it queue on LockA, whose owner is AB */
 	const struct jt *ws[2] = { &w0, &w1 };
 	for (int i = 0; i < 2; i++) {

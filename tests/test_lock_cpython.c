@@ -46,14 +46,6 @@ static void free_locks(struct lt_rtlock *v, size_t n, struct lt_strlist *notes)
 	lt_strlist_free(notes);
 }
 
-static bool has_note(const struct lt_strlist *notes, const char *needle)
-{
-	for (size_t i = 0; i < notes->n; i++)
-		if (strstr(notes->v[i], needle))
-			return true;
-	return false;
-}
-
 static void dump_notes(const struct lt_strlist *notes)
 {
 	for (size_t i = 0; i < notes->n; i++)
@@ -319,7 +311,7 @@ Test(lock_cpython_fixture, unknown_version_noted)
 	image_3_13(&f, "xdebugpy", 0x030E00F0);
 	size_t n = run(&f, &v, &notes);
 	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "CPython 3.14.0: layout of this version is not known"));
+	cr_assert(tl_strlist_has(&notes, "CPython 3.14.0: layout of this version is not known"));
 	free_locks(v, n, &notes);
 	fp_free(&f);
 
@@ -327,7 +319,7 @@ Test(lock_cpython_fixture, unknown_version_noted)
 	image_3_13(&f, "xdebugpy", 0x030D00A5);
 	n = run(&f, &v, &notes);
 	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "CPython 3.13.0a5: layout of this version is not known"));
+	cr_assert(tl_strlist_has(&notes, "CPython 3.13.0a5: layout of this version is not known"));
 	free_locks(v, n, &notes);
 	fp_free(&f);
 
@@ -336,7 +328,7 @@ Test(lock_cpython_fixture, unknown_version_noted)
 	fp_put32(&f, RODATA, 0x030710F0); /* Py_Version */
 	n = run(&f, &v, &notes);
 	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "CPython 3.7.16: layout of this version is not known"));
+	cr_assert(tl_strlist_has(&notes, "CPython 3.7.16: layout of this version is not known"));
 	free_locks(v, n, &notes);
 	fp_free(&f);
 }
@@ -351,7 +343,7 @@ Test(lock_cpython_fixture, no_version_noted)
 	f.nsym = 1; /* only _PyRuntime */
 	size_t n = run(&f, &v, &notes);
 	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "no version found"));
+	cr_assert(tl_strlist_has(&notes, "no version found"));
 	free_locks(v, n, &notes);
 	fp_free(&f);
 }
@@ -365,7 +357,7 @@ Test(lock_cpython_fixture, sanity_check_refuses)
 	image_old(&f, 8, 7);
 	size_t n = run(&f, &v, &notes);
 	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "fails sanity checks"));
+	cr_assert(tl_strlist_has(&notes, "fails sanity checks"));
 	free_locks(v, n, &notes);
 	fp_free(&f);
 }

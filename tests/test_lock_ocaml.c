@@ -86,14 +86,6 @@ static void found_free(struct found *x)
 	lt_strlist_free(&x->notes);
 }
 
-static bool notes_have(const struct found *x, const char *needle)
-{
-	for (size_t k = 0; k < x->notes.n; k++)
-		if (strstr(x->notes.v[k], needle))
-			return true;
-	return false;
-}
-
 /* ---- OCaml 4.13 ---- */
 
 #define ML4_LOCK 0x5000
@@ -221,7 +213,7 @@ Test(lock_ocaml_fixture, ocaml413_insane_busy_is_not_decoded)
 	cr_assert_eq(x.v[0].held, -1);
 	cr_assert_eq(x.v[0].waiters, -1);
 	cr_assert_eq(x.v[0].holder, 0);
-	cr_assert(notes_have(&x, "layout mismatch"));
+	cr_assert(tl_strlist_has(&x.notes, "layout mismatch"));
 	found_free(&x);
 	fp_free(&f);
 }
@@ -245,7 +237,7 @@ Test(lock_ocaml_fixture, unknown_version_is_said_not_guessed)
 	cr_assert_eq(l->holder, 0);
 	cr_assert_null(l->version);
 	cr_assert(strstr(l->holder_how, "version unknown"), "%s", l->holder_how);
-	cr_assert(notes_have(&x, "not decoded"));
+	cr_assert(tl_strlist_has(&x.notes, "not decoded"));
 	found_free(&x);
 	fp_free(&f);
 }

@@ -13,11 +13,20 @@
 #include <unistd.h>
 #include "lt_test.h"
 #include "locktrace/report.h"
+#include "locktrace/snapshot.h"
 #include "../src/report_int.h"
 
 int tl_is_root(void)
 {
 	return geteuid() == 0;
+}
+
+bool tl_strlist_has(const struct lt_strlist *l, const char *needle)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strstr(l->v[i], needle))
+			return true;
+	return false;
 }
 
 int tl_spawn(struct tl_proc *p, char *const argv[])
