@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_test.h"
 #include "locktrace/snapshot.h"
 
 static struct lt_snapshot *table(size_t n)
@@ -90,14 +91,6 @@ static const struct lt_verdict *find(const struct lt_snapshot *s, enum lt_verdic
 	return NULL;
 }
 
-static bool evidence_has(const struct lt_verdict *v, const char *needle)
-{
-	for (size_t i = 0; i < v->evidence.n; i++)
-		if (strstr(v->evidence.v[i], needle))
-			return true;
-	return false;
-}
-
 #define LA 0x5000
 #define LB 0x5040
 #define LC 0x5080
@@ -122,8 +115,8 @@ Test(verdict_deadlock, two_threads_ab_ba)
 		else
 			cr_assert(v->tids[i] == 102 && v->locks[i] == LA);
 	}
-	cr_assert(evidence_has(v, "thread 101 (A) waits for lock L2 (0x5040)"));
-	cr_assert(evidence_has(v, "held by thread 102 (B)"));
+	cr_assert(tl_strlist_has(&v->evidence, "thread 101 (A) waits for lock L2 (0x5040)"));
+	cr_assert(tl_strlist_has(&v->evidence, "held by thread 102 (B)"));
 	cr_assert_not_null(strstr(v->summary, "2 threads wait for each other"));
 	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
 	lt_snapshot_free(s);
@@ -142,7 +135,7 @@ Test(verdict_deadlock, three_cycle_with_thread_behind)
 	cr_assert_eq(v->n_tids, 3);
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_neq(v->tids[i], 13);
-	cr_assert(evidence_has(v, "1 more thread(s) blocked behind the cycle: 13"));
+	cr_assert(tl_strlist_has(&v->evidence, "1 more thread(s) blocked behind the cycle: 13"));
 	lt_snapshot_free(s);
 }
 
@@ -168,7 +161,7 @@ Test(verdict_deadlock, join_cycle)
 	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
 	cr_assert_not_null(v);
 	cr_assert_eq(v->n_tids, 2);
-	cr_assert(evidence_has(v, "thread 100 (main) is joining thread 101 (A)"));
+	cr_assert(tl_strlist_has(&v->evidence, "thread 100 (main) is joining thread 101 (A)"));
 	lt_snapshot_free(s);
 }
 
@@ -296,7 +289,7 @@ Test(verdict_convoy, owner_in_read)
 	cr_assert_not_null(strstr(v->summary, "5 threads wait on rtlock (0x5000)"), "%s", v->summary);
 	cr_assert_not_null(strstr(v->summary, "owner 812 (worker-3) has been in read(fd 7: socket) for 14 s"),
 			   "%s", v->summary);
-	cr_assert(evidence_has(v, "5 of 5 waiters agree"));
+	cr_assert(tl_strlist_has(&v->evidence, "5 of 5 waiters agree"));
 	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
 	lt_snapshot_free(s);
 }
@@ -352,8 +345,8 @@ Test(verdict_idle, all_in_io)
 	cr_assert_eq(s->n_verdicts, 1);
 	const struct lt_verdict *v = find(s, LT_VERDICT_IDLE);
 	cr_assert_not_null(v);
-	cr_assert(evidence_has(v, "4 in I/O waits"));
-	cr_assert(evidence_has(v, "1 wait on futexes with no owner"));
+	cr_assert(tl_strlist_has(&v->evidence, "4 in I/O waits"));
+	cr_assert(tl_strlist_has(&v->evidence, "1 wait on futexes with no owner"));
 	lt_snapshot_free(s);
 }
 
@@ -412,7 +405,7 @@ Test(verdict_lock_wait, semaphore_waiters_are_never_idle)
 	cr_assert_not_null(strstr(v->summary, "semaphore"), "%s", v->summary);
 	cr_assert_not_null(strstr(v->summary, "whose holder is not recorded (a semaphore records no holder)"),
 			   "%s", v->summary);
-	cr_assert(evidence_has(v, "waits in sem_wait: a lock acquire"));
+	cr_assert(tl_strlist_has(&v->evidence, "waits in sem_wait: a lock acquire"));
 	lt_snapshot_free(s);
 }
 
@@ -485,7 +478,7 @@ Test(verdict_runtime, holder_in_read_is_the_first_line)
 	cr_assert_not_null(strstr(v->summary, "30 threads wait for the OCaml runtime lock (caml_master_lock) "
 					      "held by thread 3296 (repro), which has been blocked in "
 					      "read(fd 58: socket) for 2.3 s"), "%s", v->summary);
-	cr_assert(evidence_has(v, "holder 3296 read from the runtime (ocaml4)"));
+	cr_assert(tl_strlist_has(&v->evidence, "holder 3296 read from the runtime (ocaml4)"));
 	/* the one-thread lost wake-up ranks below the 30-thread queue */
 	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
 	cr_assert_eq(s->verdicts[1].kind, LT_VERDICT_LOST_WAKEUP);
@@ -570,6 +563,6 @@ Test(verdict_lock_wait, owner_in_another_process_is_named)
 	const struct lt_verdict *v = &s->verdicts[0];
 	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
 	cr_assert_not_null(strstr(v->summary, "held by thread 11 of another process, 11 (child)"), "%s", v->summary);
-	cr_assert(!evidence_has(v, "exited"), "%s", v->evidence.v[0]);
+	cr_assert(!tl_strlist_has(&v->evidence, "exited"), "%s", v->evidence.v[0]);
 	lt_snapshot_free(s);
 }
