@@ -37,6 +37,9 @@ void tl_go(struct tl_proc *p);
 int tl_wait(struct tl_proc *p, int timeout_ms);
 void tl_kill(struct tl_proc *p);
 void tl_close(struct tl_proc *p);
+/* tl_close if P was started (a .fini may run before the test started it:
+ * a zeroed struct tl_proc holds no descriptors of its own). */
+void tl_close_started(struct tl_proc *p);
 
 /* Ground truth lines "type k=v k=v ...". */
 const char *tl_find(char lines[][256], int n, const char *type, const char *match);
@@ -106,6 +109,13 @@ int tl_run_to_end(char *const argv[], char out[][256], int *nout, char err[][256
 /* The value of KEY in the first ground-truth line of TYPE containing MATCH
  * (NULL: any); fails the test if there is no such line or key. */
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);
+/* Starts Debian's python3 on SCRIPT with the arguments EXTRA (NULL or
+ * NULL-terminated, at most 5) as tl_start_ready (at most 64 lines).  Skips
+ * the test, saying why, when not root (ROOT_FOR: what root is needed for),
+ * or when python3 or SCRIPT is missing. */
+#define TL_PYTHON "/usr/bin/python3"
+void tl_start_python(struct tl_proc *p, const char *script, char *const extra[], char lines[][256],
+		     int *nlines, const char *root_for);
 /* Waits until /proc says thread TID of PID sleeps in read() (syscall 0);
  * fails the test after TIMEOUT_MS. */
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);

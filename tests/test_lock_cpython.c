@@ -419,7 +419,6 @@ Test(lock_cpython_fixture, apply_claims_gil_waiters)
 
 /* ---- live: Debian's python3.11 ---- */
 
-#define PYTHON "/usr/bin/python3"
 #define GIL_WL "tests/workloads/gil_holder.py"
 
 static struct tl_proc wl;
@@ -428,24 +427,12 @@ static int ntruth;
 
 static void cleanup(void)
 {
-	if (wl.pid > 0)
-		tl_close(&wl);
-	wl.pid = 0;
+	tl_close_started(&wl);
 }
 
 static void start_py(char *const extra[])
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other users' /proc files and kernel stacks");
-	if (access(PYTHON, X_OK) != 0)
-		cr_skip_test("%s is missing", PYTHON);
-	if (access(GIL_WL, R_OK) != 0)
-		cr_skip_test("%s not found: run from the source tree", GIL_WL);
-	char *argv[8] = { PYTHON, GIL_WL };
-	int n = 2;
-	for (int i = 0; extra && extra[i] && n < 7; i++)
-		argv[n++] = extra[i];
-	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	tl_start_python(&wl, GIL_WL, extra, truth, &ntruth, "other users' /proc files and kernel stacks");
 }
 
 static pid_t truth_tid(const char *type, const char *match)

@@ -1218,7 +1218,6 @@ Test(rt_cpython_fixture, lock_on_another_futex_not_named)
 
 /* ---- live: Debian's python3 ---- */
 
-#define PYTHON "/usr/bin/python3"
 
 static struct tl_proc wl;
 static char truth[64][256];
@@ -1226,26 +1225,12 @@ static int ntruth;
 
 static void cleanup(void)
 {
-	if (wl.pid > 0)
-		tl_close(&wl);
-	wl.pid = 0;
+	tl_close_started(&wl);
 }
 
 static void start_py(const char *script, char *const extra[])
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other users' /proc files and memory");
-	if (access(PYTHON, X_OK) != 0)
-		cr_skip_test("%s is missing", PYTHON);
-	if (access(script, R_OK) != 0)
-		cr_skip_test("%s not found: run from the source tree", script);
-	char *argv[8] = { PYTHON, (char *)script };
-	int n = 2;
-	for (int i = 0; extra && extra[i] && n < 7; i++)
-		argv[n++] = extra[i];
-	ntruth = 0;
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "no ready line");
+	tl_start_python(&wl, script, extra, truth, &ntruth, "other users' /proc files and memory");
 }
 
 /* The value of KEY in a truth line, up to the next space (or the end of

@@ -178,6 +178,13 @@ void tl_close(struct tl_proc *p)
 	p->in_fd = p->out_fd = p->err_fd = -1;
 }
 
+void tl_close_started(struct tl_proc *p)
+{
+	if (p->pid > 0)
+		tl_close(p);
+	p->pid = 0;
+}
+
 const char *tl_find(char lines[][256], int n, const char *type, const char *match)
 {
 	size_t tl = strlen(type);
@@ -479,6 +486,22 @@ uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *ma
 	uint64_t v = tl_val(l, key, &ok);
 	cr_assert(ok, "no %s= in '%s'", key, l);
 	return v;
+}
+
+void tl_start_python(struct tl_proc *p, const char *script, char *const extra[], char lines[][256],
+		     int *nlines, const char *root_for)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: %s", root_for);
+	if (access(TL_PYTHON, X_OK) != 0)
+		cr_skip_test("%s is missing", TL_PYTHON);
+	if (access(script, R_OK) != 0)
+		cr_skip_test("%s not found: run from the source tree", script);
+	char *argv[8] = { TL_PYTHON, (char *)script };
+	int n = 2;
+	for (int i = 0; extra && extra[i] && n < 7; i++)
+		argv[n++] = extra[i];
+	tl_start_ready(p, argv, lines, nlines, 64, 30000);
 }
 
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
