@@ -22,6 +22,18 @@ struct tl_proc {
 	size_t len[2];
 };
 
+/* What PRINT(stream, ARGS...) writes, as a malloc'd string; its length
+ * into *LEN (a size_t *, or NULL).  Fails the test if it cannot.  (One at
+ * a time: tl_printed_begin's stream writes into util.c's storage.) */
+#define TL_PRINTED(len, print, ...)                                                \
+	({                                                                          \
+		FILE *tl_f_ = tl_printed_begin();                                   \
+		print(tl_f_, __VA_ARGS__);                                          \
+		tl_printed_end(tl_f_, (len));                                       \
+	})
+FILE *tl_printed_begin(void);
+char *tl_printed_end(FILE *f, size_t *len);
+
 /* Starts argv[0] with stdin/stdout/stderr on pipes.  0 or -1. */
 int tl_spawn(struct tl_proc *p, char *const argv[]);
 /* Reads one line (no newline) from its stdout (which=0) or stderr (1),
@@ -56,6 +68,11 @@ struct tl_trace {
 	char *snapshot_json; /* the last SNAPSHOT section, NUL-terminated, or NULL */
 	size_t snapshot_len;
 };
+/* A synthetic trace header for the report tests: process PID ("app"),
+ * attached at BASE (boottime = monotonic), its N threads TIDS (named
+ * "t<tid>", not in a system call) in TI, which holds NTI entries. */
+void tl_header(struct lt_header *h, struct lt_thread_info *ti, size_t nti, uint32_t pid, uint64_t base,
+	       int n, const uint32_t *tids);
 /* Loads every event of path.  0 or -1 (message on stderr). */
 int tl_load(struct tl_trace *t, const char *path);
 void tl_free(struct tl_trace *t);
@@ -123,5 +140,8 @@ void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);
  * (rp_json_free it); fails the test if the report or its JSON fails. */
 struct rp_json;
 struct rp_json *tl_report_json(const char *path);
+/* BUF (LEN bytes) parsed as JSON (rp_json_free it); fails the test,
+ * showing why and BUF, if it does not parse. */
+struct rp_json *tl_json_of(const char *buf, size_t len);
 
 #endif

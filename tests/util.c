@@ -21,6 +21,44 @@ int tl_is_root(void)
 	return geteuid() == 0;
 }
 
+void tl_header(struct lt_header *h, struct lt_thread_info *ti, size_t nti, uint32_t pid, uint64_t base,
+	       int n, const uint32_t *tids)
+{
+	cr_assert_leq((size_t)n, nti);
+	memset(h, 0, sizeof(*h));
+	memset(ti, 0, nti * sizeof(*ti));
+	h->pid = pid;
+	snprintf(h->comm, sizeof(h->comm), "app");
+	h->clock_boottime = h->clock_monotonic = base;
+	h->nthreads = (uint32_t)n;
+	h->threads = ti;
+	for (int i = 0; i < n; i++) {
+		ti[i].tid = (int32_t)tids[i];
+		snprintf(ti[i].comm, sizeof(ti[i].comm), "t%u", tids[i]);
+		ti[i].sc_nr = -1;
+	}
+}
+
+static char *printed_buf;
+static size_t printed_len;
+
+FILE *tl_printed_begin(void)
+{
+	printed_buf = NULL;
+	printed_len = 0;
+	FILE *f = open_memstream(&printed_buf, &printed_len);
+	cr_assert_not_null(f);
+	return f;
+}
+
+char *tl_printed_end(FILE *f, size_t *len)
+{
+	cr_assert_eq(fclose(f), 0);
+	if (len)
+		*len = printed_len;
+	return printed_buf;
+}
+
 bool tl_strlist_has(const struct lt_strlist *l, const char *needle)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -534,9 +572,15 @@ struct rp_json *tl_report_json(const char *path)
 	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
 	fclose(f);
 	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
+	struct rp_json *j = tl_json_of(buf, len);
+	free(buf);
+	return j;
+}
+
+struct rp_json *tl_json_of(const char *buf, size_t len)
+{
 	char e[160];
 	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
-	cr_assert_not_null(j, "report JSON: %s", e);
-	free(buf);
+	cr_assert_not_null(j, "JSON does not parse: %s\n%.*s", e, (int)len, buf);
 	return j;
 }
