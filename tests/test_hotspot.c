@@ -1112,11 +1112,8 @@ Test(lock_hotspot_fixture, java_threads_are_runtime_threads_in_text_and_json)
 	lt_rtthreads_apply(&f.snap, &e);
 	lt_snapshot_diagnose(&f.snap, NULL);
 	check_deadlock(&f);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	lt_snapshot_print_text(out, &f.snap);
-	fclose(out);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_snapshot_print_text, &f.snap);
 	cr_assert_not_null(strstr(buf, ") java thread \"worker-AB-holds-LockA\" state "), "%s", buf);
 	free(buf);
 	cr_assert_eq(lt_snapshot_to_json_buf(&f.snap, &buf, &len), 0);
@@ -1386,11 +1383,7 @@ Test(lock_hotspot_fixture, frames_the_native_stack_does_not_reach_stay_unplaced)
 	cr_assert_eq(t->notes.n, 1);
 	cr_assert(strstr(t->notes.v[0], "1 of 2 java frames not placed among the native frames"), "%s",
 		  t->notes.v[0]);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	lt_snapshot_print_text(out, &f.snap);
-	fclose(out);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, &f.snap);
 	cr_assert_not_null(strstr(buf, "    java app.Main.run (Main.java:311) [interpreted, bci 30]\n    #1  "), "%s",
 			   buf);
 	cr_assert_not_null(strstr(buf, "  java (outer frames, not placed):\n    java app.Main.sleep (Main.java) "
