@@ -1426,11 +1426,7 @@ Test(rt_cpython_live, text_interleaves, .fini = cleanup, .timeout = 120)
 {
 	start_py("tests/workloads/py_stacks.py", NULL);
 	struct lt_snapshot *s = snapshot();
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	cr_assert(strstr(buf, "python thread \"sleeper\""));
 	const char *p = strstr(buf, "    py  sleep_forever (");
 	cr_assert_not_null(p);
@@ -1457,17 +1453,11 @@ Test(rt_demangle_live, ocaml_holder_frames, .fini = cleanup, .timeout = 120)
 	cr_assert_eq(tl_spawn(&wl, argv), 0);
 	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 60000), "ocaml_holder never got ready");
 	struct lt_snapshot *s = snapshot();
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	cr_assert(strstr(buf, " Holder.waiter+0x"), "%.3000s", buf);
 	cr_assert_null(strstr(buf, "camlHolder__waiter"));
 	free(buf);
-	f = open_memstream(&buf, &len);
-	lt_snapshot_print_json(f, s);
-	fclose(f);
+	buf = TL_PRINTED(NULL, lt_snapshot_print_json, s);
 	cr_assert(strstr(buf, "\"func\":\"camlHolder__waiter_"));
 	cr_assert(strstr(buf, "\"demangled\":\"Holder.waiter\""));
 	free(buf);
