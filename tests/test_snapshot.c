@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_test.h"
 #include "locktrace/snapshot.h"
 #include "../src/snapshot_int.h"
 
@@ -284,11 +285,7 @@ Test(snapshot_text, escapes_control_bytes)
 	s->threads[0].tid = 5;
 	s->threads[0].state = 'S';
 	snprintf(s->threads[0].comm, sizeof(s->threads[0].comm), "x\nthread 1 (fake)");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	cr_assert_not_null(strstr(buf, "thread 5 (x\\x0athread 1 (fake))"), "%s", buf);
 	free(buf);
 	lt_snapshot_free(s);
@@ -296,11 +293,7 @@ Test(snapshot_text, escapes_control_bytes)
 
 static char *text_of(const struct lt_snapshot *s)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	return buf;
 }
 
