@@ -206,11 +206,7 @@ Test(snapshot_live, deadlock_cycle_has_exactly_the_two_threads, .fini = cleanup,
 	assert_stack(b, "run");
 
 	/* the text names both tids and both locks */
-	char *txt = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&txt, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *txt = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	char want[64];
 	snprintf(want, sizeof(want), "%d (", (int)ta);
 	cr_assert_not_null(strstr(txt, want));
