@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "locktrace/report.h"
+#include "lt_events.h"
+#include "lt_test.h"
 #include "locktrace/timeline.h"
 #include "../src/report_int.h"
 
@@ -33,21 +35,10 @@ static struct lt_report *R;
 /* threads of the process at attach, not in a syscall */
 static void header(int n, const uint32_t *tids)
 {
-	memset(&H, 0, sizeof(H));
-	memset(TI, 0, sizeof(TI));
-	H.pid = PID;
-	snprintf(H.comm, sizeof(H.comm), "app");
+	/* monotonic = boottime: snapshot times read as boottime */
+	tl_header(&H, TI, sizeof(TI) / sizeof(TI[0]), PID, BASE, n, tids);
 	snprintf(H.exe, sizeof(H.exe), "/usr/bin/app");
-	H.clock_boottime = BASE;
-	H.clock_monotonic = BASE; /* so snapshot times read as boottime */
 	H.clock_realtime = 1700000000ull * SEC;
-	H.nthreads = (uint32_t)n;
-	H.threads = TI;
-	for (int i = 0; i < n; i++) {
-		TI[i].tid = (int32_t)tids[i];
-		snprintf(TI[i].comm, sizeof(TI[i].comm), "t%u", tids[i]);
-		TI[i].sc_nr = -1;
-	}
 }
 
 /* thread i was blocked at attach in futex(addr, op, val) for blocked_ns */
@@ -74,12 +65,7 @@ static void start(void)
 
 static struct lt_event mk(uint8_t kind, uint64_t ts, uint32_t tid)
 {
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.kind = kind;
-	e.h.ts = ts;
-	e.h.tid = tid;
-	return e;
+	return lt_ev(ts, tid, 0, kind);
 }
 
 static void feed(const struct lt_event *e)
@@ -749,11 +735,7 @@ Test(report, losses_are_noted_with_cpu_kind_and_time)
 	cr_assert_eq(R->losses[0].kind, LT_EV_SWITCH);
 	cr_assert_eq(R->losses[0].first_ts, BASE + 5 * MS);
 	cr_assert_eq(R->losses[0].last_ts, BASE + 9 * MS);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_text(f, R);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_report_print_text, R);
 	cr_assert(strstr(buf, "50 EVENTS LOST"), "%s", buf);
 	cr_assert(strstr(buf, "cpu 1: 50 switch events, between 100.005000 and 100.009000"), "%s", buf);
 	free(buf);
@@ -775,14 +757,9 @@ Test(report, json_output_parses_and_escapes_names)
 	io(t + 4 * MS, 501, NR_read, 7);
 	off(t + 4 * MS + 10 * US, 501, 0);
 	finish(t + 3 * SEC);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_json(f, R);
-	fclose(f);
-	char err[160];
-	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
-	cr_assert_not_null(j, "report JSON does not parse: %s\n%s", err, buf);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_report_print_json, R);
+	struct rp_json *j = tl_json_of(buf, len);
 	cr_assert_str_eq(rp_json_str(rp_json_get(j, "schema")), "locktrace.report/1");
 	const struct rp_json *th = rp_json_get(j, "threads");
 	cr_assert(th && th->type == RPJ_ARR && th->n == 4);
@@ -817,14 +794,9 @@ Test(report, json_carries_the_stored_snapshots)
 	cr_assert_eq(lt_report_snapshot(R, end, strlen(end)), 0);
 	cr_assert_eq(lt_report_snapshot(R, "{", 1), -1, "a damaged one is left out");
 	finish(BASE + SEC);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_json(f, R);
-	fclose(f);
-	char err[160];
-	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
-	cr_assert_not_null(j, "report JSON does not parse: %s\n%s", err, buf);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_report_print_json, R);
+	struct rp_json *j = tl_json_of(buf, len);
 	const struct rp_json *st = rp_json_get(j, "stored_snapshots");
 	cr_assert(st && st->type == RPJ_ARR && st->n == 2, "%s", buf);
 	cr_assert_str_eq(rp_json_str(rp_json_get(&st->items[0], "occasion")), "start");
@@ -935,9 +907,7 @@ Test(report, files_not_a_trace_and_cut_short)
 	cr_assert_eq(lt_report_file_opts(path, out, 1, NULL, err, sizeof(err)), 3);
 	fclose(out);
 	cr_assert(strstr(err, "cut short") && strstr(err, "at offset"), "%s", err);
-	char e2[160];
-	struct rp_json *j = rp_json_parse(buf, len, e2, sizeof(e2));
-	cr_assert_not_null(j, "%s", e2);
+	struct rp_json *j = tl_json_of(buf, len);
 	const struct rp_json *tr = rp_json_get(j, "trace");
 	cr_assert_eq(rp_json_get(tr, "clean_end")->type, RPJ_FALSE);
 	cr_assert(rp_json_num(rp_json_get(rp_json_get(tr, "cut"), "offset"), 0) > 0);
@@ -1137,20 +1107,14 @@ Test(report, runtime_thread_names_and_python_locks)
 	for (size_t i = 0; i < f->n_evidence; i++)
 		kept |= strstr(f->evidence[i], "has it in 'held' of main (/app/main.py:9)") != NULL;
 	cr_assert(kept, "the snapshot's lock state is evidence");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *o = open_memstream(&buf, &len);
-	lt_report_print_text(o, R);
-	fclose(o);
+	char *buf = TL_PRINTED(NULL, lt_report_print_text, R);
 	cr_assert(strstr(buf, "  501     worker-1 "), "THREADS table:\n%s", buf);
 	for (size_t i = 0; i < R->n_threads; i++)
 		if (R->threads[i].tid == 501)
 			cr_assert_str_eq(R->threads[i].snap_where ? R->threads[i].snap_where : "-",
 					 "Worker.wait_on (/app/worker.py:12)", "the Python frame is where it is");
 	free(buf);
-	o = open_memstream(&buf, &len);
-	lt_report_print_json(o, R);
-	fclose(o);
+	buf = TL_PRINTED(NULL, lt_report_print_json, R);
 	cr_assert(strstr(buf, "\"runtime_name\": \"worker-1\""));
 	free(buf);
 	done();
