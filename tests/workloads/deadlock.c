@@ -26,6 +26,8 @@
 pthread_mutex_t L1 = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t L2 = PTHREAD_MUTEX_INITIALIZER;
 
+WL_SIDE_FN(run)
+
 int main(int argc, char **argv)
 {
 	static const struct wl_opt opts[] = { { 0 } };
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
 	wl_begin();
 	wl_lock("L1", &L1, "mutex");
 	wl_lock("L2", &L2, "mutex");
-	wl_deadlock(&L1, &L2, 10000);
+	wl_deadlock(&L1, &L2, 10000, run);
 	wl_gate(no_wait);
 	wl_hang();
 }

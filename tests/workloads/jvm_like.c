@@ -80,6 +80,8 @@ static void *selecter(void *arg)
 	return NULL;
 }
 
+WL_SIDE_FN(deadlocker)
+
 int main(int argc, char **argv)
 {
 	long spinners = 3, timers = 3, selects = 1;
@@ -103,6 +105,6 @@ int main(int argc, char **argv)
 	wl_start(timers, NULL, timed);
 	wl_start(selects, NULL, selecter);
 	/* the spinners may starve the deadlockers for long: wait for ever */
-	wl_deadlock(&L1, &L2, 0);
+	wl_deadlock(&L1, &L2, 0, deadlocker);
 	wl_hang();
 }

@@ -309,8 +309,7 @@ static inline void wl_wait_blocked(pid_t tid, long nr, unsigned long arg0)
 	wl_wait_blocked_for(tid, nr, arg0, 10000);
 }
 
-/* One side of the textbook deadlock: takes FIRST, waits for the other side
- * to hold its own, then takes SECOND (never returns). */
+/* One side of the textbook deadlock. */
 struct wl_side {
 	const char *role;
 	pthread_mutex_t *first, *second;
@@ -318,22 +317,27 @@ struct wl_side {
 	pid_t tid;
 };
 
-static inline void *wl_side_run(void *arg)
-{
-	struct wl_side *s = arg;
+/* Defines NAME, the thread function of a side (a struct wl_side *): takes
+ * FIRST, waits for the other side to hold its own, then takes SECOND (never
+ * returns).  A macro, not a shared function: the tests find the workload's
+ * own function (NAME) in the blocked thread's stack. */
+#define WL_SIDE_FN(name)                                                            \
+	static void *name(void *arg)                                                \
+	{                                                                           \
+		struct wl_side *s = arg;                                            \
+		__atomic_store_n(&s->tid, wl_thread(s->role, 0), __ATOMIC_RELEASE); \
+		pthread_mutex_lock(s->first);                                       \
+		pthread_barrier_wait(s->both_hold);                                 \
+		pthread_mutex_lock(s->second); /* never returns */                  \
+		return NULL;                                                        \
+	}
 
-	__atomic_store_n(&s->tid, wl_thread(s->role, 0), __ATOMIC_RELEASE);
-	pthread_mutex_lock(s->first);
-	pthread_barrier_wait(s->both_hold);
-	pthread_mutex_lock(s->second); /* never returns */
-	return NULL;
-}
-
-/* Thread A takes L1 then L2, thread B L2 then L1.  Starts both, waits until
- * each sleeps in futex() on its second mutex (TRIES as wl_wait_blocked_for),
- * then says so: "blocked tid=A on=L2 addr=... holds=L1", the same for B,
- * and "deadlocked". */
-static inline void wl_deadlock(pthread_mutex_t *l1, pthread_mutex_t *l2, long tries)
+/* Thread A takes L1 then L2, thread B L2 then L1, each running SIDE (a
+ * WL_SIDE_FN).  Starts both, waits until each sleeps in futex() on its
+ * second mutex (TRIES as wl_wait_blocked_for), then says so: "blocked
+ * tid=A on=L2 addr=... holds=L1", the same for B, and "deadlocked". */
+static inline void wl_deadlock(pthread_mutex_t *l1, pthread_mutex_t *l2, long tries,
+			       void *(*side)(void *))
 {
 	static pthread_barrier_t both_hold;
 	static struct wl_side a, b;
@@ -342,8 +346,8 @@ static inline void wl_deadlock(pthread_mutex_t *l1, pthread_mutex_t *l2, long tr
 	a = (struct wl_side){ "A", l1, l2, &both_hold, 0 };
 	b = (struct wl_side){ "B", l2, l1, &both_hold, 0 };
 	pthread_barrier_init(&both_hold, NULL, 2);
-	wl_create(&ta, NULL, wl_side_run, &a);
-	wl_create(&tb, NULL, wl_side_run, &b);
+	wl_create(&ta, NULL, side, &a);
+	wl_create(&tb, NULL, side, &b);
 	wl_wait_tid(&a.tid);
 	wl_wait_tid(&b.tid);
 	wl_wait_blocked_for(a.tid, SYS_futex, (unsigned long)l2, tries);
