@@ -99,6 +99,10 @@ void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
 
+/* A synthetic snapshot of process PID with one thread, PID itself, asleep
+ * ('S') and named COMM (lt_snapshot_free it). */
+struct lt_snapshot;
+struct lt_snapshot *tl_snapshot_one(int pid, const char *comm);
 /* Does a line of L contain NEEDLE? */
 struct lt_strlist;
 bool tl_strlist_has(const struct lt_strlist *l, const char *needle);

@@ -59,6 +59,20 @@ char *tl_printed_end(FILE *f, size_t *len)
 	return printed_buf;
 }
 
+struct lt_snapshot *tl_snapshot_one(int pid, const char *comm)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	cr_assert_not_null(s);
+	s->pid = pid;
+	s->threads = calloc(1, sizeof(*s->threads));
+	cr_assert_not_null(s->threads);
+	s->n_threads = 1;
+	s->threads[0].tid = pid;
+	s->threads[0].state = 'S';
+	snprintf(s->threads[0].comm, sizeof(s->threads[0].comm), "%s", comm);
+	return s;
+}
+
 bool tl_strlist_has(const struct lt_strlist *l, const char *needle)
 {
 	for (size_t i = 0; i < l->n; i++)
