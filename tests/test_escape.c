@@ -149,13 +149,7 @@ Test(escape, text_report_and_its_json_with_hostile_names)
 
 Test(escape, snapshot_text_and_json)
 {
-	struct lt_snapshot *s = calloc(1, sizeof(*s));
-	s->pid = 5;
-	s->threads = calloc(1, sizeof(*s->threads));
-	s->n_threads = 1;
-	s->threads[0].tid = 5;
-	s->threads[0].state = 'S';
-	snprintf(s->threads[0].comm, sizeof(s->threads[0].comm), "%s", EVIL);
+	struct lt_snapshot *s = tl_snapshot_one(5, EVIL);
 	size_t len;
 	char *buf = TL_PRINTED(&len, lt_snapshot_print_text, s);
 	assert_clean_text(buf, len);
