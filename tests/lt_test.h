@@ -103,6 +103,14 @@ int tl_is_root(void);
  * ('S') and named COMM (lt_snapshot_free it). */
 struct lt_snapshot;
 struct lt_snapshot *tl_snapshot_one(int pid, const char *comm);
+/* Is X one of the N values of the array ARR? */
+#define TL_HAS(arr, n, x)                                       \
+	({                                                      \
+		bool tl_has_ = false;                           \
+		for (size_t tl_i_ = 0; tl_i_ < (n); tl_i_++)    \
+			tl_has_ |= (arr)[tl_i_] == (x);         \
+		tl_has_;                                        \
+	})
 /* Does a line of L contain NEEDLE? */
 struct lt_strlist;
 bool tl_strlist_has(const struct lt_strlist *l, const char *needle);

@@ -315,11 +315,10 @@ int tl_load(struct tl_trace *t, const char *path)
 void tl_free(struct tl_trace *t)
 {
 	free(t->ev);
-	t->ev = NULL;
 	free(t->snapshot_json);
-	t->snapshot_json = NULL;
 	lt_header_free(&t->hdr);
 	lt_stats_free(&t->stats);
+	memset(t, 0, sizeof(*t));
 }
 
 uint64_t tl_total_lost(const struct tl_trace *t)
