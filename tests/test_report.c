@@ -191,18 +191,12 @@ static const struct lt_report_finding *find(enum lt_finding_kind k, const char *
 
 static int has_tid(const struct lt_report_finding *f, uint32_t tid)
 {
-	for (size_t i = 0; i < f->n_tids; i++)
-		if (f->tids[i] == tid)
-			return 1;
-	return 0;
+	return TL_HAS(f->tids, f->n_tids, tid);
 }
 
 static int has_lock(const struct lt_report_finding *f, uint64_t a)
 {
-	for (size_t i = 0; i < f->n_locks; i++)
-		if (f->locks[i] == a)
-			return 1;
-	return 0;
+	return TL_HAS(f->locks, f->n_locks, a);
 }
 
 static const struct lt_report_lock *lock_at(uint64_t addr)
