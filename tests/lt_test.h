@@ -98,6 +98,8 @@ const char *tl_tmpfs(const char *size);
 void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
+/* Skips the test with the message WHY unless it runs as root. */
+void tl_skip_unless_root(const char *why);
 
 /* A synthetic snapshot of process PID with one thread, PID itself, asleep
  * ('S') and named COMM (lt_snapshot_free it). */

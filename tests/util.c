@@ -73,6 +73,12 @@ struct lt_snapshot *tl_snapshot_one(int pid, const char *comm)
 	return s;
 }
 
+void tl_skip_unless_root(const char *why)
+{
+	if (!tl_is_root())
+		cr_skip_test("%s", why);
+}
+
 bool tl_strlist_has(const struct lt_strlist *l, const char *needle)
 {
 	for (size_t i = 0; i < l->n; i++)
