@@ -18,12 +18,8 @@
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
 
-#define NEED_ROOT()                                                                          \
-	do {                                                                                 \
-		if (!tl_is_root())                                                           \
-			cr_skip_test("needs root: kernel stacks and other users' /proc files; " \
-				     "run make test as root");                               \
-	} while (0)
+#define NEED_ROOT() \
+	tl_skip_unless_root("needs root: kernel stacks and other users' /proc files; run make test as root")
 
 static struct tl_proc wl;
 static char truth[1200][256];
