@@ -12,11 +12,7 @@
 #include <unistd.h>
 #include "lt_test.h"
 
-#define NEED_ROOT()                                                                        \
-	do {                                                                               \
-		if (!tl_is_root())                                                         \
-			cr_skip_test("needs root (BPF programs): run make test as root"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root (BPF programs): run make test as root")
 
 static uint64_t boot_ns(void)
 {

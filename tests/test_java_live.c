@@ -355,8 +355,7 @@ Test(java_live, convoy_of_25_threads_in_under_a_second, .fini = cleanup, .timeou
 Test(java_live, report_and_perfetto_name_java_threads, .fini = cleanup, .timeout = 180)
 {
 	need_java(JAVA);
-	if (!tl_is_root())
-		cr_skip_test("needs root (BPF programs): run make test as root");
+	tl_skip_unless_root("needs root (BPF programs): run make test as root");
 	start(JAVA, "deadlock", "0");
 	struct jt ab = thread_of("AB", 0), ba = thread_of("BA", 0);
 	tl_record_perfetto(wl.pid, "java", trace, pftrace);

@@ -662,8 +662,7 @@ static void live_cleanup(void)
 
 static void start(const char *mode)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other processes' memory and /proc files; run as root");
+	tl_skip_unless_root("needs root: other processes' memory and /proc files; run as root");
 	if (access(WL("glibc_locks"), X_OK) != 0)
 		cr_skip_test("%s not built: run make all first", WL("glibc_locks"));
 	char *argv[] = { WL("glibc_locks"), "--mode", (char *)mode, "--no-wait", NULL };

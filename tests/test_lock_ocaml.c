@@ -411,8 +411,7 @@ static pid_t truth_tid(int i)
 
 Test(lock_ocaml_live, holder_in_read_named_by_the_runtime, .fini = cleanup, .timeout = 90)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: the same view of /proc and memory as the recorder");
+	tl_skip_unless_root("needs root: the same view of /proc and memory as the recorder");
 	if (access(WL("ocaml_holder"), X_OK) != 0)
 		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
 	char *argv[] = { WL("ocaml_holder"), NULL };

@@ -14,11 +14,7 @@
 #include "pf_check.h"
 #include "../src/report_int.h"
 
-#define NEED_ROOT()                                                                      \
-	do {                                                                             \
-		if (!tl_is_root())                                                       \
-			cr_skip_test("needs root: loads BPF programs to record a workload"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root: loads BPF programs to record a workload")
 
 #define ROUNDS 150
 

@@ -9,11 +9,7 @@
 #include "lt_test.h"
 #include "pf_check.h"
 
-#define NEED_ROOT()                                                                      \
-	do {                                                                             \
-		if (!tl_is_root())                                                       \
-			cr_skip_test("needs root: loads BPF programs to record a workload"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root: loads BPF programs to record a workload")
 
 static void load_ok(struct pfc *c, const char *path)
 {

@@ -16,11 +16,7 @@
 #include "../src/report_int.h"
 #include "../src/u64map.h"
 
-#define NEED_ROOT()                                                                        \
-	do {                                                                               \
-		if (!tl_is_root())                                                         \
-			cr_skip_test("needs root (BPF programs): run make test as root"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root (BPF programs): run make test as root")
 
 /* Runs a workload under `locktrace record -p`: starts it, reads its ground
  * truth up to `ready`, attaches, opens the gate, collects the rest of its

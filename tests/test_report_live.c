@@ -11,11 +11,7 @@
 #include "locktrace/report.h"
 #include "../src/report_int.h"
 
-#define NEED_ROOT()                                                                        \
-	do {                                                                               \
-		if (!tl_is_root())                                                         \
-			cr_skip_test("needs root (BPF programs): run make test as root"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root (BPF programs): run make test as root")
 
 static void print_findings(const struct rp_json *j)
 {

@@ -1444,8 +1444,7 @@ Test(rt_cpython_live, text_interleaves, .fini = cleanup, .timeout = 120)
  * not camlHolder__waiter_374; JSON keeps the symbol and adds the name. */
 Test(rt_demangle_live, ocaml_holder_frames, .fini = cleanup, .timeout = 120)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other users' /proc files and memory");
+	tl_skip_unless_root("needs root: other users' /proc files and memory");
 	if (access(WL("ocaml_holder"), X_OK) != 0)
 		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
 	char *argv[] = { WL("ocaml_holder"), "-t", "3", NULL };

@@ -34,8 +34,7 @@ static void cleanup(void)
 
 static void need_root(void)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root (BPF programs, other processes' memory): run make test as root");
+	tl_skip_unless_root("needs root (BPF programs, other processes' memory): run make test as root");
 }
 
 /* The holder's tid from "thread role=holder ... tid=T". */

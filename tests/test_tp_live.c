@@ -25,8 +25,7 @@
 
 static void need_root_and_tp(void)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root (BPF programs to record a workload): run make test as root");
+	tl_skip_unless_root("needs root (BPF programs to record a workload): run make test as root");
 	const char *why = tp_missing();
 	if (why) {
 		fprintf(stderr, "tp_live: skipped: %s\n", why);
