@@ -34,6 +34,14 @@ struct tl_proc {
 FILE *tl_printed_begin(void);
 char *tl_printed_end(FILE *f, size_t *len);
 
+/* The statics of a suite that runs one workload at a time: the process
+ * (wl) and the ground-truth lines it printed (truth, at most MAX_LINES;
+ * ntruth of them). */
+#define TL_WORKLOAD(max_lines)             \
+	static struct tl_proc wl;          \
+	static char truth[max_lines][256]; \
+	static int ntruth
+
 /* Starts argv[0] with stdin/stdout/stderr on pipes.  0 or -1. */
 int tl_spawn(struct tl_proc *p, char *const argv[]);
 /* Reads one line (no newline) from its stdout (which=0) or stderr (1),
