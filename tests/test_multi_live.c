@@ -16,9 +16,7 @@
 #define NEED_ROOT() \
 	tl_skip_unless_root("needs root: other processes' /proc files; run make test as root")
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 
 static void cleanup(void)
 {
