@@ -21,9 +21,7 @@
 #define NEED_ROOT() \
 	tl_skip_unless_root("needs root: kernel stacks and other users' /proc files; run make test as root")
 
-static struct tl_proc wl;
-static char truth[1200][256];
-static int ntruth;
+TL_WORKLOAD(1200);
 static pid_t child; /* the 1,000-thread child, if any */
 
 static void cleanup(void)
