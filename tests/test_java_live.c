@@ -22,9 +22,7 @@
 #define JAVA "/usr/bin/java"
 #define CLASSES "build/workloads/java"
 
-static struct tl_proc wl;
-static char truth[128][256];
-static int ntruth;
+TL_WORKLOAD(128);
 static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
 
 static void cleanup(void)

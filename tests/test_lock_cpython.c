@@ -421,9 +421,7 @@ Test(lock_cpython_fixture, apply_claims_gil_waiters)
 
 #define GIL_WL "tests/workloads/gil_holder.py"
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 
 static void cleanup(void)
 {

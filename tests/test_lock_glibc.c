@@ -651,9 +651,7 @@ Test(lock_glibc_unit, unreadable_memory)
 
 /* ---- live: tests/workloads/glibc_locks ---- */
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 
 static void live_cleanup(void)
 {

@@ -392,9 +392,7 @@ Test(lock_ocaml_fixture, other_programs_thread_table_is_not_ocaml)
 
 /* ---- live: the ocaml_holder workload ---- */
 
-static struct tl_proc wl;
-static char truth[256][256];
-static int ntruth;
+TL_WORKLOAD(256);
 
 static void cleanup(void)
 {

@@ -1219,9 +1219,7 @@ Test(rt_cpython_fixture, lock_on_another_futex_not_named)
 /* ---- live: Debian's python3 ---- */
 
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 
 static void cleanup(void)
 {

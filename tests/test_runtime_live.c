@@ -21,9 +21,7 @@
 
 #define PYTHON "/usr/bin/python3"
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
 
 static void cleanup(void)
