@@ -95,6 +95,9 @@ void tl_tmp_path(char *buf, size_t n, const char *tag);
  * path, as tl_tmp_path), the Perfetto file beside it into PFTRACE (both
  * TL_PATH_MAX bytes).  Fails the test if the recorder fails. */
 #define TL_PATH_MAX 300
+/* A fresh trace path (as tl_tmp_path) into TRACE and the Perfetto file
+ * beside it (NAME.perfetto-trace, removed if there) into PFTRACE. */
+void tl_tmp_paths(char *trace, char *pftrace, const char *tag);
 void tl_record_perfetto(pid_t pid, const char *tag, char *trace, char *pftrace);
 /* Removes the two files of tl_record_perfetto, if TRACE is set (then
  * clears it). */

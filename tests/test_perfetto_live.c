@@ -51,12 +51,10 @@ static int flows_between(const struct pfc *c, int32_t from, int32_t to, uint64_t
 Test(perfetto_live, condvar_wake_flows_to_the_wait_it_ended)
 {
 	NEED_ROOT();
-	char raw[256], pt[256], out[64][256], err[64][256];
+	char raw[TL_PATH_MAX], pt[TL_PATH_MAX], out[64][256], err[64][256];
 	int nout, nerr;
 
-	tl_tmp_path(raw, sizeof(raw), "pflive");
-	snprintf(pt, sizeof(pt), "%.*s.perfetto-trace", (int)(strlen(raw) - strlen(".ltrace")), raw);
-	unlink(pt);
+	tl_tmp_paths(raw, pt, "pflive");
 	/* -s 4: after every 4th turn a player waits until the other sleeps
 	 * in its condvar wait (ping after turns 0, 4, ..., 48; pong after 2,
 	 * 6, ..., 46), so its next signal must wake the other */
@@ -96,12 +94,10 @@ Test(perfetto_live, condvar_wake_flows_to_the_wait_it_ended)
 Test(perfetto_live, bare_form_writes_both_and_says_where)
 {
 	NEED_ROOT();
-	char raw[256], pt[256], out[64][256], err[64][256];
+	char raw[TL_PATH_MAX], pt[TL_PATH_MAX], out[64][256], err[64][256];
 	int nout, nerr;
 
-	tl_tmp_path(raw, sizeof(raw), "pfbare");
-	snprintf(pt, sizeof(pt), "%.*s.perfetto-trace", (int)(strlen(raw) - strlen(".ltrace")), raw);
-	unlink(pt);
+	tl_tmp_paths(raw, pt, "pfbare");
 	char *argv[] = { LT_BIN, "-o", raw, "--no-status", "--", WL("condvar_pingpong"), "--no-wait",
 			 "-n", "20", "-s", "4", NULL };
 	cr_assert_eq(tl_run_to_end(argv, out, &nout, err, &nerr), 0);

@@ -485,12 +485,19 @@ void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], in
 	}
 }
 
+void tl_tmp_paths(char *trace, char *pftrace, const char *tag)
+{
+	tl_tmp_path(trace, TL_PATH_MAX, tag);
+	snprintf(pftrace, TL_PATH_MAX, "%.*s.perfetto-trace", (int)(strlen(trace) - strlen(".ltrace")),
+		 trace);
+	unlink(pftrace);
+}
+
 void tl_record_perfetto(pid_t pid, const char *tag, char *trace, char *pftrace)
 {
 	struct tl_proc rec;
 	char *extra[] = { "-d", "2", "--perfetto", NULL };
-	tl_tmp_path(trace, TL_PATH_MAX, tag);
-	snprintf(pftrace, TL_PATH_MAX, "%.*s.perfetto-trace", (int)(strlen(trace) - 7), trace);
+	tl_tmp_paths(trace, pftrace, tag);
 	cr_assert_eq(tl_start_recorder(&rec, pid, trace, extra), 0);
 	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
 	tl_close(&rec);
