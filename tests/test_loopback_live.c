@@ -200,6 +200,7 @@ static void check_perfetto(const struct pp_run *r)
  * that the sends stand at the wake-ups too. */
 static void credited_to_the_send_calls(const char *calls)
 {
+	NEED_ROOT();
 	int blocking = !strcmp(calls, "blocking");
 	struct pp_run r;
 	pp_record(&r, calls);
@@ -214,13 +215,11 @@ static void credited_to_the_send_calls(const char *calls)
 
 Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_all, .timeout = 60)
 {
-	NEED_ROOT();
 	credited_to_the_send_calls("all");
 }
 
 Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_blocking, .timeout = 60)
 {
-	NEED_ROOT();
 	credited_to_the_send_calls("blocking");
 }
 
