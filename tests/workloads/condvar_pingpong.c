@@ -79,12 +79,8 @@ static void *player(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct wl_opt opts[] = {
-		WL_NUM('n', &rounds, 1, 100000000),
-		WL_NUM('s', &sleep_every, 0, 100000000),
-		{ 0 }
-	};
-	int no_wait = wl_args(argc, argv, opts, USAGE);
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('n', &rounds, 1, 100000000),
+					  WL_NUM('s', &sleep_every, 0, 100000000));
 	/* the two sides' waits must be two turns apart, or each waits for
 	 * the other to sleep while spinning itself */
 	if (sleep_every > 0 && sleep_every < 4)

@@ -50,12 +50,8 @@ static void *gen(void *arg)
 int main(int argc, char **argv)
 {
 	long nthreads = 2, seconds = 2;
-	const struct wl_opt opts[] = {
-		WL_NUM('t', &nthreads, 1, 1000),
-		WL_NUM('d', &seconds, 0, 86400),
-		{ 0 }
-	};
-	int no_wait = wl_args(argc, argv, opts, USAGE);
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('t', &nthreads, 1, 1000),
+					  WL_NUM('d', &seconds, 0, 86400));
 
 	if (posix_memalign((void **)&wakeword, 64, nthreads * sizeof *wakeword))
 		wl_die("out of memory");

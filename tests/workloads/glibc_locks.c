@@ -362,10 +362,9 @@ static void mode_join(void)
 int main(int argc, char **argv)
 {
 	const char *mode = NULL;
-	const struct wl_opt opts[] = { { 'm', "mode", .str = &mode }, { 'm', .str = &mode }, { 0 } };
 	int p[2];
 
-	no_wait = wl_args(argc, argv, opts, USAGE);
+	no_wait = WL_ARGS(argc, argv, USAGE, { 'm', "mode", .str = &mode }, { 'm', .str = &mode });
 	if (!mode)
 		wl_usage(USAGE);
 	if (pipe(p) < 0)
@@ -373,25 +372,26 @@ int main(int argc, char **argv)
 	pipe_rd = p[0]; /* p[1] stays open and silent */
 
 	wl_begin();
-	if (!strcmp(mode, "mutex"))
-		mode_mutex("normal");
-	else if (!strcmp(mode, "errorcheck") || !strcmp(mode, "recursive") ||
-		 !strcmp(mode, "robust") || !strcmp(mode, "pi"))
-		mode_mutex(mode);
-	else if (!strcmp(mode, "rwlock-writer"))
-		mode_rwlock_writer();
-	else if (!strcmp(mode, "rwlock-readers"))
-		mode_rwlock_readers();
-	else if (!strcmp(mode, "sem"))
-		mode_sem();
-	else if (!strcmp(mode, "cond"))
-		mode_cond();
-	else if (!strcmp(mode, "cond-acquire"))
-		mode_cond_acquire();
-	else if (!strcmp(mode, "barrier"))
-		mode_barrier();
-	else if (!strcmp(mode, "join"))
-		mode_join();
+	static const char *const mutex_modes[] = { "errorcheck", "recursive", "robust", "pi" };
+	static const struct {
+		const char *name;
+		void (*run)(void);
+	} modes[] = {
+		{ "rwlock-writer", mode_rwlock_writer }, { "rwlock-readers", mode_rwlock_readers },
+		{ "sem", mode_sem }, { "cond", mode_cond }, { "cond-acquire", mode_cond_acquire },
+		{ "barrier", mode_barrier }, { "join", mode_join },
+	};
+	const char *mtype = !strcmp(mode, "mutex") ? "normal" : NULL;
+	for (size_t i = 0; i < sizeof(mutex_modes) / sizeof(mutex_modes[0]); i++)
+		if (!strcmp(mode, mutex_modes[i]))
+			mtype = mode;
+	size_t i = 0;
+	while (i < sizeof(modes) / sizeof(modes[0]) && strcmp(mode, modes[i].name))
+		i++;
+	if (mtype)
+		mode_mutex(mtype);
+	else if (i < sizeof(modes) / sizeof(modes[0]))
+		modes[i].run();
 	else
 		wl_usage(USAGE);
 	wl_gate(no_wait);

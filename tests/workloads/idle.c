@@ -56,12 +56,8 @@ static void *idler(void *arg)
 int main(int argc, char **argv)
 {
 	long nthreads = 8, seconds = 10;
-	const struct wl_opt opts[] = {
-		WL_NUM('t', &nthreads, 1, 500),
-		WL_NUM('d', &seconds, 0, 86400),
-		{ 0 }
-	};
-	int no_wait = wl_args(argc, argv, opts, USAGE);
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('t', &nthreads, 1, 500),
+					  WL_NUM('d', &seconds, 0, 86400));
 
 	wl_begin();
 	fds = wl_xcalloc(nthreads, sizeof *fds);

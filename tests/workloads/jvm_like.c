@@ -85,14 +85,10 @@ WL_SIDE_FN(deadlocker)
 int main(int argc, char **argv)
 {
 	long spinners = 3, timers = 3, selects = 1;
-	const struct wl_opt opts[] = {
-		WL_NUM('s', &spinners, 0, 64),
-		WL_NUM('w', &timers, 0, 64),
-		WL_NUM('e', &selects, 0, 64),
-		WL_NUM('p', &period_ms, 1, 10000),
-		{ 0 }
-	};
-	int sv[2], no_wait = wl_args(argc, argv, opts, USAGE);
+	int sv[2], no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('s', &spinners, 0, 64),
+						 WL_NUM('w', &timers, 0, 64),
+						 WL_NUM('e', &selects, 0, 64),
+						 WL_NUM('p', &period_ms, 1, 10000));
 	wl_socketpair(SOCK_STREAM, sv);
 	quiet_fd = sv[0];
 

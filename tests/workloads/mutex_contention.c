@@ -85,12 +85,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct wl_opt opts[] = {
-		WL_NUM('t', &nthreads, 1, 1000),
-		WL_NUM('n', &iters, 1, 100000000),
-		{ 0 }
-	};
-	int no_wait = wl_args(argc, argv, opts, USAGE);
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('t', &nthreads, 1, 1000),
+					  WL_NUM('n', &iters, 1, 100000000));
 
 	wl_begin();
 	wl_lock("biglock", &biglock, "mutex");

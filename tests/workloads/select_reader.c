@@ -106,8 +106,7 @@ static void *reader(void *arg)
 int main(int argc, char **argv)
 {
 	long chunks = 200;
-	const struct wl_opt opts[] = { WL_NUM('n', &chunks, 1, 10000000), { 0 } };
-	int sv[2], no_wait = wl_args(argc, argv, opts, USAGE);
+	int sv[2], no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('n', &chunks, 1, 10000000));
 	total = chunks * CHUNK;
 
 	wl_socketpair(SOCK_STREAM | SOCK_NONBLOCK, sv);

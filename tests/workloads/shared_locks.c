@@ -250,13 +250,9 @@ int main(int argc, char **argv)
 {
 	const char *mode = "deadlock";
 	long procs = 2, iters = 200;
-	const struct wl_opt opts[] = {
-		{ 'm', "mode", .str = &mode },
-		WL_NUM('P', &procs, 1, 64),
-		WL_NUM('n', &iters, 1, 1000000),
-		{ 0 }
-	};
-	int no_wait = wl_args(argc, argv, opts, USAGE);
+	int no_wait = WL_ARGS(argc, argv, USAGE, { 'm', "mode", .str = &mode },
+					  WL_NUM('P', &procs, 1, 64),
+					  WL_NUM('n', &iters, 1, 1000000));
 	int contend_mode = !strcmp(mode, "contend");
 	if (!contend_mode && strcmp(mode, "deadlock"))
 		wl_usage(USAGE);

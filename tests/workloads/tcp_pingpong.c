@@ -146,16 +146,11 @@ static void connect_pair(void)
 
 int main(int argc, char **argv)
 {
-	static const struct wl_opt opts[] = {
-		WL_NUM('n', &rounds, 1, 1000000),
-		WL_NUM('s', &size, 2, MAXSIZE),
-		{ 'N', "names", .flag = &evil_names },
-		{ 0 }
-	};
-	int no_wait = 0;
 	pthread_t t[2];
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('n', &rounds, 1, 1000000),
+					  WL_NUM('s', &size, 2, MAXSIZE),
+					  { 'N', "names", .flag = &evil_names });
 
-	no_wait = wl_args(argc, argv, opts, USAGE);
 	wl_begin();
 	connect_pair();
 	printf("socket role=client fd=%d port=%d\n", cfd, port_of(cfd));

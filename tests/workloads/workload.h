@@ -154,6 +154,10 @@ struct wl_opt {
 	int *flag;
 };
 #define WL_NUM(key, var, lo, hi) { (key), NULL, (var), (lo), (hi), NULL, NULL }
+/* wl_args with the table written in place: WL_ARGS(argc, argv, USAGE,
+ * WL_NUM(...), ...); no_wait as wl_args returns it. */
+#define WL_ARGS(argc, argv, usage, ...) \
+	wl_args((argc), (argv), (const struct wl_opt[]){ __VA_ARGS__, { 0 } }, (usage))
 
 /* Parse the command line by OPTS: no other arguments; on error print usage
  * and exit 2.  Options absent leave their variables as they are.  Returns
