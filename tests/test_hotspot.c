@@ -150,12 +150,8 @@ static pid_t fk_stack_tid(void *arg, uint64_t addr)
 
 static void fk_env(struct fk *f, struct lt_lm_env *e)
 {
-	memset(e, 0, sizeof(*e));
-	e->arg = f;
-	e->read = fk_read;
-	e->lookup = fk_lookup;
-	e->stack_tid = fk_stack_tid;
-	e->s = &f->snap;
+	*e = (struct lt_lm_env){ .arg = f, .read = fk_read, .lookup = fk_lookup, .stack_tid = fk_stack_tid,
+				 .s = &f->snap };
 }
 
 /* ---- the four tables ---- */

@@ -144,7 +144,8 @@ static struct lt_thread *waiter(uint64_t uaddr, uint32_t word, bool private_, co
 	struct lt_thread *t = &fk.threads[0];
 	size_t n = 0;
 	free(t->futex.lock_state);
-	memset(&t->futex, 0, sizeof(t->futex));
+	t->futex = (struct lt_futex){ .is_wait = true, .uaddr = uaddr, .word = word, .expected = word,
+				      .word_ok = true, .private_ = private_, .owner_kind = LT_OWNER_NONE };
 	t->acquire = NULL;
 	while (funcs && funcs[n])
 		n++;
@@ -157,14 +158,6 @@ static struct lt_thread *waiter(uint64_t uaddr, uint32_t word, bool private_, co
 	t->n_frames = n;
 	t->wait = LT_WAIT_FUTEX;
 	t->sc.state = LT_SC_IN_SYSCALL;
-	struct lt_futex *f = &t->futex;
-	f->is_wait = true;
-	f->uaddr = uaddr;
-	f->word = word;
-	f->expected = word;
-	f->word_ok = true;
-	f->private_ = private_;
-	f->owner_kind = LT_OWNER_NONE;
 	return t;
 }
 

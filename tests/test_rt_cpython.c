@@ -468,13 +468,8 @@ static uint64_t fx_fsbase(void *arg, pid_t tid)
 
 static void fx_env(struct fx *f, struct lt_lm_env *e)
 {
-	memset(e, 0, sizeof(*e));
-	e->arg = f;
-	e->read = fx_read;
-	e->lookup = fx_lookup;
-	e->stack_tid = fx_stack_tid;
-	e->fsbase = fx_fsbase;
-	e->s = &f->snap;
+	*e = (struct lt_lm_env){ .arg = f, .read = fx_read, .lookup = fx_lookup,
+				 .stack_tid = fx_stack_tid, .fsbase = fx_fsbase, .s = &f->snap };
 }
 
 /* An object header: refcount 1 and TYPE. */
