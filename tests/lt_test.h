@@ -84,11 +84,18 @@ void tl_header(struct lt_header *h, struct lt_thread_info *ti, size_t nti, uint3
 /* Loads every event of path.  0 or -1 (message on stderr). */
 int tl_load(struct tl_trace *t, const char *path);
 void tl_free(struct tl_trace *t);
+/* tl_load that fails the test if PATH does not load; tl_load_clean also
+ * if the trace was not closed cleanly. */
+void tl_load_ok(struct tl_trace *t, const char *path);
+void tl_load_clean(struct tl_trace *t, const char *path);
 uint64_t tl_total_lost(const struct tl_trace *t);
 
 /* Starts locktrace record -p pid -o path (extra args appended) and waits
  * until it reports that it is recording.  0 or -1. */
 int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *const extra[]);
+/* Waits up to TIMEOUT_MS for the recorder REC to exit with status 0 (fails
+ * the test if it does not), then closes it and the workload WL. */
+void tl_recorder_done(struct tl_proc *rec, struct tl_proc *wl, int timeout_ms);
 /* A fresh temporary path for a trace. */
 void tl_tmp_path(char *buf, size_t n, const char *tag);
 /* Records PID for 2 s with --perfetto: the raw trace into TRACE (a fresh
@@ -148,6 +155,9 @@ void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], in
  * lines into ERR (likewise) and shown on stderr.  Its exit status; fails
  * the test if it cannot start or does not exit. */
 int tl_run_to_end(char *const argv[], char out[][256], int *nout, char err[][256], int *nerr);
+/* tl_start_ready with at most 32 lines and 10 s, then the process's pid
+ * as a decimal string into PID (for a command line). */
+void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, char pid[16]);
 /* The value of KEY in the first ground-truth line of TYPE containing MATCH
  * (NULL: any); fails the test if there is no such line or key. */
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);

@@ -318,6 +318,17 @@ int tl_load(struct tl_trace *t, const char *path)
 	return 0;
 }
 
+void tl_load_ok(struct tl_trace *t, const char *path)
+{
+	cr_assert_eq(tl_load(t, path), 0, "%s does not load", path);
+}
+
+void tl_load_clean(struct tl_trace *t, const char *path)
+{
+	tl_load_ok(t, path);
+	cr_assert(t->clean_end, "%s not closed cleanly: %s", path, t->stop);
+}
+
 void tl_free(struct tl_trace *t)
 {
 	free(t->ev);
@@ -333,6 +344,14 @@ uint64_t tl_total_lost(const struct tl_trace *t)
 	for (uint64_t i = 0; t->stats.lost && i < (uint64_t)t->stats.ncpus * LT_EV_MAX; i++)
 		n += t->stats.lost[i];
 	return n;
+}
+
+void tl_recorder_done(struct tl_proc *rec, struct tl_proc *wl, int timeout_ms)
+{
+	int st = tl_wait(rec, timeout_ms);
+	cr_assert_eq(st, 0, "the recorder ended with status 0x%x", st);
+	tl_close(rec);
+	tl_close(wl);
 }
 
 void tl_tmp_path(char *buf, size_t n, const char *tag)
@@ -566,6 +585,12 @@ void tl_start_python(struct tl_proc *p, const char *script, char *const extra[],
 	for (int i = 0; extra && extra[i] && n < 7; i++)
 		argv[n++] = extra[i];
 	tl_start_ready(p, argv, lines, nlines, 64, 30000);
+}
+
+void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, char pid[16])
+{
+	tl_start_ready(p, argv, lines, nlines, 32, 10000);
+	snprintf(pid, 16, "%d", (int)p->pid);
 }
 
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
