@@ -172,8 +172,7 @@ Test(multi_live, launch_follows_forks_into_children, .timeout = 90)
 			  (pid_t)tl_val(tl_find(lines, n, "child", "idx=2"), "pid", NULL) };
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
+	tl_load_clean(&t, path);
 	cr_assert_eq(t.hdr.pid, pid);
 	cr_assert_eq(tl_total_lost(&t), 0);
 	size_t futex[3] = { 0 }, news[2] = { 0 };
