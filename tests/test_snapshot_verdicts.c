@@ -83,6 +83,13 @@ static size_t count(const struct lt_snapshot *s, enum lt_verdict_kind k)
 	return n;
 }
 
+/* Diagnoses S: how many verdicts of kind K. */
+static size_t diagnosed(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	lt_snapshot_diagnose(s, NULL);
+	return count(s, k);
+}
+
 static const struct lt_verdict *find(const struct lt_snapshot *s, enum lt_verdict_kind k)
 {
 	for (size_t i = 0; i < s->n_verdicts; i++)
@@ -129,8 +136,7 @@ Test(verdict_deadlock, three_cycle_with_thread_behind)
 	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 12, 5);
 	futex_wait(&s->threads[2], 12, "t12", LC, 2, 2, LT_OWNER_MUTEX, 10, 5);
 	futex_wait(&s->threads[3], 13, "t13", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 1);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 1);
 	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
 	cr_assert_eq(v->n_tids, 3);
 	for (size_t i = 0; i < 3; i++)
@@ -171,8 +177,7 @@ Test(verdict_deadlock, chain_without_cycle_is_not_a_deadlock)
 	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
 	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 12, 5);
 	in_io(&s->threads[2], 12, "t12", 0, 7, LT_FD_SOCKET, 5);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 0);
 	lt_snapshot_free(s);
 }
 
@@ -183,8 +188,7 @@ Test(verdict_deadlock, running_thread_breaks_the_cycle)
 	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
 	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 10, 5);
 	s->threads[1].state = 'R';
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 0);
 	lt_snapshot_free(s);
 }
 
@@ -195,8 +199,7 @@ Test(verdict_deadlock, two_separate_cycles)
 	futex_wait(&s->threads[1], 11, "b", LB, 2, 2, LT_OWNER_MUTEX, 10, 5);
 	futex_wait(&s->threads[2], 12, "c", LC, 2, 2, LT_OWNER_PI, 13, 5);
 	futex_wait(&s->threads[3], 13, "d", 0x6000, 2, 2, LT_OWNER_ROBUST, 12, 5);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 2);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 2);
 	lt_snapshot_free(s);
 }
 
@@ -251,8 +254,7 @@ Test(verdict_lost_wakeup, threshold_and_exclusions)
 	s->threads[3].idle_src = LT_IDLE_UNKNOWN;                                    /* no evidence of time */
 	futex_wait(&s->threads[4], 14, "unread", 0x7400, 0, 1, LT_OWNER_NONE, 0, 9);
 	s->threads[4].futex.word_ok = false;                                         /* word unreadable */
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_LOST_WAKEUP), 0);
 
 	struct lt_verdict_opts o = { .lost_wakeup_threshold_s = 0.2 };
 	lt_snapshot_diagnose(s, &o);
@@ -267,8 +269,7 @@ Test(verdict_lost_wakeup, several_sleepers_on_one_word_make_one_verdict)
 	struct lt_snapshot *s = table(3);
 	for (int i = 0; i < 3; i++)
 		futex_wait(&s->threads[i], 20 + i, "w", 0x7000, 0, 4, LT_OWNER_NONE, 0, 3);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_LOST_WAKEUP), 1);
 	cr_assert_eq(find(s, LT_VERDICT_LOST_WAKEUP)->n_tids, 3);
 	lt_snapshot_free(s);
 }
@@ -300,8 +301,7 @@ Test(verdict_convoy, size_threshold)
 	for (int i = 0; i < 3; i++)
 		futex_wait(&s->threads[i], 10 + i, "w", LA, 2, 2, LT_OWNER_MUTEX, 13, 3);
 	running(&s->threads[3], 13, "busy");
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_CONVOY), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 0);
 	struct lt_verdict_opts o = { .convoy_min_waiters = 3 };
 	lt_snapshot_diagnose(s, &o);
 	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
@@ -315,8 +315,7 @@ Test(verdict_convoy, idle_condvar_waiters_are_not_a_convoy)
 	struct lt_snapshot *s = table(6);
 	for (int i = 0; i < 6; i++)
 		futex_wait(&s->threads[i], 10 + i, "pool", 0x9028, 0, 0, LT_OWNER_NONE, 0, 30);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_CONVOY), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 0);
 	lt_snapshot_free(s);
 }
 
@@ -372,8 +371,7 @@ Test(verdict_lock_wait, one_waiter_behind_a_running_owner_is_not_ok)
 	running(&s->threads[0], 10, "cpu");
 	in_io(&s->threads[1], 11, "rx", 0, 5, LT_FD_PIPE, 1);
 	futex_wait(&s->threads[2], 12, "w", LA, 2, 2, LT_OWNER_MUTEX, 10, 0.001);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_OK), 0);
 	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
 	const struct lt_verdict *v = &s->verdicts[0];
 	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
@@ -397,8 +395,7 @@ Test(verdict_lock_wait, semaphore_waiters_are_never_idle)
 		s->threads[i].futex.lock_kind = "semaphore";
 		s->threads[i].acquire = "sem_wait";
 	}
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_OK), 0);
 	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
 	cr_assert_eq(count(s, LT_VERDICT_LOCK_WAIT), 2);
 	const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
