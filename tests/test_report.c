@@ -226,6 +226,29 @@ static void dump_findings(void)
 	}
 }
 
+/* The finding of kind K (and RULE, unless NULL), which must be there (the
+ * findings shown if not). */
+static const struct lt_report_finding *must_find(enum lt_finding_kind k, const char *rule)
+{
+	const struct lt_report_finding *f = find(k, rule);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f, "no %s/%s finding", lt_finding_kind_name(k), rule ? rule : "*");
+	return f;
+}
+
+/* The count and the array of the tids listed, for header(). */
+#define TIDS(...) \
+	(int)(sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)), (const uint32_t[]){ __VA_ARGS__ }
+
+/* header() and start() for these threads; the time of the first event. */
+static uint64_t begin(int n, const uint32_t *tids)
+{
+	header(n, tids);
+	start();
+	return BASE + 10 * MS;
+}
+
 #define G0 0x5600000011b0ull /* a condition variable's g_signals[0] */
 #define G1 0x5600000011b4ull /* and [1] */
 #define L1 0x5600000011c0ull
@@ -238,10 +261,7 @@ static void dump_findings(void)
  * on the condition variable's two words; nobody wakes them. */
 Test(report, holder_blocked_in_io_is_named_with_its_fd_and_the_condvar_words)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
 	wait_sleep(t, 501, COND_WAIT, G0, 0);
 	handoff(t + 1 * MS, 502, 501, G0); /* 501 takes it */
 	wait_sleep(t + 2 * MS, 502, COND_WAIT, G1, 0);
@@ -250,10 +270,7 @@ Test(report, holder_blocked_in_io_is_named_with_its_fd_and_the_condvar_words)
 	off(t + 4 * MS + 10 * US, 501, 0);
 	finish(t + 3 * SEC);
 
-	const struct lt_report_finding *f = find(LT_FIND_HOLDER_BLOCKED, "io");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f, "no holder_blocked/io finding");
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
 	cr_assert_eq(f->holder, 501);
 	cr_assert_eq(f->fd, 7);
 	cr_assert(has_lock(f, G0) && has_lock(f, G1), "the condvar's two words are one lock");
@@ -278,10 +295,7 @@ Test(report, holder_blocked_in_io_is_named_with_its_fd_and_the_condvar_words)
 /* The holder's chain: A waits on L2 held by B, B is blocked in select. */
 Test(report, holder_chain_leads_to_the_thread_in_select)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502));
 	/* 502 takes L2 after a contended wait, 500 takes L1 the same way */
 	wait_sleep(t, 502, FUTEX_WAIT_PRIVATE, L2, 2);
 	handoff(t + 1 * MS, 501, 502, L2);
@@ -312,18 +326,12 @@ Test(report, holder_chain_leads_to_the_thread_in_select)
 
 Test(report, wake_that_woke_nobody_while_a_waiter_was_about_to_sleep)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	futex(t, PID, FUTEX_WAKE_PRIVATE, L1, 1); /* nobody sleeps yet */
 	sys_exit(t + 1 * US, PID, NR_futex, 0);
 	wait_sleep(t + 40 * US, 501, FUTEX_WAIT_PRIVATE, L1, 1);
 	finish(t + 2 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "woke_nobody");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "woke_nobody");
 	cr_assert_eq(f->holder, PID, "the waker is named");
 	cr_assert(has_tid(f, 501) && has_lock(f, L1));
 	cr_assert_eq(f->since, t + 40 * US);
@@ -332,10 +340,7 @@ Test(report, wake_that_woke_nobody_while_a_waiter_was_about_to_sleep)
 
 Test(report, a_wake_long_before_the_wait_is_no_lost_wakeup)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	futex(t, PID, FUTEX_WAKE_PRIVATE, L1, 1);
 	sys_exit(t + 1 * US, PID, NR_futex, 0);
 	wait_sleep(t + 100 * MS, 501, FUTEX_WAIT_PRIVATE, L1, 1);
@@ -366,8 +371,7 @@ static void snapshot(const char *threads)
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
+	header(TIDS(PID, 501));
 	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 1, 500 * MS);
 	start();
 	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 0.6,"
@@ -378,10 +382,7 @@ Test(report, waiter_on_a_word_that_changed_without_a_wake)
 		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"lockword\", \"op_name\": \"FUTEX_WAIT_PRIVATE\","
 		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 1, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null}}");
 	finish(BASE + 2 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "word_changed");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "word_changed");
 	cr_assert(has_tid(f, 501) && has_lock(f, L1));
 	cr_assert_eq(f->since, BASE - 500 * MS, "asleep since before the trace");
 	cr_assert(strstr(f->summary, "lockword"), "symbol from the snapshot: %s", f->summary);
@@ -395,10 +396,7 @@ Test(report, waiter_on_a_word_that_changed_without_a_wake)
  * anyone and queues itself. */
 Test(report, last_holder_released_without_waking_the_queued_waiter)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
 	wait_sleep(t, 502, COND_WAIT, G0, 0);
 	handoff(t + 1 * MS, 501, 502, G0);
 	wait_sleep(t + 2 * MS, 503, COND_WAIT, G1, 0);
@@ -409,10 +407,7 @@ Test(report, last_holder_released_without_waking_the_queued_waiter)
 	sys_exit(t + 40 * MS, 503, NR_pselect6, 0);
 	wait_sleep(t + 41 * MS, 503, COND_WAIT, G0, 0);
 	finish(t + 3 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "released_without_wake");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "released_without_wake");
 	cr_assert_eq(f->holder, 503, "the releaser");
 	cr_assert(has_tid(f, 501), "the first waiter left behind");
 	cr_assert(has_lock(f, G0) && has_lock(f, G1));
@@ -426,10 +421,7 @@ Test(report, last_holder_released_without_waking_the_queued_waiter)
  * lock is free. */
 Test(report, waiters_sleeping_while_the_lock_is_free)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
 	wait_sleep(t, 502, COND_WAIT, G0, 0);
 	handoff(t + 1 * MS, 501, 502, G0);
 	wait_sleep(t + 1500 * US, 501, COND_WAIT, G0, 0);
@@ -437,10 +429,7 @@ Test(report, waiters_sleeping_while_the_lock_is_free)
 	handoff(t + 3 * MS, 502, 503, G1);
 	wait_sleep(t + 41 * MS, 503, COND_WAIT, G0, 0);
 	finish(t + 3 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "free_with_waiters");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "free_with_waiters");
 	cr_assert_eq(f->holder, 503, "the last thread to take it");
 	cr_assert(has_tid(f, 501) && has_tid(f, 503));
 	cr_assert_eq(f->since, t + 1500 * US, "the oldest waiter");
@@ -452,10 +441,7 @@ Test(report, waiters_sleeping_while_the_lock_is_free)
  * wake-up, but waiters nobody woke, naming the last waker. */
 Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502));
 	wait_sleep(t, 501, COND_WAIT, G0, 0);
 	wait_sleep(t + 1 * MS, 502, COND_WAIT, G0, 0);
 	handoff(t + 2 * MS, PID, 501, G0);
@@ -464,10 +450,7 @@ Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
 	off(t + 4 * MS + 5 * US, PID, 0);
 	finish(t + 3 * SEC);
 	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL));
-	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
 	cr_assert_eq(f->holder, PID, "the last waker");
 	cr_assert(has_tid(f, 501) && has_tid(f, 502));
 	done();
@@ -477,8 +460,7 @@ Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
 
 Test(report, deadlock_from_the_snapshot_owners)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
+	header(TIDS(PID, 501, 502));
 	blocked_at_attach(1, L2, FUTEX_WAIT_PRIVATE, 2, 300 * MS);
 	blocked_at_attach(2, L1, FUTEX_WAIT_PRIVATE, 2, 300 * MS);
 	start();
@@ -489,10 +471,7 @@ Test(report, deadlock_from_the_snapshot_owners)
 		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"L1\", \"is_wait\": true, \"expected\": 2,"
 		 " \"word\": 2, \"owner_kind\": \"mutex\", \"owner\": 501}}");
 	finish(BASE + 2 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_DEADLOCK, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
 	cr_assert_eq(f->n_tids, 2);
 	cr_assert_eq(f->n_locks, 2);
 	/* parallel: each thread and the lock it waits on */
@@ -506,10 +485,7 @@ Test(report, deadlock_from_the_snapshot_owners)
 
 Test(report, deadlock_from_events_alone)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502));
 	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 	handoff(t + 1 * MS, PID, 501, L1); /* 501 holds L1 */
 	wait_sleep(t + 2 * MS, 502, FUTEX_WAIT_PRIVATE, L2, 2);
@@ -517,10 +493,7 @@ Test(report, deadlock_from_events_alone)
 	wait_sleep(t + 4 * MS, 501, FUTEX_WAIT_PRIVATE, L2, 2);
 	wait_sleep(t + 5 * MS, 502, FUTEX_WAIT_PRIVATE, L1, 2);
 	finish(t + 2 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_DEADLOCK, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
 	cr_assert(has_tid(f, 501) && has_tid(f, 502) && f->n_tids == 2);
 	cr_assert(has_lock(f, L1) && has_lock(f, L2));
 	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL), "the cycle is not also a chain");
@@ -531,10 +504,7 @@ Test(report, deadlock_from_events_alone)
 
 Test(report, convoy_of_handoffs_through_a_queue)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503, 504, 505, 506 };
-	header(7, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502, 503, 504, 505, 506));
 	for (uint32_t k = 501; k <= 506; k++)
 		wait_sleep(t + (k - 500) * 10 * US, k, FUTEX_WAIT_PRIVATE, L1, 2);
 	/* 500 hands it to 501, 501 to 502, ... each woken thread the next */
@@ -546,10 +516,7 @@ Test(report, convoy_of_handoffs_through_a_queue)
 	futex(t + 10 * MS, 506, FUTEX_WAKE_PRIVATE, L1, 1);
 	sys_exit(t + 10 * MS + US, 506, NR_futex, 0);
 	finish(t + 20 * MS);
-	const struct lt_report_finding *f = find(LT_FIND_CONVOY, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	must_find(LT_FIND_CONVOY, NULL);
 	const struct lt_report_lock *l = lock_at(L1);
 	cr_assert_eq(l->handoffs, 6);
 	cr_assert_eq(l->longest_chain, 6);
@@ -564,10 +531,7 @@ Test(report, convoy_of_handoffs_through_a_queue)
 
 Test(report, holder_preempted_while_others_wait)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 	handoff(t + 1 * MS, PID, 501, L1); /* 501 holds L1 */
 	wait_sleep(t + 2 * MS, PID, FUTEX_WAIT_PRIVATE, L1, 2);
@@ -575,10 +539,7 @@ Test(report, holder_preempted_while_others_wait)
 	on(t + 23 * MS, 501);
 	handoff(t + 24 * MS, 501, PID, L1);
 	finish(t + 30 * MS);
-	const struct lt_report_finding *f = find(LT_FIND_HOLDER_OFFCPU, "preempted");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_OFFCPU, "preempted");
 	cr_assert_eq(f->holder, 501);
 	cr_assert_eq(f->duration_ns, 20 * MS);
 	cr_assert_eq(f->since, t + 3 * MS);
@@ -586,7 +547,7 @@ Test(report, holder_preempted_while_others_wait)
 	cr_assert_eq(l->offcpu_count, 1);
 	/* a short preemption is not worth a finding */
 	done();
-	header(2, tids);
+	header(TIDS(PID, 501));
 	start();
 	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 	handoff(t + 1 * MS, PID, 501, L1);
@@ -603,10 +564,7 @@ Test(report, holder_preempted_while_others_wait)
 
 Test(report, healthy_trace_and_a_join_wait_have_no_findings)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 	handoff(t + 1 * MS, PID, 501, L1);
 	/* the main thread joins 501 (sleeps on its tid word) for 5 s */
@@ -623,10 +581,7 @@ Test(report, healthy_trace_and_a_join_wait_have_no_findings)
 
 Test(report, wait_time_quantiles_from_the_histogram)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	/* 99 waits of 1 ms, one of 1 s */
 	for (int i = 0; i < 100; i++) {
 		uint64_t d = i == 99 ? SEC : MS;
@@ -652,8 +607,7 @@ Test(report, wait_time_quantiles_from_the_histogram)
 
 Test(report, where_each_threads_time_went)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
+	header(TIDS(PID, 501));
 	start();
 	uint64_t t = BASE; /* a first switch-in means it waited for a cpu since the start */
 	/* 501: runs 10 ms, sleeps 20 ms in a futex wait, waits 5 ms for a cpu,
@@ -687,10 +641,7 @@ Test(report, where_each_threads_time_went)
 
 Test(report, wake_edges_count_who_woke_whom)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502));
 	for (int i = 0; i < 3; i++) {
 		wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 		handoff(t + 1 * MS, 502, 501, L1);
@@ -711,8 +662,7 @@ Test(report, wake_edges_count_who_woke_whom)
 
 Test(report, losses_are_noted_with_cpu_kind_and_time)
 {
-	const uint32_t tids[] = { PID };
-	header(1, tids);
+	header(TIDS(PID));
 	start();
 	struct lt_event e = mk(LT_EV_LOST, BASE + 5 * MS, 0);
 	e.h.cpu = 1;
@@ -740,8 +690,7 @@ Test(report, losses_are_noted_with_cpu_kind_and_time)
 
 Test(report, json_output_parses_and_escapes_names)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
+	header(TIDS(PID, 501, 502, 503));
 	snprintf(TI[1].comm, sizeof(TI[1].comm), "q\"uo\\te\n\xff");
 	start();
 	uint64_t t = BASE + 10 * MS;
@@ -779,8 +728,7 @@ Test(report, json_output_parses_and_escapes_names)
  * written, each with why it was taken (stored, or from the order). */
 Test(report, json_carries_the_stored_snapshots)
 {
-	const uint32_t tids[] = { PID };
-	header(1, tids);
+	header(TIDS(PID));
 	start();
 	snapshot("{\"tid\": 500, \"comm\": \"app\"}");
 	const char *end = "{\"schema\": \"locktrace.snapshot/1\", \"pid\": 500, \"occasion\": \"end\","
@@ -830,8 +778,7 @@ Test(report, json_reader_is_strict_about_syntax_and_tolerant_about_content)
 	cr_assert_eq(rp_json_num(rp_json_get(j, "s"), 7), 7, "mistyped reads as the default");
 	rp_json_free(j);
 	/* a snapshot of another schema is ignored with a note */
-	const uint32_t tids[] = { PID };
-	header(1, tids);
+	header(TIDS(PID));
 	start();
 	const char *other = "{\"schema\": \"something/2\", \"threads\": []}";
 	cr_assert_eq(lt_report_snapshot(R, other, strlen(other)), -1);
@@ -849,8 +796,7 @@ Test(report, json_reader_is_strict_about_syntax_and_tolerant_about_content)
 static void write_trace(const char *path)
 {
 	struct lt_writer *w;
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
+	header(TIDS(PID, 501));
 	cr_assert_eq(lt_writer_open(&w, path, 1), 0);
 	cr_assert_eq(lt_writer_header(w, &H), 0);
 	uint64_t t = BASE + 10 * MS;
@@ -945,8 +891,7 @@ static size_t sym_entry(uint8_t *out, uint64_t addr, const char *name)
 
 Test(report, symbols_sections_name_locks_and_a_later_name_wins)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
+	header(TIDS(PID, 501, 502, 503));
 	start();
 	uint8_t buf[512];
 	size_t n = 0;
@@ -999,8 +944,7 @@ static const char *stack_of(const char *f1, const char *f2)
 
 static void hung_before_the_trace(int second_suspect)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503, 504 };
-	header(5, tids);
+	header(TIDS(PID, 501, 502, 503, 504));
 	H.flags = LT_HDR_FLIGHT;
 	for (int i = 0; i < 5; i++)
 		TI[i].sc_nr = -2;
@@ -1031,10 +975,7 @@ static void hung_before_the_trace(int second_suspect)
 Test(report, probable_holder_from_the_snapshot_when_the_trace_began_late)
 {
 	hung_before_the_trace(0);
-	const struct lt_report_finding *f = find(LT_FIND_HOLDER_BLOCKED, "io");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
 	cr_assert_eq(f->holder, 503);
 	cr_assert_eq(f->fd, 7);
 	cr_assert(has_lock(f, G0) && has_lock(f, G1));
@@ -1069,8 +1010,7 @@ Test(report, no_guess_with_two_suspects)
  * kept, and the thread's Python frame is where it is. */
 Test(report, runtime_thread_names_and_python_locks)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
+	header(TIDS(PID, 501, 502));
 	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 0, 500 * MS);
 	start();
 	snapshot("{\"tid\": 502, \"comm\": \"python3\", \"state\": \"S\", \"runtime\": {\"lang\": \"python\","
@@ -1092,10 +1032,7 @@ Test(report, runtime_thread_names_and_python_locks)
 	cr_assert_str_eq(lt_report_thread_name(R, PID, "python3"), "MainThread");
 	cr_assert_str_eq(lt_report_thread_name(R, 502, NULL), "early-\xc3\xa9", "from the first snapshot");
 	cr_assert_str_eq(lt_report_thread_name(R, 999, "other"), "other");
-	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
 	cr_assert(strstr(f->summary, "the threading.Lock lk ("), "%s", f->summary);
 	bool kept = false;
 	for (size_t i = 0; i < f->n_evidence; i++)
