@@ -951,6 +951,14 @@ static void build(struct fx *f, struct image *im, const char *vtext, uint32_t he
 	fx->lock_state = strdup("value 0, 1 waiter");
 }
 
+/* A fresh process of layout L holding the interpreter image of version
+ * VTEXT (HEX: its Py_Version, 0 for none). */
+static void image(struct fx *f, struct image *im, const struct fxl *l, const char *vtext, uint32_t hex)
+{
+	fx_init(f, l);
+	build(f, im, vtext, hex);
+}
+
 static void apply(struct fx *f)
 {
 	struct lt_lm_env e;
@@ -1016,8 +1024,7 @@ static void run_version(const struct fxl *l, const char *text, uint32_t hex)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, l);
-	build(&f, &im, text, hex);
+	image(&f, &im, l, text, hex);
 	apply(&f);
 	cr_assert_eq(f.snap.notes.n, 0);
 	expect_image(&f, &im, true);
@@ -1061,8 +1068,7 @@ Test(rt_cpython_fixture, v3_13_other_published_offsets)
 	l.ts_frame = 0x58;
 	l.if_instr = 0x30;
 	l.co_filename = 0x90;
-	fx_init(&f, &l);
-	build(&f, &im, "3.13.0", 0x030d00f0);
+	image(&f, &im, &l, "3.13.0", 0x030d00f0);
 	apply(&f);
 	cr_assert_eq(f.snap.notes.n, 1);
 	cr_assert(strstr(f.snap.notes.v[0], "_Py_DebugOffsets differ from 3.13.0's"), "%s",
@@ -1083,8 +1089,7 @@ Test(rt_cpython_fixture, unknown_versions_said_not_guessed)
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct fx f;
 		struct image im;
-		fx_init(&f, v[i].l);
-		build(&f, &im, v[i].text, v[i].hex);
+		image(&f, &im, v[i].l, v[i].text, v[i].hex);
 		apply(&f);
 		cr_assert_eq(f.snap.notes.n, 1, "%s", v[i].text);
 		cr_assert(strstr(f.snap.notes.v[0], v[i].note), "%s", f.snap.notes.v[0]);
@@ -1105,8 +1110,7 @@ Test(rt_cpython_fixture, v3_8_pthread_through_thread_db)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_38);
-	build(&f, &im, "3.8.18", 0);
+	image(&f, &im, &fxl_38, "3.8.18", 0);
 	f.fsbase = false;
 	uint64_t d = fx_alloc(&f, 12);
 	w32(&f, d, 32);
@@ -1118,8 +1122,7 @@ Test(rt_cpython_fixture, v3_8_pthread_through_thread_db)
 	expect_image(&f, &im, true);
 	fx_free(&f);
 
-	fx_init(&f, &fxl_38);
-	build(&f, &im, "3.8.18", 0);
+	image(&f, &im, &fxl_38, "3.8.18", 0);
 	f.fsbase = false;
 	apply(&f);
 	cr_assert_eq(f.snap.notes.n, 1);
@@ -1136,8 +1139,7 @@ Test(rt_cpython_fixture, no_threading_module)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_312);
-	build(&f, &im, "3.12.1", 0x030c01f0);
+	image(&f, &im, &fxl_312, "3.12.1", 0x030c01f0);
 	static const char *const mods[] = { "sys" };
 	uint64_t v[1] = { str(&f, "sys") };
 	w64(&f, im.interp + f.l.is_modules, sdict(&f, mods, v, 1));
@@ -1153,8 +1155,7 @@ Test(rt_cpython_fixture, damaged_frames)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_311);
-	build(&f, &im, "3.11.2", 0x030b02f0);
+	image(&f, &im, &fxl_311, "3.11.2", 0x030b02f0);
 	w64(&f, im.top[0] + f.l.if_code, str(&f, "not code"));
 	w64(&f, im.top[2] + f.l.if_prev, im.top[2]);
 	apply(&f);
@@ -1167,8 +1168,7 @@ Test(rt_cpython_fixture, damaged_frames)
 	fx_free(&f);
 
 	/* the same loop through PyFrameObjects (3.10) */
-	fx_init(&f, &fxl_310);
-	build(&f, &im, "3.10.13", 0);
+	image(&f, &im, &fxl_310, "3.10.13", 0);
 	w64(&f, im.top[2] + f.l.f_back, im.top[2]);
 	apply(&f);
 	cr_assert_eq(f.threads[2].n_rt_frames, 256);
@@ -1181,8 +1181,7 @@ Test(rt_cpython_fixture, rlock_names_its_owner)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_312);
-	build(&f, &im, "3.12.1", 0x030c01f0);
+	image(&f, &im, &fxl_312, "3.12.1", 0x030c01f0);
 	w64(&f, im.lock + 8, type_named(&f, "_thread.RLock", NULL));
 	w64(&f, im.lock + 24, im.pt[0]);
 	w64(&f, im.lock + 32, 2);
@@ -1201,8 +1200,7 @@ Test(rt_cpython_fixture, lock_on_another_futex_not_named)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_310);
-	build(&f, &im, "3.10.13", 0);
+	image(&f, &im, &fxl_310, "3.10.13", 0);
 	f.threads[1].futex.uaddr = f.threads[1].futex.lock_base = im.sem + 64;
 	apply(&f);
 	cr_assert_str_eq(f.threads[1].futex.lock_kind, "semaphore");
