@@ -290,140 +290,132 @@ static void small_tables(struct fk *f)
 	put_consts(f, SMALL_LONGS, N(SMALL_LONGS), &ODD_CONST, true);
 }
 
+/* The address of the exported variable NAME. */
+static uint64_t sym_addr(struct fk *f, const char *name)
+{
+	for (int i = 0; i < f->nsym; i++)
+		if (!strcmp(f->sym[i].name, name))
+			return f->sym[i].addr;
+	cr_assert_fail("no symbol %s in the fixture", name);
+	return 0;
+}
+
+/* The tables tests: a process, the tables read from it, the notes. */
+struct tabfix {
+	struct fk f;
+	struct hs_vm vm;
+	struct lt_strlist notes;
+};
+
+static int read_vm(struct tabfix *t)
+{
+	struct lt_lm_env e;
+	fk_env(&t->f, &e);
+	return hs_vm_read(&e, &t->vm, &t->notes);
+}
+
 Test(rt_hotspot_tables, odd_layouts_are_read_from_the_exported_offsets)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), 0);
-	dump_notes(&notes);
-	cr_assert_eq(notes.n, 0);
-	cr_assert_eq(vm.n_fields, N(SMALL_FIELDS));
-	cr_assert_eq(vm.n_types, N(SMALL_TYPES));
-	const struct hs_field *x = hs_vm_field(&vm, "JavaThread", "_osthread");
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	cr_assert_eq(read_vm(&t), 0);
+	dump_notes(&t.notes);
+	cr_assert_eq(t.notes.n, 0);
+	cr_assert_eq(t.vm.n_fields, N(SMALL_FIELDS));
+	cr_assert_eq(t.vm.n_types, N(SMALL_TYPES));
+	const struct hs_field *x = hs_vm_field(&t.vm, "JavaThread", "_osthread");
 	cr_assert(x && !x->is_static && x->value == 0x230);
 	cr_assert_str_eq(x->tstring, "OSThread*");
 	/* a field the class inherits: found in its superclass */
-	x = hs_vm_field(&vm, "CompilerThread", "_threadObj");
+	x = hs_vm_field(&t.vm, "CompilerThread", "_threadObj");
 	cr_assert(x && x->value == 0x280 && !strcmp(x->type, "JavaThread"));
-	x = hs_vm_field(&vm, "CompilerThread", "_osthread");
+	x = hs_vm_field(&t.vm, "CompilerThread", "_osthread");
 	cr_assert(x && x->value == 0x230, "the nearest declaration wins");
-	x = hs_vm_field(&vm, "Universe", "_collectedHeap");
+	x = hs_vm_field(&t.vm, "Universe", "_collectedHeap");
 	cr_assert(x && x->is_static && x->value == 0x7f0000001234ull);
-	x = hs_vm_field(&vm, "ObjectMonitor", "_object");
+	x = hs_vm_field(&t.vm, "ObjectMonitor", "_object");
 	cr_assert(x && !x->tstring && x->value == 8);
-	cr_assert_null(hs_vm_field(&vm, "JavaThread", "_nonexistent"));
-	cr_assert_null(hs_vm_field(&vm, "NoSuchType", "_osthread"));
-	const struct hs_type *t = hs_vm_type(&vm, "JavaThread");
-	cr_assert(t && t->size == 0x4d0 && !strcmp(t->super, "Thread") && t->is_int);
-	cr_assert_null(hs_vm_type(&vm, "ThreadShadow")->super);
+	cr_assert_null(hs_vm_field(&t.vm, "JavaThread", "_nonexistent"));
+	cr_assert_null(hs_vm_field(&t.vm, "NoSuchType", "_osthread"));
+	const struct hs_type *ty = hs_vm_type(&t.vm, "JavaThread");
+	cr_assert(ty && ty->size == 0x4d0 && !strcmp(ty->super, "Thread") && ty->is_int);
+	cr_assert_null(hs_vm_type(&t.vm, "ThreadShadow")->super);
 	int64_t v;
-	cr_assert(hs_vm_int(&vm, "_thread_blocked", &v) && v == 10);
-	cr_assert(hs_vm_int(&vm, "neg", &v) && v == -5, "int constants are signed");
-	cr_assert(hs_vm_long(&vm, "big", &v) && (uint64_t)v == 0x8000000000000001ull);
-	cr_assert(!hs_vm_int(&vm, "markWord::monitor_value", &v), "the tables are separate");
-	hs_vm_free(&vm);
-	fk_free(&f);
+	cr_assert(hs_vm_int(&t.vm, "_thread_blocked", &v) && v == 10);
+	cr_assert(hs_vm_int(&t.vm, "neg", &v) && v == -5, "int constants are signed");
+	cr_assert(hs_vm_long(&t.vm, "big", &v) && (uint64_t)v == 0x8000000000000001ull);
+	cr_assert(!hs_vm_int(&t.vm, "markWord::monitor_value", &v), "the tables are separate");
+	hs_vm_free(&t.vm);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, no_jvm_is_silent)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	fk_init(&f);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -ENOENT);
-	cr_assert_eq(notes.n, 0);
-	fk_free(&f);
+	struct tabfix t = { .notes = { 0 } };
+	fk_init(&t.f);
+	cr_assert_eq(read_vm(&t), -ENOENT);
+	cr_assert_eq(t.notes.n, 0);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, member_outside_the_stride_is_refused)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
 	/* the IsStatic member said to lie past the end of an entry */
-	for (int i = 0; i < f.nsym; i++)
-		if (!strcmp(f.sym[i].name, "gHotSpotVMStructEntryIsStaticOffset"))
-			w64(&f, f.sym[i].addr, 70);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(tl_strlist_has(&notes, "does not fit an entry of 72 bytes"));
-	cr_assert_eq(vm.n_fields, 0);
-	lt_strlist_free(&notes);
-	fk_free(&f);
+	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructEntryIsStaticOffset"), 70);
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "does not fit an entry of 72 bytes"));
+	cr_assert_eq(t.vm.n_fields, 0);
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, unterminated_table_is_refused)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
 	/* the types table moved to the end of memory, without its last
 	 * (all-zero) entry: it runs into unreadable memory */
 	uint64_t arr = 0, var = 0;
-	for (int i = 0; i < f.nsym; i++)
-		if (!strcmp(f.sym[i].name, "gHotSpotVMTypes"))
-			var = f.sym[i].addr;
-	memcpy(&arr, at(&f, var), 8);
+	var = sym_addr(&t.f, "gHotSpotVMTypes");
+	memcpy(&arr, at(&t.f, var), 8);
 	size_t len = N(SMALL_TYPES) * ODD_TYPE.stride;
 	uint64_t moved = MEM + MEM_SIZE - len;
-	memcpy(at(&f, moved), at(&f, arr), len);
-	w64(&f, var, moved);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(tl_strlist_has(&notes, "gHotSpotVMTypes entry 4"), "notes: %s", notes.n ? notes.v[0] : "-");
-	lt_strlist_free(&notes);
-	fk_free(&f);
+	memcpy(at(&t.f, moved), at(&t.f, arr), len);
+	w64(&t.f, var, moved);
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "gHotSpotVMTypes entry 4"), "notes: %s", t.notes.n ? t.notes.v[0] : "-");
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, unreadable_name_drops_its_entry)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
 	uint64_t arr = 0;
-	for (int i = 0; i < f.nsym; i++)
-		if (!strcmp(f.sym[i].name, "gHotSpotVMStructs"))
-			memcpy(&arr, at(&f, f.sym[i].addr), 8);
+	memcpy(&arr, at(&t.f, sym_addr(&t.f, "gHotSpotVMStructs")), 8);
 	/* entry 3's field name points nowhere */
-	w64(&f, arr + 3 * ODD_STRUCT.stride + ODD_STRUCT.off[1], 0x5000);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), 0);
-	cr_assert_eq(vm.n_fields, N(SMALL_FIELDS) - 1);
-	cr_assert_null(hs_vm_field(&vm, "Universe", "_collectedHeap"));
-	cr_assert(tl_strlist_has(&notes, "1 names in the VMStructs tables were unreadable"));
-	hs_vm_free(&vm);
-	lt_strlist_free(&notes);
-	fk_free(&f);
+	w64(&t.f, arr + 3 * ODD_STRUCT.stride + ODD_STRUCT.off[1], 0x5000);
+	cr_assert_eq(read_vm(&t), 0);
+	cr_assert_eq(t.vm.n_fields, N(SMALL_FIELDS) - 1);
+	cr_assert_null(hs_vm_field(&t.vm, "Universe", "_collectedHeap"));
+	cr_assert(tl_strlist_has(&t.notes, "1 names in the VMStructs tables were unreadable"));
+	hs_vm_free(&t.vm);
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, uninitialised_tables_are_said)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
-	for (int i = 0; i < f.nsym; i++)
-		if (!strcmp(f.sym[i].name, "gHotSpotVMStructEntryArrayStride"))
-			w64(&f, f.sym[i].addr, 0); /* not yet set by the JVM */
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(tl_strlist_has(&notes, "is not a table"));
-	lt_strlist_free(&notes);
-	fk_free(&f);
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructEntryArrayStride"), 0); /* not yet set by the JVM */
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "is not a table"));
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
 }
 
 /* ---- lock_hotspot_fixture: a synthetic JVM ---- */
