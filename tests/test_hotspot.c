@@ -88,6 +88,12 @@ static uint8_t *at(struct fk *f, uint64_t addr)
 }
 
 static void w64(struct fk *f, uint64_t a, uint64_t v) { memcpy(at(f, a), &v, 8); }
+static uint64_t r64(struct fk *f, uint64_t a)
+{
+	uint64_t v;
+	memcpy(&v, at(f, a), 8);
+	return v;
+}
 static void w32(struct fk *f, uint64_t a, uint32_t v) { memcpy(at(f, a), &v, 4); }
 static void w16(struct fk *f, uint64_t a, uint16_t v) { memcpy(at(f, a), &v, 2); }
 static void w8(struct fk *f, uint64_t a, uint8_t v) { *at(f, a) = v; }
@@ -1069,13 +1075,18 @@ static void check_deadlock(struct fk *f)
 	cr_assert(tl_strlist_has(&v->evidence, "waits for the Java monitor (LockA@0x"));
 }
 
+/* jvm_image, then the models and the verdicts applied to it. */
+static void jvm_applied(struct fk *f, struct jvm_img *j, const struct jcfg *c)
+{
+	jvm_image(f, c, j);
+	apply(f);
+}
+
 Test(lock_hotspot_fixture, jdk17_layout_deadlock_with_names_and_classes)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ 0 });
 	check_deadlock(&f);
 	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@"), *lb = lock_named(&f.snap, "app.LockB@");
 	cr_assert_not_null(strstr(la->holder_how, "is JavaThread 0x"), "%s", la->holder_how);
@@ -1092,8 +1103,7 @@ Test(lock_hotspot_fixture, java_threads_are_runtime_threads_in_text_and_json)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	struct lt_lm_env e;
 	fk_env(&f, &e);
 	lt_lockmodels_apply(&f.snap, &e);
@@ -1116,9 +1126,7 @@ Test(lock_hotspot_fixture, owner_ids_and_lock_stacks)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .owner_ids = true };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .owner_ids = true });
 	check_deadlock(&f);
 	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@"), *lb = lock_named(&f.snap, "app.LockB@");
 	cr_assert_not_null(strstr(la->holder_how, "is the _monitor_owner_id of thread 101"), "%s",
@@ -1132,9 +1140,7 @@ Test(lock_hotspot_fixture, jdk21_field_stream_names)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .field_stream = true };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .field_stream = true });
 	check_deadlock(&f);
 	fk_free(&f);
 }
@@ -1143,9 +1149,7 @@ Test(lock_hotspot_fixture, field_stream_without_its_flags_keeps_monitors)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .field_stream = true, .no_ff_consts = true };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .field_stream = true, .no_ff_consts = true });
 	cr_assert(tl_strlist_has(&f.snap.notes, "Java thread names not read: the JVM's tables do not describe its "
 					  "Java field layout"));
 	for (int i = 0; i < 4; i++)
@@ -1161,9 +1165,7 @@ Test(lock_hotspot_fixture, missing_field_is_said_and_nothing_claimed)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .no_pending = true };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .no_pending = true });
 	cr_assert(tl_strlist_has(&f.snap.notes, "hotspot: HotSpot 17.0.99+1-fixture: Java threads not read: no "
 					  "JavaThread::_current_pending_monitor in the JVM's tables"));
 	cr_assert_eq(f.snap.n_rtlocks, 0);
@@ -1176,12 +1178,10 @@ Test(lock_hotspot_fixture, free_monitor_and_running_contender)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	/* LockA's monitor released; 102 (its waiter) is claimed without an
 	 * owner.  101 spins in Java: its pending monitor is no wait. */
-	uint64_t ma;
-	memcpy(&ma, at(&f, j.jt[1] + JT_PENDING), 8);
+	uint64_t ma = r64(&f, j.jt[1] + JT_PENDING);
 	w64(&f, ma + OM_OWNER, 0);
 	w32(&f, j.jt[0] + JT_STATE, IN_JAVA);
 	apply(&f);
@@ -1199,8 +1199,7 @@ Test(lock_hotspot_fixture, unreadable_heap_keeps_threads_and_owners)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	/* the String class unreadable: no names, but owners and the cycle
 	 * come from the JVM's own structures */
 	f.hole_lo = j.string_k;
@@ -1216,8 +1215,7 @@ Test(lock_hotspot_fixture, a_waiter_that_woke_still_waits_if_the_jvm_says_so)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	/* HotSpot's "responsible" waiter re-parks every second: the snapshot
 	 * saw it move, the JVM says it still waits */
 	f.threads[1].moved = true;
@@ -1230,8 +1228,7 @@ Test(lock_hotspot_fixture, a_thread_leaving_its_wait_is_not_claimed)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	f.flip_addr = j.jt[0] + JT_PENDING; /* 101 got its monitor meanwhile */
 	f.flip_val = 0;
 	apply(&f);
@@ -1246,10 +1243,8 @@ Test(lock_hotspot_fixture, an_owner_changing_between_reads_is_not_named)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
-	uint64_t ma;
-	memcpy(&ma, at(&f, j.jt[1] + JT_PENDING), 8);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	uint64_t ma = r64(&f, j.jt[1] + JT_PENDING);
 	f.flip_addr = ma + OM_OWNER;
 	f.flip_val = j.jt[2];
 	apply(&f);
@@ -1269,8 +1264,7 @@ Test(lock_hotspot_fixture, moved_waiters_close_a_cycle_only_when_named)
 	for (int named = 0; named < 2; named++) {
 		struct fk f;
 		struct jvm_img j;
-		struct jcfg c = { 0 };
-		jvm_image(&f, &c, &j);
+		jvm_image(&f, &(struct jcfg){ 0 }, &j);
 		f.threads[1].moved = true;
 		struct lt_lm_env e;
 		fk_env(&f, &e);
@@ -1320,9 +1314,7 @@ Test(lock_hotspot_fixture, interpreted_and_native_frames_jdk17_line_coding)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 17 });
 	check_java_frames(&f.threads[1], 311);
 	cr_assert_eq(f.threads[2].n_rt_frames, 0, "no anchor, no frames");
 	cr_assert_eq(f.threads[2].n_frames, 0);
@@ -1338,10 +1330,8 @@ Test(lock_hotspot_fixture, frames_placed_at_the_unwinders_return_addresses)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
-	uint64_t fp0;
-	memcpy(&fp0, at(&f, j.jt[0] + JT_ANCHOR + FA_FP), 8);
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+	uint64_t fp0 = r64(&f, j.jt[0] + JT_ANCHOR + FA_FP);
 	struct lt_thread *t = &f.threads[1];
 	t->frames[1].pc = g_frames.cc + INTERP + 0x140; /* after the call */
 	w64(&f, fp0 + 8, g_frames.cc + INTERP + 0x140); /* the caller returns there too */
@@ -1358,8 +1348,7 @@ Test(lock_hotspot_fixture, frames_the_native_stack_does_not_reach_stay_unplaced)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
 	struct lt_thread *t = &f.threads[1];
 	t->frames[2].pc = 0x7f0000003000; /* outside the code cache */
 	free(t->frames[3].func);           /* and the stack ends there */
@@ -1384,9 +1373,7 @@ Test(lock_hotspot_fixture, interpreted_frames_jdk21_unsigned5_and_u4_flags)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 21 };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 21 });
 	check_java_frames(&f.threads[1], 311);
 	fk_free(&f);
 }
@@ -1395,11 +1382,10 @@ Test(lock_hotspot_fixture, early_bci_takes_the_line_of_its_pair)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
 	uint64_t cm_run, fp0;
-	memcpy(&cm_run, at(&f, g_frames.run + M_CONST), 8);
-	memcpy(&fp0, at(&f, j.jt[0] + JT_ANCHOR + FA_FP), 8);
+	cm_run = r64(&f, g_frames.run + M_CONST);
+	fp0 = r64(&f, j.jt[0] + JT_ANCHOR + FA_FP);
 	w64(&f, fp0 - 64, cm_run + CM_SIZE + 7); /* bci 7: the (5, 11) pair */
 	apply(&f);
 	cr_assert_eq(f.threads[1].rt_frames[0].line, 11);
@@ -1410,9 +1396,7 @@ Test(lock_hotspot_fixture, jdk20_line_coding_is_not_guessed)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 20 };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 20 });
 	cr_assert(tl_strlist_has(&f.snap.notes, "Java line numbers not read: the line tables' coding of JDK 20"));
 	check_java_frames(&f.threads[1], 0);
 	fk_free(&f);
@@ -1422,8 +1406,7 @@ Test(lock_hotspot_fixture, a_method_its_class_does_not_own_is_no_frame)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
 	/* the frame's Method* leads to a class that owns another pool */
 	w64(&f, g_frames.main_k + IK_CONSTANTS, MEM + 0x100);
 	apply(&f);
