@@ -50,8 +50,11 @@ static void cleanup(void)
 	}
 }
 
+/* Skips the test unless root with the trace processor at hand; then the
+ * files of this test, named from TAG. */
 static void name_files(const char *tag)
 {
+	need_root_and_tp();
 	tl_tmp_path(raw, sizeof(raw), tag);
 	int stem = (int)(strlen(raw) - strlen(".ltrace"));
 	snprintf(pft, sizeof(pft), "%.*s.perfetto-trace", stem, raw);
@@ -356,28 +359,38 @@ static void check_open_calls(const struct tp_table *t, const struct demo_truth *
 	cr_assert_eq(t->nrows, (size_t)d->waiters + 1, "%s: calls other than the stuck ones:\n%s", what, tp_dump(t));
 }
 
-static void demo_perfetto(const struct demo_truth *d, const struct tl_trace *tr, const char *cmdline,
-			  const struct rp_json *rep)
+/* The demo's seven queries on FILE: problems, the process, its threads,
+ * the outermost calls (their arguments under ARGS, the address as ADDR),
+ * STATES, the queues and the flows. */
+static void demo_query(const char *file, const struct demo_truth *d, const char *args, const char *addr,
+		       const char *states, struct tp_out *o)
 {
 	char sql[4096], threads[1024];
-	struct tp_out o;
 	sql_threads(threads, sizeof(threads), d->pid);
 	snprintf(sql, sizeof(sql),
 		 SQL_PROBLEMS
 		 "select pid, name, cmdline from process where pid = %d;\n"
 		 "%s"
 		 "select t.tid, s.name, s.ts, s.ts + s.dur = trace_end() as to_end,\n"
-		 "  extract_arg(s.arg_set_id, 'debug.unfinished') as unfinished,\n"
-		 "  extract_arg(s.arg_set_id, 'debug.blocked_at_start') as at_start,\n"
-		 "  printf('0x%%x', extract_arg(s.arg_set_id, 'debug.addr')) as addr\n"
+		 "  extract_arg(s.arg_set_id, '%s.unfinished') as unfinished,\n"
+		 "  extract_arg(s.arg_set_id, '%s.blocked_at_start') as at_start,\n"
+		 "  %s as addr\n"
 		 "from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid)\n"
 		 "where s.depth = 0 order by t.tid;\n"
-		 "select t.tid, s.state, s.ts, s.dur from thread_state s join thread t using (utid)\n"
-		 "where t.tid in (select tid from thread_track tt join slice x on x.track_id = tt.id\n"
-		 "                join thread using (utid)) order by t.tid, s.ts;\n"
-		 "%s%s",
-		 (int)d->pid, threads, SQL_QUEUES, SQL_FLOWS);
-	query(pft, sql, 7, &o);
+		 "%s%s%s",
+		 (int)d->pid, threads, args, args, addr, states, SQL_QUEUES, SQL_FLOWS);
+	query(file, sql, 7, o);
+}
+
+static void demo_perfetto(const struct demo_truth *d, const struct tl_trace *tr, const char *cmdline,
+			  const struct rp_json *rep)
+{
+	struct tp_out o;
+	demo_query(pft, d, "debug", "printf('0x%x', extract_arg(s.arg_set_id, 'debug.addr'))",
+		   "select t.tid, s.state, s.ts, s.dur from thread_state s join thread t using (utid)\n"
+		   "where t.tid in (select tid from thread_track tt join slice x on x.track_id = tt.id\n"
+		   "                join thread using (utid)) order by t.tid, s.ts;\n",
+		   &o);
 
 	/* the process: named by argv[0] as Perfetto's own scraper does */
 	const struct tp_table *p = &o.t[1];
@@ -420,23 +433,9 @@ static void demo_perfetto(const struct demo_truth *d, const struct tl_trace *tr,
  * states (no scheduler data). */
 static void demo_json(const struct demo_truth *d, const struct tl_trace *tr, const struct rp_json *rep)
 {
-	char sql[4096], threads[1024];
 	struct tp_out o;
-	sql_threads(threads, sizeof(threads), d->pid);
-	snprintf(sql, sizeof(sql),
-		 SQL_PROBLEMS
-		 "select pid, name, cmdline from process where pid = %d;\n"
-		 "%s"
-		 "select t.tid, s.name, s.ts, s.ts + s.dur = trace_end() as to_end,\n"
-		 "  extract_arg(s.arg_set_id, 'args.unfinished') as unfinished,\n"
-		 "  extract_arg(s.arg_set_id, 'args.blocked_at_start') as at_start,\n"
-		 "  extract_arg(s.arg_set_id, 'args.addr') as addr\n"
-		 "from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid)\n"
-		 "where s.depth = 0 order by t.tid;\n"
-		 "select count(*) as n from thread_state;\n"
-		 "%s%s",
-		 (int)d->pid, threads, SQL_QUEUES, SQL_FLOWS);
-	query(jsn, sql, 7, &o);
+	demo_query(jsn, d, "args", "extract_arg(s.arg_set_id, 'args.addr')",
+		   "select count(*) as n from thread_state;\n", &o);
 	cr_assert_str_eq(str(&o.t[1], 0, "name"), "demo");
 	cr_assert_null(tp_get(&o.t[1], 0, "cmdline"));
 	for (int i = 0; i < d->ntids; i++)
@@ -475,7 +474,6 @@ static void demo_docs(const struct demo_truth *d, const char *trace)
 
 Test(tp_live, demo_holder_asleep_in_read_waiters_blocked_before_attach, .fini = cleanup, .timeout = 60)
 {
-	need_root_and_tp();
 	char lines[64][256];
 	int n = 0;
 	struct demo_truth d;
@@ -606,7 +604,6 @@ static void mutex_docs(const char *trace, const struct mutex_truth *m)
 
 Test(tp_live, mutex_unlocks_flow_to_the_waits_they_ended, .fini = cleanup, .timeout = 60)
 {
-	need_root_and_tp();
 	char out[64][256];
 	int n = 0;
 	struct mutex_truth m;
@@ -682,7 +679,6 @@ static void check_chain(const char *trace, pid_t ping, pid_t pong)
 
 Test(tp_live, condvar_wake_chain_alternates_between_the_players, .fini = cleanup, .timeout = 60)
 {
-	need_root_and_tp();
 	char out[64][256];
 	int n = 0;
 
