@@ -242,7 +242,8 @@ Test(lock_glibc_unit, mutex_dynsym_names_errorcheck)
 {
 	static const char *const fr[] = { "__lll_lock_wait", "pthread_mutex_lock@@GLIBC_2.2.5",
 					  "!worker", NULL };
-	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 1, true, fr), 0, 101, 2, LT_OWNER_MUTEX);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 1, true, fr),
+					       0, 101, 2, LT_OWNER_MUTEX);
 	kind_is(t, "pthread mutex");
 	acquire_is(t, "pthread_mutex_lock");
 	state_has(t, "locked, owner 101, kind errorcheck");
@@ -253,7 +254,8 @@ Test(lock_glibc_unit, mutex_timedlock_recursive_pshared)
 {
 	static const char *const fr[] = { "__lll_clocklock_wait", "__pthread_mutex_clocklock_common",
 					  "___pthread_mutex_timedlock64", "!worker", NULL };
-	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, false, fr), 3, 101, 1 | 128, LT_OWNER_MUTEX);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, false, fr),
+					       3, 101, 1 | 128, LT_OWNER_MUTEX);
 	acquire_is(t, "pthread_mutex_timedlock");
 	state_has(t, "owner 101, count 3, kind recursive, pshared");
 }
@@ -261,7 +263,8 @@ Test(lock_glibc_unit, mutex_timedlock_recursive_pshared)
 Test(lock_glibc_unit, mutex_robust_and_pi)
 {
 	static const char *const fr[] = { "__pthread_mutex_lock_full", "!worker", NULL };
-	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 101u | 0x80000000u, true, fr), 0, 101, 16, LT_OWNER_ROBUST);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 101u | 0x80000000u, true, fr),
+					       0, 101, 16, LT_OWNER_ROBUST);
 	kind_is(t, "pthread mutex");
 	cr_assert_eq(t->futex.owner_kind, LT_OWNER_ROBUST);
 	state_has(t, "locked, waiters, owner 101, kind normal, robust");
@@ -282,7 +285,8 @@ Test(lock_glibc_unit, mutex_relock_inside_cond_wait)
 	static const char *const fr[] = { "__lll_lock_wait", "__pthread_mutex_cond_lock",
 					  "__pthread_cond_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
 					  "!rt_acquire", NULL };
-	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, true, fr), 0, 101, 0, LT_OWNER_MUTEX);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, true, fr),
+					       0, 101, 0, LT_OWNER_MUTEX);
 	kind_is(t, "pthread mutex");
 	acquire_is(t, "pthread_mutex_lock");
 }
@@ -531,7 +535,8 @@ Test(lock_glibc_unit, join_without_symbols)
 
 Test(lock_glibc_unit, no_frames_mutex_from_memory)
 {
-	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, true, NULL), 0, 101, 0, LT_OWNER_MUTEX);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, true, NULL),
+					       0, 101, 0, LT_OWNER_MUTEX);
 	kind_is(t, "pthread mutex");
 	acquire_is(t, "pthread_mutex_lock");
 	state_has(t, "owner 101");
