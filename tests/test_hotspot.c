@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_fakeproc.h"
 #include "lt_test.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
@@ -36,10 +37,7 @@ extern const struct lt_lockmodel lt_lm_hotspot;
 struct fk {
 	uint8_t *mem;
 	uint64_t top;
-	struct {
-		const char *name;
-		uint64_t addr;
-	} sym[64];
+	struct fp_named sym[64];
 	int nsym;
 	uint64_t hole_lo, hole_hi; /* reads here fail */
 	/* the JVM running on: from the second read of flip_addr on, its
@@ -125,11 +123,11 @@ static void fk_var(struct fk *f, const char *name, uint64_t v)
 static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct fk *f = arg;
-	if (addr < MEM || addr + len > MEM + MEM_SIZE || addr + len < addr)
-		return -EFAULT;
 	if (addr < f->hole_hi && addr + len > f->hole_lo)
 		return -EFAULT;
-	memcpy(buf, f->mem + (addr - MEM), len);
+	int r = fp_flat_read(f->mem, MEM, MEM_SIZE, addr, buf, len);
+	if (r)
+		return r;
 	if (f->flip_addr && addr == f->flip_addr && len == 8 && f->flip_reads++ > 0)
 		memcpy(buf, &f->flip_val, 8);
 	return 0;
@@ -138,25 +136,12 @@ static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 static int fk_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct fk *f = arg;
-	for (int i = 0; i < f->nsym; i++)
-		if (!strcmp(f->sym[i].name, name)) {
-			*addr = f->sym[i].addr;
-			if (size)
-				*size = 8;
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static pid_t fk_stack_tid(void *arg, uint64_t addr)
-{
-	(void)arg, (void)addr;
-	return 0;
+	return fp_named_lookup(f->sym, f->nsym, name, addr, size, 8);
 }
 
 static void fk_env(struct fk *f, struct lt_lm_env *e)
 {
-	*e = (struct lt_lm_env){ .arg = f, .read = fk_read, .lookup = fk_lookup, .stack_tid = fk_stack_tid,
+	*e = (struct lt_lm_env){ .arg = f, .read = fk_read, .lookup = fk_lookup, .stack_tid = fp_no_stack_tid,
 				 .s = &f->snap };
 }
 
@@ -299,11 +284,9 @@ static void small_tables(struct fk *f)
 /* The address of the exported variable NAME. */
 static uint64_t sym_addr(struct fk *f, const char *name)
 {
-	for (int i = 0; i < f->nsym; i++)
-		if (!strcmp(f->sym[i].name, name))
-			return f->sym[i].addr;
-	cr_assert_fail("no symbol %s in the fixture", name);
-	return 0;
+	uint64_t a = 0;
+	cr_assert_eq(fp_named_lookup(f->sym, f->nsym, name, &a, NULL, 0), 0, "no symbol %s in the fixture", name);
+	return a;
 }
 
 /* The tables tests: a process, the tables read from it, the notes. */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_fakeproc.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
@@ -383,10 +384,7 @@ struct fx {
 	struct fxl l;
 	uint8_t *mem;
 	size_t used;
-	struct {
-		const char *name;
-		uint64_t addr;
-	} sym[16];
+	struct fp_named sym[16];
 	int nsym;
 	uint64_t t_str, t_bytes, t_long, t_tuple, t_dict, t_code, t_module;
 	uint64_t runtime, interp;
@@ -435,29 +433,13 @@ static void fx_sym(struct fx *f, const char *name, uint64_t addr)
 static int fx_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct fx *f = arg;
-	if (addr < ARENA || addr + len > ARENA + ARENA_LEN)
-		return -EFAULT;
-	memcpy(buf, f->mem + (addr - ARENA), len);
-	return 0;
+	return fp_flat_read(f->mem, ARENA, ARENA_LEN, addr, buf, len);
 }
 
 static int fx_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct fx *f = arg;
-	for (int i = 0; i < f->nsym; i++)
-		if (!strcmp(f->sym[i].name, name)) {
-			*addr = f->sym[i].addr;
-			if (size)
-				*size = 0; /* unknown */
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static pid_t fx_stack_tid(void *arg, uint64_t addr)
-{
-	(void)arg, (void)addr;
-	return 0;
+	return fp_named_lookup(f->sym, f->nsym, name, addr, size, 0 /* unknown */);
 }
 
 static uint64_t fx_fsbase(void *arg, pid_t tid)
@@ -469,7 +451,7 @@ static uint64_t fx_fsbase(void *arg, pid_t tid)
 static void fx_env(struct fx *f, struct lt_lm_env *e)
 {
 	*e = (struct lt_lm_env){ .arg = f, .read = fx_read, .lookup = fx_lookup,
-				 .stack_tid = fx_stack_tid, .fsbase = fx_fsbase, .s = &f->snap };
+				 .stack_tid = fp_no_stack_tid, .fsbase = fx_fsbase, .s = &f->snap };
 }
 
 /* An object header: refcount 1 and TYPE. */
