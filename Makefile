@@ -44,9 +44,10 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(B)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
 LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
-# tests/test_*.c hold the tests and test_util.c's helpers; helpers with
-# another name are listed here.
-TEST_SRCS := $(wildcard tests/test_*.c) tests/fakeproc.c tests/gen_trace.c
+# tests/test_*.c hold the tests; the helpers they share (no tests) are
+# listed here by name.
+TEST_SRCS := $(wildcard tests/test_*.c) tests/util.c tests/pf_check.c tests/tp.c \
+             tests/fakeproc.c tests/gen_trace.c
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
 WL_SRCS   := $(wildcard tests/workloads/*.c)
 WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))

@@ -132,3 +132,30 @@ void fp_env(struct fakeproc *f, struct lt_lm_env *e)
 				 .stack_tid = fp_stack_tid, .fsbase = f->nfs ? fp_fsbase_of : NULL,
 				 .s = &f->snap };
 }
+
+int fp_named_lookup(const struct fp_named *v, int n, const char *name, uint64_t *addr, uint64_t *size,
+		    uint64_t size_value)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name)) {
+			*addr = v[i].addr;
+			if (size)
+				*size = size_value;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int fp_flat_read(const uint8_t *mem, uint64_t base, size_t size, uint64_t addr, void *buf, size_t len)
+{
+	if (addr < base || addr + len > base + size || addr + len < addr)
+		return -EFAULT;
+	memcpy(buf, mem + (addr - base), len);
+	return 0;
+}
+
+pid_t fp_no_stack_tid(void *arg, uint64_t addr)
+{
+	(void)arg, (void)addr;
+	return 0;
+}

@@ -11,10 +11,7 @@ static inline struct lt_event lt_ev(uint64_t ts, uint32_t tid, uint16_t cpu, uin
 {
 	struct lt_event e;
 	memset(&e, 0, sizeof(e));
-	e.h.ts = ts;
-	e.h.tid = tid;
-	e.h.cpu = cpu;
-	e.h.kind = kind;
+	e.h = (struct lt_ev_hdr){ .ts = ts, .tid = tid, .cpu = cpu, .kind = kind };
 	return e;
 }
 
@@ -23,12 +20,9 @@ static inline struct lt_event lt_ev_futex(uint64_t ts, uint32_t tid, uint16_t cp
 					  uint64_t uaddr, uint32_t val, int64_t timeout, uint32_t val3)
 {
 	struct lt_event e = lt_ev(ts, tid, cpu, LT_EV_FUTEX_ENTER);
-	e.futex.nr = 202;
-	e.futex.op = op;
-	e.futex.uaddr = uaddr;
-	e.futex.val = val;
-	e.futex.timeout = timeout;
-	e.futex.val3 = val3;
+	e.futex = (struct lt_futex_enter){
+		.uaddr = uaddr, .timeout = timeout, .op = op, .val = val, .val3 = val3, .nr = 202
+	};
 	return e;
 }
 
@@ -36,8 +30,7 @@ static inline struct lt_event lt_ev_exit(uint64_t ts, uint32_t tid, uint16_t cpu
 					 int64_t ret)
 {
 	struct lt_event e = lt_ev(ts, tid, cpu, LT_EV_SYS_EXIT);
-	e.exit.nr = nr;
-	e.exit.ret = ret;
+	e.exit = (struct lt_sys_exit){ .ret = ret, .nr = nr };
 	return e;
 }
 
@@ -45,9 +38,7 @@ static inline struct lt_event lt_ev_io(uint64_t ts, uint32_t tid, uint16_t cpu, 
 				       int32_t fd, uint64_t count)
 {
 	struct lt_event e = lt_ev(ts, tid, cpu, LT_EV_IO_ENTER);
-	e.io.nr = nr;
-	e.io.fd = fd;
-	e.io.count = count;
+	e.io = (struct lt_io_enter){ .count = count, .fd = fd, .nr = nr };
 	return e;
 }
 
@@ -58,10 +49,9 @@ static inline struct lt_event lt_ev_waking(uint64_t ts, uint32_t wakee, uint16_t
 {
 	struct lt_event e = lt_ev(ts, wakee, cpu, LT_EV_WAKING);
 	e.h.flags = flags;
-	e.wake.waker_tid = waker;
-	e.wake.waker_tgid = waker_tgid;
-	e.wake.prio = 120;
-	e.wake.target_cpu = target_cpu;
+	e.wake = (struct lt_waking){
+		.waker_tid = waker, .waker_tgid = waker_tgid, .prio = 120, .target_cpu = target_cpu
+	};
 	snprintf(e.wake.waker_comm, LT_COMM_LEN, "%s", comm);
 	return e;
 }
@@ -71,12 +61,8 @@ static inline struct lt_event lt_ev_switch(uint64_t ts, uint16_t cpu, uint32_t p
 					   uint32_t next_tgid, const char *pc, const char *nc)
 {
 	struct lt_event e = lt_ev(ts, prev, cpu, LT_EV_SWITCH);
-	e.sw.prev_tid = prev;
-	e.sw.prev_tgid = prev_tgid;
-	e.sw.prev_state = state;
-	e.sw.next_tid = next;
-	e.sw.next_tgid = next_tgid;
-	e.sw.prev_prio = e.sw.next_prio = 120;
+	e.sw = (struct lt_switch){ .prev_tid = prev, .prev_tgid = prev_tgid, .prev_state = state,
+				   .next_tid = next, .next_tgid = next_tgid, .prev_prio = 120, .next_prio = 120 };
 	snprintf(e.sw.prev_comm, LT_COMM_LEN, "%s", pc);
 	snprintf(e.sw.next_comm, LT_COMM_LEN, "%s", nc);
 	return e;

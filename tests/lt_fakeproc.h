@@ -75,6 +75,24 @@ void fp_stack(struct fakeproc *f, uint64_t lo, uint64_t hi, pid_t tid);
 /* Thread TID's fs base (its pthread_t) is FSBASE. */
 void fp_fsbase(struct fakeproc *f, pid_t tid, uint64_t fsbase);
 
+/* ---- pieces for fixtures with their own process type ---- */
+
+/* A symbol of such a fixture: NAME (not copied) at ADDR. */
+struct fp_named {
+	const char *name;
+	uint64_t addr;
+};
+
+/* A lookup (struct lt_lm_env) in the N symbols V: NAME's address, its size
+ * said to be SIZE. */
+int fp_named_lookup(const struct fp_named *v, int n, const char *name, uint64_t *addr, uint64_t *size,
+		    uint64_t size_value);
+/* A read (struct lt_lm_env) from the SIZE bytes MEM that stand at BASE:
+ * -EFAULT outside them. */
+int fp_flat_read(const uint8_t *mem, uint64_t base, size_t size, uint64_t addr, void *buf, size_t len);
+/* A stack_tid (struct lt_lm_env) that knows no stacks. */
+pid_t fp_no_stack_tid(void *arg, uint64_t addr);
+
 /* E reads F: memory, symbols, stacks, the thread table, and fs bases when
  * any were given before this call (e->fsbase is NULL otherwise, as for a
  * live environment without them). */

@@ -1,8 +1,10 @@
 /* Helpers for the integration tests: start workloads and locktrace, read the
- * workloads' ground truth, load a whole trace for assertions. */
+ * workloads' ground truth, load a whole trace for assertions.  No tests here
+ * (tests/util.c). */
 #ifndef LT_TEST_H
 #define LT_TEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -20,6 +22,26 @@ struct tl_proc {
 	size_t len[2];
 };
 
+/* What PRINT(stream, ARGS...) writes, as a malloc'd string; its length
+ * into *LEN (a size_t *, or NULL).  Fails the test if it cannot.  (One at
+ * a time: tl_printed_begin's stream writes into util.c's storage.) */
+#define TL_PRINTED(len, print, ...)                                                \
+	({                                                                          \
+		FILE *tl_f_ = tl_printed_begin();                                   \
+		print(tl_f_, __VA_ARGS__);                                          \
+		tl_printed_end(tl_f_, (len));                                       \
+	})
+FILE *tl_printed_begin(void);
+char *tl_printed_end(FILE *f, size_t *len);
+
+/* The statics of a suite that runs one workload at a time: the process
+ * (wl) and the ground-truth lines it printed (truth, at most MAX_LINES;
+ * ntruth of them). */
+#define TL_WORKLOAD(max_lines)             \
+	static struct tl_proc wl;          \
+	static char truth[max_lines][256]; \
+	static int ntruth
+
 /* Starts argv[0] with stdin/stdout/stderr on pipes.  0 or -1. */
 int tl_spawn(struct tl_proc *p, char *const argv[]);
 /* Reads one line (no newline) from its stdout (which=0) or stderr (1),
@@ -35,6 +57,9 @@ void tl_go(struct tl_proc *p);
 int tl_wait(struct tl_proc *p, int timeout_ms);
 void tl_kill(struct tl_proc *p);
 void tl_close(struct tl_proc *p);
+/* tl_close if P was started (a .fini may run before the test started it:
+ * a zeroed struct tl_proc holds no descriptors of its own). */
+void tl_close_started(struct tl_proc *p);
 
 /* Ground truth lines "type k=v k=v ...". */
 const char *tl_find(char lines[][256], int n, const char *type, const char *match);
@@ -51,16 +76,39 @@ struct tl_trace {
 	char *snapshot_json; /* the last SNAPSHOT section, NUL-terminated, or NULL */
 	size_t snapshot_len;
 };
+/* A synthetic trace header for the report tests: process PID ("app"),
+ * attached at BASE (boottime = monotonic), its N threads TIDS (named
+ * "t<tid>", not in a system call) in TI, which holds NTI entries. */
+void tl_header(struct lt_header *h, struct lt_thread_info *ti, size_t nti, uint32_t pid, uint64_t base,
+	       int n, const uint32_t *tids);
 /* Loads every event of path.  0 or -1 (message on stderr). */
 int tl_load(struct tl_trace *t, const char *path);
 void tl_free(struct tl_trace *t);
+/* tl_load that fails the test if PATH does not load; tl_load_clean also
+ * if the trace was not closed cleanly. */
+void tl_load_ok(struct tl_trace *t, const char *path);
+void tl_load_clean(struct tl_trace *t, const char *path);
 uint64_t tl_total_lost(const struct tl_trace *t);
 
 /* Starts locktrace record -p pid -o path (extra args appended) and waits
  * until it reports that it is recording.  0 or -1. */
 int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *const extra[]);
+/* Waits up to TIMEOUT_MS for the recorder REC to exit with status 0 (fails
+ * the test if it does not), then closes it and the workload WL. */
+void tl_recorder_done(struct tl_proc *rec, struct tl_proc *wl, int timeout_ms);
 /* A fresh temporary path for a trace. */
 void tl_tmp_path(char *buf, size_t n, const char *tag);
+/* Records PID for 2 s with --perfetto: the raw trace into TRACE (a fresh
+ * path, as tl_tmp_path), the Perfetto file beside it into PFTRACE (both
+ * TL_PATH_MAX bytes).  Fails the test if the recorder fails. */
+#define TL_PATH_MAX 300
+/* A fresh trace path (as tl_tmp_path) into TRACE and the Perfetto file
+ * beside it (NAME.perfetto-trace, removed if there) into PFTRACE. */
+void tl_tmp_paths(char *trace, char *pftrace, const char *tag);
+void tl_record_perfetto(pid_t pid, const char *tag, char *trace, char *pftrace);
+/* Removes the two files of tl_record_perfetto, if TRACE is set (then
+ * clears it). */
+void tl_unlink_traces(char *trace, char *pftrace);
 /* A small file system for disk-full tests: a tmpfs of size (mount's
  * "size=" syntax, e.g. "1m") on a new directory under /tmp.  Its path, or
  * NULL (errno set).  tl_tmpfs_remove unmounts and removes it, once. */
@@ -68,6 +116,24 @@ const char *tl_tmpfs(const char *size);
 void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
+/* Skips the test with the message WHY unless it runs as root. */
+void tl_skip_unless_root(const char *why);
+
+/* A synthetic snapshot of process PID with one thread, PID itself, asleep
+ * ('S') and named COMM (lt_snapshot_free it). */
+struct lt_snapshot;
+struct lt_snapshot *tl_snapshot_one(int pid, const char *comm);
+/* Is X one of the N values of the array ARR? */
+#define TL_HAS(arr, n, x)                                       \
+	({                                                      \
+		bool tl_has_ = false;                           \
+		for (size_t tl_i_ = 0; tl_i_ < (n); tl_i_++)    \
+			tl_has_ |= (arr)[tl_i_] == (x);         \
+		tl_has_;                                        \
+	})
+/* Does a line of L contain NEEDLE? */
+struct lt_strlist;
+bool tl_strlist_has(const struct lt_strlist *l, const char *needle);
 
 /* Is sig blocked in process pid, and is it locktrace already (exec'd)? */
 int tl_sig_held(pid_t pid, int sig);
@@ -84,9 +150,24 @@ int tl_stop_while_holding(pid_t pid, int sig, int timeout_ms);
  * Fails the test if it cannot start or is not ready within TIMEOUT_MS. */
 void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, int max,
 		    int timeout_ms);
+/* Runs argv[0] to its end (as tl_spawn, the start gate opened): its stdout
+ * lines into OUT (when not NULL; at most 64, *NOUT their count), its stderr
+ * lines into ERR (likewise) and shown on stderr.  Its exit status; fails
+ * the test if it cannot start or does not exit. */
+int tl_run_to_end(char *const argv[], char out[][256], int *nout, char err[][256], int *nerr);
+/* tl_start_ready with at most 32 lines and 10 s, then the process's pid
+ * as a decimal string into PID (for a command line). */
+void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, char pid[16]);
 /* The value of KEY in the first ground-truth line of TYPE containing MATCH
  * (NULL: any); fails the test if there is no such line or key. */
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);
+/* Starts Debian's python3 on SCRIPT with the arguments EXTRA (NULL or
+ * NULL-terminated, at most 5) as tl_start_ready (at most 64 lines).  Skips
+ * the test, saying why, when not root (ROOT_FOR: what root is needed for),
+ * or when python3 or SCRIPT is missing. */
+#define TL_PYTHON "/usr/bin/python3"
+void tl_start_python(struct tl_proc *p, const char *script, char *const extra[], char lines[][256],
+		     int *nlines, const char *root_for);
 /* Waits until /proc says thread TID of PID sleeps in read() (syscall 0);
  * fails the test after TIMEOUT_MS. */
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);
@@ -94,5 +175,8 @@ void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);
  * (rp_json_free it); fails the test if the report or its JSON fails. */
 struct rp_json;
 struct rp_json *tl_report_json(const char *path);
+/* BUF (LEN bytes) parsed as JSON (rp_json_free it); fails the test,
+ * showing why and BUF, if it does not parse. */
+struct rp_json *tl_json_of(const char *buf, size_t len);
 
 #endif

@@ -8,12 +8,8 @@
 #include <sys/wait.h>
 #include "lt_test.h"
 
-#define NEED_ROOT()                                                                         \
-	do {                                                                                \
-		if (!tl_is_root())                                                          \
-			cr_skip_test("needs root: the bench loads BPF programs and traces other " \
-				     "processes; run make test as root");                     \
-	} while (0)
+#define NEED_ROOT() \
+	tl_skip_unless_root("needs root: the bench loads BPF programs and traces other processes; run make test as root")
 
 /* Runs cmd through the shell; returns its exit status (or -1) and its
  * output (stdout and stderr), NUL-terminated, in *out (caller frees). */

@@ -26,8 +26,7 @@ static int mounted_tracefs;
 
 static void need_root_and_bpftrace(void)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root (BPF programs): run make test as root");
+	tl_skip_unless_root("needs root (BPF programs): run make test as root");
 	if (access(BPFTRACE, X_OK))
 		cr_skip_test("needs bpftrace, the reference (Debian package bpftrace): run "
 			     "scripts/install-deps.sh");

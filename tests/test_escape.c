@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/report.h"
+#include "lt_test.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/tracefile.h"
 #include "lt_events.h"
@@ -72,11 +73,7 @@ Test(escape, text_is_idempotent_so_escaped_names_can_be_composed)
 
 Test(escape, json_escapes_controls_and_replaces_what_is_not_utf8)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_json_fput(f, EVIL "\"\\");
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_json_fput, EVIL "\"\\");
 	cr_assert_str_eq(buf, "\"a\\u001b[2J\\nb\\ufffd\\\"\\\\\"");
 	free(buf);
 	char out[64];
@@ -133,22 +130,15 @@ Test(escape, text_report_and_its_json_with_hostile_names)
 	/* notes and findings are built from such strings too */
 	lt_report_reader_end(r, 0, "bad chunk in /tmp/\033[2J\n.ltrace", 4096);
 	cr_assert_eq(lt_report_finish(r), 0);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_text(f, r);
-	fclose(f);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_report_print_text, r);
 	assert_clean_text(buf, len);
 	cr_assert(strstr(buf, "process 100 (a\\x1b[2J\\x0ab\xef\xbf\xbd): ./srv --name '\\x1b]0;pwned\\x07'"),
 		  "%s", buf);
 	cr_assert(strstr(buf, "/tmp/\\x1b[2J\\x0a.ltrace"), "%s", buf);
 	free(buf);
-	f = open_memstream(&buf, &len);
-	lt_report_print_json(f, r);
-	fclose(f);
-	char err[160];
-	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
-	cr_assert_not_null(j, "%s", err);
+	buf = TL_PRINTED(&len, lt_report_print_json, r);
+	struct rp_json *j = tl_json_of(buf, len);
 	cr_assert_str_eq(rp_json_str(rp_json_get(rp_json_get(j, "trace"), "comm")), "a\033[2J\nb\xef\xbf\xbd");
 	for (size_t i = 0; i < len; i++)
 		cr_assert((unsigned char)buf[i] >= 0x20 || buf[i] == '\n', "raw control in the JSON");
@@ -159,24 +149,13 @@ Test(escape, text_report_and_its_json_with_hostile_names)
 
 Test(escape, snapshot_text_and_json)
 {
-	struct lt_snapshot *s = calloc(1, sizeof(*s));
-	s->pid = 5;
-	s->threads = calloc(1, sizeof(*s->threads));
-	s->n_threads = 1;
-	s->threads[0].tid = 5;
-	s->threads[0].state = 'S';
-	snprintf(s->threads[0].comm, sizeof(s->threads[0].comm), "%s", EVIL);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	struct lt_snapshot *s = tl_snapshot_one(5, EVIL);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_snapshot_print_text, s);
 	assert_clean_text(buf, len);
 	cr_assert(strstr(buf, "thread 5 (a\\x1b[2J\\x0ab\xef\xbf\xbd)"), "%s", buf);
 	free(buf);
-	f = open_memstream(&buf, &len);
-	lt_snapshot_print_json(f, s);
-	fclose(f);
+	buf = TL_PRINTED(&len, lt_snapshot_print_json, s);
 	cr_assert(strstr(buf, "\"a\\u001b[2J\\nb\\ufffd\""), "%s", buf);
 	free(buf);
 	lt_snapshot_free(s);

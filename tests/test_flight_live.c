@@ -12,11 +12,7 @@
 #include <unistd.h>
 #include "lt_test.h"
 
-#define NEED_ROOT()                                                                        \
-	do {                                                                               \
-		if (!tl_is_root())                                                         \
-			cr_skip_test("needs root (BPF programs): run make test as root"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root (BPF programs): run make test as root")
 
 static uint64_t boot_ns(void)
 {
@@ -42,6 +38,16 @@ static long rss_kb(pid_t pid)
 	return kb;
 }
 
+/* Starts WARGV up to its ready line (TRUTH: *N lines, at most MAX), the
+ * recorder on it into PATH with EXTRA, then opens the workload's gate. */
+static void record_from_ready(struct tl_proc *wl, struct tl_proc *rec, char *const wargv[],
+			      char truth[][256], int *n, int max, const char *path, char *const extra[])
+{
+	tl_start_ready(wl, wargv, truth, n, max, 10000);
+	cr_assert_eq(tl_start_recorder(rec, wl->pid, path, extra), 0);
+	tl_go(wl);
+}
+
 Test(flight_live, demo_stall_is_caught_with_the_seconds_before_it, .timeout = 90)
 {
 	NEED_ROOT();
@@ -51,11 +57,8 @@ Test(flight_live, demo_stall_is_caught_with_the_seconds_before_it, .timeout = 90
 	struct tl_proc wl, rec;
 
 	tl_tmp_path(path, sizeof(path), "stall");
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 256, 10000));
 	char *extra[] = { "--ring", "64M", "--stall", "2", NULL };
-	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
-	tl_go(&wl);
+	record_from_ready(&wl, &rec, wargv, truth, &n, 256, path, extra);
 	cr_assert(tl_wait_for(&wl, 0, "stall mode=io", truth, &n, 256, 20000), "demo never stalled");
 	uint64_t stalled_at = boot_ns();
 	const char *st = truth[n - 1];
@@ -66,13 +69,10 @@ Test(flight_live, demo_stall_is_caught_with_the_seconds_before_it, .timeout = 90
 	cr_assert_eq(waiters, 63);
 
 	/* the recorder stops by itself on the trigger */
-	cr_assert_eq(tl_wait(&rec, 30000), 0, "recorder did not stop on the stall");
-	tl_close(&rec);
-	tl_close(&wl);
+	tl_recorder_done(&rec, &wl, 30000);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
+	tl_load_clean(&t, path);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_STALL);
 	cr_assert(t.hdr.flags & LT_HDR_FLIGHT);
 	cr_assert_gt(t.snapshot_len, 0, "no snapshot at the trigger");
@@ -126,11 +126,8 @@ Test(flight_live, idle_server_never_triggers, .timeout = 60)
 	struct tl_proc wl, rec;
 
 	tl_tmp_path(path, sizeof(path), "idle");
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
 	char *extra[] = { "--ring", "16M", "--stall", "2", NULL };
-	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
-	tl_go(&wl);
+	record_from_ready(&wl, &rec, wargv, truth, &n, 64, path, extra);
 	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 64, 30000));
 	cr_assert_eq(tl_wait(&wl, 10000), 0);
 	/* the end of the run is the only trigger */
@@ -141,7 +138,7 @@ Test(flight_live, idle_server_never_triggers, .timeout = 60)
 	tl_close(&rec);
 	tl_close(&wl);
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
+	tl_load_ok(&t, path);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_EXIT);
 	/* 8 threads in select with 5 s timeouts over 10 s: their timeouts */
 	size_t selects = 0;
@@ -163,8 +160,7 @@ Test(flight_live, sigusr1_dumps_on_demand_and_memory_stays_bounded, .timeout = 9
 	tl_tmp_path(path, sizeof(path), "usr1");
 	snprintf(path2, sizeof(path2), "%.*s-2.ltrace", (int)strlen(path) - 7, path);
 	unlink(path2);
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 256, 10000));
+	tl_start_ready(&wl, wargv, truth, &n, 256, 10000);
 	/* 2 MiB hold well under a second of this workload: the ring wraps */
 	char *extra[] = { "--ring", "2M", "--keep-going", NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
@@ -186,9 +182,7 @@ Test(flight_live, sigusr1_dumps_on_demand_and_memory_stays_bounded, .timeout = 9
 	}
 	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 256, 20000));
 	tl_wait_for(&rec, 1, "locktrace: target exited", lines, &m, 64, 20000);
-	cr_assert_eq(tl_wait(&rec, 20000), 0);
-	tl_close(&rec);
-	tl_close(&wl);
+	tl_recorder_done(&rec, &wl, 20000);
 	int dumps = 0;
 	for (int i = 0; i < m; i++)
 		dumps += strstr(lines[i], "dump requested") != NULL;
@@ -201,7 +195,7 @@ Test(flight_live, sigusr1_dumps_on_demand_and_memory_stays_bounded, .timeout = 9
 		      rss_steady, rss_end);
 
 	struct tl_trace t, t2;
-	cr_assert_eq(tl_load(&t, path), 0);
+	tl_load_ok(&t, path);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_USR1);
 	cr_assert(t.clean_end);
 	cr_assert_gt(t.n, 10000);
@@ -258,11 +252,8 @@ Test(flight_live, disk_full_dump_is_retried_at_the_next_trigger, .timeout = 90,
 	cr_assert_not_null(dir, "mount tmpfs: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/t.ltrace", dir);
 	snprintf(filler, sizeof(filler), "%s/filler", dir);
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 256, 10000));
 	char *extra[] = { "--ring", "2M", "--keep-going", NULL };
-	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
-	tl_go(&wl);
+	record_from_ready(&wl, &rec, wargv, truth, &n, 256, path, extra);
 	usleep(1000000);
 	cr_assert_eq(fill(dir), 0, "could not fill %s", dir);
 	kill(rec.pid, SIGUSR1);
@@ -279,13 +270,10 @@ Test(flight_live, disk_full_dump_is_retried_at_the_next_trigger, .timeout = 90,
 	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote ", lines, &m, 64, 20000), "no retry");
 	cr_assert(strstr(lines[m - 1], path), "%s", lines[m - 1]);
 	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 256, 20000));
-	cr_assert_eq(tl_wait(&rec, 20000), 0);
-	tl_close(&rec);
-	tl_close(&wl);
+	tl_recorder_done(&rec, &wl, 20000);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
+	tl_load_clean(&t, path);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_USR1);
 	cr_assert_gt(t.n, 10000);
 	tl_free(&t);
@@ -306,11 +294,8 @@ Test(flight_live, sigusr1_during_a_dump_is_not_lost, .timeout = 90)
 	snprintf(path3, sizeof(path3), "%.*s-3.ltrace", (int)strlen(path) - 7, path);
 	unlink(path2);
 	unlink(path3);
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 256, 10000));
 	char *extra[] = { "--ring", "8M", "--keep-going", NULL };
-	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
-	tl_go(&wl);
+	record_from_ready(&wl, &rec, wargv, truth, &n, 256, path, extra);
 	usleep(1500000);
 	kill(rec.pid, SIGUSR1);
 	/* the first dump has begun: the second signal comes while it runs */
@@ -379,8 +364,7 @@ Test(flight_live, sigusr1_dumps_and_recording_goes_on, .timeout = 90)
 	snprintf(pidf, sizeof(pidf), "%s.pid", path);
 	dump_path(path2, sizeof(path2), path, 2);
 	dump_path(path3, sizeof(path3), path, 3);
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
+	tl_start_ready(&wl, wargv, truth, &n, 64, 10000);
 	/* 64 MiB hold a few seconds of this workload */
 	char *extra[] = { "--ring", "64M", "--pid-file", pidf, NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
@@ -412,7 +396,7 @@ Test(flight_live, sigusr1_dumps_and_recording_goes_on, .timeout = 90)
 	tl_close(&rec);
 	tl_close(&wl);
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path3), 0);
+	tl_load_ok(&t, path3);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_EXIT);
 	tl_free(&t);
 	unlink(path);
@@ -432,9 +416,7 @@ Test(flight_live, sigusr1_while_attaching_is_held_until_recording, .timeout = 90
 
 	tl_tmp_path(path, sizeof(path), "usr1att");
 	dump_path(path2, sizeof(path2), path, 2);
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
-	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_start_pid(&wl, wargv, truth, &n, pid);
 	char *argv[] = { LT_BIN, "record", "-p", pid, "-o", path, "--no-status", "--ring", "4M", NULL };
 	/* until it is caught attaching, signals blocked (a retry only when it
 	 * got past attaching before it could be stopped) */
@@ -460,11 +442,9 @@ Test(flight_live, sigusr1_while_attaching_is_held_until_recording, .timeout = 90
 	cr_assert(strstr(lines[m - 1], "no events"), "%s", lines[m - 1]);
 	cr_assert(alive(rec.pid));
 	kill(rec.pid, SIGINT);
-	cr_assert_eq(tl_wait(&rec, 30000), 0);
-	tl_close(&rec);
-	tl_close(&wl);
+	tl_recorder_done(&rec, &wl, 30000);
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
+	tl_load_ok(&t, path);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_USR1);
 	cr_assert_eq(t.n, 0);
 	cr_assert_gt(t.snapshot_len, 0);
@@ -486,9 +466,7 @@ Test(flight_live, stop_while_attaching_leaves_no_file, .timeout = 90)
 	int n = 0;
 	struct tl_proc wl;
 
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
-	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_start_pid(&wl, wargv, truth, &n, pid);
 	for (int ring = 0; ring < 2; ring++) {
 		tl_tmp_path(path, sizeof(path), "stopatt");
 		snprintf(pidf, sizeof(pidf), "%s.pid", path);
@@ -535,11 +513,8 @@ Test(flight_live, jvm_like_deadlock_is_caught_in_both_call_modes, .timeout = 120
 		struct tl_proc wl, rec;
 
 		tl_tmp_path(path, sizeof(path), "jvm");
-		cr_assert_eq(tl_spawn(&wl, wargv), 0);
-		cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 64, 10000));
 		char *extra[] = { "--ring", "16M", "--stall", "2", "--calls", (char *)modes[k], NULL };
-		cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
-		tl_go(&wl);
+		record_from_ready(&wl, &rec, wargv, truth, &n, 64, path, extra);
 		cr_assert(tl_wait_for(&wl, 0, "deadlocked", truth, &n, 64, 20000), "no deadlock");
 		uint64_t dead_at = boot_ns();
 		uint32_t a = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=A"), "tid", NULL);
@@ -556,7 +531,7 @@ Test(flight_live, jvm_like_deadlock_is_caught_in_both_call_modes, .timeout = 120
 		cr_assert(strstr(lines[m - 1], ta) || strstr(lines[m - 1], tb), "%s", lines[m - 1]);
 
 		struct tl_trace t;
-		cr_assert_eq(tl_load(&t, path), 0);
+		tl_load_ok(&t, path);
 		cr_assert_eq(t.stats.stop_reason, LT_STOP_STALL);
 		cr_assert_eq(!!(t.hdr.flags & LT_HDR_CALLS_BLOCKING), k);
 		/* one 2 s window after the deadlock, and not long after */

@@ -134,6 +134,12 @@ static struct lt_event ev_futex(uint64_t ts, uint32_t tid, uint32_t op, uint64_t
 
 #define ev_exit(ts, tid, nr, ret) lt_ev_exit(ts, tid, 0, nr, ret)
 
+/* One event into the stall detector. */
+static void feed(struct lt_stall *s, struct lt_event e)
+{
+	lt_stall_event(s, &e);
+}
+
 static struct lt_event ev_select(uint64_t ts, uint32_t tid)
 {
 	struct lt_event e = lt_ev(ts, tid, 0, LT_EV_WAIT_ENTER);
@@ -144,34 +150,26 @@ static struct lt_event ev_select(uint64_t ts, uint32_t tid)
 Test(stall, locks_rule_fires_when_waiters_see_no_hand_off)
 {
 	struct lt_stall s;
-	struct lt_event e;
 	char why[256];
 	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(100)), 0);
 	/* busy: waits that return, wakes that wake */
 	for (int i = 0; i < 10; i++) {
-		e = ev_futex(S(100) + i * 1000, 11, 128, 0x1000);
-		lt_stall_event(&s, &e);
-		e = ev_exit(S(100) + i * 1000 + 500, 11, 202, 0);
-		lt_stall_event(&s, &e);
+		feed(&s, ev_futex(S(100) + i * 1000, 11, 128, 0x1000));
+		feed(&s, ev_exit(S(100) + i * 1000 + 500, 11, 202, 0));
 	}
 	/* at 101 s thread 12 waits on 0x2000 and nobody comes */
-	e = ev_futex(S(101), 12, 128, 0x2000);
-	lt_stall_event(&s, &e);
+	feed(&s, ev_futex(S(101), 12, 128, 0x2000));
 	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 0);
 	cr_assert_eq(lt_stall_check(&s, S(102) + S(1) / 2, why, sizeof(why)), 0, "too early");
 	cr_assert_eq(lt_stall_check(&s, S(103) + 1, why, sizeof(why)), 1);
 	cr_assert(strstr(why, "tid 12 on futex 0x2000"), "%s", why);
 	/* a wake that woke someone is progress */
-	e = ev_futex(S(103) + 2, 13, 129, 0x2000);
-	lt_stall_event(&s, &e);
-	e = ev_exit(S(103) + 3, 13, 202, 1);
-	lt_stall_event(&s, &e);
+	feed(&s, ev_futex(S(103) + 2, 13, 129, 0x2000));
+	feed(&s, ev_exit(S(103) + 3, 13, 202, 1));
 	cr_assert_eq(lt_stall_check(&s, S(104), why, sizeof(why)), 0);
 	/* a wake that woke nobody is not */
-	e = ev_futex(S(104), 13, 129, 0x2000);
-	lt_stall_event(&s, &e);
-	e = ev_exit(S(104) + 1, 13, 202, 0);
-	lt_stall_event(&s, &e);
+	feed(&s, ev_futex(S(104), 13, 129, 0x2000));
+	feed(&s, ev_exit(S(104) + 1, 13, 202, 0));
 	cr_assert_eq(lt_stall_check(&s, S(105) + 4, why, sizeof(why)), 1);
 	lt_stall_rearm(&s, S(106));
 	cr_assert_eq(lt_stall_check(&s, S(107), why, sizeof(why)), 0, "re-armed");
@@ -182,12 +180,10 @@ Test(stall, locks_rule_fires_when_waiters_see_no_hand_off)
 Test(stall, idle_io_waits_are_not_a_stall_under_locks)
 {
 	struct lt_stall s;
-	struct lt_event e;
 	char why[256];
 	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(0)), 0);
 	for (uint32_t tid = 1; tid <= 8; tid++) {
-		e = ev_select(S(1), tid);
-		lt_stall_event(&s, &e);
+		feed(&s, ev_select(S(1), tid));
 	}
 	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 0);
 	/* the progress rule does call it a stall */
@@ -195,13 +191,10 @@ Test(stall, idle_io_waits_are_not_a_stall_under_locks)
 	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 1);
 	cr_assert(strstr(why, "8 threads blocked"), "%s", why);
 	/* select timeouts (ret 0) are not progress; data (ret > 0) is */
-	e = ev_exit(S(59), 3, 270, 0);
-	lt_stall_event(&s, &e);
+	feed(&s, ev_exit(S(59), 3, 270, 0));
 	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 1);
-	e = ev_select(S(59), 3);
-	lt_stall_event(&s, &e);
-	e = ev_exit(S(59) + 5, 3, 270, 1);
-	lt_stall_event(&s, &e);
+	feed(&s, ev_select(S(59), 3));
+	feed(&s, ev_exit(S(59) + 5, 3, 270, 1));
 	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 0);
 	lt_stall_free(&s);
 }
@@ -214,8 +207,7 @@ static void blocking_return(struct lt_stall *s, uint64_t ts, uint32_t tid, uint1
 {
 	struct lt_event e;
 	if (waker || wflags) {
-		e = lt_ev_waking(ts - 1000, tid, 0, waker, waker ? 9 : 0, wflags, 0, "w");
-		lt_stall_event(s, &e);
+		feed(s, lt_ev_waking(ts - 1000, tid, 0, waker, waker ? 9 : 0, wflags, 0, "w"));
 	}
 	e = ev_exit(ts, tid, nr, 0);
 	e.h.flags = LT_F_RET_UNKNOWN;
@@ -231,12 +223,10 @@ static struct lt_event at_sleep(struct lt_event e)
 Test(stall, returns_without_a_value_are_progress_when_a_thread_woke_them)
 {
 	struct lt_stall s;
-	struct lt_event e;
 	char why[256];
 	cr_assert_eq(lt_stall_init(&s, LT_STALL_PROGRESS, S(2), S(0)), 0);
 	for (uint32_t tid = 3; tid <= 4; tid++) {
-		e = at_sleep(ev_select(S(1), tid));
-		lt_stall_event(&s, &e);
+		feed(&s, at_sleep(ev_select(S(1), tid)));
 	}
 	cr_assert_eq(lt_stall_check(&s, S(4), why, sizeof(why)), 1, "blocked in select");
 	/* 3 is woken by thread 9 and runs again at 5 s: progress then; 4 is
@@ -260,15 +250,12 @@ Test(stall, timer_ended_waits_are_not_progress_without_return_values)
 		struct lt_event e;
 		char why[256];
 		cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(0)), 0);
-		e = at_sleep(ev_futex(S(1), 21, 128, 0x2000));
-		lt_stall_event(&s, &e);
-		e = at_sleep(ev_futex(S(1), 22, 128, 0x3000));
-		lt_stall_event(&s, &e);
+		feed(&s, at_sleep(ev_futex(S(1), 21, 128, 0x2000)));
+		feed(&s, at_sleep(ev_futex(S(1), 22, 128, 0x3000)));
 		for (uint64_t t = S(1); t < S(10); t += S(1) / 10) {
 			if (t == S(2) + S(1) / 2)
 				cr_assert_eq(lt_stall_check(&s, t, why, sizeof(why)), 0, "too early");
-			e = at_sleep(lt_ev_futex(t, 23, 0, 137, 0x4000, 0, -1, 0xffffffff));
-			lt_stall_event(&s, &e);
+			feed(&s, at_sleep(lt_ev_futex(t, 23, 0, 137, 0x4000, 0, -1, 0xffffffff)));
 			blocking_return(&s, t + S(1) / 10 - 2000, 23, 202, 0, irq[mode]);
 			e = at_sleep(ev_select(t, 24));
 			e.wait.timeout_ns = (int64_t)(S(1) / 10);
@@ -278,8 +265,7 @@ Test(stall, timer_ended_waits_are_not_progress_without_return_values)
 		cr_assert_eq(lt_stall_check(&s, S(10), why, sizeof(why)), 1, "timeouts taken for progress");
 		cr_assert(strstr(why, "2 in futex waits"), "%s", why);
 		/* a lock hand-off: the futex wait woken by a thread */
-		e = at_sleep(ev_futex(S(10), 25, 128, 0x5000));
-		lt_stall_event(&s, &e);
+		feed(&s, at_sleep(ev_futex(S(10), 25, 128, 0x5000)));
 		blocking_return(&s, S(10) + 5000, 25, 202, 26, 0);
 		cr_assert_eq(lt_stall_check(&s, S(11), why, sizeof(why)), 0, "%s", why);
 		lt_stall_free(&s);
@@ -295,13 +281,11 @@ Test(stall, interrupts_that_bring_data_are_progress)
 	struct lt_event e;
 	char why[256];
 	cr_assert_eq(lt_stall_init(&s, LT_STALL_PROGRESS, S(2), S(0)), 0);
-	e = at_sleep(lt_ev_io(S(1), 31, 0, 0, 5, 4096));
-	lt_stall_event(&s, &e);
+	feed(&s, at_sleep(lt_ev_io(S(1), 31, 0, 0, 5, 4096)));
 	e = at_sleep(ev_select(S(1), 32));
 	e.wait.timeout_ns = (int64_t)S(5);
 	lt_stall_event(&s, &e);
-	e = at_sleep(ev_futex(S(1), 33, 0, 0x6000));
-	lt_stall_event(&s, &e);
+	feed(&s, at_sleep(ev_futex(S(1), 33, 0, 0x6000)));
 	cr_assert_eq(lt_stall_check(&s, S(3) + 1, why, sizeof(why)), 1);
 	blocking_return(&s, S(4), 33, 202, 0, LT_F_WAKER_IRQ);
 	cr_assert_eq(lt_stall_check(&s, S(4) + 1, why, sizeof(why)), 1, "a timed-out futex wait");
@@ -310,10 +294,8 @@ Test(stall, interrupts_that_bring_data_are_progress)
 	blocking_return(&s, S(5), 32, 270, 0, LT_F_WAKER_IRQ);
 	cr_assert_eq(lt_stall_check(&s, S(6) + 1, why, sizeof(why)), 0, "a select that got data");
 	/* no wake-up seen: unknown, not progress */
-	e = at_sleep(lt_ev_io(S(6), 31, 0, 0, 5, 4096));
-	lt_stall_event(&s, &e);
-	e = at_sleep(ev_select(S(7), 32));
-	lt_stall_event(&s, &e);
+	feed(&s, at_sleep(lt_ev_io(S(6), 31, 0, 0, 5, 4096)));
+	feed(&s, at_sleep(ev_select(S(7), 32)));
 	blocking_return(&s, S(8), 32, 270, 0, 0);
 	cr_assert_eq(lt_stall_check(&s, S(8) + 1, why, sizeof(why)), 1);
 	lt_stall_free(&s);
@@ -339,8 +321,7 @@ Test(stall, threads_blocked_at_attach_and_thread_exit)
 	cr_assert_eq(lt_stall_check(&s, S(60), why, sizeof(why)), 0);
 	/* many threads: the table grows and removal keeps lookups right */
 	for (uint32_t tid = 1000; tid < 3000; tid++) {
-		e = ev_futex(S(61), tid, 128, tid);
-		lt_stall_event(&s, &e);
+		feed(&s, ev_futex(S(61), tid, 128, tid));
 	}
 	for (uint32_t tid = 1000; tid < 3000; tid += 2) {
 		struct lt_event x = { .h = { .ts = S(61), .tid = tid, .kind = LT_EV_TASK_EXIT } };
@@ -348,8 +329,7 @@ Test(stall, threads_blocked_at_attach_and_thread_exit)
 	}
 	cr_assert_eq(s.n, 1000);
 	for (uint32_t tid = 1001; tid < 3000; tid += 2) {
-		e = ev_exit(S(62), tid, 202, 0);
-		lt_stall_event(&s, &e);
+		feed(&s, ev_exit(S(62), tid, 202, 0));
 	}
 	cr_assert_eq(lt_stall_check(&s, S(63), why, sizeof(why)), 0);
 	cr_assert_eq(lt_stall_rule_parse("progress"), LT_STALL_PROGRESS);

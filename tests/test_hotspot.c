@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_fakeproc.h"
+#include "lt_test.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "../src/rt_hotspot.h"
@@ -35,10 +37,7 @@ extern const struct lt_lockmodel lt_lm_hotspot;
 struct fk {
 	uint8_t *mem;
 	uint64_t top;
-	struct {
-		const char *name;
-		uint64_t addr;
-	} sym[64];
+	struct fp_named sym[64];
 	int nsym;
 	uint64_t hole_lo, hole_hi; /* reads here fail */
 	/* the JVM running on: from the second read of flip_addr on, its
@@ -87,6 +86,12 @@ static uint8_t *at(struct fk *f, uint64_t addr)
 }
 
 static void w64(struct fk *f, uint64_t a, uint64_t v) { memcpy(at(f, a), &v, 8); }
+static uint64_t r64(struct fk *f, uint64_t a)
+{
+	uint64_t v;
+	memcpy(&v, at(f, a), 8);
+	return v;
+}
 static void w32(struct fk *f, uint64_t a, uint32_t v) { memcpy(at(f, a), &v, 4); }
 static void w16(struct fk *f, uint64_t a, uint16_t v) { memcpy(at(f, a), &v, 2); }
 static void w8(struct fk *f, uint64_t a, uint8_t v) { *at(f, a) = v; }
@@ -118,11 +123,11 @@ static void fk_var(struct fk *f, const char *name, uint64_t v)
 static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct fk *f = arg;
-	if (addr < MEM || addr + len > MEM + MEM_SIZE || addr + len < addr)
-		return -EFAULT;
 	if (addr < f->hole_hi && addr + len > f->hole_lo)
 		return -EFAULT;
-	memcpy(buf, f->mem + (addr - MEM), len);
+	int r = fp_flat_read(f->mem, MEM, MEM_SIZE, addr, buf, len);
+	if (r)
+		return r;
 	if (f->flip_addr && addr == f->flip_addr && len == 8 && f->flip_reads++ > 0)
 		memcpy(buf, &f->flip_val, 8);
 	return 0;
@@ -131,30 +136,13 @@ static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 static int fk_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct fk *f = arg;
-	for (int i = 0; i < f->nsym; i++)
-		if (!strcmp(f->sym[i].name, name)) {
-			*addr = f->sym[i].addr;
-			if (size)
-				*size = 8;
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static pid_t fk_stack_tid(void *arg, uint64_t addr)
-{
-	(void)arg, (void)addr;
-	return 0;
+	return fp_named_lookup(f->sym, f->nsym, name, addr, size, 8);
 }
 
 static void fk_env(struct fk *f, struct lt_lm_env *e)
 {
-	memset(e, 0, sizeof(*e));
-	e->arg = f;
-	e->read = fk_read;
-	e->lookup = fk_lookup;
-	e->stack_tid = fk_stack_tid;
-	e->s = &f->snap;
+	*e = (struct lt_lm_env){ .arg = f, .read = fk_read, .lookup = fk_lookup, .stack_tid = fp_no_stack_tid,
+				 .s = &f->snap };
 }
 
 /* ---- the four tables ---- */
@@ -257,14 +245,6 @@ static void put_consts(struct fk *f, const struct tconst *v, size_t n, const str
 	       l->off[1]);
 }
 
-static bool has_note(const struct lt_strlist *n, const char *needle)
-{
-	for (size_t i = 0; i < n->n; i++)
-		if (strstr(n->v[i], needle))
-			return true;
-	return false;
-}
-
 static void dump_notes(const struct lt_strlist *n)
 {
 	for (size_t i = 0; i < n->n; i++)
@@ -301,140 +281,130 @@ static void small_tables(struct fk *f)
 	put_consts(f, SMALL_LONGS, N(SMALL_LONGS), &ODD_CONST, true);
 }
 
+/* The address of the exported variable NAME. */
+static uint64_t sym_addr(struct fk *f, const char *name)
+{
+	uint64_t a = 0;
+	cr_assert_eq(fp_named_lookup(f->sym, f->nsym, name, &a, NULL, 0), 0, "no symbol %s in the fixture", name);
+	return a;
+}
+
+/* The tables tests: a process, the tables read from it, the notes. */
+struct tabfix {
+	struct fk f;
+	struct hs_vm vm;
+	struct lt_strlist notes;
+};
+
+static int read_vm(struct tabfix *t)
+{
+	struct lt_lm_env e;
+	fk_env(&t->f, &e);
+	return hs_vm_read(&e, &t->vm, &t->notes);
+}
+
 Test(rt_hotspot_tables, odd_layouts_are_read_from_the_exported_offsets)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), 0);
-	dump_notes(&notes);
-	cr_assert_eq(notes.n, 0);
-	cr_assert_eq(vm.n_fields, N(SMALL_FIELDS));
-	cr_assert_eq(vm.n_types, N(SMALL_TYPES));
-	const struct hs_field *x = hs_vm_field(&vm, "JavaThread", "_osthread");
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	cr_assert_eq(read_vm(&t), 0);
+	dump_notes(&t.notes);
+	cr_assert_eq(t.notes.n, 0);
+	cr_assert_eq(t.vm.n_fields, N(SMALL_FIELDS));
+	cr_assert_eq(t.vm.n_types, N(SMALL_TYPES));
+	const struct hs_field *x = hs_vm_field(&t.vm, "JavaThread", "_osthread");
 	cr_assert(x && !x->is_static && x->value == 0x230);
 	cr_assert_str_eq(x->tstring, "OSThread*");
 	/* a field the class inherits: found in its superclass */
-	x = hs_vm_field(&vm, "CompilerThread", "_threadObj");
+	x = hs_vm_field(&t.vm, "CompilerThread", "_threadObj");
 	cr_assert(x && x->value == 0x280 && !strcmp(x->type, "JavaThread"));
-	x = hs_vm_field(&vm, "CompilerThread", "_osthread");
+	x = hs_vm_field(&t.vm, "CompilerThread", "_osthread");
 	cr_assert(x && x->value == 0x230, "the nearest declaration wins");
-	x = hs_vm_field(&vm, "Universe", "_collectedHeap");
+	x = hs_vm_field(&t.vm, "Universe", "_collectedHeap");
 	cr_assert(x && x->is_static && x->value == 0x7f0000001234ull);
-	x = hs_vm_field(&vm, "ObjectMonitor", "_object");
+	x = hs_vm_field(&t.vm, "ObjectMonitor", "_object");
 	cr_assert(x && !x->tstring && x->value == 8);
-	cr_assert_null(hs_vm_field(&vm, "JavaThread", "_nonexistent"));
-	cr_assert_null(hs_vm_field(&vm, "NoSuchType", "_osthread"));
-	const struct hs_type *t = hs_vm_type(&vm, "JavaThread");
-	cr_assert(t && t->size == 0x4d0 && !strcmp(t->super, "Thread") && t->is_int);
-	cr_assert_null(hs_vm_type(&vm, "ThreadShadow")->super);
+	cr_assert_null(hs_vm_field(&t.vm, "JavaThread", "_nonexistent"));
+	cr_assert_null(hs_vm_field(&t.vm, "NoSuchType", "_osthread"));
+	const struct hs_type *ty = hs_vm_type(&t.vm, "JavaThread");
+	cr_assert(ty && ty->size == 0x4d0 && !strcmp(ty->super, "Thread") && ty->is_int);
+	cr_assert_null(hs_vm_type(&t.vm, "ThreadShadow")->super);
 	int64_t v;
-	cr_assert(hs_vm_int(&vm, "_thread_blocked", &v) && v == 10);
-	cr_assert(hs_vm_int(&vm, "neg", &v) && v == -5, "int constants are signed");
-	cr_assert(hs_vm_long(&vm, "big", &v) && (uint64_t)v == 0x8000000000000001ull);
-	cr_assert(!hs_vm_int(&vm, "markWord::monitor_value", &v), "the tables are separate");
-	hs_vm_free(&vm);
-	fk_free(&f);
+	cr_assert(hs_vm_int(&t.vm, "_thread_blocked", &v) && v == 10);
+	cr_assert(hs_vm_int(&t.vm, "neg", &v) && v == -5, "int constants are signed");
+	cr_assert(hs_vm_long(&t.vm, "big", &v) && (uint64_t)v == 0x8000000000000001ull);
+	cr_assert(!hs_vm_int(&t.vm, "markWord::monitor_value", &v), "the tables are separate");
+	hs_vm_free(&t.vm);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, no_jvm_is_silent)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	fk_init(&f);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -ENOENT);
-	cr_assert_eq(notes.n, 0);
-	fk_free(&f);
+	struct tabfix t = { .notes = { 0 } };
+	fk_init(&t.f);
+	cr_assert_eq(read_vm(&t), -ENOENT);
+	cr_assert_eq(t.notes.n, 0);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, member_outside_the_stride_is_refused)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
 	/* the IsStatic member said to lie past the end of an entry */
-	for (int i = 0; i < f.nsym; i++)
-		if (!strcmp(f.sym[i].name, "gHotSpotVMStructEntryIsStaticOffset"))
-			w64(&f, f.sym[i].addr, 70);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(has_note(&notes, "does not fit an entry of 72 bytes"));
-	cr_assert_eq(vm.n_fields, 0);
-	lt_strlist_free(&notes);
-	fk_free(&f);
+	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructEntryIsStaticOffset"), 70);
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "does not fit an entry of 72 bytes"));
+	cr_assert_eq(t.vm.n_fields, 0);
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, unterminated_table_is_refused)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
 	/* the types table moved to the end of memory, without its last
 	 * (all-zero) entry: it runs into unreadable memory */
 	uint64_t arr = 0, var = 0;
-	for (int i = 0; i < f.nsym; i++)
-		if (!strcmp(f.sym[i].name, "gHotSpotVMTypes"))
-			var = f.sym[i].addr;
-	memcpy(&arr, at(&f, var), 8);
+	var = sym_addr(&t.f, "gHotSpotVMTypes");
+	memcpy(&arr, at(&t.f, var), 8);
 	size_t len = N(SMALL_TYPES) * ODD_TYPE.stride;
 	uint64_t moved = MEM + MEM_SIZE - len;
-	memcpy(at(&f, moved), at(&f, arr), len);
-	w64(&f, var, moved);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(has_note(&notes, "gHotSpotVMTypes entry 4"), "notes: %s", notes.n ? notes.v[0] : "-");
-	lt_strlist_free(&notes);
-	fk_free(&f);
+	memcpy(at(&t.f, moved), at(&t.f, arr), len);
+	w64(&t.f, var, moved);
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "gHotSpotVMTypes entry 4"), "notes: %s", t.notes.n ? t.notes.v[0] : "-");
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, unreadable_name_drops_its_entry)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
 	uint64_t arr = 0;
-	for (int i = 0; i < f.nsym; i++)
-		if (!strcmp(f.sym[i].name, "gHotSpotVMStructs"))
-			memcpy(&arr, at(&f, f.sym[i].addr), 8);
+	memcpy(&arr, at(&t.f, sym_addr(&t.f, "gHotSpotVMStructs")), 8);
 	/* entry 3's field name points nowhere */
-	w64(&f, arr + 3 * ODD_STRUCT.stride + ODD_STRUCT.off[1], 0x5000);
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), 0);
-	cr_assert_eq(vm.n_fields, N(SMALL_FIELDS) - 1);
-	cr_assert_null(hs_vm_field(&vm, "Universe", "_collectedHeap"));
-	cr_assert(has_note(&notes, "1 names in the VMStructs tables were unreadable"));
-	hs_vm_free(&vm);
-	lt_strlist_free(&notes);
-	fk_free(&f);
+	w64(&t.f, arr + 3 * ODD_STRUCT.stride + ODD_STRUCT.off[1], 0x5000);
+	cr_assert_eq(read_vm(&t), 0);
+	cr_assert_eq(t.vm.n_fields, N(SMALL_FIELDS) - 1);
+	cr_assert_null(hs_vm_field(&t.vm, "Universe", "_collectedHeap"));
+	cr_assert(tl_strlist_has(&t.notes, "1 names in the VMStructs tables were unreadable"));
+	hs_vm_free(&t.vm);
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
 }
 
 Test(rt_hotspot_tables, uninitialised_tables_are_said)
 {
-	struct fk f;
-	struct lt_lm_env e;
-	struct hs_vm vm;
-	struct lt_strlist notes = { 0 };
-	small_tables(&f);
-	for (int i = 0; i < f.nsym; i++)
-		if (!strcmp(f.sym[i].name, "gHotSpotVMStructEntryArrayStride"))
-			w64(&f, f.sym[i].addr, 0); /* not yet set by the JVM */
-	fk_env(&f, &e);
-	cr_assert_eq(hs_vm_read(&e, &vm, &notes), -EIO);
-	cr_assert(has_note(&notes, "is not a table"));
-	lt_strlist_free(&notes);
-	fk_free(&f);
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructEntryArrayStride"), 0); /* not yet set by the JVM */
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "is not a table"));
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
 }
 
 /* ---- lock_hotspot_fixture: a synthetic JVM ---- */
@@ -1055,14 +1025,6 @@ static const struct lt_rtlock *lock_named(const struct lt_snapshot *s, const cha
 	return NULL;
 }
 
-static bool evidence_has(const struct lt_verdict *v, const char *needle)
-{
-	for (size_t i = 0; i < v->evidence.n; i++)
-		if (strstr(v->evidence.v[i], needle))
-			return true;
-	return false;
-}
-
 /* The deadlock both variants must produce. */
 static void check_deadlock(struct fk *f)
 {
@@ -1092,23 +1054,28 @@ static void check_deadlock(struct fk *f)
 	cr_assert((v->tids[0] == 101 && v->tids[1] == 102) || (v->tids[0] == 102 && v->tids[1] == 101));
 	cr_assert_not_null(strstr(v->summary, "101 (worker-AB-holds-LockA)"), "%s", v->summary);
 	cr_assert_not_null(strstr(v->summary, "102 (w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB)"), "%s", v->summary);
-	cr_assert(evidence_has(v, "thread 101 (worker-AB-holds-LockA) waits for the Java monitor (app.LockB@0x"));
-	cr_assert(evidence_has(v, "waits for the Java monitor (LockA@0x"));
+	cr_assert(tl_strlist_has(&v->evidence, "thread 101 (worker-AB-holds-LockA) waits for the Java monitor (app.LockB@0x"));
+	cr_assert(tl_strlist_has(&v->evidence, "waits for the Java monitor (LockA@0x"));
+}
+
+/* jvm_image, then the models and the verdicts applied to it. */
+static void jvm_applied(struct fk *f, struct jvm_img *j, const struct jcfg *c)
+{
+	jvm_image(f, c, j);
+	apply(f);
 }
 
 Test(lock_hotspot_fixture, jdk17_layout_deadlock_with_names_and_classes)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ 0 });
 	check_deadlock(&f);
 	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@"), *lb = lock_named(&f.snap, "app.LockB@");
 	cr_assert_not_null(strstr(la->holder_how, "is JavaThread 0x"), "%s", la->holder_how);
 	cr_assert_not_null(strstr(lb->holder_how, "is a BasicLock in the stack of thread 102"), "%s",
 			   lb->holder_how);
-	cr_assert(evidence_has(&f.snap.verdicts[0], "BasicLock in the stack of thread 102"));
+	cr_assert(tl_strlist_has(&f.snap.verdicts[0].evidence, "BasicLock in the stack of thread 102"));
 	fk_free(&f);
 }
 
@@ -1119,19 +1086,15 @@ Test(lock_hotspot_fixture, java_threads_are_runtime_threads_in_text_and_json)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	struct lt_lm_env e;
 	fk_env(&f, &e);
 	lt_lockmodels_apply(&f.snap, &e);
 	lt_rtthreads_apply(&f.snap, &e);
 	lt_snapshot_diagnose(&f.snap, NULL);
 	check_deadlock(&f);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	lt_snapshot_print_text(out, &f.snap);
-	fclose(out);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_snapshot_print_text, &f.snap);
 	cr_assert_not_null(strstr(buf, ") java thread \"worker-AB-holds-LockA\" state "), "%s", buf);
 	free(buf);
 	cr_assert_eq(lt_snapshot_to_json_buf(&f.snap, &buf, &len), 0);
@@ -1146,9 +1109,7 @@ Test(lock_hotspot_fixture, owner_ids_and_lock_stacks)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .owner_ids = true };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .owner_ids = true });
 	check_deadlock(&f);
 	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@"), *lb = lock_named(&f.snap, "app.LockB@");
 	cr_assert_not_null(strstr(la->holder_how, "is the _monitor_owner_id of thread 101"), "%s",
@@ -1162,9 +1123,7 @@ Test(lock_hotspot_fixture, jdk21_field_stream_names)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .field_stream = true };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .field_stream = true });
 	check_deadlock(&f);
 	fk_free(&f);
 }
@@ -1173,10 +1132,8 @@ Test(lock_hotspot_fixture, field_stream_without_its_flags_keeps_monitors)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .field_stream = true, .no_ff_consts = true };
-	jvm_image(&f, &c, &j);
-	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "Java thread names not read: the JVM's tables do not describe its "
+	jvm_applied(&f, &j, &(struct jcfg){ .field_stream = true, .no_ff_consts = true });
+	cr_assert(tl_strlist_has(&f.snap.notes, "Java thread names not read: the JVM's tables do not describe its "
 					  "Java field layout"));
 	for (int i = 0; i < 4; i++)
 		cr_assert_null(f.threads[i].rt_name);
@@ -1191,10 +1148,8 @@ Test(lock_hotspot_fixture, missing_field_is_said_and_nothing_claimed)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .no_pending = true };
-	jvm_image(&f, &c, &j);
-	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "hotspot: HotSpot 17.0.99+1-fixture: Java threads not read: no "
+	jvm_applied(&f, &j, &(struct jcfg){ .no_pending = true });
+	cr_assert(tl_strlist_has(&f.snap.notes, "hotspot: HotSpot 17.0.99+1-fixture: Java threads not read: no "
 					  "JavaThread::_current_pending_monitor in the JVM's tables"));
 	cr_assert_eq(f.snap.n_rtlocks, 0);
 	cr_assert_neq(f.threads[1].futex.owner_kind, LT_OWNER_RUNTIME);
@@ -1206,12 +1161,10 @@ Test(lock_hotspot_fixture, free_monitor_and_running_contender)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	/* LockA's monitor released; 102 (its waiter) is claimed without an
 	 * owner.  101 spins in Java: its pending monitor is no wait. */
-	uint64_t ma;
-	memcpy(&ma, at(&f, j.jt[1] + JT_PENDING), 8);
+	uint64_t ma = r64(&f, j.jt[1] + JT_PENDING);
 	w64(&f, ma + OM_OWNER, 0);
 	w32(&f, j.jt[0] + JT_STATE, IN_JAVA);
 	apply(&f);
@@ -1229,14 +1182,13 @@ Test(lock_hotspot_fixture, unreadable_heap_keeps_threads_and_owners)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	/* the String class unreadable: no names, but owners and the cycle
 	 * come from the JVM's own structures */
 	f.hole_lo = j.string_k;
 	f.hole_hi = j.string_k + IK_SIZE;
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "3 of 3 Java thread names were unreadable"));
+	cr_assert(tl_strlist_has(&f.snap.notes, "3 of 3 Java thread names were unreadable"));
 	cr_assert_null(f.threads[1].rt_name);
 	cr_assert_eq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
 	fk_free(&f);
@@ -1246,8 +1198,7 @@ Test(lock_hotspot_fixture, a_waiter_that_woke_still_waits_if_the_jvm_says_so)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	/* HotSpot's "responsible" waiter re-parks every second: the snapshot
 	 * saw it move, the JVM says it still waits */
 	f.threads[1].moved = true;
@@ -1260,12 +1211,11 @@ Test(lock_hotspot_fixture, a_thread_leaving_its_wait_is_not_claimed)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	f.flip_addr = j.jt[0] + JT_PENDING; /* 101 got its monitor meanwhile */
 	f.flip_val = 0;
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "1 thread(s) left their monitor wait while being read"));
+	cr_assert(tl_strlist_has(&f.snap.notes, "1 thread(s) left their monitor wait while being read"));
 	cr_assert_eq(f.threads[1].futex.rtlock, 0);
 	cr_assert_eq(f.threads[2].futex.owner, 101);
 	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
@@ -1276,10 +1226,8 @@ Test(lock_hotspot_fixture, an_owner_changing_between_reads_is_not_named)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { 0 };
-	jvm_image(&f, &c, &j);
-	uint64_t ma;
-	memcpy(&ma, at(&f, j.jt[1] + JT_PENDING), 8);
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	uint64_t ma = r64(&f, j.jt[1] + JT_PENDING);
 	f.flip_addr = ma + OM_OWNER;
 	f.flip_val = j.jt[2];
 	apply(&f);
@@ -1299,8 +1247,7 @@ Test(lock_hotspot_fixture, moved_waiters_close_a_cycle_only_when_named)
 	for (int named = 0; named < 2; named++) {
 		struct fk f;
 		struct jvm_img j;
-		struct jcfg c = { 0 };
-		jvm_image(&f, &c, &j);
+		jvm_image(&f, &(struct jcfg){ 0 }, &j);
 		f.threads[1].moved = true;
 		struct lt_lm_env e;
 		fk_env(&f, &e);
@@ -1350,9 +1297,7 @@ Test(lock_hotspot_fixture, interpreted_and_native_frames_jdk17_line_coding)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 17 });
 	check_java_frames(&f.threads[1], 311);
 	cr_assert_eq(f.threads[2].n_rt_frames, 0, "no anchor, no frames");
 	cr_assert_eq(f.threads[2].n_frames, 0);
@@ -1368,10 +1313,8 @@ Test(lock_hotspot_fixture, frames_placed_at_the_unwinders_return_addresses)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
-	uint64_t fp0;
-	memcpy(&fp0, at(&f, j.jt[0] + JT_ANCHOR + FA_FP), 8);
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+	uint64_t fp0 = r64(&f, j.jt[0] + JT_ANCHOR + FA_FP);
 	struct lt_thread *t = &f.threads[1];
 	t->frames[1].pc = g_frames.cc + INTERP + 0x140; /* after the call */
 	w64(&f, fp0 + 8, g_frames.cc + INTERP + 0x140); /* the caller returns there too */
@@ -1388,8 +1331,7 @@ Test(lock_hotspot_fixture, frames_the_native_stack_does_not_reach_stay_unplaced)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
 	struct lt_thread *t = &f.threads[1];
 	t->frames[2].pc = 0x7f0000003000; /* outside the code cache */
 	free(t->frames[3].func);           /* and the stack ends there */
@@ -1401,11 +1343,7 @@ Test(lock_hotspot_fixture, frames_the_native_stack_does_not_reach_stay_unplaced)
 	cr_assert_eq(t->notes.n, 1);
 	cr_assert(strstr(t->notes.v[0], "1 of 2 java frames not placed among the native frames"), "%s",
 		  t->notes.v[0]);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	lt_snapshot_print_text(out, &f.snap);
-	fclose(out);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, &f.snap);
 	cr_assert_not_null(strstr(buf, "    java app.Main.run (Main.java:311) [interpreted, bci 30]\n    #1  "), "%s",
 			   buf);
 	cr_assert_not_null(strstr(buf, "  java (outer frames, not placed):\n    java app.Main.sleep (Main.java) "
@@ -1418,9 +1356,7 @@ Test(lock_hotspot_fixture, interpreted_frames_jdk21_unsigned5_and_u4_flags)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 21 };
-	jvm_image(&f, &c, &j);
-	apply(&f);
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 21 });
 	check_java_frames(&f.threads[1], 311);
 	fk_free(&f);
 }
@@ -1429,11 +1365,10 @@ Test(lock_hotspot_fixture, early_bci_takes_the_line_of_its_pair)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
 	uint64_t cm_run, fp0;
-	memcpy(&cm_run, at(&f, g_frames.run + M_CONST), 8);
-	memcpy(&fp0, at(&f, j.jt[0] + JT_ANCHOR + FA_FP), 8);
+	cm_run = r64(&f, g_frames.run + M_CONST);
+	fp0 = r64(&f, j.jt[0] + JT_ANCHOR + FA_FP);
 	w64(&f, fp0 - 64, cm_run + CM_SIZE + 7); /* bci 7: the (5, 11) pair */
 	apply(&f);
 	cr_assert_eq(f.threads[1].rt_frames[0].line, 11);
@@ -1444,10 +1379,8 @@ Test(lock_hotspot_fixture, jdk20_line_coding_is_not_guessed)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 20 };
-	jvm_image(&f, &c, &j);
-	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "Java line numbers not read: the line tables' coding of JDK 20"));
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 20 });
+	cr_assert(tl_strlist_has(&f.snap.notes, "Java line numbers not read: the line tables' coding of JDK 20"));
 	check_java_frames(&f.threads[1], 0);
 	fk_free(&f);
 }
@@ -1456,12 +1389,11 @@ Test(lock_hotspot_fixture, a_method_its_class_does_not_own_is_no_frame)
 {
 	struct fk f;
 	struct jvm_img j;
-	struct jcfg c = { .frames_major = 17 };
-	jvm_image(&f, &c, &j);
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
 	/* the frame's Method* leads to a class that owns another pool */
 	w64(&f, g_frames.main_k + IK_CONSTANTS, MEM + 0x100);
 	apply(&f);
-	cr_assert(has_note(&f.snap.notes, "the Java frames of 1 thread(s) could not be read"));
+	cr_assert(tl_strlist_has(&f.snap.notes, "the Java frames of 1 thread(s) could not be read"));
 	cr_assert_eq(f.threads[1].n_frames, 4);
 	cr_assert_null(f.threads[1].frames[1].func, "the unwinder's frames stay");
 	cr_assert_eq(f.threads[1].n_rt_frames, 0, "no Java frame from a false Method*");

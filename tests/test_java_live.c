@@ -22,19 +22,13 @@
 #define JAVA "/usr/bin/java"
 #define CLASSES "build/workloads/java"
 
-static struct tl_proc wl;
-static char truth[128][256];
-static int ntruth;
-static char trace[256], pftrace[300];
+TL_WORKLOAD(128);
+static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
 
 static void cleanup(void)
 {
 	tl_close(&wl);
-	if (trace[0]) {
-		unlink(trace);
-		unlink(pftrace);
-		trace[0] = 0;
-	}
+	tl_unlink_traces(trace, pftrace);
 }
 
 static void need_java(const char *java)
@@ -68,6 +62,7 @@ static bool try_start(const char *java, const char *mode, const char *waiters)
 
 static void start(const char *java, const char *mode, const char *waiters)
 {
+	need_java(java);
 	cr_assert(try_start(java, mode, waiters), "%s is too old for JavaLocks", java);
 }
 
@@ -105,12 +100,23 @@ static struct jt thread_of(const char *role, int idx)
 	return t;
 }
 
+static void dump(const struct lt_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		fprintf(stderr, "java_live: verdict %zu: %s\n", i, s->verdicts[i].summary);
+		for (size_t k = 0; k < s->verdicts[i].evidence.n; k++)
+			fprintf(stderr, "java_live:     %s\n", s->verdicts[i].evidence.v[k]);
+	}
+}
+
+/* A snapshot of the workload, its notes and verdicts shown. */
 static struct lt_snapshot *snap(void)
 {
 	struct lt_snapshot *s = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
 	for (size_t i = 0; i < s->notes.n; i++)
 		fprintf(stderr, "java_live: note: %s\n", s->notes.v[i]);
+	dump(s);
 	return s;
 }
 
@@ -119,14 +125,6 @@ static const struct lt_thread *thread(const struct lt_snapshot *s, pid_t tid)
 	const struct lt_thread *t = lt_snapshot_find(s, tid);
 	cr_assert_not_null(t, "thread %d is not in the snapshot", (int)tid);
 	return t;
-}
-
-static bool evidence_has(const struct lt_verdict *v, const char *needle)
-{
-	for (size_t i = 0; i < v->evidence.n; i++)
-		if (strstr(v->evidence.v[i], needle))
-			return true;
-	return false;
 }
 
 /* A verdict's summary or evidence line containing NEEDLE. */
@@ -141,15 +139,6 @@ static const char *verdict_line(const struct lt_snapshot *s, const char *needle)
 				return v->evidence.v[k];
 	}
 	return NULL;
-}
-
-static void dump(const struct lt_snapshot *s)
-{
-	for (size_t i = 0; i < s->n_verdicts; i++) {
-		fprintf(stderr, "java_live: verdict %zu: %s\n", i, s->verdicts[i].summary);
-		for (size_t k = 0; k < s->verdicts[i].evidence.n; k++)
-			fprintf(stderr, "java_live:     %s\n", s->verdicts[i].evidence.v[k]);
-	}
 }
 
 /* The Java frames of thread TID (its runtime frames, rt_lang "java")
@@ -204,9 +193,9 @@ static void check_edge(const struct lt_verdict *v, const struct jt *a, const cha
 {
 	char want[512];
 	snprintf(want, sizeof(want), "thread %d (%s) waits for the Java monitor (%s@0x", (int)a->tid, a->name, cls);
-	cr_assert(evidence_has(v, want), "no evidence line \"%s\"", want);
+	cr_assert(tl_strlist_has(&v->evidence, want), "no evidence line \"%s\"", want);
 	snprintf(want, sizeof(want), "held by thread %d (%s) [runtime's own state: ", (int)b->tid, b->name);
-	cr_assert(evidence_has(v, want), "no evidence line with \"%s\"", want);
+	cr_assert(tl_strlist_has(&v->evidence, want), "no evidence line with \"%s\"", want);
 }
 
 /* The deadlock of `JavaLocks deadlock`: exactly AB and BA, by tid and Java
@@ -239,17 +228,15 @@ static void check_deadlock(const struct lt_snapshot *s, const struct jt *ab, con
 
 Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeout = 180)
 {
-	need_java(JAVA);
 	start(JAVA, "deadlock", "2");
 	struct jt ab = thread_of("AB", 0), ba = thread_of("BA", 0);
 	struct jt w0 = thread_of("waiter", 0), w1 = thread_of("waiter", 1);
 	struct lt_snapshot *s = snap();
-	dump(s);
 	check_deadlock(s, &ab, &ba);
 	char want[256];
 	snprintf(want, sizeof(want), "2 more thread(s) blocked behind the cycle: %d, %d",
 		 (int)(w0.tid < w1.tid ? w0.tid : w1.tid), (int)(w0.tid < w1.tid ? w1.tid : w0.tid));
-	cr_assert(evidence_has(&s->verdicts[0], want), "no \"%s\"", want);
+	cr_assert(tl_strlist_has(&s->verdicts[0].evidence, want), "no \"%s\"", want);
 	/* the waiters behind it queue on LockA, whose owner is AB */
 	const struct jt *ws[2] = { &w0, &w1 };
 	for (int i = 0; i < 2; i++) {
@@ -280,11 +267,9 @@ Test(java_live, monitor_deadlock_names_tids_and_classes, .fini = cleanup, .timeo
 
 Test(java_live, spinning_compiled_thread_does_not_stop_the_snapshot, .fini = cleanup, .timeout = 180)
 {
-	need_java(JAVA);
 	start(JAVA, "spin", "1");
 	struct jt sp = thread_of("spinner", 0), w = thread_of("waiter", 0);
 	struct lt_snapshot *s = snap();
-	dump(s);
 	fprintf(stderr, "java_live: snapshot with a spinning thread took %.1f ms\n", s->duration_ns / 1e6);
 	cr_assert_lt(s->duration_ns, 1000000000, "the snapshot took %.3f s", s->duration_ns / 1e9);
 	const struct lt_thread *ts = thread(s, sp.tid), *tw = thread(s, w.tid);
@@ -310,11 +295,9 @@ Test(java_live, spinning_compiled_thread_does_not_stop_the_snapshot, .fini = cle
  * information is read where the tables describe it (JDK 17). */
 Test(java_live, compiled_and_inlined_frames_match_the_jvm, .fini = cleanup, .timeout = 180)
 {
-	need_java(JAVA);
 	start(JAVA, "compiled", "0");
 	struct jt w = thread_of("waiter", 0), h = thread_of("holder", 0);
 	struct lt_snapshot *s = snap();
-	dump(s);
 	const struct lt_thread *t = thread(s, w.tid);
 	bool compiled = false, inlined = false;
 	for (size_t i = 0; i < t->n_rt_frames; i++) {
@@ -339,11 +322,9 @@ Test(java_live, compiled_and_inlined_frames_match_the_jvm, .fini = cleanup, .tim
  * it), ~45 with the JVM's own: the snapshot stays under a second. */
 Test(java_live, convoy_of_25_threads_in_under_a_second, .fini = cleanup, .timeout = 180)
 {
-	need_java(JAVA);
 	start(JAVA, "convoy", "24");
 	struct jt h = thread_of("holder", 0);
 	struct lt_snapshot *s = snap();
-	dump(s);
 	fprintf(stderr, "java_live: snapshot of %zu threads took %.1f ms\n", s->n_threads, s->duration_ns / 1e6);
 	cr_assert_lt(s->duration_ns, 1000000000, "the snapshot took %.3f s", s->duration_ns / 1e9);
 	const struct lt_verdict *v = &s->verdicts[0];
@@ -372,17 +353,10 @@ Test(java_live, convoy_of_25_threads_in_under_a_second, .fini = cleanup, .timeou
 Test(java_live, report_and_perfetto_name_java_threads, .fini = cleanup, .timeout = 180)
 {
 	need_java(JAVA);
-	if (!tl_is_root())
-		cr_skip_test("needs root (BPF programs): run make test as root");
+	tl_skip_unless_root("needs root (BPF programs): run make test as root");
 	start(JAVA, "deadlock", "0");
 	struct jt ab = thread_of("AB", 0), ba = thread_of("BA", 0);
-	tl_tmp_path(trace, sizeof(trace), "java");
-	snprintf(pftrace, sizeof(pftrace), "%.*s.perfetto-trace", (int)(strlen(trace) - 7), trace);
-	struct tl_proc rec;
-	char *extra[] = { "-d", "2", "--perfetto", NULL };
-	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
-	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
-	tl_close(&rec);
+	tl_record_perfetto(wl.pid, "java", trace, pftrace);
 
 	struct rp_json *j = tl_report_json(trace);
 	const struct rp_json *ths = rp_json_get(j, "threads");
@@ -447,7 +421,6 @@ Test(java_live, monitor_deadlock_on_every_other_jdk, .fini = cleanup, .timeout =
 			continue;
 		struct jt ab = thread_of("AB", 0), ba = thread_of("BA", 0);
 		struct lt_snapshot *s = snap();
-		dump(s);
 		const char *ver = "?";
 		for (size_t k = 0; k < s->n_rtlocks; k++)
 			if (!strcmp(s->rtlocks[k].kind, "Java monitor") && s->rtlocks[k].version)

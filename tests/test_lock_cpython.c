@@ -46,18 +46,41 @@ static void free_locks(struct lt_rtlock *v, size_t n, struct lt_strlist *notes)
 	lt_strlist_free(notes);
 }
 
-static bool has_note(const struct lt_strlist *notes, const char *needle)
-{
-	for (size_t i = 0; i < notes->n; i++)
-		if (strstr(notes->v[i], needle))
-			return true;
-	return false;
-}
-
 static void dump_notes(const struct lt_strlist *notes)
 {
 	for (size_t i = 0; i < notes->n; i++)
 		fprintf(stderr, "note: %s\n", notes->v[i]);
+}
+
+/* A fixture: the process, and what the model found in it. */
+struct cpy {
+	struct fakeproc f;
+	struct lt_rtlock *v;
+	size_t n;
+	struct lt_strlist notes;
+};
+
+/* Runs the model on C's process (the notes shown): WANT locks, their
+ * array. */
+static struct lt_rtlock *found(struct cpy *c, size_t want)
+{
+	c->n = run(&c->f, &c->v, &c->notes);
+	dump_notes(&c->notes);
+	cr_assert_eq(c->n, want);
+	return c->v;
+}
+
+/* A GIL HELD or not, by HOLDER (0: none named). */
+static void gil_is(const struct lt_rtlock *l, int held, pid_t holder)
+{
+	cr_assert_eq(l->held, held);
+	cr_assert_eq(l->holder, holder, "holder %d (%s)", l->holder, l->holder_how ? l->holder_how : "-");
+}
+
+static void done(struct cpy *c)
+{
+	free_locks(c->v, c->n, &c->notes);
+	fp_free(&c->f);
 }
 
 /* ---- images ---- */
@@ -118,41 +141,29 @@ static void image_old(struct fakeproc *f, unsigned minor, int locked)
 
 Test(lock_cpython_fixture, v3_8_pie_lea_pthread_in_stack)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_old(&f, 8, 1);
-	size_t n = run(&f, &v, &notes);
-	dump_notes(&notes);
-	cr_assert_eq(n, 1);
+	struct cpy c;
+	image_old(&c.f, 8, 1);
+	const struct lt_rtlock *v = found(&c, 1);
 	cr_assert_str_eq(v[0].model, "cpython");
 	cr_assert_str_eq(v[0].kind, "GIL");
 	cr_assert_str_eq(v[0].name, "_PyRuntime.ceval.gil");
 	cr_assert_str_eq(v[0].version, "CPython 3.8.18");
 	cr_assert_eq(v[0].base, RT + 0x480);
 	cr_assert_eq(v[0].size, 0xd0);
-	cr_assert_eq(v[0].held, 1);
-	cr_assert_eq(v[0].holder, 102, "holder %d (%s)", v[0].holder, v[0].holder_how);
+	gil_is(&v[0], 1, 102);
 	cr_assert_str_eq(v[0].holder_how, "gil->last_holder->thread_id (pthread_t) in that thread's stack");
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	done(&c);
 }
 
 Test(lock_cpython_fixture, v3_10_nonpie_imm32)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_old(&f, 10, 1);
-	size_t n = run(&f, &v, &notes);
-	dump_notes(&notes);
-	cr_assert_eq(n, 1);
+	struct cpy c;
+	image_old(&c.f, 10, 1);
+	const struct lt_rtlock *v = found(&c, 1);
 	cr_assert_str_eq(v[0].version, "CPython 3.10.13");
 	cr_assert_eq(v[0].base, RT + 0x160);
-	cr_assert_eq(v[0].held, 1);
-	cr_assert_eq(v[0].holder, 102);
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	gil_is(&v[0], 1, 102);
+	done(&c);
 }
 
 /* The pthread_t is in no known stack (the main thread's case): held, but
@@ -160,40 +171,29 @@ Test(lock_cpython_fixture, v3_10_nonpie_imm32)
  * environment reads as root, it is named all the same. */
 Test(lock_cpython_fixture, v3_10_pthread_unmatched)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_old(&f, 10, 1);
-	f.nstack = 0;
-	size_t n = run(&f, &v, &notes);
-	cr_assert_eq(n, 1);
-	cr_assert_eq(v[0].held, 1);
-	cr_assert_eq(v[0].holder, 0);
+	struct cpy c;
+	image_old(&c.f, 10, 1);
+	c.f.nstack = 0;
+	const struct lt_rtlock *v = found(&c, 1);
+	gil_is(&v[0], 1, 0);
 	cr_assert_not_null(strstr(v[0].holder_how, "no thread's stack"), "%s", v[0].holder_how);
-	free_locks(v, n, &notes);
+	free_locks(c.v, c.n, &c.notes);
 
-	fp_fsbase(&f, 100, 0x7f1234560740ull);
-	fp_fsbase(&f, 101, STACK + 0x7fff00); /* the pthread_t image_old stores */
-	n = run(&f, &v, &notes);
-	cr_assert_eq(n, 1);
+	fp_fsbase(&c.f, 100, 0x7f1234560740ull);
+	fp_fsbase(&c.f, 101, STACK + 0x7fff00); /* the pthread_t image_old stores */
+	v = found(&c, 1);
 	cr_assert_eq(v[0].holder, 101, "holder %d (%s)", v[0].holder, v[0].holder_how);
 	cr_assert_str_eq(v[0].holder_how, "gil->last_holder->thread_id (pthread_t) is that thread's fs base");
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	done(&c);
 }
 
 Test(lock_cpython_fixture, v3_8_free)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_old(&f, 8, 0);
-	size_t n = run(&f, &v, &notes);
-	cr_assert_eq(n, 1);
-	cr_assert_eq(v[0].held, 0);
-	cr_assert_eq(v[0].holder, 0);
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	struct cpy c;
+	image_old(&c.f, 8, 0);
+	const struct lt_rtlock *v = found(&c, 1);
+	gil_is(&v[0], 0, 0);
+	done(&c);
 }
 
 /* 3.12: per-interpreter GIL pointers.  Interpreter 1 (head) shares the main
@@ -224,39 +224,28 @@ static void image_3_12(struct fakeproc *f, pid_t native)
 
 Test(lock_cpython_fixture, v3_12_per_interpreter)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_3_12(&f, 103);
-	size_t n = run(&f, &v, &notes);
-	dump_notes(&notes);
-	cr_assert_eq(n, 2);
+	struct cpy c;
+	image_3_12(&c.f, 103);
+	const struct lt_rtlock *v = found(&c, 2);
 	cr_assert_str_eq(v[0].name, "interpreter 2 GIL");
 	cr_assert_eq(v[0].base, INTERP2 + 0x410);
 	cr_assert_eq(v[0].held, 0);
 	cr_assert_str_eq(v[1].name, "main interpreter GIL");
 	cr_assert_str_eq(v[1].version, "CPython 3.12.1");
 	cr_assert_eq(v[1].base, INTERP + 0x410);
-	cr_assert_eq(v[1].held, 1);
-	cr_assert_eq(v[1].holder, 103);
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	gil_is(&v[1], 1, 103);
+	done(&c);
 }
 
 /* native_thread_id names no thread of the snapshot: not trusted. */
 Test(lock_cpython_fixture, v3_12_holder_not_a_thread)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_3_12(&f, 4242);
-	size_t n = run(&f, &v, &notes);
-	cr_assert_eq(n, 2);
-	cr_assert_eq(v[1].held, 1);
-	cr_assert_eq(v[1].holder, 0);
+	struct cpy c;
+	image_3_12(&c.f, 4242);
+	const struct lt_rtlock *v = found(&c, 2);
+	gil_is(&v[1], 1, 0);
 	cr_assert_not_null(strstr(v[1].holder_how, "not a thread"), "%s", v[1].holder_how);
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	done(&c);
 }
 
 /* 3.13: _Py_DebugOffsets at the start of _PyRuntime.  The image uses
@@ -293,93 +282,68 @@ static void image_3_13(struct fakeproc *f, const char *cookie, uint64_t hexver)
 
 Test(lock_cpython_fixture, v3_13_debug_offsets)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_3_13(&f, "xdebugpy", 0x030D00F0);
-	size_t n = run(&f, &v, &notes);
-	dump_notes(&notes);
-	cr_assert_eq(n, 1);
+	struct cpy c;
+	image_3_13(&c.f, "xdebugpy", 0x030D00F0);
+	const struct lt_rtlock *v = found(&c, 1);
 	cr_assert_str_eq(v[0].name, "main interpreter GIL");
 	cr_assert_str_eq(v[0].version, "CPython 3.13.0");
 	cr_assert_eq(v[0].base, INTERP + 0x800);
-	cr_assert_eq(v[0].held, 1);
-	cr_assert_eq(v[0].holder, 101);
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	gil_is(&v[0], 1, 101);
+	done(&c);
 }
 
 /* A 3.14 image: its _Py_DebugOffsets layout is not the 3.13 one, so
  * nothing is decoded and a note says why. */
 Test(lock_cpython_fixture, unknown_version_noted)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_3_13(&f, "xdebugpy", 0x030E00F0);
-	size_t n = run(&f, &v, &notes);
-	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "CPython 3.14.0: layout of this version is not known"));
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	struct cpy c;
+	image_3_13(&c.f, "xdebugpy", 0x030E00F0);
+	found(&c, 0);
+	cr_assert(tl_strlist_has(&c.notes, "CPython 3.14.0: layout of this version is not known"));
+	done(&c);
 
 	/* 3.13 alphas had another _Py_DebugOffsets */
-	image_3_13(&f, "xdebugpy", 0x030D00A5);
-	n = run(&f, &v, &notes);
-	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "CPython 3.13.0a5: layout of this version is not known"));
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	image_3_13(&c.f, "xdebugpy", 0x030D00A5);
+	found(&c, 0);
+	cr_assert(tl_strlist_has(&c.notes, "CPython 3.13.0a5: layout of this version is not known"));
+	done(&c);
 
 	/* the same for a Py_Version the table lacks (3.7) */
-	image_3_12(&f, 103);
-	fp_put32(&f, RODATA, 0x030710F0); /* Py_Version */
-	n = run(&f, &v, &notes);
-	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "CPython 3.7.16: layout of this version is not known"));
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	image_3_12(&c.f, 103);
+	fp_put32(&c.f, RODATA, 0x030710F0); /* Py_Version */
+	found(&c, 0);
+	cr_assert(tl_strlist_has(&c.notes, "CPython 3.7.16: layout of this version is not known"));
+	done(&c);
 }
 
 /* _PyRuntime but no way to learn the version: no guess. */
 Test(lock_cpython_fixture, no_version_noted)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_old(&f, 10, 1);
-	f.nsym = 1; /* only _PyRuntime */
-	size_t n = run(&f, &v, &notes);
-	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "no version found"));
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	struct cpy c;
+	image_old(&c.f, 10, 1);
+	c.f.nsym = 1; /* only _PyRuntime */
+	found(&c, 0);
+	cr_assert(tl_strlist_has(&c.notes, "no version found"));
+	done(&c);
 }
 
 /* A layout that does not fit the memory (locked=7) is refused. */
 Test(lock_cpython_fixture, sanity_check_refuses)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	image_old(&f, 8, 7);
-	size_t n = run(&f, &v, &notes);
-	cr_assert_eq(n, 0);
-	cr_assert(has_note(&notes, "fails sanity checks"));
-	free_locks(v, n, &notes);
-	fp_free(&f);
+	struct cpy c;
+	image_old(&c.f, 8, 7);
+	found(&c, 0);
+	cr_assert(tl_strlist_has(&c.notes, "fails sanity checks"));
+	done(&c);
 }
 
 Test(lock_cpython_fixture, no_python_no_lock)
 {
-	struct fakeproc f;
-	struct lt_rtlock *v;
-	struct lt_strlist notes;
-	fp_init(&f, 4);
-	size_t n = run(&f, &v, &notes);
-	cr_assert_eq(n, 0);
-	cr_assert_eq(notes.n, 0);
-	free_locks(v, n, &notes);
+	struct cpy c;
+	fp_init(&c.f, 4);
+	found(&c, 0);
+	cr_assert_eq(c.notes.n, 0);
+	free_locks(c.v, c.n, &c.notes);
 }
 
 /* Through lt_lockmodels_apply: a waiter on the GIL's condvar word is
@@ -427,33 +391,18 @@ Test(lock_cpython_fixture, apply_claims_gil_waiters)
 
 /* ---- live: Debian's python3.11 ---- */
 
-#define PYTHON "/usr/bin/python3"
 #define GIL_WL "tests/workloads/gil_holder.py"
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 
 static void cleanup(void)
 {
-	if (wl.pid > 0)
-		tl_close(&wl);
-	wl.pid = 0;
+	tl_close_started(&wl);
 }
 
 static void start_py(char *const extra[])
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other users' /proc files and kernel stacks");
-	if (access(PYTHON, X_OK) != 0)
-		cr_skip_test("%s is missing", PYTHON);
-	if (access(GIL_WL, R_OK) != 0)
-		cr_skip_test("%s not found: run from the source tree", GIL_WL);
-	char *argv[8] = { PYTHON, GIL_WL };
-	int n = 2;
-	for (int i = 0; extra && extra[i] && n < 7; i++)
-		argv[n++] = extra[i];
-	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	tl_start_python(&wl, GIL_WL, extra, truth, &ntruth, "other users' /proc files and kernel stacks");
 }
 
 static pid_t truth_tid(const char *type, const char *match)

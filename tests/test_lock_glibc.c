@@ -144,7 +144,8 @@ static struct lt_thread *waiter(uint64_t uaddr, uint32_t word, bool private_, co
 	struct lt_thread *t = &fk.threads[0];
 	size_t n = 0;
 	free(t->futex.lock_state);
-	memset(&t->futex, 0, sizeof(t->futex));
+	t->futex = (struct lt_futex){ .is_wait = true, .uaddr = uaddr, .word = word, .expected = word,
+				      .word_ok = true, .private_ = private_, .owner_kind = LT_OWNER_NONE };
 	t->acquire = NULL;
 	while (funcs && funcs[n])
 		n++;
@@ -157,14 +158,6 @@ static struct lt_thread *waiter(uint64_t uaddr, uint32_t word, bool private_, co
 	t->n_frames = n;
 	t->wait = LT_WAIT_FUTEX;
 	t->sc.state = LT_SC_IN_SYSCALL;
-	struct lt_futex *f = &t->futex;
-	f->is_wait = true;
-	f->uaddr = uaddr;
-	f->word = word;
-	f->expected = word;
-	f->word_ok = true;
-	f->private_ = private_;
-	f->owner_kind = LT_OWNER_NONE;
 	return t;
 }
 
@@ -205,6 +198,31 @@ static void acquire_is(const struct lt_thread *t, const char *want)
 			  t->acquire ? t->acquire : "NULL", want);
 }
 
+/* Classifies T: a KIND lock at BASE, taken through ACQUIRE. */
+static void classified_as(struct lt_thread *t, const char *kind, uint64_t base, const char *acquire)
+{
+	lt_glibc_classify(&env, t);
+	kind_is(t, kind);
+	cr_assert_eq(t->futex.lock_base, base);
+	acquire_is(t, acquire);
+}
+
+/* T, a waiter on a mutex (as_mutex: COUNT, OWNER, KIND bits, OKIND),
+ * classified. */
+static struct lt_thread *classified_mutex(struct lt_thread *t, int32_t count, int32_t owner, int32_t kind,
+					  enum lt_owner_kind okind)
+{
+	as_mutex(t, count, owner, kind, okind);
+	lt_glibc_classify(&env, t);
+	return t;
+}
+
+static void owner_is(const struct lt_thread *t, enum lt_owner_kind kind, pid_t owner)
+{
+	cr_assert_eq(t->futex.owner_kind, kind);
+	cr_assert_eq(t->futex.owner, owner);
+}
+
 TestSuite(lock_glibc_unit, .init = setup, .fini = teardown);
 
 /* ---- mutex ---- */
@@ -215,12 +233,8 @@ Test(lock_glibc_unit, mutex_debug_names)
 					  "start_thread", NULL };
 	struct lt_thread *t = waiter(MEM_BASE, 2, true, fr);
 	as_mutex(t, 0, 101, 0, LT_OWNER_MUTEX);
-	lt_glibc_classify(&env, t);
-	kind_is(t, "pthread mutex");
-	cr_assert_eq(t->futex.lock_base, MEM_BASE);
-	acquire_is(t, "pthread_mutex_lock");
-	cr_assert_eq(t->futex.owner_kind, LT_OWNER_MUTEX);
-	cr_assert_eq(t->futex.owner, 101);
+	classified_as(t, "pthread mutex", MEM_BASE, "pthread_mutex_lock");
+	owner_is(t, LT_OWNER_MUTEX, 101);
 	state_has(t, "locked, waiters, owner 101, kind normal");
 }
 
@@ -228,9 +242,8 @@ Test(lock_glibc_unit, mutex_dynsym_names_errorcheck)
 {
 	static const char *const fr[] = { "__lll_lock_wait", "pthread_mutex_lock@@GLIBC_2.2.5",
 					  "!worker", NULL };
-	struct lt_thread *t = waiter(MEM_BASE, 1, true, fr);
-	as_mutex(t, 0, 101, 2, LT_OWNER_MUTEX);
-	lt_glibc_classify(&env, t);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 1, true, fr),
+					       0, 101, 2, LT_OWNER_MUTEX);
 	kind_is(t, "pthread mutex");
 	acquire_is(t, "pthread_mutex_lock");
 	state_has(t, "locked, owner 101, kind errorcheck");
@@ -241,9 +254,8 @@ Test(lock_glibc_unit, mutex_timedlock_recursive_pshared)
 {
 	static const char *const fr[] = { "__lll_clocklock_wait", "__pthread_mutex_clocklock_common",
 					  "___pthread_mutex_timedlock64", "!worker", NULL };
-	struct lt_thread *t = waiter(MEM_BASE, 2, false, fr);
-	as_mutex(t, 3, 101, 1 | 128, LT_OWNER_MUTEX);
-	lt_glibc_classify(&env, t);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, false, fr),
+					       3, 101, 1 | 128, LT_OWNER_MUTEX);
 	acquire_is(t, "pthread_mutex_timedlock");
 	state_has(t, "owner 101, count 3, kind recursive, pshared");
 }
@@ -251,9 +263,8 @@ Test(lock_glibc_unit, mutex_timedlock_recursive_pshared)
 Test(lock_glibc_unit, mutex_robust_and_pi)
 {
 	static const char *const fr[] = { "__pthread_mutex_lock_full", "!worker", NULL };
-	struct lt_thread *t = waiter(MEM_BASE, 101u | 0x80000000u, true, fr);
-	as_mutex(t, 0, 101, 16, LT_OWNER_ROBUST);
-	lt_glibc_classify(&env, t);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 101u | 0x80000000u, true, fr),
+					       0, 101, 16, LT_OWNER_ROBUST);
 	kind_is(t, "pthread mutex");
 	cr_assert_eq(t->futex.owner_kind, LT_OWNER_ROBUST);
 	state_has(t, "locked, waiters, owner 101, kind normal, robust");
@@ -264,8 +275,7 @@ Test(lock_glibc_unit, mutex_robust_and_pi)
 	t->futex.is_pi = true;
 	as_mutex(t, 0, 101, 32, LT_OWNER_PI);
 	lt_glibc_classify(&env, t);
-	cr_assert_eq(t->futex.owner_kind, LT_OWNER_PI);
-	cr_assert_eq(t->futex.owner, 101);
+	owner_is(t, LT_OWNER_PI, 101);
 	state_has(t, "locked, waiters, owner 101, kind normal, pi");
 }
 
@@ -275,9 +285,8 @@ Test(lock_glibc_unit, mutex_relock_inside_cond_wait)
 	static const char *const fr[] = { "__lll_lock_wait", "__pthread_mutex_cond_lock",
 					  "__pthread_cond_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
 					  "!rt_acquire", NULL };
-	struct lt_thread *t = waiter(MEM_BASE, 2, true, fr);
-	as_mutex(t, 0, 101, 0, LT_OWNER_MUTEX);
-	lt_glibc_classify(&env, t);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, true, fr),
+					       0, 101, 0, LT_OWNER_MUTEX);
 	kind_is(t, "pthread mutex");
 	acquire_is(t, "pthread_mutex_lock");
 }
@@ -309,12 +318,8 @@ Test(lock_glibc_unit, rwlock_reader_waits_for_writer)
 					  "pthread_rwlock_rdlock@GLIBC_2.2.5", "!worker", NULL };
 	rwlock_mem(3 | 3 << 3, 3, 3, 101);
 	struct lt_thread *t = waiter(MEM_BASE + 8, 3, true, fr);
-	lt_glibc_classify(&env, t);
-	kind_is(t, "rwlock");
-	cr_assert_eq(t->futex.lock_base, MEM_BASE);
-	acquire_is(t, "pthread_rwlock_rdlock");
-	cr_assert_eq(t->futex.owner_kind, LT_OWNER_RWLOCK);
-	cr_assert_eq(t->futex.owner, 101);
+	classified_as(t, "rwlock", MEM_BASE, "pthread_rwlock_rdlock");
+	owner_is(t, LT_OWNER_RWLOCK, 101);
 	state_has(t, "writer 101, 3 readers waiting");
 	state_has(t, "waiting writers");
 }
@@ -378,10 +383,7 @@ Test(lock_glibc_unit, sem_value_and_waiters)
 					  "__new_sem_wait_slow64.constprop.0", "!worker", NULL };
 	fp_put64(&fk, MEM_BASE, 3ull << 32);
 	struct lt_thread *t = waiter(MEM_BASE, 0, true, fr);
-	lt_glibc_classify(&env, t);
-	kind_is(t, "semaphore");
-	cr_assert_eq(t->futex.lock_base, MEM_BASE);
-	acquire_is(t, "sem_wait");
+	classified_as(t, "semaphore", MEM_BASE, "sem_wait");
 	cr_assert_eq(t->futex.owner_kind, LT_OWNER_NONE);
 	state_has(t, "value 0, 3 waiters");
 }
@@ -513,8 +515,7 @@ Test(lock_glibc_unit, join_with_thread_db_offset)
 	lt_glibc_classify(&env, t);
 	kind_is(t, "thread exit (pthread_join)");
 	cr_assert_eq(t->futex.lock_base, THR_BASE);
-	cr_assert_eq(t->futex.owner_kind, LT_OWNER_JOIN);
-	cr_assert_eq(t->futex.owner, 101);
+	owner_is(t, LT_OWNER_JOIN, 101);
 	acquire_is(t, NULL);
 	state_has(t, "thread 101 has not exited");
 }
@@ -534,9 +535,8 @@ Test(lock_glibc_unit, join_without_symbols)
 
 Test(lock_glibc_unit, no_frames_mutex_from_memory)
 {
-	struct lt_thread *t = waiter(MEM_BASE, 2, true, NULL);
-	as_mutex(t, 0, 101, 0, LT_OWNER_MUTEX);
-	lt_glibc_classify(&env, t);
+	struct lt_thread *t = classified_mutex(waiter(MEM_BASE, 2, true, NULL),
+					       0, 101, 0, LT_OWNER_MUTEX);
 	kind_is(t, "pthread mutex");
 	acquire_is(t, "pthread_mutex_lock");
 	state_has(t, "owner 101");
@@ -651,9 +651,7 @@ Test(lock_glibc_unit, unreadable_memory)
 
 /* ---- live: tests/workloads/glibc_locks ---- */
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 
 static void live_cleanup(void)
 {
@@ -662,8 +660,7 @@ static void live_cleanup(void)
 
 static void start(const char *mode)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other processes' memory and /proc files; run as root");
+	tl_skip_unless_root("needs root: other processes' memory and /proc files; run as root");
 	if (access(WL("glibc_locks"), X_OK) != 0)
 		cr_skip_test("%s not built: run make all first", WL("glibc_locks"));
 	char *argv[] = { WL("glibc_locks"), "--mode", (char *)mode, "--no-wait", NULL };

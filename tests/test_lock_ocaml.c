@@ -7,6 +7,7 @@
  * main thread keeps the runtime lock while it sleeps in read(); needs root
  * and ocamlopt at build time. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,12 +87,34 @@ static void found_free(struct found *x)
 	lt_strlist_free(&x->notes);
 }
 
-static bool notes_have(const struct found *x, const char *needle)
+/* The fixture's end: what the model found, then the process. */
+static void done(struct fakeproc *f, struct found *x)
 {
-	for (size_t k = 0; k < x->notes.n; k++)
-		if (strstr(x->notes.v[k], needle))
-			return true;
-	return false;
+	found_free(x);
+	fp_free(f);
+}
+
+/* L's holder_how says NEEDLE. */
+static void how_has(const struct lt_rtlock *l, const char *needle)
+{
+	cr_assert(l->holder_how && strstr(l->holder_how, needle), "%s", l->holder_how ? l->holder_how : "-");
+}
+
+#define ANY INT_MIN /* one_lock: a count not checked */
+
+/* The one lock the model finds in F (into X), with HELD, WAITERS (or ANY)
+ * and HOLDER as given. */
+static const struct lt_rtlock *one_lock(struct fakeproc *f, struct found *x, int held, int waiters,
+					pid_t holder)
+{
+	run_model(f, x);
+	cr_assert_eq(x->n, 1);
+	const struct lt_rtlock *l = &x->v[0];
+	cr_assert_eq(l->held, held);
+	if (waiters != ANY)
+		cr_assert_eq(l->waiters, waiters);
+	cr_assert_eq(l->holder, holder, "%s", l->holder_how);
+	return l;
 }
 
 /* ---- OCaml 4.13 ---- */
@@ -140,23 +163,17 @@ Test(lock_ocaml_fixture, ocaml413_holder_from_caml_state_and_curr_thread)
 	struct fakeproc f;
 	struct found x;
 	ml413(&f, 1, 20, STACK_A, STACK_A);
-	run_model(&f, &x);
-	cr_assert_eq(x.n, 1);
-	const struct lt_rtlock *l = &x.v[0];
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 20, 100);
 	cr_assert_str_eq(l->model, "ocaml4");
 	cr_assert_str_eq(l->kind, "OCaml runtime lock");
 	cr_assert_str_eq(l->name, "caml_master_lock");
 	cr_assert_str_eq(l->version, "OCaml 4.13.1");
 	cr_assert_eq(l->base, ML4_LOCK);
 	cr_assert_eq(l->size, 96);
-	cr_assert_eq(l->held, 1);
-	cr_assert_eq(l->waiters, 20);
-	cr_assert_eq(l->holder, 100);
-	cr_assert(strstr(l->holder_how, "Caml_state's bottom_of_stack 0x7ffcfa00"), "%s", l->holder_how);
-	cr_assert(strstr(l->holder_how, "in the stack of thread 100"), "%s", l->holder_how);
+	how_has(l, "Caml_state's bottom_of_stack 0x7ffcfa00");
+	how_has(l, "in the stack of thread 100");
 	cr_assert_eq(x.notes.n, 0);
-	found_free(&x);
-	fp_free(&f);
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, ocaml410_caml_state_offsets_and_lowercase_sys_unit)
@@ -169,16 +186,10 @@ Test(lock_ocaml_fixture, ocaml410_caml_state_offsets_and_lowercase_sys_unit)
 	fp_put64(&f, ML4_STATE + 0xc8, STACK_A + 0xfa00);
 	fp_put64(&f, ML4_STATE + 0xd0, STACK_B + 0xfa00); /* not read in 4.10 */
 	fp_put64(&f, ML4_STATE + 0xc0, STACK_A + 0xff00);
-	run_model(&f, &x);
-	cr_assert_eq(x.n, 1);
-	cr_assert_str_eq(x.v[0].version, "OCaml 4.10.2");
-	cr_assert_eq(x.v[0].held, 1);
-	cr_assert_eq(x.v[0].waiters, 5);
-	cr_assert_eq(x.v[0].holder, 100, "%s", x.v[0].holder_how);
-	cr_assert(strstr(x.v[0].holder_how, "Caml_state's bottom_of_stack 0x7ffcfa00"), "%s",
-		  x.v[0].holder_how);
-	found_free(&x);
-	fp_free(&f);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 5, 100);
+	cr_assert_str_eq(l->version, "OCaml 4.10.2");
+	how_has(l, "Caml_state's bottom_of_stack 0x7ffcfa00");
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, ocaml413_two_threads_named_is_no_holder)
@@ -186,14 +197,9 @@ Test(lock_ocaml_fixture, ocaml413_two_threads_named_is_no_holder)
 	struct fakeproc f;
 	struct found x;
 	ml413(&f, 1, 3, STACK_A, STACK_B);
-	run_model(&f, &x);
-	cr_assert_eq(x.n, 1);
-	cr_assert_eq(x.v[0].held, 1);
-	cr_assert_eq(x.v[0].waiters, 3);
-	cr_assert_eq(x.v[0].holder, 0);
-	cr_assert(strstr(x.v[0].holder_how, "two threads, 100 and 101"), "%s", x.v[0].holder_how);
-	found_free(&x);
-	fp_free(&f);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 3, 0);
+	how_has(l, "two threads, 100 and 101");
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, ocaml413_free_lock_has_no_holder)
@@ -201,14 +207,8 @@ Test(lock_ocaml_fixture, ocaml413_free_lock_has_no_holder)
 	struct fakeproc f;
 	struct found x;
 	ml413(&f, 0, 0, STACK_A, STACK_A);
-	run_model(&f, &x);
-	cr_assert_eq(x.n, 1);
-	cr_assert_eq(x.v[0].held, 0);
-	cr_assert_eq(x.v[0].waiters, 0);
-	cr_assert_eq(x.v[0].holder, 0);
-	cr_assert_str_eq(x.v[0].holder_how, "the lock is free (busy=0)");
-	found_free(&x);
-	fp_free(&f);
+	cr_assert_str_eq(one_lock(&f, &x, 0, 0, 0)->holder_how, "the lock is free (busy=0)");
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, ocaml413_insane_busy_is_not_decoded)
@@ -216,14 +216,9 @@ Test(lock_ocaml_fixture, ocaml413_insane_busy_is_not_decoded)
 	struct fakeproc f;
 	struct found x;
 	ml413(&f, 0x7f3a, 20, STACK_A, STACK_A);
-	run_model(&f, &x);
-	cr_assert_eq(x.n, 1);
-	cr_assert_eq(x.v[0].held, -1);
-	cr_assert_eq(x.v[0].waiters, -1);
-	cr_assert_eq(x.v[0].holder, 0);
-	cr_assert(notes_have(&x, "layout mismatch"));
-	found_free(&x);
-	fp_free(&f);
+	one_lock(&f, &x, -1, -1, 0);
+	cr_assert(tl_strlist_has(&x.notes, "layout mismatch"));
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, unknown_version_is_said_not_guessed)
@@ -234,20 +229,14 @@ Test(lock_ocaml_fixture, unknown_version_is_said_not_guessed)
 	ml413(&f, 1, 20, STACK_A, STACK_A);
 	f.nsym = 0; /* drop every symbol, then give back only the lock's */
 	fp_sym(&f, "caml_master_lock", ML4_LOCK, 96);
-	run_model(&f, &x);
-	cr_assert_eq(x.n, 1);
-	const struct lt_rtlock *l = &x.v[0];
+	const struct lt_rtlock *l = one_lock(&f, &x, -1, -1, 0);
 	cr_assert_str_eq(l->model, "ocaml4");
 	cr_assert_eq(l->base, ML4_LOCK);
 	cr_assert_eq(l->size, 96, "the symbol's size still bounds the lock");
-	cr_assert_eq(l->held, -1);
-	cr_assert_eq(l->waiters, -1);
-	cr_assert_eq(l->holder, 0);
 	cr_assert_null(l->version);
-	cr_assert(strstr(l->holder_how, "version unknown"), "%s", l->holder_how);
-	cr_assert(notes_have(&x, "not decoded"));
-	found_free(&x);
-	fp_free(&f);
+	how_has(l, "version unknown");
+	cr_assert(tl_strlist_has(&x.notes, "not decoded"));
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, versions_outside_the_table_are_not_guessed)
@@ -264,8 +253,7 @@ Test(lock_ocaml_fixture, versions_outside_the_table_are_not_guessed)
 		cr_assert(strstr(x.v[0].holder_how, "layout not known"), "%s: %s", versions[i],
 			  x.v[0].holder_how);
 		cr_assert_eq(x.notes.n, 1);
-		found_free(&x);
-		fp_free(&f);
+		done(&f, &x);
 	}
 }
 
@@ -305,6 +293,17 @@ static void ml5_common(struct fakeproc *f, const char *version)
 	fp_stack(f, STACK_B, STACK_B + 0x10000, 201);
 }
 
+/* 5.3's layout: thread_table a pointer to a calloc'd table of N entries
+ * (144 bytes each), all unused. */
+static void ml5_heap_table(struct fakeproc *f, const char *version, size_t n)
+{
+	ml5_common(f, version);
+	fp_region(f, ML5_TABLE, 8);
+	fp_sym(f, "thread_table", ML5_TABLE, 8);
+	fp_put64(f, ML5_TABLE, ML5_HEAP);
+	fp_region(f, ML5_HEAP, 144 * n);
+}
+
 Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 {
 	struct fakeproc f;
@@ -331,19 +330,14 @@ Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 	cr_assert_eq(x.v[1].held, 0);
 	cr_assert_eq(x.v[1].holder, 0);
 	cr_assert_eq(x.notes.n, 0);
-	found_free(&x);
-	fp_free(&f);
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
 {
 	struct fakeproc f;
 	struct found x;
-	ml5_common(&f, "5.3.0");
-	fp_region(&f, ML5_TABLE, 8);
-	fp_sym(&f, "thread_table", ML5_TABLE, 8);
-	fp_put64(&f, ML5_TABLE, ML5_HEAP);
-	fp_region(&f, ML5_HEAP, 144 * 4); /* OCAMLRUNPARAM=d=4 */
+	ml5_heap_table(&f, "5.3.0", 4); /* OCAMLRUNPARAM=d=4 */
 	ml5_entry(&f, ML5_HEAP, ML5_TH0, 0, 0);
 	ml5_entry(&f, ML5_HEAP + 144, ML5_TH1, 1, 7);
 	run_model(&f, &x);
@@ -357,8 +351,7 @@ Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
 	cr_assert_eq(x.v[1].waiters, 7);
 	cr_assert_eq(x.v[1].holder, 201);
 	cr_assert_eq(x.notes.n, 0, "reading stopped at the first unused entry");
-	found_free(&x);
-	fp_free(&f);
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, ocaml5_layout_disagreeing_with_symbol_is_not_decoded)
@@ -366,22 +359,14 @@ Test(lock_ocaml_fixture, ocaml5_layout_disagreeing_with_symbol_is_not_decoded)
 	/* says 5.2 (static array) but thread_table is a pointer */
 	struct fakeproc f;
 	struct found x;
-	ml5_common(&f, "5.2.1");
-	fp_region(&f, ML5_TABLE, 8);
-	fp_sym(&f, "thread_table", ML5_TABLE, 8);
-	fp_put64(&f, ML5_TABLE, ML5_HEAP);
-	fp_region(&f, ML5_HEAP, 144 * 2);
+	ml5_heap_table(&f, "5.2.1", 2);
 	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 1);
-	run_model(&f, &x);
-	cr_assert_eq(x.n, 1);
-	cr_assert_str_eq(x.v[0].name, "thread_table");
-	cr_assert_eq(x.v[0].held, -1);
-	cr_assert_eq(x.v[0].holder, 0);
-	cr_assert_eq(x.v[0].size, 0, "a pointer claims no futex word");
-	cr_assert(strstr(x.v[0].holder_how, "layout mismatch"), "%s", x.v[0].holder_how);
+	const struct lt_rtlock *l = one_lock(&f, &x, -1, ANY, 0);
+	cr_assert_str_eq(l->name, "thread_table");
+	cr_assert_eq(l->size, 0, "a pointer claims no futex word");
+	how_has(l, "layout mismatch");
 	cr_assert_eq(x.notes.n, 1);
-	found_free(&x);
-	fp_free(&f);
+	done(&f, &x);
 }
 
 Test(lock_ocaml_fixture, other_programs_thread_table_is_not_ocaml)
@@ -394,15 +379,12 @@ Test(lock_ocaml_fixture, other_programs_thread_table_is_not_ocaml)
 	run_model(&f, &x);
 	cr_assert_eq(x.n, 0);
 	cr_assert_eq(x.notes.n, 0);
-	found_free(&x);
-	fp_free(&f);
+	done(&f, &x);
 }
 
 /* ---- live: the ocaml_holder workload ---- */
 
-static struct tl_proc wl;
-static char truth[256][256];
-static int ntruth;
+TL_WORKLOAD(256);
 
 static void cleanup(void)
 {
@@ -419,8 +401,7 @@ static pid_t truth_tid(int i)
 
 Test(lock_ocaml_live, holder_in_read_named_by_the_runtime, .fini = cleanup, .timeout = 90)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: the same view of /proc and memory as the recorder");
+	tl_skip_unless_root("needs root: the same view of /proc and memory as the recorder");
 	if (access(WL("ocaml_holder"), X_OK) != 0)
 		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
 	char *argv[] = { WL("ocaml_holder"), NULL };

@@ -14,11 +14,7 @@
 #include "pf_check.h"
 #include "../src/report_int.h"
 
-#define NEED_ROOT()                                                                      \
-	do {                                                                             \
-		if (!tl_is_root())                                                       \
-			cr_skip_test("needs root: loads BPF programs to record a workload"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root: loads BPF programs to record a workload")
 
 #define ROUNDS 150
 
@@ -30,26 +26,6 @@ struct pp_run {
 	uint64_t rounds, size;
 	struct tl_trace t;
 };
-
-/* Runs argv to its end; its stdout lines into out, stderr shown. */
-static int run_all(char *const argv[], char out[][256], int *nout)
-{
-	struct tl_proc p;
-	char line[256];
-
-	*nout = 0;
-	cr_assert_eq(tl_spawn(&p, argv), 0);
-	tl_go(&p);
-	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
-		if (*nout < 64)
-			snprintf(out[(*nout)++], 256, "%s", line);
-	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1)
-		fprintf(stderr, "  | %s\n", line);
-	int st = tl_wait(&p, 30000);
-	tl_close(&p);
-	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
-	return WEXITSTATUS(st);
-}
 
 /* Records tcp_pingpong launched by locktrace (calls: "all" or
  * "blocking"; names: with --names), converts it to Perfetto, loads the raw
@@ -65,14 +41,14 @@ static void pp_record_names(struct pp_run *r, const char *calls, int names)
 	snprintf(n, sizeof(n), "%d", ROUNDS);
 	char *rec[] = { LT_BIN, "record", "-o", r->raw, "--no-status", "--calls", (char *)calls, "--",
 			WL("tcp_pingpong"), "--no-wait", "-n", n, names ? "--names" : NULL, NULL };
-	cr_assert_eq(run_all(rec, r->out, &r->nout), 0);
+	cr_assert_eq(tl_run_to_end(rec, r->out, &r->nout, NULL, NULL), 0);
 	r->client = (uint32_t)tl_truth_val(r->out, r->nout, "thread", "role=client", "tid");
 	r->server = (uint32_t)tl_truth_val(r->out, r->nout, "thread", "role=server", "tid");
 	r->rounds = tl_truth_val(r->out, r->nout, "done", NULL, "rounds");
 	r->size = tl_truth_val(r->out, r->nout, "done", NULL, "size");
 	cr_assert_eq(tl_truth_val(r->out, r->nout, "done", NULL, "wakes"), 2 * r->rounds);
 	char *conv[] = { LT_BIN, "convert", r->raw, "-o", r->pt, NULL };
-	cr_assert_eq(run_all(conv, conv_out, &nconv), 0);
+	cr_assert_eq(tl_run_to_end(conv, conv_out, &nconv, NULL, NULL), 0);
 	cr_assert_eq(tl_load(&r->t, r->raw), 0);
 	cr_assert_eq(tl_total_lost(&r->t), 0, "events were lost");
 }
@@ -219,29 +195,32 @@ static void check_perfetto(const struct pp_run *r)
 	pfc_free(&c);
 }
 
-Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_all, .timeout = 60)
+/* Records the ping-pong with --calls CALLS ("all" or "blocking") and
+ * checks the trace, the report and the Perfetto file; with "blocking",
+ * that the sends stand at the wake-ups too. */
+static void credited_to_the_send_calls(const char *calls)
 {
 	NEED_ROOT();
+	int blocking = !strcmp(calls, "blocking");
 	struct pp_run r;
-	pp_record(&r, "all");
+	pp_record(&r, calls);
 	check_trace(&r);
-	check_msg_bytes(&r, 0);
+	if (blocking)
+		check_sends_at_wake(&r);
+	check_msg_bytes(&r, blocking);
 	check_report(&r);
 	check_perfetto(&r);
 	pp_free(&r);
 }
 
+Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_all, .timeout = 60)
+{
+	credited_to_the_send_calls("all");
+}
+
 Test(loopback_live, tcp_wakeups_are_credited_to_the_send_calls_blocking, .timeout = 60)
 {
-	NEED_ROOT();
-	struct pp_run r;
-	pp_record(&r, "blocking");
-	check_trace(&r);
-	check_sends_at_wake(&r);
-	check_msg_bytes(&r, 1);
-	check_report(&r);
-	check_perfetto(&r);
-	pp_free(&r);
+	credited_to_the_send_calls("blocking");
 }
 
 /* Runs argv and returns all it wrote on stdout (malloc'd, NUL-terminated). */

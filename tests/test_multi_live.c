@@ -22,15 +22,10 @@
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
 
-#define NEED_ROOT()                                                                          \
-	do {                                                                                 \
-		if (!tl_is_root())                                                           \
-			cr_skip_test("needs root: other processes' /proc files; run make test as root"); \
-	} while (0)
+#define NEED_ROOT() \
+	tl_skip_unless_root("needs root: other processes' /proc files; run make test as root")
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 
 static void cleanup(void)
 {
@@ -186,8 +181,7 @@ Test(multi_live, launch_follows_forks_into_children, .timeout = 90)
 			  (pid_t)tl_val(tl_find(lines, n, "child", "idx=2"), "pid", NULL) };
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
+	tl_load_clean(&t, path);
 	cr_assert_eq(t.hdr.pid, pid);
 	cr_assert_eq(tl_total_lost(&t), 0);
 	size_t futex[3] = { 0 }, news[2] = { 0 };

@@ -518,41 +518,54 @@ static void check_trace(const uint8_t *d, size_t len, unsigned npackets)
 	cr_assert_eq(i, npackets);
 }
 
+/* B streams into M, flushing at THRESHOLD bytes. */
+static void mem_stream(struct pb_buf *b, struct mem_sink *m, size_t threshold)
+{
+	memset(m, 0, sizeof(*m));
+	pb_buf_init(b);
+	pb_buf_set_sink(b, mem_sink, m, threshold);
+}
+
+static void mem_stream_free(struct pb_buf *b, struct mem_sink *m)
+{
+	pb_buf_free(b);
+	free(m->data);
+}
+
+/* N typical packets into B, which holds at most MOST bytes after each. */
+static void write_packets(struct pb_buf *b, unsigned n, size_t most)
+{
+	for (unsigned i = 0; i < n; i++) {
+		typical_packet(b, 1000 + i, i);
+		cr_assert_leq(pb_buf_len(b), most, "after packet %u", i);
+	}
+}
+
 Test(pb_stream, flushes_batches)
 {
 	struct pb_buf b;
-	struct mem_sink m = {0};
+	struct mem_sink m;
 
-	pb_buf_init(&b);
-	pb_buf_set_sink(&b, mem_sink, &m, 4096);
-	for (unsigned i = 0; i < 1000; i++) {
-		typical_packet(&b, 1000 + i, i);
-		cr_assert_lt(pb_buf_len(&b), 4096 + 64);
-	}
+	mem_stream(&b, &m, 4096);
+	write_packets(&b, 1000, 4096 + 63);
 	cr_assert_eq(pb_flush(&b), 0);
 	cr_assert_eq(pb_buf_len(&b), 0);
 	cr_assert_eq(m.len, 1000 * 32);
 	cr_assert(m.calls > 1 && m.calls < 20, "calls=%zu", m.calls);
 	check_trace(m.data, m.len, 1000);
-	pb_buf_free(&b);
-	free(m.data);
+	mem_stream_free(&b, &m);
 }
 
 Test(pb_stream, flush_every_packet)
 {
 	struct pb_buf b;
-	struct mem_sink m = {0};
+	struct mem_sink m;
 
-	pb_buf_init(&b);
-	pb_buf_set_sink(&b, mem_sink, &m, 0);
-	for (unsigned i = 0; i < 10; i++) {
-		typical_packet(&b, 1000 + i, i);
-		cr_assert_eq(pb_buf_len(&b), 0);
-	}
+	mem_stream(&b, &m, 0);
+	write_packets(&b, 10, 0);
 	cr_assert_eq(m.calls, 10);
 	check_trace(m.data, m.len, 10);
-	pb_buf_free(&b);
-	free(m.data);
+	mem_stream_free(&b, &m);
 }
 
 Test(pb_stream, file_sink)
@@ -841,18 +854,32 @@ static void check_msg(const uint8_t *d, size_t len, const struct mmsg *m)
 	cr_assert_eq(pb_read_field(&r, &g), 0, "trailing data");
 }
 
+/* A random message (gen_msg) from the generator state STATE, and B emptied
+ * for it. */
+static struct mmsg *gen_seeded(const struct gen_opts *o, uint64_t state, struct pb_buf *b)
+{
+	rng_state = state;
+	struct mmsg *m = gen_msg(o, 0);
+	pb_buf_reset(b);
+	return m;
+}
+
+/* The same, encoded into B. */
+static struct mmsg *gen_encoded(const struct gen_opts *o, uint64_t state, struct pb_buf *b)
+{
+	struct mmsg *m = gen_seeded(o, state, b);
+	encode_msg(b, m);
+	return m;
+}
+
 Test(pb_roundtrip, random_messages, .timeout = 60)
 {
-	const struct gen_opts o = { .max_fields = 12, .max_depth = 4,
-				    .max_bytes = 20000 };
+	const struct gen_opts o = { .max_fields = 12, .max_depth = 4, .max_bytes = 20000 };
 	struct pb_buf b;
 
 	pb_buf_init(&b);
 	for (uint64_t seed = 1; seed <= 2000; seed++) {
-		rng_state = seed * UINT64_C(0x9e3779b97f4a7c15);
-		struct mmsg *m = gen_msg(&o, 0);
-		pb_buf_reset(&b);
-		encode_msg(&b, m);
+		struct mmsg *m = gen_encoded(&o, seed * UINT64_C(0x9e3779b97f4a7c15), &b);
 		cr_assert_eq(pb_buf_error(&b), 0, "seed %" PRIu64, seed);
 		cr_assert_eq(b.depth, 0);
 		check_msg(pb_buf_data(&b), pb_buf_len(&b), m);
@@ -867,16 +894,13 @@ Test(pb_roundtrip, random_messages, .timeout = 60)
  * block, so an over-read shows under ASan or valgrind. */
 Test(pb_roundtrip, every_truncation, .timeout = 120)
 {
-	const struct gen_opts o = { .max_fields = 12, .max_depth = 3,
-				    .max_bytes = 300 };
+	const struct gen_opts o = { .max_fields = 12, .max_depth = 3, .max_bytes = 300 };
 	struct pb_buf b;
 	size_t bounds[64];
 
 	pb_buf_init(&b);
 	for (uint64_t seed = 1; seed <= 1000; seed++) {
-		rng_state = seed * UINT64_C(0x2545f4914f6cdd1d);
-		struct mmsg *m = gen_msg(&o, 0);
-		pb_buf_reset(&b);
+		struct mmsg *m = gen_seeded(&o, seed * UINT64_C(0x2545f4914f6cdd1d), &b);
 		bounds[0] = 0;
 		for (size_t i = 0; i < m->n; i++) {
 			encode_field(&b, &m->f[i]);
@@ -936,16 +960,12 @@ static void walk(const uint8_t *lo, const uint8_t *hi, const uint8_t *d,
 
 Test(pb_roundtrip, mutated_input_never_escapes, .timeout = 60)
 {
-	const struct gen_opts o = { .max_fields = 10, .max_depth = 4,
-				    .max_bytes = 200 };
+	const struct gen_opts o = { .max_fields = 10, .max_depth = 4, .max_bytes = 200 };
 	struct pb_buf b;
 
 	pb_buf_init(&b);
 	for (uint64_t seed = 1; seed <= 3000; seed++) {
-		rng_state = seed * UINT64_C(0xd1342543de82ef95);
-		struct mmsg *m = gen_msg(&o, 0);
-		pb_buf_reset(&b);
-		encode_msg(&b, m);
+		struct mmsg *m = gen_encoded(&o, seed * UINT64_C(0xd1342543de82ef95), &b);
 		size_t len = pb_buf_len(&b);
 		if (len) {
 			uint8_t *buf = malloc(len);

@@ -224,21 +224,39 @@ static void load_ok(struct pfc *c, const char *path)
 	}
 }
 
-Test(perfetto, story_structure_and_content)
+/* The story's events in a trace at IN (header make_hdr, end at 9000). */
+static void write_story(const char *in)
 {
-	char in[256], out[256];
 	struct lt_event v[64];
 	size_t n = story(v);
 	struct lt_header h = make_hdr();
+	write_trace(in, &h, v, n, 9000);
+}
+
+/* Fresh paths (256 bytes each) for a raw trace and its Perfetto file. */
+static void trace_paths(char *in, char *out, const char *tag)
+{
+	tmp_path(in, 256, tag, ".ltrace");
+	tmp_path(out, 256, tag, ".perfetto-trace");
+}
+
+/* IN converted to OUT, which the checker loads into C. */
+static void convert_load(const char *in, const char *out, struct pfc *c)
+{
+	convert_ok(in, out);
+	load_ok(c, out);
+}
+
+Test(perfetto, story_structure_and_content)
+{
+	char in[256], out[256];
 	struct pfc c;
 
-	tmp_path(in, sizeof(in), "story", ".ltrace");
-	tmp_path(out, sizeof(out), "story", ".perfetto-trace");
+	trace_paths(in, out, "story");
 	with_symbols = 1;
-	write_trace(in, &h, v, n, 9000);
+	write_story(in);
 	with_symbols = 0;
-	convert_ok(in, out);
-	load_ok(&c, out);
+	convert_load(in, out, &c);
 
 	cr_assert_str_eq(c.kernel, "6.18.44-test");
 	cr_assert_eq(c.pid, PID);
@@ -394,11 +412,9 @@ Test(perfetto, blocked_at_start_and_nothing_else)
 	hthreads[0].sc_args[1] = FUTEX_WAIT_PRIVATE;
 	hthreads[0].sc_args[2] = 2;
 	hthreads[0].blocked_ns = 3000000000ull;
-	tmp_path(in, sizeof(in), "start", ".ltrace");
-	tmp_path(out, sizeof(out), "start", ".perfetto-trace");
+	trace_paths(in, out, "start");
 	write_trace(in, &h, NULL, 0, 8000);
-	convert_ok(in, out);
-	load_ok(&c, out);
+	convert_load(in, out, &c);
 	const struct pfc_slice *s = pfc_slice(&c, 101, "FUTEX_WAIT", 0);
 	cr_assert(s);
 	cr_assert_eq(s->begin, 500);
@@ -421,11 +437,9 @@ Test(perfetto, blocked_at_start_and_nothing_else)
 static void convert_hdr(struct pfc *c, const char *tag, const struct lt_header *h)
 {
 	char in[256], out[256];
-	tmp_path(in, sizeof(in), tag, ".ltrace");
-	tmp_path(out, sizeof(out), tag, ".perfetto-trace");
+	trace_paths(in, out, tag);
 	write_trace(in, h, NULL, 0, 8000);
-	convert_ok(in, out);
-	load_ok(c, out);
+	convert_load(in, out, c);
 	unlink(in);
 	unlink(out);
 }
@@ -476,16 +490,11 @@ Test(perfetto, machine_cmdline_and_states_at_attach)
 Test(perfetto, new_thread_described_after_its_task_newtask)
 {
 	char in[256], out[256];
-	struct lt_event v[64];
-	size_t n = story(v);
-	struct lt_header h = make_hdr();
 	struct pfc c;
 
-	tmp_path(in, sizeof(in), "newtask", ".ltrace");
-	tmp_path(out, sizeof(out), "newtask", ".perfetto-trace");
-	write_trace(in, &h, v, n, 9000);
-	convert_ok(in, out);
-	load_ok(&c, out);
+	trace_paths(in, out, "newtask");
+	write_story(in);
+	convert_load(in, out, &c);
 	const struct pfc_track *t = pfc_thread_track(&c, 103);
 	cr_assert(t && t->has_ts);
 	uint64_t newtask_ts = 0;
@@ -529,19 +538,15 @@ static int have_protoc(void)
 Test(perfetto, protoc_accepts_it)
 {
 	char in[256], out[256], cmd[1024], dec[256];
-	struct lt_event v[64];
-	size_t n = story(v);
-	struct lt_header h = make_hdr();
 
 	if (!have_protoc()) {
 		printf("perfetto::protoc_accepts_it: skipped: protoc is not installed "
 		       "(apt-get install protobuf-compiler)\n");
 		cr_skip_test("protoc is not installed (apt-get install protobuf-compiler)");
 	}
-	tmp_path(in, sizeof(in), "protoc", ".ltrace");
-	tmp_path(out, sizeof(out), "protoc", ".perfetto-trace");
+	trace_paths(in, out, "protoc");
 	tmp_path(dec, sizeof(dec), "protoc", ".txt");
-	write_trace(in, &h, v, n, 9000);
+	write_story(in);
 	convert_ok(in, out);
 
 	snprintf(cmd, sizeof(cmd), "protoc --decode_raw < %s > /dev/null", out);
@@ -617,8 +622,7 @@ Test(perfetto, damaged_input)
 		v[i] = futex(1000 + i * 100, 101 + (i / 2) % 2, 0, FUTEX_WAKE_PRIVATE, ADDR_A, 1, 0);
 		v[i + 1] = sys_exit(1050 + i * 100, 101 + (i / 2) % 2, 0, 202, 0);
 	}
-	tmp_path(in, sizeof(in), "cut", ".ltrace");
-	tmp_path(out, sizeof(out), "cut", ".perfetto-trace");
+	trace_paths(in, out, "cut");
 	write_trace(in, &h, v, nev, 0);
 	free(v);
 	struct stat sb;
@@ -964,19 +968,14 @@ Test(json, whole_document_is_valid_whatever_the_names)
 Test(perfetto, runtime_thread_names_from_the_snapshot)
 {
 	char in[256], out[256], js[256];
-	struct lt_event v[64];
-	size_t n = story(v);
-	struct lt_header h = make_hdr();
 	struct pfc c;
 
-	tmp_path(in, sizeof(in), "rtnames", ".ltrace");
-	tmp_path(out, sizeof(out), "rtnames", ".perfetto-trace");
+	trace_paths(in, out, "rtnames");
 	tmp_path(js, sizeof(js), "rtnames", ".json");
 	with_snapshot = 1;
-	write_trace(in, &h, v, n, 9000);
+	write_story(in);
 	with_snapshot = 0;
-	convert_ok(in, out);
-	load_ok(&c, out);
+	convert_load(in, out, &c);
 	cr_assert_str_eq(pfc_thread_track(&c, 101)->name, "main");
 	cr_assert_str_eq(pfc_thread_track(&c, 102)->name, "pool-\xc3\xa9 (run)");
 	pfc_free(&c);

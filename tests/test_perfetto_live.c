@@ -9,45 +9,7 @@
 #include "lt_test.h"
 #include "pf_check.h"
 
-#define NEED_ROOT()                                                                      \
-	do {                                                                             \
-		if (!tl_is_root())                                                       \
-			cr_skip_test("needs root: loads BPF programs to record a workload"); \
-	} while (0)
-
-/* Runs argv to the end: the workload's lines (stdout) and locktrace's
- * (stderr) into out/err; returns the exit status. */
-static int run(char *const argv[], char out[][256], int *nout, char err[][256], int *nerr)
-{
-	struct tl_proc p;
-	char line[256];
-
-	*nout = *nerr = 0;
-	cr_assert_eq(tl_spawn(&p, argv), 0);
-	tl_go(&p);
-	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
-		if (*nout < 64)
-			snprintf(out[(*nout)++], 256, "%s", line);
-	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1)
-		if (*nerr < 64)
-			snprintf(err[(*nerr)++], 256, "%s", line);
-	int st = tl_wait(&p, 30000);
-	tl_close(&p);
-	for (int i = 0; i < *nerr; i++)
-		fprintf(stderr, "  | %s\n", err[i]);
-	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
-	return WEXITSTATUS(st);
-}
-
-static uint64_t truth(char lines[][256], int n, const char *type, const char *match, const char *key)
-{
-	const char *l = tl_find(lines, n, type, match);
-	int ok = 0;
-	cr_assert(l, "the workload printed no '%s %s' line", type, match ? match : "");
-	uint64_t v = tl_val(l, key, &ok);
-	cr_assert(ok, "no %s= in: %s", key, l);
-	return v;
-}
+#define NEED_ROOT() tl_skip_unless_root("needs root: loads BPF programs to record a workload")
 
 static void load_ok(struct pfc *c, const char *path)
 {
@@ -89,26 +51,24 @@ static int flows_between(const struct pfc *c, int32_t from, int32_t to, uint64_t
 Test(perfetto_live, condvar_wake_flows_to_the_wait_it_ended)
 {
 	NEED_ROOT();
-	char raw[256], pt[256], out[64][256], err[64][256];
+	char raw[TL_PATH_MAX], pt[TL_PATH_MAX], out[64][256], err[64][256];
 	int nout, nerr;
 
-	tl_tmp_path(raw, sizeof(raw), "pflive");
-	snprintf(pt, sizeof(pt), "%.*s.perfetto-trace", (int)(strlen(raw) - strlen(".ltrace")), raw);
-	unlink(pt);
+	tl_tmp_paths(raw, pt, "pflive");
 	/* -s 4: after every 4th turn a player waits until the other sleeps
 	 * in its condvar wait (ping after turns 0, 4, ..., 48; pong after 2,
 	 * 6, ..., 46), so its next signal must wake the other */
 	char *rec[] = { LT_BIN, "record", "-o", raw, "--no-status", "--",
 			WL("condvar_pingpong"), "--no-wait", "-n", "50", "-s", "4", NULL };
-	cr_assert_eq(run(rec, out, &nout, err, &nerr), 0);
+	cr_assert_eq(tl_run_to_end(rec, out, &nout, err, &nerr), 0);
 	cr_assert_neq(access(pt, F_OK), 0, "`locktrace record` wrote a Perfetto trace uninvited");
-	uint32_t ping = (uint32_t)truth(out, nout, "thread", "role=ping", "tid");
-	uint32_t pong = (uint32_t)truth(out, nout, "thread", "role=pong", "tid");
-	uint64_t g0 = truth(out, nout, "lock", "name=pp_cond.g_signals0", "addr");
-	uint64_t g1 = truth(out, nout, "lock", "name=pp_cond.g_signals1", "addr");
+	uint32_t ping = (uint32_t)tl_truth_val(out, nout, "thread", "role=ping", "tid");
+	uint32_t pong = (uint32_t)tl_truth_val(out, nout, "thread", "role=pong", "tid");
+	uint64_t g0 = tl_truth_val(out, nout, "lock", "name=pp_cond.g_signals0", "addr");
+	uint64_t g1 = tl_truth_val(out, nout, "lock", "name=pp_cond.g_signals1", "addr");
 
 	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
-	cr_assert_eq(run(conv, out, &nout, err, &nerr), 0);
+	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0);
 
 	struct pfc c;
 	load_ok(&c, pt);
@@ -134,15 +94,13 @@ Test(perfetto_live, condvar_wake_flows_to_the_wait_it_ended)
 Test(perfetto_live, bare_form_writes_both_and_says_where)
 {
 	NEED_ROOT();
-	char raw[256], pt[256], out[64][256], err[64][256];
+	char raw[TL_PATH_MAX], pt[TL_PATH_MAX], out[64][256], err[64][256];
 	int nout, nerr;
 
-	tl_tmp_path(raw, sizeof(raw), "pfbare");
-	snprintf(pt, sizeof(pt), "%.*s.perfetto-trace", (int)(strlen(raw) - strlen(".ltrace")), raw);
-	unlink(pt);
+	tl_tmp_paths(raw, pt, "pfbare");
 	char *argv[] = { LT_BIN, "-o", raw, "--no-status", "--", WL("condvar_pingpong"), "--no-wait",
 			 "-n", "20", "-s", "4", NULL };
-	cr_assert_eq(run(argv, out, &nout, err, &nerr), 0);
+	cr_assert_eq(tl_run_to_end(argv, out, &nout, err, &nerr), 0);
 	int said_raw = 0, said_pt = 0, said_open = 0;
 	for (int i = 0; i < nerr; i++) {
 		said_raw |= strstr(err[i], "raw trace:") && strstr(err[i], raw);
@@ -155,12 +113,12 @@ Test(perfetto_live, bare_form_writes_both_and_says_where)
 	cr_assert_eq(sb.st_mode & 0777, 0600);
 	struct pfc c;
 	load_ok(&c, pt);
-	uint32_t ping = (uint32_t)truth(out, nout, "thread", "role=ping", "tid");
+	uint32_t ping = (uint32_t)tl_truth_val(out, nout, "thread", "role=ping", "tid");
 	cr_assert(pfc_slice(&c, (int32_t)ping, "FUTEX_WAKE", 0));
 	pfc_free(&c);
 
 	/* again with the same name: both exist, so it refuses before tracing */
-	cr_assert_neq(run(argv, out, &nout, err, &nerr), 0);
+	cr_assert_neq(tl_run_to_end(argv, out, &nout, err, &nerr), 0);
 	unlink(raw);
 	unlink(pt);
 }

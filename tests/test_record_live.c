@@ -16,11 +16,7 @@
 #include "../src/report_int.h"
 #include "../src/u64map.h"
 
-#define NEED_ROOT()                                                                        \
-	do {                                                                               \
-		if (!tl_is_root())                                                         \
-			cr_skip_test("needs root (BPF programs): run make test as root"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root (BPF programs): run make test as root")
 
 /* Runs a workload under `locktrace record -p`: starts it, reads its ground
  * truth up to `ready`, attaches, opens the gate, collects the rest of its
@@ -40,9 +36,7 @@ static void run_workload_extra(struct run *r, char *const argv[], char *const ex
 
 	memset(r, 0, sizeof(*r));
 	tl_tmp_path(r->path, sizeof(r->path), "run");
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", r->truth, &r->ntruth, 128, 10000),
-		  "%s never printed ready", argv[0]);
+	tl_start_ready(&wl, argv, r->truth, &r->ntruth, 128, 10000);
 	r->pid = wl.pid;
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, r->path, extra), 0, "recorder did not start");
 	tl_go(&wl);
@@ -323,8 +317,7 @@ Test(record_live, launch_traces_from_exec_to_exit, .timeout = 60)
 	pid_t pid = (pid_t)tl_val(tl_find(lines, n, "pid", NULL), "pid", NULL);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
+	tl_load_clean(&t, path);
 	cr_assert_eq(t.hdr.pid, pid);
 	cr_assert(t.hdr.flags & LT_HDR_LAUNCHED);
 	/* the program launched, not locktrace (the child it forked) */
@@ -396,7 +389,7 @@ Test(record_live, launch_exits_with_the_program_status, .timeout = 60)
 		cr_assert_eq(WEXITSTATUS(st), cases[i].want, "sh -c '%s': exit %d", cases[i].script,
 			     WEXITSTATUS(st));
 		struct tl_trace t;
-		cr_assert_eq(tl_load(&t, path), 0);
+		tl_load_ok(&t, path);
 		cr_assert_eq(t.stats.stop_reason, LT_STOP_EXIT);
 		cr_assert(t.stats.exit_status >= 0, "no exit status in the trace");
 		tl_free(&t);
@@ -432,7 +425,7 @@ Test(record_live, launch_duration_sends_sigterm_at_the_end, .timeout = 60)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status 0x%x", st);
 	cr_assert_neq(kill(prog, 0), 0, "the launched program %d is still running", prog);
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
+	tl_load_ok(&t, path);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_DURATION);
 	tl_free(&t);
 	unlink(path);
@@ -487,9 +480,7 @@ Test(record_live, quiet_keeps_the_findings_and_the_files, .timeout = 60)
 	struct tl_proc wl;
 	char truth[32][256], pid[16], path[128], lines[64][256];
 	int n = 0, m = 0;
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
-	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_start_pid(&wl, wargv, truth, &n, pid);
 	tl_tmp_path(path, sizeof(path), "quiet");
 	char pf[160];
 	snprintf(pf, sizeof(pf), "%.*s.perfetto-trace", (int)strlen(path) - 7, path);
@@ -518,8 +509,7 @@ Test(record_live, ctrl_c_stops_cleanly_and_target_keeps_running, .timeout = 60)
 	int n = 0;
 
 	tl_tmp_path(path, sizeof(path), "sigint");
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	tl_start_ready(&wl, wargv, truth, &n, 32, 10000);
 	tl_go(&wl);
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, NULL), 0);
 	usleep(300000);
@@ -540,8 +530,7 @@ Test(record_live, ctrl_c_stops_cleanly_and_target_keeps_running, .timeout = 60)
 	tl_close(&wl);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
+	tl_load_clean(&t, path);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_SIGNAL);
 	cr_assert_gt(t.n, 100);
 	/* a bounded recording records every call by default */
@@ -593,9 +582,7 @@ Test(record_live, unwritable_or_existing_output_is_refused_before_attaching, .ti
 	struct tl_proc wl;
 	char truth[32][256], pid[16], path[128];
 	int n = 0;
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
-	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_start_pid(&wl, wargv, truth, &n, pid);
 
 	char *bad[] = { LT_BIN, "record", "-p", pid, "-o", "/nonexistent-dir/x.ltrace", NULL };
 	expect_error(bad, "cannot create trace file /nonexistent-dir/x.ltrace");
@@ -620,8 +607,7 @@ Test(record_live, thread_id_traces_its_process, .timeout = 60)
 	struct tl_proc wl, rec;
 	char truth[32][256], path[128];
 	int n = 0;
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	tl_start_ready(&wl, wargv, truth, &n, 32, 10000);
 	tl_go(&wl);
 	cr_assert(tl_wait_for(&wl, 0, "thread role=reader", truth, &n, 32, 10000));
 	pid_t tid = (pid_t)tl_val(truth[n - 1], "tid", NULL);
@@ -638,7 +624,7 @@ Test(record_live, thread_id_traces_its_process, .timeout = 60)
 	cr_assert(strstr(lines[m - 1], want), "said: %s", lines[m - 1]);
 	cr_assert_eq(tl_wait(&rec, 10000), 0);
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
+	tl_load_ok(&t, path);
 	cr_assert_eq(t.hdr.pid, wl.pid);
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_DURATION);
 	tl_free(&t);
@@ -656,9 +642,7 @@ Test(record_live, without_privileges_says_what_is_needed, .timeout = 60)
 	struct tl_proc wl;
 	char truth[32][256], pid[16], path[128];
 	int n = 0;
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
-	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_start_pid(&wl, wargv, truth, &n, pid);
 	tl_tmp_path(path, sizeof(path), "nobody");
 	/* as uid nobody: no capabilities at all */
 	char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
@@ -677,20 +661,15 @@ Test(record_live, snapshot_at_attach_names_the_already_deadlocked_threads, .time
 	struct tl_proc wl;
 	char truth[32][256], pid[16], path[128];
 	int n = 0;
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
-	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_start_pid(&wl, wargv, truth, &n, pid);
 	tl_tmp_path(path, sizeof(path), "deadlock");
 	char *argv[] = { LT_BIN, "record", "-q", "-d", "0.5", "-p", pid, "-o", path, NULL };
 	struct tl_proc rec;
 	cr_assert_eq(tl_spawn(&rec, argv), 0);
-	cr_assert_eq(tl_wait(&rec, 20000), 0);
-	tl_close(&rec);
-	tl_close(&wl);
+	tl_recorder_done(&rec, &wl, 20000);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
-	cr_assert(t.clean_end);
+	tl_load_clean(&t, path);
 	cr_assert_gt(t.snapshot_len, 0, "no snapshot section");
 	const char *a = tl_find(truth, n, "thread", "role=A");
 	const char *b = tl_find(truth, n, "thread", "role=B");
@@ -737,9 +716,7 @@ Test(record_live, stored_snapshots_print_from_the_trace, .timeout = 60)
 	char truth[32][256], pid[16], path[128];
 	static char out[2048][256];
 	int n = 0, m = 0;
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
-	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	tl_start_pid(&wl, wargv, truth, &n, pid);
 	tl_tmp_path(path, sizeof(path), "stored");
 	char *argv[] = { LT_BIN, "record", "-q", "-d", "0.5", "-p", pid, "-o", path, NULL };
 	cr_assert_eq(run_collect(argv, 1, out, &m, 2048), 0);
@@ -821,7 +798,7 @@ Test(record_live, timer_wake_up_is_flagged_as_interrupt, .timeout = 30)
 	cr_assert_eq(tl_wait(&p, 20000), 0);
 	tl_close(&p);
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
+	tl_load_ok(&t, path);
 	const struct lt_event *first = NULL, *last = NULL;
 	int exec_seen = 0, first_before_exec = 0;
 	for (size_t i = 0; i < t.n; i++) {
@@ -868,8 +845,7 @@ Test(record_live, calls_blocked_at_attach_end_with_their_own_return, .timeout = 
 	struct tl_proc wl, rec;
 	char truth[32][256], path[128];
 	int n = 0;
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 32, 10000));
+	tl_start_ready(&wl, wargv, truth, &n, 32, 10000);
 	cr_assert(tl_wait_for(&wl, 0, "thread role=idle", truth, &n, 32, 10000));
 	cr_assert(tl_wait_for(&wl, 0, "thread role=idle", truth, &n, 32, 10000));
 	uint32_t tids[2];
@@ -883,12 +859,10 @@ Test(record_live, calls_blocked_at_attach_end_with_their_own_return, .timeout = 
 	tl_tmp_path(path, sizeof(path), "before");
 	char *extra[] = { "--no-snapshot", NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
-	cr_assert_eq(tl_wait(&rec, 20000), 0);
-	tl_close(&rec);
-	tl_close(&wl);
+	tl_recorder_done(&rec, &wl, 20000);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
+	tl_load_ok(&t, path);
 	for (int i = 0; i < 2; i++) {
 		int in_header = 0;
 		for (uint32_t h = 0; h < t.hdr.nthreads; h++)
@@ -1058,8 +1032,7 @@ Test(record_live, disk_full_stops_with_a_readable_trace, .timeout = 60, .fini = 
 	const char *dir = tl_tmpfs("1m");
 	cr_assert_not_null(dir, "mount tmpfs: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/t.ltrace", dir);
-	cr_assert_eq(tl_spawn(&wl, wargv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 128, 10000));
+	tl_start_ready(&wl, wargv, truth, &n, 128, 10000);
 	pid_t pid = wl.pid;
 	cr_assert_eq(tl_start_recorder(&rec, pid, path, NULL), 0);
 	tl_go(&wl);
@@ -1075,7 +1048,7 @@ Test(record_live, disk_full_stops_with_a_readable_trace, .timeout = 60, .fini = 
 	tl_close(&wl);
 
 	struct tl_trace t;
-	cr_assert_eq(tl_load(&t, path), 0);
+	tl_load_ok(&t, path);
 	cr_assert_not(t.clean_end);
 	cr_assert_gt(t.n, 1000, "%zu events", t.n);
 	/* cut back to its last whole chunk, it says why it ends there */

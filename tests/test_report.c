@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "locktrace/report.h"
+#include "lt_events.h"
+#include "lt_test.h"
 #include "locktrace/timeline.h"
 #include "../src/report_int.h"
 
@@ -33,21 +35,10 @@ static struct lt_report *R;
 /* threads of the process at attach, not in a syscall */
 static void header(int n, const uint32_t *tids)
 {
-	memset(&H, 0, sizeof(H));
-	memset(TI, 0, sizeof(TI));
-	H.pid = PID;
-	snprintf(H.comm, sizeof(H.comm), "app");
+	/* monotonic = boottime: snapshot times read as boottime */
+	tl_header(&H, TI, sizeof(TI) / sizeof(TI[0]), PID, BASE, n, tids);
 	snprintf(H.exe, sizeof(H.exe), "/usr/bin/app");
-	H.clock_boottime = BASE;
-	H.clock_monotonic = BASE; /* so snapshot times read as boottime */
 	H.clock_realtime = 1700000000ull * SEC;
-	H.nthreads = (uint32_t)n;
-	H.threads = TI;
-	for (int i = 0; i < n; i++) {
-		TI[i].tid = (int32_t)tids[i];
-		snprintf(TI[i].comm, sizeof(TI[i].comm), "t%u", tids[i]);
-		TI[i].sc_nr = -1;
-	}
 }
 
 /* thread i was blocked at attach in futex(addr, op, val) for blocked_ns */
@@ -74,12 +65,7 @@ static void start(void)
 
 static struct lt_event mk(uint8_t kind, uint64_t ts, uint32_t tid)
 {
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.kind = kind;
-	e.h.ts = ts;
-	e.h.tid = tid;
-	return e;
+	return lt_ev(ts, tid, 0, kind);
 }
 
 static void feed(const struct lt_event *e)
@@ -205,18 +191,12 @@ static const struct lt_report_finding *find(enum lt_finding_kind k, const char *
 
 static int has_tid(const struct lt_report_finding *f, uint32_t tid)
 {
-	for (size_t i = 0; i < f->n_tids; i++)
-		if (f->tids[i] == tid)
-			return 1;
-	return 0;
+	return TL_HAS(f->tids, f->n_tids, tid);
 }
 
 static int has_lock(const struct lt_report_finding *f, uint64_t a)
 {
-	for (size_t i = 0; i < f->n_locks; i++)
-		if (f->locks[i] == a)
-			return 1;
-	return 0;
+	return TL_HAS(f->locks, f->n_locks, a);
 }
 
 static const struct lt_report_lock *lock_at(uint64_t addr)
@@ -246,6 +226,29 @@ static void dump_findings(void)
 	}
 }
 
+/* The finding of kind K (and RULE, unless NULL), which must be there (the
+ * findings shown if not). */
+static const struct lt_report_finding *must_find(enum lt_finding_kind k, const char *rule)
+{
+	const struct lt_report_finding *f = find(k, rule);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f, "no %s/%s finding", lt_finding_kind_name(k), rule ? rule : "*");
+	return f;
+}
+
+/* The count and the array of the tids listed, for header(). */
+#define TIDS(...) \
+	(int)(sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)), (const uint32_t[]){ __VA_ARGS__ }
+
+/* header() and start() for these threads; the time of the first event. */
+static uint64_t begin(int n, const uint32_t *tids)
+{
+	header(n, tids);
+	start();
+	return BASE + 10 * MS;
+}
+
 #define G0 0x5600000011b0ull /* a condition variable's g_signals[0] */
 #define G1 0x5600000011b4ull /* and [1] */
 #define L1 0x5600000011c0ull
@@ -258,10 +261,7 @@ static void dump_findings(void)
  * on the condition variable's two words; nobody wakes them. */
 Test(report, holder_blocked_in_io_is_named_with_its_fd_and_the_condvar_words)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
 	wait_sleep(t, 501, COND_WAIT, G0, 0);
 	handoff(t + 1 * MS, 502, 501, G0); /* 501 takes it */
 	wait_sleep(t + 2 * MS, 502, COND_WAIT, G1, 0);
@@ -270,10 +270,7 @@ Test(report, holder_blocked_in_io_is_named_with_its_fd_and_the_condvar_words)
 	off(t + 4 * MS + 10 * US, 501, 0);
 	finish(t + 3 * SEC);
 
-	const struct lt_report_finding *f = find(LT_FIND_HOLDER_BLOCKED, "io");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f, "no holder_blocked/io finding");
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
 	cr_assert_eq(f->holder, 501);
 	cr_assert_eq(f->fd, 7);
 	cr_assert(has_lock(f, G0) && has_lock(f, G1), "the condvar's two words are one lock");
@@ -298,10 +295,7 @@ Test(report, holder_blocked_in_io_is_named_with_its_fd_and_the_condvar_words)
 /* The holder's chain: A waits on L2 held by B, B is blocked in select. */
 Test(report, holder_chain_leads_to_the_thread_in_select)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502));
 	/* 502 takes L2 after a contended wait, 500 takes L1 the same way */
 	wait_sleep(t, 502, FUTEX_WAIT_PRIVATE, L2, 2);
 	handoff(t + 1 * MS, 501, 502, L2);
@@ -332,18 +326,12 @@ Test(report, holder_chain_leads_to_the_thread_in_select)
 
 Test(report, wake_that_woke_nobody_while_a_waiter_was_about_to_sleep)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	futex(t, PID, FUTEX_WAKE_PRIVATE, L1, 1); /* nobody sleeps yet */
 	sys_exit(t + 1 * US, PID, NR_futex, 0);
 	wait_sleep(t + 40 * US, 501, FUTEX_WAIT_PRIVATE, L1, 1);
 	finish(t + 2 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "woke_nobody");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "woke_nobody");
 	cr_assert_eq(f->holder, PID, "the waker is named");
 	cr_assert(has_tid(f, 501) && has_lock(f, L1));
 	cr_assert_eq(f->since, t + 40 * US);
@@ -352,10 +340,7 @@ Test(report, wake_that_woke_nobody_while_a_waiter_was_about_to_sleep)
 
 Test(report, a_wake_long_before_the_wait_is_no_lost_wakeup)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	futex(t, PID, FUTEX_WAKE_PRIVATE, L1, 1);
 	sys_exit(t + 1 * US, PID, NR_futex, 0);
 	wait_sleep(t + 100 * MS, 501, FUTEX_WAIT_PRIVATE, L1, 1);
@@ -386,8 +371,7 @@ static void snapshot(const char *threads)
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
+	header(TIDS(PID, 501));
 	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 1, 500 * MS);
 	start();
 	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 0.6,"
@@ -398,10 +382,7 @@ Test(report, waiter_on_a_word_that_changed_without_a_wake)
 		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"lockword\", \"op_name\": \"FUTEX_WAIT_PRIVATE\","
 		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 1, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null}}");
 	finish(BASE + 2 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "word_changed");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "word_changed");
 	cr_assert(has_tid(f, 501) && has_lock(f, L1));
 	cr_assert_eq(f->since, BASE - 500 * MS, "asleep since before the trace");
 	cr_assert(strstr(f->summary, "lockword"), "symbol from the snapshot: %s", f->summary);
@@ -415,10 +396,7 @@ Test(report, waiter_on_a_word_that_changed_without_a_wake)
  * anyone and queues itself. */
 Test(report, last_holder_released_without_waking_the_queued_waiter)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
 	wait_sleep(t, 502, COND_WAIT, G0, 0);
 	handoff(t + 1 * MS, 501, 502, G0);
 	wait_sleep(t + 2 * MS, 503, COND_WAIT, G1, 0);
@@ -429,10 +407,7 @@ Test(report, last_holder_released_without_waking_the_queued_waiter)
 	sys_exit(t + 40 * MS, 503, NR_pselect6, 0);
 	wait_sleep(t + 41 * MS, 503, COND_WAIT, G0, 0);
 	finish(t + 3 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "released_without_wake");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "released_without_wake");
 	cr_assert_eq(f->holder, 503, "the releaser");
 	cr_assert(has_tid(f, 501), "the first waiter left behind");
 	cr_assert(has_lock(f, G0) && has_lock(f, G1));
@@ -446,10 +421,7 @@ Test(report, last_holder_released_without_waking_the_queued_waiter)
  * lock is free. */
 Test(report, waiters_sleeping_while_the_lock_is_free)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
 	wait_sleep(t, 502, COND_WAIT, G0, 0);
 	handoff(t + 1 * MS, 501, 502, G0);
 	wait_sleep(t + 1500 * US, 501, COND_WAIT, G0, 0);
@@ -457,10 +429,7 @@ Test(report, waiters_sleeping_while_the_lock_is_free)
 	handoff(t + 3 * MS, 502, 503, G1);
 	wait_sleep(t + 41 * MS, 503, COND_WAIT, G0, 0);
 	finish(t + 3 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_LOST_WAKEUP, "free_with_waiters");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "free_with_waiters");
 	cr_assert_eq(f->holder, 503, "the last thread to take it");
 	cr_assert(has_tid(f, 501) && has_tid(f, 503));
 	cr_assert_eq(f->since, t + 1500 * US, "the oldest waiter");
@@ -472,10 +441,7 @@ Test(report, waiters_sleeping_while_the_lock_is_free)
  * wake-up, but waiters nobody woke, naming the last waker. */
 Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502));
 	wait_sleep(t, 501, COND_WAIT, G0, 0);
 	wait_sleep(t + 1 * MS, 502, COND_WAIT, G0, 0);
 	handoff(t + 2 * MS, PID, 501, G0);
@@ -484,10 +450,7 @@ Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
 	off(t + 4 * MS + 5 * US, PID, 0);
 	finish(t + 3 * SEC);
 	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL));
-	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
 	cr_assert_eq(f->holder, PID, "the last waker");
 	cr_assert(has_tid(f, 501) && has_tid(f, 502));
 	done();
@@ -497,8 +460,7 @@ Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
 
 Test(report, deadlock_from_the_snapshot_owners)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
+	header(TIDS(PID, 501, 502));
 	blocked_at_attach(1, L2, FUTEX_WAIT_PRIVATE, 2, 300 * MS);
 	blocked_at_attach(2, L1, FUTEX_WAIT_PRIVATE, 2, 300 * MS);
 	start();
@@ -509,10 +471,7 @@ Test(report, deadlock_from_the_snapshot_owners)
 		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"L1\", \"is_wait\": true, \"expected\": 2,"
 		 " \"word\": 2, \"owner_kind\": \"mutex\", \"owner\": 501}}");
 	finish(BASE + 2 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_DEADLOCK, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
 	cr_assert_eq(f->n_tids, 2);
 	cr_assert_eq(f->n_locks, 2);
 	/* parallel: each thread and the lock it waits on */
@@ -526,10 +485,7 @@ Test(report, deadlock_from_the_snapshot_owners)
 
 Test(report, deadlock_from_events_alone)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502));
 	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 	handoff(t + 1 * MS, PID, 501, L1); /* 501 holds L1 */
 	wait_sleep(t + 2 * MS, 502, FUTEX_WAIT_PRIVATE, L2, 2);
@@ -537,10 +493,7 @@ Test(report, deadlock_from_events_alone)
 	wait_sleep(t + 4 * MS, 501, FUTEX_WAIT_PRIVATE, L2, 2);
 	wait_sleep(t + 5 * MS, 502, FUTEX_WAIT_PRIVATE, L1, 2);
 	finish(t + 2 * SEC);
-	const struct lt_report_finding *f = find(LT_FIND_DEADLOCK, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
 	cr_assert(has_tid(f, 501) && has_tid(f, 502) && f->n_tids == 2);
 	cr_assert(has_lock(f, L1) && has_lock(f, L2));
 	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL), "the cycle is not also a chain");
@@ -551,10 +504,7 @@ Test(report, deadlock_from_events_alone)
 
 Test(report, convoy_of_handoffs_through_a_queue)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503, 504, 505, 506 };
-	header(7, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502, 503, 504, 505, 506));
 	for (uint32_t k = 501; k <= 506; k++)
 		wait_sleep(t + (k - 500) * 10 * US, k, FUTEX_WAIT_PRIVATE, L1, 2);
 	/* 500 hands it to 501, 501 to 502, ... each woken thread the next */
@@ -566,10 +516,7 @@ Test(report, convoy_of_handoffs_through_a_queue)
 	futex(t + 10 * MS, 506, FUTEX_WAKE_PRIVATE, L1, 1);
 	sys_exit(t + 10 * MS + US, 506, NR_futex, 0);
 	finish(t + 20 * MS);
-	const struct lt_report_finding *f = find(LT_FIND_CONVOY, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	must_find(LT_FIND_CONVOY, NULL);
 	const struct lt_report_lock *l = lock_at(L1);
 	cr_assert_eq(l->handoffs, 6);
 	cr_assert_eq(l->longest_chain, 6);
@@ -584,10 +531,7 @@ Test(report, convoy_of_handoffs_through_a_queue)
 
 Test(report, holder_preempted_while_others_wait)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 	handoff(t + 1 * MS, PID, 501, L1); /* 501 holds L1 */
 	wait_sleep(t + 2 * MS, PID, FUTEX_WAIT_PRIVATE, L1, 2);
@@ -595,10 +539,7 @@ Test(report, holder_preempted_while_others_wait)
 	on(t + 23 * MS, 501);
 	handoff(t + 24 * MS, 501, PID, L1);
 	finish(t + 30 * MS);
-	const struct lt_report_finding *f = find(LT_FIND_HOLDER_OFFCPU, "preempted");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_OFFCPU, "preempted");
 	cr_assert_eq(f->holder, 501);
 	cr_assert_eq(f->duration_ns, 20 * MS);
 	cr_assert_eq(f->since, t + 3 * MS);
@@ -606,7 +547,7 @@ Test(report, holder_preempted_while_others_wait)
 	cr_assert_eq(l->offcpu_count, 1);
 	/* a short preemption is not worth a finding */
 	done();
-	header(2, tids);
+	header(TIDS(PID, 501));
 	start();
 	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 	handoff(t + 1 * MS, PID, 501, L1);
@@ -623,10 +564,7 @@ Test(report, holder_preempted_while_others_wait)
 
 Test(report, healthy_trace_and_a_join_wait_have_no_findings)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 	handoff(t + 1 * MS, PID, 501, L1);
 	/* the main thread joins 501 (sleeps on its tid word) for 5 s */
@@ -643,10 +581,7 @@ Test(report, healthy_trace_and_a_join_wait_have_no_findings)
 
 Test(report, wait_time_quantiles_from_the_histogram)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501));
 	/* 99 waits of 1 ms, one of 1 s */
 	for (int i = 0; i < 100; i++) {
 		uint64_t d = i == 99 ? SEC : MS;
@@ -672,8 +607,7 @@ Test(report, wait_time_quantiles_from_the_histogram)
 
 Test(report, where_each_threads_time_went)
 {
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
+	header(TIDS(PID, 501));
 	start();
 	uint64_t t = BASE; /* a first switch-in means it waited for a cpu since the start */
 	/* 501: runs 10 ms, sleeps 20 ms in a futex wait, waits 5 ms for a cpu,
@@ -707,10 +641,7 @@ Test(report, where_each_threads_time_went)
 
 Test(report, wake_edges_count_who_woke_whom)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
-	start();
-	uint64_t t = BASE + 10 * MS;
+	uint64_t t = begin(TIDS(PID, 501, 502));
 	for (int i = 0; i < 3; i++) {
 		wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
 		handoff(t + 1 * MS, 502, 501, L1);
@@ -731,8 +662,7 @@ Test(report, wake_edges_count_who_woke_whom)
 
 Test(report, losses_are_noted_with_cpu_kind_and_time)
 {
-	const uint32_t tids[] = { PID };
-	header(1, tids);
+	header(TIDS(PID));
 	start();
 	struct lt_event e = mk(LT_EV_LOST, BASE + 5 * MS, 0);
 	e.h.cpu = 1;
@@ -749,11 +679,7 @@ Test(report, losses_are_noted_with_cpu_kind_and_time)
 	cr_assert_eq(R->losses[0].kind, LT_EV_SWITCH);
 	cr_assert_eq(R->losses[0].first_ts, BASE + 5 * MS);
 	cr_assert_eq(R->losses[0].last_ts, BASE + 9 * MS);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_text(f, R);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_report_print_text, R);
 	cr_assert(strstr(buf, "50 EVENTS LOST"), "%s", buf);
 	cr_assert(strstr(buf, "cpu 1: 50 switch events, between 100.005000 and 100.009000"), "%s", buf);
 	free(buf);
@@ -764,8 +690,7 @@ Test(report, losses_are_noted_with_cpu_kind_and_time)
 
 Test(report, json_output_parses_and_escapes_names)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
+	header(TIDS(PID, 501, 502, 503));
 	snprintf(TI[1].comm, sizeof(TI[1].comm), "q\"uo\\te\n\xff");
 	start();
 	uint64_t t = BASE + 10 * MS;
@@ -775,14 +700,9 @@ Test(report, json_output_parses_and_escapes_names)
 	io(t + 4 * MS, 501, NR_read, 7);
 	off(t + 4 * MS + 10 * US, 501, 0);
 	finish(t + 3 * SEC);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_json(f, R);
-	fclose(f);
-	char err[160];
-	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
-	cr_assert_not_null(j, "report JSON does not parse: %s\n%s", err, buf);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_report_print_json, R);
+	struct rp_json *j = tl_json_of(buf, len);
 	cr_assert_str_eq(rp_json_str(rp_json_get(j, "schema")), "locktrace.report/1");
 	const struct rp_json *th = rp_json_get(j, "threads");
 	cr_assert(th && th->type == RPJ_ARR && th->n == 4);
@@ -808,8 +728,7 @@ Test(report, json_output_parses_and_escapes_names)
  * written, each with why it was taken (stored, or from the order). */
 Test(report, json_carries_the_stored_snapshots)
 {
-	const uint32_t tids[] = { PID };
-	header(1, tids);
+	header(TIDS(PID));
 	start();
 	snapshot("{\"tid\": 500, \"comm\": \"app\"}");
 	const char *end = "{\"schema\": \"locktrace.snapshot/1\", \"pid\": 500, \"occasion\": \"end\","
@@ -817,14 +736,9 @@ Test(report, json_carries_the_stored_snapshots)
 	cr_assert_eq(lt_report_snapshot(R, end, strlen(end)), 0);
 	cr_assert_eq(lt_report_snapshot(R, "{", 1), -1, "a damaged one is left out");
 	finish(BASE + SEC);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_json(f, R);
-	fclose(f);
-	char err[160];
-	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
-	cr_assert_not_null(j, "report JSON does not parse: %s\n%s", err, buf);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_report_print_json, R);
+	struct rp_json *j = tl_json_of(buf, len);
 	const struct rp_json *st = rp_json_get(j, "stored_snapshots");
 	cr_assert(st && st->type == RPJ_ARR && st->n == 2, "%s", buf);
 	cr_assert_str_eq(rp_json_str(rp_json_get(&st->items[0], "occasion")), "start");
@@ -864,8 +778,7 @@ Test(report, json_reader_is_strict_about_syntax_and_tolerant_about_content)
 	cr_assert_eq(rp_json_num(rp_json_get(j, "s"), 7), 7, "mistyped reads as the default");
 	rp_json_free(j);
 	/* a snapshot of another schema is ignored with a note */
-	const uint32_t tids[] = { PID };
-	header(1, tids);
+	header(TIDS(PID));
 	start();
 	const char *other = "{\"schema\": \"something/2\", \"threads\": []}";
 	cr_assert_eq(lt_report_snapshot(R, other, strlen(other)), -1);
@@ -883,8 +796,7 @@ Test(report, json_reader_is_strict_about_syntax_and_tolerant_about_content)
 static void write_trace(const char *path)
 {
 	struct lt_writer *w;
-	const uint32_t tids[] = { PID, 501 };
-	header(2, tids);
+	header(TIDS(PID, 501));
 	cr_assert_eq(lt_writer_open(&w, path, 1), 0);
 	cr_assert_eq(lt_writer_header(w, &H), 0);
 	uint64_t t = BASE + 10 * MS;
@@ -935,9 +847,7 @@ Test(report, files_not_a_trace_and_cut_short)
 	cr_assert_eq(lt_report_file_opts(path, out, 1, NULL, err, sizeof(err)), 3);
 	fclose(out);
 	cr_assert(strstr(err, "cut short") && strstr(err, "at offset"), "%s", err);
-	char e2[160];
-	struct rp_json *j = rp_json_parse(buf, len, e2, sizeof(e2));
-	cr_assert_not_null(j, "%s", e2);
+	struct rp_json *j = tl_json_of(buf, len);
 	const struct rp_json *tr = rp_json_get(j, "trace");
 	cr_assert_eq(rp_json_get(tr, "clean_end")->type, RPJ_FALSE);
 	cr_assert(rp_json_num(rp_json_get(rp_json_get(tr, "cut"), "offset"), 0) > 0);
@@ -981,8 +891,7 @@ static size_t sym_entry(uint8_t *out, uint64_t addr, const char *name)
 
 Test(report, symbols_sections_name_locks_and_a_later_name_wins)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503 };
-	header(4, tids);
+	header(TIDS(PID, 501, 502, 503));
 	start();
 	uint8_t buf[512];
 	size_t n = 0;
@@ -1035,8 +944,7 @@ static const char *stack_of(const char *f1, const char *f2)
 
 static void hung_before_the_trace(int second_suspect)
 {
-	const uint32_t tids[] = { PID, 501, 502, 503, 504 };
-	header(5, tids);
+	header(TIDS(PID, 501, 502, 503, 504));
 	H.flags = LT_HDR_FLIGHT;
 	for (int i = 0; i < 5; i++)
 		TI[i].sc_nr = -2;
@@ -1067,10 +975,7 @@ static void hung_before_the_trace(int second_suspect)
 Test(report, probable_holder_from_the_snapshot_when_the_trace_began_late)
 {
 	hung_before_the_trace(0);
-	const struct lt_report_finding *f = find(LT_FIND_HOLDER_BLOCKED, "io");
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
 	cr_assert_eq(f->holder, 503);
 	cr_assert_eq(f->fd, 7);
 	cr_assert(has_lock(f, G0) && has_lock(f, G1));
@@ -1163,8 +1068,7 @@ Test(report, runtime_lock_waiters_woken_as_recording_stopped)
  * kept, and the thread's Python frame is where it is. */
 Test(report, runtime_thread_names_and_python_locks)
 {
-	const uint32_t tids[] = { PID, 501, 502 };
-	header(3, tids);
+	header(TIDS(PID, 501, 502));
 	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 0, 500 * MS);
 	start();
 	snapshot("{\"tid\": 502, \"comm\": \"python3\", \"state\": \"S\", \"runtime\": {\"lang\": \"python\","
@@ -1186,29 +1090,20 @@ Test(report, runtime_thread_names_and_python_locks)
 	cr_assert_str_eq(lt_report_thread_name(R, PID, "python3"), "MainThread");
 	cr_assert_str_eq(lt_report_thread_name(R, 502, NULL), "early-\xc3\xa9", "from the first snapshot");
 	cr_assert_str_eq(lt_report_thread_name(R, 999, "other"), "other");
-	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
-	if (!f)
-		dump_findings();
-	cr_assert_not_null(f);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
 	cr_assert(strstr(f->summary, "the threading.Lock lk ("), "%s", f->summary);
 	bool kept = false;
 	for (size_t i = 0; i < f->n_evidence; i++)
 		kept |= strstr(f->evidence[i], "has it in 'held' of main (/app/main.py:9)") != NULL;
 	cr_assert(kept, "the snapshot's lock state is evidence");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *o = open_memstream(&buf, &len);
-	lt_report_print_text(o, R);
-	fclose(o);
+	char *buf = TL_PRINTED(NULL, lt_report_print_text, R);
 	cr_assert(strstr(buf, "  501     worker-1 "), "THREADS table:\n%s", buf);
 	for (size_t i = 0; i < R->n_threads; i++)
 		if (R->threads[i].tid == 501)
 			cr_assert_str_eq(R->threads[i].snap_where ? R->threads[i].snap_where : "-",
 					 "Worker.wait_on (/app/worker.py:12)", "the Python frame is where it is");
 	free(buf);
-	o = open_memstream(&buf, &len);
-	lt_report_print_json(o, R);
-	fclose(o);
+	buf = TL_PRINTED(NULL, lt_report_print_json, R);
 	cr_assert(strstr(buf, "\"runtime_name\": \"worker-1\""));
 	free(buf);
 	done();

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/calls.h"
+#include "lt_events.h"
+#include "lt_test.h"
 #include "locktrace/report.h"
 #include "locktrace/timeline.h"
 #include "../src/report_int.h"
@@ -22,30 +24,14 @@ static struct lt_report *R;
 
 static void start(int n, const uint32_t *tids)
 {
-	memset(&H, 0, sizeof(H));
-	memset(TI, 0, sizeof(TI));
-	H.pid = PID;
-	snprintf(H.comm, sizeof(H.comm), "app");
-	H.clock_boottime = H.clock_monotonic = BASE;
-	H.nthreads = (uint32_t)n;
-	H.threads = TI;
-	for (int i = 0; i < n; i++) {
-		TI[i].tid = (int32_t)tids[i];
-		snprintf(TI[i].comm, sizeof(TI[i].comm), "t%u", tids[i]);
-		TI[i].sc_nr = -1;
-	}
+	tl_header(&H, TI, sizeof(TI) / sizeof(TI[0]), PID, BASE, n, tids);
 	R = lt_report_new(&H, NULL);
 	cr_assert_not_null(R);
 }
 
 static struct lt_event mk(uint8_t kind, uint64_t ts, uint32_t tid)
 {
-	struct lt_event e;
-	memset(&e, 0, sizeof(e));
-	e.h.kind = kind;
-	e.h.ts = ts;
-	e.h.tid = tid;
-	return e;
+	return lt_ev(ts, tid, 0, kind);
 }
 
 static void feed(struct lt_event e)
@@ -106,23 +92,15 @@ static void finish(uint64_t end, int clean)
 
 static char *text(void)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_text(f, R);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_report_print_text, R);
 	return buf;
 }
 
 static struct rp_json *json(void)
 {
-	char *buf = NULL, err[160];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_report_print_json(f, R);
-	fclose(f);
-	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
-	cr_assert_not_null(j, "report JSON: %s\n%s", err, buf);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_report_print_json, R);
+	struct rp_json *j = tl_json_of(buf, len);
 	free(buf);
 	return j;
 }

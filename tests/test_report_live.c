@@ -11,11 +11,7 @@
 #include "locktrace/report.h"
 #include "../src/report_int.h"
 
-#define NEED_ROOT()                                                                        \
-	do {                                                                               \
-		if (!tl_is_root())                                                         \
-			cr_skip_test("needs root (BPF programs): run make test as root"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root (BPF programs): run make test as root")
 
 static void print_findings(const struct rp_json *j)
 {
@@ -31,6 +27,23 @@ static const struct rp_json *finding(const struct rp_json *j, const char *kind)
 		if (!strcmp(rp_json_str(rp_json_get(&fs->items[i], "kind")), kind))
 			return &fs->items[i];
 	return NULL;
+}
+
+/* The finding of KIND, which must be there (the findings shown if not). */
+static const struct rp_json *must_find(const struct rp_json *j, const char *kind)
+{
+	const struct rp_json *f = finding(j, kind);
+	if (!f)
+		print_findings(j);
+	cr_assert_not_null(f, "no %s finding", kind);
+	return f;
+}
+
+/* The addresses of the demo's condition variable's two futex words. */
+static void condvar_words(char truth[][256], int n, uint64_t *g0, uint64_t *g1)
+{
+	*g0 = tl_truth_val(truth, n, "lock", "name=rtlock.c.g_signals0", "addr");
+	*g1 = tl_truth_val(truth, n, "lock", "name=rtlock.c.g_signals1", "addr");
 }
 
 static int has_num(const struct rp_json *arr, double v)
@@ -87,16 +100,11 @@ static void check_io_stall(char truth[][256], int n, const char *path)
 	uint32_t holder = (uint32_t)tl_val(st, "holder_tid", &ok1);
 	int fd = (int)tl_val(st, "fd", &ok2);
 	cr_assert(ok1 && ok2, "%s", st);
-	const char *c0 = tl_find(truth, n, "lock", "name=rtlock.c.g_signals0");
-	const char *c1 = tl_find(truth, n, "lock", "name=rtlock.c.g_signals1");
-	cr_assert(c0 && c1);
-	uint64_t g0 = tl_val(c0, "addr", NULL), g1 = tl_val(c1, "addr", NULL);
+	uint64_t g0, g1;
+	condvar_words(truth, n, &g0, &g1);
 
 	struct rp_json *j = tl_report_json(path);
-	const struct rp_json *f = finding(j, "holder_blocked");
-	if (!f)
-		print_findings(j);
-	cr_assert_not_null(f, "no holder_blocked finding");
+	const struct rp_json *f = must_find(j, "holder_blocked");
 	cr_assert_str_eq(rp_json_str(rp_json_get(f, "rule")), "io");
 	cr_assert_eq(rp_json_num(rp_json_get(f, "holder"), 0), holder, "holder: %s",
 		     rp_json_str(rp_json_get(f, "summary")));
@@ -157,17 +165,12 @@ Test(report_live, demo_io_stall_with_calls_blocking_names_the_holder, .timeout =
  * worker waiting and no holder_blocked finding. */
 static void check_lost_wakeup(char truth[][256], int n, const char *path)
 {
-	const char *c0 = tl_find(truth, n, "lock", "name=rtlock.c.g_signals0");
-	const char *c1 = tl_find(truth, n, "lock", "name=rtlock.c.g_signals1");
-	cr_assert(c0 && c1);
-	uint64_t g0 = tl_val(c0, "addr", NULL), g1 = tl_val(c1, "addr", NULL);
+	uint64_t g0, g1;
+	condvar_words(truth, n, &g0, &g1);
 	uint32_t releaser = (uint32_t)tl_val(truth[n - 1], "releaser_tid", NULL);
 
 	struct rp_json *j = tl_report_json(path);
-	const struct rp_json *f = finding(j, "lost_wakeup");
-	if (!f)
-		print_findings(j);
-	cr_assert_not_null(f, "no lost_wakeup finding");
+	const struct rp_json *f = must_find(j, "lost_wakeup");
 	cr_assert(has_addr(rp_json_get(f, "locks"), g0) && has_addr(rp_json_get(f, "locks"), g1));
 	/* every worker waits on it, and none holds it */
 	cr_assert_geq(rp_json_get(f, "tids")->n, 64);
@@ -179,25 +182,25 @@ static void check_lost_wakeup(char truth[][256], int n, const char *path)
 	rp_json_free(j);
 }
 
-Test(report_live, demo_lost_wakeup_is_found_on_the_condvar, .timeout = 90)
+/* The demo's lost wake-up recorded with --calls CALLS, then checked. */
+static void lost_wakeup_with_calls(const char *calls)
 {
 	NEED_ROOT();
 	char truth[256][256], path[128];
 	int n = 0;
-	demo_stall("lost-wakeup", "stall mode=lost-wakeup", truth, &n, path, sizeof(path));
+	demo_stall_calls("lost-wakeup", "stall mode=lost-wakeup", truth, &n, path, sizeof(path), calls);
 	check_lost_wakeup(truth, n, path);
 	unlink(path);
 }
 
+Test(report_live, demo_lost_wakeup_is_found_on_the_condvar, .timeout = 90)
+{
+	lost_wakeup_with_calls("all");
+}
+
 Test(report_live, demo_lost_wakeup_with_calls_blocking, .timeout = 90)
 {
-	NEED_ROOT();
-	char truth[256][256], path[128];
-	int n = 0;
-	demo_stall_calls("lost-wakeup", "stall mode=lost-wakeup", truth, &n, path, sizeof(path),
-			 "blocking");
-	check_lost_wakeup(truth, n, path);
-	unlink(path);
+	lost_wakeup_with_calls("blocking");
 }
 
 Test(report_live, deadlock_cycle_with_tids_and_addresses, .timeout = 60)
@@ -225,10 +228,7 @@ Test(report_live, deadlock_cycle_with_tids_and_addresses, .timeout = 60)
 	uint64_t al1 = tl_val(l1, "addr", NULL), al2 = tl_val(l2, "addr", NULL);
 
 	struct rp_json *j = tl_report_json(path);
-	const struct rp_json *f = finding(j, "deadlock");
-	if (!f)
-		print_findings(j);
-	cr_assert_not_null(f, "no deadlock finding");
+	const struct rp_json *f = must_find(j, "deadlock");
 	const struct rp_json *tids = rp_json_get(f, "tids"), *locks = rp_json_get(f, "locks");
 	cr_assert_eq(tids->n, 2);
 	cr_assert_eq(locks->n, 2);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_fakeproc.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
@@ -383,10 +384,7 @@ struct fx {
 	struct fxl l;
 	uint8_t *mem;
 	size_t used;
-	struct {
-		const char *name;
-		uint64_t addr;
-	} sym[16];
+	struct fp_named sym[16];
 	int nsym;
 	uint64_t t_str, t_bytes, t_long, t_tuple, t_dict, t_code, t_module;
 	uint64_t runtime, interp;
@@ -435,29 +433,13 @@ static void fx_sym(struct fx *f, const char *name, uint64_t addr)
 static int fx_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct fx *f = arg;
-	if (addr < ARENA || addr + len > ARENA + ARENA_LEN)
-		return -EFAULT;
-	memcpy(buf, f->mem + (addr - ARENA), len);
-	return 0;
+	return fp_flat_read(f->mem, ARENA, ARENA_LEN, addr, buf, len);
 }
 
 static int fx_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct fx *f = arg;
-	for (int i = 0; i < f->nsym; i++)
-		if (!strcmp(f->sym[i].name, name)) {
-			*addr = f->sym[i].addr;
-			if (size)
-				*size = 0; /* unknown */
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static pid_t fx_stack_tid(void *arg, uint64_t addr)
-{
-	(void)arg, (void)addr;
-	return 0;
+	return fp_named_lookup(f->sym, f->nsym, name, addr, size, 0 /* unknown */);
 }
 
 static uint64_t fx_fsbase(void *arg, pid_t tid)
@@ -468,13 +450,8 @@ static uint64_t fx_fsbase(void *arg, pid_t tid)
 
 static void fx_env(struct fx *f, struct lt_lm_env *e)
 {
-	memset(e, 0, sizeof(*e));
-	e->arg = f;
-	e->read = fx_read;
-	e->lookup = fx_lookup;
-	e->stack_tid = fx_stack_tid;
-	e->fsbase = fx_fsbase;
-	e->s = &f->snap;
+	*e = (struct lt_lm_env){ .arg = f, .read = fx_read, .lookup = fx_lookup,
+				 .stack_tid = fp_no_stack_tid, .fsbase = fx_fsbase, .s = &f->snap };
 }
 
 /* An object header: refcount 1 and TYPE. */
@@ -956,6 +933,14 @@ static void build(struct fx *f, struct image *im, const char *vtext, uint32_t he
 	fx->lock_state = strdup("value 0, 1 waiter");
 }
 
+/* A fresh process of layout L holding the interpreter image of version
+ * VTEXT (HEX: its Py_Version, 0 for none). */
+static void image(struct fx *f, struct image *im, const struct fxl *l, const char *vtext, uint32_t hex)
+{
+	fx_init(f, l);
+	build(f, im, vtext, hex);
+}
+
 static void apply(struct fx *f)
 {
 	struct lt_lm_env e;
@@ -1021,8 +1006,7 @@ static void run_version(const struct fxl *l, const char *text, uint32_t hex)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, l);
-	build(&f, &im, text, hex);
+	image(&f, &im, l, text, hex);
 	apply(&f);
 	cr_assert_eq(f.snap.notes.n, 0);
 	expect_image(&f, &im, true);
@@ -1066,8 +1050,7 @@ Test(rt_cpython_fixture, v3_13_other_published_offsets)
 	l.ts_frame = 0x58;
 	l.if_instr = 0x30;
 	l.co_filename = 0x90;
-	fx_init(&f, &l);
-	build(&f, &im, "3.13.0", 0x030d00f0);
+	image(&f, &im, &l, "3.13.0", 0x030d00f0);
 	apply(&f);
 	cr_assert_eq(f.snap.notes.n, 1);
 	cr_assert(strstr(f.snap.notes.v[0], "_Py_DebugOffsets differ from 3.13.0's"), "%s",
@@ -1088,8 +1071,7 @@ Test(rt_cpython_fixture, unknown_versions_said_not_guessed)
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct fx f;
 		struct image im;
-		fx_init(&f, v[i].l);
-		build(&f, &im, v[i].text, v[i].hex);
+		image(&f, &im, v[i].l, v[i].text, v[i].hex);
 		apply(&f);
 		cr_assert_eq(f.snap.notes.n, 1, "%s", v[i].text);
 		cr_assert(strstr(f.snap.notes.v[0], v[i].note), "%s", f.snap.notes.v[0]);
@@ -1110,8 +1092,7 @@ Test(rt_cpython_fixture, v3_8_pthread_through_thread_db)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_38);
-	build(&f, &im, "3.8.18", 0);
+	image(&f, &im, &fxl_38, "3.8.18", 0);
 	f.fsbase = false;
 	uint64_t d = fx_alloc(&f, 12);
 	w32(&f, d, 32);
@@ -1123,8 +1104,7 @@ Test(rt_cpython_fixture, v3_8_pthread_through_thread_db)
 	expect_image(&f, &im, true);
 	fx_free(&f);
 
-	fx_init(&f, &fxl_38);
-	build(&f, &im, "3.8.18", 0);
+	image(&f, &im, &fxl_38, "3.8.18", 0);
 	f.fsbase = false;
 	apply(&f);
 	cr_assert_eq(f.snap.notes.n, 1);
@@ -1141,8 +1121,7 @@ Test(rt_cpython_fixture, no_threading_module)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_312);
-	build(&f, &im, "3.12.1", 0x030c01f0);
+	image(&f, &im, &fxl_312, "3.12.1", 0x030c01f0);
 	static const char *const mods[] = { "sys" };
 	uint64_t v[1] = { str(&f, "sys") };
 	w64(&f, im.interp + f.l.is_modules, sdict(&f, mods, v, 1));
@@ -1158,8 +1137,7 @@ Test(rt_cpython_fixture, damaged_frames)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_311);
-	build(&f, &im, "3.11.2", 0x030b02f0);
+	image(&f, &im, &fxl_311, "3.11.2", 0x030b02f0);
 	w64(&f, im.top[0] + f.l.if_code, str(&f, "not code"));
 	w64(&f, im.top[2] + f.l.if_prev, im.top[2]);
 	apply(&f);
@@ -1172,8 +1150,7 @@ Test(rt_cpython_fixture, damaged_frames)
 	fx_free(&f);
 
 	/* the same loop through PyFrameObjects (3.10) */
-	fx_init(&f, &fxl_310);
-	build(&f, &im, "3.10.13", 0);
+	image(&f, &im, &fxl_310, "3.10.13", 0);
 	w64(&f, im.top[2] + f.l.f_back, im.top[2]);
 	apply(&f);
 	cr_assert_eq(f.threads[2].n_rt_frames, 256);
@@ -1186,8 +1163,7 @@ Test(rt_cpython_fixture, rlock_names_its_owner)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_312);
-	build(&f, &im, "3.12.1", 0x030c01f0);
+	image(&f, &im, &fxl_312, "3.12.1", 0x030c01f0);
 	w64(&f, im.lock + 8, type_named(&f, "_thread.RLock", NULL));
 	w64(&f, im.lock + 24, im.pt[0]);
 	w64(&f, im.lock + 32, 2);
@@ -1206,8 +1182,7 @@ Test(rt_cpython_fixture, lock_on_another_futex_not_named)
 {
 	struct fx f;
 	struct image im;
-	fx_init(&f, &fxl_310);
-	build(&f, &im, "3.10.13", 0);
+	image(&f, &im, &fxl_310, "3.10.13", 0);
 	f.threads[1].futex.uaddr = f.threads[1].futex.lock_base = im.sem + 64;
 	apply(&f);
 	cr_assert_str_eq(f.threads[1].futex.lock_kind, "semaphore");
@@ -1218,34 +1193,17 @@ Test(rt_cpython_fixture, lock_on_another_futex_not_named)
 
 /* ---- live: Debian's python3 ---- */
 
-#define PYTHON "/usr/bin/python3"
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
+TL_WORKLOAD(64);
 
 static void cleanup(void)
 {
-	if (wl.pid > 0)
-		tl_close(&wl);
-	wl.pid = 0;
+	tl_close_started(&wl);
 }
 
 static void start_py(const char *script, char *const extra[])
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other users' /proc files and memory");
-	if (access(PYTHON, X_OK) != 0)
-		cr_skip_test("%s is missing", PYTHON);
-	if (access(script, R_OK) != 0)
-		cr_skip_test("%s not found: run from the source tree", script);
-	char *argv[8] = { PYTHON, (char *)script };
-	int n = 2;
-	for (int i = 0; extra && extra[i] && n < 7; i++)
-		argv[n++] = extra[i];
-	ntruth = 0;
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 30000), "no ready line");
+	tl_start_python(&wl, script, extra, truth, &ntruth, "other users' /proc files and memory");
 }
 
 /* The value of KEY in a truth line, up to the next space (or the end of
@@ -1441,11 +1399,7 @@ Test(rt_cpython_live, text_interleaves, .fini = cleanup, .timeout = 120)
 {
 	start_py("tests/workloads/py_stacks.py", NULL);
 	struct lt_snapshot *s = snapshot();
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	cr_assert(strstr(buf, "python thread \"sleeper\""));
 	const char *p = strstr(buf, "    py  sleep_forever (");
 	cr_assert_not_null(p);
@@ -1463,8 +1417,7 @@ Test(rt_cpython_live, text_interleaves, .fini = cleanup, .timeout = 120)
  * not camlHolder__waiter_374; JSON keeps the symbol and adds the name. */
 Test(rt_demangle_live, ocaml_holder_frames, .fini = cleanup, .timeout = 120)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root: other users' /proc files and memory");
+	tl_skip_unless_root("needs root: other users' /proc files and memory");
 	if (access(WL("ocaml_holder"), X_OK) != 0)
 		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
 	char *argv[] = { WL("ocaml_holder"), "-t", "3", NULL };
@@ -1472,17 +1425,11 @@ Test(rt_demangle_live, ocaml_holder_frames, .fini = cleanup, .timeout = 120)
 	cr_assert_eq(tl_spawn(&wl, argv), 0);
 	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 60000), "ocaml_holder never got ready");
 	struct lt_snapshot *s = snapshot();
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	cr_assert(strstr(buf, " Holder.waiter+0x"), "%.3000s", buf);
 	cr_assert_null(strstr(buf, "camlHolder__waiter"));
 	free(buf);
-	f = open_memstream(&buf, &len);
-	lt_snapshot_print_json(f, s);
-	fclose(f);
+	buf = TL_PRINTED(NULL, lt_snapshot_print_json, s);
 	cr_assert(strstr(buf, "\"func\":\"camlHolder__waiter_"));
 	cr_assert(strstr(buf, "\"demangled\":\"Holder.waiter\""));
 	free(buf);

@@ -21,25 +21,18 @@
 
 #define PYTHON "/usr/bin/python3"
 
-static struct tl_proc wl;
-static char truth[64][256];
-static int ntruth;
-static char trace[256], pftrace[300];
+TL_WORKLOAD(64);
+static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
 
 static void cleanup(void)
 {
 	tl_close(&wl);
-	if (trace[0]) {
-		unlink(trace);
-		unlink(pftrace);
-		trace[0] = 0;
-	}
+	tl_unlink_traces(trace, pftrace);
 }
 
 static void need_root(void)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root (BPF programs, other processes' memory): run make test as root");
+	tl_skip_unless_root("needs root (BPF programs, other processes' memory): run make test as root");
 }
 
 /* The holder's tid from "thread role=holder ... tid=T". */
@@ -53,13 +46,7 @@ static pid_t holder_tid(void)
 /* Records pid for 2 s (the raw trace and the Perfetto file). */
 static void record(pid_t pid, const char *tag)
 {
-	struct tl_proc rec;
-	char *extra[] = { "-d", "2", "--perfetto", NULL };
-	tl_tmp_path(trace, sizeof(trace), tag);
-	snprintf(pftrace, sizeof(pftrace), "%.*s.perfetto-trace", (int)(strlen(trace) - 7), trace);
-	cr_assert_eq(tl_start_recorder(&rec, pid, trace, extra), 0);
-	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
-	tl_close(&rec);
+	tl_record_perfetto(pid, tag, trace, pftrace);
 }
 
 /* The report's first finding names the holder, read from the runtime. */
@@ -133,6 +120,20 @@ static void check_perfetto(pid_t holder, const char *kind)
 	tp_free(&o);
 }
 
+/* Starts the workload ARGV, whose holder thread holds the runtime lock
+ * and sits in read() (waited for when WAIT_READ), records it (TAG) and
+ * checks that the report and the Perfetto trace name the holder of LOCK. */
+static void holder_in_read(char *const argv[], bool wait_read, const char *tag, const char *lock)
+{
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	pid_t holder = holder_tid();
+	if (wait_read)
+		tl_wait_in_read(wl.pid, holder, 10000);
+	record(wl.pid, tag);
+	check_report(holder, lock);
+	check_perfetto(holder, lock);
+}
+
 Test(runtime_live, ocaml_runtime_lock_holder_in_read, .fini = cleanup, .timeout = 120)
 {
 	need_root();
@@ -140,11 +141,7 @@ Test(runtime_live, ocaml_runtime_lock_holder_in_read, .fini = cleanup, .timeout 
 		cr_skip_test("%s not built: ocamlopt (Debian's ocaml-nox) is missing; make deps installs it",
 			     WL("ocaml_holder"));
 	char *argv[] = { WL("ocaml_holder"), "--no-wait", NULL };
-	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
-	pid_t holder = holder_tid();
-	record(wl.pid, "ocaml");
-	check_report(holder, "OCaml runtime lock caml_master_lock");
-	check_perfetto(holder, "OCaml runtime lock caml_master_lock");
+	holder_in_read(argv, false, "ocaml", "OCaml runtime lock caml_master_lock");
 }
 
 Test(runtime_live, python_gil_holder_in_read, .fini = cleanup, .timeout = 120)
@@ -153,12 +150,7 @@ Test(runtime_live, python_gil_holder_in_read, .fini = cleanup, .timeout = 120)
 	if (access(PYTHON, X_OK) != 0)
 		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
 	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", NULL };
-	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
-	pid_t holder = holder_tid();
-	tl_wait_in_read(wl.pid, holder, 10000);
-	record(wl.pid, "gil");
-	check_report(holder, "GIL _PyRuntime.ceval.gil");
-	check_perfetto(holder, "GIL _PyRuntime.ceval.gil");
+	holder_in_read(argv, true, "gil", "GIL _PyRuntime.ceval.gil");
 }
 
 /* Two threading.Locks taken in opposite orders: memory cannot prove the

@@ -43,11 +43,7 @@ static void rm_dir(void)
 
 TestSuite(sec_paths, .init = make_dir, .fini = rm_dir);
 
-#define NEED_ROOT()                                                                  \
-	do {                                                                         \
-		if (!tl_is_root())                                                   \
-			cr_skip_test("needs root (acts as the user nobody): run as root"); \
-	} while (0)
+#define NEED_ROOT() tl_skip_unless_root("needs root (acts as the user nobody): run as root")
 
 static void pathf(char *buf, size_t n, const char *name)
 {

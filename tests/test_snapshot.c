@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_test.h"
 #include "locktrace/snapshot.h"
 #include "../src/snapshot_int.h"
 
@@ -86,23 +87,24 @@ Test(snapshot_parse, sched_exec_start)
 
 Test(snapshot_futex, op_names)
 {
+	static const struct {
+		uint32_t op;
+		const char *name;
+	} cases[] = {
+		{ 0x80, "FUTEX_WAIT_PRIVATE" },
+		{ 0, "FUTEX_WAIT" },
+		{ 0x189, "FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME" },
+		{ 0x109, "FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME" },
+		{ 6 | 128, "FUTEX_LOCK_PI_PRIVATE" },
+		{ 13, "FUTEX_LOCK_PI2" },
+		{ 11 | 128, "FUTEX_WAIT_REQUEUE_PI_PRIVATE" },
+		{ 0x7e, "FUTEX_0x7e" },
+	};
 	char b[96];
-	lt_futex_op_str(0x80, b, sizeof(b));
-	cr_assert_str_eq(b, "FUTEX_WAIT_PRIVATE");
-	lt_futex_op_str(0, b, sizeof(b));
-	cr_assert_str_eq(b, "FUTEX_WAIT");
-	lt_futex_op_str(0x189, b, sizeof(b));
-	cr_assert_str_eq(b, "FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME");
-	lt_futex_op_str(0x109, b, sizeof(b));
-	cr_assert_str_eq(b, "FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME");
-	lt_futex_op_str(6 | 128, b, sizeof(b));
-	cr_assert_str_eq(b, "FUTEX_LOCK_PI_PRIVATE");
-	lt_futex_op_str(13, b, sizeof(b));
-	cr_assert_str_eq(b, "FUTEX_LOCK_PI2");
-	lt_futex_op_str(11 | 128, b, sizeof(b));
-	cr_assert_str_eq(b, "FUTEX_WAIT_REQUEUE_PI_PRIVATE");
-	lt_futex_op_str(0x7e, b, sizeof(b));
-	cr_assert_str_eq(b, "FUTEX_0x7e");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		lt_futex_op_str(cases[i].op, b, sizeof(b));
+		cr_assert_str_eq(b, cases[i].name, "op %#x", cases[i].op);
+	}
 }
 
 Test(snapshot_futex, decode_args)
@@ -145,19 +147,26 @@ Test(snapshot_parse, syscall_names_and_kinds)
 	cr_assert_str_eq(lt_syscall_name(281), "epoll_pwait");
 	cr_assert_null(lt_syscall_name(-1));
 	cr_assert_null(lt_syscall_name(100000));
-	cr_assert_eq(lt_syscall_wait_kind(202), LT_WAIT_FUTEX);
-	cr_assert_eq(lt_syscall_wait_kind(7), LT_WAIT_POLL);
-	cr_assert_eq(lt_syscall_wait_kind(23), LT_WAIT_POLL);
-	cr_assert_eq(lt_syscall_wait_kind(270), LT_WAIT_POLL);
-	cr_assert_eq(lt_syscall_wait_kind(232), LT_WAIT_POLL);
-	cr_assert_eq(lt_syscall_wait_kind(0), LT_WAIT_IO);
-	cr_assert_eq(lt_syscall_wait_kind(45), LT_WAIT_IO);
-	cr_assert_eq(lt_syscall_wait_kind(47), LT_WAIT_IO);
-	cr_assert_eq(lt_syscall_wait_kind(19), LT_WAIT_IO);
-	cr_assert_eq(lt_syscall_wait_kind(230), LT_WAIT_SLEEP);
-	cr_assert_eq(lt_syscall_wait_kind(61), LT_WAIT_CHILD);
-	cr_assert_eq(lt_syscall_wait_kind(39), LT_WAIT_OTHER);
-	cr_assert_eq(lt_syscall_wait_kind(-1), LT_WAIT_NONE);
+	static const struct {
+		long nr;
+		enum lt_wait_kind kind;
+	} kinds[] = {
+		{ 202, LT_WAIT_FUTEX },
+		{ 7, LT_WAIT_POLL },
+		{ 23, LT_WAIT_POLL },
+		{ 270, LT_WAIT_POLL },
+		{ 232, LT_WAIT_POLL },
+		{ 0, LT_WAIT_IO },
+		{ 45, LT_WAIT_IO },
+		{ 47, LT_WAIT_IO },
+		{ 19, LT_WAIT_IO },
+		{ 230, LT_WAIT_SLEEP },
+		{ 61, LT_WAIT_CHILD },
+		{ 39, LT_WAIT_OTHER },
+		{ -1, LT_WAIT_NONE },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		cr_assert_eq(lt_syscall_wait_kind(kinds[i].nr), kinds[i].kind, "syscall %ld", kinds[i].nr);
 }
 
 Test(snapshot_fd, epoll_fdinfo)
@@ -277,18 +286,8 @@ Test(snapshot_json, carries_syscall_args_and_blocked_time)
 
 Test(snapshot_text, escapes_control_bytes)
 {
-	struct lt_snapshot *s = calloc(1, sizeof(*s));
-	s->pid = 5;
-	s->threads = calloc(1, sizeof(*s->threads));
-	s->n_threads = 1;
-	s->threads[0].tid = 5;
-	s->threads[0].state = 'S';
-	snprintf(s->threads[0].comm, sizeof(s->threads[0].comm), "x\nthread 1 (fake)");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	struct lt_snapshot *s = tl_snapshot_one(5, "x\nthread 1 (fake)");
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	cr_assert_not_null(strstr(buf, "thread 5 (x\\x0athread 1 (fake))"), "%s", buf);
 	free(buf);
 	lt_snapshot_free(s);
@@ -296,11 +295,7 @@ Test(snapshot_text, escapes_control_bytes)
 
 static char *text_of(const struct lt_snapshot *s)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	return buf;
 }
 

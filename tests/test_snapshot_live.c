@@ -18,16 +18,10 @@
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
 
-#define NEED_ROOT()                                                                          \
-	do {                                                                                 \
-		if (!tl_is_root())                                                           \
-			cr_skip_test("needs root: kernel stacks and other users' /proc files; " \
-				     "run make test as root");                               \
-	} while (0)
+#define NEED_ROOT() \
+	tl_skip_unless_root("needs root: kernel stacks and other users' /proc files; run make test as root")
 
-static struct tl_proc wl;
-static char truth[1200][256];
-static int ntruth;
+TL_WORKLOAD(1200);
 static pid_t child; /* the 1,000-thread child, if any */
 
 static void cleanup(void)
@@ -41,8 +35,11 @@ static void cleanup(void)
 }
 
 /* Starts build/workloads/NAME and reads its lines up to "ready". */
+/* Starts workload NAME (EXTRA: more arguments) up to its ready line;
+ * skips the test unless root or if NAME is not built. */
 static void start(const char *name, char *const extra[])
 {
+	NEED_ROOT();
 	char path[256];
 	snprintf(path, sizeof(path), WL("%s"), name);
 	if (access(path, X_OK) != 0)
@@ -171,7 +168,6 @@ static void sw_check(const struct stopwatch *w, const char *what)
 
 Test(snapshot_live, deadlock_cycle_has_exactly_the_two_threads, .fini = cleanup, .timeout = 60)
 {
-	NEED_ROOT();
 	start("deadlock", NULL);
 	pid_t ta = (pid_t)truth_val("thread", "role=A", "tid");
 	pid_t tb = (pid_t)truth_val("thread", "role=B", "tid");
@@ -206,11 +202,7 @@ Test(snapshot_live, deadlock_cycle_has_exactly_the_two_threads, .fini = cleanup,
 	assert_stack(b, "run");
 
 	/* the text names both tids and both locks */
-	char *txt = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&txt, &len);
-	lt_snapshot_print_text(f, s);
-	fclose(f);
+	char *txt = TL_PRINTED(NULL, lt_snapshot_print_text, s);
 	char want[64];
 	snprintf(want, sizeof(want), "%d (", (int)ta);
 	cr_assert_not_null(strstr(txt, want));
@@ -224,7 +216,6 @@ Test(snapshot_live, deadlock_cycle_has_exactly_the_two_threads, .fini = cleanup,
 
 Test(snapshot_live, lost_wakeup_names_waiter_and_lockword, .fini = cleanup, .timeout = 60)
 {
-	NEED_ROOT();
 	start("lost_wakeup", NULL);
 	pid_t waiter = (pid_t)truth_val("waiter", NULL, "tid");
 	uint64_t addr = truth_val("lock", "name=lockword", "addr");
@@ -262,7 +253,6 @@ Test(snapshot_live, lost_wakeup_names_waiter_and_lockword, .fini = cleanup, .tim
 
 Test(snapshot_live, convoy_names_owner_in_read, .fini = cleanup, .timeout = 60)
 {
-	NEED_ROOT();
 	start("convoy", NULL);
 	pid_t owner = (pid_t)truth_val("owner", NULL, "tid");
 	int fd = (int)truth_val("owner", NULL, "fd");
@@ -304,7 +294,6 @@ Test(snapshot_live, convoy_names_owner_in_read, .fini = cleanup, .timeout = 60)
 
 Test(snapshot_live, json_has_what_the_timeline_needs, .fini = cleanup, .timeout = 60)
 {
-	NEED_ROOT();
 	start("deadlock", NULL);
 	pid_t ta = (pid_t)truth_val("thread", "role=A", "tid");
 	uint64_t l2 = truth_val("lock", "name=L2", "addr");
@@ -327,7 +316,6 @@ Test(snapshot_live, json_has_what_the_timeline_needs, .fini = cleanup, .timeout 
 
 Test(snapshot_live, idle_server_is_idle, .fini = cleanup, .timeout = 60)
 {
-	NEED_ROOT();
 	char *extra[] = { "-t", "4", "-d", "60", NULL };
 	start("idle", extra);
 	int fds[4];
@@ -377,7 +365,6 @@ Test(snapshot_live, idle_server_is_idle, .fini = cleanup, .timeout = 60)
 
 Test(snapshot_live, many_threads_workload, .fini = cleanup, .timeout = 120)
 {
-	NEED_ROOT();
 	start("many_threads", NULL);
 	int want = (int)truth_val("blocked", NULL, "threads");
 	int rfd = (int)truth_val("socket", "role=read", "fd");
@@ -452,7 +439,6 @@ static void proc_sp_pc(pid_t pid, pid_t tid, uint64_t *sp, uint64_t *pc)
 
 Test(snapshot_live, caller_registers_used_or_refused_when_stale, .fini = cleanup, .timeout = 60)
 {
-	NEED_ROOT();
 	start("deadlock", NULL);
 	pid_t ta = (pid_t)truth_val("thread", "role=A", "tid");
 	pid_t tb = (pid_t)truth_val("thread", "role=B", "tid");

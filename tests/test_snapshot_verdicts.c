@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "locktrace/lockmodel.h"
+#include "lt_test.h"
 #include "locktrace/snapshot.h"
 
 static struct lt_snapshot *table(size_t n)
@@ -82,20 +83,19 @@ static size_t count(const struct lt_snapshot *s, enum lt_verdict_kind k)
 	return n;
 }
 
+/* Diagnoses S: how many verdicts of kind K. */
+static size_t diagnosed(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	lt_snapshot_diagnose(s, NULL);
+	return count(s, k);
+}
+
 static const struct lt_verdict *find(const struct lt_snapshot *s, enum lt_verdict_kind k)
 {
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		if (s->verdicts[i].kind == k)
 			return &s->verdicts[i];
 	return NULL;
-}
-
-static bool evidence_has(const struct lt_verdict *v, const char *needle)
-{
-	for (size_t i = 0; i < v->evidence.n; i++)
-		if (strstr(v->evidence.v[i], needle))
-			return true;
-	return false;
 }
 
 #define LA 0x5000
@@ -122,8 +122,8 @@ Test(verdict_deadlock, two_threads_ab_ba)
 		else
 			cr_assert(v->tids[i] == 102 && v->locks[i] == LA);
 	}
-	cr_assert(evidence_has(v, "thread 101 (A) waits for lock L2 (0x5040)"));
-	cr_assert(evidence_has(v, "held by thread 102 (B)"));
+	cr_assert(tl_strlist_has(&v->evidence, "thread 101 (A) waits for lock L2 (0x5040)"));
+	cr_assert(tl_strlist_has(&v->evidence, "held by thread 102 (B)"));
 	cr_assert_not_null(strstr(v->summary, "2 threads wait for each other"));
 	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
 	lt_snapshot_free(s);
@@ -136,13 +136,12 @@ Test(verdict_deadlock, three_cycle_with_thread_behind)
 	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 12, 5);
 	futex_wait(&s->threads[2], 12, "t12", LC, 2, 2, LT_OWNER_MUTEX, 10, 5);
 	futex_wait(&s->threads[3], 13, "t13", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 1);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 1);
 	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
 	cr_assert_eq(v->n_tids, 3);
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_neq(v->tids[i], 13);
-	cr_assert(evidence_has(v, "1 more thread(s) blocked behind the cycle: 13"));
+	cr_assert(tl_strlist_has(&v->evidence, "1 more thread(s) blocked behind the cycle: 13"));
 	lt_snapshot_free(s);
 }
 
@@ -168,7 +167,7 @@ Test(verdict_deadlock, join_cycle)
 	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
 	cr_assert_not_null(v);
 	cr_assert_eq(v->n_tids, 2);
-	cr_assert(evidence_has(v, "thread 100 (main) is joining thread 101 (A)"));
+	cr_assert(tl_strlist_has(&v->evidence, "thread 100 (main) is joining thread 101 (A)"));
 	lt_snapshot_free(s);
 }
 
@@ -178,8 +177,7 @@ Test(verdict_deadlock, chain_without_cycle_is_not_a_deadlock)
 	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
 	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 12, 5);
 	in_io(&s->threads[2], 12, "t12", 0, 7, LT_FD_SOCKET, 5);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 0);
 	lt_snapshot_free(s);
 }
 
@@ -190,8 +188,7 @@ Test(verdict_deadlock, running_thread_breaks_the_cycle)
 	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
 	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 10, 5);
 	s->threads[1].state = 'R';
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 0);
 	lt_snapshot_free(s);
 }
 
@@ -202,8 +199,7 @@ Test(verdict_deadlock, two_separate_cycles)
 	futex_wait(&s->threads[1], 11, "b", LB, 2, 2, LT_OWNER_MUTEX, 10, 5);
 	futex_wait(&s->threads[2], 12, "c", LC, 2, 2, LT_OWNER_PI, 13, 5);
 	futex_wait(&s->threads[3], 13, "d", 0x6000, 2, 2, LT_OWNER_ROBUST, 12, 5);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 2);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 2);
 	lt_snapshot_free(s);
 }
 
@@ -269,8 +265,7 @@ Test(verdict_lost_wakeup, threshold_and_exclusions)
 	s->threads[3].idle_src = LT_IDLE_UNKNOWN;                                    /* no evidence of time */
 	futex_wait(&s->threads[4], 14, "unread", 0x7400, 0, 1, LT_OWNER_NONE, 0, 9);
 	s->threads[4].futex.word_ok = false;                                         /* word unreadable */
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_LOST_WAKEUP), 0);
 
 	struct lt_verdict_opts o = { .lost_wakeup_threshold_s = 0.2 };
 	lt_snapshot_diagnose(s, &o);
@@ -285,8 +280,7 @@ Test(verdict_lost_wakeup, several_sleepers_on_one_word_make_one_verdict)
 	struct lt_snapshot *s = table(3);
 	for (int i = 0; i < 3; i++)
 		futex_wait(&s->threads[i], 20 + i, "w", 0x7000, 0, 4, LT_OWNER_NONE, 0, 3);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_LOST_WAKEUP), 1);
 	cr_assert_eq(find(s, LT_VERDICT_LOST_WAKEUP)->n_tids, 3);
 	lt_snapshot_free(s);
 }
@@ -307,7 +301,7 @@ Test(verdict_convoy, owner_in_read)
 	cr_assert_not_null(strstr(v->summary, "5 threads wait on rtlock (0x5000)"), "%s", v->summary);
 	cr_assert_not_null(strstr(v->summary, "owner 812 (worker-3) has been in read(fd 7: socket) for 14 s"),
 			   "%s", v->summary);
-	cr_assert(evidence_has(v, "5 of 5 waiters agree"));
+	cr_assert(tl_strlist_has(&v->evidence, "5 of 5 waiters agree"));
 	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
 	lt_snapshot_free(s);
 }
@@ -318,8 +312,7 @@ Test(verdict_convoy, size_threshold)
 	for (int i = 0; i < 3; i++)
 		futex_wait(&s->threads[i], 10 + i, "w", LA, 2, 2, LT_OWNER_MUTEX, 13, 3);
 	running(&s->threads[3], 13, "busy");
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_CONVOY), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 0);
 	struct lt_verdict_opts o = { .convoy_min_waiters = 3 };
 	lt_snapshot_diagnose(s, &o);
 	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
@@ -333,8 +326,7 @@ Test(verdict_convoy, idle_condvar_waiters_are_not_a_convoy)
 	struct lt_snapshot *s = table(6);
 	for (int i = 0; i < 6; i++)
 		futex_wait(&s->threads[i], 10 + i, "pool", 0x9028, 0, 0, LT_OWNER_NONE, 0, 30);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_CONVOY), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 0);
 	lt_snapshot_free(s);
 }
 
@@ -363,8 +355,8 @@ Test(verdict_idle, all_in_io)
 	cr_assert_eq(s->n_verdicts, 1);
 	const struct lt_verdict *v = find(s, LT_VERDICT_IDLE);
 	cr_assert_not_null(v);
-	cr_assert(evidence_has(v, "4 in I/O waits"));
-	cr_assert(evidence_has(v, "1 wait on futexes with no owner"));
+	cr_assert(tl_strlist_has(&v->evidence, "4 in I/O waits"));
+	cr_assert(tl_strlist_has(&v->evidence, "1 wait on futexes with no owner"));
 	lt_snapshot_free(s);
 }
 
@@ -390,8 +382,7 @@ Test(verdict_lock_wait, one_waiter_behind_a_running_owner_is_not_ok)
 	running(&s->threads[0], 10, "cpu");
 	in_io(&s->threads[1], 11, "rx", 0, 5, LT_FD_PIPE, 1);
 	futex_wait(&s->threads[2], 12, "w", LA, 2, 2, LT_OWNER_MUTEX, 10, 0.001);
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_OK), 0);
 	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
 	const struct lt_verdict *v = &s->verdicts[0];
 	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
@@ -415,15 +406,14 @@ Test(verdict_lock_wait, semaphore_waiters_are_never_idle)
 		s->threads[i].futex.lock_kind = "semaphore";
 		s->threads[i].acquire = "sem_wait";
 	}
-	lt_snapshot_diagnose(s, NULL);
-	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_OK), 0);
 	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
 	cr_assert_eq(count(s, LT_VERDICT_LOCK_WAIT), 2);
 	const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
 	cr_assert_not_null(strstr(v->summary, "semaphore"), "%s", v->summary);
 	cr_assert_not_null(strstr(v->summary, "whose holder is not recorded (a semaphore records no holder)"),
 			   "%s", v->summary);
-	cr_assert(evidence_has(v, "waits in sem_wait: a lock acquire"));
+	cr_assert(tl_strlist_has(&v->evidence, "waits in sem_wait: a lock acquire"));
 	lt_snapshot_free(s);
 }
 
@@ -496,7 +486,7 @@ Test(verdict_runtime, holder_in_read_is_the_first_line)
 	cr_assert_not_null(strstr(v->summary, "30 threads wait for the OCaml runtime lock (caml_master_lock) "
 					      "held by thread 3296 (repro), which has been blocked in "
 					      "read(fd 58: socket) for 2.3 s"), "%s", v->summary);
-	cr_assert(evidence_has(v, "holder 3296 read from the runtime (ocaml4)"));
+	cr_assert(tl_strlist_has(&v->evidence, "holder 3296 read from the runtime (ocaml4)"));
 	/* the one-thread lost wake-up ranks below the 30-thread queue */
 	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
 	cr_assert_eq(s->verdicts[1].kind, LT_VERDICT_LOST_WAKEUP);
@@ -581,6 +571,6 @@ Test(verdict_lock_wait, owner_in_another_process_is_named)
 	const struct lt_verdict *v = &s->verdicts[0];
 	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
 	cr_assert_not_null(strstr(v->summary, "held by thread 11 of another process, 11 (child)"), "%s", v->summary);
-	cr_assert(!evidence_has(v, "exited"), "%s", v->evidence.v[0]);
+	cr_assert(!tl_strlist_has(&v->evidence, "exited"), "%s", v->evidence.v[0]);
 	lt_snapshot_free(s);
 }

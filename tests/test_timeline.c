@@ -64,25 +64,29 @@ static void on_span_end(void *c, const struct lt_span *s)
 	r->s.woken_by = r->woken_by;
 }
 
+/* *X appended to the record's array ARR, of N entries. */
+#define KEEP(arr, n, x)                      \
+	do {                                 \
+		cr_assert_lt(R.n, MAXREC);   \
+		R.arr[R.n++] = *(x);         \
+	} while (0)
+
 static void on_span_begin(void *c, const struct lt_span *s)
 {
 	(void)c;
-	cr_assert_lt(R.nbegun, MAXREC);
-	R.begun[R.nbegun++] = *s;
+	KEEP(begun, nbegun, s);
 }
 
 static void on_wake(void *c, const struct lt_wake_edge *w)
 {
 	(void)c;
-	cr_assert_lt(R.nwakes, MAXREC);
-	R.wakes[R.nwakes++] = *w;
+	KEEP(wakes, nwakes, w);
 }
 
 static void on_lock(void *c, const struct lt_lock_ev *l)
 {
 	(void)c;
-	cr_assert_lt(R.nlocks, MAXREC);
-	R.locks[R.nlocks++] = *l;
+	KEEP(locks, nlocks, l);
 }
 
 static void on_thread(void *c, const struct lt_thread_ev *t)
@@ -156,6 +160,11 @@ static struct lt_event sw(uint64_t ts, uint16_t cpu, uint32_t prev, uint32_t pre
 
 /* A header with threads 101..100+n, named t101..., none blocked. */
 static struct lt_thread_info hthreads[8];
+/* TID waits on CPU with OP on ADDR (expecting VAL) at TS and is switched
+ * out asleep 10 ns later: two events. */
+#define WAITS(ts, tid, cpu, op, addr, val) \
+	futex(ts, tid, cpu, op, addr, val), sw((ts) + 10, cpu, tid, PID, 1, 0, 0)
+
 static struct lt_header make_hdr(int n, uint64_t attach)
 {
 	struct lt_header h;
@@ -177,6 +186,29 @@ static void feed(struct lt_timeline *tl, const struct lt_event *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(lt_timeline_event(tl, &v[i]), 0);
+}
+
+/* A fresh record and a timeline reading H (with options O, or NULL) into
+ * it. */
+static struct lt_timeline *restart(const struct lt_header *h, const struct lt_timeline_opts *o)
+{
+	reset();
+	return lt_timeline_new(h, &rec_sink, o);
+}
+
+/* The same for N threads attached at 500. */
+static struct lt_timeline *open_tl(int n)
+{
+	static struct lt_header h;
+	h = make_hdr(n, 500);
+	return restart(&h, NULL);
+}
+
+/* The N events of V, then the end of the trace at END. */
+static void play(struct lt_timeline *tl, const struct lt_event *v, size_t n, uint64_t end)
+{
+	feed(tl, v, n);
+	lt_timeline_finish(tl, end);
 }
 
 static const struct span_rec *ended_on(uint32_t tid, int nth)
@@ -257,9 +289,7 @@ static void check_handoff(void)
 
 Test(timeline, wait_wake_pairing)
 {
-	reset();
-	struct lt_header h = make_hdr(2, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(2);
 	cr_assert(tl);
 	feed(tl, handoff, sizeof(handoff) / sizeof(handoff[0]));
 	lt_timeline_finish(tl, 3000);
@@ -276,9 +306,7 @@ Test(timeline, wait_wake_pairing)
  * normalizer): returns without values; the wait's entry at its sleep. */
 Test(timeline, returns_without_a_value_close_the_calls_without_a_result)
 {
-	reset();
-	struct lt_header h = make_hdr(2, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(2);
 	cr_assert(tl);
 	struct lt_event v[sizeof(handoff) / sizeof(handoff[0])];
 	memcpy(v, handoff, sizeof(v));
@@ -322,9 +350,7 @@ Test(timeline, out_of_order_cpu_interleaving)
 	struct lt_event v[7];
 	for (int i = 0; i < 7; i++)
 		v[i] = handoff[order[i]];
-	reset();
-	struct lt_header h = make_hdr(2, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(2);
 	feed(tl, v, 7);
 	lt_timeline_finish(tl, 3000);
 	check_handoff();
@@ -334,10 +360,9 @@ Test(timeline, out_of_order_cpu_interleaving)
 
 Test(timeline, late_beyond_window_is_counted_not_dropped)
 {
-	reset();
 	struct lt_header h = make_hdr(2, 500);
 	struct lt_timeline_opts o = { .reorder_ns = 100 };
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, &o);
+	struct lt_timeline *tl = restart(&h, &o);
 	struct lt_event v[] = {
 		sw(1000, 0, 101, PID, 0, 0, 0),
 		sw(5000, 0, 0, 0, 0, 101, PID),
@@ -353,10 +378,9 @@ Test(timeline, late_beyond_window_is_counted_not_dropped)
 
 Test(timeline, window_memory_is_bounded)
 {
-	reset();
 	struct lt_header h = make_hdr(1, 0);
 	struct lt_timeline_opts o = { .reorder_ns = 1000 };
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, &o);
+	struct lt_timeline *tl = restart(&h, &o);
 	/* a million records 10 ns apart: the window holds ~100 */
 	for (uint64_t i = 0; i < 1000000; i++) {
 		struct lt_event e = sw(1000 + i * 10, 0, 101, PID, 0, 101, PID);
@@ -369,9 +393,8 @@ Test(timeline, window_memory_is_bounded)
 	lt_timeline_free(tl);
 
 	/* and reorder_max caps it whatever the timestamps */
-	reset();
 	struct lt_timeline_opts o2 = { .reorder_ns = ~0ull / 2, .reorder_max = 4096 };
-	tl = lt_timeline_new(&h, &rec_sink, &o2);
+	tl = restart(&h, &o2);
 	for (uint64_t i = 0; i < 100000; i++) {
 		struct lt_event e = sw(1000 + i, 0, 101, PID, 0, 101, PID);
 		lt_timeline_event(tl, &e);
@@ -382,24 +405,19 @@ Test(timeline, window_memory_is_bounded)
 
 Test(timeline, waker_in_another_process_or_interrupt)
 {
-	reset();
-	struct lt_header h = make_hdr(2, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(2);
 	struct lt_event v[] = {
-		futex(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
-		sw(1010, 0, 101, PID, 1, 0, 0),
+		WAITS(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
 		waking(1500, 101, 0, 4242, 4200, 0), /* another process */
 		sw(1600, 0, 0, 0, 0, 101, PID),
 		sys_exit(1700, 101, 0, 202, 0),
-		futex(2000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
-		sw(2010, 0, 101, PID, 1, 0, 0),
+		WAITS(2000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
 		waking(2500, 101, 0, 0, 0, LT_F_WAKER_IDLE), /* timer interrupt */
 		sw(2600, 0, 0, 0, 0, 101, PID),
 		sys_exit(2700, 101, 0, 202, -110),
 		/* 102 sits in a wait (not a waking call) when an interrupt on
 		 * its cpu wakes 101: no flow from 102's wait */
-		futex(3000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
-		sw(3010, 0, 101, PID, 1, 0, 0),
+		WAITS(3000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
 		futex(3100, 102, 1, FUTEX_WAIT_PRIVATE, ADDR_B, 0),
 		waking(3200, 101, 1, 102, PID, 0),
 		sys_exit(3300, 102, 1, 202, -11),
@@ -407,16 +425,14 @@ Test(timeline, waker_in_another_process_or_interrupt)
 		sys_exit(3500, 101, 0, 202, 0),
 		/* 102 is in a FUTEX_WAKE, but the wake-up came from an
 		 * interrupt that happened to hit it: no flow either */
-		futex(4000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
-		sw(4010, 0, 101, PID, 1, 0, 0),
+		WAITS(4000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 0),
 		futex(4100, 102, 1, FUTEX_WAKE_PRIVATE, ADDR_B, 1),
 		waking(4200, 101, 1, 102, PID, LT_F_WAKER_IRQ),
 		sys_exit(4300, 102, 1, 202, 0),
 		sw(4400, 0, 0, 0, 0, 101, PID),
 		sys_exit(4500, 101, 0, 202, 0),
 	};
-	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 5000);
+	play(tl, v, sizeof(v) / sizeof(v[0]), 5000);
 
 	const struct span_rec *s = ended_on(101, 0);
 	cr_assert_eq(s->s.nwoken_by, 1);
@@ -448,12 +464,9 @@ Test(timeline, waker_in_another_process_or_interrupt)
 
 Test(timeline, broadcast_wakes_overlapping_waits)
 {
-	reset();
-	struct lt_header h = make_hdr(3, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(3);
 	struct lt_event v[] = {
-		futex(1000, 101, 0, FUTEX_WAIT_BITSET_PRIVATE, ADDR_A, 0),
-		sw(1010, 0, 101, PID, 1, 0, 0),
+		WAITS(1000, 101, 0, FUTEX_WAIT_BITSET_PRIVATE, ADDR_A, 0),
 		futex(1100, 102, 1, FUTEX_WAIT_BITSET_PRIVATE, ADDR_A, 0),
 		sw(1110, 1, 102, PID, 1, 103, PID),
 		futex(2000, 103, 1, FUTEX_WAKE_PRIVATE, ADDR_A, 0x7fffffff),
@@ -465,8 +478,7 @@ Test(timeline, broadcast_wakes_overlapping_waits)
 		sw(2400, 1, 103, PID, 1, 102, PID),
 		sys_exit(2500, 102, 1, 202, 0),
 	};
-	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 3000);
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
 	cr_assert_eq(R.nended, 3);
 	const struct span_rec *w = ended_on(103, 0);
 	cr_assert_eq(w->s.nwoke, 2);
@@ -488,9 +500,7 @@ Test(timeline, broadcast_wakes_overlapping_waits)
 
 Test(timeline, socket_write_wakes_reader)
 {
-	reset();
-	struct lt_header h = make_hdr(2, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(2);
 	struct lt_event v[] = {
 		io(1000, 101, 0, 45 /* recvfrom */, 5, 4096),
 		sw(1010, 0, 101, PID, 1, 0, 0),
@@ -500,8 +510,7 @@ Test(timeline, socket_write_wakes_reader)
 		sw(2150, 0, 0, 0, 0, 101, PID),
 		sys_exit(2200, 101, 0, 45, 100),
 	};
-	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 3000);
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
 	const struct span_rec *r = ended_on(101, 0), *w = ended_on(102, 0);
 	cr_assert_str_eq(lt_span_name(&r->s), "recvfrom");
 	cr_assert_str_eq(lt_span_name(&w->s), "sendto");
@@ -514,12 +523,9 @@ Test(timeline, socket_write_wakes_reader)
 
 Test(timeline, unfinished_at_end)
 {
-	reset();
-	struct lt_header h = make_hdr(2, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(2);
 	struct lt_event v[] = {
-		futex(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
-		sw(1010, 0, 101, PID, 1, 0, 0),
+		WAITS(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
 		futex(1500, 102, 1, FUTEX_WAKE_PRIVATE, ADDR_B, 1),
 		sys_exit(1600, 102, 1, 202, 0),
 	};
@@ -535,8 +541,7 @@ Test(timeline, unfinished_at_end)
 	cr_assert_eq(R.locks[R.nlocks - 1].waiters, 0);
 	cr_assert_eq(R.locks[R.nlocks - 1].ts, 9000);
 	/* end 0: the last event's time */
-	reset();
-	tl = lt_timeline_new(&h, &rec_sink, NULL);
+	tl = open_tl(2);
 	feed(tl, v, 2);
 	lt_timeline_finish(tl, 0);
 	cr_assert_eq(ended_on(101, 0)->s.end_ts, 1010);
@@ -558,9 +563,8 @@ static struct lt_header blocked_hdr(uint64_t attach)
 
 Test(timeline, blocked_at_start_then_woken)
 {
-	reset();
 	struct lt_header h = blocked_hdr(1000);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = restart(&h, NULL);
 	cr_assert_eq(R.nthreads, 2);
 	cr_assert(R.threads[0].t.from_header);
 	cr_assert_str_eq(R.threads[0].name, "t101");
@@ -575,8 +579,7 @@ Test(timeline, blocked_at_start_then_woken)
 		futex(2500, 101, 0, FUTEX_WAKE_PRIVATE, ADDR_B, 1),
 		sys_exit(2600, 101, 0, 202, 0),
 	};
-	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 3000);
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
 	cr_assert_eq(lt_timeline_start(tl), 900);
 	const struct span_rec *s = ended_on(101, 0);
 	cr_assert(s->s.flags & LT_SPAN_AT_START);
@@ -599,9 +602,8 @@ Test(timeline, blocked_at_start_then_woken)
 
 Test(timeline, blocked_at_start_whole_trace)
 {
-	reset();
 	struct lt_header h = blocked_hdr(1000);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = restart(&h, NULL);
 	struct lt_event v[] = { sw(1500, 1, 102, PID, 1, 0, 0) };
 	feed(tl, v, 1);
 	lt_timeline_finish(tl, 8000);
@@ -614,8 +616,7 @@ Test(timeline, blocked_at_start_whole_trace)
 	lt_timeline_free(tl);
 
 	/* no events at all: still shown, from attach to the end */
-	reset();
-	tl = lt_timeline_new(&h, &rec_sink, NULL);
+	tl = restart(&h, NULL);
 	lt_timeline_finish(tl, 4000);
 	cr_assert_eq(R.nended, 1);
 	cr_assert_eq(R.ended[0].s.begin_ts, 1000);
@@ -627,12 +628,11 @@ Test(timeline, launched_target_gate_is_not_a_call)
 {
 	/* `locktrace -- CMD` holds the child in a read of its gate pipe until
 	 * the probes are attached: that read is locktrace's, not the program's */
-	reset();
 	struct lt_header h = make_hdr(1, 1000);
 	h.flags = LT_HDR_LAUNCHED;
 	hthreads[0].sc_nr = 0; /* read(3, ...) */
 	hthreads[0].sc_args[0] = 3;
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = restart(&h, NULL);
 	struct lt_event v[] = { sw(1500, 0, 0, 0, 0, 101, PID) };
 	feed(tl, v, 1);
 	lt_timeline_finish(tl, 2000);
@@ -640,9 +640,8 @@ Test(timeline, launched_target_gate_is_not_a_call)
 	lt_timeline_free(tl);
 
 	/* attached by pid, the same read is shown */
-	reset();
 	h.flags = 0;
-	tl = lt_timeline_new(&h, &rec_sink, NULL);
+	tl = restart(&h, NULL);
 	feed(tl, v, 1);
 	lt_timeline_finish(tl, 2000);
 	cr_assert_eq(R.nended, 1);
@@ -657,7 +656,6 @@ Test(timeline, snapshot_message_call_bytes_are_not_its_flags)
 	/* 101 sleeps in recvmsg(3, msg, MSG_WAITALL) at attach: its third
 	 * argument is flags, the bytes are in the message's iovecs, which
 	 * the snapshot did not read; 102 in read(4, buf, 512) */
-	reset();
 	struct lt_header h = make_hdr(2, 1000);
 	hthreads[0].sc_nr = 47;
 	hthreads[0].sc_args[0] = 3;
@@ -665,7 +663,7 @@ Test(timeline, snapshot_message_call_bytes_are_not_its_flags)
 	hthreads[1].sc_nr = 0;
 	hthreads[1].sc_args[0] = 4;
 	hthreads[1].sc_args[2] = 512;
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = restart(&h, NULL);
 	lt_timeline_finish(tl, 2000);
 	cr_assert_eq(R.nended, 2);
 	for (int i = 0; i < 2; i++) {
@@ -683,17 +681,14 @@ Test(timeline, entry_recorded_before_snapshot_replaces_it)
 {
 	/* the collector attaches, then reads /proc: 101 entered its wait at
 	 * 950, before the snapshot at 1000 saw it there */
-	reset();
 	struct lt_header h = blocked_hdr(1000);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = restart(&h, NULL);
 	struct lt_event v[] = {
-		futex(950, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
-		sw(960, 0, 101, PID, 1, 0, 0),
+		WAITS(950, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
 		sw(1500, 0, 0, 0, 0, 101, PID),
 		sys_exit(1600, 101, 0, 202, 0),
 	};
-	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 3000);
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
 	cr_assert_eq(R.nended, 1);
 	cr_assert_eq(R.ended[0].s.begin_ts, 950);
 	cr_assert_eq(R.ended[0].s.end_ts, 1600);
@@ -703,15 +698,12 @@ Test(timeline, entry_recorded_before_snapshot_replaces_it)
 
 Test(timeline, lost_records)
 {
-	reset();
-	struct lt_header h = make_hdr(2, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(2);
 	struct lt_event lost = hdr_ev(1200, 0, 1, LT_EV_LOST);
 	lost.lost.count = 37;
 	lost.lost.lost_kind = LT_EV_SYS_EXIT;
 	struct lt_event v[] = {
-		futex(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
-		sw(1010, 0, 101, PID, 1, 0, 0),
+		WAITS(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
 		lost,
 		sw(1500, 0, 0, 0, 0, 101, PID),
 		/* the return of the wait was lost; the next call proves it ended */
@@ -724,8 +716,7 @@ Test(timeline, lost_records)
 		futex(2500, 101, 0, FUTEX_WAKE_PRIVATE, ADDR_B, 1),
 		sys_exit(2600, 101, 0, 202, 0),
 	};
-	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 3000);
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
 	cr_assert_eq(R.nlost, 1);
 	cr_assert_eq(R.lost, 37);
 	cr_assert_eq(lt_timeline_stats(tl)->lost, 37);
@@ -750,19 +741,15 @@ Test(timeline, lost_records)
 
 Test(timeline, thread_exit_ends_its_call)
 {
-	reset();
-	struct lt_header h = make_hdr(2, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(2);
 	struct lt_event ex = hdr_ev(2000, 101, 0, LT_EV_TASK_EXIT);
 	struct lt_event v[] = {
-		futex(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
-		sw(1010, 0, 101, PID, 1, 0, 0),
+		WAITS(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
 		sw(1900, 0, 0, 0, 0, 101, PID),
 		ex,
 		sw(2100, 0, 101, PID, 0x80, 0, 0),
 	};
-	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 3000);
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
 	const struct span_rec *s = ended_on(101, 0);
 	cr_assert_eq(s->s.end_ts, 2000);
 	cr_assert(s->s.flags & LT_SPAN_THREAD_EXIT);
@@ -776,9 +763,7 @@ Test(timeline, thread_exit_ends_its_call)
 
 Test(timeline, thread_names)
 {
-	reset();
-	struct lt_header h = make_hdr(1, 500);
-	struct lt_timeline *tl = lt_timeline_new(&h, &rec_sink, NULL);
+	struct lt_timeline *tl = open_tl(1);
 	struct lt_event tn = hdr_ev(1000, 102, 0, LT_EV_TASK_NEW);
 	tn.tnew.parent_tid = 101;
 	tn.tnew.tgid = PID;
@@ -795,8 +780,7 @@ Test(timeline, thread_names)
 		sys_exit(1250, 103, 1, 202, 0),
 		sw(1300, 1, 103, PID, 1, 0, 0),
 	};
-	feed(tl, v, sizeof(v) / sizeof(v[0]));
-	lt_timeline_finish(tl, 3000);
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
 	/* 101 from the header, 102 new, renamed; 103 new, then named */
 	cr_assert_eq(R.nthreads, 5);
 	cr_assert_eq(R.threads[0].t.change, LT_THREAD_NEW);

@@ -25,8 +25,7 @@
 
 static void need_root_and_tp(void)
 {
-	if (!tl_is_root())
-		cr_skip_test("needs root (BPF programs to record a workload): run make test as root");
+	tl_skip_unless_root("needs root (BPF programs to record a workload): run make test as root");
 	const char *why = tp_missing();
 	if (why) {
 		fprintf(stderr, "tp_live: skipped: %s\n", why);
@@ -51,8 +50,11 @@ static void cleanup(void)
 	}
 }
 
+/* Skips the test unless root with the trace processor at hand; then the
+ * files of this test, named from TAG. */
 static void name_files(const char *tag)
 {
+	need_root_and_tp();
 	tl_tmp_path(raw, sizeof(raw), tag);
 	int stem = (int)(strlen(raw) - strlen(".ltrace"));
 	snprintf(pft, sizeof(pft), "%.*s.perfetto-trace", stem, raw);
@@ -60,42 +62,10 @@ static void name_files(const char *tag)
 	snprintf(sqlf, sizeof(sqlf), "%.*s.sql", stem, raw);
 }
 
-/* Runs argv to its end, the start gate opened; its stdout lines into out
- * (when not NULL); the exit status. */
-static int run(char *const argv[], char out[][256], int *nout)
-{
-	struct tl_proc p;
-	char line[256];
-	int n = 0;
-	cr_assert_eq(tl_spawn(&p, argv), 0);
-	tl_go(&p);
-	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
-		if (out && n < 64)
-			snprintf(out[n++], 256, "%s", line);
-	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1)
-		fprintf(stderr, "  | %s\n", line);
-	int st = tl_wait(&p, 30000);
-	tl_close(&p);
-	if (nout)
-		*nout = n;
-	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
-	return WEXITSTATUS(st);
-}
-
 static void convert_json(void)
 {
 	char *argv[] = { LT_BIN, "convert", raw, "--format", "json", "-o", jsn, "--force", NULL };
-	cr_assert_eq(run(argv, NULL, NULL), 0, "locktrace convert --format json failed");
-}
-
-static uint64_t truth(char lines[][256], int n, const char *type, const char *match, const char *key)
-{
-	const char *l = tl_find(lines, n, type, match);
-	int ok = 0;
-	cr_assert(l, "the workload printed no '%s %s' line", type, match ? match : "");
-	uint64_t v = tl_val(l, key, &ok);
-	cr_assert(ok, "no %s= in: %s", key, l);
-	return v;
+	cr_assert_eq(tl_run_to_end(argv, NULL, NULL, NULL, NULL), 0, "locktrace convert --format json failed");
 }
 
 /* ---- trace_processor ------------------------------------------------------ */
@@ -189,22 +159,6 @@ static const char SQL_FLOWS[] =
 	"join thread_track tto on so.track_id = tto.id join thread tout on tout.utid = tto.utid\n"
 	"join thread_track tti on si.track_id = tti.id join thread tin on tin.utid = tti.utid\n"
 	"group by 1, 2 order by 1, 2;\n";
-
-/* The report of the raw trace, as JSON. */
-static struct rp_json *report_json(void)
-{
-	char *buf = NULL, err[768], e[160];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	int rc = lt_report_file_opts(raw, f, 1, NULL, err, sizeof(err));
-	fclose(f);
-	cr_assert_eq(rc, 0, "report of %s: %d %s", raw, rc, err);
-	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
-	cr_assert_not_null(j, "report JSON: %s", e);
-	free(buf);
-	return j;
-}
 
 /* Every wake-up the report traced to a waking call (via_futex, via_io) is
  * one flow, and nothing else is: in these workloads every thread such a
@@ -358,11 +312,11 @@ struct demo_truth {
 static void demo_truth(char lines[][256], int n, struct demo_truth *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->pid = (pid_t)truth(lines, n, "pid", NULL, "pid");
-	d->holder = (pid_t)truth(lines, n, "stall", "mode=io", "holder_tid");
-	d->g[0] = truth(lines, n, "lock", "name=rtlock.c.g_signals0", "addr");
-	d->g[1] = truth(lines, n, "lock", "name=rtlock.c.g_signals1", "addr");
-	d->waiters = (int)truth(lines, n, "stalled", NULL, "waiters");
+	d->pid = (pid_t)tl_truth_val(lines, n, "pid", NULL, "pid");
+	d->holder = (pid_t)tl_truth_val(lines, n, "stall", "mode=io", "holder_tid");
+	d->g[0] = tl_truth_val(lines, n, "lock", "name=rtlock.c.g_signals0", "addr");
+	d->g[1] = tl_truth_val(lines, n, "lock", "name=rtlock.c.g_signals1", "addr");
+	d->waiters = (int)tl_truth_val(lines, n, "stalled", NULL, "waiters");
 	d->tids[d->ntids++] = d->pid;
 	for (int i = 0; i < n && d->ntids < 8; i++)
 		if (!strncmp(lines[i], "thread ", 7))
@@ -405,28 +359,38 @@ static void check_open_calls(const struct tp_table *t, const struct demo_truth *
 	cr_assert_eq(t->nrows, (size_t)d->waiters + 1, "%s: calls other than the stuck ones:\n%s", what, tp_dump(t));
 }
 
-static void demo_perfetto(const struct demo_truth *d, const struct tl_trace *tr, const char *cmdline,
-			  const struct rp_json *rep)
+/* The demo's seven queries on FILE: problems, the process, its threads,
+ * the outermost calls (their arguments under ARGS, the address as ADDR),
+ * STATES, the queues and the flows. */
+static void demo_query(const char *file, const struct demo_truth *d, const char *args, const char *addr,
+		       const char *states, struct tp_out *o)
 {
 	char sql[4096], threads[1024];
-	struct tp_out o;
 	sql_threads(threads, sizeof(threads), d->pid);
 	snprintf(sql, sizeof(sql),
 		 SQL_PROBLEMS
 		 "select pid, name, cmdline from process where pid = %d;\n"
 		 "%s"
 		 "select t.tid, s.name, s.ts, s.ts + s.dur = trace_end() as to_end,\n"
-		 "  extract_arg(s.arg_set_id, 'debug.unfinished') as unfinished,\n"
-		 "  extract_arg(s.arg_set_id, 'debug.blocked_at_start') as at_start,\n"
-		 "  printf('0x%%x', extract_arg(s.arg_set_id, 'debug.addr')) as addr\n"
+		 "  extract_arg(s.arg_set_id, '%s.unfinished') as unfinished,\n"
+		 "  extract_arg(s.arg_set_id, '%s.blocked_at_start') as at_start,\n"
+		 "  %s as addr\n"
 		 "from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid)\n"
 		 "where s.depth = 0 order by t.tid;\n"
-		 "select t.tid, s.state, s.ts, s.dur from thread_state s join thread t using (utid)\n"
-		 "where t.tid in (select tid from thread_track tt join slice x on x.track_id = tt.id\n"
-		 "                join thread using (utid)) order by t.tid, s.ts;\n"
-		 "%s%s",
-		 (int)d->pid, threads, SQL_QUEUES, SQL_FLOWS);
-	query(pft, sql, 7, &o);
+		 "%s%s%s",
+		 (int)d->pid, threads, args, args, addr, states, SQL_QUEUES, SQL_FLOWS);
+	query(file, sql, 7, o);
+}
+
+static void demo_perfetto(const struct demo_truth *d, const struct tl_trace *tr, const char *cmdline,
+			  const struct rp_json *rep)
+{
+	struct tp_out o;
+	demo_query(pft, d, "debug", "printf('0x%x', extract_arg(s.arg_set_id, 'debug.addr'))",
+		   "select t.tid, s.state, s.ts, s.dur from thread_state s join thread t using (utid)\n"
+		   "where t.tid in (select tid from thread_track tt join slice x on x.track_id = tt.id\n"
+		   "                join thread using (utid)) order by t.tid, s.ts;\n",
+		   &o);
 
 	/* the process: named by argv[0] as Perfetto's own scraper does */
 	const struct tp_table *p = &o.t[1];
@@ -469,23 +433,9 @@ static void demo_perfetto(const struct demo_truth *d, const struct tl_trace *tr,
  * states (no scheduler data). */
 static void demo_json(const struct demo_truth *d, const struct tl_trace *tr, const struct rp_json *rep)
 {
-	char sql[4096], threads[1024];
 	struct tp_out o;
-	sql_threads(threads, sizeof(threads), d->pid);
-	snprintf(sql, sizeof(sql),
-		 SQL_PROBLEMS
-		 "select pid, name, cmdline from process where pid = %d;\n"
-		 "%s"
-		 "select t.tid, s.name, s.ts, s.ts + s.dur = trace_end() as to_end,\n"
-		 "  extract_arg(s.arg_set_id, 'args.unfinished') as unfinished,\n"
-		 "  extract_arg(s.arg_set_id, 'args.blocked_at_start') as at_start,\n"
-		 "  extract_arg(s.arg_set_id, 'args.addr') as addr\n"
-		 "from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid)\n"
-		 "where s.depth = 0 order by t.tid;\n"
-		 "select count(*) as n from thread_state;\n"
-		 "%s%s",
-		 (int)d->pid, threads, SQL_QUEUES, SQL_FLOWS);
-	query(jsn, sql, 7, &o);
+	demo_query(jsn, d, "args", "extract_arg(s.arg_set_id, 'args.addr')",
+		   "select count(*) as n from thread_state;\n", &o);
 	cr_assert_str_eq(str(&o.t[1], 0, "name"), "demo");
 	cr_assert_null(tp_get(&o.t[1], 0, "cmdline"));
 	for (int i = 0; i < d->ntids; i++)
@@ -524,7 +474,6 @@ static void demo_docs(const struct demo_truth *d, const char *trace)
 
 Test(tp_live, demo_holder_asleep_in_read_waiters_blocked_before_attach, .fini = cleanup, .timeout = 60)
 {
-	need_root_and_tp();
 	char lines[64][256];
 	int n = 0;
 	struct demo_truth d;
@@ -543,7 +492,7 @@ Test(tp_live, demo_holder_asleep_in_read_waiters_blocked_before_attach, .fini = 
 		if (tr.ev[i].h.ts < d.attach)
 			d.attach = tr.ev[i].h.ts;
 	cr_assert_str_eq(tr.hdr.cmdline, WL("demo") " -t 4 --stall io --no-wait");
-	struct rp_json *rep = report_json();
+	struct rp_json *rep = tl_report_json(raw);
 	demo_perfetto(&d, &tr, tr.hdr.cmdline, rep);
 	demo_json(&d, &tr, rep);
 	rp_json_free(rep);
@@ -562,7 +511,7 @@ static void record_launched(char *const cmd[], char out[][256], int *n)
 	for (int i = 0; cmd[i] && k < 31; i++)
 		argv[k++] = cmd[i];
 	argv[k] = NULL;
-	cr_assert_eq(run(argv, out, n), 0, "locktrace record -- %s failed", cmd[0]);
+	cr_assert_eq(tl_run_to_end(argv, out, n, NULL, NULL), 0, "locktrace record -- %s failed", cmd[0]);
 	convert_json();
 }
 
@@ -655,7 +604,6 @@ static void mutex_docs(const char *trace, const struct mutex_truth *m)
 
 Test(tp_live, mutex_unlocks_flow_to_the_waits_they_ended, .fini = cleanup, .timeout = 60)
 {
-	need_root_and_tp();
 	char out[64][256];
 	int n = 0;
 	struct mutex_truth m;
@@ -663,14 +611,14 @@ Test(tp_live, mutex_unlocks_flow_to_the_waits_they_ended, .fini = cleanup, .time
 	name_files("tpmutex");
 	char *cmd[] = { WL("mutex_contention"), "--no-wait", "-t", "3", "-n", "100", NULL };
 	record_launched(cmd, out, &n);
-	m.pid = (pid_t)truth(out, n, "pid", NULL, "pid");
-	m.biglock = truth(out, n, "lock", "name=biglock", "addr");
+	m.pid = (pid_t)tl_truth_val(out, n, "pid", NULL, "pid");
+	m.biglock = tl_truth_val(out, n, "lock", "name=biglock", "addr");
 	for (int i = 0; i < 3; i++) {
 		char idx[16];
 		snprintf(idx, sizeof(idx), "idx=%d", i);
-		m.workers[i] = (pid_t)truth(out, n, "thread", idx, "tid");
+		m.workers[i] = (pid_t)tl_truth_val(out, n, "thread", idx, "tid");
 	}
-	struct rp_json *rep = report_json();
+	struct rp_json *rep = tl_report_json(raw);
 	mutex_check(pft, &m, rep, 1);
 	mutex_check(jsn, &m, rep, 0);
 	rp_json_free(rep);
@@ -731,16 +679,15 @@ static void check_chain(const char *trace, pid_t ping, pid_t pong)
 
 Test(tp_live, condvar_wake_chain_alternates_between_the_players, .fini = cleanup, .timeout = 60)
 {
-	need_root_and_tp();
 	char out[64][256];
 	int n = 0;
 
 	name_files("tpcond");
 	char *cmd[] = { WL("condvar_pingpong"), "--no-wait", "-n", "50", "-s", "4", NULL };
 	record_launched(cmd, out, &n);
-	pid_t ping = (pid_t)truth(out, n, "thread", "role=ping", "tid");
-	pid_t pong = (pid_t)truth(out, n, "thread", "role=pong", "tid");
-	struct rp_json *rep = report_json();
+	pid_t ping = (pid_t)tl_truth_val(out, n, "thread", "role=ping", "tid");
+	pid_t pong = (pid_t)tl_truth_val(out, n, "thread", "role=pong", "tid");
+	struct rp_json *rep = tl_report_json(raw);
 	struct tp_out o;
 	const char *traces[] = { pft, jsn };
 	for (int i = 0; i < 2; i++) {

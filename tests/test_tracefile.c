@@ -376,24 +376,41 @@ Test(tracefile, compact_on_typical_events)
 		     (double)before / 100000);
 }
 
+/* A sample trace (write_sample, into full.ltrace) read back whole. */
+static uint8_t *sample_bytes(size_t nev, size_t every, struct sample *s)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/full.ltrace", tmpdir);
+	write_sample(path, nev, every, s);
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	uint8_t *data = malloc(s->size);
+	cr_assert_not_null(data);
+	cr_assert_eq(fread(data, 1, s->size, f), s->size);
+	fclose(f);
+	return data;
+}
+
+/* The file PATH holds the LEN bytes of DATA. */
+static void put_bytes(const char *path, const uint8_t *data, size_t len)
+{
+	FILE *o = fopen(path, "wb");
+	cr_assert_not_null(o);
+	cr_assert_eq(fwrite(data, 1, len, o), len);
+	cr_assert_eq(fclose(o), 0);
+}
+
 Test(tracefile, truncated_at_every_byte)
 {
-	char path[128], cut[128];
+	char cut[128];
 	struct sample s;
 
-	snprintf(path, sizeof(path), "%s/full.ltrace", tmpdir);
 	snprintf(cut, sizeof(cut), "%s/cut.ltrace", tmpdir);
-	write_sample(path, 300, 40, &s);
-	FILE *f = fopen(path, "rb");
-	uint8_t *data = malloc(s.size);
-	cr_assert_eq(fread(data, 1, s.size, f), s.size);
-	fclose(f);
+	uint8_t *data = sample_bytes(300, 40, &s);
 
 	uint64_t header_end = s.chunk_end[0]; /* lower bound; real end found below */
 	for (uint64_t len = 0; len <= s.size; len++) {
-		FILE *o = fopen(cut, "wb");
-		cr_assert_eq(fwrite(data, 1, len, o), len);
-		fclose(o);
+		put_bytes(cut, data, len);
 		struct lt_reader r;
 		int opened;
 		size_t n = read_back(cut, &s, &r, &opened);
@@ -424,22 +441,15 @@ Test(tracefile, truncated_at_every_byte)
 
 Test(tracefile, flipped_bits_are_detected)
 {
-	char path[128], bad[128];
+	char bad[128];
 	struct sample s;
 
-	snprintf(path, sizeof(path), "%s/full.ltrace", tmpdir);
 	snprintf(bad, sizeof(bad), "%s/bad.ltrace", tmpdir);
-	write_sample(path, 200, 50, &s);
-	FILE *f = fopen(path, "rb");
-	uint8_t *data = malloc(s.size);
-	cr_assert_eq(fread(data, 1, s.size, f), s.size);
-	fclose(f);
+	uint8_t *data = sample_bytes(200, 50, &s);
 
 	for (uint64_t off = 0; off < s.size; off++) {
 		data[off] ^= (uint8_t)(1u << (off % 8));
-		FILE *o = fopen(bad, "wb");
-		cr_assert_eq(fwrite(data, 1, s.size, o), s.size);
-		fclose(o);
+		put_bytes(bad, data, s.size);
 		data[off] ^= (uint8_t)(1u << (off % 8));
 
 		struct lt_reader r;

@@ -79,26 +79,11 @@ static void *player(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
-	int no_wait = 0, c;
-
-	while ((c = getopt_long(argc, argv, "n:s:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': rounds = wl_arg(optarg, 1, 100000000, USAGE); break;
-		case 's':
-			/* the two sides' waits must be two turns apart, or each
-			 * waits for the other to sleep while spinning itself */
-			sleep_every = wl_arg(optarg, 0, 100000000, USAGE);
-			if (sleep_every > 0 && sleep_every < 4)
-				wl_usage(USAGE);
-			break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('n', &rounds, 1, 100000000),
+					  WL_NUM('s', &sleep_every, 0, 100000000));
+	/* the two sides' waits must be two turns apart, or each waits for
+	 * the other to sleep while spinning itself */
+	if (sleep_every > 0 && sleep_every < 4)
 		wl_usage(USAGE);
 
 	wl_begin();
@@ -106,11 +91,7 @@ int main(int argc, char **argv)
 	wl_cond("pp_cond", &pp_cond);
 	wl_gate(no_wait);
 
-	pthread_t ping, pong;
-	wl_create(&ping, NULL, player, (void *)0L);
-	wl_create(&pong, NULL, player, (void *)1L);
-	pthread_join(ping, NULL);
-	pthread_join(pong, NULL);
+	wl_join(wl_start(2, NULL, player), 2); /* ping, pong */
 
 	printf("done rounds=%ld turns=%ld\n", turns / 2, turns);
 	return 0;

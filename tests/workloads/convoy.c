@@ -18,7 +18,6 @@
  *   ready
  */
 #include "workload.h"
-#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #define USAGE "[-t WAITERS=16] [--no-wait]"
@@ -54,14 +53,6 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
-static pid_t wait_tid(pid_t *p)
-{
-	pid_t tid;
-	while (!(tid = __atomic_load_n(p, __ATOMIC_ACQUIRE)))
-		sched_yield();
-	return tid;
-}
-
 int main(int argc, char **argv)
 {
 	long nwaiters = 16;
@@ -69,8 +60,7 @@ int main(int argc, char **argv)
 
 	wl_args_threads(argc, argv, &nwaiters, 0, 10000, &no_wait, USAGE);
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-		wl_die("socketpair: %s", strerror(errno));
+	wl_socketpair(SOCK_STREAM, sv);
 	stuck_fd = sv[0]; /* sv[1] stays open and silent */
 
 	wl_begin();
@@ -79,7 +69,7 @@ int main(int argc, char **argv)
 	static pid_t owner_tid;
 	pthread_t t;
 	wl_create(&t, NULL, owner, &owner_tid);
-	wl_wait_blocked(wait_tid(&owner_tid), SYS_read, stuck_fd);
+	wl_wait_blocked(wl_wait_tid(&owner_tid), SYS_read, stuck_fd);
 	printf("owner tid=%d fd=%d\n", (int)owner_tid, stuck_fd);
 
 	struct waiter *w = wl_xcalloc(nwaiters, sizeof *w);
@@ -88,7 +78,7 @@ int main(int argc, char **argv)
 		wl_create(&t, NULL, waiter, &w[i]);
 	}
 	for (long i = 0; i < nwaiters; i++) {
-		wl_wait_blocked(wait_tid(&w[i].tid), SYS_futex,
+		wl_wait_blocked(wl_wait_tid(&w[i].tid), SYS_futex,
 				(unsigned long)&convoy_lock);
 		printf("blocked tid=%d on=convoy_lock addr=%p\n", (int)w[i].tid,
 		       (void *)&convoy_lock);

@@ -58,7 +58,6 @@
  */
 #include "workload.h"
 #include <sys/select.h>
-#include <sys/socket.h>
 
 #define USAGE "[-t THREADS=64] [-d SECONDS=3 | -n ITERS] " \
 	      "[--stall io|lost-wakeup] [--early] [--no-wait]"
@@ -309,16 +308,14 @@ int main(int argc, char **argv)
 	struct worker *w = wl_xcalloc(nthreads, sizeof *w);
 	for (long i = 0; i < nthreads; i++) {
 		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
-			wl_die("socketpair: %s", strerror(errno));
+		wl_socketpair(SOCK_STREAM | SOCK_NONBLOCK, sv);
 		w[i] = (struct worker){ (int)i, sv[0], sv[1] };
 		printf("socket role=worker idx=%ld wfd=%d rfd=%d\n", i, sv[0], sv[1]);
 	}
 	long after_ms = 1000 + (unsigned)getpid() * 2654435761u % 1000;
 	if (stall == STALL_IO) {
 		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) /* blocking */
-			wl_die("socketpair: %s", strerror(errno));
+		wl_socketpair(SOCK_STREAM, sv); /* blocking */
 		stall_fd = sv[0]; /* sv[1] stays open and silent */
 		printf("socket role=stall fd=%d\n", stall_fd);
 	}

@@ -33,10 +33,10 @@ static double deadline;
 
 static void *gen(void *arg)
 {
-	struct slot *s = arg;
+	struct slot *s = &wakeword[(long)arg];
 	long calls = 0;
 
-	wl_thread("gen", (int)(s - wakeword));
+	wl_thread("gen", (int)(long)arg);
 	do {
 		for (int i = 0; i < 256; i++) /* check the clock now and then */
 			syscall(SYS_futex, &s->word, FUTEX_WAKE_PRIVATE, 1, NULL,
@@ -49,22 +49,9 @@ static void *gen(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
 	long nthreads = 2, seconds = 2;
-	int no_wait = 0, c;
-
-	while ((c = getopt_long(argc, argv, "t:d:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': nthreads = wl_arg(optarg, 1, 1000, USAGE); break;
-		case 'd': seconds = wl_arg(optarg, 0, 86400, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('t', &nthreads, 1, 1000),
+					  WL_NUM('d', &seconds, 0, 86400));
 
 	if (posix_memalign((void **)&wakeword, 64, nthreads * sizeof *wakeword))
 		wl_die("out of memory");
@@ -78,14 +65,10 @@ int main(int argc, char **argv)
 
 	double start = wl_now();
 	deadline = start + seconds;
-	pthread_t *t = wl_xcalloc(nthreads, sizeof *t);
-	for (long i = 0; i < nthreads; i++)
-		wl_create(&t[i], NULL, gen, &wakeword[i]);
+	wl_join(wl_start(nthreads, NULL, gen), nthreads);
 	long total = 0;
-	for (long i = 0; i < nthreads; i++) {
-		pthread_join(t[i], NULL);
+	for (long i = 0; i < nthreads; i++)
 		total += wakeword[i].calls;
-	}
 
 	printf("done syscalls=%ld seconds=%.3f threads=%ld\n", total,
 	       wl_now() - start, nthreads);

@@ -361,47 +361,37 @@ static void mode_join(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
-		{ 0 }
-	};
 	const char *mode = NULL;
-	int c, p[2];
+	int p[2];
 
-	while ((c = getopt_long(argc, argv, "m:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm': mode = optarg; break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (!mode || optind != argc)
+	no_wait = WL_ARGS(argc, argv, USAGE, { 'm', "mode", .str = &mode }, { 'm', .str = &mode });
+	if (!mode)
 		wl_usage(USAGE);
 	if (pipe(p) < 0)
 		wl_die("pipe: %s", strerror(errno));
 	pipe_rd = p[0]; /* p[1] stays open and silent */
 
 	wl_begin();
-	if (!strcmp(mode, "mutex"))
-		mode_mutex("normal");
-	else if (!strcmp(mode, "errorcheck") || !strcmp(mode, "recursive") ||
-		 !strcmp(mode, "robust") || !strcmp(mode, "pi"))
-		mode_mutex(mode);
-	else if (!strcmp(mode, "rwlock-writer"))
-		mode_rwlock_writer();
-	else if (!strcmp(mode, "rwlock-readers"))
-		mode_rwlock_readers();
-	else if (!strcmp(mode, "sem"))
-		mode_sem();
-	else if (!strcmp(mode, "cond"))
-		mode_cond();
-	else if (!strcmp(mode, "cond-acquire"))
-		mode_cond_acquire();
-	else if (!strcmp(mode, "barrier"))
-		mode_barrier();
-	else if (!strcmp(mode, "join"))
-		mode_join();
+	static const char *const mutex_modes[] = { "errorcheck", "recursive", "robust", "pi" };
+	static const struct {
+		const char *name;
+		void (*run)(void);
+	} modes[] = {
+		{ "rwlock-writer", mode_rwlock_writer }, { "rwlock-readers", mode_rwlock_readers },
+		{ "sem", mode_sem }, { "cond", mode_cond }, { "cond-acquire", mode_cond_acquire },
+		{ "barrier", mode_barrier }, { "join", mode_join },
+	};
+	const char *mtype = !strcmp(mode, "mutex") ? "normal" : NULL;
+	for (size_t i = 0; i < sizeof(mutex_modes) / sizeof(mutex_modes[0]); i++)
+		if (!strcmp(mode, mutex_modes[i]))
+			mtype = mode;
+	size_t i = 0;
+	while (i < sizeof(modes) / sizeof(modes[0]) && strcmp(mode, modes[i].name))
+		i++;
+	if (mtype)
+		mode_mutex(mtype);
+	else if (i < sizeof(modes) / sizeof(modes[0]))
+		modes[i].run();
 	else
 		wl_usage(USAGE);
 	wl_gate(no_wait);

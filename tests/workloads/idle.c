@@ -19,7 +19,6 @@
  */
 #include "workload.h"
 #include <sys/select.h>
-#include <sys/socket.h>
 
 #define USAGE "[-t THREADS=8] [-d SECONDS=10] [--no-wait]"
 
@@ -56,29 +55,15 @@ static void *idler(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
 	long nthreads = 8, seconds = 10;
-	int no_wait = 0, c;
-
-	while ((c = getopt_long(argc, argv, "t:d:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': nthreads = wl_arg(optarg, 1, 500, USAGE); break;
-		case 'd': seconds = wl_arg(optarg, 0, 86400, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('t', &nthreads, 1, 500),
+					  WL_NUM('d', &seconds, 0, 86400));
 
 	wl_begin();
 	fds = wl_xcalloc(nthreads, sizeof *fds);
 	for (long i = 0; i < nthreads; i++) {
 		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-			wl_die("socketpair: %s", strerror(errno));
+		wl_socketpair(SOCK_STREAM, sv);
 		fds[i] = sv[0]; /* sv[1] stays open and silent */
 		printf("socket role=idle idx=%ld fd=%d\n", i, fds[i]);
 	}
@@ -86,11 +71,7 @@ int main(int argc, char **argv)
 
 	double start = wl_now();
 	deadline = start + seconds;
-	pthread_t *t = wl_xcalloc(nthreads, sizeof *t);
-	for (long i = 0; i < nthreads; i++)
-		wl_create(&t[i], NULL, idler, (void *)i);
-	for (long i = 0; i < nthreads; i++)
-		pthread_join(t[i], NULL);
+	wl_join(wl_start(nthreads, NULL, idler), nthreads);
 
 	printf("done seconds=%.3f threads=%ld timeouts=%ld\n", wl_now() - start,
 	       nthreads, timeouts);

@@ -28,21 +28,12 @@
  */
 #include "workload.h"
 #include <sys/select.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
 
 #define USAGE "[-s SPINNERS=3] [-w TIMED=3] [-e SELECTS=1] [-p PERIOD_MS=50] [--no-wait]"
 
 static pthread_mutex_t L1 = PTHREAD_MUTEX_INITIALIZER, L2 = PTHREAD_MUTEX_INITIALIZER;
-static pthread_barrier_t both_hold;
 static long period_ms = 50;
 static int quiet_fd = -1; /* a socket nobody writes to */
-
-struct side {
-	const char *role;
-	pthread_mutex_t *first, *second;
-	pid_t tid;
-};
 
 static void *spin(void *arg)
 {
@@ -89,75 +80,27 @@ static void *selecter(void *arg)
 	return NULL;
 }
 
-static void *deadlocker(void *arg)
-{
-	struct side *s = arg;
-
-	__atomic_store_n(&s->tid, wl_thread(s->role, 0), __ATOMIC_RELEASE);
-	pthread_mutex_lock(s->first);
-	pthread_barrier_wait(&both_hold);
-	pthread_mutex_lock(s->second); /* never returns */
-	return NULL;
-}
-
-static void start(void *(*fn)(void *), long n)
-{
-	for (long i = 0; i < n; i++) {
-		pthread_t t;
-		wl_create(&t, NULL, fn, (void *)i);
-	}
-}
-
-static void wait_blocked(pid_t tid, pthread_mutex_t *on)
-{
-	long nr;
-	unsigned long a0;
-	while (!wl_blocked_in(tid, &nr, &a0) || nr != SYS_futex || a0 != (unsigned long)on)
-		wl_sleep_ms(1);
-}
+WL_SIDE_FN(deadlocker)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
-	static struct side a = { "A", &L1, &L2, 0 }, b = { "B", &L2, &L1, 0 };
 	long spinners = 3, timers = 3, selects = 1;
-	int no_wait = 0, c, sv[2];
-
-	while ((c = getopt_long(argc, argv, "s:w:e:p:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': spinners = wl_arg(optarg, 0, 64, USAGE); break;
-		case 'w': timers = wl_arg(optarg, 0, 64, USAGE); break;
-		case 'e': selects = wl_arg(optarg, 0, 64, USAGE); break;
-		case 'p': period_ms = wl_arg(optarg, 1, 10000, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		wl_die("socketpair: %s", strerror(errno));
+	int sv[2], no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('s', &spinners, 0, 64),
+						 WL_NUM('w', &timers, 0, 64),
+						 WL_NUM('e', &selects, 0, 64),
+						 WL_NUM('p', &period_ms, 1, 10000));
+	wl_socketpair(SOCK_STREAM, sv);
 	quiet_fd = sv[0];
-	pthread_barrier_init(&both_hold, NULL, 2);
 
 	wl_begin();
 	wl_lock("L1", &L1, "mutex");
 	wl_lock("L2", &L2, "mutex");
 	wl_gate(no_wait);
-	start(spin, spinners);
-	start(timed, timers);
-	start(selecter, selects);
-	pthread_t ta, tb;
-	wl_create(&ta, NULL, deadlocker, &a);
-	wl_create(&tb, NULL, deadlocker, &b);
-	while (!__atomic_load_n(&a.tid, __ATOMIC_ACQUIRE) || !__atomic_load_n(&b.tid, __ATOMIC_ACQUIRE))
-		sched_yield();
-	wait_blocked(a.tid, &L2);
-	wait_blocked(b.tid, &L1);
-	printf("blocked tid=%d on=L2 addr=%p holds=L1\n", (int)a.tid, (void *)&L2);
-	printf("blocked tid=%d on=L1 addr=%p holds=L2\n", (int)b.tid, (void *)&L1);
-	printf("deadlocked\n");
+	/* never joined: they run (spin, wait, select) until killed */
+	wl_start(spinners, NULL, spin);
+	wl_start(timers, NULL, timed);
+	wl_start(selects, NULL, selecter);
+	/* the spinners may starve the deadlockers for long: wait for ever */
+	wl_deadlock(&L1, &L2, 0, deadlocker);
 	wl_hang();
 }

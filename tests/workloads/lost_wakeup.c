@@ -58,19 +58,8 @@ static void *waiter(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
-	int no_wait = 0, c;
-
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
+	static const struct wl_opt opts[] = { { 0 } };
+	int no_wait = wl_args(argc, argv, opts, USAGE);
 
 	wl_begin();
 	printf("lock name=lockword addr=%p kind=futex expected=1\n",
@@ -80,9 +69,7 @@ int main(int argc, char **argv)
 	lw_lock();
 	pthread_t t;
 	wl_create(&t, NULL, waiter, NULL);
-	pid_t tid;
-	while (!(tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE)))
-		sched_yield();
+	pid_t tid = wl_wait_tid(&waiter_tid);
 	wl_wait_blocked(tid, SYS_futex, (unsigned long)&lockword);
 	lw_unlock(); /* the lost wake-up */
 

@@ -27,7 +27,6 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #define USAGE "[-t THREADS=1000] [--no-wait]"
@@ -108,8 +107,7 @@ int main(int argc, char **argv)
 
 	wl_args_threads(argc, argv, &nthreads, 1, 20000, &no_wait, USAGE);
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-		wl_die("socketpair: %s", strerror(errno));
+	wl_socketpair(SOCK_STREAM, sv);
 	read_fd = sv[0];
 	peer_fd = sv[1];
 	struct sigaction sa = { .sa_handler = on_sigusr1 }; /* no SA_RESTART */
@@ -124,15 +122,12 @@ int main(int argc, char **argv)
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	pthread_t *t = wl_xcalloc(nthreads, sizeof *t);
 	tids = wl_xcalloc(nthreads, sizeof *tids);
-	for (long i = 0; i < nthreads; i++)
-		wl_create(&t[i], &attr, sleeper, (void *)i);
+	pthread_t *t = wl_start(nthreads, &attr, sleeper);
 
 	long count[NKINDS] = { 0 };
 	for (long i = 0; i < nthreads; i++) {
-		while (!__atomic_load_n(&tids[i], __ATOMIC_ACQUIRE))
-			sched_yield();
+		wl_wait_tid(&tids[i]);
 		for (int tries = 0; !in_place(i); tries++) {
 			if (tries == 10000)
 				wl_die("thread %d did not block", (int)tids[i]);
@@ -153,8 +148,7 @@ int main(int argc, char **argv)
 	shutdown(peer_fd, SHUT_WR); /* readers see EOF */
 	for (long i = SLEEP; i < nthreads; i += NKINDS)
 		pthread_kill(t[i], SIGUSR1);
-	for (long i = 0; i < nthreads; i++)
-		pthread_join(t[i], NULL);
+	wl_join(t, nthreads);
 
 	printf("done threads=%ld\n", nthreads);
 	return 0;

@@ -85,37 +85,20 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
-	int no_wait = 0, c;
-
-	while ((c = getopt_long(argc, argv, "t:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': nthreads = wl_arg(optarg, 1, 1000, USAGE); break;
-		case 'n': iters = wl_arg(optarg, 1, 100000000, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('t', &nthreads, 1, 1000),
+					  WL_NUM('n', &iters, 1, 100000000));
 
 	wl_begin();
 	wl_lock("biglock", &biglock, "mutex");
 	wl_gate(no_wait);
 
-	pthread_t *t = wl_xcalloc(nthreads, sizeof *t);
 	tids = wl_xcalloc(nthreads, sizeof *tids);
-	for (long i = 0; i < nthreads; i++)
-		wl_create(&t[i], NULL, worker, (void *)i);
+	pthread_t *t = wl_start(nthreads, NULL, worker);
 	/* every worker has published its tid once it printed its line */
 	for (long i = 0; i < nthreads; i++)
-		while (!__atomic_load_n(&tids[i], __ATOMIC_ACQUIRE))
-			sched_yield();
+		wl_wait_tid(&tids[i]);
 	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
-	for (long i = 0; i < nthreads; i++)
-		pthread_join(t[i], NULL);
+	wl_join(t, nthreads);
 
 	printf("done locks=%ld threads=%ld iters=%ld sleeps=%ld\n", locks,
 	       nthreads, iters, sleeps);

@@ -26,7 +26,6 @@
  */
 #include "workload.h"
 #include <sys/select.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #define USAGE "[-n CHUNKS=200] [--no-wait]"
@@ -106,25 +105,11 @@ static void *reader(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
-	int no_wait = 0, c, sv[2];
 	long chunks = 200;
-
-	while ((c = getopt_long(argc, argv, "n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': chunks = wl_arg(optarg, 1, 10000000, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
+	int sv[2], no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('n', &chunks, 1, 10000000));
 	total = chunks * CHUNK;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
-		wl_die("socketpair: %s", strerror(errno));
+	wl_socketpair(SOCK_STREAM | SOCK_NONBLOCK, sv);
 	wfd = sv[0];
 	rfd = sv[1];
 

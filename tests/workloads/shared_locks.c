@@ -318,35 +318,16 @@ static int mode_futex(long procs, long iters, int no_wait)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
-		{ "prefork", no_argument, NULL, 'F' },
-		{ "hold", required_argument, NULL, 'H' }, { 0 }
-	};
-	int no_wait = 0, c, contend_mode = 0, prefork = 0;
+	const char *mode = "deadlock", *hold = NULL;
 	long procs = 2, iters = 200;
-	while ((c = getopt_long(argc, argv, "P:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (!strcmp(optarg, "deadlock"))
-				contend_mode = 0;
-			else if (!strcmp(optarg, "contend"))
-				contend_mode = 1;
-			else if (!strcmp(optarg, "futex"))
-				contend_mode = 2;
-			else
-				wl_usage(USAGE);
-			break;
-		case 'P': procs = wl_arg(optarg, 1, 64, USAGE); break;
-		case 'n': iters = wl_arg(optarg, 1, 1000000, USAGE); break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		case 'F': prefork = 1; break;
-		case 'H': hold_us = wl_arg(optarg, 0, 1000000, USAGE); break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
+	int prefork = 0;
+	int no_wait = WL_ARGS(argc, argv, USAGE, { 'm', "mode", .str = &mode },
+			      { 'F', "prefork", .flag = &prefork }, { 'H', "hold", .str = &hold },
+			      WL_NUM('P', &procs, 1, 64), WL_NUM('n', &iters, 1, 1000000));
+	int contend_mode = !strcmp(mode, "contend") ? 1 : !strcmp(mode, "futex") ? 2 : 0;
+	if (hold)
+		hold_us = wl_arg(hold, 0, 1000000, USAGE);
+	if (!contend_mode && strcmp(mode, "deadlock"))
 		wl_usage(USAGE);
 	wl_begin();
 	if (contend_mode == 2)

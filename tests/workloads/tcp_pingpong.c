@@ -146,25 +146,11 @@ static void connect_pair(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
-		{ "names", no_argument, NULL, 'N' },
-		{ 0 }
-	};
-	int no_wait = 0, c;
 	pthread_t t[2];
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('n', &rounds, 1, 1000000),
+					  WL_NUM('s', &size, 2, MAXSIZE),
+					  { 'N', "names", .flag = &evil_names });
 
-	while ((c = getopt_long(argc, argv, "n:s:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': rounds = wl_arg(optarg, 1, 1000000, USAGE); break;
-		case 's': size = wl_arg(optarg, 2, MAXSIZE, USAGE); break;
-		case 'N': evil_names = 1; break;
-		case WL_OPT_NO_WAIT: no_wait = 1; break;
-		default: wl_usage(USAGE);
-		}
-	}
-	if (optind != argc)
-		wl_usage(USAGE);
 	wl_begin();
 	connect_pair();
 	printf("socket role=client fd=%d port=%d\n", cfd, port_of(cfd));

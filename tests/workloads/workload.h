@@ -20,10 +20,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,25 +139,71 @@ static inline long wl_arg(const char *s, long min, long max, const char *usage)
 	return v;
 }
 
+/*
+ * One option of a workload's command line besides --no-wait: -KEY N, a
+ * number in [min, max] into *num, or -KEY VALUE into *str; or, given a long
+ * name, --NAME VALUE into *str or the flag --NAME setting *flag to 1.  A
+ * table of them ends with { 0 }.
+ */
+struct wl_opt {
+	int key;
+	const char *name;
+	long *num;
+	long min, max;
+	const char **str;
+	int *flag;
+};
+#define WL_NUM(key, var, lo, hi) { (key), NULL, (var), (lo), (hi), NULL, NULL }
+/* wl_args with the table written in place: WL_ARGS(argc, argv, USAGE,
+ * WL_NUM(...), ...); no_wait as wl_args returns it. */
+#define WL_ARGS(argc, argv, usage, ...) \
+	wl_args((argc), (argv), (const struct wl_opt[]){ __VA_ARGS__, { 0 } }, (usage))
+
+/* Parse the command line by OPTS: no other arguments; on error print usage
+ * and exit 2.  Options absent leave their variables as they are.  Returns
+ * whether --no-wait was given. */
+static inline int wl_args(int argc, char **argv, const struct wl_opt *opts, const char *usage)
+{
+	struct option lopts[16] = { { "no-wait", no_argument, NULL, WL_OPT_NO_WAIT } };
+	char shorts[32] = "";
+	int nl = 1, ns = 0, c, no_wait = 0;
+
+	for (const struct wl_opt *o = opts; o->key; o++) {
+		if (o->name)
+			lopts[nl++] = (struct option){ o->name, o->str ? required_argument : no_argument,
+						       NULL, o->key };
+		else {
+			shorts[ns++] = (char)o->key;
+			shorts[ns++] = ':';
+		}
+	}
+	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		const struct wl_opt *o = opts;
+		while (o->key && o->key != c)
+			o++;
+		if (c == WL_OPT_NO_WAIT)
+			no_wait = 1;
+		else if (!o->key)
+			wl_usage(usage);
+		else if (o->num)
+			*o->num = wl_arg(optarg, o->min, o->max, usage);
+		else if (o->str)
+			*o->str = optarg;
+		else
+			*o->flag = 1;
+	}
+	if (optind != argc)
+		wl_usage(usage);
+	return no_wait;
+}
+
 /* The command line of the workloads that take just "[-t N] [--no-wait]":
  * N into *n (left as it is when absent) within [min, max]. */
 static inline void wl_args_threads(int argc, char **argv, long *n, long min, long max,
 				   int *no_wait, const char *usage)
 {
-	static const struct option opts[] = {
-		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT }, { 0 }
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': *n = wl_arg(optarg, min, max, usage); break;
-		case WL_OPT_NO_WAIT: *no_wait = 1; break;
-		default: wl_usage(usage);
-		}
-	}
-	if (optind != argc)
-		wl_usage(usage);
+	const struct wl_opt opts[] = { WL_NUM('t', n, min, max), { 0 } };
+	*no_wait = wl_args(argc, argv, opts, usage);
 }
 
 static inline void *wl_xcalloc(size_t n, size_t size)
@@ -165,12 +214,43 @@ static inline void *wl_xcalloc(size_t n, size_t size)
 	return p;
 }
 
+/* socketpair(AF_UNIX, TYPE, 0, SV), or exit 1. */
+static inline void wl_socketpair(int type, int sv[2])
+{
+	if (socketpair(AF_UNIX, type, 0, sv) < 0)
+		wl_die("socketpair: %s", strerror(errno));
+}
+
 static inline void wl_create(pthread_t *t, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
 	int err = pthread_create(t, attr, fn, arg);
 	if (err)
 		wl_die("pthread_create: %s", strerror(err));
+}
+
+/* Start N threads running FN, thread i with the argument (void *)i. */
+static inline pthread_t *wl_start(long n, const pthread_attr_t *attr, void *(*fn)(void *))
+{
+	pthread_t *t = wl_xcalloc(n, sizeof *t);
+	for (long i = 0; i < n; i++)
+		wl_create(&t[i], attr, fn, (void *)i);
+	return t;
+}
+
+static inline void wl_join(pthread_t *t, long n)
+{
+	for (long i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+}
+
+/* Wait until a thread has published its tid in *P (with release). */
+static inline pid_t wl_wait_tid(pid_t *p)
+{
+	pid_t tid;
+	while (!(tid = __atomic_load_n(p, __ATOMIC_ACQUIRE)))
+		sched_yield();
+	return tid;
 }
 
 /*
@@ -214,16 +294,71 @@ static inline int wl_is_blocked(pid_t tid, long nr, unsigned long arg0)
 	       got_arg0 == arg0;
 }
 
-/* Wait (up to 10 s, then exit 1) until wl_is_blocked(tid, nr, arg0). */
-static inline void wl_wait_blocked(pid_t tid, long nr, unsigned long arg0)
+/* Wait (TRIES ms at most, then exit 1; 0: for ever) until
+ * wl_is_blocked(tid, nr, arg0). */
+static inline void wl_wait_blocked_for(pid_t tid, long nr, unsigned long arg0, long tries)
 {
-	for (int i = 0; i < 10000; i++) {
+	for (long i = 0; !tries || i < tries; i++) {
 		if (wl_is_blocked(tid, nr, arg0))
 			return;
 		wl_sleep_ms(1);
 	}
 	wl_die("thread %d did not block in syscall %ld(%#lx, ...)", (int)tid,
 	       nr, arg0);
+}
+
+/* Wait (up to 10 s, then exit 1) until wl_is_blocked(tid, nr, arg0). */
+static inline void wl_wait_blocked(pid_t tid, long nr, unsigned long arg0)
+{
+	wl_wait_blocked_for(tid, nr, arg0, 10000);
+}
+
+/* One side of the textbook deadlock. */
+struct wl_side {
+	const char *role;
+	pthread_mutex_t *first, *second;
+	pthread_barrier_t *both_hold;
+	pid_t tid;
+};
+
+/* Defines NAME, the thread function of a side (a struct wl_side *): takes
+ * FIRST, waits for the other side to hold its own, then takes SECOND (never
+ * returns).  A macro, not a shared function: the tests find the workload's
+ * own function (NAME) in the blocked thread's stack. */
+#define WL_SIDE_FN(name)                                                            \
+	static void *name(void *arg)                                                \
+	{                                                                           \
+		struct wl_side *s = arg;                                            \
+		__atomic_store_n(&s->tid, wl_thread(s->role, 0), __ATOMIC_RELEASE); \
+		pthread_mutex_lock(s->first);                                       \
+		pthread_barrier_wait(s->both_hold);                                 \
+		pthread_mutex_lock(s->second); /* never returns */                  \
+		return NULL;                                                        \
+	}
+
+/* Thread A takes L1 then L2, thread B L2 then L1, each running SIDE (a
+ * WL_SIDE_FN).  Starts both, waits until each sleeps in futex() on its
+ * second mutex (TRIES as wl_wait_blocked_for), then says so: "blocked
+ * tid=A on=L2 addr=... holds=L1", the same for B, and "deadlocked". */
+static inline void wl_deadlock(pthread_mutex_t *l1, pthread_mutex_t *l2, long tries,
+			       void *(*side)(void *))
+{
+	static pthread_barrier_t both_hold;
+	static struct wl_side a, b;
+	pthread_t ta, tb;
+
+	a = (struct wl_side){ "A", l1, l2, &both_hold, 0 };
+	b = (struct wl_side){ "B", l2, l1, &both_hold, 0 };
+	pthread_barrier_init(&both_hold, NULL, 2);
+	wl_create(&ta, NULL, side, &a);
+	wl_create(&tb, NULL, side, &b);
+	wl_wait_tid(&a.tid);
+	wl_wait_tid(&b.tid);
+	wl_wait_blocked_for(a.tid, SYS_futex, (unsigned long)l2, tries);
+	wl_wait_blocked_for(b.tid, SYS_futex, (unsigned long)l1, tries);
+	printf("blocked tid=%d on=L2 addr=%p holds=L1\n", (int)a.tid, (void *)l2);
+	printf("blocked tid=%d on=L1 addr=%p holds=L2\n", (int)b.tid, (void *)l1);
+	printf("deadlocked\n");
 }
 
 #endif

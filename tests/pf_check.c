@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/pbread.h"
+#include "lt_test.h"
 #include "pf_check.h"
 
 /* ---- the schema: the messages and fields locktrace may emit ----------- */
@@ -178,11 +179,12 @@ struct tev {
 static int tev_cmp(const void *a, const void *b)
 {
 	const struct tev *x = a, *y = b;
-	if (x->track != y->track)
-		return x->track < y->track ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+#define CMP(u, v) (((u) > (v)) - ((u) < (v)))
+	int r = CMP(x->track, y->track);
+	if (!r)
+		r = CMP(x->ts, y->ts);
+	return r ? r : CMP(x->idx, y->idx);
+#undef CMP
 }
 
 struct state {
@@ -798,10 +800,7 @@ const struct pfc_ann *pfc_ann(const struct pfc_slice *s, const char *key)
 
 static int has_in(const struct pfc_slice *s, uint64_t id)
 {
-	for (int k = 0; k < s->nin; k++)
-		if (s->flows_in[k] == id)
-			return 1;
-	return 0;
+	return TL_HAS(s->flows_in, (size_t)s->nin, id);
 }
 
 int pfc_flow(const struct pfc *c, const struct pfc_slice *from, const struct pfc_slice *to)

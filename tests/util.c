@@ -13,11 +13,78 @@
 #include <unistd.h>
 #include "lt_test.h"
 #include "locktrace/report.h"
+#include "locktrace/snapshot.h"
 #include "../src/report_int.h"
 
 int tl_is_root(void)
 {
 	return geteuid() == 0;
+}
+
+void tl_header(struct lt_header *h, struct lt_thread_info *ti, size_t nti, uint32_t pid, uint64_t base,
+	       int n, const uint32_t *tids)
+{
+	cr_assert_leq((size_t)n, nti);
+	memset(h, 0, sizeof(*h));
+	memset(ti, 0, nti * sizeof(*ti));
+	h->pid = pid;
+	snprintf(h->comm, sizeof(h->comm), "app");
+	h->clock_boottime = h->clock_monotonic = base;
+	h->nthreads = (uint32_t)n;
+	h->threads = ti;
+	for (int i = 0; i < n; i++) {
+		ti[i].tid = (int32_t)tids[i];
+		snprintf(ti[i].comm, sizeof(ti[i].comm), "t%u", tids[i]);
+		ti[i].sc_nr = -1;
+	}
+}
+
+static char *printed_buf;
+static size_t printed_len;
+
+FILE *tl_printed_begin(void)
+{
+	printed_buf = NULL;
+	printed_len = 0;
+	FILE *f = open_memstream(&printed_buf, &printed_len);
+	cr_assert_not_null(f);
+	return f;
+}
+
+char *tl_printed_end(FILE *f, size_t *len)
+{
+	cr_assert_eq(fclose(f), 0);
+	if (len)
+		*len = printed_len;
+	return printed_buf;
+}
+
+struct lt_snapshot *tl_snapshot_one(int pid, const char *comm)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	cr_assert_not_null(s);
+	s->pid = pid;
+	s->threads = calloc(1, sizeof(*s->threads));
+	cr_assert_not_null(s->threads);
+	s->n_threads = 1;
+	s->threads[0].tid = pid;
+	s->threads[0].state = 'S';
+	snprintf(s->threads[0].comm, sizeof(s->threads[0].comm), "%s", comm);
+	return s;
+}
+
+void tl_skip_unless_root(const char *why)
+{
+	if (!tl_is_root())
+		cr_skip_test("%s", why);
+}
+
+bool tl_strlist_has(const struct lt_strlist *l, const char *needle)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strstr(l->v[i], needle))
+			return true;
+	return false;
 }
 
 int tl_spawn(struct tl_proc *p, char *const argv[])
@@ -169,6 +236,13 @@ void tl_close(struct tl_proc *p)
 	p->in_fd = p->out_fd = p->err_fd = -1;
 }
 
+void tl_close_started(struct tl_proc *p)
+{
+	if (p->pid > 0)
+		tl_close(p);
+	p->pid = 0;
+}
+
 const char *tl_find(char lines[][256], int n, const char *type, const char *match)
 {
 	size_t tl = strlen(type);
@@ -243,14 +317,24 @@ int tl_load(struct tl_trace *t, const char *path)
 	return 0;
 }
 
+void tl_load_ok(struct tl_trace *t, const char *path)
+{
+	cr_assert_eq(tl_load(t, path), 0, "%s does not load", path);
+}
+
+void tl_load_clean(struct tl_trace *t, const char *path)
+{
+	tl_load_ok(t, path);
+	cr_assert(t->clean_end, "%s not closed cleanly: %s", path, t->stop);
+}
+
 void tl_free(struct tl_trace *t)
 {
 	free(t->ev);
-	t->ev = NULL;
 	free(t->snapshot_json);
-	t->snapshot_json = NULL;
 	lt_header_free(&t->hdr);
 	lt_stats_free(&t->stats);
+	memset(t, 0, sizeof(*t));
 }
 
 uint64_t tl_total_lost(const struct tl_trace *t)
@@ -259,6 +343,14 @@ uint64_t tl_total_lost(const struct tl_trace *t)
 	for (uint64_t i = 0; t->stats.lost && i < (uint64_t)t->stats.ncpus * LT_EV_MAX; i++)
 		n += t->stats.lost[i];
 	return n;
+}
+
+void tl_recorder_done(struct tl_proc *rec, struct tl_proc *wl, int timeout_ms)
+{
+	int st = tl_wait(rec, timeout_ms);
+	cr_assert_eq(st, 0, "the recorder ended with status 0x%x", st);
+	tl_close(rec);
+	tl_close(wl);
 }
 
 void tl_tmp_path(char *buf, size_t n, const char *tag)
@@ -411,6 +503,63 @@ void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], in
 	}
 }
 
+void tl_tmp_paths(char *trace, char *pftrace, const char *tag)
+{
+	tl_tmp_path(trace, TL_PATH_MAX, tag);
+	snprintf(pftrace, TL_PATH_MAX, "%.*s.perfetto-trace", (int)(strlen(trace) - strlen(".ltrace")),
+		 trace);
+	unlink(pftrace);
+}
+
+void tl_record_perfetto(pid_t pid, const char *tag, char *trace, char *pftrace)
+{
+	struct tl_proc rec;
+	char *extra[] = { "-d", "2", "--perfetto", NULL };
+	tl_tmp_paths(trace, pftrace, tag);
+	cr_assert_eq(tl_start_recorder(&rec, pid, trace, extra), 0);
+	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
+	tl_close(&rec);
+}
+
+void tl_unlink_traces(char *trace, char *pftrace)
+{
+	if (trace[0]) {
+		unlink(trace);
+		unlink(pftrace);
+		trace[0] = 0;
+	}
+}
+
+static void keep_line(char lines[][256], int *n, const char *line)
+{
+	if (lines && *n < 64)
+		snprintf(lines[(*n)++], 256, "%s", line);
+}
+
+int tl_run_to_end(char *const argv[], char out[][256], int *nout, char err[][256], int *nerr)
+{
+	struct tl_proc p;
+	char line[256];
+	int no = 0, ne = 0;
+
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	tl_go(&p);
+	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
+		keep_line(out, &no, line);
+	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1) {
+		keep_line(err, &ne, line);
+		fprintf(stderr, "  | %s\n", line);
+	}
+	int st = tl_wait(&p, 30000);
+	tl_close(&p);
+	if (nout)
+		*nout = no;
+	if (nerr)
+		*nerr = ne;
+	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
+	return WEXITSTATUS(st);
+}
+
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key)
 {
 	const char *l = tl_find(lines, n, type, match);
@@ -419,6 +568,28 @@ uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *ma
 	uint64_t v = tl_val(l, key, &ok);
 	cr_assert(ok, "no %s= in '%s'", key, l);
 	return v;
+}
+
+void tl_start_python(struct tl_proc *p, const char *script, char *const extra[], char lines[][256],
+		     int *nlines, const char *root_for)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: %s", root_for);
+	if (access(TL_PYTHON, X_OK) != 0)
+		cr_skip_test("%s is missing", TL_PYTHON);
+	if (access(script, R_OK) != 0)
+		cr_skip_test("%s not found: run from the source tree", script);
+	char *argv[8] = { TL_PYTHON, (char *)script };
+	int n = 2;
+	for (int i = 0; extra && extra[i] && n < 7; i++)
+		argv[n++] = extra[i];
+	tl_start_ready(p, argv, lines, nlines, 64, 30000);
+}
+
+void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, char pid[16])
+{
+	tl_start_ready(p, argv, lines, nlines, 32, 10000);
+	snprintf(pid, 16, "%d", (int)p->pid);
 }
 
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
@@ -451,9 +622,15 @@ struct rp_json *tl_report_json(const char *path)
 	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
 	fclose(f);
 	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
+	struct rp_json *j = tl_json_of(buf, len);
+	free(buf);
+	return j;
+}
+
+struct rp_json *tl_json_of(const char *buf, size_t len)
+{
 	char e[160];
 	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
-	cr_assert_not_null(j, "report JSON: %s", e);
-	free(buf);
+	cr_assert_not_null(j, "JSON does not parse: %s\n%.*s", e, (int)len, buf);
 	return j;
 }
