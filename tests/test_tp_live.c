@@ -409,7 +409,11 @@ static void demo_perfetto(const struct demo_truth *d, const struct tl_trace *tr,
 	cr_assert_eq(st->nrows, (size_t)d->waiters + 1, "states:\n%s", tp_dump(st));
 	for (size_t r = 0; r < st->nrows; r++) {
 		cr_assert_str_eq(str(st, r, "state"), "S", "thread %s:\n%s", str(st, r, "tid"), tp_dump(st));
-		cr_assert_eq(num(st, r, "ts"), (long long)d->attach);
+		cr_assert_eq(num(st, r, "ts"), (long long)d->attach,
+			     "thread %s sleeps from %lld, the trace begins at %llu (header clock %llu, "
+			     "first event in the file %llu of %zu):\n%s", str(st, r, "tid"), num(st, r, "ts"),
+			     (unsigned long long)d->attach, (unsigned long long)tr->hdr.clock_boottime,
+			     (unsigned long long)(tr->n ? tr->ev[0].h.ts : 0), tr->n, tp_dump(st));
 		cr_assert_eq(num(st, r, "dur"), -1);
 	}
 	cr_assert_geq(row_of(st, "tid", d->holder), 0, "no state for the holder:\n%s", tp_dump(st));
