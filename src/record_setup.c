@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+/* Setting up a recording: the target (attached to or launched), the output
+ * file, the pid file, the sinks, attaching the BPF programs, the header. */
+#include "record_int.h"
+
+/* The comm as the default file name and the messages show it: escaped as
+ * all text (controls as \xNN, bytes that are not UTF-8 as U+FFFD), then
+ * '/', ' ' and '\\' as '_'; cut to cap at a character's end. */
+static void sanitize_comm(char *s, size_t cap)
+{
+	char e[4 * (LT_COMM_LEN + 8) + 1];
+
+	lt_text_escape(e, sizeof(e), s, strlen(s));
+	for (char *p = e; *p; p++)
+		if (*p == '/' || *p == ' ' || *p == '\\')
+			*p = '_';
+	lt_utf8_sanitize(s, cap, e, strlen(e));
+}
+
+int rec_open_output(const struct lt_record_opts *o, const char *comm, pid_t pid,
+		       struct lt_writer **w, char *path, size_t plen)
+{
+	char err[PATH_MAX + 128];
+	int r;
+
+	if (o->output) {
+		snprintf(path, plen, "%s", o->output);
+		if (o->check_out && (r = o->check_out(o->on_trace_ctx, path, err, sizeof(err)))) {
+			fprintf(stderr, "Error: %s\n", err);
+			return r;
+		}
+		r = lt_writer_open(w, path, o->force);
+		if (r == -EEXIST)
+			fprintf(stderr, "Error: %s already exists; choose another name with -o or pass --force\n",
+				path);
+		else if (r)
+			fprintf(stderr, "Error: cannot create trace file %s: %s\n", path, lt_out_strerror(r));
+		return r;
+	}
+	/* our own default name: never clobber, pick the next free suffix */
+	for (int i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(path, plen, "locktrace-%s-%d.ltrace", comm, pid);
+		else
+			snprintf(path, plen, "locktrace-%s-%d-%d.ltrace", comm, pid, i);
+		r = o->check_out ? o->check_out(o->on_trace_ctx, path, err, sizeof(err)) : 0;
+		if (!r)
+			r = lt_writer_open(w, path, 0);
+		if (r != -EEXIST)
+			break;
+	}
+	if (r)
+		fprintf(stderr, "Error: cannot create trace file %s in the current directory: %s "
+			"(choose a writable path with -o)\n", path, lt_out_strerror(r));
+	return r;
+}
+
+/* Forks the command to launch, held at its gate; refuses one that execvp
+ * would not find or could not run before anything is created.  0 or -1. */
+static int launch_target(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	int r = lt_launch_resolve(o->argv[0], s->exe, sizeof(s->exe));
+
+	if (r) {
+		s->res->exec_errno = -r;
+		fprintf(stderr, "Error: cannot run %s: %s\n", o->argv[0],
+			r == -ENOENT && !strchr(o->argv[0], '/') ? "not found in PATH" : strerror(-r));
+		return -1;
+	}
+	s->launch.sigmask = &s->oldmask;
+	r = lt_launch_prepare(&s->launch, o->argv);
+	if (r < 0) {
+		fprintf(stderr, "Error: cannot start %s: %s\n", o->argv[0], strerror(-r));
+		return -1;
+	}
+	s->tgid = s->launch.pid;
+	s->c.tgid = (uint32_t)s->tgid;
+	s->launched = 1;
+	if (!rec_get_proc(&s->c, s->tgid, LT_PROC_GIVEN, 1)) {
+		fprintf(stderr, "Error: out of memory\n");
+		return -1;
+	}
+	const char *base = strrchr(o->argv[0], '/');
+	snprintf(s->comm, sizeof(s->comm), "%.15s", base ? base + 1 : o->argv[0]);
+	return 0;
+}
+
+/* The processes to trace (launched, given with -p, the cgroup's) and the
+ * first one's comm.  0 or -1. */
+int rec_find_target(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct collector *c = &s->c;
+	const pid_t *pids = o->npids ? o->pids : &o->pid;
+	size_t npids = o->npids ? o->npids : o->pid ? 1 : 0;
+	char err[512];
+
+	c->want_syms = 1;
+	if (o->argv) {
+		if (launch_target(s))
+			return -1;
+		c->multi = !o->no_follow_forks;
+	} else {
+		for (size_t i = 0; i < npids; i++) {
+			pid_t tgid;
+			if (lt_target_resolve(pids[i], &tgid, err, sizeof(err))) {
+				fprintf(stderr, "Error: %s\n", err);
+				return -1;
+			}
+			if (tgid != pids[i] && !s->note[0])
+				snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
+					 "tracing the whole process\n", pids[i], tgid);
+			if (!s->tgid)
+				s->tgid = tgid;
+			if (!c->tgid)
+				c->tgid = (uint32_t)tgid;
+			if (!rec_get_proc(c, tgid, LT_PROC_GIVEN, 1))
+				goto oom;
+		}
+		if (o->cgroup) {
+			if (lt_cgroup_open(o->cgroup, &s->cg, err, sizeof(err))) {
+				fprintf(stderr, "Error: %s\n", err);
+				return -1;
+			}
+			s->have_cg = 1;
+			c->cg = &s->cg;
+			for (size_t i = 0; i < s->cg.ntgids; i++) {
+				pid_t tgid;
+				if (lt_target_resolve(s->cg.tgids[i], &tgid, err, sizeof(err)))
+					continue; /* gone, or a kernel thread */
+				if (!s->tgid)
+					s->tgid = tgid;
+				if (!c->tgid)
+					c->tgid = (uint32_t)tgid;
+				struct proc *p = rec_get_proc(c, tgid, LT_PROC_CGROUP, 1);
+				if (!p)
+					goto oom;
+				p->flags |= LT_PROC_CGROUP;
+			}
+			if (!s->tgid) {
+				fprintf(stderr, "Error: %s: no user process in it to trace\n", s->cg.path);
+				return -1;
+			}
+		}
+		c->multi = c->nprocs > 1 || o->children || o->cgroup;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/comm", s->tgid);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fgets(s->comm, sizeof(s->comm), f))
+				s->comm[strcspn(s->comm, "\n")] = 0;
+			fclose(f);
+		}
+	}
+	sanitize_comm(s->comm, sizeof(s->comm));
+	s->res->tgid = s->tgid;
+	return 0;
+oom:
+	fprintf(stderr, "Error: out of memory\n");
+	return -1;
+}
+
+/* --pid-file: our pid, written before attaching so that a bad path fails
+ * early; a signal sent as soon as it exists is held until we can take it.
+ * 0 or -1. */
+int rec_write_pid_file(struct session *s)
+{
+	const char *path = s->o->pid_file;
+
+	if (!path)
+		return 0;
+	/* a new file, as every output (outfile.h): a stale pid file is
+	 * replaced, never written into (its owner could change the pid a
+	 * root `kill -USR1 $(cat FILE)` signals); readable by all, as pid
+	 * files are */
+	int fd = lt_out_create(path, 1), r = -1;
+	if (fd < 0)
+		errno = -fd;
+	else if (fchmod(fd, 0644) == 0)
+		r = dprintf(fd, "%d\n", (int)getpid());
+	if (fd >= 0 && close(fd))
+		r = -1;
+	if (r < 0) {
+		fprintf(stderr, "Error: cannot write the pid file %s: %s (choose another path with "
+			"--pid-file)\n", path, lt_out_strerror(-errno));
+		if (fd >= 0)
+			unlink(path);
+		return -1;
+	}
+	s->pid_file_written = 1;
+	return 0;
+}
+
+/* Removes the pid file if it still holds our pid. */
+void rec_remove_pid_file(struct session *s)
+{
+	char buf[32] = "";
+
+	if (!s->pid_file_written)
+		return;
+	s->pid_file_written = 0;
+	int fd = open(s->o->pid_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0 && atoi(buf) == (int)getpid())
+		unlink(s->o->pid_file);
+}
+
+/* Where events go once the output file exists: the file, or the flight
+ * recorder's ring (the file then stays empty until a dump).  0 or -1. */
+int rec_open_sinks(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+
+	s->c.w = s->file_w;
+	s->c.tgid = (uint32_t)s->tgid;
+	if (o->calls_blocking) {
+		if (lt_callnorm_init(&s->norm, (uint32_t)s->tgid)) {
+			fprintf(stderr, "Error: out of memory\n");
+			return -1;
+		}
+		if (s->c.multi) {
+			s->norm.is_traced = rec_is_traced_cb;
+			s->norm.traced_ctx = &s->c;
+		}
+		s->c.norm = &s->norm;
+	}
+	if (!s->ring)
+		return 0;
+	/* the named file exists (so an unwritable path failed already) */
+	snprintf(s->flight.base, sizeof(s->flight.base), "%s", s->res->path);
+	s->flight.o = o;
+	s->flight.first_fd = lt_writer_release_fd(s->file_w);
+	s->file_w = NULL;
+	s->c.w = NULL;
+	if (ftruncate(s->flight.first_fd, 0) || lseek(s->flight.first_fd, 0, SEEK_SET)) {
+		fprintf(stderr, "Error: cannot use %s: %s\n", s->res->path, strerror(errno));
+		return -1;
+	}
+	int r = lt_flight_init(&s->flight.fl, (size_t)o->ring_mem);
+	if (!r)
+		r = lt_writer_mem_open(&s->c.w, s->tgid, LT_FLIGHT_CHUNK, lt_flight_push, &s->flight.fl);
+	if (r) {
+		fprintf(stderr, "Error: cannot allocate a %llu-byte ring: %s\n",
+			(unsigned long long)o->ring_mem, strerror(-r));
+		s->c.w = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* A pidfd to see the process end, the BPF programs, lock naming, loss
+ * counters.  0 or -1. */
+int rec_attach(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	char err[512];
+
+	struct collector *c = &s->c;
+
+	/* a pidfd tells us when the process is gone without signals or ptrace */
+	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
+	if (s->pidfd < 0 && !s->launched) {
+		fprintf(stderr, "Error: no process %d (it exited during attach)\n", s->tgid);
+		return -1;
+	}
+	/* a launched command is followed into the processes it forks, as
+	 * strace -f does: they are added to the kernel's filter at fork; so
+	 * are those of the -p processes with --children */
+	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
+	if (c->multi)
+		bflags |= LT_BPF_MULTI;
+	if ((s->launched && !o->no_follow_forks) || o->children)
+		bflags |= LT_BPF_FOLLOW_FORKS;
+	/* the kernel's tgid set: the given processes (the cgroup's are
+	 * matched by their cgroup) */
+	pid_t *set = calloc(c->nprocs ? c->nprocs : 1, sizeof(*set));
+	size_t nset = 0;
+	for (size_t i = 0; set && i < c->nprocs; i++)
+		if (i == 0 || (c->procs[i]->flags & LT_PROC_GIVEN))
+			set[nset++] = c->procs[i]->tgid;
+	if (!set) {
+		fprintf(stderr, "Error: out of memory\n");
+		return -1;
+	}
+	int br = lt_bpf_start_cg(&s->bpf, set, nset, s->have_cg ? s->cg.ids : NULL,
+				 s->have_cg ? s->cg.nids : 0,
+				 o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, bflags, rec_on_sample, c,
+				 o->verbose, err, sizeof(err));
+	if (br) {
+		free(set);
+		fprintf(stderr, "Error: %s\n", err);
+		return -1;
+	}
+	s->bpf_started = 1;
+	/* --children: those there now (forks from now on are followed in the
+	 * kernel; one forked meanwhile is in both, which is harmless) */
+	if (o->children) {
+		pid_t *kids = NULL;
+		size_t nkids = 0;
+		lt_proc_descendants(set, nset, &kids, &nkids);
+		for (size_t i = 0; i < nkids; i++) {
+			if (rec_get_proc(c, kids[i], 0, 0))
+				continue;
+			int r = lt_bpf_add_tgid(&s->bpf, kids[i]);
+			if (r) {
+				fprintf(stderr, "locktrace: warning: cannot trace process %d, a child: %s\n",
+					(int)kids[i], strerror(-r));
+				continue;
+			}
+			rec_get_proc(c, kids[i], LT_PROC_CHILD, 1);
+		}
+		free(kids);
+	}
+	free(set);
+	/* processes that join later are watched too (multi): recording ends
+	 * when all have ended */
+	c->want_pidfd = c->multi && !s->launched && !s->have_cg;
+	for (size_t i = 0; c->want_pidfd && i < c->nprocs; i++)
+		if (c->procs[i]->pidfd < 0)
+			c->procs[i]->pidfd = (int)syscall(SYS_pidfd_open, c->procs[i]->tgid, 0);
+	s->nlost = (size_t)s->bpf.ncpus * LT_EV_MAX;
+	s->lost_seen = calloc(s->nlost, sizeof(uint64_t));
+	s->lost_now = calloc(s->nlost, sizeof(uint64_t));
+	if (!s->lost_seen || !s->lost_now) {
+		fprintf(stderr, "Error: out of memory\n");
+		return -1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* The header: the process and its threads at attach.  0 or -1. */
+int rec_write_header(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct lt_header *hdr = &s->hdr;
+
+	if (s->launched) {
+		/* described before exec, the child is still locktrace: the
+		 * header names the program being started */
+		lt_target_describe(s->tgid, hdr);
+		hdr->flags |= LT_HDR_LAUNCHED;
+		snprintf(hdr->comm, sizeof(hdr->comm), "%.15s", s->comm);
+		snprintf(hdr->exe, sizeof(hdr->exe), "%.*s", (int)sizeof(hdr->exe) - 1, s->exe);
+		size_t off = 0;
+		hdr->cmdline[0] = 0;
+		for (int i = 0; o->argv[i] && off < sizeof(hdr->cmdline); i++)
+			off += (size_t)snprintf(hdr->cmdline + off, sizeof(hdr->cmdline) - off, "%s%s",
+						i ? " " : "", o->argv[i]);
+	} else {
+		int r = lt_target_describe(s->tgid, hdr);
+		if (r == -ENOENT || r == -ESRCH) {
+			fprintf(stderr, "Error: process %d exited during attach\n", s->tgid);
+			return -1;
+		}
+	}
+	/* several processes: theirs too, and their shared mappings */
+	rec_describe_procs(hdr, &s->c, !s->launched);
+	if (o->calls_blocking)
+		hdr->flags |= LT_HDR_CALLS_BLOCKING;
+	int r = s->ring ? 0 : lt_writer_header(s->c.w, hdr);
+	if (r) {
+		fprintf(stderr, "Error: writing %s: %s\n", s->res->path, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
