@@ -16,6 +16,7 @@
  *      written as a SNAPSHOT section as soon as it is ready;
  *   6. detach, drain what is left, write losses, stats and the end marker.
  */
+#include <stdarg.h>
 #include "record_int.h"
 
 static void reap_kids(struct kids *k, int block)
@@ -135,9 +136,11 @@ static void finish_file(struct session *s, const struct lt_stats *base, char *do
 	int cr = lt_writer_close(c->w);
 	c->w = NULL;
 	if (c->werr || cr) {
+		/* said now, before the summary: what the file holds is still
+		 * handed over and summed up */
 		int e = c->werr ? c->werr : cr;
-		fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
-			"chunk (locktrace dump says where it stops)\n", res->path, strerror(-e));
+		lt_err("writing %s: %s; the trace is readable up to its last complete "
+			"chunk (locktrace dump says where it stops)", res->path, strerror(-e));
 		res->stop_reason = LT_STOP_ERROR;
 		return;
 	}
@@ -265,6 +268,16 @@ static void release(struct session *s, int failed)
 	s->holding = 0;
 }
 
+int rec_fail(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->res->err, sizeof(s->res->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 {
 	struct session s;
@@ -284,20 +297,16 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	rec_hold_signals(&s.oldmask);
 	s.holding = 1;
 	if (lt_bpf_check_kernel(err, sizeof(err))) {
-		fprintf(stderr, "Error: %s\n", err);
 		release(&s, 1);
-		return -1;
+		return rec_fail(&s, "%s", err);
 	}
-	if (rec_find_target(&s)) {
-		release(&s, 1);
-		return -1;
-	}
-	if (rec_open_output(o, s.comm, s.tgid, &s.file_w, res->path, sizeof(res->path))) {
+	if (rec_find_target(&s) || rec_open_output(&s)) {
 		release(&s, 1);
 		return -1;
 	}
 	s.show_status = o->status_line < 0 ? isatty(STDERR_FILENO) : o->status_line;
-	if (rec_write_pid_file(&s) || rec_open_sinks(&s) || rec_attach(&s) || rec_write_header(&s) || rec_go(&s)) {
+	if (rec_write_pid_file(&s) || rec_open_sinks(&s) || rec_attach(&s) || rec_write_header(&s) ||
+	    rec_go(&s)) {
 		discard_output(&s);
 		release(&s, 1);
 		return -1;

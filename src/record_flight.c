@@ -104,8 +104,10 @@ int rec_dump_flight(struct flight *f, struct collector *c, const uint64_t *lost,
 	if ((r = lt_writer_flush(c->w))) /* the partial chunk joins the ring */
 		return r;
 	int fd = create_dump_file(f, path, plen);
+	/* a failed dump is said now (lt_err), not returned for later: the
+	 * recording goes on, and the next trigger retries */
 	if (fd < 0) {
-		fprintf(stderr, "Error: cannot create %s: %s; the ring is kept for the next trigger\n",
+		lt_err("cannot create %s: %s; the ring is kept for the next trigger",
 			path, strerror(-fd));
 		return fd;
 	}
@@ -150,12 +152,12 @@ int rec_dump_flight(struct flight *f, struct collector *c, const uint64_t *lost,
 
 failed:
 	if (final) {
-		fprintf(stderr, "Error: writing %s: %s; the trace is readable up to its last complete "
-			"chunk\n", path, strerror(-r));
+		lt_err("writing %s: %s; the trace is readable up to its last complete "
+			"chunk", path, strerror(-r));
 		return r;
 	}
 	unlink(path);
-	fprintf(stderr, "Error: writing %s: %s; removed it, the ring is kept and the next trigger "
-		"retries\n", path, strerror(-r));
+	lt_err("writing %s: %s; removed it, the ring is kept and the next trigger "
+		"retries", path, strerror(-r));
 	return r;
 }

@@ -20,6 +20,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include "locktrace/callnorm.h"
+#include "locktrace/cli.h"
 #include "locktrace/loader.h"
 #include "locktrace/locksyms.h"
 #include "locktrace/flight.h"
@@ -176,8 +177,9 @@ int rec_dump_flight(struct flight *f, struct collector *c, const uint64_t *lost,
 		       char *path, size_t plen);
 
 /* record_setup.c */
-int rec_open_output(const struct lt_record_opts *o, const char *comm, pid_t pid,
-		       struct lt_writer **w, char *path, size_t plen);
+/* The output file (-o, or a default name that moves on to the next free
+ * one), res->path its name.  0 or -errno (said in res->err). */
+int rec_open_output(struct session *s);
 /* The processes to trace (launched, given with -p, the cgroup's) and the
  * first one's comm.  0 or -1. */
 int rec_find_target(struct session *s);
@@ -215,6 +217,9 @@ void rec_run(struct session *s);
 void rec_drain(struct session *s);
 
 /* record.c */
+/* Why nothing could be recorded, into res->err for lt_record's caller to
+ * say (lt_record returns -1): -1. */
+int rec_fail(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rec_hand_over(const struct lt_record_opts *o, const char *path, int background,
 		      struct kids *k);
 

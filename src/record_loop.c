@@ -200,10 +200,9 @@ int rec_go(struct session *s)
 	if (s->launched) {
 		int r = lt_launch_go(&s->launch);
 		if (r) {
-			fprintf(stderr, "Error: cannot run %s: %s\n", o->argv[0], strerror(-r));
 			s->res->exec_errno = -r;
 			s->reaped = 1; /* lt_launch_go waited for it */
-			return -1;
+			return rec_fail(s, "cannot run %s: %s", o->argv[0], strerror(-r));
 		}
 	}
 	say_recording(s);
@@ -314,7 +313,11 @@ void rec_run(struct session *s)
 	while (!rec_stop_requests) {
 		int n = lt_bpf_poll(&s->bpf, POLL_MS);
 		if (n < 0) {
-			fprintf(stderr, "\nError: reading the ring buffer: %s\n", strerror(-n));
+			/* said now, after the status line: what was recorded is
+			 * still completed and written */
+			if (s->show_status)
+				fputs("\r\033[K", stderr);
+			lt_err("reading the ring buffer: %s", strerror(-n));
 			res->stop_reason = LT_STOP_ERROR;
 			break;
 		}
@@ -410,8 +413,8 @@ void rec_drain(struct session *s)
 	if (c->norm) {
 		lt_callnorm_flush(c->norm, deliver, c);
 		if (c->norm->oom)
-			fprintf(stderr, "locktrace: warning: out of memory while pairing calls with their "
-				"returns: some returns are missing from the trace\n");
+			lt_warn("out of memory while pairing calls with their "
+				"returns: some returns are missing from the trace");
 	}
 	account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
 	rec_snap_collect(&s->snap, c, 1, o->quiet);

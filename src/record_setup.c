@@ -17,41 +17,43 @@ static void sanitize_comm(char *s, size_t cap)
 	lt_utf8_sanitize(s, cap, e, strlen(e));
 }
 
-int rec_open_output(const struct lt_record_opts *o, const char *comm, pid_t pid,
-		       struct lt_writer **w, char *path, size_t plen)
+/* The output file (-o, or a default name that moves on to the next free
+ * one), res->path its name.  0 or -errno (said in res->err). */
+int rec_open_output(struct session *s)
 {
-	char err[PATH_MAX + 128];
+	const struct lt_record_opts *o = s->o;
+	char *path = s->res->path, err[PATH_MAX + 128];
+	size_t plen = sizeof(s->res->path);
 	int r;
 
 	if (o->output) {
 		snprintf(path, plen, "%s", o->output);
 		if (o->check_out && (r = o->check_out(o->on_trace_ctx, path, err, sizeof(err)))) {
-			fprintf(stderr, "Error: %s\n", err);
+			rec_fail(s, "%s", err);
 			return r;
 		}
-		r = lt_writer_open(w, path, o->force);
+		r = lt_writer_open(&s->file_w, path, o->force);
 		if (r == -EEXIST)
-			fprintf(stderr, "Error: %s already exists; choose another name with -o or pass --force\n",
-				path);
+			rec_fail(s, "%s already exists; choose another name with -o or pass --force", path);
 		else if (r)
-			fprintf(stderr, "Error: cannot create trace file %s: %s\n", path, lt_out_strerror(r));
+			rec_fail(s, "cannot create trace file %s: %s", path, lt_out_strerror(r));
 		return r;
 	}
 	/* our own default name: never clobber, pick the next free suffix */
 	for (int i = 0; i < 1000; i++) {
 		if (i == 0)
-			snprintf(path, plen, "locktrace-%s-%d.ltrace", comm, pid);
+			snprintf(path, plen, "locktrace-%s-%d.ltrace", s->comm, s->tgid);
 		else
-			snprintf(path, plen, "locktrace-%s-%d-%d.ltrace", comm, pid, i);
+			snprintf(path, plen, "locktrace-%s-%d-%d.ltrace", s->comm, s->tgid, i);
 		r = o->check_out ? o->check_out(o->on_trace_ctx, path, err, sizeof(err)) : 0;
 		if (!r)
-			r = lt_writer_open(w, path, 0);
+			r = lt_writer_open(&s->file_w, path, 0);
 		if (r != -EEXIST)
 			break;
 	}
 	if (r)
-		fprintf(stderr, "Error: cannot create trace file %s in the current directory: %s "
-			"(choose a writable path with -o)\n", path, lt_out_strerror(r));
+		rec_fail(s, "cannot create trace file %s in the current directory: %s "
+			 "(choose a writable path with -o)", path, lt_out_strerror(r));
 	return r;
 }
 
@@ -64,23 +66,18 @@ static int launch_target(struct session *s)
 
 	if (r) {
 		s->res->exec_errno = -r;
-		fprintf(stderr, "Error: cannot run %s: %s\n", o->argv[0],
+		return rec_fail(s, "cannot run %s: %s", o->argv[0],
 			r == -ENOENT && !strchr(o->argv[0], '/') ? "not found in PATH" : strerror(-r));
-		return -1;
 	}
 	s->launch.sigmask = &s->oldmask;
 	r = lt_launch_prepare(&s->launch, o->argv);
-	if (r < 0) {
-		fprintf(stderr, "Error: cannot start %s: %s\n", o->argv[0], strerror(-r));
-		return -1;
-	}
+	if (r < 0)
+		return rec_fail(s, "cannot start %s: %s", o->argv[0], strerror(-r));
 	s->tgid = s->launch.pid;
 	s->c.tgid = (uint32_t)s->tgid;
 	s->launched = 1;
-	if (!rec_get_proc(&s->c, s->tgid, LT_PROC_GIVEN, 1)) {
-		fprintf(stderr, "Error: out of memory\n");
-		return -1;
-	}
+	if (!rec_get_proc(&s->c, s->tgid, LT_PROC_GIVEN, 1))
+		return rec_fail(s, "out of memory");
 	const char *base = strrchr(o->argv[0], '/');
 	snprintf(s->comm, sizeof(s->comm), "%.15s", base ? base + 1 : o->argv[0]);
 	return 0;
@@ -104,10 +101,8 @@ int rec_find_target(struct session *s)
 	} else {
 		for (size_t i = 0; i < npids; i++) {
 			pid_t tgid;
-			if (lt_target_resolve(pids[i], &tgid, err, sizeof(err))) {
-				fprintf(stderr, "Error: %s\n", err);
-				return -1;
-			}
+			if (lt_target_resolve(pids[i], &tgid, err, sizeof(err)))
+				return rec_fail(s, "%s", err);
 			if (tgid != pids[i] && !s->note[0])
 				snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
 					 "tracing the whole process\n", pids[i], tgid);
@@ -119,10 +114,8 @@ int rec_find_target(struct session *s)
 				goto oom;
 		}
 		if (o->cgroup) {
-			if (lt_cgroup_open(o->cgroup, &s->cg, err, sizeof(err))) {
-				fprintf(stderr, "Error: %s\n", err);
-				return -1;
-			}
+			if (lt_cgroup_open(o->cgroup, &s->cg, err, sizeof(err)))
+				return rec_fail(s, "%s", err);
 			s->have_cg = 1;
 			c->cg = &s->cg;
 			for (size_t i = 0; i < s->cg.ntgids; i++) {
@@ -138,10 +131,8 @@ int rec_find_target(struct session *s)
 					goto oom;
 				p->flags |= LT_PROC_CGROUP;
 			}
-			if (!s->tgid) {
-				fprintf(stderr, "Error: %s: no user process in it to trace\n", s->cg.path);
-				return -1;
-			}
+			if (!s->tgid)
+				return rec_fail(s, "%s: no user process in it to trace", s->cg.path);
 		}
 		c->multi = c->nprocs > 1 || o->children || o->cgroup;
 		char path[64];
@@ -157,8 +148,7 @@ int rec_find_target(struct session *s)
 	s->res->tgid = s->tgid;
 	return 0;
 oom:
-	fprintf(stderr, "Error: out of memory\n");
-	return -1;
+	return rec_fail(s, "out of memory");
 }
 
 /* --pid-file: our pid, written before attaching so that a bad path fails
@@ -182,8 +172,8 @@ int rec_write_pid_file(struct session *s)
 	if (fd >= 0 && close(fd))
 		r = -1;
 	if (r < 0) {
-		fprintf(stderr, "Error: cannot write the pid file %s: %s (choose another path with "
-			"--pid-file)\n", path, lt_out_strerror(-errno));
+		rec_fail(s, "cannot write the pid file %s: %s (choose another path with "
+			"--pid-file)", path, lt_out_strerror(-errno));
 		if (fd >= 0)
 			unlink(path);
 		return -1;
@@ -218,10 +208,8 @@ int rec_open_sinks(struct session *s)
 	s->c.w = s->file_w;
 	s->c.tgid = (uint32_t)s->tgid;
 	if (o->calls_blocking) {
-		if (lt_callnorm_init(&s->norm, (uint32_t)s->tgid)) {
-			fprintf(stderr, "Error: out of memory\n");
-			return -1;
-		}
+		if (lt_callnorm_init(&s->norm, (uint32_t)s->tgid))
+			return rec_fail(s, "out of memory");
 		if (s->c.multi) {
 			s->norm.is_traced = rec_is_traced_cb;
 			s->norm.traced_ctx = &s->c;
@@ -236,15 +224,13 @@ int rec_open_sinks(struct session *s)
 	s->flight.first_fd = lt_writer_release_fd(s->file_w);
 	s->file_w = NULL;
 	s->c.w = NULL;
-	if (ftruncate(s->flight.first_fd, 0) || lseek(s->flight.first_fd, 0, SEEK_SET)) {
-		fprintf(stderr, "Error: cannot use %s: %s\n", s->res->path, strerror(errno));
-		return -1;
-	}
+	if (ftruncate(s->flight.first_fd, 0) || lseek(s->flight.first_fd, 0, SEEK_SET))
+		return rec_fail(s, "cannot use %s: %s", s->res->path, strerror(errno));
 	int r = lt_flight_init(&s->flight.fl, (size_t)o->ring_mem);
 	if (!r)
 		r = lt_writer_mem_open(&s->c.w, s->tgid, LT_FLIGHT_CHUNK, lt_flight_push, &s->flight.fl);
 	if (r) {
-		fprintf(stderr, "Error: cannot allocate a %llu-byte ring: %s\n",
+		rec_fail(s, "cannot allocate a %llu-byte ring: %s",
 			(unsigned long long)o->ring_mem, strerror(-r));
 		s->c.w = NULL;
 		return -1;
@@ -263,10 +249,8 @@ int rec_attach(struct session *s)
 
 	/* a pidfd tells us when the process is gone without signals or ptrace */
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
-	if (s->pidfd < 0 && !s->launched) {
-		fprintf(stderr, "Error: no process %d (it exited during attach)\n", s->tgid);
-		return -1;
-	}
+	if (s->pidfd < 0 && !s->launched)
+		return rec_fail(s, "no process %d (it exited during attach)", s->tgid);
 	/* a launched command is followed into the processes it forks, as
 	 * strace -f does: they are added to the kernel's filter at fork; so
 	 * are those of the -p processes with --children */
@@ -282,18 +266,15 @@ int rec_attach(struct session *s)
 	for (size_t i = 0; set && i < c->nprocs; i++)
 		if (i == 0 || (c->procs[i]->flags & LT_PROC_GIVEN))
 			set[nset++] = c->procs[i]->tgid;
-	if (!set) {
-		fprintf(stderr, "Error: out of memory\n");
-		return -1;
-	}
+	if (!set)
+		return rec_fail(s, "out of memory");
 	int br = lt_bpf_start_cg(&s->bpf, set, nset, s->have_cg ? s->cg.ids : NULL,
 				 s->have_cg ? s->cg.nids : 0,
 				 o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, bflags, rec_on_sample, c,
 				 o->verbose, err, sizeof(err));
 	if (br) {
 		free(set);
-		fprintf(stderr, "Error: %s\n", err);
-		return -1;
+		return rec_fail(s, "%s", err);
 	}
 	s->bpf_started = 1;
 	/* --children: those there now (forks from now on are followed in the
@@ -307,7 +288,7 @@ int rec_attach(struct session *s)
 				continue;
 			int r = lt_bpf_add_tgid(&s->bpf, kids[i]);
 			if (r) {
-				fprintf(stderr, "locktrace: warning: cannot trace process %d, a child: %s\n",
+				lt_warn("cannot trace process %d, a child: %s",
 					(int)kids[i], strerror(-r));
 				continue;
 			}
@@ -325,10 +306,8 @@ int rec_attach(struct session *s)
 	s->nlost = (size_t)s->bpf.ncpus * LT_EV_MAX;
 	s->lost_seen = calloc(s->nlost, sizeof(uint64_t));
 	s->lost_now = calloc(s->nlost, sizeof(uint64_t));
-	if (!s->lost_seen || !s->lost_now) {
-		fprintf(stderr, "Error: out of memory\n");
-		return -1;
-	}
+	if (!s->lost_seen || !s->lost_now)
+		return rec_fail(s, "out of memory");
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
@@ -353,19 +332,15 @@ int rec_write_header(struct session *s)
 						i ? " " : "", o->argv[i]);
 	} else {
 		int r = lt_target_describe(s->tgid, hdr);
-		if (r == -ENOENT || r == -ESRCH) {
-			fprintf(stderr, "Error: process %d exited during attach\n", s->tgid);
-			return -1;
-		}
+		if (r == -ENOENT || r == -ESRCH)
+			return rec_fail(s, "process %d exited during attach", s->tgid);
 	}
 	/* several processes: theirs too, and their shared mappings */
 	rec_describe_procs(hdr, &s->c, !s->launched);
 	if (o->calls_blocking)
 		hdr->flags |= LT_HDR_CALLS_BLOCKING;
 	int r = s->ring ? 0 : lt_writer_header(s->c.w, hdr);
-	if (r) {
-		fprintf(stderr, "Error: writing %s: %s\n", s->res->path, strerror(-r));
-		return -1;
-	}
+	if (r)
+		return rec_fail(s, "writing %s: %s", s->res->path, strerror(-r));
 	return 0;
 }

@@ -164,7 +164,7 @@ void rec_snap_collect(struct snap_job *j, struct collector *c, int wait, int qui
 		if (r)
 			c->werr = r;
 	} else if (!j->json && !quiet) {
-		fprintf(stderr, "locktrace: warning: no snapshot at attach: %s\n", j->err);
+		lt_warn("no snapshot at attach: %s", j->err);
 	}
 	free(j->json);
 	j->json = NULL;
