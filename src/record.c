@@ -15,8 +15,21 @@
  *      threads, and the ring must not overflow meanwhile); its JSON is
  *      written as a SNAPSHOT section as soon as it is ready;
  *   6. detach, drain what is left, write losses, stats and the end marker.
+ * This file runs those steps (lt_record) and finishes a recording; the
+ * steps live by job in record_setup.c (1-4), record_loop.c (5, 6: the
+ * loop, event intake, triggers, drain), record_procs.c (the traced
+ * processes and threads), record_snap.c (the stored snapshots) and
+ * record_flight.c (the flight recorder's dumps), sharing record_int.h.
  */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "locktrace/rtwatch.h"
 #include "record_int.h"
 
 static void reap_kids(struct kids *k, int block)
@@ -31,7 +44,7 @@ static void reap_kids(struct kids *k, int block)
 }
 
 void rec_hand_over(const struct lt_record_opts *o, const char *path, int background,
-		      struct kids *k)
+		   struct kids *k)
 {
 	if (!o->on_trace)
 		return;
@@ -93,12 +106,7 @@ static void finish_ring(struct session *s, char *done, size_t dlen)
 	struct collector *c = &s->c;
 
 	if (res->stop_reason != LT_STOP_STALL) {
-		if (rec_dump_flight(&s->flight, c, s->lost_seen, (uint32_t)s->bpf.ncpus,
-				res->stop_reason, s->o->quiet, 1, s->launched ? &s->hdr : NULL, done,
-				dlen) == 0) {
-			res->dumps++;
-			snprintf(res->path, sizeof(res->path), "%s", done);
-		} else {
+		if (rec_dump_flight(s, res->stop_reason, 1, done, dlen)) {
 			done[0] = 0;
 			res->stop_reason = LT_STOP_ERROR;
 		}

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* The flight recorder's dumps: the ring written out as a normal trace file. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "locktrace/outfile.h"
 #include "record_int.h"
 
 static int create_dump_file(struct flight *f, char *path, size_t plen)
@@ -87,36 +93,16 @@ static void dump_header(struct lt_header *h, const struct collector *c, int bloc
 	}
 }
 
-/* Writes what the ring holds as a normal trace: header (the process now),
- * the chunks, a fresh snapshot, stats.  0, or -errno with the ring kept.
- * A dump that fails (disk full) is removed so that its space is there for
- * the retry at the next trigger, unless it is the last (final): then what
- * it holds is all there will be.  launch: the header written at launch,
- * NULL unless locktrace started the program. */
-int rec_dump_flight(struct flight *f, struct collector *c, const uint64_t *lost,
-		       uint32_t ncpus, int reason, int quiet, int final, const struct lt_header *launch,
-		       char *path, size_t plen)
+/* The dump's contents into w: header (the processes now), the ring's
+ * chunks, the lock names, a fresh snapshot, stats.  0 or -errno. */
+static int write_dump(struct session *s, struct lt_writer *w, int reason)
 {
-	struct lt_writer *w;
+	struct collector *c = &s->c;
+	struct flight *f = &s->flight;
 	struct lt_header h = { 0 };
-	int r;
 
-	if ((r = lt_writer_flush(c->w))) /* the partial chunk joins the ring */
-		return r;
-	int fd = create_dump_file(f, path, plen);
-	/* a failed dump is said now (lt_err), not returned for later: the
-	 * recording goes on, and the next trigger retries */
-	if (fd < 0) {
-		lt_err("cannot create %s: %s; the ring is kept for the next trigger",
-			path, strerror(-fd));
-		return fd;
-	}
-	if ((r = lt_writer_fd_open(&w, fd))) {
-		close(fd);
-		goto failed;
-	}
-	dump_header(&h, c, c->norm != NULL, launch);
-	r = lt_writer_header(w, &h);
+	dump_header(&h, c, c->norm != NULL, s->launched ? &s->hdr : NULL);
+	int r = lt_writer_header(w, &h);
 	lt_header_free(&h);
 	if (!r)
 		r = lt_flight_dump(&f->fl, w);
@@ -128,36 +114,62 @@ int rec_dump_flight(struct flight *f, struct collector *c, const uint64_t *lost,
 		r = lt_locksyms_write_all(&p->syms, w);
 	}
 	if (!r)
-		r = rec_snapshot_into(w, c, quiet, reason == LT_STOP_STALL ? "stall" :
-						  reason == LT_STOP_USR1 ? "sigusr1" : "end");
-	if (!r) {
-		struct lt_stats st = { 0 };
-		st.end_ns = lt_now_ns(CLOCK_BOOTTIME);
-		st.start_ns = f->fl.count ? lt_flight_oldest_ts(&f->fl) : st.end_ns;
-		memcpy(st.events, c->events, sizeof(st.events));
-		st.ncpus = ncpus;
-		st.lost = (uint64_t *)lost;
-		st.exit_status = -1;
-		st.stop_reason = (uint32_t)reason;
-		r = lt_writer_stats(w, &st);
-	}
-	int cr = lt_writer_close(w);
-	if (!r)
-		r = cr;
+		r = rec_snapshot_into(w, c, s->o->quiet, reason == LT_STOP_STALL ? "stall" :
+							 reason == LT_STOP_USR1 ? "sigusr1" : "end");
 	if (r)
-		goto failed;
-	f->ndumps++;
-	say_dumped(&f->fl, path);
-	return 0;
-
-failed:
-	if (final) {
-		lt_err("writing %s: %s; the trace is readable up to its last complete "
-			"chunk", path, strerror(-r));
 		return r;
+	struct lt_stats st = { 0 };
+	st.end_ns = lt_now_ns(CLOCK_BOOTTIME);
+	st.start_ns = f->fl.count ? lt_flight_oldest_ts(&f->fl) : st.end_ns;
+	memcpy(st.events, c->events, sizeof(st.events));
+	st.ncpus = (uint32_t)s->bpf.ncpus;
+	st.lost = s->lost_seen;
+	st.exit_status = -1;
+	st.stop_reason = (uint32_t)reason;
+	return lt_writer_stats(w, &st);
+}
+
+/* Writes what the ring holds as a normal trace (write_dump) into a new
+ * file, its path in path and res->path.  0, or -errno with the ring kept.
+ * A dump that fails (disk full) is removed so that its space is there for
+ * the retry at the next trigger, unless it is the last (final): then what
+ * it holds is all there will be.  A failure is said now (lt_err), not
+ * returned for later: the recording goes on, and the next trigger
+ * retries. */
+int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t plen)
+{
+	struct flight *f = &s->flight;
+	struct lt_writer *w;
+	int r;
+
+	if ((r = lt_writer_flush(s->c.w))) /* the partial chunk joins the ring */
+		return r;
+	int fd = create_dump_file(f, path, plen);
+	if (fd < 0) {
+		lt_err("cannot create %s: %s; the ring is kept for the next trigger", path,
+		       strerror(-fd));
+		return fd;
 	}
-	unlink(path);
-	lt_err("writing %s: %s; removed it, the ring is kept and the next trigger "
-		"retries", path, strerror(-r));
+	if ((r = lt_writer_fd_open(&w, fd))) {
+		close(fd);
+	} else {
+		r = write_dump(s, w, reason);
+		int cr = lt_writer_close(w);
+		if (!r)
+			r = cr;
+	}
+	if (!r) {
+		f->ndumps++;
+		s->res->dumps++;
+		snprintf(s->res->path, sizeof(s->res->path), "%s", path);
+		say_dumped(&f->fl, path);
+	} else if (final) {
+		lt_err("writing %s: %s; the trace is readable up to its last complete chunk", path,
+		       strerror(-r));
+	} else {
+		unlink(path);
+		lt_err("writing %s: %s; removed it, the ring is kept and the next trigger retries",
+		       path, strerror(-r));
+	}
 	return r;
 }

@@ -4,36 +4,23 @@
 #ifndef LOCKTRACE_RECORD_INT_H
 #define LOCKTRACE_RECORD_INT_H
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <malloc.h>
-#include <pthread.h>
+#include <stdint.h>
 #include "locktrace/callnorm.h"
 #include "locktrace/cli.h"
+#include "locktrace/flight.h"
 #include "locktrace/loader.h"
 #include "locktrace/locksyms.h"
-#include "locktrace/flight.h"
-#include "locktrace/snapshot.h"
-#include "locktrace/rtwatch.h"
-#include "locktrace/stall.h"
-#include "locktrace/taskregs.h"
-#include "locktrace/outfile.h"
 #include "locktrace/record.h"
+#include "locktrace/stall.h"
 #include "locktrace/target.h"
 #include "locktrace/tracefile.h"
 #include "u64map.h"
-#include "utf8.h"
+
+struct lt_rtwatch;
 
 struct tidset {
 	uint32_t *v;
@@ -161,20 +148,15 @@ void *rec_snap_main(void *arg);
  * SNAPSHOT section into w, with why it was taken (occasion: "end",
  * "stall", "sigusr1").  0 or -errno (a write error). */
 int rec_snapshot_into(struct lt_writer *w, const struct collector *c, int quiet,
-			 const char *occasion);
+		      const char *occasion);
 /* Writes the snapshot section once the job is done (wait: block for it). */
 void rec_snap_collect(struct snap_job *j, struct collector *c, int wait, int quiet);
 
 /* record_flight.c */
-/* Writes what the ring holds as a normal trace: header (the process now),
- * the chunks, a fresh snapshot, stats.  0, or -errno with the ring kept.
- * A dump that fails (disk full) is removed so that its space is there for
- * the retry at the next trigger, unless it is the last (final): then what
- * it holds is all there will be.  launch: the header written at launch,
- * NULL unless locktrace started the program. */
-int rec_dump_flight(struct flight *f, struct collector *c, const uint64_t *lost,
-		       uint32_t ncpus, int reason, int quiet, int final, const struct lt_header *launch,
-		       char *path, size_t plen);
+/* The ring written as a new trace file (its path in path, and in
+ * res->path).  0, or -errno (said) with the ring kept; a failed dump is
+ * removed unless final (the last). */
+int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t plen);
 
 /* record_setup.c */
 /* The output file (-o, or a default name that moves on to the next free
@@ -221,6 +203,6 @@ void rec_drain(struct session *s);
  * say (lt_record returns -1): -1. */
 int rec_fail(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rec_hand_over(const struct lt_record_opts *o, const char *path, int background,
-		      struct kids *k);
+		   struct kids *k);
 
 #endif

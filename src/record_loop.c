@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* The collector loop: signals, the events taken from the ring buffer,
  * the triggers (stall, SIGUSR1), and the drain at the end. */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "locktrace/rtwatch.h"
 #include "record_int.h"
 
 #define POLL_MS 20
@@ -126,17 +133,6 @@ static void account_lost(struct lt_bpf *b, struct collector *c, uint64_t *seen, 
 	}
 }
 
-static void status_line(const struct collector *c, uint64_t lost, double secs, uint64_t bytes,
-			uint64_t *last_total, double *last_secs)
-{
-	double dt = secs - *last_secs;
-	double rate = dt > 0 ? (double)(c->total - *last_total) / dt : 0;
-	fprintf(stderr, "\r\033[K[locktrace] %6.1f s  %9.0f ev/s  %llu events  lost %llu  %.1f MB",
-		secs, rate, (unsigned long long)c->total, (unsigned long long)lost, bytes / 1e6);
-	*last_total = c->total;
-	*last_secs = secs;
-}
-
 /* The first line: what is recorded, where, and our own pid (to signal). */
 static void say_recording(const struct session *s)
 {
@@ -242,17 +238,12 @@ static int on_trigger(struct session *s, int trig, const char *why)
 		why);
 	if (s->ring) {
 		char dpath[PATH_MAX];
-		failed = rec_dump_flight(&s->flight, &s->c, s->lost_seen, (uint32_t)s->bpf.ncpus,
-				     trig, o->quiet, 0, s->launched ? &s->hdr : NULL, dpath,
-				     sizeof(dpath)) != 0;
-		if (!failed) {
-			s->res->dumps++;
-			snprintf(s->res->path, sizeof(s->res->path), "%s", dpath);
+		failed = rec_dump_flight(s, trig, 0, dpath, sizeof(dpath)) != 0;
+		if (!failed)
 			rec_hand_over(o, dpath, goes_on, &s->kids);
-		}
 	} else {
 		int sr = rec_snapshot_into(s->c.w, &s->c, o->quiet,
-				       trig == LT_STOP_STALL ? "stall" : "sigusr1");
+					   trig == LT_STOP_STALL ? "stall" : "sigusr1");
 		if (sr && !s->c.werr)
 			s->c.werr = sr;
 	}
@@ -267,6 +258,14 @@ static int on_trigger(struct session *s, int trig, const char *why)
 	s->res->stop_reason = trig;
 	return 1;
 }
+
+/* When the loop last did each of its periodic jobs (CLOCK_MONOTONIC). */
+struct loop_clock {
+	uint64_t t0, flush, lost, status, stall, names, cg;
+	uint64_t status_total; /* events at the last status line */
+	double status_secs;
+	sig_atomic_t usr1_seen; /* SIGUSR1s handled (one held while attaching dumps now) */
+};
 
 /* Has what is traced ended?  A launched command: when it exits.  A cgroup:
  * when no process is left in it.  Processes given with -p (with their
@@ -298,16 +297,113 @@ static int all_ended(struct session *s, uint64_t now, uint64_t *last_cg)
 	return 1;
 }
 
+/* The snapshot at attach once ready, losses, lock names, the flush: what
+ * the loop does between drains, each at its own pace. */
+static void periodic(struct session *s, struct loop_clock *k, uint64_t now)
+{
+	struct collector *c = &s->c;
+
+	rec_snap_collect(&s->snap, c, 0, s->o->quiet);
+	if (now - k->lost >= LOST_CHECK_NS) {
+		account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
+		k->lost = now;
+	}
+	if (now - k->names >= NAMES_NS) {
+		/* name new locks soon, while the process is alive to be
+		 * asked (a flight dump writes all names it knows) */
+		for (size_t i = 0; i < c->nprocs; i++) {
+			struct proc *p = c->procs[i];
+			if (!p->have_syms || !p->syms.npending)
+				continue;
+			int nr = lt_locksyms_resolve(&p->syms, s->ring ? NULL : c->w);
+			if (nr && !c->werr)
+				c->werr = nr;
+		}
+		k->names = now;
+	}
+	if (now - k->flush >= FLUSH_NS) {
+		int fr = lt_writer_flush(c->w);
+		if (fr && !c->werr)
+			c->werr = fr;
+		k->flush = now;
+	}
+}
+
+/* The live status line, once a second (--status). */
+static void show_progress(struct session *s, struct loop_clock *k, uint64_t now)
+{
+	const struct collector *c = &s->c;
+	uint64_t lost = 0;
+
+	if (!s->show_status || now - k->status < 1000000000ull)
+		return;
+	for (size_t i = 0; i < s->nlost; i++)
+		lost += s->lost_seen[i];
+	double secs = (double)(now - k->t0) / 1e9, dt = secs - k->status_secs;
+	double rate = dt > 0 ? (double)(c->total - k->status_total) / dt : 0;
+	uint64_t bytes = s->ring ? s->flight.fl.bytes : lt_writer_bytes(c->w);
+	fprintf(stderr, "\r\033[K[locktrace] %6.1f s  %9.0f ev/s  %llu events  lost %llu  %.1f MB",
+		secs, rate, (unsigned long long)c->total, (unsigned long long)lost, bytes / 1e6);
+	if (s->ring && s->flight.fl.count)
+		fprintf(stderr, " in ring, %.1f s of history",
+			(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&s->flight.fl)) / 1e9);
+	k->status_total = c->total;
+	k->status_secs = secs;
+	k->status = now;
+}
+
+/* A trigger due now: SIGUSR1 (queued: each one is handled), or the stall
+ * rule (the runtime's own account first: it names the lock).  Its
+ * LT_STOP_* with why, or 0. */
+static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, char *why,
+		       size_t len)
+{
+	if (usr1_requests != k->usr1_seen) {
+		k->usr1_seen++;
+		snprintf(why, len, "SIGUSR1");
+		return LT_STOP_USR1;
+	}
+	if (!s->have_stall || now - k->stall < STALL_CHECK_NS)
+		return 0;
+	k->stall = now;
+	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
+	if (lt_rtwatch_check(s->rtw, &s->stall, boot, why, len) ||
+	    lt_stall_check(&s->stall, boot, why, len))
+		return LT_STOP_STALL;
+	return 0;
+}
+
+/* Does recording stop after this round?  1 with res->stop_reason set
+ * (by on_trigger for a trigger that stops), or 0 to go on. */
+static int stop_due(struct session *s, struct loop_clock *k, uint64_t now)
+{
+	int *why_stop = &s->res->stop_reason;
+	char why[320] = "";
+
+	if (s->c.werr) {
+		*why_stop = LT_STOP_ERROR;
+		return 1;
+	}
+	show_progress(s, k, now);
+	int trig = trigger_due(s, k, now, why, sizeof(why));
+	if (trig && on_trigger(s, trig, why))
+		return 1;
+	if (s->o->duration_s > 0 && (double)(now - k->t0) / 1e9 >= s->o->duration_s)
+		*why_stop = LT_STOP_DURATION;
+	else if (all_ended(s, now, &k->cg))
+		*why_stop = LT_STOP_EXIT;
+	else
+		return 0;
+	return 1;
+}
+
 /* Drains the ring buffer every POLL_MS until a stop condition. */
 void rec_run(struct session *s)
 {
-	const struct lt_record_opts *o = s->o;
 	struct lt_record_result *res = s->res;
-	struct collector *c = &s->c;
-	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC), last_flush = t0, last_lost = t0, last_status = t0;
-	uint64_t status_total = 0, last_stall = t0, last_names = 0, last_cg = t0;
-	double status_secs = 0;
-	sig_atomic_t usr1_seen = 0; /* one held while attaching dumps now */
+	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+	struct loop_clock k = { .t0 = t0, .flush = t0, .lost = t0, .status = t0, .stall = t0,
+				.cg = t0 };
 
 	res->stop_reason = LT_STOP_UNKNOWN;
 	while (!rec_stop_requests) {
@@ -322,72 +418,9 @@ void rec_run(struct session *s)
 			break;
 		}
 		uint64_t now = lt_now_ns(CLOCK_MONOTONIC);
-		rec_snap_collect(&s->snap, c, 0, o->quiet);
-		if (now - last_lost >= LOST_CHECK_NS) {
-			account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
-			last_lost = now;
-		}
-		if (now - last_names >= NAMES_NS) {
-			/* name new locks soon, while the process is alive to be
-			 * asked (a flight dump writes all names it knows) */
-			for (size_t i = 0; i < c->nprocs; i++) {
-				struct proc *p = c->procs[i];
-				if (!p->have_syms || !p->syms.npending)
-					continue;
-				int nr = lt_locksyms_resolve(&p->syms, s->ring ? NULL : c->w);
-				if (nr && !c->werr)
-					c->werr = nr;
-			}
-			last_names = now;
-		}
-		if (now - last_flush >= FLUSH_NS) {
-			int fr = lt_writer_flush(c->w);
-			if (fr && !c->werr)
-				c->werr = fr;
-			last_flush = now;
-		}
-		if (c->werr) {
-			res->stop_reason = LT_STOP_ERROR;
+		periodic(s, &k, now);
+		if (stop_due(s, &k, now))
 			break;
-		}
-		if (s->show_status && now - last_status >= 1000000000ull) {
-			uint64_t lsum = 0;
-			for (size_t i = 0; i < s->nlost; i++)
-				lsum += s->lost_seen[i];
-			status_line(c, lsum, (double)(now - t0) / 1e9,
-				    s->ring ? s->flight.fl.bytes : lt_writer_bytes(c->w), &status_total,
-				    &status_secs);
-			if (s->ring && s->flight.fl.count)
-				fprintf(stderr, " in ring, %.1f s of history",
-					(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&s->flight.fl)) /
-						1e9);
-			last_status = now;
-		}
-		/* triggers: SIGUSR1 (queued: each one is handled), the stall rule */
-		int trig = 0;
-		char why[320] = "";
-		if (usr1_requests != usr1_seen) {
-			usr1_seen++;
-			trig = LT_STOP_USR1;
-			snprintf(why, sizeof(why), "SIGUSR1");
-		} else if (s->have_stall && now - last_stall >= STALL_CHECK_NS) {
-			last_stall = now;
-			uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
-			/* the runtime's own account first: it names the lock */
-			if (lt_rtwatch_check(s->rtw, &s->stall, boot, why, sizeof(why)) ||
-			    lt_stall_check(&s->stall, boot, why, sizeof(why)))
-				trig = LT_STOP_STALL;
-		}
-		if (trig && on_trigger(s, trig, why))
-			break;
-		if (o->duration_s > 0 && (double)(now - t0) / 1e9 >= o->duration_s) {
-			res->stop_reason = LT_STOP_DURATION;
-			break;
-		}
-		if (all_ended(s, now, &last_cg)) {
-			res->stop_reason = LT_STOP_EXIT;
-			break;
-		}
 	}
 	if (rec_stop_requests && res->stop_reason == LT_STOP_UNKNOWN)
 		res->stop_reason = LT_STOP_SIGNAL;

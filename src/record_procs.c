@@ -2,6 +2,9 @@
 /* The processes and threads a recording traces: the set of traced processes
  * (given, children, forks followed, a cgroup's), which thread belongs to
  * which, and what the header says about them. */
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "record_int.h"
 
 static void tidset_add(struct tidset *s, uint32_t tid)
@@ -173,21 +176,6 @@ uint32_t rec_note_event(struct collector *c, const struct lt_event *ev)
 	return tgid;
 }
 
-/* Still there and not a zombie (a launched program may have exited). */
-static bool process_alive(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-}
-
 /* The traced processes still alive, in a malloc'd array (*n of them). */
 pid_t *rec_live_procs(const struct collector *c, size_t *n)
 {
@@ -195,7 +183,7 @@ pid_t *rec_live_procs(const struct collector *c, size_t *n)
 
 	*n = 0;
 	for (size_t i = 0; v && i < c->nprocs; i++)
-		if (process_alive(c->procs[i]->tgid))
+		if (lt_proc_alive(c->procs[i]->tgid))
 			v[(*n)++] = c->procs[i]->tgid;
 	return v;
 }

@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* Setting up a recording: the target (attached to or launched), the output
  * file, the pid file, the sinks, attaching the BPF programs, the header. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "locktrace/outfile.h"
 #include "record_int.h"
+#include "utf8.h"
 
 /* The comm as the default file name and the messages show it: escaped as
  * all text (controls as \xNN, bytes that are not UTF-8 as U+FFFD), then
@@ -83,15 +93,77 @@ static int launch_target(struct session *s)
 	return 0;
 }
 
-/* The processes to trace (launched, given with -p, the cgroup's) and the
- * first one's comm.  0 or -1. */
+/* A process to trace, the first one also s->tgid.  0 or -1. */
+static int add_proc(struct session *s, pid_t tgid, uint32_t flags)
+{
+	if (!s->tgid)
+		s->tgid = tgid;
+	if (!s->c.tgid)
+		s->c.tgid = (uint32_t)tgid;
+	struct proc *p = rec_get_proc(&s->c, tgid, flags, 1);
+	if (!p)
+		return rec_fail(s, "out of memory");
+	p->flags |= flags;
+	return 0;
+}
+
+/* The processes given with -p (a thread stands for its process).  0 or -1. */
+static int add_given(struct session *s, const pid_t *pids, size_t npids)
+{
+	char err[512];
+
+	for (size_t i = 0; i < npids; i++) {
+		pid_t tgid;
+		if (lt_target_resolve(pids[i], &tgid, err, sizeof(err)))
+			return rec_fail(s, "%s", err);
+		if (tgid != pids[i] && !s->note[0])
+			snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
+				 "tracing the whole process\n", pids[i], tgid);
+		if (add_proc(s, tgid, LT_PROC_GIVEN))
+			return -1;
+	}
+	return 0;
+}
+
+/* --cgroup: the cgroup, and its user processes now.  0 or -1. */
+static int add_cgroup(struct session *s)
+{
+	char err[512];
+
+	if (lt_cgroup_open(s->o->cgroup, &s->cg, err, sizeof(err)))
+		return rec_fail(s, "%s", err);
+	s->have_cg = 1;
+	s->c.cg = &s->cg;
+	for (size_t i = 0; i < s->cg.ntgids; i++) {
+		pid_t tgid;
+		if (lt_target_resolve(s->cg.tgids[i], &tgid, err, sizeof(err)))
+			continue; /* gone, or a kernel thread */
+		if (add_proc(s, tgid, LT_PROC_CGROUP))
+			return -1;
+	}
+	if (!s->tgid)
+		return rec_fail(s, "%s: no user process in it to trace", s->cg.path);
+	return 0;
+}
+
+/* The comm of the first process (unchanged if it cannot be read). */
+static void read_comm(struct session *s)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", s->tgid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(s->comm, sizeof(s->comm), f))
+		s->comm[strcspn(s->comm, "\n")] = 0;
+	fclose(f);
+}
+
 int rec_find_target(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;
 	struct collector *c = &s->c;
-	const pid_t *pids = o->npids ? o->pids : &o->pid;
-	size_t npids = o->npids ? o->npids : o->pid ? 1 : 0;
-	char err[512];
 
 	c->want_syms = 1;
 	if (o->argv) {
@@ -99,56 +171,15 @@ int rec_find_target(struct session *s)
 			return -1;
 		c->multi = !o->no_follow_forks;
 	} else {
-		for (size_t i = 0; i < npids; i++) {
-			pid_t tgid;
-			if (lt_target_resolve(pids[i], &tgid, err, sizeof(err)))
-				return rec_fail(s, "%s", err);
-			if (tgid != pids[i] && !s->note[0])
-				snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
-					 "tracing the whole process\n", pids[i], tgid);
-			if (!s->tgid)
-				s->tgid = tgid;
-			if (!c->tgid)
-				c->tgid = (uint32_t)tgid;
-			if (!rec_get_proc(c, tgid, LT_PROC_GIVEN, 1))
-				goto oom;
-		}
-		if (o->cgroup) {
-			if (lt_cgroup_open(o->cgroup, &s->cg, err, sizeof(err)))
-				return rec_fail(s, "%s", err);
-			s->have_cg = 1;
-			c->cg = &s->cg;
-			for (size_t i = 0; i < s->cg.ntgids; i++) {
-				pid_t tgid;
-				if (lt_target_resolve(s->cg.tgids[i], &tgid, err, sizeof(err)))
-					continue; /* gone, or a kernel thread */
-				if (!s->tgid)
-					s->tgid = tgid;
-				if (!c->tgid)
-					c->tgid = (uint32_t)tgid;
-				struct proc *p = rec_get_proc(c, tgid, LT_PROC_CGROUP, 1);
-				if (!p)
-					goto oom;
-				p->flags |= LT_PROC_CGROUP;
-			}
-			if (!s->tgid)
-				return rec_fail(s, "%s: no user process in it to trace", s->cg.path);
-		}
+		if (add_given(s, o->npids ? o->pids : &o->pid, o->npids ? o->npids : o->pid ? 1 : 0) ||
+		    (o->cgroup && add_cgroup(s)))
+			return -1;
 		c->multi = c->nprocs > 1 || o->children || o->cgroup;
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/comm", s->tgid);
-		FILE *f = fopen(path, "r");
-		if (f) {
-			if (fgets(s->comm, sizeof(s->comm), f))
-				s->comm[strcspn(s->comm, "\n")] = 0;
-			fclose(f);
-		}
+		read_comm(s);
 	}
 	sanitize_comm(s->comm, sizeof(s->comm));
 	s->res->tgid = s->tgid;
 	return 0;
-oom:
-	return rec_fail(s, "out of memory");
 }
 
 /* --pid-file: our pid, written before attaching so that a bad path fails
@@ -238,19 +269,36 @@ int rec_open_sinks(struct session *s)
 	return 0;
 }
 
-/* A pidfd to see the process end, the BPF programs, lock naming, loss
- * counters.  0 or -1. */
-int rec_attach(struct session *s)
+/* --children: the descendants of the given processes (set) there now;
+ * those forked from now on are followed in the kernel (one forked
+ * meanwhile is in both, which is harmless). */
+static void add_children(struct session *s, const pid_t *set, size_t nset)
+{
+	pid_t *kids = NULL;
+	size_t nkids = 0;
+
+	lt_proc_descendants(set, nset, &kids, &nkids);
+	for (size_t i = 0; i < nkids; i++) {
+		if (rec_get_proc(&s->c, kids[i], 0, 0))
+			continue;
+		int r = lt_bpf_add_tgid(&s->bpf, kids[i]);
+		if (r) {
+			lt_warn("cannot trace process %d, a child: %s", (int)kids[i], strerror(-r));
+			continue;
+		}
+		rec_get_proc(&s->c, kids[i], LT_PROC_CHILD, 1);
+	}
+	free(kids);
+}
+
+/* The BPF programs, filtering on the kernel's tgid set: the given
+ * processes (the cgroup's are matched by their cgroup).  0 or -1. */
+static int start_bpf(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;
+	struct collector *c = &s->c;
 	char err[512];
 
-	struct collector *c = &s->c;
-
-	/* a pidfd tells us when the process is gone without signals or ptrace */
-	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
-	if (s->pidfd < 0 && !s->launched)
-		return rec_fail(s, "no process %d (it exited during attach)", s->tgid);
 	/* a launched command is followed into the processes it forks, as
 	 * strace -f does: they are added to the kernel's filter at fork; so
 	 * are those of the -p processes with --children */
@@ -259,8 +307,6 @@ int rec_attach(struct session *s)
 		bflags |= LT_BPF_MULTI;
 	if ((s->launched && !o->no_follow_forks) || o->children)
 		bflags |= LT_BPF_FOLLOW_FORKS;
-	/* the kernel's tgid set: the given processes (the cgroup's are
-	 * matched by their cgroup) */
 	pid_t *set = calloc(c->nprocs ? c->nprocs : 1, sizeof(*set));
 	size_t nset = 0;
 	for (size_t i = 0; set && i < c->nprocs; i++)
@@ -270,33 +316,29 @@ int rec_attach(struct session *s)
 		return rec_fail(s, "out of memory");
 	int br = lt_bpf_start_cg(&s->bpf, set, nset, s->have_cg ? s->cg.ids : NULL,
 				 s->have_cg ? s->cg.nids : 0,
-				 o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, bflags, rec_on_sample, c,
-				 o->verbose, err, sizeof(err));
-	if (br) {
-		free(set);
-		return rec_fail(s, "%s", err);
-	}
-	s->bpf_started = 1;
-	/* --children: those there now (forks from now on are followed in the
-	 * kernel; one forked meanwhile is in both, which is harmless) */
-	if (o->children) {
-		pid_t *kids = NULL;
-		size_t nkids = 0;
-		lt_proc_descendants(set, nset, &kids, &nkids);
-		for (size_t i = 0; i < nkids; i++) {
-			if (rec_get_proc(c, kids[i], 0, 0))
-				continue;
-			int r = lt_bpf_add_tgid(&s->bpf, kids[i]);
-			if (r) {
-				lt_warn("cannot trace process %d, a child: %s",
-					(int)kids[i], strerror(-r));
-				continue;
-			}
-			rec_get_proc(c, kids[i], LT_PROC_CHILD, 1);
-		}
-		free(kids);
+				 o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, bflags,
+				 rec_on_sample, c, o->verbose, err, sizeof(err));
+	if (!br) {
+		s->bpf_started = 1;
+		if (o->children)
+			add_children(s, set, nset);
 	}
 	free(set);
+	return br ? rec_fail(s, "%s", err) : 0;
+}
+
+/* A pidfd to see the process end, the BPF programs, lock naming, loss
+ * counters.  0 or -1. */
+int rec_attach(struct session *s)
+{
+	struct collector *c = &s->c;
+
+	/* a pidfd tells us when the process is gone without signals or ptrace */
+	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
+	if (s->pidfd < 0 && !s->launched)
+		return rec_fail(s, "no process %d (it exited during attach)", s->tgid);
+	if (start_bpf(s))
+		return -1;
 	/* processes that join later are watched too (multi): recording ends
 	 * when all have ended */
 	c->want_pidfd = c->multi && !s->launched && !s->have_cg;

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* The snapshots a recording stores: the one at attach (taken off the
  * collector thread) and those at the end, a stall or SIGUSR1. */
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/snapshot.h"
+#include "locktrace/taskregs.h"
 #include "record_int.h"
+#include "utf8.h"
 
 /* A snapshot of tgid now: registers from the task iterator make DWARF
  * unwinding work past libc's syscall wrappers; without them the snapshot
@@ -127,7 +135,7 @@ void *rec_snap_main(void *arg)
  * SNAPSHOT section into w, with why it was taken (occasion: "end",
  * "stall", "sigusr1").  0 or -errno (a write error). */
 int rec_snapshot_into(struct lt_writer *w, const struct collector *c, int quiet,
-			 const char *occasion)
+		      const char *occasion)
 {
 	char err[256] = "no process left";
 	char *json = NULL;
