@@ -22,6 +22,7 @@
 
 struct lt_rtwatch;
 
+/* The distinct threads seen (an open-addressing set of tids). */
 struct tidset {
 	uint32_t *v;
 	size_t cap, n;
@@ -38,6 +39,9 @@ struct proc {
 	struct lt_locksyms syms; /* its futex addresses to name */
 };
 
+/* What the events go through on their way to the sink (a file, or the
+ * flight recorder's ring): counts, the threads and processes they show,
+ * the stall rule, the pairing of calls with their returns. */
 struct collector {
 	struct lt_writer *w;
 	uint32_t tgid;
@@ -143,6 +147,7 @@ pid_t *rec_live_procs(const struct collector *c, size_t *n);
 void rec_describe_procs(struct lt_header *h, const struct collector *c, int shared);
 
 /* record_snap.c */
+/* The snapshot job's thread (arg: its struct snap_job). */
 void *rec_snap_main(void *arg);
 /* Takes a snapshot of the traced processes now and writes it as a
  * SNAPSHOT section into w, with why it was taken (occasion: "end",
@@ -190,7 +195,7 @@ void rec_hold_signals(sigset_t *old);
 int rec_on_sample(void *ctx, void *data, size_t size);
 /* Takes the held signals; lets a launched command run; the stall rule and
  * the snapshot at attach.  -1 when recording must not begin: asked to stop
- * while attaching, or the command could not be run (message printed). */
+ * while attaching (said), or the command could not be run (res->err). */
 int rec_go(struct session *s);
 /* Drains the ring buffer every POLL_MS until a stop condition. */
 void rec_run(struct session *s);
@@ -202,6 +207,8 @@ void rec_drain(struct session *s);
 /* Why nothing could be recorded, into res->err for lt_record's caller to
  * say (lt_record returns -1): -1. */
 int rec_fail(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands a completed trace to o->on_trace; in the background (a child
+ * process, see struct kids) while recording goes on. */
 void rec_hand_over(const struct lt_record_opts *o, const char *path, int background,
 		   struct kids *k);
 

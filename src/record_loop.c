@@ -182,7 +182,7 @@ static void start_stall_rule(struct session *s)
 
 /* Takes the held signals; lets a launched command run; the stall rule and
  * the snapshot at attach.  -1 when recording must not begin: asked to stop
- * while attaching, or the command could not be run (message printed). */
+ * while attaching (said), or the command could not be run (res->err). */
 int rec_go(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;

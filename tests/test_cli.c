@@ -335,7 +335,13 @@ static int record_cmd(int perfetto, char **args)
 	return perfetto ? lt_cmd_trace(argc, args) : lt_cmd_record(argc, args);
 }
 
-Test(cli, record_version_and_usage_errors, .init = cr_redirect_stderr)
+static void redirect_both(void)
+{
+	cr_redirect_stdout();
+	cr_redirect_stderr();
+}
+
+Test(cli, record_version_and_usage_errors, .init = redirect_both)
 {
 	char *version[] = { "record", "--version", NULL };
 	char *unknown[] = { "record", "-p", "1", "--nope", NULL };
@@ -345,7 +351,6 @@ Test(cli, record_version_and_usage_errors, .init = cr_redirect_stderr)
 	char *bad_pid[] = { "record", "-p", "1,x", NULL };
 	char buf[65536];
 
-	fflush(stdout);
 	cr_assert_eq(record_cmd(0, version), 0);
 	cr_assert_eq(record_cmd(1, version), 0);
 	cr_assert_eq(record_cmd(0, unknown), 2);
@@ -361,4 +366,8 @@ Test(cli, record_version_and_usage_errors, .init = cr_redirect_stderr)
 			      "both\n"), "%s", buf);
 	cr_assert(strstr(buf, "Error: --children needs -p PID"), "%s", buf);
 	cr_assert(strstr(buf, "Error: invalid pid 'x' in '1,x'"), "%s", buf);
+	char want[128];
+	snprintf(want, sizeof(want), "%s\n%s\n", lt_version_string(), lt_version_string());
+	redirected(stdout, cr_get_redirected_stdout(), buf, sizeof(buf));
+	cr_assert_str_eq(buf, want);
 }
