@@ -145,6 +145,14 @@ static int read_stat(const char *path, char *state, int *ppid)
 	return p && sscanf(p + 1, " %c %d", state, ppid) == 2 ? 0 : -1;
 }
 
+int lt_proc_alive(pid_t pid)
+{
+	char path[64], st;
+	int ppid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return read_stat(path, &st, &ppid) == 0 && st != 'Z' && st != 'X';
+}
+
 static int32_t stat_ppid(pid_t pid)
 {
 	char path[64], st;

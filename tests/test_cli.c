@@ -236,7 +236,8 @@ Test(cli, version_of_every_command)
 {
 	if (access(LT_BIN, X_OK))
 		cr_skip_test("%s is not built (make all)", LT_BIN);
-	static const char *const cmds[] = { "--version", "report --version", "convert --version",
+	static const char *const cmds[] = { "--version",	  "record --version", "-p 1 --version",
+					    "report --version",	  "convert --version",
 					    "snapshot --version", "dump --version" };
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char line[256];
@@ -250,7 +251,7 @@ Test(cli, every_command_has_help)
 {
 	if (access(LT_BIN, X_OK))
 		cr_skip_test("%s is not built (make all)", LT_BIN);
-	static const char *const cmds[] = { "report", "convert", "snapshot", "dump" };
+	static const char *const cmds[] = { "record", "report", "convert", "snapshot", "dump" };
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char args[64], line[256], want[64];
 		snprintf(args, sizeof(args), "%s --help", cmds[i]);
@@ -274,4 +275,99 @@ Test(cli, error_and_warning_wording, .init = cr_redirect_stderr)
 	snprintf(want, sizeof(want), "Error: no process 12\nlocktrace: warning: x.ltrace is cut short\n"
 		 "Error: %s\n", big);
 	cr_assert_stderr_eq_str(want);
+}
+
+/* The record command's table (src/cmd_record.c): the help of both forms. */
+static char *record_help(int perfetto)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert(f);
+	lt_cli_usage(f, lt_record_cli(perfetto));
+	fclose(f);
+	return text;
+}
+
+Test(cli, record_help_from_the_table)
+{
+	static const char *const heads[] = { "Usage: locktrace record -p PID[,PID...] [options]\n",
+					     "Usage: locktrace -p PID[,PID...] [options]\n" };
+	for (int perfetto = 0; perfetto < 2; perfetto++) {
+		char *text = record_help(perfetto);
+		cr_assert(!strncmp(text, heads[perfetto], strlen(heads[perfetto])), "%s", text);
+		/* every option of the table is described, each on a line of its own */
+		for (const struct lt_opt *o = lt_record_cli(perfetto)->opts; o->name || o->help; o++) {
+			char want[64];
+			if (!o->name)
+				continue;
+			snprintf(want, sizeof(want), "--%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+			cr_assert(strstr(text, want), "%s is not in the help", want);
+			cr_assert(o->key < 128 || o->key >= LT_OPT_LONG, "--%s", o->name);
+		}
+		for (char *save, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			cr_assert_lt(strlen(l), 80, "a help line of 80 columns or more: '%s'", l);
+		free(text);
+	}
+	char *text = record_help(0);
+	cr_assert(strstr(text, "\nFlight recorder (sit on a process for hours"), "%s", text);
+	cr_assert(strstr(text, "      --no-follow-forks   with -- COMMAND"), "%s", text);
+	cr_assert(strstr(text, "\nExamples:\n  locktrace record -p 1234   "), "%s", text);
+	cr_assert(strstr(text, "\nExit status: 0 trace written;"), "%s", text);
+	free(text);
+}
+
+Test(cli, record_letters_are_the_short_options_only)
+{
+	struct lt_getopt g;
+	cr_assert_eq(lt_getopt_init(&g, lt_record_cli(0)), 0);
+	/* "+": options end at the command after them; no invented letters */
+	cr_assert_str_eq(g.optstring, "+p:o:fd:b:qvh");
+}
+
+/* lt_cmd_record / lt_cmd_trace with args: its exit status. */
+static int record_cmd(int perfetto, char **args)
+{
+	int argc = 0;
+	while (args[argc])
+		argc++;
+	return perfetto ? lt_cmd_trace(argc, args) : lt_cmd_record(argc, args);
+}
+
+static void redirect_both(void)
+{
+	cr_redirect_stdout();
+	cr_redirect_stderr();
+}
+
+Test(cli, record_version_and_usage_errors, .init = redirect_both)
+{
+	char *version[] = { "record", "--version", NULL };
+	char *unknown[] = { "record", "-p", "1", "--nope", NULL };
+	char *nothing[] = { "locktrace", "-q", NULL };
+	char *both[] = { "record", "-p", "1", "--", "true", NULL };
+	char *children[] = { "record", "--children", "--", "true", NULL };
+	char *bad_pid[] = { "record", "-p", "1,x", NULL };
+	char buf[65536];
+
+	cr_assert_eq(record_cmd(0, version), 0);
+	cr_assert_eq(record_cmd(1, version), 0);
+	cr_assert_eq(record_cmd(0, unknown), 2);
+	cr_assert_eq(record_cmd(1, nothing), 2);
+	cr_assert_eq(record_cmd(0, both), 2);
+	cr_assert_eq(record_cmd(0, children), 2);
+	cr_assert_eq(record_cmd(0, bad_pid), 2);
+	redirected(stderr, cr_get_redirected_stderr(), buf, sizeof(buf));
+	cr_assert(strstr(buf, "Usage: locktrace record -p PID"), "%s", buf);
+	cr_assert(strstr(buf, "Error: nothing to trace: give -p PID, --cgroup PATH or -- COMMAND\n"
+			      "Usage: locktrace -p PID"), "%s", buf);
+	cr_assert(strstr(buf, "Error: give either -p PID / --cgroup PATH or a command after --, not "
+			      "both\n"), "%s", buf);
+	cr_assert(strstr(buf, "Error: --children needs -p PID"), "%s", buf);
+	cr_assert(strstr(buf, "Error: invalid pid 'x' in '1,x'"), "%s", buf);
+	char want[128];
+	snprintf(want, sizeof(want), "%s\n%s\n", lt_version_string(), lt_version_string());
+	redirected(stdout, cr_get_redirected_stdout(), buf, sizeof(buf));
+	cr_assert_str_eq(buf, want);
 }

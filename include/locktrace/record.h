@@ -57,6 +57,7 @@ struct lt_record_result {
 	int stop_reason; /* enum lt_stop */
 	int triggers;    /* stall or SIGUSR1 triggers handled */
 	int dumps;       /* trace files written by the flight recorder */
+	char err[PATH_MAX + 256]; /* why nothing was recorded (lt_record -1), or "" */
 };
 
 #define LT_DEFAULT_RING_BYTES (16ull << 20)
@@ -65,9 +66,12 @@ struct lt_record_result {
 
 /* Returns 0 when a trace was written (even if the run ended on an error
  * after attaching: then res->stop_reason is LT_STOP_ERROR and a message was
- * printed), or -1 when nothing could be recorded (message printed; no file
- * is left behind; res->exec_errno says when the launched command could not
- * be run).  SIGINT, SIGTERM and SIGUSR1 are held from the start and acted
+ * printed, as it happened), or -1 when nothing could be recorded (the
+ * reason in res->err for the caller to say, "" when a stop request ended
+ * the start, which was said; no file is left behind; res->exec_errno says
+ * when the launched command could not be run).  Progress, the summary and
+ * what goes wrong while recording goes on (a flight dump that fails) are
+ * printed on stderr.  SIGINT, SIGTERM and SIGUSR1 are held from the start and acted
  * on once recording runs; one that asks to stop before then ends the run
  * with nothing recorded.  A launched command still running when recording
  * ends gets SIGTERM; lt_record waits for it (res->exit_status). */

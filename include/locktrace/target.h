@@ -64,6 +64,10 @@ const struct lt_shared_map *lt_shared_map_find(const struct lt_shared_map *v, si
  * appended to *out (*nout entries, realloc'd).  0 or -ENOMEM. */
 int lt_proc_descendants(const pid_t *roots, size_t n, pid_t **out, size_t *nout);
 
+/* pid is still there and not a zombie (a program that has exited and was
+ * not reaped yet): 1, else 0. */
+int lt_proc_alive(pid_t pid);
+
 /* --cgroup: a cgroup v2 directory, its descendants and their processes. */
 struct lt_cgroup {
 	char path[PATH_MAX]; /* the directory, absolute */
