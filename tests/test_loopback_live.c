@@ -89,9 +89,59 @@ static void pp_free(struct pp_run *r)
 	unlink(r->pt);
 }
 
-/* Wake-ups of wakee by waker in the trace, and how many carry each flag. */
-static void count_wakes(const struct pp_run *r, uint32_t waker, uint32_t wakee, int *all, int *softirq,
-			int *irq)
+/* The call tid was in at event i: the last entry it wrote before i with
+ * no return between (NULL: in none it traced). */
+static const struct lt_event *call_at(const struct tl_trace *t, size_t i, uint32_t tid)
+{
+	while (i-- > 0) {
+		const struct lt_event *e = &t->ev[i];
+		if (e->h.tid != tid)
+			continue;
+		if (e->h.kind == LT_EV_SYS_EXIT)
+			return NULL;
+		if (e->h.kind == LT_EV_FUTEX_ENTER || e->h.kind == LT_EV_WAIT_ENTER || e->h.kind == LT_EV_IO_ENTER)
+			return e;
+	}
+	return NULL;
+}
+
+static int about(const struct lt_event *e, uint32_t a, uint32_t b)
+{
+	uint32_t o = e->h.kind == LT_EV_SWITCH ? e->sw.next_tid : e->h.kind == LT_EV_WAKING ? e->wake.waker_tid : 0;
+	return e->h.tid == a || e->h.tid == b || o == a || o == b;
+}
+
+/* On stderr: wake-up i of wakee by waker, what call each of them was in,
+ * and the events about them just before and after it. */
+static void show_wake(const struct pp_run *r, size_t i, const char *who)
+{
+	const struct lt_event *w = &r->t.ev[i];
+	char line[512];
+	uint32_t waker = w->wake.waker_tid, wakee = w->h.tid;
+
+	lt_format_event(w, line, sizeof(line));
+	fprintf(stderr, "%s, not flagged softirq-in-call:\n  %s\n", who, line);
+	for (int k = 0; k < 2; k++) {
+		uint32_t tid = k ? wakee : waker;
+		const struct lt_event *c = call_at(&r->t, i, tid);
+		if (c)
+			lt_format_event(c, line, sizeof(line));
+		fprintf(stderr, "  the %s %u was in: %s\n", k ? "wakee" : "waker", tid, c ? line : "no traced call");
+	}
+	fprintf(stderr, "  events about them around it:\n");
+	for (size_t j = i > 24 ? i - 24 : 0; j < r->t.n && j < i + 8; j++) {
+		const struct lt_event *e = &r->t.ev[j];
+		if (!about(e, waker, wakee))
+			continue;
+		lt_format_event(e, line, sizeof(line));
+		fprintf(stderr, "  %s %s\n", j == i ? "=>" : "  ", line);
+	}
+}
+
+/* Wake-ups of wakee by waker in the trace, and how many carry each flag;
+ * those not flagged softirq-in-call are shown on stderr. */
+static void count_wakes(const struct pp_run *r, uint32_t waker, uint32_t wakee, const char *who, int *all,
+			int *softirq, int *irq)
 {
 	*all = *softirq = *irq = 0;
 	for (size_t i = 0; i < r->t.n; i++) {
@@ -101,6 +151,8 @@ static void count_wakes(const struct pp_run *r, uint32_t waker, uint32_t wakee, 
 		(*all)++;
 		*softirq += !!(e->h.flags & LT_F_WAKER_SOFTIRQ);
 		*irq += !!(e->h.flags & LT_F_WAKER_IRQ);
+		if (!(e->h.flags & LT_F_WAKER_SOFTIRQ))
+			show_wake(r, i, who);
 	}
 }
 
@@ -109,14 +161,16 @@ static void count_wakes(const struct pp_run *r, uint32_t waker, uint32_t wakee, 
 static void check_trace(const struct pp_run *r)
 {
 	int all, soft, irq;
-	count_wakes(r, r->client, r->server, &all, &soft, &irq);
+	count_wakes(r, r->client, r->server, "client woke server", &all, &soft, &irq);
 	cr_assert_eq(soft, (int)r->rounds, "client woke server %d times in its softirq (%d in all, %d "
 		     "as interrupts), the client sent %d times", soft, all, irq, (int)r->rounds);
-	cr_assert_eq(all, soft);
-	count_wakes(r, r->server, r->client, &all, &soft, &irq);
+	cr_assert_eq(all, soft, "client woke server %d times besides its softirqs: %d as interrupts, %d from "
+		     "task context (shown above; trace %s)", all - soft, irq, all - soft - irq, r->raw);
+	count_wakes(r, r->server, r->client, "server woke client", &all, &soft, &irq);
 	cr_assert_eq(soft, (int)r->rounds, "server woke client %d times in its softirq (%d in all, %d "
 		     "as interrupts), the server sent %d times", soft, all, irq, (int)r->rounds);
-	cr_assert_eq(all, soft);
+	cr_assert_eq(all, soft, "server woke client %d times besides its softirqs: %d as interrupts, %d from "
+		     "task context (shown above; trace %s)", all - soft, irq, all - soft - irq, r->raw);
 }
 
 /* The message calls record the bytes of their two iovecs, not the flags
