@@ -63,6 +63,7 @@ static void pp_record_names(struct pp_run *r, const char *calls, int names)
 	memset(r, 0, sizeof(*r));
 	tl_tmp_path(r->raw, sizeof(r->raw), "loopback");
 	snprintf(r->pt, sizeof(r->pt), "%s.perfetto-trace", r->raw);
+	unlink(r->pt); /* left by a failed run of a process with our pid */
 	snprintf(n, sizeof(n), "%d", ROUNDS);
 	char *rec[] = { LT_BIN, "record", "-o", r->raw, "--no-status", "--calls", (char *)calls, "--",
 			WL("tcp_pingpong"), "--no-wait", "-n", n, names ? "--names" : NULL, NULL };
