@@ -107,6 +107,8 @@ static const struct lt_event *call_at(const struct tl_trace *t, size_t i, uint32
 	return NULL;
 }
 
+/* Is e about thread a or b: its own, or they are the other end of a
+ * switch or the waker of a wake-up? */
 static int about(const struct lt_event *e, uint32_t a, uint32_t b)
 {
 	uint32_t o = e->h.kind == LT_EV_SWITCH ? e->sw.next_tid : e->h.kind == LT_EV_WAKING ? e->wake.waker_tid : 0;
