@@ -13,7 +13,11 @@
  * sleeps in its receive (checked in /proc), so every send wakes the peer:
  * on loopback the receiving side runs in the network softirq that the
  * sender's own send executes, which is what locktrace must credit to the
- * send.  The threads are created after the gate.
+ * send.  The threads are created after the gate, the client once the server
+ * has announced itself: they share no lock of their own, and never print
+ * at the same time, so the sends' wake-ups are all the wake-ups between
+ * them (but for one of a libc lock they take at exit, should they meet
+ * there, and timers of one that expire while the other runs).
  *
  * With --names the two threads take names with control bytes and an
  * invalid UTF-8 byte (an escape sequence, a newline, 0xff): the client
@@ -25,8 +29,8 @@
  *   socket role=client fd=C port=P
  *   socket role=server fd=S port=Q
  *   ready
- *   thread role=client idx=0 tid=TID [name_hex=HEX]
  *   thread role=server idx=0 tid=TID [name_hex=HEX]
+ *   thread role=client idx=0 tid=TID [name_hex=HEX]
  *   done rounds=N size=SIZE sends=2N wakes=2N client_sends=N server_sends=N bytes=2*N*SIZE
  *
  * sends: send calls, each of which woke the peer asleep in its receive
@@ -156,7 +160,15 @@ int main(int argc, char **argv)
 	printf("socket role=client fd=%d port=%d\n", cfd, port_of(cfd));
 	printf("socket role=server fd=%d port=%d\n", sfd, port_of(sfd));
 	wl_gate(no_wait);
+	/* one at a time: two threads printing at once contend for stdout's
+	 * lock (a write to the pipe that wakes its reader gets the writer
+	 * preempted while it holds it), and its hand-off would be a wake-up
+	 * between them that is not a send's */
 	wl_create(&t[1], NULL, server, NULL);
+	for (int i = 0; !tids[1] && i < 200000; i++)
+		usleep(50);
+	if (!tids[1])
+		wl_die("the server thread never started");
 	wl_create(&t[0], NULL, client, NULL);
 	pthread_join(t[0], NULL);
 	pthread_join(t[1], NULL);
