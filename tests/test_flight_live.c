@@ -497,6 +497,19 @@ Test(flight_live, stop_while_attaching_leaves_no_file, .timeout = 90)
 	tl_close(&wl);
 }
 
+/* Waits for the recorder's "stall detected" line (lines, *m) and its exit,
+ * closes it and the workload; fails unless it fired and exited with 0. */
+static void expect_stall(struct tl_proc *rec, struct tl_proc *wl, char lines[][256], int *m,
+			 const char *mode)
+{
+	int found = tl_wait_for(rec, 1, "locktrace: stall detected", lines, m, 64, 30000);
+	int st = tl_wait(rec, 30000);
+	tl_close(rec);
+	tl_close(wl);
+	cr_assert(found, "--calls %s: the stall was never caught", mode);
+	cr_assert_eq(st, 0, "--calls %s: status 0x%x", mode, st);
+}
+
 /* The JVM case: a deadlocked pair while other threads spin and others
  * wake from timed waits every 50 ms.  Timeouts are not progress in either
  * --calls mode, so the stall is caught one window after the deadlock in
@@ -519,12 +532,7 @@ Test(flight_live, jvm_like_deadlock_is_caught_in_both_call_modes, .timeout = 120
 		uint64_t dead_at = boot_ns();
 		uint32_t a = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=A"), "tid", NULL);
 		uint32_t b = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=B"), "tid", NULL);
-		int found = tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000);
-		int st = tl_wait(&rec, 30000);
-		tl_close(&rec);
-		tl_close(&wl);
-		cr_assert(found, "--calls %s: the stall was never caught", modes[k]);
-		cr_assert_eq(st, 0, "--calls %s: status 0x%x", modes[k], st);
+		expect_stall(&rec, &wl, lines, &m, modes[k]);
 		char ta[32], tb[32];
 		snprintf(ta, sizeof(ta), "longest: tid %u on futex", a);
 		snprintf(tb, sizeof(tb), "longest: tid %u on futex", b);
@@ -576,12 +584,7 @@ Test(flight_live, gil_held_in_read_is_caught_from_the_runtime, .timeout = 120)
 		tl_tmp_path(path, sizeof(path), "gil");
 		char *extra[] = { "--ring", "16M", "--stall", "2", "--calls", (char *)modes[k], NULL };
 		cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
-		int found = tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000);
-		int st = tl_wait(&rec, 30000);
-		tl_close(&rec);
-		tl_close(&wl);
-		cr_assert(found, "--calls %s: the stall was never caught", modes[k]);
-		cr_assert_eq(st, 0, "--calls %s: status 0x%x", modes[k], st);
+		expect_stall(&rec, &wl, lines, &m, modes[k]);
 		snprintf(want, sizeof(want), "stall detected: the GIL (_PyRuntime.ceval.gil, CPython 3.");
 		cr_assert(strstr(lines[m - 1], want), "--calls %s: %s", modes[k], lines[m - 1]);
 		snprintf(want, sizeof(want), "held by thread %d for ", (int)holder);

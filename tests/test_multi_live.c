@@ -157,23 +157,42 @@ Test(multi_live, pid_lists_parse_and_refuse)
 	free(p);
 }
 
+/* Launches `locktrace record --no-status RFLAGS -o PATH -- shared_locks
+ * WARGS --no-wait` (PATH from TAG, 128 bytes) and reads the workload's
+ * lines until one begins with UNTIL. */
+static void launch_shared_locks(struct tl_proc *p, const char *tag, char *path, char *const rflags[],
+				char *const wargs[], const char *until, char lines[][256], int *n)
+{
+	NEED_ROOT();
+	if (access(WL("shared_locks"), X_OK) != 0)
+		cr_skip_test("shared_locks not built: run make all first");
+	tl_tmp_path(path, 128, tag);
+	char *argv[32] = { LT_BIN, "record", "--no-status" };
+	int i = 3;
+	for (int k = 0; rflags && rflags[k] && i < 20; k++)
+		argv[i++] = rflags[k];
+	argv[i++] = "-o";
+	argv[i++] = path;
+	argv[i++] = "--";
+	argv[i++] = WL("shared_locks");
+	for (int k = 0; wargs[k] && i < 30; k++)
+		argv[i++] = wargs[k];
+	argv[i++] = "--no-wait";
+	*n = 0;
+	cr_assert_eq(tl_spawn(p, argv), 0);
+	cr_assert(tl_wait_for(p, 0, until, lines, n, 64, 60000), "the workload never printed %s", until);
+}
+
 /* Launch mode follows forks: a program whose children contend with it on
  * a process-shared mutex has every process's futex calls in the trace,
  * and a TASK_NEW naming each child's process. */
 Test(multi_live, launch_follows_forks_into_children, .timeout = 90)
 {
-	NEED_ROOT();
-	if (access(WL("shared_locks"), X_OK) != 0)
-		cr_skip_test("shared_locks not built: run make all first");
-	char path[128];
-	tl_tmp_path(path, sizeof(path), "forks");
-	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--", WL("shared_locks"),
-			 "--mode", "contend", "-P", "3", "-n", "100", "--no-wait", NULL };
+	char path[128], lines[64][256];
 	struct tl_proc p;
-	char lines[64][256];
-	int n = 0;
-	cr_assert_eq(tl_spawn(&p, argv), 0);
-	cr_assert(tl_wait_for(&p, 0, "done", lines, &n, 64, 60000), "the workload did not finish");
+	int n;
+	launch_shared_locks(&p, "forks", path, NULL,
+			    (char *[]){ "--mode", "contend", "-P", "3", "-n", "100", NULL }, "done", lines, &n);
 	cr_assert_eq(tl_wait(&p, 20000), 0);
 	tl_close(&p);
 	pid_t pid = (pid_t)tl_val(tl_find(lines, n, "pid", NULL), "pid", NULL);
@@ -311,6 +330,18 @@ static void load_complete(struct tl_trace *t, const char *path)
 	cr_assert_eq(tl_load(t, path), 0);
 	cr_assert(t->clean_end);
 	cr_assert_eq(tl_total_lost(t), 0);
+}
+
+/* Ctrl-C to a launched recording: the workload gets SIGTERM (a child dies
+ * with its parent), locktrace exits with its status, 128 + 15; then the
+ * trace, complete. */
+static void stop_launched(struct tl_proc *p, struct tl_trace *t, const char *path)
+{
+	kill(p->pid, SIGINT);
+	int st = tl_wait(p, 60000);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status 0x%x", st);
+	tl_close(p);
+	load_complete(t, path);
 }
 
 /* Runs a shell command; its output (stdout and stderr) in out.  Its status. */
@@ -550,18 +581,11 @@ static int sym_index(const struct all_syms *s, int32_t tgid, uint64_t addr)
 
 Test(multi_live, launched_deadlock_names_shared_locks_by_object, .timeout = 120)
 {
-	NEED_ROOT();
-	if (access(WL("shared_locks"), X_OK) != 0)
-		cr_skip_test("shared_locks not built: run make all first");
-	char path[128];
-	tl_tmp_path(path, sizeof(path), "launchdl");
-	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--", WL("shared_locks"),
-			 "--mode", "deadlock", "--no-wait", NULL };
+	char path[128], lines[64][256];
 	struct tl_proc p;
-	char lines[64][256];
-	int n = 0;
-	cr_assert_eq(tl_spawn(&p, argv), 0);
-	cr_assert(tl_wait_for(&p, 0, "ready", lines, &n, 64, 30000), "the workload did not deadlock");
+	int n;
+	launch_shared_locks(&p, "launchdl", path, NULL, (char *[]){ "--mode", "deadlock", NULL }, "ready",
+			    lines, &n);
 	pid_t parent = (pid_t)tl_truth_val(lines, n, "pid", NULL, "pid");
 	pid_t child = (pid_t)tl_truth_val(lines, n, "child", NULL, "pid");
 	uint64_t a_p = tl_truth_val(lines, n, "lock", "name=A", "parent_addr");
@@ -570,14 +594,8 @@ Test(multi_live, launched_deadlock_names_shared_locks_by_object, .timeout = 120)
 	cr_assert_neq(a_p, a_c);
 	/* names are given ~100 ms after an address is first seen */
 	usleep(500000);
-	kill(p.pid, SIGINT);
-	/* the workload gets SIGTERM (its child dies with it): 128 + 15 */
-	int st = tl_wait(&p, 60000);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status 0x%x", st);
-	tl_close(&p);
-
 	struct tl_trace t;
-	load_complete(&t, path);
+	stop_launched(&p, &t, path);
 	cr_assert_eq(t.hdr.pid, parent);
 	cr_assert(t.hdr.flags & LT_HDR_LAUNCHED);
 	cr_assert_eq(t.hdr.nprocs, 1, "the child is forked after the header");
@@ -819,28 +837,16 @@ Test(multi_live, children_forked_while_recording_are_followed, .fini = cleanup_a
 /* --no-follow-forks: a launched command alone, not the processes it forks. */
 Test(multi_live, launch_without_following_forks, .timeout = 90)
 {
-	NEED_ROOT();
-	if (access(WL("shared_locks"), X_OK) != 0)
-		cr_skip_test("shared_locks not built: run make all first");
-	char path[128];
-	tl_tmp_path(path, sizeof(path), "nofollow");
-	char *argv[] = { LT_BIN, "record", "--no-status", "--no-follow-forks", "-o", path, "--",
-			 WL("shared_locks"), "--mode", "futex", "-P", "2", "-n", "300", "--no-wait", NULL };
+	char path[128], lines[64][256];
 	struct tl_proc p;
-	char lines[64][256];
-	int n = 0;
-	cr_assert_eq(tl_spawn(&p, argv), 0);
-	cr_assert(tl_wait_for(&p, 0, "done", lines, &n, 64, 60000), "the workload did not finish");
+	int n;
+	launch_shared_locks(&p, "nofollow", path, (char *[]){ "--no-follow-forks", NULL },
+			    (char *[]){ "--mode", "futex", "-P", "2", "-n", "300", NULL }, "done", lines, &n);
 	pid_t pid = (pid_t)tl_truth_val(lines, n, "pid", NULL, "pid");
 	pid_t kid = (pid_t)tl_truth_val(lines, n, "child", "idx=1", "pid");
 	uint64_t w = tl_truth_val(lines, n, "lock", "name=W", "addr");
-	kill(p.pid, SIGINT);
-	int st = tl_wait(&p, 60000);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status 0x%x", st);
-	tl_close(&p);
-
 	struct tl_trace t;
-	load_complete(&t, path);
+	stop_launched(&p, &t, path);
 	cr_assert_eq(t.hdr.nprocs, 0, "one process, as before 1.3");
 	cr_assert_eq(futex_on(&t, pid, w), WAKES);
 	cr_assert_eq(futex_on(&t, kid, w), 0);
