@@ -345,12 +345,18 @@ static void stop_launched(struct tl_proc *p, struct tl_trace *t, const char *pat
 }
 
 /* Runs a shell command; its output (stdout and stderr) in out.  Its status. */
+/* Runs cmd, keeps the first len - 1 bytes of its output and reads the rest
+ * too: closing the pipe early would kill a long writer (a usage text) with
+ * SIGPIPE, as it once did here. */
 static int run_cmd(const char *cmd, char *out, size_t len)
 {
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	size_t k = fread(out, 1, len - 1, p);
 	out[k] = 0;
+	char sink[4096];
+	while (fread(sink, 1, sizeof(sink), p) > 0)
+		;
 	return pclose(p);
 }
 
