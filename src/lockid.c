@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include "locktrace/lockid.h"
+#include "grow.h"
 #include "u64map.h"
 
 struct lid_proc {
@@ -36,16 +37,13 @@ struct lt_lockid {
 	struct lt_u64map known; /* process key of a word -> its shared key */
 };
 
+/* Room for element n of *v (*cap elements): 0 or -ENOMEM. */
 static int grow(void **v, size_t *cap, size_t n, size_t size)
 {
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 8;
-	void *nv = realloc(*v, c * size);
+	void *nv = lt_grow(*v, cap, n, size, 8);
 	if (!nv)
 		return -ENOMEM;
 	*v = nv;
-	*cap = c;
 	return 0;
 }
 

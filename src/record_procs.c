@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "grow.h"
 #include "record_int.h"
 
 static void tidset_add(struct tidset *s, uint32_t tid)
@@ -46,14 +47,10 @@ struct proc *rec_get_proc(struct collector *c, pid_t tgid, uint32_t flags, int c
 
 	if (p || !create || tgid <= 0)
 		return p;
-	if (c->nprocs == c->cap_procs) {
-		size_t cap = c->cap_procs ? c->cap_procs * 2 : 8;
-		struct proc **v = realloc(c->procs, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		c->procs = v;
-		c->cap_procs = cap;
-	}
+	struct proc **v = lt_grow(c->procs, &c->cap_procs, c->nprocs, sizeof(*v), 8);
+	if (!v)
+		return NULL;
+	c->procs = v;
 	if (!(p = calloc(1, sizeof(*p))) || lt_u64map_put(&c->proc_of, (uint64_t)tgid, p)) {
 		free(p);
 		return NULL;

@@ -47,7 +47,7 @@ void rp_vec_addv(char ***v, size_t *n, const char *fmt, va_list ap)
 struct lt_report_finding *rp_finding_new(struct lt_report *r, enum lt_finding_kind kind,
 					 const char *rule)
 {
-	struct lt_report_finding *v = rp_grow_pow2(r->findings, r->n_findings, sizeof(*v));
+	struct lt_report_finding *v = lt_grow_pow2(r->findings, r->n_findings, sizeof(*v));
 	if (!v) {
 		P(r)->oom = 1;
 		return NULL;
@@ -88,7 +88,7 @@ static void *append(void *v, size_t *n, const void *x, size_t size, int dedup)
 	for (size_t i = 0; dedup && i < *n; i++)
 		if (!memcmp((const char *)v + i * size, x, size))
 			return v;
-	char *nv = rp_grow_pow2(v, *n, size);
+	char *nv = lt_grow_pow2(v, *n, size);
 	if (nv)
 		memcpy(nv + (*n)++ * size, x, size);
 	return nv;

@@ -13,6 +13,7 @@
 #include "locktrace/report.h"
 #include "locktrace/timeline.h"
 #include "report_int.h"
+#include "grow.h"
 #include "u64map.h"
 
 /* A wake that woke nobody this long before a waiter entered its wait on the
@@ -40,26 +41,6 @@ static inline int rp_idx_put(struct lt_u64map *m, uint64_t k, uint32_t v)
 	return k ? lt_u64map_put(m, k, (void *)(uintptr_t)v) : 0;
 }
 
-/* Room for element n of the array v that has *cap: v itself while it fits,
- * else v grown to twice *cap (first when empty; *cap updated), NULL when out
- * of memory (v is left as it was). */
-static inline void *rp_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
-{
-	if (n < *cap)
-		return v;
-	size_t c = *cap ? *cap * 2 : first;
-	void *nv = realloc(v, c * size);
-	if (nv)
-		*cap = c;
-	return nv;
-}
-
-/* The same for an array without a capacity that holds n: grown at every
- * power of two, so that appending stays linear in the count. */
-static inline void *rp_grow_pow2(void *v, size_t n, size_t size)
-{
-	return n & (n - 1) ? v : realloc(v, (n ? 2 * n : 1) * size);
-}
 
 /* -1, 0 or 1 as a is below, equal to or above b (for qsort). */
 #define RP_CMP(a, b) (((a) > (b)) - ((a) < (b)))

@@ -25,7 +25,7 @@ void rp_add_sym(struct lt_report_priv *p, uint64_t addr, const char *text)
 		p->syms[i - 1].text = t;
 		return;
 	}
-	struct sym *v = rp_grow(p->syms, &p->capsyms, p->nsyms, sizeof(*v), 32);
+	struct sym *v = lt_grow(p->syms, &p->capsyms, p->nsyms, sizeof(*v), 32);
 	if (!v) {
 		free(t);
 		return;

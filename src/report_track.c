@@ -69,7 +69,7 @@ static struct rthread *thread_new(struct lt_report *r, uint32_t tid, uint32_t ui
 				  uint64_t ts)
 {
 	struct lt_report_priv *p = P(r);
-	struct rthread **v = rp_grow(p->th, &p->capth, p->nth, sizeof(*v), 64);
+	struct rthread **v = lt_grow(p->th, &p->capth, p->nth, sizeof(*v), 64);
 	if (!v)
 		return NULL;
 	p->th = v;
@@ -108,7 +108,7 @@ struct rgroup *rp_group_of(struct lt_report *r, uint64_t addr, int create)
 	if (j && p->gr[j - 1]->pub.n_words < MAX_WORDS)
 		g = p->gr[j - 1];
 	if (!g) {
-		struct rgroup **v = rp_grow(p->gr, &p->capgr, p->ngr, sizeof(*v), 64);
+		struct rgroup **v = lt_grow(p->gr, &p->capgr, p->ngr, sizeof(*v), 64);
 		if (!v)
 			return NULL;
 		p->gr = v;
@@ -611,7 +611,7 @@ static struct redge *edge_of(struct lt_report *r, uint32_t waker, uint32_t wakee
 		return &p->ed[i - 1];
 	if (p->ned >= MAX_EDGES)
 		return NULL;
-	struct redge *v = rp_grow(p->ed, &p->caped, p->ned, sizeof(*v), 256);
+	struct redge *v = lt_grow(p->ed, &p->caped, p->ned, sizeof(*v), 256);
 	if (!v)
 		return NULL;
 	p->ed = v;
@@ -802,7 +802,7 @@ void rp_on_lost(void *ctx, const struct lt_event *ev)
 		if (p->loss[i].cpu == ev->h.cpu && p->loss[i].kind == ev->lost.lost_kind)
 			l = &p->loss[i];
 	if (!l) {
-		struct lt_report_loss *v = rp_grow(p->loss, &p->caploss, p->nloss, sizeof(*v), 16);
+		struct lt_report_loss *v = lt_grow(p->loss, &p->caploss, p->nloss, sizeof(*v), 16);
 		if (!v) {
 			p->oom = 1;
 			return;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "locktrace/snapshot.h"
 #include "locktrace/target.h"
+#include "grow.h"
 #include "utf8.h"
 
 #define PF_KTHREAD 0x00200000
@@ -234,15 +235,13 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 		if (ti.sc_nr != -3)
 			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, lag);
 		ti.state = thread_state(pid, ti.tid);
-		if ((h->nthreads & (h->nthreads - 1)) == 0) { /* doubling: 10,000 threads */
-			size_t cap = h->nthreads ? 2 * (size_t)h->nthreads : 1;
-			struct lt_thread_info *v = realloc(h->threads, cap * sizeof(*v));
-			if (!v) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			h->threads = v;
+		/* doubling: 10,000 threads */
+		struct lt_thread_info *v = lt_grow_pow2(h->threads, h->nthreads, sizeof(*v));
+		if (!v) {
+			closedir(d);
+			return -ENOMEM;
 		}
+		h->threads = v;
 		h->threads[h->nthreads++] = ti;
 	}
 	closedir(d);

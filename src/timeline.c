@@ -23,6 +23,7 @@
 #include "locktrace/calls.h"
 #include "locktrace/lockid.h"
 #include "locktrace/timeline.h"
+#include "grow.h"
 #include "u64map.h"
 
 
@@ -220,14 +221,10 @@ static struct tl_thread *get_thread_of(struct lt_timeline *tl, uint32_t tid, uin
 			th->tgid = tgid; /* first seen in a record without it */
 		return th;
 	}
-	if (tl->nthreads == tl->cap_threads) {
-		size_t cap = tl->cap_threads ? tl->cap_threads * 2 : 64;
-		struct tl_thread **v = realloc(tl->threads, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		tl->threads = v;
-		tl->cap_threads = cap;
-	}
+	struct tl_thread **v = lt_grow(tl->threads, &tl->cap_threads, tl->nthreads, sizeof(*v), 64);
+	if (!v)
+		return NULL;
+	tl->threads = v;
 	th = calloc(1, sizeof(*th));
 	if (!th || lt_u64map_put(&tl->tmap, tid, th)) {
 		free(th);

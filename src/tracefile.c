@@ -19,6 +19,7 @@
 #include "locktrace/outfile.h"
 #include "locktrace/tracefile.h"
 #include "codec.h"
+#include "grow.h"
 #include "varint.h"
 
 #define CHUNK_MAGIC 0x4b43544cu /* "LTCK" little-endian */
@@ -264,14 +265,10 @@ static int decode_shmap(struct lt_cur *c, struct lt_shared_map *m)
 	return r < 0 || m->end < m->start ? -1 : 0;
 }
 
-/* Room for element n of *arr (elements of size sz), growing by doubling so
- * that a header of 100,000 threads is read in linear time.  0 or -1. */
-static int grow_pow2(void **arr, uint32_t n, size_t sz)
+/* Room for element n of *arr: 0 or -1. */
+static int room_for(void **arr, uint32_t n, size_t sz)
 {
-	if (n & (n - 1))
-		return 0;
-	size_t cap = n ? 2 * (size_t)n : 1;
-	void *p = realloc(*arr, cap * sz);
+	void *p = lt_grow_pow2(*arr, n, sz);
 	if (!p)
 		return -1;
 	*arr = p;
@@ -301,19 +298,19 @@ static int decode_header(const uint8_t *p, size_t n, struct lt_header *h)
 		case H_KVERSION: tlv_get_str(&v, h->kversion, sizeof(h->kversion)); break;
 		case H_PPID: h->ppid = (int32_t)lt_get_varint(&v); break;
 		case H_THREAD:
-			if (grow_pow2((void **)&h->threads, h->nthreads, sizeof(*h->threads)) ||
+			if (room_for((void **)&h->threads, h->nthreads, sizeof(*h->threads)) ||
 			    decode_thread(&v, &h->threads[h->nthreads]))
 				return -1;
 			h->nthreads++;
 			break;
 		case H_PROC:
-			if (grow_pow2((void **)&h->procs, h->nprocs, sizeof(*h->procs)) ||
+			if (room_for((void **)&h->procs, h->nprocs, sizeof(*h->procs)) ||
 			    decode_proc(&v, &h->procs[h->nprocs]))
 				return -1;
 			h->nprocs++;
 			break;
 		case H_SHMAP:
-			if (grow_pow2((void **)&h->shared, h->nshared, sizeof(*h->shared)) ||
+			if (room_for((void **)&h->shared, h->nshared, sizeof(*h->shared)) ||
 			    decode_shmap(&v, &h->shared[h->nshared]))
 				return -1;
 			h->nshared++;
