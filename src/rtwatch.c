@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* The runtime-lock witness of the stall rule (include/locktrace/rtwatch.h). */
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "locktrace/rtwatch.h"
 #include "locktrace/stall.h"
 #include "locktrace/symbols.h"
+#include "snapshot_int.h"
 
 #define READ_EVERY_NS 500000000ull
 #define GIVE_UP_AFTER 3 /* readings that found no lock with a hand-off count */
@@ -133,38 +133,19 @@ int lt_rtwatch_feed(struct lt_rtwatch *w, const struct lt_rtlock *locks, size_t 
 	return 0;
 }
 
-static int tid_cmp(const void *a, const void *b)
-{
-	pid_t x = ((const struct lt_thread *)a)->tid, y = ((const struct lt_thread *)b)->tid;
-	return (x > y) - (x < y);
-}
-
 /* The thread table the models check holders against: tids only. */
 static int list_threads(pid_t pid, struct lt_snapshot *snap)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
+	size_t n = 0;
+	pid_t *tids = lts_list_tasks(pid, &n);
+	if (!tids || !n || !(snap->threads = calloc(n, sizeof(*snap->threads)))) {
+		free(tids);
 		return -1;
-	size_t cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		int tid = atoi(de->d_name);
-		if (tid <= 0)
-			continue;
-		if (snap->n_threads == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct lt_thread *t = realloc(snap->threads, cap * sizeof(*t));
-			if (!t)
-				break;
-			snap->threads = t;
-		}
-		memset(&snap->threads[snap->n_threads], 0, sizeof(*snap->threads));
-		snap->threads[snap->n_threads++].tid = tid;
 	}
-	closedir(d);
-	qsort(snap->threads, snap->n_threads, sizeof(*snap->threads), tid_cmp);
+	for (size_t i = 0; i < n; i++) /* sorted, as lt_snapshot_find needs */
+		snap->threads[i].tid = tids[i];
+	snap->n_threads = n;
+	free(tids);
 	return 0;
 }
 

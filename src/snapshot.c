@@ -918,7 +918,7 @@ static int check_process(pid_t pid, pid_t *tgid, char *comm, size_t comm_len)
 	return 0;
 }
 
-static pid_t *list_tasks(pid_t pid, size_t *n)
+pid_t *lts_list_tasks(pid_t pid, size_t *n)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
@@ -1000,7 +1000,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	lt_mem_init(&c.mem, pid);
 
 	size_t ntids = 0;
-	pid_t *tids = list_tasks(pid, &ntids);
+	pid_t *tids = lts_list_tasks(pid, &ntids);
 	if (!tids || ntids == 0) {
 		free(tids);
 		lt_snapshot_free(s);

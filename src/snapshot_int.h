@@ -23,6 +23,10 @@ char *lts_vasprintf(const char *fmt, va_list ap);
 
 int64_t lts_now_ns(int clock);
 
+/* The threads of process pid, sorted (malloc'd, *n of them); NULL when
+ * /proc/PID/task cannot be read. */
+pid_t *lts_list_tasks(pid_t pid, size_t *n);
+
 /* Numeric field FIELD (proc(5) numbering: 3 = state, 9 = flags) of a
  * /proc/PID/stat line. */
 int lts_parse_stat_field(const char *buf, int field, unsigned long long *val);
