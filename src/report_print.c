@@ -715,6 +715,25 @@ static void print_proc_heading(FILE *f, const struct lt_report_proc *p)
 	fputc('\n', f);
 }
 
+/* One row of the THREADS table: thread i's time in each state, its counts,
+ * and what it was in at the end. */
+static void print_thread_row(FILE *f, const struct tctx *tx, size_t i)
+{
+	const struct lt_report_thread *t = &tx->r->threads[i];
+	char n[LT_COMM_LEN * 4], v[7][16], buf[300];
+	rp_clean_name(t->rt_name ? t->rt_name : t->name, n, sizeof(n));
+	const uint64_t x[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
+			       t->other_ns };
+	for (int k = 0; k < 6; k++)
+		ms(x[k], v[k], sizeof(v[k]));
+	const char *ph = phrase_of(tx, i, buf, sizeof(buf));
+	char col[4 * 15 + 1];
+	fprintf(f, "  %-7u %s %8s %8s %8s %8s %8s %8s | %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+		   " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %s\n",
+		t->tid, lt_text_fit(col, sizeof(col), n, 15), v[0], v[1], v[2], v[3], v[4], v[5], t->futex_waits,
+		t->futex_wakes, t->polls, t->io_reads + t->io_writes, t->wakeups, t->preempted, ph);
+}
+
 static void print_tables(FILE *f, const struct tctx *tx)
 {
 	const struct lt_report *r = tx->r;
@@ -760,30 +779,19 @@ static void print_tables(FILE *f, const struct tctx *tx)
 		"at the end");
 	/* the threads a finding names first, then by tid; in a trace of
 	 * several processes, under a heading per process */
-	size_t nproc = r->n_procs > 1 ? r->n_procs : 1;
-	for (size_t pi = 0, shown = 0; pi < nproc && shown < rows; pi++) {
-	const struct lt_report_proc *pr = r->n_procs > 1 ? &r->procs[pi] : NULL;
-	if (pr)
-		print_proc_heading(f, pr);
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < r->n_threads && shown < rows; i++) {
-			const struct lt_report_thread *t = &r->threads[i];
-			if (involved(tx, t->tid) != !pass || (pr && (int32_t)t->tgid != pr->tgid))
-				continue;
-			shown++;
-			char n[LT_COMM_LEN * 4], v[7][16], buf[300];
-			rp_clean_name(t->rt_name ? t->rt_name : t->name, n, sizeof(n));
-			const uint64_t x[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
-					       t->other_ns };
-			for (int k = 0; k < 6; k++)
-				ms(x[k], v[k], sizeof(v[k]));
-			const char *ph = phrase_of(tx, i, buf, sizeof(buf));
-			char col[4 * 15 + 1];
-			fprintf(f, "  %-7u %s %8s %8s %8s %8s %8s %8s | %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-				   " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %s\n",
-				t->tid, lt_text_fit(col, sizeof(col), n, 15), v[0], v[1], v[2], v[3], v[4], v[5], t->futex_waits, t->futex_wakes,
-				t->polls, t->io_reads + t->io_writes, t->wakeups, t->preempted, ph);
-		}
+	size_t nproc = r->n_procs > 1 ? r->n_procs : 1, shown = 0;
+	for (size_t pi = 0; pi < nproc && shown < rows; pi++) {
+		const struct lt_report_proc *pr = r->n_procs > 1 ? &r->procs[pi] : NULL;
+		if (pr)
+			print_proc_heading(f, pr);
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < r->n_threads && shown < rows; i++) {
+				const struct lt_report_thread *t = &r->threads[i];
+				if (involved(tx, t->tid) == !pass && (!pr || (int32_t)t->tgid == pr->tgid)) {
+					print_thread_row(f, tx, i);
+					shown++;
+				}
+			}
 	}
 
 	fprintf(f, "\nWAKE-UPS (who woke whom, by count%s)\n", rows_note(r, r->n_edges, note, sizeof(note)));
