@@ -71,6 +71,24 @@ static void emit_return(struct lt_callnorm *n, uint64_t ts, uint16_t cpu, uint32
 	out(ctx, &x);
 }
 
+/* tid is seen doing something (a call, a wake-up it issues, leaving a
+ * cpu): if it is still asleep in a call as far as we know, the switch
+ * that ran it again was not in the stream (lost, or not reported: a
+ * kernel may skip sched_switch when the task leaving the cpu is one it
+ * hides from tracing).  The call has returned by now: its return is
+ * placed here, the first moment the thread is known to have run. */
+static void ran_by_now(struct lt_callnorm *n, uint32_t tid, uint64_t ts, uint16_t cpu,
+		       lt_callnorm_out out, void *ctx)
+{
+	uintptr_t st = (uintptr_t)lt_u64map_get(n->threads, tid);
+
+	if (st <= ST_RAN)
+		return;
+	n->unseen_runs++;
+	emit_return(n, ts, cpu, tid, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
+	set_state(n, tid, ST_RAN);
+}
+
 /* The waking call of tid, if one is open, returns now. */
 static void end_wake_call(struct lt_callnorm *n, uint32_t tid, lt_callnorm_out out, void *ctx)
 {
@@ -100,6 +118,7 @@ static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callno
 		nr = ev->io.nr;
 		key = (uint64_t)(uint32_t)ev->io.fd;
 	}
+	ran_by_now(n, tid, ev->h.ts, ev->h.cpu, out, ctx);
 	if (ev->h.flags & LT_F_AT_WAKE) {
 		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, tid) : NULL;
 		if (w && w->nr == nr && w->key == key)
@@ -120,14 +139,11 @@ static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callno
 		return;
 	}
 	end_wake_call(n, tid, out, ctx);
-	uintptr_t st = (uintptr_t)lt_u64map_get(n->threads, tid);
-	/* a call still open: the switch that ran the thread again was lost;
-	 * it has returned by now */
-	if (st > ST_RAN)
-		emit_return(n, ev->h.ts, ev->h.cpu, tid, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
 	out(ctx, ev);
-	if (ev->h.flags & LT_F_AT_SLEEP)
+	if (ev->h.flags & LT_F_AT_SLEEP) {
 		set_state(n, tid, ST_RAN + 1 + nr);
+		n->sleep_switch = tid; /* the switch written with it comes next */
+	}
 }
 
 /* A task of the traced processes (switches name other tasks too). */
@@ -136,13 +152,17 @@ static int traced_tgid(const struct lt_callnorm *n, uint32_t tgid)
 	return tgid == n->tgid || (n->is_traced && n->is_traced(n->traced_ctx, tgid));
 }
 
-static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
-		      void *ctx)
+/* paired: the tid whose sleep entry came just before, in the same ring
+ * record as this switch (0 if none) */
+static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, uint32_t paired,
+		      lt_callnorm_out out, void *ctx)
 {
 	uint32_t prev = ev->sw.prev_tid, next = ev->sw.next_tid;
 	uintptr_t st;
 
 	if (prev && traced_tgid(n, ev->sw.prev_tgid)) {
+		if (prev != paired)
+			ran_by_now(n, prev, ev->h.ts, ev->h.cpu, out, ctx);
 		end_wake_call(n, prev, out, ctx);
 		/* the entry of a call it sleeps in, if any, came just before */
 		if (!lt_u64map_get(n->threads, prev))
@@ -163,6 +183,9 @@ static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, lt_calln
 void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
 		      void *ctx)
 {
+	uint32_t paired = n->sleep_switch;
+
+	n->sleep_switch = 0;
 	switch (ev->h.kind) {
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
@@ -170,11 +193,14 @@ void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_calln
 		on_enter(n, ev, out, ctx);
 		return;
 	case LT_EV_SWITCH:
-		on_switch(n, ev, out, ctx);
+		on_switch(n, ev, paired, out, ctx);
 		return;
 	case LT_EV_WAKING: {
+		int in_task = !(ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE));
+		if (in_task && ev->wake.waker_tid)
+			ran_by_now(n, ev->wake.waker_tid, ev->h.ts, ev->h.cpu, out, ctx);
 		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, ev->wake.waker_tid) : NULL;
-		if (w && !(ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE)))
+		if (w && in_task)
 			w->last = ev->h.ts;
 		out(ctx, ev);
 		return;

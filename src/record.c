@@ -95,7 +95,12 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 	for (unsigned k = 1; k < LT_EV_MAX; k++)
 		if (c->events[k])
 			fprintf(stderr, " %s %llu", lt_kind_name(k), (unsigned long long)c->events[k]);
-	fprintf(stderr, "\n  trace: %s\n", res->path);
+	fputc('\n', stderr);
+	if (c->norm && c->norm->unseen_runs)
+		fprintf(stderr, "  %llu switches that ran a thread again are missing (lost, or not "
+			"reported by the kernel): those calls end at the thread's next event\n",
+			(unsigned long long)c->norm->unseen_runs);
+	fprintf(stderr, "  trace: %s\n", res->path);
 }
 
 /* The last flight dump (unless a stall just wrote one), then the ring is

@@ -168,3 +168,53 @@ Test(callnorm, a_lost_switch_in_still_returns_the_call_before_the_next)
 	assert_return(&s.ev[1], 20, 101, 202, 0);
 	cr_assert_eq(s.ev[2].futex.uaddr, 0x2000);
 }
+
+/* Kernels do not report every switch (none whose previous task is a thread
+ * of PID 1 in a Firecracker VM): a thread woken from its sleep may next
+ * be seen doing something else.  Its call has returned by then. */
+Test(callnorm, a_waking_call_after_an_unseen_switch_in_returns_the_sleep_first)
+{
+	feed(&n, &s, simple(1, 101, LT_EV_TASK_NEW));
+	feed(&n, &s, futex_at(10, 101, 0x80, 0x1000, LT_F_AT_SLEEP));
+	feed(&n, &s, sw(10, 101, PID, 1, 0, 0));
+	feed(&n, &s, waking(20, 101, 102, 0));
+	/* the switch 75 -> 101 is not in the stream; 101 unlocks */
+	feed(&n, &s, futex_at(30, 101, 0x81, 0x1000, LT_F_AT_WAKE));
+	feed(&n, &s, waking(30, 103, 101, 0));
+	feed(&n, &s, sw(35, 101, PID, 0, 75, 1));
+	cr_assert_eq(s.n, 9);
+	assert_return(&s.ev[4], 30, 101, 202, 0);
+	cr_assert_eq(s.ev[5].h.kind, LT_EV_FUTEX_ENTER);
+	cr_assert_eq(s.ev[5].futex.op, 0x81);
+	cr_assert_eq(s.ev[6].h.kind, LT_EV_WAKING);
+	/* the waking call returns when the thread leaves the cpu */
+	assert_return(&s.ev[7], 30, 101, 202, 0);
+	cr_assert_eq(s.ev[8].h.kind, LT_EV_SWITCH);
+	cr_assert_eq(n.unseen_runs, 1);
+	cr_assert_eq(n.synthesized, 2);
+}
+
+Test(callnorm, a_wake_up_or_a_switch_out_after_an_unseen_switch_in_ends_the_sleep)
+{
+	/* 101 wakes 103 from outside any traced call (a signal, a pipe) */
+	feed(&n, &s, futex_at(10, 101, 0x80, 0x1000, LT_F_AT_SLEEP));
+	feed(&n, &s, sw(10, 101, PID, 1, 0, 0));
+	feed(&n, &s, waking(20, 103, 101, 0));
+	cr_assert_eq(s.n, 4);
+	assert_return(&s.ev[2], 20, 101, 202, 0);
+	cr_assert_eq(s.ev[3].h.kind, LT_EV_WAKING);
+	/* 102 is preempted: it was running */
+	feed(&n, &s, futex_at(30, 102, 0x80, 0x2000, LT_F_AT_SLEEP));
+	feed(&n, &s, sw(30, 102, PID, 1, 0, 0));
+	feed(&n, &s, sw(40, 102, PID, 0, 75, 1));
+	cr_assert_eq(s.n, 8);
+	assert_return(&s.ev[6], 40, 102, 202, 0);
+	cr_assert_eq(s.ev[7].h.kind, LT_EV_SWITCH);
+	/* an interrupt's wake-up on the cpu of a sleeping thread proves nothing */
+	feed(&n, &s, futex_at(50, 104, 0x80, 0x3000, LT_F_AT_SLEEP));
+	feed(&n, &s, sw(50, 104, PID, 1, 0, 0));
+	feed(&n, &s, waking(55, 105, 104, LT_F_WAKER_IRQ));
+	cr_assert_eq(s.n, 11);
+	cr_assert_eq(s.ev[10].h.kind, LT_EV_WAKING);
+	cr_assert_eq(n.unseen_runs, 2);
+}

@@ -12,7 +12,12 @@
  *    LT_F_BEGAN_BEFORE too), which ends the call the snapshot saw it in;
  *  - a call that wakes threads of the target (an entry flagged LT_F_AT_WAKE
  *    before each of its wake-ups) is written once, and returns at its last
- *    wake-up (written when its thread does something else).
+ *    wake-up (written when its thread does something else);
+ *  - a thread seen acting (a call, a wake-up it issues, leaving a cpu)
+ *    while it is still asleep in a call as far as the stream says has run
+ *    again without its switch being seen: the call returns at that event.
+ *    Kernels do not report every switch: here, none whose previous task
+ *    is a thread of PID 1 (a VM's agent), whichever task comes next.
  * Pure logic, testable from synthetic events.
  */
 #ifndef LOCKTRACE_CALLNORM_H
@@ -32,6 +37,11 @@ struct lt_callnorm {
 	struct lt_u64map *threads; /* tid -> state (see callnorm.c) */
 	struct lt_u64map *wakers;  /* tid -> a call it wakes others from */
 	uint64_t synthesized;      /* returns added */
+	/* of those, returns placed at the thread's first own event because
+	 * the switch that ran it again was not in the stream (lost, or not
+	 * reported by the kernel) */
+	uint64_t unseen_runs;
+	uint32_t sleep_switch;     /* internal: see lt_callnorm_feed */
 	int oom;                   /* a thread could not be tracked */
 };
 
