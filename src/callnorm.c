@@ -10,6 +10,8 @@
  * began (so it may be asleep in a call we never saw start) */
 #define ST_RAN ((uintptr_t)1) /* seen, in no call we know of */
 /* ST_RAN + 1 + nr: asleep (or woken, not yet run) in call nr */
+/* asleep in a call when tracing began, as the header saw it */
+#define ST_BEFORE (ST_RAN + 1 + LT_NR_UNKNOWN)
 
 /* wakers: tid -> the call a thread is waking others from (LT_F_AT_WAKE);
  * it returns at the last wake-up it issued, written at the thread's next
@@ -58,6 +60,8 @@ static void set_state(struct lt_callnorm *n, uint32_t tid, uintptr_t st)
 static void emit_return(struct lt_callnorm *n, uint64_t ts, uint16_t cpu, uint32_t tid,
 			uint16_t nr, uint8_t flags, lt_callnorm_out out, void *ctx)
 {
+	if (nr == LT_NR_UNKNOWN)
+		flags |= LT_F_BEGAN_BEFORE; /* the call the header saw */
 	struct lt_event x;
 
 	memset(&x, 0, sizeof(x));
@@ -84,6 +88,12 @@ static void ran_by_now(struct lt_callnorm *n, uint32_t tid, uint64_t ts, uint16_
 
 	if (st <= ST_RAN)
 		return;
+	if (st == ST_BEFORE && ts < n->seeded_at) {
+		/* acting before the header was complete: it may have fallen
+		 * asleep after we attached, in the very call the header saw */
+		set_state(n, tid, ST_RAN);
+		return;
+	}
 	n->unseen_runs++;
 	emit_return(n, ts, cpu, tid, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
 	set_state(n, tid, ST_RAN);
@@ -172,12 +182,21 @@ static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, uint32_t
 	if (!next || !traced_tgid(n, ev->sw.next_tgid))
 		return;
 	st = (uintptr_t)lt_u64map_get(n->threads, next);
-	if (st > ST_RAN)
+	if (st > ST_RAN) /* (ST_BEFORE: flagged as began before) */
 		emit_return(n, ev->h.ts, ev->h.cpu, next, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
 	else if (!st) /* asleep (or waiting for a cpu) since before tracing */
-		emit_return(n, ev->h.ts, ev->h.cpu, next, LT_NR_UNKNOWN, LT_F_BEGAN_BEFORE, out, ctx);
+		emit_return(n, ev->h.ts, ev->h.cpu, next, LT_NR_UNKNOWN, 0, out, ctx);
 	if (st != ST_RAN)
 		set_state(n, next, ST_RAN);
+}
+
+int lt_callnorm_asleep_at_attach(struct lt_callnorm *n, uint32_t tid, uint64_t now)
+{
+	n->seeded_at = now;
+	if (!tid || lt_u64map_get(n->threads, tid))
+		return 0;
+	set_state(n, tid, ST_BEFORE);
+	return n->oom ? -ENOMEM : 0;
 }
 
 void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,

@@ -218,3 +218,29 @@ Test(callnorm, a_wake_up_or_a_switch_out_after_an_unseen_switch_in_ends_the_slee
 	cr_assert_eq(s.ev[10].h.kind, LT_EV_WAKING);
 	cr_assert_eq(n.unseen_runs, 2);
 }
+
+Test(callnorm, a_thread_asleep_at_attach_whose_switch_in_is_missing_began_before)
+{
+	/* the header, complete at 100, saw 101 and 102 asleep in calls */
+	cr_assert_eq(lt_callnorm_asleep_at_attach(&n, 101, 100), 0);
+	cr_assert_eq(lt_callnorm_asleep_at_attach(&n, 102, 100), 0);
+	cr_assert_eq(lt_callnorm_asleep_at_attach(&n, 103, 100), 0);
+	/* 102 fell asleep after attach, before the header read it: its sleep
+	 * is in the stream, stamped before 100; nothing began before */
+	feed(&n, &s, futex_at(90, 102, 0x80, 0x2000, LT_F_AT_SLEEP));
+	feed(&n, &s, sw(90, 102, PID, 1, 0, 0));
+	cr_assert_eq(s.n, 2);
+	/* 101's switch-in is missing: its first call ends the one it slept in */
+	feed(&n, &s, futex_at(120, 101, 0x81, 0x1000, LT_F_AT_WAKE));
+	cr_assert_eq(s.n, 4);
+	assert_return(&s.ev[2], 120, 101, LT_NR_UNKNOWN, LT_F_BEGAN_BEFORE);
+	cr_assert_eq(s.ev[3].h.kind, LT_EV_FUTEX_ENTER);
+	/* 103's switch-in is seen, as usual */
+	feed(&n, &s, sw(130, 0, 0, 0, 103, PID));
+	cr_assert_eq(s.n, 6);
+	assert_return(&s.ev[5], 130, 103, LT_NR_UNKNOWN, LT_F_BEGAN_BEFORE);
+	/* 102 runs again: its own call returns, not one from before */
+	feed(&n, &s, sw(140, 0, 0, 0, 102, PID));
+	assert_return(&s.ev[7], 140, 102, 202, 0);
+	cr_assert_eq(n.unseen_runs, 1);
+}

@@ -42,6 +42,7 @@ struct lt_callnorm {
 	 * reported by the kernel) */
 	uint64_t unseen_runs;
 	uint32_t sleep_switch;     /* internal: see lt_callnorm_feed */
+	uint64_t seeded_at;        /* see lt_callnorm_asleep_at_attach */
 	int oom;                   /* a thread could not be tracked */
 };
 
@@ -50,6 +51,13 @@ typedef void (*lt_callnorm_out)(void *ctx, const struct lt_event *ev);
 /* 0 or -ENOMEM. */
 int lt_callnorm_init(struct lt_callnorm *n, uint32_t tgid);
 void lt_callnorm_free(struct lt_callnorm *n);
+/* The header saw thread tid asleep in a call when tracing began (the
+ * header was complete at time now, BOOTTIME ns): if its switch-in is
+ * missing, its first own event after now ends that call (a return flagged
+ * LT_F_BEGAN_BEFORE), as the switch-in would have.  Events stamped before
+ * now may come from before it fell asleep: they end nothing.  0 or
+ * -ENOMEM. */
+int lt_callnorm_asleep_at_attach(struct lt_callnorm *n, uint32_t tid, uint64_t now);
 /* Passes ev on to out (it is never dropped), preceded or followed by the
  * events it implies. */
 void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
