@@ -126,17 +126,20 @@ void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64
 	t->timeout = -1; /* what is left of it is unknown */
 }
 
-/* --calls blocking: how did the open call of t end, at ts?  1 success, 0
- * not (a timeout, or unknown): see the rule in stall.h. */
-static int ended_well(const struct lt_stall_thread *t, uint64_t ts)
+/* --calls blocking: how did the open call of t end?  1 success, 0 not (a
+ * timeout, or unknown): see the rule in stall.h. */
+static int ended_well(const struct lt_stall_thread *t)
 {
 	if (t->woken == LT_WOKEN_BY_TASK)
 		return 1;
 	if (t->woken != LT_WOKEN_BY_IRQ || t->state != LT_TS_IOWAIT)
 		return 0;
 	/* an interrupt: a device with data, unless the timer had run out
-	 * (the sleep began a little after the call, so allow 1 ms) */
-	return t->timeout < 0 || ts - t->since + 1000000 < (uint64_t)t->timeout;
+	 * (the sleep began a little after the call, so allow 1 ms).  Judged
+	 * at the wake-up: the return is written when the thread runs again,
+	 * which may be later (a busy cpu, or a switch the kernel did not
+	 * report, when the return comes at the thread's next event). */
+	return t->timeout < 0 || t->woken_at - t->since + 1000000 < (uint64_t)t->timeout;
 }
 
 void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
@@ -170,9 +173,11 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 	case LT_EV_WAKING:
 		/* the first wake-up of a sleep ends it (a thread woken by the
 		 * timer and then by a wake that came too late was timed out) */
-		if ((t = lookup(s, ev->h.tid, 0)) && t->state != LT_TS_NONE && !t->woken)
+		if ((t = lookup(s, ev->h.tid, 0)) && t->state != LT_TS_NONE && !t->woken) {
 			t->woken = ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE) ? LT_WOKEN_BY_IRQ
 										   : LT_WOKEN_BY_TASK;
+			t->woken_at = ev->h.ts;
+		}
 		break;
 	case LT_EV_SYS_EXIT:
 		if (!(t = lookup(s, ev->h.tid, 0)))
@@ -181,7 +186,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		/* --calls blocking: the thread ran again after sleeping in the
 		 * call; its wake-up says whether it succeeded (0 / 1) */
 		if (ev->h.flags & LT_F_RET_UNKNOWN) {
-			int ok = t->state == LT_TS_FUTEX_OTHER || ended_well(t, ev->h.ts);
+			int ok = t->state == LT_TS_FUTEX_OTHER || ended_well(t);
 			ret = !ok ? -1 : t->state == LT_TS_FUTEX_WAIT ? 0 : 1;
 		}
 		if (t->state == LT_TS_FUTEX_WAIT && ret == 0) {

@@ -439,3 +439,25 @@ Test(stall, runtime_lock_holder_asleep_since_attach)
 	lt_rtwatch_free(w);
 	lt_stall_free(&s);
 }
+
+/* --calls blocking: a select woken by an interrupt before its timeout got
+ * data, even when its return is written late (the thread ran on a busy cpu,
+ * or its switch-in was not reported and the return came at its next event,
+ * past the timeout): judged at the wake-up. */
+Test(stall, an_interrupt_before_the_timeout_is_judged_at_the_wake_up)
+{
+	struct lt_stall s;
+	char why[256];
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_PROGRESS, S(2), S(0)), 0);
+	struct lt_event e = at_sleep(ev_select(S(1), 32));
+	e.wait.timeout_ns = (int64_t)S(1);
+	lt_stall_event(&s, &e);
+	feed(&s, at_sleep(lt_ev_io(S(1), 31, 0, 0, 5, 4096)));
+	/* data at 1.5 s, the thread seen again at 2.5 s */
+	feed(&s, lt_ev_waking(S(1) + S(1) / 2, 32, 0, 0, 0, LT_F_WAKER_IRQ, 0, "w"));
+	e = ev_exit(S(2) + S(1) / 2, 32, 270, 0);
+	e.h.flags = LT_F_RET_UNKNOWN;
+	lt_stall_event(&s, &e);
+	cr_assert_eq(lt_stall_check(&s, S(4), why, sizeof(why)), 0, "the select got data: %s", why);
+	lt_stall_free(&s);
+}

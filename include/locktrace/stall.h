@@ -46,6 +46,7 @@ struct lt_stall_thread {
 	int64_t timeout;    /* select/poll/epoll timeout (ns), -1 none or unknown */
 	uint32_t futex_op;  /* of the open futex call */
 	uint64_t since;     /* BOOTTIME ns the open call began */
+	uint64_t woken_at;  /* BOOTTIME ns of that first wake-up */
 	uint64_t uaddr;     /* futex address of the open wait */
 };
 
