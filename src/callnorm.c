@@ -224,11 +224,13 @@ void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_calln
 		out(ctx, ev);
 		return;
 	}
-	case LT_EV_TASK_NEW:
+	case LT_EV_TASK_NEW: /* its parent called clone */
+		ran_by_now(n, ev->tnew.parent_tid, ev->h.ts, ev->h.cpu, out, ctx);
 		out(ctx, ev);
 		set_state(n, ev->h.tid, ST_RAN);
 		return;
-	case LT_EV_TASK_EXIT:
+	case LT_EV_TASK_EXIT: /* written by the thread itself, running */
+		ran_by_now(n, ev->h.tid, ev->h.ts, ev->h.cpu, out, ctx);
 		end_wake_call(n, ev->h.tid, out, ctx);
 		out(ctx, ev);
 		lt_u64map_del(n->threads, ev->h.tid);

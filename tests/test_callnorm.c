@@ -244,3 +244,26 @@ Test(callnorm, a_thread_asleep_at_attach_whose_switch_in_is_missing_began_before
 	assert_return(&s.ev[7], 140, 102, 202, 0);
 	cr_assert_eq(n.unseen_runs, 1);
 }
+
+/* The demo's workers, woken at their gate, may exit at once: a thread's
+ * exit, or a clone it made, shows it ran, switch-in or not. */
+Test(callnorm, an_exit_or_a_clone_after_an_unseen_switch_in_ends_the_sleep)
+{
+	cr_assert_eq(lt_callnorm_asleep_at_attach(&n, 101, 5), 0);
+	feed(&n, &s, waking(10, 101, 100, 0));
+	feed(&n, &s, simple(20, 101, LT_EV_TASK_EXIT));
+	cr_assert_eq(s.n, 3);
+	assert_return(&s.ev[1], 20, 101, LT_NR_UNKNOWN, LT_F_BEGAN_BEFORE);
+	cr_assert_eq(s.ev[2].h.kind, LT_EV_TASK_EXIT);
+	/* 102 sleeps, is woken, and is next seen creating 103 */
+	feed(&n, &s, futex_at(30, 102, 0x80, 0x1000, LT_F_AT_SLEEP));
+	feed(&n, &s, sw(30, 102, PID, 1, 0, 0));
+	struct lt_event c = simple(40, 103, LT_EV_TASK_NEW);
+	c.tnew.parent_tid = 102;
+	c.tnew.tgid = PID;
+	feed(&n, &s, c);
+	cr_assert_eq(s.n, 7);
+	assert_return(&s.ev[5], 40, 102, 202, 0);
+	cr_assert_eq(s.ev[6].h.kind, LT_EV_TASK_NEW);
+	cr_assert_eq(n.unseen_runs, 2);
+}
