@@ -186,6 +186,8 @@ static void start_stall_rule(struct session *s)
 int rec_go(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;
+	/* the header is complete; nothing has been let go or told yet */
+	uint64_t hdr_done = lt_now_ns(CLOCK_BOOTTIME);
 
 	take_signals(&s->oldmask);
 	s->holding = 0;
@@ -204,13 +206,12 @@ int rec_go(struct session *s)
 	say_recording(s);
 	if (o->stall_s > 0)
 		start_stall_rule(s);
-	uint64_t now = lt_now_ns(CLOCK_BOOTTIME);
 	for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
 		const struct lt_thread_info *ti = &s->hdr.threads[i];
 		rec_note_thread(&s->c, (uint32_t)ti->tid, ti->tgid ? (uint32_t)ti->tgid : (uint32_t)s->tgid);
 		/* asleep in a call, so its first run ends that call */
 		if (s->c.norm && ti->sc_nr >= 0 && (ti->state == 'S' || ti->state == 'D') &&
-		    lt_callnorm_asleep_at_attach(s->c.norm, (uint32_t)ti->tid, now))
+		    lt_callnorm_asleep_at_attach(s->c.norm, (uint32_t)ti->tid, hdr_done))
 			s->c.norm->oom = 1;
 	}
 	/* an attached process may finish before its first lock is named:
