@@ -29,7 +29,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "locktrace/rtwatch.h"
 #include "record_int.h"
 
 static void reap_kids(struct kids *k, int block)
@@ -264,7 +263,6 @@ static void release(struct session *s, int failed)
 	lt_header_free(&s->hdr);
 	if (s->have_stall)
 		lt_stall_free(&s->stall);
-	lt_rtwatch_free(s->rtw);
 	rec_free_procs(&s->c);
 	if (s->have_cg)
 		lt_cgroup_free(&s->cg);

@@ -37,6 +37,7 @@ struct proc {
 	uint64_t threads; /* distinct threads seen */
 	int have_syms;
 	struct lt_locksyms syms; /* its futex addresses to name */
+	struct lt_rtwatch *rtw;  /* --stall: its runtime's own locks (NULL: not yet) */
 };
 
 /* What the events go through on their way to the sink (a file, or the
@@ -111,7 +112,7 @@ struct session {
 	struct flight flight;
 	struct lt_stall stall;
 	int have_stall;
-	struct lt_rtwatch *rtw;  /* the runtime's own locks, read while recording */
+	uint64_t rtw_window;     /* --stall: each process's runtime locks are read */
 	int ring;                /* flight recorder: events go to memory */
 	struct lt_writer *file_w; /* the output in normal mode */
 	struct lt_cgroup cg;     /* --cgroup */

@@ -177,7 +177,34 @@ static void start_stall_rule(struct session *s)
 		lt_stall_seed(&s->stall, (uint32_t)ti->tid, ti->sc_nr, ti->sc_args, since);
 	}
 	s->c.stall = &s->stall;
-	s->rtw = lt_rtwatch_new(s->tgid, (uint64_t)(o->stall_s * 1e9));
+	s->rtw_window = (uint64_t)(o->stall_s * 1e9);
+}
+
+/* The runtime's own account of its locks, for every traced process (those
+ * that joined later too).  A watch's first reading loads the process's
+ * symbols, on this thread, which drains the ring: one new process a round. */
+static int runtime_stall(struct session *s, uint64_t boot, char *why, size_t len)
+{
+	int opened = 0;
+
+	for (size_t i = 0; i < s->c.nprocs; i++) {
+		struct proc *p = s->c.procs[i];
+		if (!p->rtw) {
+			if (opened++)
+				continue;
+			if (!(p->rtw = lt_rtwatch_new(p->tgid, s->rtw_window)))
+				continue;
+		}
+		if (lt_rtwatch_check(p->rtw, &s->stall, boot, why, len))
+			return 1;
+	}
+	return 0;
+}
+
+static void rearm_runtime_watches(struct session *s, uint64_t boot)
+{
+	for (size_t i = 0; i < s->c.nprocs; i++)
+		lt_rtwatch_rearm(s->c.procs[i]->rtw, boot);
 }
 
 /* Takes the held signals; lets a launched command run; the stall rule and
@@ -257,7 +284,7 @@ static int on_trigger(struct session *s, int trig, const char *why)
 	if (goes_on || failed) {
 		if (s->have_stall) {
 			lt_stall_rearm(&s->stall, lt_now_ns(CLOCK_BOOTTIME));
-			lt_rtwatch_rearm(s->rtw, lt_now_ns(CLOCK_BOOTTIME));
+			rearm_runtime_watches(s, lt_now_ns(CLOCK_BOOTTIME));
 		}
 		return 0;
 	}
@@ -373,7 +400,7 @@ static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, ch
 		return 0;
 	k->stall = now;
 	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
-	if (lt_rtwatch_check(s->rtw, &s->stall, boot, why, len) ||
+	if (runtime_stall(s, boot, why, len) ||
 	    lt_stall_check(&s->stall, boot, why, len))
 		return LT_STOP_STALL;
 	return 0;

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "grow.h"
+#include "locktrace/rtwatch.h"
 #include "record_int.h"
 
 static void tidset_add(struct tidset *s, uint32_t tid)
@@ -74,6 +75,7 @@ void rec_free_procs(struct collector *c)
 			lt_locksyms_free(&p->syms);
 		if (p->pidfd >= 0)
 			close(p->pidfd);
+		lt_rtwatch_free(p->rtw);
 		free(p);
 	}
 	free(c->procs);

@@ -614,6 +614,41 @@ Test(flight_live, gil_held_in_read_is_caught_from_the_runtime, .timeout = 120)
 	}
 }
 
+/* Several processes: the runtime's own account is read in each of them.
+ * The first traced process is a C program waiting at its gate (no runtime
+ * lock), the second the stuck python3: its GIL is named, with its holder. */
+Test(flight_live, gil_held_in_the_second_process_is_caught, .timeout = 100)
+{
+	NEED_ROOT();
+	if (access(PYTHON, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's python3 is needed", PYTHON);
+	char *cargv[] = { WL("mutex_contention"), "-t", "2", NULL };
+	char *wargv[] = { PYTHON, "tests/workloads/gil_holder.py", "-t", "4", NULL };
+	char ctruth[32][256], truth[64][256], path[128], lines[64][256], want[96], pypid[16];
+	int cn = 0, n = 0, m = 0;
+	struct tl_proc c, wl, rec;
+
+	tl_start_ready(&c, cargv, ctruth, &cn, 32, 10000);
+	tl_start_ready(&wl, wargv, truth, &n, 64, 30000);
+	pid_t holder = (pid_t)tl_truth_val(truth, n, "thread", "role=holder", "tid");
+	tl_wait_in_read(wl.pid, holder, 10000);
+	snprintf(pypid, sizeof(pypid), "%d", (int)wl.pid);
+	tl_tmp_path(path, sizeof(path), "gil2");
+	char *extra[] = { "-p", pypid, "--ring", "16M", "--stall", "2", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, c.pid, path, extra), 0);
+	expect_stall(&rec, &wl, lines, &m, "blocking");
+	tl_close(&c);
+	cr_assert(strstr(lines[m - 1], "stall detected: the GIL (_PyRuntime.ceval.gil, CPython 3."),
+		  "%s", lines[m - 1]);
+	snprintf(want, sizeof(want), "held by thread %d for ", (int)holder);
+	cr_assert(strstr(lines[m - 1], want), "%s", lines[m - 1]);
+	struct tl_trace t;
+	cr_assert_eq(tl_load(&t, path), 0);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_STALL);
+	tl_free(&t);
+	unlink(path);
+}
+
 Test(flight_live, busy_gil_never_triggers, .timeout = 60)
 {
 	NEED_ROOT();
