@@ -436,6 +436,13 @@ ratios() { # tool -> traced/untraced throughput, one per round with both ok
 		$3 == "ok" && $1 == t { x[$2] = $4 }
 		END { for (r in x) if (r in u && u[r] > 0) printf "%.4f\n", x[r] / u[r] }' "$RES"
 }
+# Result files of one row per run, KEY in column 1 and the exit status in 2:
+# key_runs FILE KEY: "runs ok"; key_stat FILE KEY EXPR: stat_line of the awk
+# expression EXPR ('$3', '$5 / 1024') over the ok runs; key_last FILE KEY COL:
+# column COL of KEY's last row.
+key_runs() { awk -F'\t' -v k="$2" '$1 == k { n++; ok += $2 == 0 } END { print n + 0, ok + 0 }' "$1"; }
+key_stat() { awk -F'\t' -v k="$2" '$1 == k && $2 == 0 { print '"$3"' }' "$1" | stat_line; }
+key_last() { awk -F'\t' -v k="$2" -v c="$3" '$1 == k { l = $c } END { print l }' "$1"; }
 fmt3() { awk -v m="$1" -v a="$2" -v b="$3" -v p="$4" 'BEGIN {
 	if (m == "-") { print "-"; exit }
 	printf "%." p "f [" "%." p "f–%." p "f]\n", m, a, b }'; }
@@ -944,13 +951,12 @@ REPORT=$W/report.md
 	echo "| output | runs | wall s | CPU s | peak RSS MB | output bytes |"
 	echo "|---|---|---|---|---|---|"
 	for fmt in text json; do
-		n=$(awk -F'\t' -v f="$fmt" '$1 == f' "$SNAPRES" | wc -l)
+		read -r n okn <<<"$(key_runs "$SNAPRES" "$fmt")"
 		[ "$n" = 0 ] && continue
-		okn=$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0' "$SNAPRES" | wc -l)
-		read -r wm wa wb _ <<<"$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0 { print $3 }' "$SNAPRES" | stat_line)"
-		read -r cm ca cb _ <<<"$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0 { print $4 }' "$SNAPRES" | stat_line)"
-		read -r xm xa xb _ <<<"$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0 { print $5 / 1024 }' "$SNAPRES" | stat_line)"
-		ob=$(awk -F'\t' -v f="$fmt" '$1 == f { b = $6 } END { print b }' "$SNAPRES")
+		read -r wm wa wb _ <<<"$(key_stat "$SNAPRES" "$fmt" '$3')"
+		read -r cm ca cb _ <<<"$(key_stat "$SNAPRES" "$fmt" '$4')"
+		read -r xm xa xb _ <<<"$(key_stat "$SNAPRES" "$fmt" '$5 / 1024')"
+		ob=$(key_last "$SNAPRES" "$fmt" 6)
 		echo "| $fmt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 2) | $(fmt3 "$cm" "$ca" "$cb" 2) | $(fmt3 "$xm" "$xa" "$xb" 1) | $ob |"
 	done
 	echo
@@ -967,12 +973,11 @@ REPORT=$W/report.md
 	echo "| process | runs | wall s | rt frames | first line |"
 	echo "|---|---|---|---|---|"
 	for rt in ocaml python python25 java; do
-		n=$(awk -F'\t' -v f="$rt" '$1 == f' "$RTSNAP" | wc -l)
+		read -r n okn <<<"$(key_runs "$RTSNAP" "$rt")"
 		[ "$n" = 0 ] && { echo "| $rt | not run | - | - | - |"; continue; }
-		okn=$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0' "$RTSNAP" | wc -l)
-		read -r wm wa wb _ <<<"$(awk -F'\t' -v f="$rt" '$1 == f && $2 == 0 { print $3 }' "$RTSNAP" | stat_line)"
-		fl=$(awk -F'\t' -v f="$rt" '$1 == f { l = $4 } END { print l }' "$RTSNAP")
-		pf=$(awk -F'\t' -v f="$rt" '$1 == f { l = $5 } END { print l }' "$RTSNAP")
+		read -r wm wa wb _ <<<"$(key_stat "$RTSNAP" "$rt" '$3')"
+		fl=$(key_last "$RTSNAP" "$rt" 4)
+		pf=$(key_last "$RTSNAP" "$rt" 5)
 		echo "| $rt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 3) | ${pf:--} | \`$fl...\` |"
 	done
 	echo
@@ -1007,11 +1012,10 @@ REPORT=$W/report.md
 	echo "| output | runs | wall s | output bytes |"
 	echo "|---|---|---|---|"
 	for fmt in text json text+symbols json+symbols; do
-		n=$(awk -F'\t' -v f="$fmt" '$1 == f' "$REPRES" | wc -l)
+		read -r n okn <<<"$(key_runs "$REPRES" "$fmt")"
 		[ "$n" = 0 ] && { echo "| $fmt | not run | - | - |"; continue; }
-		okn=$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0' "$REPRES" | wc -l)
-		read -r wm wa wb _ <<<"$(awk -F'\t' -v f="$fmt" '$1 == f && $2 == 0 { print $3 }' "$REPRES" | stat_line)"
-		bytes=$(awk -F'\t' -v f="$fmt" '$1 == f { b = $4 } END { print b }' "$REPRES")
+		read -r wm wa wb _ <<<"$(key_stat "$REPRES" "$fmt" '$3')"
+		bytes=$(key_last "$REPRES" "$fmt" 4)
 		echo "| $fmt | $okn/$n | $(fmt3 "$wm" "$wa" "$wb" 2) | $bytes |"
 	done
 	echo
