@@ -240,6 +240,18 @@ static void trace_paths(char *in, char *out, const char *tag)
 	tmp_path(out, 256, tag, ".perfetto-trace");
 }
 
+/* IN converted to the JSON trace JS, read into buf (n bytes at most, with
+ * the NUL). */
+static void json_converted(const char *in, const char *js, char *buf, size_t n)
+{
+	cr_assert_eq(lt_convert_file(in, js, LT_FORMAT_JSON, 1, 1), 0);
+	FILE *f = fopen(js, "r");
+	cr_assert(f, "cannot read %s", js);
+	size_t len = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[len] = 0;
+}
+
 /* IN converted to OUT, which the checker loads into C. */
 static void convert_load(const char *in, const char *out, struct pfc *c)
 {
@@ -519,13 +531,8 @@ Test(perfetto, states_at_attach_begin_with_the_trace)
 	pfc_free(&c);
 
 	/* the JSON trace has no states; its call begins at the same time */
-	cr_assert_eq(lt_convert_file(in, js, LT_FORMAT_JSON, 1, 1), 0);
-	FILE *f = fopen(js, "r");
 	char buf[1 << 16];
-	size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[len] = 0;
+	json_converted(in, js, buf, sizeof(buf));
 	cr_assert(strstr(buf, "{\"ph\":\"X\",\"pid\":100,\"tid\":102,\"name\":\"FUTEX_WAIT\",\"cat\":\"futex\","
 			      "\"ts\":0.300,"), "%.2000s", buf);
 	unlink(in);
@@ -1028,13 +1035,8 @@ Test(perfetto, runtime_thread_names_from_the_snapshot)
 	cr_assert_str_eq(pfc_thread_track(&c, 101)->name, "main");
 	cr_assert_str_eq(pfc_thread_track(&c, 102)->name, "pool-\xc3\xa9 (run)");
 	pfc_free(&c);
-	cr_assert_eq(lt_convert_file(in, js, LT_FORMAT_JSON, 1, 1), 0);
-	FILE *f = fopen(js, "r");
 	char buf[1 << 16];
-	size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[len] = 0;
+	json_converted(in, js, buf, sizeof(buf));
 	cr_assert(strstr(buf, "\"tid\":102,\"name\":\"thread_name\",\"args\":{\"name\":\"pool-\xc3\xa9 (run)\"}"),
 		  "%.2000s", buf);
 	unlink(in);
