@@ -131,12 +131,22 @@ struct pf_tid {
 	uint32_t tgid;          /* target thread: its process */
 };
 
+/* A thread the header saw asleep: its state from the trace's start. */
+struct pf_state {
+	int32_t tid;
+	int state; /* TASK_STATE_* */
+	char comm[LT_COMM_LEN];
+};
+
 struct lt_perfetto {
 	FILE *f;
 	struct pb_buf out;
 	uint64_t bytes;
 	uint32_t pid;
 	uint64_t attach_ts;
+	/* the header's sleepers, written at the trace's start (on_start) */
+	struct pf_state *states;
+	uint32_t nstates;
 	char process_name[LT_COMM_LEN];
 	/* other processes (a trace of several): tgid -> struct pf_proc * */
 	struct lt_u64map procs;
@@ -1126,26 +1136,54 @@ static int task_state_of(const struct lt_thread_info *t)
 
 /* Threads asleep at attach emit no scheduler event until they wake, so
  * Perfetto would show no state for them (a lock holder asleep for the whole
- * trace would have none): say how each was at attach.  A sched_waking
- * later ends the state as it ends one opened by a switch. */
-static void initial_states(struct lt_perfetto *p, const struct lt_header *hdr)
+ * trace would have none): say how each was at attach, kept until the
+ * trace's start is known.  A sched_waking later ends the state as it ends
+ * one opened by a switch. */
+static int keep_initial_states(struct lt_perfetto *p, const struct lt_header *hdr)
 {
-	struct pb_buf *b = &p->out;
+	if (hdr->flags & LT_HDR_FLIGHT)
+		return 0; /* the header describes the end of a flight dump */
 	for (uint32_t i = 0; i < hdr->nthreads; i++) {
 		const struct lt_thread_info *t = &hdr->threads[i];
 		int st = task_state_of(t);
 		if (!st || t->tid <= 0)
 			continue;
+		if (!p->nstates) {
+			if (!(p->states = calloc(hdr->nthreads, sizeof(*p->states))))
+				return -1;
+		}
+		struct pf_state *s = &p->states[p->nstates++];
+		s->tid = t->tid;
+		s->state = st;
+		memcpy(s->comm, t->comm, sizeof(s->comm));
+	}
+	return 0;
+}
+
+/* They begin where the trace does, with the calls the snapshot saw
+ * (include/locktrace/timeline.h: the earlier of the header's clock and the
+ * first event).  Once. */
+static void initial_states(struct lt_perfetto *p, uint64_t start_ts)
+{
+	struct pb_buf *b = &p->out;
+	for (uint32_t i = 0; i < p->nstates; i++) {
+		const struct pf_state *s = &p->states[i];
 		pb_tok pk = begin_small(b, 1);
-		pb_uint64(b, TP_TIMESTAMP, hdr->clock_boottime);
+		pb_uint64(b, TP_TIMESTAMP, start_ts);
 		pb_tok ts = begin_small(b, TP_GENERIC_TASK_STATE);
-		put_comm(b, GT_COMM, t->comm);
-		pb_int64(b, GT_TID, t->tid);
-		pb_uint32(b, GT_STATE, (uint32_t)st);
+		put_comm(b, GT_COMM, s->comm);
+		pb_int64(b, GT_TID, s->tid);
+		pb_uint32(b, GT_STATE, (uint32_t)s->state);
 		end_small(b, ts);
 		pb_uint32(b, TP_SEQ_ID, SEQ_ID);
 		packet_end(p, pk);
 	}
+	p->nstates = 0;
+}
+
+static void on_start(void *ctx, uint64_t ts)
+{
+	initial_states(ctx, ts);
 }
 
 struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr)
@@ -1170,12 +1208,14 @@ struct lt_perfetto *lt_perfetto_new(FILE *f, const struct lt_header *hdr)
 	}
 	pb_buf_init(&p->out);
 	pb_buf_set_sink(&p->out, count_sink, p, FLUSH_BYTES);
+	if (keep_initial_states(p, hdr)) {
+		lt_perfetto_free(p);
+		return NULL;
+	}
 	clock_packet(p, hdr);
 	system_info_packet(p, hdr);
 	process_descriptor(p, hdr->cmdline);
 	process_tree_packet(p, hdr);
-	if (!(hdr->flags & LT_HDR_FLIGHT))
-		initial_states(p, hdr);
 	return p;
 }
 
@@ -1193,6 +1233,7 @@ void lt_perfetto_sink(struct lt_perfetto *p, struct lt_timeline_sink *sink)
 {
 	memset(sink, 0, sizeof(*sink));
 	sink->ctx = p;
+	sink->start = on_start;
 	sink->thread = on_thread;
 	sink->span_end = on_span_end;
 	sink->lock = on_lock;
@@ -1231,6 +1272,7 @@ void lt_perfetto_held(struct lt_perfetto *p, uint32_t thread_uid, uint64_t begin
 
 int lt_perfetto_finish(struct lt_perfetto *p)
 {
+	initial_states(p, p->attach_ts); /* no timeline said where it began */
 	for (size_t i = 0; i < p->ncpus; i++)
 		flush_bundle(p, (unsigned)i);
 	int r = pb_flush(&p->out);
@@ -1253,6 +1295,7 @@ void lt_perfetto_free(struct lt_perfetto *p)
 		free(p->procs.vals[i]);
 	lt_u64map_free(&p->procs);
 	free((void *)p->hprocs);
+	free(p->states);
 	lt_u64map_free(&p->names);
 	lt_u64map_free(&p->strings);
 	pb_buf_free(&p->out);

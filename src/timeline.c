@@ -632,14 +632,24 @@ static void on_exec(struct lt_timeline *tl, const struct lt_event *ev)
 	emit_thread(tl, LT_THREAD_EXEC, ev->h.ts, th, NULL, 0, ev);
 }
 
+/* The trace begins: at its first event, or at the attach if that came
+ * first (the collector attaches before it reads the clock, so a busy
+ * thread's events may precede the header's time). */
+static void start(struct lt_timeline *tl, uint64_t ts)
+{
+	tl->started = 1;
+	tl->start_ts = ts;
+	if (tl->sink.start)
+		tl->sink.start(tl->sink.ctx, ts);
+}
+
 static void interpret(struct lt_timeline *tl, const struct lt_event *ev)
 {
 	uint64_t ts = ev->h.ts;
 
 	if (!tl->started) {
-		tl->started = 1;
-		tl->start_ts = ts < tl->attach_ts ? ts : tl->attach_ts;
 		tl->stats.first_ts = ts;
+		start(tl, ts < tl->attach_ts ? ts : tl->attach_ts);
 	}
 	if (ts > tl->now)
 		tl->now = ts;
@@ -819,10 +829,8 @@ void lt_timeline_finish(struct lt_timeline *tl, uint64_t end_ts)
 		return;
 	while (tl->rn)
 		release_head(tl);
-	if (!tl->started) {
-		tl->started = 1;
-		tl->start_ts = tl->attach_ts;
-	}
+	if (!tl->started)
+		start(tl, tl->attach_ts);
 	if (!tl->confirmed)
 		confirm_at_start(tl);
 	uint64_t end = end_ts ? end_ts : tl->now;

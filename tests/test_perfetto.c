@@ -240,6 +240,18 @@ static void trace_paths(char *in, char *out, const char *tag)
 	tmp_path(out, 256, tag, ".perfetto-trace");
 }
 
+/* IN converted to the JSON trace JS, read into buf (n bytes at most, with
+ * the NUL). */
+static void json_converted(const char *in, const char *js, char *buf, size_t n)
+{
+	cr_assert_eq(lt_convert_file(in, js, LT_FORMAT_JSON, 1, 1), 0);
+	FILE *f = fopen(js, "r");
+	cr_assert(f, "cannot read %s", js);
+	size_t len = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[len] = 0;
+}
+
 /* IN converted to OUT, which the checker loads into C. */
 static void convert_load(const char *in, const char *out, struct pfc *c)
 {
@@ -482,6 +494,50 @@ Test(perfetto, machine_cmdline_and_states_at_attach)
 	cr_assert_str_eq(c.machine, "x86_64");
 	cr_assert_eq(c.ntask_states, 0);
 	pfc_free(&c);
+}
+
+/* The recorder attaches its probes before it reads the clock for the
+ * header, so a busy thread's events may come before it: the trace then
+ * begins at its first event.  A thread the header saw asleep is asleep
+ * from there, in its call and in its state, in both outputs. */
+Test(perfetto, states_at_attach_begin_with_the_trace)
+{
+	char in[256], out[256], js[256];
+	struct lt_header h = make_hdr();
+	struct pfc c;
+
+	hthreads[0].state = 'R';          /* 101 busy: a timed wait each tick */
+	hthreads[1].sc_nr = 202;          /* 102 asleep in a futex wait */
+	hthreads[1].sc_args[0] = ADDR_A;
+	hthreads[1].sc_args[1] = FUTEX_WAIT_PRIVATE;
+	hthreads[1].state = 'S';
+	const struct lt_event v[] = {
+		futex(300, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_B, 0, 100), /* before the header's 500 */
+		sys_exit(420, 101, 0, 202, -110),
+		futex(700, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_B, 0, 100),
+		sys_exit(820, 101, 0, 202, -110),
+	};
+	trace_paths(in, out, "early");
+	tmp_path(js, sizeof(js), "early", ".json");
+	write_trace(in, &h, v, sizeof(v) / sizeof(v[0]), 8000);
+	convert_load(in, out, &c);
+	const struct pfc_slice *s = pfc_slice(&c, 102, "FUTEX_WAIT", 0);
+	cr_assert(s);
+	cr_assert_eq(s->begin, 300);
+	cr_assert_eq(c.ntask_states, 1);
+	cr_assert_eq(c.task_states[0].tid, 102);
+	cr_assert_eq(c.task_states[0].ts, s->begin, "asleep from %llu, its call from %llu",
+		     (unsigned long long)c.task_states[0].ts, (unsigned long long)s->begin);
+	pfc_free(&c);
+
+	/* the JSON trace has no states; its call begins at the same time */
+	char buf[1 << 16];
+	json_converted(in, js, buf, sizeof(buf));
+	cr_assert(strstr(buf, "{\"ph\":\"X\",\"pid\":100,\"tid\":102,\"name\":\"FUTEX_WAIT\",\"cat\":\"futex\","
+			      "\"ts\":0.300,"), "%.2000s", buf);
+	unlink(in);
+	unlink(out);
+	unlink(js);
 }
 
 /* trace_processor starts a new thread instance at a task_newtask and binds
@@ -979,13 +1035,8 @@ Test(perfetto, runtime_thread_names_from_the_snapshot)
 	cr_assert_str_eq(pfc_thread_track(&c, 101)->name, "main");
 	cr_assert_str_eq(pfc_thread_track(&c, 102)->name, "pool-\xc3\xa9 (run)");
 	pfc_free(&c);
-	cr_assert_eq(lt_convert_file(in, js, LT_FORMAT_JSON, 1, 1), 0);
-	FILE *f = fopen(js, "r");
 	char buf[1 << 16];
-	size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[len] = 0;
+	json_converted(in, js, buf, sizeof(buf));
 	cr_assert(strstr(buf, "\"tid\":102,\"name\":\"thread_name\",\"args\":{\"name\":\"pool-\xc3\xa9 (run)\"}"),
 		  "%.2000s", buf);
 	unlink(in);

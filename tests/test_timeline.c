@@ -46,7 +46,19 @@ static struct {
 	int nlost;
 	uint64_t last_sched_ts;
 	int sched_out_of_order;
+	uint64_t start;        /* the start callback's */
+	int nstart;            /* calls of it */
+	int begun_before_start, sched_before_start;
 } R;
+
+static void on_start(void *c, uint64_t ts)
+{
+	(void)c;
+	R.start = ts;
+	R.nstart++;
+	R.begun_before_start = R.nbegun;
+	R.sched_before_start = R.nsched;
+}
 
 static void on_span_end(void *c, const struct lt_span *s)
 {
@@ -119,7 +131,7 @@ static void on_lost(void *c, const struct lt_event *ev)
 }
 
 static const struct lt_timeline_sink rec_sink = {
-	.thread = on_thread, .span_begin = on_span_begin, .span_end = on_span_end,
+	.start = on_start, .thread = on_thread, .span_begin = on_span_begin, .span_end = on_span_end,
 	.wake = on_wake, .lock = on_lock, .sched = on_sched, .lost = on_lost,
 };
 
@@ -581,6 +593,11 @@ Test(timeline, blocked_at_start_then_woken)
 	};
 	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
 	cr_assert_eq(lt_timeline_start(tl), 900);
+	/* said once, before anything of the first event */
+	cr_assert_eq(R.nstart, 1);
+	cr_assert_eq(R.start, 900);
+	cr_assert_eq(R.sched_before_start, 0);
+	cr_assert_eq(R.begun_before_start, 0);
 	const struct span_rec *s = ended_on(101, 0);
 	cr_assert(s->s.flags & LT_SPAN_AT_START);
 	cr_assert(s->s.flags & LT_SPAN_END_INFERRED);
@@ -613,11 +630,16 @@ Test(timeline, blocked_at_start_whole_trace)
 		     LT_SPAN_AT_START | LT_SPAN_UNFINISHED);
 	cr_assert_eq(s->s.begin_ts, 1000);
 	cr_assert_eq(s->s.end_ts, 8000);
+	cr_assert_eq(R.nstart, 1);
+	cr_assert_eq(R.start, 1000); /* the attach came first */
 	lt_timeline_free(tl);
 
 	/* no events at all: still shown, from attach to the end */
 	tl = restart(&h, NULL);
+	cr_assert_eq(R.nstart, 0);
 	lt_timeline_finish(tl, 4000);
+	cr_assert_eq(R.nstart, 1);
+	cr_assert_eq(R.start, 1000);
 	cr_assert_eq(R.nended, 1);
 	cr_assert_eq(R.ended[0].s.begin_ts, 1000);
 	cr_assert_eq(R.ended[0].s.end_ts, 4000);

@@ -140,6 +140,10 @@ struct lt_lock_ev {
 /* Callbacks, each optional.  Pointers passed are valid during the call. */
 struct lt_timeline_sink {
 	void *ctx;
+	/* the trace's start (lt_timeline_start), once, when it is known:
+	 * before the first event's callbacks, or in lt_timeline_finish when
+	 * there is none.  Only the header's threads come before it. */
+	void (*start)(void *ctx, uint64_t ts);
 	void (*thread)(void *ctx, const struct lt_thread_ev *t);
 	void (*span_begin)(void *ctx, const struct lt_span *s);
 	void (*span_end)(void *ctx, const struct lt_span *s);
