@@ -467,8 +467,20 @@ struct tctx {
 	const struct lt_report *r;
 	struct lt_u64map word_lock; /* futex word -> its lock */
 	struct lt_u64map named;     /* tid + 1 -> non-NULL: a finding names it */
+	struct lt_u64map tgid_of;   /* several processes: tid + 1 -> its tgid */
 	char (*phrase)[300];        /* per thread index; NULL: out of memory */
 };
+
+/* "tid (name)", or "pid/tid (name)" in a trace of several processes */
+static void who(const struct tctx *x, uint32_t tid, const char *name, char *buf, size_t len)
+{
+	uintptr_t tg = x->r->n_procs > 1 ? (uintptr_t)lt_u64map_get(&x->tgid_of, (uint64_t)tid + 1) : 0;
+
+	if (tg)
+		snprintf(buf, len, "%u/%u (%s)", (unsigned)tg, tid, name);
+	else
+		snprintf(buf, len, "%u (%s)", tid, name);
+}
 
 static int involved(const struct tctx *x, uint32_t tid)
 {
@@ -548,6 +560,10 @@ static void tctx_init(struct tctx *x, const struct lt_report *r)
 			if (r->locks[i].words[k] && !lt_u64map_get(&x->word_lock, r->locks[i].words[k]))
 				lt_u64map_put(&x->word_lock, r->locks[i].words[k], (void *)&r->locks[i]);
 	name_tids(x);
+	for (size_t i = 0; r->n_procs > 1 && i < r->n_threads; i++)
+		if (r->threads[i].tgid)
+			lt_u64map_put(&x->tgid_of, (uint64_t)r->threads[i].tid + 1,
+				      (void *)(uintptr_t)r->threads[i].tgid);
 	x->phrase = malloc((r->n_threads ? r->n_threads : 1) * sizeof(*x->phrase));
 	for (size_t i = 0; x->phrase && i < r->n_threads; i++)
 		end_phrase(x, &r->threads[i], x->phrase[i], sizeof(x->phrase[i]));
@@ -557,6 +573,7 @@ static void tctx_free(struct tctx *x)
 {
 	lt_u64map_free(&x->word_lock);
 	lt_u64map_free(&x->named);
+	lt_u64map_free(&x->tgid_of);
 	free(x->phrase);
 }
 
@@ -802,14 +819,16 @@ static void print_tables(FILE *f, const struct tctx *tx)
 			"other", "last", "lock");
 	for (size_t i = 0; i < r->n_edges && i < rows; i++) {
 		const struct lt_report_edge *e = &r->edges[i];
-		char w[96], x[96], n1[LT_COMM_LEN * 4], n2[LT_COMM_LEN * 4], sym[160], lk[4 * 160] = "";
+		char w[112], x[96], n1[LT_COMM_LEN * 4], n2[LT_COMM_LEN * 4], sym[160], lk[4 * 160] = "";
 		rp_clean_name(lt_report_thread_name(r, e->waker, e->waker_name), n1, sizeof(n1));
 		rp_clean_name(lt_report_thread_name(r, e->wakee, e->wakee_name), n2, sizeof(n2));
 		if (!e->waker)
 			snprintf(w, sizeof(w), "timer/interrupt");
-		else
-			snprintf(w, sizeof(w), "%u (%s)%s", e->waker, n1, e->flags & LT_WAKE_OTHER ? "*" : "");
-		snprintf(x, sizeof(x), "%u (%s)", e->wakee, n2);
+		else {
+			who(tx, e->waker, n1, x, sizeof(x));
+			snprintf(w, sizeof(w), "%s%s", x, e->flags & LT_WAKE_OTHER ? "*" : "");
+		}
+		who(tx, e->wakee, n2, x, sizeof(x));
 		if (e->lock)
 			rp_clean_name(lt_report_lock_name(r, e->lock, sym, sizeof(sym)), lk, sizeof(lk));
 		rp_fmt_ts(e->last_ts, ts, sizeof(ts));
@@ -820,7 +839,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 	if (r->n_edges)
 		fprintf(f, "  (futex/io: woken from inside the waker's futex wake or socket call; other: otherwise,\n"
 			   "   e.g. a signal; timer/interrupt: issued from interrupt context, whichever task ran then;\n"
-			   "   * another process)\n");
+			   "   * another process%s)\n", r->n_procs > 1 ? "; pid/tid: a thread of a traced process" : "");
 	if (r->edges_dropped)
 		fprintf(f, "  %" PRIu64 " wake-ups between further pairs are not in the table (bounded at %d pairs)\n",
 			r->edges_dropped, 65536);

@@ -371,6 +371,10 @@ Test(multi_view, report_finds_the_cycle_through_two_processes)
 	char *text = report_text(path, 0);
 	cr_assert(strstr(text, "  process 100 (server): 1 thread, parent 1: server --workers 1\n"), "%s", text);
 	cr_assert(strstr(text, "  process 200 (worker): 1 thread, parent 100: worker --id 1\n"), "%s", text);
+	/* wake-ups across processes say each thread's process */
+	cr_assert(strstr(text, "\n  200/201 (wrk-main)       100/101 (srv-main)  "), "%s", text);
+	cr_assert(strstr(text, "\n  100/101 (srv-main)       200/201 (wrk-main)  "), "%s", text);
+	cr_assert(strstr(text, "pid/tid: a thread of a traced process)"), "%s", text);
 	free(text);
 	char *json = report_text(path, 1);
 	cr_assert(strstr(json, "\"processes\": ["), "%s", json);
