@@ -855,6 +855,48 @@ int BPF_PROG(lt_task_newtask, struct task_struct *task, __u64 clone_flags)
 	return 0;
 }
 
+/* The parent directory's node of a kernfs node: the field became __parent
+ * (RCU-protected) in Linux 6.15; CO-RE picks the one the kernel has. */
+struct kernfs_node___new {
+	struct kernfs_node *__parent;
+} __attribute__((preserve_access_index));
+struct kernfs_node___old {
+	struct kernfs_node *parent;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 kn_parent_id(struct kernfs_node *kn)
+{
+	struct kernfs_node *p = NULL;
+
+	if (bpf_core_field_exists(struct kernfs_node___new, __parent))
+		p = BPF_CORE_READ((struct kernfs_node___new *)kn, __parent);
+	else if (bpf_core_field_exists(struct kernfs_node___old, parent))
+		p = BPF_CORE_READ((struct kernfs_node___old *)kn, parent);
+	return p ? BPF_CORE_READ(p, id) : 0;
+}
+
+/* --cgroup (loaded only then): a v2 cgroup made below a traced one while
+ * recording is traced from its birth, as those found at attach are (a
+ * container's or a service's sub-cgroups).  The v2 hierarchy is the one
+ * with hierarchy id 0 ("0::" in /proc/PID/cgroup); kernfs ids of v1
+ * hierarchies are numbered apart and could collide. */
+SEC("tp_btf/cgroup_mkdir")
+int BPF_PROG(lt_cgroup_mkdir, struct cgroup *cgrp, const char *path)
+{
+	struct kernfs_node *kn = cgrp->kn;
+	__u64 id, parent;
+	__u8 one = 1;
+
+	if (BPF_CORE_READ(cgrp, root, hierarchy_id) != 0 || !kn)
+		return 0;
+	parent = kn_parent_id(kn);
+	if (!bpf_map_lookup_elem(&traced_cgroups, &parent))
+		return 0;
+	id = BPF_CORE_READ(kn, id);
+	bpf_map_update_elem(&traced_cgroups, &id, &one, BPF_NOEXIST);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(lt_process_exit, struct task_struct *p)
 {

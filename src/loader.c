@@ -160,6 +160,8 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
 	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */
 	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
+	if (!ncg)
+		bpf_program__set_autoload(b->skel->progs.lt_cgroup_mkdir, false);
 	if (flags & LT_BPF_CALLS_BLOCKING) {
 		/* Not even loaded: once a program sits on sys_enter or
 		 * sys_exit, every system call of every process takes the

@@ -640,7 +640,7 @@ Test(multi_live, launched_deadlock_names_shared_locks_by_object, .timeout = 120)
 
 /* ---- --cgroup ------------------------------------------------------------- */
 
-static char cg_dir[PATH_MAX];
+static char cg_dir[PATH_MAX], cg_sub[PATH_MAX + 8];
 
 static void cg_write(const char *dir, const char *file, pid_t pid)
 {
@@ -657,6 +657,9 @@ static void cg_write(const char *dir, const char *file, pid_t pid)
 static void cleanup_cgroup(void)
 {
 	cleanup_all();
+	for (int i = 0; cg_sub[0] && i < 500 && rmdir(cg_sub) != 0 && errno == EBUSY; i++)
+		usleep(10000);
+	cg_sub[0] = 0;
 	if (!cg_dir[0])
 		return;
 	for (int i = 0; i < 500 && rmdir(cg_dir) != 0 && errno == EBUSY; i++)
@@ -726,6 +729,45 @@ Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cg
 	/* nothing of the process outside, nor of the recorder */
 	assert_only(&t, (pid_t[]){ in, kid }, 2);
 	cr_assert_null(hdr_proc(&t.hdr, self));
+	tl_free(&t);
+	unlink(path);
+}
+
+/* A cgroup made below the traced one after recording began (a container's
+ * or a service's sub-cgroup) is traced from its birth: a process moved into
+ * it then has every futex call in the trace. */
+Test(multi_live, cgroup_made_below_while_recording_is_traced, .fini = cleanup_cgroup, .timeout = 120)
+{
+	NEED_ROOT();
+	char mount[PATH_MAX];
+	make_cgroup(mount, sizeof(mount));
+	char l[2][64][256];
+	int n[2];
+	char *args[] = { "--mode", "futex", "-P", "1", "-n", "300", NULL };
+	start_wl(&extra[0], l[0], &n[0], args);
+	start_wl(&extra[1], l[1], &n[1], args);
+	pid_t first = extra[0].pid, later = extra[1].pid;
+	cg_write(cg_dir, "cgroup.procs", first);
+	uint64_t w_later = tl_truth_val(l[1], n[1], "lock", "name=W", "addr");
+
+	char path[128], cgarg[PATH_MAX];
+	tl_tmp_path(path, sizeof(path), "cgsub");
+	snprintf(cgarg, sizeof(cgarg), "%s", cg_dir);
+	char *argv[] = { LT_BIN, "record", "--no-status", "-o", path, "--cgroup", cgarg, NULL };
+	struct tl_proc rec;
+	char line[256];
+	start_recording(&rec, argv, line, sizeof(line));
+	snprintf(cg_sub, sizeof(cg_sub), "%s/sub", cg_dir);
+	cr_assert_eq(mkdir(cg_sub, 0755), 0, "mkdir %s: %s", cg_sub, strerror(errno));
+	cg_write(cg_sub, "cgroup.procs", later);
+	run_to_done(&extra[1], l[1], &n[1]);
+	run_to_done(&extra[0], l[0], &n[0]);
+	stop_recorder(&rec);
+
+	struct tl_trace t;
+	load_complete(&t, path);
+	cr_assert_eq(futex_on(&t, later, w_later), WAKES, "%zu of %d wakes of the process in the new cgroup",
+		     futex_on(&t, later, w_later), WAKES);
 	tl_free(&t);
 	unlink(path);
 }
