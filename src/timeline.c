@@ -455,8 +455,8 @@ static void switched_in(struct tl_thread *th, uint64_t ts)
 	th->oncpu = CPU_ON;
 }
 
-/* th acts (ev: its call, recorded return, wake-up from a task, or leaving
- * the cpu) but its last switch took it off a cpu: the switch that put it
+/* th acts (ev: its call, recorded return, wake-up from a task, execve, or
+ * leaving the cpu) but its last switch took it off a cpu: the switch that put it
  * back is not in the trace.  It is placed here, on ev's cpu, and told to
  * the sink as such (LT_SW_INFERRED). */
 static void __attribute__((noinline)) unseen_switch_in(struct lt_timeline *tl, struct tl_thread *th,
@@ -683,6 +683,12 @@ static void on_exec(struct lt_timeline *tl, const struct lt_event *ev)
 	struct tl_thread *th = get_thread(tl, tid, ev->exec.comm, ev->h.ts, 0, NULL);
 	if (!th)
 		return;
+	if (old && old != tid) { /* the thread that runs now is old's */
+		th->sleeping = 0;
+		th->oncpu = CPU_ON;
+	} else {
+		acting(tl, th, ev);
+	}
 	if (th->in_span) { /* it was in execve, not in the open call */
 		if (th->pending)
 			th->in_span = th->pending = 0;

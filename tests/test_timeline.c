@@ -981,3 +981,29 @@ Test(timeline, calls_blocking_a_missing_switch_in_too)
 	cr_assert_not(ended_on(101, 2)->s.flags & LT_SPAN_SLEPT);
 	lt_timeline_free(tl);
 }
+
+Test(timeline, execve_is_a_sign_of_life_of_the_thread_that_called_it)
+{
+	struct lt_timeline *tl = open_tl(2);
+	struct lt_event x = hdr_ev(2000, 101, 0, LT_EV_EXEC);
+	x.exec.old_tid = 101;
+	snprintf(x.exec.comm, LT_COMM_LEN, "new");
+	struct lt_event v[] = { sw(1000, 0, 101, PID, 1, 0, 0), x };
+	play(tl, v, 2, 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 1);
+	cr_assert_eq(unseen_in(0)->h.ts, 2000);
+	lt_timeline_free(tl);
+
+	/* 102 calls execve and takes the leader's id: what runs as 101 then
+	 * is 102, on its cpu, whatever the leader's last switch said */
+	tl = open_tl(2);
+	x.exec.old_tid = 102;
+	x.h.cpu = 1;
+	struct lt_event w[] = {
+		sw(1000, 0, 101, PID, 1, 0, 0), sw(1500, 1, 0, 0, 0, 102, PID), x,
+		futex(2100, 101, 1, FUTEX_WAKE_PRIVATE, ADDR_A, 1),
+	};
+	play(tl, w, 4, 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 0);
+	lt_timeline_free(tl);
+}
