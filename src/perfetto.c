@@ -577,17 +577,19 @@ static void extra_counter(struct lt_perfetto *p, const struct lt_span *s, uint32
 	pb_int64(&p->out, TE_EXTRA_COUNTER_VALUES, value);
 }
 
-/* Starts a packet with an instant name on track uuid at ts; *te is its
- * TrackEvent, to end (end_small) before packet_interned_tail and
- * packet_end(p, the token returned). */
-static pb_tok instant_begin(struct lt_perfetto *p, uint64_t ts, uint64_t uuid, const char *name, pb_tok *te)
+/* Starts a packet with a TrackEvent of type (a slice's BEGIN, an instant)
+ * named name on track uuid at ts; *te is the TrackEvent, to end
+ * (end_small) before packet_interned_tail and packet_end(p, the token
+ * returned). */
+static pb_tok event_begin(struct lt_perfetto *p, uint64_t ts, uint64_t uuid, uint32_t type, const char *name,
+			  pb_tok *te)
 {
 	struct pb_buf *b = &p->out;
 	uint64_t iid = name_iid(p, name);
 	pb_tok pk = begin_small(b, 1);
 	pb_uint64(b, TP_TIMESTAMP, ts);
 	*te = begin_small(b, TP_TRACK_EVENT);
-	pb_uint32(b, TE_TYPE, TYPE_INSTANT);
+	pb_uint32(b, TE_TYPE, type);
 	pb_uint64(b, TE_TRACK_UUID, uuid);
 	if (iid)
 		pb_uint64(b, TE_NAME_IID, iid);
@@ -604,16 +606,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	uint64_t uuid = thread_uuid(s->thread_uid);
 
 	/* BEGIN: name, arguments, result, flows out */
-	uint64_t iid = name_iid(p, name);
-	pb_tok pk = begin_small(b, 1);
-	pb_uint64(b, TP_TIMESTAMP, s->begin_ts);
-	pb_tok te = begin_small(b, TP_TRACK_EVENT);
-	pb_uint32(b, TE_TYPE, TYPE_SLICE_BEGIN);
-	pb_uint64(b, TE_TRACK_UUID, uuid);
-	if (iid)
-		pb_uint64(b, TE_NAME_IID, iid);
-	else
-		pb_string(b, 23 /* TrackEvent.name */, name);
+	pb_tok te, pk = event_begin(p, s->begin_ts, uuid, TYPE_SLICE_BEGIN, name, &te);
 	call_args(p, s);
 	for (uint32_t i = 0; i < s->nwoke; i++)
 		pb_fixed64(b, TE_FLOW_IDS, s->woke[i].id);
@@ -631,7 +624,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	for (uint32_t i = 0; i < s->nwoken_by; i++)
 		flows_in += s->woken_by[i].waker_span != 0;
 	if (flows_in) {
-		pk = instant_begin(p, s->end_ts, uuid, WOKEN_NAME, &te);
+		pk = event_begin(p, s->end_ts, uuid, TYPE_INSTANT, WOKEN_NAME, &te);
 		for (uint32_t i = 0; i < s->nwoken_by; i++)
 			if (s->woken_by[i].waker_span)
 				pb_fixed64(b, TE_TERMINATING_FLOW_IDS, s->woken_by[i].id);
@@ -989,8 +982,8 @@ static void unseen_switch_in(struct lt_perfetto *p, struct pf_cpu *c, const stru
 	event_done(p, ev->h.cpu);
 
 	const struct pf_tid *t = lt_u64map_get(&p->tids, (uint64_t)next + 1);
-	pb_tok te, pk = instant_begin(p, ev->h.ts, t && t->uid ? thread_uuid(t->uid) : PROCESS_UUID,
-				      UNSEEN_NAME, &te);
+	pb_tok te, pk = event_begin(p, ev->h.ts, t && t->uid ? thread_uuid(t->uid) : PROCESS_UUID, TYPE_INSTANT,
+				    UNSEEN_NAME, &te);
 	ann_uint(p, A_CPU, ev->h.cpu);
 	ann_str(p, A_NOTE, UNSEEN_NOTE); /* (longer than an interned string) */
 	end_small(&p->out, te);
@@ -1069,7 +1062,7 @@ static void on_lost(void *ctx, const struct lt_event *ev)
 
 	if (c)
 		c->lost = 1; /* the cpu's scheduler data has a gap */
-	pb_tok te, pk = instant_begin(p, ev->h.ts, PROCESS_UUID, LOST_NAME, &te);
+	pb_tok te, pk = event_begin(p, ev->h.ts, PROCESS_UUID, TYPE_INSTANT, LOST_NAME, &te);
 	ann_uint(p, A_COUNT, ev->lost.count);
 	ann_istr(p, A_KIND, KEY_KIND | ev->lost.lost_kind, kind_text, ev->lost.lost_kind);
 	ann_uint(p, A_CPU, ev->h.cpu);
