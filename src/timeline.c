@@ -455,8 +455,8 @@ static void switched_in(struct tl_thread *th, uint64_t ts)
 	th->oncpu = CPU_ON;
 }
 
-/* th acts (ev: its call, recorded return, wake-up from a task, execve, or
- * leaving the cpu) but its last switch took it off a cpu: the switch that put it
+/* th acts (ev: its call, recorded return, wake-up from a task, clone,
+ * execve, exit, or leaving the cpu) but its last switch took it off a cpu: the switch that put it
  * back is not in the trace.  It is placed here, on ev's cpu, and told to
  * the sink as such (LT_SW_INFERRED). */
 static void __attribute__((noinline)) unseen_switch_in(struct lt_timeline *tl, struct tl_thread *th,
@@ -621,9 +621,12 @@ static void on_task_new(struct lt_timeline *tl, const struct lt_event *ev)
 		drop_thread(tl, th);
 		th = NULL;
 	}
+	/* written by the thread that called clone: it runs */
+	struct tl_thread *parent = lt_u64map_get(&tl->tmap, ev->tnew.parent_tid);
+	if (parent)
+		acting(tl, parent, ev);
 	uint32_t tgid = ev->tnew.tgid;
 	if (tgid && !is_traced(tl, tgid)) { /* a process forked from a traced one */
-		const struct tl_thread *parent = lt_u64map_get(&tl->tmap, ev->tnew.parent_tid);
 		add_proc(tl, tgid);
 		lt_lockid_fork(tl->ids, parent ? parent->tgid : tl->pid, tgid);
 	}
@@ -639,6 +642,7 @@ static void on_task_exit(struct lt_timeline *tl, const struct lt_event *ev)
 	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
 	if (!th)
 		return;
+	acting(tl, th, ev); /* written by the exiting thread itself */
 	if (th->in_span && th->pending)
 		th->in_span = th->pending = 0;
 	if (th->in_span) { /* killed in the call, e.g. by exit_group */

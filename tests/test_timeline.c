@@ -1007,3 +1007,26 @@ Test(timeline, execve_is_a_sign_of_life_of_the_thread_that_called_it)
 	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 0);
 	lt_timeline_free(tl);
 }
+
+Test(timeline, a_clone_or_an_exit_is_a_sign_of_life)
+{
+	struct lt_timeline *tl = open_tl(2);
+	struct lt_event c = hdr_ev(2000, 103, 0, LT_EV_TASK_NEW);
+	c.tnew.parent_tid = 101;
+	c.tnew.tgid = PID;
+	snprintf(c.tnew.comm, LT_COMM_LEN, "t103");
+	struct lt_event x = hdr_ev(2500, 102, 1, LT_EV_TASK_EXIT);
+	struct lt_event v[] = {
+		sw(1000, 0, 101, PID, 1, 0, 0), WAITS(1100, 102, 1, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
+		waking(1500, 101, 1, 0, 0, LT_F_WAKER_IDLE), waking(1600, 102, 1, 0, 0, LT_F_WAKER_IDLE),
+		/* neither switch-in is in the trace: 101 clones, 102 exits */
+		c, x,
+	};
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 2);
+	cr_assert_eq(unseen_in(0)->sw.next_tid, 101);
+	cr_assert_eq(unseen_in(0)->h.ts, 2000);
+	cr_assert_eq(unseen_in(1)->sw.next_tid, 102);
+	cr_assert_eq(unseen_in(1)->h.ts, 2500);
+	lt_timeline_free(tl);
+}

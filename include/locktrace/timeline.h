@@ -20,7 +20,8 @@
  *    (LT_SPAN_UNFINISHED); a call whose return was not recorded ends where
  *    the thread evidently left it (LT_SPAN_END_INFERRED);
  *  - switches not in the trace: a thread seen acting (a call, a recorded
- *    return, a wake-up it issues from a task, leaving a cpu) after it left
+ *    return, a wake-up it issues from a task, a clone, execve, its exit,
+ *    leaving a cpu) after it left
  *    a cpu has been put back on one by a switch that was lost or that the
  *    kernel did not report (none whose previous task is a thread of PID 1
  *    in a Firecracker VM, whatever comes next).  That switch is passed to
