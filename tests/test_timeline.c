@@ -149,6 +149,16 @@ static struct lt_event waking(uint64_t ts, uint32_t wakee, uint16_t cpu, uint32_
 	return lt_ev_waking(ts, wakee, cpu, waker, waker_tgid, flags, cpu, c);
 }
 
+/* TID of PID is created on CPU 0 by PARENT, named COMM */
+static struct lt_event task_new(uint64_t ts, uint32_t tid, uint32_t parent, const char *comm)
+{
+	struct lt_event e = lt_ev(ts, tid, 0, LT_EV_TASK_NEW);
+	e.tnew.parent_tid = parent;
+	e.tnew.tgid = PID;
+	snprintf(e.tnew.comm, LT_COMM_LEN, "%s", comm);
+	return e;
+}
+
 static struct lt_event sw(uint64_t ts, uint16_t cpu, uint32_t prev, uint32_t prev_tgid,
 			  uint64_t state, uint32_t next, uint32_t next_tgid)
 {
@@ -764,10 +774,7 @@ Test(timeline, thread_exit_ends_its_call)
 Test(timeline, thread_names)
 {
 	struct lt_timeline *tl = open_tl(1);
-	struct lt_event tn = hdr_ev(1000, 102, 0, LT_EV_TASK_NEW);
-	tn.tnew.parent_tid = 101;
-	tn.tnew.tgid = PID;
-	snprintf(tn.tnew.comm, LT_COMM_LEN, "worker");
+	struct lt_event tn = task_new(1000, 102, 101, "worker");
 	struct lt_event rn = hdr_ev(1100, 102, 0, LT_EV_RENAME);
 	snprintf(rn.ren.oldcomm, LT_COMM_LEN, "worker");
 	/* a name can hold anything, up to 15 bytes */
@@ -1011,10 +1018,7 @@ Test(timeline, execve_is_a_sign_of_life_of_the_thread_that_called_it)
 Test(timeline, a_clone_or_an_exit_is_a_sign_of_life)
 {
 	struct lt_timeline *tl = open_tl(2);
-	struct lt_event c = hdr_ev(2000, 103, 0, LT_EV_TASK_NEW);
-	c.tnew.parent_tid = 101;
-	c.tnew.tgid = PID;
-	snprintf(c.tnew.comm, LT_COMM_LEN, "t103");
+	struct lt_event c = task_new(2000, 103, 101, "t103");
 	struct lt_event x = hdr_ev(2500, 102, 1, LT_EV_TASK_EXIT);
 	struct lt_event v[] = {
 		sw(1000, 0, 101, PID, 1, 0, 0), WAITS(1100, 102, 1, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
