@@ -101,7 +101,7 @@ enum { /* FtraceEvent and the events used */
 enum ann {
 	A_NONE, A_ADDR, A_OP, A_EXPECTED, A_TIMEOUT_NS, A_RESULT, A_ERRNO, A_FD, A_BYTES, A_NFDS,
 	A_ADDR2, A_NR_WAKE, A_FLAGS, A_BLOCKED_AT_START, A_BLOCKED_BEFORE_NS, A_UNFINISHED,
-	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_MAX
+	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_MAX
 };
 static const char *const ann_names[A_MAX] = {
 	[A_ADDR] = "addr", [A_OP] = "op", [A_EXPECTED] = "expected",
@@ -111,6 +111,7 @@ static const char *const ann_names[A_MAX] = {
 	[A_BLOCKED_BEFORE_NS] = "blocked_before_ns", [A_UNFINISHED] = "unfinished",
 	[A_NOTE] = "note", [A_WOKEN_BY] = "woken_by", [A_WAKER_TID] = "waker_tid",
 	[A_COUNT] = "count", [A_KIND] = "kind", [A_CPU] = "cpu", [A_NR_FUTEXES] = "nr_futexes",
+	[A_TID] = "tid",
 };
 
 static const char LOST_NAME[] = "lost events";
@@ -132,7 +133,6 @@ struct pf_tid {
 	char name[LT_COMM_LEN]; /* target thread: its current name */
 	uint8_t sent, target;
 	uint32_t tgid;          /* target thread: its process */
-	uint32_t uid;           /* target thread: its track's (thread_uuid) */
 };
 
 struct lt_perfetto {
@@ -858,7 +858,6 @@ static void on_thread(void *ctx, const struct lt_thread_ev *t)
 	if (ti) {
 		ti->target = 1;
 		ti->tgid = t->tgid;
-		ti->uid = t->uid;
 		snprintf(ti->name, sizeof(ti->name), "%s", t->name);
 	}
 	if (t->change == LT_THREAD_NEW && t->tgid != p->pid) {
@@ -969,7 +968,8 @@ static void unrecorded_switch(struct lt_perfetto *p, struct pb_buf *b, uint64_t 
 
 /* The timeline's inferred switch-in ev (LT_SW_INFERRED) on cpu c: from
  * whatever the cpu ran last, as far as the file says, and an instant on
- * the thread's track that says the switch is not in the trace. */
+ * its process's track that says the switch is not in the trace (like lost
+ * events; the thread's track holds its calls only). */
 static void unseen_switch_in(struct lt_perfetto *p, struct pf_cpu *c, const struct lt_event *ev)
 {
 	uint32_t next = ev->sw.next_tid;
@@ -981,9 +981,8 @@ static void unseen_switch_in(struct lt_perfetto *p, struct pf_cpu *c, const stru
 	c->have_last = 1;
 	event_done(p, ev->h.cpu);
 
-	const struct pf_tid *t = lt_u64map_get(&p->tids, (uint64_t)next + 1);
-	pb_tok te, pk = event_begin(p, ev->h.ts, t && t->uid ? thread_uuid(t->uid) : PROCESS_UUID, TYPE_INSTANT,
-				    UNSEEN_NAME, &te);
+	pb_tok te, pk = event_begin(p, ev->h.ts, proc_uuid(p, ev->sw.next_tgid), TYPE_INSTANT, UNSEEN_NAME, &te);
+	ann_uint(p, A_TID, next);
 	ann_uint(p, A_CPU, ev->h.cpu);
 	ann_str(p, A_NOTE, UNSEEN_NOTE); /* (longer than an interned string) */
 	end_small(&p->out, te);
