@@ -6,6 +6,7 @@
 #include <string.h>
 #include "locktrace/dump.h"
 #include "locktrace/locksyms.h"
+#include "locktrace/timeline.h"
 #include "locktrace/tracefile.h"
 #include "u64map.h"
 #include "utf8.h"
@@ -48,7 +49,9 @@ static void print_header(const struct lt_header *h)
 	}
 }
 
-static void print_stats(const struct lt_stats *s)
+/* tl: the timeline fed every event so far (NULL: out of memory), for the
+ * switches it had to infer */
+static void print_stats(const struct lt_stats *s, struct lt_timeline *tl)
 {
 	uint64_t lost = 0;
 	printf("# stats: %.3f s, events:", (double)(s->end_ns - s->start_ns) / 1e9);
@@ -57,7 +60,14 @@ static void print_stats(const struct lt_stats *s)
 			printf(" %s=%" PRIu64, lt_kind_name(k), s->events[k]);
 	for (uint64_t i = 0; s->lost && i < (uint64_t)s->ncpus * LT_EV_MAX; i++)
 		lost += s->lost[i];
-	printf("; lost %" PRIu64 "\n", lost);
+	printf("; lost %" PRIu64, lost);
+	if (tl) {
+		lt_timeline_finish(tl, 0);
+		uint64_t n = lt_timeline_stats(tl)->unseen_switches;
+		if (n)
+			printf("; " LT_UNSEEN_SWITCHES_FMT, LT_UNSEEN_SWITCHES_ARGS(n));
+	}
+	putchar('\n');
 }
 
 int lt_dump(const char *path, char *err, size_t errlen)
@@ -74,8 +84,13 @@ int lt_dump(const char *path, char *err, size_t errlen)
 	struct lt_u64map names = { 0 };
 	lt_trace_symbols(path, &names);
 	print_header(&r.hdr);
+	/* what the model makes of the events: only its count of switches it
+	 * had to infer is printed */
+	struct lt_timeline *tl = lt_timeline_new(&r.hdr, NULL, NULL);
 	while (lt_reader_next(&r, &it) > 0) {
 		if (it.type == LT_ITEM_EVENT) {
+			if (tl)
+				lt_timeline_event(tl, &it.ev);
 			lt_format_event(&it.ev, line, sizeof(line));
 			const char *name = it.ev.h.kind == LT_EV_FUTEX_ENTER
 						   ? lt_u64map_get(&names, it.ev.futex.uaddr)
@@ -99,7 +114,7 @@ int lt_dump(const char *path, char *err, size_t errlen)
 				}
 			lt_symmap_free(&sec);
 		} else if (it.sec_type == LT_CHUNK_STATS && r.have_stats) {
-			print_stats(&r.stats);
+			print_stats(&r.stats, tl);
 		} else if (it.sec_type == LT_CHUNK_SNAPSHOT) {
 			printf("# snapshot of every thread, %zu bytes of JSON at offset %" PRIu64
 			       " (locktrace snapshot --from %s prints it)\n", it.len, it.offset, path);
@@ -113,6 +128,7 @@ int lt_dump(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: read %" PRIu64 " events; stopped: %s", path, n, r.stop_reason);
 		rc = r.clean_end ? 0 : 3;
 	}
+	lt_timeline_free(tl);
 	lt_reader_close(&r);
 	lt_symmap_free(&names);
 	return rc;

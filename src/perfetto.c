@@ -101,7 +101,7 @@ enum { /* FtraceEvent and the events used */
 enum ann {
 	A_NONE, A_ADDR, A_OP, A_EXPECTED, A_TIMEOUT_NS, A_RESULT, A_ERRNO, A_FD, A_BYTES, A_NFDS,
 	A_ADDR2, A_NR_WAKE, A_FLAGS, A_BLOCKED_AT_START, A_BLOCKED_BEFORE_NS, A_UNFINISHED,
-	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_MAX
+	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_MAX
 };
 static const char *const ann_names[A_MAX] = {
 	[A_ADDR] = "addr", [A_OP] = "op", [A_EXPECTED] = "expected",
@@ -111,10 +111,14 @@ static const char *const ann_names[A_MAX] = {
 	[A_BLOCKED_BEFORE_NS] = "blocked_before_ns", [A_UNFINISHED] = "unfinished",
 	[A_NOTE] = "note", [A_WOKEN_BY] = "woken_by", [A_WAKER_TID] = "waker_tid",
 	[A_COUNT] = "count", [A_KIND] = "kind", [A_CPU] = "cpu", [A_NR_FUTEXES] = "nr_futexes",
+	[A_TID] = "tid",
 };
 
 static const char LOST_NAME[] = "lost events";
 static const char WOKEN_NAME[] = "woken";
+static const char UNSEEN_NAME[] = "switch-in not in the trace";
+static const char UNSEEN_NOTE[] = "the switch that put this thread on the cpu was lost or not reported "
+				  "by the kernel; placed at the thread's next event";
 
 #define MAX_PENDING 8
 
@@ -583,6 +587,27 @@ static void extra_counter(struct lt_perfetto *p, const struct lt_span *s, uint32
 	pb_int64(&p->out, TE_EXTRA_COUNTER_VALUES, value);
 }
 
+/* Starts a packet with a TrackEvent of type (a slice's BEGIN, an instant)
+ * named name on track uuid at ts; *te is the TrackEvent, to end
+ * (end_small) before packet_interned_tail and packet_end(p, the token
+ * returned). */
+static pb_tok event_begin(struct lt_perfetto *p, uint64_t ts, uint64_t uuid, uint32_t type, const char *name,
+			  pb_tok *te)
+{
+	struct pb_buf *b = &p->out;
+	uint64_t iid = name_iid(p, name);
+	pb_tok pk = begin_small(b, 1);
+	pb_uint64(b, TP_TIMESTAMP, ts);
+	*te = begin_small(b, TP_TRACK_EVENT);
+	pb_uint32(b, TE_TYPE, type);
+	pb_uint64(b, TE_TRACK_UUID, uuid);
+	if (iid)
+		pb_uint64(b, TE_NAME_IID, iid);
+	else
+		pb_string(b, 23 /* TrackEvent.name */, name);
+	return pk;
+}
+
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_perfetto *p = ctx;
@@ -591,16 +616,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	uint64_t uuid = thread_uuid(s->thread_uid);
 
 	/* BEGIN: name, arguments, result, flows out */
-	uint64_t iid = name_iid(p, name);
-	pb_tok pk = begin_small(b, 1);
-	pb_uint64(b, TP_TIMESTAMP, s->begin_ts);
-	pb_tok te = begin_small(b, TP_TRACK_EVENT);
-	pb_uint32(b, TE_TYPE, TYPE_SLICE_BEGIN);
-	pb_uint64(b, TE_TRACK_UUID, uuid);
-	if (iid)
-		pb_uint64(b, TE_NAME_IID, iid);
-	else
-		pb_string(b, 23 /* TrackEvent.name */, name);
+	pb_tok te, pk = event_begin(p, s->begin_ts, uuid, TYPE_SLICE_BEGIN, name, &te);
 	call_args(p, s);
 	for (uint32_t i = 0; i < s->nwoke; i++)
 		pb_fixed64(b, TE_FLOW_IDS, s->woke[i].id);
@@ -618,16 +634,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	for (uint32_t i = 0; i < s->nwoken_by; i++)
 		flows_in += s->woken_by[i].waker_span != 0;
 	if (flows_in) {
-		uint64_t wiid = name_iid(p, WOKEN_NAME);
-		pk = begin_small(b, 1);
-		pb_uint64(b, TP_TIMESTAMP, s->end_ts);
-		te = begin_small(b, TP_TRACK_EVENT);
-		pb_uint32(b, TE_TYPE, TYPE_INSTANT);
-		pb_uint64(b, TE_TRACK_UUID, uuid);
-		if (wiid)
-			pb_uint64(b, TE_NAME_IID, wiid);
-		else
-			pb_string(b, 23, WOKEN_NAME);
+		pk = event_begin(p, s->end_ts, uuid, TYPE_INSTANT, WOKEN_NAME, &te);
 		for (uint32_t i = 0; i < s->nwoken_by; i++)
 			if (s->woken_by[i].waker_span)
 				pb_fixed64(b, TE_TERMINATING_FLOW_IDS, s->woken_by[i].id);
@@ -947,6 +954,52 @@ static void on_lock(void *ctx, const struct lt_lock_ev *l)
 	packet_end(p, pk);
 }
 
+/* A switch on cpu buffer b at ts that is not in the trace, from prev
+ * (its state written as S: what it did is not known) to next.  in: the
+ * timeline's inferred switch-in of next (LT_SW_INFERRED), NULL when it
+ * only closes prev's time on the cpu. */
+static void unrecorded_switch(struct lt_perfetto *p, struct pb_buf *b, uint64_t ts, uint32_t prev,
+			      uint32_t next, const struct lt_event *in)
+{
+	pb_tok fe = begin_small(b, FB_EVENT);
+	pb_uint64(b, FE_TIMESTAMP, ts);
+	pb_uint32(b, FE_PID, prev);
+	pb_tok x = begin_small(b, FE_SCHED_SWITCH);
+	pb_int32(b, SS_PREV_PID, (int32_t)prev);
+	pb_int64(b, SS_PREV_STATE, 1 /* S */);
+	if (in)
+		sched_comm(p, b, SS_NEXT_COMM, next, in->sw.next_comm);
+	pb_int32(b, SS_NEXT_PID, (int32_t)next);
+	if (in)
+		pb_int32(b, SS_NEXT_PRIO, in->sw.next_prio);
+	end_small(b, x);
+	end_small(b, fe);
+}
+
+/* The timeline's inferred switch-in ev (LT_SW_INFERRED) on cpu c: from
+ * whatever the cpu ran last, as far as the file says, and an instant on
+ * its process's track that says the switch is not in the trace (like lost
+ * events; the thread's track holds its calls only). */
+static void unseen_switch_in(struct lt_perfetto *p, struct pf_cpu *c, const struct lt_event *ev)
+{
+	uint32_t next = ev->sw.next_tid;
+
+	if (c->have_last && c->last_next == next)
+		return; /* on this cpu already, as far as the file says */
+	unrecorded_switch(p, &c->b, ev->h.ts, c->have_last ? c->last_next : 0, next, ev);
+	c->last_next = next;
+	c->have_last = 1;
+	event_done(p, ev->h.cpu);
+
+	pb_tok te, pk = event_begin(p, ev->h.ts, proc_uuid(p, ev->sw.next_tgid), TYPE_INSTANT, UNSEEN_NAME, &te);
+	ann_uint(p, A_TID, next);
+	ann_uint(p, A_CPU, ev->h.cpu);
+	ann_str(p, A_NOTE, UNSEEN_NOTE); /* (longer than an interned string) */
+	end_small(&p->out, te);
+	packet_interned_tail(p);
+	packet_end(p, pk);
+}
+
 static void on_sched(void *ctx, const struct lt_event *ev)
 {
 	struct lt_perfetto *p = ctx;
@@ -958,23 +1011,18 @@ static void on_sched(void *ctx, const struct lt_event *ev)
 	if (!c)
 		return;
 	b = &c->b;
+	if (ev->h.kind == LT_EV_SWITCH && (ev->h.flags & LT_SW_INFERRED)) {
+		unseen_switch_in(p, c, ev);
+		return;
+	}
 	if (ev->h.kind == LT_EV_SWITCH) {
 		/* Only switches with a target thread on one side are recorded.
 		 * When the thread leaving the cpu is not the one the last
 		 * recorded switch put there, what ran between is unknown: say
 		 * the last one left then (as sleeping), so its time on the cpu
 		 * ends instead of staying open for the rest of the trace. */
-		if (c->have_last && c->last_next != ev->sw.prev_tid) {
-			fe = begin_small(b, FB_EVENT);
-			pb_uint64(b, FE_TIMESTAMP, ev->h.ts);
-			pb_uint32(b, FE_PID, c->last_next);
-			x = begin_small(b, FE_SCHED_SWITCH);
-			pb_int32(b, SS_PREV_PID, (int32_t)c->last_next);
-			pb_int64(b, SS_PREV_STATE, 1 /* S */);
-			pb_int32(b, SS_NEXT_PID, (int32_t)ev->sw.prev_tid);
-			end_small(b, x);
-			end_small(b, fe);
-		}
+		if (c->have_last && c->last_next != ev->sw.prev_tid)
+			unrecorded_switch(p, b, ev->h.ts, c->last_next, ev->sw.prev_tid, NULL);
 		fe = begin_small(b, FB_EVENT);
 		pb_uint64(b, FE_TIMESTAMP, ev->h.ts);
 		pb_uint32(b, FE_PID, ev->sw.prev_tid);
@@ -1023,16 +1071,7 @@ static void on_lost(void *ctx, const struct lt_event *ev)
 
 	if (c)
 		c->lost = 1; /* the cpu's scheduler data has a gap */
-	uint64_t iid = name_iid(p, LOST_NAME);
-	pb_tok pk = begin_small(b, 1);
-	pb_uint64(b, TP_TIMESTAMP, ev->h.ts);
-	pb_tok te = begin_small(b, TP_TRACK_EVENT);
-	pb_uint32(b, TE_TYPE, TYPE_INSTANT);
-	pb_uint64(b, TE_TRACK_UUID, PROCESS_UUID);
-	if (iid)
-		pb_uint64(b, TE_NAME_IID, iid);
-	else
-		pb_string(b, 23, LOST_NAME);
+	pb_tok te, pk = event_begin(p, ev->h.ts, PROCESS_UUID, TYPE_INSTANT, LOST_NAME, &te);
 	ann_uint(p, A_COUNT, ev->lost.count);
 	ann_istr(p, A_KIND, KEY_KIND | ev->lost.lost_kind, kind_text, ev->lost.lost_kind);
 	ann_uint(p, A_CPU, ev->h.cpu);

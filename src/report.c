@@ -350,6 +350,8 @@ static void end_notes(struct lt_report *r)
 			 "this report covers it up to there, its last good chunk, and \"at the end\" means at the cut",
 			 at, r->stop_why[0] ? r->stop_why : "no end marker", at);
 	}
+	if (r->unseen_switches)
+		add_note(r, LT_UNSEEN_SWITCHES_FMT, LT_UNSEEN_SWITCHES_ARGS(r->unseen_switches));
 	if (r->late_events)
 		add_note(r, "%" PRIu64 " events arrived later than the sorting window allows; their order may be approximate",
 			 r->late_events);
@@ -377,6 +379,7 @@ int lt_report_finish(struct lt_report *r)
 	r->inferred_ends = st->inferred_ends;
 	r->orphan_exits = st->orphan_exits;
 	r->late_events = st->late;
+	r->unseen_switches = st->unseen_switches;
 
 	if (rp_end_of_trace(r))
 		return -ENOMEM;

@@ -355,6 +355,8 @@ static void json_losses(struct jw *w, const struct lt_report *r)
 	const uint64_t tv[] = { r->lost_total, r->inferred_ends, r->orphan_exits, r->late_events };
 	jw_kobject(w, "losses");
 	jw_kuints(w, tk, tv, 4);
+	if (r->unseen_switches) /* (absent when 0, as reports before it) */
+		jw_kuint(w, "switches_not_in_trace", r->unseen_switches);
 	jw_karray(w, "by_cpu_kind");
 	for (size_t i = 0; i < r->n_losses; i++) {
 		const struct lt_report_loss *l = &r->losses[i];

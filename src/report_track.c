@@ -764,8 +764,11 @@ static void on_sched(void *ctx, const struct lt_event *ev)
 	uint64_t ts = ev->h.ts;
 
 	if (ev->h.kind == LT_EV_SWITCH) {
-		/* a thread of a traced process (the timeline's threads) */
-		struct rthread *t = rp_thread_of(r, ev->sw.prev_tid);
+		/* a thread of a traced process (the timeline's threads); an
+		 * inferred switch-in (LT_SW_INFERRED) has no prev side: it
+		 * stands for a switch that is not in the trace, whose next
+		 * was seen acting */
+		struct rthread *t = ev->sw.prev_tid ? rp_thread_of(r, ev->sw.prev_tid) : NULL;
 		if (t && t->pub.tgid == ev->sw.prev_tgid) {
 			if (t->state != TS_EXITED) {
 				int pre = (ev->h.flags & LT_F_PREEMPT) || ev->sw.prev_state == 0;

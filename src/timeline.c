@@ -10,10 +10,13 @@
  * timestamp seen is reorder_ns past it, or when the ring is full.
  *
  * Per thread: the call it is in (at most one: system calls do not nest),
- * whether it is asleep, and when it first ran again after sleeping in the
- * call.  The latter dates the end of a call whose return was not recorded:
- * the collector records a return only for an entry it saw, so a call
- * already blocked at attach never gets one, and a lost record loses one.
+ * whether it is on a cpu and whether it is asleep, and when it first ran
+ * again after sleeping in the call.  The latter dates the end of a call
+ * whose return was not recorded: the collector records a return only for
+ * an entry it saw, so a call already blocked at attach never gets one, and
+ * a lost record loses one.  A switch that put a thread back on a cpu may be
+ * missing too (lost, or not reported by the kernel): the thread's next own
+ * event stands for it (acting()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +33,11 @@
 
 #define TASK_DEAD_BIT 0x80 /* raw task state of a task's last switch-out */
 
+/* struct tl_thread.oncpu: not known (no switch of it seen yet; it may run
+ * since before the trace), on a cpu, or off one (switched out, or asleep
+ * in its call at attach) */
+enum { CPU_UNKNOWN, CPU_ON, CPU_OFF };
+
 /* ---------------------------------------------------------------- model */
 
 struct tl_thread {
@@ -42,6 +50,8 @@ struct tl_thread {
 	uint8_t in_span;     /* span is open */
 	uint8_t pending;     /* span is a snapshot call not yet confirmed */
 	uint8_t sleeping;    /* switched out asleep and not back yet */
+	uint8_t oncpu;       /* CPU_*: what its last switch says */
+	int32_t prio;        /* its priority at its last switch, 0 unknown */
 	uint64_t woke_ts;    /* first switch-in after sleeping in the open call */
 	struct lt_span span;
 	struct lt_wake_edge *in, *out; /* grown on use, up to max_edges each */
@@ -428,6 +438,7 @@ static void confirm_at_start(struct lt_timeline *tl)
 		th->pending = 0;
 		th->span.begin_ts = tl->start_ts;
 		th->sleeping = 1; /* blocked, as far as the snapshot knew */
+		th->oncpu = CPU_OFF;
 		th->woke_ts = 0;
 		span_started(tl, th);
 	}
@@ -435,11 +446,52 @@ static void confirm_at_start(struct lt_timeline *tl)
 
 /* ------------------------------------------------------------ interpret */
 
+/* th was put on a cpu at ts: a sleep in its open call ended then. */
+static void switched_in(struct tl_thread *th, uint64_t ts)
+{
+	if (th->in_span && !th->pending && th->sleeping && !th->woke_ts)
+		th->woke_ts = ts;
+	th->sleeping = 0;
+	th->oncpu = CPU_ON;
+}
+
+/* th acts (ev: its call, recorded return, wake-up from a task, clone,
+ * execve, exit, or leaving the cpu) but its last switch took it off a cpu: the switch that put it
+ * back is not in the trace.  It is placed here, on ev's cpu, and told to
+ * the sink as such (LT_SW_INFERRED). */
+static void __attribute__((noinline)) unseen_switch_in(struct lt_timeline *tl, struct tl_thread *th,
+						       const struct lt_event *ev)
+{
+	struct lt_event x;
+
+	memset(&x, 0, sizeof(x));
+	x.h.ts = ev->h.ts;
+	x.h.cpu = ev->h.cpu;
+	x.h.kind = LT_EV_SWITCH;
+	x.h.flags = LT_SW_INFERRED;
+	x.sw.next_tid = th->tid;
+	x.sw.next_tgid = th->tgid;
+	x.sw.next_prio = th->prio ? th->prio : 120;
+	if (th->named)
+		memcpy(x.sw.next_comm, th->comm, LT_COMM_LEN);
+	tl->stats.unseen_switches++;
+	switched_in(th, ev->h.ts);
+	if (tl->sink.sched)
+		tl->sink.sched(tl->sink.ctx, &x);
+}
+
+static inline void acting(struct lt_timeline *tl, struct tl_thread *th, const struct lt_event *ev)
+{
+	if (__builtin_expect(th->oncpu == CPU_OFF, 0))
+		unseen_switch_in(tl, th, ev);
+}
+
 static void on_enter(struct lt_timeline *tl, const struct lt_event *ev)
 {
 	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
 	if (!th)
 		return;
+	acting(tl, th, ev);
 	if (th->in_span) {
 		if (th->pending) /* the snapshot saw this very call, or an older one */
 			th->in_span = th->pending = 0;
@@ -454,6 +506,10 @@ static void on_exit_call(struct lt_timeline *tl, const struct lt_event *ev)
 	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
 	if (!th)
 		return;
+	/* --calls blocking writes returns when the thread runs again: at its
+	 * switch-in, which comes first, or at the event that acts for it */
+	if (!(ev->h.flags & LT_F_RET_UNKNOWN))
+		acting(tl, th, ev);
 	if (!th->in_span || th->pending) {
 		tl->stats.orphan_exits++;
 		return;
@@ -470,6 +526,7 @@ static void on_exit_call(struct lt_timeline *tl, const struct lt_event *ev)
 static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 {
 	struct tl_thread *wakee = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
+	struct tl_thread *waker = NULL;
 	struct lt_wake_edge e = { 0 };
 
 	tl->stats.wakes++;
@@ -489,6 +546,10 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 	/* also for an interrupt: the task it interrupted is another process's */
 	if (ev->wake.waker_tid && !is_traced(tl, ev->wake.waker_tgid))
 		e.flags |= LT_WAKE_OTHER;
+	/* a wake-up issued from a task: the waker runs */
+	if (!(e.flags & (LT_WAKE_IDLE | LT_WAKE_IRQ | LT_WAKE_OTHER)) &&
+	    (waker = lt_u64map_get(&tl->tmap, e.waker_tid)))
+		acting(tl, waker, ev);
 
 	/* a new thread's first wake-up ends no call; before the snapshot is
 	 * confirmed the wakee's open call is not known */
@@ -500,7 +561,6 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		 * issues it synchronously from FUTEX_WAKE & co. and from socket
 		 * writes; a waker in any other call was merely running when an
 		 * interrupt did the waking */
-		struct tl_thread *waker = lt_u64map_get(&tl->tmap, e.waker_tid);
 		if (waker && waker->in_span && !waker->pending && (waker->span.flags & LT_SPAN_WAKER))
 			e.waker_span = waker->span.id;
 		if (e.waker_span && push_edge(tl, waker, &waker->out, &waker->nout, &waker->cap_out, &e))
@@ -512,8 +572,7 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		/* the waker keeps an edge the wakee could not store: harmless,
 		 * a sink then sees a flow start that ends nowhere; drop it */
 		else if (e.waker_span) {
-			struct tl_thread *waker = lt_u64map_get(&tl->tmap, e.waker_tid);
-			if (waker && waker->nout)
+			if (waker->nout)
 				waker->nout--;
 			e.waker_span = 0;
 		}
@@ -530,9 +589,12 @@ static void on_switch(struct lt_timeline *tl, const struct lt_event *ev)
 		struct tl_thread *th = get_thread_of(tl, ev->sw.prev_tid, ev->sw.prev_tgid, ev->sw.prev_comm,
 						     ev->h.ts, 0, NULL);
 		if (th) {
+			acting(tl, th, ev);
 			learn_comm(tl, th, ev->sw.prev_comm, ev->h.ts);
 			/* preempted or yielding tasks stay runnable */
 			th->sleeping = !(ev->h.flags & LT_F_PREEMPT) && ev->sw.prev_state != 0;
+			th->oncpu = CPU_OFF;
+			th->prio = ev->sw.prev_prio;
 			if (th->exited && (ev->sw.prev_state & TASK_DEAD_BIT))
 				dead = th;
 		}
@@ -542,9 +604,8 @@ static void on_switch(struct lt_timeline *tl, const struct lt_event *ev)
 						     ev->h.ts, 0, NULL);
 		if (th) {
 			learn_comm(tl, th, ev->sw.next_comm, ev->h.ts);
-			if (th->in_span && !th->pending && th->sleeping && !th->woke_ts)
-				th->woke_ts = ev->h.ts;
-			th->sleeping = 0;
+			switched_in(th, ev->h.ts);
+			th->prio = ev->sw.next_prio;
 		}
 	}
 	if (tl->sink.sched)
@@ -560,9 +621,12 @@ static void on_task_new(struct lt_timeline *tl, const struct lt_event *ev)
 		drop_thread(tl, th);
 		th = NULL;
 	}
+	/* written by the thread that called clone: it runs */
+	struct tl_thread *parent = lt_u64map_get(&tl->tmap, ev->tnew.parent_tid);
+	if (parent)
+		acting(tl, parent, ev);
 	uint32_t tgid = ev->tnew.tgid;
 	if (tgid && !is_traced(tl, tgid)) { /* a process forked from a traced one */
-		const struct tl_thread *parent = lt_u64map_get(&tl->tmap, ev->tnew.parent_tid);
 		add_proc(tl, tgid);
 		lt_lockid_fork(tl->ids, parent ? parent->tgid : tl->pid, tgid);
 	}
@@ -578,6 +642,7 @@ static void on_task_exit(struct lt_timeline *tl, const struct lt_event *ev)
 	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
 	if (!th)
 		return;
+	acting(tl, th, ev); /* written by the exiting thread itself */
 	if (th->in_span && th->pending)
 		th->in_span = th->pending = 0;
 	if (th->in_span) { /* killed in the call, e.g. by exit_group */
@@ -622,6 +687,12 @@ static void on_exec(struct lt_timeline *tl, const struct lt_event *ev)
 	struct tl_thread *th = get_thread(tl, tid, ev->exec.comm, ev->h.ts, 0, NULL);
 	if (!th)
 		return;
+	if (old && old != tid) { /* the thread that runs now is old's */
+		th->sleeping = 0;
+		th->oncpu = CPU_ON;
+	} else {
+		acting(tl, th, ev);
+	}
 	if (th->in_span) { /* it was in execve, not in the open call */
 		if (th->pending)
 			th->in_span = th->pending = 0;

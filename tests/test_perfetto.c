@@ -442,6 +442,65 @@ Test(perfetto, blocked_at_start_and_nothing_else)
 	unlink(out);
 }
 
+/* The kernel reports no switch whose previous task is a thread of PID 1 (a
+ * Firecracker VM's agent, here tid 75): main is switched in by one with no
+ * record of it.  It runs from its first own event, from what the cpu ran
+ * last, and an instant on the process's track says the switch is not in
+ * the trace (its own track holds its calls only). */
+Test(perfetto, a_switch_in_not_in_the_trace_is_placed_and_marked)
+{
+	char in[256], out[256];
+	struct lt_header h = make_hdr();
+	struct pfc c;
+	struct lt_event v[] = {
+		sw(1000, 0, 101, PID, 1, 75, 1, "main", "tokio-rt-worker"),
+		waking(1500, 101, 1, 102, PID, 0),
+		/* 75 -> 101 at about 1800, not reported */
+		futex(2000, 101, 0, FUTEX_WAKE_PRIVATE, ADDR_A, 1, 0),
+		sys_exit(2100, 101, 0, 202, 0),
+		sw(2500, 0, 101, PID, 1, 0, 0, "main", "swapper/0"),
+	};
+	trace_paths(in, out, "unseen");
+	write_trace(in, &h, v, sizeof(v) / sizeof(v[0]), 3000);
+	convert_load(in, out, &c);
+	int switches = 0, placed = 0;
+	for (size_t i = 0; i < c.nsched; i++) {
+		const struct pfc_sched *e = &c.sched[i];
+		if (e->kind != 's')
+			continue;
+		switches++;
+		cr_assert_eq(e->cpu, 0);
+		if (e->ts == 2000) {
+			placed++;
+			cr_assert_eq(e->prev_pid, 75, "from what the cpu ran last");
+			cr_assert_eq(e->next_pid, 101);
+			cr_assert_eq(e->pid, 75);
+		}
+	}
+	cr_assert_eq(placed, 1);
+	cr_assert_eq(switches, 3, "recorded 2, placed 1, and no other repair");
+	const struct pfc_slice *m = NULL;
+	int marks = 0;
+	for (size_t i = 0; i < c.nslices; i++)
+		if (!strcmp(c.slices[i].name, "switch-in not in the trace")) {
+			m = &c.slices[i];
+			marks++;
+		}
+	cr_assert_eq(marks, 1);
+	cr_assert(m->instant);
+	cr_assert_eq(pfc_track(&c, m->track)->kind, 'p');
+	cr_assert_eq(m->begin, 2000);
+	cr_assert_eq(pfc_ann(m, "tid")->u, 101);
+	cr_assert_eq(pfc_ann(m, "cpu")->u, 0);
+	cr_assert(strstr(pfc_ann(m, "note")->s, "not reported by the kernel"));
+	/* main's track: its call only */
+	cr_assert(pfc_slice(&c, 101, "FUTEX_WAKE", 0));
+	cr_assert_null(pfc_slice(&c, 101, NULL, 1));
+	pfc_free(&c);
+	unlink(in);
+	unlink(out);
+}
+
 /* What Perfetto's importer needs beyond the schema: the machine (its
  * syscall table), the command line in a ProcessTree (the only place it
  * reads one from), and the state of the threads asleep at attach (they emit

@@ -529,13 +529,20 @@ Test(report, convoy_of_handoffs_through_a_queue)
 	done();
 }
 
+/* 501 takes L1 at t + 1 ms, the main thread waits for it from t + 2 ms,
+ * and 501 is preempted at t + 3 ms. */
+static void holder_preempted(uint64_t t)
+{
+	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	handoff(t + 1 * MS, PID, 501, L1);
+	wait_sleep(t + 2 * MS, PID, FUTEX_WAIT_PRIVATE, L1, 2);
+	off(t + 3 * MS, 501, 1);
+}
+
 Test(report, holder_preempted_while_others_wait)
 {
 	uint64_t t = begin(TIDS(PID, 501));
-	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
-	handoff(t + 1 * MS, PID, 501, L1); /* 501 holds L1 */
-	wait_sleep(t + 2 * MS, PID, FUTEX_WAIT_PRIVATE, L1, 2);
-	off(t + 3 * MS, 501, 1); /* preempted for 20 ms */
+	holder_preempted(t); /* for 20 ms */
 	on(t + 23 * MS, 501);
 	handoff(t + 24 * MS, 501, PID, L1);
 	finish(t + 30 * MS);
@@ -549,14 +556,51 @@ Test(report, holder_preempted_while_others_wait)
 	done();
 	header(TIDS(PID, 501));
 	start();
-	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
-	handoff(t + 1 * MS, PID, 501, L1);
-	wait_sleep(t + 2 * MS, PID, FUTEX_WAIT_PRIVATE, L1, 2);
-	off(t + 3 * MS, 501, 1);
+	holder_preempted(t);
 	on(t + 4 * MS, 501);
 	handoff(t + 5 * MS, 501, PID, L1);
 	finish(t + 30 * MS);
 	cr_assert_null(find(LT_FIND_HOLDER_OFFCPU, NULL));
+	/* every switch is in the trace: no word of missing ones */
+	cr_assert_eq(R->unseen_switches, 0);
+	char *buf = TL_PRINTED(NULL, lt_report_print_json, R);
+	cr_assert_null(strstr(buf, "switches_not_in_trace"));
+	cr_assert_null(strstr(buf, "not in the trace"));
+	free(buf);
+	buf = TL_PRINTED(NULL, lt_report_print_text, R);
+	cr_assert_null(strstr(buf, "not in the trace"));
+	free(buf);
+	done();
+}
+
+/* The kernel reports no switch whose previous task is a thread of PID 1
+ * (a Firecracker VM's agent): a holder preempted by one has no switch back
+ * in the trace.  Its next own event is where it ran again. */
+Test(report, a_holder_whose_switch_back_is_missing_ran_again_at_its_next_event)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	holder_preempted(t);
+	/* runs again at 4 ms, unreported, and unlocks at once; its next
+	 * switch-in in the trace is at 30 ms, after a sleep */
+	handoff(t + 4 * MS, 501, PID, L1);
+	wait_sleep(t + 10 * MS, 501, FUTEX_WAIT_PRIVATE, L2, 2);
+	handoff(t + 30 * MS, PID, 501, L2);
+	finish(t + 40 * MS);
+	cr_assert_null(find(LT_FIND_HOLDER_OFFCPU, NULL), "off the cpu for 1 ms, not 27");
+	cr_assert_eq(lock_at(L1)->offcpu_count, 0);
+	/* waiting for a cpu: 3 to 4 ms, and 4 us after each wake-up */
+	cr_assert_eq(thread(501)->runnable_ns, 1 * MS + 8 * US);
+	cr_assert_eq(thread(501)->end_state, LT_RTS_RUNNING);
+	cr_assert_eq(R->unseen_switches, 1);
+	int said = 0;
+	for (size_t i = 0; i < R->n_notes; i++)
+		said += strstr(R->notes[i], "1 switch that put a traced thread on a cpu was not in the trace") != NULL;
+	cr_assert_eq(said, 1);
+	char *buf = TL_PRINTED(NULL, lt_report_print_json, R);
+	cr_assert(strstr(buf, "\"switches_not_in_trace\": 1,"));
+	free(buf);
+	done();
+
 	done();
 }
 

@@ -161,6 +161,16 @@ static struct lt_event waking(uint64_t ts, uint32_t wakee, uint16_t cpu, uint32_
 	return lt_ev_waking(ts, wakee, cpu, waker, waker_tgid, flags, cpu, c);
 }
 
+/* TID of PID is created on CPU 0 by PARENT, named COMM */
+static struct lt_event task_new(uint64_t ts, uint32_t tid, uint32_t parent, const char *comm)
+{
+	struct lt_event e = lt_ev(ts, tid, 0, LT_EV_TASK_NEW);
+	e.tnew.parent_tid = parent;
+	e.tnew.tgid = PID;
+	snprintf(e.tnew.comm, LT_COMM_LEN, "%s", comm);
+	return e;
+}
+
 static struct lt_event sw(uint64_t ts, uint16_t cpu, uint32_t prev, uint32_t prev_tgid,
 			  uint64_t state, uint32_t next, uint32_t next_tgid)
 {
@@ -786,10 +796,7 @@ Test(timeline, thread_exit_ends_its_call)
 Test(timeline, thread_names)
 {
 	struct lt_timeline *tl = open_tl(1);
-	struct lt_event tn = hdr_ev(1000, 102, 0, LT_EV_TASK_NEW);
-	tn.tnew.parent_tid = 101;
-	tn.tnew.tgid = PID;
-	snprintf(tn.tnew.comm, LT_COMM_LEN, "worker");
+	struct lt_event tn = task_new(1000, 102, 101, "worker");
 	struct lt_event rn = hdr_ev(1100, 102, 0, LT_EV_RENAME);
 	snprintf(rn.ren.oldcomm, LT_COMM_LEN, "worker");
 	/* a name can hold anything, up to 15 bytes */
@@ -851,4 +858,201 @@ Test(timeline, u64map_survives_churn)
 		n += live[j];
 	cr_assert_eq(m.n, n);
 	lt_u64map_free(&m);
+}
+
+/* ---- switches not in the trace ---------------------------------------
+ * Kernels do not report every switch (none whose previous task is a thread
+ * of PID 1 in a Firecracker VM, whatever comes next), and lost events drop
+ * some: a thread that left a cpu may next be seen acting with no switch-in
+ * between.  The timeline makes that switch-in at its first own event. */
+
+/* The inferred switch-ins the sink saw, in order; *n their number. */
+static const struct lt_event *unseen_in(int k)
+{
+	for (int i = 0; i < R.nsched && i < MAXREC; i++)
+		if (R.sched[i].h.kind == LT_EV_SWITCH && (R.sched[i].h.flags & LT_SW_INFERRED) && k-- == 0)
+			return &R.sched[i];
+	return NULL;
+}
+
+Test(timeline, a_missing_switch_in_is_placed_at_the_threads_next_event)
+{
+	struct lt_timeline *tl = open_tl(2);
+	struct lt_event v[] = {
+		WAITS(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
+		futex(2000, 102, 1, FUTEX_WAKE_PRIVATE, ADDR_A, 1),
+		waking(2100, 101, 1, 102, PID, 0),
+		sys_exit(2200, 102, 1, 202, 1),
+		/* the switch that ran 101 again (from a thread of PID 1) is
+		 * missing; its return is recorded */
+		sys_exit(2400, 101, 0, 202, 0),
+		/* a wake that never sleeps, preempted on the way out */
+		futex(2500, 101, 0, FUTEX_WAKE_PRIVATE, ADDR_B, 1),
+		sys_exit(2600, 101, 0, 202, 0),
+		sw(2700, 0, 101, PID, 0, 102, PID),
+	};
+	v[7].h.flags = LT_F_PREEMPT;
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 1);
+	const struct lt_event *in = unseen_in(0);
+	cr_assert(in);
+	cr_assert_null(unseen_in(1));
+	cr_assert_eq(in->h.ts, 2400);
+	cr_assert_eq(in->h.cpu, 0);
+	cr_assert_eq(in->sw.next_tid, 101);
+	cr_assert_eq(in->sw.next_tgid, PID);
+	cr_assert_eq(in->sw.prev_tid, 0, "who left the cpu is not known");
+	cr_assert_eq(in->sw.prev_tgid, 0);
+	cr_assert_str_eq(in->sw.next_comm, "t101");
+	cr_assert_not(R.sched_out_of_order);
+	/* the wait slept; the wake after it did not */
+	cr_assert(ended_on(101, 0)->s.flags & LT_SPAN_SLEPT);
+	cr_assert_eq(ended_on(101, 0)->s.end_ts, 2400);
+	cr_assert_not(ended_on(101, 1)->s.flags & LT_SPAN_SLEPT,
+		      "a call made after the thread ran again did not sleep");
+	lt_timeline_free(tl);
+	/* a switch-in that is in the trace needs nothing */
+	tl = open_tl(2);
+	play(tl, handoff, sizeof(handoff) / sizeof(handoff[0]), 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 0);
+	cr_assert_null(unseen_in(0));
+	lt_timeline_free(tl);
+}
+
+Test(timeline, a_call_whose_return_and_switch_in_are_missing_ends_at_the_first_sign_of_life)
+{
+	struct lt_timeline *tl = open_tl(3);
+	struct lt_event v[] = {
+		WAITS(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
+		futex(2000, 102, 1, FUTEX_WAKE_PRIVATE, ADDR_A, 1),
+		waking(2100, 101, 1, 102, PID, 0),
+		sys_exit(2200, 102, 1, 202, 1),
+		/* neither the switch that ran 101 again nor its return is in
+		 * the trace; it wakes 103 from outside a traced call (a signal) */
+		waking(2300, 103, 0, 101, PID, 0),
+		/* an interrupt on its cpu proves nothing of 102, asleep */
+		WAITS(2400, 102, 1, FUTEX_WAIT_PRIVATE, ADDR_B, 2),
+		waking(2500, 103, 1, 102, PID, LT_F_WAKER_IRQ),
+		futex(2800, 101, 0, FUTEX_WAKE_PRIVATE, ADDR_B, 1),
+	};
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
+	const struct span_rec *s = ended_on(101, 0);
+	cr_assert(s->s.flags & LT_SPAN_END_INFERRED);
+	cr_assert(s->s.flags & LT_SPAN_SLEPT);
+	cr_assert_eq(s->s.end_ts, 2300, "it ran by its wake-up at 2300, not only by its next call");
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 1);
+	cr_assert_eq(unseen_in(0)->h.ts, 2300);
+	cr_assert_eq(unseen_in(0)->sw.next_tid, 101);
+	/* 102 is still asleep: its wait runs to the end */
+	cr_assert(ended_on(102, 1)->s.flags & LT_SPAN_UNFINISHED);
+	lt_timeline_free(tl);
+}
+
+Test(timeline, blocked_at_start_and_run_without_a_switch_in_is_not_unfinished)
+{
+	struct lt_header h = blocked_hdr(1000);
+	struct lt_timeline *tl = restart(&h, NULL);
+	struct lt_event v[] = {
+		sw(900, 1, 102, PID, 0, 102, PID),
+		/* before attach: a wake-up 101 issues proves nothing, it may
+		 * have fallen asleep in the call the header saw after it */
+		waking(950, 102, 0, 101, PID, 0),
+		futex(2000, 102, 1, FUTEX_WAKE_PRIVATE, ADDR_A, 1),
+		waking(2100, 101, 1, 102, PID, 0),
+		sys_exit(2200, 102, 1, 202, 1),
+		/* 101's switch-in is missing; it is preempted at 2600 */
+		sw(2600, 0, 101, PID, 0, 0, 0),
+	};
+	v[5].h.flags = LT_F_PREEMPT;
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
+	const struct span_rec *s = ended_on(101, 0);
+	cr_assert(s->s.flags & LT_SPAN_AT_START);
+	cr_assert_not(s->s.flags & LT_SPAN_UNFINISHED, "the thread ran: it is no longer blocked");
+	cr_assert(s->s.flags & LT_SPAN_END_INFERRED);
+	cr_assert_eq(s->s.end_ts, 2600);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 1);
+	/* placed before the switch-out it stands in for */
+	int k = 0;
+	while (k < R.nsched && !(R.sched[k].h.flags & LT_SW_INFERRED))
+		k++;
+	cr_assert_lt(k + 1, R.nsched);
+	cr_assert_eq(R.sched[k + 1].h.ts, 2600);
+	cr_assert_eq(R.sched[k + 1].sw.prev_tid, 101);
+	lt_timeline_free(tl);
+}
+
+Test(timeline, calls_blocking_a_missing_switch_in_too)
+{
+	/* --calls blocking writes a return when the thread runs again: just
+	 * after its switch-in, or, that missing, just before the event that
+	 * shows it ran (src/callnorm.c) */
+	struct lt_timeline *tl = open_tl(2);
+	struct lt_event v[] = {
+		futex(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
+		sw(1000, 0, 101, PID, 1, 0, 0),
+		sw(2300, 0, 0, 0, 0, 101, PID),
+		sys_exit(2300, 101, 0, 202, 0),
+		/* its next sleep; the switch-in after it is missing, and so the
+		 * normalizer put the return at the thread's next event */
+		futex(2400, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
+		sw(2400, 0, 101, PID, 1, 0, 0),
+		sys_exit(2800, 101, 1, 202, 0),
+		futex(2800, 101, 1, FUTEX_WAKE_PRIVATE, ADDR_A, 1),
+	};
+	v[0].h.flags = v[4].h.flags = LT_F_AT_SLEEP;
+	v[3].h.flags = v[6].h.flags = LT_F_RET_UNKNOWN;
+	v[7].h.flags = LT_F_AT_WAKE;
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 1);
+	cr_assert_eq(unseen_in(0)->h.ts, 2800);
+	cr_assert_eq(unseen_in(0)->h.cpu, 1);
+	cr_assert_eq(ended_on(101, 1)->s.end_ts, 2800);
+	cr_assert_not(ended_on(101, 2)->s.flags & LT_SPAN_SLEPT);
+	lt_timeline_free(tl);
+}
+
+Test(timeline, execve_is_a_sign_of_life_of_the_thread_that_called_it)
+{
+	struct lt_timeline *tl = open_tl(2);
+	struct lt_event x = hdr_ev(2000, 101, 0, LT_EV_EXEC);
+	x.exec.old_tid = 101;
+	snprintf(x.exec.comm, LT_COMM_LEN, "new");
+	struct lt_event v[] = { sw(1000, 0, 101, PID, 1, 0, 0), x };
+	play(tl, v, 2, 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 1);
+	cr_assert_eq(unseen_in(0)->h.ts, 2000);
+	lt_timeline_free(tl);
+
+	/* 102 calls execve and takes the leader's id: what runs as 101 then
+	 * is 102, on its cpu, whatever the leader's last switch said */
+	tl = open_tl(2);
+	x.exec.old_tid = 102;
+	x.h.cpu = 1;
+	struct lt_event w[] = {
+		sw(1000, 0, 101, PID, 1, 0, 0), sw(1500, 1, 0, 0, 0, 102, PID), x,
+		futex(2100, 101, 1, FUTEX_WAKE_PRIVATE, ADDR_A, 1),
+	};
+	play(tl, w, 4, 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 0);
+	lt_timeline_free(tl);
+}
+
+Test(timeline, a_clone_or_an_exit_is_a_sign_of_life)
+{
+	struct lt_timeline *tl = open_tl(2);
+	struct lt_event c = task_new(2000, 103, 101, "t103");
+	struct lt_event x = hdr_ev(2500, 102, 1, LT_EV_TASK_EXIT);
+	struct lt_event v[] = {
+		sw(1000, 0, 101, PID, 1, 0, 0), WAITS(1100, 102, 1, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
+		waking(1500, 101, 1, 0, 0, LT_F_WAKER_IDLE), waking(1600, 102, 1, 0, 0, LT_F_WAKER_IDLE),
+		/* neither switch-in is in the trace: 101 clones, 102 exits */
+		c, x,
+	};
+	play(tl, v, sizeof(v) / sizeof(v[0]), 3000);
+	cr_assert_eq(lt_timeline_stats(tl)->unseen_switches, 2);
+	cr_assert_eq(unseen_in(0)->sw.next_tid, 101);
+	cr_assert_eq(unseen_in(0)->h.ts, 2000);
+	cr_assert_eq(unseen_in(1)->sw.next_tid, 102);
+	cr_assert_eq(unseen_in(1)->h.ts, 2500);
+	lt_timeline_free(tl);
 }

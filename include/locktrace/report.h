@@ -233,6 +233,7 @@ struct lt_report {
 	struct lt_report_loss *losses; /* per cpu and kind */
 	size_t n_losses;
 	uint64_t inferred_ends, orphan_exits, late_events;
+	uint64_t unseen_switches; /* lt_timeline_stats' */
 	char **notes;
 	size_t n_notes;
 	struct lt_report_opts opts;

@@ -19,6 +19,14 @@
  *    (LT_SPAN_AT_START); a call still open at the end runs to the end
  *    (LT_SPAN_UNFINISHED); a call whose return was not recorded ends where
  *    the thread evidently left it (LT_SPAN_END_INFERRED);
+ *  - switches not in the trace: a thread seen acting (a call, a recorded
+ *    return, a wake-up it issues from a task, a clone, execve, its exit,
+ *    leaving a cpu) after it left
+ *    a cpu has been put back on one by a switch that was lost or that the
+ *    kernel did not report (none whose previous task is a thread of PID 1
+ *    in a Firecracker VM, whatever comes next).  That switch is passed to
+ *    the sink's sched callback at the thread's event, flagged
+ *    LT_SW_INFERRED, and ends any sleep in its call there;
  *  - wake edges: a sched_waking of a target thread matched to the waker's
  *    call open at that moment (a FUTEX_WAKE / REQUEUE / UNLOCK_PI, or a
  *    socket read or write) and to the wakee's open call;
@@ -137,6 +145,13 @@ struct lt_lock_ev {
 	int first;         /* first time this lock had a waiter */
 };
 
+/* h.flags of a SWITCH record the timeline makes (never one in a trace
+ * file): the switch that put thread sw.next_tid on cpu h.cpu was not in the
+ * trace; it happened at h.ts or before.  Its prev side is not known
+ * (prev_tid and prev_tgid 0), nor its next_prio (the thread's last known,
+ * else 120). */
+#define LT_SW_INFERRED 0x80
+
 /* Callbacks, each optional.  Pointers passed are valid during the call. */
 struct lt_timeline_sink {
 	void *ctx;
@@ -149,7 +164,8 @@ struct lt_timeline_sink {
 	void (*span_end)(void *ctx, const struct lt_span *s);
 	void (*wake)(void *ctx, const struct lt_wake_edge *w);
 	void (*lock)(void *ctx, const struct lt_lock_ev *l);
-	/* SWITCH and WAKING records, unchanged, in timestamp order */
+	/* SWITCH and WAKING records, unchanged, in timestamp order, and the
+	 * switches the timeline infers (LT_SW_INFERRED) */
 	void (*sched)(void *ctx, const struct lt_event *ev);
 	/* LOST records */
 	void (*lost)(void *ctx, const struct lt_event *ev);
@@ -204,10 +220,19 @@ struct lt_timeline_stats {
 	uint64_t spans, wakes, flows; /* flows: edges with both calls known */
 	uint64_t inferred_ends;   /* calls whose return was not recorded */
 	uint64_t orphan_exits;    /* returns without a recorded entry */
+	uint64_t unseen_switches; /* switches that put a thread on a cpu, not in
+				     the trace (LT_SW_INFERRED) */
 	uint64_t lost;            /* events the ring buffer dropped */
 	size_t max_held;          /* most events held for sorting at once */
 	uint64_t first_ts, last_ts;
 };
+
+/* How outputs say stats.unseen_switches (when not 0): printf(
+ * LT_UNSEEN_SWITCHES_FMT, LT_UNSEEN_SWITCHES_ARGS(n)) */
+#define LT_UNSEEN_SWITCHES_FMT                                                              \
+	"%" PRIu64 " switch%s that put a traced thread on a cpu %s not in the trace (lost, or " \
+	"not reported by the kernel); placed at the thread's next event"
+#define LT_UNSEEN_SWITCHES_ARGS(n) (uint64_t)(n), (n) == 1 ? "" : "es", (n) == 1 ? "was" : "were"
 
 struct lt_timeline;
 
