@@ -96,8 +96,8 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			fprintf(stderr, " %s %llu", lt_kind_name(k), (unsigned long long)c->events[k]);
 	fputc('\n', stderr);
 	if (c->norm && c->norm->unseen_runs)
-		fprintf(stderr, "  %llu switches that ran a thread again are missing (lost, or not "
-			"reported by the kernel): those calls end at the thread's next event\n",
+		fprintf(stderr, "  %llu calls end at their thread's next event: the switch that ran "
+			"it again is not in the trace (lost, or not reported by the kernel)\n",
 			(unsigned long long)c->norm->unseen_runs);
 	fprintf(stderr, "  trace: %s\n", res->path);
 }
