@@ -448,11 +448,11 @@ static void lost_wake_released(struct lt_report *r, struct rgroup *g, const char
 			rp_f_tid(f, g->mem[i]->pub.tid);
 	rp_fmt_dur(rp_dur_to_end(r, g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest), d, sizeof(d));
 	if (w)
-		rp_f_summary(f, "lost wake-up on %s: %u thread%s wait on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
-			     gn, g->n_end, g->n_end == 1 ? "" : "s", rp_tname(h, tn, sizeof(tn)), rp_tname(w, tn2, sizeof(tn2)), d);
+		rp_f_summary(f, "lost wake-up on %s: %u %s on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
+			     gn, g->n_end, g->n_end == 1 ? "thread waits" : "threads wait", rp_tname(h, tn, sizeof(tn)), rp_tname(w, tn2, sizeof(tn2)), d);
 	else
-		rp_f_summary(f, "lost wake-up on %s: %u thread%s sleep on it while it is free (nobody holds it by the event rule); nobody has woken it for %s; the last thread to take it was %s",
-			     gn, g->n_end, g->n_end == 1 ? "" : "s", d, rp_tname(h, tn, sizeof(tn)));
+		rp_f_summary(f, "lost wake-up on %s: %u %s on it while it is free (nobody holds it by the event rule); nobody has woken it for %s; the last thread to take it was %s",
+			     gn, g->n_end, g->n_end == 1 ? "thread sleeps" : "threads sleep", d, rp_tname(h, tn, sizeof(tn)));
 	released_ev(r, f, g, h, w, gn);
 }
 
@@ -488,8 +488,8 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 		if (rp_is_lock_waiter(g->mem[i]))
 			rp_f_tid(f, g->mem[i]->pub.tid);
 	rp_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
-	rp_f_summary(f, "%u thread%s wait on %s and nobody has woken it for %s; no holder is known", g->n_end,
-		     g->n_end == 1 ? "" : "s", gn, d);
+	rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", g->n_end,
+		     g->n_end == 1 ? "thread waits" : "threads wait", gn, d);
 	rp_tid_list(r, g, list, sizeof(list), 12);
 	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
 	rp_f_ev(f, "asleep on it since %s or later: %s", g->end_oldest ? ts : "before the trace", list);

@@ -76,9 +76,9 @@ static void say_stuck(const struct lt_rtlock *l, const struct watched *x, size_t
 		      const struct lt_stall *s, uint64_t now, char *why, size_t len)
 {
 	int o = snprintf(why, len, "the %s (%s%s%s) has been held by thread %d for %.1f s without "
-			 "a hand-off while %zu thread%s wait for it", l->kind, l->name,
+			 "a hand-off while %zu %s for it", l->kind, l->name,
 			 l->version ? ", " : "", l->version ? l->version : "", (int)x->holder,
-			 (double)(now - x->since) / 1e9, waiters, waiters == 1 ? "" : "s");
+			 (double)(now - x->since) / 1e9, waiters, waiters == 1 ? "thread waits" : "threads wait");
 	const struct lt_stall_thread *h = lt_stall_thread_of(s, (uint32_t)x->holder);
 	if (o > 0 && (size_t)o < len && h && h->state != LT_TS_NONE && h->since && h->since <= now)
 		snprintf(why + o, len - (size_t)o, "; the holder has been in %s for %.1f s",
