@@ -675,22 +675,30 @@ static void make_cgroup(char *mount, size_t len)
 	cr_assert_eq(mkdir(cg_dir, 0755), 0, "mkdir %s: %s", cg_dir, strerror(errno));
 }
 
+/* The test's cgroup, and two workloads (extra[0], extra[1]) at their gates
+ * with args0 and args1, the first moved into the cgroup. */
+static void two_with_the_first_in_a_cgroup(char l[2][64][256], int n[2], char *const args0[],
+					   char *const args1[])
+{
+	char mount[PATH_MAX];
+	make_cgroup(mount, sizeof(mount));
+	start_wl(&extra[0], l[0], &n[0], args0);
+	start_wl(&extra[1], l[1], &n[1], args1);
+	cg_write(cg_dir, "cgroup.procs", extra[0].pid);
+}
+
 /* Every process of a cgroup made by the test, the ones it forks inside
  * included; nothing of a process outside it, nor of the recorder, which
  * runs inside it. */
 Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cgroup, .timeout = 120)
 {
 	NEED_ROOT();
-	char mount[PATH_MAX];
-	make_cgroup(mount, sizeof(mount));
 	char l[2][64][256];
 	int n[2];
 	char *in_args[] = { "--mode", "futex", "-P", "2", "-n", "300", NULL };
 	char *out_args[] = { "--mode", "futex", "-P", "1", "-n", "300", NULL };
-	start_wl(&extra[0], l[0], &n[0], in_args);
-	start_wl(&extra[1], l[1], &n[1], out_args);
+	two_with_the_first_in_a_cgroup(l, n, in_args, out_args);
 	pid_t in = extra[0].pid, out = extra[1].pid;
-	cg_write(cg_dir, "cgroup.procs", in);
 	uint64_t w_in = tl_truth_val(l[0], n[0], "lock", "name=W", "addr");
 	uint64_t w_out = tl_truth_val(l[1], n[1], "lock", "name=W", "addr");
 
@@ -739,15 +747,11 @@ Test(multi_live, cgroup_traces_its_processes_and_their_forks, .fini = cleanup_cg
 Test(multi_live, cgroup_made_below_while_recording_is_traced, .fini = cleanup_cgroup, .timeout = 120)
 {
 	NEED_ROOT();
-	char mount[PATH_MAX];
-	make_cgroup(mount, sizeof(mount));
 	char l[2][64][256];
 	int n[2];
 	char *args[] = { "--mode", "futex", "-P", "1", "-n", "300", NULL };
-	start_wl(&extra[0], l[0], &n[0], args);
-	start_wl(&extra[1], l[1], &n[1], args);
-	pid_t first = extra[0].pid, later = extra[1].pid;
-	cg_write(cg_dir, "cgroup.procs", first);
+	two_with_the_first_in_a_cgroup(l, n, args, args);
+	pid_t later = extra[1].pid;
 	uint64_t w_later = tl_truth_val(l[1], n[1], "lock", "name=W", "addr");
 
 	char path[128], cgarg[PATH_MAX];
