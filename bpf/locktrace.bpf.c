@@ -47,9 +47,6 @@ const volatile __u64 wake_bytes = 1 << 20;
 /* --calls blocking: the syscall programs are not loaded; the switch program
  * writes the call a thread goes to sleep in, from its saved registers. */
 const volatile bool calls_at_switch = 0;
-/* EXPERIMENT (branch ovh, LT_EXP): 1 filter only, 2 no calls, 4 no wake
- * context, 8 no comms */
-const volatile __u32 exp_mode = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -139,7 +136,7 @@ static __always_inline void *reserve(__u32 size, __u8 kind)
  * (a clock read costs 60-80 ns in this VM), or 0 to read it */
 static __always_inline void fill_hdr_at(struct lt_ev_hdr *h, __u8 kind, __u32 tid, __u64 ts)
 {
-	h->ts = ts ? ts : (exp_mode & 64) ? 1 : bpf_ktime_get_boot_ns();
+	h->ts = ts ? ts : bpf_ktime_get_boot_ns();
 	h->tid = tid;
 	h->cpu = bpf_get_smp_processor_id();
 	h->kind = kind;
@@ -151,22 +148,8 @@ static __always_inline void fill_hdr(struct lt_ev_hdr *h, __u8 kind, __u32 tid)
 	fill_hdr_at(h, kind, tid, 0);
 }
 
-/* EXPERIMENT: per-cpu submit counters, one cache line each */
-__u32 q_ctrs[64 * 16];
-
 static __always_inline void submit(void *e)
 {
-	if (exp_mode & 128) {
-		__u32 cpu = (bpf_get_smp_processor_id() & 63) * 16;
-		if ((q_ctrs[cpu]++ & 15) != 0) {
-			bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
-			return;
-		}
-	}
-	if (exp_mode & 32) {
-		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
-		return;
-	}
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	bpf_ringbuf_submit(e, avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
@@ -533,11 +516,6 @@ static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct
 	e->sw.prev_prio = prev->prio;
 	e->sw.next_prio = next->prio;
 	/* comm is NUL-padded in the kernel: plain loads, no string helper */
-	if (exp_mode & 8) {
-		__builtin_memset(e->sw.prev_comm, 0, LT_COMM_LEN);
-		__builtin_memset(e->sw.next_comm, 0, LT_COMM_LEN);
-		return;
-	}
 	__builtin_memcpy(e->sw.prev_comm, prev->comm, LT_COMM_LEN);
 	__builtin_memcpy(e->sw.next_comm, next->comm, LT_COMM_LEN);
 }
@@ -605,20 +583,12 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 	if (!ptraced && !traced(next))
 		return 0;
-	if (exp_mode & 1)
-		return 0;
-	if (calls_at_switch && !(exp_mode & 2) && ptraced && prev_state && !preempt &&
+	if (calls_at_switch && ptraced && prev_state && !preempt &&
 	    emit_sleep_in_call(preempt, prev, next, prev_state, ptgid, ntgid))
 		return 0;
 	e = reserve(SZ_SWITCH, LT_EV_SWITCH);
 	if (!e)
 		return 0;
-	if (exp_mode & 16) {
-		e->h.kind = LT_EV_SWITCH;
-		e->h.ts = 1;
-		submit(e);
-		return 0;
-	}
 	fill_switch(e, preempt, prev, next, prev_state, ptgid, ntgid, 0);
 	submit(e);
 	return 0;
@@ -829,27 +799,19 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 
 	if (!traced(p))
 		return 0;
-	if (exp_mode & 1)
-		return 0;
 	cur = bpf_get_current_task_btf();
 	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	wctx = (exp_mode & 4) ? WCTX_TASK : wake_context(ctx, cur, regs, p);
+	wctx = wake_context(ctx, cur, regs, p);
 	irq = wctx == WCTX_IRQ;
 	if (wctx == WCTX_SOFTIRQ_CALL)
 		flags |= LT_F_WAKER_SOFTIRQ;
-	if (calls_at_switch && !(exp_mode & 2) && !irq && !(flags & LT_F_WAKEUP_NEW) &&
+	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW) &&
 	    emit_wake_in_call(p, cur, regs, flags))
 		return 0;
 	e = reserve(SZ_WAKING, LT_EV_WAKING);
 	if (!e)
 		return 0;
-	if (exp_mode & 16) {
-		e->h.kind = LT_EV_WAKING;
-		e->h.ts = 1;
-		submit(e);
-		return 0;
-	}
 	fill_waking(e, p, cur, flags, irq, 0);
 	submit(e);
 	return 0;

@@ -169,8 +169,6 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		bpf_program__set_autoload(b->skel->progs.lt_sys_exit, false);
 	}
 
-	if (getenv("LT_EXP")) /* EXPERIMENT (branch ovh) */
-		b->skel->rodata->exp_mode = (uint32_t)strtoul(getenv("LT_EXP"), NULL, 0);
 	r = locktrace_bpf__load(b->skel);
 	if (r) {
 		perm_hint(err, errlen, "loading the BPF programs", -r);

@@ -49,7 +49,6 @@ struct collector {
 	uint64_t events[LT_EV_MAX];
 	uint64_t total;
 	int werr;
-	int exp_discard; /* EXPERIMENT (branch ovh): LT_EXP_DISCARD */
 	struct tidset tids;
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */

@@ -247,7 +247,6 @@ int rec_open_sinks(struct session *s)
 		}
 		s->c.norm = &s->norm;
 	}
-	s->c.exp_discard = getenv("LT_EXP_DISCARD") != NULL; /* EXPERIMENT (branch ovh) */
 	if (!s->ring)
 		return 0;
 	/* the named file exists (so an unwritable path failed already) */
