@@ -17,6 +17,9 @@
 # alone, built from scripts/bench-floor*.c); --parts: of
 # overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert,multi8 (for
 # quick experiments: the results file is only written when everything ran).
+# A tool ltb_NAME (for experiments) is ltblocking run with the words of
+# $LT_BENCH_ENV_NAME before it (through env: VAR=VALUE, or a command such as
+# "nice -n 19") and those of $LT_BENCH_ARGS_NAME as more options (-b 1M).
 #
 # Environment: LT_BENCH_BPFTRACE, LT_BENCH_PERF, LT_BENCH_STRACE override
 # where each tool is found (a path that does not exist makes it "missing").
@@ -42,7 +45,7 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=$2; shift ;;
 	--tools) TOOLS_ARG=$2; PARTIAL=1; shift ;;
 	--parts) PARTS=$2; PARTIAL=1; shift ;;
-	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -138,7 +141,7 @@ else
 fi
 avail() { # tool -> 0 if it can be run
 	case $1 in
-	untraced|locktrace|ltblocking) return 0 ;;
+	untraced|locktrace|ltblocking|ltb_*) return 0 ;;
 	floor|floorsched) [ -n "$FLOOR" ] ;;
 	bpftrace) [ -n "$BPFTRACE" ] && [ -x "$BPFTRACE" ] ;;
 	perf) [ -n "$PERF" ] && [ -x "$PERF" ] ;;
@@ -295,10 +298,17 @@ run_one() {
 		tp=$!
 		wait_for "$d/out" '^attached' 60 "$tp" || { ok=0; note="did not attach: $(head -c 200 "$d/err" | tr '\n\t' '  ')"; }
 		;;
-	locktrace|ltblocking)
-		local calls=all
-		[ "$tool" = ltblocking ] && calls=blocking
-		"${tw[@]}" "$LT" record -p "$wpid" -o "$d/trace.ltrace" -d 600 --no-status --calls "$calls" 2>"$d/err" &
+	locktrace|ltblocking|ltb_*)
+		local calls=all venv=() vargs=()
+		[ "$tool" != locktrace ] && calls=blocking
+		if [[ $tool == ltb_* ]]; then
+			# a variant for experiments: LT_BENCH_ENV_<name> (environment) and
+			# LT_BENCH_ARGS_<name> (more options) of the tool ltb_<name>
+			local ev=LT_BENCH_ENV_${tool#ltb_} av=LT_BENCH_ARGS_${tool#ltb_}
+			read -r -a venv <<<"${!ev:-}"
+			read -r -a vargs <<<"${!av:-}"
+		fi
+		env "${venv[@]}" "${tw[@]}" "$LT" record -p "$wpid" -o "$d/trace.ltrace" -d 600 --no-status --calls "$calls" "${vargs[@]}" 2>"$d/err" &
 		tp=$!
 		wait_for "$d/err" '^locktrace \(pid [0-9]+\): recording' 60 "$tp" || { ok=0; note="did not start: $(head -c 200 "$d/err" | tr '\n\t' '  ')"; }
 		;;
@@ -365,7 +375,7 @@ run_one() {
 	rate=$(awk -v n="$iters" -v s="$secs" 'BEGIN { printf "%.1f", n / s }')
 	local events=0 sysc=0 lost=0 bytes=0 cpu_total=0 rss=0 status=ok
 	case $tool in
-	locktrace|ltblocking)
+	locktrace|ltblocking|ltb_*)
 		local sum
 		sum=$(grep -E '^locktrace: .* events, ' "$d/err" | tail -1)
 		events=$(sed -n 's/.*, \([0-9]*\) events, \([0-9]*\) lost,.*/\1/p' <<<"$sum")
