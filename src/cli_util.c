@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include "locktrace/cli.h"
 #include "locktrace/convert.h"
+#include "locktrace/timeline.h"
 
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
@@ -172,6 +173,9 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 		if (res.lost)
 			fprintf(stderr, "locktrace: note: the trace lost %" PRIu64
 				" events (marked \"lost events\" in the timeline)\n", res.lost);
+		if (res.unseen_switches)
+			fprintf(stderr, "locktrace: note: " LT_UNSEEN_SWITCHES_FMT "\n",
+				LT_UNSEEN_SWITCHES_ARGS(res.unseen_switches));
 	}
 	return rc;
 }

@@ -238,6 +238,7 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	struct stat sb;
 	*res = (struct lt_convert_result){
 		.events = n, .spans = st->spans, .flows = st->flows, .lost = st->lost,
+		.unseen_switches = st->unseen_switches,
 		.bytes = stat(out, &sb) ? 0 : (uint64_t)sb.st_size,
 	};
 	goto out;

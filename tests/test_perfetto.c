@@ -462,7 +462,12 @@ Test(perfetto, a_switch_in_not_in_the_trace_is_placed_and_marked)
 	};
 	trace_paths(in, out, "unseen");
 	write_trace(in, &h, v, sizeof(v) / sizeof(v[0]), 3000);
-	convert_load(in, out, &c);
+	/* the conversion counts it */
+	struct lt_convert_result res;
+	char err[256];
+	cr_assert_eq(lt_convert(in, out, LT_FORMAT_PERFETTO, 1, &res, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(res.unseen_switches, 1);
+	load_ok(&c, out);
 	int switches = 0, placed = 0;
 	for (size_t i = 0; i < c.nsched; i++) {
 		const struct pfc_sched *e = &c.sched[i];

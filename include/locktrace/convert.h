@@ -18,6 +18,7 @@ struct lt_convert_result {
 	uint64_t spans;  /* blocking calls */
 	uint64_t flows;  /* wake-ups traced to the waking call */
 	uint64_t lost;   /* events the trace lost */
+	uint64_t unseen_switches; /* switch-ins not in the trace, placed (timeline.h) */
 	uint64_t bytes;  /* the size of out */
 };
 
