@@ -23,7 +23,7 @@ $(error locktrace supports x86_64 only (its BPF is built with -D__TARGET_ARCH_x8
 endif
 endif
 
-# The version --version prints is LT_VERSION (include/locktrace/version.h),
+# The version --version prints is LT_VERSION (src/cli/version.h),
 # with `git describe` of the checkout when there is one (none in a tarball).
 GIT_DESCRIBE := $(shell test -e .git && git describe --tags --always --dirty 2>/dev/null)
 
@@ -39,16 +39,48 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(B) -Iinclude -Ibpf
 
+# ------------------------------------------------------------ source layout
+# src/ is one folder per subsystem, lowest layer first (README.md, "Source
+# layout").  A folder's files are compiled with the include paths of that
+# folder and of the folders before it in LAYERS only, so a header included
+# from a higher layer is "No such file or directory": dependencies point one
+# way.  include/locktrace/ holds only the contracts every layer (and the BPF
+# programs) share: the BPF<->user ABI and the on-disk trace format.
+LAYERS    := base trace proc snapshot/runtimes snapshot analysis record output cli
+CONTRACTS := calls.h event.h futex.h taskregs.h tracefile.h
+$(foreach i,$(shell seq $(words $(LAYERS))),$(eval \
+  INC_$(word $(i),$(LAYERS)) := $(addprefix -Isrc/,$(wordlist 1,$(i),$(LAYERS)))))
+ALL_INC   := $(addprefix -Isrc/,$(LAYERS))
+# the include paths of the folder of the source being compiled ($<)
+LAYER_INC  = $(INC_$(patsubst src/%/,%,$(dir $<)))
+
+# Files that are in no layer fail the build loudly (a merge or a new file
+# put them there): the message says where they belong.
+STRAY_SRC := $(filter-out $(addsuffix /%,$(addprefix src/,$(LAYERS))),$(shell find src -name '*.[ch]' 2>/dev/null))
+STRAY_HDR := $(filter-out $(addprefix include/locktrace/,$(CONTRACTS)),$(wildcard include/locktrace/*.h))
+STRAY_TST := $(wildcard tests/*.c tests/*.h)
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(STRAY_SRC),)
+$(error $(STRAY_SRC): not in a layer folder. Move each file with git mv into the src/ folder of its subsystem, one of: $(LAYERS) (lowest first; README.md "Source layout"), and its header next to it; then fix its includes of moved headers ("locktrace/x.h" -> "x.h"))
+endif
+ifneq ($(STRAY_HDR),)
+$(error $(STRAY_HDR): include/locktrace/ holds only the BPF<->user ABI and the trace file format ($(CONTRACTS)). Move the header with git mv next to its .c in src/<layer>/ and include it as "x.h")
+endif
+ifneq ($(STRAY_TST),)
+$(error $(STRAY_TST): tests live in tests/unit/ (no root, no BPF), tests/live/ (root, real BPF) or tests/lib/ (shared helpers): move each with git mv (tests/README.md))
+endif
+endif
+
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(B)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
-LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_SRCS  := $(filter-out src/cli/main.c,$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
 LIB_OBJS  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
-# tests/test_*.c hold the tests; the helpers they share (no tests) are
-# listed here by name.
-TEST_SRCS := $(wildcard tests/test_*.c) tests/util.c tests/pf_check.c tests/tp.c \
-             tests/fakeproc.c tests/gen_trace.c
+# tests/unit and tests/live hold the tests (test_*.c); tests/lib the
+# helpers and fixtures they share (tests/README.md).
+TEST_SRCS := $(wildcard tests/unit/test_*.c tests/live/test_*.c tests/lib/*.c)
 TEST_OBJS := $(patsubst tests/%.c,$(B)/tests/%.o,$(TEST_SRCS))
+TEST_INC  := -Itests/lib $(ALL_INC)
 WL_SRCS   := $(wildcard tests/workloads/*.c)
 WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))
 # OCaml workloads (tests/workloads/ocaml) are built only where ocamlopt is
@@ -93,23 +125,30 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(B)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
-	@mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+# One compile rule for the three builds (normal, fuzz, ASan): $(1) the
+# output folder, $(2) the compiler, $(3) its extra flags.  -MMD -MP: each
+# object depends on the headers it includes (build/**/*.d), nothing more;
+# the BPF skeletons only have to exist before the first compile.
+define compile_rules
+$(1)/obj/%.o: src/%.c | $$(SKELS)
+	@mkdir -p $$(@D)
+	$$(call msg,CC,$$@)
+	$$(Q)$(2) $$(CFLAGS) $(3) -MMD -MP $$(LAYER_INC) -c $$< -o $$@ || { \
+	  echo "$$<: a header not found? src/$$(patsubst src/%/,%,$$(dir $$<))/ sees only its own headers and those of the layers before it in: $$(LAYERS)" >&2; exit 1; }
+
+$(1)/tests/%.o: tests/%.c | $$(SKELS)
+	@mkdir -p $$(@D)
+	$$(call msg,CC,$$@)
+	$$(Q)$(2) $$(CFLAGS) $(3) -MMD -MP $$(TEST_INC) -c $$< -o $$@
+endef
 
 $(B)/liblocktrace.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/locktrace: src/main.c $(B)/liblocktrace.a $(wildcard include/locktrace/*.h) $(wildcard src/*.h)
+$(B)/locktrace: $(B)/obj/cli/main.o $(B)/liblocktrace.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(B)/liblocktrace.a $(LDLIBS) -o $@
-
-$(B)/tests/%.o: tests/%.c $(wildcard include/locktrace/*.h) $(wildcard tests/*.h)
-	@mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 $(B)/tests/run-tests: $(TEST_OBJS) $(B)/liblocktrace.a
 	$(call msg,LD,$@)
@@ -157,18 +196,13 @@ FZ_OBJS   := $(patsubst src/%.c,$(FZ)/obj/%.o,$(LIB_SRCS))
 
 fuzz: $(FUZZERS)
 
-$(FZ)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
-	@mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-
 $(FZ)/lib.a: $(FZ_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(FZ)/%: tests/fuzz/%.c $(FZ)/lib.a
 	$(call msg,LD,$@)
-	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $< $(FZ)/lib.a $(LDLIBS) -o $@
+	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $(ALL_INC) $< $(FZ)/lib.a $(LDLIBS) -o $@
 
 # The unit tests (no root, no BPF) built with ASan and UBSan: .ci/run runs
 # them besides make test.
@@ -176,22 +210,17 @@ AS        := $(B)/asan
 AS_OBJS   := $(patsubst src/%.c,$(AS)/obj/%.o,$(LIB_SRCS)) \
              $(patsubst tests/%.c,$(AS)/tests/%.o,$(TEST_SRCS))
 
-$(AS)/obj/%.o: src/%.c $(wildcard include/locktrace/*.h) $(wildcard src/*.h) $(SKELS)
-	@mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
-
-$(AS)/tests/%.o: tests/%.c $(wildcard include/locktrace/*.h) $(wildcard tests/*.h)
-	@mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) -Itests -c $< -o $@
+$(eval $(call compile_rules,$(B),$(CC),))
+$(eval $(call compile_rules,$(FZ),$(CLANG),$(SAN_FLAGS) -fsanitize=fuzzer-no-link))
+$(eval $(call compile_rules,$(AS),$(CLANG),$(SAN_FLAGS)))
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 $(AS)/run-tests: $(AS_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # only version.c includes build/git-version.h (all three builds of it)
-$(B)/obj/version.o $(AS)/obj/version.o $(FZ)/obj/version.o: $(B)/git-version.h
+$(B)/obj/cli/version.o $(AS)/obj/cli/version.o $(FZ)/obj/cli/version.o: $(B)/git-version.h
 
 unit-asan: deps
 	@$(MAKE) --no-print-directory all $(AS)/run-tests

@@ -4,7 +4,7 @@
  * length-delimited field read again as a nested message, 16 levels deep.
  * docs/fuzzing.md. */
 #include <stdint.h>
-#include "locktrace/pbread.h"
+#include "pbread.h"
 
 static void walk(const void *data, size_t len, int depth)
 {

@@ -5,8 +5,8 @@
  * docs/fuzzing.md. */
 #include <stdint.h>
 #include <stdlib.h>
-#include "../../src/report_int.h"
-#include "../../src/u64map.h"
+#include "report_int.h"
+#include "u64map.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

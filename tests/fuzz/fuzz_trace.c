@@ -12,10 +12,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "locktrace/locksyms.h"
-#include "locktrace/report.h"
+#include "locksyms.h"
+#include "report.h"
 #include "locktrace/tracefile.h"
-#include "../../src/u64map.h"
+#include "u64map.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {

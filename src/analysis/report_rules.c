@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: MIT
+/* The report's rules: each turns the state at the end and the tables the
+ * model kept into findings (docs/report.md says what each claims). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/calls.h"
+#include "lockid.h"
+#include "report_model.h"
+
+/* ---- deadlock ---- */
+
+static struct rthread *waits_for(struct lt_report *r, struct rthread *t)
+{
+	if (t->pub.end_state != LT_RTS_IN_CALL || !t->end_group || !t->pub.asleep)
+		return NULL;
+	struct rgroup *g = P(r)->gr[t->end_group - 1];
+	if (!g->end_holder)
+		return NULL;
+	return P(r)->th[g->end_holder - 1];
+}
+
+/* The finding of one cycle: cyc[0] waits for cyc[1]'s lock, ..., the last
+ * for cyc[0]'s. */
+static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, size_t n)
+{
+	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_DEADLOCK, "cycle");
+	if (!f)
+		return;
+	char line[2048], tn[96], tn2[96], gn[200], ts[32], d[32], how[256];
+	size_t m = 0;
+	uint64_t since = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rthread *a = cyc[i], *b = waits_for(r, a);
+		struct rgroup *g = P(r)->gr[a->end_group - 1];
+		g->in_cycle = 1;
+		rp_f_tid(f, a->pub.tid);
+		rp_f_lock(f, a->pub.end_call.addr, 0);
+		if (!since || (rp_end_since(a) && rp_end_since(a) < since))
+			since = rp_end_since(a);
+		m += (size_t)snprintf(line + m, m < sizeof(line) ? sizeof(line) - m : 0, "%s -> ",
+				      rp_tname(a, tn, sizeof(tn)));
+		rp_fmt_ts(rp_end_since(a), ts, sizeof(ts));
+		rp_fmt_dur(rp_dur_to_end(r, rp_end_since(a)), d, sizeof(d));
+		rp_f_ev(f, "thread %s waits for lock %s since %s (%s), held by thread %s: %s",
+			rp_tname(a, tn, sizeof(tn)), rp_gname(g, gn, sizeof(gn)), rp_end_since(a) ? ts : "before the trace", d,
+			rp_tname(b, tn2, sizeof(tn2)), rp_holder_how(r, g, how, sizeof(how)));
+	}
+	if (m < sizeof(line))
+		snprintf(line + m, sizeof(line) - m, "%u", cyc[0]->pub.tid);
+	f->since = since;
+	f->duration_ns = rp_dur_to_end(r, since);
+	rp_f_summary(f, "deadlock: %zu thread%s wait for each other: %s", n, n == 1 ? "" : "s", line);
+	for (size_t i = 0; i < n; i++)
+		rp_snap_ev(r, f, cyc[i]);
+}
+
+/* Walks each thread's waits-for path; a path that runs into itself is a
+ * cycle, reported once. */
+static void rule_deadlock(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	uint8_t *color = calloc(p->nth, 1); /* 0 new, 1 on the current path, 2 done */
+	struct rthread **path = calloc(p->nth + 1, sizeof(*path));
+	if (!color || !path) {
+		free(color);
+		free(path);
+		p->oom = 1;
+		return;
+	}
+	for (size_t s = 0; s < p->nth; s++) {
+		size_t n = 0;
+		struct rthread *t = p->th[s];
+		while (t && !color[t->idx]) {
+			color[t->idx] = 1;
+			path[n++] = t;
+			t = waits_for(r, t);
+		}
+		if (t && color[t->idx] == 1) { /* a cycle from t to the path's end */
+			size_t k = 0;
+			while (path[k] != t)
+				k++;
+			deadlock_finding(r, path + k, n - k);
+		}
+		for (size_t i = 0; i < n; i++)
+			color[path[i]->idx] = 2;
+	}
+	free(color);
+	free(path);
+}
+
+/* ---- holder blocked ---- */
+
+/* Since when the lock's queue has stood: its oldest waiter's wait, or for a
+ * runtime lock whose holder the snapshot read from memory, the start of the
+ * call the holder is still in (it has not let the lock go since), whichever
+ * is older. */
+static uint64_t queue_since(struct lt_report *r, const struct rgroup *g)
+{
+	uint64_t since = g->end_oldest;
+	if (g->end_holder_src != 1 || !g->rt_kind[0] || !g->end_holder)
+		return since;
+	const struct lt_report_thread *hp = &P(r)->th[g->end_holder - 1]->pub;
+	uint64_t b = hp->end_since ? hp->end_since : hp->end_call.begin;
+	if (hp->end_state == LT_RTS_IN_CALL && b && b < since)
+		since = b;
+	return since;
+}
+
+static int on_path(struct rgroup *const *path, unsigned n, const struct rgroup *g)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (path[i] == g)
+			return 1;
+	return 0;
+}
+
+/* From g's holder, follow holders that themselves wait for a lock to the
+ * one that does something else: only through holders known from memory or
+ * events (a guess stops the chain), and never round a loop (rule_deadlock
+ * reports those it can prove).  The locks passed go to path (*np of them);
+ * returns the last holder. */
+static struct rthread *chain_holder(struct lt_report *r, struct rgroup *g, struct rgroup **path, unsigned *np)
+{
+	struct lt_report_priv *p = P(r);
+	struct rthread *h = p->th[g->end_holder - 1];
+	*np = 0;
+	while (rp_is_lock_waiter(h) && h->pub.asleep && *np < MAX_CHAIN) {
+		struct rgroup *g2 = p->gr[h->end_group - 1];
+		if (!rp_holder_evidenced(g2) || g2->in_cycle || g2 == g || on_path(path, *np, g2))
+			break;
+		path[(*np)++] = g2;
+		h = p->th[g2->end_holder - 1];
+	}
+	return h;
+}
+
+/* What the holder does at the end: the finding's rule and title. */
+enum holder_state { HS_IO, HS_POLL, HS_WAITS, HS_IN_CALL, HS_PREEMPTED, HS_RUNNING, HS_SLEEP, HS_EXITED,
+		    HS_UNKNOWN };
+static const struct {
+	const char *rule, *title;
+} holder_states[] = {
+	[HS_IO] = { "io", "lock holder blocked in I/O" },
+	[HS_POLL] = { "poll", "lock holder blocked in select/poll" },
+	[HS_WAITS] = { "waits", "lock holder waits on another lock" },
+	[HS_IN_CALL] = { "in_call", "lock holder inside a call" },
+	[HS_PREEMPTED] = { "preempted", "lock holder preempted" },
+	[HS_RUNNING] = { "running", "lock holder still running" },
+	[HS_SLEEP] = { "sleep", "lock holder asleep outside the traced calls" },
+	[HS_EXITED] = { "exited", "lock holder exited" },
+	[HS_UNKNOWN] = { "unknown", "lock held by a thread in an unknown state" },
+};
+
+static enum holder_state holder_state(const struct lt_report_thread *hp)
+{
+	const struct lt_report_call *c = &hp->end_call;
+	switch (hp->end_state) {
+	case LT_RTS_IN_CALL:
+		if (c->kind == LT_EV_IO_ENTER)
+			return HS_IO;
+		if (c->kind == LT_EV_WAIT_ENTER)
+			return HS_POLL;
+		return (c->flags & LT_SPAN_LOCK_WAIT) ? HS_WAITS : HS_IN_CALL;
+	case LT_RTS_RUNNABLE: return HS_PREEMPTED;
+	case LT_RTS_RUNNING: return HS_RUNNING;
+	case LT_RTS_SLEEPING: return HS_SLEEP;
+	case LT_RTS_EXITED: return HS_EXITED;
+	default: return HS_UNKNOWN;
+	}
+}
+
+/* How long nobody has woken g, as the summary's last clause. */
+static void quiet_phrase(struct lt_report *r, const struct rgroup *g, char *buf, size_t len)
+{
+	char d[32];
+	uint64_t quiet = g->pub.last_wake_ts, qs = queue_since(r, g);
+	rp_fmt_dur(rp_dur_to_end(r, quiet ? quiet : g->end_oldest), d, sizeof(d));
+	if (qs < g->end_oldest && !quiet) {
+		/* a runtime lock whose waiters retry in timed waits (CPython's GIL
+		 * every 5 ms): no single wait is long, the queue is */
+		rp_fmt_dur(rp_dur_to_end(r, qs), d, sizeof(d));
+		snprintf(buf, len, "its waiters retry in timed waits and nobody has woken it in the "
+			 "trace; the holder has kept it for at least %s", d);
+	} else if (quiet) {
+		snprintf(buf, len, "nobody has woken the lock for %s", d);
+	} else {
+		snprintf(buf, len, "no wake-up on it in the trace, the first waiter has waited %s", d);
+	}
+}
+
+/* The evidence: the waiters, the holder and the chain to the last holder
+ * h, the last wake-up, the holders' calls. */
+static void holder_blocked_ev(struct lt_report *r, struct lt_report_finding *f, struct rgroup *g,
+			      struct rthread *h, struct rgroup *const *path, unsigned np, const char *gn)
+{
+	char tn[96], how[700], ts[32], d[32], list[512], op[64] = "";
+	struct rthread *h0 = P(r)->th[g->end_holder - 1];
+	rp_tid_list(r, g, list, sizeof(list), 12);
+	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
+		if (rp_is_lock_waiter(t)) {
+			rp_f_tid(f, t->pub.tid);
+			if (!op[0])
+				lt_futex_op_name(t->pub.end_call.op & ~0x180u, t->pub.end_call.nr, op, sizeof(op));
+		}
+	}
+	rp_f_tid(f, h0->pub.tid);
+	rp_f_tid(f, h->pub.tid);
+	rp_f_ev(f, "%u thread%s asleep in %s on %s, the longest since %s: %s", g->n_end_asleep,
+		g->n_end_asleep == 1 ? "" : "s", op[0] ? op : "futex waits", gn,
+		g->end_oldest ? ts : "before the trace", list);
+	rp_f_ev(f, "holder: %s: %s", rp_tname(h0, tn, sizeof(tn)), rp_holder_how(r, g, how, sizeof(how)));
+	for (unsigned i = 0; i < np; i++) {
+		struct rthread *hh = P(r)->th[path[i]->end_holder - 1];
+		char g2[200], tn2[96];
+		rp_f_ev(f, "which waits on %s, held by %s: %s", rp_gname(path[i], g2, sizeof(g2)),
+			rp_tname(hh, tn2, sizeof(tn2)), rp_holder_how(r, path[i], how, sizeof(how)));
+		rp_f_lock(f, path[i]->pub.addr, 1);
+		rp_f_tid(f, hh->pub.tid);
+	}
+	if (g->pub.last_wake_ts) {
+		rp_fmt_ts(g->pub.last_wake_ts, ts, sizeof(ts));
+		rp_fmt_dur(rp_dur_to_end(r, g->pub.last_wake_ts), d, sizeof(d));
+		rp_f_ev(f, "the last wake-up on the lock: %u woke %u at %s; none since (%s)", g->pub.last_waker,
+			g->pub.last_wakee, ts, d);
+	} else {
+		rp_f_ev(f, "no wake-up on the lock was recorded in the trace");
+	}
+	if (g->end_holder_src == 2)
+		rp_last_calls_ev(r, f, h0, g->acq_ts ? g->acq_ts - 1 : 0, "the holder's calls since it took the lock:");
+	if (h != h0)
+		rp_last_calls_ev(r, f, h, 0, "the last holder's last calls:");
+	rp_snap_ev(r, f, h);
+	rp_related_ev(r, f, g);
+}
+
+static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
+{
+	char gn[200], what[512], hn[200], chain[256] = "", nobody[160];
+	struct rgroup *path[MAX_CHAIN];
+	unsigned np;
+	struct rthread *h = chain_holder(r, g, path, &np);
+	const struct lt_report_thread *hp = &h->pub;
+	enum holder_state hs = holder_state(hp);
+	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_HOLDER_BLOCKED, holder_states[hs].rule);
+	if (!f)
+		return;
+	g->has_finding = 1;
+	f->holder = hp->tid;
+	if (hs == HS_IO)
+		f->fd = hp->end_call.fd;
+	rp_f_group(f, g);
+	rp_doing(r, h, what, sizeof(what));
+	rp_gname(g, gn, sizeof(gn));
+	rp_tname(h, hn, sizeof(hn));
+	if (np)
+		snprintf(chain, sizeof(chain), " (through %u more lock%s)", np, np == 1 ? "" : "s");
+	quiet_phrase(r, g, nobody, sizeof(nobody));
+	rp_f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s", holder_states[hs].title,
+		     g->n_end, g->n_end == 1 ? "" : "s", g->n_end == 1 ? "s" : "", gn,
+		     g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
+	f->since = hp->end_since ? hp->end_since : g->end_oldest;
+	f->duration_ns = rp_dur_to_end(r, f->since);
+	holder_blocked_ev(r, f, g, h, path, np, gn);
+}
+
+/* ---- lost wake-ups ---- */
+
+/* (a) a wake that woke nobody while a waiter was about to sleep.  -1 when
+ * out of memory (the rule stops), else 0. */
+static int lost_wake_woke_nobody(struct lt_report *r, struct rgroup *g, const char *gn)
+{
+	char tn[96], ts[32], ts2[32], d[32];
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
+		const struct lt_report_call *c = &t->pub.end_call;
+		if (!rp_is_lock_waiter(t) || !t->pub.asleep || !t->w0_tid ||
+		    c->woken_by || (g->pub.last_wake_ts && g->pub.last_wake_ts >= c->begin) ||
+		    (double)rp_dur_to_end(r, c->begin) < r->opts.stall_s * 1e9)
+			continue;
+		struct lt_report_finding *f = rp_finding_new(r, LT_FIND_LOST_WAKEUP, "woke_nobody");
+		if (!f)
+			return -1;
+		g->has_finding = 1;
+		f->since = c->begin;
+		f->duration_ns = rp_dur_to_end(r, c->begin);
+		f->holder = t->w0_tid;
+		rp_f_group(f, g);
+		rp_f_tid(f, t->pub.tid);
+		rp_f_tid(f, t->w0_tid);
+		rp_fmt_ts(t->w0_ts, ts, sizeof(ts));
+		rp_fmt_ts(c->begin, ts2, sizeof(ts2));
+		rp_fmt_dur(f->duration_ns, d, sizeof(d));
+		int64_t gap = (int64_t)(c->begin - t->w0_ts);
+		char gp[32];
+		rp_fmt_dur((uint64_t)(gap < 0 ? -gap : gap), gp, sizeof(gp));
+		rp_f_summary(f, "lost wake-up on %s: thread %u's wake at %s woke nobody while thread %s was about to sleep on it; %u has slept %s since",
+			     gn, t->w0_tid, ts, rp_tname(t, tn, sizeof(tn)), t->pub.tid, d);
+		rp_f_ev(f, "%u's futex wake on %s at %s returned 0 (woke nobody)", t->w0_tid, gn, ts);
+		rp_f_ev(f, "%s entered its wait on it at %s (%s %s the wake) and was asleep by then or soon after",
+			rp_tname(t, tn, sizeof(tn)), ts2, gp, gap >= 0 ? "after" : "before");
+		rp_f_ev(f, "nobody has woken %s since: %u is still asleep at the end (%s)", gn, t->pub.tid, d);
+		rp_snap_ev(r, f, t);
+	}
+	return 0;
+}
+
+/* Does the snapshot show t asleep in a plain futex wait on a word that no
+ * longer holds the value it expected? */
+static int sleeps_on_changed_word(const struct rthread *t)
+{
+	const struct rp_snap_thread *s = t->snap;
+	const struct lt_report_call *c = &t->pub.end_call;
+	unsigned cmd = c->op & LT_FUTEX_CMD_MASK;
+	return rp_is_lock_waiter(t) && s && s->has_futex && s->is_wait && !s->is_pi && s->word_ok &&
+	       s->expected_ok && s->word != s->expected &&
+	       !(c->nr == LT_NR_FUTEX && cmd != LT_FUTEX_WAIT && cmd != LT_FUTEX_WAIT_BITSET);
+}
+
+/* (b) a waiter sleeping on a word that has since changed.  -1 when out of
+ * memory, else 0. */
+static int lost_wake_word_changed(struct lt_report *r, struct rgroup *g, const char *gn)
+{
+	char tn[96], ts[32], ts2[32], d[32];
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
+		const struct rp_snap_thread *s = t->snap;
+		if (!sleeps_on_changed_word(t))
+			continue;
+		uint64_t since = rp_end_since(t);
+		if ((double)rp_dur_to_end(r, since) < r->opts.stall_s * 1e9 ||
+		    (g->pub.last_wake_ts && g->pub.last_wake_ts >= since))
+			continue;
+		struct lt_report_finding *f = rp_finding_new(r, LT_FIND_LOST_WAKEUP, "word_changed");
+		if (!f)
+			return -1;
+		g->has_finding = 1;
+		f->since = since;
+		f->duration_ns = rp_dur_to_end(r, since);
+		rp_f_group(f, g);
+		rp_f_tid(f, t->pub.tid);
+		rp_fmt_ts(since, ts, sizeof(ts));
+		rp_fmt_ts(r->snapshot_ts, ts2, sizeof(ts2));
+		rp_fmt_dur(f->duration_ns, d, sizeof(d));
+		rp_f_summary(f, "lost wake-up on %s: thread %s sleeps expecting the word to be %u, but it is %u and nobody woke it (asleep %s)",
+			     gn, rp_tname(t, tn, sizeof(tn)), s->expected, s->word, d);
+		rp_f_ev(f, "%s has slept in %s on 0x%" PRIx64 " since %s, expecting the value %u", rp_tname(t, tn, sizeof(tn)),
+			s->op_name ? s->op_name : "a futex wait", s->uaddr, since ? ts : "before the trace", s->expected);
+		rp_f_ev(f, "the snapshot at %s read the word as %u: it changed after the thread went to sleep", ts2,
+			s->word);
+		if (g->pub.last_wake_ts) {
+			rp_fmt_ts(g->pub.last_wake_ts, ts, sizeof(ts));
+			rp_f_ev(f, "the last wake-up on the lock was at %s, before this wait began", ts);
+		} else {
+			rp_f_ev(f, "no wake-up on the lock was recorded in the trace");
+		}
+		rp_snap_ev(r, f, t);
+	}
+	return 0;
+}
+
+/* Of g's sleeping waiters other than its last holder h: the first that
+ * queued while h held it (*w, or NULL) and the oldest (*oldest). */
+static void waiters_of_released(const struct rgroup *g, const struct rthread *h, struct rthread **w,
+				struct rthread **oldest)
+{
+	*w = *oldest = NULL;
+	for (size_t i = 0; i < g->n_mem; i++) {
+		struct rthread *t = g->mem[i];
+		if (!rp_is_lock_waiter(t) || !t->pub.asleep || t == h)
+			continue;
+		uint64_t b = t->pub.end_call.begin;
+		if (b >= g->last_acq && (!g->rel_ts || b <= g->rel_ts) && (!*w || b < (*w)->pub.end_call.begin))
+			*w = t;
+		if (!*oldest || b < (*oldest)->pub.end_call.begin)
+			*oldest = t;
+	}
+}
+
+/* The evidence of (c): how h took the lock and let it go, w queued, the
+ * waiters now, the hand-offs that make it a lock passed on by wakes. */
+static void released_ev(struct lt_report *r, struct lt_report_finding *f, struct rgroup *g,
+			const struct rthread *h, const struct rthread *w, const char *gn)
+{
+	char tn2[96], ts[32], ts2[32], list[512];
+	rp_fmt_ts(g->last_acq, ts, sizeof(ts));
+	char by[64] = "";
+	if (g->last_acq_waker)
+		snprintf(by, sizeof(by), " (woken by %u)", g->last_acq_waker);
+	rp_f_ev(f, "%u took the lock at %s%s: its wait on it returned", h->pub.tid, ts, by);
+	if (w) {
+		rp_fmt_ts(w->pub.end_call.begin, ts, sizeof(ts));
+		rp_f_ev(f, "%s queued on it at %s, while %u held it, and was never woken", rp_tname(w, tn2, sizeof(tn2)),
+			ts, h->pub.tid);
+	}
+	rp_fmt_ts(g->rel_ts, ts2, sizeof(ts2));
+	if (g->rel_kind == REL_WAIT)
+		rp_f_ev(f, "%u woke nobody on the lock and waited on it itself at %s", h->pub.tid, ts2);
+	else if (g->rel_kind == REL_WAKE)
+		rp_f_ev(f, "%u's wake on the lock at %s woke %" PRId64 " thread%s", h->pub.tid, ts2, g->rel_woken,
+			g->rel_woken == 1 ? "" : "s");
+	else if (g->rel_kind == REL_EXIT)
+		rp_f_ev(f, "%u exited at %s without waking it", h->pub.tid, ts2);
+	rp_last_calls_ev(r, f, h, g->last_acq ? g->last_acq - 1 : 0, "its calls since it took the lock:");
+	rp_tid_list(r, g, list, sizeof(list), 12);
+	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
+	rp_f_ev(f, "%u thread%s asleep on %s since %s or later: %s", g->n_end_asleep, g->n_end_asleep == 1 ? "" : "s",
+		gn, ts, list);
+	if (g->pub.last_wake_ts) {
+		rp_fmt_ts(g->pub.last_wake_ts, ts, sizeof(ts));
+		rp_f_ev(f, "the last wake-up on the lock: %u woke %u at %s", g->pub.last_waker, g->pub.last_wakee, ts);
+	}
+	rp_fmt_ts(g->pub.chain_begin, ts, sizeof(ts));
+	rp_f_ev(f, "its threads hand it to each other (a thread woken on it wakes the next): %" PRIu64 " hand-offs, up to %u in a row",
+		g->pub.handoffs, g->pub.longest_chain);
+	rp_related_ev(r, f, g);
+}
+
+/* (c) released without a wake: a lock its threads hand to each other
+ * (a woken waiter later woke the next one) has waiters and no holder;
+ * the last holder let it go while one of them already waited */
+static void lost_wake_released(struct lt_report *r, struct rgroup *g, const char *gn)
+{
+	char tn[96], tn2[96], d[32];
+	struct rthread *h = P(r)->th[g->last_holder - 1], *w, *oldest;
+	waiters_of_released(g, h, &w, &oldest);
+	if (!oldest || (double)rp_dur_to_end(r, g->end_oldest) < r->opts.stall_s * 1e9)
+		return;
+	/* without a waiter that queued while the last holder had it, its own
+	 * acquire may have been invisible (taken without waiting): the lock is
+	 * still free while its waiters sleep, which is what is reported */
+	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_LOST_WAKEUP,
+						     w ? "released_without_wake" : "free_with_waiters");
+	if (!f)
+		return;
+	g->has_finding = 1;
+	g->lost_release = 1;
+	f->holder = h->pub.tid;
+	f->since = (w ? w : oldest)->pub.end_call.begin;
+	f->duration_ns = rp_dur_to_end(r, f->since);
+	rp_f_group(f, g);
+	rp_f_tid(f, h->pub.tid);
+	rp_f_tid(f, (w ? w : oldest)->pub.tid);
+	for (size_t i = 0; i < g->n_mem; i++)
+		if (rp_is_lock_waiter(g->mem[i]))
+			rp_f_tid(f, g->mem[i]->pub.tid);
+	rp_fmt_dur(rp_dur_to_end(r, g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest), d, sizeof(d));
+	if (w)
+		rp_f_summary(f, "lost wake-up on %s: %u %s on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
+			     gn, g->n_end, g->n_end == 1 ? "thread waits" : "threads wait", rp_tname(h, tn, sizeof(tn)), rp_tname(w, tn2, sizeof(tn2)), d);
+	else
+		rp_f_summary(f, "lost wake-up on %s: %u %s on it while it is free (nobody holds it by the event rule); nobody has woken it for %s; the last thread to take it was %s",
+			     gn, g->n_end, g->n_end == 1 ? "thread sleeps" : "threads sleep", d, rp_tname(h, tn, sizeof(tn)));
+	released_ev(r, f, g, h, w, gn);
+}
+
+/* Three ways a wake-up is lost, the first that finds something wins. */
+static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
+{
+	char gn[200];
+	rp_gname(g, gn, sizeof(gn));
+	if (lost_wake_woke_nobody(r, g, gn) || g->has_finding)
+		return;
+	if (lost_wake_word_changed(r, g, gn) || g->has_finding || g->end_holder || !g->last_holder ||
+	    g->pub.longest_chain < 2)
+		return;
+	lost_wake_released(r, g, gn);
+}
+
+static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
+{
+	char gn[200], ts[32], d[32], list[512], what[512], tn[96];
+	uint64_t quiet = g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest;
+	if (!g->n_end_asleep || (double)rp_dur_to_end(r, quiet) < r->opts.stall_s * 1e9 ||
+	    (double)rp_dur_to_end(r, g->end_oldest) < r->opts.stall_s * 1e9)
+		return;
+	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_STALLED_WAITERS, "no_waker");
+	if (!f)
+		return;
+	g->has_finding = 1;
+	rp_gname(g, gn, sizeof(gn));
+	f->since = g->end_oldest;
+	f->duration_ns = rp_dur_to_end(r, g->end_oldest);
+	rp_f_group(f, g);
+	for (size_t i = 0; i < g->n_mem; i++)
+		if (rp_is_lock_waiter(g->mem[i]))
+			rp_f_tid(f, g->mem[i]->pub.tid);
+	rp_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
+	rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", g->n_end,
+		     g->n_end == 1 ? "thread waits" : "threads wait", gn, d);
+	rp_tid_list(r, g, list, sizeof(list), 12);
+	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
+	rp_f_ev(f, "asleep on it since %s or later: %s", g->end_oldest ? ts : "before the trace", list);
+	if (g->pub.last_wake_ts) {
+		struct rthread *w = rp_thread_of(r, g->pub.last_waker);
+		rp_fmt_ts(g->pub.last_wake_ts, ts, sizeof(ts));
+		rp_f_ev(f, "the last wake-up on it: %u woke %u at %s", g->pub.last_waker, g->pub.last_wakee, ts);
+		if (w && !rp_is_lock_waiter(w)) {
+			rp_doing(r, w, what, sizeof(what));
+			rp_f_ev(f, "that waker, %s, is now %s", rp_tname(w, tn, sizeof(tn)), what);
+			f->holder = w->pub.tid;
+		}
+	} else if (!strcmp(g->rt_kind, "threading.Lock")) {
+		rp_f_ev(f, "no wake-up on it was recorded in the trace, and a threading.Lock records no holder");
+	} else {
+		rp_f_ev(f, "no wake-up on it was recorded in the trace: an idle pool parked on a condition variable looks like this");
+	}
+	rp_python_lock_ev(r, f, g);
+	rp_others_ev(r, f, g);
+}
+
+static void rule_convoy(struct lt_report *r, struct rgroup *g)
+{
+	unsigned n = r->opts.convoy_min;
+	char gn[200], ts[32], ts2[32], med[32], p99[32], mx[32], tot[32];
+	if (g->pub.max_moving < n || g->pub.handoffs < n || g->pub.longest_chain < n)
+		return;
+	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_CONVOY, "handoff_queue");
+	if (!f)
+		return;
+	rp_gname(g, gn, sizeof(gn));
+	rp_f_group(f, g);
+	f->since = g->pub.chain_begin;
+	f->duration_ns = g->pub.chain_end > g->pub.chain_begin ? g->pub.chain_end - g->pub.chain_begin : 0;
+	rp_fmt_dur(g->pub.median_ns, med, sizeof(med));
+	rp_fmt_dur(g->pub.p99_ns, p99, sizeof(p99));
+	rp_fmt_dur(g->pub.max_ns, mx, sizeof(mx));
+	rp_fmt_dur(g->pub.total_ns, tot, sizeof(tot));
+	rp_f_summary(f, "convoy on %s: up to %u threads queued while it was handed on, up to %u hand-offs in a row; %" PRIu64 " waits, %s in total (median %s, p99 %s)",
+		     gn, g->pub.max_moving, g->pub.longest_chain, g->pub.waits, tot, med, p99);
+	rp_fmt_ts(g->pub.max_moving_ts, ts, sizeof(ts));
+	rp_f_ev(f, "%u threads were queued on it at %s when it was handed to the next one", g->pub.max_moving, ts);
+	rp_fmt_ts(g->pub.chain_begin, ts, sizeof(ts));
+	rp_fmt_ts(g->pub.chain_end, ts2, sizeof(ts2));
+	rp_f_ev(f, "from %s to %s each thread woken on it woke the next one: %u hand-offs in a row", ts, ts2,
+		g->pub.longest_chain);
+	rp_f_ev(f, "%" PRIu64 " hand-offs in all; %u distinct waiters, %u distinct wakers; longest wait %s",
+		g->pub.handoffs, g->pub.n_waiters, g->pub.n_wakers, mx);
+}
+
+static void rule_offcpu(struct lt_report *r, struct rgroup *g)
+{
+	char gn[200], ts[32], d[32], c[256];
+	if (!g->pub.offcpu_count)
+		return;
+	/* a holder that released the lock without a wake still looks like
+	 * the holder until it waits again: that is the lost wake-up, not an
+	 * incident */
+	if (g->lost_release && g->last_holder && g->off_tid == P(r)->th[g->last_holder - 1]->pub.tid &&
+	    g->off_ts >= g->last_acq)
+		return;
+	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_HOLDER_OFFCPU,
+						     g->off_kind == OFF_PREEMPTED ? "preempted" : "blocked");
+	if (!f)
+		return;
+	rp_gname(g, gn, sizeof(gn));
+	rp_f_group(f, g);
+	rp_f_tid(f, g->off_tid);
+	f->holder = g->off_tid;
+	f->since = g->off_ts;
+	f->duration_ns = g->pub.offcpu_max_ns;
+	rp_fmt_dur(g->pub.offcpu_max_ns, d, sizeof(d));
+	rp_fmt_ts(g->off_ts, ts, sizeof(ts));
+	if (g->off_kind == OFF_PREEMPTED) {
+		rp_f_summary(f, "lock holder preempted: the holder of %s was preempted %" PRIu64 " time%s for %.1f ms or more while others waited for it; worst: %u, %s at %s with %u waiting",
+			     gn, g->pub.offcpu_count, g->pub.offcpu_count == 1 ? "" : "s", r->opts.incident_ms,
+			     g->off_tid, d, ts, g->off_waiters);
+	} else {
+		if (g->off_in_call) {
+			rp_fmt_call(r, &g->off_call, c, sizeof(c));
+			f->fd = g->off_call.kind == LT_EV_IO_ENTER ? g->off_call.fd : -1;
+		} else {
+			snprintf(c, sizeof(c), "an untraced call");
+		}
+		rp_f_summary(f, "lock holder blocked while holding: the holder of %s slept %" PRIu64 " time%s for %.1f ms or more while others waited for it; worst: %u in %s for %s at %s with %u waiting",
+			     gn, g->pub.offcpu_count, g->pub.offcpu_count == 1 ? "" : "s", r->opts.incident_ms,
+			     g->off_tid, c, d, ts, g->off_waiters);
+	}
+	rp_f_ev(f, "holder by the event rule: the last thread whose wait on the lock returned and that has not woken or waited on it since");
+}
+
+static void rule_stall(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	char ts[32], d[32], c[256], tn[96];
+	uint64_t longest = 0;
+	unsigned futex = 0, io = 0, poll = 0, other = 0, running = 0, runnable = 0, alive = 0;
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *t = p->th[i];
+		const struct lt_report_thread *x = &t->pub;
+		if (x->end_state == LT_RTS_EXITED)
+			continue;
+		alive++;
+		if (x->end_state == LT_RTS_RUNNING)
+			running++;
+		else if (x->end_state == LT_RTS_RUNNABLE)
+			runnable++;
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_FUTEX_ENTER)
+			futex++;
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER)
+			io++;
+		else if (x->end_state == LT_RTS_IN_CALL)
+			poll++;
+		else
+			other++;
+		if (rp_is_lock_waiter(t) && t->pub.asleep && rp_dur_to_end(r, x->end_since) > longest)
+			longest = rp_dur_to_end(r, x->end_since);
+	}
+	uint64_t quiet = rp_dur_to_end(r, p->prog_ts ? p->prog_ts : r->start_ts);
+	int fired = r->have_stats && r->stop_reason == LT_STOP_STALL;
+	if (!fired && ((double)longest < r->opts.stall_s * 1e9 || (double)quiet < r->opts.stall_s * 1e9))
+		return;
+	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_STALL, fired ? "detector" : "no_progress");
+	if (!f)
+		return;
+	f->since = p->prog_ts ? p->prog_ts : r->start_ts;
+	f->duration_ns = quiet;
+	rp_fmt_dur(quiet, d, sizeof(d));
+	rp_fmt_ts(f->since, ts, sizeof(ts));
+	char when[96];
+	snprintf(when, sizeof(when), p->prog_ts ? "since %s" : "since the trace began at %s", ts);
+	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits, %u in socket I/O, %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
+		     d, when, futex, alive, io, poll, other, running, runnable);
+	if (fired)
+		rp_f_ev(f, "the recorder's stall detector fired and wrote this trace (its rule: docs/flight-recorder.md)");
+	if (p->prog_ts) {
+		rp_fmt_call(r, &p->prog_call, c, sizeof(c));
+		struct rthread *t = rp_thread_of(r, p->prog_tid);
+		if (p->prog_kind == 1)
+			rp_f_ev(f, "the last progress: %s's %s woke %u at %s",
+				t ? rp_tname(t, tn, sizeof(tn)) : "?", c, p->prog_other, ts);
+		else
+			rp_f_ev(f, "the last progress: %s's %s returned at %s", t ? rp_tname(t, tn, sizeof(tn)) : "?", c, ts);
+	}
+	rp_f_ev(f, "the last calls of every thread are listed under \"threads at the end\"");
+}
+
+/* The lock key of a verdict's lock k: the word is in the process of the
+ * thread at the same place (a cycle's tids and locks are parallel), or of
+ * its first thread. */
+static uint64_t verdict_lock_key(struct lt_report *r, const struct rp_snap_verdict *v, size_t k)
+{
+	size_t i = k < v->n_tids ? k : 0;
+	const struct rthread *t = v->n_tids ? rp_thread_of(r, (uint32_t)v->tids[i]) : NULL;
+	return lt_lockid_key(lt_timeline_lockid(P(r)->tl), t ? t->pub.tgid : P(r)->pid, v->locks[k], 0);
+}
+
+static int snapshot_covered(struct lt_report *r, const struct rp_snap_verdict *v)
+{
+	for (size_t k = 0; k < v->n_locks; k++) {
+		uint64_t key = verdict_lock_key(r, v, k);
+		for (size_t i = 0; i < r->n_findings; i++)
+			for (size_t j = 0; j < r->findings[i].n_locks; j++)
+				if (r->findings[i].locks[j] == key)
+					return 1;
+	}
+	return 0;
+}
+
+static void rule_snapshot(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	char ts[32];
+	if (!p->have_snap)
+		return;
+	rp_fmt_ts(r->snapshot_ts, ts, sizeof(ts));
+	for (size_t i = 0; i < p->snap.n_verdicts; i++) {
+		const struct rp_snap_verdict *v = &p->snap.verdicts[i];
+		if (!v->kind || (strcmp(v->kind, "deadlock") && strcmp(v->kind, "lost_wakeup") &&
+				 strcmp(v->kind, "convoy") && strcmp(v->kind, "lock_wait")))
+			continue;
+		if (snapshot_covered(r, v))
+			continue;
+		struct lt_report_finding *f = rp_finding_new(r, LT_FIND_SNAPSHOT, v->kind);
+		if (!f)
+			return;
+		rp_f_summary(f, "snapshot at %s: %s", ts, v->summary ? v->summary : v->kind);
+		for (size_t k = 0; k < v->n_evidence; k++)
+			rp_f_ev(f, "%s", v->evidence[k]);
+		for (size_t k = 0; k < v->n_tids; k++)
+			rp_f_tid(f, (uint32_t)v->tids[k]);
+		for (size_t k = 0; k < v->n_locks; k++)
+			rp_f_lock(f, v->locks[k], 0);
+		f->holder = (uint32_t)(v->owner > 0 ? v->owner : 0);
+		f->since = r->snapshot_ts;
+	}
+}
+
+/* A lock its threads still wait on at the end, outside a deadlock: one
+ * finding about its waiters, the most specific rule first. */
+static void rules_for_waited_lock(struct lt_report *r, struct rgroup *g)
+{
+	/* a holder the snapshot read from the runtime's memory: the lock
+	 * is not free, whatever the events suggest */
+	if (!(g->end_holder_src == 1 && g->rt_kind[0]))
+		rule_lost_wakeup(r, g);
+	if (!g->has_finding && !g->end_holder && !g->pub.last_wake_ts)
+		rp_infer_holder(r, g);
+	if (!g->has_finding && g->end_holder &&
+	    (double)rp_dur_to_end(r, queue_since(r, g)) >= r->opts.stall_s * 1e9)
+		rule_holder_blocked(r, g);
+	if (!g->has_finding)
+		rule_stalled_waiters(r, g);
+}
+
+void rp_run_rules(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	rule_deadlock(r);
+	for (size_t i = 0; i < p->ngr; i++)
+		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle)
+			rules_for_waited_lock(r, p->gr[i]);
+	rule_stall(r);
+	for (size_t i = 0; i < p->ngr; i++) {
+		rule_offcpu(r, p->gr[i]);
+		rule_convoy(r, p->gr[i]);
+	}
+	rule_snapshot(r);
+}

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+/* `locktrace dump FILE`: the command line of src/dump.c.  Ends with where
+ * and why reading stopped if the file is damaged or cut. */
+#include "cli_opts.h"
+#include "cli.h"
+#include "dump.h"
+
+static const struct lt_cli cli = {
+	.usage = "Usage: locktrace dump FILE\n",
+	.about = "Print the header and one line per event of a trace file.\n",
+};
+
+int lt_cmd_dump(int argc, char **argv)
+{
+	struct lt_getopt g;
+	char err[8192];
+	int c;
+
+	if (lt_getopt_init(&g, &cli))
+		return 2;
+	while ((c = lt_getopt_next(&g, argc, argv)) >= 0)
+		;
+	if (c == LT_CLI_EXIT)
+		return g.status;
+	if (lt_cli_one_arg(&cli, argc, argv, "trace file"))
+		return 2;
+	int rc = lt_dump(argv[optind], err, sizeof(err));
+	if (rc == 1)
+		lt_err("%s", err);
+	else if (err[0])
+		lt_warn("%s", err);
+	return rc;
+}

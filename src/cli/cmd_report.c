@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/* `locktrace report TRACE`: the analysis a person reads first (see
+ * docs/report.md), in text or JSON (src/report_file.c).  A damaged or cut
+ * trace is reported up to its last good chunk, with a warning naming where
+ * it stops. */
+#include <stdint.h>
+#include <stdio.h>
+#include "cli_opts.h"
+#include "cli.h"
+#include "report.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const struct lt_opt opts[] = {
+	{ "json", 'j', NULL, "JSON (schema locktrace.report/1) instead of text" },
+	{ "last", 'n', "N",
+	  "calls kept per thread for \"what led up to it\" (default " STR(LT_REPORT_LAST_N) ")" },
+	{ "all", 'a', NULL, "text: every row of every table, the last calls of every thread" },
+	{ "stall-time", 's', "S",
+	  "a wait this long at the end counts as stuck (default " STR(LT_REPORT_STALL_S) ")" },
+	{ "convoy", 'c', "N", "waiters queued at once that make a convoy (default " STR(LT_REPORT_CONVOY_MIN) ")" },
+	{ 0 },
+};
+
+static const struct lt_cli cli = {
+	.usage = "Usage: locktrace report TRACE [--json] [--last N] [--all] [--stall-time S] [--convoy N]\n",
+	.about = "What the threads of the traced process waited for, who held and woke what,\n"
+		 "and what is wrong: deadlocks, lost wake-ups, lock holders blocked in I/O or\n"
+		 "preempted, convoys, stalls (docs/report.md).\n",
+	.opts = opts,
+	.tail = "Exit status: 0 report printed; 1 the file cannot be read as a trace; 2 usage;\n"
+		"3 the trace is cut short (reported up to its last good chunk).\n",
+};
+
+/* A number option in [lo, hi] into *out; 0, or -1 after saying what it
+ * wants (what: "a number of calls from 1 to 1000"). */
+static int number(const char *opt, const char *s, unsigned lo, unsigned hi, const char *what,
+		  unsigned *out)
+{
+	uint64_t v;
+	if (lt_parse_uint(s, lo, hi, &v)) {
+		lt_err("invalid --%s '%s': give %s", opt, s, what);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+int lt_cmd_report(int argc, char **argv)
+{
+	struct lt_report_opts o = { 0 };
+	struct lt_getopt g;
+	int json = 0, c;
+
+	if (lt_getopt_init(&g, &cli))
+		return 2;
+	while ((c = lt_getopt_next(&g, argc, argv)) >= 0) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'n':
+			if (number("last", optarg, 1, 1000, "a number of calls from 1 to 1000", &o.last_n))
+				return 2;
+			break;
+		case 'a':
+			o.rows = UINT32_MAX;
+			break;
+		case 's':
+			if (lt_parse_seconds(optarg, &o.stall_s)) {
+				lt_err("invalid --stall-time '%s': give %s", optarg, LT_SECONDS_HINT);
+				return 2;
+			}
+			break;
+		case 'c':
+			if (number("convoy", optarg, 2, 100000, "a number of waiters, at least 2", &o.convoy_min))
+				return 2;
+			break;
+		}
+	}
+	if (c == LT_CLI_EXIT)
+		return g.status;
+	if (lt_cli_one_arg(&cli, argc, argv, "trace file"))
+		return 2;
+	char err[768];
+	int rc = lt_report_file_opts(argv[optind], stdout, json, &o, err, sizeof(err));
+	if (rc == 1)
+		lt_err("%s", err);
+	else if (err[0])
+		lt_warn("%s", err);
+	return rc;
+}

@@ -1,0 +1,65 @@
+/* Internal helpers shared by the snapshot files (snapshot*.c, fdinfo.c,
+ * verdicts.c).  Not part of the public API.  Every non-static name here has
+ * the lts_ prefix so it cannot collide with other locktrace modules. */
+#ifndef LOCKTRACE_SNAPSHOT_INT_H
+#define LOCKTRACE_SNAPSHOT_INT_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "snapshot.h"
+
+/* Read a small file (whole, up to len-1 bytes), NUL-terminate.  Returns the
+ * number of bytes read or -errno. */
+ssize_t lts_read_small(const char *path, char *buf, size_t len);
+/* Read a file of any size into a malloc'd NUL-terminated buffer.  Returns
+ * NULL and sets errno on failure. */
+char *lts_read_all(const char *path, size_t *len_out);
+
+char *lts_strdup(const char *s);  /* NULL-safe, NULL on OOM */
+char *lts_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *lts_vasprintf(const char *fmt, va_list ap);
+
+int64_t lts_now_ns(int clock);
+
+/* The threads of process pid, sorted (malloc'd, *n of them); NULL when
+ * /proc/PID/task cannot be read. */
+pid_t *lts_list_tasks(pid_t pid, size_t *n);
+
+/* Numeric field FIELD (proc(5) numbering: 3 = state, 9 = flags) of a
+ * /proc/PID/stat line. */
+int lts_parse_stat_field(const char *buf, int field, unsigned long long *val);
+/* Fill the op-derived fields of F from futex_wait(2) (futex2, nr 455). */
+void lts_futex2_decode_args(struct lt_futex *f, const uint64_t args[6]);
+
+/* ---- fd descriptions (fdinfo.c) ---- */
+
+/* Per-snapshot cache of the target's /proc/PID/net tables, loaded on the
+ * first socket lookup and read once. */
+struct lts_net;
+struct lts_net *lts_net_new(pid_t pid);
+void lts_net_free(struct lts_net *n);
+/* "tcp 127.0.0.1:5000 -> 127.0.0.1:41234 ESTABLISHED", NULL if not found. */
+const char *lts_net_lookup(struct lts_net *n, unsigned long inode);
+
+/* Fill fd->kind, fd->target, fd->desc for fd number FD of PID. */
+void lts_describe_fd(pid_t pid, struct lts_net *net, int fd, struct lt_fd *out);
+/* epoll interest list from /proc/PID/fdinfo/EPFD: appends to w->fds. */
+int lts_epoll_fds(pid_t pid, struct lts_net *net, int epfd, struct lt_fdwait *w);
+
+/* Parse the text of /proc/PID/fdinfo/EPFD: tfd and events pairs. Returns the
+ * number of entries stored (at most max). */
+size_t lts_parse_epoll_fdinfo(const char *text, int *fds, unsigned *events, size_t max);
+
+/* Decode the hex address columns of /proc/net/tcp{,6}. */
+int lts_format_inet(const char *hex, char *buf, size_t len);
+
+/* ---- verdicts.c helpers shared with the printers ---- */
+
+/* "14 s", "2.3 s", "120 ms"; "?" for a negative value. */
+void lts_fmt_duration(double s, char *buf, size_t len);
+/* What a thread is doing, short: "read(fd 7: socket)", "running". malloc'd. */
+char *lts_thread_activity(const struct lt_thread *t);
+
+#endif

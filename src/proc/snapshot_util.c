@@ -1,0 +1,352 @@
+/* Small helpers of the snapshot library: file reading, strings, string lists,
+ * enum names and the destructors of the snapshot structures. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "snapshot.h"
+#include "symbols.h"
+#include "snapshot_int.h"
+
+ssize_t lts_read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t got = 0;
+	while (got + 1 < len) {
+		ssize_t r = read(fd, buf + got, len - 1 - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			buf[got] = 0;
+			return -e;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = 0;
+	close(fd);
+	return (ssize_t)got;
+}
+
+char *lts_read_all(const char *path, size_t *len_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 8192, got = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (;;) {
+		if (cap - got < 4096) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + got, cap - got - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = 0;
+	if (len_out)
+		*len_out = got;
+	return buf;
+}
+
+char *lts_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+char *lts_vasprintf(const char *fmt, va_list ap)
+{
+	char *p = NULL;
+	if (vasprintf(&p, fmt, ap) < 0)
+		return NULL;
+	return p;
+}
+
+char *lts_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = lts_vasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+int64_t lts_now_ns(int clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- scheduler clock vs CLOCK_MONOTONIC ---- */
+
+/* se.exec_start of the calling thread right after a sched_yield (which
+ * updates it), against CLOCK_MONOTONIC read just before: the offset of
+ * this CPU's scheduler task clock.  Staleness only makes it larger, so the
+ * smallest of a few reads is kept. */
+int lt_sched_clock_offset(int64_t *off)
+{
+	char buf[4096];
+	bool ok = false;
+	for (int i = 0; i < 3; i++) {
+		sched_yield();
+		int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
+		int64_t es;
+		if (lts_read_small("/proc/thread-self/sched", buf, sizeof(buf)) <= 0 ||
+		    lt_parse_sched_exec_start(buf, &es))
+			continue;
+		if (!ok || t0 - es < *off)
+			*off = t0 - es;
+		ok = true;
+	}
+	return ok ? 0 : -1;
+}
+
+int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = lts_vasprintf(fmt, ap);
+	va_end(ap);
+	if (!s)
+		return -ENOMEM;
+	/* capacity is implied by n: 4, then doubled whenever n reaches a
+	 * power of two >= 4 */
+	size_t n = l->n;
+	if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
+		size_t cap = n ? n * 2 : 4;
+		char **nv = realloc(l->v, cap * sizeof(*nv));
+		if (!nv) {
+			free(s);
+			return -ENOMEM;
+		}
+		l->v = nv;
+	}
+	l->v[l->n++] = s;
+	return 0;
+}
+
+void lt_strlist_free(struct lt_strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void lt_frame_clear(struct lt_frame *f)
+{
+	free(f->func);
+	free(f->module);
+	free(f->build_id);
+	free(f->file);
+	memset(f, 0, sizeof(*f));
+}
+
+static void fd_clear(struct lt_fd *f)
+{
+	free(f->target);
+	free(f->desc);
+	f->target = f->desc = NULL;
+}
+
+void lt_thread_clear_rt(struct lt_thread *t)
+{
+	for (size_t i = 0; i < t->n_rt_frames; i++) {
+		free(t->rt_frames[i].func);
+		free(t->rt_frames[i].file);
+	}
+	free(t->rt_frames);
+	free(t->rt_name);
+	free(t->rt_end);
+	t->rt_frames = NULL;
+	t->n_rt_frames = 0;
+	t->rt_name = t->rt_end = NULL;
+	t->rt_lang = NULL;
+}
+
+void lt_thread_clear(struct lt_thread *t)
+{
+	free(t->futex.lock_sym);
+	free(t->futex.lock_name);
+	free(t->futex.lock_state);
+	for (size_t i = 0; i < t->fdw.n_fds; i++)
+		fd_clear(&t->fdw.fds[i]);
+	free(t->fdw.fds);
+	fd_clear(&t->fdw.io);
+	free(t->detail);
+	lt_strlist_free(&t->kstack);
+	for (size_t i = 0; i < t->n_frames; i++)
+		lt_frame_clear(&t->frames[i]);
+	free(t->frames);
+	free(t->ustack_end);
+	lt_strlist_free(&t->notes);
+	lt_thread_clear_rt(t);
+	memset(t, 0, sizeof(*t));
+}
+
+void lt_verdict_clear(struct lt_verdict *v)
+{
+	free(v->summary);
+	lt_strlist_free(&v->evidence);
+	free(v->tids);
+	free(v->locks);
+	memset(v, 0, sizeof(*v));
+}
+
+static int tid_cmp(const void *key, const void *elem)
+{
+	pid_t k = *(const pid_t *)key;
+	pid_t t = ((const struct lt_thread *)elem)->tid;
+	return (k > t) - (k < t);
+}
+
+struct lt_thread *lt_snapshot_find(const struct lt_snapshot *s, pid_t tid)
+{
+	if (!s || !s->threads)
+		return NULL;
+	return bsearch(&tid, s->threads, s->n_threads, sizeof(*s->threads), tid_cmp);
+}
+
+const char *lt_thread_name(const struct lt_thread *t)
+{
+	return t->rt_name && t->rt_name[0] ? t->rt_name : t->comm;
+}
+
+/* ---- enum names ---- */
+
+const char *lt_idle_source_name(enum lt_idle_source s)
+{
+	switch (s) {
+	case LT_IDLE_RUNNING: return "running";
+	case LT_IDLE_SCHED_EXEC_START: return "sched_exec_start";
+	case LT_IDLE_CALLER: return "caller";
+	case LT_IDLE_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+const char *lt_sc_state_name(enum lt_sc_state s)
+{
+	switch (s) {
+	case LT_SC_RUNNING: return "running";
+	case LT_SC_NOT_IN_SYSCALL: return "not_in_syscall";
+	case LT_SC_IN_SYSCALL: return "in_syscall";
+	case LT_SC_UNREADABLE: break;
+	}
+	return "unreadable";
+}
+
+const char *lt_wait_kind_name(enum lt_wait_kind k)
+{
+	switch (k) {
+	case LT_WAIT_NONE: return "none";
+	case LT_WAIT_FUTEX: return "futex";
+	case LT_WAIT_POLL: return "poll";
+	case LT_WAIT_IO: return "io";
+	case LT_WAIT_SLEEP: return "sleep";
+	case LT_WAIT_CHILD: return "child";
+	case LT_WAIT_SIGNAL: return "signal";
+	case LT_WAIT_OTHER: return "other";
+	}
+	return "none";
+}
+
+const char *lt_owner_kind_name(enum lt_owner_kind k)
+{
+	switch (k) {
+	case LT_OWNER_NONE: return "none";
+	case LT_OWNER_MUTEX: return "mutex";
+	case LT_OWNER_PI: return "pi";
+	case LT_OWNER_ROBUST: return "robust";
+	case LT_OWNER_JOIN: return "join";
+	case LT_OWNER_RUNTIME: return "runtime";
+	case LT_OWNER_RWLOCK: return "rwlock_writer";
+	case LT_OWNER_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+const char *lt_fd_kind_name(enum lt_fd_kind k)
+{
+	switch (k) {
+	case LT_FD_FILE: return "file";
+	case LT_FD_SOCKET: return "socket";
+	case LT_FD_PIPE: return "pipe";
+	case LT_FD_ANON: return "anon";
+	case LT_FD_OTHER: return "other";
+	case LT_FD_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+const char *lt_regs_source_name(enum lt_regs_source s)
+{
+	switch (s) {
+	case LT_REGS_PROC: return "proc";
+	case LT_REGS_CALLER: return "caller";
+	case LT_REGS_NONE: break;
+	}
+	return "none";
+}
+
+const char *lt_verdict_kind_name(enum lt_verdict_kind k)
+{
+	switch (k) {
+	case LT_VERDICT_DEADLOCK: return "deadlock";
+	case LT_VERDICT_LOST_WAKEUP: return "lost_wakeup";
+	case LT_VERDICT_CONVOY: return "convoy";
+	case LT_VERDICT_IDLE: return "idle";
+	case LT_VERDICT_OK: return "ok";
+	case LT_VERDICT_UNKNOWN: return "unknown";
+	case LT_VERDICT_LOCK_WAIT: return "lock_wait";
+	}
+	return "unknown";
+}
+
+const char *lt_snapshot_strerror(int err)
+{
+	switch (err) {
+	case LT_SNAP_ENOPROC: return "no such process";
+	case LT_SNAP_EKTHREAD: return "is a kernel thread";
+	default: break;
+	}
+	return err < 0 ? strerror(-err) : "success";
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/* Loading and attaching the BPF side: open -> configure rodata -> load ->
+ * attach, with errors that say what failed and how to fix it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "locktrace/event.h"
+#include "loader.h"
+#include "locktrace.skel.h"
+
+static int verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || (level == LIBBPF_INFO && !verbose_libbpf))
+		return 0;
+	if (!verbose_libbpf && level == LIBBPF_WARN)
+		return 0; /* failures are reported by us, with a fix */
+	return vfprintf(stderr, fmt, ap);
+}
+
+int lt_bpf_check_kernel(char *err, size_t errlen)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen,
+			 "this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s): locktrace needs a "
+			 "kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t lt_bpf_ring_size(uint64_t want)
+{
+	uint64_t sz = (uint64_t)sysconf(_SC_PAGESIZE);
+	while (sz < want && sz < (1ull << 31))
+		sz <<= 1;
+	return sz;
+}
+
+/* Offset of the per-cpu variable name in the per-cpu section, plus that
+ * of member (NULL: none) inside it; -1 if the BTF does not say. */
+static int64_t percpu_offset(const struct btf *btf, const struct btf_type *sec, const char *name,
+			     const char *member)
+{
+	const struct btf_var_secinfo *v = btf_var_secinfos(sec);
+
+	for (int i = 0; i < btf_vlen(sec); i++, v++) {
+		const struct btf_type *var = btf__type_by_id(btf, v->type);
+		if (!var || strcmp(btf__name_by_offset(btf, var->name_off), name))
+			continue;
+		if (!member)
+			return v->offset;
+		const struct btf_type *t = btf__type_by_id(btf, var->type);
+		const struct btf_member *m = t && btf_is_struct(t) ? btf_members(t) : NULL;
+		for (int k = 0; m && k < btf_vlen(t); k++, m++)
+			if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+				return v->offset + btf_member_bit_offset(t, (uint32_t)k) / 8;
+		return -1;
+	}
+	return -1;
+}
+
+int64_t lt_bpf_preempt_from_rq(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int64_t rq, pc = -1;
+
+	if (!btf)
+		return 0;
+	int id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	rq = sec ? percpu_offset(btf, sec, "runqueues", NULL) : -1;
+	if (sec)
+		pc = percpu_offset(btf, sec, "__preempt_count", NULL);
+	if (sec && pc < 0) /* 6.2 to 6.14 */
+		pc = percpu_offset(btf, sec, "pcpu_hot", "preempt_count");
+	btf__free(btf);
+	return rq < 0 || pc < 0 ? 0 : pc - rq;
+}
+
+static void perm_hint(char *err, size_t errlen, const char *what, int e)
+{
+	if (e == EPERM || e == EACCES)
+		snprintf(err, errlen,
+			 "%s: %s: locktrace needs root or CAP_BPF+CAP_PERFMON (run it with sudo)", what,
+			 strerror(e));
+	else
+		snprintf(err, errlen, "%s: %s (run with -v for libbpf's log)", what, strerror(e));
+}
+
+int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned flags,
+		 lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen)
+{
+	return lt_bpf_start_set(b, &tgid, 1, ring_bytes, flags, fn, ctx, verbose, err, errlen);
+}
+
+int lt_bpf_add_tgid(struct lt_bpf *b, pid_t tgid)
+{
+	uint32_t k = (uint32_t)tgid;
+	uint8_t one = 1;
+	if (!b->skel->rodata->targ_multi)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.traced_tgids), &k, &one, BPF_ANY))
+		return errno == E2BIG ? -E2BIG : -errno;
+	return 0;
+}
+
+int lt_bpf_start_set(struct lt_bpf *b, const pid_t *tgids, size_t n, uint64_t ring_bytes,
+		     unsigned flags, lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen)
+{
+	return lt_bpf_start_cg(b, tgids, n, NULL, 0, ring_bytes, flags, fn, ctx, verbose, err, errlen);
+}
+
+int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64_t *cgids,
+		    size_t ncg, uint64_t ring_bytes, unsigned flags, lt_sample_fn fn, void *ctx,
+		    int verbose, char *err, size_t errlen)
+{
+	int r;
+	pid_t tgid = tgids[0];
+
+	memset(b, 0, sizeof(*b));
+	verbose_libbpf = verbose;
+	libbpf_set_print(libbpf_print);
+
+	b->ncpus = libbpf_num_possible_cpus();
+	if (b->ncpus <= 0) {
+		snprintf(err, errlen, "cannot count possible cpus: %s", strerror(-b->ncpus));
+		return -1;
+	}
+	b->lost_tmp = calloc((size_t)b->ncpus, sizeof(uint64_t));
+	b->skel = locktrace_bpf__open();
+	if (!b->skel || !b->lost_tmp) {
+		snprintf(err, errlen, "opening the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	ring_bytes = lt_bpf_ring_size(ring_bytes);
+	b->skel->rodata->targ_tgid = (uint32_t)tgid;
+	if (n > LT_MAX_TGIDS) {
+		snprintf(err, errlen, "%zu processes: at most %d can be traced at once", n, LT_MAX_TGIDS);
+		goto fail;
+	}
+	if (ncg > LT_MAX_CGROUPS) {
+		snprintf(err, errlen, "%zu cgroups: at most %d can be traced at once", ncg, LT_MAX_CGROUPS);
+		goto fail;
+	}
+	b->skel->rodata->targ_multi = n > 1 || (flags & (LT_BPF_MULTI | LT_BPF_FOLLOW_FORKS));
+	b->skel->rodata->targ_cgroup = ncg > 0;
+	b->skel->rodata->self_tgid = (uint32_t)getpid();
+	b->skel->rodata->follow_forks = (flags & LT_BPF_FOLLOW_FORKS) != 0;
+	/* wake the collector early only when a quarter of the ring is used */
+	b->skel->rodata->wake_bytes = ring_bytes / 4;
+	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
+	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */
+	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
+	if (!ncg)
+		bpf_program__set_autoload(b->skel->progs.lt_cgroup_mkdir, false);
+	if (flags & LT_BPF_CALLS_BLOCKING) {
+		/* Not even loaded: once a program sits on sys_enter or
+		 * sys_exit, every system call of every process takes the
+		 * kernel's tracing path (BENCHMARKS.md). */
+		b->skel->rodata->calls_at_switch = true;
+		bpf_program__set_autoload(b->skel->progs.lt_sys_enter, false);
+		bpf_program__set_autoload(b->skel->progs.lt_sys_exit, false);
+	}
+
+	r = locktrace_bpf__load(b->skel);
+	if (r) {
+		perm_hint(err, errlen, "loading the BPF programs", -r);
+		goto fail;
+	}
+	for (size_t i = 1; i < n; i++) {
+		r = lt_bpf_add_tgid(b, tgids[i]);
+		if (r) {
+			snprintf(err, errlen, "adding process %d to the kernel filter: %s", (int)tgids[i],
+				 strerror(-r));
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < ncg; i++) {
+		uint8_t one = 1;
+		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.traced_cgroups), &cgids[i], &one,
+					BPF_ANY)) {
+			snprintf(err, errlen, "adding cgroup %llu to the kernel filter: %s",
+				 (unsigned long long)cgids[i], strerror(errno));
+			goto fail;
+		}
+	}
+	r = locktrace_bpf__attach(b->skel);
+	if (r) {
+		perm_hint(err, errlen, "attaching the BPF programs to the scheduler and syscall tracepoints",
+			  -r);
+		goto fail;
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), (ring_buffer_sample_fn)fn, ctx,
+				 NULL);
+	if (!b->rb) {
+		snprintf(err, errlen, "opening the ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	lt_bpf_destroy(b);
+	return -1;
+}
+
+int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
+{
+	int n = 0;
+	if (timeout_ms >= 0) {
+		/* with BPF_RB_NO_WAKEUP, poll mostly times out: the drain below
+		 * is what collects the events */
+		n = ring_buffer__poll(b->rb, timeout_ms);
+		if (n < 0 && n != -EINTR)
+			return n;
+		if (n < 0)
+			n = 0;
+	}
+	int m = ring_buffer__consume(b->rb);
+	if (m < 0)
+		return m == -EINTR ? n : m;
+	return n + m;
+}
+
+int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out)
+{
+	int fd = bpf_map__fd(b->skel->maps.lost);
+	for (uint32_t k = 0; k < LT_EV_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, b->lost_tmp))
+			return -errno;
+		for (int c = 0; c < b->ncpus; c++)
+			out[(size_t)c * LT_EV_MAX + k] += b->lost_tmp[c];
+	}
+	return 0;
+}
+
+void lt_bpf_detach(struct lt_bpf *b)
+{
+	if (b->skel)
+		locktrace_bpf__detach(b->skel);
+}
+
+void lt_bpf_destroy(struct lt_bpf *b)
+{
+	ring_buffer__free(b->rb);
+	b->rb = NULL;
+	locktrace_bpf__destroy(b->skel);
+	b->skel = NULL;
+	free(b->lost_tmp);
+	b->lost_tmp = NULL;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* The recorder's parts (src/record*.c), shared among them: the state of one
+ * recording and the steps lt_record (record.c) runs. */
+#ifndef LOCKTRACE_RECORD_INT_H
+#define LOCKTRACE_RECORD_INT_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "callnorm.h"
+#include "log.h"
+#include "flight.h"
+#include "loader.h"
+#include "locksyms.h"
+#include "record.h"
+#include "stall.h"
+#include "target.h"
+#include "locktrace/tracefile.h"
+#include "u64map.h"
+
+struct lt_rtwatch;
+
+/* The distinct threads seen (an open-addressing set of tids). */
+struct tidset {
+	uint32_t *v;
+	size_t cap, n;
+};
+
+/* A traced process: at attach, or joined later (a fork followed, a process
+ * of the cgroup seen for the first time). */
+struct proc {
+	pid_t tgid;
+	uint32_t flags;   /* LT_PROC_* */
+	int pidfd;        /* to see it end (-1: not watched, or gone) */
+	uint64_t threads; /* distinct threads seen */
+	int have_syms;
+	struct lt_locksyms syms; /* its futex addresses to name */
+	struct lt_rtwatch *rtw;  /* --stall: its runtime's own locks (NULL: not yet) */
+};
+
+/* What the events go through on their way to the sink (a file, or the
+ * flight recorder's ring): counts, the threads and processes they show,
+ * the stall rule, the pairing of calls with their returns. */
+struct collector {
+	struct lt_writer *w;
+	uint32_t tgid;
+	uint64_t events[LT_EV_MAX];
+	uint64_t total;
+	int werr;
+	struct tidset tids;
+	struct lt_stall *stall; /* NULL unless --stall */
+	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
+	/* the processes (procs[0] is tgid); multi: several may be traced */
+	int multi;
+	struct proc **procs;
+	size_t nprocs, cap_procs;
+	struct lt_u64map proc_of;  /* tgid -> struct proc * */
+	struct lt_u64map tid_tgid; /* tid -> tgid (multi) */
+	struct lt_u64map untraced; /* tgids seen in switches, not traced (--cgroup) */
+	const struct lt_cgroup *cg; /* --cgroup: its processes join when seen */
+	int want_syms, want_pidfd;
+};
+
+/* The snapshot at attach, taken off the collector thread. */
+struct snap_job {
+	pthread_t th;
+	pid_t *tgids; /* the processes at attach (the job's own copy) */
+	size_t n;
+	int started;
+	volatile int done; /* set by the job, read by the loop */
+	char *json;
+	size_t len;
+	char err[256];
+};
+
+/* Hands a completed trace to the caller (conversion, analysis).  While the
+ * recorder goes on (a flight dump with --keep-going), that work runs in a
+ * child process: it allocates a lot for a moment, and the collector's own
+ * memory must stay at its ring size.  Children are reaped as they end. */
+struct kids {
+	pid_t pid[16];
+	int n;
+};
+
+/* Flight recorder state: the ring of chunks and where dumps go. */
+struct flight {
+	struct lt_flight fl;
+	int first_fd;         /* the output named at start, created empty; -1 once used */
+	char base[PATH_MAX];  /* its path; later dumps get -2, -3, ... before .ltrace */
+	int ndumps;
+	const struct lt_record_opts *o; /* check_out for the dump names */
+};
+
+/* One recording, from attach to the summary: lt_record's state, shared by
+ * the steps below. */
+struct session {
+	const struct lt_record_opts *o;
+	struct lt_record_result *res;
+	struct collector c;
+	struct lt_callnorm norm;
+	struct lt_bpf bpf;
+	struct lt_header hdr;
+	struct lt_launch launch;
+	uint64_t *lost_seen, *lost_now; /* per (cpu, kind) */
+	size_t nlost;
+	pid_t tgid;
+	int pidfd, launched, bpf_started;
+	char comm[LT_COMM_LEN + 8];
+	struct snap_job snap;
+	struct flight flight;
+	struct lt_stall stall;
+	int have_stall;
+	uint64_t rtw_window;     /* --stall: each process's runtime locks are read */
+	int ring;                /* flight recorder: events go to memory */
+	struct lt_writer *file_w; /* the output in normal mode */
+	struct lt_cgroup cg;     /* --cgroup */
+	int have_cg;
+	struct kids kids;
+	int show_status;
+	sigset_t oldmask;        /* the mask to restore (signals held until go) */
+	int holding;             /* signals are still held */
+	int reaped;              /* the launched program was waited for */
+	int pid_file_written;
+	char exe[PATH_MAX];      /* the launched program, as execvp finds it */
+	char note[160];          /* said after the first line */
+};
+
+extern volatile sig_atomic_t rec_stop_requests;
+
+/* record_procs.c */
+/* The process tgid, added (flags: how it came to be traced) if create and
+ * not known yet; NULL if unknown or out of memory. */
+struct proc *rec_get_proc(struct collector *c, pid_t tgid, uint32_t flags, int create);
+void rec_free_procs(struct collector *c);
+int rec_is_traced_cb(void *ctx, uint32_t tgid);
+/* A thread of a traced process, counted once. */
+void rec_note_thread(struct collector *c, uint32_t tid, uint32_t tgid);
+/* Which traced threads and processes an event shows. */
+uint32_t rec_note_event(struct collector *c, const struct lt_event *ev);
+/* The traced processes still alive, in a malloc'd array (*n of them). */
+pid_t *rec_live_procs(const struct collector *c, size_t *n);
+/* The other traced processes into h (already describing the first, c's
+ * tgid): their threads (each with its tgid), the process list and the
+ * shared mappings (shared: read them; not for a launched program, which
+ * has not exec'd yet).  Processes that have gone are skipped. */
+void rec_describe_procs(struct lt_header *h, const struct collector *c, int shared);
+
+/* record_snap.c */
+/* The snapshot job's thread (arg: its struct snap_job). */
+void *rec_snap_main(void *arg);
+/* Takes a snapshot of the traced processes now and writes it as a
+ * SNAPSHOT section into w, with why it was taken (occasion: "end",
+ * "stall", "sigusr1").  0 or -errno (a write error). */
+int rec_snapshot_into(struct lt_writer *w, const struct collector *c, int quiet,
+		      const char *occasion);
+/* Writes the snapshot section once the job is done (wait: block for it). */
+void rec_snap_collect(struct snap_job *j, struct collector *c, int wait, int quiet);
+
+/* record_flight.c */
+/* The ring written as a new trace file (its path in path, and in
+ * res->path).  0, or -errno (said) with the ring kept; a failed dump is
+ * removed unless final (the last). */
+int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t plen);
+
+/* record_setup.c */
+/* The output file (-o, or a default name that moves on to the next free
+ * one), res->path its name.  0 or -errno (said in res->err). */
+int rec_open_output(struct session *s);
+/* The processes to trace (launched, given with -p, the cgroup's) and the
+ * first one's comm.  0 or -1. */
+int rec_find_target(struct session *s);
+/* --pid-file: our pid, written before attaching so that a bad path fails
+ * early; a signal sent as soon as it exists is held until we can take it.
+ * 0 or -1. */
+int rec_write_pid_file(struct session *s);
+/* Removes the pid file if it still holds our pid. */
+void rec_remove_pid_file(struct session *s);
+/* Where events go once the output file exists: the file, or the flight
+ * recorder's ring (the file then stays empty until a dump).  0 or -1. */
+int rec_open_sinks(struct session *s);
+/* A pidfd to see the process end, the BPF programs, lock naming, loss
+ * counters.  0 or -1. */
+int rec_attach(struct session *s);
+/* The header: the process and its threads at attach.  0 or -1. */
+int rec_write_header(struct session *s);
+
+/* record_loop.c */
+/* SIGINT, SIGTERM and SIGUSR1 are blocked from the start: one that arrives
+ * while we attach (the default actions would end us, leaving a half-made
+ * output behind) waits until the handlers exist. */
+void rec_hold_signals(sigset_t *old);
+/* One ring record holds one event, or (--calls blocking) a call's entry
+ * followed by the switch or wake-up it was written with. */
+int rec_on_sample(void *ctx, void *data, size_t size);
+/* Takes the held signals; lets a launched command run; the stall rule and
+ * the snapshot at attach.  -1 when recording must not begin: asked to stop
+ * while attaching (said), or the command could not be run (res->err). */
+int rec_go(struct session *s);
+/* Drains the ring buffer every POLL_MS until a stop condition. */
+void rec_run(struct session *s);
+/* Detaches and drains what the ring buffer still holds (unless a second
+ * interrupt asks to hurry); the snapshots that belong in the trace. */
+void rec_drain(struct session *s);
+
+/* record.c */
+/* Why nothing could be recorded, into res->err for lt_record's caller to
+ * say (lt_record returns -1): -1. */
+int rec_fail(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands a completed trace to o->on_trace; in the background (a child
+ * process, see struct kids) while recording goes on. */
+void rec_hand_over(const struct lt_record_opts *o, const char *path, int background,
+		   struct kids *k);
+
+#endif

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+/* The collector loop: signals, the events taken from the ring buffer,
+ * the triggers (stall, SIGUSR1), and the drain at the end. */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "rtwatch.h"
+#include "record_int.h"
+
+#define POLL_MS 20
+#define FLUSH_NS 1000000000ull /* at most this much recorded data is only in memory */
+#define LOST_CHECK_NS 100000000ull
+#define STALL_CHECK_NS 100000000ull
+#define NAMES_NS 100000000ull
+
+volatile sig_atomic_t rec_stop_requests;
+static volatile sig_atomic_t usr1_requests;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_requests++;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	rec_stop_requests++;
+	if (rec_stop_requests >= 2) {
+		/* a third one kills us the default way */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+	}
+}
+
+/* SIGINT, SIGTERM and SIGUSR1 are blocked from the start: one that arrives
+ * while we attach (the default actions would end us, leaving a half-made
+ * output behind) waits until the handlers exist. */
+void rec_hold_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	rec_stop_requests = usr1_requests = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* The handlers, then the mask we started with: held signals arrive now. */
+static void take_signals(const sigset_t *old)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction su = { .sa_handler = on_usr1 };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &su, NULL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+static void deliver(void *ctx, const struct lt_event *ev)
+{
+	struct collector *c = ctx;
+
+	c->events[ev->h.kind]++;
+	c->total++;
+	uint32_t tgid = rec_note_event(c, ev);
+	if (c->stall)
+		lt_stall_event(c->stall, ev);
+	if (ev->h.kind == LT_EV_FUTEX_ENTER && tgid) {
+		struct proc *p = rec_get_proc(c, (pid_t)tgid, 0, 0);
+		if (p && p->have_syms)
+			lt_locksyms_see(&p->syms, ev->futex.uaddr);
+	}
+	if (c->werr)
+		return; /* keep draining so the kernel side never blocks on us */
+	int r = lt_writer_event(c->w, ev);
+	if (r)
+		c->werr = r;
+}
+
+/* One ring record holds one event, or (--calls blocking) a call's entry
+ * followed by the switch or wake-up it was written with. */
+int rec_on_sample(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+	const uint8_t *p = data;
+	struct lt_event ev;
+
+	while (size >= sizeof(struct lt_ev_hdr)) {
+		size_t n = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
+		if (!n || n > size)
+			return 0;
+		memset(&ev, 0, sizeof(ev));
+		memcpy(&ev, p, n);
+		if (c->norm)
+			lt_callnorm_feed(c->norm, &ev, deliver, c);
+		else
+			deliver(c, &ev);
+		p += n;
+		size -= n;
+	}
+	return 0;
+}
+
+/* Emits a LOST record for every (cpu, kind) whose drop count grew. */
+static void account_lost(struct lt_bpf *b, struct collector *c, uint64_t *seen, uint64_t *now,
+			 size_t n)
+{
+	memset(now, 0, n * sizeof(*now));
+	if (lt_bpf_read_lost(b, now))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (now[i] <= seen[i])
+			continue;
+		struct lt_event ev = { 0 };
+		ev.h.ts = lt_now_ns(CLOCK_BOOTTIME);
+		ev.h.kind = LT_EV_LOST;
+		ev.h.cpu = (uint16_t)(i / LT_EV_MAX);
+		ev.lost.lost_kind = (uint32_t)(i % LT_EV_MAX);
+		ev.lost.count = now[i] - seen[i];
+		seen[i] = now[i];
+		if (!c->werr) {
+			int r = lt_writer_event(c->w, &ev);
+			if (r)
+				c->werr = r;
+		}
+	}
+}
+
+/* The first line: what is recorded, where, and our own pid (to signal). */
+static void say_recording(const struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	int me = (int)getpid();
+
+	if (o->quiet)
+		return;
+	fprintf(stderr, "locktrace (pid %d): recording ", me);
+	if (s->launched)
+		fprintf(stderr, "%s (pid %d)", s->comm, s->tgid);
+	else if (s->c.nprocs > 1)
+		fprintf(stderr, "%zu processes (the first %d, %s; %u threads)", s->c.nprocs, s->tgid,
+			s->comm, s->hdr.nthreads);
+	else
+		fprintf(stderr, "process %d (%s, %u threads)", s->tgid, s->comm, s->hdr.nthreads);
+	if (s->have_cg)
+		fprintf(stderr, " of cgroup %s", s->cg.rel);
+	if (s->ring)
+		fprintf(stderr, " in memory, dumps to %s; kill -USR1 %d dumps now, Ctrl-C stops\n",
+			s->res->path, me);
+	else
+		fprintf(stderr, " into %s; Ctrl-C to stop\n", s->res->path);
+	fputs(s->note, stderr);
+}
+
+/* The stall rule, with the threads at attach and what they were in. */
+static void start_stall_rule(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
+
+	if (lt_stall_init(&s->stall, o->stall_rule, (uint64_t)(o->stall_s * 1e9), boot))
+		return;
+	s->have_stall = 1;
+	/* all threads first, so a join on any of them is recognized */
+	for (uint32_t i = 0; i < s->hdr.nthreads; i++)
+		lt_stall_seed(&s->stall, (uint32_t)s->hdr.threads[i].tid, -1, s->hdr.threads[i].sc_args, 0);
+	for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
+		const struct lt_thread_info *ti = &s->hdr.threads[i];
+		uint64_t since = ti->blocked_ns < boot ? boot - ti->blocked_ns : 0;
+		lt_stall_seed(&s->stall, (uint32_t)ti->tid, ti->sc_nr, ti->sc_args, since);
+	}
+	s->c.stall = &s->stall;
+	s->rtw_window = (uint64_t)(o->stall_s * 1e9);
+}
+
+/* The runtime's own account of its locks, for every traced process (those
+ * that joined later too).  A watch's first reading loads the process's
+ * symbols, on this thread, which drains the ring: one new process a round. */
+static int runtime_stall(struct session *s, uint64_t boot, char *why, size_t len)
+{
+	int opened = 0;
+
+	for (size_t i = 0; i < s->c.nprocs; i++) {
+		struct proc *p = s->c.procs[i];
+		if (!p->rtw) {
+			if (opened++)
+				continue;
+			if (!(p->rtw = lt_rtwatch_new(p->tgid, s->rtw_window)))
+				continue;
+		}
+		if (lt_rtwatch_check(p->rtw, &s->stall, boot, why, len))
+			return 1;
+	}
+	return 0;
+}
+
+static void rearm_runtime_watches(struct session *s, uint64_t boot)
+{
+	for (size_t i = 0; i < s->c.nprocs; i++)
+		lt_rtwatch_rearm(s->c.procs[i]->rtw, boot);
+}
+
+/* Takes the held signals; lets a launched command run; the stall rule and
+ * the snapshot at attach.  -1 when recording must not begin: asked to stop
+ * while attaching (said), or the command could not be run (res->err). */
+int rec_go(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	/* the header is complete; nothing has been let go or told yet */
+	uint64_t hdr_done = lt_now_ns(CLOCK_BOOTTIME);
+
+	take_signals(&s->oldmask);
+	s->holding = 0;
+	if (rec_stop_requests) {
+		fprintf(stderr, "locktrace: asked to stop while attaching; nothing was recorded\n");
+		return -1;
+	}
+	if (s->launched) {
+		int r = lt_launch_go(&s->launch);
+		if (r) {
+			s->res->exec_errno = -r;
+			s->reaped = 1; /* lt_launch_go waited for it */
+			return rec_fail(s, "cannot run %s: %s", o->argv[0], strerror(-r));
+		}
+	}
+	say_recording(s);
+	if (o->stall_s > 0)
+		start_stall_rule(s);
+	for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
+		const struct lt_thread_info *ti = &s->hdr.threads[i];
+		rec_note_thread(&s->c, (uint32_t)ti->tid, ti->tgid ? (uint32_t)ti->tgid : (uint32_t)s->tgid);
+		/* asleep in a call, so its first run ends that call */
+		if (s->c.norm && ti->sc_nr >= 0 && (ti->state == 'S' || ti->state == 'D') &&
+		    lt_callnorm_asleep_at_attach(s->c.norm, (uint32_t)ti->tid, hdr_done))
+			s->c.norm->oom = 1;
+	}
+	/* an attached process may finish before its first lock is named:
+	 * read its mappings now (a launched one has not exec'd yet) */
+	for (size_t i = 0; !s->launched && i < s->c.nprocs; i++)
+		if (s->c.procs[i]->have_syms)
+			lt_locksyms_prepare(&s->c.procs[i]->syms);
+	if (!o->no_snapshot && !s->launched && !s->ring) {
+		s->snap.tgids = calloc(s->c.nprocs, sizeof(*s->snap.tgids));
+		for (size_t i = 0; s->snap.tgids && i < s->c.nprocs; i++)
+			s->snap.tgids[s->snap.n++] = s->c.procs[i]->tgid;
+		s->snap.started = s->snap.tgids &&
+				  pthread_create(&s->snap.th, NULL, rec_snap_main, &s->snap) == 0;
+	}
+	return 0;
+}
+
+/* A trigger fired (SIGUSR1 or the stall rule): dump the ring, or add a
+ * snapshot to the trace.  1 if recording stops now: only a stall does that
+ * (unless --keep-going); SIGUSR1 never stops a recording. */
+static int on_trigger(struct session *s, int trig, const char *why)
+{
+	const struct lt_record_opts *o = s->o;
+	int goes_on = trig == LT_STOP_USR1 || o->keep_going, failed = 0;
+
+	s->res->triggers++;
+	if (s->show_status)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "locktrace: %s: %s\n", trig == LT_STOP_STALL ? "stall detected" : "dump requested",
+		why);
+	if (s->ring) {
+		char dpath[PATH_MAX];
+		failed = rec_dump_flight(s, trig, 0, dpath, sizeof(dpath)) != 0;
+		if (!failed)
+			rec_hand_over(o, dpath, goes_on, &s->kids);
+	} else {
+		int sr = rec_snapshot_into(s->c.w, &s->c, o->quiet,
+					   trig == LT_STOP_STALL ? "stall" : "sigusr1");
+		if (sr && !s->c.werr)
+			s->c.werr = sr;
+	}
+	/* a failed dump keeps the ring for the next trigger */
+	if (goes_on || failed) {
+		if (s->have_stall) {
+			lt_stall_rearm(&s->stall, lt_now_ns(CLOCK_BOOTTIME));
+			rearm_runtime_watches(s, lt_now_ns(CLOCK_BOOTTIME));
+		}
+		return 0;
+	}
+	s->res->stop_reason = trig;
+	return 1;
+}
+
+/* When the loop last did each of its periodic jobs (CLOCK_MONOTONIC). */
+struct loop_clock {
+	uint64_t t0, flush, lost, status, stall, names, cg;
+	uint64_t status_total; /* events at the last status line */
+	double status_secs;
+	sig_atomic_t usr1_seen; /* SIGUSR1s handled (one held while attaching dumps now) */
+};
+
+/* Has what is traced ended?  A launched command: when it exits.  A cgroup:
+ * when no process is left in it.  Processes given with -p (with their
+ * children, and the forks followed): when every one of them has exited. */
+static int all_ended(struct session *s, uint64_t now, uint64_t *last_cg)
+{
+	struct collector *c = &s->c;
+
+	if (s->have_cg) {
+		if (now - *last_cg < LOST_CHECK_NS)
+			return 0;
+		*last_cg = now;
+		return lt_cgroup_populated(&s->cg) == 0;
+	}
+	if (!c->want_pidfd) {
+		struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
+		return s->pidfd >= 0 && poll(&p, 1, 0) > 0;
+	}
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct proc *p = c->procs[i];
+		if (p->pidfd < 0)
+			continue;
+		struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
+		if (poll(&pf, 1, 0) <= 0)
+			return 0;
+		close(p->pidfd);
+		p->pidfd = -1;
+	}
+	return 1;
+}
+
+/* The snapshot at attach once ready, losses, lock names, the flush: what
+ * the loop does between drains, each at its own pace. */
+static void periodic(struct session *s, struct loop_clock *k, uint64_t now)
+{
+	struct collector *c = &s->c;
+
+	rec_snap_collect(&s->snap, c, 0, s->o->quiet);
+	if (now - k->lost >= LOST_CHECK_NS) {
+		account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
+		k->lost = now;
+	}
+	if (now - k->names >= NAMES_NS) {
+		/* name new locks soon, while the process is alive to be
+		 * asked (a flight dump writes all names it knows) */
+		for (size_t i = 0; i < c->nprocs; i++) {
+			struct proc *p = c->procs[i];
+			if (!p->have_syms || !p->syms.npending)
+				continue;
+			int nr = lt_locksyms_resolve(&p->syms, s->ring ? NULL : c->w);
+			if (nr && !c->werr)
+				c->werr = nr;
+		}
+		k->names = now;
+	}
+	if (now - k->flush >= FLUSH_NS) {
+		int fr = lt_writer_flush(c->w);
+		if (fr && !c->werr)
+			c->werr = fr;
+		k->flush = now;
+	}
+}
+
+/* The live status line, once a second (--status). */
+static void show_progress(struct session *s, struct loop_clock *k, uint64_t now)
+{
+	const struct collector *c = &s->c;
+	uint64_t lost = 0;
+
+	if (!s->show_status || now - k->status < 1000000000ull)
+		return;
+	for (size_t i = 0; i < s->nlost; i++)
+		lost += s->lost_seen[i];
+	double secs = (double)(now - k->t0) / 1e9, dt = secs - k->status_secs;
+	double rate = dt > 0 ? (double)(c->total - k->status_total) / dt : 0;
+	uint64_t bytes = s->ring ? s->flight.fl.bytes : lt_writer_bytes(c->w);
+	fprintf(stderr, "\r\033[K[locktrace] %6.1f s  %9.0f ev/s  %llu events  lost %llu  %.1f MB",
+		secs, rate, (unsigned long long)c->total, (unsigned long long)lost, bytes / 1e6);
+	if (s->ring && s->flight.fl.count)
+		fprintf(stderr, " in ring, %.1f s of history",
+			(double)(lt_now_ns(CLOCK_BOOTTIME) - lt_flight_oldest_ts(&s->flight.fl)) / 1e9);
+	k->status_total = c->total;
+	k->status_secs = secs;
+	k->status = now;
+}
+
+/* A trigger due now: SIGUSR1 (queued: each one is handled), or the stall
+ * rule (the runtime's own account first: it names the lock).  Its
+ * LT_STOP_* with why, or 0. */
+static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, char *why,
+		       size_t len)
+{
+	if (usr1_requests != k->usr1_seen) {
+		k->usr1_seen++;
+		snprintf(why, len, "SIGUSR1");
+		return LT_STOP_USR1;
+	}
+	if (!s->have_stall || now - k->stall < STALL_CHECK_NS)
+		return 0;
+	k->stall = now;
+	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
+	if (runtime_stall(s, boot, why, len) ||
+	    lt_stall_check(&s->stall, boot, why, len))
+		return LT_STOP_STALL;
+	return 0;
+}
+
+/* Does recording stop after this round?  1 with res->stop_reason set
+ * (by on_trigger for a trigger that stops), or 0 to go on. */
+static int stop_due(struct session *s, struct loop_clock *k, uint64_t now)
+{
+	int *why_stop = &s->res->stop_reason;
+	char why[320] = "";
+
+	if (s->c.werr) {
+		*why_stop = LT_STOP_ERROR;
+		return 1;
+	}
+	show_progress(s, k, now);
+	int trig = trigger_due(s, k, now, why, sizeof(why));
+	if (trig && on_trigger(s, trig, why))
+		return 1;
+	if (s->o->duration_s > 0 && (double)(now - k->t0) / 1e9 >= s->o->duration_s)
+		*why_stop = LT_STOP_DURATION;
+	else if (all_ended(s, now, &k->cg))
+		*why_stop = LT_STOP_EXIT;
+	else
+		return 0;
+	return 1;
+}
+
+/* Drains the ring buffer every POLL_MS until a stop condition. */
+void rec_run(struct session *s)
+{
+	struct lt_record_result *res = s->res;
+	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+	struct loop_clock k = { .t0 = t0, .flush = t0, .lost = t0, .status = t0, .stall = t0,
+				.cg = t0 };
+
+	res->stop_reason = LT_STOP_UNKNOWN;
+	while (!rec_stop_requests) {
+		int n = lt_bpf_poll(&s->bpf, POLL_MS);
+		if (n < 0) {
+			/* said now, after the status line: what was recorded is
+			 * still completed and written */
+			if (s->show_status)
+				fputs("\r\033[K", stderr);
+			lt_err("reading the ring buffer: %s", strerror(-n));
+			res->stop_reason = LT_STOP_ERROR;
+			break;
+		}
+		uint64_t now = lt_now_ns(CLOCK_MONOTONIC);
+		periodic(s, &k, now);
+		if (stop_due(s, &k, now))
+			break;
+	}
+	if (rec_stop_requests && res->stop_reason == LT_STOP_UNKNOWN)
+		res->stop_reason = LT_STOP_SIGNAL;
+	if (s->show_status)
+		fprintf(stderr, "\r\033[K");
+}
+
+/* Detaches and drains what the ring buffer still holds (unless a second
+ * interrupt asks to hurry); the snapshots that belong in the trace. */
+void rec_drain(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct collector *c = &s->c;
+
+	/* detach first so the drain below terminates */
+	lt_bpf_detach(&s->bpf);
+	sig_atomic_t s0 = rec_stop_requests;
+	while (rec_stop_requests == s0 && lt_bpf_poll(&s->bpf, -1) > 0)
+		;
+	if (rec_stop_requests != s0)
+		fprintf(stderr, "locktrace: interrupted again: finishing the file without draining "
+			"the rest of the ring buffer\n");
+	if (c->norm) {
+		lt_callnorm_flush(c->norm, deliver, c);
+		if (c->norm->oom)
+			lt_warn("out of memory while pairing calls with their "
+				"returns: some returns are missing from the trace");
+	}
+	account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
+	rec_snap_collect(&s->snap, c, 1, o->quiet);
+	/* a second snapshot at the end: the report reads lock holders from the
+	 * moment that matters (a hang is still there when tracing stops) */
+	size_t nlive = 0;
+	free(rec_live_procs(c, &nlive));
+	if (!s->ring && !o->no_snapshot && c->w && !c->werr && nlive) {
+		int sr = rec_snapshot_into(c->w, c, 1, "end");
+		if (sr)
+			c->werr = sr;
+	}
+}

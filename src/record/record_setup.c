@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/* Setting up a recording: the target (attached to or launched), the output
+ * file, the pid file, the sinks, attaching the BPF programs, the header. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "outfile.h"
+#include "record_int.h"
+#include "utf8.h"
+
+/* The comm as the default file name and the messages show it: escaped as
+ * all text (controls as \xNN, bytes that are not UTF-8 as U+FFFD), then
+ * '/', ' ' and '\\' as '_'; cut to cap at a character's end. */
+static void sanitize_comm(char *s, size_t cap)
+{
+	char e[4 * (LT_COMM_LEN + 8) + 1];
+
+	lt_text_escape(e, sizeof(e), s, strlen(s));
+	for (char *p = e; *p; p++)
+		if (*p == '/' || *p == ' ' || *p == '\\')
+			*p = '_';
+	lt_utf8_sanitize(s, cap, e, strlen(e));
+}
+
+/* The output file (-o, or a default name that moves on to the next free
+ * one), res->path its name.  0 or -errno (said in res->err). */
+int rec_open_output(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	char *path = s->res->path, err[PATH_MAX + 128];
+	size_t plen = sizeof(s->res->path);
+	int r;
+
+	if (o->output) {
+		snprintf(path, plen, "%s", o->output);
+		if (o->check_out && (r = o->check_out(o->on_trace_ctx, path, err, sizeof(err)))) {
+			rec_fail(s, "%s", err);
+			return r;
+		}
+		r = lt_writer_open(&s->file_w, path, o->force);
+		if (r == -EEXIST)
+			rec_fail(s, "%s already exists; choose another name with -o or pass --force", path);
+		else if (r)
+			rec_fail(s, "cannot create trace file %s: %s", path, lt_out_strerror(r));
+		return r;
+	}
+	/* our own default name: never clobber, pick the next free suffix */
+	for (int i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(path, plen, "locktrace-%s-%d.ltrace", s->comm, s->tgid);
+		else
+			snprintf(path, plen, "locktrace-%s-%d-%d.ltrace", s->comm, s->tgid, i);
+		r = o->check_out ? o->check_out(o->on_trace_ctx, path, err, sizeof(err)) : 0;
+		if (!r)
+			r = lt_writer_open(&s->file_w, path, 0);
+		if (r != -EEXIST)
+			break;
+	}
+	if (r)
+		rec_fail(s, "cannot create trace file %s in the current directory: %s "
+			 "(choose a writable path with -o)", path, lt_out_strerror(r));
+	return r;
+}
+
+/* Forks the command to launch, held at its gate; refuses one that execvp
+ * would not find or could not run before anything is created.  0 or -1. */
+static int launch_target(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	int r = lt_launch_resolve(o->argv[0], s->exe, sizeof(s->exe));
+
+	if (r) {
+		s->res->exec_errno = -r;
+		return rec_fail(s, "cannot run %s: %s", o->argv[0],
+			r == -ENOENT && !strchr(o->argv[0], '/') ? "not found in PATH" : strerror(-r));
+	}
+	s->launch.sigmask = &s->oldmask;
+	r = lt_launch_prepare(&s->launch, o->argv);
+	if (r < 0)
+		return rec_fail(s, "cannot start %s: %s", o->argv[0], strerror(-r));
+	s->tgid = s->launch.pid;
+	s->c.tgid = (uint32_t)s->tgid;
+	s->launched = 1;
+	if (!rec_get_proc(&s->c, s->tgid, LT_PROC_GIVEN, 1))
+		return rec_fail(s, "out of memory");
+	const char *base = strrchr(o->argv[0], '/');
+	snprintf(s->comm, sizeof(s->comm), "%.15s", base ? base + 1 : o->argv[0]);
+	return 0;
+}
+
+/* A process to trace, the first one also s->tgid.  0 or -1. */
+static int add_proc(struct session *s, pid_t tgid, uint32_t flags)
+{
+	if (!s->tgid)
+		s->tgid = tgid;
+	if (!s->c.tgid)
+		s->c.tgid = (uint32_t)tgid;
+	struct proc *p = rec_get_proc(&s->c, tgid, flags, 1);
+	if (!p)
+		return rec_fail(s, "out of memory");
+	p->flags |= flags;
+	return 0;
+}
+
+/* The processes given with -p (a thread stands for its process).  0 or -1. */
+static int add_given(struct session *s, const pid_t *pids, size_t npids)
+{
+	char err[512];
+
+	for (size_t i = 0; i < npids; i++) {
+		pid_t tgid;
+		if (lt_target_resolve(pids[i], &tgid, err, sizeof(err)))
+			return rec_fail(s, "%s", err);
+		if (tgid != pids[i] && !s->note[0])
+			snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
+				 "tracing the whole process\n", pids[i], tgid);
+		if (add_proc(s, tgid, LT_PROC_GIVEN))
+			return -1;
+	}
+	return 0;
+}
+
+/* --cgroup: the cgroup, and its user processes now.  0 or -1. */
+static int add_cgroup(struct session *s)
+{
+	char err[512];
+
+	if (lt_cgroup_open(s->o->cgroup, &s->cg, err, sizeof(err)))
+		return rec_fail(s, "%s", err);
+	s->have_cg = 1;
+	s->c.cg = &s->cg;
+	for (size_t i = 0; i < s->cg.ntgids; i++) {
+		pid_t tgid;
+		if (lt_target_resolve(s->cg.tgids[i], &tgid, err, sizeof(err)))
+			continue; /* gone, or a kernel thread */
+		if (add_proc(s, tgid, LT_PROC_CGROUP))
+			return -1;
+	}
+	if (!s->tgid)
+		return rec_fail(s, "%s: no user process in it to trace", s->cg.path);
+	return 0;
+}
+
+/* The comm of the first process (unchanged if it cannot be read). */
+static void read_comm(struct session *s)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", s->tgid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(s->comm, sizeof(s->comm), f))
+		s->comm[strcspn(s->comm, "\n")] = 0;
+	fclose(f);
+}
+
+int rec_find_target(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct collector *c = &s->c;
+
+	c->want_syms = 1;
+	if (o->argv) {
+		if (launch_target(s))
+			return -1;
+		c->multi = !o->no_follow_forks;
+	} else {
+		if (add_given(s, o->npids ? o->pids : &o->pid, o->npids ? o->npids : o->pid ? 1 : 0) ||
+		    (o->cgroup && add_cgroup(s)))
+			return -1;
+		c->multi = c->nprocs > 1 || o->children || o->cgroup;
+		read_comm(s);
+	}
+	sanitize_comm(s->comm, sizeof(s->comm));
+	s->res->tgid = s->tgid;
+	return 0;
+}
+
+/* --pid-file: our pid, written before attaching so that a bad path fails
+ * early; a signal sent as soon as it exists is held until we can take it.
+ * 0 or -1. */
+int rec_write_pid_file(struct session *s)
+{
+	const char *path = s->o->pid_file;
+
+	if (!path)
+		return 0;
+	/* a new file, as every output (outfile.h): a stale pid file is
+	 * replaced, never written into (its owner could change the pid a
+	 * root `kill -USR1 $(cat FILE)` signals); readable by all, as pid
+	 * files are */
+	int fd = lt_out_create(path, 1), r = -1;
+	if (fd < 0)
+		errno = -fd;
+	else if (fchmod(fd, 0644) == 0)
+		r = dprintf(fd, "%d\n", (int)getpid());
+	if (fd >= 0 && close(fd))
+		r = -1;
+	if (r < 0) {
+		rec_fail(s, "cannot write the pid file %s: %s (choose another path with "
+			"--pid-file)", path, lt_out_strerror(-errno));
+		if (fd >= 0)
+			unlink(path);
+		return -1;
+	}
+	s->pid_file_written = 1;
+	return 0;
+}
+
+/* Removes the pid file if it still holds our pid. */
+void rec_remove_pid_file(struct session *s)
+{
+	char buf[32] = "";
+
+	if (!s->pid_file_written)
+		return;
+	s->pid_file_written = 0;
+	int fd = open(s->o->pid_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0 && atoi(buf) == (int)getpid())
+		unlink(s->o->pid_file);
+}
+
+/* Where events go once the output file exists: the file, or the flight
+ * recorder's ring (the file then stays empty until a dump).  0 or -1. */
+int rec_open_sinks(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+
+	s->c.w = s->file_w;
+	s->c.tgid = (uint32_t)s->tgid;
+	if (o->calls_blocking) {
+		if (lt_callnorm_init(&s->norm, (uint32_t)s->tgid))
+			return rec_fail(s, "out of memory");
+		if (s->c.multi) {
+			s->norm.is_traced = rec_is_traced_cb;
+			s->norm.traced_ctx = &s->c;
+		}
+		s->c.norm = &s->norm;
+	}
+	if (!s->ring)
+		return 0;
+	/* the named file exists (so an unwritable path failed already) */
+	snprintf(s->flight.base, sizeof(s->flight.base), "%s", s->res->path);
+	s->flight.o = o;
+	s->flight.first_fd = lt_writer_release_fd(s->file_w);
+	s->file_w = NULL;
+	s->c.w = NULL;
+	if (ftruncate(s->flight.first_fd, 0) || lseek(s->flight.first_fd, 0, SEEK_SET))
+		return rec_fail(s, "cannot use %s: %s", s->res->path, strerror(errno));
+	int r = lt_flight_init(&s->flight.fl, (size_t)o->ring_mem);
+	if (!r)
+		r = lt_writer_mem_open(&s->c.w, s->tgid, LT_FLIGHT_CHUNK, lt_flight_push, &s->flight.fl);
+	if (r) {
+		rec_fail(s, "cannot allocate a %llu-byte ring: %s",
+			(unsigned long long)o->ring_mem, strerror(-r));
+		s->c.w = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* --children: the descendants of the given processes (set) there now;
+ * those forked from now on are followed in the kernel (one forked
+ * meanwhile is in both, which is harmless). */
+static void add_children(struct session *s, const pid_t *set, size_t nset)
+{
+	pid_t *kids = NULL;
+	size_t nkids = 0;
+
+	lt_proc_descendants(set, nset, &kids, &nkids);
+	for (size_t i = 0; i < nkids; i++) {
+		if (rec_get_proc(&s->c, kids[i], 0, 0))
+			continue;
+		int r = lt_bpf_add_tgid(&s->bpf, kids[i]);
+		if (r) {
+			lt_warn("cannot trace process %d, a child: %s", (int)kids[i], strerror(-r));
+			continue;
+		}
+		rec_get_proc(&s->c, kids[i], LT_PROC_CHILD, 1);
+	}
+	free(kids);
+}
+
+/* The BPF programs, filtering on the kernel's tgid set: the given
+ * processes (the cgroup's are matched by their cgroup).  0 or -1. */
+static int start_bpf(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct collector *c = &s->c;
+	char err[512];
+
+	/* a launched command is followed into the processes it forks, as
+	 * strace -f does: they are added to the kernel's filter at fork; so
+	 * are those of the -p processes with --children */
+	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
+	if (c->multi)
+		bflags |= LT_BPF_MULTI;
+	if ((s->launched && !o->no_follow_forks) || o->children)
+		bflags |= LT_BPF_FOLLOW_FORKS;
+	pid_t *set = calloc(c->nprocs ? c->nprocs : 1, sizeof(*set));
+	size_t nset = 0;
+	for (size_t i = 0; set && i < c->nprocs; i++)
+		if (i == 0 || (c->procs[i]->flags & LT_PROC_GIVEN))
+			set[nset++] = c->procs[i]->tgid;
+	if (!set)
+		return rec_fail(s, "out of memory");
+	int br = lt_bpf_start_cg(&s->bpf, set, nset, s->have_cg ? s->cg.ids : NULL,
+				 s->have_cg ? s->cg.nids : 0,
+				 o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, bflags,
+				 rec_on_sample, c, o->verbose, err, sizeof(err));
+	if (!br) {
+		s->bpf_started = 1;
+		if (o->children)
+			add_children(s, set, nset);
+	}
+	free(set);
+	return br ? rec_fail(s, "%s", err) : 0;
+}
+
+/* A pidfd to see the process end, the BPF programs, lock naming, loss
+ * counters.  0 or -1. */
+int rec_attach(struct session *s)
+{
+	struct collector *c = &s->c;
+
+	/* a pidfd tells us when the process is gone without signals or ptrace */
+	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
+	if (s->pidfd < 0 && !s->launched)
+		return rec_fail(s, "no process %d (it exited during attach)", s->tgid);
+	if (start_bpf(s))
+		return -1;
+	/* processes that join later are watched too (multi): recording ends
+	 * when all have ended */
+	c->want_pidfd = c->multi && !s->launched && !s->have_cg;
+	for (size_t i = 0; c->want_pidfd && i < c->nprocs; i++)
+		if (c->procs[i]->pidfd < 0)
+			c->procs[i]->pidfd = (int)syscall(SYS_pidfd_open, c->procs[i]->tgid, 0);
+	s->nlost = (size_t)s->bpf.ncpus * LT_EV_MAX;
+	s->lost_seen = calloc(s->nlost, sizeof(uint64_t));
+	s->lost_now = calloc(s->nlost, sizeof(uint64_t));
+	if (!s->lost_seen || !s->lost_now)
+		return rec_fail(s, "out of memory");
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* The header: the process and its threads at attach.  0 or -1. */
+int rec_write_header(struct session *s)
+{
+	const struct lt_record_opts *o = s->o;
+	struct lt_header *hdr = &s->hdr;
+
+	if (s->launched) {
+		/* described before exec, the child is still locktrace: the
+		 * header names the program being started */
+		lt_target_describe(s->tgid, hdr);
+		hdr->flags |= LT_HDR_LAUNCHED;
+		snprintf(hdr->comm, sizeof(hdr->comm), "%.15s", s->comm);
+		snprintf(hdr->exe, sizeof(hdr->exe), "%.*s", (int)sizeof(hdr->exe) - 1, s->exe);
+		size_t off = 0;
+		hdr->cmdline[0] = 0;
+		for (int i = 0; o->argv[i] && off < sizeof(hdr->cmdline); i++)
+			off += (size_t)snprintf(hdr->cmdline + off, sizeof(hdr->cmdline) - off, "%s%s",
+						i ? " " : "", o->argv[i]);
+	} else {
+		int r = lt_target_describe(s->tgid, hdr);
+		if (r == -ENOENT || r == -ESRCH)
+			return rec_fail(s, "process %d exited during attach", s->tgid);
+	}
+	/* several processes: theirs too, and their shared mappings */
+	rec_describe_procs(hdr, &s->c, !s->launched);
+	if (o->calls_blocking)
+		hdr->flags |= LT_HDR_CALLS_BLOCKING;
+	int r = s->ring ? 0 : lt_writer_header(s->c.w, hdr);
+	if (r)
+		return rec_fail(s, "writing %s: %s", s->res->path, strerror(-r));
+	return 0;
+}

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/* Stall detection from events (rules in include/locktrace/stall.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "locktrace/futex.h"
+#include "stall.h"
+
+
+int lt_stall_rule_parse(const char *name)
+{
+	if (!strcmp(name, "locks"))
+		return LT_STALL_LOCKS;
+	if (!strcmp(name, "progress"))
+		return LT_STALL_PROGRESS;
+	return -1;
+}
+
+const char *lt_stall_rule_name(int rule)
+{
+	return rule == LT_STALL_PROGRESS ? "progress" : "locks";
+}
+
+int lt_stall_init(struct lt_stall *s, int rule, uint64_t window_ns, uint64_t start_ts)
+{
+	memset(s, 0, sizeof(*s));
+	s->rule = rule;
+	s->window_ns = window_ns;
+	s->last_progress = s->last_lock_progress = start_ts;
+	s->cap = 256;
+	s->t = calloc(s->cap, sizeof(*s->t));
+	return s->t ? 0 : -ENOMEM;
+}
+
+void lt_stall_free(struct lt_stall *s)
+{
+	free(s->t);
+	s->t = NULL;
+}
+
+static size_t slot_of(uint32_t tid, size_t cap)
+{
+	return (tid * 2654435761u) & (cap - 1);
+}
+
+static struct lt_stall_thread *lookup(struct lt_stall *s, uint32_t tid, int create)
+{
+	size_t i = slot_of(tid, s->cap);
+	while (s->t[i].tid) {
+		if (s->t[i].tid == tid)
+			return &s->t[i];
+		i = (i + 1) & (s->cap - 1);
+	}
+	if (!create)
+		return NULL;
+	if ((s->n + 1) * 2 > s->cap) {
+		struct lt_stall_thread *old = s->t;
+		size_t ocap = s->cap;
+		struct lt_stall_thread *nt = calloc(ocap * 2, sizeof(*nt));
+		if (!nt)
+			return NULL;
+		s->t = nt;
+		s->cap = ocap * 2;
+		for (size_t k = 0; k < ocap; k++)
+			if (old[k].tid) {
+				size_t j = slot_of(old[k].tid, s->cap);
+				while (s->t[j].tid)
+					j = (j + 1) & (s->cap - 1);
+				s->t[j] = old[k];
+			}
+		free(old);
+		return lookup(s, tid, 1);
+	}
+	s->t[i].tid = tid;
+	s->n++;
+	return &s->t[i];
+}
+
+/* Removing from linear probing: re-insert the rest of the cluster. */
+static void remove_tid(struct lt_stall *s, uint32_t tid)
+{
+	struct lt_stall_thread *e = lookup(s, tid, 0);
+	if (!e)
+		return;
+	size_t i = (size_t)(e - s->t);
+	s->t[i].tid = 0;
+	s->n--;
+	for (size_t j = (i + 1) & (s->cap - 1); s->t[j].tid; j = (j + 1) & (s->cap - 1)) {
+		struct lt_stall_thread m = s->t[j];
+		s->t[j].tid = 0;
+		s->n--;
+		struct lt_stall_thread *d = lookup(s, m.tid, 1);
+		if (d)
+			*d = m;
+	}
+}
+
+/* A futex wait whose expected value is the tid of a thread of the process
+ * is pthread_join() sleeping on that thread's tid word: waiting for a
+ * thread to finish is not waiting for a lock. */
+static int is_join_wait(struct lt_stall *s, uint32_t val)
+{
+	return val && lookup(s, val, 0) != NULL;
+}
+
+void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64_t args[6],
+		   uint64_t since)
+{
+	struct lt_stall_thread *t = lookup(s, tid, 1); /* known threads: see is_join_wait */
+	if (sc_nr < 0 || !t)
+		return;
+	if (sc_nr == LT_NR_FUTEX || sc_nr == LT_NR_FUTEX_WAIT || sc_nr == LT_NR_FUTEX_WAITV) {
+		uint32_t op = sc_nr == LT_NR_FUTEX ? (uint32_t)args[1] : 0;
+		t->state = lt_futex_waits((uint16_t)sc_nr, op) ? LT_TS_FUTEX_WAIT : LT_TS_FUTEX_OTHER;
+		if (t->state == LT_TS_FUTEX_WAIT && sc_nr == LT_NR_FUTEX && is_join_wait(s, (uint32_t)args[2]))
+			t->state = LT_TS_IOWAIT;
+		t->futex_op = op;
+		t->uaddr = args[0];
+	} else {
+		t->state = LT_TS_IOWAIT;
+	}
+	t->since = since;
+	t->woken = LT_WOKEN_NONE;
+	t->timeout = -1; /* what is left of it is unknown */
+}
+
+/* --calls blocking: how did the open call of t end?  1 success, 0 not (a
+ * timeout, or unknown): see the rule in stall.h. */
+static int ended_well(const struct lt_stall_thread *t)
+{
+	if (t->woken == LT_WOKEN_BY_TASK)
+		return 1;
+	if (t->woken != LT_WOKEN_BY_IRQ || t->state != LT_TS_IOWAIT)
+		return 0;
+	/* an interrupt: a device with data, unless the timer had run out
+	 * (the sleep began a little after the call, so allow 1 ms).  Judged
+	 * at the wake-up: the return is written when the thread runs again,
+	 * which may be later (a busy cpu, or a switch the kernel did not
+	 * report, when the return comes at the thread's next event). */
+	return t->timeout < 0 || t->woken_at - t->since + 1000000 < (uint64_t)t->timeout;
+}
+
+void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
+{
+	struct lt_stall_thread *t;
+
+	switch (ev->h.kind) {
+	case LT_EV_FUTEX_ENTER:
+		if (!(t = lookup(s, ev->h.tid, 1)))
+			return;
+		t->state = lt_futex_waits(ev->futex.nr, ev->futex.op) ? LT_TS_FUTEX_WAIT
+								      : LT_TS_FUTEX_OTHER;
+		if (t->state == LT_TS_FUTEX_WAIT && ev->futex.nr == LT_NR_FUTEX &&
+		    is_join_wait(s, ev->futex.val))
+			t->state = LT_TS_IOWAIT; /* not a lock; progress on return */
+		t->futex_op = ev->futex.op | (uint32_t)ev->futex.nr << 16;
+		t->uaddr = ev->futex.uaddr;
+		t->since = ev->h.ts;
+		t->woken = LT_WOKEN_NONE;
+		t->timeout = -1;
+		break;
+	case LT_EV_WAIT_ENTER:
+	case LT_EV_IO_ENTER:
+		if (!(t = lookup(s, ev->h.tid, 1)))
+			return;
+		t->state = LT_TS_IOWAIT;
+		t->since = ev->h.ts;
+		t->woken = LT_WOKEN_NONE;
+		t->timeout = ev->h.kind == LT_EV_WAIT_ENTER ? ev->wait.timeout_ns : -1;
+		break;
+	case LT_EV_WAKING:
+		/* the first wake-up of a sleep ends it (a thread woken by the
+		 * timer and then by a wake that came too late was timed out) */
+		if ((t = lookup(s, ev->h.tid, 0)) && t->state != LT_TS_NONE && !t->woken) {
+			t->woken = ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE) ? LT_WOKEN_BY_IRQ
+										   : LT_WOKEN_BY_TASK;
+			t->woken_at = ev->h.ts;
+		}
+		break;
+	case LT_EV_SYS_EXIT:
+		if (!(t = lookup(s, ev->h.tid, 0)))
+			return;
+		int64_t ret = ev->exit.ret;
+		/* --calls blocking: the thread ran again after sleeping in the
+		 * call; its wake-up says whether it succeeded (0 / 1) */
+		if (ev->h.flags & LT_F_RET_UNKNOWN) {
+			int ok = t->state == LT_TS_FUTEX_OTHER || ended_well(t);
+			ret = !ok ? -1 : t->state == LT_TS_FUTEX_WAIT ? 0 : 1;
+		}
+		if (t->state == LT_TS_FUTEX_WAIT && ret == 0) {
+			s->last_lock_progress = s->last_progress = ev->h.ts;
+			s->progress_events++;
+		} else if (t->state == LT_TS_FUTEX_OTHER) {
+			uint16_t nr = (uint16_t)(t->futex_op >> 16);
+			if (lt_futex_wakes(nr ? nr : LT_NR_FUTEX, t->futex_op & 0xffff) && ret > 0) {
+				s->last_lock_progress = s->last_progress = ev->h.ts;
+				s->progress_events++;
+			}
+		} else if (t->state == LT_TS_IOWAIT && ret > 0) {
+			s->last_progress = ev->h.ts;
+			s->progress_events++;
+		}
+		t->state = LT_TS_NONE;
+		break;
+	case LT_EV_TASK_NEW:
+		lookup(s, ev->h.tid, 1);
+		break;
+	case LT_EV_TASK_EXIT:
+		remove_tid(s, ev->h.tid);
+		break;
+	}
+}
+
+int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len)
+{
+	uint64_t w = s->window_ns;
+	size_t blocked = 0, futex_waiters = 0;
+	const struct lt_stall_thread *longest = NULL;
+
+	if (now < w || now - s->last_progress < w)
+		return 0;
+	if (s->rule == LT_STALL_LOCKS && now - s->last_lock_progress < w)
+		return 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		const struct lt_stall_thread *t = &s->t[i];
+		if (!t->tid || t->state == LT_TS_NONE || now - t->since < w)
+			continue;
+		blocked++;
+		if (t->state == LT_TS_FUTEX_WAIT) {
+			futex_waiters++;
+			if (!longest || longest->state != LT_TS_FUTEX_WAIT || t->since < longest->since)
+				longest = t;
+		} else if (!longest) {
+			longest = t;
+		}
+	}
+	if (s->rule == LT_STALL_LOCKS ? futex_waiters == 0 : blocked == 0)
+		return 0;
+	char where[96];
+	if (longest->state == LT_TS_FUTEX_WAIT)
+		snprintf(where, sizeof(where), "tid %u on futex 0x%" PRIx64, longest->tid, longest->uaddr);
+	else
+		snprintf(where, sizeof(where), "tid %u in a blocking call", longest->tid);
+	snprintf(why, len,
+		 "%zu thread%s blocked for over %.1f s (%zu in futex waits; longest: %s for %.1f s); "
+		 "no %s for %.1f s",
+		 blocked, blocked == 1 ? "" : "s", (double)w / 1e9, futex_waiters, where,
+		 (double)(now - longest->since) / 1e9,
+		 s->rule == LT_STALL_LOCKS ? "lock hand-off or successful blocking call"
+					   : "successful blocking call",
+		 (double)(now - s->last_progress) / 1e9);
+	return 1;
+}
+
+const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint32_t tid)
+{
+	return lookup((struct lt_stall *)s, tid, 0);
+}
+
+size_t lt_stall_waiters_in(const struct lt_stall *s, uint64_t lo, uint64_t hi)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->cap; i++)
+		n += s->t[i].tid && s->t[i].state == LT_TS_FUTEX_WAIT && s->t[i].uaddr >= lo &&
+		     s->t[i].uaddr < hi;
+	return n;
+}
+
+void lt_stall_rearm(struct lt_stall *s, uint64_t now)
+{
+	s->last_progress = s->last_lock_progress = now;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->t[i].tid && s->t[i].since < now)
+			s->t[i].since = now;
+}

@@ -1,0 +1,140 @@
+/* Internal to the HotSpot model (lock_hotspot.c, lock_hotspot_frames.c):
+ * the offsets taken from the JVM's tables, what was read of the JVM, and
+ * the readers both files use.  See lock_hotspot.c. */
+#ifndef LOCKTRACE_LOCK_HOTSPOT_H
+#define LOCKTRACE_LOCK_HOTSPOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lockmodel.h"
+#include "rt_hotspot.h"
+
+/* ---- offsets, from the tables ---- */
+
+struct lay {
+	/* thread list */
+	uint64_t java_thread_list, tl_length, tl_threads;
+	uint64_t jt_osthread, jt_threadobj, jt_state, jt_pending, jt_stack_base, jt_stack_size;
+	uint64_t os_tid, oh_obj;
+	int64_t blocked;                /* _thread_blocked                     */
+	/* monitors */
+	bool monitors;                  /* everything below is known           */
+	uint64_t om_owner, om_object, om_recursions, om_contentions, om_size;
+	bool owner_is_id;               /* JDK 24+: _owner is an owner id      */
+	bool has_anon;
+	int64_t anon_owner;             /* ObjectMonitor::ANONYMOUS_OWNER      */
+	uint64_t jt_owner_id;           /* JavaThread::_monitor_owner_id       */
+	bool lock_stack;                /* JavaThread::_lock_stack is known    */
+	uint64_t jt_lock_stack, ls_top, ls_base;
+	/* objects */
+	bool objects;                   /* names and classes can be read       */
+	bool coops, ccp;                /* compressed oops / class pointers    */
+	uint64_t oop_base, klass_base;
+	int oop_shift, klass_shift;
+	uint64_t oop_klass, arr_length, arr_base;
+	uint64_t klass_name, klass_super, sym_length, sym_body;
+	/* Java fields: FieldInfo slots in an Array<u2> (JDK <= 20), or a
+	 * compressed FieldInfo stream in an Array<u1> (JDK 21+) */
+	enum { FIELDS_NONE, FIELDS_SLOTS, FIELDS_STREAM } fields;
+	uint64_t ik_fields, ik_java_fields_count, ik_constants, cp_size, u2_data;
+	int64_t fi_access, fi_name, fi_sig, fi_low, fi_high, fi_slots, tag_size, tag_offset, acc_internal;
+	uint64_t ik_stream, u1_data;
+	int64_t ff_init, ff_injected, ff_generic, ff_contended; /* FieldFlags bits */
+};
+
+/* Java frames (lock_hotspot_frames.c). */
+struct flay {
+	bool ok;
+	uint64_t jt_anchor, fa_sp, fa_pc, fa_fp;   /* JavaThread::_anchor        */
+	uint64_t interp_lo, interp_hi;             /* the template interpreter   */
+	uint64_t cc_lo, cc_hi;                     /* the code cache             */
+	uint64_t heaps, ga_len, ga_data;           /* CodeCache::_heaps          */
+	uint64_t ch_memory, ch_segmap, ch_log2, vs_low, vs_high, hb_size, hb_used;
+	uint64_t cb_name, cb_frame_size, cb_kind, nm_method;
+	bool has_kind;                             /* CodeBlob::_kind (JDK 23+)  */
+	int64_t kind_nmethod;
+	uint64_t call_stub_ret;                    /* the entry frame's pc       */
+	uint64_t m_const, m_access, cm_constants, cm_flags, cm_code_size, cm_name, cm_sig, cm_size;
+	uint64_t cp_holder, cp_source;
+	int cm_flags_width;                        /* 2 (u2) or 4 (u4)           */
+	int64_t has_lnt;                           /* the line table's flag bit  */
+	int lines;                                 /* line table coding: 0 none,
+	                                              1 JDK <= 19, 2 UNSIGNED5   */
+	/* compiled frames' debug information: PcDescs and scopes */
+	bool scopes;
+	uint64_t cb_code_begin, nm_scopes_data, nm_metadata, nm_pcs, nm_pcs_end, pd_pc, pd_scope, pd_size;
+	int64_t entry_bci;                         /* InvocationEntryBci         */
+};
+
+struct jthread {
+	uint64_t addr;
+	pid_t tid;
+	int32_t state;
+	uint64_t pending;
+	uint64_t stack_lo, stack_hi;
+	int64_t owner_id;
+	char *name;
+};
+
+/* Offsets of a Java field found once per class. */
+struct field_memo {
+	uint64_t klass;
+	const char *name;
+	uint64_t off; /* UINT64_MAX: not found */
+};
+
+#define MEMO 16
+
+struct jvm {
+	const struct lt_lm_env *e;
+	struct lt_strlist *notes;
+	struct hs_vm vm;
+	struct hs_strcache *sc;
+	char version[96];   /* "HotSpot 17.0.15+6-Debian-1deb12u1" */
+	struct lay L;
+	struct jthread *t;
+	size_t n;
+	struct field_memo memo[MEMO];
+	size_t n_memo;
+	const char *names_why; /* why names are not read; NULL when they are */
+	struct flay F;
+	int major;             /* Abstract_VM_Version::_vm_major_version, 0  */
+	size_t frames_bad;     /* threads whose Java frames could not be read */
+};
+
+/* Each missing entry is named in the note that says what is not read. */
+struct need {
+	struct jvm *j;
+	char missing[256];
+	size_t len;
+};
+
+void hs_missing(struct need *n, const char *what, const char *name);
+/* Each records what is missing in N instead of failing. */
+void hs_off(struct need *n, const char *type, const char *field, uint64_t *out);
+void hs_addr_of(struct need *n, const char *type, const char *field, uint64_t *out);
+void hs_int_const(struct need *n, const char *name, int64_t *out);
+void hs_type_size(struct need *n, const char *type, uint64_t *out);
+/* false, with a note naming what is missing, when N recorded any */
+bool hs_complete(struct need *n, const char *what);
+
+uint64_t hs_rd64(const struct jvm *j, uint64_t addr);
+int hs_rd(const struct jvm *j, uint64_t addr, void *buf, size_t len);
+/* A Symbol's bytes, NUL-terminated; -EFAULT. */
+int hs_symbol(const struct jvm *j, uint64_t sym, char *buf, size_t len);
+/* "java.lang.Object" for a Klass*. */
+int hs_class_name(const struct jvm *j, uint64_t klass, char *buf, size_t len);
+
+/* Java frames: the layout (sets j->F; a note when they cannot be read),
+ * and one thread's Java frames, innermost first, each with the pc of the
+ * machine frame that runs it (the unwinder's `??` in the code cache):
+ * R's frames, group, n_frames and end (lockmodel.h); -ENOENT when the
+ * thread (T, in the snapshot) has no Java frame to show (running Java code,
+ * or not started). */
+void hs_lay_frames(struct jvm *j);
+int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_rtthread *r);
+
+#endif

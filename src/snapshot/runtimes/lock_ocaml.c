@@ -1,0 +1,533 @@
+/* OCaml runtime lock model (see lockmodel.h and docs/locks.md).
+ *
+ * With the threads library (systhreads) an OCaml thread runs OCaml code
+ * only while it holds a runtime lock: the global `caml_master_lock` in 4.x,
+ * `thread_table[d].thread_lock` of its domain d in 5.x.  Both are an
+ * st_masterlock: a pthread mutex protecting `busy` and `waiters`, and a
+ * condition variable the waiters sleep on.  The runtime records which
+ * thread runs (`curr_thread` in 4.x, `thread_table[d].active_thread` in
+ * 5.x) but not its pthread id or tid; it does record stack pointers of that
+ * thread, and the stack mapping they fall in names the thread.
+ *
+ * Layouts differ between releases, and the program does not say which one
+ * it uses except through Sys.ocaml_version, a string in the data of module
+ * Stdlib__Sys.  So the version is read first and the layout taken from the
+ * tables below; a version not in a table is reported, never guessed.
+ * Only native code is supported: bytecode threads keep no C stack pointers
+ * (and bytecode programs carry no Stdlib__Sys data symbols).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockmodel.h"
+#include "snapshot_int.h"
+
+static const char KIND[] = "OCaml runtime lock";
+
+/* ---- layout tables (x86-64, from the runtime's sources at each tag) ----
+ *
+ * 4.08-4.14, otherlibs/systhreads/st_posix.h and st_stubs.c:
+ *   st_masterlock { pthread_mutex_t lock (40); int busy @40;
+ *                   int waiters @44; pthread_cond_t is_free @48 (48) } = 96
+ *   caml_thread_struct { value descr @0; next @8; prev @16;
+ *                        char *top_of_stack @24; char *bottom_of_stack @32 }
+ * where the running thread's live stack pointers are kept:
+ *   4.08-4.09: globals caml_top_of_stack, caml_bottom_of_stack
+ *   4.10-4.11: Caml_state (runtime/caml/domain_state.tbl, 8 bytes a field):
+ *              top_of_stack @0xc0, bottom_of_stack @0xc8
+ *   4.12-4.14: mark_stack was added before them: @0xc8, @0xd0
+ *
+ * 5.0-5.3, st_pthreads.h and st_stubs.c:
+ *   st_masterlock { int init @0; pthread_mutex_t lock @8 (40);
+ *                   uintnat busy @48; atomic_uintnat waiters @56;
+ *                   pthread_cond_t is_free @64 (48) } = 112
+ *   caml_thread_table { caml_thread_t active_thread @0;
+ *                       st_masterlock thread_lock @8; int
+ *                       tick_thread_running @120; pthread_t tick_thread_id
+ *                       @128; [5.3: atomic_uintnat tick_thread_stop @136] }
+ *                     = 136 (5.0-5.2), 144 (5.3)
+ *   thread_table: static array [Max_domains = 128] in 5.0-5.2; a pointer to
+ *                 a calloc'd array of caml_params->max_domains in 5.3
+ *   caml_thread_struct { descr @0; next @8; prev @16; int domain_id @24;
+ *                        current_stack @32; c_stack_link *c_stack @40 }
+ *                        (c_stack lives on the thread's system stack)
+ * Trunk after 5.3 made init and busy `bool`: not in the table until a
+ * release confirms it. */
+
+#define OC4_LOCK_SIZE 96
+#define OC4_BUSY 40
+#define OC4_WAITERS 44
+#define OC4_TH_TOP 24
+#define OC4_TH_BOTTOM 32
+
+struct oc4_layout {
+	int minor_lo, minor_hi; /* 4.minor_lo .. 4.minor_hi             */
+	bool caml_state;        /* Caml_state pointer, else two globals  */
+	uint32_t st_top, st_bottom;
+};
+
+static const struct oc4_layout oc4_layouts[] = {
+	{ 8, 9, false, 0, 0 },
+	{ 10, 11, true, 0xc0, 0xc8 },
+	{ 12, 14, true, 0xc8, 0xd0 },
+};
+
+#define OC5_LOCK_OFF 8
+#define OC5_LOCK_SIZE 112
+#define OC5_INIT 0 /* in the lock */
+#define OC5_BUSY 48
+#define OC5_WAITERS 56
+#define OC5_TH_DOMAIN 24
+#define OC5_TH_C_STACK 40
+#define OC5_MAX_DOMAINS 128
+
+struct oc5_layout {
+	int minor_lo, minor_hi;
+	bool table_is_ptr; /* thread_table is a pointer to a heap array */
+	uint32_t stride;   /* sizeof(struct caml_thread_table)          */
+};
+
+static const struct oc5_layout oc5_layouts[] = {
+	{ 0, 2, false, 136 },
+	{ 3, 3, true, 144 },
+};
+
+/* Sanity bounds: a decoded value outside them means the layout is wrong. */
+#define MAX_WAITERS 1000000
+
+/* ---- version: Sys.ocaml_version ---- */
+
+struct ocaml_version {
+	int major, minor;
+	char str[40];
+	const char *why; /* why unknown, static; NULL when known */
+};
+
+#define STRING_TAG 252
+#define SYS_DATA_MAX 65536
+
+/* "4.13.1", "5.3.0+dev4-2024-09-20", "4.14.1~rc1" */
+static bool version_like(const char *s, int *major, int *minor)
+{
+	int n = 0;
+	if (sscanf(s, "%d.%d.%*d%n", major, minor, &n) != 2 || n == 0 || !isdigit((unsigned char)s[0]))
+		return false;
+	if (s[n] && s[n] != '+' && s[n] != '~')
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isprint((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/* An OCaml string block at word W of BUF (N words): header with String_tag
+ * and 1-4 words of bytes, the last byte counting the padding. */
+static bool string_block(const uint64_t *buf, size_t w, size_t n, char *out, size_t outlen)
+{
+	uint64_t hd = buf[w];
+	size_t wosize = hd >> 10;
+	if ((hd & 0xff) != STRING_TAG || wosize < 1 || wosize > 4 || w + 1 + wosize > n)
+		return false;
+	const unsigned char *b = (const unsigned char *)&buf[w + 1];
+	size_t bytes = wosize * 8, pad = b[bytes - 1];
+	if (pad >= bytes || bytes - 1 - pad >= outlen)
+		return false;
+	size_t len = bytes - 1 - pad;
+	if (memchr(b, 0, len))
+		return false;
+	memcpy(out, b, len);
+	out[len] = 0;
+	return true;
+}
+
+/* The data of module Stdlib__Sys, which ocamlopt brackets with the global
+ * symbols caml<unit>__data_begin and _end.  The unit is Stdlib__Sys from
+ * 4.13 on (stdlib__Sys.cmx), Stdlib__sys in 4.07-4.12 (stdlib__sys.cmx). */
+static bool sys_data(const struct lt_lm_env *e, uint64_t *b, uint64_t *end)
+{
+	static const char *const units[] = { "camlStdlib__Sys", "camlStdlib__sys" };
+	for (size_t i = 0; i < 2; i++) {
+		char nb[64], ne[64];
+		uint64_t bs, es;
+		snprintf(nb, sizeof(nb), "%s__data_begin", units[i]);
+		snprintf(ne, sizeof(ne), "%s__data_end", units[i]);
+		if (e->lookup(e->arg, nb, b, &bs) == 0 && e->lookup(e->arg, ne, end, &es) == 0 && *end > *b)
+			return true;
+	}
+	return false;
+}
+
+/* Sys.ocaml_version is a constant string in Stdlib__Sys's data; no other
+ * string there looks like a version. */
+static void read_version(const struct lt_lm_env *e, struct ocaml_version *v)
+{
+	uint64_t b, end;
+	memset(v, 0, sizeof(*v));
+	v->major = v->minor = -1;
+	if (!sys_data(e, &b, &end)) {
+		v->why = "no camlStdlib__Sys__data_begin/_end symbols (bytecode, or stripped)";
+		return;
+	}
+	size_t len = end - b > SYS_DATA_MAX ? SYS_DATA_MAX : end - b;
+	uint64_t *buf = malloc(len);
+	if (!buf || e->read(e->arg, b, buf, len)) {
+		free(buf);
+		v->why = "Stdlib__Sys's data is unreadable";
+		return;
+	}
+	v->why = "no version string in Stdlib__Sys's data";
+	for (size_t w = 0, n = len / 8; w < n; w++) {
+		char s[sizeof(v->str)];
+		if (string_block(buf, w, n, s, sizeof(s)) && version_like(s, &v->major, &v->minor)) {
+			snprintf(v->str, sizeof(v->str), "%s", s);
+			v->why = NULL;
+			break;
+		}
+	}
+	free(buf);
+}
+
+static const struct oc4_layout *oc4_layout(const struct ocaml_version *v)
+{
+	for (size_t i = 0; v->major == 4 && i < sizeof(oc4_layouts) / sizeof(oc4_layouts[0]); i++)
+		if (v->minor >= oc4_layouts[i].minor_lo && v->minor <= oc4_layouts[i].minor_hi)
+			return &oc4_layouts[i];
+	return NULL;
+}
+
+static const struct oc5_layout *oc5_layout(const struct ocaml_version *v)
+{
+	for (size_t i = 0; v->major == 5 && i < sizeof(oc5_layouts) / sizeof(oc5_layouts[0]); i++)
+		if (v->minor >= oc5_layouts[i].minor_lo && v->minor <= oc5_layouts[i].minor_hi)
+			return &oc5_layouts[i];
+	return NULL;
+}
+
+/* ---- the holder, from stack pointers the runtime keeps ---- */
+
+struct evidence {
+	const char *what; /* "Caml_state's bottom_of_stack" */
+	uint64_t addr;    /* 0: NULL or unreadable         */
+	pid_t tid;        /* whose stack ADDR is in, 0     */
+};
+
+static void set_how(struct lt_rtlock *l, char *how)
+{
+	free(l->holder_how);
+	l->holder_how = how;
+}
+
+/* "what 0x... and what 0x..." for the entries naming TID (all if 0). */
+static void list_evidence(FILE *f, const struct evidence *ev, size_t n, pid_t tid, const char *join)
+{
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (!tid || ev[i].tid == tid)
+			fprintf(f, "%s%s 0x%llx", k++ ? join : "", ev[i].what, (unsigned long long)ev[i].addr);
+}
+
+/* Every pointer that falls in a known thread stack must name the same
+ * thread: then it is the holder.  Two threads named means the snapshot
+ * caught a hand-off (or the layout is wrong): no holder then. */
+static void decide_holder(const struct lt_lm_env *e, struct lt_rtlock *l, struct evidence *ev, size_t n)
+{
+	pid_t tid = 0, other = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!ev[i].addr) {
+			lt_strlist_add(&l->facts, "%s=NULL", ev[i].what);
+			continue;
+		}
+		ev[i].tid = e->stack_tid(e->arg, ev[i].addr);
+		if (ev[i].tid)
+			lt_strlist_add(&l->facts, "%s=0x%llx (stack of thread %d)", ev[i].what,
+				       (unsigned long long)ev[i].addr, (int)ev[i].tid);
+		else
+			lt_strlist_add(&l->facts, "%s=0x%llx (in no known thread stack)", ev[i].what,
+				       (unsigned long long)ev[i].addr);
+		if (ev[i].tid && !tid)
+			tid = ev[i].tid;
+		else if (ev[i].tid && ev[i].tid != tid)
+			other = ev[i].tid;
+	}
+	if (l->held != 1)
+		return;
+	char *how = NULL;
+	size_t hl = 0;
+	FILE *f = open_memstream(&how, &hl);
+	if (!f)
+		return;
+	if (other) {
+		fprintf(f, "stack pointers of the running thread name two threads, %d and %d "
+			   "(a hand-off in progress?): ", (int)tid, (int)other);
+		list_evidence(f, ev, n, 0, ", ");
+		tid = 0;
+	} else if (tid) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			k += ev[i].tid == tid;
+		list_evidence(f, ev, n, tid, " and ");
+		fprintf(f, " %s in the stack of thread %d", k > 1 ? "are" : "is", (int)tid);
+	} else {
+		fprintf(f, "no stack pointer of the running thread is in a known thread stack: ");
+		list_evidence(f, ev, n, 0, ", ");
+	}
+	fclose(f);
+	set_how(l, how);
+	l->holder = tid;
+}
+
+/* busy and waiters as read, checked against what a st_masterlock can hold */
+static bool decode_state(struct lt_rtlock *l, uint64_t busy, uint64_t waiters, struct lt_strlist *notes)
+{
+	lt_strlist_add(&l->facts, "busy=%llu", (unsigned long long)busy);
+	lt_strlist_add(&l->facts, "waiters=%llu", (unsigned long long)waiters);
+	if (busy > 1 || waiters > MAX_WAITERS) {
+		set_how(l, lts_asprintf("busy=%llu waiters=%llu make no sense for a st_masterlock: "
+					"layout mismatch, not decoded",
+					(unsigned long long)busy, (unsigned long long)waiters));
+		lt_strlist_add(notes, "ocaml: %s: %s", l->name, l->holder_how);
+		return false;
+	}
+	l->held = (int)busy;
+	l->waiters = (int)waiters;
+	if (!busy)
+		set_how(l, lts_strdup("the lock is free (busy=0)"));
+	return true;
+}
+
+static struct lt_rtlock *new_lock(struct lt_rtlock **v, size_t *n, const char *model, char *name,
+				  const struct ocaml_version *ver)
+{
+	struct lt_rtlock *l = lt_rtlock_push(v, n);
+	if (!l) {
+		free(name);
+		return NULL;
+	}
+	l->model = model;
+	l->kind = KIND;
+	l->name = name;
+	if (!ver->why)
+		l->version = lts_asprintf("OCaml %s", ver->str);
+	return l;
+}
+
+/* An unknown version or layout: the lock is said, its state is not. */
+static void undecoded(struct lt_rtlock *l, const struct ocaml_version *ver, const char *model,
+		      struct lt_strlist *notes)
+{
+	if (ver->why)
+		set_how(l, lts_asprintf("OCaml version unknown (%s): layout not guessed", ver->why));
+	else
+		set_how(l, lts_asprintf("OCaml %s: %s layout not known to locktrace, not guessed",
+					ver->str, model));
+	lt_strlist_add(notes, "ocaml: %s found, state not decoded: %s", l->name, l->holder_how);
+}
+
+/* ---- OCaml 4.x: caml_master_lock ---- */
+
+static uint64_t read_ptr(const struct lt_lm_env *e, uint64_t addr)
+{
+	uint64_t v = 0;
+	if (!addr || lt_lm_read_u64(e, addr, &v))
+		return 0;
+	return v;
+}
+
+/* The pointer stored in global NAME; 0 if absent (and a fact saying so). */
+static uint64_t sym_ptr(const struct lt_lm_env *e, struct lt_rtlock *l, const char *name)
+{
+	uint64_t a, sz;
+	if (e->lookup(e->arg, name, &a, &sz)) {
+		lt_strlist_add(&l->facts, "%s: no symbol", name);
+		return 0;
+	}
+	uint64_t p = read_ptr(e, a);
+	lt_strlist_add(&l->facts, "%s=0x%llx", name, (unsigned long long)p);
+	return p;
+}
+
+/* Caml_state (or the 4.08-4.09 globals) holds the running thread's live
+ * stack pointers: caml_c_call stores bottom_of_stack on every C call.
+ * curr_thread holds the values saved when that thread last released the
+ * lock, or top_of_stack as set when it started: older, but its own. */
+static void oc4_holder(const struct lt_lm_env *e, struct lt_rtlock *l, const struct oc4_layout *lay)
+{
+	struct evidence ev[4] = {
+		{ lay->caml_state ? "Caml_state's bottom_of_stack" : "caml_bottom_of_stack", 0, 0 },
+		{ lay->caml_state ? "Caml_state's top_of_stack" : "caml_top_of_stack", 0, 0 },
+		{ "curr_thread's bottom_of_stack", 0, 0 },
+		{ "curr_thread's top_of_stack", 0, 0 },
+	};
+	if (lay->caml_state) {
+		uint64_t st = sym_ptr(e, l, "Caml_state");
+		ev[0].addr = read_ptr(e, st ? st + lay->st_bottom : 0);
+		ev[1].addr = read_ptr(e, st ? st + lay->st_top : 0);
+	} else {
+		ev[0].addr = sym_ptr(e, l, "caml_bottom_of_stack");
+		ev[1].addr = sym_ptr(e, l, "caml_top_of_stack");
+	}
+	uint64_t th = sym_ptr(e, l, "curr_thread");
+	ev[2].addr = read_ptr(e, th ? th + OC4_TH_BOTTOM : 0);
+	ev[3].addr = read_ptr(e, th ? th + OC4_TH_TOP : 0);
+	decide_holder(e, l, ev, 4);
+}
+
+static int find4(const struct lt_lm_env *e, uint64_t lock, uint64_t lock_size, struct lt_rtlock **v,
+		 size_t *n, struct lt_strlist *notes)
+{
+	struct ocaml_version ver;
+	read_version(e, &ver);
+	struct lt_rtlock *l = new_lock(v, n, "ocaml4", lts_strdup("caml_master_lock"), &ver);
+	if (!l)
+		return -ENOMEM;
+	l->base = lock;
+	/* the symbol's size is a fact even when the layout is unknown */
+	l->size = lock_size;
+	const struct oc4_layout *lay = oc4_layout(&ver);
+	if (!lay) {
+		undecoded(l, &ver, "ocaml4", notes);
+		return 0;
+	}
+	lt_strlist_add(&l->facts, "version=%s", ver.str);
+	if (lock_size && lock_size != OC4_LOCK_SIZE) {
+		set_how(l, lts_asprintf("caml_master_lock is %llu bytes, not %d: layout mismatch, not decoded",
+					(unsigned long long)lock_size, OC4_LOCK_SIZE));
+		lt_strlist_add(notes, "ocaml: %s", l->holder_how);
+		return 0;
+	}
+	l->size = OC4_LOCK_SIZE;
+	uint32_t busy, waiters;
+	if (lt_lm_read_u32(e, lock + OC4_BUSY, &busy) || lt_lm_read_u32(e, lock + OC4_WAITERS, &waiters)) {
+		set_how(l, lts_strdup("caml_master_lock is unreadable"));
+		lt_strlist_add(notes, "ocaml: %s", l->holder_how);
+		return 0;
+	}
+	if (decode_state(l, busy, waiters, notes))
+		oc4_holder(e, l, lay);
+	return 0;
+}
+
+/* ---- OCaml 5.x: thread_table[d] ---- */
+
+struct oc5_entry {
+	uint64_t active, busy, waiters;
+	uint32_t init;
+};
+
+static int read_entry(const struct lt_lm_env *e, uint64_t at, struct oc5_entry *x)
+{
+	uint64_t lock = at + OC5_LOCK_OFF;
+	if (lt_lm_read_u64(e, at, &x->active) || lt_lm_read_u32(e, lock + OC5_INIT, &x->init) ||
+	    lt_lm_read_u64(e, lock + OC5_BUSY, &x->busy) ||
+	    lt_lm_read_u64(e, lock + OC5_WAITERS, &x->waiters))
+		return -EFAULT;
+	return 0;
+}
+
+static void oc5_holder(const struct lt_lm_env *e, struct lt_rtlock *l, uint64_t th, size_t d)
+{
+	struct evidence ev[1] = { { "active_thread's c_stack", 0, 0 } };
+	uint32_t dom = 0;
+	lt_strlist_add(&l->facts, "active_thread=0x%llx", (unsigned long long)th);
+	if (lt_lm_read_u32(e, th + OC5_TH_DOMAIN, &dom) == 0 && dom != d) {
+		lt_strlist_add(&l->facts, "active_thread's domain_id=%u", dom);
+		set_how(l, lts_asprintf("active_thread's domain_id is %u, not %zu: layout mismatch", dom, d));
+		return;
+	}
+	ev[0].addr = read_ptr(e, th + OC5_TH_C_STACK);
+	decide_holder(e, l, ev, 1);
+}
+
+/* One lock per domain whose thread_lock was initialised and that has an
+ * active thread.  A heap table is read only up to its first uninitialised
+ * entry: domain ids are allocated lowest first, and reading further could
+ * run past an array of fewer than 128 entries (OCAMLRUNPARAM=d). */
+static int oc5_domains(const struct lt_lm_env *e, uint64_t table, size_t max, const struct oc5_layout *lay,
+		       const struct ocaml_version *ver, struct lt_rtlock **v, size_t *n,
+		       struct lt_strlist *notes)
+{
+	for (size_t d = 0; d < max; d++) {
+		uint64_t at = table + d * lay->stride;
+		struct oc5_entry x;
+		if (read_entry(e, at, &x)) {
+			if (!lay->table_is_ptr || d == 0)
+				lt_strlist_add(notes, "ocaml: thread_table[%zu] at 0x%llx is unreadable", d,
+					       (unsigned long long)at);
+			break;
+		}
+		if (!x.init && lay->table_is_ptr)
+			break;
+		if (!x.init || !x.active)
+			continue;
+		struct lt_rtlock *l = new_lock(v, n, "ocaml5", lts_asprintf("thread_table[%zu]", d), ver);
+		if (!l)
+			return -ENOMEM;
+		l->base = at + OC5_LOCK_OFF;
+		l->size = OC5_LOCK_SIZE;
+		lt_strlist_add(&l->facts, "version=%s", ver->str);
+		if (x.init > 1) {
+			set_how(l, lts_asprintf("thread_lock.init=%u: layout mismatch, not decoded", x.init));
+			lt_strlist_add(notes, "ocaml: %s: %s", l->name, l->holder_how);
+			continue;
+		}
+		if (decode_state(l, x.busy, x.waiters, notes))
+			oc5_holder(e, l, x.active, d);
+	}
+	return 0;
+}
+
+static int find5(const struct lt_lm_env *e, uint64_t tt, uint64_t tt_size, struct lt_rtlock **v, size_t *n,
+		 struct lt_strlist *notes)
+{
+	struct ocaml_version ver;
+	read_version(e, &ver);
+	const struct oc5_layout *lay = oc5_layout(&ver);
+	/* the symbol's size must agree with the layout: 8 for a pointer */
+	bool mismatch = lay && tt_size && (tt_size == 8) != lay->table_is_ptr;
+	if (!lay || mismatch) {
+		struct lt_rtlock *l = new_lock(v, n, "ocaml5", lts_strdup("thread_table"), &ver);
+		if (!l)
+			return -ENOMEM;
+		l->base = tt;
+		l->size = tt_size > 8 ? tt_size : 0; /* a pointer claims nothing */
+		if (tt_size)
+			lt_strlist_add(&l->facts, "thread_table symbol size=%llu", (unsigned long long)tt_size);
+		if (!mismatch) {
+			undecoded(l, &ver, "ocaml5", notes);
+			return 0;
+		}
+		set_how(l, lts_asprintf("OCaml %s has a thread_table %s, but its symbol is %llu bytes: "
+					"layout mismatch, not decoded", ver.str,
+					lay->table_is_ptr ? "pointer" : "array", (unsigned long long)tt_size));
+		lt_strlist_add(notes, "ocaml: %s", l->holder_how);
+		return 0;
+	}
+	uint64_t table = lay->table_is_ptr ? read_ptr(e, tt) : tt;
+	if (!table) {
+		lt_strlist_add(notes, "ocaml: thread_table is not allocated (threads not initialised yet?)");
+		return 0;
+	}
+	size_t max = OC5_MAX_DOMAINS;
+	if (!lay->table_is_ptr && tt_size)
+		max = tt_size / lay->stride;
+	return oc5_domains(e, table, max, lay, &ver, v, n, notes);
+}
+
+/* ---- entry point ---- */
+
+static int find(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, struct lt_strlist *notes)
+{
+	uint64_t a, sz, a2, sz2;
+	if (e->lookup(e->arg, "caml_master_lock", &a, &sz) == 0)
+		return find4(e, a, sz, v, n, notes);
+	/* "thread_table" is a common name: count it as OCaml's only next to
+	 * the systhreads library's own entry point */
+	if (e->lookup(e->arg, "thread_table", &a, &sz) == 0 &&
+	    e->lookup(e->arg, "caml_thread_initialize", &a2, &sz2) == 0)
+		return find5(e, a, sz, v, n, notes);
+	return 0;
+}
+
+const struct lt_lockmodel lt_lm_ocaml = { .name = "ocaml", .find = find };

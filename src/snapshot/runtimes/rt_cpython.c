@@ -1,0 +1,679 @@
+/* The CPython thread model (rtthread.h, docs/runtimes.md): every Python
+ * thread's name and Python stack, read from the interpreter's memory.
+ *
+ *   _PyRuntime.interpreters.head -> each PyInterpreterState (next)
+ *     -> its thread states (threads.head / tstate_head, next)
+ *        -> the thread: native_thread_id (3.11+) or its pthread_t
+ *        -> the innermost frame: tstate->frame (PyFrameObject, <= 3.10),
+ *           tstate->cframe->current_frame (3.11, 3.12) or
+ *           tstate->current_frame (3.13), each _PyInterpreterFrame linked
+ *           by `previous`
+ *           -> code object: qualified name (3.11+) or name, file name,
+ *              line from the line table at the frame's instruction
+ *     -> sys.modules["threading"]._active: {pthread_t: Thread}, Thread._name
+ *
+ * Which interpreter-loop invocation runs each frame (for placing them among
+ * the native frames): one per frame up to 3.10; 3.11 marks the first frame
+ * of an invocation (is_entry); 3.12+ pushes a frame owned by the C stack
+ * below each invocation's frames.
+ *
+ * A thread waiting on a futex whose innermost Python frame holds a
+ * threading.Lock / RLock (a local variable or a value on its evaluation
+ * stack) whose semaphore is that futex gets the lock named in t->futex:
+ * kind, object, variable name, and for an RLock its owner (RLocks record
+ * one; Locks do not). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtthread.h"
+#include "rt_cpython_int.h"
+#include "snapshot_int.h"
+
+#define MAX_INTERPS 64
+#define MAX_TSTATES 4096
+#define MAX_FRAMES 256
+#define MAX_CODES 1024
+#define MAX_LINETABLE (1u << 20)
+#define MAX_SLOTS 128
+#define OWNED_BY_GENERATOR 1
+#define OWNED_BY_CSTACK 3
+#define MD_DICT 0x10
+#define LOCK_SEM 0x10       /* lockobject.lock_lock, rlockobject.rlock_lock */
+#define RLOCK_OWNER 0x18
+#define RLOCK_COUNT 0x20
+
+/* What the frames need of one code object, read once. */
+struct code {
+	uint64_t addr;
+	char *func, *file;
+	int first, stacksize, firsttraceable; /* firsttraceable -1: unknown */
+	uint8_t *tab;
+	size_t ntab;
+	uint64_t names;     /* tuple of the local variables' names */
+	size_t nlocals;
+	bool ok;
+};
+
+struct model {
+	const struct lt_lm_env *e;
+	struct lt_snapshot *s;
+	struct lt_cpy_id id;
+	const struct pyl *l;
+	struct pyr r;
+	bool dicts_ok;
+	struct code *codes;
+	size_t ncodes;
+	uint64_t lock_type, rlock_type, not_lock[16];
+	size_t n_not_lock;
+	size_t unmatched, threads;
+};
+
+/* One thread state, the thread it runs on, and where its Python frames
+ * keep their local variables. */
+struct ts {
+	uint64_t ident;     /* pthread_t */
+	struct lt_thread *t;
+	uint64_t *locals, *codes; /* per frame of t->rt_frames */
+};
+
+/* One thread's walk through its frames. */
+struct walk {
+	struct model *m;
+	struct lt_thread *t;
+	unsigned groups[MAX_FRAMES];
+	unsigned group;
+	bool in_group;
+	uint64_t locals[MAX_FRAMES], codes[MAX_FRAMES]; /* per frame pushed */
+};
+
+static uint64_t u64(const struct model *m, uint64_t addr)
+{
+	uint64_t v = 0;
+	return addr && m->e->read(m->e->arg, addr, &v, sizeof(v)) == 0 ? v : 0;
+}
+
+static int32_t i32_in(const uint8_t *b, uint32_t off)
+{
+	int32_t v;
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+static uint64_t u64_in(const uint8_t *b, uint32_t off)
+{
+	uint64_t v;
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+/* ---- code objects ---- */
+
+static void code_clear(struct code *c)
+{
+	free(c->func);
+	free(c->file);
+	free(c->tab);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Bytes of the code object header that hold every field read. */
+static uint32_t code_span(const struct pyl *l)
+{
+	uint32_t v[] = { l->co_filename, l->co_name, l->co_qualname, l->co_linetable, l->co_names,
+			 l->co_firstlineno, l->co_stacksize, l->co_firsttraceable };
+	uint32_t hi = 0;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i] > hi)
+			hi = v[i];
+	return hi + 8;
+}
+
+static bool code_read(struct model *m, uint64_t addr, struct code *c)
+{
+	const struct pyl *l = m->l;
+	uint8_t b[0x100];
+	char func[256], file[1024];
+	uint32_t span = code_span(l);
+	c->addr = addr;
+	if (span > sizeof(b) || (m->r.t_code && pyr_type(&m->r, addr) != m->r.t_code) ||
+	    m->e->read(m->e->arg, addr, b, span) < 0)
+		return false;
+	uint64_t name = u64_in(b, l->co_qualname ? l->co_qualname : l->co_name);
+	if (pyr_str(&m->r, name, func, sizeof(func)) < 0 ||
+	    pyr_str(&m->r, u64_in(b, l->co_filename), file, sizeof(file)) < 0 ||
+	    pyr_bytes(&m->r, u64_in(b, l->co_linetable), MAX_LINETABLE, &c->tab, &c->ntab) < 0)
+		return false;
+	c->func = lts_strdup(func);
+	c->file = lts_strdup(file);
+	c->first = i32_in(b, l->co_firstlineno);
+	c->stacksize = l->co_stacksize ? i32_in(b, l->co_stacksize) : 0;
+	c->firsttraceable = l->co_firsttraceable ? i32_in(b, l->co_firsttraceable) : -1;
+	c->names = u64_in(b, l->co_names);
+	if (pyr_tuple_size(&m->r, c->names, &c->nlocals) < 0)
+		c->nlocals = 0;
+	return c->func && c->file;
+}
+
+/* The code object at ADDR, read once; NULL if it is not one. */
+static const struct code *code_get(struct model *m, uint64_t addr)
+{
+	for (size_t i = 0; i < m->ncodes; i++)
+		if (m->codes[i].addr == addr)
+			return m->codes[i].ok ? &m->codes[i] : NULL;
+	if (!m->codes && !(m->codes = calloc(MAX_CODES, sizeof(*m->codes))))
+		return NULL;
+	if (m->ncodes == MAX_CODES)
+		code_clear(&m->codes[--m->ncodes]); /* full: the last slot is reused */
+	struct code *c = &m->codes[m->ncodes++];
+	c->ok = code_read(m, addr, c);
+	return c->ok ? c : NULL;
+}
+
+static int line_at(const struct pyl *l, const struct code *c, int addr)
+{
+	switch (l->lines) {
+	case PYL_LNOTAB:
+		return lt_py_line_lnotab(c->tab, c->ntab, c->first, addr);
+	case PYL_LINES_310:
+		return lt_py_line_310(c->tab, c->ntab, c->first, addr);
+	default:
+		return lt_py_line_311(c->tab, c->ntab, c->first, addr);
+	}
+}
+
+/* ---- frames ---- */
+
+static bool push(struct walk *w, const struct code *c, int line, uint64_t locals)
+{
+	struct lt_thread *t = w->t;
+	if (t->n_rt_frames == MAX_FRAMES)
+		return false;
+	size_t n = t->n_rt_frames;
+	if (n == 0 || (n >= 8 && !(n & (n - 1)))) { /* capacity 8, 16, 32, ... */
+		size_t cap = n ? n * 2 : 8;
+		struct lt_rtframe *v = realloc(t->rt_frames, cap * sizeof(*v));
+		if (!v)
+			return false;
+		t->rt_frames = v;
+	}
+	struct lt_rtframe *f = &t->rt_frames[t->n_rt_frames];
+	memset(f, 0, sizeof(*f));
+	f->bci = -1; /* Python frames have no machine pc, kind or bci */
+	f->func = lts_strdup(c->func);
+	f->file = lts_strdup(c->file);
+	f->line = line > 0 ? line : 0;
+	f->native = -1;
+	w->locals[t->n_rt_frames] = locals;
+	w->codes[t->n_rt_frames] = c->addr;
+	w->groups[t->n_rt_frames++] = w->group;
+	w->in_group = true;
+	return true;
+}
+
+static void end_group(struct walk *w)
+{
+	if (w->in_group)
+		w->group++;
+	w->in_group = false;
+}
+
+/* 3.8-3.10: PyFrameObjects, each run by its own call of the loop. */
+static void walk_objects(struct walk *w, uint64_t f)
+{
+	const struct pyl *l = w->m->l;
+	uint8_t b[0x80];
+	size_t n = 0;
+	for (; f && n < MAX_FRAMES; n++) {
+		if (w->m->e->read(w->m->e->arg, f, b, l->f_lineno + 4) < 0)
+			break;
+		const struct code *c = code_get(w->m, u64_in(b, l->f_code));
+		if (!c) {
+			w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 ": no readable code object", f);
+			return;
+		}
+		int lasti = i32_in(b, l->f_lasti), lineno = i32_in(b, l->f_lineno), line;
+		if (l->lines == PYL_LNOTAB) /* f_lineno is kept only while tracing */
+			line = u64_in(b, l->f_trace) ? lineno : line_at(l, c, lasti);
+		else /* 3.10: f_lasti counts code units; f_lineno valid if set */
+			line = lineno ? lineno : line_at(l, c, lasti * 2);
+		push(w, c, line, f + l->f_locals);
+		end_group(w);
+		f = u64_in(b, l->f_back);
+	}
+	if (f && n == MAX_FRAMES)
+		w->t->rt_end = lts_asprintf("deeper than %d Python frames: the outer ones are not read",
+					    MAX_FRAMES);
+	else if (f)
+		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 " unreadable", f);
+}
+
+/* One _PyInterpreterFrame (3.11+); returns the previous one, 0 to stop. */
+static uint64_t interp_frame(struct walk *w, uint64_t f)
+{
+	const struct pyl *l = w->m->l;
+	uint8_t b[0x100]; /* pyl_for: every field lies below if_locals <= 0x100 */
+	if (w->m->e->read(w->m->e->arg, f, b, l->if_locals) < 0) {
+		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 " unreadable", f);
+		return 0;
+	}
+	uint64_t prev = u64_in(b, l->if_prev), code = u64_in(b, l->if_code);
+	uint8_t owner = b[l->if_owner];
+	bool entry = l->if_entry && b[l->if_entry];
+	if (owner == OWNED_BY_CSTACK && w->m->id.minor >= 12) {
+		end_group(w); /* below it: an outer call of the loop */
+		return prev;
+	}
+	const struct code *c = code_get(w->m, code);
+	if (!c) {
+		/* 3.13's f_executable may be something else than code (None):
+		 * such a frame runs no Python code; from 3.11 to 3.12 it is
+		 * always a code object */
+		if (w->m->id.minor >= 13 && code && w->m->r.t_code &&
+		    pyr_type(&w->m->r, code) != w->m->r.t_code)
+			return prev;
+		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 ": no readable code object", f);
+		return 0;
+	}
+	int64_t addr = (int64_t)(u64_in(b, l->if_instr) - (code + l->co_code));
+	/* a frame still in its prologue (not yet at RESUME) is not shown */
+	bool incomplete = owner != OWNED_BY_GENERATOR && c->firsttraceable >= 0 &&
+			  addr < (int64_t)c->firsttraceable * 2;
+	if (!incomplete) {
+		int line = addr < INT32_MAX && addr > -0x1000000 ? line_at(l, c, (int)addr) : 0;
+		if (!push(w, c, line, f + l->if_locals))
+			return 0;
+	}
+	if (entry)
+		end_group(w);
+	return prev;
+}
+
+static uint64_t first_frame(const struct model *m, uint64_t ts)
+{
+	uint64_t p = u64(m, ts + m->l->ts_frame);
+	return m->l->cf_frame < 0 || !p ? p : u64(m, p + (uint32_t)m->l->cf_frame);
+}
+
+static void walk_frames(struct walk *w, uint64_t ts)
+{
+	uint64_t f = first_frame(w->m, ts);
+	if (w->m->l->frames == PYL_FRAME_OBJECT) {
+		walk_objects(w, f);
+		return;
+	}
+	size_t steps = 0;
+	while (f && steps++ < 2 * MAX_FRAMES && w->t->n_rt_frames < MAX_FRAMES)
+		f = interp_frame(w, f);
+	if (f && !w->t->rt_end)
+		w->t->rt_end = lts_asprintf("deeper than %d Python frames: the outer ones are not read",
+					    MAX_FRAMES);
+}
+
+static bool is_eval_loop(const char *func)
+{
+	static const char loop[] = "_PyEval_EvalFrameDefault";
+	size_t n = sizeof(loop) - 1;
+	return strncmp(func, loop, n) == 0 && (!func[n] || func[n] == '.' || func[n] == '@');
+}
+
+/* ---- threading.Lock and RLock a thread waits on ---- */
+
+/* 1 Lock, 2 RLock, 0 anything else, by its type's tp_name (cached). */
+static int lock_kind(struct model *m, uint64_t obj)
+{
+	uint64_t type = pyr_type(&m->r, obj);
+	char name[32] = "";
+	if (!type)
+		return 0;
+	if (type == m->lock_type)
+		return 1;
+	if (type == m->rlock_type)
+		return 2;
+	for (size_t i = 0; i < m->n_not_lock && i < 16; i++)
+		if (m->not_lock[i] == type)
+			return 0;
+	if (pyr_type_name(&m->r, type, name, sizeof(name)) == 0 && !strcmp(name, "_thread.lock")) {
+		m->lock_type = type;
+		return 1;
+	}
+	if (!strcmp(name, "_thread.RLock")) {
+		m->rlock_type = type;
+		return 2;
+	}
+	m->not_lock[m->n_not_lock++ % 16] = type;
+	return 0;
+}
+
+/* An RLock records its owner's pthread_t and its recursion count. */
+static void rlock_owner(struct model *m, struct lt_thread *t, uint64_t obj, char *state, size_t len)
+{
+	uint64_t ident = u64(m, obj + RLOCK_OWNER), count = u64(m, obj + RLOCK_COUNT);
+	pid_t tid = ident ? lt_cpy_tid_of_pthread(m->e, ident, NULL) : 0;
+	size_t o = strlen(state);
+	if (!ident)
+		snprintf(state + o, len - o, "; no owner recorded");
+	else if (!tid)
+		snprintf(state + o, len - o, "; owner pthread 0x%" PRIx64 " is no thread of this process",
+			 ident);
+	else
+		snprintf(state + o, len - o, "; owner thread %d, count %" PRIu64, (int)tid, count);
+	if (tid && tid != t->tid) {
+		t->futex.owner = tid;
+		t->futex.owner_kind = LT_OWNER_RUNTIME;
+	}
+}
+
+static void name_lock(struct model *m, struct lt_thread *t, uint64_t obj, int kind,
+		      const char *var)
+{
+	struct lt_futex *f = &t->futex;
+	char state[256];
+	snprintf(state, sizeof(state), "its %s: %s", f->lock_kind ? f->lock_kind : "futex",
+		 f->lock_state ? f->lock_state : "state unknown");
+	if (kind == 2)
+		rlock_owner(m, t, obj, state, sizeof(state));
+	free(f->lock_state);
+	f->lock_state = lts_strdup(state);
+	f->lock_kind = kind == 1 ? "threading.Lock" : "threading.RLock";
+	f->lock_base = obj;
+	free(f->lock_name);
+	f->lock_name = var && var[0] ? lts_strdup(var) : NULL;
+}
+
+/* threading.Condition.wait() blocks on a fresh lock of its own ('waiter')
+ * until notify() releases it: an event, not a lock (Event.wait, Queue.get
+ * and most pools park there). */
+static bool condition_wait(const struct lt_thread *t, const char *var)
+{
+	const struct lt_rtframe *r = &t->rt_frames[0];
+	const char *base = r->file ? strrchr(r->file, '/') : NULL;
+	return var && !strcmp(var, "waiter") && r->func && base && !strcmp(base, "/threading.py") &&
+	       (!strcmp(r->func, "Condition.wait") || !strcmp(r->func, "wait"));
+}
+
+/* The wait is for the Condition (the frame's 'self'), the thread acquires
+ * nothing: the verdicts count it with condition variables. */
+static void name_condition(struct model *m, const struct ts *x)
+{
+	struct lt_thread *t = x->t;
+	struct lt_futex *f = &t->futex;
+	uint64_t self = 0;
+	char *st = lts_asprintf("waits in Condition.wait() for a notify(), on its own waiter lock (%s)",
+				f->lock_state ? f->lock_state : "?");
+	if (m->e->read(m->e->arg, x->locals[0], &self, 8) < 0)
+		self = 0;
+	f->lock_kind = "threading.Condition";
+	f->lock_base = self ? self : f->lock_base;
+	free(f->lock_name);
+	f->lock_name = NULL;
+	free(f->lock_state);
+	f->lock_state = st;
+	t->acquire = NULL;
+}
+
+/* The Lock whose semaphore X's thread sleeps on, among its innermost
+ * frame's local variables and evaluation stack. */
+static void find_lock(struct model *m, const struct ts *x)
+{
+	struct lt_thread *t = x->t;
+	const struct lt_futex *f = &t->futex;
+	const struct code *c = t->n_rt_frames ? code_get(m, x->codes[0]) : NULL;
+	uint64_t slots[MAX_SLOTS];
+	if (!c || t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock)
+		return;
+	uint64_t sem = f->lock_base ? f->lock_base : f->uaddr;
+	size_t n = c->nlocals + (size_t)(c->stacksize > 0 ? c->stacksize : 0) + 8;
+	if (n > MAX_SLOTS)
+		n = MAX_SLOTS;
+	while (n && m->e->read(m->e->arg, x->locals[0], slots, n * 8) < 0)
+		n /= 2;
+	for (size_t i = 0; i < n; i++) {
+		int kind = slots[i] ? lock_kind(m, slots[i]) : 0;
+		if (!kind || u64(m, slots[i] + LOCK_SEM) != sem)
+			continue;
+		char var[128] = "";
+		uint64_t name;
+		if (i < c->nlocals && pyr_tuple_item(&m->r, c->names, i, &name) == 0)
+			pyr_str(&m->r, name, var, sizeof(var));
+		name_lock(m, t, slots[i], kind, var);
+		if (kind == 1 && condition_wait(t, var))
+			name_condition(m, x);
+		return;
+	}
+}
+
+static bool our_lock(const struct lt_futex *f)
+{
+	return f->lock_kind && (!strcmp(f->lock_kind, "threading.Lock") ||
+				!strcmp(f->lock_kind, "threading.RLock"));
+}
+
+/* A lock threads wait for, and the other threads keeping it. */
+struct want {
+	uint64_t obj;
+	char refs[1024];
+	size_t len, found;
+	const struct ts *last;   /* the thread named last: once per thread */
+};
+
+#define MAX_WANTS 16
+#define MAX_REFS 4
+#define REF_FRAMES 8192      /* frames whose locals the scan reads, at most */
+
+/* Slot I of frame K of X holds a lock some thread waits for: name X. */
+static void ref_one(struct model *m, struct want *w, const struct ts *x, size_t k,
+		    const struct code *c, size_t i)
+{
+	char var[128] = "";
+	uint64_t name;
+	bool waits = our_lock(&x->t->futex) && x->t->futex.lock_base == w->obj;
+	if (waits || w->last == x || w->found == MAX_REFS || w->len >= sizeof(w->refs))
+		return; /* its waiters keep it too, and hold it no more for that */
+	if (pyr_tuple_item(&m->r, c->names, i, &name) < 0 || pyr_str(&m->r, name, var, sizeof(var)) < 0)
+		return;
+	const struct lt_rtframe *r = &x->t->rt_frames[k];
+	w->len += (size_t)snprintf(w->refs + w->len, sizeof(w->refs) - w->len,
+				   "%sthread %d (%s) has it in '%s' of %s (%s:%d)", w->found ? ", " : "",
+				   (int)x->t->tid, lt_thread_name(x->t), var, r->func, r->file, r->line);
+	w->found++;
+	w->last = x;
+}
+
+/* Every frame's local variables, read once, against the locks waited for;
+ * false when the budget ran out first. */
+static bool scan_refs(struct model *m, const struct ts *v, size_t n, struct want *w, size_t nw)
+{
+	uint64_t slots[MAX_SLOTS];
+	size_t budget = REF_FRAMES;
+	for (size_t j = 0; j < n; j++)
+		for (size_t k = 0; v[j].locals && k < v[j].t->n_rt_frames && budget; k++, budget--) {
+			const struct code *c = code_get(m, v[j].codes[k]);
+			size_t nl = c && c->nlocals < MAX_SLOTS ? c->nlocals : c ? MAX_SLOTS : 0;
+			if (!nl || m->e->read(m->e->arg, v[j].locals[k], slots, nl * 8) < 0)
+				continue;
+			for (size_t i = 0; i < nl; i++)
+				for (size_t q = 0; q < nw; q++)
+					if (slots[i] == w[q].obj)
+						ref_one(m, &w[q], &v[j], k, c, i);
+		}
+	return budget > 0;
+}
+
+/* Other threads whose frames keep the locks threads wait for in a local
+ * variable: not proof of holding them (a Lock records no holder), but
+ * where to look.  Appended to each lock's state. */
+static void lock_refs(struct model *m, const struct ts *v, size_t n)
+{
+	struct want *w = calloc(MAX_WANTS, sizeof(*w));
+	size_t nw = 0;
+	if (!w)
+		return;
+	for (size_t i = 0; i < n && nw < MAX_WANTS; i++) {
+		const struct lt_futex *f = &v[i].t->futex;
+		bool seen = false;
+		for (size_t q = 0; q < nw; q++)
+			seen |= w[q].obj == f->lock_base;
+		if (v[i].locals && our_lock(f) && !seen)
+			w[nw++].obj = f->lock_base;
+	}
+	if (nw && !scan_refs(m, v, n, w, nw))
+		lt_strlist_add(&m->s->notes, "%s: the threads keeping the Python locks waited for were "
+			       "looked for in the first %d frames only", m->id.version, REF_FRAMES);
+	for (size_t i = 0; i < n; i++) {
+		struct lt_futex *f = &v[i].t->futex;
+		for (size_t q = 0; q < nw && our_lock(f); q++) {
+			char *st = w[q].obj == f->lock_base && w[q].found
+				   ? lts_asprintf("%s; %s", f->lock_state ? f->lock_state : "", w[q].refs) : NULL;
+			if (st) {
+				free(f->lock_state);
+				f->lock_state = st;
+			}
+		}
+	}
+	free(w);
+}
+
+/* ---- threads ---- */
+
+static struct lt_thread *thread_of(struct model *m, uint64_t ts, uint64_t *ident)
+{
+	const struct pyl *l = m->l;
+	*ident = u64(m, ts + l->ts_pthread);
+	pid_t tid = l->ts_native ? (pid_t)u64(m, ts + l->ts_native) : 0;
+	if (!lt_cpy_is_thread(m->e, tid))
+		tid = lt_cpy_tid_of_pthread(m->e, *ident, NULL);
+	return tid ? lt_snapshot_find(m->s, tid) : NULL;
+}
+
+static void read_thread(struct model *m, uint64_t ts, struct ts *x)
+{
+	struct lt_thread *t = x->t;
+	struct walk *w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	w->m = m;
+	w->t = t;
+	t->rt_lang = "python";
+	walk_frames(w, ts);
+	lt_rt_place(t, w->groups, is_eval_loop);
+	size_t n = t->n_rt_frames;
+	x->locals = malloc((n ? n : 1) * sizeof(*x->locals));
+	x->codes = malloc((n ? n : 1) * sizeof(*x->codes));
+	if (x->locals && x->codes) {
+		memcpy(x->locals, w->locals, n * sizeof(*x->locals));
+		memcpy(x->codes, w->codes, n * sizeof(*x->codes));
+	} else {
+		t->n_rt_frames = 0; /* no memory: nothing half-done */
+	}
+	free(w);
+}
+
+/* The threading locks the threads of V wait for, and who else keeps them. */
+static void python_locks(struct model *m, struct ts *v, size_t n)
+{
+	if (m->id.minor > 13)
+		return; /* lockobject's layout is known up to 3.13 */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].locals)
+			find_lock(m, &v[i]);
+	lock_refs(m, v, n);
+}
+
+/* ---- names: threading._active ---- */
+
+struct names {
+	struct model *m;
+	struct ts *v;
+	size_t n;
+};
+
+static bool name_one(void *arg, uint64_t key, uint64_t value)
+{
+	struct names *nm = arg;
+	uint64_t ident, name;
+	char buf[256];
+	if (pyr_long(&nm->m->r, key, &ident) < 0)
+		return true;
+	for (size_t i = 0; i < nm->n; i++) {
+		struct lt_thread *t = nm->v[i].t;
+		if (nm->v[i].ident != ident || t->rt_name)
+			continue;
+		if (pyr_attr(&nm->m->r, value, "_name", &name) == 0 &&
+		    pyr_str(&nm->m->r, name, buf, sizeof(buf)) == 0)
+			t->rt_name = lts_strdup(buf);
+	}
+	return true;
+}
+
+static void thread_names(struct model *m, uint64_t interp, struct ts *v, size_t n)
+{
+	uint64_t modules = u64(m, interp + m->l->is_modules), threading, active;
+	struct names nm = { m, v, n };
+	if (!n || !modules)
+		return;
+	if (pyr_dict_get(&m->r, modules, "threading", &threading) < 0)
+		return; /* never imported: Python has no names for its threads */
+	if (pyr_dict_get(&m->r, u64(m, threading + MD_DICT), "_active", &active) < 0 ||
+	    pyr_dict_each(&m->r, active, name_one, &nm) < 0)
+		lt_strlist_add(&m->s->notes, "%s: threading._active unreadable: thread names not read",
+			       m->id.version);
+}
+
+static void interp_threads(struct model *m, uint64_t interp)
+{
+	struct ts *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t ts = u64(m, interp + m->l->is_threads);
+	for (size_t k = 0; ts && k < MAX_TSTATES; k++, ts = u64(m, ts + m->l->ts_next)) {
+		uint64_t ident;
+		struct lt_thread *t = thread_of(m, ts, &ident);
+		if (!t || t->rt_lang) {
+			m->unmatched += !t;
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct ts *nv = realloc(v, cap * sizeof(*nv));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n] = (struct ts){ ident, t, NULL, NULL };
+		read_thread(m, ts, &v[n++]);
+		m->threads++;
+	}
+	if (m->dicts_ok)
+		thread_names(m, interp, v, n);
+	python_locks(m, v, n);
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].locals);
+		free(v[i].codes);
+	}
+	free(v);
+}
+
+static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
+{
+	struct model m = { .e = e, .s = s };
+	struct pyl lbuf;
+	if (lt_cpy_identify(e, &m.id, "Python stacks and thread names not read", &s->notes) <= 0)
+		return;
+	if (!(m.l = pyl_for(&m.id, &lbuf, &m.dicts_ok, &s->notes)))
+		return;
+	pyr_init(&m.r, e, m.l);
+	uint64_t interp = u64(&m, m.id.runtime + m.l->rt_head);
+	for (int i = 0; interp && i < MAX_INTERPS; i++) {
+		interp_threads(&m, interp);
+		interp = u64(&m, interp + m.l->is_next);
+	}
+	if (m.unmatched)
+		lt_strlist_add(&s->notes, "%s: %zu Python thread state(s) name no thread of this "
+			       "snapshot (exited, or not yet started)", m.id.version, m.unmatched);
+	for (size_t i = 0; i < m.ncodes; i++)
+		code_clear(&m.codes[i]);
+	free(m.codes);
+}
+
+const struct lt_rtmodel lt_rt_cpython = { "cpython", apply };

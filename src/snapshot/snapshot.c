@@ -1,0 +1,1107 @@
+/* lt_snapshot_take: what every thread of a process is blocked in right now.
+ *
+ * Sources, all readable without stopping the target:
+ *   /proc/PID/task/TID/stat     comm, state letter
+ *   /proc/PID/task/TID/syscall  syscall number, 6 args, sp, pc ("running")
+ *   /proc/PID/task/TID/sched    se.exec_start: when it last ran
+ *   /proc/PID/task/TID/stack    kernel stack (root only)
+ *   /proc/PID/fd, fdinfo, net   what the fds are
+ *   target memory               futex words, mutex owners, pollfd arrays,
+ *                               stacks for the unwinder (process_vm_readv)
+ * Each file is read once per thread; the symbolizer (one Dwfl) and the
+ * /proc/net tables are shared by all threads, so the cost is linear in the
+ * number of threads.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "locktrace/calls.h"
+#include "lockmodel.h"
+#include "rtthread.h"
+#include "snapshot.h"
+#include "symbols.h"
+#include "snapshot_int.h"
+
+#define PF_KTHREAD 0x00200000u
+#define FUTEX_TID_MASK 0x3fffffffu
+#define FUTEX_WAITERS 0x80000000u
+#define MAX_POLL_FDS 4096
+#define MAX_SELECT_FDS 65536
+
+struct ctx {
+	struct lt_snapshot *s;
+	const struct lt_snapshot_opts *o;
+	struct lt_sym *sym;     /* NULL with LT_SNAP_NO_SYMBOLS|NO_USTACK */
+	struct lt_mem mem;      /* used when sym is NULL */
+	struct lts_net *net;
+	struct lt_tid_regs *regs_sorted;
+	size_t n_regs;
+	bool compat;            /* 32-bit process: i386 syscall numbers */
+	char *maps;             /* /proc/PID/maps, read on the first shared futex */
+	bool maps_read;
+};
+
+/* A 32-bit (i386) process reports i386 syscall numbers and registers: the
+ * x86-64 decoding and unwinding must not be applied to it. */
+static bool exe_is_32bit(pid_t pid)
+{
+	char path[64];
+	unsigned char ident[5];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(ident, 1, sizeof(ident), f);
+	fclose(f);
+	return n == sizeof(ident) && memcmp(ident, "\177ELF", 4) == 0 && ident[4] == 1;
+}
+
+static struct lt_mem *ctx_mem(struct ctx *c)
+{
+	return c->sym ? lt_sym_mem(c->sym) : &c->mem;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int regs_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct lt_tid_regs *)a)->tid, y = ((const struct lt_tid_regs *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+/* ---- per-thread /proc reads ---- */
+
+static void parse_kstack(struct lt_thread *t, char *text)
+{
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* "[<0>] futex_do_wait+0x46/0x90" */
+		char *p = line;
+		if (*p == '[') {
+			char *q = strchr(p, ']');
+			if (q)
+				p = q + 1;
+		}
+		while (*p == ' ')
+			p++;
+		if (*p)
+			lt_strlist_add(&t->kstack, "%s", p);
+	}
+}
+
+void lt_snapshot_free(struct lt_snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_threads; i++)
+		lt_thread_clear(&s->threads[i]);
+	free(s->threads);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		lt_verdict_clear(&s->verdicts[i]);
+	free(s->verdicts);
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		lt_rtlock_clear(&s->rtlocks[i]);
+	free(s->rtlocks);
+	lt_strlist_free(&s->notes);
+	lt_strlist_free(&s->strings);
+	free(s->sched_offset_ns);
+	free(s->exe);
+	free(s);
+}
+
+static void calibrate(struct lt_snapshot *s)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	if (n <= 0)
+		n = 1;
+	if (n > 4096)
+		n = 4096;
+	s->sched_offset_ns = malloc((size_t)n * sizeof(*s->sched_offset_ns));
+	if (!s->sched_offset_ns)
+		return;
+	s->n_cpus = (size_t)n;
+	for (long i = 0; i < n; i++)
+		s->sched_offset_ns[i] = INT64_MIN;
+	cpu_set_t saved, one;
+	bool pinned = sched_getaffinity(0, sizeof(saved), &saved) == 0;
+	size_t measured = 0;
+	for (long c = 0; pinned && c < n && c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &saved))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		int64_t off;
+		if (sched_setaffinity(0, sizeof(one), &one) == 0 && sched_getcpu() == c &&
+		    lt_sched_clock_offset(&off) == 0) {
+			s->sched_offset_ns[c] = off;
+			measured++;
+		}
+	}
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	int64_t off;
+	if (!measured && lt_sched_clock_offset(&off) == 0) {
+		/* could not pin: one offset for all CPUs */
+		for (long i = 0; i < n; i++)
+			s->sched_offset_ns[i] = off;
+		measured = 1;
+		lt_strlist_add(&s->notes, "scheduler clock offset measured on one CPU only");
+	}
+	if (!measured) {
+		lt_strlist_add(&s->notes, "scheduler clock offset unknown (/proc/thread-self/sched "
+			       "unreadable): blocked times may be off by the IRQ/steal time");
+		return;
+	}
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (long i = 0; i < n; i++) {
+		if (s->sched_offset_ns[i] == INT64_MIN)
+			continue;
+		if (s->sched_offset_ns[i] < lo)
+			lo = s->sched_offset_ns[i];
+		if (s->sched_offset_ns[i] > hi)
+			hi = s->sched_offset_ns[i];
+	}
+	if (hi > 50000000) /* worth saying when it is more than 50 ms */
+		lt_strlist_add(&s->notes, "se.exec_start lags CLOCK_MONOTONIC by %.3f-%.3f s per CPU "
+			       "(IRQ/steal time): blocked times are corrected for it",
+			       (double)lo / 1e9, (double)hi / 1e9);
+}
+
+static int64_t offset_for(const struct lt_snapshot *s, int cpu)
+{
+	if (!s->sched_offset_ns)
+		return 0;
+	if (cpu >= 0 && (size_t)cpu < s->n_cpus && s->sched_offset_ns[cpu] != INT64_MIN)
+		return s->sched_offset_ns[cpu];
+	/* unknown CPU: the smallest measured offset (never overstates) */
+	int64_t lo = INT64_MIN;
+	for (size_t i = 0; i < s->n_cpus; i++)
+		if (s->sched_offset_ns[i] != INT64_MIN && (lo == INT64_MIN || s->sched_offset_ns[i] < lo))
+			lo = s->sched_offset_ns[i];
+	return lo == INT64_MIN ? 0 : lo;
+}
+
+/* Returns -ENOENT if the thread is gone (stat unreadable). */
+static int read_thread(struct ctx *c, pid_t pid, struct lt_thread *t)
+{
+	char path[96], buf[4096];
+	unsigned flags = c->o->flags;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)t->tid);
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0)
+		return -ENOENT;
+	if (lt_parse_stat(buf, t->comm, sizeof(t->comm), &t->state))
+		return -ENOENT;
+	unsigned long long cpu;
+	t->cpu = lts_parse_stat_field(buf, 39, &cpu) == 0 && cpu < 1000000 ? (int)cpu : -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)t->tid);
+	ssize_t r = lts_read_small(path, buf, sizeof(buf));
+	if (r < 0) {
+		t->sc.state = LT_SC_UNREADABLE;
+		t->sc.nr = -1;
+		lt_strlist_add(&t->notes, "syscall unreadable: %s", strerror((int)-r));
+		if (r == -ENOENT || r == -ESRCH)
+			return -ENOENT;
+	} else if (lt_parse_syscall_line(buf, &t->sc)) {
+		lt_strlist_add(&t->notes, "syscall file not understood: \"%.60s\"", buf);
+	}
+
+	if (t->state == 'R' || t->sc.state == LT_SC_RUNNING) {
+		t->idle_s = 0;
+		t->idle_src = LT_IDLE_RUNNING;
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", (int)pid, (int)t->tid);
+		int64_t start;
+		r = lts_read_small(path, buf, sizeof(buf));
+		int64_t now = lts_now_ns(CLOCK_MONOTONIC);
+		if (r > 0 && lt_parse_sched_exec_start(buf, &start) == 0) {
+			int64_t d = now - start - offset_for(c->s, t->cpu);
+			if (d < 0) {
+				if (d < -50000000)
+					lt_strlist_add(&t->notes, "se.exec_start is %.3f s ahead of "
+						       "CLOCK_MONOTONIC after correction", (double)-d / 1e9);
+				d = 0;
+			}
+			t->idle_s = (double)d / 1e9;
+			t->idle_src = LT_IDLE_SCHED_EXEC_START;
+		} else {
+			t->idle_src = LT_IDLE_UNKNOWN;
+			lt_strlist_add(&t->notes, "time since last run unknown: %s",
+				       r < 0 ? strerror((int)-r) : "no se.exec_start in sched");
+		}
+	}
+
+	if (!(flags & LT_SNAP_NO_KSTACK)) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)t->tid);
+		r = lts_read_small(path, buf, sizeof(buf));
+		if (r >= 0) {
+			t->kstack_status = LT_KSTACK_OK;
+			parse_kstack(t, buf);
+			c->s->kstack_available = true;
+		} else {
+			t->kstack_status = LT_KSTACK_UNAVAILABLE;
+			if (r == -EACCES || r == -EPERM)
+				lt_strlist_add(&t->notes, "kernel stack unavailable (needs root)");
+			else
+				lt_strlist_add(&t->notes, "kernel stack unavailable: %s", strerror((int)-r));
+		}
+	}
+	return 0;
+}
+
+/* ---- decoding of the blocking syscall ---- */
+
+static const char *skip_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static bool is_tid(const struct lt_snapshot *s, uint32_t v)
+{
+	return v > 0 && v <= (uint32_t)INT_MAX && lt_snapshot_find(s, (pid_t)v) != NULL;
+}
+
+static bool read_timespec(struct ctx *c, uint64_t addr, int64_t *sec, int64_t *nsec)
+{
+	int64_t ts[2];
+	if (!addr || lt_mem_read(ctx_mem(c), addr, ts, sizeof(ts)))
+		return false;
+	*sec = ts[0];
+	*nsec = ts[1];
+	return true;
+}
+
+static int64_t ts_ms(int64_t sec, int64_t nsec)
+{
+	return sec * 1000 + nsec / 1000000;
+}
+
+/* Is tid a live thread of another process?  Its tgid and name. */
+static bool other_process(pid_t tid, pid_t *tgid, char *comm, size_t len)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	const char *tg = strstr(buf, "\nTgid:");
+	const char *nm = strncmp(buf, "Name:", 5) == 0 ? buf + 5 : NULL;
+	const char *st = strstr(buf, "\nState:");
+	if (!tg || (st && (strchr(st + 7, 'Z') == skip_blank(st + 7) || strchr(st + 7, 'X') == skip_blank(st + 7))))
+		return false;
+	*tgid = (pid_t)strtol(tg + 6, NULL, 10);
+	size_t n = 0;
+	if (nm) {
+		nm = skip_blank(nm);
+		while (nm[n] && nm[n] != '\n' && n + 1 < len)
+			n++;
+		memcpy(comm, nm, n);
+	}
+	comm[n] = 0;
+	return *tgid > 0;
+}
+
+/* The MAP_SHARED mapping of /proc/PID/maps text MAPS holding ADDR: fill
+ * F's object identity (device, inode, offset of ADDR in the object). */
+static bool shared_object_at(const char *maps, uint64_t addr, struct lt_futex *f)
+{
+	for (const char *l = maps; l && *l;) {
+		unsigned long long lo, hi, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		if (sscanf(l, "%llx-%llx %7s %llx %x:%x %llu", &lo, &hi, perms, &off, &maj, &min, &ino) == 7 &&
+		    addr >= lo && addr < hi) {
+			if (perms[3] != 's' || ino == 0)
+				return false;
+			f->shared_obj = true;
+			f->obj_major = maj;
+			f->obj_minor = min;
+			f->obj_ino = ino;
+			f->obj_off = off + (addr - lo);
+			return true;
+		}
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	return false;
+}
+
+static void note_shared_object(struct ctx *c, struct lt_futex *f)
+{
+	if (f->private_)
+		return;
+	if (!c->maps_read) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->s->pid);
+		c->maps = lts_read_all(path, NULL);
+		c->maps_read = true;
+	}
+	shared_object_at(c->maps, f->uaddr, f);
+}
+
+static void decode_futex(struct ctx *c, struct lt_thread *t)
+{
+	struct lt_futex *f = &t->futex;
+	struct lt_mem *m = ctx_mem(c);
+	if (t->sc.nr == 455)
+		lts_futex2_decode_args(f, t->sc.args);
+	else
+		lt_futex_decode_args(f, t->sc.args);
+	if (!f->is_wait)
+		t->wait = LT_WAIT_OTHER;
+	if (c->sym && !(c->o->flags & LT_SNAP_NO_SYMBOLS))
+		f->lock_sym = lt_sym_describe(c->sym, f->uaddr);
+	note_shared_object(c, f);
+	if (f->timeout_ptr) {
+		f->timeout_ok = read_timespec(c, f->timeout_ptr, &f->timeout_sec, &f->timeout_nsec);
+		if (!f->timeout_ok)
+			lt_strlist_add(&t->notes, "futex timeout at 0x%" PRIx64 " unreadable", f->timeout_ptr);
+	}
+	int r = lt_mem_read(m, f->uaddr, &f->word, sizeof(f->word));
+	f->word_ok = r == 0;
+	f->owner_kind = LT_OWNER_UNKNOWN;
+	f->owner = 0;
+	if (!f->word_ok) {
+		lt_strlist_add(&t->notes, "futex word at 0x%" PRIx64 " unreadable: %s", f->uaddr,
+			       strerror(-r));
+		return;
+	}
+	int32_t mx[5]; /* __lock __count __owner __nusers __kind */
+	f->mutex_ok = lt_mem_read(m, f->uaddr, mx, sizeof(mx)) == 0;
+	if (f->mutex_ok) {
+		f->mutex_count = mx[1];
+		f->mutex_owner = mx[2];
+		f->mutex_kind = mx[4];
+	}
+	uint32_t w = f->word;
+	if (f->is_pi) {
+		/* the kernel keeps the owner tid in the word itself */
+		f->owner_kind = (w & FUTEX_TID_MASK) ? LT_OWNER_PI : LT_OWNER_NONE;
+		f->owner = (pid_t)(w & FUTEX_TID_MASK);
+		if (f->owner && !is_tid(c->s, (uint32_t)f->owner))
+			lt_strlist_add(&t->notes, "PI futex owner %d is not a thread of this process",
+				       (int)f->owner);
+		return;
+	}
+	/* robust mutex: word = owner tid | FUTEX_WAITERS */
+	if ((w & FUTEX_WAITERS) && is_tid(c->s, w & FUTEX_TID_MASK)) {
+		f->owner_kind = LT_OWNER_ROBUST;
+		f->owner = (pid_t)(w & FUTEX_TID_MASK);
+		return;
+	}
+	/* glibc pthread_mutex_t: lock word 1 (locked) or 2 (locked, waiters),
+	 * __owner a thread of this process, __kind only known bits */
+	if (f->mutex_ok && (w == 1 || w == 2) && is_tid(c->s, (uint32_t)f->mutex_owner) &&
+	    (f->mutex_kind & ~0x3f3) == 0 && f->mutex_count >= 0) {
+		f->owner_kind = LT_OWNER_MUTEX;
+		f->owner = f->mutex_owner;
+		return;
+	}
+	if (f->mutex_ok && (w == 1 || w == 2) && f->mutex_owner > 0 && (f->mutex_kind & ~0x3f3) == 0 &&
+	    !is_tid(c->s, (uint32_t)f->mutex_owner)) {
+		if (other_process(f->mutex_owner, &f->owner_tgid, f->owner_comm, sizeof(f->owner_comm)))
+			lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is a thread "
+				       "of another process, %d (%s): a process-shared lock",
+				       (int)f->mutex_owner, (int)f->owner_tgid, f->owner_comm);
+		else
+			lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is not a "
+				       "thread of this process (exited while holding it?)", (int)f->mutex_owner);
+	}
+	/* pthread_join sleeps on the joined thread's tid field */
+	if (w == f->expected && is_tid(c->s, w)) {
+		f->owner_kind = LT_OWNER_JOIN;
+		f->owner = (pid_t)w;
+		const struct lt_map *mp = c->sym ? lt_sym_map_at(c->sym, f->uaddr) : NULL;
+		f->join_confirmed = mp && mp->stack_tid == (pid_t)w;
+		return;
+	}
+	f->owner_kind = LT_OWNER_NONE;
+}
+
+static void decode_poll(struct ctx *c, struct lt_thread *t)
+{
+	struct lt_fdwait *w = &t->fdw;
+	struct lt_mem *m = ctx_mem(c);
+	const uint64_t *a = t->sc.args;
+	pid_t pid = c->s->pid;
+	long nr = t->sc.nr;
+	w->epfd = -1;
+	w->io.fd = -1;
+	w->has_timeout = false;
+	if (nr == LT_NR_POLL || nr == LT_NR_PPOLL) { /* (fds, nfds, ms) / (fds, nfds, ts*, ...) */
+		w->nfds = (int)a[1];
+		if (nr == LT_NR_POLL) {
+			w->has_timeout = (int)a[2] >= 0;
+			w->timeout_ms = (int)a[2];
+		} else if (a[2]) {
+			int64_t sec, nsec;
+			w->has_timeout = true;
+			w->timeout_ms = read_timespec(c, a[2], &sec, &nsec) ? ts_ms(sec, nsec) : -1;
+		}
+		size_t n = a[1] > MAX_POLL_FDS ? MAX_POLL_FDS : (size_t)a[1];
+		if (n == 0) {
+			w->fds_ok = true;
+			return;
+		}
+		struct { int32_t fd; int16_t events, revents; } *pf = calloc(n, 8);
+		if (!pf)
+			return;
+		int r = lt_mem_read(m, a[0], pf, n * 8);
+		if (r) {
+			lt_strlist_add(&t->notes, "pollfd array at 0x%" PRIx64 " unreadable: %s", a[0],
+				       strerror(-r));
+			free(pf);
+			return;
+		}
+		w->fds = calloc(n, sizeof(*w->fds));
+		if (w->fds) {
+			for (size_t i = 0; i < n; i++) {
+				if (pf[i].fd < 0)
+					continue;
+				struct lt_fd *fd = &w->fds[w->n_fds++];
+				lts_describe_fd(pid, c->net, pf[i].fd, fd);
+				fd->events = (uint16_t)pf[i].events;
+			}
+			w->fds_ok = true;
+		}
+		if (a[1] > MAX_POLL_FDS)
+			lt_strlist_add(&t->notes, "only the first %d of %" PRIu64 " pollfds shown",
+				       MAX_POLL_FDS, a[1]);
+		free(pf);
+		return;
+	}
+	if (nr == LT_NR_SELECT || nr == LT_NR_PSELECT6) { /* (nfds, r, w, e, timeout) */
+		w->nfds = (int)a[0];
+		if (a[4]) {
+			int64_t sec, sub;
+			w->has_timeout = true;
+			/* timeval (select) and timespec (pselect6) are both two longs */
+			if (read_timespec(c, a[4], &sec, &sub))
+				w->timeout_ms = sec * 1000 + (nr == LT_NR_SELECT ? sub / 1000 : sub / 1000000);
+			else
+				w->timeout_ms = -1;
+		}
+		int nfds = (int)a[0];
+		if (nfds < 0)
+			nfds = 0;
+		if (nfds > MAX_SELECT_FDS)
+			nfds = MAX_SELECT_FDS;
+		size_t words = ((size_t)nfds + 63) / 64;
+		uint64_t *sets[3] = { NULL, NULL, NULL };
+		bool ok = true;
+		for (int k = 0; k < 3 && words; k++) {
+			if (!a[1 + k])
+				continue;
+			sets[k] = calloc(words, 8);
+			if (!sets[k] || lt_mem_read(m, a[1 + k], sets[k], words * 8)) {
+				ok = false;
+				lt_strlist_add(&t->notes, "fd_set at 0x%" PRIx64 " unreadable", a[1 + k]);
+				free(sets[k]);
+				sets[k] = NULL;
+			}
+		}
+		size_t count = 0;
+		for (int fd = 0; fd < nfds; fd++)
+			for (int k = 0; k < 3; k++)
+				if (sets[k] && (sets[k][fd / 64] >> (fd % 64) & 1)) {
+					count++;
+					break;
+				}
+		w->fds = count ? calloc(count, sizeof(*w->fds)) : NULL;
+		if (w->fds || !count) {
+			for (int fd = 0; fd < nfds && w->fds; fd++) {
+				unsigned ev = 0;
+				for (int k = 0; k < 3; k++)
+					if (sets[k] && (sets[k][fd / 64] >> (fd % 64) & 1))
+						ev |= 1u << k;
+				if (!ev)
+					continue;
+				struct lt_fd *d = &w->fds[w->n_fds++];
+				lts_describe_fd(pid, c->net, fd, d);
+				d->events = ev;
+			}
+			w->fds_ok = ok;
+		}
+		for (int k = 0; k < 3; k++)
+			free(sets[k]);
+		return;
+	}
+	/* epoll_wait / epoll_pwait (epfd, events, maxevents, ms) and
+	 * epoll_pwait2 (epfd, events, maxevents, timespec*) */
+	w->epfd = (int)a[0];
+	w->nfds = (int)a[2];
+	if (nr == LT_NR_EPOLL_PWAIT2) {
+		if (a[3]) {
+			int64_t sec, nsec;
+			w->has_timeout = true;
+			w->timeout_ms = read_timespec(c, a[3], &sec, &nsec) ? ts_ms(sec, nsec) : -1;
+		}
+	} else {
+		w->has_timeout = (int)a[3] >= 0;
+		w->timeout_ms = (int)a[3];
+	}
+	int r = lts_epoll_fds(pid, c->net, w->epfd, w);
+	w->fds_ok = r == 0;
+	if (r)
+		lt_strlist_add(&t->notes, "epoll interest list of fd %d unreadable: %s", w->epfd,
+			       strerror(-r));
+}
+
+static void decode(struct ctx *c, struct lt_thread *t)
+{
+	t->fdw.io.fd = -1;
+	t->fdw.epfd = -1;
+	if (t->sc.state != LT_SC_IN_SYSCALL) {
+		t->wait = LT_WAIT_NONE;
+		return;
+	}
+	if (c->compat) {
+		t->wait = LT_WAIT_OTHER;
+		return;
+	}
+	t->sc_name = lt_syscall_name(t->sc.nr);
+	t->wait = lt_syscall_wait_kind(t->sc.nr);
+	switch (t->wait) {
+	case LT_WAIT_FUTEX:
+		decode_futex(c, t);
+		break;
+	case LT_WAIT_POLL:
+		decode_poll(c, t);
+		break;
+	case LT_WAIT_IO:
+		lts_describe_fd(c->s->pid, c->net, (int)t->sc.args[0], &t->fdw.io);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- human one-liner of the syscall ---- */
+
+static char *fd_phrase(const struct lt_fd *f)
+{
+	if (f->desc && f->target && strcmp(f->desc, f->target) != 0)
+		return lts_asprintf("fd %d: %s, %s", f->fd, f->target, f->desc);
+	return lts_asprintf("fd %d: %s", f->fd, f->desc ? f->desc : f->target ? f->target : "?");
+}
+
+static char *make_detail(struct ctx *c, const struct lt_thread *t)
+{
+	const struct lt_snapshot *s = c->s;
+	const uint64_t *a = t->sc.args;
+	char name[32];
+	if (t->sc_name)
+		snprintf(name, sizeof(name), "%s", t->sc_name);
+	else
+		snprintf(name, sizeof(name), "%s_%ld", c->compat ? "i386_syscall" : "syscall", t->sc.nr);
+	if (t->wait == LT_WAIT_FUTEX || (t->sc_name && (t->sc.nr == 202 || t->sc.nr == 455))) {
+		const struct lt_futex *f = &t->futex;
+		char op[96];
+		if (f->cmd >= 0)
+			lt_futex_op_str(f->op, op, sizeof(op));
+		else
+			snprintf(op, sizeof(op), "FUTEX2%s", f->private_ ? "_PRIVATE" : "");
+		char word[48] = "word unreadable";
+		if (f->word_ok && f->word > 0xffff)
+			snprintf(word, sizeof(word), "word=0x%x", f->word);
+		else if (f->word_ok)
+			snprintf(word, sizeof(word), "word=%u", f->word);
+		char own[200] = "", what[160] = "";
+		if (f->lock_kind)
+			snprintf(what, sizeof(what), ", %s%s%s", f->lock_kind, f->lock_name ? " " : "",
+				 f->lock_name ? f->lock_name : "");
+		if (f->owner_kind >= LT_OWNER_MUTEX) {
+			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
+			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" : "held by thread";
+			snprintf(own, sizeof(own), ", %s %d (%s)%s", how, (int)f->owner,
+				 o ? lt_thread_name(o) : "not in this process",
+				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
+				 f->owner_kind == LT_OWNER_PI ? " [PI futex word]" :
+				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :
+				 f->owner_kind == LT_OWNER_RWLOCK ? " [rwlock __cur_writer]" :
+				 f->owner_kind == LT_OWNER_RUNTIME ? " [read from the runtime]" : "");
+		} else if (f->is_wait && f->owner_tgid > 0) {
+			/* a process-shared mutex held by a thread of another
+			 * process (snapshot -p A,B resolves it in its verdicts) */
+			snprintf(own, sizeof(own), ", held by thread %d of process %d (%s) [pthread mutex __owner]",
+				 (int)f->mutex_owner, (int)f->owner_tgid, f->owner_comm[0] ? f->owner_comm : "?");
+		} else if (f->is_wait && (t->acquire || f->rtlock)) {
+			snprintf(own, sizeof(own), ", holder not recorded");
+		} else if (f->owner_kind == LT_OWNER_NONE && f->is_wait) {
+			snprintf(own, sizeof(own), ", no owner recorded");
+		}
+		return lts_asprintf("%s(0x%" PRIx64 " <%s>, %s, %u) %s%s%s", name, f->uaddr,
+				    f->lock_sym ? f->lock_sym : "?", op, f->expected, word, what, own);
+	}
+	if (t->wait == LT_WAIT_IO) {
+		char *fp = fd_phrase(&t->fdw.io);
+		char *d = lts_asprintf("%s(%s, 0x%" PRIx64 ", %" PRIu64 ")", name, fp ? fp : "?", a[1], a[2]);
+		free(fp);
+		return d;
+	}
+	if (t->wait == LT_WAIT_POLL) {
+		const struct lt_fdwait *w = &t->fdw;
+		char tmo[48];
+		if (!w->has_timeout)
+			snprintf(tmo, sizeof(tmo), "no timeout");
+		else if (w->timeout_ms < 0)
+			snprintf(tmo, sizeof(tmo), "timeout unreadable");
+		else
+			snprintf(tmo, sizeof(tmo), "timeout %" PRId64 " ms", w->timeout_ms);
+		size_t cap = 256, len = 0;
+		char *fds = malloc(cap);
+		if (!fds)
+			return NULL;
+		fds[0] = 0;
+		for (size_t i = 0; i < w->n_fds && i < 16; i++) {
+			char *fp = fd_phrase(&w->fds[i]);
+			if (!fp)
+				break;
+			size_t need = len + strlen(fp) + 8;
+			if (need > cap) {
+				char *nf = realloc(fds, need * 2);
+				if (!nf) {
+					free(fp);
+					break;
+				}
+				fds = nf;
+				cap = need * 2;
+			}
+			len += (size_t)sprintf(fds + len, "%s%s", i ? "; " : "", fp);
+			free(fp);
+		}
+		char more[32] = "";
+		if (w->n_fds > 16)
+			snprintf(more, sizeof(more), "; +%zu more", w->n_fds - 16);
+		char *d;
+		if (w->epfd >= 0)
+			d = lts_asprintf("%s(epfd %d, maxevents %d, %s) watching [%s%s]", name, w->epfd,
+					 w->nfds, tmo, fds, more);
+		else
+			d = lts_asprintf("%s(nfds %d, %s) on [%s%s]", name, w->nfds, tmo, fds, more);
+		free(fds);
+		return d;
+	}
+	if (t->wait == LT_WAIT_SLEEP && (t->sc.nr == 35 || t->sc.nr == 230)) {
+		/* nanosleep(req, rem) / clock_nanosleep(clock, flags, req, rem) */
+		bool abs = t->sc.nr == 230 && (a[1] & 1); /* TIMER_ABSTIME */
+		uint64_t req = t->sc.nr == 35 ? a[0] : a[2];
+		int64_t sec, nsec;
+		char what[64] = "request unreadable";
+		if (read_timespec(c, req, &sec, &nsec))
+			snprintf(what, sizeof(what), "%s %" PRId64 ".%03" PRId64 " s",
+				 abs ? "until" : "for", sec, nsec / 1000000);
+		if (t->sc.nr == 35)
+			return lts_asprintf("%s(%s)", name, what);
+		static const char *const clocks[] = { "CLOCK_REALTIME", "CLOCK_MONOTONIC",
+						      "CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID",
+						      "CLOCK_MONOTONIC_RAW", "CLOCK_REALTIME_COARSE",
+						      "CLOCK_MONOTONIC_COARSE", "CLOCK_BOOTTIME" };
+		if (a[0] < sizeof(clocks) / sizeof(clocks[0]))
+			return lts_asprintf("%s(%s, %s)", name, clocks[a[0]], what);
+		return lts_asprintf("%s(clock %" PRIu64 ", %s)", name, a[0], what);
+	}
+	if (t->wait == LT_WAIT_CHILD && t->sc.nr == 61)
+		return lts_asprintf("%s(pid %d)", name, (int)(int32_t)a[0]);
+	return lts_asprintf("%s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64
+			    ", 0x%" PRIx64 ")", name, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* ---- user stacks ---- */
+
+static bool caller_regs(struct ctx *c, pid_t tid, struct lt_regs *out)
+{
+	if (c->o->get_regs && c->o->get_regs(c->o->get_regs_arg, tid, out) == 0)
+		return true;
+	if (c->regs_sorted) {
+		struct lt_tid_regs key = { .tid = tid };
+		struct lt_tid_regs *r = bsearch(&key, c->regs_sorted, c->n_regs, sizeof(key), regs_cmp);
+		if (r && !r->stale) {
+			*out = r->regs;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A thread's pthread_t, from the task iterator's fs base; 0 unknown. */
+static uint64_t ctx_fsbase(void *arg, pid_t tid)
+{
+	struct ctx *c = arg;
+	struct lt_regs r;
+	if (c->o->get_regs && c->o->get_regs(c->o->get_regs_arg, tid, &r) == 0 && r.fsbase)
+		return r.fsbase;
+	if (!c->regs_sorted)
+		return 0;
+	struct lt_tid_regs key = { .tid = tid };
+	struct lt_tid_regs *e = bsearch(&key, c->regs_sorted, c->n_regs, sizeof(key), regs_cmp);
+	return e ? e->regs.fsbase : 0;
+}
+
+static void unwind_one(struct ctx *c, struct lt_unwinder *u, struct lt_thread *t)
+{
+	struct lt_unwind_regs ur = { 0 };
+	if (t->sc.state == LT_SC_RUNNING || t->sc.state == LT_SC_UNREADABLE) {
+		t->regs_src = LT_REGS_NONE;
+		t->ustack_end = lts_strdup(t->sc.state == LT_SC_RUNNING
+					   ? "[no user stack: thread is running, registers not saved]"
+					   : "[no user stack: /proc syscall file unreadable]");
+		return;
+	}
+	if (caller_regs(c, t->tid, &ur.r)) {
+		ur.full = true;
+		t->regs_src = LT_REGS_CALLER;
+		/* the caller's registers were saved earlier: if the thread has
+		 * moved since, /proc's fresh sp/pc win */
+		if (ur.r.sp != t->sc.sp || ur.r.ip != t->sc.pc) {
+			lt_strlist_add(&t->notes, "caller registers stale (ip 0x%" PRIx64 " sp 0x%" PRIx64
+				       " vs /proc 0x%" PRIx64 " 0x%" PRIx64 "): using /proc sp/pc",
+				       ur.r.ip, ur.r.sp, t->sc.pc, t->sc.sp);
+			memset(&ur, 0, sizeof(ur));
+		}
+	}
+	if (!ur.full) {
+		ur.r.sp = t->sc.sp;
+		ur.r.ip = t->sc.pc;
+		t->regs_src = LT_REGS_PROC;
+	}
+	int max = c->o->max_frames > 0 ? c->o->max_frames : 64;
+	int r = lt_unwind_thread(u, t->tid, &ur, max, &t->frames, &t->n_frames, &t->ustack_end);
+	if (r < 0)
+		lt_strlist_add(&t->notes, "unwind failed: %s", strerror(-r));
+	/* a thread that stayed in the same system call (same sp, pc, args)
+	 * from the first read until now did not touch its stack: the frames
+	 * are consistent.  Otherwise they may mix two moments. */
+	char path[96], buf[512];
+	struct lt_sc_line now;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)c->s->pid, (int)t->tid);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0 || lt_parse_syscall_line(buf, &now) ||
+	    memcmp(&now, &t->sc, sizeof(now)) != 0) {
+		t->moved = true;
+		lt_strlist_add(&t->notes, "the thread ran while the snapshot was taken: its user stack "
+			       "may mix two moments and it is left out of the verdicts");
+	}
+}
+
+/* ---- confirmation of verdicts ---- */
+
+/* Re-read what a verdict rests on for one thread.  True if it changed. */
+static bool recheck(struct ctx *c, struct lt_thread *t)
+{
+	char path[96], buf[512];
+	struct lt_sc_line now;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)c->s->pid, (int)t->tid);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0 || lt_parse_syscall_line(buf, &now)) {
+		lt_strlist_add(&t->notes, "gone or unreadable on re-check");
+		return true;
+	}
+	if (memcmp(&now, &t->sc, sizeof(now)) != 0) {
+		lt_strlist_add(&t->notes, "left %s during the snapshot (re-check)",
+			       t->sc_name ? t->sc_name : "its system call");
+		return true;
+	}
+	if (t->wait != LT_WAIT_FUTEX || !t->futex.word_ok)
+		return false;
+	int32_t mx[5];
+	if (lt_mem_read(ctx_mem(c), t->futex.uaddr, mx, sizeof(mx)) &&
+	    lt_mem_read(ctx_mem(c), t->futex.uaddr, mx, sizeof(mx[0])))
+		return false; /* unreadable now: nothing to compare */
+	if ((uint32_t)mx[0] != t->futex.word) {
+		lt_strlist_add(&t->notes, "futex word changed from %u to %u during the snapshot",
+			       t->futex.word, (uint32_t)mx[0]);
+		return true;
+	}
+	if (t->futex.owner_kind == LT_OWNER_MUTEX && mx[2] != t->futex.mutex_owner) {
+		lt_strlist_add(&t->notes, "mutex owner changed from %d to %d during the snapshot",
+			       (int)t->futex.mutex_owner, (int)mx[2]);
+		return true;
+	}
+	return false;
+}
+
+/* The snapshot is not atomic: the /proc files of 1,000 threads and their
+ * futex words are read over tens of milliseconds.  In a busy process that
+ * can assemble a deadlock or convoy that never existed.  Before reporting,
+ * re-read every thread a verdict rests on, at least 10 ms after the first
+ * read; threads that changed are marked moved and the rules run again
+ * without them (a real hang is stable).  Only verdict threads are re-read. */
+static void confirm_verdicts(struct ctx *c, int64_t t_read_end)
+{
+	struct lt_snapshot *s = c->s;
+	bool *checked = calloc(s->n_threads ? s->n_threads : 1, sizeof(*checked));
+	if (!checked)
+		return;
+	for (int round = 0; round < 3; round++) {
+		bool any_new = false, any_moved = false;
+		for (size_t vi = 0; vi < s->n_verdicts; vi++) {
+			struct lt_verdict *v = &s->verdicts[vi];
+			if (v->kind != LT_VERDICT_DEADLOCK && v->kind != LT_VERDICT_LOST_WAKEUP &&
+			    v->kind != LT_VERDICT_CONVOY)
+				continue;
+			for (size_t k = 0; k <= v->n_tids; k++) {
+				pid_t tid = k < v->n_tids ? v->tids[k] : v->owner;
+				struct lt_thread *t = tid ? lt_snapshot_find(s, tid) : NULL;
+				if (!t || checked[t - s->threads])
+					continue;
+				if (!any_new) {
+					int64_t wait = t_read_end + 10000000 - lts_now_ns(CLOCK_MONOTONIC);
+					if (wait > 0) {
+						struct timespec ts = { 0, (long)wait };
+						nanosleep(&ts, NULL);
+					}
+				}
+				any_new = true;
+				checked[t - s->threads] = true;
+				if (recheck(c, t)) {
+					t->moved = true;
+					any_moved = true;
+				}
+			}
+		}
+		if (!any_moved)
+			break;
+		lt_snapshot_diagnose(s, &s->vopts);
+	}
+	size_t moved = 0;
+	for (size_t i = 0; i < s->n_threads; i++)
+		moved += s->threads[i].moved;
+	if (moved)
+		lt_strlist_add(&s->notes, "%zu thread(s) changed state while the snapshot was taken and "
+			       "were left out of the verdicts (busy, not stuck)", moved);
+	free(checked);
+}
+
+/* ---- process level ---- */
+
+static int check_process(pid_t pid, pid_t *tgid, char *comm, size_t comm_len)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ssize_t r = lts_read_small(path, buf, sizeof(buf));
+	if (r == -ENOENT || r == -ESRCH)
+		return LT_SNAP_ENOPROC;
+	if (r < 0)
+		return (int)r;
+	char state;
+	unsigned long long flags = 0;
+	if (lt_parse_stat(buf, comm, comm_len, &state) || lts_parse_stat_field(buf, 9, &flags))
+		return -EINVAL;
+	if (flags & PF_KTHREAD)
+		return LT_SNAP_EKTHREAD;
+	if (state == 'Z' || state == 'X')
+		return LT_SNAP_ENOPROC;
+	*tgid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0) {
+		const char *p = strstr(buf, "\nTgid:");
+		if (p)
+			*tgid = (pid_t)strtol(p + 6, NULL, 10);
+	}
+	return 0;
+}
+
+pid_t *lts_list_tasks(pid_t pid, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	*n = 0;
+	if (!d)
+		return NULL;
+	size_t cap = 64;
+	pid_t *v = malloc(cap * sizeof(*v));
+	struct dirent *e;
+	while (v && (e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		if (*n == cap) {
+			pid_t *nv = realloc(v, cap * 2 * sizeof(*nv));
+			if (!nv)
+				break;
+			v = nv;
+			cap *= 2;
+		}
+		v[(*n)++] = (pid_t)tid;
+	}
+	closedir(d);
+	if (v)
+		qsort(v, *n, sizeof(*v), pid_cmp);
+	return v;
+}
+
+int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)
+{
+	static const struct lt_snapshot_opts defaults;
+	const struct lt_snapshot_opts *o = opts ? opts : &defaults;
+	*out = NULL;
+	if (pid <= 0)
+		return LT_SNAP_ENOPROC;
+
+	int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
+	char comm[64];
+	pid_t tgid = pid;
+	int err = check_process(pid, &tgid, comm, sizeof(comm));
+	if (err)
+		return err;
+
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (tgid != pid && tgid > 0) {
+		lt_strlist_add(&s->notes, "%d is a thread of process %d: snapshotting %d",
+			       (int)pid, (int)tgid, (int)tgid);
+		pid = tgid;
+		char sp[64], sb[4096];
+		snprintf(sp, sizeof(sp), "/proc/%d/stat", (int)pid);
+		if (lts_read_small(sp, sb, sizeof(sb)) > 0)
+			lt_parse_stat(sb, comm, sizeof(comm), NULL);
+	}
+	s->pid = pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	s->taken_realtime_ns = lts_now_ns(CLOCK_REALTIME);
+	s->taken_monotonic_ns = t0;
+	{
+		char path[64], exe[4096];
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			s->exe = lts_strdup(exe);
+		} else {
+			lt_strlist_add(&s->notes, "executable unknown: %s", strerror(errno));
+		}
+	}
+
+	calibrate(s);
+	struct ctx c = { .s = s, .o = o, .compat = exe_is_32bit(pid) };
+	if (c.compat)
+		lt_strlist_add(&s->notes, "32-bit process: system calls are shown as i386 numbers, "
+			       "not decoded");
+	lt_mem_init(&c.mem, pid);
+
+	size_t ntids = 0;
+	pid_t *tids = lts_list_tasks(pid, &ntids);
+	if (!tids || ntids == 0) {
+		free(tids);
+		lt_snapshot_free(s);
+		return LT_SNAP_ENOPROC;
+	}
+	s->threads = calloc(ntids, sizeof(*s->threads));
+	if (!s->threads) {
+		free(tids);
+		lt_snapshot_free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ntids; i++) {
+		struct lt_thread *t = &s->threads[s->n_threads];
+		t->tid = tids[i];
+		if (read_thread(&c, pid, t) < 0) {
+			lt_thread_clear(t);
+			lt_strlist_add(&s->notes, "thread %d exited during the snapshot", (int)tids[i]);
+			continue;
+		}
+		s->n_threads++;
+	}
+	free(tids);
+	int64_t t_read_end = lts_now_ns(CLOCK_MONOTONIC);
+	if (s->n_threads == 0) {
+		lt_snapshot_free(s);
+		return LT_SNAP_ENOPROC;
+	}
+	if (!(o->flags & LT_SNAP_NO_KSTACK) && !s->kstack_available)
+		lt_strlist_add(&s->notes, "kernel stacks unavailable: /proc/PID/task/TID/stack needs root");
+
+	/* symbolizer: maps once, modules once */
+	bool want_sym = !(o->flags & LT_SNAP_NO_SYMBOLS) || !(o->flags & LT_SNAP_NO_USTACK);
+	if (want_sym) {
+		unsigned sf = 0;
+		if ((o->flags & LT_SNAP_NO_USTACK) && (o->flags & LT_SNAP_NO_SYMBOLS))
+			sf |= LT_SYM_NO_DWFL;
+		if (o->flags & LT_SNAP_NO_LINES)
+			sf |= LT_SYM_NO_LINES;
+		c.sym = lt_sym_open(pid, sf, &s->notes);
+	}
+	if (o->n_regs && o->regs) {
+		c.regs_sorted = malloc(o->n_regs * sizeof(*c.regs_sorted));
+		if (c.regs_sorted) {
+			memcpy(c.regs_sorted, o->regs, o->n_regs * sizeof(*c.regs_sorted));
+			c.n_regs = o->n_regs;
+			qsort(c.regs_sorted, c.n_regs, sizeof(*c.regs_sorted), regs_cmp);
+		}
+	}
+	if (c.sym) {
+		for (size_t i = 0; i < s->n_threads; i++) {
+			struct lt_thread *t = &s->threads[i];
+			struct lt_regs r;
+			uint64_t sp = t->sc.sp;
+			if (!sp && caller_regs(&c, t->tid, &r))
+				sp = r.sp;
+			lt_sym_note_stack(c.sym, t->tid, sp);
+		}
+	}
+	c.net = lts_net_new(pid);
+	for (size_t i = 0; i < s->n_threads; i++)
+		decode(&c, &s->threads[i]);
+
+	if (!(o->flags & LT_SNAP_NO_USTACK) && c.compat) {
+		lt_strlist_add(&s->notes, "user stacks not unwound: 32-bit process");
+	} else if (!(o->flags & LT_SNAP_NO_USTACK)) {
+		char *uerr = NULL;
+		struct lt_unwinder *u = c.sym ? lt_unwinder_new(c.sym, &uerr) : NULL;
+		if (u) {
+			for (size_t i = 0; i < s->n_threads; i++)
+				unwind_one(&c, u, &s->threads[i]);
+			lt_unwinder_free(u);
+		} else {
+			lt_strlist_add(&s->notes, "user stacks unavailable: %s",
+				       uerr ? uerr : "no symbolizer");
+		}
+		free(uerr);
+	}
+
+	/* what each futex belongs to and who holds it (glibc, runtimes) */
+	struct lt_lm_env env;
+	lt_lm_env_live(&env, c.sym, s, ctx_fsbase, &c);
+	lt_lockmodels_apply(s, &env);
+	/* each thread as its language runtime knows it (rtthread.h); the
+	 * layouts are x86-64 ones: not for a 32-bit process */
+	if (!c.compat)
+		lt_rtthreads_apply(s, &env);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_thread *t = &s->threads[i];
+		if (t->sc.state == LT_SC_IN_SYSCALL)
+			t->detail = make_detail(&c, t);
+		else if (t->sc.state == LT_SC_RUNNING)
+			t->detail = lts_strdup("running");
+		else if (t->sc.state == LT_SC_NOT_IN_SYSCALL)
+			t->detail = lts_asprintf("not in a system call (pc 0x%" PRIx64 ")", t->sc.pc);
+	}
+
+	lt_snapshot_diagnose(s, &o->verdict);
+	confirm_verdicts(&c, t_read_end);
+
+	lts_net_free(c.net);
+	free(c.maps);
+	free(c.regs_sorted);
+	lt_sym_close(c.sym);
+	lt_mem_close(&c.mem);
+	s->duration_ns = lts_now_ns(CLOCK_MONOTONIC) - t0;
+	*out = s;
+	return 0;
+}

@@ -1,0 +1,943 @@
+/* Verdicts on a snapshot's thread table, each with its evidence.
+ *
+ * Pure functions of the table (no /proc access), so every rule is tested on
+ * synthetic tables.  Rules:
+ *   deadlock     a cycle in the wait-for graph thread -> lock -> owner -> ...
+ *                (edges: futex waits whose owner is recorded: pthread mutex
+ *                __owner, PI/robust futex word, pthread_join target)
+ *   lost wake-up a thread asleep in FUTEX_WAIT/WAIT_BITSET longer than the
+ *                threshold although the word no longer holds the value it
+ *                went to sleep on (a wake-up would have ended the wait)
+ *   convoy       >= N threads waiting on one lock; the owner and what it does
+ *   idle         every thread waits for I/O, timers or children, no lock
+ *   ok           nothing suspicious
+ * Cost: O(n log n) in the number of threads.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockmodel.h"
+#include "rtthread.h"
+#include "snapshot.h"
+#include "snapshot_int.h"
+
+#define FX_WAIT 0
+#define FX_WAIT_BITSET 9
+
+void lts_fmt_duration(double s, char *buf, size_t len)
+{
+	if (s < 0)
+		snprintf(buf, len, "?");
+	else if (s < 1.0)
+		snprintf(buf, len, "%.0f ms", s * 1000.0);
+	else if (s < 10.0)
+		snprintf(buf, len, "%.1f s", s);
+	else
+		snprintf(buf, len, "%.0f s", s);
+}
+
+/* Asleep in a system call, and confirmed stable if it was re-checked. */
+static bool asleep(const struct lt_thread *t)
+{
+	return t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL && !t->moved;
+}
+
+/* A wait the runtime itself vouches for: a lock whose model names its
+ * waiters by tid, and the holder it names (lockmodel.h, waiters_named). */
+static bool runtime_says(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	return f->rtlock && f->rtlock <= s->n_rtlocks && s->rtlocks[f->rtlock - 1].waiters_named &&
+	       f->owner_kind == LT_OWNER_RUNTIME;
+}
+
+static bool has_owner(const struct lt_futex *f)
+{
+	return f->owner_kind == LT_OWNER_MUTEX || f->owner_kind == LT_OWNER_PI ||
+	       f->owner_kind == LT_OWNER_ROBUST || f->owner_kind == LT_OWNER_JOIN ||
+	       f->owner_kind == LT_OWNER_RUNTIME || f->owner_kind == LT_OWNER_RWLOCK;
+}
+
+static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
+{
+	if (t->sc_name)
+		return t->sc_name;
+	const char *n = lt_syscall_name(t->sc.nr);
+	if (n)
+		return n;
+	snprintf(buf, len, "syscall_%ld", t->sc.nr);
+	return buf;
+}
+
+/* "rtlock (0x5000)"; a lock in a shared mapping also names the object
+ * and offset, which are the same in every process that maps it. */
+static const char *lock_label(const struct lt_futex *f, char *buf, size_t len)
+{
+	char obj[96] = "";
+	if (f->shared_obj)
+		snprintf(obj, sizeof(obj), ", shared object %u:%u inode %" PRIu64 " offset 0x%" PRIx64,
+			 f->obj_major, f->obj_minor, f->obj_ino, f->obj_off);
+	if (f->lock_sym)
+		snprintf(buf, len, "%s (0x%" PRIx64 "%s)", f->lock_sym, f->uaddr, obj);
+	else if (f->shared_obj)
+		snprintf(buf, len, "0x%" PRIx64 " (%s)", f->uaddr, obj + 2);
+	else
+		snprintf(buf, len, "0x%" PRIx64, f->uaddr);
+	return buf;
+}
+
+char *lts_thread_activity(const struct lt_thread *t)
+{
+	char nb[32], lb[160];
+	if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
+		return lts_strdup("running");
+	if (t->sc.state == LT_SC_UNREADABLE)
+		return lts_asprintf("in an unknown state (%c)", t->state ? t->state : '?');
+	if (t->sc.state == LT_SC_NOT_IN_SYSCALL)
+		return lts_asprintf("blocked outside a system call (state %c)", t->state);
+	const char *name = sc_label(t, nb, sizeof(nb));
+	switch (t->wait) {
+	case LT_WAIT_IO: {
+		const struct lt_fd *f = &t->fdw.io;
+		return lts_asprintf("%s(fd %d: %s)", name, f->fd,
+				    f->kind != LT_FD_UNKNOWN ? lt_fd_kind_name(f->kind) : "?");
+	}
+	case LT_WAIT_POLL:
+		if (t->fdw.epfd >= 0)
+			return lts_asprintf("%s(epfd %d, %zu fds)", name, t->fdw.epfd, t->fdw.n_fds);
+		return lts_asprintf("%s(%zu fds)", name, t->fdw.n_fds);
+	case LT_WAIT_FUTEX:
+		return lts_asprintf("%s(%s)", name, lock_label(&t->futex, lb, sizeof(lb)));
+	default:
+		return lts_asprintf("%s()", name);
+	}
+}
+
+/* ---- verdict list ---- */
+
+static struct lt_verdict *new_verdict(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	/* doubling (capacity: the next power of two): one verdict per lock of
+	 * a table of thousands stays linear */
+	size_t n = s->n_verdicts;
+	if ((n & (n - 1)) == 0) {
+		struct lt_verdict *nv = realloc(s->verdicts, (n ? 2 * n : 1) * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		s->verdicts = nv;
+	}
+	struct lt_verdict *v = &s->verdicts[s->n_verdicts++];
+	memset(v, 0, sizeof(*v));
+	v->kind = k;
+	return v;
+}
+
+static int add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lock)
+{
+	if ((v->n_tids & (v->n_tids - 1)) == 0) { /* doubling: linear in the count */
+		pid_t *nt = realloc(v->tids, (v->n_tids ? 2 * v->n_tids : 1) * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		v->tids = nt;
+	}
+	v->tids[v->n_tids++] = tid;
+	if (with_lock) {
+		if ((v->n_locks & (v->n_locks - 1)) == 0) {
+			uint64_t *nl = realloc(v->locks, (v->n_locks ? 2 * v->n_locks : 1) * sizeof(*nl));
+			if (!nl)
+				return -ENOMEM;
+			v->locks = nl;
+		}
+		v->locks[v->n_locks++] = lock;
+	}
+	return 0;
+}
+
+static const char *owner_how(enum lt_owner_kind k)
+{
+	switch (k) {
+	case LT_OWNER_MUTEX: return "pthread mutex __owner";
+	case LT_OWNER_PI: return "PI futex word";
+	case LT_OWNER_ROBUST: return "robust mutex word";
+	case LT_OWNER_JOIN: return "pthread_join on its tid";
+	case LT_OWNER_RWLOCK: return "rwlock __cur_writer";
+	case LT_OWNER_RUNTIME: return "runtime's own state";
+	default: return "?";
+	}
+}
+
+static const char *owner_source(const struct lt_futex *f)
+{
+	switch (f->owner_kind) {
+	case LT_OWNER_MUTEX: return "pthread mutex __owner";
+	case LT_OWNER_PI: return "PI futex word";
+	case LT_OWNER_ROBUST: return "robust mutex word";
+	case LT_OWNER_RWLOCK: return "rwlock __cur_writer";
+	case LT_OWNER_RUNTIME: return "the runtime's own state";
+	default: return NULL;
+	}
+}
+
+/* ---- runtime frames ---- */
+
+/* "side (/app/worker.py:107)": a runtime frame, for evidence lines. */
+static char *rt_where(const struct lt_rtframe *r)
+{
+	if (r->line > 0)
+		return lts_asprintf("%s (%s:%d)", r->func ? r->func : "?", r->file ? r->file : "?", r->line);
+	return lts_asprintf("%s (%s)", r->func ? r->func : "?", r->file ? r->file : "?");
+}
+
+/* "thread 812 (worker-3) waits in python at side (/app/worker.py:107)" */
+static void rt_waits_at(struct lt_verdict *v, const struct lt_thread *t)
+{
+	if (!t->n_rt_frames)
+		return;
+	char *w = rt_where(&t->rt_frames[0]);
+	lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s at %s", (int)t->tid, lt_thread_name(t),
+		       t->rt_lang, w ? w : "?");
+	free(w);
+}
+
+/* WHO's innermost MAX runtime frames: "owner 812 python frame #0: ..." */
+static void rt_frames_evidence(struct lt_verdict *v, const struct lt_thread *t, const char *who,
+			       size_t max)
+{
+	for (size_t k = 0; k < t->n_rt_frames && k < max; k++) {
+		char *w = rt_where(&t->rt_frames[k]);
+		lt_strlist_add(&v->evidence, "%s %d %s frame #%zu: %s", who, (int)t->tid, t->rt_lang, k,
+			       w ? w : "?");
+		free(w);
+	}
+}
+
+/* ---- deadlock ---- */
+
+static long idx_of(const struct lt_snapshot *s, pid_t tid)
+{
+	const struct lt_thread *t = lt_snapshot_find(s, tid);
+	return t ? (long)(t - s->threads) : -1;
+}
+
+static char *lock_phrase(const struct lt_snapshot *s, const struct lt_futex *f);
+
+/* An edge through a runtime lock: the lock in the runtime's terms (a Java
+ * monitor and its object's class), the futex the thread sleeps on, and
+ * how the runtime's state names the holder. */
+static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t,
+			 const struct lt_thread *o, const char *op, const char *dur)
+{
+	const struct lt_futex *f = &t->futex;
+	const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+	char lb[160];
+	char *lp = lock_phrase(s, f);
+	lt_strlist_add(&v->evidence,
+		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
+		       "[%s%s%s], for %s", (int)t->tid, lt_thread_name(t), lp ? lp : "?",
+		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lt_thread_name(o) : "?",
+		       owner_how(f->owner_kind), l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "",
+		       dur);
+	free(lp);
+}
+
+static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	const struct lt_thread *o = lt_snapshot_find(s, f->owner);
+	char lb[160], op[96], dur[32];
+	lt_futex_op_str(f->op, op, sizeof(op));
+	if (f->cmd < 0)
+		snprintf(op, sizeof(op), "futex_wait");
+	lts_fmt_duration(t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s, dur, sizeof(dur));
+	if (f->owner_kind == LT_OWNER_JOIN)
+		lt_strlist_add(&v->evidence,
+			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
+			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",
+			       lock_label(f, lb, sizeof(lb)), dur);
+	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
+		runtime_edge(v, s, t, o, op, dur);
+	else
+		lt_strlist_add(&v->evidence,
+			       "thread %d (%s) waits for lock %s [%s, word=%u] held by thread %d (%s) [%s], for %s",
+			       (int)t->tid, lt_thread_name(t), lock_label(f, lb, sizeof(lb)), op, f->word,
+			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
+}
+
+static void find_deadlocks(struct lt_snapshot *s)
+{
+	size_t n = s->n_threads;
+	long *next = malloc(n * sizeof(*next));
+	long *stamp = calloc(n, sizeof(*stamp));  /* walk id + 1 that visited it */
+	long *cycle = malloc(n * sizeof(*cycle)); /* cycle id for nodes on a cycle, else -1 */
+	if (!next || !stamp || !cycle)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		next[i] = -1;
+		cycle[i] = -1;
+		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && (asleep(t) || runtime_says(s, t)) &&
+		    has_owner(&t->futex))
+			next[i] = idx_of(s, t->futex.owner);
+	}
+	size_t first_verdict = s->n_verdicts;
+	for (size_t i = 0; i < n; i++) {
+		if (stamp[i])
+			continue;
+		long j = (long)i;
+		while (j >= 0 && !stamp[j]) {
+			stamp[j] = (long)i + 1;
+			j = next[j];
+		}
+		if (j < 0 || stamp[j] != (long)i + 1)
+			continue; /* chain ended, or joined an earlier walk */
+		/* j is on a new cycle */
+		struct lt_verdict *v = new_verdict(s, LT_VERDICT_DEADLOCK);
+		if (!v)
+			goto out;
+		long k = j;
+		do {
+			cycle[k] = (long)(v - s->verdicts);
+			add_tid(v, s->threads[k].tid, s->threads[k].futex.uaddr, true);
+			k = next[k];
+		} while (k != j);
+		char chain[512];
+		size_t cl = 0;
+		chain[0] = 0;
+		for (size_t m = 0; m < v->n_tids && cl < sizeof(chain) - 64; m++) {
+			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+			cl += (size_t)snprintf(chain + cl, sizeof(chain) - cl, "%d (%s) -> ",
+					       (int)v->tids[m], t ? lt_thread_name(t) : "?");
+		}
+		snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
+		if (v->n_tids == 1)
+			v->summary = lts_asprintf("deadlock: thread %s waits for a lock it holds itself", chain);
+		else
+			v->summary = lts_asprintf("deadlock: %zu threads wait for each other: %s",
+						  v->n_tids, chain);
+		v->explains = v->n_tids;
+		v->longest_s = -1;
+		for (size_t m = 0; m < v->n_tids; m++) {
+			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+			edge_evidence(v, s, t);
+			rt_waits_at(v, t);
+			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
+				v->longest_s = t->idle_s;
+			if (has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && !v->owner_source)
+				v->owner_source = owner_source(&t->futex);
+		}
+	}
+	/* threads blocked behind a cycle (their chain leads into it):
+	 * reach[i] = the cycle's verdict index, or -1; memoized so a long
+	 * chain is walked once (O(n)) */
+	if (s->n_verdicts > first_verdict) {
+		long *reach = malloc(n * sizeof(*reach));
+		long *path = malloc(n * sizeof(*path));
+		if (!reach || !path) {
+			free(reach);
+			free(path);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			reach[i] = cycle[i] >= 0 ? cycle[i] : -2; /* -2: not computed */
+		for (size_t i = 0; i < n; i++) {
+			size_t np = 0;
+			long j = (long)i;
+			while (j >= 0 && reach[j] == -2) {
+				path[np++] = j;
+				reach[j] = -3; /* on the current path */
+				j = next[j];
+			}
+			long r = (j >= 0 && reach[j] >= 0) ? reach[j] : -1;
+			while (np)
+				reach[path[--np]] = r;
+		}
+		for (size_t vi = first_verdict; vi < s->n_verdicts; vi++) {
+			struct lt_verdict *v = &s->verdicts[vi];
+			size_t behind = 0;
+			char list[256];
+			size_t ll = 0;
+			list[0] = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (cycle[i] >= 0 || reach[i] != (long)vi)
+					continue;
+				behind++;
+				if (ll < sizeof(list) - 16)
+					ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
+							       behind > 1 ? ", " : "", (int)s->threads[i].tid);
+			}
+			v->explains += behind;
+			if (behind)
+				lt_strlist_add(&v->evidence, "%zu more thread(s) blocked behind the cycle: %s%s",
+					       behind, list, ll >= sizeof(list) - 16 ? ", ..." : "");
+		}
+		free(reach);
+		free(path);
+	}
+out:
+	free(next);
+	free(stamp);
+	free(cycle);
+}
+
+/* ---- lost wake-up ---- */
+
+static bool lost_wakeup_candidate(const struct lt_thread *t, double threshold)
+{
+	const struct lt_futex *f = &t->futex;
+	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->is_pi || !asleep(t))
+		return false;
+	if (f->cmd != FX_WAIT && f->cmd != FX_WAIT_BITSET && f->cmd != -1)
+		return false;
+	if (!f->word_ok || f->word == f->expected)
+		return false;
+	return t->idle_src != LT_IDLE_UNKNOWN && t->idle_s >= threshold;
+}
+
+/* A waiter and the key of its lock: the address, or for a lock in a
+ * shared mapping the object (device, inode) and offset, the same in every
+ * process (a multi-process view holds threads of several). */
+struct waiter {
+	uint64_t uaddr;   /* address, or offset in the shared object */
+	uint64_t ino, dev; /* 0, 0 for a private lock */
+	size_t idx;
+};
+
+static struct waiter waiter_of(const struct lt_snapshot *s, size_t i, uint64_t addr)
+{
+	const struct lt_futex *f = &s->threads[i].futex;
+	struct waiter w = { addr, 0, 0, i };
+	if (f->shared_obj) {
+		w.uaddr = f->obj_off + (addr - f->uaddr);
+		w.ino = f->obj_ino;
+		w.dev = (uint64_t)f->obj_major << 32 | f->obj_minor;
+	}
+	return w;
+}
+
+static bool same_lock(const struct waiter *x, const struct waiter *y)
+{
+	return x->uaddr == y->uaddr && x->ino == y->ino && x->dev == y->dev;
+}
+
+static int waiter_cmp(const void *a, const void *b)
+{
+	const struct waiter *x = a, *y = b;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->uaddr != y->uaddr)
+		return x->uaddr < y->uaddr ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
+{
+	size_t n = s->n_threads, m = 0;
+	struct waiter *w = malloc((n ? n : 1) * sizeof(*w));
+	if (!w)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (lost_wakeup_candidate(&s->threads[i], threshold))
+			w[m++] = waiter_of(s, i, s->threads[i].futex.uaddr);
+	qsort(w, m, sizeof(*w), waiter_cmp);
+	for (size_t a = 0; a < m;) {
+		size_t b = a;
+		while (b < m && same_lock(&w[b], &w[a]))
+			b++;
+		struct lt_verdict *v = new_verdict(s, LT_VERDICT_LOST_WAKEUP);
+		if (!v)
+			break;
+		const struct lt_thread *t0 = &s->threads[w[a].idx];
+		char lb[160], dur[32], op[96];
+		lock_label(&t0->futex, lb, sizeof(lb));
+		v->explains = b - a;
+		v->longest_s = -1;
+		for (size_t k = a; k < b; k++) {
+			const struct lt_thread *t = &s->threads[w[k].idx];
+			add_tid(v, t->tid, t->futex.uaddr, true);
+			if (t->idle_s > v->longest_s)
+				v->longest_s = t->idle_s;
+			lts_fmt_duration(t->idle_s, dur, sizeof(dur));
+			if (t->futex.cmd >= 0)
+				lt_futex_op_str(t->futex.op, op, sizeof(op));
+			else
+				snprintf(op, sizeof(op), "futex_wait");
+			lt_strlist_add(&v->evidence,
+				       "thread %d (%s) has slept %s in %s on %s expecting %u; the word is now %u",
+				       (int)t->tid, lt_thread_name(t), dur, op, lb, t->futex.expected, t->futex.word);
+		}
+		lt_strlist_add(&v->evidence,
+			       "whoever changed the word did not FUTEX_WAKE the sleeper "
+			       "(sleep time from %s, threshold %.1f s)",
+			       lt_idle_source_name(t0->idle_src), threshold);
+		lts_fmt_duration(t0->idle_s, dur, sizeof(dur));
+		if (b - a == 1)
+			v->summary = lts_asprintf("lost wake-up: thread %d (%s) sleeps on %s expecting %u, "
+						  "but the word is %u (for %s)", (int)t0->tid, lt_thread_name(t0), lb,
+						  t0->futex.expected, t0->futex.word, dur);
+		else
+			v->summary = lts_asprintf("lost wake-up: %zu threads sleep on %s although its word "
+						  "changed (e.g. thread %d expects %u, word is %u)", b - a, lb,
+						  (int)t0->tid, t0->futex.expected, t0->futex.word);
+		a = b;
+	}
+	free(w);
+}
+
+/* ---- lock waits and convoys ---- */
+
+/* A wait that is for a lock, not for an event: the models recognised a
+ * lock (runtime lock, or an acquire function on the stack), an owner is
+ * recorded, or the word looks like a held lock with waiters. */
+static bool lock_wait(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->owner_kind == LT_OWNER_JOIN)
+		return false;
+	if (t->state == 'R' || t->sc.state != LT_SC_IN_SYSCALL)
+		return false;
+	/* a runtime lock's waiters wait in timed slices (CPython: 5 ms): the
+	 * runtime's own state, not the thread's stability, is the evidence */
+	if (t->moved && !f->rtlock)
+		return false;
+	return f->rtlock || t->acquire || has_owner(f) || f->is_pi ||
+	       (f->word_ok && (f->word == 1 || f->word == 2) && !f->lock_kind);
+}
+
+static uint64_t lock_key(const struct lt_futex *f)
+{
+	return f->lock_base ? f->lock_base : f->uaddr;
+}
+
+/* "OCaml runtime lock (caml_master_lock)", "semaphore sem_a (0x5010)",
+ * "rtlock (0x5000)" */
+static char *lock_phrase(const struct lt_snapshot *s, const struct lt_futex *f)
+{
+	char lb[160];
+	if (f->rtlock && f->rtlock <= s->n_rtlocks) {
+		const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+		return lts_asprintf("the %s (%s)", l->kind, l->name ? l->name : "?");
+	}
+	lock_label(f, lb, sizeof(lb));
+	if (f->lock_kind && f->lock_name && f->lock_base && f->lock_base != f->uaddr)
+		return lts_asprintf("%s '%s' at 0x%" PRIx64 " (waiters sleep on %s)", f->lock_kind,
+				    f->lock_name, f->lock_base, lb);
+	if (f->lock_kind && f->lock_base && f->lock_base != f->uaddr)
+		return lts_asprintf("%s at 0x%" PRIx64 " (waiters sleep on %s)", f->lock_kind,
+				    f->lock_base, lb);
+	if (f->lock_kind)
+		return lts_asprintf("%s %s", f->lock_kind, lb);
+	return lts_strdup(lb);
+}
+
+/* What the holder does: "which is blocked in read(fd 7: socket) for 14 s" */
+static char *holder_doing(const struct lt_thread *o)
+{
+	char dur[32];
+	if (o->state == 'R' || o->sc.state == LT_SC_RUNNING)
+		return lts_strdup("which is running");
+	if (o->moved)
+		return lts_strdup("which is busy (its state changed during the snapshot)");
+	char *act = lts_thread_activity(o);
+	char *r;
+	if (o->idle_src == LT_IDLE_UNKNOWN) {
+		r = lts_asprintf("which is in %s", act ? act : "?");
+	} else {
+		lts_fmt_duration(o->idle_s, dur, sizeof(dur));
+		r = lts_asprintf("which has been blocked in %s for %s", act ? act : "?", dur);
+	}
+	free(act);
+	return r;
+}
+
+/* The owner most waiters agree on (they read it at different moments):
+ * majority vote (Boyer-Moore), then count it. */
+static pid_t vote_owner(const struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b,
+			size_t *agree, const struct lt_futex **how)
+{
+	pid_t cand = 0;
+	size_t run = 0;
+	for (size_t k = a; k < b; k++) {
+		const struct lt_futex *f = &s->threads[w[k].idx].futex;
+		if (!has_owner(f))
+			continue;
+		if (run == 0) {
+			cand = f->owner;
+			run = 1;
+		} else if (f->owner == cand) {
+			run++;
+		} else {
+			run--;
+		}
+	}
+	*agree = 0;
+	*how = NULL;
+	for (size_t k = a; k < b && cand; k++) {
+		const struct lt_futex *f = &s->threads[w[k].idx].futex;
+		if (has_owner(f) && f->owner == cand) {
+			(*agree)++;
+			*how = f;
+		}
+	}
+	return *agree ? cand : 0;
+}
+
+static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pid_t owner,
+			   const struct lt_futex *how, size_t agree, size_t cnt)
+{
+	const struct lt_thread *o = lt_snapshot_find(s, owner);
+	if (how && how->rtlock && how->rtlock <= s->n_rtlocks) {
+		const struct lt_rtlock *l = &s->rtlocks[how->rtlock - 1];
+		lt_strlist_add(&v->evidence, "holder %d read from the runtime (%s%s%s)%s%s", (int)owner,
+			       l->model, l->version ? ", " : "", l->version ? l->version : "",
+			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "");
+	} else {
+		lt_strlist_add(&v->evidence, "owner %d from the %s (%zu of %zu waiters agree)", (int)owner,
+			       how ? owner_how(how->owner_kind) : "?", agree, cnt);
+	}
+	if (o && o->detail)
+		lt_strlist_add(&v->evidence, "owner %d: %s", (int)owner, o->detail);
+	if (o)
+		rt_frames_evidence(v, o, "owner", 4);
+	char dm[256];
+	for (size_t f = 0; o && f < o->n_frames && f < 6; f++)
+		if (o->frames[f].func)
+			lt_strlist_add(&v->evidence, "owner %d frame #%zu: %s (%s)", (int)owner, f,
+				       lt_func_display(o->frames[f].func, dm, sizeof(dm)),
+				       o->frames[f].module ? o->frames[f].module : "?");
+}
+
+/* Why no holder can be named, said as what it is. */
+static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread *t0, bool *dead)
+{
+	const struct lt_futex *f = &t0->futex;
+	if (f->owner_tgid > 0)
+		return lts_asprintf("its recorded owner %d is a thread of another process, %d (%s): "
+				    "a process-shared lock", (int)f->mutex_owner, (int)f->owner_tgid,
+				    f->owner_comm);
+	*dead = !has_owner(f) && f->mutex_ok && f->mutex_owner > 0 && (f->word == 1 || f->word == 2) &&
+		(f->mutex_kind & ~0x3f3) == 0 && !lt_snapshot_find(s, f->mutex_owner) && !f->rtlock;
+	if (*dead)
+		return lts_asprintf("its recorded owner %d is no longer a thread of this process",
+				    (int)f->mutex_owner);
+	if (f->rtlock && f->rtlock <= s->n_rtlocks) {
+		const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+		if (l->held == 0)
+			return lts_strdup("the runtime says it is free (a hand-off in progress?)");
+		return lts_asprintf("its holder is unknown%s%s", l->holder_how ? ": " : "",
+				    l->holder_how ? l->holder_how : "");
+	}
+	if (f->lock_kind && !strcmp(f->lock_kind, "semaphore"))
+		return lts_strdup("a semaphore records no holder");
+	if (f->lock_kind && !strcmp(f->lock_kind, "threading.Lock"))
+		return lts_strdup("a threading.Lock records no holder");
+	return lts_strdup("no owner recorded");
+}
+
+static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b,
+		       int min_waiters)
+{
+	size_t cnt = b - a, agree;
+	const struct lt_futex *how;
+	pid_t owner = vote_owner(s, w, a, b, &agree, &how);
+	const struct lt_thread *t0 = &s->threads[w[a].idx];
+	bool runtime = t0->futex.rtlock != 0;
+	bool convoy = cnt >= (size_t)min_waiters;
+	struct lt_verdict *v = new_verdict(s, convoy ? LT_VERDICT_CONVOY : LT_VERDICT_LOCK_WAIT);
+	if (!v)
+		return;
+	double longest = -1;
+	for (size_t k = a; k < b; k++) {
+		const struct lt_thread *t = &s->threads[w[k].idx];
+		add_tid(v, t->tid, t->futex.uaddr, true);
+		if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > longest)
+			longest = t->idle_s;
+	}
+	v->owner = owner;
+	v->owner_source = how ? owner_source(how) : NULL;
+	v->explains = cnt + (owner ? 1 : 0);
+	v->longest_s = longest;
+	char *lp = lock_phrase(s, &t0->futex);
+	const struct lt_thread *o = owner ? lt_snapshot_find(s, owner) : NULL;
+	char *doing = o ? holder_doing(o) : NULL;
+	bool dead = false;
+	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
+	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
+	if (runtime || !convoy) {
+		if (owner && o)
+			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s), %s", cnt, ts, lp,
+						  (int)owner, lt_thread_name(o), doing);
+		else if (owner)
+			v->summary = lts_asprintf("%zu %s for %s held by %d, not a thread of this process",
+						  cnt, ts, lp, (int)owner);
+		else if (t0->futex.owner_tgid > 0)
+			v->summary = lts_asprintf("%zu %s for %s held by thread %d of another process, %d (%s); "
+						  "snapshot that process to see what it does", cnt, ts, lp,
+						  (int)t0->futex.mutex_owner, (int)t0->futex.owner_tgid,
+						  t0->futex.owner_comm);
+		else
+			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s)", cnt, ts,
+						  lp, why);
+	} else {
+		/* the convoy line of a plain lock, as before the models */
+		char *phrase;
+		if (owner && o && (o->state == 'R' || o->sc.state == LT_SC_RUNNING))
+			phrase = lts_asprintf("owner %d (%s) is running", (int)owner, lt_thread_name(o));
+		else if (owner && o && o->moved)
+			phrase = lts_asprintf("owner %d (%s) is busy (its state changed during the snapshot)",
+					      (int)owner, lt_thread_name(o));
+		else if (owner && o) {
+			char *act = lts_thread_activity(o), dur[32];
+			lts_fmt_duration(o->idle_s, dur, sizeof(dur));
+			phrase = o->idle_src == LT_IDLE_UNKNOWN
+				 ? lts_asprintf("owner %d (%s) is in %s", (int)owner, lt_thread_name(o), act ? act : "?")
+				 : lts_asprintf("owner %d (%s) has been in %s for %s", (int)owner, lt_thread_name(o),
+						act ? act : "?", dur);
+			free(act);
+		} else if (owner) {
+			phrase = lts_asprintf("owner %d is not a thread of this process", (int)owner);
+		} else {
+			phrase = lts_strdup(why);
+		}
+		v->summary = lts_asprintf("convoy: %zu threads wait on %s; %s", cnt, lp, phrase);
+		free(phrase);
+	}
+	char list[400], dur[32];
+	size_t ll = 0;
+	list[0] = 0;
+	for (size_t k = 0; k < v->n_tids && ll < sizeof(list) - 16; k++)
+		ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d", k ? ", " : "", (int)v->tids[k]);
+	lts_fmt_duration(longest, dur, sizeof(dur));
+	lt_strlist_add(&v->evidence, "waiters (%zu, longest %s): %s%s", cnt, dur, list,
+		       ll >= sizeof(list) - 16 ? ", ..." : "");
+	for (size_t k = a; k < b && k < a + 8; k++)
+		rt_waits_at(v, &s->threads[w[k].idx]);
+	if (t0->futex.lock_state)
+		lt_strlist_add(&v->evidence, "lock state: %s", t0->futex.lock_state);
+	if (runtime) {
+		/* the decoded fields are listed with the runtime lock itself */
+		const struct lt_rtlock *l = &s->rtlocks[t0->futex.rtlock - 1];
+		char wn[48] = "";
+		if (l->waiters >= 0)
+			snprintf(wn, sizeof(wn), ", %d waiting by its own count", l->waiters);
+		lt_strlist_add(&v->evidence, "%s %s%s%s: %s%s", l->kind, l->name ? l->name : "?",
+			       l->version ? " in " : "", l->version ? l->version : "",
+			       l->held == 1 ? "held" : l->held == 0 ? "free" : "state unknown", wn);
+	}
+	if (owner) {
+		owner_evidence(v, s, owner, how, agree, cnt);
+	} else if (dead) {
+		lt_strlist_add(&v->evidence, "the pthread mutex __owner field holds tid %d, which is not "
+			       "a thread of this process: the owner probably exited while holding the lock",
+			       (int)t0->futex.mutex_owner);
+	} else {
+		if (t0->acquire)
+			lt_strlist_add(&v->evidence, "thread %d waits in %s: a lock acquire", (int)t0->tid,
+				       t0->acquire);
+		else
+			lt_strlist_add(&v->evidence, "lock word %u looks like a lock held with waiters, "
+				       "but no owner tid is stored with it", t0->futex.word);
+		rt_frames_evidence(v, t0, "thread", 4);
+		char dm[256];
+		for (size_t f = 0; f < t0->n_frames && f < (t0->n_rt_frames ? 4u : 8u); f++)
+			if (t0->frames[f].func)
+				lt_strlist_add(&v->evidence, "thread %d frame #%zu: %s (%s)", (int)t0->tid, f,
+					       lt_func_display(t0->frames[f].func, dm, sizeof(dm)),
+					       t0->frames[f].module ? t0->frames[f].module : "?");
+	}
+	free(lp);
+	free(doing);
+	free(why);
+}
+
+static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *in_cycle)
+{
+	size_t n = s->n_threads, m = 0;
+	struct waiter *w = malloc((n ? n : 1) * sizeof(*w));
+	if (!w)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!in_cycle[i] && lock_wait(&s->threads[i]))
+			w[m++] = waiter_of(s, i, lock_key(&s->threads[i].futex));
+	qsort(w, m, sizeof(*w), waiter_cmp);
+	for (size_t a = 0; a < m;) {
+		size_t b = a;
+		while (b < m && same_lock(&w[b], &w[a]))
+			b++;
+		lock_group(s, w, a, b, min_waiters);
+		a = b;
+	}
+	free(w);
+}
+
+/* ---- idle / ok ---- */
+
+static void classify_rest(struct lt_snapshot *s)
+{
+	size_t running = 0, io = 0, condvar = 0, joins = 0, locks = 0, other = 0, unreadable = 0;
+	size_t by_kind[LT_WAIT_OTHER + 1] = { 0 };
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved) {
+			running++; /* moved: ran during the snapshot */
+			continue;
+		}
+		if (t->sc.state != LT_SC_IN_SYSCALL) {
+			other++;
+			unreadable += t->sc.state == LT_SC_UNREADABLE;
+			continue;
+		}
+		switch (t->wait) {
+		case LT_WAIT_POLL:
+		case LT_WAIT_IO:
+		case LT_WAIT_SLEEP:
+		case LT_WAIT_CHILD:
+		case LT_WAIT_SIGNAL:
+			io++;
+			by_kind[t->wait]++;
+			break;
+		case LT_WAIT_FUTEX:
+			if (t->futex.is_wait && t->futex.owner_kind == LT_OWNER_NONE && t->futex.word_ok &&
+			    t->futex.word == t->futex.expected)
+				condvar++;
+			else if (t->futex.is_wait && t->futex.owner_kind == LT_OWNER_JOIN)
+				joins++; /* waits for a thread to exit, not for a lock */
+			else if (t->futex.is_wait)
+				locks++;
+			else
+				other++;
+			break;
+		default:
+			other++;
+			break;
+		}
+	}
+	char kinds[256];
+	snprintf(kinds, sizeof(kinds), "%zu poll/select/epoll, %zu fd I/O, %zu sleep, %zu child wait, %zu signal wait",
+		 by_kind[LT_WAIT_POLL], by_kind[LT_WAIT_IO], by_kind[LT_WAIT_SLEEP],
+		 by_kind[LT_WAIT_CHILD], by_kind[LT_WAIT_SIGNAL]);
+	struct lt_verdict *v;
+	if (running == 0 && locks == 0 && other == 0 && io > 0) {
+		v = new_verdict(s, LT_VERDICT_IDLE);
+		if (!v)
+			return;
+		v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events; no lock involved",
+					  s->n_threads);
+		lt_strlist_add(&v->evidence, "%zu in I/O waits: %s", io, kinds);
+		if (condvar)
+			lt_strlist_add(&v->evidence, "%zu wait on futexes with no owner whose word is "
+				       "unchanged (condition variables, semaphores)", condvar);
+		if (joins)
+			lt_strlist_add(&v->evidence, "%zu wait in pthread_join for another thread", joins);
+		return;
+	}
+	if (s->n_threads && unreadable == s->n_threads) {
+		v = new_verdict(s, LT_VERDICT_UNKNOWN);
+		if (!v)
+			return;
+		v->summary = lts_asprintf("no verdict: the system call of none of the %zu threads could "
+					  "be read (permission denied? run as root or as the owner)",
+					  s->n_threads);
+		return;
+	}
+	v = new_verdict(s, LT_VERDICT_OK);
+	if (!v)
+		return;
+	if (unreadable)
+		lt_strlist_add(&v->evidence, "%zu of %zu threads could not be read: the verdict ignores them",
+			       unreadable, s->n_threads);
+	v->summary = lts_asprintf("nothing suspicious: no lock cycle, no lost wake-up, no convoy");
+	lt_strlist_add(&v->evidence, "%zu running or busy, %zu in I/O waits (%s), %zu on futexes without owner, "
+		       "%zu joining, %zu on owned locks, %zu other", running, io, kinds, condvar, joins,
+		       locks, other);
+	if (running == 0 && io == 0 && locks == 0 && other == 0 && condvar > 0)
+		lt_strlist_add(&v->evidence, "no thread is running or doing I/O: every thread waits on a "
+			       "futex only another thread (or a timeout) can end");
+}
+
+/* ---- ranking ---- */
+
+/* Repeated one-thread lock waits (each on its own lock) fold into one
+ * verdict, so that the list stays readable and the first line stays the
+ * answer. */
+static void fold_singles(struct lt_snapshot *s)
+{
+	size_t singles = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		singles += s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && s->verdicts[i].n_tids == 1;
+	if (singles < 3)
+		return;
+	struct lt_verdict fold = { .kind = LT_VERDICT_LOCK_WAIT, .longest_s = -1 };
+	size_t keep = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		struct lt_verdict *v = &s->verdicts[i];
+		if (v->kind != LT_VERDICT_LOCK_WAIT || v->n_tids != 1) {
+			s->verdicts[keep++] = *v;
+			continue;
+		}
+		add_tid(&fold, v->tids[0], v->n_locks ? v->locks[0] : 0, true);
+		lt_strlist_add(&fold.evidence, "%s", v->summary ? v->summary : "?");
+		fold.explains += v->explains;
+		if (v->longest_s > fold.longest_s)
+			fold.longest_s = v->longest_s;
+		lt_verdict_clear(v);
+	}
+	fold.summary = lts_asprintf("%zu threads each wait for a different lock (one waiter each)", singles);
+	s->verdicts[keep++] = fold;
+	s->n_verdicts = keep;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct lt_verdict *x = a, *y = b;
+	/* a proven cycle first: nothing else ends it */
+	int dx = x->kind == LT_VERDICT_DEADLOCK, dy = y->kind == LT_VERDICT_DEADLOCK;
+	if (dx != dy)
+		return dy - dx;
+	if (x->explains != y->explains)
+		return x->explains < y->explains ? 1 : -1;
+	if (x->longest_s != y->longest_s)
+		return x->longest_s < y->longest_s ? 1 : -1;
+	return (int)x->kind - (int)y->kind;
+}
+
+static void rank(struct lt_snapshot *s)
+{
+	fold_singles(s);
+	/* qsort is not stable: ties fall back to the kind, then stay in
+	 * input order by the explicit index kept in the comparison above */
+	qsort(s->verdicts, s->n_verdicts, sizeof(*s->verdicts), rank_cmp);
+}
+
+int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		lt_verdict_clear(&s->verdicts[i]);
+	free(s->verdicts);
+	s->verdicts = NULL;
+	s->n_verdicts = 0;
+	s->vopts.lost_wakeup_threshold_s = o && o->lost_wakeup_threshold_s > 0 ? o->lost_wakeup_threshold_s : 1.0;
+	s->vopts.convoy_min_waiters = o && o->convoy_min_waiters > 0 ? o->convoy_min_waiters : 4;
+	find_deadlocks(s);
+	bool *in_cycle = calloc(s->n_threads ? s->n_threads : 1, sizeof(*in_cycle));
+	if (!in_cycle)
+		return -ENOMEM;
+	for (size_t vi = 0; vi < s->n_verdicts; vi++)
+		for (size_t k = 0; k < s->verdicts[vi].n_tids; k++) {
+			long i = idx_of(s, s->verdicts[vi].tids[k]);
+			if (i >= 0)
+				in_cycle[i] = true;
+		}
+	find_lost_wakeups(s, s->vopts.lost_wakeup_threshold_s);
+	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
+	free(in_cycle);
+	if (s->n_verdicts == 0)
+		classify_rest(s);
+	else
+		rank(s);
+	return s->n_verdicts ? 0 : -ENOMEM;
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/* See include/locktrace/callnorm.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "callnorm.h"
+#include "u64map.h"
+
+/* threads: tid -> state; absent: not seen leaving a cpu since tracing
+ * began (so it may be asleep in a call we never saw start) */
+#define ST_RAN ((uintptr_t)1) /* seen, in no call we know of */
+/* ST_RAN + 1 + nr: asleep (or woken, not yet run) in call nr */
+/* asleep in a call when tracing began, as the header saw it */
+#define ST_BEFORE (ST_RAN + 1 + LT_NR_UNKNOWN)
+
+/* wakers: tid -> the call a thread is waking others from (LT_F_AT_WAKE);
+ * it returns at the last wake-up it issued, written at the thread's next
+ * event */
+struct wcall {
+	uint64_t key;  /* futex address or fd: tells one call from the next */
+	uint64_t last; /* ts of its last wake-up */
+	uint16_t nr, cpu;
+};
+
+int lt_callnorm_init(struct lt_callnorm *n, uint32_t tgid)
+{
+	memset(n, 0, sizeof(*n));
+	n->tgid = tgid;
+	n->threads = calloc(1, sizeof(*n->threads));
+	n->wakers = calloc(1, sizeof(*n->wakers));
+	if (!n->threads || !n->wakers) {
+		lt_callnorm_free(n);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void lt_callnorm_free(struct lt_callnorm *n)
+{
+	if (n->wakers) {
+		for (size_t i = 0; i < n->wakers->cap; i++)
+			if (n->wakers->keys[i])
+				free(n->wakers->vals[i]);
+		lt_u64map_free(n->wakers);
+		free(n->wakers);
+	}
+	if (n->threads) {
+		lt_u64map_free(n->threads);
+		free(n->threads);
+	}
+	memset(n, 0, sizeof(*n));
+}
+
+static void set_state(struct lt_callnorm *n, uint32_t tid, uintptr_t st)
+{
+	if (tid && lt_u64map_put(n->threads, tid, (void *)st))
+		n->oom = 1;
+}
+
+static void emit_return(struct lt_callnorm *n, uint64_t ts, uint16_t cpu, uint32_t tid,
+			uint16_t nr, uint8_t flags, lt_callnorm_out out, void *ctx)
+{
+	if (nr == LT_NR_UNKNOWN)
+		flags |= LT_F_BEGAN_BEFORE; /* the call the header saw */
+	struct lt_event x;
+
+	memset(&x, 0, sizeof(x));
+	x.h.ts = ts;
+	x.h.cpu = cpu;
+	x.h.tid = tid;
+	x.h.kind = LT_EV_SYS_EXIT;
+	x.h.flags = LT_F_RET_UNKNOWN | flags;
+	x.exit.nr = nr;
+	n->synthesized++;
+	out(ctx, &x);
+}
+
+/* tid is seen doing something (a call, a wake-up it issues, leaving a
+ * cpu): if it is still asleep in a call as far as we know, the switch
+ * that ran it again was not in the stream (lost, or not reported: a
+ * kernel may skip sched_switch when the task leaving the cpu is one it
+ * hides from tracing).  The call has returned by now: its return is
+ * placed here, the first moment the thread is known to have run. */
+static void ran_by_now(struct lt_callnorm *n, uint32_t tid, uint64_t ts, uint16_t cpu,
+		       lt_callnorm_out out, void *ctx)
+{
+	uintptr_t st = (uintptr_t)lt_u64map_get(n->threads, tid);
+
+	if (st <= ST_RAN)
+		return;
+	if (st == ST_BEFORE && ts < n->seeded_at) {
+		/* acting before the header was complete: it may have fallen
+		 * asleep after we attached, in the very call the header saw */
+		set_state(n, tid, ST_RAN);
+		return;
+	}
+	n->unseen_runs++;
+	emit_return(n, ts, cpu, tid, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
+	set_state(n, tid, ST_RAN);
+}
+
+/* The waking call of tid, if one is open, returns now. */
+static void end_wake_call(struct lt_callnorm *n, uint32_t tid, lt_callnorm_out out, void *ctx)
+{
+	struct wcall *w;
+
+	if (!n->wakers->n || !(w = lt_u64map_get(n->wakers, tid)))
+		return;
+	emit_return(n, w->last, w->cpu, tid, w->nr, 0, out, ctx);
+	lt_u64map_del(n->wakers, tid);
+	free(w);
+}
+
+static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
+		     void *ctx)
+{
+	uint32_t tid = ev->h.tid;
+	uint16_t nr;
+	uint64_t key;
+
+	if (ev->h.kind == LT_EV_FUTEX_ENTER) {
+		nr = ev->futex.nr;
+		key = ev->futex.uaddr;
+	} else if (ev->h.kind == LT_EV_WAIT_ENTER) {
+		nr = ev->wait.nr;
+		key = 0;
+	} else {
+		nr = ev->io.nr;
+		key = (uint64_t)(uint32_t)ev->io.fd;
+	}
+	ran_by_now(n, tid, ev->h.ts, ev->h.cpu, out, ctx);
+	if (ev->h.flags & LT_F_AT_WAKE) {
+		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, tid) : NULL;
+		if (w && w->nr == nr && w->key == key)
+			return; /* the same call waking one more thread */
+		end_wake_call(n, tid, out, ctx);
+		if (!(w = malloc(sizeof(*w))) || lt_u64map_put(n->wakers, tid, w)) {
+			free(w);
+			n->oom = 1;
+			out(ctx, ev);
+			emit_return(n, ev->h.ts, ev->h.cpu, tid, nr, 0, out, ctx);
+			return;
+		}
+		w->key = key;
+		w->last = ev->h.ts;
+		w->nr = nr;
+		w->cpu = ev->h.cpu;
+		out(ctx, ev);
+		return;
+	}
+	end_wake_call(n, tid, out, ctx);
+	out(ctx, ev);
+	if (ev->h.flags & LT_F_AT_SLEEP) {
+		set_state(n, tid, ST_RAN + 1 + nr);
+		n->sleep_switch = tid; /* the switch written with it comes next */
+	}
+}
+
+/* A task of the traced processes (switches name other tasks too). */
+static int traced_tgid(const struct lt_callnorm *n, uint32_t tgid)
+{
+	return tgid == n->tgid || (n->is_traced && n->is_traced(n->traced_ctx, tgid));
+}
+
+/* paired: the tid whose sleep entry came just before, in the same ring
+ * record as this switch (0 if none) */
+static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, uint32_t paired,
+		      lt_callnorm_out out, void *ctx)
+{
+	uint32_t prev = ev->sw.prev_tid, next = ev->sw.next_tid;
+	uintptr_t st;
+
+	if (prev && traced_tgid(n, ev->sw.prev_tgid)) {
+		if (prev != paired)
+			ran_by_now(n, prev, ev->h.ts, ev->h.cpu, out, ctx);
+		end_wake_call(n, prev, out, ctx);
+		/* the entry of a call it sleeps in, if any, came just before */
+		if (!lt_u64map_get(n->threads, prev))
+			set_state(n, prev, ST_RAN);
+	}
+	out(ctx, ev);
+	if (!next || !traced_tgid(n, ev->sw.next_tgid))
+		return;
+	st = (uintptr_t)lt_u64map_get(n->threads, next);
+	if (st > ST_RAN) /* (ST_BEFORE: flagged as began before) */
+		emit_return(n, ev->h.ts, ev->h.cpu, next, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
+	else if (!st) /* asleep (or waiting for a cpu) since before tracing */
+		emit_return(n, ev->h.ts, ev->h.cpu, next, LT_NR_UNKNOWN, 0, out, ctx);
+	if (st != ST_RAN)
+		set_state(n, next, ST_RAN);
+}
+
+int lt_callnorm_asleep_at_attach(struct lt_callnorm *n, uint32_t tid, uint64_t now)
+{
+	n->seeded_at = now;
+	if (!tid || lt_u64map_get(n->threads, tid))
+		return 0;
+	set_state(n, tid, ST_BEFORE);
+	return n->oom ? -ENOMEM : 0;
+}
+
+void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
+		      void *ctx)
+{
+	uint32_t paired = n->sleep_switch;
+
+	n->sleep_switch = 0;
+	switch (ev->h.kind) {
+	case LT_EV_FUTEX_ENTER:
+	case LT_EV_WAIT_ENTER:
+	case LT_EV_IO_ENTER:
+		on_enter(n, ev, out, ctx);
+		return;
+	case LT_EV_SWITCH:
+		on_switch(n, ev, paired, out, ctx);
+		return;
+	case LT_EV_WAKING: {
+		int in_task = !(ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE));
+		if (in_task && ev->wake.waker_tid)
+			ran_by_now(n, ev->wake.waker_tid, ev->h.ts, ev->h.cpu, out, ctx);
+		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, ev->wake.waker_tid) : NULL;
+		if (w && in_task)
+			w->last = ev->h.ts;
+		out(ctx, ev);
+		return;
+	}
+	case LT_EV_TASK_NEW: /* its parent called clone */
+		ran_by_now(n, ev->tnew.parent_tid, ev->h.ts, ev->h.cpu, out, ctx);
+		out(ctx, ev);
+		set_state(n, ev->h.tid, ST_RAN);
+		return;
+	case LT_EV_TASK_EXIT: /* written by the thread itself, running */
+		ran_by_now(n, ev->h.tid, ev->h.ts, ev->h.cpu, out, ctx);
+		end_wake_call(n, ev->h.tid, out, ctx);
+		out(ctx, ev);
+		lt_u64map_del(n->threads, ev->h.tid);
+		return;
+	default:
+		out(ctx, ev);
+		return;
+	}
+}
+
+void lt_callnorm_flush(struct lt_callnorm *n, lt_callnorm_out out, void *ctx)
+{
+	while (n->wakers->n) {
+		for (size_t i = 0; i < n->wakers->cap; i++) {
+			if (n->wakers->keys[i]) {
+				end_wake_call(n, (uint32_t)n->wakers->keys[i], out, ctx);
+				break;
+			}
+		}
+	}
+}

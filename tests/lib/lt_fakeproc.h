@@ -1,0 +1,101 @@
+/* A fake target process for the lock-model unit tests: memory regions made
+ * of zeroed byte buffers at chosen addresses, a symbol table, stack ranges
+ * that name a thread, optional fs bases and a thread table, read by a model
+ * through the struct lt_lm_env that fp_env fills (see
+ * include/locktrace/lockmodel.h).  No process, no root.
+ *
+ * The helpers assert (criterion) when a fixture overflows a table or writes
+ * outside its regions: a broken fixture fails its test, it is never read as
+ * a model's fault. */
+#ifndef LT_FAKEPROC_H
+#define LT_FAKEPROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lockmodel.h"
+#include "snapshot.h"
+
+#define FP_MAX_REGIONS 16
+#define FP_MAX_SYMS 16
+#define FP_MAX_STACKS 8
+#define FP_MAX_FSBASES 8
+#define FP_MAX_THREADS 8
+#define FP_FIRST_TID 100 /* threads are FP_FIRST_TID, +1, ...; the pid is the first */
+
+struct fakeproc {
+	struct {
+		uint64_t addr;
+		uint8_t *buf;
+		size_t len;
+	} reg[FP_MAX_REGIONS];
+	size_t nreg;
+	struct {
+		const char *name; /* not copied: a literal or static storage */
+		uint64_t addr, size;
+	} sym[FP_MAX_SYMS];
+	size_t nsym; /* a test may lower it to drop the last symbols */
+	struct {
+		uint64_t lo, hi; /* [lo, hi) */
+		pid_t tid;
+	} stack[FP_MAX_STACKS];
+	size_t nstack; /* likewise */
+	struct {
+		pid_t tid;
+		uint64_t fsbase;
+	} fs[FP_MAX_FSBASES];
+	size_t nfs; /* none: the environment has no fsbase reader */
+	bool unreadable; /* every read fails with -EFAULT */
+	struct lt_snapshot snap;
+	struct lt_thread threads[FP_MAX_THREADS];
+};
+
+/* An empty process whose thread table holds NTHREADS threads, tids
+ * FP_FIRST_TID.. in order (as lt_snapshot_find wants); snap.pid is the
+ * first.  NTHREADS may be 0. */
+void fp_init(struct fakeproc *f, size_t nthreads);
+/* Frees the regions and empties F.  The threads' own allocations (frames,
+ * lock_state, ...) are the test's to free first. */
+void fp_free(struct fakeproc *f);
+
+/* A zeroed region of LEN bytes at ADDR; its buffer, writable. */
+uint8_t *fp_region(struct fakeproc *f, uint64_t addr, size_t len);
+/* The bytes [ADDR, ADDR + LEN) inside one region, writable. */
+uint8_t *fp_at(struct fakeproc *f, uint64_t addr, size_t len);
+/* Little-endian stores at ADDR, inside a region. */
+void fp_put32(struct fakeproc *f, uint64_t addr, uint32_t v);
+void fp_put64(struct fakeproc *f, uint64_t addr, uint64_t v);
+
+/* A symbol NAME (not copied) at ADDR of SIZE bytes. */
+void fp_sym(struct fakeproc *f, const char *name, uint64_t addr, uint64_t size);
+/* Addresses in [LO, HI) are thread TID's stack. */
+void fp_stack(struct fakeproc *f, uint64_t lo, uint64_t hi, pid_t tid);
+/* Thread TID's fs base (its pthread_t) is FSBASE. */
+void fp_fsbase(struct fakeproc *f, pid_t tid, uint64_t fsbase);
+
+/* ---- pieces for fixtures with their own process type ---- */
+
+/* A symbol of such a fixture: NAME (not copied) at ADDR. */
+struct fp_named {
+	const char *name;
+	uint64_t addr;
+};
+
+/* A lookup (struct lt_lm_env) in the N symbols V: NAME's address, its size
+ * said to be SIZE. */
+int fp_named_lookup(const struct fp_named *v, int n, const char *name, uint64_t *addr, uint64_t *size,
+		    uint64_t size_value);
+/* A read (struct lt_lm_env) from the SIZE bytes MEM that stand at BASE:
+ * -EFAULT outside them. */
+int fp_flat_read(const uint8_t *mem, uint64_t base, size_t size, uint64_t addr, void *buf, size_t len);
+/* A stack_tid (struct lt_lm_env) that knows no stacks. */
+pid_t fp_no_stack_tid(void *arg, uint64_t addr);
+
+/* E reads F: memory, symbols, stacks, the thread table, and fs bases when
+ * any were given before this call (e->fsbase is NULL otherwise, as for a
+ * live environment without them). */
+void fp_env(struct fakeproc *f, struct lt_lm_env *e);
+
+#endif

@@ -1,0 +1,636 @@
+/* Helpers for the integration tests (see lt_test.h); no tests here. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "lt_test.h"
+#include "report.h"
+#include "snapshot.h"
+#include "report_int.h"
+
+int tl_is_root(void)
+{
+	return geteuid() == 0;
+}
+
+void tl_header(struct lt_header *h, struct lt_thread_info *ti, size_t nti, uint32_t pid, uint64_t base,
+	       int n, const uint32_t *tids)
+{
+	cr_assert_leq((size_t)n, nti);
+	memset(h, 0, sizeof(*h));
+	memset(ti, 0, nti * sizeof(*ti));
+	h->pid = pid;
+	snprintf(h->comm, sizeof(h->comm), "app");
+	h->clock_boottime = h->clock_monotonic = base;
+	h->nthreads = (uint32_t)n;
+	h->threads = ti;
+	for (int i = 0; i < n; i++) {
+		ti[i].tid = (int32_t)tids[i];
+		snprintf(ti[i].comm, sizeof(ti[i].comm), "t%u", tids[i]);
+		ti[i].sc_nr = -1;
+	}
+}
+
+static char *printed_buf;
+static size_t printed_len;
+
+FILE *tl_printed_begin(void)
+{
+	printed_buf = NULL;
+	printed_len = 0;
+	FILE *f = open_memstream(&printed_buf, &printed_len);
+	cr_assert_not_null(f);
+	return f;
+}
+
+char *tl_printed_end(FILE *f, size_t *len)
+{
+	cr_assert_eq(fclose(f), 0);
+	if (len)
+		*len = printed_len;
+	return printed_buf;
+}
+
+struct lt_snapshot *tl_snapshot_one(int pid, const char *comm)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	cr_assert_not_null(s);
+	s->pid = pid;
+	s->threads = calloc(1, sizeof(*s->threads));
+	cr_assert_not_null(s->threads);
+	s->n_threads = 1;
+	s->threads[0].tid = pid;
+	s->threads[0].state = 'S';
+	snprintf(s->threads[0].comm, sizeof(s->threads[0].comm), "%s", comm);
+	return s;
+}
+
+void tl_skip_unless_root(const char *why)
+{
+	if (!tl_is_root())
+		cr_skip_test("%s", why);
+}
+
+bool tl_strlist_has(const struct lt_strlist *l, const char *needle)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strstr(l->v[i], needle))
+			return true;
+	return false;
+}
+
+int tl_spawn(struct tl_proc *p, char *const argv[])
+{
+	int in[2], out[2], err[2];
+
+	memset(p, 0, sizeof(*p));
+	/* a child that exits before reading its stdin (tl_go) must not kill
+	 * the test with SIGPIPE: the write just fails with EPIPE */
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(argv[0], argv);
+		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	p->in_fd = in[1];
+	p->out_fd = out[0];
+	p->err_fd = err[0];
+	return 0;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int tl_readline(struct tl_proc *p, int which, char *line, size_t n, int timeout_ms)
+{
+	int fd = which ? p->err_fd : p->out_fd;
+	char *b = p->buf[which];
+	size_t *len = &p->len[which];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+
+	for (;;) {
+		char *nl = memchr(b, '\n', *len);
+		if (nl) {
+			size_t l = (size_t)(nl - b);
+			size_t c = l < n - 1 ? l : n - 1;
+			memcpy(line, b, c);
+			line[c] = 0;
+			memmove(b, nl + 1, *len - l - 1);
+			*len -= l + 1;
+			return 1;
+		}
+		if (fd < 0)
+			return 0;
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return -1;
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		int r = poll(&pf, 1, (int)(deadline - t));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		ssize_t got = read(fd, b + *len, sizeof(p->buf[0]) - 1 - *len);
+		if (got <= 0) {
+			if (*len) { /* last line without newline */
+				b[*len] = '\n';
+				(*len)++;
+				if (which) { close(p->err_fd); p->err_fd = -1; } else { close(p->out_fd); p->out_fd = -1; }
+				continue;
+			}
+			return 0;
+		}
+		*len += (size_t)got;
+	}
+}
+
+int tl_wait_for(struct tl_proc *p, int which, const char *prefix, char lines[][256], int *nlines,
+		int max, int timeout_ms)
+{
+	char line[256];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return 0;
+		int r = tl_readline(p, which, line, sizeof(line), (int)(deadline - t));
+		if (r <= 0)
+			return 0;
+		if (lines && *nlines < max)
+			snprintf(lines[(*nlines)++], 256, "%s", line);
+		if (!strncmp(line, prefix, strlen(prefix)))
+			return 1;
+	}
+}
+
+void tl_go(struct tl_proc *p)
+{
+	if (p->in_fd >= 0) {
+		ssize_t w = write(p->in_fd, "go\n", 3);
+		(void)w;
+		close(p->in_fd);
+		p->in_fd = -1;
+	}
+}
+
+int tl_wait(struct tl_proc *p, int timeout_ms)
+{
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(p->pid, &st, WNOHANG);
+		if (r == p->pid) {
+			p->pid = 0;
+			return st;
+		}
+		if (r < 0)
+			return -1;
+		if (now_ms() >= deadline) {
+			tl_kill(p);
+			return -1;
+		}
+		usleep(10000);
+	}
+}
+
+void tl_kill(struct tl_proc *p)
+{
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+		p->pid = 0;
+	}
+}
+
+void tl_close(struct tl_proc *p)
+{
+	tl_kill(p);
+	if (p->in_fd >= 0) close(p->in_fd);
+	if (p->out_fd >= 0) close(p->out_fd);
+	if (p->err_fd >= 0) close(p->err_fd);
+	p->in_fd = p->out_fd = p->err_fd = -1;
+}
+
+void tl_close_started(struct tl_proc *p)
+{
+	if (p->pid > 0)
+		tl_close(p);
+	p->pid = 0;
+}
+
+const char *tl_find(char lines[][256], int n, const char *type, const char *match)
+{
+	size_t tl = strlen(type);
+	for (int i = 0; i < n; i++) {
+		if (strncmp(lines[i], type, tl) || (lines[i][tl] != ' ' && lines[i][tl] != '=' && lines[i][tl]))
+			continue;
+		if (!match || strstr(lines[i], match))
+			return lines[i];
+	}
+	return NULL;
+}
+
+uint64_t tl_val(const char *line, const char *key, int *ok)
+{
+	size_t kl = strlen(key);
+	for (const char *p = line; p && *p; p = strchr(p, ' ')) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			if (ok)
+				*ok = 1;
+			return strtoull(p + kl + 1, NULL, 0);
+		}
+	}
+	if (ok)
+		*ok = 0;
+	return 0;
+}
+
+int tl_load(struct tl_trace *t, const char *path)
+{
+	struct lt_reader r;
+	struct lt_item it;
+	char err[512];
+	size_t cap = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (lt_reader_open(&r, path, err, sizeof(err))) {
+		fprintf(stderr, "tl_load: %s\n", err);
+		return -1;
+	}
+	while (lt_reader_next(&r, &it) > 0) {
+		if (it.type == LT_ITEM_SECTION) {
+			if (it.sec_type == LT_CHUNK_SNAPSHOT) {
+				free(t->snapshot_json);
+				t->snapshot_json = malloc(it.len + 1);
+				if (!t->snapshot_json)
+					return -1;
+				memcpy(t->snapshot_json, it.data, it.len);
+				t->snapshot_json[it.len] = 0;
+				t->snapshot_len = it.len;
+			}
+			continue;
+		}
+		if (t->n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			struct lt_event *v = realloc(t->ev, cap * sizeof(*v));
+			if (!v)
+				return -1;
+			t->ev = v;
+		}
+		t->ev[t->n++] = it.ev;
+	}
+	t->hdr = r.hdr;
+	memset(&r.hdr, 0, sizeof(r.hdr)); /* its arrays (threads, procs, shared) move to t */
+	t->have_stats = r.have_stats;
+	t->stats = r.stats;
+	r.stats.lost = NULL;
+	t->clean_end = r.clean_end;
+	snprintf(t->stop, sizeof(t->stop), "%s", r.stop_reason);
+	lt_reader_close(&r);
+	return 0;
+}
+
+void tl_load_ok(struct tl_trace *t, const char *path)
+{
+	cr_assert_eq(tl_load(t, path), 0, "%s does not load", path);
+}
+
+void tl_load_clean(struct tl_trace *t, const char *path)
+{
+	tl_load_ok(t, path);
+	cr_assert(t->clean_end, "%s not closed cleanly: %s", path, t->stop);
+}
+
+void tl_free(struct tl_trace *t)
+{
+	free(t->ev);
+	free(t->snapshot_json);
+	lt_header_free(&t->hdr);
+	lt_stats_free(&t->stats);
+	memset(t, 0, sizeof(*t));
+}
+
+uint64_t tl_total_lost(const struct tl_trace *t)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; t->stats.lost && i < (uint64_t)t->stats.ncpus * LT_EV_MAX; i++)
+		n += t->stats.lost[i];
+	return n;
+}
+
+void tl_recorder_done(struct tl_proc *rec, struct tl_proc *wl, int timeout_ms)
+{
+	int st = tl_wait(rec, timeout_ms);
+	cr_assert_eq(st, 0, "the recorder ended with status 0x%x", st);
+	tl_close(rec);
+	tl_close(wl);
+}
+
+void tl_tmp_path(char *buf, size_t n, const char *tag)
+{
+	static int seq;
+	snprintf(buf, n, "/tmp/lt-test-%d-%s-%d.ltrace", getpid(), tag, seq++);
+	unlink(buf);
+}
+
+int tl_start_recorder(struct tl_proc *rec, pid_t pid, const char *path, char *const extra[])
+{
+	char pidbuf[16];
+	char *argv[32];
+	int i = 0;
+
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	argv[i++] = LT_BIN;
+	argv[i++] = "record";
+	argv[i++] = "-p";
+	argv[i++] = pidbuf;
+	argv[i++] = "-o";
+	argv[i++] = (char *)path;
+	argv[i++] = "--no-status";
+	for (int j = 0; extra && extra[j] && i < 31; j++)
+		argv[i++] = extra[j];
+	argv[i] = NULL;
+	if (tl_spawn(rec, argv))
+		return -1;
+	close(rec->in_fd);
+	rec->in_fd = -1;
+	char lines[8][256];
+	int n = 0;
+	if (!tl_wait_for(rec, 1, "locktrace (pid ", lines, &n, 8, 20000)) {
+		for (int k = 0; k < n; k++)
+			fprintf(stderr, "recorder said: %s\n", lines[k]);
+		return -1;
+	}
+	return 0;
+}
+
+static char tmpfs_dir[64];
+
+const char *tl_tmpfs(const char *size)
+{
+	char opts[64];
+	tl_tmpfs_remove();
+	snprintf(tmpfs_dir, sizeof(tmpfs_dir), "/tmp/lt-tmpfs-XXXXXX");
+	if (!mkdtemp(tmpfs_dir)) {
+		tmpfs_dir[0] = 0;
+		return NULL;
+	}
+	snprintf(opts, sizeof(opts), "size=%s", size);
+	if (mount("tmpfs", tmpfs_dir, "tmpfs", 0, opts)) {
+		int e = errno;
+		rmdir(tmpfs_dir);
+		tmpfs_dir[0] = 0;
+		errno = e;
+		return NULL;
+	}
+	return tmpfs_dir;
+}
+
+void tl_tmpfs_remove(void)
+{
+	if (!tmpfs_dir[0])
+		return;
+	umount2(tmpfs_dir, MNT_DETACH);
+	rmdir(tmpfs_dir);
+	tmpfs_dir[0] = 0;
+}
+
+int tl_sig_held(pid_t pid, int sig)
+{
+	char path[64], line[256], comm[32] = "";
+	unsigned long long blk = 0;
+	int have = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	if (strcmp(comm, "locktrace\n"))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigBlk:", 7))
+			have = sscanf(line + 7, "%llx", &blk) == 1;
+	fclose(f);
+	return have && (blk >> (sig - 1) & 1);
+}
+
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : 0;
+}
+
+int tl_stop_while_holding(pid_t pid, int sig, int timeout_ms)
+{
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+
+	while (!tl_sig_held(pid, sig)) {
+		if (now_ms() >= deadline)
+			return 0;
+		usleep(500);
+	}
+	kill(pid, SIGSTOP);
+	while (proc_state(pid) != 'T') {
+		if (now_ms() >= deadline) {
+			kill(pid, SIGCONT);
+			return 0;
+		}
+		usleep(500);
+	}
+	if (tl_sig_held(pid, sig))
+		return 1;
+	kill(pid, SIGCONT);
+	return 0;
+}
+
+void tl_start_ready(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, int max,
+		    int timeout_ms)
+{
+	char cmd[512];
+	size_t len = 0;
+	for (int i = 0; argv[i] && len < sizeof(cmd); i++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, "%s%s", i ? " " : "", argv[i]);
+	*nlines = 0;
+	cr_assert_eq(tl_spawn(p, argv), 0, "cannot start %s: %s", cmd, strerror(errno));
+	if (!tl_wait_for(p, 0, "ready", lines, nlines, max, timeout_ms)) {
+		char line[256];
+		for (int i = 0; i < *nlines; i++)
+			fprintf(stderr, "%s said: %s\n", argv[0], lines[i]);
+		for (int i = 0; i < 20 && tl_readline(p, 1, line, sizeof(line), 200) == 1; i++)
+			fprintf(stderr, "%s stderr: %s\n", argv[0], line);
+		cr_assert_fail("%s never printed ready (%d ms)", cmd, timeout_ms);
+	}
+}
+
+void tl_tmp_paths(char *trace, char *pftrace, const char *tag)
+{
+	tl_tmp_path(trace, TL_PATH_MAX, tag);
+	snprintf(pftrace, TL_PATH_MAX, "%.*s.perfetto-trace", (int)(strlen(trace) - strlen(".ltrace")),
+		 trace);
+	unlink(pftrace);
+}
+
+void tl_record_perfetto(pid_t pid, const char *tag, char *trace, char *pftrace)
+{
+	struct tl_proc rec;
+	char *extra[] = { "-d", "2", "--perfetto", NULL };
+	tl_tmp_paths(trace, pftrace, tag);
+	cr_assert_eq(tl_start_recorder(&rec, pid, trace, extra), 0);
+	cr_assert_eq(tl_wait(&rec, 30000), 0, "the recorder failed");
+	tl_close(&rec);
+}
+
+void tl_unlink_traces(char *trace, char *pftrace)
+{
+	if (trace[0]) {
+		unlink(trace);
+		unlink(pftrace);
+		trace[0] = 0;
+	}
+}
+
+static void keep_line(char lines[][256], int *n, const char *line)
+{
+	if (lines && *n < 64)
+		snprintf(lines[(*n)++], 256, "%s", line);
+}
+
+int tl_run_to_end(char *const argv[], char out[][256], int *nout, char err[][256], int *nerr)
+{
+	struct tl_proc p;
+	char line[256];
+	int no = 0, ne = 0;
+
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	tl_go(&p);
+	while (tl_readline(&p, 0, line, sizeof(line), 30000) == 1)
+		keep_line(out, &no, line);
+	while (tl_readline(&p, 1, line, sizeof(line), 30000) == 1) {
+		keep_line(err, &ne, line);
+		fprintf(stderr, "  | %s\n", line);
+	}
+	int st = tl_wait(&p, 30000);
+	tl_close(&p);
+	if (nout)
+		*nout = no;
+	if (nerr)
+		*nerr = ne;
+	cr_assert(WIFEXITED(st), "%s did not exit", argv[0]);
+	return WEXITSTATUS(st);
+}
+
+uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key)
+{
+	const char *l = tl_find(lines, n, type, match);
+	cr_assert_not_null(l, "no ground-truth line '%s ... %s'", type, match ? match : "");
+	int ok = 0;
+	uint64_t v = tl_val(l, key, &ok);
+	cr_assert(ok, "no %s= in '%s'", key, l);
+	return v;
+}
+
+void tl_start_python(struct tl_proc *p, const char *script, char *const extra[], char lines[][256],
+		     int *nlines, const char *root_for)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: %s", root_for);
+	if (access(TL_PYTHON, X_OK) != 0)
+		cr_skip_test("%s is missing", TL_PYTHON);
+	if (access(script, R_OK) != 0)
+		cr_skip_test("%s not found: run from the source tree", script);
+	char *argv[8] = { TL_PYTHON, (char *)script };
+	int n = 2;
+	for (int i = 0; extra && extra[i] && n < 7; i++)
+		argv[n++] = extra[i];
+	tl_start_ready(p, argv, lines, nlines, 64, 30000);
+}
+
+void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int *nlines, char pid[16])
+{
+	tl_start_ready(p, argv, lines, nlines, 32, 10000);
+	snprintf(pid, 16, "%d", (int)p->pid);
+}
+
+void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
+{
+	char path[96], buf[256];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (!strncmp(buf, "0 ", 2))
+			return;
+		if (now_ms() >= deadline)
+			break;
+		usleep(10000);
+	}
+	cr_assert_fail("thread %d of %d never slept in read() (%d ms): %s", (int)tid, (int)pid, timeout_ms,
+		       buf);
+}
+
+struct rp_json *tl_report_json(const char *path)
+{
+	char *buf = NULL, err[768];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	int rc = lt_report_file_opts(path, f, 1, NULL, err, sizeof(err));
+	fclose(f);
+	cr_assert_eq(rc, 0, "report of %s: %d %s", path, rc, err);
+	struct rp_json *j = tl_json_of(buf, len);
+	free(buf);
+	return j;
+}
+
+struct rp_json *tl_json_of(const char *buf, size_t len)
+{
+	char e[160];
+	struct rp_json *j = rp_json_parse(buf, len, e, sizeof(e));
+	cr_assert_not_null(j, "JSON does not parse: %s\n%.*s", e, (int)len, buf);
+	return j;
+}

@@ -1,0 +1,1401 @@
+/* HotSpot: the VMStructs table reader (src/rt_hotspot.c) and the Java
+ * model (src/lock_hotspot.c) on synthetic memory.
+ *
+ * rt_hotspot_tables: the four exported tables, laid out with strides and
+ * member offsets unlike any real JVM's (the reader must take them from the
+ * exported variables), broken in the ways a wrong process or a JVM that is
+ * still starting can break them.
+ *
+ * lock_hotspot_fixture: a small synthetic JVM built from those tables with
+ * offsets unlike JDK 17's: a Java thread list, java.lang.Thread objects
+ * with names (Latin-1 and UTF-16, one a subclass), compressed oops and
+ * class pointers, two monitors held crosswise (one owner a JavaThread
+ * pointer, one a stack lock), then the same with JDK 24's owner ids and
+ * lock stacks.  The model runs through lt_lockmodels_apply and the verdict
+ * rules, as in a live snapshot.  No root needed. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockmodel.h"
+#include "lt_fakeproc.h"
+#include "lt_test.h"
+#include "rtthread.h"
+#include "snapshot.h"
+#include "rt_hotspot.h"
+
+extern const struct lt_lockmodel lt_lm_hotspot;
+
+/* ---- a fake process: one memory region, a bump allocator, symbols ---- */
+
+#define MEM 0x10000000ull
+#define MEM_SIZE (4u << 20)
+#define STACKS 0x7f0000000000ull
+
+struct fk {
+	uint8_t *mem;
+	uint64_t top;
+	struct fp_named sym[64];
+	int nsym;
+	uint64_t hole_lo, hole_hi; /* reads here fail */
+	/* the JVM running on: from the second read of flip_addr on, its
+	 * 8 bytes read as flip_val */
+	uint64_t flip_addr, flip_val;
+	int flip_reads;
+	struct lt_snapshot snap;
+	struct lt_thread threads[8];
+};
+
+static void fk_init(struct fk *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->mem = calloc(1, MEM_SIZE);
+	cr_assert_not_null(f->mem);
+	f->top = MEM + 0x1000;
+}
+
+static void fk_free(struct fk *f)
+{
+	free(f->mem);
+	for (size_t i = 0; i < f->snap.n_rtlocks; i++)
+		lt_rtlock_clear(&f->snap.rtlocks[i]);
+	free(f->snap.rtlocks);
+	for (size_t i = 0; i < f->snap.n_verdicts; i++)
+		lt_verdict_clear(&f->snap.verdicts[i]);
+	free(f->snap.verdicts);
+	for (size_t i = 0; i < f->snap.n_threads; i++)
+		lt_thread_clear(&f->threads[i]);
+	lt_strlist_free(&f->snap.notes);
+}
+
+static uint64_t fk_alloc(struct fk *f, size_t len)
+{
+	uint64_t a = (f->top + 15) & ~15ull;
+	f->top = a + len;
+	cr_assert_leq(f->top, MEM + MEM_SIZE);
+	return a;
+}
+
+static uint8_t *at(struct fk *f, uint64_t addr)
+{
+	cr_assert(addr >= MEM && addr < MEM + MEM_SIZE, "0x%llx outside the fake memory",
+		  (unsigned long long)addr);
+	return f->mem + (addr - MEM);
+}
+
+static void w64(struct fk *f, uint64_t a, uint64_t v) { memcpy(at(f, a), &v, 8); }
+static uint64_t r64(struct fk *f, uint64_t a)
+{
+	uint64_t v;
+	memcpy(&v, at(f, a), 8);
+	return v;
+}
+static void w32(struct fk *f, uint64_t a, uint32_t v) { memcpy(at(f, a), &v, 4); }
+static void w16(struct fk *f, uint64_t a, uint16_t v) { memcpy(at(f, a), &v, 2); }
+static void w8(struct fk *f, uint64_t a, uint8_t v) { *at(f, a) = v; }
+
+static uint64_t fk_str(struct fk *f, const char *s)
+{
+	if (!s)
+		return 0;
+	uint64_t a = fk_alloc(f, strlen(s) + 1);
+	memcpy(at(f, a), s, strlen(s) + 1);
+	return a;
+}
+
+static void fk_sym(struct fk *f, const char *name, uint64_t addr)
+{
+	cr_assert_lt(f->nsym, 64);
+	f->sym[f->nsym].name = name;
+	f->sym[f->nsym++].addr = addr;
+}
+
+/* An exported variable holding V. */
+static void fk_var(struct fk *f, const char *name, uint64_t v)
+{
+	uint64_t a = fk_alloc(f, 8);
+	w64(f, a, v);
+	fk_sym(f, name, a);
+}
+
+static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct fk *f = arg;
+	if (addr < f->hole_hi && addr + len > f->hole_lo)
+		return -EFAULT;
+	int r = fp_flat_read(f->mem, MEM, MEM_SIZE, addr, buf, len);
+	if (r)
+		return r;
+	if (f->flip_addr && addr == f->flip_addr && len == 8 && f->flip_reads++ > 0)
+		memcpy(buf, &f->flip_val, 8);
+	return 0;
+}
+
+static int fk_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
+{
+	struct fk *f = arg;
+	return fp_named_lookup(f->sym, f->nsym, name, addr, size, 8);
+}
+
+static void fk_env(struct fk *f, struct lt_lm_env *e)
+{
+	*e = (struct lt_lm_env){ .arg = f, .read = fk_read, .lookup = fk_lookup, .stack_tid = fp_no_stack_tid,
+				 .s = &f->snap };
+}
+
+/* ---- the four tables ---- */
+
+struct tfield {
+	const char *type, *name, *tstring;
+	int is_static;
+	uint64_t value;
+};
+
+struct ttype {
+	const char *name, *super;
+	uint64_t size;
+};
+
+struct tconst {
+	const char *name;
+	int64_t value;
+};
+
+/* Entry layouts: stride and the member offsets, in the order the reader
+ * names them.  ODD_* are unlike any real JVM's (48/0,8,16,24,32,40). */
+struct tlay {
+	uint64_t stride;
+	uint64_t off[6];
+};
+
+static const struct tlay ODD_STRUCT = { 72, { 40, 0, 16, 60, 24, 8 } };
+static const struct tlay ODD_TYPE = { 56, { 8, 32, 4, 0, 24, 40 } };
+static const struct tlay ODD_CONST = { 24, { 16, 4 } };
+
+static void put_member(struct fk *f, uint64_t e, uint64_t off, int width, uint64_t v)
+{
+	if (width == 4)
+		w32(f, e + off, (uint32_t)v);
+	else
+		w64(f, e + off, v);
+}
+
+static const char *const STRUCT_VARS[6] = {
+	"gHotSpotVMStructEntryTypeNameOffset", "gHotSpotVMStructEntryFieldNameOffset",
+	"gHotSpotVMStructEntryTypeStringOffset", "gHotSpotVMStructEntryIsStaticOffset",
+	"gHotSpotVMStructEntryOffsetOffset", "gHotSpotVMStructEntryAddressOffset",
+};
+static const char *const TYPE_VARS[6] = {
+	"gHotSpotVMTypeEntryTypeNameOffset", "gHotSpotVMTypeEntrySuperclassNameOffset",
+	"gHotSpotVMTypeEntryIsOopTypeOffset", "gHotSpotVMTypeEntryIsIntegerTypeOffset",
+	"gHotSpotVMTypeEntryIsUnsignedOffset", "gHotSpotVMTypeEntrySizeOffset",
+};
+
+/* Fields and types tables; N+1 entries, the last all zero. */
+static void put_structs(struct fk *f, const struct tfield *v, size_t n, const struct tlay *l)
+{
+	uint64_t arr = fk_alloc(f, (n + 1) * l->stride);
+	static const int width[6] = { 8, 8, 8, 4, 8, 8 };
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = arr + i * l->stride;
+		uint64_t m[6] = { fk_str(f, v[i].type), fk_str(f, v[i].name), fk_str(f, v[i].tstring),
+				  (uint64_t)v[i].is_static, v[i].is_static ? 0 : v[i].value,
+				  v[i].is_static ? v[i].value : 0 };
+		for (int k = 0; k < 6; k++)
+			put_member(f, e, l->off[k], width[k], m[k]);
+	}
+	fk_var(f, "gHotSpotVMStructs", arr);
+	fk_var(f, "gHotSpotVMStructEntryArrayStride", l->stride);
+	for (int k = 0; k < 6; k++)
+		fk_var(f, STRUCT_VARS[k], l->off[k]);
+}
+
+static void put_types(struct fk *f, const struct ttype *v, size_t n, const struct tlay *l)
+{
+	uint64_t arr = fk_alloc(f, (n + 1) * l->stride);
+	static const int width[6] = { 8, 8, 4, 4, 4, 8 };
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = arr + i * l->stride;
+		uint64_t m[6] = { fk_str(f, v[i].name), fk_str(f, v[i].super), 0, 1, 0, v[i].size };
+		for (int k = 0; k < 6; k++)
+			put_member(f, e, l->off[k], width[k], m[k]);
+	}
+	fk_var(f, "gHotSpotVMTypes", arr);
+	fk_var(f, "gHotSpotVMTypeEntryArrayStride", l->stride);
+	for (int k = 0; k < 6; k++)
+		fk_var(f, TYPE_VARS[k], l->off[k]);
+}
+
+static void put_consts(struct fk *f, const struct tconst *v, size_t n, const struct tlay *l, bool is_long)
+{
+	uint64_t arr = fk_alloc(f, (n + 1) * l->stride);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = arr + i * l->stride;
+		w64(f, e + l->off[0], fk_str(f, v[i].name));
+		put_member(f, e, l->off[1], is_long ? 8 : 4, (uint64_t)v[i].value);
+	}
+	fk_var(f, is_long ? "gHotSpotVMLongConstants" : "gHotSpotVMIntConstants", arr);
+	fk_var(f, is_long ? "gHotSpotVMLongConstantEntryArrayStride" : "gHotSpotVMIntConstantEntryArrayStride",
+	       l->stride);
+	fk_var(f, is_long ? "gHotSpotVMLongConstantEntryNameOffset" : "gHotSpotVMIntConstantEntryNameOffset",
+	       l->off[0]);
+	fk_var(f, is_long ? "gHotSpotVMLongConstantEntryValueOffset" : "gHotSpotVMIntConstantEntryValueOffset",
+	       l->off[1]);
+}
+
+static void dump_notes(const struct lt_strlist *n)
+{
+	for (size_t i = 0; i < n->n; i++)
+		fprintf(stderr, "note: %s\n", n->v[i]);
+}
+
+/* ---- rt_hotspot_tables ---- */
+
+static const struct tfield SMALL_FIELDS[] = {
+	{ "Thread", "_osthread", "OSThread*", 0, 0x48 },
+	{ "JavaThread", "_threadObj", "OopHandle", 0, 0x280 },
+	{ "JavaThread", "_osthread", "OSThread*", 0, 0x230 },
+	{ "Universe", "_collectedHeap", "CollectedHeap*", 1, 0x7f0000001234ull },
+	{ "ObjectMonitor", "_object", NULL, 0, 8 },
+};
+static const struct ttype SMALL_TYPES[] = {
+	{ "Thread", "ThreadShadow", 0x1c0 },
+	{ "JavaThread", "Thread", 0x4d0 },
+	{ "CompilerThread", "JavaThread", 0x510 },
+	{ "ThreadShadow", NULL, 0x18 },
+};
+static const struct tconst SMALL_INTS[] = { { "_thread_blocked", 10 }, { "oopSize", 8 }, { "neg", -5 } };
+static const struct tconst SMALL_LONGS[] = { { "markWord::monitor_value", 2 },
+					     { "big", (int64_t)0x8000000000000001ull } };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void small_tables(struct fk *f)
+{
+	fk_init(f);
+	put_structs(f, SMALL_FIELDS, N(SMALL_FIELDS), &ODD_STRUCT);
+	put_types(f, SMALL_TYPES, N(SMALL_TYPES), &ODD_TYPE);
+	put_consts(f, SMALL_INTS, N(SMALL_INTS), &ODD_CONST, false);
+	put_consts(f, SMALL_LONGS, N(SMALL_LONGS), &ODD_CONST, true);
+}
+
+/* The address of the exported variable NAME. */
+static uint64_t sym_addr(struct fk *f, const char *name)
+{
+	uint64_t a = 0;
+	cr_assert_eq(fp_named_lookup(f->sym, f->nsym, name, &a, NULL, 0), 0, "no symbol %s in the fixture", name);
+	return a;
+}
+
+/* The tables tests: a process, the tables read from it, the notes. */
+struct tabfix {
+	struct fk f;
+	struct hs_vm vm;
+	struct lt_strlist notes;
+};
+
+static int read_vm(struct tabfix *t)
+{
+	struct lt_lm_env e;
+	fk_env(&t->f, &e);
+	return hs_vm_read(&e, &t->vm, &t->notes);
+}
+
+Test(rt_hotspot_tables, odd_layouts_are_read_from_the_exported_offsets)
+{
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	cr_assert_eq(read_vm(&t), 0);
+	dump_notes(&t.notes);
+	cr_assert_eq(t.notes.n, 0);
+	cr_assert_eq(t.vm.n_fields, N(SMALL_FIELDS));
+	cr_assert_eq(t.vm.n_types, N(SMALL_TYPES));
+	const struct hs_field *x = hs_vm_field(&t.vm, "JavaThread", "_osthread");
+	cr_assert(x && !x->is_static && x->value == 0x230);
+	cr_assert_str_eq(x->tstring, "OSThread*");
+	/* a field the class inherits: found in its superclass */
+	x = hs_vm_field(&t.vm, "CompilerThread", "_threadObj");
+	cr_assert(x && x->value == 0x280 && !strcmp(x->type, "JavaThread"));
+	x = hs_vm_field(&t.vm, "CompilerThread", "_osthread");
+	cr_assert(x && x->value == 0x230, "the nearest declaration wins");
+	x = hs_vm_field(&t.vm, "Universe", "_collectedHeap");
+	cr_assert(x && x->is_static && x->value == 0x7f0000001234ull);
+	x = hs_vm_field(&t.vm, "ObjectMonitor", "_object");
+	cr_assert(x && !x->tstring && x->value == 8);
+	cr_assert_null(hs_vm_field(&t.vm, "JavaThread", "_nonexistent"));
+	cr_assert_null(hs_vm_field(&t.vm, "NoSuchType", "_osthread"));
+	const struct hs_type *ty = hs_vm_type(&t.vm, "JavaThread");
+	cr_assert(ty && ty->size == 0x4d0 && !strcmp(ty->super, "Thread") && ty->is_int);
+	cr_assert_null(hs_vm_type(&t.vm, "ThreadShadow")->super);
+	int64_t v;
+	cr_assert(hs_vm_int(&t.vm, "_thread_blocked", &v) && v == 10);
+	cr_assert(hs_vm_int(&t.vm, "neg", &v) && v == -5, "int constants are signed");
+	cr_assert(hs_vm_long(&t.vm, "big", &v) && (uint64_t)v == 0x8000000000000001ull);
+	cr_assert(!hs_vm_int(&t.vm, "markWord::monitor_value", &v), "the tables are separate");
+	hs_vm_free(&t.vm);
+	fk_free(&t.f);
+}
+
+Test(rt_hotspot_tables, no_jvm_is_silent)
+{
+	struct tabfix t = { .notes = { 0 } };
+	fk_init(&t.f);
+	cr_assert_eq(read_vm(&t), -ENOENT);
+	cr_assert_eq(t.notes.n, 0);
+	fk_free(&t.f);
+}
+
+Test(rt_hotspot_tables, member_outside_the_stride_is_refused)
+{
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	/* the IsStatic member said to lie past the end of an entry */
+	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructEntryIsStaticOffset"), 70);
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "does not fit an entry of 72 bytes"));
+	cr_assert_eq(t.vm.n_fields, 0);
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
+}
+
+Test(rt_hotspot_tables, unterminated_table_is_refused)
+{
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	/* the types table moved to the end of memory, without its last
+	 * (all-zero) entry: it runs into unreadable memory */
+	uint64_t arr = 0, var = 0;
+	var = sym_addr(&t.f, "gHotSpotVMTypes");
+	memcpy(&arr, at(&t.f, var), 8);
+	size_t len = N(SMALL_TYPES) * ODD_TYPE.stride;
+	uint64_t moved = MEM + MEM_SIZE - len;
+	memcpy(at(&t.f, moved), at(&t.f, arr), len);
+	w64(&t.f, var, moved);
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "gHotSpotVMTypes entry 4"), "notes: %s", t.notes.n ? t.notes.v[0] : "-");
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
+}
+
+Test(rt_hotspot_tables, unreadable_name_drops_its_entry)
+{
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	uint64_t arr = 0;
+	memcpy(&arr, at(&t.f, sym_addr(&t.f, "gHotSpotVMStructs")), 8);
+	/* entry 3's field name points nowhere */
+	w64(&t.f, arr + 3 * ODD_STRUCT.stride + ODD_STRUCT.off[1], 0x5000);
+	cr_assert_eq(read_vm(&t), 0);
+	cr_assert_eq(t.vm.n_fields, N(SMALL_FIELDS) - 1);
+	cr_assert_null(hs_vm_field(&t.vm, "Universe", "_collectedHeap"));
+	cr_assert(tl_strlist_has(&t.notes, "1 names in the VMStructs tables were unreadable"));
+	hs_vm_free(&t.vm);
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
+}
+
+Test(rt_hotspot_tables, uninitialised_tables_are_said)
+{
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructEntryArrayStride"), 0); /* not yet set by the JVM */
+	cr_assert_eq(read_vm(&t), -EIO);
+	cr_assert(tl_strlist_has(&t.notes, "is not a table"));
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
+}
+
+/* ---- lock_hotspot_fixture: a synthetic JVM ---- */
+
+/* Offsets unlike JDK 17's. */
+enum {
+	T_OSTHREAD = 0x48, JT_THREADOBJ = 0x300, JT_STATE = 0x310, JT_PENDING = 0x318,
+	JT_STACK_BASE = 0x330, JT_STACK_SIZE = 0x338, JT_OWNER_ID = 0x340, JT_LOCK_STACK = 0x380,
+	LS_TOP = 0, LS_BASE = 0x10, JT_SIZE = 0x400,
+	OS_TID = 0x2c, OS_SIZE = 0x40,
+	OM_OBJECT = 0x18, OM_OWNER = 0x50, OM_RECURSIONS = 0x58, OM_CONTENTIONS = 0x70, OM_SIZE = 0xc0,
+	K_NAME = 0x20, K_SUPER = 0x80, IK_CONSTANTS = 0xf0, IK_JFC = 0x13a, IK_FIELDS = 0x1d0, IK_SIZE = 0x200,
+	CP_SIZE = 0x50, SYM_LENGTH = 4, SYM_BODY = 6, U2_DATA = 4,
+	JF_ADDR = 0, JF_NAME = 8, JF_SIZE = 24,
+	/* FieldInfo slots, in an order of our own */
+	FI_NAME = 0, FI_SIG = 1, FI_ACCESS = 2, FI_INIT = 3, FI_HIGH = 4, FI_LOW = 5, FI_SLOTS = 6,
+	ACC_INTERNAL = 0x400, BLOCKED = 10, IN_JAVA = 8,
+	/* Java fields */
+	THREAD_TID = 0x10, THREAD_NAME = 0x1c, WORKER_JOB = 0x24,
+	STRING_VALUE = 0xc, STRING_CODER = 0x10, STRING_HASH = 0x14,
+};
+
+/* Java frames: offsets of our own, too */
+enum {
+	JT_ANCHOR = 0x3c0, FA_SP = 0, FA_PC = 8, FA_FP = 0x10,
+	M_CONST = 8, M_ACCESS = 0x28, M_SIZE = 0x30,
+	CM_CONSTANTS = 8, CM_FLAGS = 0x1c, CM_CODE_SIZE = 0x20, CM_NAME = 0x22, CM_SIG = 0x24, CM_SIZE = 0x30,
+	CP_HOLDER = 0x18, CP_SOURCE = 0x36,
+	LNT_BIT = 1, LNT_BIT21 = 4,
+	CC_SIZE = 0x10000, INTERP = 0x1000, INTERP_SIZE = 0x2000, CALL_STUB = 0x5000,
+};
+
+struct jcfg {
+	bool owner_ids;    /* JDK 24+: _owner is an owner id; lock stacks  */
+	bool field_stream; /* JDK 21+: a FieldInfo stream, not slots       */
+	bool no_ff_consts; /* ... without its FieldFlags constants         */
+	bool no_pending;   /* the tables lack _current_pending_monitor     */
+	int frames_major;  /* describe frames, as JDK N; 0: not            */
+};
+
+/* FieldFlags bit positions, unlike JDK 21-25's (0, 1, 2, 4) */
+enum { FF_INJECTED = 0, FF_GENERIC = 1, FF_CONTENDED = 2, FF_INIT = 3 };
+
+static void frame_tables(const struct jcfg *c, const uint64_t vars[16], struct tfield *fl, size_t *n);
+
+static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[16])
+{
+	struct tfield fl[128];
+	size_t n = 0;
+#define F(t, nm, ts, st, v) fl[n++] = (struct tfield){ t, nm, ts, st, v }
+	F("ThreadsSMRSupport", "_java_thread_list", "ThreadsList*", 1, vars[0]);
+	F("ThreadsList", "_length", "const uint", 0, 4);
+	F("ThreadsList", "_threads", "JavaThread *const *const", 0, 16);
+	F("Thread", "_osthread", "OSThread*", 0, T_OSTHREAD);
+	F("JavaThread", "_threadObj", "OopHandle", 0, JT_THREADOBJ);
+	F("JavaThread", "_thread_state", "JavaThreadState", 0, JT_STATE);
+	if (!c->no_pending)
+		F("JavaThread", "_current_pending_monitor", "ObjectMonitor*", 0, JT_PENDING);
+	F("JavaThread", "_stack_base", "address", 0, JT_STACK_BASE);
+	F("JavaThread", "_stack_size", "size_t", 0, JT_STACK_SIZE);
+	F("OSThread", "_thread_id", "pid_t", 0, OS_TID);
+	F("OopHandle", "_obj", "oop*", 0, 0);
+	F("ObjectMonitor", "_object", NULL, 0, OM_OBJECT);
+	F("ObjectMonitor", "_owner", c->owner_ids ? "int64_t" : NULL, 0, OM_OWNER);
+	F("ObjectMonitor", "_recursions", "intx", 0, OM_RECURSIONS);
+	F("ObjectMonitor", "_contentions", "jint", 0, OM_CONTENTIONS);
+	if (c->owner_ids) {
+		F("JavaThread", "_monitor_owner_id", "int64_t", 0, JT_OWNER_ID);
+		F("JavaThread", "_lock_stack", "LockStack", 0, JT_LOCK_STACK);
+		F("LockStack", "_top", "uint32_t", 0, LS_TOP);
+		F("LockStack", "_base[0]", "oop", 0, LS_BASE);
+	}
+	F("JVMFlag", "flags", "JVMFlag*", 1, vars[1]);
+	F("JVMFlag", "numFlags", "size_t", 1, vars[2]);
+	F("JVMFlag", "_addr", NULL, 0, JF_ADDR);
+	F("JVMFlag", "_name", "const char*", 0, JF_NAME);
+	F("CompressedOops", "_narrow_oop._base", "address", 1, vars[3]);
+	F("CompressedOops", "_narrow_oop._shift", "int", 1, vars[4]);
+	F("CompressedKlassPointers", "_narrow_klass._base", "address", 1, vars[5]);
+	F("CompressedKlassPointers", "_narrow_klass._shift", "int", 1, vars[6]);
+	F("oopDesc", "_metadata._compressed_klass", "narrowKlass", 0, 8);
+	F("oopDesc", "_metadata._klass", "Klass*", 0, 8);
+	F("Klass", "_name", "Symbol*", 0, K_NAME);
+	F("Klass", "_super", "Klass*", 0, K_SUPER);
+	F("Symbol", "_length", "u2", 0, SYM_LENGTH);
+	F("Symbol", "_body", NULL, 0, SYM_BODY);
+	F("InstanceKlass", "_constants", "ConstantPool*", 0, IK_CONSTANTS);
+	if (c->field_stream) {
+		F("InstanceKlass", "_fieldinfo_stream", "Array<u1>*", 0, IK_FIELDS);
+		F("Array<u1>", "_data", NULL, 0, U2_DATA);
+	} else {
+		F("InstanceKlass", "_java_fields_count", "u2", 0, IK_JFC);
+		F("InstanceKlass", "_fields", "Array<u2>*", 0, IK_FIELDS);
+		F("Array<u2>", "_data", NULL, 0, U2_DATA);
+	}
+	F("Abstract_VM_Version", "_s_vm_release", "const char*", 1, vars[7]);
+#undef F
+	if (c->frames_major)
+		frame_tables(c, vars, fl, &n);
+	put_structs(f, fl, n, &ODD_STRUCT);
+	static const struct ttype types[] = {
+		{ "Thread", NULL, 0x200 }, { "JavaThread", "Thread", JT_SIZE }, { "OSThread", NULL, OS_SIZE },
+		{ "ObjectMonitor", NULL, OM_SIZE }, { "JVMFlag", NULL, JF_SIZE }, { "ConstantPool", "Metadata", CP_SIZE },
+		{ "Klass", "Metadata", 0x100 }, { "InstanceKlass", "Klass", IK_SIZE }, { "Metadata", NULL, 8 },
+		{ "HeapBlock", NULL, 16 }, { "ConstMethod", "MetaspaceObj", CM_SIZE },
+		{ "nmethod", "CompiledMethod", 0x160 }, { "CompiledMethod", "CodeBlob", 0x100 },
+		{ "CodeBlob", NULL, 0x80 },
+	};
+	put_types(f, types, N(types), &ODD_TYPE);
+	const struct tconst ints[] = {
+		{ "_thread_blocked", BLOCKED }, { "_thread_in_Java", IN_JAVA },
+		{ "FieldInfo::access_flags_offset", FI_ACCESS }, { "FieldInfo::name_index_offset", FI_NAME },
+		{ "FieldInfo::signature_index_offset", FI_SIG }, { "FieldInfo::initval_index_offset", FI_INIT },
+		{ "FieldInfo::low_packed_offset", FI_LOW }, { "FieldInfo::high_packed_offset", FI_HIGH },
+		{ "FieldInfo::field_slots", FI_SLOTS }, { "FIELDINFO_TAG_SIZE", 2 }, { "FIELDINFO_TAG_OFFSET", 1 },
+		{ "JVM_ACC_FIELD_INTERNAL", ACC_INTERNAL },
+	};
+	const struct tconst ints21[] = {
+		{ "_thread_blocked", BLOCKED }, { "_thread_in_Java", IN_JAVA },
+		{ "FieldInfo::FieldFlags::_ff_initialized", FF_INIT },
+		{ "FieldInfo::FieldFlags::_ff_injected", FF_INJECTED },
+		{ "FieldInfo::FieldFlags::_ff_generic", FF_GENERIC },
+		{ "FieldInfo::FieldFlags::_ff_contended", FF_CONTENDED },
+	};
+	struct tconst all[32];
+	size_t na = 0;
+	const struct tconst *base = c->field_stream ? ints21 : ints;
+	size_t nb = c->field_stream ? (c->no_ff_consts ? 2 : N(ints21)) : N(ints);
+	for (size_t i = 0; i < nb; i++)
+		all[na++] = base[i];
+	if (c->frames_major) {
+		all[na++] = (struct tconst){ "frame::interpreter_frame_sender_sp_offset", -1 };
+		all[na++] = (struct tconst){ "frame::interpreter_frame_last_sp_offset", -2 };
+		all[na++] = c->frames_major >= 21
+			    ? (struct tconst){ "ConstMethodFlags::_misc_has_linenumber_table", LNT_BIT21 }
+			    : (struct tconst){ "ConstMethod::_has_linenumber_table", LNT_BIT };
+	}
+	put_consts(f, all, na, &ODD_CONST, false);
+	const struct tconst longs[] = { { "ObjectMonitor::NO_OWNER", 0 }, { "ObjectMonitor::ANONYMOUS_OWNER", 1 } };
+	put_consts(f, longs, c->owner_ids ? N(longs) : 0, &ODD_CONST, true);
+}
+
+static uint64_t symbol_new(struct fk *f, const char *s)
+{
+	uint64_t a = fk_alloc(f, SYM_BODY + strlen(s));
+	w16(f, a + SYM_LENGTH, (uint16_t)strlen(s));
+	memcpy(at(f, a + SYM_BODY), s, strlen(s));
+	return a;
+}
+
+struct jfield {
+	const char *name, *sig;
+	uint16_t access;
+	uint32_t offset;
+	bool injected, initialized, generic; /* JDK 21+ FieldFlags */
+};
+
+/* FieldInfo slots (JDK <= 20): ACC_INTERNAL marks an injected field. */
+static uint64_t field_slots(struct fk *f, const struct jfield *fl, size_t n)
+{
+	uint64_t arr = fk_alloc(f, U2_DATA + n * FI_SLOTS * 2);
+	w32(f, arr, (uint32_t)(n * FI_SLOTS));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t fi = arr + U2_DATA + i * FI_SLOTS * 2;
+		uint32_t packed = fl[i].offset << 2 | 1;
+		w16(f, fi + FI_NAME * 2, (uint16_t)(1 + 2 * i));
+		w16(f, fi + FI_SIG * 2, (uint16_t)(2 + 2 * i));
+		w16(f, fi + FI_ACCESS * 2, (uint16_t)(fl[i].access | (fl[i].injected ? ACC_INTERNAL : 0)));
+		w16(f, fi + FI_LOW * 2, (uint16_t)packed);
+		w16(f, fi + FI_HIGH * 2, (uint16_t)(packed >> 16));
+	}
+	return arr;
+}
+
+/* UNSIGNED5, as utilities/unsigned5.hpp defines it: 191 one-byte values
+ * (bytes 1-191), then high bytes (192-255) carrying 6 bits each. */
+static size_t u5_put(uint8_t *b, uint32_t v)
+{
+	size_t i = 0;
+	for (; v >= 191 && i < 4; i++) {
+		v -= 191;
+		b[i] = (uint8_t)(1 + 191 + v % 64);
+		v /= 64;
+	}
+	b[i] = (uint8_t)(1 + v);
+	return i + 1;
+}
+
+/* A FieldInfo stream (JDK 21+): java and injected counts, then per field
+ * name sig offset access flags [initval] [generic sig]. */
+static uint64_t field_stream(struct fk *f, const struct jfield *fl, size_t n)
+{
+	uint8_t b[1024];
+	size_t len = 0, java = 0;
+	for (size_t i = 0; i < n; i++)
+		java += !fl[i].injected;
+	len += u5_put(b + len, (uint32_t)java);
+	len += u5_put(b + len, (uint32_t)(n - java));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t flags = (uint32_t)fl[i].injected << FF_INJECTED | (uint32_t)fl[i].initialized << FF_INIT |
+				 (uint32_t)fl[i].generic << FF_GENERIC;
+		uint32_t v[5] = { (uint32_t)(1 + 2 * i), (uint32_t)(2 + 2 * i), fl[i].offset, fl[i].access, flags };
+		for (int k = 0; k < 5; k++)
+			len += u5_put(b + len, v[k]);
+		if (fl[i].initialized)
+			len += u5_put(b + len, 300); /* a two-byte value */
+		if (fl[i].generic)
+			len += u5_put(b + len, 70000); /* three bytes */
+	}
+	b[len++] = 0;
+	uint64_t arr = fk_alloc(f, U2_DATA + len);
+	w32(f, arr, (uint32_t)len);
+	memcpy(at(f, arr + U2_DATA), b, len);
+	return arr;
+}
+
+static bool g_stream; /* build JDK 21+ classes */
+
+/* An InstanceKlass with its constant pool (two symbols per field) and its
+ * field table. */
+static uint64_t klass_new(struct fk *f, const char *name, uint64_t super, const struct jfield *fl, size_t n)
+{
+	uint64_t k = fk_alloc(f, IK_SIZE);
+	w64(f, k + K_NAME, symbol_new(f, name));
+	w64(f, k + K_SUPER, super);
+	uint64_t cp = fk_alloc(f, CP_SIZE + (1 + 2 * n) * 8);
+	for (size_t i = 0; i < n; i++) {
+		w64(f, cp + CP_SIZE + (1 + 2 * i) * 8, symbol_new(f, fl[i].name));
+		w64(f, cp + CP_SIZE + (2 + 2 * i) * 8, symbol_new(f, fl[i].sig));
+	}
+	w64(f, k + IK_CONSTANTS, cp);
+	w64(f, k + IK_FIELDS, g_stream ? field_stream(f, fl, n) : field_slots(f, fl, n));
+	size_t java = 0;
+	for (size_t i = 0; i < n; i++)
+		java += !fl[i].injected;
+	w16(f, k + IK_JFC, (uint16_t)java);
+	return k;
+}
+
+/* Compressed class pointers: base MEM, shift 0; compressed oops: base 0,
+ * shift 3. */
+static uint64_t object_new(struct fk *f, uint64_t klass, size_t size)
+{
+	uint64_t o = fk_alloc(f, size);
+	w64(f, o, 1);
+	w32(f, o + 8, (uint32_t)(klass - MEM));
+	return o;
+}
+
+static uint32_t narrow(uint64_t oop)
+{
+	return (uint32_t)(oop >> 3);
+}
+
+struct jvm_img {
+	uint64_t thread_k, worker_k, string_k, lock_a_k, lock_b_k;
+	uint64_t list_var;
+	uint64_t jt[4];
+	size_t njt;
+};
+
+static uint64_t string_new(struct fk *f, struct jvm_img *j, const char *s, bool utf16)
+{
+	size_t n = strlen(s);
+	uint8_t bytes[128];
+	size_t nb = 0;
+	if (!utf16) {
+		memcpy(bytes, s, n);
+		nb = n;
+	} else { /* the test's strings are Latin-1 in UTF-8 */
+		for (size_t i = 0; i < n; i++) {
+			unsigned c = (unsigned char)s[i];
+			if (c == 0xc3)
+				c = 0xc0 | ((unsigned char)s[++i] & 0x3f);
+			bytes[nb++] = (uint8_t)c;
+			bytes[nb++] = 0;
+		}
+	}
+	uint64_t arr = fk_alloc(f, 16 + nb);
+	w32(f, arr + 8, 0);
+	w32(f, arr + 12, (uint32_t)nb);
+	memcpy(at(f, arr + 16), bytes, nb);
+	uint64_t str = object_new(f, j->string_k, 0x18);
+	w32(f, str + STRING_VALUE, narrow(arr));
+	w8(f, str + STRING_CODER, utf16);
+	return str;
+}
+
+static void classes(struct fk *f, struct jvm_img *j)
+{
+	/* injected fields come last in both formats */
+	static const struct jfield thread_f[] = {
+		{ "threadSeqNumber", "J", 0x8 | 0x2, 0x70, false, true, false }, /* static */
+		{ "tid", "J", 0x2, THREAD_TID, false, false, false },
+		{ "name", "Ljava/lang/String;", 0x42, THREAD_NAME, false, false, false },
+		{ "eetop", "J", 0x2, 0x30, true, false, false },
+	};
+	static const struct jfield worker_f[] = {
+		{ "job", "Ljava/lang/Object;", 0x2, WORKER_JOB, false, false, true },
+		{ "name", "Ljava/lang/String;", 0x2, 0x28, true, false, false }, /* injected: not Thread.name */
+	};
+	static const struct jfield string_f[] = {
+		{ "hash", "I", 0x2, STRING_HASH, false, false, false },
+		{ "value", "[B", 0x12, STRING_VALUE, false, false, false },
+		{ "coder", "B", 0x12, STRING_CODER, false, false, false },
+	};
+	j->thread_k = klass_new(f, "java/lang/Thread", 0, thread_f, N(thread_f));
+	j->worker_k = klass_new(f, "Worker", j->thread_k, worker_f, N(worker_f));
+	j->string_k = klass_new(f, "java/lang/String", 0, string_f, N(string_f));
+	j->lock_a_k = klass_new(f, "LockA", 0, NULL, 0);
+	j->lock_b_k = klass_new(f, "app/LockB", 0, NULL, 0);
+}
+
+static void flags(struct fk *f, uint64_t vars[16])
+{
+	uint64_t arr = fk_alloc(f, 3 * JF_SIZE);
+	const char *names[3] = { "UseLargePages", "UseCompressedClassPointers", "UseCompressedOops" };
+	for (int i = 0; i < 3; i++) {
+		uint64_t val = fk_alloc(f, 8);
+		w8(f, val, i > 0);
+		w64(f, arr + i * JF_SIZE + JF_ADDR, val);
+		w64(f, arr + i * JF_SIZE + JF_NAME, fk_str(f, names[i]));
+	}
+	w64(f, vars[1], arr);
+	w64(f, vars[2], 3);
+	w64(f, vars[3], 0);
+	w32(f, vars[4], 3);
+	w64(f, vars[5], MEM);
+	w32(f, vars[6], 0);
+	w64(f, vars[7], fk_str(f, "17.0.99+1-fixture"));
+}
+
+static uint64_t java_thread(struct fk *f, struct jvm_img *j, pid_t tid, uint64_t klass, const char *name,
+			    bool utf16)
+{
+	uint64_t jt = fk_alloc(f, JT_SIZE), os = fk_alloc(f, OS_SIZE), slot = fk_alloc(f, 8);
+	w64(f, jt + T_OSTHREAD, os);
+	w32(f, os + OS_TID, (uint32_t)tid);
+	uint64_t obj = object_new(f, klass, 0x30);
+	w32(f, obj + THREAD_NAME, narrow(string_new(f, j, name, utf16)));
+	w64(f, obj + THREAD_TID, (uint64_t)tid + 1000);
+	w64(f, slot, obj);
+	w64(f, jt + JT_THREADOBJ, slot);
+	w32(f, jt + JT_STATE, IN_JAVA);
+	w64(f, jt + JT_STACK_BASE, STACKS + (uint64_t)tid * 0x100000);
+	w64(f, jt + JT_STACK_SIZE, 0x80000);
+	w64(f, jt + JT_OWNER_ID, (uint64_t)tid + 1000);
+	w32(f, jt + JT_LOCK_STACK + LS_TOP, JT_LOCK_STACK + LS_BASE);
+	j->jt[j->njt++] = jt;
+	return jt;
+}
+
+static uint64_t monitor_new(struct fk *f, uint64_t obj, uint64_t owner)
+{
+	uint64_t om = fk_alloc(f, OM_SIZE), slot = fk_alloc(f, 8);
+	w64(f, slot, obj);
+	w64(f, om + OM_OBJECT, slot);
+	w64(f, om + OM_OWNER, owner);
+	w32(f, om + OM_CONTENTIONS, 1);
+	return om;
+}
+
+static void blocked_on(struct fk *f, uint64_t jt, uint64_t om)
+{
+	w64(f, jt + JT_PENDING, om);
+	w32(f, jt + JT_STATE, BLOCKED);
+}
+
+static void push_lock_stack(struct fk *f, uint64_t jt, uint64_t obj)
+{
+	uint32_t top;
+	memcpy(&top, at(f, jt + JT_LOCK_STACK + LS_TOP), 4);
+	w64(f, jt + top, obj);
+	w32(f, jt + JT_LOCK_STACK + LS_TOP, top + 8);
+}
+
+/* Snapshot threads: 100 (not a Java thread) and 101-103; 101 and 102
+ * asleep in futex waits on words of their own. */
+static void snap_threads(struct fk *f)
+{
+	static const char *const comm[4] = { "java", "worker-AB-holds", "w\xc3\xb6rker-BA-h\xc3\xb6", "main" };
+	for (int i = 0; i < 4; i++) {
+		struct lt_thread *t = &f->threads[i];
+		t->tid = 100 + i;
+		snprintf(t->comm, sizeof(t->comm), "%s", comm[i]);
+		t->state = 'S';
+		t->idle_s = 5;
+		t->idle_src = LT_IDLE_SCHED_EXEC_START;
+		t->fdw.epfd = t->fdw.io.fd = -1;
+		t->sc.state = LT_SC_IN_SYSCALL;
+		t->sc.nr = i == 1 || i == 2 ? 202 : 0;
+		t->sc_name = i == 1 || i == 2 ? "futex" : "read";
+		t->wait = i == 1 || i == 2 ? LT_WAIT_FUTEX : LT_WAIT_IO;
+		if (t->wait == LT_WAIT_FUTEX) {
+			t->sc.args[0] = fk_alloc(f, 8);
+			t->sc.args[1] = 0x89;
+			lt_futex_decode_args(&t->futex, t->sc.args);
+			t->futex.word_ok = true;
+		}
+	}
+	f->snap.pid = 100;
+	f->snap.threads = f->threads;
+	f->snap.n_threads = 4;
+}
+
+/* ---- Java frames ---- */
+
+static void frame_tables(const struct jcfg *c, const uint64_t vars[16], struct tfield *fl, size_t *n)
+{
+#define F(t, nm, ts, st, v) fl[(*n)++] = (struct tfield){ t, nm, ts, st, v }
+	F("JavaThread", "_anchor", "JavaFrameAnchor", 0, JT_ANCHOR);
+	F("JavaFrameAnchor", "_last_Java_sp", "intptr_t*", 0, FA_SP);
+	F("JavaFrameAnchor", "_last_Java_pc", "address", 0, FA_PC);
+	F("JavaFrameAnchor", "_last_Java_fp", "intptr_t*", 0, FA_FP);
+	F("CodeCache", "_low_bound", "address", 1, vars[8]);
+	F("CodeCache", "_high_bound", "address", 1, vars[9]);
+	F("CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", 1, vars[10]);
+	F("GrowableArrayBase", "_len", "int", 0, 0);
+	F("GrowableArray<int>", "_data", "int*", 0, 8);
+	F("CodeHeap", "_memory", "VirtualSpace", 0, 8);
+	F("CodeHeap", "_segmap", "VirtualSpace", 0, 0x80);
+	F("CodeHeap", "_log2_segment_size", "int", 0, 0x100);
+	F("VirtualSpace", "_low", "char*", 0, 0x10);
+	F("VirtualSpace", "_high", "char*", 0, 0x18);
+	F("HeapBlock::Header", "_used", "bool", 0, 8);
+	F("CodeBlob", "_name", "const char*", 0, 0x60);
+	F("CodeBlob", "_frame_size", "int", 0, 0x1c);
+	F("CompiledMethod", "_method", "Method*", 0, 0x70);
+	F("StubRoutines", "_call_stub_return_address", "address", 1, vars[11]);
+	F("AbstractInterpreter", "_code", "StubQueue*", 1, vars[12]);
+	F("StubQueue", "_stub_buffer", "address", 0, 8);
+	F("StubQueue", "_buffer_limit", "int", 0, 0x14);
+	F("Method", "_constMethod", "ConstMethod*", 0, M_CONST);
+	F("Method", "_access_flags", "AccessFlags", 0, M_ACCESS);
+	F("ConstMethod", "_constants", "ConstantPool*", 0, CM_CONSTANTS);
+	F("ConstMethod", c->frames_major >= 21 ? "_flags._flags" : "_flags", c->frames_major >= 21 ? "u4" : "u2", 0,
+	  CM_FLAGS);
+	F("ConstMethod", "_code_size", "u2", 0, CM_CODE_SIZE);
+	F("ConstMethod", "_name_index", "u2", 0, CM_NAME);
+	F("ConstMethod", "_signature_index", "u2", 0, CM_SIG);
+	F("ConstantPool", "_pool_holder", "InstanceKlass*", 0, CP_HOLDER);
+	F("ConstantPool", "_source_file_name_index", "u2", 0, CP_SOURCE);
+	F("Abstract_VM_Version", "_vm_major_version", "int", 1, vars[13]);
+#undef F
+}
+
+/* CompressedStream integers: JDK <= 19's coding (no excluded byte, 192
+ * low codes), or UNSIGNED5 (JDK 20+). */
+static size_t cs_put(uint8_t *b, uint32_t v, bool u5)
+{
+	if (u5)
+		return u5_put(b, v);
+	size_t i = 0;
+	for (; v >= 192 && i < 4; i++) {
+		v -= 192;
+		b[i] = (uint8_t)(192 + v % 64);
+		v /= 64;
+	}
+	b[i] = (uint8_t)v;
+	return i + 1;
+}
+
+static size_t cs_signed(uint8_t *b, int32_t v, bool u5)
+{
+	return cs_put(b, (uint32_t)v << 1 ^ (uint32_t)(v >> 31), u5);
+}
+
+/* A method of class K (constant pool CP), NAME and SIG its CP indexes. */
+static uint64_t method_new(struct fk *f, const struct jcfg *c, uint64_t cp, uint16_t name, uint16_t sig,
+			   uint16_t access, uint16_t code_size, bool table)
+{
+	bool u5 = c->frames_major >= 20;
+	uint64_t m = fk_alloc(f, M_SIZE), cm = fk_alloc(f, CM_SIZE + code_size + 32);
+	w64(f, m + M_CONST, cm);
+	w16(f, m + M_ACCESS, access);
+	w64(f, cm + CM_CONSTANTS, cp);
+	if (c->frames_major >= 21)
+		w32(f, cm + CM_FLAGS, table ? LNT_BIT21 | 0x100 : 0x100);
+	else
+		w16(f, cm + CM_FLAGS, table ? LNT_BIT | 0x200 : 0x200);
+	w16(f, cm + CM_CODE_SIZE, code_size);
+	w16(f, cm + CM_NAME, name);
+	w16(f, cm + CM_SIG, sig);
+	if (!table)
+		return m;
+	/* (bci 0, line 10): an escape; (5, 11): one byte; (25, 311): an
+	 * escape with a line delta of several bytes */
+	uint8_t b[32];
+	size_t n = 0;
+	b[n++] = 0xff;
+	n += cs_signed(b + n, 0, u5);
+	n += cs_signed(b + n, 10, u5);
+	b[n++] = 5 << 3 | 1;
+	b[n++] = 0xff;
+	n += cs_signed(b + n, 20, u5);
+	n += cs_signed(b + n, 300, u5);
+	b[n++] = 0;
+	memcpy(at(f, cm + CM_SIZE + code_size), b, n);
+	return m;
+}
+
+struct frames_img {
+	uint64_t main_k, run, sleep, cc;
+};
+
+static struct frames_img g_frames;
+
+/* Thread 101's last Java frames: app.Main.run (interpreted, bci 30) called
+ * by app.Main.sleep (native), called from the call stub; its native stack
+ * from the unwinder: a libc frame, two `??` in the interpreter, and
+ * JavaCalls::call_helper. */
+static void java_frames(struct fk *f, const struct jcfg *c, struct jvm_img *j, const uint64_t vars[16])
+{
+	struct frames_img *g = &g_frames;
+	static const struct jfield names[] = {
+		{ "run", "()V", 0x2, 0x30, false, false, false }, { "sleep", "(J)V", 0x2, 0x38, false, false, false },
+		{ "Main.java", "x", 0x2, 0x40, false, false, false },
+	};
+	g->main_k = klass_new(f, "app/Main", 0, names, N(names));
+	uint64_t cp;
+	memcpy(&cp, at(f, g->main_k + IK_CONSTANTS), 8);
+	w64(f, cp + CP_HOLDER, g->main_k);
+	w16(f, cp + CP_SOURCE, 5);
+	g->run = method_new(f, c, cp, 1, 2, 0x1, 40, true);
+	g->sleep = method_new(f, c, cp, 3, 4, 0x100 | 0x9, 0, false);
+	g->cc = fk_alloc(f, CC_SIZE);
+	uint64_t heaps = fk_alloc(f, 16), sq = fk_alloc(f, 0x20);
+	w64(f, heaps + 8, fk_alloc(f, 8)); /* no code heap: only interpreted frames */
+	w64(f, sq + 8, g->cc + INTERP);
+	w32(f, sq + 0x14, INTERP_SIZE);
+	w64(f, vars[8], g->cc);
+	w64(f, vars[9], g->cc + CC_SIZE);
+	w64(f, vars[10], heaps);
+	w64(f, vars[11], g->cc + CALL_STUB);
+	w64(f, vars[12], sq);
+	w32(f, vars[13], (uint32_t)c->frames_major);
+	uint64_t jt = j->jt[0], stk = fk_alloc(f, 0x2000);
+	uint64_t fp0 = stk + 0x1000, fp1 = stk + 0x1400;
+	w64(f, jt + JT_STACK_BASE, stk + 0x2000);
+	w64(f, jt + JT_STACK_SIZE, 0x2000);
+	w64(f, jt + JT_ANCHOR + FA_SP, fp0 - 0x60);
+	w64(f, jt + JT_ANCHOR + FA_FP, fp0);
+	w64(f, jt + JT_ANCHOR + FA_PC, g->cc + INTERP + 0x100);
+	uint64_t cm_run;
+	memcpy(&cm_run, at(f, g->run + M_CONST), 8);
+	w64(f, fp0 - 24, g->run);
+	w64(f, fp0 - 64, cm_run + CM_SIZE + 30);
+	w64(f, fp0 - 8, fp0 + 16);
+	w64(f, fp0 + 8, g->cc + INTERP + 0x200);
+	w64(f, fp0, fp1);
+	w64(f, fp1 - 24, g->sleep);
+	w64(f, fp1 - 8, fp1 + 16);
+	w64(f, fp1 + 8, g->cc + CALL_STUB);
+	struct lt_thread *t = &f->threads[1];
+	static const uint64_t pcs[4] = { 0x7f0000001000, 0, 0, 0x7f0000002000 };
+	t->frames = calloc(4, sizeof(*t->frames));
+	t->n_frames = 4;
+	for (int i = 0; i < 4; i++)
+		t->frames[i].pc = pcs[i] ? pcs[i] : g->cc + INTERP + 0x100 * (uint64_t)i;
+	t->frames[0].func = strdup("__futex_abstimed_wait_common");
+	t->frames[3].func = strdup("JavaCalls::call_helper");
+}
+
+/* The JVM: threads 101 "worker-AB-holds-LockA" (a Thread), 102 (a UTF-16
+ * name), 103 "main" (a Worker, a subclass); 101 holds LockA and waits for
+ * app.LockB, 102 the other way round. */
+static void jvm_image(struct fk *f, const struct jcfg *c, struct jvm_img *j)
+{
+	uint64_t vars[16];
+	fk_init(f);
+	memset(j, 0, sizeof(*j));
+	g_stream = c->field_stream;
+	for (int i = 0; i < 16; i++)
+		vars[i] = fk_alloc(f, 8);
+	jvm_tables(f, c, vars);
+	classes(f, j);
+	flags(f, vars);
+	uint64_t a = java_thread(f, j, 101, j->thread_k, "worker-AB-holds-LockA", false);
+	uint64_t b = java_thread(f, j, 102, j->thread_k, "w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB", true);
+	java_thread(f, j, 103, j->worker_k, "main", false);
+	uint64_t lock_a = object_new(f, j->lock_a_k, 0x10), lock_b = object_new(f, j->lock_b_k, 0x10);
+	uint64_t ma, mb;
+	if (c->owner_ids) {
+		ma = monitor_new(f, lock_a, 101 + 1000);
+		mb = monitor_new(f, lock_b, 1); /* anonymous: on 102's lock stack */
+		push_lock_stack(f, b, lock_b);
+	} else {
+		ma = monitor_new(f, lock_a, a);
+		mb = monitor_new(f, lock_b, STACKS + 102 * 0x100000 - 0x2000); /* a BasicLock in 102's stack */
+	}
+	blocked_on(f, a, mb);
+	blocked_on(f, b, ma);
+	uint64_t list = fk_alloc(f, 0x20), arr = fk_alloc(f, 8 * j->njt);
+	for (size_t i = 0; i < j->njt; i++)
+		w64(f, arr + 8 * i, j->jt[i]);
+	w32(f, list + 4, (uint32_t)j->njt);
+	w64(f, list + 16, arr);
+	w64(f, vars[0], list);
+	snap_threads(f);
+	if (c->frames_major)
+		java_frames(f, c, j, vars);
+}
+
+static void apply(struct fk *f)
+{
+	struct lt_lm_env e;
+	fk_env(f, &e);
+	lt_lockmodels_apply(&f->snap, &e);
+	lt_snapshot_diagnose(&f->snap, NULL);
+	dump_notes(&f->snap.notes);
+}
+
+static const struct lt_rtlock *lock_named(const struct lt_snapshot *s, const char *prefix)
+{
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		if (!strncmp(s->rtlocks[i].name, prefix, strlen(prefix)))
+			return &s->rtlocks[i];
+	return NULL;
+}
+
+/* The deadlock both variants must produce. */
+static void check_deadlock(struct fk *f)
+{
+	const struct lt_snapshot *s = &f->snap;
+	cr_assert_str_eq(f->threads[1].rt_name, "worker-AB-holds-LockA");
+	cr_assert_str_eq(f->threads[2].rt_name, "w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB");
+	cr_assert_str_eq(f->threads[3].rt_name, "main", "a subclass's name: a field of its superclass");
+	cr_assert_null(f->threads[0].rt_name, "not a Java thread");
+	cr_assert_null(f->threads[0].rt_lang, "not a Java thread");
+	for (int i = 1; i <= 3; i++)
+		cr_assert_str_eq(f->threads[i].rt_lang ? f->threads[i].rt_lang : "(none)", "java");
+	cr_assert_eq(s->n_rtlocks, 2);
+	const struct lt_rtlock *la = lock_named(s, "LockA@0x"), *lb = lock_named(s, "app.LockB@0x");
+	cr_assert(la && lb, "monitors: %s, %s", s->rtlocks[0].name, s->rtlocks[1].name);
+	cr_assert_str_eq(la->kind, "Java monitor");
+	cr_assert_str_eq(la->version, "HotSpot 17.0.99+1-fixture");
+	cr_assert_eq(la->held, 1);
+	cr_assert_eq(la->holder, 101, "%s", la->holder_how);
+	cr_assert_eq(lb->holder, 102, "%s", lb->holder_how);
+	cr_assert_eq(f->threads[1].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_eq(f->threads[1].futex.owner, 102);
+	cr_assert_eq(f->threads[2].futex.owner, 101);
+	cr_assert_eq(s->n_verdicts, 1, "%s", s->verdicts[0].summary);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert((v->tids[0] == 101 && v->tids[1] == 102) || (v->tids[0] == 102 && v->tids[1] == 101));
+	cr_assert_not_null(strstr(v->summary, "101 (worker-AB-holds-LockA)"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "102 (w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB)"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 101 (worker-AB-holds-LockA) waits for the Java monitor (app.LockB@0x"));
+	cr_assert(tl_strlist_has(&v->evidence, "waits for the Java monitor (LockA@0x"));
+}
+
+/* jvm_image, then the models and the verdicts applied to it. */
+static void jvm_applied(struct fk *f, struct jvm_img *j, const struct jcfg *c)
+{
+	jvm_image(f, c, j);
+	apply(f);
+}
+
+Test(lock_hotspot_fixture, jdk17_layout_deadlock_with_names_and_classes)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_applied(&f, &j, &(struct jcfg){ 0 });
+	check_deadlock(&f);
+	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@"), *lb = lock_named(&f.snap, "app.LockB@");
+	cr_assert_not_null(strstr(la->holder_how, "is JavaThread 0x"), "%s", la->holder_how);
+	cr_assert_not_null(strstr(lb->holder_how, "is a BasicLock in the stack of thread 102"), "%s",
+			   lb->holder_how);
+	cr_assert(tl_strlist_has(&f.snap.verdicts[0].evidence, "BasicLock in the stack of thread 102"));
+	fk_free(&f);
+}
+
+/* The Java view of a thread is the runtime view every runtime fills
+ * (rt_lang, rt_name): the runtime thread models, run after the lock
+ * models, leave it alone, and it prints as a Python thread's does. */
+Test(lock_hotspot_fixture, java_threads_are_runtime_threads_in_text_and_json)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	struct lt_lm_env e;
+	fk_env(&f, &e);
+	lt_lockmodels_apply(&f.snap, &e);
+	lt_rtthreads_apply(&f.snap, &e);
+	lt_snapshot_diagnose(&f.snap, NULL);
+	check_deadlock(&f);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_snapshot_print_text, &f.snap);
+	cr_assert_not_null(strstr(buf, ") java thread \"worker-AB-holds-LockA\" state "), "%s", buf);
+	free(buf);
+	cr_assert_eq(lt_snapshot_to_json_buf(&f.snap, &buf, &len), 0);
+	cr_assert_not_null(strstr(buf, "\"runtime\":{\"lang\":\"java\",\"name\":\"worker-AB-holds-LockA\","), "%s",
+			   buf);
+	cr_assert_null(strstr(buf, "\"rt_name\""), "one place for the runtime's name: runtime.name");
+	free(buf);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, owner_ids_and_lock_stacks)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_applied(&f, &j, &(struct jcfg){ .owner_ids = true });
+	check_deadlock(&f);
+	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@"), *lb = lock_named(&f.snap, "app.LockB@");
+	cr_assert_not_null(strstr(la->holder_how, "is the _monitor_owner_id of thread 101"), "%s",
+			   la->holder_how);
+	cr_assert_not_null(strstr(lb->holder_how, "ANONYMOUS_OWNER and the object is on the lock stack of "
+						  "thread 102"), "%s", lb->holder_how);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, jdk21_field_stream_names)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_applied(&f, &j, &(struct jcfg){ .field_stream = true });
+	check_deadlock(&f);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, field_stream_without_its_flags_keeps_monitors)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_applied(&f, &j, &(struct jcfg){ .field_stream = true, .no_ff_consts = true });
+	cr_assert(tl_strlist_has(&f.snap.notes, "Java thread names not read: the JVM's tables do not describe its "
+					  "Java field layout"));
+	for (int i = 0; i < 4; i++)
+		cr_assert_null(f.threads[i].rt_name);
+	/* the monitors' classes are the classes' own names: still read */
+	cr_assert_not_null(lock_named(&f.snap, "LockA@0x"));
+	cr_assert_eq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	cr_assert_not_null(strstr(f.snap.verdicts[0].summary, "101 (worker-AB-holds)"), "comm, then");
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, missing_field_is_said_and_nothing_claimed)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_applied(&f, &j, &(struct jcfg){ .no_pending = true });
+	cr_assert(tl_strlist_has(&f.snap.notes, "hotspot: HotSpot 17.0.99+1-fixture: Java threads not read: no "
+					  "JavaThread::_current_pending_monitor in the JVM's tables"));
+	cr_assert_eq(f.snap.n_rtlocks, 0);
+	cr_assert_neq(f.threads[1].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, free_monitor_and_running_contender)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	/* LockA's monitor released; 102 (its waiter) is claimed without an
+	 * owner.  101 spins in Java: its pending monitor is no wait. */
+	uint64_t ma = r64(&f, j.jt[1] + JT_PENDING);
+	w64(&f, ma + OM_OWNER, 0);
+	w32(&f, j.jt[0] + JT_STATE, IN_JAVA);
+	apply(&f);
+	cr_assert_eq(f.snap.n_rtlocks, 1);
+	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@");
+	cr_assert(la && la->held == 0, "%s", la ? la->holder_how : "no LockA");
+	cr_assert_eq(f.threads[2].futex.rtlock, 1);
+	cr_assert_neq(f.threads[2].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_eq(f.threads[1].futex.rtlock, 0);
+	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, unreadable_heap_keeps_threads_and_owners)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	/* the String class unreadable: no names, but owners and the cycle
+	 * come from the JVM's own structures */
+	f.hole_lo = j.string_k;
+	f.hole_hi = j.string_k + IK_SIZE;
+	apply(&f);
+	cr_assert(tl_strlist_has(&f.snap.notes, "3 of 3 Java thread names were unreadable"));
+	cr_assert_null(f.threads[1].rt_name);
+	cr_assert_eq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, a_waiter_that_woke_still_waits_if_the_jvm_says_so)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	/* HotSpot's "responsible" waiter re-parks every second: the snapshot
+	 * saw it move, the JVM says it still waits */
+	f.threads[1].moved = true;
+	apply(&f);
+	check_deadlock(&f);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, a_thread_leaving_its_wait_is_not_claimed)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	f.flip_addr = j.jt[0] + JT_PENDING; /* 101 got its monitor meanwhile */
+	f.flip_val = 0;
+	apply(&f);
+	cr_assert(tl_strlist_has(&f.snap.notes, "1 thread(s) left their monitor wait while being read"));
+	cr_assert_eq(f.threads[1].futex.rtlock, 0);
+	cr_assert_eq(f.threads[2].futex.owner, 101);
+	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, an_owner_changing_between_reads_is_not_named)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	uint64_t ma = r64(&f, j.jt[1] + JT_PENDING);
+	f.flip_addr = ma + OM_OWNER;
+	f.flip_val = j.jt[2];
+	apply(&f);
+	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@");
+	cr_assert(la && la->held == -1 && la->holder == 0);
+	cr_assert_not_null(strstr(la->holder_how, "_owner changed between two reads"), "%s", la->holder_how);
+	cr_assert_neq(f.threads[2].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_neq(f.snap.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	fk_free(&f);
+}
+
+/* Only a lock whose model names its waiters lets a thread that moved
+ * close a cycle: an address-claimed runtime lock (a GIL, whose waiters
+ * time out every 5 ms) does not. */
+Test(lock_hotspot_fixture, moved_waiters_close_a_cycle_only_when_named)
+{
+	for (int named = 0; named < 2; named++) {
+		struct fk f;
+		struct jvm_img j;
+		jvm_image(&f, &(struct jcfg){ 0 }, &j);
+		f.threads[1].moved = true;
+		struct lt_lm_env e;
+		fk_env(&f, &e);
+		lt_lockmodels_apply(&f.snap, &e);
+		for (size_t i = 0; i < f.snap.n_rtlocks; i++)
+			f.snap.rtlocks[i].waiters_named = named;
+		lt_snapshot_diagnose(&f.snap, NULL);
+		cr_assert_eq(f.snap.verdicts[0].kind == LT_VERDICT_DEADLOCK, named, "named=%d: %s", named,
+			     f.snap.verdicts[0].summary);
+		fk_free(&f);
+	}
+}
+
+/* ---- lock_hotspot_fixture: Java frames ---- */
+
+/* The Java frames are the thread's runtime frames (rt_frames, as a Python
+ * stack's), each at the unwinder's `??` frame with its pc; the native
+ * stack stays as the unwinder found it. */
+static void check_java_frames(const struct lt_thread *t, int line_run)
+{
+	cr_assert_eq(t->n_frames, 4, "%zu frames", t->n_frames);
+	cr_assert_str_eq(t->frames[0].func, "__futex_abstimed_wait_common");
+	cr_assert_null(t->frames[1].func, "the unwinder's frames stay");
+	cr_assert_null(t->frames[2].func, "the unwinder's frames stay");
+	cr_assert_str_eq(t->frames[3].func, "JavaCalls::call_helper");
+	cr_assert_str_eq(t->rt_lang, "java");
+	cr_assert_eq(t->n_rt_frames, 2, "%zu Java frames", t->n_rt_frames);
+	const struct lt_rtframe *run = &t->rt_frames[0], *sleep = &t->rt_frames[1];
+	cr_assert_str_eq(run->func, "app.Main.run");
+	cr_assert_str_eq(run->kind, "interpreted");
+	cr_assert_eq(run->bci, 30, "the bci");
+	cr_assert_eq(run->line, line_run);
+	cr_assert_str_eq(run->file, "Main.java");
+	cr_assert_eq(run->native, 1, "at the interpreter frame running it");
+	cr_assert_eq(run->pc, t->frames[1].pc);
+	cr_assert_str_eq(sleep->func, "app.Main.sleep");
+	cr_assert_str_eq(sleep->kind, "native");
+	cr_assert_eq(sleep->bci, -1, "a native method has no bytecode");
+	cr_assert_eq(sleep->line, 0);
+	cr_assert_eq(sleep->native, 2);
+	cr_assert_eq(sleep->pc, t->frames[2].pc);
+	cr_assert_null(t->rt_end);
+	cr_assert_eq(t->notes.n, 0, "%s", t->notes.n ? t->notes.v[0] : "");
+}
+
+Test(lock_hotspot_fixture, interpreted_and_native_frames_jdk17_line_coding)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 17 });
+	check_java_frames(&f.threads[1], 311);
+	cr_assert_eq(f.threads[2].n_rt_frames, 0, "no anchor, no frames");
+	cr_assert_eq(f.threads[2].n_frames, 0);
+	fk_free(&f);
+}
+
+/* The anchor's pc is where the interpreter recorded its state, before the
+ * call the thread is in; the unwinder has the call's return address.  Both
+ * in the interpreter: the same machine frame, placed there.  And two
+ * machine frames at one pc (the same call in the same template) are two
+ * native frames, not one. */
+Test(lock_hotspot_fixture, frames_placed_at_the_unwinders_return_addresses)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+	uint64_t fp0 = r64(&f, j.jt[0] + JT_ANCHOR + FA_FP);
+	struct lt_thread *t = &f.threads[1];
+	t->frames[1].pc = g_frames.cc + INTERP + 0x140; /* after the call */
+	w64(&f, fp0 + 8, g_frames.cc + INTERP + 0x140); /* the caller returns there too */
+	t->frames[2].pc = g_frames.cc + INTERP + 0x140;
+	apply(&f);
+	check_java_frames(t, 311);
+	fk_free(&f);
+}
+
+/* The unwinder stopped before the Java frames (no unwind information in
+ * JIT code): they stay unplaced, listed after the native stack, and a note
+ * says so. */
+Test(lock_hotspot_fixture, frames_the_native_stack_does_not_reach_stay_unplaced)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+	struct lt_thread *t = &f.threads[1];
+	t->frames[2].pc = 0x7f0000003000; /* outside the code cache */
+	free(t->frames[3].func);           /* and the stack ends there */
+	t->n_frames = 2;
+	apply(&f);
+	cr_assert_eq(t->n_rt_frames, 2);
+	cr_assert_eq(t->rt_frames[0].native, 1);
+	cr_assert_eq(t->rt_frames[1].native, -1);
+	cr_assert_eq(t->notes.n, 1);
+	cr_assert(strstr(t->notes.v[0], "1 of 2 java frames not placed among the native frames"), "%s",
+		  t->notes.v[0]);
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, &f.snap);
+	cr_assert_not_null(strstr(buf, "    java app.Main.run (Main.java:311) [interpreted, bci 30]\n    #1  "), "%s",
+			   buf);
+	cr_assert_not_null(strstr(buf, "  java (outer frames, not placed):\n    java app.Main.sleep (Main.java) "
+				       "[native]\n"), "%s", buf);
+	free(buf);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, interpreted_frames_jdk21_unsigned5_and_u4_flags)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 21 });
+	check_java_frames(&f.threads[1], 311);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, early_bci_takes_the_line_of_its_pair)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+	uint64_t cm_run, fp0;
+	cm_run = r64(&f, g_frames.run + M_CONST);
+	fp0 = r64(&f, j.jt[0] + JT_ANCHOR + FA_FP);
+	w64(&f, fp0 - 64, cm_run + CM_SIZE + 7); /* bci 7: the (5, 11) pair */
+	apply(&f);
+	cr_assert_eq(f.threads[1].rt_frames[0].line, 11);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, jdk20_line_coding_is_not_guessed)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_applied(&f, &j, &(struct jcfg){ .frames_major = 20 });
+	cr_assert(tl_strlist_has(&f.snap.notes, "Java line numbers not read: the line tables' coding of JDK 20"));
+	check_java_frames(&f.threads[1], 0);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, a_method_its_class_does_not_own_is_no_frame)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+	/* the frame's Method* leads to a class that owns another pool */
+	w64(&f, g_frames.main_k + IK_CONSTANTS, MEM + 0x100);
+	apply(&f);
+	cr_assert(tl_strlist_has(&f.snap.notes, "the Java frames of 1 thread(s) could not be read"));
+	cr_assert_eq(f.threads[1].n_frames, 4);
+	cr_assert_null(f.threads[1].frames[1].func, "the unwinder's frames stay");
+	cr_assert_eq(f.threads[1].n_rt_frames, 0, "no Java frame from a false Method*");
+	fk_free(&f);
+}

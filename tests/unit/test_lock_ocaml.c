@@ -1,0 +1,455 @@
+/* The OCaml runtime lock model (src/lock_ocaml.c).
+ *
+ * lock_ocaml_fixture: synthetic memory images laid out as the runtime's
+ * sources say (4.13, 5.2's static thread_table, 5.3's heap thread_table),
+ * read through a fake process (tests/lt_fakeproc.h); no process, no root.
+ * lock_ocaml_live: the ocaml_holder workload (tests/workloads/ocaml), whose
+ * main thread keeps the runtime lock while it sleeps in read(); needs root
+ * and ocamlopt at build time. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lockmodel.h"
+#include "snapshot.h"
+#include "lt_fakeproc.h"
+#include "lt_test.h"
+
+extern const struct lt_lockmodel lt_lm_ocaml;
+
+/* ---- images, on a fake process (tests/lt_fakeproc.h) ---- */
+
+/* Stdlib__Sys's data as ocamlopt emits it: a few unrelated blocks, then
+ * Sys.ocaml_version as an OCaml string block (header: wosize, black,
+ * String_tag 252; bytes; NULs; last byte = padding count). */
+#define SYS_DATA 0x100000
+static void ml_version_unit(struct fakeproc *f, const char *version, const char *unit)
+{
+	size_t len = strlen(version), wosize = len / 8 + 1, bytes = wosize * 8;
+	size_t total = 8 * 8 + 8 + bytes + 16;
+	fp_region(f, SYS_DATA, total);
+	fp_put64(f, SYS_DATA, (2ull << 10) | (3 << 8) | 0); /* a tuple */
+	fp_put64(f, SYS_DATA + 8, 0x55d000001234ull);
+	fp_put64(f, SYS_DATA + 24, (1ull << 10) | (3 << 8) | 252); /* "Unix" */
+	memcpy(fp_at(f, SYS_DATA + 32, 4), "Unix", 4);
+	fp_at(f, SYS_DATA + 39, 1)[0] = 3;
+	uint64_t s = SYS_DATA + 8 * 8;
+	fp_put64(f, s, ((uint64_t)wosize << 10) | (3 << 8) | 252);
+	memcpy(fp_at(f, s + 8, len), version, len);
+	fp_at(f, s + 8 + bytes - 1, 1)[0] = (uint8_t)(bytes - 1 - len);
+	static char names[2][64];
+	snprintf(names[0], sizeof(names[0]), "caml%s__data_begin", unit);
+	snprintf(names[1], sizeof(names[1]), "caml%s__data_end", unit);
+	fp_sym(f, names[0], SYS_DATA, 0);
+	fp_sym(f, names[1], SYS_DATA + total, 0);
+}
+
+/* The unit is Stdlib__Sys from 4.13 on, Stdlib__sys before. */
+static void ml_version(struct fakeproc *f, const char *version)
+{
+	int major = 0, minor = 0;
+	sscanf(version, "%d.%d", &major, &minor);
+	ml_version_unit(f, version, major == 4 && minor < 13 ? "Stdlib__sys" : "Stdlib__Sys");
+}
+
+struct found {
+	struct lt_rtlock *v;
+	size_t n;
+	struct lt_strlist notes;
+};
+
+static void run_model(struct fakeproc *f, struct found *out)
+{
+	struct lt_lm_env e;
+	fp_env(f, &e);
+	memset(out, 0, sizeof(*out));
+	cr_assert_eq(lt_lm_ocaml.find(&e, &out->v, &out->n, &out->notes), 0);
+	for (size_t i = 0; i < out->n; i++) {
+		cr_log_info("rtlock %s %s held=%d waiters=%d holder=%d: %s", out->v[i].model, out->v[i].name,
+			    out->v[i].held, out->v[i].waiters, (int)out->v[i].holder,
+			    out->v[i].holder_how ? out->v[i].holder_how : "-");
+		for (size_t k = 0; k < out->v[i].facts.n; k++)
+			cr_log_info("  %s", out->v[i].facts.v[k]);
+	}
+	for (size_t k = 0; k < out->notes.n; k++)
+		cr_log_info("note: %s", out->notes.v[k]);
+}
+
+static void found_free(struct found *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		lt_rtlock_clear(&x->v[i]);
+	free(x->v);
+	lt_strlist_free(&x->notes);
+}
+
+/* The fixture's end: what the model found, then the process. */
+static void done(struct fakeproc *f, struct found *x)
+{
+	found_free(x);
+	fp_free(f);
+}
+
+/* L's holder_how says NEEDLE. */
+static void how_has(const struct lt_rtlock *l, const char *needle)
+{
+	cr_assert(l->holder_how && strstr(l->holder_how, needle), "%s", l->holder_how ? l->holder_how : "-");
+}
+
+#define ANY INT_MIN /* one_lock: a count not checked */
+
+/* The one lock the model finds in F (into X), with HELD, WAITERS (or ANY)
+ * and HOLDER as given. */
+static const struct lt_rtlock *one_lock(struct fakeproc *f, struct found *x, int held, int waiters,
+					pid_t holder)
+{
+	run_model(f, x);
+	cr_assert_eq(x->n, 1);
+	const struct lt_rtlock *l = &x->v[0];
+	cr_assert_eq(l->held, held);
+	if (waiters != ANY)
+		cr_assert_eq(l->waiters, waiters);
+	cr_assert_eq(l->holder, holder, "%s", l->holder_how);
+	return l;
+}
+
+/* ---- OCaml 4.13 ---- */
+
+#define ML4_LOCK 0x5000
+#define ML4_GLOBALS 0x6000 /* Caml_state at +0, curr_thread at +8 */
+#define ML4_STATE 0x7000
+#define ML4_THREAD 0x8000
+#define STACK_A 0x7ffc0000ull /* thread 100's stack: [A, A+0x10000) */
+#define STACK_B 0x7ffd0000ull /* thread 101's stack */
+
+/* busy, waiters; Caml_state's bottom_of_stack in stack BOTTOM_IN; its
+ * top_of_stack and curr_thread's top_of_stack and bottom_of_stack in stack
+ * TH_IN. */
+static void ml4(struct fakeproc *f, const char *version, uint32_t busy, uint32_t waiters, uint64_t bottom_in,
+		uint64_t th_in)
+{
+	fp_init(f, 0);
+	ml_version(f, version);
+	fp_region(f, ML4_LOCK, 96);
+	fp_sym(f, "caml_master_lock", ML4_LOCK, 96);
+	fp_put32(f, ML4_LOCK + 40, busy);
+	fp_put32(f, ML4_LOCK + 44, waiters);
+	fp_region(f, ML4_GLOBALS, 16);
+	fp_sym(f, "Caml_state", ML4_GLOBALS, 8);
+	fp_sym(f, "curr_thread", ML4_GLOBALS + 8, 8);
+	fp_put64(f, ML4_GLOBALS, ML4_STATE);
+	fp_put64(f, ML4_GLOBALS + 8, ML4_THREAD);
+	fp_region(f, ML4_STATE, 0x200);
+	fp_put64(f, ML4_STATE + 0xc8, th_in + 0xff00);    /* top_of_stack */
+	fp_put64(f, ML4_STATE + 0xd0, bottom_in + 0xfa00); /* bottom_of_stack */
+	fp_region(f, ML4_THREAD, 0x80);
+	fp_put64(f, ML4_THREAD + 24, th_in + 0xff00);
+	fp_put64(f, ML4_THREAD + 32, th_in + 0xf000);
+	fp_stack(f, STACK_A, STACK_A + 0x10000, 100);
+	fp_stack(f, STACK_B, STACK_B + 0x10000, 101);
+}
+
+static void ml413(struct fakeproc *f, uint32_t busy, uint32_t waiters, uint64_t bottom_in, uint64_t th_in)
+{
+	ml4(f, "4.13.1", busy, waiters, bottom_in, th_in);
+}
+
+Test(lock_ocaml_fixture, ocaml413_holder_from_caml_state_and_curr_thread)
+{
+	struct fakeproc f;
+	struct found x;
+	ml413(&f, 1, 20, STACK_A, STACK_A);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 20, 100);
+	cr_assert_str_eq(l->model, "ocaml4");
+	cr_assert_str_eq(l->kind, "OCaml runtime lock");
+	cr_assert_str_eq(l->name, "caml_master_lock");
+	cr_assert_str_eq(l->version, "OCaml 4.13.1");
+	cr_assert_eq(l->base, ML4_LOCK);
+	cr_assert_eq(l->size, 96);
+	how_has(l, "Caml_state's bottom_of_stack 0x7ffcfa00");
+	how_has(l, "in the stack of thread 100");
+	cr_assert_eq(x.notes.n, 0);
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, ocaml410_caml_state_offsets_and_lowercase_sys_unit)
+{
+	/* 4.10-4.11: Caml_state's top/bottom_of_stack at 0xc0/0xc8 (no
+	 * mark_stack yet), and the unit is Stdlib__sys */
+	struct fakeproc f;
+	struct found x;
+	ml4(&f, "4.10.2", 1, 5, STACK_A, STACK_A);
+	fp_put64(&f, ML4_STATE + 0xc8, STACK_A + 0xfa00);
+	fp_put64(&f, ML4_STATE + 0xd0, STACK_B + 0xfa00); /* not read in 4.10 */
+	fp_put64(&f, ML4_STATE + 0xc0, STACK_A + 0xff00);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 5, 100);
+	cr_assert_str_eq(l->version, "OCaml 4.10.2");
+	how_has(l, "Caml_state's bottom_of_stack 0x7ffcfa00");
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, ocaml413_two_threads_named_is_no_holder)
+{
+	struct fakeproc f;
+	struct found x;
+	ml413(&f, 1, 3, STACK_A, STACK_B);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 3, 0);
+	how_has(l, "two threads, 100 and 101");
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, ocaml413_free_lock_has_no_holder)
+{
+	struct fakeproc f;
+	struct found x;
+	ml413(&f, 0, 0, STACK_A, STACK_A);
+	cr_assert_str_eq(one_lock(&f, &x, 0, 0, 0)->holder_how, "the lock is free (busy=0)");
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, ocaml413_insane_busy_is_not_decoded)
+{
+	struct fakeproc f;
+	struct found x;
+	ml413(&f, 0x7f3a, 20, STACK_A, STACK_A);
+	one_lock(&f, &x, -1, -1, 0);
+	cr_assert(tl_strlist_has(&x.notes, "layout mismatch"));
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, unknown_version_is_said_not_guessed)
+{
+	/* no Stdlib__Sys data at all (bytecode, stripped) */
+	struct fakeproc f;
+	struct found x;
+	ml413(&f, 1, 20, STACK_A, STACK_A);
+	f.nsym = 0; /* drop every symbol, then give back only the lock's */
+	fp_sym(&f, "caml_master_lock", ML4_LOCK, 96);
+	const struct lt_rtlock *l = one_lock(&f, &x, -1, -1, 0);
+	cr_assert_str_eq(l->model, "ocaml4");
+	cr_assert_eq(l->base, ML4_LOCK);
+	cr_assert_eq(l->size, 96, "the symbol's size still bounds the lock");
+	cr_assert_null(l->version);
+	how_has(l, "version unknown");
+	cr_assert(tl_strlist_has(&x.notes, "not decoded"));
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, versions_outside_the_table_are_not_guessed)
+{
+	static const char *const versions[] = { "4.07.1", "5.4.0+dev0-2024-08-25", "6.0.0" };
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		struct fakeproc f;
+		struct found x;
+		ml4(&f, versions[i], 1, 20, STACK_A, STACK_A);
+		run_model(&f, &x);
+		cr_assert_eq(x.n, 1, "%s", versions[i]);
+		cr_assert_eq(x.v[0].held, -1, "%s", versions[i]);
+		cr_assert_eq(x.v[0].holder, 0, "%s", versions[i]);
+		cr_assert(strstr(x.v[0].holder_how, "layout not known"), "%s: %s", versions[i],
+			  x.v[0].holder_how);
+		cr_assert_eq(x.notes.n, 1);
+		done(&f, &x);
+	}
+}
+
+/* ---- OCaml 5.x ---- */
+
+#define ML5_TABLE 0x20000 /* static array (5.2) or the pointer (5.3) */
+#define ML5_HEAP 0x40000  /* 5.3's calloc'd table */
+#define ML5_TH0 0x9000
+#define ML5_TH1 0x9100
+
+/* A caml_thread_struct of domain DOM whose c_stack is C_STACK. */
+static void ml5_thread(struct fakeproc *f, uint64_t at, uint32_t dom, uint64_t c_stack)
+{
+	fp_put32(f, at + 24, dom);
+	fp_put64(f, at + 40, c_stack);
+}
+
+/* thread_table[d] at ENTRY: active_thread, then thread_lock {init, mutex,
+ * busy, waiters, cond}. */
+static void ml5_entry(struct fakeproc *f, uint64_t entry, uint64_t active, uint64_t busy, uint64_t waiters)
+{
+	fp_put64(f, entry, active);
+	fp_put32(f, entry + 8, 1);
+	fp_put64(f, entry + 8 + 48, busy);
+	fp_put64(f, entry + 8 + 56, waiters);
+}
+
+static void ml5_common(struct fakeproc *f, const char *version)
+{
+	fp_init(f, 0);
+	ml_version(f, version);
+	fp_sym(f, "caml_thread_initialize", 0x1000, 64);
+	fp_region(f, ML5_TH0, 0x200);
+	ml5_thread(f, ML5_TH0, 0, STACK_A + 0xe000);
+	ml5_thread(f, ML5_TH1, 1, STACK_B + 0xe000);
+	fp_stack(f, STACK_A, STACK_A + 0x10000, 200);
+	fp_stack(f, STACK_B, STACK_B + 0x10000, 201);
+}
+
+/* 5.3's layout: thread_table a pointer to a calloc'd table of N entries
+ * (144 bytes each), all unused. */
+static void ml5_heap_table(struct fakeproc *f, const char *version, size_t n)
+{
+	ml5_common(f, version);
+	fp_region(f, ML5_TABLE, 8);
+	fp_sym(f, "thread_table", ML5_TABLE, 8);
+	fp_put64(f, ML5_TABLE, ML5_HEAP);
+	fp_region(f, ML5_HEAP, 144 * n);
+}
+
+Test(lock_ocaml_fixture, ocaml52_static_thread_table)
+{
+	struct fakeproc f;
+	struct found x;
+	ml5_common(&f, "5.2.0");
+	fp_region(&f, ML5_TABLE, 136 * 128);
+	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	ml5_entry(&f, ML5_TABLE, ML5_TH0, 1, 3);
+	ml5_entry(&f, ML5_TABLE + 136, ML5_TH1, 0, 0);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 2);
+	cr_assert_str_eq(x.v[0].model, "ocaml5");
+	cr_assert_str_eq(x.v[0].kind, "OCaml runtime lock");
+	cr_assert_str_eq(x.v[0].name, "thread_table[0]");
+	cr_assert_str_eq(x.v[0].version, "OCaml 5.2.0");
+	cr_assert_eq(x.v[0].base, ML5_TABLE + 8);
+	cr_assert_eq(x.v[0].size, 112);
+	cr_assert_eq(x.v[0].held, 1);
+	cr_assert_eq(x.v[0].waiters, 3);
+	cr_assert_eq(x.v[0].holder, 200);
+	cr_assert(strstr(x.v[0].holder_how, "active_thread's c_stack"), "%s", x.v[0].holder_how);
+	cr_assert_str_eq(x.v[1].name, "thread_table[1]");
+	cr_assert_eq(x.v[1].base, ML5_TABLE + 136 + 8);
+	cr_assert_eq(x.v[1].held, 0);
+	cr_assert_eq(x.v[1].holder, 0);
+	cr_assert_eq(x.notes.n, 0);
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
+{
+	struct fakeproc f;
+	struct found x;
+	ml5_heap_table(&f, "5.3.0", 4); /* OCAMLRUNPARAM=d=4 */
+	ml5_entry(&f, ML5_HEAP, ML5_TH0, 0, 0);
+	ml5_entry(&f, ML5_HEAP + 144, ML5_TH1, 1, 7);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 2);
+	cr_assert_eq(x.v[0].base, ML5_HEAP + 8);
+	cr_assert_eq(x.v[0].held, 0);
+	cr_assert_str_eq(x.v[1].name, "thread_table[1]");
+	cr_assert_eq(x.v[1].base, ML5_HEAP + 144 + 8);
+	cr_assert_eq(x.v[1].size, 112);
+	cr_assert_eq(x.v[1].held, 1);
+	cr_assert_eq(x.v[1].waiters, 7);
+	cr_assert_eq(x.v[1].holder, 201);
+	cr_assert_eq(x.notes.n, 0, "reading stopped at the first unused entry");
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, ocaml5_layout_disagreeing_with_symbol_is_not_decoded)
+{
+	/* says 5.2 (static array) but thread_table is a pointer */
+	struct fakeproc f;
+	struct found x;
+	ml5_heap_table(&f, "5.2.1", 2);
+	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 1);
+	const struct lt_rtlock *l = one_lock(&f, &x, -1, ANY, 0);
+	cr_assert_str_eq(l->name, "thread_table");
+	cr_assert_eq(l->size, 0, "a pointer claims no futex word");
+	how_has(l, "layout mismatch");
+	cr_assert_eq(x.notes.n, 1);
+	done(&f, &x);
+}
+
+Test(lock_ocaml_fixture, other_programs_thread_table_is_not_ocaml)
+{
+	struct fakeproc f;
+	struct found x;
+	fp_init(&f, 0);
+	fp_region(&f, ML5_TABLE, 4096);
+	fp_sym(&f, "thread_table", ML5_TABLE, 4096);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 0);
+	cr_assert_eq(x.notes.n, 0);
+	done(&f, &x);
+}
+
+/* ---- live: the ocaml_holder workload ---- */
+
+TL_WORKLOAD(256);
+
+static void cleanup(void)
+{
+	tl_close(&wl);
+}
+
+static pid_t truth_tid(int i)
+{
+	int ok = 0;
+	pid_t tid = (pid_t)tl_val(truth[i], "tid", &ok);
+	cr_assert(ok, "no tid= in '%s'", truth[i]);
+	return tid;
+}
+
+Test(lock_ocaml_live, holder_in_read_named_by_the_runtime, .fini = cleanup, .timeout = 90)
+{
+	tl_skip_unless_root("needs root: the same view of /proc and memory as the recorder");
+	if (access(WL("ocaml_holder"), X_OK) != 0)
+		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
+	char *argv[] = { WL("ocaml_holder"), NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 256, 60000);
+
+	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
+	cr_assert(holder > 0);
+
+	struct lt_snapshot *s = NULL;
+	int r = lt_snapshot_take(wl.pid, NULL, &s);
+	cr_assert_eq(r, 0, "lt_snapshot_take: %s", lt_snapshot_strerror(r));
+
+	size_t n_ocaml = 0, li = 0;
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		if (strcmp(s->rtlocks[i].kind, "OCaml runtime lock") == 0)
+			n_ocaml++, li = i;
+	cr_assert_eq(n_ocaml, 1, "%zu OCaml runtime locks", n_ocaml);
+	const struct lt_rtlock *l = &s->rtlocks[li];
+	cr_log_info("%s %s held=%d waiters=%d holder=%d: %s", l->name, l->version ? l->version : "-", l->held,
+		    l->waiters, (int)l->holder, l->holder_how ? l->holder_how : "-");
+	cr_assert_str_eq(l->model, "ocaml4"); /* Debian 12's OCaml is 4.13.1 */
+	cr_assert_eq(l->held, 1);
+	cr_assert_eq(l->holder, holder, "holder %d, expected %d: %s", (int)l->holder, (int)holder,
+		     l->holder_how ? l->holder_how : "-");
+
+	int waiters = 0;
+	for (int i = 0; i < ntruth; i++) {
+		if (strncmp(truth[i], "thread ", 7) || !strstr(truth[i], "role=waiter"))
+			continue;
+		pid_t tid = truth_tid(i);
+		const struct lt_thread *t = lt_snapshot_find(s, tid);
+		cr_assert_not_null(t, "waiter %d missing", (int)tid);
+		/* nothing wakes them: every waiter is still in its futex wait */
+		cr_assert_eq(t->wait, LT_WAIT_FUTEX, "waiter %d not in a futex wait", (int)tid);
+		cr_assert_eq(t->futex.rtlock, li + 1, "waiter %d: rtlock %u", (int)tid, t->futex.rtlock);
+		cr_assert_eq(t->futex.owner_kind, LT_OWNER_RUNTIME, "waiter %d", (int)tid);
+		cr_assert_eq(t->futex.owner, holder, "waiter %d: owner %d", (int)tid, (int)t->futex.owner);
+		waiters++;
+	}
+	cr_assert_eq(waiters, 20);
+	cr_assert_eq(l->waiters, 20, "the runtime's own count");
+
+	const struct lt_thread *h = lt_snapshot_find(s, holder);
+	cr_assert_not_null(h);
+	cr_assert_eq(h->wait, LT_WAIT_IO, "holder not in read(): %s", lt_wait_kind_name(h->wait));
+
+	cr_assert_gt(s->n_verdicts, 0);
+	cr_assert_eq(s->verdicts[0].owner, holder, "verdict %s names owner %d",
+		     lt_verdict_kind_name(s->verdicts[0].kind), (int)s->verdicts[0].owner);
+	lt_snapshot_free(s);
+}

@@ -1,0 +1,1154 @@
+/* Unit tests of `locktrace report` on synthetic traces with known answers:
+ * each rule (holder blocked in I/O, lost wake-ups of three kinds, deadlock
+ * from snapshot owners and from events, convoy, holder preempted, stall,
+ * waiters nobody wakes), the tables (wait quantiles, thread times, wake
+ * edges, losses), JSON output and escaping, and reading files (not a trace,
+ * cut short).  No root needed. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "report.h"
+#include "lt_events.h"
+#include "lt_test.h"
+#include "timeline.h"
+#include "report_int.h"
+
+#define PID 500
+#define BASE 100000000000ull /* 100 s after boot: the attach */
+#define US 1000ull
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+#define FUTEX_WAIT_PRIVATE 0x80
+#define FUTEX_WAKE_PRIVATE 0x81
+#define COND_WAIT 0x189 /* FUTEX_WAIT_BITSET|PRIVATE|CLOCK_REALTIME, as glibc's condvar */
+#define NR_read 0
+#define NR_pselect6 270
+#define NR_futex 202
+
+static struct lt_header H;
+static struct lt_thread_info TI[32];
+static struct lt_report *R;
+
+/* threads of the process at attach, not in a syscall */
+static void header(int n, const uint32_t *tids)
+{
+	/* monotonic = boottime: snapshot times read as boottime */
+	tl_header(&H, TI, sizeof(TI) / sizeof(TI[0]), PID, BASE, n, tids);
+	snprintf(H.exe, sizeof(H.exe), "/usr/bin/app");
+	H.clock_realtime = 1700000000ull * SEC;
+}
+
+/* thread i was blocked at attach in futex(addr, op, val) for blocked_ns */
+static void blocked_at_attach(int i, uint64_t addr, uint32_t op, uint32_t val, uint64_t blocked_ns)
+{
+	TI[i].sc_nr = NR_futex;
+	TI[i].sc_args[0] = addr;
+	TI[i].sc_args[1] = op;
+	TI[i].sc_args[2] = val;
+	TI[i].sc_args[5] = 0xffffffff;
+	TI[i].blocked_ns = blocked_ns;
+}
+
+static void start_opts(const struct lt_report_opts *o)
+{
+	R = lt_report_new(&H, o);
+	cr_assert_not_null(R);
+}
+
+static void start(void)
+{
+	start_opts(NULL);
+}
+
+static struct lt_event mk(uint8_t kind, uint64_t ts, uint32_t tid)
+{
+	return lt_ev(ts, tid, 0, kind);
+}
+
+static void feed(const struct lt_event *e)
+{
+	cr_assert_eq(lt_report_event(R, e), 0);
+}
+
+static void futex(uint64_t ts, uint32_t tid, uint32_t op, uint64_t addr, uint32_t val)
+{
+	struct lt_event e = mk(LT_EV_FUTEX_ENTER, ts, tid);
+	e.futex.nr = NR_futex;
+	e.futex.op = op;
+	e.futex.uaddr = addr;
+	e.futex.val = val;
+	e.futex.timeout = -1;
+	e.futex.val3 = 0xffffffff;
+	feed(&e);
+}
+
+static void sys_exit(uint64_t ts, uint32_t tid, uint16_t nr, int64_t ret)
+{
+	struct lt_event e = mk(LT_EV_SYS_EXIT, ts, tid);
+	e.exit.nr = nr;
+	e.exit.ret = ret;
+	feed(&e);
+}
+
+static void io(uint64_t ts, uint32_t tid, uint16_t nr, int fd)
+{
+	struct lt_event e = mk(LT_EV_IO_ENTER, ts, tid);
+	e.io.nr = nr;
+	e.io.fd = fd;
+	e.io.count = 4096;
+	feed(&e);
+}
+
+static void sel(uint64_t ts, uint32_t tid, int fd)
+{
+	struct lt_event e = mk(LT_EV_WAIT_ENTER, ts, tid);
+	e.wait.nr = NR_pselect6;
+	e.wait.nfds = (uint32_t)fd + 1;
+	e.wait.timeout_ns = -1;
+	e.wait.fds[0] = fd;
+	e.wait.fds[1] = e.wait.fds[2] = e.wait.fds[3] = -1;
+	feed(&e);
+}
+
+/* tid leaves its cpu: asleep (state 1) or preempted */
+static void off(uint64_t ts, uint32_t tid, int preempt)
+{
+	struct lt_event e = mk(LT_EV_SWITCH, ts, tid);
+	e.sw.prev_tid = tid;
+	e.sw.prev_tgid = PID;
+	e.sw.prev_state = preempt ? 0 : 1;
+	if (preempt)
+		e.h.flags = LT_F_PREEMPT;
+	e.sw.next_tid = 0;
+	e.sw.next_tgid = 0;
+	feed(&e);
+}
+
+static void on(uint64_t ts, uint32_t tid)
+{
+	struct lt_event e = mk(LT_EV_SWITCH, ts, 0);
+	e.sw.prev_tid = 0;
+	e.sw.prev_tgid = 0;
+	e.sw.next_tid = tid;
+	e.sw.next_tgid = PID;
+	feed(&e);
+}
+
+static void waking(uint64_t ts, uint32_t wakee, uint32_t waker)
+{
+	struct lt_event e = mk(LT_EV_WAKING, ts, wakee);
+	e.wake.waker_tid = waker;
+	e.wake.waker_tgid = PID;
+	snprintf(e.wake.waker_comm, sizeof(e.wake.waker_comm), "t%u", waker);
+	feed(&e);
+}
+
+/* waiter sleeps in a wait on addr at ts */
+static void wait_sleep(uint64_t ts, uint32_t tid, uint32_t op, uint64_t addr, uint32_t val)
+{
+	futex(ts, tid, op, addr, val);
+	off(ts + 2 * US, tid, 0);
+}
+
+/* waker wakes wakee (asleep on addr) at ts; the wakee returns 0 */
+static void handoff(uint64_t ts, uint32_t waker, uint32_t wakee, uint64_t addr)
+{
+	futex(ts, waker, FUTEX_WAKE_PRIVATE, addr, 1);
+	waking(ts + 1 * US, wakee, waker);
+	sys_exit(ts + 2 * US, waker, NR_futex, 1);
+	on(ts + 5 * US, wakee);
+	sys_exit(ts + 6 * US, wakee, NR_futex, 0);
+}
+
+static void finish(uint64_t end)
+{
+	struct lt_stats s;
+	memset(&s, 0, sizeof(s));
+	s.start_ns = BASE;
+	s.end_ns = end;
+	s.stop_reason = LT_STOP_SIGNAL;
+	lt_report_stats(R, &s);
+	lt_report_reader_end(R, 1, "", 0);
+	cr_assert_eq(lt_report_finish(R), 0);
+}
+
+static void done(void)
+{
+	lt_report_free(R);
+	R = NULL;
+}
+
+static const struct lt_report_finding *find(enum lt_finding_kind k, const char *rule)
+{
+	for (size_t i = 0; i < R->n_findings; i++)
+		if (R->findings[i].kind == k && (!rule || !strcmp(R->findings[i].rule, rule)))
+			return &R->findings[i];
+	return NULL;
+}
+
+static int has_tid(const struct lt_report_finding *f, uint32_t tid)
+{
+	return TL_HAS(f->tids, f->n_tids, tid);
+}
+
+static int has_lock(const struct lt_report_finding *f, uint64_t a)
+{
+	return TL_HAS(f->locks, f->n_locks, a);
+}
+
+static const struct lt_report_lock *lock_at(uint64_t addr)
+{
+	for (size_t i = 0; i < R->n_locks; i++)
+		for (unsigned k = 0; k < R->locks[i].n_words; k++)
+			if (R->locks[i].words[k] == addr)
+				return &R->locks[i];
+	return NULL;
+}
+
+static const struct lt_report_thread *thread(uint32_t tid)
+{
+	for (size_t i = 0; i < R->n_threads; i++)
+		if (R->threads[i].tid == tid)
+			return &R->threads[i];
+	return NULL;
+}
+
+static void dump_findings(void)
+{
+	for (size_t i = 0; i < R->n_findings; i++) {
+		fprintf(stderr, "finding %s/%s: %s\n", lt_finding_kind_name(R->findings[i].kind),
+			R->findings[i].rule, R->findings[i].summary);
+		for (size_t k = 0; k < R->findings[i].n_evidence; k++)
+			fprintf(stderr, "   - %s\n", R->findings[i].evidence[k]);
+	}
+}
+
+/* The finding of kind K (and RULE, unless NULL), which must be there (the
+ * findings shown if not). */
+static const struct lt_report_finding *must_find(enum lt_finding_kind k, const char *rule)
+{
+	const struct lt_report_finding *f = find(k, rule);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f, "no %s/%s finding", lt_finding_kind_name(k), rule ? rule : "*");
+	return f;
+}
+
+/* The count and the array of the tids listed, for header(). */
+#define TIDS(...) \
+	(int)(sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)), (const uint32_t[]){ __VA_ARGS__ }
+
+/* header() and start() for these threads; the time of the first event. */
+static uint64_t begin(int n, const uint32_t *tids)
+{
+	header(n, tids);
+	start();
+	return BASE + 10 * MS;
+}
+
+#define G0 0x5600000011b0ull /* a condition variable's g_signals[0] */
+#define G1 0x5600000011b4ull /* and [1] */
+#define L1 0x5600000011c0ull
+#define L2 0x560000001180ull
+
+/* ---- holder blocked in I/O ------------------------------------------ */
+
+/* The demo's --stall io, in small: A takes the runtime lock (its condvar
+ * wait returns after B's signal) and blocks in a socket read; B and C wait
+ * on the condition variable's two words; nobody wakes them. */
+Test(report, holder_blocked_in_io_is_named_with_its_fd_and_the_condvar_words)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
+	wait_sleep(t, 501, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 502, 501, G0); /* 501 takes it */
+	wait_sleep(t + 2 * MS, 502, COND_WAIT, G1, 0);
+	wait_sleep(t + 3 * MS, 503, COND_WAIT, G0, 0);
+	io(t + 4 * MS, 501, NR_read, 7);
+	off(t + 4 * MS + 10 * US, 501, 0);
+	finish(t + 3 * SEC);
+
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_eq(f->holder, 501);
+	cr_assert_eq(f->fd, 7);
+	cr_assert(has_lock(f, G0) && has_lock(f, G1), "the condvar's two words are one lock");
+	cr_assert(has_tid(f, 502) && has_tid(f, 503));
+	cr_assert_eq(f->since, t + 4 * MS, "since the read began");
+	cr_assert(strstr(f->summary, "read(socket fd 7"), "%s", f->summary);
+	cr_assert(strstr(f->summary, "2 threads wait"), "%s", f->summary);
+	/* the lock's table row: both words, a condvar, held by 501 */
+	const struct lt_report_lock *l = lock_at(G1);
+	cr_assert_not_null(l);
+	cr_assert_eq(l->n_words, 2);
+	cr_assert_str_eq(l->kind, "condvar");
+	cr_assert_eq(l->holder, 501);
+	cr_assert_eq(l->open_at_end, 2);
+	cr_assert_eq(l->last_waker, 502);
+	cr_assert_eq(l->last_wakee, 501);
+	/* and a stall: nothing moved for ~3 s */
+	cr_assert_not_null(find(LT_FIND_STALL, NULL));
+	done();
+}
+
+/* The holder's chain: A waits on L2 held by B, B is blocked in select. */
+Test(report, holder_chain_leads_to_the_thread_in_select)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502));
+	/* 502 takes L2 after a contended wait, 500 takes L1 the same way */
+	wait_sleep(t, 502, FUTEX_WAIT_PRIVATE, L2, 2);
+	handoff(t + 1 * MS, 501, 502, L2);
+	wait_sleep(t + 2 * MS, PID, FUTEX_WAIT_PRIVATE, L1, 2);
+	handoff(t + 3 * MS, 501, PID, L1);
+	/* 501 waits on L1 (held by 500), 500 waits on L2 (held by 502),
+	 * 502 sits in select */
+	wait_sleep(t + 4 * MS, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	wait_sleep(t + 5 * MS, PID, FUTEX_WAIT_PRIVATE, L2, 2);
+	sel(t + 6 * MS, 502, 9);
+	off(t + 6 * MS + 5 * US, 502, 0);
+	finish(t + 2 * SEC);
+	const struct lt_report_finding *f = NULL;
+	for (size_t i = 0; i < R->n_findings; i++)
+		if (R->findings[i].kind == LT_FIND_HOLDER_BLOCKED && has_lock(&R->findings[i], L1))
+			f = &R->findings[i];
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f);
+	cr_assert_str_eq(f->rule, "poll");
+	cr_assert_eq(f->holder, 502, "the end of the chain");
+	cr_assert(has_tid(f, PID) && has_tid(f, 501));
+	cr_assert_null(find(LT_FIND_DEADLOCK, NULL));
+	done();
+}
+
+/* ---- lost wake-ups --------------------------------------------------- */
+
+Test(report, wake_that_woke_nobody_while_a_waiter_was_about_to_sleep)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	futex(t, PID, FUTEX_WAKE_PRIVATE, L1, 1); /* nobody sleeps yet */
+	sys_exit(t + 1 * US, PID, NR_futex, 0);
+	wait_sleep(t + 40 * US, 501, FUTEX_WAIT_PRIVATE, L1, 1);
+	finish(t + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "woke_nobody");
+	cr_assert_eq(f->holder, PID, "the waker is named");
+	cr_assert(has_tid(f, 501) && has_lock(f, L1));
+	cr_assert_eq(f->since, t + 40 * US);
+	done();
+}
+
+Test(report, a_wake_long_before_the_wait_is_no_lost_wakeup)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	futex(t, PID, FUTEX_WAKE_PRIVATE, L1, 1);
+	sys_exit(t + 1 * US, PID, NR_futex, 0);
+	wait_sleep(t + 100 * MS, 501, FUTEX_WAIT_PRIVATE, L1, 1);
+	finish(t + 2 * SEC);
+	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL));
+	cr_assert_not_null(find(LT_FIND_STALLED_WAITERS, NULL), "still: waiters nobody woke");
+	done();
+}
+
+static char *snapshot_json(const char *threads)
+{
+	char *s;
+	cr_assert_geq(asprintf(&s,
+			       "{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"app\","
+			       " \"taken_monotonic_ns\": %llu, \"future_field\": {\"x\": [1, 2.5e3, null]},"
+			       " \"verdicts\": [], \"threads\": [%s]}",
+			       PID, BASE + 1 * MS, threads), 0);
+	return s;
+}
+
+static void snapshot(const char *threads)
+{
+	char *j = snapshot_json(threads);
+	cr_assert_eq(lt_report_snapshot(R, j, strlen(j)), 0);
+	free(j);
+}
+
+/* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
+Test(report, waiter_on_a_word_that_changed_without_a_wake)
+{
+	header(TIDS(PID, 501));
+	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 1, 500 * MS);
+	start();
+	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 0.6,"
+		 " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\", \"futex\": null},"
+		 "{\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 0.5,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"detail\": \"futex(0x5600000011c0 <lockword>, FUTEX_WAIT_PRIVATE, 1) word=0\","
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"lockword\", \"op_name\": \"FUTEX_WAIT_PRIVATE\","
+		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 1, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null}}");
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "word_changed");
+	cr_assert(has_tid(f, 501) && has_lock(f, L1));
+	cr_assert_eq(f->since, BASE - 500 * MS, "asleep since before the trace");
+	cr_assert(strstr(f->summary, "lockword"), "symbol from the snapshot: %s", f->summary);
+	char buf[64];
+	cr_assert_str_eq(lt_report_lock_name(R, L1, buf, sizeof(buf)), "lockword");
+	done();
+}
+
+/* The demo's --stall lost-wakeup, in small: a lock its threads hand to each
+ * other; 503 takes it, 501 queues while 503 holds it, 503 never wakes
+ * anyone and queues itself. */
+Test(report, last_holder_released_without_waking_the_queued_waiter)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
+	wait_sleep(t, 502, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 501, 502, G0);
+	wait_sleep(t + 2 * MS, 503, COND_WAIT, G1, 0);
+	handoff(t + 3 * MS, 502, 503, G1); /* 502 got it by a hand-off and handed it on */
+	wait_sleep(t + 4 * MS, 501, COND_WAIT, G0, 0);
+	wait_sleep(t + 5 * MS, 502, COND_WAIT, G1, 0);
+	sel(t + 6 * MS, 503, 4);
+	sys_exit(t + 40 * MS, 503, NR_pselect6, 0);
+	wait_sleep(t + 41 * MS, 503, COND_WAIT, G0, 0);
+	finish(t + 3 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "released_without_wake");
+	cr_assert_eq(f->holder, 503, "the releaser");
+	cr_assert(has_tid(f, 501), "the first waiter left behind");
+	cr_assert(has_lock(f, G0) && has_lock(f, G1));
+	cr_assert_eq(f->since, t + 4 * MS);
+	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL));
+	done();
+}
+
+/* The same, but the waiters queued before the last holder took the lock
+ * (its own acquire was invisible, say): still waiters sleeping while the
+ * lock is free. */
+Test(report, waiters_sleeping_while_the_lock_is_free)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
+	wait_sleep(t, 502, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 501, 502, G0);
+	wait_sleep(t + 1500 * US, 501, COND_WAIT, G0, 0);
+	wait_sleep(t + 2 * MS, 503, COND_WAIT, G1, 0);
+	handoff(t + 3 * MS, 502, 503, G1);
+	wait_sleep(t + 41 * MS, 503, COND_WAIT, G0, 0);
+	finish(t + 3 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "free_with_waiters");
+	cr_assert_eq(f->holder, 503, "the last thread to take it");
+	cr_assert(has_tid(f, 501) && has_tid(f, 503));
+	cr_assert_eq(f->since, t + 1500 * US, "the oldest waiter");
+	done();
+}
+
+/* An idle pool: workers parked on a condvar woken once by a producer that
+ * now sits in a socket read.  No hand-offs between workers: not a lost
+ * wake-up, but waiters nobody woke, naming the last waker. */
+Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502));
+	wait_sleep(t, 501, COND_WAIT, G0, 0);
+	wait_sleep(t + 1 * MS, 502, COND_WAIT, G0, 0);
+	handoff(t + 2 * MS, PID, 501, G0);
+	wait_sleep(t + 3 * MS, 501, COND_WAIT, G1, 0);
+	io(t + 4 * MS, PID, NR_read, 3);
+	off(t + 4 * MS + 5 * US, PID, 0);
+	finish(t + 3 * SEC);
+	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL));
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert_eq(f->holder, PID, "the last waker");
+	cr_assert(has_tid(f, 501) && has_tid(f, 502));
+	done();
+}
+
+/* ---- deadlock ------------------------------------------------------- */
+
+Test(report, deadlock_from_the_snapshot_owners)
+{
+	header(TIDS(PID, 501, 502));
+	blocked_at_attach(1, L2, FUTEX_WAIT_PRIVATE, 2, 300 * MS);
+	blocked_at_attach(2, L1, FUTEX_WAIT_PRIVATE, 2, 300 * MS);
+	start();
+	snapshot("{\"tid\": 501, \"comm\": \"a\", \"state\": \"S\", \"blocked_s\": 0.3, \"syscall\": {\"nr\": 202},"
+		 " \"futex\": {\"uaddr\": \"0x560000001180\", \"lock\": \"L2\", \"is_wait\": true, \"expected\": 2,"
+		 " \"word\": 2, \"owner_kind\": \"mutex\", \"owner\": 502}},"
+		 "{\"tid\": 502, \"comm\": \"b\", \"state\": \"S\", \"blocked_s\": 0.3, \"syscall\": {\"nr\": 202},"
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"L1\", \"is_wait\": true, \"expected\": 2,"
+		 " \"word\": 2, \"owner_kind\": \"mutex\", \"owner\": 501}}");
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
+	cr_assert_eq(f->n_tids, 2);
+	cr_assert_eq(f->n_locks, 2);
+	/* parallel: each thread and the lock it waits on */
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(f->locks[i], f->tids[i] == 501 ? L2 : L1);
+	cr_assert(strstr(f->summary, "501 (t501) -> 502 (t502) -> 501") ||
+		  strstr(f->summary, "502 (t502) -> 501 (t501) -> 502"), "%s", f->summary);
+	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL));
+	done();
+}
+
+Test(report, deadlock_from_events_alone)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502));
+	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	handoff(t + 1 * MS, PID, 501, L1); /* 501 holds L1 */
+	wait_sleep(t + 2 * MS, 502, FUTEX_WAIT_PRIVATE, L2, 2);
+	handoff(t + 3 * MS, PID, 502, L2); /* 502 holds L2 */
+	wait_sleep(t + 4 * MS, 501, FUTEX_WAIT_PRIVATE, L2, 2);
+	wait_sleep(t + 5 * MS, 502, FUTEX_WAIT_PRIVATE, L1, 2);
+	finish(t + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
+	cr_assert(has_tid(f, 501) && has_tid(f, 502) && f->n_tids == 2);
+	cr_assert(has_lock(f, L1) && has_lock(f, L2));
+	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL), "the cycle is not also a chain");
+	done();
+}
+
+/* ---- convoy, holder preempted ---------------------------------------- */
+
+Test(report, convoy_of_handoffs_through_a_queue)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503, 504, 505, 506));
+	for (uint32_t k = 501; k <= 506; k++)
+		wait_sleep(t + (k - 500) * 10 * US, k, FUTEX_WAIT_PRIVATE, L1, 2);
+	/* 500 hands it to 501, 501 to 502, ... each woken thread the next */
+	uint32_t waker = PID;
+	for (uint32_t k = 501; k <= 506; k++) {
+		handoff(t + (k - 500) * MS, waker, k, L1);
+		waker = k;
+	}
+	futex(t + 10 * MS, 506, FUTEX_WAKE_PRIVATE, L1, 1);
+	sys_exit(t + 10 * MS + US, 506, NR_futex, 0);
+	finish(t + 20 * MS);
+	must_find(LT_FIND_CONVOY, NULL);
+	const struct lt_report_lock *l = lock_at(L1);
+	cr_assert_eq(l->handoffs, 6);
+	cr_assert_eq(l->longest_chain, 6);
+	cr_assert_eq(l->max_moving, 6, "6 queued when the first hand-off happened");
+	cr_assert_eq(l->max_waiters, 6);
+	cr_assert_eq(l->n_waiters, 6);
+	cr_assert_eq(l->n_wakers, 7);
+	cr_assert_str_eq(l->kind, "mutex");
+	cr_assert_null(find(LT_FIND_STALL, NULL), "nothing is stuck at the end");
+	done();
+}
+
+/* 501 takes L1 at t + 1 ms, the main thread waits for it from t + 2 ms,
+ * and 501 is preempted at t + 3 ms. */
+static void holder_preempted(uint64_t t)
+{
+	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	handoff(t + 1 * MS, PID, 501, L1);
+	wait_sleep(t + 2 * MS, PID, FUTEX_WAIT_PRIVATE, L1, 2);
+	off(t + 3 * MS, 501, 1);
+}
+
+Test(report, holder_preempted_while_others_wait)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	holder_preempted(t); /* for 20 ms */
+	on(t + 23 * MS, 501);
+	handoff(t + 24 * MS, 501, PID, L1);
+	finish(t + 30 * MS);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_OFFCPU, "preempted");
+	cr_assert_eq(f->holder, 501);
+	cr_assert_eq(f->duration_ns, 20 * MS);
+	cr_assert_eq(f->since, t + 3 * MS);
+	const struct lt_report_lock *l = lock_at(L1);
+	cr_assert_eq(l->offcpu_count, 1);
+	/* a short preemption is not worth a finding */
+	done();
+	header(TIDS(PID, 501));
+	start();
+	holder_preempted(t);
+	on(t + 4 * MS, 501);
+	handoff(t + 5 * MS, 501, PID, L1);
+	finish(t + 30 * MS);
+	cr_assert_null(find(LT_FIND_HOLDER_OFFCPU, NULL));
+	/* every switch is in the trace: no word of missing ones */
+	cr_assert_eq(R->unseen_switches, 0);
+	char *buf = TL_PRINTED(NULL, lt_report_print_json, R);
+	cr_assert_null(strstr(buf, "switches_not_in_trace"));
+	cr_assert_null(strstr(buf, "not in the trace"));
+	free(buf);
+	buf = TL_PRINTED(NULL, lt_report_print_text, R);
+	cr_assert_null(strstr(buf, "not in the trace"));
+	free(buf);
+	done();
+}
+
+/* The kernel reports no switch whose previous task is a thread of PID 1
+ * (a Firecracker VM's agent): a holder preempted by one has no switch back
+ * in the trace.  Its next own event is where it ran again. */
+Test(report, a_holder_whose_switch_back_is_missing_ran_again_at_its_next_event)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	holder_preempted(t);
+	/* runs again at 4 ms, unreported, and unlocks at once; its next
+	 * switch-in in the trace is at 30 ms, after a sleep */
+	handoff(t + 4 * MS, 501, PID, L1);
+	wait_sleep(t + 10 * MS, 501, FUTEX_WAIT_PRIVATE, L2, 2);
+	handoff(t + 30 * MS, PID, 501, L2);
+	finish(t + 40 * MS);
+	cr_assert_null(find(LT_FIND_HOLDER_OFFCPU, NULL), "off the cpu for 1 ms, not 27");
+	cr_assert_eq(lock_at(L1)->offcpu_count, 0);
+	/* waiting for a cpu: 3 to 4 ms, and 4 us after each wake-up */
+	cr_assert_eq(thread(501)->runnable_ns, 1 * MS + 8 * US);
+	cr_assert_eq(thread(501)->end_state, LT_RTS_RUNNING);
+	cr_assert_eq(R->unseen_switches, 1);
+	int said = 0;
+	for (size_t i = 0; i < R->n_notes; i++)
+		said += strstr(R->notes[i], "1 switch that put a traced thread on a cpu was not in the trace") != NULL;
+	cr_assert_eq(said, 1);
+	char *buf = TL_PRINTED(NULL, lt_report_print_json, R);
+	cr_assert(strstr(buf, "\"switches_not_in_trace\": 1,"));
+	free(buf);
+	done();
+
+	done();
+}
+
+/* ---- no false alarms ------------------------------------------------- */
+
+Test(report, healthy_trace_and_a_join_wait_have_no_findings)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	handoff(t + 1 * MS, PID, 501, L1);
+	/* the main thread joins 501 (sleeps on its tid word) for 5 s */
+	wait_sleep(t + 2 * MS, PID, FUTEX_WAIT_PRIVATE, 0x7f0000001000ull, 501);
+	finish(t + 5 * SEC);
+	if (R->n_findings)
+		dump_findings();
+	cr_assert_eq(R->n_findings, 0);
+	cr_assert_str_eq(lock_at(0x7f0000001000ull)->kind, "join");
+	done();
+}
+
+/* ---- tables ---------------------------------------------------------- */
+
+Test(report, wait_time_quantiles_from_the_histogram)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	/* 99 waits of 1 ms, one of 1 s */
+	for (int i = 0; i < 100; i++) {
+		uint64_t d = i == 99 ? SEC : MS;
+		futex(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+		off(t + 1 * US, 501, 0);
+		on(t + d, 501);
+		sys_exit(t + d, 501, NR_futex, 0);
+		t += d + 10 * US;
+	}
+	finish(t + 1 * MS);
+	const struct lt_report_lock *l = lock_at(L1);
+	cr_assert_not_null(l);
+	cr_assert_eq(l->waits, 100);
+	cr_assert_eq(l->max_ns, SEC);
+	cr_assert_eq(l->total_ns, 99 * MS + SEC);
+	/* within one bucket (12.5%) of the truth */
+	cr_assert(l->median_ns >= 875 * US && l->median_ns <= 1125 * US, "median %lu", (unsigned long)l->median_ns);
+	cr_assert(l->p99_ns >= 875 * US && l->p99_ns <= 1125 * US, "p99 %lu", (unsigned long)l->p99_ns);
+	cr_assert_eq(l->n_waiters, 1);
+	cr_assert_eq(l->n_wakers, 0);
+	done();
+}
+
+Test(report, where_each_threads_time_went)
+{
+	header(TIDS(PID, 501));
+	start();
+	uint64_t t = BASE; /* a first switch-in means it waited for a cpu since the start */
+	/* 501: runs 10 ms, sleeps 20 ms in a futex wait, waits 5 ms for a cpu,
+	 * runs 1 ms, sleeps 30 ms in select, runs 4 ms to the end */
+	on(t, 501);
+	futex(t + 10 * MS, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	off(t + 10 * MS, 501, 0);
+	waking(t + 30 * MS, 501, PID);
+	on(t + 35 * MS, 501);
+	sys_exit(t + 35 * MS, 501, NR_futex, 0);
+	sel(t + 36 * MS, 501, 3);
+	off(t + 36 * MS, 501, 0);
+	waking(t + 66 * MS, 501, 0);
+	on(t + 66 * MS, 501);
+	sys_exit(t + 66 * MS, 501, NR_pselect6, 1);
+	finish(t + 70 * MS);
+	const struct lt_report_thread *x = thread(501);
+	cr_assert_not_null(x);
+	cr_assert_eq(x->futex_ns, 20 * MS);
+	cr_assert_eq(x->runnable_ns, 5 * MS);
+	cr_assert_eq(x->poll_ns, 30 * MS);
+	cr_assert_eq(x->running_ns, 15 * MS);
+	cr_assert_eq(x->futex_waits, 1);
+	cr_assert_eq(x->polls, 1);
+	cr_assert_eq(x->end_state, LT_RTS_RUNNING);
+	cr_assert_eq(x->n_last, 2);
+	cr_assert_eq(x->last[1].nr, NR_pselect6);
+	cr_assert_eq(x->last[1].ret, 1);
+	done();
+}
+
+Test(report, wake_edges_count_who_woke_whom)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502));
+	for (int i = 0; i < 3; i++) {
+		wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+		handoff(t + 1 * MS, 502, 501, L1);
+		t += 2 * MS;
+	}
+	wait_sleep(t, PID, FUTEX_WAIT_PRIVATE, L2, 2);
+	handoff(t + 1 * MS, 501, PID, L2);
+	finish(t + 5 * MS);
+	cr_assert_eq(R->n_edges, 2);
+	cr_assert_eq(R->edges[0].waker, 502, "sorted by count");
+	cr_assert_eq(R->edges[0].wakee, 501);
+	cr_assert_eq(R->edges[0].count, 3);
+	cr_assert_eq(R->edges[0].via_futex, 3);
+	cr_assert_eq(R->edges[0].lock, L1);
+	cr_assert_eq(R->edges[1].count, 1);
+	done();
+}
+
+Test(report, losses_are_noted_with_cpu_kind_and_time)
+{
+	header(TIDS(PID));
+	start();
+	struct lt_event e = mk(LT_EV_LOST, BASE + 5 * MS, 0);
+	e.h.cpu = 1;
+	e.lost.lost_kind = LT_EV_SWITCH;
+	e.lost.count = 42;
+	feed(&e);
+	e.h.ts = BASE + 9 * MS;
+	e.lost.count = 8;
+	feed(&e);
+	finish(BASE + 10 * MS);
+	cr_assert_eq(R->lost_total, 50);
+	cr_assert_eq(R->n_losses, 1);
+	cr_assert_eq(R->losses[0].cpu, 1);
+	cr_assert_eq(R->losses[0].kind, LT_EV_SWITCH);
+	cr_assert_eq(R->losses[0].first_ts, BASE + 5 * MS);
+	cr_assert_eq(R->losses[0].last_ts, BASE + 9 * MS);
+	char *buf = TL_PRINTED(NULL, lt_report_print_text, R);
+	cr_assert(strstr(buf, "50 EVENTS LOST"), "%s", buf);
+	cr_assert(strstr(buf, "cpu 1: 50 switch events, between 100.005000 and 100.009000"), "%s", buf);
+	free(buf);
+	done();
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+Test(report, json_output_parses_and_escapes_names)
+{
+	header(TIDS(PID, 501, 502, 503));
+	snprintf(TI[1].comm, sizeof(TI[1].comm), "q\"uo\\te\n\xff");
+	start();
+	uint64_t t = BASE + 10 * MS;
+	wait_sleep(t, 501, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 502, 501, G0);
+	wait_sleep(t + 2 * MS, 502, COND_WAIT, G1, 0);
+	io(t + 4 * MS, 501, NR_read, 7);
+	off(t + 4 * MS + 10 * US, 501, 0);
+	finish(t + 3 * SEC);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_report_print_json, R);
+	struct rp_json *j = tl_json_of(buf, len);
+	cr_assert_str_eq(rp_json_str(rp_json_get(j, "schema")), "locktrace.report/1");
+	const struct rp_json *th = rp_json_get(j, "threads");
+	cr_assert(th && th->type == RPJ_ARR && th->n == 4);
+	const char *name = rp_json_str(rp_json_get(&th->items[1], "name"));
+	/* every byte but the one that is not UTF-8, which reads as U+FFFD */
+	cr_assert_str_eq(name, "q\"uo\\te\n\xef\xbf\xbd", "the name survives escaping");
+	cr_assert(strstr(buf, "\\ufffd") && strstr(buf, "\\n") && strstr(buf, "q\\\"uo\\\\te"),
+		  "raw bytes are escaped");
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	cr_assert(fs && fs->n >= 1);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&fs->items[0], "kind")), "holder_blocked");
+	cr_assert_eq(rp_json_num(rp_json_get(&fs->items[0], "holder"), 0), 501);
+	cr_assert_eq(rp_json_num(rp_json_get(&fs->items[0], "fd"), 0), 7);
+	uint64_t a = 0;
+	cr_assert(rp_json_addr(&rp_json_get(rp_json_get(j, "locks")->items, "words")->items[1], &a));
+	cr_assert_eq(a, G1);
+	rp_json_free(j);
+	free(buf);
+	done();
+}
+
+/* report --json carries the snapshots stored in the trace as they were
+ * written, each with why it was taken (stored, or from the order). */
+Test(report, json_carries_the_stored_snapshots)
+{
+	header(TIDS(PID));
+	start();
+	snapshot("{\"tid\": 500, \"comm\": \"app\"}");
+	const char *end = "{\"schema\": \"locktrace.snapshot/1\", \"pid\": 500, \"occasion\": \"end\","
+			  " \"threads\": [{\"tid\": 500, \"comm\": \"app2\"}]}";
+	cr_assert_eq(lt_report_snapshot(R, end, strlen(end)), 0);
+	cr_assert_eq(lt_report_snapshot(R, "{", 1), -1, "a damaged one is left out");
+	finish(BASE + SEC);
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_report_print_json, R);
+	struct rp_json *j = tl_json_of(buf, len);
+	const struct rp_json *st = rp_json_get(j, "stored_snapshots");
+	cr_assert(st && st->type == RPJ_ARR && st->n == 2, "%s", buf);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&st->items[0], "occasion")), "start");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&st->items[1], "occasion")), "end");
+	const struct rp_json *s0 = rp_json_get(&st->items[0], "snapshot");
+	cr_assert_str_eq(rp_json_str(rp_json_get(s0, "schema")), "locktrace.snapshot/1");
+	cr_assert_eq(rp_json_num(rp_json_get(rp_json_get(s0, "future_field"), "x")->items + 1, 0), 2500,
+		     "stored as written, unknown fields too");
+	const struct rp_json *t1 = rp_json_get(rp_json_get(&st->items[1], "snapshot"), "threads");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&t1->items[0], "comm")), "app2");
+	rp_json_free(j);
+	free(buf);
+	done();
+}
+
+Test(report, json_reader_is_strict_about_syntax_and_tolerant_about_content)
+{
+	char err[160];
+	const char *bad[] = { "{", "{\"a\" 1}", "[1,]", "{\"a\": tru}", "\"abc", "{} x", "[\"\\q\"]",
+			      "\"\\u12\"" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rp_json *j = rp_json_parse(bad[i], strlen(bad[i]), err, sizeof(err));
+		cr_assert_null(j, "accepted %s", bad[i]);
+		cr_assert(strstr(err, "at byte"), "%s", err);
+	}
+	char deep[300];
+	memset(deep, '[', sizeof(deep));
+	cr_assert_null(rp_json_parse(deep, sizeof(deep), err, sizeof(err)), "nesting is bounded");
+	const char *ok = "{\"s\": \"\\u00e9\\ud83d\\ude00\\t\", \"n\": -1.5e2, \"a\": \"0x10\"}";
+	struct rp_json *j = rp_json_parse(ok, strlen(ok) + 1 /* a trailing NUL */, err, sizeof(err));
+	cr_assert_not_null(j, "%s", err);
+	cr_assert_str_eq(rp_json_str(rp_json_get(j, "s")), "\xe9\xf0\x9f\x98\x80\t");
+	cr_assert_eq(rp_json_num(rp_json_get(j, "n"), 0), -150);
+	uint64_t a;
+	cr_assert(rp_json_addr(rp_json_get(j, "a"), &a) && a == 16);
+	cr_assert_null(rp_json_get(j, "missing"));
+	cr_assert_eq(rp_json_num(rp_json_get(j, "s"), 7), 7, "mistyped reads as the default");
+	rp_json_free(j);
+	/* a snapshot of another schema is ignored with a note */
+	header(TIDS(PID));
+	start();
+	const char *other = "{\"schema\": \"something/2\", \"threads\": []}";
+	cr_assert_eq(lt_report_snapshot(R, other, strlen(other)), -1);
+	cr_assert_eq(lt_report_snapshot(R, "{", 1), -1);
+	finish(BASE + MS);
+	int notes = 0;
+	for (size_t i = 0; i < R->n_notes; i++)
+		notes += strstr(R->notes[i], "snapshot section") != NULL;
+	cr_assert_eq(notes, 2);
+	done();
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static void write_trace(const char *path)
+{
+	struct lt_writer *w;
+	header(TIDS(PID, 501));
+	cr_assert_eq(lt_writer_open(&w, path, 1), 0);
+	cr_assert_eq(lt_writer_header(w, &H), 0);
+	uint64_t t = BASE + 10 * MS;
+	for (int i = 0; i < 3; i++) {
+		struct lt_event e = mk(LT_EV_FUTEX_ENTER, t + (uint64_t)i * 2 * SEC, 501);
+		e.futex.nr = NR_futex;
+		e.futex.op = FUTEX_WAIT_PRIVATE;
+		e.futex.uaddr = L1;
+		e.futex.val = 2;
+		e.futex.timeout = -1;
+		e.futex.val3 = 0xffffffff;
+		cr_assert_eq(lt_writer_event(w, &e), 0);
+		struct lt_event x = mk(LT_EV_SYS_EXIT, t + (uint64_t)i * 2 * SEC + MS, 501);
+		x.exit.nr = NR_futex;
+		x.exit.ret = 0;
+		cr_assert_eq(lt_writer_event(w, &x), 0);
+		cr_assert_eq(lt_writer_flush(w), 0); /* one chunk each */
+	}
+	cr_assert_eq(lt_writer_close(w), 0);
+}
+
+Test(report, files_not_a_trace_and_cut_short)
+{
+	char path[] = "/tmp/lt-report-test-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "hello, world\n", 13), 13);
+	close(fd);
+	char err[768], *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	cr_assert_eq(lt_report_file_opts(path, out, 0, NULL, err, sizeof(err)), 1);
+	cr_assert(strstr(err, "not a locktrace trace"), "%s", err);
+
+	write_trace(path);
+	cr_assert_eq(lt_report_file_opts(path, out, 0, NULL, err, sizeof(err)), 0);
+	cr_assert_str_eq(err, "");
+	fclose(out);
+	cr_assert(strstr(buf, "locktrace report: process 500"), "%s", buf);
+	free(buf);
+
+	/* cut in the middle of the last chunk: the first two are reported */
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(truncate(path, st.st_size - 16 - 5), 0); /* the END chunk and into the last */
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	cr_assert_eq(lt_report_file_opts(path, out, 1, NULL, err, sizeof(err)), 3);
+	fclose(out);
+	cr_assert(strstr(err, "cut short") && strstr(err, "at offset"), "%s", err);
+	struct rp_json *j = tl_json_of(buf, len);
+	const struct rp_json *tr = rp_json_get(j, "trace");
+	cr_assert_eq(rp_json_get(tr, "clean_end")->type, RPJ_FALSE);
+	cr_assert(rp_json_num(rp_json_get(rp_json_get(tr, "cut"), "offset"), 0) > 0);
+	cr_assert_eq(rp_json_num(rp_json_get(tr, "events"), 0), 4, "two chunks of two events");
+	rp_json_free(j);
+	free(buf);
+	unlink(path);
+}
+
+/* SYMBOLS payload: key 1 per name, nested TLV with 1 addr and 2 name */
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		p[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+static size_t sym_entry(uint8_t *out, uint64_t addr, const char *name)
+{
+	uint8_t in[128];
+	size_t n = 0, a;
+	uint8_t av[16];
+	a = put_varint(av, addr);
+	in[n++] = 1;
+	n += put_varint(in + n, a);
+	memcpy(in + n, av, a);
+	n += a;
+	in[n++] = 2;
+	n += put_varint(in + n, strlen(name));
+	memcpy(in + n, name, strlen(name));
+	n += strlen(name);
+	size_t m = 0;
+	out[m++] = 1;
+	m += put_varint(out + m, n);
+	memcpy(out + m, in, n);
+	return m + n;
+}
+
+Test(report, symbols_sections_name_locks_and_a_later_name_wins)
+{
+	header(TIDS(PID, 501, 502, 503));
+	start();
+	uint8_t buf[512];
+	size_t n = 0;
+	n += sym_entry(buf + n, G0, "rtlock+0x50");
+	n += sym_entry(buf + n, G1, "rtlock+0x54");
+	n += sym_entry(buf + n, L1, "wrong");
+	cr_assert_eq(lt_report_symbols(R, buf, n), 0);
+	n = sym_entry(buf, L1, "rtlock");
+	cr_assert_eq(lt_report_symbols(R, buf, n), 0);
+	uint64_t t = BASE + 10 * MS;
+	wait_sleep(t, 501, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 502, 501, G0);
+	wait_sleep(t + 1500 * US, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	handoff(t + 1700 * US, 502, 501, L1);
+	wait_sleep(t + 2 * MS, 502, COND_WAIT, G1, 0);
+	io(t + 4 * MS, 501, NR_read, 7);
+	off(t + 4 * MS + 10 * US, 501, 0);
+	finish(t + 3 * SEC);
+	char nm[64];
+	cr_assert_str_eq(lt_report_lock_name(R, L1, nm, sizeof(nm)), "rtlock");
+	cr_assert_str_eq(lock_at(G0)->symbol, "rtlock+0x50/+0x54");
+	const struct lt_report_finding *f = find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_not_null(f);
+	cr_assert(strstr(f->summary, "rtlock+0x50/+0x54 (0x5600000011b0, condition variable)"), "%s", f->summary);
+	int related = 0;
+	for (size_t k = 0; k < f->n_evidence; k++)
+		related |= strstr(f->evidence[k], "part of the same object rtlock: rtlock (0x5600000011c0, mutex)") != NULL;
+	cr_assert(related, "the mutex of the same object is mentioned");
+	/* damaged: what came before stays */
+	n = sym_entry(buf, 0x1234, "x");
+	buf[1] = 100; /* the entry claims more bytes than there are */
+	cr_assert_eq(lt_report_symbols(R, buf, n), -1);
+	done();
+}
+
+/* Attached after it stalled (a flight dump whose ring starts late): no
+ * event shows who took the condition variable; the snapshot's stacks do. */
+static const char *stack_of(const char *f1, const char *f2)
+{
+	static char buf[8][256];
+	static int k;
+	char *b = buf[k++ % 8]; /* five in one call */
+	snprintf(b, 256,
+		 "\"user_stack\": {\"frames\": [{\"func\": \"__futex_abstimed_wait_common\", \"module\": \"libc.so.6\"},"
+		 " {\"func\": \"%s\", \"module\": \"app\", \"file\": \"app.c\", \"line\": 10},"
+		 " {\"func\": \"%s\", \"module\": \"app\", \"file\": \"app.c\", \"line\": 20}]}",
+		 f1, f2);
+	return b;
+}
+
+static void hung_before_the_trace(int second_suspect)
+{
+	header(TIDS(PID, 501, 502, 503, 504));
+	H.flags = LT_HDR_FLIGHT;
+	for (int i = 0; i < 5; i++)
+		TI[i].sc_nr = -2;
+	start();
+	char th[4096];
+	snprintf(th, sizeof(th),
+		 "{\"tid\": 500, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 34, \"name\": \"pause\"},"
+		 " \"wait\": \"sleep\", %s},"
+		 "{\"tid\": 501, \"state\": \"S\", \"blocked_s\": 2.5, \"syscall\": {\"nr\": 202, \"name\": \"futex\"},"
+		 " \"futex\": {\"uaddr\": \"0x5600000011b0\", \"lock\": \"rtlock+0x50\", \"op\": 393, \"is_wait\": true,"
+		 " \"expected\": 0, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null}, %s},"
+		 "{\"tid\": 502, \"state\": \"S\", \"blocked_s\": 2.4, \"syscall\": {\"nr\": 202, \"name\": \"futex\"},"
+		 " \"futex\": {\"uaddr\": \"0x5600000011b4\", \"lock\": \"rtlock+0x54\", \"op\": 393, \"is_wait\": true,"
+		 " \"expected\": 0, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null}, %s},"
+		 "{\"tid\": 503, \"state\": \"S\", \"blocked_s\": 2.45, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 7, \"kind\": \"socket\", \"target\": \"socket:[1]\"}, %s},"
+		 "{\"tid\": 504, \"state\": \"S\", \"blocked_s\": 1.0, \"syscall\": {\"nr\": %d, \"name\": \"x\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 9, \"kind\": \"socket\"}, %s}",
+		 stack_of("main", "main"), stack_of("rt_acquire", "worker"), stack_of("rt_acquire", "worker"),
+		 stack_of("worker", "start"), second_suspect ? 0 : 230,
+		 second_suspect ? stack_of("xfer", "worker") : stack_of("watchdog", "watchdog"));
+	snapshot(th);
+	/* the ring holds only the watchdog's ticks */
+	off(BASE - 100 * MS, 504, 0);
+	finish(BASE + 5 * MS);
+}
+
+Test(report, probable_holder_from_the_snapshot_when_the_trace_began_late)
+{
+	hung_before_the_trace(0);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_eq(f->holder, 503);
+	cr_assert_eq(f->fd, 7);
+	cr_assert(has_lock(f, G0) && has_lock(f, G1));
+	cr_assert(strstr(f->summary, "probable holder 503"), "%s", f->summary);
+	cr_assert(strstr(f->summary, "read(socket fd 7"), "%s", f->summary);
+	cr_assert_eq(f->since, BASE + 1 * MS - 2450 * MS, "since the snapshot's blocked time");
+	cr_assert_str_eq(lock_at(G0)->kind, "condvar");
+	done();
+}
+
+Test(report, no_guess_with_two_suspects)
+{
+	hung_before_the_trace(1);
+	if (find(LT_FIND_HOLDER_BLOCKED, NULL))
+		dump_findings();
+	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL));
+	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert_not_null(f);
+	int listed = 0;
+	for (size_t k = 0; k < f->n_evidence; k++)
+		listed |= strstr(f->evidence[k], "the threads not waiting on it") && strstr(f->evidence[k], "503") &&
+			  strstr(f->evidence[k], "504");
+	cr_assert(listed, "what the others do is listed");
+	done();
+}
+
+/* CPython's GIL held by a thread asleep in read(): its waiters retry in
+ * 5 ms timed waits and wake together, so recording may stop between their
+ * timer wake-ups and their switch-in: every waiter is runnable in the last
+ * events.  The snapshot taken at the end finds them asleep in the same
+ * wait: they are still the GIL's queue, and the finding names the holder. */
+Test(report, runtime_lock_waiters_woken_as_recording_stopped)
+{
+	const uint32_t tids[] = { PID, 501, 502, 503 };
+	header(4, tids);
+	TI[3].sc_nr = NR_read;
+	TI[3].sc_args[0] = 3;
+	TI[3].blocked_ns = 2 * SEC;
+	start();
+	uint64_t t = BASE + 10 * MS;
+	for (int k = 0; k < 200; k++, t += 5 * MS) {
+		for (uint32_t w = 501; w <= 502; w++) {
+			wait_sleep(t, w, COND_WAIT, G0, 0);
+			waking(t + 5 * MS - 10 * US, w, 0); /* the timer */
+			if (k < 199) {
+				on(t + 5 * MS - 5 * US, w);
+				sys_exit(t + 5 * MS - 4 * US, w, NR_futex, -110);
+			}
+		}
+	}
+	char *snap;
+	cr_assert_geq(asprintf(&snap,
+		"{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"python3\", \"occasion\": \"end\","
+		" \"taken_monotonic_ns\": %llu, \"verdicts\": [],"
+		" \"runtime_locks\": [{\"model\": \"cpython\", \"kind\": \"GIL\", \"name\": \"_PyRuntime.ceval.gil\","
+		" \"held\": 1, \"holder\": 503, \"holder_how\": \"gil->last_holder->native_thread_id\"}],"
+		" \"threads\": [%s, %s,"
+		" {\"tid\": 503, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 3.0,"
+		" \"syscall\": {\"nr\": 0, \"name\": \"read\"}, \"wait\": \"io\", \"futex\": null}]}",
+		PID, (unsigned long long)(t + 2 * MS),
+		"{\"tid\": 501, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 0.001,"
+		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		" \"futex\": {\"uaddr\": \"0x5600000011b0\", \"lock\": \"_PyRuntime+0x1b0\", \"op\": 393,"
+		" \"is_wait\": true, \"is_pi\": false, \"expected\": 0, \"word\": 0, \"owner_kind\": \"runtime\","
+		" \"owner\": 503, \"lock_kind\": \"GIL\", \"lock_name\": \"_PyRuntime.ceval.gil\", \"runtime_lock\": 0}}",
+		"{\"tid\": 502, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 0.001,"
+		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		" \"futex\": {\"uaddr\": \"0x5600000011b0\", \"lock\": \"_PyRuntime+0x1b0\", \"op\": 393,"
+		" \"is_wait\": true, \"is_pi\": false, \"expected\": 0, \"word\": 0, \"owner_kind\": \"runtime\","
+		" \"owner\": 503, \"lock_kind\": \"GIL\", \"lock_name\": \"_PyRuntime.ceval.gil\", \"runtime_lock\": 0}}"),
+		0);
+	cr_assert_eq(lt_report_snapshot(R, snap, strlen(snap)), 0);
+	free(snap);
+	finish(t + 3 * MS);
+	const struct lt_report_finding *f = R->n_findings ? &R->findings[0] : NULL;
+	if (!f || f->kind != LT_FIND_HOLDER_BLOCKED)
+		dump_findings();
+	cr_assert(f && f->kind == LT_FIND_HOLDER_BLOCKED, "the first finding is not the blocked holder");
+	cr_assert_eq(f->holder, 503);
+	cr_assert(has_tid(f, 501) && has_tid(f, 502));
+	cr_assert(strstr(f->summary, "2 threads wait on the GIL _PyRuntime.ceval.gil"), "%s", f->summary);
+	done();
+}
+
+/* ---- runtime threads (rtthread.h) ------------------------------------- */
+
+/* A Python process: the snapshots name threads as the runtime does, and a
+ * thread that exited before the last snapshot keeps the name an earlier one
+ * read; a threading.Lock wait is named as the lock, with where the lock is
+ * kept, and the thread's Python frame is where it is. */
+Test(report, runtime_thread_names_and_python_locks)
+{
+	header(TIDS(PID, 501, 502));
+	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 0, 500 * MS);
+	start();
+	snapshot("{\"tid\": 502, \"comm\": \"python3\", \"state\": \"S\", \"runtime\": {\"lang\": \"python\","
+		 " \"name\": \"early-\xc3\xa9\", \"frames\": []}}"); /* UTF-8 as written */
+	snapshot("{\"tid\": 500, \"comm\": \"python3\", \"state\": \"S\", \"runtime\": {\"lang\": \"python\","
+		 " \"name\": \"MainThread\", \"frames\": [{\"func\": \"main\", \"file\": \"/app/main.py\", \"line\": 9,"
+		 " \"native_frame\": 4}], \"end\": null}},"
+		 "{\"tid\": 501, \"comm\": \"python3\", \"state\": \"S\", \"blocked_s\": 0.5,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"detail\": \"futex(0x5600000011c0 <[heap]>, FUTEX_WAIT_PRIVATE, 0) word=0\","
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"[heap]\", \"op_name\": \"FUTEX_WAIT_PRIVATE\","
+		 " \"lock_kind\": \"threading.Lock\", \"lock_name\": \"lk\", \"lock_state\": \"its semaphore: value 0,"
+		 " 1 waiter; thread 500 (MainThread) has it in 'held' of main (/app/main.py:9)\","
+		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 0, \"word\": 0, \"owner_kind\": \"unknown\","
+		 " \"owner\": null}, \"runtime\": {\"lang\": \"python\", \"name\": \"worker-1\", \"frames\":"
+		 " [{\"func\": \"Worker.wait_on\", \"file\": \"/app/worker.py\", \"line\": 12, \"native_frame\": 6}]}}");
+	finish(BASE + 2 * SEC);
+	cr_assert_str_eq(lt_report_thread_name(R, 501, NULL), "worker-1");
+	cr_assert_str_eq(lt_report_thread_name(R, PID, "python3"), "MainThread");
+	cr_assert_str_eq(lt_report_thread_name(R, 502, NULL), "early-\xc3\xa9", "from the first snapshot");
+	cr_assert_str_eq(lt_report_thread_name(R, 999, "other"), "other");
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert(strstr(f->summary, "the threading.Lock lk ("), "%s", f->summary);
+	bool kept = false;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		kept |= strstr(f->evidence[i], "has it in 'held' of main (/app/main.py:9)") != NULL;
+	cr_assert(kept, "the snapshot's lock state is evidence");
+	char *buf = TL_PRINTED(NULL, lt_report_print_text, R);
+	cr_assert(strstr(buf, "  501     worker-1 "), "THREADS table:\n%s", buf);
+	for (size_t i = 0; i < R->n_threads; i++)
+		if (R->threads[i].tid == 501)
+			cr_assert_str_eq(R->threads[i].snap_where ? R->threads[i].snap_where : "-",
+					 "Worker.wait_on (/app/worker.py:12)", "the Python frame is where it is");
+	free(buf);
+	buf = TL_PRINTED(NULL, lt_report_print_json, R);
+	cr_assert(strstr(buf, "\"runtime_name\": \"worker-1\""));
+	free(buf);
+	done();
+}

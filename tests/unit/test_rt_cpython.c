@@ -1,0 +1,1437 @@
+/* The CPython thread model (src/rt_cpython*.c) and the pure helpers of
+ * rtthread.h.
+ *
+ * rt_lines: the line-table decoders against PyCode_Addr2Line of the real
+ * interpreters (3.8.18, 3.10.13, Debian's 3.11.2, 3.12.1, 3.13.0), asked
+ * at every byte offset of one sample function (vectors below, generated
+ * with ctypes on each version).
+ * rt_demangle: OCaml 4 and 5 symbols, and names that are not OCaml's.
+ * rt_place: Python frames among native frames.
+ * rt_cpython_fixture: synthetic memory images of 3.8, 3.10, 3.11, 3.12 and
+ * 3.13 processes (interpreters, thread states, frames, code objects,
+ * threading._active with Thread objects in each version's attribute
+ * layout), read through a fake struct lt_lm_env.
+ * rt_cpython_live: Debian's /usr/bin/python3 running
+ * tests/workloads/py_stacks.py and gil_holder.py --lock-deadlock, whose
+ * threads print where Python itself says they block.  Needs root. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lockmodel.h"
+#include "lt_fakeproc.h"
+#include "rtthread.h"
+#include "snapshot.h"
+#include "lt_test.h"
+
+/* ---- line tables ---- */
+
+/* CPython 3.8.18: PyCode_Addr2Line of sample() at every even byte offset */
+static const uint8_t tab_38[] = {0x00, 0x01, 0x04, 0x01, 0x0c, 0x01, 0x08, 0x01, 0x0a, 0x02,
+	0x08, 0x05, 0x06, 0x01, 0x06, 0xff, 0x08, 0x02, 0x08, 0x01, 0x0a, 0x01, 0x02, 0x01, 0x06,
+	0xff};
+static const int first_38 = 2;
+static const int want_38[][2] = {{-2, 2}, {0, 3}, {2, 3}, {4, 4}, {6, 4}, {8, 4}, {10, 4},
+	{12, 4}, {14, 4}, {16, 5}, {18, 5}, {20, 5}, {22, 5}, {24, 6}, {26, 6}, {28, 6}, {30, 6},
+	{32, 6}, {34, 8}, {36, 8}, {38, 8}, {40, 8}, {42, 13}, {44, 13}, {46, 13}, {48, 14}, {50,
+	14}, {52, 14}, {54, 13}, {56, 13}, {58, 13}, {60, 13}, {62, 15}, {64, 15}, {66, 15}, {68,
+	15}, {70, 16}, {72, 16}, {74, 16}, {76, 16}, {78, 16}, {80, 17}, {82, 18}, {84, 18}, {86,
+	18}, {88, 17}, {90, 17}, {92, 17}, {94, 17}};
+
+/* CPython 3.10.13: PyCode_Addr2Line of sample() at every even byte offset */
+static const uint8_t tab_310[] = {0x04, 0x01, 0x0c, 0x01, 0x08, 0x01, 0x0a, 0x01, 0x08, 0x02,
+	0x06, 0x05, 0x06, 0x01, 0x08, 0xff, 0x08, 0x02, 0x08, 0x01, 0x08, 0xff, 0x02, 0x02, 0x06,
+	0x01, 0x04, 0xff};
+static const int first_310 = 2;
+static const int want_310[][2] = {{-2, 2}, {0, 3}, {2, 3}, {4, 4}, {6, 4}, {8, 4}, {10, 4},
+	{12, 4}, {14, 4}, {16, 5}, {18, 5}, {20, 5}, {22, 5}, {24, 6}, {26, 6}, {28, 6}, {30, 6},
+	{32, 6}, {34, 8}, {36, 8}, {38, 8}, {40, 8}, {42, 13}, {44, 13}, {46, 13}, {48, 14}, {50,
+	14}, {52, 14}, {54, 13}, {56, 13}, {58, 13}, {60, 13}, {62, 15}, {64, 15}, {66, 15}, {68,
+	15}, {70, 16}, {72, 16}, {74, 16}, {76, 16}, {78, 15}, {80, 15}, {82, 15}, {84, 15}, {86,
+	17}, {88, 18}, {90, 18}, {92, 18}, {94, 17}, {96, 17}, {98, -1}, {100, -1}};
+
+/* CPython 3.12.1: PyCode_Addr2Line of sample() at every even byte offset */
+static const uint8_t tab_312[] = {0x80, 0x00, 0xd8, 0x08, 0x09, 0x80, 0x41, 0xdc, 0x0d, 0x12,
+	0x90, 0x31, 0x8b, 0x58, 0xf2, 0x00, 0x0a, 0x05, 0x20, 0x88, 0x01, 0xd8, 0x0b, 0x0c, 0x88,
+	0x71, 0x8a, 0x35, 0xd8, 0x0c, 0x0d, 0x90, 0x11, 0x89, 0x46, 0x89, 0x41, 0xe0, 0x0c, 0x0d,
+	0x90, 0x11, 0x89, 0x46, 0x88, 0x41, 0xf4, 0x0c, 0x00, 0x17, 0x1c, 0x98, 0x41, 0x93, 0x68,
+	0xf6, 0x03, 0x01, 0x0d, 0x20, 0xd8, 0x11, 0x12, 0xf2, 0x03, 0x00, 0x0e, 0x0f, 0xf0, 0x00,
+	0x01, 0x0d, 0x20, 0x88, 0x01, 0xf1, 0x00, 0x01, 0x0d, 0x20, 0xf0, 0x13, 0x0a, 0x05, 0x20,
+	0xf0, 0x16, 0x00, 0x0b, 0x0c, 0x88, 0x63, 0x8a, 0x27, 0xd8, 0x08, 0x09, 0x88, 0x61, 0x89,
+	0x07, 0x88, 0x01, 0xf0, 0x03, 0x00, 0x0b, 0x0c, 0x88, 0x63, 0x8b, 0x27, 0xe0, 0x0c, 0x0d,
+	0xdc, 0x0c, 0x0f, 0x90, 0x01, 0x8b, 0x46, 0xf1, 0x03, 0x01, 0x0d, 0x13, 0xf0, 0x00, 0x01,
+	0x05, 0x14, 0xf9, 0xf2, 0x09, 0x01, 0x0d, 0x20};
+static const int first_312 = 2;
+static const int want_312[][2] = {{-2, 2}, {0, 2}, {2, 3}, {4, 3}, {6, 4}, {8, 4}, {10, 4},
+	{12, 4}, {14, 4}, {16, 4}, {18, 4}, {20, 4}, {22, 4}, {24, 4}, {26, 4}, {28, 4}, {30, 4},
+	{32, 4}, {34, 5}, {36, 5}, {38, 5}, {40, 5}, {42, 5}, {44, 6}, {46, 6}, {48, 6}, {50, 6},
+	{52, 6}, {54, 6}, {56, 8}, {58, 8}, {60, 8}, {62, 8}, {64, 8}, {66, 14}, {68, 14}, {70, 14},
+	{72, 14}, {74, 14}, {76, 14}, {78, 14}, {80, 14}, {82, 14}, {84, 14}, {86, 13}, {88, 13},
+	{90, 13}, {92, 13}, {94, 13}, {96, 13}, {98, 13}, {100, 14}, {102, 13}, {104, 13}, {106,
+	13}, {108, 13}, {110, 13}, {112, 13}, {114, 13}, {116, 4}, {118, 15}, {120, 15}, {122, 15},
+	{124, 15}, {126, 15}, {128, 16}, {130, 16}, {132, 16}, {134, 16}, {136, 16}, {138, 15},
+	{140, 15}, {142, 15}, {144, 15}, {146, 15}, {148, 15}, {150, 17}, {152, 18}, {154, 18},
+	{156, 18}, {158, 18}, {160, 18}, {162, 18}, {164, 18}, {166, 18}, {168, 18}, {170, 18},
+	{172, 17}, {174, 17}, {176, 17}, {178, -1}, {180, -1}, {182, 13}, {184, 13}, {186, 13},
+	{188, -1}, {190, -1}};
+
+/* CPython 3.13.0: PyCode_Addr2Line of sample() at every even byte offset */
+static const uint8_t tab_313[] = {0x80, 0x00, 0xd8, 0x08, 0x09, 0x80, 0x41, 0xdc, 0x0d, 0x12,
+	0x90, 0x31, 0x8e, 0x58, 0x88, 0x01, 0xd8, 0x0b, 0x0c, 0x88, 0x71, 0x8f, 0x35, 0xd8, 0x0c,
+	0x0d, 0x89, 0x46, 0x89, 0x41, 0xe0, 0x0c, 0x0d, 0x89, 0x46, 0x88, 0x41, 0xf4, 0x0c, 0x00,
+	0x17, 0x1c, 0x98, 0x41, 0x94, 0x68, 0xf3, 0x03, 0x01, 0x0d, 0x20, 0xd9, 0x16, 0x1e, 0x90,
+	0x11, 0xf3, 0x03, 0x00, 0x0e, 0x0f, 0xd9, 0x16, 0x1e, 0xf0, 0x03, 0x00, 0x09, 0x0a, 0xf0,
+	0x00, 0x01, 0x0d, 0x20, 0x89, 0x01, 0xf1, 0x13, 0x00, 0x0e, 0x16, 0xf0, 0x16, 0x00, 0x0b,
+	0x0c, 0x88, 0x63, 0x8b, 0x27, 0xd8, 0x08, 0x09, 0x88, 0x61, 0x89, 0x07, 0x88, 0x01, 0xf0,
+	0x03, 0x00, 0x0b, 0x0c, 0x88, 0x63, 0x8d, 0x27, 0xe0, 0x0c, 0x0d, 0xdc, 0x0c, 0x0f, 0x90,
+	0x01, 0x8b, 0x46, 0xf1, 0x03, 0x01, 0x0d, 0x13, 0xf0, 0x00, 0x01, 0x05, 0x14, 0xf9, 0xf2,
+	0x09, 0x01, 0x0d, 0x20};
+static const int first_313 = 2;
+static const int want_313[][2] = {{-2, 2}, {0, 2}, {2, 3}, {4, 3}, {6, 4}, {8, 4}, {10, 4},
+	{12, 4}, {14, 4}, {16, 4}, {18, 4}, {20, 4}, {22, 4}, {24, 4}, {26, 4}, {28, 4}, {30, 4},
+	{32, 4}, {34, 5}, {36, 5}, {38, 5}, {40, 5}, {42, 5}, {44, 5}, {46, 5}, {48, 5}, {50, 5},
+	{52, 5}, {54, 6}, {56, 6}, {58, 6}, {60, 6}, {62, 6}, {64, 8}, {66, 8}, {68, 8}, {70, 8},
+	{72, 14}, {74, 14}, {76, 14}, {78, 14}, {80, 14}, {82, 14}, {84, 14}, {86, 14}, {88, 14},
+	{90, 14}, {92, 14}, {94, 13}, {96, 13}, {98, 13}, {100, 13}, {102, 14}, {104, 14}, {106,
+	14}, {108, 13}, {110, 13}, {112, 13}, {114, 13}, {116, 14}, {118, 14}, {120, 13}, {122, 13},
+	{124, 13}, {126, 13}, {128, 4}, {130, 4}, {132, 15}, {134, 15}, {136, 15}, {138, 15}, {140,
+	15}, {142, 15}, {144, 16}, {146, 16}, {148, 16}, {150, 16}, {152, 16}, {154, 15}, {156, 15},
+	{158, 15}, {160, 15}, {162, 15}, {164, 15}, {166, 15}, {168, 15}, {170, 17}, {172, 18},
+	{174, 18}, {176, 18}, {178, 18}, {180, 18}, {182, 18}, {184, 18}, {186, 18}, {188, 18},
+	{190, 18}, {192, 17}, {194, 17}, {196, 17}, {198, -1}, {200, -1}, {202, 13}, {204, 13},
+	{206, 13}, {208, -1}, {210, -1}};
+
+/* CPython 3.11.2: PyCode_Addr2Line of sample() at every even byte offset */
+static const uint8_t tab_311[] = {0x80, 0x00, 0xd8, 0x08, 0x09, 0x80, 0x41, 0xdd, 0x0d, 0x12,
+	0x90, 0x31, 0x89, 0x58, 0x8c, 0x58, 0xf0, 0x00, 0x0a, 0x05, 0x20, 0xf0, 0x00, 0x0a, 0x05,
+	0x20, 0x88, 0x01, 0xd8, 0x0b, 0x0c, 0x88, 0x71, 0x89, 0x35, 0xf0, 0x00, 0x03, 0x09, 0x13,
+	0xd8, 0x0c, 0x0d, 0x90, 0x11, 0x89, 0x46, 0x88, 0x41, 0x88, 0x41, 0xe0, 0x0c, 0x0d, 0x90,
+	0x11, 0x89, 0x46, 0x88, 0x41, 0xf0, 0x0a, 0x01, 0x0d, 0x20, 0xf0, 0x00, 0x01, 0x0d, 0x20,
+	0xdd, 0x16, 0x1b, 0x98, 0x41, 0x91, 0x68, 0x94, 0x68, 0xf0, 0x03, 0x01, 0x0d, 0x20, 0xf1,
+	0x00, 0x01, 0x0d, 0x20, 0xf4, 0x00, 0x01, 0x0d, 0x20, 0x88, 0x01, 0x88, 0x01, 0xe0, 0x0a,
+	0x0b, 0x88, 0x63, 0x8a, 0x27, 0x88, 0x27, 0xd8, 0x08, 0x09, 0x88, 0x61, 0x89, 0x07, 0x88,
+	0x01, 0xf0, 0x03, 0x00, 0x0b, 0x0c, 0x88, 0x63, 0x8a, 0x27, 0x88, 0x27, 0xe0, 0x0c, 0x0d,
+	0xdd, 0x0c, 0x0f, 0x90, 0x01, 0x89, 0x46, 0x8c, 0x46, 0xf1, 0x03, 0x01, 0x0d, 0x13, 0xf0,
+	0x00, 0x01, 0x05, 0x14};
+static const int first_311 = 2;
+static const int want_311[][2] = {{-2, 2}, {0, 2}, {2, 3}, {4, 3}, {6, 4}, {8, 4}, {10, 4},
+	{12, 4}, {14, 4}, {16, 4}, {18, 4}, {20, 4}, {22, 4}, {24, 4}, {26, 4}, {28, 4}, {30, 4},
+	{32, 4}, {34, 4}, {36, 4}, {38, 4}, {40, 5}, {42, 5}, {44, 5}, {46, 5}, {48, 5}, {50, 6},
+	{52, 6}, {54, 6}, {56, 6}, {58, 6}, {60, 6}, {62, 8}, {64, 8}, {66, 8}, {68, 8}, {70, 8},
+	{72, 13}, {74, 13}, {76, 14}, {78, 14}, {80, 14}, {82, 14}, {84, 14}, {86, 14}, {88, 14},
+	{90, 14}, {92, 14}, {94, 14}, {96, 14}, {98, 14}, {100, 14}, {102, 14}, {104, 13}, {106,
+	13}, {108, 13}, {110, 13}, {112, 13}, {114, 13}, {116, 13}, {118, 13}, {120, 13}, {122, 13},
+	{124, 15}, {126, 15}, {128, 15}, {130, 15}, {132, 15}, {134, 15}, {136, 16}, {138, 16},
+	{140, 16}, {142, 16}, {144, 16}, {146, 15}, {148, 15}, {150, 15}, {152, 15}, {154, 15},
+	{156, 15}, {158, 17}, {160, 18}, {162, 18}, {164, 18}, {166, 18}, {168, 18}, {170, 18},
+	{172, 18}, {174, 18}, {176, 18}, {178, 18}, {180, 18}, {182, 18}, {184, 18}, {186, 18},
+	{188, 17}, {190, 17}, {192, 17}, {194, -1}, {196, -1}};
+
+static void check_lines(int (*fn)(const uint8_t *, size_t, int, int), const uint8_t *tab, size_t n,
+			int first, const int (*want)[2], size_t nwant, const char *ver)
+{
+	for (size_t i = 0; i < nwant; i++) {
+		int expect = want[i][1] < 0 ? 0 : want[i][1]; /* -1: no line */
+		int got = fn(tab, n, first, want[i][0]);
+		cr_expect_eq(got, expect, "%s: offset %d: line %d, PyCode_Addr2Line says %d", ver,
+			     want[i][0], got, want[i][1]);
+	}
+}
+
+#define CHECK(fn, v, name) \
+	check_lines(fn, tab_##v, sizeof(tab_##v), first_##v, want_##v, \
+		    sizeof(want_##v) / sizeof(want_##v[0]), name)
+
+Test(rt_lines, lnotab_3_8)
+{
+	CHECK(lt_py_line_lnotab, 38, "3.8");
+}
+
+Test(rt_lines, linetable_3_10)
+{
+	CHECK(lt_py_line_310, 310, "3.10");
+}
+
+Test(rt_lines, location_table_3_11_to_3_13)
+{
+	CHECK(lt_py_line_311, 311, "3.11");
+	CHECK(lt_py_line_311, 312, "3.12");
+	CHECK(lt_py_line_311, 313, "3.13");
+}
+
+/* Hand-made entries: the long form (code 14) with a large negative delta,
+ * the no-column form (13), no location (15), and malformed tables. */
+Test(rt_lines, location_table_forms)
+{
+	/* 2 units, code 13, delta +100 (varint 200: 0x48|0x40, 0x03) */
+	/* then 1 unit, code 14, delta -60 (varint 121: 0x39|0x40, 0x01), end
+	 * line 0, columns 1 and 2; then 3 units, code 15 (no location) */
+	static const uint8_t t[] = { 0x80 | 13 << 3 | 1, 0x48 | 0x40, 0x03,
+				     0x80 | 14 << 3 | 0, 0x39 | 0x40, 0x01, 0x00, 0x01, 0x02,
+				     0x80 | 15 << 3 | 2 };
+	cr_assert_eq(lt_py_line_311(t, sizeof(t), 10, 0), 110);
+	cr_assert_eq(lt_py_line_311(t, sizeof(t), 10, 2), 110);
+	cr_assert_eq(lt_py_line_311(t, sizeof(t), 10, 4), 50);
+	cr_assert_eq(lt_py_line_311(t, sizeof(t), 10, 6), 0);
+	cr_assert_eq(lt_py_line_311(t, sizeof(t), 10, 10), 0);
+	cr_assert_eq(lt_py_line_311(t, sizeof(t), 10, 12), 0, "past the end");
+	cr_assert_eq(lt_py_line_311(t, sizeof(t), 10, -2), 10, "before the first instruction");
+	static const uint8_t bad[] = { 0x05, 0x80 };
+	cr_assert_eq(lt_py_line_311(bad, sizeof(bad), 10, 0), -1);
+	static const uint8_t cut[] = { 0x80 | 13 << 3, 0x41 };
+	cr_assert_eq(lt_py_line_311(cut, sizeof(cut), 10, 0), -1, "varint runs off the end");
+	/* 3.10: -128 is "no line" */
+	static const uint8_t t10[] = { 4, 1, 6, 0x80, 2, 3 };
+	cr_assert_eq(lt_py_line_310(t10, sizeof(t10), 5, 2), 6);
+	cr_assert_eq(lt_py_line_310(t10, sizeof(t10), 5, 4), 0);
+	cr_assert_eq(lt_py_line_310(t10, sizeof(t10), 5, 10), 9);
+}
+
+/* ---- OCaml names ---- */
+
+static void demangled(const char *sym, const char *want)
+{
+	char buf[128];
+	cr_assert(lt_demangle_ocaml(sym, buf, sizeof(buf)), "%s not recognised", sym);
+	cr_assert_str_eq(buf, want, "%s -> %s, want %s", sym, buf, want);
+}
+
+Test(rt_demangle, ocaml5_and_ocaml4)
+{
+	demangled("camlRepro.worker_399", "Repro.worker");
+	demangled("camlRepro__worker_123", "Repro.worker");
+	demangled("camlStdlib__List.map_123", "Stdlib.List.map");
+	demangled("camlStdlib__List__map_123", "Stdlib.List.map");
+	demangled("camlHolder__waiter_374", "Holder.waiter");
+	demangled("camlMy_mod.do_it_12", "My_mod.do_it");
+	demangled("camlRepro.Inner.f_7", "Repro.Inner.f");
+	demangled("camlHolder__entry", "Holder.entry");
+	demangled("camlStdlib__$40_197", "Stdlib.@");
+	demangled("camlStdlib__Bytes__$2b$2b_127", "Stdlib.Bytes.++");
+	demangled("camlStdlib.$5e_140", "Stdlib.^");
+	/* anonymous functions keep the stamp that tells them apart */
+	demangled("camlStdlib__Array__fun_530", "Stdlib.Array.fun_530");
+	demangled("camlRepro.fun_1001", "Repro.fun_1001");
+	/* a name ending in digits without a stamp is left alone */
+	demangled("camlRepro.v2", "Repro.v2");
+}
+
+Test(rt_demangle, not_ocaml)
+{
+	char buf[64] = "untouched";
+	const char *no[] = { "caml_alloc", "caml_thread_start", "caml_program", "caml_start_program",
+			     "camlrepro_x", "main", "caml", "", "_camlRepro.f_1" };
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		cr_assert_not(lt_demangle_ocaml(no[i], buf, sizeof(buf)), "%s taken for OCaml", no[i]);
+		cr_assert_str_eq(buf, "untouched");
+	}
+	cr_assert_not(lt_demangle_ocaml(NULL, buf, sizeof(buf)));
+	cr_assert_str_eq(lt_func_display("pthread_cond_wait", buf, sizeof(buf)), "pthread_cond_wait");
+	cr_assert_str_eq(lt_func_display("camlRepro.worker_399", buf, sizeof(buf)), "Repro.worker");
+}
+
+Test(rt_demangle, cut_to_the_buffer)
+{
+	char buf[8];
+	cr_assert(lt_demangle_ocaml("camlRepro.worker_399", buf, sizeof(buf)));
+	cr_assert_str_eq(buf, "Repro.w");
+}
+
+/* ---- placing runtime frames ---- */
+
+static bool loop(const char *f)
+{
+	return strcmp(f, "eval") == 0;
+}
+
+static void set_frames(struct lt_thread *t, const char *const *names, size_t n, size_t nrt)
+{
+	memset(t, 0, sizeof(*t));
+	t->tid = 7;
+	t->frames = calloc(n, sizeof(*t->frames));
+	t->n_frames = n;
+	for (size_t i = 0; i < n; i++)
+		t->frames[i].func = names[i] ? strdup(names[i]) : NULL;
+	t->rt_lang = "python";
+	t->rt_frames = calloc(nrt, sizeof(*t->rt_frames));
+	t->n_rt_frames = nrt;
+}
+
+Test(rt_place, groups_to_loop_frames)
+{
+	static const char *const nat[] = { "read", NULL, "call", "eval", "vectorcall", "eval", "start" };
+	const unsigned group[] = { 0, 1, 1, 2 };
+	struct lt_thread t;
+	set_frames(&t, nat, 7, 4);
+	lt_rt_place(&t, group, loop);
+	cr_assert_eq(t.rt_frames[0].native, 3);
+	cr_assert_eq(t.rt_frames[1].native, 5);
+	cr_assert_eq(t.rt_frames[2].native, 5);
+	cr_assert_eq(t.rt_frames[3].native, -1, "a third invocation with two loop frames");
+	cr_assert_eq(t.notes.n, 1);
+	cr_assert(strstr(t.notes.v[0], "1 of 4 python frames not placed"), "%s", t.notes.v[0]);
+	lt_thread_clear(&t);
+
+	/* no native stack at all (running): unplaced, no note */
+	set_frames(&t, nat, 0, 2);
+	lt_rt_place(&t, group, loop);
+	cr_assert_eq(t.rt_frames[0].native, -1);
+	cr_assert_eq(t.notes.n, 0);
+	lt_thread_clear(&t);
+
+	/* more loop frames than invocations: placed, but said */
+	const unsigned one[] = { 0 };
+	set_frames(&t, nat, 7, 1);
+	lt_rt_place(&t, one, loop);
+	cr_assert_eq(t.rt_frames[0].native, 3);
+	cr_assert_eq(t.notes.n, 1);
+	cr_assert(strstr(t.notes.v[0], "2 interpreter-loop frames for 1 invocations"), "%s",
+		  t.notes.v[0]);
+	lt_thread_clear(&t);
+}
+
+/* By pc (Java): the frames of one machine frame (a compiled method and
+ * the one inlined into it) share its native frame; two machine frames at
+ * the same pc are two native frames; a pc the native stack lacks stays
+ * unplaced, with a note. */
+Test(rt_place, by_pc_groups_to_native_frames)
+{
+	static const char *const nat[] = { "park", NULL, NULL, NULL, "call_helper" };
+	static const uint64_t npc[] = { 0x1000, 0xa0, 0xb0, 0xb0, 0x2000 };
+	static const uint64_t rpc[] = { 0xa0, 0xa0, 0xb0, 0xb0, 0xc0 };
+	const unsigned group[] = { 0, 0, 1, 2, 3 };
+	struct lt_thread t;
+	set_frames(&t, nat, 5, 5);
+	t.rt_lang = "java";
+	for (size_t i = 0; i < 5; i++)
+		t.frames[i].pc = npc[i];
+	for (size_t i = 0; i < 5; i++)
+		t.rt_frames[i].pc = rpc[i];
+	lt_rt_place_pc(&t, group);
+	cr_assert_eq(t.rt_frames[0].native, 1, "inlined: at its compiled frame");
+	cr_assert_eq(t.rt_frames[1].native, 1);
+	cr_assert_eq(t.rt_frames[2].native, 2);
+	cr_assert_eq(t.rt_frames[3].native, 3, "the same pc, the next machine frame");
+	cr_assert_eq(t.rt_frames[4].native, -1);
+	cr_assert_eq(t.notes.n, 1);
+	cr_assert(strstr(t.notes.v[0], "1 of 5 java frames not placed"), "%s", t.notes.v[0]);
+	lt_thread_clear(&t);
+
+	/* no native stack (running): unplaced, no note */
+	set_frames(&t, nat, 0, 5);
+	for (size_t i = 0; i < 5; i++)
+		t.rt_frames[i].pc = rpc[i];
+	lt_rt_place_pc(&t, group);
+	cr_assert_eq(t.rt_frames[0].native, -1);
+	cr_assert_eq(t.notes.n, 0);
+	lt_thread_clear(&t);
+}
+
+/* ---- fixtures: a fake CPython process ---- */
+
+/* Offsets of one version, retyped from the offsetof() listings of each
+ * version's headers (docs/runtimes.md); fxl_313 publishes its own in
+ * _Py_DebugOffsets. */
+struct fxl {
+	unsigned minor;
+	uint32_t rt_head, is_next, is_threads, is_modules;
+	uint32_t ts_next, ts_frame, ts_pthread, ts_native;
+	int cf_frame;                       /* -1: ts_frame is the frame */
+	bool old;                           /* PyFrameObject (<= 3.10) */
+	uint32_t f_back, f_code, f_trace, f_lasti, f_lineno, f_locals;
+	uint32_t if_prev, if_code, if_instr, if_locals, if_owner, if_entry;
+	uint32_t co_filename, co_name, co_qualname, co_first, co_table, co_names, co_stacksize;
+	uint32_t co_code, co_firsttraceable;
+	uint32_t str_ascii, str_compact;
+	bool long_tag, dict311;
+	uint32_t dv_values, ht_cached_keys;
+	int inst;                           /* 0 dictoffset, 11, 12, 13 */
+};
+
+static const struct fxl fxl_38 = {
+	8, 0x20, 0x0, 0x8, 0x38, 0x8, 0x18, 0xb0, 0, -1, true, 0x18, 0x20, 0x50, 0x68, 0x6c, 0x168,
+	0, 0, 0, 0, 0, 0, 0x68, 0x70, 0, 0x28, 0x78, 0x48, 0x20, 0, 0, 0x30, 0x48, false, false, 0,
+	0x368, 0,
+};
+static const struct fxl fxl_310 = {
+	10, 0x20, 0x0, 0x8, 0x358, 0x8, 0x18, 0xb0, 0, -1, true, 0x18, 0x20, 0x48, 0x60, 0x64, 0x160,
+	0, 0, 0, 0, 0, 0, 0x68, 0x70, 0, 0x28, 0x78, 0x48, 0x20, 0, 0, 0x30, 0x48, false, false, 0,
+	0x368, 0,
+};
+static const struct fxl fxl_311 = {
+	11, 0x28, 0x0, 0x10, 0x378, 0x8, 0x38, 0x98, 0xa0, 0x8, false, 0, 0, 0, 0, 0, 0,
+	0x30, 0x20, 0x38, 0x48, 0x45, 0x44, 0x70, 0x78, 0x80, 0x48, 0x88, 0x60, 0x44, 0xb8, 0xa8,
+	0x30, 0x48, false, true, 0, 0x368, 11,
+};
+static const struct fxl fxl_312 = {
+	12, 0x28, 0x0, 0x48, 0x3b0, 0x8, 0x38, 0x88, 0x90, 0x0, false, 0, 0, 0, 0, 0, 0,
+	0x8, 0x0, 0x38, 0x48, 0x46, 0, 0x70, 0x78, 0x80, 0x44, 0x88, 0x60, 0x40, 0xc0, 0xb0,
+	0x28, 0x38, true, true, 0, 0x370, 12,
+};
+static const struct fxl fxl_313 = {
+	13, 0x278, 0x1c60, 0x1cb0, 0x1de8, 0x8, 0x48, 0x98, 0xa0, -1, false, 0, 0, 0, 0, 0, 0,
+	0x8, 0x0, 0x38, 0x48, 0x46, 0, 0x70, 0x78, 0x80, 0x44, 0x88, 0x60, 0x40, 0xc8, 0xb8,
+	0x28, 0x38, true, true, 8, 0x370, 13,
+};
+
+#define ARENA 0x10000000ull
+#define ARENA_LEN (1u << 20)
+
+struct fx {
+	struct fxl l;
+	uint8_t *mem;
+	size_t used;
+	struct fp_named sym[16];
+	int nsym;
+	uint64_t t_str, t_bytes, t_long, t_tuple, t_dict, t_code, t_module;
+	uint64_t runtime, interp;
+	struct lt_snapshot snap;
+	struct lt_thread threads[4];
+	bool fsbase;        /* answer fs bases (pthread_t) */
+	uint64_t pt[3];     /* each thread's pthread_t (its fs base) */
+};
+
+static uint64_t fx_alloc(struct fx *f, size_t len)
+{
+	size_t at = (f->used + 15) & ~(size_t)15;
+	cr_assert_leq(at + len, ARENA_LEN);
+	f->used = at + len;
+	return ARENA + at;
+}
+
+static uint8_t *at(struct fx *f, uint64_t addr)
+{
+	cr_assert(addr >= ARENA && addr < ARENA + ARENA_LEN);
+	return f->mem + (addr - ARENA);
+}
+
+static void w64(struct fx *f, uint64_t addr, uint64_t v)
+{
+	memcpy(at(f, addr), &v, 8);
+}
+
+static void w32(struct fx *f, uint64_t addr, uint32_t v)
+{
+	memcpy(at(f, addr), &v, 4);
+}
+
+static void w8(struct fx *f, uint64_t addr, uint8_t v)
+{
+	*at(f, addr) = v;
+}
+
+static void fx_sym(struct fx *f, const char *name, uint64_t addr)
+{
+	cr_assert_lt(f->nsym, 16);
+	f->sym[f->nsym].name = name;
+	f->sym[f->nsym++].addr = addr;
+}
+
+static int fx_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct fx *f = arg;
+	return fp_flat_read(f->mem, ARENA, ARENA_LEN, addr, buf, len);
+}
+
+static int fx_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
+{
+	struct fx *f = arg;
+	return fp_named_lookup(f->sym, f->nsym, name, addr, size, 0 /* unknown */);
+}
+
+static uint64_t fx_fsbase(void *arg, pid_t tid)
+{
+	struct fx *f = arg;
+	return f->fsbase && tid >= 100 && tid < 103 ? f->pt[tid - 100] : 0;
+}
+
+static void fx_env(struct fx *f, struct lt_lm_env *e)
+{
+	*e = (struct lt_lm_env){ .arg = f, .read = fx_read, .lookup = fx_lookup,
+				 .stack_tid = fp_no_stack_tid, .fsbase = fx_fsbase, .s = &f->snap };
+}
+
+/* An object header: refcount 1 and TYPE. */
+static uint64_t obj(struct fx *f, uint64_t type, size_t len)
+{
+	uint64_t o = fx_alloc(f, len);
+	w64(f, o, 1);
+	w64(f, o + 8, type);
+	return o;
+}
+
+static uint64_t type_obj(struct fx *f, const char *name, uint64_t flags, int64_t dictoffset,
+			 uint64_t basicsize, uint64_t cached_keys)
+{
+	uint64_t t = obj(f, 0, 0x400), s = fx_alloc(f, strlen(name) + 1);
+	memcpy(at(f, s), name, strlen(name) + 1);
+	w64(f, t + 0x18, s);
+	w64(f, t + 0x20, basicsize);
+	w64(f, t + 0xa8, flags);
+	w64(f, t + 0x120, (uint64_t)dictoffset);
+	w64(f, t + f->l.ht_cached_keys, cached_keys);
+	return t;
+}
+
+/* A compact str: ASCII, or Latin-1 (kind 1) / UCS-2 (kind 2) code points. */
+static uint64_t str_kind(struct fx *f, const uint32_t *cp, size_t n, unsigned kind, bool ascii)
+{
+	size_t hdr = ascii ? f->l.str_ascii : f->l.str_compact;
+	uint64_t o = obj(f, f->t_str, hdr + (n + 1) * kind);
+	w64(f, o + 0x10, n);
+	w64(f, o + 0x18, (uint64_t)-1);
+	uint32_t state = kind << 2 | 1u << 5 | (ascii ? 1u << 6 : 0) | (f->l.minor < 12 ? 1u << 7 : 0);
+	w32(f, o + 0x20, state);
+	for (size_t i = 0; i < n; i++)
+		memcpy(at(f, o + hdr + i * kind), &cp[i], kind); /* little-endian */
+	return o;
+}
+
+static uint64_t str(struct fx *f, const char *s)
+{
+	uint32_t cp[256];
+	size_t n = strlen(s);
+	cr_assert_lt(n, 256);
+	for (size_t i = 0; i < n; i++)
+		cp[i] = (unsigned char)s[i];
+	return str_kind(f, cp, n, 1, true);
+}
+
+static uint64_t bytes(struct fx *f, const uint8_t *b, size_t n)
+{
+	uint64_t o = obj(f, f->t_bytes, 0x21 + n);
+	w64(f, o + 0x10, n);
+	memcpy(at(f, o + 0x20), b, n);
+	return o;
+}
+
+static uint64_t pylong(struct fx *f, uint64_t v)
+{
+	uint32_t d[3];
+	size_t nd = 0;
+	for (uint64_t x = v; x; x >>= 30)
+		d[nd++] = (uint32_t)(x & 0x3fffffff);
+	uint64_t o = obj(f, f->t_long, 0x18 + 4 * (nd ? nd : 1));
+	w64(f, o + 0x10, f->l.long_tag ? (nd ? nd << 3 : 1) : nd);
+	for (size_t i = 0; i < nd; i++)
+		w32(f, o + 0x18 + 4 * i, d[i]);
+	return o;
+}
+
+static uint64_t tuple(struct fx *f, const uint64_t *items, size_t n)
+{
+	uint64_t o = obj(f, f->t_tuple, 0x18 + 8 * (n ? n : 1));
+	w64(f, o + 0x10, n);
+	for (size_t i = 0; i < n; i++)
+		w64(f, o + 0x18 + 8 * i, items[i]);
+	return o;
+}
+
+/* A keys object of up to 5 entries.  KIND: 0 general (any keys), 1 str
+ * keys, 2 split (keys only: the values are elsewhere).  3.8-3.10 have one
+ * entry form (hash, key, value) and 1-byte indices for 8 slots; 3.11+
+ * take the form from the kind and log2 sizes. */
+static uint64_t keys_obj(struct fx *f, const uint64_t *k, const uint64_t *v, size_t n, int kind)
+{
+	cr_assert_leq(n, 5);
+	uint64_t ko;
+	size_t entries, stride = 24, koff = 8, voff = 16;
+	if (!f->l.dict311) {
+		ko = fx_alloc(f, 0x30 + 5 * 24);
+		w64(f, ko + 8, 8);            /* dk_size */
+		w64(f, ko + 0x18, 5 - n);     /* dk_usable */
+		w64(f, ko + 0x20, n);         /* dk_nentries */
+		entries = 0x28 + 8;           /* 8 one-byte indices */
+	} else {
+		ko = fx_alloc(f, 0x28 + 5 * 24);
+		w8(f, ko + 8, 3);             /* dk_log2_size */
+		w8(f, ko + 9, 3);             /* dk_log2_index_bytes */
+		w8(f, ko + 10, (uint8_t)kind);
+		w64(f, ko + 0x10, 5 - n);     /* dk_usable */
+		w64(f, ko + 0x18, n);         /* dk_nentries */
+		entries = 0x20 + 8;
+		if (kind) {
+			stride = 16, koff = 0, voff = 8;
+		}
+	}
+	w64(f, ko, 1);
+	for (size_t i = 0; i < 8; i++)
+		w8(f, ko + entries - 8 + i, i < n ? (uint8_t)i : 0xff);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = ko + entries + stride * i;
+		if (stride == 24)
+			w64(f, e, 0x1234 + i);
+		w64(f, e + koff, k[i]);
+		w64(f, e + voff, kind == 2 ? 0 : v[i]);
+	}
+	return ko;
+}
+
+/* A values array for split keys (PyDictValues; 3.13 has a 4-byte
+ * prefix, padded to 8). */
+static uint64_t values_obj(struct fx *f, const uint64_t *v, size_t n, bool valid)
+{
+	uint64_t o = fx_alloc(f, 8 + 8 * n);
+	if (f->l.dv_values) {
+		w8(f, o, (uint8_t)n);
+		w8(f, o + 1, (uint8_t)n);
+		w8(f, o + 2, 1);
+		w8(f, o + 3, valid);
+	}
+	for (size_t i = 0; i < n; i++)
+		w64(f, o + f->l.dv_values + 8 * i, v[i]);
+	return o;
+}
+
+static uint64_t dict(struct fx *f, const uint64_t *k, const uint64_t *v, size_t n, int kind)
+{
+	uint64_t d = obj(f, f->t_dict, 0x30);
+	w64(f, d + 0x10, n);
+	w64(f, d + 0x20, keys_obj(f, k, v, n, kind));
+	return d;
+}
+
+/* A str-keyed dict of up to 5 NAMES -> VALUES. */
+static uint64_t sdict(struct fx *f, const char *const *names, const uint64_t *v, size_t n)
+{
+	uint64_t k[5];
+	for (size_t i = 0; i < n; i++)
+		k[i] = str(f, names[i]);
+	return dict(f, k, v, n, 1);
+}
+
+/* ---- fixtures: objects of the interpreter ---- */
+
+#define TPF_INLINE_VALUES (1u << 2)
+#define TPF_MANAGED_DICT (1u << 4)
+
+/* A Thread instance whose attributes (_target, then _name) are kept as
+ * the version keeps an instance's: a __dict__ at tp_dictoffset (<= 3.10),
+ * split values before the object (3.11: obj-32; 3.12: tagged at obj-24) or
+ * inline after it (3.13).  IN_DICT: a materialized __dict__ instead. */
+static uint64_t thread_obj(struct fx *f, uint64_t name, bool in_dict)
+{
+	static const char *const attrs[] = { "_target", "_name" };
+	uint64_t vals[2] = { str(f, "target"), name }, k[2] = { str(f, attrs[0]), str(f, attrs[1]) };
+	int inst = f->l.inst;
+	uint64_t keys = inst ? keys_obj(f, k, vals, 2, 2) : 0;
+	uint64_t flags = inst == 13 ? TPF_INLINE_VALUES | TPF_MANAGED_DICT : inst ? TPF_MANAGED_DICT : 0;
+	uint64_t type = type_obj(f, "Thread", flags, inst ? -1 : 16, 16, keys);
+	uint64_t base = fx_alloc(f, 32 + 16 + 8 + 16 + 16), o = base + 32;
+	w64(f, o, 1);
+	w64(f, o + 8, type);
+	uint64_t d = in_dict || !inst ? sdict(f, attrs, vals, 2) : 0;
+	if (!inst)
+		w64(f, o + 16, d);
+	else if (in_dict)
+		w64(f, o - 24, d);
+	else if (inst == 11)
+		w64(f, o - 32, values_obj(f, vals, 2, true));
+	else if (inst == 12)
+		w64(f, o - 24, values_obj(f, vals, 2, true) - 1);
+	if (inst == 13) { /* inline values right after the object */
+		w8(f, o + 16, 2);
+		w8(f, o + 17, 2);
+		w8(f, o + 18, 1);
+		w8(f, o + 19, !in_dict);
+		w64(f, o + 24, vals[0]);
+		w64(f, o + 32, vals[1]);
+	}
+	return o;
+}
+
+/* A code object; its bytecode (3.11+) is inside it at co_code. */
+static uint64_t code_obj(struct fx *f, const char *name, const char *qualname, const char *file,
+			 const uint8_t *tab, size_t ntab, int first, const char *const *locals,
+			 size_t nlocals)
+{
+	const struct fxl *l = &f->l;
+	uint64_t names[4];
+	uint64_t o = obj(f, f->t_code, 0x100 + 0x100);
+	for (size_t i = 0; i < nlocals; i++)
+		names[i] = str(f, locals[i]);
+	w64(f, o + l->co_filename, str(f, file));
+	w64(f, o + l->co_name, str(f, name));
+	if (l->co_qualname)
+		w64(f, o + l->co_qualname, str(f, qualname));
+	w32(f, o + l->co_first, (uint32_t)first);
+	w64(f, o + l->co_table, bytes(f, tab, ntab));
+	w64(f, o + l->co_names, tuple(f, names, nlocals));
+	w32(f, o + l->co_stacksize, 4);
+	if (l->co_firsttraceable)
+		w32(f, o + l->co_firsttraceable, 0);
+	return o;
+}
+
+static uint64_t locals_of(struct fx *f, uint64_t frame)
+{
+	return frame + (f->l.old ? f->l.f_locals : f->l.if_locals);
+}
+
+/* A frame running CODE at byte offset OFF.  <= 3.10: a PyFrameObject
+ * (LINENO and TRACE as the frame keeps them); 3.11+: an interpreter
+ * frame (OWNER, ENTRY). */
+static uint64_t frame(struct fx *f, uint64_t back, uint64_t code, int off, int lineno, bool trace,
+		      int owner, bool entry)
+{
+	const struct fxl *l = &f->l;
+	if (l->old) {
+		uint64_t fr = obj(f, 0, l->f_locals + 8 * 8);
+		w64(f, fr + l->f_back, back);
+		w64(f, fr + l->f_code, code);
+		w64(f, fr + l->f_trace, trace);
+		w32(f, fr + l->f_lasti, (uint32_t)(l->minor >= 10 ? off / 2 : off));
+		w32(f, fr + l->f_lineno, (uint32_t)lineno);
+		return fr;
+	}
+	uint64_t fr = fx_alloc(f, l->if_locals + 8 * 8);
+	w64(f, fr + l->if_prev, back);
+	w64(f, fr + l->if_code, code);
+	w64(f, fr + l->if_instr, code ? code + l->co_code + (uint64_t)off : 0);
+	w8(f, fr + l->if_owner, (uint8_t)owner);
+	if (l->if_entry)
+		w8(f, fr + l->if_entry, entry);
+	return fr;
+}
+
+/* The frame below an interpreter-loop invocation: 3.12+ push one owned by
+ * the C stack; 3.11 marks the invocation's first frame instead. */
+static uint64_t boundary(struct fx *f, uint64_t back)
+{
+	return f->l.minor >= 12 ? frame(f, back, 0, 0, 0, false, 3, false) : back;
+}
+
+static uint64_t tstate(struct fx *f, uint64_t next, pid_t tid, uint64_t pt, uint64_t top)
+{
+	const struct fxl *l = &f->l;
+	uint64_t ts = fx_alloc(f, 0x100);
+	w64(f, ts + l->ts_next, next);
+	w64(f, ts + l->ts_pthread, pt);
+	if (l->ts_native)
+		w64(f, ts + l->ts_native, (uint64_t)tid);
+	if (l->cf_frame < 0) {
+		w64(f, ts + l->ts_frame, top);
+	} else {
+		uint64_t cf = fx_alloc(f, 0x20);
+		w64(f, cf + (uint32_t)l->cf_frame, top);
+		w64(f, ts + l->ts_frame, cf);
+	}
+	return ts;
+}
+
+/* ---- fixtures: a whole process ---- */
+
+#define OFF_A 48
+#define OFF_B 16
+#define OFF_C 64
+#define MAIN_TID 100
+
+static const uint8_t *sample(unsigned minor, size_t *n, const int (**want)[2], size_t *nwant)
+{
+#define S(v) (*n = sizeof(tab_##v), *want = want_##v, *nwant = sizeof(want_##v) / sizeof(want_##v[0]), tab_##v)
+	switch (minor) {
+	case 8: return S(38);
+	case 10: return S(310);
+	case 11: return S(311);
+	case 12: return S(312);
+	default: return S(313);
+	}
+#undef S
+}
+
+/* What PyCode_Addr2Line said for the sample at OFF. */
+static int sample_line(unsigned minor, int off)
+{
+	size_t n, nw;
+	const int(*want)[2];
+	sample(minor, &n, &want, &nw);
+	for (size_t i = 0; i < nw; i++)
+		if (want[i][0] == off)
+			return want[i][1] < 0 ? 0 : want[i][1];
+	cr_assert_fail("no sample line at %d", off);
+	return 0;
+}
+
+static void native_frames(struct lt_thread *t)
+{
+	static const char *const nat[] = { "futex_wait", "sem_wait", "PyThread_acquire_lock_timed",
+					   "_PyEval_EvalFrameDefault", "call", "_PyEval_EvalFrameDefault",
+					   "call", "_PyEval_EvalFrameDefault.cold", "start_thread" };
+	t->n_frames = sizeof(nat) / sizeof(nat[0]);
+	t->frames = calloc(t->n_frames, sizeof(*t->frames));
+	for (size_t i = 0; i < t->n_frames; i++)
+		t->frames[i].func = strdup(nat[i]);
+}
+
+static uint64_t type_named(struct fx *f, const char *name, const char *sym)
+{
+	uint64_t t = type_obj(f, name, 0, 0, 0, 0);
+	if (sym)
+		fx_sym(f, sym, t);
+	return t;
+}
+
+static void fx_init(struct fx *f, const struct fxl *l)
+{
+	memset(f, 0, sizeof(*f));
+	f->l = *l;
+	f->mem = calloc(1, ARENA_LEN);
+	cr_assert_not_null(f->mem);
+	f->used = 0x100; /* nothing at the arena's first bytes */
+	f->t_str = type_named(f, "str", "PyUnicode_Type");
+	f->t_bytes = type_named(f, "bytes", "PyBytes_Type");
+	f->t_long = type_named(f, "int", "PyLong_Type");
+	f->t_tuple = type_named(f, "tuple", "PyTuple_Type");
+	f->t_dict = type_named(f, "dict", "PyDict_Type");
+	f->t_code = type_named(f, "code", "PyCode_Type");
+	f->t_module = type_named(f, "module", NULL);
+	for (int i = 0; i < 3; i++) {
+		struct lt_thread *t = &f->threads[i];
+		t->tid = MAIN_TID + i;
+		t->sc.state = LT_SC_IN_SYSCALL;
+		native_frames(t);
+	}
+	f->snap.pid = MAIN_TID;
+	f->snap.threads = f->threads;
+	f->snap.n_threads = 3;
+	f->fsbase = true;
+}
+
+static void fx_free(struct fx *f)
+{
+	for (size_t i = 0; i < f->snap.n_threads; i++)
+		lt_thread_clear(&f->threads[i]);
+	lt_strlist_free(&f->snap.notes);
+	free(f->mem);
+	f->mem = NULL;
+}
+
+/* _Py_DebugOffsets (3.13) publishing the fixture's own offsets. */
+static void debug_offsets(struct fx *f, uint64_t rt, uint32_t hex)
+{
+	const struct fxl *l = &f->l;
+	const struct { unsigned at; uint64_t v; } d[] = {
+		{ 8, hex }, { 16, 0 }, { 40, l->rt_head }, { 56, 0x1c68 }, { 64, l->is_next },
+		{ 72, l->is_threads }, { 88, l->is_modules }, { 168, l->ts_next }, { 184, l->ts_frame },
+		{ 192, l->ts_pthread }, { 200, l->ts_native }, { 232, l->if_prev }, { 240, l->if_code },
+		{ 248, l->if_instr }, { 256, l->if_locals }, { 264, l->if_owner }, { 280, l->co_filename },
+		{ 288, l->co_name }, { 296, l->co_qualname }, { 304, l->co_table }, { 312, l->co_first },
+		{ 328, l->co_names }, { 344, l->co_code }, { 360, 8 }, { 376, 0x18 }, { 392, 0xa8 },
+		{ 408, 0x18 }, { 456, 0x20 }, { 464, 0x28 }, { 496, 0x10 }, { 504, 0x18 }, { 520, 0x10 },
+		{ 528, 0x20 }, { 544, 0x20 }, { 552, 0x10 }, { 560, l->str_ascii },
+	};
+	memcpy(at(f, rt), "xdebugpy", 8);
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		w64(f, rt + d[i].at, d[i].v);
+}
+
+/* How the process says its version: Py_GetVersion's code refers to the
+ * string (<= 3.10), Py_Version (3.11, 3.12), _Py_DebugOffsets (3.13+). */
+static void version(struct fx *f, uint64_t rt, const char *text, uint32_t hex)
+{
+	if (f->l.minor <= 10) {
+		uint64_t s = fx_alloc(f, 16), code = fx_alloc(f, 16);
+		memcpy(at(f, s), text, strlen(text) + 1);
+		w8(f, code, 0xba); /* mov $imm32, %edx */
+		w32(f, code + 1, (uint32_t)s);
+		fx_sym(f, "Py_GetVersion", code);
+	} else if (f->l.minor <= 12) {
+		uint64_t v = fx_alloc(f, 8);
+		w32(f, v, hex);
+		fx_sym(f, "Py_Version", v);
+	} else {
+		debug_offsets(f, rt, hex);
+	}
+}
+
+/* What an image holds, for the assertions. */
+struct image {
+	uint64_t lock, sem, pt[3];
+	uint64_t interp, top[3];   /* the interpreter, each thread's innermost frame */
+	const char *name2;         /* thread 102's name, UTF-8 */
+};
+
+/* Three frames of one thread: F0 <- F1 [<- boundary] <- F2.  GROUPS as the
+ * version groups them. */
+static uint64_t chain3(struct fx *f, uint64_t c0, uint64_t c1, uint64_t c2, uint64_t *f0)
+{
+	bool old = f->l.old;
+	uint64_t outer = boundary(f, 0);
+	uint64_t fr2 = frame(f, outer, c2, OFF_C, 0, false, 0, true);
+	uint64_t mid = old ? fr2 : boundary(f, fr2);
+	uint64_t fr1 = frame(f, mid, c1, OFF_B, 0, false, 0, true);
+	return *f0 = frame(f, fr1, c0, OFF_A, 0, false, 0, false);
+}
+
+/* Two frames: F0 <- F1 [<- boundary]; F0's line from LINENO where the
+ * version keeps one (<= 3.10), else from OFF_C. */
+static uint64_t chain2(struct fx *f, uint64_t c0, uint64_t c1, int off0, int lineno)
+{
+	uint64_t fr1 = frame(f, boundary(f, 0), c1, OFF_B, 0, false, 0, true);
+	return frame(f, fr1, c0, off0, lineno, f->l.minor <= 9 && lineno, 0, false);
+}
+
+static void build(struct fx *f, struct image *im, const char *vtext, uint32_t hex)
+{
+	const struct fxl *l = &f->l;
+	size_t ntab, nw;
+	const int(*want)[2];
+	const uint8_t *tab = sample(l->minor, &ntab, &want, &nw);
+	uint64_t rt = fx_alloc(f, 0x2000);
+	fx_sym(f, "_PyRuntime", rt);
+	version(f, rt, vtext, hex);
+	uint64_t interp = fx_alloc(f, 0x2000);
+	w64(f, rt + l->rt_head, interp);
+	static const char *const wl[] = { "self", "lk" }, *const hl[] = { "mine" };
+	uint64_t c_main = code_obj(f, "main", "main", "app.py", tab, ntab, 2, NULL, 0);
+	uint64_t c_mod = code_obj(f, "<module>", "<module>", "app.py", tab, ntab, 2, NULL, 0);
+	uint64_t c_wait = code_obj(f, "wait_on", "Worker.wait_on", "/srv/app/worker.py", tab, ntab, 2, wl, 2);
+	uint64_t c_run = code_obj(f, "run", "Thread.run", "/usr/lib/python3/threading.py", tab, ntab, 2, NULL, 0);
+	uint64_t c_boot = code_obj(f, "_bootstrap", "Thread._bootstrap", "/usr/lib/python3/threading.py",
+				   tab, ntab, 2, NULL, 0);
+	uint64_t c_hold = code_obj(f, "hold", "hold", "/srv/app/worker.py", tab, ntab, 2, hl, 1);
+	/* the lock thread 101 waits for, which thread 102 keeps in 'mine' */
+	im->sem = fx_alloc(f, 32);
+	im->lock = obj(f, type_named(f, "_thread.lock", NULL), 0x30);
+	w64(f, im->lock + 16, im->sem);
+	uint64_t top0 = chain2(f, c_main, c_mod, OFF_A, 0), f101, top1 = chain3(f, c_wait, c_run, c_boot, &f101);
+	uint64_t top2 = chain2(f, c_hold, c_boot, OFF_C, 77);
+	im->interp = interp;
+	im->top[0] = top0, im->top[1] = top1, im->top[2] = top2;
+	w64(f, locals_of(f, f101) + 8, im->lock);
+	w64(f, locals_of(f, top2), im->lock);
+	for (int i = 0; i < 3; i++) {
+		im->pt[i] = f->pt[i] = fx_alloc(f, 0x300);
+		w32(f, im->pt[i] + 0x2d0, (uint32_t)(MAIN_TID + i));
+	}
+	uint64_t ts2 = tstate(f, 0, 102, im->pt[2], top2), ts1 = tstate(f, ts2, 101, im->pt[1], top1);
+	w64(f, interp + l->is_threads, tstate(f, ts1, 100, im->pt[0], top0));
+	/* threading._active: thread 102's name is UCS-2, in a materialized dict */
+	static const uint32_t ucs2[] = { 0x4f5c, 0x696d, 0x8005 };
+	im->name2 = "\xe4\xbd\x9c\xe6\xa5\xad\xe8\x80\x85";
+	uint64_t k[3], v[3] = { thread_obj(f, str(f, "MainThread"), false),
+				thread_obj(f, str(f, "worker-1"), false),
+				thread_obj(f, str_kind(f, ucs2, 3, 2, false), true) };
+	for (int i = 0; i < 3; i++)
+		k[i] = pylong(f, im->pt[i]);
+	static const char *const md[] = { "__name__", "_active" }, *const mods[] = { "sys", "threading" };
+	uint64_t mdv[2] = { str(f, "threading"), dict(f, k, v, 3, 0) };
+	uint64_t module = obj(f, f->t_module, 0x30);
+	w64(f, module + 0x10, sdict(f, md, mdv, 2));
+	uint64_t modv[2] = { str(f, "sys"), module };
+	w64(f, interp + l->is_modules, sdict(f, mods, modv, 2));
+	/* thread 101 sleeps on the lock's semaphore */
+	struct lt_futex *fx = &f->threads[1].futex;
+	f->threads[1].wait = LT_WAIT_FUTEX;
+	fx->is_wait = true;
+	fx->uaddr = im->sem;
+	fx->lock_kind = "semaphore";
+	fx->lock_base = im->sem;
+	fx->lock_state = strdup("value 0, 1 waiter");
+}
+
+/* A fresh process of layout L holding the interpreter image of version
+ * VTEXT (HEX: its Py_Version, 0 for none). */
+static void image(struct fx *f, struct image *im, const struct fxl *l, const char *vtext, uint32_t hex)
+{
+	fx_init(f, l);
+	build(f, im, vtext, hex);
+}
+
+static void apply(struct fx *f)
+{
+	struct lt_lm_env e;
+	fx_env(f, &e);
+	lt_rtthreads_apply(&f->snap, &e);
+	for (size_t i = 0; i < f->snap.notes.n; i++)
+		fprintf(stderr, "note: %s\n", f->snap.notes.v[i]);
+}
+
+static void expect_frame(const struct lt_thread *t, size_t i, const char *func, const char *file,
+			 int line, int native)
+{
+	cr_assert_gt(t->n_rt_frames, i, "thread %d: %zu frames (%s)", t->tid, t->n_rt_frames,
+		     t->rt_end ? t->rt_end : "-");
+	const struct lt_rtframe *r = &t->rt_frames[i];
+	cr_assert_str_eq(r->func, func, "thread %d frame %zu", t->tid, i);
+	cr_assert_str_eq(r->file, file, "thread %d frame %zu", t->tid, i);
+	cr_assert_eq(r->line, line, "thread %d frame %zu: line %d, want %d", t->tid, i, r->line, line);
+	cr_assert_eq(r->native, native, "thread %d frame %zu: native %d, want %d", t->tid, i, r->native,
+		     native);
+}
+
+/* Everything the image holds, as VERSION's model must read it. */
+static void expect_image(struct fx *f, const struct image *im, bool names)
+{
+	unsigned m = f->l.minor;
+	bool q = m >= 11, old = f->l.old;
+	const struct lt_thread *t0 = &f->threads[0], *t1 = &f->threads[1], *t2 = &f->threads[2];
+	for (int i = 0; i < 3; i++) {
+		cr_assert_str_eq(f->threads[i].rt_lang, "python");
+		cr_assert_null(f->threads[i].rt_end, "%s", f->threads[i].rt_end);
+	}
+	cr_assert_eq(t0->n_rt_frames, 2);
+	expect_frame(t0, 0, "main", "app.py", sample_line(m, OFF_A), 3);
+	expect_frame(t0, 1, "<module>", "app.py", sample_line(m, OFF_B), old ? 5 : 3);
+	cr_assert_eq(t1->n_rt_frames, 3);
+	expect_frame(t1, 0, q ? "Worker.wait_on" : "wait_on", "/srv/app/worker.py", sample_line(m, OFF_A), 3);
+	expect_frame(t1, 1, q ? "Thread.run" : "run", "/usr/lib/python3/threading.py", sample_line(m, OFF_B),
+		     old ? 5 : 3);
+	expect_frame(t1, 2, q ? "Thread._bootstrap" : "_bootstrap", "/usr/lib/python3/threading.py",
+		     sample_line(m, OFF_C), old ? 7 : 5);
+	expect_frame(t2, 0, "hold", "/srv/app/worker.py", old ? 77 : sample_line(m, OFF_C), 3);
+	if (names) {
+		cr_assert_str_eq(t0->rt_name, "MainThread");
+		cr_assert_str_eq(t1->rt_name, "worker-1");
+		cr_assert_str_eq(t2->rt_name, im->name2);
+		cr_assert_str_eq(lt_thread_name(t1), "worker-1");
+	} else {
+		for (int i = 0; i < 3; i++)
+			cr_assert_null(f->threads[i].rt_name);
+	}
+	const struct lt_futex *fx = &t1->futex;
+	cr_assert_str_eq(fx->lock_kind, "threading.Lock");
+	cr_assert_eq(fx->lock_base, im->lock);
+	cr_assert_str_eq(fx->lock_name, "lk");
+	cr_assert(strstr(fx->lock_state, "its semaphore: value 0, 1 waiter"), "%s", fx->lock_state);
+	cr_assert(strstr(fx->lock_state, "thread 102 (") && strstr(fx->lock_state, "has it in 'mine' of hold"),
+		  "%s", fx->lock_state);
+	cr_assert_eq(fx->owner_kind, LT_OWNER_UNKNOWN, "a Lock records no owner");
+}
+
+static void run_version(const struct fxl *l, const char *text, uint32_t hex)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, l, text, hex);
+	apply(&f);
+	cr_assert_eq(f.snap.notes.n, 0);
+	expect_image(&f, &im, true);
+	fx_free(&f);
+}
+
+Test(rt_cpython_fixture, v3_8)
+{
+	run_version(&fxl_38, "3.8.18", 0x030812f0);
+}
+
+Test(rt_cpython_fixture, v3_10)
+{
+	run_version(&fxl_310, "3.10.13", 0x030a0df0);
+}
+
+Test(rt_cpython_fixture, v3_11)
+{
+	run_version(&fxl_311, "3.11.2", 0x030b02f0);
+}
+
+Test(rt_cpython_fixture, v3_12)
+{
+	run_version(&fxl_312, "3.12.1", 0x030c01f0);
+}
+
+Test(rt_cpython_fixture, v3_13_debug_offsets)
+{
+	run_version(&fxl_313, "3.13.0", 0x030d00f0);
+}
+
+/* 3.13 whose _Py_DebugOffsets differ from 3.13.0's: the frames are read
+ * with the published offsets; thread names, which need offsets 3.13 does
+ * not publish (dict internals), are not, and a note says why. */
+Test(rt_cpython_fixture, v3_13_other_published_offsets)
+{
+	struct fxl l = fxl_313;
+	struct fx f;
+	struct image im;
+	l.is_threads = 0x1d40;
+	l.ts_frame = 0x58;
+	l.if_instr = 0x30;
+	l.co_filename = 0x90;
+	image(&f, &im, &l, "3.13.0", 0x030d00f0);
+	apply(&f);
+	cr_assert_eq(f.snap.notes.n, 1);
+	cr_assert(strstr(f.snap.notes.v[0], "_Py_DebugOffsets differ from 3.13.0's"), "%s",
+		  f.snap.notes.v[0]);
+	expect_image(&f, &im, false);
+	fx_free(&f);
+}
+
+/* Versions outside the table are said, never guessed: 3.14 (another
+ * _Py_DebugOffsets), 3.7 (no row), a 3.13 alpha. */
+Test(rt_cpython_fixture, unknown_versions_said_not_guessed)
+{
+	static const struct { const struct fxl *l; const char *text; uint32_t hex; const char *note; } v[] = {
+		{ &fxl_313, "3.14.0", 0x030e00f0, "CPython 3.14.0: layout of this version is not known" },
+		{ &fxl_313, "3.13.0a5", 0x030d00a5, "CPython 3.13.0a5: layout of this version is not known" },
+		{ &fxl_38, "3.7.16", 0x030710f0, "CPython 3.7.16: layout of this version is not known" },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct fx f;
+		struct image im;
+		image(&f, &im, v[i].l, v[i].text, v[i].hex);
+		apply(&f);
+		cr_assert_eq(f.snap.notes.n, 1, "%s", v[i].text);
+		cr_assert(strstr(f.snap.notes.v[0], v[i].note), "%s", f.snap.notes.v[0]);
+		cr_assert(strstr(f.snap.notes.v[0], "Python stacks and thread names not read"));
+		for (int k = 0; k < 3; k++) {
+			cr_assert_null(f.threads[k].rt_lang);
+			cr_assert_eq(f.threads[k].n_rt_frames, 0);
+		}
+		cr_assert_str_eq(f.threads[1].futex.lock_kind, "semaphore");
+		fx_free(&f);
+	}
+}
+
+/* 3.8 keeps no native thread id: without fs bases, libc's description of
+ * struct pthread (_thread_db_pthread_tid) maps a pthread_t to its tid; with
+ * neither, the thread states name no thread and a note says so. */
+Test(rt_cpython_fixture, v3_8_pthread_through_thread_db)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, &fxl_38, "3.8.18", 0);
+	f.fsbase = false;
+	uint64_t d = fx_alloc(&f, 12);
+	w32(&f, d, 32);
+	w32(&f, d + 4, 1);
+	w32(&f, d + 8, 0x2d0);
+	fx_sym(&f, "_thread_db_pthread_tid", d);
+	apply(&f);
+	cr_assert_eq(f.snap.notes.n, 0);
+	expect_image(&f, &im, true);
+	fx_free(&f);
+
+	image(&f, &im, &fxl_38, "3.8.18", 0);
+	f.fsbase = false;
+	apply(&f);
+	cr_assert_eq(f.snap.notes.n, 1);
+	cr_assert(strstr(f.snap.notes.v[0], "3 Python thread state(s) name no thread"), "%s",
+		  f.snap.notes.v[0]);
+	for (int k = 0; k < 3; k++)
+		cr_assert_null(f.threads[k].rt_lang);
+	fx_free(&f);
+}
+
+/* A process that never imported threading has no thread names: nothing to
+ * say, and the stacks are read all the same. */
+Test(rt_cpython_fixture, no_threading_module)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, &fxl_312, "3.12.1", 0x030c01f0);
+	static const char *const mods[] = { "sys" };
+	uint64_t v[1] = { str(&f, "sys") };
+	w64(&f, im.interp + f.l.is_modules, sdict(&f, mods, v, 1));
+	apply(&f);
+	cr_assert_eq(f.snap.notes.n, 0);
+	expect_image(&f, &im, false);
+	fx_free(&f);
+}
+
+/* A frame whose code is not a code object ends that thread's stack with
+ * the reason; a frame chain that loops stops at 256 frames. */
+Test(rt_cpython_fixture, damaged_frames)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, &fxl_311, "3.11.2", 0x030b02f0);
+	w64(&f, im.top[0] + f.l.if_code, str(&f, "not code"));
+	w64(&f, im.top[2] + f.l.if_prev, im.top[2]);
+	apply(&f);
+	const struct lt_thread *t0 = &f.threads[0], *t2 = &f.threads[2];
+	cr_assert_eq(t0->n_rt_frames, 0);
+	cr_assert(t0->rt_end && strstr(t0->rt_end, "no readable code object"), "%s", t0->rt_end);
+	cr_assert_eq(t2->n_rt_frames, 256);
+	cr_assert(t2->rt_end && strstr(t2->rt_end, "deeper than 256 Python frames"), "%s", t2->rt_end);
+	cr_assert_eq(f.threads[1].n_rt_frames, 3, "the other threads are read");
+	fx_free(&f);
+
+	/* the same loop through PyFrameObjects (3.10) */
+	image(&f, &im, &fxl_310, "3.10.13", 0);
+	w64(&f, im.top[2] + f.l.f_back, im.top[2]);
+	apply(&f);
+	cr_assert_eq(f.threads[2].n_rt_frames, 256);
+	cr_assert(strstr(f.threads[2].rt_end, "deeper than 256"));
+	fx_free(&f);
+}
+
+/* An RLock records its owner: the waiter gets it (owner_kind runtime). */
+Test(rt_cpython_fixture, rlock_names_its_owner)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, &fxl_312, "3.12.1", 0x030c01f0);
+	w64(&f, im.lock + 8, type_named(&f, "_thread.RLock", NULL));
+	w64(&f, im.lock + 24, im.pt[0]);
+	w64(&f, im.lock + 32, 2);
+	apply(&f);
+	const struct lt_futex *fx = &f.threads[1].futex;
+	cr_assert_str_eq(fx->lock_kind, "threading.RLock");
+	cr_assert_str_eq(fx->lock_name, "lk");
+	cr_assert_eq(fx->owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_eq(fx->owner, MAIN_TID);
+	cr_assert(strstr(fx->lock_state, "owner thread 100, count 2"), "%s", fx->lock_state);
+	fx_free(&f);
+}
+
+/* A futex wait on another word is not taken for the Lock in the frame. */
+Test(rt_cpython_fixture, lock_on_another_futex_not_named)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, &fxl_310, "3.10.13", 0);
+	f.threads[1].futex.uaddr = f.threads[1].futex.lock_base = im.sem + 64;
+	apply(&f);
+	cr_assert_str_eq(f.threads[1].futex.lock_kind, "semaphore");
+	cr_assert_null(f.threads[1].futex.lock_name);
+	cr_assert_eq(f.threads[1].n_rt_frames, 3);
+	fx_free(&f);
+}
+
+/* ---- live: Debian's python3 ---- */
+
+
+TL_WORKLOAD(64);
+
+static void cleanup(void)
+{
+	tl_close_started(&wl);
+}
+
+static void start_py(const char *script, char *const extra[])
+{
+	tl_start_python(&wl, script, extra, truth, &ntruth, "other users' /proc files and memory");
+}
+
+/* The value of KEY in a truth line, up to the next space (or the end of
+ * the line for `name`, the last key). */
+static void val(const char *line, const char *key, char *out, size_t n)
+{
+	char pat[32];
+	snprintf(pat, sizeof(pat), " %s=", key);
+	const char *p = strstr(line, pat);
+	cr_assert_not_null(p, "no %s in '%s'", key, line);
+	p += strlen(pat);
+	size_t len = strcmp(key, "name") ? strcspn(p, " ") : strlen(p);
+	cr_assert_lt(len, n);
+	memcpy(out, p, len);
+	out[len] = 0;
+}
+
+static struct lt_snapshot *snapshot(void)
+{
+	struct lt_snapshot *s = NULL;
+	int r = lt_snapshot_take(wl.pid, NULL, &s);
+	cr_assert_eq(r, 0, "lt_snapshot_take: %s", lt_snapshot_strerror(r));
+	for (size_t i = 0; i < s->notes.n; i++)
+		fprintf(stderr, "note: %s\n", s->notes.v[i]);
+	return s;
+}
+
+static bool eval_loop(const struct lt_thread *t, int native)
+{
+	return native >= 0 && (size_t)native < t->n_frames && t->frames[native].func &&
+	       !strncmp(t->frames[native].func, "_PyEval_EvalFrameDefault", 24);
+}
+
+/* Every thread of py_stacks.py: its threading name, and its innermost
+ * Python frame exactly as Python reported it (function, file, line), placed
+ * at an evaluation-loop frame of its native stack. */
+Test(rt_cpython_live, names_frames_lines, .fini = cleanup, .timeout = 120)
+{
+	start_py("tests/workloads/py_stacks.py", NULL);
+	struct lt_snapshot *s = snapshot();
+	int checked = 0;
+	for (int i = 0; i < ntruth; i++) {
+		if (strncmp(truth[i], "thread ", 7))
+			continue;
+		char role[32], func[64], file[160], name[64];
+		val(truth[i], "role", role, sizeof(role));
+		val(truth[i], "func", func, sizeof(func));
+		val(truth[i], "file", file, sizeof(file));
+		val(truth[i], "name", name, sizeof(name));
+		int line = (int)tl_val(truth[i], "line", NULL);
+		pid_t tid = (pid_t)tl_val(truth[i], "tid", NULL);
+		const struct lt_thread *t = lt_snapshot_find(s, tid);
+		cr_assert_not_null(t, "%s: thread %d missing", role, tid);
+		cr_assert_str_eq(t->rt_lang ? t->rt_lang : "-", "python", "%s", role);
+		cr_assert_str_eq(t->rt_name ? t->rt_name : "-", name, "%s", role);
+		/* event: threading's Event.wait and Condition.wait run above it */
+		size_t k0 = strcmp(role, "event") ? 0 : 2;
+		cr_assert_gt(t->n_rt_frames, k0, "%s: no Python frames (%s)", role, t->rt_end ? t->rt_end : "-");
+		const struct lt_rtframe *r = &t->rt_frames[k0];
+		cr_assert_str_eq(r->func, func, "%s", role);
+		cr_assert_str_eq(r->file, file, "%s", role);
+		cr_assert_eq(r->line, line, "%s: line %d, Python says %d", role, r->line, line);
+		cr_assert(eval_loop(t, r->native), "%s: innermost Python frame placed at native frame %d",
+			  role, r->native);
+		if (!strcmp(role, "main")) {
+			cr_assert_str_eq(t->rt_frames[t->n_rt_frames - 1].func, "<module>");
+		} else if (!strcmp(role, "deep")) {
+			cr_assert_geq(t->n_rt_frames, 41);
+			for (size_t k = 1; k <= 40; k++) {
+				cr_assert_str_eq(t->rt_frames[k].func, "recurse");
+				cr_assert_eq(t->rt_frames[k].line, line + 1, "the recursive call");
+			}
+		} else if (!strcmp(role, "gen")) {
+			cr_assert_str_eq(t->rt_frames[1].func, "gen_main");
+		}
+		checked++;
+	}
+	cr_assert_eq(checked, 8);
+	lt_snapshot_free(s);
+}
+
+/* The Lock and RLock that py_stacks' locker and rlocker wait for: named,
+ * the RLock's owner (main) found, and no verdict says OK. */
+Test(rt_cpython_live, lock_and_rlock_waits, .fini = cleanup, .timeout = 120)
+{
+	start_py("tests/workloads/py_stacks.py", NULL);
+	pid_t locker = (pid_t)tl_val(tl_find(truth, ntruth, "thread", "role=locker"), "tid", NULL);
+	pid_t rlocker = (pid_t)tl_val(tl_find(truth, ntruth, "thread", "role=rlocker"), "tid", NULL);
+	uint64_t held = tl_val(tl_find(truth, ntruth, "lock", "name=held"), "addr", NULL);
+	uint64_t rheld = tl_val(tl_find(truth, ntruth, "lock", "name=rheld"), "addr", NULL);
+	struct lt_snapshot *s = snapshot();
+	const struct lt_thread *l = lt_snapshot_find(s, locker), *rl = lt_snapshot_find(s, rlocker);
+	cr_assert_not_null(l);
+	cr_assert_not_null(rl);
+	cr_assert_str_eq(l->futex.lock_kind ? l->futex.lock_kind : "-", "threading.Lock");
+	cr_assert_eq(l->futex.lock_base, held);
+	cr_assert_str_eq(l->futex.lock_name ? l->futex.lock_name : "-", "lk");
+	cr_assert_str_eq(rl->futex.lock_kind ? rl->futex.lock_kind : "-", "threading.RLock");
+	cr_assert_eq(rl->futex.lock_base, rheld);
+	cr_assert_eq(rl->futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_eq(rl->futex.owner, wl.pid, "the RLock's owner is main");
+	bool lock_verdict = false, rlock_verdict = false;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		cr_assert_neq(v->kind, LT_VERDICT_OK);
+		for (size_t k = 0; k < v->n_tids; k++) {
+			lock_verdict |= v->tids[k] == locker && v->kind == LT_VERDICT_LOCK_WAIT;
+			rlock_verdict |= v->tids[k] == rlocker && v->owner == wl.pid;
+		}
+	}
+	cr_assert(lock_verdict && rlock_verdict);
+	lt_snapshot_free(s);
+}
+
+/* Event.wait() parks in threading's Condition.wait() on a lock of its own
+ * until notify(): an event wait, named as the Condition, in no lock verdict. */
+Test(rt_cpython_live, condition_wait_is_no_lock_wait, .fini = cleanup, .timeout = 120)
+{
+	start_py("tests/workloads/py_stacks.py", NULL);
+	pid_t ev = (pid_t)tl_val(tl_find(truth, ntruth, "thread", "role=event"), "tid", NULL);
+	int line = (int)tl_val(tl_find(truth, ntruth, "thread", "role=event"), "line", NULL);
+	struct lt_snapshot *s = snapshot();
+	const struct lt_thread *t = lt_snapshot_find(s, ev);
+	cr_assert_not_null(t);
+	cr_assert_geq(t->n_rt_frames, 3);
+	cr_assert_str_eq(t->rt_frames[0].func, "Condition.wait");
+	cr_assert_str_eq(t->rt_frames[1].func, "Event.wait");
+	cr_assert_str_eq(t->rt_frames[2].func, "wait_event");
+	cr_assert_eq(t->rt_frames[2].line, line);
+	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "threading.Condition");
+	cr_assert_null(t->acquire, "waiting for notify() acquires nothing");
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+			cr_assert(s->verdicts[i].tids[k] != ev || (s->verdicts[i].kind != LT_VERDICT_LOCK_WAIT &&
+								  s->verdicts[i].kind != LT_VERDICT_CONVOY),
+				  "%s", s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}
+
+/* The two-Lock deadlock: each side waits for threading.Lock 'second' at
+ * the line Python reports, the other side keeps that lock as 'first', and
+ * the verdicts say which lock and which line, never OK. */
+Test(rt_cpython_live, lock_deadlock_lines, .fini = cleanup, .timeout = 120)
+{
+	char *extra[] = { "--lock-deadlock", NULL };
+	start_py("tests/workloads/gil_holder.py", extra);
+	const char *la = tl_find(truth, ntruth, "blocked", "on=L2"), *lb = tl_find(truth, ntruth, "blocked", "on=L1");
+	cr_assert(la && lb);
+	pid_t tids[2] = { (pid_t)tl_val(la, "tid", NULL), (pid_t)tl_val(lb, "tid", NULL) };
+	int lines[2] = { (int)tl_val(la, "line", NULL), (int)tl_val(lb, "line", NULL) };
+	struct lt_snapshot *s = snapshot();
+	for (int i = 0; i < 2; i++) {
+		const struct lt_thread *t = lt_snapshot_find(s, tids[i]), *o = lt_snapshot_find(s, tids[!i]);
+		cr_assert(t && o);
+		cr_assert_gt(t->n_rt_frames, 0);
+		cr_assert_str_eq(t->rt_frames[0].func, "side");
+		cr_assert_eq(t->rt_frames[0].line, lines[i]);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "threading.Lock");
+		cr_assert_str_eq(t->futex.lock_name ? t->futex.lock_name : "-", "second");
+		char want[96];
+		snprintf(want, sizeof(want), "thread %d (%s) has it in 'first' of side", (int)o->tid,
+			 lt_thread_name(o));
+		cr_assert(t->futex.lock_state && strstr(t->futex.lock_state, want), "%s",
+			  t->futex.lock_state ? t->futex.lock_state : "-");
+	}
+	int found = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		cr_assert_neq(v->kind, LT_VERDICT_OK);
+		cr_assert_neq(v->kind, LT_VERDICT_IDLE);
+		if (v->kind != LT_VERDICT_LOCK_WAIT || v->n_tids != 1)
+			continue;
+		int k = v->tids[0] == tids[0] ? 0 : v->tids[0] == tids[1] ? 1 : -1;
+		if (k < 0)
+			continue;
+		char at[64];
+		snprintf(at, sizeof(at), "gil_holder.py:%d)", lines[k]);
+		cr_assert(strstr(v->summary, "threading.Lock 'second'"), "%s", v->summary);
+		bool has_line = false;
+		for (size_t e = 0; e < v->evidence.n; e++)
+			has_line |= strstr(v->evidence.v[e], "waits in python at side") &&
+				    strstr(v->evidence.v[e], at);
+		cr_assert(has_line, "no evidence line with side at %s", at);
+		found++;
+	}
+	cr_assert_eq(found, 2);
+	lt_snapshot_free(s);
+}
+
+/* Text output: each Python frame sits just above the evaluation-loop frame
+ * that runs it, and the header carries the thread's Python name. */
+Test(rt_cpython_live, text_interleaves, .fini = cleanup, .timeout = 120)
+{
+	start_py("tests/workloads/py_stacks.py", NULL);
+	struct lt_snapshot *s = snapshot();
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
+	cr_assert(strstr(buf, "python thread \"sleeper\""));
+	const char *p = strstr(buf, "    py  sleep_forever (");
+	cr_assert_not_null(p);
+	const char *nl = strchr(p, '\n');
+	cr_assert(nl && !strncmp(nl + 1, "    #", 5) && strstr(nl + 1, "_PyEval_EvalFrameDefault") &&
+		  strstr(nl + 1, "_PyEval_EvalFrameDefault") < strchr(nl + 1, '\n'),
+		  "the line after the Python frame is not the loop: %.200s", nl + 1);
+	free(buf);
+	lt_snapshot_free(s);
+}
+
+/* ---- live: OCaml frames read as OCaml names ---- */
+
+/* ocaml_holder (OCaml 4.13 from Debian): its frames print as Holder.waiter,
+ * not camlHolder__waiter_374; JSON keeps the symbol and adds the name. */
+Test(rt_demangle_live, ocaml_holder_frames, .fini = cleanup, .timeout = 120)
+{
+	tl_skip_unless_root("needs root: other users' /proc files and memory");
+	if (access(WL("ocaml_holder"), X_OK) != 0)
+		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
+	char *argv[] = { WL("ocaml_holder"), "-t", "3", NULL };
+	ntruth = 0;
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 60000), "ocaml_holder never got ready");
+	struct lt_snapshot *s = snapshot();
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
+	cr_assert(strstr(buf, " Holder.waiter+0x"), "%.3000s", buf);
+	cr_assert_null(strstr(buf, "camlHolder__waiter"));
+	free(buf);
+	buf = TL_PRINTED(NULL, lt_snapshot_print_json, s);
+	cr_assert(strstr(buf, "\"func\":\"camlHolder__waiter_"));
+	cr_assert(strstr(buf, "\"demangled\":\"Holder.waiter\""));
+	free(buf);
+	lt_snapshot_free(s);
+}

@@ -1,0 +1,419 @@
+/* Unit tests of the snapshot library's pure parts: /proc text parsers,
+ * futex op decoding, syscall classification, fd-table formats and the JSON
+ * writer's escaping.  No root, no live process. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockmodel.h"
+#include "lt_test.h"
+#include "snapshot.h"
+#include "snapshot_int.h"
+
+Test(snapshot_parse, syscall_line_futex)
+{
+	struct lt_sc_line l;
+	cr_assert_eq(lt_parse_syscall_line("202 0x5603800a90a0 0x80 0x2 0x0 0x0 0x0 0x7f9bf6645ea8 0x7f9bf66d012b\n", &l), 0);
+	cr_assert_eq(l.state, LT_SC_IN_SYSCALL);
+	cr_assert_eq(l.nr, 202);
+	cr_assert_eq(l.args[0], 0x5603800a90a0ull);
+	cr_assert_eq(l.args[1], 0x80);
+	cr_assert_eq(l.args[2], 2);
+	cr_assert_eq(l.args[5], 0);
+	cr_assert_eq(l.sp, 0x7f9bf6645ea8ull);
+	cr_assert_eq(l.pc, 0x7f9bf66d012bull);
+}
+
+Test(snapshot_parse, syscall_line_running_and_not_in_syscall)
+{
+	struct lt_sc_line l;
+	cr_assert_eq(lt_parse_syscall_line("running\n", &l), 0);
+	cr_assert_eq(l.state, LT_SC_RUNNING);
+	cr_assert_eq(l.nr, -1);
+	cr_assert_eq(lt_parse_syscall_line("-1 0x7ffd1234 0x401000\n", &l), 0);
+	cr_assert_eq(l.state, LT_SC_NOT_IN_SYSCALL);
+	cr_assert_eq(l.sp, 0x7ffd1234);
+	cr_assert_eq(l.pc, 0x401000);
+}
+
+Test(snapshot_parse, syscall_line_garbage)
+{
+	struct lt_sc_line l;
+	cr_assert_eq(lt_parse_syscall_line("", &l), -EINVAL);
+	cr_assert_eq(lt_parse_syscall_line("hello", &l), -EINVAL);
+	cr_assert_eq(lt_parse_syscall_line("202 0x1 0x2", &l), -EINVAL); /* truncated */
+	cr_assert_eq(lt_parse_syscall_line("-1 0x1", &l), -EINVAL);
+	cr_assert_eq(lt_parse_syscall_line("-5 0x1 0x2", &l), -EINVAL);
+	cr_assert_eq(lt_parse_syscall_line(NULL, &l), -EINVAL);
+	cr_assert_eq(l.state, LT_SC_UNREADABLE);
+}
+
+Test(snapshot_parse, stat_comm_with_parens_and_spaces)
+{
+	char comm[64], st;
+	unsigned long long flags;
+	const char *line = "812 (evil) (S x) R 1 812 812 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 3 0\n";
+	cr_assert_eq(lt_parse_stat(line, comm, sizeof(comm), &st), 0);
+	cr_assert_str_eq(comm, "evil) (S x");
+	cr_assert_eq(st, 'R');
+	cr_assert_eq(lts_parse_stat_field(line, 4, &flags), 0);
+	cr_assert_eq(flags, 1);
+	cr_assert_eq(lts_parse_stat_field(line, 9, &flags), 0);
+	cr_assert_eq(flags, 4194560);
+	cr_assert_eq(lt_parse_stat("garbage", comm, sizeof(comm), &st), -EINVAL);
+	/* a comm longer than the buffer is cut, not overflowed */
+	char small[4];
+	cr_assert_eq(lt_parse_stat("1 (abcdefgh) S 0", small, sizeof(small), &st), 0);
+	cr_assert_str_eq(small, "abc");
+}
+
+Test(snapshot_parse, sched_exec_start)
+{
+	const char *sched =
+		"dl (3397, #threads: 3)\n"
+		"-------------------------------------------------------------------\n"
+		"se.exec_start                                :        360357.586529\n"
+		"se.vruntime                                  :           135.769613\n";
+	int64_t ns = 0;
+	cr_assert_eq(lt_parse_sched_exec_start(sched, &ns), 0);
+	cr_assert_eq(ns, 360357586529LL);
+	cr_assert_eq(lt_parse_sched_exec_start("se.vruntime : 1.0\n", &ns), -ENOENT);
+	cr_assert_eq(lt_parse_sched_exec_start("se.exec_start : 12\n", &ns), 0);
+	cr_assert_eq(ns, 12000000LL);
+}
+
+Test(snapshot_futex, op_names)
+{
+	static const struct {
+		uint32_t op;
+		const char *name;
+	} cases[] = {
+		{ 0x80, "FUTEX_WAIT_PRIVATE" },
+		{ 0, "FUTEX_WAIT" },
+		{ 0x189, "FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME" },
+		{ 0x109, "FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME" },
+		{ 6 | 128, "FUTEX_LOCK_PI_PRIVATE" },
+		{ 13, "FUTEX_LOCK_PI2" },
+		{ 11 | 128, "FUTEX_WAIT_REQUEUE_PI_PRIVATE" },
+		{ 0x7e, "FUTEX_0x7e" },
+	};
+	char b[96];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		lt_futex_op_str(cases[i].op, b, sizeof(b));
+		cr_assert_str_eq(b, cases[i].name, "op %#x", cases[i].op);
+	}
+}
+
+Test(snapshot_futex, decode_args)
+{
+	struct lt_futex f = { 0 };
+	uint64_t wait[6] = { 0x1000, 0x80, 2, 0, 0, 0 };
+	lt_futex_decode_args(&f, wait);
+	cr_assert_eq(f.uaddr, 0x1000);
+	cr_assert_eq(f.cmd, 0);
+	cr_assert(f.private_ && !f.clock_realtime && f.is_wait && !f.is_pi && !f.timeout_abs);
+	cr_assert_eq(f.expected, 2);
+
+	uint64_t bitset[6] = { 0x2000, 0x189, 7, 0x7ffc0000, 0, 0xffffffff };
+	lt_futex_decode_args(&f, bitset);
+	cr_assert_eq(f.cmd, 9);
+	cr_assert(f.clock_realtime && f.is_wait && f.timeout_abs);
+	cr_assert_eq(f.bitset, 0xffffffffu);
+	cr_assert_eq(f.timeout_ptr, 0x7ffc0000);
+
+	uint64_t pi[6] = { 0x3000, 6 | 128, 0, 0, 0, 0 };
+	lt_futex_decode_args(&f, pi);
+	cr_assert(f.is_pi && f.is_wait);
+
+	uint64_t wake[6] = { 0x3000, 1 | 128, 1, 0, 0, 0 };
+	lt_futex_decode_args(&f, wake);
+	cr_assert(!f.is_wait && !f.is_pi);
+
+	uint64_t f2[6] = { 0x4000, 5, 0xffffffff, 2 | 128, 0, 1 };
+	lts_futex2_decode_args(&f, f2);
+	cr_assert_eq(f.cmd, -1);
+	cr_assert(f.is_wait && f.private_ && !f.clock_realtime);
+	cr_assert_eq(f.expected, 5);
+}
+
+Test(snapshot_parse, syscall_names_and_kinds)
+{
+	cr_assert_str_eq(lt_syscall_name(202), "futex");
+	cr_assert_str_eq(lt_syscall_name(0), "read");
+	cr_assert_str_eq(lt_syscall_name(455), "futex_wait");
+	cr_assert_str_eq(lt_syscall_name(281), "epoll_pwait");
+	cr_assert_null(lt_syscall_name(-1));
+	cr_assert_null(lt_syscall_name(100000));
+	static const struct {
+		long nr;
+		enum lt_wait_kind kind;
+	} kinds[] = {
+		{ 202, LT_WAIT_FUTEX },
+		{ 7, LT_WAIT_POLL },
+		{ 23, LT_WAIT_POLL },
+		{ 270, LT_WAIT_POLL },
+		{ 232, LT_WAIT_POLL },
+		{ 0, LT_WAIT_IO },
+		{ 45, LT_WAIT_IO },
+		{ 47, LT_WAIT_IO },
+		{ 19, LT_WAIT_IO },
+		{ 230, LT_WAIT_SLEEP },
+		{ 61, LT_WAIT_CHILD },
+		{ 39, LT_WAIT_OTHER },
+		{ -1, LT_WAIT_NONE },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		cr_assert_eq(lt_syscall_wait_kind(kinds[i].nr), kinds[i].kind, "syscall %ld", kinds[i].nr);
+}
+
+Test(snapshot_fd, epoll_fdinfo)
+{
+	const char *text = "pos:\t0\nflags:\t02\nmnt_id:\t15\nino:\t1057\n"
+			   "tfd:        4 events:       19 data:                4  pos:0 ino:6a6b sdev:8\n"
+			   "tfd:        5 events:        1 data:                5  pos:0 ino:6a6c sdev:e\n";
+	int fds[4];
+	unsigned ev[4];
+	cr_assert_eq(lts_parse_epoll_fdinfo(text, fds, ev, 4), 2);
+	cr_assert_eq(fds[0], 4);
+	cr_assert_eq(ev[0], 0x19);
+	cr_assert_eq(fds[1], 5);
+	cr_assert_eq(ev[1], 1);
+	cr_assert_eq(lts_parse_epoll_fdinfo(text, fds, ev, 1), 1);
+}
+
+Test(snapshot_fd, inet_addresses)
+{
+	char b[80];
+	cr_assert_eq(lts_format_inet("0100007F:1F90", b, sizeof(b)), 0);
+	cr_assert_str_eq(b, "127.0.0.1:8080");
+	cr_assert_eq(lts_format_inet("00000000000000000000000001000000:0050", b, sizeof(b)), 0);
+	cr_assert_str_eq(b, "[::1]:80");
+	cr_assert_eq(lts_format_inet("0000000000000000FFFF00000100007F:0016", b, sizeof(b)), 0);
+	cr_assert_str_eq(b, "[::ffff:127.0.0.1]:22");
+	cr_assert_eq(lts_format_inet("00000000000000000000000000000000:0000", b, sizeof(b)), 0);
+	cr_assert_str_eq(b, "[::]:0");
+	cr_assert_eq(lts_format_inet("B80D0120000000000000000001000000:01BB", b, sizeof(b)), 0);
+	cr_assert_str_eq(b, "[2001:db8::1]:443");
+	cr_assert_eq(lts_format_inet("zzz", b, sizeof(b)), -EINVAL);
+}
+
+Test(snapshot_util, strlist_grows)
+{
+	struct lt_strlist l = { 0 };
+	for (int i = 0; i < 100; i++)
+		cr_assert_eq(lt_strlist_add(&l, "item %d", i), 0);
+	cr_assert_eq(l.n, 100);
+	cr_assert_str_eq(l.v[0], "item 0");
+	cr_assert_str_eq(l.v[99], "item 99");
+	lt_strlist_free(&l);
+	cr_assert_eq(l.n, 0);
+}
+
+Test(snapshot_util, duration_format)
+{
+	char b[32];
+	lts_fmt_duration(14.2, b, sizeof(b));
+	cr_assert_str_eq(b, "14 s");
+	lts_fmt_duration(2.34, b, sizeof(b));
+	cr_assert_str_eq(b, "2.3 s");
+	lts_fmt_duration(0.12, b, sizeof(b));
+	cr_assert_str_eq(b, "120 ms");
+}
+
+/* The JSON document of a one-thread synthetic snapshot. */
+static char *json_of(struct lt_snapshot *s)
+{
+	char *buf;
+	size_t len;
+	cr_assert_eq(lt_snapshot_to_json_buf(s, &buf, &len), 0);
+	cr_assert_eq(strlen(buf), len);
+	return buf;
+}
+
+Test(snapshot_json, escapes_thread_names)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	s->pid = 5;
+	snprintf(s->comm, sizeof(s->comm), "prog");
+	s->threads = calloc(1, sizeof(*s->threads));
+	s->n_threads = 1;
+	struct lt_thread *t = &s->threads[0];
+	t->tid = 5;
+	t->state = 'S';
+	/* quote, backslash, newline, control byte, invalid UTF-8 (U+FFFD, as
+	 * in every output), valid UTF-8 */
+	snprintf(t->comm, sizeof(t->comm), "a\"b\\c\nd\x01\xff\xc3\xa9");
+	char *j = json_of(s);
+	cr_assert_not_null(strstr(j, "\"comm\":\"a\\\"b\\\\c\\nd\\u0001\\ufffd\xc3\xa9\""), "%s", j);
+	/* nothing raw below 0x20 except the newlines between threads */
+	for (const char *p = j; *p; p++)
+		cr_assert((unsigned char)*p >= 0x20 || *p == '\n');
+	free(j);
+	lt_snapshot_free(s);
+}
+
+Test(snapshot_json, carries_syscall_args_and_blocked_time)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	s->pid = 7;
+	s->threads = calloc(1, sizeof(*s->threads));
+	s->n_threads = 1;
+	struct lt_thread *t = &s->threads[0];
+	t->tid = 8;
+	t->state = 'S';
+	cr_assert_eq(lt_parse_syscall_line("202 0x1000 0x80 0x2 0x0 0x0 0x0 0x7ff0 0x7ff8", &t->sc), 0);
+	t->wait = LT_WAIT_FUTEX;
+	lt_futex_decode_args(&t->futex, t->sc.args);
+	t->futex.word_ok = true;
+	t->futex.word = 2;
+	t->idle_s = 2.5;
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	lt_snapshot_diagnose(s, NULL);
+	char *j = json_of(s);
+	cr_assert_not_null(strstr(j, "\"tid\":8"), "%s", j);
+	cr_assert_not_null(strstr(j, "\"nr\":202"));
+	cr_assert_not_null(strstr(j, "\"args\":[\"0x1000\",\"0x80\",\"0x2\",\"0x0\",\"0x0\",\"0x0\"]"), "%s", j);
+	cr_assert_not_null(strstr(j, "\"blocked_s\":2.500000"));
+	cr_assert_not_null(strstr(j, "\"blocked_source\":\"sched_exec_start\""));
+	cr_assert_not_null(strstr(j, "\"op_name\":\"FUTEX_WAIT_PRIVATE\""));
+	cr_assert_not_null(strstr(j, "\"schema\":\"locktrace.snapshot/1\""));
+	free(j);
+	lt_snapshot_free(s);
+}
+
+Test(snapshot_text, escapes_control_bytes)
+{
+	struct lt_snapshot *s = tl_snapshot_one(5, "x\nthread 1 (fake)");
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
+	cr_assert_not_null(strstr(buf, "thread 5 (x\\x0athread 1 (fake))"), "%s", buf);
+	free(buf);
+	lt_snapshot_free(s);
+}
+
+static char *text_of(const struct lt_snapshot *s)
+{
+	char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, s);
+	return buf;
+}
+
+/* A two-thread snapshot with every part the text shows: notes, verdicts
+ * with evidence, a runtime lock, kernel and user stacks, a lock state, an
+ * acquire path, names that need escaping. */
+static struct lt_snapshot *rich_snapshot(void)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	s->pid = 40;
+	snprintf(s->comm, sizeof(s->comm), "srv\"x");
+	s->exe = strdup("/usr/bin/srv");
+	s->occasion = "end";
+	s->taken_realtime_ns = 1796010933750034878LL; /* beyond a double's 53 bits */
+	s->taken_monotonic_ns = 1779874069159LL;
+	s->duration_ns = 79075126;
+	s->kstack_available = true;
+	lt_strlist_add(&s->notes, "se.exec_start lags by %d s", 3);
+	s->sched_offset_ns = calloc(2, sizeof(*s->sched_offset_ns));
+	s->n_cpus = 2;
+	s->sched_offset_ns[0] = 3898652614;
+	s->sched_offset_ns[1] = INT64_MIN;
+	s->threads = calloc(2, sizeof(*s->threads));
+	s->n_threads = 2;
+	struct lt_thread *t = &s->threads[0];
+	t->tid = 41;
+	snprintf(t->comm, sizeof(t->comm), "w\n1");
+	t->state = 'S';
+	t->cpu = 1;
+	t->idle_s = 2.5;
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	cr_assert_eq(lt_parse_syscall_line("202 0x1000 0x80 0x2 0x0 0x0 0x0 0x7ff0 0x7ff8", &t->sc), 0);
+	t->sc_name = "futex";
+	t->wait = LT_WAIT_FUTEX;
+	lt_futex_decode_args(&t->futex, t->sc.args);
+	t->futex.lock_state = strdup("value 0, 2 waiters");
+	t->futex.timeout_ptr = 0x7ff100;
+	t->futex.timeout_ok = true;
+	t->futex.timeout_sec = 12;
+	t->futex.timeout_nsec = 5000;
+	t->futex.mutex_ok = true;
+	t->futex.mutex_owner = 42;
+	t->futex.owner_kind = LT_OWNER_MUTEX;
+	t->futex.owner = 42;
+	t->futex.rtlock = 1;
+	t->detail = strdup("futex(0x1000 <L>, FUTEX_WAIT_PRIVATE, 2) word=2");
+	t->acquire = "pthread_mutex_lock";
+	t->kstack_status = LT_KSTACK_OK;
+	lt_strlist_add(&t->kstack, "futex_do_wait+0x46/0x90");
+	lt_strlist_add(&t->kstack, "do_syscall_64+0x71/0x290");
+	t->regs_src = LT_REGS_CALLER;
+	t->frames = calloc(2, sizeof(*t->frames));
+	t->n_frames = 2;
+	t->frames[0] = (struct lt_frame){ .pc = 0x7f0012, .activation = true, .func = strdup("__lll_lock_wait"),
+					  .func_off = 43, .module = strdup("libc.so.6"),
+					  .file = strdup("../nptl/lowlevellock.c"), .line = 49 };
+	t->frames[1] = (struct lt_frame){ .pc = 0x5500aa, .func = NULL, .module = strdup("srv") };
+	t->ustack_end = strdup("[unwind stopped: no CFI in srv]");
+	lt_strlist_add(&t->notes, "moved during the snapshot");
+	t = &s->threads[1];
+	t->tid = 42;
+	snprintf(t->comm, sizeof(t->comm), "main");
+	t->state = 'R';
+	t->idle_src = LT_IDLE_RUNNING;
+	t->sc.state = LT_SC_RUNNING;
+	t->kstack_status = LT_KSTACK_UNAVAILABLE;
+	s->verdicts = calloc(1, sizeof(*s->verdicts));
+	s->n_verdicts = 1;
+	s->verdicts[0].kind = LT_VERDICT_CONVOY;
+	s->verdicts[0].summary = strdup("CONVOY on L: 1 waiter");
+	lt_strlist_add(&s->verdicts[0].evidence, "thread 41 waits");
+	s->rtlocks = calloc(1, sizeof(*s->rtlocks));
+	s->n_rtlocks = 1;
+	s->rtlocks[0] = (struct lt_rtlock){ .model = "cpython", .kind = "GIL", .name = strdup("_PyRuntime.gil"),
+					    .version = strdup("CPython 3.11.2"), .base = 0x1000, .held = 1,
+					    .waiters = 2, .holder = 42, .holder_how = strdup("last_holder") };
+	lt_strlist_add(&s->rtlocks[0].facts, "locked=1");
+	return s;
+}
+
+/* A snapshot stored in a trace prints, read back, as it printed live. */
+Test(snapshot_json, read_back_prints_as_it_printed_live)
+{
+	struct lt_snapshot *s = rich_snapshot(), *back = NULL;
+	char *j = json_of(s), err[200];
+	cr_assert_eq(lt_snapshot_from_json(j, strlen(j), &back, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(back->taken_realtime_ns, s->taken_realtime_ns);
+	cr_assert_str_eq(back->occasion, "end");
+	char *a = text_of(s), *b = text_of(back);
+	cr_assert_str_eq(b, a);
+	/* and its JSON again is the same document */
+	char *j2 = json_of(back);
+	cr_assert_str_eq(j2, j);
+	free(a);
+	free(b);
+	free(j);
+	free(j2);
+	lt_snapshot_free(s);
+	lt_snapshot_free(back);
+}
+
+Test(snapshot_json, read_back_refuses_what_is_not_a_snapshot)
+{
+	struct lt_snapshot *back = (struct lt_snapshot *)1;
+	char err[200];
+	cr_assert_eq(lt_snapshot_from_json("{\"schema\":\"x/1\"}", 16, &back, err, sizeof(err)), -1);
+	cr_assert_null(back);
+	cr_assert(strstr(err, "not a locktrace.snapshot/1 document"), "%s", err);
+	cr_assert_eq(lt_snapshot_from_json("{\"a\":", 5, &back, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "not JSON"), "%s", err);
+}
+
+/* Traces written before snapshots carried their occasion: the order says. */
+Test(snapshot_json, occasion_of_an_unlabelled_stored_snapshot)
+{
+	cr_assert_str_eq(lt_snapshot_occasion("stall", 0, 1, 0), "stall");
+	cr_assert_str_eq(lt_snapshot_occasion(NULL, 0, 2, 0), "start");
+	cr_assert_str_eq(lt_snapshot_occasion(NULL, 1, 2, 0), "end");
+	cr_assert_str_eq(lt_snapshot_occasion(NULL, 1, 3, 0), "trigger");
+	cr_assert_str_eq(lt_snapshot_occasion(NULL, 0, 1, 1), "dump");
+}

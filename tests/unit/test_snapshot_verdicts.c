@@ -1,0 +1,576 @@
+/* Verdict rules on synthetic thread tables: wait-for-graph cycles,
+ * lost wake-ups, convoys, idle, nothing suspicious.  No root needed. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lockmodel.h"
+#include "lt_test.h"
+#include "snapshot.h"
+
+static struct lt_snapshot *table(size_t n)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	cr_assert_not_null(s);
+	s->pid = 100;
+	snprintf(s->comm, sizeof(s->comm), "prog");
+	s->threads = calloc(n, sizeof(*s->threads));
+	s->n_threads = n;
+	return s;
+}
+
+static void base(struct lt_thread *t, pid_t tid, const char *comm, double idle)
+{
+	t->tid = tid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->state = 'S';
+	t->idle_s = idle;
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	t->fdw.epfd = -1;
+	t->fdw.io.fd = -1;
+}
+
+/* futex(uaddr, FUTEX_WAIT_PRIVATE, expected) with the word and owner seen */
+static void futex_wait(struct lt_thread *t, pid_t tid, const char *comm, uint64_t uaddr,
+		       uint32_t expected, uint32_t word, enum lt_owner_kind ok, pid_t owner, double idle)
+{
+	base(t, tid, comm, idle);
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.nr = 202;
+	t->sc.args[0] = uaddr;
+	t->sc.args[1] = 0x80;
+	t->sc.args[2] = expected;
+	t->sc_name = "futex";
+	t->wait = LT_WAIT_FUTEX;
+	lt_futex_decode_args(&t->futex, t->sc.args);
+	t->futex.word_ok = true;
+	t->futex.word = word;
+	t->futex.owner_kind = ok;
+	t->futex.owner = owner;
+}
+
+static void in_io(struct lt_thread *t, pid_t tid, const char *comm, long nr, int fd,
+		  enum lt_fd_kind kind, double idle)
+{
+	base(t, tid, comm, idle);
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.nr = nr;
+	t->sc.args[0] = (uint64_t)fd;
+	t->sc_name = lt_syscall_name(nr);
+	t->wait = lt_syscall_wait_kind(nr);
+	if (t->wait == LT_WAIT_IO) {
+		t->fdw.io.fd = fd;
+		t->fdw.io.kind = kind;
+	}
+}
+
+static void running(struct lt_thread *t, pid_t tid, const char *comm)
+{
+	base(t, tid, comm, 0);
+	t->state = 'R';
+	t->idle_src = LT_IDLE_RUNNING;
+	t->sc.state = LT_SC_RUNNING;
+	t->sc.nr = -1;
+}
+
+static size_t count(const struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		n += s->verdicts[i].kind == k;
+	return n;
+}
+
+/* Diagnoses S: how many verdicts of kind K. */
+static size_t diagnosed(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	lt_snapshot_diagnose(s, NULL);
+	return count(s, k);
+}
+
+static const struct lt_verdict *find(const struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == k)
+			return &s->verdicts[i];
+	return NULL;
+}
+
+#define LA 0x5000
+#define LB 0x5040
+#define LC 0x5080
+
+Test(verdict_deadlock, two_threads_ab_ba)
+{
+	struct lt_snapshot *s = table(3);
+	in_io(&s->threads[0], 100, "main", 34, -1, LT_FD_UNKNOWN, 3); /* pause */
+	futex_wait(&s->threads[1], 101, "A", LB, 2, 2, LT_OWNER_MUTEX, 102, 3);
+	futex_wait(&s->threads[2], 102, "B", LA, 2, 2, LT_OWNER_MUTEX, 101, 3);
+	s->threads[1].futex.lock_sym = strdup("L2");
+	s->threads[2].futex.lock_sym = strdup("L1");
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert_eq(v->n_locks, 2);
+	/* cycle order: each thread paired with the lock it waits on */
+	for (size_t i = 0; i < 2; i++) {
+		if (v->tids[i] == 101)
+			cr_assert_eq(v->locks[i], LB);
+		else
+			cr_assert(v->tids[i] == 102 && v->locks[i] == LA);
+	}
+	cr_assert(tl_strlist_has(&v->evidence, "thread 101 (A) waits for lock L2 (0x5040)"));
+	cr_assert(tl_strlist_has(&v->evidence, "held by thread 102 (B)"));
+	cr_assert_not_null(strstr(v->summary, "2 threads wait for each other"));
+	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, three_cycle_with_thread_behind)
+{
+	struct lt_snapshot *s = table(4);
+	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 12, 5);
+	futex_wait(&s->threads[2], 12, "t12", LC, 2, 2, LT_OWNER_MUTEX, 10, 5);
+	futex_wait(&s->threads[3], 13, "t13", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_eq(v->n_tids, 3);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_neq(v->tids[i], 13);
+	cr_assert(tl_strlist_has(&v->evidence, "1 more thread(s) blocked behind the cycle: 13"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, self_deadlock)
+{
+	struct lt_snapshot *s = table(1);
+	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 10, 5);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->n_tids, 1);
+	cr_assert_not_null(strstr(v->summary, "itself"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, join_cycle)
+{
+	/* main joins A while A waits for a mutex main holds */
+	struct lt_snapshot *s = table(2);
+	futex_wait(&s->threads[0], 100, "main", 0x7f0000, 101, 101, LT_OWNER_JOIN, 101, 5);
+	futex_wait(&s->threads[1], 101, "A", LA, 2, 2, LT_OWNER_MUTEX, 100, 5);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 100 (main) is joining thread 101 (A)"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, chain_without_cycle_is_not_a_deadlock)
+{
+	struct lt_snapshot *s = table(3);
+	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 12, 5);
+	in_io(&s->threads[2], 12, "t12", 0, 7, LT_FD_SOCKET, 5);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, running_thread_breaks_the_cycle)
+{
+	/* a thread whose state is R is not asleep: its edge is stale */
+	struct lt_snapshot *s = table(2);
+	futex_wait(&s->threads[0], 10, "t10", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	futex_wait(&s->threads[1], 11, "t11", LB, 2, 2, LT_OWNER_MUTEX, 10, 5);
+	s->threads[1].state = 'R';
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, two_separate_cycles)
+{
+	struct lt_snapshot *s = table(4);
+	futex_wait(&s->threads[0], 10, "a", LA, 2, 2, LT_OWNER_MUTEX, 11, 5);
+	futex_wait(&s->threads[1], 11, "b", LB, 2, 2, LT_OWNER_MUTEX, 10, 5);
+	futex_wait(&s->threads[2], 12, "c", LC, 2, 2, LT_OWNER_PI, 13, 5);
+	futex_wait(&s->threads[3], 13, "d", 0x6000, 2, 2, LT_OWNER_ROBUST, 12, 5);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_DEADLOCK), 2);
+	lt_snapshot_free(s);
+}
+
+/* n threads: one long chain into a 2-cycle.  The thread CPU time the
+ * diagnosis takes (not wall time: a loaded machine stretches that). */
+static double chain_diagnose_cpu_s(size_t n)
+{
+	struct lt_snapshot *s = table(n);
+	for (size_t i = 0; i < n; i++) {
+		pid_t tid = (pid_t)(1000 + i);
+		pid_t owner = i + 1 < n ? tid + 1 : (pid_t)(1000 + n - 2);
+		futex_wait(&s->threads[i], tid, "w", 0x10000 + 64 * i, 2, 2, LT_OWNER_MUTEX, owner, 5);
+	}
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	lt_snapshot_diagnose(s, NULL);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 1, "%zu threads", n);
+	cr_assert_eq(find(s, LT_VERDICT_DEADLOCK)->n_tids, 2, "%zu threads", n);
+	lt_snapshot_free(s);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+Test(verdict_deadlock, linear_time_on_a_big_table)
+{
+	/* 50,000 and 200,000 threads: four times the threads must cost about
+	 * four times the CPU (n log n: ~4.5), not sixteen (n^2, minutes).
+	 * Measured as growth, so a loaded machine does not decide it; the
+	 * absolute time is a benchmark's business. */
+	double small = chain_diagnose_cpu_s(50000), big = chain_diagnose_cpu_s(200000);
+	fprintf(stderr, "verdict_deadlock: diagnose 50,000 threads %.3f s, 200,000 threads %.3f s (CPU)\n",
+		small, big);
+	cr_assert_lt(big, 8 * (small > 0.005 ? small : 0.005), "4x the threads took %.1fx the CPU (%.3f s, %.3f s)",
+		     big / small, small, big);
+}
+
+Test(verdict_lost_wakeup, word_changed_without_wake)
+{
+	struct lt_snapshot *s = table(2);
+	in_io(&s->threads[0], 100, "main", 34, -1, LT_FD_UNKNOWN, 3);
+	futex_wait(&s->threads[1], 101, "waiter", 0x7000, 0, 1, LT_OWNER_NONE, 0, 2.5);
+	s->threads[1].futex.lock_sym = strdup("lockword");
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOST_WAKEUP);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->n_tids, 1);
+	cr_assert_eq(v->tids[0], 101);
+	cr_assert_eq(v->locks[0], 0x7000);
+	cr_assert_not_null(strstr(v->summary, "lockword"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "expecting 0, but the word is 1"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_lost_wakeup, threshold_and_exclusions)
+{
+	struct lt_snapshot *s = table(5);
+	futex_wait(&s->threads[0], 10, "young", 0x7000, 0, 1, LT_OWNER_NONE, 0, 0.5); /* < 1 s */
+	futex_wait(&s->threads[1], 11, "same", 0x7100, 3, 3, LT_OWNER_NONE, 0, 9);    /* word unchanged */
+	futex_wait(&s->threads[2], 12, "pi", 0x7200, 0, 13, LT_OWNER_PI, 13, 9);
+	s->threads[2].futex.is_pi = true;                                            /* LOCK_PI */
+	s->threads[2].futex.cmd = 6;
+	futex_wait(&s->threads[3], 13, "unknown", 0x7300, 0, 1, LT_OWNER_NONE, 0, 9);
+	s->threads[3].idle_src = LT_IDLE_UNKNOWN;                                    /* no evidence of time */
+	futex_wait(&s->threads[4], 14, "unread", 0x7400, 0, 1, LT_OWNER_NONE, 0, 9);
+	s->threads[4].futex.word_ok = false;                                         /* word unreadable */
+	cr_assert_eq(diagnosed(s, LT_VERDICT_LOST_WAKEUP), 0);
+
+	struct lt_verdict_opts o = { .lost_wakeup_threshold_s = 0.2 };
+	lt_snapshot_diagnose(s, &o);
+	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
+	cr_assert_eq(find(s, LT_VERDICT_LOST_WAKEUP)->tids[0], 10);
+	cr_assert_float_eq(s->vopts.lost_wakeup_threshold_s, 0.2, 1e-9);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_lost_wakeup, several_sleepers_on_one_word_make_one_verdict)
+{
+	struct lt_snapshot *s = table(3);
+	for (int i = 0; i < 3; i++)
+		futex_wait(&s->threads[i], 20 + i, "w", 0x7000, 0, 4, LT_OWNER_NONE, 0, 3);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_LOST_WAKEUP), 1);
+	cr_assert_eq(find(s, LT_VERDICT_LOST_WAKEUP)->n_tids, 3);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_convoy, owner_in_read)
+{
+	struct lt_snapshot *s = table(7);
+	in_io(&s->threads[0], 800, "main", 34, -1, LT_FD_UNKNOWN, 20);
+	for (int i = 1; i <= 5; i++)
+		futex_wait(&s->threads[i], 800 + i, "worker", LA, 2, 2, LT_OWNER_MUTEX, 812, 10 + i);
+	s->threads[1].futex.lock_sym = strdup("rtlock");
+	in_io(&s->threads[6], 812, "worker-3", 0, 7, LT_FD_SOCKET, 14);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 812);
+	cr_assert_eq(v->n_tids, 5);
+	cr_assert_not_null(strstr(v->summary, "5 threads wait on rtlock (0x5000)"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "owner 812 (worker-3) has been in read(fd 7: socket) for 14 s"),
+			   "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "5 of 5 waiters agree"));
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_convoy, size_threshold)
+{
+	struct lt_snapshot *s = table(4);
+	for (int i = 0; i < 3; i++)
+		futex_wait(&s->threads[i], 10 + i, "w", LA, 2, 2, LT_OWNER_MUTEX, 13, 3);
+	running(&s->threads[3], 13, "busy");
+	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 0);
+	struct lt_verdict_opts o = { .convoy_min_waiters = 3 };
+	lt_snapshot_diagnose(s, &o);
+	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
+	cr_assert_not_null(v);
+	cr_assert_not_null(strstr(v->summary, "owner 13 (busy) is running"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_convoy, idle_condvar_waiters_are_not_a_convoy)
+{
+	struct lt_snapshot *s = table(6);
+	for (int i = 0; i < 6; i++)
+		futex_wait(&s->threads[i], 10 + i, "pool", 0x9028, 0, 0, LT_OWNER_NONE, 0, 30);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 0);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_convoy, owner_unknown_but_lock_word)
+{
+	struct lt_snapshot *s = table(4);
+	for (int i = 0; i < 4; i++)
+		futex_wait(&s->threads[i], 10 + i, "w", LA, 2, 2, LT_OWNER_NONE, 0, 3);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 0);
+	cr_assert_not_null(strstr(v->summary, "no owner recorded"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_idle, all_in_io)
+{
+	struct lt_snapshot *s = table(5);
+	in_io(&s->threads[0], 10, "main", 232, 3, LT_FD_ANON, 5);  /* epoll_wait */
+	in_io(&s->threads[1], 11, "rx", 45, 7, LT_FD_SOCKET, 5);   /* recvfrom */
+	in_io(&s->threads[2], 12, "tick", 230, 0, LT_FD_UNKNOWN, 5);/* clock_nanosleep */
+	in_io(&s->threads[3], 13, "acc", 43, 4, LT_FD_SOCKET, 5);  /* accept */
+	futex_wait(&s->threads[4], 14, "pool", 0x9028, 0, 0, LT_OWNER_NONE, 0, 30);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_IDLE);
+	cr_assert_not_null(v);
+	cr_assert(tl_strlist_has(&v->evidence, "4 in I/O waits"));
+	cr_assert(tl_strlist_has(&v->evidence, "1 wait on futexes with no owner"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_ok, running_threads)
+{
+	struct lt_snapshot *s = table(3);
+	running(&s->threads[0], 10, "cpu");
+	in_io(&s->threads[1], 11, "rx", 0, 5, LT_FD_PIPE, 1);
+	running(&s->threads[2], 12, "cpu2");
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_OK);
+	cr_assert_not_null(v);
+	cr_assert_not_null(strstr(v->summary, "nothing suspicious"));
+	lt_snapshot_free(s);
+}
+
+/* A thread queued on a lock is never "nothing suspicious", even for 1 ms
+ * behind a running owner: it is said as what it is. */
+Test(verdict_lock_wait, one_waiter_behind_a_running_owner_is_not_ok)
+{
+	struct lt_snapshot *s = table(3);
+	running(&s->threads[0], 10, "cpu");
+	in_io(&s->threads[1], 11, "rx", 0, 5, LT_FD_PIPE, 1);
+	futex_wait(&s->threads[2], 12, "w", LA, 2, 2, LT_OWNER_MUTEX, 10, 0.001);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_OK), 0);
+	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_eq(v->owner, 10);
+	cr_assert_str_eq(v->owner_source, "pthread mutex __owner");
+	cr_assert_not_null(strstr(v->summary, "1 thread waits for 0x5000 held by thread 10 (cpu), which is running"),
+			   "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+/* Two Python threading.Locks (semaphores) taken in opposite orders: memory
+ * cannot prove the cycle (a semaphore has no owner), but the verdict must
+ * say that two threads wait on locks whose holders are not recorded. */
+Test(verdict_lock_wait, semaphore_waiters_are_never_idle)
+{
+	struct lt_snapshot *s = table(3);
+	in_io(&s->threads[0], 10, "main", 230, 0, LT_FD_UNKNOWN, 5);
+	futex_wait(&s->threads[1], 11, "t1", LA, 0, 0, LT_OWNER_NONE, 0, 4);
+	futex_wait(&s->threads[2], 12, "t2", LB, 0, 0, LT_OWNER_NONE, 0, 4);
+	for (int i = 1; i <= 2; i++) {
+		s->threads[i].futex.lock_kind = "semaphore";
+		s->threads[i].acquire = "sem_wait";
+	}
+	cr_assert_eq(diagnosed(s, LT_VERDICT_OK), 0);
+	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
+	cr_assert_eq(count(s, LT_VERDICT_LOCK_WAIT), 2);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(strstr(v->summary, "semaphore"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "whose holder is not recorded (a semaphore records no holder)"),
+			   "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "waits in sem_wait: a lock acquire"));
+	lt_snapshot_free(s);
+}
+
+/* Waiters on a condition variable under a lock-acquire function (the
+ * demo's rt_acquire, OCaml's master lock) wait for a lock: not idle. */
+Test(verdict_lock_wait, condvar_under_an_acquire_function_is_a_lock_wait)
+{
+	struct lt_snapshot *s = table(6);
+	for (int i = 0; i < 5; i++) {
+		futex_wait(&s->threads[i], 10 + i, "w", 0x90b4, 0, 0, LT_OWNER_NONE, 0, 3);
+		s->threads[i].futex.lock_kind = "condition variable";
+		s->threads[i].futex.lock_base = 0x9088;
+		s->threads[i].acquire = "rt_acquire";
+	}
+	in_io(&s->threads[5], 15, "holder", 0, 7, LT_FD_SOCKET, 3);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_CONVOY);
+	cr_assert_eq(v->n_tids, 5);
+	cr_assert_not_null(strstr(v->summary, "convoy: 5 threads wait on condition variable at 0x9088"),
+			   "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "no owner recorded"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+/* A runtime lock model named the holder: the first line is the answer,
+ * in the runtime's terms, with what the holder is doing. */
+static void runtime_lock(struct lt_snapshot *s, pid_t holder)
+{
+	s->rtlocks = calloc(1, sizeof(*s->rtlocks));
+	s->n_rtlocks = 1;
+	s->rtlocks[0].model = "ocaml4";
+	s->rtlocks[0].kind = "OCaml runtime lock";
+	s->rtlocks[0].name = strdup("caml_master_lock");
+	s->rtlocks[0].base = 0x7000;
+	s->rtlocks[0].size = 96;
+	s->rtlocks[0].held = 1;
+	s->rtlocks[0].waiters = 30;
+	s->rtlocks[0].holder = holder;
+	s->rtlocks[0].holder_how = strdup("curr_thread's stack is thread 3296's");
+}
+
+static void claimed(struct lt_thread *t, pid_t tid, pid_t holder, double idle)
+{
+	futex_wait(t, tid, "worker", 0x7058 + (tid & 1) * 4, 0, 0, LT_OWNER_RUNTIME, holder, idle);
+	t->futex.lock_kind = "OCaml runtime lock";
+	t->futex.lock_base = 0x7000;
+	t->futex.rtlock = 1;
+	t->acquire = "OCaml runtime lock";
+}
+
+Test(verdict_runtime, holder_in_read_is_the_first_line)
+{
+	struct lt_snapshot *s = table(34);
+	runtime_lock(s, 3296);
+	/* a housekeeping thread: lost wake-up-looking timed wait, 1 thread */
+	futex_wait(&s->threads[0], 3200, "tick", LC, 0, 1, LT_OWNER_NONE, 0, 40);
+	for (int i = 1; i < 31; i++)
+		claimed(&s->threads[i], 3200 + i, 3296, 2 + i * 0.01);
+	in_io(&s->threads[31], 3296, "repro", 0, 58, LT_FD_SOCKET, 2.3);
+	in_io(&s->threads[32], 3297, "main", 230, 0, LT_FD_UNKNOWN, 5);
+	running(&s->threads[33], 3298, "spin");
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_CONVOY);
+	cr_assert_eq(v->owner, 3296);
+	cr_assert_eq(v->n_tids, 30);
+	cr_assert_str_eq(v->owner_source, "the runtime's own state");
+	cr_assert_not_null(strstr(v->summary, "30 threads wait for the OCaml runtime lock (caml_master_lock) "
+					      "held by thread 3296 (repro), which has been blocked in "
+					      "read(fd 58: socket) for 2.3 s"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "holder 3296 read from the runtime (ocaml4)"));
+	/* the one-thread lost wake-up ranks below the 30-thread queue */
+	cr_assert_eq(count(s, LT_VERDICT_LOST_WAKEUP), 1);
+	cr_assert_eq(s->verdicts[1].kind, LT_VERDICT_LOST_WAKEUP);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_runtime, unknown_holder_is_said_unknown)
+{
+	struct lt_snapshot *s = table(3);
+	runtime_lock(s, 0);
+	free(s->rtlocks[0].holder_how);
+	s->rtlocks[0].holder_how = strdup("curr_thread's stack pointers match no thread");
+	claimed(&s->threads[0], 20, 0, 3);
+	claimed(&s->threads[1], 21, 0, 3);
+	s->threads[0].futex.owner_kind = s->threads[1].futex.owner_kind = LT_OWNER_NONE;
+	s->threads[0].futex.owner = s->threads[1].futex.owner = 0;
+	in_io(&s->threads[2], 22, "io", 0, 5, LT_FD_SOCKET, 3);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_eq(v->owner, 0);
+	cr_assert_not_null(strstr(v->summary, "2 threads wait for the OCaml runtime lock (caml_master_lock) "
+					      "whose holder is not recorded (its holder is unknown: curr_thread's "
+					      "stack pointers match no thread)"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+/* A thread that holds the GIL and waits on a mutex owned by a thread that
+ * waits for the GIL: a cycle through a runtime lock. */
+Test(verdict_runtime, cycle_through_a_runtime_lock)
+{
+	struct lt_snapshot *s = table(2);
+	runtime_lock(s, 31);
+	claimed(&s->threads[0], 30, 31, 5);
+	futex_wait(&s->threads[1], 31, "holder", LA, 2, 2, LT_OWNER_MUTEX, 30, 5);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	cr_assert_eq(s->verdicts[0].n_tids, 2);
+	lt_snapshot_free(s);
+}
+
+Test(verdict_rank, one_thread_waits_fold_into_one_line)
+{
+	struct lt_snapshot *s = table(6);
+	for (int i = 0; i < 5; i++)
+		futex_wait(&s->threads[i], 10 + i, "w", 0x8000 + 0x40 * (uint64_t)i, 2, 2, LT_OWNER_MUTEX, 15, 1);
+	running(&s->threads[5], 15, "busy");
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_eq(s->verdicts[0].n_tids, 5);
+	cr_assert_eq(s->verdicts[0].evidence.n, 5);
+	cr_assert_not_null(strstr(s->verdicts[0].summary, "5 threads each wait for a different lock"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_ok, rediagnose_replaces_verdicts)
+{
+	struct lt_snapshot *s = table(1);
+	running(&s->threads[0], 10, "cpu");
+	lt_snapshot_diagnose(s, NULL);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	lt_snapshot_free(s);
+}
+
+/* A process-shared mutex whose owner lives in another process: the owner
+ * is named as such, never as "exited while holding it". */
+Test(verdict_lock_wait, owner_in_another_process_is_named)
+{
+	struct lt_snapshot *s = table(1);
+	futex_wait(&s->threads[0], 10, "parent", LA, 2, 2, LT_OWNER_NONE, 0, 3);
+	struct lt_futex *f = &s->threads[0].futex;
+	f->mutex_ok = true;
+	f->mutex_owner = 11;
+	f->lock_kind = "pthread mutex";
+	f->owner_tgid = 11;
+	snprintf(f->owner_comm, sizeof(f->owner_comm), "child");
+	s->threads[0].acquire = "pthread_mutex_lock";
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(strstr(v->summary, "held by thread 11 of another process, 11 (child)"), "%s", v->summary);
+	cr_assert(!tl_strlist_has(&v->evidence, "exited"), "%s", v->evidence.v[0]);
+	lt_snapshot_free(s);
+}

@@ -1,0 +1,211 @@
+/* Unit tests of data-address labels (lt_sym_describe) on this very process,
+ * whose mappings the tests arrange: what is a thread's stack, what is a
+ * module's .bss.  No root needed. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "snapshot.h"
+#include "symbols.h"
+
+#define MB (1024ul * 1024)
+
+/* Address space no one uses: len bytes, and free around them. */
+static char *free_space(size_t len)
+{
+	char *r = mmap(NULL, len + 2 * MB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(r, MAP_FAILED);
+	munmap(r, len + 2 * MB);
+	return r + MB;
+}
+
+static char *anon_at(char *at, size_t len)
+{
+	char *p = mmap(at, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	cr_assert_eq(p, at);
+	return p;
+}
+
+static char *describe(pid_t tid, uint64_t sp, const void *addr)
+{
+	struct lt_sym *s = lt_sym_open(getpid(), LT_SYM_NO_LINES, NULL);
+	cr_assert_not_null(s);
+	if (tid)
+		lt_sym_note_stack(s, tid, sp);
+	char *d = lt_sym_describe(s, (uint64_t)(uintptr_t)addr);
+	lt_sym_close(s);
+	cr_assert_not_null(d);
+	return d;
+}
+
+/* An ELF file mapped, then an anonymous mapping right after its last page
+ * (a thread's stack, a JIT's heap...): an address far past the module's
+ * image is not its .bss. */
+Test(symbols, a_mapping_after_a_module_is_not_its_bss_past_its_image)
+{
+	int fd = open("/usr/bin/true", O_RDONLY);
+	cr_assert_geq(fd, 0);
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	size_t flen = ((size_t)st.st_size + 4095) & ~4095ul;
+	char *at = free_space(flen + 16 * MB);
+	cr_assert_eq(mmap(at, flen, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0), at);
+	close(fd);
+	char *anon = anon_at(at + flen, 16 * MB);
+	char *d = describe(0, 0, anon + 8 * MB);
+	cr_assert_null(strstr(d, "true"), "8 MiB past /usr/bin/true's image: %s", d);
+	cr_assert(strstr(d, "anonymous mapping"), "%s", d);
+	free(d);
+	munmap(at, flen + 16 * MB);
+}
+
+/* A goroutine's stack sits in a Go heap arena, among heap objects: the
+ * arena, with no guard below it, is no thread's stack. */
+Test(symbols, a_thread_sp_in_a_heap_arena_does_not_make_it_a_stack)
+{
+	char *arena = anon_at(free_space(16 * MB), 16 * MB);
+	char *d = describe(gettid(), (uint64_t)(uintptr_t)(arena + 1 * MB), arena + 12 * MB);
+	cr_assert_null(strstr(d, "stack"), "a heap object in the arena: %s", d);
+	free(d);
+	munmap(arena, 16 * MB);
+}
+
+static int gate[2];
+static void *volatile thread_local_addr;
+static volatile pid_t thread_tid; /* of the last thread started here */
+
+static void *parked(void *arg)
+{
+	int local = 1;
+	char c;
+	(void)arg;
+	thread_tid = gettid();
+	thread_local_addr = &local;
+	while (read(gate[0], &c, 1) < 0)
+		;
+	return NULL;
+}
+
+/* A pthread's stack (above its guard page) holding the thread's sp is that
+ * thread's stack. */
+Test(symbols, a_pthread_stack_is_named_by_its_thread)
+{
+	pthread_t t;
+	cr_assert_eq(pipe(gate), 0);
+	cr_assert_eq(pthread_create(&t, NULL, parked, NULL), 0);
+	while (!thread_local_addr)
+		usleep(1000);
+	void *a = thread_local_addr;
+	pid_t tid = thread_tid;
+	char *d = describe(tid, (uint64_t)(uintptr_t)a - 64, a);
+	char want[64];
+	snprintf(want, sizeof(want), "[stack of thread %d]", (int)tid);
+	cr_assert_str_eq(d, want);
+	free(d);
+	cr_assert_eq(write(gate[1], "x", 1), 1);
+	pthread_join(t, NULL);
+}
+
+/* ---- where an unwind ends ------------------------------------------- */
+
+static int gate2[2];
+static volatile int in_no_caller;
+
+/* Its CFI says "no return address" from here on, as hand-written
+ * assembly, JIT code or a runtime's stack switch can: the unwinder finds
+ * no caller, although this is not where the thread started. */
+__attribute__((noinline)) static void no_caller(void)
+{
+	char c;
+	__asm__ volatile(".cfi_undefined rip");
+	thread_tid = gettid();
+	in_no_caller = 1;
+	while (read(gate2[0], &c, 1) < 0)
+		;
+	__asm__ volatile("" ::: "memory");
+}
+
+static void *run_no_caller(void *arg)
+{
+	(void)arg;
+	no_caller();
+	return NULL;
+}
+
+/* Unwinds thread tid of this process from the sp and pc /proc shows for
+ * it (it sleeps in read); the frames' functions joined by ' < ' in fns. */
+static char *unwind_end(pid_t tid, char *fns, size_t len)
+{
+	char path[96], line[512];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	struct lt_sc_line sc;
+	FILE *f = NULL;
+	for (int i = 0; i < 1000; i++) { /* until it sleeps in read */
+		f = fopen(path, "r");
+		cr_assert_not_null(f);
+		cr_assert_not_null(fgets(line, sizeof(line), f));
+		fclose(f);
+		if (lt_parse_syscall_line(line, &sc) == 0 && sc.state == LT_SC_IN_SYSCALL && sc.nr == 0)
+			break;
+		usleep(1000);
+	}
+	cr_assert_eq(sc.nr, 0, "thread %d never slept in read: %s", (int)tid, line);
+	struct lt_sym *s = lt_sym_open(getpid(), LT_SYM_NO_LINES, NULL);
+	char *err = NULL;
+	struct lt_unwinder *u = lt_unwinder_new(s, &err);
+	cr_assert_not_null(u, "%s", err);
+	struct lt_unwind_regs r = { .r = { .sp = sc.sp, .ip = sc.pc } };
+	struct lt_frame *fr;
+	size_t n;
+	char *end;
+	cr_assert_gt(lt_unwind_thread(u, tid, &r, 64, &fr, &n, &end), 0);
+	size_t o = 0;
+	fns[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (o < len)
+			o += (size_t)snprintf(fns + o, len - o, "%s%s", i ? " < " : "", fr[i].func ? fr[i].func : "?");
+		lt_frame_clear(&fr[i]);
+	}
+	free(fr);
+	lt_unwinder_free(u);
+	lt_sym_close(s);
+	return end;
+}
+
+Test(unwind, a_stack_that_ends_before_the_threads_start_says_why)
+{
+	pthread_t t;
+	char fns[1024];
+	cr_assert_eq(pipe(gate2), 0);
+	cr_assert_eq(pthread_create(&t, NULL, run_no_caller, NULL), 0);
+	while (!in_no_caller)
+		usleep(1000);
+	char *end = unwind_end(thread_tid, fns, sizeof(fns));
+	cr_assert(strstr(fns, "no_caller"), "%s", fns);
+	cr_assert_not_null(end, "the unwind stopped at %s with no reason", fns);
+	cr_assert(strstr(end, "no caller of no_caller") && strstr(end, "not a thread start"), "%s", end);
+	free(end);
+	cr_assert_eq(write(gate2[1], "x", 1), 1);
+	pthread_join(t, NULL);
+}
+
+Test(unwind, a_stack_that_reaches_the_threads_start_ends_cleanly)
+{
+	pthread_t t;
+	char fns[1024];
+	thread_local_addr = NULL;
+	cr_assert_eq(pipe(gate), 0);
+	cr_assert_eq(pthread_create(&t, NULL, parked, NULL), 0);
+	while (!thread_local_addr)
+		usleep(1000);
+	char *end = unwind_end(thread_tid, fns, sizeof(fns));
+	cr_assert(strstr(fns, "parked") && strstr(fns, "clone3"), "%s", fns);
+	cr_assert_null(end, "%s: %s", fns, end);
+	cr_assert_eq(write(gate[1], "x", 1), 1);
+	pthread_join(t, NULL);
+}
