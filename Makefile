@@ -46,7 +46,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(B) -Iinclude -
 # from a higher layer is "No such file or directory": dependencies point one
 # way.  include/locktrace/ holds only the contracts every layer (and the BPF
 # programs) share: the BPF<->user ABI and the on-disk trace format.
-LAYERS    := base trace proc snapshot/runtimes snapshot analysis record output cli
+LAYERS    := base trace proc snapshot/runtimes snapshot record analysis output cli
 CONTRACTS := calls.h event.h futex.h taskregs.h tracefile.h
 $(foreach i,$(shell seq $(words $(LAYERS))),$(eval \
   INC_$(word $(i),$(LAYERS)) := $(addprefix -Isrc/,$(wordlist 1,$(i),$(LAYERS)))))

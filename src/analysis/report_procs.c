@@ -87,26 +87,6 @@ const struct lt_report_proc *lt_report_proc_of(const struct lt_report *r, uint32
 	return NULL;
 }
 
-void rp_snapshot_procs(const struct rp_json *doc, struct rp_snapshot *s)
-{
-	for (size_t i = 0; i < s->n_threads; i++)
-		s->threads[i].pid = s->pid;
-	const struct rp_json *procs = rp_json_get(doc, "processes");
-	if (!procs || procs->type != RPJ_ARR)
-		return;
-	for (size_t i = 0; i < procs->n; i++) {
-		int32_t pid = (int32_t)rp_json_int(rp_json_get(&procs->items[i], "pid"), 0);
-		const struct rp_json *tids = rp_json_get(&procs->items[i], "tids");
-		for (size_t k = 0; pid > 0 && tids && tids->type == RPJ_ARR && k < tids->n; k++) {
-			/* the threads are sorted by tid: rp_snapshot_find's */
-			const struct rp_snap_thread *t =
-				rp_snapshot_find(s, (int32_t)rp_json_int(&tids->items[k], 0));
-			if (t)
-				s->threads[t - s->threads].pid = pid;
-		}
-	}
-}
-
 int rp_proc_forked(struct lt_report *r, uint32_t tgid, uint32_t ppid)
 {
 	struct lt_report_proc *p = proc_add(r, (int32_t)tgid);

@@ -31,42 +31,6 @@
 #include <unistd.h>
 #include "record_int.h"
 
-static void reap_kids(struct kids *k, int block)
-{
-	for (int i = 0; i < k->n;) {
-		if (waitpid(k->pid[i], NULL, block ? 0 : WNOHANG) != 0) {
-			k->pid[i] = k->pid[--k->n];
-			continue;
-		}
-		i++;
-	}
-}
-
-void rec_hand_over(const struct lt_record_opts *o, const char *path, int background,
-		   struct kids *k)
-{
-	if (!o->on_trace)
-		return;
-	if (background) {
-		reap_kids(k, 0);
-		if (k->n == (int)(sizeof(k->pid) / sizeof(k->pid[0])))
-			reap_kids(k, 1);
-		fflush(stderr);
-		pid_t c = fork();
-		if (c == 0) {
-			o->on_trace(o->on_trace_ctx, path);
-			fflush(NULL);
-			_exit(0);
-		}
-		if (c > 0) {
-			k->pid[k->n++] = c;
-			return;
-		}
-		/* no fork: do it here rather than not at all */
-	}
-	o->on_trace(o->on_trace_ctx, path);
-}
-
 static void print_summary(const struct lt_record_result *res, const struct collector *c,
 			  const char *comm)
 {
@@ -269,7 +233,7 @@ static void release(struct session *s, int failed)
 	free(s->snap.tgids);
 	if (s->c.norm)
 		lt_callnorm_free(s->c.norm);
-	reap_kids(&s->kids, 1); /* their output belongs before ours ends */
+	rec_reap_kids(&s->kids, 1); /* their output belongs before ours ends */
 	lt_flight_free(&s->flight.fl);
 	signal(SIGUSR1, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
@@ -277,16 +241,6 @@ static void release(struct session *s, int failed)
 	if (s->holding)
 		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 	s->holding = 0;
-}
-
-int rec_fail(struct session *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(s->res->err, sizeof(s->res->err), fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)

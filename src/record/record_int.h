@@ -212,5 +212,7 @@ int rec_fail(struct session *s, const char *fmt, ...) __attribute__((format(prin
  * process, see struct kids) while recording goes on. */
 void rec_hand_over(const struct lt_record_opts *o, const char *path, int background,
 		   struct kids *k);
+/* Waits for the hand-over children that have ended (all of them: BLOCK). */
+void rec_reap_kids(struct kids *k, int block);
 
 #endif

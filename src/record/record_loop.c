@@ -2,9 +2,11 @@
 /* The collector loop: signals, the events taken from the ring buffer,
  * the triggers (stall, SIGUSR1), and the drain at the end. */
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "rtwatch.h"
@@ -15,6 +17,52 @@
 #define LOST_CHECK_NS 100000000ull
 #define STALL_CHECK_NS 100000000ull
 #define NAMES_NS 100000000ull
+
+int rec_fail(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->res->err, sizeof(s->res->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void rec_reap_kids(struct kids *k, int block)
+{
+	for (int i = 0; i < k->n;) {
+		if (waitpid(k->pid[i], NULL, block ? 0 : WNOHANG) != 0) {
+			k->pid[i] = k->pid[--k->n];
+			continue;
+		}
+		i++;
+	}
+}
+
+void rec_hand_over(const struct lt_record_opts *o, const char *path, int background,
+		   struct kids *k)
+{
+	if (!o->on_trace)
+		return;
+	if (background) {
+		rec_reap_kids(k, 0);
+		if (k->n == (int)(sizeof(k->pid) / sizeof(k->pid[0])))
+			rec_reap_kids(k, 1);
+		fflush(stderr);
+		pid_t c = fork();
+		if (c == 0) {
+			o->on_trace(o->on_trace_ctx, path);
+			fflush(NULL);
+			_exit(0);
+		}
+		if (c > 0) {
+			k->pid[k->n++] = c;
+			return;
+		}
+		/* no fork: do it here rather than not at all */
+	}
+	o->on_trace(o->on_trace_ctx, path);
+}
 
 volatile sig_atomic_t rec_stop_requests;
 static volatile sig_atomic_t usr1_requests;

@@ -1,30 +1,11 @@
-/* Runtime thread models: the framework (include/locktrace/rtthread.h).
- *
- * lt_rtthreads_apply runs after the user stacks are unwound and the lock
- * models have run: each model names the threads its runtime knows, reads
- * their stacks in the language's terms and places those frames among the
- * native ones, at the interpreter loop that runs them.  The lock models
- * started every thread's runtime view afresh, and a lock model's scan may
- * already have filled it (HotSpot: lt_lockmodel.scan): a thread whose
- * rt_lang is set is another runtime's and is left alone. */
+/* Runtime thread models: the library the models use (rtthread.h):
+ * placing a runtime's frames among the native ones.  Which models run is
+ * src/snapshot/models.c (lt_rtthreads_apply). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rtthread.h"
 #include "snapshot_int.h"
-
-extern const struct lt_rtmodel lt_rt_cpython;
-
-const struct lt_rtmodel *const lt_rtmodels[] = {
-	&lt_rt_cpython,
-	NULL,
-};
-
-void lt_rtthreads_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
-{
-	for (size_t m = 0; lt_rtmodels[m]; m++)
-		lt_rtmodels[m]->apply(e, s);
-}
 
 void lt_rt_place(struct lt_thread *t, const unsigned *group, bool (*is_loop)(const char *func))
 {

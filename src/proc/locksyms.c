@@ -11,7 +11,7 @@
 #include "symbols.h"
 #include "target.h"
 #include "locktrace/tracefile.h"
-#include "report_int.h"
+#include "snapfacts.h"
 #include "u64map.h"
 #include "varint.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "demangle.h"
-#include "report_int.h"
+#include "snapfacts.h"
 #include "u64map.h"
 
 static char *dup_str(const struct rp_json *j)
@@ -413,4 +413,26 @@ static int thread_name_of(const struct rp_json *th, void *map)
 int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map)
 {
 	return each_item(json, len, "threads", thread_name_of, map);
+}
+
+/* Which process each thread of a multi-process snapshot belongs to (its
+ * "processes" table); the snapshot's pid for all of a one-process one. */
+void rp_snapshot_procs(const struct rp_json *doc, struct rp_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++)
+		s->threads[i].pid = s->pid;
+	const struct rp_json *procs = rp_json_get(doc, "processes");
+	if (!procs || procs->type != RPJ_ARR)
+		return;
+	for (size_t i = 0; i < procs->n; i++) {
+		int32_t pid = (int32_t)rp_json_int(rp_json_get(&procs->items[i], "pid"), 0);
+		const struct rp_json *tids = rp_json_get(&procs->items[i], "tids");
+		for (size_t k = 0; pid > 0 && tids && tids->type == RPJ_ARR && k < tids->n; k++) {
+			/* the threads are sorted by tid: rp_snapshot_find's */
+			const struct rp_snap_thread *t =
+				rp_snapshot_find(s, (int32_t)rp_json_int(&tids->items[k], 0));
+			if (t)
+				s->threads[t - s->threads].pid = pid;
+		}
+	}
 }

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* What the report and the recorder take from stored snapshots (the JSON
+ * documents a trace carries, docs/snapshot.md): snapfacts.c. */
+#ifndef LOCKTRACE_SNAPFACTS_H
+#define LOCKTRACE_SNAPFACTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "locktrace/tracefile.h"
+#include "json_read.h"
+
+/* ---- snapshot facts ------------------------------------------------------ */
+
+struct rp_snap_thread {
+	int32_t tid;
+	int32_t pid;             /* its process (a combined snapshot's "processes") */
+	char comm[LT_COMM_LEN * 2];
+	char state;
+	double blocked_s;        /* < 0 unknown */
+	long nr;                 /* -1 none */
+	char *sc_name;
+	char *wait;              /* "futex", "io", ... */
+	char *detail;
+	int moved;
+	/* futex */
+	int has_futex, is_wait, is_pi;
+	uint64_t uaddr;
+	char *lock;              /* symbol of uaddr */
+	char *op_name;
+	uint32_t op;             /* raw futex op */
+	int expected_ok, word_ok;
+	uint32_t expected, word;
+	char *owner_kind;
+	int32_t owner;           /* 0 none */
+	int32_t owner_pid;       /* owner is a thread of this other process, 0 */
+	char *lock_kind;         /* what the lock models recognised, NULL  */
+	char *lock_name;         /* the lock object's name, NULL           */
+	char *lock_state;        /* the models' decoded state, NULL        */
+	int runtime;             /* waits for a runtime lock (lockmodel.h) */
+	char *rt_how;            /* the runtime model's holder evidence     */
+	/* fd I/O */
+	int io_fd;               /* -1 none */
+	int io_socket;
+	char *io_desc;
+	char *where;             /* innermost runtime frame ("side (app.py:7)"),
+	                            else the first frame in the program's own
+	                            module */
+	char *rt_name;           /* the runtime's name for the thread, NULL */
+	char **funcs;            /* functions of the program's own module on its stack */
+	size_t n_funcs;
+};
+
+struct rp_snap_verdict {
+	char *kind, *summary;
+	char **evidence;
+	size_t n_evidence;
+	int32_t *tids;
+	size_t n_tids;
+	uint64_t *locks;
+	size_t n_locks;
+	int32_t owner;
+};
+
+struct rp_snapshot {
+	int64_t taken_monotonic_ns;
+	int32_t pid;             /* the process it is of (0 unknown); a combined
+				    snapshot of several: the first's */
+	struct rp_snap_thread *threads; /* sorted by tid */
+	size_t n_threads;
+	struct rp_snap_verdict *verdicts;
+	size_t n_verdicts;
+};
+
+/* Extracts what the report uses from a parsed snapshot document.  exe_base:
+ * the executable's file name (frames in it are "the program's own code").
+ * 0 or -1 (not a snapshot / out of memory). */
+int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struct rp_snapshot *out);
+void rp_snapshot_clear(struct rp_snapshot *s);
+/* Futex word -> the lock models' name for it, from one snapshot JSON
+ * document (values malloc'd; existing keys kept).  0 or -1. */
+struct rp_holder {
+	uint32_t tid;
+	char what[160];
+};
+size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, size_t max);
+struct lt_u64map;
+int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
+/* tid -> the runtime's name for the thread (runtime.name), from one
+ * snapshot JSON document; values malloc'd, a later name replaces an
+ * earlier one.  0 or -1. */
+int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
+const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
+/* Sets the threads' pid from a combined snapshot's "processes" member
+ * (docs/snapshot.md), else to the document's pid. */
+void rp_snapshot_procs(const struct rp_json *doc, struct rp_snapshot *s);
+
+#endif
