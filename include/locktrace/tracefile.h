@@ -43,10 +43,18 @@ enum lt_chunk_type {
 };
 #define LT_SECTION_MAX (1u << 30) /* a joined section (300,000 threads' snapshot); larger is damage */
 
+/* lt_thread_info.sc_nr when the thread was in no system call at attach
+ * (docs/trace-format.md): on a CPU ("running"), blocked outside any system
+ * call ("-1" in /proc), or not read. */
+#define LT_SC_NR_RUNNING (-3)
+#define LT_SC_NR_NONE    (-1)
+#define LT_SC_NR_UNKNOWN (-2)
+
 struct lt_thread_info {
 	int32_t tid;
 	char comm[LT_COMM_LEN];
-	/* /proc/PID/task/TID/syscall at attach: nr (-1 running, -2 unknown),
+	/* /proc/PID/task/TID/syscall at attach: nr (>= 0 the system call it
+	 * is in; LT_SC_NR_RUNNING, LT_SC_NR_NONE or LT_SC_NR_UNKNOWN below),
 	 * args, and how long the thread had not run (ns, 0 unknown) */
 	int64_t sc_nr;
 	uint64_t sc_args[6];

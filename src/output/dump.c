@@ -37,7 +37,7 @@ static void print_header(const struct lt_header *h)
 	for (uint32_t i = 0; i < h->nthreads; i++) {
 		const struct lt_thread_info *t = &h->threads[i];
 		printf("# thread %d %s", t->tid, esc(t->comm, sizeof(t->comm), a, sizeof(a)));
-		if (t->sc_nr == -3)
+		if (t->sc_nr == LT_SC_NR_RUNNING)
 			printf(" running");
 		else if (t->sc_nr >= 0)
 			printf(" in %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ") for %.3f s",

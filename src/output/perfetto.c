@@ -1163,7 +1163,7 @@ static void process_tree_packet(struct lt_perfetto *p, const struct lt_header *h
 
 static int task_state_of(const struct lt_thread_info *t)
 {
-	if (t->sc_nr == -3 || t->sc_nr == -2) /* running, or unknown */
+	if (t->sc_nr == LT_SC_NR_RUNNING || t->sc_nr == LT_SC_NR_UNKNOWN) /* running, or unknown */
 		return 0;
 	switch (t->state) {
 	case 'S': return TASK_STATE_INTERRUPTIBLE_SLEEP;

@@ -101,7 +101,7 @@ int lt_read_syscall(pid_t pid, pid_t tid, int64_t *nr, uint64_t args[6])
 	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	if (!strncmp(buf, "running", 7)) {
-		*nr = -3;
+		*nr = LT_SC_NR_RUNNING;
 		return 0;
 	}
 	long long n = -2;
@@ -231,8 +231,8 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 		chomp(buf);
 		snprintf(ti.comm, sizeof(ti.comm), "%s", buf);
 		if (lt_read_syscall(pid, ti.tid, &ti.sc_nr, ti.sc_args))
-			ti.sc_nr = -2;
-		if (ti.sc_nr != -3)
+			ti.sc_nr = LT_SC_NR_UNKNOWN;
+		if (ti.sc_nr != LT_SC_NR_RUNNING)
 			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, lag);
 		ti.state = thread_state(pid, ti.tid);
 		/* doubling: 10,000 threads */

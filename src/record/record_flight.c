@@ -87,7 +87,7 @@ static void dump_header(struct lt_header *h, const struct collector *c, int bloc
 	 * events *begin*; /proc can only tell us about now, which the
 	 * snapshot section records, so the header keeps just the names */
 	for (uint32_t i = 0; i < h->nthreads; i++) {
-		h->threads[i].sc_nr = -2;
+		h->threads[i].sc_nr = LT_SC_NR_UNKNOWN;
 		h->threads[i].blocked_ns = 0;
 		h->threads[i].state = 0;
 	}

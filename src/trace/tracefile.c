@@ -201,7 +201,7 @@ static int decode_thread(struct lt_cur *c, struct lt_thread_info *ti)
 	int r, nargs = 0;
 
 	memset(ti, 0, sizeof(*ti));
-	ti->sc_nr = -2;
+	ti->sc_nr = LT_SC_NR_UNKNOWN;
 	while ((r = tlv_next(c, &key, &v)) == 0) {
 		switch (key) {
 		case T_TID: ti->tid = (int32_t)lt_get_varint(&v); break;
