@@ -59,12 +59,18 @@ LAYER_INC  = $(INC_$(patsubst src/%/,%,$(dir $<)))
 STRAY_SRC := $(filter-out $(addsuffix /%,$(addprefix src/,$(LAYERS))),$(shell find src -name '*.[ch]' 2>/dev/null))
 STRAY_HDR := $(filter-out $(addprefix include/locktrace/,$(CONTRACTS)),$(wildcard include/locktrace/*.h))
 STRAY_TST := $(wildcard tests/*.c tests/*.h)
+# includes name a header without its folder: two of one name would be
+# found by whichever folder comes first
+DUP_HDR   := $(shell find src include tests/lib -name '*.h' -printf '%f\n' 2>/dev/null | sort | uniq -d)
 ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(STRAY_SRC),)
 $(error $(STRAY_SRC): not in a layer folder. Move each file with git mv into the src/ folder of its subsystem, one of: $(LAYERS) (lowest first; README.md "Source layout"), and its header next to it; then fix its includes of moved headers ("locktrace/x.h" -> "x.h"))
 endif
 ifneq ($(STRAY_HDR),)
 $(error $(STRAY_HDR): include/locktrace/ holds only the BPF<->user ABI and the trace file format ($(CONTRACTS)). Move the header with git mv next to its .c in src/<layer>/ and include it as "x.h")
+endif
+ifneq ($(DUP_HDR),)
+$(error $(DUP_HDR): two headers of this name under src/, include/ or tests/lib/; rename one (includes name headers without their folder))
 endif
 ifneq ($(STRAY_TST),)
 $(error $(STRAY_TST): tests live in tests/unit/ (no root, no BPF), tests/live/ (root, real BPF) or tests/lib/ (shared helpers): move each with git mv (tests/README.md))
