@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A task iterator that writes the saved user registers of every thread of
  * one process: what a snapshot needs to unwind a sleeping thread's user
- * stack without ptrace (see src/taskregs.c). */
+ * stack without ptrace (see src/proc/taskregs.c). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>

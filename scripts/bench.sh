@@ -680,14 +680,14 @@ if part rtsnap; then
 fi
 
 # ----------------------- report of 10,000 threads each on its own futex
-# A crafted trace (tests/gen_trace.c): every thread waited once on its own
+# A crafted trace (tests/lib/gen_trace.c): every thread waited once on its own
 # futex, was woken, and waits on it again at the end: 10,000 locks, 10,000
 # findings.  The text report used to take minutes (target: under 2 s).
 REPRES=$W/report.tsv
 : >"$REPRES"
 if part report; then
 	say "== report of 10,000 threads each on its own futex"
-	if cc -O2 -std=gnu11 -D_GNU_SOURCE -DLT_GEN_MAIN -Iinclude -Itests tests/gen_trace.c build/liblocktrace.a \
+	if cc -O2 -std=gnu11 -D_GNU_SOURCE -DLT_GEN_MAIN -Iinclude -Isrc/base -Itests/lib tests/lib/gen_trace.c build/liblocktrace.a \
 		$(pkg-config --libs libbpf libelf libdw zlib 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lpthread \
 		-o "$W/bin/gen_trace" 2>"$W/gen.err" && "$W/bin/gen_trace" "$W/own.ltrace" 10000 &&
 		"$W/bin/gen_trace" "$W/ownsym.ltrace" 10000 woken symbols; then
@@ -706,14 +706,14 @@ if part report; then
 			done
 		done
 	else
-		say "   cannot build or run tests/gen_trace.c: $(head -c 300 "$W/gen.err")"
+		say "   cannot build or run tests/lib/gen_trace.c: $(head -c 300 "$W/gen.err")"
 	fi
 fi
 
 # ------------------------- snapshot of small processes, symbol cache cold/warm
 # Most of a small snapshot is loading symbol tables and debug information
 # (libc's DWARF is MBs to decompress); they are kept per build-id between
-# runs (src/symcache.h).  Cold: an empty cache directory; warm: one filled
+# runs (src/proc/symcache.h).  Cold: an empty cache directory; warm: one filled
 # by an unmeasured run.  The deadlock workload (3 threads) and a JVM of 25
 # threads (JavaLocks deadlock -w 4: a deadlocked pair, 4 threads behind it
 # and the JVM's own), where Java is installed.
@@ -995,7 +995,7 @@ REPORT=$W/report.md
 	echo
 	echo "\`locktrace snapshot -p PID\` of the \`deadlock\` workload and of a JVM (\`JavaLocks deadlock -w 4\`: a"
 	echo "deadlocked pair and four threads blocked behind it, beside the JVM's own), with the symbol cache"
-	echo "(src/symcache.h) empty (*cold*, as the first run on a machine) and filled by an earlier run"
+	echo "(src/proc/symcache.h) empty (*cold*, as the first run on a machine) and filled by an earlier run"
 	echo "(*warm*). Targets (on an idle machine): a 3-thread process under 0.2 s, a 25-thread JVM under 0.5 s."
 	echo
 	echo "| process | threads | cache | runs | wall s |"
@@ -1013,7 +1013,7 @@ REPORT=$W/report.md
 	echo
 	echo "### Report of 10,000 threads each on its own futex"
 	echo
-	echo "A crafted trace (\`tests/gen_trace.c\`, $(fsize "$W/own.ltrace") bytes): 10,000 threads each waited once on"
+	echo "A crafted trace (\`tests/lib/gen_trace.c\`, $(fsize "$W/own.ltrace") bytes): 10,000 threads each waited once on"
 	echo "its own futex, were woken, and wait on it again at the end: 10,000 locks and as many findings;"
 	echo "\`locktrace report [--json] TRACE\` (target: under 2 s; the text report took minutes before issue 15);"
 	echo "+symbols: the same with a SYMBOLS section naming the word after each futex, so that every"

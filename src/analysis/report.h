@@ -7,7 +7,7 @@
  * tables (per lock, per thread, wake edges) and findings with evidence and
  * timestamps (deadlocks, lost wake-ups, lock holders blocked in I/O or
  * preempted, convoys, stalls).  Pure: no I/O except the printers and
- * lt_report_file_opts (src/report_file.c).  Memory is bounded by threads and locks, never by the
+ * lt_report_file_opts (src/output/report_file.c).  Memory is bounded by threads and locks, never by the
  * trace's length (wait times go to log-scale histograms).
  *
  *   r = lt_report_new(&hdr, NULL);
@@ -139,7 +139,7 @@ struct lt_report_lock {
 				       several processes a lock of another one is
 				       "0x... in process 812", a word in a shared
 				       mapping "inode 1234 (dev 0:1)+0x40"
-				       (include/locktrace/lockid.h) */
+				       (src/trace/lockid.h) */
 	const char *kind;           /* static: "mutex", "condvar", "pi_mutex", "join",
 				       "futex" (how its waits look, see docs) */
 	uint64_t waits, eagain, timeouts, open_at_end;
@@ -248,11 +248,11 @@ int lt_report_event(struct lt_report *r, const struct lt_event *ev);
  * says so and the report goes on without it). */
 int lt_report_snapshot(struct lt_report *r, const char *json, size_t len);
 /* A SYMBOLS section (lock names the recorder resolved while the process
- * was alive, include/locktrace/locksyms.h).  0, or -1 if damaged (the names
+ * was alive, src/proc/locksyms.h).  0, or -1 if damaged (the names
  * before the damage are kept, a note says so). */
 int lt_report_symbols(struct lt_report *r, const void *data, size_t len);
 /* One entry of a SYMBOLS section with its process and shared key (the
- * signature of lt_locksym_fn, include/locktrace/locksyms.h): names a lock
+ * signature of lt_locksym_fn, src/proc/locksyms.h): names a lock
  * of another process, and ties a word in a shared mapping to its object.
  * Shared keys must come before the events that use them: lt_report_load
  * reads them in a first pass (lt_trace_symbols_procs). */

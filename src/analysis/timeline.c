@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The timeline model (see include/locktrace/timeline.h): a sort window in
+ * The timeline model (see src/analysis/timeline.h): a sort window in
  * front of a per-thread state machine.
  *
  * Sort window: events are kept in a ring ordered by timestamp.  The

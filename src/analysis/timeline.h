@@ -33,7 +33,7 @@
  *  - processes: every thread knows its process (tgid); a trace may hold
  *    several (the header's procs and threads, TASK_NEW of a forked child),
  *    and wake-ups between them are matched like those within one;
- *  - locks: per lock key (include/locktrace/lockid.h: the address for the
+ *  - locks: per lock key (src/trace/lockid.h: the address for the
  *    trace's own process, else the process or the shared object and
  *    offset), the number of threads waiting on it.
  *

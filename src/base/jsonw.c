@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The JSON writer (include/locktrace/jsonw.h). */
+/* The JSON writer (src/base/jsonw.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* See include/locktrace/outfile.h. */
+/* See src/base/outfile.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 int lt_cmd_record(int argc, char **argv);
 /* `locktrace -p PID` / `locktrace -- CMD`: record, then convert for Perfetto */
 int lt_cmd_trace(int argc, char **argv);
-/* The option table and help of both (src/cli_opts.h): perfetto 0 for
+/* The option table and help of both (src/cli/cli_opts.h): perfetto 0 for
  * `locktrace record`, 1 for the bare form. */
 struct lt_cli;
 const struct lt_cli *lt_record_cli(int perfetto);

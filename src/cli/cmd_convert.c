@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `locktrace convert TRACE [-o OUT] [--format perfetto|json]`: the command
- * line of the conversion (src/convert.c). */
+ * line of the conversion (src/output/convert.c). */
 #include <stdio.h>
 #include <string.h>
 #include "cli_opts.h"

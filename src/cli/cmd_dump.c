@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `locktrace dump FILE`: the command line of src/dump.c.  Ends with where
+/* `locktrace dump FILE`: the command line of src/output/dump.c.  Ends with where
  * and why reading stopped if the file is damaged or cut. */
 #include "cli_opts.h"
 #include "cli.h"

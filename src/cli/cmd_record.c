@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* `locktrace record`: the command line of the recorder (src/record.c).  The
+/* `locktrace record`: the command line of the recorder (src/record/record.c).  The
  * bare form `locktrace -p PID` / `locktrace -- CMD` takes the same options,
  * records the same way and then converts the trace for Perfetto beside it
- * (src/record_after.c does what follows each trace). */
+ * (src/cli/record_after.c does what follows each trace). */
 #include <stdlib.h>
 #include <string.h>
 #include "cli_opts.h"

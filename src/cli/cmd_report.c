@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `locktrace report TRACE`: the analysis a person reads first (see
- * docs/report.md), in text or JSON (src/report_file.c).  A damaged or cut
+ * docs/report.md), in text or JSON (src/output/report_file.c).  A damaged or cut
  * trace is reported up to its last good chunk, with a warning naming where
  * it stops. */
 #include <stdint.h>

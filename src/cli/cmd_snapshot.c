@@ -2,7 +2,7 @@
 /* locktrace snapshot -p PID[,PID...] [--json] [--threshold SECONDS]
  * locktrace snapshot --from TRACE [--json]
  *
- * The command line of src/snapshot_show.c.  With several processes, each
+ * The command line of src/cli/snapshot_show.c.  With several processes, each
  * is snapshotted alone, then all are diagnosed together (lt_multi_build):
  * shared locks, owners and cycles across them.
  *

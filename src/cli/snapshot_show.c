@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* What `locktrace snapshot` shows (include/locktrace/snapshot.h): live
+/* What `locktrace snapshot` shows (src/trace/snapshot.h): live
  * snapshots of one process or several diagnosed together, and the
  * snapshots a recording stored.  Results on stdout, errors said on stderr
  * (lt_err) as the command's. */

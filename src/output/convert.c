@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Converting a raw trace for a viewer (include/locktrace/convert.h): the
+/* Converting a raw trace for a viewer (src/output/convert.h): the
  * reader feeds the timeline model, whose sink is the chosen writer.  Says
  * nothing itself: errors and the damaged-input warning are returned. */
 #include <errno.h>
@@ -58,7 +58,7 @@ static int thread_namer(void *ctx, uint32_t tid, char *buf, size_t len)
 }
 
 /* The names of a SYMBOLS entry of another process or in a shared mapping,
- * under the lock key the timeline uses (include/locktrace/lockid.h). */
+ * under the lock key the timeline uses (src/trace/lockid.h). */
 struct sym_ctx {
 	struct lt_lockid *ids;
 	struct lt_u64map *names;
@@ -151,7 +151,7 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 		goto out;
 	}
 	/* private like the raw trace (both hold command lines and addresses),
-	 * written beside it and renamed into place (include/locktrace/outfile.h) */
+	 * written beside it and renamed into place (src/base/outfile.h) */
 	if (fd == 0)
 		fd = lt_out_tmp(out, tmp, sizeof(tmp));
 	if (fd < 0 || !(f = fdopen(fd, "wb"))) {

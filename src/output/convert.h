@@ -31,7 +31,7 @@ struct lt_convert_result {
 int lt_convert(const char *in, const char *out, int format, int force, struct lt_convert_result *res,
 	       char *err, size_t errlen);
 
-/* lt_convert as the commands say it (src/cli_util.c): errors and the
+/* lt_convert as the commands say it (src/cli/cli_util.c): errors and the
  * damaged-input warning on stderr, and a summary unless quiet.  The same
  * return values. */
 int lt_convert_file(const char *in, const char *out, int format, int force, int quiet);

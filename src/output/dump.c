@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* A trace file as text (include/locktrace/dump.h): the header, then one
+/* A trace file as text (src/output/dump.h): the header, then one
  * line per event, for people and for grep. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The Chrome trace-event JSON writer (include/locktrace/jsontrace.h).
+ * The Chrome trace-event JSON writer (src/output/jsontrace.h).
  *
  * Timestamps are microseconds with three decimals, so nanoseconds survive.
  * A flow is a pair of v1 flow events at the moment of the wake-up: "s" on

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The Perfetto writer (include/locktrace/perfetto.h): turns the timeline
+ * The Perfetto writer (src/output/perfetto.h): turns the timeline
  * model's callbacks into TracePacket records, written one by one through
  * pb_buf's sink.  Field numbers are Perfetto's (protos/perfetto/trace);
  * docs/perfetto.md says what the UI makes of them.
@@ -1200,7 +1200,7 @@ static int keep_initial_states(struct lt_perfetto *p, const struct lt_header *hd
 }
 
 /* They begin where the trace does, with the calls the snapshot saw
- * (include/locktrace/timeline.h: the earlier of the header's clock and the
+ * (src/analysis/timeline.h: the earlier of the header's clock and the
  * first event).  Once. */
 static void initial_states(struct lt_perfetto *p, uint64_t start_ts)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Lock identity: naming futex addresses while the process is alive, and
- * reading the names back from a trace (include/locktrace/locksyms.h). */
+ * reading the names back from a trace (src/proc/locksyms.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

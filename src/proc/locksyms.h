@@ -2,7 +2,7 @@
 /*
  * Lock identity: futex addresses -> names ("rtlock+0x28", "libc.so.6:sym",
  * "[heap]+0x2a0", "[stack of thread 812]+0x1f40"), resolved by the recorder
- * against the live process (src/symbols.c) and stored in the trace as
+ * against the live process (src/proc/symbols.c) and stored in the trace as
  * SYMBOLS sections, so that a timeline or report made later, when the
  * process is gone, still names its locks.
  *
@@ -22,7 +22,7 @@
 
 struct lt_writer;
 struct lt_sym;
-struct lt_u64map; /* src/u64map.h */
+struct lt_u64map; /* src/base/u64map.h */
 
 #define LT_LOCKSYMS_MAX 100000 /* names kept at most (memory bound) */
 

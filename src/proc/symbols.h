@@ -83,7 +83,7 @@ void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_fram
 int lt_sym_lookup(struct lt_sym *s, const char *name, uint64_t *addr, uint64_t *size);
 /* How many modules had their symbol table (symtabs) or their debug
  * information (debuginfo, for file:line) loaded so far: none for what the
- * cache between runs (src/symcache.h) already knew. */
+ * cache between runs (src/proc/symcache.h) already knew. */
 void lt_sym_loads(const struct lt_sym *s, unsigned *symtabs, unsigned *debuginfo);
 /* True if ADDR lies in an executable mapping. */
 bool lt_sym_is_code(const struct lt_sym *s, uint64_t addr);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The runtime-lock witness of the stall rule (include/locktrace/rtwatch.h). */
+/* The runtime-lock witness of the stall rule (src/record/rtwatch.h). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Stall detection from events (rules in include/locktrace/stall.h). */
+/* Stall detection from events (rules in src/record/stall.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* See include/locktrace/callnorm.h. */
+/* See src/trace/callnorm.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Event codec of EVENTS chunks (src/codec.c).  Private to src/ and tests. */
+/* Event codec of EVENTS chunks (src/trace/codec.c).  Private to src/ and tests. */
 #ifndef LT_CODEC_H
 #define LT_CODEC_H
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Lock identity across processes (include/locktrace/lockid.h): a table of
+ * Lock identity across processes (src/trace/lockid.h): a table of
  * processes and of shared objects, each given a small index that goes into
  * the lock key's high bits.
  */

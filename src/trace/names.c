@@ -22,7 +22,7 @@ const char *lt_kind_name(unsigned kind)
 	return kind < LT_EV_MAX && n[kind] ? n[kind] : "unknown";
 }
 
-/* The full table lives in src/syscall_names.c (shared with the snapshot). */
+/* The full table lives in src/trace/syscall_names.c (shared with the snapshot). */
 const char *lt_syscall_name(long nr);
 
 const char *lt_call_name(unsigned nr)

@@ -480,7 +480,7 @@ void lt_strlist_free(struct lt_strlist *l);
  * CLOCK_MONOTONIC, in ns.  0 or -1 if /proc/thread-self/sched is unreadable. */
 int lt_sched_clock_offset(int64_t *off);
 
-/* What `locktrace snapshot` shows (src/snapshot_show.c), on stdout, with
+/* What `locktrace snapshot` shows (src/cli/snapshot_show.c), on stdout, with
  * its errors on stderr; each returns the command's exit status.
  * lt_snapshot_show: a snapshot of pids[0], or with n > 1 of each, diagnosed
  * together (lt_multi_build); 0, or 1 when none could be taken (or none of

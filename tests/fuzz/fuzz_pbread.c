@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer harness: the protobuf reader (src/pbread.c) that the tests and
+/* libFuzzer harness: the protobuf reader (src/base/pbread.c) that the tests and
  * tools use on locktrace's Perfetto output: every field, and every
  * length-delimited field read again as a nested message, 16 levels deep.
  * docs/fuzzing.md. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer harness: the snapshot JSON reader (src/json_read.c) and what
- * is taken from it (src/report_snapfacts.c): the snapshot model the report
+/* libFuzzer harness: the snapshot JSON reader (src/base/json_read.c) and what
+ * is taken from it (src/trace/snapfacts.c): the snapshot model the report
  * builds, the runtime lock holders and lock names the converter takes.
  * docs/fuzzing.md. */
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer harness: the trace reader (src/tracefile.c, src/codec.c), the
+/* libFuzzer harness: the trace reader (src/trace/tracefile.c, src/trace/codec.c), the
  * SYMBOLS parser, event formatting and the whole report (src/report*.c)
  * on a file built from the input.  The input is taken as a trace whose
  * preamble is made valid and whose chunk CRCs are recomputed, so that

@@ -2,7 +2,7 @@
 /* A crafted trace for the report's scaling (issue 15): N threads, each of
  * which waits once on its own futex, is woken by the main thread, and then
  * waits on it again until the end.  Used by the report regression test
- * (tests/test_sec.c) and by scripts/bench.sh, built there with
+ * (tests/unit/test_sec.c) and by scripts/bench.sh, built there with
  * -DLT_GEN_MAIN as `gen_trace PATH N`. */
 #include <linux/futex.h>
 #include <stdio.h>

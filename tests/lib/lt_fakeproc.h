@@ -2,7 +2,7 @@
  * of zeroed byte buffers at chosen addresses, a symbol table, stack ranges
  * that name a thread, optional fs bases and a thread table, read by a model
  * through the struct lt_lm_env that fp_env fills (see
- * include/locktrace/lockmodel.h).  No process, no root.
+ * src/snapshot/runtimes/lockmodel.h).  No process, no root.
  *
  * The helpers assert (criterion) when a fixture overflows a table or writes
  * outside its regions: a broken fixture fails its test, it is never read as

@@ -1,6 +1,6 @@
 /* Helpers for the integration tests: start workloads and locktrace, read the
  * workloads' ground truth, load a whole trace for assertions.  No tests here
- * (tests/util.c). */
+ * (tests/lib/util.c). */
 #ifndef LT_TEST_H
 #define LT_TEST_H
 

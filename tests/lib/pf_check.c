@@ -1,6 +1,6 @@
 /* The Perfetto trace checker used by the tests (see pf_check.h); no tests
  * here.  Its schema table is written from Perfetto's protos
- * (protos/perfetto/trace), independently of src/perfetto.c. */
+ * (protos/perfetto/trace), independently of src/output/perfetto.c. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

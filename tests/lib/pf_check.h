@@ -4,7 +4,7 @@
  * types, no other fields), checks the structure Perfetto's importer needs
  * (interning on one sequence, slices nested per track, flows with both
  * ends, named threads, scheduler events with cpu and pid), and keeps what
- * it found for the tests to query.  No tests here (tests/pf_check.c). */
+ * it found for the tests to query.  No tests here (tests/lib/pf_check.c). */
 #ifndef PF_CHECK_H
 #define PF_CHECK_H
 

@@ -1,7 +1,7 @@
 /* Perfetto's trace processor for the tests: runs SQL on a trace the way the
  * UI's importer reads it (../shared/tools/trace_processor_shell, from the
  * repository's root) and hands back each statement's result as a table.
- * No tests here (tests/tp.c). */
+ * No tests here (tests/lib/tp.c). */
 #ifndef TP_H
 #define TP_H
 

@@ -1,4 +1,4 @@
-/* Unit tests of the --calls blocking normalizer (src/callnorm.c) from
+/* Unit tests of the --calls blocking normalizer (src/trace/callnorm.c) from
  * synthetic events: what it adds, where, and what it leaves alone. */
 #include <criterion/criterion.h>
 #include <string.h>

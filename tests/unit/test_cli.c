@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The option tables (src/cli_opts.c): the getopt_long arrays and the help
+/* The option tables (src/cli/cli_opts.c): the getopt_long arrays and the help
  * built from one table, the parse loop's --help/--version/usage errors, the
  * version string and the Error:/warning: helpers. */
 #include <criterion/criterion.h>
@@ -277,7 +277,7 @@ Test(cli, error_and_warning_wording, .init = cr_redirect_stderr)
 	cr_assert_stderr_eq_str(want);
 }
 
-/* The record command's table (src/cmd_record.c): the help of both forms. */
+/* The record command's table (src/cli/cmd_record.c): the help of both forms. */
 static char *record_help(int perfetto)
 {
 	char *text = NULL;

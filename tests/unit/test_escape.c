@@ -1,4 +1,4 @@
-/* Unit tests of the escaping every output uses (src/utf8.h): one for text,
+/* Unit tests of the escaping every output uses (src/base/utf8.h): one for text,
  * one for JSON, U+FFFD for bytes that are not UTF-8, and of its use by
  * dump, the text report and the snapshot, fed names with control bytes (an
  * escape sequence, a newline, a C1 CSI, a bidirectional override).  No

@@ -1,5 +1,5 @@
-/* HotSpot: the VMStructs table reader (src/rt_hotspot.c) and the Java
- * model (src/lock_hotspot.c) on synthetic memory.
+/* HotSpot: the VMStructs table reader (src/snapshot/runtimes/rt_hotspot.c) and the Java
+ * model (src/snapshot/runtimes/lock_hotspot.c) on synthetic memory.
  *
  * rt_hotspot_tables: the four exported tables, laid out with strides and
  * member offsets unlike any real JVM's (the reader must take them from the

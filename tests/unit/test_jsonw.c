@@ -1,4 +1,4 @@
-/* Unit tests of the JSON writer (include/locktrace/jsonw.h): nesting and
+/* Unit tests of the JSON writer (src/base/jsonw.h): nesting and
  * commas, the two layouts, escaping through utf8.c, numbers, raw values,
  * the optional members, and errors: a failed write and a misuse are
  * remembered and returned by jw_finish.  No root needed. */

@@ -1,8 +1,8 @@
-/* The CPython GIL model (src/lock_cpython.c).
+/* The CPython GIL model (src/snapshot/runtimes/lock_cpython.c).
  *
  * lock_cpython_fixture: synthetic memory images of 3.8, 3.10, 3.12 and 3.13
  * processes (threads 100, the main one, to 103), read through a fake
- * process (tests/lt_fakeproc.h: byte buffers at fake addresses, a symbol
+ * process (tests/lib/lt_fakeproc.h: byte buffers at fake addresses, a symbol
  * table, stack ranges).  The layouts are built from the same per-version
  * facts the model documents (offsetof on each version's internal headers),
  * except 3.13, whose image publishes deliberately different offsets in

@@ -1,4 +1,4 @@
-/* The glibc lock model (src/lock_glibc.c).
+/* The glibc lock model (src/snapshot/runtimes/lock_glibc.c).
  *
  * lock_glibc_names: frame-name folding, both spellings (internal names from
  *   libc6-dbg's .symtab, exported versioned names from .dynsym).
@@ -101,7 +101,7 @@ Test(lock_glibc_names, not_acquires)
 	name_is("rt_acquire", NULL);
 }
 
-/* ---- a fake process (tests/lt_fakeproc.h): one memory window, a struct
+/* ---- a fake process (tests/lib/lt_fakeproc.h): one memory window, a struct
  * pthread, a thread table ---- */
 
 #define MEM_BASE 0x10000ull
@@ -161,7 +161,7 @@ static struct lt_thread *waiter(uint64_t uaddr, uint32_t word, bool private_, co
 	return t;
 }
 
-/* What src/snapshot.c reads of a pthread_mutex_t at uaddr. */
+/* What src/snapshot/snapshot.c reads of a pthread_mutex_t at uaddr. */
 static void as_mutex(struct lt_thread *t, int32_t count, int32_t owner, int32_t kind,
 		     enum lt_owner_kind ok)
 {

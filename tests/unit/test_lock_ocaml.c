@@ -1,8 +1,8 @@
-/* The OCaml runtime lock model (src/lock_ocaml.c).
+/* The OCaml runtime lock model (src/snapshot/runtimes/lock_ocaml.c).
  *
  * lock_ocaml_fixture: synthetic memory images laid out as the runtime's
  * sources say (4.13, 5.2's static thread_table, 5.3's heap thread_table),
- * read through a fake process (tests/lt_fakeproc.h); no process, no root.
+ * read through a fake process (tests/lib/lt_fakeproc.h); no process, no root.
  * lock_ocaml_live: the ocaml_holder workload (tests/workloads/ocaml), whose
  * main thread keeps the runtime lock while it sleeps in read(); needs root
  * and ocamlopt at build time. */
@@ -21,7 +21,7 @@
 
 extern const struct lt_lockmodel lt_lm_ocaml;
 
-/* ---- images, on a fake process (tests/lt_fakeproc.h) ---- */
+/* ---- images, on a fake process (tests/lib/lt_fakeproc.h) ---- */
 
 /* Stdlib__Sys's data as ocamlopt emits it: a few unrelated blocks, then
  * Sys.ocaml_version as an OCaml string block (header: wosize, black,

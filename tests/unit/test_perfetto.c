@@ -1,6 +1,6 @@
 /* Tests of the Perfetto and JSON outputs on synthetic traces: the file
  * decodes against the part of Perfetto's schema locktrace uses, its
- * structure holds (tests/pf_check.h), the known waits, wakes and flows are
+ * structure holds (tests/lib/pf_check.h), the known waits, wakes and flows are
  * there, protoc accepts it; bad input is handled; memory stays bounded;
  * JSON escapes everything.  No root needed. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* The symbol cache between runs (src/symcache.h): entries survive a
+/* The symbol cache between runs (src/proc/symcache.h): entries survive a
  * close and reopen, what cannot be stored is not, a directory or file that
  * is not ours is never used; and a second symbolizer session on the same
  * modules loads no symbol table and no debug information.  No root: the

@@ -985,7 +985,7 @@ Test(timeline, calls_blocking_a_missing_switch_in_too)
 {
 	/* --calls blocking writes a return when the thread runs again: just
 	 * after its switch-in, or, that missing, just before the event that
-	 * shows it ran (src/callnorm.c) */
+	 * shows it ran (src/trace/callnorm.c) */
 	struct lt_timeline *tl = open_tl(2);
 	struct lt_event v[] = {
 		futex(1000, 101, 0, FUTEX_WAIT_PRIVATE, ADDR_A, 2),
