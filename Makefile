@@ -56,7 +56,8 @@ LAYER_INC  = $(INC_$(patsubst src/%/,%,$(dir $<)))
 
 # Files that are in no layer fail the build loudly (a merge or a new file
 # put them there): the message says where they belong.
-STRAY_SRC := $(filter-out $(addsuffix /%,$(addprefix src/,$(LAYERS))),$(shell find src -name '*.[ch]' 2>/dev/null))
+STRAY_SRC := $(strip $(foreach f,$(shell find src -name '*.[ch]' 2>/dev/null),\
+               $(if $(filter $(patsubst src/%/,%,$(dir $(f))),$(LAYERS)),,$(f))))
 STRAY_HDR := $(filter-out $(addprefix include/locktrace/,$(CONTRACTS)),$(wildcard include/locktrace/*.h))
 STRAY_TST := $(wildcard tests/*.c tests/*.h)
 # includes name a header without its folder: two of one name would be
