@@ -42,8 +42,10 @@ static void ml_version_unit(struct fakeproc *f, const char *version, const char 
 	memcpy(fp_at(f, s + 8, len), version, len);
 	fp_at(f, s + 8 + bytes - 1, 1)[0] = (uint8_t)(bytes - 1 - len);
 	static char names[2][64];
-	snprintf(names[0], sizeof(names[0]), "caml%s__data_begin", unit);
-	snprintf(names[1], sizeof(names[1]), "caml%s__data_end", unit);
+	/* 4.x: camlStdlib__Sys__data_begin; 5.x: camlStdlib__Sys.data_begin */
+	const char *sep = version[0] == '4' ? "__" : ".";
+	snprintf(names[0], sizeof(names[0]), "caml%s%sdata_begin", unit, sep);
+	snprintf(names[1], sizeof(names[1]), "caml%s%sdata_end", unit, sep);
 	fp_sym(f, names[0], SYS_DATA, 0);
 	fp_sym(f, names[1], SYS_DATA + total, 0);
 }
@@ -317,7 +319,7 @@ Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 	cr_assert_eq(x.n, 2);
 	cr_assert_str_eq(x.v[0].model, "ocaml5");
 	cr_assert_str_eq(x.v[0].kind, "OCaml runtime lock");
-	cr_assert_str_eq(x.v[0].name, "thread_table[0]");
+	cr_assert_str_eq(x.v[0].name, "domain 0");
 	cr_assert_str_eq(x.v[0].version, "OCaml 5.2.0");
 	cr_assert_eq(x.v[0].base, ML5_TABLE + 8);
 	cr_assert_eq(x.v[0].size, 112);
@@ -325,7 +327,7 @@ Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 	cr_assert_eq(x.v[0].waiters, 3);
 	cr_assert_eq(x.v[0].holder, 200);
 	cr_assert(strstr(x.v[0].holder_how, "active_thread's c_stack"), "%s", x.v[0].holder_how);
-	cr_assert_str_eq(x.v[1].name, "thread_table[1]");
+	cr_assert_str_eq(x.v[1].name, "domain 1");
 	cr_assert_eq(x.v[1].base, ML5_TABLE + 136 + 8);
 	cr_assert_eq(x.v[1].held, 0);
 	cr_assert_eq(x.v[1].holder, 0);
@@ -344,13 +346,138 @@ Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
 	cr_assert_eq(x.n, 2);
 	cr_assert_eq(x.v[0].base, ML5_HEAP + 8);
 	cr_assert_eq(x.v[0].held, 0);
-	cr_assert_str_eq(x.v[1].name, "thread_table[1]");
+	cr_assert_str_eq(x.v[1].name, "domain 1");
 	cr_assert_eq(x.v[1].base, ML5_HEAP + 144 + 8);
 	cr_assert_eq(x.v[1].size, 112);
 	cr_assert_eq(x.v[1].held, 1);
 	cr_assert_eq(x.v[1].waiters, 7);
 	cr_assert_eq(x.v[1].holder, 201);
 	cr_assert_eq(x.notes.n, 0, "reading stopped at the first unused entry");
+	done(&f, &x);
+}
+
+/* 5.2's static table, as the real 5.2.0 runtime lays it out, with domain
+ * 0's lock held by thread 200 and 3 waiters. */
+static void ml52_sized(struct fakeproc *f, const char *version, uint64_t sym_size)
+{
+	ml5_common(f, version);
+	fp_region(f, ML5_TABLE, 136 * 128);
+	fp_sym(f, "thread_table", ML5_TABLE, sym_size);
+	ml5_entry(f, ML5_TABLE, ML5_TH0, 1, 3);
+}
+
+static void ml52(struct fakeproc *f, const char *version)
+{
+	ml5_common(f, version);
+	fp_region(f, ML5_TABLE, 136 * 128);
+	fp_sym(f, "thread_table", ML5_TABLE, 136 * 128);
+	ml5_entry(f, ML5_TABLE, ML5_TH0, 1, 3);
+}
+
+/* Symbol names of 5.x data: camlStdlib__Sys.data_begin (the 4.x spelling
+ * camlStdlib__Sys__data_begin is gone) */
+Test(lock_ocaml_fixture, ocaml5_version_from_dotted_data_symbols)
+{
+	struct fakeproc f;
+	struct found x;
+	ml52(&f, "5.2.0");
+	uint64_t a, sz;
+	struct lt_lm_env e;
+	fp_env(&f, &e);
+	cr_assert_neq(e.lookup(e.arg, "camlStdlib__Sys__data_begin", &a, &sz), 0);
+	cr_assert_eq(e.lookup(e.arg, "camlStdlib__Sys.data_begin", &a, &sz), 0);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 3, 200);
+	cr_assert_str_eq(l->version, "OCaml 5.2.0");
+	cr_assert(tl_strlist_has(&l->facts, "version=5.2.0 (layout of 5.0-5.2)"));
+	done(&f, &x);
+}
+
+/* Without Stdlib__Sys's data the version is unknown: a 17408-byte table
+ * (128 entries of 136 bytes) is 5.0-5.2's, confirmed by its first entry;
+ * the holder is named, as an inference. */
+Test(lock_ocaml_fixture, ocaml5_unknown_version_static_table_recognised)
+{
+	struct fakeproc f;
+	struct found x;
+	ml52(&f, "5.2.0");
+	f.nsym = 0;
+	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 3, 200);
+	cr_assert_null(l->version);
+	cr_assert_str_eq(l->name, "domain 0");
+	how_has(l, "an inference: OCaml version unknown");
+	how_has(l, "5.0-5.2 recognised from thread_table's symbol size (17408 bytes)");
+	cr_assert_eq(x.notes.n, 0);
+	done(&f, &x);
+}
+
+/* 5.3 and trunk: a pointer; trunk's bool init/busy leave padding after
+ * their byte, which must not read as a layout mismatch. */
+Test(lock_ocaml_fixture, ocaml5_unknown_version_heap_table_with_bool_fields)
+{
+	struct fakeproc f;
+	struct found x;
+	ml5_heap_table(&f, "5.4.0+dev0-2024-08-25", 3);
+	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 2);
+	fp_put64(&f, ML5_HEAP + 8 + 48, 0xdead00000001ull); /* bool busy + padding */
+	fp_put32(&f, ML5_HEAP + 8, 0xab000001u);          /* bool init + padding */
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 2, 200);
+	cr_assert_str_eq(l->version, "OCaml 5.4.0+dev0-2024-08-25");
+	done(&f, &x);
+	/* the same memory, version unknown */
+	ml5_heap_table(&f, "5.4.0+dev0-2024-08-25", 3);
+	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 2);
+	f.nsym = 0;
+	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, 8);
+	l = one_lock(&f, &x, 1, 2, 200);
+	cr_assert_null(l->version);
+	how_has(l, "5.3 or later (trunk) recognised");
+	done(&f, &x);
+}
+
+/* A released 5.4 (or any version whose layout no source here confirms)
+ * is said, not guessed; so is a table of no known size. */
+Test(lock_ocaml_fixture, ocaml5_unconfirmed_layouts_are_not_guessed)
+{
+	struct fakeproc f;
+	struct found x;
+	ml5_heap_table(&f, "5.4.0", 3);
+	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 2);
+	const struct lt_rtlock *l = one_lock(&f, &x, -1, ANY, 0);
+	how_has(l, "OCaml 5.4.0: ocaml5 layout not known");
+	done(&f, &x);
+
+	ml52(&f, "5.2.0");
+	f.nsym = 0;
+	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 64);
+	l = one_lock(&f, &x, -1, ANY, 0);
+	how_has(l, "the size of no known layout");
+	done(&f, &x);
+
+	/* the right size, but entry 0 does not read as one (busy=7) */
+	ml52(&f, "5.2.0");
+	fp_put64(&f, ML5_TABLE + 8 + 48, 7);
+	f.nsym = 0;
+	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	l = one_lock(&f, &x, -1, ANY, 0);
+	how_has(l, "does not read as one");
+	done(&f, &x);
+}
+
+/* A static table whose symbol claims far more than Max_domains entries is
+ * read for 128 of them, and the note says so. */
+Test(lock_ocaml_fixture, ocaml5_huge_symbol_size_is_capped)
+{
+	struct fakeproc f;
+	struct found x;
+	ml52_sized(&f, "5.2.0", 64ull << 20);
+	one_lock(&f, &x, 1, 3, 200);
+	cr_assert(tl_strlist_has(&x.notes, "read 128, the runtime's Max_domains"));
+	cr_assert_eq(x.notes.n, 1, "nothing past the 128th entry was read");
 	done(&f, &x);
 }
 
