@@ -334,6 +334,8 @@ static struct lt_rtlock *new_lock(struct lt_rtlock **v, size_t *n, const char *m
 	l->model = model;
 	l->kind = KIND;
 	l->name = name;
+	/* st_masterlock_release runs on the holder's own thread only */
+	l->kept_while_asleep = true;
 	if (!ver->why)
 		l->version = lts_asprintf("OCaml %s", ver->str);
 	return l;

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtwatch.h"
+#include "locktrace/stall.h"
 #include "locktrace/snapshot.h"
 #include "lt_fakeproc.h"
 #include "lt_test.h"
@@ -579,4 +581,36 @@ Test(lock_ocaml_live, holder_in_read_named_by_the_runtime, .fini = cleanup, .tim
 	cr_assert_eq(s->verdicts[0].owner, holder, "verdict %s names owner %d",
 		     lt_verdict_kind_name(s->verdicts[0].kind), (int)s->verdicts[0].owner);
 	lt_snapshot_free(s);
+}
+
+/* ---- the flight recorder's witness (rtwatch.h) on an OCaml lock ---- */
+
+/* No hand-off count: a holder asleep in read() for the window while a
+ * thread waits on the lock is the evidence; a holder that is not asleep
+ * in a call (running OCaml code, which hands the lock on at each tick) is
+ * never judged. */
+Test(lock_ocaml_fixture, stall_witness_is_the_holders_sleep)
+{
+	struct lt_stall s;
+	char why[320];
+	const uint64_t lock = 0x5000;
+	uint64_t rd[6] = { 3, 0x7ffd0000, 1, 0, 0, 0 }, fw[6] = { lock + 0x6c, 0x89, 0, 0, 0, 0 };
+	struct lt_rtlock l = { .model = "ocaml5", .kind = "OCaml runtime lock", .name = "domain 0",
+			       .version = "OCaml 5.2.0", .base = lock, .size = 112, .held = 1, .holder = 900,
+			       .kept_while_asleep = true };
+	const uint64_t S1 = 1000000000ull;
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, 2 * S1, 10 * S1), 0);
+	lt_stall_seed(&s, 900, -1, rd, 0);
+	lt_stall_seed(&s, 901, -1, fw, 0);
+	lt_stall_seed(&s, 901, 202, fw, 10 * S1); /* FUTEX_WAIT_BITSET on the lock's condvar */
+	struct lt_rtwatch *w = lt_rtwatch_new(900, 2 * S1);
+	/* the holder runs: no evidence */
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, 10 * S1 + 1, why, sizeof(why)), 0);
+	lt_stall_seed(&s, 900, 0, rd, 9 * S1); /* read() since 9 s */
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, 10 * S1 + 2, why, sizeof(why)), 0, "1 s: not yet");
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, 11 * S1, why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "1 thread waits for the OCaml runtime lock (domain 0, OCaml 5.2.0) held by "
+			      "thread 900, which has been in an I/O wait for 2.0 s");
+	lt_rtwatch_free(w);
+	lt_stall_free(&s);
 }
