@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "locktrace/lockmodel.h"
+#include "locktrace/rtthread.h"
 #include "locktrace/rtwatch.h"
 #include "locktrace/stall.h"
 #include "locktrace/snapshot.h"
@@ -613,4 +614,70 @@ Test(lock_ocaml_fixture, stall_witness_is_the_holders_sleep)
 			      "thread 900, which has been in an I/O wait for 2.0 s");
 	lt_rtwatch_free(w);
 	lt_stall_free(&s);
+}
+
+/* ---- the OCaml thread model (src/rt_ocaml.c): waits in OCaml's terms ---- */
+
+extern const struct lt_rtmodel lt_rt_ocaml;
+
+/* A thread in a futex wait whose stack is FUNCS (innermost first), the
+ * glibc model's KIND and STATE on it. */
+static void waiting(struct lt_thread *t, pid_t tid, const char *kind, const char *state,
+		    const char *const *funcs)
+{
+	t->tid = tid;
+	t->wait = LT_WAIT_FUTEX;
+	t->futex.is_wait = true;
+	t->futex.lock_kind = kind;
+	t->futex.lock_state = strdup(state);
+	t->acquire = !strcmp(kind, "pthread mutex") ? "pthread_mutex_lock" : NULL;
+	size_t n = 0;
+	while (funcs[n])
+		n++;
+	t->frames = calloc(n, sizeof(*t->frames));
+	t->n_frames = n;
+	for (size_t i = 0; i < n; i++)
+		t->frames[i].func = strdup(funcs[i]);
+}
+
+Test(lock_ocaml_fixture, thread_model_names_mutex_condition_and_joins)
+{
+	static const char *const mutex5[] = { "__GI___lll_lock_wait", "__pthread_mutex_lock@GLIBC_2.2.5",
+					      "caml_ml_mutex_lock", "caml_c_call", "camlHold.worker_723", NULL };
+	static const char *const mutex4[] = { "__lll_lock_wait", "pthread_mutex_lock", "caml_mutex_lock",
+					      "caml_c_call", "camlHold__worker_123", NULL };
+	static const char *const djoin[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+					     "caml_ml_condition_wait", "caml_c_call", "camlStdlib__Domain.loop_512",
+					     "camlStdlib__Mutex.protect_301", "camlStdlib__Domain.join_600",
+					     "camlMain.entry", NULL };
+	static const char *const cond[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+					    "caml_ml_condition_wait", "caml_c_call", "camlQueue.take_88", NULL };
+	static const char *const tjoin[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+					     "st_event_wait", "caml_thread_join", "caml_c_call", NULL };
+	static const char *const plain[] = { "__GI___lll_lock_wait", "pthread_mutex_lock", "my_c_code", NULL };
+	struct lt_snapshot s = { 0 };
+	s.threads = calloc(6, sizeof(*s.threads));
+	s.n_threads = 6;
+	waiting(&s.threads[0], 10, "pthread mutex", "locked, owner 12", mutex5);
+	waiting(&s.threads[1], 11, "pthread mutex", "locked, owner 12", mutex4);
+	waiting(&s.threads[2], 12, "condition variable", "group 0", djoin);
+	waiting(&s.threads[3], 13, "condition variable", "group 0", cond);
+	waiting(&s.threads[4], 14, "condition variable", "group 0", tjoin);
+	waiting(&s.threads[5], 15, "pthread mutex", "locked, owner 10", plain);
+	lt_rt_ocaml.apply(NULL, &s);
+	const struct lt_thread *t = s.threads;
+	cr_assert_str_eq(t[0].futex.lock_kind, "Stdlib Mutex");
+	cr_assert_str_eq(t[0].acquire, "Mutex.lock");
+	cr_assert_str_eq(t[0].futex.lock_state,
+			 "Mutex.lock on a Stdlib Mutex (a pthread mutex); its pthread mutex: locked, owner 12");
+	cr_assert_str_eq(t[1].futex.lock_kind, "Stdlib Mutex", "4.x's entry point");
+	cr_assert_str_eq(t[2].futex.lock_kind, "Domain.join");
+	cr_assert_null(t[2].acquire, "a join acquires nothing");
+	cr_assert_str_eq(t[3].futex.lock_kind, "Stdlib Condition");
+	cr_assert_str_eq(t[4].futex.lock_kind, "Thread.join");
+	cr_assert_str_eq(t[5].futex.lock_kind, "pthread mutex", "no OCaml entry point: left alone");
+	cr_assert_str_eq(t[5].futex.lock_state, "locked, owner 10");
+	for (size_t i = 0; i < s.n_threads; i++)
+		lt_thread_clear(&s.threads[i]);
+	free(s.threads);
 }
