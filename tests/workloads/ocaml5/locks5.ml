@@ -12,6 +12,9 @@
      ocaml5_locks domains [-d DOMAINS=3] [-t WAITERS=3]
        DOMAINS domains (Domain.spawn), each with WAITERS threads and its
        main thread keeping its own domain's runtime lock in read().
+     ocaml5_locks busy [-t WAITERS=8]
+       WAITERS threads and the main thread compute and yield: the runtime
+       lock changes hands all the time, nobody is stuck (never a stall).
      ocaml5_locks deadlock
        two threads (a, b) take two Stdlib Mutexes in opposite orders; a
        third (c, in a spawned domain) waits for m2 too; the main thread
@@ -35,9 +38,13 @@ external expect_holders : int -> unit = "lt5_expect_holders"
 external hold_and_block : int array -> int -> unit = "lt5_hold_and_block"
 external socketpair : unit -> Unix.file_descr = "lt5_socketpair"
 external check_blocked : int array -> unit = "lt5_check_blocked"
+external say : string -> unit = "lt5_say"
+
+(* ground truth, one whole line at a time (see lt5_say) *)
+let sayf fmt = Printf.ksprintf say fmt
 
 let usage () =
-  prerr_endline "usage: ocaml5_locks hold|convoy|domains|deadlock [-t WAITERS] [-d DOMAINS]";
+  prerr_endline "usage: ocaml5_locks hold|convoy|domains|busy|deadlock [-t WAITERS] [-d DOMAINS]";
   exit 2
 
 let domain_id () = (Domain.self () :> int)
@@ -51,7 +58,7 @@ let start_threads n dom body =
     let tid = gettid () in
     Mutex.lock m;
     tids.(idx) <- tid;
-    Printf.printf "thread role=waiter domain=%d idx=%d tid=%d\n%!" dom idx tid;
+    sayf "thread role=waiter domain=%d idx=%d tid=%d" dom idx tid;
     incr started;
     Mutex.unlock m;
     body idx
@@ -95,13 +102,22 @@ let domains ndom waiters =
   done;
   in_domain ()
 
+(* allocates: the minor collections stop and restart every domain *)
+let rec work acc n = if n = 0 then acc else work (Float.sqrt (float_of_int n) +. acc) (n - 1)
+let rec busy_loop _ = ignore (Sys.opaque_identity (work 0. 10_000)); Thread.yield (); busy_loop 0
+
+let busy waiters =
+  ignore (start_threads waiters 0 busy_loop);
+  say "ready";
+  busy_loop 0
+
 let deadlock () =
   let m1 = Mutex.create () and m2 = Mutex.create () in
   let ready = Atomic.make 0 in
   let tids = Array.make 3 0 in
   let announce idx name holds wants =
     tids.(idx) <- gettid ();
-    Printf.printf "thread role=locker name=%s tid=%d holds=%s wants=%s\n%!" name tids.(idx) holds wants;
+    sayf "thread role=locker name=%s tid=%d holds=%s wants=%s" name tids.(idx) holds wants;
     Atomic.incr ready
   in
   let locker idx name first second holds wants () =
@@ -116,7 +132,7 @@ let deadlock () =
   (* a third waiter for m2, in another domain, which the main thread joins *)
   let d = Domain.spawn (fun () -> announce 2 "c" "none" "m2"; Mutex.lock m2) in
   while Atomic.get ready < 3 do Thread.yield (); Unix.sleepf 0.001 done;
-  Printf.printf "thread role=joiner tid=%d on=domain\n%!" (gettid ());
+  sayf "thread role=joiner tid=%d on=domain" (gettid ());
   check_blocked tids;
   Domain.join d
 
@@ -138,11 +154,12 @@ let () =
   in
   let mode, args = match List.tl (Array.to_list Sys.argv) with m :: r -> m, r | [] -> usage () in
   parse args;
-  Printf.printf "pid=%d\n%!" (Unix.getpid ());
+  sayf "pid=%d" (Unix.getpid ());
   let w dflt = if !waiters < 0 then dflt else !waiters in
   match mode with
   | "hold" -> hold (w 20)
   | "convoy" -> convoy (w 64)
   | "domains" -> domains !ndom (w 3)
+  | "busy" -> busy (w 8)
   | "deadlock" -> deadlock ()
   | _ -> usage ()

@@ -22,6 +22,18 @@ value lt5_gettid(value unit)
 	return Val_int(gettid());
 }
 
+/* One ground-truth line, written whole: OCaml 5's Printf writes a line
+ * in pieces, which threads of other domains interleave. */
+value lt5_say(value line)
+{
+	flockfile(stdout);
+	fputs(String_val(line), stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+	funlockfile(stdout);
+	return Val_unit;
+}
+
 #define MAX_T 1024
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
