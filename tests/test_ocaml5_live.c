@@ -4,7 +4,8 @@
  * build/workloads/ocaml-VERSION/.  Each checks the runtime lock's holder
  * (or the deadlock) that locktrace reads against the tids the program
  * prints: the seed's case (the holder blocked in read() on a socket, in
- * `snapshot`, the flight recorder's stall message and `report`), a
+ * `snapshot`, the flight recorder's stall message, `report` and the
+ * Perfetto trace as Perfetto's importer reads it), a
  * 64-thread select/read convoy, one lock per domain (Domain.spawn), and
  * Stdlib Mutexes in a deadlock with a Domain.join behind it.  Where the
  * compiler tarball is absent the tests skip, saying so. */
@@ -17,12 +18,13 @@
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "lt_test.h"
+#include "tp.h"
 #include "../src/report_int.h"
 
 #define TOOLS "../shared/tools"
 
 TL_WORKLOAD(256);
-static char trace[TL_PATH_MAX];
+static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
 
 static void cleanup(void)
 {
@@ -31,6 +33,39 @@ static void cleanup(void)
 		unlink(trace);
 		trace[0] = 0;
 	}
+	if (pftrace[0]) {
+		unlink(pftrace);
+		pftrace[0] = 0;
+	}
+}
+
+/* Perfetto's importer reads the trace cleanly and shows the
+ * "lock held" slice on the holder's thread and the lock's track, both
+ * named by the model. */
+static void check_perfetto(pid_t holder)
+{
+	const char *why = tp_missing();
+	if (why) {
+		fprintf(stderr, "ocaml5_live: the Perfetto import is not checked: %s\n", why);
+		return;
+	}
+	struct tp_out o;
+	int r = tp_run(pftrace,
+		       "select name, severity, value from stats where value > 0\n"
+		       "  and severity in ('error', 'data_loss');\n"
+		       "select thread.tid, s.name from slice s join thread_track tt on s.track_id = tt.id\n"
+		       "  join thread using(utid) where tt.name = 'lock held';\n"
+		       "select name from track where name like 'OCaml runtime lock domain 0 %';\n",
+		       &o);
+	cr_assert_eq(r, 0, "trace_processor: exit %d: %s", o.status, o.error);
+	cr_assert_eq(o.n, 3);
+	cr_assert_eq(o.t[0].nrows, 0, "import problems:\n%s", tp_dump(&o.t[0]));
+	cr_assert_eq(o.t[1].nrows, 1, "%s", tp_dump(&o.t[1]));
+	cr_assert_eq(tp_int(&o.t[1], 0, "tid", NULL), holder, "%s", tp_dump(&o.t[1]));
+	const char *held = tp_get(&o.t[1], 0, "name");
+	cr_assert(held && strstr(held, "holds the OCaml runtime lock domain 0"), "%s", tp_dump(&o.t[1]));
+	cr_assert_geq(o.t[2].nrows, 1, "no lock track named by the model");
+	tp_free(&o);
 }
 
 /* The workload built with OCaml VERSION; skips where the compiler is not
@@ -193,6 +228,11 @@ static void seed_case(const char *version)
 		runtime |= strstr(rp_json_str(&ev->items[i]), "the snapshot read it from the runtime's own state") != NULL;
 	cr_assert(runtime, "the holder is not attributed to the runtime's state: %s", summary);
 	rp_json_free(j);
+
+	/* a plain 2 s recording, in Perfetto's terms */
+	unlink(trace);
+	tl_record_perfetto(wl.pid, "ocaml5pf", trace, pftrace);
+	check_perfetto(holder);
 }
 
 Test(ocaml5_live, ocaml520_seed_holder_in_socket_read, .fini = cleanup, .timeout = 120)
