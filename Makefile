@@ -94,6 +94,12 @@ WL_BINS   := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WL_SRCS))
 # installed (Debian: ocaml-nox); their tests skip when they are missing.
 OCAMLOPT  ?= $(shell command -v ocamlopt 2>/dev/null)
 OCAML_WLS := $(if $(OCAMLOPT),$(B)/workloads/ocaml_holder)
+# OCaml 5 workloads (tests/workloads/ocaml5), built with the real OCaml 5
+# compilers of ../shared/tools (OCaml 5 is not in Debian 12), unpacked under
+# build/ocaml; absent tarballs build nothing and their tests skip.
+OCAML5_TOOLS ?= ../shared/tools
+OCAML5_TARS  := $(wildcard $(OCAML5_TOOLS)/ocaml-5.2.0-min.tar.xz $(OCAML5_TOOLS)/ocaml-5.4.0+dev-min.tar.xz)
+OCAML5_WLS   := $(patsubst $(OCAML5_TOOLS)/ocaml-%-min.tar.xz,$(B)/workloads/ocaml-%/ocaml5_locks,$(OCAML5_TARS))
 # Java workloads (tests/workloads/java) likewise need javac (Debian:
 # default-jdk-headless); class files for Java 11, so any JDK from 11 on runs them.
 JAVAC     ?= $(shell command -v javac 2>/dev/null)
@@ -102,7 +108,7 @@ JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class)
 .PHONY: all deps test unit demo bench clean fuzz unit-asan FORCE
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(JAVA_WLS)
+all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(OCAML5_WLS) $(JAVA_WLS)
 
 deps:
 	@bash scripts/install-deps.sh
@@ -178,6 +184,22 @@ $(B)/workloads/ocaml_holder: $(OCAML_WL_SRCS)
 	$(Q)cp $^ $(B)/workloads/ocaml/
 	$(Q)cd $(B)/workloads/ocaml && $(OCAMLOPT) -g -ccopt -Wall -I +unix -I +threads \
 		unix.cmxa threads.cmxa $(notdir $^) -o ../ocaml_holder
+
+# Each tarball unpacks to one directory (ocaml-5.2.0/, ocaml-trunk/); it is
+# unpacked into its own build/ocaml/<version>/ so the name does not matter.
+OCAML5_WL_SRCS := tests/workloads/ocaml5/locks5_stubs.c tests/workloads/ocaml5/locks5.ml
+$(B)/ocaml/%/.unpacked: $(OCAML5_TOOLS)/ocaml-%-min.tar.xz
+	@rm -rf $(@D) && mkdir -p $(@D)
+	$(call msg,UNTAR,$<)
+	$(Q)tar -xJf $< -C $(@D) && touch $@
+
+$(B)/workloads/ocaml-%/ocaml5_locks: $(OCAML5_WL_SRCS) $(B)/ocaml/%/.unpacked
+	@mkdir -p $(@D)
+	$(call msg,OCAMLOPT,$@)
+	$(Q)cp $(OCAML5_WL_SRCS) $(@D)/
+	$(Q)top=$$(ls -d $(CURDIR)/$(B)/ocaml/$*/*/ | head -1) && cd $(@D) && \
+		OCAMLLIB=$${top}lib/ocaml $${top}bin/ocamlopt.opt -g -ccopt -Wall -I +unix -I +threads \
+		unix.cmxa threads.cmxa $(notdir $(OCAML5_WL_SRCS)) -o ocaml5_locks
 
 $(B)/workloads/java/JavaLocks.class: tests/workloads/java/JavaLocks.java
 	@mkdir -p $(@D)

@@ -46,6 +46,13 @@ done
 # must not fire on it
 CASES+=("quiet|glibc_locks --mode join|$WL/glibc_locks --mode join --no-wait")
 [ -x "$WL/ocaml_holder" ] && CASES+=("stall|ocaml_holder|$WL/ocaml_holder -t 20 --no-wait")
+# OCaml 5 (built with the compilers of ../shared/tools where present)
+for v in 5.2.0 5.4.0+dev; do
+	[ -x "$WL/ocaml-$v/ocaml5_locks" ] || continue
+	CASES+=("stall|ocaml5_locks hold ($v)|$WL/ocaml-$v/ocaml5_locks hold -t 20")
+	CASES+=("stall|ocaml5_locks deadlock ($v)|$WL/ocaml-$v/ocaml5_locks deadlock")
+	CASES+=("quiet|ocaml5_locks busy ($v)|$WL/ocaml-$v/ocaml5_locks busy -t 8")
+done
 if [ -x /usr/bin/python3 ]; then
 	CASES+=("stall|gil_holder.py|/usr/bin/python3 tests/workloads/gil_holder.py -t 19")
 	CASES+=("stall|gil_holder.py --lock-deadlock|/usr/bin/python3 tests/workloads/gil_holder.py --lock-deadlock")

@@ -2,8 +2,8 @@
  *
  * OCaml native code (ocamlopt) names a function caml + compilation unit +
  * separator + identifier + "_" + stamp:
- *   OCaml 4.x - 5.2   camlRepro__worker_123      (separator "__")
- *   OCaml 5.3+        camlRepro.worker_399       (separator ".")
+ *   OCaml 4.x - 5.1   camlRepro__worker_123      (separator "__")
+ *   OCaml 5.2+        camlRepro.worker_399       (separator ".", middle_end/compilenv.ml)
  * Units of a library keep "__" in their own name (Stdlib__List is
  * Stdlib.List), and characters that are not identifier characters are
  * "$" + two hex digits (camlStdlib__$40_197 is Stdlib.@).  The stamp

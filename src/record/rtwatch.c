@@ -75,6 +75,15 @@ static struct watched *watched_of(struct lt_rtwatch *w, const struct lt_rtlock *
 static void say_stuck(const struct lt_rtlock *l, const struct watched *x, size_t waiters,
 		      const struct lt_stall *s, uint64_t now, char *why, size_t len)
 {
+	if (!l->has_handoffs) { /* kept_while_asleep: the holder's sleep is the evidence */
+		const struct lt_stall_thread *h = lt_stall_thread_of(s, (uint32_t)x->holder);
+		snprintf(why, len, "%zu %s for the %s (%s%s%s) held by thread %d, which has been in %s "
+			 "for %.1f s", waiters, waiters == 1 ? "thread waits" : "threads wait", l->kind,
+			 l->name, l->version ? ", " : "", l->version ? l->version : "", (int)x->holder,
+			 h && h->state == LT_TS_IOWAIT ? "an I/O wait" : "a futex call",
+			 (double)(now - x->since) / 1e9);
+		return;
+	}
 	int o = snprintf(why, len, "the %s (%s%s%s) has been held by thread %d for %.1f s without "
 			 "a hand-off while %zu %s for it", l->kind, l->name,
 			 l->version ? ", " : "", l->version ? l->version : "", (int)x->holder,
@@ -109,7 +118,7 @@ int lt_rtwatch_feed(struct lt_rtwatch *w, const struct lt_rtlock *locks, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct lt_rtlock *l = &locks[i];
-		if (!l->has_handoffs)
+		if (!l->has_handoffs && !l->kept_while_asleep)
 			continue;
 		struct watched *x = watched_of(w, l);
 		if (!x)
@@ -118,7 +127,15 @@ int lt_rtwatch_feed(struct lt_rtwatch *w, const struct lt_rtlock *locks, size_t 
 			x->since = 0;
 			continue;
 		}
-		if (!x->since || x->holder != l->holder || x->handoffs != l->handoffs) {
+		if (!l->has_handoffs) {
+			/* no count: only a holder asleep in one call proves that
+			 * it kept the lock, since that call began */
+			uint64_t st = stretch_start(s, l, now);
+			x->holder = l->holder;
+			x->since = st < now ? st : 0;
+			if (!x->since)
+				continue;
+		} else if (!x->since || x->holder != l->holder || x->handoffs != l->handoffs) {
 			x->holder = l->holder;
 			x->handoffs = l->handoffs;
 			x->since = stretch_start(s, l, now);
@@ -180,7 +197,7 @@ int lt_rtwatch_check(struct lt_rtwatch *w, const struct lt_stall *s, uint64_t no
 	size_t n = 0, counted = 0;
 	read_locks(w, &locks, &n);
 	for (size_t i = 0; i < n; i++)
-		counted += locks[i].has_handoffs;
+		counted += locks[i].has_handoffs || locks[i].kept_while_asleep;
 	int r = lt_rtwatch_feed(w, locks, n, s, now, why, len);
 	for (size_t i = 0; i < n; i++)
 		lt_rtlock_clear(&locks[i]);

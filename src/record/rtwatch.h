@@ -12,8 +12,11 @@
  * stall window while threads sleep waiting for it (the stall rule's own
  * view of the futex waits) is a stall.  A holder asleep in a call since T
  * has held the lock since T at least, so a process hung before recording
- * began is caught at the first reading.  A process without such a lock
- * costs three looks at the start.
+ * began is caught at the first reading.  A runtime that counts no
+ * hand-offs but whose lock only its holder releases (OCaml's runtime lock:
+ * lt_rtlock.kept_while_asleep) is judged by that alone: a holder asleep in
+ * one call for the window while threads wait on the lock.  A process
+ * without such a lock costs three looks at the start.
  */
 #ifndef LOCKTRACE_RTWATCH_H
 #define LOCKTRACE_RTWATCH_H

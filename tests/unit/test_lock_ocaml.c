@@ -15,6 +15,9 @@
 #include <unistd.h>
 
 #include "lockmodel.h"
+#include "rtthread.h"
+#include "rtwatch.h"
+#include "stall.h"
 #include "snapshot.h"
 #include "lt_fakeproc.h"
 #include "lt_test.h"
@@ -42,8 +45,10 @@ static void ml_version_unit(struct fakeproc *f, const char *version, const char 
 	memcpy(fp_at(f, s + 8, len), version, len);
 	fp_at(f, s + 8 + bytes - 1, 1)[0] = (uint8_t)(bytes - 1 - len);
 	static char names[2][64];
-	snprintf(names[0], sizeof(names[0]), "caml%s__data_begin", unit);
-	snprintf(names[1], sizeof(names[1]), "caml%s__data_end", unit);
+	/* 4.x: camlStdlib__Sys__data_begin; 5.x: camlStdlib__Sys.data_begin */
+	const char *sep = version[0] == '4' ? "__" : ".";
+	snprintf(names[0], sizeof(names[0]), "caml%s%sdata_begin", unit, sep);
+	snprintf(names[1], sizeof(names[1]), "caml%s%sdata_end", unit, sep);
 	fp_sym(f, names[0], SYS_DATA, 0);
 	fp_sym(f, names[1], SYS_DATA + total, 0);
 }
@@ -317,7 +322,7 @@ Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 	cr_assert_eq(x.n, 2);
 	cr_assert_str_eq(x.v[0].model, "ocaml5");
 	cr_assert_str_eq(x.v[0].kind, "OCaml runtime lock");
-	cr_assert_str_eq(x.v[0].name, "thread_table[0]");
+	cr_assert_str_eq(x.v[0].name, "domain 0");
 	cr_assert_str_eq(x.v[0].version, "OCaml 5.2.0");
 	cr_assert_eq(x.v[0].base, ML5_TABLE + 8);
 	cr_assert_eq(x.v[0].size, 112);
@@ -325,7 +330,7 @@ Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 	cr_assert_eq(x.v[0].waiters, 3);
 	cr_assert_eq(x.v[0].holder, 200);
 	cr_assert(strstr(x.v[0].holder_how, "active_thread's c_stack"), "%s", x.v[0].holder_how);
-	cr_assert_str_eq(x.v[1].name, "thread_table[1]");
+	cr_assert_str_eq(x.v[1].name, "domain 1");
 	cr_assert_eq(x.v[1].base, ML5_TABLE + 136 + 8);
 	cr_assert_eq(x.v[1].held, 0);
 	cr_assert_eq(x.v[1].holder, 0);
@@ -344,13 +349,138 @@ Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
 	cr_assert_eq(x.n, 2);
 	cr_assert_eq(x.v[0].base, ML5_HEAP + 8);
 	cr_assert_eq(x.v[0].held, 0);
-	cr_assert_str_eq(x.v[1].name, "thread_table[1]");
+	cr_assert_str_eq(x.v[1].name, "domain 1");
 	cr_assert_eq(x.v[1].base, ML5_HEAP + 144 + 8);
 	cr_assert_eq(x.v[1].size, 112);
 	cr_assert_eq(x.v[1].held, 1);
 	cr_assert_eq(x.v[1].waiters, 7);
 	cr_assert_eq(x.v[1].holder, 201);
 	cr_assert_eq(x.notes.n, 0, "reading stopped at the first unused entry");
+	done(&f, &x);
+}
+
+/* 5.2's static table, as the real 5.2.0 runtime lays it out, with domain
+ * 0's lock held by thread 200 and 3 waiters. */
+static void ml52_sized(struct fakeproc *f, const char *version, uint64_t sym_size)
+{
+	ml5_common(f, version);
+	fp_region(f, ML5_TABLE, 136 * 128);
+	fp_sym(f, "thread_table", ML5_TABLE, sym_size);
+	ml5_entry(f, ML5_TABLE, ML5_TH0, 1, 3);
+}
+
+static void ml52(struct fakeproc *f, const char *version)
+{
+	ml5_common(f, version);
+	fp_region(f, ML5_TABLE, 136 * 128);
+	fp_sym(f, "thread_table", ML5_TABLE, 136 * 128);
+	ml5_entry(f, ML5_TABLE, ML5_TH0, 1, 3);
+}
+
+/* Symbol names of 5.x data: camlStdlib__Sys.data_begin (the 4.x spelling
+ * camlStdlib__Sys__data_begin is gone) */
+Test(lock_ocaml_fixture, ocaml5_version_from_dotted_data_symbols)
+{
+	struct fakeproc f;
+	struct found x;
+	ml52(&f, "5.2.0");
+	uint64_t a, sz;
+	struct lt_lm_env e;
+	fp_env(&f, &e);
+	cr_assert_neq(e.lookup(e.arg, "camlStdlib__Sys__data_begin", &a, &sz), 0);
+	cr_assert_eq(e.lookup(e.arg, "camlStdlib__Sys.data_begin", &a, &sz), 0);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 3, 200);
+	cr_assert_str_eq(l->version, "OCaml 5.2.0");
+	cr_assert(tl_strlist_has(&l->facts, "version=5.2.0 (layout of 5.0-5.2)"));
+	done(&f, &x);
+}
+
+/* Without Stdlib__Sys's data the version is unknown: a 17408-byte table
+ * (128 entries of 136 bytes) is 5.0-5.2's, confirmed by its first entry;
+ * the holder is named, as an inference. */
+Test(lock_ocaml_fixture, ocaml5_unknown_version_static_table_recognised)
+{
+	struct fakeproc f;
+	struct found x;
+	ml52(&f, "5.2.0");
+	f.nsym = 0;
+	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 3, 200);
+	cr_assert_null(l->version);
+	cr_assert_str_eq(l->name, "domain 0");
+	how_has(l, "an inference: OCaml version unknown");
+	how_has(l, "5.0-5.2 recognised from thread_table's symbol size (17408 bytes)");
+	cr_assert_eq(x.notes.n, 0);
+	done(&f, &x);
+}
+
+/* 5.3 and trunk: a pointer; trunk's bool init/busy leave padding after
+ * their byte, which must not read as a layout mismatch. */
+Test(lock_ocaml_fixture, ocaml5_unknown_version_heap_table_with_bool_fields)
+{
+	struct fakeproc f;
+	struct found x;
+	ml5_heap_table(&f, "5.4.0+dev0-2024-08-25", 3);
+	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 2);
+	fp_put64(&f, ML5_HEAP + 8 + 48, 0xdead00000001ull); /* bool busy + padding */
+	fp_put32(&f, ML5_HEAP + 8, 0xab000001u);          /* bool init + padding */
+	const struct lt_rtlock *l = one_lock(&f, &x, 1, 2, 200);
+	cr_assert_str_eq(l->version, "OCaml 5.4.0+dev0-2024-08-25");
+	done(&f, &x);
+	/* the same memory, version unknown */
+	ml5_heap_table(&f, "5.4.0+dev0-2024-08-25", 3);
+	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 2);
+	f.nsym = 0;
+	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, 8);
+	l = one_lock(&f, &x, 1, 2, 200);
+	cr_assert_null(l->version);
+	how_has(l, "5.3 or later (trunk) recognised");
+	done(&f, &x);
+}
+
+/* A released 5.4 (or any version whose layout no source here confirms)
+ * is said, not guessed; so is a table of no known size. */
+Test(lock_ocaml_fixture, ocaml5_unconfirmed_layouts_are_not_guessed)
+{
+	struct fakeproc f;
+	struct found x;
+	ml5_heap_table(&f, "5.4.0", 3);
+	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 2);
+	const struct lt_rtlock *l = one_lock(&f, &x, -1, ANY, 0);
+	how_has(l, "OCaml 5.4.0: ocaml5 layout not known");
+	done(&f, &x);
+
+	ml52(&f, "5.2.0");
+	f.nsym = 0;
+	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 64);
+	l = one_lock(&f, &x, -1, ANY, 0);
+	how_has(l, "the size of no known layout");
+	done(&f, &x);
+
+	/* the right size, but entry 0 does not read as one (busy=7) */
+	ml52(&f, "5.2.0");
+	fp_put64(&f, ML5_TABLE + 8 + 48, 7);
+	f.nsym = 0;
+	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	l = one_lock(&f, &x, -1, ANY, 0);
+	how_has(l, "does not read as one");
+	done(&f, &x);
+}
+
+/* A static table whose symbol claims far more than Max_domains entries is
+ * read for 128 of them, and the note says so. */
+Test(lock_ocaml_fixture, ocaml5_huge_symbol_size_is_capped)
+{
+	struct fakeproc f;
+	struct found x;
+	ml52_sized(&f, "5.2.0", 64ull << 20);
+	one_lock(&f, &x, 1, 3, 200);
+	cr_assert(tl_strlist_has(&x.notes, "read 128, the runtime's Max_domains"));
+	cr_assert_eq(x.notes.n, 1, "nothing past the 128th entry was read");
 	done(&f, &x);
 }
 
@@ -452,4 +582,102 @@ Test(lock_ocaml_live, holder_in_read_named_by_the_runtime, .fini = cleanup, .tim
 	cr_assert_eq(s->verdicts[0].owner, holder, "verdict %s names owner %d",
 		     lt_verdict_kind_name(s->verdicts[0].kind), (int)s->verdicts[0].owner);
 	lt_snapshot_free(s);
+}
+
+/* ---- the flight recorder's witness (rtwatch.h) on an OCaml lock ---- */
+
+/* No hand-off count: a holder asleep in read() for the window while a
+ * thread waits on the lock is the evidence; a holder that is not asleep
+ * in a call (running OCaml code, which hands the lock on at each tick) is
+ * never judged. */
+Test(lock_ocaml_fixture, stall_witness_is_the_holders_sleep)
+{
+	struct lt_stall s;
+	char why[320];
+	const uint64_t lock = 0x5000;
+	uint64_t rd[6] = { 3, 0x7ffd0000, 1, 0, 0, 0 }, fw[6] = { lock + 0x6c, 0x89, 0, 0, 0, 0 };
+	struct lt_rtlock l = { .model = "ocaml5", .kind = "OCaml runtime lock", .name = "domain 0",
+			       .version = "OCaml 5.2.0", .base = lock, .size = 112, .held = 1, .holder = 900,
+			       .kept_while_asleep = true };
+	const uint64_t S1 = 1000000000ull;
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, 2 * S1, 10 * S1), 0);
+	lt_stall_seed(&s, 900, -1, rd, 0);
+	lt_stall_seed(&s, 901, -1, fw, 0);
+	lt_stall_seed(&s, 901, 202, fw, 10 * S1); /* FUTEX_WAIT_BITSET on the lock's condvar */
+	struct lt_rtwatch *w = lt_rtwatch_new(900, 2 * S1);
+	/* the holder runs: no evidence */
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, 10 * S1 + 1, why, sizeof(why)), 0);
+	lt_stall_seed(&s, 900, 0, rd, 9 * S1); /* read() since 9 s */
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, 10 * S1 + 2, why, sizeof(why)), 0, "1 s: not yet");
+	cr_assert_eq(lt_rtwatch_feed(w, &l, 1, &s, 11 * S1, why, sizeof(why)), 1);
+	cr_assert_str_eq(why, "1 thread waits for the OCaml runtime lock (domain 0, OCaml 5.2.0) held by "
+			      "thread 900, which has been in an I/O wait for 2.0 s");
+	lt_rtwatch_free(w);
+	lt_stall_free(&s);
+}
+
+/* ---- the OCaml thread model (src/rt_ocaml.c): waits in OCaml's terms ---- */
+
+extern const struct lt_rtmodel lt_rt_ocaml;
+
+/* A thread in a futex wait whose stack is FUNCS (innermost first), the
+ * glibc model's KIND and STATE on it. */
+static void waiting(struct lt_thread *t, pid_t tid, const char *kind, const char *state,
+		    const char *const *funcs)
+{
+	t->tid = tid;
+	t->wait = LT_WAIT_FUTEX;
+	t->futex.is_wait = true;
+	t->futex.lock_kind = kind;
+	t->futex.lock_state = strdup(state);
+	t->acquire = !strcmp(kind, "pthread mutex") ? "pthread_mutex_lock" : NULL;
+	size_t n = 0;
+	while (funcs[n])
+		n++;
+	t->frames = calloc(n, sizeof(*t->frames));
+	t->n_frames = n;
+	for (size_t i = 0; i < n; i++)
+		t->frames[i].func = strdup(funcs[i]);
+}
+
+Test(lock_ocaml_fixture, thread_model_names_mutex_condition_and_joins)
+{
+	static const char *const mutex5[] = { "__GI___lll_lock_wait", "__pthread_mutex_lock@GLIBC_2.2.5",
+					      "caml_ml_mutex_lock", "caml_c_call", "camlHold.worker_723", NULL };
+	static const char *const mutex4[] = { "__lll_lock_wait", "pthread_mutex_lock", "caml_mutex_lock",
+					      "caml_c_call", "camlHold__worker_123", NULL };
+	static const char *const djoin[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+					     "caml_ml_condition_wait", "caml_c_call", "camlStdlib__Domain.loop_512",
+					     "camlStdlib__Mutex.protect_301", "camlStdlib__Domain.join_600",
+					     "camlMain.entry", NULL };
+	static const char *const cond[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+					    "caml_ml_condition_wait", "caml_c_call", "camlQueue.take_88", NULL };
+	static const char *const tjoin[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+					     "st_event_wait", "caml_thread_join", "caml_c_call", NULL };
+	static const char *const plain[] = { "__GI___lll_lock_wait", "pthread_mutex_lock", "my_c_code", NULL };
+	struct lt_snapshot s = { 0 };
+	s.threads = calloc(6, sizeof(*s.threads));
+	s.n_threads = 6;
+	waiting(&s.threads[0], 10, "pthread mutex", "locked, owner 12", mutex5);
+	waiting(&s.threads[1], 11, "pthread mutex", "locked, owner 12", mutex4);
+	waiting(&s.threads[2], 12, "condition variable", "group 0", djoin);
+	waiting(&s.threads[3], 13, "condition variable", "group 0", cond);
+	waiting(&s.threads[4], 14, "condition variable", "group 0", tjoin);
+	waiting(&s.threads[5], 15, "pthread mutex", "locked, owner 10", plain);
+	lt_rt_ocaml.apply(NULL, &s);
+	const struct lt_thread *t = s.threads;
+	cr_assert_str_eq(t[0].futex.lock_kind, "Stdlib Mutex");
+	cr_assert_str_eq(t[0].acquire, "Mutex.lock");
+	cr_assert_str_eq(t[0].futex.lock_state,
+			 "Mutex.lock on a Stdlib Mutex (a pthread mutex); its pthread mutex: locked, owner 12");
+	cr_assert_str_eq(t[1].futex.lock_kind, "Stdlib Mutex", "4.x's entry point");
+	cr_assert_str_eq(t[2].futex.lock_kind, "Domain.join");
+	cr_assert_null(t[2].acquire, "a join acquires nothing");
+	cr_assert_str_eq(t[3].futex.lock_kind, "Stdlib Condition");
+	cr_assert_str_eq(t[4].futex.lock_kind, "Thread.join");
+	cr_assert_str_eq(t[5].futex.lock_kind, "pthread mutex", "no OCaml entry point: left alone");
+	cr_assert_str_eq(t[5].futex.lock_state, "locked, owner 10");
+	for (size_t i = 0; i < s.n_threads; i++)
+		lt_thread_clear(&s.threads[i]);
+	free(s.threads);
 }

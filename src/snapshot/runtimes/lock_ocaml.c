@@ -11,8 +11,9 @@
  *
  * Layouts differ between releases, and the program does not say which one
  * it uses except through Sys.ocaml_version, a string in the data of module
- * Stdlib__Sys.  So the version is read first and the layout taken from the
- * tables below; a version not in a table is reported, never guessed.
+ * Stdlib__Sys (the native runtime carries no version string of its own).
+ * So the version is read first and the layout taken from the tables below;
+ * a version not in a table is reported, never guessed.
  * Only native code is supported: bytecode threads keep no C stack pointers
  * (and bytecode programs carry no Stdlib__Sys data symbols).
  */
@@ -54,8 +55,15 @@ static const char KIND[] = "OCaml runtime lock";
  *   caml_thread_struct { descr @0; next @8; prev @16; int domain_id @24;
  *                        current_stack @32; c_stack_link *c_stack @40 }
  *                        (c_stack lives on the thread's system stack)
- * Trunk after 5.3 made init and busy `bool`: not in the table until a
- * release confirms it. */
+ * Trunk (5.4.0+dev0) made init and busy `bool` on 2024-09-02 without a
+ * new version string: its entry reads only their first byte, which is the
+ * value in both layouts.  A released 5.4 is not in the table until its
+ * sources are read.
+ *
+ * Where the version cannot be read (Stdlib__Sys's data symbols absent),
+ * thread_table's symbol size tells the layout apart (17408 bytes: 5.0-5.2's
+ * array; 8: 5.3's pointer), confirmed by the first entry in memory; the
+ * holder so found is marked as an inference. */
 
 #define OC4_LOCK_SIZE 96
 #define OC4_BUSY 40
@@ -82,17 +90,29 @@ static const struct oc4_layout oc4_layouts[] = {
 #define OC5_WAITERS 56
 #define OC5_TH_DOMAIN 24
 #define OC5_TH_C_STACK 40
+/* The runtime's own bounds on domain ids: Max_domains (runtime/caml/
+ * config.h, 64-bit) sizes 5.0-5.2's static table; from 5.3 the table has
+ * caml_params->max_domains entries, at most Max_domains_max (domain.h). */
 #define OC5_MAX_DOMAINS 128
+#define OC5_MAX_DOMAINS_MAX 4096
+#define OC5_STATIC_STRIDE 136
 
 struct oc5_layout {
+	const char *versions; /* "5.0-5.2" */
 	int minor_lo, minor_hi;
+	bool dev_only;     /* only a development version (N.M.P+dev...)     */
 	bool table_is_ptr; /* thread_table is a pointer to a heap array */
 	uint32_t stride;   /* sizeof(struct caml_thread_table)          */
+	/* init and busy are C bools (trunk from 2024-09-02, "systhreads:
+	 * use C99 booleans"): only their first byte is theirs.  The 5.4 dev
+	 * version string did not change with it, so both are read that way. */
+	bool bool_fields;
 };
 
 static const struct oc5_layout oc5_layouts[] = {
-	{ 0, 2, false, 136 },
-	{ 3, 3, true, 144 },
+	{ "5.0-5.2", 0, 2, false, false, OC5_STATIC_STRIDE, false },
+	{ "5.3", 3, 3, false, true, 144, false },
+	{ "5.4 development (trunk to 2024-10)", 4, 4, true, true, 144, true },
 };
 
 /* Sanity bounds: a decoded value outside them means the layout is wrong. */
@@ -144,19 +164,24 @@ static bool string_block(const uint64_t *buf, size_t w, size_t n, char *out, siz
 }
 
 /* The data of module Stdlib__Sys, which ocamlopt brackets with the global
- * symbols caml<unit>__data_begin and _end.  The unit is Stdlib__Sys from
- * 4.13 on (stdlib__Sys.cmx), Stdlib__sys in 4.07-4.12 (stdlib__sys.cmx). */
+ * symbols caml<unit><sep>data_begin and _end.  The unit is Stdlib__Sys from
+ * 4.13 on (stdlib__Sys.cmx), Stdlib__sys in 4.07-4.12 (stdlib__sys.cmx);
+ * the separator is "__" up to 5.1 and "." from 5.2 on (camlStdlib__Sys.data_begin,
+ * as camlHold.holder_723 for functions). */
 static bool sys_data(const struct lt_lm_env *e, uint64_t *b, uint64_t *end)
 {
 	static const char *const units[] = { "camlStdlib__Sys", "camlStdlib__sys" };
-	for (size_t i = 0; i < 2; i++) {
-		char nb[64], ne[64];
-		uint64_t bs, es;
-		snprintf(nb, sizeof(nb), "%s__data_begin", units[i]);
-		snprintf(ne, sizeof(ne), "%s__data_end", units[i]);
-		if (e->lookup(e->arg, nb, b, &bs) == 0 && e->lookup(e->arg, ne, end, &es) == 0 && *end > *b)
-			return true;
-	}
+	static const char *const seps[] = { "__", "." };
+	for (size_t i = 0; i < 2; i++)
+		for (size_t k = 0; k < 2; k++) {
+			char nb[64], ne[64];
+			uint64_t bs, es;
+			snprintf(nb, sizeof(nb), "%s%sdata_begin", units[i], seps[k]);
+			snprintf(ne, sizeof(ne), "%s%sdata_end", units[i], seps[k]);
+			if (e->lookup(e->arg, nb, b, &bs) == 0 && e->lookup(e->arg, ne, end, &es) == 0 &&
+			    *end > *b)
+				return true;
+		}
 	return false;
 }
 
@@ -168,7 +193,7 @@ static void read_version(const struct lt_lm_env *e, struct ocaml_version *v)
 	memset(v, 0, sizeof(*v));
 	v->major = v->minor = -1;
 	if (!sys_data(e, &b, &end)) {
-		v->why = "no camlStdlib__Sys__data_begin/_end symbols (bytecode, or stripped)";
+		v->why = "no camlStdlib__Sys data_begin/data_end symbols (Sys not linked in, bytecode, or stripped)";
 		return;
 	}
 	size_t len = end - b > SYS_DATA_MAX ? SYS_DATA_MAX : end - b;
@@ -201,7 +226,8 @@ static const struct oc4_layout *oc4_layout(const struct ocaml_version *v)
 static const struct oc5_layout *oc5_layout(const struct ocaml_version *v)
 {
 	for (size_t i = 0; v->major == 5 && i < sizeof(oc5_layouts) / sizeof(oc5_layouts[0]); i++)
-		if (v->minor >= oc5_layouts[i].minor_lo && v->minor <= oc5_layouts[i].minor_hi)
+		if (v->minor >= oc5_layouts[i].minor_lo && v->minor <= oc5_layouts[i].minor_hi &&
+		    (!oc5_layouts[i].dev_only || strstr(v->str, "+dev")))
 			return &oc5_layouts[i];
 	return NULL;
 }
@@ -308,6 +334,8 @@ static struct lt_rtlock *new_lock(struct lt_rtlock **v, size_t *n, const char *m
 	l->model = model;
 	l->kind = KIND;
 	l->name = name;
+	/* st_masterlock_release runs on the holder's own thread only */
+	l->kept_while_asleep = true;
 	if (!ver->why)
 		l->version = lts_asprintf("OCaml %s", ver->str);
 	return l;
@@ -416,13 +444,20 @@ struct oc5_entry {
 	uint32_t init;
 };
 
-static int read_entry(const struct lt_lm_env *e, uint64_t at, struct oc5_entry *x)
+/* With C bools, the bytes after init and busy are padding: the low byte
+ * is the value (little-endian; an int or uintnat 0/1 has the same one). */
+static int read_entry(const struct lt_lm_env *e, uint64_t at, const struct oc5_layout *lay,
+		      struct oc5_entry *x)
 {
 	uint64_t lock = at + OC5_LOCK_OFF;
 	if (lt_lm_read_u64(e, at, &x->active) || lt_lm_read_u32(e, lock + OC5_INIT, &x->init) ||
 	    lt_lm_read_u64(e, lock + OC5_BUSY, &x->busy) ||
 	    lt_lm_read_u64(e, lock + OC5_WAITERS, &x->waiters))
 		return -EFAULT;
+	if (lay->bool_fields) {
+		x->init &= 0xff;
+		x->busy &= 0xff;
+	}
 	return 0;
 }
 
@@ -440,18 +475,27 @@ static void oc5_holder(const struct lt_lm_env *e, struct lt_rtlock *l, uint64_t 
 	decide_holder(e, l, ev, 1);
 }
 
+/* How the layout was chosen, for the facts: the version, or, when the
+ * version is unknown, what the layout was recognised from. */
+struct oc5_choice {
+	const struct oc5_layout *lay;
+	char *how; /* "version=5.2.0", "layout of 5.0-5.2 recognised from ..." */
+	bool inferred;
+};
+
 /* One lock per domain whose thread_lock was initialised and that has an
  * active thread.  A heap table is read only up to its first uninitialised
  * entry: domain ids are allocated lowest first, and reading further could
- * run past an array of fewer than 128 entries (OCAMLRUNPARAM=d). */
-static int oc5_domains(const struct lt_lm_env *e, uint64_t table, size_t max, const struct oc5_layout *lay,
+ * run past an array of fewer entries (OCAMLRUNPARAM=d). */
+static int oc5_domains(const struct lt_lm_env *e, uint64_t table, size_t max, const struct oc5_choice *c,
 		       const struct ocaml_version *ver, struct lt_rtlock **v, size_t *n,
 		       struct lt_strlist *notes)
 {
+	const struct oc5_layout *lay = c->lay;
 	for (size_t d = 0; d < max; d++) {
 		uint64_t at = table + d * lay->stride;
 		struct oc5_entry x;
-		if (read_entry(e, at, &x)) {
+		if (read_entry(e, at, lay, &x)) {
 			if (!lay->table_is_ptr || d == 0)
 				lt_strlist_add(notes, "ocaml: thread_table[%zu] at 0x%llx is unreadable", d,
 					       (unsigned long long)at);
@@ -461,21 +505,68 @@ static int oc5_domains(const struct lt_lm_env *e, uint64_t table, size_t max, co
 			break;
 		if (!x.init || !x.active)
 			continue;
-		struct lt_rtlock *l = new_lock(v, n, "ocaml5", lts_asprintf("thread_table[%zu]", d), ver);
+		struct lt_rtlock *l = new_lock(v, n, "ocaml5", lts_asprintf("domain %zu", d), ver);
 		if (!l)
 			return -ENOMEM;
 		l->base = at + OC5_LOCK_OFF;
 		l->size = OC5_LOCK_SIZE;
-		lt_strlist_add(&l->facts, "version=%s", ver->str);
+		lt_strlist_add(&l->facts, "thread_table[%zu] at 0x%llx, its thread_lock at 0x%llx", d,
+			       (unsigned long long)at, (unsigned long long)l->base);
+		lt_strlist_add(&l->facts, "%s", c->how);
 		if (x.init > 1) {
 			set_how(l, lts_asprintf("thread_lock.init=%u: layout mismatch, not decoded", x.init));
 			lt_strlist_add(notes, "ocaml: %s: %s", l->name, l->holder_how);
 			continue;
 		}
-		if (decode_state(l, x.busy, x.waiters, notes))
+		if (decode_state(l, x.busy, x.waiters, notes)) {
 			oc5_holder(e, l, x.active, d);
+			if (c->inferred && l->holder_how) {
+				char *how = lts_asprintf("%s (an inference: OCaml version unknown, %s)",
+							 l->holder_how, c->how);
+				set_how(l, how);
+			}
+		}
+	}
+	if (max == OC5_MAX_DOMAINS_MAX && lay->table_is_ptr) {
+		struct oc5_entry x;
+		if (!read_entry(e, table + max * lay->stride, lay, &x) && x.init == 1)
+			lt_strlist_add(notes, "ocaml: thread_table read up to %d entries (the runtime's "
+					      "Max_domains_max) and not further", OC5_MAX_DOMAINS_MAX);
 	}
 	return 0;
+}
+
+/* The version unknown (Sys not linked in, or no symbols for it): the
+ * layout is recognised from the symbol's size where only one layout has
+ * it, then confirmed in memory: entry 0 initialised, its busy 0 or 1, its
+ * active thread of domain 0.  A size that fits no layout is not guessed. */
+static const struct oc5_layout *oc5_recognise(const struct lt_lm_env *e, uint64_t tt, uint64_t tt_size,
+					      char **how)
+{
+	const struct oc5_layout *lay = NULL;
+	if (tt_size == (uint64_t)OC5_MAX_DOMAINS * OC5_STATIC_STRIDE)
+		lay = &oc5_layouts[0];
+	else if (tt_size == 8)
+		lay = &oc5_layouts[2]; /* 5.3's offsets; bytes read as 5.4 dev's bools */
+	if (!lay) {
+		*how = lts_asprintf("thread_table is %llu bytes, the size of no known layout",
+				    (unsigned long long)tt_size);
+		return NULL;
+	}
+	uint64_t table = lay->table_is_ptr ? read_ptr(e, tt) : tt;
+	struct oc5_entry x;
+	uint32_t dom = 1;
+	if (!table || read_entry(e, table, lay, &x) || x.init != 1 || x.busy > 1 || x.waiters > MAX_WAITERS ||
+	    !x.active || lt_lm_read_u32(e, x.active + OC5_TH_DOMAIN, &dom) || dom != 0) {
+		*how = lts_asprintf("thread_table (%llu bytes) looks like %s's, but its first entry does "
+				    "not read as one", (unsigned long long)tt_size, lay->versions);
+		return NULL;
+	}
+	*how = lts_asprintf("layout of OCaml %s recognised from thread_table's symbol size (%llu bytes) "
+			    "and its first entry (initialised, busy 0 or 1, active thread of domain 0)",
+			    lay->table_is_ptr ? "5.3 or later (trunk)" : lay->versions,
+			    (unsigned long long)tt_size);
+	return lay;
 }
 
 static int find5(const struct lt_lm_env *e, uint64_t tt, uint64_t tt_size, struct lt_rtlock **v, size_t *n,
@@ -483,36 +574,69 @@ static int find5(const struct lt_lm_env *e, uint64_t tt, uint64_t tt_size, struc
 {
 	struct ocaml_version ver;
 	read_version(e, &ver);
-	const struct oc5_layout *lay = oc5_layout(&ver);
+	struct oc5_choice c = { oc5_layout(&ver), NULL, false };
+	char *why_not = NULL;
+	if (ver.why) {
+		c.lay = oc5_recognise(e, tt, tt_size, &why_not);
+		if (c.lay) {
+			c.how = why_not;
+			why_not = NULL;
+			c.inferred = true;
+		}
+	} else if (c.lay) {
+		c.how = lts_asprintf("version=%s (layout of %s)", ver.str, c.lay->versions);
+	}
 	/* the symbol's size must agree with the layout: 8 for a pointer */
-	bool mismatch = lay && tt_size && (tt_size == 8) != lay->table_is_ptr;
-	if (!lay || mismatch) {
+	bool mismatch = c.lay && tt_size && (tt_size == 8) != c.lay->table_is_ptr;
+	if (!c.lay || mismatch) {
 		struct lt_rtlock *l = new_lock(v, n, "ocaml5", lts_strdup("thread_table"), &ver);
-		if (!l)
+		if (!l) {
+			free(c.how);
+			free(why_not);
 			return -ENOMEM;
+		}
 		l->base = tt;
 		l->size = tt_size > 8 ? tt_size : 0; /* a pointer claims nothing */
+		if (l->size > (uint64_t)OC5_MAX_DOMAINS_MAX * 144)
+			l->size = 0; /* no known table is that big: claim nothing */
 		if (tt_size)
 			lt_strlist_add(&l->facts, "thread_table symbol size=%llu", (unsigned long long)tt_size);
 		if (!mismatch) {
 			undecoded(l, &ver, "ocaml5", notes);
+			if (why_not) {
+				set_how(l, lts_asprintf("%s; %s", l->holder_how, why_not));
+				lt_strlist_add(notes, "ocaml: %s", why_not);
+			}
+			free(why_not);
 			return 0;
 		}
 		set_how(l, lts_asprintf("OCaml %s has a thread_table %s, but its symbol is %llu bytes: "
 					"layout mismatch, not decoded", ver.str,
-					lay->table_is_ptr ? "pointer" : "array", (unsigned long long)tt_size));
+					c.lay->table_is_ptr ? "pointer" : "array", (unsigned long long)tt_size));
 		lt_strlist_add(notes, "ocaml: %s", l->holder_how);
+		free(c.how);
 		return 0;
 	}
-	uint64_t table = lay->table_is_ptr ? read_ptr(e, tt) : tt;
+	uint64_t table = c.lay->table_is_ptr ? read_ptr(e, tt) : tt;
 	if (!table) {
 		lt_strlist_add(notes, "ocaml: thread_table is not allocated (threads not initialised yet?)");
+		free(c.how);
 		return 0;
 	}
-	size_t max = OC5_MAX_DOMAINS;
-	if (!lay->table_is_ptr && tt_size)
-		max = tt_size / lay->stride;
-	return oc5_domains(e, table, max, lay, &ver, v, n, notes);
+	/* every count from the target is bounded by the runtime's own limits */
+	size_t max = c.lay->table_is_ptr ? OC5_MAX_DOMAINS_MAX : OC5_MAX_DOMAINS;
+	if (!c.lay->table_is_ptr && tt_size) {
+		uint64_t entries = tt_size / c.lay->stride;
+		if (entries > OC5_MAX_DOMAINS)
+			lt_strlist_add(notes, "ocaml: thread_table's symbol claims %llu entries (%llu bytes); "
+					      "read %d, the runtime's Max_domains",
+				       (unsigned long long)entries, (unsigned long long)tt_size, OC5_MAX_DOMAINS);
+		else
+			max = (size_t)entries;
+	}
+	int r = oc5_domains(e, table, max, &c, &ver, v, n, notes);
+	free(c.how);
+	return r;
 }
 
 /* ---- entry point ---- */

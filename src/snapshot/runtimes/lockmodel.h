@@ -83,6 +83,11 @@ struct lt_rtlock {
 	 * does not move while threads wait for it is not being passed on */
 	uint64_t handoffs;
 	bool has_handoffs;
+	/* Only the holder itself lets go of this lock, and never while it
+	 * sleeps in a call that did not release it (OCaml's runtime lock): a
+	 * holder asleep in one call since T has held the lock since T, the
+	 * stall rule's witness where the runtime counts no hand-offs. */
+	bool kept_while_asleep;
 	struct lt_strlist facts; /* decoded fields, one per line: "busy=1"     */
 	/* The runtime itself names the threads waiting for this lock (scan):
 	 * a claimed wait stands as long as the runtime says so, even if the
