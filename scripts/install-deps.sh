@@ -6,9 +6,10 @@ set -euo pipefail
 
 # bpftrace: the independent reference of the differential test;
 # libclang-rt-14-dev: the libFuzzer and sanitizer runtimes (make fuzz, make unit-asan)
+# golang-go: builds the Go workloads (tests/workloads/go)
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
-      default-jdk-headless libclang-rt-14-dev)
+      default-jdk-headless libclang-rt-14-dev golang-go)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -14,9 +14,11 @@
 #include "snapshot_int.h"
 
 extern const struct lt_rtmodel lt_rt_cpython;
+extern const struct lt_rtmodel lt_rt_go;
 
 const struct lt_rtmodel *const lt_rtmodels[] = {
 	&lt_rt_cpython,
+	&lt_rt_go,
 	NULL,
 };
 

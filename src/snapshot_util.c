@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "locktrace/golang.h"
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
@@ -221,6 +222,7 @@ void lt_snapshot_free(struct lt_snapshot *s)
 	free(s->rtlocks);
 	lt_strlist_free(&s->notes);
 	lt_strlist_free(&s->strings);
+	lt_go_free(s->go);
 	free(s->sched_offset_ns);
 	free(s->exe);
 	free(s);
