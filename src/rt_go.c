@@ -689,9 +689,20 @@ static void read_routines(struct go_ctx *c)
 
 /* ---- threads ---- */
 
-/* Each M's thread: named by the goroutine it runs; an idle M parked on its
- * own note (m.park) waits for work, not for a lock: its futex wait is
- * named so, never taken for a lock's. */
+static bool native_has(const struct lt_thread *t, const char *func)
+{
+	for (size_t i = 0; i < t->n_frames; i++)
+		if (t->frames[i].func && !strcmp(t->frames[i].func, func))
+			return true;
+	return false;
+}
+
+/* Each M's thread: named by the goroutine it runs.  Go parks goroutines,
+ * never threads, on user locks: a thread's futex wait is the runtime's own,
+ * on a note (an idle M on m.park, sysmon on its note: sleeps, waiting for
+ * work, "Go runtime note") or a runtime.mutex (runtime.lock2: a lock of the
+ * runtime itself, kept a lock).  A note is named so and never taken for a
+ * lock's wait, nor its neighbours for its holder. */
 static void mark_threads(struct go_ctx *c, struct lt_snapshot *s)
 {
 	for (size_t i = 0; i < c->nms; i++) {
@@ -709,14 +720,29 @@ static void mark_threads(struct go_ctx *c, struct lt_snapshot *s)
 		else
 			t->rt_name = lts_asprintf("M%" PRId64, gm->id);
 		uint64_t note = gm->addr + (uint64_t)c->off[M_PARK];
-		if (t->wait == LT_WAIT_FUTEX && t->futex.uaddr == note) {
-			t->futex.lock_kind = "Go idle M (m.park note)";
-			t->futex.lock_base = note;
-			t->futex.owner_kind = LT_OWNER_NONE;
-			t->futex.owner = 0;
-			t->acquire = NULL;
+		if (t->wait != LT_WAIT_FUTEX)
+			continue;
+		char *name = NULL;
+		if (native_has(t, "runtime.lock2")) {
+			t->futex.lock_kind = "Go runtime lock (runtime.mutex)";
+			continue;
+		} else if (t->futex.uaddr == note) {
+			t->futex.lock_kind = "Go runtime note (idle M)";
+			name = lts_asprintf("M%" PRId64 ".park", gm->id);
+		} else if (native_has(t, "runtime.sysmon")) {
+			t->futex.lock_kind = "Go runtime note (sysmon)";
+		} else if (native_has(t, "runtime.notesleep") || native_has(t, "runtime.notetsleep_internal")) {
+			t->futex.lock_kind = "Go runtime note";
+		} else {
+			continue;
+		}
+		t->futex.lock_base = t->futex.uaddr;
+		t->futex.owner_kind = LT_OWNER_NONE;
+		t->futex.owner = 0;
+		t->acquire = NULL;
+		if (name) {
 			free(t->futex.lock_name);
-			t->futex.lock_name = lts_asprintf("M%" PRId64 ".park", gm->id);
+			t->futex.lock_name = name;
 		}
 	}
 }

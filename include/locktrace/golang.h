@@ -108,6 +108,20 @@ void lt_go_verdicts(struct lt_snapshot *s);
 void lt_go_print_text(FILE *f, const struct lt_snapshot *s);
 void lt_go_print_json(struct jw *w, const struct lt_snapshot *s);
 
+/* ---- the flight recorder (rt_go_watch.c) -------------------------------- */
+
+/* A Go process watched while recording: its goroutines are read (at most
+ * once a second) and a goroutine deadlock or sync.Mutex wait seen the same
+ * for WINDOW ns is a stall.  lt_go_watch_check returns -1 when PID is no
+ * Go program (the events-only stall rule decides), 0 when it is one and
+ * nothing is stuck (its threads' futex waits on the runtime's notes are no
+ * stall), 1 for a stall (WHY says which goroutines).  NOW: BOOTTIME ns. */
+struct lt_go_watch;
+struct lt_go_watch *lt_go_watch_new(pid_t pid);
+void lt_go_watch_free(struct lt_go_watch *w);
+int lt_go_watch_check(struct lt_go_watch *w, uint64_t now, uint64_t window, char *why, size_t len);
+void lt_go_watch_rearm(struct lt_go_watch *w, uint64_t now);
+
 /* ---- pclntab (pure; rt_go_pcln.c) --------------------------------------- */
 
 struct lt_go_pcln {
