@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "locktrace/golang.h"
@@ -340,4 +341,70 @@ Test(go_live, ten_thousand_goroutines)
 	fprintf(stderr, "go_live: snapshot of 10000 goroutines: %.0f ms\n",
 		(double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
 	lt_snapshot_free(s);
+}
+
+/* ---- the flight recorder ---- */
+
+static struct tl_proc rec;
+static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
+
+static void rec_cleanup(void)
+{
+	tl_close_started(&rec);
+	tl_unlink_traces(trace, pftrace);
+	cleanup();
+}
+
+/* A healthy idle Go HTTP server: every M sleeps on a runtime note and
+ * nothing happens, which the events-only rule took for a stall after 2 s.
+ * With a 1 s window, 4 s of recording must not fire; the report of the
+ * trace written at the end has no finding. */
+Test(go_live, idle_server_fires_no_stall, .fini = rec_cleanup, .timeout = 120)
+{
+	start(GOWL, "idle", NULL);
+	tl_tmp_paths(trace, pftrace, "goidle");
+	char *extra[] = { "--ring", "16M", "--stall", "1", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	char line[512];
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		if (tl_readline(&rec, 1, line, sizeof(line), 200) == 1)
+			cr_assert_null(strstr(line, "stall detected"), "false alarm: %s", line);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while (b.tv_sec - a.tv_sec < 4);
+	cr_assert_eq(kill(rec.pid, 0), 0, "the recorder stopped by itself");
+	kill(rec.pid, SIGINT);
+	while (tl_readline(&rec, 1, line, sizeof(line), 20000) == 1)
+		cr_assert_null(strstr(line, "stall detected"), "false alarm: %s", line);
+	tl_wait(&rec, 20000);
+	char *argv[] = { LT_BIN, "report", trace, NULL };
+	char outl[256][256], errl[8][256];
+	int nout = 0, nerr = 0;
+	cr_assert_eq(tl_run_to_end(argv, outl, &nout, errl, &nerr), 0);
+	bool none = false;
+	for (int i = 0; i < nout; i++) {
+		cr_assert_null(strstr(outl[i], "probable holder"), "report: %s", outl[i]);
+		none |= strstr(outl[i], "none: no thread was stuck on a lock") != NULL;
+	}
+	cr_assert(none, "the report of an idle Go server has findings");
+}
+
+/* The goroutine deadlock (with its HTTP server) fires the stall rule,
+ * which names the goroutines. */
+Test(go_live, goroutine_deadlock_fires_the_stall_rule, .fini = rec_cleanup, .timeout = 120)
+{
+	start(GOWL, "deadlock", NULL);
+	read_truth();
+	tl_tmp_paths(trace, pftrace, "godl");
+	char *extra[] = { "--ring", "16M", "--stall", "1", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	char lines[64][256];
+	int m = 0;
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000), "no stall fired");
+	const struct tg *ab = truth_with("main.lockAB");
+	char want[128];
+	snprintf(want, sizeof(want), "goroutine %ld (main.lockAB)", ab->id);
+	cr_assert(strstr(lines[m - 1], "probable deadlock") && strstr(lines[m - 1], want), "%s", lines[m - 1]);
+	cr_assert_eq(tl_wait(&rec, 30000), 0);
 }
