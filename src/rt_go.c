@@ -851,6 +851,29 @@ static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
 
 const struct lt_rtmodel lt_rt_go = { "go", apply };
 
+bool go_exe_is_go(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	bool go = false;
+	size_t shstrndx;
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		for (Elf_Scn *scn = NULL; !go && (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr sh;
+			const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+			go = name && (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".gopclntab"));
+		}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return go;
+}
+
 void lt_go_free(struct lt_go *g)
 {
 	if (!g)

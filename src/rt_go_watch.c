@@ -16,6 +16,7 @@
 #include "locktrace/lockmodel.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/symbols.h"
+#include "rt_go_int.h"
 #include "snapshot_int.h"
 
 #define CHECK_EVERY_NS 1000000000ull
@@ -90,6 +91,10 @@ int lt_go_watch_check(struct lt_go_watch *w, uint64_t now, uint64_t window, char
 	if (w->last && now - w->last < CHECK_EVERY_NS)
 		return w->is_go == 1 ? 0 : -1;
 	w->last = now;
+	if (w->is_go < 0 && !go_exe_is_go(w->pid)) {
+		w->is_go = 0; /* not Go, or gone: never asked again */
+		return -1;
+	}
 	if (!w->sym && !(w->sym = lt_sym_open(w->pid, LT_SYM_NO_LINES, NULL))) {
 		w->is_go = 0; /* gone */
 		return -1;
