@@ -895,6 +895,7 @@ void lt_go_free(struct lt_go *g)
 	for (size_t i = 0; i < g->n_mutexes; i++) {
 		free(g->mutexes[i].name);
 		free(g->mutexes[i].holder_how);
+		free(g->mutexes[i].facts);
 	}
 	free(g->mutexes);
 	lt_strlist_free(&g->notes);

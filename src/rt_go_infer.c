@@ -193,8 +193,7 @@ static void infer_holders(struct go_ctx *c)
 	struct lt_go *go = c->go;
 	for (size_t i = 0; i < go->n_routines; i++) {
 		const struct lt_go_routine *r = &go->routines[i];
-		if (r->wait != LT_GO_WAIT_SEMA || strncmp(r->obj_kind, "sync.Mutex", 10) ||
-		    !r->lock)
+		if (r->wait != LT_GO_WAIT_SEMA || !r->lock)
 			continue;
 		bool seen = false;
 		for (size_t k = 0; k < go->n_mutexes; k++)
@@ -208,7 +207,32 @@ static void infer_holders(struct go_ctx *c)
 		struct lt_go_mutex *m = &go->mutexes[go->n_mutexes++];
 		memset(m, 0, sizeof(*m));
 		m->addr = r->lock;
+		m->kind = !strncmp(r->obj_kind, "sync.RWMutex", 12) ? "sync.RWMutex" :
+			  !strcmp(r->obj_kind, "sync.Mutex") ? "sync.Mutex" : r->obj_kind;
 		m->holder = -1;
+		if (!strcmp(m->kind, "sync.RWMutex")) {
+			/* w Mutex, writerSem, readerSem, readerCount, readerWait:
+			 * a writer pending makes readerCount negative by 1 << 30 */
+			uint32_t rc, rwait, ws;
+			if (!lt_lm_read_u32(c->e, m->addr + 16, &rc) && !lt_lm_read_u32(c->e, m->addr + 20, &rwait) &&
+			    !lt_lm_read_u32(c->e, m->addr, &ws)) {
+				/* readerCount counts the readers in and those
+				 * queued behind a pending writer; readerWait those
+				 * of the first kind the writer still waits for */
+				int32_t readers = (int32_t)rc;
+				if (readers < 0) {
+					int32_t in = (int32_t)rwait, all = readers + (1 << 30);
+					m->facts = lts_asprintf("a writer is pending: %d reader%s that came before it "
+								"still hold%s it, %d reader%s wait%s behind the writer",
+								in, in == 1 ? "" : "s", in == 1 ? "s" : "", all - in,
+								all - in == 1 ? "" : "s", all - in == 1 ? "s" : "");
+				} else {
+					m->facts = lts_asprintf("%d reader%s hold%s it; its writer mutex is %s", readers,
+								readers == 1 ? "" : "s", readers == 1 ? "s" : "",
+								(ws & 1) ? "locked" : "free");
+				}
+			}
+		}
 		m->name = r->obj_name ? lts_strdup(r->obj_name) : NULL;
 		uint32_t st;
 		if (lt_lm_read_u32(c->e, m->addr, &st) == 0) {
@@ -220,6 +244,12 @@ static void infer_holders(struct go_ctx *c)
 	size_t ncache = 0;
 	for (size_t k = 0; k < go->n_mutexes; k++) {
 		struct lt_go_mutex *m = &go->mutexes[k];
+		if (strcmp(m->kind, "sync.Mutex")) {
+			if (!strcmp(m->kind, "sync.RWMutex"))
+				m->holder_how = lts_strdup("readers are not recorded, and their read locks are not "
+							   "inferred: holders unknown");
+			continue;
+		}
 		if (m->state_ok && !(m->state & 1)) {
 			m->holder_how = lts_asprintf("not locked (state 0x%x): the waiters are being woken", m->state);
 			continue;

@@ -69,7 +69,7 @@ static const char *mname(const struct lt_go_mutex *m, char *buf, size_t len)
 	if (m->name)
 		snprintf(buf, len, "%s", m->name);
 	else
-		snprintf(buf, len, "sync.Mutex at 0x%" PRIx64, m->addr);
+		snprintf(buf, len, "%s at 0x%" PRIx64, m->kind, m->addr);
 	return buf;
 }
 
@@ -77,7 +77,7 @@ static const char *mname(const struct lt_go_mutex *m, char *buf, size_t len)
 static long waits_mutex(const struct lt_go *go, size_t i)
 {
 	const struct lt_go_routine *r = &go->routines[i];
-	if (r->wait != LT_GO_WAIT_SEMA || !r->obj_kind || strncmp(r->obj_kind, "sync.Mutex", 10))
+	if (r->wait != LT_GO_WAIT_SEMA || !r->obj_kind)
 		return -1;
 	return mutex_of(go, r->lock);
 }
@@ -150,6 +150,11 @@ static void mutex_groups(struct lt_snapshot *s, const bool *in_cycle)
 	struct lt_go *go = s->go;
 	for (size_t k = 0; k < go->n_mutexes; k++) {
 		const struct lt_go_mutex *mx = &go->mutexes[k];
+		/* a WaitGroup or another semaphore waits for an event, not a
+		 * lock: a main goroutine in wg.Wait() for the life of a server
+		 * is no finding */
+		if (strcmp(mx->kind, "sync.Mutex") && strcmp(mx->kind, "sync.RWMutex"))
+			continue;
 		size_t nw = 0, first = 0;
 		for (size_t i = 0; i < go->n_routines; i++)
 			if (waits_mutex(go, i) == (long)k && !in_cycle[i]) {
@@ -171,15 +176,24 @@ static void mutex_groups(struct lt_snapshot *s, const bool *in_cycle)
 		} else {
 			snprintf(hb, sizeof(hb), ", holder unknown");
 		}
-		v->summary = lts_asprintf("%zu goroutine%s (%s%s) wait%s for sync.Mutex %s%s", nw, nw == 1 ? "" : "s",
-					  gfunc(&go->routines[first]), nw > 1 ? ", ..." : "", nw == 1 ? "s" : "", nb,
-					  hb);
+		if (strcmp(mx->kind, "sync.Mutex"))
+			snprintf(hb, sizeof(hb), "%s%s", mx->facts ? ": " : "", mx->facts ? mx->facts : "");
+		const char *what = go->routines[first].obj_kind;
+		bool same = true;
+		for (size_t i = 0; i < go->n_routines; i++)
+			if (waits_mutex(go, i) == (long)k && !in_cycle[i] && strcmp(go->routines[i].obj_kind, what))
+				same = false;
+		v->summary = lts_asprintf("%zu goroutine%s (%s%s) wait%s for %s %s%s", nw, nw == 1 ? "" : "s",
+					  gfunc(&go->routines[first]), nw > 1 ? ", ..." : "", nw == 1 ? "s" : "",
+					  same ? what : mx->kind, nb, hb);
 		for (size_t i = 0; i < go->n_routines; i++)
 			if (waits_mutex(go, i) == (long)k && !in_cycle[i]) {
 				add_frames(v, &go->routines[i]);
+				lt_strlist_add(&v->evidence, "  it waits for %s", go->routines[i].obj_kind);
 				v->explains++;
 			}
-		lt_strlist_add(&v->evidence, "%s: %s", nb, mx->holder_how ? mx->holder_how : "?");
+		if (mx->holder_how)
+			lt_strlist_add(&v->evidence, "%s: %s", nb, mx->holder_how);
 	}
 }
 
@@ -272,8 +286,10 @@ void lt_go_print_text(FILE *f, const struct lt_snapshot *s)
 		fprintf(f, "  note: %s\n", go->notes.v[i]);
 	for (size_t k = 0; k < go->n_mutexes; k++) {
 		char nb[128];
-		fprintf(f, "  sync.Mutex %s (0x%" PRIx64 ") state 0x%x: %s\n", mname(&go->mutexes[k], nb, sizeof(nb)),
-			go->mutexes[k].addr, go->mutexes[k].state, go->mutexes[k].holder_how ? go->mutexes[k].holder_how : "?");
+		const struct lt_go_mutex *m = &go->mutexes[k];
+		fprintf(f, "  %s %s (0x%" PRIx64 ") state 0x%x: %s%s%s\n", m->kind, mname(m, nb, sizeof(nb)), m->addr,
+			m->state, m->facts ? m->facts : "", m->facts && m->holder_how ? "; " : "",
+			m->holder_how ? m->holder_how : "");
 	}
 	size_t shown = 0;
 	for (size_t i = 0; i < go->n_routines; i++) {
@@ -322,7 +338,9 @@ void lt_go_print_json(struct jw *w, const struct lt_snapshot *s)
 		const struct lt_go_mutex *m = &go->mutexes[k];
 		jw_object(w);
 		jw_khex(w, "addr", m->addr);
+		jw_kstr(w, "kind", m->kind);
 		jw_kstr(w, "name", m->name);
+		jw_kstr(w, "facts", m->facts);
 		jw_kint_or_null(w, "state", m->state, m->state_ok);
 		jw_kint_or_null(w, "holder_goroutine", m->holder >= 0 ? go->routines[m->holder].id : 0, m->holder >= 0);
 		jw_kbool(w, "holder_inferred", m->holder >= 0);

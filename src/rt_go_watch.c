@@ -7,7 +7,9 @@
  * stuck in a Go program is goroutines, which no event shows.  So for a Go
  * process the stall is decided here, from its goroutines read like a
  * snapshot does (rt_go.c): a goroutine deadlock, or goroutines waiting for
- * a sync.Mutex, seen the same way for the whole window, is a stall; the
+ * a sync.Mutex or RWMutex, seen the same way for the whole window, is a
+ * stall (a WaitGroup wait is not: a main goroutine may wait on one for the
+ * life of a server); the
  * futex waits of its threads are not. */
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +77,8 @@ static char *stuck(struct lt_go_watch *w)
 		if (snap.verdicts[i].kind == LT_VERDICT_DEADLOCK)
 			r = lts_strdup(snap.verdicts[i].summary);
 	for (size_t i = 0; i < snap.n_verdicts && !r; i++)
-		if (strstr(snap.verdicts[i].summary, "for sync.Mutex"))
+		if (strstr(snap.verdicts[i].summary, " for sync.Mutex") ||
+		    strstr(snap.verdicts[i].summary, " for sync.RWMutex"))
 			r = lts_strdup(snap.verdicts[i].summary);
 	for (size_t i = 0; i < snap.n_verdicts; i++)
 		lt_verdict_clear(&snap.verdicts[i]);

@@ -82,6 +82,7 @@ static void read_truth(void)
 		unsigned long long a;
 		if (sscanf(line, "addr %63s 0x%llx", name, &a) == 2) {
 			int k = !strcmp(name, "muA") ? 0 : !strcmp(name, "muB") ? 1 : !strcmp(name, "leakCh") ? 2 : 3;
+			/* addr_of[3]: rw */
 			addr_of[k] = a;
 			continue;
 		}
@@ -284,6 +285,48 @@ Test(go_live, channel_leak)
 		found |= strstr(s->verdicts[i].summary, want) != NULL;
 	cr_assert(found, "no verdict says: %s", want);
 	cr_assert_eq(go_verdicts_naming_threads(s), 0);
+	lt_snapshot_free(s);
+}
+
+/* A writer starved by readers that hold an RWMutex forever, with two
+ * later readers queued behind it: one verdict names the RWMutex and the
+ * counts read from it; no holder is invented. */
+Test(go_live, rwmutex_writer_starved_by_readers)
+{
+	start(GOWL, "rwstarve", NULL);
+	read_truth();
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go);
+	check_stacks(s);
+	const struct tg *w = truth_with("main.rwWriter");
+	const struct lt_go_routine *r = routine(s, w->id);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->wait, LT_GO_WAIT_SEMA);
+	cr_assert_eq(r->lock, addr_of[3], "writer waits on 0x%" PRIx64 ", rw is 0x%" PRIx64, r->lock, addr_of[3]);
+	cr_assert_str_eq(r->obj_name, "main.rw");
+	cr_assert(strstr(r->obj_kind, "sync.RWMutex (write lock"), "%s", r->obj_kind);
+	size_t late = 0;
+	for (size_t i = 0; i < ntg; i++)
+		if (has_func(&truth_gs[i], "main.rwLateReader")) {
+			const struct lt_go_routine *x = routine(s, truth_gs[i].id);
+			cr_assert_not_null(x);
+			cr_assert_eq(x->lock, addr_of[3]);
+			cr_assert_str_eq(x->obj_kind, "sync.RWMutex (read lock)");
+			late++;
+		}
+	cr_assert_eq(late, 2);
+	bool found = false;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		if (!strstr(v->summary, "3 goroutines") || !strstr(v->summary, "wait for sync.RWMutex main.rw"))
+			continue;
+		cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+		cr_assert(strstr(v->summary, "a writer is pending: 2 readers that came before it still hold it, "
+				  "2 readers wait behind the writer"), "%s", v->summary);
+		cr_assert_null(strstr(v->summary, "held by goroutine"), "%s", v->summary);
+		found = true;
+	}
+	cr_assert(found, "no verdict for the RWMutex");
 	lt_snapshot_free(s);
 }
 

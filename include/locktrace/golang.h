@@ -68,8 +68,11 @@ struct lt_go_routine {
 	const char *dir;      /* channel: "receive", "send", "select" (static) */
 };
 
-/* A sync.Mutex someone waits for. */
+/* A sync object goroutines wait for (sync.Mutex, RWMutex, WaitGroup,
+ * another semaphore). */
 struct lt_go_mutex {
+	const char *kind;     /* "sync.Mutex", "sync.RWMutex", ... (static) */
+	char *facts;          /* its decoded state ("2 readers hold it ..."), NULL */
 	uint64_t addr;
 	char *name;           /* variable, NULL for a heap object */
 	int32_t state;        /* Mutex.state */

@@ -6,6 +6,8 @@
 //	gowl leak N OUT    N goroutines blocked forever receiving on one channel
 //	gowl idle OUT      a healthy idle HTTP server
 //	gowl many N OUT    N goroutines parked in select on their own channels
+//	gowl rwstarve OUT  2 readers hold rw (blocked on a channel), a writer waits
+//	                   for them, 2 later readers wait behind the writer
 //
 // Once everything is in place it writes OUT: "addr NAME 0xADDR" lines, then
 // the program's own runtime.Stack(all) output, the ground truth of the tests;
@@ -27,6 +29,8 @@ import (
 var (
 	muA, muB sync.Mutex
 	leakCh   = make(chan int)
+	rw       sync.RWMutex
+	rwBlock  = make(chan int)
 	holding  sync.WaitGroup
 )
 
@@ -48,6 +52,25 @@ func lockBA() {
 	muA.Lock() // never returns
 	muA.Unlock()
 	muB.Unlock()
+}
+
+//go:noinline
+func rwReader() {
+	rw.RLock()
+	<-rwBlock // holds the read lock forever
+	rw.RUnlock()
+}
+
+//go:noinline
+func rwWriter() {
+	rw.Lock()
+	rw.Unlock()
+}
+
+//go:noinline
+func rwLateReader() {
+	rw.RLock()
+	rw.RUnlock()
 }
 
 func handleA(w http.ResponseWriter, r *http.Request) {
@@ -92,7 +115,7 @@ func get(url string) {
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle OUT | gowl leak|many N OUT")
+		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle|rwstarve OUT | gowl leak|many N OUT")
 		os.Exit(2)
 	}
 	out := os.Args[len(os.Args)-1]
@@ -107,6 +130,15 @@ func main() {
 		go get("http://" + addr + "/a")
 		go get("http://" + addr + "/a")
 		extra = fmt.Sprintf("addr muA %p\naddr muB %p\nlisten %s\n", &muA, &muB, addr)
+	case "rwstarve":
+		go rwReader()
+		go rwReader()
+		time.Sleep(100 * time.Millisecond)
+		go rwWriter()
+		time.Sleep(100 * time.Millisecond)
+		go rwLateReader()
+		go rwLateReader()
+		extra = fmt.Sprintf("addr rw %p\n", &rw)
 	case "idle":
 		addr := serve()
 		get("http://" + addr + "/ok")
