@@ -450,4 +450,19 @@ Test(go_live, goroutine_deadlock_fires_the_stall_rule, .fini = rec_cleanup, .tim
 	snprintf(want, sizeof(want), "goroutine %ld (main.lockAB)", ab->id);
 	cr_assert(strstr(lines[m - 1], "probable deadlock") && strstr(lines[m - 1], want), "%s", lines[m - 1]);
 	cr_assert_eq(tl_wait(&rec, 30000), 0);
+	/* the trace's stored snapshot shows the goroutines as a live one */
+	char cmd[TL_PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "%s snapshot --from %s", LT_BIN, trace);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	char line[1024], g[128];
+	snprintf(g, sizeof(g), "  goroutine %ld [semacquire", ab->id);
+	bool header = false, waiter = false;
+	while (fgets(line, sizeof(line), f)) {
+		header |= strncmp(line, "Go go1.", 7) == 0 && strstr(line, "(offsets: DWARF)");
+		waiter |= strncmp(line, g, strlen(g)) == 0 && strstr(line, "waits for sync.Mutex main.muB");
+	}
+	cr_assert_eq(pclose(f), 0, "%s failed", cmd);
+	cr_assert(header, "snapshot --from shows no Go section");
+	cr_assert(waiter, "snapshot --from does not show: %s ... waits for sync.Mutex main.muB", g);
 }

@@ -111,6 +111,11 @@ void lt_go_verdicts(struct lt_snapshot *s);
 void lt_go_print_text(FILE *f, const struct lt_snapshot *s);
 void lt_go_print_json(struct jw *w, const struct lt_snapshot *s);
 
+/* The "go" member of a stored snapshot's JSON read back into s->go
+ * (rt_go_load.c; J: a struct rp_json of src/report_int.h). */
+struct rp_json;
+void lt_go_from_json(struct lt_snapshot *s, const struct rp_json *j);
+
 /* ---- the flight recorder (rt_go_watch.c) -------------------------------- */
 
 /* A Go process watched while recording: its goroutines are read (at most
