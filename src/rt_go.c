@@ -768,7 +768,9 @@ static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
 		lt_go_free(s->go);
 		s->go = NULL;
 	}
-	if (!s->pid)
+	/* most processes are not Go: asked by their section names only,
+	 * before anything is copied */
+	if (!s->pid || !go_exe_is_go(s->pid))
 		return;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)s->pid);
