@@ -104,11 +104,15 @@ OCAML5_WLS   := $(patsubst $(OCAML5_TOOLS)/ocaml-%-min.tar.xz,$(B)/workloads/oca
 # default-jdk-headless); class files for Java 11, so any JDK from 11 on runs them.
 JAVAC     ?= $(shell command -v javac 2>/dev/null)
 JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class)
+# Go workloads (tests/workloads/go) need go (Debian: golang-go); standard
+# library only, built offline with their cache under build/.
+GO        ?= $(shell command -v go 2>/dev/null)
+GO_WLS    := $(if $(GO),$(B)/workloads/go/gowl $(B)/workloads/go/gowl-stripped)
 
 .PHONY: all deps test unit demo bench clean fuzz unit-asan FORCE
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(OCAML5_WLS) $(JAVA_WLS)
+all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(OCAML5_WLS) $(JAVA_WLS) $(GO_WLS)
 
 deps:
 	@bash scripts/install-deps.sh
@@ -205,6 +209,18 @@ $(B)/workloads/java/JavaLocks.class: tests/workloads/java/JavaLocks.java
 	@mkdir -p $(@D)
 	$(call msg,JAVAC,$@)
 	$(Q)$(JAVAC) --release 11 -encoding UTF-8 -d $(@D) $<
+
+GO_ENV := GOCACHE=$(abspath $(B))/go/cache GOPATH=$(abspath $(B))/go/path GOPROXY=off GOFLAGS= \
+	  GO111MODULE=off CGO_ENABLED=0
+$(B)/workloads/go/gowl: tests/workloads/go/gowl.go
+	@mkdir -p $(@D)
+	$(call msg,GO,$@)
+	$(Q)$(GO_ENV) $(GO) build -o $@ $<
+# stripped: no symbol table, no DWARF (what a snapshot loses is tested)
+$(B)/workloads/go/gowl-stripped: tests/workloads/go/gowl.go
+	@mkdir -p $(@D)
+	$(call msg,GO,$@)
+	$(Q)$(GO_ENV) $(GO) build -ldflags "-s -w" -o $@ $<
 
 test: deps
 	@$(MAKE) --no-print-directory all $(B)/tests/run-tests fuzz

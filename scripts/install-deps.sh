@@ -8,9 +8,10 @@ set -euo pipefail
 # libclang-rt-14-dev: the libFuzzer and sanitizer runtimes (make fuzz, make unit-asan)
 # xz-utils: unpacks the OCaml 5 compilers of ../shared/tools (priority standard, not
 # on every minimal image)
+# golang-go: builds the Go workloads (tests/workloads/go)
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
-      default-jdk-headless libclang-rt-14-dev xz-utils)
+      default-jdk-headless libclang-rt-14-dev xz-utils golang-go)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -310,6 +310,10 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		uint32_t v = x->end_call.val;
 		if (v && v != x->tid && rp_thread_of(r, v))
 			t->join_wait = 1;
+		/* the snapshot says the word is a Go runtime note (rt_go.c) */
+		if (t->snap && t->snap->lock_kind && !strncmp(t->snap->lock_kind, "Go runtime note", 15) &&
+		    t->snap->uaddr == x->end_call.addr)
+			t->rt_note = 1;
 	}
 }
 

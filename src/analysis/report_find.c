@@ -236,7 +236,7 @@ void rp_doing(struct lt_report *r, const struct rthread *t, char *buf, size_t le
 
 int rp_is_lock_waiter(const struct rthread *t)
 {
-	return t->pub.end_state == LT_RTS_IN_CALL && t->end_group && !t->join_wait;
+	return t->pub.end_state == LT_RTS_IN_CALL && t->end_group && !t->join_wait && !t->rt_note;
 }
 
 /* A holder known from memory or from the events, not guessed. */

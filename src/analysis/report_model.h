@@ -75,6 +75,8 @@ struct rthread {
 	uint64_t w0_ts;
 	uint32_t end_group;     /* group+1 of the lock wait open at the end */
 	int join_wait;          /* that wait is pthread_join's */
+	int rt_note;            /* that wait is on a runtime's own sleep word (a Go
+	                           M's note, rt_go.c): no lock's */
 	uint64_t last_call_ts;  /* last traced call began or ended */
 	struct lt_report_call *ring;
 	unsigned ring_n, ring_pos;

@@ -38,6 +38,7 @@ struct proc {
 	int have_syms;
 	struct lt_locksyms syms; /* its futex addresses to name */
 	struct lt_rtwatch *rtw;  /* --stall: its runtime's own locks (NULL: not yet) */
+	struct lt_go_watch *gow; /* --stall: its goroutines, if a Go program (golang.h) */
 };
 
 /* What the events go through on their way to the sink (a file, or the

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "golang.h"
 #include "rtwatch.h"
 #include "record_int.h"
 
@@ -251,8 +252,31 @@ static int runtime_stall(struct session *s, uint64_t boot, char *why, size_t len
 
 static void rearm_runtime_watches(struct session *s, uint64_t boot)
 {
-	for (size_t i = 0; i < s->c.nprocs; i++)
+	for (size_t i = 0; i < s->c.nprocs; i++) {
 		lt_rtwatch_rearm(s->c.procs[i]->rtw, boot);
+		lt_go_watch_rearm(s->c.procs[i]->gow, boot);
+	}
+}
+
+/* Go programs (golang.h, rt_go_watch.c): their goroutines decide.  1 a
+ * goroutine-level stall (why says it); 0 every traced process is a Go
+ * program and none is stuck: their threads' futex waits on the runtime's
+ * own notes are no stall; -1 the events-only rule decides. */
+static int go_stall(struct session *s, uint64_t boot, char *why, size_t len)
+{
+	bool others = s->c.nprocs == 0;
+	for (size_t i = 0; i < s->c.nprocs; i++) {
+		struct proc *p = s->c.procs[i];
+		if (!p->gow && !(p->gow = lt_go_watch_new(p->tgid))) {
+			others = true;
+			continue;
+		}
+		int r = lt_go_watch_check(p->gow, boot, s->rtw_window, why, len);
+		if (r == 1)
+			return 1;
+		others |= r < 0;
+	}
+	return others ? -1 : 0;
 }
 
 /* Takes the held signals; lets a launched command run; the stall rule and
@@ -448,8 +472,9 @@ static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, ch
 		return 0;
 	k->stall = now;
 	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
-	if (runtime_stall(s, boot, why, len) ||
-	    lt_stall_check(&s->stall, boot, why, len))
+	int go = go_stall(s, boot, why, len);
+	if (go == 1 || runtime_stall(s, boot, why, len) ||
+	    (go < 0 && lt_stall_check(&s->stall, boot, why, len)))
 		return LT_STOP_STALL;
 	return 0;
 }

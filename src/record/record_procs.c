@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "grow.h"
+#include "golang.h"
 #include "rtwatch.h"
 #include "record_int.h"
 
@@ -76,6 +77,7 @@ void rec_free_procs(struct collector *c)
 		if (p->pidfd >= 0)
 			close(p->pidfd);
 		lt_rtwatch_free(p->rtw);
+		lt_go_watch_free(p->gow);
 		free(p);
 	}
 	free(c->procs);

@@ -46,10 +46,12 @@ const struct lt_lockmodel *const lt_lockmodels[] = {
 
 extern const struct lt_rtmodel lt_rt_cpython;
 extern const struct lt_rtmodel lt_rt_ocaml;
+extern const struct lt_rtmodel lt_rt_go;
 
 const struct lt_rtmodel *const lt_rtmodels[] = {
 	&lt_rt_cpython,
 	&lt_rt_ocaml,
+	&lt_rt_go,
 	NULL,
 };
 

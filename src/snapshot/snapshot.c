@@ -28,6 +28,7 @@
 #include "rtthread.h"
 #include "snapshot.h"
 #include "symbols.h"
+#include "golang.h"
 #include "snapshot_int.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -117,6 +118,7 @@ void lt_snapshot_free(struct lt_snapshot *s)
 	lt_strlist_free(&s->notes);
 	lt_strlist_free(&s->strings);
 	free(s->sched_offset_ns);
+	lt_go_free(s->go);
 	free(s->exe);
 	free(s);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "golang.h"
 #include "lockmodel.h"
 #include "snapshot.h"
 #include "json_read.h"
@@ -252,6 +253,7 @@ static void snapshot_from(struct lt_snapshot *s, const struct rp_json *doc)
 	if ((s->rtlocks = items(rt, sizeof(*s->rtlocks), &s->n_rtlocks)))
 		for (size_t i = 0; i < s->n_rtlocks; i++)
 			rtlock_from(&s->rtlocks[i], s, &rt->items[i]);
+	lt_go_from_json(s, J(doc, "go")); /* goroutines (rt_go_load.c) */
 }
 
 int lt_snapshot_from_json(const char *json, size_t len, struct lt_snapshot **out, char *err,

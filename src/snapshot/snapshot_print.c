@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "golang.h"
 #include "jsonw.h"
 #include "lockmodel.h"
 #include "rtthread.h"
@@ -409,6 +410,7 @@ static void json_snapshot(struct jw *w, const struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_rtlocks; i++)
 		json_rtlock(w, &s->rtlocks[i]);
 	jw_end(w);
+	lt_go_print_json(w, s);
 	struct modtab m;
 	modtab_build(&m, s);
 	jw_karray(w, "modules");
@@ -687,6 +689,7 @@ static void text_body(FILE *f, const struct lt_snapshot *s)
 {
 	for (size_t i = 0; i < s->n_rtlocks; i++)
 		text_rtlock(f, s, &s->rtlocks[i]);
+	lt_go_print_text(f, s);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputc('\n', f);
 		text_thread(f, &s->threads[i]);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "golang.h"
 #include "lockmodel.h"
 #include "rtthread.h"
 #include "snapshot.h"
@@ -935,6 +936,7 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	find_lost_wakeups(s, s->vopts.lost_wakeup_threshold_s);
 	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
 	free(in_cycle);
+	lt_go_verdicts(s); /* goroutines (rt_go_verdicts.c) */
 	if (s->n_verdicts == 0)
 		classify_rest(s);
 	else

@@ -21,6 +21,7 @@ extern "C" {
 #endif
 
 struct lt_rtlock;
+struct lt_go;
 
 /* ---- register sets ------------------------------------------------------ */
 
@@ -365,6 +366,8 @@ struct lt_snapshot {
 	int64_t *sched_offset_ns;
 	size_t n_cpus;
 	struct lt_strlist notes;     /* process-level notes                      */
+	/* a Go program's goroutines (golang.h, rt_go.c), NULL for others */
+	struct lt_go *go;
 	/* a snapshot read back from JSON: the strings its static-string
 	 * fields (occasion, sc_name, acquire, lock_kind, ...) point into */
 	struct lt_strlist strings;

@@ -1,0 +1,332 @@
+/* The Go model's inferences (rt_go.c reads, this names and infers):
+ *
+ *  - a semaphore wait's sync object, from the waiter's frames:
+ *    sync.(*Mutex).lockSlow -> the Mutex (its sema is at +4), RWMutex.RLock
+ *    (readerSem, +12), RWMutex.Lock (writerSem, +8), WaitGroup.Wait;
+ *  - the variable of a sync object (the data symbol holding it) or of a
+ *    channel (a package variable of 8 bytes pointing at the hchan);
+ *  - the holder of a locked sync.Mutex, which records none: the goroutine
+ *    one of whose frames refers to the mutex (a RIP-relative operand equal
+ *    to its address: the LEA passed to Lock, or Lock's inlined CMPXCHG)
+ *    before the point where that frame is stopped, when exactly one
+ *    goroutine other than its waiters does.  An inference, said to be one:
+ *    the reference may be an Unlock already done, or the mutex may be held
+ *    through a pointer (heap object: no inference). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "golang.h"
+#include "rt_go_int.h"
+#include "snapshot_int.h"
+
+#define MAX_CODE (64u << 10)
+
+static bool has_frame(const struct lt_go_routine *r, const char *func)
+{
+	for (size_t i = 0; i < r->n_frames; i++)
+		if (r->frames[i].func && !strcmp(r->frames[i].func, func))
+			return true;
+	return false;
+}
+
+static void sema_kind(struct lt_go_routine *r)
+{
+	if (has_frame(r, "sync.(*RWMutex).RLock")) {
+		r->obj_kind = "sync.RWMutex (read lock)";
+		r->lock = r->obj - 12;
+	} else if (has_frame(r, "sync.(*RWMutex).Lock") && !has_frame(r, "sync.(*Mutex).lockSlow")) {
+		r->obj_kind = "sync.RWMutex (write lock, waiting for readers)";
+		r->lock = r->obj - 8;
+	} else if (has_frame(r, "sync.(*RWMutex).Lock")) {
+		r->obj_kind = "sync.RWMutex (write lock)";
+		r->lock = r->obj - 4;
+	} else if (has_frame(r, "sync.(*Mutex).lockSlow") || has_frame(r, "sync.(*Mutex).Lock")) {
+		r->obj_kind = "sync.Mutex";
+		r->lock = r->obj - 4;
+	} else if (has_frame(r, "sync.(*WaitGroup).Wait")) {
+		r->obj_kind = "sync.WaitGroup";
+		r->lock = r->obj;
+	} else {
+		r->obj_kind = "semaphore";
+		r->lock = r->obj;
+	}
+}
+
+static char *var_name(const struct go_ctx *c, uint64_t addr)
+{
+	uint64_t off = 0;
+	const char *n = go_sym_at(c, addr, &off);
+	if (!n)
+		return NULL;
+	return off ? lts_asprintf("%s+0x%" PRIx64, n, off) : lts_strdup(n);
+}
+
+static bool user_pkg(const char *n)
+{
+	return strncmp(n, "runtime.", 8) && strncmp(n, "internal/", 9) && strncmp(n, "sync.", 5) &&
+	       strncmp(n, "go.", 3) && strncmp(n, "type.", 5) && strncmp(n, "go:", 3) && strncmp(n, "type:", 5);
+}
+
+/* the package variable holding each waited-on channel */
+static void chan_names(struct go_ctx *c)
+{
+	bool any = false;
+	for (size_t i = 0; i < c->go->n_routines && !any; i++)
+		any = c->go->routines[i].wait == LT_GO_WAIT_CHAN && c->go->routines[i].obj;
+	if (!any)
+		return;
+	for (size_t k = 0; k < c->nsyms; k++) {
+		const struct go_sym *s = &c->syms[k];
+		if (s->size != 8 || !user_pkg(s->name))
+			continue;
+		uint64_t v;
+		if (lt_lm_read_u64(c->e, s->addr + c->bias, &v) || !v)
+			continue;
+		for (size_t i = 0; i < c->go->n_routines; i++) {
+			struct lt_go_routine *r = &c->go->routines[i];
+			if (r->wait == LT_GO_WAIT_CHAN && r->obj == v && !r->obj_name)
+				r->obj_name = lts_strdup(s->name);
+		}
+	}
+}
+
+/* A code cache: functions are read once. */
+struct code {
+	uint64_t entry, len;
+	uint8_t *b;
+};
+
+static const uint8_t *code_of(struct go_ctx *c, struct code **cache, size_t *n, uint64_t entry, uint64_t len)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*cache)[i].entry == entry && (*cache)[i].len >= len)
+			return (*cache)[i].b;
+	uint8_t *b = malloc(len ? len : 1);
+	if (!b || c->e->read(c->e->arg, entry, b, len)) {
+		free(b);
+		return NULL;
+	}
+	struct code *x = realloc(*cache, (*n + 1) * sizeof(*x));
+	if (!x) {
+		free(b);
+		return NULL;
+	}
+	*cache = x;
+	x[(*n)++] = (struct code){ entry, len, b };
+	return b;
+}
+
+/* The function a call at P (E8 rel32) goes to, NULL. */
+static const char *call_target(const struct go_ctx *c, const uint8_t *b, uint64_t entry, uint64_t len,
+			       uint64_t p)
+{
+	if (p + 5 > len || b[p] != 0xe8)
+		return NULL;
+	int32_t d;
+	memcpy(&d, b + p + 1, 4);
+	return go_func_name(c, entry + p + 5 + (uint64_t)(int64_t)d);
+}
+
+static bool is_lock_fn(const char *n)
+{
+	return n && (!strcmp(n, "sync.(*Mutex).Lock") || !strcmp(n, "sync.(*Mutex).lockSlow") ||
+		     !strcmp(n, "sync.(*RWMutex).Lock") || !strcmp(n, "sync.(*Mutex).TryLock"));
+}
+
+static bool is_unlock_fn(const char *n)
+{
+	return n && (!strcmp(n, "sync.(*Mutex).Unlock") || !strcmp(n, "sync.(*Mutex).unlockSlow") ||
+		     !strcmp(n, "sync.(*RWMutex).Unlock"));
+}
+
+/* Does code [entry, entry+len) (a frame's function up to where it is
+ * stopped) lock [m, m+8) and not unlock it after?  A RIP-relative operand
+ * (ModRM mod 00, r/m 101, disp32; the instruction ends after it or after an
+ * 8- or 32-bit immediate) equal to the mutex counts as
+ *   - a lock when it is Lock's inlined fast path (LOCK CMPXCHG, F0 0F B1)
+ *     or an LEA (REX.W 8D) followed within 32 bytes by a call of
+ *     sync.(*Mutex).Lock or lockSlow;
+ *   - an unlock when it is Unlock's inlined LOCK XADD (F0 0F C1) or an LEA
+ *     followed by a call of Unlock/unlockSlow.
+ * Other references (taking its address for another purpose) count for
+ * nothing. */
+static bool locks(const struct go_ctx *c, const uint8_t *b, uint64_t entry, uint64_t len, uint64_t m)
+{
+	bool held = false;
+	for (uint64_t p = 3; p + 5 <= len; p++) {
+		if ((b[p] & 0xc7) != 0x05)
+			continue;
+		int32_t d;
+		memcpy(&d, b + p + 1, 4);
+		static const unsigned ends[] = { 5, 6, 9 };
+		bool hit = false;
+		for (int k = 0; k < 3 && !hit; k++) {
+			uint64_t t = entry + p + ends[k] + (uint64_t)(int64_t)d;
+			hit = t >= m && t < m + 8;
+		}
+		if (!hit)
+			continue;
+		if (b[p - 3] == 0xf0 && b[p - 2] == 0x0f && b[p - 1] == 0xb1) {
+			held = true;
+		} else if (b[p - 3] == 0xf0 && b[p - 2] == 0x0f && b[p - 1] == 0xc1) {
+			held = false;
+		} else if (b[p - 1] == 0x8d && (b[p - 2] & 0xf8) == 0x48) {
+			for (uint64_t q = p + 5; q < p + 37 && q + 5 <= len; q++) {
+				const char *fn = call_target(c, b, entry, len, q);
+				if (is_lock_fn(fn)) {
+					held = true;
+					break;
+				}
+				if (is_unlock_fn(fn)) {
+					held = false;
+					break;
+				}
+			}
+		}
+	}
+	return held;
+}
+
+static void infer_holders(struct go_ctx *c)
+{
+	struct lt_go *go = c->go;
+	for (size_t i = 0; i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		if (r->wait != LT_GO_WAIT_SEMA || !r->lock)
+			continue;
+		bool seen = false;
+		for (size_t k = 0; k < go->n_mutexes; k++)
+			seen |= go->mutexes[k].addr == r->lock;
+		if (seen)
+			continue;
+		struct lt_go_mutex *x = realloc(go->mutexes, (go->n_mutexes + 1) * sizeof(*x));
+		if (!x)
+			return;
+		go->mutexes = x;
+		struct lt_go_mutex *m = &go->mutexes[go->n_mutexes++];
+		memset(m, 0, sizeof(*m));
+		m->addr = r->lock;
+		m->kind = !strncmp(r->obj_kind, "sync.RWMutex", 12) ? "sync.RWMutex" :
+			  !strcmp(r->obj_kind, "sync.Mutex") ? "sync.Mutex" : r->obj_kind;
+		m->holder = -1;
+		if (!strcmp(m->kind, "sync.RWMutex")) {
+			/* w Mutex, writerSem, readerSem, readerCount, readerWait:
+			 * a writer pending makes readerCount negative by 1 << 30 */
+			uint32_t rc, rwait, ws;
+			if (!lt_lm_read_u32(c->e, m->addr + 16, &rc) && !lt_lm_read_u32(c->e, m->addr + 20, &rwait) &&
+			    !lt_lm_read_u32(c->e, m->addr, &ws)) {
+				/* readerCount counts the readers in and those
+				 * queued behind a pending writer; readerWait those
+				 * of the first kind the writer still waits for */
+				int32_t readers = (int32_t)rc;
+				if (readers < 0) {
+					int32_t in = (int32_t)rwait, all = readers + (1 << 30);
+					m->facts = lts_asprintf("a writer is pending: %d reader%s that came before it "
+								"still hold%s it, %d reader%s wait%s behind the writer",
+								in, in == 1 ? "" : "s", in == 1 ? "s" : "", all - in,
+								all - in == 1 ? "" : "s", all - in == 1 ? "s" : "");
+				} else {
+					m->facts = lts_asprintf("%d reader%s hold%s it; its writer mutex is %s", readers,
+								readers == 1 ? "" : "s", readers == 1 ? "s" : "",
+								(ws & 1) ? "locked" : "free");
+				}
+			}
+		}
+		m->name = r->obj_name ? lts_strdup(r->obj_name) : NULL;
+		uint32_t st;
+		if (lt_lm_read_u32(c->e, m->addr, &st) == 0) {
+			m->state = (int32_t)st;
+			m->state_ok = true;
+		}
+	}
+	struct code *cache = NULL;
+	size_t ncache = 0;
+	for (size_t k = 0; k < go->n_mutexes; k++) {
+		struct lt_go_mutex *m = &go->mutexes[k];
+		if (strcmp(m->kind, "sync.Mutex")) {
+			if (!strcmp(m->kind, "sync.RWMutex"))
+				m->holder_how = lts_strdup("readers are not recorded, and their read locks are not "
+							   "inferred: holders unknown");
+			continue;
+		}
+		if (m->state_ok && !(m->state & 1)) {
+			m->holder_how = lts_asprintf("not locked (state 0x%x): the waiters are being woken", m->state);
+			continue;
+		}
+		if (!m->name) {
+			m->holder_how = lts_strdup("a sync.Mutex records no owner, and this one is no package "
+						   "variable the code refers to: holder unknown");
+			continue;
+		}
+		long cand = -1, ncand = 0;
+		const char *cfunc = NULL, *cfile = NULL;
+		int cline = 0;
+		for (size_t i = 0; i < go->n_routines; i++) {
+			const struct lt_go_routine *r = &go->routines[i];
+			if (r->wait == LT_GO_WAIT_SEMA && r->lock == m->addr)
+				continue;
+			bool hit = false;
+			for (size_t f = 0; f < r->n_frames && !hit; f++) {
+				const struct lt_go_frame *fr = &r->frames[f];
+				if (fr->inlined || !fr->func || !user_pkg(fr->func))
+					continue;
+				uint64_t entry;
+				uint64_t fn = lt_go_pcln_func(&c->pcln, fr->pc - c->bias, &entry);
+				if (!fn)
+					continue;
+				entry += c->bias;
+				uint64_t len = fr->pc - entry;
+				if (len > MAX_CODE)
+					continue;
+				const uint8_t *b = code_of(c, &cache, &ncache, entry, len);
+				if (b && locks(c, b, entry, len, m->addr)) {
+					hit = true;
+					cfunc = fr->func;
+					cfile = fr->file;
+					cline = fr->line;
+				}
+			}
+			if (hit) {
+				ncand++;
+				cand = (long)i;
+			}
+		}
+		m->n_candidates = ncand;
+		if (ncand == 1) {
+			const struct lt_go_routine *h = &go->routines[cand];
+			m->holder = cand;
+			m->holder_how = lts_asprintf("inferred: goroutine %" PRId64 "'s %s locks %s and does not "
+						     "unlock it before the point where it is stopped (%s:%d), "
+						     "and %s is locked "
+						     "(state 0x%x); a sync.Mutex records no owner",
+						     h->id, cfunc, m->name, cfile ? cfile : "?", cline, m->name,
+						     m->state);
+		} else if (ncand > 1) {
+			m->holder_how = lts_asprintf("%ld goroutines lock %s before where they are stopped and do "
+						     "not unlock it: the holder is one of them (a sync.Mutex "
+						     "records no owner)", ncand, m->name);
+		} else {
+			m->holder_how = lts_asprintf("no goroutine's frames lock %s before where they are stopped "
+						     "(locked through a pointer, or by a goroutine gone?): holder "
+						     "unknown (a sync.Mutex records no owner)",
+						     m->name);
+		}
+	}
+	for (size_t i = 0; i < ncache; i++)
+		free(cache[i].b);
+	free(cache);
+}
+
+void go_infer(struct go_ctx *c)
+{
+	for (size_t i = 0; i < c->go->n_routines; i++) {
+		struct lt_go_routine *r = &c->go->routines[i];
+		if (r->wait != LT_GO_WAIT_SEMA)
+			continue;
+		sema_kind(r);
+		r->obj_name = var_name(c, r->lock);
+	}
+	chan_names(c);
+	infer_holders(c);
+}

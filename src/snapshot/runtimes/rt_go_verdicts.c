@@ -1,0 +1,389 @@
+/* The Go verdicts and output (include/locktrace/golang.h):
+ *
+ *  - probable deadlock: a cycle of goroutines each waiting for a
+ *    sync.Mutex whose inferred holder waits for the next one;
+ *  - goroutines grouped by the mutex they wait for (LOCK WAIT), its holder
+ *    named where inferred;
+ *  - a probable goroutine leak: several goroutines blocked on one channel.
+ * Goroutines parked by the runtime have no thread: the verdicts name
+ * goroutines (their ids and functions), not tids. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "golang.h"
+#include "jsonw.h"
+#include "snapshot_int.h"
+
+#define LEAK_MIN 3
+#define TEXT_MAX_ROUTINES 500
+
+/* The goroutine's own function: its first frame outside the runtime and
+ * the sync package. */
+static const char *gfunc(const struct lt_go_routine *r)
+{
+	for (size_t i = 0; i < r->n_frames; i++) {
+		const char *f = r->frames[i].func;
+		if (f && strncmp(f, "runtime.", 8) && strncmp(f, "sync.", 5) && strncmp(f, "internal/", 9))
+			return f;
+	}
+	return r->n_frames && r->frames[0].func ? r->frames[0].func : "?";
+}
+
+static const char *gwhere(const struct lt_go_routine *r, char *buf, size_t len)
+{
+	for (size_t i = 0; i < r->n_frames; i++) {
+		const struct lt_go_frame *f = &r->frames[i];
+		if (f->func && !strcmp(f->func, gfunc(r))) {
+			snprintf(buf, len, "%s:%d", f->file ? f->file : "?", f->line);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "?");
+	return buf;
+}
+
+static struct lt_verdict *push(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	struct lt_verdict *v = realloc(s->verdicts, (s->n_verdicts + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	s->verdicts = v;
+	v = &s->verdicts[s->n_verdicts++];
+	memset(v, 0, sizeof(*v));
+	v->kind = k;
+	v->longest_s = -1;
+	return v;
+}
+
+static long mutex_of(const struct lt_go *go, uint64_t addr)
+{
+	for (size_t k = 0; k < go->n_mutexes; k++)
+		if (go->mutexes[k].addr == addr)
+			return (long)k;
+	return -1;
+}
+
+static const char *mname(const struct lt_go_mutex *m, char *buf, size_t len)
+{
+	if (m->name)
+		snprintf(buf, len, "%s", m->name);
+	else
+		snprintf(buf, len, "%s at 0x%" PRIx64, m->kind, m->addr);
+	return buf;
+}
+
+/* the mutex goroutine I waits for, -1 */
+static long waits_mutex(const struct lt_go *go, size_t i)
+{
+	const struct lt_go_routine *r = &go->routines[i];
+	if (r->wait != LT_GO_WAIT_SEMA || !r->obj_kind)
+		return -1;
+	return mutex_of(go, r->lock);
+}
+
+static void add_frames(struct lt_verdict *v, const struct lt_go_routine *r)
+{
+	char w[256];
+	char dur[64] = "";
+	if (r->waited_s >= 0)
+		snprintf(dur, sizeof(dur), ", for at least %.0f s", r->waited_s);
+	lt_strlist_add(&v->evidence, "goroutine %" PRId64 " [%s%s]: %s at %s", r->id,
+		       r->reason ? r->reason : r->status_name, dur, gfunc(r), gwhere(r, w, sizeof(w)));
+}
+
+static void deadlocks(struct lt_snapshot *s, bool *in_cycle)
+{
+	struct lt_go *go = s->go;
+	size_t n = go->n_routines;
+	int *stamp = calloc(n ? n : 1, sizeof(*stamp));
+	if (!stamp)
+		return;
+	for (size_t start = 0; start < n; start++) {
+		if (stamp[start])
+			continue;
+		/* follow waits-for -> holder */
+		size_t cur = start;
+		long m;
+		while (!stamp[cur] && (m = waits_mutex(go, cur)) >= 0 && go->mutexes[m].holder >= 0) {
+			stamp[cur] = (int)start + 1;
+			cur = (size_t)go->mutexes[m].holder;
+		}
+		if (stamp[cur] != (int)start + 1 || in_cycle[cur])
+			continue;
+		/* a cycle through cur */
+		struct lt_verdict *v = push(s, LT_VERDICT_DEADLOCK);
+		if (!v)
+			break;
+		char *sum = lts_strdup("probable deadlock (holders inferred): ");
+		size_t k = cur, len = 0;
+		do {
+			const struct lt_go_routine *r = &go->routines[k];
+			const struct lt_go_mutex *mx = &go->mutexes[waits_mutex(go, k)];
+			char nb[128];
+			char who[160] = "";
+			if (!len)
+				snprintf(who, sizeof(who), "goroutine %" PRId64 " (%s) ", r->id, gfunc(r));
+			char *next = lts_asprintf("%s%s%swaits for %s, held by goroutine %" PRId64 " (%s)", sum,
+						  len ? ", which " : "", who, mname(mx, nb, sizeof(nb)),
+						  go->routines[mx->holder].id, gfunc(&go->routines[mx->holder]));
+			free(sum);
+			sum = next;
+			in_cycle[k] = true;
+			add_frames(v, r);
+			lt_strlist_add(&v->evidence, "%s: %s", nb, mx->holder_how ? mx->holder_how : "?");
+			v->explains++;
+			if (r->waited_s > v->longest_s)
+				v->longest_s = r->waited_s;
+			len++;
+			k = (size_t)mx->holder;
+		} while (k != cur && len < n);
+		v->summary = sum;
+		lt_strlist_add(&v->evidence, "sync.Mutex records no owner: each holder is inferred from the "
+			       "code of its goroutine's frames (docs/runtimes.md, Go)");
+	}
+	free(stamp);
+}
+
+static void mutex_groups(struct lt_snapshot *s, const bool *in_cycle)
+{
+	struct lt_go *go = s->go;
+	for (size_t k = 0; k < go->n_mutexes; k++) {
+		const struct lt_go_mutex *mx = &go->mutexes[k];
+		/* a WaitGroup or another semaphore waits for an event, not a
+		 * lock: a main goroutine in wg.Wait() for the life of a server
+		 * is no finding */
+		if (strcmp(mx->kind, "sync.Mutex") && strcmp(mx->kind, "sync.RWMutex"))
+			continue;
+		size_t nw = 0, first = 0;
+		for (size_t i = 0; i < go->n_routines; i++)
+			if (waits_mutex(go, i) == (long)k && !in_cycle[i]) {
+				if (!nw)
+					first = i;
+				nw++;
+			}
+		if (!nw)
+			continue;
+		struct lt_verdict *v = push(s, LT_VERDICT_LOCK_WAIT);
+		if (!v)
+			return;
+		char nb[128], hb[256] = "";
+		mname(mx, nb, sizeof(nb));
+		if (mx->holder >= 0) {
+			const struct lt_go_routine *h = &go->routines[mx->holder];
+			snprintf(hb, sizeof(hb), ", held by goroutine %" PRId64 " (%s, inferred)%s", h->id, gfunc(h),
+				 in_cycle[mx->holder] ? ", which is in a deadlock" : "");
+		} else {
+			snprintf(hb, sizeof(hb), ", holder unknown");
+		}
+		if (strcmp(mx->kind, "sync.Mutex"))
+			snprintf(hb, sizeof(hb), "%s%s", mx->facts ? ": " : "", mx->facts ? mx->facts : "");
+		const char *what = go->routines[first].obj_kind;
+		bool same = true;
+		for (size_t i = 0; i < go->n_routines; i++)
+			if (waits_mutex(go, i) == (long)k && !in_cycle[i] && strcmp(go->routines[i].obj_kind, what))
+				same = false;
+		v->summary = lts_asprintf("%zu goroutine%s (%s%s) wait%s for %s %s%s", nw, nw == 1 ? "" : "s",
+					  gfunc(&go->routines[first]), nw > 1 ? ", ..." : "", nw == 1 ? "s" : "",
+					  same ? what : mx->kind, nb, hb);
+		for (size_t i = 0; i < go->n_routines; i++)
+			if (waits_mutex(go, i) == (long)k && !in_cycle[i]) {
+				add_frames(v, &go->routines[i]);
+				lt_strlist_add(&v->evidence, "  it waits for %s", go->routines[i].obj_kind);
+				v->explains++;
+			}
+		if (mx->holder_how)
+			lt_strlist_add(&v->evidence, "%s: %s", nb, mx->holder_how);
+	}
+}
+
+static void leaks(struct lt_snapshot *s)
+{
+	struct lt_go *go = s->go;
+	bool *done = calloc(go->n_routines ? go->n_routines : 1, 1);
+	if (!done)
+		return;
+	for (size_t i = 0; i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		if (done[i] || r->wait != LT_GO_WAIT_CHAN || !r->obj || r->system)
+			continue;
+		size_t nw = 0;
+		for (size_t k = i; k < go->n_routines; k++)
+			if (go->routines[k].wait == LT_GO_WAIT_CHAN && go->routines[k].obj == r->obj &&
+			    !strcmp(go->routines[k].dir, r->dir)) {
+				done[k] = true;
+				nw++;
+			}
+		if (nw < LEAK_MIN)
+			continue;
+		struct lt_verdict *v = push(s, LT_VERDICT_LOCK_WAIT);
+		if (!v)
+			break;
+		char nb[160];
+		if (r->obj_name)
+			snprintf(nb, sizeof(nb), "%s (0x%" PRIx64 ")", r->obj_name, r->obj);
+		else
+			snprintf(nb, sizeof(nb), "0x%" PRIx64, r->obj);
+		v->summary = lts_asprintf("probable goroutine leak: %zu goroutines (%s) blocked in chan %s on "
+					  "channel %s", nw, gfunc(r), r->dir, nb);
+		v->explains = nw;
+		size_t shown = 0;
+		for (size_t k = i; k < go->n_routines && shown < 5; k++)
+			if (go->routines[k].wait == LT_GO_WAIT_CHAN && go->routines[k].obj == r->obj) {
+				add_frames(v, &go->routines[k]);
+				shown++;
+			}
+		if (nw > shown)
+			lt_strlist_add(&v->evidence, "... and %zu more on the same channel", nw - shown);
+		lt_strlist_add(&v->evidence, "nothing %s this channel while they wait: if nothing ever will, "
+			       "they never end", strcmp(r->dir, "send") ? "sends on" : "receives from");
+	}
+	free(done);
+}
+
+void lt_go_verdicts(struct lt_snapshot *s)
+{
+	if (!s->go || !s->go->n_routines)
+		return;
+	bool *in_cycle = calloc(s->go->n_routines, 1);
+	if (!in_cycle)
+		return;
+	deadlocks(s, in_cycle);
+	mutex_groups(s, in_cycle);
+	leaks(s);
+	free(in_cycle);
+}
+
+/* ---- output ---- */
+
+static const char *wait_text(const struct lt_go_routine *r, char *buf, size_t len)
+{
+	if (r->wait == LT_GO_WAIT_SEMA)
+		snprintf(buf, len, " waits for %s %s (0x%" PRIx64 ")", r->obj_kind, r->obj_name ? r->obj_name : "(heap)",
+			 r->lock);
+	else if (r->wait == LT_GO_WAIT_CHAN && r->obj)
+		snprintf(buf, len, " %s on channel %s (0x%" PRIx64 ")", r->dir, r->obj_name ? r->obj_name : "(heap)",
+			 r->obj);
+	else if (r->wait == LT_GO_WAIT_CHAN)
+		snprintf(buf, len, " select on several channels");
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+void lt_go_print_text(FILE *f, const struct lt_snapshot *s)
+{
+	const struct lt_go *go = s->go;
+	if (!go)
+		return;
+	size_t user = 0;
+	for (size_t i = 0; i < go->n_routines; i++)
+		user += !go->routines[i].system;
+	fprintf(f, "\nGo %s (offsets: %s): %zu goroutines (%zu user, %zu runtime)%s\n",
+		go->version ? go->version : "(unknown version)", go->layout ? go->layout : "none", go->n_routines,
+		user, go->n_routines - user, go->truncated ? ", more not read" : "");
+	for (size_t i = 0; i < go->notes.n; i++)
+		fprintf(f, "  note: %s\n", go->notes.v[i]);
+	for (size_t k = 0; k < go->n_mutexes; k++) {
+		char nb[128];
+		const struct lt_go_mutex *m = &go->mutexes[k];
+		fprintf(f, "  %s %s (0x%" PRIx64 ") state 0x%x: %s%s%s\n", m->kind, mname(m, nb, sizeof(nb)), m->addr,
+			m->state, m->facts ? m->facts : "", m->facts && m->holder_how ? "; " : "",
+			m->holder_how ? m->holder_how : "");
+	}
+	size_t shown = 0;
+	for (size_t i = 0; i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		if (r->system)
+			continue;
+		if (shown++ == TEXT_MAX_ROUTINES) {
+			fprintf(f, "  ... %zu more goroutines (all are in the JSON)\n", user - TEXT_MAX_ROUTINES);
+			break;
+		}
+		char wb[256], dur[48] = "";
+		if (r->waited_s >= 0)
+			snprintf(dur, sizeof(dur), ", >= %.0f s", r->waited_s);
+		fprintf(f, "  goroutine %" PRId64 " [%s%s]", r->id, r->reason ? r->reason : r->status_name, dur);
+		if (r->tid)
+			fprintf(f, " on thread %d", (int)r->tid);
+		fprintf(f, "%s\n", wait_text(r, wb, sizeof(wb)));
+		for (size_t k = 0; k < r->n_frames; k++)
+			fprintf(f, "      %s%s  %s:%d\n", r->frames[k].func ? r->frames[k].func : "?",
+				r->frames[k].inlined ? " (inlined)" : "", r->frames[k].file ? r->frames[k].file : "?",
+				r->frames[k].line);
+		if (r->end)
+			fprintf(f, "      (%s)\n", r->end);
+		if (r->created_by)
+			fprintf(f, "      created by %s\n", r->created_by);
+	}
+}
+
+void lt_go_print_json(struct jw *w, const struct lt_snapshot *s)
+{
+	const struct lt_go *go = s->go;
+	if (!go)
+		return;
+	jw_kobject(w, "go");
+	jw_kstr(w, "version", go->version);
+	jw_kstr(w, "offsets", go->layout);
+	jw_kbool(w, "stripped", go->stripped);
+	jw_kuint(w, "allglen", go->n_all);
+	jw_kbool(w, "truncated", go->truncated);
+	jw_karray(w, "notes");
+	for (size_t i = 0; i < go->notes.n; i++)
+		jw_str(w, go->notes.v[i]);
+	jw_end(w);
+	jw_karray(w, "mutexes");
+	for (size_t k = 0; k < go->n_mutexes; k++) {
+		const struct lt_go_mutex *m = &go->mutexes[k];
+		jw_object(w);
+		jw_khex(w, "addr", m->addr);
+		jw_kstr(w, "kind", m->kind);
+		jw_kstr(w, "name", m->name);
+		jw_kstr(w, "facts", m->facts);
+		jw_kint_or_null(w, "state", m->state, m->state_ok);
+		jw_kint_or_null(w, "holder_goroutine", m->holder >= 0 ? go->routines[m->holder].id : 0, m->holder >= 0);
+		jw_kbool(w, "holder_inferred", m->holder >= 0);
+		jw_kstr(w, "holder_how", m->holder_how);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_karray(w, "goroutines");
+	jw_lines(w, 0, -1);
+	for (size_t i = 0; i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		jw_object(w);
+		jw_kint(w, "id", r->id);
+		jw_kstr(w, "status", r->status_name);
+		jw_kstr(w, "wait_reason", r->reason);
+		jw_kdouble(w, "waited_s", r->waited_s, 3);
+		jw_kint_or_null(w, "tid", r->tid, r->tid != 0);
+		jw_kbool(w, "system", r->system);
+		if (r->wait != LT_GO_WAIT_NONE) {
+			jw_kobject(w, "waits_for");
+			jw_kstr(w, "kind", r->obj_kind);
+			jw_kstr(w, "dir", r->dir);
+			jw_khex(w, "addr", r->wait == LT_GO_WAIT_SEMA ? r->lock : r->obj);
+			jw_kstr(w, "name", r->obj_name);
+			jw_end(w);
+		}
+		jw_karray(w, "frames");
+		for (size_t k = 0; k < r->n_frames; k++) {
+			jw_object(w);
+			jw_kstr(w, "func", r->frames[k].func);
+			jw_kstr(w, "file", r->frames[k].file);
+			jw_kint(w, "line", r->frames[k].line);
+			jw_khex(w, "pc", r->frames[k].pc);
+			if (r->frames[k].inlined)
+				jw_kbool(w, "inlined", true);
+			jw_end(w);
+		}
+		jw_end(w);
+		jw_kstr(w, "end", r->end);
+		jw_kstr(w, "created_by", r->created_by);
+		jw_end(w);
+	}
+	jw_break(w, 0);
+	jw_end(w);
+	jw_end(w);
+}

@@ -1,0 +1,468 @@
+/* Go programs for real: tests/workloads/go/gowl built with Debian's
+ * golang-go.  The workload writes its own runtime.Stack(all) output (and
+ * the addresses of its mutexes and channel) to a file once every goroutine
+ * is blocked: the snapshot must find the same goroutines (ids), the same
+ * functions in the same order with the same lines, the ABBA deadlock with
+ * its goroutines and mutexes, the handlers queued behind it, a channel
+ * leak, nothing on a healthy idle server, and say what a stripped binary
+ * loses.  The process is only read.  Skips, saying why, where go was
+ * missing at build time. */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "golang.h"
+#include "snapshot.h"
+#include "lt_test.h"
+
+#define GOWL WL("go/gowl")
+#define GOWL_STRIPPED WL("go/gowl-stripped")
+
+TL_WORKLOAD(16);
+static char out[256];
+
+static void cleanup(void)
+{
+	tl_close_started(&wl);
+	if (out[0])
+		unlink(out);
+}
+
+TestSuite(go_live, .fini = cleanup, .timeout = 120);
+
+/* Starts BIN MODE [N] OUT and waits for "ready". */
+static void start(const char *bin, const char *mode, const char *n)
+{
+	if (access(bin, X_OK) != 0)
+		cr_skip_test("%s not built: go was missing at build time (Debian's golang-go; make deps "
+			     "installs it)", bin);
+	tl_skip_unless_root("reading another process's memory needs root here");
+	static int seq;
+	snprintf(out, sizeof(out), "/tmp/lt-test-%d-gowl-%d.txt", getpid(), seq++);
+	unlink(out);
+	char *argv[] = { (char *)bin, (char *)mode, (char *)(n ? n : out), n ? out : NULL, NULL };
+	ntruth = 0;
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 16, 60000), "%s %s never got ready", bin, mode);
+}
+
+/* ---- the workload's own runtime.Stack(all) ---- */
+
+struct tg {
+	long id;
+	char status[64];
+	char func[64][160];
+	int line[64];
+	int n;
+};
+
+static struct tg *truth_gs;
+static size_t ntg;
+static uint64_t addr_of[4];
+
+static void read_truth(void)
+{
+	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f, "%s unreadable", out);
+	free(truth_gs);
+	truth_gs = NULL;
+	ntg = 0;
+	char line[4096];
+	struct tg *cur = NULL;
+	bool creator = false; /* the next line is the "created by" call's */
+	memset(addr_of, 0, sizeof(addr_of));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char name[64];
+		unsigned long long a;
+		if (sscanf(line, "addr %63s 0x%llx", name, &a) == 2) {
+			int k = !strcmp(name, "muA") ? 0 : !strcmp(name, "muB") ? 1 : !strcmp(name, "leakCh") ? 2 : 3;
+			/* addr_of[3]: rw */
+			addr_of[k] = a;
+			continue;
+		}
+		long id;
+		char st[64];
+		if (sscanf(line, "goroutine %ld [%63[^]]]:", &id, st) == 2) {
+			truth_gs = realloc(truth_gs, (ntg + 1) * sizeof(*truth_gs));
+			cr_assert_not_null(truth_gs);
+			cur = &truth_gs[ntg++];
+			memset(cur, 0, sizeof(*cur));
+			cur->id = id;
+			snprintf(cur->status, sizeof(cur->status), "%s", st);
+			continue;
+		}
+		if (!cur || !line[0])
+			continue;
+		if (!strncmp(line, "created by ", 11)) {
+			creator = true;
+			continue;
+		}
+		if (line[0] == '\t') {
+			if (creator) {
+				creator = false;
+				continue;
+			}
+			/* "\t/path/file.go:37 +0x85": the line of the last function */
+			char *colon = strrchr(line, ':');
+			if (cur->n && colon)
+				cur->line[cur->n - 1] = atoi(colon + 1);
+			continue;
+		}
+		if (cur->n < 64) {
+			char *paren = strrchr(line, '(');
+			if (paren)
+				*paren = 0;
+			snprintf(cur->func[cur->n], sizeof(cur->func[0]), "%.159s", line);
+			cur->n++;
+		}
+	}
+	fclose(f);
+	cr_assert(ntg > 0, "no goroutine in %s", out);
+}
+
+static struct lt_snapshot *snap(void)
+{
+	struct lt_snapshot *s = NULL;
+	int err = lt_snapshot_take(wl.pid, NULL, &s);
+	cr_assert_eq(err, 0, "snapshot: %s", lt_snapshot_strerror(err));
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		fprintf(stderr, "go_live: verdict %zu: %s\n", i, s->verdicts[i].summary);
+		for (size_t k = 0; k < s->verdicts[i].evidence.n; k++)
+			fprintf(stderr, "go_live:     %s\n", s->verdicts[i].evidence.v[k]);
+	}
+	return s;
+}
+
+static const struct lt_go_routine *routine(const struct lt_snapshot *s, long id)
+{
+	for (size_t i = 0; i < s->go->n_routines; i++)
+		if (s->go->routines[i].id == id)
+			return &s->go->routines[i];
+	return NULL;
+}
+
+static bool has_func(const struct tg *t, const char *f)
+{
+	for (int i = 0; i < t->n; i++)
+		if (!strcmp(t->func[i], f))
+			return true;
+	return false;
+}
+
+static const struct tg *truth_with(const char *f)
+{
+	for (size_t i = 0; i < ntg; i++)
+		if (has_func(&truth_gs[i], f))
+			return &truth_gs[i];
+	cr_assert(0, "no goroutine runs %s in the workload's own stacks", f);
+	return NULL;
+}
+
+/* Every goroutine runtime.Stack showed (but the one that called it, which
+ * has moved on since) is in the snapshot, a user goroutine, with the
+ * functions Go printed in the same order (Go hides the runtime's own
+ * frames and wrappers, the snapshot keeps them) and the same line for
+ * every main.* frame. */
+static void check_stacks(const struct lt_snapshot *s)
+{
+	size_t checked = 0;
+	for (size_t i = 0; i < ntg; i++) {
+		const struct tg *t = &truth_gs[i];
+		if (!strcmp(t->status, "running"))
+			continue;
+		const struct lt_go_routine *r = routine(s, t->id);
+		cr_assert_not_null(r, "goroutine %ld [%s] (%s) not in the snapshot", t->id, t->status,
+				   t->n ? t->func[0] : "?");
+		cr_assert(!r->system, "goroutine %ld taken for a runtime goroutine", t->id);
+		size_t k = 0;
+		for (int f = 0; f < t->n; f++) {
+			while (k < r->n_frames && (!r->frames[k].func || strcmp(r->frames[k].func, t->func[f])))
+				k++;
+			cr_assert(k < r->n_frames, "goroutine %ld: %s (frame %d of Go's stack) not found in order "
+				  "(%zu frames read, end: %s)", t->id, t->func[f], f, r->n_frames,
+				  r->end ? r->end : "-");
+			if (!strncmp(t->func[f], "main.", 5))
+				cr_assert_eq(r->frames[k].line, t->line[f], "goroutine %ld %s: line %d, Go says %d",
+					     t->id, t->func[f], r->frames[k].line, t->line[f]);
+			k++;
+		}
+		checked++;
+	}
+	cr_assert(checked >= 1);
+}
+
+static size_t go_verdicts_naming_threads(const struct lt_snapshot *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		n += s->verdicts[i].n_tids > 0 || s->verdicts[i].owner > 0;
+	return n;
+}
+
+Test(go_live, abba_deadlock_with_http_server)
+{
+	start(GOWL, "deadlock", NULL);
+	read_truth();
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go, "no Go runtime found");
+	cr_assert(s->go->version && !strncmp(s->go->version, "go1.", 4), "version %s", s->go->version);
+	cr_assert_str_eq(s->go->layout, "DWARF");
+	check_stacks(s);
+	const struct tg *ab = truth_with("main.lockAB"), *ba = truth_with("main.lockBA");
+	cr_assert(s->n_verdicts > 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "first verdict: %s", v->summary);
+	char want[256];
+	/* the cycle may be told from either goroutine */
+	snprintf(want, sizeof(want), "goroutine %ld (main.lockAB) waits for main.muB, held by goroutine %ld (main.lockBA)",
+		 ab->id, ba->id);
+	char want2[256];
+	snprintf(want2, sizeof(want2), "goroutine %ld (main.lockBA) waits for main.muA, held by goroutine %ld (main.lockAB)",
+		 ba->id, ab->id);
+	cr_assert(strstr(v->summary, want) || strstr(v->summary, want2), "%s", v->summary);
+	cr_assert(strstr(v->summary, "main.muA") && strstr(v->summary, "main.muB"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "inferred"), "the holders are not said to be inferred");
+	/* the mutexes are the program's */
+	size_t found = 0;
+	for (size_t k = 0; k < s->go->n_mutexes; k++) {
+		const struct lt_go_mutex *m = &s->go->mutexes[k];
+		cr_assert(m->addr == addr_of[0] || m->addr == addr_of[1], "mutex 0x%" PRIx64, m->addr);
+		cr_assert_geq(m->holder, 0);
+		long want_holder = m->addr == addr_of[0] ? ab->id : ba->id;
+		cr_assert_eq(s->go->routines[m->holder].id, want_holder, "%s held by %" PRId64, m->name,
+			     s->go->routines[m->holder].id);
+		found++;
+	}
+	cr_assert_eq(found, 2);
+	/* the two handlers, queued on muA behind the deadlock */
+	size_t handlers = 0;
+	for (size_t i = 0; i < ntg; i++)
+		if (has_func(&truth_gs[i], "main.handleA")) {
+			const struct lt_go_routine *r = routine(s, truth_gs[i].id);
+			cr_assert_not_null(r);
+			cr_assert_eq(r->wait, LT_GO_WAIT_SEMA);
+			cr_assert_eq(r->lock, addr_of[0]);
+			cr_assert_str_eq(r->obj_name, "main.muA");
+			handlers++;
+		}
+	cr_assert_eq(handlers, 2);
+	snprintf(want, sizeof(want), "2 goroutines (main.handleA, ...) wait for sync.Mutex main.muA, held by "
+		 "goroutine %ld (main.lockAB, inferred)", ab->id);
+	bool queued = false;
+	for (size_t i = 1; i < s->n_verdicts; i++)
+		queued |= s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && strstr(s->verdicts[i].summary, want);
+	cr_assert(queued, "no verdict says: %s", want);
+	/* the runtime's idle Ms are no lock's waiters nor holders */
+	cr_assert_eq(go_verdicts_naming_threads(s), 0, "a verdict names a thread (an idle M?)");
+	size_t parked = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		cr_assert_str_eq(t->rt_lang ? t->rt_lang : "(none)", "go", "thread %d is no M", (int)t->tid);
+		parked += t->futex.lock_kind && strstr(t->futex.lock_kind, "idle M");
+	}
+	cr_assert_geq(parked, 1, "no thread recognised as an idle M on its park note");
+	lt_snapshot_free(s);
+}
+
+Test(go_live, channel_leak)
+{
+	start(GOWL, "leak", "50");
+	read_truth();
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go);
+	check_stacks(s);
+	char want[256];
+	snprintf(want, sizeof(want), "probable goroutine leak: 50 goroutines (main.leaker) blocked in chan receive "
+		 "on channel main.leakCh (0x%" PRIx64 ")", addr_of[2]);
+	bool found = false;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		found |= strstr(s->verdicts[i].summary, want) != NULL;
+	cr_assert(found, "no verdict says: %s", want);
+	cr_assert_eq(go_verdicts_naming_threads(s), 0);
+	lt_snapshot_free(s);
+}
+
+/* A writer starved by readers that hold an RWMutex forever, with two
+ * later readers queued behind it: one verdict names the RWMutex and the
+ * counts read from it; no holder is invented. */
+Test(go_live, rwmutex_writer_starved_by_readers)
+{
+	start(GOWL, "rwstarve", NULL);
+	read_truth();
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go);
+	check_stacks(s);
+	const struct tg *w = truth_with("main.rwWriter");
+	const struct lt_go_routine *r = routine(s, w->id);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->wait, LT_GO_WAIT_SEMA);
+	cr_assert_eq(r->lock, addr_of[3], "writer waits on 0x%" PRIx64 ", rw is 0x%" PRIx64, r->lock, addr_of[3]);
+	cr_assert_str_eq(r->obj_name, "main.rw");
+	cr_assert(strstr(r->obj_kind, "sync.RWMutex (write lock"), "%s", r->obj_kind);
+	size_t late = 0;
+	for (size_t i = 0; i < ntg; i++)
+		if (has_func(&truth_gs[i], "main.rwLateReader")) {
+			const struct lt_go_routine *x = routine(s, truth_gs[i].id);
+			cr_assert_not_null(x);
+			cr_assert_eq(x->lock, addr_of[3]);
+			cr_assert_str_eq(x->obj_kind, "sync.RWMutex (read lock)");
+			late++;
+		}
+	cr_assert_eq(late, 2);
+	bool found = false;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		if (!strstr(v->summary, "3 goroutines") || !strstr(v->summary, "wait for sync.RWMutex main.rw"))
+			continue;
+		cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+		cr_assert(strstr(v->summary, "a writer is pending: 2 readers that came before it still hold it, "
+				  "2 readers wait behind the writer"), "%s", v->summary);
+		cr_assert_null(strstr(v->summary, "held by goroutine"), "%s", v->summary);
+		found = true;
+	}
+	cr_assert(found, "no verdict for the RWMutex");
+	lt_snapshot_free(s);
+}
+
+Test(go_live, idle_http_server_is_idle)
+{
+	start(GOWL, "idle", NULL);
+	read_truth();
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go);
+	check_stacks(s);
+	cr_assert(s->n_verdicts > 0);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "first verdict: %s", s->verdicts[0].summary);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(s->verdicts[i].kind == LT_VERDICT_IDLE || s->verdicts[i].kind == LT_VERDICT_OK,
+			  "a finding on an idle server: %s", s->verdicts[i].summary);
+	cr_assert_eq(s->go->n_mutexes, 0);
+	lt_snapshot_free(s);
+}
+
+Test(go_live, stripped_binary_says_what_is_lost)
+{
+	start(GOWL_STRIPPED, "deadlock", NULL);
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go, "a stripped Go binary is not recognised");
+	cr_assert(s->go->stripped);
+	cr_assert(s->go->version && !strncmp(s->go->version, "go1.", 4), "version %s", s->go->version);
+	cr_assert_eq(s->go->n_routines, 0);
+	cr_assert(tl_strlist_has(&s->go->notes, "goroutines, their waits and the names of variables are lost"));
+	lt_snapshot_free(s);
+}
+
+/* 10,000 goroutines parked in select: all read, with their function.
+ * (Time: BENCHMARKS.md.) */
+Test(go_live, ten_thousand_goroutines)
+{
+	start(GOWL, "many", "10000");
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	cr_assert_not_null(s->go);
+	cr_assert(!s->go->truncated);
+	size_t parked = 0;
+	for (size_t i = 0; i < s->go->n_routines; i++) {
+		const struct lt_go_routine *r = &s->go->routines[i];
+		for (size_t k = 0; k < r->n_frames; k++)
+			if (r->frames[k].func && !strcmp(r->frames[k].func, "main.parked")) {
+				parked++;
+				cr_assert_str_eq(r->reason, "select");
+				break;
+			}
+	}
+	cr_assert_eq(parked, 10000);
+	fprintf(stderr, "go_live: snapshot of 10000 goroutines: %.0f ms\n",
+		(double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+	lt_snapshot_free(s);
+}
+
+/* ---- the flight recorder ---- */
+
+static struct tl_proc rec;
+static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
+
+static void rec_cleanup(void)
+{
+	tl_close_started(&rec);
+	tl_unlink_traces(trace, pftrace);
+	cleanup();
+}
+
+/* A healthy idle Go HTTP server: every M sleeps on a runtime note and
+ * nothing happens, which the events-only rule took for a stall after 2 s.
+ * With a 1 s window, 4 s of recording must not fire; the report of the
+ * trace written at the end has no finding. */
+Test(go_live, idle_server_fires_no_stall, .fini = rec_cleanup, .timeout = 120)
+{
+	start(GOWL, "idle", NULL);
+	tl_tmp_paths(trace, pftrace, "goidle");
+	char *extra[] = { "--ring", "16M", "--stall", "1", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	char line[512];
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		if (tl_readline(&rec, 1, line, sizeof(line), 200) == 1)
+			cr_assert_null(strstr(line, "stall detected"), "false alarm: %s", line);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while (b.tv_sec - a.tv_sec < 4);
+	cr_assert_eq(kill(rec.pid, 0), 0, "the recorder stopped by itself");
+	kill(rec.pid, SIGINT);
+	while (tl_readline(&rec, 1, line, sizeof(line), 20000) == 1)
+		cr_assert_null(strstr(line, "stall detected"), "false alarm: %s", line);
+	tl_wait(&rec, 20000);
+	char *argv[] = { LT_BIN, "report", trace, NULL };
+	char outl[256][256], errl[8][256];
+	int nout = 0, nerr = 0;
+	cr_assert_eq(tl_run_to_end(argv, outl, &nout, errl, &nerr), 0);
+	bool none = false;
+	for (int i = 0; i < nout; i++) {
+		cr_assert_null(strstr(outl[i], "probable holder"), "report: %s", outl[i]);
+		none |= strstr(outl[i], "none: no thread was stuck on a lock") != NULL;
+	}
+	cr_assert(none, "the report of an idle Go server has findings");
+}
+
+/* The goroutine deadlock (with its HTTP server) fires the stall rule,
+ * which names the goroutines. */
+Test(go_live, goroutine_deadlock_fires_the_stall_rule, .fini = rec_cleanup, .timeout = 120)
+{
+	start(GOWL, "deadlock", NULL);
+	read_truth();
+	tl_tmp_paths(trace, pftrace, "godl");
+	char *extra[] = { "--ring", "16M", "--stall", "1", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	char lines[64][256];
+	int m = 0;
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000), "no stall fired");
+	const struct tg *ab = truth_with("main.lockAB");
+	char want[128];
+	snprintf(want, sizeof(want), "goroutine %ld (main.lockAB)", ab->id);
+	cr_assert(strstr(lines[m - 1], "probable deadlock") && strstr(lines[m - 1], want), "%s", lines[m - 1]);
+	cr_assert_eq(tl_wait(&rec, 30000), 0);
+	/* the trace's stored snapshot shows the goroutines as a live one */
+	char cmd[TL_PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "%s snapshot --from %s", LT_BIN, trace);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	char line[1024], g[128];
+	snprintf(g, sizeof(g), "  goroutine %ld [semacquire", ab->id);
+	bool header = false, waiter = false;
+	while (fgets(line, sizeof(line), f)) {
+		header |= strncmp(line, "Go go1.", 7) == 0 && strstr(line, "(offsets: DWARF)");
+		waiter |= strncmp(line, g, strlen(g)) == 0 && strstr(line, "waits for sync.Mutex main.muB");
+	}
+	cr_assert_eq(pclose(f), 0, "%s failed", cmd);
+	cr_assert(header, "snapshot --from shows no Go section");
+	cr_assert(waiter, "snapshot --from does not show: %s ... waits for sync.Mutex main.muB", g);
+}

@@ -1,0 +1,173 @@
+// gowl: Go workloads for locktrace's Go runtime model (tests/test_go_live.c).
+//
+//	gowl deadlock OUT  two goroutines deadlocked on muA/muB in opposite order,
+//	                   an HTTP server on 127.0.0.1 whose /a handler locks muA,
+//	                   two requests to it queued on muA
+//	gowl leak N OUT    N goroutines blocked forever receiving on one channel
+//	gowl idle OUT      a healthy idle HTTP server
+//	gowl many N OUT    N goroutines parked in select on their own channels
+//	gowl rwstarve OUT  2 readers hold rw (blocked on a channel), a writer waits
+//	                   for them, 2 later readers wait behind the writer
+//
+// Once everything is in place it writes OUT: "addr NAME 0xADDR" lines, then
+// the program's own runtime.Stack(all) output, the ground truth of the tests;
+// then it prints "ready" on stdout.
+// Standard library only.
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+)
+
+var (
+	muA, muB sync.Mutex
+	leakCh   = make(chan int)
+	rw       sync.RWMutex
+	rwBlock  = make(chan int)
+	holding  sync.WaitGroup
+)
+
+//go:noinline
+func lockAB() {
+	muA.Lock()
+	holding.Done()
+	holding.Wait()
+	muB.Lock() // never returns
+	muB.Unlock()
+	muA.Unlock()
+}
+
+//go:noinline
+func lockBA() {
+	muB.Lock()
+	holding.Done()
+	holding.Wait()
+	muA.Lock() // never returns
+	muA.Unlock()
+	muB.Unlock()
+}
+
+//go:noinline
+func rwReader() {
+	rw.RLock()
+	<-rwBlock // holds the read lock forever
+	rw.RUnlock()
+}
+
+//go:noinline
+func rwWriter() {
+	rw.Lock()
+	rw.Unlock()
+}
+
+//go:noinline
+func rwLateReader() {
+	rw.RLock()
+	rw.RUnlock()
+}
+
+func handleA(w http.ResponseWriter, r *http.Request) {
+	muA.Lock()
+	fmt.Fprintln(w, "a")
+	muA.Unlock()
+}
+
+//go:noinline
+func leaker(i int) {
+	v := <-leakCh
+	fmt.Println(v, i)
+}
+
+//go:noinline
+func parked(c chan int) {
+	select {
+	case <-c:
+	case <-leakCh:
+	}
+}
+
+func serve() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gowl:", err)
+		os.Exit(1)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/a", handleA)
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	go http.Serve(ln, mux)
+	return ln.Addr().String()
+}
+
+func get(url string) {
+	resp, err := http.Get(url)
+	if err == nil {
+		resp.Body.Close()
+	}
+}
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle|rwstarve OUT | gowl leak|many N OUT")
+		os.Exit(2)
+	}
+	out := os.Args[len(os.Args)-1]
+	var extra string
+	switch os.Args[1] {
+	case "deadlock":
+		addr := serve()
+		holding.Add(2)
+		go lockAB()
+		go lockBA()
+		time.Sleep(200 * time.Millisecond)
+		go get("http://" + addr + "/a")
+		go get("http://" + addr + "/a")
+		extra = fmt.Sprintf("addr muA %p\naddr muB %p\nlisten %s\n", &muA, &muB, addr)
+	case "rwstarve":
+		go rwReader()
+		go rwReader()
+		time.Sleep(100 * time.Millisecond)
+		go rwWriter()
+		time.Sleep(100 * time.Millisecond)
+		go rwLateReader()
+		go rwLateReader()
+		extra = fmt.Sprintf("addr rw %p\n", &rw)
+	case "idle":
+		addr := serve()
+		get("http://" + addr + "/ok")
+		extra = fmt.Sprintf("listen %s\n", addr)
+	case "leak", "many":
+		n, _ := strconv.Atoi(os.Args[2])
+		for i := 0; i < n; i++ {
+			if os.Args[1] == "leak" {
+				go leaker(i)
+			} else {
+				go parked(make(chan int))
+			}
+		}
+		extra = fmt.Sprintf("addr leakCh %p\n", leakCh)
+	default:
+		fmt.Fprintln(os.Stderr, "gowl: unknown mode", os.Args[1])
+		os.Exit(2)
+	}
+	time.Sleep(500 * time.Millisecond) // let every goroutine block
+	buf := make([]byte, 64<<20)
+	n := runtime.Stack(buf, true)
+	tmp := out + ".tmp"
+	if err := os.WriteFile(tmp, append([]byte(extra), buf[:n]...), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "gowl:", err)
+		os.Exit(1)
+	}
+	os.Rename(tmp, out)
+	fmt.Println("ready")
+	for {
+		time.Sleep(time.Hour)
+	}
+}
