@@ -488,8 +488,23 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 		if (rp_is_lock_waiter(g->mem[i]))
 			rp_f_tid(f, g->mem[i]->pub.tid);
 	rp_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
-	rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", g->n_end,
-		     g->n_end == 1 ? "thread waits" : "threads wait", gn, d);
+	const struct rp_snap_thread *gone = NULL; /* a private lock copied by fork() */
+	for (size_t i = 0; i < g->n_mem && !gone; i++)
+		if (g->mem[i]->snap && g->mem[i]->snap->owner_gone)
+			gone = g->mem[i]->snap;
+	if (gone && gone->gone_parent)
+		rp_f_summary(f, "%u %s on %s, held by a thread that does not exist in this process: it was "
+			     "locked when the process was forked from %d (its owner %d is a thread of %d); "
+			     "nobody has woken it for %s", g->n_end, g->n_end == 1 ? "thread waits" : "threads wait",
+			     gn, gone->gone_parent, gone->gone_tid, gone->gone_parent, d);
+	else if (gone)
+		rp_f_summary(f, "%u %s on %s, held by no thread of this process (its recorded owner %d: it "
+			     "exited holding the lock, or the lock was copied locked by fork()); nobody has "
+			     "woken it for %s", g->n_end, g->n_end == 1 ? "thread waits" : "threads wait", gn,
+			     gone->gone_tid, d);
+	else
+		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", g->n_end,
+			     g->n_end == 1 ? "thread waits" : "threads wait", gn, d);
 	rp_tid_list(r, g, list, sizeof(list), 12);
 	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
 	rp_f_ev(f, "asleep on it since %s or later: %s", g->end_oldest ? ts : "before the trace", list);
@@ -502,6 +517,9 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 			rp_f_ev(f, "that waker, %s, is now %s", rp_tname(w, tn, sizeof(tn)), what);
 			f->holder = w->pub.tid;
 		}
+	} else if (gone) {
+		rp_f_ev(f, "the snapshot read the lock's recorded owner %d, no thread of this process; the "
+			"lock is private, so no other process's thread can release it", gone->gone_tid);
 	} else if (!strcmp(g->rt_kind, "threading.Lock")) {
 		rp_f_ev(f, "no wake-up on it was recorded in the trace, and a threading.Lock records no holder");
 	} else {

@@ -354,9 +354,15 @@ static void rlock_owner(struct model *m, struct lt_thread *t, uint64_t obj, char
 	size_t o = strlen(state);
 	if (!ident)
 		snprintf(state + o, len - o, "; no owner recorded");
-	else if (!tid)
+	else if (!tid) {
 		snprintf(state + o, len - o, "; owner pthread 0x%" PRIx64 " is no thread of this process",
 			 ident);
+		/* an RLock is this process's object: copied locked by fork(),
+		 * or its owner exited (forkorigin.c names the first) */
+		t->futex.owner_gone = true;
+		t->futex.gone_ptr = ident;
+		t->futex.gone_tid = lt_cpy_pthread_tid(m->e, ident);
+	}
 	else
 		snprintf(state + o, len - o, "; owner thread %d, count %" PRIu64, (int)tid, count);
 	if (tid && tid != t->tid) {

@@ -413,6 +413,8 @@ static struct waiter waiter_of(const struct lt_snapshot *s, size_t i, uint64_t a
 		w.uaddr = f->obj_off + (addr - f->uaddr);
 		w.ino = f->obj_ino;
 		w.dev = (uint64_t)f->obj_major << 32 | f->obj_minor;
+	} else {
+		w.dev = (uint64_t)(uint32_t)f->space; /* its process in a multi-process view */
 	}
 	return w;
 }
@@ -611,10 +613,31 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 				       o->frames[f].module ? o->frames[f].module : "?");
 }
 
+/* A private lock whose recorded owner is no thread of this process
+ * (forkorigin.c): "held by a thread that does not exist in this process:
+ * ...". */
+static char *gone_holder(const struct lt_futex *f)
+{
+	char who[64];
+	if (f->gone_tid > 0)
+		snprintf(who, sizeof(who), "%d%s%s%s", (int)f->gone_tid, f->gone_comm[0] ? " (" : "",
+			 f->gone_comm, f->gone_comm[0] ? ")" : "");
+	else
+		snprintf(who, sizeof(who), "pthread 0x%" PRIx64, f->gone_ptr);
+	if (f->gone_parent)
+		return lts_asprintf("held by a thread that does not exist in this process: it was locked "
+				    "when the process was forked from %d (its owner %s is a thread of %d)",
+				    (int)f->gone_parent, who, (int)f->gone_parent);
+	return lts_asprintf("held by no thread of this process (its recorded owner %s is not one: it "
+			    "exited holding the lock, or the lock was copied locked by fork())", who);
+}
+
 /* Why no holder can be named, said as what it is. */
 static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread *t0, bool *dead)
 {
 	const struct lt_futex *f = &t0->futex;
+	if (f->owner_gone)
+		return gone_holder(f);
 	if (f->owner_tgid > 0)
 		return lts_asprintf("its recorded owner %d is a thread of another process, %d (%s): "
 				    "a process-shared lock", (int)f->mutex_owner, (int)f->owner_tgid,
@@ -674,6 +697,8 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		else if (owner)
 			v->summary = lts_asprintf("%zu %s for %s held by %d, not a thread of this process",
 						  cnt, ts, lp, (int)owner);
+		else if (t0->futex.owner_gone)
+			v->summary = lts_asprintf("%zu %s for %s %s", cnt, ts, lp, why);
 		else if (t0->futex.owner_tgid > 0)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d of another process, %d (%s); "
 						  "snapshot that process to see what it does", cnt, ts, lp,
@@ -730,6 +755,18 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	}
 	if (owner) {
 		owner_evidence(v, s, owner, how, agree, cnt);
+	} else if (t0->futex.owner_gone) {
+		const struct lt_futex *f = &t0->futex;
+		lt_strlist_add(&v->evidence, "the lock is private to this process (%s), so no thread of "
+			       "another process can hold it; its recorded owner %d%s%s",
+			       f->lock_kind && !strcmp(f->lock_kind, "threading.RLock") ? "a Python object"
+			       : "FUTEX_PRIVATE", (int)f->gone_tid,
+			       f->gone_parent ? " is a live thread of an ancestor process, " : " is no thread of it",
+			       f->gone_parent ? "which held it when this process was forked" : "");
+		if (f->gone_parent)
+			lt_strlist_add(&v->evidence, "process %d: snapshot it to see what its thread %d does "
+				       "(nothing it does can release this process's copy)",
+				       (int)f->gone_parent, (int)f->gone_tid);
 	} else if (dead) {
 		lt_strlist_add(&v->evidence, "the pthread mutex __owner field holds tid %d, which is not "
 			       "a thread of this process: the owner probably exited while holding the lock",
