@@ -638,13 +638,15 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 				 f->lock_name ? f->lock_name : "");
 		if (f->owner_kind >= LT_OWNER_MUTEX) {
 			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
-			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" : "held by thread";
+			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" :
+					  f->owner_kind == LT_OWNER_INFERRED ? "probably held by thread" : "held by thread";
 			snprintf(own, sizeof(own), ", %s %d (%s)%s", how, (int)f->owner,
 				 o ? lt_thread_name(o) : "not in this process",
 				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
 				 f->owner_kind == LT_OWNER_PI ? " [PI futex word]" :
 				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :
 				 f->owner_kind == LT_OWNER_RWLOCK ? " [rwlock __cur_writer]" :
+				 f->owner_kind == LT_OWNER_INFERRED ? " [inferred from its frames]" :
 				 f->owner_kind == LT_OWNER_RUNTIME ? " [read from the runtime]" : "");
 		} else if (f->is_wait && f->owner_gone && f->gone_parent) {
 			/* copied locked by fork(): the owner is the parent's */

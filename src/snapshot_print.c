@@ -112,6 +112,8 @@ static void json_futex_owner(struct jw *w, const struct lt_futex *x)
 	}
 	jw_kstr(w, "owner_kind", lt_owner_kind_name(x->owner_kind));
 	jw_kint_or_null(w, "owner", (int)x->owner, x->owner_kind >= LT_OWNER_MUTEX);
+	if (x->owner_kind == LT_OWNER_INFERRED) /* not recorded by the lock */
+		jw_kstr(w, "owner_how", x->owner_how ? x->owner_how : "");
 	if (jw_kobject_or_null(w, "owner_process", x->owner_tgid > 0)) {
 		jw_kint(w, "tid", (int)x->mutex_owner);
 		jw_kint(w, "pid", (int)x->owner_tgid);

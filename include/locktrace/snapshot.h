@@ -135,6 +135,9 @@ enum lt_owner_kind {
 	LT_OWNER_RUNTIME,     /* a runtime lock whose model named the holder
 	                         (OCaml master lock, CPython GIL): lockmodel.h */
 	LT_OWNER_RWLOCK,      /* glibc rwlock: __cur_writer                       */
+	LT_OWNER_INFERRED,    /* not recorded by the lock: inferred (a Python
+	                         threading.Lock kept by one thread's frames in a
+	                         `with` block or a local); lt_futex.owner_how  */
 };
 const char *lt_owner_kind_name(enum lt_owner_kind k);
 
@@ -167,6 +170,9 @@ struct lt_futex {
 	 * owner's tid, 0 if unknown; gone_ptr: its pthread_t, 0 if unknown;
 	 * gone_parent: the ancestor process the owner is a live thread of (the
 	 * lock was held there when this process was forked), 0 if none. */
+	/* LT_OWNER_INFERRED: the evidence ("inside `with first:` in worker
+	 * (x.py:12)"), malloc'd; NULL otherwise */
+	char *owner_how;
 	bool owner_gone;
 	pid_t gone_tid, gone_parent;
 	uint64_t gone_ptr;
