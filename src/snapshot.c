@@ -26,6 +26,7 @@
 #include "locktrace/calls.h"
 #include "locktrace/lockmodel.h"
 #include "forkorigin.h"
+#include "rt_idle.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
@@ -1105,6 +1106,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	if (!c.compat)
 		lt_rtthreads_apply(s, &env);
 	lts_fork_origins(s); /* owners of private locks that are not here */
+	lt_rt_idle_apply(s); /* runtime threads waiting for work: no locks */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)
