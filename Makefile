@@ -58,7 +58,7 @@ OCAML_WLS := $(if $(OCAMLOPT),$(B)/workloads/ocaml_holder)
 # Java workloads (tests/workloads/java) likewise need javac (Debian:
 # default-jdk-headless); class files for Java 11, so any JDK from 11 on runs them.
 JAVAC     ?= $(shell command -v javac 2>/dev/null)
-JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class)
+JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class $(B)/workloads/java/JucLocks.class)
 
 .PHONY: all deps test unit demo bench clean fuzz unit-asan FORCE
 # a recipe that fails leaves no half-written target behind
@@ -133,7 +133,7 @@ $(B)/workloads/ocaml_holder: $(OCAML_WL_SRCS)
 	$(Q)cd $(B)/workloads/ocaml && $(OCAMLOPT) -g -ccopt -Wall -I +unix -I +threads \
 		unix.cmxa threads.cmxa $(notdir $^) -o ../ocaml_holder
 
-$(B)/workloads/java/JavaLocks.class: tests/workloads/java/JavaLocks.java
+$(B)/workloads/java/%.class: tests/workloads/java/%.java
 	@mkdir -p $(@D)
 	$(call msg,JAVAC,$@)
 	$(Q)$(JAVAC) --release 11 -encoding UTF-8 -d $(@D) $<
