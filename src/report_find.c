@@ -136,6 +136,13 @@ static const char *kind_text(const char *k)
 const char *rp_gname(const struct rgroup *g, char *buf, size_t len)
 {
 	const char *k = kind_text(g->pub.kind ? g->pub.kind : rp_group_kind(g));
+	/* what the snapshot's lock models said it is wins over how its waits
+	 * look: one name for a lock everywhere */
+	for (size_t i = 0; !g->rt_kind[0] && i < g->n_mem; i++)
+		if (g->mem[i]->snap && g->mem[i]->snap->lock_kind) {
+			k = g->mem[i]->snap->lock_kind;
+			break;
+		}
 	const char *a = g->keytext; /* "0x...", or what a key of another process stands for */
 	if (g->rt_kind[0])
 		snprintf(buf, len, "the %.47s %.40s (%.60s, %.34s)", g->rt_kind, g->rt_name,

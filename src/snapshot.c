@@ -367,6 +367,14 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 		lts_futex2_decode_args(f, t->sc.args);
 	else
 		lt_futex_decode_args(f, t->sc.args);
+	/* a thread decoded again (its registers, then /proc) keeps nothing
+	 * of the first decoding's owner */
+	f->owner_tgid = 0;
+	f->owner_comm[0] = 0;
+	f->owner_gone = false;
+	f->gone_tid = f->gone_parent = 0;
+	f->gone_ptr = 0;
+	f->gone_comm[0] = 0;
 	if (!f->is_wait)
 		t->wait = LT_WAIT_OTHER;
 	if (c->sym && !(c->o->flags & LT_SNAP_NO_SYMBOLS))

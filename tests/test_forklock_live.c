@@ -168,3 +168,42 @@ Test(forklock_live, child_of_a_locked_python_rlock, .fini = cleanup, .timeout = 
 	cr_assert_null(strstr(v->summary, "no owner recorded"), "%s", v->summary);
 	lt_snapshot_free(s);
 }
+
+/* locktrace record -p PARENT,CHILD, then report: the child's copy of M is
+ * held by a thread that does not exist in the child, forked from the
+ * parent; the parent's M is not "part of the same object"; nothing calls
+ * the mutex an idle pool's condition variable. */
+Test(forklock_live, report_of_parent_and_child, .fini = cleanup, .timeout = 180)
+{
+	start("--parent-waits");
+	pid_t parent = wl.pid, child = (pid_t)tv("child", NULL, "pid");
+	pid_t holder = (pid_t)tv("thread", "role=holder", "tid");
+	char path[128], list[64];
+	tl_tmp_path(path, sizeof(path), "forklock");
+	sleep(3); /* the waits are older than the report's stall threshold (2 s) */
+	snprintf(list, sizeof(list), "%d,%d", (int)parent, (int)child);
+	char *argv[] = { LT_BIN, "record", "--no-status", "--duration", "1", "-o", path, "-p", list, NULL };
+	cr_assert_eq(tl_run_to_end(argv, NULL, NULL, NULL, NULL), 0, "locktrace record failed");
+	struct rp_json *j = tl_report_json(path);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	cr_assert(fs && fs->type == RPJ_ARR);
+	char want[160];
+	snprintf(want, sizeof(want), "held by a thread that does not exist in this process: it was locked when "
+		 "the process was forked from %d (its owner %d", (int)parent, (int)holder);
+	int forked = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		const char *sm = rp_json_str(rp_json_get(&fs->items[i], "summary"));
+		forked += sm && strstr(sm, want) != NULL;
+		if (sm && !strstr(sm, want))
+			fprintf(stderr, "forklock_live: finding: %s\n", sm);
+		const struct rp_json *ev = rp_json_get(&fs->items[i], "evidence");
+		for (size_t k = 0; ev && ev->type == RPJ_ARR && k < ev->n; k++) {
+			const char *e = rp_json_str(&ev->items[k]);
+			cr_assert(!e || !strstr(e, "part of the same object"), "two processes' copies joined: %s", e);
+			cr_assert(!e || !strstr(e, "idle pool"), "a mutex is no idle pool's condvar: %s", e);
+		}
+	}
+	cr_assert_eq(forked, 1, "no finding says '%s'", want);
+	rp_json_free(j);
+	unlink(path);
+}
