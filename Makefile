@@ -103,7 +103,7 @@ OCAML5_WLS   := $(patsubst $(OCAML5_TOOLS)/ocaml-%-min.tar.xz,$(B)/workloads/oca
 # Java workloads (tests/workloads/java) likewise need javac (Debian:
 # default-jdk-headless); class files for Java 11, so any JDK from 11 on runs them.
 JAVAC     ?= $(shell command -v javac 2>/dev/null)
-JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class)
+JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class $(B)/workloads/java/JucLocks.class)
 # Go workloads (tests/workloads/go) need go (Debian: golang-go); standard
 # library only, built offline with their cache under build/.
 GO        ?= $(shell command -v go 2>/dev/null)
@@ -205,7 +205,7 @@ $(B)/workloads/ocaml-%/ocaml5_locks: $(OCAML5_WL_SRCS) $(B)/ocaml/%/.unpacked
 		OCAMLLIB=$${top}lib/ocaml $${top}bin/ocamlopt.opt -g -ccopt -Wall -I +unix -I +threads \
 		unix.cmxa threads.cmxa $(notdir $(OCAML5_WL_SRCS)) -o ocaml5_locks
 
-$(B)/workloads/java/JavaLocks.class: tests/workloads/java/JavaLocks.java
+$(B)/workloads/java/%.class: tests/workloads/java/%.java
 	@mkdir -p $(@D)
 	$(call msg,JAVAC,$@)
 	$(Q)$(JAVAC) --release 11 -encoding UTF-8 -d $(@D) $<

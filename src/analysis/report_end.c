@@ -135,6 +135,9 @@ static struct rthread *suspect(struct lt_report *r, struct rgroup *g)
 				struct rthread *t = p->fidx[k].t;
 				if (t->end_group == g->idx + 1 || t == cand)
 					continue;
+				/* a private lock is held in its own process only */
+				if (t->pub.tgid != w->pub.tgid && !(g->pub.addr & LT_LOCKKEY_SHARED))
+					continue;
 				if (cand)
 					return NULL; /* two suspects: no guess */
 				cand = t;
@@ -152,8 +155,13 @@ static struct rthread *suspect(struct lt_report *r, struct rgroup *g)
  * only one. */
 void rp_infer_holder(struct lt_report *r, struct rgroup *g)
 {
-	struct rthread *cand = suspect(r, g);
 	const char *func = NULL;
+	/* the lock records an owner that is no thread of its process (copied
+	 * locked by fork()): no other thread is guessed */
+	for (size_t i = 0; i < g->n_mem; i++)
+		if (g->mem[i]->snap && g->mem[i]->snap->owner_gone)
+			return;
+	struct rthread *cand = suspect(r, g);
 
 	if (!cand)
 		return;

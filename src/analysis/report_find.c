@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lockid.h"
 #include "report_model.h"
 #include "utf8.h"
 
@@ -135,6 +136,13 @@ static const char *kind_text(const char *k)
 const char *rp_gname(const struct rgroup *g, char *buf, size_t len)
 {
 	const char *k = kind_text(g->pub.kind ? g->pub.kind : rp_group_kind(g));
+	/* what the snapshot's lock models said it is wins over how its waits
+	 * look: one name for a lock everywhere */
+	for (size_t i = 0; !g->rt_kind[0] && i < g->n_mem; i++)
+		if (g->mem[i]->snap && g->mem[i]->snap->lock_kind) {
+			k = g->mem[i]->snap->lock_kind;
+			break;
+		}
 	const char *a = g->keytext; /* "0x...", or what a key of another process stands for */
 	if (g->rt_kind[0])
 		snprintf(buf, len, "the %.47s %.40s (%.60s, %.34s)", g->rt_kind, g->rt_name,
@@ -160,6 +168,15 @@ static int sym_base(struct lt_report *r, const struct rgroup *g, char *buf, size
 	return s[0] && rp_parse_sym(P(r), s, buf, len, &off);
 }
 
+/* The address space a lock key is in: 0 the trace's own process, 1 + its
+ * index for another process, -1 a shared object (lockid.h). */
+static int64_t key_space(uint64_t k)
+{
+	if (!(k & LT_LOCKKEY_ENC))
+		return 0;
+	return (k & LT_LOCKKEY_SHARED) ? -1 : 1 + (int64_t)((k >> LT_LOCKKEY_ADDR_BITS) & LT_LOCKKEY_MAX_INDEX);
+}
+
 /* Other locks whose words the snapshot names with the same symbol: parts of
  * one object (a runtime lock's mutex and condition variable). */
 void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
@@ -171,6 +188,9 @@ void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struc
 		const struct rgroup *o = P(r)->gr[i];
 		if (o == g || !sym_base(r, o, b2, sizeof(b2)) || strcmp(base, b2))
 			continue;
+		int64_t sg = key_space(g->pub.addr), so = key_space(o->pub.addr);
+		if (sg >= 0 && so >= 0 && sg != so)
+			continue; /* private memory of two processes: two objects */
 		char tot[32];
 		rp_fmt_dur(o->pub.total_ns, tot, sizeof(tot));
 		rp_f_ev(f, "part of the same object %s: %s, %" PRIu64 " waits (%s in all), %" PRIu64 " wake calls, %u waiting at the end",

@@ -55,13 +55,21 @@ void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char
 		else
 			snprintf(buf, len, "%s %s", op, name);
 		break;
-	case LT_EV_WAIT_ENTER:
-		if (c->fd >= 0)
-			snprintf(buf, len, "%s(%u fd%s, fd %d%s)", lt_call_name(c->nr), c->nfds,
+	case LT_EV_WAIT_ENTER: {
+		const char *cn = lt_call_name(c->nr);
+		if (cn && !strncmp(cn, "epoll", 5))
+			/* epoll_wait's count is maxevents, its fd the epoll
+			 * instance: neither is a number of watched fds */
+			snprintf(buf, len, "%s(epoll fd %d, maxevents %u%s)", cn, c->fd, c->nfds, to);
+		else if (c->fd >= 0 && cn && strstr(cn, "poll"))
+			snprintf(buf, len, "%s(%u fd%s watched, the first fd %d%s)", cn, c->nfds,
 				 c->nfds == 1 ? "" : "s", c->fd, to);
+		else if (c->fd >= 0) /* select: nfds is the highest fd + 1 */
+			snprintf(buf, len, "%s(nfds %u, the first fd %d%s)", cn, c->nfds, c->fd, to);
 		else
-			snprintf(buf, len, "%s(nfds %u%s)", lt_call_name(c->nr), c->nfds, to);
+			snprintf(buf, len, "%s(nfds %u%s)", cn, c->nfds, to);
 		break;
+	}
 	case LT_EV_IO_ENTER:
 		if (c->count == LT_IO_COUNT_UNKNOWN)
 			snprintf(buf, len, "%s(%sfd %d, bytes n/a)", lt_call_name(c->nr),

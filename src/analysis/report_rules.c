@@ -469,6 +469,18 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	lost_wake_released(r, g, gn);
 }
 
+/* A condition variable by the snapshot's lock models, or, where they
+ * said nothing, by how its waits look: only then is "an idle pool" a
+ * reading of nobody waking it. */
+static int rp_real_condvar(const struct rgroup *g)
+{
+	for (size_t i = 0; i < g->n_mem; i++)
+		if (g->mem[i]->snap && g->mem[i]->snap->lock_kind)
+			return !strcmp(g->mem[i]->snap->lock_kind, "condition variable");
+	const char *k = g->pub.kind ? g->pub.kind : rp_group_kind(g);
+	return k && !strcmp(k, "condvar");
+}
+
 static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 {
 	char gn[200], ts[32], d[32], list[512], what[512], tn[96];
@@ -488,8 +500,23 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 		if (rp_is_lock_waiter(g->mem[i]))
 			rp_f_tid(f, g->mem[i]->pub.tid);
 	rp_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
-	rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", g->n_end,
-		     g->n_end == 1 ? "thread waits" : "threads wait", gn, d);
+	const struct rp_snap_thread *gone = NULL; /* a private lock copied by fork() */
+	for (size_t i = 0; i < g->n_mem && !gone; i++)
+		if (g->mem[i]->snap && g->mem[i]->snap->owner_gone)
+			gone = g->mem[i]->snap;
+	if (gone && gone->gone_parent)
+		rp_f_summary(f, "%u %s on %s, held by a thread that does not exist in this process: it was "
+			     "locked when the process was forked from %d (its owner %d is a thread of %d); "
+			     "nobody has woken it for %s", g->n_end, g->n_end == 1 ? "thread waits" : "threads wait",
+			     gn, gone->gone_parent, gone->gone_tid, gone->gone_parent, d);
+	else if (gone)
+		rp_f_summary(f, "%u %s on %s, held by no thread of this process (its recorded owner %d: it "
+			     "exited holding the lock, or the lock was copied locked by fork()); nobody has "
+			     "woken it for %s", g->n_end, g->n_end == 1 ? "thread waits" : "threads wait", gn,
+			     gone->gone_tid, d);
+	else
+		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", g->n_end,
+			     g->n_end == 1 ? "thread waits" : "threads wait", gn, d);
 	rp_tid_list(r, g, list, sizeof(list), 12);
 	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
 	rp_f_ev(f, "asleep on it since %s or later: %s", g->end_oldest ? ts : "before the trace", list);
@@ -502,10 +529,15 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 			rp_f_ev(f, "that waker, %s, is now %s", rp_tname(w, tn, sizeof(tn)), what);
 			f->holder = w->pub.tid;
 		}
+	} else if (gone) {
+		rp_f_ev(f, "the snapshot read the lock's recorded owner %d, no thread of this process; the "
+			"lock is private, so no other process's thread can release it", gone->gone_tid);
 	} else if (!strcmp(g->rt_kind, "threading.Lock")) {
 		rp_f_ev(f, "no wake-up on it was recorded in the trace, and a threading.Lock records no holder");
-	} else {
+	} else if (rp_real_condvar(g)) {
 		rp_f_ev(f, "no wake-up on it was recorded in the trace: an idle pool parked on a condition variable looks like this");
+	} else {
+		rp_f_ev(f, "no wake-up on it was recorded in the trace");
 	}
 	rp_python_lock_ev(r, f, g);
 	rp_others_ev(r, f, g);
@@ -586,7 +618,7 @@ static void rule_stall(struct lt_report *r)
 	struct lt_report_priv *p = P(r);
 	char ts[32], d[32], c[256], tn[96];
 	uint64_t longest = 0;
-	unsigned futex = 0, io = 0, poll = 0, other = 0, running = 0, runnable = 0, alive = 0;
+	unsigned futex = 0, io = 0, fdio = 0, poll = 0, other = 0, running = 0, runnable = 0, alive = 0;
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
 		const struct lt_report_thread *x = &t->pub;
@@ -599,8 +631,10 @@ static void rule_stall(struct lt_report *r)
 			runnable++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_FUTEX_ENTER)
 			futex++;
-		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER)
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && x->end_call.socket)
 			io++;
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER)
+			fdio++; /* a pipe, a FIFO, a file: not a socket */
 		else if (x->end_state == LT_RTS_IN_CALL)
 			poll++;
 		else
@@ -621,8 +655,8 @@ static void rule_stall(struct lt_report *r)
 	rp_fmt_ts(f->since, ts, sizeof(ts));
 	char when[96];
 	snprintf(when, sizeof(when), p->prog_ts ? "since %s" : "since the trace began at %s", ts);
-	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits, %u in socket I/O, %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
-		     d, when, futex, alive, io, poll, other, running, runnable);
+	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits, %u in socket I/O, %u in other fd I/O (pipes, FIFOs, files), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
+		     d, when, futex, alive, io, fdio, poll, other, running, runnable);
 	if (fired)
 		rp_f_ev(f, "the recorder's stall detector fired and wrote this trace (its rule: docs/flight-recorder.md)");
 	if (p->prog_ts) {

@@ -207,6 +207,7 @@ void lt_thread_clear(struct lt_thread *t)
 	free(t->futex.lock_sym);
 	free(t->futex.lock_name);
 	free(t->futex.lock_state);
+	free(t->futex.owner_how);
 	for (size_t i = 0; i < t->fdw.n_fds; i++)
 		fd_clear(&t->fdw.fds[i]);
 	free(t->fdw.fds);
@@ -299,6 +300,7 @@ const char *lt_owner_kind_name(enum lt_owner_kind k)
 	case LT_OWNER_JOIN: return "join";
 	case LT_OWNER_RUNTIME: return "runtime";
 	case LT_OWNER_RWLOCK: return "rwlock_writer";
+	case LT_OWNER_INFERRED: return "inferred";
 	case LT_OWNER_UNKNOWN: break;
 	}
 	return "unknown";

@@ -341,6 +341,12 @@ static Dwfl_Module *module_for_data(struct lt_sym *s, uint64_t addr, const struc
 	if (!s->dwfl)
 		return NULL;
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	/* a module's range may span what the kernel mapped elsewhere (a
+	 * stack, the heap, an anonymous mapping past its image): those are
+	 * named as what they are, never as module+offset */
+	if (mod && m && (m->stack_tid || (m->path && m->path[0] != '/') ||
+			 (!m->path && addr >= module_image_end(mod))))
+		mod = NULL;
 	if (mod || !m || m->path || m == s->maps || m->stack_tid)
 		return mod;
 	const struct lt_map *prev = m - 1;

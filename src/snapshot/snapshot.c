@@ -29,6 +29,8 @@
 #include "snapshot.h"
 #include "symbols.h"
 #include "golang.h"
+#include "forkorigin.h"
+#include "rt_idle.h"
 #include "snapshot_int.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -363,6 +365,14 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 		lts_futex2_decode_args(f, t->sc.args);
 	else
 		lt_futex_decode_args(f, t->sc.args);
+	/* a thread decoded again (its registers, then /proc) keeps nothing
+	 * of the first decoding's owner */
+	f->owner_tgid = 0;
+	f->owner_comm[0] = 0;
+	f->owner_gone = false;
+	f->gone_tid = f->gone_parent = 0;
+	f->gone_ptr = 0;
+	f->gone_comm[0] = 0;
 	if (!f->is_wait)
 		t->wait = LT_WAIT_OTHER;
 	if (c->sym && !(c->o->flags & LT_SNAP_NO_SYMBOLS))
@@ -415,7 +425,14 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 	}
 	if (f->mutex_ok && (w == 1 || w == 2) && f->mutex_owner > 0 && (f->mutex_kind & ~0x3f3) == 0 &&
 	    !is_tid(c->s, (uint32_t)f->mutex_owner)) {
-		if (other_process(f->mutex_owner, &f->owner_tgid, f->owner_comm, sizeof(f->owner_comm)))
+		if (f->private_) {
+			/* a private lock is no other process's: copied locked
+			 * by fork(), or its owner exited (forkorigin.c) */
+			f->owner_gone = true;
+			f->gone_tid = f->mutex_owner;
+			lt_strlist_add(&t->notes, "lock looks like a private pthread mutex whose __owner %d is "
+				       "no thread of this process", (int)f->mutex_owner);
+		} else if (other_process(f->mutex_owner, &f->owner_tgid, f->owner_comm, sizeof(f->owner_comm)))
 			lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is a thread "
 				       "of another process, %d (%s): a process-shared lock",
 				       (int)f->mutex_owner, (int)f->owner_tgid, f->owner_comm);
@@ -628,14 +645,23 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 				 f->lock_name ? f->lock_name : "");
 		if (f->owner_kind >= LT_OWNER_MUTEX) {
 			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
-			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" : "held by thread";
+			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" :
+					  f->owner_kind == LT_OWNER_INFERRED ? "probably held by thread" : "held by thread";
 			snprintf(own, sizeof(own), ", %s %d (%s)%s", how, (int)f->owner,
 				 o ? lt_thread_name(o) : "not in this process",
 				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
 				 f->owner_kind == LT_OWNER_PI ? " [PI futex word]" :
 				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :
 				 f->owner_kind == LT_OWNER_RWLOCK ? " [rwlock __cur_writer]" :
+				 f->owner_kind == LT_OWNER_INFERRED ? " [inferred from its frames]" :
 				 f->owner_kind == LT_OWNER_RUNTIME ? " [read from the runtime]" : "");
+		} else if (f->is_wait && f->owner_gone && f->gone_parent) {
+			/* copied locked by fork(): the owner is the parent's */
+			snprintf(own, sizeof(own), ", held by thread %d of process %d when this process was "
+				 "forked from it: no thread of this process", (int)f->gone_tid, (int)f->gone_parent);
+		} else if (f->is_wait && f->owner_gone) {
+			snprintf(own, sizeof(own), ", recorded owner %d is no thread of this process",
+				 (int)f->gone_tid);
 		} else if (f->is_wait && f->owner_tgid > 0) {
 			/* a process-shared mutex held by a thread of another
 			 * process (snapshot -p A,B resolves it in its verdicts) */
@@ -1085,6 +1111,8 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	 * layouts are x86-64 ones: not for a 32-bit process */
 	if (!c.compat)
 		lt_rtthreads_apply(s, &env);
+	lts_fork_origins(s); /* owners of private locks that are not here */
+	lt_rt_idle_apply(s); /* runtime threads waiting for work: no locks */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)

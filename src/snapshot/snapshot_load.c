@@ -118,8 +118,18 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 	f->word_ok = rp_json_is_num(J(j, "word"));
 	f->word = (uint32_t)rp_json_int(J(j, "word"), 0);
 	f->owner_kind = enum_of(rp_json_str(J(j, "owner_kind")), owner_name, LT_OWNER_NONE,
-				LT_OWNER_RWLOCK, LT_OWNER_UNKNOWN);
+				LT_OWNER_INFERRED, LT_OWNER_UNKNOWN);
+	f->owner_how = dup_str(J(j, "owner_how"));
 	f->owner = (pid_t)rp_json_int(J(j, "owner"), 0);
+	const struct rp_json *og = J(j, "owner_gone");
+	if (og && og->type == RPJ_OBJ) {
+		const char *gc = rp_json_str(J(og, "comm"));
+		f->owner_gone = true;
+		f->gone_tid = (pid_t)rp_json_int(J(og, "tid"), 0);
+		f->gone_ptr = addr_of(J(og, "pthread"));
+		f->gone_parent = (pid_t)rp_json_int(J(og, "forked_from"), 0);
+		snprintf(f->gone_comm, sizeof(f->gone_comm), "%s", gc ? gc : "");
+	}
 	f->lock_kind = own_str(s, J(j, "lock_kind"));
 	f->lock_base = addr_of(J(j, "lock_base"));
 	f->lock_name = dup_str(J(j, "lock_name"));

@@ -45,6 +45,8 @@ static void resolve_owner(const struct lt_multi_snapshot *m, struct lt_thread *t
 	struct lt_futex *f = &t->futex;
 	if (t->wait != LT_WAIT_FUTEX || !f->word_ok)
 		return;
+	if (f->private_)
+		return; /* no thread of another process holds a private lock */
 	if (f->owner_tgid > 0 && given(m, f->owner_tgid) && lt_snapshot_find(&m->view, f->mutex_owner)) {
 		f->owner_kind = LT_OWNER_MUTEX;
 		f->owner = f->mutex_owner;
@@ -83,6 +85,7 @@ static int fill_view(struct lt_multi_snapshot *m)
 			tp[k].pid = s->pid;
 			if (tp[k].t.futex.rtlock)
 				tp[k].t.futex.rtlock += (unsigned)r;
+			tp[k].t.futex.space = s->pid; /* one address in two processes is two locks */
 		}
 		memcpy(m->view.rtlocks + r, s->rtlocks, s->n_rtlocks * sizeof(*s->rtlocks));
 		r += s->n_rtlocks;

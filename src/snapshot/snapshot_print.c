@@ -113,10 +113,21 @@ static void json_futex_owner(struct jw *w, const struct lt_futex *x)
 	}
 	jw_kstr(w, "owner_kind", lt_owner_kind_name(x->owner_kind));
 	jw_kint_or_null(w, "owner", (int)x->owner, x->owner_kind >= LT_OWNER_MUTEX);
+	if (x->owner_kind == LT_OWNER_INFERRED) /* not recorded by the lock */
+		jw_kstr(w, "owner_how", x->owner_how ? x->owner_how : "");
 	if (jw_kobject_or_null(w, "owner_process", x->owner_tgid > 0)) {
 		jw_kint(w, "tid", (int)x->mutex_owner);
 		jw_kint(w, "pid", (int)x->owner_tgid);
 		jw_kstr(w, "comm", x->owner_comm);
+		jw_end(w);
+	}
+	if (jw_kobject_or_null(w, "owner_gone", x->owner_gone)) {
+		/* a private lock's owner that is no thread of this process */
+		jw_kint_or_null(w, "tid", (int)x->gone_tid, x->gone_tid > 0);
+		if (x->gone_ptr)
+			jw_khex(w, "pthread", x->gone_ptr);
+		jw_kint_or_null(w, "forked_from", (int)x->gone_parent, x->gone_parent > 0);
+		jw_kstr(w, "comm", x->gone_comm);
 		jw_end(w);
 	}
 	jw_kbool(w, "join_confirmed", x->join_confirmed);

@@ -59,7 +59,8 @@ static bool has_owner(const struct lt_futex *f)
 {
 	return f->owner_kind == LT_OWNER_MUTEX || f->owner_kind == LT_OWNER_PI ||
 	       f->owner_kind == LT_OWNER_ROBUST || f->owner_kind == LT_OWNER_JOIN ||
-	       f->owner_kind == LT_OWNER_RUNTIME || f->owner_kind == LT_OWNER_RWLOCK;
+	       f->owner_kind == LT_OWNER_RUNTIME || f->owner_kind == LT_OWNER_RWLOCK ||
+	       f->owner_kind == LT_OWNER_INFERRED;
 }
 
 static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
@@ -166,6 +167,7 @@ static const char *owner_how(enum lt_owner_kind k)
 	case LT_OWNER_JOIN: return "pthread_join on its tid";
 	case LT_OWNER_RWLOCK: return "rwlock __cur_writer";
 	case LT_OWNER_RUNTIME: return "runtime's own state";
+	case LT_OWNER_INFERRED: return "inferred from its frames, not recorded by the lock";
 	default: return "?";
 	}
 }
@@ -178,6 +180,7 @@ static const char *owner_source(const struct lt_futex *f)
 	case LT_OWNER_ROBUST: return "robust mutex word";
 	case LT_OWNER_RWLOCK: return "rwlock __cur_writer";
 	case LT_OWNER_RUNTIME: return "the runtime's own state";
+	case LT_OWNER_INFERRED: return "inferred from the threads' frames (the lock records no holder)";
 	default: return NULL;
 	}
 }
@@ -260,11 +263,24 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       lock_label(f, lb, sizeof(lb)), dur);
 	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
 		runtime_edge(v, s, t, o, op, dur);
-	else
+	else if (f->lock_kind && f->lock_base && f->lock_base != f->uaddr) {
+		/* an object whose waiters sleep on another word (a Python
+		 * Lock's semaphore): named as the object, as everywhere */
+		char *lp = lock_phrase(s, f);
+		lt_strlist_add(&v->evidence,
+			       "thread %d (%s) waits for %s [%s, word=%u] %s by thread %d (%s) [%s], for %s",
+			       (int)t->tid, lt_thread_name(t), lp ? lp : "?", op, f->word,
+			       f->owner_kind == LT_OWNER_INFERRED ? "probably held" : "held", (int)f->owner,
+			       o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
+		free(lp);
+	} else
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) waits for lock %s [%s, word=%u] held by thread %d (%s) [%s], for %s",
 			       (int)t->tid, lt_thread_name(t), lock_label(f, lb, sizeof(lb)), op, f->word,
 			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
+	if (f->owner_kind == LT_OWNER_INFERRED)
+		lt_strlist_add(&v->evidence, "inferred: thread %d %s", (int)f->owner,
+			       f->owner_how ? f->owner_how : "keeps it in its frames");
 }
 
 static void find_deadlocks(struct lt_snapshot *s)
@@ -313,11 +329,19 @@ static void find_deadlocks(struct lt_snapshot *s)
 					       (int)v->tids[m], t ? lt_thread_name(t) : "?");
 		}
 		snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
+		size_t inferred = 0;
+		for (size_t m = 0; m < v->n_tids; m++) {
+			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+			inferred += t && t->futex.owner_kind == LT_OWNER_INFERRED;
+		}
+		/* a holder inferred from the frames makes the cycle probable */
+		const char *dl = inferred ? "probable deadlock" : "deadlock";
 		if (v->n_tids == 1)
-			v->summary = lts_asprintf("deadlock: thread %s waits for a lock it holds itself", chain);
+			v->summary = lts_asprintf("%s: thread %s waits for a lock it holds itself", dl, chain);
 		else
-			v->summary = lts_asprintf("deadlock: %zu threads wait for each other: %s",
-						  v->n_tids, chain);
+			v->summary = lts_asprintf("%s: %zu threads wait for each other: %s%s", dl,
+						  v->n_tids, chain, inferred ? " (holders inferred from "
+						  "their frames: a threading.Lock records none)" : "");
 		v->explains = v->n_tids;
 		v->longest_s = -1;
 		for (size_t m = 0; m < v->n_tids; m++) {
@@ -414,6 +438,8 @@ static struct waiter waiter_of(const struct lt_snapshot *s, size_t i, uint64_t a
 		w.uaddr = f->obj_off + (addr - f->uaddr);
 		w.ino = f->obj_ino;
 		w.dev = (uint64_t)f->obj_major << 32 | f->obj_minor;
+	} else {
+		w.dev = (uint64_t)(uint32_t)f->space; /* its process in a multi-process view */
 	}
 	return w;
 }
@@ -596,6 +622,9 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 		lt_strlist_add(&v->evidence, "holder %d read from the runtime (%s%s%s)%s%s", (int)owner,
 			       l->model, l->version ? ", " : "", l->version ? l->version : "",
 			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "");
+	} else if (how && how->owner_kind == LT_OWNER_INFERRED) {
+		lt_strlist_add(&v->evidence, "holder %d inferred, not recorded by the lock: it %s", (int)owner,
+			       how->owner_how ? how->owner_how : "keeps it in its frames");
 	} else {
 		lt_strlist_add(&v->evidence, "owner %d from the %s (%zu of %zu waiters agree)", (int)owner,
 			       how ? owner_how(how->owner_kind) : "?", agree, cnt);
@@ -612,10 +641,31 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 				       o->frames[f].module ? o->frames[f].module : "?");
 }
 
+/* A private lock whose recorded owner is no thread of this process
+ * (forkorigin.c): "held by a thread that does not exist in this process:
+ * ...". */
+static char *gone_holder(const struct lt_futex *f)
+{
+	char who[64];
+	if (f->gone_tid > 0)
+		snprintf(who, sizeof(who), "%d%s%s%s", (int)f->gone_tid, f->gone_comm[0] ? " (" : "",
+			 f->gone_comm, f->gone_comm[0] ? ")" : "");
+	else
+		snprintf(who, sizeof(who), "pthread 0x%" PRIx64, f->gone_ptr);
+	if (f->gone_parent)
+		return lts_asprintf("held by a thread that does not exist in this process: it was locked "
+				    "when the process was forked from %d (its owner %s is a thread of %d)",
+				    (int)f->gone_parent, who, (int)f->gone_parent);
+	return lts_asprintf("held by no thread of this process (its recorded owner %s is not one: it "
+			    "exited holding the lock, or the lock was copied locked by fork())", who);
+}
+
 /* Why no holder can be named, said as what it is. */
 static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread *t0, bool *dead)
 {
 	const struct lt_futex *f = &t0->futex;
+	if (f->owner_gone)
+		return gone_holder(f);
 	if (f->owner_tgid > 0)
 		return lts_asprintf("its recorded owner %d is a thread of another process, %d (%s): "
 				    "a process-shared lock", (int)f->mutex_owner, (int)f->owner_tgid,
@@ -669,12 +719,18 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
 	if (runtime || !convoy) {
-		if (owner && o)
+		if (owner && o && how && how->owner_kind == LT_OWNER_INFERRED)
+			v->summary = lts_asprintf("%zu %s for %s probably held by thread %d (%s) (inferred "
+						  "from its frames), %s", cnt, ts, lp, (int)owner,
+						  lt_thread_name(o), doing);
+		else if (owner && o)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s), %s", cnt, ts, lp,
 						  (int)owner, lt_thread_name(o), doing);
 		else if (owner)
 			v->summary = lts_asprintf("%zu %s for %s held by %d, not a thread of this process",
 						  cnt, ts, lp, (int)owner);
+		else if (t0->futex.owner_gone)
+			v->summary = lts_asprintf("%zu %s for %s %s", cnt, ts, lp, why);
 		else if (t0->futex.owner_tgid > 0)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d of another process, %d (%s); "
 						  "snapshot that process to see what it does", cnt, ts, lp,
@@ -704,7 +760,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		} else {
 			phrase = lts_strdup(why);
 		}
-		v->summary = lts_asprintf("convoy: %zu threads wait on %s; %s", cnt, lp, phrase);
+		v->summary = lts_asprintf("convoy: %zu threads wait on %s; %s%s", cnt, lp, phrase,
+					  how && how->owner_kind == LT_OWNER_INFERRED && owner
+					  ? " (holder inferred from its frames)" : "");
 		free(phrase);
 	}
 	char list[400], dur[32];
@@ -731,6 +789,18 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	}
 	if (owner) {
 		owner_evidence(v, s, owner, how, agree, cnt);
+	} else if (t0->futex.owner_gone) {
+		const struct lt_futex *f = &t0->futex;
+		lt_strlist_add(&v->evidence, "the lock is private to this process (%s), so no thread of "
+			       "another process can hold it; its recorded owner %d%s%s",
+			       f->lock_kind && !strcmp(f->lock_kind, "threading.RLock") ? "a Python object"
+			       : "FUTEX_PRIVATE", (int)f->gone_tid,
+			       f->gone_parent ? " is a live thread of an ancestor process, " : " is no thread of it",
+			       f->gone_parent ? "which held it when this process was forked" : "");
+		if (f->gone_parent)
+			lt_strlist_add(&v->evidence, "process %d: snapshot it to see what its thread %d does "
+				       "(nothing it does can release this process's copy)",
+				       (int)f->gone_parent, (int)f->gone_tid);
 	} else if (dead) {
 		lt_strlist_add(&v->evidence, "the pthread mutex __owner field holds tid %d, which is not "
 			       "a thread of this process: the owner probably exited while holding the lock",

@@ -121,6 +121,12 @@ static void futex_from_json(const struct rp_json *fx, const struct rp_json *rt, 
 		t->owner = (int32_t)rp_json_int(rp_json_get(op, "tid"), 0);
 		t->owner_pid = (int32_t)rp_json_int(rp_json_get(op, "pid"), 0);
 	}
+	const struct rp_json *og = rp_json_get(fx, "owner_gone");
+	if (og && og->type == RPJ_OBJ) {
+		t->owner_gone = 1;
+		t->gone_tid = (int32_t)rp_json_int(rp_json_get(og, "tid"), 0);
+		t->gone_parent = (int32_t)rp_json_int(rp_json_get(og, "forked_from"), 0);
+	}
 	t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
 	t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
 	t->lock_state = dup_str(rp_json_get(fx, "lock_state"));

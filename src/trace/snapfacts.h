@@ -34,6 +34,11 @@ struct rp_snap_thread {
 	char *owner_kind;
 	int32_t owner;           /* 0 none */
 	int32_t owner_pid;       /* owner is a thread of this other process, 0 */
+	/* a private lock whose recorded owner is no thread of its process
+	 * (snapshot "owner_gone": copied locked by fork(), or the owner
+	 * exited); gone_parent: the process it was forked from, 0 unknown */
+	int owner_gone;
+	int32_t gone_tid, gone_parent;
 	char *lock_kind;         /* what the lock models recognised, NULL  */
 	char *lock_name;         /* the lock object's name, NULL           */
 	char *lock_state;        /* the models' decoded state, NULL        */

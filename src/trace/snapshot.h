@@ -136,6 +136,9 @@ enum lt_owner_kind {
 	LT_OWNER_RUNTIME,     /* a runtime lock whose model named the holder
 	                         (OCaml master lock, CPython GIL): lockmodel.h */
 	LT_OWNER_RWLOCK,      /* glibc rwlock: __cur_writer                       */
+	LT_OWNER_INFERRED,    /* not recorded by the lock: inferred (a Python
+	                         threading.Lock kept by one thread's frames in a
+	                         `with` block or a local); lt_futex.owner_how  */
 };
 const char *lt_owner_kind_name(enum lt_owner_kind k);
 
@@ -162,6 +165,23 @@ struct lt_futex {
 	 * process (a process-shared lock): its process and name.  0 if not. */
 	pid_t owner_tgid;
 	char owner_comm[16];
+	/* A PRIVATE lock whose recorded owner is no thread of this process
+	 * (forkorigin.c): copied locked by fork(), or its owner exited.  Set
+	 * by the glibc decoder and the lock models (RLock).  gone_tid: the
+	 * owner's tid, 0 if unknown; gone_ptr: its pthread_t, 0 if unknown;
+	 * gone_parent: the ancestor process the owner is a live thread of (the
+	 * lock was held there when this process was forked), 0 if none. */
+	/* LT_OWNER_INFERRED: the evidence ("inside `with first:` in worker
+	 * (x.py:12)"), malloc'd; NULL otherwise */
+	char *owner_how;
+	bool owner_gone;
+	pid_t gone_tid, gone_parent;
+	uint64_t gone_ptr;
+	char gone_comm[16];
+	/* The process whose memory uaddr is in, in a multi-process view only
+	 * (snapshot_multi.c): private locks of two processes are never one
+	 * lock.  0 in a one-process snapshot. */
+	pid_t space;
 	bool join_confirmed;  /* JOIN: uaddr is in the joined thread's stack map */
 	char *lock_sym;       /* identity of uaddr: "rtlock", "[heap]+0x10", ... */
 	/* Set by the lock models (lockmodel.h, docs/locks.md): */

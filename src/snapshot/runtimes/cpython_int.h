@@ -62,6 +62,9 @@ uint64_t lt_cpy_do(const struct lt_cpy_id *id, unsigned off);
  * which one matched: "is that thread's fs base", "... in that thread's
  * stack" (static). */
 pid_t lt_cpy_tid_of_pthread(const struct lt_lm_env *e, uint64_t pt, const char **how);
+/* The tid struct pthread PT records (libc's _thread_db_pthread_tid), a
+ * thread of this process or not (a copy made by fork()); 0 if unknown. */
+pid_t lt_cpy_pthread_tid(const struct lt_lm_env *e, uint64_t pt);
 /* TID is a thread of the snapshot. */
 bool lt_cpy_is_thread(const struct lt_lm_env *e, pid_t tid);
 

@@ -143,6 +143,12 @@ static pid_t tid_from_thread_db(const struct lt_lm_env *e, uint64_t pt)
 	return tid;
 }
 
+pid_t lt_cpy_pthread_tid(const struct lt_lm_env *e, uint64_t pt)
+{
+	pid_t tid = pt ? tid_from_thread_db(e, pt) : 0;
+	return tid > 0 ? tid : 0;
+}
+
 pid_t lt_cpy_tid_of_pthread(const struct lt_lm_env *e, uint64_t pt, const char **how)
 {
 	const char *dummy;

@@ -911,6 +911,7 @@ static int scan(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 		size_t *nth, struct lt_strlist *notes)
 {
 	struct jvm j = { .e = e, .notes = notes };
+	size_t first = *n; /* the scan's first lock: idx counts from it */
 	int rc = hs_vm_read(e, &j.vm, notes);
 	if (rc)
 		return rc == -ENOENT || rc == -EIO ? 0 : rc;
@@ -934,11 +935,22 @@ static int scan(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 		rc = -ENOMEM;
 	else if (j.L.monitors)
 		rc = monitors(&j, v, n, *n, idx);
+	if (rc == 0 && j.L.objects && !j.names_why && j.L.fields != FIELDS_NONE)
+		rc = hs_juc_locks(&j, v, n, first, idx);
 	if (rc == 0)
 		rc = emit_threads(&j, idx, th, nth);
 	free(idx);
 	jvm_free(&j);
 	return rc;
 }
+
+/* For lock_hotspot_juc.c. */
+uint64_t hs_klass_of(const struct jvm *j, uint64_t obj) { return klass_of(j, obj); }
+uint64_t hs_oop_field(const struct jvm *j, uint64_t obj, uint64_t off) { return oop_field(j, obj, off); }
+uint64_t hs_field_offset(struct jvm *j, uint64_t k, const char *name, const char *sig)
+{
+	return field_offset(j, k, name, sig);
+}
+uint64_t hs_thread_obj(const struct jvm *j, uint64_t jt) { return thread_obj(j, jt); }
 
 const struct lt_lockmodel lt_lm_hotspot = { .name = "hotspot", .scan = scan };

@@ -127,6 +127,16 @@ int hs_rd(const struct jvm *j, uint64_t addr, void *buf, size_t len);
 int hs_symbol(const struct jvm *j, uint64_t sym, char *buf, size_t len);
 /* "java.lang.Object" for a Klass*. */
 int hs_class_name(const struct jvm *j, uint64_t klass, char *buf, size_t len);
+/* Objects and fields for lock_hotspot_juc.c: an object's class, a
+ * reference field, a field's offset in class K or its superclasses
+ * (UINT64_MAX: none), a JavaThread's java.lang.Thread. */
+uint64_t hs_klass_of(const struct jvm *j, uint64_t obj);
+uint64_t hs_oop_field(const struct jvm *j, uint64_t obj, uint64_t off);
+uint64_t hs_field_offset(struct jvm *j, uint64_t k, const char *name, const char *sig);
+uint64_t hs_thread_obj(const struct jvm *j, uint64_t jt);
+/* java.util.concurrent locks the threads not waiting for a monitor park
+ * on (LockSupport.park's blocker): one lock each, *IDX as monitors(). */
+int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
 
 /* Java frames: the layout (sets j->F; a note when they cannot be read),
  * and one thread's Java frames, innermost first, each with the pc of the

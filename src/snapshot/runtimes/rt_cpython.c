@@ -66,6 +66,7 @@ struct model {
 	struct code *codes;
 	size_t ncodes;
 	uint64_t lock_type, rlock_type, not_lock[16];
+	uint64_t meth_type;  /* builtin_function_or_method, once seen */
 	size_t n_not_lock;
 	size_t unmatched, threads;
 };
@@ -354,9 +355,15 @@ static void rlock_owner(struct model *m, struct lt_thread *t, uint64_t obj, char
 	size_t o = strlen(state);
 	if (!ident)
 		snprintf(state + o, len - o, "; no owner recorded");
-	else if (!tid)
+	else if (!tid) {
 		snprintf(state + o, len - o, "; owner pthread 0x%" PRIx64 " is no thread of this process",
 			 ident);
+		/* an RLock is this process's object: copied locked by fork(),
+		 * or its owner exited (forkorigin.c names the first) */
+		t->futex.owner_gone = true;
+		t->futex.gone_ptr = ident;
+		t->futex.gone_tid = lt_cpy_pthread_tid(m->e, ident);
+	}
 	else
 		snprintf(state + o, len - o, "; owner thread %d, count %" PRIu64, (int)tid, count);
 	if (tid && tid != t->tid) {
@@ -413,6 +420,63 @@ static void name_condition(struct model *m, const struct ts *x)
 	t->acquire = NULL;
 }
 
+/* The object a bound builtin method __exit__ is bound to (m_self), 0 if
+ * OBJ is no such method: what `with x:` leaves on the evaluation stack
+ * for the whole block (and while x.__enter__() runs). */
+static uint64_t exit_self(struct model *m, uint64_t obj)
+{
+	uint64_t type = obj ? pyr_type(&m->r, obj) : 0;
+	char tn[40] = "", mn[16] = "";
+	if (!type)
+		return 0;
+	if (type != m->meth_type) {
+		if (m->meth_type || pyr_type_name(&m->r, type, tn, sizeof(tn)) < 0 ||
+		    strcmp(tn, "builtin_function_or_method"))
+			return 0;
+		m->meth_type = type;
+	}
+	uint64_t ml = u64(m, obj + 16); /* PyCFunctionObject.m_ml, m_self */
+	if (!ml || lt_lm_read_str(m->e, u64(m, ml), mn, sizeof(mn)) < 0 || strcmp(mn, "__exit__"))
+		return 0;
+	return u64(m, obj + 24);
+}
+
+/* Thread.join() up to 3.12 acquires the joined thread's _tstate_lock,
+ * which that thread holds until it exits: a join, not a lock wait. */
+static bool join_wait(const struct lt_thread *t, const char *var)
+{
+	const struct lt_rtframe *r = &t->rt_frames[0];
+	const char *base = r->file ? strrchr(r->file, '/') : NULL;
+	return var && !strcmp(var, "lock") && r->func && base && !strcmp(base, "/threading.py") &&
+	       (!strcmp(r->func, "Thread._wait_for_tstate_lock") || !strcmp(r->func, "_wait_for_tstate_lock"));
+}
+
+/* The joined thread: the frame's 'self', a Thread, and its _native_id
+ * (3.8+, Linux). */
+static void name_join(struct model *m, const struct ts *x)
+{
+	struct lt_thread *t = x->t;
+	struct lt_futex *f = &t->futex;
+	uint64_t self = 0, nid = 0, id = 0;
+	if (m->e->read(m->e->arg, x->locals[0], &self, 8) < 0)
+		self = 0;
+	pid_t tid = 0;
+	if (self && m->dicts_ok && pyr_attr(&m->r, self, "_native_id", &nid) == 0 && pyr_long(&m->r, nid, &id) == 0 &&
+	    lt_cpy_is_thread(m->e, (pid_t)id))
+		tid = (pid_t)id;
+	f->lock_kind = "thread exit (Thread.join)";
+	f->owner_kind = LT_OWNER_JOIN;
+	f->owner = tid;
+	char who[16] = "?";
+	if (tid)
+		snprintf(who, sizeof(who), "%d", (int)tid);
+	char *st = lts_asprintf("waits in Thread.join() for thread %s to exit (its wait: %s)",
+				who, f->lock_state ? f->lock_state : "?");
+	free(f->lock_state);
+	f->lock_state = st;
+	t->acquire = NULL;
+}
+
 /* The Lock whose semaphore X's thread sleeps on, among its innermost
  * frame's local variables and evaluation stack. */
 static void find_lock(struct model *m, const struct ts *x)
@@ -431,6 +495,17 @@ static void find_lock(struct model *m, const struct ts *x)
 		n /= 2;
 	for (size_t i = 0; i < n; i++) {
 		int kind = slots[i] ? lock_kind(m, slots[i]) : 0;
+		if (!kind && i >= c->nlocals && slots[i]) {
+			/* `with lock:` waits in lock.__enter__() with the lock's
+			 * __exit__ on the stack (the lock itself is popped) */
+			uint64_t self = exit_self(m, slots[i]);
+			kind = self ? lock_kind(m, self) : 0;
+			if (kind && u64(m, self + LOCK_SEM) == sem) {
+				name_lock(m, t, self, kind, NULL);
+				return;
+			}
+			continue;
+		}
 		if (!kind || u64(m, slots[i] + LOCK_SEM) != sem)
 			continue;
 		char var[128] = "";
@@ -440,8 +515,17 @@ static void find_lock(struct model *m, const struct ts *x)
 		name_lock(m, t, slots[i], kind, var);
 		if (kind == 1 && condition_wait(t, var))
 			name_condition(m, x);
+		else if (kind == 1 && join_wait(t, var))
+			name_join(m, x);
 		return;
 	}
+	/* 3.13+: Thread.join() waits in _ThreadHandle.join(), parked in C
+	 * on a semaphore of its own, no Lock in sight */
+	const struct lt_rtframe *r = &t->rt_frames[0];
+	const char *base = r->file ? strrchr(r->file, '/') : NULL;
+	if ((!f->lock_kind || !strcmp(f->lock_kind, "semaphore")) && r->func && base &&
+	    !strcmp(base, "/threading.py") && !strcmp(r->func, "Thread.join"))
+		name_join(m, x);
 }
 
 static bool our_lock(const struct lt_futex *f)
@@ -456,6 +540,12 @@ struct want {
 	char refs[1024];
 	size_t len, found;
 	const struct ts *last;   /* the thread named last: once per thread */
+	/* who holds it, inferred (a Lock records no holder): the threads
+	 * inside a `with` block on it (its __exit__ on a frame's evaluation
+	 * stack), else those keeping it in a local variable */
+	const struct ts *with_ts, *local_ts;
+	size_t with_n, local_n;
+	char with_how[256], local_how[256];
 };
 
 #define MAX_WANTS 16
@@ -481,8 +571,49 @@ static void ref_one(struct model *m, struct want *w, const struct ts *x, size_t 
 	w->last = x;
 }
 
-/* Every frame's local variables, read once, against the locks waited for;
- * false when the budget ran out first. */
+/* Frame K of X keeps W's lock: in a `with` block on it (WITH), or in
+ * local variable I.  Waiters on it are no candidates. */
+static void holder_one(struct model *m, struct want *w, const struct ts *x, size_t k,
+		       const struct code *c, size_t i, bool with)
+{
+	if (our_lock(&x->t->futex) && x->t->futex.lock_base == w->obj)
+		return;
+	const struct ts **who = with ? &w->with_ts : &w->local_ts;
+	size_t *cnt = with ? &w->with_n : &w->local_n;
+	char *how = with ? w->with_how : w->local_how;
+	if (*who == x)
+		return; /* one thread, counted once */
+	*who = x;
+	if ((*cnt)++)
+		return; /* two threads: nobody is named */
+	char var[128] = "";
+	uint64_t name;
+	if (i < c->nlocals && (pyr_tuple_item(&m->r, c->names, i, &name) < 0 ||
+			       pyr_str(&m->r, name, var, sizeof(var)) < 0))
+		var[0] = 0;
+	const struct lt_rtframe *r = &x->t->rt_frames[k];
+	if (with)
+		snprintf(how, 256, "is inside a `with` block on it (its __exit__ is on the evaluation stack "
+			 "of %s (%s:%d))", r->func ? r->func : "?", r->file ? r->file : "?", r->line);
+	else
+		snprintf(how, 256, "keeps it in local variable '%s' of %s (%s:%d), outside any wait on it",
+			 var, r->func ? r->func : "?", r->file ? r->file : "?", r->line);
+}
+
+/* Is OBJ a bound builtin method __exit__ of a lock waited for in W?  What
+ * `with lock:` leaves on the evaluation stack for the whole block. */
+static struct want *exit_of(struct model *m, uint64_t obj, struct want *w, size_t nw)
+{
+	uint64_t self = obj ? u64(m, obj + 24) : 0; /* PyCFunctionObject.m_self */
+	struct want *hit = NULL;
+	for (size_t q = 0; self && q < nw && !hit; q++)
+		if (w[q].obj == self)
+			hit = &w[q];
+	return hit && exit_self(m, obj) == self ? hit : NULL;
+}
+
+/* Every frame's local variables and evaluation stack, read once, against
+ * the locks waited for; false when the budget ran out first. */
 static bool scan_refs(struct model *m, const struct ts *v, size_t n, struct want *w, size_t nw)
 {
 	uint64_t slots[MAX_SLOTS];
@@ -491,14 +622,51 @@ static bool scan_refs(struct model *m, const struct ts *v, size_t n, struct want
 		for (size_t k = 0; v[j].locals && k < v[j].t->n_rt_frames && budget; k++, budget--) {
 			const struct code *c = code_get(m, v[j].codes[k]);
 			size_t nl = c && c->nlocals < MAX_SLOTS ? c->nlocals : c ? MAX_SLOTS : 0;
-			if (!nl || m->e->read(m->e->arg, v[j].locals[k], slots, nl * 8) < 0)
+			size_t ns = c ? nl + (size_t)(c->stacksize > 0 ? c->stacksize : 0) : 0;
+			if (ns > MAX_SLOTS)
+				ns = MAX_SLOTS;
+			while (ns > nl && m->e->read(m->e->arg, v[j].locals[k], slots, ns * 8) < 0)
+				ns = nl + (ns - nl) / 2;
+			if (!ns || m->e->read(m->e->arg, v[j].locals[k], slots, ns * 8) < 0)
 				continue;
 			for (size_t i = 0; i < nl; i++)
 				for (size_t q = 0; q < nw; q++)
-					if (slots[i] == w[q].obj)
+					if (slots[i] == w[q].obj) {
 						ref_one(m, &w[q], &v[j], k, c, i);
+						holder_one(m, &w[q], &v[j], k, c, i, false);
+					}
+			/* the value stack: slots above its top may be stale, but
+			 * a stale __exit__ of this very lock, still a bound
+			 * method, in a thread not waiting on it, is the with
+			 * block it has not left (the inference says so) */
+			for (size_t i = nl; i < ns; i++) {
+				struct want *hit = slots[i] ? exit_of(m, slots[i], w, nw) : NULL;
+				if (hit)
+					holder_one(m, hit, &v[j], k, c, i, true);
+			}
 		}
 	return budget > 0;
+}
+
+/* The holder of each waited-for threading.Lock, inferred: the one thread
+ * in a `with` block on it, else the one keeping it in a local variable. */
+static void infer_holders(const struct ts *v, size_t n, const struct want *w, size_t nw)
+{
+	for (size_t q = 0; q < nw; q++) {
+		const struct ts *h = w[q].with_n == 1 ? w[q].with_ts :
+				     w[q].with_n == 0 && w[q].local_n == 1 ? w[q].local_ts : NULL;
+		const char *how = w[q].with_n == 1 ? w[q].with_how : w[q].local_how;
+		for (size_t i = 0; h && i < n; i++) {
+			struct lt_futex *f = &v[i].t->futex;
+			if (f->lock_base != w[q].obj || !f->lock_kind || strcmp(f->lock_kind, "threading.Lock") ||
+			    f->owner_kind >= LT_OWNER_MUTEX || v[i].t == h->t)
+				continue;
+			f->owner_kind = LT_OWNER_INFERRED;
+			f->owner = h->t->tid;
+			free(f->owner_how);
+			f->owner_how = lts_strdup(how);
+		}
+	}
 }
 
 /* Other threads whose frames keep the locks threads wait for in a local
@@ -521,6 +689,7 @@ static void lock_refs(struct model *m, const struct ts *v, size_t n)
 	if (nw && !scan_refs(m, v, n, w, nw))
 		lt_strlist_add(&m->s->notes, "%s: the threads keeping the Python locks waited for were "
 			       "looked for in the first %d frames only", m->id.version, REF_FRAMES);
+	infer_holders(v, n, w, nw);
 	for (size_t i = 0; i < n; i++) {
 		struct lt_futex *f = &v[i].t->futex;
 		for (size_t q = 0; q < nw && our_lock(f); q++) {

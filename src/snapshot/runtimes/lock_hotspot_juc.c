@@ -1,0 +1,110 @@
+/* java.util.concurrent locks in the HotSpot model (lock_hotspot.c).
+ *
+ * A thread blocked in LockSupport.park() is parked on its own Parker (a
+ * condition variable): nothing in the futex names the lock.  The Java
+ * side does: LockSupport.park(blocker) stores the blocker in the thread's
+ * java.lang.Thread.parkBlocker, and for an AbstractQueuedSynchronizer
+ * (ReentrantLock's Sync, ReentrantReadWriteLock's Sync in write mode, ...)
+ * the inherited AbstractOwnableSynchronizer.exclusiveOwnerThread is the
+ * java.lang.Thread holding it, which is a JavaThread's _threadObj.  Field
+ * offsets come from the classes' own field tables, as for thread names.
+ * A blocker without that field (a Condition's ConditionObject, a
+ * CountDownLatch's Sync has it but leaves it null) names no holder: a
+ * ConditionObject wait is no lock wait at all and is left alone.
+ *
+ * As with monitors, every value is read twice: a blocker or owner that
+ * changed between the reads is not used (the JVM runs on while read). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lock_hotspot.h"
+#include "snapshot_int.h"
+
+static const char KIND[] = "java.util.concurrent lock";
+
+/* The JavaThread whose java.lang.Thread is OBJ. */
+static const struct jthread *thread_of_obj(struct jvm *j, uint64_t obj)
+{
+	for (size_t i = 0; obj && i < j->n; i++)
+		if (hs_thread_obj(j, j->t[i].addr) == obj)
+			return &j->t[i];
+	return NULL;
+}
+
+/* The parkBlocker of thread T and its exclusiveOwnerThread (0: none); false
+ * when T parks on no ownable synchronizer. */
+static bool blocker_of(struct jvm *j, const struct jthread *t, uint64_t *blocker, uint64_t *owner)
+{
+	uint64_t obj = hs_thread_obj(j, t->addr);
+	uint64_t k = hs_klass_of(j, obj);
+	uint64_t pb = k ? hs_field_offset(j, k, "parkBlocker", "Ljava/lang/Object;") : UINT64_MAX;
+	if (pb == UINT64_MAX)
+		return false;
+	*blocker = hs_oop_field(j, obj, pb);
+	uint64_t bk = hs_klass_of(j, *blocker);
+	uint64_t eo = bk ? hs_field_offset(j, bk, "exclusiveOwnerThread", "Ljava/lang/Thread;") : UINT64_MAX;
+	if (eo == UINT64_MAX)
+		return false;
+	*owner = hs_oop_field(j, *blocker, eo);
+	return true;
+}
+
+int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		const struct jthread *t = &j->t[i];
+		uint64_t blocker = 0, owner = 0, b2 = 0, o2 = 0;
+		if (idx[i] || t->pending || t->state != j->L.blocked || !blocker_of(j, t, &blocker, &owner))
+			continue;
+		int32_t state = -1;
+		if (!blocker || !blocker_of(j, t, &b2, &o2) || b2 != blocker ||
+		    hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
+			continue; /* left its park between the reads */
+		for (size_t k = first; k < *n && !idx[i]; k++)
+			if ((*v)[k].kind == KIND && (*v)[k].base == blocker)
+				idx[i] = k - first + 1;
+		if (idx[i])
+			continue;
+		struct lt_rtlock *l = lt_rtlock_push(v, n);
+		if (!l)
+			return -ENOMEM;
+		char cls[256] = "?";
+		if (hs_class_name(j, hs_klass_of(j, blocker), cls, sizeof(cls)))
+			snprintf(cls, sizeof(cls), "?");
+		l->model = "hotspot";
+		l->kind = KIND;
+		l->version = lts_strdup(j->version);
+		l->base = blocker;
+		l->size = 0; /* the waiters sleep on their own Parkers */
+		l->waiters = -1;
+		l->waiters_named = true;
+		l->name = lts_asprintf("%s@0x%" PRIx64, cls, blocker);
+		lt_strlist_add(&l->facts, "parkBlocker=0x%" PRIx64 " class=%s exclusiveOwnerThread=0x%" PRIx64,
+			       blocker, cls, owner);
+		const struct jthread *o = thread_of_obj(j, owner);
+		if (owner != o2) {
+			l->held = -1;
+			l->holder_how = lts_asprintf("exclusiveOwnerThread changed between two reads (0x%" PRIx64
+						     ", then 0x%" PRIx64 "): the holder is not named", owner, o2);
+		} else if (!owner) {
+			l->held = -1;
+			l->holder_how = lts_strdup("exclusiveOwnerThread is null: held in shared mode (readers, "
+						   "permits) or being handed over; no owner is recorded");
+		} else if (!o) {
+			l->held = 1;
+			l->holder_how = lts_asprintf("exclusiveOwnerThread 0x%" PRIx64 " is no live Java thread's "
+						     "java.lang.Thread", owner);
+		} else {
+			l->held = 1;
+			l->holder = o->tid;
+			l->holder_how = lts_asprintf("AbstractOwnableSynchronizer.exclusiveOwnerThread is the "
+						     "java.lang.Thread of thread %d%s%s%s", (int)o->tid,
+						     o->name ? " (\"" : "", o->name ? o->name : "", o->name ? "\")" : "");
+		}
+		idx[i] = *n - first;
+	}
+	return 0;
+}

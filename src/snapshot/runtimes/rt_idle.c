@@ -1,0 +1,61 @@
+/* Runtime-internal idle threads (issue 25): a JVM's GC, refinement and
+ * signal-dispatcher threads, or a libuv program's helper threads (Node's
+ * inspector thread), wait for work on a semaphore of their own through the
+ * runtime's semaphore wrapper.  glibc's model sees sem_wait, an acquire;
+ * but nobody holds such a semaphore: it is an event the runtime posts when
+ * there is work.  Such a wait is idle, never a lock wait, never a
+ * headline, and its thread never a holder. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "rt_idle.h"
+#include "snapshot_int.h"
+
+/* The runtime's semaphore wrappers whose callers wait for work. */
+static const struct {
+	const char *func;   /* prefix of the (mangled) symbol */
+	const char *module; /* prefix of the module's file name */
+	const char *what;
+} idle_waits[] = {
+	{ "_ZN14PosixSemaphore4waitEv", "libjvm.so", "HotSpot's PosixSemaphore::wait" },
+	{ "_ZN14PosixSemaphore9timedwait", "libjvm.so", "HotSpot's PosixSemaphore::timedwait" },
+	{ "uv_sem_wait", NULL, "libuv's uv_sem_wait" },
+};
+
+/* The wrapper among T's innermost frames, NULL if none. */
+static const char *idle_wrapper(const struct lt_thread *t)
+{
+	for (size_t k = 0; k < t->n_frames && k < 6; k++) {
+		const struct lt_frame *fr = &t->frames[k];
+		for (size_t i = 0; fr->func && i < sizeof(idle_waits) / sizeof(idle_waits[0]); i++)
+			if (!strncmp(fr->func, idle_waits[i].func, strlen(idle_waits[i].func)) &&
+			    (!idle_waits[i].module || (fr->module && !strncmp(fr->module, idle_waits[i].module,
+									     strlen(idle_waits[i].module)))))
+				return idle_waits[i].what;
+	}
+	return NULL;
+}
+
+void lt_rt_idle_apply(struct lt_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_thread *t = &s->threads[i];
+		struct lt_futex *f = &t->futex;
+		if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock || !f->lock_kind ||
+		    strcmp(f->lock_kind, "semaphore"))
+			continue;
+		const char *w = idle_wrapper(t);
+		if (!w)
+			continue;
+		char *st = lts_asprintf("%s%sthe runtime's own thread waits for work here (%s): idle, "
+					"not a lock", f->lock_state ? f->lock_state : "", f->lock_state ? "; " : "", w);
+		free(f->lock_state);
+		f->lock_state = st;
+		t->acquire = NULL;       /* no acquire: nobody holds an event */
+		f->owner_kind = LT_OWNER_NONE;
+		f->owner = 0;
+	}
+}

@@ -1,0 +1,126 @@
+/* Python threading.Lock cycles (issue 25, item 2) against
+ * tests/workloads/py_lock_abba.py: two Locks taken in opposite orders in
+ * `with` blocks, the main thread joining one worker.  A Lock records no
+ * holder: the snapshot infers it from the frames (the lock's __exit__ on
+ * a `with` block's evaluation stack), says so, and finds the cycle as a
+ * probable deadlock; the join is no lock wait.  Debian's python3, then
+ * each pyenv build of /root/.pyenv/versions present (skipped with the
+ * reason where absent).  Ground truth: the tids the workload prints. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "snapshot.h"
+#include "lt_test.h"
+#include "report_int.h"
+
+TL_WORKLOAD(64);
+
+static void cleanup(void)
+{
+	tl_close_started(&wl);
+}
+
+static void check(const char *python)
+{
+	tl_skip_unless_root("needs root: another process's /proc files and memory");
+	if (access(python, X_OK) != 0)
+		cr_skip_test("%s is not installed on this machine", python);
+	char *argv[] = { (char *)python, "tests/workloads/py_lock_abba.py", NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	tl_go(&wl); /* main leaves the start gate and joins worker-AB */
+	pid_t ta = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=AB", "tid");
+	pid_t tb = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=BA", "tid");
+	pid_t main_tid = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "tid");
+	pid_t joined = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "joins");
+	cr_assert(ta > 0 && tb > 0 && main_tid == wl.pid && joined == ta);
+
+	/* main prints ready, then joins: wait until it sleeps in futex() */
+	char path[64], line[256] = "";
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)wl.pid, (int)main_tid);
+	for (int i = 0; i < 10000 && strncmp(line, "202 ", 4); i++) {
+		FILE *sf = fopen(path, "r");
+		line[0] = 0;
+		if (sf) {
+			if (!fgets(line, sizeof(line), sf))
+				line[0] = 0;
+			fclose(sf);
+		}
+		if (strncmp(line, "202 ", 4))
+			usleep(1000);
+	}
+	cr_assert(!strncmp(line, "202 ", 4), "%s: main never slept in futex() (join): %s", python, line);
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, &o, &s), 0);
+	size_t ndl = 0;
+	const struct lt_verdict *dl = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		if (v->kind == LT_VERDICT_DEADLOCK && !ndl++)
+			dl = v;
+		/* the join is never a lock wait, the workers are in the cycle */
+		cr_assert(v->kind != LT_VERDICT_LOCK_WAIT && v->kind != LT_VERDICT_CONVOY,
+			  "%s: unexpected lock verdict: %s", python, v->summary);
+	}
+	cr_assert_eq(ndl, 1, "%s: expected one deadlock, got %zu (first verdict: %s)", python, ndl,
+		     s->n_verdicts ? s->verdicts[0].summary : "-");
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_DEADLOCK, "the cycle ranks first");
+	cr_assert_eq(dl->n_tids, 2);
+	cr_assert((dl->tids[0] == ta && dl->tids[1] == tb) || (dl->tids[0] == tb && dl->tids[1] == ta),
+		  "cycle %d, %d, want %d, %d", (int)dl->tids[0], (int)dl->tids[1], (int)ta, (int)tb);
+	cr_assert(!strncmp(dl->summary, "probable deadlock:", 18), "an inference says so: %s", dl->summary);
+	cr_assert(strstr(dl->summary, "inferred"), "%s", dl->summary);
+	pid_t w[2] = { ta, tb };
+	for (int i = 0; i < 2; i++) {
+		const struct lt_thread *t = lt_snapshot_find(s, w[i]);
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "threading.Lock");
+		cr_assert_eq(t->futex.owner_kind, LT_OWNER_INFERRED);
+		cr_assert_eq(t->futex.owner, w[!i], "%s: %d's lock held by %d, want %d", python, (int)w[i],
+			     (int)t->futex.owner, (int)w[!i]);
+		cr_assert(t->futex.owner_how && strstr(t->futex.owner_how, "`with` block"), "%s",
+			  t->futex.owner_how ? t->futex.owner_how : "-");
+	}
+	/* the main thread joins worker-AB: a join behind the cycle */
+	const struct lt_thread *mt = lt_snapshot_find(s, main_tid);
+	cr_assert_not_null(mt);
+	cr_assert_eq(mt->futex.owner_kind, LT_OWNER_JOIN, "%s: main waits in join, owner kind %d", python,
+		     mt->futex.owner_kind);
+	cr_assert_eq(mt->futex.owner, ta);
+
+	/* JSON marks the inference */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(lt_snapshot_print_json(f, s), 0);
+	fclose(f);
+	struct rp_json *j = tl_json_of(buf, len);
+	const struct rp_json *th = rp_json_get(j, "threads");
+	int inferred = 0;
+	for (size_t i = 0; th && i < th->n; i++) {
+		const struct rp_json *fx = rp_json_get(&th->items[i], "futex");
+		const char *k = rp_json_str(rp_json_get(fx, "owner_kind"));
+		if (k && !strcmp(k, "inferred") && rp_json_str(rp_json_get(fx, "owner_how")))
+			inferred++;
+	}
+	cr_assert_eq(inferred, 2, "two waiters with owner_kind \"inferred\" and owner_how in the JSON");
+	rp_json_free(j);
+	free(buf);
+	lt_snapshot_free(s);
+}
+
+Test(pylock_live, abba_with_blocks_debian_python3, .fini = cleanup, .timeout = 60)
+{
+	check(TL_PYTHON);
+}
+
+#define PYENV(v) "/root/.pyenv/versions/" v "/bin/python3"
+Test(pylock_live, abba_with_blocks_pyenv_3_8, .fini = cleanup, .timeout = 60) { check(PYENV("3.8.18")); }
+Test(pylock_live, abba_with_blocks_pyenv_3_9, .fini = cleanup, .timeout = 60) { check(PYENV("3.9.18")); }
+Test(pylock_live, abba_with_blocks_pyenv_3_10, .fini = cleanup, .timeout = 60) { check(PYENV("3.10.13")); }
+Test(pylock_live, abba_with_blocks_pyenv_3_11, .fini = cleanup, .timeout = 60) { check(PYENV("3.11.7")); }
+Test(pylock_live, abba_with_blocks_pyenv_3_12, .fini = cleanup, .timeout = 60) { check(PYENV("3.12.1")); }
+Test(pylock_live, abba_with_blocks_pyenv_3_13, .fini = cleanup, .timeout = 60) { check(PYENV("3.13.0")); }
