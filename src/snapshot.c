@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proclive.h"
 #include "locktrace/calls.h"
 #include "locktrace/lockmodel.h"
 #include "locktrace/rtthread.h"
@@ -55,7 +56,7 @@ static bool exe_is_32bit(pid_t pid)
 {
 	char path[64];
 	unsigned char ident[5];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)lt_proc_reader(pid));
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return false;
@@ -350,7 +351,7 @@ static void note_shared_object(struct ctx *c, struct lt_futex *f)
 		return;
 	if (!c->maps_read) {
 		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->s->pid);
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)lt_proc_reader(c->s->pid));
 		c->maps = lts_read_all(path, NULL);
 		c->maps_read = true;
 	}
@@ -906,7 +907,8 @@ static int check_process(pid_t pid, pid_t *tgid, char *comm, size_t comm_len)
 		return -EINVAL;
 	if (flags & PF_KTHREAD)
 		return LT_SNAP_EKTHREAD;
-	if (state == 'Z' || state == 'X')
+	/* a zombie leader whose threads live on is a live process */
+	if ((state == 'Z' || state == 'X') && !lt_proc_zombie_leader(pid))
 		return LT_SNAP_ENOPROC;
 	*tgid = pid;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -982,7 +984,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	s->taken_monotonic_ns = t0;
 	{
 		char path[64], exe[4096];
-		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)lt_proc_reader(pid));
 		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 		if (n > 0) {
 			exe[n] = 0;
@@ -999,6 +1001,10 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 			       "not decoded");
 	lt_mem_init(&c.mem, pid);
 
+	int zleader = lt_proc_zombie_leader(pid);
+	if (zleader)
+		lt_strlist_add(&s->notes, "the main thread (%d) has exited; the process lives on in "
+			       "its other threads", (int)pid);
 	size_t ntids = 0;
 	pid_t *tids = lts_list_tasks(pid, &ntids);
 	if (!tids || ntids == 0) {
@@ -1015,6 +1021,8 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	for (size_t i = 0; i < ntids; i++) {
 		struct lt_thread *t = &s->threads[s->n_threads];
 		t->tid = tids[i];
+		if (zleader && tids[i] == pid)
+			continue; /* the exited leader: nothing to read */
 		if (read_thread(&c, pid, t) < 0) {
 			lt_thread_clear(t);
 			lt_strlist_add(&s->notes, "thread %d exited during the snapshot", (int)tids[i]);
