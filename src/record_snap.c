@@ -6,17 +6,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "locktrace/snapshot.h"
 #include "locktrace/taskregs.h"
 #include "record_int.h"
 #include "utf8.h"
+
+/* The time a snapshot in a recording may take (docs/snapshot.md): 2 s,
+ * plus 1 ms per thread of the process, at most 10 s; Ctrl-C ends it
+ * sooner.  An absolute CLOCK_MONOTONIC deadline. */
+static int64_t rec_snap_deadline(pid_t tgid)
+{
+	char path[64], buf[4096];
+	long threads = 0;
+	struct timespec ts;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tgid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "Threads: %ld", &threads) == 1)
+				break;
+		fclose(f);
+	}
+	int64_t ms = 2000 + (threads > 0 ? threads : 0);
+	if (ms > 10000)
+		ms = 10000;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + ms * 1000000;
+}
 
 /* A snapshot of tgid now: registers from the task iterator make DWARF
  * unwinding work past libc's syscall wrappers; without them the snapshot
  * falls back to /proc's sp and pc.  NULL with err on failure. */
 static struct lt_snapshot *snapshot_now(pid_t tgid, const char *occasion, char *err, size_t errlen)
 {
-	struct lt_snapshot_opts so = { 0 };
+	struct lt_snapshot_opts so = { .deadline_ns = rec_snap_deadline(tgid),
+				       .stop = &rec_stop_requests };
 	struct lt_tid_regs *regs = NULL;
 	size_t nregs = 0;
 	struct lt_snapshot *snap = NULL;

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "proclive.h"
 #include "locktrace/calls.h"
 #include "locktrace/lockmodel.h"
@@ -951,7 +952,7 @@ pid_t *lts_list_tasks(pid_t pid, size_t *n)
 	return v;
 }
 
-int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)
+static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)
 {
 	static const struct lt_snapshot_opts defaults;
 	const struct lt_snapshot_opts *o = opts ? opts : &defaults;
@@ -1020,6 +1021,10 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	}
 	for (size_t i = 0; i < ntids; i++) {
 		struct lt_thread *t = &s->threads[s->n_threads];
+		if (lt_budget_over()) {
+			lt_budget_note("%zu of the %zu threads were not read", ntids - i, ntids);
+			break;
+		}
 		t->tid = tids[i];
 		if (zleader && tids[i] == pid)
 			continue; /* the exited leader: nothing to read */
@@ -1077,7 +1082,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 		char *uerr = NULL;
 		struct lt_unwinder *u = c.sym ? lt_unwinder_new(c.sym, &uerr) : NULL;
 		if (u) {
-			for (size_t i = 0; i < s->n_threads; i++)
+			for (size_t i = 0; i < s->n_threads && !lt_budget_over(); i++)
 				unwind_one(&c, u, &s->threads[i]);
 			lt_unwinder_free(u);
 		} else {
@@ -1116,4 +1121,25 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	s->duration_ns = lts_now_ns(CLOCK_MONOTONIC) - t0;
 	*out = s;
 	return 0;
+}
+
+/* take() within the snapshot's budget (budget.h); what the budget cut is
+ * said in the notes and in the evidence of every verdict. */
+int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)
+{
+	int64_t deadline = opts ? opts->deadline_ns : 0;
+	if (!deadline)
+		deadline = lts_now_ns(CLOCK_MONOTONIC) + (int64_t)LT_SNAP_BUDGET_S * 1000000000;
+	lt_budget_begin(deadline, opts ? opts->stop : NULL);
+	int r = take(pid, opts, out);
+	size_t n = 0;
+	const char *const *why = lt_budget_notes(&n);
+	struct lt_snapshot *s = r ? NULL : *out;
+	for (size_t i = 0; s && i < n; i++) {
+		lt_strlist_add(&s->notes, "the snapshot is incomplete: %s", why[i]);
+		for (size_t k = 0; k < s->n_verdicts; k++)
+			lt_strlist_add(&s->verdicts[k].evidence, "evidence incomplete: %s", why[i]);
+	}
+	lt_budget_end();
+	return r;
 }

@@ -10,6 +10,7 @@
 #ifndef LOCKTRACE_SNAPSHOT_H
 #define LOCKTRACE_SNAPSHOT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,7 +74,14 @@ struct lt_snapshot_opts {
 	void *get_regs_arg;
 	const struct lt_tid_regs *regs;
 	size_t n_regs;
+	/* Budget (src/budget.h): reading stops, said in the notes and in each
+	 * verdict's evidence, at deadline_ns (CLOCK_MONOTONIC, 0 = the default
+	 * LT_SNAP_BUDGET_S from now) or once *stop (when not NULL) changes. */
+	int64_t deadline_ns;
+	const volatile sig_atomic_t *stop;
 };
+/* A snapshot's default time budget (seconds). */
+#define LT_SNAP_BUDGET_S 10
 
 /* ---- per-thread facts --------------------------------------------------- */
 
