@@ -1530,3 +1530,21 @@ Test(lock_hotspot_hostile, hundred_thousand_threads_matched_near_linearly, .time
 	fprintf(stderr, "100,000 HotSpot threads: +%ld MiB peak RSS, %.2f s CPU\n", grew, took);
 	fk_free(&f);
 }
+
+/* A holder the JVM's memory names but the kernel does not know (thread
+ * 4242 is no thread of the process): not named, and said (issue 26). */
+Test(lock_hotspot_hostile, holder_that_is_no_thread_of_the_process_not_named)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	w32(&f, r64(&f, j.jt[0] + T_OSTHREAD) + OS_TID, 4242);
+	apply(&f);
+	const struct lt_futex *fx = &f.threads[2].futex;
+	cr_assert_eq(fx->owner, 0, "a holder the process does not have was named: %d", fx->owner);
+	cr_assert(fx->lock_state && strstr(fx->lock_state, "names thread 4242 as its holder, but the process "
+						       "has no such thread"), "%s", fx->lock_state);
+	for (size_t i = 0; i < f.snap.n_verdicts; i++)
+		cr_assert_neq(f.snap.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", f.snap.verdicts[i].summary);
+	fk_free(&f);
+}
