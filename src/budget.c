@@ -37,6 +37,24 @@ void lt_budget_begin(int64_t deadline_ns, const volatile sig_atomic_t *stop)
 	B.stop0 = stop ? *stop : 0;
 }
 
+int64_t lt_budget_deadline(int pid, int base_ms, int max_ms)
+{
+	char path[64], buf[256];
+	long threads = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "Threads: %ld", &threads) == 1)
+				break;
+		fclose(f);
+	}
+	int64_t ms = base_ms + (threads > 0 ? threads : 0);
+	if (ms > max_ms)
+		ms = max_ms;
+	return now_ns() + ms * 1000000;
+}
+
 void lt_budget_end(void)
 {
 	memset(&B, 0, sizeof(B));

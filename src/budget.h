@@ -19,6 +19,9 @@
 /* Starts a budget on this thread: deadline_ns (CLOCK_MONOTONIC, 0 = none),
  * stop (NULL = none: interrupted once *stop differs from its value now). */
 void lt_budget_begin(int64_t deadline_ns, const volatile sig_atomic_t *stop);
+/* A deadline for a snapshot of process PID starting now: BASE_MS plus
+ * 1 ms per thread the process has, at most MAX_MS (CLOCK_MONOTONIC ns). */
+int64_t lt_budget_deadline(int pid, int base_ms, int max_ms);
 /* Ends it; the notes are forgotten. */
 void lt_budget_end(void);
 /* true once the deadline passed or the stop counter changed (said once in

@@ -9,6 +9,7 @@
 #include <time.h>
 #include "locktrace/snapshot.h"
 #include "locktrace/taskregs.h"
+#include "budget.h"
 #include "record_int.h"
 #include "utf8.h"
 
@@ -17,23 +18,7 @@
  * sooner.  An absolute CLOCK_MONOTONIC deadline. */
 static int64_t rec_snap_deadline(pid_t tgid)
 {
-	char path[64], buf[4096];
-	long threads = 0;
-	struct timespec ts;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tgid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		while (fgets(buf, sizeof(buf), f))
-			if (sscanf(buf, "Threads: %ld", &threads) == 1)
-				break;
-		fclose(f);
-	}
-	int64_t ms = 2000 + (threads > 0 ? threads : 0);
-	if (ms > 10000)
-		ms = 10000;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + ms * 1000000;
+	return lt_budget_deadline((int)tgid, 2000, 10000);
 }
 
 /* A snapshot of tgid now: registers from the task iterator make DWARF

@@ -1129,7 +1129,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 {
 	int64_t deadline = opts ? opts->deadline_ns : 0;
 	if (!deadline)
-		deadline = lts_now_ns(CLOCK_MONOTONIC) + (int64_t)LT_SNAP_BUDGET_S * 1000000000;
+		deadline = lt_budget_deadline((int)pid, LT_SNAP_BUDGET_MS, LT_SNAP_BUDGET_MAX_MS);
 	lt_budget_begin(deadline, opts ? opts->stop : NULL);
 	int r = take(pid, opts, out);
 	size_t n = 0;

@@ -43,8 +43,8 @@ struct fk {
 	struct fp_named sym[64];
 	int nsym;
 	uint64_t hole_lo, hole_hi; /* reads here fail */
-	/* the JVM running on: from the second read of flip_addr on, its
-	 * 8 bytes read as flip_val */
+	/* the JVM running on: from the second read covering flip_addr on,
+	 * its 8 bytes read as flip_val */
 	uint64_t flip_addr, flip_val;
 	int flip_reads;
 	struct lt_snapshot snap;
@@ -131,8 +131,11 @@ static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 	int r = fp_flat_read(f->mem, MEM, MEM_SIZE, addr, buf, len);
 	if (r)
 		return r;
-	if (f->flip_addr && addr == f->flip_addr && len == 8 && f->flip_reads++ > 0)
-		memcpy(buf, &f->flip_val, 8);
+	/* any read of the object (at most 1 KiB before the word) that covers
+	 * the flipped word: the reader may read a whole object at once */
+	if (f->flip_addr && addr <= f->flip_addr && addr + 0x400 > f->flip_addr && addr + len >= f->flip_addr + 8 &&
+	    f->flip_reads++ > 0)
+		memcpy((uint8_t *)buf + (f->flip_addr - addr), &f->flip_val, 8);
 	return 0;
 }
 
