@@ -1021,7 +1021,8 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	}
 	for (size_t i = 0; i < ntids; i++) {
 		struct lt_thread *t = &s->threads[s->n_threads];
-		if (lt_budget_over()) {
+		/* at least one thread: a process past its budget is not "no process" */
+		if (s->n_threads && lt_budget_over()) {
 			lt_budget_note("%zu of the %zu threads were not read", ntids - i, ntids);
 			break;
 		}
@@ -1123,6 +1124,49 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	return 0;
 }
 
+/* A runtime's memory may describe any number of locks: those no thread of
+ * the process waits on are kept up to KEEP_IDLE_RTLOCKS (the first ones),
+ * the rest dropped and counted; the threads' indexes follow. */
+#define KEEP_IDLE_RTLOCKS 256
+
+static void drop_idle_rtlocks(struct lt_snapshot *s)
+{
+	if (s->n_rtlocks <= KEEP_IDLE_RTLOCKS)
+		return;
+	unsigned char *claimed = calloc(s->n_rtlocks, 1);
+	unsigned *to = calloc(s->n_rtlocks, sizeof(*to));
+	if (!claimed || !to) {
+		free(claimed);
+		free(to);
+		return;
+	}
+	for (size_t i = 0; i < s->n_threads; i++) {
+		unsigned k = s->threads[i].futex.rtlock;
+		if (k && k <= s->n_rtlocks)
+			claimed[k - 1] = 1;
+	}
+	size_t kept = 0, idle = 0;
+	for (size_t i = 0; i < s->n_rtlocks; i++) {
+		if (claimed[i] || idle++ < KEEP_IDLE_RTLOCKS) {
+			if (kept != i)
+				s->rtlocks[kept] = s->rtlocks[i];
+			to[i] = (unsigned)++kept;
+		} else {
+			lt_rtlock_clear(&s->rtlocks[i]);
+		}
+	}
+	for (size_t i = 0; i < s->n_threads; i++) {
+		unsigned *k = &s->threads[i].futex.rtlock;
+		if (*k && *k <= s->n_rtlocks)
+			*k = to[*k - 1];
+	}
+	lt_strlist_add(&s->notes, "%zu runtime locks that no thread of this process waits on were left out "
+		       "(the first %d are kept)", s->n_rtlocks - kept, KEEP_IDLE_RTLOCKS);
+	s->n_rtlocks = kept;
+	free(claimed);
+	free(to);
+}
+
 /* take() within the snapshot's budget (budget.h); what the budget cut is
  * said in the notes and in the evidence of every verdict. */
 int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)
@@ -1135,6 +1179,8 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	size_t n = 0;
 	const char *const *why = lt_budget_notes(&n);
 	struct lt_snapshot *s = r ? NULL : *out;
+	if (s)
+		drop_idle_rtlocks(s);
 	for (size_t i = 0; s && i < n; i++) {
 		lt_strlist_add(&s->notes, "the snapshot is incomplete: %s", why[i]);
 		for (size_t k = 0; k < s->n_verdicts; k++)
