@@ -10,10 +10,27 @@
 
 /* ---- deadlock ---- */
 
+/* The owner the snapshot read for the very word t waits on, NULL if none:
+ * a group may hold adjacent words of different locks (raw futexes 4 bytes
+ * apart), each with its own holder, and the group's one holder is then
+ * not the holder of every waiter's lock. */
+static struct rthread *word_owner(struct lt_report *r, const struct rthread *t)
+{
+	const struct rp_snap_thread *s = t->snap;
+	if (!s || !s->has_futex || !s->is_wait || s->uaddr != t->pub.end_call.addr || s->owner <= 0 ||
+	    ((!s->owner_kind || !strcmp(s->owner_kind, "none") || !strcmp(s->owner_kind, "unknown")) &&
+	     !s->owner_pid))
+		return NULL;
+	return rp_thread_of(r, (uint32_t)s->owner);
+}
+
 static struct rthread *waits_for(struct lt_report *r, struct rthread *t)
 {
 	if (t->pub.end_state != LT_RTS_IN_CALL || !t->end_group || !t->pub.asleep)
 		return NULL;
+	struct rthread *o = word_owner(r, t);
+	if (o)
+		return o;
 	struct rgroup *g = P(r)->gr[t->end_group - 1];
 	if (!g->end_holder)
 		return NULL;
@@ -42,15 +59,25 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 				      rp_tname(a, tn, sizeof(tn)));
 		rp_fmt_ts(rp_end_since(a), ts, sizeof(ts));
 		rp_fmt_dur(rp_dur_to_end(r, rp_end_since(a)), d, sizeof(d));
+		if (word_owner(r, a) && (!g->end_holder || P(r)->th[g->end_holder - 1] != b))
+			snprintf(how, sizeof(how), "the snapshot read the owner of this word (%s); the other "
+				 "words of the object name %s", a->snap->owner_kind ? a->snap->owner_kind : "?",
+				 g->end_holder ? rp_tname(P(r)->th[g->end_holder - 1], gn, sizeof(gn)) : "nobody");
+		else
+			rp_holder_how(r, g, how, sizeof(how));
 		rp_f_ev(f, "thread %s waits for lock %s since %s (%s), held by thread %s: %s",
 			rp_tname(a, tn, sizeof(tn)), rp_gname(g, gn, sizeof(gn)), rp_end_since(a) ? ts : "before the trace", d,
-			rp_tname(b, tn2, sizeof(tn2)), rp_holder_how(r, g, how, sizeof(how)));
+			rp_tname(b, tn2, sizeof(tn2)), how);
 	}
 	if (m < sizeof(line))
 		snprintf(line + m, sizeof(line) - m, "%u", cyc[0]->pub.tid);
 	f->since = since;
 	f->duration_ns = rp_dur_to_end(r, since);
-	rp_f_summary(f, "deadlock: %zu thread%s wait for each other: %s", n, n == 1 ? "" : "s", line);
+	if (n == 1)
+		rp_f_summary(f, "deadlock: thread %s waits for a lock it holds itself (self-deadlock)",
+			     rp_tname(cyc[0], tn, sizeof(tn)));
+	else
+		rp_f_summary(f, "deadlock: %zu threads wait for each other: %s", n, line);
 	for (size_t i = 0; i < n; i++)
 		rp_snap_ev(r, f, cyc[i]);
 }
@@ -80,7 +107,11 @@ static void rule_deadlock(struct lt_report *r)
 			size_t k = 0;
 			while (path[k] != t)
 				k++;
-			deadlock_finding(r, path + k, n - k);
+			/* one thread waiting for itself: only when the snapshot
+			 * read the owner of the very word it waits on as itself
+			 * (a real self-deadlock), never from a group's holder */
+			if (n - k > 1 || word_owner(r, t) == t)
+				deadlock_finding(r, path + k, n - k);
 		}
 		for (size_t i = 0; i < n; i++)
 			color[path[i]->idx] = 2;

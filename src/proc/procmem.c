@@ -8,10 +8,11 @@
 #include <unistd.h>
 
 #include "symbols.h"
+#include "proclive.h"
 
 void lt_mem_init(struct lt_mem *m, pid_t pid)
 {
-	m->pid = pid;
+	m->pid = lt_proc_reader(pid); /* a zombie leader has no memory */
 	m->mem_fd = -1;
 	m->no_vm_readv = false;
 }

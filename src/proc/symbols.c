@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proclive.h"
 #include "symbols.h"
 #include "snapshot_int.h"
 #include "symcache.h"
@@ -64,7 +65,7 @@ static const char *base_name(const char *p)
 static int parse_maps(struct lt_sym *s, struct lt_strlist *notes)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)s->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)lt_proc_reader(s->pid));
 	char *text = lts_read_all(path, NULL);
 	if (!text) {
 		if (notes)
@@ -253,7 +254,7 @@ struct lt_sym *lt_sym_open(pid_t pid, unsigned flags, struct lt_strlist *notes)
 		return NULL;
 	}
 	char path[64], exe[4096];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)lt_proc_reader(pid));
 	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
@@ -272,7 +273,7 @@ struct lt_sym *lt_sym_open(pid_t pid, unsigned flags, struct lt_strlist *notes)
 		return s;
 	}
 	dwfl_report_begin(s->dwfl);
-	int r = dwfl_linux_proc_report(s->dwfl, pid);
+	int r = dwfl_linux_proc_report(s->dwfl, lt_proc_reader(pid));
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || r != 0) {
 		if (notes)
 			lt_strlist_add(notes, "libdwfl could not report the modules of %d: %s",

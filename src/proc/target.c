@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "proclive.h"
 #include "snapshot.h"
 #include "target.h"
 #include "grow.h"
@@ -199,10 +200,10 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 		chomp(buf);
 		snprintf(h->comm, sizeof(h->comm), "%s", buf);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)lt_proc_reader(pid));
 	n = readlink(path, h->exe, sizeof(h->exe) - 1);
 	h->exe[n > 0 ? n : 0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)lt_proc_reader(pid));
 	n = read_file(path, buf, sizeof(buf));
 	for (ssize_t i = 0; i + 1 < n; i++)
 		if (!buf[i])
@@ -399,7 +400,7 @@ int lt_target_shared_maps(pid_t tgid, struct lt_shared_map **v, size_t *n, size_
 	char path[64], line[4096 + 256];
 	int r = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tgid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)lt_proc_reader(tgid));
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return -errno;

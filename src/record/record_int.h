@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "callnorm.h"
 #include "log.h"
 #include "flight.h"
@@ -124,6 +125,8 @@ struct session {
 	int holding;             /* signals are still held */
 	int reaped;              /* the launched program was waited for */
 	int pid_file_written;
+	dev_t pid_file_dev;      /* the pid file we created: only it is removed */
+	ino_t pid_file_ino;
 	char exe[PATH_MAX];      /* the launched program, as execvp finds it */
 	char note[160];          /* said after the first line */
 };

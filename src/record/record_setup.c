@@ -191,32 +191,39 @@ int rec_write_pid_file(struct session *s)
 
 	if (!path)
 		return 0;
-	/* a new file, as every output (outfile.h): a stale pid file is
-	 * replaced, never written into (its owner could change the pid a
-	 * root `kill -USR1 $(cat FILE)` signals); readable by all, as pid
-	 * files are */
-	int fd = lt_out_create(path, 1), r = -1;
+	/* a new file, as every output (outfile.h): an existing file is
+	 * refused unless --force, which replaces it (never writes into it: its
+	 * owner could change the pid a root `kill -USR1 $(cat FILE)` signals);
+	 * readable by all, as pid files are */
+	struct stat sb;
+	int fd = lt_out_create(path, s->o->force), r = -1;
 	if (fd < 0)
 		errno = -fd;
-	else if (fchmod(fd, 0644) == 0)
+	else if (fchmod(fd, 0644) == 0 && fstat(fd, &sb) == 0)
 		r = dprintf(fd, "%d\n", (int)getpid());
 	if (fd >= 0 && close(fd))
 		r = -1;
 	if (r < 0) {
+		int e = errno;
 		rec_fail(s, "cannot write the pid file %s: %s (choose another path with "
-			"--pid-file)", path, lt_out_strerror(-errno));
+			"--pid-file%s)", path, lt_out_strerror(-e),
+			e == EEXIST ? ", or add --force to replace it" : "");
 		if (fd >= 0)
 			unlink(path);
 		return -1;
 	}
 	s->pid_file_written = 1;
+	s->pid_file_dev = sb.st_dev;
+	s->pid_file_ino = sb.st_ino;
 	return 0;
 }
 
-/* Removes the pid file if it still holds our pid. */
+/* Removes the pid file if it is still the file we created (same inode)
+ * and still holds our pid: whatever replaced it since is not ours. */
 void rec_remove_pid_file(struct session *s)
 {
 	char buf[32] = "";
+	struct stat sb;
 
 	if (!s->pid_file_written)
 		return;
@@ -225,8 +232,9 @@ void rec_remove_pid_file(struct session *s)
 	if (fd < 0)
 		return;
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	int same = fstat(fd, &sb) == 0 && sb.st_dev == s->pid_file_dev && sb.st_ino == s->pid_file_ino;
 	close(fd);
-	if (n > 0 && atoi(buf) == (int)getpid())
+	if (same && n > 0 && atoi(buf) == (int)getpid())
 		unlink(s->o->pid_file);
 }
 

@@ -6,17 +6,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "snapshot.h"
 #include "locktrace/taskregs.h"
+#include "budget.h"
 #include "record_int.h"
 #include "utf8.h"
+
+/* The time a snapshot in a recording may take (docs/snapshot.md): 3 s,
+ * plus 1 ms per thread of the process, at most 10 s, from when it starts
+ * reading the process; Ctrl-C ends it sooner.  An absolute
+ * CLOCK_MONOTONIC deadline. */
+static int64_t rec_snap_deadline(pid_t tgid)
+{
+	return lt_budget_deadline((int)tgid, 3000, 10000);
+}
 
 /* A snapshot of tgid now: registers from the task iterator make DWARF
  * unwinding work past libc's syscall wrappers; without them the snapshot
  * falls back to /proc's sp and pc.  NULL with err on failure. */
 static struct lt_snapshot *snapshot_now(pid_t tgid, const char *occasion, char *err, size_t errlen)
 {
-	struct lt_snapshot_opts so = { 0 };
+	struct lt_snapshot_opts so = { .stop = &rec_stop_requests };
 	struct lt_tid_regs *regs = NULL;
 	size_t nregs = 0;
 	struct lt_snapshot *snap = NULL;
@@ -26,6 +37,9 @@ static struct lt_snapshot *snapshot_now(pid_t tgid, const char *occasion, char *
 		so.regs = regs;
 		so.n_regs = nregs;
 	}
+	/* after the registers (a BPF iterator to load): the budget is the
+	 * snapshot's own */
+	so.deadline_ns = rec_snap_deadline(tgid);
 	int r = lt_snapshot_take(tgid, &so, &snap);
 	if (r)
 		snprintf(err, errlen, "%s", lt_snapshot_strerror(r));

@@ -25,7 +25,7 @@
  * rt_lang is set is another runtime's and is left alone. */
 
 #include <errno.h>
-#include <stdbool.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,7 +84,17 @@ static void claim(struct lt_snapshot *s, struct lt_thread *t, size_t li)
 	free(f->lock_name);
 	f->lock_name = lts_strdup(l->name);
 	f->rtlock = (unsigned)li + 1;
-	if (l->held == 1 && l->holder > 0 && l->holder != t->tid) {
+	if (l->held == 1 && l->holder > 0 && l->holder != t->tid && !lt_snapshot_find(s, l->holder)) {
+		/* checked against the kernel: the runtime's memory names a
+		 * thread this process does not have (read torn, or forged) */
+		char *st = lts_asprintf("%s%sthe runtime names thread %d as its holder, but the process "
+					"has no such thread: the holder is not named",
+					f->lock_state ? f->lock_state : "", f->lock_state ? "; " : "", (int)l->holder);
+		free(f->lock_state);
+		f->lock_state = st;
+		f->owner_kind = LT_OWNER_UNKNOWN;
+		f->owner = 0;
+	} else if (l->held == 1 && l->holder > 0 && l->holder != t->tid) {
 		f->owner_kind = LT_OWNER_RUNTIME;
 		f->owner = l->holder;
 	} else if (f->owner_kind != LT_OWNER_UNKNOWN) {

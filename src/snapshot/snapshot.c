@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
+#include "proclive.h"
 #include "locktrace/calls.h"
 #include "lockmodel.h"
 #include "rtthread.h"
@@ -58,7 +60,7 @@ static bool exe_is_32bit(pid_t pid)
 {
 	char path[64];
 	unsigned char ident[5];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)lt_proc_reader(pid));
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return false;
@@ -350,7 +352,7 @@ static void note_shared_object(struct ctx *c, struct lt_futex *f)
 		return;
 	if (!c->maps_read) {
 		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->s->pid);
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)lt_proc_reader(c->s->pid));
 		c->maps = lts_read_all(path, NULL);
 		c->maps_read = true;
 	}
@@ -930,7 +932,8 @@ static int check_process(pid_t pid, pid_t *tgid, char *comm, size_t comm_len)
 		return -EINVAL;
 	if (flags & PF_KTHREAD)
 		return LT_SNAP_EKTHREAD;
-	if (state == 'Z' || state == 'X')
+	/* a zombie leader whose threads live on is a live process */
+	if ((state == 'Z' || state == 'X') && !lt_proc_zombie_leader(pid))
 		return LT_SNAP_ENOPROC;
 	*tgid = pid;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -973,7 +976,7 @@ pid_t *lts_list_tasks(pid_t pid, size_t *n)
 	return v;
 }
 
-int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)
+static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)
 {
 	static const struct lt_snapshot_opts defaults;
 	const struct lt_snapshot_opts *o = opts ? opts : &defaults;
@@ -1006,7 +1009,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	s->taken_monotonic_ns = t0;
 	{
 		char path[64], exe[4096];
-		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)lt_proc_reader(pid));
 		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 		if (n > 0) {
 			exe[n] = 0;
@@ -1023,6 +1026,10 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 			       "not decoded");
 	lt_mem_init(&c.mem, pid);
 
+	int zleader = lt_proc_zombie_leader(pid);
+	if (zleader)
+		lt_strlist_add(&s->notes, "the main thread (%d) has exited; the process lives on in "
+			       "its other threads", (int)pid);
 	size_t ntids = 0;
 	pid_t *tids = lts_list_tasks(pid, &ntids);
 	if (!tids || ntids == 0) {
@@ -1038,7 +1045,14 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	}
 	for (size_t i = 0; i < ntids; i++) {
 		struct lt_thread *t = &s->threads[s->n_threads];
+		/* at least one thread: a process past its budget is not "no process" */
+		if (s->n_threads && lt_budget_over()) {
+			lt_budget_note("%zu of the %zu threads were not read", ntids - i, ntids);
+			break;
+		}
 		t->tid = tids[i];
+		if (zleader && tids[i] == pid)
+			continue; /* the exited leader: nothing to read */
 		if (read_thread(&c, pid, t) < 0) {
 			lt_thread_clear(t);
 			lt_strlist_add(&s->notes, "thread %d exited during the snapshot", (int)tids[i]);
@@ -1093,7 +1107,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 		char *uerr = NULL;
 		struct lt_unwinder *u = c.sym ? lt_unwinder_new(c.sym, &uerr) : NULL;
 		if (u) {
-			for (size_t i = 0; i < s->n_threads; i++)
+			for (size_t i = 0; i < s->n_threads && !lt_budget_over(); i++)
 				unwind_one(&c, u, &s->threads[i]);
 			lt_unwinder_free(u);
 		} else {
@@ -1134,4 +1148,70 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	s->duration_ns = lts_now_ns(CLOCK_MONOTONIC) - t0;
 	*out = s;
 	return 0;
+}
+
+/* A runtime's memory may describe any number of locks: those no thread of
+ * the process waits on are kept up to KEEP_IDLE_RTLOCKS (the first ones),
+ * the rest dropped and counted; the threads' indexes follow. */
+#define KEEP_IDLE_RTLOCKS 256
+
+static void drop_idle_rtlocks(struct lt_snapshot *s)
+{
+	if (s->n_rtlocks <= KEEP_IDLE_RTLOCKS)
+		return;
+	unsigned char *claimed = calloc(s->n_rtlocks, 1);
+	unsigned *to = calloc(s->n_rtlocks, sizeof(*to));
+	if (!claimed || !to) {
+		free(claimed);
+		free(to);
+		return;
+	}
+	for (size_t i = 0; i < s->n_threads; i++) {
+		unsigned k = s->threads[i].futex.rtlock;
+		if (k && k <= s->n_rtlocks)
+			claimed[k - 1] = 1;
+	}
+	size_t kept = 0, idle = 0;
+	for (size_t i = 0; i < s->n_rtlocks; i++) {
+		if (claimed[i] || idle++ < KEEP_IDLE_RTLOCKS) {
+			if (kept != i)
+				s->rtlocks[kept] = s->rtlocks[i];
+			to[i] = (unsigned)++kept;
+		} else {
+			lt_rtlock_clear(&s->rtlocks[i]);
+		}
+	}
+	for (size_t i = 0; i < s->n_threads; i++) {
+		unsigned *k = &s->threads[i].futex.rtlock;
+		if (*k && *k <= s->n_rtlocks)
+			*k = to[*k - 1];
+	}
+	lt_strlist_add(&s->notes, "%zu runtime locks that no thread of this process waits on were left out "
+		       "(the first %d are kept)", s->n_rtlocks - kept, KEEP_IDLE_RTLOCKS);
+	s->n_rtlocks = kept;
+	free(claimed);
+	free(to);
+}
+
+/* take() within the snapshot's budget (budget.h); what the budget cut is
+ * said in the notes and in the evidence of every verdict. */
+int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)
+{
+	int64_t deadline = opts ? opts->deadline_ns : 0;
+	if (!deadline)
+		deadline = lt_budget_deadline((int)pid, LT_SNAP_BUDGET_MS, LT_SNAP_BUDGET_MAX_MS);
+	lt_budget_begin(deadline, opts ? opts->stop : NULL);
+	int r = take(pid, opts, out);
+	size_t n = 0;
+	const char *const *why = lt_budget_notes(&n);
+	struct lt_snapshot *s = r ? NULL : *out;
+	if (s)
+		drop_idle_rtlocks(s);
+	for (size_t i = 0; s && i < n; i++) {
+		lt_strlist_add(&s->notes, "the snapshot is incomplete: %s", why[i]);
+		for (size_t k = 0; k < s->n_verdicts; k++)
+			lt_strlist_add(&s->verdicts[k].evidence, "evidence incomplete: %s", why[i]);
+	}
+	lt_budget_end();
+	return r;
 }

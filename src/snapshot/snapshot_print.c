@@ -696,10 +696,27 @@ static void text_header(FILE *f, const struct lt_snapshot *s)
 	}
 }
 
+/* At most this many runtime locks that no thread of the snapshot waits on
+ * are printed (a runtime's memory may describe any number of them); the
+ * JSON has them all. */
+#define TEXT_IDLE_RTLOCKS 32
+
 static void text_body(FILE *f, const struct lt_snapshot *s)
 {
+	unsigned char *claimed = calloc(s->n_rtlocks ? s->n_rtlocks : 1, 1);
+	size_t idle = 0;
+	for (size_t i = 0; claimed && i < s->n_threads; i++) {
+		unsigned k = s->threads[i].futex.rtlock;
+		if (k && k <= s->n_rtlocks)
+			claimed[k - 1] = 1;
+	}
 	for (size_t i = 0; i < s->n_rtlocks; i++)
-		text_rtlock(f, s, &s->rtlocks[i]);
+		if (!claimed || claimed[i] || idle++ < TEXT_IDLE_RTLOCKS)
+			text_rtlock(f, s, &s->rtlocks[i]);
+	if (idle > TEXT_IDLE_RTLOCKS)
+		fprintf(f, "\n(%zu more runtime locks that no thread of this process waits on: all of them "
+			"in --json)\n", idle - TEXT_IDLE_RTLOCKS);
+	free(claimed);
 	lt_go_print_text(f, s);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		fputc('\n', f);

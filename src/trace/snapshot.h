@@ -10,6 +10,7 @@
 #ifndef LOCKTRACE_SNAPSHOT_H
 #define LOCKTRACE_SNAPSHOT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,7 +75,16 @@ struct lt_snapshot_opts {
 	void *get_regs_arg;
 	const struct lt_tid_regs *regs;
 	size_t n_regs;
+	/* Budget (src/budget.h): reading stops, said in the notes and in each
+	 * verdict's evidence, at deadline_ns (CLOCK_MONOTONIC; 0: the default,
+	 * LT_SNAP_BUDGET_MS plus 1 ms per thread of the process, at most
+	 * LT_SNAP_BUDGET_MAX_MS) or once *stop (when not NULL) changes. */
+	int64_t deadline_ns;
+	const volatile sig_atomic_t *stop;
 };
+/* A snapshot's default time budget (milliseconds). */
+#define LT_SNAP_BUDGET_MS 5000
+#define LT_SNAP_BUDGET_MAX_MS 15000
 
 /* ---- per-thread facts --------------------------------------------------- */
 

@@ -437,30 +437,56 @@ Test(sec_live, hostile_process_name_escaped_in_messages, .timeout = 60)
 	cr_assert(strstr(err, "_x1b]2;pwned_x07"), "the name is not shown escaped: %s", err);
 }
 
-/* --pid-file: what nobody left at the name (a 0666 file they keep, a
- * symlink to a victim) is replaced, never written: they could otherwise
- * change the pid that a root `kill -USR1 $(cat FILE)` signals. */
-Test(sec_live, pid_file_replaced_not_written, .timeout = 60)
+/* --pid-file follows the rules of every output: an existing file (ours,
+ * nobody's 0666 file, a symlink to a victim) is refused without --force and
+ * left as it was, not removed at exit; with --force it is replaced, never
+ * written into (its owner could change the pid a root `kill -USR1 $(cat
+ * FILE)` signals), and the file locktrace created is removed at exit. */
+Test(sec_live, pid_file_refused_without_force_replaced_with, .timeout = 90)
 {
 	NEED_ROOT();
-	char victim[128], pf[128], pf2[128], out[128], pid[16], err[8192], buf[16] = "";
+	char victim[128], pf[128], pf2[128], own[128], out[128], pid[16], err[8192], buf[16] = "";
 	char *wargv[] = { "/bin/sleep", "30", NULL };
 	struct tl_proc wl;
+	struct stat sb;
 
 	make_victim(victim, sizeof(victim));
 	as_nobody("pid", NULL);
 	as_nobody("pid2", victim);
 	pathf(pf, sizeof(pf), "pid");
 	pathf(pf2, sizeof(pf2), "pid2");
+	pathf(own, sizeof(own), "ownpid");
+	FILE *f = fopen(own, "w");
+	cr_assert(f);
+	fputs("important data", f);
+	fclose(f);
 	int theirs = open(pf, O_RDONLY);
 	cr_assert_geq(theirs, 0);
 	cr_assert_eq(tl_spawn(&wl, wargv), 0);
 	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	const char *pfs[] = { pf, pf2, own };
+	for (int k = 0; k < 3; k++) {
+		snprintf(out, sizeof(out), "%s/n%d.ltrace", dir, k);
+		char *args[] = { "record", "-p", pid, "-d", "0.3", "-o", out, "--no-status", "--pid-file",
+				 (char *)pfs[k], NULL };
+		cr_assert_neq(run_lt(args, err, sizeof(err), 30000), 0, "%s was not refused", pfs[k]);
+		cr_assert(strstr(err, "already exists") && strstr(err, "--force"), "%s", err);
+		cr_assert_eq(lstat(pfs[k], &sb), 0, "%s was removed without --force", pfs[k]);
+	}
+	f = fopen(own, "r");
+	cr_assert(f);
+	char ob[32] = "";
+	cr_assert(fgets(ob, sizeof(ob), f));
+	fclose(f);
+	cr_assert_str_eq(ob, "important data");
+	cr_assert_eq(pread(theirs, buf, sizeof(buf) - 1, 0), 6);
+	cr_assert_str_eq(buf, "theirs");
 	for (int k = 0; k < 2; k++) {
 		pathf(out, sizeof(out), k ? "p2.ltrace" : "p1.ltrace");
-		char *args[] = { "record", "-p", pid, "-d", "0.3", "-o", out, "--no-status", "--pid-file",
-				 k ? pf2 : pf, NULL };
+		char *args[] = { "record", "-p", pid, "-d", "0.3", "-o", out, "--no-status", "--force",
+				 "--pid-file", k ? pf2 : pf, NULL };
 		cr_assert_eq(run_lt(args, err, sizeof(err), 30000), 0, "%s", err);
+		cr_assert_neq(lstat(k ? pf2 : pf, &sb), 0, "the pid file locktrace created was left");
 	}
 	tl_kill(&wl);
 	tl_close(&wl);

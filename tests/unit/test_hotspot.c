@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "lockmodel.h"
 #include "lt_fakeproc.h"
@@ -25,13 +27,14 @@
 #include "rtthread.h"
 #include "snapshot.h"
 #include "rt_hotspot.h"
+#include "budget.h"
 
 extern const struct lt_lockmodel lt_lm_hotspot;
 
 /* ---- a fake process: one memory region, a bump allocator, symbols ---- */
 
 #define MEM 0x10000000ull
-#define MEM_SIZE (4u << 20)
+#define MEM_SIZE (192u << 20) /* room for the hostile JVM's 100,000 threads (zero pages until used) */
 #define STACKS 0x7f0000000000ull
 
 struct fk {
@@ -40,8 +43,8 @@ struct fk {
 	struct fp_named sym[64];
 	int nsym;
 	uint64_t hole_lo, hole_hi; /* reads here fail */
-	/* the JVM running on: from the second read of flip_addr on, its
-	 * 8 bytes read as flip_val */
+	/* the JVM running on: from the second read covering flip_addr on,
+	 * its 8 bytes read as flip_val */
 	uint64_t flip_addr, flip_val;
 	int flip_reads;
 	struct lt_snapshot snap;
@@ -128,8 +131,11 @@ static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 	int r = fp_flat_read(f->mem, MEM, MEM_SIZE, addr, buf, len);
 	if (r)
 		return r;
-	if (f->flip_addr && addr == f->flip_addr && len == 8 && f->flip_reads++ > 0)
-		memcpy(buf, &f->flip_val, 8);
+	/* any read of the object (at most 1 KiB before the word) that covers
+	 * the flipped word: the reader may read a whole object at once */
+	if (f->flip_addr && addr <= f->flip_addr && addr + 0x400 > f->flip_addr && addr + len >= f->flip_addr + 8 &&
+	    f->flip_reads++ > 0)
+		memcpy((uint8_t *)buf + (f->flip_addr - addr), &f->flip_val, 8);
 	return 0;
 }
 
@@ -1397,5 +1403,151 @@ Test(lock_hotspot_fixture, a_method_its_class_does_not_own_is_no_frame)
 	cr_assert_eq(f.threads[1].n_frames, 4);
 	cr_assert_null(f.threads[1].frames[1].func, "the unwinder's frames stay");
 	cr_assert_eq(f.threads[1].n_rt_frames, 0, "no Java frame from a false Method*");
+	fk_free(&f);
+}
+
+/* ---- hostile JVMs: what the target holds is not amplified ---- */
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long maxrss_mib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
+/* 60,000 VMStructs entries whose type and field names are the same two
+ * 500-byte strings: each string is copied once, not once per entry (60 MB
+ * from 2 KB of the target's memory). */
+Test(rt_hotspot_hostile, shared_names_copied_once)
+{
+	struct tabfix t = { .notes = { 0 } };
+	small_tables(&t.f);
+	char big[501];
+	memset(big, 'x', 500);
+	big[500] = 0;
+	uint64_t ty = fk_str(&t.f, big), nm = fk_str(&t.f, big);
+	size_t n = 60000;
+	const struct tlay *l = &ODD_STRUCT;
+	uint64_t arr = fk_alloc(&t.f, (n + 1) * l->stride);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = arr + i * l->stride;
+		put_member(&t.f, e, l->off[0], 8, i == 0 ? fk_str(&t.f, "Thread") : ty);
+		put_member(&t.f, e, l->off[1], 8, i == 0 ? fk_str(&t.f, "_osthread") : nm);
+		put_member(&t.f, e, l->off[4], 8, i);
+	}
+	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructs"), arr);
+	long rss0 = maxrss_mib();
+	double t0 = cpu_s();
+	cr_assert_eq(read_vm(&t), 0);
+	double took = cpu_s() - t0;
+	long grew = maxrss_mib() - rss0;
+	cr_assert_eq(t.vm.n_fields, n);
+	cr_assert_not_null(hs_vm_field(&t.vm, "Thread", "_osthread"));
+	cr_assert_lt(grew, 16, "reading the tables grew the peak RSS by %ld MiB", grew);
+	cr_assert_lt(took, 10.0, "%.1f s of CPU", took);
+	fprintf(stderr, "shared VMStructs names: +%ld MiB peak RSS, %.2f s CPU\n", grew, took);
+	hs_vm_free(&t.vm);
+	lt_strlist_free(&t.notes);
+	fk_free(&t.f);
+}
+
+/* 100,000 Java threads, each blocked on a monitor of its own owned (a
+ * BasicLock in its stack) by the next one, read into the fixture JVM:
+ * monitors are matched to owners by hash and stack ranges by binary
+ * search, never owners x monitors (10^10 comparisons). */
+Test(lock_hotspot_hostile, hundred_thousand_threads_matched_near_linearly, .timeout = 120)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	size_t n = 100000;
+	uint64_t arr = fk_alloc(&f, 8 * (n + j.njt));
+	uint64_t *jt = calloc(n, sizeof(*jt));
+	cr_assert_not_null(jt);
+	for (size_t i = 0; i < j.njt; i++)
+		w64(&f, arr + 8 * i, j.jt[i]);
+	for (size_t i = 0; i < n; i++) {
+		jt[i] = fk_alloc(&f, JT_SIZE);
+		uint64_t os = fk_alloc(&f, OS_SIZE);
+		w64(&f, jt[i] + T_OSTHREAD, os);
+		w32(&f, os + OS_TID, (uint32_t)(10000 + i));
+		w64(&f, jt[i] + JT_STACK_BASE, STACKS + (uint64_t)(10000 + i) * 0x100000);
+		w64(&f, jt[i] + JT_STACK_SIZE, 0x80000);
+		w64(&f, arr + 8 * (j.njt + i), jt[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* owned by a BasicLock in the next thread's stack */
+		uint64_t om = monitor_new(&f, 0, i + 1 < n ? STACKS + (uint64_t)(10000 + i + 1) * 0x100000 - 0x2000
+							   : 0x12345678);
+		blocked_on(&f, jt[i], om);
+	}
+	uint64_t list = fk_alloc(&f, 0x20);
+	w32(&f, list + 4, (uint32_t)(n + j.njt));
+	w64(&f, list + 16, arr);
+	/* ThreadsSMRSupport::_java_thread_list now names them all */
+	const struct hs_field *fl = NULL;
+	struct hs_vm vm;
+	struct lt_strlist notes = { 0 };
+	struct lt_lm_env e;
+	fk_env(&f, &e);
+	cr_assert_eq(hs_vm_read(&e, &vm, &notes), 0);
+	fl = hs_vm_field(&vm, "ThreadsSMRSupport", "_java_thread_list");
+	cr_assert(fl && fl->is_static);
+	w64(&f, fl->value, list);
+	hs_vm_free(&vm);
+	lt_strlist_free(&notes);
+	free(jt);
+
+	long rss0 = maxrss_mib();
+	double t0 = cpu_s();
+	lt_budget_begin(0, NULL);
+	apply(&f);
+	double took = cpu_s() - t0;
+	long grew = maxrss_mib() - rss0;
+	size_t nb = 0;
+	const char *const *why = lt_budget_notes(&nb);
+	/* 100,003 entries: the list is read up to the 100,000 a JVM here may have, and that is said */
+	cr_assert_eq(nb, 1);
+	cr_assert(strstr(why[0], "stopped reading HotSpot threads after 100000"), "%s", why[0]);
+	lt_budget_end();
+	/* the fixture's own deadlock is still found among them */
+	cr_assert_eq(f.threads[1].futex.owner, 102);
+	cr_assert_eq(f.threads[2].futex.owner, 101);
+	cr_assert(f.snap.n_verdicts >= 1 && f.snap.verdicts[0].kind == LT_VERDICT_DEADLOCK);
+	cr_assert_eq(f.snap.n_rtlocks, 100000 - j.njt + 2, "%zu monitors", f.snap.n_rtlocks);
+	const struct lt_rtlock *l = NULL;
+	for (size_t i = 0; i < f.snap.n_rtlocks && !l; i++)
+		if (f.snap.rtlocks[i].holder == 10000 + 5000)
+			l = &f.snap.rtlocks[i];
+	cr_assert_not_null(l, "no monitor held by thread 15000");
+	cr_assert(strstr(l->holder_how, "BasicLock in the stack of thread 15000"), "%s", l->holder_how);
+	cr_assert_lt(took, 20.0, "matching 100,000 monitors took %.1f s of CPU", took);
+	cr_assert_lt(grew, 512, "reading 100,000 threads grew the peak RSS by %ld MiB", grew);
+	fprintf(stderr, "100,000 HotSpot threads: +%ld MiB peak RSS, %.2f s CPU\n", grew, took);
+	fk_free(&f);
+}
+
+/* A holder the JVM's memory names but the kernel does not know (thread
+ * 4242 is no thread of the process): not named, and said (issue 26). */
+Test(lock_hotspot_hostile, holder_that_is_no_thread_of_the_process_not_named)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	w32(&f, r64(&f, j.jt[0] + T_OSTHREAD) + OS_TID, 4242);
+	apply(&f);
+	const struct lt_futex *fx = &f.threads[2].futex;
+	cr_assert_eq(fx->owner, 0, "a holder the process does not have was named: %d", fx->owner);
+	cr_assert(fx->lock_state && strstr(fx->lock_state, "names thread 4242 as its holder, but the process "
+						       "has no such thread"), "%s", fx->lock_state);
+	for (size_t i = 0; i < f.snap.n_verdicts; i++)
+		cr_assert_neq(f.snap.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", f.snap.verdicts[i].summary);
 	fk_free(&f);
 }

@@ -1152,3 +1152,53 @@ Test(report, runtime_thread_names_and_python_locks)
 	free(buf);
 	done();
 }
+
+/* Four raw futex words 4 bytes apart (one lock group: adjacent words are
+ * taken for one object), each waited on by one thread and owned, as the
+ * snapshot read, by the next: the cycle is the 4 threads the snapshot
+ * names, never "1 thread waits for each other: X -> X" from the group's
+ * single holder (issue 26). */
+#define W(i) (0x560000002000ull + 4 * (i))
+Test(report, adjacent_words_keep_each_waiters_own_holder)
+{
+	header(TIDS(PID, 501, 502, 503, 504));
+	for (int i = 0; i < 4; i++)
+		blocked_at_attach(i + 1, W(i), FUTEX_WAIT_PRIVATE, 2, 300 * MS);
+	start();
+	char buf[4096];
+	size_t m = 0;
+	for (int i = 0; i < 4; i++)
+		m += (size_t)snprintf(buf + m, sizeof(buf) - m,
+				      "%s{\"tid\": %d, \"comm\": \"blk%d\", \"state\": \"S\", \"blocked_s\": 0.3, "
+				      "\"syscall\": {\"nr\": 202}, \"futex\": {\"uaddr\": \"0x%llx\", \"is_wait\": true, "
+				      "\"expected\": 2, \"word\": 2, \"owner_kind\": \"pi\", \"owner\": %d}}",
+				      i ? "," : "", 501 + i, i + 1, (unsigned long long)W(i), 501 + (i + 1) % 4);
+	snapshot(buf);
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
+	cr_assert_eq(f->n_tids, 4, "%s", f->summary);
+	cr_assert(strstr(f->summary, "4 threads wait for each other"), "%s", f->summary);
+	for (int i = 0; i < 4; i++)
+		cr_assert(has_tid(f, 501 + i) && has_lock(f, W(i)), "%s", f->summary);
+	for (size_t i = 0; i < R->n_findings; i++)
+		cr_assert(!(R->findings[i].kind == LT_FIND_DEADLOCK && R->findings[i].n_tids == 1),
+			  "a one-thread cycle: %s", R->findings[i].summary);
+	done();
+}
+
+/* A thread that waits on a word the snapshot says it owns itself: a real
+ * self-deadlock, said as one. */
+Test(report, self_deadlock_only_with_its_own_owner_read)
+{
+	header(TIDS(PID, 501));
+	blocked_at_attach(1, W(0), FUTEX_WAIT_PRIVATE, 2, 300 * MS);
+	start();
+	snapshot("{\"tid\": 501, \"comm\": \"relock\", \"state\": \"S\", \"blocked_s\": 0.3, \"syscall\": {\"nr\": 202},"
+		 " \"futex\": {\"uaddr\": \"0x560000002000\", \"is_wait\": true, \"expected\": 2, \"word\": 2,"
+		 " \"owner_kind\": \"mutex\", \"owner\": 501}}");
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
+	cr_assert_eq(f->n_tids, 1);
+	cr_assert(strstr(f->summary, "waits for a lock it holds itself"), "%s", f->summary);
+	done();
+}

@@ -20,12 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "lockmodel.h"
 #include "lt_fakeproc.h"
 #include "rtthread.h"
 #include "snapshot.h"
 #include "lt_test.h"
+#include "budget.h"
 
 /* ---- line tables ---- */
 
@@ -378,7 +381,7 @@ static const struct fxl fxl_313 = {
 };
 
 #define ARENA 0x10000000ull
-#define ARENA_LEN (1u << 20)
+#define ARENA_LEN (4u << 20) /* room for the hostile images' 1 MiB line table */
 
 struct fx {
 	struct fxl l;
@@ -1149,8 +1152,10 @@ Test(rt_cpython_fixture, damaged_frames)
 	const struct lt_thread *t0 = &f.threads[0], *t2 = &f.threads[2];
 	cr_assert_eq(t0->n_rt_frames, 0);
 	cr_assert(t0->rt_end && strstr(t0->rt_end, "no readable code object"), "%s", t0->rt_end);
-	cr_assert_eq(t2->n_rt_frames, 256);
-	cr_assert(t2->rt_end && strstr(t2->rt_end, "deeper than 256 Python frames"), "%s", t2->rt_end);
+	/* a frame list that loops is said once, not read as 256 copies */
+	cr_assert_eq(t2->n_rt_frames, 1);
+	cr_assert(t2->rt_end && strstr(t2->rt_end, "loops back to frame") && strstr(t2->rt_end, "cycle"),
+		  "%s", t2->rt_end);
 	cr_assert_eq(f.threads[1].n_rt_frames, 3, "the other threads are read");
 	fx_free(&f);
 
@@ -1158,8 +1163,8 @@ Test(rt_cpython_fixture, damaged_frames)
 	image(&f, &im, &fxl_310, "3.10.13", 0);
 	w64(&f, im.top[2] + f.l.f_back, im.top[2]);
 	apply(&f);
-	cr_assert_eq(f.threads[2].n_rt_frames, 256);
-	cr_assert(strstr(f.threads[2].rt_end, "deeper than 256"));
+	cr_assert_eq(f.threads[2].n_rt_frames, 1);
+	cr_assert(strstr(f.threads[2].rt_end, "loops back to frame"), "%s", f.threads[2].rt_end);
 	fx_free(&f);
 }
 
@@ -1439,4 +1444,87 @@ Test(rt_demangle_live, ocaml_holder_frames, .fini = cleanup, .timeout = 120)
 	cr_assert(strstr(buf, "\"demangled\":\"Holder.waiter\""));
 	free(buf);
 	lt_snapshot_free(s);
+}
+
+/* ---- hostile images: no amplification of what the target holds ---- */
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long maxrss_mib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
+/* 768 code objects (3 threads x 256 frames) sharing one 1 MiB line table:
+ * the table is read and kept once, not once per code object (768 MiB). */
+Test(rt_cpython_hostile, shared_line_table_read_once)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, &fxl_311, "3.11.2", 0x030b02f0);
+	size_t big = 1u << 20;
+	uint8_t *tab = calloc(1, big);
+	cr_assert_not_null(tab);
+	for (size_t i = 0; i < big; i += 2) { /* one-unit entries, line +0 */
+		tab[i] = 0x80 | (13 << 3);
+		tab[i + 1] = 0;
+	}
+	uint64_t shared = bytes(&f, tab, big);
+	free(tab);
+	long rss0 = maxrss_mib();
+	for (int k = 0; k < 3; k++) {
+		uint64_t back = 0;
+		for (int i = 0; i < 256; i++) {
+			uint64_t c = code_obj(&f, "deep", "deep", "deep.py", (const uint8_t *)"\x80", 1, 5, NULL, 0);
+			w64(&f, c + f.l.co_table, shared);
+			back = frame(&f, back, c, 0, 0, false, 0, false);
+		}
+		w64(&f, im.top[k] + f.l.if_prev, back);
+	}
+	double t0 = cpu_s();
+	apply(&f);
+	double took = cpu_s() - t0;
+	long grew = maxrss_mib() - rss0;
+	for (int k = 0; k < 3; k++)
+		cr_assert_eq(f.threads[k].n_rt_frames, 256, "thread %d: %zu frames", k, f.threads[k].n_rt_frames);
+	cr_assert_str_eq(f.threads[2].rt_frames[100].func, "deep");
+	/* generous: one copy of the table is 1 MiB; one per code object 768 */
+	cr_assert_lt(grew, 64, "reading the frames grew the peak RSS by %ld MiB", grew);
+	cr_assert_lt(took, 30.0, "%.1f s of CPU", took);
+	fprintf(stderr, "shared line table: +%ld MiB peak RSS, %.2f s CPU\n", grew, took);
+	fx_free(&f);
+}
+
+/* A thread-state list and an interpreter list that loop back: each is
+ * read once and the cycle said, through the budget notes of a snapshot. */
+Test(rt_cpython_hostile, cyclic_thread_states_said)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, &fxl_312, "3.12.1", 0x030c01f0);
+	uint64_t ts0 = 0;
+	memcpy(&ts0, at(&f, im.interp + f.l.is_threads), 8);
+	/* the last thread state's next: the first again */
+	uint64_t ts = ts0, next;
+	for (int i = 0; i < 2; i++) {
+		memcpy(&next, at(&f, ts + f.l.ts_next), 8);
+		ts = next;
+	}
+	w64(&f, ts + f.l.ts_next, ts0);
+	lt_budget_begin(0, NULL);
+	apply(&f);
+	size_t n = 0;
+	const char *const *why = lt_budget_notes(&n);
+	cr_assert_eq(n, 1);
+	cr_assert(strstr(why[0], "loops back") && strstr(why[0], "after 3"), "%s", why[0]);
+	lt_budget_end();
+	cr_assert_eq(f.threads[1].n_rt_frames, 3, "the threads are still read once");
+	fx_free(&f);
 }

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "lockmodel.h"
+#include "budget.h"
 #include "lock_hotspot.h"
 #include "rt_hotspot.h"
 #include "snapshot_int.h"
@@ -597,6 +598,34 @@ static int read_thread(struct jvm *j, uint64_t jt, struct jthread *t)
 	int32_t tid = 0;
 	memset(t, 0, sizeof(*t));
 	t->addr = jt;
+	/* the JavaThread's fields in one read when they lie close together
+	 * (one system call a thread, not six) */
+	uint64_t off[6] = { L->jt_osthread, L->jt_state, L->jt_pending, L->jt_stack_base, L->jt_stack_size,
+			    L->owner_is_id ? L->jt_owner_id : L->jt_osthread };
+	uint64_t lo = off[0], hi = off[0];
+	for (int k = 1; k < 6; k++) {
+		lo = off[k] < lo ? off[k] : lo;
+		hi = off[k] > hi ? off[k] : hi;
+	}
+	uint8_t b[4096 + 8];
+	if (hi + 8 - lo <= sizeof(b) && hs_rd(j, jt + lo, b, hi + 8 - lo) == 0) {
+		uint64_t os, base, size;
+		memcpy(&os, b + off[0] - lo, 8);
+		if (!os || hs_rd(j, os + L->os_tid, &tid, 4) || tid <= 0)
+			return -EFAULT;
+		t->tid = tid;
+		memcpy(&t->state, b + off[1] - lo, 4);
+		memcpy(&t->pending, b + off[2] - lo, 8);
+		memcpy(&base, b + off[3] - lo, 8);
+		memcpy(&size, b + off[4] - lo, 8);
+		if (base && size && size < base) {
+			t->stack_lo = base - size;
+			t->stack_hi = base;
+		}
+		if (L->owner_is_id)
+			memcpy(&t->owner_id, b + off[5] - lo, 8);
+		return 0;
+	}
 	uint64_t os = hs_rd64(j, jt + L->jt_osthread);
 	if (!os || hs_rd(j, os + L->os_tid, &tid, 4) || tid <= 0)
 		return -EFAULT;
@@ -614,10 +643,16 @@ static int read_threads(struct jvm *j)
 {
 	const struct lay *L = &j->L;
 	uint64_t list = hs_rd64(j, L->java_thread_list);
-	uint32_t len = 0;
-	if (!list || hs_rd(j, list + L->tl_length, &len, 4) || len > MAX_THREADS) {
+	uint32_t len = 0, said = 0;
+	if (!list || hs_rd(j, list + L->tl_length, &len, 4)) {
 		lt_strlist_add(j->notes, "hotspot: %s: the Java thread list is unreadable", j->version);
 		return 0;
+	}
+	if (len > MAX_THREADS) {
+		lt_budget_note("hotspot: stopped reading HotSpot threads after %d: the JVM's thread list "
+			       "says %u", MAX_THREADS, len);
+		said = len;
+		len = MAX_THREADS;
 	}
 	uint64_t arr = hs_rd64(j, list + L->tl_threads);
 	uint64_t *v = calloc(len ? len : 1, 8);
@@ -630,12 +665,32 @@ static int read_threads(struct jvm *j)
 		lt_strlist_add(j->notes, "hotspot: %s: the Java thread list's array is unreadable", j->version);
 		len = 0;
 	}
-	size_t bad = 0;
-	for (uint32_t i = 0; i < len; i++)
-		if (v[i] && read_thread(j, v[i], &j->t[j->n]) == 0)
+	size_t bad = 0, dup = 0;
+	for (uint32_t i = 0; i < len; i++) {
+		if ((i & 255) == 0 && lt_budget_over()) {
+			lt_budget_note("hotspot: stopped reading HotSpot threads after %u of %u: the "
+				       "snapshot's time ran out", i, said ? said : len);
+			break;
+		}
+		if (v[i] && lt_u64map_get(&j->by_addr, v[i])) {
+			dup++; /* the same JavaThread twice: once is enough */
+		} else if (v[i] && read_thread(j, v[i], &j->t[j->n]) == 0) {
 			j->n++;
-		else
+			if (lt_u64map_put(&j->by_addr, v[i], (void *)(uintptr_t)j->n) ||
+			    (j->t[j->n - 1].owner_id &&
+			     !lt_u64map_get(&j->by_owner_id, (uint64_t)j->t[j->n - 1].owner_id) &&
+			     lt_u64map_put(&j->by_owner_id, (uint64_t)j->t[j->n - 1].owner_id,
+					   (void *)(uintptr_t)j->n))) {
+				free(v);
+				return -ENOMEM;
+			}
+		} else {
 			bad++;
+		}
+	}
+	if (dup)
+		lt_budget_note("hotspot: the Java thread list names %zu JavaThread(s) more than once "
+			       "(not a list a JVM keeps): each read once", dup);
 	if (bad)
 		lt_strlist_add(j->notes, "hotspot: %s: %zu of %u Java threads could not be read (exiting?)",
 			       j->version, bad, len);
@@ -645,9 +700,45 @@ static int read_threads(struct jvm *j)
 
 static const struct jthread *thread_at(const struct jvm *j, uint64_t jt)
 {
-	for (size_t i = 0; i < j->n; i++)
-		if (j->t[i].addr == jt)
-			return &j->t[i];
+	uintptr_t k = jt ? (uintptr_t)lt_u64map_get(&j->by_addr, jt) : 0;
+	return k ? &j->t[k - 1] : NULL;
+}
+
+/* the JVM whose stacks stack_cmp sorts (qsort has no argument) */
+static __thread const struct jvm *t_sort_jvm;
+
+static int stack_cmp(const void *a, const void *b)
+{
+	const struct jvm *j = t_sort_jvm;
+	uint64_t x = j->t[*(const size_t *)a].stack_lo, y = j->t[*(const size_t *)b].stack_lo;
+	return x < y ? -1 : x > y;
+}
+
+/* The Java thread whose stack holds ADDR (binary search over the stacks
+ * sorted once by their low end; a few overlapping ones are looked at). */
+static const struct jthread *stack_holding(struct jvm *j, uint64_t addr)
+{
+	if (!j->by_stack) {
+		if (!(j->by_stack = malloc((j->n ? j->n : 1) * sizeof(*j->by_stack))))
+			return NULL;
+		for (size_t i = 0; i < j->n; i++)
+			j->by_stack[i] = i;
+		t_sort_jvm = j;
+		qsort(j->by_stack, j->n, sizeof(*j->by_stack), stack_cmp);
+	}
+	size_t lo = 0, hi = j->n; /* first with stack_lo > addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (j->t[j->by_stack[mid]].stack_lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo, tries = 0; k > 0 && tries < 8; k--, tries++) {
+		const struct jthread *t = &j->t[j->by_stack[k - 1]];
+		if (addr >= t->stack_lo && addr < t->stack_hi)
+			return t;
+	}
 	return NULL;
 }
 
@@ -693,7 +784,13 @@ static void set_holder(struct lt_rtlock *l, const struct jthread *t, char *how)
 static const struct jthread *lock_stack_owner(struct jvm *j, uint64_t obj)
 {
 	const struct lay *L = &j->L;
-	for (size_t i = 0; i < j->n && L->lock_stack && obj; i++) {
+	if (j->lockobj_read || !L->lock_stack || !obj) {
+		uintptr_t k = obj ? (uintptr_t)lt_u64map_get(&j->by_lockobj, obj) : 0;
+		return k ? &j->t[k - 1] : NULL;
+	}
+	/* every lock stack read once, into a map from object to thread */
+	j->lockobj_read = true;
+	for (size_t i = 0; i < j->n; i++) {
 		uint64_t ls = j->t[i].addr + L->jt_lock_stack;
 		uint32_t top;
 		uint64_t ent[16];
@@ -708,10 +805,11 @@ static const struct jthread *lock_stack_owner(struct jvm *j, uint64_t obj)
 		if (cnt && hs_rd(j, ls + L->ls_base, ent, cnt * 8))
 			continue;
 		for (size_t k = 0; k < cnt; k++)
-			if (ent[k] == obj)
-				return &j->t[i];
+			if (ent[k] && !lt_u64map_get(&j->by_lockobj, ent[k]) &&
+			    lt_u64map_put(&j->by_lockobj, ent[k], (void *)(uintptr_t)(i + 1)))
+				return NULL;
 	}
-	return NULL;
+	return lock_stack_owner(j, obj);
 }
 
 static void owner_by_pointer(struct jvm *j, struct lt_rtlock *l, uint64_t owner, uint64_t obj)
@@ -722,13 +820,12 @@ static void owner_by_pointer(struct jvm *j, struct lt_rtlock *l, uint64_t owner,
 					      owner, (int)t->tid));
 		return;
 	}
-	for (size_t i = 0; i < j->n; i++)
-		if (owner >= j->t[i].stack_lo && owner < j->t[i].stack_hi) {
-			set_holder(l, &j->t[i], lts_asprintf("ObjectMonitor::_owner 0x%" PRIx64 " is a BasicLock "
-							     "in the stack of thread %d (stack-locked, "
-							     "then inflated)", owner, (int)j->t[i].tid));
-			return;
-		}
+	if ((t = stack_holding(j, owner))) {
+		set_holder(l, t, lts_asprintf("ObjectMonitor::_owner 0x%" PRIx64 " is a BasicLock "
+					      "in the stack of thread %d (stack-locked, "
+					      "then inflated)", owner, (int)t->tid));
+		return;
+	}
 	if (j->L.has_anon && (int64_t)owner == j->L.anon_owner) {
 		t = lock_stack_owner(j, obj);
 		set_holder(l, t, t ? lts_asprintf("anonymous owner; the object is on the lock stack of thread "
@@ -750,13 +847,13 @@ static void owner_by_id(struct jvm *j, struct lt_rtlock *l, int64_t owner, uint6
 						"lock stack holds the object"));
 		return;
 	}
-	for (size_t i = 0; i < j->n; i++)
-		if (j->t[i].owner_id == owner) {
-			set_holder(l, &j->t[i], lts_asprintf("ObjectMonitor::_owner %" PRId64 " is the "
-							     "_monitor_owner_id of thread %d", owner,
-							     (int)j->t[i].tid));
-			return;
-		}
+	uintptr_t k = owner ? (uintptr_t)lt_u64map_get(&j->by_owner_id, (uint64_t)owner) : 0;
+	if (k) {
+		set_holder(l, &j->t[k - 1], lts_asprintf("ObjectMonitor::_owner %" PRId64 " is the "
+							 "_monitor_owner_id of thread %d", owner,
+							 (int)j->t[k - 1].tid));
+		return;
+	}
 	set_holder(l, NULL, lts_asprintf("ObjectMonitor::_owner %" PRId64 " is no Java thread's "
 					 "_monitor_owner_id", owner));
 }
@@ -800,9 +897,20 @@ static uint64_t decode_monitor(struct jvm *j, struct lt_rtlock *l, uint64_t om)
 static void confirm(struct jvm *j, struct lt_rtlock *v, size_t first, size_t n, const uint64_t *owner,
 		    size_t *idx)
 {
-	size_t gone = 0;
+	size_t gone = 0, unconfirmed = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		int32_t state = -1;
+		if (idx[i] && (i & 255) == 0 && lt_budget_over()) {
+			/* out of time: a wait not read twice is not claimed */
+			for (size_t k = i; k < j->n; k++)
+				if (idx[k]) {
+					idx[k] = 0;
+					unconfirmed++;
+				}
+			lt_budget_note("hotspot: %zu Java monitor wait(s) not confirmed by a second read "
+				       "(the snapshot's time ran out): not counted as waiting", unconfirmed);
+			break;
+		}
 		uint64_t pending = hs_rd64(j, j->t[i].addr + j->L.jt_pending);
 		if (idx[i] && (hs_rd(j, j->t[i].addr + j->L.jt_state, &state, 4) || state != j->L.blocked ||
 			       pending != j->t[i].pending)) {
@@ -831,6 +939,7 @@ static void confirm(struct jvm *j, struct lt_rtlock *v, size_t first, size_t n, 
 static int monitors(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
 {
 	uint64_t *owner = calloc(j->n ? j->n : 1, sizeof(*owner));
+	struct lt_u64map at = { 0 }; /* monitor address -> idx */
 	if (!owner)
 		return -ENOMEM;
 	for (size_t i = 0; i < j->n; i++) {
@@ -838,19 +947,23 @@ static int monitors(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first
 		idx[i] = 0;
 		if (!t->pending || t->state != j->L.blocked)
 			continue;
-		for (size_t k = first; k < *n && !idx[i]; k++)
-			if ((*v)[k].base == t->pending)
-				idx[i] = k - first + 1;
-		if (idx[i])
+		if ((idx[i] = (uintptr_t)lt_u64map_get(&at, t->pending)))
 			continue;
+		if ((i & 255) == 0 && lt_budget_over()) {
+			lt_budget_note("hotspot: stopped reading Java monitors after %zu: the snapshot's "
+				       "time ran out", *n - first);
+			break;
+		}
 		struct lt_rtlock *l = new_monitor(j, v, n, t->pending);
-		if (!l) {
+		if (!l || lt_u64map_put(&at, t->pending, (void *)(uintptr_t)(*n - first))) {
 			free(owner);
+			lt_u64map_free(&at);
 			return -ENOMEM;
 		}
 		owner[*n - 1 - first] = decode_monitor(j, l, t->pending);
 		idx[i] = *n - first;
 	}
+	lt_u64map_free(&at);
 	confirm(j, *v, first, *n, owner, idx);
 	free(owner);
 	return 0;
@@ -872,6 +985,8 @@ static int emit_threads(struct jvm *j, const size_t *idx, struct lt_rtthread **t
 		r->waits = idx ? idx[i] : 0;
 		j->t[i].name = NULL;
 		const struct lt_thread *t = j->e->s ? lt_snapshot_find(j->e->s, r->tid) : NULL;
+		if (lt_budget_over())
+			continue; /* said by the budget: no more Java stacks */
 		if (hs_java_stack(j, &j->t[i], t, r) == -ENOMEM)
 			return -ENOMEM;
 	}
@@ -887,6 +1002,10 @@ static void jvm_free(struct jvm *j)
 	for (size_t i = 0; i < j->n; i++)
 		free(j->t[i].name);
 	free(j->t);
+	free(j->by_stack);
+	lt_u64map_free(&j->by_addr);
+	lt_u64map_free(&j->by_owner_id);
+	lt_u64map_free(&j->by_lockobj);
 	hs_strcache_free(j->sc);
 	hs_vm_free(&j->vm);
 }
@@ -895,7 +1014,7 @@ static void read_names(struct jvm *j)
 {
 	size_t named = 0;
 	if (!j->names_why)
-		for (size_t i = 0; i < j->n; i++) {
+		for (size_t i = 0; i < j->n && !lt_budget_over(); i++) {
 			thread_name(j, &j->t[i]);
 			named += j->t[i].name != NULL;
 		}

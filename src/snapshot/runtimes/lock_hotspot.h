@@ -11,6 +11,7 @@
 
 #include "lockmodel.h"
 #include "rt_hotspot.h"
+#include "u64map.h"
 
 /* ---- offsets, from the tables ---- */
 
@@ -103,6 +104,12 @@ struct jvm {
 	struct flay F;
 	int major;             /* Abstract_VM_Version::_vm_major_version, 0  */
 	size_t frames_bad;     /* threads whose Java frames could not be read */
+	/* matching monitors to threads in near-linear time: 1 + index in t */
+	struct lt_u64map by_addr;     /* JavaThread address                   */
+	struct lt_u64map by_owner_id; /* _monitor_owner_id (JDK 24+)          */
+	struct lt_u64map by_lockobj;  /* object on a lock stack (JDK 21+)     */
+	bool lockobj_read;
+	size_t *by_stack;             /* indexes in t sorted by stack_lo      */
 };
 
 /* Each missing entry is named in the note that says what is not read. */

@@ -3,6 +3,7 @@
  * records.  Which models run, and how their findings are applied to a
  * snapshot, is src/snapshot/models.c (a layer above the models). */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,9 +71,14 @@ void lt_rtthread_clear(struct lt_rtthread *t)
 
 struct lt_rtlock *lt_rtlock_push(struct lt_rtlock **v, size_t *n)
 {
-	struct lt_rtlock *nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
-		return NULL;
+	/* doubling: 100,000 monitors must not cost 100,000 copies of the
+	 * array; the room left is asked of malloc, whoever allocated it */
+	struct lt_rtlock *nv = *v;
+	if (!nv || malloc_usable_size(nv) < (*n + 1) * sizeof(*nv)) {
+		nv = realloc(*v, (*n < 8 ? 8 : *n * 2) * sizeof(*nv));
+		if (!nv)
+			return NULL;
+	}
 	*v = nv;
 	struct lt_rtlock *l = &nv[(*n)++];
 	memset(l, 0, sizeof(*l));

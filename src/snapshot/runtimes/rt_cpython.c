@@ -27,15 +27,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "rtthread.h"
 #include "rt_cpython_int.h"
 #include "snapshot_int.h"
+#include "u64map.h"
 
 #define MAX_INTERPS 64
 #define MAX_TSTATES 4096
 #define MAX_FRAMES 256
 #define MAX_CODES 1024
 #define MAX_LINETABLE (1u << 20)
+/* all the line tables of one process, each read once however many code
+ * objects share it */
+#define MAX_LINETABLES_TOTAL (16u << 20)
 #define MAX_SLOTS 128
 #define OWNED_BY_GENERATOR 1
 #define OWNED_BY_CSTACK 3
@@ -49,7 +54,7 @@ struct code {
 	uint64_t addr;
 	char *func, *file;
 	int first, stacksize, firsttraceable; /* firsttraceable -1: unknown */
-	uint8_t *tab;
+	const uint8_t *tab; /* the model's (struct model.tabs), shared */
 	size_t ntab;
 	uint64_t names;     /* tuple of the local variables' names */
 	size_t nlocals;
@@ -65,6 +70,10 @@ struct model {
 	bool dicts_ok;
 	struct code *codes;
 	size_t ncodes;
+	struct lt_u64map code_at; /* code object address -> 1 + index in codes */
+	struct lt_u64map tabs;    /* line table object address -> struct tab */
+	size_t tab_bytes;         /* their total size */
+	bool tabs_cut;            /* MAX_LINETABLES_TOTAL reached */
 	uint64_t lock_type, rlock_type, not_lock[16];
 	uint64_t meth_type;  /* builtin_function_or_method, once seen */
 	size_t n_not_lock;
@@ -87,7 +96,21 @@ struct walk {
 	unsigned group;
 	bool in_group;
 	uint64_t locals[MAX_FRAMES], codes[MAX_FRAMES]; /* per frame pushed */
+	struct lt_u64map seen; /* frames visited: a list that loops is said */
 };
+
+/* false (and the stack said to end there) if frame F was visited before:
+ * the frame list read from memory loops back on itself. */
+static bool first_visit(struct walk *w, uint64_t f)
+{
+	if (lt_u64map_get(&w->seen, f)) {
+		if (!w->t->rt_end)
+			w->t->rt_end = lts_asprintf("the frame list loops back to frame 0x%" PRIx64
+						    " (a cycle in the process's memory): not read further", f);
+		return false;
+	}
+	return lt_u64map_put(&w->seen, f, (void *)1) == 0;
+}
 
 static uint64_t u64(const struct model *m, uint64_t addr)
 {
@@ -115,8 +138,44 @@ static void code_clear(struct code *c)
 {
 	free(c->func);
 	free(c->file);
-	free(c->tab);
 	memset(c, 0, sizeof(*c));
+}
+
+/* A line table (a bytes object), read once per process however many code
+ * objects share it, within MAX_LINETABLES_TOTAL. */
+struct tab {
+	uint8_t *b;
+	size_t n;
+};
+
+static void line_table(struct model *m, uint64_t obj, struct code *c)
+{
+	struct tab *t = obj ? lt_u64map_get(&m->tabs, obj) : NULL;
+	if (!t && obj && !m->tabs_cut) {
+		uint8_t *b;
+		size_t n;
+		if (pyr_bytes(&m->r, obj, MAX_LINETABLE, &b, &n) < 0)
+			return;
+		if (m->tab_bytes + n > MAX_LINETABLES_TOTAL) {
+			free(b);
+			m->tabs_cut = true;
+			lt_budget_note("%s: stopped reading line tables after %zu KiB (line numbers of the "
+				       "other frames not shown)", m->id.version, m->tab_bytes >> 10);
+			return;
+		}
+		if (!(t = malloc(sizeof(*t))) || lt_u64map_put(&m->tabs, obj, t)) {
+			free(t);
+			free(b);
+			return;
+		}
+		t->b = b;
+		t->n = n;
+		m->tab_bytes += n;
+	}
+	if (t) {
+		c->tab = t->b;
+		c->ntab = t->n;
+	}
 }
 
 /* Bytes of the code object header that hold every field read. */
@@ -143,9 +202,9 @@ static bool code_read(struct model *m, uint64_t addr, struct code *c)
 		return false;
 	uint64_t name = u64_in(b, l->co_qualname ? l->co_qualname : l->co_name);
 	if (pyr_str(&m->r, name, func, sizeof(func)) < 0 ||
-	    pyr_str(&m->r, u64_in(b, l->co_filename), file, sizeof(file)) < 0 ||
-	    pyr_bytes(&m->r, u64_in(b, l->co_linetable), MAX_LINETABLE, &c->tab, &c->ntab) < 0)
+	    pyr_str(&m->r, u64_in(b, l->co_filename), file, sizeof(file)) < 0)
 		return false;
+	line_table(m, u64_in(b, l->co_linetable), c);
 	c->func = lts_strdup(func);
 	c->file = lts_strdup(file);
 	c->first = i32_in(b, l->co_firstlineno);
@@ -160,15 +219,23 @@ static bool code_read(struct model *m, uint64_t addr, struct code *c)
 /* The code object at ADDR, read once; NULL if it is not one. */
 static const struct code *code_get(struct model *m, uint64_t addr)
 {
-	for (size_t i = 0; i < m->ncodes; i++)
-		if (m->codes[i].addr == addr)
-			return m->codes[i].ok ? &m->codes[i] : NULL;
+	uintptr_t k = addr ? (uintptr_t)lt_u64map_get(&m->code_at, addr) : 0;
+	if (k)
+		return m->codes[k - 1].ok ? &m->codes[k - 1] : NULL;
+	if (!addr || lt_budget_over())
+		return NULL;
 	if (!m->codes && !(m->codes = calloc(MAX_CODES, sizeof(*m->codes))))
 		return NULL;
-	if (m->ncodes == MAX_CODES)
-		code_clear(&m->codes[--m->ncodes]); /* full: the last slot is reused */
+	if (m->ncodes == MAX_CODES) { /* full: the last slot is reused */
+		lt_u64map_del(&m->code_at, m->codes[m->ncodes - 1].addr);
+		code_clear(&m->codes[--m->ncodes]);
+	}
 	struct code *c = &m->codes[m->ncodes++];
 	c->ok = code_read(m, addr, c);
+	if (lt_u64map_put(&m->code_at, addr, (void *)(uintptr_t)m->ncodes)) {
+		code_clear(&m->codes[--m->ncodes]);
+		return NULL;
+	}
 	return c->ok ? c : NULL;
 }
 
@@ -227,6 +294,8 @@ static void walk_objects(struct walk *w, uint64_t f)
 	uint8_t b[0x80];
 	size_t n = 0;
 	for (; f && n < MAX_FRAMES; n++) {
+		if (!first_visit(w, f) || lt_budget_over())
+			return;
 		if (w->m->e->read(w->m->e->arg, f, b, l->f_lineno + 4) < 0)
 			break;
 		const struct code *c = code_get(w->m, u64_in(b, l->f_code));
@@ -305,9 +374,10 @@ static void walk_frames(struct walk *w, uint64_t ts)
 		return;
 	}
 	size_t steps = 0;
-	while (f && steps++ < 2 * MAX_FRAMES && w->t->n_rt_frames < MAX_FRAMES)
+	while (f && steps++ < 2 * MAX_FRAMES && w->t->n_rt_frames < MAX_FRAMES && first_visit(w, f) &&
+	       !lt_budget_over())
 		f = interp_frame(w, f);
-	if (f && !w->t->rt_end)
+	if (f && !w->t->rt_end && !lt_budget_over())
 		w->t->rt_end = lts_asprintf("deeper than %d Python frames: the outer ones are not read",
 					    MAX_FRAMES);
 }
@@ -726,6 +796,7 @@ static void read_thread(struct model *m, uint64_t ts, struct ts *x)
 	w->t = t;
 	t->rt_lang = "python";
 	walk_frames(w, ts);
+	lt_u64map_free(&w->seen);
 	lt_rt_place(t, w->groups, is_eval_loop);
 	size_t n = t->n_rt_frames;
 	x->locals = malloc((n ? n : 1) * sizeof(*x->locals));
@@ -795,8 +866,18 @@ static void interp_threads(struct model *m, uint64_t interp)
 	struct ts *v = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t ts = u64(m, interp + m->l->is_threads);
-	for (size_t k = 0; ts && k < MAX_TSTATES; k++, ts = u64(m, ts + m->l->ts_next)) {
+	struct lt_u64map seen = { 0 };
+	size_t k = 0;
+	for (; ts && k < MAX_TSTATES && !lt_budget_over(); k++, ts = u64(m, ts + m->l->ts_next)) {
 		uint64_t ident;
+		if (lt_u64map_get(&seen, ts)) {
+			lt_budget_note("%s: the thread-state list of interpreter 0x%" PRIx64 " loops back "
+				       "to 0x%" PRIx64 " after %zu (a cycle in the process's memory)",
+				       m->id.version, interp, ts, k);
+			break;
+		}
+		if (lt_u64map_put(&seen, ts, (void *)1))
+			break;
 		struct lt_thread *t = thread_of(m, ts, &ident);
 		if (!t || t->rt_lang) {
 			m->unmatched += !t;
@@ -813,6 +894,10 @@ static void interp_threads(struct model *m, uint64_t interp)
 		read_thread(m, ts, &v[n++]);
 		m->threads++;
 	}
+	if (ts && k == MAX_TSTATES)
+		lt_budget_note("%s: stopped reading the thread states of interpreter 0x%" PRIx64
+			       " after %d", m->id.version, interp, MAX_TSTATES);
+	lt_u64map_free(&seen);
 	if (m->dicts_ok)
 		thread_names(m, interp, v, n);
 	python_locks(m, v, n);
@@ -833,16 +918,38 @@ static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
 		return;
 	pyr_init(&m.r, e, m.l);
 	uint64_t interp = u64(&m, m.id.runtime + m.l->rt_head);
-	for (int i = 0; interp && i < MAX_INTERPS; i++) {
+	uint64_t seen[MAX_INTERPS];
+	int i = 0;
+	for (; interp && i < MAX_INTERPS && !lt_budget_over(); i++) {
+		for (int k = 0; k < i; k++)
+			if (seen[k] == interp) {
+				lt_budget_note("%s: the interpreter list loops back to 0x%" PRIx64 " after %d "
+					       "(a cycle in the process's memory)", m.id.version, interp, i);
+				interp = 0;
+				break;
+			}
+		if (!interp)
+			break;
+		seen[i] = interp;
 		interp_threads(&m, interp);
 		interp = u64(&m, interp + m.l->is_next);
 	}
+	if (interp && i == MAX_INTERPS)
+		lt_budget_note("%s: stopped reading interpreters after %d", m.id.version, MAX_INTERPS);
 	if (m.unmatched)
 		lt_strlist_add(&s->notes, "%s: %zu Python thread state(s) name no thread of this "
 			       "snapshot (exited, or not yet started)", m.id.version, m.unmatched);
-	for (size_t i = 0; i < m.ncodes; i++)
-		code_clear(&m.codes[i]);
+	for (size_t k = 0; k < m.ncodes; k++)
+		code_clear(&m.codes[k]);
 	free(m.codes);
+	lt_u64map_free(&m.code_at);
+	for (size_t k = 0; k < m.tabs.cap; k++)
+		if (m.tabs.keys[k]) {
+			struct tab *t = m.tabs.vals[k];
+			free(t->b);
+			free(t);
+		}
+	lt_u64map_free(&m.tabs);
 }
 
 const struct lt_rtmodel lt_rt_cpython = { "cpython", apply };

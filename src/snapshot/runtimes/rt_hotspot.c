@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "rt_hotspot.h"
 #include "snapshot_int.h"
+#include "u64map.h"
 
 /* Bounds that no real table comes near: beyond them the exported numbers
  * were not read from a HotSpot, or not from this version's. */
@@ -184,6 +186,7 @@ struct reader {
 	struct hs_vm *vm;
 	struct hs_strcache *pc;
 	size_t bad_strings;
+	struct lt_u64map strs; /* string address -> its copy: each copied once */
 };
 
 typedef int (*entry_fn)(struct reader *r, const struct table *t, const uint8_t *entry);
@@ -195,13 +198,16 @@ static const char *entry_str(struct reader *r, uint64_t p, bool *ok)
 	char buf[MAX_NAME];
 	if (!p)
 		return NULL;
+	const char *s = lt_u64map_get(&r->strs, p);
+	if (s)
+		return s;
 	if (pc_str(r->e, r->pc, p, buf, sizeof(buf))) {
 		*ok = false;
 		r->bad_strings++;
 		return NULL;
 	}
-	const char *s = arena_dup(&r->vm->arena, buf);
-	if (!s)
+	s = arena_dup(&r->vm->arena, buf);
+	if (!s || lt_u64map_put(&r->strs, p, (void *)s))
 		*ok = false;
 	return s;
 }
@@ -215,6 +221,12 @@ static int walk(struct reader *r, const struct table *t, entry_fn fn, struct lt_
 	int rc = 0;
 	for (size_t i = 0; i < MAX_ENTRIES; i += BATCH) {
 		size_t n = BATCH;
+		if (lt_budget_over()) {
+			lt_strlist_add(notes, "hotspot: stopped reading %s after %zu entries: the "
+				       "snapshot's time ran out", t->what, i);
+			rc = -EIO;
+			goto out;
+		}
 		uint64_t at = t->array + i * t->stride;
 		/* the last batch may run past the mapping: one entry at a time */
 		while (n && r->e->read(r->e->arg, at, buf, n * t->stride))
@@ -437,7 +449,7 @@ int hs_vm_read(const struct lt_lm_env *e, struct hs_vm *vm, struct lt_strlist *n
 	struct hs_strcache *pc = hs_strcache_new();
 	if (!pc)
 		return -ENOMEM;
-	struct reader r = { e, vm, pc, 0 };
+	struct reader r = { e, vm, pc, 0, { 0 } };
 	int rc = 0;
 	for (size_t i = 0; i < 4 && !rc; i++) {
 		struct table t = tables[i];
@@ -446,6 +458,7 @@ int hs_vm_read(const struct lt_lm_env *e, struct hs_vm *vm, struct lt_strlist *n
 			rc = walk(&r, &t, table_fns[i], notes);
 	}
 	hs_strcache_free(pc);
+	lt_u64map_free(&r.strs);
 	if (!rc && (!vm->n_fields || !vm->n_types)) {
 		lt_strlist_add(notes, "hotspot: the VMStructs tables are empty (JVM not initialised yet?)");
 		rc = -EIO;
