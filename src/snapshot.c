@@ -28,6 +28,7 @@
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
+#include "locktrace/waitfor.h"
 #include "snapshot_int.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -1097,6 +1098,9 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 			t->detail = lts_asprintf("not in a system call (pc 0x%" PRIx64 ")", t->sc.pc);
 	}
 
+	/* who can end each wait: file locks, pipes, sockets, children */
+	if (!c.compat)
+		lt_waitfor_collect(s, ctx_mem(&c));
 	lt_snapshot_diagnose(s, &o->verdict);
 	confirm_verdicts(&c, t_read_end);
 

@@ -15,6 +15,7 @@
 #include "locktrace/lockmodel.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
+#include "locktrace/waitfor.h"
 #include "snapshot_int.h"
 #include "utf8.h"
 
@@ -469,8 +470,9 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 		[LT_VERDICT_OK] = "OK",
 		[LT_VERDICT_UNKNOWN] = "UNKNOWN",
 		[LT_VERDICT_LOCK_WAIT] = "LOCK WAIT",
+		[LT_VERDICT_WAIT_CHAIN] = "WAIT CHAIN",
 	};
-	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_LOCK_WAIT) ? tag[v->kind] : "?";
+	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_WAIT_CHAIN) ? tag[v->kind] : "?";
 	fprintf(f, "%s: ", t);
 	text_str(f, v->summary);
 	fputc('\n', f);
@@ -622,6 +624,13 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 		fputs("  ", f);
 		text_str(f, t->detail);
 		fputc('\n', f);
+	}
+	for (size_t i = 0; t->wf && i < t->wf->n_edges; i++) {
+		char *l = lt_wf_edge_line(&t->wf->edges[i]);
+		fputs("  waits for: ", f);
+		text_str(f, l ? l : "?");
+		fputc('\n', f);
+		free(l);
 	}
 	if (t->acquire && !t->futex.rtlock) {
 		fputs("  waits in a lock acquire: ", f);

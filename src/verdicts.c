@@ -23,6 +23,7 @@
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
+#include "waitfor_int.h"
 
 #define FX_WAIT 0
 #define FX_WAIT_BITSET 9
@@ -272,7 +273,8 @@ static void find_deadlocks(struct lt_snapshot *s)
 	long *next = malloc(n * sizeof(*next));
 	long *stamp = calloc(n, sizeof(*stamp));  /* walk id + 1 that visited it */
 	long *cycle = malloc(n * sizeof(*cycle)); /* cycle id for nodes on a cycle, else -1 */
-	if (!next || !stamp || !cycle)
+	long *cyc = malloc((n ? n : 1) * sizeof(*cyc)); /* the nodes of the cycle at hand */
+	if (!next || !stamp || !cycle || !cyc)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct lt_thread *t = &s->threads[i];
@@ -281,6 +283,8 @@ static void find_deadlocks(struct lt_snapshot *s)
 		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && (asleep(t) || runtime_says(s, t)) &&
 		    has_owner(&t->futex))
 			next[i] = idx_of(s, t->futex.owner);
+		else if (t->wait != LT_WAIT_FUTEX)
+			next[i] = lts_wf_next(s, t); /* file lock, pipe, socket, child (waitfor.h) */
 	}
 	size_t first_verdict = s->n_verdicts;
 	for (size_t i = 0; i < n; i++) {
@@ -293,11 +297,21 @@ static void find_deadlocks(struct lt_snapshot *s)
 		}
 		if (j < 0 || stamp[j] != (long)i + 1)
 			continue; /* chain ended, or joined an earlier walk */
-		/* j is on a new cycle */
+		/* j is on a new cycle; through a process (any of its threads
+		 * could end the wait), only if all of them are in it */
+		size_t nc = 0;
+		long k = j;
+		do {
+			cyc[nc++] = k;
+			k = next[k];
+		} while (k != j);
+		bool sound = lts_wf_cycle_sound(s, next, cyc, nc);
+		if (!sound)
+			continue;
 		struct lt_verdict *v = new_verdict(s, LT_VERDICT_DEADLOCK);
 		if (!v)
 			goto out;
-		long k = j;
+		k = j;
 		do {
 			cycle[k] = (long)(v - s->verdicts);
 			add_tid(v, s->threads[k].tid, s->threads[k].futex.uaddr, true);
@@ -321,7 +335,10 @@ static void find_deadlocks(struct lt_snapshot *s)
 		v->longest_s = -1;
 		for (size_t m = 0; m < v->n_tids; m++) {
 			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
-			edge_evidence(v, s, t);
+			if (t->wait == LT_WAIT_FUTEX)
+				edge_evidence(v, s, t);
+			else
+				lts_wf_edge_evidence(v, s, t);
 			rt_waits_at(v, t);
 			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
 				v->longest_s = t->idle_s;
@@ -380,6 +397,7 @@ out:
 	free(next);
 	free(stamp);
 	free(cycle);
+	free(cyc);
 }
 
 /* ---- lost wake-up ---- */
@@ -833,6 +851,7 @@ static void classify_rest(struct lt_snapshot *s)
 				       "unchanged (condition variables, semaphores)", condvar);
 		if (joins)
 			lt_strlist_add(&v->evidence, "%zu wait in pthread_join for another thread", joins);
+		lts_wf_idle_evidence(v, s);
 		return;
 	}
 	if (s->n_threads && unreadable == s->n_threads) {
@@ -934,6 +953,7 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 		}
 	find_lost_wakeups(s, s->vopts.lost_wakeup_threshold_s);
 	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
+	lts_wf_verdicts(s, in_cycle); /* file locks, wait chains (waitfor.h) */
 	free(in_cycle);
 	if (s->n_verdicts == 0)
 		classify_rest(s);
