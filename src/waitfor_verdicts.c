@@ -179,6 +179,17 @@ static const char *kind_verb(enum lt_wf_kind k)
 	}
 }
 
+static const char *kind_by(enum lt_wf_kind k)
+{
+	switch (k) {
+	case LT_WF_PIPE_READ: return "written by";
+	case LT_WF_PIPE_WRITE: return "read by";
+	case LT_WF_SOCKET: return "peer held by";
+	case LT_WF_CHILD: return "child";
+	default: return "held by";
+	}
+}
+
 void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)
 {
 	const struct lt_wf_edge *e = party_edge(t);
@@ -405,9 +416,10 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s", wl ? "; " : "",
 						       e->what ? e->what : "a timer");
 			else if (e->n_pids)
-				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s <- %s %s (%s)",
+				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s <- %s %s [%s: %s]",
 						       wl ? "; " : "", e->what ? e->what : "?",
-						       lt_wf_kind_name(e->kind), pl, pstate_words(e->pstate));
+						       kind_by(e->kind),
+						       pl, pstate_words(e->pstate), e->doing ? e->doing : "?");
 			else
 				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s (%s)", wl ? "; " : "",
 						       e->what ? e->what : "?",

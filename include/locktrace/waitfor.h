@@ -86,6 +86,23 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e);
 struct lt_mem;
 void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem);
 
+/* ---- following the edges across processes ---- */
+
+struct lt_follow_limits {
+	size_t max_procs;   /* 0 = 8 (the first included)                    */
+	int max_depth;      /* 0 = 4 edges from the first process            */
+	double max_s;       /* 0 = 3 s                                       */
+};
+struct lt_strlist;
+/* Snapshot process PID (0, or nonzero when it could not). */
+typedef int (*lt_follow_take_fn)(pid_t pid, void *arg, struct lt_snapshot **out);
+/* FIRST and the processes its blocked waits lead to, whose parties are
+ * blocked themselves, breadth first within LIM (NULL = defaults): a
+ * malloc'd array (*out[0] == first) of *n snapshots, the caller's to
+ * free.  What was followed and where it stopped go to NOTES.  0 or -1. */
+int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits *lim, lt_follow_take_fn take,
+		       void *arg, struct lt_snapshot ***out, size_t *n, struct lt_strlist *notes);
+
 /* ---- pure decoders (tested on fixtures) ---- */
 
 /* One line of /proc/locks. */
