@@ -1,0 +1,388 @@
+/* Live tests of the wait-for edges (include/locktrace/waitfor.h) on
+ * programs we did not write (flock(1), Debian's python3: fcntl.lockf,
+ * fcntl.flock, subprocess.run) and on the cross-process cycle workload
+ * (tests/workloads/xproc_cycle.c).  Ground truth: /proc/locks, the pids
+ * the programs print, /proc/PID/task/PID/children.  Needs root. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "locktrace/snapshot.h"
+#include "locktrace/waitfor.h"
+#include "lt_test.h"
+
+#define FLOCK_BIN "/usr/bin/flock"
+
+static struct tl_proc procs[3];
+static char lines[3][64][256];
+static int nlines[3];
+static char lockfile[2][64];
+
+/* every process we started, and the children they started */
+static void kill_tree(pid_t pid)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	int ch;
+	while (f && fscanf(f, "%d", &ch) == 1)
+		kill_tree(ch), kill(ch, SIGKILL);
+	if (f)
+		fclose(f);
+}
+
+static void cleanup(void)
+{
+	for (int i = 0; i < 3; i++)
+		if (procs[i].pid > 0) {
+			kill_tree(procs[i].pid);
+			tl_close(&procs[i]);
+		}
+	for (int i = 0; i < 2; i++)
+		if (lockfile[i][0])
+			unlink(lockfile[i]);
+}
+
+static void need_root(void)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: other processes' /proc/PID/syscall, fdinfo and memory");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The /proc/locks line (non-blocked, or "->" when BLOCKED) of process
+ * PID on the inode of PATH, waited for up to 10 s; fails the test if none. */
+static void locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t len)
+{
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "stat %s", path);
+	char ino[32];
+	snprintf(ino, sizeof(ino), ":%lu ", (unsigned long)st.st_ino);
+	for (double t0 = now_s(); now_s() - t0 < 10;) {
+		FILE *f = fopen("/proc/locks", "r");
+		char line[256];
+		while (f && fgets(line, sizeof(line), f)) {
+			struct lt_plock l;
+			if (strstr(line, ino) && lt_parse_plock(line, &l) == 0 && l.pid == pid && l.blocked == blocked) {
+				fclose(f);
+				snprintf(out, len, "%s", line);
+				return;
+			}
+		}
+		if (f)
+			fclose(f);
+		usleep(20000);
+	}
+	cr_assert_fail("no %s entry of %d for %s in /proc/locks", blocked ? "blocked" : "held", (int)pid, path);
+}
+
+static struct lt_snapshot *take(pid_t pid)
+{
+	struct lt_snapshot *s = NULL;
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_USTACK | LT_SNAP_NO_LINES };
+	int r = lt_snapshot_take(pid, &o, &s);
+	cr_assert_eq(r, 0, "snapshot of %d: %s", (int)pid, lt_snapshot_strerror(r));
+	return s;
+}
+
+static const struct lt_wf_edge *edge_of(const struct lt_snapshot *s, pid_t tid, enum lt_wf_kind k)
+{
+	const struct lt_thread *t = lt_snapshot_find(s, tid);
+	cr_assert_not_null(t, "thread %d in the snapshot", (int)tid);
+	for (size_t i = 0; t->wf && i < t->wf->n_edges; i++)
+		if (t->wf->edges[i].kind == k)
+			return &t->wf->edges[i];
+	cr_assert_fail("thread %d has no %s edge (detail: %s)", (int)tid, lt_wf_kind_name(k),
+		       t->detail ? t->detail : "?");
+	return NULL;
+}
+
+static void spawn(int i, char *const argv[])
+{
+	cr_assert_eq(tl_spawn(&procs[i], argv), 0, "cannot start %s: %s", argv[0], strerror(errno));
+}
+
+static void tmp_lockfile(int i)
+{
+	snprintf(lockfile[i], sizeof(lockfile[i]), "/tmp/lt-waitfor-%d-%d.lock", (int)getpid(), i);
+	FILE *f = fopen(lockfile[i], "w");
+	cr_assert_not_null(f);
+	fclose(f);
+}
+
+TestSuite(waitfor_live, .fini = cleanup, .timeout = 120);
+
+/* flock(1) holds the lock, a second flock(1) waits: the waiter's snapshot
+ * is a lock wait on that file whose holder is the process /proc/locks
+ * names, never IDLE. */
+Test(waitfor_live, flock1_waiter_names_the_holder)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
+	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+
+	struct lt_snapshot *s = take(procs[1].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_assert_eq(e->n_pids, 1, "one holder (/proc/locks: %s)", held);
+	cr_expect_eq(e->pids[0], procs[0].pid, "holder from /proc/locks: %s", held);
+	cr_expect(strstr(e->what, lockfile[0]) && strstr(e->what, "FLOCK WRITE"), "%s", e->what);
+	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
+	cr_expect(strstr(t->detail, "LOCK_EX"), "decoded call: %s", t->detail);
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	cr_expect_eq(s->verdicts[0].owner, procs[0].pid);
+	cr_expect(strstr(s->verdicts[0].summary, "file lock"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+static const char LOCKF_PY[] =
+	"import fcntl, os, sys, time\n"
+	"f = open(sys.argv[1], 'a+')\n"
+	"if sys.argv[2] == 'hold':\n"
+	"    fcntl.lockf(f, fcntl.LOCK_EX, 10, 5)\n"
+	"    print('ready', flush=True)\n"
+	"    time.sleep(600)\n"
+	"else:\n"
+	"    print('ready', flush=True)\n"
+	"    fcntl.lockf(f, fcntl.LOCK_EX, 3, 10)\n";
+
+/* python3's fcntl.lockf: bytes 5-14 held, bytes 10-12 wanted with
+ * F_SETLKW; the call is decoded from the struct flock in its memory. */
+Test(waitfor_live, python_lockf_range_and_holder)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_PY, lockfile[0], "hold", NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_PY, lockfile[0], "wait", NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	cr_assert(strstr(held, " 5 14"), "ground truth: %s", held);
+
+	struct lt_snapshot *s = take(procs[1].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], procs[0].pid, "holder: %s", held);
+	cr_expect(strstr(e->what, "POSIX WRITE") && strstr(e->what, "bytes 10-12"), "%s", e->what);
+	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
+	cr_expect(strstr(t->detail, "F_SETLKW") && strstr(t->detail, "{F_WRLCK, SEEK_SET, start 10, len 3}"),
+		  "decoded: %s", t->detail);
+	cr_expect(strstr(e->evidence, "5 14"), "the holder's line: %s", e->evidence);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+static const char FLOCK_X_PY[] =
+	"import fcntl, os, sys, time\n"
+	"a = open(sys.argv[1], 'a+'); b = open(sys.argv[2], 'a+')\n"
+	"fcntl.flock(a, fcntl.LOCK_EX)\n"
+	"print('ready', flush=True)\n"
+	"sys.stdin.readline()\n"
+	"fcntl.flock(b, fcntl.LOCK_EX)\n";
+
+static int take_fn(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_USTACK | LT_SNAP_NO_LINES };
+	return lt_snapshot_take(pid, &o, out);
+}
+
+/* The snapshot of PID, following its wait-for edges, diagnosed together. */
+static struct lt_multi_snapshot *follow(pid_t pid)
+{
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	cr_assert_eq(lt_snapshot_follow(take(pid), NULL, take_fn, NULL, &v, &n, &notes), 0);
+	lt_strlist_free(&notes);
+	struct lt_multi_snapshot *m = NULL;
+	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	return m;
+}
+
+static bool has_tid(const struct lt_verdict *v, pid_t tid)
+{
+	for (size_t i = 0; i < v->n_tids; i++)
+		if (v->tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* Two python3 processes, each holding one flock and waiting for the
+ * other's: the snapshot of one follows into the other and says deadlock. */
+Test(waitfor_live, two_processes_waiting_for_each_others_flock_are_a_deadlock)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tmp_lockfile(1);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)FLOCK_X_PY, lockfile[0], lockfile[1], NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)FLOCK_X_PY, lockfile[1], lockfile[0], NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	cr_assert_eq(write(procs[0].in_fd, "\n", 1), 1);
+	cr_assert_eq(write(procs[1].in_fd, "\n", 1), 1);
+	char w0[256], w1[256];
+	locks_line(procs[0].pid, lockfile[1], true, w0, sizeof(w0));
+	locks_line(procs[1].pid, lockfile[0], true, w1, sizeof(w1));
+
+	struct lt_multi_snapshot *m = follow(procs[0].pid);
+	cr_assert_eq(m->n_procs, 2, "followed into the holder of %s", lockfile[1]);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_eq(v->n_tids, 2);
+	cr_expect(has_tid(v, procs[0].pid) && has_tid(v, procs[1].pid), "%s", v->summary);
+	lt_multi_free(m);
+}
+
+static const char SUBPROC_PY[] =
+	"import subprocess\n"
+	"print('ready', flush=True)\n"
+	"subprocess.run(['sleep', '600'], capture_output=True)\n";
+
+/* The only child of P, waited for (10 s); fails the test if none. */
+static pid_t only_child(pid_t p)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)p, (int)p);
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(20000)) {
+		FILE *f = fopen(path, "r");
+		int ch = 0, n = f ? fscanf(f, "%d", &ch) : 0;
+		if (f)
+			fclose(f);
+		if (n == 1 && ch > 0)
+			return ch;
+	}
+	cr_assert_fail("no child of %d", (int)p);
+	return 0;
+}
+
+/* python3's subprocess.run with capture_output polls two pipes whose only
+ * writer is the child: both edges name it; it sleeps on a timer, so the
+ * verdict is IDLE and says so. */
+Test(waitfor_live, python_subprocess_poll_names_the_child)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)SUBPROC_PY, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid, ch = only_child(p);
+	/* the parent in poll (7), the child (after exec) in clock_nanosleep (230) */
+	struct lt_snapshot *s = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		const struct lt_thread *t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 7 && t->wf && t->wf->n_edges >= 2 &&
+		    t->wf->edges[0].pstate == LT_WFP_TIMED)
+			break;
+	}
+	const struct lt_thread *t = lt_snapshot_find(s, p);
+	cr_assert_eq(t->sc.nr, 7, "python3 polls (detail: %s)", t->detail);
+	size_t pipes = 0;
+	for (size_t i = 0; i < t->wf->n_edges; i++) {
+		const struct lt_wf_edge *e = &t->wf->edges[i];
+		if (e->kind != LT_WF_PIPE_READ)
+			continue;
+		pipes++;
+		cr_expect_eq(e->n_pids, 1, "%s: one writer", e->what);
+		cr_expect_eq(e->pids[0], ch, "%s written by the child %d", e->what, (int)ch);
+		cr_expect_eq(e->pstate, LT_WFP_TIMED, "the child sleeps on a timer");
+	}
+	cr_expect_eq(pipes, 2, "stdout and stderr pipes");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	char who[32];
+	snprintf(who, sizeof(who), "written by %d", (int)ch);
+	bool named = false;
+	for (size_t i = 0; i < s->verdicts[0].evidence.n; i++)
+		named |= strstr(s->verdicts[0].evidence.v[i], who) != NULL;
+	cr_expect(named, "IDLE names the child as the writer");
+	lt_snapshot_free(s);
+}
+
+/* The cycle of issue 23: parent read(pipe) <- child; child main waits for
+ * mutex M held by its reader; reader read(unix socket) <- parent.  The
+ * parent's snapshot alone follows into the child and names the cycle. */
+Test(waitfor_live, pipe_mutex_socket_cycle_across_two_processes)
+{
+	need_root();
+	if (access(WL("xproc_cycle"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("xproc_cycle"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("xproc_cycle"), "--no-wait", NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t parent = procs[0].pid;
+	pid_t child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	pid_t reader = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=reader", "tid");
+	pid_t cmain = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=childmain", "tid");
+	unsigned long pipe_ino = tl_truth_val(lines[0], nlines[0], "pipe", NULL, "ino");
+	unsigned long psock = tl_truth_val(lines[0], nlines[0], "socket", NULL, "parent_ino");
+	tl_wait_in_read(parent, parent, 10000);
+	tl_wait_in_read(child, reader, 10000);
+
+	struct lt_multi_snapshot *m = follow(parent);
+	cr_assert_eq(m->n_procs, 2, "followed from the parent into the child");
+	cr_expect_eq(m->procs[1]->pid, child);
+	const struct lt_snapshot *ps = m->procs[0], *cs = m->procs[1];
+	const struct lt_wf_edge *pe = edge_of(ps, parent, LT_WF_PIPE_READ);
+	char ino[40];
+	snprintf(ino, sizeof(ino), "pipe:[%lu]", pipe_ino);
+	cr_expect(strstr(pe->what, ino), "%s is pipe %lu", pe->what, pipe_ino);
+	cr_assert_eq(pe->n_pids, 1, "one writer");
+	cr_expect_eq(pe->pids[0], child);
+	const struct lt_wf_edge *se = edge_of(cs, reader, LT_WF_SOCKET);
+	snprintf(ino, sizeof(ino), "peer socket:[%lu]", psock);
+	cr_expect(strstr(se->what, ino), "%s: peer is the parent's socket %lu", se->what, psock);
+	cr_assert_eq(se->n_pids, 1);
+	cr_expect_eq(se->pids[0], parent);
+
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_eq(v->n_tids, 3, "%s", v->summary);
+	cr_expect(has_tid(v, parent) && has_tid(v, cmain) && has_tid(v, reader), "%s", v->summary);
+	lt_multi_free(m);
+
+	/* and the command says it first */
+	char out[64][256], err[64][256];
+	int nout = 0, nerr = 0;
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)parent);
+	int rc = tl_run_to_end((char *const[]){ LT_BIN, "snapshot", "-p", pid, NULL }, out, &nout, err, &nerr);
+	cr_expect_eq(rc, 0);
+	bool dl = false;
+	for (int i = 0; i < nout; i++)
+		if (!strncmp(out[i], "DEADLOCK:", 9)) {
+			char a[16], b[16], c[16];
+			snprintf(a, sizeof(a), "%d ", (int)parent);
+			snprintf(b, sizeof(b), "%d ", (int)cmain);
+			snprintf(c, sizeof(c), "%d ", (int)reader);
+			dl = strstr(out[i], a) && strstr(out[i], b) && strstr(out[i], c);
+		}
+	cr_expect(dl, "snapshot -p %d prints the cycle as a DEADLOCK", (int)parent);
+}
