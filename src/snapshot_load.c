@@ -10,6 +10,7 @@
 #include "locktrace/lockmodel.h"
 #include "locktrace/snapshot.h"
 #include "report_int.h"
+#include "waitfor_int.h"
 
 #define J(obj, key) rp_json_get(obj, key)
 
@@ -173,6 +174,7 @@ static void thread_from(struct lt_thread *t, struct lt_snapshot *s, const struct
 	t->acquire = own_str(s, J(j, "acquire"));
 	strlist_from(&t->notes, J(j, "notes"));
 	t->moved = is_true(J(j, "moved"));
+	lts_wf_from_json(t, J(j, "wait_for"));
 }
 
 static void verdict_from(struct lt_verdict *v, struct lt_snapshot *s, const struct rp_json *j)

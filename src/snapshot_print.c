@@ -16,6 +16,7 @@
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/waitfor.h"
+#include "waitfor_int.h"
 #include "snapshot_int.h"
 #include "utf8.h"
 
@@ -309,6 +310,7 @@ static void json_thread(struct jw *w, const struct lt_thread *t, const struct mo
 	jw_kstr(w, "blocked_source", lt_idle_source_name(t->idle_src));
 	json_syscall(w, t);
 	json_wait(w, t);
+	lts_wf_json(w, t);
 	json_stacks(w, t, m);
 	json_runtime(w, t);
 	jw_kstr(w, "acquire", t->acquire);

@@ -25,4 +25,10 @@ void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle);
 /* IDLE: why each waiting thread's wait is not stuck. */
 void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
 
+/* "wait_for" of a thread in the snapshot JSON, and back (waitfor_json.c). */
+struct jw;
+struct rp_json;
+void lts_wf_json(struct jw *w, const struct lt_thread *t);
+void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j);
+
 #endif

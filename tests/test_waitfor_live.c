@@ -151,6 +151,21 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
 	cr_expect_eq(s->verdicts[0].owner, procs[0].pid);
 	cr_expect(strstr(s->verdicts[0].summary, "file lock"), "%s", s->verdicts[0].summary);
+
+	/* stored in a recording as JSON, read back the same (snapshot --from, report) */
+	size_t len = 0;
+	char *json = TL_PRINTED(&len, lt_snapshot_print_json, s);
+	struct lt_snapshot *back = NULL;
+	char err[200];
+	cr_assert_eq(lt_snapshot_from_json(json, len, &back, err, sizeof(err)), 0, "%s", err);
+	const struct lt_wf_edge *b = edge_of(back, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_expect_eq(b->n_pids, 1);
+	cr_expect_eq(b->pids[0], procs[0].pid);
+	cr_expect_str_eq(b->what, e->what);
+	cr_expect_eq(b->pstate, e->pstate);
+	cr_expect_eq(back->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
+	lt_snapshot_free(back);
+	free(json);
 	lt_snapshot_free(s);
 }
 
