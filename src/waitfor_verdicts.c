@@ -271,9 +271,53 @@ static void chain_evidence(struct lt_verdict *v, const struct lt_snapshot *s, co
 	}
 }
 
-static bool stuck_edge(const struct lt_wf_edge *e)
+static bool party_stuck(const struct lt_snapshot *s, pid_t pid, const struct lt_wf_edge *e, int depth);
+
+/* Every party of E is stuck: blocked when read, and where the snapshot
+ * holds the party's threads (a followed process), each of them stuck too. */
+static bool edge_stuck(const struct lt_snapshot *s, pid_t own, const struct lt_wf_edge *e, int depth)
 {
-	return e->n_pids && !e->more_pids && e->pstate == LT_WFP_BLOCKED;
+	if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids || e->pstate != LT_WFP_BLOCKED)
+		return false;
+	for (size_t q = 0; q < e->n_pids; q++)
+		if (e->pids[q] != own && !party_stuck(s, e->pids[q], e, depth + 1))
+			return false;
+	return true;
+}
+
+static bool thread_stuck(const struct lt_snapshot *s, const struct lt_thread *u, int depth)
+{
+	if (!asleep(u))
+		return false;
+	if (u->wf && u->wf->n_edges) {
+		for (size_t k = 0; k < u->wf->n_edges; k++)
+			if (!edge_stuck(s, u->wf->pid, &u->wf->edges[k], depth))
+				return false;
+		return true;
+	}
+	/* no edges: a futex wait without a timeout is stuck unless woken */
+	return u->wait == LT_WAIT_FUTEX && !u->futex.timeout_ptr;
+}
+
+static bool party_stuck(const struct lt_snapshot *s, pid_t pid, const struct lt_wf_edge *e, int depth)
+{
+	if (depth > 8)
+		return true; /* round a cycle: stuck as the cycle search says */
+	bool seen = false;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (!u->wf || u->wf->pid != pid)
+			continue;
+		seen = true;
+		if (!thread_stuck(s, u, depth))
+			return false;
+	}
+	return seen || e->pstate == LT_WFP_BLOCKED;
+}
+
+static bool stuck_edge_in(const struct lt_snapshot *s, pid_t own, const struct lt_wf_edge *e)
+{
+	return edge_stuck(s, own, e, 0);
 }
 
 /* A pipe read whose only write end is in the reader's own process. */
@@ -324,7 +368,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		const struct lt_wf_edge *e = &w->edges[i];
 		if (leaked(w, e))
 			leak = true;
-		else if (!stuck_edge(e))
+		else if (!stuck_edge_in(s, w->pid, e))
 			stuck = false;
 	}
 	if (!stuck && !leak)
@@ -332,7 +376,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 	if (leak && !stuck) {
 		/* every other edge must be stuck too, unless the leak is the only one */
 		for (size_t i = 0; i < w->n_edges; i++)
-			if (!leaked(w, &w->edges[i]) && !stuck_edge(&w->edges[i]))
+			if (!leaked(w, &w->edges[i]) && !stuck_edge_in(s, w->pid, &w->edges[i]))
 				return;
 	}
 	/* another thread of its own process running could still write */
@@ -349,7 +393,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 	char *act = lts_thread_activity(t);
 	const struct lt_wf_edge *e = &w->edges[0];
 	for (size_t i = 0; i < w->n_edges; i++)
-		if (leaked(w, &w->edges[i]) || stuck_edge(&w->edges[i])) {
+		if (leaked(w, &w->edges[i]) || stuck_edge_in(s, w->pid, &w->edges[i])) {
 			e = &w->edges[i];
 			break;
 		}
