@@ -401,3 +401,84 @@ Test(waitfor_live, pipe_mutex_socket_cycle_across_two_processes)
 		}
 	cr_expect(dl, "snapshot -p %d prints the cycle as a DEADLOCK", (int)parent);
 }
+
+static const char TCP_PY[] =
+	"import os, socket, time\n"
+	"ls = socket.socket(); ls.bind(('127.0.0.1', 0)); ls.listen(1)\n"
+	"port = ls.getsockname()[1]\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    ls.close(); c = socket.create_connection(('127.0.0.1', port)); time.sleep(600)\n"
+	"    os._exit(0)\n"
+	"s, _ = ls.accept()\n"
+	"print('peer pid=%d' % pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"s.recv(1)\n";
+
+/* A tcp connection to a local peer that never writes: the peer socket is
+ * found from the reverse 4-tuple and its process named (the forked child
+ * the script prints), asleep on a timer: IDLE, saying so. */
+Test(waitfor_live, tcp_recv_names_the_local_peer_process)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)TCP_PY, NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t p = procs[0].pid, peer = (pid_t)tl_truth_val(lines[0], nlines[0], "peer", NULL, "pid");
+	/* recvfrom (45) or read (0), depending on the Python version */
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 45 || t->sc.nr == 0) && t->wf &&
+		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
+			break;
+	}
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_SOCKET);
+	cr_expect(strstr(e->what, "tcp 127.0.0.1:"), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
+	cr_expect_eq(e->pids[0], peer, "the peer socket is the child's (%d)", (int)peer);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+	kill(peer, SIGKILL);
+}
+
+static const char EPOLL_PY[] =
+	"import selectors, subprocess\n"
+	"p = subprocess.Popen(['sleep', '600'], stdout=subprocess.PIPE)\n"
+	"sel = selectors.EpollSelector(); sel.register(p.stdout, selectors.EVENT_READ)\n"
+	"print('ready', flush=True)\n"
+	"sel.select()\n";
+
+/* epoll_wait: the interest list (fdinfo tfd: lines) resolved as a poll set. */
+Test(waitfor_live, epoll_interest_list_names_the_writer)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)EPOLL_PY, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid, ch = only_child(p);
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 232 || t->sc.nr == 281) && t->wf &&
+		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
+			break;
+	}
+	cr_assert(t->sc.nr == 232 || t->sc.nr == 281, "python3 in epoll_wait (detail: %s)", t->detail);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_PIPE_READ);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], ch, "%s written by the child %d", e->what, (int)ch);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
