@@ -267,6 +267,25 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 }
 
+/* How many processes a cycle's threads belong to (waitfor.h knows each
+ * thread's process); 1 when that is not known. */
+static size_t cycle_procs(const struct lt_snapshot *s, const struct lt_verdict *v)
+{
+	pid_t seen[16];
+	size_t n = 0;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		if (!t || !t->wf)
+			return 1;
+		bool dup = false;
+		for (size_t k = 0; k < n; k++)
+			dup |= seen[k] == t->wf->pid;
+		if (!dup && n < 16)
+			seen[n++] = t->wf->pid;
+	}
+	return n ? n : 1;
+}
+
 static void find_deadlocks(struct lt_snapshot *s)
 {
 	size_t n = s->n_threads;
@@ -328,6 +347,9 @@ static void find_deadlocks(struct lt_snapshot *s)
 		snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
 		if (v->n_tids == 1)
 			v->summary = lts_asprintf("deadlock: thread %s waits for a lock it holds itself", chain);
+		else if (cycle_procs(s, v) > 1) /* through pipes, sockets, file locks... */
+			v->summary = lts_asprintf("deadlock: %zu threads in %zu processes wait for each other: %s",
+						  v->n_tids, cycle_procs(s, v), chain);
 		else
 			v->summary = lts_asprintf("deadlock: %zu threads wait for each other: %s",
 						  v->n_tids, chain);
