@@ -21,6 +21,7 @@
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,14 +308,43 @@ static int fd_mode(pid_t pid, const char *fdname)
 	return (fl & O_ACCMODE) == O_WRONLY ? 1 : (fl & O_ACCMODE) == O_RDONLY ? 2 : 3;
 }
 
-static void scan_proc(struct cctx *c)
+/* Every pipe and socket fd on the host, by inode: one /proc scan shared
+ * by the snapshots taken within SCAN_REUSE_NS of it (a recording of many
+ * processes takes one after the other), as long as every inode a snapshot
+ * wants is in it (an inode missing may be newer than the scan: scanned
+ * again).  Guarded: snapshots may run on several threads. */
+#define SCAN_REUSE_NS (1000LL * 1000000LL)
+
+struct fdent {
+	unsigned long ino;
+	pid_t pid;
+	int fd;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	int64_t at;             /* CLOCK_MONOTONIC of the scan, 0 none */
+	bool cut;               /* the scan stopped at its bounds */
+	struct fdent *v;
+	size_t n, cap;
+} fdscan = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static int fdent_cmp(const void *a, const void *b)
 {
-	if (!c->n_wants)
-		return;
+	const struct fdent *x = a, *y = b;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Calls fn(arg, pid, fdname, target) for every fd of every process,
+ * within the bounds; true if it stopped at them. */
+static bool walk_fds(void (*fn)(void *, long, const char *, const char *), void *arg)
+{
 	int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
 	DIR *d = opendir("/proc");
 	if (!d)
-		return;
+		return true;
 	size_t procs = 0;
 	bool cut = false;
 	struct dirent *de;
@@ -342,32 +372,122 @@ static void scan_proc(struct cctx *c)
 			if (n <= 0)
 				continue;
 			tgt[n] = 0;
-			unsigned long ino = 0;
-			if (sscanf(tgt, "pipe:[%lu]", &ino) != 1 && sscanf(tgt, "socket:[%lu]", &ino) != 1)
-				ino = 0;
-			int mode = -1;
-			for (size_t w = 0; w < c->n_wants; w++) {
-				struct want *x = &c->wants[w];
-				if (x->path ? strcmp(x->path, tgt) != 0 : (ino == 0 || x->ino != ino))
-					continue;
-				if (x->mode) {
-					if (mode < 0)
-						mode = fd_mode((pid_t)pid, fe->d_name);
-					if (!(mode & x->mode))
-						continue;
-				}
-				struct lt_thread *t = &c->s->threads[x->ti];
-				add_pid(&t->wf->edges[x->ei], (pid_t)pid);
-			}
+			fn(arg, pid, fe->d_name, tgt);
 		}
 		closedir(fd);
 	}
 	closedir(d);
-	if (cut)
-		for (size_t w = 0; w < c->n_wants; w++) {
-			struct lt_wf_edge *e = &c->s->threads[c->wants[w].ti].wf->edges[c->wants[w].ei];
-			e->more_pids = true;
+	return cut;
+}
+
+static void index_fd(void *arg, long pid, const char *fdname, const char *tgt)
+{
+	(void)arg;
+	unsigned long ino;
+	if (sscanf(tgt, "pipe:[%lu]", &ino) != 1 && sscanf(tgt, "socket:[%lu]", &ino) != 1)
+		return;
+	if (fdscan.n == fdscan.cap) {
+		size_t cap = fdscan.cap ? fdscan.cap * 2 : 4096;
+		struct fdent *nv = realloc(fdscan.v, cap * sizeof(*nv));
+		if (!nv)
+			return;
+		fdscan.v = nv;
+		fdscan.cap = cap;
+	}
+	fdscan.v[fdscan.n++] = (struct fdent){ ino, (pid_t)pid, atoi(fdname) };
+}
+
+static const struct fdent *first_of(unsigned long ino)
+{
+	size_t lo = 0, hi = fdscan.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (fdscan.v[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fdscan.n && fdscan.v[lo].ino == ino ? &fdscan.v[lo] : NULL;
+}
+
+static bool scan_covers(const struct cctx *c)
+{
+	if (!fdscan.at || lts_now_ns(CLOCK_MONOTONIC) - fdscan.at > SCAN_REUSE_NS)
+		return false;
+	for (size_t w = 0; w < c->n_wants; w++)
+		if (!c->wants[w].path && !first_of(c->wants[w].ino))
+			return false;
+	return true;
+}
+
+static void scan_inodes(struct cctx *c)
+{
+	pthread_mutex_lock(&fdscan.mu);
+	if (!scan_covers(c)) {
+		fdscan.n = 0;
+		fdscan.cut = walk_fds(index_fd, NULL);
+		qsort(fdscan.v, fdscan.n, sizeof(*fdscan.v), fdent_cmp);
+		fdscan.at = lts_now_ns(CLOCK_MONOTONIC);
+	}
+	for (size_t w = 0; w < c->n_wants; w++) {
+		struct want *x = &c->wants[w];
+		if (x->path)
+			continue;
+		struct lt_wf_edge *e = &c->s->threads[x->ti].wf->edges[x->ei];
+		for (const struct fdent *f = first_of(x->ino); f && f < fdscan.v + fdscan.n && f->ino == x->ino; f++) {
+			if (x->mode) {
+				char fdn[16];
+				snprintf(fdn, sizeof(fdn), "%d", f->fd);
+				if (!(fd_mode(f->pid, fdn) & x->mode))
+					continue;
+			}
+			add_pid(e, f->pid);
 		}
+		if (fdscan.cut)
+			e->more_pids = true;
+	}
+	pthread_mutex_unlock(&fdscan.mu);
+}
+
+/* Wants by path (a FIFO, a file with OFD locks): not indexed, scanned. */
+struct path_scan {
+	struct cctx *c;
+};
+
+static void match_path(void *arg, long pid, const char *fdname, const char *tgt)
+{
+	struct cctx *c = ((struct path_scan *)arg)->c;
+	int mode = -1;
+	for (size_t w = 0; w < c->n_wants; w++) {
+		struct want *x = &c->wants[w];
+		if (!x->path || strcmp(x->path, tgt))
+			continue;
+		if (x->mode) {
+			if (mode < 0)
+				mode = fd_mode((pid_t)pid, fdname);
+			if (!(mode & x->mode))
+				continue;
+		}
+		add_pid(&c->s->threads[x->ti].wf->edges[x->ei], (pid_t)pid);
+	}
+}
+
+static void scan_proc(struct cctx *c)
+{
+	bool paths = false, inodes = false;
+	for (size_t w = 0; w < c->n_wants; w++) {
+		paths |= c->wants[w].path != NULL;
+		inodes |= c->wants[w].path == NULL;
+	}
+	if (inodes)
+		scan_inodes(c);
+	if (paths) {
+		struct path_scan ps = { c };
+		if (walk_fds(match_path, &ps))
+			for (size_t w = 0; w < c->n_wants; w++)
+				if (c->wants[w].path)
+					c->s->threads[c->wants[w].ti].wf->edges[c->wants[w].ei].more_pids = true;
+	}
 }
 
 /* ---- file locks ---- */

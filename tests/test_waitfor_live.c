@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "locktrace/snapshot.h"
+#include "locktrace/target.h"
 #include "locktrace/waitfor.h"
 #include "lt_test.h"
 
@@ -481,4 +482,71 @@ Test(waitfor_live, epoll_interest_list_names_the_writer)
 	cr_expect_eq(e->pids[0], ch, "%s written by the child %d", e->what, (int)ch);
 	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
+}
+
+/* DEADLOCK: on the first line naming the three threads of the cycle, in
+ * the output of `locktrace snapshot ARGS...`. */
+static bool cli_says_cycle(char *const argv[], pid_t a, pid_t b, pid_t c, int *nproc)
+{
+	char out[64][256], err[64][256];
+	int nout = 0, nerr = 0;
+	cr_expect_eq(tl_run_to_end(argv, out, &nout, err, &nerr), 0);
+	bool dl = false;
+	*nproc = 0;
+	for (int i = 0; i < nout; i++) {
+		sscanf(out[i], "snapshot of %d processes", nproc);
+		if (!strncmp(out[i], "DEADLOCK:", 9)) {
+			char x[16], y[16], z[16];
+			snprintf(x, sizeof(x), "%d ", (int)a);
+			snprintf(y, sizeof(y), "%d ", (int)b);
+			snprintf(z, sizeof(z), "%d ", (int)c);
+			dl = strstr(out[i], x) && strstr(out[i], y) && strstr(out[i], z);
+		}
+	}
+	return dl;
+}
+
+/* snapshot --children and --cgroup take the processes as record does and
+ * diagnose them together: the same cycle. */
+Test(waitfor_live, snapshot_children_and_cgroup)
+{
+	need_root();
+	if (access(WL("xproc_cycle"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("xproc_cycle"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("xproc_cycle"), "--no-wait", NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t parent = procs[0].pid;
+	pid_t child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	pid_t reader = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=reader", "tid");
+	tl_wait_in_read(parent, parent, 10000);
+	tl_wait_in_read(child, reader, 10000);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)parent);
+	int np = 0;
+	cr_expect(cli_says_cycle((char *const[]){ LT_BIN, "snapshot", "-p", pid, "--children", "--no-ustack", NULL },
+				 parent, child, reader, &np), "--children: the cycle");
+	cr_expect_eq(np, 2, "--children: the parent and its child");
+
+	char mount[256], dir[400], procs_file[420];
+	if (lt_cgroup_mount(mount, sizeof(mount)))
+		cr_skip_test("no cgroup v2 mount: --cgroup not tested");
+	snprintf(dir, sizeof(dir), "%s/lt-waitfor-%d", mount, (int)getpid());
+	cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
+	snprintf(procs_file, sizeof(procs_file), "%s/cgroup.procs", dir);
+	FILE *f = fopen(procs_file, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%d\n", (int)parent);
+	fflush(f);
+	fprintf(f, "%d\n", (int)child);
+	int werr = fclose(f);
+	bool said = !werr && cli_says_cycle((char *const[]){ LT_BIN, "snapshot", "--cgroup", dir, "--no-ustack", NULL },
+					    parent, child, reader, &np);
+	/* the workload gone and the cgroup removed before asserting */
+	kill_tree(parent);
+	tl_close(&procs[0]);
+	for (int i = 0; i < 100 && rmdir(dir); i++)
+		usleep(20000);
+	cr_assert_eq(werr, 0, "moving the workload into %s", dir);
+	cr_expect(said, "--cgroup: the cycle");
+	cr_expect_eq(np, 2, "--cgroup: both processes");
 }
