@@ -550,3 +550,36 @@ Test(waitfor_live, snapshot_children_and_cgroup)
 	cr_expect(said, "--cgroup: the cycle");
 	cr_expect_eq(np, 2, "--cgroup: both processes");
 }
+
+/* The flight recorder on a flock(1) already waiting for a lock when it
+ * attaches: the stall rule counts the file-lock wait as a lock wait and
+ * fires; the dump's findings name the holder. */
+Test(waitfor_live, flight_recorder_fires_on_a_file_lock_wait)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256], path[128];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
+	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	tl_tmp_path(path, sizeof(path), "flockstall");
+	cr_assert_eq(tl_start_recorder(&procs[2], procs[1].pid, path,
+				       (char *const[]){ "--ring", "16M", "--stall", "1", NULL }), 0);
+	char out[64][256];
+	int n = 0;
+	cr_assert(tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000),
+		  "the stall detector never fired");
+	cr_expect(strstr(out[n - 1], "file-lock wait"), "%s", out[n - 1]);
+	char holder[48];
+	snprintf(holder, sizeof(holder), "held by process %d", (int)procs[0].pid);
+	bool named = false;
+	char line[512];
+	for (int i = 0; i < 40 && !named && tl_readline(&procs[2], 1, line, sizeof(line), 5000) == 1; i++)
+		named = strstr(line, "waits for a file lock") && strstr(line, holder);
+	cr_expect(named, "the dump's findings name the holder %d", (int)procs[0].pid);
+	tl_close(&procs[2]);
+	unlink(path);
+}
