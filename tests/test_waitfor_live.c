@@ -583,3 +583,30 @@ Test(waitfor_live, flight_recorder_fires_on_a_file_lock_wait)
 	tl_close(&procs[2]);
 	unlink(path);
 }
+
+static const char LEAK_PY[] =
+	"import os\n"
+	"r, w = os.pipe()\n"
+	"print('ready', flush=True)\n"
+	"os.read(r, 1)\n";
+
+/* python3 reading a pipe whose only write end it holds itself: nobody else
+ * can write; said as a leaked write end. */
+Test(waitfor_live, leaked_write_end_in_the_readers_own_process)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LEAK_PY, NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t p = procs[0].pid;
+	tl_wait_in_read(p, p, 10000);
+	struct lt_snapshot *s = take(p);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_PIPE_READ);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], p, "the only writer is the reader's own process");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s->verdicts[0].summary);
+	cr_expect(strstr(s->verdicts[0].summary, "leaked write end"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
