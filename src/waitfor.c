@@ -129,7 +129,7 @@ struct cctx {
 	char *net[3];           /* target's net/unix, tcp, tcp6 */
 	bool net_read;
 	/* inodes to find holders of */
-	struct want { unsigned long ino; char *path; size_t ti, ei; int mode; } *wants;
+	struct want { unsigned long ino; char *path; size_t ti, ei; int mode; size_t keep; } *wants;
 	size_t n_wants;
 };
 
@@ -291,7 +291,9 @@ static void want(struct cctx *c, size_t ti, size_t ei, unsigned long ino, const 
 	if (!nw)
 		return;
 	c->wants = nw;
-	c->wants[c->n_wants++] = (struct want){ ino, path ? lts_strdup(path) : NULL, ti, ei, mode };
+	/* keep: the parties already named (an OFD filter keeps them) */
+	c->wants[c->n_wants++] = (struct want){ ino, path ? lts_strdup(path) : NULL, ti, ei, mode,
+						c->s->threads[ti].wf->edges[ei].n_pids };
 }
 
 /* mode of an fd from its fdinfo flags: 1 write-only, 2 read-only, 3 both */
@@ -667,12 +669,16 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 
 /* OFD holders: of the processes that have the file open, those whose
  * fdinfo shows a conflicting OFD lock (the scan added every opener). */
-static void ofd_filter(struct lt_wf_edge *e, const char *path)
+static void ofd_filter(struct lt_wf_edge *e, const char *path, size_t named)
 {
 	pid_t keep[LT_WF_MAX_PIDS];
 	size_t nk = 0;
 	for (size_t i = 0; i < e->n_pids; i++) {
 		pid_t p = e->pids[i];
+		if (i < named) { /* a record lock's holder /proc/locks named */
+			keep[nk++] = p;
+			continue;
+		}
 		char dp[64];
 		snprintf(dp, sizeof(dp), "/proc/%d/fd", (int)p);
 		DIR *d = opendir(dp);
@@ -1043,7 +1049,7 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 		struct lt_thread *t = &s->threads[c.wants[w].ti];
 		struct lt_wf_edge *e = &t->wf->edges[c.wants[w].ei];
 		if (e->kind == LT_WF_FILE_LOCK)
-			ofd_filter(e, c.wants[w].path);
+			ofd_filter(e, c.wants[w].path, c.wants[w].keep);
 		else if (!e->n_pids && !e->more_pids) {
 			char *ev = lts_asprintf("%s: none found (permissions, or another pid namespace?)",
 						e->evidence ? e->evidence : "holders");

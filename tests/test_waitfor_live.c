@@ -610,3 +610,50 @@ Test(waitfor_live, leaked_write_end_in_the_readers_own_process)
 	cr_expect(strstr(s->verdicts[0].summary, "leaked write end"), "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
 }
+
+static const char OFD_PY[] =
+	"import fcntl, struct, sys, time\n"
+	"f = open(sys.argv[1], 'a+')\n"
+	"lk = struct.pack('hh4xqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0)\n"
+	"if sys.argv[2] == 'hold':\n"
+	"    fcntl.fcntl(f, fcntl.F_OFD_SETLK, lk)\n"
+	"    print('ready', flush=True)\n"
+	"    time.sleep(600)\n"
+	"else:\n"
+	"    print('ready', flush=True)\n"
+	"    fcntl.fcntl(f, fcntl.F_OFD_SETLKW, lk)\n";
+
+/* Open file description locks: /proc/locks gives no pid (-1); the holder
+ * is the process whose fdinfo shows the granted OFDLCK line. */
+Test(waitfor_live, ofd_lock_holder_from_fdinfo)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_PY, lockfile[0], "hold", NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_PY, lockfile[0], "wait", NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	char held[256];
+	locks_line(-1, lockfile[0], true, held, sizeof(held)); /* the waiter queued (pid -1) */
+	cr_assert(strstr(held, "OFDLCK"), "ground truth: %s", held);
+	/* its thread in fcntl (72) */
+	struct lt_snapshot *s = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(procs[1].pid);
+		const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 72)
+			break;
+	}
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_expect(strstr(e->what, "OFDLCK WRITE"), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
+	cr_expect_eq(e->pids[0], procs[0].pid, "the OFD holder from fdinfo: %s", e->evidence);
+	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
+	cr_expect(strstr(t->detail, "F_OFD_SETLKW"), "%s", t->detail);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
