@@ -131,6 +131,9 @@ struct cctx {
 	/* inodes to find holders of */
 	struct want { unsigned long ino; char *path; size_t ti, ei; int mode; size_t keep; } *wants;
 	size_t n_wants;
+	/* fds resolved so far: thread ti's edge ei, and its want (-1 none) */
+	struct memo { int fd, dir; bool in_poll; size_t ti, ei; long want; } *memo;
+	size_t n_memo;
 };
 
 static void party_read(struct party *p, int depth);
@@ -245,6 +248,31 @@ static void party_read(struct party *p, int depth)
 		children_of(p, depth);
 }
 
+/* The snapshot's own process as a party: from the threads it read
+ * (a 1,000-thread process is not read twice). */
+static void party_self(const struct lt_snapshot *s, struct party *p)
+{
+	size_t running = 0, timed = 0, events = 0, blocked = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
+			running++;
+		else if (t->sc.state != LT_SC_IN_SYSCALL)
+			continue;
+		else if (timed_wait(t->sc.nr, t->sc.args))
+			timed++;
+		else if (event_wait(t->sc.nr))
+			events++;
+		else
+			blocked++;
+	}
+	p->st = running ? LT_WFP_RUNNING : timed ? LT_WFP_TIMED : events ? LT_WFP_EVENTS
+	      : blocked ? LT_WFP_BLOCKED : LT_WFP_UNKNOWN;
+	p->doing = lts_asprintf("%d (%s, this process), %zu threads: %zu running, %zu on timers, %zu in "
+				"event waits, %zu blocked", (int)p->pid, s->comm, s->n_threads, running, timed,
+				events, blocked);
+}
+
 static struct party *party_get(struct cctx *c, pid_t pid)
 {
 	for (size_t i = 0; i < c->n_parties; i++)
@@ -257,7 +285,10 @@ static struct party *party_get(struct cctx *c, pid_t pid)
 	struct party *p = &np[c->n_parties++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	party_read(p, 0);
+	if (pid == c->s->pid)
+		party_self(c->s, p);
+	else
+		party_read(p, 0);
 	return p;
 }
 
@@ -799,7 +830,52 @@ static bool loopback(const char *hex)
 
 /* DIR: 1 the thread waits to read (the other end must write), 2 to write
  * (the other end must read), 3 either. */
+static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll);
+
+/* Threads waiting on one fd (a pool reading one socket) share its
+ * resolution: copied from the first, with its own want. */
 static void fd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll)
+{
+	pid_t pid = c->s->pid;
+	for (size_t m = 0; m < c->n_memo; m++) {
+		const struct memo *x = &c->memo[m];
+		if (x->fd != fd || x->dir != dir || x->in_poll != in_poll)
+			continue;
+		const struct lt_wf_edge *src = &c->s->threads[x->ti].wf->edges[x->ei];
+		enum lt_wf_kind kind = src->kind;
+		char *what = lts_strdup(src->what), *ev = lts_strdup(src->evidence);
+		enum lt_wf_pstate ps = src->pstate;
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, kind); /* may move src */
+		if (!e) {
+			free(what);
+			free(ev);
+			return;
+		}
+		e->fd = fd;
+		e->what = what;
+		e->evidence = ev;
+		e->pstate = ps;
+		if (x->want >= 0) {
+			unsigned long ino = c->wants[x->want].ino;
+			char *path = lts_strdup(c->wants[x->want].path);
+			int mode = c->wants[x->want].mode;
+			want(c, ti, t->wf->n_edges - 1, ino, path, mode);
+			free(path);
+		}
+		return;
+	}
+	size_t ne0 = t->wf ? t->wf->n_edges : 0, nw0 = c->n_wants;
+	fd_edge_new(c, ti, t, fd, dir, in_poll);
+	if (!t->wf || t->wf->n_edges == ne0)
+		return;
+	struct memo *nm = realloc(c->memo, (c->n_memo + 1) * sizeof(*nm));
+	if (!nm)
+		return;
+	c->memo = nm;
+	c->memo[c->n_memo++] = (struct memo){ fd, dir, in_poll, ti, ne0, c->n_wants > nw0 ? (long)nw0 : -1 };
+}
+
+static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll)
 {
 	pid_t pid = c->s->pid;
 	char lp[64], tgt[4096];
@@ -1066,6 +1142,7 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 	for (size_t w = 0; w < c.n_wants; w++)
 		free(c.wants[w].path);
 	free(c.wants);
+	free(c.memo);
 	for (size_t i = 0; i < c.n_parties; i++)
 		free(c.parties[i].doing);
 	free(c.parties);
