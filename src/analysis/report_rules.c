@@ -734,7 +734,8 @@ static void rule_snapshot(struct lt_report *r)
 	for (size_t i = 0; i < p->snap.n_verdicts; i++) {
 		const struct rp_snap_verdict *v = &p->snap.verdicts[i];
 		if (!v->kind || (strcmp(v->kind, "deadlock") && strcmp(v->kind, "lost_wakeup") &&
-				 strcmp(v->kind, "convoy") && strcmp(v->kind, "lock_wait")))
+				 strcmp(v->kind, "convoy") && strcmp(v->kind, "lock_wait") &&
+				 strcmp(v->kind, "wait_chain")))
 			continue;
 		if (snapshot_covered(r, v))
 			continue;

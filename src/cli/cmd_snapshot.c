@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* locktrace snapshot -p PID[,PID...] [--json] [--threshold SECONDS]
  * locktrace snapshot --from TRACE [--json]
+ * (-p with --children, or --cgroup PATH: those processes, together)
  *
  * The command line of src/cli/snapshot_show.c.  With several processes, each
  * is snapshotted alone, then all are diagnosed together (lt_multi_build):
@@ -11,14 +12,20 @@
  * error, 3 TRACE is cut short (what it holds is printed). */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli_opts.h"
 #include "cli.h"
 #include "snapshot.h"
+#include "target.h"
 
-enum { OPT_CONVOY = LT_OPT_LONG, OPT_MAXF, OPT_NOU, OPT_NOK, OPT_NOL, OPT_FROM };
+enum { OPT_CONVOY = LT_OPT_LONG, OPT_MAXF, OPT_NOU, OPT_NOK, OPT_NOL, OPT_FROM, OPT_CHILDREN, OPT_CGROUP };
 
 static const struct lt_opt opts[] = {
 	{ "pid", 'p', "PID[,PID...]", "processes to inspect (-p may repeat)" },
+	{ "children", OPT_CHILDREN, NULL, "also the descendants of the -p processes, diagnosed together" },
+	{ "cgroup", OPT_CGROUP, "PATH",
+	  "every process of a cgroup v2 and of the cgroups below it, diagnosed together; PATH absolute "
+	  "or relative to the cgroup2 mount" },
 	{ "from", OPT_FROM, "TRACE", "print the snapshots stored in TRACE instead" },
 	{ "json", 'j', NULL,
 	  "JSON output (schema in docs/snapshot.md; with --from, locktrace.stored-snapshots/1: each "
@@ -58,7 +65,7 @@ static int parse_int(const char *s, long min, long max, long *out)
 /* The options into o, *pids, *json, *from; -1 to go on, or the exit
  * status (--help, --version, a usage error). */
 static int parse(int argc, char **argv, struct lt_snapshot_opts *o, pid_t **pids, size_t *npids,
-		 bool *json, const char **from)
+		 bool *json, const char **from, bool *children, const char **cgroup)
 {
 	struct lt_getopt g;
 	bool live_opts = false;
@@ -82,6 +89,12 @@ static int parse(int argc, char **argv, struct lt_snapshot_opts *o, pid_t **pids
 			break;
 		case OPT_FROM:
 			*from = optarg;
+			break;
+		case OPT_CHILDREN:
+			*children = true;
+			break;
+		case OPT_CGROUP:
+			*cgroup = optarg;
 			break;
 		case 't': {
 			double d;
@@ -116,18 +129,22 @@ static int parse(int argc, char **argv, struct lt_snapshot_opts *o, pid_t **pids
 			o->flags |= LT_SNAP_NO_LINES;
 			break;
 		}
-		live_opts |= c != 'j' && c != OPT_FROM && c != 'p';
+		live_opts |= c != 'j' && c != OPT_FROM && c != 'p' && c != OPT_CGROUP;
 	}
 	if (c == LT_CLI_EXIT)
 		return g.status;
 	if (optind < argc)
 		return lt_cli_usage_error(&cli, "unexpected argument '%s'", argv[optind]);
-	if (*from && (*npids || live_opts)) {
+	if (*from && (*npids || live_opts || *cgroup)) {
 		lt_err("--from TRACE prints what was stored: only --json goes with it");
 		return 2;
 	}
-	if (!*from && !*npids)
-		return lt_cli_usage_error(&cli, "give -p PID, or --from TRACE");
+	if (!*from && !*npids && !*cgroup)
+		return lt_cli_usage_error(&cli, "give -p PID, --cgroup PATH, or --from TRACE");
+	if (*children && !*npids) {
+		lt_err("--children needs -p PID (--cgroup takes every process of the cgroup)");
+		return 2;
+	}
 	return -1;
 }
 
@@ -139,7 +156,40 @@ int lt_cmd_snapshot(int argc, char **argv)
 	bool json = false;
 	const char *from = NULL;
 
-	int rc = parse(argc, argv, &o, &pids, &npids, &json, &from);
+	bool children = false;
+	const char *cgroup = NULL;
+
+	int rc = parse(argc, argv, &o, &pids, &npids, &json, &from, &children, &cgroup);
+	if (rc < 0 && children) {
+		/* the roots are read while the list grows: a copy of them */
+		pid_t *roots = malloc(npids * sizeof(*roots));
+		if (roots)
+			memcpy(roots, pids, npids * sizeof(*roots));
+		if (!roots || lt_proc_descendants(roots, npids, &pids, &npids)) {
+			lt_err("out of memory listing the descendants");
+			rc = 1;
+		}
+		free(roots);
+	}
+	if (rc < 0 && cgroup) {
+		struct lt_cgroup cg;
+		char err[256];
+		if (lt_cgroup_open(cgroup, &cg, err, sizeof(err))) {
+			lt_err("--cgroup %s: %s", cgroup, err);
+			rc = 1;
+		} else {
+			pid_t *nv = realloc(pids, (npids + cg.ntgids) * sizeof(*nv));
+			if (nv) {
+				memcpy(nv + npids, cg.tgids, cg.ntgids * sizeof(*nv));
+				pids = nv;
+				npids += cg.ntgids;
+			} else {
+				lt_err("out of memory listing the cgroup's processes");
+				rc = 1;
+			}
+			lt_cgroup_free(&cg);
+		}
+	}
 	if (rc < 0)
 		rc = from ? lt_snapshot_show_stored(from, json) : lt_snapshot_show(pids, npids, &o, json);
 	free(pids);

@@ -17,6 +17,7 @@
 #include "locktrace/taskregs.h"
 #include "locktrace/tracefile.h"
 #include "jsonw.h"
+#include "waitfor.h"
 
 static int flush_out(void)
 {
@@ -287,11 +288,29 @@ static int blind(const struct lt_snapshot *s, const char *whose, const char *own
 	return 1;
 }
 
+static int snapshot_multi(struct lt_snapshot **snaps, size_t got, const struct lt_snapshot_opts *o,
+			  bool json, struct lt_strlist *notes);
+
+static int follow_take(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	return take_live(pid, *(const struct lt_snapshot_opts *)arg, out);
+}
+
 static int snapshot_live(pid_t pid, const struct lt_snapshot_opts *o, bool json)
 {
 	struct lt_snapshot *s = NULL;
 	if (take_live(pid, *o, &s))
 		return 1;
+	/* into the processes its blocked waits lead to (waitfor.h) */
+	struct lt_snapshot **more = NULL;
+	size_t nmore = 0;
+	struct lt_strlist fnotes = { 0 };
+	if (lt_snapshot_follow(s, NULL, follow_take, (void *)o, &more, &nmore, &fnotes) == 0 && nmore > 1)
+		return snapshot_multi(more, nmore, o, json, &fnotes);
+	free(more);
+	for (size_t i = 0; i < fnotes.n; i++)
+		lt_strlist_add(&s->notes, "%s", fnotes.v[i]);
+	lt_strlist_free(&fnotes);
 	char whose[32];
 	snprintf(whose, sizeof(whose), "process %d's", (int)pid);
 	int rc = blind(s, whose, "its"); /* said first and alone */
@@ -327,8 +346,18 @@ static int snapshot_many(const pid_t *pids, size_t n, const struct lt_snapshot_o
 		else
 			got++;
 	}
+	return snapshot_multi(snaps, got, o, json, NULL);
+}
+
+/* SNAPS (malloc'd, owned) diagnosed together; NOTES (NULL or owned: the
+ * processes followed) go first among the view's notes. */
+static int snapshot_multi(struct lt_snapshot **snaps, size_t got, const struct lt_snapshot_opts *o,
+			  bool json, struct lt_strlist *notes)
+{
 	struct lt_multi_snapshot *m = NULL;
 	if (lt_multi_build(snaps, got, &o->verdict, &m) < 0 || lt_multi_confirm(m) < 0) {
+		if (notes)
+			lt_strlist_free(notes);
 		lt_err("out of memory diagnosing %zu processes", got);
 		if (!m) {
 			for (size_t k = 0; k < got; k++)
@@ -337,6 +366,11 @@ static int snapshot_many(const pid_t *pids, size_t n, const struct lt_snapshot_o
 		}
 		lt_multi_free(m);
 		return 1;
+	}
+	if (notes) {
+		for (size_t i = 0; i < notes->n; i++)
+			lt_strlist_add(&m->view.notes, "%s", notes->v[i]);
+		lt_strlist_free(notes);
 	}
 	int rc = blind(&m->view, "these processes'", "their");
 	if (!rc && json)

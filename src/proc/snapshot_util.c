@@ -13,6 +13,7 @@
 
 #include "snapshot.h"
 #include "symbols.h"
+#include "waitfor.h"
 #include "snapshot_int.h"
 
 ssize_t lts_read_small(const char *path, char *buf, size_t len)
@@ -220,6 +221,7 @@ void lt_thread_clear(struct lt_thread *t)
 	free(t->ustack_end);
 	lt_strlist_free(&t->notes);
 	lt_thread_clear_rt(t);
+	lt_waitfor_free(t->wf);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -339,6 +341,7 @@ const char *lt_verdict_kind_name(enum lt_verdict_kind k)
 	case LT_VERDICT_OK: return "ok";
 	case LT_VERDICT_UNKNOWN: return "unknown";
 	case LT_VERDICT_LOCK_WAIT: return "lock_wait";
+	case LT_VERDICT_WAIT_CHAIN: return "wait_chain";
 	}
 	return "unknown";
 }

@@ -105,6 +105,17 @@ static int is_join_wait(struct lt_stall *s, uint32_t val)
 	return val && lookup(s, val, 0) != NULL;
 }
 
+/* A thread asleep at attach in a blocking file-lock call (flock without
+ * LOCK_NB, fcntl F_SETLKW / F_OFD_SETLKW) waits for a lock like a futex
+ * waiter.  Those calls are not traced: its wake-up (the lock granted, or
+ * a signal) ends the wait.  futex_op holds this marker. */
+#define FILE_LOCK_OP 0xffffffffu
+
+static int file_lock_wait(int64_t nr, const uint64_t *a)
+{
+	return (nr == 73 && !(a[1] & 4) && (a[1] & 3)) || (nr == 72 && (a[1] == 7 || a[1] == 38));
+}
+
 void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64_t args[6],
 		   uint64_t since)
 {
@@ -118,6 +129,10 @@ void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64
 			t->state = LT_TS_IOWAIT;
 		t->futex_op = op;
 		t->uaddr = args[0];
+	} else if (file_lock_wait(sc_nr, args)) {
+		t->state = LT_TS_FUTEX_WAIT;
+		t->futex_op = FILE_LOCK_OP;
+		t->uaddr = 0;
 	} else {
 		t->state = LT_TS_IOWAIT;
 	}
@@ -173,7 +188,14 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 	case LT_EV_WAKING:
 		/* the first wake-up of a sleep ends it (a thread woken by the
 		 * timer and then by a wake that came too late was timed out) */
-		if ((t = lookup(s, ev->h.tid, 0)) && t->state != LT_TS_NONE && !t->woken) {
+		if ((t = lookup(s, ev->h.tid, 0)) && t->state == LT_TS_FUTEX_WAIT && t->futex_op == FILE_LOCK_OP) {
+			/* the file lock granted (or a signal): no exit event follows */
+			t->state = LT_TS_NONE;
+			s->last_lock_progress = s->last_progress = ev->h.ts;
+			s->progress_events++;
+			break;
+		}
+		if (t && t->state != LT_TS_NONE && !t->woken) {
 			t->woken = ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE) ? LT_WOKEN_BY_IRQ
 										   : LT_WOKEN_BY_TASK;
 			t->woken_at = ev->h.ts;
@@ -239,7 +261,9 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 	if (s->rule == LT_STALL_LOCKS ? futex_waiters == 0 : blocked == 0)
 		return 0;
 	char where[96];
-	if (longest->state == LT_TS_FUTEX_WAIT)
+	if (longest->state == LT_TS_FUTEX_WAIT && longest->futex_op == FILE_LOCK_OP)
+		snprintf(where, sizeof(where), "tid %u in a file-lock wait (flock/fcntl)", longest->tid);
+	else if (longest->state == LT_TS_FUTEX_WAIT)
 		snprintf(where, sizeof(where), "tid %u on futex 0x%" PRIx64, longest->tid, longest->uaddr);
 	else
 		snprintf(where, sizeof(where), "tid %u in a blocking call", longest->tid);

@@ -30,10 +30,11 @@
 #include "rtthread.h"
 #include "snapshot.h"
 #include "symbols.h"
-#include "golang.h"
-#include "forkorigin.h"
-#include "rt_idle.h"
+#include "waitfor.h"
 #include "snapshot_int.h"
+#include "forkorigin.h"
+#include "golang.h"
+#include "rt_idle.h"
 
 #define PF_KTHREAD 0x00200000u
 #define FUTEX_TID_MASK 0x3fffffffu
@@ -1137,6 +1138,9 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 			t->detail = lts_asprintf("not in a system call (pc 0x%" PRIx64 ")", t->sc.pc);
 	}
 
+	/* who can end each wait: file locks, pipes, sockets, children */
+	if (!c.compat)
+		lt_waitfor_collect(s, ctx_mem(&c));
 	lt_snapshot_diagnose(s, &o->verdict);
 	confirm_verdicts(&c, t_read_end);
 

@@ -7,10 +7,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "golang.h"
 #include "lockmodel.h"
 #include "snapshot.h"
 #include "json_read.h"
+#include "waitfor_int.h"
+#include "golang.h"
 
 #define J(obj, key) rp_json_get(obj, key)
 
@@ -184,6 +185,7 @@ static void thread_from(struct lt_thread *t, struct lt_snapshot *s, const struct
 	t->acquire = own_str(s, J(j, "acquire"));
 	strlist_from(&t->notes, J(j, "notes"));
 	t->moved = is_true(J(j, "moved"));
+	lts_wf_from_json(t, J(j, "wait_for"));
 }
 
 static void verdict_from(struct lt_verdict *v, struct lt_snapshot *s, const struct rp_json *j)
@@ -191,7 +193,7 @@ static void verdict_from(struct lt_verdict *v, struct lt_snapshot *s, const stru
 	const struct rp_json *tids = J(j, "tids"), *locks = J(j, "locks");
 
 	v->kind = enum_of(rp_json_str(J(j, "kind")), verdict_name, LT_VERDICT_DEADLOCK,
-			  LT_VERDICT_LOCK_WAIT, LT_VERDICT_UNKNOWN);
+			  LT_VERDICT_WAIT_CHAIN, LT_VERDICT_UNKNOWN);
 	v->summary = dup_str(J(j, "summary"));
 	strlist_from(&v->evidence, J(j, "evidence"));
 	if (tids && tids->type == RPJ_ARR && tids->n && (v->tids = calloc(tids->n, sizeof(*v->tids))))

@@ -11,13 +11,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "golang.h"
 #include "jsonw.h"
 #include "lockmodel.h"
 #include "rtthread.h"
 #include "snapshot.h"
+#include "waitfor.h"
+#include "waitfor_int.h"
 #include "snapshot_int.h"
 #include "utf8.h"
+#include "golang.h"
 
 /* ---- escaping ---- */
 
@@ -320,6 +322,7 @@ static void json_thread(struct jw *w, const struct lt_thread *t, const struct mo
 	jw_kstr(w, "blocked_source", lt_idle_source_name(t->idle_src));
 	json_syscall(w, t);
 	json_wait(w, t);
+	lts_wf_json(w, t);
 	json_stacks(w, t, m);
 	json_runtime(w, t);
 	jw_kstr(w, "acquire", t->acquire);
@@ -482,8 +485,9 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 		[LT_VERDICT_OK] = "OK",
 		[LT_VERDICT_UNKNOWN] = "UNKNOWN",
 		[LT_VERDICT_LOCK_WAIT] = "LOCK WAIT",
+		[LT_VERDICT_WAIT_CHAIN] = "WAIT CHAIN",
 	};
-	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_LOCK_WAIT) ? tag[v->kind] : "?";
+	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_WAIT_CHAIN) ? tag[v->kind] : "?";
 	fprintf(f, "%s: ", t);
 	text_str(f, v->summary);
 	fputc('\n', f);
@@ -635,6 +639,13 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 		fputs("  ", f);
 		text_str(f, t->detail);
 		fputc('\n', f);
+	}
+	for (size_t i = 0; t->wf && i < t->wf->n_edges; i++) {
+		char *l = lt_wf_edge_line(&t->wf->edges[i]);
+		fputs("  waits for: ", f);
+		text_str(f, l ? l : "?");
+		fputc('\n', f);
+		free(l);
 	}
 	if (t->acquire && !t->futex.rtlock) {
 		fputs("  waits in a lock acquire: ", f);

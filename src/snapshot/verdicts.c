@@ -24,6 +24,7 @@
 #include "rtthread.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
+#include "waitfor_int.h"
 
 #define FX_WAIT 0
 #define FX_WAIT_BITSET 9
@@ -283,13 +284,33 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       f->owner_how ? f->owner_how : "keeps it in its frames");
 }
 
+/* How many processes a cycle's threads belong to (waitfor.h knows each
+ * thread's process); 1 when that is not known. */
+static size_t cycle_procs(const struct lt_snapshot *s, const struct lt_verdict *v)
+{
+	pid_t seen[16];
+	size_t n = 0;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		if (!t || !t->wf)
+			return 1;
+		bool dup = false;
+		for (size_t k = 0; k < n; k++)
+			dup |= seen[k] == t->wf->pid;
+		if (!dup && n < 16)
+			seen[n++] = t->wf->pid;
+	}
+	return n ? n : 1;
+}
+
 static void find_deadlocks(struct lt_snapshot *s)
 {
 	size_t n = s->n_threads;
 	long *next = malloc(n * sizeof(*next));
 	long *stamp = calloc(n, sizeof(*stamp));  /* walk id + 1 that visited it */
 	long *cycle = malloc(n * sizeof(*cycle)); /* cycle id for nodes on a cycle, else -1 */
-	if (!next || !stamp || !cycle)
+	long *cyc = malloc((n ? n : 1) * sizeof(*cyc)); /* the nodes of the cycle at hand */
+	if (!next || !stamp || !cycle || !cyc)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct lt_thread *t = &s->threads[i];
@@ -298,6 +319,8 @@ static void find_deadlocks(struct lt_snapshot *s)
 		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && (asleep(t) || runtime_says(s, t)) &&
 		    has_owner(&t->futex))
 			next[i] = idx_of(s, t->futex.owner);
+		else if (t->wait != LT_WAIT_FUTEX)
+			next[i] = lts_wf_next(s, t); /* file lock, pipe, socket, child (waitfor.h) */
 	}
 	size_t first_verdict = s->n_verdicts;
 	for (size_t i = 0; i < n; i++) {
@@ -310,11 +333,21 @@ static void find_deadlocks(struct lt_snapshot *s)
 		}
 		if (j < 0 || stamp[j] != (long)i + 1)
 			continue; /* chain ended, or joined an earlier walk */
-		/* j is on a new cycle */
+		/* j is on a new cycle; through a process (any of its threads
+		 * could end the wait), only if all of them are in it */
+		size_t nc = 0;
+		long k = j;
+		do {
+			cyc[nc++] = k;
+			k = next[k];
+		} while (k != j);
+		bool sound = lts_wf_cycle_sound(s, next, cyc, nc);
+		if (!sound)
+			continue;
 		struct lt_verdict *v = new_verdict(s, LT_VERDICT_DEADLOCK);
 		if (!v)
 			goto out;
-		long k = j;
+		k = j;
 		do {
 			cycle[k] = (long)(v - s->verdicts);
 			add_tid(v, s->threads[k].tid, s->threads[k].futex.uaddr, true);
@@ -338,6 +371,10 @@ static void find_deadlocks(struct lt_snapshot *s)
 		const char *dl = inferred ? "probable deadlock" : "deadlock";
 		if (v->n_tids == 1)
 			v->summary = lts_asprintf("%s: thread %s waits for a lock it holds itself", dl, chain);
+		else if (cycle_procs(s, v) > 1) /* through pipes, sockets, file locks... */
+			v->summary = lts_asprintf("%s: %zu threads in %zu processes wait for each other: %s%s", dl,
+						  v->n_tids, cycle_procs(s, v), chain, inferred ? " (holders inferred from "
+						  "their frames: a threading.Lock records none)" : "");
 		else
 			v->summary = lts_asprintf("%s: %zu threads wait for each other: %s%s", dl,
 						  v->n_tids, chain, inferred ? " (holders inferred from "
@@ -346,7 +383,10 @@ static void find_deadlocks(struct lt_snapshot *s)
 		v->longest_s = -1;
 		for (size_t m = 0; m < v->n_tids; m++) {
 			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
-			edge_evidence(v, s, t);
+			if (t->wait == LT_WAIT_FUTEX)
+				edge_evidence(v, s, t);
+			else
+				lts_wf_edge_evidence(v, s, t);
 			rt_waits_at(v, t);
 			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
 				v->longest_s = t->idle_s;
@@ -405,6 +445,7 @@ out:
 	free(next);
 	free(stamp);
 	free(cycle);
+	free(cyc);
 }
 
 /* ---- lost wake-up ---- */
@@ -904,6 +945,7 @@ static void classify_rest(struct lt_snapshot *s)
 				       "unchanged (condition variables, semaphores)", condvar);
 		if (joins)
 			lt_strlist_add(&v->evidence, "%zu wait in pthread_join for another thread", joins);
+		lts_wf_idle_evidence(v, s);
 		return;
 	}
 	if (s->n_threads && unreadable == s->n_threads) {
@@ -1005,6 +1047,7 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 		}
 	find_lost_wakeups(s, s->vopts.lost_wakeup_threshold_s);
 	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
+	lts_wf_verdicts(s, in_cycle); /* file locks, wait chains (waitfor.h) */
 	free(in_cycle);
 	lt_go_verdicts(s); /* goroutines (rt_go_verdicts.c) */
 	if (s->n_verdicts == 0)

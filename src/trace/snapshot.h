@@ -23,6 +23,7 @@ extern "C" {
 
 struct lt_rtlock;
 struct lt_go;
+struct lt_waitfor;
 
 /* ---- register sets ------------------------------------------------------ */
 
@@ -335,6 +336,9 @@ struct lt_thread {
 	struct lt_rtframe *rt_frames; /* the runtime's stack, innermost first */
 	size_t n_rt_frames;
 	char *rt_end;             /* why that stack is incomplete, NULL         */
+	/* Who can end its wait (waitfor.h, docs/waits.md): its process and
+	 * the wait-for edges; NULL when not examined. */
+	struct lt_waitfor *wf;
 };
 
 /* ---- verdicts ----------------------------------------------------------- */
@@ -348,6 +352,10 @@ enum lt_verdict_kind {
 	LT_VERDICT_UNKNOWN,      /* no thread's state could be read (permissions) */
 	LT_VERDICT_LOCK_WAIT,    /* threads wait for a lock: fewer than a convoy,
 	                            or a holder that is not recorded           */
+	LT_VERDICT_WAIT_CHAIN,   /* a thread waits (pipe, socket, child) for
+	                            processes that are blocked themselves, or on
+	                            a pipe only its own process can write
+	                            (waitfor.h)                               */
 };
 const char *lt_verdict_kind_name(enum lt_verdict_kind k);
 

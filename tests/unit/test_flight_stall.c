@@ -461,3 +461,29 @@ Test(stall, an_interrupt_before_the_timeout_is_judged_at_the_wake_up)
 	cr_assert_eq(lt_stall_check(&s, S(4), why, sizeof(why)), 0, "the select got data: %s", why);
 	lt_stall_free(&s);
 }
+
+/* A thread blocked in flock(LOCK_EX) or fcntl(F_SETLKW) at attach waits
+ * for a lock: the locks rule fires on it; its wake-up (the lock granted;
+ * no exit event comes, the calls are not traced) is a hand-off. */
+Test(stall, file_lock_wait_at_attach_is_a_lock_wait)
+{
+	struct lt_stall s;
+	char why[256];
+	uint64_t fl[6] = { 3, 2, 0, 0, 0, 0 };       /* flock(3, LOCK_EX) */
+	uint64_t nb[6] = { 3, 2 | 4, 0, 0, 0, 0 };   /* LOCK_NB: does not wait */
+	uint64_t fc[6] = { 4, 7, 0x7000, 0, 0, 0 };  /* fcntl(4, F_SETLKW, ...) */
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(50)), 0);
+	lt_stall_seed(&s, 80, -1, fl, 0);
+	lt_stall_seed(&s, 81, -1, fl, 0);
+	lt_stall_seed(&s, 80, 73, nb, S(10));
+	cr_assert_eq(lt_stall_check(&s, S(53), why, sizeof(why)), 0, "LOCK_NB is no wait: %s", why);
+	lt_stall_seed(&s, 80, 73, fl, S(10));
+	lt_stall_seed(&s, 81, 72, fc, S(11));
+	cr_assert_eq(lt_stall_check(&s, S(53), why, sizeof(why)), 1);
+	cr_assert(strstr(why, "tid 80 in a file-lock wait"), "%s", why);
+	/* both granted: progress, nothing left waiting */
+	feed(&s, lt_ev_waking(S(54), 80, 0, 0, 0, 0, 0, "w"));
+	feed(&s, lt_ev_waking(S(54), 81, 0, 0, 0, 0, 0, "w"));
+	cr_assert_eq(lt_stall_check(&s, S(57), why, sizeof(why)), 0, "%s", why);
+	lt_stall_free(&s);
+}

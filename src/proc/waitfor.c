@@ -1,0 +1,1152 @@
+/* Wait-for edges of a live snapshot (include/locktrace/waitfor.h): for
+ * each blocked thread, who can end its wait, read from /proc only.
+ *
+ *   flock/fcntl lock   /proc/locks (the "->" entry of the waiter and the
+ *                      lock it is queued on), fdinfo "lock:" lines of the
+ *                      processes that have the file open (OFD locks, pid -1)
+ *   pipe / FIFO        /proc/ * /fd of every process: who holds the other end
+ *                      (fdinfo flags say which end)
+ *   unix socket        NETLINK_SOCK_DIAG (UNIX_DIAG_PEER), then who holds
+ *                      the peer
+ *   tcp                the reverse 4-tuple in the target's /proc/net/tcp{,6},
+ *                      then who holds that socket; none: outside this host
+ *   poll/select/epoll  each watched fd as above, plus the timeout
+ *   wait4/waitid       /proc/PID/task/ * /children
+ * The /proc scan is one pass for all the inodes wanted, bounded in
+ * processes and time (said on the edges it cut). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "snapshot.h"
+#include "symbols.h"
+#include "waitfor.h"
+#include "snapshot_int.h"
+
+#define SCAN_MAX_PROCS 20000
+#define SCAN_MAX_NS (2000LL * 1000000LL)
+
+struct lt_wf_edge *lt_waitfor_add(struct lt_thread *t, pid_t pid, enum lt_wf_kind kind)
+{
+	if (!t->wf) {
+		t->wf = calloc(1, sizeof(*t->wf));
+		if (!t->wf)
+			return NULL;
+		t->wf->pid = pid;
+	}
+	struct lt_waitfor *w = t->wf;
+	struct lt_wf_edge *ne = realloc(w->edges, (w->n_edges + 1) * sizeof(*ne));
+	if (!ne)
+		return NULL;
+	w->edges = ne;
+	struct lt_wf_edge *e = &w->edges[w->n_edges++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->fd = -1;
+	return e;
+}
+
+void lt_waitfor_free(struct lt_waitfor *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->n_edges; i++) {
+		free(w->edges[i].what);
+		free(w->edges[i].evidence);
+		free(w->edges[i].doing);
+	}
+	free(w->edges);
+	free(w);
+}
+
+static void add_pid(struct lt_wf_edge *e, pid_t p)
+{
+	for (size_t i = 0; i < e->n_pids; i++)
+		if (e->pids[i] == p)
+			return;
+	if (e->n_pids < LT_WF_MAX_PIDS)
+		e->pids[e->n_pids++] = p;
+	else
+		e->more_pids = true;
+}
+
+/* ---- what a party process does ---- */
+
+static bool timed_wait(long nr, const uint64_t *a)
+{
+	switch (nr) {
+	case 35: case 230: return true;                       /* (clock_)nanosleep */
+	case 7: return (int)a[2] >= 0;                         /* poll timeout ms */
+	case 232: case 281: return (int)a[3] >= 0;             /* epoll_wait */
+	case 23: return a[4] != 0;                             /* select timeval */
+	case 270: return a[4] != 0;                            /* pselect6 */
+	case 271: return a[2] != 0;                            /* ppoll */
+	case 441: return a[4] != 0;                            /* epoll_pwait2 */
+	case 202: return ((a[1] & 0x7f) == 0 || (a[1] & 0x7f) == 9) && a[3] != 0; /* futex wait */
+	case 128: return a[2] != 0;                            /* rt_sigtimedwait */
+	default: return false;
+	}
+}
+
+static bool event_wait(long nr)
+{
+	switch (nr) {
+	case 7: case 23: case 232: case 270: case 271: case 281: case 441: /* polls */
+	case 43: case 288:  /* accept */
+	case 34: case 130: case 128: /* pause, sigsuspend, sigtimedwait */
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct party {
+	pid_t pid;
+	enum lt_wf_pstate st;
+	char *doing;
+};
+
+struct cctx {
+	struct lt_snapshot *s;
+	struct lt_mem *mem;
+	struct party *parties;
+	size_t n_parties;
+	char *locks;            /* /proc/locks, NULL unread */
+	bool locks_read;
+	char *net[3];           /* target's net/unix, tcp, tcp6 */
+	bool net_read;
+	/* inodes to find holders of */
+	struct want { unsigned long ino; char *path; size_t ti, ei; int mode; size_t keep; } *wants;
+	size_t n_wants;
+	/* fds resolved so far: thread ti's edge ei, and its want (-1 none) */
+	struct memo { int fd, dir; bool in_poll; size_t ti, ei; long want; } *memo;
+	size_t n_memo;
+};
+
+static void party_read(struct party *p, int depth);
+
+/* A process blocked in wait4/waitid waits for its children: they decide
+ * whether it is stuck.  The least stuck child, and what it does. */
+static void children_of(struct party *p, int depth)
+{
+	size_t nt = 0;
+	pid_t *tids = lts_list_tasks(p->pid, &nt);
+	enum lt_wf_pstate best = LT_WFP_UNKNOWN;
+	static const int rank[] = { [LT_WFP_UNKNOWN] = 0, [LT_WFP_BLOCKED] = 1, [LT_WFP_GONE] = 2,
+				    [LT_WFP_EVENTS] = 3, [LT_WFP_TIMED] = 4, [LT_WFP_RUNNING] = 5 };
+	char *bd = NULL;
+	for (size_t i = 0; i < nt; i++) {
+		char path[96];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)p->pid, (int)tids[i]);
+		char *txt = lts_read_all(path, NULL);
+		for (char *q = txt; q && *q;) {
+			char *end;
+			long ch = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			q = end;
+			struct party c = { .pid = (pid_t)ch };
+			party_read(&c, depth + 1);
+			if (!bd || rank[c.st] > rank[best]) {
+				best = c.st;
+				free(bd);
+				bd = c.doing;
+			} else {
+				free(c.doing);
+			}
+		}
+		free(txt);
+	}
+	free(tids);
+	if (!bd)
+		return;
+	char *d = lts_asprintf("%s, waiting for its child %s", p->doing ? p->doing : "?", bd);
+	free(bd);
+	if (d) {
+		free(p->doing);
+		p->doing = d;
+	}
+	p->st = best == LT_WFP_GONE ? LT_WFP_RUNNING /* reaps it now */ : best;
+}
+
+static void party_read(struct party *p, int depth)
+{
+	char path[64], buf[1024], comm[64] = "?";
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
+	char state = 0;
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0 || lt_parse_stat(buf, comm, sizeof(comm), &state)) {
+		p->st = LT_WFP_GONE;
+		p->doing = lts_asprintf("%d: gone", (int)p->pid);
+		return;
+	}
+	if (state == 'Z' || state == 'X') {
+		p->st = LT_WFP_GONE;
+		p->doing = lts_asprintf("%d (%s): exited (zombie)", (int)p->pid, comm);
+		return;
+	}
+	size_t nt = 0;
+	pid_t *tids = lts_list_tasks(p->pid, &nt);
+	int running = 0, timed = 0, events = 0, blocked = 0, unk = 0, waits = 0;
+	char list[256];
+	size_t ll = 0;
+	list[0] = 0;
+	for (size_t i = 0; i < nt; i++) {
+		char ts = 0, c2[64];
+		const char *what = "?";
+		char wb[48];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)p->pid, (int)tids[i]);
+		if (lts_read_small(path, buf, sizeof(buf)) > 0)
+			lt_parse_stat(buf, c2, sizeof(c2), &ts);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)p->pid, (int)tids[i]);
+		struct lt_sc_line sc = { 0 };
+		if (lts_read_small(path, buf, sizeof(buf)) > 0)
+			lt_parse_syscall_line(buf, &sc);
+		if (ts == 'R' || sc.state == LT_SC_RUNNING) {
+			running++;
+			what = "running";
+		} else if (sc.state == LT_SC_IN_SYSCALL) {
+			const char *n = lt_syscall_name(sc.nr);
+			snprintf(wb, sizeof(wb), "%s", n ? n : "syscall");
+			what = wb;
+			waits += sc.nr == 61 || sc.nr == 247;
+			if (timed_wait(sc.nr, sc.args))
+				timed++;
+			else if (event_wait(sc.nr))
+				events++;
+			else
+				blocked++;
+		} else {
+			unk++;
+			what = sc.state == LT_SC_NOT_IN_SYSCALL ? "blocked outside a system call" : "unreadable";
+		}
+		if (i < 6 && ll < sizeof(list) - 64)
+			ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%s%s", i ? ", " : "",
+					       nt > 1 ? "" : "", what);
+	}
+	free(tids);
+	p->st = running ? LT_WFP_RUNNING : timed ? LT_WFP_TIMED : events ? LT_WFP_EVENTS
+	      : blocked ? LT_WFP_BLOCKED : LT_WFP_UNKNOWN;
+	if (nt > 1)
+		p->doing = lts_asprintf("%d (%s), %zu threads: %s%s", (int)p->pid, comm, nt, list,
+					nt > 6 ? ", ..." : "");
+	else
+		p->doing = lts_asprintf("%d (%s): %s", (int)p->pid, comm, list);
+	if (p->st == LT_WFP_BLOCKED && waits && depth < 3)
+		children_of(p, depth);
+}
+
+/* The snapshot's own process as a party: from the threads it read
+ * (a 1,000-thread process is not read twice). */
+static void party_self(const struct lt_snapshot *s, struct party *p)
+{
+	size_t running = 0, timed = 0, events = 0, blocked = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
+			running++;
+		else if (t->sc.state != LT_SC_IN_SYSCALL)
+			continue;
+		else if (timed_wait(t->sc.nr, t->sc.args))
+			timed++;
+		else if (event_wait(t->sc.nr))
+			events++;
+		else
+			blocked++;
+	}
+	p->st = running ? LT_WFP_RUNNING : timed ? LT_WFP_TIMED : events ? LT_WFP_EVENTS
+	      : blocked ? LT_WFP_BLOCKED : LT_WFP_UNKNOWN;
+	p->doing = lts_asprintf("%d (%s, this process), %zu threads: %zu running, %zu on timers, %zu in "
+				"event waits, %zu blocked", (int)p->pid, s->comm, s->n_threads, running, timed,
+				events, blocked);
+}
+
+static struct party *party_get(struct cctx *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->n_parties; i++)
+		if (c->parties[i].pid == pid)
+			return &c->parties[i];
+	struct party *np = realloc(c->parties, (c->n_parties + 1) * sizeof(*np));
+	if (!np)
+		return NULL;
+	c->parties = np;
+	struct party *p = &np[c->n_parties++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	if (pid == c->s->pid)
+		party_self(c->s, p);
+	else
+		party_read(p, 0);
+	return p;
+}
+
+/* The edge's parties, what they do: the least stuck of them decides. */
+static void edge_parties(struct cctx *c, struct lt_wf_edge *e)
+{
+	static const int rank[] = { [LT_WFP_UNKNOWN] = 0, [LT_WFP_BLOCKED] = 1, [LT_WFP_GONE] = 2,
+				    [LT_WFP_EVENTS] = 3, [LT_WFP_TIMED] = 4, [LT_WFP_RUNNING] = 5 };
+	char buf[512];
+	size_t bl = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < e->n_pids; i++) {
+		struct party *p = party_get(c, e->pids[i]);
+		if (!p)
+			continue;
+		if (rank[p->st] > rank[e->pstate])
+			e->pstate = p->st;
+		if (bl < sizeof(buf) - 64)
+			bl += (size_t)snprintf(buf + bl, sizeof(buf) - bl, "%s%s", i ? "; " : "",
+					       p->doing ? p->doing : "?");
+	}
+	if (e->n_pids)
+		e->doing = lts_strdup(buf);
+}
+
+/* ---- /proc scan: who holds an inode ---- */
+
+static void want(struct cctx *c, size_t ti, size_t ei, unsigned long ino, const char *path, int mode)
+{
+	struct want *nw = realloc(c->wants, (c->n_wants + 1) * sizeof(*nw));
+	if (!nw)
+		return;
+	c->wants = nw;
+	/* keep: the parties already named (an OFD filter keeps them) */
+	c->wants[c->n_wants++] = (struct want){ ino, path ? lts_strdup(path) : NULL, ti, ei, mode,
+						c->s->threads[ti].wf->edges[ei].n_pids };
+}
+
+/* mode of an fd from its fdinfo flags: 1 write-only, 2 read-only, 3 both */
+static int fd_mode(pid_t pid, const char *fdname)
+{
+	char path[300], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", (int)pid, fdname);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0)
+		return 3;
+	const char *p = strstr(buf, "flags:");
+	if (!p)
+		return 3;
+	unsigned fl = (unsigned)strtoul(p + 6, NULL, 8);
+	return (fl & O_ACCMODE) == O_WRONLY ? 1 : (fl & O_ACCMODE) == O_RDONLY ? 2 : 3;
+}
+
+/* Every pipe and socket fd on the host, by inode: one /proc scan shared
+ * by the snapshots taken within SCAN_REUSE_NS of it (a recording of many
+ * processes takes one after the other), as long as every inode a snapshot
+ * wants is in it (an inode missing may be newer than the scan: scanned
+ * again).  Guarded: snapshots may run on several threads. */
+#define SCAN_REUSE_NS (1000LL * 1000000LL)
+
+struct fdent {
+	unsigned long ino;
+	pid_t pid;
+	int fd;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	int64_t at;             /* CLOCK_MONOTONIC of the scan, 0 none */
+	bool cut;               /* the scan stopped at its bounds */
+	struct fdent *v;
+	size_t n, cap;
+} fdscan = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static int fdent_cmp(const void *a, const void *b)
+{
+	const struct fdent *x = a, *y = b;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Calls fn(arg, pid, fdname, target) for every fd of every process,
+ * within the bounds; true if it stopped at them. */
+static bool walk_fds(void (*fn)(void *, long, const char *, const char *), void *arg)
+{
+	int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
+	DIR *d = opendir("/proc");
+	if (!d)
+		return true;
+	size_t procs = 0;
+	bool cut = false;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		if (++procs > SCAN_MAX_PROCS || lts_now_ns(CLOCK_MONOTONIC) - t0 > SCAN_MAX_NS) {
+			cut = true;
+			break;
+		}
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+		DIR *fd = opendir(path);
+		if (!fd)
+			continue;
+		struct dirent *fe;
+		while ((fe = readdir(fd))) {
+			if (fe->d_name[0] == '.')
+				continue;
+			char lp[300], tgt[512];
+			snprintf(lp, sizeof(lp), "/proc/%ld/fd/%s", pid, fe->d_name);
+			ssize_t n = readlink(lp, tgt, sizeof(tgt) - 1);
+			if (n <= 0)
+				continue;
+			tgt[n] = 0;
+			fn(arg, pid, fe->d_name, tgt);
+		}
+		closedir(fd);
+	}
+	closedir(d);
+	return cut;
+}
+
+static void index_fd(void *arg, long pid, const char *fdname, const char *tgt)
+{
+	(void)arg;
+	unsigned long ino;
+	if (sscanf(tgt, "pipe:[%lu]", &ino) != 1 && sscanf(tgt, "socket:[%lu]", &ino) != 1)
+		return;
+	if (fdscan.n == fdscan.cap) {
+		size_t cap = fdscan.cap ? fdscan.cap * 2 : 4096;
+		struct fdent *nv = realloc(fdscan.v, cap * sizeof(*nv));
+		if (!nv)
+			return;
+		fdscan.v = nv;
+		fdscan.cap = cap;
+	}
+	fdscan.v[fdscan.n++] = (struct fdent){ ino, (pid_t)pid, atoi(fdname) };
+}
+
+static const struct fdent *first_of(unsigned long ino)
+{
+	size_t lo = 0, hi = fdscan.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (fdscan.v[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fdscan.n && fdscan.v[lo].ino == ino ? &fdscan.v[lo] : NULL;
+}
+
+static bool scan_covers(const struct cctx *c)
+{
+	if (!fdscan.at || lts_now_ns(CLOCK_MONOTONIC) - fdscan.at > SCAN_REUSE_NS)
+		return false;
+	for (size_t w = 0; w < c->n_wants; w++)
+		if (!c->wants[w].path && !first_of(c->wants[w].ino))
+			return false;
+	return true;
+}
+
+static void scan_inodes(struct cctx *c)
+{
+	pthread_mutex_lock(&fdscan.mu);
+	if (!scan_covers(c)) {
+		fdscan.n = 0;
+		fdscan.cut = walk_fds(index_fd, NULL);
+		qsort(fdscan.v, fdscan.n, sizeof(*fdscan.v), fdent_cmp);
+		fdscan.at = lts_now_ns(CLOCK_MONOTONIC);
+	}
+	for (size_t w = 0; w < c->n_wants; w++) {
+		struct want *x = &c->wants[w];
+		if (x->path)
+			continue;
+		struct lt_wf_edge *e = &c->s->threads[x->ti].wf->edges[x->ei];
+		for (const struct fdent *f = first_of(x->ino); f && f < fdscan.v + fdscan.n && f->ino == x->ino; f++) {
+			if (x->mode) {
+				char fdn[16];
+				snprintf(fdn, sizeof(fdn), "%d", f->fd);
+				if (!(fd_mode(f->pid, fdn) & x->mode))
+					continue;
+			}
+			add_pid(e, f->pid);
+		}
+		if (fdscan.cut)
+			e->more_pids = true;
+	}
+	pthread_mutex_unlock(&fdscan.mu);
+}
+
+/* Wants by path (a FIFO, a file with OFD locks): not indexed, scanned. */
+struct path_scan {
+	struct cctx *c;
+};
+
+static void match_path(void *arg, long pid, const char *fdname, const char *tgt)
+{
+	struct cctx *c = ((struct path_scan *)arg)->c;
+	int mode = -1;
+	for (size_t w = 0; w < c->n_wants; w++) {
+		struct want *x = &c->wants[w];
+		if (!x->path || strcmp(x->path, tgt))
+			continue;
+		if (x->mode) {
+			if (mode < 0)
+				mode = fd_mode((pid_t)pid, fdname);
+			if (!(mode & x->mode))
+				continue;
+		}
+		add_pid(&c->s->threads[x->ti].wf->edges[x->ei], (pid_t)pid);
+	}
+}
+
+static void scan_proc(struct cctx *c)
+{
+	bool paths = false, inodes = false;
+	for (size_t w = 0; w < c->n_wants; w++) {
+		paths |= c->wants[w].path != NULL;
+		inodes |= c->wants[w].path == NULL;
+	}
+	if (inodes)
+		scan_inodes(c);
+	if (paths) {
+		struct path_scan ps = { c };
+		if (walk_fds(match_path, &ps))
+			for (size_t w = 0; w < c->n_wants; w++)
+				if (c->wants[w].path)
+					c->s->threads[c->wants[w].ti].wf->edges[c->wants[w].ei].more_pids = true;
+	}
+}
+
+/* ---- file locks ---- */
+
+static void read_locks(struct cctx *c)
+{
+	if (!c->locks_read) {
+		c->locks = lts_read_all("/proc/locks", NULL);
+		c->locks_read = true;
+	}
+}
+
+static char *fd_path(pid_t pid, int fd)
+{
+	char lp[64], tgt[4096];
+	snprintf(lp, sizeof(lp), "/proc/%d/fd/%d", (int)pid, fd);
+	ssize_t n = readlink(lp, tgt, sizeof(tgt) - 1);
+	if (n <= 0)
+		return NULL;
+	tgt[n] = 0;
+	return lts_strdup(tgt);
+}
+
+static void range_str(const struct lt_plock *l, char *buf, size_t len)
+{
+	if (!strcmp(l->cls, "FLOCK"))
+		snprintf(buf, len, "whole file");
+	else if (l->end == UINT64_MAX)
+		snprintf(buf, len, "bytes %" PRIu64 " to EOF", l->start);
+	else
+		snprintf(buf, len, "bytes %" PRIu64 "-%" PRIu64, l->start, l->end);
+}
+
+/* The lock request of a blocked flock/fcntl, and the detail line. */
+static bool file_lock_request(struct cctx *c, struct lt_thread *t, struct lt_plock *req)
+{
+	const uint64_t *a = t->sc.args;
+	pid_t pid = c->s->pid;
+	int fd = (int)a[0];
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	memset(req, 0, sizeof(*req));
+	req->pid = pid;
+	req->end = UINT64_MAX;
+	bool have_ino = stat(path, &st) == 0;
+	if (have_ino) {
+		req->major = major(st.st_dev);
+		req->minor = minor(st.st_dev);
+		req->ino = st.st_ino;
+	}
+	char *fp = fd_path(pid, fd);
+	char *detail = NULL;
+	bool blocking = false;
+	if (t->sc.nr == 73) {
+		unsigned op = (unsigned)a[1];
+		char ob[32];
+		lt_flock_op_str(op, ob, sizeof(ob));
+		snprintf(req->cls, sizeof(req->cls), "FLOCK");
+		snprintf(req->type, sizeof(req->type), "%s", (op & 2) ? "WRITE" : "READ");
+		blocking = !(op & 4) && (op & 3);
+		detail = lts_asprintf("flock(fd %d: %s, %s)", fd, fp ? fp : "?", ob);
+	} else {
+		const char *cmd = lt_fcntl_lock_cmd((unsigned)a[1]);
+		if (!cmd) {
+			free(fp);
+			return false;
+		}
+		unsigned char raw[32];
+		bool ok = c->mem && lt_mem_read(c->mem, a[2], raw, sizeof(raw)) == 0;
+		char fb[128] = "struct flock unreadable";
+		bool ofd = a[1] >= 36;
+		snprintf(req->cls, sizeof(req->cls), "%s", ofd ? "OFDLCK" : "POSIX");
+		if (ofd)
+			req->pid = -1;
+		if (ok) {
+			lt_flock_struct_str(raw, fb, sizeof(fb));
+			int16_t type, whence;
+			int64_t start, len;
+			memcpy(&type, raw, 2);
+			memcpy(&whence, raw + 2, 2);
+			memcpy(&start, raw + 8, 8);
+			memcpy(&len, raw + 16, 8);
+			snprintf(req->type, sizeof(req->type), "%s", type == 1 ? "WRITE" : "READ");
+			if (whence == 0 && start >= 0) {
+				req->start = (uint64_t)start;
+				req->end = len > 0 ? (uint64_t)(start + len - 1) : len == 0 ? UINT64_MAX : (uint64_t)start;
+				if (len < 0) {
+					req->start = start + len >= 0 ? (uint64_t)(start + len) : 0;
+					req->end = start > 0 ? (uint64_t)start - 1 : 0;
+				}
+			}
+		} else {
+			snprintf(req->type, sizeof(req->type), "WRITE");
+		}
+		blocking = a[1] == 7 || a[1] == 38;
+		detail = lts_asprintf("fcntl(fd %d: %s, %s, %s)", fd, fp ? fp : "?", cmd, fb);
+	}
+	if (detail) {
+		free(t->detail);
+		t->detail = detail;
+	}
+	free(fp);
+	return blocking && have_ino;
+}
+
+static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
+{
+	struct lt_plock req;
+	if (!file_lock_request(c, t, &req))
+		return;
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_FILE_LOCK);
+	if (!e)
+		return;
+	e->fd = (int)t->sc.args[0];
+	char *fp = fd_path(c->s->pid, e->fd);
+	char rb[64];
+	range_str(&req, rb, sizeof(rb));
+	e->what = lts_asprintf("%s %s lock on %s (%s, inode %02x:%02x:%" PRIu64 ")", req.cls, req.type,
+			       fp ? fp : "?", rb, req.major, req.minor, req.ino);
+	read_locks(c);
+	if (!c->locks) {
+		e->evidence = lts_asprintf("/proc/locks unreadable: %s", strerror(errno));
+		free(fp);
+		return;
+	}
+	/* the waiter's own "->" entry names the lock it is queued behind */
+	int blocker = -1;
+	char bline[256] = "";
+	for (char *p = c->locks; p && *p;) {
+		char *eol = strchr(p, '\n');
+		struct lt_plock l;
+		char line[256];
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), p);
+		if (lt_parse_plock(line, &l) == 0 && l.blocked && l.ino == req.ino && l.major == req.major &&
+		    l.minor == req.minor && l.pid == req.pid && !strcmp(l.cls, req.cls)) {
+			blocker = l.id;
+			snprintf(bline, sizeof(bline), "%s", line);
+			break;
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	char ev[1024];
+	size_t el = 0;
+	ev[0] = 0;
+	if (blocker >= 0)
+		el += (size_t)snprintf(ev, sizeof(ev), "/proc/locks: waiter \"%s\"", bline);
+	else
+		el += (size_t)snprintf(ev, sizeof(ev), "/proc/locks has no blocked entry of this process "
+				       "for the inode (just granted?)");
+	bool ofd_holder = false;
+	for (char *p = c->locks; p && *p;) {
+		char *eol = strchr(p, '\n');
+		struct lt_plock l;
+		char line[256];
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), p);
+		if (lt_parse_plock(line, &l) == 0 && !l.blocked &&
+		    (l.id == blocker || lt_plock_conflicts(&l, &req))) {
+			if (l.pid > 0)
+				add_pid(e, l.pid);
+			else
+				ofd_holder = true;
+			char hr[64];
+			range_str(&l, hr, sizeof(hr));
+			if (el < sizeof(ev) - 100)
+				el += (size_t)snprintf(ev + el, sizeof(ev) - el, "; holder \"%s\" (%s)", line, hr);
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	if (ofd_holder && fp) /* open file description lock: no pid; who has the file open */
+		want(c, ti, (size_t)(e - t->wf->edges), 0, fp, 0);
+	e->evidence = lts_strdup(ev);
+	free(fp);
+}
+
+/* OFD holders: of the processes that have the file open, those whose
+ * fdinfo shows a conflicting OFD lock (the scan added every opener). */
+static void ofd_filter(struct lt_wf_edge *e, const char *path, size_t named)
+{
+	pid_t keep[LT_WF_MAX_PIDS];
+	size_t nk = 0;
+	for (size_t i = 0; i < e->n_pids; i++) {
+		pid_t p = e->pids[i];
+		if (i < named) { /* a record lock's holder /proc/locks named */
+			keep[nk++] = p;
+			continue;
+		}
+		char dp[64];
+		snprintf(dp, sizeof(dp), "/proc/%d/fd", (int)p);
+		DIR *d = opendir(dp);
+		bool holds = false;
+		struct dirent *de;
+		while (d && !holds && (de = readdir(d))) {
+			char lp[300], tgt[4096], ip[300];
+			snprintf(lp, sizeof(lp), "/proc/%d/fd/%s", (int)p, de->d_name);
+			ssize_t n = readlink(lp, tgt, sizeof(tgt) - 1);
+			if (n <= 0)
+				continue;
+			tgt[n] = 0;
+			if (strcmp(tgt, path))
+				continue;
+			snprintf(ip, sizeof(ip), "/proc/%d/fdinfo/%s", (int)p, de->d_name);
+			char *txt = lts_read_all(ip, NULL);
+			struct lt_plock l[16];
+			size_t nl = txt ? lt_parse_fdinfo_locks(txt, l, 16) : 0;
+			free(txt);
+			for (size_t k = 0; k < nl; k++)
+				if (!strcmp(l[k].cls, "OFDLCK") && !l[k].blocked)
+					holds = true;
+		}
+		if (d)
+			closedir(d);
+		if (holds) /* its own process too: OFD locks conflict between open file descriptions */
+			keep[nk++] = p;
+	}
+	memcpy(e->pids, keep, nk * sizeof(*keep));
+	e->n_pids = nk;
+	char *ev = lts_asprintf("%s; OFD lock holders from /proc/PID/fdinfo \"lock:\" lines of the "
+				"processes that have %s open", e->evidence ? e->evidence : "", path);
+	free(e->evidence);
+	e->evidence = ev;
+}
+
+/* ---- fds ---- */
+
+static void read_net(struct cctx *c)
+{
+	if (c->net_read)
+		return;
+	c->net_read = true;
+	static const char *const f[] = { "unix", "tcp", "tcp6" };
+	for (int i = 0; i < 3; i++) {
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/net/%s", (int)c->s->pid, f[i]);
+		c->net[i] = lts_read_all(p, NULL);
+	}
+}
+
+/* The line of INO in a /proc/net text, copied; false if absent. */
+static bool net_line(const char *text, unsigned long ino, bool unix_, char *out, size_t len)
+{
+	if (!text)
+		return false;
+	for (const char *p = strchr(text, '\n'); p && *++p;) {
+		unsigned long i = 0;
+		const char *eol = strchr(p, '\n');
+		if (unix_)
+			sscanf(p, "%*s %*x %*x %*x %*x %*x %lu", &i);
+		else
+			sscanf(p, " %*s %*s %*s %*x %*s %*s %*s %*u %*u %lu", &i);
+		if (i == ino) {
+			size_t n = eol ? (size_t)(eol - p) : strlen(p);
+			snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
+			return true;
+		}
+		p = eol;
+	}
+	return false;
+}
+
+static int unix_peer(unsigned long ino, uint32_t *peer)
+{
+	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0)
+		return -errno;
+	struct {
+		struct nlmsghdr h;
+		struct unix_diag_req r;
+	} req = { 0 };
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = ~0u;
+	req.r.udiag_ino = (uint32_t)ino;
+	req.r.udiag_show = UDIAG_SHOW_PEER;
+	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0u;
+	struct timeval tv = { 1, 0 };
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(s, &req, sizeof(req), 0) < 0) {
+		int e = errno;
+		close(s);
+		return -e;
+	}
+	long buf[1024];
+	ssize_t n = recv(s, buf, sizeof(buf), 0);
+	int e = errno;
+	close(s);
+	if (n < 0)
+		return -e;
+	uint32_t got;
+	if (lt_parse_unix_diag(buf, (size_t)n, &got, peer) || got != ino)
+		return -ENOENT;
+	return 0;
+}
+
+static bool loopback(const char *hex)
+{
+	/* "0100007F:1F90" (v4) or a v6 ::1 / ::ffff:127.x */
+	if (strlen(hex) == 13)
+		return !strncmp(hex + 6, "7F", 2);
+	return !strncmp(hex, "00000000000000000000000001000000", 32) ||
+	       (!strncmp(hex, "0000000000000000FFFF0000", 24) && !strncmp(hex + 30, "7F", 2));
+}
+
+/* DIR: 1 the thread waits to read (the other end must write), 2 to write
+ * (the other end must read), 3 either. */
+static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll);
+
+/* Threads waiting on one fd (a pool reading one socket) share its
+ * resolution: copied from the first, with its own want. */
+static void fd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll)
+{
+	pid_t pid = c->s->pid;
+	for (size_t m = 0; m < c->n_memo; m++) {
+		const struct memo *x = &c->memo[m];
+		if (x->fd != fd || x->dir != dir || x->in_poll != in_poll)
+			continue;
+		const struct lt_wf_edge *src = &c->s->threads[x->ti].wf->edges[x->ei];
+		enum lt_wf_kind kind = src->kind;
+		char *what = lts_strdup(src->what), *ev = lts_strdup(src->evidence);
+		enum lt_wf_pstate ps = src->pstate;
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, kind); /* may move src */
+		if (!e) {
+			free(what);
+			free(ev);
+			return;
+		}
+		e->fd = fd;
+		e->what = what;
+		e->evidence = ev;
+		e->pstate = ps;
+		if (x->want >= 0) {
+			unsigned long ino = c->wants[x->want].ino;
+			char *path = lts_strdup(c->wants[x->want].path);
+			int mode = c->wants[x->want].mode;
+			want(c, ti, t->wf->n_edges - 1, ino, path, mode);
+			free(path);
+		}
+		return;
+	}
+	size_t ne0 = t->wf ? t->wf->n_edges : 0, nw0 = c->n_wants;
+	fd_edge_new(c, ti, t, fd, dir, in_poll);
+	if (!t->wf || t->wf->n_edges == ne0)
+		return;
+	struct memo *nm = realloc(c->memo, (c->n_memo + 1) * sizeof(*nm));
+	if (!nm)
+		return;
+	c->memo = nm;
+	c->memo[c->n_memo++] = (struct memo){ fd, dir, in_poll, ti, ne0, c->n_wants > nw0 ? (long)nw0 : -1 };
+}
+
+static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll)
+{
+	pid_t pid = c->s->pid;
+	char lp[64], tgt[4096];
+	snprintf(lp, sizeof(lp), "/proc/%d/fd/%d", (int)pid, fd);
+	ssize_t n = readlink(lp, tgt, sizeof(tgt) - 1);
+	if (n <= 0)
+		return;
+	tgt[n] = 0;
+	unsigned long ino;
+	struct stat st;
+	if (sscanf(tgt, "pipe:[%lu]", &ino) == 1 ||
+	    (tgt[0] == '/' && stat(lp, &st) == 0 && S_ISFIFO(st.st_mode))) {
+		bool fifo = tgt[0] == '/';
+		int ends = dir == 2 ? 2 : 1; /* a reader needs writers: mode bit 1 */
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, dir == 2 ? LT_WF_PIPE_WRITE : LT_WF_PIPE_READ);
+		if (!e)
+			return;
+		e->fd = fd;
+		e->what = lts_asprintf("%s %s (fd %d)", fifo ? "FIFO" : "pipe", tgt, fd);
+		e->evidence = lts_asprintf("holders of its %s end from /proc/*/fd and fdinfo flags",
+					   ends == 1 ? "write" : "read");
+		want(c, ti, t->wf->n_edges - 1, fifo ? 0 : ino, fifo ? tgt : NULL, ends);
+		return;
+	}
+	if (sscanf(tgt, "socket:[%lu]", &ino) == 1) {
+		read_net(c);
+		char line[512];
+		if (net_line(c->net[0], ino, true, line, sizeof(line))) {
+			unsigned flags = 0;
+			sscanf(line, "%*s %*x %*x %x", &flags);
+			if (flags & 0x10000) {
+				struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_LISTEN);
+				if (e) {
+					e->fd = fd;
+					e->what = lts_asprintf("listening unix socket %s (fd %d)", tgt, fd);
+					e->pstate = LT_WFP_EVENTS;
+				}
+				return;
+			}
+			uint32_t peer = 0;
+			int r = unix_peer(ino, &peer);
+			struct lt_wf_edge *e = lt_waitfor_add(t, pid, peer ? LT_WF_SOCKET : LT_WF_UNKNOWN);
+			if (!e)
+				return;
+			e->fd = fd;
+			if (r == 0 && peer) {
+				e->what = lts_asprintf("unix socket %s (fd %d), peer socket:[%u]", tgt, fd, peer);
+				e->evidence = lts_asprintf("peer from NETLINK_SOCK_DIAG UNIX_DIAG_PEER; its "
+							   "holders from /proc/*/fd");
+				want(c, ti, t->wf->n_edges - 1, peer, NULL, 0);
+			} else {
+				e->what = lts_asprintf("unix socket %s (fd %d)", tgt, fd);
+				e->evidence = r ? lts_asprintf("sock_diag could not find it (%s): another network "
+							       "namespace?", strerror(-r))
+						: lts_strdup("no peer (unconnected datagram socket: any sender)");
+			}
+			return;
+		}
+		bool six = false;
+		if (!net_line(c->net[1], ino, false, line, sizeof(line))) {
+			if (!net_line(c->net[2], ino, false, line, sizeof(line))) {
+				if (!in_poll) {
+					struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
+					if (e) {
+						e->fd = fd;
+						e->what = lts_asprintf("%s (fd %d)", tgt, fd);
+						e->evidence = lts_strdup("not a unix or tcp socket of the target's "
+									 "network namespace (udp, netlink, ...): "
+									 "any sender");
+					}
+				}
+				return;
+			}
+			six = true;
+		}
+		char loc[80], rem[80];
+		unsigned stt = 0;
+		if (sscanf(line, " %*s %79s %79s %x", loc, rem, &stt) != 3)
+			return;
+		char lb[80], rb[80];
+		lts_format_inet(loc, lb, sizeof(lb));
+		lts_format_inet(rem, rb, sizeof(rb));
+		if (stt == 10) {
+			struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_LISTEN);
+			if (e) {
+				e->fd = fd;
+				e->what = lts_asprintf("listening tcp socket %s (fd %d)", lb, fd);
+				e->pstate = LT_WFP_EVENTS;
+			}
+			return;
+		}
+		unsigned long pi = lt_tcp_peer_inode(c->net[six ? 2 : 1], loc, rem);
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, pi ? LT_WF_SOCKET : LT_WF_REMOTE);
+		if (!e)
+			return;
+		e->fd = fd;
+		e->what = lts_asprintf("tcp %s -> %s (fd %d)%s", lb, rb, fd, pi ? "" : "");
+		if (pi) {
+			e->evidence = lts_asprintf("peer socket:[%lu] from the reverse 4-tuple in /proc/%d/net/%s; "
+						   "its holders from /proc/*/fd", pi, (int)pid,
+						   six ? "tcp6" : "tcp");
+			want(c, ti, t->wf->n_edges - 1, pi, NULL, 0);
+		} else {
+			e->evidence = lts_asprintf("no socket with the reverse 4-tuple in the target's network "
+						   "namespace: the peer %s is outside this host%s", rb,
+						   loopback(rem) ? " (a loopback address: another network "
+						   "namespace?)" : " (or in another network namespace)");
+		}
+		return;
+	}
+	if (!in_poll)
+		return; /* a file read: the disk ends it */
+	if (strstr(tgt, "timerfd")) {
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_TIMER);
+		if (e) {
+			e->fd = fd;
+			e->what = lts_asprintf("%s (fd %d)", tgt, fd);
+		}
+	} else if (!strncmp(tgt, "anon_inode:", 11) || tgt[0] != '/') {
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
+		if (e) {
+			e->fd = fd;
+			e->what = lts_asprintf("%s (fd %d)", tgt, fd);
+			e->evidence = lts_strdup(strstr(tgt, "signalfd") ? "a signal sent to the process"
+						 : "whoever writes or signals it (not traced)");
+		}
+	}
+}
+
+static int io_dir(long nr)
+{
+	switch (nr) {
+	case 0: case 17: case 19: case 45: case 47: case 295: case 299: case 327:
+	case 43: case 288:
+		return 1;
+	case 1: case 18: case 20: case 44: case 46: case 296: case 307: case 328: case 40:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/* ---- children ---- */
+
+static void child_edge(struct cctx *c, struct lt_thread *t)
+{
+	const uint64_t *a = t->sc.args;
+	pid_t pid = c->s->pid;
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_CHILD);
+	if (!e)
+		return;
+	long want_pid = -1;
+	if (t->sc.nr == 61)
+		want_pid = (int)(int32_t)a[0];
+	else if (a[0] == 1) /* waitid P_PID */
+		want_pid = (long)(int32_t)a[1];
+	size_t nt = 0;
+	pid_t *tids = lts_list_tasks(pid, &nt);
+	for (size_t i = 0; i < nt; i++) {
+		char p[96];
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
+		char *txt = lts_read_all(p, NULL);
+		for (char *q = txt; q && *q;) {
+			char *end;
+			long ch = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			if (want_pid <= 0 || ch == want_pid)
+				add_pid(e, (pid_t)ch);
+			q = end;
+		}
+		free(txt);
+	}
+	free(tids);
+	if (want_pid > 0)
+		e->what = lts_asprintf("child %ld", want_pid);
+	else
+		e->what = lts_asprintf("any child%s", want_pid < -1 || want_pid == 0 ? " of a process group" : "");
+	e->evidence = e->n_pids ? lts_strdup("children from /proc/PID/task/TID/children")
+				: lts_strdup("no child found in /proc/PID/task/TID/children");
+}
+
+/* ---- per thread ---- */
+
+static bool poll_timeout(const struct lt_thread *t)
+{
+	return t->fdw.has_timeout;
+}
+
+static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
+{
+	pid_t pid = c->s->pid;
+	switch (t->wait) {
+	case LT_WAIT_IO:
+		if (t->sc.nr == 72 || t->sc.nr == 73)
+			file_lock_edge(c, ti, t);
+		else
+			fd_edge(c, ti, t, (int)t->sc.args[0], io_dir(t->sc.nr), false);
+		break;
+	case LT_WAIT_POLL: {
+		bool sel = t->sc.nr == 23 || t->sc.nr == 270;
+		for (size_t i = 0; i < t->fdw.n_fds; i++) {
+			unsigned ev = t->fdw.fds[i].events;
+			int dir = sel ? ((ev & 1) ? 1 : 0) | ((ev & 2) ? 2 : 0) : ((ev & 1) ? 1 : 0) | ((ev & 4) ? 2 : 0);
+			fd_edge(c, ti, t, t->fdw.fds[i].fd, dir ? dir : 3, true);
+		}
+		if (poll_timeout(t)) {
+			struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_TIMER);
+			if (e)
+				e->what = lts_asprintf("timeout %" PRId64 " ms", t->fdw.timeout_ms);
+		}
+		break;
+	}
+	case LT_WAIT_SLEEP: {
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 ? LT_WF_UNKNOWN : LT_WF_TIMER);
+		if (e) {
+			e->what = lts_strdup(t->sc.nr == 34 ? "a signal (pause)" : "the end of the sleep");
+			if (t->sc.nr == 34)
+				e->evidence = lts_strdup("any process that signals it");
+		}
+		break;
+	}
+	case LT_WAIT_CHILD:
+		child_edge(c, t);
+		break;
+	default:
+		break;
+	}
+}
+
+void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
+{
+	struct cctx c = { .s = s, .mem = mem };
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_thread *t = &s->threads[i];
+		if (!t->wf) {
+			t->wf = calloc(1, sizeof(*t->wf));
+			if (!t->wf)
+				continue;
+			t->wf->pid = s->pid;
+		}
+		if (t->sc.state == LT_SC_IN_SYSCALL && t->state != 'R')
+			thread_edges(&c, i, t);
+	}
+	scan_proc(&c);
+	for (size_t w = 0; w < c.n_wants; w++) {
+		struct lt_thread *t = &s->threads[c.wants[w].ti];
+		struct lt_wf_edge *e = &t->wf->edges[c.wants[w].ei];
+		if (e->kind == LT_WF_FILE_LOCK)
+			ofd_filter(e, c.wants[w].path, c.wants[w].keep);
+		else if (!e->n_pids && !e->more_pids) {
+			char *ev = lts_asprintf("%s: none found (permissions, or another pid namespace?)",
+						e->evidence ? e->evidence : "holders");
+			free(e->evidence);
+			e->evidence = ev;
+		}
+	}
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_waitfor *w = s->threads[i].wf;
+		for (size_t k = 0; w && k < w->n_edges; k++)
+			if (w->edges[k].n_pids)
+				edge_parties(&c, &w->edges[k]);
+	}
+	for (size_t w = 0; w < c.n_wants; w++)
+		free(c.wants[w].path);
+	free(c.wants);
+	free(c.memo);
+	for (size_t i = 0; i < c.n_parties; i++)
+		free(c.parties[i].doing);
+	free(c.parties);
+	free(c.locks);
+	for (int i = 0; i < 3; i++)
+		free(c.net[i]);
+}

@@ -1,0 +1,150 @@
+/* Wait-for edges: for a blocked thread, the kind of wait and the parties
+ * (processes, sometimes one thread) that can end it, with the evidence
+ * they were read from.  Filled by a live snapshot (src/waitfor.c) for
+ * file locks, pipes, sockets, poll/select/epoll sets and child waits;
+ * other modules (an application lock manager's model) add their own kind
+ * with lt_waitfor_add.  The verdicts (verdicts.c, waitfor_verdicts.c) use
+ * them: a file-lock wait is a lock wait, a cycle of any mix of edges is a
+ * deadlock, IDLE only when every wait can end by itself.  docs/waits.md.
+ */
+#ifndef LOCKTRACE_WAITFOR_H
+#define LOCKTRACE_WAITFOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct lt_thread;
+struct lt_snapshot;
+
+enum lt_wf_kind {
+	LT_WF_NONE = 0,
+	LT_WF_FILE_LOCK,   /* flock/fcntl/lockf: holders of the conflicting lock */
+	LT_WF_PIPE_READ,   /* reader of an empty pipe: processes with a write end */
+	LT_WF_PIPE_WRITE,  /* writer to a full pipe: processes with a read end */
+	LT_WF_SOCKET,      /* a socket whose peer is on this host: its processes */
+	LT_WF_REMOTE,      /* a socket whose peer is outside this host / namespace */
+	LT_WF_LISTEN,      /* a listening socket: whoever connects */
+	LT_WF_CHILD,       /* wait4/waitid: the children waited for */
+	LT_WF_TIMER,       /* ends by itself: a sleep, a timeout, a timerfd */
+	LT_WF_APP_LOCK,    /* an application's own lock manager (its model) */
+	LT_WF_UNKNOWN,     /* who can end it is not known (said why) */
+};
+const char *lt_wf_kind_name(enum lt_wf_kind k);
+
+/* What the parties of an edge were doing when it was read. */
+enum lt_wf_pstate {
+	LT_WFP_UNKNOWN = 0, /* not read (no party, or unreadable)            */
+	LT_WFP_RUNNING,     /* a thread of it is running or runnable          */
+	LT_WFP_TIMED,       /* asleep, but a thread sleeps on a timer          */
+	LT_WFP_EVENTS,      /* asleep in an event wait (poll/epoll/select/
+	                       accept/pause): an idle server, presumed healthy */
+	LT_WFP_BLOCKED,     /* every thread blocked in a wait that no timer ends */
+	LT_WFP_GONE,        /* exited / zombie                                 */
+};
+const char *lt_wf_pstate_name(enum lt_wf_pstate s);
+
+#define LT_WF_MAX_PIDS 8
+
+struct lt_wf_edge {
+	enum lt_wf_kind kind;
+	int fd;                 /* the fd waited on, -1 none                     */
+	char *what;             /* "pipe:[812] (read end)", "flock WRITE on /tmp/l" */
+	char *evidence;         /* where it was read ("/proc/locks: 1: FLOCK ..."),
+	                           or why the parties are unknown; NULL          */
+	pid_t pids[LT_WF_MAX_PIDS]; /* processes that can end the wait (the
+	                           waiter's own process may be one)              */
+	size_t n_pids;
+	bool more_pids;         /* more than LT_WF_MAX_PIDS, or the scan stopped */
+	pid_t holder_tid;       /* a known thread among them (app lock), 0 none */
+	enum lt_wf_pstate pstate; /* the parties, together (the least stuck)     */
+	char *doing;            /* "1234 (sleep): clock_nanosleep", NULL         */
+};
+
+struct lt_waitfor {
+	pid_t pid;              /* the process of the thread                     */
+	struct lt_wf_edge *edges;
+	size_t n_edges;
+};
+
+/* Append an edge to T (allocating t->wf for process PID); returns it
+ * zeroed except kind, fd = -1, or NULL on OOM.  Strings set later are
+ * owned by the edge (malloc'd). */
+struct lt_wf_edge *lt_waitfor_add(struct lt_thread *t, pid_t pid, enum lt_wf_kind kind);
+void lt_waitfor_free(struct lt_waitfor *w);
+/* One line for an edge: what, who, what they do, evidence (malloc'd). */
+char *lt_wf_edge_line(const struct lt_wf_edge *e);
+
+/* Fill every thread's wait-for edges from /proc of the live process
+ * s->pid (snapshot.c calls it; the memory reader decodes struct flock).
+ * MEM may be NULL.  Bounded: see docs/waits.md. */
+struct lt_mem;
+void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem);
+
+/* ---- following the edges across processes ---- */
+
+struct lt_follow_limits {
+	size_t max_procs;   /* 0 = 8 (the first included)                    */
+	int max_depth;      /* 0 = 4 edges from the first process            */
+	double max_s;       /* 0 = 3 s                                       */
+};
+struct lt_strlist;
+/* Snapshot process PID (0, or nonzero when it could not). */
+typedef int (*lt_follow_take_fn)(pid_t pid, void *arg, struct lt_snapshot **out);
+/* FIRST and the processes its blocked waits lead to, whose parties are
+ * blocked themselves, breadth first within LIM (NULL = defaults): a
+ * malloc'd array (*out[0] == first) of *n snapshots, the caller's to
+ * free.  What was followed and where it stopped go to NOTES.  0 or -1. */
+int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits *lim, lt_follow_take_fn take,
+		       void *arg, struct lt_snapshot ***out, size_t *n, struct lt_strlist *notes);
+
+/* ---- pure decoders (tested on fixtures) ---- */
+
+/* One line of /proc/locks. */
+struct lt_plock {
+	int id;                 /* the "N:" number; a blocked entry has the
+	                           number of the lock that blocks it          */
+	bool blocked;           /* "->" entry: a waiter                        */
+	char cls[8];            /* "FLOCK", "POSIX", "OFDLCK", "LEASE"          */
+	char type[8];           /* "READ", "WRITE", "UNLCK"                     */
+	bool mandatory;
+	pid_t pid;              /* -1 for OFD locks                            */
+	unsigned major, minor;
+	uint64_t ino;
+	uint64_t start;
+	uint64_t end;           /* UINT64_MAX for EOF                          */
+};
+/* Parse one line; 0 or -1. */
+int lt_parse_plock(const char *line, struct lt_plock *out);
+/* The "lock:" lines of /proc/PID/fdinfo/N text (same format after
+ * "lock:\t"); up to max; returns the count. */
+size_t lt_parse_fdinfo_locks(const char *text, struct lt_plock *out, size_t max);
+/* Does lock A (held) conflict with request B (type, range)? */
+bool lt_plock_conflicts(const struct lt_plock *held, const struct lt_plock *want);
+
+/* The flock(2) operation, "LOCK_EX|LOCK_NB". */
+size_t lt_flock_op_str(unsigned op, char *buf, size_t len);
+/* The fcntl(2) command name ("F_SETLKW", "F_OFD_SETLKW"), NULL if not a
+ * lock command. */
+const char *lt_fcntl_lock_cmd(unsigned cmd);
+/* struct flock as x86-64 lays it out (short type, short whence, off_t
+ * start, off_t len, pid_t pid): "F_WRLCK SEEK_SET 0 len 0 (to EOF)". */
+size_t lt_flock_struct_str(const unsigned char raw[32], char *buf, size_t len);
+
+/* A NETLINK_SOCK_DIAG reply to a unix_diag request: the socket's inode
+ * and its peer's (UNIX_DIAG_PEER).  0 when found, -1 otherwise. */
+int lt_parse_unix_diag(const void *buf, size_t len, uint32_t *ino, uint32_t *peer);
+/* The reverse 4-tuple's socket in a /proc/net/tcp{,6} text: given the
+ * hex local and remote addresses of one socket, the inode of the socket
+ * whose local is that remote and remote is that local; 0 if none. */
+unsigned long lt_tcp_peer_inode(const char *text, const char *loc_hex, const char *rem_hex);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

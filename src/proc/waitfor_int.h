@@ -1,0 +1,34 @@
+/* The wait-for edges' hooks into the verdict rules (waitfor_verdicts.c,
+ * called by verdicts.c).  Internal. */
+#ifndef LOCKTRACE_WAITFOR_INT_H
+#define LOCKTRACE_WAITFOR_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "snapshot.h"
+#include "waitfor.h"
+
+/* Index of the thread that alone can end T's (non-futex) wait, -1 none:
+ * a process's main thread stands for the process. */
+long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t);
+/* T's edge names a process, not one thread. */
+bool lts_wf_process_edge(const struct lt_thread *t);
+/* The cycle CYC (n indexes, next[] the cycle search's edges) holds: each
+ * process an edge enters has all its threads asleep and leading into it. */
+bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n);
+/* One evidence line for T's step in a chain or cycle. */
+void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t);
+/* File-lock / application-lock waits and stuck chains of threads outside
+ * a cycle. */
+void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle);
+/* IDLE: why each waiting thread's wait is not stuck. */
+void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
+
+/* "wait_for" of a thread in the snapshot JSON, and back (waitfor_json.c). */
+struct jw;
+struct rp_json;
+void lts_wf_json(struct jw *w, const struct lt_thread *t);
+void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j);
+
+#endif

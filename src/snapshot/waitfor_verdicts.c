@@ -1,0 +1,480 @@
+/* Verdicts from the wait-for edges (include/locktrace/waitfor.h), pure
+ * functions of the snapshot like verdicts.c, which calls them:
+ *   - the cycle search's edges for threads that are not in a futex wait
+ *     (lts_wf_next): one process that alone can end the wait;
+ *   - a file-lock (or application lock) wait is a lock wait, with its holder;
+ *   - a wait whose parties are all blocked themselves is a wait chain,
+ *     said in order;
+ *   - the IDLE verdict says, per thread, why its wait is not stuck. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "waitfor.h"
+#include "snapshot_int.h"
+#include "waitfor_int.h"
+
+static bool asleep(const struct lt_thread *t)
+{
+	return t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL && !t->moved;
+}
+
+static const char *pstate_words(enum lt_wf_pstate s)
+{
+	switch (s) {
+	case LT_WFP_RUNNING: return "running";
+	case LT_WFP_TIMED: return "asleep on a timer";
+	case LT_WFP_EVENTS: return "in an event wait (idle)";
+	case LT_WFP_BLOCKED: return "blocked itself";
+	case LT_WFP_GONE: return "gone";
+	default: return "state unknown";
+	}
+}
+
+static void pid_list(const struct lt_wf_edge *e, char *buf, size_t len)
+{
+	size_t l = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < e->n_pids && l < len - 16; i++)
+		l += (size_t)snprintf(buf + l, len - l, "%s%d", i ? ", " : "", (int)e->pids[i]);
+	if (e->more_pids && l < len - 8)
+		snprintf(buf + l, len - l, "%s...", l ? ", " : "");
+}
+
+char *lt_wf_edge_line(const struct lt_wf_edge *e)
+{
+	char pl[128];
+	pid_list(e, pl, sizeof(pl));
+	const char *who;
+	switch (e->kind) {
+	case LT_WF_FILE_LOCK: who = "held by process"; break;
+	case LT_WF_PIPE_READ: who = "write end held by process"; break;
+	case LT_WF_PIPE_WRITE: who = "read end held by process"; break;
+	case LT_WF_SOCKET: who = "peer held by process"; break;
+	case LT_WF_CHILD: who = "child process"; break;
+	case LT_WF_APP_LOCK: who = "held by process"; break;
+	case LT_WF_LISTEN: return lts_asprintf("%s: a connection (listening)", e->what ? e->what : "?");
+	case LT_WF_TIMER: return lts_asprintf("timer: %s", e->what ? e->what : "?");
+	case LT_WF_REMOTE:
+		return lts_asprintf("%s: a peer outside this host [%s]", e->what ? e->what : "?",
+				    e->evidence ? e->evidence : "");
+	default:
+		return lts_asprintf("%s: unknown [%s]", e->what ? e->what : "?",
+				    e->evidence ? e->evidence : "?");
+	}
+	if (!e->n_pids)
+		return lts_asprintf("%s: %s unknown [%s]", e->what ? e->what : "?", who,
+				    e->evidence ? e->evidence : "?");
+	if (e->holder_tid)
+		return lts_asprintf("%s: %s %s, thread %d, %s: %s [%s]", e->what ? e->what : "?", who, pl,
+				    (int)e->holder_tid, pstate_words(e->pstate), e->doing ? e->doing : "?",
+				    e->evidence ? e->evidence : "");
+	return lts_asprintf("%s: %s %s, %s: %s [%s]", e->what ? e->what : "?", who, pl,
+			    pstate_words(e->pstate), e->doing ? e->doing : "?", e->evidence ? e->evidence : "");
+}
+
+/* ---- the cycle search's edge ---- */
+
+static bool ends_by_itself(enum lt_wf_kind k)
+{
+	return k == LT_WF_TIMER || k == LT_WF_REMOTE || k == LT_WF_LISTEN || k == LT_WF_UNKNOWN;
+}
+
+/* The one process (or thread) that alone can end T's wait, or 0: every
+ * edge names parties, none ends by itself, and together they are one
+ * process other than T's own. */
+static pid_t single_party(const struct lt_thread *t, pid_t *tid)
+{
+	const struct lt_waitfor *w = t->wf;
+	*tid = 0;
+	if (!w || !w->n_edges || !asleep(t))
+		return 0;
+	pid_t p = 0;
+	for (size_t i = 0; i < w->n_edges; i++) {
+		const struct lt_wf_edge *e = &w->edges[i];
+		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids)
+			return 0;
+		for (size_t k = 0; k < e->n_pids; k++) {
+			if (e->pids[k] == w->pid || (p && e->pids[k] != p))
+				return 0;
+			p = e->pids[k];
+		}
+		if (e->holder_tid)
+			*tid = e->holder_tid;
+	}
+	return p;
+}
+
+long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	pid_t tid;
+	pid_t p = single_party(t, &tid);
+	if (!p)
+		return -1;
+	const struct lt_thread *o = lt_snapshot_find(s, tid ? tid : p);
+	return o ? (long)(o - s->threads) : -1;
+}
+
+bool lts_wf_process_edge(const struct lt_thread *t)
+{
+	pid_t tid;
+	return single_party(t, &tid) && !tid;
+}
+
+/* A cycle through process-level edges (into process P, any of whose
+ * threads could end the wait) is a deadlock only if every thread of P is
+ * asleep and its own chain leads into the cycle. */
+bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n)
+{
+	size_t nt = s->n_threads;
+	for (size_t m = 0; m < n; m++) {
+		const struct lt_thread *t = &s->threads[cyc[m]];
+		if (t->wait == LT_WAIT_FUTEX || !lts_wf_process_edge(t))
+			continue;
+		const struct lt_thread *to = &s->threads[next[cyc[m]]];
+		pid_t P = to->wf ? to->wf->pid : 0;
+		if (!P)
+			return false;
+		for (size_t i = 0; i < nt; i++) {
+			const struct lt_thread *u = &s->threads[i];
+			if (!u->wf || u->wf->pid != P)
+				continue;
+			if (!asleep(u))
+				return false;
+			long j = (long)i;
+			bool in = false;
+			for (size_t step = 0; j >= 0 && step <= nt && !in; step++) {
+				for (size_t k = 0; k < n; k++)
+					in |= cyc[k] == j;
+				j = next[j];
+			}
+			if (!in)
+				return false;
+		}
+	}
+	return true;
+}
+
+static const struct lt_wf_edge *party_edge(const struct lt_thread *t)
+{
+	for (size_t i = 0; t->wf && i < t->wf->n_edges; i++)
+		if (t->wf->edges[i].n_pids)
+			return &t->wf->edges[i];
+	return NULL;
+}
+
+static const char *kind_verb(enum lt_wf_kind k)
+{
+	switch (k) {
+	case LT_WF_FILE_LOCK: return "held only by";
+	case LT_WF_PIPE_READ: return "written only by";
+	case LT_WF_PIPE_WRITE: return "read only by";
+	case LT_WF_SOCKET: return "peer held only by";
+	case LT_WF_CHILD: return "child";
+	case LT_WF_APP_LOCK: return "held by";
+	default: return "ended only by";
+	}
+}
+
+static const char *kind_by(enum lt_wf_kind k)
+{
+	switch (k) {
+	case LT_WF_PIPE_READ: return "written by";
+	case LT_WF_PIPE_WRITE: return "read by";
+	case LT_WF_SOCKET: return "peer held by";
+	case LT_WF_CHILD: return "child";
+	default: return "held by";
+	}
+}
+
+void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	const struct lt_wf_edge *e = party_edge(t);
+	char *act = lts_thread_activity(t), dur[32];
+	lts_fmt_duration(t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s, dur, sizeof(dur));
+	if (!e) {
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s", (int)t->tid, lt_thread_name(t),
+			       act ? act : "?", dur);
+		free(act);
+		return;
+	}
+	const struct lt_thread *o = e->holder_tid ? lt_snapshot_find(s, e->holder_tid)
+						  : lt_snapshot_find(s, e->pids[0]);
+	lt_strlist_add(&v->evidence, "thread %d (%s) %s on %s <- %s process %d (%s)%s [%s], for %s",
+		       (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
+		       kind_verb(e->kind), (int)e->pids[0], o ? o->comm : "?",
+		       e->holder_tid ? "" : ", any of its threads", e->evidence ? e->evidence : "", dur);
+	free(act);
+}
+
+/* ---- lock waits and chains ---- */
+
+static struct lt_verdict *add_verdict(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	struct lt_verdict *nv = realloc(s->verdicts, (s->n_verdicts + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	s->verdicts = nv;
+	struct lt_verdict *v = &s->verdicts[s->n_verdicts++];
+	memset(v, 0, sizeof(*v));
+	v->kind = k;
+	v->longest_s = -1;
+	return v;
+}
+
+static int add_one_tid(struct lt_verdict *v, pid_t tid)
+{
+	pid_t *nt = realloc(v->tids, (v->n_tids + 1) * sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	v->tids = nt;
+	v->tids[v->n_tids++] = tid;
+	return 0;
+}
+
+/* "which is in read(...)" for a party thread in the view, else what
+ * the live read of its process said. */
+static char *party_phrase(const struct lt_snapshot *s, const struct lt_wf_edge *e)
+{
+	char pl[128];
+	pid_list(e, pl, sizeof(pl));
+	return lts_asprintf("process%s %s [%s]: %s", e->n_pids > 1 ? "es" : "", pl, pstate_words(e->pstate),
+			    e->doing ? e->doing : "?");
+}
+
+/* The chain from T, in order, through futex owners and wait-for edges
+ * of threads in the snapshot: one evidence line per step (at most 8). */
+static void chain_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	const struct lt_thread *cur = t;
+	for (int step = 0; step < 8 && cur; step++) {
+		const struct lt_thread *nx = NULL;
+		if (cur->wait == LT_WAIT_FUTEX && cur->futex.owner_kind >= LT_OWNER_MUTEX && cur->futex.owner) {
+			nx = lt_snapshot_find(s, cur->futex.owner);
+			char *act = lts_thread_activity(cur);
+			lt_strlist_add(&v->evidence, "chain: thread %d (%s) %s <- held by thread %d", (int)cur->tid,
+				       lt_thread_name(cur), act ? act : "?", (int)cur->futex.owner);
+			free(act);
+		} else {
+			long j = lts_wf_next(s, cur);
+			if (j < 0 || step == 0)
+				break;
+			nx = &s->threads[j];
+			lts_wf_edge_evidence(v, s, cur);
+		}
+		if (nx == t)
+			break;
+		cur = nx;
+	}
+}
+
+static bool party_stuck(const struct lt_snapshot *s, pid_t pid, const struct lt_wf_edge *e, int depth);
+
+/* Every party of E is stuck: blocked when read, and where the snapshot
+ * holds the party's threads (a followed process), each of them stuck too. */
+static bool edge_stuck(const struct lt_snapshot *s, pid_t own, const struct lt_wf_edge *e, int depth)
+{
+	if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids || e->pstate != LT_WFP_BLOCKED)
+		return false;
+	for (size_t q = 0; q < e->n_pids; q++)
+		if (e->pids[q] != own && !party_stuck(s, e->pids[q], e, depth + 1))
+			return false;
+	return true;
+}
+
+static bool thread_stuck(const struct lt_snapshot *s, const struct lt_thread *u, int depth)
+{
+	if (!asleep(u))
+		return false;
+	if (u->wf && u->wf->n_edges) {
+		for (size_t k = 0; k < u->wf->n_edges; k++)
+			if (!edge_stuck(s, u->wf->pid, &u->wf->edges[k], depth))
+				return false;
+		return true;
+	}
+	/* no edges: a futex wait without a timeout is stuck unless woken */
+	return u->wait == LT_WAIT_FUTEX && !u->futex.timeout_ptr;
+}
+
+static bool party_stuck(const struct lt_snapshot *s, pid_t pid, const struct lt_wf_edge *e, int depth)
+{
+	if (depth > 8)
+		return true; /* round a cycle: stuck as the cycle search says */
+	bool seen = false;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (!u->wf || u->wf->pid != pid)
+			continue;
+		seen = true;
+		if (!thread_stuck(s, u, depth))
+			return false;
+	}
+	return seen || e->pstate == LT_WFP_BLOCKED;
+}
+
+static bool stuck_edge_in(const struct lt_snapshot *s, pid_t own, const struct lt_wf_edge *e)
+{
+	return edge_stuck(s, own, e, 0);
+}
+
+/* A pipe read whose only write end is in the reader's own process. */
+static bool leaked(const struct lt_waitfor *w, const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_PIPE_READ && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid;
+}
+
+static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, const struct lt_wf_edge *e)
+{
+	struct lt_verdict *v = add_verdict(s, LT_VERDICT_LOCK_WAIT);
+	if (!v)
+		return;
+	add_one_tid(v, t->tid);
+	v->explains = 1 + (e->n_pids ? 1 : 0);
+	v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+	v->owner = e->holder_tid ? e->holder_tid : e->n_pids ? e->pids[0] : 0;
+	v->owner_source = e->kind == LT_WF_FILE_LOCK ? "/proc/locks" : "application lock model";
+	const char *what = e->kind == LT_WF_FILE_LOCK ? "a file lock" : "an application lock";
+	char dur[32];
+	lts_fmt_duration(v->longest_s, dur, sizeof(dur));
+	if (e->n_pids) {
+		char *pp = party_phrase(s, e);
+		v->summary = lts_asprintf("thread %d (%s) waits for %s: %s, held by %s", (int)t->tid,
+					  lt_thread_name(t), what, e->what ? e->what : "?", pp ? pp : "?");
+		free(pp);
+	} else {
+		v->summary = lts_asprintf("thread %d (%s) waits for %s: %s, whose holder is unknown (%s)",
+					  (int)t->tid, lt_thread_name(t), what, e->what ? e->what : "?",
+					  e->evidence ? e->evidence : "not found");
+	}
+	if (t->detail)
+		lt_strlist_add(&v->evidence, "thread %d: %s, for %s", (int)t->tid, t->detail, dur);
+	if (e->evidence)
+		lt_strlist_add(&v->evidence, "%s", e->evidence);
+	for (size_t k = 0; k < e->n_pids; k++) {
+		const struct lt_thread *o = lt_snapshot_find(s, e->pids[k]);
+		if (o && o->detail)
+			lt_strlist_add(&v->evidence, "holder %d: %s", (int)o->tid, o->detail);
+	}
+}
+
+static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
+{
+	const struct lt_waitfor *w = t->wf;
+	bool leak = false, stuck = w->n_edges > 0;
+	for (size_t i = 0; i < w->n_edges; i++) {
+		const struct lt_wf_edge *e = &w->edges[i];
+		if (leaked(w, e))
+			leak = true;
+		else if (!stuck_edge_in(s, w->pid, e))
+			stuck = false;
+	}
+	if (!stuck && !leak)
+		return;
+	if (leak && !stuck) {
+		/* every other edge must be stuck too, unless the leak is the only one */
+		for (size_t i = 0; i < w->n_edges; i++)
+			if (!leaked(w, &w->edges[i]) && !stuck_edge_in(s, w->pid, &w->edges[i]))
+				return;
+	}
+	/* another thread of its own process running could still write */
+	if (leak)
+		for (size_t i = 0; i < s->n_threads; i++)
+			if (s->threads[i].wf && s->threads[i].wf->pid == w->pid && !asleep(&s->threads[i]))
+				return;
+	struct lt_verdict *v = add_verdict(s, LT_VERDICT_WAIT_CHAIN);
+	if (!v)
+		return;
+	add_one_tid(v, t->tid);
+	v->explains = 1;
+	v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+	char *act = lts_thread_activity(t);
+	const struct lt_wf_edge *e = &w->edges[0];
+	for (size_t i = 0; i < w->n_edges; i++)
+		if (leaked(w, &w->edges[i]) || stuck_edge_in(s, w->pid, &w->edges[i])) {
+			e = &w->edges[i];
+			break;
+		}
+	if (leak)
+		v->summary = lts_asprintf("thread %d (%s) %s on %s, whose only write end is held by its own "
+					  "process %d, all of whose threads are asleep: a leaked write end "
+					  "(not closed after fork?) keeps the pipe open", (int)t->tid,
+					  lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
+					  (int)w->pid);
+	else {
+		char *pp = party_phrase(s, e);
+		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by "
+					  "progress: %s", (int)t->tid, lt_thread_name(t), act ? act : "?",
+					  pp ? pp : "?", e->kind == LT_WF_CHILD ? "its child" : "the other end");
+		free(pp);
+	}
+	free(act);
+	for (size_t i = 0; i < w->n_edges; i++) {
+		char *l = lt_wf_edge_line(&w->edges[i]);
+		lt_strlist_add(&v->evidence, "%s", l ? l : "?");
+		free(l);
+	}
+	chain_evidence(v, s, t);
+	if (!leak && !lt_snapshot_find(s, e->pids[0]))
+		lt_strlist_add(&v->evidence, "follow it: locktrace snapshot -p %d", (int)e->pids[0]);
+}
+
+void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (in_cycle[i] || !t->wf || !t->wf->n_edges || !asleep(t))
+			continue;
+		const struct lt_wf_edge *lock = NULL;
+		for (size_t k = 0; k < t->wf->n_edges && !lock; k++)
+			if (t->wf->edges[k].kind == LT_WF_FILE_LOCK || t->wf->edges[k].kind == LT_WF_APP_LOCK)
+				lock = &t->wf->edges[k];
+		if (lock)
+			lock_wait_verdict(s, t, lock);
+		else
+			chain_verdict(s, t);
+	}
+}
+
+void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
+{
+	size_t shown = 0, total = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (!t->wf || !t->wf->n_edges || !asleep(t))
+			continue;
+		total++;
+		if (shown >= 8)
+			continue;
+		shown++;
+		char why[512];
+		size_t wl = 0;
+		why[0] = 0;
+		for (size_t k = 0; k < t->wf->n_edges && wl < sizeof(why) - 80; k++) {
+			const struct lt_wf_edge *e = &t->wf->edges[k];
+			char pl[128];
+			pid_list(e, pl, sizeof(pl));
+			if (e->kind == LT_WF_TIMER)
+				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s", wl ? "; " : "",
+						       e->what ? e->what : "a timer");
+			else if (e->n_pids)
+				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s <- %s %s [%s: %s]",
+						       wl ? "; " : "", e->what ? e->what : "?",
+						       kind_by(e->kind),
+						       pl, pstate_words(e->pstate), e->doing ? e->doing : "?");
+			else
+				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s (%s)", wl ? "; " : "",
+						       e->what ? e->what : "?",
+						       e->kind == LT_WF_LISTEN ? "an idle listener" :
+						       e->kind == LT_WF_REMOTE ? "a remote peer" : "unknown party");
+		}
+		char *act = lts_thread_activity(t);
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s: %s", (int)t->tid, lt_thread_name(t),
+			       act ? act : "?", why);
+		free(act);
+	}
+	if (total > shown)
+		lt_strlist_add(&v->evidence, "%zu more thread(s) in such waits", total - shown);
+}

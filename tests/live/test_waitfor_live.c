@@ -1,0 +1,659 @@
+/* Live tests of the wait-for edges (include/locktrace/waitfor.h) on
+ * programs we did not write (flock(1), Debian's python3: fcntl.lockf,
+ * fcntl.flock, subprocess.run) and on the cross-process cycle workload
+ * (tests/workloads/xproc_cycle.c).  Ground truth: /proc/locks, the pids
+ * the programs print, /proc/PID/task/PID/children.  Needs root. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "snapshot.h"
+#include "target.h"
+#include "waitfor.h"
+#include "lt_test.h"
+
+#define FLOCK_BIN "/usr/bin/flock"
+
+static struct tl_proc procs[3];
+static char lines[3][64][256];
+static int nlines[3];
+static char lockfile[2][64];
+
+/* every process we started, and the children they started */
+static void kill_tree(pid_t pid)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	int ch;
+	while (f && fscanf(f, "%d", &ch) == 1)
+		kill_tree(ch), kill(ch, SIGKILL);
+	if (f)
+		fclose(f);
+}
+
+static void cleanup(void)
+{
+	for (int i = 0; i < 3; i++)
+		if (procs[i].pid > 0) {
+			kill_tree(procs[i].pid);
+			tl_close(&procs[i]);
+		}
+	for (int i = 0; i < 2; i++)
+		if (lockfile[i][0])
+			unlink(lockfile[i]);
+}
+
+static void need_root(void)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: other processes' /proc/PID/syscall, fdinfo and memory");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The /proc/locks line (non-blocked, or "->" when BLOCKED) of process
+ * PID on the inode of PATH, waited for up to 10 s; fails the test if none. */
+static void locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t len)
+{
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "stat %s", path);
+	char ino[32];
+	snprintf(ino, sizeof(ino), ":%lu ", (unsigned long)st.st_ino);
+	for (double t0 = now_s(); now_s() - t0 < 10;) {
+		FILE *f = fopen("/proc/locks", "r");
+		char line[256];
+		while (f && fgets(line, sizeof(line), f)) {
+			struct lt_plock l;
+			if (strstr(line, ino) && lt_parse_plock(line, &l) == 0 && l.pid == pid && l.blocked == blocked) {
+				fclose(f);
+				snprintf(out, len, "%s", line);
+				return;
+			}
+		}
+		if (f)
+			fclose(f);
+		usleep(20000);
+	}
+	cr_assert_fail("no %s entry of %d for %s in /proc/locks", blocked ? "blocked" : "held", (int)pid, path);
+}
+
+static struct lt_snapshot *take(pid_t pid)
+{
+	struct lt_snapshot *s = NULL;
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_USTACK | LT_SNAP_NO_LINES };
+	int r = lt_snapshot_take(pid, &o, &s);
+	cr_assert_eq(r, 0, "snapshot of %d: %s", (int)pid, lt_snapshot_strerror(r));
+	return s;
+}
+
+static const struct lt_wf_edge *edge_of(const struct lt_snapshot *s, pid_t tid, enum lt_wf_kind k)
+{
+	const struct lt_thread *t = lt_snapshot_find(s, tid);
+	cr_assert_not_null(t, "thread %d in the snapshot", (int)tid);
+	for (size_t i = 0; t->wf && i < t->wf->n_edges; i++)
+		if (t->wf->edges[i].kind == k)
+			return &t->wf->edges[i];
+	cr_assert_fail("thread %d has no %s edge (detail: %s)", (int)tid, lt_wf_kind_name(k),
+		       t->detail ? t->detail : "?");
+	return NULL;
+}
+
+static void spawn(int i, char *const argv[])
+{
+	cr_assert_eq(tl_spawn(&procs[i], argv), 0, "cannot start %s: %s", argv[0], strerror(errno));
+}
+
+static void tmp_lockfile(int i)
+{
+	snprintf(lockfile[i], sizeof(lockfile[i]), "/tmp/lt-waitfor-%d-%d.lock", (int)getpid(), i);
+	FILE *f = fopen(lockfile[i], "w");
+	cr_assert_not_null(f);
+	fclose(f);
+}
+
+TestSuite(waitfor_live, .fini = cleanup, .timeout = 120);
+
+/* flock(1) holds the lock, a second flock(1) waits: the waiter's snapshot
+ * is a lock wait on that file whose holder is the process /proc/locks
+ * names, never IDLE. */
+Test(waitfor_live, flock1_waiter_names_the_holder)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
+	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+
+	struct lt_snapshot *s = take(procs[1].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_assert_eq(e->n_pids, 1, "one holder (/proc/locks: %s)", held);
+	cr_expect_eq(e->pids[0], procs[0].pid, "holder from /proc/locks: %s", held);
+	cr_expect(strstr(e->what, lockfile[0]) && strstr(e->what, "FLOCK WRITE"), "%s", e->what);
+	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
+	cr_expect(strstr(t->detail, "LOCK_EX"), "decoded call: %s", t->detail);
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	cr_expect_eq(s->verdicts[0].owner, procs[0].pid);
+	cr_expect(strstr(s->verdicts[0].summary, "file lock"), "%s", s->verdicts[0].summary);
+
+	/* stored in a recording as JSON, read back the same (snapshot --from, report) */
+	size_t len = 0;
+	char *json = TL_PRINTED(&len, lt_snapshot_print_json, s);
+	struct lt_snapshot *back = NULL;
+	char err[200];
+	cr_assert_eq(lt_snapshot_from_json(json, len, &back, err, sizeof(err)), 0, "%s", err);
+	const struct lt_wf_edge *b = edge_of(back, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_expect_eq(b->n_pids, 1);
+	cr_expect_eq(b->pids[0], procs[0].pid);
+	cr_expect_str_eq(b->what, e->what);
+	cr_expect_eq(b->pstate, e->pstate);
+	cr_expect_eq(back->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
+	lt_snapshot_free(back);
+	free(json);
+	lt_snapshot_free(s);
+}
+
+static const char LOCKF_PY[] =
+	"import fcntl, os, sys, time\n"
+	"f = open(sys.argv[1], 'a+')\n"
+	"if sys.argv[2] == 'hold':\n"
+	"    fcntl.lockf(f, fcntl.LOCK_EX, 10, 5)\n"
+	"    print('ready', flush=True)\n"
+	"    time.sleep(600)\n"
+	"else:\n"
+	"    print('ready', flush=True)\n"
+	"    fcntl.lockf(f, fcntl.LOCK_EX, 3, 10)\n";
+
+/* python3's fcntl.lockf: bytes 5-14 held, bytes 10-12 wanted with
+ * F_SETLKW; the call is decoded from the struct flock in its memory. */
+Test(waitfor_live, python_lockf_range_and_holder)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_PY, lockfile[0], "hold", NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_PY, lockfile[0], "wait", NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	cr_assert(strstr(held, " 5 14"), "ground truth: %s", held);
+
+	struct lt_snapshot *s = take(procs[1].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], procs[0].pid, "holder: %s", held);
+	cr_expect(strstr(e->what, "POSIX WRITE") && strstr(e->what, "bytes 10-12"), "%s", e->what);
+	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
+	cr_expect(strstr(t->detail, "F_SETLKW") && strstr(t->detail, "{F_WRLCK, SEEK_SET, start 10, len 3}"),
+		  "decoded: %s", t->detail);
+	cr_expect(strstr(e->evidence, "5 14"), "the holder's line: %s", e->evidence);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+static const char FLOCK_X_PY[] =
+	"import fcntl, os, sys, time\n"
+	"a = open(sys.argv[1], 'a+'); b = open(sys.argv[2], 'a+')\n"
+	"fcntl.flock(a, fcntl.LOCK_EX)\n"
+	"print('ready', flush=True)\n"
+	"sys.stdin.readline()\n"
+	"fcntl.flock(b, fcntl.LOCK_EX)\n";
+
+static int take_fn(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_USTACK | LT_SNAP_NO_LINES };
+	return lt_snapshot_take(pid, &o, out);
+}
+
+/* The snapshot of PID, following its wait-for edges, diagnosed together. */
+static struct lt_multi_snapshot *follow(pid_t pid)
+{
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	cr_assert_eq(lt_snapshot_follow(take(pid), NULL, take_fn, NULL, &v, &n, &notes), 0);
+	lt_strlist_free(&notes);
+	struct lt_multi_snapshot *m = NULL;
+	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	return m;
+}
+
+static bool has_tid(const struct lt_verdict *v, pid_t tid)
+{
+	for (size_t i = 0; i < v->n_tids; i++)
+		if (v->tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* Two python3 processes, each holding one flock and waiting for the
+ * other's: the snapshot of one follows into the other and says deadlock. */
+Test(waitfor_live, two_processes_waiting_for_each_others_flock_are_a_deadlock)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tmp_lockfile(1);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)FLOCK_X_PY, lockfile[0], lockfile[1], NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)FLOCK_X_PY, lockfile[1], lockfile[0], NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	cr_assert_eq(write(procs[0].in_fd, "\n", 1), 1);
+	cr_assert_eq(write(procs[1].in_fd, "\n", 1), 1);
+	char w0[256], w1[256];
+	locks_line(procs[0].pid, lockfile[1], true, w0, sizeof(w0));
+	locks_line(procs[1].pid, lockfile[0], true, w1, sizeof(w1));
+
+	struct lt_multi_snapshot *m = follow(procs[0].pid);
+	cr_assert_eq(m->n_procs, 2, "followed into the holder of %s", lockfile[1]);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_eq(v->n_tids, 2);
+	cr_expect(has_tid(v, procs[0].pid) && has_tid(v, procs[1].pid), "%s", v->summary);
+	lt_multi_free(m);
+}
+
+static const char SUBPROC_PY[] =
+	"import subprocess\n"
+	"print('ready', flush=True)\n"
+	"subprocess.run(['sleep', '600'], capture_output=True)\n";
+
+/* The only child of P, waited for (10 s); fails the test if none. */
+static pid_t only_child(pid_t p)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)p, (int)p);
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(20000)) {
+		FILE *f = fopen(path, "r");
+		int ch = 0, n = f ? fscanf(f, "%d", &ch) : 0;
+		if (f)
+			fclose(f);
+		if (n == 1 && ch > 0)
+			return ch;
+	}
+	cr_assert_fail("no child of %d", (int)p);
+	return 0;
+}
+
+/* python3's subprocess.run with capture_output polls two pipes whose only
+ * writer is the child: both edges name it; it sleeps on a timer, so the
+ * verdict is IDLE and says so. */
+Test(waitfor_live, python_subprocess_poll_names_the_child)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)SUBPROC_PY, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid, ch = only_child(p);
+	/* the parent in poll (7), the child (after exec) in clock_nanosleep (230) */
+	struct lt_snapshot *s = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		const struct lt_thread *t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 7 && t->wf && t->wf->n_edges >= 2 &&
+		    t->wf->edges[0].pstate == LT_WFP_TIMED)
+			break;
+	}
+	const struct lt_thread *t = lt_snapshot_find(s, p);
+	cr_assert_eq(t->sc.nr, 7, "python3 polls (detail: %s)", t->detail);
+	size_t pipes = 0;
+	for (size_t i = 0; i < t->wf->n_edges; i++) {
+		const struct lt_wf_edge *e = &t->wf->edges[i];
+		if (e->kind != LT_WF_PIPE_READ)
+			continue;
+		pipes++;
+		cr_expect_eq(e->n_pids, 1, "%s: one writer", e->what);
+		cr_expect_eq(e->pids[0], ch, "%s written by the child %d", e->what, (int)ch);
+		cr_expect_eq(e->pstate, LT_WFP_TIMED, "the child sleeps on a timer");
+	}
+	cr_expect_eq(pipes, 2, "stdout and stderr pipes");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	char who[32];
+	snprintf(who, sizeof(who), "written by %d", (int)ch);
+	bool named = false;
+	for (size_t i = 0; i < s->verdicts[0].evidence.n; i++)
+		named |= strstr(s->verdicts[0].evidence.v[i], who) != NULL;
+	cr_expect(named, "IDLE names the child as the writer");
+	lt_snapshot_free(s);
+}
+
+/* The cycle of issue 23: parent read(pipe) <- child; child main waits for
+ * mutex M held by its reader; reader read(unix socket) <- parent.  The
+ * parent's snapshot alone follows into the child and names the cycle. */
+Test(waitfor_live, pipe_mutex_socket_cycle_across_two_processes)
+{
+	need_root();
+	if (access(WL("xproc_cycle"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("xproc_cycle"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("xproc_cycle"), "--no-wait", NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t parent = procs[0].pid;
+	pid_t child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	pid_t reader = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=reader", "tid");
+	pid_t cmain = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=childmain", "tid");
+	unsigned long pipe_ino = tl_truth_val(lines[0], nlines[0], "pipe", NULL, "ino");
+	unsigned long psock = tl_truth_val(lines[0], nlines[0], "socket", NULL, "parent_ino");
+	tl_wait_in_read(parent, parent, 10000);
+	tl_wait_in_read(child, reader, 10000);
+
+	struct lt_multi_snapshot *m = follow(parent);
+	cr_assert_eq(m->n_procs, 2, "followed from the parent into the child");
+	cr_expect_eq(m->procs[1]->pid, child);
+	const struct lt_snapshot *ps = m->procs[0], *cs = m->procs[1];
+	const struct lt_wf_edge *pe = edge_of(ps, parent, LT_WF_PIPE_READ);
+	char ino[40];
+	snprintf(ino, sizeof(ino), "pipe:[%lu]", pipe_ino);
+	cr_expect(strstr(pe->what, ino), "%s is pipe %lu", pe->what, pipe_ino);
+	cr_assert_eq(pe->n_pids, 1, "one writer");
+	cr_expect_eq(pe->pids[0], child);
+	const struct lt_wf_edge *se = edge_of(cs, reader, LT_WF_SOCKET);
+	snprintf(ino, sizeof(ino), "peer socket:[%lu]", psock);
+	cr_expect(strstr(se->what, ino), "%s: peer is the parent's socket %lu", se->what, psock);
+	cr_assert_eq(se->n_pids, 1);
+	cr_expect_eq(se->pids[0], parent);
+
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_eq(v->n_tids, 3, "%s", v->summary);
+	cr_expect(has_tid(v, parent) && has_tid(v, cmain) && has_tid(v, reader), "%s", v->summary);
+	lt_multi_free(m);
+
+	/* and the command says it first */
+	char out[64][256], err[64][256];
+	int nout = 0, nerr = 0;
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)parent);
+	int rc = tl_run_to_end((char *const[]){ LT_BIN, "snapshot", "-p", pid, NULL }, out, &nout, err, &nerr);
+	cr_expect_eq(rc, 0);
+	bool dl = false;
+	for (int i = 0; i < nout; i++)
+		if (!strncmp(out[i], "DEADLOCK:", 9)) {
+			char a[16], b[16], c[16];
+			snprintf(a, sizeof(a), "%d ", (int)parent);
+			snprintf(b, sizeof(b), "%d ", (int)cmain);
+			snprintf(c, sizeof(c), "%d ", (int)reader);
+			dl = strstr(out[i], a) && strstr(out[i], b) && strstr(out[i], c);
+		}
+	cr_expect(dl, "snapshot -p %d prints the cycle as a DEADLOCK", (int)parent);
+}
+
+static const char TCP_PY[] =
+	"import os, socket, time\n"
+	"ls = socket.socket(); ls.bind(('127.0.0.1', 0)); ls.listen(1)\n"
+	"port = ls.getsockname()[1]\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    ls.close(); c = socket.create_connection(('127.0.0.1', port)); time.sleep(600)\n"
+	"    os._exit(0)\n"
+	"s, _ = ls.accept()\n"
+	"print('peer pid=%d' % pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"s.recv(1)\n";
+
+/* A tcp connection to a local peer that never writes: the peer socket is
+ * found from the reverse 4-tuple and its process named (the forked child
+ * the script prints), asleep on a timer: IDLE, saying so. */
+Test(waitfor_live, tcp_recv_names_the_local_peer_process)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)TCP_PY, NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t p = procs[0].pid, peer = (pid_t)tl_truth_val(lines[0], nlines[0], "peer", NULL, "pid");
+	/* recvfrom (45) or read (0), depending on the Python version */
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 45 || t->sc.nr == 0) && t->wf &&
+		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
+			break;
+	}
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_SOCKET);
+	cr_expect(strstr(e->what, "tcp 127.0.0.1:"), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
+	cr_expect_eq(e->pids[0], peer, "the peer socket is the child's (%d)", (int)peer);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+	kill(peer, SIGKILL);
+}
+
+static const char EPOLL_PY[] =
+	"import selectors, subprocess\n"
+	"p = subprocess.Popen(['sleep', '600'], stdout=subprocess.PIPE)\n"
+	"sel = selectors.EpollSelector(); sel.register(p.stdout, selectors.EVENT_READ)\n"
+	"print('ready', flush=True)\n"
+	"sel.select()\n";
+
+/* epoll_wait: the interest list (fdinfo tfd: lines) resolved as a poll set. */
+Test(waitfor_live, epoll_interest_list_names_the_writer)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)EPOLL_PY, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid, ch = only_child(p);
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 232 || t->sc.nr == 281) && t->wf &&
+		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
+			break;
+	}
+	cr_assert(t->sc.nr == 232 || t->sc.nr == 281, "python3 in epoll_wait (detail: %s)", t->detail);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_PIPE_READ);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], ch, "%s written by the child %d", e->what, (int)ch);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* DEADLOCK: on the first line naming the three threads of the cycle, in
+ * the output of `locktrace snapshot ARGS...`. */
+static bool cli_says_cycle(char *const argv[], pid_t a, pid_t b, pid_t c, int *nproc)
+{
+	char out[64][256], err[64][256];
+	int nout = 0, nerr = 0;
+	cr_expect_eq(tl_run_to_end(argv, out, &nout, err, &nerr), 0);
+	bool dl = false;
+	*nproc = 0;
+	for (int i = 0; i < nout; i++) {
+		sscanf(out[i], "snapshot of %d processes", nproc);
+		if (!strncmp(out[i], "DEADLOCK:", 9)) {
+			char x[16], y[16], z[16];
+			snprintf(x, sizeof(x), "%d ", (int)a);
+			snprintf(y, sizeof(y), "%d ", (int)b);
+			snprintf(z, sizeof(z), "%d ", (int)c);
+			dl = strstr(out[i], x) && strstr(out[i], y) && strstr(out[i], z);
+		}
+	}
+	return dl;
+}
+
+/* snapshot --children and --cgroup take the processes as record does and
+ * diagnose them together: the same cycle. */
+Test(waitfor_live, snapshot_children_and_cgroup)
+{
+	need_root();
+	if (access(WL("xproc_cycle"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("xproc_cycle"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("xproc_cycle"), "--no-wait", NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t parent = procs[0].pid;
+	pid_t child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	pid_t reader = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=reader", "tid");
+	tl_wait_in_read(parent, parent, 10000);
+	tl_wait_in_read(child, reader, 10000);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)parent);
+	int np = 0;
+	cr_expect(cli_says_cycle((char *const[]){ LT_BIN, "snapshot", "-p", pid, "--children", "--no-ustack", NULL },
+				 parent, child, reader, &np), "--children: the cycle");
+	cr_expect_eq(np, 2, "--children: the parent and its child");
+
+	char mount[256], dir[400], procs_file[420];
+	if (lt_cgroup_mount(mount, sizeof(mount)))
+		cr_skip_test("no cgroup v2 mount: --cgroup not tested");
+	snprintf(dir, sizeof(dir), "%s/lt-waitfor-%d", mount, (int)getpid());
+	cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
+	snprintf(procs_file, sizeof(procs_file), "%s/cgroup.procs", dir);
+	FILE *f = fopen(procs_file, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%d\n", (int)parent);
+	fflush(f);
+	fprintf(f, "%d\n", (int)child);
+	int werr = fclose(f);
+	bool said = !werr && cli_says_cycle((char *const[]){ LT_BIN, "snapshot", "--cgroup", dir, "--no-ustack", NULL },
+					    parent, child, reader, &np);
+	/* the workload gone and the cgroup removed before asserting */
+	kill_tree(parent);
+	tl_close(&procs[0]);
+	for (int i = 0; i < 100 && rmdir(dir); i++)
+		usleep(20000);
+	cr_assert_eq(werr, 0, "moving the workload into %s", dir);
+	cr_expect(said, "--cgroup: the cycle");
+	cr_expect_eq(np, 2, "--cgroup: both processes");
+}
+
+/* The flight recorder on a flock(1) already waiting for a lock when it
+ * attaches: the stall rule counts the file-lock wait as a lock wait and
+ * fires; the dump's findings name the holder. */
+Test(waitfor_live, flight_recorder_fires_on_a_file_lock_wait)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256], path[128];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
+	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	tl_tmp_path(path, sizeof(path), "flockstall");
+	cr_assert_eq(tl_start_recorder(&procs[2], procs[1].pid, path,
+				       (char *const[]){ "--ring", "16M", "--stall", "1", NULL }), 0);
+	char out[64][256];
+	int n = 0;
+	cr_assert(tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000),
+		  "the stall detector never fired");
+	cr_expect(strstr(out[n - 1], "file-lock wait"), "%s", out[n - 1]);
+	char holder[48];
+	snprintf(holder, sizeof(holder), "held by process %d", (int)procs[0].pid);
+	bool named = false;
+	char line[512];
+	for (int i = 0; i < 40 && !named && tl_readline(&procs[2], 1, line, sizeof(line), 5000) == 1; i++)
+		named = strstr(line, "waits for a file lock") && strstr(line, holder);
+	cr_expect(named, "the dump's findings name the holder %d", (int)procs[0].pid);
+	tl_close(&procs[2]);
+	unlink(path);
+}
+
+static const char LEAK_PY[] =
+	"import os\n"
+	"r, w = os.pipe()\n"
+	"print('ready', flush=True)\n"
+	"os.read(r, 1)\n";
+
+/* python3 reading a pipe whose only write end it holds itself: nobody else
+ * can write; said as a leaked write end. */
+Test(waitfor_live, leaked_write_end_in_the_readers_own_process)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LEAK_PY, NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t p = procs[0].pid;
+	tl_wait_in_read(p, p, 10000);
+	struct lt_snapshot *s = take(p);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_PIPE_READ);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], p, "the only writer is the reader's own process");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s->verdicts[0].summary);
+	cr_expect(strstr(s->verdicts[0].summary, "leaked write end"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+static const char OFD_PY[] =
+	"import fcntl, struct, sys, time\n"
+	"f = open(sys.argv[1], 'a+')\n"
+	"lk = struct.pack('hh4xqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0)\n"
+	"if sys.argv[2] == 'hold':\n"
+	"    fcntl.fcntl(f, fcntl.F_OFD_SETLK, lk)\n"
+	"    print('ready', flush=True)\n"
+	"    time.sleep(600)\n"
+	"else:\n"
+	"    print('ready', flush=True)\n"
+	"    fcntl.fcntl(f, fcntl.F_OFD_SETLKW, lk)\n";
+
+/* Open file description locks: /proc/locks gives no pid (-1); the holder
+ * is the process whose fdinfo shows the granted OFDLCK line. */
+Test(waitfor_live, ofd_lock_holder_from_fdinfo)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_PY, lockfile[0], "hold", NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_PY, lockfile[0], "wait", NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	char held[256];
+	locks_line(-1, lockfile[0], true, held, sizeof(held)); /* the waiter queued (pid -1) */
+	cr_assert(strstr(held, "OFDLCK"), "ground truth: %s", held);
+	/* its thread in fcntl (72) */
+	struct lt_snapshot *s = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(procs[1].pid);
+		const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 72)
+			break;
+	}
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_expect(strstr(e->what, "OFDLCK WRITE"), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
+	cr_expect_eq(e->pids[0], procs[0].pid, "the OFD holder from fdinfo: %s", e->evidence);
+	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
+	cr_expect(strstr(t->detail, "F_OFD_SETLKW"), "%s", t->detail);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}

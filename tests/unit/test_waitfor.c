@@ -1,0 +1,331 @@
+/* Unit tests of the wait-for edges (include/locktrace/waitfor.h): the
+ * decoders on fixtures (/proc/locks and fdinfo text as this kernel prints
+ * them, a sock_diag reply, /proc/net/tcp) and the verdicts on synthetic
+ * thread tables (a cycle through a pipe, a mutex and a socket; a file-lock
+ * wait; IDLE saying why). */
+#include <criterion/criterion.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "waitfor.h"
+
+Test(waitfor_parse, proc_locks_lines)
+{
+	struct lt_plock l;
+	cr_assert_eq(lt_parse_plock("1: FLOCK  ADVISORY  WRITE 28677 fe:00:10953290 0 EOF", &l), 0);
+	cr_expect_eq(l.id, 1);
+	cr_expect(!l.blocked);
+	cr_expect_str_eq(l.cls, "FLOCK");
+	cr_expect_str_eq(l.type, "WRITE");
+	cr_expect_eq(l.pid, 28677);
+	cr_expect_eq(l.major, 0xfe);
+	cr_expect_eq(l.minor, 0);
+	cr_expect_eq(l.ino, 10953290);
+	cr_expect_eq(l.start, 0);
+	cr_expect_eq(l.end, UINT64_MAX);
+
+	cr_assert_eq(lt_parse_plock("1: -> FLOCK  ADVISORY  WRITE 28695 fe:00:10953290 0 EOF", &l), 0);
+	cr_expect(l.blocked);
+	cr_expect_eq(l.id, 1);
+	cr_expect_eq(l.pid, 28695);
+
+	cr_assert_eq(lt_parse_plock("2: POSIX  ADVISORY  READ 16107 08:01:1234 100 104", &l), 0);
+	cr_expect_str_eq(l.cls, "POSIX");
+	cr_expect_str_eq(l.type, "READ");
+	cr_expect_eq(l.major, 8);
+	cr_expect_eq(l.minor, 1);
+	cr_expect_eq(l.start, 100);
+	cr_expect_eq(l.end, 104);
+
+	cr_assert_eq(lt_parse_plock("3: OFDLCK ADVISORY  WRITE -1 fe:00:10953122 10 14", &l), 0);
+	cr_expect_str_eq(l.cls, "OFDLCK");
+	cr_expect_eq(l.pid, -1);
+
+	cr_expect_eq(lt_parse_plock("", &l), -1);
+	cr_expect_eq(lt_parse_plock("garbage", &l), -1);
+	cr_expect_eq(lt_parse_plock("4: LEASE", &l), -1);
+}
+
+Test(waitfor_parse, fdinfo_lock_lines)
+{
+	const char *txt = "pos:\t0\nflags:\t0100002\nmnt_id:\t26\nino:\t10953122\n"
+			  "lock:\t1: OFDLCK ADVISORY  WRITE -1 fe:00:10953122 10 14\n"
+			  "lock:\t2: POSIX  ADVISORY  WRITE 16107 fe:00:10953122 100 104\n";
+	struct lt_plock l[4];
+	cr_assert_eq(lt_parse_fdinfo_locks(txt, l, 4), 2);
+	cr_expect_str_eq(l[0].cls, "OFDLCK");
+	cr_expect_eq(l[0].pid, -1);
+	cr_expect_eq(l[0].start, 10);
+	cr_expect_eq(l[0].end, 14);
+	cr_expect_str_eq(l[1].cls, "POSIX");
+	cr_expect_eq(l[1].pid, 16107);
+	cr_expect_eq(lt_parse_fdinfo_locks(txt, l, 1), 1);
+	cr_expect_eq(lt_parse_fdinfo_locks("pos:\t0\n", l, 4), 0);
+}
+
+Test(waitfor_parse, lock_conflicts)
+{
+	struct lt_plock h, w;
+	lt_parse_plock("1: POSIX  ADVISORY  WRITE 10 fe:00:5 5 14", &h);
+	lt_parse_plock("1: -> POSIX  ADVISORY  WRITE 11 fe:00:5 10 12", &w);
+	cr_expect(lt_plock_conflicts(&h, &w));
+	lt_parse_plock("1: -> POSIX  ADVISORY  WRITE 11 fe:00:5 15 EOF", &w);
+	cr_expect(!lt_plock_conflicts(&h, &w), "disjoint ranges");
+	lt_parse_plock("1: -> POSIX  ADVISORY  READ 11 fe:00:6 0 EOF", &w);
+	cr_expect(!lt_plock_conflicts(&h, &w), "another inode");
+	lt_parse_plock("1: POSIX  ADVISORY  READ 10 fe:00:6 0 EOF", &h);
+	cr_expect(!lt_plock_conflicts(&h, &w), "two readers");
+	lt_parse_plock("1: FLOCK  ADVISORY  WRITE 10 fe:00:6 0 EOF", &h);
+	lt_parse_plock("1: -> POSIX  ADVISORY  WRITE 11 fe:00:6 0 EOF", &w);
+	cr_expect(!lt_plock_conflicts(&h, &w), "flock and record locks are independent");
+	lt_parse_plock("1: -> FLOCK  ADVISORY  READ 11 fe:00:6 0 EOF", &w);
+	cr_expect(lt_plock_conflicts(&h, &w));
+}
+
+Test(waitfor_parse, call_decoding)
+{
+	char b[128];
+	lt_flock_op_str(2, b, sizeof(b));
+	cr_expect_str_eq(b, "LOCK_EX");
+	lt_flock_op_str(1 | 4, b, sizeof(b));
+	cr_expect_str_eq(b, "LOCK_SH|LOCK_NB");
+	lt_flock_op_str(8, b, sizeof(b));
+	cr_expect_str_eq(b, "LOCK_UN");
+	cr_expect_str_eq(lt_fcntl_lock_cmd(7), "F_SETLKW");
+	cr_expect_str_eq(lt_fcntl_lock_cmd(6), "F_SETLK");
+	cr_expect_str_eq(lt_fcntl_lock_cmd(38), "F_OFD_SETLKW");
+	cr_expect_str_eq(lt_fcntl_lock_cmd(37), "F_OFD_SETLK");
+	cr_expect_null(lt_fcntl_lock_cmd(1));
+	/* struct flock on x86-64: short type, short whence, pad, off_t start, off_t len, pid */
+	unsigned char raw[32] = { 0 };
+	int16_t type = 1, whence = 0;
+	int64_t start = 10, len = 3;
+	memcpy(raw, &type, 2);
+	memcpy(raw + 2, &whence, 2);
+	memcpy(raw + 8, &start, 8);
+	memcpy(raw + 16, &len, 8);
+	lt_flock_struct_str(raw, b, sizeof(b));
+	cr_expect_str_eq(b, "{F_WRLCK, SEEK_SET, start 10, len 3}");
+	type = 0;
+	len = 0;
+	memcpy(raw, &type, 2);
+	memcpy(raw + 16, &len, 8);
+	lt_flock_struct_str(raw, b, sizeof(b));
+	cr_expect_str_eq(b, "{F_RDLCK, SEEK_SET, start 10, len 0 (to EOF)}");
+}
+
+/* A reply as the kernel builds it: nlmsghdr, unix_diag_msg, then the
+ * attributes (a name first, then the peer). */
+Test(waitfor_parse, unix_diag_reply)
+{
+	unsigned char buf[256] = { 0 };
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct unix_diag_msg *m = NLMSG_DATA(h);
+	m->udiag_family = AF_UNIX;
+	m->udiag_type = SOCK_STREAM;
+	m->udiag_state = 1;
+	m->udiag_ino = 127649;
+	struct rtattr *a = (struct rtattr *)(m + 1);
+	a->rta_type = UNIX_DIAG_NAME;
+	a->rta_len = RTA_LENGTH(6);
+	memcpy(RTA_DATA(a), "/x/y\0\0", 6);
+	struct rtattr *b = (struct rtattr *)((char *)a + RTA_ALIGN(a->rta_len));
+	b->rta_type = UNIX_DIAG_PEER;
+	b->rta_len = RTA_LENGTH(4);
+	uint32_t peer = 127648;
+	memcpy(RTA_DATA(b), &peer, 4);
+	h->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(*m)) + RTA_ALIGN(a->rta_len) + b->rta_len;
+	uint32_t ino = 0, got = 0;
+	cr_assert_eq(lt_parse_unix_diag(buf, h->nlmsg_len, &ino, &got), 0);
+	cr_expect_eq(ino, 127649);
+	cr_expect_eq(got, 127648);
+	/* no peer attribute: found, peer 0 */
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(*m)) + RTA_ALIGN(a->rta_len);
+	cr_assert_eq(lt_parse_unix_diag(buf, h->nlmsg_len, &ino, &got), 0);
+	cr_expect_eq(got, 0);
+	/* an error reply */
+	h->nlmsg_type = NLMSG_ERROR;
+	cr_expect_eq(lt_parse_unix_diag(buf, h->nlmsg_len, &ino, &got), -1);
+	cr_expect_eq(lt_parse_unix_diag(buf, 4, &ino, &got), -1, "short");
+}
+
+Test(waitfor_parse, tcp_reverse_tuple)
+{
+	const char *tcp =
+		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		"   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1001 1 0 100 0 0 10 0\n"
+		"   1: 0100007F:1F90 0100007F:A2B4 01 00000000:00000000 00:00000000 00000000     0        0 1002 1 0 20 4 30 10 -1\n"
+		"   2: 0100007F:A2B4 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 1003 1 0 20 4 30 10 -1\n";
+	cr_expect_eq(lt_tcp_peer_inode(tcp, "0100007F:A2B4", "0100007F:1F90"), 1002);
+	cr_expect_eq(lt_tcp_peer_inode(tcp, "0100007F:1F90", "0100007F:A2B4"), 1003);
+	cr_expect_eq(lt_tcp_peer_inode(tcp, "0A000001:0050", "0A000002:1234"), 0, "a remote peer");
+}
+
+/* ---- verdicts on synthetic tables ---- */
+
+static void blocked(struct lt_thread *t, pid_t tid, long nr, enum lt_wait_kind k)
+{
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	snprintf(t->comm, sizeof(t->comm), "t%d", (int)tid);
+	t->state = 'S';
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.nr = nr;
+	t->wait = k;
+	t->idle_src = LT_IDLE_CALLER;
+	t->idle_s = 5;
+	t->fdw.io.fd = -1;
+	t->fdw.epfd = -1;
+}
+
+static struct lt_wf_edge *edge(struct lt_thread *t, pid_t pid, enum lt_wf_kind k, pid_t party,
+			       enum lt_wf_pstate ps)
+{
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, k);
+	cr_assert_not_null(e);
+	e->what = strdup("pipe:[9]");
+	if (party) {
+		e->pids[0] = party;
+		e->n_pids = 1;
+	}
+	e->pstate = ps;
+	return e;
+}
+
+static void mutex_wait(struct lt_thread *t, pid_t pid, pid_t owner)
+{
+	t->futex.uaddr = 0x1000;
+	t->futex.is_wait = true;
+	t->futex.word_ok = true;
+	t->futex.word = 2;
+	t->futex.expected = 2;
+	t->futex.owner_kind = LT_OWNER_MUTEX;
+	t->futex.owner = owner;
+	t->wf = calloc(1, sizeof(*t->wf));
+	t->wf->pid = pid;
+}
+
+static void free_snap(struct lt_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++)
+		lt_thread_clear(&s->threads[i]);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		lt_verdict_clear(&s->verdicts[i]);
+	free(s->verdicts);
+}
+
+/* parent 100 read(pipe) <- process 200; 200 waits for mutex held by 201;
+ * 201 read(unix socket) <- process 100: one deadlock of three threads. */
+Test(waitfor_verdicts, cycle_through_pipe_mutex_socket)
+{
+	struct lt_thread th[3];
+	blocked(&th[0], 100, 0, LT_WAIT_IO);
+	edge(&th[0], 100, LT_WF_PIPE_READ, 200, LT_WFP_BLOCKED);
+	blocked(&th[1], 200, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[1], 200, 201);
+	blocked(&th[2], 201, 0, LT_WAIT_IO);
+	edge(&th[2], 200, LT_WF_SOCKET, 100, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
+	cr_assert_eq(s.verdicts[0].n_tids, 3);
+	pid_t want[] = { 100, 200, 201 };
+	for (int i = 0; i < 3; i++) {
+		bool in = false;
+		for (size_t k = 0; k < 3; k++)
+			in |= s.verdicts[0].tids[k] == want[i];
+		cr_expect(in, "thread %d in the cycle", (int)want[i]);
+	}
+	bool says_pipe = false;
+	for (size_t i = 0; i < s.verdicts[0].evidence.n; i++)
+		says_pipe |= strstr(s.verdicts[0].evidence.v[i], "written only by process 200") != NULL;
+	cr_expect(says_pipe, "the pipe edge is explained");
+	free_snap(&s);
+}
+
+/* The same, but process 200 has a third thread that is running: it could
+ * write the pipe, so no deadlock is claimed. */
+Test(waitfor_verdicts, cycle_not_claimed_when_the_process_can_run)
+{
+	struct lt_thread th[4];
+	blocked(&th[0], 100, 0, LT_WAIT_IO);
+	edge(&th[0], 100, LT_WF_PIPE_READ, 200, LT_WFP_RUNNING);
+	blocked(&th[1], 200, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[1], 200, 201);
+	blocked(&th[2], 201, 0, LT_WAIT_IO);
+	edge(&th[2], 200, LT_WF_SOCKET, 100, LT_WFP_BLOCKED);
+	blocked(&th[3], 202, -1, LT_WAIT_NONE);
+	th[3].state = 'R';
+	th[3].sc.state = LT_SC_RUNNING;
+	th[3].wf = calloc(1, sizeof(*th[3].wf));
+	th[3].wf->pid = 200;
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 4 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, file_lock_wait_is_a_lock_wait)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 300, 73, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 300, LT_WF_FILE_LOCK, 299, LT_WFP_TIMED);
+	free(e->what);
+	e->what = strdup("FLOCK WRITE lock on /tmp/l");
+	e->doing = strdup("299 (flock): wait4");
+	struct lt_snapshot s = { .pid = 300, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s.verdicts[0].summary);
+	cr_expect_eq(s.verdicts[0].owner, 299);
+	cr_expect(strstr(s.verdicts[0].summary, "file lock") && strstr(s.verdicts[0].summary, "299"),
+		  "%s", s.verdicts[0].summary);
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, idle_says_why)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 400, 7, LT_WAIT_POLL);
+	edge(&th[0], 400, LT_WF_PIPE_READ, 401, LT_WFP_TIMED)->doing = strdup("401 (sleep): clock_nanosleep");
+	struct lt_snapshot s = { .pid = 400, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_IDLE, "%s", s.verdicts[0].summary);
+	bool why = false;
+	for (size_t i = 0; i < s.verdicts[0].evidence.n; i++)
+		why |= strstr(s.verdicts[0].evidence.v[i], "written by 401") &&
+		       strstr(s.verdicts[0].evidence.v[i], "asleep on a timer");
+	cr_expect(why, "IDLE names the writer and why it is not stuck");
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, blocked_peer_is_a_wait_chain)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 500, 0, LT_WAIT_IO);
+	edge(&th[0], 500, LT_WF_SOCKET, 501, LT_WFP_BLOCKED)->doing = strdup("501 (db): futex");
+	struct lt_snapshot s = { .pid = 500, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, "501"), "%s", s.verdicts[0].summary);
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, leaked_write_end)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 600, 0, LT_WAIT_IO);
+	edge(&th[0], 600, LT_WF_PIPE_READ, 600, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 600, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, "leaked"), "%s", s.verdicts[0].summary);
+	free_snap(&s);
+}
