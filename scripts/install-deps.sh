@@ -6,9 +6,11 @@ set -euo pipefail
 
 # bpftrace: the independent reference of the differential test;
 # libclang-rt-14-dev: the libFuzzer and sanitizer runtimes (make fuzz, make unit-asan)
+# postgresql: a real database server for the application-lock tests (test_pgwait_live.c
+#   runs its own initdb in a temp dir; the default cluster the package may create is unused)
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
-      default-jdk-headless libclang-rt-14-dev)
+      default-jdk-headless libclang-rt-14-dev postgresql)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -25,6 +25,7 @@
 
 #include "locktrace/calls.h"
 #include "locktrace/lockmodel.h"
+#include "locktrace/appwait.h"
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/symbols.h"
@@ -1087,6 +1088,7 @@ int lt_snapshot_take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_s
 	 * layouts are x86-64 ones: not for a 32-bit process */
 	if (!c.compat)
 		lt_rtthreads_apply(s, &env);
+	lt_appwait_apply(s); /* application lock managers (appwait.h) */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)

@@ -194,6 +194,8 @@ void lt_thread_clear(struct lt_thread *t)
 	free(t->ustack_end);
 	lt_strlist_free(&t->notes);
 	lt_thread_clear_rt(t);
+	free(t->app_via);
+	free(t->app_title);
 	memset(t, 0, sizeof(*t));
 }
 

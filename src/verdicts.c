@@ -23,6 +23,7 @@
 #include "locktrace/rtthread.h"
 #include "locktrace/snapshot.h"
 #include "snapshot_int.h"
+#include "appwait_int.h"
 
 #define FX_WAIT 0
 #define FX_WAIT_BITSET 9
@@ -154,6 +155,16 @@ static int add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_loc
 		v->locks[v->n_locks++] = lock;
 	}
 	return 0;
+}
+
+struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	return new_verdict(s, k);
+}
+
+int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock)
+{
+	return add_tid(v, tid, lock, false);
 }
 
 static const char *owner_how(enum lt_owner_kind k)
@@ -503,6 +514,8 @@ static bool lock_wait(const struct lt_thread *t)
 	/* a runtime lock's waiters wait in timed slices (CPython: 5 ms): the
 	 * runtime's own state, not the thread's stability, is the evidence */
 	if (t->moved && !f->rtlock)
+		return false;
+	if (t->app_class) /* an application's own lock (appwait.c) says more */
 		return false;
 	return f->rtlock || t->acquire || has_owner(f) || f->is_pi ||
 	       (f->word_ok && (f->word == 1 || f->word == 2) && !f->lock_kind);
@@ -935,9 +948,12 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	find_lost_wakeups(s, s->vopts.lost_wakeup_threshold_s);
 	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
 	free(in_cycle);
-	if (s->n_verdicts == 0)
+	lts_appwait_diagnose(s);
+	if (s->n_verdicts == 0) {
 		classify_rest(s);
-	else
+		lts_appwait_idle_notes(s);
+	} else {
 		rank(s);
+	}
 	return s->n_verdicts ? 0 : -ENOMEM;
 }
