@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "locktrace/appwatch.h"
 #include "record_int.h"
 
 static void reap_kids(struct kids *k, int block)
@@ -263,6 +264,7 @@ static void release(struct session *s, int failed)
 	lt_header_free(&s->hdr);
 	if (s->have_stall)
 		lt_stall_free(&s->stall);
+	lt_appwatch_free(s->appw);
 	rec_free_procs(&s->c);
 	if (s->have_cg)
 		lt_cgroup_free(&s->cg);

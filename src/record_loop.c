@@ -401,7 +401,8 @@ static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, ch
 	k->stall = now;
 	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
 	if (runtime_stall(s, boot, why, len) ||
-	    lt_stall_check(&s->stall, boot, why, len))
+	    lt_stall_check(&s->stall, boot, why, len) ||
+	    rec_app_stall(s, boot, why, len))
 		return LT_STOP_STALL;
 	return 0;
 }
