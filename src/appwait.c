@@ -3,6 +3,8 @@
  * wait functions, the stack matcher, and the verdicts (appwait.h,
  * docs/appwait.md). */
 #include <inttypes.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,24 @@ const struct lt_appwait_rule *lt_appwait_match(const struct lt_thread *t,
 		}
 	}
 	return NULL;
+}
+
+bool lt_appwait_may_run(pid_t pid)
+{
+	char path[64], exe[PATH_MAX];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	const char *base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	size_t nr;
+	const struct lt_appwait_rule *r = lt_appwait_rules(&nr);
+	for (size_t i = 0; i < nr; i++)
+		if (!r[i].module || !strncmp(base, r[i].module, strlen(r[i].module)))
+			return true;
+	return false;
 }
 
 void lt_appwait_title(const char *raw, size_t len, char *buf, size_t buflen)

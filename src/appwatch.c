@@ -106,9 +106,12 @@ int lt_appwatch_check(struct lt_appwatch *w, const struct lt_stall *s, uint64_t 
 	}
 	if (!fire && unknown && look && (!w->looks || now - w->last_look >= LOOK_EVERY_NS)) {
 		struct lt_snapshot *snap = NULL;
-		w->last_look = now;
-		w->looks++;
-		if (look(arg, unknown->tid, &snap) == 0 && snap) {
+		int r = look(arg, unknown->tid, &snap);
+		if (r <= 0) {
+			w->last_look = now;
+			w->looks++;
+		}
+		if (r == 0 && snap) {
 			learn(w, s, snap, now);
 			lt_snapshot_free(snap);
 		}

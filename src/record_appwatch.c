@@ -3,6 +3,7 @@
  * it looks at the process of a thread that sits in a long I/O wait. */
 #include <stdint.h>
 #include <stdlib.h>
+#include "locktrace/appwait.h"
 #include "locktrace/appwatch.h"
 #include "locktrace/snapshot.h"
 #include "locktrace/target.h"
@@ -25,6 +26,8 @@ static int look(void *arg, uint32_t tid, struct lt_snapshot **out)
 	if (!tgid && (lt_target_resolve((pid_t)tid, &tgid, err, sizeof(err)) ||
 		      !rec_get_proc(&s->c, tgid, 0, 0)))
 		return -1;
+	if (!lt_appwait_may_run(tgid))
+		return 1; /* no program of the table: nothing to look at */
 	struct lt_snapshot_opts so = { .flags = LT_SNAP_NO_LINES | LT_SNAP_NO_KSTACK };
 	struct lt_tid_regs *regs = NULL;
 	size_t nregs = 0;

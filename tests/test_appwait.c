@@ -284,3 +284,87 @@ Test(appwait_verdict, lwlock_waiter_on_its_semaphore)
 			   v->summary);
 	lt_snapshot_free(s);
 }
+
+/* ---- the stall witness (appwatch.h) with a fake look ---- */
+
+#include "locktrace/appwatch.h"
+#include "locktrace/stall.h"
+
+#define SEC 1000000000ull
+
+static int looks_asked;
+static int look_class; /* what the fake snapshot's thread is */
+
+static int fake_look(void *arg, uint32_t tid, struct lt_snapshot **out)
+{
+	(void)arg;
+	looks_asked++;
+	if (look_class < 0)
+		return 1; /* not a program of the table */
+	struct lt_snapshot *s = table(1);
+	s->pid = (pid_t)tid;
+	backend(&s->threads[0], (pid_t)tid, look_class, look_class == LT_APPWAIT_LOCK ? ROW : CLIENT,
+		"postgres: t", 9);
+	*out = s;
+	return 0;
+}
+
+static void one_io_waiter(struct lt_stall *st, uint64_t since)
+{
+	uint64_t args[6] = { 4, 0, 1, (uint64_t)-1, 0, 0 };
+	cr_assert_eq(lt_stall_init(st, LT_STALL_LOCKS, 2 * SEC, since), 0);
+	lt_stall_seed(st, 300, -1, args, 0);
+	lt_stall_seed(st, 300, 232 /* epoll_wait */, args, since);
+}
+
+Test(appwatch, a_long_io_wait_that_is_a_lock_wait_fires_once_looked_at)
+{
+	struct lt_stall st;
+	one_io_waiter(&st, 10 * SEC);
+	struct lt_appwatch *w = lt_appwatch_new(2 * SEC);
+	char why[256] = "";
+	looks_asked = 0;
+	look_class = LT_APPWAIT_LOCK;
+	/* not yet a window long: no look */
+	cr_assert_eq(lt_appwatch_check(w, &st, 11 * SEC, fake_look, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(looks_asked, 0);
+	cr_assert_eq(lt_appwatch_check(w, &st, 12 * SEC + 1, fake_look, NULL, why, sizeof(why)), 1);
+	cr_assert_eq(looks_asked, 1);
+	cr_assert_not_null(strstr(why, "process 300 thread 300 has waited 2.0 s (over 2.0 s) for a "
+				  "PostgreSQL row/transaction lock [ProcSleep"), "%s", why);
+	/* the answer is kept: no second look for the same call */
+	cr_assert_eq(lt_appwatch_check(w, &st, 13 * SEC, fake_look, NULL, why, sizeof(why)), 1);
+	cr_assert_eq(looks_asked, 1);
+	/* a new window (after a trigger): the call is looked at again */
+	lt_stall_rearm(&st, 14 * SEC);
+	cr_assert_eq(lt_appwatch_check(w, &st, 15 * SEC, fake_look, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(lt_appwatch_check(w, &st, 16 * SEC + 1, fake_look, NULL, why, sizeof(why)), 1);
+	cr_assert_eq(looks_asked, 2);
+	lt_appwatch_free(w);
+	lt_stall_free(&st);
+}
+
+Test(appwatch, an_idle_backend_is_looked_at_once_and_never_fires)
+{
+	struct lt_stall st;
+	one_io_waiter(&st, 10 * SEC);
+	struct lt_appwatch *w = lt_appwatch_new(2 * SEC);
+	char why[256];
+	looks_asked = 0;
+	look_class = LT_APPWAIT_IDLE;
+	for (uint64_t t = 12 * SEC; t < 60 * SEC; t += SEC / 10)
+		cr_assert_eq(lt_appwatch_check(w, &st, t, fake_look, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(looks_asked, 1);
+	cr_assert_eq(lt_appwatch_looks(w), 1);
+	lt_appwatch_free(w);
+	/* a process no rule is for: asked once, no snapshot counted */
+	w = lt_appwatch_new(2 * SEC);
+	looks_asked = 0;
+	look_class = -1;
+	for (uint64_t t = 12 * SEC; t < 20 * SEC; t += SEC / 10)
+		cr_assert_eq(lt_appwatch_check(w, &st, t, fake_look, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(looks_asked, 1);
+	cr_assert_eq(lt_appwatch_looks(w), 0);
+	lt_appwatch_free(w);
+	lt_stall_free(&st);
+}

@@ -15,6 +15,7 @@
 #ifndef LOCKTRACE_APPWAIT_H
 #define LOCKTRACE_APPWAIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -61,6 +62,11 @@ const struct lt_appwait_rule *lt_appwait_match(const struct lt_thread *t,
  * S->pid) that matches: also reads the process title (/proc/PID/cmdline)
  * and parent pid, once. */
 void lt_appwait_apply(struct lt_snapshot *s);
+
+/* Could process PID be an application of the table?  Its executable's
+ * basename starts with a rule's module (a rule with no module: always).
+ * Cheap (one readlink): the flight recorder asks before a snapshot. */
+bool lt_appwait_may_run(pid_t pid);
 
 /* A process title as /proc/PID/cmdline holds it (NULs between the
  * arguments, padding at the end): one line, trimmed, in buf. */

@@ -11,9 +11,10 @@
  * stacks) classifies every thread of it with the table of appwait.h, and
  * the result is kept for as long as each thread stays in that same call.
  * A thread in an application lock wait past the window is a stall.  Cost:
- * one snapshot of a process per long I/O wait of one of its threads, at
- * most one every half second; an idle server is looked at once, not at
- * every check.
+ * one snapshot of a process that runs a program of the table
+ * (lt_appwait_may_run) per long I/O wait of one of its threads, at most
+ * one every half second; an idle server is looked at once per long wait,
+ * not at every check; other processes cost a readlink.
  */
 #ifndef LOCKTRACE_APPWATCH_H
 #define LOCKTRACE_APPWATCH_H
@@ -27,7 +28,9 @@ struct lt_snapshot;
 struct lt_appwatch;
 
 /* A snapshot (lt_snapshot_take, with lt_appwait_apply done) of the process
- * of thread TID: 0 and *out, or nonzero when none could be taken. */
+ * of thread TID: 0 and *out; < 0 when none could be taken; > 0 when the
+ * process is not worth one (no program of the table runs it): such a
+ * cheap answer does not count against the look rate. */
 typedef int (*lt_appwatch_look_fn)(void *arg, uint32_t tid, struct lt_snapshot **out);
 
 /* NULL on ENOMEM. */
