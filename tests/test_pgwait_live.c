@@ -474,8 +474,10 @@ static void expect_pg_stall(struct tl_proc *rec, pid_t w, const char *path)
 	unlink(path);
 }
 
-/* Recording a backend that then blocks on a row lock: the stall rule
- * fires one window later, although the events show only an epoll_wait. */
+/* A backend already blocked on a row lock when recording begins (the
+ * wait is known from /proc at attach; the cgroup test below has it begin
+ * while recording): the stall rule fires, although the events show at
+ * most an epoll_wait. */
 Test(pgwait_live, flight_recorder_fires_on_a_backend_lock_wait)
 {
 	pg_start(NULL);
@@ -485,13 +487,14 @@ Test(pgwait_live, flight_recorder_fires_on_a_backend_lock_wait)
 	       "begin; update t set v = 1 where id = 1; select 'held';\n");
 	answer(0, line, sizeof(line));
 	pid_t w = backend(1);
+	say(1, "update t set v = 2 where id = 1;\n");
+	snprintf(want, sizeof(want), "{%d}", (int)h);
+	server_says_blocked(w, want);
+	asleep_in_kernel(w);
 	tl_tmp_path(path, sizeof(path), "pgwait");
 	struct tl_proc rec;
 	char *extra[] = { "--ring", "16M", "--stall", "2", NULL };
 	cr_assert_eq(tl_start_recorder(&rec, w, path, extra), 0);
-	say(1, "update t set v = 2 where id = 1;\n");
-	snprintf(want, sizeof(want), "{%d}", (int)h);
-	server_says_blocked(w, want);
 	expect_pg_stall(&rec, w, path);
 }
 
