@@ -9,9 +9,11 @@ set -euo pipefail
 # xz-utils: unpacks the OCaml 5 compilers of ../shared/tools (priority standard, not
 # on every minimal image)
 # golang-go: builds the Go workloads (tests/workloads/go)
+# postgresql: a real database server for the application-lock tests (test_pgwait_live.c
+#   runs its own initdb in a temp dir; the default cluster the package may create is unused)
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
-      default-jdk-headless libclang-rt-14-dev xz-utils golang-go)
+      default-jdk-headless libclang-rt-14-dev xz-utils golang-go postgresql)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

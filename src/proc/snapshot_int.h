@@ -62,4 +62,9 @@ void lts_fmt_duration(double s, char *buf, size_t len);
 /* What a thread is doing, short: "read(fd 7: socket)", "running". malloc'd. */
 char *lts_thread_activity(const struct lt_thread *t);
 
+/* A new verdict of S (NULL on ENOMEM), and a thread of it (0 or -ENOMEM):
+ * for verdict rules outside verdicts.c (appwait.c). */
+struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k);
+int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock);
+
 #endif

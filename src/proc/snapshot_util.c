@@ -222,6 +222,8 @@ void lt_thread_clear(struct lt_thread *t)
 	lt_strlist_free(&t->notes);
 	lt_thread_clear_rt(t);
 	lt_waitfor_free(t->wf);
+	free(t->app_via);
+	free(t->app_title);
 	memset(t, 0, sizeof(*t));
 }
 

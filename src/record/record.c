@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "appwatch.h"
 #include "record_int.h"
 
 static void print_summary(const struct lt_record_result *res, const struct collector *c,
@@ -227,6 +228,7 @@ static void release(struct session *s, int failed)
 	lt_header_free(&s->hdr);
 	if (s->have_stall)
 		lt_stall_free(&s->stall);
+	lt_appwatch_free(s->appw);
 	rec_free_procs(&s->c);
 	if (s->have_cg)
 		lt_cgroup_free(&s->cg);

@@ -115,6 +115,7 @@ struct session {
 	struct lt_stall stall;
 	int have_stall;
 	uint64_t rtw_window;     /* --stall: each process's runtime locks are read */
+	struct lt_appwatch *appw; /* --stall: application lock waits (appwatch.h) */
 	int ring;                /* flight recorder: events go to memory */
 	struct lt_writer *file_w; /* the output in normal mode */
 	struct lt_cgroup cg;     /* --cgroup */
@@ -198,6 +199,11 @@ void rec_hold_signals(sigset_t *old);
 /* One ring record holds one event, or (--calls blocking) a call's entry
  * followed by the switch or wake-up it was written with. */
 int rec_on_sample(void *ctx, void *data, size_t size);
+/* The application-lock witness of the stall rule (record_appwatch.c):
+ * 1 with why when a thread has been in an application lock wait for the
+ * window. */
+int rec_app_stall(struct session *s, uint64_t boot, char *why, size_t len);
+
 /* Takes the held signals; lets a launched command run; the stall rule and
  * the snapshot at attach.  -1 when recording must not begin: asked to stop
  * while attaching (said), or the command could not be run (res->err). */

@@ -31,6 +31,7 @@
 #include "snapshot.h"
 #include "symbols.h"
 #include "waitfor.h"
+#include "appwait.h"
 #include "snapshot_int.h"
 #include "forkorigin.h"
 #include "golang.h"
@@ -1128,6 +1129,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 		lt_rtthreads_apply(s, &env);
 	lts_fork_origins(s); /* owners of private locks that are not here */
 	lt_rt_idle_apply(s); /* runtime threads waiting for work: no locks */
+	lt_appwait_apply(s); /* application lock managers (appwait.h) */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)

@@ -12,6 +12,8 @@
 #include "json_read.h"
 #include "waitfor_int.h"
 #include "golang.h"
+#include "appwait.h"
+#include "appwait_int.h"
 
 #define J(obj, key) rp_json_get(obj, key)
 
@@ -183,6 +185,7 @@ static void thread_from(struct lt_thread *t, struct lt_snapshot *s, const struct
 	strlist_from(&t->kstack, J(j, "kernel_stack"));
 	frames_from(t, J(j, "user_stack"));
 	t->acquire = own_str(s, J(j, "acquire"));
+	lts_appwait_from_json(t, s, J(j, "app_wait"));
 	strlist_from(&t->notes, J(j, "notes"));
 	t->moved = is_true(J(j, "moved"));
 	lts_wf_from_json(t, J(j, "wait_for"));

@@ -18,6 +18,8 @@
 #include "waitfor.h"
 #include "waitfor_int.h"
 #include "snapshot_int.h"
+#include "appwait.h"
+#include "appwait_int.h"
 #include "utf8.h"
 #include "golang.h"
 
@@ -326,6 +328,7 @@ static void json_thread(struct jw *w, const struct lt_thread *t, const struct mo
 	json_stacks(w, t, m);
 	json_runtime(w, t);
 	jw_kstr(w, "acquire", t->acquire);
+	lts_appwait_json(w, t);
 	json_strlist(w, "notes", &t->notes);
 	jw_kbool(w, "moved", t->moved);
 	jw_end(w);
@@ -651,6 +654,19 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 		fputs("  waits in a lock acquire: ", f);
 		text_str(f, t->acquire);
 		fputc('\n', f);
+	}
+	if (t->app_class) {
+		fprintf(f, "  %s %s: ", t->app ? t->app : "?",
+			t->app_class == LT_APPWAIT_LOCK ? "lock wait, for" : "idle wait, for");
+		text_str(f, t->app_what);
+		fputs(" [", f);
+		text_str(f, t->app_via ? t->app_via : "?");
+		fputs("]\n", f);
+		if (t->app_title) {
+			fputs("  process title: ", f);
+			text_str(f, t->app_title);
+			fputc('\n', f);
+		}
 	}
 	if (t->futex.lock_state) {
 		fputs("  lock state: ", f);

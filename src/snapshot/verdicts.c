@@ -25,6 +25,7 @@
 #include "snapshot.h"
 #include "snapshot_int.h"
 #include "waitfor_int.h"
+#include "appwait_int.h"
 
 #define FX_WAIT 0
 #define FX_WAIT_BITSET 9
@@ -157,6 +158,16 @@ static int add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_loc
 		v->locks[v->n_locks++] = lock;
 	}
 	return 0;
+}
+
+struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	return new_verdict(s, k);
+}
+
+int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock)
+{
+	return add_tid(v, tid, lock, false);
 }
 
 static const char *owner_how(enum lt_owner_kind k)
@@ -571,6 +582,8 @@ static bool lock_wait(const struct lt_thread *t)
 	/* a runtime lock's waiters wait in timed slices (CPython: 5 ms): the
 	 * runtime's own state, not the thread's stability, is the evidence */
 	if (t->moved && !f->rtlock)
+		return false;
+	if (t->app_class) /* an application's own lock (appwait.c) says more */
 		return false;
 	return f->rtlock || t->acquire || has_owner(f) || f->is_pi ||
 	       (f->word_ok && (f->word == 1 || f->word == 2) && !f->lock_kind);
@@ -1050,9 +1063,12 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	lts_wf_verdicts(s, in_cycle); /* file locks, wait chains (waitfor.h) */
 	free(in_cycle);
 	lt_go_verdicts(s); /* goroutines (rt_go_verdicts.c) */
-	if (s->n_verdicts == 0)
+	lts_appwait_diagnose(s);
+	if (s->n_verdicts == 0) {
 		classify_rest(s);
-	else
+		lts_appwait_idle_notes(s);
+	} else {
 		rank(s);
+	}
 	return s->n_verdicts ? 0 : -ENOMEM;
 }

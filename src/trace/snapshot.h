@@ -339,6 +339,16 @@ struct lt_thread {
 	/* Who can end its wait (waitfor.h, docs/waits.md): its process and
 	 * the wait-for edges; NULL when not examined. */
 	struct lt_waitfor *wf;
+	/* A wait of an application's own lock manager (or its own idle wait),
+	 * recognised from the user stack by the table of appwait.h: */
+	int app_class;            /* enum lt_appwait_class, 0 none            */
+	const char *app;          /* "PostgreSQL" (static)                      */
+	const char *app_what;     /* "a row/transaction lock" (static)          */
+	const char *app_kind;     /* "row/transaction lock" (static)            */
+	char *app_via;            /* "ProcSleep < ?? < LockAcquireExtended < XactLockTableWait" */
+	char *app_title;          /* its process title (/proc/PID/cmdline)      */
+	pid_t app_pid;            /* its process                                */
+	pid_t app_server;         /* the server it belongs to: its parent, 0    */
 };
 
 /* ---- verdicts ----------------------------------------------------------- */

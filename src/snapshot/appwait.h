@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Application lock managers whose waits look like I/O (docs/appwait.md).
+ *
+ * A PostgreSQL backend waiting for a row lock sleeps in epoll_wait on its
+ * latch (a signalfd and the postmaster-death pipe), an LWLock waiter in a
+ * semaphore: by the system call alone an idle server.  The user stack says
+ * what it is: ProcSleep under LockAcquireExtended under XactLockTableWait.
+ * A table of known wait functions per application (src/appwait.c), matched
+ * against a thread's symbolised user stack, names the application and the
+ * kind of lock; the verdicts report such a wait as a lock wait of that
+ * application, never as idle, and an application's idle wait (a backend
+ * reading its client) as idle.
+ */
+#ifndef LOCKTRACE_APPWAIT_H
+#define LOCKTRACE_APPWAIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "snapshot.h"
+
+/* lt_thread.app_class */
+enum lt_appwait_class {
+	LT_APPWAIT_NONE = 0,
+	LT_APPWAIT_LOCK,  /* waits for a lock of the application's lock manager */
+	LT_APPWAIT_IDLE,  /* the application's own idle wait (a client read)    */
+};
+const char *lt_appwait_class_name(enum lt_appwait_class c);
+
+/* One entry of the table: a thread whose user stack has SLEEP within
+ * SLEEP_DEPTH frames of the innermost one (in a module whose basename
+ * starts with MODULE), and, when CALLER is set, CALLER (a trailing '*' is
+ * a prefix) within CALLER_DEPTH frames above SLEEP, waits as CLS for WHAT.
+ * The nearest caller above SLEEP that some entry names decides; an entry
+ * with no CALLER is the fallback for its SLEEP. */
+struct lt_appwait_rule {
+	const char *app;     /* "PostgreSQL"                                  */
+	const char *module;  /* "postgres"; NULL: any module                  */
+	const char *sleep;   /* "ProcSleep"                                   */
+	int sleep_depth;
+	const char *caller;  /* "XactLockTableWait"; NULL: fallback           */
+	int caller_depth;
+	enum lt_appwait_class cls;
+	const char *what;    /* "a row/transaction lock"                      */
+	const char *kind;    /* short, for grouping: "row/transaction lock"    */
+};
+
+/* The built-in table, and its length. */
+const struct lt_appwait_rule *lt_appwait_rules(size_t *n);
+
+/* Match T's user frames (T->frames) against RULES (NULL: the built-in
+ * table).  Returns the rule, or NULL; with VIA (may be NULL) a malloc'd
+ * "ProcSleep < ?? < LockAcquireExtended < XactLockTableWait" of the frames
+ * from the sleep to the deciding caller. */
+const struct lt_appwait_rule *lt_appwait_match(const struct lt_thread *t,
+					       const struct lt_appwait_rule *rules, size_t n,
+					       char **via);
+
+/* Set the app_* fields of every thread of S (a live snapshot of process
+ * S->pid) that matches: also reads the process title (/proc/PID/cmdline)
+ * and parent pid, once. */
+void lt_appwait_apply(struct lt_snapshot *s);
+
+/* Could process PID be an application of the table?  Its executable's
+ * basename starts with a rule's module (a rule with no module: always).
+ * Cheap (one readlink): the flight recorder asks before a snapshot. */
+bool lt_appwait_may_run(pid_t pid);
+
+/* A process title as /proc/PID/cmdline holds it (NULs between the
+ * arguments, padding at the end): one line, trimmed, in buf. */
+void lt_appwait_title(const char *raw, size_t len, char *buf, size_t buflen);
+
+#endif

@@ -1,0 +1,370 @@
+/* The application-wait table (appwait.h) on synthetic stacks, and its
+ * verdicts on synthetic thread tables.  No root needed. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "appwait.h"
+#include "snapshot.h"
+#include "lt_test.h"
+
+/* frames innermost first; NULL names an unnamed (static) function;
+ * names starting with '@' are in libc */
+static void stack(struct lt_thread *t, const char *const *names, size_t n)
+{
+	t->frames = calloc(n, sizeof(*t->frames));
+	cr_assert_not_null(t->frames);
+	t->n_frames = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *f = names[i];
+		bool libc = f && f[0] == '@';
+		t->frames[i].pc = 0x1000 + i;
+		t->frames[i].func = f ? strdup(libc ? f + 1 : f) : NULL;
+		t->frames[i].module = strdup(libc ? "libc.so.6" : "postgres");
+	}
+}
+
+#define STACK(t, ...)                                                    \
+	do {                                                             \
+		static const char *const n_[] = { __VA_ARGS__ };         \
+		stack(t, n_, sizeof(n_) / sizeof(n_[0]));                \
+	} while (0)
+
+static const struct lt_appwait_rule *match(struct lt_thread *t, char **via)
+{
+	return lt_appwait_match(t, NULL, 0, via);
+}
+
+Test(appwait_match, row_lock_wait_under_xact_lock_table_wait)
+{
+	struct lt_thread t = { 0 };
+	STACK(&t, "@epoll_wait", "WaitEventSetWait", "WaitLatch", "ProcSleep", NULL,
+	      "LockAcquireExtended", "XactLockTableWait", "heap_update", "ExecUpdate");
+	char *via;
+	const struct lt_appwait_rule *r = match(&t, &via);
+	cr_assert_not_null(r);
+	cr_assert_str_eq(r->app, "PostgreSQL");
+	cr_assert_eq(r->cls, LT_APPWAIT_LOCK);
+	cr_assert_str_eq(r->kind, "row/transaction lock");
+	cr_assert_str_eq(via, "ProcSleep < ?? < LockAcquireExtended < XactLockTableWait");
+	free(via);
+	lt_thread_clear(&t);
+}
+
+Test(appwait_match, the_nearest_caller_names_the_lock)
+{
+	struct lt_thread t = { 0 };
+	/* a table lock taken while something further up waits for rows */
+	STACK(&t, "@epoll_wait", "WaitEventSetWait", "WaitLatch", "ProcSleep", NULL,
+	      "LockAcquireExtended", "LockRelationOid", "relation_open", "XactLockTableWait");
+	const struct lt_appwait_rule *r = match(&t, NULL);
+	cr_assert_not_null(r);
+	cr_assert_str_eq(r->kind, "table lock");
+	lt_thread_clear(&t);
+}
+
+Test(appwait_match, advisory_locks_by_prefix_and_unknown_callers_fall_back)
+{
+	struct lt_thread t = { 0 };
+	STACK(&t, "@epoll_wait", "WaitEventSetWait", "WaitLatch", "ProcSleep", NULL,
+	      "LockAcquireExtended", "pg_advisory_lock_int8", "ExecInterpExpr");
+	cr_assert_str_eq(match(&t, NULL)->kind, "advisory lock");
+	lt_thread_clear(&t);
+	STACK(&t, "@epoll_wait", "WaitEventSetWait", "WaitLatch", "ProcSleep", NULL,
+	      "LockAcquireExtended", "some_extension_function", "a", "b", "c", "d");
+	const struct lt_appwait_rule *r = match(&t, NULL);
+	cr_assert_not_null(r);
+	cr_assert_str_eq(r->kind, "heavyweight lock");
+	cr_assert_eq(r->cls, LT_APPWAIT_LOCK);
+	lt_thread_clear(&t);
+}
+
+Test(appwait_match, lwlock_and_client_read)
+{
+	struct lt_thread t = { 0 };
+	STACK(&t, "@do_futex_wait", "@__new_sem_wait_slow64", "PGSemaphoreLock", "LWLockAcquire",
+	      "BufferAlloc");
+	const struct lt_appwait_rule *r = match(&t, NULL);
+	cr_assert_not_null(r);
+	cr_assert_str_eq(r->kind, "LWLock");
+	lt_thread_clear(&t);
+	STACK(&t, "@epoll_wait", "WaitEventSetWait", "secure_read", NULL, "pq_getbyte", "PostgresMain");
+	r = match(&t, NULL);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->cls, LT_APPWAIT_IDLE);
+	lt_thread_clear(&t);
+}
+
+Test(appwait_match, other_modules_and_deep_frames_do_not_match)
+{
+	struct lt_thread t = { 0 };
+	STACK(&t, "@epoll_wait", "WaitEventSetWait", "WaitLatch", "ProcSleep", "XactLockTableWait");
+	free(t.frames[3].module);
+	t.frames[3].module = strdup("libother.so");
+	cr_assert_null(match(&t, NULL), "ProcSleep of another module");
+	lt_thread_clear(&t);
+	/* a sleep function far from the system call is not where it sleeps */
+	STACK(&t, "@epoll_wait", "a", "b", "c", "d", "e", "f", "g", "h", "ProcSleep", "XactLockTableWait");
+	cr_assert_null(match(&t, NULL));
+	lt_thread_clear(&t);
+	STACK(&t, "@epoll_wait", "WaitEventSetWait", "WaitLatch", "main");
+	cr_assert_null(match(&t, NULL));
+	lt_thread_clear(&t);
+}
+
+/* The table is data: another application's entries work the same way. */
+Test(appwait_match, a_table_of_another_application)
+{
+	static const struct lt_appwait_rule mine[] = {
+		{ "MyDB", NULL, "os_event_wait", 4, "row_lock_wait", 3, LT_APPWAIT_LOCK, "a row lock",
+		  "row lock" },
+		{ "MyDB", NULL, "os_event_wait", 4, NULL, 0, LT_APPWAIT_LOCK, "an event", "event" },
+	};
+	struct lt_thread t = { 0 };
+	STACK(&t, "@futex_wait", "@pthread_cond_wait", "os_event_wait", "lock_wait", "row_lock_wait");
+	char *via;
+	const struct lt_appwait_rule *r = lt_appwait_match(&t, mine, 2, &via);
+	cr_assert_eq(r, &mine[0]);
+	cr_assert_str_eq(via, "os_event_wait < lock_wait < row_lock_wait");
+	free(via);
+	lt_thread_clear(&t);
+	STACK(&t, "@futex_wait", "@pthread_cond_wait", "os_event_wait", "x");
+	cr_assert_eq(lt_appwait_match(&t, mine, 2, NULL), &mine[1]);
+	lt_thread_clear(&t);
+}
+
+Test(appwait_match, process_titles)
+{
+	static const char raw[] = "postgres: postgres db [local] UPDATE waiting\0\0\0   \0";
+	char buf[128];
+	lt_appwait_title(raw, sizeof(raw) - 1, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "postgres: postgres db [local] UPDATE waiting");
+	static const char args[] = "/usr/bin/x\0-D\0/data\0";
+	lt_appwait_title(args, sizeof(args) - 1, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "/usr/bin/x -D /data");
+	lt_appwait_title(args, sizeof(args) - 1, buf, 5);
+	cr_assert_str_eq(buf, "/usr");
+}
+
+/* ---- verdicts ---- */
+
+static struct lt_snapshot *table(size_t n)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	cr_assert_not_null(s);
+	s->pid = 100;
+	s->threads = calloc(n, sizeof(*s->threads));
+	s->n_threads = n;
+	return s;
+}
+
+/* a backend of server 50 in epoll_wait for idle seconds */
+static void backend(struct lt_thread *t, pid_t pid, int cls, const char *kind, const char *title,
+		    double idle)
+{
+	t->tid = pid;
+	snprintf(t->comm, sizeof(t->comm), "postgres");
+	t->state = 'S';
+	t->idle_s = idle;
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.nr = 232;
+	t->sc_name = "epoll_wait";
+	t->wait = LT_WAIT_POLL;
+	t->fdw.epfd = 4;
+	t->fdw.io.fd = -1;
+	t->app_class = cls;
+	t->app = cls ? "PostgreSQL" : NULL;
+	t->app_kind = kind;
+	t->app_what = kind;
+	t->app_via = cls ? strdup("ProcSleep < ?? < LockAcquireExtended < XactLockTableWait") : NULL;
+	t->app_title = title ? strdup(title) : NULL;
+	t->app_pid = pid;
+	t->app_server = cls ? 50 : 0;
+}
+
+#define ROW "row/transaction lock"
+#define CLIENT "client read"
+
+static const struct lt_verdict *only_lock_wait(const struct lt_snapshot *s)
+{
+	cr_assert_eq(s->n_verdicts, 1, "%zu verdicts, first: %s", s->n_verdicts,
+		     s->n_verdicts ? s->verdicts[0].summary : "");
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	return &s->verdicts[0];
+}
+
+Test(appwait_verdict, one_waiter_and_one_backend_in_a_transaction_is_an_inference)
+{
+	struct lt_snapshot *s = table(3);
+	backend(&s->threads[0], 201, LT_APPWAIT_IDLE, CLIENT, "postgres: u d [local] idle in transaction", 30);
+	backend(&s->threads[1], 202, LT_APPWAIT_LOCK, ROW, "postgres: u d [local] UPDATE waiting", 20);
+	backend(&s->threads[2], 203, LT_APPWAIT_IDLE, CLIENT, "postgres: u d [local] idle", 40);
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	const struct lt_verdict *v = only_lock_wait(s);
+	cr_assert_eq(v->owner, 0, "never an owner: it is not read from the server");
+	cr_assert_eq(v->n_tids, 1);
+	cr_assert_eq(v->tids[0], 202);
+	cr_assert_not_null(strstr(v->summary, "SELECT pg_blocking_pids(202)"), "%s", v->summary);
+	cr_assert_null(strstr(v->summary, "201"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "inference, not read from the server's lock table: process 201 "
+				 "is the only other traced backend"));
+	cr_assert(tl_strlist_has(&v->evidence, "PostgreSQL's own mark of a lock wait"));
+	lt_snapshot_free(s);
+}
+
+Test(appwait_verdict, several_backends_in_transactions_are_not_guessed_between)
+{
+	struct lt_snapshot *s = table(3);
+	backend(&s->threads[0], 201, LT_APPWAIT_IDLE, CLIENT, "postgres: u d [local] idle in transaction", 30);
+	backend(&s->threads[1], 202, LT_APPWAIT_LOCK, ROW, "postgres: u d [local] UPDATE waiting", 20);
+	backend(&s->threads[2], 203, LT_APPWAIT_IDLE, CLIENT, "postgres: u d [local] idle in transaction", 40);
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	const struct lt_verdict *v = only_lock_wait(s);
+	cr_assert_not(tl_strlist_has(&v->evidence, "inference, not read"));
+	cr_assert(tl_strlist_has(&v->evidence, "processes 201, 203 of this server are inside a transaction"));
+	lt_snapshot_free(s);
+}
+
+Test(appwait_verdict, two_row_waiters_are_not_called_a_deadlock)
+{
+	struct lt_snapshot *s = table(3);
+	backend(&s->threads[0], 201, LT_APPWAIT_LOCK, ROW, "postgres: u d [local] UPDATE waiting", 30);
+	backend(&s->threads[1], 202, LT_APPWAIT_LOCK, ROW, "postgres: u d [local] UPDATE waiting", 20);
+	backend(&s->threads[2], 203, LT_APPWAIT_IDLE, CLIENT, "postgres: u d [local] idle", 40);
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	const struct lt_verdict *v = only_lock_wait(s);
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert_str_eq(v->summary, "PostgreSQL lock wait: 2 backends wait on row locks (201, 202), "
+				     "longest 30 s; PostgreSQL's deadlock detector runs after deadlock_timeout");
+	cr_assert(tl_strlist_has(&v->evidence, "inference: no other traced backend of this server is inside "
+				 "a transaction"));
+	lt_snapshot_free(s);
+}
+
+Test(appwait_verdict, an_idle_backend_is_idle_and_a_moved_waiter_is_not_a_wait)
+{
+	struct lt_snapshot *s = table(2);
+	backend(&s->threads[0], 201, LT_APPWAIT_IDLE, CLIENT, "postgres: u d [local] idle in transaction", 30);
+	backend(&s->threads[1], 202, LT_APPWAIT_LOCK, ROW, "postgres: u d [local] UPDATE waiting", 20);
+	s->threads[1].moved = true; /* it ran during the snapshot */
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_OK, "%s", s->verdicts[0].summary);
+	s->n_threads = 1;
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	cr_assert(tl_strlist_has(&s->verdicts[0].evidence, "process 201 is idle inside a transaction"));
+	s->n_threads = 2;
+	lt_snapshot_free(s);
+}
+
+/* An LWLock waiter sleeps on a semaphore (a futex): one verdict, the
+ * application's, not also the semaphore's "no holder recorded". */
+Test(appwait_verdict, lwlock_waiter_on_its_semaphore)
+{
+	struct lt_snapshot *s = table(1);
+	struct lt_thread *t = &s->threads[0];
+	backend(t, 201, LT_APPWAIT_LOCK, "LWLock", "postgres: u d [local] SELECT", 3);
+	t->sc.nr = 202;
+	t->sc_name = "futex";
+	t->wait = LT_WAIT_FUTEX;
+	t->fdw.epfd = -1;
+	uint64_t args[6] = { 0x7f0000001000, 0, 0, 0, 0, 0 };
+	lt_futex_decode_args(&t->futex, args);
+	t->futex.word_ok = true;
+	t->futex.word = 0;
+	t->futex.owner_kind = LT_OWNER_NONE;
+	t->acquire = "sem_wait";
+	t->futex.lock_kind = "semaphore";
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	const struct lt_verdict *v = only_lock_wait(s);
+	cr_assert_not_null(strstr(v->summary, "PostgreSQL lock wait: process 201 waits for LWLock"), "%s",
+			   v->summary);
+	lt_snapshot_free(s);
+}
+
+/* ---- the stall witness (appwatch.h) with a fake look ---- */
+
+#include "appwatch.h"
+#include "stall.h"
+
+#define SEC 1000000000ull
+
+static int looks_asked;
+static int look_class; /* what the fake snapshot's thread is */
+
+static int fake_look(void *arg, uint32_t tid, struct lt_snapshot **out)
+{
+	(void)arg;
+	looks_asked++;
+	if (look_class < 0)
+		return 1; /* not a program of the table */
+	struct lt_snapshot *s = table(1);
+	s->pid = (pid_t)tid;
+	backend(&s->threads[0], (pid_t)tid, look_class, look_class == LT_APPWAIT_LOCK ? ROW : CLIENT,
+		"postgres: t", 9);
+	*out = s;
+	return 0;
+}
+
+static void one_io_waiter(struct lt_stall *st, uint64_t since)
+{
+	uint64_t args[6] = { 4, 0, 1, (uint64_t)-1, 0, 0 };
+	cr_assert_eq(lt_stall_init(st, LT_STALL_LOCKS, 2 * SEC, since), 0);
+	lt_stall_seed(st, 300, -1, args, 0);
+	lt_stall_seed(st, 300, 232 /* epoll_wait */, args, since);
+}
+
+Test(appwatch, a_long_io_wait_that_is_a_lock_wait_fires_once_looked_at)
+{
+	struct lt_stall st;
+	one_io_waiter(&st, 10 * SEC);
+	struct lt_appwatch *w = lt_appwatch_new(2 * SEC);
+	char why[256] = "";
+	looks_asked = 0;
+	look_class = LT_APPWAIT_LOCK;
+	/* not yet a window long: no look */
+	cr_assert_eq(lt_appwatch_check(w, &st, 11 * SEC, fake_look, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(looks_asked, 0);
+	cr_assert_eq(lt_appwatch_check(w, &st, 12 * SEC + 1, fake_look, NULL, why, sizeof(why)), 1);
+	cr_assert_eq(looks_asked, 1);
+	cr_assert_not_null(strstr(why, "process 300 thread 300 has waited 2.0 s (over 2.0 s) for a "
+				  "PostgreSQL row/transaction lock [ProcSleep"), "%s", why);
+	/* the answer is kept: no second look for the same call */
+	cr_assert_eq(lt_appwatch_check(w, &st, 13 * SEC, fake_look, NULL, why, sizeof(why)), 1);
+	cr_assert_eq(looks_asked, 1);
+	/* a new window (after a trigger): the call is looked at again */
+	lt_stall_rearm(&st, 14 * SEC);
+	cr_assert_eq(lt_appwatch_check(w, &st, 15 * SEC, fake_look, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(lt_appwatch_check(w, &st, 16 * SEC + 1, fake_look, NULL, why, sizeof(why)), 1);
+	cr_assert_eq(looks_asked, 2);
+	lt_appwatch_free(w);
+	lt_stall_free(&st);
+}
+
+Test(appwatch, an_idle_backend_is_looked_at_once_and_never_fires)
+{
+	struct lt_stall st;
+	one_io_waiter(&st, 10 * SEC);
+	struct lt_appwatch *w = lt_appwatch_new(2 * SEC);
+	char why[256];
+	looks_asked = 0;
+	look_class = LT_APPWAIT_IDLE;
+	for (uint64_t t = 12 * SEC; t < 60 * SEC; t += SEC / 10)
+		cr_assert_eq(lt_appwatch_check(w, &st, t, fake_look, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(looks_asked, 1);
+	cr_assert_eq(lt_appwatch_looks(w), 1);
+	lt_appwatch_free(w);
+	/* a process no rule is for: asked once, no snapshot counted */
+	w = lt_appwatch_new(2 * SEC);
+	looks_asked = 0;
+	look_class = -1;
+	for (uint64_t t = 12 * SEC; t < 20 * SEC; t += SEC / 10)
+		cr_assert_eq(lt_appwatch_check(w, &st, t, fake_look, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(looks_asked, 1);
+	cr_assert_eq(lt_appwatch_looks(w), 0);
+	lt_appwatch_free(w);
+	lt_stall_free(&st);
+}
