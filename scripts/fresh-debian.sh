@@ -69,6 +69,7 @@ security=$(mirror_for bookworm-security | head -1)
 
 [ -n "$root" ] || root=$(mktemp -d /var/tmp/locktrace-fresh.XXXXXX)
 mkdir -p "$root"
+chmod 755 "$root" # a machine's / (mktemp made it 0700: apt's _apt and the tests' nobody need it)
 root=$(cd "$root" && pwd)
 log() { printf '%s fresh-debian: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
