@@ -879,3 +879,19 @@ Test(lock_glibc_live, cond_under_rt_acquire_without_libc_debug_symbols)
 			    { "3 waiters", "under rt_acquire", NULL } };
 	check_waiters(&e, 3);
 }
+
+/* With libc's debug symbols where make deps puts them (libc6-dbg: the
+ * default debug-info path), the glibc frames are named and no note asks
+ * for them. */
+Test(lock_glibc_live, with_libc_debug_symbols_no_note_asks_for_them)
+{
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	unsetenv("LOCKTRACE_DEBUGINFO_PATH");
+	start("mutex");
+	struct lt_snapshot *s = NULL;
+	pid_t pid = (pid_t)truth_val("pid", NULL, "pid");
+	cr_assert_eq(lt_snapshot_take(pid, NULL, &s), 0);
+	cr_assert_not(tl_strlist_has(&s->notes, "install libc6-dbg"),
+		      "a note asks for libc6-dbg although make deps installs it (dpkg -s libc6-dbg)");
+	lt_snapshot_free(s);
+}
