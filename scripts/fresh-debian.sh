@@ -23,6 +23,9 @@
 # BPF, BTF and the tracepoints are the host's; what the root brings is the
 # user space of a fresh Debian 12 machine.
 set -euo pipefail
+# bash reads a script while it runs it: the body is one block, read whole
+# before it starts, so that editing this file cannot change a run under way
+{
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 commit=HEAD
@@ -157,3 +160,5 @@ else
 	echo "fresh-debian: FAIL (make test: $([ $result -eq 0 ] && echo ok || echo failed), make demo: $([ $demo -eq 0 ] && echo ok || echo failed))"
 	exit 1
 fi
+exit
+}
