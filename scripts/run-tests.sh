@@ -21,4 +21,18 @@ if [ "$status" -ne 0 ] && [ -s "$tap" ]; then
 	# "not ok" lines and the indented message lines under each
 	awk '/^not ok/ { keep = 1; print; next } keep && /^[ \t]/ { print; next } { keep = 0 }' "$tap"
 fi
+# The skips, counted by reason, so that a green run says what it did not
+# check; "test was skipped" is Criterion's word for a test the filter left out.
+if [ -s "$tap" ]; then
+	skips=$(grep -E '^ok .* # SKIP ' "$tap" | grep -v '# SKIP test was skipped$' | sed 's/.* # SKIP //')
+	if [ -n "$skips" ]; then
+		echo "run-tests: $(printf '%s\n' "$skips" | wc -l) test(s) skipped, by reason:"
+		printf '%s\n' "$skips" | sort | uniq -c | sort -rn | sed 's/^/run-tests:   /'
+	fi
+	noroot=$(printf '%s\n' "$skips" | grep -c '^needs root' || true)
+	if [ "$noroot" -gt 0 ]; then
+		echo "run-tests: *** NOT ROOT: $noroot live test(s) did NOT run: they load BPF and read other"
+		echo "run-tests: *** processes' memory; run make test as root to check what they hold ***"
+	fi
+fi
 exit "$status"

@@ -52,6 +52,7 @@ struct lt_sym {
 	struct frame_cache_ent *cache;
 	size_t cache_cap, cache_n;
 	unsigned symtabs, dwarfs; /* modules whose tables / debug info were loaded */
+	char *unnamed_glibc; /* a glibc module with unnamed frames and no debug file */
 };
 
 static const char *base_name(const char *p)
@@ -265,6 +266,11 @@ struct lt_sym *lt_sym_open(pid_t pid, unsigned flags, struct lt_strlist *notes)
 
 	s->cbs.find_elf = dwfl_linux_proc_find_elf;
 	s->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
+	/* where separate debug files are looked for (libdwfl's syntax, default
+	 * ":.debug:/usr/lib/debug"); tests point it away from /usr/lib/debug
+	 * to check what works without debug symbols */
+	const char *dip = getenv("LOCKTRACE_DEBUGINFO_PATH");
+	s->debuginfo_path = dip ? strdup(dip) : NULL;
 	s->cbs.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->cbs);
 	if (!s->dwfl) {
@@ -303,6 +309,7 @@ void lt_sym_close(struct lt_sym *s)
 	free(s->maps);
 	free(s->exe);
 	free(s->debuginfo_path);
+	free(s->unnamed_glibc);
 	lt_mem_close(&s->mem);
 	free(s);
 }
@@ -438,6 +445,49 @@ static void code_symbol(struct lt_sym *s, Dwfl_Module *mod, struct modinfo *mi, 
 	}
 }
 
+bool lt_sym_is_glibc(const char *module)
+{
+	static const char *const pre[] = { "libc.so", "libc-2.", "ld-linux", "libpthread.so",
+					   "libpthread-", "libm.so", "libdl.so", "librt.so" };
+	for (size_t i = 0; module && i < sizeof(pre) / sizeof(*pre); i++)
+		if (!strncmp(module, pre[i], strlen(pre[i])))
+			return true;
+	return false;
+}
+
+/* Whether a separate debug file for the module's build-id is in one of the
+ * absolute directories of the debug-info path (/usr/lib/debug by default:
+ * where Debian's libc6-dbg puts .build-id/xx/yyyy.debug). */
+static bool have_debug_file(const struct lt_sym *s, const struct modinfo *mi)
+{
+	if (!mi->build_id || strlen(mi->build_id) < 3)
+		return false;
+	const char *p = s->debuginfo_path ? s->debuginfo_path : "/usr/lib/debug";
+	while (*p) {
+		size_t n = strcspn(p, ":");
+		char path[4096];
+		if (n && p[0] == '/' &&
+		    snprintf(path, sizeof(path), "%.*s/.build-id/%.2s/%s.debug", (int)n, p, mi->build_id,
+			     mi->build_id + 2) < (int)sizeof(path) &&
+		    access(path, R_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+void lt_sym_debug_notes(const struct lt_sym *s, struct lt_strlist *notes)
+{
+	if (s && s->unnamed_glibc && notes)
+		lt_strlist_add(notes, "%s has no debug symbols here: glibc's internal frames are "
+			       "unnamed (install libc6-dbg for glibc frame names)", s->unnamed_glibc);
+}
+
+const char *lt_sym_unnamed_glibc(const struct lt_sym *s)
+{
+	return s ? s->unnamed_glibc : NULL;
+}
+
 static void symbolize(struct lt_sym *s, uint64_t pc, bool activation, struct lt_frame *out)
 {
 	uint64_t lookup = activation ? pc : pc - 1;
@@ -466,6 +516,8 @@ static void symbolize(struct lt_sym *s, uint64_t pc, bool activation, struct lt_
 	if (f.func) {
 		out->func = strdup(f.func);
 		out->func_off = f.off + (pc - lookup); /* offset of pc itself */
+	} else if (mi && !s->unnamed_glibc && lt_sym_is_glibc(mi->base) && !have_debug_file(s, mi)) {
+		s->unnamed_glibc = strdup(mi->base);
 	}
 	if (lines && f.file) {
 		out->file = strdup(f.file);

@@ -76,6 +76,15 @@ char *lt_sym_describe(struct lt_sym *s, uint64_t addr);
 /* Symbolize a code address into OUT (fields malloc'd; pc/activation set).
  * ACTIVATION false means PC is a return address: pc-1 is looked up. */
 void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_frame *out);
+/* Whether MODULE (a basename) is one of glibc's (libc.so.6, ld-linux...). */
+bool lt_sym_is_glibc(const char *module);
+/* The glibc module some frame of which lt_sym_frame left unnamed for want
+ * of its debug symbols (Debian: libc6-dbg), or NULL; and the note that says
+ * so, appended to NOTES.  The separate debug files are looked for in
+ * $LOCKTRACE_DEBUGINFO_PATH (libdwfl's syntax) if set, else in libdwfl's
+ * default places (/usr/lib/debug). */
+const char *lt_sym_unnamed_glibc(const struct lt_sym *s);
+void lt_sym_debug_notes(const struct lt_sym *s, struct lt_strlist *notes);
 /* Address (and size, if SIZE) of the symbol NAME: the executable's
  * .symtab/.dynsym first, then the dynamic symbols (.dynsym) of every
  * other module: what a library exports, read without its debug file.

@@ -264,6 +264,11 @@ static char *why_ended(const struct walk *w)
 		snprintf(where, sizeof(where), "%s in %s", f->func, f->module ? f->module : "?");
 	else
 		snprintf(where, sizeof(where), "0x%" PRIx64 " in %s", f->pc, f->module ? f->module : "?");
+	/* an unnamed glibc frame may well be clone3 or start_thread: without
+	 * libc's debug symbols it cannot be told */
+	if (!f->func && lt_sym_is_glibc(f->module))
+		return lts_asprintf("[unwind stopped: no caller of %s (glibc's frames are unnamed without "
+				    "its debug symbols: install libc6-dbg for glibc frame names)]", where);
 	if (w->zero_ra)
 		return lts_asprintf("[unwind stopped: return address 0 after %s, not a thread start]", where);
 	return lts_asprintf("[unwind stopped: no caller of %s (its CFI marks the return address "

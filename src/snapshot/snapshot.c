@@ -1149,6 +1149,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	lts_net_free(c.net);
 	free(c.maps);
 	free(c.regs_sorted);
+	lt_sym_debug_notes(c.sym, &s->notes);
 	lt_sym_close(c.sym);
 	lt_mem_close(&c.mem);
 	s->duration_ns = lts_now_ns(CLOCK_MONOTONIC) - t0;

@@ -286,11 +286,10 @@ Test(java_live, spinning_compiled_thread_does_not_stop_the_snapshot, .fini = cle
 	struct jt sp = thread_of("spinner", 0), w = thread_of("waiter", 0);
 	struct lt_snapshot *s = snap();
 	/* it never waits for the spinner (a JVM safepoint would never come:
-	 * the test's timeout catches that); its own work stays under 1 s of
-	 * CPU (wall time is the benchmark's: BENCHMARKS.md, rtsnap) */
+	 * the test's timeout catches that); how long it takes is the
+	 * benchmark's (BENCHMARKS.md, "Snapshot of runtime-lock processes") */
 	fprintf(stderr, "java_live: snapshot with a spinning thread took %.1f ms (%.1f ms CPU)\n",
 		s->duration_ns / 1e6, snap_cpu_s * 1e3);
-	cr_assert_lt(snap_cpu_s, 1.0, "the snapshot took %.3f s of CPU", snap_cpu_s);
 	const struct lt_thread *ts = thread(s, sp.tid), *tw = thread(s, w.tid);
 	cr_assert_str_eq(ts->rt_name ? ts->rt_name : "(none)", sp.name);
 	cr_assert_str_eq(tw->rt_name ? tw->rt_name : "(none)", w.name);
@@ -338,15 +337,16 @@ Test(java_live, compiled_and_inlined_frames_match_the_jvm, .fini = cleanup, .tim
 }
 
 /* 25 application threads (one holder sleeping in LockA, 24 blocked on
- * it), ~45 with the JVM's own: the snapshot stays under a second. */
-Test(java_live, convoy_of_25_threads_in_under_a_second, .fini = cleanup, .timeout = 180)
+ * it), ~45 with the JVM's own: one convoy verdict with every waiter.  How
+ * long the snapshot takes is the benchmark's (BENCHMARKS.md, "Snapshot of
+ * runtime-lock processes", java: 25 threads, target under 1 s). */
+Test(java_live, convoy_of_25_threads, .fini = cleanup, .timeout = 180)
 {
 	start(JAVA, "convoy", "24");
 	struct jt h = thread_of("holder", 0);
 	struct lt_snapshot *s = snap();
 	fprintf(stderr, "java_live: snapshot of %zu threads took %.1f ms (%.1f ms CPU)\n", s->n_threads,
 		s->duration_ns / 1e6, snap_cpu_s * 1e3);
-	cr_assert_lt(snap_cpu_s, 1.0, "the snapshot took %.3f s of CPU", snap_cpu_s);
 	const struct lt_verdict *v = &s->verdicts[0];
 	cr_assert_eq(v->kind, LT_VERDICT_CONVOY, "%s", v->summary);
 	cr_assert_eq(v->owner, h.tid, "%s", v->summary);

@@ -541,7 +541,14 @@ static const char SQL_WOKEN_BY[] =
 
 /* Perfetto opens a Runnable state with its waker only for a thread it
  * last saw blocked (a waking of a running or runnable thread goes to its
- * spurious_sched_wakeup table).  The kernel emits sched_waking for a thread
+ * spurious_sched_wakeup table: ThreadStateTracker::PushWakingEvent in
+ * Perfetto's trace processor, "Only blocked events can be waken up").
+ * The kernel's try_to_wake_up() emits sched_waking as soon as the task's
+ * state matches (ttwu_state_match), before it looks whether the task is
+ * still on its runqueue (p->on_rq && ttwu_runnable()): a futex waiter has
+ * set TASK_INTERRUPTIBLE and queued itself before it calls schedule(), so
+ * a waker that finds it in the queue in that window writes a waking of a
+ * thread that never switched out.  The kernel emits sched_waking for a thread
  * whose state says it sleeps even when it has not left its cpu yet, or was
  * preempted on its way to sleep: then no waker can show.  Which was the
  * case is in the raw trace, in the order the kernel wrote it: the wakee's

@@ -818,3 +818,80 @@ Test(lock_glibc_live, join)
 			    LT_OWNER_JOIN, h, NULL, NULL, { st, NULL, NULL } };
 	check_waiters(&e, 1);
 }
+
+/* The same acquire paths recognised without libc's debug symbols: the
+ * debug-info path points at a directory with none (the symbol cache off),
+ * so libc's frames are named from .dynsym alone (versioned exported names)
+ * or not at all, as on a machine without libc6-dbg; the snapshot says what
+ * to install for the rest. */
+static void no_debug_symbols(void)
+{
+	setenv("LOCKTRACE_DEBUGINFO_PATH", "/nonexistent-locktrace-test", 1);
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	unsetenv("DEBUGINFOD_URLS");
+}
+
+static void notes_say_install_libc6_dbg(void)
+{
+	struct lt_snapshot *s = NULL;
+	pid_t pid = (pid_t)truth_val("pid", NULL, "pid");
+	cr_assert_eq(lt_snapshot_take(pid, NULL, &s), 0);
+	cr_assert(tl_strlist_has(&s->notes, "install libc6-dbg for glibc frame names"),
+		  "no note says glibc frames are unnamed for want of libc6-dbg");
+	lt_snapshot_free(s);
+}
+
+Test(lock_glibc_live, mutex_without_libc_debug_symbols)
+{
+	no_debug_symbols();
+	live_mutex("mutex", LT_OWNER_MUTEX, "kind normal", NULL);
+	notes_say_install_libc6_dbg();
+}
+
+Test(lock_glibc_live, rwlock_writer_without_libc_debug_symbols)
+{
+	no_debug_symbols();
+	start("rwlock-writer");
+	pid_t h = (pid_t)truth_val("holder", NULL, "tid");
+	char w[32];
+	snprintf(w, sizeof(w), "writer %d", (int)h);
+	struct expect e = { "rwlock", truth_val("lock", "name=gl_rwlock ", "addr"), LT_OWNER_RWLOCK, h,
+			    "pthread_rwlock_wrlock", "pthread_rwlock_rdlock",
+			    { w, "3 readers waiting", "waiting writers" } };
+	check_waiters(&e, 4);
+}
+
+Test(lock_glibc_live, sem_without_libc_debug_symbols)
+{
+	no_debug_symbols();
+	start("sem");
+	struct expect e = { "semaphore", truth_val("lock", "name=gl_sem ", "addr"), LT_OWNER_NONE, 0,
+			    "sem_wait", NULL, { "value 0, 3 waiters", NULL, NULL } };
+	check_waiters(&e, 3);
+}
+
+Test(lock_glibc_live, cond_under_rt_acquire_without_libc_debug_symbols)
+{
+	no_debug_symbols();
+	start("cond-acquire");
+	struct expect e = { "condition variable", truth_val("lock", "name=gl_rtlock.c ", "addr"),
+			    LT_OWNER_NONE, 0, "rt_acquire", NULL,
+			    { "3 waiters", "under rt_acquire", NULL } };
+	check_waiters(&e, 3);
+}
+
+/* With libc's debug symbols where make deps puts them (libc6-dbg: the
+ * default debug-info path), the glibc frames are named and no note asks
+ * for them. */
+Test(lock_glibc_live, with_libc_debug_symbols_no_note_asks_for_them)
+{
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	unsetenv("LOCKTRACE_DEBUGINFO_PATH");
+	start("mutex");
+	struct lt_snapshot *s = NULL;
+	pid_t pid = (pid_t)truth_val("pid", NULL, "pid");
+	cr_assert_eq(lt_snapshot_take(pid, NULL, &s), 0);
+	cr_assert_not(tl_strlist_has(&s->notes, "install libc6-dbg"),
+		      "a note asks for libc6-dbg although make deps installs it (dpkg -s libc6-dbg)");
+	lt_snapshot_free(s);
+}

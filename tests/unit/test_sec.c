@@ -99,9 +99,11 @@ static double now_s(void)
 
 /* 4,000 threads, each waiting at the end on its own futex after one wait
  * that was woken: the text report took 142 s (nested loops over threads and
- * a scan of the locks per thread), JSON 0.2 s; both now take about 0.1 s
- * (10,000 threads: BENCHMARKS.md).  10 s is generous for a loaded shared
- * machine and still far below any quadratic version. */
+ * a scan of the locks per thread), JSON 0.2 s; both now take about 0.1 s.
+ * How fast is the benchmark's to say (BENCHMARKS.md, "Report of 10,000
+ * threads each on its own futex"); here each report must complete and the
+ * suite's timeout catches a return of the quadratic version (142 s for one
+ * report); the time is logged. */
 Test(sec, report_of_4000_threads_each_on_its_own_futex_is_fast, .timeout = 120)
 {
 	char path[] = "/tmp/lt-sec-report-XXXXXX";
@@ -121,8 +123,8 @@ Test(sec, report_of_4000_threads_each_on_its_own_futex_is_fast, .timeout = 120)
 			double dt = now_s() - t0;
 			fclose(out);
 			cr_assert_eq(rc, 0, "%s", err);
-			cr_expect_lt(dt, 10.0, "the %s report of 4,000 threads%s took %.1f s", json ? "JSON" : "text",
-				     syms ? " with symbols" : "", dt);
+			cr_log_info("the %s report of 4,000 threads%s took %.2f s", json ? "JSON" : "text",
+				    syms ? " with symbols" : "", dt);
 		}
 	}
 	unlink(path);

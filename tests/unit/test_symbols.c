@@ -194,6 +194,10 @@ Test(unwind, a_stack_that_ends_before_the_threads_start_says_why)
 	pthread_join(t, NULL);
 }
 
+/* Names glibc's start_thread and clone3, which are not in libc's .dynsym:
+ * this needs libc's debug symbols (Debian: libc6-dbg, which `make deps`,
+ * hence `make test`, installs).  What works without them is checked by
+ * unwind.without_libc_debug_symbols_the_end_says_what_to_install. */
 Test(unwind, a_stack_that_reaches_the_threads_start_ends_cleanly)
 {
 	pthread_t t;
@@ -204,8 +208,40 @@ Test(unwind, a_stack_that_reaches_the_threads_start_ends_cleanly)
 	while (!thread_local_addr)
 		usleep(1000);
 	char *end = unwind_end(thread_tid, fns, sizeof(fns));
-	cr_assert(strstr(fns, "parked") && strstr(fns, "clone3"), "%s", fns);
+	cr_assert(strstr(fns, "parked") && strstr(fns, "clone3"),
+		  "%s (glibc's start_thread and clone3 are named by libc6-dbg: make deps installs it)", fns);
 	cr_assert_null(end, "%s: %s", fns, end);
+	cr_assert_eq(write(gate[1], "x", 1), 1);
+	pthread_join(t, NULL);
+}
+
+/* Without libc's debug symbols (the debug-info path pointed at a directory
+ * that has none, the symbol cache off): .eh_frame still unwinds through
+ * libc up to the thread's start, .dynsym still names read, the test's own
+ * .symtab names parked; the frames only libc6-dbg names are unnamed, and
+ * the end of the stack says what to install rather than calling it a
+ * broken unwind. */
+Test(unwind, without_libc_debug_symbols_the_end_says_what_to_install)
+{
+	pthread_t t;
+	char fns[1024];
+	setenv("LOCKTRACE_DEBUGINFO_PATH", "/nonexistent-locktrace-test", 1);
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	unsetenv("DEBUGINFOD_URLS");
+	thread_local_addr = NULL;
+	cr_assert_eq(pipe(gate), 0);
+	cr_assert_eq(pthread_create(&t, NULL, parked, NULL), 0);
+	while (!thread_local_addr)
+		usleep(1000);
+	char *end = unwind_end(thread_tid, fns, sizeof(fns));
+	cr_assert(!strncmp(fns, "read < parked < ", 16), "%s", fns);
+	cr_assert(!strstr(fns, "clone3") && !strstr(fns, "start_thread"),
+		  "%s: named although no debug file is on the path", fns);
+	cr_assert_not_null(end, "%s: an unnamed libc frame taken for a thread start", fns);
+	cr_assert(strstr(end, "in libc.so.6") && strstr(end, "install libc6-dbg for glibc frame names") &&
+			  !strstr(end, "not a thread start"),
+		  "%s: %s", fns, end);
+	free(end);
 	cr_assert_eq(write(gate[1], "x", 1), 1);
 	pthread_join(t, NULL);
 }

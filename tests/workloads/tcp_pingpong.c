@@ -15,9 +15,12 @@
  * sender's own send executes, which is what locktrace must credit to the
  * send.  The threads are created after the gate, the client once the server
  * has announced itself: they share no lock of their own, and never print
- * at the same time, so the sends' wake-ups are all the wake-ups between
- * them (but for one of a libc lock they take at exit, should they meet
- * there, and timers of one that expire while the other runs).
+ * at the same time; the client returns only once the server thread is
+ * gone, so that they never meet in glibc's thread exit (which gives the
+ * thread's malloc arena back under a lock of glibc's: two threads exiting
+ * at once can pass it by a futex wake-up).  So the sends' wake-ups are
+ * all the wake-ups between them, but for timers of one that expire while
+ * the other runs (an interrupt's wake-up, flagged so).
  *
  * With --names the two threads take names with control bytes and an
  * invalid UTF-8 byte (an escape sequence, a newline, 0xff): the client
@@ -95,6 +98,15 @@ static void *client(void *arg)
 			wl_die("recv: short or failed");
 		if (memcmp(in, out, (size_t)size))
 			wl_die("reply differs in round %ld", i);
+	}
+	/* not into glibc's thread exit together with the server (see above):
+	 * its task is gone from /proc once its exit is done */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tids[1]);
+	for (int i = 0; access(path, F_OK) == 0; i++) {
+		if (i == 200000)
+			wl_die("the server thread %d never exited", (int)tids[1]);
+		usleep(50);
 	}
 	return NULL;
 }
