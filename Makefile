@@ -252,7 +252,9 @@ clean:
 # the binary itself from the option tables that --help prints (`locktrace
 # --man [COMMAND]`, `locktrace --completion bash`: src/cli/cli_gen.c), so
 # they cannot drift.  `make deb` builds build/locktrace_VERSION-1_ARCH.deb
-# with dpkg-deb (scripts/make-deb.sh).
+# with dpkg-deb (scripts/make-deb.sh).  Each generated file is written
+# under a temporary name and renamed: the tests run `make install` and
+# `make deb` (tests/live/test_install_live.c), perhaps at the same time.
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
@@ -272,17 +274,17 @@ man: $(MAN_PAGES) $(COMPLETION)
 $(B)/man/locktrace.8: $(B)/locktrace
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)
-	$(Q)$< --man > $@
+	$(Q)$< --man > $@.$$$$ && mv $@.$$$$ $@
 
 $(B)/man/locktrace-%.8: $(B)/locktrace
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)
-	$(Q)$< --man $* > $@
+	$(Q)$< --man $* > $@.$$$$ && mv $@.$$$$ $@
 
 $(COMPLETION): $(B)/locktrace
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)
-	$(Q)$< --completion bash > $@
+	$(Q)$< --completion bash > $@.$$$$ && mv $@.$$$$ $@
 
 install: $(B)/locktrace $(MAN_PAGES) $(COMPLETION)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
