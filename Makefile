@@ -281,3 +281,65 @@ bench: deps
 
 clean:
 	rm -rf $(B)
+
+# ------------------------------------------------------------ install, deb (issue 30)
+# `make install` (PREFIX=/usr/local, DESTDIR= to stage elsewhere) installs
+# the binary (self-contained: the BPF object is inside it), the man pages
+# locktrace(8) and locktrace-COMMAND(8) and the bash completion; `make
+# uninstall` removes them.  The pages and the completion are written by
+# the binary itself from the option tables that --help prints (`locktrace
+# --man [COMMAND]`, `locktrace --completion bash`: src/cli/cli_gen.c), so
+# they cannot drift.  `make deb` builds build/locktrace_VERSION-1_ARCH.deb
+# with dpkg-deb (scripts/make-deb.sh).  Each generated file is written
+# under a temporary name and renamed: the tests run `make install` and
+# `make deb` (tests/live/test_install_live.c), perhaps at the same time.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL     ?= install
+MAN_CMDS    := record snapshot report dump convert
+MAN_PAGES   := $(B)/man/locktrace.8 $(patsubst %,$(B)/man/locktrace-%.8,$(MAN_CMDS))
+COMPLETION  := $(B)/completion/locktrace
+LT_VER      := $(shell sed -n 's/^\#define LT_VERSION "\(.*\)"/\1/p' src/cli/version.h)
+DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB         := $(B)/locktrace_$(LT_VER)-1_$(DEB_ARCH).deb
+
+.PHONY: install uninstall man deb
+
+man: $(MAN_PAGES) $(COMPLETION)
+
+$(B)/man/locktrace.8: $(B)/locktrace
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)$< --man > $@.$$$$ && mv $@.$$$$ $@
+
+$(B)/man/locktrace-%.8: $(B)/locktrace
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)$< --man $* > $@.$$$$ && mv $@.$$$$ $@
+
+$(COMPLETION): $(B)/locktrace
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)$< --completion bash > $@.$$$$ && mv $@.$$$$ $@
+
+install: $(B)/locktrace $(MAN_PAGES) $(COMPLETION)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	$(Q)$(INSTALL) -m 0755 $(B)/locktrace $(DESTDIR)$(BINDIR)/locktrace
+	$(Q)$(INSTALL) -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/
+	$(Q)$(INSTALL) -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/locktrace
+
+uninstall:
+	$(call msg,RM,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/locktrace $(DESTDIR)$(BASHCOMPDIR)/locktrace \
+		$(patsubst $(B)/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(MAN_PAGES))
+
+deb: $(DEB)
+
+$(DEB): $(B)/locktrace $(MAN_PAGES) $(COMPLETION) scripts/make-deb.sh README.md $(wildcard docs/*.md)
+	$(Q)rm -rf $(B)/deb
+	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/deb PREFIX=/usr
+	$(call msg,DEB,$@)
+	$(Q)bash scripts/make-deb.sh $(B)/deb $(LT_VER)-1 $(DEB_ARCH) $@

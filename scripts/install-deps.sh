@@ -5,7 +5,8 @@
 set -euo pipefail
 
 # bpftrace: the independent reference of the differential test;
-# libclang-rt-14-dev: the libFuzzer and sanitizer runtimes (make fuzz, make unit-asan)
+# libclang-rt-14-dev: the libFuzzer and sanitizer runtimes (make fuzz, make unit-asan);
+# man-db: man -l on the generated pages; dpkg-dev: dpkg-shlibdeps (make deb)
 # xz-utils: unpacks the OCaml 5 compilers of ../shared/tools (priority standard, not
 # on every minimal image)
 # golang-go: builds the Go workloads (tests/workloads/go)
@@ -19,7 +20,7 @@ set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
       default-jdk-headless libclang-rt-14-dev xz-utils golang-go postgresql
-      libc6-dbg python3)
+      libc6-dbg python3 man-db dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

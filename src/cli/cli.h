@@ -20,6 +20,25 @@ int lt_cmd_dump(int argc, char **argv);
 int lt_cmd_snapshot(int argc, char **argv);
 int lt_cmd_convert(int argc, char **argv);
 int lt_cmd_report(int argc, char **argv);
+/* The option tables of the other commands, for the man pages and the
+ * completion (src/cli/cli_gen.c): the same tables their --help prints. */
+const struct lt_cli *lt_snapshot_cli(void);
+const struct lt_cli *lt_report_cli(void);
+const struct lt_cli *lt_dump_cli(void);
+const struct lt_cli *lt_convert_cli(void);
+
+/* A command of `locktrace COMMAND` (main.c's table). */
+struct lt_cmd {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+};
+/* The hidden `locktrace --man [COMMAND]` (the man page locktrace(8), or
+ * locktrace-COMMAND(8), in troff on stdout) and `locktrace --completion
+ * bash` (the bash completion script), both written from the option tables
+ * that --help prints and from cmds, main's table.  argv[0] is "--man" or
+ * "--completion".  The exit status: 0, or 2 for an unknown command. */
+int lt_cli_gen(int argc, char **argv, const struct lt_cmd *cmds, size_t ncmds);
 
 #include "log.h"  /* lt_err, lt_warn, lt_verr */
 

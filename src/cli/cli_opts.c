@@ -18,6 +18,11 @@ static const struct lt_opt builtin[] = {
 	{ 0 },
 };
 
+const struct lt_opt *lt_cli_builtin_opts(void)
+{
+	return builtin;
+}
+
 static int has_letter(const struct lt_opt *o)
 {
 	return o->key > 0 && o->key < LT_OPT_LONG;

@@ -69,6 +69,9 @@ int lt_getopt_init(struct lt_getopt *g, const struct lt_cli *cli);
  * LT_CLI_EXIT after handling --help, --version or a usage error. */
 int lt_getopt_next(struct lt_getopt *g, int argc, char **argv);
 
+/* The options every command gets (--help, --version), a table as above. */
+const struct lt_opt *lt_cli_builtin_opts(void);
+
 /* The whole help: usage, about, the options (long only where there is no
  * letter), the tail. */
 void lt_cli_usage(FILE *f, const struct lt_cli *cli);

@@ -38,6 +38,11 @@ static const struct lt_cli cli = {
 		"short: OUT holds everything before the damage.\n",
 };
 
+const struct lt_cli *lt_convert_cli(void)
+{
+	return &cli;
+}
+
 int lt_cmd_convert(int argc, char **argv)
 {
 	const char *out = NULL;

@@ -8,7 +8,14 @@
 static const struct lt_cli cli = {
 	.usage = "Usage: locktrace dump FILE\n",
 	.about = "Print the header and one line per event of a trace file.\n",
+	.tail = "Exit status: 0 printed; 1 the file cannot be read as a trace; 2 usage error;\n"
+		"3 the trace is cut short (everything before the damage is printed).\n",
 };
+
+const struct lt_cli *lt_dump_cli(void)
+{
+	return &cli;
+}
 
 int lt_cmd_dump(int argc, char **argv)
 {

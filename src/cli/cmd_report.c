@@ -33,6 +33,11 @@ static const struct lt_cli cli = {
 		"3 the trace is cut short (reported up to its last good chunk).\n",
 };
 
+const struct lt_cli *lt_report_cli(void)
+{
+	return &cli;
+}
+
 /* A number option in [lo, hi] into *out; 0, or -1 after saying what it
  * wants (what: "a number of calls from 1 to 1000"). */
 static int number(const char *opt, const char *s, unsigned lo, unsigned hi, const char *what,

@@ -53,6 +53,11 @@ static const struct lt_cli cli = {
 		"2 usage error; 3 TRACE is cut short (the snapshots it holds are printed).\n",
 };
 
+const struct lt_cli *lt_snapshot_cli(void)
+{
+	return &cli;
+}
+
 static int parse_int(const char *s, long min, long max, long *out)
 {
 	uint64_t v;

@@ -7,11 +7,7 @@
 #include "cli_opts.h"
 #include "cli.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *help;
-} cmds[] = {
+static const struct lt_cmd cmds[] = {
 	{ "record", lt_cmd_record, "record a process into a trace file" },
 	{ "dump", lt_cmd_dump, "print a trace file, one line per event" },
 	{ "convert", lt_cmd_convert, "convert a trace for Perfetto (or Chrome JSON)" },
@@ -40,6 +36,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	/* hidden: what `make install` writes (src/cli/cli_gen.c) */
+	if (!strcmp(argv[1], "--man") || !strcmp(argv[1], "--completion"))
+		return lt_cli_gen(argc - 1, argv + 1, cmds, sizeof(cmds) / sizeof(cmds[0]));
 	if (!strcmp(argv[1], "--version")) {
 		printf("%s\n", lt_version_string());
 		return 0;
