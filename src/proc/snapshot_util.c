@@ -1,5 +1,6 @@
 /* Small helpers of the snapshot library: file reading, strings, string lists,
  * enum names and the destructors of the snapshot structures. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -356,4 +357,43 @@ const char *lt_snapshot_strerror(int err)
 	default: break;
 	}
 	return err < 0 ? strerror(-err) : "success";
+}
+
+static int task_pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The thread ids of PID (/proc/PID/task), sorted; NULL (and *n = 0) when
+ * the process is gone.  In proc/: the wait-for graph reads it too. */
+pid_t *lts_list_tasks(pid_t pid, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	*n = 0;
+	if (!d)
+		return NULL;
+	size_t cap = 64;
+	pid_t *v = malloc(cap * sizeof(*v));
+	struct dirent *e;
+	while (v && (e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		if (*n == cap) {
+			pid_t *nv = realloc(v, cap * 2 * sizeof(*nv));
+			if (!nv)
+				break;
+			v = nv;
+			cap *= 2;
+		}
+		v[(*n)++] = (pid_t)tid;
+	}
+	closedir(d);
+	if (v)
+		qsort(v, *n, sizeof(*v), task_pid_cmp);
+	return v;
 }

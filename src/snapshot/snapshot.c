@@ -76,12 +76,6 @@ static struct lt_mem *ctx_mem(struct ctx *c)
 	return c->sym ? lt_sym_mem(c->sym) : &c->mem;
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int regs_cmp(const void *a, const void *b)
 {
 	pid_t x = ((const struct lt_tid_regs *)a)->tid, y = ((const struct lt_tid_regs *)b)->tid;
@@ -945,37 +939,6 @@ static int check_process(pid_t pid, pid_t *tgid, char *comm, size_t comm_len)
 			*tgid = (pid_t)strtol(p + 6, NULL, 10);
 	}
 	return 0;
-}
-
-pid_t *lts_list_tasks(pid_t pid, size_t *n)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	*n = 0;
-	if (!d)
-		return NULL;
-	size_t cap = 64;
-	pid_t *v = malloc(cap * sizeof(*v));
-	struct dirent *e;
-	while (v && (e = readdir(d))) {
-		char *end;
-		long tid = strtol(e->d_name, &end, 10);
-		if (*end || tid <= 0)
-			continue;
-		if (*n == cap) {
-			pid_t *nv = realloc(v, cap * 2 * sizeof(*nv));
-			if (!nv)
-				break;
-			v = nv;
-			cap *= 2;
-		}
-		v[(*n)++] = (pid_t)tid;
-	}
-	closedir(d);
-	if (v)
-		qsort(v, *n, sizeof(*v), pid_cmp);
-	return v;
 }
 
 static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapshot **out)

@@ -47,9 +47,6 @@ static const char KIND[] = "Java monitor";
  * as torn or wrong, never used. */
 #define MAX_THREADS 100000
 #define MAX_NAME 256
-#define MAX_FIELDS 4096
-#define MAX_SUPERS 32
-#define JVM_ACC_STATIC 0x0008 /* class-file access flag (JVMS 4.5) */
 
 static void identify(struct jvm *j)
 {
@@ -326,184 +323,6 @@ static void lay_objects(struct jvm *j)
 		lay_fields(j);
 }
 
-/* ---- objects ---- */
-
-static uint64_t decode_oop(const struct jvm *j, uint32_t narrow)
-{
-	return narrow ? j->L.oop_base + ((uint64_t)narrow << j->L.oop_shift) : 0;
-}
-
-/* A reference field of an object: narrow with compressed oops. */
-static uint64_t oop_field(const struct jvm *j, uint64_t obj, uint64_t off)
-{
-	if (!obj)
-		return 0;
-	if (j->L.coops) {
-		uint32_t v;
-		return lt_lm_read_u32(j->e, obj + off, &v) ? 0 : decode_oop(j, v);
-	}
-	return hs_rd64(j, obj + off);
-}
-
-static uint64_t klass_of(const struct jvm *j, uint64_t obj)
-{
-	if (!obj)
-		return 0;
-	if (j->L.ccp) {
-		uint32_t v;
-		if (lt_lm_read_u32(j->e, obj + j->L.oop_klass, &v) || !v)
-			return 0;
-		return j->L.klass_base + ((uint64_t)v << j->L.klass_shift);
-	}
-	return hs_rd64(j, obj + j->L.oop_klass);
-}
-
-/* ---- Java fields: the class's own field table ---- */
-
-static uint16_t u2_at(const uint16_t *v, size_t i)
-{
-	return v[i];
-}
-
-static bool symbol_is(const struct jvm *j, uint64_t cp, uint32_t idx, const char *want)
-{
-	char buf[64];
-	uint64_t sym = hs_rd64(j, cp + j->L.cp_size + (uint64_t)idx * 8);
-	return idx && hs_symbol(j, sym, buf, sizeof(buf)) == 0 && strcmp(buf, want) == 0;
-}
-
-/* The offset of instance field NAME (signature SIG) declared by class K
- * itself, from its FieldInfo slots (JDK <= 20); UINT64_MAX if none. */
-static uint64_t declared_field_slots(const struct jvm *j, uint64_t k, const char *name, const char *sig)
-{
-	const struct lay *L = &j->L;
-	uint16_t count = 0;
-	uint64_t arr = hs_rd64(j, k + L->ik_fields), cp = hs_rd64(j, k + L->ik_constants);
-	if (!arr || !cp || hs_rd(j, k + L->ik_java_fields_count, &count, 2) || count > MAX_FIELDS)
-		return UINT64_MAX;
-	size_t slots = (size_t)L->fi_slots, bytes = (size_t)count * slots * 2;
-	uint16_t *v = malloc(bytes ? bytes : 1);
-	if (!v || (bytes && hs_rd(j, arr + L->u2_data, v, bytes))) {
-		free(v);
-		return UINT64_MAX;
-	}
-	uint64_t found = UINT64_MAX;
-	for (size_t i = 0; i < count && found == UINT64_MAX; i++) {
-		const uint16_t *fi = v + i * slots;
-		uint16_t acc = u2_at(fi, (size_t)L->fi_access);
-		if ((acc & JVM_ACC_STATIC) || (acc & (uint16_t)L->acc_internal))
-			continue;
-		uint32_t packed = (uint32_t)u2_at(fi, (size_t)L->fi_high) << 16 | u2_at(fi, (size_t)L->fi_low);
-		if (!(packed & (uint32_t)L->tag_offset))
-			continue;
-		if (symbol_is(j, cp, u2_at(fi, (size_t)L->fi_name), name) &&
-		    symbol_is(j, cp, u2_at(fi, (size_t)L->fi_sig), sig))
-			found = packed >> L->tag_size;
-	}
-	free(v);
-	return found;
-}
-
-/* One UNSIGNED5 integer of B[*pos..n): 1-5 bytes, never a zero byte.
- * false at the end of the data or on a zero byte. */
-static bool u5(const uint8_t *b, size_t n, size_t *pos, uint32_t *out)
-{
-	enum { X = 1, L = 191, LG_H = 6, MAX_LEN = 5 };
-	if (*pos >= n || b[*pos] < X)
-		return false;
-	uint32_t sum = (uint32_t)b[*pos] - X;
-	if (sum < L) {
-		*pos += 1;
-		*out = sum;
-		return true;
-	}
-	for (int i = 1, sh = LG_H; i < MAX_LEN; i++, sh += LG_H) {
-		if (*pos + (size_t)i >= n || b[*pos + (size_t)i] < X)
-			return false;
-		uint32_t bi = b[*pos + (size_t)i];
-		sum += (bi - X) << sh;
-		if (bi < X + L || i == MAX_LEN - 1) {
-			*pos += (size_t)i + 1;
-			*out = sum;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* One field record of a FieldInfo stream: name, sig, offset, access,
- * flags and the optional items the flags announce. */
-static bool stream_field(const struct jvm *j, const uint8_t *b, size_t n, size_t *pos, uint32_t f[5])
-{
-	const struct lay *L = &j->L;
-	for (int k = 0; k < 5; k++)
-		if (!u5(b, n, pos, &f[k]))
-			return false;
-	int64_t opt[3] = { L->ff_init, L->ff_generic, L->ff_contended };
-	for (int k = 0; k < 3; k++) {
-		uint32_t skip;
-		if ((f[4] >> opt[k] & 1) && !u5(b, n, pos, &skip))
-			return false;
-	}
-	return true;
-}
-
-#define MAX_STREAM 65536
-
-/* The same from a FieldInfo stream (JDK 21+). */
-static uint64_t declared_field_stream(const struct jvm *j, uint64_t k, const char *name, const char *sig)
-{
-	const struct lay *L = &j->L;
-	int32_t len = 0;
-	uint64_t arr = hs_rd64(j, k + L->ik_stream), cp = hs_rd64(j, k + L->ik_constants);
-	if (!arr || !cp || hs_rd(j, arr, &len, 4) || len <= 0 || len > MAX_STREAM)
-		return UINT64_MAX;
-	uint8_t *b = malloc((size_t)len);
-	if (!b || hs_rd(j, arr + L->u1_data, b, (size_t)len)) {
-		free(b);
-		return UINT64_MAX;
-	}
-	size_t pos = 0;
-	uint32_t java = 0, injected = 0, f[5];
-	uint64_t found = UINT64_MAX;
-	if (u5(b, (size_t)len, &pos, &java) && u5(b, (size_t)len, &pos, &injected) && java <= MAX_FIELDS)
-		for (uint32_t i = 0; i < java && found == UINT64_MAX; i++) {
-			if (!stream_field(j, b, (size_t)len, &pos, f))
-				break;
-			if ((f[3] & JVM_ACC_STATIC) || (f[4] >> L->ff_injected & 1))
-				continue;
-			if (symbol_is(j, cp, f[0], name) && symbol_is(j, cp, f[1], sig))
-				found = f[2];
-		}
-	free(b);
-	return found;
-}
-
-static uint64_t declared_field(const struct jvm *j, uint64_t k, const char *name, const char *sig)
-{
-	if (j->L.fields == FIELDS_SLOTS)
-		return declared_field_slots(j, k, name, sig);
-	if (j->L.fields == FIELDS_STREAM)
-		return declared_field_stream(j, k, name, sig);
-	return UINT64_MAX;
-}
-
-/* Field NAME of an object of class K, searching its superclasses. */
-static uint64_t field_offset(struct jvm *j, uint64_t k, const char *name, const char *sig)
-{
-	for (size_t i = 0; i < j->n_memo; i++)
-		if (j->memo[i].klass == k && j->memo[i].name == name)
-			return j->memo[i].off;
-	uint64_t o = UINT64_MAX, c = k;
-	for (int depth = 0; c && o == UINT64_MAX && depth < MAX_SUPERS; depth++) {
-		o = declared_field(j, c, name, sig);
-		c = hs_rd64(j, c + j->L.klass_super);
-	}
-	if (j->n_memo < MEMO)
-		j->memo[j->n_memo++] = (struct field_memo){ k, name, o };
-	return o;
-}
-
 /* ---- strings ---- */
 
 static size_t put_utf8(char *out, size_t at, size_t len, uint32_t c)
@@ -542,13 +361,13 @@ static void decode_chars(const uint8_t *b, size_t nbytes, int coder, char *out, 
 /* A java.lang.String (JDK 9+: byte[] value, byte coder), as UTF-8. */
 static int java_string(struct jvm *j, uint64_t str, char *out, size_t len)
 {
-	uint64_t k = klass_of(j, str);
-	uint64_t vo = field_offset(j, k, "value", "[B"), co = field_offset(j, k, "coder", "B");
+	uint64_t k = hs_klass_of(j, str);
+	uint64_t vo = hs_field_offset(j, k, "value", "[B"), co = hs_field_offset(j, k, "coder", "B");
 	if (!k || vo == UINT64_MAX || co == UINT64_MAX)
 		return -ENOENT;
 	uint8_t coder;
 	int32_t n;
-	uint64_t arr = oop_field(j, str, vo);
+	uint64_t arr = hs_oop_field(j, str, vo);
 	if (!arr || hs_rd(j, str + co, &coder, 1) || coder > 1 || hs_rd(j, arr + j->L.arr_length, &n, 4) ||
 	    n < 0 || n > 4 * MAX_NAME)
 		return -EFAULT;
@@ -563,21 +382,15 @@ static int java_string(struct jvm *j, uint64_t str, char *out, size_t len)
 
 /* The java.lang.Thread object of a JavaThread: an OopHandle, whose _obj
  * points to a slot holding the (uncompressed) oop. */
-static uint64_t thread_obj(const struct jvm *j, uint64_t jt)
-{
-	uint64_t slot = hs_rd64(j, jt + j->L.jt_threadobj + j->L.oh_obj);
-	return slot ? hs_rd64(j, slot) : 0;
-}
-
 static void thread_name(struct jvm *j, struct jthread *t)
 {
 	char buf[MAX_NAME];
-	uint64_t obj = thread_obj(j, t->addr);
-	uint64_t k = klass_of(j, obj);
-	uint64_t no = k ? field_offset(j, k, "name", "Ljava/lang/String;") : UINT64_MAX;
+	uint64_t obj = hs_thread_obj(j, t->addr);
+	uint64_t k = hs_klass_of(j, obj);
+	uint64_t no = k ? hs_field_offset(j, k, "name", "Ljava/lang/String;") : UINT64_MAX;
 	if (no == UINT64_MAX)
 		return;
-	uint64_t str = oop_field(j, obj, no);
+	uint64_t str = hs_oop_field(j, obj, no);
 	if (str && java_string(j, str, buf, sizeof(buf)) == 0)
 		t->name = lts_strdup(buf);
 }
@@ -765,7 +578,7 @@ static uint64_t monitor_object(struct jvm *j, struct lt_rtlock *l, uint64_t om)
 	char cls[MAX_NAME] = "?";
 	uint64_t slot = hs_rd64(j, om + j->L.om_object);
 	uint64_t obj = slot ? hs_rd64(j, slot) : 0;
-	if (obj && j->L.objects && hs_class_name(j, klass_of(j, obj), cls, sizeof(cls)))
+	if (obj && j->L.objects && hs_class_name(j, hs_klass_of(j, obj), cls, sizeof(cls)))
 		snprintf(cls, sizeof(cls), "?");
 	l->name = lts_asprintf("%s@0x%" PRIx64, obj ? cls : "(object unreadable)", obj);
 	lt_strlist_add(&l->facts, "ObjectMonitor=0x%" PRIx64 " object=0x%" PRIx64 " class=%s", om, obj,
@@ -1062,14 +875,5 @@ static int scan(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 	jvm_free(&j);
 	return rc;
 }
-
-/* For lock_hotspot_juc.c. */
-uint64_t hs_klass_of(const struct jvm *j, uint64_t obj) { return klass_of(j, obj); }
-uint64_t hs_oop_field(const struct jvm *j, uint64_t obj, uint64_t off) { return oop_field(j, obj, off); }
-uint64_t hs_field_offset(struct jvm *j, uint64_t k, const char *name, const char *sig)
-{
-	return field_offset(j, k, name, sig);
-}
-uint64_t hs_thread_obj(const struct jvm *j, uint64_t jt) { return thread_obj(j, jt); }
 
 const struct lt_lockmodel lt_lm_hotspot = { .name = "hotspot", .scan = scan };

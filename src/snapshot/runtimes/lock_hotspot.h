@@ -88,6 +88,9 @@ struct field_memo {
 };
 
 #define MEMO 16
+#define MAX_FIELDS 4096 /* fields read of one class */
+#define MAX_SUPERS 32   /* superclasses followed */
+#define JVM_ACC_STATIC 0x0008 /* class-file access flag (JVMS 4.5) */
 
 struct jvm {
 	const struct lt_lm_env *e;
