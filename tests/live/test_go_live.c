@@ -481,4 +481,16 @@ Test(go_live, goroutine_deadlock_fires_the_stall_rule, .fini = rec_cleanup, .tim
 	cr_assert_eq(pclose(f), 0, "%s failed", cmd);
 	cr_assert(header, "snapshot --from shows no Go section");
 	cr_assert(waiter, "snapshot --from does not show: %s ... waits for sync.Mutex main.muB", g);
+	/* report's first finding is the goroutine deadlock, not the stall of
+	 * the Ms parked on their notes that it causes */
+	char *argv[] = { LT_BIN, "report", trace, NULL };
+	char outl[256][256], errl[8][256];
+	int nout = 0, nerr = 0;
+	cr_assert_eq(tl_run_to_end(argv, outl, &nout, errl, &nerr), 0);
+	const char *first = NULL;
+	for (int i = 0; i < nout && !first; i++)
+		if (!strncmp(outl[i], " 1. ", 4))
+			first = outl[i];
+	cr_assert_not_null(first, "report has no finding");
+	cr_assert(strstr(first, "probable deadlock") && strstr(first, want), "report's first finding: %s", first);
 }
