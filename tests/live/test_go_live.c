@@ -359,6 +359,24 @@ Test(go_live, idle_http_server_is_idle)
 		cr_assert(s->verdicts[i].kind == LT_VERDICT_IDLE || s->verdicts[i].kind == LT_VERDICT_OK,
 			  "a finding on an idle server: %s", s->verdicts[i].summary);
 	cr_assert_eq(s->go->n_mutexes, 0);
+	/* the goroutine in Accept ("IO wait") names the listening socket the
+	 * program printed */
+	char addr[64] = "", line[256];
+	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f, "%s unreadable", out);
+	while (fgets(line, sizeof(line), f) && !addr[0])
+		if (sscanf(line, "listen %63s", addr) != 1)
+			addr[0] = 0;
+	fclose(f);
+	cr_assert(addr[0], "the workload printed no listen line");
+	const struct tg *acc = truth_with("net.(*TCPListener).Accept");
+	const struct lt_go_routine *r = routine(s, acc->id);
+	cr_assert_not_null(r, "goroutine %ld (Accept) not in the snapshot", acc->id);
+	cr_assert_str_eq(r->reason ? r->reason : "-", "IO wait");
+	char want[96];
+	snprintf(want, sizeof(want), "(tcp listening %s)", addr);
+	cr_assert(r->netfd && strstr(r->netfd, want), "goroutine %ld waits on %s, not on %s", acc->id,
+		  r->netfd ? r->netfd : "no fd", want);
 	lt_snapshot_free(s);
 }
 
@@ -473,12 +491,23 @@ Test(go_live, goroutine_deadlock_fires_the_stall_rule, .fini = rec_cleanup, .tim
 	cr_assert_not_null(f);
 	char line[1024], g[128];
 	snprintf(g, sizeof(g), "  goroutine %ld [semacquire", ab->id);
-	bool header = false, waiter = false;
+	bool header = false, waiter = false, accept = false;
+	char addr[64] = "", lis[96] = "-";
+	FILE *o = fopen(out, "r");
+	cr_assert_not_null(o, "%s unreadable", out);
+	while (fgets(line, sizeof(line), o) && !addr[0])
+		if (sscanf(line, "listen %63s", addr) != 1)
+			addr[0] = 0;
+	fclose(o);
+	cr_assert(addr[0], "the workload printed no listen line");
+	snprintf(lis, sizeof(lis), "(tcp listening %s)", addr);
 	while (fgets(line, sizeof(line), f)) {
 		header |= strncmp(line, "Go go1.", 7) == 0 && strstr(line, "(offsets: DWARF)");
 		waiter |= strncmp(line, g, strlen(g)) == 0 && strstr(line, "waits for sync.Mutex main.muB");
+		accept |= strstr(line, "[IO wait") && strstr(line, lis);
 	}
 	cr_assert_eq(pclose(f), 0, "%s failed", cmd);
+	cr_assert(accept, "snapshot --from shows no goroutine in IO wait on %s", lis);
 	cr_assert(header, "snapshot --from shows no Go section");
 	cr_assert(waiter, "snapshot --from does not show: %s ... waits for sync.Mutex main.muB", g);
 	/* report's first finding is the goroutine deadlock, not the stall of
