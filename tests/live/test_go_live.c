@@ -19,6 +19,7 @@
 #include "golang.h"
 #include "snapshot.h"
 #include "lt_test.h"
+#include "tp.h"
 
 #define GOWL WL("go/gowl")
 #define GOWL_STRIPPED WL("go/gowl-stripped")
@@ -522,4 +523,50 @@ Test(go_live, goroutine_deadlock_fires_the_stall_rule, .fini = rec_cleanup, .tim
 			first = outl[i];
 	cr_assert_not_null(first, "report has no finding");
 	cr_assert(strstr(first, "probable deadlock") && strstr(first, want), "report's first finding: %s", first);
+}
+
+/* convert puts the stored snapshot's goroutines into the Perfetto trace:
+ * one track per user goroutine, named by its function, with an instant
+ * saying what it waits for, as trace_processor imports it. */
+Test(go_live, goroutines_in_perfetto, .fini = rec_cleanup, .timeout = 120)
+{
+	start(GOWL, "deadlock", NULL);
+	const char *why = tp_missing();
+	if (why) {
+		fprintf(stderr, "go_live: skipped: %s\n", why);
+		cr_skip_test("%s", why);
+	}
+	read_truth();
+	tl_tmp_paths(trace, pftrace, "gopf");
+	char *extra[] = { "--ring", "16M", "--stall", "1", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	char lines[64][256];
+	int m = 0;
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000), "no stall fired");
+	cr_assert_eq(tl_wait(&rec, 30000), 0);
+	char *argv[] = { LT_BIN, "convert", trace, "-o", pftrace, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(argv, NULL, NULL, NULL, NULL), 0, "locktrace convert failed");
+	struct tp_out o;
+	int r = tp_run(pftrace, "select t.name as track, s.name as name, s.dur as dur from slice s "
+			       "join track t on s.track_id = t.id where t.name like 'goroutine %' order by t.name;",
+		       &o);
+	cr_assert_eq(r, 0, "trace_processor on %s: exit %d: %s", pftrace, o.status, o.error);
+	cr_assert_str_empty(o.warnings, "Perfetto's importer warned:\n%s", o.warnings);
+	cr_assert_eq(o.n, 1);
+	const struct tg *ab = truth_with("main.lockAB"), *ba = truth_with("main.lockBA");
+	char t1[96], t2[96];
+	snprintf(t1, sizeof(t1), "goroutine %ld (main.lockAB)", ab->id);
+	snprintf(t2, sizeof(t2), "goroutine %ld (main.lockBA)", ba->id);
+	long i1 = tp_find(&o.t[0], "track", t1), i2 = tp_find(&o.t[0], "track", t2);
+	cr_assert(i1 >= 0 && i2 >= 0, "no track %s / %s:\n%s", t1, t2, tp_dump(&o.t[0]));
+	cr_assert_str_eq(tp_get(&o.t[0], (size_t)i1, "name"), "semacquire: waits for sync.Mutex main.muB");
+	cr_assert_str_eq(tp_get(&o.t[0], (size_t)i2, "name"), "semacquire: waits for sync.Mutex main.muA");
+	cr_assert_str_eq(tp_get(&o.t[0], (size_t)i1, "dur"), "0", "not an instant");
+	/* every user goroutine Go's own dump shows, and no runtime one */
+	size_t user = 0;
+	for (size_t k = 0; k < ntg; k++)
+		user += strcmp(truth_gs[k].status, "running") != 0;
+	cr_assert_geq(o.t[0].nrows, user, "%zu goroutine tracks, Go showed %zu parked:\n%s", o.t[0].nrows, user,
+		      tp_dump(&o.t[0]));
+	tp_free(&o);
 }
