@@ -19,7 +19,20 @@
 #include "rt_go_int.h"
 #include "snapshot_int.h"
 
-static void match_pd(struct go_ctx *c, struct lts_net **net, pid_t pid, int tfd, uint64_t data)
+/* io: the indexes of the goroutines in IO wait, sorted by their g */
+struct io_wait {
+	uint64_t g;
+	size_t i;
+};
+
+static int io_cmp(const void *a, const void *b)
+{
+	const struct io_wait *x = a, *y = b;
+	return (x->g > y->g) - (x->g < y->g);
+}
+
+static void match_pd(struct go_ctx *c, struct lts_net **net, pid_t pid, int tfd, uint64_t data,
+		     const struct io_wait *io, size_t nio)
 {
 	/* go1.20 and earlier: the pointer itself; 1.21+: a tagged pointer
 	 * (its address in the high 48 bits); each is checked by its fd */
@@ -28,22 +41,19 @@ static void match_pd(struct go_ctx *c, struct lts_net **net, pid_t pid, int tfd,
 		uint64_t w[7];
 		if (!cand[k] || c->e->read(c->e->arg, cand[k], w, sizeof(w)) || w[1] != (uint64_t)tfd)
 			continue;
-		for (size_t i = 0; i < c->go->n_routines; i++) {
-			struct lt_go_routine *r = &c->go->routines[i];
-			if (r->netfd || !r->reason || strcmp(r->reason, "IO wait"))
+		for (int j = 2; j < 7; j++) {
+			struct io_wait key = { w[j], 0 };
+			const struct io_wait *hit = w[j] ? bsearch(&key, io, nio, sizeof(*io), io_cmp) : NULL;
+			struct lt_go_routine *r = hit ? &c->go->routines[hit->i] : NULL;
+			if (!r || r->netfd)
 				continue;
-			for (int j = 2; j < 7; j++) {
-				if (w[j] != r->g)
-					continue;
-				struct lt_fd d = { 0 };
-				if (!*net)
-					*net = lts_net_new(pid);
-				lts_describe_fd(pid, *net, tfd, &d);
-				r->netfd = lts_asprintf("fd %d (%s)", tfd, d.desc ? d.desc : d.target ? d.target : "?");
-				free(d.desc);
-				free(d.target);
-				break;
-			}
+			struct lt_fd d = { 0 };
+			if (!*net)
+				*net = lts_net_new(pid);
+			lts_describe_fd(pid, *net, tfd, &d);
+			r->netfd = lts_asprintf("fd %d (%s)", tfd, d.desc ? d.desc : d.target ? d.target : "?");
+			free(d.desc);
+			free(d.target);
 		}
 		return;
 	}
@@ -52,15 +62,22 @@ static void match_pd(struct go_ctx *c, struct lts_net **net, pid_t pid, int tfd,
 void go_netfds(struct go_ctx *c, pid_t pid)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < c->go->n_routines; i++)
-		n += c->go->routines[i].reason && !strcmp(c->go->routines[i].reason, "IO wait");
-	if (!n)
+	struct io_wait *io = calloc(c->go->n_routines ? c->go->n_routines : 1, sizeof(*io));
+	for (size_t i = 0; io && i < c->go->n_routines; i++)
+		if (c->go->routines[i].reason && !strcmp(c->go->routines[i].reason, "IO wait"))
+			io[n++] = (struct io_wait){ c->go->routines[i].g, i };
+	if (!n) {
+		free(io);
 		return;
+	}
+	qsort(io, n, sizeof(*io), io_cmp);
 	char path[64], link[64];
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
 	DIR *d = opendir(path);
-	if (!d)
+	if (!d) {
+		free(io);
 		return;
+	}
 	struct lts_net *net = NULL;
 	struct dirent *de;
 	while ((de = readdir(d))) {
@@ -82,11 +99,12 @@ void go_netfds(struct go_ctx *c, pid_t pid)
 			unsigned ev;
 			uint64_t data;
 			if (sscanf(line, "tfd: %d events: %x data: %" SCNx64, &tfd, &ev, &data) == 3)
-				match_pd(c, &net, pid, tfd, data);
+				match_pd(c, &net, pid, tfd, data, io, n);
 		}
 		fclose(f);
 	}
 	closedir(d);
+	free(io);
 	if (net)
 		lts_net_free(net);
 }
