@@ -268,10 +268,20 @@ static int cmp_edge(const void *a, const void *b)
 	return cmp3(RP_CMP(y->count, x->count), RP_CMP(x->waker, y->waker), RP_CMP(x->wakee, y->wakee));
 }
 
+/* A deadlock the stored snapshot found (a Go goroutine cycle, which no
+ * thread's events show) ranks with the deadlocks: ahead of the stall its
+ * parked threads make, which is its consequence, not its cause. */
+static unsigned finding_rank(const struct lt_report_finding *f)
+{
+	if (f->kind == LT_FIND_SNAPSHOT && f->rule && !strcmp(f->rule, "deadlock"))
+		return LT_FIND_DEADLOCK;
+	return f->kind;
+}
+
 static int cmp_finding(const void *a, const void *b)
 {
 	const struct lt_report_finding *x = a, *y = b;
-	return cmp3(RP_CMP(x->kind, y->kind), RP_CMP(x->since, y->since), 0);
+	return cmp3(RP_CMP(finding_rank(x), finding_rank(y)), RP_CMP(x->since, y->since), 0);
 }
 
 /* The threads' records, sorted, with their last calls oldest first; the

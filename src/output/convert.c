@@ -16,6 +16,7 @@
 #include "locksyms.h"
 #include "outfile.h"
 #include "perfetto.h"
+#include "perfetto_go.h"
 #include "timeline.h"
 #include "locktrace/tracefile.h"
 #include "report_int.h"
@@ -133,6 +134,8 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	struct lt_lockid *ids = NULL;
 	struct lt_u64map names = { 0 }, tnames = { 0 };
 	char tmp[4096];
+	char *snap = NULL; /* the last stored snapshot's JSON (its goroutines) */
+	size_t snap_len = 0;
 	uint64_t n = 0;
 	int rc = 1, werr;
 	FILE *f = NULL;
@@ -187,6 +190,12 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 		if (it.type == LT_ITEM_SECTION && it.sec_type == LT_CHUNK_SNAPSHOT) {
 			/* the last snapshot's runtime lock holders */
 			nheld = rp_snapshot_holders((const char *)it.data, it.len, held, 8);
+			free(snap);
+			snap_len = 0;
+			if ((snap = malloc(it.len ? it.len : 1))) {
+				memcpy(snap, it.data, it.len);
+				snap_len = it.len;
+			}
 			continue;
 		}
 		if (it.type != LT_ITEM_EVENT)
@@ -215,6 +224,8 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 		snprintf(name, sizeof(name), "holds the %s (read from the runtime's memory)", held[i].what);
 		lt_perfetto_held(w.pf, hs[i].uid, hs[i].begin, end_ts, name);
 	}
+	if (w.pf && snap)
+		lt_perfetto_go_snapshot(w.pf, snap, snap_len, r.hdr.clock_boottime - r.hdr.clock_monotonic, end_ts);
 	werr = writer_finish(&w);
 	if (fclose(f) && !werr)
 		werr = -(errno ? errno : EIO);
@@ -247,6 +258,7 @@ fail:
 		fclose(f);
 	unlink(tmp);
 out:
+	free(snap);
 	lt_timeline_free(tl);
 	lt_lockid_free(ids);
 	writer_free(&w);

@@ -1309,6 +1309,33 @@ void lt_perfetto_held(struct lt_perfetto *p, uint32_t thread_uid, uint64_t begin
 	}
 }
 
+/* One track per goroutine (pid, goid), a child of its process's track,
+ * with an instant at ts: what the stored snapshot saw it do. */
+#define GOROUTINE_UUID_BASE (1ull << 44)
+void lt_perfetto_goroutine(struct lt_perfetto *p, uint32_t pid, int64_t goid, const char *track, uint64_t ts,
+			   const char *name)
+{
+	struct pb_buf *b = &p->out;
+	uint64_t uuid = GOROUTINE_UUID_BASE + ((uint64_t)(pid & 0x3fffff) << 22) + ((uint64_t)goid & 0x3fffff);
+	pb_tok pk = begin_small(b, 1);
+	pb_tok td = begin_small(b, TP_TRACK_DESCRIPTOR);
+	pb_uint64(b, TD_UUID, uuid);
+	pb_uint64(b, TD_PARENT_UUID, proc_uuid(p, pid));
+	put_name(b, TD_NAME, track, 256);
+	end_small(b, td);
+	pb_uint32(b, TP_SEQ_ID, SEQ_ID);
+	packet_end(p, pk);
+	pk = begin_small(b, 1);
+	pb_uint64(b, TP_TIMESTAMP, ts);
+	pb_tok te = begin_small(b, TP_TRACK_EVENT);
+	pb_uint32(b, TE_TYPE, TYPE_INSTANT);
+	pb_uint64(b, TE_TRACK_UUID, uuid);
+	put_name(b, 23 /* TrackEvent.name */, name, 512);
+	end_small(b, te);
+	pb_uint32(b, TP_SEQ_ID, SEQ_ID);
+	packet_end(p, pk);
+}
+
 int lt_perfetto_finish(struct lt_perfetto *p)
 {
 	initial_states(p, p->attach_ts); /* no timeline said where it began */

@@ -40,6 +40,10 @@ int lt_perfetto_finish(struct lt_perfetto *p);
 /* A slice NAME from BEGIN to END on a "lock held" track under the thread
  * whose timeline uid is THREAD_UID: a lock holder read from memory by a
  * snapshot (docs/locks.md).  Call before lt_perfetto_finish. */
+/* A goroutine of a stored snapshot: its own track TRACK ("goroutine 19
+ * (main.lockAB)") under process PID's, with an instant NAME at TS. */
+void lt_perfetto_goroutine(struct lt_perfetto *p, uint32_t pid, int64_t goid, const char *track, uint64_t ts,
+			   const char *name);
 void lt_perfetto_held(struct lt_perfetto *p, uint32_t thread_uid, uint64_t begin, uint64_t end,
 		      const char *name);
 void lt_perfetto_free(struct lt_perfetto *p);

@@ -19,6 +19,7 @@
 #include "golang.h"
 #include "snapshot.h"
 #include "lt_test.h"
+#include "tp.h"
 
 #define GOWL WL("go/gowl")
 #define GOWL_STRIPPED WL("go/gowl-stripped")
@@ -359,6 +360,24 @@ Test(go_live, idle_http_server_is_idle)
 		cr_assert(s->verdicts[i].kind == LT_VERDICT_IDLE || s->verdicts[i].kind == LT_VERDICT_OK,
 			  "a finding on an idle server: %s", s->verdicts[i].summary);
 	cr_assert_eq(s->go->n_mutexes, 0);
+	/* the goroutine in Accept ("IO wait") names the listening socket the
+	 * program printed */
+	char addr[64] = "", line[256];
+	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f, "%s unreadable", out);
+	while (fgets(line, sizeof(line), f) && !addr[0])
+		if (sscanf(line, "listen %63s", addr) != 1)
+			addr[0] = 0;
+	fclose(f);
+	cr_assert(addr[0], "the workload printed no listen line");
+	const struct tg *acc = truth_with("net.(*TCPListener).Accept");
+	const struct lt_go_routine *r = routine(s, acc->id);
+	cr_assert_not_null(r, "goroutine %ld (Accept) not in the snapshot", acc->id);
+	cr_assert_str_eq(r->reason ? r->reason : "-", "IO wait");
+	char want[96];
+	snprintf(want, sizeof(want), "(tcp listening %s)", addr);
+	cr_assert(r->netfd && strstr(r->netfd, want), "goroutine %ld waits on %s, not on %s", acc->id,
+		  r->netfd ? r->netfd : "no fd", want);
 	lt_snapshot_free(s);
 }
 
@@ -473,12 +492,81 @@ Test(go_live, goroutine_deadlock_fires_the_stall_rule, .fini = rec_cleanup, .tim
 	cr_assert_not_null(f);
 	char line[1024], g[128];
 	snprintf(g, sizeof(g), "  goroutine %ld [semacquire", ab->id);
-	bool header = false, waiter = false;
+	bool header = false, waiter = false, accept = false;
+	char addr[64] = "", lis[96] = "-";
+	FILE *o = fopen(out, "r");
+	cr_assert_not_null(o, "%s unreadable", out);
+	while (fgets(line, sizeof(line), o) && !addr[0])
+		if (sscanf(line, "listen %63s", addr) != 1)
+			addr[0] = 0;
+	fclose(o);
+	cr_assert(addr[0], "the workload printed no listen line");
+	snprintf(lis, sizeof(lis), "(tcp listening %s)", addr);
 	while (fgets(line, sizeof(line), f)) {
 		header |= strncmp(line, "Go go1.", 7) == 0 && strstr(line, "(offsets: DWARF)");
 		waiter |= strncmp(line, g, strlen(g)) == 0 && strstr(line, "waits for sync.Mutex main.muB");
+		accept |= strstr(line, "[IO wait") && strstr(line, lis);
 	}
 	cr_assert_eq(pclose(f), 0, "%s failed", cmd);
+	cr_assert(accept, "snapshot --from shows no goroutine in IO wait on %s", lis);
 	cr_assert(header, "snapshot --from shows no Go section");
 	cr_assert(waiter, "snapshot --from does not show: %s ... waits for sync.Mutex main.muB", g);
+	/* report's first finding is the goroutine deadlock, not the stall of
+	 * the Ms parked on their notes that it causes */
+	char *argv[] = { LT_BIN, "report", trace, NULL };
+	char outl[256][256], errl[8][256];
+	int nout = 0, nerr = 0;
+	cr_assert_eq(tl_run_to_end(argv, outl, &nout, errl, &nerr), 0);
+	const char *first = NULL;
+	for (int i = 0; i < nout && !first; i++)
+		if (!strncmp(outl[i], " 1. ", 4))
+			first = outl[i];
+	cr_assert_not_null(first, "report has no finding");
+	cr_assert(strstr(first, "probable deadlock") && strstr(first, want), "report's first finding: %s", first);
+}
+
+/* convert puts the stored snapshot's goroutines into the Perfetto trace:
+ * one track per user goroutine, named by its function, with an instant
+ * saying what it waits for, as trace_processor imports it. */
+Test(go_live, goroutines_in_perfetto, .fini = rec_cleanup, .timeout = 120)
+{
+	start(GOWL, "deadlock", NULL);
+	const char *why = tp_missing();
+	if (why) {
+		fprintf(stderr, "go_live: skipped: %s\n", why);
+		cr_skip_test("%s", why);
+	}
+	read_truth();
+	tl_tmp_paths(trace, pftrace, "gopf");
+	char *extra[] = { "--ring", "16M", "--stall", "1", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	char lines[64][256];
+	int m = 0;
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: stall detected", lines, &m, 64, 30000), "no stall fired");
+	cr_assert_eq(tl_wait(&rec, 30000), 0);
+	char *argv[] = { LT_BIN, "convert", trace, "-o", pftrace, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(argv, NULL, NULL, NULL, NULL), 0, "locktrace convert failed");
+	struct tp_out o;
+	int r = tp_run(pftrace, "select t.name as track, s.name as name, s.dur as dur from slice s "
+			       "join track t on s.track_id = t.id where t.name like 'goroutine %' order by t.name;",
+		       &o);
+	cr_assert_eq(r, 0, "trace_processor on %s: exit %d: %s", pftrace, o.status, o.error);
+	cr_assert_str_empty(o.warnings, "Perfetto's importer warned:\n%s", o.warnings);
+	cr_assert_eq(o.n, 1);
+	const struct tg *ab = truth_with("main.lockAB"), *ba = truth_with("main.lockBA");
+	char t1[96], t2[96];
+	snprintf(t1, sizeof(t1), "goroutine %ld (main.lockAB)", ab->id);
+	snprintf(t2, sizeof(t2), "goroutine %ld (main.lockBA)", ba->id);
+	long i1 = tp_find(&o.t[0], "track", t1), i2 = tp_find(&o.t[0], "track", t2);
+	cr_assert(i1 >= 0 && i2 >= 0, "no track %s / %s:\n%s", t1, t2, tp_dump(&o.t[0]));
+	cr_assert_str_eq(tp_get(&o.t[0], (size_t)i1, "name"), "semacquire: waits for sync.Mutex main.muB");
+	cr_assert_str_eq(tp_get(&o.t[0], (size_t)i2, "name"), "semacquire: waits for sync.Mutex main.muA");
+	cr_assert_str_eq(tp_get(&o.t[0], (size_t)i1, "dur"), "0", "not an instant");
+	/* every user goroutine Go's own dump shows, and no runtime one */
+	size_t user = 0;
+	for (size_t k = 0; k < ntg; k++)
+		user += strcmp(truth_gs[k].status, "running") != 0;
+	cr_assert_geq(o.t[0].nrows, user, "%zu goroutine tracks, Go showed %zu parked:\n%s", o.t[0].nrows, user,
+		      tp_dump(&o.t[0]));
+	tp_free(&o);
 }

@@ -66,6 +66,7 @@ struct lt_go_routine {
 	const char *obj_kind; /* "sync.Mutex", "sync.RWMutex", "channel", ... */
 	char *obj_name;       /* "main.muA", "main.leakCh", NULL for heap objects */
 	const char *dir;      /* channel: "receive", "send", "select" (static) */
+	char *netfd;          /* IO wait: "fd 3 (tcp 127.0.0.1:80 LISTEN)", NULL */
 };
 
 /* A sync object goroutines wait for (sync.Mutex, RWMutex, WaitGroup,

@@ -847,6 +847,7 @@ static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
 	read_ms(&c);
 	read_routines(&c);
 	go_infer(&c);
+	go_netfds(&c, s->pid);
 	mark_threads(&c, s);
 	ctx_free(&c);
 }
@@ -892,6 +893,7 @@ void lt_go_free(struct lt_go *g)
 		free(r->reason);
 		free(r->created_by);
 		free(r->obj_name);
+		free(r->netfd);
 	}
 	free(g->routines);
 	for (size_t i = 0; i < g->n_mutexes; i++) {

@@ -52,6 +52,8 @@ const char *go_func_name(const struct go_ctx *c, uint64_t pc);
 /* What the waits are on (names, sync kinds) and who holds the mutexes
  * (rt_go_infer.c). */
 void go_infer(struct go_ctx *c);
+/* The fd each "IO wait" goroutine waits on (rt_go_netfd.c). */
+void go_netfds(struct go_ctx *c, pid_t pid);
 /* Is PID's executable a Go program (a .go.buildinfo or .gopclntab
  * section)?  Cheap: no symbols loaded. */
 bool go_exe_is_go(pid_t pid);

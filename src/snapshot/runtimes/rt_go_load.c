@@ -51,6 +51,7 @@ static void routine_from(struct lt_snapshot *s, struct lt_go_routine *r, const s
 	r->system = yes(J(j, "system"));
 	r->end = dup_str(J(j, "end"));
 	r->created_by = dup_str(J(j, "created_by"));
+	r->netfd = dup_str(J(j, "netfd"));
 	const struct rp_json *w = J(j, "waits_for");
 	if (w && w->type == RPJ_OBJ) {
 		r->obj_kind = own(s, J(w, "kind"));

@@ -266,6 +266,8 @@ static const char *wait_text(const struct lt_go_routine *r, char *buf, size_t le
 			 r->obj);
 	else if (r->wait == LT_GO_WAIT_CHAN)
 		snprintf(buf, len, " select on several channels");
+	else if (r->netfd)
+		snprintf(buf, len, " on %s", r->netfd);
 	else
 		buf[0] = 0;
 	return buf;
@@ -359,6 +361,8 @@ void lt_go_print_json(struct jw *w, const struct lt_snapshot *s)
 		jw_kdouble(w, "waited_s", r->waited_s, 3);
 		jw_kint_or_null(w, "tid", r->tid, r->tid != 0);
 		jw_kbool(w, "system", r->system);
+		if (r->netfd)
+			jw_kstr(w, "netfd", r->netfd);
 		if (r->wait != LT_GO_WAIT_NONE) {
 			jw_kobject(w, "waits_for");
 			jw_kstr(w, "kind", r->obj_kind);
