@@ -775,11 +775,16 @@ void rp_run_rules(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
 	rule_deadlock(r);
+	rp_fold_rtlock_words(r);
 	for (size_t i = 0; i < p->ngr; i++)
-		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle)
+		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle && !p->gr[i]->folded_into)
 			rules_for_waited_lock(r, p->gr[i]);
 	rule_stall(r);
 	for (size_t i = 0; i < p->ngr; i++) {
+		/* a runtime lock's internal word: the runtime lock's finding
+		 * names it ("part of the same object") */
+		if (p->gr[i]->folded_into)
+			continue;
 		rule_offcpu(r, p->gr[i]);
 		rule_convoy(r, p->gr[i]);
 	}

@@ -252,6 +252,7 @@ void rp_snapshot_clear(struct rp_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		verdict_clear(&s->verdicts[i]);
 	free(s->verdicts);
+	free(s->rtranges);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -284,6 +285,23 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 	if (out->n_threads)
 		qsort(out->threads, out->n_threads, sizeof(*out->threads), cmp_thread);
 	rp_snapshot_procs(doc, out);
+	const struct rp_json *rl = rp_json_get(doc, "runtime_locks");
+	if (rl && rl->type == RPJ_ARR && rl->n) {
+		out->rtranges = calloc(rl->n, sizeof(*out->rtranges));
+		if (!out->rtranges) {
+			rp_snapshot_clear(out);
+			return -1;
+		}
+		for (size_t i = 0; i < rl->n; i++) {
+			struct rp_snap_rtrange *x = &out->rtranges[out->n_rtranges];
+			double sz = rp_json_num(rp_json_get(&rl->items[i], "size"), 0);
+			if (rp_json_addr(rp_json_get(&rl->items[i], "base"), &x->base) && x->base && sz > 0 &&
+			    sz < 65536) {
+				x->size = (uint64_t)sz;
+				out->n_rtranges++;
+			}
+		}
+	}
 	const struct rp_json *vs = rp_json_get(doc, "verdicts");
 	if (vs && vs->type == RPJ_ARR && vs->n) {
 		out->verdicts = calloc(vs->n, sizeof(*out->verdicts));

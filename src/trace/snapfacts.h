@@ -75,6 +75,12 @@ struct rp_snapshot {
 	size_t n_threads;
 	struct rp_snap_verdict *verdicts;
 	size_t n_verdicts;
+	/* the runtime locks' extents ("runtime_locks" base and size): the
+	 * futex words inside one are that lock's internal words */
+	struct rp_snap_rtrange {
+		uint64_t base, size;
+	} *rtranges;
+	size_t n_rtranges;
 };
 
 /* Extracts what the report uses from a parsed snapshot document.  exe_base:
