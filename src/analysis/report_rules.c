@@ -649,7 +649,7 @@ static void rule_stall(struct lt_report *r)
 	struct lt_report_priv *p = P(r);
 	char ts[32], d[32], c[256], tn[96];
 	uint64_t longest = 0;
-	unsigned futex = 0, io = 0, fdio = 0, poll = 0, other = 0, running = 0, runnable = 0, alive = 0;
+	unsigned futex = 0, io = 0, pipe = 0, fifo = 0, fdio = 0, poll = 0, other = 0, running = 0, runnable = 0, alive = 0;
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
 		const struct lt_report_thread *x = &t->pub;
@@ -664,8 +664,14 @@ static void rule_stall(struct lt_report *r)
 			futex++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && x->end_call.socket)
 			io++;
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && t->snap &&
+			 t->snap->io_pipe)
+			pipe++; /* the snapshot read its fd (recorded I/O is on sockets only) */
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && t->snap &&
+			 t->snap->io_fifo)
+			fifo++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER)
-			fdio++; /* a pipe, a FIFO, a file: not a socket */
+			fdio++; /* a file, a device, an fd not known */
 		else if (x->end_state == LT_RTS_IN_CALL)
 			poll++;
 		else
@@ -686,8 +692,8 @@ static void rule_stall(struct lt_report *r)
 	rp_fmt_ts(f->since, ts, sizeof(ts));
 	char when[96];
 	snprintf(when, sizeof(when), p->prog_ts ? "since %s" : "since the trace began at %s", ts);
-	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits, %u in socket I/O, %u in other fd I/O (pipes, FIFOs, files), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
-		     d, when, futex, alive, io, fdio, poll, other, running, runnable);
+	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits, %u in socket I/O, %u in pipe I/O, %u in FIFO I/O, %u in other fd I/O (files, devices, unknown), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
+		     d, when, futex, alive, io, pipe, fifo, fdio, poll, other, running, runnable);
 	if (fired)
 		rp_f_ev(f, "the recorder's stall detector fired and wrote this trace (its rule: docs/flight-recorder.md)");
 	if (p->prog_ts) {

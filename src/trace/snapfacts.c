@@ -152,6 +152,8 @@ static void io_from_json(const struct rp_json *io, struct rp_snap_thread *t)
 		 target ? target : "");
 	t->io_desc = strdup(buf);
 	t->io_socket = kind && !strcmp(kind, "socket");
+	t->io_pipe = kind && !strcmp(kind, "pipe");
+	t->io_fifo = kind && !strcmp(kind, "fifo");
 }
 
 static void thread_from_json(const struct rp_json *th, const char *exe_base, const struct rp_json *rt,

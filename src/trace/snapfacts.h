@@ -47,6 +47,7 @@ struct rp_snap_thread {
 	/* fd I/O */
 	int io_fd;               /* -1 none */
 	int io_socket;
+	int io_pipe, io_fifo;    /* a pipe, a FIFO (named pipe)                */
 	char *io_desc;
 	char *where;             /* innermost runtime frame ("side (app.py:7)"),
 	                            else the first frame in the program's own

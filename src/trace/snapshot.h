@@ -222,6 +222,7 @@ enum lt_fd_kind {
 	LT_FD_PIPE,
 	LT_FD_ANON,        /* anon_inode:[eventfd], [eventpoll], ...            */
 	LT_FD_OTHER,
+	LT_FD_FIFO,        /* a named pipe: a path whose inode is a FIFO        */
 };
 const char *lt_fd_kind_name(enum lt_fd_kind k);
 

@@ -1030,6 +1030,42 @@ Test(report, probable_holder_from_the_snapshot_when_the_trace_began_late)
 	done();
 }
 
+/* A read on a pipe is no socket I/O: the stall finding counts sockets,
+ * pipes, FIFOs and other fds apart, from the snapshot's fds. */
+Test(report, stall_counts_sockets_pipes_and_fifos_apart)
+{
+	header(TIDS(PID, 501, 502, 503, 504, 505));
+	for (int i = 0; i < 6; i++)
+		TI[i].sc_nr = -2;
+	start();
+	char th[4096];
+	snprintf(th, sizeof(th),
+		 "{\"tid\": 500, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202, \"name\": \"futex\"},"
+		 " \"futex\": {\"uaddr\": \"0x5600000011b0\", \"op\": 128, \"is_wait\": true,"
+		 " \"expected\": 2, \"word\": 2, \"owner_kind\": \"none\", \"owner\": null}, %s},"
+		 "{\"tid\": 501, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 7, \"kind\": \"socket\", \"target\": \"socket:[1]\"}, %s},"
+		 "{\"tid\": 502, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 8, \"kind\": \"pipe\", \"target\": \"pipe:[2]\"}, %s},"
+		 "{\"tid\": 503, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 1, \"name\": \"write\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 9, \"kind\": \"pipe\", \"target\": \"pipe:[3]\"}, %s},"
+		 "{\"tid\": 504, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 10, \"kind\": \"fifo\", \"target\": \"/tmp/f\"}, %s},"
+		 "{\"tid\": 505, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 0, \"kind\": \"file\", \"target\": \"/dev/pts/0\"}, %s}",
+		 stack_of("lock", "main"), stack_of("rx", "start"), stack_of("p1", "start"),
+		 stack_of("p2", "start"), stack_of("ff", "start"), stack_of("tty", "start"));
+	snapshot(th);
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = find(LT_FIND_STALL, NULL);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f);
+	cr_assert(strstr(f->summary, "1 of 6 threads are in futex waits, 1 in socket I/O, 2 in pipe I/O, 1 in FIFO I/O, "
+				     "1 in other fd I/O"), "%s", f->summary);
+	done();
+}
+
 Test(report, no_guess_with_two_suspects)
 {
 	hung_before_the_trace(1);
