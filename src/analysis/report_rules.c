@@ -500,16 +500,22 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	lost_wake_released(r, g, gn);
 }
 
-/* A condition variable by the snapshot's lock models, or, where they
- * said nothing, by how its waits look: only then is "an idle pool" a
- * reading of nobody waking it. */
+/* A condition variable by the snapshot's lock models whose decoded state
+ * has no signal pending for its waiters: only then is "an idle pool" a
+ * reading of nobody waking it (how the waits look, a mutex's or a
+ * semaphore's, or a condvar with a wake-up on its way, is not one). */
 static int rp_real_condvar(const struct rgroup *g)
 {
-	for (size_t i = 0; i < g->n_mem; i++)
-		if (g->mem[i]->snap && g->mem[i]->snap->lock_kind)
-			return !strcmp(g->mem[i]->snap->lock_kind, "condition variable");
-	const char *k = g->pub.kind ? g->pub.kind : rp_group_kind(g);
-	return k && !strcmp(k, "condvar");
+	int idle = 0;
+	for (size_t i = 0; i < g->n_mem; i++) {
+		const struct rp_snap_thread *s = g->mem[i]->snap;
+		if (!s || !s->lock_kind)
+			continue;
+		if (strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1)
+			return 0;
+		idle = 1;
+	}
+	return idle;
 }
 
 static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)

@@ -130,6 +130,9 @@ static void futex_from_json(const struct rp_json *fx, const struct rp_json *rt, 
 	t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
 	t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
 	t->lock_state = dup_str(rp_json_get(fx, "lock_state"));
+	const struct rp_json *sp = rp_json_get(fx, "signal_pending");
+	if (sp && (sp->type == RPJ_TRUE || sp->type == RPJ_FALSE))
+		t->cond_signal = sp->type == RPJ_TRUE ? 2 : 1;
 	const struct rp_json *rl = rp_json_get(fx, "runtime_lock");
 	if (rp_json_is_num(rl) && rt && rt->type == RPJ_ARR) {
 		double k = rp_json_num(rl, -1);

@@ -42,6 +42,8 @@ struct rp_snap_thread {
 	char *lock_kind;         /* what the lock models recognised, NULL  */
 	char *lock_name;         /* the lock object's name, NULL           */
 	char *lock_state;        /* the models' decoded state, NULL        */
+	int cond_signal;         /* condvar: 0 not known, 1 no signal pending,
+				    2 a signal pending (signal_pending)    */
 	int runtime;             /* waits for a runtime lock (lockmodel.h) */
 	char *rt_how;            /* the runtime model's holder evidence     */
 	/* fd I/O */

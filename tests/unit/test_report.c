@@ -456,6 +456,55 @@ Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
 	done();
 }
 
+/* The "idle pool" hint: only for what the snapshot decoded as a condition
+ * variable with no signal pending; not for a semaphore, not for a condvar
+ * a wake-up is on its way to, not for waits that only look like a
+ * condvar's (no snapshot).  KIND NULL: no snapshot. */
+static int idle_pool_hint(const char *kind, const char *pending)
+{
+	header(TIDS(PID, 501, 502));
+	for (int i = 0; i < 3; i++)
+		TI[i].sc_nr = -2;
+	start();
+	if (kind) {
+		char th[2048], fx[512];
+		snprintf(fx, sizeof(fx),
+			 "\"futex\": {\"uaddr\": \"0x560000001190\", \"op\": 393, \"is_wait\": true,"
+			 " \"expected\": 0, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null,"
+			 " \"lock_kind\": \"%s\"%s%s}", kind, pending ? ", \"signal_pending\": " : "",
+			 pending ? pending : "");
+		snprintf(th, sizeof(th),
+			 "{\"tid\": 501, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202}, %s},"
+			 "{\"tid\": 502, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202}, %s},"
+			 "{\"tid\": 500, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 34, \"name\": \"pause\"},"
+			 " \"wait\": \"sleep\"}", fx, fx);
+		snapshot(th);
+	} else {
+		wait_sleep(BASE, 501, COND_WAIT, 0x560000001190ull, 0);
+		wait_sleep(BASE + 1 * MS, 502, COND_WAIT, 0x560000001190ull, 0);
+	}
+	finish(BASE + 3 * SEC);
+	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f, "%s", kind ? kind : "no snapshot");
+	cr_assert(has_tid(f, 501) && has_tid(f, 502));
+	int hint = 0;
+	for (size_t k = 0; k < f->n_evidence; k++)
+		hint |= strstr(f->evidence[k], "idle pool") != NULL;
+	done();
+	return hint;
+}
+
+Test(report, idle_pool_hint_only_for_a_condvar_with_no_signal_pending)
+{
+	cr_assert(idle_pool_hint("condition variable", "false"), "a condvar nobody signalled");
+	cr_assert(!idle_pool_hint("condition variable", "true"), "a signal is on its way");
+	cr_assert(!idle_pool_hint("condition variable", NULL), "its state is not known");
+	cr_assert(!idle_pool_hint("semaphore", NULL), "a semaphore is no condvar");
+	cr_assert(!idle_pool_hint(NULL, NULL), "waits that look like a condvar's");
+}
+
 /* ---- deadlock ------------------------------------------------------- */
 
 Test(report, deadlock_from_the_snapshot_owners)
