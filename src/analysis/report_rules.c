@@ -668,8 +668,9 @@ static void rule_stall(struct lt_report *r)
 			runnable++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_FUTEX_ENTER)
 			futex++;
-		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && x->end_call.socket)
-			io++;
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER &&
+			 (x->end_call.socket || (t->snap && t->snap->io_socket)))
+			io++; /* a call begun before the trace: the snapshot knows its fd */
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && t->snap &&
 			 t->snap->io_pipe)
 			pipe++; /* the snapshot read its fd (recorded I/O is on sockets only) */

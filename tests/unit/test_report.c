@@ -1086,6 +1086,11 @@ Test(report, stall_counts_sockets_pipes_and_fifos_apart)
 	header(TIDS(PID, 501, 502, 503, 504, 505));
 	for (int i = 0; i < 6; i++)
 		TI[i].sc_nr = -2;
+	/* 501 was in read() at attach: the trace does not know its fd is a
+	 * socket, the snapshot does */
+	TI[1].sc_nr = NR_read;
+	TI[1].sc_args[0] = 7;
+	TI[1].blocked_ns = 3 * SEC;
 	start();
 	char th[4096];
 	snprintf(th, sizeof(th),
