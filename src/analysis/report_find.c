@@ -182,11 +182,20 @@ static int64_t key_space(uint64_t k)
 void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
 {
 	char base[128], b2[128], gn[200];
-	if (!sym_base(r, g, base, sizeof(base)))
-		return;
+	int named = sym_base(r, g, base, sizeof(base));
 	for (size_t i = 0; i < P(r)->ngr; i++) {
 		const struct rgroup *o = P(r)->gr[i];
-		if (o == g || !sym_base(r, o, b2, sizeof(b2)) || strcmp(base, b2))
+		if (o == g)
+			continue;
+		if (o->folded_into == g) { /* report_fold.c */
+			char tot[32];
+			rp_fmt_dur(o->pub.total_ns, tot, sizeof(tot));
+			rp_f_ev(f, "an internal word of the %s: %s, %" PRIu64 " waits (%s in all), %" PRIu64
+				   " wake calls, %u waiting at the end",
+				g->rt_kind, rp_gname(o, gn, sizeof(gn)), o->pub.waits, tot, o->pub.wake_calls, o->n_end);
+			continue;
+		}
+		if (!named || !sym_base(r, o, b2, sizeof(b2)) || strcmp(base, b2))
 			continue;
 		int64_t sg = key_space(g->pub.addr), so = key_space(o->pub.addr);
 		if (sg >= 0 && so >= 0 && sg != so)

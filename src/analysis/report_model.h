@@ -128,6 +128,10 @@ struct rgroup {
 	int end_holder_src;     /* 1 snapshot owner, 2 events, 3 inferred */
 	/* the snapshot's lock models: a runtime lock's kind and name */
 	char rt_kind[48], rt_name[64];
+	/* one of that runtime lock's own internal futex words (its mutex,
+	 * a second condvar): the group of the runtime lock it belongs to,
+	 * whose finding speaks for it (report_fold.c) */
+	const struct rgroup *folded_into;
 	char infer_func[64];    /* the waiters' function the inferred holder runs */
 	char keytext[56];       /* its lock key for people: "0x..." (lockid.h) */
 	int in_cycle;
@@ -254,5 +258,7 @@ int rp_end_of_trace(struct lt_report *r);
 /* Every rule, most specific first: a lock gets one finding about its
  * waiters at the end. */
 void rp_run_rules(struct lt_report *r);
+/* Marks the groups that are a runtime lock's internal words (folded_into). */
+void rp_fold_rtlock_words(struct lt_report *r);
 
 #endif

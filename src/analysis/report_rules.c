@@ -500,16 +500,22 @@ static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 	lost_wake_released(r, g, gn);
 }
 
-/* A condition variable by the snapshot's lock models, or, where they
- * said nothing, by how its waits look: only then is "an idle pool" a
- * reading of nobody waking it. */
+/* A condition variable by the snapshot's lock models whose decoded state
+ * has no signal pending for its waiters: only then is "an idle pool" a
+ * reading of nobody waking it (how the waits look, a mutex's or a
+ * semaphore's, or a condvar with a wake-up on its way, is not one). */
 static int rp_real_condvar(const struct rgroup *g)
 {
-	for (size_t i = 0; i < g->n_mem; i++)
-		if (g->mem[i]->snap && g->mem[i]->snap->lock_kind)
-			return !strcmp(g->mem[i]->snap->lock_kind, "condition variable");
-	const char *k = g->pub.kind ? g->pub.kind : rp_group_kind(g);
-	return k && !strcmp(k, "condvar");
+	int idle = 0;
+	for (size_t i = 0; i < g->n_mem; i++) {
+		const struct rp_snap_thread *s = g->mem[i]->snap;
+		if (!s || !s->lock_kind)
+			continue;
+		if (strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1)
+			return 0;
+		idle = 1;
+	}
+	return idle;
 }
 
 static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
@@ -649,7 +655,7 @@ static void rule_stall(struct lt_report *r)
 	struct lt_report_priv *p = P(r);
 	char ts[32], d[32], c[256], tn[96];
 	uint64_t longest = 0;
-	unsigned futex = 0, io = 0, fdio = 0, poll = 0, other = 0, running = 0, runnable = 0, alive = 0;
+	unsigned futex = 0, io = 0, pipe = 0, fifo = 0, fdio = 0, poll = 0, other = 0, running = 0, runnable = 0, alive = 0;
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
 		const struct lt_report_thread *x = &t->pub;
@@ -662,10 +668,17 @@ static void rule_stall(struct lt_report *r)
 			runnable++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_FUTEX_ENTER)
 			futex++;
-		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && x->end_call.socket)
-			io++;
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER &&
+			 (x->end_call.socket || (t->snap && t->snap->io_socket)))
+			io++; /* a call begun before the trace: the snapshot knows its fd */
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && t->snap &&
+			 t->snap->io_pipe)
+			pipe++; /* the snapshot read its fd (recorded I/O is on sockets only) */
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && t->snap &&
+			 t->snap->io_fifo)
+			fifo++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER)
-			fdio++; /* a pipe, a FIFO, a file: not a socket */
+			fdio++; /* a file, a device, an fd not known */
 		else if (x->end_state == LT_RTS_IN_CALL)
 			poll++;
 		else
@@ -686,8 +699,8 @@ static void rule_stall(struct lt_report *r)
 	rp_fmt_ts(f->since, ts, sizeof(ts));
 	char when[96];
 	snprintf(when, sizeof(when), p->prog_ts ? "since %s" : "since the trace began at %s", ts);
-	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits, %u in socket I/O, %u in other fd I/O (pipes, FIFOs, files), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
-		     d, when, futex, alive, io, fdio, poll, other, running, runnable);
+	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits, %u in socket I/O, %u in pipe I/O, %u in FIFO I/O, %u in other fd I/O (files, devices, unknown), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
+		     d, when, futex, alive, io, pipe, fifo, fdio, poll, other, running, runnable);
 	if (fired)
 		rp_f_ev(f, "the recorder's stall detector fired and wrote this trace (its rule: docs/flight-recorder.md)");
 	if (p->prog_ts) {
@@ -775,11 +788,16 @@ void rp_run_rules(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
 	rule_deadlock(r);
+	rp_fold_rtlock_words(r);
 	for (size_t i = 0; i < p->ngr; i++)
-		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle)
+		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle && !p->gr[i]->folded_into)
 			rules_for_waited_lock(r, p->gr[i]);
 	rule_stall(r);
 	for (size_t i = 0; i < p->ngr; i++) {
+		/* a runtime lock's internal word: the runtime lock's finding
+		 * names it ("part of the same object") */
+		if (p->gr[i]->folded_into)
+			continue;
 		rule_offcpu(r, p->gr[i]);
 		rule_convoy(r, p->gr[i]);
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "snapshot.h"
@@ -243,8 +244,11 @@ void lts_describe_fd(pid_t pid, struct lts_net *net, int fd, struct lt_fd *out)
 		out->kind = LT_FD_ANON;
 		out->desc = lts_strdup(target + 11);
 	} else if (target[0] == '/') {
-		out->kind = LT_FD_FILE;
-		out->desc = lts_strdup(target);
+		/* a FIFO is opened by its path: only the inode tells */
+		struct stat st;
+		bool fifo = stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+		out->kind = fifo ? LT_FD_FIFO : LT_FD_FILE;
+		out->desc = fifo ? lts_asprintf("FIFO %s", target) : lts_strdup(target);
 	} else {
 		out->kind = LT_FD_OTHER;
 		out->desc = lts_strdup(target);

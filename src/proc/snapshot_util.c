@@ -319,6 +319,7 @@ const char *lt_fd_kind_name(enum lt_fd_kind k)
 	case LT_FD_PIPE: return "pipe";
 	case LT_FD_ANON: return "anon";
 	case LT_FD_OTHER: return "other";
+	case LT_FD_FIFO: return "fifo";
 	case LT_FD_UNKNOWN: break;
 	}
 	return "unknown";

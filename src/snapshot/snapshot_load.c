@@ -137,6 +137,9 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 	f->lock_base = addr_of(J(j, "lock_base"));
 	f->lock_name = dup_str(J(j, "lock_name"));
 	f->lock_state = dup_str(J(j, "lock_state"));
+	const struct rp_json *sp = J(j, "signal_pending");
+	if (sp && (sp->type == RPJ_TRUE || sp->type == RPJ_FALSE))
+		f->cond_signal = sp->type == RPJ_TRUE ? 2 : 1;
 	if (rp_json_is_num(J(j, "runtime_lock")))
 		f->rtlock = (unsigned)rp_json_int(J(j, "runtime_lock"), 0) + 1;
 }

@@ -66,6 +66,8 @@ static void json_futex_lock(struct jw *w, const struct lt_futex *x)
 	jw_khex(w, "lock_base", x->lock_base ? x->lock_base : x->uaddr);
 	jw_kstr(w, "lock_name", x->lock_name);
 	jw_kstr(w, "lock_state", x->lock_state);
+	if (x->cond_signal)
+		jw_kbool(w, "signal_pending", x->cond_signal == 2);
 	jw_kuint_or_null(w, "runtime_lock", x->rtlock - 1, x->rtlock != 0);
 	if (jw_kobject_or_null(w, "shared_object", x->shared_obj)) {
 		char dev[32];

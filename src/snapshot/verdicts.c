@@ -905,6 +905,7 @@ static void classify_rest(struct lt_snapshot *s)
 {
 	size_t running = 0, io = 0, condvar = 0, joins = 0, locks = 0, other = 0, unreadable = 0;
 	size_t by_kind[LT_WAIT_OTHER + 1] = { 0 };
+	size_t sock = 0, pipe = 0, fifo = 0; /* of by_kind[LT_WAIT_IO] */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved) {
@@ -924,6 +925,11 @@ static void classify_rest(struct lt_snapshot *s)
 		case LT_WAIT_SIGNAL:
 			io++;
 			by_kind[t->wait]++;
+			if (t->wait == LT_WAIT_IO) {
+				sock += t->fdw.io.kind == LT_FD_SOCKET;
+				pipe += t->fdw.io.kind == LT_FD_PIPE;
+				fifo += t->fdw.io.kind == LT_FD_FIFO;
+			}
 			break;
 		case LT_WAIT_FUTEX:
 			if (t->futex.is_wait && t->futex.owner_kind == LT_OWNER_NONE && t->futex.word_ok &&
@@ -942,9 +948,11 @@ static void classify_rest(struct lt_snapshot *s)
 		}
 	}
 	char kinds[256];
-	snprintf(kinds, sizeof(kinds), "%zu poll/select/epoll, %zu fd I/O, %zu sleep, %zu child wait, %zu signal wait",
-		 by_kind[LT_WAIT_POLL], by_kind[LT_WAIT_IO], by_kind[LT_WAIT_SLEEP],
-		 by_kind[LT_WAIT_CHILD], by_kind[LT_WAIT_SIGNAL]);
+	/* sockets, pipes and FIFOs apart: each names another kind of peer */
+	snprintf(kinds, sizeof(kinds), "%zu poll/select/epoll, %zu socket I/O, %zu pipe I/O, %zu FIFO I/O, "
+		 "%zu other fd I/O (files, devices, unknown), %zu sleep, %zu child wait, %zu signal wait",
+		 by_kind[LT_WAIT_POLL], sock, pipe, fifo, by_kind[LT_WAIT_IO] - sock - pipe - fifo,
+		 by_kind[LT_WAIT_SLEEP], by_kind[LT_WAIT_CHILD], by_kind[LT_WAIT_SIGNAL]);
 	struct lt_verdict *v;
 	if (running == 0 && locks == 0 && other == 0 && io > 0) {
 		v = new_verdict(s, LT_VERDICT_IDLE);

@@ -130,6 +130,9 @@ static void futex_from_json(const struct rp_json *fx, const struct rp_json *rt, 
 	t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
 	t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
 	t->lock_state = dup_str(rp_json_get(fx, "lock_state"));
+	const struct rp_json *sp = rp_json_get(fx, "signal_pending");
+	if (sp && (sp->type == RPJ_TRUE || sp->type == RPJ_FALSE))
+		t->cond_signal = sp->type == RPJ_TRUE ? 2 : 1;
 	const struct rp_json *rl = rp_json_get(fx, "runtime_lock");
 	if (rp_json_is_num(rl) && rt && rt->type == RPJ_ARR) {
 		double k = rp_json_num(rl, -1);
@@ -152,6 +155,8 @@ static void io_from_json(const struct rp_json *io, struct rp_snap_thread *t)
 		 target ? target : "");
 	t->io_desc = strdup(buf);
 	t->io_socket = kind && !strcmp(kind, "socket");
+	t->io_pipe = kind && !strcmp(kind, "pipe");
+	t->io_fifo = kind && !strcmp(kind, "fifo");
 }
 
 static void thread_from_json(const struct rp_json *th, const char *exe_base, const struct rp_json *rt,
@@ -252,6 +257,7 @@ void rp_snapshot_clear(struct rp_snapshot *s)
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		verdict_clear(&s->verdicts[i]);
 	free(s->verdicts);
+	free(s->rtranges);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -284,6 +290,23 @@ int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struc
 	if (out->n_threads)
 		qsort(out->threads, out->n_threads, sizeof(*out->threads), cmp_thread);
 	rp_snapshot_procs(doc, out);
+	const struct rp_json *rl = rp_json_get(doc, "runtime_locks");
+	if (rl && rl->type == RPJ_ARR && rl->n) {
+		out->rtranges = calloc(rl->n, sizeof(*out->rtranges));
+		if (!out->rtranges) {
+			rp_snapshot_clear(out);
+			return -1;
+		}
+		for (size_t i = 0; i < rl->n; i++) {
+			struct rp_snap_rtrange *x = &out->rtranges[out->n_rtranges];
+			double sz = rp_json_num(rp_json_get(&rl->items[i], "size"), 0);
+			if (rp_json_addr(rp_json_get(&rl->items[i], "base"), &x->base) && x->base && sz > 0 &&
+			    sz < 65536) {
+				x->size = (uint64_t)sz;
+				out->n_rtranges++;
+			}
+		}
+	}
 	const struct rp_json *vs = rp_json_get(doc, "verdicts");
 	if (vs && vs->type == RPJ_ARR && vs->n) {
 		out->verdicts = calloc(vs->n, sizeof(*out->verdicts));

@@ -42,11 +42,14 @@ struct rp_snap_thread {
 	char *lock_kind;         /* what the lock models recognised, NULL  */
 	char *lock_name;         /* the lock object's name, NULL           */
 	char *lock_state;        /* the models' decoded state, NULL        */
+	int cond_signal;         /* condvar: 0 not known, 1 no signal pending,
+				    2 a signal pending (signal_pending)    */
 	int runtime;             /* waits for a runtime lock (lockmodel.h) */
 	char *rt_how;            /* the runtime model's holder evidence     */
 	/* fd I/O */
 	int io_fd;               /* -1 none */
 	int io_socket;
+	int io_pipe, io_fifo;    /* a pipe, a FIFO (named pipe)                */
 	char *io_desc;
 	char *where;             /* innermost runtime frame ("side (app.py:7)"),
 	                            else the first frame in the program's own
@@ -75,6 +78,12 @@ struct rp_snapshot {
 	size_t n_threads;
 	struct rp_snap_verdict *verdicts;
 	size_t n_verdicts;
+	/* the runtime locks' extents ("runtime_locks" base and size): the
+	 * futex words inside one are that lock's internal words */
+	struct rp_snap_rtrange {
+		uint64_t base, size;
+	} *rtranges;
+	size_t n_rtranges;
 };
 
 /* Extracts what the report uses from a parsed snapshot document.  exe_base:

@@ -204,6 +204,10 @@ struct lt_futex {
 	                         one object are one lock); 0 = uaddr             */
 	char *lock_name;      /* the object's symbol ("caml_master_lock"), NULL */
 	char *lock_state;     /* decoded state ("value 0, 2 waiters"), NULL      */
+	/* a glibc condition variable's decoded state: is a signal pending for
+	 * (or the closing of) the waiter's group, __g_signals[g] != 0?
+	 * 0 not known (not a condvar, fields not recognised), 1 none, 2 yes */
+	uint8_t cond_signal;
 	unsigned rtlock;      /* 1 + index into lt_snapshot.rtlocks; 0: none    */
 	/* A shared (not FUTEX_PRIVATE) wait on a MAP_SHARED mapping: the
 	 * object mapped there, as the kernel keys the futex (device and inode
@@ -222,6 +226,7 @@ enum lt_fd_kind {
 	LT_FD_PIPE,
 	LT_FD_ANON,        /* anon_inode:[eventfd], [eventpoll], ...            */
 	LT_FD_OTHER,
+	LT_FD_FIFO,        /* a named pipe: a path whose inode is a FIFO        */
 };
 const char *lt_fd_kind_name(enum lt_fd_kind k);
 

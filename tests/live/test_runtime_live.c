@@ -6,12 +6,14 @@
  * (trace_processor, when ../shared/tools has it) must show the "lock held"
  * slice on the holder's thread and the lock track named by the model. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lockmodel.h"
 #include "report.h"
 #include "snapshot.h"
 #include "locktrace/taskregs.h"
@@ -265,4 +267,68 @@ Test(runtime_live, task_iterator_reads_each_threads_pthread_t, .timeout = 30)
 	close(sleeper_pipe[1]);
 	pthread_join(th, NULL);
 	close(sleeper_pipe[0]);
+}
+
+/* The GIL is a struct with a mutex and condition variables of its own:
+ * every hand-off passes its mutex, whose short waits once made a convoy
+ * finding (and a snapshot lock wait) of their own beside the GIL's.
+ * Exactly one report finding and one snapshot verdict are about words
+ * inside the GIL (its extent as the lock model read it), the GIL's. */
+static size_t findings_inside(const struct rp_json *fs, uint64_t base, uint64_t size, const char **which)
+{
+	size_t n = 0;
+	for (size_t i = 0; fs && i < fs->n; i++) {
+		const struct rp_json *ls = rp_json_get(&fs->items[i], "locks");
+		int in = 0;
+		for (size_t k = 0; ls && k < ls->n; k++) {
+			uint64_t a = 0;
+			in |= rp_json_addr(&ls->items[k], &a) && a >= base && a - base < size;
+		}
+		if (in) {
+			n++;
+			fprintf(stderr, "runtime_live: GIL finding: %s\n", rp_json_str(rp_json_get(&fs->items[i], "summary")));
+			*which = rp_json_str(rp_json_get(&fs->items[i], "kind"));
+		}
+	}
+	return n;
+}
+
+Test(runtime_live, python_gil_internal_words_are_the_gil, .fini = cleanup, .timeout = 120)
+{
+	need_root();
+	if (access(PYTHON, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's python3 is needed (make deps installs it)", PYTHON);
+	char *argv[] = { PYTHON, "tests/workloads/gil_holder.py", NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	pid_t holder = holder_tid();
+	tl_wait_in_read(wl.pid, holder, 10000);
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	uint64_t base = 0, size = 0;
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		if (!strcmp(s->rtlocks[i].kind, "GIL")) {
+			base = s->rtlocks[i].base;
+			size = s->rtlocks[i].size;
+		}
+	cr_assert(base && size, "the lock model found no GIL");
+	size_t nv = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		int in = 0;
+		for (size_t k = 0; k < s->verdicts[i].n_locks; k++)
+			in |= s->verdicts[i].locks[k] >= base && s->verdicts[i].locks[k] - base < size;
+		nv += in;
+		if (in)
+			cr_assert_eq(s->verdicts[i].owner, holder, "%s", s->verdicts[i].summary);
+	}
+	lt_snapshot_free(s);
+	cr_assert_eq(nv, 1, "%zu snapshot verdicts are about the GIL's words", nv);
+
+	record(wl.pid, "gilwords");
+	struct rp_json *j = tl_report_json(trace);
+	const char *kind = NULL;
+	size_t nf = findings_inside(rp_json_get(j, "findings"), base, size, &kind);
+	cr_assert_eq(nf, 1, "%zu report findings are about the GIL's words (its extent 0x%" PRIx64 "+%" PRIu64 ")",
+		     nf, base, size);
+	cr_assert_str_eq(kind, "holder_blocked");
+	rp_json_free(j);
 }

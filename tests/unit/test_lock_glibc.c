@@ -440,6 +440,33 @@ Test(lock_glibc_unit, cond_old_layout_group1) { cond_case(true, 1); }
 Test(lock_glibc_unit, cond_new_layout_group0) { cond_case(false, 0); }
 Test(lock_glibc_unit, cond_new_layout_group1) { cond_case(false, 1); }
 
+/* Whether a wake-up is on its way: __g_signals of the waiters' group,
+ * decoded for both layouts (the report's "idle pool" hint needs none). */
+static void cond_signal_case(bool old, int g, uint32_t signals, int want)
+{
+	static const char *const fr[] = { "__futex_abstimed_wait_common",
+					  "pthread_cond_wait@@GLIBC_2.3.2", "!worker", NULL };
+	uint64_t uaddr = cond_mem(old, MEM_BASE + 16, g, 2);
+	fp_put32(&fk, uaddr, signals);
+	struct lt_thread *t = waiter(uaddr, 0, true, fr);
+	lt_glibc_classify(&env, t);
+	kind_is(t, "condition variable");
+	cr_assert_eq(t->futex.cond_signal, want, "%s layout g=%d signals %u: %d, want %d",
+		     old ? "old" : "new", g, signals, t->futex.cond_signal, want);
+	clear_threads();
+}
+
+Test(lock_glibc_unit, cond_signal_pending_or_not)
+{
+	for (int g = 0; g < 2; g++) {
+		cond_signal_case(true, g, 0, 1);
+		cond_signal_case(true, g, 2, 2); /* one signal (count << 1) */
+		cond_signal_case(true, g, 1, 2); /* the group closed */
+		cond_signal_case(false, g, 0, 1);
+		cond_signal_case(false, g, 1, 2);
+	}
+}
+
 Test(lock_glibc_unit, cond_under_lock_acquire)
 {
 	static const char *const fr[] = { "__futex_abstimed_wait_common", "__pthread_cond_wait_common",

@@ -456,6 +456,55 @@ Test(report, idle_pool_is_waiters_nobody_woke_not_a_lost_wakeup)
 	done();
 }
 
+/* The "idle pool" hint: only for what the snapshot decoded as a condition
+ * variable with no signal pending; not for a semaphore, not for a condvar
+ * a wake-up is on its way to, not for waits that only look like a
+ * condvar's (no snapshot).  KIND NULL: no snapshot. */
+static int idle_pool_hint(const char *kind, const char *pending)
+{
+	header(TIDS(PID, 501, 502));
+	for (int i = 0; i < 3; i++)
+		TI[i].sc_nr = -2;
+	start();
+	if (kind) {
+		char th[2048], fx[512];
+		snprintf(fx, sizeof(fx),
+			 "\"futex\": {\"uaddr\": \"0x560000001190\", \"op\": 393, \"is_wait\": true,"
+			 " \"expected\": 0, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null,"
+			 " \"lock_kind\": \"%s\"%s%s}", kind, pending ? ", \"signal_pending\": " : "",
+			 pending ? pending : "");
+		snprintf(th, sizeof(th),
+			 "{\"tid\": 501, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202}, %s},"
+			 "{\"tid\": 502, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202}, %s},"
+			 "{\"tid\": 500, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 34, \"name\": \"pause\"},"
+			 " \"wait\": \"sleep\"}", fx, fx);
+		snapshot(th);
+	} else {
+		wait_sleep(BASE, 501, COND_WAIT, 0x560000001190ull, 0);
+		wait_sleep(BASE + 1 * MS, 502, COND_WAIT, 0x560000001190ull, 0);
+	}
+	finish(BASE + 3 * SEC);
+	const struct lt_report_finding *f = find(LT_FIND_STALLED_WAITERS, NULL);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f, "%s", kind ? kind : "no snapshot");
+	cr_assert(has_tid(f, 501) && has_tid(f, 502));
+	int hint = 0;
+	for (size_t k = 0; k < f->n_evidence; k++)
+		hint |= strstr(f->evidence[k], "idle pool") != NULL;
+	done();
+	return hint;
+}
+
+Test(report, idle_pool_hint_only_for_a_condvar_with_no_signal_pending)
+{
+	cr_assert(idle_pool_hint("condition variable", "false"), "a condvar nobody signalled");
+	cr_assert(!idle_pool_hint("condition variable", "true"), "a signal is on its way");
+	cr_assert(!idle_pool_hint("condition variable", NULL), "its state is not known");
+	cr_assert(!idle_pool_hint("semaphore", NULL), "a semaphore is no condvar");
+	cr_assert(!idle_pool_hint(NULL, NULL), "waits that look like a condvar's");
+}
+
 /* ---- deadlock ------------------------------------------------------- */
 
 Test(report, deadlock_from_the_snapshot_owners)
@@ -1027,6 +1076,47 @@ Test(report, probable_holder_from_the_snapshot_when_the_trace_began_late)
 	cr_assert(strstr(f->summary, "read(socket fd 7"), "%s", f->summary);
 	cr_assert_eq(f->since, BASE + 1 * MS - 2450 * MS, "since the snapshot's blocked time");
 	cr_assert_str_eq(lock_at(G0)->kind, "condvar");
+	done();
+}
+
+/* A read on a pipe is no socket I/O: the stall finding counts sockets,
+ * pipes, FIFOs and other fds apart, from the snapshot's fds. */
+Test(report, stall_counts_sockets_pipes_and_fifos_apart)
+{
+	header(TIDS(PID, 501, 502, 503, 504, 505));
+	for (int i = 0; i < 6; i++)
+		TI[i].sc_nr = -2;
+	/* 501 was in read() at attach: the trace does not know its fd is a
+	 * socket, the snapshot does */
+	TI[1].sc_nr = NR_read;
+	TI[1].sc_args[0] = 7;
+	TI[1].blocked_ns = 3 * SEC;
+	start();
+	char th[4096];
+	snprintf(th, sizeof(th),
+		 "{\"tid\": 500, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202, \"name\": \"futex\"},"
+		 " \"futex\": {\"uaddr\": \"0x5600000011b0\", \"op\": 128, \"is_wait\": true,"
+		 " \"expected\": 2, \"word\": 2, \"owner_kind\": \"none\", \"owner\": null}, %s},"
+		 "{\"tid\": 501, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 7, \"kind\": \"socket\", \"target\": \"socket:[1]\"}, %s},"
+		 "{\"tid\": 502, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 8, \"kind\": \"pipe\", \"target\": \"pipe:[2]\"}, %s},"
+		 "{\"tid\": 503, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 1, \"name\": \"write\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 9, \"kind\": \"pipe\", \"target\": \"pipe:[3]\"}, %s},"
+		 "{\"tid\": 504, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 10, \"kind\": \"fifo\", \"target\": \"/tmp/f\"}, %s},"
+		 "{\"tid\": 505, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 0, \"kind\": \"file\", \"target\": \"/dev/pts/0\"}, %s}",
+		 stack_of("lock", "main"), stack_of("rx", "start"), stack_of("p1", "start"),
+		 stack_of("p2", "start"), stack_of("ff", "start"), stack_of("tty", "start"));
+	snapshot(th);
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = find(LT_FIND_STALL, NULL);
+	if (!f)
+		dump_findings();
+	cr_assert_not_null(f);
+	cr_assert(strstr(f->summary, "1 of 6 threads are in futex waits, 1 in socket I/O, 2 in pipe I/O, 1 in FIFO I/O, "
+				     "1 in other fd I/O"), "%s", f->summary);
 	done();
 }
 

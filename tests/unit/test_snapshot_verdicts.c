@@ -360,6 +360,24 @@ Test(verdict_idle, all_in_io)
 	lt_snapshot_free(s);
 }
 
+/* A read on a pipe is no socket I/O: sockets, pipes and FIFOs apart. */
+Test(verdict_idle, sockets_pipes_and_fifos_counted_apart)
+{
+	struct lt_snapshot *s = table(6);
+	in_io(&s->threads[0], 10, "rx", 0, 7, LT_FD_SOCKET, 5);   /* read */
+	in_io(&s->threads[1], 11, "p1", 0, 8, LT_FD_PIPE, 5);
+	in_io(&s->threads[2], 12, "p2", 1, 9, LT_FD_PIPE, 5);     /* write */
+	in_io(&s->threads[3], 13, "ff", 0, 10, LT_FD_FIFO, 5);
+	in_io(&s->threads[4], 14, "tty", 0, 0, LT_FD_FILE, 5);
+	in_io(&s->threads[5], 15, "main", 232, 3, LT_FD_ANON, 5); /* epoll_wait */
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_IDLE);
+	cr_assert_not_null(v);
+	cr_assert(tl_strlist_has(&v->evidence, "6 in I/O waits: 1 poll/select/epoll, 1 socket I/O, 2 pipe I/O, "
+						"1 FIFO I/O, 1 other fd I/O"));
+	lt_snapshot_free(s);
+}
+
 Test(verdict_ok, running_threads)
 {
 	struct lt_snapshot *s = table(3);

@@ -483,10 +483,14 @@ static void classify_cond(const struct lt_lm_env *e, struct lt_thread *t, const 
 	f->lock_kind = "condition variable";
 	f->lock_base = sig0 - (c->old ? 40 : 32);
 	no_owner(f);
-	if (so < 0 && sn < 0)
+	if (so < 0 && sn < 0) {
 		add(buf, sizeof(buf), "fields not recognised (no waiter counted in __wrefs)");
-	else
+	} else {
 		cond_state(c, g, buf, sizeof(buf));
+		/* signals to consume (both layouts), or the closed bit
+		 * (before 2.41): zero only when no wake-up is on its way */
+		f->cond_signal = c->g_signals[g] ? 2 : 1;
+	}
 	const char *caller = st->caller >= 0 ? t->frames[st->caller].func : NULL;
 	if (lockish(caller)) {
 		add(buf, sizeof(buf), ", under %s", caller);
