@@ -410,3 +410,15 @@ int rp_json_addr(const struct rp_json *j, uint64_t *out)
 	*out = v;
 	return 1;
 }
+
+uint64_t rp_json_addr0(const struct rp_json *j)
+{
+	uint64_t a = 0;
+	return rp_json_addr(j, &a) ? a : 0;
+}
+
+char *rp_json_strdup(const struct rp_json *j)
+{
+	const char *s = rp_json_str(j);
+	return s ? strdup(s) : NULL;
+}

@@ -35,5 +35,9 @@ int64_t rp_json_int(const struct rp_json *j, int64_t dflt);
 const char *rp_json_str(const struct rp_json *j); /* NULL unless a string */
 /* "0x..." strings (and plain numbers): 1 and *out, or 0. */
 int rp_json_addr(const struct rp_json *j, uint64_t *out);
+/* The same as the address, or 0 when absent or not one. */
+uint64_t rp_json_addr0(const struct rp_json *j);
+/* A malloc'd copy of a string value; NULL unless a string (or no memory). */
+char *rp_json_strdup(const struct rp_json *j);
 
 #endif

@@ -26,6 +26,10 @@ int64_t lts_now_ns(int clock);
 /* The threads of process pid, sorted (malloc'd, *n of them); NULL when
  * /proc/PID/task cannot be read. */
 pid_t *lts_list_tasks(pid_t pid, size_t *n);
+struct rp_json;
+/* A stored snapshot's string where a live one holds a static string: a
+ * copy S owns (in S->strings, freed with it); NULL unless a string. */
+const char *lts_json_own_str(struct lt_snapshot *s, const struct rp_json *j);
 
 /* Numeric field FIELD (proc(5) numbering: 3 = state, 9 = flags) of a
  * /proc/PID/stat line. */

@@ -15,6 +15,7 @@
 #include "snapshot.h"
 #include "symbols.h"
 #include "waitfor.h"
+#include "json_read.h"
 #include "snapshot_int.h"
 
 ssize_t lts_read_small(const char *path, char *buf, size_t len)
@@ -397,4 +398,12 @@ pid_t *lts_list_tasks(pid_t pid, size_t *n)
 	if (v)
 		qsort(v, *n, sizeof(*v), task_pid_cmp);
 	return v;
+}
+
+const char *lts_json_own_str(struct lt_snapshot *s, const struct rp_json *j)
+{
+	const char *v = rp_json_str(j);
+	if (!v || lt_strlist_add(&s->strings, "%s", v))
+		return NULL;
+	return s->strings.v[s->strings.n - 1];
 }

@@ -425,14 +425,6 @@ void lts_appwait_json(struct jw *w, const struct lt_thread *t)
 	jw_end(w);
 }
 
-static const char *own(struct lt_snapshot *s, const struct rp_json *j)
-{
-	const char *v = rp_json_str(j);
-	if (!v || lt_strlist_add(&s->strings, "%s", v))
-		return NULL;
-	return s->strings.v[s->strings.n - 1];
-}
-
 void lts_appwait_from_json(struct lt_thread *t, struct lt_snapshot *s, const struct rp_json *j)
 {
 	const char *cls = rp_json_str(rp_json_get(j, "class"));
@@ -442,9 +434,9 @@ void lts_appwait_from_json(struct lt_thread *t, struct lt_snapshot *s, const str
 										       : LT_APPWAIT_NONE;
 	if (!t->app_class)
 		return;
-	t->app = own(s, rp_json_get(j, "app"));
-	t->app_what = own(s, rp_json_get(j, "what"));
-	t->app_kind = own(s, rp_json_get(j, "kind"));
+	t->app = lts_json_own_str(s, rp_json_get(j, "app"));
+	t->app_what = lts_json_own_str(s, rp_json_get(j, "what"));
+	t->app_kind = lts_json_own_str(s, rp_json_get(j, "kind"));
 	if (!t->app || !t->app_what || !t->app_kind) {
 		t->app_class = LT_APPWAIT_NONE; /* unusable: as if absent */
 		return;

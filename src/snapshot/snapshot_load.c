@@ -10,34 +10,13 @@
 #include "lockmodel.h"
 #include "snapshot.h"
 #include "json_read.h"
+#include "snapshot_int.h"
 #include "waitfor_int.h"
 #include "golang.h"
 #include "appwait.h"
 #include "appwait_int.h"
 
 #define J(obj, key) rp_json_get(obj, key)
-
-static char *dup_str(const struct rp_json *j)
-{
-	const char *s = rp_json_str(j);
-	return s ? strdup(s) : NULL;
-}
-
-/* For the fields that hold static strings when a snapshot is taken: a
- * copy the snapshot owns (freed with it). */
-static const char *own_str(struct lt_snapshot *s, const struct rp_json *j)
-{
-	const char *v = rp_json_str(j);
-	if (!v || lt_strlist_add(&s->strings, "%s", v))
-		return NULL;
-	return s->strings.v[s->strings.n - 1];
-}
-
-static uint64_t addr_of(const struct rp_json *j)
-{
-	uint64_t a = 0;
-	return rp_json_addr(j, &a) ? a : 0;
-}
 
 static void strlist_from(struct lt_strlist *l, const struct rp_json *arr)
 {
@@ -69,12 +48,12 @@ static void syscall_from(struct lt_thread *t, struct lt_snapshot *s, const struc
 	t->sc.state = enum_of(rp_json_str(J(sc, "state")), sc_name, LT_SC_RUNNING, LT_SC_IN_SYSCALL,
 			      LT_SC_UNREADABLE);
 	t->sc.nr = (long)rp_json_int(J(sc, "nr"), -1);
-	t->sc_name = own_str(s, J(sc, "name"));
+	t->sc_name = lts_json_own_str(s, J(sc, "name"));
 	const struct rp_json *args = J(sc, "args");
 	for (size_t i = 0; args && args->type == RPJ_ARR && i < args->n && i < 6; i++)
-		t->sc.args[i] = addr_of(&args->items[i]);
-	t->sc.sp = addr_of(J(sc, "sp"));
-	t->sc.pc = addr_of(J(sc, "pc"));
+		t->sc.args[i] = rp_json_addr0(&args->items[i]);
+	t->sc.sp = rp_json_addr0(J(sc, "sp"));
+	t->sc.pc = rp_json_addr0(J(sc, "pc"));
 }
 
 static bool is_true(const struct rp_json *j)
@@ -106,8 +85,8 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 {
 	if (!j || j->type != RPJ_OBJ)
 		return;
-	f->uaddr = addr_of(J(j, "uaddr"));
-	f->lock_sym = dup_str(J(j, "lock"));
+	f->uaddr = rp_json_addr0(J(j, "uaddr"));
+	f->lock_sym = rp_json_strdup(J(j, "lock"));
 	f->op = (uint32_t)rp_json_int(J(j, "op"), 0);
 	f->cmd = (int)rp_json_int(J(j, "cmd"), -1);
 	f->private_ = is_true(J(j, "private"));
@@ -122,21 +101,21 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 	f->word = (uint32_t)rp_json_int(J(j, "word"), 0);
 	f->owner_kind = enum_of(rp_json_str(J(j, "owner_kind")), owner_name, LT_OWNER_NONE,
 				LT_OWNER_INFERRED, LT_OWNER_UNKNOWN);
-	f->owner_how = dup_str(J(j, "owner_how"));
+	f->owner_how = rp_json_strdup(J(j, "owner_how"));
 	f->owner = (pid_t)rp_json_int(J(j, "owner"), 0);
 	const struct rp_json *og = J(j, "owner_gone");
 	if (og && og->type == RPJ_OBJ) {
 		const char *gc = rp_json_str(J(og, "comm"));
 		f->owner_gone = true;
 		f->gone_tid = (pid_t)rp_json_int(J(og, "tid"), 0);
-		f->gone_ptr = addr_of(J(og, "pthread"));
+		f->gone_ptr = rp_json_addr0(J(og, "pthread"));
 		f->gone_parent = (pid_t)rp_json_int(J(og, "forked_from"), 0);
 		snprintf(f->gone_comm, sizeof(f->gone_comm), "%s", gc ? gc : "");
 	}
-	f->lock_kind = own_str(s, J(j, "lock_kind"));
-	f->lock_base = addr_of(J(j, "lock_base"));
-	f->lock_name = dup_str(J(j, "lock_name"));
-	f->lock_state = dup_str(J(j, "lock_state"));
+	f->lock_kind = lts_json_own_str(s, J(j, "lock_kind"));
+	f->lock_base = rp_json_addr0(J(j, "lock_base"));
+	f->lock_name = rp_json_strdup(J(j, "lock_name"));
+	f->lock_state = rp_json_strdup(J(j, "lock_state"));
 	const struct rp_json *sp = J(j, "signal_pending");
 	if (sp && (sp->type == RPJ_TRUE || sp->type == RPJ_FALSE))
 		f->cond_signal = sp->type == RPJ_TRUE ? 2 : 1;
@@ -149,19 +128,19 @@ static void frames_from(struct lt_thread *t, const struct rp_json *us)
 	const struct rp_json *fr = J(us, "frames");
 	t->regs_src = enum_of(rp_json_str(J(us, "regs_source")), regs_name, LT_REGS_PROC, LT_REGS_CALLER,
 			      LT_REGS_NONE);
-	t->ustack_end = dup_str(J(us, "end"));
+	t->ustack_end = rp_json_strdup(J(us, "end"));
 	if (!fr || fr->type != RPJ_ARR || !fr->n || !(t->frames = calloc(fr->n, sizeof(*t->frames))))
 		return;
 	for (size_t i = 0; i < fr->n; i++) {
 		const struct rp_json *f = &fr->items[i];
 		struct lt_frame *o = &t->frames[t->n_frames++];
-		o->pc = addr_of(J(f, "pc"));
+		o->pc = rp_json_addr0(J(f, "pc"));
 		o->activation = is_true(J(f, "activation"));
-		o->func = dup_str(J(f, "func"));
+		o->func = rp_json_strdup(J(f, "func"));
 		o->func_off = (uint64_t)rp_json_int(J(f, "offset"), 0);
-		o->module = dup_str(J(f, "module"));
-		o->build_id = dup_str(J(f, "build_id"));
-		o->file = dup_str(J(f, "file"));
+		o->module = rp_json_strdup(J(f, "module"));
+		o->build_id = rp_json_strdup(J(f, "build_id"));
+		o->file = rp_json_strdup(J(f, "file"));
 		o->line = (int)rp_json_int(J(f, "line"), 0);
 	}
 }
@@ -178,7 +157,7 @@ static void thread_from(struct lt_thread *t, struct lt_snapshot *s, const struct
 	t->idle_s = rp_json_num(J(j, "blocked_s"), 0);
 	syscall_from(t, s, J(j, "syscall"));
 	t->wait = enum_of(rp_json_str(J(j, "wait")), wait_name, LT_WAIT_NONE, LT_WAIT_OTHER, LT_WAIT_NONE);
-	t->detail = dup_str(J(j, "detail"));
+	t->detail = rp_json_strdup(J(j, "detail"));
 	t->fdw.io.fd = -1;
 	t->fdw.epfd = -1;
 	futex_from(&t->futex, s, J(j, "futex"));
@@ -187,7 +166,7 @@ static void thread_from(struct lt_thread *t, struct lt_snapshot *s, const struct
 			   ks && !strcmp(ks, "unavailable") ? LT_KSTACK_UNAVAILABLE : LT_KSTACK_NOT_READ;
 	strlist_from(&t->kstack, J(j, "kernel_stack"));
 	frames_from(t, J(j, "user_stack"));
-	t->acquire = own_str(s, J(j, "acquire"));
+	t->acquire = lts_json_own_str(s, J(j, "acquire"));
 	lts_appwait_from_json(t, s, J(j, "app_wait"));
 	strlist_from(&t->notes, J(j, "notes"));
 	t->moved = is_true(J(j, "moved"));
@@ -200,16 +179,16 @@ static void verdict_from(struct lt_verdict *v, struct lt_snapshot *s, const stru
 
 	v->kind = enum_of(rp_json_str(J(j, "kind")), verdict_name, LT_VERDICT_DEADLOCK,
 			  LT_VERDICT_WAIT_CHAIN, LT_VERDICT_UNKNOWN);
-	v->summary = dup_str(J(j, "summary"));
+	v->summary = rp_json_strdup(J(j, "summary"));
 	strlist_from(&v->evidence, J(j, "evidence"));
 	if (tids && tids->type == RPJ_ARR && tids->n && (v->tids = calloc(tids->n, sizeof(*v->tids))))
 		for (size_t i = 0; i < tids->n; i++)
 			v->tids[v->n_tids++] = (pid_t)rp_json_int(&tids->items[i], 0);
 	if (locks && locks->type == RPJ_ARR && locks->n && (v->locks = calloc(locks->n, sizeof(*v->locks))))
 		for (size_t i = 0; i < locks->n; i++)
-			v->locks[v->n_locks++] = addr_of(&locks->items[i]);
+			v->locks[v->n_locks++] = rp_json_addr0(&locks->items[i]);
 	v->owner = (pid_t)rp_json_int(J(j, "owner"), 0);
-	v->owner_source = own_str(s, J(j, "owner_source"));
+	v->owner_source = lts_json_own_str(s, J(j, "owner_source"));
 	v->explains = (size_t)rp_json_int(J(j, "explains"), 0);
 	v->longest_s = rp_json_num(J(j, "longest_s"), -1);
 }
@@ -218,16 +197,16 @@ static void rtlock_from(struct lt_rtlock *l, struct lt_snapshot *s, const struct
 {
 	const struct rp_json *held = J(j, "held");
 
-	l->model = own_str(s, J(j, "model"));
-	l->kind = own_str(s, J(j, "kind"));
-	l->name = dup_str(J(j, "name"));
-	l->version = dup_str(J(j, "version"));
-	l->base = addr_of(J(j, "base"));
+	l->model = lts_json_own_str(s, J(j, "model"));
+	l->kind = lts_json_own_str(s, J(j, "kind"));
+	l->name = rp_json_strdup(J(j, "name"));
+	l->version = rp_json_strdup(J(j, "version"));
+	l->base = rp_json_addr0(J(j, "base"));
 	l->size = (uint64_t)rp_json_int(J(j, "size"), 0);
 	l->held = !held || held->type == RPJ_NULL ? -1 : held->type == RPJ_TRUE;
 	l->waiters = (int)rp_json_int(J(j, "waiters"), -1);
 	l->holder = (pid_t)rp_json_int(J(j, "holder"), 0);
-	l->holder_how = dup_str(J(j, "holder_how"));
+	l->holder_how = rp_json_strdup(J(j, "holder_how"));
 	strlist_from(&l->facts, J(j, "facts"));
 }
 
@@ -249,8 +228,8 @@ static void snapshot_from(struct lt_snapshot *s, const struct rp_json *doc)
 
 	s->pid = (pid_t)rp_json_int(J(doc, "pid"), 0);
 	snprintf(s->comm, sizeof(s->comm), "%s", comm ? comm : "");
-	s->occasion = own_str(s, J(doc, "occasion"));
-	s->exe = dup_str(J(doc, "exe"));
+	s->occasion = lts_json_own_str(s, J(doc, "occasion"));
+	s->exe = rp_json_strdup(J(doc, "exe"));
 	s->taken_realtime_ns = rp_json_int(J(doc, "taken_realtime_ns"), 0);
 	s->taken_monotonic_ns = rp_json_int(J(doc, "taken_monotonic_ns"), 0);
 	s->duration_ns = rp_json_int(J(doc, "duration_ns"), 0);

@@ -39,12 +39,6 @@ void lts_wf_json(struct jw *w, const struct lt_thread *t)
 	jw_end(w);
 }
 
-static char *dup_of(const struct rp_json *j)
-{
-	const char *s = rp_json_str(j);
-	return s ? strdup(s) : NULL;
-}
-
 void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j)
 {
 	if (!j || j->type != RPJ_OBJ)
@@ -65,7 +59,7 @@ void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j)
 		if (!e)
 			return;
 		e->fd = (int)rp_json_int(rp_json_get(x, "fd"), -1);
-		e->what = dup_of(rp_json_get(x, "what"));
+		e->what = rp_json_strdup(rp_json_get(x, "what"));
 		const struct rp_json *p = rp_json_get(x, "pids");
 		for (size_t q = 0; p && p->type == RPJ_ARR && q < p->n && q < LT_WF_MAX_PIDS; q++)
 			e->pids[e->n_pids++] = (pid_t)rp_json_int(&p->items[q], 0);
@@ -76,7 +70,7 @@ void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j)
 		for (int v = LT_WFP_UNKNOWN; ps && v <= LT_WFP_GONE; v++)
 			if (!strcmp(lt_wf_pstate_name((enum lt_wf_pstate)v), ps))
 				e->pstate = (enum lt_wf_pstate)v;
-		e->doing = dup_of(rp_json_get(x, "parties_doing"));
-		e->evidence = dup_of(rp_json_get(x, "evidence"));
+		e->doing = rp_json_strdup(rp_json_get(x, "parties_doing"));
+		e->evidence = rp_json_strdup(rp_json_get(x, "evidence"));
 	}
 }

@@ -13,12 +13,6 @@
 #include "snapfacts.h"
 #include "u64map.h"
 
-static char *dup_str(const struct rp_json *j)
-{
-	const char *s = rp_json_str(j);
-	return s ? strdup(s) : NULL;
-}
-
 /* The innermost frame in the program's own module: where in its code the
  * thread is ("worker (tests/workloads/demo.c:215)"). */
 static char *own_frame(const struct rp_json *th, const char *exe_base)
@@ -101,8 +95,8 @@ static void futex_from_json(const struct rp_json *fx, const struct rp_json *rt, 
 	t->has_futex = 1;
 	t->is_wait = is_true(rp_json_get(fx, "is_wait"));
 	t->is_pi = is_true(rp_json_get(fx, "is_pi"));
-	t->lock = dup_str(rp_json_get(fx, "lock"));
-	t->op_name = dup_str(rp_json_get(fx, "op_name"));
+	t->lock = rp_json_strdup(rp_json_get(fx, "lock"));
+	t->op_name = rp_json_strdup(rp_json_get(fx, "op_name"));
 	t->op = (uint32_t)rp_json_int(rp_json_get(fx, "op"), 0);
 	if (rp_json_is_num(rp_json_get(fx, "expected"))) {
 		t->expected_ok = 1;
@@ -112,7 +106,7 @@ static void futex_from_json(const struct rp_json *fx, const struct rp_json *rt, 
 		t->word_ok = 1;
 		t->word = (uint32_t)rp_json_int(rp_json_get(fx, "word"), 0);
 	}
-	t->owner_kind = dup_str(rp_json_get(fx, "owner_kind"));
+	t->owner_kind = rp_json_strdup(rp_json_get(fx, "owner_kind"));
 	t->owner = (int32_t)rp_json_int(rp_json_get(fx, "owner"), 0);
 	/* a process-shared mutex held by a thread of another process: a
 	 * report of a trace of both resolves that thread */
@@ -127,9 +121,9 @@ static void futex_from_json(const struct rp_json *fx, const struct rp_json *rt, 
 		t->gone_tid = (int32_t)rp_json_int(rp_json_get(og, "tid"), 0);
 		t->gone_parent = (int32_t)rp_json_int(rp_json_get(og, "forked_from"), 0);
 	}
-	t->lock_kind = dup_str(rp_json_get(fx, "lock_kind"));
-	t->lock_name = dup_str(rp_json_get(fx, "lock_name"));
-	t->lock_state = dup_str(rp_json_get(fx, "lock_state"));
+	t->lock_kind = rp_json_strdup(rp_json_get(fx, "lock_kind"));
+	t->lock_name = rp_json_strdup(rp_json_get(fx, "lock_name"));
+	t->lock_state = rp_json_strdup(rp_json_get(fx, "lock_state"));
 	const struct rp_json *sp = rp_json_get(fx, "signal_pending");
 	if (sp && (sp->type == RPJ_TRUE || sp->type == RPJ_FALSE))
 		t->cond_signal = sp->type == RPJ_TRUE ? 2 : 1;
@@ -138,7 +132,7 @@ static void futex_from_json(const struct rp_json *fx, const struct rp_json *rt, 
 		double k = rp_json_num(rl, -1);
 		if (k >= 0 && k < (double)rt->n) {
 			t->runtime = 1;
-			t->rt_how = dup_str(rp_json_get(&rt->items[(size_t)k], "holder_how"));
+			t->rt_how = rp_json_strdup(rp_json_get(&rt->items[(size_t)k], "holder_how"));
 		}
 	}
 }
@@ -171,9 +165,9 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 	t->blocked_s = rp_json_num(rp_json_get(th, "blocked_s"), -1);
 	const struct rp_json *sc = rp_json_get(th, "syscall");
 	t->nr = (long)rp_json_int(rp_json_get(sc, "nr"), -1);
-	t->sc_name = dup_str(rp_json_get(sc, "name"));
-	t->wait = dup_str(rp_json_get(th, "wait"));
-	t->detail = dup_str(rp_json_get(th, "detail"));
+	t->sc_name = rp_json_strdup(rp_json_get(sc, "name"));
+	t->wait = rp_json_strdup(rp_json_get(th, "wait"));
+	t->detail = rp_json_strdup(rp_json_get(th, "detail"));
 	t->moved = is_true(rp_json_get(th, "moved"));
 
 	const struct rp_json *fx = rp_json_get(th, "futex");
@@ -187,7 +181,7 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 	if (!t->where)
 		t->where = own_frame(th, exe_base);
 	own_funcs(th, exe_base, t);
-	t->rt_name = dup_str(rp_json_get(rp_json_get(th, "runtime"), "name"));
+	t->rt_name = rp_json_strdup(rp_json_get(rp_json_get(th, "runtime"), "name"));
 }
 
 static void thread_clear(struct rp_snap_thread *t)
@@ -217,8 +211,8 @@ static const struct rp_json *array_of(const struct rp_json *v, const char *key)
 static int verdict_from_json(const struct rp_json *v, struct rp_snap_verdict *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->kind = dup_str(rp_json_get(v, "kind"));
-	o->summary = dup_str(rp_json_get(v, "summary"));
+	o->kind = rp_json_strdup(rp_json_get(v, "kind"));
+	o->summary = rp_json_strdup(rp_json_get(v, "summary"));
 	o->owner = (int32_t)rp_json_int(rp_json_get(v, "owner"), 0);
 	const struct rp_json *ev = array_of(v, "evidence"), *tids = array_of(v, "tids"),
 			     *locks = array_of(v, "locks");
@@ -227,7 +221,7 @@ static int verdict_from_json(const struct rp_json *v, struct rp_snap_verdict *o)
 	    (locks && !(o->locks = calloc(locks->n, sizeof(*o->locks)))))
 		return -1;
 	for (size_t i = 0; ev && i < ev->n; i++)
-		if ((o->evidence[o->n_evidence] = dup_str(&ev->items[i])))
+		if ((o->evidence[o->n_evidence] = rp_json_strdup(&ev->items[i])))
 			o->n_evidence++;
 	for (size_t i = 0; tids && i < tids->n; i++)
 		if (rp_json_is_num(&tids->items[i]))

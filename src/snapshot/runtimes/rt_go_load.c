@@ -7,29 +7,9 @@
 
 #include "golang.h"
 #include "json_read.h"
+#include "snapshot_int.h"
 
 #define J(obj, key) rp_json_get(obj, key)
-
-static char *dup_str(const struct rp_json *j)
-{
-	const char *s = rp_json_str(j);
-	return s ? strdup(s) : NULL;
-}
-
-/* a static-string field: a copy the snapshot owns */
-static const char *own(struct lt_snapshot *s, const struct rp_json *j)
-{
-	const char *v = rp_json_str(j);
-	if (!v || lt_strlist_add(&s->strings, "%s", v))
-		return NULL;
-	return s->strings.v[s->strings.n - 1];
-}
-
-static uint64_t addr(const struct rp_json *j)
-{
-	uint64_t a = 0;
-	return rp_json_addr(j, &a) ? a : 0;
-}
 
 static bool yes(const struct rp_json *j)
 {
@@ -44,34 +24,34 @@ static size_t count(const struct rp_json *a)
 static void routine_from(struct lt_snapshot *s, struct lt_go_routine *r, const struct rp_json *j)
 {
 	r->id = rp_json_int(J(j, "id"), 0);
-	r->status_name = own(s, J(j, "status"));
-	r->reason = dup_str(J(j, "wait_reason"));
+	r->status_name = lts_json_own_str(s, J(j, "status"));
+	r->reason = rp_json_strdup(J(j, "wait_reason"));
 	r->waited_s = rp_json_num(J(j, "waited_s"), -1);
 	r->tid = (pid_t)rp_json_int(J(j, "tid"), 0);
 	r->system = yes(J(j, "system"));
-	r->end = dup_str(J(j, "end"));
-	r->created_by = dup_str(J(j, "created_by"));
-	r->netfd = dup_str(J(j, "netfd"));
+	r->end = rp_json_strdup(J(j, "end"));
+	r->created_by = rp_json_strdup(J(j, "created_by"));
+	r->netfd = rp_json_strdup(J(j, "netfd"));
 	const struct rp_json *w = J(j, "waits_for");
 	if (w && w->type == RPJ_OBJ) {
-		r->obj_kind = own(s, J(w, "kind"));
-		r->dir = own(s, J(w, "dir"));
-		r->obj_name = dup_str(J(w, "name"));
+		r->obj_kind = lts_json_own_str(s, J(w, "kind"));
+		r->dir = lts_json_own_str(s, J(w, "dir"));
+		r->obj_name = rp_json_strdup(J(w, "name"));
 		r->wait = r->dir ? LT_GO_WAIT_CHAN : r->obj_kind ? LT_GO_WAIT_SEMA : LT_GO_WAIT_OTHER;
 		if (r->wait == LT_GO_WAIT_SEMA)
-			r->lock = r->obj = addr(J(w, "addr"));
+			r->lock = r->obj = rp_json_addr0(J(w, "addr"));
 		else
-			r->obj = addr(J(w, "addr"));
+			r->obj = rp_json_addr0(J(w, "addr"));
 	}
 	const struct rp_json *fr = J(j, "frames");
 	size_t n = count(fr);
 	if (n && (r->frames = calloc(n, sizeof(*r->frames)))) {
 		for (size_t k = 0; k < n; k++) {
 			struct lt_go_frame *f = &r->frames[k];
-			f->func = dup_str(J(&fr->items[k], "func"));
-			f->file = dup_str(J(&fr->items[k], "file"));
+			f->func = rp_json_strdup(J(&fr->items[k], "func"));
+			f->file = rp_json_strdup(J(&fr->items[k], "file"));
 			f->line = (int)rp_json_int(J(&fr->items[k], "line"), 0);
-			f->pc = addr(J(&fr->items[k], "pc"));
+			f->pc = rp_json_addr0(J(&fr->items[k], "pc"));
 			f->inlined = yes(J(&fr->items[k], "inlined"));
 		}
 		r->n_frames = n;
@@ -86,8 +66,8 @@ void lt_go_from_json(struct lt_snapshot *s, const struct rp_json *j)
 	if (!go)
 		return;
 	s->go = go;
-	go->version = dup_str(J(j, "version"));
-	go->layout = own(s, J(j, "offsets"));
+	go->version = rp_json_strdup(J(j, "version"));
+	go->layout = lts_json_own_str(s, J(j, "offsets"));
 	go->stripped = yes(J(j, "stripped"));
 	go->n_all = (size_t)rp_json_int(J(j, "allglen"), 0);
 	go->truncated = yes(J(j, "truncated"));
@@ -108,15 +88,15 @@ void lt_go_from_json(struct lt_snapshot *s, const struct rp_json *j)
 		for (size_t i = 0; i < n; i++) {
 			struct lt_go_mutex *m = &go->mutexes[i];
 			const struct rp_json *x = &ms->items[i];
-			m->addr = addr(J(x, "addr"));
-			m->kind = own(s, J(x, "kind"));
+			m->addr = rp_json_addr0(J(x, "addr"));
+			m->kind = lts_json_own_str(s, J(x, "kind"));
 			if (!m->kind)
 				m->kind = "sync.Mutex";
-			m->name = dup_str(J(x, "name"));
-			m->facts = dup_str(J(x, "facts"));
+			m->name = rp_json_strdup(J(x, "name"));
+			m->facts = rp_json_strdup(J(x, "facts"));
 			m->state = (int32_t)rp_json_int(J(x, "state"), 0);
 			m->state_ok = rp_json_is_num(J(x, "state"));
-			m->holder_how = dup_str(J(x, "holder_how"));
+			m->holder_how = rp_json_strdup(J(x, "holder_how"));
 			m->holder = -1;
 			int64_t hg = rp_json_int(J(x, "holder_goroutine"), -1);
 			for (size_t k = 0; hg >= 0 && k < go->n_routines; k++)
