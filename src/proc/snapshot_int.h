@@ -5,6 +5,7 @@
 #define LOCKTRACE_SNAPSHOT_INT_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -70,5 +71,9 @@ char *lts_thread_activity(const struct lt_thread *t);
  * for verdict rules outside verdicts.c (appwait.c). */
 struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k);
 int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock);
+/* with_lock: also append LOCK to the verdict's lock list */
+int lts_verdict_add(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lock);
+/* "sym (0x...)", with the shared object of a lock in a shared mapping */
+const char *lts_lock_label(const struct lt_futex *f, char *buf, size_t len);
 
 #endif

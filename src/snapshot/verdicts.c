@@ -30,18 +30,6 @@
 #define FX_WAIT 0
 #define FX_WAIT_BITSET 9
 
-void lts_fmt_duration(double s, char *buf, size_t len)
-{
-	if (s < 0)
-		snprintf(buf, len, "?");
-	else if (s < 1.0)
-		snprintf(buf, len, "%.0f ms", s * 1000.0);
-	else if (s < 10.0)
-		snprintf(buf, len, "%.1f s", s);
-	else
-		snprintf(buf, len, "%.0f s", s);
-}
-
 /* Asleep in a system call, and confirmed stable if it was re-checked. */
 static bool asleep(const struct lt_thread *t)
 {
@@ -63,111 +51,6 @@ static bool has_owner(const struct lt_futex *f)
 	       f->owner_kind == LT_OWNER_ROBUST || f->owner_kind == LT_OWNER_JOIN ||
 	       f->owner_kind == LT_OWNER_RUNTIME || f->owner_kind == LT_OWNER_RWLOCK ||
 	       f->owner_kind == LT_OWNER_INFERRED;
-}
-
-static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
-{
-	if (t->sc_name)
-		return t->sc_name;
-	const char *n = lt_syscall_name(t->sc.nr);
-	if (n)
-		return n;
-	snprintf(buf, len, "syscall_%ld", t->sc.nr);
-	return buf;
-}
-
-/* "rtlock (0x5000)"; a lock in a shared mapping also names the object
- * and offset, which are the same in every process that maps it. */
-static const char *lock_label(const struct lt_futex *f, char *buf, size_t len)
-{
-	char obj[96] = "";
-	if (f->shared_obj)
-		snprintf(obj, sizeof(obj), ", shared object %u:%u inode %" PRIu64 " offset 0x%" PRIx64,
-			 f->obj_major, f->obj_minor, f->obj_ino, f->obj_off);
-	if (f->lock_sym)
-		snprintf(buf, len, "%s (0x%" PRIx64 "%s)", f->lock_sym, f->uaddr, obj);
-	else if (f->shared_obj)
-		snprintf(buf, len, "0x%" PRIx64 " (%s)", f->uaddr, obj + 2);
-	else
-		snprintf(buf, len, "0x%" PRIx64, f->uaddr);
-	return buf;
-}
-
-char *lts_thread_activity(const struct lt_thread *t)
-{
-	char nb[32], lb[160];
-	if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
-		return lts_strdup("running");
-	if (t->sc.state == LT_SC_UNREADABLE)
-		return lts_asprintf("in an unknown state (%c)", t->state ? t->state : '?');
-	if (t->sc.state == LT_SC_NOT_IN_SYSCALL)
-		return lts_asprintf("blocked outside a system call (state %c)", t->state);
-	const char *name = sc_label(t, nb, sizeof(nb));
-	switch (t->wait) {
-	case LT_WAIT_IO: {
-		const struct lt_fd *f = &t->fdw.io;
-		return lts_asprintf("%s(fd %d: %s)", name, f->fd,
-				    f->kind != LT_FD_UNKNOWN ? lt_fd_kind_name(f->kind) : "?");
-	}
-	case LT_WAIT_POLL:
-		if (t->fdw.epfd >= 0)
-			return lts_asprintf("%s(epfd %d, %zu fds)", name, t->fdw.epfd, t->fdw.n_fds);
-		return lts_asprintf("%s(%zu fds)", name, t->fdw.n_fds);
-	case LT_WAIT_FUTEX:
-		return lts_asprintf("%s(%s)", name, lock_label(&t->futex, lb, sizeof(lb)));
-	default:
-		return lts_asprintf("%s()", name);
-	}
-}
-
-/* ---- verdict list ---- */
-
-static struct lt_verdict *new_verdict(struct lt_snapshot *s, enum lt_verdict_kind k)
-{
-	/* doubling (capacity: the next power of two): one verdict per lock of
-	 * a table of thousands stays linear */
-	size_t n = s->n_verdicts;
-	if ((n & (n - 1)) == 0) {
-		struct lt_verdict *nv = realloc(s->verdicts, (n ? 2 * n : 1) * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		s->verdicts = nv;
-	}
-	struct lt_verdict *v = &s->verdicts[s->n_verdicts++];
-	memset(v, 0, sizeof(*v));
-	v->kind = k;
-	return v;
-}
-
-static int add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lock)
-{
-	if ((v->n_tids & (v->n_tids - 1)) == 0) { /* doubling: linear in the count */
-		pid_t *nt = realloc(v->tids, (v->n_tids ? 2 * v->n_tids : 1) * sizeof(*nt));
-		if (!nt)
-			return -ENOMEM;
-		v->tids = nt;
-	}
-	v->tids[v->n_tids++] = tid;
-	if (with_lock) {
-		if ((v->n_locks & (v->n_locks - 1)) == 0) {
-			uint64_t *nl = realloc(v->locks, (v->n_locks ? 2 * v->n_locks : 1) * sizeof(*nl));
-			if (!nl)
-				return -ENOMEM;
-			v->locks = nl;
-		}
-		v->locks[v->n_locks++] = lock;
-	}
-	return 0;
-}
-
-struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k)
-{
-	return new_verdict(s, k);
-}
-
-int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock)
-{
-	return add_tid(v, tid, lock, false);
 }
 
 static const char *owner_how(enum lt_owner_kind k)
@@ -253,7 +136,7 @@ static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, cons
 	lt_strlist_add(&v->evidence,
 		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
 		       "[%s%s%s], for %s", (int)t->tid, lt_thread_name(t), lp ? lp : "?",
-		       lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lt_thread_name(o) : "?",
+		       lts_lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lt_thread_name(o) : "?",
 		       owner_how(f->owner_kind), l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "",
 		       dur);
 	free(lp);
@@ -272,7 +155,7 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
 			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",
-			       lock_label(f, lb, sizeof(lb)), dur);
+			       lts_lock_label(f, lb, sizeof(lb)), dur);
 	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
 		runtime_edge(v, s, t, o, op, dur);
 	else if (f->lock_kind && f->lock_base && f->lock_base != f->uaddr) {
@@ -288,7 +171,7 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 	} else
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) waits for lock %s [%s, word=%u] held by thread %d (%s) [%s], for %s",
-			       (int)t->tid, lt_thread_name(t), lock_label(f, lb, sizeof(lb)), op, f->word,
+			       (int)t->tid, lt_thread_name(t), lts_lock_label(f, lb, sizeof(lb)), op, f->word,
 			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 	if (f->owner_kind == LT_OWNER_INFERRED)
 		lt_strlist_add(&v->evidence, "inferred: thread %d %s", (int)f->owner,
@@ -355,13 +238,13 @@ static void find_deadlocks(struct lt_snapshot *s)
 		bool sound = lts_wf_cycle_sound(s, next, cyc, nc);
 		if (!sound)
 			continue;
-		struct lt_verdict *v = new_verdict(s, LT_VERDICT_DEADLOCK);
+		struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_DEADLOCK);
 		if (!v)
 			goto out;
 		k = j;
 		do {
 			cycle[k] = (long)(v - s->verdicts);
-			add_tid(v, s->threads[k].tid, s->threads[k].futex.uaddr, true);
+			lts_verdict_add(v, s->threads[k].tid, s->threads[k].futex.uaddr, true);
 			k = next[k];
 		} while (k != j);
 		char chain[512];
@@ -527,17 +410,17 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 		size_t b = a;
 		while (b < m && same_lock(&w[b], &w[a]))
 			b++;
-		struct lt_verdict *v = new_verdict(s, LT_VERDICT_LOST_WAKEUP);
+		struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_LOST_WAKEUP);
 		if (!v)
 			break;
 		const struct lt_thread *t0 = &s->threads[w[a].idx];
 		char lb[160], dur[32], op[96];
-		lock_label(&t0->futex, lb, sizeof(lb));
+		lts_lock_label(&t0->futex, lb, sizeof(lb));
 		v->explains = b - a;
 		v->longest_s = -1;
 		for (size_t k = a; k < b; k++) {
 			const struct lt_thread *t = &s->threads[w[k].idx];
-			add_tid(v, t->tid, t->futex.uaddr, true);
+			lts_verdict_add(v, t->tid, t->futex.uaddr, true);
 			if (t->idle_s > v->longest_s)
 				v->longest_s = t->idle_s;
 			lts_fmt_duration(t->idle_s, dur, sizeof(dur));
@@ -603,7 +486,7 @@ static char *lock_phrase(const struct lt_snapshot *s, const struct lt_futex *f)
 		const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
 		return lts_asprintf("the %s (%s)", l->kind, l->name ? l->name : "?");
 	}
-	lock_label(f, lb, sizeof(lb));
+	lts_lock_label(f, lb, sizeof(lb));
 	if (f->lock_kind && f->lock_name && f->lock_base && f->lock_base != f->uaddr)
 		return lts_asprintf("%s '%s' at 0x%" PRIx64 " (waiters sleep on %s)", f->lock_kind,
 				    f->lock_name, f->lock_base, lb);
@@ -752,13 +635,13 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	const struct lt_thread *t0 = &s->threads[w[a].idx];
 	bool runtime = t0->futex.rtlock != 0;
 	bool convoy = cnt >= (size_t)min_waiters;
-	struct lt_verdict *v = new_verdict(s, convoy ? LT_VERDICT_CONVOY : LT_VERDICT_LOCK_WAIT);
+	struct lt_verdict *v = lts_verdict_new(s, convoy ? LT_VERDICT_CONVOY : LT_VERDICT_LOCK_WAIT);
 	if (!v)
 		return;
 	double longest = -1;
 	for (size_t k = a; k < b; k++) {
 		const struct lt_thread *t = &s->threads[w[k].idx];
-		add_tid(v, t->tid, t->futex.uaddr, true);
+		lts_verdict_add(v, t->tid, t->futex.uaddr, true);
 		if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > longest)
 			longest = t->idle_s;
 	}
@@ -955,7 +838,7 @@ static void classify_rest(struct lt_snapshot *s)
 		 by_kind[LT_WAIT_SLEEP], by_kind[LT_WAIT_CHILD], by_kind[LT_WAIT_SIGNAL]);
 	struct lt_verdict *v;
 	if (running == 0 && locks == 0 && other == 0 && io > 0) {
-		v = new_verdict(s, LT_VERDICT_IDLE);
+		v = lts_verdict_new(s, LT_VERDICT_IDLE);
 		if (!v)
 			return;
 		v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events; no lock involved",
@@ -970,7 +853,7 @@ static void classify_rest(struct lt_snapshot *s)
 		return;
 	}
 	if (s->n_threads && unreadable == s->n_threads) {
-		v = new_verdict(s, LT_VERDICT_UNKNOWN);
+		v = lts_verdict_new(s, LT_VERDICT_UNKNOWN);
 		if (!v)
 			return;
 		v->summary = lts_asprintf("no verdict: the system call of none of the %zu threads could "
@@ -978,7 +861,7 @@ static void classify_rest(struct lt_snapshot *s)
 					  s->n_threads);
 		return;
 	}
-	v = new_verdict(s, LT_VERDICT_OK);
+	v = lts_verdict_new(s, LT_VERDICT_OK);
 	if (!v)
 		return;
 	if (unreadable)
@@ -1013,7 +896,7 @@ static void fold_singles(struct lt_snapshot *s)
 			s->verdicts[keep++] = *v;
 			continue;
 		}
-		add_tid(&fold, v->tids[0], v->n_locks ? v->locks[0] : 0, true);
+		lts_verdict_add(&fold, v->tids[0], v->n_locks ? v->locks[0] : 0, true);
 		lt_strlist_add(&fold.evidence, "%s", v->summary ? v->summary : "?");
 		fold.explains += v->explains;
 		if (v->longest_s > fold.longest_s)

@@ -245,27 +245,6 @@ static bool read_exe(struct go_ctx *c, Elf *elf)
 	return go;
 }
 
-const char *go_sym_at(const struct go_ctx *c, uint64_t addr, uint64_t *off)
-{
-	size_t lo = 0, hi = c->nsyms;
-	if (!hi)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->syms[mid].addr + c->bias <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	const struct go_sym *s = &c->syms[lo];
-	uint64_t a = s->addr + c->bias;
-	if (addr < a || addr >= a + (s->size ? s->size : 1))
-		return NULL;
-	if (off)
-		*off = addr - a;
-	return s->name;
-}
-
 /* "\xff Go buildinf:", pointer size, flags; 1.18+ (flags & 2): the
  * version inline as a varint-prefixed string at 32 */
 static char *buildinfo_version(const struct go_ctx *c)
@@ -305,15 +284,6 @@ static char *read_gostring(const struct lt_lm_env *e, uint64_t hdr, size_t max)
 static char *sdup_or_null(const char *s)
 {
 	return s && *s ? lts_strdup(s) : NULL;
-}
-
-/* PC's function name, or NULL */
-const char *go_func_name(const struct go_ctx *c, uint64_t pc)
-{
-	if (!c->pcln_ok)
-		return NULL;
-	uint64_t fn = lt_go_pcln_func(&c->pcln, pc - c->bias, NULL);
-	return fn ? lt_go_pcln_name(&c->pcln, fn) : NULL;
 }
 
 static bool push_frame(struct lt_go_routine *r, const char *func, const char *file, int line, uint64_t pc,

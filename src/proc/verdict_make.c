@@ -1,0 +1,126 @@
+/* The verdict list and the words verdicts are made of (durations, a
+ * thread's activity, a lock's label): shared by the futex rules
+ * (snapshot/verdicts.c), the application waits (appwait.c) and the wait-for
+ * graph (waitfor_verdicts.c), below all three so that they do not depend on
+ * each other. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "snapshot_int.h"
+
+void lts_fmt_duration(double s, char *buf, size_t len)
+{
+	if (s < 0)
+		snprintf(buf, len, "?");
+	else if (s < 1.0)
+		snprintf(buf, len, "%.0f ms", s * 1000.0);
+	else if (s < 10.0)
+		snprintf(buf, len, "%.1f s", s);
+	else
+		snprintf(buf, len, "%.0f s", s);
+}
+
+static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
+{
+	if (t->sc_name)
+		return t->sc_name;
+	const char *n = lt_syscall_name(t->sc.nr);
+	if (n)
+		return n;
+	snprintf(buf, len, "syscall_%ld", t->sc.nr);
+	return buf;
+}
+
+/* "rtlock (0x5000)"; a lock in a shared mapping also names the object
+ * and offset, which are the same in every process that maps it. */
+const char *lts_lock_label(const struct lt_futex *f, char *buf, size_t len)
+{
+	char obj[96] = "";
+	if (f->shared_obj)
+		snprintf(obj, sizeof(obj), ", shared object %u:%u inode %" PRIu64 " offset 0x%" PRIx64,
+			 f->obj_major, f->obj_minor, f->obj_ino, f->obj_off);
+	if (f->lock_sym)
+		snprintf(buf, len, "%s (0x%" PRIx64 "%s)", f->lock_sym, f->uaddr, obj);
+	else if (f->shared_obj)
+		snprintf(buf, len, "0x%" PRIx64 " (%s)", f->uaddr, obj + 2);
+	else
+		snprintf(buf, len, "0x%" PRIx64, f->uaddr);
+	return buf;
+}
+
+char *lts_thread_activity(const struct lt_thread *t)
+{
+	char nb[32], lb[160];
+	if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
+		return lts_strdup("running");
+	if (t->sc.state == LT_SC_UNREADABLE)
+		return lts_asprintf("in an unknown state (%c)", t->state ? t->state : '?');
+	if (t->sc.state == LT_SC_NOT_IN_SYSCALL)
+		return lts_asprintf("blocked outside a system call (state %c)", t->state);
+	const char *name = sc_label(t, nb, sizeof(nb));
+	switch (t->wait) {
+	case LT_WAIT_IO: {
+		const struct lt_fd *f = &t->fdw.io;
+		return lts_asprintf("%s(fd %d: %s)", name, f->fd,
+				    f->kind != LT_FD_UNKNOWN ? lt_fd_kind_name(f->kind) : "?");
+	}
+	case LT_WAIT_POLL:
+		if (t->fdw.epfd >= 0)
+			return lts_asprintf("%s(epfd %d, %zu fds)", name, t->fdw.epfd, t->fdw.n_fds);
+		return lts_asprintf("%s(%zu fds)", name, t->fdw.n_fds);
+	case LT_WAIT_FUTEX:
+		return lts_asprintf("%s(%s)", name, lts_lock_label(&t->futex, lb, sizeof(lb)));
+	default:
+		return lts_asprintf("%s()", name);
+	}
+}
+
+/* ---- verdict list ---- */
+
+struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k)
+{
+	/* doubling (capacity: the next power of two): one verdict per lock of
+	 * a table of thousands stays linear */
+	size_t n = s->n_verdicts;
+	if ((n & (n - 1)) == 0) {
+		struct lt_verdict *nv = realloc(s->verdicts, (n ? 2 * n : 1) * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		s->verdicts = nv;
+	}
+	struct lt_verdict *v = &s->verdicts[s->n_verdicts++];
+	memset(v, 0, sizeof(*v));
+	v->kind = k;
+	return v;
+}
+
+int lts_verdict_add(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lock)
+{
+	if ((v->n_tids & (v->n_tids - 1)) == 0) { /* doubling: linear in the count */
+		pid_t *nt = realloc(v->tids, (v->n_tids ? 2 * v->n_tids : 1) * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		v->tids = nt;
+	}
+	v->tids[v->n_tids++] = tid;
+	if (with_lock) {
+		if ((v->n_locks & (v->n_locks - 1)) == 0) {
+			uint64_t *nl = realloc(v->locks, (v->n_locks ? 2 * v->n_locks : 1) * sizeof(*nl));
+			if (!nl)
+				return -ENOMEM;
+			v->locks = nl;
+		}
+		v->locks[v->n_locks++] = lock;
+	}
+	return 0;
+}
+
+int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock)
+{
+	return lts_verdict_add(v, tid, lock, false);
+}
