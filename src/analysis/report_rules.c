@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The report's rules: each turns the state at the end and the tables the
  * model kept into findings (docs/report.md says what each claims). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "locktrace/calls.h"
+#include "fgraph.h"
 #include "lockid.h"
 #include "report_model.h"
 
@@ -82,42 +84,42 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 		rp_snap_ev(r, f, cyc[i]);
 }
 
-/* Walks each thread's waits-for path; a path that runs into itself is a
- * cycle, reported once. */
+/* A cycle of the waits-for graph (fgraph.h), reported once.  One thread
+ * waiting for itself only when the snapshot read the owner of the very word
+ * it waits on as itself (a real self-deadlock), never from a group's
+ * holder. */
+static long deadlock_cycle(const long *nodes, size_t k, void *arg)
+{
+	struct lt_report *r = arg;
+	struct lt_report_priv *p = P(r);
+	struct rthread *t = p->th[nodes[0]];
+	if (k == 1 && word_owner(r, t) != t)
+		return -1;
+	struct rthread **cyc = malloc(k * sizeof(*cyc));
+	if (!cyc)
+		return -ENOMEM;
+	for (size_t i = 0; i < k; i++)
+		cyc[i] = p->th[nodes[i]];
+	deadlock_finding(r, cyc, k);
+	free(cyc);
+	return 0;
+}
+
 static void rule_deadlock(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
-	uint8_t *color = calloc(p->nth, 1); /* 0 new, 1 on the current path, 2 done */
-	struct rthread **path = calloc(p->nth + 1, sizeof(*path));
-	if (!color || !path) {
-		free(color);
-		free(path);
+	long *next = malloc((p->nth ? p->nth : 1) * sizeof(*next));
+	if (!next) {
 		p->oom = 1;
 		return;
 	}
-	for (size_t s = 0; s < p->nth; s++) {
-		size_t n = 0;
-		struct rthread *t = p->th[s];
-		while (t && !color[t->idx]) {
-			color[t->idx] = 1;
-			path[n++] = t;
-			t = waits_for(r, t);
-		}
-		if (t && color[t->idx] == 1) { /* a cycle from t to the path's end */
-			size_t k = 0;
-			while (path[k] != t)
-				k++;
-			/* one thread waiting for itself: only when the snapshot
-			 * read the owner of the very word it waits on as itself
-			 * (a real self-deadlock), never from a group's holder */
-			if (n - k > 1 || word_owner(r, t) == t)
-				deadlock_finding(r, path + k, n - k);
-		}
-		for (size_t i = 0; i < n; i++)
-			color[path[i]->idx] = 2;
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *o = waits_for(r, p->th[i]);
+		next[i] = o ? (long)o->idx : -1;
 	}
-	free(color);
-	free(path);
+	if (lt_fgraph_cycles(p->nth, next, deadlock_cycle, r, NULL, NULL))
+		p->oom = 1;
+	free(next);
 }
 
 /* ---- holder blocked ---- */

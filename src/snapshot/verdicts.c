@@ -26,6 +26,7 @@
 #include "snapshot_int.h"
 #include "waitfor_int.h"
 #include "appwait_int.h"
+#include "fgraph.h"
 
 #define FX_WAIT 0
 #define FX_WAIT_BITSET 9
@@ -197,19 +198,79 @@ static size_t cycle_procs(const struct lt_snapshot *s, const struct lt_verdict *
 	return n ? n : 1;
 }
 
+/* One cycle of the wait-for graph (fgraph.h): its verdict's index, or -1
+ * when it is not sound (through a process only some of whose threads are
+ * in it: another of them could end the wait). */
+struct dl_ctx {
+	struct lt_snapshot *s;
+	const long *next;
+};
+
+static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
+{
+	struct dl_ctx *c = arg;
+	struct lt_snapshot *s = c->s;
+	if (!lts_wf_cycle_sound(s, c->next, cyc, nc))
+		return -1;
+	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_DEADLOCK);
+	if (!v)
+		return -ENOMEM;
+	for (size_t q = 0; q < nc; q++)
+		lts_verdict_add(v, s->threads[cyc[q]].tid, s->threads[cyc[q]].futex.uaddr, true);
+	char chain[512];
+	size_t cl = 0;
+	chain[0] = 0;
+	for (size_t m = 0; m < v->n_tids && cl < sizeof(chain) - 64; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		cl += (size_t)snprintf(chain + cl, sizeof(chain) - cl, "%d (%s) -> ",
+				       (int)v->tids[m], t ? lt_thread_name(t) : "?");
+	}
+	snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
+	size_t inferred = 0;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		inferred += t && t->futex.owner_kind == LT_OWNER_INFERRED;
+	}
+	/* a holder inferred from the frames makes the cycle probable */
+	const char *dl = inferred ? "probable deadlock" : "deadlock";
+	if (v->n_tids == 1)
+		v->summary = lts_asprintf("%s: thread %s waits for a lock it holds itself", dl, chain);
+	else if (cycle_procs(s, v) > 1) /* through pipes, sockets, file locks... */
+		v->summary = lts_asprintf("%s: %zu threads in %zu processes wait for each other: %s%s", dl,
+					  v->n_tids, cycle_procs(s, v), chain, inferred ? " (holders inferred from "
+					  "their frames: a threading.Lock records none)" : "");
+	else
+		v->summary = lts_asprintf("%s: %zu threads wait for each other: %s%s", dl,
+					  v->n_tids, chain, inferred ? " (holders inferred from "
+					  "their frames: a threading.Lock records none)" : "");
+	v->explains = v->n_tids;
+	v->longest_s = -1;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		if (t->wait == LT_WAIT_FUTEX)
+			edge_evidence(v, s, t);
+		else
+			lts_wf_edge_evidence(v, s, t);
+		rt_waits_at(v, t);
+		if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
+			v->longest_s = t->idle_s;
+		if (has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && !v->owner_source)
+			v->owner_source = owner_source(&t->futex);
+	}
+	return (long)(v - s->verdicts);
+}
+
 static void find_deadlocks(struct lt_snapshot *s)
 {
 	size_t n = s->n_threads;
-	long *next = malloc(n * sizeof(*next));
-	long *stamp = calloc(n, sizeof(*stamp));  /* walk id + 1 that visited it */
-	long *cycle = malloc(n * sizeof(*cycle)); /* cycle id for nodes on a cycle, else -1 */
-	long *cyc = malloc((n ? n : 1) * sizeof(*cyc)); /* the nodes of the cycle at hand */
-	if (!next || !stamp || !cycle || !cyc)
+	long *next = malloc((n ? n : 1) * sizeof(*next));
+	long *on = malloc((n ? n : 1) * sizeof(*on));       /* the cycle each node is on */
+	long *reach = malloc((n ? n : 1) * sizeof(*reach)); /* ... or leads into */
+	if (!next || !on || !reach)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		next[i] = -1;
-		cycle[i] = -1;
 		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && (asleep(t) || runtime_says(s, t)) &&
 		    has_owner(&t->futex))
 			next[i] = idx_of(s, t->futex.owner);
@@ -217,129 +278,33 @@ static void find_deadlocks(struct lt_snapshot *s)
 			next[i] = lts_wf_next(s, t); /* file lock, pipe, socket, child (waitfor.h) */
 	}
 	size_t first_verdict = s->n_verdicts;
-	for (size_t i = 0; i < n; i++) {
-		if (stamp[i])
-			continue;
-		long j = (long)i;
-		while (j >= 0 && !stamp[j]) {
-			stamp[j] = (long)i + 1;
-			j = next[j];
-		}
-		if (j < 0 || stamp[j] != (long)i + 1)
-			continue; /* chain ended, or joined an earlier walk */
-		/* j is on a new cycle; through a process (any of its threads
-		 * could end the wait), only if all of them are in it */
-		size_t nc = 0;
-		long k = j;
-		do {
-			cyc[nc++] = k;
-			k = next[k];
-		} while (k != j);
-		bool sound = lts_wf_cycle_sound(s, next, cyc, nc);
-		if (!sound)
-			continue;
-		struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_DEADLOCK);
-		if (!v)
-			goto out;
-		k = j;
-		do {
-			cycle[k] = (long)(v - s->verdicts);
-			lts_verdict_add(v, s->threads[k].tid, s->threads[k].futex.uaddr, true);
-			k = next[k];
-		} while (k != j);
-		char chain[512];
-		size_t cl = 0;
-		chain[0] = 0;
-		for (size_t m = 0; m < v->n_tids && cl < sizeof(chain) - 64; m++) {
-			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
-			cl += (size_t)snprintf(chain + cl, sizeof(chain) - cl, "%d (%s) -> ",
-					       (int)v->tids[m], t ? lt_thread_name(t) : "?");
-		}
-		snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
-		size_t inferred = 0;
-		for (size_t m = 0; m < v->n_tids; m++) {
-			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
-			inferred += t && t->futex.owner_kind == LT_OWNER_INFERRED;
-		}
-		/* a holder inferred from the frames makes the cycle probable */
-		const char *dl = inferred ? "probable deadlock" : "deadlock";
-		if (v->n_tids == 1)
-			v->summary = lts_asprintf("%s: thread %s waits for a lock it holds itself", dl, chain);
-		else if (cycle_procs(s, v) > 1) /* through pipes, sockets, file locks... */
-			v->summary = lts_asprintf("%s: %zu threads in %zu processes wait for each other: %s%s", dl,
-						  v->n_tids, cycle_procs(s, v), chain, inferred ? " (holders inferred from "
-						  "their frames: a threading.Lock records none)" : "");
-		else
-			v->summary = lts_asprintf("%s: %zu threads wait for each other: %s%s", dl,
-						  v->n_tids, chain, inferred ? " (holders inferred from "
-						  "their frames: a threading.Lock records none)" : "");
-		v->explains = v->n_tids;
-		v->longest_s = -1;
-		for (size_t m = 0; m < v->n_tids; m++) {
-			const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
-			if (t->wait == LT_WAIT_FUTEX)
-				edge_evidence(v, s, t);
-			else
-				lts_wf_edge_evidence(v, s, t);
-			rt_waits_at(v, t);
-			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
-				v->longest_s = t->idle_s;
-			if (has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && !v->owner_source)
-				v->owner_source = owner_source(&t->futex);
-		}
-	}
-	/* threads blocked behind a cycle (their chain leads into it):
-	 * reach[i] = the cycle's verdict index, or -1; memoized so a long
-	 * chain is walked once (O(n)) */
-	if (s->n_verdicts > first_verdict) {
-		long *reach = malloc(n * sizeof(*reach));
-		long *path = malloc(n * sizeof(*path));
-		if (!reach || !path) {
-			free(reach);
-			free(path);
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			reach[i] = cycle[i] >= 0 ? cycle[i] : -2; /* -2: not computed */
+	struct dl_ctx c = { s, next };
+	if (lt_fgraph_cycles(n, next, deadlock_verdict, &c, on, reach))
+		goto out;
+	/* threads blocked behind a cycle (their chain leads into it) */
+	for (size_t vi = first_verdict; vi < s->n_verdicts; vi++) {
+		struct lt_verdict *v = &s->verdicts[vi];
+		size_t behind = 0;
+		char list[256];
+		size_t ll = 0;
+		list[0] = 0;
 		for (size_t i = 0; i < n; i++) {
-			size_t np = 0;
-			long j = (long)i;
-			while (j >= 0 && reach[j] == -2) {
-				path[np++] = j;
-				reach[j] = -3; /* on the current path */
-				j = next[j];
-			}
-			long r = (j >= 0 && reach[j] >= 0) ? reach[j] : -1;
-			while (np)
-				reach[path[--np]] = r;
+			if (on[i] >= 0 || reach[i] != (long)vi)
+				continue;
+			behind++;
+			if (ll < sizeof(list) - 16)
+				ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
+						       behind > 1 ? ", " : "", (int)s->threads[i].tid);
 		}
-		for (size_t vi = first_verdict; vi < s->n_verdicts; vi++) {
-			struct lt_verdict *v = &s->verdicts[vi];
-			size_t behind = 0;
-			char list[256];
-			size_t ll = 0;
-			list[0] = 0;
-			for (size_t i = 0; i < n; i++) {
-				if (cycle[i] >= 0 || reach[i] != (long)vi)
-					continue;
-				behind++;
-				if (ll < sizeof(list) - 16)
-					ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
-							       behind > 1 ? ", " : "", (int)s->threads[i].tid);
-			}
-			v->explains += behind;
-			if (behind)
-				lt_strlist_add(&v->evidence, "%zu more thread(s) blocked behind the cycle: %s%s",
-					       behind, list, ll >= sizeof(list) - 16 ? ", ..." : "");
-		}
-		free(reach);
-		free(path);
+		v->explains += behind;
+		if (behind)
+			lt_strlist_add(&v->evidence, "%zu more thread(s) blocked behind the cycle: %s%s",
+				       behind, list, ll >= sizeof(list) - 16 ? ", ..." : "");
 	}
 out:
 	free(next);
-	free(stamp);
-	free(cycle);
-	free(cyc);
+	free(on);
+	free(reach);
 }
 
 /* ---- lost wake-up ---- */
