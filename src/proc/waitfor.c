@@ -1117,7 +1117,12 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 				continue;
 			t->wf->pid = s->pid;
 		}
-		if (t->sc.state == LT_SC_IN_SYSCALL && t->state != 'R')
+		/* an application lock whose holders were read (appwait.h):
+		 * its latch's fds are not what ends the wait */
+		bool app = false;
+		for (size_t k = 0; k < t->wf->n_edges; k++)
+			app |= t->wf->edges[k].kind == LT_WF_APP_LOCK && t->wf->edges[k].n_pids;
+		if (!app && t->sc.state == LT_SC_IN_SYSCALL && t->state != 'R')
 			thread_edges(&c, i, t);
 	}
 	scan_proc(&c);
