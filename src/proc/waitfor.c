@@ -304,7 +304,12 @@ static void edge_parties(struct cctx *c, struct lt_wf_edge *e)
 		struct party *p = party_get(c, e->pids[i]);
 		if (!p)
 			continue;
-		if (rank[p->st] > rank[e->pstate])
+		/* an application lock's holder read blocked from the
+		 * application's memory (appwait.h) stays so: its latch's
+		 * epoll looks like an event wait */
+		bool app_blocked = e->kind == LT_WF_APP_LOCK && e->pstate == LT_WFP_BLOCKED &&
+				   p->st == LT_WFP_EVENTS;
+		if (rank[p->st] > rank[e->pstate] && !app_blocked)
 			e->pstate = p->st;
 		if (bl < sizeof(buf) - 64)
 			bl += (size_t)snprintf(buf + bl, sizeof(buf) - bl, "%s%s", i ? "; " : "",

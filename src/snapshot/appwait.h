@@ -83,6 +83,7 @@ struct lt_pg_wait {
 	char tag[96];             /* "transaction 745", "relation 16384 of ..."  */
 	pid_t holders[LT_PG_MAX_HOLDERS];
 	unsigned hold_masks[LT_PG_MAX_HOLDERS];
+	bool holder_waits[LT_PG_MAX_HOLDERS]; /* its PGPROC waits for a lock too */
 	size_t n_holders;
 	bool more;
 };

@@ -180,8 +180,16 @@ int lt_pg_holders(lt_pg_read_fn rd, void *arg, uint64_t myproc, pid_t pid, struc
 		if (proc == myproc || (leader && gl == leader) || !(hold & want))
 			continue;
 		int32_t hp = 0;
+		uint64_t hw = 0;
 		RD(proc + PROC_PID, hp);
+		RD(proc + PROC_WAITLOCK, hw);
+		if (hp <= 0) {
+			snprintf(why, whylen, "a holder's PGPROC has pid %d (a prepared transaction?): SELECT * "
+				 "FROM pg_prepared_xacts", (int)hp);
+			return -1;
+		}
 		if (out->n_holders < LT_PG_MAX_HOLDERS) {
+			out->holder_waits[out->n_holders] = hw != 0;
 			out->holders[out->n_holders] = hp;
 			out->hold_masks[out->n_holders] = hold;
 			out->n_holders++;
@@ -282,8 +290,18 @@ void lt_appwait_holders(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem
 		e->more_pids |= w.more;
 		if (w.n_holders == 1)
 			e->holder_tid = w.holders[0]; /* a backend is one thread */
+		/* a holder that waits for a lock itself sleeps on its latch like
+		 * an idle backend: its PGPROC says it is blocked (waitfor.c keeps
+		 * this state) */
+		bool all_wait = true;
+		for (size_t k = 0; k < w.n_holders; k++)
+			all_wait &= w.holder_waits[k];
+		if (all_wait && !w.more)
+			e->pstate = LT_WFP_BLOCKED;
 		e->evidence = lts_asprintf("read from the server's shared memory: MyProc->waitLock of %d, the "
 					   "LOCK's PROCLOCKs (%s); PostgreSQL 15 layout, checked (MyProc->pid, "
-					   "waitMask, each PROCLOCK's lock)", (int)s->pid, held);
+					   "waitMask, each PROCLOCK's lock)%s", (int)s->pid, held,
+					   all_wait && !w.more ? "; the holder waits for a PostgreSQL lock itself "
+					   "(its PGPROC's waitLock is set)" : "");
 	}
 }
