@@ -87,6 +87,14 @@ struct lt_pg_wait {
 	size_t n_holders;
 	bool more;
 };
+/* Byte offsets of the fields read (PostgreSQL 15, x86-64). */
+struct lt_pg_layout {
+	unsigned proc_pid, proc_waitlock, proc_waitmode, proc_groupleader;      /* PGPROC   */
+	unsigned lock_tag, lock_grantmask, lock_waitmask, lock_proclocks;       /* LOCK     */
+	unsigned pl_mylock, pl_myproc, pl_groupleader, pl_holdmask, pl_locklink; /* PROCLOCK */
+	unsigned shmq_next;                                                      /* SHM_QUEUE */
+};
+extern const struct lt_pg_layout lt_pg15_layout;
 /* Reads LEN bytes at ADDR of the server's memory: 0 or nonzero. */
 typedef int (*lt_pg_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
 /* The holders of the lock the backend PID (whose PGPROC is at MYPROC)

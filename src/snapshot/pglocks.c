@@ -13,7 +13,8 @@
  *
  * The layouts are PostgreSQL 15's on x86-64, from its server headers
  * (postgresql-server-dev-15: storage/proc.h, storage/lock.h): the offsets
- * below.  Nothing is trusted unread: each read is checked against what it
+ * below, which a unit test (test_appwait.c) compiles those headers to
+ * check.  Nothing is trusted unread: each read is checked against what it
  * must be (MyProc->pid is the backend's pid, the LOCK is waited on in the
  * waiter's mode, each PROCLOCK points back at that LOCK, a holder's pid is
  * a live process of the same server); on any mismatch the holder is
@@ -32,23 +33,27 @@
 #include "waitfor.h"
 #include "snapshot_int.h"
 
-/* PGPROC */
-#define PROC_PID 64
-#define PROC_WAITLOCK 112
-#define PROC_WAITMODE 128
-#define PROC_GROUPLEADER 840
-/* LOCK */
-#define LOCK_TAG 0 /* 16 bytes: field1..3 (u32), field4 (u16), type, method */
-#define LOCK_GRANTMASK 16
-#define LOCK_WAITMASK 20
-#define LOCK_PROCLOCKS 24 /* SHM_QUEUE { prev, next } */
-/* PROCLOCK */
-#define PL_MYLOCK 0
-#define PL_MYPROC 8
-#define PL_GROUPLEADER 16
-#define PL_HOLDMASK 24
-#define PL_LOCKLINK 32
-#define SHMQ_NEXT 8
+const struct lt_pg_layout lt_pg15_layout = {
+	.proc_pid = 64, .proc_waitlock = 112, .proc_waitmode = 128, .proc_groupleader = 840,
+	.lock_tag = 0, .lock_grantmask = 16, .lock_waitmask = 20, .lock_proclocks = 24,
+	.pl_mylock = 0, .pl_myproc = 8, .pl_groupleader = 16, .pl_holdmask = 24, .pl_locklink = 32,
+	.shmq_next = 8,
+};
+#define L lt_pg15_layout
+#define PROC_PID L.proc_pid
+#define PROC_WAITLOCK L.proc_waitlock
+#define PROC_WAITMODE L.proc_waitmode
+#define PROC_GROUPLEADER L.proc_groupleader
+#define LOCK_TAG L.lock_tag /* 16 bytes: field1..3 (u32), field4 (u16), type, method */
+#define LOCK_GRANTMASK L.lock_grantmask
+#define LOCK_WAITMASK L.lock_waitmask
+#define LOCK_PROCLOCKS L.lock_proclocks /* SHM_QUEUE { prev, next } */
+#define PL_MYLOCK L.pl_mylock
+#define PL_MYPROC L.pl_myproc
+#define PL_GROUPLEADER L.pl_groupleader
+#define PL_HOLDMASK L.pl_holdmask
+#define PL_LOCKLINK L.pl_locklink
+#define SHMQ_NEXT L.shmq_next
 
 #define MAX_PROCLOCKS 256
 

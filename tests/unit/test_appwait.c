@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "appwait.h"
 #include "snapshot.h"
@@ -487,4 +488,70 @@ Test(pglocks, locktags_in_words)
 	tag[12] = 7;
 	lt_pg_locktag_str(tag, b, sizeof(b));
 	cr_expect_str_eq(b, "tuple (3,7) of relation 16384 of database 5");
+}
+
+/* The built-in offsets are those of PostgreSQL 15's own headers
+ * (postgresql-server-dev-15): a program compiled against them prints
+ * offsetof() of each field read, compared with lt_pg15_layout. */
+#define PG_INC "/usr/include/postgresql/15/server"
+static const char PG_OFFSETS_C[] =
+	"#include \"postgres.h\"\n"
+	"#include \"storage/proc.h\"\n"
+	"#include \"storage/lock.h\"\n"
+	"#include <stdio.h>\n"
+	"#undef printf\n"
+	"#define P(n, T, f) printf(\"%s %zu\\n\", n, offsetof(T, f))\n"
+	"int main(void) {\n"
+	"P(\"proc_pid\", PGPROC, pid); P(\"proc_waitlock\", PGPROC, waitLock);\n"
+	"P(\"proc_waitmode\", PGPROC, waitLockMode); P(\"proc_groupleader\", PGPROC, lockGroupLeader);\n"
+	"P(\"lock_tag\", LOCK, tag); P(\"lock_grantmask\", LOCK, grantMask); P(\"lock_waitmask\", LOCK, waitMask);\n"
+	"P(\"lock_proclocks\", LOCK, procLocks); P(\"pl_mylock\", PROCLOCK, tag.myLock);\n"
+	"P(\"pl_myproc\", PROCLOCK, tag.myProc); P(\"pl_groupleader\", PROCLOCK, groupLeader);\n"
+	"P(\"pl_holdmask\", PROCLOCK, holdMask); P(\"pl_locklink\", PROCLOCK, lockLink);\n"
+	"P(\"shmq_next\", SHM_QUEUE, next);\n"
+	"printf(\"locktag_size %zu\\n\", sizeof(LOCKTAG));\n"
+	"return 0; }\n";
+
+Test(pglocks, offsets_match_the_server_headers)
+{
+	if (access(PG_INC "/storage/proc.h", R_OK))
+		cr_skip_test("postgresql-server-dev-15 is not installed (scripts/install-deps.sh installs "
+			     "it): the built-in offsets are not compared with its headers");
+	char dir[] = "/tmp/lt-pgoff-XXXXXX", src[64], bin[64], cmd[512];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/o.c", dir);
+	snprintf(bin, sizeof(bin), "%s/o", dir);
+	FILE *f = fopen(src, "w");
+	cr_assert_not_null(f);
+	fputs(PG_OFFSETS_C, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -I" PG_INC " -o %s %s 2>&1", bin, src);
+	cr_assert_eq(system(cmd), 0, "compiling against PostgreSQL's headers failed: %s", cmd);
+	FILE *p = popen(bin, "r");
+	cr_assert_not_null(p);
+	const struct lt_pg_layout *L = &lt_pg15_layout;
+	const struct { const char *n; unsigned v; } want[] = {
+		{ "proc_pid", L->proc_pid }, { "proc_waitlock", L->proc_waitlock },
+		{ "proc_waitmode", L->proc_waitmode }, { "proc_groupleader", L->proc_groupleader },
+		{ "lock_tag", L->lock_tag }, { "lock_grantmask", L->lock_grantmask },
+		{ "lock_waitmask", L->lock_waitmask }, { "lock_proclocks", L->lock_proclocks },
+		{ "pl_mylock", L->pl_mylock }, { "pl_myproc", L->pl_myproc },
+		{ "pl_groupleader", L->pl_groupleader }, { "pl_holdmask", L->pl_holdmask },
+		{ "pl_locklink", L->pl_locklink }, { "shmq_next", L->shmq_next }, { "locktag_size", 16 },
+	};
+	size_t seen = 0;
+	char name[64];
+	unsigned long v;
+	while (fscanf(p, "%63s %lu", name, &v) == 2)
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (!strcmp(name, want[i].n)) {
+				cr_expect_eq(v, want[i].v, "%s: the headers say %lu, locktrace uses %u", name, v,
+					     want[i].v);
+				seen++;
+			}
+	cr_expect_eq(pclose(p), 0);
+	cr_expect_eq(seen, sizeof(want) / sizeof(want[0]));
+	unlink(bin);
+	unlink(src);
+	rmdir(dir);
 }
