@@ -781,3 +781,46 @@ Test(waitfor_live, tcp_peer_blocked_on_the_servers_mutex_is_a_deadlock)
 	cr_expect(dl, "snapshot -p %d prints the cycle as a DEADLOCK naming %d and %d", (int)server, (int)holder,
 		  (int)peer);
 }
+
+static const char LISTEN_PY[] =
+	"import socket\n"
+	"ls = socket.socket(); ls.bind(('127.0.0.1', 0)); ls.listen(1)\n"
+	"print('socket role=listen port=%d' % ls.getsockname()[1], flush=True)\n"
+	"print('ready', flush=True)\n"
+	"ls.accept()\n";
+
+/* A server in accept() on a listening tcp socket with nothing to accept:
+ * the socket found (state LISTEN) by inet_diag, and the verdict IDLE,
+ * saying it is an idle listener. */
+Test(waitfor_live, tcp_listener_with_nothing_to_accept_is_idle)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LISTEN_PY, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid;
+	int port = (int)tl_truth_val(lines[0], nlines[0], "socket", "role=listen", "port");
+	cr_assert_gt(port, 0);
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 43 || t->sc.nr == 288))
+			break;
+	}
+	cr_assert(t && (t->sc.nr == 43 || t->sc.nr == 288), "python3 in accept (detail: %s)", t ? t->detail : "?");
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_LISTEN);
+	char want[64];
+	snprintf(want, sizeof(want), "listening tcp socket 127.0.0.1:%d (fd ", port);
+	cr_expect(strstr(e->what, want), "%s", e->what);
+	cr_expect(e->evidence && strstr(e->evidence, "nothing to accept") &&
+		  strstr(e->evidence, "NETLINK_SOCK_DIAG inet_diag"), "%s", e->evidence ? e->evidence : "(null)");
+	cr_expect_eq(e->n_pids, 0);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	cr_expect(tl_strlist_has(&s->verdicts[0].evidence, "(an idle listener)"), "IDLE says why");
+	lt_snapshot_free(s);
+}
