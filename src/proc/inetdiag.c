@@ -231,12 +231,24 @@ const struct lt_inet_sock *lt_inet_find(const struct lt_inet_table *t, uint32_t 
 const struct lt_inet_sock *lt_inet_peer(const struct lt_inet_table *t, const struct lt_inet_sock *s)
 {
 	static const uint8_t any[16];
-	if (!s->dport && !memcmp(s->dst, any, 16))
-		return NULL; /* not connected */
+	if (!s->dport)
+		return NULL; /* not connected (or listening) */
 	for (size_t i = 0; i < t->n; i++) {
 		const struct lt_inet_sock *o = &t->v[i];
 		if (o != s && o->proto == s->proto && o->sport == s->dport && o->dport == s->sport &&
 		    !memcmp(o->src, s->dst, 16) && !memcmp(o->dst, s->src, 16) && o->ino)
+			return o;
+	}
+	if (s->proto != IPPROTO_UDP)
+		return NULL;
+	/* udp: the peer may be bound but not connected (a server answering
+	 * anyone): its local address is our remote one, or a wildcard, on
+	 * our remote port */
+	static const uint8_t any4[16] = { [10] = 0xff, [11] = 0xff };
+	for (size_t i = 0; i < t->n; i++) {
+		const struct lt_inet_sock *o = &t->v[i];
+		if (o != s && o->proto == IPPROTO_UDP && o->sport == s->dport && !o->dport && o->ino &&
+		    (!memcmp(o->src, s->dst, 16) || !memcmp(o->src, any, 16) || !memcmp(o->src, any4, 16)))
 			return o;
 	}
 	return NULL;

@@ -41,7 +41,9 @@ int lt_inet_load(pid_t pid, struct lt_inet_table *t);
 void lt_inet_free(struct lt_inet_table *t);
 
 const struct lt_inet_sock *lt_inet_find(const struct lt_inet_table *t, uint32_t ino);
-/* The other end of S on this host (same protocol, reversed 4-tuple), NULL. */
+/* The other end of S on this host (same protocol, reversed 4-tuple; for
+ * udp also a socket bound, not connected, to S's remote address or a
+ * wildcard on its port), NULL. */
 const struct lt_inet_sock *lt_inet_peer(const struct lt_inet_table *t, const struct lt_inet_sock *s);
 /* "127.0.0.1:8080" or "[::1]:80" of S's local (REMOTE false) or remote end. */
 size_t lt_inet_addr_str(const struct lt_inet_sock *s, bool remote, char *buf, size_t len);

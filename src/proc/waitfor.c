@@ -976,8 +976,7 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 			}
 			return;
 		}
-		static const uint8_t any[16];
-		if (udp && !me->dport && !memcmp(me->dst, any, 16)) {
+		if (udp && !me->dport) {
 			struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
 			if (e) {
 				e->fd = fd;

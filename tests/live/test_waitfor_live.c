@@ -824,3 +824,49 @@ Test(waitfor_live, tcp_listener_with_nothing_to_accept_is_idle)
 	cr_expect(tl_strlist_has(&s->verdicts[0].evidence, "(an idle listener)"), "IDLE says why");
 	lt_snapshot_free(s);
 }
+
+static const char UDP_PY[] =
+	"import os, socket, time\n"
+	"srv = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); srv.bind(('127.0.0.1', 0))\n"
+	"port = srv.getsockname()[1]\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    time.sleep(600); os._exit(0)\n"
+	"srv.close()\n"
+	"c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); c.connect(('127.0.0.1', port))\n"
+	"print('peer pid=%d port=%d' % (pid, port), flush=True)\n"
+	"print('ready', flush=True)\n"
+	"c.recv(1)\n";
+
+/* A connected udp socket whose peer (bound, not connected, in a child
+ * that never sends) is on this host: the peer's process named. */
+Test(waitfor_live, udp_recv_names_the_local_peer_process)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)UDP_PY, NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t p = procs[0].pid, peer = (pid_t)tl_truth_val(lines[0], nlines[0], "peer", NULL, "pid");
+	int port = (int)tl_truth_val(lines[0], nlines[0], "peer", NULL, "port");
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 45 || t->sc.nr == 0) && t->wf &&
+		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
+			break;
+	}
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_SOCKET);
+	char want[64];
+	snprintf(want, sizeof(want), " -> 127.0.0.1:%d (fd ", port);
+	cr_expect(!strncmp(e->what, "udp 127.0.0.1:", 14) && strstr(e->what, want), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
+	cr_expect_eq(e->pids[0], peer, "the peer socket is the child's (%d)", (int)peer);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "the child sleeps: %s", e->doing);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}

@@ -204,6 +204,25 @@ Test(waitfor_parse, tcp_reverse_tuple)
 	cr_expect_str_eq(b, "[::1]:22");
 	cr_expect(lt_inet_loopback(lt_inet_find(&t, 1007)->src));
 	lt_inet_free(&t);
+
+	/* udp: a connected socket's peer bound but not connected (a server
+	 * answering anyone), on its address or a wildcard; an unconnected
+	 * socket has no peer */
+	const char *udp =
+		"   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n"
+		"  1: 0100007F:C000 0100007F:1389 01 00000000:00000000 00:00000000 00000000     0        0 3001 2 0000000000000000 0\n"
+		"  2: 0100007F:1389 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 3002 2 0000000000000000 0\n"
+		"  3: 0100007F:C001 0100007F:138A 01 00000000:00000000 00:00000000 00000000     0        0 3003 2 0000000000000000 0\n"
+		"  4: 00000000:138A 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 3004 2 0000000000000000 0\n";
+	memset(&t, 0, sizeof(t));
+	lt_inet_proc_parse(udp, IPPROTO_UDP, &t);
+	cr_assert_eq(t.n, 4);
+	cr_assert_not_null(p = lt_inet_peer(&t, lt_inet_find(&t, 3001)));
+	cr_expect_eq(p->ino, 3002);
+	cr_assert_not_null(p = lt_inet_peer(&t, lt_inet_find(&t, 3003)));
+	cr_expect_eq(p->ino, 3004, "a wildcard-bound server");
+	cr_expect_null(lt_inet_peer(&t, lt_inet_find(&t, 3002)), "unconnected: any sender");
+	lt_inet_free(&t);
 }
 
 /* one inet_diag message as the kernel lays it out */
