@@ -134,7 +134,6 @@ struct cctx {
 	bool net_read;
 	struct lt_inet_table inet; /* tcp/udp sockets (inetdiag.h) */
 	bool inet_read;
-	int inet_err;
 	/* inodes to find holders of */
 	struct want { unsigned long ino; char *path; size_t ti, ei; int mode; size_t keep; } *wants;
 	size_t n_wants;
@@ -940,7 +939,7 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 		}
 		if (!c->inet_read) {
 			c->inet_read = true;
-			c->inet_err = lt_inet_load(pid, &c->inet);
+			lt_inet_load(pid, &c->inet); /* empty if unreadable: said on the edge */
 		}
 		const struct lt_inet_sock *me = lt_inet_find(&c->inet, (uint32_t)ino);
 		if (!me) {

@@ -17,7 +17,7 @@
  * check.  Nothing is trusted unread: each read is checked against what it
  * must be (MyProc->pid is the backend's pid, the LOCK is waited on in the
  * waiter's mode, each PROCLOCK points back at that LOCK, a holder's pid is
- * a live process of the same server); on any mismatch the holder is
+ * a live child of the waiter's postmaster); on any mismatch the holder is
  * "unknown", with the query that finds it. */
 #include <errno.h>
 #include <inttypes.h>
@@ -239,6 +239,16 @@ static int pg_major(pid_t pid)
 	return v ? atoi(v + 12) : 0;
 }
 
+static pid_t parent_of(pid_t pid)
+{
+	char p[64], raw[512];
+	unsigned long long pp;
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	if (pid <= 0 || lts_read_small(p, raw, sizeof(raw)) <= 0 || lts_parse_stat_field(raw, 4, &pp))
+		return 0;
+	return (pid_t)pp;
+}
+
 static bool heavyweight(const struct lt_thread *t)
 {
 	return t->app_class == LT_APPWAIT_LOCK && t->app && !strcmp(t->app, "PostgreSQL") && t->app_via &&
@@ -256,15 +266,27 @@ void lt_appwait_holders(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem
 		uint64_t at = 0, myproc = 0;
 		int major = pg_major(s->pid);
 		int r = -1;
-		if (major != 15)
-			snprintf(why, sizeof(why), "the shared-memory layout of this server (%s) is not known to "
-				 "locktrace (PostgreSQL 15 only)", major ? "version" : "unknown version");
+		if (major != 15 && major)
+			snprintf(why, sizeof(why), "the shared-memory layout of PostgreSQL %d is not known to "
+				 "locktrace (15 only)", major);
+		else if (major != 15)
+			snprintf(why, sizeof(why), "the server's version is not known (its executable is not "
+				 "/usr/lib/postgresql/N/bin/postgres): its shared memory is not read");
 		else if (!sym || !mem || lt_sym_lookup(sym, "MyProc", &at, NULL))
 			snprintf(why, sizeof(why), "the symbol MyProc was not found in the server's executable");
 		else if (lt_mem_read(mem, at, &myproc, sizeof(myproc)))
 			snprintf(why, sizeof(why), "could not read MyProc at 0x%" PRIx64, at);
 		else
 			r = lt_pg_holders(mem_rd, mem, myproc, s->pid, &w, why, sizeof(why));
+		for (size_t k = 0; !r && k < w.n_holders; k++) {
+			pid_t pp = parent_of(w.holders[k]);
+			if (!t->app_server || pp != t->app_server) {
+				snprintf(why, sizeof(why), "the holder read, pid %d, is not a process of this server "
+					 "(its parent is %d, the waiter's %d): another pid namespace, or the layout "
+					 "does not match", (int)w.holders[k], (int)pp, (int)t->app_server);
+				r = -1;
+			}
+		}
 		struct lt_wf_edge *e = lt_waitfor_add(t, s->pid, LT_WF_APP_LOCK);
 		if (!e)
 			return;
