@@ -12,6 +12,8 @@ set -euo pipefail
 # golang-go: builds the Go workloads (tests/workloads/go)
 # postgresql: a real database server for the application-lock tests (test_pgwait_live.c
 #   runs its own initdb in a temp dir; the default cluster the package may create is unused)
+# postgresql-server-dev-15: PostgreSQL 15's server headers, against which a unit test
+#   (test_appwait.c) checks the shared-memory offsets locktrace reads holders with
 # python3: Debian's CPython, a program we did not write, for the CPython models'
 #   live tests (not on a minbase system)
 # libc6-dbg: glibc's debug symbols, which name libc's internal frames
@@ -19,7 +21,7 @@ set -euo pipefail
 #   frames are unnamed and locktrace says so
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
-      default-jdk-headless libclang-rt-14-dev xz-utils golang-go postgresql
+      default-jdk-headless libclang-rt-14-dev xz-utils golang-go postgresql postgresql-server-dev-15
       libc6-dbg python3 man-db dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do

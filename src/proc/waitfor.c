@@ -8,8 +8,10 @@
  *                      (fdinfo flags say which end)
  *   unix socket        NETLINK_SOCK_DIAG (UNIX_DIAG_PEER), then who holds
  *                      the peer
- *   tcp                the reverse 4-tuple in the target's /proc/net/tcp{,6},
- *                      then who holds that socket; none: outside this host
+ *   tcp / udp          the reverse 4-tuple among the host's sockets
+ *                      (inetdiag.c: NETLINK_SOCK_DIAG inet_diag, or the
+ *                      target's /proc/net/{tcp,udp}{,6}), then who holds
+ *                      that socket; none: outside this host
  *   poll/select/epoll  each watched fd as above, plus the timeout
  *   wait4/waitid       /proc/PID/task/ * /children
  * The /proc scan is one pass for all the inodes wanted, bounded in
@@ -21,6 +23,7 @@
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "inetdiag.h"
 #include "snapshot.h"
 #include "symbols.h"
 #include "waitfor.h"
@@ -126,8 +130,10 @@ struct cctx {
 	size_t n_parties;
 	char *locks;            /* /proc/locks, NULL unread */
 	bool locks_read;
-	char *net[3];           /* target's net/unix, tcp, tcp6 */
+	char *net[1];           /* target's net/unix */
 	bool net_read;
+	struct lt_inet_table inet; /* tcp/udp sockets (inetdiag.h) */
+	bool inet_read;
 	/* inodes to find holders of */
 	struct want { unsigned long ino; char *path; size_t ti, ei; int mode; size_t keep; } *wants;
 	size_t n_wants;
@@ -304,7 +310,12 @@ static void edge_parties(struct cctx *c, struct lt_wf_edge *e)
 		struct party *p = party_get(c, e->pids[i]);
 		if (!p)
 			continue;
-		if (rank[p->st] > rank[e->pstate])
+		/* an application lock's holder read blocked from the
+		 * application's memory (appwait.h) stays so: its latch's
+		 * epoll looks like an event wait */
+		bool app_blocked = e->kind == LT_WF_APP_LOCK && e->pstate == LT_WFP_BLOCKED &&
+				   p->st == LT_WFP_EVENTS;
+		if (rank[p->st] > rank[e->pstate] && !app_blocked)
 			e->pstate = p->st;
 		if (bl < sizeof(buf) - 64)
 			bl += (size_t)snprintf(buf + bl, sizeof(buf) - bl, "%s%s", i ? "; " : "",
@@ -753,8 +764,8 @@ static void read_net(struct cctx *c)
 	if (c->net_read)
 		return;
 	c->net_read = true;
-	static const char *const f[] = { "unix", "tcp", "tcp6" };
-	for (int i = 0; i < 3; i++) {
+	static const char *const f[] = { "unix" };
+	for (int i = 0; i < 1; i++) {
 		char p[64];
 		snprintf(p, sizeof(p), "/proc/%d/net/%s", (int)c->s->pid, f[i]);
 		c->net[i] = lts_read_all(p, NULL);
@@ -819,14 +830,6 @@ static int unix_peer(unsigned long ino, uint32_t *peer)
 	return 0;
 }
 
-static bool loopback(const char *hex)
-{
-	/* "0100007F:1F90" (v4) or a v6 ::1 / ::ffff:127.x */
-	if (strlen(hex) == 13)
-		return !strncmp(hex + 6, "7F", 2);
-	return !strncmp(hex, "00000000000000000000000001000000", 32) ||
-	       (!strncmp(hex, "0000000000000000FFFF0000", 24) && !strncmp(hex + 30, "7F", 2));
-}
 
 /* DIR: 1 the thread waits to read (the other end must write), 2 to write
  * (the other end must read), 3 either. */
@@ -934,55 +937,68 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 			}
 			return;
 		}
-		bool six = false;
-		if (!net_line(c->net[1], ino, false, line, sizeof(line))) {
-			if (!net_line(c->net[2], ino, false, line, sizeof(line))) {
-				if (!in_poll) {
-					struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
-					if (e) {
-						e->fd = fd;
-						e->what = lts_asprintf("%s (fd %d)", tgt, fd);
-						e->evidence = lts_strdup("not a unix or tcp socket of the target's "
-									 "network namespace (udp, netlink, ...): "
-									 "any sender");
-					}
-				}
-				return;
-			}
-			six = true;
+		if (!c->inet_read) {
+			c->inet_read = true;
+			lt_inet_load(pid, &c->inet); /* empty if unreadable: said on the edge */
 		}
-		char loc[80], rem[80];
-		unsigned stt = 0;
-		if (sscanf(line, " %*s %79s %79s %x", loc, rem, &stt) != 3)
+		const struct lt_inet_sock *me = lt_inet_find(&c->inet, (uint32_t)ino);
+		if (!me) {
+			if (!in_poll) {
+				struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
+				if (e) {
+					e->fd = fd;
+					e->what = lts_asprintf("%s (fd %d)", tgt, fd);
+					e->evidence = lts_asprintf("not a unix, tcp or udp socket of the target's "
+								   "network namespace (netlink, raw, ...; looked "
+								   "up in %s): any sender", c->inet.source ?
+								   c->inet.source : "?");
+				}
+			}
 			return;
+		}
+		bool udp = me->proto == IPPROTO_UDP;
+		const char *proto = udp ? "udp" : "tcp";
 		char lb[80], rb[80];
-		lts_format_inet(loc, lb, sizeof(lb));
-		lts_format_inet(rem, rb, sizeof(rb));
-		if (stt == 10) {
+		lt_inet_addr_str(me, false, lb, sizeof(lb));
+		lt_inet_addr_str(me, true, rb, sizeof(rb));
+		char src[256];
+		snprintf(src, sizeof(src), "%s%s%s%s", c->inet.source, c->inet.why[0] ? " (" : "", c->inet.why,
+			 c->inet.why[0] ? ")" : "");
+		if (!udp && me->state == 10) {
 			struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_LISTEN);
 			if (e) {
 				e->fd = fd;
 				e->what = lts_asprintf("listening tcp socket %s (fd %d)", lb, fd);
+				e->evidence = lts_asprintf("nothing to accept: idle until a client connects "
+							   "(state LISTEN in %s)", src);
 				e->pstate = LT_WFP_EVENTS;
 			}
 			return;
 		}
-		unsigned long pi = lt_tcp_peer_inode(c->net[six ? 2 : 1], loc, rem);
-		struct lt_wf_edge *e = lt_waitfor_add(t, pid, pi ? LT_WF_SOCKET : LT_WF_REMOTE);
+		if (udp && !me->dport) {
+			struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
+			if (e) {
+				e->fd = fd;
+				e->what = lts_asprintf("udp socket %s, unconnected (fd %d)", lb, fd);
+				e->evidence = lts_strdup("no peer (unconnected datagram socket: any sender)");
+			}
+			return;
+		}
+		const struct lt_inet_sock *peer = lt_inet_peer(&c->inet, me);
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, peer ? LT_WF_SOCKET : LT_WF_REMOTE);
 		if (!e)
 			return;
 		e->fd = fd;
-		e->what = lts_asprintf("tcp %s -> %s (fd %d)%s", lb, rb, fd, pi ? "" : "");
-		if (pi) {
-			e->evidence = lts_asprintf("peer socket:[%lu] from the reverse 4-tuple in /proc/%d/net/%s; "
-						   "its holders from /proc/*/fd", pi, (int)pid,
-						   six ? "tcp6" : "tcp");
-			want(c, ti, t->wf->n_edges - 1, pi, NULL, 0);
+		e->what = lts_asprintf("%s %s -> %s (fd %d)", proto, lb, rb, fd);
+		if (peer) {
+			e->evidence = lts_asprintf("peer socket:[%u] from the reverse 4-tuple in %s; its holders "
+						   "from /proc/*/fd", peer->ino, src);
+			want(c, ti, t->wf->n_edges - 1, peer->ino, NULL, 0);
 		} else {
-			e->evidence = lts_asprintf("no socket with the reverse 4-tuple in the target's network "
-						   "namespace: the peer %s is outside this host%s", rb,
-						   loopback(rem) ? " (a loopback address: another network "
-						   "namespace?)" : " (or in another network namespace)");
+			e->evidence = lts_asprintf("no socket with the reverse 4-tuple in %s: the peer %s is outside "
+						   "this host%s", src, rb, lt_inet_loopback(me->dst) ?
+						   " (a loopback address: another network namespace?)" :
+						   " (or in another network namespace)");
 		}
 		return;
 	}
@@ -1117,7 +1133,12 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 				continue;
 			t->wf->pid = s->pid;
 		}
-		if (t->sc.state == LT_SC_IN_SYSCALL && t->state != 'R')
+		/* an application lock whose holders were read (appwait.h):
+		 * its latch's fds are not what ends the wait */
+		bool app = false;
+		for (size_t k = 0; k < t->wf->n_edges; k++)
+			app |= t->wf->edges[k].kind == LT_WF_APP_LOCK && t->wf->edges[k].n_pids;
+		if (!app && t->sc.state == LT_SC_IN_SYSCALL && t->state != 'R')
 			thread_edges(&c, i, t);
 	}
 	scan_proc(&c);
@@ -1147,6 +1168,6 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 		free(c.parties[i].doing);
 	free(c.parties);
 	free(c.locks);
-	for (int i = 0; i < 3; i++)
-		free(c.net[i]);
+	free(c.net[0]);
+	lt_inet_free(&c.inet);
 }

@@ -139,10 +139,6 @@ size_t lt_flock_struct_str(const unsigned char raw[32], char *buf, size_t len);
 /* A NETLINK_SOCK_DIAG reply to a unix_diag request: the socket's inode
  * and its peer's (UNIX_DIAG_PEER).  0 when found, -1 otherwise. */
 int lt_parse_unix_diag(const void *buf, size_t len, uint32_t *ino, uint32_t *peer);
-/* The reverse 4-tuple's socket in a /proc/net/tcp{,6} text: given the
- * hex local and remote addresses of one socket, the inode of the socket
- * whose local is that remote and remote is that local; 0 if none. */
-unsigned long lt_tcp_peer_inode(const char *text, const char *loc_hex, const char *rem_hex);
 
 #ifdef __cplusplus
 }

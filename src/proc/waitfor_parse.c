@@ -181,17 +181,3 @@ int lt_parse_unix_diag(const void *buf, size_t len, uint32_t *ino, uint32_t *pee
 	}
 	return -1;
 }
-
-unsigned long lt_tcp_peer_inode(const char *text, const char *loc_hex, const char *rem_hex)
-{
-	const char *p = strchr(text, '\n'); /* header */
-	while (p && *++p) {
-		char loc[80], rem[80];
-		unsigned long inode;
-		if (sscanf(p, " %*s %79s %79s %*x %*s %*s %*s %*u %*u %lu", loc, rem, &inode) == 3 &&
-		    !strcmp(loc, rem_hex) && !strcmp(rem, loc_hex))
-			return inode;
-		p = strchr(p, '\n');
-	}
-	return 0;
-}

@@ -11,6 +11,7 @@
 
 #include "appwait.h"
 #include "jsonw.h"
+#include "waitfor.h"
 #include "snapshot.h"
 #include "appwait_int.h"
 #include "json_read.h"
@@ -244,6 +245,21 @@ static bool title_in_xact(const struct lt_thread *t)
 	return t->app_title && strstr(t->app_title, "in transaction") && !title_waiting(t);
 }
 
+/* The holders' edge lt_appwait_holders gave T (pids, or why not), NULL */
+static const struct lt_wf_edge *app_edge(const struct lt_thread *t)
+{
+	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
+		if (t->wf->edges[k].kind == LT_WF_APP_LOCK)
+			return &t->wf->edges[k];
+	return NULL;
+}
+
+static const struct lt_wf_edge *known_holders(const struct lt_thread *t)
+{
+	const struct lt_wf_edge *e = app_edge(t);
+	return e && e->n_pids ? e : NULL;
+}
+
 static bool same_server(const struct lt_thread *a, const struct lt_thread *b)
 {
 	return a->app && b->app && !strcmp(a->app, b->app) && a->app_server == b->app_server;
@@ -288,12 +304,25 @@ static void group_verdict(struct lt_snapshot *s, const struct lt_thread *const *
 		one_kind &= !strcmp(w[i]->app_kind, t0->app_kind);
 	}
 	v->explains = cnt;
-	bool pg = !strcmp(t0->app, "PostgreSQL");
+	bool pg = !strcmp(t0->app, "PostgreSQL"), all_known = true;
 	char list[256], dur[32];
 	tid_list(list, sizeof(list), w, a, b, NULL);
 	lts_fmt_duration(v->longest_s, dur, sizeof(dur));
 	bool rows = one_kind && !strcmp(t0->app_kind, "row/transaction lock");
-	if (cnt == 1 && pg)
+	const struct lt_wf_edge *he = cnt == 1 ? known_holders(t0) : NULL;
+	if (he) {
+		char hl[128];
+		size_t hn = 0;
+		hl[0] = 0;
+		for (size_t k = 0; k < he->n_pids && hn + 16 < sizeof(hl); k++)
+			hn += (size_t)snprintf(hl + hn, sizeof(hl) - hn, "%s%d", k ? ", " : "", (int)he->pids[k]);
+		v->owner = he->pids[0];
+		v->owner_source = "the server's shared memory";
+		v->summary = lts_asprintf("%s lock wait: process %d waits for %s (%s), for %s (a lock wait, not "
+					  "I/O), held by %s %s%s (read from the server's shared memory)",
+					  t0->app, (int)t0->app_pid, t0->app_what, he->what ? he->what : "?", dur,
+					  he->n_pids > 1 ? "processes" : "process", hl, he->more_pids ? ", ..." : "");
+	} else if (cnt == 1 && pg)
 		v->summary = lts_asprintf("%s lock wait: process %d waits for %s, for %s (a lock wait, "
 					  "not I/O); its holder is another backend: SELECT pg_blocking_pids(%d)",
 					  t0->app, (int)t0->app_pid, t0->app_what, dur, (int)t0->app_pid);
@@ -322,8 +351,15 @@ static void group_verdict(struct lt_snapshot *s, const struct lt_thread *const *
 		if (t->app_title)
 			lt_strlist_add(&v->evidence, "process %d's title: '%s'%s", (int)t->app_pid,
 				       t->app_title, title_waiting(t) ? " (PostgreSQL's own mark of a lock wait)" : "");
+		const struct lt_wf_edge *e = app_edge(t);
+		if (e) {
+			char *l = lt_wf_edge_line(e);
+			lt_strlist_add(&v->evidence, "process %d: %s", (int)t->app_pid, l ? l : "?");
+			free(l);
+		}
+		all_known &= known_holders(t) != NULL;
 	}
-	if (pg) {
+	if (pg && !all_known) {
 		lt_strlist_add(&v->evidence, "PostgreSQL sleeps on its latch (epoll on a signalfd and the "
 			       "postmaster's pipe) or a semaphore: the lock and its holder are in its shared "
 			       "memory, which locktrace does not read");
@@ -348,7 +384,7 @@ static void group_verdict(struct lt_snapshot *s, const struct lt_thread *const *
 						       (int)o->app_pid);
 		}
 	}
-	if (!pg)
+	if (!pg || all_known)
 		return;
 	if (in_xact == 1)
 		lt_strlist_add(&v->evidence, "inference, not read from the server's lock table: process %s "
@@ -366,6 +402,18 @@ static void group_verdict(struct lt_snapshot *s, const struct lt_thread *const *
 			       "deadlock_timeout)", cnt);
 }
 
+/* A cycle the wait-for graph proved (the holders read from shared
+ * memory) already says it. */
+static bool in_deadlock(const struct lt_snapshot *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_DEADLOCK)
+			for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+				if (s->verdicts[i].tids[k] == tid)
+					return true;
+	return false;
+}
+
 void lts_appwait_diagnose(struct lt_snapshot *s)
 {
 	size_t m = 0;
@@ -373,7 +421,7 @@ void lts_appwait_diagnose(struct lt_snapshot *s)
 	if (!w)
 		return;
 	for (size_t i = 0; i < s->n_threads; i++)
-		if (lts_appwait_lock(&s->threads[i]))
+		if (lts_appwait_lock(&s->threads[i]) && !in_deadlock(s, s->threads[i].tid))
 			w[m++] = &s->threads[i];
 	qsort(w, m, sizeof(*w), by_server);
 	for (size_t a = 0; a < m;) {

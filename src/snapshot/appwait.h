@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "snapshot.h"
@@ -71,5 +72,45 @@ bool lt_appwait_may_run(pid_t pid);
 /* A process title as /proc/PID/cmdline holds it (NULs between the
  * arguments, padding at the end): one line, trimmed, in buf. */
 void lt_appwait_title(const char *raw, size_t len, char *buf, size_t buflen);
+
+/* ---- PostgreSQL's lock holders, from its shared memory (pglocks.c) ---- */
+
+#define LT_PG_MAX_HOLDERS 8
+struct lt_pg_wait {
+	uint64_t lock;            /* the LOCK's address                          */
+	int mode;                 /* the mode wanted (1..8)                      */
+	unsigned grant_mask;      /* modes granted on it                         */
+	char tag[96];             /* "transaction 745", "relation 16384 of ..."  */
+	pid_t holders[LT_PG_MAX_HOLDERS];
+	unsigned hold_masks[LT_PG_MAX_HOLDERS];
+	bool holder_waits[LT_PG_MAX_HOLDERS]; /* its PGPROC waits for a lock too */
+	size_t n_holders;
+	bool more;
+};
+/* Byte offsets of the fields read (PostgreSQL 15, x86-64). */
+struct lt_pg_layout {
+	unsigned proc_pid, proc_waitlock, proc_waitmode, proc_groupleader;      /* PGPROC   */
+	unsigned lock_tag, lock_grantmask, lock_waitmask, lock_proclocks;       /* LOCK     */
+	unsigned pl_mylock, pl_myproc, pl_groupleader, pl_holdmask, pl_locklink; /* PROCLOCK */
+	unsigned shmq_next;                                                      /* SHM_QUEUE */
+};
+extern const struct lt_pg_layout lt_pg15_layout;
+/* Reads LEN bytes at ADDR of the server's memory: 0 or nonzero. */
+typedef int (*lt_pg_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
+/* The holders of the lock the backend PID (whose PGPROC is at MYPROC)
+ * waits for, PostgreSQL 15's layout, each read checked: 0, or -1 with why
+ * in WHY. */
+int lt_pg_holders(lt_pg_read_fn rd, void *arg, uint64_t myproc, pid_t pid, struct lt_pg_wait *out, char *why,
+		  size_t whylen);
+/* "AccessShareLock".."AccessExclusiveLock" of a lock mode, "?" */
+const char *lt_pg_mode_name(int mode);
+/* A LOCKTAG (16 bytes) in words: "transaction 745". */
+size_t lt_pg_locktag_str(const unsigned char tag[16], char *buf, size_t len);
+/* For each backend of S (a live snapshot) in a heavyweight-lock wait: an
+ * LT_WF_APP_LOCK edge naming the holders read from the server's shared
+ * memory, or, with no pids, saying why not and how to find them. */
+struct lt_sym;
+struct lt_mem;
+void lt_appwait_holders(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem *mem);
 
 #endif

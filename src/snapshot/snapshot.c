@@ -1093,6 +1093,8 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	lts_fork_origins(s); /* owners of private locks that are not here */
 	lt_rt_idle_apply(s); /* runtime threads waiting for work: no locks */
 	lt_appwait_apply(s); /* application lock managers (appwait.h) */
+	if (!c.compat)
+		lt_appwait_holders(s, c.sym, ctx_mem(&c)); /* their holders, from shared memory */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)

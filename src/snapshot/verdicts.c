@@ -533,6 +533,14 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 	}
 	if (o && o->detail)
 		lt_strlist_add(&v->evidence, "owner %d: %s", (int)owner, o->detail);
+	/* who can end the owner's own wait (a socket's peer, a pipe's
+	 * writer, ...: waitfor.h) */
+	for (size_t k = 0; o && o->wf && k < o->wf->n_edges && k < 4; k++) {
+		char *l = lt_wf_edge_line(&o->wf->edges[k]);
+		if (l)
+			lt_strlist_add(&v->evidence, "owner %d waits for: %s", (int)owner, l);
+		free(l);
+	}
 	if (o)
 		rt_frames_evidence(v, o, "owner", 4);
 	char dm[256];

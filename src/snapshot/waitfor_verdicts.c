@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "appwait.h"
 #include "snapshot.h"
 #include "waitfor.h"
 #include "snapshot_int.h"
@@ -426,6 +427,8 @@ void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (in_cycle[i] || !t->wf || !t->wf->n_edges || !asleep(t))
+			continue;
+		if (t->app_class == LT_APPWAIT_LOCK) /* its own verdict (appwait.c) */
 			continue;
 		const struct lt_wf_edge *lock = NULL;
 		for (size_t k = 0; k < t->wf->n_edges && !lock; k++)

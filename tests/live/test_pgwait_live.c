@@ -311,8 +311,9 @@ static void is_row_wait(const struct lt_snapshot *s, pid_t w)
 TestSuite(pgwait_live, .fini = pg_stop, .timeout = 120);
 
 /* One session holds a row lock (idle in transaction), the other blocks on
- * it: the waiter is a PostgreSQL row-lock wait, the holder an idle
- * backend; together, the holder is only an inference, marked as one. */
+ * it: the waiter is a PostgreSQL row-lock wait whose holder, read from the
+ * server's shared memory, is the backend pg_blocking_pids names; the
+ * holder alone is an idle backend. */
 Test(pgwait_live, row_lock_waiter_is_a_postgres_lock_wait)
 {
 	pg_start(NULL);
@@ -333,13 +334,24 @@ Test(pgwait_live, row_lock_waiter_is_a_postgres_lock_wait)
 	is_row_wait(s, w);
 	no_idle(s);
 	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
-	char hint[64];
-	snprintf(hint, sizeof(hint), "SELECT pg_blocking_pids(%d)", (int)w);
 	cr_assert_not_null(strstr(s->verdicts[0].summary, "PostgreSQL lock wait"), "%s", s->verdicts[0].summary);
 	cr_assert_not_null(strstr(s->verdicts[0].summary, "row/transaction lock"), "%s", s->verdicts[0].summary);
-	cr_assert_not_null(strstr(s->verdicts[0].summary, hint), "%s", s->verdicts[0].summary);
-	cr_assert_eq(s->verdicts[0].owner, 0, "no holder is read from the server's memory");
+	/* the holder, read from the server's shared memory, is the one
+	 * pg_blocking_pids named (server_says_blocked) */
+	char held[64];
+	snprintf(held, sizeof(held), "held by process %d (read from the server's shared memory)", (int)h);
+	cr_assert_not_null(strstr(s->verdicts[0].summary, held), "%s", s->verdicts[0].summary);
+	cr_assert_eq(s->verdicts[0].owner, h, "owner %d, pg_blocking_pids says %d", (int)s->verdicts[0].owner, (int)h);
+	cr_assert_not_null(strstr(s->verdicts[0].summary, "PostgreSQL transaction "), "%s", s->verdicts[0].summary);
+	cr_assert_not_null(strstr(s->verdicts[0].summary, "ShareLock wanted"), "%s", s->verdicts[0].summary);
 	cr_assert(tl_strlist_has(&s->verdicts[0].evidence, "UPDATE waiting"), "the title is evidence");
+	/* the transaction is the holder's: pg_locks says which xid it holds */
+	char xq[160], xid[64], want_tag[160];
+	snprintf(xq, sizeof(xq), "SELECT transactionid FROM pg_locks WHERE pid = %d AND locktype = 'transactionid' "
+		 "AND granted AND mode = 'ExclusiveLock'", (int)h);
+	query(xq, xid, sizeof(xid));
+	snprintf(want_tag, sizeof(want_tag), "PostgreSQL transaction %s, ShareLock wanted", xid);
+	cr_assert_not_null(strstr(s->verdicts[0].summary, want_tag), "pg_locks: %s; %s", xid, s->verdicts[0].summary);
 
 	/* as stored in a trace and read back (what `report` and
 	 * `snapshot --from` show) */
@@ -363,7 +375,7 @@ Test(pgwait_live, row_lock_waiter_is_a_postgres_lock_wait)
 	cr_assert(tl_strlist_has(&s->verdicts[0].evidence, "idle inside a transaction"));
 	lt_snapshot_free(s);
 
-	/* both: the holder is named only as an inference, never as the owner */
+	/* both: the holder, read from shared memory, and what it does */
 	struct lt_snapshot **both = malloc(2 * sizeof(*both));
 	cr_assert_not_null(both);
 	both[0] = snap(w);
@@ -373,13 +385,9 @@ Test(pgwait_live, row_lock_waiter_is_a_postgres_lock_wait)
 	const struct lt_verdict *v = verdict_with(&m->view, w);
 	cr_assert_not_null(v);
 	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
-	cr_assert_eq(v->owner, 0);
-	char hs[32];
-	snprintf(hs, sizeof(hs), "process %d is the only", (int)h);
-	cr_assert(tl_strlist_has(&v->evidence, "inference, not read from the server's lock table"));
-	cr_assert(tl_strlist_has(&v->evidence, hs), "no inference line names %d", (int)h);
-	snprintf(hs, sizeof(hs), "%d", (int)h);
-	cr_assert_null(strstr(v->summary, hs), "the summary must not name the holder: %s", v->summary);
+	cr_assert_eq(v->owner, h);
+	cr_assert_not_null(strstr(v->summary, held), "%s", v->summary);
+	cr_assert(!tl_strlist_has(&v->evidence, "inference"), "no inference when the holder was read");
 	no_idle(&m->view);
 	lt_multi_free(m);
 
@@ -394,8 +402,8 @@ Test(pgwait_live, row_lock_waiter_is_a_postgres_lock_wait)
 }
 
 /* Two backends each wait for the other's transaction; the server's own
- * detection is put off (deadlock_timeout 10min): both are PostgreSQL lock
- * waits, and the verdict does not claim more than it knows. */
+ * detection is put off (deadlock_timeout 10min): each one's holder, read
+ * from the server's shared memory, is the other: a DEADLOCK naming both. */
 Test(pgwait_live, deadlocked_backends_both_wait_on_row_locks)
 {
 	pg_start(NULL);
@@ -427,14 +435,30 @@ Test(pgwait_live, deadlocked_backends_both_wait_on_row_locks)
 	const struct lt_verdict *v = verdict_with(&m->view, a);
 	cr_assert_not_null(v);
 	cr_assert_eq(v, verdict_with(&m->view, b), "one verdict for both waiters");
-	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
-	cr_assert_eq(v->n_tids, 2);
-	cr_assert_not_null(strstr(v->summary, "2 backends wait on row locks"), "%s", v->summary);
-	cr_assert_not_null(strstr(v->summary, "deadlock_timeout"), "%s", v->summary);
-	for (size_t i = 0; i < m->view.n_verdicts; i++)
-		cr_assert_neq(m->view.verdicts[i].kind, LT_VERDICT_DEADLOCK,
-			      "no cycle is proven from the stacks: %s", m->view.verdicts[i].summary);
+	/* each one's holder read from shared memory is the other (as
+	 * pg_blocking_pids said): a cycle, before PostgreSQL's own detector */
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2, "%s", v->summary);
+	char pa[16], pb[16];
+	snprintf(pa, sizeof(pa), "%d ", (int)a);
+	snprintf(pb, sizeof(pb), "%d ", (int)b);
+	cr_assert(strstr(v->summary, pa) && strstr(v->summary, pb), "%s", v->summary);
+	cr_assert_eq(m->view.verdicts[0].kind, LT_VERDICT_DEADLOCK, "first: %s", m->view.verdicts[0].summary);
 	lt_multi_free(m);
+
+	/* `snapshot -p A` alone follows A's holder (blocked itself, its
+	 * PGPROC says) into B, and says the cycle first */
+	char pids[16], out[64][256], errl[64][256];
+	int no = 0, ne = 0;
+	snprintf(pids, sizeof(pids), "%d", (int)a);
+	char *argv[] = { LT_BIN, "snapshot", "-p", pids, NULL };
+	cr_assert_eq(tl_run_to_end(argv, out, &no, errl, &ne), 0);
+	bool dl = false;
+	for (int i = 0; i < no && !dl; i++)
+		dl = !strncmp(out[i], "DEADLOCK:", 9) && strstr(out[i], pa) && strstr(out[i], pb);
+	for (int i = 0; !dl && i < no; i++)
+		fprintf(stderr, "  | %s\n", out[i]);
+	cr_assert(dl, "snapshot -p %d prints a DEADLOCK naming %d and %d", (int)a, (int)a, (int)b);
 }
 
 /* ---- the flight recorder ---- */

@@ -657,3 +657,216 @@ Test(waitfor_live, ofd_lock_holder_from_fdinfo)
 	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
 }
+
+/* tcp_peer's ground truth, and the holder's socket edge read from one
+ * snapshot of the server (netlink, or /proc when NO_DIAG). */
+static const struct lt_wf_edge *tcp_holder_edge(struct lt_snapshot **sp, pid_t server, pid_t holder, int port,
+						 int peer_port, pid_t peer)
+{
+	struct lt_snapshot *s = take(server);
+	*sp = s;
+	const struct lt_wf_edge *e = edge_of(s, holder, LT_WF_SOCKET);
+	char tuple[96];
+	snprintf(tuple, sizeof(tuple), "tcp 127.0.0.1:%d -> 127.0.0.1:%d (fd ", port, peer_port);
+	cr_expect(strstr(e->what, tuple), "%s, not %s", e->what, tuple);
+	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
+	cr_expect_eq(e->pids[0], peer, "the peer socket is process %d's", (int)peer);
+	return e;
+}
+
+/* A server thread holds a mutex while blocked in recv() on a loopback tcp
+ * connection to another process that never writes (tcp_peer): the peer's
+ * socket is found from the reverse 4-tuple with inet_diag (and from
+ * /proc/PID/net/tcp when netlink is not used), its process and what its
+ * only thread does (pause) named on the edge and in the lock wait's
+ * evidence. */
+Test(waitfor_live, tcp_peer_process_named_from_inet_diag)
+{
+	need_root();
+	if (access(WL("tcp_peer"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("tcp_peer"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("tcp_peer"), "--no-wait", NULL }, lines[0], &nlines[0], 64,
+		       30000);
+	pid_t server = procs[0].pid;
+	pid_t peer = (pid_t)tl_truth_val(lines[0], nlines[0], "peer", NULL, "pid");
+	pid_t holder = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=holder", "tid");
+	pid_t waiter = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=waiter", "tid");
+	pid_t ptid = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=peer", "tid");
+	int port = (int)tl_truth_val(lines[0], nlines[0], "socket", "role=server", "port");
+	int pport = (int)tl_truth_val(lines[0], nlines[0], "socket", "role=server", "peer_port");
+	cr_assert(peer > 0 && holder > 0 && waiter > 0 && port > 0 && pport > 0);
+	cr_assert_eq(ptid, peer, "the peer is single-threaded");
+
+	struct lt_snapshot *s;
+	const struct lt_wf_edge *e = tcp_holder_edge(&s, server, holder, port, pport, peer);
+	cr_expect(strstr(e->evidence, "NETLINK_SOCK_DIAG inet_diag"), "%s", e->evidence);
+	cr_expect_eq(e->pstate, LT_WFP_EVENTS, "the peer sleeps in pause(): %s", e->doing);
+	char pd[48];
+	snprintf(pd, sizeof(pd), "%d (tcp_peer): pause", (int)peer);
+	cr_expect(e->doing && strstr(e->doing, pd), "%s", e->doing ? e->doing : "(null)");
+	/* the lock wait: waiter -> holder, whose own wait names the peer */
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_expect_eq(v->owner, holder);
+	char ev[96];
+	snprintf(ev, sizeof(ev), "owner %d waits for: tcp 127.0.0.1:%d", (int)holder, port);
+	cr_expect(tl_strlist_has(&v->evidence, ev), "no evidence line '%s'", ev);
+	snprintf(ev, sizeof(ev), "peer held by process %d", (int)peer);
+	cr_expect(tl_strlist_has(&v->evidence, ev), "no evidence line '%s'", ev);
+	lt_snapshot_free(s);
+
+	/* the /proc fallback (as when netlink is refused): the same peer */
+	setenv("LOCKTRACE_NO_SOCK_DIAG", "1", 1);
+	e = tcp_holder_edge(&s, server, holder, port, pport, peer);
+	unsetenv("LOCKTRACE_NO_SOCK_DIAG");
+	cr_expect(strstr(e->evidence, "/proc/PID/net/{tcp,tcp6,udp,udp6} (LOCKTRACE_NO_SOCK_DIAG is set)"), "%s",
+		  e->evidence);
+	lt_snapshot_free(s);
+}
+
+/* --cycle: the holder waits for the peer to write; the peer's only thread
+ * waits for the process-shared mutex the holder holds.  Both processes
+ * diagnosed together, and `snapshot -p SERVER` alone (it follows the
+ * socket into the peer): a DEADLOCK naming both threads. */
+Test(waitfor_live, tcp_peer_blocked_on_the_servers_mutex_is_a_deadlock)
+{
+	need_root();
+	if (access(WL("tcp_peer"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("tcp_peer"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("tcp_peer"), "--cycle", "--no-wait", NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t server = procs[0].pid;
+	pid_t peer = (pid_t)tl_truth_val(lines[0], nlines[0], "peer", NULL, "pid");
+	pid_t holder = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=holder", "tid");
+	int port = (int)tl_truth_val(lines[0], nlines[0], "socket", "role=server", "port");
+	int pport = (int)tl_truth_val(lines[0], nlines[0], "socket", "role=server", "peer_port");
+	cr_assert(peer > 0 && holder > 0);
+
+	struct lt_snapshot *s;
+	const struct lt_wf_edge *e = tcp_holder_edge(&s, server, holder, port, pport, peer);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the peer is blocked in futex: %s", e->doing);
+	lt_snapshot_free(s);
+
+	struct lt_snapshot **both = malloc(2 * sizeof(*both));
+	cr_assert_not_null(both);
+	both[0] = take(server);
+	both[1] = take(peer);
+	struct lt_multi_snapshot *m = NULL;
+	cr_assert_eq(lt_multi_build(both, 2, NULL, &m), 0);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_eq(v->n_tids, 2, "%s", v->summary);
+	cr_expect(has_tid(v, holder) && has_tid(v, peer), "%s", v->summary);
+	const struct lt_thread *pt = lt_snapshot_find(&m->view, peer);
+	cr_assert_not_null(pt);
+	cr_expect_eq(pt->futex.owner, holder, "the peer's mutex is held by the server's holder");
+	lt_multi_free(m);
+
+	int nproc = 0;
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)server);
+	char out[64][256], err[64][256];
+	int nout = 0, nerr = 0;
+	cr_expect_eq(tl_run_to_end((char *const[]){ LT_BIN, "snapshot", "-p", pid, NULL }, out, &nout, err, &nerr), 0);
+	bool dl = false;
+	char a[16], b[16];
+	snprintf(a, sizeof(a), "%d ", (int)holder);
+	snprintf(b, sizeof(b), "%d ", (int)peer);
+	for (int i = 0; i < nout; i++) {
+		sscanf(out[i], "snapshot of %d processes", &nproc);
+		if (!strncmp(out[i], "DEADLOCK:", 9))
+			dl = strstr(out[i], a) && strstr(out[i], b);
+	}
+	cr_expect_eq(nproc, 2, "the socket's peer was followed");
+	cr_expect(dl, "snapshot -p %d prints the cycle as a DEADLOCK naming %d and %d", (int)server, (int)holder,
+		  (int)peer);
+}
+
+static const char LISTEN_PY[] =
+	"import socket\n"
+	"ls = socket.socket(); ls.bind(('127.0.0.1', 0)); ls.listen(1)\n"
+	"print('socket role=listen port=%d' % ls.getsockname()[1], flush=True)\n"
+	"print('ready', flush=True)\n"
+	"ls.accept()\n";
+
+/* A server in accept() on a listening tcp socket with nothing to accept:
+ * the socket found (state LISTEN) by inet_diag, and the verdict IDLE,
+ * saying it is an idle listener. */
+Test(waitfor_live, tcp_listener_with_nothing_to_accept_is_idle)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LISTEN_PY, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid;
+	int port = (int)tl_truth_val(lines[0], nlines[0], "socket", "role=listen", "port");
+	cr_assert_gt(port, 0);
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 43 || t->sc.nr == 288))
+			break;
+	}
+	cr_assert(t && (t->sc.nr == 43 || t->sc.nr == 288), "python3 in accept (detail: %s)", t ? t->detail : "?");
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_LISTEN);
+	char want[64];
+	snprintf(want, sizeof(want), "listening tcp socket 127.0.0.1:%d (fd ", port);
+	cr_expect(strstr(e->what, want), "%s", e->what);
+	cr_expect(e->evidence && strstr(e->evidence, "nothing to accept") &&
+		  strstr(e->evidence, "NETLINK_SOCK_DIAG inet_diag"), "%s", e->evidence ? e->evidence : "(null)");
+	cr_expect_eq(e->n_pids, 0);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	cr_expect(tl_strlist_has(&s->verdicts[0].evidence, "(an idle listener)"), "IDLE says why");
+	lt_snapshot_free(s);
+}
+
+static const char UDP_PY[] =
+	"import os, socket, time\n"
+	"srv = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); srv.bind(('127.0.0.1', 0))\n"
+	"port = srv.getsockname()[1]\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    time.sleep(600); os._exit(0)\n"
+	"srv.close()\n"
+	"c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); c.connect(('127.0.0.1', port))\n"
+	"print('peer pid=%d port=%d' % (pid, port), flush=True)\n"
+	"print('ready', flush=True)\n"
+	"c.recv(1)\n";
+
+/* A connected udp socket whose peer (bound, not connected, in a child
+ * that never sends) is on this host: the peer's process named. */
+Test(waitfor_live, udp_recv_names_the_local_peer_process)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)UDP_PY, NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t p = procs[0].pid, peer = (pid_t)tl_truth_val(lines[0], nlines[0], "peer", NULL, "pid");
+	int port = (int)tl_truth_val(lines[0], nlines[0], "peer", NULL, "port");
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(p);
+		t = lt_snapshot_find(s, p);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 45 || t->sc.nr == 0) && t->wf &&
+		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
+			break;
+	}
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_SOCKET);
+	char want[64];
+	snprintf(want, sizeof(want), " -> 127.0.0.1:%d (fd ", port);
+	cr_expect(!strncmp(e->what, "udp 127.0.0.1:", 14) && strstr(e->what, want), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
+	cr_expect_eq(e->pids[0], peer, "the peer socket is the child's (%d)", (int)peer);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "the child sleeps: %s", e->doing);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}

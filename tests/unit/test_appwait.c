@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "appwait.h"
 #include "snapshot.h"
@@ -367,4 +368,190 @@ Test(appwatch, an_idle_backend_is_looked_at_once_and_never_fires)
 	cr_assert_eq(lt_appwatch_looks(w), 0);
 	lt_appwatch_free(w);
 	lt_stall_free(&st);
+}
+
+/* ---- PostgreSQL's lock holders, from a synthetic shared memory ---- */
+
+#define PGBASE 0x7f0000010000ull
+static unsigned char pgmem[0x1000];
+
+static int pg_rd(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	(void)arg;
+	if (addr < PGBASE || addr + len > PGBASE + sizeof(pgmem))
+		return -1;
+	memcpy(buf, pgmem + (addr - PGBASE), len);
+	return 0;
+}
+
+static void put64(uint64_t addr, uint64_t v) { memcpy(pgmem + (addr - PGBASE), &v, 8); }
+static void put32(uint64_t addr, uint32_t v) { memcpy(pgmem + (addr - PGBASE), &v, 4); }
+
+/* waiter (pid 100) waits in ShareLock (5) for transaction 745, which
+ * backend 200 holds in ExclusiveLock (7); PostgreSQL 15's layout (PGPROC
+ * pid at 64, waitLock 112, waitLockMode 128; LOCK grantMask 16, waitMask
+ * 20, procLocks 24; PROCLOCK myLock 0, myProc 8, holdMask 24, lockLink 32) */
+enum { W = 0x000, H = 0x400, LK = 0x800, PLW = 0x900, PLH = 0x980 };
+static void pg_image(void)
+{
+	memset(pgmem, 0, sizeof(pgmem));
+	put32(PGBASE + W + 64, 100);
+	put64(PGBASE + W + 112, PGBASE + LK);
+	put32(PGBASE + W + 128, 5);
+	put32(PGBASE + H + 64, 200);
+	put32(PGBASE + LK + 0, 745);              /* field1: the xid */
+	pgmem[LK + 14] = 5;                       /* LOCKTAG_TRANSACTION */
+	pgmem[LK + 15] = 1;                       /* DEFAULT_LOCKMETHOD */
+	put32(PGBASE + LK + 16, 1u << 7);         /* granted: ExclusiveLock */
+	put32(PGBASE + LK + 20, 1u << 5);         /* awaited: ShareLock */
+	put64(PGBASE + LK + 24 + 8, PGBASE + PLW + 32);
+	put64(PGBASE + PLW + 0, PGBASE + LK);
+	put64(PGBASE + PLW + 8, PGBASE + W);
+	put64(PGBASE + PLW + 32 + 8, PGBASE + PLH + 32);
+	put64(PGBASE + PLH + 0, PGBASE + LK);
+	put64(PGBASE + PLH + 8, PGBASE + H);
+	put32(PGBASE + PLH + 24, 1u << 7);
+	put64(PGBASE + PLH + 32 + 8, PGBASE + LK + 24);
+}
+
+Test(pglocks, holder_of_a_transaction_lock)
+{
+	pg_image();
+	struct lt_pg_wait w;
+	char why[256] = "";
+	cr_assert_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), 0, "%s", why);
+	cr_expect_str_eq(w.tag, "transaction 745");
+	cr_expect_eq(w.mode, 5);
+	cr_expect_str_eq(lt_pg_mode_name(w.mode), "ShareLock");
+	cr_assert_eq(w.n_holders, 1);
+	cr_expect_eq(w.holders[0], 200);
+	cr_expect_eq(w.hold_masks[0], 1u << 7);
+	cr_expect(!w.holder_waits[0]);
+	/* the holder waiting itself (a deadlock's other half) */
+	put64(PGBASE + H + 112, PGBASE + 0xc00);
+	cr_assert_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), 0, "%s", why);
+	cr_expect(w.holder_waits[0]);
+}
+
+/* every check that guards a read: a layout that does not match says so */
+Test(pglocks, a_mismatched_layout_is_refused)
+{
+	struct lt_pg_wait w;
+	char why[256];
+	pg_image();
+	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 101, &w, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "MyProc->pid reads 100, not 101"), "%s", why);
+	pg_image();
+	put32(PGBASE + W + 128, 12);
+	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "waitLockMode reads 12"), "%s", why);
+	pg_image();
+	put32(PGBASE + LK + 20, 0);
+	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "waitMask 0x0"), "%s", why);
+	pg_image();
+	put64(PGBASE + PLH + 0, PGBASE + 0x123);
+	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "not the lock"), "%s", why);
+	pg_image();
+	put64(PGBASE + W + 112, 0);
+	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "no longer waits"), "%s", why);
+	pg_image();
+	put64(PGBASE + PLH + 32 + 8, PGBASE + PLH + 32); /* a list that never returns */
+	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "broken list"), "%s", why);
+	pg_image();
+	put64(PGBASE + W + 112, PGBASE + 0x5000);  /* outside the memory */
+	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "could not read"), "%s", why);
+	/* granted but compatible: not a holder */
+	pg_image();
+	put32(PGBASE + PLH + 24, 1u << 1);
+	put32(PGBASE + LK + 16, 1u << 1);
+	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "no mode granted"), "%s", why);
+}
+
+Test(pglocks, locktags_in_words)
+{
+	unsigned char tag[16] = { 0 };
+	char b[96];
+	uint32_t db = 5, rel = 16384;
+	memcpy(tag, &db, 4);
+	memcpy(tag + 4, &rel, 4);
+	tag[14] = 0;
+	lt_pg_locktag_str(tag, b, sizeof(b));
+	cr_expect_str_eq(b, "relation 16384 of database 5");
+	tag[14] = 4;
+	tag[8] = 3;
+	tag[12] = 7;
+	lt_pg_locktag_str(tag, b, sizeof(b));
+	cr_expect_str_eq(b, "tuple (3,7) of relation 16384 of database 5");
+}
+
+/* The built-in offsets are those of PostgreSQL 15's own headers
+ * (postgresql-server-dev-15): a program compiled against them prints
+ * offsetof() of each field read, compared with lt_pg15_layout. */
+#define PG_INC "/usr/include/postgresql/15/server"
+static const char PG_OFFSETS_C[] =
+	"#include \"postgres.h\"\n"
+	"#include \"storage/proc.h\"\n"
+	"#include \"storage/lock.h\"\n"
+	"#include <stdio.h>\n"
+	"#undef printf\n"
+	"#define P(n, T, f) printf(\"%s %zu\\n\", n, offsetof(T, f))\n"
+	"int main(void) {\n"
+	"P(\"proc_pid\", PGPROC, pid); P(\"proc_waitlock\", PGPROC, waitLock);\n"
+	"P(\"proc_waitmode\", PGPROC, waitLockMode); P(\"proc_groupleader\", PGPROC, lockGroupLeader);\n"
+	"P(\"lock_tag\", LOCK, tag); P(\"lock_grantmask\", LOCK, grantMask); P(\"lock_waitmask\", LOCK, waitMask);\n"
+	"P(\"lock_proclocks\", LOCK, procLocks); P(\"pl_mylock\", PROCLOCK, tag.myLock);\n"
+	"P(\"pl_myproc\", PROCLOCK, tag.myProc); P(\"pl_groupleader\", PROCLOCK, groupLeader);\n"
+	"P(\"pl_holdmask\", PROCLOCK, holdMask); P(\"pl_locklink\", PROCLOCK, lockLink);\n"
+	"P(\"shmq_next\", SHM_QUEUE, next);\n"
+	"printf(\"locktag_size %zu\\n\", sizeof(LOCKTAG));\n"
+	"return 0; }\n";
+
+Test(pglocks, offsets_match_the_server_headers)
+{
+	if (access(PG_INC "/storage/proc.h", R_OK))
+		cr_skip_test("postgresql-server-dev-15 is not installed (scripts/install-deps.sh installs "
+			     "it): the built-in offsets are not compared with its headers");
+	char dir[] = "/tmp/lt-pgoff-XXXXXX", src[64], bin[64], cmd[512];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/o.c", dir);
+	snprintf(bin, sizeof(bin), "%s/o", dir);
+	FILE *f = fopen(src, "w");
+	cr_assert_not_null(f);
+	fputs(PG_OFFSETS_C, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -I" PG_INC " -o %s %s 2>&1", bin, src);
+	cr_assert_eq(system(cmd), 0, "compiling against PostgreSQL's headers failed: %s", cmd);
+	FILE *p = popen(bin, "r");
+	cr_assert_not_null(p);
+	const struct lt_pg_layout *L = &lt_pg15_layout;
+	const struct { const char *n; unsigned v; } want[] = {
+		{ "proc_pid", L->proc_pid }, { "proc_waitlock", L->proc_waitlock },
+		{ "proc_waitmode", L->proc_waitmode }, { "proc_groupleader", L->proc_groupleader },
+		{ "lock_tag", L->lock_tag }, { "lock_grantmask", L->lock_grantmask },
+		{ "lock_waitmask", L->lock_waitmask }, { "lock_proclocks", L->lock_proclocks },
+		{ "pl_mylock", L->pl_mylock }, { "pl_myproc", L->pl_myproc },
+		{ "pl_groupleader", L->pl_groupleader }, { "pl_holdmask", L->pl_holdmask },
+		{ "pl_locklink", L->pl_locklink }, { "shmq_next", L->shmq_next }, { "locktag_size", 16 },
+	};
+	size_t seen = 0;
+	char name[64];
+	unsigned long v;
+	while (fscanf(p, "%63s %lu", name, &v) == 2)
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (!strcmp(name, want[i].n)) {
+				cr_expect_eq(v, want[i].v, "%s: the headers say %lu, locktrace uses %u", name, v,
+					     want[i].v);
+				seen++;
+			}
+	cr_expect_eq(pclose(p), 0);
+	cr_expect_eq(seen, sizeof(want) / sizeof(want[0]));
+	unlink(bin);
+	unlink(src);
+	rmdir(dir);
 }

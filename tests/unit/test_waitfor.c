@@ -4,6 +4,10 @@
  * thread tables (a cycle through a pipe, a mutex and a socket; a file-lock
  * wait; IDLE saying why). */
 #include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/inet_diag.h>
+#include <netinet/in.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -12,6 +16,7 @@
 #include <sys/socket.h>
 #include <string.h>
 
+#include "inetdiag.h"
 #include "snapshot.h"
 #include "waitfor.h"
 
@@ -156,16 +161,132 @@ Test(waitfor_parse, unix_diag_reply)
 	cr_expect_eq(lt_parse_unix_diag(buf, 4, &ino, &got), -1, "short");
 }
 
+/* /proc/net/tcp and tcp6 texts: the reverse 4-tuple, across families
+ * (a v6 socket connected to a v4 one through ::ffff:127.0.0.1) */
 Test(waitfor_parse, tcp_reverse_tuple)
 {
 	const char *tcp =
 		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
 		"   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1001 1 0 100 0 0 10 0\n"
 		"   1: 0100007F:1F90 0100007F:A2B4 01 00000000:00000000 00:00000000 00000000     0        0 1002 1 0 20 4 30 10 -1\n"
-		"   2: 0100007F:A2B4 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 1003 1 0 20 4 30 10 -1\n";
-	cr_expect_eq(lt_tcp_peer_inode(tcp, "0100007F:A2B4", "0100007F:1F90"), 1002);
-	cr_expect_eq(lt_tcp_peer_inode(tcp, "0100007F:1F90", "0100007F:A2B4"), 1003);
-	cr_expect_eq(lt_tcp_peer_inode(tcp, "0A000001:0050", "0A000002:1234"), 0, "a remote peer");
+		"   2: 0100007F:A2B4 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 1003 1 0 20 4 30 10 -1\n"
+		"   3: 0F02000A:A000 0100000A:0050 01 00000000:00000000 00:00000000 00000000     0        0 1004 1 0 20 4 30 10 -1\n"
+		"   4: 0100007F:1F91 0100007F:B000 01 00000000:00000000 00:00000000 00000000     0        0 1006 1 0 20 4 30 10 -1\n";
+	const char *tcp6 =
+		"  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		"   0: 0000000000000000FFFF00000100007F:B000 0000000000000000FFFF00000100007F:1F91 01 00000000:00000000 00:00000000 00000000     0        0 1005 1 0 20 4 30 10 -1\n"
+		"   1: 00000000000000000000000001000000:0016 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1007 1 0 100 0 0 10 0\n";
+	struct lt_inet_table t = { 0 };
+	lt_inet_proc_parse(tcp, IPPROTO_TCP, &t);
+	lt_inet_proc_parse(tcp6, IPPROTO_TCP, &t);
+	cr_assert_eq(t.n, 7);
+	const struct lt_inet_sock *s = lt_inet_find(&t, 1003), *p;
+	cr_assert_not_null(s);
+	char b[64];
+	lt_inet_addr_str(s, false, b, sizeof(b));
+	cr_expect_str_eq(b, "127.0.0.1:41652");
+	lt_inet_addr_str(s, true, b, sizeof(b));
+	cr_expect_str_eq(b, "127.0.0.1:8080");
+	cr_expect(lt_inet_loopback(s->dst));
+	cr_assert_not_null(p = lt_inet_peer(&t, s));
+	cr_expect_eq(p->ino, 1002);
+	cr_expect_eq(lt_inet_peer(&t, p)->ino, 1003);
+	cr_expect_null(lt_inet_peer(&t, lt_inet_find(&t, 1004)), "a remote peer");
+	cr_expect(!lt_inet_loopback(lt_inet_find(&t, 1004)->dst));
+	lt_inet_addr_str(lt_inet_find(&t, 1004), true, b, sizeof(b));
+	cr_expect_str_eq(b, "10.0.0.1:80");
+	cr_expect_null(lt_inet_peer(&t, lt_inet_find(&t, 1001)), "a listener has no peer");
+	cr_expect_eq(lt_inet_find(&t, 1001)->state, 10);
+	/* v4-mapped v6 <-> v4 */
+	cr_assert_not_null(p = lt_inet_peer(&t, lt_inet_find(&t, 1006)));
+	cr_expect_eq(p->ino, 1005);
+	lt_inet_addr_str(lt_inet_find(&t, 1007), false, b, sizeof(b));
+	cr_expect_str_eq(b, "[::1]:22");
+	cr_expect(lt_inet_loopback(lt_inet_find(&t, 1007)->src));
+	lt_inet_free(&t);
+
+	/* udp: a connected socket's peer bound but not connected (a server
+	 * answering anyone), on its address or a wildcard; an unconnected
+	 * socket has no peer */
+	const char *udp =
+		"   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n"
+		"  1: 0100007F:C000 0100007F:1389 01 00000000:00000000 00:00000000 00000000     0        0 3001 2 0000000000000000 0\n"
+		"  2: 0100007F:1389 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 3002 2 0000000000000000 0\n"
+		"  3: 0100007F:C001 0100007F:138A 01 00000000:00000000 00:00000000 00000000     0        0 3003 2 0000000000000000 0\n"
+		"  4: 00000000:138A 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 3004 2 0000000000000000 0\n";
+	memset(&t, 0, sizeof(t));
+	lt_inet_proc_parse(udp, IPPROTO_UDP, &t);
+	cr_assert_eq(t.n, 4);
+	cr_assert_not_null(p = lt_inet_peer(&t, lt_inet_find(&t, 3001)));
+	cr_expect_eq(p->ino, 3002);
+	cr_assert_not_null(p = lt_inet_peer(&t, lt_inet_find(&t, 3003)));
+	cr_expect_eq(p->ino, 3004, "a wildcard-bound server");
+	cr_expect_null(lt_inet_peer(&t, lt_inet_find(&t, 3002)), "unconnected: any sender");
+	lt_inet_free(&t);
+}
+
+/* one inet_diag message as the kernel lays it out */
+static size_t diag_msg(unsigned char *at, int family, uint8_t state, const void *src, const void *dst,
+		       uint16_t sport, uint16_t dport, uint32_t ino)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)at;
+	memset(h, 0, NLMSG_SPACE(sizeof(struct inet_diag_msg)));
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(struct inet_diag_msg));
+	h->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	h->nlmsg_flags = NLM_F_MULTI;
+	struct inet_diag_msg *m = NLMSG_DATA(h);
+	m->idiag_family = (uint8_t)family;
+	m->idiag_state = state;
+	m->id.idiag_sport = htons(sport);
+	m->id.idiag_dport = htons(dport);
+	memcpy(m->id.idiag_src, src, family == AF_INET ? 4 : 16);
+	memcpy(m->id.idiag_dst, dst, family == AF_INET ? 4 : 16);
+	m->idiag_inode = ino;
+	return NLMSG_SPACE(sizeof(struct inet_diag_msg));
+}
+
+/* a canned inet_diag dump: two ends of a loopback connection, a v6
+ * listener, then NLMSG_DONE; and an NLMSG_ERROR (netlink refused) */
+Test(waitfor_parse, inet_diag_reply)
+{
+	static unsigned char buf[4096] __attribute__((aligned(8)));
+	size_t n = 0;
+	uint8_t lo[4] = { 127, 0, 0, 1 }, any6[16] = { 0 }, lo6[16] = { [15] = 1 };
+	n += diag_msg(buf + n, AF_INET, 1, lo, lo, 41652, 8080, 2002);
+	n += diag_msg(buf + n, AF_INET, 1, lo, lo, 8080, 41652, 2003);
+	struct lt_inet_table t = { 0 };
+	cr_expect_eq(lt_inet_diag_parse(buf, n, IPPROTO_TCP, &t), 0, "more may come");
+	size_t m = 0;
+	m += diag_msg(buf + m, AF_INET6, 10, lo6, any6, 5432, 0, 2004);
+	struct nlmsghdr *d = (struct nlmsghdr *)(buf + m);
+	memset(d, 0, NLMSG_SPACE(sizeof(int)));
+	d->nlmsg_len = NLMSG_LENGTH(sizeof(int));
+	d->nlmsg_type = NLMSG_DONE;
+	m += NLMSG_SPACE(sizeof(int));
+	cr_expect_eq(lt_inet_diag_parse(buf, m, IPPROTO_TCP, &t), 1, "NLMSG_DONE ends the dump");
+	cr_assert_eq(t.n, 3);
+	const struct lt_inet_sock *s = lt_inet_find(&t, 2002);
+	cr_assert_not_null(s);
+	cr_expect_eq(s->sport, 41652);
+	cr_expect_eq(s->dport, 8080);
+	cr_expect_eq(lt_inet_peer(&t, s)->ino, 2003);
+	char b[64];
+	lt_inet_addr_str(lt_inet_find(&t, 2004), false, b, sizeof(b));
+	cr_expect_str_eq(b, "[::1]:5432");
+	cr_expect_eq(lt_inet_find(&t, 2004)->state, 10);
+	cr_expect_null(lt_inet_peer(&t, lt_inet_find(&t, 2004)));
+
+	struct nlmsghdr *e = (struct nlmsghdr *)buf;
+	memset(buf, 0, 64);
+	e->nlmsg_len = NLMSG_LENGTH(sizeof(struct nlmsgerr));
+	e->nlmsg_type = NLMSG_ERROR;
+	((struct nlmsgerr *)NLMSG_DATA(e))->error = -EPERM;
+	cr_expect_eq(lt_inet_diag_parse(buf, e->nlmsg_len, IPPROTO_TCP, &t), -EPERM);
+	/* truncated message: refused, not read past */
+	n = diag_msg(buf, AF_INET, 1, lo, lo, 1, 2, 9);
+	((struct nlmsghdr *)buf)->nlmsg_len = NLMSG_LENGTH(8);
+	cr_expect_eq(lt_inet_diag_parse(buf, n, IPPROTO_TCP, &t), -EINVAL);
+	lt_inet_free(&t);
 }
 
 /* ---- verdicts on synthetic tables ---- */
