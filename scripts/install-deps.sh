@@ -14,13 +14,16 @@ set -euo pipefail
 #   runs its own initdb in a temp dir; the default cluster the package may create is unused)
 # python3: Debian's CPython, a program we did not write, for the CPython models'
 #   live tests (not on a minbase system)
+# libpython3.11-dev: Debian's CPython headers (Include/internal), from which
+#   tests/gen/cpython_layout.c takes the offsets the CPython models' tables are
+#   checked against (the pyenv builds' headers are used too where present)
 # libc6-dbg: glibc's debug symbols, which name libc's internal frames
 #   (start_thread, clone3, __lll_lock_wait) in stacks; without them those
 #   frames are unnamed and locktrace says so
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
       default-jdk-headless libclang-rt-14-dev xz-utils golang-go postgresql
-      libc6-dbg python3 man-db dpkg-dev)
+      libc6-dbg python3 libpython3.11-dev man-db dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
