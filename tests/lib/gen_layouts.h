@@ -5,6 +5,7 @@
 #define LT_GEN_LAYOUTS_H
 
 #include <stddef.h>
+#include <string.h>
 
 /* One CPython include directory: offsetof()/sizeof() of the fields the
  * models read (tests/gen/cpython_layout.c); -1 where the field does not
@@ -34,6 +35,32 @@ static inline const struct gen_cpy *gen_cpy_next(int minor, size_t *i)
 	for (; gen_cpy_rows[*i].minor >= 0; (*i)++)
 		if (gen_cpy_rows[*i].minor == minor)
 			return &gen_cpy_rows[(*i)++];
+	return NULL;
+}
+
+/* One OCaml 5 program built by a real OCaml 5 compiler: the systhreads
+ * layout from the DWARF of its runtime (tests/gen/ocaml5_layout.sh). */
+struct gen_ml5 {
+	const char *version, *binary;
+	long table_size;       /* sizeof(thread_table): the array, or a pointer */
+	long stride;           /* sizeof(struct caml_thread_table)               */
+	long lock_off, lock_size;          /* its thread_lock (st_masterlock)    */
+	long init, init_size, busy, busy_size, waiters; /* in st_masterlock      */
+	long th_domain, th_c_stack;        /* in struct caml_thread_struct       */
+};
+
+static const struct gen_ml5 gen_ml5_rows[] = {
+#include "gen/ocaml5_layouts.h"
+	{ .version = NULL }
+};
+
+/* The row of OCaml VERSION ("5.2.0"), NULL when that compiler was not
+ * here to build its program. */
+static inline const struct gen_ml5 *gen_ml5_row(const char *version)
+{
+	for (size_t i = 0; gen_ml5_rows[i].version; i++)
+		if (!strcmp(gen_ml5_rows[i].version, version))
+			return &gen_ml5_rows[i];
 	return NULL;
 }
 
