@@ -15,7 +15,6 @@
  * tests/workloads/gil_holder.py, whose holder sleeps in read() with the GIL.
  * Needs root. */
 #include <criterion/criterion.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,10 +182,10 @@ static void gil_in_runtime(unsigned minor)
 	cr_assert_str_eq(v[0].name, "_PyRuntime.ceval.gil");
 	cr_assert_eq(strncmp(v[0].version, "CPython ", 8), 0, "%s", v[0].version);
 	cr_assert_str_eq(v[0].version + 8, g->version);
-	cr_assert_eq(v[0].base, RT + (uint64_t)g->rt_gil, "%s (%s): GIL at +0x%" PRIx64 ", headers +0x%lx",
-		     g->version, g->incdir, v[0].base - RT, g->rt_gil);
-	cr_assert_eq(v[0].size, (uint64_t)g->gil_size, "%s: GIL size 0x%" PRIx64 ", headers 0x%lx",
-		     g->version, v[0].size, g->gil_size);
+	cr_assert_eq(v[0].base, RT + (uint64_t)g->rt_gil, "%s (%s): GIL at +0x%llx, headers +0x%lx",
+		     g->version, g->incdir, (unsigned long long)(v[0].base - RT), g->rt_gil);
+	cr_assert_eq(v[0].size, (uint64_t)g->gil_size, "%s: GIL size 0x%llx, headers 0x%lx", g->version,
+		     (unsigned long long)v[0].size, g->gil_size);
 	gil_is(&v[0], 1, 102);
 	done(&c);
 }
