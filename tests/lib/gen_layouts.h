@@ -38,6 +38,18 @@ static inline const struct gen_cpy *gen_cpy_next(int minor, size_t *i)
 	return NULL;
 }
 
+/* The installed OCaml 4 (4.10+) runtime's headers: where Caml_state keeps
+ * the running thread's stack pointers (tests/gen/ocaml4_layout.c). */
+struct gen_ml4 {
+	const char *version, *incdir;
+	long top_of_stack, bottom_of_stack;
+};
+
+static const struct gen_ml4 gen_ml4_rows[] = {
+#include "gen/ocaml4_layouts.h"
+	{ .version = NULL }
+};
+
 /* One OCaml 5 program built by a real OCaml 5 compiler: the systhreads
  * layout from the DWARF of its runtime (tests/gen/ocaml5_layout.sh). */
 struct gen_ml5 {

@@ -135,6 +135,11 @@ static const struct lt_rtlock *one_lock(struct fakeproc *f, struct found *x, int
 /* busy, waiters; Caml_state's bottom_of_stack in stack BOTTOM_IN; its
  * top_of_stack and curr_thread's top_of_stack and bottom_of_stack in stack
  * TH_IN. */
+/* Caml_state's top_of_stack and bottom_of_stack: 4.12-4.14's as their
+ * sources give them, unless ml413 sets them from the installed 4.13's own
+ * headers (build/gen/ocaml4_layouts.h, tests/gen/ocaml4_layout.c). */
+static uint64_t ml4_top = 0xc8, ml4_bottom = 0xd0;
+
 static void ml4(struct fakeproc *f, const char *version, uint32_t busy, uint32_t waiters, uint64_t bottom_in,
 		uint64_t th_in)
 {
@@ -150,8 +155,8 @@ static void ml4(struct fakeproc *f, const char *version, uint32_t busy, uint32_t
 	fp_put64(f, ML4_GLOBALS, ML4_STATE);
 	fp_put64(f, ML4_GLOBALS + 8, ML4_THREAD);
 	fp_region(f, ML4_STATE, 0x200);
-	fp_put64(f, ML4_STATE + 0xc8, th_in + 0xff00);    /* top_of_stack */
-	fp_put64(f, ML4_STATE + 0xd0, bottom_in + 0xfa00); /* bottom_of_stack */
+	fp_put64(f, ML4_STATE + ml4_top, th_in + 0xff00);       /* top_of_stack */
+	fp_put64(f, ML4_STATE + ml4_bottom, bottom_in + 0xfa00); /* bottom_of_stack */
 	fp_region(f, ML4_THREAD, 0x80);
 	fp_put64(f, ML4_THREAD + 24, th_in + 0xff00);
 	fp_put64(f, ML4_THREAD + 32, th_in + 0xf000);
@@ -159,9 +164,21 @@ static void ml4(struct fakeproc *f, const char *version, uint32_t busy, uint32_t
 	fp_stack(f, STACK_B, STACK_B + 0x10000, 101);
 }
 
+/* 4.13, its Caml_state laid out by the installed 4.13's headers (Debian's
+ * ocaml-nox); a skip where no OCaml 4.13 is installed. */
 static void ml413(struct fakeproc *f, uint32_t busy, uint32_t waiters, uint64_t bottom_in, uint64_t th_in)
 {
-	ml4(f, "4.13.1", busy, waiters, bottom_in, th_in);
+	const struct gen_ml4 *g = NULL;
+	for (size_t i = 0; gen_ml4_rows[i].version && !g; i++)
+		if (!strncmp(gen_ml4_rows[i].version, "4.13.", 5))
+			g = &gen_ml4_rows[i];
+	if (!g)
+		cr_skip_test("no OCaml 4.13 headers here (`ocamlc -where`/caml, Debian: ocaml-nox): "
+			     "Caml_state's layout is not known from them");
+	ml4_top = (uint64_t)g->top_of_stack;
+	ml4_bottom = (uint64_t)g->bottom_of_stack;
+	ml4(f, g->version, busy, waiters, bottom_in, th_in);
+	ml4_top = 0xc8, ml4_bottom = 0xd0;
 }
 
 Test(lock_ocaml_fixture, ocaml413_holder_from_caml_state_and_curr_thread)
