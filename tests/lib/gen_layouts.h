@@ -38,6 +38,20 @@ static inline const struct gen_cpy *gen_cpy_next(int minor, size_t *i)
 	return NULL;
 }
 
+/* The installed glibc's headers: rwlock and condition variable fields
+ * (tests/gen/glibc_layout.c); cond_g_refs -1 in the 2.41 layout. */
+struct gen_glibc {
+	const char *version;
+	long rw_readers, rw_wrphase_futex, rw_writers_futex, rw_cur_writer;
+	long cond_wseq, cond_g1_start, cond_g_refs, cond_g_size, cond_g1_orig_size, cond_wrefs,
+	     cond_g_signals, cond_size;
+};
+
+static const struct gen_glibc gen_glibc_rows[] = {
+#include "gen/glibc_layouts.h"
+};
+#define gen_glibc_row (gen_glibc_rows[0])
+
 /* The installed OCaml 4 (4.10+) runtime's headers: where Caml_state keeps
  * the running thread's stack pointers (tests/gen/ocaml4_layout.c). */
 struct gen_ml4 {
