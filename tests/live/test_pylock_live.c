@@ -5,8 +5,11 @@
  * a `with` block's evaluation stack), says so, and finds the cycle as a
  * probable deadlock; the join is no lock wait.  Debian's python3, then
  * each pyenv build of /root/.pyenv/versions present (skipped with the
- * reason where absent).  Ground truth: the tids the workload prints. */
+ * reason where absent).  Ground truth: the tids the workload prints.
+ * Also a multiprocessing.Lock whose holder process was killed (issue 25,
+ * item 5): no false holder, no false label. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,3 +127,101 @@ Test(pylock_live, abba_with_blocks_pyenv_3_10, .fini = cleanup, .timeout = 60) {
 Test(pylock_live, abba_with_blocks_pyenv_3_11, .fini = cleanup, .timeout = 60) { check(PYENV("3.11.7")); }
 Test(pylock_live, abba_with_blocks_pyenv_3_12, .fini = cleanup, .timeout = 60) { check(PYENV("3.12.1")); }
 Test(pylock_live, abba_with_blocks_pyenv_3_13, .fini = cleanup, .timeout = 60) { check(PYENV("3.13.0")); }
+
+/* A multiprocessing.Lock (a POSIX semaphore in shared memory) whose
+ * holder process was SIGKILLed while 3 threads wait for it
+ * (tests/workloads/py_mp_killed.py, Debian's python3): the holder is
+ * unknown and said to be, never a "probable holder"; the lock is a
+ * semaphore everywhere (the snapshot, the report's findings and its lock
+ * table), never a "condition variable", and no "idle pool" hint. */
+static void no_false_label(const char *where, const char *text)
+{
+	cr_assert(!strstr(text, "probable holder"), "%s: %s", where, text);
+	cr_assert(!strstr(text, "condition variable"), "%s: %s", where, text);
+	cr_assert(!strstr(text, "idle pool"), "%s: %s", where, text);
+}
+
+Test(pylock_live, killed_multiprocessing_lock_holder, .fini = cleanup, .timeout = 120)
+{
+	tl_start_python(&wl, "tests/workloads/py_mp_killed.py", NULL, truth, &ntruth,
+			"another process's /proc files and memory, BPF");
+	tl_go(&wl);
+	uint64_t addr = tl_truth_val(truth, ntruth, "lock", "name=L", "addr");
+	pid_t w[3];
+	for (int i = 0; i < 3; i++) {
+		char m[32];
+		snprintf(m, sizeof(m), "idx=%d", i);
+		w[i] = (pid_t)tl_truth_val(truth, ntruth, "thread", m, "tid");
+	}
+	cr_assert(tl_find(truth, ntruth, "killed", NULL), "the holder was not killed");
+
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, &o, &s), 0);
+	const struct lt_verdict *lw = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		no_false_label("snapshot verdict", v->summary);
+		for (size_t e = 0; e < v->evidence.n; e++)
+			no_false_label("snapshot evidence", v->evidence.v[e]);
+		bool on = false;
+		for (size_t k = 0; k < v->n_locks; k++)
+			on |= v->locks[k] == addr;
+		if (on) {
+			cr_assert_null(lw, "two verdicts on L: %s / %s", lw ? lw->summary : "", v->summary);
+			lw = v;
+		}
+	}
+	cr_assert_not_null(lw, "no verdict on L (0x%" PRIx64 ")", addr);
+	cr_assert_eq(lw->kind, LT_VERDICT_LOCK_WAIT, "%s", lw->summary);
+	cr_assert_eq(lw->owner, 0, "a holder named for a lock whose holder is gone: %s", lw->summary);
+	cr_assert_eq(lw->n_tids, 3, "%s", lw->summary);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(TL_HAS(lw->tids, lw->n_tids, w[i]), "waiter %d not in: %s", (int)w[i], lw->summary);
+		const struct lt_thread *t = lt_snapshot_find(s, w[i]);
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "semaphore");
+		cr_assert_eq(t->futex.owner, 0);
+	}
+	cr_assert(strstr(lw->summary, "semaphore") && strstr(lw->summary, "holder is not recorded"), "%s",
+		  lw->summary);
+	lt_snapshot_free(s);
+
+	char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
+	tl_record_perfetto(wl.pid, "mpkilled", trace, pftrace);
+	struct rp_json *j = tl_report_json(trace);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	size_t on_l = 0;
+	for (size_t i = 0; fs && i < fs->n; i++) {
+		const struct rp_json *f = &fs->items[i];
+		const char *summary = rp_json_str(rp_json_get(f, "summary"));
+		no_false_label("report finding", summary);
+		const struct rp_json *ev = rp_json_get(f, "evidence");
+		for (size_t e = 0; ev && e < ev->n; e++)
+			no_false_label("report evidence", rp_json_str(&ev->items[e]));
+		const struct rp_json *ls = rp_json_get(f, "locks");
+		int on = 0;
+		for (size_t k = 0; ls && k < ls->n; k++) {
+			uint64_t a = 0;
+			on |= rp_json_addr(&ls->items[k], &a) && a == addr;
+		}
+		if (!on)
+			continue;
+		on_l++;
+		cr_assert_eq(rp_json_num(rp_json_get(f, "holder"), 0), 0, "a holder named: %s", summary);
+		cr_assert(strstr(summary, "semaphore") && strstr(summary, "no holder is known"), "%s", summary);
+	}
+	cr_assert_eq(on_l, 1, "%zu findings on L", on_l);
+	const struct rp_json *ls = rp_json_get(j, "locks");
+	size_t rows = 0;
+	for (size_t i = 0; ls && i < ls->n; i++) {
+		uint64_t a = 0;
+		if (rp_json_addr(rp_json_get(&ls->items[i], "addr"), &a) && a == addr) {
+			rows++;
+			cr_assert_str_eq(rp_json_str(rp_json_get(&ls->items[i], "kind")), "semaphore");
+		}
+	}
+	cr_assert_eq(rows, 1, "L in %zu rows of the lock table", rows);
+	rp_json_free(j);
+	tl_unlink_traces(trace, pftrace);
+}
