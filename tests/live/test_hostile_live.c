@@ -6,9 +6,12 @@
  *
  * hostile_jvm: 100,000 fake JavaThreads each blocked on a monitor owned by
  * the next (before: snapshot 15.9 s, record -d 1 58 s, Ctrl-C after 33 s);
- * many_maps: 30,000 mappings. */
+ * many_maps: 30,000 mappings; cyclic_frames: a thread whose saved frame
+ * pointer points at its own frame (the chain loops: said once, not printed
+ * 64 times). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +32,7 @@ struct run {
 	double wall_s;
 	long maxrss_mib;
 	int status;
-	char out[8192]; /* the head of its stdout and stderr together */
+	char out[65536]; /* the head of its stdout and stderr together */
 };
 
 /* Runs locktrace ARGV (LT_BIN first) to its end, its output into r->out;
@@ -149,6 +152,55 @@ Test(hostile_live, thirty_thousand_mappings_snapshot_and_record_bounded, .timeou
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
 	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
 	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	unlink(trace);
+	tl_kill(&wl);
+	tl_close(&wl);
+}
+
+Test(hostile_live, cyclic_frame_chain_is_said_to_loop, .timeout = 120)
+{
+	tl_skip_unless_root("snapshots and recordings of another process");
+	char *wargv[] = { WL("cyclic_frames"), NULL }, pid[16], trace[128];
+	struct tl_proc wl;
+	struct run r;
+	char lines[32][256];
+	int n = 0;
+
+	tl_start_pid(&wl, wargv, lines, &n, pid);
+	uint64_t fp = tl_truth_val(lines, n, "frame", "func=cf_looper", "fp");
+	cr_assert_eq(tl_truth_val(lines, n, "frame", "func=cf_looper", "saved"), fp, "the chain does not loop");
+	tl_go(&wl);
+	char *snap[] = { LT_BIN, "snapshot", "-p", pid, "--no-lines", NULL };
+	run_lt(snap, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	/* cf_outer's frame, whose saved rbp is cf_looper's frame: its caller
+	 * would be itself again, at the stack pointer just above that frame */
+	char want[160];
+	snprintf(want, sizeof(want), "[unwind stopped: the frame chain loops: frame #3 would repeat frame #2 (pc 0x");
+	const char *m = strstr(r.out, want);
+	cr_assert_not_null(m, "the loop is not said:\n%s", r.out);
+	snprintf(want, sizeof(want), ", sp 0x%" PRIx64 "): ", fp + 16);
+	const char *eol = strchr(m, '\n');
+	cr_assert(strstr(m, want) && strstr(m, want) < eol, "want '%s' in %.*s", want,
+		  (int)(eol ? eol - m : 200), m);
+	size_t outer = 0;
+	for (const char *p = r.out; (p = strstr(p, "cf_outer")); p++)
+		outer++;
+	cr_assert_eq(outer, 1, "cf_outer printed %zu times:\n%s", outer, r.out);
+	cr_assert_lt(r.wall_s, 14.0, "snapshot took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "snapshot peaked at %ld MiB", r.maxrss_mib);
+
+	tl_tmp_path(trace, sizeof(trace), "cyclic-frames");
+	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
+	run_lt(rec, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	/* the stored snapshot says it too */
+	char *snap2[] = { LT_BIN, "snapshot", "--from", trace, NULL };
+	run_lt(snap2, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	cr_assert(strstr(r.out, "the frame chain loops"), "%s", r.out);
 	unlink(trace);
 	tl_kill(&wl);
 	tl_close(&wl);
