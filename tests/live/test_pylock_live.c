@@ -7,7 +7,9 @@
  * each pyenv build of /root/.pyenv/versions present (skipped with the
  * reason where absent).  Ground truth: the tids the workload prints.
  * Also a multiprocessing.Lock whose holder process was killed (issue 25,
- * item 5): no false holder, no false label. */
+ * item 5): no false holder, no false label; and the GIL and an RLock whose
+ * recorded holder thread has exited (py_gone_holder.py): said to be gone,
+ * never "not recorded". */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lockmodel.h"
 #include "snapshot.h"
 #include "lt_test.h"
 #include "report_int.h"
@@ -224,4 +227,114 @@ Test(pylock_live, killed_multiprocessing_lock_holder, .fini = cleanup, .timeout 
 	cr_assert_eq(rows, 1, "L in %zu rows of the lock table", rows);
 	rp_json_free(j);
 	tl_unlink_traces(trace, pftrace);
+}
+
+/* Waits until /proc says thread TID of PID sleeps in futex(). */
+static void wait_in_futex(pid_t pid, pid_t tid)
+{
+	char path[64], line[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (int i = 0; i < 10000 && strncmp(line, "202 ", 4); i++) {
+		FILE *sf = fopen(path, "r");
+		line[0] = 0;
+		if (sf) {
+			if (!fgets(line, sizeof(line), sf))
+				line[0] = 0;
+			fclose(sf);
+		}
+		if (strncmp(line, "202 ", 4))
+			usleep(1000);
+	}
+	cr_assert(!strncmp(line, "202 ", 4), "thread %d never slept in futex(): %s", (int)tid, line);
+}
+
+/* The one verdict on the lock the threads W[0], W[1] wait for: exactly
+ * them, no holder named. */
+static const struct lt_verdict *gone_verdict(const struct lt_snapshot *s, const pid_t w[2])
+{
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (TL_HAS(s->verdicts[i].tids, s->verdicts[i].n_tids, w[0])) {
+			cr_assert_null(v, "two verdicts on %d: %s / %s", (int)w[0], v ? v->summary : "",
+				       s->verdicts[i].summary);
+			v = &s->verdicts[i];
+		}
+	cr_assert_not_null(v, "no verdict names %d", (int)w[0]);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2, "%s", v->summary);
+	cr_assert(TL_HAS(v->tids, v->n_tids, w[1]), "%s", v->summary);
+	cr_assert_eq(v->owner, 0, "%s", v->summary);
+	cr_assert(!strstr(v->summary, "not recorded"), "the holder was recorded, it is gone: %s", v->summary);
+	cr_assert(!strstr(v->summary, "probab"), "%s", v->summary);
+	return v;
+}
+
+/* A thread exited holding the GIL (pthread_exit with it held): the GIL's
+ * last_holder names a thread that no longer exists. */
+Test(pylock_live, gil_holder_that_exited_is_gone, .fini = cleanup, .timeout = 60)
+{
+	char *extra[] = { "gil", NULL };
+	tl_start_python(&wl, "tests/workloads/py_gone_holder.py", extra, truth, &ntruth,
+			"another process's /proc files and memory");
+	pid_t gone = (pid_t)tl_truth_val(truth, ntruth, "holder", NULL, "tid");
+	pid_t w[2] = { (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=0", "tid"),
+		       (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=1", "tid") };
+	char task[64];
+	snprintf(task, sizeof(task), "/proc/%d/task/%d", (int)wl.pid, (int)gone);
+	int i = 0;
+	for (; i < 10000 && access(task, F_OK) == 0; i++)
+		usleep(1000);
+	cr_assert_lt(i, 10000, "the GIL's holder %d never exited", (int)gone);
+	wait_in_futex(wl.pid, w[0]);
+	wait_in_futex(wl.pid, w[1]);
+
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, &o, &s), 0);
+	const struct lt_rtlock *gil = NULL;
+	for (size_t k = 0; k < s->n_rtlocks; k++)
+		if (!strcmp(s->rtlocks[k].kind, "GIL"))
+			gil = &s->rtlocks[k];
+	cr_assert_not_null(gil, "the lock model found no GIL");
+	cr_assert_eq(gil->held, 1);
+	cr_assert_eq(gil->holder, 0);
+	cr_assert_eq(gil->holder_gone, gone, "the GIL's recorded holder %d, the workload's %d", (int)gil->holder_gone,
+		     (int)gone);
+	const struct lt_verdict *v = gone_verdict(s, w);
+	char want[96];
+	snprintf(want, sizeof(want), "held by a thread that no longer exists (its recorded holder %d is no longer",
+		 (int)gone);
+	cr_assert(strstr(v->summary, "the GIL") && strstr(v->summary, want), "want '%s' in: %s", want, v->summary);
+	lt_snapshot_free(s);
+}
+
+/* A thread returned holding an RLock and was joined: the RLock's owner
+ * (a pthread_t) is no thread any more, and no tid is made up for it. */
+Test(pylock_live, rlock_owner_that_exited_is_gone, .fini = cleanup, .timeout = 60)
+{
+	char *extra[] = { "rlock", NULL };
+	tl_start_python(&wl, "tests/workloads/py_gone_holder.py", extra, truth, &ntruth,
+			"another process's /proc files and memory");
+	uint64_t ident = tl_truth_val(truth, ntruth, "holder", NULL, "ident");
+	pid_t w[2] = { (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=0", "tid"),
+		       (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=1", "tid") };
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, &o, &s), 0);
+	for (int i = 0; i < 2; i++) {
+		const struct lt_thread *t = lt_snapshot_find(s, w[i]);
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "threading.RLock");
+		cr_assert(t->futex.owner_gone, "waiter %d: the RLock's owner not said to be gone", (int)w[i]);
+		cr_assert_eq(t->futex.gone_ptr, ident);
+		cr_assert_eq(t->futex.gone_parent, 0);
+	}
+	const struct lt_verdict *v = gone_verdict(s, w);
+	char want[96];
+	snprintf(want, sizeof(want), "held by no thread of this process (its recorded owner pthread 0x%" PRIx64,
+		 ident);
+	cr_assert(strstr(v->summary, want), "want '%s' in: %s", want, v->summary);
+	for (size_t e = 0; e < v->evidence.n; e++)
+		cr_assert(!strstr(v->evidence.v[e], "recorded owner 0 "), "an owner made up: %s", v->evidence.v[e]);
+	lt_snapshot_free(s);
 }
