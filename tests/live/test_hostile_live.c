@@ -260,3 +260,38 @@ Test(hostile_live, fake_ocaml5_of_493447_domains_read_for_128, .timeout = 120)
 	tl_kill(&wl);
 	tl_close(&wl);
 }
+
+/* The same fake OCaml 5.2 with one domain whose active thread's c_stack
+ * points into the stack of a thread that has exited: its lock is held
+ * and no holder is named; the snapshot says the holder may have exited. */
+Test(hostile_live, fake_ocaml5_holder_that_exited_is_not_named, .timeout = 60)
+{
+	tl_skip_unless_root("snapshots of another process");
+	char *wargv[] = { WL("hostile_ocaml5"), "-n", "1", "--gone", NULL }, pid[16];
+	struct tl_proc wl;
+	struct run r;
+	char lines[32][256];
+	int n = 0;
+
+	tl_start_pid(&wl, wargv, lines, &n, pid);
+	pid_t gone = (pid_t)tl_truth_val(lines, n, "gone", NULL, "tid");
+	cr_assert_gt(gone, 0);
+	tl_go(&wl);
+	char *snap[] = { LT_BIN, "snapshot", "-p", pid, "--no-lines", NULL };
+	run_lt(snap, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	const char *l = strstr(r.out, "runtime lock: OCaml runtime lock domain 0 ");
+	cr_assert_not_null(l, "%s", r.out);
+	const char *eol = strchr(l, '\n');
+	cr_assert_not_null(eol);
+	cr_assert(memmem(l, (size_t)(eol - l), "held, holder unknown", 20), "%.*s", (int)(eol - l), l);
+	cr_assert(strstr(eol, "no stack pointer of the running thread is in a live thread's stack (the "
+			      "thread that held it may have exited holding it"),
+		  "%s", r.out);
+	char who[48];
+	snprintf(who, sizeof(who), "thread %d", (int)gone);
+	cr_assert(!strstr(r.out, who), "the exited thread %d named: %s", (int)gone, r.out);
+	cr_assert(!strstr(r.out, "held by thread"), "%s", r.out);
+	tl_kill(&wl);
+	tl_close(&wl);
+}

@@ -9,18 +9,23 @@
  * of thread "holder", blocked in read() on a pipe nobody writes.  The rest
  * of the table is untouched BSS (no memory).  Hangs until killed.
  *
- *   hostile_ocaml5 [-n ENTRIES=4096] [--no-wait]
+ *   hostile_ocaml5 [-n ENTRIES=4096] [--gone] [--no-wait]
+ *
+ * --gone: the holder thread returns once it has said where its stack is,
+ * and is joined: every active thread's c_stack then points into the stack
+ * of a thread that no longer exists.
  *
  * Prints:
  *   pid=PID
  *   table addr=0x... size=67108864 entries=N filled=ENTRIES
  *   thread role=holder idx=0 tid=T              (in read() at this point)
+ *   gone tid=T                                  (--gone: it has exited)
  *   ready
  */
 #include "workload.h"
 #include <stdint.h>
 
-#define USAGE "[-n ENTRIES=4096] [--no-wait]"
+#define USAGE "[-n ENTRIES=4096] [--gone] [--no-wait]"
 #define STRIDE 136
 #define TABLE_BYTES (64ul << 20)
 
@@ -60,6 +65,7 @@ __asm__(".data\n"
 static int pipe_fds[2];
 static volatile pid_t holder_tid;
 static volatile uint64_t holder_stack;
+static int gone;
 
 static void *holder(void *arg)
 {
@@ -67,6 +73,8 @@ static void *holder(void *arg)
 	char byte;
 	holder_stack = (uint64_t)(uintptr_t)&byte;
 	holder_tid = wl_thread("holder", 0);
+	if (gone)
+		return NULL;
 	for (;;)
 		if (read(pipe_fds[0], &byte, 1) >= 0)
 			wl_die("read: unexpected data/EOF");
@@ -88,7 +96,8 @@ static int in_read(pid_t tid)
 int main(int argc, char **argv)
 {
 	long filled = 4096;
-	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('n', &filled, 1, (long)(TABLE_BYTES / STRIDE)));
+	int no_wait = WL_ARGS(argc, argv, USAGE, WL_NUM('n', &filled, 1, (long)(TABLE_BYTES / STRIDE)),
+			      { 1001, "gone", NULL, 0, 0, NULL, &gone });
 	wl_begin();
 	caml_thread_initialize();
 	if (pipe(pipe_fds))
@@ -97,11 +106,16 @@ int main(int argc, char **argv)
 	       TABLE_BYTES / STRIDE, filled);
 	pthread_t t;
 	wl_create(&t, NULL, holder, NULL);
-	int i = 0;
-	for (; i < 5000 && !(holder_tid && in_read(holder_tid)); i++)
-		wl_sleep_ms(2);
-	if (i == 5000)
-		wl_die("the holder never blocked in read()");
+	if (gone) {
+		wl_join(&t, 1);
+		printf("gone tid=%d\n", (int)holder_tid);
+	} else {
+		int i = 0;
+		for (; i < 5000 && !(holder_tid && in_read(holder_tid)); i++)
+			wl_sleep_ms(2);
+		if (i == 5000)
+			wl_die("the holder never blocked in read()");
+	}
 	struct fake_thread *th = wl_xcalloc((size_t)filled, sizeof *th);
 	for (long d = 0; d < filled; d++) {
 		unsigned char *e = thread_table + d * STRIDE;
