@@ -5,9 +5,10 @@
 gil: two threads "spin-I" run Python for ever; then thread "holder", which
   then holds the GIL, calls pthread_exit() through ctypes.PyDLL (which keeps
   the GIL across the call): it exits holding the GIL, whose last_holder
-  still names it.  The spinners and main wait for the GIL for ever.  The
-  holder prints its lines itself, just before it exits (nobody else can
-  run Python after).
+  still names it.  The spinners wait for the GIL for ever; main sleeps
+  (the holder exits only once main sleeps in clock_nanosleep, so main
+  never waits for the GIL).  The holder prints its lines itself, just
+  before it exits (nobody else can run Python after).
 rlock: thread "owner" acquires threading.RLock R; two threads "waiter-I"
   block in R.acquire(); the owner then returns without releasing R and is
   joined: R's recorded owner (its pthread_t) is no thread any more.
@@ -52,6 +53,19 @@ def gil():
     time.sleep(0.2)
 
     def holder():
+        # main must be in its last sleep (clock_nanosleep, 230) first:
+        # otherwise it waits for the GIL too, returning from start()
+        for _ in range(10000):
+            try:
+                with open("/proc/self/task/%d/syscall" % os.getpid()) as f:
+                    if f.read().split()[0] == "230":
+                        break
+            except OSError:
+                pass
+            time.sleep(0.001)
+        else:
+            print("py_gone_holder: main never slept", file=sys.stderr)
+            os._exit(1)
         print("holder tid=%d ident=0x%x" % (threading.get_native_id(), threading.get_ident()))
         print("ready")
         sys.stdout.flush()
