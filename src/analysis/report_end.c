@@ -9,6 +9,7 @@
 #include "locktrace/futex.h"
 #include "lockid.h"
 #include "report_model.h"
+#include "rt_idle.h"
 
 /* ---------------------------------------------------------------- finish */
 
@@ -320,6 +321,12 @@ static void end_state(struct lt_report *r, struct rthread *t)
 			t->join_wait = 1;
 		/* the snapshot says the word is a Go runtime note (rt_go.c) */
 		if (t->snap && t->snap->lock_kind && !strncmp(t->snap->lock_kind, "Go runtime note", 15) &&
+		    t->snap->uaddr == x->end_call.addr)
+			t->rt_note = 1;
+		/* a runtime's own thread waiting for work on its semaphore (a
+		 * JVM's GC workers, Node's inspector thread: rt_idle.c): idle,
+		 * never a lock waiter */
+		if (t->snap && t->snap->lock_state && strstr(t->snap->lock_state, LT_RT_IDLE_STATE) &&
 		    t->snap->uaddr == x->end_call.addr)
 			t->rt_note = 1;
 	}
