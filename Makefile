@@ -109,7 +109,7 @@ JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class $(B)/workloads/ja
 GO        ?= $(shell command -v go 2>/dev/null)
 GO_WLS    := $(if $(GO),$(B)/workloads/go/gowl $(B)/workloads/go/gowl-stripped)
 
-.PHONY: all deps test unit demo bench clean fuzz unit-asan FORCE
+.PHONY: all deps test unit demo bench clean fuzz unit-asan live-asan FORCE
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(OCAML5_WLS) $(JAVA_WLS) $(GO_WLS)
@@ -320,6 +320,17 @@ $(B)/obj/cli/version.o $(AS)/obj/cli/version.o $(FZ)/obj/cli/version.o: $(B)/git
 unit-asan: deps
 	@$(MAKE) --no-print-directory all $(AS)/run-tests
 	@bash scripts/run-asan-tests.sh
+
+# The CLI itself built with ASan and UBSan, for the live suites
+# (make live-asan; scripts/run-live-asan.sh): not part of make test, which
+# it would double.
+$(AS)/locktrace: $(AS)/obj/cli/main.o $(patsubst src/%.c,$(AS)/obj/%.o,$(LIB_SRCS))
+	$(call msg,LD,$@)
+	$(Q)$(CLANG) $(CFLAGS) $(SAN_FLAGS) $^ $(LDLIBS) -o $@
+
+live-asan: deps
+	@$(MAKE) --no-print-directory all $(B)/tests/run-tests $(AS)/locktrace
+	@bash scripts/run-live-asan.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -9,6 +9,7 @@
 #include "locktrace/futex.h"
 #include "lockid.h"
 #include "report_model.h"
+#include "rt_idle.h"
 
 /* ---------------------------------------------------------------- finish */
 
@@ -322,6 +323,12 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		if (t->snap && t->snap->lock_kind && !strncmp(t->snap->lock_kind, "Go runtime note", 15) &&
 		    t->snap->uaddr == x->end_call.addr)
 			t->rt_note = 1;
+		/* a runtime's own thread waiting for work on its semaphore (a
+		 * JVM's GC workers, Node's inspector thread: rt_idle.c): idle,
+		 * never a lock waiter */
+		if (t->snap && t->snap->lock_state && strstr(t->snap->lock_state, LT_RT_IDLE_STATE) &&
+		    t->snap->uaddr == x->end_call.addr)
+			t->rt_note = 1;
 	}
 }
 
@@ -405,6 +412,27 @@ static void count_end_waiters(struct lt_report_priv *p)
 	}
 }
 
+/* The kind column says what the snapshot's lock models said the lock is
+ * (a semaphore's sem_wait looks like a condvar's wait), in the table's
+ * short words; how its waits look only where no model said anything. */
+static void kind_from_snapshot(struct rgroup *g)
+{
+	static const char *const words[][2] = {
+		{ "pthread mutex", "mutex" },	 { "condition variable", "condvar" },
+		{ "semaphore", "semaphore" },	 { "rwlock", "rwlock" },
+		{ "barrier", "barrier" },	 { "thread exit (pthread_join)", "join" },
+		{ "threading.Lock", "threading.Lock" }, { "threading.RLock", "threading.RLock" },
+	};
+	for (size_t i = 0; i < g->n_mem; i++) {
+		const char *k = g->mem[i]->snap ? g->mem[i]->snap->lock_kind : NULL;
+		for (size_t w = 0; k && w < sizeof(words) / sizeof(words[0]); w++)
+			if (!strcmp(k, words[w][0])) {
+				g->pub.kind = words[w][1];
+				return;
+			}
+	}
+}
+
 int rp_end_of_trace(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
@@ -415,6 +443,8 @@ int rp_end_of_trace(struct lt_report *r)
 	count_end_waiters(p);
 	if (group_members(p))
 		return -ENOMEM;
+	for (size_t i = 0; i < p->ngr; i++)
+		kind_from_snapshot(p->gr[i]);
 	for (size_t i = 0; i < p->ngr; i++)
 		if (p->gr[i]->n_end)
 			end_holder(r, p->gr[i]);

@@ -582,11 +582,30 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	rp_others_ev(r, f, g);
 }
 
+/* A runtime lock whose holder the snapshot read from the runtime's memory
+ * and which that holder has been inside one call since B: it cannot have
+ * let the lock go and taken it back inside that call, so from B on the
+ * lock was not handed on at all. */
+static int rt_kept_since(struct lt_report *r, const struct rgroup *g, uint64_t *b)
+{
+	if (g->end_holder_src != 1 || !g->rt_kind[0] || !g->end_holder)
+		return 0;
+	const struct lt_report_thread *hp = &P(r)->th[g->end_holder - 1]->pub;
+	*b = hp->end_since ? hp->end_since : hp->end_call.begin;
+	return hp->end_state == LT_RTS_IN_CALL && *b;
+}
+
 static void rule_convoy(struct lt_report *r, struct rgroup *g)
 {
 	unsigned n = r->opts.convoy_min;
 	char gn[200], ts[32], ts2[32], med[32], p99[32], mx[32], tot[32];
 	if (g->pub.max_moving < n || g->pub.handoffs < n || g->pub.longest_chain < n)
+		return;
+	/* hand-offs on a runtime lock's words while its holder kept it (the
+	 * GIL's own mutex, passed among waiters retrying their timed waits)
+	 * are not hand-offs of the lock: no convoy on it */
+	uint64_t kept;
+	if (rt_kept_since(r, g, &kept) && g->pub.chain_begin >= kept)
 		return;
 	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_CONVOY, "handoff_queue");
 	if (!f)

@@ -176,6 +176,7 @@ struct walk {
 	bool last_ok;
 	uint64_t last_pc;
 	bool last_act;
+	uint64_t *sp; /* each frame's stack pointer (0: unknown), for loops */
 };
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -195,12 +196,30 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		w->end = lts_asprintf("[unwind stopped: depth limit %zu]", w->max);
 		return DWARF_CB_ABORT;
 	}
+	/* A caller frame with the pc and stack pointer of a frame already
+	 * walked: the chain (saved frame pointers, return addresses) loops,
+	 * and would repeat that frame up to the depth limit.  Recursion never
+	 * repeats a stack pointer. */
+	Dwarf_Word sp = 0;
+	if (w->sp && dwfl_frame_reg(state, 7, &sp) == 0 && sp) {
+		for (size_t i = 0; i < w->n; i++)
+			if (w->sp[i] == sp && w->frames[i].pc == pc) {
+				w->end = lts_asprintf("[unwind stopped: the frame chain loops: frame #%zu would "
+						      "repeat frame #%zu (pc 0x%" PRIx64 ", sp 0x%" PRIx64 "): "
+						      "a saved frame pointer or return address points back "
+						      "into the stack already walked]",
+						      w->n, i, (uint64_t)pc, (uint64_t)sp);
+				return DWARF_CB_ABORT;
+			}
+	}
 	uint64_t lookup = act ? pc : pc - 1;
 	if (!lt_sym_is_code(w->u->sym, lookup)) {
 		w->end = lts_asprintf("[unwind stopped: 0x%" PRIx64 " is not in an executable mapping]",
 				      (uint64_t)pc);
 		return DWARF_CB_ABORT;
 	}
+	if (w->sp)
+		w->sp[w->n] = sp;
 	lt_sym_frame(w->u->sym, pc, act, &w->frames[w->n++]);
 	w->last_pc = pc;
 	w->last_act = act;
@@ -289,6 +308,7 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 	w.frames = calloc((size_t)max, sizeof(*w.frames));
 	if (!w.frames)
 		return -ENOMEM;
+	w.sp = calloc((size_t)max, sizeof(*w.sp)); /* without it: no loop check */
 	/* a fresh page cache per thread: stacks differ, code pages rarely
 	 * matter (CFI comes from the ELF files, not from memory) */
 	for (unsigned i = 0; i < NPAGES; i++)
@@ -299,6 +319,7 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 	int r = dwfl_getthread_frames(u->dwfl, tid, frame_cb, &w);
 	int err = r < 0 ? dwfl_errno() : 0;
 	u->cur_regs = NULL;
+	free(w.sp);
 	if (r < 0 && !w.end)
 		w.end = why_stopped(&w, err);
 	else if (!w.end && w.n)

@@ -303,7 +303,9 @@ Test(lock_cpython_fixture, v3_12_holder_not_a_thread)
 	image_3_12(&c.f, 4242);
 	const struct lt_rtlock *v = found(&c, 2);
 	gil_is(&v[1], 1, 0);
-	cr_assert_not_null(strstr(v[1].holder_how, "not a thread"), "%s", v[1].holder_how);
+	cr_assert_not_null(strstr(v[1].holder_how, "native_thread_id 4242 is no longer a thread"), "%s",
+			   v[1].holder_how);
+	cr_assert_eq(v[1].holder_gone, 4242, "the recorded holder, gone: %d", (int)v[1].holder_gone);
 	done(&c);
 }
 
