@@ -440,6 +440,36 @@ static __always_inline int emit_call(struct pt_regs *regs, long id, int cls, __u
 	return 1;
 }
 
+/* A file-lock call's entry (calls.h: lt_call_flock): flock(fd, op), or
+ * fcntl(fd, cmd, struct flock *) with the struct read from the caller's
+ * memory now, before the call can change it (F_GETLK-like updates do not
+ * apply to the set commands, but the caller may reuse it).  1 if written. */
+static __noinline int emit_flock(struct pt_regs *regs, long id, __u32 tid)
+{
+	struct { __s16 type, whence; __u32 pad; __s64 start, len; } fl;
+	struct lt_event *e = reserve(LT_REC_SIZE(lt_flock_enter), LT_EV_FLOCK_ENTER);
+
+	if (!e)
+		return 0;
+	fill_hdr(&e->h, LT_EV_FLOCK_ENTER, tid);
+	e->flk.nr = id;
+	e->flk.fd = regs->di;
+	e->flk.cmd = regs->si;
+	e->flk.type = -1;
+	e->flk.whence = 0;
+	e->flk.start = 0;
+	e->flk.len = 0;
+	e->flk.pad = 0;
+	if (id == LT_NR_FCNTL && !bpf_probe_read_user(&fl, sizeof(fl), (void *)regs->dx)) {
+		e->flk.type = fl.type;
+		e->flk.whence = fl.whence;
+		e->flk.start = fl.start;
+		e->flk.len = fl.len;
+	}
+	submit(e);
+	return 1;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 {
@@ -448,6 +478,11 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 
 	if (!traced_cur(pt >> 32))
 		return 0;
+	if (lt_call_flock(id, regs->si)) {
+		if (emit_flock(regs, id, (__u32)pt))
+			mark_inflight(bpf_get_current_task_btf(), id);
+		return 0;
+	}
 	cls = lt_call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
 	 * exit useless; a non-socket read has no entry). */
@@ -478,7 +513,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		long id = regs->orig_ax;
 		int cls = lt_call_class(id);
 		v = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!v || cls == LT_CALL_NONE)
+		if (!v || (cls == LT_CALL_NONE && !lt_call_flock(id, regs->si)))
 			return 0;
 		if (cls == LT_CALL_IO && !fd_is_socket(task, regs->di))
 			return 0;
