@@ -243,4 +243,17 @@ static inline unsigned long lt_record_size(uint8_t kind)
 	return 0;
 }
 
+/* The system call number of a call's entry record (FUTEX, WAIT, IO,
+ * FLOCK_ENTER), 0xffff for any other kind. */
+static inline uint16_t lt_entry_nr(const struct lt_event *e)
+{
+	switch (e->h.kind) {
+	case LT_EV_FUTEX_ENTER: return e->futex.nr;
+	case LT_EV_WAIT_ENTER: return e->wait.nr;
+	case LT_EV_IO_ENTER: return e->io.nr;
+	case LT_EV_FLOCK_ENTER: return e->flk.nr;
+	}
+	return 0xffff;
+}
+
 #endif

@@ -64,6 +64,8 @@
 #define LT_SPAN_LOCK_WAIT    0x040 /* counted as a waiter on its futex */
 #define LT_SPAN_THREAD_EXIT  0x080 /* ended because its thread exited */
 #define LT_SPAN_SLEPT        0x100 /* the thread slept during the call */
+#define LT_SPAN_FILE_LOCK    0x200 /* a file-lock call that can wait for
+				      another holder (flock, F_SETLKW) */
 
 /* struct lt_wake_edge.flags */
 #define LT_WAKE_IDLE    0x1 /* issued from the idle task (an interrupt) */
@@ -93,9 +95,11 @@ struct lt_span {
 	uint32_t thread_uid;  /* the thread instance (struct lt_thread_ev.uid) */
 	uint64_t begin_ts;
 	uint64_t end_ts;      /* valid in span_end */
-	/* The entry record: kind LT_EV_FUTEX_ENTER, LT_EV_WAIT_ENTER or
-	 * LT_EV_IO_ENTER with its arguments.  For LT_SPAN_AT_START it is built
-	 * from the snapshot's registers (fields not known there are -1/0). */
+	/* The entry record: kind LT_EV_FUTEX_ENTER, LT_EV_WAIT_ENTER,
+	 * LT_EV_IO_ENTER or LT_EV_FLOCK_ENTER with its arguments.  For
+	 * LT_SPAN_AT_START it is built from the snapshot's registers (fields
+	 * not known there are -1/0; a file-lock call's struct flock: type
+	 * LT_FLOCK_TYPE_NOT_READ). */
 	struct lt_event enter;
 	uint16_t nr;          /* syscall number */
 	uint32_t flags;       /* LT_SPAN_* */

@@ -16,6 +16,11 @@
 #include <stdint.h>
 #include "locktrace/event.h"
 
+/* lt_flock_enter.type of an entry built from a snapshot's registers (a
+ * call begun before tracing): the struct flock was never read.  Only in
+ * memory, never in a trace file. */
+#define LT_FLOCK_TYPE_NOT_READ (-2)
+
 /* The flock(2) operation, "LOCK_EX|LOCK_NB". */
 size_t lt_flock_op_str(unsigned op, char *buf, size_t len);
 /* The fcntl(2) command name ("F_SETLKW", "F_OFD_SETLKW", the GETLK ones
@@ -23,7 +28,7 @@ size_t lt_flock_op_str(unsigned op, char *buf, size_t len);
 const char *lt_fcntl_lock_cmd(unsigned cmd);
 /* A struct flock's lock: "write lock 0..EOF", "read lock 100..149",
  * "unlock 10..EOF from the current offset"; type -1: "struct flock
- * unreadable".  len < 0 locks the -len bytes before start. */
+ * unreadable", LT_FLOCK_TYPE_NOT_READ: "range not recorded".  len < 0 locks the -len bytes before start. */
 size_t lt_flock_range_str(int type, unsigned whence, int64_t start, int64_t len, char *buf,
 			  size_t len_buf);
 /* The call: "flock(fd 3, LOCK_EX)", "fcntl(fd 3, F_SETLKW, write lock

@@ -57,6 +57,12 @@ struct rp_snap_thread {
 	char *rt_name;           /* the runtime's name for the thread, NULL */
 	char **funcs;            /* functions of the program's own module on its stack */
 	size_t n_funcs;
+	/* its wait-for edge of kind file_lock (docs/snapshot.md "wait_for"):
+	 * the fd, the file (its path, NULL unknown), what it waits for and
+	 * the first holder process (0 none named) */
+	int fl_fd;               /* -1 none */
+	char *fl_path, *fl_what;
+	int32_t fl_holder;
 };
 
 struct rp_snap_verdict {
