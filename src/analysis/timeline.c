@@ -97,6 +97,20 @@ const char *lt_span_name(const struct lt_span *s)
 		const char *n = lt_futex_cmd_name(s->enter.futex.op & LT_FUTEX_CMD_MASK);
 		return n ? n : "futex";
 	}
+	if (s->enter.h.kind == LT_EV_FLOCK_ENTER) {
+		/* named for the lock, whose call says the rest */
+		const struct lt_flock_enter *f = &s->enter.flk;
+		if (f->nr == LT_NR_FLOCK)
+			return f->cmd & LT_LOCK_UN ? "file unlock (flock)" : "file lock (flock)";
+		if (f->type == 2)
+			return "file unlock (fcntl)";
+		switch (f->cmd) {
+		case LT_F_SETLKW: return "file lock (fcntl F_SETLKW)";
+		case LT_F_SETLK: return "file lock (fcntl F_SETLK)";
+		case LT_F_OFD_SETLKW: return "file lock (fcntl F_OFD_SETLKW)";
+		default: return "file lock (fcntl F_OFD_SETLK)";
+		}
+	}
 	return lt_call_name(s->nr);
 }
 
