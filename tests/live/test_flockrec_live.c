@@ -1,0 +1,378 @@
+/* Live tests of recording file-lock calls (FLOCK_ENTER events, trace
+ * format 1.4) on programs we did not write: flock(1) from util-linux and
+ * Debian's python3 (fcntl.lockf).  Ground truth: the kernel's own view of
+ * the blocked call (/proc/PID/syscall: number, fd, operation) and of the
+ * lock request (/proc/locks: the "->" entry and its range), and the fd the
+ * python program prints.  Needs root. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "filelock.h"
+#include "json_read.h"
+#include "locktrace/calls.h"
+#include "waitfor.h"
+#include "lt_test.h"
+
+#define FLOCK_BIN "/usr/bin/flock"
+
+static struct tl_proc procs[3];
+static char lines[3][64][256];
+static int nlines[3];
+static char lockfile[64], trace[128], jsonpath[160];
+
+static void kill_tree(pid_t pid)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	int ch;
+	while (f && fscanf(f, "%d", &ch) == 1)
+		kill_tree(ch), kill(ch, SIGKILL);
+	if (f)
+		fclose(f);
+}
+
+static void cleanup(void)
+{
+	for (int i = 0; i < 3; i++)
+		if (procs[i].pid > 0) {
+			kill_tree(procs[i].pid);
+			tl_close(&procs[i]);
+		}
+	if (lockfile[0])
+		unlink(lockfile);
+	if (trace[0])
+		unlink(trace);
+	if (jsonpath[0])
+		unlink(jsonpath);
+}
+
+TestSuite(flockrec_live, .fini = cleanup, .timeout = 120);
+
+static void need_root(void)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: loads BPF programs and reads other processes' /proc/PID/syscall");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t boottime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void tmp_lockfile(void)
+{
+	snprintf(lockfile, sizeof(lockfile), "/tmp/lt-flockrec-%d.lock", (int)getpid());
+	FILE *f = fopen(lockfile, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+}
+
+/* The /proc/locks line of process PID on LOCKFILE (held, or the "->"
+ * entry when BLOCKED), waited for up to 10 s; fails the test if none. */
+static void locks_line(pid_t pid, bool blocked, char *out, size_t len)
+{
+	struct stat st;
+	cr_assert_eq(stat(lockfile, &st), 0, "stat %s", lockfile);
+	char ino[32];
+	snprintf(ino, sizeof(ino), ":%lu ", (unsigned long)st.st_ino);
+	for (double t0 = now_s(); now_s() - t0 < 10;) {
+		FILE *f = fopen("/proc/locks", "r");
+		char line[256];
+		while (f && fgets(line, sizeof(line), f)) {
+			struct lt_plock l;
+			if (strstr(line, ino) && lt_parse_plock(line, &l) == 0 && l.pid == pid && l.blocked == blocked) {
+				fclose(f);
+				snprintf(out, len, "%s", line);
+				return;
+			}
+		}
+		if (f)
+			fclose(f);
+		usleep(20000);
+	}
+	cr_assert_fail("no %s entry of %d for %s in /proc/locks", blocked ? "blocked" : "held", (int)pid, lockfile);
+}
+
+/* /proc/PID/syscall of a thread blocked in a call: its number and first
+ * three arguments. */
+static void blocked_call(pid_t pid, long *nr, uint64_t a[3])
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	cr_assert_eq(sscanf(buf, "%ld 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64, nr, &a[0], &a[1], &a[2]), 4,
+		     "%s: %s", path, buf);
+}
+
+/* The one FLOCK_ENTER of thread TID in the trace with command CMD. */
+static const struct lt_event *flock_event(const struct tl_trace *t, uint32_t tid, uint32_t cmd, size_t *at)
+{
+	const struct lt_event *found = NULL;
+	int n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct lt_event *e = &t->ev[i];
+		if (e->h.kind == LT_EV_FLOCK_ENTER && e->h.tid == tid && e->flk.cmd == cmd) {
+			found = e;
+			*at = i;
+			n++;
+		}
+	}
+	cr_assert_eq(n, 1, "%d file-lock entries of %u with command %u in the trace", n, tid, cmd);
+	return found;
+}
+
+/* The return of the call entered at event AT: the next SYS_EXIT of its
+ * thread, which must be of the same call. */
+static int64_t return_of(const struct tl_trace *t, size_t at)
+{
+	const struct lt_event *e = &t->ev[at];
+	for (size_t i = at + 1; i < t->n; i++)
+		if (t->ev[i].h.kind == LT_EV_SYS_EXIT && t->ev[i].h.tid == e->h.tid) {
+			cr_assert_eq(t->ev[i].exit.nr, e->flk.nr, "the next return of %u is of call %u", e->h.tid,
+				     t->ev[i].exit.nr);
+			return t->ev[i].exit.ret;
+		}
+	cr_assert_fail("no return of the file-lock call of %u", e->h.tid);
+	return -1;
+}
+
+/* The report's first finding: a file-lock wait of TID whose summary has
+ * CALL (the decoded call). */
+static void report_names_it(const char *path, uint32_t tid, const char *call)
+{
+	struct rp_json *j = tl_report_json(path);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	cr_assert(fs && fs->type == RPJ_ARR && fs->n > 0, "the report has no findings");
+	const struct rp_json *f = &fs->items[0];
+	const char *kind = rp_json_str(rp_json_get(f, "kind"));
+	const char *sum = rp_json_str(rp_json_get(f, "summary"));
+	cr_assert(kind && !strcmp(kind, "file_lock"), "first finding: %s: %s", kind ? kind : "?", sum ? sum : "?");
+	cr_expect(sum && strstr(sum, "file-lock wait") && strstr(sum, call), "summary: %s (wanted %s)",
+		  sum ? sum : "?", call);
+	const struct rp_json *tids = rp_json_get(f, "tids");
+	cr_assert(tids && tids->type == RPJ_ARR && tids->n == 1);
+	cr_expect_eq((uint32_t)rp_json_num(&tids->items[0], 0), tid);
+	rp_json_free(j);
+}
+
+/* The JSON timeline's span of TID named NAME: its call argument must be
+ * CALL and it must cover the moment SEEN (boottime ns) at which /proc
+ * showed the thread blocked in it. */
+static void json_span_covers(const char *path, uint32_t tid, const char *name, const char *call, uint64_t seen)
+{
+	snprintf(jsonpath, sizeof(jsonpath), "%s.json", path);
+	unlink(jsonpath);
+	int st = tl_run_to_end((char *const[]){ LT_BIN, "convert", (char *)path, "--format", "json", "-o", jsonpath,
+						NULL },
+			       NULL, NULL, NULL, NULL);
+	cr_assert_eq(st, 0, "convert --format json");
+	FILE *f = fopen(jsonpath, "r");
+	cr_assert_not_null(f);
+	static char buf[1 << 20];
+	size_t len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	struct rp_json *j = tl_json_of(buf, len);
+	const struct rp_json *evs = rp_json_get(j, "traceEvents");
+	cr_assert(evs && evs->type == RPJ_ARR);
+	int found = 0;
+	for (size_t i = 0; i < evs->n; i++) {
+		const struct rp_json *e = &evs->items[i];
+		const char *n = rp_json_str(rp_json_get(e, "name"));
+		if (!n || strcmp(n, name) || (uint32_t)rp_json_num(rp_json_get(e, "tid"), 0) != tid)
+			continue;
+		found++;
+		const char *c = rp_json_str(rp_json_get(rp_json_get(e, "args"), "call"));
+		cr_expect(c && !strcmp(c, call), "span call: %s (wanted %s)", c ? c : "?", call);
+		cr_expect_str_eq(rp_json_str(rp_json_get(e, "cat")), "file_lock");
+		double ts = rp_json_num(rp_json_get(e, "ts"), 0), dur = rp_json_num(rp_json_get(e, "dur"), 0);
+		double seen_us = (double)seen / 1e3;
+		cr_expect(ts <= seen_us && seen_us <= ts + dur,
+			  "the span [%.3f, %.3f] us covers the moment /proc saw it blocked (%.3f us)", ts, ts + dur,
+			  seen_us);
+	}
+	cr_expect_eq(found, 1, "%d spans \"%s\" of %u", found, name, tid);
+	rp_json_free(j);
+}
+
+/* flock(1) holds the lock, a second flock(1) launched under locktrace
+ * waits for it: the trace has its flock(2) entry with the fd and
+ * operation /proc/PID/syscall shows while it blocks, the return after
+ * the holder is gone, a span covering the wait, and the report's first
+ * finding is that file-lock wait. */
+Test(flockrec_live, flock1_launched_waiter)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile();
+	cr_assert_eq(tl_spawn(&procs[0], (char *const[]){ FLOCK_BIN, lockfile, "-c", "sleep 600", NULL }), 0);
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, false, held, sizeof(held));
+	tl_tmp_path(trace, sizeof(trace), "flockrec");
+	cr_assert_eq(tl_spawn(&procs[1], (char *const[]){ LT_BIN, "record", "-o", trace, "--no-status", "--",
+							   FLOCK_BIN, lockfile, "-c", "true", NULL }),
+		     0);
+	char out[8][256];
+	int n = 0;
+	cr_assert(tl_wait_for(&procs[1], 1, "locktrace (pid ", out, &n, 8, 20000), "the recorder did not start");
+	const char *p = strstr(out[n - 1], "(pid ");
+	p = p ? strstr(p + 5, "(pid ") : NULL;
+	cr_assert_not_null(p, "the launched pid in: %s", out[n - 1]);
+	pid_t waiter = atoi(p + 5);
+	cr_assert_gt(waiter, 0);
+	locks_line(waiter, true, waiting, sizeof(waiting));
+	long nr;
+	uint64_t a[3];
+	blocked_call(waiter, &nr, a);
+	uint64_t seen = boottime_ns();
+	cr_assert_eq(nr, LT_NR_FLOCK, "/proc/%d/syscall: call %ld", (int)waiter, nr);
+	cr_assert_eq(a[1], LT_LOCK_EX, "flock(1) takes LOCK_EX: %#" PRIx64, a[1]);
+	/* release: the holder and its command (which inherited the fd) */
+	kill_tree(procs[0].pid);
+	kill(procs[0].pid, SIGKILL);
+	tl_recorder_done(&procs[1], &procs[0], 30000);
+
+	struct tl_trace t;
+	tl_load_clean(&t, trace);
+	size_t at = 0;
+	const struct lt_event *e = flock_event(&t, (uint32_t)waiter, LT_LOCK_EX, &at);
+	cr_expect_eq(e->flk.nr, LT_NR_FLOCK);
+	cr_expect_eq(e->flk.fd, (int32_t)a[0], "fd %d, /proc says %d", e->flk.fd, (int)a[0]);
+	cr_expect_eq(e->flk.type, -1);
+	cr_expect(e->h.ts < seen, "entered before /proc saw it blocked");
+	cr_expect_eq(return_of(&t, at), 0, "granted once the holder was gone");
+	tl_free(&t);
+
+	char call[64];
+	snprintf(call, sizeof(call), "flock(fd %d, LOCK_EX)", (int)a[0]);
+	json_span_covers(trace, (uint32_t)waiter, "file lock (flock)", call, seen);
+	report_names_it(trace, (uint32_t)waiter, call);
+}
+
+static const char LOCKF_PY[] =
+	"import fcntl, os, sys, time\n"
+	"f = open(sys.argv[1], 'a+')\n"
+	"if sys.argv[2] == 'hold':\n"
+	"    fcntl.lockf(f, fcntl.LOCK_EX, 10, 5)\n"
+	"    print('ready', flush=True)\n"
+	"    time.sleep(600)\n"
+	"else:\n"
+	"    print('fd', f.fileno(), flush=True)\n"
+	"    print('ready', flush=True)\n"
+	"    sys.stdin.readline()\n"
+	"    fcntl.lockf(f, fcntl.LOCK_EX, 3, 10)\n"
+	"    print('granted', flush=True)\n";
+
+/* Starts the python holder (bytes 5-14) and the waiter, which takes bytes
+ * 10-12 with F_SETLKW when told; its fd into *FD. */
+static void start_lockf_pair(int *fd)
+{
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile();
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_PY, lockfile, "hold", NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_PY, lockfile, "wait", NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	*fd = -1;
+	for (int i = 0; i < nlines[1]; i++)
+		if (sscanf(lines[1][i], "fd %d", fd) == 1)
+			break;
+	cr_assert_geq(*fd, 0, "the waiter printed its fd");
+}
+
+/* python3's fcntl.lockf(f, LOCK_EX, 3, 10) recorded with record -p: the
+ * entry holds F_SETLKW and the struct flock read from python's memory
+ * (F_WRLCK, SEEK_SET, start 10, len 3), the same range /proc/locks gives
+ * the blocked request; decoded as "write lock 10..12". */
+Test(flockrec_live, python_lockf_range_recorded)
+{
+	need_root();
+	int fd;
+	start_lockf_pair(&fd);
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, false, held, sizeof(held));
+	tl_tmp_path(trace, sizeof(trace), "lockfrec");
+	cr_assert_eq(tl_start_recorder(&procs[2], procs[1].pid, trace, NULL), 0);
+	tl_go(&procs[1]);
+	locks_line(procs[1].pid, true, waiting, sizeof(waiting));
+	uint64_t seen = boottime_ns();
+	struct lt_plock want;
+	cr_assert_eq(lt_parse_plock(waiting, &want), 0, "%s", waiting);
+	cr_assert(want.start == 10 && want.end == 12 && !strcmp(want.type, "WRITE"), "ground truth: %s", waiting);
+	kill(procs[0].pid, SIGKILL);
+	cr_assert(tl_wait_for(&procs[1], 0, "granted", NULL, NULL, 0, 20000), "the waiter never got the lock");
+	uint32_t waiter = (uint32_t)procs[1].pid;
+	tl_recorder_done(&procs[2], &procs[1], 30000);
+
+	struct tl_trace t;
+	tl_load_clean(&t, trace);
+	size_t at = 0;
+	const struct lt_event *e = flock_event(&t, waiter, LT_F_SETLKW, &at);
+	cr_expect_eq(e->flk.nr, LT_NR_FCNTL);
+	cr_expect_eq(e->flk.fd, fd, "fd %d, python's %d", e->flk.fd, fd);
+	cr_expect_eq(e->flk.type, 1, "F_WRLCK: %d", e->flk.type);
+	cr_expect_eq(e->flk.whence, 0);
+	/* the kernel's view of the request: start..end inclusive */
+	cr_expect_eq(e->flk.start, (int64_t)want.start);
+	cr_expect_eq(e->flk.start + e->flk.len - 1, (int64_t)want.end);
+	cr_expect_eq(return_of(&t, at), 0);
+	char call[96], ev[160];
+	snprintf(call, sizeof(call), "fcntl(fd %d, F_SETLKW, write lock 10..12)", fd);
+	lt_flock_call_str(&e->flk, NULL, ev, sizeof(ev));
+	cr_expect_str_eq(ev, call);
+	tl_free(&t);
+	json_span_covers(trace, waiter, "file lock (fcntl F_SETLKW)", call, seen);
+	report_names_it(trace, waiter, call);
+}
+
+/* The flight recorder (--ring, so --calls blocking: the call is written
+ * when the thread goes to sleep in it) attached before python calls
+ * lockf: the stall rule fires on that file-lock wait, and says which call
+ * (decoded from the recorded entry, not from /proc at attach). */
+Test(flockrec_live, stall_fires_on_a_file_lock_wait_begun_while_recording)
+{
+	need_root();
+	int fd;
+	start_lockf_pair(&fd);
+	char held[256], waiting[256], path[128];
+	locks_line(procs[0].pid, false, held, sizeof(held));
+	tl_tmp_path(path, sizeof(path), "lockfstall");
+	snprintf(trace, sizeof(trace), "%s", path);
+	cr_assert_eq(tl_start_recorder(&procs[2], procs[1].pid, path,
+				       (char *const[]){ "--ring", "16M", "--stall", "1", NULL }), 0);
+	tl_go(&procs[1]);
+	locks_line(procs[1].pid, true, waiting, sizeof(waiting));
+	char out[64][256];
+	int n = 0;
+	cr_assert(tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000),
+		  "the stall detector never fired");
+	char call[96];
+	snprintf(call, sizeof(call), "file-lock wait, fcntl(fd %d, F_SETLKW, write lock 10..12)", fd);
+	cr_expect(strstr(out[n - 1], call), "%s (wanted %s)", out[n - 1], call);
+	char tid[32];
+	snprintf(tid, sizeof(tid), "tid %d ", (int)procs[1].pid);
+	cr_expect(strstr(out[n - 1], tid), "%s", out[n - 1]);
+}
