@@ -30,7 +30,7 @@ size_t lt_flock_range_str(int type, unsigned whence, int64_t start, int64_t len,
 {
 	static const char *const types[] = { "read lock", "write lock", "unlock" };
 	static const char *const from[] = { "", " from the current offset", " from the end" };
-	char tb[24], fb[24], rb[64];
+	char tb[24], fb[40], rb[64];
 
 	if (type == LT_FLOCK_TYPE_NOT_READ)
 		return (size_t)snprintf(buf, len_buf, "range not recorded (the call began before tracing)");
