@@ -845,10 +845,10 @@ static void rule_file_lock(struct lt_report *r)
 			const struct rp_snap_thread *s = t->snap;
 			f->holder = s && s->fl_fd == cl->flk.fd && s->fl_holder > 0 ? (uint32_t)s->fl_holder : 0;
 			if (f->holder)
-				rp_f_summary(f, "file-lock wait: %s waits for a %s in %s, for %s at the end (since %s); held by process %u",
+				rp_f_summary(f, "file-lock wait: %s waits for a %s: %s, for %s at the end (since %s); held by process %u",
 					     tn, lt_flock_kind(&cl->flk), c, d, ts, f->holder);
 			else
-				rp_f_summary(f, "file-lock wait: %s waits for a %s in %s, for %s at the end (since %s)",
+				rp_f_summary(f, "file-lock wait: %s waits for a %s: %s, for %s at the end (since %s)",
 					     tn, lt_flock_kind(&cl->flk), c, d, ts);
 			if (s && s->fl_fd == cl->flk.fd && s->fl_what)
 				rp_f_ev(f, "the snapshot at the end: it waits for %s", s->fl_what);
@@ -856,7 +856,7 @@ static void rule_file_lock(struct lt_report *r)
 				rp_f_ev(f, "the holder is in /proc/locks (a snapshot of the process names it: locktrace snapshot -p PID)");
 		} else {
 			rp_fmt_ts(cl->end, ts2, sizeof(ts2));
-			rp_f_summary(f, "file-lock wait: %s waited %s for a %s in %s, from %s to %s%s",
+			rp_f_summary(f, "file-lock wait: %s waited %s for a %s: %s, from %s to %s%s",
 				     tn, d, lt_flock_kind(&cl->flk), c, ts, ts2,
 				     (cl->flags & LT_SPAN_HAS_RESULT) && cl->ret == 0 ? " (granted)" : "");
 			if ((cl->flags & LT_SPAN_HAS_RESULT) && cl->ret != 0)

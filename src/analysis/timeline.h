@@ -51,6 +51,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "locktrace/event.h"
 #include "locktrace/tracefile.h"
 
@@ -183,7 +184,29 @@ struct lt_namers {
 	void *lock_ctx;
 	int (*thread)(void *ctx, uint32_t tid, char *buf, size_t len);
 	void *thread_ctx;
+	/* the file behind fd of thread tid, when a snapshot saw it wait for
+	 * a file lock on it */
+	int (*file)(void *ctx, uint32_t tid, int fd, char *buf, size_t len);
+	void *file_ctx;
 };
+
+const char *lt_span_name(const struct lt_span *s);
+
+/* The name of span s: lt_span_name, and for a file-lock call the file's
+ * path when the namers know it ("file lock on /tmp/l (flock)"). */
+static inline const char *lt_namers_span(const struct lt_namers *n, const struct lt_span *s, char *buf,
+					 size_t len)
+{
+	const char *name = lt_span_name(s);
+	char path[256];
+	if (s->enter.h.kind != LT_EV_FLOCK_ENTER || !n->file ||
+	    n->file(n->file_ctx, s->tid, s->enter.flk.fd, path, sizeof(path)) <= 0)
+		return name;
+	/* "file lock (flock)" -> "file lock on PATH (flock)" */
+	const char *paren = strchr(name, '(');
+	snprintf(buf, len, "%.*son %s %s", paren ? (int)(paren - name) : 0, name, path, paren ? paren : name);
+	return buf;
+}
 
 /* The name of the futex at addr's track (a counter of its waiters):
  * "NAME (futex 0xADDR)" when the lock namer names it, else "futex 0xADDR". */

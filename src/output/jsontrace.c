@@ -239,7 +239,8 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	struct lt_jsontrace *j = ctx;
 	struct jw *w = ev_begin(j, 'X', s->tid);
 
-	jw_kstr(w, "name", lt_span_name(s));
+	char nbuf[320];
+	jw_kstr(w, "name", lt_namers_span(&j->names, s, nbuf, sizeof(nbuf)));
 	jw_kstr(w, "cat", s->enter.h.kind == LT_EV_FUTEX_ENTER ? "futex"
 			  : s->enter.h.kind == LT_EV_WAIT_ENTER ? "wait"
 			  : s->enter.h.kind == LT_EV_FLOCK_ENTER ? "file_lock" : "io");

@@ -618,7 +618,8 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_perfetto *p = ctx;
 	struct pb_buf *b = &p->out;
-	const char *name = lt_span_name(s);
+	char nbuf[320];
+	const char *name = lt_namers_span(&p->namers, s, nbuf, sizeof(nbuf));
 	uint64_t uuid = thread_uuid(s->thread_uid);
 
 	/* BEGIN: name, arguments, result, flows out */

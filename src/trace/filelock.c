@@ -78,6 +78,6 @@ size_t lt_flock_call_str(const struct lt_flock_enter *f, const char *fdtext, cha
 const char *lt_flock_kind(const struct lt_flock_enter *f)
 {
 	if (f->nr == LT_NR_FLOCK)
-		return "flock";
+		return "flock lock";
 	return f->cmd == LT_F_OFD_SETLK || f->cmd == LT_F_OFD_SETLKW ? "OFD lock" : "record lock";
 }

@@ -35,8 +35,8 @@ size_t lt_flock_range_str(int type, unsigned whence, int64_t start, int64_t len,
  * 0..EOF)".  fdtext, if not NULL, replaces "fd N" ("fd 3: /tmp/x"). */
 size_t lt_flock_call_str(const struct lt_flock_enter *f, const char *fdtext, char *buf,
 			 size_t len);
-/* The file lock kind the call asks for: "flock" for flock(2), "record
- * lock" for F_SETLK[W], "OFD lock" for the F_OFD commands. */
+/* The file lock kind the call asks for: "flock lock" for flock(2),
+ * "record lock" for F_SETLK[W], "OFD lock" for the F_OFD commands. */
 const char *lt_flock_kind(const struct lt_flock_enter *f);
 
 #endif

@@ -454,6 +454,16 @@ static int thread_name_of(const struct rp_json *th, void *map)
 {
 	double tid = rp_json_num(rp_json_get(th, "tid"), 0);
 	const char *name = rp_json_str(rp_json_get(rp_json_get(th, "runtime"), "name"));
+	struct rp_snap_thread ft = { .fl_fd = -1 };
+	file_lock_from_json(rp_json_get(th, "wait_for"), &ft);
+	if (tid > 0 && tid <= 4194304 && ft.fl_path && ft.fl_fd >= 0 &&
+	    put_copy(map, RP_FILE_KEY((uint32_t)tid, ft.fl_fd), ft.fl_path)) {
+		free(ft.fl_path);
+		free(ft.fl_what);
+		return -1;
+	}
+	free(ft.fl_path);
+	free(ft.fl_what);
 	if (tid <= 0 || tid > 4194304 || !name || !name[0])
 		return 0;
 	return put_copy(map, (uint64_t)tid, name);

@@ -110,6 +110,10 @@ int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
  * snapshot JSON document; values malloc'd, a later name replaces an
  * earlier one.  0 or -1. */
 int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
+/* The key under which rp_snapshot_thread_names also stores the path of the
+ * file a thread waits to lock on fd (its "wait_for" file_lock edge): no
+ * tid collides with it. */
+#define RP_FILE_KEY(tid, fd) (1ull << 63 | (uint64_t)(uint32_t)(tid) << 32 | (uint32_t)(fd))
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
 /* Sets the threads' pid from a combined snapshot's "processes" member
  * (docs/snapshot.md), else to the document's pid. */

@@ -179,7 +179,8 @@ static void report_names_it(const char *path, uint32_t tid, const char *call)
 
 /* The JSON timeline's span of TID named NAME: its call argument must be
  * CALL and it must cover the moment SEEN (boottime ns) at which /proc
- * showed the thread blocked in it. */
+ * showed the thread blocked in it; SEEN 0: a span open since the trace
+ * began (blocked_at_start), still open at its end. */
 static void json_span_covers(const char *path, uint32_t tid, const char *name, const char *call, uint64_t seen)
 {
 	snprintf(jsonpath, sizeof(jsonpath), "%s.json", path);
@@ -208,6 +209,12 @@ static void json_span_covers(const char *path, uint32_t tid, const char *name, c
 		cr_expect_str_eq(rp_json_str(rp_json_get(e, "cat")), "file_lock");
 		double ts = rp_json_num(rp_json_get(e, "ts"), 0), dur = rp_json_num(rp_json_get(e, "dur"), 0);
 		double seen_us = (double)seen / 1e3;
+		if (!seen) {
+			const struct rp_json *args = rp_json_get(e, "args");
+			cr_expect(rp_json_get(args, "blocked_at_start") && rp_json_get(args, "unfinished"),
+				  "blocked from the start to the end");
+			continue;
+		}
 		cr_expect(ts <= seen_us && seen_us <= ts + dur,
 			  "the span [%.3f, %.3f] us covers the moment /proc saw it blocked (%.3f us)", ts, ts + dur,
 			  seen_us);
@@ -375,4 +382,47 @@ Test(flockrec_live, stall_fires_on_a_file_lock_wait_begun_while_recording)
 	char tid[32];
 	snprintf(tid, sizeof(tid), "tid %d ", (int)procs[1].pid);
 	cr_expect(strstr(out[n - 1], tid), "%s", out[n - 1]);
+}
+
+/* record -p on a flock(1) already waiting when recording begins: the span
+ * starts at the trace's start and is named for the file (its path from
+ * the snapshot), the report's first finding names the file, the wait and
+ * the holder /proc/locks gives, and the dump's header decodes the call. */
+Test(flockrec_live, flock1_waiting_before_record_p)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile();
+	cr_assert_eq(tl_spawn(&procs[0], (char *const[]){ FLOCK_BIN, lockfile, "-c", "sleep 600", NULL }), 0);
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, false, held, sizeof(held));
+	cr_assert_eq(tl_spawn(&procs[1], (char *const[]){ FLOCK_BIN, lockfile, "-c", "true", NULL }), 0);
+	locks_line(procs[1].pid, true, waiting, sizeof(waiting));
+	long nr;
+	uint64_t a[3];
+	blocked_call(procs[1].pid, &nr, a);
+	cr_assert_eq(nr, LT_NR_FLOCK);
+	struct lt_plock h;
+	cr_assert_eq(lt_parse_plock(held, &h), 0, "%s", held);
+	tl_tmp_path(trace, sizeof(trace), "flockrecp");
+	uint32_t waiter = (uint32_t)procs[1].pid;
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%u", waiter);
+	int st = tl_run_to_end((char *const[]){ LT_BIN, "record", "-p", pid, "-o", trace, "-d", "1", "--no-status", NULL },
+			   NULL, NULL, NULL, NULL);
+	cr_assert_eq(st, 0, "record -p %s", pid);
+	locks_line(procs[1].pid, true, waiting, sizeof(waiting)); /* still blocked: the holder lives */
+
+	char call[160], name[160];
+	snprintf(call, sizeof(call), "flock(fd %d, LOCK_EX)", (int)a[0]);
+	snprintf(name, sizeof(name), "file lock on %s (flock)", lockfile);
+	json_span_covers(trace, waiter, name, call, 0);
+	snprintf(call, sizeof(call), "flock(fd %d: %s, LOCK_EX)", (int)a[0], lockfile);
+	report_names_it(trace, waiter, call);
+	struct rp_json *j = tl_report_json(trace);
+	const struct rp_json *f = &rp_json_get(j, "findings")->items[0];
+	cr_expect_str_eq(rp_json_str(rp_json_get(f, "rule")), "blocked");
+	cr_expect_eq((int)rp_json_num(rp_json_get(f, "holder"), 0), h.pid, "holder per /proc/locks: %s", held);
+	rp_json_free(j);
 }

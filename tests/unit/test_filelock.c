@@ -76,7 +76,7 @@ Test(filelock, which_calls_are_recorded_and_may_wait)
 	e.flk.cmd = LT_F_SETLKW;
 	cr_expect_str_eq(lt_flock_kind(&e.flk), "record lock");
 	e.flk.nr = LT_NR_FLOCK;
-	cr_expect_str_eq(lt_flock_kind(&e.flk), "flock");
+	cr_expect_str_eq(lt_flock_kind(&e.flk), "flock lock");
 }
 
 #define S(x) ((uint64_t)(x) * 1000000000ull)

@@ -1319,7 +1319,7 @@ Test(report, file_lock_waits_are_named)
 	cr_expect_eq(w->duration_ns, 402 * MS);
 	const struct lt_report_finding *b1 = must_find(LT_FIND_FILE_LOCK, "blocked");
 	cr_expect(has_tid(b1, 501));
-	cr_expect(strstr(b1->summary, "waits for a record lock in fcntl(fd 4, F_SETLKW, write lock 10..12)"), "%s",
+	cr_expect(strstr(b1->summary, "waits for a record lock: fcntl(fd 4, F_SETLKW, write lock 10..12)"), "%s",
 		  b1->summary);
 	cr_expect_eq(R->findings[0].kind, LT_FIND_FILE_LOCK, "first: %s", R->findings[0].summary);
 	cr_expect_str_eq(R->findings[0].rule, "blocked");
