@@ -189,6 +189,9 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 	t->blocked_s = rp_json_num(rp_json_get(th, "blocked_s"), -1);
 	const struct rp_json *sc = rp_json_get(th, "syscall");
 	t->nr = (long)rp_json_int(rp_json_get(sc, "nr"), -1);
+	const struct rp_json *args = rp_json_get(sc, "args");
+	for (size_t i = 0; args && args->type == RPJ_ARR && i < 2 && i < args->n; i++)
+		t->args[i] = rp_json_addr0(&args->items[i]);
 	t->sc_name = rp_json_strdup(rp_json_get(sc, "name"));
 	t->wait = rp_json_strdup(rp_json_get(th, "wait"));
 	t->detail = rp_json_strdup(rp_json_get(th, "detail"));

@@ -19,6 +19,7 @@ struct rp_snap_thread {
 	char state;
 	double blocked_s;        /* < 0 unknown */
 	long nr;                 /* -1 none */
+	uint64_t args[2];        /* its first two arguments (0 unknown) */
 	char *sc_name;
 	char *wait;              /* "futex", "io", ... */
 	char *detail;
