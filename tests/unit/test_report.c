@@ -1329,5 +1329,6 @@ Test(report, file_lock_waits_are_named)
 	cr_expect_eq(th->filelock_calls, 1);
 	/* asleep in it from its switch-out to the wake-up (then runnable) */
 	cr_expect_eq(th->filelock_ns, 400 * MS - 1 * US, "%llu", (unsigned long long)th->filelock_ns);
+	cr_expect_eq(th->unknown_ns, 0, "file-lock time is known time: %llu", (unsigned long long)th->unknown_ns);
 	done();
 }
