@@ -19,6 +19,7 @@
 #include "filelock.h"
 #include "json_read.h"
 #include "locktrace/calls.h"
+#include "target.h"
 #include "waitfor.h"
 #include "lt_test.h"
 
@@ -28,6 +29,7 @@ static struct tl_proc procs[3];
 static char lines[3][64][256];
 static int nlines[3];
 static char lockfile[64], trace[128], jsonpath[160];
+static char cgdir[400]; /* a cgroup a test made, removed at the end */
 
 static void kill_tree(pid_t pid)
 {
@@ -54,6 +56,8 @@ static void cleanup(void)
 		unlink(trace);
 	if (jsonpath[0])
 		unlink(jsonpath);
+	for (int i = 0; cgdir[0] && i < 100 && rmdir(cgdir) && errno == EBUSY; i++)
+		usleep(20000); /* its processes were killed: wait until they are gone */
 }
 
 TestSuite(flockrec_live, .fini = cleanup, .timeout = 120);
@@ -425,4 +429,58 @@ Test(flockrec_live, flock1_waiting_before_record_p)
 	cr_expect_str_eq(rp_json_str(rp_json_get(f, "rule")), "blocked");
 	cr_expect_eq((int)rp_json_num(rp_json_get(f, "holder"), 0), h.pid, "holder per /proc/locks: %s", held);
 	rp_json_free(j);
+}
+
+/* The same on a cgroup: the waiter moved into a new cgroup that the
+ * flight recorder watches (--cgroup, filtered in the kernel by cgroup id):
+ * the stall rule fires on its lockf wait, begun while recording. */
+Test(flockrec_live, stall_fires_on_a_file_lock_wait_in_a_cgroup)
+{
+	need_root();
+	int fd;
+	char mount[256], dir[400], procs_file[420], path[128];
+	if (lt_cgroup_mount(mount, sizeof(mount)))
+		cr_skip_test("no cgroup v2 mount: --cgroup not tested");
+	start_lockf_pair(&fd);
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, false, held, sizeof(held));
+	snprintf(dir, sizeof(dir), "%s/lt-flockrec-%d", mount, (int)getpid());
+	cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
+	snprintf(cgdir, sizeof(cgdir), "%s", dir);
+	snprintf(procs_file, sizeof(procs_file), "%s/cgroup.procs", dir);
+	FILE *f = fopen(procs_file, "w");
+	int werr = !f || fprintf(f, "%d\n", (int)procs[1].pid) < 0;
+	werr |= f && fclose(f);
+	tl_tmp_path(path, sizeof(path), "lockfcg");
+	snprintf(trace, sizeof(trace), "%s", path);
+	int said = 0, started = 0;
+	char out[64][256], last[256] = "";
+	int n = 0;
+	if (!werr && tl_spawn(&procs[2], (char *const[]){ LT_BIN, "record", "--cgroup", dir, "-o", path, "--no-status",
+							  "--ring", "16M", "--stall", "1", NULL }) == 0) {
+		started = tl_wait_for(&procs[2], 1, "locktrace (pid ", out, &n, 64, 20000);
+		if (started) {
+			tl_go(&procs[1]);
+			locks_line(procs[1].pid, true, waiting, sizeof(waiting));
+			n = 0;
+			said = tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000);
+			if (said)
+				snprintf(last, sizeof(last), "%s", out[n - 1]);
+		}
+	}
+	/* the cgroup emptied and removed before asserting */
+	pid_t waiter = procs[1].pid;
+	kill_tree(procs[2].pid);
+	tl_close(&procs[2]);
+	kill(waiter, SIGKILL);
+	tl_close(&procs[1]);
+	for (int i = 0; i < 100 && rmdir(dir); i++)
+		usleep(20000);
+	cr_assert_eq(werr, 0, "moving the waiter into %s", dir);
+	cr_assert(started, "the recorder did not start on the cgroup");
+	cr_assert(said, "the stall detector never fired");
+	char call[96], tid[32];
+	snprintf(call, sizeof(call), "file-lock wait, fcntl(fd %d, F_SETLKW, write lock 10..12)", fd);
+	snprintf(tid, sizeof(tid), "tid %d ", (int)waiter);
+	cr_expect(strstr(last, call) && strstr(last, tid), "%s (wanted %s, %s)", last, call, tid);
 }
