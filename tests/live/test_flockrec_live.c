@@ -260,6 +260,9 @@ Test(flockrec_live, flock1_launched_waiter)
 	uint64_t seen = boottime_ns();
 	cr_assert_eq(nr, LT_NR_FLOCK, "/proc/%d/syscall: call %ld", (int)waiter, nr);
 	cr_assert_eq(a[1], LT_LOCK_EX, "flock(1) takes LOCK_EX: %#" PRIx64, a[1]);
+	/* the report names a wait that ended from 5 ms on (its incident threshold):
+	 * /proc may show it blocked sooner than that */
+	usleep(100000);
 	/* release: the holder and its command (which inherited the fd) */
 	kill_tree(procs[0].pid);
 	kill(procs[0].pid, SIGKILL);
@@ -333,6 +336,7 @@ Test(flockrec_live, python_lockf_range_recorded)
 	struct lt_plock want;
 	cr_assert_eq(lt_parse_plock(waiting, &want), 0, "%s", waiting);
 	cr_assert(want.start == 10 && want.end == 12 && !strcmp(want.type, "WRITE"), "ground truth: %s", waiting);
+	usleep(100000); /* a wait of at least 5 ms, which the report names (as above) */
 	kill(procs[0].pid, SIGKILL);
 	cr_assert(tl_wait_for(&procs[1], 0, "granted", NULL, NULL, 0, 20000), "the waiter never got the lock");
 	uint32_t waiter = (uint32_t)procs[1].pid;
