@@ -416,6 +416,45 @@ static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, lo
 }
 
 
+#define SZ_FLOCK LT_REC_SIZE(lt_flock_enter)
+
+/* A file-lock call's entry (calls.h: lt_call_flock): flock(fd, op), or
+ * fcntl(fd, cmd, struct flock *) with the struct read from the caller's
+ * memory (type -1 if unreadable). */
+static __always_inline void fill_flock(struct lt_event *e, struct pt_regs *regs, long id,
+				       __u32 tid, __u8 flags, __u64 ts)
+{
+	struct { __s16 type, whence; __u32 pad; __s64 start, len; } fl;
+
+	fill_hdr_at(&e->h, LT_EV_FLOCK_ENTER, tid, ts);
+	e->h.flags = flags;
+	e->flk.nr = id;
+	e->flk.fd = regs->di;
+	e->flk.cmd = regs->si;
+	e->flk.type = -1;
+	e->flk.whence = 0;
+	e->flk.start = 0;
+	e->flk.len = 0;
+	e->flk.pad = 0;
+	if (id == LT_NR_FCNTL && !bpf_probe_read_user(&fl, sizeof(fl), (void *)regs->dx)) {
+		e->flk.type = fl.type;
+		e->flk.whence = fl.whence;
+		e->flk.start = fl.start;
+		e->flk.len = fl.len;
+	}
+}
+
+static __noinline int emit_flock(struct pt_regs *regs, long id, __u32 tid)
+{
+	struct lt_event *e = reserve(SZ_FLOCK, LT_EV_FLOCK_ENTER);
+
+	if (!e)
+		return 0;
+	fill_flock(e, regs, id, tid, 0, 0);
+	submit(e);
+	return 1;
+}
+
 /* The entry of a call of class cls, as its own record.  1 if written. */
 static __always_inline int emit_call(struct pt_regs *regs, long id, int cls, __u32 tid)
 {
@@ -448,6 +487,11 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 
 	if (!traced_cur(pt >> 32))
 		return 0;
+	if (lt_call_flock(id, regs->si)) {
+		if (emit_flock(regs, id, (__u32)pt))
+			mark_inflight(bpf_get_current_task_btf(), id);
+		return 0;
+	}
 	cls = lt_call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
 	 * exit useless; a non-socket read has no entry). */
@@ -478,7 +522,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		long id = regs->orig_ax;
 		int cls = lt_call_class(id);
 		v = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!v || cls == LT_CALL_NONE)
+		if (!v || (cls == LT_CALL_NONE && !lt_call_flock(id, regs->si)))
 			return 0;
 		if (cls == LT_CALL_IO && !fd_is_socket(task, regs->di))
 			return 0;
@@ -545,6 +589,16 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	if (!regs)
 		return 0;
 	id = regs->orig_ax;
+	if (lt_call_flock(id, regs->si)) {
+		ts = bpf_ktime_get_boot_ns();
+		e = reserve2(SZ_FLOCK + SZ_SWITCH, LT_EV_FLOCK_ENTER, LT_EV_SWITCH);
+		if (!e)
+			return 1;
+		fill_flock(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		fill_switch((void *)e + SZ_FLOCK, preempt, prev, next, prev_state, ptgid, ntgid, ts);
+		submit(e);
+		return 1;
+	}
 	cls = lt_call_class(id);
 	if (cls == LT_CALL_NONE || (cls == LT_CALL_IO && !fd_is_socket(prev, regs->di)))
 		return 0;

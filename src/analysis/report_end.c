@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filelock.h"
+#include "locktrace/calls.h"
 #include "locktrace/futex.h"
 #include "lockid.h"
 #include "report_model.h"
@@ -242,6 +244,14 @@ static void end_call_from_snapshot(struct lt_report *r, struct rthread *t)
 			t->end_group = g->idx + 1;
 			rp_count_kind(r, g, t, &fe);
 		}
+	} else if (s->nr >= 0 && lt_call_flock(s->nr, s->args[1]) &&
+		   lt_flock_may_wait((uint16_t)s->nr, (uint32_t)s->args[1], LT_FLOCK_TYPE_NOT_READ)) {
+		/* a file-lock wait: its struct flock was not read */
+		c->kind = LT_EV_FLOCK_ENTER;
+		c->fd = (int32_t)s->args[0];
+		c->flags |= LT_SPAN_FILE_LOCK;
+		c->flk = (struct lt_flock_enter){ .fd = c->fd, .cmd = (uint32_t)s->args[1], .nr = (uint16_t)s->nr,
+						  .type = LT_FLOCK_TYPE_NOT_READ };
 	} else if (s->io_fd >= 0) {
 		c->kind = LT_EV_IO_ENTER;
 		c->fd = s->io_fd;
@@ -374,7 +384,7 @@ static void close_thread(struct lt_report *r, struct rthread *t)
 	end_state(r, t);
 	uint64_t span = t->pub.last_ts > t->pub.first_ts ? t->pub.last_ts - t->pub.first_ts : 0;
 	uint64_t known = t->pub.running_ns + t->pub.runnable_ns + t->pub.futex_ns + t->pub.poll_ns +
-			 t->pub.io_ns + t->pub.other_ns;
+			 t->pub.io_ns + t->pub.filelock_ns + t->pub.other_ns;
 	t->pub.unknown_ns = span > known ? span - known : 0;
 	if (t->snap) {
 		t->pub.snap_detail = t->snap->detail ? strdup(t->snap->detail) : NULL;

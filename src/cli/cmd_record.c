@@ -89,7 +89,8 @@ static const struct lt_opt opts[] = {
 #define ABOUT_RECORDED                                                                          \
 	"\n"                                                                                     \
 	"What is recorded: futex operations, select/poll/epoll waits, socket reads and\n"        \
-	"writes, scheduler switches and wake-ups, thread creation, renames and exits.\n"          \
+	"writes, file-lock calls (flock, fcntl F_SETLK[W]), scheduler switches and\n"           \
+	"wake-ups, thread creation, renames and exits.\n"                                        \
 	"A process given with -p is never stopped, ptraced or signalled.  A COMMAND\n"            \
 	"launched after -- is traced from its first instruction until it exits; if\n"             \
 	"recording ends first (-d, Ctrl-C, SIGTERM, a stall), it gets SIGTERM, as with\n"         \

@@ -21,6 +21,7 @@
 #include "locktrace/tracefile.h"
 #include "report_int.h"
 #include "u64map.h"
+#include "utf8.h"
 
 static const char *suffix_of(int format)
 {
@@ -58,6 +59,16 @@ static int thread_namer(void *ctx, uint32_t tid, char *buf, size_t len)
 	return 1;
 }
 
+/* The file a thread waited to lock on fd, as a snapshot saw it. */
+static int file_namer(void *ctx, uint32_t tid, int fd, char *buf, size_t len)
+{
+	const char *n = fd >= 0 ? lt_u64map_get(ctx, RP_FILE_KEY(tid, fd)) : NULL;
+	if (!n || !n[0])
+		return 0;
+	lt_text_escape(buf, len, n, strlen(n));
+	return 1;
+}
+
 /* The names of a SYMBOLS entry of another process or in a shared mapping,
  * under the lock key the timeline uses (src/trace/lockid.h). */
 struct sym_ctx {
@@ -91,7 +102,7 @@ struct writer {
 static int writer_open(struct writer *w, FILE *f, const struct lt_header *hdr,
 		       struct lt_timeline_sink *sink, struct lt_u64map *names, struct lt_u64map *tnames)
 {
-	const struct lt_namers nm = { lock_namer, names, thread_namer, tnames };
+	const struct lt_namers nm = { lock_namer, names, thread_namer, tnames, file_namer, tnames };
 	if (w->format == LT_FORMAT_JSON) {
 		if (!(w->js = lt_jsontrace_new(f, hdr)))
 			return -ENOMEM;

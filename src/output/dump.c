@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "dump.h"
+#include "filelock.h"
+#include "locktrace/calls.h"
 #include "locksyms.h"
 #include "timeline.h"
 #include "locktrace/tracefile.h"
@@ -39,7 +41,16 @@ static void print_header(const struct lt_header *h)
 		printf("# thread %d %s", t->tid, esc(t->comm, sizeof(t->comm), a, sizeof(a)));
 		if (t->sc_nr == LT_SC_NR_RUNNING)
 			printf(" running");
-		else if (t->sc_nr >= 0)
+		else if (t->sc_nr >= 0 && lt_call_flock(t->sc_nr, t->sc_args[1])) {
+			/* a file-lock call: decoded as the events are (its
+			 * struct flock was not read at attach) */
+			struct lt_flock_enter fe = { .nr = (uint16_t)t->sc_nr, .fd = (int32_t)t->sc_args[0],
+						     .cmd = (uint32_t)t->sc_args[1],
+						     .type = LT_FLOCK_TYPE_NOT_READ };
+			char call[200];
+			lt_flock_call_str(&fe, NULL, call, sizeof(call));
+			printf(" in %s for %.3f s", call, (double)t->blocked_ns / 1e9);
+		} else if (t->sc_nr >= 0)
 			printf(" in %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ") for %.3f s",
 			       lt_call_name((unsigned)t->sc_nr), t->sc_args[0], t->sc_args[1], t->sc_args[2],
 			       (double)t->blocked_ns / 1e9);

@@ -31,6 +31,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filelock.h"
 #include "lockid.h"
 #include "pb.h"
 #include "perfetto.h"
@@ -101,7 +102,7 @@ enum { /* FtraceEvent and the events used */
 enum ann {
 	A_NONE, A_ADDR, A_OP, A_EXPECTED, A_TIMEOUT_NS, A_RESULT, A_ERRNO, A_FD, A_BYTES, A_NFDS,
 	A_ADDR2, A_NR_WAKE, A_FLAGS, A_BLOCKED_AT_START, A_BLOCKED_BEFORE_NS, A_UNFINISHED,
-	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_MAX
+	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_CALL, A_MAX
 };
 static const char *const ann_names[A_MAX] = {
 	[A_ADDR] = "addr", [A_OP] = "op", [A_EXPECTED] = "expected",
@@ -111,7 +112,7 @@ static const char *const ann_names[A_MAX] = {
 	[A_BLOCKED_BEFORE_NS] = "blocked_before_ns", [A_UNFINISHED] = "unfinished",
 	[A_NOTE] = "note", [A_WOKEN_BY] = "woken_by", [A_WAKER_TID] = "waker_tid",
 	[A_COUNT] = "count", [A_KIND] = "kind", [A_CPU] = "cpu", [A_NR_FUTEXES] = "nr_futexes",
-	[A_TID] = "tid",
+	[A_TID] = "tid", [A_CALL] = "call",
 };
 
 static const char LOST_NAME[] = "lost events";
@@ -529,6 +530,11 @@ static void call_args(struct lt_perfetto *p, const struct lt_span *s)
 		if (e->io.count != LT_IO_COUNT_UNKNOWN)
 			ann_uint(p, A_BYTES, e->io.count);
 		break;
+	case LT_EV_FLOCK_ENTER:
+		ann_int(p, A_FD, e->flk.fd);
+		lt_flock_call_str(&e->flk, NULL, buf, sizeof(buf));
+		ann_str(p, A_CALL, buf);
+		break;
 	default:
 		break;
 	}
@@ -612,7 +618,8 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_perfetto *p = ctx;
 	struct pb_buf *b = &p->out;
-	const char *name = lt_span_name(s);
+	char nbuf[320];
+	const char *name = lt_namers_span(&p->namers, s, nbuf, sizeof(nbuf));
 	uint64_t uuid = thread_uuid(s->thread_uid);
 
 	/* BEGIN: name, arguments, result, flows out */
