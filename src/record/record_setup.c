@@ -255,6 +255,8 @@ int rec_open_sinks(struct session *s)
 		}
 		s->c.norm = &s->norm;
 	}
+	if (o->stacks && !(s->c.stk = lt_stackrec_new(o->stack_sample)))
+		return rec_fail(s, "out of memory");
 	if (!s->ring)
 		return 0;
 	/* the named file exists (so an unwritable path failed already) */
