@@ -204,3 +204,20 @@ Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
 	tp_free(&o);
 	tl_unlink_traces(raw, pt);
 }
+
+/* The flight recorder: its dump (here the one written when the program
+ * exits) keeps the stacks of the waits it holds. */
+Test(stacks_live, flight_dump_keeps_the_stacks_of_its_waits, .timeout = 120)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-ring");
+	record(raw, "blocking", &t, "--ring=4M");
+	struct tl_trace tr;
+	tl_load_clean(&tr, raw);
+	cr_assert(tr.hdr.flags & LT_HDR_FLIGHT, "not a flight dump");
+	tl_free(&tr);
+	check_trace(raw, &t);
+	unlink(raw);
+}
