@@ -113,6 +113,42 @@ static void check_trace(const char *raw, const struct truth *t)
 	tl_free(&tr);
 }
 
+/* report --profile: an entry per site on the mutex, its total within 10%
+ * of the waiter's own measure, alpha (the longer hold) ranked first. */
+static void check_profile(const char *raw, const struct truth *t)
+{
+	char out[64][256], err[64][256];
+	int nout, nerr;
+	char *rep[] = { LT_BIN, "report", (char *)raw, "--profile", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0);
+	int rank[3] = { 0 }, cur = 0, cur_lock = 0;
+	double ms[3] = { 0 }, cur_ms = 0;
+	for (int i = 0; i < nout; i++) {
+		int r;
+		double v;
+		if (sscanf(out[i], "#%d %lf ms", &r, &v) == 2) {
+			cur = r;
+			cur_ms = v;
+			cur_lock = strstr(out[i], "<sitelock>") != NULL;
+			continue;
+		}
+		int site = strstr(out[i], " site_alpha+") ? 1 : strstr(out[i], " site_beta+") ? 2 : 0;
+		if (site && cur_lock) {
+			cr_assert_eq(rank[site], 0, "two entries for site %d", site);
+			rank[site] = cur;
+			ms[site] = cur_ms;
+		}
+	}
+	cr_assert(rank[1] && rank[2], "the profile has no entry for a site:\n%s\n%s", out[0],
+		  nout > 2 ? out[2] : "");
+	cr_assert_lt(rank[1], rank[2], "site_alpha (held longer) ranks after site_beta");
+	double want_a = t->wait_a_us / 1e3, want_b = t->wait_b_us / 1e3;
+	cr_assert(ms[1] >= want_a * 0.9 && ms[1] <= want_a * 1.1, "site_alpha: %.1f ms, the program "
+		  "measured %.1f ms", ms[1], want_a);
+	cr_assert(ms[2] >= want_b * 0.9 && ms[2] <= want_b * 1.1, "site_beta: %.1f ms, the program "
+		  "measured %.1f ms", ms[2], want_b);
+}
+
 Test(stacks_live, every_mutex_wait_has_its_call_site, .timeout = 120)
 {
 	NEED_ROOT();
@@ -121,6 +157,7 @@ Test(stacks_live, every_mutex_wait_has_its_call_site, .timeout = 120)
 	tl_tmp_path(raw, sizeof(raw), "stacks-all");
 	record(raw, "all", &t, NULL);
 	check_trace(raw, &t);
+	check_profile(raw, &t);
 	unlink(raw);
 }
 
@@ -132,6 +169,7 @@ Test(stacks_live, blocking_calls_waits_have_their_call_site, .timeout = 120)
 	tl_tmp_path(raw, sizeof(raw), "stacks-blk");
 	record(raw, "blocking", &t, "--stack-sample=0");
 	check_trace(raw, &t);
+	check_profile(raw, &t);
 	unlink(raw);
 }
 
