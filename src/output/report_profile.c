@@ -28,6 +28,7 @@ struct prof {
 	struct entry *e;
 	size_t n, cap;
 	uint64_t waits, with_stack, wait_ns, stack_ns;
+	uint64_t long_waits, long_with_stack; /* of 1 ms or more */
 	int oom;
 };
 
@@ -39,6 +40,10 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 						     LT_STACK_WAITER);
 	p->waits++;
 	p->wait_ns += dur;
+	if (dur >= 1000000) {
+		p->long_waits++;
+		p->long_with_stack += st != NULL;
+	}
 	if (!st)
 		return;
 	p->with_stack++;
@@ -163,8 +168,10 @@ int lt_report_profile(const char *path, FILE *out, unsigned rows, char *err, siz
 		goto out;
 	}
 	fprintf(out, "  %" PRIu64 " of %" PRIu64 " blocking calls have a stack: %.1f of %.1f ms of "
-		"waiting (calls of 1 ms or more always; shorter ones sampled)\n\n",
-		p.with_stack, p.waits, (double)p.stack_ns / 1e6, (double)p.wait_ns / 1e6);
+		"waiting; of the %" PRIu64 " calls of 1 ms or more, %" PRIu64 " (shorter ones are "
+		"sampled)\n\n",
+		p.with_stack, p.waits, (double)p.stack_ns / 1e6, (double)p.wait_ns / 1e6, p.long_waits,
+		p.long_with_stack);
 	if (p.oom)
 		fprintf(out, "  (out of memory: some waits are not counted)\n");
 	qsort(p.e, p.n, sizeof(*p.e), by_total);
