@@ -35,6 +35,7 @@ struct symproc {
 	struct lt_sym *sym;
 	struct lt_unwinder *u;
 	int broken;
+	uint64_t opened; /* BOOTTIME ns */
 };
 
 struct lt_stackrec {
@@ -166,6 +167,16 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 	free(p);
 }
 
+/* The process's modules are read again at its next stack. */
+static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
+{
+	struct symproc *sp = tgid ? lt_u64map_get(&r->procs, tgid) : NULL;
+	if (!sp)
+		return;
+	lt_u64map_del(&r->procs, tgid);
+	free_symproc(sp);
+}
+
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid)
 {
 	int32_t tid = (int32_t)ev->h.tid;
@@ -176,9 +187,12 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 	if (!tid)
 		return;
 	switch (ev->h.kind) {
+	case LT_EV_EXEC:
+		forget_proc(r, tgid); /* another program: its modules */
+		resolve(r, tid, ev->h.ts);
+		return;
 	case LT_EV_SYS_EXIT:
 	case LT_EV_TASK_EXIT:
-	case LT_EV_EXEC:
 		resolve(r, tid, ev->h.ts);
 		return;
 	case LT_EV_FUTEX_ENTER:
@@ -234,6 +248,7 @@ static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid)
 		free(sp);
 		return NULL;
 	}
+	sp->opened = boot_now();
 	sp->sym = lt_sym_open((pid_t)tgid, 0, NULL);
 	if (sp->sym)
 		sp->u = lt_unwinder_new(sp->sym, NULL);
@@ -343,6 +358,11 @@ static int read_one(struct lt_stackrec *r, struct pend *p)
 	char *end = NULL;
 	int got = lt_unwind_thread(sp->u, p->tid, &regs, MAX_DEPTH, &frames, &n, &end);
 	uint32_t id = got > 0 ? intern(r, p->tgid, frames, n, end) : 0;
+	/* a module mapped since the process's modules were read (dlopen):
+	 * read them again for the next stacks, at most once a second */
+	if (end && (strstr(end, "not in any module") || strstr(end, "not in an executable mapping")) &&
+	    boot_now() - sp->opened > 1000000000ull)
+		forget_proc(r, p->tgid);
 	for (size_t i = 0; i < n; i++)
 		lt_frame_clear(&frames[i]);
 	free(frames);
