@@ -15,8 +15,11 @@
 static void print_ref(void *ctx, const struct lt_stack_ref *r)
 {
 	(void)ctx;
-	printf("# wait of tid %d at %" PRIu64 ": %s stack %u (read %.3f ms after)\n", r->tid, r->ts,
-	       r->role == LT_STACK_WAKER ? "waker" : "waiter", r->stack_id, (double)r->delay_ns / 1e6);
+	if (r->role == LT_STACK_WAKER)
+		printf("# wake-up by tid %d at %" PRIu64 ": waker stack %u\n", r->tid, r->ts, r->stack_id);
+	else
+		printf("# wait of tid %d at %" PRIu64 ": waiter stack %u (read %.3f ms after)\n", r->tid,
+		       r->ts, r->stack_id, (double)r->delay_ns / 1e6);
 }
 
 /* A STACKS section: its stacks, one frame a line, then which wait has which. */

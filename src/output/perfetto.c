@@ -409,12 +409,15 @@ static void intern_stack(struct lt_perfetto *p)
 	p->new_stack = NULL;
 }
 
-/* The callstack iid of the stack the wait s went to sleep with, 0 none;
+/* The callstack iid of the stack the wait s went to sleep with (or, for
+ * a call that woke others, the waker's stack at its wake-up), 0 none;
  * a new one is interned by the packet being written. */
 static uint64_t wait_stack_iid(struct lt_perfetto *p, const struct lt_span *s)
 {
 	const struct lt_stack *st = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts,
 						     LT_STACK_WAITER);
+	if (!st) /* a waking call: the release site, where the flows begin */
+		st = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts, LT_STACK_WAKER);
 	if (!st || !st->nframes)
 		return 0;
 	uint64_t iid = (uint64_t)(uintptr_t)lt_u64map_get(&p->stack_iids, st->id);

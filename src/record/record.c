@@ -72,6 +72,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			(unsigned long long)k->kept, (unsigned long long)k->late,
 			(unsigned long long)k->failed, (unsigned long long)k->stacks,
 			(double)k->read_ns / 1e6, (unsigned long long)k->bytes);
+		if (k->wakers)
+			fprintf(stderr, "  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
+				"%llu left for want of time\n", (unsigned long long)k->wakers,
+				(unsigned long long)k->wakers_kept, (unsigned long long)k->wakers_busy);
 	}
 	fprintf(stderr, "  trace: %s\n", res->path);
 }

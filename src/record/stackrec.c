@@ -49,7 +49,10 @@ struct lt_stackrec {
 	struct lt_stack_ref *refs;
 	size_t nrefs, cap_refs, written_refs;
 	struct lt_stackrec_stats st;
+	uint64_t budget_start, budget_used; /* wakers' unwinding, per second */
 };
+
+#define WAKER_BUDGET_NS 200000000ull /* of collector time per second */
 
 static uint64_t boot_now(void)
 {
@@ -391,6 +394,70 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 		}
 		r->st.read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 	}
+}
+
+static void push_ref(struct lt_stackrec *r, const struct lt_stack_ref *ref)
+{
+	if (r->nrefs >= REFS_KEEP && r->written_refs == 0) {
+		size_t drop = r->nrefs / 2;
+		memmove(r->refs, r->refs + drop, (r->nrefs - drop) * sizeof(*r->refs));
+		r->nrefs -= drop;
+	}
+	if (r->nrefs == r->cap_refs) {
+		size_t nc = r->cap_refs ? r->cap_refs * 2 : 256;
+		struct lt_stack_ref *v = realloc(r->refs, nc * sizeof(*v));
+		if (!v)
+			return;
+		r->refs = v;
+		r->cap_refs = nc;
+	}
+	r->refs[r->nrefs++] = *ref;
+}
+
+int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
+{
+	struct lt_stackrec *r = ctx;
+	const struct lt_stack_copy *c = data;
+	if (size < sizeof(*c) || !c->tid || !c->tgid)
+		return 0;
+	r->st.wakers++;
+	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+	if (t0 - r->budget_start >= 1000000000ull) {
+		r->budget_start = t0;
+		r->budget_used = 0;
+	}
+	if (r->budget_used >= WAKER_BUDGET_NS || !c->len || c->len > LT_STACK_COPY_BYTES) {
+		r->st.wakers_busy += c->len != 0;
+		return 0;
+	}
+	struct symproc *sp = symproc_of(r, c->tgid);
+	if (!sp)
+		return 0;
+	struct lt_unwind_regs regs = { .full = true };
+	regs.r = (struct lt_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp, .bx = c->bx,
+				   .r12 = c->r12, .r13 = c->r13, .r14 = c->r14, .r15 = c->r15,
+				   .ax = c->ax, .cx = c->cx, .dx = c->dx, .si = c->si, .di = c->di,
+				   .r8 = c->r8, .r9 = c->r9, .r10 = c->r10, .r11 = c->r11 };
+	struct lt_frame *frames = NULL;
+	size_t n = 0;
+	char *end = NULL;
+	int got = lt_unwind_thread_copy(sp->u, (pid_t)c->tid, &regs, c->sp, c->stack, c->len,
+					MAX_DEPTH, &frames, &n, &end);
+	uint32_t id = got > 0 ? intern(r, c->tgid, frames, n, end) : 0;
+	for (size_t i = 0; i < n; i++)
+		lt_frame_clear(&frames[i]);
+	free(frames);
+	free(end);
+	uint64_t spent = lt_now_ns(CLOCK_MONOTONIC) - t0;
+	r->budget_used += spent;
+	r->st.read_ns += spent;
+	if (!id)
+		return 0;
+	struct lt_stack_ref ref = { .tid = (int32_t)c->tid, .ts = c->ts, .stack_id = id,
+				    .role = LT_STACK_WAKER };
+	push_ref(r, &ref);
+	r->st.wakers_kept++;
+	return 0;
 }
 
 void lt_stackrec_finish(struct lt_stackrec *r)

@@ -23,6 +23,9 @@ struct lt_stackrec_stats {
 	uint64_t kept;       /* of them, kept (still asleep after the read) */
 	uint64_t late;       /* read, but the thread had returned meanwhile */
 	uint64_t failed;     /* could not be read (running, gone, another call) */
+	uint64_t wakers;     /* wakers' stack copies received (--calls blocking) */
+	uint64_t wakers_kept; /* of them, unwound and kept */
+	uint64_t wakers_busy; /* left alone: the unwinding budget was spent */
 	uint64_t stacks;     /* distinct stacks */
 	uint64_t read_ns;    /* time spent reading and unwinding */
 	uint64_t bytes;      /* STACKS bytes written */
@@ -41,6 +44,10 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now_boot);
  * wait that began at or after since, the waits still asleep included.
  * 0 or -errno. */
 int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint64_t since);
+/* A waker's stack copy from the BPF side (struct lt_stack_copy; ctx: the
+ * struct lt_stackrec): unwound, and filed as the WAKER stack of the
+ * waker's wake-side FUTEX_ENTER at its ts.  A ring_buffer callback. */
+int lt_stackrec_copy_cb(void *ctx, void *data, size_t size);
 /* The end: the waits still asleep keep the stack read. */
 void lt_stackrec_finish(struct lt_stackrec *r);
 const struct lt_stackrec_stats *lt_stackrec_stats(const struct lt_stackrec *r);

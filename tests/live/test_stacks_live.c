@@ -20,7 +20,8 @@
 #define ROUNDS 4
 
 struct truth {
-	uint32_t waiter;
+	uint32_t waiter, holder;
+	long line_release;
 	uint64_t lock;
 	long line_a, line_b;
 	double wait_a_us, wait_b_us;
@@ -44,6 +45,8 @@ static void record(const char *raw, const char *calls, struct truth *t, const ch
 	int rc = tl_run_to_end(rec, out, &nout, err, &nerr);
 	cr_assert_eq(rc, 0, "locktrace record --stacks failed (%d): %s", rc, nerr ? err[0] : "");
 	t->waiter = (uint32_t)tl_truth_val(out, nout, "thread", "role=waiter", "tid");
+	t->holder = (uint32_t)tl_truth_val(out, nout, "thread", "role=holder", "tid");
+	t->line_release = (long)tl_truth_val(out, nout, "site", "name=release", "line");
 	t->lock = tl_truth_val(out, nout, "lock", "name=sitelock", "addr");
 	t->line_a = (long)tl_truth_val(out, nout, "site", "name=alpha", "line");
 	t->line_b = (long)tl_truth_val(out, nout, "site", "name=beta", "line");
@@ -68,6 +71,36 @@ static int site_of(const struct lt_stack *s, long *line)
 		}
 	}
 	return 0;
+}
+
+/* --calls blocking: each of the holder's unlocks that woke the waiter
+ * (its FUTEX_ENTER at the wake-up) has the holder's stack, through
+ * hold_for at the unlock's line: the release site.  2 * ROUNDS of them. */
+static void check_wakers(const struct tl_trace *tr, const struct lt_stacktab *st,
+			 const struct truth *t)
+{
+	int n = 0;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct lt_event *e = &tr->ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->holder ||
+		    e->futex.uaddr != t->lock || !(e->h.flags & LT_F_AT_WAKE))
+			continue;
+		const struct lt_stack *s = lt_stacktab_find(st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAKER);
+		cr_assert(s, "the holder's wake-up at %llu has no stack", (unsigned long long)e->h.ts);
+		int found = 0;
+		for (uint32_t k = 0; k < s->nframes; k++)
+			if (s->frames[k].func && !strcmp(s->frames[k].func, "hold_for")) {
+				cr_assert_eq((long)s->frames[k].line, t->line_release,
+					     "hold_for at line %u, not %ld", s->frames[k].line,
+					     t->line_release);
+				found = 1;
+			}
+		cr_assert(found, "the release stack at %llu has no hold_for frame",
+			  (unsigned long long)e->h.ts);
+		n++;
+	}
+	cr_assert_eq(n, 2 * ROUNDS, "the holder's wake-ups with a stack: %d", n);
 }
 
 /* Each of the waiter's futex waits on the mutex has its stack, naming the
@@ -109,6 +142,8 @@ static void check_trace(const char *raw, const struct truth *t)
 	}
 	cr_assert_eq(seen[1], ROUNDS, "waits with site_alpha's stack: %d", seen[1]);
 	cr_assert_eq(seen[2], ROUNDS, "waits with site_beta's stack: %d", seen[2]);
+	if (tr.hdr.flags & LT_HDR_CALLS_BLOCKING)
+		check_wakers(&tr, &st, t);
 	lt_stacktab_free(&st);
 	tl_free(&tr);
 }
@@ -210,12 +245,15 @@ Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
 		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
 		 "select f.name as name, y.line_number as line, y.source_file as file from "
 		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
-		 "f.symbol_set_id where f.name in ('site_alpha', 'site_beta');\n",
-		 t.waiter);
+		 "f.symbol_set_id where f.name in ('site_alpha', 'site_beta');\n"
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %u and s.name like 'FUTEX_WAKE%%';\n",
+		 t.waiter, t.holder);
 	struct tp_out o;
 	int rc = tp_run(pt, sql, &o);
 	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
-	cr_assert_eq(o.n, 3);
+	cr_assert_eq(o.n, 4);
 	int a = 0, b = 0;
 	for (size_t i = 0; i < o.t[0].nrows; i++) {
 		const char *cs = tp_get(&o.t[0], i, "cs");
@@ -239,6 +277,13 @@ Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
 		lines++;
 	}
 	cr_assert_geq(lines, 2, "site frames with lines: %d\n%s", lines, tp_dump(&o.t[2]));
+	/* the release sites: the holder's FUTEX_WAKE slices, where the flows
+	 * to the waits begin, carry its stack through hold_for */
+	int rel = 0;
+	for (size_t i = 0; i < o.t[3].nrows; i++)
+		rel += chain_has(&o.t[1], tp_get(&o.t[3], i, "cs"), "hold_for");
+	cr_assert_eq(rel, 2 * ROUNDS, "FUTEX_WAKE slices with the release site's callstack: %d\n%s",
+		     rel, tp_dump(&o.t[3]));
 	tp_free(&o);
 	tl_unlink_traces(raw, pt);
 }

@@ -18,6 +18,7 @@
  *   thread role=holder idx=0 tid=TID
  *   site name=alpha func=site_alpha line=N file=stack_sites.c   (the lock call's line)
  *   site name=beta func=site_beta line=N file=stack_sites.c
+ *   site name=release func=hold_for line=N file=stack_sites.c   (the holder's unlock)
  *   done rounds=R alpha_waits=R beta_waits=R alpha_wait_us=U beta_wait_us=U
  *        (U: the waiter's own measure of its total wait in each function)
  */
@@ -30,7 +31,7 @@ static long rounds = 4, hold_a = 30, hold_b = 12;
 static pid_t waiter_tid;
 static int phase;          /* holder and waiter step through it: spin, no futex */
 static double wait_a, wait_b;
-static int line_alpha, line_beta;
+static int line_alpha, line_beta, line_unlock;
 
 static void spin_until(int *v, int want)
 {
@@ -60,13 +61,14 @@ __attribute__((noinline)) static void site_beta(void)
 
 /* Holder's part of one wait: lock, let the waiter in, see it asleep on
  * the mutex, hold ms more, unlock. */
-static void hold_for(int step, long ms)
+__attribute__((noinline)) static void hold_for(int step, long ms)
 {
 	pthread_mutex_lock(&sitelock);
 	__atomic_store_n(&phase, step, __ATOMIC_RELEASE);
 	wl_wait_blocked(__atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE), 202,
 			(unsigned long)&sitelock);
 	wl_sleep_ms(ms);
+	line_unlock = __LINE__ + 1;
 	pthread_mutex_unlock(&sitelock);
 	spin_until(&phase, step + 1); /* the waiter got it and let it go */
 }
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
 	/* __LINE__ of each lock call, set by the functions themselves */
 	printf("site name=alpha func=site_alpha line=%d file=stack_sites.c\n", line_alpha);
 	printf("site name=beta func=site_beta line=%d file=stack_sites.c\n", line_beta);
+	printf("site name=release func=hold_for line=%d file=stack_sites.c\n", line_unlock);
 	printf("done rounds=%ld alpha_waits=%ld beta_waits=%ld alpha_wait_us=%.0f beta_wait_us=%.0f\n",
 	       rounds, rounds, rounds, wait_a * 1e6, wait_b * 1e6);
 	return 0;
