@@ -53,6 +53,55 @@ struct {
 	__uint(max_entries, 16 << 20); /* resized by user space before load */
 } events SEC(".maps");
 
+/* record --stacks (with --calls blocking): wakers' registers and stack
+ * bytes (struct lt_stack_copy), a ring of their own so that the events'
+ * ring never waits for them; full: copies are skipped, never events. */
+const volatile bool copy_waker_stacks = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20); /* 4 KiB (one page) unless copy_waker_stacks */
+} stack_copies SEC(".maps");
+
+static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_regs *regs,
+					     __u64 ts)
+{
+	struct lt_stack_copy *c = bpf_ringbuf_reserve(&stack_copies, sizeof(*c), 0);
+
+	if (!c)
+		return;
+	c->ts = ts;
+	c->tid = cur->pid;
+	c->tgid = cur->tgid;
+	c->ip = regs->ip;
+	c->sp = regs->sp;
+	c->bp = regs->bp;
+	c->bx = regs->bx;
+	c->r12 = regs->r12;
+	c->r13 = regs->r13;
+	c->r14 = regs->r14;
+	c->r15 = regs->r15;
+	c->ax = regs->ax;
+	c->cx = regs->cx;
+	c->dx = regs->dx;
+	c->si = regs->si;
+	c->di = regs->di;
+	c->r8 = regs->r8;
+	c->r9 = regs->r9;
+	c->r10 = regs->r10;
+	c->r11 = regs->r11;
+	c->pad = 0;
+	c->len = LT_STACK_COPY_BYTES;
+	if (bpf_probe_read_user(c->stack, LT_STACK_COPY_BYTES, (void *)c->sp)) {
+		/* near the stack's top end: what is left of sp's page */
+		__u32 room = 4096 - (__u32)(c->sp & 4095);
+		c->len = 0;
+		if (room <= LT_STACK_COPY_BYTES &&
+		    !bpf_probe_read_user(c->stack, room & (LT_STACK_COPY_BYTES - 1), (void *)c->sp))
+			c->len = room;
+	}
+	bpf_ringbuf_submit(c, 0);
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LT_EV_MAX);
@@ -832,6 +881,8 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 			return 1;
 		fill_futex(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
 		fill_waking((void *)e + SZ_FUTEX, p, cur, flags, 0, ts);
+		if (copy_waker_stacks)
+			copy_waker_stack(cur, regs, ts);
 	} else {
 		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
 		if (!e)

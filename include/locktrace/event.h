@@ -66,6 +66,22 @@ enum lt_kind {
 			       * thread ran again after sleeping in the call
 			       * (ts: that moment); ret is not known (0) */
 
+/* record --stacks with --calls blocking: a waker's user registers and the
+ * first LT_STACK_COPY_BYTES of its user stack, copied when it woke a
+ * thread of the target from a futex call (the release site), into a ring
+ * buffer of its own (stack_copies); ts is the ts of the FUTEX_ENTER
+ * (LT_F_AT_WAKE) written with it.  Unwound in the collector. */
+#define LT_STACK_COPY_BYTES 2048
+struct lt_stack_copy {
+	uint64_t ts;
+	uint32_t tid, tgid;
+	uint64_t ip, sp, bp, bx, r12, r13, r14, r15;
+	uint64_t ax, cx, dx, si, di, r8, r9, r10, r11;
+	uint32_t len; /* bytes copied from sp (0: none could be read) */
+	uint32_t pad;
+	uint8_t stack[LT_STACK_COPY_BYTES];
+};
+
 struct lt_ev_hdr {
 	uint64_t ts;   /* CLOCK_BOOTTIME, ns */
 	uint32_t tid;  /* the thread the event is about (see each kind) */

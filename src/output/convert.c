@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "convert.h"
+#include "stacks.h"
 #include "jsontrace.h"
 #include "lockid.h"
 #include "locksyms.h"
@@ -144,6 +145,7 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	struct lt_timeline *tl = NULL;
 	struct lt_lockid *ids = NULL;
 	struct lt_u64map names = { 0 }, tnames = { 0 };
+	struct lt_stacktab stacks = { 0 }; /* record --stacks: the waits' stacks */
 	char tmp[4096];
 	char *snap = NULL; /* the last stored snapshot's JSON (its goroutines) */
 	size_t snap_len = 0;
@@ -194,6 +196,13 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	}
 	if (w.pf)
 		lt_perfetto_set_lockid(w.pf, ids);
+	if (w.pf && r.hdr.version_minor >= 5) {
+		/* a first pass, as for the names: a wait's stack may be
+		 * written after the wait's events */
+		lt_trace_stacks(in, &stacks);
+		if (stacks.nstacks)
+			lt_perfetto_set_stacks(w.pf, &stacks);
+	}
 	struct rp_holder held[8];
 	size_t nheld = 0;
 	uint64_t last_ts = 0;
@@ -273,6 +282,7 @@ out:
 	lt_timeline_free(tl);
 	lt_lockid_free(ids);
 	writer_free(&w);
+	lt_stacktab_free(&stacks);
 	lt_symmap_free(&names);
 	lt_symmap_free(&tnames);
 	lt_reader_close(&r);

@@ -32,6 +32,10 @@ struct lt_unwinder {
 	unsigned next_page;
 	uint64_t bad_addr;   /* last unreadable address, for the end marker */
 	bool had_bad_read;
+	/* lt_unwind_thread_copy: a copy of the stack from ov_base, and the
+	 * mapping it is in (whose other bytes have changed since) */
+	const unsigned char *ov;
+	uint64_t ov_base, ov_len, ov_start, ov_end;
 };
 
 static struct page *get_page(struct lt_unwinder *u, uint64_t base)
@@ -50,6 +54,16 @@ static struct page *get_page(struct lt_unwinder *u, uint64_t base)
 static bool read_bytes(struct lt_unwinder *u, uint64_t addr, void *out, size_t len)
 {
 	unsigned char *o = out;
+	if (u->ov && addr >= u->ov_base && addr - u->ov_base <= u->ov_len &&
+	    len <= u->ov_len - (addr - u->ov_base)) {
+		memcpy(out, u->ov + (addr - u->ov_base), len);
+		return true;
+	}
+	if (u->ov && addr < u->ov_end && addr + len > u->ov_start) {
+		u->bad_addr = addr; /* the stack beyond the copy: changed since */
+		u->had_bad_read = true;
+		return false;
+	}
 	while (len) {
 		uint64_t base = addr & ~(uint64_t)(PAGE - 1);
 		size_t off = (size_t)(addr - base);
@@ -292,6 +306,23 @@ static char *why_ended(const struct walk *w)
 		return lts_asprintf("[unwind stopped: return address 0 after %s, not a thread start]", where);
 	return lts_asprintf("[unwind stopped: no caller of %s (its CFI marks the return address "
 			    "undefined), not a thread start]", where);
+}
+
+int lt_unwind_thread_copy(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
+			  uint64_t base, const void *copy, size_t len, int max,
+			  struct lt_frame **frames, size_t *n, char **end)
+{
+	if (!u)
+		return -EINVAL;
+	const struct lt_map *m = lt_sym_map_at(u->sym, base);
+	u->ov = copy;
+	u->ov_base = base;
+	u->ov_len = len;
+	u->ov_start = m ? m->start : base;
+	u->ov_end = m ? m->end : base + len;
+	int r = lt_unwind_thread(u, tid, regs, max, frames, n, end);
+	u->ov = NULL;
+	return r;
 }
 
 int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
