@@ -18,7 +18,7 @@
 
 const volatile bool flightbuf = 0;
 const volatile bool fb_stall = 0;
-const volatile __u32 fb_nper_mask = 0; /* slots per cpu - 1 */
+const volatile __u32 fb_nper = 1; /* slots per cpu */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -65,7 +65,7 @@ static __always_inline void *fb_reserve(__u32 size)
 		return NULL;
 	/* atomic: a program run from an interrupt may nest on this cpu */
 	s = __sync_fetch_and_add(head, 1);
-	idx = bpf_get_smp_processor_id() * (fb_nper_mask + 1) + ((__u32)s & fb_nper_mask);
+	idx = bpf_get_smp_processor_id() * fb_nper + (__u32)(s % fb_nper);
 	sl = bpf_map_lookup_elem(&fb_slots, &idx);
 	if (!sl)
 		return NULL;

@@ -7,9 +7,9 @@
  * few times a second.  Shared by bpf/locktrace.bpf.c and src/record/
  * (flightbuf.c reads the slots; docs/flight-recorder.md).
  *
- * Slots: one array map of ncpus * nper slots (nper a power of two); cpu c
- * owns slots [c * nper, (c + 1) * nper).  A per-cpu head counts the records
- * that cpu ever wrote: record s goes to slot c * nper + (s & (nper - 1)),
+ * Slots: one array map of ncpus * nper slots; cpu c owns slots
+ * [c * nper, (c + 1) * nper).  A per-cpu head counts the records that cpu
+ * ever wrote: record s goes to slot c * nper + s % nper,
  * overwriting record s - nper.  A slot holds one ring record as the ring
  * buffer would (one event, or a call's entry followed by its switch or
  * wake-up), at most LT_FB_DATA bytes: today's largest is 136 (a futex

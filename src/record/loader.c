@@ -13,7 +13,7 @@
 #include <bpf/libbpf.h>
 #include "locktrace/event.h"
 #include "locktrace/flightbuf.h"
-#include "flightbuf.h"
+#include "fbdump.h"
 #include "loader.h"
 #include "locktrace.skel.h"
 
@@ -164,7 +164,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		/* the slots take the ring's size; the ring buffer stays empty */
 		b->fb_nper = lt_fb_nper(ring_bytes, (unsigned)b->ncpus);
 		b->skel->rodata->flightbuf = true;
-		b->skel->rodata->fb_nper_mask = b->fb_nper - 1;
+		b->skel->rodata->fb_nper = b->fb_nper;
 		b->skel->rodata->fb_stall = (flags & LT_BPF_FB_STALL) != 0;
 		bpf_map__set_max_entries(b->skel->maps.fb_slots, b->fb_nper * (uint32_t)b->ncpus);
 		if (flags & LT_BPF_FB_STALL)

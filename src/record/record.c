@@ -257,6 +257,11 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	s.pidfd = -1;
 	s.flight.first_fd = -1;
 	s.ring = o->ring_mem > 0;
+	/* the flight recorder keeps its events in the kernel, read at a dump;
+	 * LOCKTRACE_FLIGHT_STREAM=1: streamed to the collector's ring instead
+	 * (as before 2026-12-04, for comparison) */
+	const char *stream = getenv("LOCKTRACE_FLIGHT_STREAM");
+	s.fb = s.ring && !(stream && !strcmp(stream, "1"));
 	snprintf(s.comm, sizeof(s.comm), "process");
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;

@@ -14,6 +14,7 @@
 #include "record_int.h"
 
 #define POLL_MS 20
+#define FB_POLL_MS 200 /* the flight recorder's slots: nothing to drain */
 #define FLUSH_NS 1000000000ull /* at most this much recorded data is only in memory */
 #define LOST_CHECK_NS 100000000ull
 #define STALL_CHECK_NS 100000000ull
@@ -227,6 +228,8 @@ static void start_stall_rule(struct session *s)
 	}
 	s->c.stall = &s->stall;
 	s->rtw_window = (uint64_t)(o->stall_s * 1e9);
+	if (s->fb)
+		rec_fb_seed_stall(s);
 }
 
 /* The runtime's own account of its locks, for every traced process (those
@@ -471,6 +474,8 @@ static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, ch
 	if (!s->have_stall || now - k->stall < STALL_CHECK_NS)
 		return 0;
 	k->stall = now;
+	if (s->fb)
+		rec_fb_poll_stall(s);
 	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
 	int go = go_stall(s, boot, why, len);
 	if (go == 1 || runtime_stall(s, boot, why, len) ||
@@ -514,7 +519,11 @@ void rec_run(struct session *s)
 
 	res->stop_reason = LT_STOP_UNKNOWN;
 	while (!rec_stop_requests) {
-		int n = lt_bpf_poll(&s->bpf, POLL_MS);
+		int n = 0;
+		if (s->fb)
+			poll(NULL, 0, FB_POLL_MS); /* a signal ends it early */
+		else
+			n = lt_bpf_poll(&s->bpf, POLL_MS);
 		if (n < 0) {
 			/* said now, after the status line: what was recorded is
 			 * still completed and written */

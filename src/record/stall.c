@@ -314,7 +314,7 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 		d->woken = f->woken;
 		d->timeout = f->timeout;
 		d->futex_op = f->futex_op == LT_FB_FILE_LOCK_OP ? FILE_LOCK_OP : f->futex_op;
-		d->since = f->since > s->floor ? f->since : s->floor;
+		d->since = f->since > s->since_floor ? f->since : s->since_floor;
 		d->woken_at = f->woken_at;
 		d->uaddr = f->uaddr;
 		uint16_t nr = (uint16_t)(f->futex_op >> 16);
@@ -330,7 +330,7 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 
 void lt_stall_rearm(struct lt_stall *s, uint64_t now)
 {
-	s->floor = now;
+	s->floor = s->since_floor = now;
 	s->last_progress = s->last_lock_progress = now;
 	for (size_t i = 0; i < s->cap; i++)
 		if (s->t[i].tid && s->t[i].since < now)

@@ -56,8 +56,10 @@ struct lt_stall {
 	uint64_t last_progress;      /* a blocking call returned successfully */
 	uint64_t last_lock_progress; /* a futex wait returned 0 / a wake woke someone */
 	uint64_t progress_events;
-	uint64_t floor;              /* start, or the last rearm: loaded state
+	uint64_t floor;              /* start, or the last rearm: progress loaded
 				      * (lt_stall_load) counts from no earlier */
+	uint64_t since_floor;        /* 0, or the last rearm: the same for the
+				      * threads' calls */
 	struct lt_stall_thread *t;   /* open addressing by tid */
 	size_t cap, n;
 };

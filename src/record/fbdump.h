@@ -31,11 +31,11 @@ struct lt_fb_dump {
 	uint64_t *cpu_written, *cpu_overwritten; /* the same per cpu */
 };
 
-/* Copies the records of ncpus cpus of nper slots each (a power of two)
+/* Copies the records of ncpus cpus of nper slots each
  * from slots, heads[c] the number cpu c has written, into d (zeroed by
  * the caller or freed before), sorted by time.  Slots may be written while
  * this reads them: a record is kept only if it was complete and the same
- * before and after its copy.  0 or -ENOMEM / -EINVAL (nper). */
+ * before and after its copy.  0 or -ENOMEM / -EINVAL (nper 0). */
 int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_slot *slots, unsigned ncpus,
 		  uint32_t nper, const uint64_t *heads);
 void lt_fb_dump_free(struct lt_fb_dump *d);
@@ -45,8 +45,8 @@ static inline const uint8_t *lt_fb_data(const struct lt_fb_dump *d, size_t i)
 	return d->buf + d->ent[i].off;
 }
 
-/* Slots per cpu for a ring of ring_bytes over ncpus: the largest power of
- * two that fits (at least 64, at most LT_FB_MAX_NPER). */
+/* Slots per cpu for a ring of ring_bytes over ncpus (at least 64, at
+ * most LT_FB_MAX_NPER). */
 uint32_t lt_fb_nper(uint64_t ring_bytes, unsigned ncpus);
 
 #endif

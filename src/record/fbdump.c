@@ -10,18 +10,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "flightbuf.h"
+#include "fbdump.h"
 
 #define rd_barrier() __asm__ __volatile__("" ::: "memory")
 
 uint32_t lt_fb_nper(uint64_t ring_bytes, unsigned ncpus)
 {
 	uint64_t per = ring_bytes / LT_FB_SLOT / (ncpus ? ncpus : 1);
-	uint32_t n = 64;
 
-	while ((uint64_t)n * 2 <= per && n < LT_FB_MAX_NPER)
-		n *= 2;
-	return n;
+	return per < 64 ? 64 : per > LT_FB_MAX_NPER ? LT_FB_MAX_NPER : (uint32_t)per;
 }
 
 void lt_fb_dump_free(struct lt_fb_dump *d)
@@ -65,7 +62,7 @@ static uint32_t copy_slot(const struct lt_fb_slot *sl, uint64_t s, uint8_t *out)
 int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_slot *slots, unsigned ncpus,
 		  uint32_t nper, const uint64_t *heads)
 {
-	if (!nper || (nper & (nper - 1)))
+	if (!nper)
 		return -EINVAL;
 	memset(d, 0, sizeof(*d));
 	d->ncpus = ncpus;
@@ -94,7 +91,7 @@ int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_slot *slots, unsigned
 				d->buf = nb;
 				d->bufcap = ncap;
 			}
-			uint32_t len = copy_slot(&base[s & (nper - 1)], s, d->buf + d->buflen);
+			uint32_t len = copy_slot(&base[s % nper], s, d->buf + d->buflen);
 			if (!len)
 				continue;
 			struct lt_fb_ent *e = &d->ent[d->n++];
