@@ -326,8 +326,13 @@ int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t
 		f->ndumps++;
 		s->res->dumps++;
 		snprintf(s->res->path, sizeof(s->res->path), "%s", path);
-		if (s->fb)
+		if (s->fb) {
 			say_fb_dumped(&fo, &d, path);
+			/* nothing is counted between dumps: the summary says
+			 * what the last one held */
+			memcpy(s->c.events, fo.events, sizeof(s->c.events));
+			s->c.total = fo.total;
+		}
 		else
 			say_dumped(&f->fl, path);
 	} else if (final) {
