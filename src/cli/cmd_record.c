@@ -69,7 +69,9 @@ static const struct lt_opt opts[] = {
 	  "values unknown; the default with --ring)" },
 	LT_OPT_GROUP("Flight recorder (sit on a process for hours, keep only the recent past):"),
 	{ "ring", OPT_RING, "SIZE",
-	  "keep the newest SIZE of events in memory (e.g. 256M) and write a trace only on a trigger: "
+	  "keep the newest events in SIZE bytes of per-cpu kernel buffers (e.g. 256M), read only at "
+	  "a dump (LOCKTRACE_FLIGHT_STREAM=1: streamed into SIZE of memory instead), and write a "
+	  "trace only on a trigger: "
 	  "--stall, SIGUSR1 (which never stops recording), the end; records --calls blocking unless "
 	  "told --calls all" },
 	{ "stall", OPT_STALL, "SECS",

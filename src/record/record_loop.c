@@ -448,6 +448,23 @@ static void show_progress(struct session *s, struct loop_clock *k, uint64_t now)
 	for (size_t i = 0; i < s->nlost; i++)
 		lost += s->lost_seen[i];
 	double secs = (double)(now - k->t0) / 1e9, dt = secs - k->status_secs;
+	if (s->fb) {
+		/* nothing reaches us between dumps: what the cpus wrote */
+		uint64_t *heads = calloc((size_t)s->bpf.ncpus, sizeof(*heads)), w = 0, kept = 0;
+		if (heads && !lt_bpf_fb_heads((struct lt_bpf *)&s->bpf, heads))
+			for (int i = 0; i < s->bpf.ncpus; i++) {
+				w += heads[i];
+				kept += heads[i] < s->bpf.fb_nper ? heads[i] : s->bpf.fb_nper;
+			}
+		free(heads);
+		double rate = dt > 0 ? (double)(w - k->status_total) / dt : 0;
+		fprintf(stderr, "\r\033[K[locktrace] %6.1f s  %9.0f records/s  %llu written, %llu in the "
+			"kernel's buffers", secs, rate, (unsigned long long)w, (unsigned long long)kept);
+		k->status_total = w;
+		k->status_secs = secs;
+		k->status = now;
+		return;
+	}
 	double rate = dt > 0 ? (double)(c->total - k->status_total) / dt : 0;
 	uint64_t bytes = s->ring ? s->flight.fl.bytes : lt_writer_bytes(c->w);
 	fprintf(stderr, "\r\033[K[locktrace] %6.1f s  %9.0f ev/s  %llu events  lost %llu  %.1f MB",
