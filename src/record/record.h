@@ -30,9 +30,9 @@ struct lt_record_opts {
 	int no_snapshot;     /* skip the snapshot at attach (stacks, owners) */
 	int calls_blocking;  /* --calls blocking: only the calls threads sleep
 			      * in, from the scheduler (no syscall tracepoints) */
-	/* flight recorder: ring_mem bytes of per-cpu kernel buffers (or, streamed,
-	 * of encoded events) keep the newest events; formerly: keep them in
-	 * memory and write a trace only on a trigger (stall, SIGUSR1, end) */
+	/* flight recorder: keep the newest events in ring_mem bytes (per-cpu
+	 * kernel buffers; LOCKTRACE_FLIGHT_STREAM=1: encoded events in memory)
+	 * and write a trace only on a trigger (stall, SIGUSR1, end) */
 	uint64_t ring_mem;
 	double stall_s;      /* trigger when stalled this long (0: off) */
 	int stall_rule;      /* enum lt_stall_rule */
