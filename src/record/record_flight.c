@@ -81,6 +81,7 @@ struct fb_out {
 	struct collector *c;
 	struct lt_writer *w;
 	uint64_t events[LT_EV_MAX], total, first_ts, last_ts;
+	uint64_t at; /* when the dump began (BOOTTIME ns) */
 	int werr;
 };
 
@@ -115,6 +116,7 @@ static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	out->at = lt_now_ns(CLOCK_BOOTTIME);
 	out->c = &s->c;
 	out->w = w;
 	if (!heads)
@@ -160,7 +162,7 @@ static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out
 /* The dump's message for the kernel-side slots. */
 static void say_fb_dumped(const struct fb_out *o, const struct lt_fb_dump *d, const char *path)
 {
-	uint64_t now = lt_now_ns(CLOCK_BOOTTIME);
+	uint64_t now = o->at; /* writing a large dump takes a while */
 
 	if (!o->total) {
 		fprintf(stderr, "locktrace: wrote %s: no events (none recorded so far), only the "
