@@ -365,8 +365,10 @@ Test(flight_live, sigusr1_dumps_and_recording_goes_on, .timeout = 90)
 	dump_path(path2, sizeof(path2), path, 2);
 	dump_path(path3, sizeof(path3), path, 3);
 	tl_start_ready(&wl, wargv, truth, &n, 64, 10000);
-	/* 64 MiB hold a few seconds of this workload */
-	char *extra[] = { "--ring", "64M", "--pid-file", pidf, NULL };
+	/* 256 MiB hold a few seconds of this workload (kernel slots: 192
+	 * bytes a record; 64 MiB held about 1 s of it, no longer enough for
+	 * the 1.5 s below) */
+	char *extra[] = { "--ring", "256M", "--pid-file", pidf, NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
 	FILE *pf = fopen(pidf, "r");
 	cr_assert_not_null(pf, "no pid file %s", pidf);
