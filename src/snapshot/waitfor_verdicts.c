@@ -327,6 +327,36 @@ static bool leaked(const struct lt_waitfor *w, const struct lt_wf_edge *e)
 	return e->kind == LT_WF_PIPE_READ && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid;
 }
 
+/* The threads of other processes in the snapshot that wait for T's
+ * process (its parent in wait4, a reader of its pipe, ...): the chain
+ * before T, said in order, so a user who gave the first pid of a chain
+ * finds it in the finding about its end. */
+static void waited_by_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	pid_t own = t->wf ? t->wf->pid : 0;
+	size_t shown = 0;
+	for (size_t i = 0; own && i < s->n_threads && shown < 4; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (!u->wf || u->wf->pid == own || !asleep(u))
+			continue;
+		for (size_t k = 0; k < u->wf->n_edges; k++) {
+			const struct lt_wf_edge *e = &u->wf->edges[k];
+			bool names = false;
+			for (size_t q = 0; q < e->n_pids; q++)
+				names |= e->pids[q] == own;
+			if (!names || ends_by_itself(e->kind))
+				continue;
+			char *act = lts_thread_activity(u);
+			lt_strlist_add(&v->evidence, "waited for by: thread %d (%s) of process %d %s on %s <- %s %d",
+				       (int)u->tid, lt_thread_name(u), (int)u->wf->pid, act ? act : "?",
+				       e->what ? e->what : "?", kind_by(e->kind), (int)own);
+			free(act);
+			shown++;
+			break;
+		}
+	}
+}
+
 static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, const struct lt_wf_edge *e)
 {
 	struct lt_verdict *v = add_verdict(s, LT_VERDICT_LOCK_WAIT);
@@ -359,6 +389,7 @@ static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, 
 		if (o && o->detail)
 			lt_strlist_add(&v->evidence, "holder %d: %s", (int)o->tid, o->detail);
 	}
+	waited_by_evidence(v, s, t);
 }
 
 static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
@@ -418,6 +449,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		free(l);
 	}
 	chain_evidence(v, s, t);
+	waited_by_evidence(v, s, t);
 	if (!leak && !lt_snapshot_find(s, e->pids[0]))
 		lt_strlist_add(&v->evidence, "follow it: locktrace snapshot -p %d", (int)e->pids[0]);
 }

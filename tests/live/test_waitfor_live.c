@@ -870,3 +870,151 @@ Test(waitfor_live, udp_recv_names_the_local_peer_process)
 	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
 }
+
+/* Waits (10 s) until thread TID of PID is in system call NR; fails the
+ * test if it is not. */
+static void wait_in_syscall(pid_t pid, pid_t tid, long nr)
+{
+	char path[96], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(20000)) {
+		FILE *f = fopen(path, "r");
+		long got = -2;
+		if (f && fgets(buf, sizeof(buf), f))
+			got = strtol(buf, NULL, 10);
+		if (f)
+			fclose(f);
+		if (got == nr)
+			return;
+	}
+	cr_assert_fail("thread %d of %d never entered system call %ld", (int)tid, (int)pid, nr);
+}
+
+/* Item 5 of issue 23: bash waits (wait4) for its child flock(1), which
+ * waits for a file lock another flock(1) holds.  The parent's snapshot has
+ * a child edge naming the waiter (the pid /proc/locks gives for the "->"
+ * entry), blocked itself; following it reaches the child, whose lock wait
+ * is the first finding and names the holder and, before it, the parent. */
+Test(waitfor_live, wait4_parent_of_a_child_blocked_on_a_file_lock)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access("/bin/bash", X_OK))
+		cr_skip_test("%s or /bin/bash missing (Debian: util-linux, bash)", FLOCK_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "%s %s -c true; echo done", FLOCK_BIN, lockfile[0]);
+	spawn(1, (char *const[]){ "/bin/bash", "-c", cmd, NULL });
+	pid_t sh = procs[1].pid, ch = only_child(sh);
+	locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
+	wait_in_syscall(sh, sh, 61);                                 /* bash in wait4 */
+
+	struct lt_snapshot *s = take(sh);
+	const struct lt_wf_edge *e = edge_of(s, sh, LT_WF_CHILD);
+	cr_assert_eq(e->n_pids, 1, "one child");
+	cr_expect_eq(e->pids[0], ch, "the child %d, the waiter of /proc/locks: %s", (int)ch, waiting);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the child is blocked itself (%s)", e->doing ? e->doing : "?");
+	cr_expect(e->doing && strstr(e->doing, "flock"), "what the child does: %s", e->doing ? e->doing : "?");
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(sh);
+	cr_assert_eq(m->n_procs, 2, "followed from bash into its child");
+	cr_expect_eq(m->procs[1]->pid, ch);
+	cr_assert(m->view.n_verdicts > 0);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_expect(has_tid(v, ch), "the child's lock wait: %s", v->summary);
+	cr_expect_eq(v->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	char by[64];
+	snprintf(by, sizeof(by), "waited for by: thread %d (bash)", (int)sh);
+	cr_expect(tl_strlist_has(&v->evidence, by), "the finding names the parent before the child: %s",
+		  v->summary);
+	lt_multi_free(m);
+}
+
+static const char POPEN_PY[] =
+	"import subprocess\n"
+	"p = subprocess.Popen(['sleep', '600'])\n"
+	"print('child pid=%d' % p.pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"p.wait()\n";
+
+/* python3's Popen.wait: wait4 on the child it prints, which sleeps on a
+ * timer: a child edge naming it, and IDLE saying so. */
+Test(waitfor_live, python_popen_wait_names_the_child)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)POPEN_PY, NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t p = procs[0].pid;
+	pid_t ch = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	wait_in_syscall(p, p, 61);
+	char comm[32] = "";
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)ch);
+	for (double t0 = now_s(); now_s() - t0 < 10 && strcmp(comm, "sleep\n"); usleep(20000)) {
+		FILE *f = fopen(path, "r");
+		if (f && !fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		if (f)
+			fclose(f);
+	}
+	cr_assert_str_eq(comm, "sleep\n", "the child %d exec'd sleep", (int)ch);
+	wait_in_syscall(ch, ch, 230); /* clock_nanosleep */
+
+	struct lt_snapshot *s = take(p);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_CHILD);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], ch, "the child python printed");
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "the child sleeps on a timer");
+	cr_expect(strstr(e->what, "child"), "%s", e->what);
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	char who[32];
+	snprintf(who, sizeof(who), "child %d [", (int)ch);
+	cr_expect(tl_strlist_has(&s->verdicts[0].evidence, who), "IDLE names the child %d", (int)ch);
+	lt_snapshot_free(s);
+}
+
+static const char FULLPIPE_PY[] =
+	"import os, time\n"
+	"r, w = os.pipe()\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    os.close(w); time.sleep(600); os._exit(0)\n"
+	"os.close(r)\n"
+	"print('reader pid=%d' % pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"os.write(w, b'x' * (1 << 20))\n";
+
+/* Item 2: a writer blocked on a full pipe waits for the readers: the
+ * forked child that holds the only read end (it prints no line: the
+ * parent prints its pid), asleep on a timer. */
+Test(waitfor_live, writer_on_a_full_pipe_names_the_reader)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)FULLPIPE_PY, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid;
+	pid_t rd = (pid_t)tl_truth_val(lines[0], nlines[0], "reader", NULL, "pid");
+	wait_in_syscall(p, p, 1); /* write */
+	wait_in_syscall(rd, rd, 230);
+
+	struct lt_snapshot *s = take(p);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_PIPE_WRITE);
+	cr_assert_eq(e->n_pids, 1, "one reader");
+	cr_expect_eq(e->pids[0], rd, "the reader %d", (int)rd);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "the reader sleeps on a timer");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	char who[32];
+	snprintf(who, sizeof(who), "read by %d", (int)rd);
+	cr_expect(tl_strlist_has(&s->verdicts[0].evidence, who), "IDLE names the reader %d", (int)rd);
+	lt_snapshot_free(s);
+}
