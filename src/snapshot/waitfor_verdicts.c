@@ -513,3 +513,69 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 	if (total > shown)
 		lt_strlist_add(&v->evidence, "%zu more thread(s) in such waits", total - shown);
 }
+
+char *lts_wf_idle_because(const struct lt_snapshot *s)
+{
+	/* counts of edges by what ends them; parties named (up to 3) */
+	size_t timer = 0, remote = 0, listen = 0, unknown = 0, by_party[LT_WFP_GONE + 1] = { 0 };
+	pid_t named[LT_WFP_GONE + 1][3];
+	size_t n_named[LT_WFP_GONE + 1] = { 0 };
+	bool any = false;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (!t->wf || !t->wf->n_edges || !asleep(t))
+			continue;
+		any = true;
+		for (size_t k = 0; k < t->wf->n_edges; k++) {
+			const struct lt_wf_edge *e = &t->wf->edges[k];
+			if (e->kind == LT_WF_TIMER)
+				timer++;
+			else if (e->kind == LT_WF_REMOTE)
+				remote++;
+			else if (e->kind == LT_WF_LISTEN)
+				listen++;
+			else if (!e->n_pids || e->kind == LT_WF_UNKNOWN)
+				unknown++;
+			else {
+				enum lt_wf_pstate ps = e->pstate <= LT_WFP_GONE ? e->pstate : LT_WFP_UNKNOWN;
+				by_party[ps]++;
+				for (size_t q = 0; q < e->n_pids; q++) {
+					bool dup = false;
+					for (size_t j = 0; j < n_named[ps]; j++)
+						dup |= named[ps][j] == e->pids[q];
+					if (!dup && n_named[ps] < 3)
+						named[ps][n_named[ps]++] = e->pids[q];
+				}
+			}
+		}
+	}
+	if (!any)
+		return NULL;
+	char buf[512];
+	size_t l = 0;
+	buf[0] = 0;
+#define ADD(...) (l += l < sizeof(buf) ? (size_t)snprintf(buf + l, sizeof(buf) - l, __VA_ARGS__) : 0)
+	if (timer)
+		ADD("%s%zu wait%s on a timer", l ? "; " : "", timer, timer > 1 ? "s" : "");
+	if (remote)
+		ADD("%s%zu wait%s on a peer outside this host", l ? "; " : "", remote, remote > 1 ? "s" : "");
+	if (listen)
+		ADD("%s%zu wait%s on an idle listener", l ? "; " : "", listen, listen > 1 ? "s" : "");
+	static const enum lt_wf_pstate order[] = { LT_WFP_RUNNING, LT_WFP_TIMED, LT_WFP_EVENTS, LT_WFP_BLOCKED,
+						   LT_WFP_GONE, LT_WFP_UNKNOWN };
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		enum lt_wf_pstate ps = order[o];
+		if (!by_party[ps])
+			continue;
+		ADD("%s%zu wait%s on process%s ", l ? "; " : "", by_party[ps], by_party[ps] > 1 ? "s" : "",
+		    n_named[ps] > 1 ? "es" : "");
+		for (size_t j = 0; j < n_named[ps]; j++)
+			ADD("%s%d", j ? ", " : "", (int)named[ps][j]);
+		ADD("%s, %s", by_party[ps] > n_named[ps] && n_named[ps] == 3 ? "..." : "", pstate_words(ps));
+	}
+	if (unknown)
+		ADD("%s%zu wait%s on an unknown party (an eventfd, a signal, any sender)", l ? "; " : "", unknown,
+		    unknown > 1 ? "s" : "");
+#undef ADD
+	return lts_strdup(buf);
+}

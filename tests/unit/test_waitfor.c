@@ -450,3 +450,50 @@ Test(waitfor_verdicts, leaked_write_end)
 	cr_expect(strstr(s.verdicts[0].summary, "leaked"), "%s", s.verdicts[0].summary);
 	free_snap(&s);
 }
+
+/* Item 9: the IDLE headline itself says what each wait ends by: a timer,
+ * a remote peer, a listener, and the parties by what they do. */
+Test(waitfor_verdicts, idle_headline_says_what_ends_the_waits)
+{
+	struct lt_thread th[3];
+	blocked(&th[0], 700, 7, LT_WAIT_POLL);
+	edge(&th[0], 700, LT_WF_PIPE_READ, 701, LT_WFP_TIMED);
+	edge(&th[0], 700, LT_WF_PIPE_READ, 701, LT_WFP_TIMED);
+	edge(&th[0], 700, LT_WF_TIMER, 0, LT_WFP_UNKNOWN);
+	blocked(&th[1], 702, 45, LT_WAIT_IO);
+	edge(&th[1], 700, LT_WF_REMOTE, 0, LT_WFP_UNKNOWN);
+	blocked(&th[2], 703, 43, LT_WAIT_IO);
+	edge(&th[2], 700, LT_WF_SOCKET, 704, LT_WFP_EVENTS);
+	struct lt_snapshot s = { .pid = 700, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const char *sum = s.verdicts[0].summary;
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_IDLE, "%s", sum);
+	cr_expect(strstr(sum, "none for anything stuck"), "%s", sum);
+	cr_expect(strstr(sum, "1 wait on a timer"), "%s", sum);
+	cr_expect(strstr(sum, "1 wait on a peer outside this host"), "%s", sum);
+	cr_expect(strstr(sum, "2 waits on process 701, asleep on a timer"), "%s", sum);
+	cr_expect(strstr(sum, "1 wait on process 704, in an event wait (idle)"), "%s", sum);
+	free_snap(&s);
+}
+
+/* Item 7: process 800 waits (wait4) for its child 801, which waits for a
+ * file lock held by 802 (asleep on a timer).  The lock wait is the
+ * finding, and it names the parent that waits for it. */
+Test(waitfor_verdicts, lock_wait_names_who_waits_for_it)
+{
+	struct lt_thread th[2];
+	blocked(&th[0], 800, 61, LT_WAIT_CHILD);
+	edge(&th[0], 800, LT_WF_CHILD, 801, LT_WFP_BLOCKED);
+	blocked(&th[1], 801, 73, LT_WAIT_IO);
+	edge(&th[1], 801, LT_WF_FILE_LOCK, 802, LT_WFP_TIMED);
+	struct lt_snapshot s = { .pid = 800, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s.verdicts[0].summary);
+	cr_expect_eq(s.verdicts[0].owner, 802);
+	bool by = false;
+	for (size_t i = 0; i < s.verdicts[0].evidence.n; i++)
+		by |= strstr(s.verdicts[0].evidence.v[i], "waited for by: thread 800 (t800) of process 800") &&
+		      strstr(s.verdicts[0].evidence.v[i], "<- child 801");
+	cr_expect(by, "the parent in wait4 is named before the child's lock wait");
+	free_snap(&s);
+}
