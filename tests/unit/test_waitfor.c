@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "inetdiag.h"
 #include "snapshot.h"
 #include "waitfor.h"
+#include "lt_test.h"
 
 Test(waitfor_parse, proc_locks_lines)
 {
@@ -496,4 +498,107 @@ Test(waitfor_verdicts, lock_wait_names_who_waits_for_it)
 		      strstr(s.verdicts[0].evidence.v[i], "<- child 801");
 	cr_expect(by, "the parent in wait4 is named before the child's lock wait");
 	free_snap(&s);
+}
+
+/* ---- following the edges: the bounds, and saying where it stopped ---- */
+
+/* A chain of processes 1000 -> 1001 -> ... -> 1000+CHAIN_LEN-1, each
+ * blocked in read() on a pipe written only by the next. */
+#define CHAIN_LEN 12
+static int takes;
+
+static struct lt_snapshot *chain_proc(pid_t pid)
+{
+	struct lt_snapshot *s = tl_snapshot_one(pid, "chain");
+	struct lt_thread *t = &s->threads[0];
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->wait = LT_WAIT_IO;
+	if (pid < 1000 + CHAIN_LEN - 1) {
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_PIPE_READ);
+		cr_assert_not_null(e);
+		e->pids[0] = pid + 1;
+		e->n_pids = 1;
+		e->pstate = LT_WFP_BLOCKED;
+	}
+	return s;
+}
+
+static int chain_take(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	takes++;
+	*out = chain_proc(pid);
+	return 0;
+}
+
+static void follow_chain(const struct lt_follow_limits *lim, size_t want_n, const char *why)
+{
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	takes = 0;
+	cr_assert_eq(lt_snapshot_follow(chain_proc(1000), lim, chain_take, NULL, &v, &n, &notes), 0);
+	cr_expect_eq(n, want_n, "followed %zu processes", n);
+	cr_expect_eq((size_t)takes, want_n - 1, "one snapshot per process followed");
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(v[i]->pid, 1000 + (pid_t)i, "in order along the chain");
+	char stop[96];
+	snprintf(stop, sizeof(stop), "stopped following wait-for edges at process %d (%s)",
+		 1000 + (int)want_n, why);
+	cr_expect(tl_strlist_has(&notes, stop), "the note says where it stopped: %s", stop);
+	cr_expect(tl_strlist_has(&notes, "followed the wait-for edges of process 1000 into: 1000, 1001"));
+	for (size_t i = 0; i < n; i++)
+		lt_snapshot_free(v[i]);
+	free(v);
+	lt_strlist_free(&notes);
+}
+
+Test(waitfor_follow, default_bounds_stop_at_the_depth_and_say_so)
+{
+	follow_chain(NULL, 5, "depth limit"); /* the first + 4 edges deep */
+}
+
+Test(waitfor_follow, process_limit_stops_and_says_so)
+{
+	struct lt_follow_limits lim = { .max_procs = 3, .max_depth = 100 };
+	follow_chain(&lim, 3, "process limit");
+}
+
+Test(waitfor_follow, a_shorter_chain_is_followed_to_its_end_without_a_stop_note)
+{
+	struct lt_follow_limits lim = { .max_procs = 64, .max_depth = 64 };
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	cr_assert_eq(lt_snapshot_follow(chain_proc(1000), &lim, chain_take, NULL, &v, &n, &notes), 0);
+	cr_expect_eq(n, CHAIN_LEN);
+	cr_expect(!tl_strlist_has(&notes, "stopped following"));
+	for (size_t i = 0; i < n; i++)
+		lt_snapshot_free(v[i]);
+	free(v);
+	lt_strlist_free(&notes);
+}
+
+static int slow_take(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	usleep(30000); /* 11 takes: 330 ms at least, past the 50 ms budget */
+	*out = chain_proc(pid);
+	return 0;
+}
+
+Test(waitfor_follow, time_limit_stops_and_says_so)
+{
+	struct lt_follow_limits lim = { .max_procs = 100, .max_depth = 100, .max_s = 0.05 };
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	cr_assert_eq(lt_snapshot_follow(chain_proc(1000), &lim, slow_take, NULL, &v, &n, &notes), 0);
+	cr_expect_lt(n, CHAIN_LEN, "stopped before the end of the chain");
+	cr_expect(tl_strlist_has(&notes, "(time limit): limits 100 processes, depth 100, 0.05 s"),
+		  "the note says the time limit stopped it");
+	for (size_t i = 0; i < n; i++)
+		lt_snapshot_free(v[i]);
+	free(v);
+	lt_strlist_free(&notes);
 }
