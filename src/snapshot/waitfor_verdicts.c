@@ -571,7 +571,13 @@ char *lts_wf_idle_because(const struct lt_snapshot *s)
 		    n_named[ps] > 1 ? "es" : "");
 		for (size_t j = 0; j < n_named[ps]; j++)
 			ADD("%s%d", j ? ", " : "", (int)named[ps][j]);
-		ADD("%s, %s", by_party[ps] > n_named[ps] && n_named[ps] == 3 ? "..." : "", pstate_words(ps));
+		/* a blocked party here is one this snapshot followed, whose own
+		 * wait ends the chain elsewhere (else this would not be IDLE) */
+		bool followed = ps == LT_WFP_BLOCKED;
+		for (size_t j = 0; j < n_named[ps]; j++)
+			followed &= lt_snapshot_find(s, named[ps][j]) != NULL;
+		ADD("%s, %s", by_party[ps] > n_named[ps] && n_named[ps] == 3 ? "..." : "",
+		    followed ? "which wait in turn on the others" : pstate_words(ps));
 	}
 	if (unknown)
 		ADD("%s%zu wait%s on an unknown party (an eventfd, a signal, any sender)", l ? "; " : "", unknown,

@@ -602,3 +602,22 @@ Test(waitfor_follow, time_limit_stops_and_says_so)
 	free(v);
 	lt_strlist_free(&notes);
 }
+
+/* sleep | cat 901 | cat 902, followed: 902's writer 901 is blocked, but in
+ * this snapshot and waiting on a timer's process: IDLE, and the headline
+ * says 901 waits in turn, not that it is stuck. */
+Test(waitfor_verdicts, idle_headline_of_a_followed_chain)
+{
+	struct lt_thread th[2];
+	blocked(&th[0], 901, 0, LT_WAIT_IO);
+	edge(&th[0], 901, LT_WF_PIPE_READ, 900, LT_WFP_TIMED);
+	blocked(&th[1], 902, 0, LT_WAIT_IO);
+	edge(&th[1], 902, LT_WF_PIPE_READ, 901, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 902, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const char *sum = s.verdicts[0].summary;
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_IDLE, "%s", sum);
+	cr_expect(strstr(sum, "1 wait on process 900, asleep on a timer"), "%s", sum);
+	cr_expect(strstr(sum, "1 wait on process 901, which wait in turn on the others"), "%s", sum);
+	free_snap(&s);
+}
