@@ -1036,6 +1036,38 @@ static int io_dir(long nr)
 
 /* ---- children ---- */
 
+/* The process group of process PID from /proc/PID/stat (the field after
+ * the state and the parent), or -1. */
+static pid_t pgrp_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	const char *p = strrchr(buf, ')'); /* comm may hold spaces and parens */
+	char st;
+	int ppid, pgrp;
+	if (!p || sscanf(p + 1, " %c %d %d", &st, &ppid, &pgrp) != 3)
+		return -1;
+	return (pid_t)pgrp;
+}
+
+/* The pid a pidfd of process PID refers to ("Pid:" in its fdinfo), or 0. */
+static pid_t pidfd_pid(pid_t pid, int fd)
+{
+	char path[96], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	const char *p = strstr(buf, "\nPid:");
+	long v = p ? strtol(p + 5, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : 0;
+}
+
+/* wait4(pid, ...): pid > 0 that child, -1 any, 0 any of the caller's
+ * process group, < -1 any of group -pid.  waitid(idtype, id, ...): P_ALL
+ * (0) any, P_PID (1) id, P_PGID (2) group id (0: the caller's), P_PIDFD (3)
+ * the process of pidfd id. */
 static void child_edge(struct cctx *c, struct lt_thread *t)
 {
 	const uint64_t *a = t->sc.args;
@@ -1043,13 +1075,29 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_CHILD);
 	if (!e)
 		return;
-	long want_pid = -1;
-	if (t->sc.nr == 61)
-		want_pid = (int)(int32_t)a[0];
-	else if (a[0] == 1) /* waitid P_PID */
+	long want_pid = -1;  /* > 0: that child */
+	long want_pgrp = -1; /* >= 0: children of that group (0: ours) */
+	bool pidfd_unknown = false;
+	if (t->sc.nr == 61) {
+		long w = (int)(int32_t)a[0];
+		if (w > 0)
+			want_pid = w;
+		else if (w == 0)
+			want_pgrp = 0;
+		else if (w < -1)
+			want_pgrp = -w;
+	} else if (a[0] == 1) {
 		want_pid = (long)(int32_t)a[1];
+	} else if (a[0] == 2) {
+		want_pgrp = (long)(int32_t)a[1];
+	} else if (a[0] == 3) {
+		want_pid = pidfd_pid(pid, (int)(int32_t)a[1]);
+		pidfd_unknown = want_pid <= 0;
+	}
+	if (want_pgrp == 0)
+		want_pgrp = pgrp_of(pid);
 	size_t nt = 0;
-	pid_t *tids = lts_list_tasks(pid, &nt);
+	pid_t *tids = pidfd_unknown ? NULL : lts_list_tasks(pid, &nt);
 	for (size_t i = 0; i < nt; i++) {
 		char p[96];
 		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
@@ -1059,19 +1107,32 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 			long ch = strtol(q, &end, 10);
 			if (end == q)
 				break;
-			if (want_pid <= 0 || ch == want_pid)
-				add_pid(e, (pid_t)ch);
 			q = end;
+			if (want_pid > 0 && ch != want_pid)
+				continue;
+			if (want_pid <= 0 && want_pgrp > 0 && pgrp_of((pid_t)ch) != want_pgrp)
+				continue;
+			add_pid(e, (pid_t)ch);
 		}
 		free(txt);
 	}
 	free(tids);
-	if (want_pid > 0)
+	if (pidfd_unknown)
+		e->what = lts_asprintf("the child of pidfd %d", (int)(int32_t)a[1]);
+	else if (want_pid > 0)
 		e->what = lts_asprintf("child %ld", want_pid);
+	else if (want_pgrp > 0)
+		e->what = lts_asprintf("any child of process group %ld", want_pgrp);
 	else
-		e->what = lts_asprintf("any child%s", want_pid < -1 || want_pid == 0 ? " of a process group" : "");
-	e->evidence = e->n_pids ? lts_strdup("children from /proc/PID/task/TID/children")
-				: lts_strdup("no child found in /proc/PID/task/TID/children");
+		e->what = lts_strdup("any child");
+	if (pidfd_unknown)
+		e->evidence = lts_strdup("the pidfd's fdinfo names no pid (the child has exited?)");
+	else if (e->n_pids)
+		e->evidence = lts_strdup(want_pgrp > 0 ? "children from /proc/PID/task/TID/children, their "
+							 "process group from /proc/CHILD/stat"
+						       : "children from /proc/PID/task/TID/children");
+	else
+		e->evidence = lts_strdup("no such child found in /proc/PID/task/TID/children");
 }
 
 /* ---- per thread ---- */

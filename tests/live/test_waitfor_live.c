@@ -1018,3 +1018,52 @@ Test(waitfor_live, writer_on_a_full_pipe_names_the_reader)
 	cr_expect(tl_strlist_has(&s->verdicts[0].evidence, who), "IDLE names the reader %d", (int)rd);
 	lt_snapshot_free(s);
 }
+
+static const char WAITSEL_PY[] =
+	"import os, subprocess, sys\n"
+	"own = subprocess.Popen(['sleep', '600'], process_group=0)\n" /* its own group */
+	"grp = subprocess.Popen(['sleep', '600'])\n"                  /* in ours */
+	"print('child role=own pid=%d' % own.pid, flush=True)\n"
+	"print('child role=grp pid=%d' % grp.pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"m = sys.argv[1]\n"
+	"if m == 'pid': os.waitpid(own.pid, 0)\n"
+	"elif m == 'pgrp': os.waitpid(0, 0)\n"
+	"elif m == 'pidfd': os.waitid(os.P_PIDFD, os.pidfd_open(own.pid), os.WEXITED)\n";
+
+/* The children a wait selects: wait4(pid) that child, wait4(0) those of
+ * the caller's process group only (not the one python put in a group of
+ * its own), waitid(P_PIDFD) the process of the pidfd (its fdinfo). */
+Test(waitfor_live, wait_names_only_the_children_it_selects)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	static const struct {
+		const char *mode;
+		long nr;
+		const char *role;
+		const char *what;
+	} cases[] = {
+		{ "pid", 61, "role=own", "child " },
+		{ "pgrp", 61, "role=grp", "any child of process group " },
+		{ "pidfd", 247, "role=own", "child " },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		nlines[0] = 0;
+		tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)WAITSEL_PY, (char *)cases[c].mode, NULL },
+			       lines[0], &nlines[0], 64, 30000);
+		pid_t p = procs[0].pid;
+		pid_t want = (pid_t)tl_truth_val(lines[0], nlines[0], "child", cases[c].role, "pid");
+		wait_in_syscall(p, p, cases[c].nr);
+		struct lt_snapshot *s = take(p);
+		const struct lt_wf_edge *e = edge_of(s, p, LT_WF_CHILD);
+		cr_expect_eq(e->n_pids, 1, "%s: one child of the two (%s)", cases[c].mode, e->what);
+		cr_expect_eq(e->pids[0], want, "%s: the child %s %d", cases[c].mode, cases[c].role, (int)want);
+		cr_expect(strstr(e->what, cases[c].what), "%s: %s", cases[c].mode, e->what);
+		lt_snapshot_free(s);
+		kill_tree(p);
+		tl_close(&procs[0]);
+		procs[0].pid = 0;
+	}
+}
