@@ -39,8 +39,13 @@ static void kill_tree(pid_t pid)
 		fclose(f);
 }
 
+static pid_t orphan; /* a child left when the test killed its parent */
+
 static void cleanup(void)
 {
+	if (orphan > 0)
+		kill(orphan, SIGKILL);
+	orphan = 0;
 	for (int i = 0; i < 3; i++)
 		if (procs[i].pid > 0) {
 			kill_tree(procs[i].pid);
@@ -124,6 +129,8 @@ static void tmp_lockfile(int i)
 	fclose(f);
 }
 
+static pid_t only_child(pid_t p);
+
 TestSuite(waitfor_live, .fini = cleanup, .timeout = 120);
 
 /* flock(1) holds the lock, a second flock(1) waits: the waiter's snapshot
@@ -141,10 +148,14 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
 	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 
+	/* flock(1)'s command inherits the locked open file: it holds the lock
+	 * too (killing flock alone would not release it) */
+	pid_t cmd = only_child(procs[0].pid);
 	struct lt_snapshot *s = take(procs[1].pid);
 	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
-	cr_assert_eq(e->n_pids, 1, "one holder (/proc/locks: %s)", held);
-	cr_expect_eq(e->pids[0], procs[0].pid, "holder from /proc/locks: %s", held);
+	cr_assert_eq(e->n_pids, 2, "the locker and its command (/proc/locks: %s)", held);
+	cr_expect_eq(e->pids[0], procs[0].pid, "the locker from /proc/locks first: %s", held);
+	cr_expect_eq(e->pids[1], cmd, "then flock's command %d, which shares the open file", (int)cmd);
 	cr_expect(strstr(e->what, lockfile[0]) && strstr(e->what, "FLOCK WRITE"), "%s", e->what);
 	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
 	cr_expect(strstr(t->detail, "LOCK_EX"), "decoded call: %s", t->detail);
@@ -160,8 +171,9 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	char err[200];
 	cr_assert_eq(lt_snapshot_from_json(json, len, &back, err, sizeof(err)), 0, "%s", err);
 	const struct lt_wf_edge *b = edge_of(back, procs[1].pid, LT_WF_FILE_LOCK);
-	cr_expect_eq(b->n_pids, 1);
+	cr_expect_eq(b->n_pids, 2);
 	cr_expect_eq(b->pids[0], procs[0].pid);
+	cr_expect_eq(b->pids[1], cmd);
 	cr_expect_str_eq(b->what, e->what);
 	cr_expect_eq(b->pstate, e->pstate);
 	cr_expect_eq(back->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
@@ -573,8 +585,10 @@ Test(waitfor_live, flight_recorder_fires_on_a_file_lock_wait)
 	cr_assert(tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000),
 		  "the stall detector never fired");
 	cr_expect(strstr(out[n - 1], "file-lock wait"), "%s", out[n - 1]);
-	char holder[48];
-	snprintf(holder, sizeof(holder), "held by process %d", (int)procs[0].pid);
+	/* the locker first, then flock's command sharing its open file */
+	char holder[64];
+	snprintf(holder, sizeof(holder), "held by processes %d, %d ", (int)procs[0].pid,
+		 (int)only_child(procs[0].pid));
 	bool named = false;
 	char line[512];
 	for (int i = 0; i < 40 && !named && tl_readline(&procs[2], 1, line, sizeof(line), 5000) == 1; i++)
@@ -1066,4 +1080,44 @@ Test(waitfor_live, wait_names_only_the_children_it_selects)
 		tl_close(&procs[0]);
 		procs[0].pid = 0;
 	}
+}
+
+/* flock(1) takes the lock and runs its command, which inherits the locked
+ * open file; flock is killed: /proc/locks still names it (the lock belongs
+ * to the open file, not to a process), but the command keeps the lock.
+ * The waiter's holder is the command, and the dead locker is said. */
+Test(waitfor_live, flock_kept_by_the_command_after_the_locker_exited)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "exec sleep 600", NULL });
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	pid_t locker = procs[0].pid;
+	orphan = only_child(locker);
+	wait_in_syscall(orphan, orphan, 230); /* the command is sleep now */
+	tl_kill(&procs[0]);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d", (int)locker);
+	for (double t0 = now_s(); now_s() - t0 < 10 && access(path, F_OK) == 0;)
+		usleep(20000);
+	cr_assert_neq(access(path, F_OK), 0, "the locker %d exited", (int)locker);
+	locks_line(locker, lockfile[0], false, held, sizeof(held)); /* still named there */
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
+	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+
+	struct lt_snapshot *s = take(procs[1].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_assert_eq(e->n_pids, 1, "one holder: the command (/proc/locks: %s)", held);
+	cr_expect_eq(e->pids[0], orphan, "the command %d keeps the lock", (int)orphan);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "it sleeps");
+	char said[64];
+	snprintf(said, sizeof(said), "the locker /proc/locks names (%d) has exited", (int)locker);
+	cr_expect(e->evidence && strstr(e->evidence, said), "%s", e->evidence ? e->evidence : "(none)");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	cr_expect_eq(s->verdicts[0].owner, orphan, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
 }
