@@ -53,6 +53,55 @@ struct {
 	__uint(max_entries, 16 << 20); /* resized by user space before load */
 } events SEC(".maps");
 
+/* record --stacks (with --calls blocking): wakers' registers and stack
+ * bytes (struct lt_stack_copy), a ring of their own so that the events'
+ * ring never waits for them; full: copies are skipped, never events. */
+const volatile bool copy_waker_stacks = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20); /* 4 KiB (one page) unless copy_waker_stacks */
+} stack_copies SEC(".maps");
+
+static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_regs *regs,
+					     __u64 ts)
+{
+	struct lt_stack_copy *c = bpf_ringbuf_reserve(&stack_copies, sizeof(*c), 0);
+
+	if (!c)
+		return;
+	c->ts = ts;
+	c->tid = cur->pid;
+	c->tgid = cur->tgid;
+	c->ip = regs->ip;
+	c->sp = regs->sp;
+	c->bp = regs->bp;
+	c->bx = regs->bx;
+	c->r12 = regs->r12;
+	c->r13 = regs->r13;
+	c->r14 = regs->r14;
+	c->r15 = regs->r15;
+	c->ax = regs->ax;
+	c->cx = regs->cx;
+	c->dx = regs->dx;
+	c->si = regs->si;
+	c->di = regs->di;
+	c->r8 = regs->r8;
+	c->r9 = regs->r9;
+	c->r10 = regs->r10;
+	c->r11 = regs->r11;
+	c->pad = 0;
+	c->len = LT_STACK_COPY_BYTES;
+	if (bpf_probe_read_user(c->stack, LT_STACK_COPY_BYTES, (void *)c->sp)) {
+		/* near the stack's top end: what is left of sp's page */
+		__u32 room = 4096 - (__u32)(c->sp & 4095);
+		c->len = 0;
+		if (room <= LT_STACK_COPY_BYTES &&
+		    !bpf_probe_read_user(c->stack, room & (LT_STACK_COPY_BYTES - 1), (void *)c->sp))
+			c->len = room;
+	}
+	bpf_ringbuf_submit(c, 0);
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LT_EV_MAX);
@@ -416,6 +465,45 @@ static __always_inline void fill_io(struct lt_event *e, struct pt_regs *regs, lo
 }
 
 
+#define SZ_FLOCK LT_REC_SIZE(lt_flock_enter)
+
+/* A file-lock call's entry (calls.h: lt_call_flock): flock(fd, op), or
+ * fcntl(fd, cmd, struct flock *) with the struct read from the caller's
+ * memory (type -1 if unreadable). */
+static __always_inline void fill_flock(struct lt_event *e, struct pt_regs *regs, long id,
+				       __u32 tid, __u8 flags, __u64 ts)
+{
+	struct { __s16 type, whence; __u32 pad; __s64 start, len; } fl;
+
+	fill_hdr_at(&e->h, LT_EV_FLOCK_ENTER, tid, ts);
+	e->h.flags = flags;
+	e->flk.nr = id;
+	e->flk.fd = regs->di;
+	e->flk.cmd = regs->si;
+	e->flk.type = -1;
+	e->flk.whence = 0;
+	e->flk.start = 0;
+	e->flk.len = 0;
+	e->flk.pad = 0;
+	if (id == LT_NR_FCNTL && !bpf_probe_read_user(&fl, sizeof(fl), (void *)regs->dx)) {
+		e->flk.type = fl.type;
+		e->flk.whence = fl.whence;
+		e->flk.start = fl.start;
+		e->flk.len = fl.len;
+	}
+}
+
+static __noinline int emit_flock(struct pt_regs *regs, long id, __u32 tid)
+{
+	struct lt_event *e = reserve(SZ_FLOCK, LT_EV_FLOCK_ENTER);
+
+	if (!e)
+		return 0;
+	fill_flock(e, regs, id, tid, 0, 0);
+	submit(e);
+	return 1;
+}
+
 /* The entry of a call of class cls, as its own record.  1 if written. */
 static __always_inline int emit_call(struct pt_regs *regs, long id, int cls, __u32 tid)
 {
@@ -448,6 +536,11 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 
 	if (!traced_cur(pt >> 32))
 		return 0;
+	if (lt_call_flock(id, regs->si)) {
+		if (emit_flock(regs, id, (__u32)pt))
+			mark_inflight(bpf_get_current_task_btf(), id);
+		return 0;
+	}
 	cls = lt_call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
 	 * exit useless; a non-socket read has no entry). */
@@ -478,7 +571,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		long id = regs->orig_ax;
 		int cls = lt_call_class(id);
 		v = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!v || cls == LT_CALL_NONE)
+		if (!v || (cls == LT_CALL_NONE && !lt_call_flock(id, regs->si)))
 			return 0;
 		if (cls == LT_CALL_IO && !fd_is_socket(task, regs->di))
 			return 0;
@@ -545,6 +638,16 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	if (!regs)
 		return 0;
 	id = regs->orig_ax;
+	if (lt_call_flock(id, regs->si)) {
+		ts = bpf_ktime_get_boot_ns();
+		e = reserve2(SZ_FLOCK + SZ_SWITCH, LT_EV_FLOCK_ENTER, LT_EV_SWITCH);
+		if (!e)
+			return 1;
+		fill_flock(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		fill_switch((void *)e + SZ_FLOCK, preempt, prev, next, prev_state, ptgid, ntgid, ts);
+		submit(e);
+		return 1;
+	}
 	cls = lt_call_class(id);
 	if (cls == LT_CALL_NONE || (cls == LT_CALL_IO && !fd_is_socket(prev, regs->di)))
 		return 0;
@@ -778,6 +881,8 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 			return 1;
 		fill_futex(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
 		fill_waking((void *)e + SZ_FUTEX, p, cur, flags, 0, ts);
+		if (copy_waker_stacks)
+			copy_waker_stack(cur, regs, ts);
 	} else {
 		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
 		if (!e)

@@ -16,13 +16,18 @@ set -euo pipefail
 #   (test_appwait.c) checks the shared-memory offsets locktrace reads holders with
 # python3: Debian's CPython, a program we did not write, for the CPython models'
 #   live tests (not on a minbase system)
+# libpython3.11-dev: Debian's CPython headers (Include/internal), from which
+#   tests/gen/cpython_layout.c takes the offsets the CPython models' tables are
+#   checked against (the pyenv builds' headers are used too where present)
+# gdb: tests/gen/ocaml5_layout.sh reads the OCaml 5 systhreads layout from the
+#   DWARF of the programs the real OCaml 5 compilers built
 # libc6-dbg: glibc's debug symbols, which name libc's internal frames
 #   (start_thread, clone3, __lll_lock_wait) in stacks; without them those
 #   frames are unnamed and locktrace says so
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
       default-jdk-headless libclang-rt-14-dev xz-utils golang-go postgresql postgresql-server-dev-15
-      libc6-dbg python3 man-db dpkg-dev)
+      libc6-dbg python3 libpython3.11-dev gdb man-db dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -16,6 +16,8 @@
 #define LT_NR_READV 19
 #define LT_NR_WRITEV 20
 #define LT_NR_SELECT 23
+#define LT_NR_FCNTL 72
+#define LT_NR_FLOCK 73
 #define LT_NR_SENDTO 44
 #define LT_NR_RECVFROM 45
 #define LT_NR_SENDMSG 46
@@ -62,6 +64,36 @@ static inline int lt_call_class(long nr)
 		return LT_CALL_IO;
 	}
 	return LT_CALL_NONE;
+}
+
+/* File-lock calls (their entries are FLOCK_ENTER events): flock(2), and
+ * fcntl(2) with a command that sets a record lock (arg1: fcntl's command;
+ * the other fcntl commands are not recorded). */
+#define LT_F_SETLK 6
+#define LT_F_SETLKW 7
+#define LT_F_OFD_SETLK 37
+#define LT_F_OFD_SETLKW 38
+#define LT_LOCK_SH 1
+#define LT_LOCK_EX 2
+#define LT_LOCK_NB 4
+#define LT_LOCK_UN 8
+
+static inline int lt_call_flock(long nr, uint64_t arg1)
+{
+	if (nr == LT_NR_FLOCK)
+		return 1;
+	return nr == LT_NR_FCNTL && (arg1 == LT_F_SETLK || arg1 == LT_F_SETLKW ||
+				     arg1 == LT_F_OFD_SETLK || arg1 == LT_F_OFD_SETLKW);
+}
+
+/* Can this file-lock call wait for another holder?  flock without LOCK_NB
+ * taking a lock; fcntl F_SETLKW / F_OFD_SETLKW (an unlock never waits,
+ * but its type is known only for fcntl: type -1 is "not known"). */
+static inline int lt_flock_may_wait(uint16_t nr, uint32_t cmd, int type)
+{
+	if (nr == LT_NR_FLOCK)
+		return !(cmd & (LT_LOCK_NB | LT_LOCK_UN)) && (cmd & (LT_LOCK_SH | LT_LOCK_EX));
+	return (cmd == LT_F_SETLKW || cmd == LT_F_OFD_SETLKW) && type != 2 /* F_UNLCK */;
 }
 
 /* An io call whose bytes are in iovecs (readv, writev, the msg calls): its

@@ -35,7 +35,8 @@ enum lt_kind {
 	LT_EV_RENAME = 9,      /* a thread of the target changed its comm */
 	LT_EV_EXEC = 10,       /* the target called execve */
 	LT_EV_LOST = 11,       /* user space: the ring buffer dropped events */
-	LT_EV_MAX = 12,
+	LT_EV_FLOCK_ENTER = 12, /* flock(2), fcntl(2) F_SETLK[W]/F_OFD_SETLK[W] (1.4) */
+	LT_EV_MAX = 13,
 };
 
 /* hdr.flags */
@@ -64,6 +65,22 @@ enum lt_kind {
 #define LT_F_RET_UNKNOWN 0x02 /* SYS_EXIT: written by the collector when the
 			       * thread ran again after sleeping in the call
 			       * (ts: that moment); ret is not known (0) */
+
+/* record --stacks with --calls blocking: a waker's user registers and the
+ * first LT_STACK_COPY_BYTES of its user stack, copied when it woke a
+ * thread of the target from a futex call (the release site), into a ring
+ * buffer of its own (stack_copies); ts is the ts of the FUTEX_ENTER
+ * (LT_F_AT_WAKE) written with it.  Unwound in the collector. */
+#define LT_STACK_COPY_BYTES 2048
+struct lt_stack_copy {
+	uint64_t ts;
+	uint32_t tid, tgid;
+	uint64_t ip, sp, bp, bx, r12, r13, r14, r15;
+	uint64_t ax, cx, dx, si, di, r8, r9, r10, r11;
+	uint32_t len; /* bytes copied from sp (0: none could be read) */
+	uint32_t pad;
+	uint8_t stack[LT_STACK_COPY_BYTES];
+};
 
 struct lt_ev_hdr {
 	uint64_t ts;   /* CLOCK_BOOTTIME, ns */
@@ -116,6 +133,23 @@ struct lt_io_enter {
 	int32_t fd;
 	uint16_t nr;
 	uint16_t pad;
+};
+
+/* hdr.tid: the caller.  A file-lock call (calls.h: lt_call_flock): flock
+ * (fd, operation) or fcntl (fd, a lock-setting command, and the struct
+ * flock it points to, read at entry).  type -1: flock, or the struct was
+ * unreadable (then whence, start, len are 0). */
+struct lt_flock_enter {
+	int64_t start;  /* fcntl: l_start */
+	int64_t len;    /* fcntl: l_len (0: to the end of the file, however far) */
+	int32_t fd;
+	uint32_t cmd;   /* flock: the operation (LOCK_SH 1, EX 2, NB 4, UN 8);
+			 * fcntl: the command (F_SETLK 6, F_SETLKW 7,
+			 * F_OFD_SETLK 37, F_OFD_SETLKW 38) */
+	uint16_t nr;    /* LT_NR_FLOCK or LT_NR_FCNTL */
+	int8_t type;    /* fcntl: l_type (F_RDLCK 0, F_WRLCK 1, F_UNLCK 2), -1 */
+	uint8_t whence; /* fcntl: l_whence (SEEK_SET 0, SEEK_CUR 1, SEEK_END 2) */
+	uint32_t pad;
 };
 
 /* hdr.tid: the caller */
@@ -197,6 +231,7 @@ struct lt_event {
 		struct lt_rename ren;
 		struct lt_exec exec;
 		struct lt_lost lost;
+		struct lt_flock_enter flk;
 	};
 };
 
@@ -219,8 +254,22 @@ static inline unsigned long lt_record_size(uint8_t kind)
 	case LT_EV_TASK_EXIT: return LT_REC_SIZE(lt_task_exit);
 	case LT_EV_RENAME: return LT_REC_SIZE(lt_rename);
 	case LT_EV_EXEC: return LT_REC_SIZE(lt_exec);
+	case LT_EV_FLOCK_ENTER: return LT_REC_SIZE(lt_flock_enter);
 	}
 	return 0;
+}
+
+/* The system call number of a call's entry record (FUTEX, WAIT, IO,
+ * FLOCK_ENTER), 0xffff for any other kind. */
+static inline uint16_t lt_entry_nr(const struct lt_event *e)
+{
+	switch (e->h.kind) {
+	case LT_EV_FUTEX_ENTER: return e->futex.nr;
+	case LT_EV_WAIT_ENTER: return e->wait.nr;
+	case LT_EV_IO_ENTER: return e->io.nr;
+	case LT_EV_FLOCK_ENTER: return e->flk.nr;
+	}
+	return 0xffff;
 }
 
 #endif

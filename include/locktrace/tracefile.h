@@ -19,7 +19,7 @@
 #include "locktrace/event.h"
 
 #define LT_VERSION_MAJOR 1
-#define LT_VERSION_MINOR 3
+#define LT_VERSION_MINOR 5
 #define LT_MAGIC "\x7fLTRACE\n"
 #define LT_PREAMBLE_LEN 16
 #define LT_CHUNK_HDR_LEN 16
@@ -33,6 +33,9 @@ enum lt_chunk_type {
 	LT_CHUNK_STATS = 4,    /* TLV: counts and losses at the end (struct lt_stats) */
 	LT_CHUNK_END = 5,      /* empty: the writer closed the file cleanly */
 	LT_CHUNK_SYMBOLS = 6,  /* TLV: futex address -> name (include/locktrace/locksyms.h) */
+	LT_CHUNK_STACKS = 7,   /* TLV (1.5): call stacks of waits, id -> frames, and
+				* (tid, ts of the wait's event) -> stack id
+				* (src/trace/stacks.h, `record --stacks`) */
 	/* the first parts of a section larger than LT_CHUNK_MAX (a snapshot of
 	 * thousands of threads): the reader joins consecutive CONT chunks with
 	 * the next chunk, whose type the whole section has */

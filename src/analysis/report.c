@@ -275,6 +275,10 @@ static unsigned finding_rank(const struct lt_report_finding *f)
 {
 	if (f->kind == LT_FIND_SNAPSHOT && f->rule && !strcmp(f->rule, "deadlock"))
 		return LT_FIND_DEADLOCK;
+	/* a thread stuck on a file lock at the end is why the rest stalls;
+	 * a wait that ended ranks with the incidents during the trace */
+	if (f->kind == LT_FIND_FILE_LOCK)
+		return f->rule && !strcmp(f->rule, "blocked") ? LT_FIND_HOLDER_BLOCKED : LT_FIND_CONVOY;
 	return f->kind;
 }
 
@@ -499,6 +503,7 @@ const char *lt_finding_kind_name(enum lt_finding_kind k)
 		[LT_FIND_HOLDER_BLOCKED] = "holder_blocked", [LT_FIND_STALL] = "stall",
 		[LT_FIND_HOLDER_OFFCPU] = "holder_offcpu", [LT_FIND_CONVOY] = "convoy",
 		[LT_FIND_STALLED_WAITERS] = "stalled_waiters", [LT_FIND_SNAPSHOT] = "snapshot",
+		[LT_FIND_FILE_LOCK] = "file_lock",
 	};
 	return table_name(names, sizeof(names) / sizeof(names[0]), k);
 }

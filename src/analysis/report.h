@@ -52,6 +52,8 @@ enum lt_finding_kind {
 	LT_FIND_CONVOY,         /* a queue of waiters the lock was handed through */
 	LT_FIND_STALLED_WAITERS,/* waiters nobody woke, and no holder known */
 	LT_FIND_SNAPSHOT,       /* a snapshot verdict none of the above covers */
+	LT_FIND_FILE_LOCK,      /* a thread waited (or still waits) for a kernel file
+				   lock: flock(2), fcntl(2) F_SETLKW / F_OFD_SETLKW */
 };
 const char *lt_finding_kind_name(enum lt_finding_kind k);
 
@@ -77,7 +79,8 @@ struct lt_report_call {
 	uint64_t blocked_before_ns; /* open when the trace began: blocked this long before */
 	uint32_t flags;        /* LT_SPAN_* (timeline.h) */
 	uint16_t nr;           /* syscall number */
-	uint8_t kind;          /* LT_EV_FUTEX_ENTER, LT_EV_WAIT_ENTER, LT_EV_IO_ENTER */
+	uint8_t kind;          /* LT_EV_FUTEX_ENTER, LT_EV_WAIT_ENTER, LT_EV_IO_ENTER,
+				  LT_EV_FLOCK_ENTER */
 	uint32_t op, val;      /* futex */
 	uint64_t addr;         /* futex address */
 	int32_t fd;            /* I/O fd; select/poll: first fd (-1 none) */
@@ -89,6 +92,7 @@ struct lt_report_call {
 	uint32_t nwoke;        /* threads this call woke */
 	uint8_t socket;        /* I/O on an fd known to be a socket (recorded
 				  I/O calls are socket calls only) */
+	struct lt_flock_enter flk; /* a file-lock call: its arguments */
 };
 
 enum lt_report_tstate {
@@ -110,8 +114,14 @@ struct lt_report_thread {
 	/* where its time went; together they cover [first_ts, last_ts] once its
 	 * state is known (unknown_ns before that) */
 	uint64_t running_ns, runnable_ns, futex_ns, poll_ns, io_ns, other_ns, unknown_ns;
+	uint64_t filelock_ns;          /* in file-lock calls (the text table counts
+					  it under "other") */
 	/* operations */
 	uint64_t futex_waits, futex_wakes, futex_other, polls, io_reads, io_writes;
+	uint64_t filelock_calls;       /* flock / fcntl lock calls */
+	/* the longest file-lock wait that ended during the trace */
+	struct lt_report_call filelock_max;
+	int has_filelock_max;
 	uint64_t wakeups, switches, preempted;
 	/* at the end of the trace */
 	enum lt_report_tstate end_state;

@@ -6,9 +6,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filelock.h"
+#include "locktrace/calls.h"
 #include "locktrace/futex.h"
 #include "lockid.h"
 #include "report_model.h"
+#include "rt_idle.h"
 
 /* ---------------------------------------------------------------- finish */
 
@@ -241,6 +244,14 @@ static void end_call_from_snapshot(struct lt_report *r, struct rthread *t)
 			t->end_group = g->idx + 1;
 			rp_count_kind(r, g, t, &fe);
 		}
+	} else if (s->nr >= 0 && lt_call_flock(s->nr, s->args[1]) &&
+		   lt_flock_may_wait((uint16_t)s->nr, (uint32_t)s->args[1], LT_FLOCK_TYPE_NOT_READ)) {
+		/* a file-lock wait: its struct flock was not read */
+		c->kind = LT_EV_FLOCK_ENTER;
+		c->fd = (int32_t)s->args[0];
+		c->flags |= LT_SPAN_FILE_LOCK;
+		c->flk = (struct lt_flock_enter){ .fd = c->fd, .cmd = (uint32_t)s->args[1], .nr = (uint16_t)s->nr,
+						  .type = LT_FLOCK_TYPE_NOT_READ };
 	} else if (s->io_fd >= 0) {
 		c->kind = LT_EV_IO_ENTER;
 		c->fd = s->io_fd;
@@ -322,6 +333,12 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		if (t->snap && t->snap->lock_kind && !strncmp(t->snap->lock_kind, "Go runtime note", 15) &&
 		    t->snap->uaddr == x->end_call.addr)
 			t->rt_note = 1;
+		/* a runtime's own thread waiting for work on its semaphore (a
+		 * JVM's GC workers, Node's inspector thread: rt_idle.c): idle,
+		 * never a lock waiter */
+		if (t->snap && t->snap->lock_state && strstr(t->snap->lock_state, LT_RT_IDLE_STATE) &&
+		    t->snap->uaddr == x->end_call.addr)
+			t->rt_note = 1;
 	}
 }
 
@@ -367,7 +384,7 @@ static void close_thread(struct lt_report *r, struct rthread *t)
 	end_state(r, t);
 	uint64_t span = t->pub.last_ts > t->pub.first_ts ? t->pub.last_ts - t->pub.first_ts : 0;
 	uint64_t known = t->pub.running_ns + t->pub.runnable_ns + t->pub.futex_ns + t->pub.poll_ns +
-			 t->pub.io_ns + t->pub.other_ns;
+			 t->pub.io_ns + t->pub.filelock_ns + t->pub.other_ns;
 	t->pub.unknown_ns = span > known ? span - known : 0;
 	if (t->snap) {
 		t->pub.snap_detail = t->snap->detail ? strdup(t->snap->detail) : NULL;
@@ -405,6 +422,27 @@ static void count_end_waiters(struct lt_report_priv *p)
 	}
 }
 
+/* The kind column says what the snapshot's lock models said the lock is
+ * (a semaphore's sem_wait looks like a condvar's wait), in the table's
+ * short words; how its waits look only where no model said anything. */
+static void kind_from_snapshot(struct rgroup *g)
+{
+	static const char *const words[][2] = {
+		{ "pthread mutex", "mutex" },	 { "condition variable", "condvar" },
+		{ "semaphore", "semaphore" },	 { "rwlock", "rwlock" },
+		{ "barrier", "barrier" },	 { "thread exit (pthread_join)", "join" },
+		{ "threading.Lock", "threading.Lock" }, { "threading.RLock", "threading.RLock" },
+	};
+	for (size_t i = 0; i < g->n_mem; i++) {
+		const char *k = g->mem[i]->snap ? g->mem[i]->snap->lock_kind : NULL;
+		for (size_t w = 0; k && w < sizeof(words) / sizeof(words[0]); w++)
+			if (!strcmp(k, words[w][0])) {
+				g->pub.kind = words[w][1];
+				return;
+			}
+	}
+}
+
 int rp_end_of_trace(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
@@ -415,6 +453,8 @@ int rp_end_of_trace(struct lt_report *r)
 	count_end_waiters(p);
 	if (group_members(p))
 		return -ENOMEM;
+	for (size_t i = 0; i < p->ngr; i++)
+		kind_from_snapshot(p->gr[i]);
 	for (size_t i = 0; i < p->ngr; i++)
 		if (p->gr[i]->n_end)
 			end_holder(r, p->gr[i]);

@@ -4,6 +4,7 @@
  * (report_print.c), which depend on the model, not the other way round. */
 #include <inttypes.h>
 #include <string.h>
+#include "filelock.h"
 #include "timeline.h"
 #include "report_int.h"
 #include "utf8.h"
@@ -79,6 +80,9 @@ void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char
 				 c->fd, c->count);
 		else
 			snprintf(buf, len, "%s(%sfd %d)", lt_call_name(c->nr), c->socket ? "socket " : "", c->fd);
+		break;
+	case LT_EV_FLOCK_ENTER:
+		lt_flock_call_str(&c->flk, NULL, buf, len);
 		break;
 	default:
 		snprintf(buf, len, "%s", lt_call_name(c->nr));

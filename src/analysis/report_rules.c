@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filelock.h"
 #include "locktrace/calls.h"
 #include "fgraph.h"
 #include "lockid.h"
@@ -582,11 +583,30 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	rp_others_ev(r, f, g);
 }
 
+/* A runtime lock whose holder the snapshot read from the runtime's memory
+ * and which that holder has been inside one call since B: it cannot have
+ * let the lock go and taken it back inside that call, so from B on the
+ * lock was not handed on at all. */
+static int rt_kept_since(struct lt_report *r, const struct rgroup *g, uint64_t *b)
+{
+	if (g->end_holder_src != 1 || !g->rt_kind[0] || !g->end_holder)
+		return 0;
+	const struct lt_report_thread *hp = &P(r)->th[g->end_holder - 1]->pub;
+	*b = hp->end_since ? hp->end_since : hp->end_call.begin;
+	return hp->end_state == LT_RTS_IN_CALL && *b;
+}
+
 static void rule_convoy(struct lt_report *r, struct rgroup *g)
 {
 	unsigned n = r->opts.convoy_min;
 	char gn[200], ts[32], ts2[32], med[32], p99[32], mx[32], tot[32];
 	if (g->pub.max_moving < n || g->pub.handoffs < n || g->pub.longest_chain < n)
+		return;
+	/* hand-offs on a runtime lock's words while its holder kept it (the
+	 * GIL's own mutex, passed among waiters retrying their timed waits)
+	 * are not hand-offs of the lock: no convoy on it */
+	uint64_t kept;
+	if (rt_kept_since(r, g, &kept) && g->pub.chain_begin >= kept)
 		return;
 	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_CONVOY, "handoff_queue");
 	if (!f)
@@ -658,6 +678,7 @@ static void rule_stall(struct lt_report *r)
 	char ts[32], d[32], c[256], tn[96];
 	uint64_t longest = 0;
 	unsigned futex = 0, io = 0, pipe = 0, fifo = 0, fdio = 0, poll = 0, other = 0, running = 0, runnable = 0, alive = 0;
+	unsigned flk = 0;
 	for (size_t i = 0; i < p->nth; i++) {
 		struct rthread *t = p->th[i];
 		const struct lt_report_thread *x = &t->pub;
@@ -670,6 +691,8 @@ static void rule_stall(struct lt_report *r)
 			runnable++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_FUTEX_ENTER)
 			futex++;
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_FLOCK_ENTER)
+			flk++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER &&
 			 (x->end_call.socket || (t->snap && t->snap->io_socket)))
 			io++; /* a call begun before the trace: the snapshot knows its fd */
@@ -685,7 +708,9 @@ static void rule_stall(struct lt_report *r)
 			poll++;
 		else
 			other++;
-		if (rp_is_lock_waiter(t) && t->pub.asleep && rp_dur_to_end(r, x->end_since) > longest)
+		int lock_wait = rp_is_lock_waiter(t) ||
+				(x->end_state == LT_RTS_IN_CALL && (x->end_call.flags & LT_SPAN_FILE_LOCK));
+		if (lock_wait && t->pub.asleep && rp_dur_to_end(r, x->end_since) > longest)
 			longest = rp_dur_to_end(r, x->end_since);
 	}
 	uint64_t quiet = rp_dur_to_end(r, p->prog_ts ? p->prog_ts : r->start_ts);
@@ -701,8 +726,11 @@ static void rule_stall(struct lt_report *r)
 	rp_fmt_ts(f->since, ts, sizeof(ts));
 	char when[96];
 	snprintf(when, sizeof(when), p->prog_ts ? "since %s" : "since the trace began at %s", ts);
-	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits, %u in socket I/O, %u in pipe I/O, %u in FIFO I/O, %u in other fd I/O (files, devices, unknown), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
-		     d, when, futex, alive, io, pipe, fifo, fdio, poll, other, running, runnable);
+	char fl[48] = "";
+	if (flk) /* only then: the sentence stays as it was without file locks */
+		snprintf(fl, sizeof(fl), ", %u in file-lock waits", flk);
+	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits%s, %u in socket I/O, %u in pipe I/O, %u in FIFO I/O, %u in other fd I/O (files, devices, unknown), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
+		     d, when, futex, alive, fl, io, pipe, fifo, fdio, poll, other, running, runnable);
 	if (fired)
 		rp_f_ev(f, "the recorder's stall detector fired and wrote this trace (its rule: docs/flight-recorder.md)");
 	if (p->prog_ts) {
@@ -786,6 +814,86 @@ static void rules_for_waited_lock(struct lt_report *r, struct rgroup *g)
 		rule_stalled_waiters(r, g);
 }
 
+/* A file-lock call in words, with the file's path when the snapshot at
+ * the end saw the thread blocked on that fd. */
+static void flock_call_text(const struct rthread *t, const struct lt_report_call *c, char *buf,
+			    size_t len)
+{
+	char fdt[300], path[200];
+	const struct rp_snap_thread *s = t->snap;
+	if (s && s->fl_path && s->fl_fd == c->flk.fd) {
+		rp_clean_name(s->fl_path, path, sizeof(path));
+		snprintf(fdt, sizeof(fdt), "fd %d: %s", c->flk.fd, path);
+		lt_flock_call_str(&c->flk, fdt, buf, len);
+	} else {
+		lt_flock_call_str(&c->flk, NULL, buf, len);
+	}
+}
+
+/* File-lock waits (flock, fcntl F_SETLKW): a thread still waiting at the
+ * end for at least stall_s ("blocked"), else its longest wait that ended,
+ * if at least incident_ms ("waited").  The holder is another process or
+ * open file description: the snapshot at the end names it, if it saw the
+ * wait (its wait-for edge, from /proc/locks). */
+static void rule_file_lock(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	char tn[96], ts[32], ts2[32], d[32], c[400];
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *t = p->th[i];
+		const struct lt_report_thread *x = &t->pub;
+		const struct lt_report_call *ec = &x->end_call;
+		int blocked = x->end_state == LT_RTS_IN_CALL && ec->kind == LT_EV_FLOCK_ENTER &&
+			      (ec->flags & LT_SPAN_FILE_LOCK) &&
+			      (double)rp_dur_to_end(r, ec->begin) >= r->opts.stall_s * 1e9;
+		int waited = !blocked && x->has_filelock_max &&
+			     (double)(x->filelock_max.end - x->filelock_max.begin) >= r->opts.incident_ms * 1e6;
+		if (!blocked && !waited)
+			continue;
+		const struct lt_report_call *cl = blocked ? ec : &x->filelock_max;
+		struct lt_report_finding *f = rp_finding_new(r, LT_FIND_FILE_LOCK, blocked ? "blocked" : "waited");
+		if (!f)
+			return;
+		rp_f_tid(f, x->tid);
+		f->fd = cl->flk.fd;
+		f->since = cl->begin;
+		f->duration_ns = blocked ? rp_dur_to_end(r, cl->begin) : cl->end - cl->begin;
+		rp_tname(t, tn, sizeof(tn));
+		flock_call_text(t, cl, c, sizeof(c));
+		rp_fmt_dur(f->duration_ns, d, sizeof(d));
+		rp_fmt_ts(cl->begin, ts, sizeof(ts));
+		if (blocked) {
+			const struct rp_snap_thread *s = t->snap;
+			f->holder = s && s->fl_fd == cl->flk.fd && s->fl_holder > 0 ? (uint32_t)s->fl_holder : 0;
+			if (f->holder)
+				rp_f_summary(f, "file-lock wait: %s waits for a %s: %s, for %s at the end (since %s); held by process %u",
+					     tn, lt_flock_kind(&cl->flk), c, d, ts, f->holder);
+			else
+				rp_f_summary(f, "file-lock wait: %s waits for a %s: %s, for %s at the end (since %s)",
+					     tn, lt_flock_kind(&cl->flk), c, d, ts);
+			if (s && s->fl_fd == cl->flk.fd && s->fl_what)
+				rp_f_ev(f, "the snapshot at the end: it waits for %s", s->fl_what);
+			else
+				rp_f_ev(f, "the holder is in /proc/locks (a snapshot of the process names it: locktrace snapshot -p PID)");
+		} else {
+			rp_fmt_ts(cl->end, ts2, sizeof(ts2));
+			rp_f_summary(f, "file-lock wait: %s waited %s for a %s: %s, from %s to %s%s",
+				     tn, d, lt_flock_kind(&cl->flk), c, ts, ts2,
+				     (cl->flags & LT_SPAN_HAS_RESULT) && cl->ret == 0 ? " (granted)" : "");
+			if ((cl->flags & LT_SPAN_HAS_RESULT) && cl->ret != 0)
+				rp_f_ev(f, "the call returned %" PRId64 " (not granted)", cl->ret);
+			if (cl->woken_by)
+				rp_f_ev(f, "thread %u woke it when the lock was released: the holder (or a thread of its process)",
+					cl->woken_by);
+			else
+				rp_f_ev(f, "the lock was held by another open file or process; who held it then is not in the events");
+		}
+		if (x->filelock_calls > 1)
+			rp_f_ev(f, "%" PRIu64 " file-lock calls in the trace, %s in them in all", x->filelock_calls,
+				(rp_fmt_dur(x->filelock_ns, d, sizeof(d)), d));
+	}
+}
+
 void rp_run_rules(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
@@ -794,6 +902,7 @@ void rp_run_rules(struct lt_report *r)
 	for (size_t i = 0; i < p->ngr; i++)
 		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle && !p->gr[i]->folded_into)
 			rules_for_waited_lock(r, p->gr[i]);
+	rule_file_lock(r);
 	rule_stall(r);
 	for (size_t i = 0; i < p->ngr; i++) {
 		/* a runtime lock's internal word: the runtime lock's finding

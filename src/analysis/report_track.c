@@ -158,6 +158,7 @@ void rp_acct(struct rthread *t, uint64_t ts)
 		case CL_FUTEX: t->pub.futex_ns += d; break;
 		case CL_POLL: t->pub.poll_ns += d; break;
 		case CL_IO: t->pub.io_ns += d; break;
+		case CL_FLOCK: t->pub.filelock_ns += d; break;
 		default: t->pub.other_ns += d; break;
 		}
 	}
@@ -262,6 +263,7 @@ static int call_class(const struct lt_span *s)
 	case LT_EV_FUTEX_ENTER: return CL_FUTEX;
 	case LT_EV_WAIT_ENTER: return CL_POLL;
 	case LT_EV_IO_ENTER: return CL_IO;
+	case LT_EV_FLOCK_ENTER: return CL_FLOCK;
 	default: return CL_NONE;
 	}
 }
@@ -299,6 +301,11 @@ static void call_from_span(const struct lt_span *s, struct lt_report_call *c)
 		/* the collector records fd I/O on sockets only; a call the
 		 * header saw at attach may be on any fd */
 		c->socket = !(s->flags & LT_SPAN_AT_START);
+		break;
+	case LT_EV_FLOCK_ENTER:
+		c->fd = e->flk.fd;
+		c->op = e->flk.cmd;
+		c->flk = e->flk;
 		break;
 	default:
 		break;
@@ -425,6 +432,9 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 			t->pub.io_reads++;
 		else
 			t->pub.io_writes++;
+		break;
+	case LT_EV_FLOCK_ENTER:
+		t->pub.filelock_calls++;
 		break;
 	default:
 		break;
@@ -600,6 +610,18 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 		lock_wake_end(r, t, s, has, ret);
 	else if (has && ret > 0 && (s->enter.h.kind == LT_EV_WAIT_ENTER || s->enter.h.kind == LT_EV_IO_ENTER))
 		progress(r, s->end_ts, t->pub.tid, 0, 2, &c);
+	if (s->flags & LT_SPAN_FILE_LOCK) {
+		/* a file lock granted is a lock hand-off; the longest wait
+		 * that ended is kept for the file-lock finding */
+		if (has && ret == 0)
+			progress(r, s->end_ts, t->pub.tid, 0, 2, &c);
+		if (!(s->flags & LT_SPAN_UNFINISHED) &&
+		    (!t->pub.has_filelock_max ||
+		     c.end - c.begin > t->pub.filelock_max.end - t->pub.filelock_max.begin)) {
+			t->pub.filelock_max = c;
+			t->pub.has_filelock_max = 1;
+		}
+	}
 }
 
 static struct redge *edge_of(struct lt_report *r, uint32_t waker, uint32_t wakee)

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "callnorm.h"
 #include "locktrace/calls.h"
+#include "filelock.h"
 #include "lockid.h"
 #include "timeline.h"
 #include "grow.h"
@@ -96,6 +97,20 @@ const char *lt_span_name(const struct lt_span *s)
 		const char *n = lt_futex_cmd_name(s->enter.futex.op & LT_FUTEX_CMD_MASK);
 		return n ? n : "futex";
 	}
+	if (s->enter.h.kind == LT_EV_FLOCK_ENTER) {
+		/* named for the lock, whose call says the rest */
+		const struct lt_flock_enter *f = &s->enter.flk;
+		if (f->nr == LT_NR_FLOCK)
+			return f->cmd & LT_LOCK_UN ? "file unlock (flock)" : "file lock (flock)";
+		if (f->type == 2)
+			return "file unlock (fcntl)";
+		switch (f->cmd) {
+		case LT_F_SETLKW: return "file lock (fcntl F_SETLKW)";
+		case LT_F_SETLK: return "file lock (fcntl F_SETLK)";
+		case LT_F_OFD_SETLKW: return "file lock (fcntl F_OFD_SETLKW)";
+		default: return "file lock (fcntl F_OFD_SETLK)";
+		}
+	}
 	return lt_call_name(s->nr);
 }
 
@@ -113,6 +128,10 @@ static uint32_t classify(const struct lt_event *e)
 		/* a socket read can wait for data and also wake a writer blocked
 		 * on a full buffer; a write the reverse */
 		return LT_SPAN_WAIT | LT_SPAN_WAKER;
+	case LT_EV_FLOCK_ENTER:
+		/* the holder's release wakes the waiter from its own process */
+		return lt_flock_may_wait(e->flk.nr, e->flk.cmd, e->flk.type)
+			       ? LT_SPAN_WAIT | LT_SPAN_FILE_LOCK : 0;
 	default:
 		return 0;
 	}
@@ -127,6 +146,15 @@ static int entry_from_snapshot(const struct lt_thread_info *t, struct lt_event *
 
 	memset(e, 0, sizeof(*e));
 	e->h.tid = (uint32_t)t->tid;
+	if (lt_call_flock(t->sc_nr, a[1])) {
+		/* the struct flock was not read at attach: its range is not known */
+		e->h.kind = LT_EV_FLOCK_ENTER;
+		e->flk.nr = (uint16_t)t->sc_nr;
+		e->flk.fd = (int32_t)a[0];
+		e->flk.cmd = (uint32_t)a[1];
+		e->flk.type = LT_FLOCK_TYPE_NOT_READ;
+		return classify(e) & LT_SPAN_WAIT ? 0 : -1;
+	}
 	switch (lt_call_class(t->sc_nr)) {
 	case LT_CALL_FUTEX:
 		if (!lt_futex_waits((uint16_t)t->sc_nr, t->sc_nr == LT_NR_FUTEX ? (uint32_t)a[1] : 0))
@@ -341,8 +369,7 @@ static void span_open(struct lt_timeline *tl, struct tl_thread *th, const struct
 	s->thread_uid = th->uid;
 	s->begin_ts = begin_ts;
 	s->enter = *enter;
-	s->nr = enter->h.kind == LT_EV_FUTEX_ENTER ? enter->futex.nr
-		: enter->h.kind == LT_EV_WAIT_ENTER ? enter->wait.nr : enter->io.nr;
+	s->nr = lt_entry_nr(enter);
 	s->flags = classify(enter) | flags;
 	s->tgid = th->tgid;
 	if (enter->h.kind == LT_EV_FUTEX_ENTER && enter->futex.uaddr)
@@ -733,6 +760,7 @@ static void interpret(struct lt_timeline *tl, const struct lt_event *ev)
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
 	case LT_EV_IO_ENTER:
+	case LT_EV_FLOCK_ENTER:
 		on_enter(tl, ev);
 		break;
 	case LT_EV_SYS_EXIT:

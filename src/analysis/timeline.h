@@ -51,6 +51,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "locktrace/event.h"
 #include "locktrace/tracefile.h"
 
@@ -64,6 +65,8 @@
 #define LT_SPAN_LOCK_WAIT    0x040 /* counted as a waiter on its futex */
 #define LT_SPAN_THREAD_EXIT  0x080 /* ended because its thread exited */
 #define LT_SPAN_SLEPT        0x100 /* the thread slept during the call */
+#define LT_SPAN_FILE_LOCK    0x200 /* a file-lock call that can wait for
+				      another holder (flock, F_SETLKW) */
 
 /* struct lt_wake_edge.flags */
 #define LT_WAKE_IDLE    0x1 /* issued from the idle task (an interrupt) */
@@ -93,9 +96,11 @@ struct lt_span {
 	uint32_t thread_uid;  /* the thread instance (struct lt_thread_ev.uid) */
 	uint64_t begin_ts;
 	uint64_t end_ts;      /* valid in span_end */
-	/* The entry record: kind LT_EV_FUTEX_ENTER, LT_EV_WAIT_ENTER or
-	 * LT_EV_IO_ENTER with its arguments.  For LT_SPAN_AT_START it is built
-	 * from the snapshot's registers (fields not known there are -1/0). */
+	/* The entry record: kind LT_EV_FUTEX_ENTER, LT_EV_WAIT_ENTER,
+	 * LT_EV_IO_ENTER or LT_EV_FLOCK_ENTER with its arguments.  For
+	 * LT_SPAN_AT_START it is built from the snapshot's registers (fields
+	 * not known there are -1/0; a file-lock call's struct flock: type
+	 * LT_FLOCK_TYPE_NOT_READ). */
 	struct lt_event enter;
 	uint16_t nr;          /* syscall number */
 	uint32_t flags;       /* LT_SPAN_* */
@@ -179,7 +184,29 @@ struct lt_namers {
 	void *lock_ctx;
 	int (*thread)(void *ctx, uint32_t tid, char *buf, size_t len);
 	void *thread_ctx;
+	/* the file behind fd of thread tid, when a snapshot saw it wait for
+	 * a file lock on it */
+	int (*file)(void *ctx, uint32_t tid, int fd, char *buf, size_t len);
+	void *file_ctx;
 };
+
+const char *lt_span_name(const struct lt_span *s);
+
+/* The name of span s: lt_span_name, and for a file-lock call the file's
+ * path when the namers know it ("file lock on /tmp/l (flock)"). */
+static inline const char *lt_namers_span(const struct lt_namers *n, const struct lt_span *s, char *buf,
+					 size_t len)
+{
+	const char *name = lt_span_name(s);
+	char path[256];
+	if (s->enter.h.kind != LT_EV_FLOCK_ENTER || !n->file ||
+	    n->file(n->file_ctx, s->tid, s->enter.flk.fd, path, sizeof(path)) <= 0)
+		return name;
+	/* "file lock (flock)" -> "file lock on PATH (flock)" */
+	const char *paren = strchr(name, '(');
+	snprintf(buf, len, "%.*son %s %s", paren ? (int)(paren - name) : 0, name, path, paren ? paren : name);
+	return buf;
+}
 
 /* The name of the futex at addr's track (a counter of its waiters):
  * "NAME (futex 0xADDR)" when the lock namer names it, else "futex 0xADDR". */

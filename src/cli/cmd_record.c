@@ -3,6 +3,7 @@
  * bare form `locktrace -p PID` / `locktrace -- CMD` takes the same options,
  * records the same way and then converts the trace for Perfetto beside it
  * (src/cli/record_after.c does what follows each trace). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli_opts.h"
@@ -20,6 +21,8 @@ enum {
 	OPT_PID_FILE,
 	OPT_NO_SNAPSHOT,
 	OPT_CALLS,
+	OPT_STACKS,
+	OPT_STACK_SAMPLE,
 	OPT_RING,
 	OPT_STALL,
 	OPT_STALL_RULE,
@@ -67,6 +70,13 @@ static const struct lt_opt opts[] = {
 	  "calls a thread sleeps in or wakes another from, taken from the scheduler (no syscall "
 	  "tracepoints: a fraction of the overhead; returns are when the thread runs again, return "
 	  "values unknown; the default with --ring)" },
+	{ "stacks", OPT_STACKS, NULL,
+	  "also the user call stack of each wait (futex, runtime lock, poll/select/epoll, socket "
+	  "read) of 1 ms or more, read from the sleeping thread and unwound with DWARF CFI; off by "
+	  "default: it costs the collector CPU (see BENCHMARKS.md)" },
+	{ "stack-sample", OPT_STACK_SAMPLE, "N",
+	  "with --stacks: also read the stack of 1 in N shorter waits, as soon as the collector sees "
+	  "them (default 16; 0: none); a wait that has ended by then keeps none" },
 	LT_OPT_GROUP("Flight recorder (sit on a process for hours, keep only the recent past):"),
 	{ "ring", OPT_RING, "SIZE",
 	  "keep the newest SIZE of events in memory (e.g. 256M) and write a trace only on a trigger: "
@@ -89,7 +99,8 @@ static const struct lt_opt opts[] = {
 #define ABOUT_RECORDED                                                                          \
 	"\n"                                                                                     \
 	"What is recorded: futex operations, select/poll/epoll waits, socket reads and\n"        \
-	"writes, scheduler switches and wake-ups, thread creation, renames and exits.\n"          \
+	"writes, file-lock calls (flock, fcntl F_SETLK[W]), scheduler switches and\n"           \
+	"wake-ups, thread creation, renames and exits.\n"                                        \
 	"A process given with -p is never stopped, ptraced or signalled.  A COMMAND\n"            \
 	"launched after -- is traced from its first instruction until it exits; if\n"             \
 	"recording ends first (-d, Ctrl-C, SIGTERM, a stall), it gets SIGTERM, as with\n"         \
@@ -206,6 +217,19 @@ static int take_opt(int c, struct lt_record_opts *o, pid_t **pids, size_t *npids
 			return 0;
 		lt_err("unknown --calls mode '%s': expected all or blocking", optarg);
 		return -1;
+	case OPT_STACKS: o->stacks = 1; return 0;
+	case OPT_STACK_SAMPLE: {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(optarg, &end, 10);
+		if (!errno && end != optarg && !*end && v <= 1000000 && optarg[0] != '-') {
+			o->stack_sample = (int)v;
+			return 0;
+		}
+		lt_err("invalid --stack-sample '%s': expected a count from 0 (no short wait) to "
+		       "1000000", optarg);
+		return -1;
+	}
 	case OPT_RING:
 		if (!size_arg(optarg, LT_FLIGHT_MIN, 64ull << 30, &o->ring_mem))
 			return 0;
@@ -270,6 +294,10 @@ static int parse(int argc, char **argv, struct lt_record_opts *o, pid_t **pids, 
 	 * it catches the same stalls that way (BENCHMARKS.md) */
 	if (o->ring_mem && !calls_given)
 		o->calls_blocking = 1;
+	if (o->stack_sample >= 0 && !o->stacks) {
+		lt_err("--stack-sample needs --stacks (it says which short waits get a stack)");
+		return 2;
+	}
 	o->pids = *pids;
 	o->npids = npids;
 	if (npids == 1)
@@ -280,7 +308,7 @@ static int parse(int argc, char **argv, struct lt_record_opts *o, pid_t **pids, 
 
 static int record_main(int argc, char **argv, int perfetto)
 {
-	struct lt_record_opts o = { .status_line = -1 };
+	struct lt_record_opts o = { .status_line = -1, .stack_sample = -1 };
 	struct lt_record_result res;
 	pid_t *pids = NULL;
 	char raw[4096];

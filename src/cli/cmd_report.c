@@ -8,6 +8,7 @@
 #include "cli_opts.h"
 #include "cli.h"
 #include "report.h"
+#include "report_profile.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -20,11 +21,15 @@ static const struct lt_opt opts[] = {
 	{ "stall-time", 's', "S",
 	  "a wait this long at the end counts as stuck (default " STR(LT_REPORT_STALL_S) ")" },
 	{ "convoy", 'c', "N", "waiters queued at once that make a convoy (default " STR(LT_REPORT_CONVOY_MIN) ")" },
+	{ "profile", 'P', NULL,
+	  "text: a contention profile instead: (lock, waiting stack) ranked by total wait time (a "
+	  "trace recorded with --stacks)" },
 	{ 0 },
 };
 
 static const struct lt_cli cli = {
-	.usage = "Usage: locktrace report TRACE [--json] [--last N] [--all] [--stall-time S] [--convoy N]\n",
+	.usage = "Usage: locktrace report TRACE [--json] [--last N] [--all] [--stall-time S] [--convoy N]\n"
+		 "       locktrace report TRACE --profile [--all]\n",
 	.about = "What the threads of the traced process waited for, who held and woke what,\n"
 		 "and what is wrong: deadlocks, lost wake-ups, lock holders blocked in I/O or\n"
 		 "preempted, convoys, stalls (docs/report.md).\n",
@@ -56,7 +61,7 @@ int lt_cmd_report(int argc, char **argv)
 {
 	struct lt_report_opts o = { 0 };
 	struct lt_getopt g;
-	int json = 0, c;
+	int json = 0, profile = 0, c;
 
 	if (lt_getopt_init(&g, &cli))
 		return 2;
@@ -78,6 +83,9 @@ int lt_cmd_report(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'P':
+			profile = 1;
+			break;
 		case 'c':
 			if (number("convoy", optarg, 2, 100000, "a number of waiters, at least 2", &o.convoy_min))
 				return 2;
@@ -89,6 +97,18 @@ int lt_cmd_report(int argc, char **argv)
 	if (lt_cli_one_arg(&cli, argc, argv, "trace file"))
 		return 2;
 	char err[768];
+	if (profile && json) {
+		lt_err("--profile is text only; leave out --json");
+		return 2;
+	}
+	if (profile) {
+		int rc = lt_report_profile(argv[optind], stdout, o.rows, err, sizeof(err));
+		if (rc == 1)
+			lt_err("%s", err);
+		else if (err[0])
+			lt_warn("%s", err);
+		return rc;
+	}
 	int rc = lt_report_file_opts(argv[optind], stdout, json, &o, err, sizeof(err));
 	if (rc == 1)
 		lt_err("%s", err);

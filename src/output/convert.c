@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "convert.h"
+#include "stacks.h"
 #include "jsontrace.h"
 #include "lockid.h"
 #include "locksyms.h"
@@ -21,6 +22,7 @@
 #include "locktrace/tracefile.h"
 #include "report_int.h"
 #include "u64map.h"
+#include "utf8.h"
 
 static const char *suffix_of(int format)
 {
@@ -58,6 +60,16 @@ static int thread_namer(void *ctx, uint32_t tid, char *buf, size_t len)
 	return 1;
 }
 
+/* The file a thread waited to lock on fd, as a snapshot saw it. */
+static int file_namer(void *ctx, uint32_t tid, int fd, char *buf, size_t len)
+{
+	const char *n = fd >= 0 ? lt_u64map_get(ctx, RP_FILE_KEY(tid, fd)) : NULL;
+	if (!n || !n[0])
+		return 0;
+	lt_text_escape(buf, len, n, strlen(n));
+	return 1;
+}
+
 /* The names of a SYMBOLS entry of another process or in a shared mapping,
  * under the lock key the timeline uses (src/trace/lockid.h). */
 struct sym_ctx {
@@ -91,7 +103,7 @@ struct writer {
 static int writer_open(struct writer *w, FILE *f, const struct lt_header *hdr,
 		       struct lt_timeline_sink *sink, struct lt_u64map *names, struct lt_u64map *tnames)
 {
-	const struct lt_namers nm = { lock_namer, names, thread_namer, tnames };
+	const struct lt_namers nm = { lock_namer, names, thread_namer, tnames, file_namer, tnames };
 	if (w->format == LT_FORMAT_JSON) {
 		if (!(w->js = lt_jsontrace_new(f, hdr)))
 			return -ENOMEM;
@@ -133,6 +145,7 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	struct lt_timeline *tl = NULL;
 	struct lt_lockid *ids = NULL;
 	struct lt_u64map names = { 0 }, tnames = { 0 };
+	struct lt_stacktab stacks = { 0 }; /* record --stacks: the waits' stacks */
 	char tmp[4096];
 	char *snap = NULL; /* the last stored snapshot's JSON (its goroutines) */
 	size_t snap_len = 0;
@@ -183,6 +196,13 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	}
 	if (w.pf)
 		lt_perfetto_set_lockid(w.pf, ids);
+	if (w.pf && r.hdr.version_minor >= 5) {
+		/* a first pass, as for the names: a wait's stack may be
+		 * written after the wait's events */
+		lt_trace_stacks(in, &stacks);
+		if (stacks.nstacks)
+			lt_perfetto_set_stacks(w.pf, &stacks);
+	}
 	struct rp_holder held[8];
 	size_t nheld = 0;
 	uint64_t last_ts = 0;
@@ -262,6 +282,7 @@ out:
 	lt_timeline_free(tl);
 	lt_lockid_free(ids);
 	writer_free(&w);
+	lt_stacktab_free(&stacks);
 	lt_symmap_free(&names);
 	lt_symmap_free(&tnames);
 	lt_reader_close(&r);

@@ -5,11 +5,50 @@
 #include <stdio.h>
 #include <string.h>
 #include "dump.h"
+#include "filelock.h"
+#include "locktrace/calls.h"
 #include "locksyms.h"
+#include "stacks.h"
 #include "timeline.h"
 #include "locktrace/tracefile.h"
 #include "u64map.h"
 #include "utf8.h"
+
+static void print_ref(void *ctx, const struct lt_stack_ref *r)
+{
+	(void)ctx;
+	if (r->role == LT_STACK_WAKER)
+		printf("# wake-up by tid %d at %" PRIu64 ": waker stack %u\n", r->tid, r->ts, r->stack_id);
+	else
+		printf("# wait of tid %d at %" PRIu64 ": waiter stack %u (read %.3f ms after)\n", r->tid,
+		       r->ts, r->stack_id, (double)r->delay_ns / 1e6);
+}
+
+/* A STACKS section: its stacks, one frame a line, then which wait has which. */
+static void dump_stacks(const uint8_t *data, size_t len)
+{
+	struct lt_stacktab t = { 0 };
+	char buf[1024];
+
+	if (lt_stacktab_add(&t, data, len))
+		printf("# STACKS section damaged: what precedes the damage follows\n");
+	for (size_t i = 0; i < t.nstacks; i++) {
+		const struct lt_stack *s = t.stacks[i];
+		printf("# stack %u of process %d, %u frames\n", s->id, s->tgid, s->nframes);
+		for (uint32_t f = 0; f < s->nframes; f++) {
+			printf("#   %2u ", f);
+			lt_text_fput(stdout, lt_sframe_text(&s->frames[f], buf, sizeof(buf)), (size_t)-1);
+			putchar('\n');
+		}
+		if (s->end) {
+			printf("#   ");
+			lt_text_fput(stdout, s->end, (size_t)-1);
+			putchar('\n');
+		}
+	}
+	lt_stacktab_each_ref(&t, print_ref, NULL);
+	lt_stacktab_free(&t);
+}
 
 /* Names, paths and the command line come from the target: escaped (utf8.h). */
 static const char *esc(const char *s, size_t max, char *buf, size_t len)
@@ -39,7 +78,16 @@ static void print_header(const struct lt_header *h)
 		printf("# thread %d %s", t->tid, esc(t->comm, sizeof(t->comm), a, sizeof(a)));
 		if (t->sc_nr == LT_SC_NR_RUNNING)
 			printf(" running");
-		else if (t->sc_nr >= 0)
+		else if (t->sc_nr >= 0 && lt_call_flock(t->sc_nr, t->sc_args[1])) {
+			/* a file-lock call: decoded as the events are (its
+			 * struct flock was not read at attach) */
+			struct lt_flock_enter fe = { .nr = (uint16_t)t->sc_nr, .fd = (int32_t)t->sc_args[0],
+						     .cmd = (uint32_t)t->sc_args[1],
+						     .type = LT_FLOCK_TYPE_NOT_READ };
+			char call[200];
+			lt_flock_call_str(&fe, NULL, call, sizeof(call));
+			printf(" in %s for %.3f s", call, (double)t->blocked_ns / 1e9);
+		} else if (t->sc_nr >= 0)
 			printf(" in %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ") for %.3f s",
 			       lt_call_name((unsigned)t->sc_nr), t->sc_args[0], t->sc_args[1], t->sc_args[2],
 			       (double)t->blocked_ns / 1e9);
@@ -113,6 +161,8 @@ int lt_dump(const char *path, char *err, size_t errlen)
 					putchar('\n');
 				}
 			lt_symmap_free(&sec);
+		} else if (it.sec_type == LT_CHUNK_STACKS) {
+			dump_stacks(it.data, it.len);
 		} else if (it.sec_type == LT_CHUNK_STATS && r.have_stats) {
 			print_stats(&r.stats, tl);
 		} else if (it.sec_type == LT_CHUNK_SNAPSHOT) {

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filelock.h"
 #include "jsonw.h"
 #include "jsontrace.h"
 #include "u64map.h"
@@ -146,6 +147,11 @@ static void call_params(struct jw *w, const struct lt_span *s)
 		jw_kint(w, "fd", e->io.fd);
 		if (e->io.count != LT_IO_COUNT_UNKNOWN)
 			jw_kuint(w, "bytes", e->io.count);
+	} else if (e->h.kind == LT_EV_FLOCK_ENTER) {
+		char call[200];
+		jw_kint(w, "fd", e->flk.fd);
+		lt_flock_call_str(&e->flk, NULL, call, sizeof(call));
+		jw_kstr(w, "call", call);
 	}
 }
 
@@ -233,9 +239,11 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	struct lt_jsontrace *j = ctx;
 	struct jw *w = ev_begin(j, 'X', s->tid);
 
-	jw_kstr(w, "name", lt_span_name(s));
+	char nbuf[320];
+	jw_kstr(w, "name", lt_namers_span(&j->names, s, nbuf, sizeof(nbuf)));
 	jw_kstr(w, "cat", s->enter.h.kind == LT_EV_FUTEX_ENTER ? "futex"
-			  : s->enter.h.kind == LT_EV_WAIT_ENTER ? "wait" : "io");
+			  : s->enter.h.kind == LT_EV_WAIT_ENTER ? "wait"
+			  : s->enter.h.kind == LT_EV_FLOCK_ENTER ? "file_lock" : "io");
 	kts(w, "ts", s->begin_ts);
 	kts(w, "dur", s->end_ts - s->begin_ts);
 	call_args(w, s);

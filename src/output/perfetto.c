@@ -31,9 +31,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filelock.h"
 #include "lockid.h"
 #include "pb.h"
 #include "perfetto.h"
+#include "stacks.h"
 #include "u64map.h"
 #include "utf8.h"
 
@@ -64,7 +66,7 @@ enum { /* TrackDescriptor and what it holds */
 enum { /* TrackEvent */
 	TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11,
 	TE_EXTRA_COUNTER_VALUES = 12, TE_EXTRA_COUNTER_TRACK_UUIDS = 31, TE_FLOW_IDS = 47,
-	TE_TERMINATING_FLOW_IDS = 48,
+	TE_TERMINATING_FLOW_IDS = 48, TE_CALLSTACK_IID = 56,
 	TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3,
 };
 enum { /* DebugAnnotation */
@@ -74,6 +76,11 @@ enum { /* DebugAnnotation */
 enum { /* InternedData: EventName / DebugAnnotationName {iid, name}, InternedString {iid, str} */
 	ID_EVENT_NAMES = 2, ID_DEBUG_ANNOTATION_NAMES = 3, ID_DEBUG_ANNOTATION_STRINGS = 29,
 	INTERNED_IID = 1, INTERNED_NAME = 2,
+	/* interned callstacks (profile_common.proto): InternedString {iid, str},
+	 * Frame {iid, function_name_id, source_path_iid, line_number},
+	 * Callstack {iid, frame_ids (outermost first)} */
+	ID_FUNCTION_NAMES = 5, ID_FRAMES = 6, ID_CALLSTACKS = 7, ID_SOURCE_PATHS = 18,
+	FR_FUNCTION_NAME_ID = 2, FR_SOURCE_PATH_IID = 5, FR_LINE_NUMBER = 6, CSK_FRAME_IDS = 2,
 };
 enum { FB_CPU = 1, FB_EVENT = 2, FB_LOST_EVENTS = 3 }; /* FtraceEventBundle */
 enum { /* FtraceEvent and the events used */
@@ -101,7 +108,7 @@ enum { /* FtraceEvent and the events used */
 enum ann {
 	A_NONE, A_ADDR, A_OP, A_EXPECTED, A_TIMEOUT_NS, A_RESULT, A_ERRNO, A_FD, A_BYTES, A_NFDS,
 	A_ADDR2, A_NR_WAKE, A_FLAGS, A_BLOCKED_AT_START, A_BLOCKED_BEFORE_NS, A_UNFINISHED,
-	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_MAX
+	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_CALL, A_MAX
 };
 static const char *const ann_names[A_MAX] = {
 	[A_ADDR] = "addr", [A_OP] = "op", [A_EXPECTED] = "expected",
@@ -111,7 +118,7 @@ static const char *const ann_names[A_MAX] = {
 	[A_BLOCKED_BEFORE_NS] = "blocked_before_ns", [A_UNFINISHED] = "unfinished",
 	[A_NOTE] = "note", [A_WOKEN_BY] = "woken_by", [A_WAKER_TID] = "waker_tid",
 	[A_COUNT] = "count", [A_KIND] = "kind", [A_CPU] = "cpu", [A_NR_FUTEXES] = "nr_futexes",
-	[A_TID] = "tid",
+	[A_TID] = "tid", [A_CALL] = "call",
 };
 
 static const char LOST_NAME[] = "lost events";
@@ -172,6 +179,11 @@ struct lt_perfetto {
 	struct lt_u64map tids;     /* tid -> struct pf_tid * */
 	/* lock naming */
 	struct lt_namers namers;
+	/* call stacks of waits (record --stacks) */
+	const struct lt_stacktab *stacks;
+	struct lt_u64map stack_iids;      /* stack id -> callstack iid */
+	const struct lt_stack *new_stack; /* to intern in this packet */
+	uint64_t new_stack_iid, next_stack_iid, next_frame_iid;
 };
 
 /* ---- encoding helpers ------------------------------------------------ */
@@ -350,12 +362,88 @@ static uint64_t string_iid(struct lt_perfetto *p, uint64_t key, text_fn text, ui
 	return iid;
 }
 
+/* The InternedData of a wait's stack first used by this packet: each frame
+ * (its function name and source file as interned strings) and the
+ * callstack, outermost frame first.  Frames carry no mapping: they are
+ * symbolized already. */
+static void intern_stack(struct lt_perfetto *p)
+{
+	struct pb_buf *b = &p->out;
+	const struct lt_stack *st = p->new_stack;
+	uint64_t first = p->next_frame_iid + 1;
+	char fn[64];
+
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		const struct lt_sframe *f = &st->frames[i];
+		uint64_t iid = ++p->next_frame_iid;
+		/* one iid per frame for its name, its file and itself: each
+		 * table has its own iids */
+		pb_tok e = begin_small(b, ID_FUNCTION_NAMES);
+		pb_uint64(b, INTERNED_IID, iid);
+		if (f->func) {
+			put_name(b, INTERNED_NAME, f->func, 1024);
+		} else {
+			snprintf(fn, sizeof(fn), "0x%" PRIx64, f->pc);
+			pb_string(b, INTERNED_NAME, fn);
+		}
+		end_small(b, e);
+		if (f->file) {
+			e = begin_small(b, ID_SOURCE_PATHS);
+			pb_uint64(b, INTERNED_IID, iid);
+			put_name(b, INTERNED_NAME, f->file, 1024);
+			end_small(b, e);
+		}
+		e = begin_small(b, ID_FRAMES);
+		pb_uint64(b, INTERNED_IID, iid);
+		pb_uint64(b, FR_FUNCTION_NAME_ID, iid);
+		if (f->file)
+			pb_uint64(b, FR_SOURCE_PATH_IID, iid);
+		if (f->line)
+			pb_uint32(b, FR_LINE_NUMBER, f->line);
+		end_small(b, e);
+	}
+	pb_tok e = begin_small(b, ID_CALLSTACKS);
+	pb_uint64(b, INTERNED_IID, p->new_stack_iid);
+	for (uint32_t i = st->nframes; i-- > 0;)
+		pb_uint64(b, CSK_FRAME_IDS, first + i);
+	end_small(b, e);
+	p->new_stack = NULL;
+}
+
+/* The callstack iid of the stack the wait s went to sleep with (or, for
+ * a call that woke others, the waker's stack at its wake-up), 0 none;
+ * a new one is interned by the packet being written. */
+static uint64_t wait_stack_iid(struct lt_perfetto *p, const struct lt_span *s)
+{
+	const struct lt_stack *st = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts,
+						     LT_STACK_WAITER);
+	if (!st) /* a waking call: the release site, where the flows begin */
+		st = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts, LT_STACK_WAKER);
+	if (!st || !st->nframes)
+		return 0;
+	uint64_t iid = (uint64_t)(uintptr_t)lt_u64map_get(&p->stack_iids, st->id);
+	if (iid)
+		return iid;
+	iid = ++p->next_stack_iid;
+	if (lt_u64map_put(&p->stack_iids, st->id, (void *)(uintptr_t)iid))
+		return 0;
+	p->new_stack = st;
+	p->new_stack_iid = iid;
+	return iid;
+}
+
+void lt_perfetto_set_stacks(struct lt_perfetto *p, const struct lt_stacktab *stacks)
+{
+	p->stacks = stacks;
+}
+
 /* Writes the InternedData entries first used by the packet being written,
  * and the sequence fields; returns nothing: errors are sticky in out. */
 static void packet_interned_tail(struct lt_perfetto *p)
 {
 	struct pb_buf *b = &p->out;
-	if (p->ann_new || p->nnew_names || p->nnew_strings) {
+	if (p->ann_new || p->nnew_names || p->nnew_strings || p->new_stack) {
+		/* one InternedData per packet: readers take one */
 		pb_tok t = begin_small(b, TP_INTERNED_DATA);
 		for (int i = 0; i < p->nnew_names; i++) {
 			pb_tok e = begin_small(b, ID_EVENT_NAMES);
@@ -377,6 +465,8 @@ static void packet_interned_tail(struct lt_perfetto *p)
 			pb_string(b, INTERNED_NAME, p->new_strings[i].s);
 			end_small(b, e);
 		}
+		if (p->new_stack)
+			intern_stack(p);
 		end_small(b, t);
 		p->ann_sent |= p->ann_new;
 		p->ann_new = 0;
@@ -529,6 +619,11 @@ static void call_args(struct lt_perfetto *p, const struct lt_span *s)
 		if (e->io.count != LT_IO_COUNT_UNKNOWN)
 			ann_uint(p, A_BYTES, e->io.count);
 		break;
+	case LT_EV_FLOCK_ENTER:
+		ann_int(p, A_FD, e->flk.fd);
+		lt_flock_call_str(&e->flk, NULL, buf, sizeof(buf));
+		ann_str(p, A_CALL, buf);
+		break;
 	default:
 		break;
 	}
@@ -612,12 +707,16 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_perfetto *p = ctx;
 	struct pb_buf *b = &p->out;
-	const char *name = lt_span_name(s);
+	char nbuf[320];
+	const char *name = lt_namers_span(&p->namers, s, nbuf, sizeof(nbuf));
 	uint64_t uuid = thread_uuid(s->thread_uid);
 
 	/* BEGIN: name, arguments, result, flows out */
 	pb_tok te, pk = event_begin(p, s->begin_ts, uuid, TYPE_SLICE_BEGIN, name, &te);
 	call_args(p, s);
+	uint64_t cs = p->stacks ? wait_stack_iid(p, s) : 0;
+	if (cs)
+		pb_uint64(b, TE_CALLSTACK_IID, cs);
 	for (uint32_t i = 0; i < s->nwoke; i++)
 		pb_fixed64(b, TE_FLOW_IDS, s->woke[i].id);
 	extra_counter(p, s, s->waiters_begin);
@@ -1360,6 +1459,7 @@ void lt_perfetto_free(struct lt_perfetto *p)
 	for (size_t i = 0; i < p->procs.cap; i++)
 		free(p->procs.vals[i]);
 	lt_u64map_free(&p->procs);
+	lt_u64map_free(&p->stack_iids);
 	free((void *)p->hprocs);
 	free(p->states);
 	lt_u64map_free(&p->names);

@@ -57,6 +57,10 @@ void lt_perfetto_set_namers(struct lt_perfetto *p, const struct lt_namers *names
  * another process under that process's track.  Optional. */
 struct lt_lockid;
 void lt_perfetto_set_lockid(struct lt_perfetto *p, const struct lt_lockid *ids);
+/* The stacks of waits (STACKS sections, record --stacks): each wait slice
+ * gets its callstack.  stacks must outlive p's writing (NULL: none). */
+struct lt_stacktab;
+void lt_perfetto_set_stacks(struct lt_perfetto *p, const struct lt_stacktab *stacks);
 uint64_t lt_perfetto_bytes(const struct lt_perfetto *p);
 
 /* sched_switch's prev_state as the kernel's trace event reports it, for a

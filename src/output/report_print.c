@@ -276,21 +276,23 @@ static void json_lock(struct jw *w, const struct lt_report *r, const struct lt_r
 static void json_thread_counts(struct jw *w, const struct lt_report_thread *t)
 {
 	const uint64_t v[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
-			       t->other_ns, t->unknown_ns };
-	const char *k[] = { "running", "runnable", "futex", "select_poll", "socket_io", "other", "unknown" };
+			       t->filelock_ns, t->other_ns, t->unknown_ns };
+	const char *k[] = { "running", "runnable", "futex", "select_poll", "socket_io", "file_lock", "other",
+			    "unknown" };
 	const uint64_t n[] = { t->futex_waits, t->futex_wakes, t->futex_other, t->polls, t->io_reads,
-			       t->io_writes, t->wakeups, t->switches, t->preempted };
+			       t->io_writes, t->filelock_calls, t->wakeups, t->switches, t->preempted };
 	static const char *const nk[] = { "futex_waits", "futex_wakes", "futex_other", "select_poll",
-					  "socket_reads", "socket_writes", "woken", "switches", "preempted" };
+					  "socket_reads", "socket_writes", "file_lock_calls", "woken",
+					  "switches", "preempted" };
 
 	jw_break(w, 5);
 	jw_kobject(w, "time_s");
-	for (int j = 0; j < 7; j++)
+	for (int j = 0; j < 8; j++)
 		ksec(w, k[j], v[j]);
 	jw_end(w);
 	jw_break(w, 5);
 	jw_kobject(w, "ops");
-	jw_kuints(w, nk, n, 9);
+	jw_kuints(w, nk, n, 10);
 	jw_end(w);
 }
 
@@ -741,8 +743,9 @@ static void print_thread_row(FILE *f, const struct tctx *tx, size_t i)
 	const struct lt_report_thread *t = &tx->r->threads[i];
 	char n[LT_COMM_LEN * 4], v[7][16], buf[300];
 	rp_clean_name(t->rt_name ? t->rt_name : t->name, n, sizeof(n));
+	/* file-lock waits go under "other" here (JSON: time_s.file_lock) */
 	const uint64_t x[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
-			       t->other_ns };
+			       t->other_ns + t->filelock_ns };
 	for (int k = 0; k < 6; k++)
 		ms(x[k], v[k], sizeof(v[k]));
 	const char *ph = phrase_of(tx, i, buf, sizeof(buf));

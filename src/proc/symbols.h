@@ -124,6 +124,13 @@ void lt_unwinder_free(struct lt_unwinder *u);
 int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
 		     int max, struct lt_frame **frames, size_t *n, char **end);
 
+/* The same from a copy of the thread's stack taken earlier (LEN bytes from
+ * BASE, its sp then): reads there come from COPY; the rest of the stack's
+ * mapping has changed since and is not read (the unwind stops there). */
+int lt_unwind_thread_copy(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
+			  uint64_t base, const void *copy, size_t len, int max,
+			  struct lt_frame **frames, size_t *n, char **end);
+
 void lt_frame_clear(struct lt_frame *f);
 
 #ifdef __cplusplus

@@ -32,6 +32,10 @@ struct lt_unwinder {
 	unsigned next_page;
 	uint64_t bad_addr;   /* last unreadable address, for the end marker */
 	bool had_bad_read;
+	/* lt_unwind_thread_copy: a copy of the stack from ov_base, and the
+	 * mapping it is in (whose other bytes have changed since) */
+	const unsigned char *ov;
+	uint64_t ov_base, ov_len, ov_start, ov_end;
 };
 
 static struct page *get_page(struct lt_unwinder *u, uint64_t base)
@@ -50,6 +54,16 @@ static struct page *get_page(struct lt_unwinder *u, uint64_t base)
 static bool read_bytes(struct lt_unwinder *u, uint64_t addr, void *out, size_t len)
 {
 	unsigned char *o = out;
+	if (u->ov && addr >= u->ov_base && addr - u->ov_base <= u->ov_len &&
+	    len <= u->ov_len - (addr - u->ov_base)) {
+		memcpy(out, u->ov + (addr - u->ov_base), len);
+		return true;
+	}
+	if (u->ov && addr < u->ov_end && addr + len > u->ov_start) {
+		u->bad_addr = addr; /* the stack beyond the copy: changed since */
+		u->had_bad_read = true;
+		return false;
+	}
 	while (len) {
 		uint64_t base = addr & ~(uint64_t)(PAGE - 1);
 		size_t off = (size_t)(addr - base);
@@ -176,6 +190,7 @@ struct walk {
 	bool last_ok;
 	uint64_t last_pc;
 	bool last_act;
+	uint64_t *sp; /* each frame's stack pointer (0: unknown), for loops */
 };
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -195,12 +210,30 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		w->end = lts_asprintf("[unwind stopped: depth limit %zu]", w->max);
 		return DWARF_CB_ABORT;
 	}
+	/* A caller frame with the pc and stack pointer of a frame already
+	 * walked: the chain (saved frame pointers, return addresses) loops,
+	 * and would repeat that frame up to the depth limit.  Recursion never
+	 * repeats a stack pointer. */
+	Dwarf_Word sp = 0;
+	if (w->sp && dwfl_frame_reg(state, 7, &sp) == 0 && sp) {
+		for (size_t i = 0; i < w->n; i++)
+			if (w->sp[i] == sp && w->frames[i].pc == pc) {
+				w->end = lts_asprintf("[unwind stopped: the frame chain loops: frame #%zu would "
+						      "repeat frame #%zu (pc 0x%" PRIx64 ", sp 0x%" PRIx64 "): "
+						      "a saved frame pointer or return address points back "
+						      "into the stack already walked]",
+						      w->n, i, (uint64_t)pc, (uint64_t)sp);
+				return DWARF_CB_ABORT;
+			}
+	}
 	uint64_t lookup = act ? pc : pc - 1;
 	if (!lt_sym_is_code(w->u->sym, lookup)) {
 		w->end = lts_asprintf("[unwind stopped: 0x%" PRIx64 " is not in an executable mapping]",
 				      (uint64_t)pc);
 		return DWARF_CB_ABORT;
 	}
+	if (w->sp)
+		w->sp[w->n] = sp;
 	lt_sym_frame(w->u->sym, pc, act, &w->frames[w->n++]);
 	w->last_pc = pc;
 	w->last_act = act;
@@ -275,6 +308,23 @@ static char *why_ended(const struct walk *w)
 			    "undefined), not a thread start]", where);
 }
 
+int lt_unwind_thread_copy(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
+			  uint64_t base, const void *copy, size_t len, int max,
+			  struct lt_frame **frames, size_t *n, char **end)
+{
+	if (!u)
+		return -EINVAL;
+	const struct lt_map *m = lt_sym_map_at(u->sym, base);
+	u->ov = copy;
+	u->ov_base = base;
+	u->ov_len = len;
+	u->ov_start = m ? m->start : base;
+	u->ov_end = m ? m->end : base + len;
+	int r = lt_unwind_thread(u, tid, regs, max, frames, n, end);
+	u->ov = NULL;
+	return r;
+}
+
 int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
 		     int max, struct lt_frame **frames, size_t *n, char **end)
 {
@@ -289,6 +339,7 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 	w.frames = calloc((size_t)max, sizeof(*w.frames));
 	if (!w.frames)
 		return -ENOMEM;
+	w.sp = calloc((size_t)max, sizeof(*w.sp)); /* without it: no loop check */
 	/* a fresh page cache per thread: stacks differ, code pages rarely
 	 * matter (CFI comes from the ELF files, not from memory) */
 	for (unsigned i = 0; i < NPAGES; i++)
@@ -299,6 +350,7 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 	int r = dwfl_getthread_frames(u->dwfl, tid, frame_cb, &w);
 	int err = r < 0 ? dwfl_errno() : 0;
 	u->cur_regs = NULL;
+	free(w.sp);
 	if (r < 0 && !w.end)
 		w.end = why_stopped(&w, err);
 	else if (!w.end && w.n)

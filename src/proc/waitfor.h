@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "filelock.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -127,11 +128,7 @@ size_t lt_parse_fdinfo_locks(const char *text, struct lt_plock *out, size_t max)
 /* Does lock A (held) conflict with request B (type, range)? */
 bool lt_plock_conflicts(const struct lt_plock *held, const struct lt_plock *want);
 
-/* The flock(2) operation, "LOCK_EX|LOCK_NB". */
-size_t lt_flock_op_str(unsigned op, char *buf, size_t len);
-/* The fcntl(2) command name ("F_SETLKW", "F_OFD_SETLKW"), NULL if not a
- * lock command. */
-const char *lt_fcntl_lock_cmd(unsigned cmd);
+/* lt_flock_op_str, lt_fcntl_lock_cmd: filelock.h (src/trace). */
 /* struct flock as x86-64 lays it out (short type, short whence, off_t
  * start, off_t len, pid_t pid): "F_WRLCK SEEK_SET 0 len 0 (to EOF)". */
 size_t lt_flock_struct_str(const unsigned char raw[32], char *buf, size_t len);

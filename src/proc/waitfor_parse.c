@@ -114,25 +114,6 @@ bool lt_plock_conflicts(const struct lt_plock *held, const struct lt_plock *want
 	return held->start <= want->end && want->start <= held->end;
 }
 
-size_t lt_flock_op_str(unsigned op, char *buf, size_t len)
-{
-	const char *base = (op & 8) ? "LOCK_UN" : (op & 2) ? "LOCK_EX" : (op & 1) ? "LOCK_SH" : "0";
-	return (size_t)snprintf(buf, len, "%s%s", base, (op & 4) ? "|LOCK_NB" : "");
-}
-
-const char *lt_fcntl_lock_cmd(unsigned cmd)
-{
-	switch (cmd) {
-	case 5: return "F_GETLK";
-	case 6: return "F_SETLK";
-	case 7: return "F_SETLKW";
-	case 36: return "F_OFD_GETLK";
-	case 37: return "F_OFD_SETLK";
-	case 38: return "F_OFD_SETLKW";
-	default: return NULL;
-	}
-}
-
 size_t lt_flock_struct_str(const unsigned char raw[32], char *buf, size_t len)
 {
 	int16_t type, whence;

@@ -125,8 +125,12 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 {
 	int r;
 	pid_t tgid = tgids[0];
+	int (*copy_fn)(void *, void *, size_t) = b->copy_fn;
+	void *copy_ctx = b->copy_ctx;
 
 	memset(b, 0, sizeof(*b));
+	b->copy_fn = copy_fn; /* the caller's, set before */
+	b->copy_ctx = copy_ctx;
 	verbose_libbpf = verbose;
 	libbpf_set_print(libbpf_print);
 
@@ -158,6 +162,11 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
 	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
+	int copies = (flags & LT_BPF_COPY_STACKS) && (flags & LT_BPF_CALLS_BLOCKING) && b->copy_fn;
+	if (copies)
+		b->skel->rodata->copy_waker_stacks = true;
+	else /* unused: the smallest ring */
+		bpf_map__set_max_entries(b->skel->maps.stack_copies, 4096);
 	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */
 	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
 	if (!ncg)
@@ -203,6 +212,11 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 				 NULL);
 	if (!b->rb) {
 		snprintf(err, errlen, "opening the ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	if (copies && ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.stack_copies),
+				       (ring_buffer_sample_fn)b->copy_fn, b->copy_ctx)) {
+		snprintf(err, errlen, "opening the stack copies' ring buffer: %s", strerror(errno));
 		goto fail;
 	}
 	return 0;

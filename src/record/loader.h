@@ -13,6 +13,10 @@ struct ring_buffer;
 struct lt_bpf {
 	struct locktrace_bpf *skel;
 	struct ring_buffer *rb;
+	/* LT_BPF_COPY_STACKS: called with each struct lt_stack_copy (set
+	 * before lt_bpf_start) */
+	int (*copy_fn)(void *ctx, void *data, size_t size);
+	void *copy_ctx;
 	int ncpus;    /* possible cpus: the width of per-cpu maps */
 	uint64_t *lost_tmp; /* ncpus values, scratch for per-cpu reads */
 };
@@ -22,6 +26,8 @@ typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 /* Checks the kernel can run locktrace (BTF present).  0 or -1 with err. */
 int lt_bpf_check_kernel(char *err, size_t errlen);
 /* lt_bpf_start flags */
+#define LT_BPF_COPY_STACKS 0x100 /* with CALLS_BLOCKING: copy wakers' stacks
+				* (record --stacks; struct lt_stack_copy) */
 #define LT_BPF_CALLS_BLOCKING 0x1 /* --calls blocking: no syscall programs; the
 				   * switch program writes the call a thread
 				   * sleeps in (LT_F_AT_SLEEP entries) */

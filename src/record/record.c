@@ -64,6 +64,19 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 		fprintf(stderr, "  %llu calls end at their thread's next event: the switch that ran "
 			"it again is not in the trace (lost, or not reported by the kernel)\n",
 			(unsigned long long)c->norm->unseen_runs);
+	if (c->stk) {
+		const struct lt_stackrec_stats *k = lt_stackrec_stats(c->stk);
+		fprintf(stderr, "  stacks: %llu waits, %llu stacks read (%llu kept, %llu woke during "
+			"the read, %llu not readable), %llu distinct, %.1f ms reading, %llu bytes\n",
+			(unsigned long long)k->waits, (unsigned long long)k->reads,
+			(unsigned long long)k->kept, (unsigned long long)k->late,
+			(unsigned long long)k->failed, (unsigned long long)k->stacks,
+			(double)k->read_ns / 1e6, (unsigned long long)k->bytes);
+		if (k->wakers)
+			fprintf(stderr, "  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
+				"%llu left for want of time\n", (unsigned long long)k->wakers,
+				(unsigned long long)k->wakers_kept, (unsigned long long)k->wakers_busy);
+	}
 	fprintf(stderr, "  trace: %s\n", res->path);
 }
 
@@ -235,6 +248,7 @@ static void release(struct session *s, int failed)
 	free(s->snap.tgids);
 	if (s->c.norm)
 		lt_callnorm_free(s->c.norm);
+	lt_stackrec_free(s->c.stk);
 	rec_reap_kids(&s->kids, 1); /* their output belongs before ours ends */
 	lt_flight_free(&s->flight.fl);
 	signal(SIGUSR1, SIG_DFL);

@@ -30,6 +30,9 @@ struct lt_record_opts {
 	int no_snapshot;     /* skip the snapshot at attach (stacks, owners) */
 	int calls_blocking;  /* --calls blocking: only the calls threads sleep
 			      * in, from the scheduler (no syscall tracepoints) */
+	int stacks;          /* --stacks: the user stack of each wait (stacks_rec.c) */
+	int stack_sample;    /* --stack-sample N: 1 in N waits under 1 ms too (0: none;
+			      * -1: the default, 16) */
 	/* flight recorder: keep the newest ring_mem bytes of encoded events in
 	 * memory and write a trace only on a trigger (stall, SIGUSR1, end) */
 	uint64_t ring_mem;

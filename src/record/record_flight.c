@@ -113,6 +113,8 @@ static int write_dump(struct session *s, struct lt_writer *w, int reason)
 		lt_locksyms_resolve(&p->syms, NULL);
 		r = lt_locksyms_write_all(&p->syms, w);
 	}
+	if (!r && c->stk)
+		r = lt_stackrec_write(c->stk, w, 1, f->fl.count ? lt_flight_oldest_ts(&f->fl) : 0);
 	if (!r)
 		r = rec_snapshot_into(w, c, s->o->quiet, reason == LT_STOP_STALL ? "stall" :
 							 reason == LT_STOP_USR1 ? "sigusr1" : "end");

@@ -16,6 +16,7 @@
 #include "loader.h"
 #include "locksyms.h"
 #include "record.h"
+#include "stackrec.h"
 #include "stall.h"
 #include "target.h"
 #include "locktrace/tracefile.h"
@@ -54,6 +55,7 @@ struct collector {
 	struct tidset tids;
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
+	struct lt_stackrec *stk;  /* --stacks (NULL: off) */
 	/* the processes (procs[0] is tgid); multi: several may be traced */
 	int multi;
 	struct proc **procs;

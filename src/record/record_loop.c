@@ -121,6 +121,8 @@ static void deliver(void *ctx, const struct lt_event *ev)
 	uint32_t tgid = rec_note_event(c, ev);
 	if (c->stall)
 		lt_stall_event(c->stall, ev);
+	if (c->stk)
+		lt_stackrec_event(c->stk, ev, tgid);
 	if (ev->h.kind == LT_EV_FUTEX_ENTER && tgid) {
 		struct proc *p = rec_get_proc(c, (pid_t)tgid, 0, 0);
 		if (p && p->have_syms)
@@ -427,6 +429,11 @@ static void periodic(struct session *s, struct loop_clock *k, uint64_t now)
 		k->names = now;
 	}
 	if (now - k->flush >= FLUSH_NS) {
+		if (c->stk && !s->ring && !c->werr) {
+			int sr = lt_stackrec_write(c->stk, c->w, 0, 0);
+			if (sr)
+				c->werr = sr;
+		}
 		int fr = lt_writer_flush(c->w);
 		if (fr && !c->werr)
 			c->werr = fr;
@@ -514,7 +521,14 @@ void rec_run(struct session *s)
 
 	res->stop_reason = LT_STOP_UNKNOWN;
 	while (!rec_stop_requests) {
-		int n = lt_bpf_poll(&s->bpf, POLL_MS);
+		int wait = POLL_MS;
+		if (s->c.stk) {
+			/* a wait gets its stack 1 ms after it began: drain (and
+			 * read) that soon */
+			int due = lt_stackrec_due_ms(s->c.stk, lt_now_ns(CLOCK_BOOTTIME));
+			wait = due < 0 ? 1 : due < wait ? due : wait;
+		}
+		int n = lt_bpf_poll(&s->bpf, wait);
 		if (n < 0) {
 			/* said now, after the status line: what was recorded is
 			 * still completed and written */
@@ -524,6 +538,8 @@ void rec_run(struct session *s)
 			res->stop_reason = LT_STOP_ERROR;
 			break;
 		}
+		if (s->c.stk)
+			lt_stackrec_read(s->c.stk, lt_now_ns(CLOCK_BOOTTIME));
 		uint64_t now = lt_now_ns(CLOCK_MONOTONIC);
 		periodic(s, &k, now);
 		if (stop_due(s, &k, now))
@@ -557,6 +573,15 @@ void rec_drain(struct session *s)
 				"returns: some returns are missing from the trace");
 	}
 	account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
+	if (c->stk) {
+		/* the waits still asleep keep the stack read */
+		lt_stackrec_finish(c->stk);
+		if (!s->ring && c->w && !c->werr) {
+			int sr = lt_stackrec_write(c->stk, c->w, 0, 0);
+			if (sr)
+				c->werr = sr;
+		}
+	}
 	rec_snap_collect(&s->snap, c, 1, o->quiet);
 	/* a second snapshot at the end: the report reads lock holders from the
 	 * moment that matters (a hang is still there when tracing stops) */

@@ -255,6 +255,8 @@ int rec_open_sinks(struct session *s)
 		}
 		s->c.norm = &s->norm;
 	}
+	if (o->stacks && !(s->c.stk = lt_stackrec_new(o->stack_sample)))
+		return rec_fail(s, "out of memory");
 	if (!s->ring)
 		return 0;
 	/* the named file exists (so an unwritable path failed already) */
@@ -311,6 +313,12 @@ static int start_bpf(struct session *s)
 	 * strace -f does: they are added to the kernel's filter at fork; so
 	 * are those of the -p processes with --children */
 	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
+	if (c->stk && o->calls_blocking) {
+		/* the wakers' stacks at the wake-up: copied by the BPF side */
+		bflags |= LT_BPF_COPY_STACKS;
+		s->bpf.copy_fn = lt_stackrec_copy_cb;
+		s->bpf.copy_ctx = c->stk;
+	}
 	if (c->multi)
 		bflags |= LT_BPF_MULTI;
 	if ((s->launched && !o->no_follow_forks) || o->children)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filelock.h"
+#include "locktrace/calls.h"
 #include "locktrace/futex.h"
 #include "stall.h"
 
@@ -110,6 +112,9 @@ static int is_join_wait(struct lt_stall *s, uint32_t val)
  * waiter.  Those calls are not traced: its wake-up (the lock granted, or
  * a signal) ends the wait.  futex_op holds this marker. */
 #define FILE_LOCK_OP 0xffffffffu
+/* A file-lock wait whose entry was recorded (FLOCK_ENTER): its return
+ * ends it, as a futex wait's does; lt_stall_thread.flk has the call. */
+#define FILE_LOCK_OP_TRACED 0xfffffffeu
 
 static int file_lock_wait(int64_t nr, const uint64_t *a)
 {
@@ -172,6 +177,23 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 			t->state = LT_TS_IOWAIT; /* not a lock; progress on return */
 		t->futex_op = ev->futex.op | (uint32_t)ev->futex.nr << 16;
 		t->uaddr = ev->futex.uaddr;
+		t->since = ev->h.ts;
+		t->woken = LT_WOKEN_NONE;
+		t->timeout = -1;
+		break;
+	case LT_EV_FLOCK_ENTER:
+		if (!(t = lookup(s, ev->h.tid, 1)))
+			return;
+		/* a file-lock call that can wait counts as a lock wait; one
+		 * that cannot (LOCK_NB, F_SETLK, an unlock) as any call */
+		if (lt_flock_may_wait(ev->flk.nr, ev->flk.cmd, ev->flk.type)) {
+			t->state = LT_TS_FUTEX_WAIT;
+			t->futex_op = FILE_LOCK_OP_TRACED;
+		} else {
+			t->state = LT_TS_IOWAIT;
+		}
+		t->flk = ev->flk;
+		t->uaddr = 0;
 		t->since = ev->h.ts;
 		t->woken = LT_WOKEN_NONE;
 		t->timeout = -1;
@@ -260,9 +282,12 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 	}
 	if (s->rule == LT_STALL_LOCKS ? futex_waiters == 0 : blocked == 0)
 		return 0;
-	char where[96];
+	char where[200], call[160];
 	if (longest->state == LT_TS_FUTEX_WAIT && longest->futex_op == FILE_LOCK_OP)
 		snprintf(where, sizeof(where), "tid %u in a file-lock wait (flock/fcntl)", longest->tid);
+	else if (longest->state == LT_TS_FUTEX_WAIT && longest->futex_op == FILE_LOCK_OP_TRACED)
+		snprintf(where, sizeof(where), "tid %u in a file-lock wait, %s", longest->tid,
+			 (lt_flock_call_str(&longest->flk, NULL, call, sizeof(call)), call));
 	else if (longest->state == LT_TS_FUTEX_WAIT)
 		snprintf(where, sizeof(where), "tid %u on futex 0x%" PRIx64, longest->tid, longest->uaddr);
 	else

@@ -12,6 +12,9 @@
  *    waiter this rule never fires.  A futex wait whose expected value is
  *    the tid of a thread of the process is pthread_join() (glibc sleeps on
  *    the joined thread's tid word) and does not count as a lock wait.
+ *    A thread in a file-lock call that can wait (flock without LOCK_NB,
+ *    fcntl F_SETLKW / F_OFD_SETLKW) counts as a lock waiter, and its
+ *    successful return as a lock hand-off.
  *  progress: at least one thread has been blocked (any traced call) for
  *    SECONDS and no blocking call returned successfully for SECONDS.  For
  *    servers that always have traffic; an idle server trips it.
@@ -48,6 +51,7 @@ struct lt_stall_thread {
 	uint64_t since;     /* BOOTTIME ns the open call began */
 	uint64_t woken_at;  /* BOOTTIME ns of that first wake-up */
 	uint64_t uaddr;     /* futex address of the open wait */
+	struct lt_flock_enter flk; /* the open file-lock call, if recorded */
 };
 
 struct lt_stall {

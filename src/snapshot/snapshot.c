@@ -743,6 +743,23 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 	}
 	if (t->wait == LT_WAIT_CHILD && t->sc.nr == 61)
 		return lts_asprintf("%s(pid %d)", name, (int)(int32_t)a[0]);
+	if (t->sc.nr == LT_NR_FLOCK || (t->sc.nr == LT_NR_FCNTL && lt_fcntl_lock_cmd((unsigned)a[1]))) {
+		/* the file-lock calls as the recording prints them (the
+		 * wait-for edges replace this with the file's path) */
+		struct lt_flock_enter fe = { .nr = (uint16_t)t->sc.nr, .fd = (int32_t)a[0],
+					     .cmd = (uint32_t)a[1], .type = -1 };
+		struct { int16_t type, whence; uint32_t pad; int64_t start, len; } fl;
+		char call[200];
+		if (t->sc.nr == LT_NR_FCNTL && a[2] && !lt_mem_read(ctx_mem(c), a[2], &fl, sizeof(fl)) &&
+		    fl.type >= 0 && fl.type <= 127 && fl.whence >= 0 && fl.whence <= 255) {
+			fe.type = (int8_t)fl.type;
+			fe.whence = (uint8_t)fl.whence;
+			fe.start = fl.start;
+			fe.len = fl.len;
+		}
+		lt_flock_call_str(&fe, NULL, call, sizeof(call));
+		return lts_strdup(call);
+	}
 	return lts_asprintf("%s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64
 			    ", 0x%" PRIx64 ")", name, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

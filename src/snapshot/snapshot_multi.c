@@ -87,7 +87,8 @@ static int fill_view(struct lt_multi_snapshot *m)
 				tp[k].t.futex.rtlock += (unsigned)r;
 			tp[k].t.futex.space = s->pid; /* one address in two processes is two locks */
 		}
-		memcpy(m->view.rtlocks + r, s->rtlocks, s->n_rtlocks * sizeof(*s->rtlocks));
+		if (s->n_rtlocks) /* a process without runtime locks has none (NULL) */
+			memcpy(m->view.rtlocks + r, s->rtlocks, s->n_rtlocks * sizeof(*s->rtlocks));
 		r += s->n_rtlocks;
 	}
 	qsort(tp, nt, sizeof(*tp), tid_pid_cmp);

@@ -570,6 +570,14 @@ static char *gone_holder(const struct lt_futex *f)
 			    "exited holding the lock, or the lock was copied locked by fork())", who);
 }
 
+/* A held runtime lock whose recorded holder is no thread of this process. */
+static bool rt_holder_gone(const struct lt_snapshot *s, const struct lt_thread *t0)
+{
+	const struct lt_futex *f = &t0->futex;
+	return f->rtlock && f->rtlock <= s->n_rtlocks && s->rtlocks[f->rtlock - 1].held == 1 &&
+	       s->rtlocks[f->rtlock - 1].holder_gone > 0;
+}
+
 /* Why no holder can be named, said as what it is. */
 static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread *t0, bool *dead)
 {
@@ -587,6 +595,10 @@ static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread 
 				    (int)f->mutex_owner);
 	if (f->rtlock && f->rtlock <= s->n_rtlocks) {
 		const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+		if (l->held == 1 && l->holder_gone > 0)
+			return lts_asprintf("its recorded holder %d is no longer a thread of this process: "
+					    "it exited holding the %s, or the %s was changing hands while "
+					    "read", (int)l->holder_gone, l->kind, l->kind);
 		if (l->held == 0)
 			return lts_strdup("the runtime says it is free (a hand-off in progress?)");
 		return lts_asprintf("its holder is unknown%s%s", l->holder_how ? ": " : "",
@@ -641,6 +653,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  cnt, ts, lp, (int)owner);
 		else if (t0->futex.owner_gone)
 			v->summary = lts_asprintf("%zu %s for %s %s", cnt, ts, lp, why);
+		else if (rt_holder_gone(s, t0))
+			v->summary = lts_asprintf("%zu %s for %s held by a thread that no longer exists (%s)",
+						  cnt, ts, lp, why);
 		else if (t0->futex.owner_tgid > 0)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d of another process, %d (%s); "
 						  "snapshot that process to see what it does", cnt, ts, lp,
@@ -701,10 +716,15 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		owner_evidence(v, s, owner, how, agree, cnt);
 	} else if (t0->futex.owner_gone) {
 		const struct lt_futex *f = &t0->futex;
+		char who[40]; /* an exited thread's pthread_t no longer holds its tid */
+		if (f->gone_tid > 0)
+			snprintf(who, sizeof(who), "%d", (int)f->gone_tid);
+		else
+			snprintf(who, sizeof(who), "pthread 0x%" PRIx64, f->gone_ptr);
 		lt_strlist_add(&v->evidence, "the lock is private to this process (%s), so no thread of "
-			       "another process can hold it; its recorded owner %d%s%s",
+			       "another process can hold it; its recorded owner %s%s%s",
 			       f->lock_kind && !strcmp(f->lock_kind, "threading.RLock") ? "a Python object"
-			       : "FUTEX_PRIVATE", (int)f->gone_tid,
+			       : "FUTEX_PRIVATE", who,
 			       f->gone_parent ? " is a live thread of an ancestor process, " : " is no thread of it",
 			       f->gone_parent ? "which held it when this process was forked" : "");
 		if (f->gone_parent)

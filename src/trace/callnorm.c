@@ -121,6 +121,9 @@ static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callno
 	if (ev->h.kind == LT_EV_FUTEX_ENTER) {
 		nr = ev->futex.nr;
 		key = ev->futex.uaddr;
+	} else if (ev->h.kind == LT_EV_FLOCK_ENTER) {
+		nr = ev->flk.nr;
+		key = (uint64_t)(uint32_t)ev->flk.fd;
 	} else if (ev->h.kind == LT_EV_WAIT_ENTER) {
 		nr = ev->wait.nr;
 		key = 0;
@@ -209,6 +212,7 @@ void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_calln
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
 	case LT_EV_IO_ENTER:
+	case LT_EV_FLOCK_ENTER:
 		on_enter(n, ev, out, ctx);
 		return;
 	case LT_EV_SWITCH:

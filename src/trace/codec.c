@@ -211,6 +211,19 @@ size_t lt_codec_encode(struct lt_codec *c, uint8_t *out, const struct lt_event *
 		p = lt_put_varint(p, ev->lost.lost_kind);
 		p = lt_put_varint(p, ev->lost.count);
 		break;
+	case LT_EV_FLOCK_ENTER: {
+		const struct lt_flock_enter *f = &ev->flk;
+		p = lt_put_varint(p, f->nr);
+		p = lt_put_varint(p, lt_zz(f->fd));
+		p = lt_put_varint(p, f->cmd);
+		p = lt_put_varint(p, lt_zz(f->type));
+		if (f->type >= 0) { /* the struct flock was read */
+			p = lt_put_varint(p, f->whence);
+			p = lt_put_varint(p, lt_zz(f->start));
+			p = lt_put_varint(p, lt_zz(f->len));
+		}
+		break;
+	}
 	default:
 		return 0;
 	}
@@ -332,6 +345,27 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		ev->lost.lost_kind = lt_get_varint(&cur);
 		ev->lost.count = lt_get_varint(&cur);
 		break;
+	case LT_EV_FLOCK_ENTER: {
+		struct lt_flock_enter *f = &ev->flk;
+		int64_t type;
+		uint64_t whence;
+		f->nr = lt_get_varint(&cur);
+		f->fd = lt_get_zz(&cur);
+		f->cmd = lt_get_varint(&cur);
+		type = lt_get_zz(&cur);
+		if (type < -1 || type > INT8_MAX)
+			cur.err = 1;
+		f->type = (int8_t)type;
+		if (type >= 0) {
+			whence = lt_get_varint(&cur);
+			if (whence > UINT8_MAX)
+				cur.err = 1;
+			f->whence = (uint8_t)whence;
+			f->start = lt_get_zz(&cur);
+			f->len = lt_get_zz(&cur);
+		}
+		break;
+	}
 	default:
 		return -EINVAL;
 	}

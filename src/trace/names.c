@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "callnorm.h"
+#include "filelock.h"
 #include "locktrace/futex.h"
 #include "locktrace/tracefile.h"
 #include "utf8.h"
@@ -18,6 +19,7 @@ const char *lt_kind_name(unsigned kind)
 		[LT_EV_WAKING] = "waking",       [LT_EV_TASK_NEW] = "task_new",
 		[LT_EV_TASK_EXIT] = "task_exit", [LT_EV_RENAME] = "rename",
 		[LT_EV_EXEC] = "exec",           [LT_EV_LOST] = "lost",
+		[LT_EV_FLOCK_ENTER] = "filelock",
 	};
 	return kind < LT_EV_MAX && n[kind] ? n[kind] : "unknown";
 }
@@ -152,6 +154,9 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 	case LT_EV_LOST:
 		snprintf(buf, len, "%" PRIu64 " %s events lost", ev->lost.count,
 			 lt_kind_name(ev->lost.lost_kind));
+		break;
+	case LT_EV_FLOCK_ENTER:
+		lt_flock_call_str(&ev->flk, NULL, buf, len);
 		break;
 	default:
 		snprintf(buf, len, "?");

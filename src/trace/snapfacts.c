@@ -153,6 +153,30 @@ static void io_from_json(const struct rp_json *io, struct rp_snap_thread *t)
 	t->io_fifo = kind && !strcmp(kind, "fifo");
 }
 
+/* The file_lock edge of a thread's "wait_for", whose "what" reads
+ * "FLOCK WRITE lock on PATH (RANGE, inode ...)". */
+static void file_lock_from_json(const struct rp_json *wf, struct rp_snap_thread *t)
+{
+	const struct rp_json *edges = rp_json_get(wf, "edges");
+	t->fl_fd = -1;
+	for (size_t i = 0; edges && edges->type == RPJ_ARR && i < edges->n; i++) {
+		const struct rp_json *e = &edges->items[i];
+		const char *k = rp_json_str(rp_json_get(e, "kind"));
+		if (!k || strcmp(k, "file_lock"))
+			continue;
+		t->fl_fd = (int)rp_json_int(rp_json_get(e, "fd"), -1);
+		t->fl_what = rp_json_strdup(rp_json_get(e, "what"));
+		const struct rp_json *p = rp_json_get(e, "pids");
+		if (p && p->type == RPJ_ARR && p->n)
+			t->fl_holder = (int32_t)rp_json_int(&p->items[0], 0);
+		const char *on = t->fl_what ? strstr(t->fl_what, " lock on ") : NULL;
+		const char *end = on ? strrchr(on, '(') : NULL;
+		if (on && end && end > on + 10 && strncmp(on + 9, "? (", 3))
+			t->fl_path = strndup(on + 9, (size_t)(end - 1 - (on + 9)));
+		return;
+	}
+}
+
 static void thread_from_json(const struct rp_json *th, const char *exe_base, const struct rp_json *rt,
 			     struct rp_snap_thread *t)
 {
@@ -165,6 +189,9 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 	t->blocked_s = rp_json_num(rp_json_get(th, "blocked_s"), -1);
 	const struct rp_json *sc = rp_json_get(th, "syscall");
 	t->nr = (long)rp_json_int(rp_json_get(sc, "nr"), -1);
+	const struct rp_json *args = rp_json_get(sc, "args");
+	for (size_t i = 0; args && args->type == RPJ_ARR && i < 2 && i < args->n; i++)
+		t->args[i] = rp_json_addr0(&args->items[i]);
 	t->sc_name = rp_json_strdup(rp_json_get(sc, "name"));
 	t->wait = rp_json_strdup(rp_json_get(th, "wait"));
 	t->detail = rp_json_strdup(rp_json_get(th, "detail"));
@@ -182,12 +209,14 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 		t->where = own_frame(th, exe_base);
 	own_funcs(th, exe_base, t);
 	t->rt_name = rp_json_strdup(rp_json_get(rp_json_get(th, "runtime"), "name"));
+	file_lock_from_json(rp_json_get(th, "wait_for"), t);
 }
 
 static void thread_clear(struct rp_snap_thread *t)
 {
 	char *owned[] = { t->sc_name, t->wait, t->detail, t->lock, t->op_name, t->owner_kind, t->lock_kind,
-			  t->lock_name, t->lock_state, t->rt_how, t->io_desc, t->where, t->rt_name };
+			  t->lock_name, t->lock_state, t->rt_how, t->io_desc, t->where, t->rt_name,
+			  t->fl_path, t->fl_what };
 	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
 		free(owned[i]);
 	for (size_t i = 0; i < t->n_funcs; i++)
@@ -428,6 +457,16 @@ static int thread_name_of(const struct rp_json *th, void *map)
 {
 	double tid = rp_json_num(rp_json_get(th, "tid"), 0);
 	const char *name = rp_json_str(rp_json_get(rp_json_get(th, "runtime"), "name"));
+	struct rp_snap_thread ft = { .fl_fd = -1 };
+	file_lock_from_json(rp_json_get(th, "wait_for"), &ft);
+	if (tid > 0 && tid <= 4194304 && ft.fl_path && ft.fl_fd >= 0 &&
+	    put_copy(map, RP_FILE_KEY((uint32_t)tid, ft.fl_fd), ft.fl_path)) {
+		free(ft.fl_path);
+		free(ft.fl_what);
+		return -1;
+	}
+	free(ft.fl_path);
+	free(ft.fl_what);
 	if (tid <= 0 || tid > 4194304 || !name || !name[0])
 		return 0;
 	return put_copy(map, (uint64_t)tid, name);

@@ -19,6 +19,7 @@ struct rp_snap_thread {
 	char state;
 	double blocked_s;        /* < 0 unknown */
 	long nr;                 /* -1 none */
+	uint64_t args[2];        /* its first two arguments (0 unknown) */
 	char *sc_name;
 	char *wait;              /* "futex", "io", ... */
 	char *detail;
@@ -57,6 +58,12 @@ struct rp_snap_thread {
 	char *rt_name;           /* the runtime's name for the thread, NULL */
 	char **funcs;            /* functions of the program's own module on its stack */
 	size_t n_funcs;
+	/* its wait-for edge of kind file_lock (docs/snapshot.md "wait_for"):
+	 * the fd, the file (its path, NULL unknown), what it waits for and
+	 * the first holder process (0 none named) */
+	int fl_fd;               /* -1 none */
+	char *fl_path, *fl_what;
+	int32_t fl_holder;
 };
 
 struct rp_snap_verdict {
@@ -104,6 +111,10 @@ int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
  * snapshot JSON document; values malloc'd, a later name replaces an
  * earlier one.  0 or -1. */
 int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
+/* The key under which rp_snapshot_thread_names also stores the path of the
+ * file a thread waits to lock on fd (its "wait_for" file_lock edge): no
+ * tid collides with it. */
+#define RP_FILE_KEY(tid, fd) (1ull << 63 | (uint64_t)(uint32_t)(tid) << 32 | (uint32_t)(fd))
 const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
 /* Sets the threads' pid from a combined snapshot's "processes" member
  * (docs/snapshot.md), else to the document's pid. */

@@ -42,6 +42,17 @@ static inline struct lt_event lt_ev_io(uint64_t ts, uint32_t tid, uint16_t cpu, 
 	return e;
 }
 
+/* a file-lock call: flock(fd, op) (nr 73, type -1) or fcntl(fd, cmd) (nr
+ * 72) with a struct flock of type, start, len (SEEK_SET) */
+static inline struct lt_event lt_ev_flock(uint64_t ts, uint32_t tid, uint16_t nr, int32_t fd, uint32_t cmd,
+					  int8_t type, int64_t start, int64_t len)
+{
+	struct lt_event e = lt_ev(ts, tid, 0, LT_EV_FLOCK_ENTER);
+	e.flk = (struct lt_flock_enter){ .start = start, .len = len, .fd = fd, .cmd = cmd, .nr = nr,
+					 .type = type };
+	return e;
+}
+
 /* priorities 120 */
 static inline struct lt_event lt_ev_waking(uint64_t ts, uint32_t wakee, uint16_t cpu,
 					   uint32_t waker, uint32_t waker_tgid, uint8_t flags,

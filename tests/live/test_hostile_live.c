@@ -6,13 +6,20 @@
  *
  * hostile_jvm: 100,000 fake JavaThreads each blocked on a monitor owned by
  * the next (before: snapshot 15.9 s, record -d 1 58 s, Ctrl-C after 33 s);
- * many_maps: 30,000 mappings. */
+ * many_maps: 30,000 mappings; hostile_ocaml5: a fake OCaml 5.2 whose
+ * thread_table symbol claims 64 MiB (493,447 domains, 4,096 of them filled
+ * as held locks; before: snapshot 8.6 s and 258 MB, record -d 1 44.5 s and
+ * 2.0 GB); cyclic_frames: a thread whose saved frame
+ * pointer points at its own frame (the chain loops: said once, not printed
+ * 64 times). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,7 +36,7 @@ struct run {
 	double wall_s;
 	long maxrss_mib;
 	int status;
-	char out[8192]; /* the head of its stdout and stderr together */
+	char out[65536]; /* the head of its stdout and stderr together */
 };
 
 /* Runs locktrace ARGV (LT_BIN first) to its end, its output into r->out;
@@ -150,6 +157,141 @@ Test(hostile_live, thirty_thousand_mappings_snapshot_and_record_bounded, .timeou
 	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
 	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
 	unlink(trace);
+	tl_kill(&wl);
+	tl_close(&wl);
+}
+
+Test(hostile_live, cyclic_frame_chain_is_said_to_loop, .timeout = 120)
+{
+	tl_skip_unless_root("snapshots and recordings of another process");
+	char *wargv[] = { WL("cyclic_frames"), NULL }, pid[16], trace[128];
+	struct tl_proc wl;
+	struct run r;
+	char lines[32][256];
+	int n = 0;
+
+	tl_start_pid(&wl, wargv, lines, &n, pid);
+	uint64_t fp = tl_truth_val(lines, n, "frame", "func=cf_looper", "fp");
+	cr_assert_eq(tl_truth_val(lines, n, "frame", "func=cf_looper", "saved"), fp, "the chain does not loop");
+	tl_go(&wl);
+	char *snap[] = { LT_BIN, "snapshot", "-p", pid, "--no-lines", NULL };
+	run_lt(snap, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	/* cf_outer's frame, whose saved rbp is cf_looper's frame: its caller
+	 * would be itself again, at the stack pointer just above that frame */
+	char want[160];
+	snprintf(want, sizeof(want), "[unwind stopped: the frame chain loops: frame #3 would repeat frame #2 (pc 0x");
+	const char *m = strstr(r.out, want);
+	cr_assert_not_null(m, "the loop is not said:\n%s", r.out);
+	snprintf(want, sizeof(want), ", sp 0x%" PRIx64 "): ", fp + 16);
+	const char *eol = strchr(m, '\n');
+	cr_assert(strstr(m, want) && strstr(m, want) < eol, "want '%s' in %.*s", want,
+		  (int)(eol ? eol - m : 200), m);
+	size_t outer = 0;
+	for (const char *p = r.out; (p = strstr(p, "cf_outer")); p++)
+		outer++;
+	cr_assert_eq(outer, 1, "cf_outer printed %zu times:\n%s", outer, r.out);
+	cr_assert_lt(r.wall_s, 14.0, "snapshot took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "snapshot peaked at %ld MiB", r.maxrss_mib);
+
+	tl_tmp_path(trace, sizeof(trace), "cyclic-frames");
+	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
+	run_lt(rec, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	/* the stored snapshot says it too */
+	char *snap2[] = { LT_BIN, "snapshot", "--from", trace, NULL };
+	run_lt(snap2, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	cr_assert(strstr(r.out, "the frame chain loops"), "%s", r.out);
+	unlink(trace);
+	tl_kill(&wl);
+	tl_close(&wl);
+}
+
+Test(hostile_live, fake_ocaml5_of_493447_domains_read_for_128, .timeout = 120)
+{
+	tl_skip_unless_root("snapshots and recordings of another process");
+	char *wargv[] = { WL("hostile_ocaml5"), NULL }, pid[16], trace[128];
+	struct tl_proc wl;
+	struct run r;
+	char lines[32][256];
+	int n = 0;
+
+	tl_start_pid(&wl, wargv, lines, &n, pid);
+	uint64_t entries = tl_truth_val(lines, n, "table", NULL, "entries");
+	cr_assert_eq(tl_truth_val(lines, n, "table", NULL, "filled"), 4096);
+	tl_go(&wl);
+	char *snap[] = { LT_BIN, "snapshot", "-p", pid, "--no-lines", NULL };
+	run_lt(snap, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	char want[160];
+	snprintf(want, sizeof(want), "thread_table's symbol claims %" PRIu64 " entries (67108864 bytes); read 128, "
+		 "the runtime's Max_domains", entries);
+	cr_assert(strstr(r.out, want), "want '%s' in:\n%.3000s", want, r.out);
+	/* exactly Max_domains locks: the printed ones and the rest counted */
+	size_t shown = 0;
+	for (const char *p = r.out; (p = strstr(p, "runtime lock: OCaml runtime lock domain ")); p++)
+		shown++;
+	char more[64];
+	snprintf(more, sizeof(more), "(%zu more runtime locks that no thread", 128 - shown);
+	cr_assert(shown > 0 && shown < 128 && strstr(r.out, more), "%zu shown, want '%s' in the rest:\n%.3000s",
+		  shown, more, r.out);
+	cr_assert(!strstr(r.out, "domain 128 "), "a domain past Max_domains was read");
+	cr_assert_lt(r.wall_s, 14.0, "snapshot took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "snapshot peaked at %ld MiB", r.maxrss_mib);
+
+	tl_tmp_path(trace, sizeof(trace), "hostile-ocaml5");
+	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
+	run_lt(rec, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	struct stat st;
+	cr_assert_eq(stat(trace, &st), 0);
+	cr_assert_lt(st.st_size, 16 << 20, "a %lld-byte trace of a 2-thread process", (long long)st.st_size);
+	char *rep[] = { LT_BIN, "report", trace, NULL };
+	run_lt(rep, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	cr_assert_lt(r.wall_s, 14.0, "report took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "report peaked at %ld MiB", r.maxrss_mib);
+	unlink(trace);
+	tl_kill(&wl);
+	tl_close(&wl);
+}
+
+/* The same fake OCaml 5.2 with one domain whose active thread's c_stack
+ * points into the stack of a thread that has exited: its lock is held
+ * and no holder is named; the snapshot says the holder may have exited. */
+Test(hostile_live, fake_ocaml5_holder_that_exited_is_not_named, .timeout = 60)
+{
+	tl_skip_unless_root("snapshots of another process");
+	char *wargv[] = { WL("hostile_ocaml5"), "-n", "1", "--gone", NULL }, pid[16];
+	struct tl_proc wl;
+	struct run r;
+	char lines[32][256];
+	int n = 0;
+
+	tl_start_pid(&wl, wargv, lines, &n, pid);
+	pid_t gone = (pid_t)tl_truth_val(lines, n, "gone", NULL, "tid");
+	cr_assert_gt(gone, 0);
+	tl_go(&wl);
+	char *snap[] = { LT_BIN, "snapshot", "-p", pid, "--no-lines", NULL };
+	run_lt(snap, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	const char *l = strstr(r.out, "runtime lock: OCaml runtime lock domain 0 ");
+	cr_assert_not_null(l, "%s", r.out);
+	const char *eol = strchr(l, '\n');
+	cr_assert_not_null(eol);
+	cr_assert(memmem(l, (size_t)(eol - l), "held, holder unknown", 20), "%.*s", (int)(eol - l), l);
+	cr_assert(strstr(eol, "no stack pointer of the running thread is in a live thread's stack (the "
+			      "thread that held it may have exited holding it"),
+		  "%s", r.out);
+	char who[48];
+	snprintf(who, sizeof(who), "thread %d", (int)gone);
+	cr_assert(!strstr(r.out, who), "the exited thread %d named: %s", (int)gone, r.out);
+	cr_assert(!strstr(r.out, "held by thread"), "%s", r.out);
 	tl_kill(&wl);
 	tl_close(&wl);
 }

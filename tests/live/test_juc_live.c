@@ -4,9 +4,12 @@
  * busy threads are a deadlock naming both threads and both locks, as
  * jstack's "Found one Java-level deadlock" does; a monitor and a
  * ReentrantLock in a cycle too.  The JVM's own idle threads (GC, G1,
- * Signal Dispatcher) are in no verdict.  The JVM is only read.  Needs
- * root; skips, saying why, where java or the class files are missing. */
+ * Signal Dispatcher) are in no verdict.  The JVM is only read.  Two
+ * ReentrantReadWriteLocks' write locks in a cycle too, checked against
+ * jstack's own deadlock report (run after the snapshot).  Needs root;
+ * skips, saying why, where java, jstack or the class files are missing. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 #include "lt_test.h"
 
 #define JAVA "/usr/bin/java"
+#define JSTACK "/usr/bin/jstack"
 #define CLASSES "build/workloads/java"
 
 TL_WORKLOAD(64);
@@ -125,5 +129,84 @@ Test(juc_live, monitor_and_reentrantlock_cycle, .fini = cleanup, .timeout = 240)
 	cr_assert(tr->futex.lock_name && strstr(tr->futex.lock_name, "JucLocks$Mon@"), "%s",
 		  tr->futex.lock_name ? tr->futex.lock_name : "-");
 	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+}
+
+/* jstack's "Found one Java-level deadlock" section: for the thread named
+ * NAME, the synchronizer it waits for (its address into *SYNC, its class
+ * into CLS) and the name of the thread holding it (into HELD_BY).  Fails
+ * the test if jstack finds no deadlock or does not list NAME. */
+static void jstack_waits(const char *out, const char *name, uint64_t *sync, char *cls, size_t clen,
+			 char *held_by, size_t hlen)
+{
+	const char *dl = strstr(out, "Found one Java-level deadlock:");
+	cr_assert_not_null(dl, "jstack found no deadlock:\n%.2000s", out);
+	char key[64];
+	snprintf(key, sizeof(key), "\n\"%s\":\n  waiting for ownable synchronizer 0x", name);
+	const char *p = strstr(dl, key);
+	cr_assert_not_null(p, "jstack lists no ownable-synchronizer wait of %s:\n%.1500s", name, dl);
+	p += strlen(key);
+	char *end;
+	*sync = strtoull(p, &end, 16);
+	cr_assert(end != p && !strncmp(end, ", (a ", 5), "%.200s", p);
+	p = end + 5;
+	size_t n = strcspn(p, ")");
+	snprintf(cls, clen, "%.*s", (int)n, p);
+	p = strstr(p, "which is held by \"");
+	cr_assert_not_null(p);
+	p += strlen("which is held by \"");
+	snprintf(held_by, hlen, "%.*s", (int)strcspn(p, "\""), p);
+}
+
+Test(juc_live, reentrantreadwritelock_write_owners_as_jstack_says, .fini = cleanup, .timeout = 240)
+{
+	if (access(JSTACK, X_OK) != 0)
+		cr_skip_test("%s missing: the JDK's jstack is the ground truth here (default-jdk-headless)", JSTACK);
+	start("rw-deadlock");
+	pid_t a = tid_of("A"), b = tid_of("B");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *dl = the_deadlock(s, a, b);
+	cr_assert(strstr(dl->summary, "(rw-A)") && strstr(dl->summary, "(rw-B)"), "Java names: %s", dl->summary);
+	no_jvm_idle_thread(s);
+
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), JSTACK " %d 2>&1", (int)wl.pid);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	static char out[1 << 20];
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	cr_assert_eq(pclose(p), 0, "jstack failed:\n%.2000s", out);
+
+	const char *names[2] = { "rw-A", "rw-B" };
+	pid_t tids[2] = { a, b };
+	for (int i = 0; i < 2; i++) {
+		uint64_t sync = 0;
+		char cls[128], held_by[64];
+		jstack_waits(out, names[i], &sync, cls, sizeof(cls), held_by, sizeof(held_by));
+		cr_assert_str_eq(cls, "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync");
+		cr_assert_str_eq(held_by, names[!i]);
+		/* locktrace: the thread waits for that very synchronizer, whose
+		 * write owner is the thread jstack names */
+		const struct lt_thread *t = lt_snapshot_find(s, tids[i]);
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "java.util.concurrent lock");
+		cr_assert_eq(t->futex.owner, tids[!i], "%s waits for a lock of %d, jstack says %s (%d)", names[i],
+			     (int)t->futex.owner, held_by, (int)tids[!i]);
+		const struct lt_rtlock *l = NULL;
+		for (size_t k = 0; k < s->n_rtlocks; k++)
+			if (s->rtlocks[k].base == sync)
+				l = &s->rtlocks[k];
+		cr_assert_not_null(l, "no runtime lock at jstack's synchronizer 0x%" PRIx64, sync);
+		cr_assert_str_eq(l->kind, "java.util.concurrent lock");
+		cr_assert_eq(l->held, 1);
+		cr_assert_eq(l->holder, tids[!i], "the write owner of 0x%" PRIx64 ": %d, jstack says %s (%d)", sync,
+			     (int)l->holder, held_by, (int)tids[!i]);
+		char at[40];
+		snprintf(at, sizeof(at), "@0x%" PRIx64, sync);
+		cr_assert(t->futex.lock_name && strstr(t->futex.lock_name, cls) && strstr(t->futex.lock_name, at),
+			  "%s", t->futex.lock_name ? t->futex.lock_name : "-");
+	}
 	lt_snapshot_free(s);
 }

@@ -5,13 +5,19 @@
  * a `with` block's evaluation stack), says so, and finds the cycle as a
  * probable deadlock; the join is no lock wait.  Debian's python3, then
  * each pyenv build of /root/.pyenv/versions present (skipped with the
- * reason where absent).  Ground truth: the tids the workload prints. */
+ * reason where absent).  Ground truth: the tids the workload prints.
+ * Also a multiprocessing.Lock whose holder process was killed (issue 25,
+ * item 5): no false holder, no false label; and the GIL and an RLock whose
+ * recorded holder thread has exited (py_gone_holder.py): said to be gone,
+ * never "not recorded". */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lockmodel.h"
 #include "snapshot.h"
 #include "lt_test.h"
 #include "report_int.h"
@@ -124,3 +130,211 @@ Test(pylock_live, abba_with_blocks_pyenv_3_10, .fini = cleanup, .timeout = 60) {
 Test(pylock_live, abba_with_blocks_pyenv_3_11, .fini = cleanup, .timeout = 60) { check(PYENV("3.11.7")); }
 Test(pylock_live, abba_with_blocks_pyenv_3_12, .fini = cleanup, .timeout = 60) { check(PYENV("3.12.1")); }
 Test(pylock_live, abba_with_blocks_pyenv_3_13, .fini = cleanup, .timeout = 60) { check(PYENV("3.13.0")); }
+
+/* A multiprocessing.Lock (a POSIX semaphore in shared memory) whose
+ * holder process was SIGKILLed while 3 threads wait for it
+ * (tests/workloads/py_mp_killed.py, Debian's python3): the holder is
+ * unknown and said to be, never a "probable holder"; the lock is a
+ * semaphore everywhere (the snapshot, the report's findings and its lock
+ * table), never a "condition variable", and no "idle pool" hint. */
+static void no_false_label(const char *where, const char *text)
+{
+	cr_assert(!strstr(text, "probable holder"), "%s: %s", where, text);
+	cr_assert(!strstr(text, "condition variable"), "%s: %s", where, text);
+	cr_assert(!strstr(text, "idle pool"), "%s: %s", where, text);
+}
+
+Test(pylock_live, killed_multiprocessing_lock_holder, .fini = cleanup, .timeout = 120)
+{
+	tl_start_python(&wl, "tests/workloads/py_mp_killed.py", NULL, truth, &ntruth,
+			"another process's /proc files and memory, BPF");
+	tl_go(&wl);
+	uint64_t addr = tl_truth_val(truth, ntruth, "lock", "name=L", "addr");
+	pid_t w[3];
+	for (int i = 0; i < 3; i++) {
+		char m[32];
+		snprintf(m, sizeof(m), "idx=%d", i);
+		w[i] = (pid_t)tl_truth_val(truth, ntruth, "thread", m, "tid");
+	}
+	cr_assert(tl_find(truth, ntruth, "killed", NULL), "the holder was not killed");
+
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, &o, &s), 0);
+	const struct lt_verdict *lw = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		no_false_label("snapshot verdict", v->summary);
+		for (size_t e = 0; e < v->evidence.n; e++)
+			no_false_label("snapshot evidence", v->evidence.v[e]);
+		bool on = false;
+		for (size_t k = 0; k < v->n_locks; k++)
+			on |= v->locks[k] == addr;
+		if (on) {
+			cr_assert_null(lw, "two verdicts on L: %s / %s", lw ? lw->summary : "", v->summary);
+			lw = v;
+		}
+	}
+	cr_assert_not_null(lw, "no verdict on L (0x%" PRIx64 ")", addr);
+	cr_assert_eq(lw->kind, LT_VERDICT_LOCK_WAIT, "%s", lw->summary);
+	cr_assert_eq(lw->owner, 0, "a holder named for a lock whose holder is gone: %s", lw->summary);
+	cr_assert_eq(lw->n_tids, 3, "%s", lw->summary);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(TL_HAS(lw->tids, lw->n_tids, w[i]), "waiter %d not in: %s", (int)w[i], lw->summary);
+		const struct lt_thread *t = lt_snapshot_find(s, w[i]);
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "semaphore");
+		cr_assert_eq(t->futex.owner, 0);
+	}
+	cr_assert(strstr(lw->summary, "semaphore") && strstr(lw->summary, "holder is not recorded"), "%s",
+		  lw->summary);
+	lt_snapshot_free(s);
+
+	char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
+	tl_record_perfetto(wl.pid, "mpkilled", trace, pftrace);
+	struct rp_json *j = tl_report_json(trace);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	size_t on_l = 0;
+	for (size_t i = 0; fs && i < fs->n; i++) {
+		const struct rp_json *f = &fs->items[i];
+		const char *summary = rp_json_str(rp_json_get(f, "summary"));
+		no_false_label("report finding", summary);
+		const struct rp_json *ev = rp_json_get(f, "evidence");
+		for (size_t e = 0; ev && e < ev->n; e++)
+			no_false_label("report evidence", rp_json_str(&ev->items[e]));
+		const struct rp_json *ls = rp_json_get(f, "locks");
+		int on = 0;
+		for (size_t k = 0; ls && k < ls->n; k++) {
+			uint64_t a = 0;
+			on |= rp_json_addr(&ls->items[k], &a) && a == addr;
+		}
+		if (!on)
+			continue;
+		on_l++;
+		cr_assert_eq(rp_json_num(rp_json_get(f, "holder"), 0), 0, "a holder named: %s", summary);
+		cr_assert(strstr(summary, "semaphore") && strstr(summary, "no holder is known"), "%s", summary);
+	}
+	cr_assert_eq(on_l, 1, "%zu findings on L", on_l);
+	const struct rp_json *ls = rp_json_get(j, "locks");
+	size_t rows = 0;
+	for (size_t i = 0; ls && i < ls->n; i++) {
+		uint64_t a = 0;
+		if (rp_json_addr(rp_json_get(&ls->items[i], "addr"), &a) && a == addr) {
+			rows++;
+			cr_assert_str_eq(rp_json_str(rp_json_get(&ls->items[i], "kind")), "semaphore");
+		}
+	}
+	cr_assert_eq(rows, 1, "L in %zu rows of the lock table", rows);
+	rp_json_free(j);
+	tl_unlink_traces(trace, pftrace);
+}
+
+/* Waits until /proc says thread TID of PID sleeps in futex(). */
+static void wait_in_futex(pid_t pid, pid_t tid)
+{
+	char path[64], line[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (int i = 0; i < 10000 && strncmp(line, "202 ", 4); i++) {
+		FILE *sf = fopen(path, "r");
+		line[0] = 0;
+		if (sf) {
+			if (!fgets(line, sizeof(line), sf))
+				line[0] = 0;
+			fclose(sf);
+		}
+		if (strncmp(line, "202 ", 4))
+			usleep(1000);
+	}
+	cr_assert(!strncmp(line, "202 ", 4), "thread %d never slept in futex(): %s", (int)tid, line);
+}
+
+/* The one verdict on the lock the threads W[0], W[1] wait for: exactly
+ * them, no holder named. */
+static const struct lt_verdict *gone_verdict(const struct lt_snapshot *s, const pid_t w[2])
+{
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (TL_HAS(s->verdicts[i].tids, s->verdicts[i].n_tids, w[0])) {
+			cr_assert_null(v, "two verdicts on %d: %s / %s", (int)w[0], v ? v->summary : "",
+				       s->verdicts[i].summary);
+			v = &s->verdicts[i];
+		}
+	cr_assert_not_null(v, "no verdict names %d", (int)w[0]);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2, "%s", v->summary);
+	cr_assert(TL_HAS(v->tids, v->n_tids, w[1]), "%s", v->summary);
+	cr_assert_eq(v->owner, 0, "%s", v->summary);
+	cr_assert(!strstr(v->summary, "not recorded"), "the holder was recorded, it is gone: %s", v->summary);
+	cr_assert(!strstr(v->summary, "probab"), "%s", v->summary);
+	return v;
+}
+
+/* A thread exited holding the GIL (pthread_exit with it held): the GIL's
+ * last_holder names a thread that no longer exists. */
+Test(pylock_live, gil_holder_that_exited_is_gone, .fini = cleanup, .timeout = 60)
+{
+	char *extra[] = { "gil", NULL };
+	tl_start_python(&wl, "tests/workloads/py_gone_holder.py", extra, truth, &ntruth,
+			"another process's /proc files and memory");
+	pid_t gone = (pid_t)tl_truth_val(truth, ntruth, "holder", NULL, "tid");
+	pid_t w[2] = { (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=0", "tid"),
+		       (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=1", "tid") };
+	char task[64];
+	snprintf(task, sizeof(task), "/proc/%d/task/%d", (int)wl.pid, (int)gone);
+	int i = 0;
+	for (; i < 10000 && access(task, F_OK) == 0; i++)
+		usleep(1000);
+	cr_assert_lt(i, 10000, "the GIL's holder %d never exited", (int)gone);
+	wait_in_futex(wl.pid, w[0]);
+	wait_in_futex(wl.pid, w[1]);
+
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, &o, &s), 0);
+	const struct lt_rtlock *gil = NULL;
+	for (size_t k = 0; k < s->n_rtlocks; k++)
+		if (!strcmp(s->rtlocks[k].kind, "GIL"))
+			gil = &s->rtlocks[k];
+	cr_assert_not_null(gil, "the lock model found no GIL");
+	cr_assert_eq(gil->held, 1);
+	cr_assert_eq(gil->holder, 0);
+	cr_assert_eq(gil->holder_gone, gone, "the GIL's recorded holder %d, the workload's %d", (int)gil->holder_gone,
+		     (int)gone);
+	const struct lt_verdict *v = gone_verdict(s, w);
+	char want[96];
+	snprintf(want, sizeof(want), "held by a thread that no longer exists (its recorded holder %d is no longer",
+		 (int)gone);
+	cr_assert(strstr(v->summary, "the GIL") && strstr(v->summary, want), "want '%s' in: %s", want, v->summary);
+	lt_snapshot_free(s);
+}
+
+/* A thread returned holding an RLock and was joined: the RLock's owner
+ * (a pthread_t) is no thread any more, and no tid is made up for it. */
+Test(pylock_live, rlock_owner_that_exited_is_gone, .fini = cleanup, .timeout = 60)
+{
+	char *extra[] = { "rlock", NULL };
+	tl_start_python(&wl, "tests/workloads/py_gone_holder.py", extra, truth, &ntruth,
+			"another process's /proc files and memory");
+	uint64_t ident = tl_truth_val(truth, ntruth, "holder", NULL, "ident");
+	pid_t w[2] = { (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=0", "tid"),
+		       (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=1", "tid") };
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, &o, &s), 0);
+	for (int i = 0; i < 2; i++) {
+		const struct lt_thread *t = lt_snapshot_find(s, w[i]);
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "threading.RLock");
+		cr_assert(t->futex.owner_gone, "waiter %d: the RLock's owner not said to be gone", (int)w[i]);
+		cr_assert_eq(t->futex.gone_ptr, ident);
+		cr_assert_eq(t->futex.gone_parent, 0);
+	}
+	const struct lt_verdict *v = gone_verdict(s, w);
+	char want[96];
+	snprintf(want, sizeof(want), "held by no thread of this process (its recorded owner pthread 0x%" PRIx64,
+		 ident);
+	cr_assert(strstr(v->summary, want), "want '%s' in: %s", want, v->summary);
+	for (size_t e = 0; e < v->evidence.n; e++)
+		cr_assert(!strstr(v->evidence.v[e], "recorded owner 0 "), "an owner made up: %s", v->evidence.v[e]);
+	lt_snapshot_free(s);
+}

@@ -858,9 +858,13 @@ static int in_syscall(pid_t pid, uint32_t tid, long nr)
 Test(record_live, calls_blocked_at_attach_end_with_their_own_return, .timeout = 60)
 {
 	NEED_ROOT();
-	/* two threads sit in select (5 s timeout) before locktrace attaches;
-	 * their returns are the first thing the trace says about them */
-	char *wargv[] = { WL("idle"), "-t", "2", "-d", "2", "--no-wait", NULL };
+	/* two threads sit in select() without a timeout before locktrace
+	 * attaches, and stay there until the test tells the workload to go
+	 * (however long attaching takes): their returns are the first thing
+	 * the trace says about them, each 1 (the socket the workload then
+	 * writes to is readable); each thread's next select() begins after
+	 * attach and times out (0) */
+	char *wargv[] = { WL("idle"), "-t", "2", "--no-wait", "--until-stdin", NULL };
 	struct tl_proc wl, rec;
 	char truth[32][256], path[128];
 	int n = 0;
@@ -872,12 +876,16 @@ Test(record_live, calls_blocked_at_attach_end_with_their_own_return, .timeout = 
 	for (int i = 0; i < n && k < 2; i++)
 		if (!strncmp(truth[i], "thread role=idle", 16))
 			tids[k++] = (uint32_t)tl_val(truth[i], "tid", NULL);
-	for (int i = 0; i < 2; i++)
-		for (int w = 0; w < 500 && !in_syscall(wl.pid, tids[i], 270); w++)
+	for (int i = 0; i < 2; i++) {
+		int w = 0;
+		for (; w < 1000 && !in_syscall(wl.pid, tids[i], 270); w++)
 			usleep(10000);
+		cr_assert_lt(w, 1000, "tid %u never slept in pselect6", tids[i]);
+	}
 	tl_tmp_path(path, sizeof(path), "before");
 	char *extra[] = { "--no-snapshot", NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	tl_go(&wl);
 	tl_recorder_done(&rec, &wl, 20000);
 
 	struct tl_trace t;
@@ -898,17 +906,28 @@ Test(record_live, calls_blocked_at_attach_end_with_their_own_return, .timeout = 
 			     lt_kind_name(first->h.kind));
 		cr_assert_eq(first->exit.nr, 270);
 		cr_assert(first->h.flags & LT_F_BEGAN_BEFORE);
-		cr_assert_eq(first->exit.ret, 0, "the select timed out, it returns 0");
-	}
-	/* and returns of calls that began after attach are not flagged */
-	for (size_t e = 0; e < t.n; e++)
-		if (t.ev[e].h.kind == LT_EV_SYS_EXIT && t.ev[e].h.tid == tids[0]) {
-			int entered = 0;
-			for (size_t b = 0; b < e; b++)
-				entered |= t.ev[b].h.tid == tids[0] && t.ev[b].h.kind == LT_EV_WAIT_ENTER;
-			if (entered)
-				cr_assert_eq(t.ev[e].h.flags & LT_F_BEGAN_BEFORE, 0);
+		cr_assert_eq(first->exit.ret, 1, "the select saw its socket readable, it returns 1, not %ld",
+			     (long)first->exit.ret);
+		/* and the return of the select that began after attach is not
+		 * flagged: it timed out */
+		int entered = 0, later = 0;
+		for (size_t e = 0; e < t.n; e++) {
+			if (t.ev[e].h.tid != tids[i])
+				continue;
+			if (t.ev[e].h.kind == LT_EV_WAIT_ENTER)
+				entered = 1;
+			if (t.ev[e].h.kind == LT_EV_SYS_EXIT && entered && t.ev[e].exit.nr == 270) {
+				cr_assert_eq(t.ev[e].h.flags & LT_F_BEGAN_BEFORE, 0,
+					     "tid %u: a select begun after attach flagged as begun before", tids[i]);
+				cr_assert_eq(t.ev[e].exit.ret, 0, "tid %u: its 100 ms select returned %ld", tids[i],
+					     (long)t.ev[e].exit.ret);
+				later++;
+				entered = 0;
+			}
 		}
+		cr_assert_eq(later, 1, "tid %u: %d selects begun after attach, the workload makes 1", tids[i],
+			     later);
+	}
 	tl_free(&t);
 	unlink(path);
 }

@@ -3,10 +3,13 @@
  * lock_cpython_fixture: synthetic memory images of 3.8, 3.10, 3.12 and 3.13
  * processes (threads 100, the main one, to 103), read through a fake
  * process (tests/lib/lt_fakeproc.h: byte buffers at fake addresses, a symbol
- * table, stack ranges).  The layouts are built from the same per-version
- * facts the model documents (offsetof on each version's internal headers),
- * except 3.13, whose image publishes deliberately different offsets in
- * _Py_DebugOffsets: the model must follow those.
+ * table, stack ranges).  The images are laid out with the offsets of each
+ * version's own headers (build/gen/cpython_layouts.h, generated from
+ * tests/gen/cpython_layout.c: offsetof() on Include/internal), not with the
+ * model's table, so a wrong offset in the table fails here; a version whose
+ * headers are not on the machine skips, saying so.  3.13's image publishes
+ * deliberately different offsets in _Py_DebugOffsets: the model must
+ * follow those.
  *
  * lock_cpython_live: Debian's /usr/bin/python3 running
  * tests/workloads/gil_holder.py, whose holder sleeps in read() with the GIL.
@@ -23,6 +26,7 @@
 #include "snapshot.h"
 #include "lt_fakeproc.h"
 #include "lt_test.h"
+#include "gen_layouts.h"
 
 extern const struct lt_lockmodel lt_lm_cpython;
 
@@ -93,14 +97,28 @@ static void done(struct cpy *c)
 #define RODATA 0x00500000ull  /* its strings (below 4 GiB: imm32)   */
 #define STACK 0x7f0000000000ull
 
-/* A struct _gil_runtime_state at AT: interval, last_holder, locked,
- * switch_number (offsets 0, 8, 0x10, 0x18 in every default build). */
-static void gil_at(struct fakeproc *f, uint64_t at, int locked, uint64_t holder_ts)
+/* The headers' facts for CPython 3.MINOR (the first include directory of
+ * that version), or a skip: the machine lacks them. */
+static const struct gen_cpy *gen(int minor)
 {
-	fp_put64(f, at + 0x00, 5000);
-	fp_put64(f, at + 0x08, holder_ts);
-	fp_put32(f, at + 0x10, (uint32_t)locked);
-	fp_put64(f, at + 0x18, 1234);
+	size_t i = 0;
+	const struct gen_cpy *g = gen_cpy_next(minor, &i);
+	if (!g)
+		cr_skip_test("no CPython 3.%d headers here (" GEN_CPY_WHERE "): the image of that "
+			     "version cannot be laid out from them", minor);
+	return g;
+}
+
+/* A struct _gil_runtime_state at AT: interval, last_holder, locked,
+ * switch_number, where G's headers put them (NULL: 0, 8, 0x10, 0x18, as
+ * image_3_13 publishes them). */
+static void gil_at(struct fakeproc *f, const struct gen_cpy *g, uint64_t at, int locked,
+		   uint64_t holder_ts)
+{
+	fp_put64(f, at + (g ? (uint64_t)g->gil_interval : 0x00), 5000);
+	fp_put64(f, at + (g ? (uint64_t)g->gil_holder : 0x08), holder_ts);
+	fp_put32(f, at + (g ? (uint64_t)g->gil_locked : 0x10), (uint32_t)locked);
+	fp_put64(f, at + (g ? (uint64_t)g->gil_switches : 0x18), 1234);
 }
 
 /* Py_GetVersion's code, with an operand pointing at "3.N.M": a
@@ -124,32 +142,70 @@ static void version_code(struct fakeproc *f, const char *ver, bool pie)
 	fp_sym(f, "Py_GetVersion", CODE, 64);
 }
 
-/* 3.8/3.10: one GIL in _PyRuntime; tstate->thread_id is a pthread_t that
- * lies in thread 102's stack mapping. */
-static void image_old(struct fakeproc *f, unsigned minor, int locked)
+/* 3.8-3.11: one GIL in _PyRuntime.  Up to 3.10 the version is read from
+ * Py_GetVersion's code (3.8's image: PIE, a lea; else an imm32) and
+ * tstate->thread_id is a pthread_t that lies in thread 102's stack
+ * mapping; 3.11 exports Py_Version and its thread state has
+ * native_thread_id (102). */
+static const struct gen_cpy *image_old(struct fakeproc *f, unsigned minor, int locked)
 {
+	const struct gen_cpy *g = gen((int)minor);
 	fp_init(f, 4);
-	uint32_t gil = minor == 8 ? 0x480 : 0x160;
+	cr_assert_geq(g->rt_gil, 0, "%s has no _PyRuntime.ceval.gil", g->version);
 	fp_region(f, RT, 0x1000);
 	fp_sym(f, "_PyRuntime", RT, 0x1000);
-	gil_at(f, RT + gil, locked, TSTATE);
+	gil_at(f, g, RT + (uint64_t)g->rt_gil, locked, TSTATE);
 	fp_region(f, TSTATE, 0x100);
-	fp_put64(f, TSTATE + 0xb0, STACK + 0x7fff00); /* struct pthread at the stack top */
 	fp_stack(f, STACK, STACK + 0x800000, 102);
-	version_code(f, minor == 8 ? "3.8.18" : "3.10.13", minor == 8);
+	if (minor <= 10) {
+		/* struct pthread at the stack top */
+		fp_put64(f, TSTATE + (uint64_t)g->ts_pthread, STACK + 0x7fff00);
+		version_code(f, g->version, minor == 8);
+	} else {
+		unsigned micro = 0;
+		sscanf(g->version, "3.%*u.%u", &micro);
+		fp_put64(f, TSTATE + (uint64_t)g->ts_native, 102);
+		fp_region(f, RODATA, 8);
+		fp_put32(f, RODATA, 0x03000000u | minor << 16 | micro << 8 | 0xf0);
+		fp_sym(f, "Py_Version", RODATA, 4);
+	}
+	return g;
 }
+
+/* Each version up to 3.11 on an image laid out by its own headers: the
+ * GIL where they put it, of their size, held by the thread they name. */
+static void gil_in_runtime(unsigned minor)
+{
+	struct cpy c;
+	const struct gen_cpy *g = image_old(&c.f, minor, 1);
+	const struct lt_rtlock *v = found(&c, 1);
+	cr_assert_str_eq(v[0].name, "_PyRuntime.ceval.gil");
+	cr_assert_eq(strncmp(v[0].version, "CPython ", 8), 0, "%s", v[0].version);
+	cr_assert_str_eq(v[0].version + 8, g->version);
+	cr_assert_eq(v[0].base, RT + (uint64_t)g->rt_gil, "%s (%s): GIL at +0x%llx, headers +0x%lx",
+		     g->version, g->incdir, (unsigned long long)(v[0].base - RT), g->rt_gil);
+	cr_assert_eq(v[0].size, (uint64_t)g->gil_size, "%s: GIL size 0x%llx, headers 0x%lx", g->version,
+		     (unsigned long long)v[0].size, g->gil_size);
+	gil_is(&v[0], 1, 102);
+	done(&c);
+}
+
+Test(lock_cpython_fixture, gil_from_headers_3_8) { gil_in_runtime(8); }
+Test(lock_cpython_fixture, gil_from_headers_3_9) { gil_in_runtime(9); }
+Test(lock_cpython_fixture, gil_from_headers_3_10) { gil_in_runtime(10); }
+Test(lock_cpython_fixture, gil_from_headers_3_11) { gil_in_runtime(11); }
 
 Test(lock_cpython_fixture, v3_8_pie_lea_pthread_in_stack)
 {
 	struct cpy c;
-	image_old(&c.f, 8, 1);
+	const struct gen_cpy *g = image_old(&c.f, 8, 1);
 	const struct lt_rtlock *v = found(&c, 1);
 	cr_assert_str_eq(v[0].model, "cpython");
 	cr_assert_str_eq(v[0].kind, "GIL");
 	cr_assert_str_eq(v[0].name, "_PyRuntime.ceval.gil");
-	cr_assert_str_eq(v[0].version, "CPython 3.8.18");
-	cr_assert_eq(v[0].base, RT + 0x480);
-	cr_assert_eq(v[0].size, 0xd0);
+	cr_assert_str_eq(v[0].version + 8, g->version);
+	cr_assert_eq(v[0].base, RT + (uint64_t)g->rt_gil);
+	cr_assert_eq(v[0].size, (uint64_t)g->gil_size);
 	gil_is(&v[0], 1, 102);
 	cr_assert_str_eq(v[0].holder_how, "gil->last_holder->thread_id (pthread_t) in that thread's stack");
 	done(&c);
@@ -158,10 +214,10 @@ Test(lock_cpython_fixture, v3_8_pie_lea_pthread_in_stack)
 Test(lock_cpython_fixture, v3_10_nonpie_imm32)
 {
 	struct cpy c;
-	image_old(&c.f, 10, 1);
+	const struct gen_cpy *g = image_old(&c.f, 10, 1);
 	const struct lt_rtlock *v = found(&c, 1);
-	cr_assert_str_eq(v[0].version, "CPython 3.10.13");
-	cr_assert_eq(v[0].base, RT + 0x160);
+	cr_assert_str_eq(v[0].version + 8, g->version);
+	cr_assert_eq(v[0].base, RT + (uint64_t)g->rt_gil);
 	gil_is(&v[0], 1, 102);
 	done(&c);
 }
@@ -198,8 +254,10 @@ Test(lock_cpython_fixture, v3_8_free)
 
 /* 3.12: per-interpreter GIL pointers.  Interpreter 1 (head) shares the main
  * GIL, interpreter 2 has its own, free, GIL. */
-static void image_3_12(struct fakeproc *f, pid_t native)
+static const struct gen_cpy *image_3_12(struct fakeproc *f, pid_t native)
 {
+	const struct gen_cpy *g = gen(12);
+	uint64_t is_gil = (uint64_t)g->is_gil, gil = 0x800; /* the struct: anywhere */
 	fp_init(f, 4);
 	fp_region(f, RT, 0x1000);
 	fp_sym(f, "_PyRuntime", RT, 0x1000);
@@ -208,18 +266,19 @@ static void image_3_12(struct fakeproc *f, pid_t native)
 	fp_sym(f, "Py_Version", RODATA, 4);
 	fp_region(f, INTERP, 0x1000);
 	fp_region(f, INTERP2, 0x1000);
-	fp_put64(f, RT + 0x28, INTERP2);      /* interpreters.head */
-	fp_put64(f, RT + 0x30, INTERP);       /* interpreters.main */
-	fp_put64(f, INTERP2 + 0x00, INTERP);  /* next */
-	fp_put64(f, INTERP2 + 0x08, 2);       /* id */
-	fp_put64(f, INTERP2 + 0x180, INTERP2 + 0x410);
-	gil_at(f, INTERP2 + 0x410, 0, 0);
-	fp_put64(f, INTERP + 0x00, 0);
-	fp_put64(f, INTERP + 0x08, 0);
-	fp_put64(f, INTERP + 0x180, INTERP + 0x410);
-	gil_at(f, INTERP + 0x410, 1, TSTATE);
+	fp_put64(f, RT + (uint64_t)g->rt_head, INTERP2);
+	fp_put64(f, RT + (uint64_t)g->rt_main, INTERP);
+	fp_put64(f, INTERP2 + (uint64_t)g->is_next, INTERP);
+	fp_put64(f, INTERP2 + (uint64_t)g->is_id, 2);
+	fp_put64(f, INTERP2 + is_gil, INTERP2 + gil);
+	gil_at(f, g, INTERP2 + gil, 0, 0);
+	fp_put64(f, INTERP + (uint64_t)g->is_next, 0);
+	fp_put64(f, INTERP + (uint64_t)g->is_id, 0);
+	fp_put64(f, INTERP + is_gil, INTERP + gil);
+	gil_at(f, g, INTERP + gil, 1, TSTATE);
 	fp_region(f, TSTATE, 0x100);
-	fp_put64(f, TSTATE + 0x90, (uint64_t)native);
+	fp_put64(f, TSTATE + (uint64_t)g->ts_native, (uint64_t)native);
+	return g;
 }
 
 Test(lock_cpython_fixture, v3_12_per_interpreter)
@@ -228,11 +287,11 @@ Test(lock_cpython_fixture, v3_12_per_interpreter)
 	image_3_12(&c.f, 103);
 	const struct lt_rtlock *v = found(&c, 2);
 	cr_assert_str_eq(v[0].name, "interpreter 2 GIL");
-	cr_assert_eq(v[0].base, INTERP2 + 0x410);
+	cr_assert_eq(v[0].base, INTERP2 + 0x800);
 	cr_assert_eq(v[0].held, 0);
 	cr_assert_str_eq(v[1].name, "main interpreter GIL");
 	cr_assert_str_eq(v[1].version, "CPython 3.12.1");
-	cr_assert_eq(v[1].base, INTERP + 0x410);
+	cr_assert_eq(v[1].base, INTERP + 0x800);
 	gil_is(&v[1], 1, 103);
 	done(&c);
 }
@@ -244,7 +303,9 @@ Test(lock_cpython_fixture, v3_12_holder_not_a_thread)
 	image_3_12(&c.f, 4242);
 	const struct lt_rtlock *v = found(&c, 2);
 	gil_is(&v[1], 1, 0);
-	cr_assert_not_null(strstr(v[1].holder_how, "not a thread"), "%s", v[1].holder_how);
+	cr_assert_not_null(strstr(v[1].holder_how, "native_thread_id 4242 is no longer a thread"), "%s",
+			   v[1].holder_how);
+	cr_assert_eq(v[1].holder_gone, 4242, "the recorded holder, gone: %d", (int)v[1].holder_gone);
 	done(&c);
 }
 
@@ -275,7 +336,7 @@ static void image_3_13(struct fakeproc *f, const char *cookie, uint64_t hexver)
 	fp_put64(f, INTERP + 0x40, 0);
 	fp_put64(f, INTERP + 0x48, 0);
 	fp_put64(f, INTERP + 0x60, INTERP + 0x800);
-	gil_at(f, INTERP + 0x800, 1, TSTATE);
+	gil_at(f, NULL, INTERP + 0x800, 1, TSTATE);
 	fp_region(f, TSTATE, 0x100);
 	fp_put64(f, TSTATE + 0x58, 101);
 }
@@ -362,11 +423,11 @@ Test(lock_cpython_fixture, apply_claims_gil_waiters)
 {
 	struct fakeproc f;
 	struct lt_lm_env e;
-	image_3_12(&f, 103);
+	const struct gen_cpy *g = image_3_12(&f, 103);
 	fp_env(&f, &e);
-	uint64_t gil = INTERP + 0x410;
-	futex_wait_on(&f.threads[0], gil + 0x28); /* cond __g_signals[0] */
-	futex_wait_on(&f.threads[1], gil + 0x50); /* mutex */
+	uint64_t gil = INTERP + 0x800;
+	futex_wait_on(&f.threads[0], gil + (uint64_t)g->gil_cond + 8); /* cond __g_signals[0] */
+	futex_wait_on(&f.threads[1], gil + (uint64_t)g->gil_mutex);    /* mutex */
 	futex_wait_on(&f.threads[2], 0x12345678); /* something else */
 	f.threads[3].sc.state = LT_SC_IN_SYSCALL;  /* the holder, in read() */
 	f.threads[3].wait = LT_WAIT_IO;

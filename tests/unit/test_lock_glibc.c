@@ -3,7 +3,10 @@
  * lock_glibc_names: frame-name folding, both spellings (internal names from
  *   libc6-dbg's .symtab, exported versioned names from .dynsym).
  * lock_glibc_unit: lt_glibc_classify on synthetic threads and a fake
- *   memory image, one test per primitive and layout.
+ *   memory image, one test per primitive and layout; the rwlock and the
+ *   installed glibc's condition variable layout are laid out with the
+ *   offsets of the installed headers (build/gen/glibc_layouts.h, from
+ *   tests/gen/glibc_layout.c), the other condvar layout from the sources.
  * lock_glibc_live: tests/workloads/glibc_locks in every mode; each waiter's
  *   classification is compared with the workload's ground truth (needs
  *   root, like the other live snapshot tests). */
@@ -17,6 +20,7 @@
 #include "snapshot.h"
 #include "lt_fakeproc.h"
 #include "lt_test.h"
+#include "gen_layouts.h"
 
 /* ---- names ---- */
 
@@ -302,14 +306,17 @@ Test(lock_glibc_unit, internal_lock)
 }
 
 /* ---- rwlock: readers 0, writers 4, wrphase_futex 8, writers_futex 12,
- * cur_writer 24, shared 28, flags 48 ---- */
+ * cur_writer 24, shared 28, flags 48: laid out where the installed glibc's
+ * headers put them (build/gen/glibc_layouts.h, tests/gen/glibc_layout.c),
+ * not where the model expects them ---- */
 
 static void rwlock_mem(uint32_t readers, uint32_t wrphase, uint32_t writers_futex, int32_t cur_writer)
 {
-	fp_put32(&fk, MEM_BASE + 0, readers);
-	fp_put32(&fk, MEM_BASE + 8, wrphase);
-	fp_put32(&fk, MEM_BASE + 12, writers_futex);
-	fp_put32(&fk, MEM_BASE + 24, (uint32_t)cur_writer);
+	const struct gen_glibc *g = &gen_glibc_row;
+	fp_put32(&fk, MEM_BASE + (uint64_t)g->rw_readers, readers);
+	fp_put32(&fk, MEM_BASE + (uint64_t)g->rw_wrphase_futex, wrphase);
+	fp_put32(&fk, MEM_BASE + (uint64_t)g->rw_writers_futex, writers_futex);
+	fp_put32(&fk, MEM_BASE + (uint64_t)g->rw_cur_writer, (uint32_t)cur_writer);
 }
 
 Test(lock_glibc_unit, rwlock_reader_waits_for_writer)
@@ -403,16 +410,32 @@ Test(lock_glibc_unit, sem_timedwait_outer_frame_wins)
 
 /* Old layout (<= 2.40): wseq 0, g1_start 8, g_refs 16/20, g_size 24/28,
  * g1_orig_size 32, wrefs 36, g_signals 40/44.  New (2.41): no g_refs,
- * everything from g_size moves 8 down. */
+ * everything from g_size moves 8 down.  The layout the installed glibc has
+ * (Debian 12's 2.36: the old one) is laid out from its headers
+ * (build/gen/glibc_layouts.h); the other one, which no header here has,
+ * from the sources as written above. */
+struct cond_lay {
+	long wseq, g1_start, g_refs, wrefs, g_signals;
+};
+
+static struct cond_lay cond_layout(bool old)
+{
+	const struct gen_glibc *h = &gen_glibc_row;
+	if ((h->cond_g_refs >= 0) == old)
+		return (struct cond_lay){ h->cond_wseq, h->cond_g1_start, h->cond_g_refs, h->cond_wrefs,
+					  h->cond_g_signals };
+	return old ? (struct cond_lay){ 0, 8, 16, 36, 40 } : (struct cond_lay){ 0, 8, -1, 28, 32 };
+}
+
 static uint64_t cond_mem(bool old, uint64_t base, int g, uint32_t waiters)
 {
-	int d = old ? 0 : -8;
-	fp_put64(&fk, base, 2 * waiters + (uint64_t)g); /* G2 = g */
-	fp_put64(&fk, base + 8, (uint64_t)g);
+	struct cond_lay l = cond_layout(old);
+	fp_put64(&fk, base + (uint64_t)l.wseq, 2 * waiters + (uint64_t)g); /* G2 = g */
+	fp_put64(&fk, base + (uint64_t)l.g1_start, (uint64_t)g);
 	if (old)
-		fp_put32(&fk, base + 16 + 4 * g, 2 * waiters);
-	fp_put32(&fk, base + 36 + d, waiters << 3);
-	return base + 40 + d + 4 * g;
+		fp_put32(&fk, base + (uint64_t)l.g_refs + 4 * (uint64_t)g, 2 * waiters);
+	fp_put32(&fk, base + (uint64_t)l.wrefs, waiters << 3);
+	return base + (uint64_t)l.g_signals + 4 * (uint64_t)g;
 }
 
 static void cond_case(bool old, int g)

@@ -21,6 +21,7 @@
 #include "snapshot.h"
 #include "lt_fakeproc.h"
 #include "lt_test.h"
+#include "gen_layouts.h"
 
 extern const struct lt_lockmodel lt_lm_ocaml;
 
@@ -134,6 +135,11 @@ static const struct lt_rtlock *one_lock(struct fakeproc *f, struct found *x, int
 /* busy, waiters; Caml_state's bottom_of_stack in stack BOTTOM_IN; its
  * top_of_stack and curr_thread's top_of_stack and bottom_of_stack in stack
  * TH_IN. */
+/* Caml_state's top_of_stack and bottom_of_stack: 4.12-4.14's as their
+ * sources give them, unless ml413 sets them from the installed 4.13's own
+ * headers (build/gen/ocaml4_layouts.h, tests/gen/ocaml4_layout.c). */
+static uint64_t ml4_top = 0xc8, ml4_bottom = 0xd0;
+
 static void ml4(struct fakeproc *f, const char *version, uint32_t busy, uint32_t waiters, uint64_t bottom_in,
 		uint64_t th_in)
 {
@@ -149,8 +155,8 @@ static void ml4(struct fakeproc *f, const char *version, uint32_t busy, uint32_t
 	fp_put64(f, ML4_GLOBALS, ML4_STATE);
 	fp_put64(f, ML4_GLOBALS + 8, ML4_THREAD);
 	fp_region(f, ML4_STATE, 0x200);
-	fp_put64(f, ML4_STATE + 0xc8, th_in + 0xff00);    /* top_of_stack */
-	fp_put64(f, ML4_STATE + 0xd0, bottom_in + 0xfa00); /* bottom_of_stack */
+	fp_put64(f, ML4_STATE + ml4_top, th_in + 0xff00);       /* top_of_stack */
+	fp_put64(f, ML4_STATE + ml4_bottom, bottom_in + 0xfa00); /* bottom_of_stack */
 	fp_region(f, ML4_THREAD, 0x80);
 	fp_put64(f, ML4_THREAD + 24, th_in + 0xff00);
 	fp_put64(f, ML4_THREAD + 32, th_in + 0xf000);
@@ -158,9 +164,21 @@ static void ml4(struct fakeproc *f, const char *version, uint32_t busy, uint32_t
 	fp_stack(f, STACK_B, STACK_B + 0x10000, 101);
 }
 
+/* 4.13, its Caml_state laid out by the installed 4.13's headers (Debian's
+ * ocaml-nox); a skip where no OCaml 4.13 is installed. */
 static void ml413(struct fakeproc *f, uint32_t busy, uint32_t waiters, uint64_t bottom_in, uint64_t th_in)
 {
-	ml4(f, "4.13.1", busy, waiters, bottom_in, th_in);
+	const struct gen_ml4 *g = NULL;
+	for (size_t i = 0; gen_ml4_rows[i].version && !g; i++)
+		if (!strncmp(gen_ml4_rows[i].version, "4.13.", 5))
+			g = &gen_ml4_rows[i];
+	if (!g)
+		cr_skip_test("no OCaml 4.13 headers here (`ocamlc -where`/caml, Debian: ocaml-nox): "
+			     "Caml_state's layout is not known from them");
+	ml4_top = (uint64_t)g->top_of_stack;
+	ml4_bottom = (uint64_t)g->bottom_of_stack;
+	ml4(f, g->version, busy, waiters, bottom_in, th_in);
+	ml4_top = 0xc8, ml4_bottom = 0xd0;
 }
 
 Test(lock_ocaml_fixture, ocaml413_holder_from_caml_state_and_curr_thread)
@@ -269,25 +287,61 @@ Test(lock_ocaml_fixture, versions_outside_the_table_are_not_guessed)
 #define ML5_TH0 0x9000
 #define ML5_TH1 0x9100
 
+/* The layout the images are laid out with: the one the real compiler's
+ * runtime has (build/gen/ocaml5_layouts.h, from the DWARF of the program
+ * it built: tests/gen/ocaml5_layout.sh), not the model's constants.  5.2
+ * images take 5.2.0's, 5.4 images the 5.4.0+dev compiler's; no 5.3
+ * compiler is here, so 5.3's images keep the layout read from its sources
+ * (st_pthreads.h, st_stubs.c at the 5.3.0 tag), as the model documents. */
+static struct gen_ml5 L;
+static const struct gen_ml5 ml53_sources = {
+	.version = "5.3.0", .binary = "(none: from the 5.3.0 sources)", .table_size = 8,
+	.stride = 144, .lock_off = 8, .lock_size = 112, .init = 0, .init_size = 4, .busy = 48,
+	.busy_size = 8, .waiters = 56, .th_domain = 24, .th_c_stack = 40,
+};
+
+static void ml5_layout(const char *version)
+{
+	if (!strncmp(version, "5.3", 3)) {
+		L = ml53_sources;
+		return;
+	}
+	const char *real = !strncmp(version, "5.4", 3) ? "5.4.0+dev" : "5.2.0";
+	const struct gen_ml5 *g = gen_ml5_row(real);
+	if (!g)
+		cr_skip_test("no program built by the real OCaml %s compiler (ocaml-%s-min.tar.xz in "
+			     "../shared/tools, unpacked by the Makefile): its layout is not known here",
+			     real, real);
+	L = *g;
+}
+
 /* A caml_thread_struct of domain DOM whose c_stack is C_STACK. */
 static void ml5_thread(struct fakeproc *f, uint64_t at, uint32_t dom, uint64_t c_stack)
 {
-	fp_put32(f, at + 24, dom);
-	fp_put64(f, at + 40, c_stack);
+	fp_put32(f, at + (uint64_t)L.th_domain, dom);
+	fp_put64(f, at + (uint64_t)L.th_c_stack, c_stack);
 }
 
 /* thread_table[d] at ENTRY: active_thread, then thread_lock {init, mutex,
  * busy, waiters, cond}. */
 static void ml5_entry(struct fakeproc *f, uint64_t entry, uint64_t active, uint64_t busy, uint64_t waiters)
 {
+	uint64_t lock = entry + (uint64_t)L.lock_off;
 	fp_put64(f, entry, active);
-	fp_put32(f, entry + 8, 1);
-	fp_put64(f, entry + 8 + 48, busy);
-	fp_put64(f, entry + 8 + 56, waiters);
+	if (L.init_size == 1)
+		fp_at(f, lock + (uint64_t)L.init, 1)[0] = 1;
+	else
+		fp_put32(f, lock + (uint64_t)L.init, 1);
+	if (L.busy_size == 1)
+		fp_at(f, lock + (uint64_t)L.busy, 1)[0] = (uint8_t)busy;
+	else
+		fp_put64(f, lock + (uint64_t)L.busy, busy);
+	fp_put64(f, lock + (uint64_t)L.waiters, waiters);
 }
 
 static void ml5_common(struct fakeproc *f, const char *version)
 {
+	ml5_layout(version);
 	fp_init(f, 0);
 	ml_version(f, version);
 	fp_sym(f, "caml_thread_initialize", 0x1000, 64);
@@ -306,7 +360,7 @@ static void ml5_heap_table(struct fakeproc *f, const char *version, size_t n)
 	fp_region(f, ML5_TABLE, 8);
 	fp_sym(f, "thread_table", ML5_TABLE, 8);
 	fp_put64(f, ML5_TABLE, ML5_HEAP);
-	fp_region(f, ML5_HEAP, 144 * n);
+	fp_region(f, ML5_HEAP, (uint64_t)L.stride * n);
 }
 
 Test(lock_ocaml_fixture, ocaml52_static_thread_table)
@@ -314,24 +368,24 @@ Test(lock_ocaml_fixture, ocaml52_static_thread_table)
 	struct fakeproc f;
 	struct found x;
 	ml5_common(&f, "5.2.0");
-	fp_region(&f, ML5_TABLE, 136 * 128);
-	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	fp_region(&f, ML5_TABLE, (uint64_t)L.table_size);
+	fp_sym(&f, "thread_table", ML5_TABLE, (uint64_t)L.table_size);
 	ml5_entry(&f, ML5_TABLE, ML5_TH0, 1, 3);
-	ml5_entry(&f, ML5_TABLE + 136, ML5_TH1, 0, 0);
+	ml5_entry(&f, ML5_TABLE + (uint64_t)L.stride, ML5_TH1, 0, 0);
 	run_model(&f, &x);
 	cr_assert_eq(x.n, 2);
 	cr_assert_str_eq(x.v[0].model, "ocaml5");
 	cr_assert_str_eq(x.v[0].kind, "OCaml runtime lock");
 	cr_assert_str_eq(x.v[0].name, "domain 0");
 	cr_assert_str_eq(x.v[0].version, "OCaml 5.2.0");
-	cr_assert_eq(x.v[0].base, ML5_TABLE + 8);
-	cr_assert_eq(x.v[0].size, 112);
+	cr_assert_eq(x.v[0].base, ML5_TABLE + (uint64_t)L.lock_off);
+	cr_assert_eq(x.v[0].size, (uint64_t)L.lock_size);
 	cr_assert_eq(x.v[0].held, 1);
 	cr_assert_eq(x.v[0].waiters, 3);
 	cr_assert_eq(x.v[0].holder, 200);
 	cr_assert(strstr(x.v[0].holder_how, "active_thread's c_stack"), "%s", x.v[0].holder_how);
 	cr_assert_str_eq(x.v[1].name, "domain 1");
-	cr_assert_eq(x.v[1].base, ML5_TABLE + 136 + 8);
+	cr_assert_eq(x.v[1].base, ML5_TABLE + (uint64_t)L.stride + (uint64_t)L.lock_off);
 	cr_assert_eq(x.v[1].held, 0);
 	cr_assert_eq(x.v[1].holder, 0);
 	cr_assert_eq(x.notes.n, 0);
@@ -344,14 +398,14 @@ Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
 	struct found x;
 	ml5_heap_table(&f, "5.3.0", 4); /* OCAMLRUNPARAM=d=4 */
 	ml5_entry(&f, ML5_HEAP, ML5_TH0, 0, 0);
-	ml5_entry(&f, ML5_HEAP + 144, ML5_TH1, 1, 7);
+	ml5_entry(&f, ML5_HEAP + (uint64_t)L.stride, ML5_TH1, 1, 7);
 	run_model(&f, &x);
 	cr_assert_eq(x.n, 2);
-	cr_assert_eq(x.v[0].base, ML5_HEAP + 8);
+	cr_assert_eq(x.v[0].base, ML5_HEAP + (uint64_t)L.lock_off);
 	cr_assert_eq(x.v[0].held, 0);
 	cr_assert_str_eq(x.v[1].name, "domain 1");
-	cr_assert_eq(x.v[1].base, ML5_HEAP + 144 + 8);
-	cr_assert_eq(x.v[1].size, 112);
+	cr_assert_eq(x.v[1].base, ML5_HEAP + (uint64_t)L.stride + (uint64_t)L.lock_off);
+	cr_assert_eq(x.v[1].size, (uint64_t)L.lock_size);
 	cr_assert_eq(x.v[1].held, 1);
 	cr_assert_eq(x.v[1].waiters, 7);
 	cr_assert_eq(x.v[1].holder, 201);
@@ -364,7 +418,7 @@ Test(lock_ocaml_fixture, ocaml53_thread_table_on_the_heap)
 static void ml52_sized(struct fakeproc *f, const char *version, uint64_t sym_size)
 {
 	ml5_common(f, version);
-	fp_region(f, ML5_TABLE, 136 * 128);
+	fp_region(f, ML5_TABLE, (uint64_t)L.table_size);
 	fp_sym(f, "thread_table", ML5_TABLE, sym_size);
 	ml5_entry(f, ML5_TABLE, ML5_TH0, 1, 3);
 }
@@ -372,8 +426,8 @@ static void ml52_sized(struct fakeproc *f, const char *version, uint64_t sym_siz
 static void ml52(struct fakeproc *f, const char *version)
 {
 	ml5_common(f, version);
-	fp_region(f, ML5_TABLE, 136 * 128);
-	fp_sym(f, "thread_table", ML5_TABLE, 136 * 128);
+	fp_region(f, ML5_TABLE, (uint64_t)L.table_size);
+	fp_sym(f, "thread_table", ML5_TABLE, (uint64_t)L.table_size);
 	ml5_entry(f, ML5_TABLE, ML5_TH0, 1, 3);
 }
 
@@ -405,7 +459,7 @@ Test(lock_ocaml_fixture, ocaml5_unknown_version_static_table_recognised)
 	ml52(&f, "5.2.0");
 	f.nsym = 0;
 	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
-	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	fp_sym(&f, "thread_table", ML5_TABLE, (uint64_t)L.table_size);
 	const struct lt_rtlock *l = one_lock(&f, &x, 1, 3, 200);
 	cr_assert_null(l->version);
 	cr_assert_str_eq(l->name, "domain 0");
@@ -423,8 +477,8 @@ Test(lock_ocaml_fixture, ocaml5_unknown_version_heap_table_with_bool_fields)
 	struct found x;
 	ml5_heap_table(&f, "5.4.0+dev0-2024-08-25", 3);
 	ml5_entry(&f, ML5_HEAP, ML5_TH0, 1, 2);
-	fp_put64(&f, ML5_HEAP + 8 + 48, 0xdead00000001ull); /* bool busy + padding */
-	fp_put32(&f, ML5_HEAP + 8, 0xab000001u);          /* bool init + padding */
+	fp_put64(&f, ML5_HEAP + (uint64_t)(L.lock_off + L.busy), 0xdead00000001ull); /* bool busy + padding */
+	fp_put32(&f, ML5_HEAP + (uint64_t)(L.lock_off + L.init), 0xab000001u);          /* bool init + padding */
 	const struct lt_rtlock *l = one_lock(&f, &x, 1, 2, 200);
 	cr_assert_str_eq(l->version, "OCaml 5.4.0+dev0-2024-08-25");
 	done(&f, &x);
@@ -455,17 +509,17 @@ Test(lock_ocaml_fixture, ocaml5_unconfirmed_layouts_are_not_guessed)
 	ml52(&f, "5.2.0");
 	f.nsym = 0;
 	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
-	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 64);
+	fp_sym(&f, "thread_table", ML5_TABLE, (uint64_t)L.stride * 64);
 	l = one_lock(&f, &x, -1, ANY, 0);
 	how_has(l, "the size of no known layout");
 	done(&f, &x);
 
 	/* the right size, but entry 0 does not read as one (busy=7) */
 	ml52(&f, "5.2.0");
-	fp_put64(&f, ML5_TABLE + 8 + 48, 7);
+	fp_put64(&f, ML5_TABLE + (uint64_t)(L.lock_off + L.busy), 7);
 	f.nsym = 0;
 	fp_sym(&f, "caml_thread_initialize", 0x1000, 64);
-	fp_sym(&f, "thread_table", ML5_TABLE, 136 * 128);
+	fp_sym(&f, "thread_table", ML5_TABLE, (uint64_t)L.table_size);
 	l = one_lock(&f, &x, -1, ANY, 0);
 	how_has(l, "does not read as one");
 	done(&f, &x);

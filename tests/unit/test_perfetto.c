@@ -16,6 +16,7 @@
 #include "jsontrace.h"
 #include "perfetto.h"
 #include "timeline.h"
+#include "locktrace/calls.h"
 #include "locktrace/tracefile.h"
 #include "lt_test.h"
 #include "lt_events.h"
@@ -113,6 +114,7 @@ static void write_symbols(struct lt_writer *w)
 }
 
 static int with_symbols, with_snapshot;
+static const char *snapshot_json;
 
 /* A snapshot section whose CPython thread model named thread 102 (the
  * recorder stores one at attach and one at the end). */
@@ -138,6 +140,8 @@ static void write_trace(const char *path, const struct lt_header *h, const struc
 		write_symbols(w);
 	if (with_snapshot)
 		write_snapshot(w);
+	if (snapshot_json) /* a test's own snapshot */
+		cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, snapshot_json, strlen(snapshot_json)), 0);
 	if (end_ns) {
 		struct lt_stats st = { .start_ns = h->clock_boottime, .end_ns = end_ns, .ncpus = 2,
 				       .exit_status = -1 };
@@ -1106,4 +1110,43 @@ Test(perfetto, runtime_thread_names_from_the_snapshot)
 	unlink(in);
 	unlink(out);
 	unlink(js);
+}
+
+/* A recorded fcntl(F_SETLKW) wait is a slice named for the file lock, with
+ * its fd and the decoded call, ended by its return. */
+Test(perfetto, file_lock_wait_is_a_named_slice)
+{
+	char in[256], out[256];
+	struct lt_header h = make_hdr();
+	struct pfc c;
+	const struct lt_event v[] = {
+		lt_ev_flock(1000, 101, LT_NR_FCNTL, 5, LT_F_SETLKW, 1, 10, 3),
+		lt_ev_exit(4000, 101, 0, LT_NR_FCNTL, 0),
+	};
+	trace_paths(in, out, "flock");
+	write_trace(in, &h, v, 2, 8000);
+	convert_load(in, out, &c);
+	const struct pfc_slice *s = pfc_slice(&c, 101, "file lock (fcntl F_SETLKW)", 0);
+	cr_assert(s, "no file-lock slice");
+	cr_expect_eq(s->begin, 1000);
+	cr_expect_eq(s->end, 4000);
+	cr_expect_eq(pfc_ann(s, "fd")->u, 5);
+	cr_expect_str_eq(pfc_ann(s, "call")->s, "fcntl(fd 5, F_SETLKW, write lock 10..12)");
+	pfc_free(&c);
+	unlink(in);
+	unlink(out);
+
+	/* a snapshot that saw it wait on fd 5 names the file */
+	snapshot_json = "{\"schema\":\"locktrace.snapshot/1\",\"pid\":100,\"threads\":["
+			"{\"tid\":101,\"comm\":\"main\",\"wait_for\":{\"pid\":100,\"edges\":["
+			"{\"kind\":\"file_lock\",\"fd\":5,\"what\":\"POSIX WRITE lock on /tmp/q.lock "
+			"(bytes 10-12, inode fe:00:7)\",\"pids\":[77]}]}}]}";
+	trace_paths(in, out, "flock2");
+	write_trace(in, &h, v, 2, 8000);
+	snapshot_json = NULL;
+	convert_load(in, out, &c);
+	cr_assert(pfc_slice(&c, 101, "file lock on /tmp/q.lock (fcntl F_SETLKW)", 0), "not named for its file");
+	pfc_free(&c);
+	unlink(in);
+	unlink(out);
 }

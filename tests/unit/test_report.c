@@ -1292,3 +1292,43 @@ Test(report, self_deadlock_only_with_its_own_owner_read)
 	cr_assert(strstr(f->summary, "waits for a lock it holds itself"), "%s", f->summary);
 	done();
 }
+
+/* ---- file-lock waits ------------------------------------------------- */
+
+/* A flock wait that ended during the trace is named with its call and
+ * whoever woke it; one still open at the end is the first finding, ahead
+ * of the stall it causes, and the stall counts it as a file-lock wait. */
+Test(report, file_lock_waits_are_named)
+{
+	uint64_t t0 = begin(TIDS(PID, 501));
+	struct lt_event a = lt_ev_flock(t0, PID, 73, 3, 2 /* LOCK_EX */, -1, 0, 0);
+	feed(&a);
+	off(t0 + 1 * US, PID, 0);
+	waking(t0 + 400 * MS, PID, 9000);
+	on(t0 + 401 * MS, PID);
+	sys_exit(t0 + 402 * MS, PID, 73, 0);
+	struct lt_event b = lt_ev_flock(t0 + 500 * MS, 501, 72, 4, 7 /* F_SETLKW */, 1, 10, 3);
+	feed(&b);
+	off(t0 + 500 * MS + 1 * US, 501, 0);
+	finish(t0 + 5 * SEC);
+
+	const struct lt_report_finding *w = must_find(LT_FIND_FILE_LOCK, "waited");
+	cr_expect(has_tid(w, PID));
+	cr_expect(strstr(w->summary, "flock(fd 3, LOCK_EX)") && strstr(w->summary, "(granted)"), "%s", w->summary);
+	cr_expect_eq(w->fd, 3);
+	cr_expect_eq(w->duration_ns, 402 * MS);
+	const struct lt_report_finding *b1 = must_find(LT_FIND_FILE_LOCK, "blocked");
+	cr_expect(has_tid(b1, 501));
+	cr_expect(strstr(b1->summary, "waits for a record lock: fcntl(fd 4, F_SETLKW, write lock 10..12)"), "%s",
+		  b1->summary);
+	cr_expect_eq(R->findings[0].kind, LT_FIND_FILE_LOCK, "first: %s", R->findings[0].summary);
+	cr_expect_str_eq(R->findings[0].rule, "blocked");
+	const struct lt_report_finding *st = must_find(LT_FIND_STALL, NULL);
+	cr_expect(strstr(st->summary, "1 in file-lock waits"), "%s", st->summary);
+	const struct lt_report_thread *th = thread(PID);
+	cr_expect_eq(th->filelock_calls, 1);
+	/* asleep in it from its switch-out to the wake-up (then runnable) */
+	cr_expect_eq(th->filelock_ns, 400 * MS - 1 * US, "%llu", (unsigned long long)th->filelock_ns);
+	cr_expect_eq(th->unknown_ns, 0, "file-lock time is known time: %llu", (unsigned long long)th->unknown_ns);
+	done();
+}

@@ -157,7 +157,9 @@ static void find_holder(const struct cpy *c, struct lt_rtlock *l, uint64_t ts)
 		lt_strlist_add(&l->facts, "holder native_thread_id=%" PRIu64, id);
 		if (!lt_cpy_is_thread(e, (pid_t)id)) {
 			l->holder_how = lts_asprintf("last_holder's native_thread_id %" PRIu64
-						     " is not a thread of this process", id);
+						     " is no longer a thread of this process", id);
+			if (id > 0 && id <= INT32_MAX)
+				l->holder_gone = (pid_t)id;
 			return;
 		}
 		l->holder = (pid_t)id;

@@ -296,7 +296,9 @@ static void decide_holder(const struct lt_lm_env *e, struct lt_rtlock *l, struct
 		list_evidence(f, ev, n, tid, " and ");
 		fprintf(f, " %s in the stack of thread %d", k > 1 ? "are" : "is", (int)tid);
 	} else {
-		fprintf(f, "no stack pointer of the running thread is in a known thread stack: ");
+		fprintf(f, "no stack pointer of the running thread is in a live thread's stack (the "
+			   "thread that held it may have exited holding it, or the lock was changing "
+			   "hands while read): ");
 		list_evidence(f, ev, n, 0, ", ");
 	}
 	fclose(f);

@@ -78,6 +78,9 @@ struct lt_rtlock {
 	int waiters;             /* the runtime's own count, -1 unknown        */
 	pid_t holder;            /* tid of the holder, 0 if free or unknown    */
 	char *holder_how;        /* how the holder was found, or why it is not */
+	pid_t holder_gone;       /* held, and the holder the runtime recorded is
+	                            no thread of this process (it exited
+	                            holding it?): its tid; 0 otherwise        */
 	/* the runtime's own count of hand-offs (CPython: the GIL's
 	 * switch_number), valid when has_handoffs: a held lock whose count
 	 * does not move while threads wait for it is not being passed on */

@@ -50,8 +50,8 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 		const char *w = idle_wrapper(t);
 		if (!w)
 			continue;
-		char *st = lts_asprintf("%s%sthe runtime's own thread waits for work here (%s): idle, "
-					"not a lock", f->lock_state ? f->lock_state : "", f->lock_state ? "; " : "", w);
+		char *st = lts_asprintf("%s%s" LT_RT_IDLE_STATE " (%s): idle, not a lock",
+					f->lock_state ? f->lock_state : "", f->lock_state ? "; " : "", w);
 		free(f->lock_state);
 		f->lock_state = st;
 		t->acquire = NULL;       /* no acquire: nobody holds an event */

@@ -8,4 +8,8 @@
  * PosixSemaphore::wait, libuv's uv_sem_wait): no acquire, no owner. */
 void lt_rt_idle_apply(struct lt_snapshot *s);
 
+/* What such a wait's lock state says (the snapshot's text and JSON,
+ * stored in traces): the report knows the wait by it. */
+#define LT_RT_IDLE_STATE "the runtime's own thread waits for work here"
+
 #endif

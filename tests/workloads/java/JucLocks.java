@@ -9,6 +9,10 @@
  * mixed (hangs): thread "mon-holder" enters the monitor of MON (class
  *   JucLocks$Mon) then locks RL_A; thread "rl-holder" locks RL_A then
  *   enters MON's monitor: a cycle through a monitor and a ReentrantLock.
+ * rw-deadlock (hangs): thread "rw-A" takes the write lock of
+ *   ReentrantReadWriteLock RW_A, thread "rw-B" that of RW_B; they meet at a
+ *   barrier, then each takes the other's write lock.  Two threads
+ *   "busy-I" spin for ever beside them.
  *
  * Prints (one fact per line):
  *   pid=PID
@@ -22,7 +26,9 @@
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 public class JucLocks {
 	static final class Mon { }
@@ -30,6 +36,8 @@ public class JucLocks {
 	static final ReentrantLock RL_A = new ReentrantLock();
 	static final ReentrantLock RL_B = new ReentrantLock();
 	static final Object MON = new Mon();
+	static final ReentrantReadWriteLock RW_A = new ReentrantReadWriteLock();
+	static final ReentrantReadWriteLock RW_B = new ReentrantReadWriteLock();
 	static volatile long sink;
 
 	static synchronized void out(String line) {
@@ -98,7 +106,7 @@ public class JucLocks {
 		System.exit(1);
 	}
 
-	static void crosswise(ReentrantLock first, ReentrantLock second, CyclicBarrier meet) {
+	static void crosswise(Lock first, Lock second, CyclicBarrier meet) {
 		first.lock();
 		try {
 			await(meet);
@@ -122,6 +130,21 @@ public class JucLocks {
 		b.announce("B");
 		awaitBlocked(a, "RL_B", "RL_A");
 		awaitBlocked(b, "RL_A", "RL_B");
+	}
+
+	static void rwDeadlock() throws Exception {
+		CyclicBarrier meet = new CyclicBarrier(2);
+		for (int i = 0; i < 2; i++)
+			new Worker("busy-" + i, () -> {
+				for (;;)
+					sink++;
+			});
+		Worker a = new Worker("rw-A", () -> crosswise(RW_A.writeLock(), RW_B.writeLock(), meet));
+		Worker b = new Worker("rw-B", () -> crosswise(RW_B.writeLock(), RW_A.writeLock(), meet));
+		a.announce("A");
+		b.announce("B");
+		awaitBlocked(a, "RW_B", "RW_A");
+		awaitBlocked(b, "RW_A", "RW_B");
 	}
 
 	static void mixed() throws Exception {
@@ -155,8 +178,9 @@ public class JucLocks {
 		switch (args.length > 0 ? args[0] : "") {
 		case "rl-deadlock": rlDeadlock(); break;
 		case "mixed": mixed(); break;
+		case "rw-deadlock": rwDeadlock(); break;
 		default:
-			System.err.println("usage: JucLocks rl-deadlock|mixed [--no-wait]");
+			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock [--no-wait]");
 			System.exit(2);
 		}
 		out("deadlocked");

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* Call stacks of waits (`record --stacks`): the STACKS sections of a trace
+ * (docs/trace-format.md, since 1.5).  A section holds interned stacks
+ * (id -> frames) and references (a wait, named by its thread and the
+ * timestamp of the event that began it, -> a stack id).  Stack ids are
+ * unique in a trace; later sections may refer to stacks of earlier ones.
+ *
+ * Encoder: lt_stacks_put_stack / lt_stacks_put_ref into a struct
+ * lt_stackbuf, whose bytes are the section's payload.  Decoder:
+ * lt_stacktab_add (a section) then lt_stacktab_find (a wait's stack). */
+#ifndef LT_STACKS_H
+#define LT_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "u64map.h"
+
+struct lt_sframe {
+	uint64_t pc;      /* return address (the innermost: the pc itself) */
+	char *func;       /* NULL unknown */
+	uint64_t func_off;
+	char *module;     /* basename, NULL unknown */
+	char *file;       /* source file (DWARF), NULL unknown */
+	uint32_t line;    /* 0 unknown */
+};
+
+struct lt_stack {
+	uint32_t id;     /* > 0 */
+	int32_t tgid;    /* its process */
+	uint32_t nframes;
+	struct lt_sframe *frames; /* innermost first */
+	char *end;       /* why the unwind stopped, NULL: at a thread's start */
+};
+
+enum lt_stack_role {
+	LT_STACK_WAITER = 1, /* the waiting thread's stack as it slept */
+	LT_STACK_WAKER = 2,  /* the waker's, at the wake-up (release site) */
+};
+
+struct lt_stack_ref {
+	int32_t tid;
+	uint64_t ts;       /* the event that began the wait (BOOTTIME ns) */
+	uint32_t stack_id;
+	uint32_t role;     /* enum lt_stack_role */
+	uint64_t delay_ns; /* how long after ts the stack was read (0 unknown) */
+};
+
+/* ---- encoding ---- */
+struct lt_stackbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int oom;
+};
+void lt_stacks_put_stack(struct lt_stackbuf *b, const struct lt_stack *s);
+void lt_stacks_put_ref(struct lt_stackbuf *b, const struct lt_stack_ref *r);
+void lt_stackbuf_free(struct lt_stackbuf *b);
+
+/* ---- decoding ---- */
+struct lt_stacktab {
+	struct lt_u64map ids;   /* stack id -> struct lt_stack * */
+	struct lt_u64map refs;  /* hash of (tid, ts, role) -> struct ref_node * chain */
+	struct lt_stack **stacks; /* in the order read */
+	size_t nstacks, cap_stacks;
+	size_t nrefs;
+	int damaged;            /* a section could not be read whole */
+};
+/* Adds a section's stacks and references.  0, or -1 when it is malformed
+ * (what came before the damage is kept; damaged set). */
+int lt_stacktab_add(struct lt_stacktab *t, const uint8_t *data, size_t len);
+/* The stack of role for the wait tid began at ts, or NULL. */
+const struct lt_stack *lt_stacktab_find(const struct lt_stacktab *t, int32_t tid, uint64_t ts,
+					uint32_t role);
+const struct lt_stack *lt_stacktab_get(const struct lt_stacktab *t, uint32_t id);
+void lt_stacktab_free(struct lt_stacktab *t);
+/* Calls fn for every reference (in no particular order). */
+void lt_stacktab_each_ref(const struct lt_stacktab *t,
+			  void (*fn)(void *ctx, const struct lt_stack_ref *r), void *ctx);
+/* Every STACKS section of the trace at path into t (a pass over the file).
+ * 0 (even with none), -1 when the file cannot be read. */
+int lt_trace_stacks(const char *path, struct lt_stacktab *t);
+
+void lt_stack_free(struct lt_stack *s);
+/* "func+0x12 (file.c:40) [module]" for one frame, into buf */
+const char *lt_sframe_text(const struct lt_sframe *f, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,306 @@
+/* record --stacks, end to end as root: a program whose two functions lock
+ * the same mutex at known lines, held for known times by another thread
+ * (tests/workloads/stack_sites.c).  Every wait of the waiter on the mutex
+ * lasts at least the hold time (12 ms and more), so each must have a stack,
+ * and that stack must name the function and the line (DWARF) of its lock
+ * call; the Perfetto trace must carry the same callstacks on the wait
+ * slices (checked with Perfetto's trace processor).  Without root each
+ * test says why it skips. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lt_test.h"
+#include "stacks.h"
+#include "tp.h"
+#include "locktrace/futex.h"
+
+#define NEED_ROOT() tl_skip_unless_root("needs root: loads BPF programs to record a workload")
+#define ROUNDS 4
+
+struct truth {
+	uint32_t waiter, holder;
+	long line_release;
+	uint64_t lock;
+	long line_a, line_b;
+	double wait_a_us, wait_b_us;
+};
+
+static void record(const char *raw, const char *calls, struct truth *t, const char *extra)
+{
+	char out[64][256], err[64][256];
+	int nout, nerr;
+	char *rec[16] = { LT_BIN, "record", "-o", (char *)raw, "--no-status", "--stacks", "--calls",
+			  (char *)calls };
+	int k = 8;
+	if (extra)
+		rec[k++] = (char *)extra;
+	rec[k++] = "--";
+	rec[k++] = WL("stack_sites");
+	rec[k++] = "--no-wait";
+	rec[k++] = "-r";
+	rec[k++] = "4";
+	rec[k] = NULL;
+	int rc = tl_run_to_end(rec, out, &nout, err, &nerr);
+	cr_assert_eq(rc, 0, "locktrace record --stacks failed (%d): %s", rc, nerr ? err[0] : "");
+	t->waiter = (uint32_t)tl_truth_val(out, nout, "thread", "role=waiter", "tid");
+	t->holder = (uint32_t)tl_truth_val(out, nout, "thread", "role=holder", "tid");
+	t->line_release = (long)tl_truth_val(out, nout, "site", "name=release", "line");
+	t->lock = tl_truth_val(out, nout, "lock", "name=sitelock", "addr");
+	t->line_a = (long)tl_truth_val(out, nout, "site", "name=alpha", "line");
+	t->line_b = (long)tl_truth_val(out, nout, "site", "name=beta", "line");
+	t->wait_a_us = (double)tl_truth_val(out, nout, "done", "rounds=", "alpha_wait_us");
+	t->wait_b_us = (double)tl_truth_val(out, nout, "done", "rounds=", "beta_wait_us");
+}
+
+/* The site (1 alpha, 2 beta) whose function a stack passes through, with
+ * the line of its frame; 0 if neither. */
+static int site_of(const struct lt_stack *s, long *line)
+{
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct lt_sframe *f = &s->frames[i];
+		if (!f->func)
+			continue;
+		int site = !strcmp(f->func, "site_alpha") ? 1 : !strcmp(f->func, "site_beta") ? 2 : 0;
+		if (site) {
+			*line = f->line;
+			cr_assert(f->file && strstr(f->file, "stack_sites.c"), "frame %s in file %s",
+				  f->func, f->file ? f->file : "(none)");
+			return site;
+		}
+	}
+	return 0;
+}
+
+/* --calls blocking: each of the holder's unlocks that woke the waiter
+ * (its FUTEX_ENTER at the wake-up) has the holder's stack, through
+ * hold_for at the unlock's line: the release site.  2 * ROUNDS of them. */
+static void check_wakers(const struct tl_trace *tr, const struct lt_stacktab *st,
+			 const struct truth *t)
+{
+	int n = 0;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct lt_event *e = &tr->ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->holder ||
+		    e->futex.uaddr != t->lock || !(e->h.flags & LT_F_AT_WAKE))
+			continue;
+		const struct lt_stack *s = lt_stacktab_find(st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAKER);
+		cr_assert(s, "the holder's wake-up at %llu has no stack", (unsigned long long)e->h.ts);
+		int found = 0;
+		for (uint32_t k = 0; k < s->nframes; k++)
+			if (s->frames[k].func && !strcmp(s->frames[k].func, "hold_for")) {
+				cr_assert_eq((long)s->frames[k].line, t->line_release,
+					     "hold_for at line %u, not %ld", s->frames[k].line,
+					     t->line_release);
+				found = 1;
+			}
+		cr_assert(found, "the release stack at %llu has no hold_for frame",
+			  (unsigned long long)e->h.ts);
+		n++;
+	}
+	cr_assert_eq(n, 2 * ROUNDS, "the holder's wake-ups with a stack: %d", n);
+}
+
+/* Each of the waiter's futex waits on the mutex has its stack, naming the
+ * site's function at its lock call's line: ROUNDS of each site. */
+static void check_trace(const char *raw, const struct truth *t)
+{
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(tr.hdr.version_minor, LT_VERSION_MINOR);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	cr_assert(!st.damaged);
+	int seen[3] = { 0 };
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->waiter ||
+		    e->futex.uaddr != t->lock || (e->h.flags & LT_F_AT_WAKE))
+			continue;
+		unsigned cmd = e->futex.op & LT_FUTEX_CMD_MASK;
+		if (cmd != 0 && cmd != 9)
+			continue; /* its FUTEX_WAKEs at unlock */
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAITER);
+		cr_assert(s, "the waiter's wait at %llu on the mutex has no stack",
+			  (unsigned long long)e->h.ts);
+		cr_assert_eq(s->tgid, (int32_t)tr.hdr.pid);
+		long line = 0;
+		int site = site_of(s, &line);
+		cr_assert(site, "the stack of the wait at %llu names neither site (innermost %s)",
+			  (unsigned long long)e->h.ts, s->nframes && s->frames[0].func ?
+			  s->frames[0].func : "?");
+		cr_assert_eq(line, site == 1 ? t->line_a : t->line_b, "site %d at line %ld, not %ld",
+			     site, line, site == 1 ? t->line_a : t->line_b);
+		/* innermost: the lock's own wait in glibc; outermost: the
+		 * thread's start */
+		cr_assert(s->nframes >= 4);
+		cr_assert_null(s->end, "the unwind stopped early: %s", s->end);
+		seen[site]++;
+	}
+	cr_assert_eq(seen[1], ROUNDS, "waits with site_alpha's stack: %d", seen[1]);
+	cr_assert_eq(seen[2], ROUNDS, "waits with site_beta's stack: %d", seen[2]);
+	if (tr.hdr.flags & LT_HDR_CALLS_BLOCKING)
+		check_wakers(&tr, &st, t);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+}
+
+/* report --profile: an entry per site on the mutex, its total within 10%
+ * of the waiter's own measure, alpha (the longer hold) ranked first. */
+static void check_profile(const char *raw, const struct truth *t)
+{
+	char out[64][256], err[64][256];
+	int nout, nerr;
+	char *rep[] = { LT_BIN, "report", (char *)raw, "--profile", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0);
+	int rank[3] = { 0 }, cur = 0, cur_lock = 0;
+	double ms[3] = { 0 }, cur_ms = 0;
+	for (int i = 0; i < nout; i++) {
+		int r;
+		double v;
+		if (sscanf(out[i], "#%d %lf ms", &r, &v) == 2) {
+			cur = r;
+			cur_ms = v;
+			cur_lock = strstr(out[i], "<sitelock>") != NULL;
+			continue;
+		}
+		int site = strstr(out[i], " site_alpha+") ? 1 : strstr(out[i], " site_beta+") ? 2 : 0;
+		if (site && cur_lock) {
+			cr_assert_eq(rank[site], 0, "two entries for site %d", site);
+			rank[site] = cur;
+			ms[site] = cur_ms;
+		}
+	}
+	cr_assert(rank[1] && rank[2], "the profile has no entry for a site:\n%s\n%s", out[0],
+		  nout > 2 ? out[2] : "");
+	cr_assert_lt(rank[1], rank[2], "site_alpha (held longer) ranks after site_beta");
+	double want_a = t->wait_a_us / 1e3, want_b = t->wait_b_us / 1e3;
+	cr_assert(ms[1] >= want_a * 0.9 && ms[1] <= want_a * 1.1, "site_alpha: %.1f ms, the program "
+		  "measured %.1f ms", ms[1], want_a);
+	cr_assert(ms[2] >= want_b * 0.9 && ms[2] <= want_b * 1.1, "site_beta: %.1f ms, the program "
+		  "measured %.1f ms", ms[2], want_b);
+}
+
+Test(stacks_live, every_mutex_wait_has_its_call_site, .timeout = 120)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-all");
+	record(raw, "all", &t, NULL);
+	check_trace(raw, &t);
+	check_profile(raw, &t);
+	unlink(raw);
+}
+
+Test(stacks_live, blocking_calls_waits_have_their_call_site, .timeout = 120)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-blk");
+	record(raw, "blocking", &t, "--stack-sample=0");
+	check_trace(raw, &t);
+	check_profile(raw, &t);
+	unlink(raw);
+}
+
+/* The callsite chain of callsite id in the trace processor's tables:
+ * whether it passes through func. */
+static int chain_has(const struct tp_table *cs, const char *id, const char *func)
+{
+	for (int depth = 0; id && depth < 128; depth++) {
+		long r = tp_find(cs, "id", id);
+		if (r < 0)
+			return 0;
+		const char *name = tp_get(cs, (size_t)r, "name");
+		if (name && !strcmp(name, func))
+			return 1;
+		id = tp_get(cs, (size_t)r, "parent_id");
+	}
+	return 0;
+}
+
+Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
+{
+	NEED_ROOT();
+	const char *why = tp_missing();
+	if (why)
+		cr_skip_test("%s", why);
+	char raw[TL_PATH_MAX], pt[TL_PATH_MAX], out[64][256], err[64][256], sql[1024];
+	int nout, nerr;
+	struct truth t;
+	tl_tmp_paths(raw, pt, "stacks-pf");
+	record(raw, "blocking", &t, NULL);
+	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
+	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0);
+	snprintf(sql, sizeof(sql),
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %u and s.name like 'FUTEX_WAIT%%';\n"
+		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
+		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
+		 "select f.name as name, y.line_number as line, y.source_file as file from "
+		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
+		 "f.symbol_set_id where f.name in ('site_alpha', 'site_beta');\n"
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %u and s.name like 'FUTEX_WAKE%%';\n",
+		 t.waiter, t.holder);
+	struct tp_out o;
+	int rc = tp_run(pt, sql, &o);
+	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
+	cr_assert_eq(o.n, 4);
+	int a = 0, b = 0;
+	for (size_t i = 0; i < o.t[0].nrows; i++) {
+		const char *cs = tp_get(&o.t[0], i, "cs");
+		a += chain_has(&o.t[1], cs, "site_alpha");
+		b += chain_has(&o.t[1], cs, "site_beta");
+	}
+	/* the mutex waits, and no other wait of the waiter has a stack
+	 * through a site (its waits are only those) */
+	cr_assert_eq(a, ROUNDS, "wait slices with site_alpha's callstack: %d\n%s", a,
+		     tp_dump(&o.t[0]));
+	cr_assert_eq(b, ROUNDS, "wait slices with site_beta's callstack: %d", b);
+	/* the frames' source lines, as DWARF gives them */
+	int lines = 0;
+	for (size_t i = 0; i < o.t[2].nrows; i++) {
+		int ok;
+		const char *name = tp_get(&o.t[2], i, "name");
+		long line = (long)tp_int(&o.t[2], i, "line", &ok);
+		cr_assert(ok && name);
+		cr_assert_eq(line, !strcmp(name, "site_alpha") ? t.line_a : t.line_b, "%s at %ld", name,
+			     line);
+		lines++;
+	}
+	cr_assert_geq(lines, 2, "site frames with lines: %d\n%s", lines, tp_dump(&o.t[2]));
+	/* the release sites: the holder's FUTEX_WAKE slices, where the flows
+	 * to the waits begin, carry its stack through hold_for */
+	int rel = 0;
+	for (size_t i = 0; i < o.t[3].nrows; i++)
+		rel += chain_has(&o.t[1], tp_get(&o.t[3], i, "cs"), "hold_for");
+	cr_assert_eq(rel, 2 * ROUNDS, "FUTEX_WAKE slices with the release site's callstack: %d\n%s",
+		     rel, tp_dump(&o.t[3]));
+	tp_free(&o);
+	tl_unlink_traces(raw, pt);
+}
+
+/* The flight recorder: its dump (here the one written when the program
+ * exits) keeps the stacks of the waits it holds. */
+Test(stacks_live, flight_dump_keeps_the_stacks_of_its_waits, .timeout = 120)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-ring");
+	record(raw, "blocking", &t, "--ring=4M");
+	struct tl_trace tr;
+	tl_load_clean(&tr, raw);
+	cr_assert(tr.hdr.flags & LT_HDR_FLIGHT, "not a flight dump");
+	tl_free(&tr);
+	check_trace(raw, &t);
+	unlink(raw);
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/* The STACKS section codec (src/trace/stacks.c): stacks and references
+ * written and read back, a later reference winning, repeated stack ids,
+ * unknown keys skipped, and damaged sections refused without a crash. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stacks.h"
+
+static struct lt_sframe frames_a[] = {
+	{ .pc = 0x7f0000001234, .func = "__lll_lock_wait", .func_off = 0x2b, .module = "libc.so.6",
+	  .file = "futex-internal.h", .line = 146 },
+	{ .pc = 0x555500001100, .func = "site_alpha", .func_off = 0x59, .module = "stack_sites",
+	  .file = "stack_sites.c", .line = 45 },
+	{ .pc = 0x7f0000009999 }, /* nothing known but the address */
+};
+
+static void encode_two(struct lt_stackbuf *b)
+{
+	struct lt_stack a = { .id = 1, .tgid = 4242, .nframes = 3, .frames = frames_a };
+	struct lt_stack c = { .id = 7, .tgid = -1, .nframes = 0, .end = "[unwind stopped: x]" };
+	lt_stacks_put_stack(b, &a);
+	lt_stacks_put_stack(b, &c);
+	struct lt_stack_ref r1 = { .tid = 4243, .ts = 1000000123, .stack_id = 1,
+				   .role = LT_STACK_WAITER, .delay_ns = 1500000 };
+	struct lt_stack_ref r2 = { .tid = 4244, .ts = 1000000123, .stack_id = 7,
+				   .role = LT_STACK_WAKER };
+	lt_stacks_put_ref(b, &r1);
+	lt_stacks_put_ref(b, &r2);
+	cr_assert(!b->oom);
+}
+
+Test(stacks, round_trip)
+{
+	struct lt_stackbuf b = { 0 };
+	struct lt_stacktab t = { 0 };
+	encode_two(&b);
+	cr_assert_eq(lt_stacktab_add(&t, b.p, b.len), 0);
+	cr_assert_eq(t.nstacks, 2);
+	cr_assert_eq(t.nrefs, 2);
+	const struct lt_stack *s = lt_stacktab_find(&t, 4243, 1000000123, LT_STACK_WAITER);
+	cr_assert(s);
+	cr_assert_eq(s->id, 1);
+	cr_assert_eq(s->tgid, 4242);
+	cr_assert_eq(s->nframes, 3);
+	for (int i = 0; i < 3; i++) {
+		const struct lt_sframe *f = &s->frames[i], *w = &frames_a[i];
+		cr_assert_eq(f->pc, w->pc);
+		cr_assert_eq(f->func_off, w->func_off);
+		cr_assert_eq(f->line, w->line);
+		cr_assert(w->func ? f->func && !strcmp(f->func, w->func) : !f->func);
+		cr_assert(w->module ? f->module && !strcmp(f->module, w->module) : !f->module);
+		cr_assert(w->file ? f->file && !strcmp(f->file, w->file) : !f->file);
+	}
+	cr_assert_null(s->end);
+	/* the same (tid, ts) with another role, another tid, another ts */
+	cr_assert_null(lt_stacktab_find(&t, 4243, 1000000123, LT_STACK_WAKER));
+	cr_assert_null(lt_stacktab_find(&t, 4243, 1000000124, LT_STACK_WAITER));
+	const struct lt_stack *w = lt_stacktab_find(&t, 4244, 1000000123, LT_STACK_WAKER);
+	cr_assert(w);
+	cr_assert_eq(w->id, 7);
+	cr_assert_eq(w->tgid, -1);
+	cr_assert_str_eq(w->end, "[unwind stopped: x]");
+	char buf[256];
+	cr_assert_str_eq(lt_sframe_text(&s->frames[1], buf, sizeof(buf)),
+			 "site_alpha+0x59 (stack_sites.c:45) [stack_sites]");
+	cr_assert_str_eq(lt_sframe_text(&s->frames[2], buf, sizeof(buf)), "0x7f0000009999 [?]");
+	lt_stacktab_free(&t);
+	lt_stackbuf_free(&b);
+}
+
+/* A flight dump repeats stacks a reader may have seen; a later reference
+ * for the same wait wins. */
+Test(stacks, repeated_ids_and_later_reference)
+{
+	struct lt_stackbuf b = { 0 };
+	struct lt_stacktab t = { 0 };
+	encode_two(&b);
+	cr_assert_eq(lt_stacktab_add(&t, b.p, b.len), 0);
+	cr_assert_eq(lt_stacktab_add(&t, b.p, b.len), 0);
+	cr_assert_eq(t.nstacks, 2);
+	cr_assert_eq(t.nrefs, 2);
+	struct lt_stackbuf b2 = { 0 };
+	struct lt_stack_ref r = { .tid = 4243, .ts = 1000000123, .stack_id = 7,
+				  .role = LT_STACK_WAITER };
+	lt_stacks_put_ref(&b2, &r);
+	cr_assert_eq(lt_stacktab_add(&t, b2.p, b2.len), 0);
+	cr_assert_eq(lt_stacktab_find(&t, 4243, 1000000123, LT_STACK_WAITER)->id, 7);
+	cr_assert_eq(t.nrefs, 2);
+	lt_stacktab_free(&t);
+	lt_stackbuf_free(&b);
+	lt_stackbuf_free(&b2);
+}
+
+Test(stacks, unknown_keys_are_skipped)
+{
+	struct lt_stackbuf b = { 0 };
+	struct lt_stacktab t = { 0 };
+	/* key 9 at the top level: 3 bytes, then the usual content */
+	const uint8_t extra[] = { 9, 3, 'a', 'b', 'c' };
+	memcpy(b.p = malloc(sizeof(extra)), extra, sizeof(extra));
+	b.len = b.cap = sizeof(extra);
+	encode_two(&b);
+	cr_assert_eq(lt_stacktab_add(&t, b.p, b.len), 0);
+	cr_assert_eq(t.nstacks, 2);
+	lt_stacktab_free(&t);
+	lt_stackbuf_free(&b);
+}
+
+/* Every cut of a valid section and every flipped byte reads without a
+ * crash; a cut inside a field is damage. */
+Test(stacks, damage_is_refused_safely)
+{
+	struct lt_stackbuf b = { 0 };
+	encode_two(&b);
+	for (size_t cut = 0; cut < b.len; cut++) {
+		struct lt_stacktab t = { 0 };
+		int r = lt_stacktab_add(&t, b.p, cut);
+		if (r)
+			cr_assert(t.damaged);
+		for (size_t i = 0; i < t.nstacks; i++)
+			cr_assert(t.stacks[i]->id == 1 || t.stacks[i]->id == 7);
+		lt_stacktab_free(&t);
+	}
+	uint8_t *copy = malloc(b.len);
+	for (size_t i = 0; i < b.len; i++) {
+		memcpy(copy, b.p, b.len);
+		copy[i] ^= 0xff;
+		struct lt_stacktab t = { 0 };
+		lt_stacktab_add(&t, copy, b.len);
+		lt_stacktab_free(&t);
+	}
+	free(copy);
+	/* a stack without an id, a reference to stack 0 */
+	const uint8_t noid[] = { 1, 2, 2, 0 }, ref0[] = { 2, 6, 1, 1, 2, 3, 1, 0 };
+	struct lt_stacktab t = { 0 };
+	cr_assert_eq(lt_stacktab_add(&t, noid, sizeof(noid)), -1);
+	cr_assert(t.damaged);
+	lt_stacktab_free(&t);
+	cr_assert_eq(lt_stacktab_add(&t, ref0, sizeof(ref0)), -1);
+	cr_assert_eq(t.nrefs, 0);
+	lt_stacktab_free(&t);
+	lt_stackbuf_free(&b);
+}
