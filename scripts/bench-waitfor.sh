@@ -22,7 +22,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench-waitfor: needs root (the /proc/*/fd scan of other processes)" >&2
 	exit 1
 fi
-make -s build/locktrace
+make -s build/locktrace >&2 # its progress lines off the table (stdout)
 
 dir=$(mktemp -d /tmp/locktrace-bench-wf.XXXXXX)
 idle=()
