@@ -181,9 +181,11 @@ static int by_total(const void *a, const void *b)
 	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
 }
 
-/* "futex 0x1234 <name>" or "poll on fd 3": what an entry waited on */
+/* "futex 0x1234 <name>" or "poll on fd 3": what an entry waited on; for
+ * other tools (tools set) "futex 0x1234 name": pprof drops what is between
+ * angle brackets from a function's name, as C++ template arguments. */
 static const char *lock_text(const struct entry *e, const struct lt_u64map *names, char *buf,
-			     size_t len)
+			     size_t len, int tools)
 {
 	if (e->call) {
 		if (e->fd >= 0)
@@ -194,7 +196,8 @@ static const char *lock_text(const struct entry *e, const struct lt_u64map *name
 	}
 	const char *name = lt_u64map_get(names, e->lock);
 	if (name)
-		snprintf(buf, len, "futex 0x%" PRIx64 " <%s>", e->lock, name);
+		snprintf(buf, len, tools ? "futex 0x%" PRIx64 " %s" : "futex 0x%" PRIx64 " <%s>",
+			 e->lock, name);
 	else
 		snprintf(buf, len, "futex 0x%" PRIx64, e->lock);
 	return buf;
@@ -213,7 +216,7 @@ static void print_entry(FILE *out, const struct prof *p, const struct entry *e, 
 		fprintf(out, "#%zu  %.1f ms in %" PRIu64 " wait%s (average %.2f ms, longest %.2f ms)  ",
 			rank, (double)e->total_ns / 1e6, e->count, e->count == 1 ? "" : "s",
 			(double)e->total_ns / 1e6 / (double)e->count, (double)e->max_ns / 1e6);
-	lt_text_fput(out, lock_text(e, names, buf, sizeof(buf)), (size_t)-1);
+	lt_text_fput(out, lock_text(e, names, buf, sizeof(buf), 0), (size_t)-1);
 	fprintf(out, ", process %u\n", e->tgid);
 	const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 	for (uint32_t i = 0; st && i < st->nframes; i++) {
@@ -330,7 +333,7 @@ static int write_collapsed(FILE *out, struct prof *p, const struct lt_u64map *na
 		const struct entry *e = &p->wait.e[i];
 		const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 		struct str b = { 0 };
-		str_add(&b, lock_text(e, names, buf, sizeof(buf)), 1);
+		str_add(&b, lock_text(e, names, buf, sizeof(buf), 1), 1);
 		for (uint32_t k = st ? st->nframes : 0; k-- > 0;) {
 			str_add(&b, ";", 0);
 			str_add(&b, frame_name(&st->frames[k], buf, sizeof(buf)), 1);
@@ -556,7 +559,7 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 			pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, st->tgid, f->pc, fn, f->line));
 		}
 		/* the lock: the root */
-		size_t fn = pp_func(&pp, lock_text(e, names, buf, sizeof(buf)), NULL);
+		size_t fn = pp_func(&pp, lock_text(e, names, buf, sizeof(buf), 1), NULL);
 		pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, -1, 0, fn, 0));
 		pb_int64(&b, SAMPLE_VALUE, (int64_t)(e->total_ns / 1000));
 		pb_int64(&b, SAMPLE_VALUE, (int64_t)e->count);
