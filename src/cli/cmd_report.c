@@ -3,8 +3,12 @@
  * docs/report.md), in text or JSON (src/output/report_file.c).  A damaged or cut
  * trace is reported up to its last good chunk, with a warning naming where
  * it stops. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "outfile.h"
 #include "cli_opts.h"
 #include "cli.h"
 #include "report.h"
@@ -22,14 +26,20 @@ static const struct lt_opt opts[] = {
 	  "a wait this long at the end counts as stuck (default " STR(LT_REPORT_STALL_S) ")" },
 	{ "convoy", 'c', "N", "waiters queued at once that make a convoy (default " STR(LT_REPORT_CONVOY_MIN) ")" },
 	{ "profile", 'P', NULL,
-	  "text: a contention profile instead: (lock, waiting stack) ranked by total wait time (a "
-	  "trace recorded with --stacks)" },
+	  "a contention profile instead: (lock, waiting stack) ranked by total wait time, (lock, "
+	  "releasing stack) by the wait it ended (a trace recorded with --stacks)" },
+	{ "format", 'F', "FMT",
+	  "with --profile: text (default), collapsed (folded stacks for flame graphs, microseconds) "
+	  "or pprof (gzipped profile.proto for go tool pprof)" },
+	{ "output", 'o', "FILE", "with --profile: write it to FILE instead of standard output" },
+	{ "force", 'f', NULL, "with -o: replace FILE if it exists" },
 	{ 0 },
 };
 
 static const struct lt_cli cli = {
 	.usage = "Usage: locktrace report TRACE [--json] [--last N] [--all] [--stall-time S] [--convoy N]\n"
-		 "       locktrace report TRACE --profile [--all]\n",
+		 "       locktrace report TRACE --profile [--all] [--format text|collapsed|pprof] "
+		 "[-o FILE [--force]]\n",
 	.about = "What the threads of the traced process waited for, who held and woke what,\n"
 		 "and what is wrong: deadlocks, lost wake-ups, lock holders blocked in I/O or\n"
 		 "preempted, convoys, stalls (docs/report.md).\n",
@@ -57,11 +67,52 @@ static int number(const char *opt, const char *s, unsigned lo, unsigned hi, cons
 	return 0;
 }
 
+/* report --profile into outpath (NULL: standard output, which must not be
+ * a terminal for pprof's binary) */
+static int profile_out(const char *path, int format, const char *outpath, int force,
+		       unsigned rows)
+{
+	char err[768];
+	FILE *out = stdout;
+	if (!outpath && format == LT_PROFILE_PPROF && isatty(STDOUT_FILENO)) {
+		lt_err("--format pprof writes a binary file: give -o FILE (or redirect standard "
+		       "output)");
+		return 2;
+	}
+	if (outpath) {
+		int fd = lt_out_create(outpath, force);
+		if (fd < 0) {
+			lt_err("cannot create %s: %s%s", outpath, lt_out_strerror(fd),
+			       fd == -EEXIST ? " (--force replaces it)" : "");
+			return 1;
+		}
+		out = fdopen(fd, "w");
+		if (!out) {
+			close(fd);
+			lt_err("cannot write %s: out of memory", outpath);
+			return 1;
+		}
+	}
+	int rc = lt_report_profile_fmt(path, out, rows, format, err, sizeof(err));
+	if (out != stdout && fclose(out) && rc != 1) {
+		snprintf(err, sizeof(err), "writing %s failed: %s", outpath, strerror(errno));
+		rc = 1;
+	}
+	if (rc == 1)
+		lt_err("%s", err);
+	else if (err[0])
+		lt_warn("%s", err);
+	if (rc == 1 && out != stdout)
+		unlink(outpath);
+	return rc;
+}
+
 int lt_cmd_report(int argc, char **argv)
 {
 	struct lt_report_opts o = { 0 };
 	struct lt_getopt g;
-	int json = 0, profile = 0, c;
+	int json = 0, profile = 0, c, format = -1, force = 0;
+	const char *outpath = NULL;
 
 	if (lt_getopt_init(&g, &cli))
 		return 2;
@@ -86,6 +137,24 @@ int lt_cmd_report(int argc, char **argv)
 		case 'P':
 			profile = 1;
 			break;
+		case 'F':
+			if (!strcmp(optarg, "text"))
+				format = LT_PROFILE_TEXT;
+			else if (!strcmp(optarg, "collapsed"))
+				format = LT_PROFILE_COLLAPSED;
+			else if (!strcmp(optarg, "pprof"))
+				format = LT_PROFILE_PPROF;
+			else {
+				lt_err("invalid --format '%s': give text, collapsed or pprof", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'f':
+			force = 1;
+			break;
 		case 'c':
 			if (number("convoy", optarg, 2, 100000, "a number of waiters, at least 2", &o.convoy_min))
 				return 2;
@@ -101,14 +170,18 @@ int lt_cmd_report(int argc, char **argv)
 		lt_err("--profile is text only; leave out --json");
 		return 2;
 	}
-	if (profile) {
-		int rc = lt_report_profile(argv[optind], stdout, o.rows, err, sizeof(err));
-		if (rc == 1)
-			lt_err("%s", err);
-		else if (err[0])
-			lt_warn("%s", err);
-		return rc;
+	if (!profile && (format >= 0 || outpath || force)) {
+		lt_err("--format, -o and --force go with --profile (locktrace report TRACE --profile "
+		       "--format pprof -o FILE)");
+		return 2;
 	}
+	if (force && !outpath) {
+		lt_err("--force replaces the file of -o FILE; give -o FILE");
+		return 2;
+	}
+	if (profile)
+		return profile_out(argv[optind], format < 0 ? LT_PROFILE_TEXT : format, outpath,
+				   force, o.rows);
 	int rc = lt_report_file_opts(argv[optind], stdout, json, &o, err, sizeof(err));
 	if (rc == 1)
 		lt_err("%s", err);

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* `locktrace report --profile` (report_profile.h): each wait of the
  * timeline that has a stack (STACKS sections) is charged to its (lock,
- * stack) pair; the pairs are ranked by total wait time. */
+ * stack) pair; each futex wait ended by a wake-up whose waker's stack was
+ * copied at the wake (`--calls blocking --stacks`) is charged to its
+ * (lock, releasing stack) pair; the pairs are ranked by total wait time.
+ * The other formats write the waiting pairs: folded stacks, or a gzipped
+ * pprof Profile (field numbers of perftools.profiles, proto/profile.proto
+ * in github.com/google/pprof) encoded with src/base/pb.h. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "locksyms.h"
+#include "pb.h"
 #include "report_profile.h"
 #include "stacks.h"
 #include "timeline.h"
@@ -22,20 +29,117 @@ struct entry {
 	uint64_t total_ns, max_ns, count;
 };
 
-struct prof {
-	const struct lt_stacktab *stacks;
+/* (lock, stack) pairs and their totals */
+struct table {
 	struct lt_u64map idx; /* key -> entry index + 1 */
 	struct entry *e;
 	size_t n, cap;
+};
+
+/* A futex wait ended by a wake-up issued from a call (its span id): the
+ * waker's stack is known once that call's span has ended, which may come
+ * before or after the wait's. */
+struct caused {
+	uint64_t waker_span;
+	uint64_t lock;
+	uint32_t tgid;
+	uint64_t dur;
+};
+
+struct prof {
+	const struct lt_stacktab *stacks;
+	struct table wait, release;
+	struct lt_u64map waker_stack; /* a waking call's span id -> its stack id */
+	struct caused *c;
+	size_t nc, capc;
 	uint64_t waits, with_stack, wait_ns, stack_ns;
 	uint64_t long_waits, long_with_stack; /* of 1 ms or more */
+	uint64_t released, released_ns;       /* of the nc: with the waker's stack */
+	uint64_t caused_ns;
 	int oom;
 };
+
+static void charge(struct prof *p, struct table *t, uint64_t lock, const char *call, int32_t fd,
+		   uint32_t stack_id, uint32_t tgid, uint64_t dur)
+{
+	uint64_t key = (lock * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)stack_id << 32) ^ (uint32_t)fd ^
+		       (uint64_t)(uintptr_t)call ^ tgid;
+	for (;; key++) {
+		if (!key)
+			continue;
+		size_t i = (size_t)(uintptr_t)lt_u64map_get(&t->idx, key);
+		if (!i)
+			break;
+		struct entry *e = &t->e[i - 1];
+		if (e->lock == lock && e->stack_id == stack_id && e->fd == fd && e->call == call &&
+		    e->tgid == tgid) {
+			e->total_ns += dur;
+			e->count++;
+			if (dur > e->max_ns)
+				e->max_ns = dur;
+			return;
+		}
+	}
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 64;
+		struct entry *v = realloc(t->e, nc * sizeof(*v));
+		if (!v) {
+			p->oom = 1;
+			return;
+		}
+		t->e = v;
+		t->cap = nc;
+	}
+	t->e[t->n] = (struct entry){ .lock = lock, .call = call, .fd = fd, .stack_id = stack_id,
+				     .tgid = tgid, .total_ns = dur, .max_ns = dur, .count = 1 };
+	if (lt_u64map_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1)))
+		p->oom = 1;
+	else
+		t->n++;
+}
+
+static void table_free(struct table *t)
+{
+	free(t->e);
+	lt_u64map_free(&t->idx);
+}
+
+/* A futex wait ended by a wake-up from a call: the wake that ended it is
+ * the latest of those from a call. */
+static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur)
+{
+	if (s->enter.h.kind != LT_EV_FUTEX_ENTER || !(s->flags & LT_SPAN_WAIT))
+		return;
+	const struct lt_wake_edge *last = NULL;
+	for (uint32_t i = 0; i < s->nwoken_by; i++)
+		if (s->woken_by[i].waker_span && (!last || s->woken_by[i].ts >= last->ts))
+			last = &s->woken_by[i];
+	if (!last)
+		return;
+	if (p->nc == p->capc) {
+		size_t nc = p->capc ? p->capc * 2 : 64;
+		struct caused *v = realloc(p->c, nc * sizeof(*v));
+		if (!v) {
+			p->oom = 1;
+			return;
+		}
+		p->c = v;
+		p->capc = nc;
+	}
+	p->c[p->nc++] = (struct caused){ .waker_span = last->waker_span,
+					 .lock = s->enter.futex.uaddr, .tgid = s->tgid, .dur = dur };
+	p->caused_ns += dur;
+}
 
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct prof *p = ctx;
 	uint64_t dur = s->end_ts > s->begin_ts ? s->end_ts - s->begin_ts : 0;
+	const struct lt_stack *ws = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts,
+						     LT_STACK_WAKER);
+	if (ws && lt_u64map_put(&p->waker_stack, s->id, (void *)(uintptr_t)ws->id))
+		p->oom = 1;
+	note_caused(p, s, dur);
 	const struct lt_stack *st = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts,
 						     LT_STACK_WAITER);
 	p->waits++;
@@ -52,68 +156,67 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	uint64_t lock = futex ? s->enter.futex.uaddr : 0;
 	int32_t fd = s->enter.h.kind == LT_EV_IO_ENTER ? s->enter.io.fd : -1;
 	const char *call = futex ? NULL : lt_span_name(s);
-	uint64_t key = (lock * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)st->id << 32) ^ (uint32_t)fd ^
-		       (uint64_t)(uintptr_t)call ^ s->tgid;
-	for (;; key++) {
-		if (!key)
+	charge(p, &p->wait, lock, call, fd, st->id, s->tgid, dur);
+}
+
+/* Every span is known: each caused wait to its waker's stack. */
+static void resolve_caused(struct prof *p)
+{
+	for (size_t i = 0; i < p->nc; i++) {
+		const struct caused *c = &p->c[i];
+		uint32_t id = (uint32_t)(uintptr_t)lt_u64map_get(&p->waker_stack, c->waker_span);
+		if (!id)
 			continue;
-		size_t i = (size_t)(uintptr_t)lt_u64map_get(&p->idx, key);
-		if (!i)
-			break;
-		struct entry *e = &p->e[i - 1];
-		if (e->lock == lock && e->stack_id == st->id && e->fd == fd && e->call == call &&
-		    e->tgid == s->tgid) {
-			e->total_ns += dur;
-			e->count++;
-			if (dur > e->max_ns)
-				e->max_ns = dur;
-			return;
-		}
+		p->released++;
+		p->released_ns += c->dur;
+		charge(p, &p->release, c->lock, NULL, -1, id, c->tgid, c->dur);
 	}
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 64;
-		struct entry *v = realloc(p->e, nc * sizeof(*v));
-		if (!v) {
-			p->oom = 1;
-			return;
-		}
-		p->e = v;
-		p->cap = nc;
-	}
-	p->e[p->n] = (struct entry){ .lock = lock, .call = call, .fd = fd, .stack_id = st->id,
-				     .tgid = s->tgid, .total_ns = dur, .max_ns = dur, .count = 1 };
-	if (lt_u64map_put(&p->idx, key, (void *)(uintptr_t)(p->n + 1)))
-		p->oom = 1;
-	else
-		p->n++;
 }
 
 static int by_total(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
-	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+/* "futex 0x1234 <name>" or "poll on fd 3": what an entry waited on; for
+ * other tools (tools set) "futex 0x1234 name": pprof drops what is between
+ * angle brackets from a function's name, as C++ template arguments. */
+static const char *lock_text(const struct entry *e, const struct lt_u64map *names, char *buf,
+			     size_t len, int tools)
+{
+	if (e->call) {
+		if (e->fd >= 0)
+			snprintf(buf, len, "%s on fd %d", e->call, e->fd);
+		else
+			snprintf(buf, len, "%s", e->call);
+		return buf;
+	}
+	const char *name = lt_u64map_get(names, e->lock);
+	if (name)
+		snprintf(buf, len, tools ? "futex 0x%" PRIx64 " %s" : "futex 0x%" PRIx64 " <%s>",
+			 e->lock, name);
+	else
+		snprintf(buf, len, "futex 0x%" PRIx64, e->lock);
+	return buf;
 }
 
 static void print_entry(FILE *out, const struct prof *p, const struct entry *e, size_t rank,
-			const struct lt_u64map *names)
+			const struct lt_u64map *names, int release)
 {
 	char buf[1024];
-	fprintf(out, "#%zu  %.1f ms in %" PRIu64 " wait%s (average %.2f ms, longest %.2f ms)  ",
-		rank, (double)e->total_ns / 1e6, e->count, e->count == 1 ? "" : "s",
-		(double)e->total_ns / 1e6 / (double)e->count, (double)e->max_ns / 1e6);
-	if (e->call) {
-		fprintf(out, "%s", e->call);
-		if (e->fd >= 0)
-			fprintf(out, " on fd %d", e->fd);
-	} else {
-		const char *name = lt_u64map_get(names, e->lock);
-		fprintf(out, "futex 0x%" PRIx64, e->lock);
-		if (name) {
-			fputs(" <", out);
-			lt_text_fput(out, name, (size_t)-1);
-			fputc('>', out);
-		}
-	}
+	if (release)
+		fprintf(out, "#%zu  %.1f ms of waiting ended by %" PRIu64 " release%s (average %.2f "
+			"ms, longest %.2f ms)  ", rank, (double)e->total_ns / 1e6, e->count,
+			e->count == 1 ? "" : "s", (double)e->total_ns / 1e6 / (double)e->count,
+			(double)e->max_ns / 1e6);
+	else
+		fprintf(out, "#%zu  %.1f ms in %" PRIu64 " wait%s (average %.2f ms, longest %.2f ms)  ",
+			rank, (double)e->total_ns / 1e6, e->count, e->count == 1 ? "" : "s",
+			(double)e->total_ns / 1e6 / (double)e->count, (double)e->max_ns / 1e6);
+	lt_text_fput(out, lock_text(e, names, buf, sizeof(buf), 0), (size_t)-1);
 	fprintf(out, ", process %u\n", e->tgid);
 	const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 	for (uint32_t i = 0; st && i < st->nframes; i++) {
@@ -128,7 +231,384 @@ static void print_entry(FILE *out, const struct prof *p, const struct entry *e, 
 	}
 }
 
-int lt_report_profile(const char *path, FILE *out, unsigned rows, char *err, size_t errlen)
+static void print_text(FILE *out, const char *path, struct prof *p, const struct lt_stacktab *stacks,
+		       const struct lt_u64map *names, unsigned rows)
+{
+	fprintf(out, "Contention profile of %s: where threads waited, by lock and waiting stack\n",
+		path);
+	if (!stacks->nstacks) {
+		fprintf(out, "  no stacks in this trace: record it with --stacks (locktrace record "
+			"--stacks ...)\n");
+		return;
+	}
+	fprintf(out, "  %" PRIu64 " of %" PRIu64 " blocking calls have a stack: %.1f of %.1f ms of "
+		"waiting; of the %" PRIu64 " calls of 1 ms or more, %" PRIu64 " (shorter ones are "
+		"sampled)\n\n",
+		p->with_stack, p->waits, (double)p->stack_ns / 1e6, (double)p->wait_ns / 1e6,
+		p->long_waits, p->long_with_stack);
+	if (p->oom)
+		fprintf(out, "  (out of memory: some waits are not counted)\n");
+	for (size_t i = 0; i < p->wait.n && i < rows; i++)
+		print_entry(out, p, &p->wait.e[i], i + 1, names, 0);
+	if (p->wait.n > rows)
+		fprintf(out, "\n  %zu more (lock, stack) pairs: --all shows them\n", p->wait.n - rows);
+
+	fprintf(out, "\nWhere the lock was held: by lock and releasing stack (the waker's at the "
+		"wake-up that ended a futex wait), ranked by the wait it ended\n");
+	if (!p->released) {
+		fprintf(out, "  no release sites in this trace (%zu futex waits ended by a wake-up "
+			"from a call): record it with --calls blocking --stacks\n", p->nc);
+		return;
+	}
+	fprintf(out, "  %" PRIu64 " of %zu futex waits ended by a wake-up from a call have the "
+		"waker's stack: %.1f of %.1f ms of waiting\n\n",
+		p->released, p->nc, (double)p->released_ns / 1e6, (double)p->caused_ns / 1e6);
+	for (size_t i = 0; i < p->release.n && i < rows; i++)
+		print_entry(out, p, &p->release.e[i], i + 1, names, 1);
+	if (p->release.n > rows)
+		fprintf(out, "\n  %zu more (lock, releasing stack) pairs: --all shows them\n",
+			p->release.n - rows);
+}
+
+/* ---- collapsed (folded) stacks ---- */
+
+struct str {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+static void str_add(struct str *b, const char *s, int frame)
+{
+	size_t n = strlen(s);
+	if (b->len + n + 2 > b->cap) {
+		size_t nc = (b->len + n + 2) * 2;
+		char *v = realloc(b->s, nc);
+		if (!v) {
+			b->oom = 1;
+			return;
+		}
+		b->s = v;
+		b->cap = nc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		/* a frame holds no separator, and the line no control byte */
+		if (frame && c == ';')
+			c = ':';
+		else if ((unsigned char)c < 0x20 || c == 0x7f)
+			c = '?';
+		b->s[b->len++] = c;
+	}
+	b->s[b->len] = 0;
+}
+
+/* A frame's name in the formats for other tools: its function, or its
+ * module in brackets when the function is not known. */
+static const char *frame_name(const struct lt_sframe *f, char *buf, size_t len)
+{
+	if (f->func)
+		return f->func;
+	snprintf(buf, len, "[%s]", f->module ? f->module : "unknown");
+	return buf;
+}
+
+struct fold {
+	char *line;
+	uint64_t ns;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	return strcmp(((const struct fold *)a)->line, ((const struct fold *)b)->line);
+}
+
+static int write_collapsed(FILE *out, struct prof *p, const struct lt_u64map *names)
+{
+	struct fold *f = calloc(p->wait.n ? p->wait.n : 1, sizeof(*f));
+	size_t n = 0;
+	int oom = !f;
+	char buf[1024];
+	for (size_t i = 0; f && i < p->wait.n; i++) {
+		const struct entry *e = &p->wait.e[i];
+		const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
+		struct str b = { 0 };
+		str_add(&b, lock_text(e, names, buf, sizeof(buf), 1), 1);
+		for (uint32_t k = st ? st->nframes : 0; k-- > 0;) {
+			str_add(&b, ";", 0);
+			str_add(&b, frame_name(&st->frames[k], buf, sizeof(buf)), 1);
+		}
+		if (b.oom || !b.s) {
+			free(b.s);
+			oom = 1;
+			continue;
+		}
+		f[n++] = (struct fold){ .line = b.s, .ns = e->total_ns };
+	}
+	if (n)
+		qsort(f, n, sizeof(*f), by_line);
+	for (size_t i = 0; i < n;) {
+		uint64_t ns = 0;
+		size_t j = i;
+		for (; j < n && !strcmp(f[j].line, f[i].line); j++)
+			ns += f[j].ns;
+		fprintf(out, "%s %" PRIu64 "\n", f[i].line, ns / 1000);
+		i = j;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(f[i].line);
+	free(f);
+	return oom ? -1 : 0;
+}
+
+/* ---- pprof ---- */
+
+/* perftools.profiles field numbers (proto/profile.proto) */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6, PROFILE_DURATION_NANOS = 10, PROFILE_COMMENT = 13,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_NUM = 3,
+	LOCATION_ID = 1, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+};
+
+/* strings interned: index in order of first use */
+struct strtab {
+	char **s;
+	size_t n, cap;
+	struct lt_u64map idx; /* hash -> index + 1 */
+	int oom;
+};
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The index of s (added if new), *added set when it is new. */
+static size_t intern(struct strtab *t, const char *s, int *added)
+{
+	uint64_t k = fnv(s);
+	if (added)
+		*added = 0;
+	for (;; k++) {
+		if (!k)
+			continue;
+		size_t i = (size_t)(uintptr_t)lt_u64map_get(&t->idx, k);
+		if (!i)
+			break;
+		if (!strcmp(t->s[i - 1], s))
+			return i - 1;
+	}
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 64;
+		char **v = realloc(t->s, nc * sizeof(*v));
+		if (!v) {
+			t->oom = 1;
+			return 0;
+		}
+		t->s = v;
+		t->cap = nc;
+	}
+	char *c = strdup(s);
+	if (!c || lt_u64map_put(&t->idx, k, (void *)(uintptr_t)(t->n + 1))) {
+		free(c);
+		t->oom = 1;
+		return 0;
+	}
+	t->s[t->n] = c;
+	if (added)
+		*added = 1;
+	return t->n++;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	lt_u64map_free(&t->idx);
+}
+
+struct pfunc {
+	size_t name, file; /* string indexes */
+};
+struct ploc {
+	uint64_t pc;
+	size_t func; /* id */
+	uint32_t line;
+};
+
+struct pprof {
+	struct strtab str, fkeys, lkeys;
+	struct pfunc *f;
+	struct ploc *l;
+	size_t nf, nl, capf, capl;
+	int oom;
+};
+
+static size_t pp_func(struct pprof *pp, const char *name, const char *file)
+{
+	char key[2048];
+	int added;
+	snprintf(key, sizeof(key), "%s\n%s", name, file ? file : "");
+	size_t i = intern(&pp->fkeys, key, &added);
+	if (added) {
+		if (pp->nf == pp->capf) {
+			size_t nc = pp->capf ? pp->capf * 2 : 64;
+			struct pfunc *v = realloc(pp->f, nc * sizeof(*v));
+			if (!v) {
+				pp->oom = 1;
+				return 1;
+			}
+			pp->f = v;
+			pp->capf = nc;
+		}
+		pp->f[pp->nf++] = (struct pfunc){ .name = intern(&pp->str, name, NULL),
+						  .file = intern(&pp->str, file ? file : "", NULL) };
+	}
+	return i + 1;
+}
+
+/* A location's id: one per (process, pc, function, line), and one per lock */
+static size_t pp_loc(struct pprof *pp, int32_t tgid, uint64_t pc, size_t func, uint32_t line)
+{
+	char key[96];
+	int added;
+	snprintf(key, sizeof(key), "%d:%" PRIx64 ":%zu:%u", tgid, pc, func, line);
+	size_t i = intern(&pp->lkeys, key, &added);
+	if (added) {
+		if (pp->nl == pp->capl) {
+			size_t nc = pp->capl ? pp->capl * 2 : 64;
+			struct ploc *v = realloc(pp->l, nc * sizeof(*v));
+			if (!v) {
+				pp->oom = 1;
+				return 1;
+			}
+			pp->l = v;
+			pp->capl = nc;
+		}
+		pp->l[pp->nl++] = (struct ploc){ .pc = pc, .func = func, .line = line };
+	}
+	return i + 1;
+}
+
+static void value_type(struct pb_buf *b, uint32_t field, size_t type, size_t unit)
+{
+	pb_tok t = pb_begin(b, field);
+	pb_int64(b, VALUETYPE_TYPE, (int64_t)type);
+	pb_int64(b, VALUETYPE_UNIT, (int64_t)unit);
+	pb_end(b, t);
+}
+
+/* gzip of data into out; 0 or -1 */
+static int gzip_write(FILE *out, const uint8_t *data, size_t len)
+{
+	z_stream z = { 0 };
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -1;
+	uLong cap = deflateBound(&z, (uLong)len) + 64;
+	uint8_t *buf = malloc(cap);
+	int rc = -1;
+	if (buf) {
+		z.next_in = (Bytef *)(uintptr_t)data;
+		z.avail_in = (uInt)len;
+		z.next_out = buf;
+		z.avail_out = (uInt)cap;
+		if (deflate(&z, Z_FINISH) == Z_STREAM_END &&
+		    fwrite(buf, 1, z.total_out, out) == z.total_out)
+			rc = 0;
+	}
+	deflateEnd(&z);
+	free(buf);
+	return rc;
+}
+
+static int write_pprof(FILE *out, const char *path, struct prof *p, const struct lt_u64map *names,
+		       uint64_t duration_ns)
+{
+	struct pprof pp = { 0 };
+	struct pb_buf b;
+	char buf[1024], comment[1200];
+	int rc = -1;
+	pb_buf_init(&b);
+	intern(&pp.str, "", NULL); /* string_table[0] */
+	size_t s_wait = intern(&pp.str, "wait", NULL), s_us = intern(&pp.str, "microseconds", NULL);
+	size_t s_waits = intern(&pp.str, "waits", NULL), s_count = intern(&pp.str, "count", NULL);
+	size_t s_pid = intern(&pp.str, "pid", NULL);
+	snprintf(comment, sizeof(comment), "locktrace report --profile of %s: wait time by lock "
+		 "and waiting stack", path);
+	size_t s_comment = intern(&pp.str, comment, NULL);
+	value_type(&b, PROFILE_SAMPLE_TYPE, s_wait, s_us);
+	value_type(&b, PROFILE_SAMPLE_TYPE, s_waits, s_count);
+	for (size_t i = 0; i < p->wait.n; i++) {
+		const struct entry *e = &p->wait.e[i];
+		const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
+		pb_tok t = pb_begin(&b, PROFILE_SAMPLE);
+		for (uint32_t k = 0; st && k < st->nframes; k++) {
+			const struct lt_sframe *f = &st->frames[k];
+			size_t fn = pp_func(&pp, frame_name(f, buf, sizeof(buf)), f->file);
+			pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, st->tgid, f->pc, fn, f->line));
+		}
+		/* the lock: the root */
+		size_t fn = pp_func(&pp, lock_text(e, names, buf, sizeof(buf), 1), NULL);
+		pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, -1, 0, fn, 0));
+		pb_int64(&b, SAMPLE_VALUE, (int64_t)(e->total_ns / 1000));
+		pb_int64(&b, SAMPLE_VALUE, (int64_t)e->count);
+		pb_tok l = pb_begin(&b, SAMPLE_LABEL);
+		pb_int64(&b, LABEL_KEY, (int64_t)s_pid);
+		pb_int64(&b, LABEL_NUM, e->tgid);
+		pb_end(&b, l);
+		pb_end(&b, t);
+	}
+	for (size_t i = 0; i < pp.nl; i++) {
+		pb_tok t = pb_begin(&b, PROFILE_LOCATION);
+		pb_uint64(&b, LOCATION_ID, i + 1);
+		if (pp.l[i].pc)
+			pb_uint64(&b, LOCATION_ADDRESS, pp.l[i].pc);
+		pb_tok l = pb_begin(&b, LOCATION_LINE);
+		pb_uint64(&b, LINE_FUNCTION_ID, pp.l[i].func);
+		if (pp.l[i].line)
+			pb_int64(&b, LINE_LINE, pp.l[i].line);
+		pb_end(&b, l);
+		pb_end(&b, t);
+	}
+	for (size_t i = 0; i < pp.nf; i++) {
+		pb_tok t = pb_begin(&b, PROFILE_FUNCTION);
+		pb_uint64(&b, FUNCTION_ID, i + 1);
+		pb_int64(&b, FUNCTION_NAME, (int64_t)pp.f[i].name);
+		pb_int64(&b, FUNCTION_SYSTEM_NAME, (int64_t)pp.f[i].name);
+		if (pp.f[i].file)
+			pb_int64(&b, FUNCTION_FILENAME, (int64_t)pp.f[i].file);
+		pb_end(&b, t);
+	}
+	if (duration_ns)
+		pb_int64(&b, PROFILE_DURATION_NANOS, (int64_t)duration_ns);
+	pb_int64(&b, PROFILE_COMMENT, (int64_t)s_comment);
+	pb_int64(&b, PROFILE_DEFAULT_SAMPLE_TYPE, (int64_t)s_wait);
+	for (size_t i = 0; i < pp.str.n; i++)
+		pb_string(&b, PROFILE_STRING_TABLE, pp.str.s[i]);
+	if (!pp.oom && !pp.str.oom && !pp.fkeys.oom && !pp.lkeys.oom && !pb_buf_error(&b))
+		rc = gzip_write(out, pb_buf_data(&b), pb_buf_len(&b));
+	pb_buf_free(&b);
+	strtab_free(&pp.str);
+	strtab_free(&pp.fkeys);
+	strtab_free(&pp.lkeys);
+	free(pp.f);
+	free(pp.l);
+	return rc;
+}
+
+int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format, char *err,
+			  size_t errlen)
 {
 	struct lt_reader r;
 	struct lt_item it;
@@ -160,31 +640,40 @@ int lt_report_profile(const char *path, FILE *out, unsigned rows, char *err, siz
 			 r.stop_reason[0] ? r.stop_reason : "no end");
 		rc = r.clean_end ? 0 : 3;
 	}
-	fprintf(out, "Contention profile of %s: where threads waited, by lock and waiting stack\n",
-		path);
-	if (!stacks.nstacks) {
-		fprintf(out, "  no stacks in this trace: record it with --stacks (locktrace record "
-			"--stacks ...)\n");
-		goto out;
+	resolve_caused(&p);
+	qsort(p.wait.e, p.wait.n, sizeof(*p.wait.e), by_total);
+	qsort(p.release.e, p.release.n, sizeof(*p.release.e), by_total);
+	int w = 0;
+	if (format == LT_PROFILE_COLLAPSED) {
+		w = write_collapsed(out, &p, &names);
+	} else if (format == LT_PROFILE_PPROF) {
+		uint64_t dur = r.have_stats && r.stats.end_ns > r.stats.start_ns ?
+			       r.stats.end_ns - r.stats.start_ns : 0;
+		w = write_pprof(out, path, &p, &names, dur);
+	} else {
+		print_text(out, path, &p, &stacks, &names, rows);
 	}
-	fprintf(out, "  %" PRIu64 " of %" PRIu64 " blocking calls have a stack: %.1f of %.1f ms of "
-		"waiting; of the %" PRIu64 " calls of 1 ms or more, %" PRIu64 " (shorter ones are "
-		"sampled)\n\n",
-		p.with_stack, p.waits, (double)p.stack_ns / 1e6, (double)p.wait_ns / 1e6, p.long_waits,
-		p.long_with_stack);
-	if (p.oom)
-		fprintf(out, "  (out of memory: some waits are not counted)\n");
-	qsort(p.e, p.n, sizeof(*p.e), by_total);
-	for (size_t i = 0; i < p.n && i < rows; i++)
-		print_entry(out, &p, &p.e[i], i + 1, &names);
-	if (p.n > rows)
-		fprintf(out, "\n  %zu more (lock, stack) pairs: --all shows them\n", p.n - rows);
+	if (w || fflush(out) || ferror(out)) {
+		snprintf(err, errlen, "writing the profile of %s failed (out of memory or the output "
+			 "is not writable)", path);
+		rc = 1;
+	} else if (format != LT_PROFILE_TEXT && !stacks.nstacks && !err[0]) {
+		snprintf(err, errlen, "no stacks in %s: the profile is empty; record it with "
+			 "--stacks (locktrace record --stacks ...)", path);
+	}
 out:
 	lt_timeline_free(tl);
-	free(p.e);
-	lt_u64map_free(&p.idx);
+	table_free(&p.wait);
+	table_free(&p.release);
+	lt_u64map_free(&p.waker_stack);
+	free(p.c);
 	lt_stacktab_free(&stacks);
 	lt_symmap_free(&names);
 	lt_reader_close(&r);
 	return rc;
+}
+
+int lt_report_profile(const char *path, FILE *out, unsigned rows, char *err, size_t errlen)
+{
+	return lt_report_profile_fmt(path, out, rows, LT_PROFILE_TEXT, err, errlen);
 }

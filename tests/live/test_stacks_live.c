@@ -148,9 +148,49 @@ static void check_trace(const char *raw, const struct truth *t)
 	tl_free(&tr);
 }
 
+/* report --profile, the releasing stacks (--calls blocking): every wait on
+ * the mutex was ended by the holder's unlock in hold_for at its line, so
+ * the entries through hold_for hold the sites' waits (alpha's and beta's,
+ * within 10% of the program's measure) in 2 * ROUNDS releases. */
+static void check_releases(char out[][256], int nout, const struct truth *t)
+{
+	int i = 0, n = 0;
+	while (i < nout && strncmp(out[i], "Where the lock was held", 23))
+		i++;
+	cr_assert_lt(i, nout, "no releasing stacks in the profile");
+	char want[64];
+	snprintf(want, sizeof(want), " hold_for+");
+	double ms = 0, cur_ms = 0;
+	int cur_n = 0, cur_lock = 0;
+	long count = 0;
+	for (i++; i < nout; i++) {
+		int r;
+		double v;
+		if (sscanf(out[i], "#%d %lf ms of waiting ended by %d", &r, &v, &cur_n) == 3) {
+			cur_ms = v;
+			cur_lock = strstr(out[i], "<sitelock>") != NULL;
+			continue;
+		}
+		if (cur_lock && strstr(out[i], want)) {
+			char line[48];
+			snprintf(line, sizeof(line), "(stack_sites.c:%ld)", t->line_release);
+			cr_assert(strstr(out[i], line), "hold_for not at line %ld: %s", t->line_release,
+				  out[i]);
+			ms += cur_ms;
+			count += cur_n;
+			n++;
+		}
+	}
+	cr_assert_geq(n, 1, "no releasing stack through hold_for on the mutex");
+	cr_assert_eq(count, 2 * ROUNDS, "releases through hold_for: %ld", count);
+	double want_ms = (t->wait_a_us + t->wait_b_us) / 1e3;
+	cr_assert(ms >= want_ms * 0.9 && ms <= want_ms * 1.1, "the releases ended %.1f ms of "
+		  "waiting, the program measured %.1f ms", ms, want_ms);
+}
+
 /* report --profile: an entry per site on the mutex, its total within 10%
  * of the waiter's own measure, alpha (the longer hold) ranked first. */
-static void check_profile(const char *raw, const struct truth *t)
+static void check_profile(const char *raw, const struct truth *t, int blocking)
 {
 	char out[64][256], err[64][256];
 	int nout, nerr;
@@ -167,6 +207,8 @@ static void check_profile(const char *raw, const struct truth *t)
 			cur_lock = strstr(out[i], "<sitelock>") != NULL;
 			continue;
 		}
+		if (!strncmp(out[i], "Where the lock was held", 23))
+			break; /* the releasing stacks */
 		int site = strstr(out[i], " site_alpha+") ? 1 : strstr(out[i], " site_beta+") ? 2 : 0;
 		if (site && cur_lock) {
 			cr_assert_eq(rank[site], 0, "two entries for site %d", site);
@@ -182,6 +224,8 @@ static void check_profile(const char *raw, const struct truth *t)
 		  "measured %.1f ms", ms[1], want_a);
 	cr_assert(ms[2] >= want_b * 0.9 && ms[2] <= want_b * 1.1, "site_beta: %.1f ms, the program "
 		  "measured %.1f ms", ms[2], want_b);
+	if (blocking)
+		check_releases(out, nout, t);
 }
 
 Test(stacks_live, every_mutex_wait_has_its_call_site, .timeout = 120)
@@ -192,7 +236,7 @@ Test(stacks_live, every_mutex_wait_has_its_call_site, .timeout = 120)
 	tl_tmp_path(raw, sizeof(raw), "stacks-all");
 	record(raw, "all", &t, NULL);
 	check_trace(raw, &t);
-	check_profile(raw, &t);
+	check_profile(raw, &t, 0);
 	unlink(raw);
 }
 
@@ -204,7 +248,7 @@ Test(stacks_live, blocking_calls_waits_have_their_call_site, .timeout = 120)
 	tl_tmp_path(raw, sizeof(raw), "stacks-blk");
 	record(raw, "blocking", &t, "--stack-sample=0");
 	check_trace(raw, &t);
-	check_profile(raw, &t);
+	check_profile(raw, &t, 1);
 	unlink(raw);
 }
 
@@ -302,5 +346,69 @@ Test(stacks_live, flight_dump_keeps_the_stacks_of_its_waits, .timeout = 120)
 	cr_assert(tr.hdr.flags & LT_HDR_FLIGHT, "not a flight dump");
 	tl_free(&tr);
 	check_trace(raw, &t);
+	unlink(raw);
+}
+
+/* go's path in PATH, or NULL */
+static const char *find_go(char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+	char dirs[4096];
+	snprintf(dirs, sizeof(dirs), "%s", path ? path : "/usr/bin:/bin");
+	for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, len, "%s/go", d);
+		if (!access(buf, X_OK))
+			return buf;
+	}
+	return NULL;
+}
+
+/* `go tool pprof -top` reads the pprof profile of the workload and lists
+ * both sites with wait under them (cum), alpha's more than beta's. */
+Test(stacks_live, go_tool_pprof_reads_the_profile, .timeout = 180)
+{
+	NEED_ROOT();
+	char go[512];
+	if (!find_go(go, sizeof(go)))
+		cr_skip_test("go is not installed (Debian: apt-get install golang-go): go tool pprof "
+			     "reads the profile");
+	char raw[TL_PATH_MAX], pb[TL_PATH_MAX + 8], out[64][256], err[64][256];
+	int nout, nerr;
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-pprof");
+	snprintf(pb, sizeof(pb), "%s.pb.gz", raw);
+	record(raw, "blocking", &t, NULL);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "pprof", "-o", pb,
+			"--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	char *top[] = { go, "tool", "pprof", "-top", pb, NULL };
+	int rc = tl_run_to_end(top, out, &nout, err, &nerr);
+	cr_assert_eq(rc, 0, "go tool pprof -top failed (%d): %s", rc, nerr ? err[nerr - 1] : "");
+	double cum[3] = { 0 };
+	int type_wait = 0;
+	for (int i = 0; i < nout; i++) {
+		/* flat flat% sum% cum cum% name: the cum with its unit ("0" has none) */
+		char f0[32], f1[32], f2[32], cs[32], f4[32], name[200], cu[8] = "";
+		double c;
+		if (!strncmp(out[i], "Type: wait", 10))
+			type_wait = 1;
+		if (sscanf(out[i], "%31s %31s %31s %31s %31s %199s", f0, f1, f2, cs, f4, name) != 6 ||
+		    !strchr(f4, '%') || sscanf(cs, "%lf%7[a-z]", &c, cu) < 1)
+			continue;
+		double scale = !strcmp(cu, "s") ? 1e3 : !strcmp(cu, "ms") ? 1 : !strcmp(cu, "us") ?
+			       1e-3 : !cu[0] && c == 0 ? 1 : -1;
+		cr_assert_gt(scale, 0, "unit %s in: %s", cu, out[i]);
+		int site = !strcmp(name, "site_alpha") ? 1 : !strcmp(name, "site_beta") ? 2 : 0;
+		if (site)
+			cum[site] = c * scale;
+	}
+	cr_assert(type_wait, "go tool pprof -top does not show the wait type:\n%s\n%s", out[0],
+		  nout > 1 ? out[1] : "");
+	double want_a = t.wait_a_us / 1e3, want_b = t.wait_b_us / 1e3;
+	cr_assert(cum[1] >= want_a * 0.9 && cum[1] <= want_a * 1.1, "site_alpha: %.1f ms under it "
+		  "in pprof, the program measured %.1f ms", cum[1], want_a);
+	cr_assert(cum[2] >= want_b * 0.9 && cum[2] <= want_b * 1.1, "site_beta: %.1f ms under it "
+		  "in pprof, the program measured %.1f ms", cum[2], want_b);
+	unlink(pb);
 	unlink(raw);
 }

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: MIT
+/* `report --profile` (src/output/report_profile.c) on a synthetic trace
+ * with STACKS sections and known answers: two threads wait on one futex
+ * three times, each wait ended by a holder's FUTEX_WAKE whose stack was
+ * copied at the wake-up (as `--calls blocking --stacks` records it).  The
+ * text ranks (lock, waiting stack) and (lock, releasing stack); the
+ * collapsed lines and the pprof profile (decoded with src/base/pbread.h)
+ * carry exact values, names and lines. */
+#include <criterion/criterion.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "lt_events.h"
+#include "lt_test.h"
+#include "pbread.h"
+#include "report_profile.h"
+#include "stacks.h"
+#include "locktrace/tracefile.h"
+
+#define PID 1000
+#define WA 1001 /* waits with stack 1 */
+#define WB 1002 /* waits with stack 2 */
+#define HOLDER 1003
+#define LOCK 0x7f0000000100ull
+#define T0 1000000000ull
+
+/* waiting stacks 1 (site_alpha) and 2 (site_beta), release stacks 3 and 4 */
+static struct lt_sframe st1[] = {
+	{ .pc = 0x7f0000001234, .func = "__lll_lock_wait", .func_off = 0x2b, .module = "libc.so.6",
+	  .file = "futex-internal.h", .line = 146 },
+	{ .pc = 0x555500001100, .func = "site_alpha", .func_off = 0x59, .module = "app",
+	  .file = "app.c", .line = 45 },
+	{ .pc = 0x555500001300, .func = "waiter", .func_off = 0x5a, .module = "app",
+	  .file = "app.c", .line = 97 },
+	{ .pc = 0x7f0000005555, .module = "libc.so.6" }, /* no symbol */
+};
+static struct lt_sframe st2[] = {
+	{ .pc = 0x7f0000001234, .func = "__lll_lock_wait", .func_off = 0x2b, .module = "libc.so.6",
+	  .file = "futex-internal.h", .line = 146 },
+	{ .pc = 0x555500001200, .func = "site_beta", .func_off = 0x59, .module = "app",
+	  .file = "app.c", .line = 56 },
+	{ .pc = 0x555500001400, .func = "odd;name", .module = "app" },
+};
+static struct lt_sframe st3[] = {
+	{ .pc = 0x7f0000002222, .func = "__lll_lock_wake", .module = "libc.so.6",
+	  .file = "lowlevellock.c", .line = 65 },
+	{ .pc = 0x555500001500, .func = "hold_for", .module = "app", .file = "app.c", .line = 72 },
+	{ .pc = 0x555500001600, .func = "holder", .module = "app", .file = "app.c", .line = 82 },
+};
+static struct lt_sframe st4[] = {
+	{ .pc = 0x7f0000002222, .func = "__lll_lock_wake", .module = "libc.so.6",
+	  .file = "lowlevellock.c", .line = 65 },
+	{ .pc = 0x555500001500, .func = "hold_for", .module = "app", .file = "app.c", .line = 72 },
+	{ .pc = 0x555500001700, .func = "holder", .module = "app", .file = "app.c", .line = 84 },
+};
+
+static void put(struct lt_writer *w, struct lt_event e)
+{
+	cr_assert_eq(lt_writer_event(w, &e), 0);
+}
+
+/* tid waits on LOCK from t; the holder wakes it at t + wait_ns (its
+ * FUTEX_ENTER written at the wake-up); the wait lasts wait_ns + 400. */
+static void wait_woken(struct lt_writer *w, struct lt_stackbuf *sb, uint32_t tid, uint64_t t,
+		       uint64_t wait_ns, uint32_t stack, uint32_t release_stack)
+{
+	put(w, lt_ev_futex(t, tid, 0, FUTEX_WAIT_PRIVATE, LOCK, 2, -1, 0));
+	put(w, lt_ev_switch(t + 1000, 0, tid, PID, 1, 0, 0, "w", "swapper/0"));
+	uint64_t tw = t + wait_ns;
+	struct lt_event wk = lt_ev_futex(tw, HOLDER, 1, FUTEX_WAKE_PRIVATE, LOCK, 1, -1, 0);
+	wk.h.flags |= LT_F_AT_WAKE;
+	put(w, wk);
+	put(w, lt_ev_waking(tw + 100, tid, 1, HOLDER, PID, 0, 0, "holder"));
+	put(w, lt_ev_exit(tw + 200, HOLDER, 1, 202, 1));
+	put(w, lt_ev_switch(tw + 300, 0, 0, 0, 0, tid, PID, "swapper/0", "w"));
+	put(w, lt_ev_exit(tw + 400, tid, 0, 202, 0));
+	struct lt_stack_ref r = { .tid = (int32_t)tid, .ts = t, .stack_id = stack,
+				  .role = LT_STACK_WAITER, .delay_ns = 1000 };
+	lt_stacks_put_ref(sb, &r);
+	struct lt_stack_ref rw = { .tid = HOLDER, .ts = tw, .stack_id = release_stack,
+				   .role = LT_STACK_WAKER };
+	lt_stacks_put_ref(sb, &rw);
+}
+
+/* waits: WA 3 ms (release stack 3), WB 5 ms (4), WA 4 ms (4) */
+static void make_trace(const char *path)
+{
+	struct lt_writer *w;
+	struct lt_header h = { .pid = PID, .ncpus = 2 };
+	struct lt_thread_info th[3] = { { .tid = WA, .comm = "wa", .sc_nr = -2 },
+					{ .tid = WB, .comm = "wb", .sc_nr = -2 },
+					{ .tid = HOLDER, .comm = "holder", .sc_nr = -2 } };
+	cr_assert_eq(lt_writer_open(&w, path, 1), 0);
+	snprintf(h.comm, sizeof(h.comm), "app");
+	h.threads = malloc(sizeof(th));
+	memcpy(h.threads, th, sizeof(th));
+	h.nthreads = 3;
+	cr_assert_eq(lt_writer_header(w, &h), 0);
+	free(h.threads);
+	struct lt_stackbuf sb = { 0 };
+	struct lt_stack s1 = { .id = 1, .tgid = PID, .nframes = 4, .frames = st1 };
+	struct lt_stack s2 = { .id = 2, .tgid = PID, .nframes = 3, .frames = st2 };
+	struct lt_stack s3 = { .id = 3, .tgid = PID, .nframes = 3, .frames = st3 };
+	struct lt_stack s4 = { .id = 4, .tgid = PID, .nframes = 3, .frames = st4 };
+	lt_stacks_put_stack(&sb, &s1);
+	lt_stacks_put_stack(&sb, &s2);
+	lt_stacks_put_stack(&sb, &s3);
+	lt_stacks_put_stack(&sb, &s4);
+	wait_woken(w, &sb, WA, T0 + 10000, 3000000, 1, 3);
+	wait_woken(w, &sb, WB, T0 + 10000000, 5000000, 2, 4);
+	wait_woken(w, &sb, WA, T0 + 30000000, 4000000, 1, 4);
+	cr_assert(!sb.oom);
+	cr_assert_eq(lt_writer_section(w, LT_CHUNK_STACKS, sb.p, sb.len), 0);
+	lt_stackbuf_free(&sb);
+	struct lt_stats st = { .start_ns = T0, .end_ns = T0 + 100000000, .ncpus = 2,
+			       .exit_status = -1 };
+	cr_assert_eq(lt_writer_stats(w, &st), 0);
+	cr_assert_eq(lt_writer_close(w), 0);
+}
+
+/* The profile of the synthetic trace in format, into a malloc'd buffer */
+static char *profile(int format, size_t *len)
+{
+	char path[TL_PATH_MAX], err[512];
+	tl_tmp_path(path, sizeof(path), "profile");
+	make_trace(path);
+	FILE *f = tmpfile();
+	cr_assert(f);
+	int rc = lt_report_profile_fmt(path, f, 0, format, err, sizeof(err));
+	cr_assert_eq(rc, 0, "profile: %s", err);
+	long n = ftell(f);
+	cr_assert_gt(n, 0);
+	char *buf = malloc((size_t)n + 1);
+	rewind(f);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = 0;
+	*len = (size_t)n;
+	fclose(f);
+	cr_assert_str_empty(err);
+	unlink(path);
+	return buf;
+}
+
+Test(stacks, profile_text_ranks_waiting_and_releasing_stacks)
+{
+	size_t len;
+	char *out = profile(LT_PROFILE_TEXT, &len);
+	/* waiting: stack 1 (3 + 4 ms), then stack 2 (5 ms) */
+	const char *w1 = strstr(out, "#1  7.0 ms in 2 waits (average 3.50 ms, longest 4.00 ms)  "
+				"futex 0x7f0000000100, process 1000\n"
+				"      __lll_lock_wait+0x2b (futex-internal.h:146) [libc.so.6]\n"
+				"      site_alpha+0x59 (app.c:45) [app]\n");
+	cr_assert(w1, "%s", out);
+	const char *w2 = strstr(out, "#2  5.0 ms in 1 wait (average 5.00 ms, longest 5.00 ms)  "
+				"futex 0x7f0000000100, process 1000\n"
+				"      __lll_lock_wait+0x2b (futex-internal.h:146) [libc.so.6]\n"
+				"      site_beta+0x59 (app.c:56) [app]\n");
+	cr_assert(w2 && w2 > w1, "%s", out);
+	/* releasing: stack 4 ended the 5 and 4 ms waits, stack 3 the 3 ms */
+	const char *rel = strstr(out, "\nWhere the lock was held:");
+	cr_assert(rel && rel > w2, "%s", out);
+	cr_assert(strstr(rel, "  3 of 3 futex waits ended by a wake-up from a call have the "
+			 "waker's stack: 12.0 of 12.0 ms of waiting\n"), "%s", rel);
+	const char *r1 = strstr(rel, "#1  9.0 ms of waiting ended by 2 releases (average 4.50 ms, "
+				"longest 5.00 ms)  futex 0x7f0000000100, process 1000\n"
+				"      __lll_lock_wake+0x0 (lowlevellock.c:65) [libc.so.6]\n"
+				"      hold_for+0x0 (app.c:72) [app]\n"
+				"      holder+0x0 (app.c:84) [app]\n");
+	cr_assert(r1, "%s", rel);
+	const char *r2 = strstr(rel, "#2  3.0 ms of waiting ended by 1 release (average 3.00 ms, "
+				"longest 3.00 ms)  futex 0x7f0000000100, process 1000\n"
+				"      __lll_lock_wake+0x0 (lowlevellock.c:65) [libc.so.6]\n"
+				"      hold_for+0x0 (app.c:72) [app]\n"
+				"      holder+0x0 (app.c:82) [app]\n");
+	cr_assert(r2 && r2 > r1, "%s", rel);
+	cr_assert_null(strstr(rel, "#3"), "%s", rel);
+	free(out);
+}
+
+/* Folded stacks: the lock at the root, frames root first, the waiting
+ * time of each (lock, stack) in microseconds (rounded down), sorted; a
+ * frame without a function is its module; ';' in a name becomes ':'. */
+Test(stacks, profile_collapsed_lines)
+{
+	size_t len;
+	char *out = profile(LT_PROFILE_COLLAPSED, &len);
+	cr_assert_str_eq(out, "futex 0x7f0000000100;[libc.so.6];waiter;site_alpha;__lll_lock_wait 7000\n"
+			      "futex 0x7f0000000100;odd:name;site_beta;__lll_lock_wait 5000\n");
+	free(out);
+}
+
+/* ---- pprof, decoded with pbread ---- */
+
+#define MAXN 64
+struct pp {
+	const char *str[MAXN];
+	size_t nstr;
+	int64_t st_type[4], st_unit[4];
+	int nst;
+	int64_t default_type;
+	struct { uint64_t id, func; int64_t line; uint64_t addr; } loc[MAXN];
+	int nloc;
+	struct { uint64_t id; int64_t name, file; } fn[MAXN];
+	int nfn;
+	struct { uint64_t loc[MAXN]; int nloc; int64_t val[4]; int nval; int64_t pid, pidkey; } s[8];
+	int ns;
+	char strbuf[8192];
+};
+
+static int64_t varint_field(const struct pb_field *f)
+{
+	cr_assert_eq(f->wire, PB_WT_VARINT, "field %u: wire %u", f->num, f->wire);
+	return (int64_t)f->val;
+}
+
+static void decode(const uint8_t *gz, size_t gzlen, struct pp *p)
+{
+	static uint8_t raw[1 << 16];
+	z_stream z = { 0 };
+	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)(uintptr_t)gz;
+	z.avail_in = (uInt)gzlen;
+	z.next_out = raw;
+	z.avail_out = sizeof(raw);
+	cr_assert_eq(inflate(&z, Z_FINISH), Z_STREAM_END, "not one whole gzip stream");
+	size_t rawlen = z.total_out;
+	inflateEnd(&z);
+	memset(p, 0, sizeof(*p));
+	size_t used = 0;
+	struct pb_reader r;
+	struct pb_field f;
+	int rc;
+	pb_reader_init(&r, raw, rawlen);
+	while ((rc = pb_read_field(&r, &f)) > 0) {
+		struct pb_reader sr;
+		struct pb_field g;
+		switch (f.num) {
+		case 1:
+			pb_reader_init_sub(&sr, &f);
+			while (pb_read_field(&sr, &g) > 0)
+				(g.num == 1 ? p->st_type : p->st_unit)[p->nst] = varint_field(&g);
+			p->nst++;
+			break;
+		case 2:
+			cr_assert_lt(p->ns, 8);
+			pb_reader_init_sub(&sr, &f);
+			while (pb_read_field(&sr, &g) > 0) {
+				if (g.num == 1)
+					p->s[p->ns].loc[p->s[p->ns].nloc++] = (uint64_t)varint_field(&g);
+				else if (g.num == 2)
+					p->s[p->ns].val[p->s[p->ns].nval++] = varint_field(&g);
+				else if (g.num == 3) {
+					struct pb_field k, n;
+					cr_assert_eq(pb_find_first(g.data, g.len, 1, &k), 1);
+					cr_assert_eq(pb_find_first(g.data, g.len, 3, &n), 1);
+					p->s[p->ns].pidkey = (int64_t)k.val;
+					p->s[p->ns].pid = (int64_t)n.val;
+				}
+			}
+			cr_assert_eq(sr.err, 0);
+			p->ns++;
+			break;
+		case 4:
+			pb_reader_init_sub(&sr, &f);
+			while (pb_read_field(&sr, &g) > 0) {
+				if (g.num == 1)
+					p->loc[p->nloc].id = (uint64_t)varint_field(&g);
+				else if (g.num == 3)
+					p->loc[p->nloc].addr = (uint64_t)varint_field(&g);
+				else if (g.num == 4) {
+					struct pb_field a;
+					cr_assert_eq(pb_find_first(g.data, g.len, 1, &a), 1);
+					p->loc[p->nloc].func = a.val;
+					if (pb_find_first(g.data, g.len, 2, &a) == 1)
+						p->loc[p->nloc].line = (int64_t)a.val;
+				}
+			}
+			p->nloc++;
+			break;
+		case 5:
+			pb_reader_init_sub(&sr, &f);
+			while (pb_read_field(&sr, &g) > 0) {
+				if (g.num == 1)
+					p->fn[p->nfn].id = (uint64_t)varint_field(&g);
+				else if (g.num == 2)
+					p->fn[p->nfn].name = varint_field(&g);
+				else if (g.num == 4)
+					p->fn[p->nfn].file = varint_field(&g);
+			}
+			p->nfn++;
+			break;
+		case 6:
+			cr_assert_eq(f.wire, PB_WT_LEN);
+			cr_assert_lt(p->nstr, MAXN);
+			cr_assert_lt(used + f.len + 1, sizeof(p->strbuf));
+			memcpy(p->strbuf + used, f.data, f.len);
+			p->strbuf[used + f.len] = 0;
+			p->str[p->nstr++] = p->strbuf + used;
+			used += f.len + 1;
+			break;
+		case 14:
+			p->default_type = varint_field(&f);
+			break;
+		}
+	}
+	cr_assert_eq(rc, 0, "the profile is not a valid protobuf");
+}
+
+static const char *str(const struct pp *p, int64_t i)
+{
+	cr_assert(i >= 0 && (size_t)i < p->nstr, "string index %lld", (long long)i);
+	return p->str[i];
+}
+
+/* A sample's frames, leaf first: "name file:line" each */
+static void frames(const struct pp *p, int si, char out[][160])
+{
+	for (int k = 0; k < p->s[si].nloc; k++) {
+		int li = -1, fi = -1;
+		for (int j = 0; j < p->nloc; j++)
+			if (p->loc[j].id == p->s[si].loc[k])
+				li = j;
+		cr_assert_geq(li, 0, "location %llu not in the profile",
+			      (unsigned long long)p->s[si].loc[k]);
+		for (int j = 0; j < p->nfn; j++)
+			if (p->fn[j].id == p->loc[li].func)
+				fi = j;
+		cr_assert_geq(fi, 0, "function %llu not in the profile",
+			      (unsigned long long)p->loc[li].func);
+		snprintf(out[k], 160, "%s %s:%lld", str(p, p->fn[fi].name), str(p, p->fn[fi].file),
+			 (long long)p->loc[li].line);
+	}
+}
+
+Test(stacks, profile_pprof_decodes_to_the_waits)
+{
+	size_t len;
+	char *out = profile(LT_PROFILE_PPROF, &len);
+	static struct pp p;
+	decode((const uint8_t *)out, len, &p);
+	cr_assert_str_eq(str(&p, 0), "");
+	cr_assert_eq(p.nst, 2);
+	cr_assert_str_eq(str(&p, p.st_type[0]), "wait");
+	cr_assert_str_eq(str(&p, p.st_unit[0]), "microseconds");
+	cr_assert_str_eq(str(&p, p.st_type[1]), "waits");
+	cr_assert_str_eq(str(&p, p.st_unit[1]), "count");
+	cr_assert_str_eq(str(&p, p.default_type), "wait");
+	cr_assert_eq(p.ns, 2);
+	/* ranked: stack 1 first */
+	static const char *want_a[] = { "__lll_lock_wait futex-internal.h:146", "site_alpha app.c:45",
+					 "waiter app.c:97", "[libc.so.6] :0",
+					 "futex 0x7f0000000100 :0" };
+	static const char *want_b[] = { "__lll_lock_wait futex-internal.h:146", "site_beta app.c:56",
+					 "odd;name :0", "futex 0x7f0000000100 :0" };
+	char got[MAXN][160];
+	cr_assert_eq(p.s[0].nloc, 5);
+	cr_assert_eq(p.s[0].nval, 2);
+	cr_assert_eq(p.s[0].val[0], 7000);
+	cr_assert_eq(p.s[0].val[1], 2);
+	cr_assert_eq(p.s[0].pid, 1000);
+	cr_assert_str_eq(str(&p, p.s[0].pidkey), "pid");
+	frames(&p, 0, got);
+	for (int k = 0; k < 5; k++)
+		cr_assert_str_eq(got[k], want_a[k]);
+	cr_assert_eq(p.s[1].nloc, 4);
+	cr_assert_eq(p.s[1].val[0], 5000);
+	cr_assert_eq(p.s[1].val[1], 1);
+	frames(&p, 1, got);
+	for (int k = 0; k < 4; k++)
+		cr_assert_str_eq(got[k], want_b[k]);
+	/* shared frames are one location and one function: 7 functions, 7
+	 * locations (the lock's is shared too) */
+	cr_assert_eq(p.s[0].loc[0], p.s[1].loc[0]);
+	cr_assert_eq(p.s[0].loc[4], p.s[1].loc[3]);
+	cr_assert_eq(p.nfn, 7);
+	cr_assert_eq(p.nloc, 7);
+	for (int j = 0; j < p.nloc; j++)
+		if (p.loc[j].id == p.s[0].loc[1])
+			cr_assert_eq(p.loc[j].addr, 0x555500001100);
+	free(out);
+}
+
+/* `locktrace report --profile --format pprof -o FILE`: the file; an
+ * existing FILE only with --force; bad combinations are usage errors that
+ * say what to give. */
+static int sh(const char *cmd, char *err, size_t len)
+{
+	char full[2048], errpath[TL_PATH_MAX];
+	tl_tmp_path(errpath, sizeof(errpath), "profile-err");
+	snprintf(full, sizeof(full), "%s >/dev/null 2>%s", cmd, errpath);
+	int st = system(full);
+	FILE *f = fopen(errpath, "r");
+	err[0] = 0;
+	if (f) {
+		size_t n = fread(err, 1, len - 1, f);
+		err[n] = 0;
+		fclose(f);
+	}
+	unlink(errpath);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(stacks, profile_cli_output_file)
+{
+	if (access(LT_BIN, X_OK))
+		cr_skip_test("%s is not built (make all)", LT_BIN);
+	char path[TL_PATH_MAX], pb[TL_PATH_MAX + 8], cmd[1024], err[1024];
+	tl_tmp_path(path, sizeof(path), "profile-cli");
+	make_trace(path);
+	snprintf(pb, sizeof(pb), "%s.pb.gz", path);
+	unlink(pb);
+	snprintf(cmd, sizeof(cmd), "%s report %s --profile --format pprof -o %s", LT_BIN, path, pb);
+	cr_assert_eq(sh(cmd, err, sizeof(err)), 0, "%s", err);
+	FILE *f = fopen(pb, "rb");
+	cr_assert(f);
+	static uint8_t gz[1 << 16];
+	size_t n = fread(gz, 1, sizeof(gz), f);
+	fclose(f);
+	static struct pp p;
+	decode(gz, n, &p);
+	cr_assert_eq(p.ns, 2);
+	cr_assert_eq(p.s[0].val[0], 7000);
+	/* exists: refused without --force, replaced with it */
+	cr_assert_eq(sh(cmd, err, sizeof(err)), 1);
+	cr_assert(strstr(err, "--force replaces it"), "%s", err);
+	snprintf(cmd, sizeof(cmd), "%s report %s --profile --format collapsed -o %s --force", LT_BIN,
+		 path, pb);
+	cr_assert_eq(sh(cmd, err, sizeof(err)), 0, "%s", err);
+	f = fopen(pb, "r");
+	cr_assert(f);
+	char line[256];
+	cr_assert(fgets(line, sizeof(line), f));
+	fclose(f);
+	cr_assert_str_eq(line, "futex 0x7f0000000100;[libc.so.6];waiter;site_alpha;__lll_lock_wait 7000\n");
+	snprintf(cmd, sizeof(cmd), "%s report %s --profile --format svg", LT_BIN, path);
+	cr_assert_eq(sh(cmd, err, sizeof(err)), 2);
+	cr_assert(strstr(err, "give text, collapsed or pprof"), "%s", err);
+	snprintf(cmd, sizeof(cmd), "%s report %s --format collapsed", LT_BIN, path);
+	cr_assert_eq(sh(cmd, err, sizeof(err)), 2);
+	cr_assert(strstr(err, "go with --profile"), "%s", err);
+	unlink(pb);
+	unlink(path);
+}
