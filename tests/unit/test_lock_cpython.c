@@ -15,7 +15,9 @@
  * tests/workloads/gil_holder.py, whose holder sleeps in read() with the GIL.
  * Needs root. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,6 +566,121 @@ Test(lock_cpython_live, lock_deadlock_gil_free, .fini = cleanup, .timeout = 120)
 		cr_assert_not_null(t);
 		cr_assert_eq(t->wait, LT_WAIT_FUTEX);
 		cr_assert_eq(t->futex.rtlock, 0, "lock waiter %d claimed by the GIL", tids[i]);
+	}
+	lt_snapshot_free(s);
+}
+
+/* ---- live: the GIL's waiters starved of CPU ----
+ *
+ * On a loaded machine the GIL's waiters, which retry every 5 ms, spend
+ * most of their time runnable between two timed waits: a `make test` on 2
+ * saturated cores once found none asleep on the GIL's words, and the
+ * verdict said "nothing suspicious" while the GIL was held by a thread
+ * blocked in read().  Busy loops do not reproduce it here (the scheduler
+ * runs a woken waiter ahead of them); a CPU quota on the workload alone
+ * does, every time: throttled for 99 ms of each 100 ms, every woken waiter
+ * stays runnable.  The quota is a cgroup of this test's own (cpu
+ * controller, v1 or v2), removed at the end. */
+
+static char starve_cg[128];
+
+static void starve_cleanup(void)
+{
+	tl_close_started(&wl); /* kills and reaps the workload: the cgroup empties */
+	if (starve_cg[0] && rmdir(starve_cg) != 0)
+		fprintf(stderr, "rmdir %s: %s\n", starve_cg, strerror(errno));
+	starve_cg[0] = 0;
+}
+
+static bool write_file(const char *dir, const char *name, const char *val)
+{
+	char path[192];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	bool ok = fputs(val, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* Puts PID in a new cgroup allowed 1 ms of CPU every 100 ms.  false (with
+ * why) if the machine has no writable cpu controller. */
+static bool starve(pid_t pid, char *why, size_t n)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup/cpu", "/sys/fs/cgroup" };
+	for (int r = 0; r < 2; r++) {
+		char probe[160];
+		snprintf(probe, sizeof(probe), "%s/%s", roots[r], r ? "cgroup.controllers" : "cpu.cfs_quota_us");
+		if (access(probe, F_OK) != 0)
+			continue;
+		if (r == 1 && !write_file(roots[r], "cgroup.subtree_control", "+cpu"))
+			continue;
+		snprintf(starve_cg, sizeof(starve_cg), "%s/lt-test-%d-gilstarve", roots[r], (int)getpid());
+		cr_assert_eq(mkdir(starve_cg, 0755), 0, "mkdir %s: %s", starve_cg, strerror(errno));
+		bool ok = r == 0 ? write_file(starve_cg, "cpu.cfs_period_us", "100000") &&
+					   write_file(starve_cg, "cpu.cfs_quota_us", "1000")
+				 : write_file(starve_cg, "cpu.max", "1000 100000");
+		char p[32];
+		snprintf(p, sizeof(p), "%d", (int)pid);
+		cr_assert(ok && write_file(starve_cg, "cgroup.procs", p), "%s: cannot set a CPU quota: %s",
+			  starve_cg, strerror(errno));
+		return true;
+	}
+	snprintf(why, n, "no cgroup cpu controller (neither /sys/fs/cgroup/cpu/cpu.cfs_quota_us nor a "
+		 "cgroup v2 cpu controller): cannot starve the workload of CPU");
+	return false;
+}
+
+Test(lock_cpython_live, verdict_names_holder_starved, .fini = starve_cleanup, .timeout = 120)
+{
+	start_py(NULL);
+	pid_t holder = truth_tid("thread", "role=holder");
+	tl_wait_in_read(wl.pid, holder, 10000);
+	usleep(100000); /* let every waiter reach take_gil */
+	char why[256];
+	if (!starve(wl.pid, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	usleep(300000); /* every waiter's 5 ms wait times out into the throttled run queue */
+	struct lt_snapshot *s = NULL;
+	int r = lt_snapshot_take(wl.pid, NULL, &s);
+	cr_assert_eq(r, 0, "lt_snapshot_take: %s", lt_snapshot_strerror(r));
+	const struct lt_rtlock *g = NULL;
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		if (strcmp(s->rtlocks[i].kind, "GIL") == 0)
+			g = &s->rtlocks[i];
+	cr_assert_not_null(g);
+	cr_assert_eq(g->held, 1);
+	cr_assert_eq(g->holder, holder, "holder %d, truth %d", g->holder, holder);
+	/* the case this test is about: most waiters runnable, not asleep */
+	int waiters = 0, runnable = 0;
+	for (int i = 0; i < ntruth; i++) {
+		if (strncmp(truth[i], "thread role=waiter", 18) != 0)
+			continue;
+		const struct lt_thread *t = lt_snapshot_find(s, (pid_t)tl_val(truth[i], "tid", NULL));
+		cr_assert_not_null(t);
+		waiters++;
+		runnable += t->state == 'R';
+	}
+	cr_assert_eq(waiters, 19);
+	cr_assert_geq(runnable * 2, waiters, "only %d of %d waiters runnable: the quota did not starve "
+		      "them", runnable, waiters);
+	cr_assert_gt(s->n_verdicts, 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	for (size_t i = 0; i < v->evidence.n; i++)
+		fprintf(stderr, "lock_cpython_live: starved: %s\n", v->evidence.v[i]);
+	cr_assert_eq(v->owner, holder, "top verdict %s (%s) owner %d, holder %d",
+		     lt_verdict_kind_name(v->kind), v->summary ? v->summary : "-", v->owner, holder);
+	cr_assert(v->kind == LT_VERDICT_CONVOY || v->kind == LT_VERDICT_LOCK_WAIT, "top verdict %s",
+		  lt_verdict_kind_name(v->kind));
+	/* whom it lists as waiting are waiters, each seen on the GIL's words;
+	 * the main thread is one too: woken in Thread.start() when the holder
+	 * started, it needs the GIL to return */
+	for (size_t k = 0; k < v->n_tids; k++) {
+		char m[32];
+		snprintf(m, sizeof(m), "tid=%d", (int)v->tids[k]);
+		const char *line = tl_find(truth, ntruth, "thread", m);
+		cr_assert(v->tids[k] == wl.pid || (line && strstr(line, "role=waiter")),
+			  "verdict lists %d, neither a waiter nor the main thread", (int)v->tids[k]);
 	}
 	lt_snapshot_free(s);
 }
