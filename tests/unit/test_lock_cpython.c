@@ -613,10 +613,27 @@ static bool starve(pid_t pid, char *why, size_t n)
 		snprintf(probe, sizeof(probe), "%s/%s", roots[r], r ? "cgroup.controllers" : "cpu.cfs_quota_us");
 		if (access(probe, F_OK) != 0)
 			continue;
-		if (r == 1 && !write_file(roots[r], "cgroup.subtree_control", "+cpu"))
-			continue;
+		if (r == 1) { /* v2: only where the cpu controller is enabled for children already */
+			char sub[160], ctl[256] = "";
+			snprintf(sub, sizeof(sub), "%s/cgroup.subtree_control", roots[r]);
+			FILE *f = fopen(sub, "r");
+			bool cpu = f && fgets(ctl, sizeof(ctl), f) && (!strncmp(ctl, "cpu ", 4) ||
+								      strstr(ctl, " cpu ") || strstr(ctl, " cpu\n") ||
+								      !strcmp(ctl, "cpu\n"));
+			if (f)
+				fclose(f);
+			if (!cpu)
+				continue;
+		}
 		snprintf(starve_cg, sizeof(starve_cg), "%s/lt-test-%d-gilstarve", roots[r], (int)getpid());
-		cr_assert_eq(mkdir(starve_cg, 0755), 0, "mkdir %s: %s", starve_cg, strerror(errno));
+		if (mkdir(starve_cg, 0755) != 0) {
+			int e = errno;
+			snprintf(why, n, "cannot create cgroup %s: %s%s", starve_cg, strerror(e),
+				 e == EACCES || e == EPERM || e == EROFS ? " (run as root)" : "");
+			starve_cg[0] = 0;
+			cr_assert(e == EACCES || e == EPERM || e == EROFS, "%s", why);
+			return false;
+		}
 		bool ok = r == 0 ? write_file(starve_cg, "cpu.cfs_period_us", "100000") &&
 					   write_file(starve_cg, "cpu.cfs_quota_us", "1000")
 				 : write_file(starve_cg, "cpu.max", "1000 100000");
@@ -626,8 +643,8 @@ static bool starve(pid_t pid, char *why, size_t n)
 			  starve_cg, strerror(errno));
 		return true;
 	}
-	snprintf(why, n, "no cgroup cpu controller (neither /sys/fs/cgroup/cpu/cpu.cfs_quota_us nor a "
-		 "cgroup v2 cpu controller): cannot starve the workload of CPU");
+	snprintf(why, n, "no cgroup cpu controller (neither /sys/fs/cgroup/cpu/cpu.cfs_quota_us nor "
+		 "cpu in /sys/fs/cgroup/cgroup.subtree_control): cannot starve the workload of CPU");
 	return false;
 }
 
