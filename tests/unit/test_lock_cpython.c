@@ -578,8 +578,9 @@ Test(lock_cpython_live, lock_deadlock_gil_free, .fini = cleanup, .timeout = 120)
  * verdict said "nothing suspicious" while the GIL was held by a thread
  * blocked in read().  Busy loops do not reproduce it here (the scheduler
  * runs a woken waiter ahead of them); a CPU quota on the workload alone
- * does, every time: throttled for 99 ms of each 100 ms, every woken waiter
- * stays runnable.  The quota is a cgroup of this test's own (cpu
+ * does, every time: throttled for 999 ms of each second, every woken waiter
+ * stays runnable (and /proc shows a runnable thread's system call as
+ * "running": nothing says it waits for the GIL).  The quota is a cgroup of this test's own (cpu
  * controller, v1 or v2), removed at the end. */
 
 static char starve_cg[128];
@@ -603,7 +604,36 @@ static bool write_file(const char *dir, const char *name, const char *val)
 	return fclose(f) == 0 && ok;
 }
 
-/* Puts PID in a new cgroup allowed 1 ms of CPU every 100 ms.  false (with
+/* A thread's state letter from /proc/PID/task/TID/stat; 0 unreadable. */
+static char thread_state(pid_t pid, pid_t tid)
+{
+	char path[96], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* nr_throttled of the cgroup's cpu.stat; -1 unreadable. */
+static long throttled_count(void)
+{
+	char path[192], line[128];
+	snprintf(path, sizeof(path), "%s/cpu.stat", starve_cg);
+	FILE *f = fopen(path, "r");
+	long v = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "nr_throttled ", 13))
+			v = strtol(line + 13, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Puts PID in a new cgroup allowed 1 ms of CPU every second.  false (with
  * why) if the machine has no writable cpu controller. */
 static bool starve(pid_t pid, char *why, size_t n)
 {
@@ -634,9 +664,9 @@ static bool starve(pid_t pid, char *why, size_t n)
 			cr_assert(e == EACCES || e == EPERM || e == EROFS, "%s", why);
 			return false;
 		}
-		bool ok = r == 0 ? write_file(starve_cg, "cpu.cfs_period_us", "100000") &&
+		bool ok = r == 0 ? write_file(starve_cg, "cpu.cfs_period_us", "1000000") &&
 					   write_file(starve_cg, "cpu.cfs_quota_us", "1000")
-				 : write_file(starve_cg, "cpu.max", "1000 100000");
+				 : write_file(starve_cg, "cpu.max", "1000 1000000");
 		char p[32];
 		snprintf(p, sizeof(p), "%d", (int)pid);
 		cr_assert(ok && write_file(starve_cg, "cgroup.procs", p), "%s: cannot set a CPU quota: %s",
@@ -657,7 +687,30 @@ Test(lock_cpython_live, verdict_names_holder_starved, .fini = starve_cleanup, .t
 	char why[256];
 	if (!starve(wl.pid, why, sizeof(why)))
 		cr_skip_test("%s", why);
-	usleep(300000); /* every waiter's 5 ms wait times out into the throttled run queue */
+	/* wait for a throttle that leaves every waiter runnable: the group then
+	 * stays off the CPU for ~999 ms, during which no thread of it runs, so
+	 * what the snapshot reads is what was checked here.  20 ms after a
+	 * throttle begins every 5 ms timed wait has expired into the run queue;
+	 * but a waiter throttled while it holds the GIL's mutex leaves the
+	 * others asleep on that mutex for the whole period: then the next one.
+	 * At most 10 periods. */
+	long n0 = throttled_count();
+	cr_assert_geq(n0, 0, "%s/cpu.stat: no nr_throttled", starve_cg);
+	int all_runnable = 0, periods = 0;
+	for (int i = 0; i < 5000 && !all_runnable; i++) {
+		usleep(2000);
+		long n = throttled_count();
+		if (n == n0)
+			continue;
+		n0 = n;
+		periods++;
+		usleep(20000);
+		all_runnable = 1;
+		for (int k = 0; k < ntruth && all_runnable; k++)
+			if (!strncmp(truth[k], "thread role=waiter", 18))
+				all_runnable = thread_state(wl.pid, (pid_t)tl_val(truth[k], "tid", NULL)) == 'R';
+	}
+	cr_assert(all_runnable, "in %d throttled period(s), none left all 19 waiters runnable", periods);
 	struct lt_snapshot *s = NULL;
 	int r = lt_snapshot_take(wl.pid, NULL, &s);
 	cr_assert_eq(r, 0, "lt_snapshot_take: %s", lt_snapshot_strerror(r));
@@ -679,8 +732,8 @@ Test(lock_cpython_live, verdict_names_holder_starved, .fini = starve_cleanup, .t
 		runnable += t->state == 'R';
 	}
 	cr_assert_eq(waiters, 19);
-	cr_assert_geq(runnable * 2, waiters, "only %d of %d waiters runnable: the quota did not starve "
-		      "them", runnable, waiters);
+	cr_assert_eq(runnable, waiters, "only %d of %d waiters runnable: the throttle ended during "
+		     "the snapshot", runnable, waiters);
 	cr_assert_gt(s->n_verdicts, 0);
 	const struct lt_verdict *v = &s->verdicts[0];
 	for (size_t i = 0; i < v->evidence.n; i++)
