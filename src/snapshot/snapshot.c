@@ -26,6 +26,7 @@
 #include "budget.h"
 #include "proclive.h"
 #include "locktrace/calls.h"
+#include "locktrace/futex.h"
 #include "lockmodel.h"
 #include "rtthread.h"
 #include "snapshot.h"
@@ -928,6 +929,104 @@ static void confirm_verdicts(struct ctx *c, int64_t t_read_end)
 	free(checked);
 }
 
+/* ---- waiters of a runtime lock that retry in timed slices ---- */
+
+/* A runtime lock's holder asleep in a system call that is not a wait for
+ * the lock itself (CPython: a read() called with the GIL held). */
+static bool rt_holder_blocked(const struct lt_snapshot *s, size_t li)
+{
+	const struct lt_rtlock *l = &s->rtlocks[li];
+	const struct lt_thread *o = l->held == 1 && l->holder > 0 ? lt_snapshot_find(s, l->holder) : NULL;
+	return o && o->state != 'R' && o->sc.state == LT_SC_IN_SYSCALL && !o->moved &&
+	       !(o->wait == LT_WAIT_FUTEX && o->futex.rtlock == li + 1);
+}
+
+static bool on_words(const struct lt_sc_line *sc, const struct lt_rtlock *l)
+{
+	return sc->state == LT_SC_IN_SYSCALL && sc->nr >= 0 && sc->nr < 65536 &&
+	       lt_futex_waits((uint16_t)sc->nr, (uint32_t)sc->args[1]) && sc->args[0] >= l->base &&
+	       sc->args[0] < l->base + l->size;
+}
+
+static void seen_add(struct lt_rtlock *l, pid_t tid, size_t cap)
+{
+	for (size_t k = 0; k < l->n_seen; k++)
+		if (l->seen[k] == tid)
+			return;
+	if (l->n_seen < cap)
+		l->seen[l->n_seen++] = tid;
+}
+
+/* A runtime lock held by a thread blocked in a system call, with fewer
+ * than the convoy threshold of threads asleep on its words: its waiters
+ * may retry in timed slices (CPython's GIL: 5 ms condvar waits) and be
+ * runnable between two of them, for tens of ms on a loaded machine, so a
+ * single read misses them.  Re-read the system call of every other thread
+ * up to RESAMPLE_ROUNDS times, RESAMPLE_GAP_NS apart, while the holder
+ * stays in its call; a thread seen in a futex wait on the lock's words, or
+ * found runnable inside one by the first read, goes to l->seen.  Only for
+ * held runtime locks with a blocked holder: nothing else pays for it. */
+#define RESAMPLE_ROUNDS 12
+#define RESAMPLE_GAP_NS 5000000L
+static void resample_rtlocks(struct ctx *c, int min_waiters)
+{
+	struct lt_snapshot *s = c->s;
+	if (c->compat)
+		return; /* i386 syscall numbers */
+	for (size_t li = 0; li < s->n_rtlocks; li++) {
+		struct lt_rtlock *l = &s->rtlocks[li];
+		if (!rt_holder_blocked(s, li) || l->waiters_named)
+			continue;
+		size_t asleep = 0, cap = s->n_threads;
+		free(l->seen);
+		l->n_seen = 0;
+		if (!(l->seen = calloc(cap ? cap : 1, sizeof(*l->seen))))
+			return;
+		for (size_t i = 0; i < s->n_threads; i++) {
+			const struct lt_thread *t = &s->threads[i];
+			if (t->tid == l->holder || !on_words(&t->sc, l))
+				continue;
+			if (t->state == 'R')
+				seen_add(l, t->tid, cap); /* woken from it, not yet back */
+			else
+				asleep++;
+		}
+		const struct lt_thread *o = lt_snapshot_find(s, l->holder);
+		struct lt_sc_line hsc = o->sc;
+		int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
+		int rounds = 0;
+		char path[96], buf[512];
+		while (rounds < RESAMPLE_ROUNDS && asleep + l->n_seen < (size_t)min_waiters &&
+		       !lt_budget_over()) {
+			if (rounds) {
+				struct timespec ts = { 0, RESAMPLE_GAP_NS };
+				nanosleep(&ts, NULL);
+			}
+			rounds++;
+			/* the holder must still be in the same call: else the
+			 * lock may have changed hands and nothing stands */
+			struct lt_sc_line now;
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)s->pid, (int)l->holder);
+			if (lts_read_small(path, buf, sizeof(buf)) < 0 || lt_parse_syscall_line(buf, &now) ||
+			    memcmp(&now, &hsc, sizeof(now)) != 0) {
+				l->n_seen = 0;
+				break;
+			}
+			for (size_t i = 0; i < s->n_threads; i++) {
+				const struct lt_thread *t = &s->threads[i];
+				if (t->tid == l->holder || (t->state != 'R' && on_words(&t->sc, l)))
+					continue; /* the holder, or counted asleep already */
+				snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)s->pid, (int)t->tid);
+				if (lts_read_small(path, buf, sizeof(buf)) >= 0 &&
+				    !lt_parse_syscall_line(buf, &now) && on_words(&now, l))
+					seen_add(l, t->tid, cap);
+			}
+		}
+		l->seen_samples = rounds;
+		l->seen_span_ms = (double)(lts_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	}
+}
+
 /* ---- process level ---- */
 
 static int check_process(pid_t pid, pid_t *tgid, char *comm, size_t comm_len)
@@ -1125,6 +1224,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	/* who can end each wait: file locks, pipes, sockets, children */
 	if (!c.compat)
 		lt_waitfor_collect(s, ctx_mem(&c));
+	resample_rtlocks(&c, o->verdict.convoy_min_waiters > 0 ? o->verdict.convoy_min_waiters : 4);
 	lt_snapshot_diagnose(s, &o->verdict);
 	confirm_verdicts(&c, t_read_end);
 

@@ -208,6 +208,13 @@ static void rtlock_from(struct lt_rtlock *l, struct lt_snapshot *s, const struct
 	l->holder = (pid_t)rp_json_int(J(j, "holder"), 0);
 	l->holder_how = rp_json_strdup(J(j, "holder_how"));
 	strlist_from(&l->facts, J(j, "facts"));
+	const struct rp_json *seen = J(j, "seen_waiting");
+	if (seen && seen->type == RPJ_ARR && seen->n &&
+	    (l->seen = calloc(seen->n, sizeof(*l->seen))))
+		for (size_t i = 0; i < seen->n; i++)
+			l->seen[l->n_seen++] = (pid_t)rp_json_int(&seen->items[i], 0);
+	l->seen_samples = (int)rp_json_int(J(j, "seen_samples"), 0);
+	l->seen_span_ms = rp_json_num(J(j, "seen_span_ms"), 0);
 }
 
 /* calloc'd array of the n items of arr, or NULL (n 0). */

@@ -388,6 +388,12 @@ static void json_rtlock(struct jw *w, const struct lt_rtlock *l)
 	jw_kint_or_null(w, "holder", (int)l->holder, l->holder > 0);
 	jw_kstr(w, "holder_how", l->holder_how);
 	json_strlist(w, "facts", &l->facts);
+	jw_karray(w, "seen_waiting");
+	for (size_t i = 0; i < l->n_seen; i++)
+		jw_int(w, l->seen[i]);
+	jw_end(w);
+	jw_kint(w, "seen_samples", l->seen_samples);
+	jw_kdouble(w, "seen_span_ms", l->seen_span_ms, 1);
 	jw_end(w);
 }
 

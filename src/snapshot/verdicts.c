@@ -775,6 +775,98 @@ static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *
 	free(w);
 }
 
+/* ---- a runtime lock held across a blocking call ---- */
+
+/* The holder of runtime lock LI, asleep in a system call that is not a wait
+ * for that lock; NULL otherwise. */
+static const struct lt_thread *rt_blocked_holder(const struct lt_snapshot *s, size_t li)
+{
+	const struct lt_rtlock *l = &s->rtlocks[li];
+	const struct lt_thread *o = l->held == 1 && l->holder > 0 ? lt_snapshot_find(s, l->holder) : NULL;
+	if (!o || o->state == 'R' || o->sc.state != LT_SC_IN_SYSCALL || o->moved ||
+	    (o->wait == LT_WAIT_FUTEX && o->futex.rtlock == li + 1))
+		return NULL;
+	return o;
+}
+
+/* A runtime lock held by a thread blocked in a system call, whose waiters
+ * were not asleep on it when the snapshot read them (CPython's GIL
+ * waiters retry every 5 ms: on a loaded machine they spend most of their
+ * time runnable, between two waits).  The waiters the snapshot saw on its
+ * words while re-sampling (l->seen, snapshot.c) make it a finding that
+ * names the holder; so does, for a lock every thread of the runtime needs
+ * (the GIL, OCaml's runtime lock), any runnable thread of the process,
+ * said as what it is: possibly waiting, not seen waiting.  Locks already
+ * explained by find_lock_waits (a waiter asleep on them) are left alone. */
+static void find_rt_blocked_holders(struct lt_snapshot *s, int min_waiters, const bool *in_cycle)
+{
+	for (size_t li = 0; li < s->n_rtlocks; li++) {
+		const struct lt_rtlock *l = &s->rtlocks[li];
+		const struct lt_thread *o = rt_blocked_holder(s, li);
+		if (!o || l->waiters_named)
+			continue;
+		size_t asleep = 0, runnable = 0;
+		for (size_t i = 0; i < s->n_threads; i++) {
+			const struct lt_thread *t = &s->threads[i];
+			if (t->tid == o->tid)
+				continue;
+			if (!in_cycle[i] && lock_wait(t) && t->futex.rtlock == li + 1)
+				asleep++;
+			if (t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved)
+				runnable++;
+		}
+		if (asleep)
+			continue; /* lock_group named the holder */
+		bool global = l->has_handoffs || l->kept_while_asleep;
+		if (!l->n_seen && !(global && runnable))
+			continue;
+		size_t cnt = l->n_seen;
+		struct lt_verdict *v = lts_verdict_new(s, cnt >= (size_t)min_waiters ? LT_VERDICT_CONVOY
+										: LT_VERDICT_LOCK_WAIT);
+		if (!v)
+			return;
+		for (size_t k = 0; k < cnt; k++)
+			lts_verdict_add(v, l->seen[k], l->base, true);
+		struct lt_futex how = { .rtlock = (unsigned)li + 1, .owner_kind = LT_OWNER_RUNTIME,
+					.owner = o->tid };
+		v->owner = o->tid;
+		v->owner_source = owner_source(&how);
+		v->explains = cnt + 1;
+		v->longest_s = o->idle_src != LT_IDLE_UNKNOWN ? o->idle_s : -1;
+		char *doing = holder_doing(o);
+		const char *name = l->name ? l->name : "?";
+		if (cnt)
+			v->summary = lts_asprintf("%zu %s for the %s (%s) held by thread %d (%s), %s", cnt,
+						  cnt == 1 ? "thread waits" : "threads wait", l->kind, name,
+						  (int)o->tid, lt_thread_name(o), doing);
+		else
+			v->summary = lts_asprintf("the %s (%s) is held by thread %d (%s), %s: no other thread "
+						  "can take it until that call returns (%zu runnable thread(s), "
+						  "none seen waiting for it)", l->kind, name, (int)o->tid,
+						  lt_thread_name(o), doing, runnable);
+		free(doing);
+		char list[400];
+		size_t ll = 0;
+		list[0] = 0;
+		for (size_t k = 0; k < v->n_tids && ll < sizeof(list) - 16; k++)
+			ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d", k ? ", " : "", (int)v->tids[k]);
+		if (cnt)
+			lt_strlist_add(&v->evidence, "waiters seen in a futex wait on its words while the "
+				       "holder stayed in its call (%d sample(s) over %.1f ms; between two "
+				       "timed waits they were runnable, not asleep): %s%s",
+				       l->seen_samples, l->seen_span_ms, list,
+				       ll >= sizeof(list) - 16 ? ", ..." : "");
+		else
+			lt_strlist_add(&v->evidence, "no thread was seen asleep on its words in %d sample(s) "
+				       "over %.1f ms; %zu thread(s) were runnable (waiters that retry in "
+				       "timed slices are runnable between two waits)", l->seen_samples,
+				       l->seen_span_ms, runnable);
+		lt_strlist_add(&v->evidence, "%s %s%s%s: held", l->kind, name, l->version ? " in " : "",
+			       l->version ? l->version : "");
+		owner_evidence(v, s, o->tid, &how, 0, cnt);
+	}
+}
+
 /* ---- idle / ok ---- */
 
 static void classify_rest(struct lt_snapshot *s)
@@ -950,6 +1042,7 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 		}
 	find_lost_wakeups(s, s->vopts.lost_wakeup_threshold_s);
 	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
+	find_rt_blocked_holders(s, s->vopts.convoy_min_waiters, in_cycle);
 	lts_wf_verdicts(s, in_cycle); /* file locks, wait chains (waitfor.h) */
 	free(in_cycle);
 	lt_go_verdicts(s); /* goroutines (rt_go_verdicts.c) */

@@ -592,3 +592,128 @@ Test(verdict_lock_wait, owner_in_another_process_is_named)
 	cr_assert(!tl_strlist_has(&v->evidence, "exited"), "%s", v->evidence.v[0]);
 	lt_snapshot_free(s);
 }
+
+/* A GIL held by a thread blocked in read() whose waiters were all runnable
+ * (between two 5 ms timed waits) when the snapshot read them: the
+ * re-samples saw them on its words (seen), and the verdict names the
+ * holder; never "nothing suspicious". */
+static void gil(struct lt_snapshot *s, pid_t holder, const pid_t *seen, size_t n_seen)
+{
+	s->rtlocks = calloc(1, sizeof(*s->rtlocks));
+	s->n_rtlocks = 1;
+	struct lt_rtlock *l = &s->rtlocks[0];
+	l->model = "cpython";
+	l->kind = "GIL";
+	l->name = strdup("_PyRuntime.ceval.gil");
+	l->version = strdup("CPython 3.11.2");
+	l->base = 0x9000;
+	l->size = 208;
+	l->held = 1;
+	l->waiters = -1;
+	l->holder = holder;
+	l->has_handoffs = true;
+	l->seen = calloc(n_seen ? n_seen : 1, sizeof(*l->seen));
+	memcpy(l->seen, seen, n_seen * sizeof(*seen));
+	l->n_seen = n_seen;
+	l->seen_samples = 12;
+	l->seen_span_ms = 60.5;
+}
+
+Test(verdict_runtime, runnable_gil_waiters_seen_name_the_holder)
+{
+	struct lt_snapshot *s = table(7);
+	pid_t seen[5] = { 501, 502, 503, 504, 505 };
+	gil(s, 506, seen, 5);
+	for (int i = 0; i < 5; i++)
+		running(&s->threads[i], 501 + i, "python3");
+	in_io(&s->threads[5], 506, "holder", 0, 3, LT_FD_SOCKET, 4.0);
+	in_io(&s->threads[6], 507, "main", 7, 0, LT_FD_UNKNOWN, 5); /* poll */
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_gt(s->n_verdicts, 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_CONVOY, "%s", lt_verdict_kind_name(v->kind));
+	cr_assert_eq(v->owner, 506);
+	cr_assert_eq(v->n_tids, 5);
+	cr_assert_eq(v->explains, 6);
+	cr_assert_str_eq(v->owner_source, "the runtime's own state");
+	cr_assert_str_eq(v->summary, "5 threads wait for the GIL (_PyRuntime.ceval.gil) held by thread 506 "
+				     "(holder), which has been blocked in read(fd 3: socket) for 4.0 s");
+	cr_assert(tl_strlist_has(&v->evidence, "waiters seen in a futex wait on its words while the "
+				 "holder stayed in its call (12 sample(s) over 60.5 ms; between two timed "
+				 "waits they were runnable, not asleep): 501, 502, 503, 504, 505"));
+	cr_assert(tl_strlist_has(&v->evidence, "holder 506 read from the runtime (cpython, CPython 3.11.2)"));
+	cr_assert_eq(count(s, LT_VERDICT_OK), 0);
+	lt_snapshot_free(s);
+}
+
+/* Fewer than the convoy threshold seen: a lock wait, still naming the holder. */
+Test(verdict_runtime, one_runnable_gil_waiter_seen_is_a_lock_wait)
+{
+	struct lt_snapshot *s = table(3);
+	pid_t seen[1] = { 501 };
+	gil(s, 506, seen, 1);
+	running(&s->threads[0], 501, "python3");
+	running(&s->threads[1], 502, "python3");
+	in_io(&s->threads[2], 506, "holder", 0, 3, LT_FD_SOCKET, 4.0);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_eq(s->verdicts[0].owner, 506);
+	cr_assert_str_eq(s->verdicts[0].summary, "1 thread waits for the GIL (_PyRuntime.ceval.gil) held by "
+						 "thread 506 (holder), which has been blocked in read(fd 3: "
+						 "socket) for 4.0 s");
+	lt_snapshot_free(s);
+}
+
+/* None seen, but runnable threads and a lock every Python thread needs:
+ * said as what it is, naming the holder. */
+Test(verdict_runtime, gil_held_across_read_with_runnable_threads)
+{
+	struct lt_snapshot *s = table(3);
+	gil(s, 506, NULL, 0);
+	running(&s->threads[0], 501, "python3");
+	running(&s->threads[1], 502, "python3");
+	in_io(&s->threads[2], 506, "holder", 0, 3, LT_FD_SOCKET, 4.0);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_eq(v->owner, 506);
+	cr_assert_eq(v->n_tids, 0);
+	cr_assert_str_eq(v->summary, "the GIL (_PyRuntime.ceval.gil) is held by thread 506 (holder), which "
+				     "has been blocked in read(fd 3: socket) for 4.0 s: no other thread can "
+				     "take it until that call returns (2 runnable thread(s), none seen "
+				     "waiting for it)");
+	lt_snapshot_free(s);
+}
+
+/* Not for a lock only some threads need (a Java monitor held across I/O
+ * is ordinary), nor for a holder that is running, nor when nobody else
+ * could want it. */
+Test(verdict_runtime, held_across_read_needs_evidence)
+{
+	struct lt_snapshot *s = table(3);
+	gil(s, 506, NULL, 0);
+	s->rtlocks[0].has_handoffs = false;
+	s->rtlocks[0].kind = "Java monitor";
+	running(&s->threads[0], 501, "java");
+	in_io(&s->threads[1], 505, "io", 0, 4, LT_FD_SOCKET, 2.0);
+	in_io(&s->threads[2], 506, "holder", 0, 3, LT_FD_SOCKET, 4.0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_OK), 1);
+	lt_snapshot_free(s);
+
+	s = table(2);
+	pid_t seen[1] = { 501 };
+	gil(s, 506, seen, 1);
+	running(&s->threads[0], 501, "python3");
+	running(&s->threads[1], 506, "holder"); /* running: not blocked */
+	cr_assert_eq(diagnosed(s, LT_VERDICT_OK), 1);
+	lt_snapshot_free(s);
+
+	s = table(2);
+	gil(s, 506, NULL, 0);
+	in_io(&s->threads[0], 505, "io", 0, 4, LT_FD_SOCKET, 2.0);
+	in_io(&s->threads[1], 506, "holder", 0, 3, LT_FD_SOCKET, 4.0);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_IDLE), 1);
+	lt_snapshot_free(s);
+}

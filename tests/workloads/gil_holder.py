@@ -6,7 +6,10 @@ Default mode (*hangs*): WAITERS threads run Python code, so they queue for
 the GIL; then one holder thread calls libc read() through ctypes.PyDLL
 (which does not release the GIL) on a socketpair end that never receives
 data.  From then on the holder sleeps in read() holding the GIL and every
-waiter sleeps in take_gil (5 ms timed condvar waits).  Prints:
+waiter sleeps in take_gil (5 ms timed condvar waits); so does the main
+thread, woken in Thread.start() once the holder started, which needs the
+GIL to return.  Between two timed waits a waiter is runnable: starved of
+CPU, it stays so for long.  Prints:
 
     pid=PID
     thread role=waiter idx=I tid=T      (WAITERS lines, before the holder)

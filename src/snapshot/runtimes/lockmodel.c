@@ -53,6 +53,7 @@ void lt_rtlock_clear(struct lt_rtlock *l)
 	free(l->version);
 	free(l->holder_how);
 	lt_strlist_free(&l->facts);
+	free(l->seen);
 	memset(l, 0, sizeof(*l));
 }
 

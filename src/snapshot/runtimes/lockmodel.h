@@ -97,6 +97,17 @@ struct lt_rtlock {
 	 * thread woke briefly during the snapshot (HotSpot's monitor waiters
 	 * re-park every second; the JVM's state, read twice, is the proof). */
 	bool waiters_named;
+	/* Threads seen waiting for this lock although they were not asleep on
+	 * it when the snapshot read them (snapshot.c, resample_rtlocks): a
+	 * runtime whose waiters retry in timed slices (CPython: 5 ms) leaves
+	 * them runnable between two waits, for long on a loaded machine.  The
+	 * snapshot re-reads the other threads' system calls SEEN_SAMPLES times
+	 * over SEEN_SPAN_MS ms while the holder stays blocked; a thread seen in
+	 * a futex wait on a word inside [base, base + size) is listed here. */
+	pid_t *seen;
+	size_t n_seen;
+	int seen_samples;
+	double seen_span_ms;
 };
 void lt_rtlock_clear(struct lt_rtlock *l);
 
