@@ -143,6 +143,7 @@ void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64
 	}
 	t->since = since;
 	t->woken = LT_WOKEN_NONE;
+	t->judged = t->idle = 0;
 	t->timeout = -1; /* what is left of it is unknown */
 }
 
@@ -179,6 +180,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->uaddr = ev->futex.uaddr;
 		t->since = ev->h.ts;
 		t->woken = LT_WOKEN_NONE;
+		t->judged = t->idle = 0;
 		t->timeout = -1;
 		break;
 	case LT_EV_FLOCK_ENTER:
@@ -196,6 +198,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->uaddr = 0;
 		t->since = ev->h.ts;
 		t->woken = LT_WOKEN_NONE;
+		t->judged = t->idle = 0;
 		t->timeout = -1;
 		break;
 	case LT_EV_WAIT_ENTER:
@@ -205,6 +208,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->state = LT_TS_IOWAIT;
 		t->since = ev->h.ts;
 		t->woken = LT_WOKEN_NONE;
+		t->judged = t->idle = 0;
 		t->timeout = ev->h.kind == LT_EV_WAIT_ENTER ? ev->wait.timeout_ns : -1;
 		break;
 	case LT_EV_WAKING:
@@ -272,12 +276,13 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 		if (!t->tid || t->state == LT_TS_NONE || now - t->since < w)
 			continue;
 		blocked++;
-		if (t->state == LT_TS_FUTEX_WAIT) {
+		if (t->state == LT_TS_FUTEX_WAIT && !t->idle) {
 			futex_waiters++;
-			if (!longest || longest->state != LT_TS_FUTEX_WAIT || t->since < longest->since)
+			if (!longest || longest->state != LT_TS_FUTEX_WAIT || longest->idle ||
+			    t->since < longest->since)
 				longest = t;
 		} else if (!longest) {
-			longest = t;
+			longest = t; /* an idle futex wait too: blocked, no lock wait */
 		}
 	}
 	if (s->rule == LT_STALL_LOCKS ? futex_waiters == 0 : blocked == 0)
@@ -288,6 +293,9 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 	else if (longest->state == LT_TS_FUTEX_WAIT && longest->futex_op == FILE_LOCK_OP_TRACED)
 		snprintf(where, sizeof(where), "tid %u in a file-lock wait, %s", longest->tid,
 			 (lt_flock_call_str(&longest->flk, NULL, call, sizeof(call)), call));
+	else if (longest->state == LT_TS_FUTEX_WAIT && longest->idle)
+		snprintf(where, sizeof(where), "tid %u idle on futex 0x%" PRIx64 " (waits for work)", longest->tid,
+			 longest->uaddr);
 	else if (longest->state == LT_TS_FUTEX_WAIT)
 		snprintf(where, sizeof(where), "tid %u on futex 0x%" PRIx64, longest->tid, longest->uaddr);
 	else
@@ -301,6 +309,31 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 					   : "successful blocking call",
 		 (double)(now - s->last_progress) / 1e9);
 	return 1;
+}
+
+size_t lt_stall_unjudged(const struct lt_stall *s, uint64_t now, uint32_t *tids, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		const struct lt_stall_thread *t = &s->t[i];
+		if (!t->tid || t->state != LT_TS_FUTEX_WAIT || t->judged || t->futex_op == FILE_LOCK_OP ||
+		    t->futex_op == FILE_LOCK_OP_TRACED || now < t->since || now - t->since < s->window_ns)
+			continue;
+		if (n < max)
+			tids[n] = t->tid;
+		n++;
+	}
+	return n;
+}
+
+void lt_stall_judge(struct lt_stall *s, uint32_t tid, uint64_t uaddr, int idle)
+{
+	struct lt_stall_thread *t = lookup(s, tid, 0);
+	if (!t || t->state != LT_TS_FUTEX_WAIT || t->futex_op == FILE_LOCK_OP ||
+	    t->futex_op == FILE_LOCK_OP_TRACED)
+		return;
+	t->judged = 1;
+	t->idle = idle && t->uaddr == uaddr;
 }
 
 const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint32_t tid)
