@@ -284,7 +284,8 @@ static int asleep_in_snapshot(const struct rthread *t)
  * (verdicts.c: a futex wait with no owner whose word is unchanged is no
  * lock wait)?  The snapshot decoded the very word it sleeps on as a glibc
  * condition variable with no signal pending, and by the events nothing was
- * handed through its lock and nobody holds it: a worker waiting for work
+ * handed through its lock and nobody holds it, and no lock-acquire
+ * function is on its stack: a worker waiting for work
  * (libuv's thread pool in uv_cond_wait), never a lock waiter, a stall or
  * a headline.  A condvar whose signaller is stuck stays visible through
  * the signaller (on a mutex: a lock waiter of its own); a condvar a runtime

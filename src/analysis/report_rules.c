@@ -515,8 +515,8 @@ static int rp_real_condvar(const struct rgroup *g)
 		const struct rp_snap_thread *s = g->mem[i]->snap;
 		if (!s || !s->lock_kind)
 			continue;
-		if (strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1)
-			return 0;
+		if (strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1 || s->acquire)
+			return 0; /* under a lock-acquire function: a lock built on it */
 		idle = 1;
 	}
 	return idle;
