@@ -18,6 +18,9 @@
  * wake_bytes.  Per-event wake-ups halve the target's throughput (see
  * BENCHMARKS.md).  A failed reservation is counted per cpu and kind.
  *
+ * With flightbuf (the flight recorder, --ring) records go to per-cpu
+ * overwrite buffers instead (flightbuf.bpf.h), read only at a dump.
+ *
  * With calls_at_switch (--calls blocking) the syscall programs are not
  * loaded at all: the switch and wake-up programs write the call a thread
  * sleeps in or wakes another from, read from its saved user registers.
@@ -169,9 +172,11 @@ static __always_inline bool traced(struct task_struct *t)
 #define S_IFSOCK 0140000
 
 
+#include "flightbuf.bpf.h"
+
 static __always_inline void *reserve(__u32 size, __u8 kind)
 {
-	void *e = bpf_ringbuf_reserve(&events, size, 0);
+	void *e = flightbuf ? fb_reserve(size) : bpf_ringbuf_reserve(&events, size, 0);
 	if (!e) {
 		__u32 k = kind;
 		__u64 *c = bpf_map_lookup_elem(&lost, &k);
@@ -199,6 +204,10 @@ static __always_inline void fill_hdr(struct lt_ev_hdr *h, __u8 kind, __u32 tid)
 
 static __always_inline void submit(void *e)
 {
+	if (flightbuf) {
+		fb_commit(e);
+		return;
+	}
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	bpf_ringbuf_submit(e, avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
@@ -260,7 +269,7 @@ static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
  * record (one reservation instead of two; the collector splits it). */
 static __always_inline void *reserve2(__u32 size, __u8 kind1, __u8 kind2)
 {
-	void *e = bpf_ringbuf_reserve(&events, size, 0);
+	void *e = flightbuf ? fb_reserve(size) : bpf_ringbuf_reserve(&events, size, 0);
 	if (!e) {
 		__u32 k = kind1;
 		__u64 *c = bpf_map_lookup_elem(&lost, &k);

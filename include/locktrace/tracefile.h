@@ -136,6 +136,11 @@ struct lt_stats {
 	uint64_t *lost;               /* ncpus * LT_EV_MAX, [cpu * LT_EV_MAX + kind] */
 	int32_t exit_status;          /* target's wait status if known, else -1 */
 	uint32_t stop_reason;         /* enum lt_stop */
+	/* a flight dump from the kernel-side buffers: records (a call's
+	 * entry and its switch or wake-up count once) the cpus wrote since
+	 * recording began and, of those, written over before the dump (not
+	 * in the file); both 0 otherwise */
+	uint64_t fb_written, fb_overwritten;
 };
 
 enum lt_stop {

@@ -79,7 +79,8 @@ static const struct lt_opt opts[] = {
 	  "them (default 16; 0: none); a wait that has ended by then keeps none" },
 	LT_OPT_GROUP("Flight recorder (sit on a process for hours, keep only the recent past):"),
 	{ "ring", OPT_RING, "SIZE",
-	  "keep the newest SIZE of events in memory (e.g. 256M) and write a trace only on a trigger: "
+	  "keep the newest events in SIZE bytes of memory (e.g. 256M; LOCKTRACE_FLIGHT_SLOTS=1: in "
+	  "per-cpu kernel buffers read only at a dump), and write a trace only on a trigger: "
 	  "--stall, SIGUSR1 (which never stops recording), the end; records --calls blocking unless "
 	  "told --calls all" },
 	{ "stall", OPT_STALL, "SECS",

@@ -109,6 +109,9 @@ static void print_stats(const struct lt_stats *s, struct lt_timeline *tl)
 	for (uint64_t i = 0; s->lost && i < (uint64_t)s->ncpus * LT_EV_MAX; i++)
 		lost += s->lost[i];
 	printf("; lost %" PRIu64, lost);
+	if (s->fb_written)
+		printf("; flight recorder: %" PRIu64 " records written, %" PRIu64
+		       " of them overwritten before the dump", s->fb_written, s->fb_overwritten);
 	if (tl) {
 		lt_timeline_finish(tl, 0);
 		uint64_t n = lt_timeline_stats(tl)->unseen_switches;

@@ -135,7 +135,14 @@ struct cctx {
 	struct lt_inet_table inet; /* tcp/udp sockets (inetdiag.h) */
 	bool inet_read;
 	/* inodes to find holders of */
-	struct want { unsigned long ino; char *path; size_t ti, ei; int mode; size_t keep; } *wants;
+	struct want {
+		unsigned long ino;
+		char *path;
+		size_t ti, ei;
+		int mode;
+		size_t keep;
+		struct lt_plock req; /* a file lock's request (holders by fdinfo) */
+	} *wants;
 	size_t n_wants;
 	/* fds resolved so far: thread ti's edge ei, and its want (-1 none) */
 	struct memo { int fd, dir; bool in_poll; size_t ti, ei; long want; } *memo;
@@ -335,7 +342,7 @@ static void want(struct cctx *c, size_t ti, size_t ei, unsigned long ino, const 
 	c->wants = nw;
 	/* keep: the parties already named (an OFD filter keeps them) */
 	c->wants[c->n_wants++] = (struct want){ ino, path ? lts_strdup(path) : NULL, ti, ei, mode,
-						c->s->threads[ti].wf->edges[ei].n_pids };
+						c->s->threads[ti].wf->edges[ei].n_pids, { 0 } };
 }
 
 /* mode of an fd from its fdinfo flags: 1 write-only, 2 read-only, 3 both */
@@ -683,7 +690,7 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 	else
 		el += (size_t)snprintf(ev, sizeof(ev), "/proc/locks has no blocked entry of this process "
 				       "for the inode (just granted?)");
-	bool ofd_holder = false;
+	bool ofd_holder = false, flock_holder = false;
 	for (char *p = c->locks; p && *p;) {
 		char *eol = strchr(p, '\n');
 		struct lt_plock l;
@@ -696,6 +703,7 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 				add_pid(e, l.pid);
 			else
 				ofd_holder = true;
+			flock_holder |= !strcmp(l.cls, "FLOCK");
 			char hr[64];
 			range_str(&l, hr, sizeof(hr));
 			if (el < sizeof(ev) - 100)
@@ -703,56 +711,100 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 		}
 		p = eol ? eol + 1 : NULL;
 	}
-	if (ofd_holder && fp) /* open file description lock: no pid; who has the file open */
+	/* An OFD lock has no pid; a flock lock's pid is the process that took
+	 * it, but the lock belongs to the open file description, which every
+	 * process that inherited the fd shares (flock(1)'s command; the locker
+	 * may have exited): who has the file open and shows the lock in the
+	 * fdinfo of that fd. */
+	if ((ofd_holder || flock_holder) && fp) {
 		want(c, ti, (size_t)(e - t->wf->edges), 0, fp, 0);
+		if (c->n_wants && c->wants[c->n_wants - 1].ti == ti &&
+		    c->wants[c->n_wants - 1].ei == (size_t)(e - t->wf->edges))
+			c->wants[c->n_wants - 1].req = req;
+	}
 	e->evidence = lts_strdup(ev);
 	free(fp);
 }
 
-/* OFD holders: of the processes that have the file open, those whose
- * fdinfo shows a conflicting OFD lock (the scan added every opener). */
-static void ofd_filter(struct lt_wf_edge *e, const char *path, size_t named)
+/* Does process P have PATH open with a granted OFD or flock lock, shown
+ * in the fdinfo of that fd, that conflicts with REQ (any, if REQ is
+ * unset)? */
+static bool fdinfo_holds(pid_t p, const char *path, const struct lt_plock *req)
 {
-	pid_t keep[LT_WF_MAX_PIDS];
-	size_t nk = 0;
+	char dp[64];
+	snprintf(dp, sizeof(dp), "/proc/%d/fd", (int)p);
+	DIR *d = opendir(dp);
+	bool holds = false;
+	struct dirent *de;
+	while (d && !holds && (de = readdir(d))) {
+		char lp[300], tgt[4096], ip[300];
+		snprintf(lp, sizeof(lp), "/proc/%d/fd/%s", (int)p, de->d_name);
+		ssize_t n = readlink(lp, tgt, sizeof(tgt) - 1);
+		if (n <= 0)
+			continue;
+		tgt[n] = 0;
+		if (strcmp(tgt, path))
+			continue;
+		snprintf(ip, sizeof(ip), "/proc/%d/fdinfo/%s", (int)p, de->d_name);
+		char *txt = lts_read_all(ip, NULL);
+		struct lt_plock l[16];
+		size_t nl = txt ? lt_parse_fdinfo_locks(txt, l, 16) : 0;
+		free(txt);
+		for (size_t k = 0; k < nl; k++)
+			if ((!strcmp(l[k].cls, "OFDLCK") || !strcmp(l[k].cls, "FLOCK")) && !l[k].blocked &&
+			    (!req->cls[0] || lt_plock_conflicts(&l[k], req)))
+				holds = true;
+	}
+	if (d)
+		closedir(d);
+	return holds;
+}
+
+/* Holders of a lock on an open file description (OFD, flock): of the
+ * processes that have the file open (the scan added each), those whose
+ * fdinfo of that file shows a granted OFD or flock lock that conflicts with
+ * REQ.  The first NAMED parties are those /proc/locks named: a record
+ * lock's holder is kept (its locks are the process's); a flock's locker
+ * only if it still holds the lock (it may have exited, or closed the file
+ * after a fork, leaving the lock to the processes that share its open
+ * file).  A locker left out is said; if nobody else is found it stays. */
+static void ofd_filter(struct lt_wf_edge *e, const char *path, size_t named, const struct lt_plock *req)
+{
+	pid_t keep[LT_WF_MAX_PIDS], left[4];
+	size_t nk = 0, nl = 0;
+	bool flock_ = !strcmp(req->cls, "FLOCK");
 	for (size_t i = 0; i < e->n_pids; i++) {
 		pid_t p = e->pids[i];
-		if (i < named) { /* a record lock's holder /proc/locks named */
+		bool dup = false;
+		for (size_t k = 0; k < nk; k++)
+			dup |= keep[k] == p;
+		if (dup)
+			continue;
+		if (i < named && !flock_) {
 			keep[nk++] = p;
 			continue;
 		}
-		char dp[64];
-		snprintf(dp, sizeof(dp), "/proc/%d/fd", (int)p);
-		DIR *d = opendir(dp);
-		bool holds = false;
-		struct dirent *de;
-		while (d && !holds && (de = readdir(d))) {
-			char lp[300], tgt[4096], ip[300];
-			snprintf(lp, sizeof(lp), "/proc/%d/fd/%s", (int)p, de->d_name);
-			ssize_t n = readlink(lp, tgt, sizeof(tgt) - 1);
-			if (n <= 0)
-				continue;
-			tgt[n] = 0;
-			if (strcmp(tgt, path))
-				continue;
-			snprintf(ip, sizeof(ip), "/proc/%d/fdinfo/%s", (int)p, de->d_name);
-			char *txt = lts_read_all(ip, NULL);
-			struct lt_plock l[16];
-			size_t nl = txt ? lt_parse_fdinfo_locks(txt, l, 16) : 0;
-			free(txt);
-			for (size_t k = 0; k < nl; k++)
-				if (!strcmp(l[k].cls, "OFDLCK") && !l[k].blocked)
-					holds = true;
-		}
-		if (d)
-			closedir(d);
-		if (holds) /* its own process too: OFD locks conflict between open file descriptions */
+		if (fdinfo_holds(p, path, req)) /* its own process too: such locks conflict between open files */
 			keep[nk++] = p;
+		else if (i < named && nl < 4)
+			left[nl++] = p;
 	}
+	char gl[96] = "";
+	size_t gll = 0;
+	for (size_t k = 0; k < nl && gll < sizeof(gl) - 16; k++)
+		gll += (size_t)snprintf(gl + gll, sizeof(gl) - gll, "%s%d", k ? ", " : "", (int)left[k]);
+	bool others = nk > 0;
+	if (!others) /* nobody else found (permissions?): the locker is all there is to say */
+		for (size_t k = 0; k < nl; k++)
+			keep[nk++] = left[k];
 	memcpy(e->pids, keep, nk * sizeof(*keep));
 	e->n_pids = nk;
-	char *ev = lts_asprintf("%s; OFD lock holders from /proc/PID/fdinfo \"lock:\" lines of the "
-				"processes that have %s open", e->evidence ? e->evidence : "", path);
+	char *ev = lts_asprintf("%s; holders of the lock on the open file from /proc/PID/fdinfo \"lock:\" lines "
+				"of the processes that have %s open%s%s%s", e->evidence ? e->evidence : "", path,
+				nl ? "; the locker /proc/locks names (" : "", gl,
+				!nl ? "" : others ? ") has exited or closed the file: the processes that share "
+						    "its open file keep the lock"
+						  : ") does not show the lock in its fdinfo (exited? permissions?)");
 	free(e->evidence);
 	e->evidence = ev;
 }
@@ -1036,6 +1088,38 @@ static int io_dir(long nr)
 
 /* ---- children ---- */
 
+/* The process group of process PID from /proc/PID/stat (the field after
+ * the state and the parent), or -1. */
+static pid_t pgrp_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	const char *p = strrchr(buf, ')'); /* comm may hold spaces and parens */
+	char st;
+	int ppid, pgrp;
+	if (!p || sscanf(p + 1, " %c %d %d", &st, &ppid, &pgrp) != 3)
+		return -1;
+	return (pid_t)pgrp;
+}
+
+/* The pid a pidfd of process PID refers to ("Pid:" in its fdinfo), or 0. */
+static pid_t pidfd_pid(pid_t pid, int fd)
+{
+	char path[96], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	if (lts_read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	const char *p = strstr(buf, "\nPid:");
+	long v = p ? strtol(p + 5, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : 0;
+}
+
+/* wait4(pid, ...): pid > 0 that child, -1 any, 0 any of the caller's
+ * process group, < -1 any of group -pid.  waitid(idtype, id, ...): P_ALL
+ * (0) any, P_PID (1) id, P_PGID (2) group id (0: the caller's), P_PIDFD (3)
+ * the process of pidfd id. */
 static void child_edge(struct cctx *c, struct lt_thread *t)
 {
 	const uint64_t *a = t->sc.args;
@@ -1043,13 +1127,29 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_CHILD);
 	if (!e)
 		return;
-	long want_pid = -1;
-	if (t->sc.nr == 61)
-		want_pid = (int)(int32_t)a[0];
-	else if (a[0] == 1) /* waitid P_PID */
+	long want_pid = -1;  /* > 0: that child */
+	long want_pgrp = -1; /* >= 0: children of that group (0: ours) */
+	bool pidfd_unknown = false;
+	if (t->sc.nr == 61) {
+		long w = (int)(int32_t)a[0];
+		if (w > 0)
+			want_pid = w;
+		else if (w == 0)
+			want_pgrp = 0;
+		else if (w < -1)
+			want_pgrp = -w;
+	} else if (a[0] == 1) {
 		want_pid = (long)(int32_t)a[1];
+	} else if (a[0] == 2) {
+		want_pgrp = (long)(int32_t)a[1];
+	} else if (a[0] == 3) {
+		want_pid = pidfd_pid(pid, (int)(int32_t)a[1]);
+		pidfd_unknown = want_pid <= 0;
+	}
+	if (want_pgrp == 0)
+		want_pgrp = pgrp_of(pid);
 	size_t nt = 0;
-	pid_t *tids = lts_list_tasks(pid, &nt);
+	pid_t *tids = pidfd_unknown ? NULL : lts_list_tasks(pid, &nt);
 	for (size_t i = 0; i < nt; i++) {
 		char p[96];
 		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
@@ -1059,19 +1159,32 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 			long ch = strtol(q, &end, 10);
 			if (end == q)
 				break;
-			if (want_pid <= 0 || ch == want_pid)
-				add_pid(e, (pid_t)ch);
 			q = end;
+			if (want_pid > 0 && ch != want_pid)
+				continue;
+			if (want_pid <= 0 && want_pgrp > 0 && pgrp_of((pid_t)ch) != want_pgrp)
+				continue;
+			add_pid(e, (pid_t)ch);
 		}
 		free(txt);
 	}
 	free(tids);
-	if (want_pid > 0)
+	if (pidfd_unknown)
+		e->what = lts_asprintf("the child of pidfd %d", (int)(int32_t)a[1]);
+	else if (want_pid > 0)
 		e->what = lts_asprintf("child %ld", want_pid);
+	else if (want_pgrp > 0)
+		e->what = lts_asprintf("any child of process group %ld", want_pgrp);
 	else
-		e->what = lts_asprintf("any child%s", want_pid < -1 || want_pid == 0 ? " of a process group" : "");
-	e->evidence = e->n_pids ? lts_strdup("children from /proc/PID/task/TID/children")
-				: lts_strdup("no child found in /proc/PID/task/TID/children");
+		e->what = lts_strdup("any child");
+	if (pidfd_unknown)
+		e->evidence = lts_strdup("the pidfd's fdinfo names no pid (the child has exited?)");
+	else if (e->n_pids)
+		e->evidence = lts_strdup(want_pgrp > 0 ? "children from /proc/PID/task/TID/children, their "
+							 "process group from /proc/CHILD/stat"
+						       : "children from /proc/PID/task/TID/children");
+	else
+		e->evidence = lts_strdup("no such child found in /proc/PID/task/TID/children");
 }
 
 /* ---- per thread ---- */
@@ -1146,7 +1259,7 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 		struct lt_thread *t = &s->threads[c.wants[w].ti];
 		struct lt_wf_edge *e = &t->wf->edges[c.wants[w].ei];
 		if (e->kind == LT_WF_FILE_LOCK)
-			ofd_filter(e, c.wants[w].path, c.wants[w].keep);
+			ofd_filter(e, c.wants[w].path, c.wants[w].keep, &c.wants[w].req);
 		else if (!e->n_pids && !e->more_pids) {
 			char *ev = lts_asprintf("%s: none found (permissions, or another pid namespace?)",
 						e->evidence ? e->evidence : "holders");

@@ -24,6 +24,10 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle);
 /* IDLE: why each waiting thread's wait is not stuck. */
 void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
+/* What the asleep threads' waits end by, for the IDLE headline: "2 waits on a
+ * timer; 1 wait on process 812, asleep on a timer" (malloc'd), or NULL when no
+ * thread has wait-for edges. */
+char *lts_wf_idle_because(const struct lt_snapshot *s);
 
 /* "wait_for" of a thread in the snapshot JSON, and back (waitfor_json.c). */
 struct jw;

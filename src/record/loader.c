@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "locktrace/event.h"
+#include "locktrace/flightbuf.h"
+#include "fbdump.h"
 #include "loader.h"
 #include "locktrace.skel.h"
 
@@ -161,6 +164,17 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	b->skel->rodata->follow_forks = (flags & LT_BPF_FOLLOW_FORKS) != 0;
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
+	if (flags & LT_BPF_FLIGHTBUF) {
+		/* the slots take the ring's size; the ring buffer stays empty */
+		b->fb_nper = lt_fb_nper(ring_bytes, (unsigned)b->ncpus);
+		b->skel->rodata->flightbuf = true;
+		b->skel->rodata->fb_nper = b->fb_nper;
+		b->skel->rodata->fb_stall = (flags & LT_BPF_FB_STALL) != 0;
+		bpf_map__set_max_entries(b->skel->maps.fb_slots, b->fb_nper * (uint32_t)b->ncpus);
+		if (flags & LT_BPF_FB_STALL)
+			bpf_map__set_max_entries(b->skel->maps.fb_threads, 65536);
+		ring_bytes = lt_bpf_ring_size(4096);
+	}
 	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
 	int copies = (flags & LT_BPF_COPY_STACKS) && (flags & LT_BPF_CALLS_BLOCKING) && b->copy_fn;
 	if (copies)
@@ -201,6 +215,19 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 				 (unsigned long long)cgids[i], strerror(errno));
 			goto fail;
 		}
+	}
+	if (flags & LT_BPF_FLIGHTBUF) {
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+		b->fb_maplen = ((size_t)b->fb_nper * (size_t)b->ncpus * LT_FB_SLOT + pg - 1) / pg * pg;
+		void *m = mmap(NULL, b->fb_maplen, PROT_READ, MAP_SHARED,
+			       bpf_map__fd(b->skel->maps.fb_slots), 0);
+		if (m == MAP_FAILED) {
+			b->fb_maplen = 0;
+			snprintf(err, errlen, "mapping the flight recorder's buffers (%zu bytes): %s",
+				 (size_t)b->fb_nper * (size_t)b->ncpus * LT_FB_SLOT, strerror(errno));
+			goto fail;
+		}
+		b->fb_slots = m;
 	}
 	r = locktrace_bpf__attach(b->skel);
 	if (r) {
@@ -255,6 +282,91 @@ int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out)
 	return 0;
 }
 
+int lt_bpf_fb_heads(struct lt_bpf *b, uint64_t *heads)
+{
+	uint32_t k = 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.fb_head), &k, b->lost_tmp))
+		return -errno;
+	memcpy(heads, b->lost_tmp, (size_t)b->ncpus * sizeof(uint64_t));
+	return 0;
+}
+
+int lt_bpf_fb_progress(struct lt_bpf *b, uint64_t *last, uint64_t *last_lock, uint64_t *events)
+{
+	uint32_t k = 0;
+	struct lt_fb_progress *p = calloc((size_t)b->ncpus, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.fb_progress), &k, p)) {
+		int e = -errno;
+		free(p);
+		return e;
+	}
+	*last = *last_lock = *events = 0;
+	for (int c = 0; c < b->ncpus; c++) {
+		if (p[c].last_progress > *last)
+			*last = p[c].last_progress;
+		if (p[c].last_lock_progress > *last_lock)
+			*last_lock = p[c].last_lock_progress;
+		*events += p[c].events;
+	}
+	free(p);
+	return 0;
+}
+
+int lt_bpf_fb_threads(struct lt_bpf *b, uint32_t **tids, struct lt_fb_thread **t, size_t *n)
+{
+	int fd = bpf_map__fd(b->skel->maps.fb_threads);
+	size_t cap = 64, k = 0;
+	uint32_t key, next, *kv = malloc(cap * sizeof(*kv));
+	struct lt_fb_thread *tv = malloc(cap * sizeof(*tv));
+	int r = 0;
+
+	if (!kv || !tv) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (int first = 1; !bpf_map_get_next_key(fd, first ? NULL : &key, &next); first = 0) {
+		key = next;
+		if (k == cap) {
+			cap *= 2;
+			uint32_t *nk = realloc(kv, cap * sizeof(*kv));
+			if (nk)
+				kv = nk;
+			struct lt_fb_thread *nt = realloc(tv, cap * sizeof(*tv));
+			if (nt)
+				tv = nt;
+			if (!nk || !nt) {
+				r = -ENOMEM;
+				goto out;
+			}
+		}
+		if (bpf_map_lookup_elem(fd, &key, &tv[k]))
+			continue; /* deleted meanwhile (its thread exited) */
+		kv[k++] = key;
+	}
+out:
+	if (r) {
+		free(kv);
+		free(tv);
+		kv = NULL;
+		tv = NULL;
+		k = 0;
+	}
+	*tids = kv;
+	*t = tv;
+	*n = k;
+	return r;
+}
+
+int lt_bpf_fb_seed(struct lt_bpf *b, uint32_t tid, const struct lt_fb_thread *t)
+{
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.fb_threads), &tid, t, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 void lt_bpf_detach(struct lt_bpf *b)
 {
 	if (b->skel)
@@ -265,6 +377,9 @@ void lt_bpf_destroy(struct lt_bpf *b)
 {
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
+	if (b->fb_slots)
+		munmap((void *)b->fb_slots, b->fb_maplen);
+	b->fb_slots = NULL;
 	locktrace_bpf__destroy(b->skel);
 	b->skel = NULL;
 	free(b->lost_tmp);

@@ -19,7 +19,13 @@ struct lt_bpf {
 	void *copy_ctx;
 	int ncpus;    /* possible cpus: the width of per-cpu maps */
 	uint64_t *lost_tmp; /* ncpus values, scratch for per-cpu reads */
+	/* LT_BPF_FLIGHTBUF: the slots, mapped read-only (ncpus * fb_nper) */
+	const struct lt_fb_slot *fb_slots;
+	size_t fb_maplen;
+	uint32_t fb_nper;
 };
+struct lt_fb_slot;
+struct lt_fb_thread;
 
 typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 
@@ -40,6 +46,12 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 				   * of another process) */
 #define LT_BPF_FOLLOW_FORKS 0x4 /* with MULTI: trace the processes a traced
 				   * process forks, added in the kernel */
+#define LT_BPF_FLIGHTBUF 0x8    /* the flight recorder: records go to per-cpu
+				   * overwrite slots (include/locktrace/
+				   * flightbuf.h), ring_bytes of them; the ring
+				   * buffer stays minimal and empty */
+#define LT_BPF_FB_STALL 0x10    /* with FLIGHTBUF: the programs keep the stall
+				   * rule's state (lt_bpf_fb_threads) */
 /* Start tracing TGIDS[0..N) (N >= 1, at most LT_MAX_TGIDS): TGIDS[0] is the
  * main target (rodata), the others go into the kernel's map before the
  * programs attach.  Same return and errors as lt_bpf_start. */
@@ -61,6 +73,17 @@ int lt_bpf_poll(struct lt_bpf *b, int timeout_ms);
 /* Adds the cumulative lost counts to out[cpu * LT_EV_MAX + kind]
  * (ncpus * LT_EV_MAX entries, zeroed by the caller). 0 or -errno. */
 int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out);
+/* LT_BPF_FLIGHTBUF: the records each cpu has written (heads[ncpus]).
+ * 0 or -errno. */
+int lt_bpf_fb_heads(struct lt_bpf *b, uint64_t *heads);
+/* LT_BPF_FB_STALL: the newest progress over the cpus. 0 or -errno. */
+int lt_bpf_fb_progress(struct lt_bpf *b, uint64_t *last, uint64_t *last_lock, uint64_t *events);
+/* LT_BPF_FB_STALL: every thread's state, into malloc'd arrays (*n of
+ * them; freed by the caller).  0 or -errno. */
+int lt_bpf_fb_threads(struct lt_bpf *b, uint32_t **tids, struct lt_fb_thread **t, size_t *n);
+/* LT_BPF_FB_STALL: a thread already blocked at attach, unless the
+ * programs saw it already.  0 or -errno. */
+int lt_bpf_fb_seed(struct lt_bpf *b, uint32_t tid, const struct lt_fb_thread *t);
 /* Detaches the programs (no more events) but keeps the ring buffer to drain. */
 void lt_bpf_detach(struct lt_bpf *b);
 void lt_bpf_destroy(struct lt_bpf *b);

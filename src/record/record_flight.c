@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* The flight recorder's dumps: the ring written out as a normal trace file. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "fbdump.h"
 #include "outfile.h"
 #include "record_int.h"
 
@@ -73,6 +76,157 @@ static void say_dumped(const struct lt_flight *fl, const char *path)
 	fprintf(stderr, " (%.1f MB)\n", (double)fl->bytes / 1e6);
 }
 
+/* What a dump from the kernel-side slots held. */
+struct fb_out {
+	struct collector *c;
+	struct lt_writer *w;
+	uint64_t events[LT_EV_MAX], total, first_ts, last_ts;
+	uint64_t at; /* when the dump began (BOOTTIME ns) */
+	int werr;
+};
+
+static void fb_deliver(void *ctx, const struct lt_event *ev)
+{
+	struct fb_out *o = ctx;
+
+	o->events[ev->h.kind]++;
+	if (!o->total++)
+		o->first_ts = ev->h.ts;
+	if (ev->h.ts > o->last_ts)
+		o->last_ts = ev->h.ts;
+	uint32_t tgid = rec_note_event(o->c, ev);
+	if (ev->h.kind == LT_EV_FUTEX_ENTER && tgid) {
+		struct proc *p = rec_get_proc(o->c, (pid_t)tgid, 0, 0);
+		if (p && p->have_syms)
+			lt_locksyms_see(&p->syms, ev->futex.uaddr);
+	}
+	if (!o->werr)
+		o->werr = lt_writer_event(o->w, ev);
+}
+
+/* The slots' records, merged by time, as events into w (through a
+ * pairing of calls of its own with --calls blocking: the dump begins
+ * where the slots do).  0 or -errno. */
+static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out *out,
+			   struct lt_fb_dump *d)
+{
+	struct lt_bpf *b = &s->bpf;
+	struct lt_callnorm norm, *n = NULL;
+	uint64_t *heads = calloc((size_t)b->ncpus, sizeof(*heads));
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->at = lt_now_ns(CLOCK_BOOTTIME);
+	out->c = &s->c;
+	out->w = w;
+	if (!heads)
+		return -ENOMEM;
+	r = lt_bpf_fb_heads(b, heads);
+	if (!r)
+		r = lt_fb_collect(d, b->fb_slots, (unsigned)b->ncpus, b->fb_nper, heads);
+	free(heads);
+	if (r)
+		return r;
+	if (s->c.norm) {
+		if (lt_callnorm_init(&norm, s->norm.tgid))
+			return -ENOMEM;
+		norm.is_traced = s->norm.is_traced;
+		norm.traced_ctx = s->norm.traced_ctx;
+		n = &norm;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		const uint8_t *p = lt_fb_data(d, i);
+		size_t size = d->ent[i].len;
+		struct lt_event ev;
+		while (size >= sizeof(struct lt_ev_hdr)) {
+			size_t k = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
+			if (!k || k > size)
+				break;
+			memset(&ev, 0, sizeof(ev));
+			memcpy(&ev, p, k);
+			if (n)
+				lt_callnorm_feed(n, &ev, fb_deliver, out);
+			else
+				fb_deliver(out, &ev);
+			p += k;
+			size -= k;
+		}
+	}
+	if (n) {
+		lt_callnorm_flush(n, fb_deliver, out);
+		lt_callnorm_free(n);
+	}
+	return out->werr;
+}
+
+/* The dump's message for the kernel-side slots. */
+static void say_fb_dumped(const struct fb_out *o, const struct lt_fb_dump *d, const char *path)
+{
+	uint64_t now = o->at; /* writing a large dump takes a while */
+
+	if (!o->total) {
+		fprintf(stderr, "locktrace: wrote %s: no events (none recorded so far), only the "
+			"header and the snapshot\n", path);
+		return;
+	}
+	fprintf(stderr, "locktrace: wrote %s: %" PRIu64 " event%s spanning %.1f s", path, o->total,
+		o->total == 1 ? "" : "s", (double)(o->last_ts - o->first_ts) / 1e9);
+	if (now > o->last_ts && now - o->last_ts >= 1000000000ull)
+		fprintf(stderr, ", the newest %.1f s before the dump", (double)(now - o->last_ts) / 1e9);
+	fprintf(stderr, "; %" PRIu64 " of %" PRIu64 " records written since the start were "
+		"overwritten (the oldest)\n", d->overwritten, d->written);
+}
+
+void rec_fb_poll_stall(struct session *s)
+{
+	uint32_t *tids = NULL;
+	struct lt_fb_thread *t = NULL;
+	size_t n = 0;
+	uint64_t lp = 0, llp = 0, pe = 0;
+
+	if (!s->have_stall || lt_bpf_fb_threads(&s->bpf, &tids, &t, &n) ||
+	    lt_bpf_fb_progress(&s->bpf, &lp, &llp, &pe)) {
+		free(tids);
+		free(t);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* a process joined (a fork followed, the cgroup's): known now */
+		if (t[i].tgid && s->c.multi)
+			rec_note_thread(&s->c, tids[i], t[i].tgid);
+		/* a join on a thread that never blocked is still a join */
+		if (t[i].state == LT_FB_TS_FUTEX_WAIT && t[i].val &&
+		    !lt_stall_thread_of(&s->stall, t[i].val)) {
+			char path[64];
+			snprintf(path, sizeof(path), "/proc/%u/task/%u", t[i].tgid, t[i].val);
+			if (t[i].tgid && !access(path, F_OK))
+				lt_stall_seed(&s->stall, t[i].val, -1, NULL, 0);
+		}
+	}
+	lt_stall_load(&s->stall, tids, t, n, lp, llp, pe);
+	free(tids);
+	free(t);
+}
+
+void rec_fb_seed_stall(struct session *s)
+{
+	for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
+		const struct lt_thread_info *ti = &s->hdr.threads[i];
+		const struct lt_stall_thread *st = lt_stall_thread_of(&s->stall, (uint32_t)ti->tid);
+		if (!st || st->state == LT_TS_NONE)
+			continue;
+		struct lt_fb_thread f = { 0 };
+		f.since = st->since;
+		f.uaddr = st->uaddr;
+		f.timeout = st->timeout;
+		f.futex_op = st->futex_op;
+		f.tgid = ti->tgid ? (uint32_t)ti->tgid : (uint32_t)s->tgid;
+		f.state = st->state;
+		f.at_sleep = 1; /* its first run ends the call */
+		lt_bpf_fb_seed(&s->bpf, (uint32_t)ti->tid, &f);
+	}
+}
+
 /* The header of a dump: the processes now, their threads' names only. */
 static void dump_header(struct lt_header *h, const struct collector *c, int blocking,
 			const struct lt_header *launch)
@@ -95,7 +249,8 @@ static void dump_header(struct lt_header *h, const struct collector *c, int bloc
 
 /* The dump's contents into w: header (the processes now), the ring's
  * chunks, the lock names, a fresh snapshot, stats.  0 or -errno. */
-static int write_dump(struct session *s, struct lt_writer *w, int reason)
+static int write_dump(struct session *s, struct lt_writer *w, int reason, struct fb_out *fo,
+		      struct lt_fb_dump *d)
 {
 	struct collector *c = &s->c;
 	struct flight *f = &s->flight;
@@ -105,7 +260,9 @@ static int write_dump(struct session *s, struct lt_writer *w, int reason)
 	int r = lt_writer_header(w, &h);
 	lt_header_free(&h);
 	if (!r)
-		r = lt_flight_dump(&f->fl, w);
+		r = lt_flight_dump(&f->fl, w); /* streamed; with the slots: losses only */
+	if (!r && s->fb)
+		r = fb_write_events(s, w, fo, d);
 	for (size_t i = 0; !r && i < c->nprocs; i++) {
 		struct proc *p = c->procs[i];
 		if (!p->have_syms)
@@ -124,6 +281,13 @@ static int write_dump(struct session *s, struct lt_writer *w, int reason)
 	st.end_ns = lt_now_ns(CLOCK_BOOTTIME);
 	st.start_ns = f->fl.count ? lt_flight_oldest_ts(&f->fl) : st.end_ns;
 	memcpy(st.events, c->events, sizeof(st.events));
+	if (s->fb) {
+		/* the events of this dump; the records written and overwritten */
+		memcpy(st.events, fo->events, sizeof(st.events));
+		st.start_ns = fo->total ? fo->first_ts : st.end_ns;
+		st.fb_written = d->written ? d->written : 0;
+		st.fb_overwritten = d->overwritten;
+	}
 	st.ncpus = (uint32_t)s->bpf.ncpus;
 	st.lost = s->lost_seen;
 	st.exit_status = -1;
@@ -152,10 +316,12 @@ int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t
 		       strerror(-fd));
 		return fd;
 	}
+	struct fb_out fo = { 0 };
+	struct lt_fb_dump d = { 0 };
 	if ((r = lt_writer_fd_open(&w, fd))) {
 		close(fd);
 	} else {
-		r = write_dump(s, w, reason);
+		r = write_dump(s, w, reason, &fo, &d);
 		int cr = lt_writer_close(w);
 		if (!r)
 			r = cr;
@@ -164,7 +330,15 @@ int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t
 		f->ndumps++;
 		s->res->dumps++;
 		snprintf(s->res->path, sizeof(s->res->path), "%s", path);
-		say_dumped(&f->fl, path);
+		if (s->fb) {
+			say_fb_dumped(&fo, &d, path);
+			/* nothing is counted between dumps: the summary says
+			 * what the last one held */
+			memcpy(s->c.events, fo.events, sizeof(s->c.events));
+			s->c.total = fo.total;
+		}
+		else
+			say_dumped(&f->fl, path);
 	} else if (final) {
 		lt_err("writing %s: %s; the trace is readable up to its last complete chunk", path,
 		       strerror(-r));
@@ -173,5 +347,6 @@ int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t
 		lt_err("writing %s: %s; removed it, the ring is kept and the next trigger retries",
 		       path, strerror(-r));
 	}
+	lt_fb_dump_free(&d);
 	return r;
 }

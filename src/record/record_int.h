@@ -119,6 +119,8 @@ struct session {
 	uint64_t rtw_window;     /* --stall: each process's runtime locks are read */
 	struct lt_appwatch *appw; /* --stall: application lock waits (appwatch.h) */
 	int ring;                /* flight recorder: events go to memory */
+	int fb;                  /* ... to the kernel-side slots (flightbuf.h),
+				  * not drained (LOCKTRACE_FLIGHT_SLOTS=1); else streamed */
 	struct lt_writer *file_w; /* the output in normal mode */
 	struct lt_cgroup cg;     /* --cgroup */
 	int have_cg;
@@ -170,6 +172,13 @@ void rec_snap_collect(struct snap_job *j, struct collector *c, int wait, int qui
  * res->path).  0, or -errno (said) with the ring kept; a failed dump is
  * removed unless final (the last). */
 int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t plen);
+
+/* The flight recorder's kernel-side state polled for the stall rule
+ * (record_flight.c): loads it into s->stall. */
+void rec_fb_poll_stall(struct session *s);
+/* Seeds the kernel-side stall state with the threads blocked at attach,
+ * as s->stall has them. */
+void rec_fb_seed_stall(struct session *s);
 
 /* record_setup.c */
 /* The output file (-o, or a default name that moves on to the next free

@@ -14,6 +14,7 @@
 #include "record_int.h"
 
 #define POLL_MS 20
+#define FB_POLL_MS 200 /* the flight recorder's slots: nothing to drain */
 #define FLUSH_NS 1000000000ull /* at most this much recorded data is only in memory */
 #define LOST_CHECK_NS 100000000ull
 #define STALL_CHECK_NS 100000000ull
@@ -229,6 +230,8 @@ static void start_stall_rule(struct session *s)
 	}
 	s->c.stall = &s->stall;
 	s->rtw_window = (uint64_t)(o->stall_s * 1e9);
+	if (s->fb)
+		rec_fb_seed_stall(s);
 }
 
 /* The runtime's own account of its locks, for every traced process (those
@@ -452,6 +455,23 @@ static void show_progress(struct session *s, struct loop_clock *k, uint64_t now)
 	for (size_t i = 0; i < s->nlost; i++)
 		lost += s->lost_seen[i];
 	double secs = (double)(now - k->t0) / 1e9, dt = secs - k->status_secs;
+	if (s->fb) {
+		/* nothing reaches us between dumps: what the cpus wrote */
+		uint64_t *heads = calloc((size_t)s->bpf.ncpus, sizeof(*heads)), w = 0, kept = 0;
+		if (heads && !lt_bpf_fb_heads((struct lt_bpf *)&s->bpf, heads))
+			for (int i = 0; i < s->bpf.ncpus; i++) {
+				w += heads[i];
+				kept += heads[i] < s->bpf.fb_nper ? heads[i] : s->bpf.fb_nper;
+			}
+		free(heads);
+		double rate = dt > 0 ? (double)(w - k->status_total) / dt : 0;
+		fprintf(stderr, "\r\033[K[locktrace] %6.1f s  %9.0f records/s  %llu written, %llu in the "
+			"kernel's buffers", secs, rate, (unsigned long long)w, (unsigned long long)kept);
+		k->status_total = w;
+		k->status_secs = secs;
+		k->status = now;
+		return;
+	}
 	double rate = dt > 0 ? (double)(c->total - k->status_total) / dt : 0;
 	uint64_t bytes = s->ring ? s->flight.fl.bytes : lt_writer_bytes(c->w);
 	fprintf(stderr, "\r\033[K[locktrace] %6.1f s  %9.0f ev/s  %llu events  lost %llu  %.1f MB",
@@ -478,6 +498,8 @@ static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, ch
 	if (!s->have_stall || now - k->stall < STALL_CHECK_NS)
 		return 0;
 	k->stall = now;
+	if (s->fb)
+		rec_fb_poll_stall(s);
 	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
 	int go = go_stall(s, boot, why, len);
 	if (go == 1 || runtime_stall(s, boot, why, len) ||
@@ -522,14 +544,19 @@ void rec_run(struct session *s)
 
 	res->stop_reason = LT_STOP_UNKNOWN;
 	while (!rec_stop_requests) {
-		int wait = POLL_MS;
-		if (s->c.stk) {
-			/* a wait gets its stack 1 ms after it began: drain (and
-			 * read) that soon */
-			int due = lt_stackrec_due_ms(s->c.stk, lt_now_ns(CLOCK_BOOTTIME));
-			wait = due < 0 ? 1 : due < wait ? due : wait;
+		int n = 0;
+		if (s->fb) {
+			poll(NULL, 0, FB_POLL_MS); /* a signal ends it early */
+		} else {
+			int wait = POLL_MS;
+			if (s->c.stk) {
+				/* a wait gets its stack 1 ms after it began: drain (and
+				 * read) that soon */
+				int due = lt_stackrec_due_ms(s->c.stk, lt_now_ns(CLOCK_BOOTTIME));
+				wait = due < 0 ? 1 : due < wait ? due : wait;
+			}
+			n = lt_bpf_poll(&s->bpf, wait);
 		}
-		int n = lt_bpf_poll(&s->bpf, wait);
 		if (n < 0) {
 			/* said now, after the status line: what was recorded is
 			 * still completed and written */

@@ -267,7 +267,9 @@ int rec_open_sinks(struct session *s)
 	s->c.w = NULL;
 	if (ftruncate(s->flight.first_fd, 0) || lseek(s->flight.first_fd, 0, SEEK_SET))
 		return rec_fail(s, "cannot use %s: %s", s->res->path, strerror(errno));
-	int r = lt_flight_init(&s->flight.fl, (size_t)o->ring_mem);
+	/* the kernel-side slots hold the events: the chunk ring only takes
+	 * the (rare) loss records */
+	int r = lt_flight_init(&s->flight.fl, s->fb ? 4 * LT_FLIGHT_CHUNK : (size_t)o->ring_mem);
 	if (!r)
 		r = lt_writer_mem_open(&s->c.w, s->tgid, LT_FLIGHT_CHUNK, lt_flight_push, &s->flight.fl);
 	if (r) {
@@ -323,6 +325,11 @@ static int start_bpf(struct session *s)
 		bflags |= LT_BPF_MULTI;
 	if ((s->launched && !o->no_follow_forks) || o->children)
 		bflags |= LT_BPF_FOLLOW_FORKS;
+	uint64_t ring_bytes = o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES;
+	if (s->fb) {
+		bflags |= LT_BPF_FLIGHTBUF | (o->stall_s > 0 ? LT_BPF_FB_STALL : 0);
+		ring_bytes = o->ring_mem;
+	}
 	pid_t *set = calloc(c->nprocs ? c->nprocs : 1, sizeof(*set));
 	size_t nset = 0;
 	for (size_t i = 0; set && i < c->nprocs; i++)
@@ -332,7 +339,7 @@ static int start_bpf(struct session *s)
 		return rec_fail(s, "out of memory");
 	int br = lt_bpf_start_cg(&s->bpf, set, nset, s->have_cg ? s->cg.ids : NULL,
 				 s->have_cg ? s->cg.nids : 0,
-				 o->ring_bytes ? o->ring_bytes : LT_DEFAULT_RING_BYTES, bflags,
+				 ring_bytes, bflags,
 				 rec_on_sample, c, o->verbose, err, sizeof(err));
 	if (!br) {
 		s->bpf_started = 1;

@@ -7,8 +7,14 @@
 #include <string.h>
 #include "filelock.h"
 #include "locktrace/calls.h"
+#include "locktrace/flightbuf.h"
 #include "locktrace/futex.h"
 #include "stall.h"
+
+_Static_assert(LT_FB_TS_NONE == LT_TS_NONE && LT_FB_TS_FUTEX_WAIT == LT_TS_FUTEX_WAIT &&
+	       LT_FB_TS_FUTEX_OTHER == LT_TS_FUTEX_OTHER && LT_FB_TS_IOWAIT == LT_TS_IOWAIT &&
+	       LT_FB_WOKEN_BY_TASK == LT_WOKEN_BY_TASK && LT_FB_WOKEN_BY_IRQ == LT_WOKEN_BY_IRQ,
+	       "flightbuf.h mirrors stall.h");
 
 
 int lt_stall_rule_parse(const char *name)
@@ -30,7 +36,7 @@ int lt_stall_init(struct lt_stall *s, int rule, uint64_t window_ns, uint64_t sta
 	memset(s, 0, sizeof(*s));
 	s->rule = rule;
 	s->window_ns = window_ns;
-	s->last_progress = s->last_lock_progress = start_ts;
+	s->last_progress = s->last_lock_progress = s->floor = start_ts;
 	s->cap = 256;
 	s->t = calloc(s->cap, sizeof(*s->t));
 	return s->t ? 0 : -ENOMEM;
@@ -350,8 +356,39 @@ size_t lt_stall_waiters_in(const struct lt_stall *s, uint64_t lo, uint64_t hi)
 	return n;
 }
 
+int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_thread *t, size_t n,
+		  uint64_t last_progress, uint64_t last_lock_progress, uint64_t progress_events)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		s->t[i].state = LT_TS_NONE;
+	/* known first, so that a join on any of them is recognized */
+	for (size_t i = 0; i < n; i++)
+		if (!lookup(s, tid[i], 1))
+			return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct lt_stall_thread *d = lookup(s, tid[i], 0);
+		const struct lt_fb_thread *f = &t[i];
+		d->state = f->state;
+		d->woken = f->woken;
+		d->timeout = f->timeout;
+		d->futex_op = f->futex_op == LT_FB_FILE_LOCK_OP ? FILE_LOCK_OP : f->futex_op;
+		d->since = f->since > s->since_floor ? f->since : s->since_floor;
+		d->woken_at = f->woken_at;
+		d->uaddr = f->uaddr;
+		uint16_t nr = (uint16_t)(f->futex_op >> 16);
+		if (d->state == LT_TS_FUTEX_WAIT && d->futex_op != FILE_LOCK_OP &&
+		    (nr == 0 || nr == LT_NR_FUTEX) && is_join_wait(s, f->val))
+			d->state = LT_TS_IOWAIT;
+	}
+	s->last_progress = last_progress > s->floor ? last_progress : s->floor;
+	s->last_lock_progress = last_lock_progress > s->floor ? last_lock_progress : s->floor;
+	s->progress_events = progress_events;
+	return 0;
+}
+
 void lt_stall_rearm(struct lt_stall *s, uint64_t now)
 {
+	s->floor = s->since_floor = now;
 	s->last_progress = s->last_lock_progress = now;
 	for (size_t i = 0; i < s->cap; i++)
 		if (s->t[i].tid && s->t[i].since < now)

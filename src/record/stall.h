@@ -67,6 +67,10 @@ struct lt_stall {
 	uint64_t last_progress;      /* a blocking call returned successfully */
 	uint64_t last_lock_progress; /* a futex wait returned 0 / a wake woke someone */
 	uint64_t progress_events;
+	uint64_t floor;              /* start, or the last rearm: progress loaded
+				      * (lt_stall_load) counts from no earlier */
+	uint64_t since_floor;        /* 0, or the last rearm: the same for the
+				      * threads' calls */
 	struct lt_stall_thread *t;   /* open addressing by tid */
 	size_t cap, n;
 };
@@ -80,6 +84,14 @@ void lt_stall_free(struct lt_stall *s);
 void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64_t args[6],
 		   uint64_t since);
 void lt_stall_event(struct lt_stall *s, const struct lt_event *ev);
+struct lt_fb_thread;
+/* The flight recorder's state kept by the BPF programs
+ * (include/locktrace/flightbuf.h) instead of events: every thread's open
+ * call is replaced by those of t[0..n) (key tid[i]), and the progress
+ * times by these (nothing counts from before the start or the last
+ * rearm).  Threads stay known (for joins) once seen.  0 or -ENOMEM. */
+int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_thread *t, size_t n,
+		  uint64_t last_progress, uint64_t last_lock_progress, uint64_t progress_events);
 /* 1 if stalled at now (BOOTTIME ns), with a one-line reason in why. */
 int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len);
 /* Threads in a futex wait for the window at now that no look has judged

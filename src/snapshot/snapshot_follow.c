@@ -55,7 +55,7 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 					if (n >= max || depth[i] + 1 > max_depth || el > budget) {
 						if (!stopped)
 							lt_strlist_add(notes, "stopped following wait-for edges at process %d "
-								       "(%s): limits %zu processes, depth %d, %.1f s",
+								       "(%s): limits %zu processes, depth %d, %g s",
 								       (int)p, n >= max ? "process limit" :
 								       depth[i] + 1 > max_depth ? "depth limit" : "time limit",
 								       max, max_depth, budget);

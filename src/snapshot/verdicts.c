@@ -834,8 +834,14 @@ static void classify_rest(struct lt_snapshot *s)
 		v = lts_verdict_new(s, LT_VERDICT_IDLE);
 		if (!v)
 			return;
-		v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events; no lock involved",
-					  s->n_threads);
+		char *because = lts_wf_idle_because(s);
+		if (because)
+			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none "
+						  "for anything stuck (%s); no lock involved", s->n_threads, because);
+		else
+			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events; no lock "
+						  "involved", s->n_threads);
+		free(because);
 		lt_strlist_add(&v->evidence, "%zu in I/O waits: %s", io, kinds);
 		if (condvar)
 			lt_strlist_add(&v->evidence, "%zu wait on futexes with no owner whose word is "

@@ -327,6 +327,36 @@ static bool leaked(const struct lt_waitfor *w, const struct lt_wf_edge *e)
 	return e->kind == LT_WF_PIPE_READ && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid;
 }
 
+/* The threads of other processes in the snapshot that wait for T's
+ * process (its parent in wait4, a reader of its pipe, ...): the chain
+ * before T, said in order, so a user who gave the first pid of a chain
+ * finds it in the finding about its end. */
+static void waited_by_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	pid_t own = t->wf ? t->wf->pid : 0;
+	size_t shown = 0;
+	for (size_t i = 0; own && i < s->n_threads && shown < 4; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (!u->wf || u->wf->pid == own || !asleep(u))
+			continue;
+		for (size_t k = 0; k < u->wf->n_edges; k++) {
+			const struct lt_wf_edge *e = &u->wf->edges[k];
+			bool names = false;
+			for (size_t q = 0; q < e->n_pids; q++)
+				names |= e->pids[q] == own;
+			if (!names || ends_by_itself(e->kind))
+				continue;
+			char *act = lts_thread_activity(u);
+			lt_strlist_add(&v->evidence, "waited for by: thread %d (%s) of process %d %s on %s <- %s %d",
+				       (int)u->tid, lt_thread_name(u), (int)u->wf->pid, act ? act : "?",
+				       e->what ? e->what : "?", kind_by(e->kind), (int)own);
+			free(act);
+			shown++;
+			break;
+		}
+	}
+}
+
 static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, const struct lt_wf_edge *e)
 {
 	struct lt_verdict *v = add_verdict(s, LT_VERDICT_LOCK_WAIT);
@@ -359,6 +389,7 @@ static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, 
 		if (o && o->detail)
 			lt_strlist_add(&v->evidence, "holder %d: %s", (int)o->tid, o->detail);
 	}
+	waited_by_evidence(v, s, t);
 }
 
 static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
@@ -418,6 +449,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		free(l);
 	}
 	chain_evidence(v, s, t);
+	waited_by_evidence(v, s, t);
 	if (!leak && !lt_snapshot_find(s, e->pids[0]))
 		lt_strlist_add(&v->evidence, "follow it: locktrace snapshot -p %d", (int)e->pids[0]);
 }
@@ -480,4 +512,76 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 	}
 	if (total > shown)
 		lt_strlist_add(&v->evidence, "%zu more thread(s) in such waits", total - shown);
+}
+
+char *lts_wf_idle_because(const struct lt_snapshot *s)
+{
+	/* counts of edges by what ends them; parties named (up to 3) */
+	size_t timer = 0, remote = 0, listen = 0, unknown = 0, by_party[LT_WFP_GONE + 1] = { 0 };
+	pid_t named[LT_WFP_GONE + 1][3];
+	size_t n_named[LT_WFP_GONE + 1] = { 0 };
+	bool any = false;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (!t->wf || !t->wf->n_edges || !asleep(t))
+			continue;
+		any = true;
+		for (size_t k = 0; k < t->wf->n_edges; k++) {
+			const struct lt_wf_edge *e = &t->wf->edges[k];
+			if (e->kind == LT_WF_TIMER)
+				timer++;
+			else if (e->kind == LT_WF_REMOTE)
+				remote++;
+			else if (e->kind == LT_WF_LISTEN)
+				listen++;
+			else if (!e->n_pids || e->kind == LT_WF_UNKNOWN)
+				unknown++;
+			else {
+				enum lt_wf_pstate ps = e->pstate <= LT_WFP_GONE ? e->pstate : LT_WFP_UNKNOWN;
+				by_party[ps]++;
+				for (size_t q = 0; q < e->n_pids; q++) {
+					bool dup = false;
+					for (size_t j = 0; j < n_named[ps]; j++)
+						dup |= named[ps][j] == e->pids[q];
+					if (!dup && n_named[ps] < 3)
+						named[ps][n_named[ps]++] = e->pids[q];
+				}
+			}
+		}
+	}
+	if (!any)
+		return NULL;
+	char buf[512];
+	size_t l = 0;
+	buf[0] = 0;
+#define ADD(...) (l += l < sizeof(buf) ? (size_t)snprintf(buf + l, sizeof(buf) - l, __VA_ARGS__) : 0)
+	if (timer)
+		ADD("%s%zu wait%s on a timer", l ? "; " : "", timer, timer > 1 ? "s" : "");
+	if (remote)
+		ADD("%s%zu wait%s on a peer outside this host", l ? "; " : "", remote, remote > 1 ? "s" : "");
+	if (listen)
+		ADD("%s%zu wait%s on an idle listener", l ? "; " : "", listen, listen > 1 ? "s" : "");
+	static const enum lt_wf_pstate order[] = { LT_WFP_RUNNING, LT_WFP_TIMED, LT_WFP_EVENTS, LT_WFP_BLOCKED,
+						   LT_WFP_GONE, LT_WFP_UNKNOWN };
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		enum lt_wf_pstate ps = order[o];
+		if (!by_party[ps])
+			continue;
+		ADD("%s%zu wait%s on process%s ", l ? "; " : "", by_party[ps], by_party[ps] > 1 ? "s" : "",
+		    n_named[ps] > 1 ? "es" : "");
+		for (size_t j = 0; j < n_named[ps]; j++)
+			ADD("%s%d", j ? ", " : "", (int)named[ps][j]);
+		/* a blocked party here is one this snapshot followed, whose own
+		 * wait ends the chain elsewhere (else this would not be IDLE) */
+		bool followed = ps == LT_WFP_BLOCKED;
+		for (size_t j = 0; j < n_named[ps]; j++)
+			followed &= lt_snapshot_find(s, named[ps][j]) != NULL;
+		ADD("%s, %s", by_party[ps] > n_named[ps] && n_named[ps] == 3 ? "..." : "",
+		    followed ? "which wait in turn on the others" : pstate_words(ps));
+	}
+	if (unknown)
+		ADD("%s%zu wait%s on an unknown party (an eventfd, a signal, any sender)", l ? "; " : "", unknown,
+		    unknown > 1 ? "s" : "");
+#undef ADD
+	return lts_strdup(buf);
 }

@@ -167,7 +167,7 @@ static void encode_shmap(struct tlv *t, const struct lt_shared_map *m)
 	tlv_varint(&sub, M_INO, m->ino);
 	tlv_nested(t, H_SHMAP, &sub);
 }
-enum { S_START = 1, S_END, S_EVENTS, S_NCPUS, S_LOST, S_EXIT, S_STOP };
+enum { S_START = 1, S_END, S_EVENTS, S_NCPUS, S_LOST, S_EXIT, S_STOP, S_FB_WRITTEN, S_FB_OVER };
 
 static void encode_header(struct tlv *t, const struct lt_header *h)
 {
@@ -335,6 +335,10 @@ static void encode_stats(struct tlv *t, const struct lt_stats *s)
 	tlv_varint(t, S_NCPUS, s->ncpus);
 	tlv_varint(t, S_EXIT, lt_zz(s->exit_status));
 	tlv_varint(t, S_STOP, s->stop_reason);
+	if (s->fb_written) {
+		tlv_varint(t, S_FB_WRITTEN, s->fb_written);
+		tlv_varint(t, S_FB_OVER, s->fb_overwritten);
+	}
 	for (unsigned k = 0; k < LT_EV_MAX; k++) {
 		uint8_t b[20], *e = lt_put_varint(lt_put_varint(b, k), s->events[k]);
 		tlv_bytes(t, S_EVENTS, b, (size_t)(e - b));
@@ -373,6 +377,8 @@ static int decode_stats(const uint8_t *p, size_t n, struct lt_stats *s)
 			break;
 		case S_EXIT: s->exit_status = (int32_t)lt_get_zz(&v); break;
 		case S_STOP: s->stop_reason = lt_get_varint(&v); break;
+		case S_FB_WRITTEN: s->fb_written = lt_get_varint(&v); break;
+		case S_FB_OVER: s->fb_overwritten = lt_get_varint(&v); break;
 		case S_EVENTS: {
 			uint64_t k = lt_get_varint(&v), cnt = lt_get_varint(&v);
 			if (k < LT_EV_MAX)

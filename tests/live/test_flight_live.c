@@ -693,3 +693,91 @@ Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
 		tl_close(&p);
 	}
 }
+
+/* The kernel-side slots (--ring with LOCKTRACE_FLIGHT_SLOTS=1;
+ * docs/flight-recorder.md): a dump holds
+ * exactly the last records each cpu wrote, as many as its slots, and says
+ * how many were overwritten.  numbered_wakes makes 200,000 numbered futex
+ * calls (val3 = 1..200000) on one pinned cpu, far more than a 1 MiB ring
+ * holds; recorded with --calls all each call is two records (its entry and
+ * its return), so the dump must hold, on that cpu, exactly its slots'
+ * worth, ending at the last call, with no call missing in between. */
+Test(flight_live, slots_dump_holds_exactly_the_last_records_and_says_what_was_overwritten,
+     .timeout = 90)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("numbered_wakes"), "-n", "200000", "-c", "0", "-l", "60", NULL };
+	char truth[32][256], path[128], path2[160], lines[64][256];
+	int n = 0, m = 0;
+	struct tl_proc wl, rec;
+
+	tl_tmp_path(path, sizeof(path), "slots");
+	dump_path(path2, sizeof(path2), path, 2);
+	char *extra[] = { "--ring", "1M", "--calls", "all", NULL };
+	setenv("LOCKTRACE_FLIGHT_SLOTS", "1", 1); /* the recorder inherits it */
+	record_from_ready(&wl, &rec, wargv, truth, &n, 32, path, extra);
+	unsetenv("LOCKTRACE_FLIGHT_SLOTS");
+	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 32, 60000), "the workload never finished");
+	pid_t gen = (pid_t)tl_truth_val(truth, n, "thread", "role=gen", "tid");
+	uint64_t word = tl_truth_val(truth, n, "lock", "name=word", "addr");
+	usleep(300000);
+	kill(rec.pid, SIGUSR1);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: wrote ", lines, &m, 64, 30000), "no dump");
+	const char *said = lines[m - 1];
+	unsigned long long over = 0, written = 0;
+	const char *o = strstr(said, "; ");
+	cr_assert(o && sscanf(o, "; %llu of %llu records written since the start were overwritten",
+			      &over, &written) == 2, "%s", said);
+	kill(wl.pid, SIGTERM);
+	tl_recorder_done(&rec, &wl, 30000);
+
+	struct tl_trace t;
+	tl_load_clean(&t, path);
+	cr_assert_eq(t.stats.stop_reason, LT_STOP_USR1);
+	/* the message and the stats agree; every call's two records were written */
+	cr_assert_eq(t.stats.fb_written, written);
+	cr_assert_eq(t.stats.fb_overwritten, over);
+	cr_assert_geq(written, 2 * 200000ull);
+	/* --calls all: one event a record, so the dump holds what was not
+	 * overwritten, exactly */
+	cr_assert_eq((uint64_t)t.n, written - over, "%zu events, %llu written, %llu overwritten", t.n,
+		     written, over);
+	/* cpu 0's slots, all of them, hold its newest records */
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	FILE *pf = fopen("/sys/devices/system/cpu/possible", "r");
+	int lo = 0, hi = -1;
+	if (pf && fscanf(pf, "%d-%d", &lo, &hi) >= 1)
+		ncpus = hi >= lo ? hi + 1 : lo + 1;
+	if (pf)
+		fclose(pf);
+	size_t nper = (size_t)((1u << 20) / 192 / (unsigned long)ncpus), on0 = 0;
+	long first = -1, last = -1, calls = 0, exits = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct lt_event *e = &t.ev[i];
+		if (e->h.cpu != 0)
+			continue;
+		on0++;
+		if (e->h.kind == LT_EV_SYS_EXIT && e->h.tid == (uint32_t)gen)
+			exits++;
+		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != (uint32_t)gen || e->futex.uaddr != word)
+			continue;
+		long k = (long)e->futex.val3;
+		if (first < 0)
+			first = k;
+		else
+			cr_assert_eq(k, last + 1, "call %ld follows call %ld: calls missing", k, last);
+		last = k;
+		calls++;
+	}
+	cr_assert_eq(on0, nper, "cpu 0 holds %zu records, its slots %zu", on0, nper);
+	cr_assert_eq(last, 200000, "the newest call kept is %ld", last);
+	cr_assert_eq(calls, last - first + 1);
+	/* the calls' entries and returns fill nearly all of it (a few
+	 * switches and wake-ups of the pinned thread besides) */
+	cr_assert_gt(calls, (long)nper / 2 - 50, "%ld calls in %zu slots", calls, nper);
+	cr_assert_geq(exits, calls - 1);
+	cr_assert_leq(exits, calls + 1);
+	tl_free(&t);
+	unlink(path);
+	unlink(path2);
+}

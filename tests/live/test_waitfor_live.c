@@ -39,8 +39,13 @@ static void kill_tree(pid_t pid)
 		fclose(f);
 }
 
+static pid_t orphan; /* a child left when the test killed its parent */
+
 static void cleanup(void)
 {
+	if (orphan > 0)
+		kill(orphan, SIGKILL);
+	orphan = 0;
 	for (int i = 0; i < 3; i++)
 		if (procs[i].pid > 0) {
 			kill_tree(procs[i].pid);
@@ -124,6 +129,8 @@ static void tmp_lockfile(int i)
 	fclose(f);
 }
 
+static pid_t only_child(pid_t p);
+
 TestSuite(waitfor_live, .fini = cleanup, .timeout = 120);
 
 /* flock(1) holds the lock, a second flock(1) waits: the waiter's snapshot
@@ -141,10 +148,14 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
 	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 
+	/* flock(1)'s command inherits the locked open file: it holds the lock
+	 * too (killing flock alone would not release it) */
+	pid_t cmd = only_child(procs[0].pid);
 	struct lt_snapshot *s = take(procs[1].pid);
 	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
-	cr_assert_eq(e->n_pids, 1, "one holder (/proc/locks: %s)", held);
-	cr_expect_eq(e->pids[0], procs[0].pid, "holder from /proc/locks: %s", held);
+	cr_assert_eq(e->n_pids, 2, "the locker and its command (/proc/locks: %s)", held);
+	cr_expect_eq(e->pids[0], procs[0].pid, "the locker from /proc/locks first: %s", held);
+	cr_expect_eq(e->pids[1], cmd, "then flock's command %d, which shares the open file", (int)cmd);
 	cr_expect(strstr(e->what, lockfile[0]) && strstr(e->what, "FLOCK WRITE"), "%s", e->what);
 	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
 	cr_expect(strstr(t->detail, "LOCK_EX"), "decoded call: %s", t->detail);
@@ -160,8 +171,9 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	char err[200];
 	cr_assert_eq(lt_snapshot_from_json(json, len, &back, err, sizeof(err)), 0, "%s", err);
 	const struct lt_wf_edge *b = edge_of(back, procs[1].pid, LT_WF_FILE_LOCK);
-	cr_expect_eq(b->n_pids, 1);
+	cr_expect_eq(b->n_pids, 2);
 	cr_expect_eq(b->pids[0], procs[0].pid);
+	cr_expect_eq(b->pids[1], cmd);
 	cr_expect_str_eq(b->what, e->what);
 	cr_expect_eq(b->pstate, e->pstate);
 	cr_expect_eq(back->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
@@ -573,8 +585,10 @@ Test(waitfor_live, flight_recorder_fires_on_a_file_lock_wait)
 	cr_assert(tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000),
 		  "the stall detector never fired");
 	cr_expect(strstr(out[n - 1], "file-lock wait"), "%s", out[n - 1]);
-	char holder[48];
-	snprintf(holder, sizeof(holder), "held by process %d", (int)procs[0].pid);
+	/* the locker first, then flock's command sharing its open file */
+	char holder[64];
+	snprintf(holder, sizeof(holder), "held by processes %d, %d ", (int)procs[0].pid,
+		 (int)only_child(procs[0].pid));
 	bool named = false;
 	char line[512];
 	for (int i = 0; i < 40 && !named && tl_readline(&procs[2], 1, line, sizeof(line), 5000) == 1; i++)
@@ -868,5 +882,242 @@ Test(waitfor_live, udp_recv_names_the_local_peer_process)
 	cr_expect_eq(e->pids[0], peer, "the peer socket is the child's (%d)", (int)peer);
 	cr_expect_eq(e->pstate, LT_WFP_TIMED, "the child sleeps: %s", e->doing);
 	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* Waits (10 s) until thread TID of PID is in system call NR; fails the
+ * test if it is not. */
+static void wait_in_syscall(pid_t pid, pid_t tid, long nr)
+{
+	char path[96], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(20000)) {
+		FILE *f = fopen(path, "r");
+		long got = -2;
+		if (f && fgets(buf, sizeof(buf), f))
+			got = strtol(buf, NULL, 10);
+		if (f)
+			fclose(f);
+		if (got == nr)
+			return;
+	}
+	cr_assert_fail("thread %d of %d never entered system call %ld", (int)tid, (int)pid, nr);
+}
+
+/* Item 5 of issue 23: bash waits (wait4) for its child flock(1), which
+ * waits for a file lock another flock(1) holds.  The parent's snapshot has
+ * a child edge naming the waiter (the pid /proc/locks gives for the "->"
+ * entry), blocked itself; following it reaches the child, whose lock wait
+ * is the first finding and names the holder and, before it, the parent. */
+Test(waitfor_live, wait4_parent_of_a_child_blocked_on_a_file_lock)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access("/bin/bash", X_OK))
+		cr_skip_test("%s or /bin/bash missing (Debian: util-linux, bash)", FLOCK_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "%s %s -c true; echo done", FLOCK_BIN, lockfile[0]);
+	spawn(1, (char *const[]){ "/bin/bash", "-c", cmd, NULL });
+	pid_t sh = procs[1].pid, ch = only_child(sh);
+	locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
+	wait_in_syscall(sh, sh, 61);                                 /* bash in wait4 */
+
+	struct lt_snapshot *s = take(sh);
+	const struct lt_wf_edge *e = edge_of(s, sh, LT_WF_CHILD);
+	cr_assert_eq(e->n_pids, 1, "one child");
+	cr_expect_eq(e->pids[0], ch, "the child %d, the waiter of /proc/locks: %s", (int)ch, waiting);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the child is blocked itself (%s)", e->doing ? e->doing : "?");
+	cr_expect(e->doing && strstr(e->doing, "flock"), "what the child does: %s", e->doing ? e->doing : "?");
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(sh);
+	cr_assert_eq(m->n_procs, 2, "followed from bash into its child");
+	cr_expect_eq(m->procs[1]->pid, ch);
+	cr_assert(m->view.n_verdicts > 0);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_expect(has_tid(v, ch), "the child's lock wait: %s", v->summary);
+	cr_expect_eq(v->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	char by[64];
+	snprintf(by, sizeof(by), "waited for by: thread %d (bash)", (int)sh);
+	cr_expect(tl_strlist_has(&v->evidence, by), "the finding names the parent before the child: %s",
+		  v->summary);
+	lt_multi_free(m);
+}
+
+static const char POPEN_PY[] =
+	"import subprocess\n"
+	"p = subprocess.Popen(['sleep', '600'])\n"
+	"print('child pid=%d' % p.pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"p.wait()\n";
+
+/* python3's Popen.wait: wait4 on the child it prints, which sleeps on a
+ * timer: a child edge naming it, and IDLE saying so. */
+Test(waitfor_live, python_popen_wait_names_the_child)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)POPEN_PY, NULL }, lines[0], &nlines[0],
+		       64, 30000);
+	pid_t p = procs[0].pid;
+	pid_t ch = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	wait_in_syscall(p, p, 61);
+	char comm[32] = "";
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)ch);
+	for (double t0 = now_s(); now_s() - t0 < 10 && strcmp(comm, "sleep\n"); usleep(20000)) {
+		FILE *f = fopen(path, "r");
+		if (f && !fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		if (f)
+			fclose(f);
+	}
+	cr_assert_str_eq(comm, "sleep\n", "the child %d exec'd sleep", (int)ch);
+	wait_in_syscall(ch, ch, 230); /* clock_nanosleep */
+
+	struct lt_snapshot *s = take(p);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_CHILD);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], ch, "the child python printed");
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "the child sleeps on a timer");
+	cr_expect(strstr(e->what, "child"), "%s", e->what);
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	char who[32];
+	snprintf(who, sizeof(who), "child %d [", (int)ch);
+	cr_expect(tl_strlist_has(&s->verdicts[0].evidence, who), "IDLE names the child %d", (int)ch);
+	lt_snapshot_free(s);
+}
+
+static const char FULLPIPE_PY[] =
+	"import os, time\n"
+	"r, w = os.pipe()\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    os.close(w); time.sleep(600); os._exit(0)\n"
+	"os.close(r)\n"
+	"print('reader pid=%d' % pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"os.write(w, b'x' * (1 << 20))\n";
+
+/* Item 2: a writer blocked on a full pipe waits for the readers: the
+ * forked child that holds the only read end (it prints no line: the
+ * parent prints its pid), asleep on a timer. */
+Test(waitfor_live, writer_on_a_full_pipe_names_the_reader)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)FULLPIPE_PY, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid;
+	pid_t rd = (pid_t)tl_truth_val(lines[0], nlines[0], "reader", NULL, "pid");
+	wait_in_syscall(p, p, 1); /* write */
+	wait_in_syscall(rd, rd, 230);
+
+	struct lt_snapshot *s = take(p);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_PIPE_WRITE);
+	cr_assert_eq(e->n_pids, 1, "one reader");
+	cr_expect_eq(e->pids[0], rd, "the reader %d", (int)rd);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "the reader sleeps on a timer");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	char who[32];
+	snprintf(who, sizeof(who), "read by %d", (int)rd);
+	cr_expect(tl_strlist_has(&s->verdicts[0].evidence, who), "IDLE names the reader %d", (int)rd);
+	lt_snapshot_free(s);
+}
+
+static const char WAITSEL_PY[] =
+	"import os, subprocess, sys\n"
+	"own = subprocess.Popen(['sleep', '600'], process_group=0)\n" /* its own group */
+	"grp = subprocess.Popen(['sleep', '600'])\n"                  /* in ours */
+	"print('child role=own pid=%d' % own.pid, flush=True)\n"
+	"print('child role=grp pid=%d' % grp.pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"m = sys.argv[1]\n"
+	"if m == 'pid': os.waitpid(own.pid, 0)\n"
+	"elif m == 'pgrp': os.waitpid(0, 0)\n"
+	"elif m == 'pidfd': os.waitid(os.P_PIDFD, os.pidfd_open(own.pid), os.WEXITED)\n";
+
+/* The children a wait selects: wait4(pid) that child, wait4(0) those of
+ * the caller's process group only (not the one python put in a group of
+ * its own), waitid(P_PIDFD) the process of the pidfd (its fdinfo). */
+Test(waitfor_live, wait_names_only_the_children_it_selects)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	static const struct {
+		const char *mode;
+		long nr;
+		const char *role;
+		const char *what;
+	} cases[] = {
+		{ "pid", 61, "role=own", "child " },
+		{ "pgrp", 61, "role=grp", "any child of process group " },
+		{ "pidfd", 247, "role=own", "child " },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		nlines[0] = 0;
+		tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)WAITSEL_PY, (char *)cases[c].mode, NULL },
+			       lines[0], &nlines[0], 64, 30000);
+		pid_t p = procs[0].pid;
+		pid_t want = (pid_t)tl_truth_val(lines[0], nlines[0], "child", cases[c].role, "pid");
+		wait_in_syscall(p, p, cases[c].nr);
+		struct lt_snapshot *s = take(p);
+		const struct lt_wf_edge *e = edge_of(s, p, LT_WF_CHILD);
+		cr_expect_eq(e->n_pids, 1, "%s: one child of the two (%s)", cases[c].mode, e->what);
+		cr_expect_eq(e->pids[0], want, "%s: the child %s %d", cases[c].mode, cases[c].role, (int)want);
+		cr_expect(strstr(e->what, cases[c].what), "%s: %s", cases[c].mode, e->what);
+		lt_snapshot_free(s);
+		kill_tree(p);
+		tl_close(&procs[0]);
+		procs[0].pid = 0;
+	}
+}
+
+/* flock(1) takes the lock and runs its command, which inherits the locked
+ * open file; flock is killed: /proc/locks still names it (the lock belongs
+ * to the open file, not to a process), but the command keeps the lock.
+ * The waiter's holder is the command, and the dead locker is said. */
+Test(waitfor_live, flock_kept_by_the_command_after_the_locker_exited)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "exec sleep 600", NULL });
+	char held[256], waiting[256];
+	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	pid_t locker = procs[0].pid;
+	orphan = only_child(locker);
+	wait_in_syscall(orphan, orphan, 230); /* the command is sleep now */
+	tl_kill(&procs[0]);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d", (int)locker);
+	for (double t0 = now_s(); now_s() - t0 < 10 && access(path, F_OK) == 0;)
+		usleep(20000);
+	cr_assert_neq(access(path, F_OK), 0, "the locker %d exited", (int)locker);
+	locks_line(locker, lockfile[0], false, held, sizeof(held)); /* still named there */
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
+	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+
+	struct lt_snapshot *s = take(procs[1].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_assert_eq(e->n_pids, 1, "one holder: the command (/proc/locks: %s)", held);
+	cr_expect_eq(e->pids[0], orphan, "the command %d keeps the lock", (int)orphan);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "it sleeps");
+	char said[64];
+	snprintf(said, sizeof(said), "the locker /proc/locks names (%d) has exited", (int)locker);
+	cr_expect(e->evidence && strstr(e->evidence, said), "%s", e->evidence ? e->evidence : "(none)");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	cr_expect_eq(s->verdicts[0].owner, orphan, "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
 }

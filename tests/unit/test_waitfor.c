@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "inetdiag.h"
 #include "snapshot.h"
 #include "waitfor.h"
+#include "lt_test.h"
 
 Test(waitfor_parse, proc_locks_lines)
 {
@@ -448,5 +450,174 @@ Test(waitfor_verdicts, leaked_write_end)
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
 	cr_expect(strstr(s.verdicts[0].summary, "leaked"), "%s", s.verdicts[0].summary);
+	free_snap(&s);
+}
+
+/* Item 9: the IDLE headline itself says what each wait ends by: a timer,
+ * a remote peer, a listener, and the parties by what they do. */
+Test(waitfor_verdicts, idle_headline_says_what_ends_the_waits)
+{
+	struct lt_thread th[3];
+	blocked(&th[0], 700, 7, LT_WAIT_POLL);
+	edge(&th[0], 700, LT_WF_PIPE_READ, 701, LT_WFP_TIMED);
+	edge(&th[0], 700, LT_WF_PIPE_READ, 701, LT_WFP_TIMED);
+	edge(&th[0], 700, LT_WF_TIMER, 0, LT_WFP_UNKNOWN);
+	blocked(&th[1], 702, 45, LT_WAIT_IO);
+	edge(&th[1], 700, LT_WF_REMOTE, 0, LT_WFP_UNKNOWN);
+	blocked(&th[2], 703, 43, LT_WAIT_IO);
+	edge(&th[2], 700, LT_WF_SOCKET, 704, LT_WFP_EVENTS);
+	struct lt_snapshot s = { .pid = 700, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const char *sum = s.verdicts[0].summary;
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_IDLE, "%s", sum);
+	cr_expect(strstr(sum, "none for anything stuck"), "%s", sum);
+	cr_expect(strstr(sum, "1 wait on a timer"), "%s", sum);
+	cr_expect(strstr(sum, "1 wait on a peer outside this host"), "%s", sum);
+	cr_expect(strstr(sum, "2 waits on process 701, asleep on a timer"), "%s", sum);
+	cr_expect(strstr(sum, "1 wait on process 704, in an event wait (idle)"), "%s", sum);
+	free_snap(&s);
+}
+
+/* Item 7: process 800 waits (wait4) for its child 801, which waits for a
+ * file lock held by 802 (asleep on a timer).  The lock wait is the
+ * finding, and it names the parent that waits for it. */
+Test(waitfor_verdicts, lock_wait_names_who_waits_for_it)
+{
+	struct lt_thread th[2];
+	blocked(&th[0], 800, 61, LT_WAIT_CHILD);
+	edge(&th[0], 800, LT_WF_CHILD, 801, LT_WFP_BLOCKED);
+	blocked(&th[1], 801, 73, LT_WAIT_IO);
+	edge(&th[1], 801, LT_WF_FILE_LOCK, 802, LT_WFP_TIMED);
+	struct lt_snapshot s = { .pid = 800, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s.verdicts[0].summary);
+	cr_expect_eq(s.verdicts[0].owner, 802);
+	bool by = false;
+	for (size_t i = 0; i < s.verdicts[0].evidence.n; i++)
+		by |= strstr(s.verdicts[0].evidence.v[i], "waited for by: thread 800 (t800) of process 800") &&
+		      strstr(s.verdicts[0].evidence.v[i], "<- child 801");
+	cr_expect(by, "the parent in wait4 is named before the child's lock wait");
+	free_snap(&s);
+}
+
+/* ---- following the edges: the bounds, and saying where it stopped ---- */
+
+/* A chain of processes 1000 -> 1001 -> ... -> 1000+CHAIN_LEN-1, each
+ * blocked in read() on a pipe written only by the next. */
+#define CHAIN_LEN 12
+static int takes;
+
+static struct lt_snapshot *chain_proc(pid_t pid)
+{
+	struct lt_snapshot *s = tl_snapshot_one(pid, "chain");
+	struct lt_thread *t = &s->threads[0];
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->wait = LT_WAIT_IO;
+	if (pid < 1000 + CHAIN_LEN - 1) {
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_PIPE_READ);
+		cr_assert_not_null(e);
+		e->pids[0] = pid + 1;
+		e->n_pids = 1;
+		e->pstate = LT_WFP_BLOCKED;
+	}
+	return s;
+}
+
+static int chain_take(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	takes++;
+	*out = chain_proc(pid);
+	return 0;
+}
+
+static void follow_chain(const struct lt_follow_limits *lim, size_t want_n, const char *why)
+{
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	takes = 0;
+	cr_assert_eq(lt_snapshot_follow(chain_proc(1000), lim, chain_take, NULL, &v, &n, &notes), 0);
+	cr_expect_eq(n, want_n, "followed %zu processes", n);
+	cr_expect_eq((size_t)takes, want_n - 1, "one snapshot per process followed");
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(v[i]->pid, 1000 + (pid_t)i, "in order along the chain");
+	char stop[96];
+	snprintf(stop, sizeof(stop), "stopped following wait-for edges at process %d (%s)",
+		 1000 + (int)want_n, why);
+	cr_expect(tl_strlist_has(&notes, stop), "the note says where it stopped: %s", stop);
+	cr_expect(tl_strlist_has(&notes, "followed the wait-for edges of process 1000 into: 1000, 1001"));
+	for (size_t i = 0; i < n; i++)
+		lt_snapshot_free(v[i]);
+	free(v);
+	lt_strlist_free(&notes);
+}
+
+Test(waitfor_follow, default_bounds_stop_at_the_depth_and_say_so)
+{
+	follow_chain(NULL, 5, "depth limit"); /* the first + 4 edges deep */
+}
+
+Test(waitfor_follow, process_limit_stops_and_says_so)
+{
+	struct lt_follow_limits lim = { .max_procs = 3, .max_depth = 100 };
+	follow_chain(&lim, 3, "process limit");
+}
+
+Test(waitfor_follow, a_shorter_chain_is_followed_to_its_end_without_a_stop_note)
+{
+	struct lt_follow_limits lim = { .max_procs = 64, .max_depth = 64 };
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	cr_assert_eq(lt_snapshot_follow(chain_proc(1000), &lim, chain_take, NULL, &v, &n, &notes), 0);
+	cr_expect_eq(n, CHAIN_LEN);
+	cr_expect(!tl_strlist_has(&notes, "stopped following"));
+	for (size_t i = 0; i < n; i++)
+		lt_snapshot_free(v[i]);
+	free(v);
+	lt_strlist_free(&notes);
+}
+
+static int slow_take(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	usleep(30000); /* 11 takes: 330 ms at least, past the 50 ms budget */
+	*out = chain_proc(pid);
+	return 0;
+}
+
+Test(waitfor_follow, time_limit_stops_and_says_so)
+{
+	struct lt_follow_limits lim = { .max_procs = 100, .max_depth = 100, .max_s = 0.05 };
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	cr_assert_eq(lt_snapshot_follow(chain_proc(1000), &lim, slow_take, NULL, &v, &n, &notes), 0);
+	cr_expect_lt(n, CHAIN_LEN, "stopped before the end of the chain");
+	cr_expect(tl_strlist_has(&notes, "(time limit): limits 100 processes, depth 100, 0.05 s"),
+		  "the note says the time limit stopped it");
+	for (size_t i = 0; i < n; i++)
+		lt_snapshot_free(v[i]);
+	free(v);
+	lt_strlist_free(&notes);
+}
+
+/* sleep | cat 901 | cat 902, followed: 902's writer 901 is blocked, but in
+ * this snapshot and waiting on a timer's process: IDLE, and the headline
+ * says 901 waits in turn, not that it is stuck. */
+Test(waitfor_verdicts, idle_headline_of_a_followed_chain)
+{
+	struct lt_thread th[2];
+	blocked(&th[0], 901, 0, LT_WAIT_IO);
+	edge(&th[0], 901, LT_WF_PIPE_READ, 900, LT_WFP_TIMED);
+	blocked(&th[1], 902, 0, LT_WAIT_IO);
+	edge(&th[1], 902, LT_WF_PIPE_READ, 901, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 902, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const char *sum = s.verdicts[0].summary;
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_IDLE, "%s", sum);
+	cr_expect(strstr(sum, "1 wait on process 900, asleep on a timer"), "%s", sum);
+	cr_expect(strstr(sum, "1 wait on process 901, which wait in turn on the others"), "%s", sum);
 	free_snap(&s);
 }

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The flight recorder's memory in the kernel (include/locktrace/flightbuf.h):
+ * with flightbuf set, reserve()/submit() of locktrace.bpf.c write each ring
+ * record into the next slot of this cpu's circular array instead of the
+ * ring buffer, overwriting the oldest; nobody reads them until a dump.  With
+ * fb_stall, every record written also updates the stall rule's state (per
+ * thread: the call it is blocked in; per cpu: the last progress), the same
+ * rules as src/record/stall.c applies to events, which the collector polls.
+ * Included by locktrace.bpf.c before its reserve(); nothing else of it is
+ * used here.
+ */
+#ifndef LOCKTRACE_FLIGHTBUF_BPF_H
+#define LOCKTRACE_FLIGHTBUF_BPF_H
+
+#include "locktrace/flightbuf.h"
+#include "locktrace/futex.h"
+
+const volatile bool flightbuf = 0;
+const volatile bool fb_stall = 0;
+const volatile __u32 fb_nper = 1; /* slots per cpu */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* ncpus * nper, set by user space */
+	__type(key, __u32);
+	__type(value, struct lt_fb_slot);
+} fb_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} fb_head SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* set by user space with fb_stall */
+	__type(key, __u32);
+	__type(value, struct lt_fb_thread);
+} fb_threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lt_fb_progress);
+} fb_progress SEC(".maps");
+
+#define fb_barrier() asm volatile("" ::: "memory")
+
+/* The next slot of this cpu, marked as being written; its data, or NULL. */
+static __always_inline void *fb_reserve(__u32 size)
+{
+	__u32 zero = 0, idx;
+	struct lt_fb_slot *sl;
+	__u64 *head, s;
+
+	if (size > LT_FB_DATA)
+		return NULL;
+	head = bpf_map_lookup_elem(&fb_head, &zero);
+	if (!head)
+		return NULL;
+	/* atomic: a program run from an interrupt may nest on this cpu */
+	s = __sync_fetch_and_add(head, 1);
+	idx = bpf_get_smp_processor_id() * fb_nper + (__u32)(s % fb_nper);
+	sl = bpf_map_lookup_elem(&fb_slots, &idx);
+	if (!sl)
+		return NULL;
+	sl->done = 0;
+	fb_barrier();
+	sl->seq = s;
+	sl->len = size;
+	return sl->data;
+}
+
+static __always_inline void fb_progress_at(__u64 ts, bool lock)
+{
+	__u32 zero = 0;
+	struct lt_fb_progress *p = bpf_map_lookup_elem(&fb_progress, &zero);
+
+	if (!p)
+		return;
+	p->last_progress = ts;
+	if (lock)
+		p->last_lock_progress = ts;
+	p->events++;
+}
+
+/* stall.c's ended_well: did the open call (ended with no return value)
+ * succeed? */
+static __always_inline bool fb_ended_well(const struct lt_fb_thread *t)
+{
+	if (t->woken == LT_FB_WOKEN_BY_TASK)
+		return true;
+	if (t->woken != LT_FB_WOKEN_BY_IRQ || t->state != LT_FB_TS_IOWAIT)
+		return false;
+	return t->timeout < 0 || t->woken_at - t->since + 1000000 < (__u64)t->timeout;
+}
+
+/* The open call of t returned (ret known) or its thread ran again (ret
+ * unknown: its wake-up decides), at ts. */
+static __always_inline void fb_close(struct lt_fb_thread *t, __u64 ts, bool known, __s64 ret)
+{
+	__u16 nr = t->futex_op >> 16;
+
+	if (!known)
+		ret = !(t->state == LT_FB_TS_FUTEX_OTHER || fb_ended_well(t)) ? -1
+		      : t->state == LT_FB_TS_FUTEX_WAIT ? 0 : 1;
+	if (t->state == LT_FB_TS_FUTEX_WAIT && ret == 0)
+		fb_progress_at(ts, true);
+	else if (t->state == LT_FB_TS_FUTEX_OTHER &&
+		 lt_futex_wakes(nr ? nr : LT_NR_FUTEX, t->futex_op & 0xffff) && ret > 0)
+		fb_progress_at(ts, true);
+	else if (t->state == LT_FB_TS_IOWAIT && ret > 0)
+		fb_progress_at(ts, false);
+	t->state = LT_FB_TS_NONE;
+}
+
+/* A call's entry: the thread is in it from now (at_sleep: from the switch
+ * that put it to sleep; it ends when the thread runs again). */
+static __always_inline void fb_open(struct lt_event *e)
+{
+	struct lt_fb_thread n = {}, *t;
+	__u32 tid = e->h.tid;
+	__u8 kind = e->h.kind;
+
+	if (kind == LT_EV_FUTEX_ENTER && (e->h.flags & LT_F_AT_WAKE)) {
+		/* a call that woke a thread: a lock hand-off if it is a wake */
+		if (lt_futex_wakes(e->futex.nr, e->futex.op))
+			fb_progress_at(e->h.ts, true);
+		return;
+	}
+	if (e->h.flags & LT_F_AT_WAKE)
+		return; /* a socket call that woke a reader: not progress (stall.c) */
+	t = bpf_map_lookup_elem(&fb_threads, &tid);
+	if (t && t->state != LT_FB_TS_NONE && t->at_sleep)
+		fb_close(t, e->h.ts, false, 0); /* it ran again unseen */
+	n.since = e->h.ts;
+	n.timeout = -1;
+	n.tgid = bpf_get_current_pid_tgid() >> 32;
+	n.at_sleep = (e->h.flags & LT_F_AT_SLEEP) != 0;
+	if (kind == LT_EV_FUTEX_ENTER) {
+		n.state = lt_futex_waits(e->futex.nr, e->futex.op) ? LT_FB_TS_FUTEX_WAIT
+								   : LT_FB_TS_FUTEX_OTHER;
+		n.futex_op = e->futex.op | (__u32)e->futex.nr << 16;
+		n.uaddr = e->futex.uaddr;
+		n.val = e->futex.val;
+	} else {
+		n.state = LT_FB_TS_IOWAIT;
+		if (kind == LT_EV_WAIT_ENTER)
+			n.timeout = e->wait.timeout_ns;
+	}
+	if (t)
+		*t = n;
+	else
+		bpf_map_update_elem(&fb_threads, &tid, &n, BPF_ANY);
+}
+
+/* One event of a record just written: the stall rule's state. */
+static __noinline void fb_note1(struct lt_event *e)
+{
+	struct lt_fb_thread *t;
+	__u32 tid;
+
+	switch (e->h.kind) {
+	case LT_EV_FUTEX_ENTER:
+	case LT_EV_WAIT_ENTER:
+	case LT_EV_IO_ENTER:
+		fb_open(e);
+		break;
+	case LT_EV_SYS_EXIT:
+		tid = e->h.tid;
+		t = bpf_map_lookup_elem(&fb_threads, &tid);
+		if (t && t->state != LT_FB_TS_NONE)
+			fb_close(t, e->h.ts, !(e->h.flags & LT_F_RET_UNKNOWN), e->exit.ret);
+		break;
+	case LT_EV_WAKING:
+		tid = e->h.tid;
+		t = bpf_map_lookup_elem(&fb_threads, &tid);
+		if (!t || t->state == LT_FB_TS_NONE)
+			break;
+		if (t->state == LT_FB_TS_FUTEX_WAIT && t->futex_op == LT_FB_FILE_LOCK_OP) {
+			/* a file lock granted (or a signal): no return follows */
+			t->state = LT_FB_TS_NONE;
+			fb_progress_at(e->h.ts, true);
+		} else if (!t->woken) {
+			t->woken = e->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE) ? LT_FB_WOKEN_BY_IRQ
+										     : LT_FB_WOKEN_BY_TASK;
+			t->woken_at = e->h.ts;
+		}
+		break;
+	case LT_EV_SWITCH:
+		tid = e->sw.next_tid;
+		t = bpf_map_lookup_elem(&fb_threads, &tid);
+		if (t && t->state != LT_FB_TS_NONE && t->at_sleep)
+			fb_close(t, e->h.ts, false, 0); /* it runs again */
+		break;
+	case LT_EV_TASK_EXIT:
+		tid = e->h.tid;
+		bpf_map_delete_elem(&fb_threads, &tid);
+		break;
+	}
+}
+
+/* The record in slot data e is complete: the stall state, then done. */
+static __always_inline void fb_commit(void *e)
+{
+	struct lt_fb_slot *sl = e - LT_FB_HDR;
+
+	if (fb_stall) {
+		struct lt_event *ev = e;
+		__u32 n = 0;
+
+		switch (ev->h.kind) {
+		case LT_EV_FUTEX_ENTER: n = LT_REC_SIZE(lt_futex_enter); break;
+		case LT_EV_WAIT_ENTER: n = LT_REC_SIZE(lt_wait_enter); break;
+		case LT_EV_IO_ENTER: n = LT_REC_SIZE(lt_io_enter); break;
+		}
+		fb_note1(ev);
+		/* the switch or wake-up written with a call (reserve2) */
+		if (n && (ev->h.flags & (LT_F_AT_SLEEP | LT_F_AT_WAKE)))
+			fb_note1(e + n);
+	}
+	fb_barrier();
+	sl->done = 1;
+}
+
+#endif

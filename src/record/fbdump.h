@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading the flight recorder's kernel-side slots at a dump
+ * (include/locktrace/flightbuf.h): every cpu's records that are still
+ * there, merged by time, with how many were written over. */
+#ifndef LOCKTRACE_FLIGHTBUF_READ_H
+#define LOCKTRACE_FLIGHTBUF_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "locktrace/flightbuf.h"
+
+/* One record kept: where its bytes are in the dump's buffer. */
+struct lt_fb_ent {
+	uint64_t ts;  /* of its first event */
+	uint64_t seq; /* its number on its cpu */
+	uint32_t cpu;
+	uint32_t len;
+	size_t off;
+};
+
+struct lt_fb_dump {
+	uint8_t *buf;             /* the records' bytes, one after another */
+	size_t buflen, bufcap;
+	struct lt_fb_ent *ent;    /* sorted by (ts, cpu, seq) */
+	size_t n, cap;
+	unsigned ncpus;
+	uint64_t written;         /* records the cpus ever wrote */
+	uint64_t overwritten;     /* of those, not kept: written over by newer
+				   * ones (before or during the copy), or
+				   * being written at that moment */
+	uint64_t *cpu_written, *cpu_overwritten; /* the same per cpu */
+};
+
+/* Copies the records of ncpus cpus of nper slots each
+ * from slots, heads[c] the number cpu c has written, into d (zeroed by
+ * the caller or freed before), sorted by time.  Slots may be written while
+ * this reads them: a record is kept only if it was complete and the same
+ * before and after its copy.  0 or -ENOMEM / -EINVAL (nper 0). */
+int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_slot *slots, unsigned ncpus,
+		  uint32_t nper, const uint64_t *heads);
+void lt_fb_dump_free(struct lt_fb_dump *d);
+/* The bytes of record i in time order. */
+static inline const uint8_t *lt_fb_data(const struct lt_fb_dump *d, size_t i)
+{
+	return d->buf + d->ent[i].off;
+}
+
+/* Slots per cpu for a ring of ring_bytes over ncpus (at least 64, at
+ * most LT_FB_MAX_NPER). */
+uint32_t lt_fb_nper(uint64_t ring_bytes, unsigned ncpus);
+
+#endif
