@@ -368,6 +368,7 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 	for (size_t i = 0; i < n; i++) {
 		struct lt_stall_thread *d = lookup(s, tid[i], 0);
 		const struct lt_fb_thread *f = &t[i];
+		uint64_t old_since = d->since, old_uaddr = d->uaddr;
 		d->state = f->state;
 		d->woken = f->woken;
 		d->timeout = f->timeout;
@@ -379,6 +380,9 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 		if (d->state == LT_TS_FUTEX_WAIT && d->futex_op != FILE_LOCK_OP &&
 		    (nr == 0 || nr == LT_NR_FUTEX) && is_join_wait(s, f->val))
 			d->state = LT_TS_IOWAIT;
+		/* a look's judgement holds for the wait it was made on */
+		if (d->state != LT_TS_FUTEX_WAIT || d->since != old_since || d->uaddr != old_uaddr)
+			d->judged = d->idle = 0;
 	}
 	s->last_progress = last_progress > s->floor ? last_progress : s->floor;
 	s->last_lock_progress = last_lock_progress > s->floor ? last_lock_progress : s->floor;
