@@ -197,20 +197,34 @@ Test(node_live, idle_server_pool_is_no_stall_in_report_nor_flight_recorder, .fin
 	cr_assert(noted, "no note names the idle pool (thread %d)", (int)pool[0]);
 	rp_json_free(j);
 
-	/* the flight recorder's stall rule, 4 s with a 1 s window */
-	struct tl_proc rec;
-	char lines[32][256];
-	int m = 0;
-	tl_tmp_path(ring, sizeof(ring), "nodering");
-	char *extra[] = { "--ring", "16M", "--stall", "1", "-d", "4", NULL };
-	cr_assert_eq(tl_start_recorder(&rec, wl.pid, ring, extra), 0);
-	tl_wait_for(&rec, 1, "locktrace: duration reached", lines, &m, 32, 30000);
-	cr_assert_eq(tl_wait(&rec, 20000), 0, "the recorder failed");
-	for (int i = 0; i < m; i++)
-		cr_assert_null(strstr(lines[i], "stall detected"), "false alarm on an idle server: %s", lines[i]);
-	tl_close(&rec);
-	struct tl_trace t;
-	tl_load_ok(&t, ring);
-	cr_assert_eq(t.stats.stop_reason, LT_STOP_DURATION, "stopped by %d, not -d", (int)t.stats.stop_reason);
-	tl_free(&t);
+	/* the flight recorder's stall rule, 4 s with a 1 s window: events
+	 * streamed, then kept in the kernel's slots (LOCKTRACE_FLIGHT_SLOTS=1,
+	 * the state reloaded from the programs every 200 ms) */
+	for (int slots = 0; slots < 2; slots++) {
+		struct tl_proc rec;
+		char lines[32][256];
+		int m = 0;
+		const char *mode = slots ? "slots" : "streamed";
+		if (slots)
+			setenv("LOCKTRACE_FLIGHT_SLOTS", "1", 1);
+		else
+			unsetenv("LOCKTRACE_FLIGHT_SLOTS");
+		if (ring[0])
+			unlink(ring);
+		tl_tmp_path(ring, sizeof(ring), "nodering");
+		char *extra[] = { "--ring", "16M", "--stall", "1", "-d", "4", NULL };
+		cr_assert_eq(tl_start_recorder(&rec, wl.pid, ring, extra), 0);
+		unsetenv("LOCKTRACE_FLIGHT_SLOTS");
+		tl_wait_for(&rec, 1, "locktrace: duration reached", lines, &m, 32, 30000);
+		cr_assert_eq(tl_wait(&rec, 20000), 0, "%s: the recorder failed", mode);
+		for (int i = 0; i < m; i++)
+			cr_assert_null(strstr(lines[i], "stall detected"), "%s: false alarm on an idle server: %s",
+				       mode, lines[i]);
+		tl_close(&rec);
+		struct tl_trace t;
+		tl_load_ok(&t, ring);
+		cr_assert_eq(t.stats.stop_reason, LT_STOP_DURATION, "%s: stopped by %d, not -d", mode,
+			     (int)t.stats.stop_reason);
+		tl_free(&t);
+	}
 }
