@@ -280,6 +280,28 @@ static int asleep_in_snapshot(const struct rthread *t)
 	       s->has_futex && s->is_wait && s->state == 'S' && t->state == TS_RUNNABLE;
 }
 
+/* Is t's wait at the end an idle pool's, as the snapshot judges it
+ * (verdicts.c: a futex wait with no owner whose word is unchanged is no
+ * lock wait)?  The snapshot decoded the very word it sleeps on as a glibc
+ * condition variable with no signal pending, and by the events nothing was
+ * handed through its lock and nobody holds it, and no lock-acquire
+ * function is on its stack: a worker waiting for work
+ * (libuv's thread pool in uv_cond_wait), never a lock waiter, a stall or
+ * a headline.  A condvar whose signaller is stuck stays visible through
+ * the signaller (on a mutex: a lock waiter of its own); a condvar a runtime
+ * lock is built from has hand-offs and a holder. */
+static int idle_condvar_wait(struct lt_report *r, const struct rthread *t)
+{
+	const struct rp_snap_thread *s = t->snap;
+	const struct rgroup *g = P(r)->gr[t->end_group - 1];
+	if (!s || !s->lock_kind || strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1 ||
+	    s->uaddr != t->pub.end_call.addr || s->owner || s->runtime || s->acquire ||
+	    (s->owner_kind && strcmp(s->owner_kind, "none")) || !s->word_ok || !s->expected_ok ||
+	    s->word != s->expected)
+		return 0;
+	return !g->pub.handoffs && !g->holder;
+}
+
 static void end_state(struct lt_report *r, struct rthread *t)
 {
 	struct lt_report_thread *x = &t->pub;
@@ -339,6 +361,10 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		if (t->snap && t->snap->lock_state && strstr(t->snap->lock_state, LT_RT_IDLE_STATE) &&
 		    t->snap->uaddr == x->end_call.addr)
 			t->rt_note = 1;
+		if (idle_condvar_wait(r, t)) {
+			t->idle_cond = 1;
+			P(r)->gr[t->end_group - 1]->n_idle_cond++;
+		}
 	}
 }
 

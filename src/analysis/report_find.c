@@ -265,7 +265,8 @@ void rp_doing(struct lt_report *r, const struct rthread *t, char *buf, size_t le
 
 int rp_is_lock_waiter(const struct rthread *t)
 {
-	return t->pub.end_state == LT_RTS_IN_CALL && t->end_group && !t->join_wait && !t->rt_note;
+	return t->pub.end_state == LT_RTS_IN_CALL && t->end_group && !t->join_wait && !t->rt_note &&
+	       !t->idle_cond;
 }
 
 /* A holder known from memory or from the events, not guessed. */

@@ -77,6 +77,9 @@ struct rthread {
 	int join_wait;          /* that wait is pthread_join's */
 	int rt_note;            /* that wait is on a runtime's own sleep word (a Go
 	                           M's note, rt_go.c): no lock's */
+	int idle_cond;          /* that wait is an idle pool's: parked on a condition
+	                           variable with no signal pending, nothing handed
+	                           through it, nobody holding it (report_end.c) */
 	uint64_t last_call_ts;  /* last traced call began or ended */
 	struct lt_report_call *ring;
 	unsigned ring_n, ring_pos;
@@ -123,6 +126,7 @@ struct rgroup {
 	uint64_t n_mutex, n_cond, n_pi, n_join, n_other;
 	/* at the end */
 	uint32_t n_end, n_end_asleep;
+	uint32_t n_idle_cond;   /* threads parked on it as an idle pool (idle_cond) */
 	uint64_t end_oldest;    /* since of the longest end waiter */
 	uint32_t end_holder;    /* thread idx+1 */
 	int end_holder_src;     /* 1 snapshot owner, 2 events, 3 inferred */

@@ -3,6 +3,7 @@
  * model kept into findings (docs/report.md says what each claims). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "filelock.h"
@@ -514,8 +515,8 @@ static int rp_real_condvar(const struct rgroup *g)
 		const struct rp_snap_thread *s = g->mem[i]->snap;
 		if (!s || !s->lock_kind)
 			continue;
-		if (strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1)
-			return 0;
+		if (strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1 || s->acquire)
+			return 0; /* under a lock-acquire function: a lock built on it */
 		idle = 1;
 	}
 	return idle;
@@ -894,6 +895,37 @@ static void rule_file_lock(struct lt_report *r)
 	}
 }
 
+static void rule_note(struct lt_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rule_note(struct lt_report *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rp_vec_addv(&r->notes, &r->n_notes, fmt, ap);
+	va_end(ap);
+}
+
+/* Idle pools (report_end.c, idle_condvar_wait): no finding, a note that
+ * says why their threads are in none. */
+static void idle_pool_notes(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	char gn[200], list[512];
+	for (size_t i = 0; i < p->ngr; i++) {
+		struct rgroup *g = p->gr[i];
+		if (!g->n_idle_cond)
+			continue;
+		size_t n = 0;
+		list[0] = 0;
+		for (size_t k = 0; k < g->n_mem && n + 16 < sizeof(list); k++)
+			if (g->mem[k]->idle_cond)
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u", n ? " " : "",
+						      g->mem[k]->pub.tid);
+		rp_gname(g, gn, sizeof(gn));
+		rule_note(r, "an idle pool: %u thread%s (%s) parked on %s with no signal pending; nothing was handed through it and nobody holds it: they wait for work, not for a lock (no finding, as the snapshot judges it)",
+			  g->n_idle_cond, g->n_idle_cond == 1 ? "" : "s", list, gn);
+	}
+}
+
 void rp_run_rules(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
@@ -913,4 +945,5 @@ void rp_run_rules(struct lt_report *r)
 		rule_convoy(r, p->gr[i]);
 	}
 	rule_snapshot(r);
+	idle_pool_notes(r);
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include "appwait.h"
 #include "appwatch.h"
+#include "rt_idle.h"
+#include "stall.h"
 #include "snapshot.h"
 #include "target.h"
 #include "locktrace/taskregs.h"
@@ -13,9 +15,8 @@
 /* A snapshot of the traced process of tid: stacks (registers from the task
  * iterator, as the stored snapshots have them), no file:line, no kernel
  * stacks: enough to classify each thread's wait. */
-static int look(void *arg, uint32_t tid, struct lt_snapshot **out)
+static pid_t tgid_of(struct session *s, uint32_t tid)
 {
-	struct session *s = arg;
 	pid_t tgid = 0;
 	char err[160];
 
@@ -25,9 +26,26 @@ static int look(void *arg, uint32_t tid, struct lt_snapshot **out)
 		tgid = (pid_t)(uintptr_t)lt_u64map_get(&s->c.tid_tgid, tid);
 	if (!tgid && (lt_target_resolve((pid_t)tid, &tgid, err, sizeof(err)) ||
 		      !rec_get_proc(&s->c, tgid, 0, 0)))
+		return 0;
+	return tgid;
+}
+
+static int snapshot_of(pid_t tgid, struct lt_snapshot **out);
+
+static int look(void *arg, uint32_t tid, struct lt_snapshot **out)
+{
+	struct session *s = arg;
+	pid_t tgid = tgid_of(s, tid);
+	if (!tgid)
 		return -1;
 	if (!lt_appwait_may_run(tgid))
 		return 1; /* no program of the table: nothing to look at */
+	return snapshot_of(tgid, out);
+}
+
+static int snapshot_of(pid_t tgid, struct lt_snapshot **out)
+{
+	char err[160];
 	struct lt_snapshot_opts so = { .flags = LT_SNAP_NO_LINES | LT_SNAP_NO_KSTACK };
 	struct lt_tid_regs *regs = NULL;
 	size_t nregs = 0;
@@ -45,4 +63,46 @@ int rec_app_stall(struct session *s, uint64_t boot, char *why, size_t len)
 	if (!s->appw && !(s->appw = lt_appwatch_new(s->rtw_window)))
 		return 0;
 	return lt_appwatch_check(s->appw, &s->stall, boot, look, s, why, len);
+}
+
+/* The events-only stall rule's futex waiters past the window that no look
+ * judged yet: one snapshot of each of their processes says which of them
+ * wait for work (rt_idle.h: an idle pool on a condition variable with no
+ * signal pending, a runtime's own thread), as the snapshot's verdicts judge
+ * them.  Each wait is looked at once; a wait the look did not see (it had
+ * ended, or the snapshot failed) is judged a lock wait. */
+int rec_idle_judge(struct session *s, uint64_t boot)
+{
+	uint32_t tids[256];
+	size_t n = lt_stall_unjudged(&s->stall, boot, tids, sizeof(tids) / sizeof(tids[0]));
+	if (n > sizeof(tids) / sizeof(tids[0]))
+		n = sizeof(tids) / sizeof(tids[0]);
+	if (!n)
+		return 0;
+	pid_t done[8];
+	size_t ndone = 0;
+	for (size_t i = 0; i < n; i++) {
+		pid_t tgid = tgid_of(s, tids[i]);
+		int seen = 0;
+		for (size_t k = 0; k < ndone; k++)
+			seen |= done[k] == tgid;
+		if (!tgid || seen || ndone == sizeof(done) / sizeof(done[0]))
+			continue;
+		done[ndone++] = tgid;
+		struct lt_snapshot *snap = NULL;
+		if (snapshot_of(tgid, &snap) || !snap)
+			continue;
+		for (size_t k = 0; k < snap->n_threads; k++) {
+			const struct lt_thread *t = &snap->threads[k];
+			if (t->wait == LT_WAIT_FUTEX)
+				lt_stall_judge(&s->stall, (uint32_t)t->tid, t->futex.uaddr, lt_rt_idle_wait(t));
+		}
+		lt_snapshot_free(snap);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct lt_stall_thread *t = lt_stall_thread_of(&s->stall, tids[i]);
+		if (t && !t->judged)
+			lt_stall_judge(&s->stall, tids[i], 0, 0); /* not seen: a lock wait */
+	}
+	return 1;
 }

@@ -214,6 +214,10 @@ int rec_on_sample(void *ctx, void *data, size_t size);
  * 1 with why when a thread has been in an application lock wait for the
  * window. */
 int rec_app_stall(struct session *s, uint64_t boot, char *why, size_t len);
+/* Before the events-only stall rule fires: judges its unjudged futex
+ * waiters idle or not by a look at their processes (record_appwatch.c).
+ * 1 when it judged any (check again), 0 when there were none. */
+int rec_idle_judge(struct session *s, uint64_t boot);
 
 /* Takes the held signals; lets a launched command run; the stall rule and
  * the snapshot at attach.  -1 when recording must not begin: asked to stop

@@ -503,7 +503,8 @@ static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, ch
 	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
 	int go = go_stall(s, boot, why, len);
 	if (go == 1 || runtime_stall(s, boot, why, len) ||
-	    (go < 0 && lt_stall_check(&s->stall, boot, why, len)) ||
+	    (go < 0 && lt_stall_check(&s->stall, boot, why, len) &&
+	     (!rec_idle_judge(s, boot) || lt_stall_check(&s->stall, boot, why, len))) ||
 	    rec_app_stall(s, boot, why, len))
 		return LT_STOP_STALL;
 	return 0;

@@ -149,6 +149,7 @@ void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64
 	}
 	t->since = since;
 	t->woken = LT_WOKEN_NONE;
+	t->judged = t->idle = 0;
 	t->timeout = -1; /* what is left of it is unknown */
 }
 
@@ -185,6 +186,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->uaddr = ev->futex.uaddr;
 		t->since = ev->h.ts;
 		t->woken = LT_WOKEN_NONE;
+		t->judged = t->idle = 0;
 		t->timeout = -1;
 		break;
 	case LT_EV_FLOCK_ENTER:
@@ -202,6 +204,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->uaddr = 0;
 		t->since = ev->h.ts;
 		t->woken = LT_WOKEN_NONE;
+		t->judged = t->idle = 0;
 		t->timeout = -1;
 		break;
 	case LT_EV_WAIT_ENTER:
@@ -211,6 +214,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->state = LT_TS_IOWAIT;
 		t->since = ev->h.ts;
 		t->woken = LT_WOKEN_NONE;
+		t->judged = t->idle = 0;
 		t->timeout = ev->h.kind == LT_EV_WAIT_ENTER ? ev->wait.timeout_ns : -1;
 		break;
 	case LT_EV_WAKING:
@@ -278,12 +282,13 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 		if (!t->tid || t->state == LT_TS_NONE || now - t->since < w)
 			continue;
 		blocked++;
-		if (t->state == LT_TS_FUTEX_WAIT) {
+		if (t->state == LT_TS_FUTEX_WAIT && !t->idle) {
 			futex_waiters++;
-			if (!longest || longest->state != LT_TS_FUTEX_WAIT || t->since < longest->since)
+			if (!longest || longest->state != LT_TS_FUTEX_WAIT || longest->idle ||
+			    t->since < longest->since)
 				longest = t;
 		} else if (!longest) {
-			longest = t;
+			longest = t; /* an idle futex wait too: blocked, no lock wait */
 		}
 	}
 	if (s->rule == LT_STALL_LOCKS ? futex_waiters == 0 : blocked == 0)
@@ -294,6 +299,9 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 	else if (longest->state == LT_TS_FUTEX_WAIT && longest->futex_op == FILE_LOCK_OP_TRACED)
 		snprintf(where, sizeof(where), "tid %u in a file-lock wait, %s", longest->tid,
 			 (lt_flock_call_str(&longest->flk, NULL, call, sizeof(call)), call));
+	else if (longest->state == LT_TS_FUTEX_WAIT && longest->idle)
+		snprintf(where, sizeof(where), "tid %u idle on futex 0x%" PRIx64 " (waits for work)", longest->tid,
+			 longest->uaddr);
 	else if (longest->state == LT_TS_FUTEX_WAIT)
 		snprintf(where, sizeof(where), "tid %u on futex 0x%" PRIx64, longest->tid, longest->uaddr);
 	else
@@ -307,6 +315,31 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 					   : "successful blocking call",
 		 (double)(now - s->last_progress) / 1e9);
 	return 1;
+}
+
+size_t lt_stall_unjudged(const struct lt_stall *s, uint64_t now, uint32_t *tids, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		const struct lt_stall_thread *t = &s->t[i];
+		if (!t->tid || t->state != LT_TS_FUTEX_WAIT || t->judged || t->futex_op == FILE_LOCK_OP ||
+		    t->futex_op == FILE_LOCK_OP_TRACED || now < t->since || now - t->since < s->window_ns)
+			continue;
+		if (n < max)
+			tids[n] = t->tid;
+		n++;
+	}
+	return n;
+}
+
+void lt_stall_judge(struct lt_stall *s, uint32_t tid, uint64_t uaddr, int idle)
+{
+	struct lt_stall_thread *t = lookup(s, tid, 0);
+	if (!t || t->state != LT_TS_FUTEX_WAIT || t->futex_op == FILE_LOCK_OP ||
+	    t->futex_op == FILE_LOCK_OP_TRACED)
+		return;
+	t->judged = 1;
+	t->idle = idle && t->uaddr == uaddr;
 }
 
 const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint32_t tid)
@@ -335,6 +368,7 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 	for (size_t i = 0; i < n; i++) {
 		struct lt_stall_thread *d = lookup(s, tid[i], 0);
 		const struct lt_fb_thread *f = &t[i];
+		uint64_t old_since = d->since, old_uaddr = d->uaddr;
 		d->state = f->state;
 		d->woken = f->woken;
 		d->timeout = f->timeout;
@@ -346,6 +380,9 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 		if (d->state == LT_TS_FUTEX_WAIT && d->futex_op != FILE_LOCK_OP &&
 		    (nr == 0 || nr == LT_NR_FUTEX) && is_join_wait(s, f->val))
 			d->state = LT_TS_IOWAIT;
+		/* a look's judgement holds for the wait it was made on */
+		if (d->state != LT_TS_FUTEX_WAIT || d->since != old_since || d->uaddr != old_uaddr)
+			d->judged = d->idle = 0;
 	}
 	s->last_progress = last_progress > s->floor ? last_progress : s->floor;
 	s->last_lock_progress = last_lock_progress > s->floor ? last_lock_progress : s->floor;

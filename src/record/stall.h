@@ -15,6 +15,11 @@
  *    A thread in a file-lock call that can wait (flock without LOCK_NB,
  *    fcntl F_SETLKW / F_OFD_SETLKW) counts as a lock waiter, and its
  *    successful return as a lock hand-off.
+ *    A futex wait the recorder's look at the process (a snapshot, taken
+ *    once per wait when this rule would fire) judged idle is no lock wait:
+ *    an idle pool parked on a condition variable with no signal pending,
+ *    or a runtime's own thread waiting for work (rt_idle.h), as the
+ *    snapshot judges them.
  *  progress: at least one thread has been blocked (any traced call) for
  *    SECONDS and no blocking call returned successfully for SECONDS.  For
  *    servers that always have traffic; an idle server trips it.
@@ -52,6 +57,8 @@ struct lt_stall_thread {
 	uint64_t woken_at;  /* BOOTTIME ns of that first wake-up */
 	uint64_t uaddr;     /* futex address of the open wait */
 	struct lt_flock_enter flk; /* the open file-lock call, if recorded */
+	uint8_t judged;     /* the open futex wait was looked at (lt_stall_judge) */
+	uint8_t idle;       /* and it is an idle wait for work, not a lock wait */
 };
 
 struct lt_stall {
@@ -87,6 +94,15 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 		  uint64_t last_progress, uint64_t last_lock_progress, uint64_t progress_events);
 /* 1 if stalled at now (BOOTTIME ns), with a one-line reason in why. */
 int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len);
+/* Threads in a futex wait for the window at now that no look has judged
+ * yet: up to max tids into tids; how many there are. */
+size_t lt_stall_unjudged(const struct lt_stall *s, uint64_t now, uint32_t *tids, size_t max);
+/* A look at the process (a snapshot) judged tid's open futex wait on
+ * uaddr: idle (a pool parked on a condition variable with no signal
+ * pending, a runtime's own thread waiting for work: rt_idle.h) or not.
+ * An idle wait is no lock wait for the locks rule; the judgement holds
+ * until the thread's next call. */
+void lt_stall_judge(struct lt_stall *s, uint32_t tid, uint64_t uaddr, int idle);
 /* Starts a new observation window at now (after a trigger, to re-arm). */
 void lt_stall_rearm(struct lt_stall *s, uint64_t now);
 /* The thread's open call as the events left it; NULL if unknown. */

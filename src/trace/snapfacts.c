@@ -196,6 +196,9 @@ static void thread_from_json(const struct rp_json *th, const char *exe_base, con
 	t->wait = rp_json_strdup(rp_json_get(th, "wait"));
 	t->detail = rp_json_strdup(rp_json_get(th, "detail"));
 	t->moved = is_true(rp_json_get(th, "moved"));
+	/* a lock-acquire function on its stack (lock_glibc.c: a lock built on a
+	 * condition variable): the snapshot counts the wait as a lock wait */
+	t->acquire = rp_json_str(rp_json_get(th, "acquire")) != NULL;
 
 	const struct rp_json *fx = rp_json_get(th, "futex");
 	if (fx && fx->type == RPJ_OBJ && rp_json_addr(rp_json_get(fx, "uaddr"), &t->uaddr))

@@ -45,6 +45,7 @@ struct rp_snap_thread {
 	char *lock_state;        /* the models' decoded state, NULL        */
 	int cond_signal;         /* condvar: 0 not known, 1 no signal pending,
 				    2 a signal pending (signal_pending)    */
+	int acquire;             /* waits in a lock-acquire function ("acquire") */
 	int runtime;             /* waits for a runtime lock (lockmodel.h) */
 	char *rt_how;            /* the runtime model's holder evidence     */
 	/* fd I/O */

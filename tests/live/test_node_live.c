@@ -7,24 +7,31 @@
  * symbol (from node's ELF symbols, not from the idle rule).  Needs root;
  * skips, saying why, where node is missing. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "snapshot.h"
 #include "lt_test.h"
 #include "report_int.h"
+#include "locktrace/tracefile.h"
 
 #define NODE "/usr/bin/node"
 #define SEM "start_io_thread_semaphore"
 
 TL_WORKLOAD(32);
-static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
+static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX], ring[TL_PATH_MAX];
 
 static void cleanup(void)
 {
 	tl_close_started(&wl);
 	tl_unlink_traces(trace, pftrace);
+	if (ring[0])
+		unlink(ring);
+	ring[0] = 0;
 }
 
 /* The inspector thread of S: the one asleep in futex on SEM; 0 if none. */
@@ -91,4 +98,133 @@ Test(node_live, inspector_thread_is_never_a_lock_waiter_nor_a_holder, .fini = cl
 				      summary);
 	}
 	rp_json_free(j);
+}
+
+/* The idle pool of node at PID, from /proc alone (not from the idle rule):
+ * the threads asleep in futex() on one word that at least two of them share
+ * (node's platform workers in uv_cond_wait).  Their count; tids in TIDS. */
+static int pool_of(pid_t pid, pid_t *tids, int max)
+{
+	char dir[64], path[400], line[256];
+	pid_t tid[64];
+	uint64_t addr[64];
+	int n = 0;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d, "%s", dir);
+	for (struct dirent *e; (e = readdir(d)) && n < 64;) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/syscall", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		long nr = -1;
+		uint64_t a0 = 0;
+		if (fgets(line, sizeof(line), f) && sscanf(line, "%ld %" SCNx64, &nr, &a0) == 2 && nr == 202) {
+			tid[n] = atoi(e->d_name);
+			addr[n++] = a0;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	int best = 0;
+	for (int i = 0; i < n; i++) {
+		int c = 0;
+		for (int k = 0; k < n; k++)
+			c += addr[k] == addr[i];
+		if (c < 2 || c <= best)
+			continue;
+		best = 0;
+		for (int k = 0; k < n && best < max; k++)
+			if (addr[k] == addr[i])
+				tids[best++] = tid[k];
+	}
+	return best;
+}
+
+/* An idle HTTP server with --inspect: its platform workers park on one
+ * condition variable (uv_cond_wait) with no signal pending.  That is an
+ * idle pool, as the snapshot says (verdict "idle"): `record -d 2` makes no
+ * stall finding and no finding on them (a note says why), and the flight
+ * recorder with --stall 1 never fires in 4 s. */
+Test(node_live, idle_server_pool_is_no_stall_in_report_nor_flight_recorder, .fini = cleanup, .timeout = 120)
+{
+	tl_skip_unless_root("needs root: another process's memory, BPF");
+	if (access(NODE, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's nodejs is needed", NODE);
+	char *argv[] = { NODE, "--inspect=127.0.0.1:0", "-e",
+			 "const s = require('http').createServer(() => {});"
+			 "s.listen(0, '127.0.0.1', () => {"
+			 " console.log('pid=' + process.pid); console.log('ready'); });",
+			 NULL };
+	ntruth = 0;
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 32, 60000), "node never got ready");
+	pid_t pool[32];
+	int npool = 0;
+	for (int i = 0; i < 100 && npool < 2; i++) {
+		npool = pool_of(wl.pid, pool, 32);
+		if (npool < 2)
+			usleep(100000);
+	}
+	cr_assert_geq(npool, 2, "no two threads of node asleep on one futex word (no worker pool?)");
+
+	/* the report of a 2 s recording */
+	tl_record_perfetto(wl.pid, "nodepool", trace, pftrace);
+	struct rp_json *j = tl_report_json(trace);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	for (size_t i = 0; fs && i < fs->n; i++) {
+		const struct rp_json *f = &fs->items[i];
+		const char *summary = rp_json_str(rp_json_get(f, "summary"));
+		cr_assert_str_neq(rp_json_str(rp_json_get(f, "kind")), "stall", "a stall on an idle server: %s",
+				  summary);
+		const struct rp_json *ts = rp_json_get(f, "tids");
+		for (size_t k = 0; ts && k < ts->n; k++)
+			cr_assert(!TL_HAS(pool, (size_t)npool, (pid_t)rp_json_num(&ts->items[k], 0)),
+				  "an idle worker %d in: %s", (int)rp_json_num(&ts->items[k], 0), summary);
+		cr_assert(!TL_HAS(pool, (size_t)npool, (pid_t)rp_json_num(rp_json_get(f, "holder"), 0)),
+			  "an idle worker the holder in: %s", summary);
+	}
+	const struct rp_json *notes = rp_json_get(j, "notes");
+	int noted = 0;
+	for (size_t i = 0; notes && i < notes->n; i++) {
+		const char *nt = rp_json_str(&notes->items[i]);
+		char tid[16];
+		snprintf(tid, sizeof(tid), "%d", (int)pool[0]);
+		noted |= nt && strstr(nt, "an idle pool:") && strstr(nt, tid);
+	}
+	cr_assert(noted, "no note names the idle pool (thread %d)", (int)pool[0]);
+	rp_json_free(j);
+
+	/* the flight recorder's stall rule, 4 s with a 1 s window: events
+	 * streamed, then kept in the kernel's slots (LOCKTRACE_FLIGHT_SLOTS=1,
+	 * the state reloaded from the programs every 200 ms) */
+	for (int slots = 0; slots < 2; slots++) {
+		struct tl_proc rec;
+		char lines[32][256];
+		int m = 0;
+		const char *mode = slots ? "slots" : "streamed";
+		if (slots)
+			setenv("LOCKTRACE_FLIGHT_SLOTS", "1", 1);
+		else
+			unsetenv("LOCKTRACE_FLIGHT_SLOTS");
+		if (ring[0])
+			unlink(ring);
+		tl_tmp_path(ring, sizeof(ring), "nodering");
+		char *extra[] = { "--ring", "16M", "--stall", "1", "-d", "4", NULL };
+		cr_assert_eq(tl_start_recorder(&rec, wl.pid, ring, extra), 0);
+		unsetenv("LOCKTRACE_FLIGHT_SLOTS");
+		tl_wait_for(&rec, 1, "locktrace: duration reached", lines, &m, 32, 30000);
+		cr_assert_eq(tl_wait(&rec, 20000), 0, "%s: the recorder failed", mode);
+		for (int i = 0; i < m; i++)
+			cr_assert_null(strstr(lines[i], "stall detected"), "%s: false alarm on an idle server: %s",
+				       mode, lines[i]);
+		tl_close(&rec);
+		struct tl_trace t;
+		tl_load_ok(&t, ring);
+		cr_assert_eq(t.stats.stop_reason, LT_STOP_DURATION, "%s: stopped by %d, not -d", mode,
+			     (int)t.stats.stop_reason);
+		tl_free(&t);
+	}
 }

@@ -216,3 +216,29 @@ Test(fbdump, stall_rule_on_loaded_state)
 	cr_assert(strstr(why, "file-lock"), "%s", why);
 	lt_stall_free(&s);
 }
+
+/* A look's judgement (lt_stall_judge: an idle pool's wait) survives the
+ * reloads of the programs' state while the thread stays in that wait, and
+ * is dropped when it is in another one. */
+Test(fbdump, idle_judgement_survives_reloads_of_the_same_wait)
+{
+	struct lt_stall s;
+	char why[320];
+	uint32_t tids[1] = { 21 };
+	struct lt_fb_thread t[1];
+
+	memset(t, 0, sizeof(t));
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(1), S(100)), 0);
+	t[0] = (struct lt_fb_thread){ .since = S(100), .uaddr = 0x3000, .timeout = -1,
+				      .futex_op = 393 | 202u << 16, .state = LT_FB_TS_FUTEX_WAIT, .at_sleep = 1 };
+	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 1, "not judged yet");
+	lt_stall_judge(&s, 21, 0x3000, 1);
+	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 0, "the same wait, judged idle: %s", why);
+	/* woken and parked again at 103: judged anew */
+	t[0].since = S(103);
+	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	cr_assert_eq(lt_stall_check(&s, S(105), why, sizeof(why)), 1, "another wait");
+	lt_stall_free(&s);
+}

@@ -8,6 +8,7 @@
 #include "lockmodel.h"
 #include "rtwatch.h"
 #include "stall.h"
+#include "rt_idle.h"
 #include "locktrace/tracefile.h"
 #include "varint.h"
 
@@ -486,4 +487,93 @@ Test(stall, file_lock_wait_at_attach_is_a_lock_wait)
 	feed(&s, lt_ev_waking(S(54), 81, 0, 0, 0, 0, 0, "w"));
 	cr_assert_eq(lt_stall_check(&s, S(57), why, sizeof(why)), 0, "%s", why);
 	lt_stall_free(&s);
+}
+
+/* An idle pool (issue 25, item 4: libuv's workers in uv_cond_wait under an
+ * idle node --inspect): futex waits a look at the process judged idle are
+ * no lock waits; a mutex waiter beside them still fires, and a judgement
+ * lasts only for the wait it was made on. */
+Test(stall, waits_judged_idle_are_no_lock_waits)
+{
+	struct lt_stall s;
+	char why[256];
+	uint32_t tids[8];
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(1), S(100)), 0);
+	for (uint32_t tid = 21; tid <= 24; tid++)
+		feed(&s, ev_futex(S(100), tid, 393, 0x3000)); /* FUTEX_WAIT_BITSET, a condvar's */
+	feed(&s, ev_select(S(100), 20));
+	cr_assert_eq(lt_stall_unjudged(&s, S(100) + S(1) / 2, tids, 8), 0, "not yet past the window");
+	cr_assert_eq(lt_stall_unjudged(&s, S(102), tids, 8), 4);
+	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 1, "not judged: lock waits");
+	for (uint32_t tid = 21; tid <= 24; tid++)
+		lt_stall_judge(&s, tid, 0x3000, 1);
+	cr_assert_eq(lt_stall_unjudged(&s, S(102), tids, 8), 0);
+	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 0, "an idle pool is no stall: %s", why);
+	/* the progress rule still counts them as blocked */
+	s.rule = LT_STALL_PROGRESS;
+	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 1);
+	s.rule = LT_STALL_LOCKS;
+	/* a judgement on another word is none */
+	feed(&s, ev_futex(S(102), 25, 393, 0x4000));
+	lt_stall_judge(&s, 25, 0x5000, 1);
+	cr_assert_eq(lt_stall_check(&s, S(104), why, sizeof(why)), 1, "judged idle on another word");
+	cr_assert(strstr(why, "tid 25 on futex 0x4000"), "%s", why);
+	feed(&s, ev_exit(S(104), 25, 202, -110));
+	cr_assert_eq(lt_stall_check(&s, S(104) + 1, why, sizeof(why)), 0);
+	/* a worker that woke (work came) and parked again is judged anew */
+	feed(&s, ev_exit(S(104) + 2, 21, 202, 0));
+	feed(&s, ev_futex(S(104) + 3, 21, 393, 0x3000));
+	cr_assert_eq(lt_stall_check(&s, S(106), why, sizeof(why)), 1, "a new wait, not judged yet");
+	cr_assert_eq(lt_stall_unjudged(&s, S(106), tids, 8), 1);
+	cr_assert_eq(tids[0], 21);
+	lt_stall_judge(&s, 21, 0x3000, 1);
+	cr_assert_eq(lt_stall_check(&s, S(106), why, sizeof(why)), 0);
+	/* a thread stuck on a mutex beside the idle pool is a stall */
+	feed(&s, ev_futex(S(106), 26, 128, 0x6000));
+	cr_assert_eq(lt_stall_check(&s, S(108), why, sizeof(why)), 1);
+	cr_assert(strstr(why, "1 in futex waits; longest: tid 26 on futex 0x6000"), "%s", why);
+	lt_stall_judge(&s, 26, 0x6000, 0);
+	cr_assert_eq(lt_stall_check(&s, S(108), why, sizeof(why)), 1, "judged a lock wait");
+	lt_stall_free(&s);
+}
+
+/* The judgement a look makes (rt_idle.h), as the snapshot's verdicts make
+ * it: a condvar with no signal pending, no owner, its word unchanged, no
+ * lock-acquire function and no runtime lock; or a runtime's own idle wait. */
+Test(stall, idle_wait_judgement_of_a_snapshot_thread)
+{
+	struct lt_thread t;
+	memset(&t, 0, sizeof(t));
+	t.wait = LT_WAIT_FUTEX;
+	t.futex.is_wait = true;
+	t.futex.owner_kind = LT_OWNER_NONE;
+	t.futex.word_ok = true;
+	t.futex.lock_kind = "condition variable";
+	t.futex.cond_signal = 1;
+	cr_assert(lt_rt_idle_wait(&t), "a condvar nobody signalled");
+	t.futex.cond_signal = 2;
+	cr_assert(!lt_rt_idle_wait(&t), "a signal on its way");
+	t.futex.cond_signal = 0;
+	cr_assert(!lt_rt_idle_wait(&t), "its state unknown");
+	t.futex.cond_signal = 1;
+	t.acquire = "rt_acquire";
+	cr_assert(!lt_rt_idle_wait(&t), "a lock built on the condvar");
+	t.acquire = NULL;
+	t.futex.rtlock = 1;
+	cr_assert(!lt_rt_idle_wait(&t), "a runtime lock's word");
+	t.futex.rtlock = 0;
+	t.futex.word = 1;
+	cr_assert(!lt_rt_idle_wait(&t), "the word changed");
+	t.futex.word = 0;
+	t.futex.lock_kind = "pthread mutex";
+	cr_assert(!lt_rt_idle_wait(&t), "a mutex");
+	t.futex.lock_kind = "semaphore";
+	cr_assert(!lt_rt_idle_wait(&t), "a semaphore");
+	char st[] = LT_RT_IDLE_STATE " (libuv's uv_sem_wait): idle, not a lock";
+	t.futex.lock_state = st;
+	cr_assert(lt_rt_idle_wait(&t), "a runtime's own thread waiting for work");
+	t.futex.lock_state = NULL;
+	t.futex.owner_kind = LT_OWNER_MUTEX;
+	t.futex.lock_kind = "condition variable";
+	cr_assert(!lt_rt_idle_wait(&t), "an owner");
 }

@@ -59,3 +59,14 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 		f->owner = 0;
 	}
 }
+
+bool lt_rt_idle_wait(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->owner_kind != LT_OWNER_NONE || !f->word_ok ||
+	    f->word != f->expected || f->rtlock || t->acquire)
+		return false;
+	if (f->lock_state && strstr(f->lock_state, LT_RT_IDLE_STATE))
+		return true;
+	return f->lock_kind && !strcmp(f->lock_kind, "condition variable") && f->cond_signal == 1;
+}

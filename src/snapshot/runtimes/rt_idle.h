@@ -2,6 +2,8 @@
 #ifndef LOCKTRACE_RT_IDLE_H
 #define LOCKTRACE_RT_IDLE_H
 
+#include <stdbool.h>
+
 #include "snapshot.h"
 
 /* Waits of a runtime's own threads for work (a JVM's GC workers on
@@ -11,5 +13,13 @@ void lt_rt_idle_apply(struct lt_snapshot *s);
 /* What such a wait's lock state says (the snapshot's text and JSON,
  * stored in traces): the report knows the wait by it. */
 #define LT_RT_IDLE_STATE "the runtime's own thread waits for work here"
+
+/* Is t's wait idle, as the verdicts judge it (verdicts.c: a futex wait with
+ * no owner whose word is unchanged is no lock wait)?  Either a wait
+ * lt_rt_idle_apply made idle, or a glibc condition variable with no signal
+ * pending, outside a lock-acquire function and a runtime lock: a pool
+ * parked for work (libuv's workers in uv_cond_wait).  Needs the lock
+ * models applied (lt_snapshot_take does). */
+bool lt_rt_idle_wait(const struct lt_thread *t);
 
 #endif
