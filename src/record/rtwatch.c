@@ -140,8 +140,12 @@ int lt_rtwatch_feed(struct lt_rtwatch *w, const struct lt_rtlock *locks, size_t 
 			x->handoffs = l->handoffs;
 			x->since = stretch_start(s, l, now);
 		}
-		size_t waiters = lt_stall_waiters_in(s, l->base, l->base + l->size) -
-				 waits_on(lt_stall_thread_of(s, (uint32_t)l->holder), l);
+		/* every thread that waited for it since it last changed hands
+		 * still wants it (it has not changed hands since), also those
+		 * between two timed waits at this instant (CPython's 5 ms
+		 * retries: on a busy machine many are runnable, not asleep) */
+		size_t waiters = lt_stall_waited_in(s, l->base, l->base + l->size, x->since,
+						    (uint32_t)l->holder);
 		if (now - x->since >= w->window_ns && waiters) {
 			say_stuck(l, x, waiters, s, now, why, len);
 			return 1;

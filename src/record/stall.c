@@ -140,6 +140,10 @@ void lt_stall_seed(struct lt_stall *s, uint32_t tid, int64_t sc_nr, const uint64
 			t->state = LT_TS_IOWAIT;
 		t->futex_op = op;
 		t->uaddr = args[0];
+		if (t->state == LT_TS_FUTEX_WAIT) {
+			t->last_uaddr = t->uaddr;
+			t->last_wait_at = since;
+		}
 	} else if (file_lock_wait(sc_nr, args)) {
 		t->state = LT_TS_FUTEX_WAIT;
 		t->futex_op = FILE_LOCK_OP;
@@ -185,6 +189,10 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->futex_op = ev->futex.op | (uint32_t)ev->futex.nr << 16;
 		t->uaddr = ev->futex.uaddr;
 		t->since = ev->h.ts;
+		if (t->state == LT_TS_FUTEX_WAIT) {
+			t->last_uaddr = t->uaddr;
+			t->last_wait_at = t->since;
+		}
 		t->woken = LT_WOKEN_NONE;
 		t->judged = t->idle = 0;
 		t->timeout = -1;
@@ -347,6 +355,20 @@ const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint3
 	return lookup((struct lt_stall *)s, tid, 0);
 }
 
+size_t lt_stall_waited_in(const struct lt_stall *s, uint64_t lo, uint64_t hi, uint64_t since,
+			  uint32_t except)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		const struct lt_stall_thread *t = &s->t[i];
+		if (!t->tid || t->tid == except)
+			continue;
+		n += (t->state == LT_TS_FUTEX_WAIT && t->uaddr >= lo && t->uaddr < hi) ||
+		     (t->last_uaddr >= lo && t->last_uaddr < hi && t->last_wait_at >= since);
+	}
+	return n;
+}
+
 size_t lt_stall_waiters_in(const struct lt_stall *s, uint64_t lo, uint64_t hi)
 {
 	size_t n = 0;
@@ -380,6 +402,10 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 		if (d->state == LT_TS_FUTEX_WAIT && d->futex_op != FILE_LOCK_OP &&
 		    (nr == 0 || nr == LT_NR_FUTEX) && is_join_wait(s, f->val))
 			d->state = LT_TS_IOWAIT;
+		if (d->state == LT_TS_FUTEX_WAIT) {
+			d->last_uaddr = d->uaddr;
+			d->last_wait_at = d->since;
+		}
 		/* a look's judgement holds for the wait it was made on */
 		if (d->state != LT_TS_FUTEX_WAIT || d->since != old_since || d->uaddr != old_uaddr)
 			d->judged = d->idle = 0;

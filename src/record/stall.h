@@ -59,6 +59,8 @@ struct lt_stall_thread {
 	struct lt_flock_enter flk; /* the open file-lock call, if recorded */
 	uint8_t judged;     /* the open futex wait was looked at (lt_stall_judge) */
 	uint8_t idle;       /* and it is an idle wait for work, not a lock wait */
+	uint64_t last_uaddr;   /* the futex of its latest futex wait, open or not */
+	uint64_t last_wait_at; /* BOOTTIME ns that wait began */
 };
 
 struct lt_stall {
@@ -109,6 +111,12 @@ void lt_stall_rearm(struct lt_stall *s, uint64_t now);
 const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint32_t tid);
 /* How many threads sleep now in a futex wait on a word in [lo, hi). */
 size_t lt_stall_waiters_in(const struct lt_stall *s, uint64_t lo, uint64_t hi);
+/* Threads other than EXCEPT asleep in a futex wait in [lo, hi) now, or
+ * whose latest futex wait there began at SINCE or later: the waiters of a
+ * lock that has not changed hands since SINCE, including those between two
+ * timed waits (runnable, or queued for a cpu) at this instant. */
+size_t lt_stall_waited_in(const struct lt_stall *s, uint64_t lo, uint64_t hi, uint64_t since,
+			  uint32_t except);
 /* "locks" / "progress" -> rule; -1 if unknown. */
 int lt_stall_rule_parse(const char *name);
 const char *lt_stall_rule_name(int rule);

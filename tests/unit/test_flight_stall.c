@@ -577,3 +577,31 @@ Test(stall, idle_wait_judgement_of_a_snapshot_thread)
 	t.futex.lock_kind = "condition variable";
 	cr_assert(!lt_rt_idle_wait(&t), "an owner");
 }
+
+/* The waiters of a runtime lock that has not changed hands (rtwatch.c):
+ * those asleep on its words now and those whose latest wait there began
+ * since it last changed hands, though they are between two timed waits at
+ * this instant (CPython's GIL waiters retry every 5 ms); not the holder,
+ * not a thread whose latest wait there is older, not a wait elsewhere. */
+Test(stall, lock_waiters_counted_since_it_last_changed_hands)
+{
+	struct lt_stall s;
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(100)), 0);
+	/* 21: asleep on the lock now */
+	feed(&s, ev_futex(S(101), 21, 128, 0x5008));
+	/* 22: its timed wait on it ended (-ETIMEDOUT), runnable now */
+	feed(&s, ev_futex(S(101), 22, 137, 0x5010));
+	feed(&s, ev_exit(S(101) + 5000000, 22, 202, -110));
+	/* 23: waited on it before it last changed hands (at 100.5 s) */
+	feed(&s, ev_futex(S(100), 23, 128, 0x5008));
+	feed(&s, ev_exit(S(100) + 1000, 23, 202, 0));
+	/* 24: a wait on another lock; 25, the holder, on the lock's words */
+	feed(&s, ev_futex(S(101), 24, 128, 0x9000));
+	feed(&s, ev_futex(S(101), 25, 128, 0x5000));
+	uint64_t since = S(100) + S(1) / 2;
+	cr_assert_eq(lt_stall_waited_in(&s, 0x5000, 0x5040, since, 25), 2);
+	cr_assert_eq(lt_stall_waited_in(&s, 0x5000, 0x5040, since, 0), 3);
+	/* asleep now only: the instantaneous count misses 22 */
+	cr_assert_eq(lt_stall_waiters_in(&s, 0x5000, 0x5040), 2);
+	lt_stall_free(&s);
+}
