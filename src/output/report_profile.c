@@ -641,8 +641,10 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 		rc = r.clean_end ? 0 : 3;
 	}
 	resolve_caused(&p);
-	qsort(p.wait.e, p.wait.n, sizeof(*p.wait.e), by_total);
-	qsort(p.release.e, p.release.n, sizeof(*p.release.e), by_total);
+	if (p.wait.n) /* qsort's array must not be NULL, even empty */
+		qsort(p.wait.e, p.wait.n, sizeof(*p.wait.e), by_total);
+	if (p.release.n)
+		qsort(p.release.e, p.release.n, sizeof(*p.release.e), by_total);
 	int w = 0;
 	if (format == LT_PROFILE_COLLAPSED) {
 		w = write_collapsed(out, &p, &names);

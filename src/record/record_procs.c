@@ -240,5 +240,6 @@ void rec_describe_procs(struct lt_header *h, const struct collector *c, int shar
 				h->nshared = (uint32_t)n;
 		}
 	}
-	qsort(h->threads, h->nthreads, sizeof(*h->threads), cmp_thread_tid);
+	if (h->nthreads) /* qsort's array must not be NULL, even empty */
+		qsort(h->threads, h->nthreads, sizeof(*h->threads), cmp_thread_tid);
 }
