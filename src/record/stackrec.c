@@ -131,7 +131,8 @@ static int is_wait(const struct lt_event *ev, uint16_t *nr, uint64_t *arg0, int 
 	}
 }
 
-static void add_ref(struct lt_stackrec *r, const struct pend *p)
+/* Appends a wait reference; 0, or -1 when out of memory (it is dropped). */
+static int push_ref(struct lt_stackrec *r, const struct lt_stack_ref *ref)
 {
 	if (r->nrefs >= REFS_KEEP && r->written_refs == 0) {
 		/* the flight recorder's ring never dumped: its oldest go */
@@ -143,15 +144,21 @@ static void add_ref(struct lt_stackrec *r, const struct pend *p)
 		size_t nc = r->cap_refs ? r->cap_refs * 2 : 256;
 		struct lt_stack_ref *v = realloc(r->refs, nc * sizeof(*v));
 		if (!v)
-			return;
+			return -1;
 		r->refs = v;
 		r->cap_refs = nc;
 	}
-	r->refs[r->nrefs++] = (struct lt_stack_ref){ .tid = p->tid, .ts = p->ts,
-						     .stack_id = p->stack_id,
-						     .role = LT_STACK_WAITER,
-						     .delay_ns = p->read_end > p->ts ? p->read_end - p->ts : 0 };
-	r->st.kept++;
+	r->refs[r->nrefs++] = *ref;
+	return 0;
+}
+
+static void add_ref(struct lt_stackrec *r, const struct pend *p)
+{
+	struct lt_stack_ref ref = { .tid = p->tid, .ts = p->ts, .stack_id = p->stack_id,
+				    .role = LT_STACK_WAITER,
+				    .delay_ns = p->read_end > p->ts ? p->read_end - p->ts : 0 };
+	if (push_ref(r, &ref) == 0)
+		r->st.kept++;
 }
 
 /* The thread's call ended (ts: when it ran again or returned). */
@@ -394,24 +401,6 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 		}
 		r->st.read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 	}
-}
-
-static void push_ref(struct lt_stackrec *r, const struct lt_stack_ref *ref)
-{
-	if (r->nrefs >= REFS_KEEP && r->written_refs == 0) {
-		size_t drop = r->nrefs / 2;
-		memmove(r->refs, r->refs + drop, (r->nrefs - drop) * sizeof(*r->refs));
-		r->nrefs -= drop;
-	}
-	if (r->nrefs == r->cap_refs) {
-		size_t nc = r->cap_refs ? r->cap_refs * 2 : 256;
-		struct lt_stack_ref *v = realloc(r->refs, nc * sizeof(*v));
-		if (!v)
-			return;
-		r->refs = v;
-		r->cap_refs = nc;
-	}
-	r->refs[r->nrefs++] = *ref;
 }
 
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)

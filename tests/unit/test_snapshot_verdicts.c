@@ -613,7 +613,8 @@ static void gil(struct lt_snapshot *s, pid_t holder, const pid_t *seen, size_t n
 	l->holder = holder;
 	l->has_handoffs = true;
 	l->seen = calloc(n_seen ? n_seen : 1, sizeof(*l->seen));
-	memcpy(l->seen, seen, n_seen * sizeof(*seen));
+	if (n_seen) /* memcpy from NULL is undefined even for 0 bytes */
+		memcpy(l->seen, seen, n_seen * sizeof(*seen));
 	l->n_seen = n_seen;
 	l->seen_samples = 12;
 	l->seen_span_ms = 60.5;
