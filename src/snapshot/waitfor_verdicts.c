@@ -215,14 +215,11 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 
 static struct lt_verdict *add_verdict(struct lt_snapshot *s, enum lt_verdict_kind k)
 {
-	struct lt_verdict *nv = realloc(s->verdicts, (s->n_verdicts + 1) * sizeof(*nv));
-	if (!nv)
-		return NULL;
-	s->verdicts = nv;
-	struct lt_verdict *v = &s->verdicts[s->n_verdicts++];
-	memset(v, 0, sizeof(*v));
-	v->kind = k;
-	v->longest_s = -1;
+	/* the one verdict list (verdict_make.c): its capacity is the next
+	 * power of two of its count, which a realloc to count + 1 here broke */
+	struct lt_verdict *v = lts_verdict_new(s, k);
+	if (v)
+		v->longest_s = -1;
 	return v;
 }
 

@@ -45,14 +45,11 @@ static const char *gwhere(const struct lt_go_routine *r, char *buf, size_t len)
 
 static struct lt_verdict *push(struct lt_snapshot *s, enum lt_verdict_kind k)
 {
-	struct lt_verdict *v = realloc(s->verdicts, (s->n_verdicts + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	s->verdicts = v;
-	v = &s->verdicts[s->n_verdicts++];
-	memset(v, 0, sizeof(*v));
-	v->kind = k;
-	v->longest_s = -1;
+	/* the one verdict list (verdict_make.c), whose growth assumes its
+	 * capacity is the next power of two of its count */
+	struct lt_verdict *v = lts_verdict_new(s, k);
+	if (v)
+		v->longest_s = -1;
 	return v;
 }
 
