@@ -131,6 +131,49 @@ static void tmp_lockfile(int i)
 
 static pid_t only_child(pid_t p);
 
+/* flock(1) forks its command, which inherits the locked open file: every
+ * process of that tree holds the lock (killing flock alone would not
+ * release it).  `flock FILE -c CMD` runs $SHELL, or /bin/sh when SHELL is
+ * unset; dash then forks CMD rather than exec it, so the tree is flock,
+ * sh, sleep under CI and flock, sleep in a login shell.  The tree once
+ * its leaf is the sleep: ROOT first, then its descendants by pid. */
+static size_t lock_tree(pid_t root, pid_t *out, size_t max)
+{
+	for (double t0 = now_s(); now_s() - t0 < 10; usleep(20000)) {
+		size_t n = 0;
+		out[n++] = root;
+		bool leaf_sleeps = false;
+		for (size_t i = 0; i < n; i++) {
+			char path[96];
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)out[i], (int)out[i]);
+			FILE *f = fopen(path, "r");
+			int ch;
+			while (f && n < max && fscanf(f, "%d", &ch) == 1)
+				out[n++] = ch;
+			if (f)
+				fclose(f);
+			char cp[64], comm[32] = "";
+			snprintf(cp, sizeof(cp), "/proc/%d/comm", (int)out[i]);
+			FILE *c = fopen(cp, "r");
+			if (c && fgets(comm, sizeof(comm), c) && !strcmp(comm, "sleep\n"))
+				leaf_sleeps = true;
+			if (c)
+				fclose(c);
+		}
+		for (size_t i = 1; i < n; i++) /* descendants by pid, as a /proc scan meets them */
+			for (size_t j = i + 1; j < n; j++)
+				if (out[j] < out[i]) {
+					pid_t x = out[i];
+					out[i] = out[j];
+					out[j] = x;
+				}
+		if (leaf_sleeps)
+			return n;
+	}
+	cr_assert_fail("flock(1) %d never ran its sleep", (int)root);
+	return 0;
+}
+
 TestSuite(waitfor_live, .fini = cleanup, .timeout = 120);
 
 /* flock(1) holds the lock, a second flock(1) waits: the waiter's snapshot
@@ -148,14 +191,16 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
 	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 
-	/* flock(1)'s command inherits the locked open file: it holds the lock
-	 * too (killing flock alone would not release it) */
-	pid_t cmd = only_child(procs[0].pid);
+	/* the locker, and every process of its tree: they share the open file */
+	pid_t tree[8];
+	size_t nt = lock_tree(procs[0].pid, tree, 8);
 	struct lt_snapshot *s = take(procs[1].pid);
 	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
-	cr_assert_eq(e->n_pids, 2, "the locker and its command (/proc/locks: %s)", held);
-	cr_expect_eq(e->pids[0], procs[0].pid, "the locker from /proc/locks first: %s", held);
-	cr_expect_eq(e->pids[1], cmd, "then flock's command %d, which shares the open file", (int)cmd);
+	cr_assert_eq(e->n_pids, nt, "the locker and the %zu processes of its tree (/proc/locks: %s)",
+		     nt - 1, held);
+	for (size_t i = 0; i < nt; i++)
+		cr_expect_eq(e->pids[i], tree[i], "holder %zu: %d, not %d (the locker from /proc/locks "
+			     "first: %s)", i, (int)tree[i], (int)e->pids[i], held);
 	cr_expect(strstr(e->what, lockfile[0]) && strstr(e->what, "FLOCK WRITE"), "%s", e->what);
 	const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
 	cr_expect(strstr(t->detail, "LOCK_EX"), "decoded call: %s", t->detail);
@@ -171,9 +216,9 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	char err[200];
 	cr_assert_eq(lt_snapshot_from_json(json, len, &back, err, sizeof(err)), 0, "%s", err);
 	const struct lt_wf_edge *b = edge_of(back, procs[1].pid, LT_WF_FILE_LOCK);
-	cr_expect_eq(b->n_pids, 2);
-	cr_expect_eq(b->pids[0], procs[0].pid);
-	cr_expect_eq(b->pids[1], cmd);
+	cr_expect_eq(b->n_pids, nt);
+	for (size_t i = 0; i < nt && i < b->n_pids; i++)
+		cr_expect_eq(b->pids[i], tree[i]);
 	cr_expect_str_eq(b->what, e->what);
 	cr_expect_eq(b->pstate, e->pstate);
 	cr_expect_eq(back->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
@@ -585,10 +630,14 @@ Test(waitfor_live, flight_recorder_fires_on_a_file_lock_wait)
 	cr_assert(tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000),
 		  "the stall detector never fired");
 	cr_expect(strstr(out[n - 1], "file-lock wait"), "%s", out[n - 1]);
-	/* the locker first, then flock's command sharing its open file */
-	char holder[64];
-	snprintf(holder, sizeof(holder), "held by processes %d, %d ", (int)procs[0].pid,
-		 (int)only_child(procs[0].pid));
+	/* the locker first, then the processes of its tree sharing its open file */
+	pid_t tree[8];
+	size_t nt = lock_tree(procs[0].pid, tree, 8);
+	char holder[128] = "held by processes";
+	for (size_t i = 0; i < nt; i++)
+		snprintf(holder + strlen(holder), sizeof(holder) - strlen(holder), "%s %d", i ? "," : "",
+			 (int)tree[i]);
+	strcat(holder, " ");
 	bool named = false;
 	char line[512];
 	for (int i = 0; i < 40 && !named && tl_readline(&procs[2], 1, line, sizeof(line), 5000) == 1; i++)
