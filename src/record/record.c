@@ -66,12 +66,17 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			(unsigned long long)c->norm->unseen_runs);
 	if (c->stk) {
 		const struct lt_stackrec_stats *k = lt_stackrec_stats(c->stk);
-		fprintf(stderr, "  stacks: %llu waits, %llu stacks read (%llu kept, %llu woke during "
-			"the read, %llu not readable), %llu distinct, %.1f ms reading, %llu bytes\n",
+		fprintf(stderr, "  stacks: %llu waits, %llu stacks copied (%llu kept, %llu woke during "
+			"the copy, %llu not readable), %llu distinct, %.1f ms copying, %.1f ms "
+			"unwinding, %llu bytes\n",
 			(unsigned long long)k->waits, (unsigned long long)k->reads,
 			(unsigned long long)k->kept, (unsigned long long)k->late,
 			(unsigned long long)k->failed, (unsigned long long)k->stacks,
-			(double)k->read_ns / 1e6, (unsigned long long)k->bytes);
+			(double)k->read_ns / 1e6, (double)k->unwind_ns / 1e6,
+			(unsigned long long)k->bytes);
+		if (k->behind)
+			fprintf(stderr, "  stacks: %llu copies dropped: the unwinder fell %u MiB behind\n",
+				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
 		if (k->wakers)
 			fprintf(stderr, "  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
 				"%llu left for want of time\n", (unsigned long long)k->wakers,

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* `record --stacks`: stacks of waits read from the sleeping threads
- * (stackrec.h). */
+/* `record --stacks`: stacks of waits copied from the sleeping threads and
+ * unwound by a thread of their own (stackrec.h). */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include "stackrec.h"
 #include "stacks.h"
@@ -16,8 +19,35 @@
 
 #define MAX_DEPTH 64
 #define REFS_KEEP 200000 /* flight mode: references kept for the next dump */
+/* a waiter's stack copied from its sp: enough for MAX_DEPTH frames of
+ * native code; an unwind that needs more says it stopped at the copy */
+#define COPY_BYTES (32u * 1024u)
+/* copies waiting for the unwinder; more are dropped (and counted) */
+#define QUEUE_MAX_BYTES (LT_STACKREC_QUEUE_MIB * 1024u * 1024u)
+#define WAKER_BUDGET_NS 200000000ull /* of unwinder time per second, for wakers */
 
-enum { P_WAIT = 0, P_READ = 1 };
+enum { P_WAIT = 0, P_COPIED = 1 };
+
+/* One stack to unwind: a waiter's, copied from /proc's sp while it slept,
+ * or a waker's, copied by the BPF side; or FORGET, a process that exec'd.
+ * A waiter's reference is kept only if the collector decides the wait
+ * outlasted the copy (DECIDED 1) and the unwinder got a stack: whichever
+ * of the two comes second files it, or frees the job. */
+enum { J_WAITER, J_WAKER, J_FORGET };
+struct job {
+	struct job *next;
+	int kind;
+	int32_t tid;
+	uint32_t tgid;
+	uint64_t ts, copied; /* the call's entry; when the copy ended (BOOTTIME) */
+	struct lt_unwind_regs regs;
+	uint64_t base;       /* the copy's address (its sp then) */
+	uint8_t *copy;
+	size_t len;
+	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
+	int unwound;         /* 1: stack_id is final (0: none) */
+	uint32_t stack_id;
+};
 
 struct pend {
 	int32_t tid;
@@ -27,8 +57,7 @@ struct pend {
 	uint64_t arg0;
 	int check_arg;
 	int state;
-	uint64_t read_end;
-	uint32_t stack_id; /* P_READ: the interned stack */
+	struct job *job; /* P_COPIED */
 };
 
 struct symproc {
@@ -41,29 +70,52 @@ struct symproc {
 struct lt_stackrec {
 	int sample_every;
 	uint64_t nwaits;
+	/* the collector's own */
 	struct lt_u64map pend;   /* tid -> struct pend * */
+	/* the unwinder's own */
 	struct lt_u64map procs;  /* tgid -> struct symproc * */
+	uint64_t budget_start, budget_used; /* wakers' unwinding, per second */
+	/* shared, under mu */
+	pthread_mutex_t mu;
+	pthread_cond_t more, idle;
+	pthread_t thread;
+	int started, stop, busy;
+	struct job *head, *tail;
+	size_t queued_bytes;
 	struct lt_u64map intern; /* hash -> struct lt_stack * (chain by collision check) */
 	struct lt_stack **stacks;
 	size_t nstacks, cap_stacks, written_stacks;
 	struct lt_stack_ref *refs;
 	size_t nrefs, cap_refs, written_refs;
-	struct lt_stackrec_stats st;
-	uint64_t budget_start, budget_used; /* wakers' unwinding, per second */
+	struct lt_stackrec_stats st, out;
 };
-
-#define WAKER_BUDGET_NS 200000000ull /* of collector time per second */
 
 static uint64_t boot_now(void)
 {
 	return lt_now_ns(CLOCK_BOOTTIME);
 }
 
+static void *unwinder_main(void *arg);
+
 struct lt_stackrec *lt_stackrec_new(int sample_every)
 {
 	struct lt_stackrec *r = calloc(1, sizeof(*r));
-	if (r)
-		r->sample_every = sample_every < 0 ? 16 : sample_every;
+	if (!r)
+		return NULL;
+	r->sample_every = sample_every < 0 ? 16 : sample_every;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->more, NULL);
+	pthread_cond_init(&r->idle, NULL);
+	/* the recorder's signals stay with its main thread */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r->started = pthread_create(&r->thread, NULL, unwinder_main, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!r->started) {
+		lt_stackrec_free(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -85,17 +137,50 @@ static void free_symproc(void *v)
 	free(sp);
 }
 
+static void free_job(struct job *j)
+{
+	if (j) {
+		free(j->copy);
+		free(j);
+	}
+}
+
+static void free_pend(void *v)
+{
+	struct pend *p = v;
+	free_job(p->job);
+	free(p);
+}
+
+/* Stops the unwinder once the queue is empty. */
+static void stop_unwinder(struct lt_stackrec *r)
+{
+	if (!r->started)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->stop = 1;
+	pthread_cond_signal(&r->more);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->thread, NULL);
+	r->started = 0;
+}
+
 void lt_stackrec_free(struct lt_stackrec *r)
 {
 	if (!r)
 		return;
-	free_map_vals(&r->pend, free);
+	stop_unwinder(r);
+	/* pends still undecided own their jobs: the unwinder has let go */
+	free_map_vals(&r->pend, free_pend);
 	free_map_vals(&r->procs, free_symproc);
 	lt_u64map_free(&r->intern);
 	for (size_t i = 0; i < r->nstacks; i++)
 		lt_stack_free(r->stacks[i]);
 	free(r->stacks);
 	free(r->refs);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->more);
+	pthread_cond_destroy(&r->idle);
 	free(r);
 }
 
@@ -131,7 +216,7 @@ static int is_wait(const struct lt_event *ev, uint16_t *nr, uint64_t *arg0, int 
 	}
 }
 
-/* Appends a wait reference; 0, or -1 when out of memory (it is dropped). */
+/* Appends a reference (under mu); 0, or -1 when out of memory (dropped). */
 static int push_ref(struct lt_stackrec *r, const struct lt_stack_ref *ref)
 {
 	if (r->nrefs >= REFS_KEEP && r->written_refs == 0) {
@@ -152,13 +237,38 @@ static int push_ref(struct lt_stackrec *r, const struct lt_stack_ref *ref)
 	return 0;
 }
 
-static void add_ref(struct lt_stackrec *r, const struct pend *p)
+/* A job both decided and unwound (under mu): its reference, if any, is
+ * filed; the job is freed. */
+static void settle(struct lt_stackrec *r, struct job *j)
 {
-	struct lt_stack_ref ref = { .tid = p->tid, .ts = p->ts, .stack_id = p->stack_id,
-				    .role = LT_STACK_WAITER,
-				    .delay_ns = p->read_end > p->ts ? p->read_end - p->ts : 0 };
-	if (push_ref(r, &ref) == 0)
-		r->st.kept++;
+	if (j->kind == J_WAITER && j->decided > 0 && j->stack_id) {
+		struct lt_stack_ref ref = { .tid = j->tid, .ts = j->ts, .stack_id = j->stack_id,
+					    .role = LT_STACK_WAITER,
+					    .delay_ns = j->copied > j->ts ? j->copied - j->ts : 0 };
+		if (push_ref(r, &ref) == 0)
+			r->st.kept++;
+	} else if (j->kind == J_WAKER && j->stack_id) {
+		struct lt_stack_ref ref = { .tid = j->tid, .ts = j->ts, .stack_id = j->stack_id,
+					    .role = LT_STACK_WAKER };
+		if (push_ref(r, &ref) == 0)
+			r->st.wakers_kept++;
+	}
+	free_job(j);
+}
+
+/* The collector's verdict on a copied wait: KEEP if the call outlasted
+ * the copy.  The job settles now if the unwinder is done with it. */
+static void decide(struct lt_stackrec *r, struct pend *p, int keep)
+{
+	struct job *j = p->job;
+	p->job = NULL;
+	pthread_mutex_lock(&r->mu);
+	j->decided = keep ? 1 : -1;
+	if (!keep)
+		r->st.late++;
+	if (j->unwound)
+		settle(r, j);
+	pthread_mutex_unlock(&r->mu);
 }
 
 /* The thread's call ended (ts: when it ran again or returned). */
@@ -167,24 +277,32 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 	struct pend *p = lt_u64map_get(&r->pend, (uint32_t)tid);
 	if (!p)
 		return;
-	if (p->state == P_READ) {
-		if (ts >= p->read_end)
-			add_ref(r, p);
-		else
-			r->st.late++;
-	}
+	if (p->state == P_COPIED && p->job)
+		decide(r, p, ts >= p->job->copied);
 	lt_u64map_del(&r->pend, (uint32_t)tid);
-	free(p);
+	free_pend(p);
 }
 
-/* The process's modules are read again at its next stack. */
-static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
+/* Queues a job for the unwinder; false (the job freed, counted) when the
+ * queue is full. */
+static bool enqueue(struct lt_stackrec *r, struct job *j)
 {
-	struct symproc *sp = tgid ? lt_u64map_get(&r->procs, tgid) : NULL;
-	if (!sp)
-		return;
-	lt_u64map_del(&r->procs, tgid);
-	free_symproc(sp);
+	pthread_mutex_lock(&r->mu);
+	if (j->len && r->queued_bytes + j->len > QUEUE_MAX_BYTES) {
+		r->st.behind++;
+		pthread_mutex_unlock(&r->mu);
+		free_job(j);
+		return false;
+	}
+	r->queued_bytes += j->len;
+	if (r->tail)
+		r->tail->next = j;
+	else
+		r->head = j;
+	r->tail = j;
+	pthread_cond_signal(&r->more);
+	pthread_mutex_unlock(&r->mu);
+	return true;
 }
 
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid)
@@ -198,8 +316,15 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		return;
 	switch (ev->h.kind) {
 	case LT_EV_EXEC:
-		forget_proc(r, tgid); /* another program: its modules */
 		resolve(r, tid, ev->h.ts);
+		if (tgid) { /* another program: its modules are read again */
+			struct job *j = calloc(1, sizeof(*j));
+			if (j) {
+				j->kind = J_FORGET;
+				j->tgid = tgid;
+				enqueue(r, j);
+			}
+		}
 		return;
 	case LT_EV_SYS_EXIT:
 	case LT_EV_TASK_EXIT:
@@ -244,6 +369,113 @@ int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now)
 		return 0;
 	uint64_t ms = (first - now + 999999) / 1000000;
 	return ms > 1000 ? 1000 : (int)ms;
+}
+
+/* ---- the collector: copying a sleeping thread's stack ---- */
+
+/* Copies one sleeping thread's registers and stack: 0 (p now P_COPIED,
+ * its job queued), -1 not (running, returned, in another call, gone). */
+static int copy_one(struct lt_stackrec *r, struct pend *p)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%u/task/%d/syscall", p->tgid, p->tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	struct lt_sc_line sc;
+	if (!ok || lt_parse_syscall_line(line, &sc) || sc.state != LT_SC_IN_SYSCALL ||
+	    sc.nr != p->nr || (p->check_arg && sc.args[0] != p->arg0) || !sc.sp)
+		return -1;
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j || !(j->copy = malloc(COPY_BYTES))) {
+		free(j);
+		return -1;
+	}
+	/* a single range: the read stops at the first unmapped page, which
+	 * is the stack's end at the latest */
+	struct iovec local = { j->copy, COPY_BYTES }, remote = { (void *)(uintptr_t)sc.sp, COPY_BYTES };
+	ssize_t n = process_vm_readv(p->tid, &local, 1, &remote, 1, 0);
+	if (n <= 0) {
+		free_job(j);
+		return -1;
+	}
+	j->kind = J_WAITER;
+	j->tid = p->tid;
+	j->tgid = p->tgid;
+	j->ts = p->ts;
+	j->regs.r.sp = sc.sp;
+	j->regs.r.ip = sc.pc;
+	j->regs.full = false;
+	j->base = sc.sp;
+	j->len = (size_t)n;
+	j->copied = boot_now();
+	if (!enqueue(r, j))
+		return -1;
+	p->job = j;
+	p->state = P_COPIED;
+	return 0;
+}
+
+void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
+{
+	for (size_t i = 0; i < r->pend.cap; i++) {
+		if (!r->pend.keys[i])
+			continue;
+		struct pend *p = r->pend.vals[i];
+		if (p->state != P_WAIT || p->due > now)
+			continue;
+		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+		r->st.reads++;
+		if (copy_one(r, p)) {
+			r->st.failed++;
+			p->state = -1; /* not again; the return drops it */
+		}
+		r->st.read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
+	}
+}
+
+int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
+{
+	struct lt_stackrec *r = ctx;
+	const struct lt_stack_copy *c = data;
+	if (size < sizeof(*c) || !c->tid || !c->tgid)
+		return 0;
+	r->st.wakers++;
+	if (!c->len || c->len > LT_STACK_COPY_BYTES)
+		return 0;
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j || !(j->copy = malloc(c->len))) {
+		free(j);
+		return 0;
+	}
+	memcpy(j->copy, c->stack, c->len);
+	j->kind = J_WAKER;
+	j->tid = (int32_t)c->tid;
+	j->tgid = c->tgid;
+	j->ts = c->ts;
+	j->regs.full = true;
+	j->regs.r = (struct lt_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp, .bx = c->bx,
+				      .r12 = c->r12, .r13 = c->r13, .r14 = c->r14, .r15 = c->r15,
+				      .ax = c->ax, .cx = c->cx, .dx = c->dx, .si = c->si, .di = c->di,
+				      .r8 = c->r8, .r9 = c->r9, .r10 = c->r10, .r11 = c->r11 };
+	j->base = c->sp;
+	j->len = c->len;
+	j->decided = 1;
+	enqueue(r, j);
+	return 0;
+}
+
+/* ---- the unwinder thread ---- */
+
+static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
+{
+	struct symproc *sp = tgid ? lt_u64map_get(&r->procs, tgid) : NULL;
+	if (!sp)
+		return;
+	lt_u64map_del(&r->procs, tgid);
+	free_symproc(sp);
 }
 
 static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid)
@@ -292,7 +524,8 @@ static int same_stack(const struct lt_stack *s, uint32_t tgid, const struct lt_f
 	return 1;
 }
 
-/* The interned id of the unwound frames (a new stack if unseen), 0 OOM. */
+/* The interned id of the unwound frames (a new stack if unseen), 0 OOM.
+ * Under mu. */
 static uint32_t intern(struct lt_stackrec *r, uint32_t tgid, const struct lt_frame *f, size_t n,
 		       const char *end)
 {
@@ -341,132 +574,136 @@ static uint32_t intern(struct lt_stackrec *r, uint32_t tgid, const struct lt_fra
 	return s->id;
 }
 
-/* Reads one sleeping thread's stack: 0 read (p now P_READ), -1 not. */
-static int read_one(struct lt_stackrec *r, struct pend *p)
+/* Unwinds one job's copy (outside mu); the frames interned under mu. */
+static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 {
-	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%u/task/%d/syscall", p->tgid, p->tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	int ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	struct lt_sc_line sc;
-	if (!ok || lt_parse_syscall_line(line, &sc) || sc.state != LT_SC_IN_SYSCALL ||
-	    sc.nr != p->nr || (p->check_arg && sc.args[0] != p->arg0))
-		return -1; /* running, returned, or in another call already */
-	struct symproc *sp = symproc_of(r, p->tgid);
+	struct symproc *sp = symproc_of(r, j->tgid);
 	if (!sp)
-		return -1;
-	struct lt_unwind_regs regs = { 0 };
-	regs.r.sp = sc.sp;
-	regs.r.ip = sc.pc;
-	regs.full = false;
-	lt_sym_note_stack(sp->sym, p->tid, sc.sp);
+		return 0;
+	if (j->kind == J_WAITER)
+		lt_sym_note_stack(sp->sym, j->tid, j->base);
 	struct lt_frame *frames = NULL;
 	size_t n = 0;
 	char *end = NULL;
-	int got = lt_unwind_thread(sp->u, p->tid, &regs, MAX_DEPTH, &frames, &n, &end);
-	uint32_t id = got > 0 ? intern(r, p->tgid, frames, n, end) : 0;
+	int got = lt_unwind_thread_copy(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
+					MAX_DEPTH, &frames, &n, &end);
+	uint32_t id = 0;
+	if (got > 0) {
+		pthread_mutex_lock(&r->mu);
+		id = intern(r, j->tgid, frames, n, end);
+		pthread_mutex_unlock(&r->mu);
+	}
 	/* a module mapped since the process's modules were read (dlopen):
 	 * read them again for the next stacks, at most once a second */
 	if (end && (strstr(end, "not in any module") || strstr(end, "not in an executable mapping")) &&
 	    boot_now() - sp->opened > 1000000000ull)
-		forget_proc(r, p->tgid);
+		forget_proc(r, j->tgid);
 	for (size_t i = 0; i < n; i++)
 		lt_frame_clear(&frames[i]);
 	free(frames);
 	free(end);
-	if (!id)
-		return -1;
-	p->stack_id = id;
-	p->state = P_READ;
-	p->read_end = boot_now();
-	return 0;
+	return id;
 }
 
-void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
+static void *unwinder_main(void *arg)
 {
-	for (size_t i = 0; i < r->pend.cap; i++) {
-		if (!r->pend.keys[i])
-			continue;
-		struct pend *p = r->pend.vals[i];
-		if (p->state != P_WAIT || p->due > now)
-			continue;
-		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
-		r->st.reads++;
-		if (read_one(r, p)) {
-			r->st.failed++;
-			p->state = -1; /* not again; the return drops it */
+	struct lt_stackrec *r = arg;
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->head && !r->stop) {
+			pthread_cond_broadcast(&r->idle);
+			pthread_cond_wait(&r->more, &r->mu);
 		}
-		r->st.read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
+		if (!r->head)
+			break; /* stop, and nothing left */
+		struct job *j = r->head;
+		r->head = j->next;
+		if (!r->head)
+			r->tail = NULL;
+		r->queued_bytes -= j->len;
+		if (j->kind == J_WAITER && j->decided < 0) {
+			settle(r, j); /* returned before the copy ended: not unwound */
+			continue;
+		}
+		r->busy = 1;
+		pthread_mutex_unlock(&r->mu);
+
+		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+		uint32_t id = 0;
+		bool skipped = false;
+		if (j->kind == J_FORGET) {
+			forget_proc(r, j->tgid);
+		} else if (j->kind == J_WAKER) {
+			/* wakers come with every wake-up: a time budget */
+			if (t0 - r->budget_start >= 1000000000ull) {
+				r->budget_start = t0;
+				r->budget_used = 0;
+			}
+			skipped = r->budget_used >= WAKER_BUDGET_NS;
+			if (!skipped)
+				id = unwind_job(r, j);
+		} else {
+			id = unwind_job(r, j);
+		}
+		uint64_t spent = lt_now_ns(CLOCK_MONOTONIC) - t0;
+		if (j->kind == J_WAKER)
+			r->budget_used += spent;
+
+		pthread_mutex_lock(&r->mu);
+		r->busy = 0;
+		r->st.unwind_ns += spent;
+		r->st.wakers_busy += skipped;
+		free(j->copy); /* the bytes are not needed again */
+		j->copy = NULL;
+		j->stack_id = id;
+		j->unwound = 1;
+		if (j->kind != J_WAITER || j->decided)
+			settle(r, j); /* else the collector settles it */
 	}
+	pthread_cond_broadcast(&r->idle);
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
 }
 
-int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
+/* Waits (under mu) until the unwinder has emptied its queue, or MS pass. */
+static void wait_idle(struct lt_stackrec *r, int ms)
 {
-	struct lt_stackrec *r = ctx;
-	const struct lt_stack_copy *c = data;
-	if (size < sizeof(*c) || !c->tid || !c->tgid)
-		return 0;
-	r->st.wakers++;
-	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
-	if (t0 - r->budget_start >= 1000000000ull) {
-		r->budget_start = t0;
-		r->budget_used = 0;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
 	}
-	if (r->budget_used >= WAKER_BUDGET_NS || !c->len || c->len > LT_STACK_COPY_BYTES) {
-		r->st.wakers_busy += c->len != 0;
-		return 0;
-	}
-	struct symproc *sp = symproc_of(r, c->tgid);
-	if (!sp)
-		return 0;
-	struct lt_unwind_regs regs = { .full = true };
-	regs.r = (struct lt_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp, .bx = c->bx,
-				   .r12 = c->r12, .r13 = c->r13, .r14 = c->r14, .r15 = c->r15,
-				   .ax = c->ax, .cx = c->cx, .dx = c->dx, .si = c->si, .di = c->di,
-				   .r8 = c->r8, .r9 = c->r9, .r10 = c->r10, .r11 = c->r11 };
-	struct lt_frame *frames = NULL;
-	size_t n = 0;
-	char *end = NULL;
-	int got = lt_unwind_thread_copy(sp->u, (pid_t)c->tid, &regs, c->sp, c->stack, c->len,
-					MAX_DEPTH, &frames, &n, &end);
-	uint32_t id = got > 0 ? intern(r, c->tgid, frames, n, end) : 0;
-	for (size_t i = 0; i < n; i++)
-		lt_frame_clear(&frames[i]);
-	free(frames);
-	free(end);
-	uint64_t spent = lt_now_ns(CLOCK_MONOTONIC) - t0;
-	r->budget_used += spent;
-	r->st.read_ns += spent;
-	if (!id)
-		return 0;
-	struct lt_stack_ref ref = { .tid = (int32_t)c->tid, .ts = c->ts, .stack_id = id,
-				    .role = LT_STACK_WAKER };
-	push_ref(r, &ref);
-	r->st.wakers_kept++;
-	return 0;
+	while (r->started && (r->head || r->busy))
+		if (pthread_cond_timedwait(&r->idle, &r->mu, &until) == ETIMEDOUT)
+			break;
 }
 
 void lt_stackrec_finish(struct lt_stackrec *r)
 {
+	/* the waits still asleep keep the stack copied */
 	for (size_t i = 0; i < r->pend.cap; i++) {
 		if (!r->pend.keys[i])
 			continue;
 		struct pend *p = r->pend.vals[i];
-		if (p->state == P_READ)
-			add_ref(r, p);
-		free(p);
+		if (p->state == P_COPIED && p->job)
+			decide(r, p, 1);
+		free_pend(p);
 	}
 	lt_u64map_free(&r->pend);
+	stop_unwinder(r); /* after the queue is empty */
 }
 
 int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint64_t since)
 {
 	struct lt_stackbuf b = { 0 };
+	pthread_mutex_lock(&r->mu);
 	if (all) {
-		/* flight dump: drop what the ring no longer holds first */
+		/* flight dump: the stacks copied so far, unwound (bounded) */
+		wait_idle(r, 2000);
+		/* drop what the ring no longer holds first */
 		size_t k = 0;
 		for (size_t i = 0; i < r->nrefs; i++)
 			if (r->refs[i].ts >= since || r->nrefs - i <= REFS_KEEP / 2)
@@ -477,16 +714,17 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
 		for (size_t i = 0; i < r->nrefs; i++)
 			if (r->refs[i].ts >= since)
 				lt_stacks_put_ref(&b, &r->refs[i]);
-		/* the waits still asleep: their stacks were read */
+		/* the waits still asleep: their stacks were copied */
 		for (size_t i = 0; i < r->pend.cap; i++) {
 			if (!r->pend.keys[i])
 				continue;
 			const struct pend *p = r->pend.vals[i];
-			if (p->state != P_READ || p->ts < since)
+			if (p->state != P_COPIED || !p->job || !p->job->unwound || !p->job->stack_id ||
+			    p->ts < since)
 				continue;
-			struct lt_stack_ref ref = { .tid = p->tid, .ts = p->ts, .stack_id = p->stack_id,
+			struct lt_stack_ref ref = { .tid = p->tid, .ts = p->ts, .stack_id = p->job->stack_id,
 						    .role = LT_STACK_WAITER,
-						    .delay_ns = p->read_end - p->ts };
+						    .delay_ns = p->job->copied - p->ts };
 			lt_stacks_put_ref(&b, &ref);
 		}
 	} else {
@@ -511,11 +749,15 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
 		memmove(r->refs, r->refs + drop, (r->nrefs - drop) * sizeof(*r->refs));
 		r->nrefs -= drop;
 	}
+	pthread_mutex_unlock(&r->mu);
 	lt_stackbuf_free(&b);
 	return ret;
 }
 
-const struct lt_stackrec_stats *lt_stackrec_stats(const struct lt_stackrec *r)
+const struct lt_stackrec_stats *lt_stackrec_stats(struct lt_stackrec *r)
 {
-	return &r->st;
+	pthread_mutex_lock(&r->mu);
+	r->out = r->st;
+	pthread_mutex_unlock(&r->mu);
+	return &r->out;
 }
