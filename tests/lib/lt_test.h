@@ -116,6 +116,13 @@ const char *tl_tmpfs(const char *size);
 void tl_tmpfs_remove(void);
 
 int tl_is_root(void);
+/* Is the CLI the tests run (LT_BIN) built with AddressSanitizer (make
+ * live-asan runs them against build/asan/locktrace)?  Read from the binary
+ * itself (its ASan runtime's __asan_init), so no setting can make a normal
+ * build pass for a sanitized one.  Tests that bound the CLI's memory need
+ * it: ASan's shadow memory, redzones and quarantine of freed blocks are
+ * not the product's. */
+bool tl_cli_asan(void);
 /* Skips the test with the message WHY unless it runs as root. */
 void tl_skip_unless_root(const char *why);
 

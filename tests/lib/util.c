@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,6 +20,24 @@
 int tl_is_root(void)
 {
 	return geteuid() == 0;
+}
+
+bool tl_cli_asan(void)
+{
+	static int known = -1;
+	if (known >= 0)
+		return known;
+	int fd = open(LT_BIN, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	cr_assert_geq(fd, 0, "%s: %s", LT_BIN, strerror(errno));
+	cr_assert_eq(fstat(fd, &st), 0);
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	cr_assert_neq(m, MAP_FAILED, "mmap %s: %s", LT_BIN, strerror(errno));
+	static const char sym[] = "__asan_init";
+	known = memmem(m, (size_t)st.st_size, sym, sizeof(sym)) != NULL; /* with its NUL: the symbol */
+	munmap(m, (size_t)st.st_size);
+	return known;
 }
 
 void tl_header(struct lt_header *h, struct lt_thread_info *ti, size_t nti, uint32_t pid, uint64_t base,
