@@ -197,6 +197,107 @@ Test(rt_lines, location_table_forms)
 	cr_assert_eq(lt_py_line_310(t10, sizeof(t10), 5, 10), 9);
 }
 
+/* A long table of each format (pseudo-random entries, 4,000 to 5,000 of
+ * them): the lookup from the index's nearest mark gives what the scan
+ * from the start gives, for every address; the index holds one mark per
+ * 64 entries. */
+static uint32_t lcg(uint32_t *x)
+{
+	*x = *x * 1103515245u + 12345u;
+	return *x >> 8;
+}
+
+static size_t long_table(enum lt_py_lines fmt, uint8_t *t, size_t cap, size_t *entries, int *span)
+{
+	uint32_t x = 42 + (uint32_t)fmt;
+	size_t n = 0;
+	*entries = 0;
+	*span = 0;
+	while (n + 8 < cap) {
+		uint32_t r = lcg(&x);
+		if (fmt == LT_PY_311) {
+			unsigned len = 1 + r % 8, code = (unsigned[]){ 0, 10, 11, 12, 13, 15 }[(r >> 3) % 6];
+			int d = (int)((r >> 6) % 41) - 20;
+			t[n++] = (uint8_t)(0x80 | code << 3 | (len - 1));
+			if (code == 13)
+				t[n++] = (uint8_t)((unsigned)(d < 0 ? -d : d) << 1 | (d < 0));
+			else if (code < 10)
+				t[n++] = (uint8_t)(r >> 12 & 0x3f);
+			else if (code < 13) {
+				t[n++] = (uint8_t)(r >> 12 & 0x3f);
+				t[n++] = (uint8_t)(r >> 18 & 0x3f);
+			}
+			*span += (int)len * 2;
+		} else {
+			t[n++] = (uint8_t)(r % 21);
+			t[n++] = fmt == LT_PY_310 && r % 7 == 0 ? 0x80 : (uint8_t)(int8_t)((int)((r >> 5) % 21) - 10);
+			*span += t[n - 2];
+		}
+		++*entries;
+	}
+	return n;
+}
+
+Test(rt_lines, index_gives_the_lines_the_scan_gives)
+{
+	static uint8_t t[10000];
+	for (int fmt = LT_PY_LNOTAB; fmt <= LT_PY_311; fmt++) {
+		size_t entries;
+		int span;
+		size_t n = long_table(fmt, t, sizeof(t), &entries, &span);
+		struct lt_py_index ix;
+		cr_assert_eq(lt_py_index_build(fmt, t, n, &ix), 0);
+		cr_assert_eq(ix.n, (entries + 63) / 64, "format %d: %zu marks for %zu entries", fmt, ix.n, entries);
+		size_t lines = 0;
+		for (int a = -2; a < span + 10; a++) {
+			int want = lt_py_line_at(fmt, t, n, NULL, 1000, a);
+			int got = lt_py_line_at(fmt, t, n, &ix, 1000, a);
+			cr_assert_eq(got, want, "format %d, address %d: %d from the index, %d scanned", fmt, a, got, want);
+			lines += want > 0;
+		}
+		cr_assert_gt(lines, (size_t)span / 4, "format %d: the table gives few lines", fmt);
+		lt_py_index_free(&ix);
+	}
+}
+
+/* Line deltas that add up past int's range: malformed (-1), read without
+ * overflowing; a malformed entry past a mark: -1 from the index too. */
+Test(rt_lines, location_table_overflow_and_late_damage)
+{
+	static uint8_t t[3000];
+	size_t n = 0;
+	while (n + 6 <= sizeof(t)) { /* code 13, delta +2^29 - 1 (varint 2^30 - 2) */
+		unsigned v = (1u << 30) - 2;
+		t[n++] = 0x80 | 13 << 3;
+		for (int k = 0; k < 5; k++, v >>= 6)
+			t[n++] = (uint8_t)((v & 63) | (v >> 6 ? 64 : 0));
+	}
+	struct lt_py_index ix;
+	cr_assert_eq(lt_py_index_build(LT_PY_311, t, n, &ix), 0);
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, n, &ix, 1, 0), (1 << 29), "the first entry");
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, n, &ix, 1, 6), 1 + 4 * ((1 << 29) - 1));
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, n, &ix, 1, 8), -1, "past int's range");
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, n, NULL, 1, 900), -1);
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, n, &ix, 1, 900), -1);
+	lt_py_index_free(&ix);
+
+	size_t m = 0;
+	for (int i = 0; i < 200; i++) { /* 200 entries of 1 unit, line +1 each */
+		t[m++] = 0x80 | 11 << 3;
+		t[m++] = 0;
+		t[m++] = 1;
+	}
+	t[m++] = 0x80 | 13 << 3; /* its varint runs off the end */
+	t[m++] = 0x41;
+	cr_assert_eq(lt_py_index_build(LT_PY_311, t, m, &ix), 0);
+	cr_assert_eq(ix.n, 4);
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, m, &ix, 10, 2 * 150), 161);
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, m, &ix, 10, 2 * 199), 210);
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, m, &ix, 10, 2 * 200), -1);
+	cr_assert_eq(lt_py_line_at(LT_PY_311, t, m, NULL, 10, 2 * 200), -1);
+	lt_py_index_free(&ix);
+}
+
 /* ---- OCaml names ---- */
 
 static void demangled(const char *sym, const char *want)

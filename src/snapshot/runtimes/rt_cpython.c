@@ -56,6 +56,7 @@ struct code {
 	int first, stacksize, firsttraceable; /* firsttraceable -1: unknown */
 	const uint8_t *tab; /* the model's (struct model.tabs), shared */
 	size_t ntab;
+	const struct lt_py_index *ix; /* its index, shared likewise */
 	uint64_t names;     /* tuple of the local variables' names */
 	size_t nlocals;
 	bool ok;
@@ -141,12 +142,18 @@ static void code_clear(struct code *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* A line table (a bytes object), read once per process however many code
- * objects share it, within MAX_LINETABLES_TOTAL. */
+/* A line table (a bytes object), read and indexed once per process
+ * however many code objects share it, within MAX_LINETABLES_TOTAL. */
 struct tab {
 	uint8_t *b;
 	size_t n;
+	struct lt_py_index ix; /* empty if it could not be built: scanned whole */
 };
+
+static enum lt_py_lines lines_fmt(const struct pyl *l)
+{
+	return l->lines == PYL_LNOTAB ? LT_PY_LNOTAB : l->lines == PYL_LINES_310 ? LT_PY_310 : LT_PY_311;
+}
 
 static void line_table(struct model *m, uint64_t obj, struct code *c)
 {
@@ -170,11 +177,14 @@ static void line_table(struct model *m, uint64_t obj, struct code *c)
 		}
 		t->b = b;
 		t->n = n;
+		if (lt_py_index_build(lines_fmt(m->l), b, n, &t->ix) < 0)
+			t->ix = (struct lt_py_index){ NULL, 0 };
 		m->tab_bytes += n;
 	}
 	if (t) {
 		c->tab = t->b;
 		c->ntab = t->n;
+		c->ix = &t->ix;
 	}
 }
 
@@ -241,14 +251,7 @@ static const struct code *code_get(struct model *m, uint64_t addr)
 
 static int line_at(const struct pyl *l, const struct code *c, int addr)
 {
-	switch (l->lines) {
-	case PYL_LNOTAB:
-		return lt_py_line_lnotab(c->tab, c->ntab, c->first, addr);
-	case PYL_LINES_310:
-		return lt_py_line_310(c->tab, c->ntab, c->first, addr);
-	default:
-		return lt_py_line_311(c->tab, c->ntab, c->first, addr);
-	}
+	return lt_py_line_at(lines_fmt(l), c->tab, c->ntab, c->ix, c->first, addr);
 }
 
 /* ---- frames ---- */
@@ -946,6 +949,7 @@ static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
 	for (size_t k = 0; k < m.tabs.cap; k++)
 		if (m.tabs.keys[k]) {
 			struct tab *t = m.tabs.vals[k];
+			lt_py_index_free(&t->ix);
 			free(t->b);
 			free(t);
 		}

@@ -78,6 +78,25 @@ int lt_py_line_lnotab(const uint8_t *tab, size_t n, int first, int addr);
 int lt_py_line_310(const uint8_t *tab, size_t n, int first, int addr);
 int lt_py_line_311(const uint8_t *tab, size_t n, int first, int addr);
 
+/* The same with an index of TAB built once (lt_py_index_build, then
+ * lt_py_line_at with it; IX NULL: scan from the start): a lookup scans at
+ * most 64 entries past the nearest mark, so a table read for many frames
+ * is not scanned whole for each.  Build: 0, or -1 (no memory). */
+enum lt_py_lines { LT_PY_LNOTAB, LT_PY_310, LT_PY_311 };
+struct lt_py_mark {
+	size_t pos;   /* byte offset of an entry                 */
+	int64_t at;   /* its address (lnotab: before its increment) */
+	int64_t line; /* the line deltas before it, added up     */
+};
+struct lt_py_index {
+	struct lt_py_mark *v;
+	size_t n;
+};
+int lt_py_index_build(enum lt_py_lines fmt, const uint8_t *tab, size_t n, struct lt_py_index *ix);
+void lt_py_index_free(struct lt_py_index *ix);
+int lt_py_line_at(enum lt_py_lines fmt, const uint8_t *tab, size_t n, const struct lt_py_index *ix,
+		  int first, int addr);
+
 /* ---- names of frames (demangle.c) -------------------------------------- */
 
 #include "demangle.h"  /* lt_demangle_ocaml, lt_func_display */
