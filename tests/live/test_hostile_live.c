@@ -11,7 +11,8 @@
  * as held locks; before: snapshot 8.6 s and 258 MB, record -d 1 44.5 s and
  * 2.0 GB); cyclic_frames: a thread whose saved frame
  * pointer points at its own frame (the chain loops: said once, not printed
- * 64 times). */
+ * 64 times); hostile_cpython: a fake CPython 3.11 whose lists are long,
+ * looping and share 1 MiB line tables (below). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -36,7 +37,7 @@ struct run {
 	double wall_s;
 	long maxrss_mib;
 	int status;
-	char out[65536]; /* the head of its stdout and stderr together */
+	char out[1 << 20]; /* the head of its stdout and stderr together */
 };
 
 /* Runs locktrace ARGV (LT_BIN first) to its end, its output into r->out;
@@ -292,6 +293,87 @@ Test(hostile_live, fake_ocaml5_holder_that_exited_is_not_named, .timeout = 60)
 	snprintf(who, sizeof(who), "thread %d", (int)gone);
 	cr_assert(!strstr(r.out, who), "the exited thread %d named: %s", (int)gone, r.out);
 	cr_assert(!strstr(r.out, "held by thread"), "%s", r.out);
+	tl_kill(&wl);
+	tl_close(&wl);
+}
+
+/* A fake CPython 3.11 (hostile_cpython): 100,000 thread states in one
+ * interpreter, a second interpreter whose thread-state list loops and
+ * whose next is the first, a worker whose frame list loops, and seven
+ * workers 300 frames deep, each frame its own code object (2,102 of them,
+ * more than the 1,024 cached), sharing 24 line tables of 1 MiB, each
+ * instruction past its table's end.  Before: every line lookup scanned its
+ * whole table (1.8 GB for 1,792 frames, 3.5 s; under load the 5 s budget
+ * ran out before the lists were read); a table copied per code object was
+ * 1.05 GB for 1,024 of them.  Each cut and cycle is said in the product's
+ * words. */
+Test(hostile_live, fake_cpython_lists_cut_and_cycles_said, .timeout = 180)
+{
+	tl_skip_unless_root("snapshots and recordings of another process");
+	char *wargv[] = { WL("hostile_cpython"), NULL }, pid[16], trace[128];
+	struct tl_proc wl;
+	struct run r;
+	char lines[32][256];
+	int n = 0;
+
+	tl_start_pid(&wl, wargv, lines, &n, pid);
+	uint64_t ia = tl_truth_val(lines, n, "interp", "name=A", "addr");
+	uint64_t ib = tl_truth_val(lines, n, "interp", "name=B", "addr");
+	uint64_t tsb = tl_truth_val(lines, n, "interp", "name=B", "loop");
+	uint64_t f0 = tl_truth_val(lines, n, "frames", "worker=0", "loop");
+	cr_assert_eq(tl_truth_val(lines, n, "interp", "name=A", "states"), 100000);
+	cr_assert_eq(tl_truth_val(lines, n, "codes", NULL, "tables"), 24);
+	pid_t w0 = (pid_t)tl_truth_val(lines, n, "thread", "idx=0", "tid");
+	pid_t w1 = (pid_t)tl_truth_val(lines, n, "thread", "idx=1", "tid");
+	cr_assert(w0 > 0 && w1 > 0);
+	tl_go(&wl);
+
+	char *snap[] = { LT_BIN, "snapshot", "-p", pid, "--no-lines", NULL };
+	run_lt(snap, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	cr_assert(strstr(r.out, "CPython 3.11.99"), "the fake CPython was not read:\n%.3000s", r.out);
+	char want[5][200];
+	snprintf(want[0], sizeof(want[0]), "CPython 3.11.99: stopped reading the thread states of interpreter 0x%" PRIx64
+		 " after 4096", ia);
+	snprintf(want[1], sizeof(want[1]), "CPython 3.11.99: the thread-state list of interpreter 0x%" PRIx64
+		 " loops back to 0x%" PRIx64 " after 2 (a cycle in the process's memory)", ib, tsb);
+	snprintf(want[2], sizeof(want[2]), "CPython 3.11.99: the interpreter list loops back to 0x%" PRIx64
+		 " after 2 (a cycle in the process's memory)", ia);
+	snprintf(want[3], sizeof(want[3]), "the frame list loops back to frame 0x%" PRIx64
+		 " (a cycle in the process's memory): not read further", f0);
+	snprintf(want[4], sizeof(want[4]), "CPython 3.11.99: stopped reading line tables after 16384 KiB");
+	for (int i = 0; i < 5; i++)
+		cr_assert(strstr(r.out, want[i]), "want '%s' in:\n%.6000s", want[i], r.out);
+	/* the thread states past the workers name no thread */
+	cr_assert(strstr(r.out, "CPython 3.11.99: 4088 Python thread state(s) name no thread"), "%.6000s", r.out);
+	/* worker 0's three frames once each; worker 1's innermost 256 */
+	size_t loops = 0, deep = 0;
+	for (const char *p = r.out; (p = strstr(p, "loop_0")); p++)
+		loops++;
+	cr_assert_eq(loops, 3, "worker 0's frames printed %zu times:\n%.6000s", loops, r.out);
+	for (const char *p = r.out; (p = strstr(p, "deeper than 256 Python frames")); p++)
+		deep++;
+	cr_assert_eq(deep, 7, "%zu workers cut at 256 frames:\n%.6000s", deep, r.out);
+	cr_assert(strstr(r.out, "w1_depth_299") && strstr(r.out, "w1_depth_44") && !strstr(r.out, "w1_depth_43 "),
+		  "worker 1's innermost 256 frames are not the ones shown:\n%.6000s", r.out);
+	cr_assert_lt(r.wall_s, 14.0, "snapshot took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "snapshot peaked at %ld MiB", r.maxrss_mib);
+
+	tl_tmp_path(trace, sizeof(trace), "hostile-cpython");
+	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
+	run_lt(rec, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
+	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	/* the stored snapshot says what was cut too (the process's notes: a
+	 * stored snapshot does not keep Python frames, nor where they end) */
+	char *snap2[] = { LT_BIN, "snapshot", "--from", trace, NULL };
+	run_lt(snap2, &r, 0);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	for (int i = 0; i < 5; i++)
+		cr_assert(i == 3 || strstr(r.out, want[i]), "want '%s' in the stored snapshot:\n%.6000s", want[i],
+			  r.out);
+	unlink(trace);
 	tl_kill(&wl);
 	tl_close(&wl);
 }
