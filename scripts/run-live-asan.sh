@@ -3,15 +3,19 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer (make live-asan): every
 # `locktrace` the tests start is build/asan/locktrace; the tests, the
 # workloads and the in-process library calls are the normal build.  Not
-# part of make test (it would double its time); run it as root, after
-# `make all build/tests/run-tests build/asan/locktrace`.
+# part of make test (it would double its time; .ci/run runs it after make
+# test); run it as root, after `make all build/tests/run-tests
+# build/asan/locktrace` (make live-asan builds them first).
 #
 # The tests name the CLI as build/locktrace (relative to the checkout), so
 # the run happens in a shadow tree under /tmp: the checkout's entries as
 # symlinks, build/ a folder of symlinks to build/'s entries but with
-# build/locktrace -> build/asan/locktrace.  Sanitizer reports also go to
-# files (log_path): a report fails the run even where a test accepts a
-# failing CLI (bad input, a refused output), and each is printed.
+# build/locktrace -> build/asan/locktrace, and next to the tree a link to
+# the checkout's ../shared (the tests find the OCaml 5 compilers and
+# trace_processor in ../shared/tools: without it they would skip).
+# Sanitizer reports also go to files (log_path): a report fails the run
+# even where a test accepts a failing CLI (bad input, a refused output),
+# and each is printed.
 #
 # Left out: install_live (it runs make install / make deb, which would
 # rebuild build/locktrace in the shadow tree) and bench_smoke (timings of
@@ -31,8 +35,13 @@ for f in build/asan/locktrace build/tests/run-tests build/locktrace; do
 		exit 2
 	fi
 done
-shadow=$(mktemp -d /tmp/lt-live-asan.XXXXXX) || exit 1
-trap 'rm -rf "$shadow"' EXIT
+base=$(mktemp -d /tmp/lt-live-asan.XXXXXX) || exit 1
+trap 'rm -rf "$base"' EXIT
+shadow=$base/tree
+mkdir "$shadow" || exit 1
+if [ -d "$top/../shared" ]; then
+	ln -s "$(cd "$top/../shared" && pwd)" "$base/shared"
+fi
 for e in "$top"/* "$top"/.[!.]*; do
 	[ -e "$e" ] || continue
 	name=$(basename "$e")
