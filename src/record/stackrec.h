@@ -35,6 +35,10 @@ struct lt_stackrec_stats {
 	uint64_t read_ns;    /* the collector's time copying stacks */
 	uint64_t unwind_ns;  /* the unwinder thread's time */
 	uint64_t bytes;      /* STACKS bytes written */
+	uint64_t py_procs;   /* CPython processes whose frames are read */
+	uint64_t py_reads;   /* waiters' Python frame chains read with the copy */
+	uint64_t py_read_ns; /* of read_ns, the collector's time reading them */
+	uint64_t py_resolve_ns; /* of unwind_ns, resolving them to functions */
 };
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);
