@@ -31,11 +31,14 @@
 enum { P_WAIT = 0, P_COPIED = 1 };
 
 /* One stack to unwind: a waiter's, copied from /proc's sp while it slept,
- * or a waker's, copied by the BPF side; or FORGET, a process that exec'd.
+ * or a waker's, copied by the BPF side; or FORGET, a process that exec'd;
+ * or OPEN, a process seen for the first time: its modules and its CPython
+ * runtime are read before its first stack needs them (a CPython thread's
+ * frame chain is read with the copy only once its runtime is known).
  * A waiter's reference is kept only if the collector decides the wait
  * outlasted the copy (DECIDED 1) and the unwinder got a stack: whichever
  * of the two comes second files it, or frees the job. */
-enum { J_WAITER, J_WAKER, J_FORGET };
+enum { J_WAITER, J_WAKER, J_FORGET, J_OPEN };
 struct job {
 	struct job *next;
 	int kind;
@@ -100,6 +103,7 @@ struct lt_stackrec {
 	uint64_t budget_start, budget_used; /* wakers' unwinding, per second */
 	/* the collector's own: thread -> its Python thread state (a cache) */
 	struct lt_u64map py_ts;
+	struct lt_u64map seen;     /* tgids whose OPEN was queued */
 	struct lt_pyraw *py_buf;   /* LT_PYSTK_MAX_RAW entries */
 	/* shared, under mu */
 	pthread_mutex_t mu;
@@ -206,6 +210,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 	free_map_vals(&r->procs, free_symproc);
 	lt_u64map_free(&r->pyprocs);
 	lt_u64map_free(&r->py_ts);
+	lt_u64map_free(&r->seen);
 	free(r->py_buf);
 	while (r->all_py) {
 		struct pyproc *pp = r->all_py;
@@ -345,6 +350,18 @@ static bool enqueue(struct lt_stackrec *r, struct job *j)
 	return true;
 }
 
+void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid)
+{
+	if (!tgid || lt_u64map_get(&r->seen, tgid) || lt_u64map_put(&r->seen, tgid, (void *)1))
+		return;
+	struct job *j = calloc(1, sizeof(*j));
+	if (j) {
+		j->kind = J_OPEN;
+		j->tgid = tgid;
+		enqueue(r, j);
+	}
+}
+
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid)
 {
 	int32_t tid = (int32_t)ev->h.tid;
@@ -361,6 +378,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 			pthread_mutex_lock(&r->mu);
 			lt_u64map_del(&r->pyprocs, tgid);
 			pthread_mutex_unlock(&r->mu);
+			lt_u64map_del(&r->seen, tgid);
 			struct job *j = calloc(1, sizeof(*j));
 			if (j) {
 				j->kind = J_FORGET;
@@ -385,6 +403,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 	}
 	if (!is_wait(ev, &nr, &arg0, &check) || !tgid)
 		return;
+	lt_stackrec_open(r, tgid);
 	resolve(r, tid, ev->h.ts); /* a call whose return we missed */
 	struct pend *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -868,6 +887,8 @@ static void *unwinder_main(void *arg)
 		bool skipped = false;
 		if (j->kind == J_FORGET) {
 			forget_proc(r, j->tgid);
+		} else if (j->kind == J_OPEN) {
+			symproc_of(r, j->tgid);
 		} else if (j->kind == J_WAKER) {
 			/* wakers come with every wake-up: a time budget */
 			if (t0 - r->budget_start >= 1000000000ull) {

@@ -43,6 +43,12 @@ struct lt_stackrec_stats {
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);
 void lt_stackrec_free(struct lt_stackrec *r);
+/* Reads process TGID's modules and CPython runtime (if it runs one) in the
+ * unwinder thread now, before its first wait needs them: the Python frame
+ * chain of a CPython thread is read with its stack copy only once the
+ * runtime is known.  Done by itself at a process's first wait; the
+ * recorder calls it for the processes it attaches to (-p). */
+void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid);
 /* Every event the collector delivers (tgid: the thread's process). */
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid);
 /* Milliseconds until the next read is due (0: now), -1 none pending. */

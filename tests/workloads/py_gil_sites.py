@@ -1,6 +1,6 @@
 """py_gil_sites - two Python functions that wait for the GIL at known lines.
 
-    /usr/bin/python3 py_gil_sites.py [-r ROUNDS=60] [--hold-ms MS=3]
+    /usr/bin/python3 py_gil_sites.py [-r ROUNDS=60] [--hold-ms MS=3] [--gate]
 
 Thread `alpha` runs pure Python in alpha(), on one line (LA): it holds the
 GIL except when another thread asks for it.  Thread `beta` runs beta(), on
@@ -11,14 +11,15 @@ ctypes.PyDLL (which keeps it), so alpha waits for the GIL that long.
 Every GIL wait of either thread is in its function at its line; the
 function and the loop each fit on one line so that the eval loop stops on
 no other line.  Prints, before the threads start (they wait on a
-start gate, a threading.Event, set 0.5 s later: the recorder meets the
-process first):
+threading.Event, set 0.5 s later, or with --gate once a line is read
+from stdin, after `ready`):
 
     pid=PID
     site name=alpha line=LA
     site name=beta line=LB
     thread role=alpha tid=T
     thread role=beta tid=T
+    ready                     (--gate)
 
 and at the end, beta's own measure of its GIL waits (the time in its
 time.sleep(0) calls: each returns once beta has the GIL back) and of its
@@ -34,11 +35,14 @@ import time
 
 ROUNDS = 60
 HOLD_MS = 3
+GATE = False
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
     if a == "-r":
         ROUNDS = int(args.pop(0))
+    elif a == "--gate":
+        GATE = True
     elif a == "--hold-ms":
         HOLD_MS = int(args.pop(0))
     else:
@@ -100,8 +104,13 @@ print("site name=alpha line=%d" % line_of(alpha, "while not DONE"))
 print("site name=beta line=%d" % line_of(beta, "for _ in range(rounds)"))
 print("thread role=alpha tid=%d" % tids["alpha"])
 print("thread role=beta tid=%d" % tids["beta"])
-sys.stdout.flush()
-time.sleep(0.5)
+if GATE:
+    print("ready")
+    sys.stdout.flush()
+    sys.stdin.readline()
+else:
+    sys.stdout.flush()
+    time.sleep(0.5)
 gate.set()
 tb.join()
 ta.join()

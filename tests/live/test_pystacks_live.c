@@ -1,0 +1,325 @@
+/* record --stacks on CPython, end to end as root: the stacks of GIL waits
+ * carry the waiting thread's Python frames.  The workload
+ * (tests/workloads/py_gil_sites.py) has two threads that wait for the GIL
+ * from two known functions at known lines: alpha() (pure Python, one
+ * line) and beta() (time.sleep(0), then a GIL-keeping usleep(), one line).
+ * The test reads the GIL's extent with a snapshot (the lock model), records
+ * the process with -p, then checks:
+ *   - every GIL wait of the two threads that has a stack names its thread's
+ *     function at its line as its innermost Python frame, placed just above
+ *     the interpreter-loop frame that runs it (as the snapshot places
+ *     them), with the outer Python frames (run_alpha, Thread.run, ...) and
+ *     the native stack down to the thread's start, nothing left unplaced;
+ *   - `report --profile` ranks GIL entries through alpha and beta at their
+ *     lines, beta's within 10% of beta's own measure of its GIL waits;
+ *   - the collapsed and pprof formats name the Python functions.
+ * Run on Debian's python3 (3.11) and on the pyenv builds 3.8 - 3.13 when
+ * present ($PYENV_ROOT/versions, default /root/.pyenv).  The recorder runs
+ * without its symbol cache, as on a fresh machine. */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lockmodel.h"
+#include "lt_test.h"
+#include "snapshot.h"
+#include "stacks.h"
+#include "locktrace/futex.h"
+
+#define SCRIPT "tests/workloads/py_gil_sites.py"
+
+TL_WORKLOAD(64);
+static struct tl_proc rec;
+static char raw[TL_PATH_MAX];
+
+static void cleanup(void)
+{
+	tl_close_started(&rec);
+	tl_close_started(&wl);
+	if (raw[0])
+		unlink(raw);
+	raw[0] = 0;
+}
+
+TestSuite(pystacks_live, .fini = cleanup, .timeout = 180);
+
+struct truth {
+	pid_t alpha, beta;
+	long line_a, line_b;
+	uint64_t gil, gil_size;
+	double beta_wait_us;
+	char version[64];
+};
+
+/* The pyenv build of CPython 3.MINOR into PY, or a skip. */
+static void pyenv_python(int minor, char *py, size_t len)
+{
+	const char *root = getenv("PYENV_ROOT");
+	char pat[512];
+	snprintf(pat, sizeof(pat), "%s/versions/3.%d.*/bin/python3.%d",
+		 root && *root ? root : "/root/.pyenv", minor, minor);
+	glob_t g;
+	int r = glob(pat, 0, NULL, &g);
+	int found = 0;
+	for (size_t i = 0; r == 0 && i < g.gl_pathc && !found; i++)
+		if (access(g.gl_pathv[i], X_OK) == 0) {
+			snprintf(py, len, "%s", g.gl_pathv[i]);
+			found = 1;
+		}
+	if (r == 0)
+		globfree(&g);
+	if (!found)
+		cr_skip_test("no CPython 3.%d here (%s): a pyenv build of 3.%d is what this test runs",
+			     minor, pat, minor);
+}
+
+/* Starts the workload on PY, reads the GIL's extent from a snapshot,
+ * records it (-p, --stacks --calls all) until it exits. */
+static void record_gil_sites(const char *py, struct truth *t)
+{
+	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
+	if (access(py, X_OK) != 0)
+		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
+	char *argv[] = { (char *)py, SCRIPT, "--gate", NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	t->alpha = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=alpha", "tid");
+	t->beta = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=beta", "tid");
+	t->line_a = (long)tl_truth_val(truth, ntruth, "site", "name=alpha", "line");
+	t->line_b = (long)tl_truth_val(truth, ntruth, "site", "name=beta", "line");
+
+	/* the GIL, as the lock model finds it: its waits are the futex
+	 * words inside it */
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0, "snapshot of the workload failed");
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		if (!strcmp(s->rtlocks[i].kind, "GIL")) {
+			t->gil = s->rtlocks[i].base;
+			t->gil_size = s->rtlocks[i].size;
+			snprintf(t->version, sizeof(t->version), "%s",
+				 s->rtlocks[i].version ? s->rtlocks[i].version : "?");
+		}
+	lt_snapshot_free(s);
+	cr_assert(t->gil && t->gil_size, "the lock model found no GIL in %s", py);
+
+	tl_tmp_path(raw, sizeof(raw), "pystacks");
+	char *extra[] = { "--stacks", "--calls", "all", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
+	tl_go(&wl);
+	char done[8][256];
+	int nd = 0;
+	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "%s never finished", SCRIPT);
+	t->beta_wait_us = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
+	tl_recorder_done(&rec, &wl, 60000);
+}
+
+static int is_loop(const char *func)
+{
+	return func && !strncmp(func, "_PyEval_EvalFrameDefault", 24);
+}
+
+/* A GIL wait's stack: Python frames, each run of them just above an
+ * interpreter-loop frame, and the stack ending natively at the thread's
+ * start.  1 if it passes through FUNC, which must then be its innermost
+ * Python frame, at LINE of the workload; 0 if not (the thread's start,
+ * before FUNC is called, or its end, after FUNC returned). */
+static int check_stack(const struct lt_stack *s, pid_t tid, const char *func, long line,
+		       uint64_t ts)
+{
+	int first = -1, py = 0, through = 0;
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct lt_sframe *f = &s->frames[i];
+		if (f->lang != LT_SFRAME_PYTHON)
+			continue;
+		py++;
+		if (first < 0)
+			first = (int)i;
+		cr_assert_eq(f->pc, 0, "a Python frame with a pc");
+		cr_assert(f->func && f->file && f->line > 0, "thread %d, wait at %llu: a Python frame "
+			  "without a function, file or line", (int)tid, (unsigned long long)ts);
+		through |= !strcmp(f->func, func);
+		/* the loop frame that runs it comes right after its run */
+		if (i + 1 < s->nframes && s->frames[i + 1].lang != LT_SFRAME_PYTHON)
+			cr_assert(is_loop(s->frames[i + 1].func), "thread %d: Python frame %s placed above "
+				  "%s, not the interpreter loop", (int)tid, f->func,
+				  s->frames[i + 1].func ? s->frames[i + 1].func : "??");
+	}
+	cr_assert(first >= 0, "thread %d: the GIL wait at %llu has no Python frame (%u native "
+		  "frames)", (int)tid, (unsigned long long)ts, s->nframes);
+	/* Thread.run, _bootstrap_inner, _bootstrap at least */
+	cr_assert_geq(py, 3, "thread %d: %d Python frames", (int)tid, py);
+	/* nothing unplaced: the outermost frame is native */
+	cr_assert_eq(s->frames[s->nframes - 1].lang, LT_SFRAME_NATIVE);
+	cr_assert_null(s->end, "the stack is incomplete: %s", s->end);
+	if (!through)
+		return 0;
+	const struct lt_sframe *f = &s->frames[first];
+	cr_assert_str_eq(f->func, func, "thread %d: innermost Python frame %s (%s:%u), not %s",
+			 (int)tid, f->func, f->file, f->line, func);
+	cr_assert_eq((long)f->line, line, "thread %d: %s at line %u, not %ld", (int)tid, func, f->line,
+		     line);
+	const char *base = strrchr(f->file, '/');
+	cr_assert_str_eq(base ? base + 1 : f->file, "py_gil_sites.py");
+	return 1;
+}
+
+/* Every GIL wait (a FUTEX_WAIT on a word inside the GIL) of alpha's and
+ * beta's threads that has a stack has their Python frames; once a
+ * thread's wait is in its function (alpha, beta), every one is until the
+ * function returns, at its line. */
+static void check_trace(const struct truth *t)
+{
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	cr_assert(!st.damaged);
+	int waits[2] = { 0 }, with[2] = { 0 }, in[2] = { 0 }, left[2] = { 0 };
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || (e->h.flags & LT_F_AT_WAKE) ||
+		    (e->h.tid != (uint32_t)t->alpha && e->h.tid != (uint32_t)t->beta) ||
+		    e->futex.uaddr < t->gil || e->futex.uaddr - t->gil >= t->gil_size)
+			continue;
+		unsigned cmd = e->futex.op & LT_FUTEX_CMD_MASK;
+		if (cmd != 0 && cmd != 9)
+			continue; /* its wake-ups of the other */
+		int k = e->h.tid == (uint32_t)t->beta;
+		waits[k]++;
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAITER);
+		uint64_t end = 0;
+		for (size_t j = i + 1; j < tr.n && !end; j++)
+			if (tr.ev[j].h.tid == e->h.tid && tr.ev[j].h.kind == LT_EV_SYS_EXIT)
+				end = tr.ev[j].h.ts;
+		/* a wait of 1 ms or more always has a stack; 10 ms leaves the
+		 * collector 9 ms to copy it on a busy machine */
+		if (end && end - e->h.ts >= 10000000ull)
+			cr_assert(s, "%s: the %s thread's GIL wait at %llu (%.1f ms) has no stack",
+				  t->version, k ? "beta" : "alpha", (unsigned long long)e->h.ts,
+				  (double)(end - e->h.ts) / 1e6);
+		if (!s)
+			continue; /* shorter than 1 ms and not sampled */
+		cr_assert_eq(s->tgid, (int32_t)tr.hdr.pid);
+		int through = check_stack(s, (pid_t)e->h.tid, k ? "beta" : "alpha",
+					  k ? t->line_b : t->line_a, e->h.ts);
+		if (through)
+			cr_assert(!left[k], "%s: a wait of the %s thread in its function after one "
+				  "outside it, at %llu", t->version, k ? "beta" : "alpha",
+				  (unsigned long long)e->h.ts);
+		else if (in[k])
+			left[k] = 1; /* returned from its function */
+		in[k] += through;
+		with[k]++;
+	}
+	/* beta waits a switch interval (20 ms) in most of its 60 rounds,
+	 * alpha 3 ms in each: both have stacks in their functions */
+	cr_assert(in[1] > 0, "%s: none of beta's %d GIL waits (%d with a stack) is in beta()",
+		  t->version, waits[1], with[1]);
+	cr_assert(in[0] > 0, "%s: none of alpha's %d GIL waits (%d with a stack) is in alpha()",
+		  t->version, waits[0], with[0]);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+}
+
+/* report --profile: entries on the GIL through alpha and beta at their
+ * lines ("alpha (py_gil_sites.py:LA) [python]"), beta's in all within 10%
+ * of its own measure. */
+static void check_profile(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.profile", raw);
+	/* every entry (--all), into a file: entries are long */
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char want_a[64], want_b[64], line[1024];
+	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]\n", t->line_a);
+	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]\n", t->line_b);
+	double ms[2] = { 0 }, cur_ms = 0;
+	int n[2] = { 0 }, cur_gil = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int r;
+		double v;
+		unsigned long long addr;
+		const char *fx = strstr(line, "futex 0x");
+		if (sscanf(line, "#%d %lf ms", &r, &v) == 2) {
+			cur_ms = v;
+			cur_gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t->gil &&
+				  addr - t->gil < t->gil_size;
+			continue;
+		}
+		if (!strncmp(line, "Where the lock was held", 23))
+			break;
+		for (int k = 0; k < 2 && cur_gil; k++)
+			if (!strcmp(line, k ? want_b : want_a)) {
+				ms[k] += cur_ms;
+				n[k]++;
+			}
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(n[0] && n[1], "%s: the profile has no GIL entry through %s", t->version,
+		  !n[0] ? want_a : want_b);
+	double want = t->beta_wait_us / 1e3;
+	cr_assert(ms[1] >= want * 0.9 && ms[1] <= want * 1.1, "%s: %.1f ms of GIL waits through beta "
+		  "in %d entries, the program measured %.1f ms", t->version, ms[1], n[1], want);
+}
+
+/* --format collapsed: lines "lock;...;Thread.run;run_beta;beta WAIT_US". */
+static void check_collapsed(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.folded", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "collapsed", "-o", path,
+			"--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char line[8192];
+	int a = 0, b = 0;
+	while (fgets(line, sizeof(line), f)) {
+		a += strstr(line, ";run_alpha;alpha;") != NULL;
+		b += strstr(line, ";run_beta;beta;") != NULL;
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(a && b, "%s: collapsed stacks through alpha: %d, through beta: %d", t->version, a, b);
+}
+
+static void gil_sites(const char *py, int formats)
+{
+	struct truth t = { 0 };
+	record_gil_sites(py, &t);
+	check_trace(&t);
+	check_profile(&t);
+	if (formats)
+		check_collapsed(&t);
+}
+
+Test(pystacks_live, debian_python3_gil_waits_name_their_python_functions)
+{
+	gil_sites("/usr/bin/python3", 1);
+}
+
+#define PYENV_TEST(minor)                                                          \
+	Test(pystacks_live, pyenv_cpython_3_##minor##_gil_waits_name_their_functions) \
+	{                                                                           \
+		char py[512];                                                       \
+		tl_skip_unless_root("needs root: loads BPF programs");             \
+		pyenv_python(minor, py, sizeof(py));                                \
+		gil_sites(py, 0);                                                   \
+	}
+PYENV_TEST(8)
+PYENV_TEST(9)
+PYENV_TEST(10)
+PYENV_TEST(11)
+PYENV_TEST(12)
+PYENV_TEST(13)
