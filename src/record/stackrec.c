@@ -616,12 +616,12 @@ static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid)
 	}
 	sp->opened = boot_now();
 	sp->sym = lt_sym_open((pid_t)tgid, 0, NULL);
-	if (sp->sym)
+	if (sp->sym) {
+		open_python(r, tgid, sp);
 		sp->u = lt_unwinder_new(sp->sym, NULL);
+	}
 	if (!sp->u)
 		sp->broken = 1;
-	else
-		open_python(r, tgid, sp);
 	return sp->broken ? NULL : sp;
 }
 
@@ -935,6 +935,13 @@ static void wait_idle(struct lt_stackrec *r, int ms)
 	while (r->started && (r->head || r->busy))
 		if (pthread_cond_timedwait(&r->idle, &r->mu, &until) == ETIMEDOUT)
 			break;
+}
+
+void lt_stackrec_settle(struct lt_stackrec *r, int ms)
+{
+	pthread_mutex_lock(&r->mu);
+	wait_idle(r, ms);
+	pthread_mutex_unlock(&r->mu);
 }
 
 void lt_stackrec_finish(struct lt_stackrec *r)

@@ -49,6 +49,9 @@ void lt_stackrec_free(struct lt_stackrec *r);
  * runtime is known.  Done by itself at a process's first wait; the
  * recorder calls it for the processes it attaches to (-p). */
 void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid);
+/* Waits until the unwinder has done what it was given (the opens), at
+ * most MS ms. */
+void lt_stackrec_settle(struct lt_stackrec *r, int ms);
 /* Every event the collector delivers (tgid: the thread's process). */
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid);
 /* Milliseconds until the next read is due (0: now), -1 none pending. */

@@ -2,12 +2,16 @@
 
     /usr/bin/python3 py_gil_sites.py [-r ROUNDS=60] [--hold-ms MS=3] [--gate]
 
-Thread `alpha` runs pure Python in alpha(), on one line (LA): it holds the
-GIL except when another thread asks for it.  Thread `beta` runs beta(), on
-one line (LB), ROUNDS times: time.sleep(0), which lets go of the GIL and
-takes it back (waiting there for alpha to let go: a switch interval, set
-to 20 ms), then holds the GIL MS ms in libc's usleep() called through
-ctypes.PyDLL (which keeps it), so alpha waits for the GIL that long.
+Thread `alpha` runs alpha(), on one line (LA): it holds the GIL the way a
+C extension working without releasing it does, in libc's usleep(2 ms)
+called through ctypes.PyDLL (which keeps the GIL), again and again, and
+lets go of it only when another thread asks (at the loop's next eval-loop
+check).  Thread `beta` runs beta(), on one line (LB), ROUNDS times:
+time.sleep(0), which lets go of the GIL and takes it back (waiting there
+for alpha to let go: a switch interval, set to 20 ms), then holds the GIL
+MS ms in usleep() through ctypes.PyDLL, so alpha waits for the GIL that
+long.  Neither burns CPU: on a loaded machine with 2 cores a CPU-bound
+thread would starve the recorder watching it.
 Every GIL wait of either thread is in its function at its line; the
 function and the loop each fit on one line so that the eval loop stops on
 no other line.  Prints, before the threads start (they wait on a
@@ -56,10 +60,8 @@ ready = threading.Barrier(3)
 result = {}
 
 
-def alpha():
-    n = 0
-    while not DONE: n += 1  # noqa: E701  (LA: the whole loop on one line)
-    return n
+def alpha(usleep=libc.usleep):
+    while not DONE: usleep(2000)  # noqa: E701  (LA: the whole loop on one line)
 
 
 def beta(rounds, hold_us, pc=time.perf_counter, sleep=time.sleep, usleep=libc.usleep):
