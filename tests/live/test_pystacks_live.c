@@ -27,6 +27,7 @@
 #include "lt_test.h"
 #include "snapshot.h"
 #include "stacks.h"
+#include "tp.h"
 #include "locktrace/futex.h"
 
 #define SCRIPT "tests/workloads/py_gil_sites.py"
@@ -296,14 +297,109 @@ static void check_collapsed(const struct truth *t)
 	cr_assert(a && b, "%s: collapsed stacks through alpha: %d, through beta: %d", t->version, a, b);
 }
 
+/* The callsite chain of callsite id in the trace processor's tables:
+ * whether it passes through func. */
+static int chain_has(const struct tp_table *cs, const char *id, const char *func)
+{
+	for (int depth = 0; id && depth < 256; depth++) {
+		long r = tp_find(cs, "id", id);
+		if (r < 0)
+			return 0;
+		const char *name = tp_get(cs, (size_t)r, "name");
+		if (name && !strcmp(name, func))
+			return 1;
+		id = tp_get(cs, (size_t)r, "parent_id");
+	}
+	return 0;
+}
+
+/* The Perfetto trace: wait slices of beta's thread carry callstacks
+ * through beta, whose frame has the workload's file and beta's line. */
+static void check_perfetto(const struct truth *t)
+{
+	const char *why = tp_missing();
+	if (why) {
+		fprintf(stderr, "pystacks_live: Perfetto part not checked: %s\n", why);
+		return;
+	}
+	char pt[TL_PATH_MAX + 32], out[64][256], err[64][256], sql[1024];
+	int nout, nerr;
+	snprintf(pt, sizeof(pt), "%s.perfetto-trace", raw);
+	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
+	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	snprintf(sql, sizeof(sql),
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %d and s.name like 'FUTEX_WAIT%%';\n"
+		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
+		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
+		 "select f.name as name, y.line_number as line, y.source_file as file from "
+		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
+		 "f.symbol_set_id where f.name in ('alpha', 'beta');\n", (int)t->beta);
+	struct tp_out o;
+	int rc = tp_run(pt, sql, &o);
+	unlink(pt);
+	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
+	cr_assert_eq(o.n, 3);
+	int b = 0;
+	for (size_t i = 0; i < o.t[0].nrows; i++)
+		b += chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), "beta");
+	cr_assert_gt(b, 0, "no wait slice of beta's thread has a callstack through beta\n%s",
+		     tp_dump(&o.t[0]));
+	int lines = 0;
+	for (size_t i = 0; i < o.t[2].nrows; i++) {
+		int ok;
+		const char *name = tp_get(&o.t[2], i, "name"), *file = tp_get(&o.t[2], i, "file");
+		long line = (long)tp_int(&o.t[2], i, "line", &ok);
+		cr_assert(ok && name && file);
+		cr_assert_eq(line, !strcmp(name, "alpha") ? t->line_a : t->line_b, "%s at %ld", name, line);
+		cr_assert(strstr(file, "py_gil_sites.py"), "%s in %s", name, file);
+		lines++;
+	}
+	cr_assert_geq(lines, 2, "Python frames with lines: %d\n%s", lines, tp_dump(&o.t[2]));
+	tp_free(&o);
+}
+
+/* `go tool pprof -top` (where go is installed) lists alpha and beta. */
+static void check_pprof(const struct truth *t)
+{
+	const char *go = access("/usr/bin/go", X_OK) == 0 ? "/usr/bin/go" :
+			 access("/usr/local/go/bin/go", X_OK) == 0 ? "/usr/local/go/bin/go" : NULL;
+	if (!go) {
+		fprintf(stderr, "pystacks_live: pprof part not checked: go is not installed\n");
+		return;
+	}
+	char pb[TL_PATH_MAX + 16], out[64][256], err[64][256];
+	int nout, nerr;
+	snprintf(pb, sizeof(pb), "%s.pb.gz", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "pprof", "-o", pb, "--force",
+			NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	char *top[] = { (char *)go, "tool", "pprof", "-top", "-show", "^(alpha|beta)$", pb, NULL };
+	int rc = tl_run_to_end(top, out, &nout, err, &nerr);
+	unlink(pb);
+	cr_assert_eq(rc, 0, "go tool pprof -top failed (%d): %s", rc, nerr ? err[nerr - 1] : "");
+	int a = 0, b = 0;
+	for (int i = 0; i < nout; i++) {
+		size_t n = strlen(out[i]);
+		a |= n >= 6 && !strcmp(out[i] + n - 6, " alpha");
+		b |= n >= 5 && !strcmp(out[i] + n - 5, " beta");
+	}
+	cr_assert(a && b, "%s: go tool pprof -top lists alpha: %d, beta: %d\n%s\n%s", t->version, a, b,
+		  nout > 0 ? out[0] : "", nout > 6 ? out[6] : "");
+}
+
 static void gil_sites(const char *py, int formats)
 {
 	struct truth t = { 0 };
 	record_gil_sites(py, &t);
 	check_trace(&t);
 	check_profile(&t);
-	if (formats)
+	if (formats) {
 		check_collapsed(&t);
+		check_perfetto(&t);
+		check_pprof(&t);
+	}
 }
 
 Test(pystacks_live, debian_python3_gil_waits_name_their_python_functions)
