@@ -279,12 +279,25 @@ static void end_group(struct walk *w)
  * --stacks` to do while the thread sleeps), then resolved to functions and
  * lines through the code objects (resolve, with the cache above) ---- */
 
-static bool raw_seen(const struct lt_pyraw_stack *o, uint64_t f)
+/* The frames a walk visited: a list that loops back is said, not walked
+ * round.  Open addressing, at most LT_PYSTK_MAX_RAW frames in twice as many
+ * slots. */
+struct seen {
+	uint64_t slot[2 * LT_PYSTK_MAX_RAW];
+};
+
+/* true if F was visited before (else it is now) */
+static bool raw_seen(struct seen *v, uint64_t f)
 {
-	for (size_t i = 0; i < o->n; i++)
-		if (o->f[i].frame == f)
+	size_t n = sizeof(v->slot) / sizeof(v->slot[0]);
+	for (size_t i = (size_t)((f >> 4) * 0x9E3779B97F4A7C15ull >> 54) % n;; i = (i + 1) % n) {
+		if (v->slot[i] == f)
 			return true;
-	return false;
+		if (!v->slot[i]) {
+			v->slot[i] = f;
+			return false;
+		}
+	}
 }
 
 static void raw_end(struct lt_pyraw_stack *o, int why, uint64_t at)
@@ -295,11 +308,11 @@ static void raw_end(struct lt_pyraw_stack *o, int why, uint64_t at)
 
 /* 3.8-3.10: PyFrameObjects, each run by its own call of the loop. */
 static void raw_objects(const struct lt_lm_env *e, const struct pyl *l, uint64_t f,
-			struct lt_pyraw_stack *o)
+			struct lt_pyraw_stack *o, struct seen *v)
 {
 	uint8_t b[0x80];
 	for (; f && o->n < o->max; ) {
-		if (raw_seen(o, f)) {
+		if (raw_seen(v, f)) {
 			raw_end(o, LT_PYRAW_LOOP, f);
 			return;
 		}
@@ -326,11 +339,11 @@ static void raw_objects(const struct lt_lm_env *e, const struct pyl *l, uint64_t
 
 /* 3.11+: _PyInterpreterFrames. */
 static void raw_interp(const struct lt_lm_env *e, const struct pyl *l, unsigned minor, uint64_t f,
-		       struct lt_pyraw_stack *o)
+		       struct lt_pyraw_stack *o, struct seen *v)
 {
 	uint8_t b[0x100]; /* pyl_for: every field lies below if_locals <= 0x100 */
 	while (f && o->n < o->max) {
-		if (raw_seen(o, f)) {
+		if (raw_seen(v, f)) {
 			raw_end(o, LT_PYRAW_LOOP, f);
 			return;
 		}
@@ -371,12 +384,20 @@ static void pyraw_walk(const struct lt_lm_env *e, const struct pyl *l, unsigned 
 		       struct lt_pyraw_stack *o)
 {
 	uint64_t f = first_frame_e(e, l, ts);
+	struct seen *v = calloc(1, sizeof(*v));
 	o->n = 0;
 	o->end = 0;
+	if (o->max > LT_PYSTK_MAX_RAW)
+		o->max = LT_PYSTK_MAX_RAW;
+	if (!v) {
+		raw_end(o, LT_PYRAW_UNREADABLE, f);
+		return;
+	}
 	if (l->frames == PYL_FRAME_OBJECT)
-		raw_objects(e, l, f, o);
+		raw_objects(e, l, f, o, v);
 	else
-		raw_interp(e, l, minor, f, o);
+		raw_interp(e, l, minor, f, o, v);
+	free(v);
 }
 
 /* The raw chain as functions and lines, pushed onto w->t. */
