@@ -887,6 +887,11 @@ static void *unwinder_main(void *arg)
 		bool skipped = false;
 		if (j->kind == J_FORGET) {
 			forget_proc(r, j->tgid);
+			/* an OPEN of the program before the exec may have
+			 * finished after the collector dropped its runtime */
+			pthread_mutex_lock(&r->mu);
+			lt_u64map_del(&r->pyprocs, j->tgid);
+			pthread_mutex_unlock(&r->mu);
 		} else if (j->kind == J_OPEN) {
 			symproc_of(r, j->tgid);
 		} else if (j->kind == J_WAKER) {
