@@ -1,6 +1,6 @@
 """py_gil_sites - two Python functions that wait for the GIL at known lines.
 
-    /usr/bin/python3 py_gil_sites.py [-r ROUNDS=60] [--hold-ms MS=3] [--gate] [--no-wait]
+    /usr/bin/python3 py_gil_sites.py [-r ROUNDS=60] [--hold-ms MS=3] [--gate] [--linger] [--no-wait]
 
 Thread `alpha` runs alpha(), on one line (LA): it holds the GIL the way a
 C extension working without releasing it does, in libc's usleep(2 ms)
@@ -30,6 +30,10 @@ time.sleep(0) calls: each returns once beta has the GIL back) and of its
 holds:
 
     done rounds=N beta_wait_us=U beta_hold_us=H
+
+With --linger the process then stays (asleep) until it is killed: a
+recorder resolves the Python frames of the stacks it copied from the
+process's memory, which must still be there.
 """
 import ctypes
 import os
@@ -40,6 +44,7 @@ import time
 ROUNDS = 60
 HOLD_MS = 3
 GATE = False
+LINGER = False
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
@@ -47,6 +52,8 @@ while args:
         ROUNDS = int(args.pop(0))
     elif a == "--gate":
         GATE = True
+    elif a == "--linger":
+        LINGER = True
     elif a == "--no-wait":
         pass  # the protocol's; without --gate nothing waits
     elif a == "--hold-ms":
@@ -121,3 +128,5 @@ ta.join()
 w, h = result["wh"]
 print("done rounds=%d beta_wait_us=%d beta_hold_us=%d" % (ROUNDS, w * 1e6, h * 1e6))
 sys.stdout.flush()
+while LINGER:
+    time.sleep(3600)
