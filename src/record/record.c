@@ -74,6 +74,11 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			(unsigned long long)k->failed, (unsigned long long)k->stacks,
 			(double)k->read_ns / 1e6, (double)k->unwind_ns / 1e6,
 			(unsigned long long)k->bytes);
+		if (k->py_procs)
+			fprintf(stderr, "  python frames: %llu chains read with the copies (%.1f ms of "
+				"the copying), resolved in %.1f ms of the unwinding\n",
+				(unsigned long long)k->py_reads, (double)k->py_read_ns / 1e6,
+				(double)k->py_resolve_ns / 1e6);
 		if (k->behind)
 			fprintf(stderr, "  stacks: %llu copies dropped: the unwinder fell %u MiB behind\n",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);

@@ -257,6 +257,13 @@ int rec_open_sinks(struct session *s)
 	}
 	if (o->stacks && !(s->c.stk = lt_stackrec_new(o->stack_sample)))
 		return rec_fail(s, "out of memory");
+	/* attached: the processes' modules and runtimes are read before
+	 * recording begins, so that the first stacks have their Python
+	 * frames (at most 5 s: after that they come as they are read) */
+	for (size_t i = 0; s->c.stk && !o->argv && i < s->c.nprocs; i++)
+		lt_stackrec_open(s->c.stk, (uint32_t)s->c.procs[i]->tgid);
+	if (s->c.stk && !o->argv && s->c.nprocs)
+		lt_stackrec_settle(s->c.stk, 5000);
 	if (!s->ring)
 		return 0;
 	/* the named file exists (so an unwritable path failed already) */

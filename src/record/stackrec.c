@@ -14,6 +14,8 @@
 #include "symbols.h"
 #include "target.h"
 #include "u64map.h"
+#include "lockmodel.h"
+#include "pystack.h"
 #include "locktrace/calls.h"
 #include "locktrace/futex.h"
 
@@ -29,11 +31,14 @@
 enum { P_WAIT = 0, P_COPIED = 1 };
 
 /* One stack to unwind: a waiter's, copied from /proc's sp while it slept,
- * or a waker's, copied by the BPF side; or FORGET, a process that exec'd.
+ * or a waker's, copied by the BPF side; or FORGET, a process that exec'd;
+ * or OPEN, a process seen for the first time: its modules and its CPython
+ * runtime are read before its first stack needs them (a CPython thread's
+ * frame chain is read with the copy only once its runtime is known).
  * A waiter's reference is kept only if the collector decides the wait
  * outlasted the copy (DECIDED 1) and the unwinder got a stack: whichever
  * of the two comes second files it, or frees the job. */
-enum { J_WAITER, J_WAKER, J_FORGET };
+enum { J_WAITER, J_WAKER, J_FORGET, J_OPEN };
 struct job {
 	struct job *next;
 	int kind;
@@ -44,6 +49,14 @@ struct job {
 	uint64_t base;       /* the copy's address (its sp then) */
 	uint8_t *copy;
 	size_t len;
+	/* waiter of a CPython process: its Python frame chain as read with
+	 * the copy (code objects and instruction offsets), resolved by the
+	 * unwinder; NULL none */
+	struct lt_pyraw *py;
+	size_t npy;
+	int py_end;
+	uint64_t py_end_at;
+	struct pyproc *pp;
 	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
 	int unwound;         /* 1: stack_id is final (0: none) */
 	uint32_t stack_id;
@@ -58,6 +71,19 @@ struct pend {
 	int check_arg;
 	int state;
 	struct job *job; /* P_COPIED */
+};
+
+/* A CPython process: its runtime and layout (read once by the unwinder,
+ * through the symbols), then read by the collector (its frame chains, the
+ * layout only: immutable) and by the unwinder (code objects, cached).
+ * Kept until lt_stackrec_free even after an exec (the collector may still
+ * hold it); e reads with process_vm_readv, lookups only while opening. */
+struct pyproc {
+	struct pyproc *next;       /* every one, to free */
+	struct lt_lm_env e;
+	pid_t pid;
+	const struct lt_lm_env *look; /* while opening: the symbols' env */
+	struct lt_pystk *py;       /* NULL: no CPython (nothing read) */
 };
 
 struct symproc {
@@ -75,6 +101,10 @@ struct lt_stackrec {
 	/* the unwinder's own */
 	struct lt_u64map procs;  /* tgid -> struct symproc * */
 	uint64_t budget_start, budget_used; /* wakers' unwinding, per second */
+	/* the collector's own: thread -> its Python thread state (a cache) */
+	struct lt_u64map py_ts;
+	struct lt_u64map seen;     /* tgids whose OPEN was queued */
+	struct lt_pyraw *py_buf;   /* LT_PYSTK_MAX_RAW entries */
 	/* shared, under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t more, idle;
@@ -83,6 +113,8 @@ struct lt_stackrec {
 	struct job *head, *tail;
 	size_t queued_bytes;
 	struct lt_u64map intern; /* hash -> struct lt_stack * (chain by collision check) */
+	struct lt_u64map pyprocs; /* tgid -> struct pyproc * (current program) */
+	struct pyproc *all_py;    /* every pyproc, freed at the end */
 	struct lt_stack **stacks;
 	size_t nstacks, cap_stacks, written_stacks;
 	struct lt_stack_ref *refs;
@@ -96,6 +128,8 @@ static uint64_t boot_now(void)
 }
 
 static void *unwinder_main(void *arg);
+struct symproc;
+static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp);
 
 struct lt_stackrec *lt_stackrec_new(int sample_every)
 {
@@ -140,6 +174,7 @@ static void free_symproc(void *v)
 static void free_job(struct job *j)
 {
 	if (j) {
+		free(j->py);
 		free(j->copy);
 		free(j);
 	}
@@ -173,6 +208,16 @@ void lt_stackrec_free(struct lt_stackrec *r)
 	/* pends still undecided own their jobs: the unwinder has let go */
 	free_map_vals(&r->pend, free_pend);
 	free_map_vals(&r->procs, free_symproc);
+	lt_u64map_free(&r->pyprocs);
+	lt_u64map_free(&r->py_ts);
+	lt_u64map_free(&r->seen);
+	free(r->py_buf);
+	while (r->all_py) {
+		struct pyproc *pp = r->all_py;
+		r->all_py = pp->next;
+		lt_pystk_free(pp->py);
+		free(pp);
+	}
 	lt_u64map_free(&r->intern);
 	for (size_t i = 0; i < r->nstacks; i++)
 		lt_stack_free(r->stacks[i]);
@@ -305,6 +350,18 @@ static bool enqueue(struct lt_stackrec *r, struct job *j)
 	return true;
 }
 
+void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid)
+{
+	if (!tgid || lt_u64map_get(&r->seen, tgid) || lt_u64map_put(&r->seen, tgid, (void *)1))
+		return;
+	struct job *j = calloc(1, sizeof(*j));
+	if (j) {
+		j->kind = J_OPEN;
+		j->tgid = tgid;
+		enqueue(r, j);
+	}
+}
+
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid)
 {
 	int32_t tid = (int32_t)ev->h.tid;
@@ -318,6 +375,10 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 	case LT_EV_EXEC:
 		resolve(r, tid, ev->h.ts);
 		if (tgid) { /* another program: its modules are read again */
+			pthread_mutex_lock(&r->mu);
+			lt_u64map_del(&r->pyprocs, tgid);
+			pthread_mutex_unlock(&r->mu);
+			lt_u64map_del(&r->seen, tgid);
 			struct job *j = calloc(1, sizeof(*j));
 			if (j) {
 				j->kind = J_FORGET;
@@ -326,8 +387,11 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 			}
 		}
 		return;
-	case LT_EV_SYS_EXIT:
 	case LT_EV_TASK_EXIT:
+		lt_u64map_del(&r->py_ts, (uint32_t)tid);
+		resolve(r, tid, ev->h.ts);
+		return;
+	case LT_EV_SYS_EXIT:
 		resolve(r, tid, ev->h.ts);
 		return;
 	case LT_EV_FUTEX_ENTER:
@@ -339,6 +403,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 	}
 	if (!is_wait(ev, &nr, &arg0, &check) || !tgid)
 		return;
+	lt_stackrec_open(r, tgid);
 	resolve(r, tid, ev->h.ts); /* a call whose return we missed */
 	struct pend *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -373,6 +438,64 @@ int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now)
 
 /* ---- the collector: copying a sleeping thread's stack ---- */
 
+static int pvr_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const struct pyproc *pp = arg;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(pp->pid, &local, 1, &remote, 1, 0);
+	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+}
+
+static int pyproc_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
+{
+	const struct pyproc *pp = arg;
+	return pp->look ? pp->look->lookup(pp->look->arg, name, addr, size) : -ENOENT;
+}
+
+static void read_python(struct lt_stackrec *r, struct pyproc *pp, const struct pend *p, struct job *j);
+
+/* The Python frame chain of a CPython thread, read right after its stack
+ * (both while it sleeps: the same wait-outlasted-the-copy rule keeps
+ * both); the unwinder resolves it to functions and lines. */
+static void copy_python(struct lt_stackrec *r, const struct pend *p, struct job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	struct pyproc *pp = lt_u64map_get(&r->pyprocs, p->tgid);
+	pthread_mutex_unlock(&r->mu);
+	if (!pp || !pp->py)
+		return;
+	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+	read_python(r, pp, p, j);
+	r->st.py_read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
+}
+
+static void read_python(struct lt_stackrec *r, struct pyproc *pp, const struct pend *p, struct job *j)
+{
+	if (!r->py_buf && !(r->py_buf = malloc(LT_PYSTK_MAX_RAW * sizeof(*r->py_buf))))
+		return;
+	uint64_t ts = (uint64_t)(uintptr_t)lt_u64map_get(&r->py_ts, (uint32_t)p->tid);
+	uint64_t was = ts;
+	struct lt_pyraw_stack o = { .f = r->py_buf, .max = LT_PYSTK_MAX_RAW };
+	int got = lt_pystk_read(pp->py, &pp->e, p->tid, &ts, &o);
+	if (ts != was) {
+		if (ts)
+			lt_u64map_put(&r->py_ts, (uint32_t)p->tid, (void *)(uintptr_t)ts);
+		else
+			lt_u64map_del(&r->py_ts, (uint32_t)p->tid);
+	}
+	if (got <= 0 || (!o.n && !o.end))
+		return;
+	if (o.n && !(j->py = malloc(o.n * sizeof(*j->py))))
+		return;
+	if (o.n)
+		memcpy(j->py, o.f, o.n * sizeof(*j->py));
+	j->npy = o.n;
+	j->py_end = o.end;
+	j->py_end_at = o.end_at;
+	j->pp = pp;
+	r->st.py_reads++;
+}
+
 /* Copies one sleeping thread's registers and stack: 0 (p now P_COPIED,
  * its job queued), -1 not (running, returned, in another call, gone). */
 static int copy_one(struct lt_stackrec *r, struct pend *p)
@@ -401,6 +524,7 @@ static int copy_one(struct lt_stackrec *r, struct pend *p)
 		free_job(j);
 		return -1;
 	}
+	copy_python(r, p, j);
 	j->kind = J_WAITER;
 	j->tid = p->tid;
 	j->tgid = p->tgid;
@@ -492,8 +616,10 @@ static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid)
 	}
 	sp->opened = boot_now();
 	sp->sym = lt_sym_open((pid_t)tgid, 0, NULL);
-	if (sp->sym)
+	if (sp->sym) {
+		open_python(r, tgid, sp);
 		sp->u = lt_unwinder_new(sp->sym, NULL);
+	}
 	if (!sp->u)
 		sp->broken = 1;
 	return sp->broken ? NULL : sp;
@@ -504,29 +630,52 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static uint64_t stack_hash(uint32_t tgid, const struct lt_frame *f, size_t n)
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+	for (; s && *s; s++) {
+		h ^= (uint8_t)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint64_t stack_hash(uint32_t tgid, const struct lt_sframe *f, size_t n)
 {
 	uint64_t h = 1469598103934665603ull ^ tgid;
 	for (size_t i = 0; i < n; i++) {
-		h ^= f[i].pc + (f[i].activation ? 1 : 0);
+		h ^= f[i].pc + (i == 0 ? 1 : 0);
 		h *= 1099511628211ull;
+		if (f[i].lang) { /* a runtime's frame: its function, file and line */
+			h ^= ((uint64_t)f[i].lang << 32) ^ f[i].line;
+			h = str_hash(str_hash(h, f[i].func), f[i].file);
+		}
 	}
 	return h ? h : 1;
 }
 
-static int same_stack(const struct lt_stack *s, uint32_t tgid, const struct lt_frame *f, size_t n)
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int same_stack(const struct lt_stack *s, uint32_t tgid, const struct lt_sframe *f, size_t n)
 {
 	if ((uint32_t)s->tgid != tgid || s->nframes != n)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (s->frames[i].pc != f[i].pc)
+	for (size_t i = 0; i < n; i++) {
+		const struct lt_sframe *g = &s->frames[i];
+		if (g->pc != f[i].pc || g->lang != f[i].lang)
 			return 0;
+		if (f[i].lang && (g->line != f[i].line || !same_str(g->func, f[i].func) ||
+				  !same_str(g->file, f[i].file)))
+			return 0;
+	}
 	return 1;
 }
 
-/* The interned id of the unwound frames (a new stack if unseen), 0 OOM.
- * Under mu. */
-static uint32_t intern(struct lt_stackrec *r, uint32_t tgid, const struct lt_frame *f, size_t n,
+/* The interned id of the frames (a new stack if unseen: it takes F's
+ * strings, F's entries are then zeroed), 0 OOM.  Under mu. */
+static uint32_t intern(struct lt_stackrec *r, uint32_t tgid, struct lt_sframe *f, size_t n,
 		       const char *end)
 {
 	uint64_t h = stack_hash(tgid, f, n);
@@ -555,15 +704,8 @@ static uint32_t intern(struct lt_stackrec *r, uint32_t tgid, const struct lt_fra
 	s->id = (uint32_t)r->nstacks + 1;
 	s->tgid = (int32_t)tgid;
 	s->nframes = (uint32_t)n;
-	for (size_t i = 0; i < n; i++) {
-		struct lt_sframe *d = &s->frames[i];
-		d->pc = f[i].pc;
-		d->func = dup_or_null(f[i].func);
-		d->func_off = f[i].func_off;
-		d->module = dup_or_null(f[i].module);
-		d->file = dup_or_null(f[i].file);
-		d->line = f[i].line > 0 ? (uint32_t)f[i].line : 0;
-	}
+	memcpy(s->frames, f, n * sizeof(*f));
+	memset(f, 0, n * sizeof(*f));
 	s->end = dup_or_null(end);
 	if (lt_u64map_put(&r->intern, h, s)) {
 		lt_stack_free(s);
@@ -572,6 +714,112 @@ static uint32_t intern(struct lt_stackrec *r, uint32_t tgid, const struct lt_fra
 	r->stacks[r->nstacks++] = s;
 	r->st.stacks++;
 	return s->id;
+}
+
+static void native_sframe(struct lt_sframe *d, const struct lt_frame *f)
+{
+	d->pc = f->pc;
+	d->func = dup_or_null(f->func);
+	d->func_off = f->func_off;
+	d->module = dup_or_null(f->module);
+	d->file = dup_or_null(f->file);
+	d->line = f->line > 0 ? (uint32_t)f->line : 0;
+}
+
+static void python_sframe(struct lt_sframe *d, const struct lt_rtframe *f)
+{
+	d->lang = LT_SFRAME_PYTHON;
+	d->func = dup_or_null(f->func);
+	d->file = dup_or_null(f->file);
+	d->line = f->line > 0 ? (uint32_t)f->line : 0;
+}
+
+/* The stack as written: the native frames, and a CPython thread's Python
+ * frames resolved from the chain read with the copy, each just above the
+ * interpreter-loop frame that runs it (as the snapshot prints them), the
+ * frames not placed after the native ones.  *END may be replaced. */
+static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, const struct lt_frame *nf,
+				      size_t n, size_t *out_n, char **end)
+{
+	struct lt_thread t;
+	memset(&t, 0, sizeof(t));
+	t.tid = j->tid;
+	t.frames = (struct lt_frame *)nf;
+	t.n_frames = n;
+	if (j->pp) {
+		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+		struct lt_pyraw_stack o = { .f = j->py, .n = j->npy, .max = j->npy, .end = j->py_end,
+					    .end_at = j->py_end_at };
+		lt_pystk_resolve(j->pp->py, &o, &t);
+		r->st.py_resolve_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
+	}
+	struct lt_sframe *v = calloc(n + t.n_rt_frames + 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; v && i < n; i++) {
+		for (size_t q = 0; q < t.n_rt_frames; q++)
+			if (t.rt_frames[q].native == (int)i)
+				python_sframe(&v[k++], &t.rt_frames[q]);
+		native_sframe(&v[k++], &nf[i]);
+	}
+	for (size_t q = 0; v && q < t.n_rt_frames; q++)
+		if (t.rt_frames[q].native < 0)
+			python_sframe(&v[k++], &t.rt_frames[q]);
+	if (t.rt_end) {
+		char *e = NULL;
+		if (asprintf(&e, "%s%sPython frames: %s", *end ? *end : "", *end ? "; " : "", t.rt_end) < 0)
+			e = NULL;
+		if (e) {
+			free(*end);
+			*end = e;
+		}
+	}
+	t.frames = NULL;
+	lt_thread_clear_rt(&t);
+	lt_strlist_free(&t.notes);
+	*out_n = k;
+	return v;
+}
+
+static void free_sframes(struct lt_sframe *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].func);
+		free(v[i].module);
+		free(v[i].file);
+	}
+	free(v);
+}
+
+/* A new process's CPython runtime, if it runs one (under no lock: the
+ * unwinder's; published under mu). */
+static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp)
+{
+	pthread_mutex_lock(&r->mu);
+	int have = lt_u64map_get(&r->pyprocs, tgid) != NULL;
+	pthread_mutex_unlock(&r->mu);
+	if (have)
+		return;
+	struct pyproc *pp = calloc(1, sizeof(*pp));
+	if (!pp)
+		return;
+	struct lt_lm_env le;
+	struct lt_strlist notes = { 0 };
+	lt_lm_env_live(&le, sp->sym, NULL, NULL, NULL);
+	pp->pid = (pid_t)tgid;
+	pp->e.arg = pp;
+	pp->e.read = pvr_read;
+	pp->e.lookup = pyproc_lookup;
+	pp->look = &le;
+	pp->py = lt_pystk_open(&pp->e, &notes);
+	pp->look = NULL;
+	lt_strlist_free(&notes);
+	pthread_mutex_lock(&r->mu);
+	pp->next = r->all_py;
+	r->all_py = pp;
+	lt_u64map_put(&r->pyprocs, tgid, pp);
+	if (pp->py)
+		r->st.py_procs++;
+	pthread_mutex_unlock(&r->mu);
 }
 
 /* Unwinds one job's copy (outside mu); the frames interned under mu. */
@@ -588,15 +836,21 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	int got = lt_unwind_thread_copy(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
 					MAX_DEPTH, &frames, &n, &end);
 	uint32_t id = 0;
-	if (got > 0) {
-		pthread_mutex_lock(&r->mu);
-		id = intern(r, j->tgid, frames, n, end);
-		pthread_mutex_unlock(&r->mu);
-	}
 	/* a module mapped since the process's modules were read (dlopen):
 	 * read them again for the next stacks, at most once a second */
-	if (end && (strstr(end, "not in any module") || strstr(end, "not in an executable mapping")) &&
-	    boot_now() - sp->opened > 1000000000ull)
+	int reread = end && (strstr(end, "not in any module") || strstr(end, "not in an executable mapping")) &&
+		     boot_now() - sp->opened > 1000000000ull;
+	if (got > 0) {
+		size_t ns = 0;
+		struct lt_sframe *sf = merge_frames(r, j, frames, n, &ns, &end);
+		if (sf) {
+			pthread_mutex_lock(&r->mu);
+			id = intern(r, j->tgid, sf, ns, end);
+			pthread_mutex_unlock(&r->mu);
+		}
+		free_sframes(sf, ns);
+	}
+	if (reread)
 		forget_proc(r, j->tgid);
 	for (size_t i = 0; i < n; i++)
 		lt_frame_clear(&frames[i]);
@@ -633,6 +887,13 @@ static void *unwinder_main(void *arg)
 		bool skipped = false;
 		if (j->kind == J_FORGET) {
 			forget_proc(r, j->tgid);
+			/* an OPEN of the program before the exec may have
+			 * finished after the collector dropped its runtime */
+			pthread_mutex_lock(&r->mu);
+			lt_u64map_del(&r->pyprocs, j->tgid);
+			pthread_mutex_unlock(&r->mu);
+		} else if (j->kind == J_OPEN) {
+			symproc_of(r, j->tgid);
 		} else if (j->kind == J_WAKER) {
 			/* wakers come with every wake-up: a time budget */
 			if (t0 - r->budget_start >= 1000000000ull) {
@@ -679,6 +940,13 @@ static void wait_idle(struct lt_stackrec *r, int ms)
 	while (r->started && (r->head || r->busy))
 		if (pthread_cond_timedwait(&r->idle, &r->mu, &until) == ETIMEDOUT)
 			break;
+}
+
+void lt_stackrec_settle(struct lt_stackrec *r, int ms)
+{
+	pthread_mutex_lock(&r->mu);
+	wait_idle(r, ms);
+	pthread_mutex_unlock(&r->mu);
 }
 
 void lt_stackrec_finish(struct lt_stackrec *r)

@@ -35,10 +35,23 @@ struct lt_stackrec_stats {
 	uint64_t read_ns;    /* the collector's time copying stacks */
 	uint64_t unwind_ns;  /* the unwinder thread's time */
 	uint64_t bytes;      /* STACKS bytes written */
+	uint64_t py_procs;   /* CPython processes whose frames are read */
+	uint64_t py_reads;   /* waiters' Python frame chains read with the copy */
+	uint64_t py_read_ns; /* of read_ns, the collector's time reading them */
+	uint64_t py_resolve_ns; /* of unwind_ns, resolving them to functions */
 };
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);
 void lt_stackrec_free(struct lt_stackrec *r);
+/* Reads process TGID's modules and CPython runtime (if it runs one) in the
+ * unwinder thread now, before its first wait needs them: the Python frame
+ * chain of a CPython thread is read with its stack copy only once the
+ * runtime is known.  Done by itself at a process's first wait; the
+ * recorder calls it for the processes it attaches to (-p). */
+void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid);
+/* Waits until the unwinder has done what it was given (the opens), at
+ * most MS ms. */
+void lt_stackrec_settle(struct lt_stackrec *r, int ms);
 /* Every event the collector delivers (tgid: the thread's process). */
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid);
 /* Milliseconds until the next read is due (0: now), -1 none pending. */

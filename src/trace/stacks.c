@@ -90,6 +90,8 @@ void lt_stacks_put_stack(struct lt_stackbuf *b, const struct lt_stack *s)
 		put_str(&fr, 5, f->file);
 		if (f->line)
 			put_uint(&fr, 6, f->line);
+		if (f->lang)
+			put_uint(&fr, 7, f->lang);
 		put_nested(&st, 3, &fr);
 	}
 	put_str(&st, 4, s->end);
@@ -190,6 +192,7 @@ static int parse_frame(const uint8_t *d, size_t len, struct lt_sframe *f)
 		case 4: free(f->module); f->module = val_str(v, n, &err); break;
 		case 5: free(f->file); f->file = val_str(v, n, &err); break;
 		case 6: f->line = (uint32_t)val_uint(v, n, &err); break;
+		case 7: f->lang = (uint32_t)val_uint(v, n, &err); break;
 		default: break; /* unknown keys are skipped */
 		}
 	}
@@ -407,7 +410,9 @@ const char *lt_sframe_text(const struct lt_sframe *f, char *buf, size_t len)
 		const char *base = strrchr(f->file, '/');
 		snprintf(where, sizeof(where), " (%s:%u)", base ? base + 1 : f->file, f->line);
 	}
-	if (f->func)
+	if (f->lang == LT_SFRAME_PYTHON)
+		snprintf(buf, len, "%s%s [python]", f->func ? f->func : "?", where);
+	else if (f->func)
 		snprintf(buf, len, "%s+0x%" PRIx64 "%s [%s]", f->func, f->func_off, where,
 			 f->module ? f->module : "?");
 	else

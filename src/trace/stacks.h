@@ -15,13 +15,21 @@
 #include <stdint.h>
 #include "u64map.h"
 
+enum lt_sframe_lang {
+	LT_SFRAME_NATIVE = 0,
+	LT_SFRAME_PYTHON = 1, /* a Python function: func, file, line; no pc */
+};
+
 struct lt_sframe {
-	uint64_t pc;      /* return address (the innermost: the pc itself) */
+	uint64_t pc;      /* return address (the innermost: the pc itself); 0
+	                     for a runtime's own frame (lang) */
 	char *func;       /* NULL unknown */
 	uint64_t func_off;
 	char *module;     /* basename, NULL unknown */
 	char *file;       /* source file (DWARF), NULL unknown */
 	uint32_t line;    /* 0 unknown */
+	uint32_t lang;    /* enum lt_sframe_lang: a runtime's frame, placed
+	                     above the native frame that runs it */
 };
 
 struct lt_stack {
@@ -80,7 +88,8 @@ void lt_stacktab_each_ref(const struct lt_stacktab *t,
 int lt_trace_stacks(const char *path, struct lt_stacktab *t);
 
 void lt_stack_free(struct lt_stack *s);
-/* "func+0x12 (file.c:40) [module]" for one frame, into buf */
+/* "func+0x12 (file.c:40) [module]" for one frame, into buf; a Python
+ * frame: "func (file.py:12) [python]" */
 const char *lt_sframe_text(const struct lt_sframe *f, char *buf, size_t len);
 
 #endif

@@ -28,6 +28,7 @@
 
 #include "lockmodel.h"
 #include "lt_fakeproc.h"
+#include "pystack.h"
 #include "rtthread.h"
 #include "snapshot.h"
 #include "lt_test.h"
@@ -1163,6 +1164,77 @@ Test(rt_cpython_fixture, v3_12)
 Test(rt_cpython_fixture, v3_13_debug_offsets)
 {
 	run_version(fxl(13), "3.13.0", 0x030d00f0);
+}
+
+/* The recorder's path (pystack.h): the raw chain read for a tid, then
+ * resolved and placed, gives each thread the frames the snapshot gives it
+ * (expect_image's), with the thread state found by native_thread_id
+ * (3.11+) or by libc's struct pthread (_thread_db_pthread_tid, <= 3.10),
+ * and remembered. */
+static void recorded_version(unsigned minor, const char *text, uint32_t hex)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, fxl(minor), text, hex);
+	uint64_t d = fx_alloc(&f, 12);
+	w32(&f, d, 32);
+	w32(&f, d + 4, 1);
+	w32(&f, d + 8, 0x2d0);
+	fx_sym(&f, "_thread_db_pthread_tid", d);
+	f.fsbase = false; /* the recorder has no fs bases */
+	struct lt_lm_env e;
+	fx_env(&f, &e);
+	e.s = NULL; /* nor a thread table */
+	struct lt_strlist notes = { 0 };
+	struct lt_pystk *p = lt_pystk_open(&e, &notes);
+	cr_assert(p, "%s", notes.n ? notes.v[0] : "no CPython");
+	cr_assert_eq(notes.n, 0);
+	cr_assert(strstr(lt_pystk_version(p), text), "%s", lt_pystk_version(p));
+	struct lt_pyraw raw[LT_PYSTK_MAX_RAW];
+	for (int i = 0; i < 3; i++) {
+		struct lt_thread *t = &f.threads[i];
+		struct lt_pyraw_stack o = { .f = raw, .max = LT_PYSTK_MAX_RAW };
+		uint64_t ts = 0;
+		cr_assert_eq(lt_pystk_read(p, &e, t->tid, &ts, &o), 1, "thread %d", t->tid);
+		cr_assert(ts && o.n >= 2 && !o.end, "thread %d: %zu raw frames, end %d", t->tid, o.n, o.end);
+		/* the cache: the same thread state, checked, not searched */
+		uint64_t again = ts;
+		cr_assert_eq(lt_pystk_read(p, &e, t->tid, &again, &o), 1);
+		cr_assert_eq(again, ts);
+		lt_pystk_resolve(p, &o, t);
+	}
+	struct lt_pyraw_stack o = { .f = raw, .max = LT_PYSTK_MAX_RAW };
+	uint64_t ts = 0;
+	cr_assert_eq(lt_pystk_read(p, &e, 4242, &ts, &o), 0, "a tid no thread state runs");
+	cr_assert_eq(ts, 0);
+	/* the lock naming and thread names are the snapshot's only: the
+	 * frames must be the same */
+	unsigned m = minor;
+	bool q = m >= 11, old = f.l.old;
+	const struct lt_thread *t0 = &f.threads[0], *t1 = &f.threads[1], *t2 = &f.threads[2];
+	for (int i = 0; i < 3; i++)
+		cr_assert_null(f.threads[i].rt_end, "%s", f.threads[i].rt_end);
+	cr_assert_eq(t0->n_rt_frames, 2);
+	expect_frame(t0, 0, "main", "app.py", sample_line(m, OFF_A), 3);
+	expect_frame(t0, 1, "<module>", "app.py", sample_line(m, OFF_B), old ? 5 : 3);
+	cr_assert_eq(t1->n_rt_frames, 3);
+	expect_frame(t1, 0, q ? "Worker.wait_on" : "wait_on", "/srv/app/worker.py", sample_line(m, OFF_A), 3);
+	expect_frame(t1, 2, q ? "Thread._bootstrap" : "_bootstrap", "/usr/lib/python3/threading.py",
+		     sample_line(m, OFF_C), old ? 7 : 5);
+	expect_frame(t2, 0, "hold", "/srv/app/worker.py", old ? 77 : sample_line(m, OFF_C), 3);
+	lt_pystk_free(p);
+	lt_strlist_free(&notes);
+	fx_free(&f);
+}
+
+Test(rt_cpython_fixture, recorded_stacks_3_8_to_3_13)
+{
+	recorded_version(8, "3.8.18", 0x030812f0);
+	recorded_version(9, "3.9.18", 0x030912f0);
+	recorded_version(10, "3.10.13", 0x030a0df0);
+	recorded_version(11, "3.11.2", 0x030b02f0);
+	recorded_version(12, "3.12.1", 0x030c01f0);
+	recorded_version(13, "3.13.0", 0x030d00f0);
 }
 
 /* 3.13 whose _Py_DebugOffsets differ from 3.13.0's: the frames are read

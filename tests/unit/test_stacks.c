@@ -142,3 +142,32 @@ Test(stacks, damage_is_refused_safely)
 	lt_stacktab_free(&t);
 	lt_stackbuf_free(&b);
 }
+
+/* A Python frame (lang, no pc) comes back as one, and prints as
+ * "func (file:line) [python]"; a native frame keeps lang 0. */
+Test(stacks, python_frames_round_trip)
+{
+	struct lt_sframe fr[2] = {
+		{ .lang = LT_SFRAME_PYTHON, .func = "Worker.run", .file = "/srv/app/worker.py", .line = 42 },
+		{ .pc = 0x401000, .func = "_PyEval_EvalFrameDefault", .func_off = 0x8f0,
+		  .module = "python3.11" },
+	};
+	struct lt_stack s = { .id = 3, .tgid = 77, .nframes = 2, .frames = fr };
+	struct lt_stackbuf b = { 0 };
+	struct lt_stacktab t = { 0 };
+	lt_stacks_put_stack(&b, &s);
+	cr_assert_eq(lt_stacktab_add(&t, b.p, b.len), 0);
+	const struct lt_stack *g = lt_stacktab_get(&t, 3);
+	cr_assert(g);
+	cr_assert_eq(g->nframes, 2);
+	cr_assert_eq(g->frames[0].lang, LT_SFRAME_PYTHON);
+	cr_assert_eq(g->frames[0].pc, 0);
+	cr_assert_eq(g->frames[0].line, 42);
+	cr_assert_eq(g->frames[1].lang, LT_SFRAME_NATIVE);
+	char buf[256];
+	cr_assert_str_eq(lt_sframe_text(&g->frames[0], buf, sizeof(buf)), "Worker.run (worker.py:42) [python]");
+	cr_assert_str_eq(lt_sframe_text(&g->frames[1], buf, sizeof(buf)),
+			 "_PyEval_EvalFrameDefault+0x8f0 [python3.11]");
+	lt_stacktab_free(&t);
+	lt_stackbuf_free(&b);
+}

@@ -29,6 +29,7 @@
 
 #include "budget.h"
 #include "rtthread.h"
+#include "pystack.h"
 #include "rt_cpython_int.h"
 #include "snapshot_int.h"
 #include "u64map.h"
@@ -97,21 +98,7 @@ struct walk {
 	unsigned group;
 	bool in_group;
 	uint64_t locals[MAX_FRAMES], codes[MAX_FRAMES]; /* per frame pushed */
-	struct lt_u64map seen; /* frames visited: a list that loops is said */
 };
-
-/* false (and the stack said to end there) if frame F was visited before:
- * the frame list read from memory loops back on itself. */
-static bool first_visit(struct walk *w, uint64_t f)
-{
-	if (lt_u64map_get(&w->seen, f)) {
-		if (!w->t->rt_end)
-			w->t->rt_end = lts_asprintf("the frame list loops back to frame 0x%" PRIx64
-						    " (a cycle in the process's memory): not read further", f);
-		return false;
-	}
-	return lt_u64map_put(&w->seen, f, (void *)1) == 0;
-}
 
 static uint64_t u64(const struct model *m, uint64_t addr)
 {
@@ -290,99 +277,199 @@ static void end_group(struct walk *w)
 	w->in_group = false;
 }
 
-/* 3.8-3.10: PyFrameObjects, each run by its own call of the loop. */
-static void walk_objects(struct walk *w, uint64_t f)
+/* ---- frames, read in two steps: the raw chain (pyraw_walk: frame, code
+ * object and instruction addresses only, cheap enough for `record
+ * --stacks` to do while the thread sleeps), then resolved to functions and
+ * lines through the code objects (resolve, with the cache above) ---- */
+
+/* The frames a walk visited: a list that loops back is said, not walked
+ * round.  Open addressing, at most LT_PYSTK_MAX_RAW frames in twice as many
+ * slots. */
+struct seen {
+	uint64_t slot[2 * LT_PYSTK_MAX_RAW];
+};
+
+/* true if F was visited before (else it is now) */
+static bool raw_seen(struct seen *v, uint64_t f)
 {
-	const struct pyl *l = w->m->l;
+	size_t n = sizeof(v->slot) / sizeof(v->slot[0]);
+	for (size_t i = (size_t)((f >> 4) * 0x9E3779B97F4A7C15ull >> 54) % n;; i = (i + 1) % n) {
+		if (v->slot[i] == f)
+			return true;
+		if (!v->slot[i]) {
+			v->slot[i] = f;
+			return false;
+		}
+	}
+}
+
+static void raw_end(struct lt_pyraw_stack *o, int why, uint64_t at)
+{
+	o->end = why;
+	o->end_at = at;
+}
+
+/* 3.8-3.10: PyFrameObjects, each run by its own call of the loop. */
+static void raw_objects(const struct lt_lm_env *e, const struct pyl *l, uint64_t f,
+			struct lt_pyraw_stack *o, struct seen *v)
+{
 	uint8_t b[0x80];
-	size_t n = 0;
-	for (; f && n < MAX_FRAMES; n++) {
-		if (!first_visit(w, f) || lt_budget_over())
-			return;
-		if (w->m->e->read(w->m->e->arg, f, b, l->f_lineno + 4) < 0)
-			break;
-		const struct code *c = code_get(w->m, u64_in(b, l->f_code));
-		if (!c) {
-			w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 ": no readable code object", f);
+	for (; f && o->n < o->max; ) {
+		if (raw_seen(v, f)) {
+			raw_end(o, LT_PYRAW_LOOP, f);
 			return;
 		}
-		int lasti = i32_in(b, l->f_lasti), lineno = i32_in(b, l->f_lineno), line;
-		if (l->lines == PYL_LNOTAB) /* f_lineno is kept only while tracing */
-			line = u64_in(b, l->f_trace) ? lineno : line_at(l, c, lasti);
-		else /* 3.10: f_lasti counts code units; f_lineno valid if set */
-			line = lineno ? lineno : line_at(l, c, lasti * 2);
-		push(w, c, line, f + l->f_locals);
-		end_group(w);
+		if (e->read(e->arg, f, b, l->f_lineno + 4) < 0)
+			break;
+		int lasti = i32_in(b, l->f_lasti), lineno = i32_in(b, l->f_lineno);
+		struct lt_pyraw *r = &o->f[o->n++];
+		*r = (struct lt_pyraw){ .frame = f, .code = u64_in(b, l->f_code), .flags = LT_PYRAW_ENTRY,
+					.locals = f + l->f_locals };
+		if (l->lines == PYL_LNOTAB) { /* f_lineno is kept only while tracing */
+			r->addr = lasti;
+			r->lineno = u64_in(b, l->f_trace) ? lineno : 0;
+		} else { /* 3.10: f_lasti counts code units; f_lineno valid if set */
+			r->addr = (int64_t)lasti * 2;
+			r->lineno = lineno;
+		}
 		f = u64_in(b, l->f_back);
 	}
-	if (f && n == MAX_FRAMES)
-		w->t->rt_end = lts_asprintf("deeper than %d Python frames: the outer ones are not read",
-					    MAX_FRAMES);
+	if (f && o->n == o->max)
+		raw_end(o, LT_PYRAW_DEEP, f);
 	else if (f)
-		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 " unreadable", f);
+		raw_end(o, LT_PYRAW_UNREADABLE, f);
 }
 
-/* One _PyInterpreterFrame (3.11+); returns the previous one, 0 to stop. */
-static uint64_t interp_frame(struct walk *w, uint64_t f)
+/* 3.11+: _PyInterpreterFrames. */
+static void raw_interp(const struct lt_lm_env *e, const struct pyl *l, unsigned minor, uint64_t f,
+		       struct lt_pyraw_stack *o, struct seen *v)
+{
+	uint8_t b[0x100]; /* pyl_for: every field lies below if_locals <= 0x100 */
+	while (f && o->n < o->max) {
+		if (raw_seen(v, f)) {
+			raw_end(o, LT_PYRAW_LOOP, f);
+			return;
+		}
+		if (e->read(e->arg, f, b, l->if_locals) < 0) {
+			raw_end(o, LT_PYRAW_UNREADABLE, f);
+			return;
+		}
+		uint64_t code = u64_in(b, l->if_code);
+		uint8_t owner = b[l->if_owner];
+		struct lt_pyraw *r = &o->f[o->n++];
+		*r = (struct lt_pyraw){ .frame = f, .code = code, .locals = f + l->if_locals,
+					.addr = (int64_t)(u64_in(b, l->if_instr) - (code + l->co_code)) };
+		if (owner == OWNED_BY_CSTACK && minor >= 12)
+			r->flags |= LT_PYRAW_BOUNDARY; /* below it: an outer call of the loop */
+		if (owner == OWNED_BY_GENERATOR)
+			r->flags |= LT_PYRAW_GEN;
+		if (l->if_entry && b[l->if_entry])
+			r->flags |= LT_PYRAW_ENTRY;
+		f = u64_in(b, l->if_prev);
+	}
+	if (f)
+		raw_end(o, LT_PYRAW_DEEP, f);
+}
+
+static uint64_t first_frame_e(const struct lt_lm_env *e, const struct pyl *l, uint64_t ts)
+{
+	uint64_t p = 0;
+	if (e->read(e->arg, ts + l->ts_frame, &p, 8) < 0)
+		return 0;
+	if (l->cf_frame < 0 || !p)
+		return p;
+	uint64_t f = 0;
+	return e->read(e->arg, p + (uint32_t)l->cf_frame, &f, 8) < 0 ? 0 : f;
+}
+
+/* The raw frame chain of thread state TS, innermost first. */
+static void pyraw_walk(const struct lt_lm_env *e, const struct pyl *l, unsigned minor, uint64_t ts,
+		       struct lt_pyraw_stack *o)
+{
+	uint64_t f = first_frame_e(e, l, ts);
+	struct seen *v = calloc(1, sizeof(*v));
+	o->n = 0;
+	o->end = 0;
+	if (o->max > LT_PYSTK_MAX_RAW)
+		o->max = LT_PYSTK_MAX_RAW;
+	if (!v) {
+		raw_end(o, LT_PYRAW_UNREADABLE, f);
+		return;
+	}
+	if (l->frames == PYL_FRAME_OBJECT)
+		raw_objects(e, l, f, o, v);
+	else
+		raw_interp(e, l, minor, f, o, v);
+	free(v);
+}
+
+/* The raw chain as functions and lines, pushed onto w->t. */
+static void resolve(struct walk *w, const struct lt_pyraw_stack *o)
 {
 	const struct pyl *l = w->m->l;
-	uint8_t b[0x100]; /* pyl_for: every field lies below if_locals <= 0x100 */
-	if (w->m->e->read(w->m->e->arg, f, b, l->if_locals) < 0) {
-		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 " unreadable", f);
-		return 0;
+	size_t i = 0;
+	for (; i < o->n && !lt_budget_over(); i++) {
+		const struct lt_pyraw *r = &o->f[i];
+		if (r->flags & LT_PYRAW_BOUNDARY) {
+			end_group(w);
+			continue;
+		}
+		const struct code *c = code_get(w->m, r->code);
+		if (!c) {
+			/* 3.13's f_executable may be something else than code (None):
+			 * such a frame runs no Python code; from 3.11 to 3.12 it is
+			 * always a code object */
+			if (w->m->id.minor >= 13 && r->code && w->m->r.t_code &&
+			    pyr_type(&w->m->r, r->code) != w->m->r.t_code)
+				continue;
+			w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 ": no readable code object", r->frame);
+			return;
+		}
+		int line;
+		if (l->frames == PYL_FRAME_OBJECT) {
+			line = r->lineno ? r->lineno : line_at(l, c, (int)r->addr);
+		} else {
+			/* a frame still in its prologue (not yet at RESUME) is not shown */
+			if (!(r->flags & LT_PYRAW_GEN) && c->firsttraceable >= 0 &&
+			    r->addr < (int64_t)c->firsttraceable * 2) {
+				if (r->flags & LT_PYRAW_ENTRY)
+					end_group(w);
+				continue;
+			}
+			line = r->addr < INT32_MAX && r->addr > -0x1000000 ? line_at(l, c, (int)r->addr) : 0;
+		}
+		if (!push(w, c, line, r->locals)) {
+			if (!w->t->rt_end)
+				w->t->rt_end = lts_asprintf("deeper than %d Python frames: the outer ones "
+							    "are not read", MAX_FRAMES);
+			return;
+		}
+		if (r->flags & LT_PYRAW_ENTRY)
+			end_group(w);
 	}
-	uint64_t prev = u64_in(b, l->if_prev), code = u64_in(b, l->if_code);
-	uint8_t owner = b[l->if_owner];
-	bool entry = l->if_entry && b[l->if_entry];
-	if (owner == OWNED_BY_CSTACK && w->m->id.minor >= 12) {
-		end_group(w); /* below it: an outer call of the loop */
-		return prev;
-	}
-	const struct code *c = code_get(w->m, code);
-	if (!c) {
-		/* 3.13's f_executable may be something else than code (None):
-		 * such a frame runs no Python code; from 3.11 to 3.12 it is
-		 * always a code object */
-		if (w->m->id.minor >= 13 && code && w->m->r.t_code &&
-		    pyr_type(&w->m->r, code) != w->m->r.t_code)
-			return prev;
-		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 ": no readable code object", f);
-		return 0;
-	}
-	int64_t addr = (int64_t)(u64_in(b, l->if_instr) - (code + l->co_code));
-	/* a frame still in its prologue (not yet at RESUME) is not shown */
-	bool incomplete = owner != OWNED_BY_GENERATOR && c->firsttraceable >= 0 &&
-			  addr < (int64_t)c->firsttraceable * 2;
-	if (!incomplete) {
-		int line = addr < INT32_MAX && addr > -0x1000000 ? line_at(l, c, (int)addr) : 0;
-		if (!push(w, c, line, f + l->if_locals))
-			return 0;
-	}
-	if (entry)
-		end_group(w);
-	return prev;
-}
-
-static uint64_t first_frame(const struct model *m, uint64_t ts)
-{
-	uint64_t p = u64(m, ts + m->l->ts_frame);
-	return m->l->cf_frame < 0 || !p ? p : u64(m, p + (uint32_t)m->l->cf_frame);
+	if (w->t->rt_end || lt_budget_over())
+		return;
+	if (o->end == LT_PYRAW_LOOP)
+		w->t->rt_end = lts_asprintf("the frame list loops back to frame 0x%" PRIx64
+					    " (a cycle in the process's memory): not read further", o->end_at);
+	else if (o->end == LT_PYRAW_DEEP)
+		w->t->rt_end = lts_asprintf("deeper than %d Python frames: the outer ones are not read",
+					    MAX_FRAMES);
+	else if (o->end == LT_PYRAW_UNREADABLE)
+		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 " unreadable", o->end_at);
 }
 
 static void walk_frames(struct walk *w, uint64_t ts)
 {
-	uint64_t f = first_frame(w->m, ts);
-	if (w->m->l->frames == PYL_FRAME_OBJECT) {
-		walk_objects(w, f);
+	struct lt_pyraw_stack o = { .f = calloc(2 * MAX_FRAMES, sizeof(struct lt_pyraw)),
+				    .max = 2 * MAX_FRAMES };
+	if (!o.f)
 		return;
-	}
-	size_t steps = 0;
-	while (f && steps++ < 2 * MAX_FRAMES && w->t->n_rt_frames < MAX_FRAMES && first_visit(w, f) &&
-	       !lt_budget_over())
-		f = interp_frame(w, f);
-	if (f && !w->t->rt_end && !lt_budget_over())
-		w->t->rt_end = lts_asprintf("deeper than %d Python frames: the outer ones are not read",
-					    MAX_FRAMES);
+	if (w->m->l->frames == PYL_FRAME_OBJECT)
+		o.max = MAX_FRAMES;
+	pyraw_walk(w->m->e, w->m->l, w->m->id.minor, ts, &o);
+	resolve(w, &o);
+	free(o.f);
 }
 
 static bool is_eval_loop(const char *func)
@@ -799,7 +886,6 @@ static void read_thread(struct model *m, uint64_t ts, struct ts *x)
 	w->t = t;
 	t->rt_lang = "python";
 	walk_frames(w, ts);
-	lt_u64map_free(&w->seen);
 	lt_rt_place(t, w->groups, is_eval_loop);
 	size_t n = t->n_rt_frames;
 	x->locals = malloc((n ? n : 1) * sizeof(*x->locals));
@@ -911,6 +997,22 @@ static void interp_threads(struct model *m, uint64_t interp)
 	free(v);
 }
 
+static void model_clear(struct model *m)
+{
+	for (size_t k = 0; k < m->ncodes; k++)
+		code_clear(&m->codes[k]);
+	free(m->codes);
+	lt_u64map_free(&m->code_at);
+	for (size_t k = 0; k < m->tabs.cap; k++)
+		if (m->tabs.keys[k]) {
+			struct tab *t = m->tabs.vals[k];
+			lt_py_index_free(&t->ix);
+			free(t->b);
+			free(t);
+		}
+	lt_u64map_free(&m->tabs);
+}
+
 static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
 {
 	struct model m = { .e = e, .s = s };
@@ -942,18 +1044,108 @@ static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
 	if (m.unmatched)
 		lt_strlist_add(&s->notes, "%s: %zu Python thread state(s) name no thread of this "
 			       "snapshot (exited, or not yet started)", m.id.version, m.unmatched);
-	for (size_t k = 0; k < m.ncodes; k++)
-		code_clear(&m.codes[k]);
-	free(m.codes);
-	lt_u64map_free(&m.code_at);
-	for (size_t k = 0; k < m.tabs.cap; k++)
-		if (m.tabs.keys[k]) {
-			struct tab *t = m.tabs.vals[k];
-			lt_py_index_free(&t->ix);
-			free(t->b);
-			free(t);
-		}
-	lt_u64map_free(&m.tabs);
+	model_clear(&m);
 }
 
 const struct lt_rtmodel lt_rt_cpython = { "cpython", apply };
+
+/* ---- recorded stacks (pystack.h) ---- */
+
+struct lt_pystk {
+	struct model m;
+	struct pyl lbuf;
+	int32_t pt_tid_off; /* struct pthread's tid (libthread_db), -1 unknown */
+};
+
+struct lt_pystk *lt_pystk_open(const struct lt_lm_env *e, struct lt_strlist *notes)
+{
+	struct lt_pystk *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->m.e = e;
+	if (lt_cpy_identify(e, &p->m.id, "Python frames not recorded", notes) <= 0 ||
+	    !(p->m.l = pyl_for(&p->m.id, &p->lbuf, &p->m.dicts_ok, notes))) {
+		free(p);
+		return NULL;
+	}
+	pyr_init(&p->m.r, e, p->m.l);
+	uint64_t a, sz;
+	uint32_t desc[3];
+	p->pt_tid_off = -1;
+	if (e->lookup(e->arg, "_thread_db_pthread_tid", &a, &sz) == 0 &&
+	    e->read(e->arg, a, desc, sizeof(desc)) == 0 && desc[0] == 32 && desc[2] < 0x10000)
+		p->pt_tid_off = (int32_t)desc[2];
+	return p;
+}
+
+void lt_pystk_free(struct lt_pystk *p)
+{
+	if (p) {
+		model_clear(&p->m);
+		free(p);
+	}
+}
+
+const char *lt_pystk_version(const struct lt_pystk *p)
+{
+	return p->m.id.version;
+}
+
+static uint64_t e_u64(const struct lt_lm_env *e, uint64_t addr)
+{
+	uint64_t v = 0;
+	return addr && e->read(e->arg, addr, &v, sizeof(v)) == 0 ? v : 0;
+}
+
+/* The thread a thread state runs on: native_thread_id (3.11+), else the
+ * tid libc keeps in its struct pthread; 0 unknown. */
+static pid_t ts_tid(const struct lt_pystk *p, const struct lt_lm_env *e, uint64_t ts)
+{
+	const struct pyl *l = p->m.l;
+	if (l->ts_native)
+		return (pid_t)e_u64(e, ts + l->ts_native);
+	uint64_t pt = e_u64(e, ts + l->ts_pthread);
+	int32_t tid = 0;
+	if (!pt || p->pt_tid_off < 0 || e->read(e->arg, pt + (uint32_t)p->pt_tid_off, &tid, 4) < 0)
+		return 0;
+	return tid;
+}
+
+static uint64_t find_ts(const struct lt_pystk *p, const struct lt_lm_env *e, pid_t tid)
+{
+	const struct pyl *l = p->m.l;
+	uint64_t interp = e_u64(e, p->m.id.runtime + l->rt_head);
+	size_t budget = MAX_TSTATES; /* thread states read in all: lists that loop end */
+	for (int i = 0; interp && i < MAX_INTERPS && budget; i++, interp = e_u64(e, interp + l->is_next))
+		for (uint64_t ts = e_u64(e, interp + l->is_threads); ts && budget;
+		     budget--, ts = e_u64(e, ts + l->ts_next))
+			if (ts_tid(p, e, ts) == tid)
+				return ts;
+	return 0;
+}
+
+int lt_pystk_read(const struct lt_pystk *p, const struct lt_lm_env *e, pid_t tid, uint64_t *ts,
+		  struct lt_pyraw_stack *o)
+{
+	o->n = 0;
+	o->end = 0;
+	if (!*ts || ts_tid(p, e, *ts) != tid)
+		*ts = find_ts(p, e, tid);
+	if (!*ts)
+		return 0;
+	pyraw_walk(e, p->m.l, p->m.id.minor, *ts, o);
+	return 1;
+}
+
+void lt_pystk_resolve(struct lt_pystk *p, const struct lt_pyraw_stack *o, struct lt_thread *t)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	w->m = &p->m;
+	w->t = t;
+	t->rt_lang = "python";
+	resolve(w, o);
+	lt_rt_place(t, w->groups, is_eval_loop);
+	free(w);
+}

@@ -1,0 +1,454 @@
+/* record --stacks on CPython, end to end as root: the stacks of GIL waits
+ * carry the waiting thread's Python frames.  The workload
+ * (tests/workloads/py_gil_sites.py) has two threads that wait for the GIL
+ * from two known functions at known lines: alpha() (GIL-keeping usleep()
+ * calls, one line) and beta() (time.sleep(0), then a GIL-keeping usleep(),
+ * one line).
+ * The test reads the GIL's extent with a snapshot (the lock model), records
+ * the process with -p, then checks:
+ *   - every GIL wait of the two threads that has a stack names its thread's
+ *     function at its line as its innermost Python frame, placed just above
+ *     the interpreter-loop frame that runs it (as the snapshot places
+ *     them), with the outer Python frames (run_alpha, Thread.run, ...) and
+ *     the native stack down to the thread's start, nothing left unplaced;
+ *   - `report --profile` ranks GIL entries through alpha and beta at their
+ *     lines, beta's within 10% of beta's own measure of its GIL waits;
+ *   - the collapsed and pprof formats name the Python functions.
+ * Run on Debian's python3 (3.11) and on the pyenv builds 3.8 - 3.13 when
+ * present ($PYENV_ROOT/versions, default /root/.pyenv).  The recorder runs
+ * without its symbol cache, as on a fresh machine. */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lockmodel.h"
+#include "lt_test.h"
+#include "snapshot.h"
+#include "stacks.h"
+#include "tp.h"
+#include "locktrace/futex.h"
+
+#define SCRIPT "tests/workloads/py_gil_sites.py"
+
+TL_WORKLOAD(64);
+static struct tl_proc rec;
+static char raw[TL_PATH_MAX];
+
+static void cleanup(void)
+{
+	tl_close_started(&rec);
+	tl_close_started(&wl);
+	if (raw[0])
+		unlink(raw);
+	raw[0] = 0;
+}
+
+TestSuite(pystacks_live, .fini = cleanup, .timeout = 180);
+
+struct truth {
+	pid_t alpha, beta;
+	long line_a, line_b;
+	uint64_t gil, gil_size;
+	double beta_wait_us;
+	char version[64];
+	/* from the trace: beta's GIL waits, and those with a stack (ms) */
+	double trace_ms, stacked_ms;
+};
+
+/* The pyenv build of CPython 3.MINOR into PY, or a skip. */
+static void pyenv_python(int minor, char *py, size_t len)
+{
+	const char *root = getenv("PYENV_ROOT");
+	char pat[512];
+	snprintf(pat, sizeof(pat), "%s/versions/3.%d.*/bin/python3.%d",
+		 root && *root ? root : "/root/.pyenv", minor, minor);
+	glob_t g;
+	int r = glob(pat, 0, NULL, &g);
+	int found = 0;
+	for (size_t i = 0; r == 0 && i < g.gl_pathc && !found; i++)
+		if (access(g.gl_pathv[i], X_OK) == 0) {
+			snprintf(py, len, "%s", g.gl_pathv[i]);
+			found = 1;
+		}
+	if (r == 0)
+		globfree(&g);
+	if (!found)
+		cr_skip_test("no CPython 3.%d here (%s): a pyenv build of 3.%d is what this test runs",
+			     minor, pat, minor);
+}
+
+/* Starts the workload on PY, reads the GIL's extent from a snapshot,
+ * records it (-p, --stacks --calls all) until it exits. */
+static void record_gil_sites(const char *py, struct truth *t)
+{
+	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
+	if (access(py, X_OK) != 0)
+		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
+	/* --linger: the process stays until the recording has ended, so
+	 * the recorder can read its code objects (the stacks are resolved
+	 * from the process's memory, by a thread that may lag behind) */
+	char *argv[] = { (char *)py, SCRIPT, "--gate", "--linger", NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	t->alpha = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=alpha", "tid");
+	t->beta = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=beta", "tid");
+	t->line_a = (long)tl_truth_val(truth, ntruth, "site", "name=alpha", "line");
+	t->line_b = (long)tl_truth_val(truth, ntruth, "site", "name=beta", "line");
+
+	/* the GIL, as the lock model finds it: its waits are the futex
+	 * words inside it */
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0, "snapshot of the workload failed");
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		if (!strcmp(s->rtlocks[i].kind, "GIL")) {
+			t->gil = s->rtlocks[i].base;
+			t->gil_size = s->rtlocks[i].size;
+			snprintf(t->version, sizeof(t->version), "%s",
+				 s->rtlocks[i].version ? s->rtlocks[i].version : "?");
+		}
+	lt_snapshot_free(s);
+	cr_assert(t->gil && t->gil_size, "the lock model found no GIL in %s", py);
+
+	tl_tmp_path(raw, sizeof(raw), "pystacks");
+	char *extra[] = { "--stacks", "--calls", "all", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
+	tl_go(&wl);
+	char done[8][256];
+	int nd = 0;
+	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "%s never finished", SCRIPT);
+	t->beta_wait_us = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
+	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
+	tl_recorder_done(&rec, &wl, 60000);
+}
+
+static int is_loop(const char *func)
+{
+	return func && !strncmp(func, "_PyEval_EvalFrameDefault", 24);
+}
+
+/* A GIL wait's stack: Python frames, each run of them just above an
+ * interpreter-loop frame, and the stack ending natively at the thread's
+ * start.  1 if it passes through FUNC, which must then be its innermost
+ * Python frame, at LINE of the workload; 0 if not (the thread's start,
+ * before FUNC is called, or its end, after FUNC returned). */
+static int check_stack(const struct lt_stack *s, pid_t tid, const char *func, long line,
+		       uint64_t ts)
+{
+	int first = -1, py = 0, through = 0;
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct lt_sframe *f = &s->frames[i];
+		if (f->lang != LT_SFRAME_PYTHON)
+			continue;
+		py++;
+		if (first < 0)
+			first = (int)i;
+		cr_assert_eq(f->pc, 0, "a Python frame with a pc");
+		cr_assert(f->func && f->file && f->line > 0, "thread %d, wait at %llu: a Python frame "
+			  "without a function, file or line", (int)tid, (unsigned long long)ts);
+		through |= !strcmp(f->func, func);
+		/* the loop frame that runs it comes right after its run */
+		if (i + 1 < s->nframes && s->frames[i + 1].lang != LT_SFRAME_PYTHON)
+			cr_assert(is_loop(s->frames[i + 1].func), "thread %d: Python frame %s placed above "
+				  "%s, not the interpreter loop", (int)tid, f->func,
+				  s->frames[i + 1].func ? s->frames[i + 1].func : "??");
+	}
+	int loop = 0;
+	for (uint32_t i = 0; i < s->nframes; i++)
+		loop |= s->frames[i].lang == LT_SFRAME_NATIVE && is_loop(s->frames[i].func);
+	if (first < 0) {
+		/* no Python code runs: the thread takes the GIL to start or
+		 * to end, outside any call of the interpreter loop */
+		cr_assert(!loop, "thread %d: the GIL wait at %llu has no Python frame, but %u native "
+			  "frames through the interpreter loop (stack %u, end: %s)", (int)tid,
+			  (unsigned long long)ts, s->nframes, s->id, s->end ? s->end : "none");
+		cr_assert_null(s->end, "the stack is incomplete: %s", s->end);
+		return 0;
+	}
+	/* Thread.run, _bootstrap_inner, _bootstrap at least */
+	cr_assert_geq(py, 3, "thread %d: %d Python frames", (int)tid, py);
+	/* nothing unplaced: the outermost frame is native */
+	cr_assert_eq(s->frames[s->nframes - 1].lang, LT_SFRAME_NATIVE);
+	cr_assert_null(s->end, "the stack is incomplete: %s", s->end);
+	if (!through)
+		return 0;
+	const struct lt_sframe *f = &s->frames[first];
+	cr_assert_str_eq(f->func, func, "thread %d: innermost Python frame %s (%s:%u), not %s",
+			 (int)tid, f->func, f->file, f->line, func);
+	cr_assert_eq((long)f->line, line, "thread %d: %s at line %u, not %ld", (int)tid, func, f->line,
+		     line);
+	const char *base = strrchr(f->file, '/');
+	cr_assert_str_eq(base ? base + 1 : f->file, "py_gil_sites.py");
+	return 1;
+}
+
+/* Every GIL wait (a FUTEX_WAIT on a word inside the GIL) of alpha's and
+ * beta's threads that has a stack has their Python frames; once a
+ * thread's wait is in its function (alpha, beta), every one is until the
+ * function returns, at its line. */
+static void check_trace(struct truth *t)
+{
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	cr_assert(!st.damaged);
+	int waits[2] = { 0 }, with[2] = { 0 }, in[2] = { 0 }, left[2] = { 0 };
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || (e->h.flags & LT_F_AT_WAKE) ||
+		    (e->h.tid != (uint32_t)t->alpha && e->h.tid != (uint32_t)t->beta) ||
+		    e->futex.uaddr < t->gil || e->futex.uaddr - t->gil >= t->gil_size)
+			continue;
+		unsigned cmd = e->futex.op & LT_FUTEX_CMD_MASK;
+		if (cmd != 0 && cmd != 9)
+			continue; /* its wake-ups of the other */
+		int k = e->h.tid == (uint32_t)t->beta;
+		waits[k]++;
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAITER);
+		for (size_t j = i + 1; k && j < tr.n; j++)
+			if (tr.ev[j].h.tid == e->h.tid && tr.ev[j].h.kind == LT_EV_SYS_EXIT) {
+				double ms = (double)(tr.ev[j].h.ts - e->h.ts) / 1e6;
+				t->trace_ms += ms;
+				t->stacked_ms += s ? ms : 0;
+				break;
+			}
+		if (!s)
+			continue; /* shorter than 1 ms and not sampled, or copied too late
+				     (that every long wait has a stack is stacks_live's) */
+		cr_assert_eq(s->tgid, (int32_t)tr.hdr.pid);
+		int through = check_stack(s, (pid_t)e->h.tid, k ? "beta" : "alpha",
+					  k ? t->line_b : t->line_a, e->h.ts);
+		if (through)
+			cr_assert(!left[k], "%s: a wait of the %s thread in its function after one "
+				  "outside it, at %llu", t->version, k ? "beta" : "alpha",
+				  (unsigned long long)e->h.ts);
+		else if (in[k])
+			left[k] = 1; /* returned from its function */
+		in[k] += through;
+		with[k]++;
+	}
+	/* beta waits a switch interval (20 ms) in most of its 60 rounds,
+	 * alpha 3 ms in each: both have stacks in their functions */
+	cr_assert(in[1] > 0, "%s: none of beta's %d GIL waits (%d with a stack) is in beta()",
+		  t->version, waits[1], with[1]);
+	cr_assert(in[0] > 0, "%s: none of alpha's %d GIL waits (%d with a stack) is in alpha()",
+		  t->version, waits[0], with[0]);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+}
+
+/* report --profile: entries on the GIL through alpha and beta at their
+ * lines ("alpha (py_gil_sites.py:LA) [python]"), beta's in all within 10%
+ * of its own measure. */
+static void check_profile(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.profile", raw);
+	/* every entry (--all), into a file: entries are long */
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char want_a[64], want_b[64], line[1024];
+	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]\n", t->line_a);
+	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]\n", t->line_b);
+	double ms[2] = { 0 }, cur_ms = 0;
+	int n[2] = { 0 }, cur_gil = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int r;
+		double v;
+		unsigned long long addr;
+		const char *fx = strstr(line, "futex 0x");
+		if (sscanf(line, "#%d %lf ms", &r, &v) == 2) {
+			cur_ms = v;
+			cur_gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t->gil &&
+				  addr - t->gil < t->gil_size;
+			continue;
+		}
+		if (!strncmp(line, "Where the lock was held", 23))
+			break;
+		for (int k = 0; k < 2 && cur_gil; k++)
+			if (!strcmp(line, k ? want_b : want_a)) {
+				ms[k] += cur_ms;
+				n[k]++;
+			}
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(n[0] && n[1], "%s: the profile has no GIL entry through %s", t->version,
+		  !n[0] ? want_a : want_b);
+	double want = t->beta_wait_us / 1e3;
+	cr_assert(ms[1] >= want * 0.9 && ms[1] <= want * 1.1, "%s: %.1f ms of GIL waits through beta "
+		  "in %d entries, the program measured %.1f ms (the trace: %.1f ms of beta's GIL "
+		  "waits, %.1f ms of them with a stack)", t->version, ms[1], n[1], want, t->trace_ms,
+		  t->stacked_ms);
+}
+
+/* --format collapsed: lines "lock;...;Thread.run;...;run_beta;beta;... WAIT_US". */
+static void check_collapsed(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.folded", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "collapsed", "-o", path,
+			"--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char line[8192];
+	int a = 0, b = 0;
+	while (fgets(line, sizeof(line), f)) {
+		/* outer first: run_X, then X (through native frames up to
+		 * 3.10, whose calls of the loop run one frame each) */
+		const char *ra = strstr(line, ";run_alpha;"), *rb = strstr(line, ";run_beta;");
+		a += ra && strstr(ra + 1, ";alpha;");
+		b += rb && strstr(rb + 1, ";beta;");
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(a && b, "%s: collapsed stacks through alpha: %d, through beta: %d", t->version, a, b);
+}
+
+/* The callsite chain of callsite id in the trace processor's tables:
+ * whether it passes through func. */
+static int chain_has(const struct tp_table *cs, const char *id, const char *func)
+{
+	for (int depth = 0; id && depth < 256; depth++) {
+		long r = tp_find(cs, "id", id);
+		if (r < 0)
+			return 0;
+		const char *name = tp_get(cs, (size_t)r, "name");
+		if (name && !strcmp(name, func))
+			return 1;
+		id = tp_get(cs, (size_t)r, "parent_id");
+	}
+	return 0;
+}
+
+/* The Perfetto trace: wait slices of beta's thread carry callstacks
+ * through beta, whose frame has the workload's file and beta's line. */
+static void check_perfetto(const struct truth *t)
+{
+	char pt[TL_PATH_MAX + 32], out[64][256], err[64][256], sql[1024];
+	int nout, nerr;
+	snprintf(pt, sizeof(pt), "%s.perfetto-trace", raw);
+	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
+	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	snprintf(sql, sizeof(sql),
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %d and s.name like 'FUTEX_WAIT%%';\n"
+		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
+		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
+		 "select f.name as name, y.line_number as line, y.source_file as file from "
+		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
+		 "f.symbol_set_id where f.name in ('alpha', 'beta');\n", (int)t->beta);
+	struct tp_out o;
+	int rc = tp_run(pt, sql, &o);
+	unlink(pt);
+	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
+	cr_assert_eq(o.n, 3);
+	int b = 0;
+	for (size_t i = 0; i < o.t[0].nrows; i++)
+		b += chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), "beta");
+	cr_assert_gt(b, 0, "no wait slice of beta's thread has a callstack through beta\n%s",
+		     tp_dump(&o.t[0]));
+	int lines = 0;
+	for (size_t i = 0; i < o.t[2].nrows; i++) {
+		int ok;
+		const char *name = tp_get(&o.t[2], i, "name"), *file = tp_get(&o.t[2], i, "file");
+		long line = (long)tp_int(&o.t[2], i, "line", &ok);
+		cr_assert(ok && name && file);
+		cr_assert_eq(line, !strcmp(name, "alpha") ? t->line_a : t->line_b, "%s at %ld", name, line);
+		cr_assert(strstr(file, "py_gil_sites.py"), "%s in %s", name, file);
+		lines++;
+	}
+	cr_assert_geq(lines, 2, "Python frames with lines: %d\n%s", lines, tp_dump(&o.t[2]));
+	tp_free(&o);
+}
+
+static const char *find_go(void)
+{
+	return access("/usr/bin/go", X_OK) == 0 ? "/usr/bin/go" :
+	       access("/usr/local/go/bin/go", X_OK) == 0 ? "/usr/local/go/bin/go" : NULL;
+}
+
+/* `go tool pprof -top` lists alpha and beta. */
+static void check_pprof(const struct truth *t, const char *go)
+{
+	char pb[TL_PATH_MAX + 16], out[64][256], err[64][256];
+	int nout, nerr;
+	snprintf(pb, sizeof(pb), "%s.pb.gz", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "pprof", "-o", pb, "--force",
+			NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	char *top[] = { (char *)go, "tool", "pprof", "-top", "-show", "^(alpha|beta)$", pb, NULL };
+	int rc = tl_run_to_end(top, out, &nout, err, &nerr);
+	unlink(pb);
+	cr_assert_eq(rc, 0, "go tool pprof -top failed (%d): %s", rc, nerr ? err[nerr - 1] : "");
+	int a = 0, b = 0;
+	for (int i = 0; i < nout; i++) {
+		size_t n = strlen(out[i]);
+		a |= n >= 6 && !strcmp(out[i] + n - 6, " alpha");
+		b |= n >= 5 && !strcmp(out[i] + n - 5, " beta");
+	}
+	cr_assert(a && b, "%s: go tool pprof -top lists alpha: %d, beta: %d\n%s\n%s", t->version, a, b,
+		  nout > 0 ? out[0] : "", nout > 6 ? out[6] : "");
+}
+
+static void gil_sites(const char *py)
+{
+	struct truth t = { 0 };
+	record_gil_sites(py, &t);
+	check_trace(&t);
+	check_profile(&t);
+	check_collapsed(&t);
+}
+
+Test(pystacks_live, debian_python3_gil_waits_name_their_python_functions)
+{
+	gil_sites(TL_PYTHON);
+}
+
+Test(pystacks_live, debian_python3_perfetto_callstacks_have_python_frames)
+{
+	const char *why = tp_missing();
+	if (why)
+		cr_skip_test("%s", why);
+	struct truth t = { 0 };
+	record_gil_sites(TL_PYTHON, &t);
+	check_perfetto(&t);
+}
+
+Test(pystacks_live, debian_python3_go_tool_pprof_reads_python_frames)
+{
+	const char *go = find_go();
+	if (!go)
+		cr_skip_test("go is not installed (Debian: apt-get install golang-go): go tool pprof "
+			     "reads the profile");
+	struct truth t = { 0 };
+	record_gil_sites(TL_PYTHON, &t);
+	check_pprof(&t, go);
+}
+
+#define PYENV_TEST(minor)                                                          \
+	Test(pystacks_live, pyenv_cpython_3_##minor##_gil_waits_name_their_functions) \
+	{                                                                           \
+		char py[512];                                                       \
+		tl_skip_unless_root("needs root: loads BPF programs");             \
+		pyenv_python(minor, py, sizeof(py));                                \
+		gil_sites(py);                                                      \
+	}
+PYENV_TEST(8)
+PYENV_TEST(9)
+PYENV_TEST(10)
+PYENV_TEST(11)
+PYENV_TEST(12)
+PYENV_TEST(13)

@@ -1,0 +1,132 @@
+"""py_gil_sites - two Python functions that wait for the GIL at known lines.
+
+    /usr/bin/python3 py_gil_sites.py [-r ROUNDS=60] [--hold-ms MS=3] [--gate] [--linger] [--no-wait]
+
+Thread `alpha` runs alpha(), on one line (LA): it holds the GIL the way a
+C extension working without releasing it does, in libc's usleep(2 ms)
+called through ctypes.PyDLL (which keeps the GIL), again and again, and
+lets go of it only when another thread asks (at the loop's next eval-loop
+check).  Thread `beta` runs beta(), on one line (LB), ROUNDS times:
+time.sleep(0), which lets go of the GIL and takes it back (waiting there
+for alpha to let go: a switch interval, set to 20 ms), then holds the GIL
+MS ms in usleep() through ctypes.PyDLL, so alpha waits for the GIL that
+long.  Neither burns CPU: on a loaded machine with 2 cores a CPU-bound
+thread would starve the recorder watching it.
+Every GIL wait of either thread is in its function at its line; the
+function and the loop each fit on one line so that the eval loop stops on
+no other line.  Prints, before the threads start (they wait on a
+threading.Event, set 0.5 s later, or with --gate once a line is read
+from stdin, after `ready`):
+
+    pid=PID
+    site name=alpha line=LA
+    site name=beta line=LB
+    thread role=alpha tid=T
+    thread role=beta tid=T
+    ready                     (--gate)
+
+and at the end, beta's own measure of its GIL waits (the time in its
+time.sleep(0) calls: each returns once beta has the GIL back) and of its
+holds:
+
+    done rounds=N beta_wait_us=U beta_hold_us=H
+
+With --linger the process then stays (asleep) until it is killed: a
+recorder resolves the Python frames of the stacks it copied from the
+process's memory, which must still be there.
+"""
+import ctypes
+import os
+import sys
+import threading
+import time
+
+ROUNDS = 60
+HOLD_MS = 3
+GATE = False
+LINGER = False
+args = sys.argv[1:]
+while args:
+    a = args.pop(0)
+    if a == "-r":
+        ROUNDS = int(args.pop(0))
+    elif a == "--gate":
+        GATE = True
+    elif a == "--linger":
+        LINGER = True
+    elif a == "--no-wait":
+        pass  # the protocol's; without --gate nothing waits
+    elif a == "--hold-ms":
+        HOLD_MS = int(args.pop(0))
+    else:
+        sys.exit("py_gil_sites.py: unknown argument %r" % a)
+
+libc = ctypes.PyDLL(None)  # PyDLL: calls keep the GIL
+DONE = False
+gate = threading.Event()
+tids = {}
+ready = threading.Barrier(3)
+result = {}
+
+
+def alpha(usleep=libc.usleep):
+    while not DONE: usleep(2000)  # noqa: E701  (LA: the whole loop on one line)
+
+
+def beta(rounds, hold_us, pc=time.perf_counter, sleep=time.sleep, usleep=libc.usleep):
+    w = h = 0.0
+    for _ in range(rounds): t0 = pc(); sleep(0); t1 = pc(); usleep(hold_us); w += t1 - t0; h += pc() - t1  # noqa: E501,E702 (LB)
+    return w, h
+
+
+def line_of(func, marker):
+    import inspect
+    src, first = inspect.getsourcelines(func)
+    for i, text in enumerate(src):
+        if marker in text:
+            return first + i
+    raise SystemExit("no line with %r in %s" % (marker, func.__name__))
+
+
+def run_alpha():
+    tids["alpha"] = threading.get_native_id()
+    ready.wait()
+    gate.wait()
+    alpha()
+
+
+def run_beta():
+    global DONE
+    tids["beta"] = threading.get_native_id()
+    ready.wait()
+    gate.wait()
+    result["wh"] = beta(ROUNDS, HOLD_MS * 1000)
+    DONE = True
+
+
+sys.setswitchinterval(0.02)
+ta = threading.Thread(target=run_alpha, name="alpha")
+tb = threading.Thread(target=run_beta, name="beta")
+ta.start()
+tb.start()
+ready.wait()
+print("pid=%d" % os.getpid())
+print("site name=alpha line=%d" % line_of(alpha, "while not DONE"))
+print("site name=beta line=%d" % line_of(beta, "for _ in range(rounds)"))
+print("thread role=alpha tid=%d" % tids["alpha"])
+print("thread role=beta tid=%d" % tids["beta"])
+if GATE:
+    print("ready")
+    sys.stdout.flush()
+    sys.stdin.readline()
+else:
+    sys.stdout.flush()
+    time.sleep(0.5)
+gate.set()
+tb.join()
+ta.join()
+w, h = result["wh"]
+print("done rounds=%d beta_wait_us=%d beta_hold_us=%d" % (ROUNDS, w * 1e6, h * 1e6))
+sys.stdout.flush()
+while LINGER:
+    time.sleep(3600)
