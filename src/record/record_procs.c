@@ -10,35 +10,49 @@
 #include "rtwatch.h"
 #include "record_int.h"
 
-static void tidset_add(struct tidset *s, uint32_t tid)
+/* cap is a power of two: the slot is the top bits of a multiplicative
+ * hash, masked (no division: this runs for every event, up to 3 times). */
+static inline size_t tidset_slot(uint32_t tid, size_t cap)
+{
+	return (size_t)((tid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/* 1 if tid is new (added), 0 if it was there (or is 0, or no memory). */
+static int tidset_add(struct tidset *s, uint32_t tid)
 {
 	if (!tid)
-		return;
+		return 0;
+	if (s->cap) {
+		for (size_t j = tidset_slot(tid, s->cap);; j = (j + 1) & (s->cap - 1)) {
+			if (s->v[j] == tid)
+				return 0;
+			if (!s->v[j])
+				break;
+		}
+	}
 	if ((s->n + 1) * 2 > s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
 		uint32_t *v = calloc(cap, sizeof(*v));
 		if (!v)
-			return;
+			return 0;
 		for (size_t i = 0; i < s->cap; i++) {
 			if (!s->v[i])
 				continue;
-			size_t j = s->v[i] * 2654435761u % cap;
+			size_t j = tidset_slot(s->v[i], cap);
 			while (v[j])
-				j = (j + 1) % cap;
+				j = (j + 1) & (cap - 1);
 			v[j] = s->v[i];
 		}
 		free(s->v);
 		s->v = v;
 		s->cap = cap;
 	}
-	size_t j = tid * 2654435761u % s->cap;
-	while (s->v[j]) {
-		if (s->v[j] == tid)
-			return;
-		j = (j + 1) % s->cap;
-	}
+	size_t j = tidset_slot(tid, s->cap);
+	while (s->v[j])
+		j = (j + 1) & (s->cap - 1);
 	s->v[j] = tid;
 	s->n++;
+	return 1;
 }
 
 /* The process tgid, added (flags: how it came to be traced) if create and
@@ -115,12 +129,7 @@ int rec_is_traced_cb(void *ctx, uint32_t tgid)
 /* A thread of a traced process, counted once. */
 void rec_note_thread(struct collector *c, uint32_t tid, uint32_t tgid)
 {
-	size_t before = c->tids.n;
-
-	if (!tid)
-		return;
-	tidset_add(&c->tids, tid);
-	if (c->tids.n == before)
+	if (!tidset_add(&c->tids, tid))
 		return;
 	struct proc *p = rec_get_proc(c, (pid_t)tgid, LT_PROC_CHILD, 0);
 	if (p)
