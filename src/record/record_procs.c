@@ -17,6 +17,19 @@ static inline size_t tidset_slot(uint32_t tid, size_t cap)
 	return (size_t)((tid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
+/* Is tid (non-zero) in the set? */
+static inline int tidset_has(const struct tidset *s, uint32_t tid)
+{
+	if (!s->cap)
+		return 0;
+	for (size_t j = tidset_slot(tid, s->cap);; j = (j + 1) & (s->cap - 1)) {
+		if (s->v[j] == tid)
+			return 1;
+		if (!s->v[j])
+			return 0;
+	}
+}
+
 /* 1 if tid is new (added), 0 if it was there (or is 0, or no memory). */
 static int tidset_add(struct tidset *s, uint32_t tid)
 {
@@ -105,12 +118,8 @@ void rec_free_procs(struct collector *c)
 /* Is tgid a traced process?  Processes that join a recording by -p,
  * --children or a followed fork are known (TASK_NEW); with --cgroup, a
  * process seen for the first time is looked up in /proc once. */
-static int tgid_traced(struct collector *c, uint32_t tgid)
+static __attribute__((noinline)) int tgid_traced_multi(struct collector *c, uint32_t tgid)
 {
-	if (tgid == c->tgid)
-		return 1;
-	if (!c->multi || !tgid)
-		return 0;
 	if (lt_u64map_get(&c->proc_of, tgid))
 		return 1;
 	if (!c->cg || lt_u64map_get(&c->untraced, tgid) || tgid == (uint32_t)getpid())
@@ -119,6 +128,15 @@ static int tgid_traced(struct collector *c, uint32_t tgid)
 		return 1;
 	lt_u64map_put(&c->untraced, tgid, c);
 	return 0;
+}
+
+static inline int tgid_traced(struct collector *c, uint32_t tgid)
+{
+	if (tgid == c->tgid)
+		return 1;
+	if (!c->multi || !tgid)
+		return 0;
+	return tgid_traced_multi(c, tgid);
 }
 
 int rec_is_traced_cb(void *ctx, uint32_t tgid)
@@ -138,14 +156,13 @@ void rec_note_thread(struct collector *c, uint32_t tid, uint32_t tgid)
 		lt_u64map_put(&c->tid_tgid, tid, (void *)(uintptr_t)tgid);
 }
 
-/* The process of a traced thread (0 unknown: it has gone). */
-static uint32_t tgid_of(struct collector *c, uint32_t tid)
+/* The process of a traced thread (0 unknown: it has gone), when several
+ * processes are traced. */
+static __attribute__((noinline)) uint32_t tgid_of_multi(struct collector *c, uint32_t tid)
 {
 	char err[160];
 	pid_t tgid;
 
-	if (!c->multi)
-		return c->tgid;
 	uintptr_t t = (uintptr_t)lt_u64map_get(&c->tid_tgid, tid);
 	if (t)
 		return (uint32_t)t;
@@ -156,15 +173,28 @@ static uint32_t tgid_of(struct collector *c, uint32_t tid)
 	return (uint32_t)tgid;
 }
 
+static inline uint32_t tgid_of(struct collector *c, uint32_t tid)
+{
+	return c->multi ? tgid_of_multi(c, tid) : c->tgid;
+}
+
+/* rec_note_thread for every event: a thread already counted returns here,
+ * without a call (up to three per event). */
+static inline void note(struct collector *c, uint32_t tid, uint32_t tgid)
+{
+	if (tid && !tidset_has(&c->tids, tid))
+		rec_note_thread(c, tid, tgid);
+}
+
 /* Which traced threads and processes an event shows. */
 uint32_t rec_note_event(struct collector *c, const struct lt_event *ev)
 {
 	switch (ev->h.kind) {
 	case LT_EV_SWITCH:
 		if (tgid_traced(c, ev->sw.prev_tgid))
-			rec_note_thread(c, ev->sw.prev_tid, ev->sw.prev_tgid);
+			note(c, ev->sw.prev_tid, ev->sw.prev_tgid);
 		if (tgid_traced(c, ev->sw.next_tgid))
-			rec_note_thread(c, ev->sw.next_tid, ev->sw.next_tgid);
+			note(c, ev->sw.next_tid, ev->sw.next_tgid);
 		return 0;
 	case LT_EV_TASK_NEW:
 		if (ev->tnew.tgid != c->tgid)
@@ -173,7 +203,7 @@ uint32_t rec_note_event(struct collector *c, const struct lt_event *ev)
 		return ev->tnew.tgid;
 	case LT_EV_WAKING:
 		if (tgid_traced(c, ev->wake.waker_tgid))
-			rec_note_thread(c, ev->wake.waker_tid, ev->wake.waker_tgid);
+			note(c, ev->wake.waker_tid, ev->wake.waker_tgid);
 		break;
 	case LT_EV_LOST:
 		return 0;
@@ -182,7 +212,7 @@ uint32_t rec_note_event(struct collector *c, const struct lt_event *ev)
 	}
 	uint32_t tgid = tgid_of(c, ev->h.tid); /* the event's own thread is traced */
 	if (tgid)
-		rec_note_thread(c, ev->h.tid, tgid);
+		note(c, ev->h.tid, tgid);
 	return tgid;
 }
 
