@@ -125,7 +125,9 @@ static void deliver(void *ctx, const struct lt_event *ev)
 	if (c->stk)
 		lt_stackrec_event(c->stk, ev, tgid);
 	if (ev->h.kind == LT_EV_FUTEX_ENTER && tgid) {
-		struct proc *p = rec_get_proc(c, (pid_t)tgid, 0, 0);
+		/* procs[0], the first process, is most events' */
+		struct proc *p = c->nprocs && c->procs[0]->tgid == (pid_t)tgid ? c->procs[0]
+										: rec_get_proc(c, (pid_t)tgid, 0, 0);
 		if (p && p->have_syms)
 			lt_locksyms_see(&p->syms, ev->futex.uaddr);
 	}
