@@ -10,7 +10,11 @@
  * ROUNDS).  Built by `make build/bench-collector`; BENCHMARKS.md says how it
  * is used.
  *
- *   bench-collector [-r ROUNDS] [-o OUT] TRACE
+ *   bench-collector [-p] [-r ROUNDS] [-o OUT] TRACE
+ *
+ * The collector is set up as for `locktrace record -- COMMAND` (forks
+ * followed: several processes may be traced), or with -p as for
+ * `locktrace record -p PID` (one process).
  *
  * A trace of --calls blocking (its returns flagged LT_F_RET_UNKNOWN, which
  * the collector itself adds) is replayed through call normalisation, those
@@ -73,7 +77,7 @@ static double now_s(void)
 
 /* The measured part (callgrind --toggle-collect=replay). */
 __attribute__((noinline)) static uint64_t replay(struct recs *r, struct lt_header *h, int blocking,
-						 int fd)
+						 int multi, int fd)
 {
 	struct collector c;
 	struct lt_callnorm norm;
@@ -86,6 +90,7 @@ __attribute__((noinline)) static uint64_t replay(struct recs *r, struct lt_heade
 	}
 	c.w = w;
 	c.tgid = (uint32_t)h->pid;
+	c.multi = multi;
 	rec_get_proc(&c, (pid_t)h->pid, 0, 1);
 	if (blocking) {
 		if (lt_callnorm_init(&norm, c.tgid)) {
@@ -102,21 +107,24 @@ __attribute__((noinline)) static uint64_t replay(struct recs *r, struct lt_heade
 	if (c.norm)
 		lt_callnorm_free(c.norm);
 	free(c.tids.v);
+	free(c.tids.tg);
 	rec_free_procs(&c);
 	return total;
 }
 
 int main(int argc, char **argv)
 {
-	int rounds = 5, opt;
+	int rounds = 5, opt, multi = 1;
 	const char *out = NULL;
 	struct lt_reader rd;
 	struct lt_item it;
 	struct recs r = { 0 };
 	char err[512];
 
-	while ((opt = getopt(argc, argv, "r:o:")) != -1) {
-		if (opt == 'r')
+	while ((opt = getopt(argc, argv, "pr:o:")) != -1) {
+		if (opt == 'p')
+			multi = 0;
+		else if (opt == 'r')
 			rounds = atoi(optarg);
 		else if (opt == 'o')
 			out = optarg;
@@ -124,7 +132,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || rounds < 1) {
-		fprintf(stderr, "usage: bench-collector [-r ROUNDS] [-o OUT] TRACE\n");
+		fprintf(stderr, "usage: bench-collector [-p] [-r ROUNDS] [-o OUT] TRACE\n");
 		return 2;
 	}
 	if (lt_reader_open(&rd, argv[optind], err, sizeof(err))) {
@@ -164,15 +172,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		double t0 = now_s();
-		total = replay(&r, &h, blocking, fd);
+		total = replay(&r, &h, blocking, multi, fd);
 		double t = now_s() - t0;
 		close(fd);
 		if (i == 0 || t < best)
 			best = t;
 	}
-	printf("mode %s records %zu events in %llu out %llu best %.4f s %.1f ns per event out "
+	printf("mode %s%s records %zu events in %llu out %llu best %.4f s %.1f ns per event out "
 	       "%.3f CPU-s per million events\n",
-	       blocking ? "blocking" : "every-call", r.n, (unsigned long long)r.events,
+	       blocking ? "blocking" : "every-call", multi ? "" : " -p", r.n, (unsigned long long)r.events,
 	       (unsigned long long)total, best, best * 1e9 / (double)total,
 	       best * 1e6 / (double)total);
 	return 0;
