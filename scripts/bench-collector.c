@@ -10,11 +10,12 @@
  * ROUNDS).  Built by `make build/bench-collector`; BENCHMARKS.md says how it
  * is used.
  *
- *   bench-collector [-p] [-r ROUNDS] [-o OUT] TRACE
+ *   bench-collector [-p] [-m] [-r ROUNDS] [-o OUT] TRACE
  *
  * The collector is set up as for `locktrace record -- COMMAND` (forks
  * followed: several processes may be traced), or with -p as for
- * `locktrace record -p PID` (one process).
+ * `locktrace record -p PID` (one process).  -m: the chunks go to memory, as
+ * the flight recorder's (--ring) do, of LT_FLIGHT_CHUNK bytes, dropped.
  *
  * A trace of --calls blocking (its returns flagged LT_F_RET_UNKNOWN, which
  * the collector itself adds) is replayed through call normalisation, those
@@ -75,16 +76,24 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+static int drop_chunk(void *ctx, uint32_t type, const uint8_t *data, size_t len,
+		      const struct lt_chunk_info *info)
+{
+	(void)ctx, (void)type, (void)data, (void)len, (void)info;
+	return 0;
+}
+
 /* The measured part (callgrind --toggle-collect=replay). */
 __attribute__((noinline)) static uint64_t replay(struct recs *r, struct lt_header *h, int blocking,
-						 int multi, int fd)
+						 int multi, int mem, int fd)
 {
 	struct collector c;
 	struct lt_callnorm norm;
 	struct lt_writer *w;
 
 	memset(&c, 0, sizeof(c));
-	if (lt_writer_fd_open(&w, fd) || lt_writer_header(w, h)) {
+	if (mem ? lt_writer_mem_open(&w, h->pid, LT_FLIGHT_CHUNK, drop_chunk, NULL)
+		: lt_writer_fd_open(&w, fd) || lt_writer_header(w, h)) {
 		fprintf(stderr, "bench-collector: cannot open the writer\n");
 		exit(1);
 	}
@@ -103,7 +112,10 @@ __attribute__((noinline)) static uint64_t replay(struct recs *r, struct lt_heade
 		rec_on_sample(&c, r->buf + r->off[i], r->off[i + 1] - r->off[i]);
 	uint64_t total = c.total;
 	lt_writer_flush(w);
-	lt_writer_release_fd(w);
+	if (mem)
+		lt_writer_close(w);
+	else
+		lt_writer_release_fd(w);
 	if (c.norm)
 		lt_callnorm_free(c.norm);
 	free(c.tids.v);
@@ -113,16 +125,18 @@ __attribute__((noinline)) static uint64_t replay(struct recs *r, struct lt_heade
 
 int main(int argc, char **argv)
 {
-	int rounds = 5, opt, multi = 1;
+	int rounds = 5, opt, multi = 1, mem = 0;
 	const char *out = NULL;
 	struct lt_reader rd;
 	struct lt_item it;
 	struct recs r = { 0 };
 	char err[512];
 
-	while ((opt = getopt(argc, argv, "pr:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "pmr:o:")) != -1) {
 		if (opt == 'p')
 			multi = 0;
+		else if (opt == 'm')
+			mem = 1;
 		else if (opt == 'r')
 			rounds = atoi(optarg);
 		else if (opt == 'o')
@@ -131,7 +145,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || rounds < 1) {
-		fprintf(stderr, "usage: bench-collector [-p] [-r ROUNDS] [-o OUT] TRACE\n");
+		fprintf(stderr, "usage: bench-collector [-p] [-m] [-r ROUNDS] [-o OUT] TRACE\n");
 		return 2;
 	}
 	if (lt_reader_open(&rd, argv[optind], err, sizeof(err))) {
@@ -171,15 +185,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		double t0 = now_s();
-		total = replay(&r, &h, blocking, multi, fd);
+		total = replay(&r, &h, blocking, multi, mem, fd);
 		double t = now_s() - t0;
 		close(fd);
 		if (i == 0 || t < best)
 			best = t;
 	}
-	printf("mode %s%s records %zu events in %llu out %llu best %.4f s %.1f ns per event out "
+	printf("mode %s%s%s records %zu events in %llu out %llu best %.4f s %.1f ns per event out "
 	       "%.3f CPU-s per million events\n",
-	       blocking ? "blocking" : "every-call", multi ? "" : " -p", r.n, (unsigned long long)r.events,
+	       blocking ? "blocking" : "every-call", multi ? "" : " -p", mem ? " memory" : "", r.n, (unsigned long long)r.events,
 	       (unsigned long long)total, best, best * 1e9 / (double)total,
 	       best * 1e6 / (double)total);
 	return 0;
