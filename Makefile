@@ -407,3 +407,9 @@ $(DEB): $(B)/locktrace $(MAN_PAGES) $(COMPLETION) scripts/make-deb.sh README.md 
 	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/deb PREFIX=/usr
 	$(call msg,DEB,$@)
 	$(Q)bash scripts/make-deb.sh $(B)/deb $(LT_VER)-1 $(DEB_ARCH) $@
+
+# The collector's user-space path replayed from a trace (scripts/bench-collector.c;
+# BENCHMARKS.md, "collector CPU per million events").  Not part of `all`.
+$(B)/bench-collector: scripts/bench-collector.c $(B)/liblocktrace.a
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(ALL_INC) $< $(B)/liblocktrace.a $(LDLIBS) -o $@

@@ -35,6 +35,20 @@ static inline void *lt_u64map_get(const struct lt_u64map *m, uint64_t key)
 	return NULL;
 }
 
+/* Where the value of key (non-zero) is stored, to replace it without a
+ * second lookup (valid until the next put or del), or NULL if absent. */
+static inline void **lt_u64map_ref(const struct lt_u64map *m, uint64_t key)
+{
+	for (size_t i = m->cap ? lt_u64map_slot(m, key) : 0, n = 0; n < m->cap;
+	     i = (i + 1) & (m->cap - 1), n++) {
+		if (m->keys[i] == key)
+			return &m->vals[i];
+		if (!m->keys[i])
+			return NULL;
+	}
+	return NULL;
+}
+
 /* Stores or replaces; key must be non-zero.  0 or -ENOMEM. */
 int lt_u64map_put(struct lt_u64map *m, uint64_t key, void *val);
 void lt_u64map_del(struct lt_u64map *m, uint64_t key);

@@ -125,7 +125,9 @@ static void deliver(void *ctx, const struct lt_event *ev)
 	if (c->stk)
 		lt_stackrec_event(c->stk, ev, tgid);
 	if (ev->h.kind == LT_EV_FUTEX_ENTER && tgid) {
-		struct proc *p = rec_get_proc(c, (pid_t)tgid, 0, 0);
+		/* procs[0], the first process, is most events' */
+		struct proc *p = c->nprocs && c->procs[0]->tgid == (pid_t)tgid ? c->procs[0]
+										: rec_get_proc(c, (pid_t)tgid, 0, 0);
 		if (p && p->have_syms)
 			lt_locksyms_see(&p->syms, ev->futex.uaddr);
 	}
@@ -135,6 +137,30 @@ static void deliver(void *ctx, const struct lt_event *ev)
 	if (r)
 		c->werr = r;
 }
+
+/* ev = the record of n bytes at p, zeros after it.  The common sizes are
+ * copied with constant lengths (inline moves, no library call). */
+#define COPY_FIXED(N)                                                   \
+	do {                                                            \
+		memcpy(ev, p, (N));                                     \
+		memset((char *)ev + (N), 0, sizeof(*ev) - (N));         \
+	} while (0)
+static inline void copy_record(struct lt_event *ev, const uint8_t *p, size_t n)
+{
+	if (n == LT_REC_SIZE(lt_sys_exit))
+		COPY_FIXED(LT_REC_SIZE(lt_sys_exit));
+	else if (n == LT_REC_SIZE(lt_futex_enter))
+		COPY_FIXED(LT_REC_SIZE(lt_futex_enter));
+	else if (n == LT_REC_SIZE(lt_switch))
+		COPY_FIXED(LT_REC_SIZE(lt_switch));
+	else if (n == LT_REC_SIZE(lt_waking))
+		COPY_FIXED(LT_REC_SIZE(lt_waking));
+	else {
+		memset(ev, 0, sizeof(*ev));
+		memcpy(ev, p, n);
+	}
+}
+#undef COPY_FIXED
 
 /* One ring record holds one event, or (--calls blocking) a call's entry
  * followed by the switch or wake-up it was written with. */
@@ -148,8 +174,7 @@ int rec_on_sample(void *ctx, void *data, size_t size)
 		size_t n = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
 		if (!n || n > size)
 			return 0;
-		memset(&ev, 0, sizeof(ev));
-		memcpy(&ev, p, n);
+		copy_record(&ev, p, n);
 		if (c->norm)
 			lt_callnorm_feed(c->norm, &ev, deliver, c);
 		else

@@ -37,6 +37,11 @@ int lt_callnorm_init(struct lt_callnorm *n, uint32_t tgid)
 
 void lt_callnorm_free(struct lt_callnorm *n)
 {
+	while (n->spare) {
+		void *next = *(void **)n->spare;
+		free(n->spare);
+		n->spare = next;
+	}
 	if (n->wakers) {
 		for (size_t i = 0; i < n->wakers->cap; i++)
 			if (n->wakers->keys[i])
@@ -84,19 +89,21 @@ static void emit_return(struct lt_callnorm *n, uint64_t ts, uint16_t cpu, uint32
 static void ran_by_now(struct lt_callnorm *n, uint32_t tid, uint64_t ts, uint16_t cpu,
 		       lt_callnorm_out out, void *ctx)
 {
-	uintptr_t st = (uintptr_t)lt_u64map_get(n->threads, tid);
+	void **ref = lt_u64map_ref(n->threads, tid);
+	uintptr_t st = ref ? (uintptr_t)*ref : 0;
 
 	if (st <= ST_RAN)
 		return;
+	/* (emitting a return does not change the map: ref stays valid) */
 	if (st == ST_BEFORE && ts < n->seeded_at) {
 		/* acting before the header was complete: it may have fallen
 		 * asleep after we attached, in the very call the header saw */
-		set_state(n, tid, ST_RAN);
+		*ref = (void *)ST_RAN;
 		return;
 	}
 	n->unseen_runs++;
 	emit_return(n, ts, cpu, tid, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
-	set_state(n, tid, ST_RAN);
+	*ref = (void *)ST_RAN;
 }
 
 /* The waking call of tid, if one is open, returns now. */
@@ -108,7 +115,8 @@ static void end_wake_call(struct lt_callnorm *n, uint32_t tid, lt_callnorm_out o
 		return;
 	emit_return(n, w->last, w->cpu, tid, w->nr, 0, out, ctx);
 	lt_u64map_del(n->wakers, tid);
-	free(w);
+	*(void **)w = n->spare; /* kept for the next waking call */
+	n->spare = w;
 }
 
 static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
@@ -137,7 +145,11 @@ static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callno
 		if (w && w->nr == nr && w->key == key)
 			return; /* the same call waking one more thread */
 		end_wake_call(n, tid, out, ctx);
-		if (!(w = malloc(sizeof(*w))) || lt_u64map_put(n->wakers, tid, w)) {
+		if ((w = n->spare))
+			n->spare = *(void **)w;
+		else
+			w = malloc(sizeof(*w));
+		if (!w || lt_u64map_put(n->wakers, tid, w)) {
 			free(w);
 			n->oom = 1;
 			out(ctx, ev);
@@ -184,12 +196,15 @@ static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, uint32_t
 	out(ctx, ev);
 	if (!next || !traced_tgid(n, ev->sw.next_tgid))
 		return;
-	st = (uintptr_t)lt_u64map_get(n->threads, next);
+	void **ref = lt_u64map_ref(n->threads, next);
+	st = ref ? (uintptr_t)*ref : 0;
 	if (st > ST_RAN) /* (ST_BEFORE: flagged as began before) */
 		emit_return(n, ev->h.ts, ev->h.cpu, next, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
 	else if (!st) /* asleep (or waiting for a cpu) since before tracing */
 		emit_return(n, ev->h.ts, ev->h.cpu, next, LT_NR_UNKNOWN, 0, out, ctx);
-	if (st != ST_RAN)
+	if (ref) /* emitting a return does not change the map */
+		*ref = (void *)ST_RAN;
+	else
 		set_state(n, next, ST_RAN);
 }
 

@@ -44,6 +44,7 @@ struct lt_callnorm {
 	uint32_t sleep_switch;     /* internal: see lt_callnorm_feed */
 	uint64_t seeded_at;        /* see lt_callnorm_asleep_at_attach */
 	int oom;                   /* a thread could not be tracked */
+	void *spare;               /* internal: waking calls ended, for reuse */
 };
 
 typedef void (*lt_callnorm_out)(void *ctx, const struct lt_event *ev);

@@ -70,7 +70,11 @@ static void get_str(struct lt_cur *cur, char *dst)
 static int comm_cached(struct lt_codec *c, uint32_t tid, const char *comm)
 {
 	struct lt_comm_slot *s = &c->comms[tid % LT_COMM_CACHE];
-	if (s->valid && s->tid == tid && !strncmp(s->comm, comm, LT_COMM_LEN))
+	/* the slot is NUL-padded, and so is a comm the kernel copied: equal
+	 * bytes are the common case, compared inline; strncmp only when the
+	 * bytes after the NUL may differ */
+	if (s->valid && s->tid == tid &&
+	    (!memcmp(s->comm, comm, LT_COMM_LEN) || !strncmp(s->comm, comm, LT_COMM_LEN)))
 		return 1;
 	s->valid = 1;
 	s->tid = tid;

@@ -19,6 +19,7 @@
 #include "outfile.h"
 #include "locktrace/tracefile.h"
 #include "codec.h"
+#include "crc32.h"
 #include "grow.h"
 #include "varint.h"
 
@@ -26,7 +27,7 @@
 
 uint32_t lt_crc32(const void *data, size_t len)
 {
-	return (uint32_t)crc32(0L, data, (uInt)len);
+	return lt_crc32_update(0, data, len);
 }
 
 /* ---------------------------------------------------------------- TLV */
@@ -458,7 +459,7 @@ static int write_chunk_inplace(struct lt_writer *w, uint8_t *buf, uint32_t type,
 	lt_put_le32(buf + 4, type);
 	lt_put_le32(buf + 8, (uint32_t)len);
 	uint32_t crc = (uint32_t)crc32(0L, buf + 4, 8);
-	crc = (uint32_t)crc32(crc, buf + LT_CHUNK_HDR_LEN, (uInt)len);
+	crc = lt_crc32_update(crc, buf + LT_CHUNK_HDR_LEN, len);
 	lt_put_le32(buf + 12, crc);
 	if (w->err)
 		return w->err;
@@ -726,7 +727,7 @@ static int load_chunk(struct lt_reader *r)
 		return 0;
 	}
 	uint32_t crc = (uint32_t)crc32(0L, hdr + 4, 8);
-	crc = (uint32_t)crc32(crc, r->chunk, len);
+	crc = lt_crc32_update(crc, r->chunk, len);
 	if (crc != lt_get_le32(hdr + 12)) {
 		stop(r, r->offset, "damaged chunk (checksum mismatch)");
 		return 0;
