@@ -15,6 +15,7 @@
 #include "locktrace/flightbuf.h"
 #include "fbdump.h"
 #include "loader.h"
+#include "log.h"
 #include "locktrace.skel.h"
 
 static int verbose_libbpf;
@@ -25,7 +26,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 		return 0;
 	if (!verbose_libbpf && level == LIBBPF_WARN)
 		return 0; /* failures are reported by us, with a fix */
-	return vfprintf(stderr, fmt, ap);
+	return lt_vlib(fmt, ap);
 }
 
 int lt_bpf_check_kernel(char *err, size_t errlen)

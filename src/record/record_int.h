@@ -133,7 +133,7 @@ struct session {
 	dev_t pid_file_dev;      /* the pid file we created: only it is removed */
 	ino_t pid_file_ino;
 	char exe[PATH_MAX];      /* the launched program, as execvp finds it */
-	char note[160];          /* said after the first line */
+	char note[160];          /* said after the first line (lt_info) */
 };
 
 extern volatile sig_atomic_t rec_stop_requests;
