@@ -245,7 +245,7 @@ static void release(struct session *s, int failed)
 		close(s->pidfd);
 	free(s->lost_seen);
 	free(s->lost_now);
-	free(s->c.tids.v);
+	lt_u64map_free(&s->c.tids);
 	lt_header_free(&s->hdr);
 	if (s->have_stall)
 		lt_stall_free(&s->stall);

@@ -24,12 +24,6 @@
 
 struct lt_rtwatch;
 
-/* The distinct threads seen (an open-addressing set of tids). */
-struct tidset {
-	uint32_t *v;
-	size_t cap, n;
-};
-
 /* A traced process: at attach, or joined later (a fork followed, a process
  * of the cgroup seen for the first time). */
 struct proc {
@@ -52,7 +46,7 @@ struct collector {
 	uint64_t events[LT_EV_MAX];
 	uint64_t total;
 	int werr;
-	struct tidset tids;
+	struct lt_u64map tids;   /* the distinct threads seen: tid -> (void *)1 */
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
 	struct lt_stackrec *stk;  /* --stacks (NULL: off) */

@@ -10,36 +10,7 @@
 #include "rtwatch.h"
 #include "record_int.h"
 
-static void tidset_add(struct tidset *s, uint32_t tid)
-{
-	if (!tid)
-		return;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		uint32_t *v = calloc(cap, sizeof(*v));
-		if (!v)
-			return;
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->v[i])
-				continue;
-			size_t j = s->v[i] * 2654435761u % cap;
-			while (v[j])
-				j = (j + 1) % cap;
-			v[j] = s->v[i];
-		}
-		free(s->v);
-		s->v = v;
-		s->cap = cap;
-	}
-	size_t j = tid * 2654435761u % s->cap;
-	while (s->v[j]) {
-		if (s->v[j] == tid)
-			return;
-		j = (j + 1) % s->cap;
-	}
-	s->v[j] = tid;
-	s->n++;
-}
+#define TID_SEEN ((void *)1) /* c->tids is a set */
 
 /* The process tgid, added (flags: how it came to be traced) if create and
  * not known yet; NULL if unknown or out of memory. */
@@ -115,12 +86,10 @@ int rec_is_traced_cb(void *ctx, uint32_t tgid)
 /* A thread of a traced process, counted once. */
 void rec_note_thread(struct collector *c, uint32_t tid, uint32_t tgid)
 {
-	size_t before = c->tids.n;
-
-	if (!tid)
+	if (!tid || lt_u64map_get(&c->tids, tid))
 		return;
-	tidset_add(&c->tids, tid);
-	if (c->tids.n == before)
+	/* out of memory: counted again next time */
+	if (lt_u64map_put(&c->tids, tid, TID_SEEN))
 		return;
 	struct proc *p = rec_get_proc(c, (pid_t)tgid, LT_PROC_CHILD, 0);
 	if (p)
