@@ -25,6 +25,7 @@
 #include "snapshot_int.h"
 #include "symcache.h"
 #include "u64map.h"
+#include "grow.h"
 
 struct modinfo {
 	char *base;     /* basename of the module path */
@@ -94,15 +95,12 @@ static int parse_maps(struct lt_sym *s, struct lt_strlist *notes)
 			if (!m.path)
 				continue;
 		}
-		if (s->n_maps == cap) {
-			struct lt_map *nm = realloc(s->maps, cap * 2 * sizeof(*nm));
-			if (!nm) {
-				free(m.path);
-				break;
-			}
-			s->maps = nm;
-			cap *= 2;
+		struct lt_map *nm = lt_grow(s->maps, &cap, s->n_maps, sizeof(*nm), 64);
+		if (!nm) {
+			free(m.path);
+			break;
 		}
+		s->maps = nm;
 		s->maps[s->n_maps++] = m;
 	}
 	free(text);

@@ -17,6 +17,7 @@
 #include "loader.h"
 #include "log.h"
 #include "locktrace.skel.h"
+#include "grow.h"
 
 static int verbose_libbpf;
 
@@ -330,11 +331,12 @@ int lt_bpf_fb_threads(struct lt_bpf *b, uint32_t **tids, struct lt_fb_thread **t
 	for (int first = 1; !bpf_map_get_next_key(fd, first ? NULL : &key, &next); first = 0) {
 		key = next;
 		if (k == cap) {
-			cap *= 2;
-			uint32_t *nk = realloc(kv, cap * sizeof(*kv));
+			/* kv and tv share the capacity (tv's are the larger) */
+			cap = lt_grow_cap(cap, k + 1, sizeof(*tv), 64);
+			uint32_t *nk = cap ? realloc(kv, cap * sizeof(*kv)) : NULL;
 			if (nk)
 				kv = nk;
-			struct lt_fb_thread *nt = realloc(tv, cap * sizeof(*tv));
+			struct lt_fb_thread *nt = cap ? realloc(tv, cap * sizeof(*tv)) : NULL;
 			if (nt)
 				tv = nt;
 			if (!nk || !nt) {

@@ -16,6 +16,7 @@
 #include "u64map.h"
 #include "locktrace/calls.h"
 #include "locktrace/futex.h"
+#include "grow.h"
 
 #define MAX_DEPTH 64
 #define REFS_KEEP 200000 /* flight mode: references kept for the next dump */
@@ -225,14 +226,10 @@ static int push_ref(struct lt_stackrec *r, const struct lt_stack_ref *ref)
 		memmove(r->refs, r->refs + drop, (r->nrefs - drop) * sizeof(*r->refs));
 		r->nrefs -= drop;
 	}
-	if (r->nrefs == r->cap_refs) {
-		size_t nc = r->cap_refs ? r->cap_refs * 2 : 256;
-		struct lt_stack_ref *v = realloc(r->refs, nc * sizeof(*v));
-		if (!v)
-			return -1;
-		r->refs = v;
-		r->cap_refs = nc;
-	}
+	struct lt_stack_ref *v = lt_grow(r->refs, &r->cap_refs, r->nrefs, sizeof(*v), 256);
+	if (!v)
+		return -1;
+	r->refs = v;
 	r->refs[r->nrefs++] = *ref;
 	return 0;
 }
@@ -539,14 +536,10 @@ static uint32_t intern(struct lt_stackrec *r, uint32_t tgid, const struct lt_fra
 	}
 	if (!h)
 		h = 1;
-	if (r->nstacks == r->cap_stacks) {
-		size_t nc = r->cap_stacks ? r->cap_stacks * 2 : 64;
-		struct lt_stack **v = realloc(r->stacks, nc * sizeof(*v));
-		if (!v)
-			return 0;
-		r->stacks = v;
-		r->cap_stacks = nc;
-	}
+	struct lt_stack **v = lt_grow(r->stacks, &r->cap_stacks, r->nstacks, sizeof(*v), 64);
+	if (!v)
+		return 0;
+	r->stacks = v;
 	struct lt_stack *s = calloc(1, sizeof(*s));
 	if (!s || (n && !(s->frames = calloc(n, sizeof(*s->frames))))) {
 		free(s);
