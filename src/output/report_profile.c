@@ -60,26 +60,37 @@ struct prof {
 	int oom;
 };
 
+struct entry_query {
+	const struct table *t;
+	struct entry want;
+};
+
+static int same_entry(const void *val, const void *ctx)
+{
+	const struct entry_query *q = ctx;
+	const struct entry *e = &q->t->e[(size_t)(uintptr_t)val - 1];
+	return e->lock == q->want.lock && e->stack_id == q->want.stack_id && e->fd == q->want.fd &&
+	       e->call == q->want.call && e->tgid == q->want.tgid;
+}
+
 static void charge(struct prof *p, struct table *t, uint64_t lock, const char *call, int32_t fd,
 		   uint32_t stack_id, uint32_t tgid, uint64_t dur)
 {
-	uint64_t key = (lock * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)stack_id << 32) ^ (uint32_t)fd ^
-		       (uint64_t)(uintptr_t)call ^ tgid;
-	for (;; key++) {
-		if (!key)
-			continue;
-		size_t i = (size_t)(uintptr_t)lt_u64map_get(&t->idx, key);
-		if (!i)
-			break;
+	struct entry_query q = { t, { .lock = lock, .call = call, .fd = fd, .stack_id = stack_id,
+				      .tgid = tgid } };
+	uint64_t key;
+	size_t i = (size_t)(uintptr_t)lt_u64map_find(
+		&t->idx,
+		(lock * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)stack_id << 32) ^ (uint32_t)fd ^
+			(uint64_t)(uintptr_t)call ^ tgid,
+		same_entry, &q, &key);
+	if (i) {
 		struct entry *e = &t->e[i - 1];
-		if (e->lock == lock && e->stack_id == stack_id && e->fd == fd && e->call == call &&
-		    e->tgid == tgid) {
-			e->total_ns += dur;
-			e->count++;
-			if (dur > e->max_ns)
-				e->max_ns = dur;
-			return;
-		}
+		e->total_ns += dur;
+		e->count++;
+		if (dur > e->max_ns)
+			e->max_ns = dur;
+		return;
 	}
 	struct entry *v = lt_grow(t->e, &t->cap, t->n, sizeof(*v), 64);
 	if (!v) {
@@ -382,20 +393,26 @@ static uint64_t fnv(const char *s)
 }
 
 /* The index of s (added if new), *added set when it is new. */
+struct str_query {
+	const struct strtab *t;
+	const char *s;
+};
+
+static int same_str(const void *val, const void *ctx)
+{
+	const struct str_query *q = ctx;
+	return !strcmp(q->t->s[(size_t)(uintptr_t)val - 1], q->s);
+}
+
 static size_t intern(struct strtab *t, const char *s, int *added)
 {
-	uint64_t k = fnv(s);
+	struct str_query q = { t, s };
+	uint64_t k;
 	if (added)
 		*added = 0;
-	for (;; k++) {
-		if (!k)
-			continue;
-		size_t i = (size_t)(uintptr_t)lt_u64map_get(&t->idx, k);
-		if (!i)
-			break;
-		if (!strcmp(t->s[i - 1], s))
-			return i - 1;
-	}
+	size_t i = (size_t)(uintptr_t)lt_u64map_find(&t->idx, fnv(s), same_str, &q, &k);
+	if (i)
+		return i - 1;
 	char **v = lt_grow(t->s, &t->cap, t->n, sizeof(*v), 64);
 	if (!v) {
 		t->oom = 1;

@@ -521,21 +521,29 @@ static int same_stack(const struct lt_stack *s, uint32_t tgid, const struct lt_f
 	return 1;
 }
 
+struct stack_query {
+	uint32_t tgid;
+	const struct lt_frame *f;
+	size_t n;
+};
+
+static int same_stack_cb(const void *val, const void *ctx)
+{
+	const struct stack_query *q = ctx;
+	return same_stack(val, q->tgid, q->f, q->n);
+}
+
 /* The interned id of the unwound frames (a new stack if unseen), 0 OOM.
  * Under mu. */
 static uint32_t intern(struct lt_stackrec *r, uint32_t tgid, const struct lt_frame *f, size_t n,
 		       const char *end)
 {
-	uint64_t h = stack_hash(tgid, f, n);
-	for (;; h++) { /* linear probing over hashes: collisions are rare */
-		struct lt_stack *s = lt_u64map_get(&r->intern, h ? h : 1);
-		if (!s)
-			break;
-		if (same_stack(s, tgid, f, n))
-			return s->id;
-	}
-	if (!h)
-		h = 1;
+	struct stack_query q = { tgid, f, n };
+	uint64_t h;
+	const struct lt_stack *known =
+		lt_u64map_find(&r->intern, stack_hash(tgid, f, n), same_stack_cb, &q, &h);
+	if (known)
+		return known->id;
 	struct lt_stack **v = lt_grow(r->stacks, &r->cap_stacks, r->nstacks, sizeof(*v), 64);
 	if (!v)
 		return 0;
