@@ -813,8 +813,9 @@ static void release_head(struct lt_timeline *tl)
 
 static int ring_grow(struct lt_timeline *tl)
 {
-	size_t cap = tl->rcap ? tl->rcap * 2 : 1024;
-	struct lt_event *r = malloc(cap * sizeof(*r));
+	/* a ring: copied in order, not realloc'd */
+	size_t cap = lt_grow_cap(tl->rcap, tl->rcap + 1, sizeof(struct lt_event), 1024);
+	struct lt_event *r = cap ? malloc(cap * sizeof(*r)) : NULL;
 	if (!r)
 		return -ENOMEM;
 	for (size_t k = 0; k < tl->rn; k++)

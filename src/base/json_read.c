@@ -17,6 +17,7 @@
 #include <string.h>
 #include "json_read.h"
 #include "utf8.h"
+#include "grow.h"
 
 #define MAX_DEPTH 64
 
@@ -163,8 +164,9 @@ static int parse_value(struct parser *ps, struct rp_json *v, int depth);
 static int push_item(struct parser *ps, struct rp_json *v, size_t *cap, char *key)
 {
 	if (v->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct rp_json *it = realloc(v->items, nc * sizeof(*it));
+		/* items and keys share the capacity (items are the larger) */
+		size_t nc = lt_grow_cap(*cap, v->n + 1, sizeof(*v->items), 8);
+		struct rp_json *it = nc ? realloc(v->items, nc * sizeof(*it)) : NULL;
 		if (!it) {
 			fail(ps, "out of memory");
 			return -1;

@@ -1,6 +1,7 @@
 /* Protobuf encoder: the out-of-line parts (growth, rare paths, sinks).
  * The per-field fast paths live inline in pb.h. */
 #include "pb.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -72,9 +73,9 @@ int pb__grow(struct pb_buf *b, size_t n)
 	if (need <= b->alloc)
 		return 0;
 
-	size_t cap = b->alloc ? b->alloc : PB_MIN_ALLOC;
-	while (cap < need)
-		cap = cap > (size_t)PTRDIFF_MAX / 2 ? need : cap * 2;
+	size_t cap = lt_grow_cap(b->alloc, need, 1, PB_MIN_ALLOC);
+	if (cap > (size_t)PTRDIFF_MAX)
+		cap = need;
 	if (b->limit && cap > b->limit)
 		cap = b->limit;
 

@@ -40,6 +40,25 @@ int lt_u64map_put(struct lt_u64map *m, uint64_t key, void *val)
 	return 0;
 }
 
+void *lt_u64map_find(const struct lt_u64map *m, uint64_t h,
+		     int (*same)(const void *val, const void *ctx), const void *ctx,
+		     uint64_t *free_key)
+{
+	/* the keys of a finite map: one of the next n + 1 is free */
+	for (;; h++) {
+		if (!h)
+			continue;
+		void *v = lt_u64map_get(m, h);
+		if (!v)
+			break;
+		if (same(v, ctx))
+			return v;
+	}
+	if (free_key)
+		*free_key = h;
+	return NULL;
+}
+
 void lt_u64map_del(struct lt_u64map *m, uint64_t key)
 {
 	if (!m->cap)

@@ -49,6 +49,15 @@ static inline void **lt_u64map_ref(const struct lt_u64map *m, uint64_t key)
 	return NULL;
 }
 
+/* For a map whose keys are hashes of larger keys (a string, a stack, a
+ * file's dev and inode), each entry stored under its hash or, when that is
+ * taken by another, the next free key after it: the value stored from hash
+ * h for which same(value, ctx) holds, or NULL; *free_key then the key to
+ * store a new one under (lt_u64map_put).  h 0 counts as 1. */
+void *lt_u64map_find(const struct lt_u64map *m, uint64_t h,
+		     int (*same)(const void *val, const void *ctx), const void *ctx,
+		     uint64_t *free_key);
+
 /* Stores or replaces; key must be non-zero.  0 or -ENOMEM. */
 int lt_u64map_put(struct lt_u64map *m, uint64_t key, void *val);
 void lt_u64map_del(struct lt_u64map *m, uint64_t key);

@@ -40,7 +40,7 @@ struct lt_cmd {
  * "--completion".  The exit status: 0, or 2 for an unknown command. */
 int lt_cli_gen(int argc, char **argv, const struct lt_cmd *cmds, size_t ncmds);
 
-#include "log.h"  /* lt_err, lt_warn, lt_verr */
+#include "log.h"  /* lt_err, lt_warn, lt_note, lt_info, lt_more */
 
 /* The longest duration any option takes: a year. */
 #define LT_MAX_SECONDS (365u * 24 * 3600)

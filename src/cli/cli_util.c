@@ -126,16 +126,15 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 	if (err[0])
 		lt_warn("%s", err);
 	if (!quiet) {
-		fprintf(stderr,
-			"locktrace: wrote %s: %" PRIu64 " events, %" PRIu64 " blocking calls, %" PRIu64
-			" wake-ups traced to the waking call, %" PRIu64 " bytes (%.1f bytes/event)\n",
+		lt_info("wrote %s: %" PRIu64 " events, %" PRIu64 " blocking calls, %" PRIu64
+			" wake-ups traced to the waking call, %" PRIu64 " bytes (%.1f bytes/event)",
 			out, res.events, res.spans, res.flows, res.bytes,
 			res.events ? (double)res.bytes / (double)res.events : 0.0);
 		if (res.lost)
-			fprintf(stderr, "locktrace: note: the trace lost %" PRIu64
-				" events (marked \"lost events\" in the timeline)\n", res.lost);
+			lt_note("the trace lost %" PRIu64 " events (marked \"lost events\" in the "
+				"timeline)", res.lost);
 		if (res.unseen_switches)
-			fprintf(stderr, "locktrace: note: " LT_UNSEEN_SWITCHES_FMT "\n",
+			lt_note(LT_UNSEEN_SWITCHES_FMT,
 				LT_UNSEEN_SWITCHES_ARGS(res.unseen_switches));
 	}
 	return rc;

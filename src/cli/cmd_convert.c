@@ -83,7 +83,7 @@ int lt_cmd_convert(int argc, char **argv)
 	}
 	int rc = lt_convert_file(in, out, format, force, quiet);
 	if ((rc == 0 || rc == 3) && !quiet && format == LT_FORMAT_PERFETTO)
-		fprintf(stderr, "locktrace: open it at https://ui.perfetto.dev (Open trace file) "
-				"or with trace_processor %s\n", out);
+		lt_info("open it at https://ui.perfetto.dev (Open trace file) or with "
+			"trace_processor %s", out);
 	return rc;
 }

@@ -31,15 +31,14 @@ static int convert_after(const struct lt_record_opts *o, const char *path)
 	}
 	int rc = lt_convert_file(path, out, LT_FORMAT_PERFETTO, o->force, 1);
 	if (rc == 1) {
-		fprintf(stderr, "locktrace: the raw trace %s is complete; convert it later with:\n"
-				"  locktrace convert %s -o OTHER.perfetto-trace\n", path, path);
+		lt_info("the raw trace %s is complete; convert it later with:", path);
+		lt_more("  locktrace convert %s -o OTHER.perfetto-trace", path);
 		return 1;
 	}
-	fprintf(stderr, "locktrace: raw trace:      %s\n"
-			"locktrace: Perfetto trace: %s\n"
-			"           open it at https://ui.perfetto.dev (Open trace file), or query it with\n"
-			"           trace_processor; docs/perfetto.md says what it shows\n",
-		path, out);
+	lt_info("raw trace:      %s", path);
+	lt_info("Perfetto trace: %s", out);
+	lt_more("           open it at https://ui.perfetto.dev (Open trace file), or query it with");
+	lt_more("           trace_processor; docs/perfetto.md says what it shows");
 	return 0;
 }
 
@@ -73,12 +72,12 @@ static void print_findings(const char *path)
 	if (!r)
 		return;
 	if (r->n_findings) {
-		fprintf(stderr, "locktrace: findings (all of it: locktrace report %s):\n", path);
+		lt_info("findings (all of it: locktrace report %s):", path);
 		for (size_t i = 0; i < r->n_findings; i++) {
 			const struct lt_report_finding *f = &r->findings[i];
-			fprintf(stderr, "  %zu. %s\n", i + 1, f->summary);
+			lt_more("  %zu. %s", i + 1, f->summary);
 			for (size_t k = 0; k < f->n_evidence && k < 3; k++)
-				fprintf(stderr, "       - %s\n", f->evidence[k]);
+				lt_more("       - %s", f->evidence[k]);
 		}
 	}
 	lt_report_free(r);
@@ -91,7 +90,7 @@ void lt_after_trace(void *ctx, const char *path)
 	if (a->perfetto && convert_after(a->o, path))
 		a->failed = 1;
 	else if (!a->perfetto && a->o->quiet) /* else the summary names it */
-		fprintf(stderr, "locktrace: trace: %s\n", path);
+		lt_info("trace: %s", path);
 	print_findings(path); /* -q hides progress, never the answer */
 	/* converting and analysing allocate a lot for a moment; a recorder that
 	 * goes on (--keep-going) should not keep that resident */

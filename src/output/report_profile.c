@@ -19,6 +19,7 @@
 #include "u64map.h"
 #include "utf8.h"
 #include "locktrace/tracefile.h"
+#include "grow.h"
 
 struct entry {
 	uint64_t lock;      /* futex address, or 0 for another wait */
@@ -59,37 +60,44 @@ struct prof {
 	int oom;
 };
 
+struct entry_query {
+	const struct table *t;
+	struct entry want;
+};
+
+static int same_entry(const void *val, const void *ctx)
+{
+	const struct entry_query *q = ctx;
+	const struct entry *e = &q->t->e[(size_t)(uintptr_t)val - 1];
+	return e->lock == q->want.lock && e->stack_id == q->want.stack_id && e->fd == q->want.fd &&
+	       e->call == q->want.call && e->tgid == q->want.tgid;
+}
+
 static void charge(struct prof *p, struct table *t, uint64_t lock, const char *call, int32_t fd,
 		   uint32_t stack_id, uint32_t tgid, uint64_t dur)
 {
-	uint64_t key = (lock * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)stack_id << 32) ^ (uint32_t)fd ^
-		       (uint64_t)(uintptr_t)call ^ tgid;
-	for (;; key++) {
-		if (!key)
-			continue;
-		size_t i = (size_t)(uintptr_t)lt_u64map_get(&t->idx, key);
-		if (!i)
-			break;
+	struct entry_query q = { t, { .lock = lock, .call = call, .fd = fd, .stack_id = stack_id,
+				      .tgid = tgid } };
+	uint64_t key;
+	size_t i = (size_t)(uintptr_t)lt_u64map_find(
+		&t->idx,
+		(lock * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)stack_id << 32) ^ (uint32_t)fd ^
+			(uint64_t)(uintptr_t)call ^ tgid,
+		same_entry, &q, &key);
+	if (i) {
 		struct entry *e = &t->e[i - 1];
-		if (e->lock == lock && e->stack_id == stack_id && e->fd == fd && e->call == call &&
-		    e->tgid == tgid) {
-			e->total_ns += dur;
-			e->count++;
-			if (dur > e->max_ns)
-				e->max_ns = dur;
-			return;
-		}
+		e->total_ns += dur;
+		e->count++;
+		if (dur > e->max_ns)
+			e->max_ns = dur;
+		return;
 	}
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 64;
-		struct entry *v = realloc(t->e, nc * sizeof(*v));
-		if (!v) {
-			p->oom = 1;
-			return;
-		}
-		t->e = v;
-		t->cap = nc;
+	struct entry *v = lt_grow(t->e, &t->cap, t->n, sizeof(*v), 64);
+	if (!v) {
+		p->oom = 1;
+		return;
 	}
+	t->e = v;
 	t->e[t->n] = (struct entry){ .lock = lock, .call = call, .fd = fd, .stack_id = stack_id,
 				     .tgid = tgid, .total_ns = dur, .max_ns = dur, .count = 1 };
 	if (lt_u64map_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1)))
@@ -116,16 +124,12 @@ static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur)
 			last = &s->woken_by[i];
 	if (!last)
 		return;
-	if (p->nc == p->capc) {
-		size_t nc = p->capc ? p->capc * 2 : 64;
-		struct caused *v = realloc(p->c, nc * sizeof(*v));
-		if (!v) {
-			p->oom = 1;
-			return;
-		}
-		p->c = v;
-		p->capc = nc;
+	struct caused *v = lt_grow(p->c, &p->capc, p->nc, sizeof(*v), 64);
+	if (!v) {
+		p->oom = 1;
+		return;
 	}
+	p->c = v;
 	p->c[p->nc++] = (struct caused){ .waker_span = last->waker_span,
 					 .lock = s->enter.futex.uaddr, .tgid = s->tgid, .dur = dur };
 	p->caused_ns += dur;
@@ -281,16 +285,12 @@ struct str {
 static void str_add(struct str *b, const char *s, int frame)
 {
 	size_t n = strlen(s);
-	if (b->len + n + 2 > b->cap) {
-		size_t nc = (b->len + n + 2) * 2;
-		char *v = realloc(b->s, nc);
-		if (!v) {
-			b->oom = 1;
-			return;
-		}
-		b->s = v;
-		b->cap = nc;
+	char *v = lt_grow_to(b->s, &b->cap, b->len + n + 2, 1, 256);
+	if (!v) {
+		b->oom = 1;
+		return;
 	}
+	b->s = v;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		/* a frame holds no separator, and the line no control byte */
@@ -393,30 +393,32 @@ static uint64_t fnv(const char *s)
 }
 
 /* The index of s (added if new), *added set when it is new. */
+struct str_query {
+	const struct strtab *t;
+	const char *s;
+};
+
+static int same_str(const void *val, const void *ctx)
+{
+	const struct str_query *q = ctx;
+	return !strcmp(q->t->s[(size_t)(uintptr_t)val - 1], q->s);
+}
+
 static size_t intern(struct strtab *t, const char *s, int *added)
 {
-	uint64_t k = fnv(s);
+	struct str_query q = { t, s };
+	uint64_t k;
 	if (added)
 		*added = 0;
-	for (;; k++) {
-		if (!k)
-			continue;
-		size_t i = (size_t)(uintptr_t)lt_u64map_get(&t->idx, k);
-		if (!i)
-			break;
-		if (!strcmp(t->s[i - 1], s))
-			return i - 1;
+	size_t i = (size_t)(uintptr_t)lt_u64map_find(&t->idx, fnv(s), same_str, &q, &k);
+	if (i)
+		return i - 1;
+	char **v = lt_grow(t->s, &t->cap, t->n, sizeof(*v), 64);
+	if (!v) {
+		t->oom = 1;
+		return 0;
 	}
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 64;
-		char **v = realloc(t->s, nc * sizeof(*v));
-		if (!v) {
-			t->oom = 1;
-			return 0;
-		}
-		t->s = v;
-		t->cap = nc;
-	}
+	t->s = v;
 	char *c = strdup(s);
 	if (!c || lt_u64map_put(&t->idx, k, (void *)(uintptr_t)(t->n + 1))) {
 		free(c);
@@ -461,16 +463,12 @@ static size_t pp_func(struct pprof *pp, const char *name, const char *file)
 	snprintf(key, sizeof(key), "%s\n%s", name, file ? file : "");
 	size_t i = intern(&pp->fkeys, key, &added);
 	if (added) {
-		if (pp->nf == pp->capf) {
-			size_t nc = pp->capf ? pp->capf * 2 : 64;
-			struct pfunc *v = realloc(pp->f, nc * sizeof(*v));
-			if (!v) {
-				pp->oom = 1;
-				return 1;
-			}
-			pp->f = v;
-			pp->capf = nc;
+		struct pfunc *v = lt_grow(pp->f, &pp->capf, pp->nf, sizeof(*v), 64);
+		if (!v) {
+			pp->oom = 1;
+			return 1;
 		}
+		pp->f = v;
 		pp->f[pp->nf++] = (struct pfunc){ .name = intern(&pp->str, name, NULL),
 						  .file = intern(&pp->str, file ? file : "", NULL) };
 	}
@@ -485,16 +483,12 @@ static size_t pp_loc(struct pprof *pp, int32_t tgid, uint64_t pc, size_t func, u
 	snprintf(key, sizeof(key), "%d:%" PRIx64 ":%zu:%u", tgid, pc, func, line);
 	size_t i = intern(&pp->lkeys, key, &added);
 	if (added) {
-		if (pp->nl == pp->capl) {
-			size_t nc = pp->capl ? pp->capl * 2 : 64;
-			struct ploc *v = realloc(pp->l, nc * sizeof(*v));
-			if (!v) {
-				pp->oom = 1;
-				return 1;
-			}
-			pp->l = v;
-			pp->capl = nc;
+		struct ploc *v = lt_grow(pp->l, &pp->capl, pp->nl, sizeof(*v), 64);
+		if (!v) {
+			pp->oom = 1;
+			return 1;
 		}
+		pp->l = v;
 		pp->l[pp->nl++] = (struct ploc){ .pc = pc, .func = func, .line = line };
 	}
 	return i + 1;

@@ -12,6 +12,7 @@
 
 #include "snapshot.h"
 #include "snapshot_int.h"
+#include "grow.h"
 
 struct net_entry {
 	unsigned long inode;
@@ -47,20 +48,12 @@ static void net_add(struct lts_net *n, unsigned long inode, char *desc)
 {
 	if (!desc)
 		return;
-	if (inode == 0 || (n->n == n->cap && n->cap > SIZE_MAX / 2 / sizeof(*n->v))) {
+	struct net_entry *nv = inode ? lt_grow(n->v, &n->cap, n->n, sizeof(*nv), 64) : NULL;
+	if (!nv) {
 		free(desc);
 		return;
 	}
-	if (n->n == n->cap) {
-		size_t cap = n->cap ? n->cap * 2 : 64;
-		struct net_entry *nv = realloc(n->v, cap * sizeof(*nv));
-		if (!nv) {
-			free(desc);
-			return;
-		}
-		n->v = nv;
-		n->cap = cap;
-	}
+	n->v = nv;
 	n->v[n->n].inode = inode;
 	n->v[n->n].desc = desc;
 	n->n++;

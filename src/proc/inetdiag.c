@@ -15,17 +15,14 @@
 
 #include "inetdiag.h"
 #include "snapshot_int.h"
+#include "grow.h"
 
 static struct lt_inet_sock *slot(struct lt_inet_table *t)
 {
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 64;
-		struct lt_inet_sock *nv = realloc(t->v, nc * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		t->v = nv;
-		t->cap = nc;
-	}
+	struct lt_inet_sock *nv = lt_grow(t->v, &t->cap, t->n, sizeof(*nv), 64);
+	if (!nv)
+		return NULL;
+	t->v = nv;
 	struct lt_inet_sock *s = &t->v[t->n++];
 	memset(s, 0, sizeof(*s));
 	return s;

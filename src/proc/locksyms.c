@@ -14,6 +14,7 @@
 #include "snapfacts.h"
 #include "u64map.h"
 #include "varint.h"
+#include "grow.h"
 
 static char pending_marker;
 #define PENDING ((void *)&pending_marker)
@@ -112,14 +113,10 @@ void lt_locksyms_see(struct lt_locksyms *ls, uint64_t addr)
 		ls->full = 1;
 		return;
 	}
-	if (ls->npending == ls->cap_pending) {
-		size_t cap = ls->cap_pending ? ls->cap_pending * 2 : 256;
-		uint64_t *p = realloc(ls->pending, cap * sizeof(*p));
-		if (!p)
-			return;
-		ls->pending = p;
-		ls->cap_pending = cap;
-	}
+	uint64_t *p = lt_grow(ls->pending, &ls->cap_pending, ls->npending, sizeof(*p), 256);
+	if (!p)
+		return;
+	ls->pending = p;
 	if (lt_u64map_put(ls->names, addr, PENDING))
 		return;
 	ls->pending[ls->npending++] = addr;
@@ -147,16 +144,10 @@ static int add_entry(uint8_t **buf, size_t *len, size_t *cap, uint64_t addr, int
 	size_t nl = strlen(name), need = *len + nl + 128;
 	uint8_t head[96], *h = head;
 
-	if (need > *cap) {
-		size_t c = *cap ? *cap * 2 : 4096;
-		while (c < need)
-			c *= 2;
-		uint8_t *b = realloc(*buf, c);
-		if (!b)
-			return -ENOMEM;
-		*buf = b;
-		*cap = c;
-	}
+	uint8_t *b = lt_grow_to(*buf, cap, need, 1, 4096);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
 	/* the entry's own fields, then the name's key and length */
 	tlv_varint(&h, 1, addr);
 	if (tgid)

@@ -16,6 +16,7 @@
 #include "symbols.h"
 #include "json_read.h"
 #include "snapshot_int.h"
+#include "grow.h"
 
 ssize_t lts_read_small(const char *path, char *buf, size_t len)
 {
@@ -55,17 +56,14 @@ char *lts_read_all(const char *path, size_t *len_out)
 		return NULL;
 	}
 	for (;;) {
-		if (cap - got < 4096) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap *= 2;
+		char *nb = lt_grow_to(buf, &cap, got + 4096, 1, 8192);
+		if (!nb) {
+			free(buf);
+			close(fd);
+			errno = ENOMEM;
+			return NULL;
 		}
+		buf = nb;
 		ssize_t r = read(fd, buf + got, cap - got - 1);
 		if (r < 0) {
 			if (errno == EINTR)
@@ -150,16 +148,12 @@ int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
 		return -ENOMEM;
 	/* capacity is implied by n: 4, then doubled whenever n reaches a
 	 * power of two >= 4 */
-	size_t n = l->n;
-	if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
-		size_t cap = n ? n * 2 : 4;
-		char **nv = realloc(l->v, cap * sizeof(*nv));
-		if (!nv) {
-			free(s);
-			return -ENOMEM;
-		}
-		l->v = nv;
+	char **nv = lt_grow_pow2_from(l->v, l->n, sizeof(*nv), 4);
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
 	}
+	l->v = nv;
 	l->v[l->n++] = s;
 	return 0;
 }
@@ -320,13 +314,10 @@ pid_t *lts_list_tasks(pid_t pid, size_t *n)
 		long tid = strtol(e->d_name, &end, 10);
 		if (*end || tid <= 0)
 			continue;
-		if (*n == cap) {
-			pid_t *nv = realloc(v, cap * 2 * sizeof(*nv));
-			if (!nv)
-				break;
-			v = nv;
-			cap *= 2;
-		}
+		pid_t *nv = lt_grow(v, &cap, *n, sizeof(*nv), 64);
+		if (!nv)
+			break;
+		v = nv;
 		v[(*n)++] = (pid_t)tid;
 	}
 	closedir(d);

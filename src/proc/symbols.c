@@ -24,6 +24,8 @@
 #include "symbols.h"
 #include "snapshot_int.h"
 #include "symcache.h"
+#include "u64map.h"
+#include "grow.h"
 
 struct modinfo {
 	char *base;     /* basename of the module path */
@@ -34,10 +36,6 @@ struct modinfo {
 	bool symtab, dwarf; /* loaded (counted once) */
 };
 
-struct frame_cache_ent {
-	uint64_t key;   /* pc << 1 | activation; 0 = empty slot */
-	struct lt_frame f;
-};
 
 struct lt_sym {
 	pid_t pid;
@@ -49,8 +47,7 @@ struct lt_sym {
 	Dwfl *dwfl;
 	char *debuginfo_path;
 	Dwfl_Callbacks cbs;
-	struct frame_cache_ent *cache;
-	size_t cache_cap, cache_n;
+	struct lt_u64map frames; /* pc << 1 | activation -> struct lt_frame (ours) */
 	unsigned symtabs, dwarfs; /* modules whose tables / debug info were loaded */
 	char *unnamed_glibc; /* a glibc module with unnamed frames and no debug file */
 };
@@ -98,15 +95,12 @@ static int parse_maps(struct lt_sym *s, struct lt_strlist *notes)
 			if (!m.path)
 				continue;
 		}
-		if (s->n_maps == cap) {
-			struct lt_map *nm = realloc(s->maps, cap * 2 * sizeof(*nm));
-			if (!nm) {
-				free(m.path);
-				break;
-			}
-			s->maps = nm;
-			cap *= 2;
+		struct lt_map *nm = lt_grow(s->maps, &cap, s->n_maps, sizeof(*nm), 64);
+		if (!nm) {
+			free(m.path);
+			break;
 		}
+		s->maps = nm;
 		s->maps[s->n_maps++] = m;
 	}
 	free(text);
@@ -300,10 +294,12 @@ void lt_sym_close(struct lt_sym *s)
 		dwfl_getmodules(s->dwfl, free_modinfo_cb, NULL, 0);
 		dwfl_end(s->dwfl);
 	}
-	for (size_t i = 0; i < s->cache_cap; i++)
-		if (s->cache[i].key)
-			lt_frame_clear(&s->cache[i].f);
-	free(s->cache);
+	for (size_t i = 0; i < s->frames.cap; i++)
+		if (s->frames.keys[i]) {
+			lt_frame_clear(s->frames.vals[i]);
+			free(s->frames.vals[i]);
+		}
+	lt_u64map_free(&s->frames);
 	for (size_t i = 0; i < s->n_maps; i++)
 		free(s->maps[i].path);
 	free(s->maps);
@@ -535,25 +531,6 @@ static int frame_copy(struct lt_frame *dst, const struct lt_frame *src)
 	return 0;
 }
 
-static void cache_grow(struct lt_sym *s)
-{
-	size_t ncap = s->cache_cap ? s->cache_cap * 2 : 256;
-	struct frame_cache_ent *nc = calloc(ncap, sizeof(*nc));
-	if (!nc)
-		return;
-	for (size_t i = 0; i < s->cache_cap; i++) {
-		if (!s->cache[i].key)
-			continue;
-		size_t h = (size_t)((s->cache[i].key * 0x9e3779b97f4a7c15ull) >> 20) & (ncap - 1);
-		while (nc[h].key)
-			h = (h + 1) & (ncap - 1);
-		nc[h] = s->cache[i];
-	}
-	free(s->cache);
-	s->cache = nc;
-	s->cache_cap = ncap;
-}
-
 void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_frame *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -564,28 +541,21 @@ void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_fram
 	uint64_t key = pc << 1 | (activation ? 1 : 0);
 	if (key == 0)
 		key = 1;
-	if (s->cache_n * 2 >= s->cache_cap)
-		cache_grow(s);
-	if (s->cache_cap) {
-		size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cache_cap - 1);
-		while (s->cache[h].key && s->cache[h].key != key)
-			h = (h + 1) & (s->cache_cap - 1);
-		if (s->cache[h].key == key) {
-			frame_copy(out, &s->cache[h].f);
-			return;
-		}
-		if (s->cache_n * 2 < s->cache_cap) {
-			struct frame_cache_ent *e = &s->cache[h];
-			e->key = key;
-			e->f.pc = pc;
-			e->f.activation = activation;
-			symbolize(s, pc, activation, &e->f);
-			s->cache_n++;
-			frame_copy(out, &e->f);
-			return;
-		}
+	const struct lt_frame *known = lt_u64map_get(&s->frames, key);
+	if (known) {
+		frame_copy(out, known);
+		return;
 	}
-	symbolize(s, pc, activation, out);
+	struct lt_frame *f = calloc(1, sizeof(*f));
+	if (!f || lt_u64map_put(&s->frames, key, f)) {
+		free(f); /* out of memory: not cached */
+		symbolize(s, pc, activation, out);
+		return;
+	}
+	f->pc = pc;
+	f->activation = activation;
+	symbolize(s, pc, activation, f);
+	frame_copy(out, f);
 }
 
 /* ---- symbols by name ---- */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "symcache.h"
 #include "u64map.h"
+#include "grow.h"
 
 #define MAGIC "locktrace-symcache 1\n"
 
@@ -295,14 +296,10 @@ static void add_line(struct lt_symcache *c, const char *fmt, ...)
 	va_end(ap);
 	if (n <= 0 || (size_t)n >= sizeof(line))
 		return;
-	if (c->add_len + (size_t)n > c->add_cap) {
-		size_t cap = (c->add_cap + (size_t)n) * 2;
-		char *nb = realloc(c->add, cap);
-		if (!nb)
-			return;
-		c->add = nb;
-		c->add_cap = cap;
-	}
+	char *nb = lt_grow_to(c->add, &c->add_cap, c->add_len + (size_t)n, 1, 4096);
+	if (!nb)
+		return;
+	c->add = nb;
 	memcpy(c->add + c->add_len, line, (size_t)n);
 	c->add_len += (size_t)n;
 }

@@ -413,16 +413,12 @@ int lt_target_shared_maps(pid_t tgid, struct lt_shared_map **v, size_t *n, size_
 			l = strlen(line);
 		if (shared != 1)
 			continue;
-		if (*n == *cap) {
-			size_t c = *cap ? *cap * 2 : 16;
-			struct lt_shared_map *nv = realloc(*v, c * sizeof(*nv));
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			*v = nv;
-			*cap = c;
+		struct lt_shared_map *nv = lt_grow(*v, cap, *n, sizeof(*nv), 16);
+		if (!nv) {
+			r = -ENOMEM;
+			break;
 		}
+		*v = nv;
 		(*v)[(*n)++] = m;
 	}
 	fclose(f);
@@ -471,15 +467,12 @@ int lt_proc_descendants(const pid_t *roots, size_t n, pid_t **out, size_t *nout)
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 		if (read_stat(path, &st, &ppid))
 			continue;
-		if (nall == cap) {
-			cap = cap ? cap * 2 : 512;
-			struct pp *na = realloc(all, cap * sizeof(*na));
-			if (!na) {
-				r = -ENOMEM;
-				break;
-			}
-			all = na;
+		struct pp *na = lt_grow(all, &cap, nall, sizeof(*na), 512);
+		if (!na) {
+			r = -ENOMEM;
+			break;
 		}
+		all = na;
 		all[nall++] = (struct pp){ pid, ppid };
 	}
 	closedir(d);

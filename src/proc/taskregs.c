@@ -11,6 +11,7 @@
 #include "snapshot.h"
 #include "locktrace/taskregs.h"
 #include "taskregs.skel.h"
+#include "grow.h"
 
 static int quiet_print(enum libbpf_print_level l, const char *f, va_list ap)
 {
@@ -66,15 +67,12 @@ int lt_taskregs_read(pid_t tgid, struct lt_tid_regs **out, size_t *n, char *err,
 			snprintf(err, errlen, "task iterator: short record (%zd bytes)", got);
 			goto out;
 		}
-		if (nv == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct lt_tid_regs *nvv = realloc(v, cap * sizeof(*v));
-			if (!nvv) {
-				snprintf(err, errlen, "out of memory");
-				goto out;
-			}
-			v = nvv;
+		struct lt_tid_regs *nvv = lt_grow(v, &cap, nv, sizeof(*v), 64);
+		if (!nvv) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
 		}
+		v = nvv;
 		struct lt_tid_regs *t = &v[nv++];
 		memset(t, 0, sizeof(*t));
 		t->tid = (pid_t)rec.tid;

@@ -12,6 +12,7 @@
 
 #include "snapshot.h"
 #include "snapshot_int.h"
+#include "grow.h"
 
 void lts_fmt_duration(double s, char *buf, size_t len)
 {
@@ -86,13 +87,10 @@ struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k
 {
 	/* doubling (capacity: the next power of two): one verdict per lock of
 	 * a table of thousands stays linear */
-	size_t n = s->n_verdicts;
-	if ((n & (n - 1)) == 0) {
-		struct lt_verdict *nv = realloc(s->verdicts, (n ? 2 * n : 1) * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		s->verdicts = nv;
-	}
+	struct lt_verdict *nv = lt_grow_pow2(s->verdicts, s->n_verdicts, sizeof(*nv));
+	if (!nv)
+		return NULL;
+	s->verdicts = nv;
 	struct lt_verdict *v = &s->verdicts[s->n_verdicts++];
 	memset(v, 0, sizeof(*v));
 	v->kind = k;
@@ -101,20 +99,16 @@ struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k
 
 int lts_verdict_add(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lock)
 {
-	if ((v->n_tids & (v->n_tids - 1)) == 0) { /* doubling: linear in the count */
-		pid_t *nt = realloc(v->tids, (v->n_tids ? 2 * v->n_tids : 1) * sizeof(*nt));
-		if (!nt)
-			return -ENOMEM;
-		v->tids = nt;
-	}
+	pid_t *nt = lt_grow_pow2(v->tids, v->n_tids, sizeof(*nt)); /* doubling: linear in the count */
+	if (!nt)
+		return -ENOMEM;
+	v->tids = nt;
 	v->tids[v->n_tids++] = tid;
 	if (with_lock) {
-		if ((v->n_locks & (v->n_locks - 1)) == 0) {
-			uint64_t *nl = realloc(v->locks, (v->n_locks ? 2 * v->n_locks : 1) * sizeof(*nl));
-			if (!nl)
-				return -ENOMEM;
-			v->locks = nl;
-		}
+		uint64_t *nl = lt_grow_pow2(v->locks, v->n_locks, sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		v->locks = nl;
 		v->locks[v->n_locks++] = lock;
 	}
 	return 0;

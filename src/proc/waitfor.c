@@ -39,6 +39,7 @@
 #include "symbols.h"
 #include "waitfor.h"
 #include "snapshot_int.h"
+#include "grow.h"
 
 #define SCAN_MAX_PROCS 20000
 #define SCAN_MAX_NS (2000LL * 1000000LL)
@@ -437,14 +438,10 @@ static void index_fd(void *arg, long pid, const char *fdname, const char *tgt)
 	unsigned long ino;
 	if (sscanf(tgt, "pipe:[%lu]", &ino) != 1 && sscanf(tgt, "socket:[%lu]", &ino) != 1)
 		return;
-	if (fdscan.n == fdscan.cap) {
-		size_t cap = fdscan.cap ? fdscan.cap * 2 : 4096;
-		struct fdent *nv = realloc(fdscan.v, cap * sizeof(*nv));
-		if (!nv)
-			return;
-		fdscan.v = nv;
-		fdscan.cap = cap;
-	}
+	struct fdent *nv = lt_grow(fdscan.v, &fdscan.cap, fdscan.n, sizeof(*nv), 4096);
+	if (!nv)
+		return;
+	fdscan.v = nv;
 	fdscan.v[fdscan.n++] = (struct fdent){ ino, (pid_t)pid, atoi(fdname) };
 }
 

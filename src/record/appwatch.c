@@ -91,8 +91,8 @@ int lt_appwatch_check(struct lt_appwatch *w, const struct lt_stall *s, uint64_t 
 		return 0;
 	const struct lt_stall_thread *unknown = NULL, *fire = NULL;
 	const struct seen *fe = NULL;
-	for (size_t i = 0; i < s->cap; i++) {
-		const struct lt_stall_thread *t = &s->t[i];
+	const struct lt_stall_thread *t;
+	for (size_t pos = 0; (t = lt_stall_next(s, &pos));) {
 		if (!long_io(t, now, w->window_ns))
 			continue;
 		const struct seen *e = lt_u64map_get(&w->seen, (uint64_t)t->tid);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fbdump.h"
+#include "grow.h"
 
 #define rd_barrier() __asm__ __volatile__("" ::: "memory")
 
@@ -83,14 +84,11 @@ int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_slot *slots, unsigned
 		uint64_t h = heads[c], first = h > nper ? h - nper : 0, kept = 0;
 		const struct lt_fb_slot *base = slots + (size_t)c * nper;
 		for (uint64_t s = first; s < h; s++) {
-			if (d->buflen + LT_FB_DATA > d->bufcap) {
-				size_t ncap = d->bufcap * 2;
-				uint8_t *nb = realloc(d->buf, ncap);
-				if (!nb)
-					goto oom;
-				d->buf = nb;
-				d->bufcap = ncap;
-			}
+			uint8_t *nb = lt_grow_to(d->buf, &d->bufcap, d->buflen + LT_FB_DATA, 1,
+						 LT_FB_DATA);
+			if (!nb)
+				goto oom;
+			d->buf = nb;
 			uint32_t len = copy_slot(&base[s % nper], s, d->buf + d->buflen);
 			if (!len)
 				continue;

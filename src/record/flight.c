@@ -14,6 +14,7 @@
 #include "flight.h"
 #include "locktrace/tracefile.h"
 #include "varint.h"
+#include "grow.h"
 
 int lt_flight_init(struct lt_flight *f, size_t cap)
 {
@@ -50,8 +51,9 @@ static void evict_oldest(struct lt_flight *f)
 
 static int grow_recs(struct lt_flight *f)
 {
-	size_t ncap = f->rcap ? f->rcap * 2 : 64;
-	struct lt_flight_rec *n = malloc(ncap * sizeof(*n));
+	/* a ring: copied in order, not realloc'd */
+	size_t ncap = lt_grow_cap(f->rcap, f->rcap + 1, sizeof(struct lt_flight_rec), 64);
+	struct lt_flight_rec *n = ncap ? malloc(ncap * sizeof(*n)) : NULL;
 	if (!n)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->count; i++)

@@ -15,7 +15,9 @@
 #include "locktrace/flightbuf.h"
 #include "fbdump.h"
 #include "loader.h"
+#include "log.h"
 #include "locktrace.skel.h"
+#include "grow.h"
 
 static int verbose_libbpf;
 
@@ -25,7 +27,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 		return 0;
 	if (!verbose_libbpf && level == LIBBPF_WARN)
 		return 0; /* failures are reported by us, with a fix */
-	return vfprintf(stderr, fmt, ap);
+	return lt_vlib(fmt, ap);
 }
 
 int lt_bpf_check_kernel(char *err, size_t errlen)
@@ -329,11 +331,12 @@ int lt_bpf_fb_threads(struct lt_bpf *b, uint32_t **tids, struct lt_fb_thread **t
 	for (int first = 1; !bpf_map_get_next_key(fd, first ? NULL : &key, &next); first = 0) {
 		key = next;
 		if (k == cap) {
-			cap *= 2;
-			uint32_t *nk = realloc(kv, cap * sizeof(*kv));
+			/* kv and tv share the capacity (tv's are the larger) */
+			cap = lt_grow_cap(cap, k + 1, sizeof(*tv), 64);
+			uint32_t *nk = cap ? realloc(kv, cap * sizeof(*kv)) : NULL;
 			if (nk)
 				kv = nk;
-			struct lt_fb_thread *nt = realloc(tv, cap * sizeof(*tv));
+			struct lt_fb_thread *nt = cap ? realloc(tv, cap * sizeof(*tv)) : NULL;
 			if (nt)
 				tv = nt;
 			if (!nk || !nt) {

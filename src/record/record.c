@@ -38,37 +38,41 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 	static const char *const why[] = { "stopped", "interrupted", "duration reached",
 					   "target exited", "stopped on an error", "stall detected",
 					   "dump requested" };
-	fprintf(stderr, "locktrace: %s after %.2f s: ", why[res->stop_reason <= LT_STOP_USR1 ?
-							   res->stop_reason : 0], res->seconds);
+	struct lt_msg m = { .len = 0 };
+	lt_msg_add(&m, "%s after %.2f s: ", why[res->stop_reason <= LT_STOP_USR1 ?
+						res->stop_reason : 0], res->seconds);
 	if (c->nprocs > 1)
-		fprintf(stderr, "%zu processes (the first %d, %s)", c->nprocs, res->tgid, comm);
+		lt_msg_add(&m, "%zu processes (the first %d, %s)", c->nprocs, res->tgid, comm);
 	else
-		fprintf(stderr, "process %d (%s)", res->tgid, comm);
-	fprintf(stderr, ", %llu events, %llu lost, %llu threads, %llu bytes (%.1f bytes/event)\n",
-		(unsigned long long)res->events, (unsigned long long)res->lost,
-		(unsigned long long)res->threads, (unsigned long long)res->bytes,
-		res->events ? (double)res->bytes / (double)res->events : 0.0);
+		lt_msg_add(&m, "process %d (%s)", res->tgid, comm);
+	lt_msg_add(&m, ", %llu events, %llu lost, %llu threads, %llu bytes (%.1f bytes/event)",
+		   (unsigned long long)res->events, (unsigned long long)res->lost,
+		   (unsigned long long)res->threads, (unsigned long long)res->bytes,
+		   res->events ? (double)res->bytes / (double)res->events : 0.0);
+	lt_info("%s", m.text);
 	if (c->nprocs > 1) {
-		fprintf(stderr, "  threads per process:");
+		m = (struct lt_msg){ .len = 0 };
+		lt_msg_add(&m, "  threads per process:");
 		for (size_t i = 0; i < c->nprocs; i++)
-			fprintf(stderr, " %d:%llu", (int)c->procs[i]->tgid,
-				(unsigned long long)c->procs[i]->threads);
-		fputc('\n', stderr);
+			lt_msg_add(&m, " %d:%llu", (int)c->procs[i]->tgid,
+				   (unsigned long long)c->procs[i]->threads);
+		lt_more("%s", m.text);
 	}
-	fprintf(stderr, "  events:");
+	m = (struct lt_msg){ .len = 0 };
+	lt_msg_add(&m, "  events:");
 	for (unsigned k = 1; k < LT_EV_MAX; k++)
 		if (c->events[k])
-			fprintf(stderr, " %s %llu", lt_kind_name(k), (unsigned long long)c->events[k]);
-	fputc('\n', stderr);
+			lt_msg_add(&m, " %s %llu", lt_kind_name(k), (unsigned long long)c->events[k]);
+	lt_more("%s", m.text);
 	if (c->norm && c->norm->unseen_runs)
-		fprintf(stderr, "  %llu calls end at their thread's next event: the switch that ran "
-			"it again is not in the trace (lost, or not reported by the kernel)\n",
+		lt_more("  %llu calls end at their thread's next event: the switch that ran it again "
+			"is not in the trace (lost, or not reported by the kernel)",
 			(unsigned long long)c->norm->unseen_runs);
 	if (c->stk) {
 		const struct lt_stackrec_stats *k = lt_stackrec_stats(c->stk);
-		fprintf(stderr, "  stacks: %llu waits, %llu stacks copied (%llu kept, %llu woke during "
+		lt_more("  stacks: %llu waits, %llu stacks copied (%llu kept, %llu woke during "
 			"the copy, %llu not readable), %llu distinct, %.1f ms copying, %.1f ms "
-			"unwinding, %llu bytes\n",
+			"unwinding, %llu bytes",
 			(unsigned long long)k->waits, (unsigned long long)k->reads,
 			(unsigned long long)k->kept, (unsigned long long)k->late,
 			(unsigned long long)k->failed, (unsigned long long)k->stacks,
@@ -80,14 +84,14 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				(unsigned long long)k->py_reads, (double)k->py_read_ns / 1e6,
 				(double)k->py_resolve_ns / 1e6);
 		if (k->behind)
-			fprintf(stderr, "  stacks: %llu copies dropped: the unwinder fell %u MiB behind\n",
+			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
 		if (k->wakers)
-			fprintf(stderr, "  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
-				"%llu left for want of time\n", (unsigned long long)k->wakers,
+			lt_more("  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
+				"%llu left for want of time", (unsigned long long)k->wakers,
 				(unsigned long long)k->wakers_kept, (unsigned long long)k->wakers_busy);
 	}
-	fprintf(stderr, "  trace: %s\n", res->path);
+	lt_more("  trace: %s", res->path);
 }
 
 /* The last flight dump (unless a stall just wrote one), then the ring is
@@ -175,13 +179,12 @@ static void end_launched(struct session *s, int wait)
 	if (!wait)
 		return;
 	if (!s->o->quiet)
-		fprintf(stderr, "locktrace: %s (pid %d) is still running: sending it SIGTERM\n", s->comm,
-			s->tgid);
+		lt_info("%s (pid %d) is still running: sending it SIGTERM", s->comm, s->tgid);
 	kill(s->tgid, SIGTERM);
 	for (int ms = 0; !has_ended(s->tgid, &st); ms += 20) {
 		if (ms == 5000 && !said++)
-			fprintf(stderr, "locktrace: %s (pid %d) has not ended 5 s after SIGTERM; waiting "
-				"for it (Ctrl-C sends it SIGKILL)\n", s->comm, s->tgid);
+			lt_info("%s (pid %d) has not ended 5 s after SIGTERM; waiting for it (Ctrl-C "
+				"sends it SIGKILL)", s->comm, s->tgid);
 		if (rec_stop_requests != s0 && !killed++)
 			kill(s->tgid, SIGKILL);
 		usleep(20000);

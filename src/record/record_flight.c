@@ -64,16 +64,18 @@ static void say_dumped(const struct lt_flight *fl, const char *path)
 	uint64_t now = lt_now_ns(CLOCK_BOOTTIME), newest = lt_flight_newest_ts(fl);
 
 	if (!fl->events) {
-		fprintf(stderr, "locktrace: wrote %s: no events (none recorded so far), only the "
-			"header and the snapshot\n", path);
+		lt_info("wrote %s: no events (none recorded so far), only the header and the "
+			"snapshot", path);
 		return;
 	}
-	fprintf(stderr, "locktrace: wrote %s: %llu event%s spanning %.1f s", path,
-		(unsigned long long)fl->events, fl->events == 1 ? "" : "s",
-		(double)(newest - lt_flight_oldest_ts(fl)) / 1e9);
+	struct lt_msg m = { .len = 0 };
+	lt_msg_add(&m, "wrote %s: %llu event%s spanning %.1f s", path,
+		   (unsigned long long)fl->events, fl->events == 1 ? "" : "s",
+		   (double)(newest - lt_flight_oldest_ts(fl)) / 1e9);
 	if (now > newest && now - newest >= 1000000000ull)
-		fprintf(stderr, ", the newest %.1f s before the dump", (double)(now - newest) / 1e9);
-	fprintf(stderr, " (%.1f MB)\n", (double)fl->bytes / 1e6);
+		lt_msg_add(&m, ", the newest %.1f s before the dump", (double)(now - newest) / 1e9);
+	lt_msg_add(&m, " (%.1f MB)", (double)fl->bytes / 1e6);
+	lt_info("%s", m.text);
 }
 
 /* What a dump from the kernel-side slots held. */
@@ -165,16 +167,19 @@ static void say_fb_dumped(const struct fb_out *o, const struct lt_fb_dump *d, co
 	uint64_t now = o->at; /* writing a large dump takes a while */
 
 	if (!o->total) {
-		fprintf(stderr, "locktrace: wrote %s: no events (none recorded so far), only the "
-			"header and the snapshot\n", path);
+		lt_info("wrote %s: no events (none recorded so far), only the header and the "
+			"snapshot", path);
 		return;
 	}
-	fprintf(stderr, "locktrace: wrote %s: %" PRIu64 " event%s spanning %.1f s", path, o->total,
-		o->total == 1 ? "" : "s", (double)(o->last_ts - o->first_ts) / 1e9);
+	struct lt_msg m = { .len = 0 };
+	lt_msg_add(&m, "wrote %s: %" PRIu64 " event%s spanning %.1f s", path, o->total,
+		   o->total == 1 ? "" : "s", (double)(o->last_ts - o->first_ts) / 1e9);
 	if (now > o->last_ts && now - o->last_ts >= 1000000000ull)
-		fprintf(stderr, ", the newest %.1f s before the dump", (double)(now - o->last_ts) / 1e9);
-	fprintf(stderr, "; %" PRIu64 " of %" PRIu64 " records written since the start were "
-		"overwritten (the oldest)\n", d->overwritten, d->written);
+		lt_msg_add(&m, ", the newest %.1f s before the dump",
+			   (double)(now - o->last_ts) / 1e9);
+	lt_msg_add(&m, "; %" PRIu64 " of %" PRIu64 " records written since the start were "
+		   "overwritten (the oldest)", d->overwritten, d->written);
+	lt_info("%s", m.text);
 }
 
 void rec_fb_poll_stall(struct session *s)

@@ -218,22 +218,25 @@ static void say_recording(const struct session *s)
 
 	if (o->quiet)
 		return;
-	fprintf(stderr, "locktrace (pid %d): recording ", me);
+	struct lt_msg m = { .len = 0 };
+	lt_msg_add(&m, "recording ");
 	if (s->launched)
-		fprintf(stderr, "%s (pid %d)", s->comm, s->tgid);
+		lt_msg_add(&m, "%s (pid %d)", s->comm, s->tgid);
 	else if (s->c.nprocs > 1)
-		fprintf(stderr, "%zu processes (the first %d, %s; %u threads)", s->c.nprocs, s->tgid,
-			s->comm, s->hdr.nthreads);
+		lt_msg_add(&m, "%zu processes (the first %d, %s; %u threads)", s->c.nprocs, s->tgid,
+			   s->comm, s->hdr.nthreads);
 	else
-		fprintf(stderr, "process %d (%s, %u threads)", s->tgid, s->comm, s->hdr.nthreads);
+		lt_msg_add(&m, "process %d (%s, %u threads)", s->tgid, s->comm, s->hdr.nthreads);
 	if (s->have_cg)
-		fprintf(stderr, " of cgroup %s", s->cg.rel);
+		lt_msg_add(&m, " of cgroup %s", s->cg.rel);
 	if (s->ring)
-		fprintf(stderr, " in memory, dumps to %s; kill -USR1 %d dumps now, Ctrl-C stops\n",
-			s->res->path, me);
+		lt_msg_add(&m, " in memory, dumps to %s; kill -USR1 %d dumps now, Ctrl-C stops",
+			   s->res->path, me);
 	else
-		fprintf(stderr, " into %s; Ctrl-C to stop\n", s->res->path);
-	fputs(s->note, stderr);
+		lt_msg_add(&m, " into %s; Ctrl-C to stop", s->res->path);
+	lt_info_self("%s", m.text);
+	if (s->note[0])
+		lt_info("%s", s->note);
 }
 
 /* The stall rule, with the threads at attach and what they were in. */
@@ -321,7 +324,7 @@ int rec_go(struct session *s)
 	take_signals(&s->oldmask);
 	s->holding = 0;
 	if (rec_stop_requests) {
-		fprintf(stderr, "locktrace: asked to stop while attaching; nothing was recorded\n");
+		lt_info("asked to stop while attaching; nothing was recorded");
 		return -1;
 	}
 	if (s->launched) {
@@ -369,8 +372,7 @@ static int on_trigger(struct session *s, int trig, const char *why)
 	s->res->triggers++;
 	if (s->show_status)
 		fprintf(stderr, "\r\033[K");
-	fprintf(stderr, "locktrace: %s: %s\n", trig == LT_STOP_STALL ? "stall detected" : "dump requested",
-		why);
+	lt_info("%s: %s", trig == LT_STOP_STALL ? "stall detected" : "dump requested", why);
 	if (s->ring) {
 		char dpath[PATH_MAX];
 		failed = rec_dump_flight(s, trig, 0, dpath, sizeof(dpath)) != 0;
@@ -617,8 +619,8 @@ void rec_drain(struct session *s)
 	while (rec_stop_requests == s0 && lt_bpf_poll(&s->bpf, -1) > 0)
 		;
 	if (rec_stop_requests != s0)
-		fprintf(stderr, "locktrace: interrupted again: finishing the file without draining "
-			"the rest of the ring buffer\n");
+		lt_info("interrupted again: finishing the file without draining the rest of the "
+			"ring buffer");
 	if (c->norm) {
 		lt_callnorm_flush(c->norm, deliver, c);
 		if (c->norm->oom)

@@ -117,8 +117,8 @@ static int add_given(struct session *s, const pid_t *pids, size_t npids)
 		if (lt_target_resolve(pids[i], &tgid, err, sizeof(err)))
 			return rec_fail(s, "%s", err);
 		if (tgid != pids[i] && !s->note[0])
-			snprintf(s->note, sizeof(s->note), "locktrace: %d is a thread of process %d; "
-				 "tracing the whole process\n", pids[i], tgid);
+			snprintf(s->note, sizeof(s->note), "%d is a thread of process %d; tracing the "
+				 "whole process", pids[i], tgid);
 		if (add_proc(s, tgid, LT_PROC_GIVEN))
 			return -1;
 	}

@@ -159,8 +159,7 @@ int rec_snapshot_into(struct lt_writer *w, const struct collector *c, int quiet,
 
 	if (!tgids || snapshot_json(tgids, n, occasion, &json, &len, err, sizeof(err))) {
 		if (!quiet)
-			fprintf(stderr, "locktrace: note: no snapshot of process %d now: %s\n", (int)c->tgid,
-				err);
+			lt_note("no snapshot of process %d now: %s", (int)c->tgid, err);
 		free(tgids);
 		return 0;
 	}

@@ -37,72 +37,53 @@ int lt_stall_init(struct lt_stall *s, int rule, uint64_t window_ns, uint64_t sta
 	s->rule = rule;
 	s->window_ns = window_ns;
 	s->last_progress = s->last_lock_progress = s->floor = start_ts;
-	s->cap = 256;
-	s->t = calloc(s->cap, sizeof(*s->t));
-	return s->t ? 0 : -ENOMEM;
+	return 0;
 }
+
+const struct lt_stall_thread *lt_stall_next(const struct lt_stall *s, size_t *pos)
+{
+	for (; *pos < s->threads.cap; ++*pos)
+		if (s->threads.keys[*pos])
+			return s->threads.vals[(*pos)++];
+	return NULL;
+}
+
+/* Writable: the functions of this file only. */
+#define EACH_THREAD(s, t)                                                                          \
+	for (size_t pos_ = 0; ((t) = (struct lt_stall_thread *)lt_stall_next((s), &pos_));)
 
 void lt_stall_free(struct lt_stall *s)
 {
-	free(s->t);
-	s->t = NULL;
+	struct lt_stall_thread *t;
+	EACH_THREAD(s, t)
+		free(t);
+	lt_u64map_free(&s->threads);
 }
 
-static size_t slot_of(uint32_t tid, size_t cap)
-{
-	return (tid * 2654435761u) & (cap - 1);
-}
-
+/* The thread tid (non-zero), added if create; NULL if unknown or out of
+ * memory. */
 static struct lt_stall_thread *lookup(struct lt_stall *s, uint32_t tid, int create)
 {
-	size_t i = slot_of(tid, s->cap);
-	while (s->t[i].tid) {
-		if (s->t[i].tid == tid)
-			return &s->t[i];
-		i = (i + 1) & (s->cap - 1);
-	}
-	if (!create)
+	struct lt_stall_thread *t = tid ? lt_u64map_get(&s->threads, tid) : NULL;
+	if (t || !create || !tid)
+		return t;
+	if (!(t = calloc(1, sizeof(*t))))
 		return NULL;
-	if ((s->n + 1) * 2 > s->cap) {
-		struct lt_stall_thread *old = s->t;
-		size_t ocap = s->cap;
-		struct lt_stall_thread *nt = calloc(ocap * 2, sizeof(*nt));
-		if (!nt)
-			return NULL;
-		s->t = nt;
-		s->cap = ocap * 2;
-		for (size_t k = 0; k < ocap; k++)
-			if (old[k].tid) {
-				size_t j = slot_of(old[k].tid, s->cap);
-				while (s->t[j].tid)
-					j = (j + 1) & (s->cap - 1);
-				s->t[j] = old[k];
-			}
-		free(old);
-		return lookup(s, tid, 1);
+	t->tid = tid;
+	if (lt_u64map_put(&s->threads, tid, t)) {
+		free(t);
+		return NULL;
 	}
-	s->t[i].tid = tid;
-	s->n++;
-	return &s->t[i];
+	return t;
 }
 
-/* Removing from linear probing: re-insert the rest of the cluster. */
 static void remove_tid(struct lt_stall *s, uint32_t tid)
 {
-	struct lt_stall_thread *e = lookup(s, tid, 0);
-	if (!e)
+	struct lt_stall_thread *t = lookup(s, tid, 0);
+	if (!t)
 		return;
-	size_t i = (size_t)(e - s->t);
-	s->t[i].tid = 0;
-	s->n--;
-	for (size_t j = (i + 1) & (s->cap - 1); s->t[j].tid; j = (j + 1) & (s->cap - 1)) {
-		struct lt_stall_thread m = s->t[j];
-		s->t[j].tid = 0;
-		s->n--;
-		struct lt_stall_thread *d = lookup(s, m.tid, 1);
-		if (d)
-			*d = m;
-	}
+	lt_u64map_del(&s->threads, tid);
+	free(t);
 }
 
 /* A futex wait whose expected value is the tid of a thread of the process
@@ -275,6 +256,13 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 	}
 }
 
+/* Whether a's call began before b's; of two that began together, the
+ * lower tid: the one named does not depend on the map's order. */
+static int older(const struct lt_stall_thread *a, const struct lt_stall_thread *b)
+{
+	return a->since < b->since || (a->since == b->since && a->tid < b->tid);
+}
+
 int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len)
 {
 	uint64_t w = s->window_ns;
@@ -285,15 +273,15 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 		return 0;
 	if (s->rule == LT_STALL_LOCKS && now - s->last_lock_progress < w)
 		return 0;
-	for (size_t i = 0; i < s->cap; i++) {
-		const struct lt_stall_thread *t = &s->t[i];
-		if (!t->tid || t->state == LT_TS_NONE || now - t->since < w)
+	const struct lt_stall_thread *t;
+	for (size_t pos = 0; (t = lt_stall_next(s, &pos));) {
+		if (t->state == LT_TS_NONE || now - t->since < w)
 			continue;
 		blocked++;
 		if (t->state == LT_TS_FUTEX_WAIT && !t->idle) {
 			futex_waiters++;
 			if (!longest || longest->state != LT_TS_FUTEX_WAIT || longest->idle ||
-			    t->since < longest->since)
+			    older(t, longest))
 				longest = t;
 		} else if (!longest) {
 			longest = t; /* an idle futex wait too: blocked, no lock wait */
@@ -328,9 +316,9 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 size_t lt_stall_unjudged(const struct lt_stall *s, uint64_t now, uint32_t *tids, size_t max)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < s->cap; i++) {
-		const struct lt_stall_thread *t = &s->t[i];
-		if (!t->tid || t->state != LT_TS_FUTEX_WAIT || t->judged || t->futex_op == FILE_LOCK_OP ||
+	const struct lt_stall_thread *t;
+	for (size_t pos = 0; (t = lt_stall_next(s, &pos));) {
+		if (t->state != LT_TS_FUTEX_WAIT || t->judged || t->futex_op == FILE_LOCK_OP ||
 		    t->futex_op == FILE_LOCK_OP_TRACED || now < t->since || now - t->since < s->window_ns)
 			continue;
 		if (n < max)
@@ -359,9 +347,9 @@ size_t lt_stall_waited_in(const struct lt_stall *s, uint64_t lo, uint64_t hi, ui
 			  uint32_t except)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < s->cap; i++) {
-		const struct lt_stall_thread *t = &s->t[i];
-		if (!t->tid || t->tid == except)
+	const struct lt_stall_thread *t;
+	for (size_t pos = 0; (t = lt_stall_next(s, &pos));) {
+		if (t->tid == except)
 			continue;
 		n += (t->state == LT_TS_FUTEX_WAIT && t->uaddr >= lo && t->uaddr < hi) ||
 		     (t->last_uaddr >= lo && t->last_uaddr < hi && t->last_wait_at >= since);
@@ -372,17 +360,18 @@ size_t lt_stall_waited_in(const struct lt_stall *s, uint64_t lo, uint64_t hi, ui
 size_t lt_stall_waiters_in(const struct lt_stall *s, uint64_t lo, uint64_t hi)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < s->cap; i++)
-		n += s->t[i].tid && s->t[i].state == LT_TS_FUTEX_WAIT && s->t[i].uaddr >= lo &&
-		     s->t[i].uaddr < hi;
+	const struct lt_stall_thread *t;
+	for (size_t pos = 0; (t = lt_stall_next(s, &pos));)
+		n += t->state == LT_TS_FUTEX_WAIT && t->uaddr >= lo && t->uaddr < hi;
 	return n;
 }
 
 int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_thread *t, size_t n,
 		  uint64_t last_progress, uint64_t last_lock_progress, uint64_t progress_events)
 {
-	for (size_t i = 0; i < s->cap; i++)
-		s->t[i].state = LT_TS_NONE;
+	struct lt_stall_thread *e;
+	EACH_THREAD(s, e)
+		e->state = LT_TS_NONE;
 	/* known first, so that a join on any of them is recognized */
 	for (size_t i = 0; i < n; i++)
 		if (!lookup(s, tid[i], 1))
@@ -420,7 +409,8 @@ void lt_stall_rearm(struct lt_stall *s, uint64_t now)
 {
 	s->floor = s->since_floor = now;
 	s->last_progress = s->last_lock_progress = now;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->t[i].tid && s->t[i].since < now)
-			s->t[i].since = now;
+	struct lt_stall_thread *t;
+	EACH_THREAD(s, t)
+		if (t->since < now)
+			t->since = now;
 }

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "locktrace/event.h"
+#include "u64map.h"
 
 enum lt_stall_rule { LT_STALL_LOCKS = 0, LT_STALL_PROGRESS = 1 };
 
@@ -48,7 +49,7 @@ enum lt_tstate { LT_TS_NONE = 0, LT_TS_FUTEX_WAIT, LT_TS_FUTEX_OTHER, LT_TS_IOWA
 enum lt_twoken { LT_WOKEN_NONE = 0, LT_WOKEN_BY_TASK, LT_WOKEN_BY_IRQ };
 
 struct lt_stall_thread {
-	uint32_t tid;       /* 0: empty slot */
+	uint32_t tid;
 	uint8_t state;      /* enum lt_tstate */
 	uint8_t woken;      /* enum lt_twoken: the first wake-up in the open call */
 	int64_t timeout;    /* select/poll/epoll timeout (ns), -1 none or unknown */
@@ -73,8 +74,7 @@ struct lt_stall {
 				      * (lt_stall_load) counts from no earlier */
 	uint64_t since_floor;        /* 0, or the last rearm: the same for the
 				      * threads' calls */
-	struct lt_stall_thread *t;   /* open addressing by tid */
-	size_t cap, n;
+	struct lt_u64map threads;    /* tid -> struct lt_stall_thread (ours) */
 };
 
 /* 0 or -ENOMEM.  start_ts: when observation began (BOOTTIME ns). */
@@ -109,6 +109,9 @@ void lt_stall_judge(struct lt_stall *s, uint32_t tid, uint64_t uaddr, int idle);
 void lt_stall_rearm(struct lt_stall *s, uint64_t now);
 /* The thread's open call as the events left it; NULL if unknown. */
 const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint32_t tid);
+/* The known threads one by one, in no order: *pos starts at 0; NULL after
+ * the last. */
+const struct lt_stall_thread *lt_stall_next(const struct lt_stall *s, size_t *pos);
 /* How many threads sleep now in a futex wait on a word in [lo, hi). */
 size_t lt_stall_waiters_in(const struct lt_stall *s, uint64_t lo, uint64_t hi);
 /* Threads other than EXCEPT asleep in a futex wait in [lo, hi) now, or

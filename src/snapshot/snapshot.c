@@ -37,6 +37,7 @@
 #include "forkorigin.h"
 #include "golang.h"
 #include "rt_idle.h"
+#include "grow.h"
 
 #define PF_KTHREAD 0x00200000u
 #define FUTEX_TID_MASK 0x3fffffffu
@@ -699,15 +700,12 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			if (!fp)
 				break;
 			size_t need = len + strlen(fp) + 8;
-			if (need > cap) {
-				char *nf = realloc(fds, need * 2);
-				if (!nf) {
-					free(fp);
-					break;
-				}
-				fds = nf;
-				cap = need * 2;
+			char *nf = lt_grow_to(fds, &cap, need, 1, 256);
+			if (!nf) {
+				free(fp);
+				break;
 			}
+			fds = nf;
 			len += (size_t)sprintf(fds + len, "%s%s", i ? "; " : "", fp);
 			free(fp);
 		}

@@ -22,6 +22,7 @@
 #include "appwait_int.h"
 #include "utf8.h"
 #include "golang.h"
+#include "grow.h"
 
 /* ---- escaping ---- */
 
@@ -189,8 +190,9 @@ static void modtab_build(struct modtab *m, const struct lt_snapshot *s)
 			if (!fr->module || modtab_get(m, fr->module))
 				continue;
 			if (m->n == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				const char **nn = realloc(m->name, nc * sizeof(*nn));
+				/* name and build_id share the capacity */
+				size_t nc = lt_grow_cap(cap, m->n + 1, sizeof(*m->name), 16);
+				const char **nn = nc ? realloc(m->name, nc * sizeof(*nn)) : NULL;
 				if (!nn)
 					return;
 				m->name = nn;

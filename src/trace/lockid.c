@@ -64,20 +64,28 @@ static uint32_t proc_index(struct lt_lockid *ids, uint32_t tgid, int create)
 	return i;
 }
 
+struct obj_query {
+	const struct lt_lockid *ids;
+	uint64_t dev, ino;
+};
+
+static int same_obj(const void *val, const void *ctx)
+{
+	const struct obj_query *q = ctx;
+	size_t i = (size_t)(uintptr_t)val;
+	return q->ids->objs[i - 1].dev == q->dev && q->ids->objs[i - 1].ino == q->ino;
+}
+
 static uint32_t obj_index(struct lt_lockid *ids, uint64_t dev, uint64_t ino)
 {
-	uint64_t h = (dev * 0x9E3779B97F4A7C15ull) ^ ino;
-	uint32_t i;
+	struct obj_query q = { ids, dev, ino };
+	uint64_t h;
 	/* objects whose hashes collide take the next free key */
-	for (;; h++) {
-		if (!h)
-			continue;
-		i = (uint32_t)(uintptr_t)lt_u64map_get(&ids->omap, h);
-		if (!i)
-			break;
-		if (ids->objs[i - 1].dev == dev && ids->objs[i - 1].ino == ino)
-			return i;
-	}
+	uint32_t i = (uint32_t)(uintptr_t)lt_u64map_find(&ids->omap,
+							  (dev * 0x9E3779B97F4A7C15ull) ^ ino,
+							  same_obj, &q, &h);
+	if (i)
+		return i;
 	if (ids->nobjs >= LT_LOCKKEY_MAX_INDEX ||
 	    grow((void **)&ids->objs, &ids->cap_objs, ids->nobjs, sizeof(*ids->objs)))
 		return 0;

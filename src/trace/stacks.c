@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stacks.h"
+#include "grow.h"
 #include "varint.h"
 #include "locktrace/tracefile.h"
 
@@ -17,16 +18,12 @@ static int room(struct lt_stackbuf *b, size_t n)
 		return 0;
 	if (b->len + n <= b->cap)
 		return 1;
-	size_t c = b->cap ? b->cap : 4096;
-	while (c < b->len + n)
-		c *= 2;
-	uint8_t *p = realloc(b->p, c);
+	uint8_t *p = lt_grow_to(b->p, &b->cap, b->len + n, 1, 4096);
 	if (!p) {
 		b->oom = 1;
 		return 0;
 	}
 	b->p = p;
-	b->cap = c;
 	return 1;
 }
 
@@ -224,16 +221,12 @@ static struct lt_stack *parse_stack(const uint8_t *d, size_t len)
 				err = 1;
 				break;
 			}
-			if (s->nframes == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct lt_sframe *nf = realloc(s->frames, nc * sizeof(*nf));
-				if (!nf) {
-					err = 1;
-					break;
-				}
-				s->frames = nf;
-				cap = nc;
+			struct lt_sframe *nf = lt_grow(s->frames, &cap, s->nframes, sizeof(*nf), 16);
+			if (!nf) {
+				err = 1;
+				break;
 			}
+			s->frames = nf;
 			struct lt_sframe *f = &s->frames[s->nframes++];
 			memset(f, 0, sizeof(*f));
 			if (parse_frame(v, n, f))
@@ -301,14 +294,10 @@ static int add_stack(struct lt_stacktab *t, struct lt_stack *s)
 		lt_stack_free(s);
 		return 0;
 	}
-	if (t->nstacks == t->cap_stacks) {
-		size_t nc = t->cap_stacks ? t->cap_stacks * 2 : 64;
-		struct lt_stack **v = realloc(t->stacks, nc * sizeof(*v));
-		if (!v)
-			goto oom;
-		t->stacks = v;
-		t->cap_stacks = nc;
-	}
+	struct lt_stack **v = lt_grow(t->stacks, &t->cap_stacks, t->nstacks, sizeof(*v), 64);
+	if (!v)
+		goto oom;
+	t->stacks = v;
 	if (lt_u64map_put(&t->ids, s->id, s))
 		goto oom;
 	t->stacks[t->nstacks++] = s;

@@ -42,16 +42,12 @@ static void tlv_room(struct tlv *t, size_t n)
 {
 	if (t->err || t->len + n <= t->cap)
 		return;
-	size_t cap = t->cap ? t->cap : 256;
-	while (cap < t->len + n)
-		cap *= 2;
-	uint8_t *b = realloc(t->buf, cap);
+	uint8_t *b = lt_grow_to(t->buf, &t->cap, t->len + n, 1, 256);
 	if (!b) {
 		t->err = 1;
 		return;
 	}
 	t->buf = b;
-	t->cap = cap;
 }
 
 static void tlv_varint(struct tlv *t, uint64_t key, uint64_t v)
@@ -749,18 +745,12 @@ static int join_append(struct lt_reader *r, uint64_t first)
 	}
 	if (!r->chunk_len) /* an empty part adds nothing (and join may be NULL) */
 		return 0;
-	if (r->join_len + r->chunk_len > r->join_cap) {
-		size_t cap = r->join_cap ? r->join_cap : LT_CHUNK_MAX;
-		while (cap < r->join_len + r->chunk_len)
-			cap *= 2;
-		uint8_t *b = realloc(r->join, cap);
-		if (!b) {
-			stop(r, first, "out of memory reading a large section");
-			return -1;
-		}
-		r->join = b;
-		r->join_cap = cap;
+	uint8_t *b = lt_grow_to(r->join, &r->join_cap, r->join_len + r->chunk_len, 1, LT_CHUNK_MAX);
+	if (!b) {
+		stop(r, first, "out of memory reading a large section");
+		return -1;
 	}
+	r->join = b;
 	memcpy(r->join + r->join_len, r->chunk, r->chunk_len);
 	r->join_len += r->chunk_len;
 	return 0;

@@ -277,6 +277,33 @@ Test(cli, error_and_warning_wording, .init = cr_redirect_stderr)
 	cr_assert_stderr_eq_str(want);
 }
 
+/* Every kind of message with its prefix, and a message said in parts. */
+Test(cli, message_kinds_and_parts, .init = cr_redirect_stderr)
+{
+	lt_note("the trace lost %d events", 3);
+	lt_info("wrote %s", "t.ltrace");
+	lt_more("  events: %s", "futex 2");
+	lt_info_self("recording %s", "x");
+	struct lt_msg m = { .len = 0 };
+	lt_msg_add(&m, "wrote %s: %d event%s", "d.ltrace", 2, "s");
+	lt_msg_add(&m, " (%.1f MB)", 0.5);
+	lt_info("%s", m.text);
+	/* past its size, a message is cut short and says so */
+	struct lt_msg big = { .len = 0 };
+	for (int i = 0; i < 1000; i++)
+		lt_msg_add(&big, "%s", "0123456789");
+	cr_assert_eq(big.len, sizeof(big.text) - 1);
+	cr_assert_eq(strlen(big.text), sizeof(big.text) - 1);
+	cr_assert_str_eq(big.text + big.len - 3, "...");
+	fflush(stderr);
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "locktrace: note: the trace lost 3 events\nlocktrace: wrote t.ltrace\n"
+		 "  events: futex 2\nlocktrace (pid %d): recording x\n"
+		 "locktrace: wrote d.ltrace: 2 events (0.5 MB)\n", (int)getpid());
+	cr_assert_stderr_eq_str(want);
+}
+
 /* The record command's table (src/cli/cmd_record.c): the help of both forms. */
 static char *record_help(int perfetto)
 {

@@ -302,6 +302,25 @@ Test(stall, interrupts_that_bring_data_are_progress)
 	lt_stall_free(&s);
 }
 
+/* Of threads whose waits began together (seeded at attach, or a rearm),
+ * the one named is the lowest tid, whatever the table's order. */
+Test(stall, longest_wait_ties_name_the_lowest_tid)
+{
+	struct lt_stall s;
+	char why[256];
+	uint64_t args[6] = { 0xabc0, 128, 2, 0, 0, 0 };
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(50)), 0);
+	for (uint32_t tid = 5899; tid >= 5000; tid--)
+		lt_stall_seed(&s, tid, 202, args, S(10));
+	cr_assert_eq(lt_stall_check(&s, S(52) + 1, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "900 threads blocked"), "%s", why);
+	cr_assert(strstr(why, "tid 5000 on futex 0xabc0"), "%s", why);
+	lt_stall_rearm(&s, S(60));
+	cr_assert_eq(lt_stall_check(&s, S(62) + 1, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "tid 5000 on futex 0xabc0"), "%s", why);
+	lt_stall_free(&s);
+}
+
 Test(stall, threads_blocked_at_attach_and_thread_exit)
 {
 	struct lt_stall s;
@@ -328,7 +347,7 @@ Test(stall, threads_blocked_at_attach_and_thread_exit)
 		struct lt_event x = { .h = { .ts = S(61), .tid = tid, .kind = LT_EV_TASK_EXIT } };
 		lt_stall_event(&s, &x);
 	}
-	cr_assert_eq(s.n, 1000);
+	cr_assert_eq(s.threads.n, 1000);
 	for (uint32_t tid = 1001; tid < 3000; tid += 2) {
 		feed(&s, ev_exit(S(62), tid, 202, 0));
 	}

@@ -33,6 +33,7 @@
 #include "rt_cpython_int.h"
 #include "snapshot_int.h"
 #include "u64map.h"
+#include "grow.h"
 
 #define MAX_INTERPS 64
 #define MAX_TSTATES 4096
@@ -248,14 +249,11 @@ static bool push(struct walk *w, const struct code *c, int line, uint64_t locals
 	struct lt_thread *t = w->t;
 	if (t->n_rt_frames == MAX_FRAMES)
 		return false;
-	size_t n = t->n_rt_frames;
-	if (n == 0 || (n >= 8 && !(n & (n - 1)))) { /* capacity 8, 16, 32, ... */
-		size_t cap = n ? n * 2 : 8;
-		struct lt_rtframe *v = realloc(t->rt_frames, cap * sizeof(*v));
-		if (!v)
-			return false;
-		t->rt_frames = v;
-	}
+	/* capacity 8, 16, 32, ... */
+	struct lt_rtframe *v = lt_grow_pow2_from(t->rt_frames, t->n_rt_frames, sizeof(*v), 8);
+	if (!v)
+		return false;
+	t->rt_frames = v;
 	struct lt_rtframe *f = &t->rt_frames[t->n_rt_frames];
 	memset(f, 0, sizeof(*f));
 	f->bci = -1; /* Python frames have no machine pc, kind or bci */
@@ -972,13 +970,10 @@ static void interp_threads(struct model *m, uint64_t interp)
 			m->unmatched += !t;
 			continue;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct ts *nv = realloc(v, cap * sizeof(*nv));
-			if (!nv)
-				break;
-			v = nv;
-		}
+		struct ts *nv = lt_grow(v, &cap, n, sizeof(*nv), 16);
+		if (!nv)
+			break;
+		v = nv;
 		v[n] = (struct ts){ ident, t, NULL, NULL };
 		read_thread(m, ts, &v[n++]);
 		m->threads++;

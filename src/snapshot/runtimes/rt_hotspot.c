@@ -13,6 +13,7 @@
 #include "rt_hotspot.h"
 #include "snapshot_int.h"
 #include "u64map.h"
+#include "grow.h"
 
 /* Bounds that no real table comes near: beyond them the exported numbers
  * were not read from a HotSpot, or not from this version's. */
@@ -261,9 +262,7 @@ static void *grow(void *v, size_t n, size_t size)
 {
 	/* room for 64, then doubled at each power of two: the tables hold a
 	 * few thousand entries */
-	if (n && (n < 64 || (n & (n - 1))))
-		return v;
-	return realloc(v, (n ? n * 2 : 64) * size);
+	return lt_grow_pow2_from(v, n, size, 64);
 }
 
 enum { F_TYPE, F_NAME, F_TSTRING, F_STATIC, F_OFFSET, F_ADDRESS };
