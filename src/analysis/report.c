@@ -173,20 +173,19 @@ static void add_rtname(struct lt_report_priv *p, int32_t tid, const char *name)
 int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 {
 	struct lt_report_priv *p = P(r);
-	char err[160];
-	struct rp_json *doc = rp_json_parse(json, len, err, sizeof(err));
+	char err[200];
 	struct rp_snapshot s;
-	if (!doc) {
-		add_note(r, "a snapshot section could not be read (%s); the report goes on without it", err);
-		return -1;
-	}
-	if (rp_snapshot_from_json(doc, p->exe_base, &s)) {
-		rp_json_free(doc);
+	int bad = rp_snapshot_from_json(json, len, p->exe_base, &s, err, sizeof(err));
+	if (bad == -2) {
 		add_note(r, "a snapshot section is not a locktrace.snapshot/1 document; ignored");
 		return -1;
 	}
-	keep_stored(r, json, len, rp_json_str(rp_json_get(doc, "occasion")));
-	rp_json_free(doc);
+	if (bad) {
+		add_note(r, "a snapshot section could not be read (%s); the report goes on without it",
+			 strncmp(err, "not JSON: ", 10) ? err : err + 10);
+		return -1;
+	}
+	keep_stored(r, json, len, s.occasion);
 	struct lt_lockid *ids = lt_timeline_lockid(p->tl);
 	for (size_t i = 0; i < s.n_threads; i++) {
 		if (s.threads[i].has_futex)

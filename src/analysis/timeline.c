@@ -26,6 +26,7 @@
 #include "locktrace/calls.h"
 #include "filelock.h"
 #include "lockid.h"
+#include "taskrun.h"
 #include "timeline.h"
 #include "grow.h"
 #include "u64map.h"
@@ -513,12 +514,21 @@ static inline void acting(struct lt_timeline *tl, struct tl_thread *th, const st
 		unseen_switch_in(tl, th, ev);
 }
 
+/* ev shows the thread that wrote or issued it running (taskrun.h). */
+static void ran(struct lt_timeline *tl, const struct lt_event *ev)
+{
+	uint32_t tid = lt_run_actor(ev);
+	struct tl_thread *th = tid ? lt_u64map_get(&tl->tmap, tid) : NULL;
+	if (th)
+		acting(tl, th, ev);
+}
+
 static void on_enter(struct lt_timeline *tl, const struct lt_event *ev)
 {
 	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
 	if (!th)
 		return;
-	acting(tl, th, ev);
+	ran(tl, ev);
 	if (th->in_span) {
 		if (th->pending) /* the snapshot saw this very call, or an older one */
 			th->in_span = th->pending = 0;
@@ -535,8 +545,7 @@ static void on_exit_call(struct lt_timeline *tl, const struct lt_event *ev)
 		return;
 	/* --calls blocking writes returns when the thread runs again: at its
 	 * switch-in, which comes first, or at the event that acts for it */
-	if (!(ev->h.flags & LT_F_RET_UNKNOWN))
-		acting(tl, th, ev);
+	ran(tl, ev);
 	if (!th->in_span || th->pending) {
 		tl->stats.orphan_exits++;
 		return;
@@ -574,9 +583,9 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 	if (ev->wake.waker_tid && !is_traced(tl, ev->wake.waker_tgid))
 		e.flags |= LT_WAKE_OTHER;
 	/* a wake-up issued from a task: the waker runs */
-	if (!(e.flags & (LT_WAKE_IDLE | LT_WAKE_IRQ | LT_WAKE_OTHER)) &&
+	if (lt_run_woken_by_task(ev) && !(e.flags & LT_WAKE_OTHER) &&
 	    (waker = lt_u64map_get(&tl->tmap, e.waker_tid)))
-		acting(tl, waker, ev);
+		ran(tl, ev);
 
 	/* a new thread's first wake-up ends no call; before the snapshot is
 	 * confirmed the wakee's open call is not known */
@@ -616,7 +625,7 @@ static void on_switch(struct lt_timeline *tl, const struct lt_event *ev)
 		struct tl_thread *th = get_thread_of(tl, ev->sw.prev_tid, ev->sw.prev_tgid, ev->sw.prev_comm,
 						     ev->h.ts, 0, NULL);
 		if (th) {
-			acting(tl, th, ev);
+			ran(tl, ev);
 			learn_comm(tl, th, ev->sw.prev_comm, ev->h.ts);
 			/* preempted or yielding tasks stay runnable */
 			th->sleeping = !(ev->h.flags & LT_F_PREEMPT) && ev->sw.prev_state != 0;
@@ -650,8 +659,7 @@ static void on_task_new(struct lt_timeline *tl, const struct lt_event *ev)
 	}
 	/* written by the thread that called clone: it runs */
 	struct tl_thread *parent = lt_u64map_get(&tl->tmap, ev->tnew.parent_tid);
-	if (parent)
-		acting(tl, parent, ev);
+	ran(tl, ev);
 	uint32_t tgid = ev->tnew.tgid;
 	if (tgid && !is_traced(tl, tgid)) { /* a process forked from a traced one */
 		add_proc(tl, tgid);
@@ -669,7 +677,7 @@ static void on_task_exit(struct lt_timeline *tl, const struct lt_event *ev)
 	struct tl_thread *th = get_thread(tl, ev->h.tid, NULL, ev->h.ts, 0, NULL);
 	if (!th)
 		return;
-	acting(tl, th, ev); /* written by the exiting thread itself */
+	ran(tl, ev); /* written by the exiting thread itself */
 	if (th->in_span && th->pending)
 		th->in_span = th->pending = 0;
 	if (th->in_span) { /* killed in the call, e.g. by exit_group */
@@ -718,7 +726,7 @@ static void on_exec(struct lt_timeline *tl, const struct lt_event *ev)
 		th->sleeping = 0;
 		th->oncpu = CPU_ON;
 	} else {
-		acting(tl, th, ev);
+		ran(tl, ev);
 	}
 	if (th->in_span) { /* it was in execve, not in the open call */
 		if (th->pending)
@@ -912,9 +920,9 @@ struct lt_timeline *lt_timeline_new(const struct lt_header *hdr, const struct lt
 			lt_timeline_free(tl);
 			return NULL;
 		}
-		/* a launched target sat in locktrace's own gate (a pipe read)
-		 * until the probes were attached: not a call of the program */
-		if (t->sc_nr >= 0 && !(hdr->flags & LT_HDR_LAUNCHED) && entry_from_snapshot(t, &e) == 0) {
+		/* asleep in a call at attach (taskrun.h; not a launched
+		 * target's wait in locktrace's own gate) */
+		if (lt_run_attach_call(hdr, t) >= 0 && entry_from_snapshot(t, &e) == 0) {
 			e.h.ts = hdr->clock_boottime;
 			span_open(tl, th, &e, hdr->clock_boottime, LT_SPAN_AT_START, 1);
 			th->span.blocked_before_ns = t->blocked_ns;

@@ -15,6 +15,7 @@
 #include "jsontrace.h"
 #include "lockid.h"
 #include "locksyms.h"
+#include "snapfacts.h"
 #include "outfile.h"
 #include "perfetto.h"
 #include "perfetto_go.h"
@@ -181,7 +182,7 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	/* lock names come in sections anywhere in the file: read them first
 	 * (a pass that seeks over the events), so a lock's track is named
 	 * when it first appears */
-	lt_trace_names(in, &names, &tnames);
+	lt_trace_names(in, &names, &tnames, rp_snapshot_names);
 	/* several processes: their names, and the shared keys the timeline
 	 * needs before the events (the same word of a shared mapping is one
 	 * lock in every process) */

@@ -8,6 +8,7 @@
 #include "filelock.h"
 #include "locktrace/calls.h"
 #include "locksyms.h"
+#include "snapfacts.h"
 #include "stacks.h"
 #include "timeline.h"
 #include "locktrace/tracefile.h"
@@ -133,7 +134,7 @@ int lt_dump(const char *path, char *err, size_t errlen)
 		return 1;
 	/* lock names are written as they are learnt; read them all first */
 	struct lt_u64map names = { 0 };
-	lt_trace_symbols(path, &names);
+	lt_trace_symbols(path, &names, rp_snapshot_names);
 	print_header(&r.hdr);
 	/* what the model makes of the events: only its count of switches it
 	 * had to infer is printed */

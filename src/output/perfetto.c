@@ -36,6 +36,7 @@
 #include "pb.h"
 #include "perfetto.h"
 #include "stacks.h"
+#include "taskrun.h"
 #include "u64map.h"
 #include "utf8.h"
 
@@ -1260,11 +1261,10 @@ static void process_tree_packet(struct lt_perfetto *p, const struct lt_header *h
 		tree_entry(p, hdr->clock_boottime, p->pid, hdr->ppid, hdr->cmdline);
 }
 
-static int task_state_of(const struct lt_thread_info *t)
+/* The header's state of t (taskrun.h) as a Perfetto task state, 0 none. */
+static int task_state_of(const struct lt_header *hdr, const struct lt_thread_info *t)
 {
-	if (t->sc_nr == LT_SC_NR_RUNNING || t->sc_nr == LT_SC_NR_UNKNOWN) /* running, or unknown */
-		return 0;
-	switch (t->state) {
+	switch (lt_run_attach_state(hdr, t)) {
 	case 'S': return TASK_STATE_INTERRUPTIBLE_SLEEP;
 	case 'D': return TASK_STATE_UNINTERRUPTIBLE_SLEEP;
 	case 'T': case 't': return TASK_STATE_STOPPED;
@@ -1279,11 +1279,9 @@ static int task_state_of(const struct lt_thread_info *t)
  * one opened by a switch. */
 static int keep_initial_states(struct lt_perfetto *p, const struct lt_header *hdr)
 {
-	if (hdr->flags & LT_HDR_FLIGHT)
-		return 0; /* the header describes the end of a flight dump */
 	for (uint32_t i = 0; i < hdr->nthreads; i++) {
 		const struct lt_thread_info *t = &hdr->threads[i];
-		int st = task_state_of(t);
+		int st = task_state_of(hdr, t); /* none in a flight dump's header */
 		if (!st || t->tid <= 0)
 			continue;
 		if (!p->nstates) {

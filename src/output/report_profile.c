@@ -12,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "locksyms.h"
+#include "snapfacts.h"
 #include "pb.h"
 #include "report_profile.h"
 #include "stacks.h"
@@ -617,7 +618,7 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 	if (!rows)
 		rows = 10;
 	lt_trace_stacks(path, &stacks);
-	lt_trace_symbols(path, &names);
+	lt_trace_symbols(path, &names, rp_snapshot_names);
 	struct lt_timeline_sink sink = { .ctx = &p, .span_end = on_span_end };
 	struct lt_timeline *tl = lt_timeline_new(&r.hdr, &sink, NULL);
 	if (!tl) {

@@ -11,7 +11,6 @@
 #include "symbols.h"
 #include "target.h"
 #include "locktrace/tracefile.h"
-#include "snapfacts.h"
 #include "u64map.h"
 #include "varint.h"
 #include "grow.h"
@@ -349,22 +348,22 @@ static void merge_model_names(struct lt_u64map *map, struct lt_u64map *models)
 }
 
 static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map *tnames,
-		      struct procs_ctx *procs);
+		      struct procs_ctx *procs, lt_snapnames_fn names);
 
-int lt_trace_symbols(const char *path, struct lt_u64map *map)
+int lt_trace_symbols(const char *path, struct lt_u64map *map, lt_snapnames_fn names)
 {
-	return scan_trace(path, map, NULL, NULL);
+	return scan_trace(path, map, NULL, NULL, names);
 }
 
-int lt_trace_names(const char *path, struct lt_u64map *map, struct lt_u64map *tnames)
+int lt_trace_names(const char *path, struct lt_u64map *map, struct lt_u64map *tnames, lt_snapnames_fn names)
 {
-	return scan_trace(path, map, tnames, NULL);
+	return scan_trace(path, map, tnames, NULL, names);
 }
 
 int lt_trace_symbols_procs(const char *path, lt_locksym_fn fn, void *ctx)
 {
 	struct procs_ctx p = { fn, ctx, 0 };
-	return scan_trace(path, NULL, NULL, &p);
+	return scan_trace(path, NULL, NULL, &p, NULL);
 }
 
 /* The pid (key 2) of a HEADER payload, 0 if it has none. */
@@ -388,7 +387,7 @@ static int32_t header_pid(const uint8_t *data, size_t len)
 /* Reads the SYMBOLS sections (and, for the maps, the snapshots' names;
  * for procs, the header's pid) of a trace. */
 static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map *tnames,
-		      struct procs_ctx *procs)
+		      struct procs_ctx *procs, lt_snapnames_fn names)
 {
 	uint8_t pre[LT_PREAMBLE_LEN], hdr[LT_CHUNK_HDR_LEN], *buf = NULL;
 	FILE *f = fopen(path, "rb");
@@ -405,7 +404,7 @@ static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map 
 		if (lt_get_le32(hdr) != 0x4b43544cu || len > LT_CHUNK_MAX)
 			break; /* damaged: the reader reports it; keep what we have */
 		int wanted = type == LT_CHUNK_SYMBOLS || type == LT_CHUNK_CONT ||
-			     (procs ? type == LT_CHUNK_HEADER : type == LT_CHUNK_SNAPSHOT);
+			     (procs ? type == LT_CHUNK_HEADER : names && type == LT_CHUNK_SNAPSHOT);
 		if (!wanted) {
 			have = 0;
 			if (fseek(f, len, SEEK_CUR))
@@ -433,9 +432,8 @@ static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map 
 			parse_entries(buf, all, call_proc, procs);
 		else if (type == LT_CHUNK_SYMBOLS)
 			lt_locksyms_parse(buf, all, map);
-		else if (type == LT_CHUNK_SNAPSHOT &&
-			 rp_snapshot_lock_names((const char *)buf, all, &models) == 0 && tnames)
-			rp_snapshot_thread_names((const char *)buf, all, tnames);
+		else if (type == LT_CHUNK_SNAPSHOT)
+			names((const char *)buf, all, &models, tnames);
 	}
 	ret = 0;
 out:

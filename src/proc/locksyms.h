@@ -83,13 +83,20 @@ int lt_locksyms_parse_procs(const uint8_t *data, size_t len, int32_t pid, lt_loc
  * recorder's names: the snapshots' lock-model names are not included.
  * 0, or -1 if the file cannot be read (what was read was delivered). */
 int lt_trace_symbols_procs(const char *path, lt_locksym_fn fn, void *ctx);
-/* Reads every SYMBOLS section of a trace file into map, skipping the
- * events (a cheap first pass for writers that name locks up front).
- * 0, or -1 if the file cannot be read (what was read stays). */
-int lt_trace_symbols(const char *path, struct lt_u64map *map);
+/* The names a stored snapshot (JSON) gives: the lock models' names of
+ * futex words into locks, the runtimes' thread names into threads (either
+ * may be NULL); 0 or -1.  The snapshot layer reads that schema:
+ * rp_snapshot_names (src/snapshot/snapfacts.h) is the one to pass. */
+typedef int (*lt_snapnames_fn)(const char *json, size_t len, struct lt_u64map *locks,
+			       struct lt_u64map *threads);
+/* Reads every SYMBOLS section of a trace file into map, and the lock
+ * models' names its snapshots give (through names, when not NULL),
+ * skipping the events (a cheap first pass for writers that name locks up
+ * front).  0, or -1 if the file cannot be read (what was read stays). */
+int lt_trace_symbols(const char *path, struct lt_u64map *map, lt_snapnames_fn names);
 /* The same, and the runtimes' thread names the snapshots read into tnames
  * (tid -> malloc'd name; a later snapshot's name wins). */
-int lt_trace_names(const char *path, struct lt_u64map *map, struct lt_u64map *tnames);
+int lt_trace_names(const char *path, struct lt_u64map *map, struct lt_u64map *tnames, lt_snapnames_fn names);
 /* Frees a map filled by the two functions above, names included. */
 void lt_symmap_free(struct lt_u64map *map);
 

@@ -12,6 +12,7 @@
 #include "golang.h"
 #include "rtwatch.h"
 #include "record_int.h"
+#include "taskrun.h"
 
 #define POLL_MS 20
 #define FB_POLL_MS 200 /* the flight recorder's slots: nothing to drain */
@@ -341,8 +342,8 @@ int rec_go(struct session *s)
 	for (uint32_t i = 0; i < s->hdr.nthreads; i++) {
 		const struct lt_thread_info *ti = &s->hdr.threads[i];
 		rec_note_thread(&s->c, (uint32_t)ti->tid, ti->tgid ? (uint32_t)ti->tgid : (uint32_t)s->tgid);
-		/* asleep in a call, so its first run ends that call */
-		if (s->c.norm && ti->sc_nr >= 0 && (ti->state == 'S' || ti->state == 'D') &&
+		/* asleep in a call (taskrun.h), so its first run ends that call */
+		if (s->c.norm && lt_run_attach_call(&s->hdr, ti) >= 0 &&
 		    lt_callnorm_asleep_at_attach(s->c.norm, (uint32_t)ti->tid, hdr_done))
 			s->c.norm->oom = 1;
 	}

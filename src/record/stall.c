@@ -10,6 +10,7 @@
 #include "locktrace/flightbuf.h"
 #include "locktrace/futex.h"
 #include "stall.h"
+#include "taskrun.h"
 
 _Static_assert(LT_FB_TS_NONE == LT_TS_NONE && LT_FB_TS_FUTEX_WAIT == LT_TS_FUTEX_WAIT &&
 	       LT_FB_TS_FUTEX_OTHER == LT_TS_FUTEX_OTHER && LT_FB_TS_IOWAIT == LT_TS_IOWAIT &&
@@ -217,8 +218,7 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 			break;
 		}
 		if (t && t->state != LT_TS_NONE && !t->woken) {
-			t->woken = ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE) ? LT_WOKEN_BY_IRQ
-										   : LT_WOKEN_BY_TASK;
+			t->woken = lt_run_woken_by_task(ev) ? LT_WOKEN_BY_TASK : LT_WOKEN_BY_IRQ;
 			t->woken_at = ev->h.ts;
 		}
 		break;

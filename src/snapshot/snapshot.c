@@ -120,6 +120,7 @@ void lt_snapshot_free(struct lt_snapshot *s)
 	lt_strlist_free(&s->notes);
 	lt_strlist_free(&s->strings);
 	free(s->sched_offset_ns);
+	free(s->thread_pid);
 	lt_go_free(s->go);
 	free(s->exe);
 	free(s);

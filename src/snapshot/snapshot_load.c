@@ -41,6 +41,7 @@ static const char *sc_name(int v) { return lt_sc_state_name((enum lt_sc_state)v)
 static const char *wait_name(int v) { return lt_wait_kind_name((enum lt_wait_kind)v); }
 static const char *owner_name(int v) { return lt_owner_kind_name((enum lt_owner_kind)v); }
 static const char *regs_name(int v) { return lt_regs_source_name((enum lt_regs_source)v); }
+static const char *fd_name(int v) { return lt_fd_kind_name((enum lt_fd_kind)v); }
 static const char *verdict_name(int v) { return lt_verdict_kind_name((enum lt_verdict_kind)v); }
 
 static void syscall_from(struct lt_thread *t, struct lt_snapshot *s, const struct rp_json *sc)
@@ -103,6 +104,14 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 				LT_OWNER_INFERRED, LT_OWNER_UNKNOWN);
 	f->owner_how = rp_json_strdup(J(j, "owner_how"));
 	f->owner = (pid_t)rp_json_int(J(j, "owner"), 0);
+	const struct rp_json *op = J(j, "owner_process");
+	if (op && op->type == RPJ_OBJ) { /* a thread of another process */
+		const char *oc = rp_json_str(J(op, "comm"));
+		f->owner_tgid = (pid_t)rp_json_int(J(op, "pid"), 0);
+		if (!f->mutex_ok) /* the owner the word names */
+			f->mutex_owner = (int32_t)rp_json_int(J(op, "tid"), 0);
+		snprintf(f->owner_comm, sizeof(f->owner_comm), "%s", oc ? oc : "");
+	}
 	const struct rp_json *og = J(j, "owner_gone");
 	if (og && og->type == RPJ_OBJ) {
 		const char *gc = rp_json_str(J(og, "comm"));
@@ -121,6 +130,42 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 		f->cond_signal = sp->type == RPJ_TRUE ? 2 : 1;
 	if (rp_json_is_num(J(j, "runtime_lock")))
 		f->rtlock = (unsigned)rp_json_int(J(j, "runtime_lock"), 0) + 1;
+}
+
+/* The fd of a single-fd wait ("io_fd"). */
+static void io_from(struct lt_fd *d, const struct rp_json *j)
+{
+	if (!j || j->type != RPJ_OBJ)
+		return;
+	d->fd = (int)rp_json_int(J(j, "fd"), -1);
+	d->kind = enum_of(rp_json_str(J(j, "kind")), fd_name, LT_FD_UNKNOWN, LT_FD_FIFO, LT_FD_UNKNOWN);
+	d->target = rp_json_strdup(J(j, "target"));
+	d->desc = rp_json_strdup(J(j, "desc"));
+	d->events = (unsigned)rp_json_int(J(j, "events"), 0);
+}
+
+/* The thread as its runtime knows it ("runtime"), or nothing. */
+static void runtime_from(struct lt_thread *t, struct lt_snapshot *s, const struct rp_json *rt)
+{
+	const struct rp_json *fr = J(rt, "frames");
+	if (!rt || rt->type != RPJ_OBJ)
+		return;
+	t->rt_lang = lts_json_own_str(s, J(rt, "lang"));
+	t->rt_name = rp_json_strdup(J(rt, "name"));
+	t->rt_end = rp_json_strdup(J(rt, "end"));
+	if (!fr || fr->type != RPJ_ARR || !fr->n || !(t->rt_frames = calloc(fr->n, sizeof(*t->rt_frames))))
+		return;
+	for (size_t i = 0; i < fr->n; i++) {
+		const struct rp_json *f = &fr->items[i];
+		struct lt_rtframe *o = &t->rt_frames[t->n_rt_frames++];
+		o->func = rp_json_strdup(J(f, "func"));
+		o->file = rp_json_strdup(J(f, "file"));
+		o->line = (int)rp_json_int(J(f, "line"), 0);
+		o->native = (int)rp_json_int(J(f, "native_frame"), -1);
+		o->pc = rp_json_addr0(J(f, "pc"));
+		o->kind = lts_json_own_str(s, J(f, "kind"));
+		o->bci = (int)rp_json_int(J(f, "bci"), -1);
+	}
 }
 
 static void frames_from(struct lt_thread *t, const struct rp_json *us)
@@ -154,18 +199,20 @@ static void thread_from(struct lt_thread *t, struct lt_snapshot *s, const struct
 	t->cpu = (int)rp_json_int(J(j, "cpu"), -1);
 	t->idle_src = enum_of(rp_json_str(J(j, "blocked_source")), idle_name, LT_IDLE_RUNNING,
 			      LT_IDLE_CALLER, LT_IDLE_UNKNOWN);
-	t->idle_s = rp_json_num(J(j, "blocked_s"), 0);
+	t->idle_s = rp_json_num(J(j, "blocked_s"), -1); /* null: not known */
 	syscall_from(t, s, J(j, "syscall"));
 	t->wait = enum_of(rp_json_str(J(j, "wait")), wait_name, LT_WAIT_NONE, LT_WAIT_OTHER, LT_WAIT_NONE);
 	t->detail = rp_json_strdup(J(j, "detail"));
 	t->fdw.io.fd = -1;
 	t->fdw.epfd = -1;
 	futex_from(&t->futex, s, J(j, "futex"));
+	io_from(&t->fdw.io, J(j, "io_fd"));
 	const char *ks = rp_json_str(J(j, "kernel_stack_status"));
 	t->kstack_status = ks && !strcmp(ks, "ok") ? LT_KSTACK_OK :
 			   ks && !strcmp(ks, "unavailable") ? LT_KSTACK_UNAVAILABLE : LT_KSTACK_NOT_READ;
 	strlist_from(&t->kstack, J(j, "kernel_stack"));
 	frames_from(t, J(j, "user_stack"));
+	runtime_from(t, s, J(j, "runtime"));
 	t->acquire = lts_json_own_str(s, J(j, "acquire"));
 	lts_appwait_from_json(t, s, J(j, "app_wait"));
 	strlist_from(&t->notes, J(j, "notes"));
@@ -217,6 +264,28 @@ static void rtlock_from(struct lt_rtlock *l, struct lt_snapshot *s, const struct
 	l->seen_span_ms = rp_json_num(J(j, "seen_span_ms"), 0);
 }
 
+/* Which process each thread of a combined snapshot belongs to (its
+ * "processes" table: pid and tids), into s->thread_pid; none for a
+ * snapshot of one process. */
+static void procs_from(struct lt_snapshot *s, const struct rp_json *procs)
+{
+	if (!procs || procs->type != RPJ_ARR || !s->n_threads ||
+	    !(s->thread_pid = calloc(s->n_threads, sizeof(*s->thread_pid))))
+		return;
+	for (size_t i = 0; i < s->n_threads; i++)
+		s->thread_pid[i] = s->pid;
+	for (size_t i = 0; i < procs->n; i++) {
+		pid_t pid = (pid_t)rp_json_int(J(&procs->items[i], "pid"), 0);
+		const struct rp_json *tids = J(&procs->items[i], "tids");
+		for (size_t k = 0; pid > 0 && tids && tids->type == RPJ_ARR && k < tids->n; k++) {
+			pid_t tid = (pid_t)rp_json_int(&tids->items[k], 0);
+			for (size_t t = 0; t < s->n_threads; t++)
+				if (s->threads[t].tid == tid && tid > 0)
+					s->thread_pid[t] = pid;
+		}
+	}
+}
+
 /* calloc'd array of the n items of arr, or NULL (n 0). */
 static void *items(const struct rp_json *arr, size_t size, size_t *n)
 {
@@ -258,6 +327,7 @@ static void snapshot_from(struct lt_snapshot *s, const struct rp_json *doc)
 		for (size_t i = 0; i < s->n_rtlocks; i++)
 			rtlock_from(&s->rtlocks[i], s, &rt->items[i]);
 	lt_go_from_json(s, J(doc, "go")); /* goroutines (rt_go_load.c) */
+	procs_from(s, J(doc, "processes"));
 }
 
 int lt_snapshot_from_json(const char *json, size_t len, struct lt_snapshot **out, char *err,
@@ -272,11 +342,16 @@ int lt_snapshot_from_json(const char *json, size_t len, struct lt_snapshot **out
 		return -1;
 	}
 	const char *schema = rp_json_str(J(doc, "schema"));
-	if (!schema || strcmp(schema, "locktrace.snapshot/1")) {
-		snprintf(err, errlen, "not a locktrace.snapshot/1 document (schema %s)",
-			 schema ? schema : "missing");
+	const struct rp_json *threads = J(doc, "threads");
+	/* another major version of the schema may mean other things */
+	if (!schema || strncmp(schema, "locktrace.snapshot/1", 20) || !threads || threads->type != RPJ_ARR) {
+		if (schema && !strncmp(schema, "locktrace.snapshot/1", 20))
+			snprintf(err, errlen, "not a locktrace.snapshot/1 document (no threads array)");
+		else
+			snprintf(err, errlen, "not a locktrace.snapshot/1 document (schema %s)",
+				 schema ? schema : "missing");
 		rp_json_free(doc);
-		return -1;
+		return -2;
 	}
 	struct lt_snapshot *s = calloc(1, sizeof(*s));
 	if (!s) {

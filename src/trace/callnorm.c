@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callnorm.h"
+#include "taskrun.h"
 #include "u64map.h"
 
 /* threads: tid -> state; absent: not seen leaving a cpu since tracing
@@ -139,7 +140,6 @@ static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callno
 		nr = ev->io.nr;
 		key = (uint64_t)(uint32_t)ev->io.fd;
 	}
-	ran_by_now(n, tid, ev->h.ts, ev->h.cpu, out, ctx);
 	if (ev->h.flags & LT_F_AT_WAKE) {
 		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, tid) : NULL;
 		if (w && w->nr == nr && w->key == key)
@@ -177,17 +177,12 @@ static int traced_tgid(const struct lt_callnorm *n, uint32_t tgid)
 	return tgid == n->tgid || (n->is_traced && n->is_traced(n->traced_ctx, tgid));
 }
 
-/* paired: the tid whose sleep entry came just before, in the same ring
- * record as this switch (0 if none) */
-static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, uint32_t paired,
-		      lt_callnorm_out out, void *ctx)
+static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out, void *ctx)
 {
 	uint32_t prev = ev->sw.prev_tid, next = ev->sw.next_tid;
 	uintptr_t st;
 
 	if (prev && traced_tgid(n, ev->sw.prev_tgid)) {
-		if (prev != paired)
-			ran_by_now(n, prev, ev->h.ts, ev->h.cpu, out, ctx);
 		end_wake_call(n, prev, out, ctx);
 		/* the entry of a call it sleeps in, if any, came just before */
 		if (!lt_u64map_get(n->threads, prev))
@@ -220,9 +215,16 @@ int lt_callnorm_asleep_at_attach(struct lt_callnorm *n, uint32_t tid, uint64_t n
 void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
 		      void *ctx)
 {
-	uint32_t paired = n->sleep_switch;
+	/* paired: the tid whose sleep entry came just before, in the same
+	 * ring record as this switch (0 if none): its switch is the sleep,
+	 * not a sign that it ran */
+	uint32_t paired = n->sleep_switch, actor = lt_run_actor(ev);
 
 	n->sleep_switch = 0;
+	if (ev->h.kind == LT_EV_SWITCH && (actor == paired || !traced_tgid(n, ev->sw.prev_tgid)))
+		actor = 0;
+	if (actor)
+		ran_by_now(n, actor, ev->h.ts, ev->h.cpu, out, ctx);
 	switch (ev->h.kind) {
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
@@ -231,25 +233,20 @@ void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_calln
 		on_enter(n, ev, out, ctx);
 		return;
 	case LT_EV_SWITCH:
-		on_switch(n, ev, paired, out, ctx);
+		on_switch(n, ev, out, ctx);
 		return;
 	case LT_EV_WAKING: {
-		int in_task = !(ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE));
-		if (in_task && ev->wake.waker_tid)
-			ran_by_now(n, ev->wake.waker_tid, ev->h.ts, ev->h.cpu, out, ctx);
 		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, ev->wake.waker_tid) : NULL;
-		if (w && in_task)
+		if (w && lt_run_woken_by_task(ev))
 			w->last = ev->h.ts;
 		out(ctx, ev);
 		return;
 	}
-	case LT_EV_TASK_NEW: /* its parent called clone */
-		ran_by_now(n, ev->tnew.parent_tid, ev->h.ts, ev->h.cpu, out, ctx);
+	case LT_EV_TASK_NEW:
 		out(ctx, ev);
 		set_state(n, ev->h.tid, ST_RAN);
 		return;
-	case LT_EV_TASK_EXIT: /* written by the thread itself, running */
-		ran_by_now(n, ev->h.tid, ev->h.ts, ev->h.cpu, out, ctx);
+	case LT_EV_TASK_EXIT:
 		end_wake_call(n, ev->h.tid, out, ctx);
 		out(ctx, ev);
 		lt_u64map_del(n->threads, ev->h.tid);

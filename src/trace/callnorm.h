@@ -13,9 +13,10 @@
  *  - a call that wakes threads of the target (an entry flagged LT_F_AT_WAKE
  *    before each of its wake-ups) is written once, and returns at its last
  *    wake-up (written when its thread does something else);
- *  - a thread seen acting (a call, a wake-up it issues, leaving a cpu)
- *    while it is still asleep in a call as far as the stream says has run
- *    again without its switch being seen: the call returns at that event.
+ *  - a thread seen acting (taskrun.h: a call, a wake-up it issues from a
+ *    task, leaving a cpu, ...) while it is still asleep in a call as far
+ *    as the stream says has run again without its switch being seen: the
+ *    call returns at that event.
  *    Kernels do not report every switch: here, none whose previous task
  *    is a thread of PID 1 (a VM's agent), whichever task comes next.
  * Pure logic, testable from synthetic events.

@@ -424,6 +424,10 @@ struct lt_snapshot {
 	/* a snapshot read back from JSON: the strings its static-string
 	 * fields (occasion, sc_name, acquire, lock_kind, ...) point into */
 	struct lt_strlist strings;
+	/* a combined snapshot of several processes read back from JSON (its
+	 * "processes" member): each thread's process, parallel to threads;
+	 * NULL for one of one process (pid) */
+	pid_t *thread_pid;
 };
 
 /* Error codes returned by lt_snapshot_take (negated errno values otherwise). */
@@ -491,8 +495,12 @@ void lt_multi_print_text(FILE *f, const struct lt_multi_snapshot *m);
 int lt_multi_print_json(FILE *f, const struct lt_multi_snapshot *m);
 
 /* A snapshot stored in a trace (the JSON above) read back, so that it
- * prints as `locktrace snapshot` printed it live.  0 and *out (free with
- * lt_snapshot_free), or -1 with what is wrong in err. */
+ * prints as `locktrace snapshot` printed it live: the one reader of that
+ * schema (the report's facts, snapfacts.h, are taken from its result).
+ * Unknown fields are ignored, absent ones read as unknown.  0 and *out
+ * (free with lt_snapshot_free), or with what is wrong in err -1 (not
+ * JSON, out of memory) or -2 (JSON, but not a locktrace.snapshot/1
+ * document). */
 int lt_snapshot_from_json(const char *json, size_t len, struct lt_snapshot **out, char *err,
 			  size_t errlen);
 /* Why the i-th of the n snapshots stored in a trace was taken: OCCASION as

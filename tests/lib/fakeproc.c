@@ -133,25 +133,105 @@ void fp_env(struct fakeproc *f, struct lt_lm_env *e)
 				 .s = &f->snap };
 }
 
-int fp_named_lookup(const struct fp_named *v, int n, const char *name, uint64_t *addr, uint64_t *size,
-		    uint64_t size_value)
+void fi_init(struct fp_image *m, uint64_t base, size_t size, size_t reserved)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name)) {
-			*addr = v[i].addr;
+	memset(m, 0, sizeof(*m));
+	m->mem = calloc(1, size);
+	cr_assert_not_null(m->mem);
+	m->base = base;
+	m->size = size;
+	m->used = reserved;
+}
+
+void fi_free(struct fp_image *m)
+{
+	free(m->mem);
+	m->mem = NULL;
+}
+
+uint64_t fi_alloc(struct fp_image *m, size_t len)
+{
+	size_t at = (m->used + 15) & ~(size_t)15;
+	cr_assert_leq(at + len, m->size, "the fixture's image is full (%zu bytes)", m->size);
+	m->used = at + len;
+	return m->base + at;
+}
+
+uint8_t *fi_at(struct fp_image *m, uint64_t addr, size_t len)
+{
+	cr_assert(addr >= m->base && addr - m->base <= m->size && len <= m->size - (addr - m->base),
+		  "fixture writes outside its image at 0x%llx", (unsigned long long)addr);
+	return m->mem + (addr - m->base);
+}
+
+void fi_put8(struct fp_image *m, uint64_t addr, uint8_t v)
+{
+	*fi_at(m, addr, 1) = v;
+}
+
+void fi_put16(struct fp_image *m, uint64_t addr, uint16_t v)
+{
+	memcpy(fi_at(m, addr, 2), &v, 2);
+}
+
+void fi_put32(struct fp_image *m, uint64_t addr, uint32_t v)
+{
+	memcpy(fi_at(m, addr, 4), &v, 4);
+}
+
+void fi_put64(struct fp_image *m, uint64_t addr, uint64_t v)
+{
+	memcpy(fi_at(m, addr, 8), &v, 8);
+}
+
+uint64_t fi_get64(struct fp_image *m, uint64_t addr)
+{
+	uint64_t v;
+	memcpy(&v, fi_at(m, addr, 8), 8);
+	return v;
+}
+
+void fi_write(struct fp_image *m, uint64_t addr, const void *src, size_t len)
+{
+	memcpy(fi_at(m, addr, len), src, len);
+}
+
+uint64_t fi_str(struct fp_image *m, const char *s)
+{
+	if (!s)
+		return 0;
+	uint64_t a = fi_alloc(m, strlen(s) + 1);
+	fi_write(m, a, s, strlen(s) + 1);
+	return a;
+}
+
+void fi_sym(struct fp_image *m, const char *name, uint64_t addr)
+{
+	cr_assert_lt(m->nsym, FI_MAX_SYMS);
+	m->sym[m->nsym].name = name;
+	m->sym[m->nsym++].addr = addr;
+}
+
+int fi_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const struct fp_image *m = arg;
+	if (addr < m->base || addr + len > m->base + m->size || addr + len < addr)
+		return -EFAULT;
+	memcpy(buf, m->mem + (addr - m->base), len);
+	return 0;
+}
+
+int fi_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
+{
+	const struct fp_image *m = arg;
+	for (int i = 0; i < m->nsym; i++)
+		if (!strcmp(m->sym[i].name, name)) {
+			*addr = m->sym[i].addr;
 			if (size)
-				*size = size_value;
+				*size = m->sym_size;
 			return 0;
 		}
 	return -ENOENT;
-}
-
-int fp_flat_read(const uint8_t *mem, uint64_t base, size_t size, uint64_t addr, void *buf, size_t len)
-{
-	if (addr < base || addr + len > base + size || addr + len < addr)
-		return -EFAULT;
-	memcpy(buf, mem + (addr - base), len);
-	return 0;
 }
 
 pid_t fp_no_stack_tid(void *arg, uint64_t addr)

@@ -75,21 +75,51 @@ void fp_stack(struct fakeproc *f, uint64_t lo, uint64_t hi, pid_t tid);
 /* Thread TID's fs base (its pthread_t) is FSBASE. */
 void fp_fsbase(struct fakeproc *f, pid_t tid, uint64_t fsbase);
 
-/* ---- pieces for fixtures with their own process type ---- */
+/* ---- a flat memory image, for fixtures with their own process type ----
+ *
+ * One zeroed buffer standing at a chosen address, filled by a bump
+ * allocator (16-byte aligned), with the stores and the symbol table a
+ * runtime's fake memory needs (the HotSpot and CPython fixtures).  Like the
+ * rest, it asserts when a fixture writes outside it. */
 
-/* A symbol of such a fixture: NAME (not copied) at ADDR. */
-struct fp_named {
-	const char *name;
-	uint64_t addr;
+#define FI_MAX_SYMS 64
+
+struct fp_image {
+	uint8_t *mem;
+	uint64_t base;      /* the address of mem[0] */
+	size_t size, used;
+	struct {
+		const char *name; /* not copied: a literal or static storage */
+		uint64_t addr;
+	} sym[FI_MAX_SYMS];
+	int nsym;
+	uint64_t sym_size;  /* the size fi_lookup says a symbol has (0 unknown) */
 };
 
-/* A lookup (struct lt_lm_env) in the N symbols V: NAME's address, its size
- * said to be SIZE. */
-int fp_named_lookup(const struct fp_named *v, int n, const char *name, uint64_t *addr, uint64_t *size,
-		    uint64_t size_value);
-/* A read (struct lt_lm_env) from the SIZE bytes MEM that stand at BASE:
- * -EFAULT outside them. */
-int fp_flat_read(const uint8_t *mem, uint64_t base, size_t size, uint64_t addr, void *buf, size_t len);
+/* SIZE zeroed bytes at BASE (pages stay untouched until written); the
+ * allocator starts RESERVED bytes in, so that nothing is at BASE itself. */
+void fi_init(struct fp_image *m, uint64_t base, size_t size, size_t reserved);
+void fi_free(struct fp_image *m);
+/* LEN bytes of the image, 16-byte aligned: their address. */
+uint64_t fi_alloc(struct fp_image *m, size_t len);
+/* The bytes [ADDR, ADDR + LEN), writable. */
+uint8_t *fi_at(struct fp_image *m, uint64_t addr, size_t len);
+/* Little-endian stores and loads at ADDR. */
+void fi_put8(struct fp_image *m, uint64_t addr, uint8_t v);
+void fi_put16(struct fp_image *m, uint64_t addr, uint16_t v);
+void fi_put32(struct fp_image *m, uint64_t addr, uint32_t v);
+void fi_put64(struct fp_image *m, uint64_t addr, uint64_t v);
+uint64_t fi_get64(struct fp_image *m, uint64_t addr);
+/* The LEN bytes SRC copied to ADDR. */
+void fi_write(struct fp_image *m, uint64_t addr, const void *src, size_t len);
+/* A copy of the NUL-terminated S, allocated: its address (0 for NULL). */
+uint64_t fi_str(struct fp_image *m, const char *s);
+/* A symbol NAME (not copied) at ADDR. */
+void fi_sym(struct fp_image *m, const char *name, uint64_t addr);
+/* The read and lookup of a struct lt_lm_env (ARG: the image): a read
+ * outside the image is -EFAULT, an unknown name -ENOENT. */
+int fi_read(void *arg, uint64_t addr, void *buf, size_t len);
+int fi_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size);
 /* A stack_tid (struct lt_lm_env) that knows no stacks. */
 pid_t fp_no_stack_tid(void *arg, uint64_t addr);
 

@@ -586,7 +586,8 @@ static void parse_packet(struct pfc *c, struct state *st, const struct pb_field 
 
 static void build_slices(struct pfc *c, struct state *st)
 {
-	qsort(st->tevs, st->ntevs, sizeof(st->tevs[0]), tev_cmp);
+	if (st->ntevs) /* (qsort of NULL is undefined even for none) */
+		qsort(st->tevs, st->ntevs, sizeof(st->tevs[0]), tev_cmp);
 	c->slices = calloc(st->ntevs + 1, sizeof(*c->slices));
 	if (!c->slices)
 		return;

@@ -12,6 +12,7 @@
 #include "callnorm.h"
 #include "locktrace/futex.h"
 #include "locksyms.h"
+#include "snapfacts.h"
 #include "lt_test.h"
 #include "report_int.h"
 #include "u64map.h"
@@ -182,7 +183,7 @@ Test(record_live, mutex_contention_waits_on_the_printed_lock, .timeout = 60)
 	cr_assert_eq(group, 1);
 	/* the lock is named in the trace, for tools run after the process ended */
 	struct lt_u64map names = { 0 };
-	cr_assert_eq(lt_trace_symbols(r.path, &names), 0);
+	cr_assert_eq(lt_trace_symbols(r.path, &names, rp_snapshot_names), 0);
 	cr_assert_not_null(lt_u64map_get(&names, addr), "no name for 0x%lx", (unsigned long)addr);
 	cr_assert_str_eq(lt_u64map_get(&names, addr), "biglock");
 	lt_symmap_free(&names);

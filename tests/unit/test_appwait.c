@@ -8,6 +8,7 @@
 
 #include "appwait.h"
 #include "snapshot.h"
+#include "lt_fakeproc.h"
 #include "lt_test.h"
 
 /* frames innermost first; NULL names an unnamed (static) function;
@@ -373,19 +374,7 @@ Test(appwatch, an_idle_backend_is_looked_at_once_and_never_fires)
 /* ---- PostgreSQL's lock holders, from a synthetic shared memory ---- */
 
 #define PGBASE 0x7f0000010000ull
-static unsigned char pgmem[0x1000];
-
-static int pg_rd(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	(void)arg;
-	if (addr < PGBASE || addr + len > PGBASE + sizeof(pgmem))
-		return -1;
-	memcpy(buf, pgmem + (addr - PGBASE), len);
-	return 0;
-}
-
-static void put64(uint64_t addr, uint64_t v) { memcpy(pgmem + (addr - PGBASE), &v, 8); }
-static void put32(uint64_t addr, uint32_t v) { memcpy(pgmem + (addr - PGBASE), &v, 4); }
+static struct fp_image pg; /* PostgreSQL's shared memory (lt_fakeproc.h) */
 
 /* waiter (pid 100) waits in ShareLock (5) for transaction 745, which
  * backend 200 holds in ExclusiveLock (7); PostgreSQL 15's layout (PGPROC
@@ -394,24 +383,25 @@ static void put32(uint64_t addr, uint32_t v) { memcpy(pgmem + (addr - PGBASE), &
 enum { W = 0x000, H = 0x400, LK = 0x800, PLW = 0x900, PLH = 0x980 };
 static void pg_image(void)
 {
-	memset(pgmem, 0, sizeof(pgmem));
-	put32(PGBASE + W + 64, 100);
-	put64(PGBASE + W + 112, PGBASE + LK);
-	put32(PGBASE + W + 128, 5);
-	put32(PGBASE + H + 64, 200);
-	put32(PGBASE + LK + 0, 745);              /* field1: the xid */
-	pgmem[LK + 14] = 5;                       /* LOCKTAG_TRANSACTION */
-	pgmem[LK + 15] = 1;                       /* DEFAULT_LOCKMETHOD */
-	put32(PGBASE + LK + 16, 1u << 7);         /* granted: ExclusiveLock */
-	put32(PGBASE + LK + 20, 1u << 5);         /* awaited: ShareLock */
-	put64(PGBASE + LK + 24 + 8, PGBASE + PLW + 32);
-	put64(PGBASE + PLW + 0, PGBASE + LK);
-	put64(PGBASE + PLW + 8, PGBASE + W);
-	put64(PGBASE + PLW + 32 + 8, PGBASE + PLH + 32);
-	put64(PGBASE + PLH + 0, PGBASE + LK);
-	put64(PGBASE + PLH + 8, PGBASE + H);
-	put32(PGBASE + PLH + 24, 1u << 7);
-	put64(PGBASE + PLH + 32 + 8, PGBASE + LK + 24);
+	fi_free(&pg);
+	fi_init(&pg, PGBASE, 0x1000, 0);
+	fi_put32(&pg, PGBASE + W + 64, 100);
+	fi_put64(&pg, PGBASE + W + 112, PGBASE + LK);
+	fi_put32(&pg, PGBASE + W + 128, 5);
+	fi_put32(&pg, PGBASE + H + 64, 200);
+	fi_put32(&pg, PGBASE + LK + 0, 745);              /* field1: the xid */
+	fi_put8(&pg, PGBASE + LK + 14, 5);       /* LOCKTAG_TRANSACTION */
+	fi_put8(&pg, PGBASE + LK + 15, 1);       /* DEFAULT_LOCKMETHOD */
+	fi_put32(&pg, PGBASE + LK + 16, 1u << 7);         /* granted: ExclusiveLock */
+	fi_put32(&pg, PGBASE + LK + 20, 1u << 5);         /* awaited: ShareLock */
+	fi_put64(&pg, PGBASE + LK + 24 + 8, PGBASE + PLW + 32);
+	fi_put64(&pg, PGBASE + PLW + 0, PGBASE + LK);
+	fi_put64(&pg, PGBASE + PLW + 8, PGBASE + W);
+	fi_put64(&pg, PGBASE + PLW + 32 + 8, PGBASE + PLH + 32);
+	fi_put64(&pg, PGBASE + PLH + 0, PGBASE + LK);
+	fi_put64(&pg, PGBASE + PLH + 8, PGBASE + H);
+	fi_put32(&pg, PGBASE + PLH + 24, 1u << 7);
+	fi_put64(&pg, PGBASE + PLH + 32 + 8, PGBASE + LK + 24);
 }
 
 Test(pglocks, holder_of_a_transaction_lock)
@@ -419,7 +409,7 @@ Test(pglocks, holder_of_a_transaction_lock)
 	pg_image();
 	struct lt_pg_wait w;
 	char why[256] = "";
-	cr_assert_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), 0, "%s", why);
 	cr_expect_str_eq(w.tag, "transaction 745");
 	cr_expect_eq(w.mode, 5);
 	cr_expect_str_eq(lt_pg_mode_name(w.mode), "ShareLock");
@@ -428,9 +418,10 @@ Test(pglocks, holder_of_a_transaction_lock)
 	cr_expect_eq(w.hold_masks[0], 1u << 7);
 	cr_expect(!w.holder_waits[0]);
 	/* the holder waiting itself (a deadlock's other half) */
-	put64(PGBASE + H + 112, PGBASE + 0xc00);
-	cr_assert_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), 0, "%s", why);
+	fi_put64(&pg, PGBASE + H + 112, PGBASE + 0xc00);
+	cr_assert_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), 0, "%s", why);
 	cr_expect(w.holder_waits[0]);
+	fi_free(&pg);
 }
 
 /* every check that guards a read: a layout that does not match says so */
@@ -439,38 +430,39 @@ Test(pglocks, a_mismatched_layout_is_refused)
 	struct lt_pg_wait w;
 	char why[256];
 	pg_image();
-	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 101, &w, why, sizeof(why)), -1);
+	cr_expect_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 101, &w, why, sizeof(why)), -1);
 	cr_expect(strstr(why, "MyProc->pid reads 100, not 101"), "%s", why);
 	pg_image();
-	put32(PGBASE + W + 128, 12);
-	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	fi_put32(&pg, PGBASE + W + 128, 12);
+	cr_expect_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), -1);
 	cr_expect(strstr(why, "waitLockMode reads 12"), "%s", why);
 	pg_image();
-	put32(PGBASE + LK + 20, 0);
-	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	fi_put32(&pg, PGBASE + LK + 20, 0);
+	cr_expect_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), -1);
 	cr_expect(strstr(why, "waitMask 0x0"), "%s", why);
 	pg_image();
-	put64(PGBASE + PLH + 0, PGBASE + 0x123);
-	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	fi_put64(&pg, PGBASE + PLH + 0, PGBASE + 0x123);
+	cr_expect_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), -1);
 	cr_expect(strstr(why, "not the lock"), "%s", why);
 	pg_image();
-	put64(PGBASE + W + 112, 0);
-	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	fi_put64(&pg, PGBASE + W + 112, 0);
+	cr_expect_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), -1);
 	cr_expect(strstr(why, "no longer waits"), "%s", why);
 	pg_image();
-	put64(PGBASE + PLH + 32 + 8, PGBASE + PLH + 32); /* a list that never returns */
-	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	fi_put64(&pg, PGBASE + PLH + 32 + 8, PGBASE + PLH + 32); /* a list that never returns */
+	cr_expect_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), -1);
 	cr_expect(strstr(why, "broken list"), "%s", why);
 	pg_image();
-	put64(PGBASE + W + 112, PGBASE + 0x5000);  /* outside the memory */
-	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	fi_put64(&pg, PGBASE + W + 112, PGBASE + 0x5000);  /* outside the memory */
+	cr_expect_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), -1);
 	cr_expect(strstr(why, "could not read"), "%s", why);
 	/* granted but compatible: not a holder */
 	pg_image();
-	put32(PGBASE + PLH + 24, 1u << 1);
-	put32(PGBASE + LK + 16, 1u << 1);
-	cr_expect_eq(lt_pg_holders(pg_rd, NULL, PGBASE + W, 100, &w, why, sizeof(why)), -1);
+	fi_put32(&pg, PGBASE + PLH + 24, 1u << 1);
+	fi_put32(&pg, PGBASE + LK + 16, 1u << 1);
+	cr_expect_eq(lt_pg_holders(fi_read, &pg, PGBASE + W, 100, &w, why, sizeof(why)), -1);
 	cr_expect(strstr(why, "no mode granted"), "%s", why);
+	fi_free(&pg);
 }
 
 Test(pglocks, locktags_in_words)

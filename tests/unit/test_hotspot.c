@@ -31,17 +31,14 @@
 
 extern const struct lt_lockmodel lt_lm_hotspot;
 
-/* ---- a fake process: one memory region, a bump allocator, symbols ---- */
+/* ---- a fake process: one memory image (lt_fakeproc.h), symbols ---- */
 
 #define MEM 0x10000000ull
 #define MEM_SIZE (192u << 20) /* room for the hostile JVM's 100,000 threads (zero pages until used) */
 #define STACKS 0x7f0000000000ull
 
 struct fk {
-	uint8_t *mem;
-	uint64_t top;
-	struct fp_named sym[64];
-	int nsym;
+	struct fp_image img;
 	uint64_t hole_lo, hole_hi; /* reads here fail */
 	/* the JVM running on: from the second read covering flip_addr on,
 	 * its 8 bytes read as flip_val */
@@ -54,14 +51,13 @@ struct fk {
 static void fk_init(struct fk *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->mem = calloc(1, MEM_SIZE);
-	cr_assert_not_null(f->mem);
-	f->top = MEM + 0x1000;
+	fi_init(&f->img, MEM, MEM_SIZE, 0x1000);
+	f->img.sym_size = 8;
 }
 
 static void fk_free(struct fk *f)
 {
-	free(f->mem);
+	fi_free(&f->img);
 	for (size_t i = 0; i < f->snap.n_rtlocks; i++)
 		lt_rtlock_clear(&f->snap.rtlocks[i]);
 	free(f->snap.rtlocks);
@@ -73,54 +69,12 @@ static void fk_free(struct fk *f)
 	lt_strlist_free(&f->snap.notes);
 }
 
-static uint64_t fk_alloc(struct fk *f, size_t len)
-{
-	uint64_t a = (f->top + 15) & ~15ull;
-	f->top = a + len;
-	cr_assert_leq(f->top, MEM + MEM_SIZE);
-	return a;
-}
-
-static uint8_t *at(struct fk *f, uint64_t addr)
-{
-	cr_assert(addr >= MEM && addr < MEM + MEM_SIZE, "0x%llx outside the fake memory",
-		  (unsigned long long)addr);
-	return f->mem + (addr - MEM);
-}
-
-static void w64(struct fk *f, uint64_t a, uint64_t v) { memcpy(at(f, a), &v, 8); }
-static uint64_t r64(struct fk *f, uint64_t a)
-{
-	uint64_t v;
-	memcpy(&v, at(f, a), 8);
-	return v;
-}
-static void w32(struct fk *f, uint64_t a, uint32_t v) { memcpy(at(f, a), &v, 4); }
-static void w16(struct fk *f, uint64_t a, uint16_t v) { memcpy(at(f, a), &v, 2); }
-static void w8(struct fk *f, uint64_t a, uint8_t v) { *at(f, a) = v; }
-
-static uint64_t fk_str(struct fk *f, const char *s)
-{
-	if (!s)
-		return 0;
-	uint64_t a = fk_alloc(f, strlen(s) + 1);
-	memcpy(at(f, a), s, strlen(s) + 1);
-	return a;
-}
-
-static void fk_sym(struct fk *f, const char *name, uint64_t addr)
-{
-	cr_assert_lt(f->nsym, 64);
-	f->sym[f->nsym].name = name;
-	f->sym[f->nsym++].addr = addr;
-}
-
 /* An exported variable holding V. */
 static void fk_var(struct fk *f, const char *name, uint64_t v)
 {
-	uint64_t a = fk_alloc(f, 8);
-	w64(f, a, v);
-	fk_sym(f, name, a);
+	uint64_t a = fi_alloc(&f->img, 8);
+	fi_put64(&f->img, a, v);
+	fi_sym(&f->img, name, a);
 }
 
 static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
@@ -128,7 +82,7 @@ static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 	struct fk *f = arg;
 	if (addr < f->hole_hi && addr + len > f->hole_lo)
 		return -EFAULT;
-	int r = fp_flat_read(f->mem, MEM, MEM_SIZE, addr, buf, len);
+	int r = fi_read(&f->img, addr, buf, len);
 	if (r)
 		return r;
 	/* any read of the object (at most 1 KiB before the word) that covers
@@ -142,7 +96,7 @@ static int fk_read(void *arg, uint64_t addr, void *buf, size_t len)
 static int fk_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct fk *f = arg;
-	return fp_named_lookup(f->sym, f->nsym, name, addr, size, 8);
+	return fi_lookup(&f->img, name, addr, size);
 }
 
 static void fk_env(struct fk *f, struct lt_lm_env *e)
@@ -183,9 +137,9 @@ static const struct tlay ODD_CONST = { 24, { 16, 4 } };
 static void put_member(struct fk *f, uint64_t e, uint64_t off, int width, uint64_t v)
 {
 	if (width == 4)
-		w32(f, e + off, (uint32_t)v);
+		fi_put32(&f->img, e + off, (uint32_t)v);
 	else
-		w64(f, e + off, v);
+		fi_put64(&f->img, e + off, v);
 }
 
 static const char *const STRUCT_VARS[6] = {
@@ -202,11 +156,11 @@ static const char *const TYPE_VARS[6] = {
 /* Fields and types tables; N+1 entries, the last all zero. */
 static void put_structs(struct fk *f, const struct tfield *v, size_t n, const struct tlay *l)
 {
-	uint64_t arr = fk_alloc(f, (n + 1) * l->stride);
+	uint64_t arr = fi_alloc(&f->img, (n + 1) * l->stride);
 	static const int width[6] = { 8, 8, 8, 4, 8, 8 };
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = arr + i * l->stride;
-		uint64_t m[6] = { fk_str(f, v[i].type), fk_str(f, v[i].name), fk_str(f, v[i].tstring),
+		uint64_t m[6] = { fi_str(&f->img, v[i].type), fi_str(&f->img, v[i].name), fi_str(&f->img, v[i].tstring),
 				  (uint64_t)v[i].is_static, v[i].is_static ? 0 : v[i].value,
 				  v[i].is_static ? v[i].value : 0 };
 		for (int k = 0; k < 6; k++)
@@ -220,11 +174,11 @@ static void put_structs(struct fk *f, const struct tfield *v, size_t n, const st
 
 static void put_types(struct fk *f, const struct ttype *v, size_t n, const struct tlay *l)
 {
-	uint64_t arr = fk_alloc(f, (n + 1) * l->stride);
+	uint64_t arr = fi_alloc(&f->img, (n + 1) * l->stride);
 	static const int width[6] = { 8, 8, 4, 4, 4, 8 };
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = arr + i * l->stride;
-		uint64_t m[6] = { fk_str(f, v[i].name), fk_str(f, v[i].super), 0, 1, 0, v[i].size };
+		uint64_t m[6] = { fi_str(&f->img, v[i].name), fi_str(&f->img, v[i].super), 0, 1, 0, v[i].size };
 		for (int k = 0; k < 6; k++)
 			put_member(f, e, l->off[k], width[k], m[k]);
 	}
@@ -236,10 +190,10 @@ static void put_types(struct fk *f, const struct ttype *v, size_t n, const struc
 
 static void put_consts(struct fk *f, const struct tconst *v, size_t n, const struct tlay *l, bool is_long)
 {
-	uint64_t arr = fk_alloc(f, (n + 1) * l->stride);
+	uint64_t arr = fi_alloc(&f->img, (n + 1) * l->stride);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = arr + i * l->stride;
-		w64(f, e + l->off[0], fk_str(f, v[i].name));
+		fi_put64(&f->img, e + l->off[0], fi_str(&f->img, v[i].name));
 		put_member(f, e, l->off[1], is_long ? 8 : 4, (uint64_t)v[i].value);
 	}
 	fk_var(f, is_long ? "gHotSpotVMLongConstants" : "gHotSpotVMIntConstants", arr);
@@ -291,7 +245,7 @@ static void small_tables(struct fk *f)
 static uint64_t sym_addr(struct fk *f, const char *name)
 {
 	uint64_t a = 0;
-	cr_assert_eq(fp_named_lookup(f->sym, f->nsym, name, &a, NULL, 0), 0, "no symbol %s in the fixture", name);
+	cr_assert_eq(fi_lookup(&f->img, name, &a, NULL), 0, "no symbol %s in the fixture", name);
 	return a;
 }
 
@@ -358,7 +312,7 @@ Test(rt_hotspot_tables, member_outside_the_stride_is_refused)
 	struct tabfix t = { .notes = { 0 } };
 	small_tables(&t.f);
 	/* the IsStatic member said to lie past the end of an entry */
-	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructEntryIsStaticOffset"), 70);
+	fi_put64(&t.f.img, sym_addr(&t.f, "gHotSpotVMStructEntryIsStaticOffset"), 70);
 	cr_assert_eq(read_vm(&t), -EIO);
 	cr_assert(tl_strlist_has(&t.notes, "does not fit an entry of 72 bytes"));
 	cr_assert_eq(t.vm.n_fields, 0);
@@ -374,11 +328,11 @@ Test(rt_hotspot_tables, unterminated_table_is_refused)
 	 * (all-zero) entry: it runs into unreadable memory */
 	uint64_t arr = 0, var = 0;
 	var = sym_addr(&t.f, "gHotSpotVMTypes");
-	memcpy(&arr, at(&t.f, var), 8);
+	arr = fi_get64(&t.f.img, var);
 	size_t len = N(SMALL_TYPES) * ODD_TYPE.stride;
 	uint64_t moved = MEM + MEM_SIZE - len;
-	memcpy(at(&t.f, moved), at(&t.f, arr), len);
-	w64(&t.f, var, moved);
+	fi_write(&t.f.img, moved, fi_at(&t.f.img, arr, len), len);
+	fi_put64(&t.f.img, var, moved);
 	cr_assert_eq(read_vm(&t), -EIO);
 	cr_assert(tl_strlist_has(&t.notes, "gHotSpotVMTypes entry 4"), "notes: %s", t.notes.n ? t.notes.v[0] : "-");
 	lt_strlist_free(&t.notes);
@@ -390,9 +344,9 @@ Test(rt_hotspot_tables, unreadable_name_drops_its_entry)
 	struct tabfix t = { .notes = { 0 } };
 	small_tables(&t.f);
 	uint64_t arr = 0;
-	memcpy(&arr, at(&t.f, sym_addr(&t.f, "gHotSpotVMStructs")), 8);
+	arr = fi_get64(&t.f.img, sym_addr(&t.f, "gHotSpotVMStructs"));
 	/* entry 3's field name points nowhere */
-	w64(&t.f, arr + 3 * ODD_STRUCT.stride + ODD_STRUCT.off[1], 0x5000);
+	fi_put64(&t.f.img, arr + 3 * ODD_STRUCT.stride + ODD_STRUCT.off[1], 0x5000);
 	cr_assert_eq(read_vm(&t), 0);
 	cr_assert_eq(t.vm.n_fields, N(SMALL_FIELDS) - 1);
 	cr_assert_null(hs_vm_field(&t.vm, "Universe", "_collectedHeap"));
@@ -406,7 +360,7 @@ Test(rt_hotspot_tables, uninitialised_tables_are_said)
 {
 	struct tabfix t = { .notes = { 0 } };
 	small_tables(&t.f);
-	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructEntryArrayStride"), 0); /* not yet set by the JVM */
+	fi_put64(&t.f.img, sym_addr(&t.f, "gHotSpotVMStructEntryArrayStride"), 0); /* not yet set by the JVM */
 	cr_assert_eq(read_vm(&t), -EIO);
 	cr_assert(tl_strlist_has(&t.notes, "is not a table"));
 	lt_strlist_free(&t.notes);
@@ -555,9 +509,9 @@ static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[16])
 
 static uint64_t symbol_new(struct fk *f, const char *s)
 {
-	uint64_t a = fk_alloc(f, SYM_BODY + strlen(s));
-	w16(f, a + SYM_LENGTH, (uint16_t)strlen(s));
-	memcpy(at(f, a + SYM_BODY), s, strlen(s));
+	uint64_t a = fi_alloc(&f->img, SYM_BODY + strlen(s));
+	fi_put16(&f->img, a + SYM_LENGTH, (uint16_t)strlen(s));
+	fi_write(&f->img, a + SYM_BODY, s, strlen(s));
 	return a;
 }
 
@@ -571,16 +525,16 @@ struct jfield {
 /* FieldInfo slots (JDK <= 20): ACC_INTERNAL marks an injected field. */
 static uint64_t field_slots(struct fk *f, const struct jfield *fl, size_t n)
 {
-	uint64_t arr = fk_alloc(f, U2_DATA + n * FI_SLOTS * 2);
-	w32(f, arr, (uint32_t)(n * FI_SLOTS));
+	uint64_t arr = fi_alloc(&f->img, U2_DATA + n * FI_SLOTS * 2);
+	fi_put32(&f->img, arr, (uint32_t)(n * FI_SLOTS));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t fi = arr + U2_DATA + i * FI_SLOTS * 2;
 		uint32_t packed = fl[i].offset << 2 | 1;
-		w16(f, fi + FI_NAME * 2, (uint16_t)(1 + 2 * i));
-		w16(f, fi + FI_SIG * 2, (uint16_t)(2 + 2 * i));
-		w16(f, fi + FI_ACCESS * 2, (uint16_t)(fl[i].access | (fl[i].injected ? ACC_INTERNAL : 0)));
-		w16(f, fi + FI_LOW * 2, (uint16_t)packed);
-		w16(f, fi + FI_HIGH * 2, (uint16_t)(packed >> 16));
+		fi_put16(&f->img, fi + FI_NAME * 2, (uint16_t)(1 + 2 * i));
+		fi_put16(&f->img, fi + FI_SIG * 2, (uint16_t)(2 + 2 * i));
+		fi_put16(&f->img, fi + FI_ACCESS * 2, (uint16_t)(fl[i].access | (fl[i].injected ? ACC_INTERNAL : 0)));
+		fi_put16(&f->img, fi + FI_LOW * 2, (uint16_t)packed);
+		fi_put16(&f->img, fi + FI_HIGH * 2, (uint16_t)(packed >> 16));
 	}
 	return arr;
 }
@@ -621,9 +575,9 @@ static uint64_t field_stream(struct fk *f, const struct jfield *fl, size_t n)
 			len += u5_put(b + len, 70000); /* three bytes */
 	}
 	b[len++] = 0;
-	uint64_t arr = fk_alloc(f, U2_DATA + len);
-	w32(f, arr, (uint32_t)len);
-	memcpy(at(f, arr + U2_DATA), b, len);
+	uint64_t arr = fi_alloc(&f->img, U2_DATA + len);
+	fi_put32(&f->img, arr, (uint32_t)len);
+	fi_write(&f->img, arr + U2_DATA, b, len);
 	return arr;
 }
 
@@ -633,20 +587,20 @@ static bool g_stream; /* build JDK 21+ classes */
  * field table. */
 static uint64_t klass_new(struct fk *f, const char *name, uint64_t super, const struct jfield *fl, size_t n)
 {
-	uint64_t k = fk_alloc(f, IK_SIZE);
-	w64(f, k + K_NAME, symbol_new(f, name));
-	w64(f, k + K_SUPER, super);
-	uint64_t cp = fk_alloc(f, CP_SIZE + (1 + 2 * n) * 8);
+	uint64_t k = fi_alloc(&f->img, IK_SIZE);
+	fi_put64(&f->img, k + K_NAME, symbol_new(f, name));
+	fi_put64(&f->img, k + K_SUPER, super);
+	uint64_t cp = fi_alloc(&f->img, CP_SIZE + (1 + 2 * n) * 8);
 	for (size_t i = 0; i < n; i++) {
-		w64(f, cp + CP_SIZE + (1 + 2 * i) * 8, symbol_new(f, fl[i].name));
-		w64(f, cp + CP_SIZE + (2 + 2 * i) * 8, symbol_new(f, fl[i].sig));
+		fi_put64(&f->img, cp + CP_SIZE + (1 + 2 * i) * 8, symbol_new(f, fl[i].name));
+		fi_put64(&f->img, cp + CP_SIZE + (2 + 2 * i) * 8, symbol_new(f, fl[i].sig));
 	}
-	w64(f, k + IK_CONSTANTS, cp);
-	w64(f, k + IK_FIELDS, g_stream ? field_stream(f, fl, n) : field_slots(f, fl, n));
+	fi_put64(&f->img, k + IK_CONSTANTS, cp);
+	fi_put64(&f->img, k + IK_FIELDS, g_stream ? field_stream(f, fl, n) : field_slots(f, fl, n));
 	size_t java = 0;
 	for (size_t i = 0; i < n; i++)
 		java += !fl[i].injected;
-	w16(f, k + IK_JFC, (uint16_t)java);
+	fi_put16(&f->img, k + IK_JFC, (uint16_t)java);
 	return k;
 }
 
@@ -654,9 +608,9 @@ static uint64_t klass_new(struct fk *f, const char *name, uint64_t super, const 
  * shift 3. */
 static uint64_t object_new(struct fk *f, uint64_t klass, size_t size)
 {
-	uint64_t o = fk_alloc(f, size);
-	w64(f, o, 1);
-	w32(f, o + 8, (uint32_t)(klass - MEM));
+	uint64_t o = fi_alloc(&f->img, size);
+	fi_put64(&f->img, o, 1);
+	fi_put32(&f->img, o + 8, (uint32_t)(klass - MEM));
 	return o;
 }
 
@@ -689,13 +643,13 @@ static uint64_t string_new(struct fk *f, struct jvm_img *j, const char *s, bool 
 			bytes[nb++] = 0;
 		}
 	}
-	uint64_t arr = fk_alloc(f, 16 + nb);
-	w32(f, arr + 8, 0);
-	w32(f, arr + 12, (uint32_t)nb);
-	memcpy(at(f, arr + 16), bytes, nb);
+	uint64_t arr = fi_alloc(&f->img, 16 + nb);
+	fi_put32(&f->img, arr + 8, 0);
+	fi_put32(&f->img, arr + 12, (uint32_t)nb);
+	fi_write(&f->img, arr + 16, bytes, nb);
 	uint64_t str = object_new(f, j->string_k, 0x18);
-	w32(f, str + STRING_VALUE, narrow(arr));
-	w8(f, str + STRING_CODER, utf16);
+	fi_put32(&f->img, str + STRING_VALUE, narrow(arr));
+	fi_put8(&f->img, str + STRING_CODER, utf16);
 	return str;
 }
 
@@ -726,65 +680,65 @@ static void classes(struct fk *f, struct jvm_img *j)
 
 static void flags(struct fk *f, uint64_t vars[16])
 {
-	uint64_t arr = fk_alloc(f, 3 * JF_SIZE);
+	uint64_t arr = fi_alloc(&f->img, 3 * JF_SIZE);
 	const char *names[3] = { "UseLargePages", "UseCompressedClassPointers", "UseCompressedOops" };
 	for (int i = 0; i < 3; i++) {
-		uint64_t val = fk_alloc(f, 8);
-		w8(f, val, i > 0);
-		w64(f, arr + i * JF_SIZE + JF_ADDR, val);
-		w64(f, arr + i * JF_SIZE + JF_NAME, fk_str(f, names[i]));
+		uint64_t val = fi_alloc(&f->img, 8);
+		fi_put8(&f->img, val, i > 0);
+		fi_put64(&f->img, arr + i * JF_SIZE + JF_ADDR, val);
+		fi_put64(&f->img, arr + i * JF_SIZE + JF_NAME, fi_str(&f->img, names[i]));
 	}
-	w64(f, vars[1], arr);
-	w64(f, vars[2], 3);
-	w64(f, vars[3], 0);
-	w32(f, vars[4], 3);
-	w64(f, vars[5], MEM);
-	w32(f, vars[6], 0);
-	w64(f, vars[7], fk_str(f, "17.0.99+1-fixture"));
+	fi_put64(&f->img, vars[1], arr);
+	fi_put64(&f->img, vars[2], 3);
+	fi_put64(&f->img, vars[3], 0);
+	fi_put32(&f->img, vars[4], 3);
+	fi_put64(&f->img, vars[5], MEM);
+	fi_put32(&f->img, vars[6], 0);
+	fi_put64(&f->img, vars[7], fi_str(&f->img, "17.0.99+1-fixture"));
 }
 
 static uint64_t java_thread(struct fk *f, struct jvm_img *j, pid_t tid, uint64_t klass, const char *name,
 			    bool utf16)
 {
-	uint64_t jt = fk_alloc(f, JT_SIZE), os = fk_alloc(f, OS_SIZE), slot = fk_alloc(f, 8);
-	w64(f, jt + T_OSTHREAD, os);
-	w32(f, os + OS_TID, (uint32_t)tid);
+	uint64_t jt = fi_alloc(&f->img, JT_SIZE), os = fi_alloc(&f->img, OS_SIZE), slot = fi_alloc(&f->img, 8);
+	fi_put64(&f->img, jt + T_OSTHREAD, os);
+	fi_put32(&f->img, os + OS_TID, (uint32_t)tid);
 	uint64_t obj = object_new(f, klass, 0x30);
-	w32(f, obj + THREAD_NAME, narrow(string_new(f, j, name, utf16)));
-	w64(f, obj + THREAD_TID, (uint64_t)tid + 1000);
-	w64(f, slot, obj);
-	w64(f, jt + JT_THREADOBJ, slot);
-	w32(f, jt + JT_STATE, IN_JAVA);
-	w64(f, jt + JT_STACK_BASE, STACKS + (uint64_t)tid * 0x100000);
-	w64(f, jt + JT_STACK_SIZE, 0x80000);
-	w64(f, jt + JT_OWNER_ID, (uint64_t)tid + 1000);
-	w32(f, jt + JT_LOCK_STACK + LS_TOP, JT_LOCK_STACK + LS_BASE);
+	fi_put32(&f->img, obj + THREAD_NAME, narrow(string_new(f, j, name, utf16)));
+	fi_put64(&f->img, obj + THREAD_TID, (uint64_t)tid + 1000);
+	fi_put64(&f->img, slot, obj);
+	fi_put64(&f->img, jt + JT_THREADOBJ, slot);
+	fi_put32(&f->img, jt + JT_STATE, IN_JAVA);
+	fi_put64(&f->img, jt + JT_STACK_BASE, STACKS + (uint64_t)tid * 0x100000);
+	fi_put64(&f->img, jt + JT_STACK_SIZE, 0x80000);
+	fi_put64(&f->img, jt + JT_OWNER_ID, (uint64_t)tid + 1000);
+	fi_put32(&f->img, jt + JT_LOCK_STACK + LS_TOP, JT_LOCK_STACK + LS_BASE);
 	j->jt[j->njt++] = jt;
 	return jt;
 }
 
 static uint64_t monitor_new(struct fk *f, uint64_t obj, uint64_t owner)
 {
-	uint64_t om = fk_alloc(f, OM_SIZE), slot = fk_alloc(f, 8);
-	w64(f, slot, obj);
-	w64(f, om + OM_OBJECT, slot);
-	w64(f, om + OM_OWNER, owner);
-	w32(f, om + OM_CONTENTIONS, 1);
+	uint64_t om = fi_alloc(&f->img, OM_SIZE), slot = fi_alloc(&f->img, 8);
+	fi_put64(&f->img, slot, obj);
+	fi_put64(&f->img, om + OM_OBJECT, slot);
+	fi_put64(&f->img, om + OM_OWNER, owner);
+	fi_put32(&f->img, om + OM_CONTENTIONS, 1);
 	return om;
 }
 
 static void blocked_on(struct fk *f, uint64_t jt, uint64_t om)
 {
-	w64(f, jt + JT_PENDING, om);
-	w32(f, jt + JT_STATE, BLOCKED);
+	fi_put64(&f->img, jt + JT_PENDING, om);
+	fi_put32(&f->img, jt + JT_STATE, BLOCKED);
 }
 
 static void push_lock_stack(struct fk *f, uint64_t jt, uint64_t obj)
 {
 	uint32_t top;
-	memcpy(&top, at(f, jt + JT_LOCK_STACK + LS_TOP), 4);
-	w64(f, jt + top, obj);
-	w32(f, jt + JT_LOCK_STACK + LS_TOP, top + 8);
+	memcpy(&top, fi_at(&f->img, jt + JT_LOCK_STACK + LS_TOP, 4), 4);
+	fi_put64(&f->img, jt + top, obj);
+	fi_put32(&f->img, jt + JT_LOCK_STACK + LS_TOP, top + 8);
 }
 
 /* Snapshot threads: 100 (not a Java thread) and 101-103; 101 and 102
@@ -805,7 +759,7 @@ static void snap_threads(struct fk *f)
 		t->sc_name = i == 1 || i == 2 ? "futex" : "read";
 		t->wait = i == 1 || i == 2 ? LT_WAIT_FUTEX : LT_WAIT_IO;
 		if (t->wait == LT_WAIT_FUTEX) {
-			t->sc.args[0] = fk_alloc(f, 8);
+			t->sc.args[0] = fi_alloc(&f->img, 8);
 			t->sc.args[1] = 0x89;
 			lt_futex_decode_args(&t->futex, t->sc.args);
 			t->futex.word_ok = true;
@@ -883,17 +837,17 @@ static uint64_t method_new(struct fk *f, const struct jcfg *c, uint64_t cp, uint
 			   uint16_t access, uint16_t code_size, bool table)
 {
 	bool u5 = c->frames_major >= 20;
-	uint64_t m = fk_alloc(f, M_SIZE), cm = fk_alloc(f, CM_SIZE + code_size + 32);
-	w64(f, m + M_CONST, cm);
-	w16(f, m + M_ACCESS, access);
-	w64(f, cm + CM_CONSTANTS, cp);
+	uint64_t m = fi_alloc(&f->img, M_SIZE), cm = fi_alloc(&f->img, CM_SIZE + code_size + 32);
+	fi_put64(&f->img, m + M_CONST, cm);
+	fi_put16(&f->img, m + M_ACCESS, access);
+	fi_put64(&f->img, cm + CM_CONSTANTS, cp);
 	if (c->frames_major >= 21)
-		w32(f, cm + CM_FLAGS, table ? LNT_BIT21 | 0x100 : 0x100);
+		fi_put32(&f->img, cm + CM_FLAGS, table ? LNT_BIT21 | 0x100 : 0x100);
 	else
-		w16(f, cm + CM_FLAGS, table ? LNT_BIT | 0x200 : 0x200);
-	w16(f, cm + CM_CODE_SIZE, code_size);
-	w16(f, cm + CM_NAME, name);
-	w16(f, cm + CM_SIG, sig);
+		fi_put16(&f->img, cm + CM_FLAGS, table ? LNT_BIT | 0x200 : 0x200);
+	fi_put16(&f->img, cm + CM_CODE_SIZE, code_size);
+	fi_put16(&f->img, cm + CM_NAME, name);
+	fi_put16(&f->img, cm + CM_SIG, sig);
 	if (!table)
 		return m;
 	/* (bci 0, line 10): an escape; (5, 11): one byte; (25, 311): an
@@ -908,7 +862,7 @@ static uint64_t method_new(struct fk *f, const struct jcfg *c, uint64_t cp, uint
 	n += cs_signed(b + n, 20, u5);
 	n += cs_signed(b + n, 300, u5);
 	b[n++] = 0;
-	memcpy(at(f, cm + CM_SIZE + code_size), b, n);
+	fi_write(&f->img, cm + CM_SIZE + code_size, b, n);
 	return m;
 }
 
@@ -931,39 +885,39 @@ static void java_frames(struct fk *f, const struct jcfg *c, struct jvm_img *j, c
 	};
 	g->main_k = klass_new(f, "app/Main", 0, names, N(names));
 	uint64_t cp;
-	memcpy(&cp, at(f, g->main_k + IK_CONSTANTS), 8);
-	w64(f, cp + CP_HOLDER, g->main_k);
-	w16(f, cp + CP_SOURCE, 5);
+	cp = fi_get64(&f->img, g->main_k + IK_CONSTANTS);
+	fi_put64(&f->img, cp + CP_HOLDER, g->main_k);
+	fi_put16(&f->img, cp + CP_SOURCE, 5);
 	g->run = method_new(f, c, cp, 1, 2, 0x1, 40, true);
 	g->sleep = method_new(f, c, cp, 3, 4, 0x100 | 0x9, 0, false);
-	g->cc = fk_alloc(f, CC_SIZE);
-	uint64_t heaps = fk_alloc(f, 16), sq = fk_alloc(f, 0x20);
-	w64(f, heaps + 8, fk_alloc(f, 8)); /* no code heap: only interpreted frames */
-	w64(f, sq + 8, g->cc + INTERP);
-	w32(f, sq + 0x14, INTERP_SIZE);
-	w64(f, vars[8], g->cc);
-	w64(f, vars[9], g->cc + CC_SIZE);
-	w64(f, vars[10], heaps);
-	w64(f, vars[11], g->cc + CALL_STUB);
-	w64(f, vars[12], sq);
-	w32(f, vars[13], (uint32_t)c->frames_major);
-	uint64_t jt = j->jt[0], stk = fk_alloc(f, 0x2000);
+	g->cc = fi_alloc(&f->img, CC_SIZE);
+	uint64_t heaps = fi_alloc(&f->img, 16), sq = fi_alloc(&f->img, 0x20);
+	fi_put64(&f->img, heaps + 8, fi_alloc(&f->img, 8)); /* no code heap: only interpreted frames */
+	fi_put64(&f->img, sq + 8, g->cc + INTERP);
+	fi_put32(&f->img, sq + 0x14, INTERP_SIZE);
+	fi_put64(&f->img, vars[8], g->cc);
+	fi_put64(&f->img, vars[9], g->cc + CC_SIZE);
+	fi_put64(&f->img, vars[10], heaps);
+	fi_put64(&f->img, vars[11], g->cc + CALL_STUB);
+	fi_put64(&f->img, vars[12], sq);
+	fi_put32(&f->img, vars[13], (uint32_t)c->frames_major);
+	uint64_t jt = j->jt[0], stk = fi_alloc(&f->img, 0x2000);
 	uint64_t fp0 = stk + 0x1000, fp1 = stk + 0x1400;
-	w64(f, jt + JT_STACK_BASE, stk + 0x2000);
-	w64(f, jt + JT_STACK_SIZE, 0x2000);
-	w64(f, jt + JT_ANCHOR + FA_SP, fp0 - 0x60);
-	w64(f, jt + JT_ANCHOR + FA_FP, fp0);
-	w64(f, jt + JT_ANCHOR + FA_PC, g->cc + INTERP + 0x100);
+	fi_put64(&f->img, jt + JT_STACK_BASE, stk + 0x2000);
+	fi_put64(&f->img, jt + JT_STACK_SIZE, 0x2000);
+	fi_put64(&f->img, jt + JT_ANCHOR + FA_SP, fp0 - 0x60);
+	fi_put64(&f->img, jt + JT_ANCHOR + FA_FP, fp0);
+	fi_put64(&f->img, jt + JT_ANCHOR + FA_PC, g->cc + INTERP + 0x100);
 	uint64_t cm_run;
-	memcpy(&cm_run, at(f, g->run + M_CONST), 8);
-	w64(f, fp0 - 24, g->run);
-	w64(f, fp0 - 64, cm_run + CM_SIZE + 30);
-	w64(f, fp0 - 8, fp0 + 16);
-	w64(f, fp0 + 8, g->cc + INTERP + 0x200);
-	w64(f, fp0, fp1);
-	w64(f, fp1 - 24, g->sleep);
-	w64(f, fp1 - 8, fp1 + 16);
-	w64(f, fp1 + 8, g->cc + CALL_STUB);
+	cm_run = fi_get64(&f->img, g->run + M_CONST);
+	fi_put64(&f->img, fp0 - 24, g->run);
+	fi_put64(&f->img, fp0 - 64, cm_run + CM_SIZE + 30);
+	fi_put64(&f->img, fp0 - 8, fp0 + 16);
+	fi_put64(&f->img, fp0 + 8, g->cc + INTERP + 0x200);
+	fi_put64(&f->img, fp0, fp1);
+	fi_put64(&f->img, fp1 - 24, g->sleep);
+	fi_put64(&f->img, fp1 - 8, fp1 + 16);
+	fi_put64(&f->img, fp1 + 8, g->cc + CALL_STUB);
 	struct lt_thread *t = &f->threads[1];
 	static const uint64_t pcs[4] = { 0x7f0000001000, 0, 0, 0x7f0000002000 };
 	t->frames = calloc(4, sizeof(*t->frames));
@@ -984,7 +938,7 @@ static void jvm_image(struct fk *f, const struct jcfg *c, struct jvm_img *j)
 	memset(j, 0, sizeof(*j));
 	g_stream = c->field_stream;
 	for (int i = 0; i < 16; i++)
-		vars[i] = fk_alloc(f, 8);
+		vars[i] = fi_alloc(&f->img, 8);
 	jvm_tables(f, c, vars);
 	classes(f, j);
 	flags(f, vars);
@@ -1003,12 +957,12 @@ static void jvm_image(struct fk *f, const struct jcfg *c, struct jvm_img *j)
 	}
 	blocked_on(f, a, mb);
 	blocked_on(f, b, ma);
-	uint64_t list = fk_alloc(f, 0x20), arr = fk_alloc(f, 8 * j->njt);
+	uint64_t list = fi_alloc(&f->img, 0x20), arr = fi_alloc(&f->img, 8 * j->njt);
 	for (size_t i = 0; i < j->njt; i++)
-		w64(f, arr + 8 * i, j->jt[i]);
-	w32(f, list + 4, (uint32_t)j->njt);
-	w64(f, list + 16, arr);
-	w64(f, vars[0], list);
+		fi_put64(&f->img, arr + 8 * i, j->jt[i]);
+	fi_put32(&f->img, list + 4, (uint32_t)j->njt);
+	fi_put64(&f->img, list + 16, arr);
+	fi_put64(&f->img, vars[0], list);
 	snap_threads(f);
 	if (c->frames_major)
 		java_frames(f, c, j, vars);
@@ -1170,9 +1124,9 @@ Test(lock_hotspot_fixture, free_monitor_and_running_contender)
 	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	/* LockA's monitor released; 102 (its waiter) is claimed without an
 	 * owner.  101 spins in Java: its pending monitor is no wait. */
-	uint64_t ma = r64(&f, j.jt[1] + JT_PENDING);
-	w64(&f, ma + OM_OWNER, 0);
-	w32(&f, j.jt[0] + JT_STATE, IN_JAVA);
+	uint64_t ma = fi_get64(&f.img, j.jt[1] + JT_PENDING);
+	fi_put64(&f.img, ma + OM_OWNER, 0);
+	fi_put32(&f.img, j.jt[0] + JT_STATE, IN_JAVA);
 	apply(&f);
 	cr_assert_eq(f.snap.n_rtlocks, 1);
 	const struct lt_rtlock *la = lock_named(&f.snap, "LockA@");
@@ -1233,7 +1187,7 @@ Test(lock_hotspot_fixture, an_owner_changing_between_reads_is_not_named)
 	struct fk f;
 	struct jvm_img j;
 	jvm_image(&f, &(struct jcfg){ 0 }, &j);
-	uint64_t ma = r64(&f, j.jt[1] + JT_PENDING);
+	uint64_t ma = fi_get64(&f.img, j.jt[1] + JT_PENDING);
 	f.flip_addr = ma + OM_OWNER;
 	f.flip_val = j.jt[2];
 	apply(&f);
@@ -1320,10 +1274,10 @@ Test(lock_hotspot_fixture, frames_placed_at_the_unwinders_return_addresses)
 	struct fk f;
 	struct jvm_img j;
 	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
-	uint64_t fp0 = r64(&f, j.jt[0] + JT_ANCHOR + FA_FP);
+	uint64_t fp0 = fi_get64(&f.img, j.jt[0] + JT_ANCHOR + FA_FP);
 	struct lt_thread *t = &f.threads[1];
 	t->frames[1].pc = g_frames.cc + INTERP + 0x140; /* after the call */
-	w64(&f, fp0 + 8, g_frames.cc + INTERP + 0x140); /* the caller returns there too */
+	fi_put64(&f.img, fp0 + 8, g_frames.cc + INTERP + 0x140); /* the caller returns there too */
 	t->frames[2].pc = g_frames.cc + INTERP + 0x140;
 	apply(&f);
 	check_java_frames(t, 311);
@@ -1373,9 +1327,9 @@ Test(lock_hotspot_fixture, early_bci_takes_the_line_of_its_pair)
 	struct jvm_img j;
 	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
 	uint64_t cm_run, fp0;
-	cm_run = r64(&f, g_frames.run + M_CONST);
-	fp0 = r64(&f, j.jt[0] + JT_ANCHOR + FA_FP);
-	w64(&f, fp0 - 64, cm_run + CM_SIZE + 7); /* bci 7: the (5, 11) pair */
+	cm_run = fi_get64(&f.img, g_frames.run + M_CONST);
+	fp0 = fi_get64(&f.img, j.jt[0] + JT_ANCHOR + FA_FP);
+	fi_put64(&f.img, fp0 - 64, cm_run + CM_SIZE + 7); /* bci 7: the (5, 11) pair */
 	apply(&f);
 	cr_assert_eq(f.threads[1].rt_frames[0].line, 11);
 	fk_free(&f);
@@ -1397,7 +1351,7 @@ Test(lock_hotspot_fixture, a_method_its_class_does_not_own_is_no_frame)
 	struct jvm_img j;
 	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
 	/* the frame's Method* leads to a class that owns another pool */
-	w64(&f, g_frames.main_k + IK_CONSTANTS, MEM + 0x100);
+	fi_put64(&f.img, g_frames.main_k + IK_CONSTANTS, MEM + 0x100);
 	apply(&f);
 	cr_assert(tl_strlist_has(&f.snap.notes, "the Java frames of 1 thread(s) could not be read"));
 	cr_assert_eq(f.threads[1].n_frames, 4);
@@ -1432,17 +1386,17 @@ Test(rt_hotspot_hostile, shared_names_copied_once)
 	char big[501];
 	memset(big, 'x', 500);
 	big[500] = 0;
-	uint64_t ty = fk_str(&t.f, big), nm = fk_str(&t.f, big);
+	uint64_t ty = fi_str(&t.f.img, big), nm = fi_str(&t.f.img, big);
 	size_t n = 60000;
 	const struct tlay *l = &ODD_STRUCT;
-	uint64_t arr = fk_alloc(&t.f, (n + 1) * l->stride);
+	uint64_t arr = fi_alloc(&t.f.img, (n + 1) * l->stride);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = arr + i * l->stride;
-		put_member(&t.f, e, l->off[0], 8, i == 0 ? fk_str(&t.f, "Thread") : ty);
-		put_member(&t.f, e, l->off[1], 8, i == 0 ? fk_str(&t.f, "_osthread") : nm);
+		put_member(&t.f, e, l->off[0], 8, i == 0 ? fi_str(&t.f.img, "Thread") : ty);
+		put_member(&t.f, e, l->off[1], 8, i == 0 ? fi_str(&t.f.img, "_osthread") : nm);
 		put_member(&t.f, e, l->off[4], 8, i);
 	}
-	w64(&t.f, sym_addr(&t.f, "gHotSpotVMStructs"), arr);
+	fi_put64(&t.f.img, sym_addr(&t.f, "gHotSpotVMStructs"), arr);
 	long rss0 = maxrss_mib();
 	double t0 = cpu_s();
 	cr_assert_eq(read_vm(&t), 0);
@@ -1468,19 +1422,19 @@ Test(lock_hotspot_hostile, hundred_thousand_threads_matched_near_linearly, .time
 	struct jvm_img j;
 	jvm_image(&f, &(struct jcfg){ 0 }, &j);
 	size_t n = 100000;
-	uint64_t arr = fk_alloc(&f, 8 * (n + j.njt));
+	uint64_t arr = fi_alloc(&f.img, 8 * (n + j.njt));
 	uint64_t *jt = calloc(n, sizeof(*jt));
 	cr_assert_not_null(jt);
 	for (size_t i = 0; i < j.njt; i++)
-		w64(&f, arr + 8 * i, j.jt[i]);
+		fi_put64(&f.img, arr + 8 * i, j.jt[i]);
 	for (size_t i = 0; i < n; i++) {
-		jt[i] = fk_alloc(&f, JT_SIZE);
-		uint64_t os = fk_alloc(&f, OS_SIZE);
-		w64(&f, jt[i] + T_OSTHREAD, os);
-		w32(&f, os + OS_TID, (uint32_t)(10000 + i));
-		w64(&f, jt[i] + JT_STACK_BASE, STACKS + (uint64_t)(10000 + i) * 0x100000);
-		w64(&f, jt[i] + JT_STACK_SIZE, 0x80000);
-		w64(&f, arr + 8 * (j.njt + i), jt[i]);
+		jt[i] = fi_alloc(&f.img, JT_SIZE);
+		uint64_t os = fi_alloc(&f.img, OS_SIZE);
+		fi_put64(&f.img, jt[i] + T_OSTHREAD, os);
+		fi_put32(&f.img, os + OS_TID, (uint32_t)(10000 + i));
+		fi_put64(&f.img, jt[i] + JT_STACK_BASE, STACKS + (uint64_t)(10000 + i) * 0x100000);
+		fi_put64(&f.img, jt[i] + JT_STACK_SIZE, 0x80000);
+		fi_put64(&f.img, arr + 8 * (j.njt + i), jt[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		/* owned by a BasicLock in the next thread's stack */
@@ -1488,9 +1442,9 @@ Test(lock_hotspot_hostile, hundred_thousand_threads_matched_near_linearly, .time
 							   : 0x12345678);
 		blocked_on(&f, jt[i], om);
 	}
-	uint64_t list = fk_alloc(&f, 0x20);
-	w32(&f, list + 4, (uint32_t)(n + j.njt));
-	w64(&f, list + 16, arr);
+	uint64_t list = fi_alloc(&f.img, 0x20);
+	fi_put32(&f.img, list + 4, (uint32_t)(n + j.njt));
+	fi_put64(&f.img, list + 16, arr);
 	/* ThreadsSMRSupport::_java_thread_list now names them all */
 	const struct hs_field *fl = NULL;
 	struct hs_vm vm;
@@ -1500,7 +1454,7 @@ Test(lock_hotspot_hostile, hundred_thousand_threads_matched_near_linearly, .time
 	cr_assert_eq(hs_vm_read(&e, &vm, &notes), 0);
 	fl = hs_vm_field(&vm, "ThreadsSMRSupport", "_java_thread_list");
 	cr_assert(fl && fl->is_static);
-	w64(&f, fl->value, list);
+	fi_put64(&f.img, fl->value, list);
 	hs_vm_free(&vm);
 	lt_strlist_free(&notes);
 	free(jt);
@@ -1541,7 +1495,7 @@ Test(lock_hotspot_hostile, holder_that_is_no_thread_of_the_process_not_named)
 	struct fk f;
 	struct jvm_img j;
 	jvm_image(&f, &(struct jcfg){ 0 }, &j);
-	w32(&f, r64(&f, j.jt[0] + T_OSTHREAD) + OS_TID, 4242);
+	fi_put32(&f.img, fi_get64(&f.img, j.jt[0] + T_OSTHREAD) + OS_TID, 4242);
 	apply(&f);
 	const struct lt_futex *fx = &f.threads[2].futex;
 	cr_assert_eq(fx->owner, 0, "a holder the process does not have was named: %d", fx->owner);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "locksyms.h"
+#include "snapfacts.h"
 #include "locktrace/tracefile.h"
 #include "u64map.h"
 
@@ -53,7 +54,7 @@ Test(locksyms, names_survive_a_trace_file_and_damage_after_them)
 	cr_assert_eq(lt_writer_close(w), 0);
 
 	struct lt_u64map m = { 0 };
-	cr_assert_eq(lt_trace_symbols(path, &m), 0);
+	cr_assert_eq(lt_trace_symbols(path, &m, rp_snapshot_names), 0);
 	cr_assert_eq(m.n, 5);
 	cr_assert_str_eq(lt_u64map_get(&m, addrs[0]), "rtlock.m");
 	for (int i = 1; i < 5; i++)
@@ -62,13 +63,13 @@ Test(locksyms, names_survive_a_trace_file_and_damage_after_them)
 
 	/* cut inside the second section: the first one's names remain */
 	cr_assert_eq(truncate(path, (off_t)good_end - 3), 0);
-	cr_assert_eq(lt_trace_symbols(path, &m), 0);
+	cr_assert_eq(lt_trace_symbols(path, &m, rp_snapshot_names), 0);
 	cr_assert_eq(m.n, 3);
 	cr_assert_str_eq(lt_u64map_get(&m, addrs[0]), "rtlock");
 	lt_symmap_free(&m);
 	unlink(path);
 
-	cr_assert_eq(lt_trace_symbols("/nonexistent.ltrace", &m), -1);
+	cr_assert_eq(lt_trace_symbols("/nonexistent.ltrace", &m, rp_snapshot_names), -1);
 }
 
 Test(locksyms, malformed_payload_is_refused_not_overread)
@@ -167,7 +168,7 @@ Test(locksyms, names_of_several_processes_and_shared_keys)
 	cr_assert(seen_a == 1 && seen_b == 1 && seen_heap == 1);
 	/* the address map keeps the header process's names only */
 	struct lt_u64map m = { 0 };
-	cr_assert_eq(lt_trace_symbols(path, &m), 0);
+	cr_assert_eq(lt_trace_symbols(path, &m, rp_snapshot_names), 0);
 	cr_assert_eq(m.n, 1);
 	cr_assert_str_eq(lt_u64map_get(&m, 0x7f0000000040ull), "/memfd:x+0x40");
 	lt_symmap_free(&m);

@@ -500,10 +500,7 @@ static const struct fxl *fxl(unsigned minor)
 
 struct fx {
 	struct fxl l;
-	uint8_t *mem;
-	size_t used;
-	struct fp_named sym[16];
-	int nsym;
+	struct fp_image img; /* lt_fakeproc.h */
 	uint64_t t_str, t_bytes, t_long, t_tuple, t_dict, t_code, t_module;
 	uint64_t runtime, interp;
 	struct lt_snapshot snap;
@@ -512,52 +509,16 @@ struct fx {
 	uint64_t pt[3];     /* each thread's pthread_t (its fs base) */
 };
 
-static uint64_t fx_alloc(struct fx *f, size_t len)
-{
-	size_t at = (f->used + 15) & ~(size_t)15;
-	cr_assert_leq(at + len, ARENA_LEN);
-	f->used = at + len;
-	return ARENA + at;
-}
-
-static uint8_t *at(struct fx *f, uint64_t addr)
-{
-	cr_assert(addr >= ARENA && addr < ARENA + ARENA_LEN);
-	return f->mem + (addr - ARENA);
-}
-
-static void w64(struct fx *f, uint64_t addr, uint64_t v)
-{
-	memcpy(at(f, addr), &v, 8);
-}
-
-static void w32(struct fx *f, uint64_t addr, uint32_t v)
-{
-	memcpy(at(f, addr), &v, 4);
-}
-
-static void w8(struct fx *f, uint64_t addr, uint8_t v)
-{
-	*at(f, addr) = v;
-}
-
-static void fx_sym(struct fx *f, const char *name, uint64_t addr)
-{
-	cr_assert_lt(f->nsym, 16);
-	f->sym[f->nsym].name = name;
-	f->sym[f->nsym++].addr = addr;
-}
-
 static int fx_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct fx *f = arg;
-	return fp_flat_read(f->mem, ARENA, ARENA_LEN, addr, buf, len);
+	return fi_read(&f->img, addr, buf, len);
 }
 
 static int fx_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct fx *f = arg;
-	return fp_named_lookup(f->sym, f->nsym, name, addr, size, 0 /* unknown */);
+	return fi_lookup(&f->img, name, addr, size); /* sizes unknown: 0 */
 }
 
 static uint64_t fx_fsbase(void *arg, pid_t tid)
@@ -575,22 +536,22 @@ static void fx_env(struct fx *f, struct lt_lm_env *e)
 /* An object header: refcount 1 and TYPE. */
 static uint64_t obj(struct fx *f, uint64_t type, size_t len)
 {
-	uint64_t o = fx_alloc(f, len);
-	w64(f, o, 1);
-	w64(f, o + 8, type);
+	uint64_t o = fi_alloc(&f->img, len);
+	fi_put64(&f->img, o, 1);
+	fi_put64(&f->img, o + 8, type);
 	return o;
 }
 
 static uint64_t type_obj(struct fx *f, const char *name, uint64_t flags, int64_t dictoffset,
 			 uint64_t basicsize, uint64_t cached_keys)
 {
-	uint64_t t = obj(f, 0, 0x400), s = fx_alloc(f, strlen(name) + 1);
-	memcpy(at(f, s), name, strlen(name) + 1);
-	w64(f, t + 0x18, s);
-	w64(f, t + 0x20, basicsize);
-	w64(f, t + 0xa8, flags);
-	w64(f, t + 0x120, (uint64_t)dictoffset);
-	w64(f, t + f->l.ht_cached_keys, cached_keys);
+	uint64_t t = obj(f, 0, 0x400), s = fi_alloc(&f->img, strlen(name) + 1);
+	fi_write(&f->img, s, name, strlen(name) + 1);
+	fi_put64(&f->img, t + 0x18, s);
+	fi_put64(&f->img, t + 0x20, basicsize);
+	fi_put64(&f->img, t + 0xa8, flags);
+	fi_put64(&f->img, t + 0x120, (uint64_t)dictoffset);
+	fi_put64(&f->img, t + f->l.ht_cached_keys, cached_keys);
 	return t;
 }
 
@@ -599,12 +560,12 @@ static uint64_t str_kind(struct fx *f, const uint32_t *cp, size_t n, unsigned ki
 {
 	size_t hdr = ascii ? f->l.str_ascii : f->l.str_compact;
 	uint64_t o = obj(f, f->t_str, hdr + (n + 1) * kind);
-	w64(f, o + 0x10, n);
-	w64(f, o + 0x18, (uint64_t)-1);
+	fi_put64(&f->img, o + 0x10, n);
+	fi_put64(&f->img, o + 0x18, (uint64_t)-1);
 	uint32_t state = kind << 2 | 1u << 5 | (ascii ? 1u << 6 : 0) | (f->l.minor < 12 ? 1u << 7 : 0);
-	w32(f, o + 0x20, state);
+	fi_put32(&f->img, o + 0x20, state);
 	for (size_t i = 0; i < n; i++)
-		memcpy(at(f, o + hdr + i * kind), &cp[i], kind); /* little-endian */
+		fi_write(&f->img, o + hdr + i * kind, &cp[i], kind); /* little-endian */
 	return o;
 }
 
@@ -621,8 +582,8 @@ static uint64_t str(struct fx *f, const char *s)
 static uint64_t bytes(struct fx *f, const uint8_t *b, size_t n)
 {
 	uint64_t o = obj(f, f->t_bytes, 0x21 + n);
-	w64(f, o + 0x10, n);
-	memcpy(at(f, o + 0x20), b, n);
+	fi_put64(&f->img, o + 0x10, n);
+	fi_write(&f->img, o + 0x20, b, n);
 	return o;
 }
 
@@ -633,18 +594,18 @@ static uint64_t pylong(struct fx *f, uint64_t v)
 	for (uint64_t x = v; x; x >>= 30)
 		d[nd++] = (uint32_t)(x & 0x3fffffff);
 	uint64_t o = obj(f, f->t_long, 0x18 + 4 * (nd ? nd : 1));
-	w64(f, o + 0x10, f->l.long_tag ? (nd ? nd << 3 : 1) : nd);
+	fi_put64(&f->img, o + 0x10, f->l.long_tag ? (nd ? nd << 3 : 1) : nd);
 	for (size_t i = 0; i < nd; i++)
-		w32(f, o + 0x18 + 4 * i, d[i]);
+		fi_put32(&f->img, o + 0x18 + 4 * i, d[i]);
 	return o;
 }
 
 static uint64_t tuple(struct fx *f, const uint64_t *items, size_t n)
 {
 	uint64_t o = obj(f, f->t_tuple, 0x18 + 8 * (n ? n : 1));
-	w64(f, o + 0x10, n);
+	fi_put64(&f->img, o + 0x10, n);
 	for (size_t i = 0; i < n; i++)
-		w64(f, o + 0x18 + 8 * i, items[i]);
+		fi_put64(&f->img, o + 0x18 + 8 * i, items[i]);
 	return o;
 }
 
@@ -658,32 +619,32 @@ static uint64_t keys_obj(struct fx *f, const uint64_t *k, const uint64_t *v, siz
 	uint64_t ko;
 	size_t entries, stride = 24, koff = 8, voff = 16;
 	if (!f->l.dict311) {
-		ko = fx_alloc(f, 0x30 + 5 * 24);
-		w64(f, ko + 8, 8);            /* dk_size */
-		w64(f, ko + 0x18, 5 - n);     /* dk_usable */
-		w64(f, ko + 0x20, n);         /* dk_nentries */
+		ko = fi_alloc(&f->img, 0x30 + 5 * 24);
+		fi_put64(&f->img, ko + 8, 8);            /* dk_size */
+		fi_put64(&f->img, ko + 0x18, 5 - n);     /* dk_usable */
+		fi_put64(&f->img, ko + 0x20, n);         /* dk_nentries */
 		entries = 0x28 + 8;           /* 8 one-byte indices */
 	} else {
-		ko = fx_alloc(f, 0x28 + 5 * 24);
-		w8(f, ko + 8, 3);             /* dk_log2_size */
-		w8(f, ko + 9, 3);             /* dk_log2_index_bytes */
-		w8(f, ko + 10, (uint8_t)kind);
-		w64(f, ko + 0x10, 5 - n);     /* dk_usable */
-		w64(f, ko + 0x18, n);         /* dk_nentries */
+		ko = fi_alloc(&f->img, 0x28 + 5 * 24);
+		fi_put8(&f->img, ko + 8, 3);             /* dk_log2_size */
+		fi_put8(&f->img, ko + 9, 3);             /* dk_log2_index_bytes */
+		fi_put8(&f->img, ko + 10, (uint8_t)kind);
+		fi_put64(&f->img, ko + 0x10, 5 - n);     /* dk_usable */
+		fi_put64(&f->img, ko + 0x18, n);         /* dk_nentries */
 		entries = 0x20 + 8;
 		if (kind) {
 			stride = 16, koff = 0, voff = 8;
 		}
 	}
-	w64(f, ko, 1);
+	fi_put64(&f->img, ko, 1);
 	for (size_t i = 0; i < 8; i++)
-		w8(f, ko + entries - 8 + i, i < n ? (uint8_t)i : 0xff);
+		fi_put8(&f->img, ko + entries - 8 + i, i < n ? (uint8_t)i : 0xff);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = ko + entries + stride * i;
 		if (stride == 24)
-			w64(f, e, 0x1234 + i);
-		w64(f, e + koff, k[i]);
-		w64(f, e + voff, kind == 2 ? 0 : v[i]);
+			fi_put64(&f->img, e, 0x1234 + i);
+		fi_put64(&f->img, e + koff, k[i]);
+		fi_put64(&f->img, e + voff, kind == 2 ? 0 : v[i]);
 	}
 	return ko;
 }
@@ -692,23 +653,23 @@ static uint64_t keys_obj(struct fx *f, const uint64_t *k, const uint64_t *v, siz
  * prefix, padded to 8). */
 static uint64_t values_obj(struct fx *f, const uint64_t *v, size_t n, bool valid)
 {
-	uint64_t o = fx_alloc(f, 8 + 8 * n);
+	uint64_t o = fi_alloc(&f->img, 8 + 8 * n);
 	if (f->l.dv_values) {
-		w8(f, o, (uint8_t)n);
-		w8(f, o + 1, (uint8_t)n);
-		w8(f, o + 2, 1);
-		w8(f, o + 3, valid);
+		fi_put8(&f->img, o, (uint8_t)n);
+		fi_put8(&f->img, o + 1, (uint8_t)n);
+		fi_put8(&f->img, o + 2, 1);
+		fi_put8(&f->img, o + 3, valid);
 	}
 	for (size_t i = 0; i < n; i++)
-		w64(f, o + f->l.dv_values + 8 * i, v[i]);
+		fi_put64(&f->img, o + f->l.dv_values + 8 * i, v[i]);
 	return o;
 }
 
 static uint64_t dict(struct fx *f, const uint64_t *k, const uint64_t *v, size_t n, int kind)
 {
 	uint64_t d = obj(f, f->t_dict, 0x30);
-	w64(f, d + 0x10, n);
-	w64(f, d + 0x20, keys_obj(f, k, v, n, kind));
+	fi_put64(&f->img, d + 0x10, n);
+	fi_put64(&f->img, d + 0x20, keys_obj(f, k, v, n, kind));
 	return d;
 }
 
@@ -738,25 +699,25 @@ static uint64_t thread_obj(struct fx *f, uint64_t name, bool in_dict)
 	uint64_t keys = inst ? keys_obj(f, k, vals, 2, 2) : 0;
 	uint64_t flags = inst == 13 ? TPF_INLINE_VALUES | TPF_MANAGED_DICT : inst ? TPF_MANAGED_DICT : 0;
 	uint64_t type = type_obj(f, "Thread", flags, inst ? -1 : 16, 16, keys);
-	uint64_t base = fx_alloc(f, 32 + 16 + 8 + 16 + 16), o = base + 32;
-	w64(f, o, 1);
-	w64(f, o + 8, type);
+	uint64_t base = fi_alloc(&f->img, 32 + 16 + 8 + 16 + 16), o = base + 32;
+	fi_put64(&f->img, o, 1);
+	fi_put64(&f->img, o + 8, type);
 	uint64_t d = in_dict || !inst ? sdict(f, attrs, vals, 2) : 0;
 	if (!inst)
-		w64(f, o + 16, d);
+		fi_put64(&f->img, o + 16, d);
 	else if (in_dict)
-		w64(f, o - 24, d);
+		fi_put64(&f->img, o - 24, d);
 	else if (inst == 11)
-		w64(f, o - 32, values_obj(f, vals, 2, true));
+		fi_put64(&f->img, o - 32, values_obj(f, vals, 2, true));
 	else if (inst == 12)
-		w64(f, o - 24, values_obj(f, vals, 2, true) - 1);
+		fi_put64(&f->img, o - 24, values_obj(f, vals, 2, true) - 1);
 	if (inst == 13) { /* inline values right after the object */
-		w8(f, o + 16, 2);
-		w8(f, o + 17, 2);
-		w8(f, o + 18, 1);
-		w8(f, o + 19, !in_dict);
-		w64(f, o + 24, vals[0]);
-		w64(f, o + 32, vals[1]);
+		fi_put8(&f->img, o + 16, 2);
+		fi_put8(&f->img, o + 17, 2);
+		fi_put8(&f->img, o + 18, 1);
+		fi_put8(&f->img, o + 19, !in_dict);
+		fi_put64(&f->img, o + 24, vals[0]);
+		fi_put64(&f->img, o + 32, vals[1]);
 	}
 	return o;
 }
@@ -771,16 +732,16 @@ static uint64_t code_obj(struct fx *f, const char *name, const char *qualname, c
 	uint64_t o = obj(f, f->t_code, 0x100 + 0x100);
 	for (size_t i = 0; i < nlocals; i++)
 		names[i] = str(f, locals[i]);
-	w64(f, o + l->co_filename, str(f, file));
-	w64(f, o + l->co_name, str(f, name));
+	fi_put64(&f->img, o + l->co_filename, str(f, file));
+	fi_put64(&f->img, o + l->co_name, str(f, name));
 	if (l->co_qualname)
-		w64(f, o + l->co_qualname, str(f, qualname));
-	w32(f, o + l->co_first, (uint32_t)first);
-	w64(f, o + l->co_table, bytes(f, tab, ntab));
-	w64(f, o + l->co_names, tuple(f, names, nlocals));
-	w32(f, o + l->co_stacksize, 4);
+		fi_put64(&f->img, o + l->co_qualname, str(f, qualname));
+	fi_put32(&f->img, o + l->co_first, (uint32_t)first);
+	fi_put64(&f->img, o + l->co_table, bytes(f, tab, ntab));
+	fi_put64(&f->img, o + l->co_names, tuple(f, names, nlocals));
+	fi_put32(&f->img, o + l->co_stacksize, 4);
 	if (l->co_firsttraceable)
-		w32(f, o + l->co_firsttraceable, 0);
+		fi_put32(&f->img, o + l->co_firsttraceable, 0);
 	return o;
 }
 
@@ -798,20 +759,20 @@ static uint64_t frame(struct fx *f, uint64_t back, uint64_t code, int off, int l
 	const struct fxl *l = &f->l;
 	if (l->old) {
 		uint64_t fr = obj(f, 0, l->f_locals + 8 * 8);
-		w64(f, fr + l->f_back, back);
-		w64(f, fr + l->f_code, code);
-		w64(f, fr + l->f_trace, trace);
-		w32(f, fr + l->f_lasti, (uint32_t)(l->minor >= 10 ? off / 2 : off));
-		w32(f, fr + l->f_lineno, (uint32_t)lineno);
+		fi_put64(&f->img, fr + l->f_back, back);
+		fi_put64(&f->img, fr + l->f_code, code);
+		fi_put64(&f->img, fr + l->f_trace, trace);
+		fi_put32(&f->img, fr + l->f_lasti, (uint32_t)(l->minor >= 10 ? off / 2 : off));
+		fi_put32(&f->img, fr + l->f_lineno, (uint32_t)lineno);
 		return fr;
 	}
-	uint64_t fr = fx_alloc(f, l->if_locals + 8 * 8);
-	w64(f, fr + l->if_prev, back);
-	w64(f, fr + l->if_code, code);
-	w64(f, fr + l->if_instr, code ? code + l->co_code + (uint64_t)off : 0);
-	w8(f, fr + l->if_owner, (uint8_t)owner);
+	uint64_t fr = fi_alloc(&f->img, l->if_locals + 8 * 8);
+	fi_put64(&f->img, fr + l->if_prev, back);
+	fi_put64(&f->img, fr + l->if_code, code);
+	fi_put64(&f->img, fr + l->if_instr, code ? code + l->co_code + (uint64_t)off : 0);
+	fi_put8(&f->img, fr + l->if_owner, (uint8_t)owner);
 	if (l->if_entry)
-		w8(f, fr + l->if_entry, entry);
+		fi_put8(&f->img, fr + l->if_entry, entry);
 	return fr;
 }
 
@@ -825,17 +786,17 @@ static uint64_t boundary(struct fx *f, uint64_t back)
 static uint64_t tstate(struct fx *f, uint64_t next, pid_t tid, uint64_t pt, uint64_t top)
 {
 	const struct fxl *l = &f->l;
-	uint64_t ts = fx_alloc(f, 0x100);
-	w64(f, ts + l->ts_next, next);
-	w64(f, ts + l->ts_pthread, pt);
+	uint64_t ts = fi_alloc(&f->img, 0x100);
+	fi_put64(&f->img, ts + l->ts_next, next);
+	fi_put64(&f->img, ts + l->ts_pthread, pt);
 	if (l->ts_native)
-		w64(f, ts + l->ts_native, (uint64_t)tid);
+		fi_put64(&f->img, ts + l->ts_native, (uint64_t)tid);
 	if (l->cf_frame < 0) {
-		w64(f, ts + l->ts_frame, top);
+		fi_put64(&f->img, ts + l->ts_frame, top);
 	} else {
-		uint64_t cf = fx_alloc(f, 0x20);
-		w64(f, cf + (uint32_t)l->cf_frame, top);
-		w64(f, ts + l->ts_frame, cf);
+		uint64_t cf = fi_alloc(&f->img, 0x20);
+		fi_put64(&f->img, cf + (uint32_t)l->cf_frame, top);
+		fi_put64(&f->img, ts + l->ts_frame, cf);
 	}
 	return ts;
 }
@@ -888,7 +849,7 @@ static uint64_t type_named(struct fx *f, const char *name, const char *sym)
 {
 	uint64_t t = type_obj(f, name, 0, 0, 0, 0);
 	if (sym)
-		fx_sym(f, sym, t);
+		fi_sym(&f->img, sym, t);
 	return t;
 }
 
@@ -896,9 +857,7 @@ static void fx_init(struct fx *f, const struct fxl *l)
 {
 	memset(f, 0, sizeof(*f));
 	f->l = *l;
-	f->mem = calloc(1, ARENA_LEN);
-	cr_assert_not_null(f->mem);
-	f->used = 0x100; /* nothing at the arena's first bytes */
+	fi_init(&f->img, ARENA, ARENA_LEN, 0x100); /* nothing at the arena's first bytes */
 	f->t_str = type_named(f, "str", "PyUnicode_Type");
 	f->t_bytes = type_named(f, "bytes", "PyBytes_Type");
 	f->t_long = type_named(f, "int", "PyLong_Type");
@@ -923,8 +882,7 @@ static void fx_free(struct fx *f)
 	for (size_t i = 0; i < f->snap.n_threads; i++)
 		lt_thread_clear(&f->threads[i]);
 	lt_strlist_free(&f->snap.notes);
-	free(f->mem);
-	f->mem = NULL;
+	fi_free(&f->img);
 }
 
 /* _Py_DebugOffsets (3.13) publishing the fixture's own offsets. */
@@ -941,9 +899,9 @@ static void debug_offsets(struct fx *f, uint64_t rt, uint32_t hex)
 		{ 408, 0x18 }, { 456, 0x20 }, { 464, 0x28 }, { 496, 0x10 }, { 504, 0x18 }, { 520, 0x10 },
 		{ 528, 0x20 }, { 544, 0x20 }, { 552, 0x10 }, { 560, l->str_ascii },
 	};
-	memcpy(at(f, rt), "xdebugpy", 8);
+	fi_write(&f->img, rt, "xdebugpy", 8);
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
-		w64(f, rt + d[i].at, d[i].v);
+		fi_put64(&f->img, rt + d[i].at, d[i].v);
 }
 
 /* How the process says its version: Py_GetVersion's code refers to the
@@ -951,15 +909,15 @@ static void debug_offsets(struct fx *f, uint64_t rt, uint32_t hex)
 static void version(struct fx *f, uint64_t rt, const char *text, uint32_t hex)
 {
 	if (f->l.minor <= 10) {
-		uint64_t s = fx_alloc(f, 16), code = fx_alloc(f, 16);
-		memcpy(at(f, s), text, strlen(text) + 1);
-		w8(f, code, 0xba); /* mov $imm32, %edx */
-		w32(f, code + 1, (uint32_t)s);
-		fx_sym(f, "Py_GetVersion", code);
+		uint64_t s = fi_alloc(&f->img, 16), code = fi_alloc(&f->img, 16);
+		fi_write(&f->img, s, text, strlen(text) + 1);
+		fi_put8(&f->img, code, 0xba); /* mov $imm32, %edx */
+		fi_put32(&f->img, code + 1, (uint32_t)s);
+		fi_sym(&f->img, "Py_GetVersion", code);
 	} else if (f->l.minor <= 12) {
-		uint64_t v = fx_alloc(f, 8);
-		w32(f, v, hex);
-		fx_sym(f, "Py_Version", v);
+		uint64_t v = fi_alloc(&f->img, 8);
+		fi_put32(&f->img, v, hex);
+		fi_sym(&f->img, "Py_Version", v);
 	} else {
 		debug_offsets(f, rt, hex);
 	}
@@ -998,11 +956,11 @@ static void build(struct fx *f, struct image *im, const char *vtext, uint32_t he
 	size_t ntab, nw;
 	const int(*want)[2];
 	const uint8_t *tab = sample(l->minor, &ntab, &want, &nw);
-	uint64_t rt = fx_alloc(f, 0x2000);
-	fx_sym(f, "_PyRuntime", rt);
+	uint64_t rt = fi_alloc(&f->img, 0x2000);
+	fi_sym(&f->img, "_PyRuntime", rt);
 	version(f, rt, vtext, hex);
-	uint64_t interp = fx_alloc(f, 0x2000);
-	w64(f, rt + l->rt_head, interp);
+	uint64_t interp = fi_alloc(&f->img, 0x2000);
+	fi_put64(&f->img, rt + l->rt_head, interp);
 	static const char *const wl[] = { "self", "lk" }, *const hl[] = { "mine" };
 	uint64_t c_main = code_obj(f, "main", "main", "app.py", tab, ntab, 2, NULL, 0);
 	uint64_t c_mod = code_obj(f, "<module>", "<module>", "app.py", tab, ntab, 2, NULL, 0);
@@ -1012,21 +970,21 @@ static void build(struct fx *f, struct image *im, const char *vtext, uint32_t he
 				   tab, ntab, 2, NULL, 0);
 	uint64_t c_hold = code_obj(f, "hold", "hold", "/srv/app/worker.py", tab, ntab, 2, hl, 1);
 	/* the lock thread 101 waits for, which thread 102 keeps in 'mine' */
-	im->sem = fx_alloc(f, 32);
+	im->sem = fi_alloc(&f->img, 32);
 	im->lock = obj(f, type_named(f, "_thread.lock", NULL), 0x30);
-	w64(f, im->lock + 16, im->sem);
+	fi_put64(&f->img, im->lock + 16, im->sem);
 	uint64_t top0 = chain2(f, c_main, c_mod, OFF_A, 0), f101, top1 = chain3(f, c_wait, c_run, c_boot, &f101);
 	uint64_t top2 = chain2(f, c_hold, c_boot, OFF_C, 77);
 	im->interp = interp;
 	im->top[0] = top0, im->top[1] = top1, im->top[2] = top2;
-	w64(f, locals_of(f, f101) + 8, im->lock);
-	w64(f, locals_of(f, top2), im->lock);
+	fi_put64(&f->img, locals_of(f, f101) + 8, im->lock);
+	fi_put64(&f->img, locals_of(f, top2), im->lock);
 	for (int i = 0; i < 3; i++) {
-		im->pt[i] = f->pt[i] = fx_alloc(f, 0x300);
-		w32(f, im->pt[i] + 0x2d0, (uint32_t)(MAIN_TID + i));
+		im->pt[i] = f->pt[i] = fi_alloc(&f->img, 0x300);
+		fi_put32(&f->img, im->pt[i] + 0x2d0, (uint32_t)(MAIN_TID + i));
 	}
 	uint64_t ts2 = tstate(f, 0, 102, im->pt[2], top2), ts1 = tstate(f, ts2, 101, im->pt[1], top1);
-	w64(f, interp + l->is_threads, tstate(f, ts1, 100, im->pt[0], top0));
+	fi_put64(&f->img, interp + l->is_threads, tstate(f, ts1, 100, im->pt[0], top0));
 	/* threading._active: thread 102's name is UCS-2, in a materialized dict */
 	static const uint32_t ucs2[] = { 0x4f5c, 0x696d, 0x8005 };
 	im->name2 = "\xe4\xbd\x9c\xe6\xa5\xad\xe8\x80\x85";
@@ -1038,9 +996,9 @@ static void build(struct fx *f, struct image *im, const char *vtext, uint32_t he
 	static const char *const md[] = { "__name__", "_active" }, *const mods[] = { "sys", "threading" };
 	uint64_t mdv[2] = { str(f, "threading"), dict(f, k, v, 3, 0) };
 	uint64_t module = obj(f, f->t_module, 0x30);
-	w64(f, module + 0x10, sdict(f, md, mdv, 2));
+	fi_put64(&f->img, module + 0x10, sdict(f, md, mdv, 2));
 	uint64_t modv[2] = { str(f, "sys"), module };
-	w64(f, interp + l->is_modules, sdict(f, mods, modv, 2));
+	fi_put64(&f->img, interp + l->is_modules, sdict(f, mods, modv, 2));
 	/* thread 101 sleeps on the lock's semaphore */
 	struct lt_futex *fx = &f->threads[1].futex;
 	f->threads[1].wait = LT_WAIT_FUTEX;
@@ -1293,11 +1251,11 @@ Test(rt_cpython_fixture, v3_8_pthread_through_thread_db)
 	struct image im;
 	image(&f, &im, fxl(8), "3.8.18", 0);
 	f.fsbase = false;
-	uint64_t d = fx_alloc(&f, 12);
-	w32(&f, d, 32);
-	w32(&f, d + 4, 1);
-	w32(&f, d + 8, 0x2d0);
-	fx_sym(&f, "_thread_db_pthread_tid", d);
+	uint64_t d = fi_alloc(&f.img, 12);
+	fi_put32(&f.img, d, 32);
+	fi_put32(&f.img, d + 4, 1);
+	fi_put32(&f.img, d + 8, 0x2d0);
+	fi_sym(&f.img, "_thread_db_pthread_tid", d);
 	apply(&f);
 	cr_assert_eq(f.snap.notes.n, 0);
 	expect_image(&f, &im, true);
@@ -1323,7 +1281,7 @@ Test(rt_cpython_fixture, no_threading_module)
 	image(&f, &im, fxl(12), "3.12.1", 0x030c01f0);
 	static const char *const mods[] = { "sys" };
 	uint64_t v[1] = { str(&f, "sys") };
-	w64(&f, im.interp + f.l.is_modules, sdict(&f, mods, v, 1));
+	fi_put64(&f.img, im.interp + f.l.is_modules, sdict(&f, mods, v, 1));
 	apply(&f);
 	cr_assert_eq(f.snap.notes.n, 0);
 	expect_image(&f, &im, false);
@@ -1337,8 +1295,8 @@ Test(rt_cpython_fixture, damaged_frames)
 	struct fx f;
 	struct image im;
 	image(&f, &im, fxl(11), "3.11.2", 0x030b02f0);
-	w64(&f, im.top[0] + f.l.if_code, str(&f, "not code"));
-	w64(&f, im.top[2] + f.l.if_prev, im.top[2]);
+	fi_put64(&f.img, im.top[0] + f.l.if_code, str(&f, "not code"));
+	fi_put64(&f.img, im.top[2] + f.l.if_prev, im.top[2]);
 	apply(&f);
 	const struct lt_thread *t0 = &f.threads[0], *t2 = &f.threads[2];
 	cr_assert_eq(t0->n_rt_frames, 0);
@@ -1352,7 +1310,7 @@ Test(rt_cpython_fixture, damaged_frames)
 
 	/* the same loop through PyFrameObjects (3.10) */
 	image(&f, &im, fxl(10), "3.10.13", 0);
-	w64(&f, im.top[2] + f.l.f_back, im.top[2]);
+	fi_put64(&f.img, im.top[2] + f.l.f_back, im.top[2]);
 	apply(&f);
 	cr_assert_eq(f.threads[2].n_rt_frames, 1);
 	cr_assert(strstr(f.threads[2].rt_end, "loops back to frame"), "%s", f.threads[2].rt_end);
@@ -1365,9 +1323,9 @@ Test(rt_cpython_fixture, rlock_names_its_owner)
 	struct fx f;
 	struct image im;
 	image(&f, &im, fxl(12), "3.12.1", 0x030c01f0);
-	w64(&f, im.lock + 8, type_named(&f, "_thread.RLock", NULL));
-	w64(&f, im.lock + 24, im.pt[0]);
-	w64(&f, im.lock + 32, 2);
+	fi_put64(&f.img, im.lock + 8, type_named(&f, "_thread.RLock", NULL));
+	fi_put64(&f.img, im.lock + 24, im.pt[0]);
+	fi_put64(&f.img, im.lock + 32, 2);
 	apply(&f);
 	const struct lt_futex *fx = &f.threads[1].futex;
 	cr_assert_str_eq(fx->lock_kind, "threading.RLock");
@@ -1674,10 +1632,10 @@ Test(rt_cpython_hostile, shared_line_table_read_once)
 		uint64_t back = 0;
 		for (int i = 0; i < 256; i++) {
 			uint64_t c = code_obj(&f, "deep", "deep", "deep.py", (const uint8_t *)"\x80", 1, 5, NULL, 0);
-			w64(&f, c + f.l.co_table, shared);
+			fi_put64(&f.img, c + f.l.co_table, shared);
 			back = frame(&f, back, c, 0, 0, false, 0, false);
 		}
-		w64(&f, im.top[k] + f.l.if_prev, back);
+		fi_put64(&f.img, im.top[k] + f.l.if_prev, back);
 	}
 	double t0 = cpu_s();
 	apply(&f);
@@ -1701,14 +1659,14 @@ Test(rt_cpython_hostile, cyclic_thread_states_said)
 	struct image im;
 	image(&f, &im, fxl(12), "3.12.1", 0x030c01f0);
 	uint64_t ts0 = 0;
-	memcpy(&ts0, at(&f, im.interp + f.l.is_threads), 8);
+	ts0 = fi_get64(&f.img, im.interp + f.l.is_threads);
 	/* the last thread state's next: the first again */
 	uint64_t ts = ts0, next;
 	for (int i = 0; i < 2; i++) {
-		memcpy(&next, at(&f, ts + f.l.ts_next), 8);
+		next = fi_get64(&f.img, ts + f.l.ts_next);
 		ts = next;
 	}
-	w64(&f, ts + f.l.ts_next, ts0);
+	fi_put64(&f.img, ts + f.l.ts_next, ts0);
 	lt_budget_begin(0, NULL);
 	apply(&f);
 	size_t n = 0;

@@ -401,9 +401,12 @@ Test(snapshot_json, read_back_refuses_what_is_not_a_snapshot)
 {
 	struct lt_snapshot *back = (struct lt_snapshot *)1;
 	char err[200];
-	cr_assert_eq(lt_snapshot_from_json("{\"schema\":\"x/1\"}", 16, &back, err, sizeof(err)), -1);
+	cr_assert_eq(lt_snapshot_from_json("{\"schema\":\"x/1\"}", 16, &back, err, sizeof(err)), -2);
 	cr_assert_null(back);
-	cr_assert(strstr(err, "not a locktrace.snapshot/1 document"), "%s", err);
+	cr_assert(strstr(err, "not a locktrace.snapshot/1 document (schema x/1)"), "%s", err);
+	const char *nothreads = "{\"schema\":\"locktrace.snapshot/1\",\"threads\":{}}";
+	cr_assert_eq(lt_snapshot_from_json(nothreads, strlen(nothreads), &back, err, sizeof(err)), -2);
+	cr_assert(strstr(err, "(no threads array)"), "%s", err);
 	cr_assert_eq(lt_snapshot_from_json("{\"a\":", 5, &back, err, sizeof(err)), -1);
 	cr_assert(strstr(err, "not JSON"), "%s", err);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* What the report and the recorder take from stored snapshots (the JSON
- * documents a trace carries, docs/snapshot.md): snapfacts.c. */
+/* What the report and the trace readers take from stored snapshots (the
+ * JSON documents a trace carries, docs/snapshot.md), as read by the one
+ * reader of that schema, lt_snapshot_from_json (snapshot.h): snapfacts.c. */
 #ifndef LOCKTRACE_SNAPFACTS_H
 #define LOCKTRACE_SNAPFACTS_H
 
@@ -21,14 +22,13 @@ struct rp_snap_thread {
 	long nr;                 /* -1 none */
 	uint64_t args[2];        /* its first two arguments (0 unknown) */
 	char *sc_name;
-	char *wait;              /* "futex", "io", ... */
 	char *detail;
 	int moved;
 	/* futex */
 	int has_futex, is_wait, is_pi;
 	uint64_t uaddr;
 	char *lock;              /* symbol of uaddr */
-	char *op_name;
+	char *op_name;           /* as the snapshot names the op */
 	uint32_t op;             /* raw futex op */
 	int expected_ok, word_ok;
 	uint32_t expected, word;
@@ -52,7 +52,6 @@ struct rp_snap_thread {
 	int io_fd;               /* -1 none */
 	int io_socket;
 	int io_pipe, io_fifo;    /* a pipe, a FIFO (named pipe)                */
-	char *io_desc;
 	char *where;             /* innermost runtime frame ("side (app.py:7)"),
 	                            else the first frame in the program's own
 	                            module */
@@ -79,6 +78,7 @@ struct rp_snap_verdict {
 };
 
 struct rp_snapshot {
+	char *occasion;          /* "start", "end", ...; NULL not said */
 	int64_t taken_monotonic_ns;
 	int32_t pid;             /* the process it is of (0 unknown); a combined
 				    snapshot of several: the first's */
@@ -94,31 +94,37 @@ struct rp_snapshot {
 	size_t n_rtranges;
 };
 
-/* Extracts what the report uses from a parsed snapshot document.  exe_base:
- * the executable's file name (frames in it are "the program's own code").
- * 0 or -1 (not a snapshot / out of memory). */
-int rp_snapshot_from_json(const struct rp_json *doc, const char *exe_base, struct rp_snapshot *out);
+/* Takes what the report uses from a stored snapshot (JSON text).
+ * exe_base: the executable's file name (frames in it are "the program's
+ * own code").  0, or as lt_snapshot_from_json with what is wrong in err:
+ * -1 (not JSON, out of memory) or -2 (not a snapshot document). */
+int rp_snapshot_from_json(const char *json, size_t len, const char *exe_base, struct rp_snapshot *out,
+			  char *err, size_t errlen);
 void rp_snapshot_clear(struct rp_snapshot *s);
-/* Futex word -> the lock models' name for it, from one snapshot JSON
- * document (values malloc'd; existing keys kept).  0 or -1. */
+const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
+
+/* The runtime locks' holders a snapshot read (docs/locks.md), for the
+ * timeline writers: at most MAX, "OCaml runtime lock caml_master_lock". */
 struct rp_holder {
 	uint32_t tid;
 	char what[160];
 };
 size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, size_t max);
+
+/* The names one snapshot gives, for the timeline writers (values
+ * malloc'd; either map may be NULL):
+ *  - into locks, the lock models' names of futex words (docs/locks.md:
+ *    "OCaml runtime lock caml_master_lock (caml_master_lock+0x58)"); an
+ *    address already there keeps its name;
+ *  - into threads, tid -> the runtime's name for the thread
+ *    (runtime.name), and under RP_FILE_KEY the path of the file a thread
+ *    waits to lock on fd (its "wait_for" file_lock edge); a later name
+ *    replaces an earlier one.
+ * The signature of lt_snapnames_fn (locksyms.h).  0 or -1. */
 struct lt_u64map;
-int rp_snapshot_lock_names(const char *json, size_t len, struct lt_u64map *map);
-/* tid -> the runtime's name for the thread (runtime.name), from one
- * snapshot JSON document; values malloc'd, a later name replaces an
- * earlier one.  0 or -1. */
-int rp_snapshot_thread_names(const char *json, size_t len, struct lt_u64map *map);
-/* The key under which rp_snapshot_thread_names also stores the path of the
- * file a thread waits to lock on fd (its "wait_for" file_lock edge): no
- * tid collides with it. */
+int rp_snapshot_names(const char *json, size_t len, struct lt_u64map *locks, struct lt_u64map *threads);
+/* The key under which rp_snapshot_names stores the path of the file a
+ * thread waits to lock on fd: no tid collides with it. */
 #define RP_FILE_KEY(tid, fd) (1ull << 63 | (uint64_t)(uint32_t)(tid) << 32 | (uint32_t)(fd))
-const struct rp_snap_thread *rp_snapshot_find(const struct rp_snapshot *s, int32_t tid);
-/* Sets the threads' pid from a combined snapshot's "processes" member
- * (docs/snapshot.md), else to the document's pid. */
-void rp_snapshot_procs(const struct rp_json *doc, struct rp_snapshot *s);
 
 #endif

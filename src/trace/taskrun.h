@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * When a traced thread runs: the one rule the call normaliser
+ * (callnorm.c), the timeline (src/analysis/timeline.c) and the Perfetto
+ * writer (src/output/perfetto.c) judge by.
+ *
+ *  - At attach, the header (its thread table, read from /proc) says which
+ *    threads were off a cpu, and in which call: a thread whose
+ *    /proc/PID/task/TID/syscall gave a call number was not on a cpu; its
+ *    stat state says whether it slept there ('S', 'D'), was stopped ('T',
+ *    't') or was runnable ('R': it had been woken, or preempted, and
+ *    waited for a cpu only).  Asleep (or stopped) in a call at attach, its
+ *    next switch-in, or else its first own event, ends that call.
+ *  - Afterwards, an event shows that a thread is on a cpu when the thread
+ *    wrote it itself (a call's entry, a recorded return, exit, execve,
+ *    leaving a cpu) or issued it from its own context (a clone, a wake-up
+ *    from a task rather than from an interrupt or the idle task).
+ * Pure logic, no state.
+ */
+#ifndef LOCKTRACE_TASKRUN_H
+#define LOCKTRACE_TASKRUN_H
+
+#include <stdint.h>
+
+#include "locktrace/event.h"
+#include "locktrace/tracefile.h"
+
+/* The scheduler state the header saw thread t in at attach: 'S' or 'D'
+ * (asleep), 'T' or 't' (stopped), or 0: on a cpu or runnable, or not
+ * known (its call was not read; a flight dump's header, which describes
+ * the dump's end). */
+char lt_run_attach_state(const struct lt_header *hdr, const struct lt_thread_info *t);
+
+/* The system call thread t was asleep (or stopped) in at attach: its
+ * number, or -1: in none, running or runnable, a target locktrace
+ * launched (it sat in locktrace's own gate, not in a call of the
+ * program), or a flight dump's header (it describes the dump's end).  A header without the state letter (0: not read) is taken at
+ * the call number's word: not on a cpu. */
+long lt_run_attach_call(const struct lt_header *hdr, const struct lt_thread_info *t);
+
+/* A wake-up (LT_EV_WAKING) issued by a task from its own context: not
+ * from an interrupt, not from the idle task.  Its waker runs. */
+int lt_run_woken_by_task(const struct lt_event *ev);
+
+/* The thread ev shows running at ev's time (see above), 0 if none: a
+ * switch's previous task, a task wake-up's waker, a clone's caller, the
+ * thread of a call's entry, of a recorded return (not one flagged
+ * LT_F_RET_UNKNOWN, dated by something else), of an exit or an execve. */
+uint32_t lt_run_actor(const struct lt_event *ev);
+
+#endif
