@@ -1134,11 +1134,11 @@ static void recorded_version(unsigned minor, const char *text, uint32_t hex)
 	struct fx f;
 	struct image im;
 	image(&f, &im, fxl(minor), text, hex);
-	uint64_t d = fx_alloc(&f, 12);
-	w32(&f, d, 32);
-	w32(&f, d + 4, 1);
-	w32(&f, d + 8, 0x2d0);
-	fx_sym(&f, "_thread_db_pthread_tid", d);
+	uint64_t d = fi_alloc(&f.img, 12);
+	fi_put32(&f.img, d, 32);
+	fi_put32(&f.img, d + 4, 1);
+	fi_put32(&f.img, d + 8, 0x2d0);
+	fi_sym(&f.img, "_thread_db_pthread_tid", d);
 	f.fsbase = false; /* the recorder has no fs bases */
 	struct lt_lm_env e;
 	fx_env(&f, &e);
