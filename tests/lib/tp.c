@@ -254,6 +254,20 @@ long tp_find(const struct tp_table *t, const char *col, const char *val)
 	return -1;
 }
 
+int tp_chain_has(const struct tp_table *cs, const char *id, const char *func)
+{
+	for (int depth = 0; id && depth < 256; depth++) {
+		long r = tp_find(cs, "id", id);
+		if (r < 0)
+			return 0;
+		const char *name = tp_get(cs, (size_t)r, "name");
+		if (name && !strcmp(name, func))
+			return 1;
+		id = tp_get(cs, (size_t)r, "parent_id");
+	}
+	return 0;
+}
+
 const char *tp_dump(const struct tp_table *t)
 {
 	static char buf[4096];

@@ -40,6 +40,10 @@ const char *tp_get(const struct tp_table *t, size_t row, const char *col);
 long long tp_int(const struct tp_table *t, size_t row, const char *col, int *ok);
 /* The first row whose column col reads val, or -1. */
 long tp_find(const struct tp_table *t, const char *col, const char *val);
+/* Whether the callsite chain of callsite ID in CS (rows id, parent_id,
+ * name: stack_profile_callsite joined with its frames) passes through a
+ * frame named FUNC; at most 256 callsites deep. */
+int tp_chain_has(const struct tp_table *cs, const char *id, const char *func);
 /* t as text, for a failing assertion's message (a static buffer). */
 const char *tp_dump(const struct tp_table *t);
 

@@ -316,22 +316,6 @@ static void check_collapsed(const struct truth *t)
 	cr_assert(a && b, "%s: collapsed stacks through alpha: %d, through beta: %d", t->version, a, b);
 }
 
-/* The callsite chain of callsite id in the trace processor's tables:
- * whether it passes through func. */
-static int chain_has(const struct tp_table *cs, const char *id, const char *func)
-{
-	for (int depth = 0; id && depth < 256; depth++) {
-		long r = tp_find(cs, "id", id);
-		if (r < 0)
-			return 0;
-		const char *name = tp_get(cs, (size_t)r, "name");
-		if (name && !strcmp(name, func))
-			return 1;
-		id = tp_get(cs, (size_t)r, "parent_id");
-	}
-	return 0;
-}
-
 /* The Perfetto trace: wait slices of beta's thread carry callstacks
  * through beta, whose frame has the workload's file and beta's line. */
 static void check_perfetto(const struct truth *t)
@@ -357,7 +341,7 @@ static void check_perfetto(const struct truth *t)
 	cr_assert_eq(o.n, 3);
 	int b = 0;
 	for (size_t i = 0; i < o.t[0].nrows; i++)
-		b += chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), "beta");
+		b += tp_chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), "beta");
 	cr_assert_gt(b, 0, "no wait slice of beta's thread has a callstack through beta\n%s",
 		     tp_dump(&o.t[0]));
 	int lines = 0;

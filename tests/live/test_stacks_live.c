@@ -258,22 +258,6 @@ Test(stacks_live, blocking_calls_waits_have_their_call_site, .timeout = 120)
 	unlink(raw);
 }
 
-/* The callsite chain of callsite id in the trace processor's tables:
- * whether it passes through func. */
-static int chain_has(const struct tp_table *cs, const char *id, const char *func)
-{
-	for (int depth = 0; id && depth < 128; depth++) {
-		long r = tp_find(cs, "id", id);
-		if (r < 0)
-			return 0;
-		const char *name = tp_get(cs, (size_t)r, "name");
-		if (name && !strcmp(name, func))
-			return 1;
-		id = tp_get(cs, (size_t)r, "parent_id");
-	}
-	return 0;
-}
-
 Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
 {
 	NEED_ROOT();
@@ -307,8 +291,8 @@ Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
 	int a = 0, b = 0;
 	for (size_t i = 0; i < o.t[0].nrows; i++) {
 		const char *cs = tp_get(&o.t[0], i, "cs");
-		a += chain_has(&o.t[1], cs, "site_alpha");
-		b += chain_has(&o.t[1], cs, "site_beta");
+		a += tp_chain_has(&o.t[1], cs, "site_alpha");
+		b += tp_chain_has(&o.t[1], cs, "site_beta");
 	}
 	/* the mutex waits, and no other wait of the waiter has a stack
 	 * through a site (its waits are only those) */
@@ -331,7 +315,7 @@ Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
 	 * to the waits begin, carry its stack through hold_for */
 	int rel = 0;
 	for (size_t i = 0; i < o.t[3].nrows; i++)
-		rel += chain_has(&o.t[1], tp_get(&o.t[3], i, "cs"), "hold_for");
+		rel += tp_chain_has(&o.t[1], tp_get(&o.t[3], i, "cs"), "hold_for");
 	cr_assert_eq(rel, 2 * ROUNDS, "FUTEX_WAKE slices with the release site's callstack: %d\n%s",
 		     rel, tp_dump(&o.t[3]));
 	tp_free(&o);
