@@ -964,66 +964,121 @@ static void seen_add(struct lt_rtlock *l, pid_t tid, size_t cap)
  * up to RESAMPLE_ROUNDS times, RESAMPLE_GAP_NS apart, while the holder
  * stays in its call; a thread seen in a futex wait on the lock's words, or
  * found runnable inside one by the first read, goes to l->seen.  Only for
- * held runtime locks with a blocked holder: nothing else pays for it. */
+ * held runtime locks with a blocked holder: nothing else pays for it.  The
+ * rounds are shared by every such lock (a round reads each thread's call
+ * once), so a runtime with many of them (an OCaml 5 domain's lock each)
+ * costs the rounds of one: at most RESAMPLE_ROUNDS * RESAMPLE_GAP_NS. */
 #define RESAMPLE_ROUNDS 12
 #define RESAMPLE_GAP_NS 5000000L
+
+struct resample {
+	size_t li;
+	size_t asleep, cap;
+	struct lt_sc_line hsc; /* the holder's call at the first read */
+	bool active;
+};
+
+static void resample_done(struct lt_rtlock *l, struct resample *r, int rounds, int64_t t0)
+{
+	r->active = false;
+	l->seen_samples = rounds;
+	l->seen_span_ms = (double)(lts_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+}
+
 static void resample_rtlocks(struct ctx *c, int min_waiters)
 {
 	struct lt_snapshot *s = c->s;
-	if (c->compat)
+	if (c->compat || !s->n_rtlocks)
 		return; /* i386 syscall numbers */
+	struct resample *rs = calloc(s->n_rtlocks, sizeof(*rs));
+	if (!rs)
+		return;
+	size_t n = 0, active = 0;
+	int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
 	for (size_t li = 0; li < s->n_rtlocks; li++) {
 		struct lt_rtlock *l = &s->rtlocks[li];
 		if (!rt_holder_blocked(s, li) || l->waiters_named)
 			continue;
-		size_t asleep = 0, cap = s->n_threads;
+		struct resample *r = &rs[n++];
+		*r = (struct resample){ .li = li, .cap = s->n_threads, .active = true };
 		free(l->seen);
 		l->n_seen = 0;
-		if (!(l->seen = calloc(cap ? cap : 1, sizeof(*l->seen))))
-			return;
+		if (!(l->seen = calloc(r->cap ? r->cap : 1, sizeof(*l->seen)))) {
+			n--;
+			break;
+		}
 		for (size_t i = 0; i < s->n_threads; i++) {
 			const struct lt_thread *t = &s->threads[i];
 			if (t->tid == l->holder || !on_words(&t->sc, l))
 				continue;
 			if (t->state == 'R')
-				seen_add(l, t->tid, cap); /* woken from it, not yet back */
+				seen_add(l, t->tid, r->cap); /* woken from it, not yet back */
 			else
-				asleep++;
+				r->asleep++;
 		}
-		const struct lt_thread *o = lt_snapshot_find(s, l->holder);
-		struct lt_sc_line hsc = o->sc;
-		int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
-		int rounds = 0;
-		char path[96], buf[512];
-		while (rounds < RESAMPLE_ROUNDS && asleep + l->n_seen < (size_t)min_waiters &&
-		       !lt_budget_over()) {
-			if (rounds) {
-				struct timespec ts = { 0, RESAMPLE_GAP_NS };
-				nanosleep(&ts, NULL);
-			}
-			rounds++;
-			/* the holder must still be in the same call: else the
-			 * lock may have changed hands and nothing stands */
+		r->hsc = lt_snapshot_find(s, l->holder)->sc;
+		if (r->asleep + l->n_seen >= (size_t)min_waiters)
+			resample_done(l, r, 0, t0);
+		else
+			active++;
+	}
+	char path[96], buf[512];
+	int rounds = 0;
+	while (active && rounds < RESAMPLE_ROUNDS && !lt_budget_over()) {
+		if (rounds) {
+			struct timespec ts = { 0, RESAMPLE_GAP_NS };
+			nanosleep(&ts, NULL);
+		}
+		rounds++;
+		/* each holder must still be in the same call: else the lock
+		 * may have changed hands and nothing stands */
+		for (size_t k = 0; k < n; k++) {
+			struct resample *r = &rs[k];
+			struct lt_rtlock *l = &s->rtlocks[r->li];
 			struct lt_sc_line now;
+			if (!r->active)
+				continue;
 			snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)s->pid, (int)l->holder);
 			if (lts_read_small(path, buf, sizeof(buf)) < 0 || lt_parse_syscall_line(buf, &now) ||
-			    memcmp(&now, &hsc, sizeof(now)) != 0) {
+			    memcmp(&now, &r->hsc, sizeof(now)) != 0) {
 				l->n_seen = 0;
-				break;
-			}
-			for (size_t i = 0; i < s->n_threads; i++) {
-				const struct lt_thread *t = &s->threads[i];
-				if (t->tid == l->holder || (t->state != 'R' && on_words(&t->sc, l)))
-					continue; /* the holder, or counted asleep already */
-				snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)s->pid, (int)t->tid);
-				if (lts_read_small(path, buf, sizeof(buf)) >= 0 &&
-				    !lt_parse_syscall_line(buf, &now) && on_words(&now, l))
-					seen_add(l, t->tid, cap);
+				resample_done(l, r, rounds, t0);
+				active--;
 			}
 		}
-		l->seen_samples = rounds;
-		l->seen_span_ms = (double)(lts_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+		for (size_t i = 0; active && i < s->n_threads; i++) {
+			const struct lt_thread *t = &s->threads[i];
+			struct lt_sc_line now;
+			bool read = false, ok = false;
+			for (size_t k = 0; k < n; k++) {
+				struct resample *r = &rs[k];
+				struct lt_rtlock *l = &s->rtlocks[r->li];
+				if (!r->active || t->tid == l->holder || (t->state != 'R' && on_words(&t->sc, l)))
+					continue; /* the holder, or counted asleep already */
+				if (!read) { /* once a round, for every lock */
+					read = true;
+					snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)s->pid,
+						 (int)t->tid);
+					ok = lts_read_small(path, buf, sizeof(buf)) >= 0 &&
+					     !lt_parse_syscall_line(buf, &now);
+				}
+				if (ok && on_words(&now, l))
+					seen_add(l, t->tid, r->cap);
+			}
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct resample *r = &rs[k];
+			struct lt_rtlock *l = &s->rtlocks[r->li];
+			if (r->active && r->asleep + l->n_seen >= (size_t)min_waiters) {
+				resample_done(l, r, rounds, t0);
+				active--;
+			}
+		}
 	}
+	for (size_t k = 0; k < n; k++)
+		if (rs[k].active)
+			resample_done(&s->rtlocks[rs[k].li], &rs[k], rounds, t0);
+	free(rs);
 }
 
 /* ---- process level ---- */
