@@ -324,16 +324,25 @@ static int by_line(const void *a, const void *b)
 	return strcmp(((const struct fold *)a)->line, ((const struct fold *)b)->line);
 }
 
+/* The root frame of a release entry: the lock it released, marked so
+ * that a flame graph keeps the waiting and the releasing stacks of a lock
+ * in two towers. */
+#define RELEASE_ROOT "release of "
+
 static int write_collapsed(FILE *out, struct prof *p, const struct lt_u64map *names)
 {
-	struct fold *f = calloc(p->wait.n ? p->wait.n : 1, sizeof(*f));
+	size_t total = p->wait.n + p->release.n;
+	struct fold *f = calloc(total ? total : 1, sizeof(*f));
 	size_t n = 0;
 	int oom = !f;
 	char buf[1024];
-	for (size_t i = 0; f && i < p->wait.n; i++) {
-		const struct entry *e = &p->wait.e[i];
+	for (size_t i = 0; f && i < total; i++) {
+		int release = i >= p->wait.n;
+		const struct entry *e = release ? &p->release.e[i - p->wait.n] : &p->wait.e[i];
 		const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 		struct str b = { 0 };
+		if (release)
+			str_add(&b, RELEASE_ROOT, 1);
 		str_add(&b, lock_text(e, names, buf, sizeof(buf), 1), 1);
 		for (uint32_t k = st ? st->nframes : 0; k-- > 0;) {
 			str_add(&b, ";", 0);
@@ -540,12 +549,19 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 	size_t s_waits = intern(&pp.str, "waits", NULL), s_count = intern(&pp.str, "count", NULL);
 	size_t s_pid = intern(&pp.str, "pid", NULL);
 	snprintf(comment, sizeof(comment), "locktrace report --profile of %s: wait time by lock "
-		 "and waiting stack", path);
+		 "and waiting stack (wait, waits), and the wait each release ended by lock and "
+		 "releasing stack (released, releases)", path);
 	size_t s_comment = intern(&pp.str, comment, NULL);
+	/* the waiting stacks' samples carry wait/waits, the releasing ones
+	 * released/releases (go tool pprof -sample_index=released) */
+	size_t s_rel = intern(&pp.str, "released", NULL), s_rels = intern(&pp.str, "releases", NULL);
 	value_type(&b, PROFILE_SAMPLE_TYPE, s_wait, s_us);
 	value_type(&b, PROFILE_SAMPLE_TYPE, s_waits, s_count);
-	for (size_t i = 0; i < p->wait.n; i++) {
-		const struct entry *e = &p->wait.e[i];
+	value_type(&b, PROFILE_SAMPLE_TYPE, s_rel, s_us);
+	value_type(&b, PROFILE_SAMPLE_TYPE, s_rels, s_count);
+	for (size_t i = 0; i < p->wait.n + p->release.n; i++) {
+		int release = i >= p->wait.n;
+		const struct entry *e = release ? &p->release.e[i - p->wait.n] : &p->wait.e[i];
 		const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 		pb_tok t = pb_begin(&b, PROFILE_SAMPLE);
 		for (uint32_t k = 0; st && k < st->nframes; k++) {
@@ -554,10 +570,16 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 			pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, st->tgid, f->pc, fn, f->line));
 		}
 		/* the lock: the root */
-		size_t fn = pp_func(&pp, lock_text(e, names, buf, sizeof(buf), 1), NULL);
+		char root[1100];
+		snprintf(root, sizeof(root), "%s%s", release ? RELEASE_ROOT : "",
+			 lock_text(e, names, buf, sizeof(buf), 1));
+		size_t fn = pp_func(&pp, root, NULL);
 		pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, -1, 0, fn, 0));
-		pb_int64(&b, SAMPLE_VALUE, (int64_t)(e->total_ns / 1000));
-		pb_int64(&b, SAMPLE_VALUE, (int64_t)e->count);
+		int64_t us = (int64_t)(e->total_ns / 1000), cnt = (int64_t)e->count;
+		pb_int64(&b, SAMPLE_VALUE, release ? 0 : us);
+		pb_int64(&b, SAMPLE_VALUE, release ? 0 : cnt);
+		pb_int64(&b, SAMPLE_VALUE, release ? us : 0);
+		pb_int64(&b, SAMPLE_VALUE, release ? cnt : 0);
 		pb_tok l = pb_begin(&b, SAMPLE_LABEL);
 		pb_int64(&b, LABEL_KEY, (int64_t)s_pid);
 		pb_int64(&b, LABEL_NUM, e->tgid);

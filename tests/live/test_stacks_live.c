@@ -8,6 +8,7 @@
  * without its symbol cache, as on a fresh machine.  Without root each
  * test says why it skips. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,38 @@ Test(stacks_live, every_mutex_wait_has_its_call_site, .timeout = 120)
 	unlink(raw);
 }
 
+/* --format collapsed, the releasing stacks: lines rooted at "release of
+ * futex ADDR sitelock" through hold_for, whose microseconds add up to the
+ * waits the releases ended (within 10% of the program's measure). */
+static void check_collapsed_releases(const char *raw, const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.folded", raw);
+	char *rep[] = { LT_BIN, "report", (char *)raw, "--profile", "--format", "collapsed", "-o", path,
+			"--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char root[96], line[4096];
+	snprintf(root, sizeof(root), "release of futex 0x%" PRIx64 " sitelock;", t->lock);
+	double us = 0;
+	int n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *sp = strrchr(line, ' ');
+		if (strncmp(line, root, strlen(root)) || !strstr(line, ";hold_for;") || !sp)
+			continue;
+		us += strtod(sp + 1, NULL);
+		n++;
+	}
+	fclose(f);
+	unlink(path);
+	double want = t->wait_a_us + t->wait_b_us;
+	cr_assert(n >= 1, "no collapsed line rooted at '%s' through hold_for", root);
+	cr_assert(us >= want * 0.9 && us <= want * 1.1, "the releases' collapsed lines hold %.0f us, "
+		  "the program measured %.0f us of waiting", us, want);
+}
+
 Test(stacks_live, blocking_calls_waits_have_their_call_site, .timeout = 120)
 {
 	NEED_ROOT();
@@ -255,6 +288,7 @@ Test(stacks_live, blocking_calls_waits_have_their_call_site, .timeout = 120)
 	record(raw, "blocking", &t, "--stack-sample=0");
 	check_trace(raw, &t);
 	check_profile(raw, &t, 1);
+	check_collapsed_releases(raw, &t);
 	unlink(raw);
 }
 

@@ -188,8 +188,11 @@ Test(stacks, profile_collapsed_lines)
 {
 	size_t len;
 	char *out = profile(LT_PROFILE_COLLAPSED, &len);
+	/* the releasing stacks under their own root: stacks 3 and 4 differ
+	 * only in a line, so they fold into one (3 + 5 + 4 ms and 3 x 400 ns) */
 	cr_assert_str_eq(out, "futex 0x7f0000000100;[libc.so.6];waiter;site_alpha;__lll_lock_wait 7000\n"
-			      "futex 0x7f0000000100;odd:name;site_beta;__lll_lock_wait 5000\n");
+			      "futex 0x7f0000000100;odd:name;site_beta;__lll_lock_wait 5000\n"
+			      "release of futex 0x7f0000000100;holder;hold_for;__lll_lock_wake 12001\n");
 	free(out);
 }
 
@@ -343,13 +346,17 @@ Test(stacks, profile_pprof_decodes_to_the_waits)
 	static struct pp p;
 	decode((const uint8_t *)out, len, &p);
 	cr_assert_str_eq(str(&p, 0), "");
-	cr_assert_eq(p.nst, 2);
+	cr_assert_eq(p.nst, 4);
 	cr_assert_str_eq(str(&p, p.st_type[0]), "wait");
 	cr_assert_str_eq(str(&p, p.st_unit[0]), "microseconds");
 	cr_assert_str_eq(str(&p, p.st_type[1]), "waits");
 	cr_assert_str_eq(str(&p, p.st_unit[1]), "count");
+	cr_assert_str_eq(str(&p, p.st_type[2]), "released");
+	cr_assert_str_eq(str(&p, p.st_unit[2]), "microseconds");
+	cr_assert_str_eq(str(&p, p.st_type[3]), "releases");
+	cr_assert_str_eq(str(&p, p.st_unit[3]), "count");
 	cr_assert_str_eq(str(&p, p.default_type), "wait");
-	cr_assert_eq(p.ns, 2);
+	cr_assert_eq(p.ns, 4, "2 waiting and 2 releasing stacks");
 	/* ranked: stack 1 first */
 	static const char *want_a[] = { "__lll_lock_wait futex-internal.h:146", "site_alpha app.c:45",
 					 "waiter app.c:97", "[libc.so.6] :0",
@@ -358,9 +365,11 @@ Test(stacks, profile_pprof_decodes_to_the_waits)
 					 "odd;name :0", "futex 0x7f0000000100 :0" };
 	char got[MAXN][160];
 	cr_assert_eq(p.s[0].nloc, 5);
-	cr_assert_eq(p.s[0].nval, 2);
+	cr_assert_eq(p.s[0].nval, 4);
 	cr_assert_eq(p.s[0].val[0], 7000);
 	cr_assert_eq(p.s[0].val[1], 2);
+	cr_assert_eq(p.s[0].val[2], 0);
+	cr_assert_eq(p.s[0].val[3], 0);
 	cr_assert_eq(p.s[0].pid, 1000);
 	cr_assert_str_eq(str(&p, p.s[0].pidkey), "pid");
 	frames(&p, 0, got);
@@ -372,12 +381,30 @@ Test(stacks, profile_pprof_decodes_to_the_waits)
 	frames(&p, 1, got);
 	for (int k = 0; k < 4; k++)
 		cr_assert_str_eq(got[k], want_b[k]);
-	/* shared frames are one location and one function: 7 functions, 7
-	 * locations (the lock's is shared too) */
+	/* the releases, ranked: stack 4 (WB's 5 ms and WA's 4 ms) then stack
+	 * 3 (WA's 3 ms), their values in released/releases */
+	static const char *want_r4[] = { "__lll_lock_wake lowlevellock.c:65", "hold_for app.c:72",
+					  "holder app.c:84", "release of futex 0x7f0000000100 :0" };
+	static const char *want_r3[] = { "__lll_lock_wake lowlevellock.c:65", "hold_for app.c:72",
+					  "holder app.c:82", "release of futex 0x7f0000000100 :0" };
+	static const int64_t want_rv[2][4] = { { 0, 0, 9000, 2 }, { 0, 0, 3000, 1 } };
+	for (int r = 0; r < 2; r++) {
+		cr_assert_eq(p.s[2 + r].nloc, 4);
+		cr_assert_eq(p.s[2 + r].nval, 4);
+		for (int k = 0; k < 4; k++)
+			cr_assert_eq(p.s[2 + r].val[k], want_rv[r][k], "release %d value %d", r, k);
+		frames(&p, 2 + r, got);
+		for (int k = 0; k < 4; k++)
+			cr_assert_str_eq(got[k], r ? want_r3[k] : want_r4[k]);
+	}
+	/* shared frames are one location and one function: 11 functions (7
+	 * waiting, 3 releasing, the release root), 12 locations (holder at
+	 * two lines; each root's is shared) */
 	cr_assert_eq(p.s[0].loc[0], p.s[1].loc[0]);
 	cr_assert_eq(p.s[0].loc[4], p.s[1].loc[3]);
-	cr_assert_eq(p.nfn, 7);
-	cr_assert_eq(p.nloc, 7);
+	cr_assert_eq(p.s[2].loc[3], p.s[3].loc[3]);
+	cr_assert_eq(p.nfn, 11);
+	cr_assert_eq(p.nloc, 12);
 	for (int j = 0; j < p.nloc; j++)
 		if (p.loc[j].id == p.s[0].loc[1])
 			cr_assert_eq(p.loc[j].addr, 0x555500001100);
@@ -422,7 +449,7 @@ Test(stacks, profile_cli_output_file)
 	fclose(f);
 	static struct pp p;
 	decode(gz, n, &p);
-	cr_assert_eq(p.ns, 2);
+	cr_assert_eq(p.ns, 4);
 	cr_assert_eq(p.s[0].val[0], 7000);
 	/* exists: refused without --force, replaced with it */
 	cr_assert_eq(sh(cmd, err, sizeof(err)), 1);
