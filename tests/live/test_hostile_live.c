@@ -92,6 +92,26 @@ static void run_lt(char *const argv[], struct run *r, double int_after_s)
 	fprintf(stderr, "%s %s: %.2f s, %ld MiB peak\n", argv[1], argv[2], r->wall_s, r->maxrss_mib);
 }
 
+/* `record -p PID -d 1` into a new trace named NAME: it succeeds within
+ * 15 s and 256 MiB whatever the target holds. */
+static void record_bounded(char *pid, const char *name, char *trace, size_t len, struct run *r)
+{
+	tl_tmp_path(trace, len, name);
+	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
+	run_lt(rec, r, 0);
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "%s", r->out);
+	cr_assert_lt(r->wall_s, 15.0, "record -d 1 took %.1f s", r->wall_s);
+	cr_assert_lt(r->maxrss_mib, 256, "record peaked at %ld MiB", r->maxrss_mib);
+}
+
+/* `snapshot --from TRACE`: the snapshot stored in the recording, read back. */
+static void stored_snapshot(char *trace, struct run *r)
+{
+	char *snap[] = { LT_BIN, "snapshot", "--from", trace, NULL };
+	run_lt(snap, r, 0);
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "%s", r->out);
+}
+
 static void start(struct tl_proc *wl, char *const argv[], char pid[16])
 {
 	char lines[32][256];
@@ -151,12 +171,7 @@ Test(hostile_live, thirty_thousand_mappings_snapshot_and_record_bounded, .timeou
 	cr_assert(strstr(r.out, "snapshot of pid"), "%s", r.out);
 	cr_assert_lt(r.wall_s, 14.0, "snapshot took %.1f s", r.wall_s);
 	cr_assert_lt(r.maxrss_mib, 256, "snapshot peaked at %ld MiB", r.maxrss_mib);
-	tl_tmp_path(trace, sizeof(trace), "many-maps");
-	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
-	run_lt(rec, &r, 0);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
-	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
-	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	record_bounded(pid, "many-maps", trace, sizeof(trace), &r);
 	unlink(trace);
 	tl_kill(&wl);
 	tl_close(&wl);
@@ -195,16 +210,9 @@ Test(hostile_live, cyclic_frame_chain_is_said_to_loop, .timeout = 120)
 	cr_assert_lt(r.wall_s, 14.0, "snapshot took %.1f s", r.wall_s);
 	cr_assert_lt(r.maxrss_mib, 256, "snapshot peaked at %ld MiB", r.maxrss_mib);
 
-	tl_tmp_path(trace, sizeof(trace), "cyclic-frames");
-	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
-	run_lt(rec, &r, 0);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
-	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
-	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	record_bounded(pid, "cyclic-frames", trace, sizeof(trace), &r);
 	/* the stored snapshot says it too */
-	char *snap2[] = { LT_BIN, "snapshot", "--from", trace, NULL };
-	run_lt(snap2, &r, 0);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	stored_snapshot(trace, &r);
 	cr_assert(strstr(r.out, "the frame chain loops"), "%s", r.out);
 	unlink(trace);
 	tl_kill(&wl);
@@ -246,12 +254,7 @@ Test(hostile_live, fake_ocaml5_of_493447_domains_read_for_128, .timeout = 120)
 	cr_assert_lt(r.wall_s, 14.0, "snapshot took %.1f s", r.wall_s);
 	cr_assert_lt(r.maxrss_mib, 256, "snapshot peaked at %ld MiB", r.maxrss_mib);
 
-	tl_tmp_path(trace, sizeof(trace), "hostile-ocaml5");
-	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
-	run_lt(rec, &r, 0);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
-	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
-	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	record_bounded(pid, "hostile-ocaml5", trace, sizeof(trace), &r);
 	struct stat st;
 	cr_assert_eq(stat(trace, &st), 0);
 	cr_assert_lt(st.st_size, 16 << 20, "a %lld-byte trace of a 2-thread process", (long long)st.st_size);
@@ -362,17 +365,10 @@ Test(hostile_live, fake_cpython_lists_cut_and_cycles_said, .timeout = 180)
 	cr_assert_lt(r.wall_s, 14.0, "snapshot took %.1f s", r.wall_s);
 	cr_assert_lt(r.maxrss_mib, 256, "snapshot peaked at %ld MiB", r.maxrss_mib);
 
-	tl_tmp_path(trace, sizeof(trace), "hostile-cpython");
-	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "1", "-q", "--force", "-o", trace, NULL };
-	run_lt(rec, &r, 0);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
-	cr_assert_lt(r.wall_s, 15.0, "record -d 1 took %.1f s", r.wall_s);
-	cr_assert_lt(r.maxrss_mib, 256, "record peaked at %ld MiB", r.maxrss_mib);
+	record_bounded(pid, "hostile-cpython", trace, sizeof(trace), &r);
 	/* the stored snapshot says what was cut too (the process's notes: a
 	 * stored snapshot does not keep Python frames, nor where they end) */
-	char *snap2[] = { LT_BIN, "snapshot", "--from", trace, NULL };
-	run_lt(snap2, &r, 0);
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.out);
+	stored_snapshot(trace, &r);
 	for (int i = 0; i < 5; i++)
 		cr_assert(i == 3 || strstr(r.out, want[i]), "want '%s' in the stored snapshot:\n%.6000s", want[i],
 			  r.out);
