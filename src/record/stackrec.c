@@ -14,6 +14,7 @@
 #include "symbols.h"
 #include "target.h"
 #include "u64map.h"
+#include "snapshot_int.h"
 #include "lockmodel.h"
 #include "pystack.h"
 #include "locktrace/calls.h"
@@ -81,7 +82,7 @@ struct pend {
 struct pyproc {
 	struct pyproc *next;       /* every one, to free */
 	struct lt_lm_env e;
-	pid_t pid;
+	struct lt_mem mem;         /* the process's memory, read by the collector */
 	const struct lt_lm_env *look; /* while opening: the symbols' env */
 	struct lt_pystk *py;       /* NULL: no CPython (nothing read) */
 };
@@ -216,6 +217,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 		struct pyproc *pp = r->all_py;
 		r->all_py = pp->next;
 		lt_pystk_free(pp->py);
+		lt_mem_close(&pp->mem);
 		free(pp);
 	}
 	lt_u64map_free(&r->intern);
@@ -438,12 +440,9 @@ int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now)
 
 /* ---- the collector: copying a sleeping thread's stack ---- */
 
-static int pvr_read(void *arg, uint64_t addr, void *buf, size_t len)
+static int pyproc_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	const struct pyproc *pp = arg;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(pp->pid, &local, 1, &remote, 1, 0);
-	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+	return lt_mem_read(&((struct pyproc *)arg)->mem, addr, buf, len);
 }
 
 static int pyproc_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *size)
@@ -502,13 +501,8 @@ static int copy_one(struct lt_stackrec *r, struct pend *p)
 {
 	char path[64], line[512];
 	snprintf(path, sizeof(path), "/proc/%u/task/%d/syscall", p->tgid, p->tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	int ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
 	struct lt_sc_line sc;
-	if (!ok || lt_parse_syscall_line(line, &sc) || sc.state != LT_SC_IN_SYSCALL ||
+	if (lts_read_small(path, line, sizeof(line)) <= 0 || lt_parse_syscall_line(line, &sc) || sc.state != LT_SC_IN_SYSCALL ||
 	    sc.nr != p->nr || (p->check_arg && sc.args[0] != p->arg0) || !sc.sp)
 		return -1;
 	struct job *j = calloc(1, sizeof(*j));
@@ -805,9 +799,9 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 	struct lt_lm_env le;
 	struct lt_strlist notes = { 0 };
 	lt_lm_env_live(&le, sp->sym, NULL, NULL, NULL);
-	pp->pid = (pid_t)tgid;
+	lt_mem_init(&pp->mem, (pid_t)tgid);
 	pp->e.arg = pp;
-	pp->e.read = pvr_read;
+	pp->e.read = pyproc_read;
 	pp->e.lookup = pyproc_lookup;
 	pp->look = &le;
 	pp->py = lt_pystk_open(&pp->e, &notes);
