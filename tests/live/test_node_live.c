@@ -48,7 +48,9 @@ static pid_t inspector_of(const struct lt_snapshot *s)
 	return found;
 }
 
-Test(node_live, inspector_thread_is_never_a_lock_waiter_nor_a_holder, .fini = cleanup, .timeout = 120)
+/* An idle HTTP server with the inspector on (--inspect): wl, once it has
+ * printed "ready". */
+static void start_idle_server(void)
 {
 	tl_skip_unless_root("needs root: another process's memory, BPF");
 	if (access(NODE, X_OK) != 0)
@@ -61,6 +63,11 @@ Test(node_live, inspector_thread_is_never_a_lock_waiter_nor_a_holder, .fini = cl
 	ntruth = 0;
 	cr_assert_eq(tl_spawn(&wl, argv), 0);
 	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 32, 60000), "node never got ready");
+}
+
+Test(node_live, inspector_thread_is_never_a_lock_waiter_nor_a_holder, .fini = cleanup, .timeout = 120)
+{
+	start_idle_server();
 
 	struct lt_snapshot *s = NULL;
 	pid_t insp = 0;
@@ -150,17 +157,7 @@ static int pool_of(pid_t pid, pid_t *tids, int max)
  * recorder with --stall 1 never fires in 4 s. */
 Test(node_live, idle_server_pool_is_no_stall_in_report_nor_flight_recorder, .fini = cleanup, .timeout = 120)
 {
-	tl_skip_unless_root("needs root: another process's memory, BPF");
-	if (access(NODE, X_OK) != 0)
-		cr_skip_test("%s missing: Debian's nodejs is needed", NODE);
-	char *argv[] = { NODE, "--inspect=127.0.0.1:0", "-e",
-			 "const s = require('http').createServer(() => {});"
-			 "s.listen(0, '127.0.0.1', () => {"
-			 " console.log('pid=' + process.pid); console.log('ready'); });",
-			 NULL };
-	ntruth = 0;
-	cr_assert_eq(tl_spawn(&wl, argv), 0);
-	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 32, 60000), "node never got ready");
+	start_idle_server();
 	pid_t pool[32];
 	int npool = 0;
 	for (int i = 0; i < 100 && npool < 2; i++) {
