@@ -35,6 +35,15 @@ struct lt_cur {
 	int err;
 };
 
+/* A cursor over the N bytes at P; an empty one when P is NULL (a reader's
+ * buffer for an empty chunk is never allocated: NULL + 0 is undefined). */
+static inline struct lt_cur lt_cur_over(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	struct lt_cur c = { b, b ? b + n : b, 0 };
+	return c;
+}
+
 static inline uint64_t lt_get_varint(struct lt_cur *c)
 {
 	uint64_t v = 0;

@@ -236,7 +236,7 @@ typedef int (*entry_fn)(void *ctx, int has_tgid, int32_t tgid, uint64_t addr, co
 
 static int parse_entries(const uint8_t *data, size_t len, entry_fn fn, void *ctx)
 {
-	struct lt_cur c = { data, data + len, 0 };
+	struct lt_cur c = lt_cur_over(data, len);
 
 	while (c.p < c.end) {
 		uint64_t key = lt_get_varint(&c), n = lt_get_varint(&c);
@@ -369,7 +369,7 @@ int lt_trace_symbols_procs(const char *path, lt_locksym_fn fn, void *ctx)
 /* The pid (key 2) of a HEADER payload, 0 if it has none. */
 static int32_t header_pid(const uint8_t *data, size_t len)
 {
-	struct lt_cur c = { data, data + len, 0 };
+	struct lt_cur c = lt_cur_over(data, len);
 
 	while (c.p < c.end && !c.err) {
 		uint64_t k = lt_get_varint(&c), n = lt_get_varint(&c);

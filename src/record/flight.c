@@ -84,7 +84,7 @@ int lt_flight_push(void *ctx, uint32_t type, const uint8_t *payload, size_t len,
 		evict_oldest(f);
 	if (f->count == f->rcap && grow_recs(f))
 		return -ENOMEM;
-	struct lt_cur c = { payload, payload + len, 0 };
+	struct lt_cur c = lt_cur_over(payload, len);
 	uint64_t base = lt_get_varint(&c);
 	memcpy(f->buf + v % f->cap, payload, len);
 	struct lt_flight_rec *r = &f->recs[(f->head + f->count) % f->rcap];

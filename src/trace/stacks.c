@@ -175,7 +175,7 @@ static char *val_str(const uint8_t *v, size_t n, int *err)
 
 static int parse_frame(const uint8_t *d, size_t len, struct lt_sframe *f)
 {
-	struct lt_cur c = { d, d ? d + len : d, 0 };
+	struct lt_cur c = lt_cur_over(d, len);
 	int err = 0;
 	while (c.p < c.end && !c.err && !err) {
 		uint64_t k = lt_get_varint(&c), n = lt_get_varint(&c);
@@ -201,7 +201,7 @@ static int parse_frame(const uint8_t *d, size_t len, struct lt_sframe *f)
 static struct lt_stack *parse_stack(const uint8_t *d, size_t len)
 {
 	struct lt_stack *s = calloc(1, sizeof(*s));
-	struct lt_cur c = { d, d ? d + len : d, 0 };
+	struct lt_cur c = lt_cur_over(d, len);
 	int err = !s;
 	size_t cap = 0;
 	while (!err && c.p < c.end && !c.err) {
@@ -245,7 +245,7 @@ static struct lt_stack *parse_stack(const uint8_t *d, size_t len)
 
 static int parse_ref(const uint8_t *d, size_t len, struct lt_stack_ref *r)
 {
-	struct lt_cur c = { d, d ? d + len : d, 0 };
+	struct lt_cur c = lt_cur_over(d, len);
 	int err = 0;
 	memset(r, 0, sizeof(*r));
 	while (!err && c.p < c.end && !c.err) {
@@ -309,7 +309,7 @@ oom:
 
 int lt_stacktab_add(struct lt_stacktab *t, const uint8_t *data, size_t len)
 {
-	struct lt_cur c = { data, data ? data + len : data, 0 };
+	struct lt_cur c = lt_cur_over(data, len);
 	while (c.p < c.end && !c.err) {
 		uint64_t k = lt_get_varint(&c), n = lt_get_varint(&c);
 		const uint8_t *v = c.err ? NULL : lt_get_bytes(&c, n);

@@ -274,7 +274,7 @@ static int room_for(void **arr, uint32_t n, size_t sz)
 
 static int decode_header(const uint8_t *p, size_t n, struct lt_header *h)
 {
-	struct lt_cur c = { p, p ? p + n : p, 0 }, v; /* an empty chunk: no buffer */
+	struct lt_cur c = lt_cur_over(p, n), v;
 	uint64_t key;
 	int r;
 
@@ -353,7 +353,7 @@ static void encode_stats(struct tlv *t, const struct lt_stats *s)
 
 static int decode_stats(const uint8_t *p, size_t n, struct lt_stats *s)
 {
-	struct lt_cur c = { p, p ? p + n : p, 0 }, v; /* an empty chunk: no buffer */
+	struct lt_cur c = lt_cur_over(p, n), v;
 	uint64_t key;
 	int r;
 
