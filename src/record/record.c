@@ -86,6 +86,17 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 		if (k->behind)
 			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
+		if (k->bpf_waiters || k->wcopy[LT_WCOPY_LEFT] || k->wcopy[LT_WCOPY_FULL])
+			lt_more("  waiters' stacks copied at the wake-up of a wait of 1 ms or more: "
+				"%llu (%llu at the wake-up, %llu when the thread ran again), %llu "
+				"unwound and kept, %llu also read from /proc; %llu woken from "
+				"elsewhere (left to the read), %llu not copied: ring full",
+				(unsigned long long)k->bpf_waiters,
+				(unsigned long long)k->wcopy[LT_WCOPY_AT_WAKE],
+				(unsigned long long)k->wcopy[LT_WCOPY_AT_SWITCH],
+				(unsigned long long)k->bpf_kept, (unsigned long long)k->bpf_dup,
+				(unsigned long long)k->wcopy[LT_WCOPY_LEFT],
+				(unsigned long long)k->wcopy[LT_WCOPY_FULL]);
 		if (k->wakers)
 			lt_more("  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
 				"%llu left for want of time", (unsigned long long)k->wakers,

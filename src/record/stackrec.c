@@ -29,7 +29,9 @@
 #define QUEUE_MAX_BYTES (LT_STACKREC_QUEUE_MIB * 1024u * 1024u)
 #define WAKER_BUDGET_NS 200000000ull /* of unwinder time per second, for wakers */
 
-enum { P_WAIT = 0, P_COPIED = 1 };
+/* a pend's state: P_WAIT its read is due at due; P_COPIED read, job
+ * queued; P_BPF its stack came from the BPF side (no read); -1 none */
+enum { P_WAIT = 0, P_COPIED = 1, P_BPF = 2 };
 
 /* One stack to unwind: a waiter's, copied from /proc's sp while it slept,
  * or a waker's, copied by the BPF side; or FORGET, a process that exec'd;
@@ -59,6 +61,7 @@ struct job {
 	uint64_t py_end_at;
 	struct pyproc *pp;
 	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
+	int bpf;             /* waiter: copied by the BPF side at its wake-up */
 	int unwound;         /* 1: stack_id is final (0: none) */
 	uint32_t stack_id;
 };
@@ -96,9 +99,13 @@ struct symproc {
 
 struct lt_stackrec {
 	int sample_every;
+	int no_reads;            /* lt_stackrec_no_reads: no /proc reads */
 	uint64_t nwaits;
 	/* the collector's own */
 	struct lt_u64map pend;   /* tid -> struct pend * */
+	/* tid -> ts of its latest wait whose stack the BPF side copied (a
+	 * copy may come before the wait's entry: it is in a ring of its own) */
+	struct lt_u64map bpf_done;
 	/* the unwinder's own */
 	struct lt_u64map procs;  /* tgid -> struct symproc * */
 	uint64_t budget_start, budget_used; /* wakers' unwinding, per second */
@@ -208,6 +215,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 	stop_unwinder(r);
 	/* pends still undecided own their jobs: the unwinder has let go */
 	free_map_vals(&r->pend, free_pend);
+	lt_u64map_free(&r->bpf_done);
 	free_map_vals(&r->procs, free_symproc);
 	lt_u64map_free(&r->pyprocs);
 	lt_u64map_free(&r->py_ts);
@@ -292,8 +300,12 @@ static void settle(struct lt_stackrec *r, struct job *j)
 		struct lt_stack_ref ref = { .tid = j->tid, .ts = j->ts, .stack_id = j->stack_id,
 					    .role = LT_STACK_WAITER,
 					    .delay_ns = j->copied > j->ts ? j->copied - j->ts : 0 };
-		if (push_ref(r, &ref) == 0)
-			r->st.kept++;
+		if (push_ref(r, &ref) == 0) {
+			if (j->bpf)
+				r->st.bpf_kept++;
+			else
+				r->st.kept++;
+		}
 	} else if (j->kind == J_WAKER && j->stack_id) {
 		struct lt_stack_ref ref = { .tid = j->tid, .ts = j->ts, .stack_id = j->stack_id,
 					    .role = LT_STACK_WAKER };
@@ -311,7 +323,7 @@ static void decide(struct lt_stackrec *r, struct pend *p, int keep)
 	p->job = NULL;
 	pthread_mutex_lock(&r->mu);
 	j->decided = keep ? 1 : -1;
-	if (!keep)
+	if (!keep && p->state != P_BPF)
 		r->st.late++;
 	if (j->unwound)
 		settle(r, j);
@@ -391,6 +403,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		return;
 	case LT_EV_TASK_EXIT:
 		lt_u64map_del(&r->py_ts, (uint32_t)tid);
+		lt_u64map_del(&r->bpf_done, (uint32_t)tid);
 		resolve(r, tid, ev->h.ts);
 		return;
 	case LT_EV_SYS_EXIT:
@@ -416,8 +429,17 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 			    .check_arg = check };
 	int sampled = r->sample_every && r->nwaits % (uint64_t)r->sample_every == 0;
 	p->due = sampled ? ev->h.ts : ev->h.ts + LT_STACK_AFTER_NS;
+	if ((uint64_t)(uintptr_t)lt_u64map_get(&r->bpf_done, (uint32_t)tid) == ev->h.ts)
+		p->state = P_BPF; /* its copy came first */
+	else if (r->no_reads)
+		p->state = -1;
 	if (lt_u64map_put(&r->pend, (uint32_t)tid, p))
 		free(p);
+}
+
+void lt_stackrec_no_reads(struct lt_stackrec *r)
+{
+	r->no_reads = 1;
 }
 
 int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now)
@@ -554,14 +576,53 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 	}
 }
 
+/* A waiter's copy from the BPF side, taken at the wake-up that ended
+ * its wait (c->ts: the wait's entry): the wait needs no read from /proc.
+ * Copies and entries come through two rings, in either order: a wait
+ * still pending is marked (a read already taken of it is dropped: the
+ * copy is certain to be of the sleep, the read only if the wait
+ * outlasted it); a copy that comes first is remembered for its entry. */
+static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
+{
+	uint32_t tid = c->tid;
+	struct pend *p = lt_u64map_get(&r->pend, tid);
+	if (p && p->ts == c->ts) {
+		if (p->state == P_COPIED && p->job) {
+			/* a CPython thread's read has its Python frames too,
+			 * which the BPF copy lacks: it stays, the copy goes */
+			pthread_mutex_lock(&r->mu);
+			const struct pyproc *pp = lt_u64map_get(&r->pyprocs, p->tgid);
+			int py = pp && pp->py;
+			pthread_mutex_unlock(&r->mu);
+			if (py) {
+				r->st.bpf_dup++;
+				return -1;
+			}
+			p->state = P_BPF;
+			decide(r, p, 0);
+			r->st.bpf_dup++;
+		}
+		p->state = P_BPF;
+	} else {
+		lt_u64map_put(&r->bpf_done, tid, (void *)(uintptr_t)c->ts);
+	}
+	return 0;
+}
+
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 {
 	struct lt_stackrec *r = ctx;
 	const struct lt_stack_copy *c = data;
 	if (size < sizeof(*c) || !c->tid || !c->tgid)
 		return 0;
-	r->st.wakers++;
+	int waiter = c->role == LT_COPY_WAITER;
+	if (waiter)
+		r->st.bpf_waiters++;
+	else
+		r->st.wakers++;
 	if (!c->len || c->len > LT_STACK_COPY_BYTES)
+		return 0; /* a waiter's: the collector's read, if in time */
+	if (waiter && waiter_copy(r, c))
 		return 0;
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j || !(j->copy = malloc(c->len))) {
@@ -569,7 +630,9 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	memcpy(j->copy, c->stack, c->len);
-	j->kind = J_WAKER;
+	j->kind = waiter ? J_WAITER : J_WAKER;
+	j->bpf = waiter;
+	j->copied = c->at;
 	j->tid = (int32_t)c->tid;
 	j->tgid = c->tgid;
 	j->ts = c->ts;
@@ -1014,6 +1077,13 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
 	pthread_mutex_unlock(&r->mu);
 	lt_stackbuf_free(&b);
 	return ret;
+}
+
+void lt_stackrec_note_wcopy(struct lt_stackrec *r, const uint64_t *wcopy)
+{
+	pthread_mutex_lock(&r->mu);
+	memcpy(r->st.wcopy, wcopy, sizeof(r->st.wcopy));
+	pthread_mutex_unlock(&r->mu);
 }
 
 const struct lt_stackrec_stats *lt_stackrec_stats(struct lt_stackrec *r)
