@@ -729,6 +729,21 @@ static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u
 	bpf_ringbuf_submit(c, BPF_RB_NO_WAKEUP);
 }
 
+/* With waiters' copies, a waker's is taken only while the copies' ring
+ * is less than half full: the waits' own stacks first (the collector
+ * unwinds wakers' copies within a time budget and leaves most of them on
+ * a busy target anyway). */
+static __always_inline bool waker_copy_room(void)
+{
+	if (!waiter_copy_ns)
+		return true;
+	if (bpf_ringbuf_query(&stack_copies, BPF_RB_AVAIL_DATA) <
+	    bpf_ringbuf_query(&stack_copies, BPF_RB_RING_SIZE) / 2)
+		return true;
+	wcopy_inc(LT_WCOPY_WAKER_LEFT);
+	return false;
+}
+
 /* sched_waking of traced p by the current task cur. */
 static __always_inline void waiter_copy_at_wake(struct task_struct *p, struct task_struct *cur)
 {
@@ -1045,7 +1060,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 			return 1;
 		fill_futex(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
 		fill_waking((void *)e + SZ_FUTEX, p, cur, flags, 0, ts);
-		if (copy_waker_stacks)
+		if (copy_waker_stacks && waker_copy_room())
 			copy_waker_stack(cur, regs, ts);
 	} else {
 		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);

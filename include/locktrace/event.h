@@ -83,7 +83,8 @@ enum lt_kind {
 #define LT_WCOPY_AT_SWITCH 1 /* copied at the switch that ran it again */
 #define LT_WCOPY_LEFT 2      /* woken from another address space: not copied */
 #define LT_WCOPY_FULL 3      /* the copies' ring was full */
-#define LT_WCOPY_MAX 4
+#define LT_WCOPY_WAKER_LEFT 4 /* a waker's copy not taken: the ring half full */
+#define LT_WCOPY_MAX 5
 #define LT_COPY_WAKER 0
 #define LT_COPY_WAITER 1
 struct lt_stack_copy {

@@ -184,10 +184,11 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	else /* unused: the smallest ring */
 		bpf_map__set_max_entries(b->skel->maps.stack_copies, 4096);
 	if (copies && (flags & LT_BPF_COPY_WAITERS)) {
-		/* a copy per long wait too (~2.1 KiB each): about 2,000 of
-		 * them between two drains */
+		/* a copy per long wait too (~2.1 KiB each): about 7,000 of
+		 * them between two drains (the demo's 64 threads make
+		 * ~15,000 a second); wakers' copies take at most half */
 		b->skel->rodata->waiter_copy_ns = LT_WAITER_COPY_NS;
-		bpf_map__set_max_entries(b->skel->maps.stack_copies, 4u << 20);
+		bpf_map__set_max_entries(b->skel->maps.stack_copies, 16u << 20);
 		bpf_map__set_max_entries(b->skel->maps.sleep_at, 65536);
 	}
 	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */

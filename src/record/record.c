@@ -101,6 +101,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
 				"%llu left for want of time", (unsigned long long)k->wakers,
 				(unsigned long long)k->wakers_kept, (unsigned long long)k->wakers_busy);
+		if (k->wcopy[LT_WCOPY_WAKER_LEFT])
+			lt_more("  wakers' stacks: %llu not copied: the copies' ring was half full "
+				"(the waits' own stacks first)",
+				(unsigned long long)k->wcopy[LT_WCOPY_WAKER_LEFT]);
 	}
 	lt_more("  trace: %s", res->path);
 }

@@ -347,6 +347,14 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 static bool enqueue(struct lt_stackrec *r, struct job *j)
 {
 	pthread_mutex_lock(&r->mu);
+	if (j->kind == J_WAKER && r->queued_bytes + j->len > QUEUE_MAX_BYTES / 2) {
+		/* the waits' own stacks first: wakers' copies keep half the
+		 * queue free for them */
+		r->st.wakers_busy++;
+		pthread_mutex_unlock(&r->mu);
+		free_job(j);
+		return false;
+	}
 	if (j->len && r->queued_bytes + j->len > QUEUE_MAX_BYTES) {
 		r->st.behind++;
 		pthread_mutex_unlock(&r->mu);
