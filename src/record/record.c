@@ -97,6 +97,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				(unsigned long long)k->bpf_kept, (unsigned long long)k->bpf_dup,
 				(unsigned long long)k->wcopy[LT_WCOPY_LEFT],
 				(unsigned long long)k->wcopy[LT_WCOPY_FULL]);
+		if (k->bpf_py_left)
+			lt_more("  waiters' stacks: %llu copies of CPython threads left for the reads "
+				"from /proc, which have their Python frames",
+				(unsigned long long)k->bpf_py_left);
 		if (k->wakers)
 			lt_more("  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
 				"%llu left for want of time", (unsigned long long)k->wakers,

@@ -589,23 +589,24 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
  * Copies and entries come through two rings, in either order: a wait
  * still pending is marked (a read already taken of it is dropped: the
  * copy is certain to be of the sleep, the read only if the wait
- * outlasted it); a copy that comes first is remembered for its entry. */
+ * outlasted it); a copy that comes first is remembered for its entry.
+ * -1: the copy is not to be used (a CPython process). */
 static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
 {
 	uint32_t tid = c->tid;
 	struct pend *p = lt_u64map_get(&r->pend, tid);
+	/* a CPython thread's read has its Python frames too, which the
+	 * copy lacks: its waits keep being read, and the copies are left */
+	pthread_mutex_lock(&r->mu);
+	const struct pyproc *pp = lt_u64map_get(&r->pyprocs, c->tgid);
+	int py = pp && pp->py;
+	pthread_mutex_unlock(&r->mu);
+	if (py) {
+		r->st.bpf_py_left++;
+		return -1;
+	}
 	if (p && p->ts == c->ts) {
 		if (p->state == P_COPIED && p->job) {
-			/* a CPython thread's read has its Python frames too,
-			 * which the BPF copy lacks: it stays, the copy goes */
-			pthread_mutex_lock(&r->mu);
-			const struct pyproc *pp = lt_u64map_get(&r->pyprocs, p->tgid);
-			int py = pp && pp->py;
-			pthread_mutex_unlock(&r->mu);
-			if (py) {
-				r->st.bpf_dup++;
-				return -1;
-			}
 			p->state = P_BPF;
 			decide(r, p, 0);
 			r->st.bpf_dup++;

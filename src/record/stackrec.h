@@ -43,7 +43,8 @@ struct lt_stackrec_stats {
 	 * --stacks --calls blocking, LT_COPY_WAITER) */
 	uint64_t bpf_waiters;   /* copies received */
 	uint64_t bpf_kept;      /* of them, unwound and kept */
-	uint64_t bpf_dup;       /* a read of the same wait was taken too: one dropped */
+	uint64_t bpf_dup;       /* a read of the same wait was taken too: it was dropped */
+	uint64_t bpf_py_left;   /* left: a CPython process's (the reads have Python frames) */
 	uint64_t wcopy[LT_WCOPY_MAX]; /* the BPF side's counts (lt_stackrec_note_wcopy) */
 };
 
@@ -74,8 +75,9 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
  * budget for wakers) is filed as the WAKER stack of the waker's wake-side
  * FUTEX_ENTER at its ts; a waiter's as the WAITER stack of the wait that
  * began at its ts, which then needs no read from /proc (a read already
- * taken of that wait is dropped, except in a CPython process: the read
- * has the Python frames).  A ring_buffer callback. */
+ * taken of that wait is dropped); a CPython process's waiters' copies are
+ * left, its waits read as before (the reads have the Python frames, the
+ * copies do not).  A ring_buffer callback. */
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size);
 /* Reads no stack from /proc: the waits get only the stacks the BPF side
  * copies at their wake-up (LOCKTRACE_WAITER_STACKS=bpf, for tests and
