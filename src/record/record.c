@@ -97,6 +97,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				(unsigned long long)k->bpf_kept, (unsigned long long)k->bpf_dup,
 				(unsigned long long)k->wcopy[LT_WCOPY_LEFT],
 				(unsigned long long)k->wcopy[LT_WCOPY_FULL]);
+		if (k->unwinds_cached)
+			lt_more("  stacks: %llu BPF copies not unwound: a copy of the same call path was "
+				"(same return addresses and frame links)",
+				(unsigned long long)k->unwinds_cached);
 		if (k->bpf_py_left)
 			lt_more("  waiters' stacks: %llu copies of CPython threads left for the reads "
 				"from /proc, which have their Python frames",

@@ -44,6 +44,7 @@ struct lt_stackrec_stats {
 	uint64_t bpf_waiters;   /* copies received */
 	uint64_t bpf_kept;      /* of them, unwound and kept */
 	uint64_t bpf_dup;       /* a read of the same wait was taken too: it was dropped */
+	uint64_t unwinds_cached; /* BPF copies not unwound: one of the same call path was */
 	uint64_t bpf_py_left;   /* left: a CPython process's (the reads have Python frames) */
 	uint64_t wcopy[LT_WCOPY_MAX]; /* the BPF side's counts (lt_stackrec_note_wcopy) */
 };
