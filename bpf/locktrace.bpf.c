@@ -93,6 +93,8 @@ static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_
 	c->r10 = regs->r10;
 	c->r11 = regs->r11;
 	c->pad = 0;
+	c->role = LT_COPY_WAKER;
+	c->at = ts;
 	c->len = LT_STACK_COPY_BYTES;
 	if (bpf_probe_read_user(c->stack, LT_STACK_COPY_BYTES, (void *)c->sp)) {
 		/* near the stack's top end: what is left of sp's page */
@@ -622,6 +624,168 @@ static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct
 	__builtin_memcpy(e->sw.next_comm, next->comm, LT_COMM_LEN);
 }
 
+/* record --stacks with --calls blocking: the waiters' stacks, copied from
+ * the waker's context.  A thread that went to sleep in a traced call (its
+ * entry written, LT_F_AT_SLEEP, at ts) has ts in sleep_at until it runs
+ * again.  When it is woken after sleeping waiter_copy_ns or more by a
+ * task of the same address space (a thread of its process: a lock's
+ * release, a condition's signal; or an interrupt that came while such a
+ * thread ran), its user memory is the current one: its saved user
+ * registers (bpf_task_pt_regs) and LT_STACK_COPY_BYTES of its stack are
+ * copied as a waker's are (LT_COPY_WAITER, ts: the sleep's), so that the
+ * collector need not read /proc while it still sleeps, which it often
+ * cannot do in time.  A wake-up from elsewhere (a timer, I/O, another
+ * process) leaves the entry for the switch that runs the thread again:
+ * if the task switched out shares its address space, the copy is taken
+ * there; else the collector's /proc read stays the only one.  Shorter
+ * sleeps are left to the collector's sampling (--stack-sample).
+ * A preallocated hash rather than task storage: an insertion into task
+ * storage may allocate, and this runs under the run queue's lock. */
+const volatile __u64 waiter_copy_ns = 0; /* 0: no waiter copies */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* set by user space with waiter_copy_ns */
+	__type(key, __u32);
+	__type(value, __u64);
+} sleep_at SEC(".maps");
+
+/* What happened to the sleeps of waiter_copy_ns or more (per cpu, user
+ * space sums them): LT_WCOPY_* */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LT_WCOPY_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} wcopy_count SEC(".maps");
+
+static __always_inline void wcopy_inc(__u32 k)
+{
+	__u64 *c = bpf_map_lookup_elem(&wcopy_count, &k);
+	if (c)
+		*c += 1;
+}
+
+static __noinline void note_sleep(__u32 tid, __u64 ts)
+{
+	__u64 *v = bpf_map_lookup_elem(&sleep_at, &tid);
+
+	if (v)
+		*v = ts;
+	else
+		bpf_map_update_elem(&sleep_at, &tid, &ts, BPF_ANY);
+}
+
+/* Copies the sleeping thread p's user registers and stack; the current
+ * task shares p's address space. */
+static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u64 now, __u32 how)
+{
+	struct lt_stack_copy *c;
+	struct pt_regs *regs;
+
+	if (p->flags & 0x00200000) /* PF_KTHREAD */
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	if (!regs)
+		return;
+	c = bpf_ringbuf_reserve(&stack_copies, sizeof(*c), 0);
+	if (!c) {
+		wcopy_inc(LT_WCOPY_FULL);
+		return;
+	}
+	c->ts = start;
+	c->at = now;
+	c->tid = p->pid;
+	c->tgid = p->tgid;
+	c->role = LT_COPY_WAITER;
+	c->pad = 0;
+	c->ip = regs->ip;
+	c->sp = regs->sp;
+	c->bp = regs->bp;
+	c->bx = regs->bx;
+	c->r12 = regs->r12;
+	c->r13 = regs->r13;
+	c->r14 = regs->r14;
+	c->r15 = regs->r15;
+	c->ax = regs->ax;
+	c->cx = regs->cx;
+	c->dx = regs->dx;
+	c->si = regs->si;
+	c->di = regs->di;
+	c->r8 = regs->r8;
+	c->r9 = regs->r9;
+	c->r10 = regs->r10;
+	c->r11 = regs->r11;
+	c->len = LT_STACK_COPY_BYTES;
+	if (bpf_probe_read_user(c->stack, LT_STACK_COPY_BYTES, (void *)c->sp)) {
+		/* near the stack's top end: what is left of sp's page */
+		__u32 room = 4096 - (__u32)(c->sp & 4095);
+		c->len = 0;
+		if (room <= LT_STACK_COPY_BYTES &&
+		    !bpf_probe_read_user(c->stack, room & (LT_STACK_COPY_BYTES - 1), (void *)c->sp))
+			c->len = room;
+	}
+	wcopy_inc(how);
+	/* no wake-up: the collector drains every millisecond with --stacks */
+	bpf_ringbuf_submit(c, BPF_RB_NO_WAKEUP);
+}
+
+/* With waiters' copies, a waker's is taken only while the copies' ring
+ * is less than half full: the waits' own stacks first (the collector
+ * unwinds wakers' copies within a time budget and leaves most of them on
+ * a busy target anyway). */
+static __always_inline bool waker_copy_room(void)
+{
+	if (!waiter_copy_ns)
+		return true;
+	if (bpf_ringbuf_query(&stack_copies, BPF_RB_AVAIL_DATA) <
+	    bpf_ringbuf_query(&stack_copies, BPF_RB_RING_SIZE) / 2)
+		return true;
+	wcopy_inc(LT_WCOPY_WAKER_LEFT);
+	return false;
+}
+
+/* sched_waking of traced p by the current task cur. */
+static __always_inline void waiter_copy_at_wake(struct task_struct *p, struct task_struct *cur)
+{
+	__u32 tid = p->pid;
+	__u64 *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	__u64 start, now;
+
+	if (!v || !(start = *v))
+		return;
+	now = bpf_ktime_get_boot_ns();
+	if (now - start < waiter_copy_ns)
+		return; /* it may still reach it before it runs: the switch decides */
+	if (!cur->mm || cur->mm != p->mm)
+		return; /* not readable from here: perhaps at the switch */
+	*v = 0;
+	copy_waiter_stack(p, start, now, LT_WCOPY_AT_WAKE);
+}
+
+/* sched_switch to next (prev is current): a long sleep whose wake-up
+ * could not copy it, or that was shorter than waiter_copy_ns at its
+ * wake-up but is not when the thread runs again (a call's time in the
+ * trace ends there). */
+static __always_inline void waiter_copy_at_switch(struct task_struct *prev,
+						  struct task_struct *next)
+{
+	__u32 tid = next->pid;
+	__u64 *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	__u64 start, now;
+
+	if (!v || !(start = *v))
+		return;
+	*v = 0;
+	now = bpf_ktime_get_boot_ns();
+	if (now - start < waiter_copy_ns)
+		return;
+	if (!prev->mm || prev->mm != next->mm) {
+		wcopy_inc(LT_WCOPY_LEFT); /* the collector's read, if in time */
+		return;
+	}
+	copy_waiter_stack(next, start, now, LT_WCOPY_AT_SWITCH);
+}
+
 /* --calls blocking: prev is going to sleep (not preempted) inside one of
  * the traced calls: write that call's entry and the switch in one record.
  * This runs before the switch, so prev is still current: its user
@@ -655,6 +819,8 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 		fill_flock(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_FLOCK, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 		submit(e);
+		if (waiter_copy_ns)
+			note_sleep(tid, ts);
 		return 1;
 	}
 	cls = lt_call_class(id);
@@ -681,6 +847,8 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 		fill_switch((void *)e + SZ_IO, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	}
 	submit(e);
+	if (waiter_copy_ns)
+		note_sleep(tid, ts);
 	return 1;
 }
 
@@ -695,6 +863,8 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 	if (!ptraced && !traced(next))
 		return 0;
+	if (waiter_copy_ns)
+		waiter_copy_at_switch(prev, next);
 	if (calls_at_switch && ptraced && prev_state && !preempt &&
 	    emit_sleep_in_call(preempt, prev, next, prev_state, ptgid, ntgid))
 		return 0;
@@ -890,7 +1060,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 			return 1;
 		fill_futex(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
 		fill_waking((void *)e + SZ_FUTEX, p, cur, flags, 0, ts);
-		if (copy_waker_stacks)
+		if (copy_waker_stacks && waker_copy_room())
 			copy_waker_stack(cur, regs, ts);
 	} else {
 		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
@@ -916,6 +1086,8 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	cur = bpf_get_current_task_btf();
 	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (waiter_copy_ns)
+		waiter_copy_at_wake(p, cur);
 	wctx = wake_context(ctx, cur, regs, p);
 	irq = wctx == WCTX_IRQ;
 	if (wctx == WCTX_SOFTIRQ_CALL)
@@ -1022,6 +1194,11 @@ int BPF_PROG(lt_process_exit, struct task_struct *p)
 	/* signal->live reaches 0 when the last thread exits */
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
 	/* its pid may be reused by a process nobody asked for */
+	if (waiter_copy_ns) {
+		__u32 tid = p->pid;
+
+		bpf_map_delete_elem(&sleep_at, &tid);
+	}
 	if (targ_multi && group_dead && p->tgid != targ_tgid) {
 		__u32 tgid = p->tgid;
 

@@ -66,19 +66,36 @@ enum lt_kind {
 			       * thread ran again after sleeping in the call
 			       * (ts: that moment); ret is not known (0) */
 
-/* record --stacks with --calls blocking: a waker's user registers and the
- * first LT_STACK_COPY_BYTES of its user stack, copied when it woke a
- * thread of the target from a futex call (the release site), into a ring
- * buffer of its own (stack_copies); ts is the ts of the FUTEX_ENTER
- * (LT_F_AT_WAKE) written with it.  Unwound in the collector. */
+/* record --stacks with --calls blocking: a thread's user registers and the
+ * first LT_STACK_COPY_BYTES of its user stack, into a ring buffer of its
+ * own (stack_copies); unwound in the collector.  Two roles:
+ *  - LT_COPY_WAKER: a waker's, copied when it woke a thread of the target
+ *    from a futex call (the release site); ts is the ts of the FUTEX_ENTER
+ *    (LT_F_AT_WAKE) written with it;
+ *  - LT_COPY_WAITER: a waiter's, copied at the wake-up that ended a sleep
+ *    of at least waiter_copy_ns in a traced call, by a waker of the same
+ *    address space (or at the switch that runs it again, from a thread of
+ *    its process); tid is the waiter, ts the ts of the entry written when
+ *    it went to sleep (LT_F_AT_SLEEP), at when the copy was taken. */
 #define LT_STACK_COPY_BYTES 2048
+/* counters of the waiters' copies (BPF map wcopy_count, per cpu) */
+#define LT_WCOPY_AT_WAKE 0   /* copied at the wake-up */
+#define LT_WCOPY_AT_SWITCH 1 /* copied at the switch that ran it again */
+#define LT_WCOPY_LEFT 2      /* woken from another address space: not copied */
+#define LT_WCOPY_FULL 3      /* the copies' ring was full */
+#define LT_WCOPY_WAKER_LEFT 4 /* a waker's copy not taken: the ring half full */
+#define LT_WCOPY_MAX 5
+#define LT_COPY_WAKER 0
+#define LT_COPY_WAITER 1
 struct lt_stack_copy {
 	uint64_t ts;
 	uint32_t tid, tgid;
 	uint64_t ip, sp, bp, bx, r12, r13, r14, r15;
 	uint64_t ax, cx, dx, si, di, r8, r9, r10, r11;
 	uint32_t len; /* bytes copied from sp (0: none could be read) */
-	uint32_t pad;
+	uint16_t role; /* LT_COPY_* */
+	uint16_t pad;
+	uint64_t at;  /* LT_COPY_WAITER: when copied (CLOCK_BOOTTIME ns) */
 	uint8_t stack[LT_STACK_COPY_BYTES];
 };
 

@@ -130,6 +130,14 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 int lt_unwind_thread_copy(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
 			  uint64_t base, const void *copy, size_t len, int max,
 			  struct lt_frame **frames, size_t *n, char **end);
+/* From now on (until called with NULLs), lt_unwind_thread_copy also sets in
+ * READ (a bitmap of the copy's 8-byte words, LEN / 8 bits, zeroed by the
+ * caller) every word it read: given the same registers, another copy with
+ * the same values in those words unwinds the same.  *OUTSIDE is set when
+ * it read memory outside the stack's mapping that is not read-only
+ * (code); *BEYOND (0 by the caller) to the end, from the copy's start, of
+ * the furthest read in the mapping beyond the copy (those fail). */
+void lt_unwind_track_reads(struct lt_unwinder *u, uint64_t *read, bool *outside, uint64_t *beyond);
 
 void lt_frame_clear(struct lt_frame *f);
 

@@ -36,7 +36,17 @@ struct lt_unwinder {
 	 * mapping it is in (whose other bytes have changed since) */
 	const unsigned char *ov;
 	uint64_t ov_base, ov_len, ov_start, ov_end;
+	uint64_t *ov_read;   /* lt_unwind_track_reads: the copy's words read */
+	bool *ov_outside;
+	uint64_t *ov_beyond;
 };
+
+void lt_unwind_track_reads(struct lt_unwinder *u, uint64_t *read, bool *outside, uint64_t *beyond)
+{
+	u->ov_read = read;
+	u->ov_outside = outside;
+	u->ov_beyond = beyond;
+}
 
 static struct page *get_page(struct lt_unwinder *u, uint64_t base)
 {
@@ -57,12 +67,24 @@ static bool read_bytes(struct lt_unwinder *u, uint64_t addr, void *out, size_t l
 	if (u->ov && addr >= u->ov_base && addr - u->ov_base <= u->ov_len &&
 	    len <= u->ov_len - (addr - u->ov_base)) {
 		memcpy(out, u->ov + (addr - u->ov_base), len);
+		if (u->ov_read && len)
+			for (uint64_t w = (addr - u->ov_base) / 8; w <= (addr - u->ov_base + len - 1) / 8; w++)
+				u->ov_read[w / 64] |= 1ull << (w % 64);
 		return true;
 	}
 	if (u->ov && addr < u->ov_end && addr + len > u->ov_start) {
+		if (u->ov_beyond && addr + len - u->ov_base > *u->ov_beyond)
+			*u->ov_beyond = addr + len - u->ov_base;
 		u->bad_addr = addr; /* the stack beyond the copy: changed since */
 		u->had_bad_read = true;
 		return false;
+	}
+	if (u->ov_outside) {
+		/* a read-only mapping (code: libdwfl may look at instructions)
+		 * reads the same for every copy; anything else may not */
+		const struct lt_map *m = lt_sym_map_at(u->sym, addr);
+		if (!m || m->perms[1] != '-')
+			*u->ov_outside = true;
 	}
 	while (len) {
 		uint64_t base = addr & ~(uint64_t)(PAGE - 1);

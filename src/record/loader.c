@@ -183,6 +183,14 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		b->skel->rodata->copy_waker_stacks = true;
 	else /* unused: the smallest ring */
 		bpf_map__set_max_entries(b->skel->maps.stack_copies, 4096);
+	if (copies && (flags & LT_BPF_COPY_WAITERS)) {
+		/* a copy per long wait too (~2.1 KiB each): about 7,000 of
+		 * them between two drains (the demo's 64 threads make
+		 * ~15,000 a second); wakers' copies take at most half */
+		b->skel->rodata->waiter_copy_ns = LT_WAITER_COPY_NS;
+		bpf_map__set_max_entries(b->skel->maps.stack_copies, 16u << 20);
+		bpf_map__set_max_entries(b->skel->maps.sleep_at, 65536);
+	}
 	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */
 	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
 	if (!ncg)
@@ -280,6 +288,19 @@ int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out)
 			return -errno;
 		for (int c = 0; c < b->ncpus; c++)
 			out[(size_t)c * LT_EV_MAX + k] += b->lost_tmp[c];
+	}
+	return 0;
+}
+
+int lt_bpf_read_wcopy(struct lt_bpf *b, uint64_t *out)
+{
+	int fd = bpf_map__fd(b->skel->maps.wcopy_count);
+	for (uint32_t k = 0; k < LT_WCOPY_MAX; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, b->lost_tmp))
+			return -errno;
+		for (int c = 0; c < b->ncpus; c++)
+			out[k] += b->lost_tmp[c];
 	}
 	return 0;
 }

@@ -34,6 +34,11 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 /* lt_bpf_start flags */
 #define LT_BPF_COPY_STACKS 0x100 /* with CALLS_BLOCKING: copy wakers' stacks
 				* (record --stacks; struct lt_stack_copy) */
+#define LT_BPF_COPY_WAITERS 0x200 /* with COPY_STACKS: also copy a waiter's stack
+				  * at the wake-up that ends a sleep of
+				  * LT_WAITER_COPY_NS or more, when the waker
+				  * shares its address space (LT_COPY_WAITER) */
+#define LT_WAITER_COPY_NS 1000000ull
 #define LT_BPF_CALLS_BLOCKING 0x1 /* --calls blocking: no syscall programs; the
 				   * switch program writes the call a thread
 				   * sleeps in (LT_F_AT_SLEEP entries) */
@@ -73,6 +78,9 @@ int lt_bpf_poll(struct lt_bpf *b, int timeout_ms);
 /* Adds the cumulative lost counts to out[cpu * LT_EV_MAX + kind]
  * (ncpus * LT_EV_MAX entries, zeroed by the caller). 0 or -errno. */
 int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out);
+/* LT_BPF_COPY_WAITERS: the waiters' copies so far, summed over the cpus,
+ * in out[LT_WCOPY_MAX] (LT_WCOPY_*).  0 or -errno. */
+int lt_bpf_read_wcopy(struct lt_bpf *b, uint64_t *out);
 /* LT_BPF_FLIGHTBUF: the records each cpu has written (heads[ncpus]).
  * 0 or -errno. */
 int lt_bpf_fb_heads(struct lt_bpf *b, uint64_t *heads);

@@ -86,10 +86,33 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 		if (k->behind)
 			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
+		if (k->bpf_waiters || k->wcopy[LT_WCOPY_LEFT] || k->wcopy[LT_WCOPY_FULL])
+			lt_more("  waiters' stacks copied at the wake-up of a wait of 1 ms or more: "
+				"%llu (%llu at the wake-up, %llu when the thread ran again), %llu "
+				"unwound and kept, %llu also read from /proc; %llu woken from "
+				"elsewhere (left to the read), %llu not copied: ring full",
+				(unsigned long long)k->bpf_waiters,
+				(unsigned long long)k->wcopy[LT_WCOPY_AT_WAKE],
+				(unsigned long long)k->wcopy[LT_WCOPY_AT_SWITCH],
+				(unsigned long long)k->bpf_kept, (unsigned long long)k->bpf_dup,
+				(unsigned long long)k->wcopy[LT_WCOPY_LEFT],
+				(unsigned long long)k->wcopy[LT_WCOPY_FULL]);
+		if (k->unwinds_cached)
+			lt_more("  stacks: %llu BPF copies not unwound: a copy of the same call path was "
+				"(same return addresses and frame links)",
+				(unsigned long long)k->unwinds_cached);
+		if (k->bpf_py_left)
+			lt_more("  waiters' stacks: %llu copies of CPython threads left for the reads "
+				"from /proc, which have their Python frames",
+				(unsigned long long)k->bpf_py_left);
 		if (k->wakers)
 			lt_more("  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
 				"%llu left for want of time", (unsigned long long)k->wakers,
 				(unsigned long long)k->wakers_kept, (unsigned long long)k->wakers_busy);
+		if (k->wcopy[LT_WCOPY_WAKER_LEFT])
+			lt_more("  wakers' stacks: %llu not copied: the copies' ring was half full "
+				"(the waits' own stacks first)",
+				(unsigned long long)k->wcopy[LT_WCOPY_WAKER_LEFT]);
 	}
 	lt_more("  trace: %s", res->path);
 }

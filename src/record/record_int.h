@@ -113,6 +113,7 @@ struct session {
 	size_t nlost;
 	pid_t tgid;
 	int pidfd, launched, bpf_started;
+	int wcopies; /* LT_BPF_COPY_WAITERS: the BPF side copies waiters' stacks */
 	char comm[LT_COMM_LEN + 8];
 	struct snap_job snap;
 	struct flight flight;

@@ -630,6 +630,9 @@ void rec_drain(struct session *s)
 	}
 	account_lost(&s->bpf, c, s->lost_seen, s->lost_now, s->nlost);
 	if (c->stk) {
+		uint64_t wc[LT_WCOPY_MAX];
+		if (s->wcopies && !lt_bpf_read_wcopy(&s->bpf, wc))
+			lt_stackrec_note_wcopy(c->stk, wc);
 		/* the waits still asleep keep the stack read */
 		lt_stackrec_finish(c->stk);
 		if (!s->ring && c->w && !c->werr) {

@@ -323,10 +323,24 @@ static int start_bpf(struct session *s)
 	 * are those of the -p processes with --children */
 	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
 	if (c->stk && o->calls_blocking) {
-		/* the wakers' stacks at the wake-up: copied by the BPF side */
+		/* the wakers' stacks at the wake-up: copied by the BPF side;
+		 * so are the waiters' of the long waits their wakers can read
+		 * (LT_BPF_COPY_WAITERS), the others read from /proc */
 		bflags |= LT_BPF_COPY_STACKS;
 		s->bpf.copy_fn = lt_stackrec_copy_cb;
 		s->bpf.copy_ctx = c->stk;
+		/* LOCKTRACE_WAITER_STACKS (tests, measurements): "bpf" only
+		 * the BPF side's copies, "proc" only the reads from /proc */
+		const char *how = getenv("LOCKTRACE_WAITER_STACKS");
+		if (how && *how && strcmp(how, "bpf") && strcmp(how, "proc") && strcmp(how, "both"))
+			return rec_fail(s, "invalid LOCKTRACE_WAITER_STACKS '%s': expected bpf, proc "
+					"or both (the default)", how);
+		if (!how || strcmp(how, "proc")) {
+			bflags |= LT_BPF_COPY_WAITERS;
+			s->wcopies = 1;
+		}
+		if (how && !strcmp(how, "bpf"))
+			lt_stackrec_no_reads(c->stk);
 	}
 	if (c->multi)
 		bflags |= LT_BPF_MULTI;

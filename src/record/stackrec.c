@@ -29,7 +29,9 @@
 #define QUEUE_MAX_BYTES (LT_STACKREC_QUEUE_MIB * 1024u * 1024u)
 #define WAKER_BUDGET_NS 200000000ull /* of unwinder time per second, for wakers */
 
-enum { P_WAIT = 0, P_COPIED = 1 };
+/* a pend's state: P_WAIT its read is due at due; P_COPIED read, job
+ * queued; P_BPF its stack came from the BPF side (no read); -1 none */
+enum { P_WAIT = 0, P_COPIED = 1, P_BPF = 2 };
 
 /* One stack to unwind: a waiter's, copied from /proc's sp while it slept,
  * or a waker's, copied by the BPF side; or FORGET, a process that exec'd;
@@ -59,6 +61,7 @@ struct job {
 	uint64_t py_end_at;
 	struct pyproc *pp;
 	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
+	int bpf;             /* waiter: copied by the BPF side at its wake-up */
 	int unwound;         /* 1: stack_id is final (0: none) */
 	uint32_t stack_id;
 };
@@ -96,11 +99,17 @@ struct symproc {
 
 struct lt_stackrec {
 	int sample_every;
+	int no_reads;            /* lt_stackrec_no_reads: no /proc reads */
 	uint64_t nwaits;
 	/* the collector's own */
 	struct lt_u64map pend;   /* tid -> struct pend * */
+	/* tid -> ts of its latest wait whose stack the BPF side copied (a
+	 * copy may come before the wait's entry: it is in a ring of its own) */
+	struct lt_u64map bpf_done;
 	/* the unwinder's own */
 	struct lt_u64map procs;  /* tgid -> struct symproc * */
+	struct lt_u64map uc_regs; /* the unwinder's: uc_regs_key -> struct uc_regs * */
+	struct lt_u64map ucache;  /* uc_words_key -> stack id (unwinds remembered) */
 	uint64_t budget_start, budget_used; /* wakers' unwinding, per second */
 	/* the collector's own: thread -> its Python thread state (a cache) */
 	struct lt_u64map py_ts;
@@ -129,6 +138,7 @@ static uint64_t boot_now(void)
 }
 
 static void *unwinder_main(void *arg);
+static void uc_forget(struct lt_stackrec *r);
 struct symproc;
 static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp);
 
@@ -208,7 +218,9 @@ void lt_stackrec_free(struct lt_stackrec *r)
 	stop_unwinder(r);
 	/* pends still undecided own their jobs: the unwinder has let go */
 	free_map_vals(&r->pend, free_pend);
+	lt_u64map_free(&r->bpf_done);
 	free_map_vals(&r->procs, free_symproc);
+	uc_forget(r);
 	lt_u64map_free(&r->pyprocs);
 	lt_u64map_free(&r->py_ts);
 	lt_u64map_free(&r->seen);
@@ -292,8 +304,12 @@ static void settle(struct lt_stackrec *r, struct job *j)
 		struct lt_stack_ref ref = { .tid = j->tid, .ts = j->ts, .stack_id = j->stack_id,
 					    .role = LT_STACK_WAITER,
 					    .delay_ns = j->copied > j->ts ? j->copied - j->ts : 0 };
-		if (push_ref(r, &ref) == 0)
-			r->st.kept++;
+		if (push_ref(r, &ref) == 0) {
+			if (j->bpf)
+				r->st.bpf_kept++;
+			else
+				r->st.kept++;
+		}
 	} else if (j->kind == J_WAKER && j->stack_id) {
 		struct lt_stack_ref ref = { .tid = j->tid, .ts = j->ts, .stack_id = j->stack_id,
 					    .role = LT_STACK_WAKER };
@@ -311,7 +327,7 @@ static void decide(struct lt_stackrec *r, struct pend *p, int keep)
 	p->job = NULL;
 	pthread_mutex_lock(&r->mu);
 	j->decided = keep ? 1 : -1;
-	if (!keep)
+	if (!keep && p->state != P_BPF)
 		r->st.late++;
 	if (j->unwound)
 		settle(r, j);
@@ -335,6 +351,14 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 static bool enqueue(struct lt_stackrec *r, struct job *j)
 {
 	pthread_mutex_lock(&r->mu);
+	if (j->kind == J_WAKER && r->queued_bytes + j->len > QUEUE_MAX_BYTES / 2) {
+		/* the waits' own stacks first: wakers' copies keep half the
+		 * queue free for them */
+		r->st.wakers_busy++;
+		pthread_mutex_unlock(&r->mu);
+		free_job(j);
+		return false;
+	}
 	if (j->len && r->queued_bytes + j->len > QUEUE_MAX_BYTES) {
 		r->st.behind++;
 		pthread_mutex_unlock(&r->mu);
@@ -391,6 +415,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		return;
 	case LT_EV_TASK_EXIT:
 		lt_u64map_del(&r->py_ts, (uint32_t)tid);
+		lt_u64map_del(&r->bpf_done, (uint32_t)tid);
 		resolve(r, tid, ev->h.ts);
 		return;
 	case LT_EV_SYS_EXIT:
@@ -416,8 +441,17 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 			    .check_arg = check };
 	int sampled = r->sample_every && r->nwaits % (uint64_t)r->sample_every == 0;
 	p->due = sampled ? ev->h.ts : ev->h.ts + LT_STACK_AFTER_NS;
+	if ((uint64_t)(uintptr_t)lt_u64map_get(&r->bpf_done, (uint32_t)tid) == ev->h.ts)
+		p->state = P_BPF; /* its copy came first */
+	else if (r->no_reads)
+		p->state = -1;
 	if (lt_u64map_put(&r->pend, (uint32_t)tid, p))
 		free(p);
+}
+
+void lt_stackrec_no_reads(struct lt_stackrec *r)
+{
+	r->no_reads = 1;
 }
 
 int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now)
@@ -554,14 +588,54 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 	}
 }
 
+/* A waiter's copy from the BPF side, taken at the wake-up that ended
+ * its wait (c->ts: the wait's entry): the wait needs no read from /proc.
+ * Copies and entries come through two rings, in either order: a wait
+ * still pending is marked (a read already taken of it is dropped: the
+ * copy is certain to be of the sleep, the read only if the wait
+ * outlasted it); a copy that comes first is remembered for its entry.
+ * -1: the copy is not to be used (a CPython process). */
+static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
+{
+	uint32_t tid = c->tid;
+	struct pend *p = lt_u64map_get(&r->pend, tid);
+	/* a CPython thread's read has its Python frames too, which the
+	 * copy lacks: its waits keep being read, and the copies are left */
+	pthread_mutex_lock(&r->mu);
+	const struct pyproc *pp = lt_u64map_get(&r->pyprocs, c->tgid);
+	int py = pp && pp->py;
+	pthread_mutex_unlock(&r->mu);
+	if (py) {
+		r->st.bpf_py_left++;
+		return -1;
+	}
+	if (p && p->ts == c->ts) {
+		if (p->state == P_COPIED && p->job) {
+			p->state = P_BPF;
+			decide(r, p, 0);
+			r->st.bpf_dup++;
+		}
+		p->state = P_BPF;
+	} else {
+		lt_u64map_put(&r->bpf_done, tid, (void *)(uintptr_t)c->ts);
+	}
+	return 0;
+}
+
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 {
 	struct lt_stackrec *r = ctx;
 	const struct lt_stack_copy *c = data;
 	if (size < sizeof(*c) || !c->tid || !c->tgid)
 		return 0;
-	r->st.wakers++;
+	int waiter = c->role == LT_COPY_WAITER;
+	if (waiter)
+		r->st.bpf_waiters++;
+	else
+		r->st.wakers++;
 	if (!c->len || c->len > LT_STACK_COPY_BYTES)
+		return 0; /* a waiter's: the collector's read, if in time */
+	if (waiter && waiter_copy(r, c))
 		return 0;
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j || !(j->copy = malloc(c->len))) {
@@ -569,7 +643,9 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	memcpy(j->copy, c->stack, c->len);
-	j->kind = J_WAKER;
+	j->kind = waiter ? J_WAITER : J_WAKER;
+	j->bpf = waiter;
+	j->copied = c->at;
 	j->tid = (int32_t)c->tid;
 	j->tgid = c->tgid;
 	j->ts = c->ts;
@@ -592,6 +668,9 @@ static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
 	struct symproc *sp = tgid ? lt_u64map_get(&r->procs, tgid) : NULL;
 	if (!sp)
 		return;
+	/* its mappings change: the unwinds remembered go (all of them: the
+	 * cache is not kept per process) */
+	uc_forget(r);
 	lt_u64map_del(&r->procs, tgid);
 	free_symproc(sp);
 }
@@ -816,12 +895,113 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* Unwinds of BPF copies (full registers, no Python frames) remembered, so
+ * that a copy of the same call path is not unwound again.  An unwind is a
+ * function of the registers and of the words of the copy it reads (which
+ * words it reads depends only on the values read before), so a copy whose
+ * registers match a remembered unwind's and whose words match at every
+ * word that unwind read unwinds the same.  Two levels: REGS, from the
+ * process, ip, the copy's length and the callee-saved registers, to the
+ * words the last unwind with those registers read (a bitmap); then from
+ * those words' values to the stack.  Values that point into the copy's
+ * stack mapping (saved frame and stack pointers) are taken relative to sp,
+ * which differs between threads; code addresses (return addresses) as
+ * they are; other values (callee-saved registers' restored from the stack)
+ * cannot steer an unwind and are left out.  Unwinds that read writable
+ * memory outside the stack's mapping are not remembered, nor those whose
+ * end note names an address; reads beyond the copy (which fail) are
+ * remembered as how far they went. */
+#define UC_WORDS (LT_STACK_COPY_BYTES / 8)
+#define UCACHE_MAX 65536 /* entries of each level, at most (then forgotten) */
+struct uc_regs {
+	uint64_t read[UC_WORDS / 64];
+	uint64_t beyond; /* reads beyond the copy, up to here from sp: they
+			  * fail only if the thread's stack mapping has it */
+};
+
+static void uc_forget(struct lt_stackrec *r)
+{
+	for (size_t i = 0; i < r->uc_regs.cap; i++)
+		if (r->uc_regs.keys[i])
+			free(r->uc_regs.vals[i]);
+	lt_u64map_free(&r->uc_regs);
+	lt_u64map_free(&r->ucache);
+}
+
+/* A word read by an unwind, as far as it can steer one: a pointer into the
+ * stack (relative to sp), a code address (a return address: as is); any
+ * other value (a callee-saved register's, restored but never followed) as
+ * nothing. */
+static uint64_t uc_val(const struct symproc *sp, const struct lt_map *m, uint64_t sp0, uint64_t v)
+{
+	if (v >= m->start && v < m->end)
+		return (v - sp0) ^ 0x5a5a000000000000ull;
+	return v >= 4096 && lt_sym_is_code(sp->sym, v) ? v : 0;
+}
+
+#define UC_MIX(h, v) ((h) = ((h) ^ (uint64_t)(v)) * 1099511628211ull)
+
+/* The first level's key, 0 when the job's unwind is not to be remembered. */
+static uint64_t uc_regs_key(const struct symproc *sp, const struct job *j, const struct lt_map **mp)
+{
+	if (!j->regs.full || j->pp || (j->base & 7) || !j->len || j->len > LT_STACK_COPY_BYTES)
+		return 0;
+	const struct lt_map *m = lt_sym_map_at(sp->sym, j->base);
+	if (!m)
+		return 0;
+	*mp = m;
+	uint64_t h = 1469598103934665603ull, sp0 = j->base;
+	UC_MIX(h, j->tgid);
+	UC_MIX(h, j->regs.r.ip);
+	UC_MIX(h, j->len);
+	/* only a pointer into the stack can steer an unwind (a frame's CFA) */
+	const uint64_t rv[] = { j->regs.r.bp, j->regs.r.bx, j->regs.r.r12, j->regs.r.r13,
+				j->regs.r.r14, j->regs.r.r15 };
+	for (size_t i = 0; i < sizeof(rv) / sizeof(*rv); i++)
+		UC_MIX(h, rv[i] >= m->start && rv[i] < m->end ? rv[i] - sp0 : 1);
+	return h ? h : 1;
+}
+
+static uint64_t uc_words_key(const struct symproc *sp, uint64_t rkey, const struct uc_regs *u,
+			     const struct lt_map *m, const struct job *j)
+{
+	uint64_t h = rkey;
+	for (size_t w = 0; w < UC_WORDS; w++) {
+		if (!(u->read[w / 64] & 1ull << (w % 64)))
+			continue;
+		uint64_t v = 0;
+		if (w * 8 < j->len)
+			memcpy(&v, j->copy + w * 8, j->len - w * 8 < 8 ? j->len - w * 8 : 8);
+		UC_MIX(h, w);
+		UC_MIX(h, uc_val(sp, m, j->base, v));
+	}
+	return h ? h : 1;
+}
+
 /* Unwinds one job's copy (outside mu); the frames interned under mu. */
 static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 {
 	struct symproc *sp = symproc_of(r, j->tgid);
 	if (!sp)
 		return 0;
+	const struct lt_map *m = NULL;
+	uint64_t rkey = uc_regs_key(sp, j, &m);
+	struct uc_regs *known = rkey ? lt_u64map_get(&r->uc_regs, rkey) : NULL;
+	if (known && known->beyond <= m->end - j->base) {
+		uint32_t hit = (uint32_t)(uintptr_t)lt_u64map_get(&r->ucache,
+								  uc_words_key(sp, rkey, known, m, j));
+		if (hit) {
+			pthread_mutex_lock(&r->mu);
+			r->st.unwinds_cached++;
+			pthread_mutex_unlock(&r->mu);
+			return hit;
+		}
+	}
+	struct uc_regs reads;
+	bool outside = false;
+	memset(&reads, 0, sizeof(reads));
+	if (rkey)
+		lt_unwind_track_reads(sp->u, reads.read, &outside, &reads.beyond);
 	if (j->kind == J_WAITER)
 		lt_sym_note_stack(sp->sym, j->tid, j->base);
 	struct lt_frame *frames = NULL;
@@ -829,6 +1009,7 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	char *end = NULL;
 	int got = lt_unwind_thread_copy(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
 					MAX_DEPTH, &frames, &n, &end);
+	lt_unwind_track_reads(sp->u, NULL, NULL, NULL);
 	uint32_t id = 0;
 	/* a module mapped since the process's modules were read (dlopen):
 	 * read them again for the next stacks, at most once a second */
@@ -844,8 +1025,24 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 		}
 		free_sframes(sf, ns);
 	}
-	if (reread)
+	if (reread) {
 		forget_proc(r, j->tgid);
+	} else if (rkey && id && !outside && (!end || !strstr(end, "0x"))) {
+		/* not an unwind whose end names an address: that may be one
+		 * that was not kept */
+		if (r->ucache.n >= UCACHE_MAX || r->uc_regs.n >= UCACHE_MAX)
+			uc_forget(r);
+		struct uc_regs *u = lt_u64map_get(&r->uc_regs, rkey);
+		if (!u && (u = malloc(sizeof(*u))) && lt_u64map_put(&r->uc_regs, rkey, u)) {
+			free(u);
+			u = NULL;
+		}
+		if (u) {
+			*u = reads; /* the latest unwind's words */
+			lt_u64map_put(&r->ucache, uc_words_key(sp, rkey, u, m, j),
+				      (void *)(uintptr_t)id);
+		}
+	}
 	for (size_t i = 0; i < n; i++)
 		lt_frame_clear(&frames[i]);
 	free(frames);
@@ -1014,6 +1211,13 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
 	pthread_mutex_unlock(&r->mu);
 	lt_stackbuf_free(&b);
 	return ret;
+}
+
+void lt_stackrec_note_wcopy(struct lt_stackrec *r, const uint64_t *wcopy)
+{
+	pthread_mutex_lock(&r->mu);
+	memcpy(r->st.wcopy, wcopy, sizeof(r->st.wcopy));
+	pthread_mutex_unlock(&r->mu);
 }
 
 const struct lt_stackrec_stats *lt_stackrec_stats(struct lt_stackrec *r)

@@ -39,6 +39,14 @@ struct lt_stackrec_stats {
 	uint64_t py_reads;   /* waiters' Python frame chains read with the copy */
 	uint64_t py_read_ns; /* of read_ns, the collector's time reading them */
 	uint64_t py_resolve_ns; /* of unwind_ns, resolving them to functions */
+	/* waiters' stacks copied by the BPF side at their wake-up (record
+	 * --stacks --calls blocking, LT_COPY_WAITER) */
+	uint64_t bpf_waiters;   /* copies received */
+	uint64_t bpf_kept;      /* of them, unwound and kept */
+	uint64_t bpf_dup;       /* a read of the same wait was taken too: it was dropped */
+	uint64_t unwinds_cached; /* BPF copies not unwound: one of the same call path was */
+	uint64_t bpf_py_left;   /* left: a CPython process's (the reads have Python frames) */
+	uint64_t wcopy[LT_WCOPY_MAX]; /* the BPF side's counts (lt_stackrec_note_wcopy) */
 };
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);
@@ -63,11 +71,21 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now_boot);
  * wait that began at or after since, the waits still asleep included.
  * 0 or -errno. */
 int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint64_t since);
-/* A waker's stack copy from the BPF side (struct lt_stack_copy; ctx: the
- * struct lt_stackrec): queued for the unwinder (within its time budget
- * for wakers), and filed as the WAKER stack of the
- * waker's wake-side FUTEX_ENTER at its ts.  A ring_buffer callback. */
+/* A stack copy from the BPF side (struct lt_stack_copy; ctx: the struct
+ * lt_stackrec), queued for the unwinder.  A waker's (within its time
+ * budget for wakers) is filed as the WAKER stack of the waker's wake-side
+ * FUTEX_ENTER at its ts; a waiter's as the WAITER stack of the wait that
+ * began at its ts, which then needs no read from /proc (a read already
+ * taken of that wait is dropped); a CPython process's waiters' copies are
+ * left, its waits read as before (the reads have the Python frames, the
+ * copies do not).  A ring_buffer callback. */
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size);
+/* Reads no stack from /proc: the waits get only the stacks the BPF side
+ * copies at their wake-up (LOCKTRACE_WAITER_STACKS=bpf, for tests and
+ * measurements). */
+void lt_stackrec_no_reads(struct lt_stackrec *r);
+/* The BPF side's counts of waiters' copies (LT_WCOPY_*), for the summary. */
+void lt_stackrec_note_wcopy(struct lt_stackrec *r, const uint64_t *wcopy);
 /* The end: the waits still asleep keep the stack copied; returns once the
  * unwinder has unwound every copy and stopped. */
 void lt_stackrec_finish(struct lt_stackrec *r);

@@ -27,13 +27,19 @@ struct truth {
 	uint64_t lock;
 	long line_a, line_b;
 	double wait_a_us, wait_b_us;
+	int rounds; /* the workload's: each site waited this many times */
 };
 
-static void record(const char *raw, const char *calls, struct truth *t, const char *extra)
+/* stack_sites -r ROUNDS -a HOLD_A_MS -b HOLD_B_MS recorded with --stacks
+ * --calls CALLS and EXTRA (NULL: none); WSTACKS: LOCKTRACE_WAITER_STACKS
+ * for the recorder (NULL: unset). */
+static void record_sites(const char *raw, const char *calls, struct truth *t, const char *extra,
+			 const char *rounds, const char *hold_a, const char *hold_b,
+			 const char *wstacks)
 {
 	char out[64][256], err[64][256];
 	int nout, nerr;
-	char *rec[16] = { LT_BIN, "record", "-o", (char *)raw, "--no-status", "--stacks", "--calls",
+	char *rec[24] = { LT_BIN, "record", "-o", (char *)raw, "--no-status", "--stacks", "--calls",
 			  (char *)calls };
 	int k = 8;
 	if (extra)
@@ -42,14 +48,21 @@ static void record(const char *raw, const char *calls, struct truth *t, const ch
 	rec[k++] = WL("stack_sites");
 	rec[k++] = "--no-wait";
 	rec[k++] = "-r";
-	rec[k++] = "4";
+	rec[k++] = (char *)rounds;
+	rec[k++] = "-a";
+	rec[k++] = (char *)hold_a;
+	rec[k++] = "-b";
+	rec[k++] = (char *)hold_b;
 	rec[k] = NULL;
 	/* as on a fresh machine: no symbol cache, so the first stack reads
 	 * libc's debug information (0.1 s), and the waits that begin
 	 * meanwhile must still get theirs */
 	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	if (wstacks)
+		setenv("LOCKTRACE_WAITER_STACKS", wstacks, 1);
 	int rc = tl_run_to_end(rec, out, &nout, err, &nerr);
 	unsetenv("LOCKTRACE_CACHE_DIR");
+	unsetenv("LOCKTRACE_WAITER_STACKS");
 	cr_assert_eq(rc, 0, "locktrace record --stacks failed (%d): %s", rc, nerr ? err[0] : "");
 	t->waiter = (uint32_t)tl_truth_val(out, nout, "thread", "role=waiter", "tid");
 	t->holder = (uint32_t)tl_truth_val(out, nout, "thread", "role=holder", "tid");
@@ -59,6 +72,13 @@ static void record(const char *raw, const char *calls, struct truth *t, const ch
 	t->line_b = (long)tl_truth_val(out, nout, "site", "name=beta", "line");
 	t->wait_a_us = (double)tl_truth_val(out, nout, "done", "rounds=", "alpha_wait_us");
 	t->wait_b_us = (double)tl_truth_val(out, nout, "done", "rounds=", "beta_wait_us");
+	t->rounds = (int)tl_truth_val(out, nout, "done", "rounds=", "rounds");
+	cr_assert_eq(t->rounds, atoi(rounds));
+}
+
+static void record(const char *raw, const char *calls, struct truth *t, const char *extra)
+{
+	record_sites(raw, calls, t, extra, "4", "30", "12", NULL);
 }
 
 /* The site (1 alpha, 2 beta) whose function a stack passes through, with
@@ -107,7 +127,7 @@ static void check_wakers(const struct tl_trace *tr, const struct lt_stacktab *st
 			  (unsigned long long)e->h.ts);
 		n++;
 	}
-	cr_assert_eq(n, 2 * ROUNDS, "the holder's wake-ups with a stack: %d", n);
+	cr_assert_eq(n, 2 * t->rounds, "the holder's wake-ups with a stack: %d", n);
 }
 
 /* Each of the waiter's futex waits on the mutex has its stack, naming the
@@ -147,8 +167,8 @@ static void check_trace(const char *raw, const struct truth *t)
 		cr_assert_null(s->end, "the unwind stopped early: %s", s->end);
 		seen[site]++;
 	}
-	cr_assert_eq(seen[1], ROUNDS, "waits with site_alpha's stack: %d", seen[1]);
-	cr_assert_eq(seen[2], ROUNDS, "waits with site_beta's stack: %d", seen[2]);
+	cr_assert_eq(seen[1], t->rounds, "waits with site_alpha's stack: %d", seen[1]);
+	cr_assert_eq(seen[2], t->rounds, "waits with site_beta's stack: %d", seen[2]);
 	if (tr.hdr.flags & LT_HDR_CALLS_BLOCKING)
 		check_wakers(&tr, &st, t);
 	lt_stacktab_free(&st);
@@ -289,6 +309,46 @@ Test(stacks_live, blocking_calls_waits_have_their_call_site, .timeout = 120)
 	check_trace(raw, &t);
 	check_profile(raw, &t, 1);
 	check_collapsed_releases(raw, &t);
+	unlink(raw);
+}
+
+/* --calls blocking: the waiters' stacks the BPF side copies at the wake-up
+ * (a wait of 1 ms or more ended by a thread of the same process: here the
+ * holder's unlock), with the collector's reads from /proc turned off
+ * (LOCKTRACE_WAITER_STACKS=bpf), so that every stack checked comes from
+ * those copies: 12 rounds, holds of 3 and 2 ms, each of the 24 waits has
+ * its stack naming its site's function and line, unwound to the thread's
+ * start from the 2 KiB copied.  The releasing stacks too. */
+Test(stacks_live, waiters_stacks_copied_at_the_wake_up, .timeout = 120)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-bpfw");
+	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
+	check_trace(raw, &t);
+	unlink(raw);
+}
+
+/* A value of LOCKTRACE_WAITER_STACKS the recorder does not know: a clear
+ * error and a non-zero exit, before anything is recorded. */
+Test(stacks_live, unknown_waiter_stacks_value_is_refused, .timeout = 60)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX], out[64][256], err[64][256];
+	int nout, nerr;
+	tl_tmp_path(raw, sizeof(raw), "stacks-badw");
+	char *rec[] = { LT_BIN, "record", "-o", raw, "--no-status", "--stacks", "--calls", "blocking",
+			"--", WL("stack_sites"), "--no-wait", "-r", "1", NULL };
+	setenv("LOCKTRACE_WAITER_STACKS", "kernel", 1);
+	int rc = tl_run_to_end(rec, out, &nout, err, &nerr);
+	unsetenv("LOCKTRACE_WAITER_STACKS");
+	cr_assert_neq(rc, 0, "an unknown LOCKTRACE_WAITER_STACKS was accepted");
+	int said = 0;
+	for (int i = 0; i < nerr; i++)
+		said |= strstr(err[i], "LOCKTRACE_WAITER_STACKS 'kernel'") != NULL;
+	cr_assert(said, "the error does not name the variable and its value: %s",
+		  nerr ? err[0] : "(nothing on stderr)");
 	unlink(raw);
 }
 

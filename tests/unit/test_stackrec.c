@@ -1,0 +1,278 @@
+/* The collector's side of record --stacks (src/record/stackrec.c): a
+ * waiter's stack copied by the BPF side at its wake-up (LT_COPY_WAITER)
+ * is matched to its wait by (tid, the wait's entry ts), whichever of the
+ * two rings brings its part first, and the wait is then not read from
+ * /proc.  Synthetic entries and copies for threads of this process: the
+ * copies are of this thread's own registers and stack (getcontext), so
+ * the unwinder really unwinds them; the one read from /proc is of a
+ * thread of this test really asleep in FUTEX_WAIT. */
+#include <criterion/criterion.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "stackrec.h"
+#include "locktrace/calls.h"
+
+static struct lt_event wait_entry(int32_t tid, uint64_t ts, uint64_t uaddr)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = (uint32_t)tid;
+	e.h.kind = LT_EV_FUTEX_ENTER;
+	e.h.flags = LT_F_AT_SLEEP;
+	e.futex.nr = LT_NR_FUTEX;
+	e.futex.uaddr = uaddr;
+	e.futex.op = FUTEX_WAIT_PRIVATE;
+	e.futex.timeout = -1;
+	return e;
+}
+
+static struct lt_event sys_exit(int32_t tid, uint64_t ts)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = (uint32_t)tid;
+	e.h.kind = LT_EV_SYS_EXIT;
+	e.exit.nr = LT_NR_FUTEX;
+	return e;
+}
+
+/* A waiter's copy as the BPF side writes it, of this thread's registers
+ * and stack (for tid: the unwinder does not care whose). */
+__attribute__((noinline)) static void own_copy(struct lt_stack_copy *c, int32_t tid, uint64_t ts,
+					       uint64_t at)
+{
+	ucontext_t uc;
+	memset(c, 0, sizeof(*c));
+	cr_assert_eq(getcontext(&uc), 0);
+	const greg_t *g = uc.uc_mcontext.gregs;
+	c->ts = ts;
+	c->at = at;
+	c->tid = (uint32_t)tid;
+	c->tgid = (uint32_t)getpid();
+	c->role = LT_COPY_WAITER;
+	c->ip = (uint64_t)g[REG_RIP];
+	c->sp = (uint64_t)g[REG_RSP];
+	c->bp = (uint64_t)g[REG_RBP];
+	c->bx = (uint64_t)g[REG_RBX];
+	c->r12 = (uint64_t)g[REG_R12];
+	c->r13 = (uint64_t)g[REG_R13];
+	c->r14 = (uint64_t)g[REG_R14];
+	c->r15 = (uint64_t)g[REG_R15];
+	c->len = LT_STACK_COPY_BYTES;
+	memcpy(c->stack, (const void *)(uintptr_t)c->sp, LT_STACK_COPY_BYTES);
+}
+
+static struct lt_stackrec *new_rec(void)
+{
+	/* no symbol cache written by a unit test */
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	struct lt_stackrec *r = lt_stackrec_new(0); /* no sampling of short waits */
+	cr_assert(r);
+	return r;
+}
+
+static const struct lt_stackrec_stats *finish(struct lt_stackrec *r)
+{
+	lt_stackrec_finish(r);
+	return lt_stackrec_stats(r);
+}
+
+#define MS 1000000ull
+
+/* The wait's entry first, then the copy (its wake-up came after the
+ * collector had the entry): the read due 1 ms after the wait began is
+ * called off, the copy is the wait's stack. */
+Test(stackrec, copy_after_its_entry_calls_off_the_read, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	uint32_t tgid = (uint32_t)getpid();
+	int32_t tid = 4000001; /* no such thread: a read would fail */
+	struct lt_event e = wait_entry(tid, 10 * MS, 0x1000);
+	lt_stackrec_event(r, &e, tgid);
+	cr_assert_eq(lt_stackrec_due_ms(r, 10 * MS), 1, "the read is due 1 ms after the wait began");
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 10 * MS, 13 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	cr_assert_eq(lt_stackrec_due_ms(r, 12 * MS), -1, "a read is still pending");
+	lt_stackrec_read(r, 20 * MS);
+	struct lt_event x = sys_exit(tid, 14 * MS);
+	lt_stackrec_event(r, &x, tgid);
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->waits, 1);
+	cr_assert_eq(k->reads, 0, "read from /proc %llu times", (unsigned long long)k->reads);
+	cr_assert_eq(k->bpf_waiters, 1);
+	cr_assert_eq(k->bpf_kept, 1, "the copy was not unwound and filed");
+	cr_assert_eq(k->kept, 0);
+	cr_assert_eq(k->bpf_dup, 0);
+	free(c);
+	lt_stackrec_free(r);
+}
+
+/* The copy first (the two rings are drained in either order), then the
+ * entry of the same wait: no read is scheduled for it; the entry of the
+ * thread's next wait is read as usual. */
+Test(stackrec, copy_before_its_entry_is_remembered, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	uint32_t tgid = (uint32_t)getpid();
+	int32_t tid = 4000002;
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 50 * MS, 52 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	struct lt_event e = wait_entry(tid, 50 * MS, 0x1000);
+	lt_stackrec_event(r, &e, tgid);
+	cr_assert_eq(lt_stackrec_due_ms(r, 50 * MS), -1, "the wait copied by BPF is read too");
+	struct lt_event x = sys_exit(tid, 53 * MS);
+	lt_stackrec_event(r, &x, tgid);
+	/* the next wait of that thread has no copy: read 1 ms in */
+	struct lt_event e2 = wait_entry(tid, 60 * MS, 0x1000);
+	lt_stackrec_event(r, &e2, tgid);
+	cr_assert_eq(lt_stackrec_due_ms(r, 60 * MS), 1);
+	lt_stackrec_read(r, 61 * MS);
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->waits, 2);
+	cr_assert_eq(k->reads, 1, "the second wait was read %llu times", (unsigned long long)k->reads);
+	cr_assert_eq(k->failed, 1); /* no such thread */
+	cr_assert_eq(k->bpf_kept, 1);
+	free(c);
+	lt_stackrec_free(r);
+}
+
+/* A copy of another wait of the thread (another ts) leaves this one's read
+ * in place. */
+Test(stackrec, copy_of_another_wait_leaves_the_read, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	uint32_t tgid = (uint32_t)getpid();
+	int32_t tid = 4000003;
+	struct lt_event e = wait_entry(tid, 80 * MS, 0x1000);
+	lt_stackrec_event(r, &e, tgid);
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 70 * MS, 79 * MS); /* an earlier wait's, late */
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	cr_assert_eq(lt_stackrec_due_ms(r, 80 * MS), 1, "the read of the wait at 80 ms was called off");
+	/* and another thread's copy at the same ts neither */
+	own_copy(c, tid + 1, 80 * MS, 82 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	cr_assert_eq(lt_stackrec_due_ms(r, 80 * MS), 1);
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->bpf_waiters, 2);
+	cr_assert_eq(k->bpf_kept, 2); /* both filed, each for its own wait */
+	free(c);
+	lt_stackrec_free(r);
+}
+
+/* A copy with no bytes (the stack was unreadable) calls nothing off: the
+ * read stays the wait's chance. */
+Test(stackrec, empty_copy_leaves_the_read, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	int32_t tid = 4000004;
+	struct lt_event e = wait_entry(tid, 90 * MS, 0x1000);
+	lt_stackrec_event(r, &e, (uint32_t)getpid());
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 90 * MS, 92 * MS);
+	c->len = 0;
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	cr_assert_eq(lt_stackrec_due_ms(r, 90 * MS), 1);
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->bpf_waiters, 1);
+	cr_assert_eq(k->bpf_kept, 0);
+	free(c);
+	lt_stackrec_free(r);
+}
+
+/* LOCKTRACE_WAITER_STACKS=bpf (lt_stackrec_no_reads): no read is ever
+ * scheduled. */
+Test(stackrec, no_reads_schedules_none, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	lt_stackrec_no_reads(r);
+	struct lt_event e = wait_entry(4000005, 100 * MS, 0x1000);
+	lt_stackrec_event(r, &e, (uint32_t)getpid());
+	cr_assert_eq(lt_stackrec_due_ms(r, 100 * MS), -1);
+	lt_stackrec_read(r, 200 * MS);
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->waits, 1);
+	cr_assert_eq(k->reads, 0);
+	lt_stackrec_free(r);
+}
+
+static uint32_t futex_word;
+static int32_t sleeper_tid;
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&sleeper_tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&futex_word, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	return NULL;
+}
+
+/* Is tid asleep in futex(uaddr, ...)?  (/proc/self/task/TID/syscall) */
+static int in_futex(int32_t tid, uint64_t uaddr)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	unsigned long long a0 = 0;
+	int nr = -1;
+	int ok = fgets(line, sizeof(line), f) && sscanf(line, "%d %llx", &nr, &a0) == 2;
+	fclose(f);
+	return ok && nr == LT_NR_FUTEX && a0 == uaddr;
+}
+
+/* The collector read a wait from /proc (the thread really asleep), then
+ * the BPF side's copy of the same wait comes: one of the two is kept, the
+ * copy (certain to be of the sleep), and the read is not counted as one
+ * that came too late. */
+Test(stackrec, copy_replaces_a_read_of_the_same_wait, .timeout = 60)
+{
+	pthread_t th;
+	futex_word = 0;
+	cr_assert_eq(pthread_create(&th, NULL, sleeper, NULL), 0);
+	int32_t tid;
+	while (!(tid = __atomic_load_n(&sleeper_tid, __ATOMIC_ACQUIRE)))
+		usleep(1000);
+	uint64_t uaddr = (uint64_t)(uintptr_t)&futex_word;
+	for (int i = 0; i < 5000 && !in_futex(tid, uaddr); i++)
+		usleep(1000);
+	cr_assert(in_futex(tid, uaddr), "the sleeper thread never slept in FUTEX_WAIT");
+
+	struct lt_stackrec *r = new_rec();
+	uint32_t tgid = (uint32_t)getpid();
+	struct lt_event e = wait_entry(tid, 200 * MS, uaddr);
+	lt_stackrec_event(r, &e, tgid);
+	lt_stackrec_read(r, 201 * MS);
+	const struct lt_stackrec_stats *k = lt_stackrec_stats(r);
+	cr_assert_eq(k->reads, 1);
+	cr_assert_eq(k->failed, 0, "the sleeping thread could not be read from /proc");
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 200 * MS, 205 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	struct lt_event x = sys_exit(tid, 206 * MS);
+	lt_stackrec_event(r, &x, tgid);
+
+	__atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(th, NULL);
+
+	k = finish(r);
+	cr_assert_eq(k->bpf_dup, 1);
+	cr_assert_eq(k->late, 0, "the dropped read was counted as late");
+	cr_assert_eq(k->kept, 0, "the read was kept beside the copy");
+	cr_assert_eq(k->bpf_kept, 1);
+	free(c);
+	lt_stackrec_free(r);
+}
