@@ -39,6 +39,9 @@ struct lt_stackrec_stats {
 	uint64_t py_reads;   /* waiters' Python frame chains read with the copy */
 	uint64_t py_read_ns; /* of read_ns, the collector's time reading them */
 	uint64_t py_resolve_ns; /* of unwind_ns, resolving them to functions */
+	uint64_t py_wakers;  /* wakers' copies with their Python frames (BPF side) */
+	uint64_t py_wakers_unknown; /* of a CPython process, but the thread's state
+				     * was not known yet (native frames only) */
 };
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);
@@ -68,6 +71,12 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
  * for wakers), and filed as the WAKER stack of the
  * waker's wake-side FUTEX_ENTER at its ts.  A ring_buffer callback. */
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size);
+/* The BPF side that copies the wakers' stacks (LT_BPF_COPY_STACKS): it is
+ * told, for each CPython process, where the Python frames of a waker are
+ * (include/locktrace/pyframes.h), so that its copies carry them.  NULL
+ * (before the BPF side goes): no more. */
+struct lt_bpf;
+void lt_stackrec_set_bpf(struct lt_stackrec *r, struct lt_bpf *b);
 /* The end: the waits still asleep keep the stack copied; returns once the
  * unwinder has unwound every copy and stopped. */
 void lt_stackrec_finish(struct lt_stackrec *r);
