@@ -80,9 +80,11 @@ static void pyenv_python(int minor, char *py, size_t len)
 			     minor, pat, minor);
 }
 
-/* Starts the workload on PY, reads the GIL's extent from a snapshot,
- * records it (-p, --stacks --calls all) until it exits. */
-static void record_gil_sites(const char *py, struct truth *t)
+/* Starts the workload on PY (ROUNDS rounds of beta, NULL: its default),
+ * reads the GIL's extent from a snapshot, records it (-p, --stacks and
+ * CALLS: "all", or "blocking" for the wakers' stacks) until it exits. */
+static void record_gil_sites_as(const char *py, struct truth *t, const char *rounds,
+				const char *calls)
 {
 	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
 	if (access(py, X_OK) != 0)
@@ -90,7 +92,8 @@ static void record_gil_sites(const char *py, struct truth *t)
 	/* --linger: the process stays until the recording has ended, so
 	 * the recorder can read its code objects (the stacks are resolved
 	 * from the process's memory, by a thread that may lag behind) */
-	char *argv[] = { (char *)py, SCRIPT, "--gate", "--linger", NULL };
+	char *argv[] = { (char *)py, SCRIPT, "--gate", "--linger", rounds ? "-r" : NULL,
+			 (char *)rounds, NULL };
 	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	t->alpha = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=alpha", "tid");
 	t->beta = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=beta", "tid");
@@ -112,7 +115,7 @@ static void record_gil_sites(const char *py, struct truth *t)
 	cr_assert(t->gil && t->gil_size, "the lock model found no GIL in %s", py);
 
 	tl_tmp_path(raw, sizeof(raw), "pystacks");
-	char *extra[] = { "--stacks", "--calls", "all", NULL };
+	char *extra[] = { "--stacks", "--calls", (char *)calls, NULL };
 	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
 	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
 	unsetenv("LOCKTRACE_CACHE_DIR");
@@ -124,6 +127,11 @@ static void record_gil_sites(const char *py, struct truth *t)
 	t->beta_wait_us = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
 	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
 	tl_recorder_done(&rec, &wl, 60000);
+}
+
+static void record_gil_sites(const char *py, struct truth *t)
+{
+	record_gil_sites_as(py, t, NULL, "all");
 }
 
 static int is_loop(const char *func)
@@ -436,3 +444,184 @@ PYENV_TEST(10)
 PYENV_TEST(11)
 PYENV_TEST(12)
 PYENV_TEST(13)
+
+/* ---- the releasing stacks (--calls blocking): the wakers' Python frames,
+ * copied by the BPF side at the wake-up ---- */
+
+/* A release stack (the waker's at a wake-up on the GIL) of thread TID:
+ * 1 if its Python frames pass through FUNC, which must then be the
+ * innermost, at LINE, under the thread's run_X, Thread.run and
+ * threading's bootstrap; 0 if it has no Python frame or not FUNC (the
+ * thread's start or end). */
+static int check_release(const struct lt_stack *s, pid_t tid, const char *func, long line,
+			 uint64_t ts)
+{
+	int first = -1, py = 0, through = 0, run = 0;
+	char run_func[16];
+	snprintf(run_func, sizeof(run_func), "run_%s", func);
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct lt_sframe *f = &s->frames[i];
+		if (f->lang != LT_SFRAME_PYTHON)
+			continue;
+		cr_assert_eq(f->pc, 0, "a Python frame with a pc");
+		cr_assert(f->func && f->file && f->line > 0, "thread %d, release at %llu: a Python "
+			  "frame without a function, file or line", (int)tid, (unsigned long long)ts);
+		if (first < 0)
+			first = (int)i;
+		py++;
+		through |= !strcmp(f->func, func);
+		run |= !strcmp(f->func, run_func);
+	}
+	if (!through)
+		return 0;
+	const struct lt_sframe *f = &s->frames[first];
+	cr_assert_str_eq(f->func, func, "thread %d, release at %llu: innermost Python frame %s "
+			 "(%s:%u), not %s", (int)tid, (unsigned long long)ts, f->func, f->file, f->line,
+			 func);
+	cr_assert_eq((long)f->line, line, "thread %d: %s released the GIL at line %u, not %ld",
+		     (int)tid, func, f->line, line);
+	const char *base = strrchr(f->file, '/');
+	cr_assert_str_eq(base ? base + 1 : f->file, "py_gil_sites.py");
+	/* the whole chain: run_X, Thread.run, _bootstrap_inner, _bootstrap */
+	cr_assert(run, "thread %d: the release through %s has no %s frame", (int)tid, func, run_func);
+	cr_assert_geq(py, 5, "thread %d: %d Python frames in a release through %s", (int)tid, py,
+		      func);
+	cr_assert(!s->end || !strstr(s->end, "Python"), "thread %d: %s", (int)tid, s->end);
+	return 1;
+}
+
+/* Every release stack of alpha's and beta's threads on the GIL (the
+ * wake-side FUTEX_ENTER the waker's stack is filed at) that passes
+ * through their function has it innermost, at its line; both have some. */
+static void check_trace_releases(const struct truth *t)
+{
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	cr_assert(!st.damaged);
+	int wakes[2] = { 0 }, with[2] = { 0 }, in[2] = { 0 };
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || !(e->h.flags & LT_F_AT_WAKE) ||
+		    (e->h.tid != (uint32_t)t->alpha && e->h.tid != (uint32_t)t->beta) ||
+		    e->futex.uaddr < t->gil || e->futex.uaddr - t->gil >= t->gil_size)
+			continue;
+		int k = e->h.tid == (uint32_t)t->beta;
+		wakes[k]++;
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAKER);
+		if (!s)
+			continue; /* left for want of unwinding time (a budget) */
+		with[k]++;
+		cr_assert_eq(s->tgid, (int32_t)tr.hdr.pid);
+		in[k] += check_release(s, (pid_t)e->h.tid, k ? "beta" : "alpha",
+				       k ? t->line_b : t->line_a, e->h.ts);
+	}
+	cr_assert(in[0] > 0, "%s: none of alpha's %d GIL releases (%d with a stack) is in alpha()",
+		  t->version, wakes[0], with[0]);
+	cr_assert(in[1] > 0, "%s: none of beta's %d GIL releases (%d with a stack) is in beta()",
+		  t->version, wakes[1], with[1]);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+}
+
+/* report --profile, "Where the lock was held": GIL entries whose
+ * releasing stacks go through alpha and beta at their lines. */
+static void check_profile_releases(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.profile", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char want_a[64], want_b[64], line[1024];
+	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]\n", t->line_a);
+	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]\n", t->line_b);
+	int held = 0, cur_gil = 0, n[2] = { 0 };
+	while (fgets(line, sizeof(line), f)) {
+		int r;
+		double v;
+		unsigned long long addr;
+		if (!strncmp(line, "Where the lock was held", 23)) {
+			held = 1;
+			continue;
+		}
+		if (!held)
+			continue;
+		const char *fx = strstr(line, "futex 0x");
+		if (sscanf(line, "#%d %lf ms of waiting ended by", &r, &v) == 2) {
+			cur_gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t->gil &&
+				  addr - t->gil < t->gil_size;
+			continue;
+		}
+		for (int k = 0; k < 2 && cur_gil; k++)
+			n[k] += !strcmp(line, k ? want_b : want_a);
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(held, "%s: the profile has no releasing stacks", t->version);
+	cr_assert(n[0] && n[1], "%s: no releasing stack on the GIL through %s", t->version,
+		  !n[0] ? want_a : want_b);
+}
+
+/* --format collapsed: "release of futex 0x... ...;run_alpha;alpha;... US"
+ * (outer frames first). */
+static void check_collapsed_releases(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.folded", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "collapsed", "-o", path,
+			"--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char line[8192];
+	int a = 0, b = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "release of ", 11))
+			continue;
+		const char *ra = strstr(line, ";run_alpha;"), *rb = strstr(line, ";run_beta;");
+		a += ra && strstr(ra + 1, ";alpha;");
+		b += rb && strstr(rb + 1, ";beta;");
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(a && b, "%s: collapsed releasing stacks through alpha: %d, through beta: %d",
+		  t->version, a, b);
+}
+
+/* 150 rounds (3 s and more): the unwinder spends at most 0.2 s a second
+ * on wakers, and the first unwinding of a process reads its modules' CFI
+ * (0.2 - 0.7 s here): the releases after that second have their stacks. */
+static void gil_releases(const char *py)
+{
+	struct truth t = { 0 };
+	record_gil_sites_as(py, &t, "150", "blocking");
+	check_trace_releases(&t);
+	check_profile_releases(&t);
+	check_collapsed_releases(&t);
+}
+
+Test(pystacks_live, debian_python3_gil_releases_name_their_python_functions)
+{
+	gil_releases(TL_PYTHON);
+}
+
+#define PYENV_RELEASE_TEST(minor)                                                     \
+	Test(pystacks_live, pyenv_cpython_3_##minor##_gil_releases_name_their_functions) \
+	{                                                                              \
+		char py[512];                                                          \
+		tl_skip_unless_root("needs root: loads BPF programs");                \
+		pyenv_python(minor, py, sizeof(py));                                   \
+		gil_releases(py);                                                      \
+	}
+PYENV_RELEASE_TEST(8)
+PYENV_RELEASE_TEST(9)
+PYENV_RELEASE_TEST(10)
+PYENV_RELEASE_TEST(11)
+PYENV_RELEASE_TEST(12)
+PYENV_RELEASE_TEST(13)
