@@ -14,6 +14,11 @@
  *   - `report --profile` ranks GIL entries through alpha and beta at their
  *     lines, beta's within 10% of beta's own measure of its GIL waits;
  *   - the collapsed and pprof formats name the Python functions.
+ * With --calls blocking, the releasing stacks (the waker's, copied by the
+ * BPF program with its Python frames at the wake-up): the GIL's releases
+ * by alpha and beta name them at their lines (trace, profile, collapsed),
+ * and a threading.Lock released by holder() in py_lock_sites.py names
+ * holder at its release line.
  * Run on Debian's python3 (3.11) and on the pyenv builds 3.8 - 3.13 when
  * present ($PYENV_ROOT/versions, default /root/.pyenv).  The recorder runs
  * without its symbol cache, as on a fresh machine. */
@@ -80,6 +85,23 @@ static void pyenv_python(int minor, char *py, size_t len)
 			     minor, pat, minor);
 }
 
+/* The GIL of the workload, as the lock model finds it: its waits are the
+ * futex words inside it. */
+static void find_gil(const char *py, struct truth *t)
+{
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0, "snapshot of the workload failed");
+	for (size_t i = 0; i < s->n_rtlocks; i++)
+		if (!strcmp(s->rtlocks[i].kind, "GIL")) {
+			t->gil = s->rtlocks[i].base;
+			t->gil_size = s->rtlocks[i].size;
+			snprintf(t->version, sizeof(t->version), "%s",
+				 s->rtlocks[i].version ? s->rtlocks[i].version : "?");
+		}
+	lt_snapshot_free(s);
+	cr_assert(t->gil && t->gil_size, "the lock model found no GIL in %s", py);
+}
+
 /* Starts the workload on PY (ROUNDS rounds of beta, NULL: its default),
  * reads the GIL's extent from a snapshot, records it (-p, --stacks and
  * CALLS: "all", or "blocking" for the wakers' stacks) until it exits. */
@@ -100,19 +122,7 @@ static void record_gil_sites_as(const char *py, struct truth *t, const char *rou
 	t->line_a = (long)tl_truth_val(truth, ntruth, "site", "name=alpha", "line");
 	t->line_b = (long)tl_truth_val(truth, ntruth, "site", "name=beta", "line");
 
-	/* the GIL, as the lock model finds it: its waits are the futex
-	 * words inside it */
-	struct lt_snapshot *s = NULL;
-	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0, "snapshot of the workload failed");
-	for (size_t i = 0; i < s->n_rtlocks; i++)
-		if (!strcmp(s->rtlocks[i].kind, "GIL")) {
-			t->gil = s->rtlocks[i].base;
-			t->gil_size = s->rtlocks[i].size;
-			snprintf(t->version, sizeof(t->version), "%s",
-				 s->rtlocks[i].version ? s->rtlocks[i].version : "?");
-		}
-	lt_snapshot_free(s);
-	cr_assert(t->gil && t->gil_size, "the lock model found no GIL in %s", py);
+	find_gil(py, t);
 
 	tl_tmp_path(raw, sizeof(raw), "pystacks");
 	char *extra[] = { "--stacks", "--calls", (char *)calls, NULL };
@@ -625,3 +635,115 @@ PYENV_RELEASE_TEST(10)
 PYENV_RELEASE_TEST(11)
 PYENV_RELEASE_TEST(12)
 PYENV_RELEASE_TEST(13)
+
+/* ---- a threading.Lock's release site (tests/workloads/py_lock_sites.py):
+ * holder() releases the lock at line LR while waiter() waits for it ---- */
+
+static void lock_releases(const char *py)
+{
+	struct truth t = { 0 };
+	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
+	if (access(py, X_OK) != 0)
+		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
+	char *argv[] = { (char *)py, "tests/workloads/py_lock_sites.py", "--gate", "--linger", NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
+	pid_t waiter = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=waiter", "tid");
+	long line_r = (long)tl_truth_val(truth, ntruth, "site", "name=release", "line");
+	find_gil(py, &t);
+	tl_tmp_path(raw, sizeof(raw), "pylock");
+	char *extra[] = { "--stacks", "--calls", "blocking", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
+	tl_go(&wl);
+	char done[8][256];
+	int nd = 0;
+	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "py_lock_sites.py never finished");
+	kill(rec.pid, SIGINT);
+	tl_recorder_done(&rec, &wl, 60000);
+
+	/* the trace: the holder's wake-ups outside the GIL (the lock's
+	 * semaphore) whose stack goes through holder() have it innermost at
+	 * LR, and one of them ended a wait of the waiter */
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	int wakes = 0, with = 0, at_lr = 0;
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || !(e->h.flags & LT_F_AT_WAKE) ||
+		    e->h.tid != (uint32_t)holder ||
+		    (e->futex.uaddr >= t.gil && e->futex.uaddr - t.gil < t.gil_size))
+			continue;
+		wakes++;
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAKER);
+		if (!s)
+			continue;
+		with++;
+		const struct lt_sframe *first = NULL;
+		for (uint32_t k = 0; k < s->nframes && !first; k++)
+			if (s->frames[k].lang == LT_SFRAME_PYTHON)
+				first = &s->frames[k];
+		if (!first || strcmp(first->func, "holder"))
+			continue; /* threading's own code (the gate, the end) */
+		cr_assert_eq((long)first->line, line_r, "%s: holder released a lock at line %u, not %ld",
+			     t.version, first->line, line_r);
+		const char *base = strrchr(first->file, '/');
+		cr_assert_str_eq(base ? base + 1 : first->file, "py_lock_sites.py");
+		/* the waiter was woken by it: a waking event for its tid */
+		for (size_t j = i + 1; j < tr.n && tr.ev[j].h.ts == e->h.ts; j++)
+			if (tr.ev[j].h.kind == LT_EV_WAKING && tr.ev[j].h.tid == (uint32_t)waiter)
+				at_lr++;
+	}
+	cr_assert_gt(at_lr, 0, "%s: none of holder's %d wake-ups outside the GIL (%d with a stack) "
+		     "woke the waiter from holder() at line %ld", t.version, wakes, with, line_r);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+
+	/* the profile: a release entry outside the GIL through holder at LR */
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16], want[96], line[1024];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.profile", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	snprintf(want, sizeof(want), "      holder (py_lock_sites.py:%ld) [python]\n", line_r);
+	int held = 0, gil = 0, found = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int r;
+		double v;
+		unsigned long long addr;
+		held |= !strncmp(line, "Where the lock was held", 23);
+		const char *fx = strstr(line, "futex 0x");
+		if (held && sscanf(line, "#%d %lf ms of waiting ended by", &r, &v) == 2) {
+			gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t.gil &&
+			      addr - t.gil < t.gil_size;
+			continue;
+		}
+		found += held && !gil && !strcmp(line, want);
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(found, "%s: no releasing stack of a lock through %s", t.version, want);
+}
+
+Test(pystacks_live, debian_python3_lock_releases_name_their_python_function)
+{
+	lock_releases(TL_PYTHON);
+}
+
+#define PYENV_LOCK_TEST(minor)                                                         \
+	Test(pystacks_live, pyenv_cpython_3_##minor##_lock_releases_name_their_function) \
+	{                                                                               \
+		char py[512];                                                           \
+		tl_skip_unless_root("needs root: loads BPF programs");                 \
+		pyenv_python(minor, py, sizeof(py));                                    \
+		lock_releases(py);                                                      \
+	}
+PYENV_LOCK_TEST(8)
+PYENV_LOCK_TEST(13)
