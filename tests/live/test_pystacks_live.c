@@ -639,7 +639,12 @@ PYENV_RELEASE_TEST(13)
 /* ---- a threading.Lock's release site (tests/workloads/py_lock_sites.py):
  * holder() releases the lock at line LR while waiter() waits for it ---- */
 
-static void lock_releases(const char *py)
+struct lock_truth {
+	pid_t holder, waiter;
+	long line_r;
+};
+
+static void record_lock_sites(const char *py, struct truth *gt, struct lock_truth *lt)
 {
 	struct truth t = { 0 };
 	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
@@ -663,6 +668,17 @@ static void lock_releases(const char *py)
 	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "py_lock_sites.py never finished");
 	kill(rec.pid, SIGINT);
 	tl_recorder_done(&rec, &wl, 60000);
+	*gt = t;
+	*lt = (struct lock_truth){ .holder = holder, .waiter = waiter, .line_r = line_r };
+}
+
+static void lock_releases(const char *py)
+{
+	struct truth t;
+	struct lock_truth l;
+	record_lock_sites(py, &t, &l);
+	pid_t holder = l.holder, waiter = l.waiter;
+	long line_r = l.line_r;
 
 	/* the trace: the holder's wake-ups outside the GIL (the lock's
 	 * semaphore) whose stack goes through holder() have it innermost at
@@ -735,6 +751,54 @@ static void lock_releases(const char *py)
 Test(pystacks_live, debian_python3_lock_releases_name_their_python_function)
 {
 	lock_releases(TL_PYTHON);
+}
+
+/* The Perfetto trace: the holder's FUTEX_WAKE slices (where the flows to
+ * the waiter's waits begin) carry the release site's callstack through
+ * holder, whose frame has the workload's file and the release line. */
+Test(pystacks_live, debian_python3_perfetto_release_callstacks_have_python_frames)
+{
+	const char *why = tp_missing();
+	if (why)
+		cr_skip_test("%s", why);
+	struct truth t;
+	struct lock_truth l;
+	record_lock_sites(TL_PYTHON, &t, &l);
+	char pt[TL_PATH_MAX + 32], out[64][256], err[64][256], sql[1024];
+	int nout, nerr;
+	snprintf(pt, sizeof(pt), "%s.perfetto-trace", raw);
+	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
+	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	snprintf(sql, sizeof(sql),
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %d and s.name like 'FUTEX_WAKE%%';\n"
+		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
+		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
+		 "select f.name as name, y.line_number as line, y.source_file as file from "
+		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
+		 "f.symbol_set_id where f.name = 'holder';\n", (int)l.holder);
+	struct tp_out o;
+	int rc = tp_run(pt, sql, &o);
+	unlink(pt);
+	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
+	cr_assert_eq(o.n, 3);
+	int rel = 0;
+	for (size_t i = 0; i < o.t[0].nrows; i++)
+		rel += tp_chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), "holder");
+	cr_assert_gt(rel, 0, "no FUTEX_WAKE slice of the holder has a callstack through holder\n%s",
+		     tp_dump(&o.t[0]));
+	int at = 0;
+	for (size_t i = 0; i < o.t[2].nrows; i++) {
+		int ok;
+		const char *file = tp_get(&o.t[2], i, "file");
+		long line = (long)tp_int(&o.t[2], i, "line", &ok);
+		cr_assert(ok && file && strstr(file, "py_lock_sites.py"), "holder in %s", file);
+		at += line == l.line_r;
+	}
+	cr_assert_gt(at, 0, "no holder frame at the release line %ld\n%s", l.line_r,
+		     tp_dump(&o.t[2]));
+	tp_free(&o);
 }
 
 #define PYENV_LOCK_TEST(minor)                                                         \
