@@ -572,16 +572,10 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 
 /* ---- wakers' Python frames, copied by the BPF side ---- */
 
-struct push_ctx {
-	struct lt_stackrec *r;
-	size_t n;
-};
-
 static void push_ts(void *arg, pid_t tid, uint64_t ts)
 {
-	struct push_ctx *c = arg;
-	if (!lt_bpf_py_tstate(c->r->bpf, (uint32_t)tid, ts))
-		c->n++;
+	struct lt_stackrec *r = arg;
+	lt_bpf_py_tstate(r->bpf, (uint32_t)tid, ts);
 }
 
 /* Tells the BPF side where process TGID's Python frames are and every
@@ -592,8 +586,7 @@ static void py_to_bpf(struct lt_stackrec *r, uint32_t tgid, struct pyproc *pp)
 	struct lt_py_layout l;
 	if (!pp->py || lt_pystk_bpf_layout(pp->py, &l) || lt_bpf_py_layout(r->bpf, tgid, &l))
 		return;
-	struct push_ctx c = { .r = r };
-	lt_pystk_each_ts(pp->py, &pp->e, push_ts, &c);
+	lt_pystk_each_ts(pp->py, &pp->e, push_ts, r);
 }
 
 void lt_stackrec_set_bpf(struct lt_stackrec *r, struct lt_bpf *b)
@@ -619,7 +612,6 @@ static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, stru
 	pthread_mutex_unlock(&r->mu);
 	if (!pp || !pp->py)
 		return;
-	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
 	if (c->end == LT_PYC_NO_TSTATE) {
 		uint64_t now = boot_now(), last = (uint64_t)(uintptr_t)lt_u64map_get(&r->py_nots,
 										 (uint32_t)j->tid);
@@ -646,7 +638,6 @@ static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, stru
 			r->st.py_wakers++;
 		}
 	}
-	r->st.py_read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
