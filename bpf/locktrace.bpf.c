@@ -32,6 +32,7 @@
 #include <bpf/bpf_endian.h>
 #include "locktrace/event.h"
 #include "locktrace/calls.h"
+#include "locktrace/pyframes.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -65,13 +66,117 @@ struct {
 	__uint(max_entries, 1 << 20); /* 4 KiB (one page) unless copy_waker_stacks */
 } stack_copies SEC(".maps");
 
+/* A waker's Python frames (include/locktrace/pyframes.h): the layout of
+ * each CPython process and the thread state of each of its threads, both
+ * filled by the collector; none for a process: native frames only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LT_MAX_TGIDS); /* 1 unless copy_waker_stacks */
+	__type(key, __u32);
+	__type(value, struct lt_py_layout);
+} py_layouts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536); /* 1 unless copy_waker_stacks */
+	__type(key, __u32);
+	__type(value, __u64);
+} py_tstates SEC(".maps");
+
+/* one frame's bytes, read at once */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8[LT_PY_BLOCK]);
+} py_block SEC(".maps");
+
+static __always_inline __u64 blk_u64(const __u8 *b, __u32 off)
+{
+	return *(const __u64 *)(b + (off & (LT_PY_BLOCK - 8)));
+}
+
+/* The waker's Python frame chain, innermost first, into O: one read of
+ * its thread state and (3.11) its cframe, then one read per frame. */
+static __always_inline void copy_py_frames(const struct lt_py_layout *l, __u32 tid,
+					   struct lt_py_copy *o)
+{
+	__u32 zero = 0, sz = l->block;
+	__u64 *tsp = bpf_map_lookup_elem(&py_tstates, &tid);
+	__u8 *b = bpf_map_lookup_elem(&py_block, &zero);
+	__u64 ts, f = 0, native = 0;
+
+	o->magic = LT_PY_COPY_MAGIC;
+	o->n = 0;
+	o->pad = 0;
+	o->end_at = 0;
+	o->tstate = 0;
+	o->end = LT_PYC_NO_TSTATE;
+	if (!tsp || !b)
+		return;
+	ts = *tsp;
+	o->tstate = ts;
+	/* a thread state freed and taken by another thread reads as that one's */
+	if (l->ts_native && (bpf_probe_read_user(&native, 8, (void *)(ts + l->ts_native)) ||
+			     (__u32)native != tid))
+		return;
+	o->end = LT_PYC_UNREADABLE;
+	o->end_at = ts;
+	if (bpf_probe_read_user(&f, 8, (void *)(ts + l->ts_frame)))
+		return;
+	if (l->cf_frame >= 0 && f && bpf_probe_read_user(&f, 8, (void *)(f + (__u32)l->cf_frame)))
+		return;
+	if (sz > LT_PY_BLOCK)
+		sz = LT_PY_BLOCK;
+	if (sz < 8)
+		sz = 8;
+	o->end = LT_PYC_ALL;
+	for (__u32 i = 0; i < LT_PY_COPY_FRAMES; i++) {
+		if (!f)
+			return;
+		if (bpf_probe_read_user(b, sz, (void *)f)) {
+			o->end = LT_PYC_UNREADABLE;
+			o->end_at = f;
+			return;
+		}
+		o->f[i].frame = f;
+		o->f[i].code = blk_u64(b, l->off_code);
+		o->f[i].a = blk_u64(b, l->off_a);
+		o->f[i].b = blk_u64(b, l->off_b);
+		o->n = i + 1;
+		f = blk_u64(b, l->off_prev);
+	}
+	if (f) {
+		o->end = LT_PYC_CUT;
+		o->end_at = f;
+	}
+}
+
+/* A waker copy: its registers and stack bytes, and for a CPython process
+ * (a layout in py_layouts) its Python frames after them. */
+struct lt_waker_py_copy {
+	struct lt_stack_copy c;
+	struct lt_py_copy py;
+};
+
 static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_regs *regs,
 					     __u64 ts)
 {
-	struct lt_stack_copy *c = bpf_ringbuf_reserve(&stack_copies, sizeof(*c), 0);
+	__u32 tgid = cur->tgid;
+	const struct lt_py_layout *pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
+	struct lt_stack_copy *c;
 
-	if (!c)
-		return;
+	if (pyl) {
+		struct lt_waker_py_copy *w = bpf_ringbuf_reserve(&stack_copies, sizeof(*w), 0);
+		if (!w)
+			return;
+		copy_py_frames(pyl, cur->pid, &w->py);
+		c = &w->c;
+	} else {
+		c = bpf_ringbuf_reserve(&stack_copies, sizeof(*c), 0);
+		if (!c)
+			return;
+	}
 	c->ts = ts;
 	c->tid = cur->pid;
 	c->tgid = cur->tgid;

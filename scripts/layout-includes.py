@@ -20,7 +20,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CONTRACTS = {"calls.h", "event.h", "futex.h", "taskregs.h", "tracefile.h"}
+CONTRACTS = {"calls.h", "event.h", "futex.h", "pyframes.h", "taskregs.h", "tracefile.h"}
 
 # headers the layout moved declarations out of, per file: what that file
 # includes instead (the other includes of these headers stay)

@@ -181,8 +181,11 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	int copies = (flags & LT_BPF_COPY_STACKS) && (flags & LT_BPF_CALLS_BLOCKING) && b->copy_fn;
 	if (copies)
 		b->skel->rodata->copy_waker_stacks = true;
-	else /* unused: the smallest ring */
+	else { /* unused: the smallest ring and maps */
 		bpf_map__set_max_entries(b->skel->maps.stack_copies, 4096);
+		bpf_map__set_max_entries(b->skel->maps.py_layouts, 1);
+		bpf_map__set_max_entries(b->skel->maps.py_tstates, 1);
+	}
 	if (copies && (flags & LT_BPF_COPY_WAITERS)) {
 		/* a copy per long wait too (~2.1 KiB each): about 7,000 of
 		 * them between two drains (the demo's 64 threads make
@@ -260,6 +263,20 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 fail:
 	lt_bpf_destroy(b);
 	return -1;
+}
+
+int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout *l)
+{
+	int fd = bpf_map__fd(b->skel->maps.py_layouts);
+	int r = l ? bpf_map_update_elem(fd, &tgid, l, BPF_ANY) : bpf_map_delete_elem(fd, &tgid);
+	return r && (l || errno != ENOENT) ? -errno : 0;
+}
+
+int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts)
+{
+	int fd = bpf_map__fd(b->skel->maps.py_tstates);
+	int r = ts ? bpf_map_update_elem(fd, &tid, &ts, BPF_ANY) : bpf_map_delete_elem(fd, &tid);
+	return r && (ts || errno != ENOENT) ? -errno : 0;
 }
 
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)

@@ -73,6 +73,13 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 int lt_bpf_add_tgid(struct lt_bpf *b, pid_t tgid);
 int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned flags,
 		 lt_sample_fn fn, void *ctx, int verbose, char *err, size_t errlen);
+/* LT_BPF_COPY_STACKS: where process TGID's Python frames are (NULL: it
+ * runs no CPython we read: forget it), and thread TID's thread state (0:
+ * forget it), for the wakers' copies (include/locktrace/pyframes.h).  0 or
+ * -errno (-E2BIG: the map is full). */
+struct lt_py_layout;
+int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout *l);
+int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts);
 /* Events consumed, or negative errno. timeout_ms < 0: do not wait. */
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms);
 /* Adds the cumulative lost counts to out[cpu * LT_EV_MAX + kind]

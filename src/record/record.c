@@ -83,6 +83,11 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				"the copying), resolved in %.1f ms of the unwinding\n",
 				(unsigned long long)k->py_reads, (double)k->py_read_ns / 1e6,
 				(double)k->py_resolve_ns / 1e6);
+		if (k->py_procs && k->wakers)
+			fprintf(stderr, "  python frames of wakers: %llu copied at the wake-up, %llu "
+				"copies without them (the thread's state not known yet)\n",
+				(unsigned long long)k->py_wakers,
+				(unsigned long long)k->py_wakers_unknown);
 		if (k->behind)
 			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
@@ -267,6 +272,8 @@ static void release(struct session *s, int failed)
 	if (s->launched && !s->reaped && (failed || s->launch.gate_fd >= 0))
 		lt_launch_abort(&s->launch);
 	rec_remove_pid_file(s);
+	if (s->c.stk)
+		lt_stackrec_set_bpf(s->c.stk, NULL);
 	if (s->bpf_started)
 		lt_bpf_destroy(&s->bpf);
 	if (s->pidfd >= 0)

@@ -364,6 +364,8 @@ static int start_bpf(struct session *s)
 				 rec_on_sample, c, o->verbose, err, sizeof(err));
 	if (!br) {
 		s->bpf_started = 1;
+		if (bflags & LT_BPF_COPY_STACKS) /* wakers' Python frames */
+			lt_stackrec_set_bpf(c->stk, &s->bpf);
 		if (o->children)
 			add_children(s, set, nset);
 	}

@@ -19,6 +19,8 @@
 #include "pystack.h"
 #include "locktrace/calls.h"
 #include "locktrace/futex.h"
+#include "locktrace/pyframes.h"
+#include "loader.h"
 
 #define MAX_DEPTH 64
 #define REFS_KEEP 200000 /* flight mode: references kept for the next dump */
@@ -115,6 +117,7 @@ struct lt_stackrec {
 	struct lt_u64map py_ts;
 	struct lt_u64map seen;     /* tgids whose OPEN was queued */
 	struct lt_pyraw *py_buf;   /* LT_PYSTK_MAX_RAW entries */
+	struct lt_u64map py_nots;  /* waker tid -> when its thread state was last looked for */
 	/* shared, under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t more, idle;
@@ -124,6 +127,9 @@ struct lt_stackrec {
 	size_t queued_bytes;
 	struct lt_u64map intern; /* hash -> struct lt_stack * (chain by collision check) */
 	struct lt_u64map pyprocs; /* tgid -> struct pyproc * (current program) */
+	/* the BPF side that copies wakers' Python frames (set by the
+	 * collector's thread, read by it and, under mu, by the unwinder) */
+	struct lt_bpf *bpf;
 	struct pyproc *all_py;    /* every pyproc, freed at the end */
 	struct lt_stack **stacks;
 	size_t nstacks, cap_stacks, written_stacks;
@@ -224,6 +230,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 	lt_u64map_free(&r->pyprocs);
 	lt_u64map_free(&r->py_ts);
 	lt_u64map_free(&r->seen);
+	lt_u64map_free(&r->py_nots);
 	free(r->py_buf);
 	while (r->all_py) {
 		struct pyproc *pp = r->all_py;
@@ -403,6 +410,10 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		if (tgid) { /* another program: its modules are read again */
 			pthread_mutex_lock(&r->mu);
 			lt_u64map_del(&r->pyprocs, tgid);
+			if (r->bpf) {
+				lt_bpf_py_layout(r->bpf, tgid, NULL);
+				lt_bpf_py_tstate(r->bpf, (uint32_t)tid, 0);
+			}
 			pthread_mutex_unlock(&r->mu);
 			lt_u64map_del(&r->seen, tgid);
 			struct job *j = calloc(1, sizeof(*j));
@@ -416,6 +427,9 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 	case LT_EV_TASK_EXIT:
 		lt_u64map_del(&r->py_ts, (uint32_t)tid);
 		lt_u64map_del(&r->bpf_done, (uint32_t)tid);
+		lt_u64map_del(&r->py_nots, (uint32_t)tid);
+		if (r->bpf && r->st.py_procs) /* its thread state goes too */
+			lt_bpf_py_tstate(r->bpf, (uint32_t)tid, 0);
 		resolve(r, tid, ev->h.ts);
 		return;
 	case LT_EV_SYS_EXIT:
@@ -515,6 +529,8 @@ static void read_python(struct lt_stackrec *r, struct pyproc *pp, const struct p
 			lt_u64map_put(&r->py_ts, (uint32_t)p->tid, (void *)(uintptr_t)ts);
 		else
 			lt_u64map_del(&r->py_ts, (uint32_t)p->tid);
+		if (ts && r->bpf) /* for its copies as a waker */
+			lt_bpf_py_tstate(r->bpf, (uint32_t)p->tid, ts);
 	}
 	if (got <= 0 || (!o.n && !o.end))
 		return;
@@ -622,6 +638,76 @@ static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
 	return 0;
 }
 
+/* ---- wakers' Python frames, copied by the BPF side ---- */
+
+static void push_ts(void *arg, pid_t tid, uint64_t ts)
+{
+	struct lt_stackrec *r = arg;
+	lt_bpf_py_tstate(r->bpf, (uint32_t)tid, ts);
+}
+
+/* Tells the BPF side where process TGID's Python frames are and every
+ * thread state it has now (under mu; r->bpf set).  Threads started later
+ * are added at their first copy as a waker or as a waiter. */
+static void py_to_bpf(struct lt_stackrec *r, uint32_t tgid, struct pyproc *pp)
+{
+	struct lt_py_layout l;
+	if (!pp->py || lt_pystk_bpf_layout(pp->py, &l) || lt_bpf_py_layout(r->bpf, tgid, &l))
+		return;
+	lt_pystk_each_ts(pp->py, &pp->e, push_ts, r);
+}
+
+void lt_stackrec_set_bpf(struct lt_stackrec *r, struct lt_bpf *b)
+{
+	pthread_mutex_lock(&r->mu);
+	r->bpf = b;
+	for (size_t i = 0; b && i < r->pyprocs.cap; i++)
+		if (r->pyprocs.keys[i])
+			py_to_bpf(r, (uint32_t)r->pyprocs.keys[i], r->pyprocs.vals[i]);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* The waker's Python frames copied with its stack: the chain for the
+ * unwinder to resolve, as a waiter's.  A thread whose thread state the
+ * BPF side does not know yet is looked up (at most once a second) for its
+ * next copies. */
+static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, struct job *j)
+{
+	if (c->magic != LT_PY_COPY_MAGIC)
+		return;
+	pthread_mutex_lock(&r->mu);
+	struct pyproc *pp = lt_u64map_get(&r->pyprocs, j->tgid);
+	pthread_mutex_unlock(&r->mu);
+	if (!pp || !pp->py)
+		return;
+	if (c->end == LT_PYC_NO_TSTATE) {
+		uint64_t now = boot_now(), last = (uint64_t)(uintptr_t)lt_u64map_get(&r->py_nots,
+										 (uint32_t)j->tid);
+		if (r->bpf && (!last || now - last >= 1000000000ull)) {
+			uint64_t ts = lt_pystk_find_ts(pp->py, &pp->e, (pid_t)j->tid);
+			if (ts && ts != c->tstate) {
+				lt_bpf_py_tstate(r->bpf, (uint32_t)j->tid, ts);
+				lt_u64map_put(&r->py_ts, (uint32_t)j->tid, (void *)(uintptr_t)ts);
+			}
+			lt_u64map_put(&r->py_nots, (uint32_t)j->tid, (void *)(uintptr_t)now);
+		}
+		r->st.py_wakers_unknown++;
+	} else {
+		struct lt_pyraw buf[LT_PY_COPY_FRAMES];
+		struct lt_pyraw_stack o = { .f = buf, .max = LT_PY_COPY_FRAMES };
+		lt_pystk_from_copy(pp->py, c, &o);
+		if ((o.n || o.end) && (!o.n || (j->py = malloc(o.n * sizeof(*j->py))))) {
+			if (o.n)
+				memcpy(j->py, o.f, o.n * sizeof(*j->py));
+			j->npy = o.n;
+			j->py_end = o.end;
+			j->py_end_at = o.end_at;
+			j->pp = pp;
+			r->st.py_wakers++;
+		}
+	}
+}
+
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 {
 	struct lt_stackrec *r = ctx;
@@ -657,6 +743,8 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 	j->base = c->sp;
 	j->len = c->len;
 	j->decided = 1;
+	if (size >= sizeof(*c) + sizeof(struct lt_py_copy))
+		waker_python(r, (const struct lt_py_copy *)(c + 1), j);
 	enqueue(r, j);
 	return 0;
 }
@@ -892,6 +980,8 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 	lt_u64map_put(&r->pyprocs, tgid, pp);
 	if (pp->py)
 		r->st.py_procs++;
+	if (r->bpf)
+		py_to_bpf(r, tgid, pp);
 	pthread_mutex_unlock(&r->mu);
 }
 

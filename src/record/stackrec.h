@@ -47,6 +47,9 @@ struct lt_stackrec_stats {
 	uint64_t unwinds_cached; /* BPF copies not unwound: one of the same call path was */
 	uint64_t bpf_py_left;   /* left: a CPython process's (the reads have Python frames) */
 	uint64_t wcopy[LT_WCOPY_MAX]; /* the BPF side's counts (lt_stackrec_note_wcopy) */
+	uint64_t py_wakers;  /* wakers' copies with their Python frames (BPF side) */
+	uint64_t py_wakers_unknown; /* of a CPython process, but the thread's state
+				     * was not known yet (native frames only) */
 };
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);
@@ -86,6 +89,12 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size);
 void lt_stackrec_no_reads(struct lt_stackrec *r);
 /* The BPF side's counts of waiters' copies (LT_WCOPY_*), for the summary. */
 void lt_stackrec_note_wcopy(struct lt_stackrec *r, const uint64_t *wcopy);
+/* The BPF side that copies the wakers' stacks (LT_BPF_COPY_STACKS): it is
+ * told, for each CPython process, where the Python frames of a waker are
+ * (include/locktrace/pyframes.h), so that its copies carry them.  NULL
+ * (before the BPF side goes): no more. */
+struct lt_bpf;
+void lt_stackrec_set_bpf(struct lt_stackrec *r, struct lt_bpf *b);
 /* The end: the waits still asleep keep the stack copied; returns once the
  * unwinder has unwound every copy and stopped. */
 void lt_stackrec_finish(struct lt_stackrec *r);

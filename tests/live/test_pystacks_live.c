@@ -14,6 +14,11 @@
  *   - `report --profile` ranks GIL entries through alpha and beta at their
  *     lines, beta's within 10% of beta's own measure of its GIL waits;
  *   - the collapsed and pprof formats name the Python functions.
+ * With --calls blocking, the releasing stacks (the waker's, copied by the
+ * BPF program with its Python frames at the wake-up): the GIL's releases
+ * by alpha and beta name them at their lines (trace, profile, collapsed),
+ * and a threading.Lock released by holder() in py_lock_sites.py names
+ * holder at its release line.
  * Run on Debian's python3 (3.11) and on the pyenv builds 3.8 - 3.13 when
  * present ($PYENV_ROOT/versions, default /root/.pyenv).  The recorder runs
  * without its symbol cache, as on a fresh machine. */
@@ -80,25 +85,10 @@ static void pyenv_python(int minor, char *py, size_t len)
 			     minor, pat, minor);
 }
 
-/* Starts the workload on PY, reads the GIL's extent from a snapshot,
- * records it (-p, --stacks --calls all) until it exits. */
-static void record_gil_sites(const char *py, struct truth *t)
+/* The GIL of the workload, as the lock model finds it: its waits are the
+ * futex words inside it. */
+static void find_gil(const char *py, struct truth *t)
 {
-	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
-	if (access(py, X_OK) != 0)
-		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
-	/* --linger: the process stays until the recording has ended, so
-	 * the recorder can read its code objects (the stacks are resolved
-	 * from the process's memory, by a thread that may lag behind) */
-	char *argv[] = { (char *)py, SCRIPT, "--gate", "--linger", NULL };
-	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
-	t->alpha = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=alpha", "tid");
-	t->beta = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=beta", "tid");
-	t->line_a = (long)tl_truth_val(truth, ntruth, "site", "name=alpha", "line");
-	t->line_b = (long)tl_truth_val(truth, ntruth, "site", "name=beta", "line");
-
-	/* the GIL, as the lock model finds it: its waits are the futex
-	 * words inside it */
 	struct lt_snapshot *s = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0, "snapshot of the workload failed");
 	for (size_t i = 0; i < s->n_rtlocks; i++)
@@ -110,9 +100,32 @@ static void record_gil_sites(const char *py, struct truth *t)
 		}
 	lt_snapshot_free(s);
 	cr_assert(t->gil && t->gil_size, "the lock model found no GIL in %s", py);
+}
+
+/* Starts the workload on PY (ROUNDS rounds of beta, NULL: its default),
+ * reads the GIL's extent from a snapshot, records it (-p, --stacks and
+ * CALLS: "all", or "blocking" for the wakers' stacks) until it exits. */
+static void record_gil_sites_as(const char *py, struct truth *t, const char *rounds,
+				const char *calls)
+{
+	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
+	if (access(py, X_OK) != 0)
+		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
+	/* --linger: the process stays until the recording has ended, so
+	 * the recorder can read its code objects (the stacks are resolved
+	 * from the process's memory, by a thread that may lag behind) */
+	char *argv[] = { (char *)py, SCRIPT, "--gate", "--linger", rounds ? "-r" : NULL,
+			 (char *)rounds, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	t->alpha = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=alpha", "tid");
+	t->beta = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=beta", "tid");
+	t->line_a = (long)tl_truth_val(truth, ntruth, "site", "name=alpha", "line");
+	t->line_b = (long)tl_truth_val(truth, ntruth, "site", "name=beta", "line");
+
+	find_gil(py, t);
 
 	tl_tmp_path(raw, sizeof(raw), "pystacks");
-	char *extra[] = { "--stacks", "--calls", "all", NULL };
+	char *extra[] = { "--stacks", "--calls", (char *)calls, NULL };
 	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
 	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
 	unsetenv("LOCKTRACE_CACHE_DIR");
@@ -124,6 +137,11 @@ static void record_gil_sites(const char *py, struct truth *t)
 	t->beta_wait_us = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
 	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
 	tl_recorder_done(&rec, &wl, 60000);
+}
+
+static void record_gil_sites(const char *py, struct truth *t)
+{
+	record_gil_sites_as(py, t, NULL, "all");
 }
 
 static int is_loop(const char *func)
@@ -436,3 +454,360 @@ PYENV_TEST(10)
 PYENV_TEST(11)
 PYENV_TEST(12)
 PYENV_TEST(13)
+
+/* ---- the releasing stacks (--calls blocking): the wakers' Python frames,
+ * copied by the BPF side at the wake-up ---- */
+
+/* A release stack (the waker's at a wake-up on the GIL) of thread TID:
+ * 1 if its Python frames pass through FUNC, which must then be the
+ * innermost, at LINE, under the thread's run_X, Thread.run and
+ * threading's bootstrap; 0 if it has no Python frame or not FUNC (the
+ * thread's start or end). */
+static int check_release(const struct lt_stack *s, pid_t tid, const char *func, long line,
+			 uint64_t ts)
+{
+	int first = -1, py = 0, through = 0, run = 0;
+	char run_func[16];
+	snprintf(run_func, sizeof(run_func), "run_%s", func);
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct lt_sframe *f = &s->frames[i];
+		if (f->lang != LT_SFRAME_PYTHON)
+			continue;
+		cr_assert_eq(f->pc, 0, "a Python frame with a pc");
+		cr_assert(f->func && f->file && f->line > 0, "thread %d, release at %llu: a Python "
+			  "frame without a function, file or line", (int)tid, (unsigned long long)ts);
+		if (first < 0)
+			first = (int)i;
+		py++;
+		through |= !strcmp(f->func, func);
+		run |= !strcmp(f->func, run_func);
+	}
+	if (!through)
+		return 0;
+	const struct lt_sframe *f = &s->frames[first];
+	cr_assert_str_eq(f->func, func, "thread %d, release at %llu: innermost Python frame %s "
+			 "(%s:%u), not %s", (int)tid, (unsigned long long)ts, f->func, f->file, f->line,
+			 func);
+	cr_assert_eq((long)f->line, line, "thread %d: %s released the GIL at line %u, not %ld",
+		     (int)tid, func, f->line, line);
+	const char *base = strrchr(f->file, '/');
+	cr_assert_str_eq(base ? base + 1 : f->file, "py_gil_sites.py");
+	/* the whole chain: run_X, Thread.run, _bootstrap_inner, _bootstrap */
+	cr_assert(run, "thread %d: the release through %s has no %s frame", (int)tid, func, run_func);
+	cr_assert_geq(py, 5, "thread %d: %d Python frames in a release through %s", (int)tid, py,
+		      func);
+	cr_assert(!s->end || !strstr(s->end, "Python"), "thread %d: %s", (int)tid, s->end);
+	return 1;
+}
+
+/* Every release stack of alpha's and beta's threads on the GIL (the
+ * wake-side FUTEX_ENTER the waker's stack is filed at) that passes
+ * through their function has it innermost, at its line; both have some. */
+static void check_trace_releases(const struct truth *t)
+{
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	cr_assert(!st.damaged);
+	int wakes[2] = { 0 }, with[2] = { 0 }, in[2] = { 0 };
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || !(e->h.flags & LT_F_AT_WAKE) ||
+		    (e->h.tid != (uint32_t)t->alpha && e->h.tid != (uint32_t)t->beta) ||
+		    e->futex.uaddr < t->gil || e->futex.uaddr - t->gil >= t->gil_size)
+			continue;
+		int k = e->h.tid == (uint32_t)t->beta;
+		wakes[k]++;
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAKER);
+		if (!s)
+			continue; /* left for want of unwinding time (a budget) */
+		with[k]++;
+		cr_assert_eq(s->tgid, (int32_t)tr.hdr.pid);
+		in[k] += check_release(s, (pid_t)e->h.tid, k ? "beta" : "alpha",
+				       k ? t->line_b : t->line_a, e->h.ts);
+	}
+	cr_assert(in[0] > 0, "%s: none of alpha's %d GIL releases (%d with a stack) is in alpha()",
+		  t->version, wakes[0], with[0]);
+	cr_assert(in[1] > 0, "%s: none of beta's %d GIL releases (%d with a stack) is in beta()",
+		  t->version, wakes[1], with[1]);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+}
+
+/* report --profile, "Where the lock was held": GIL entries whose
+ * releasing stacks go through alpha and beta at their lines. */
+static void check_profile_releases(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.profile", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char want_a[64], want_b[64], line[1024];
+	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]\n", t->line_a);
+	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]\n", t->line_b);
+	int held = 0, cur_gil = 0, n[2] = { 0 };
+	while (fgets(line, sizeof(line), f)) {
+		int r;
+		double v;
+		unsigned long long addr;
+		if (!strncmp(line, "Where the lock was held", 23)) {
+			held = 1;
+			continue;
+		}
+		if (!held)
+			continue;
+		const char *fx = strstr(line, "futex 0x");
+		if (sscanf(line, "#%d %lf ms of waiting ended by", &r, &v) == 2) {
+			cur_gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t->gil &&
+				  addr - t->gil < t->gil_size;
+			continue;
+		}
+		for (int k = 0; k < 2 && cur_gil; k++)
+			n[k] += !strcmp(line, k ? want_b : want_a);
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(held, "%s: the profile has no releasing stacks", t->version);
+	cr_assert(n[0] && n[1], "%s: no releasing stack on the GIL through %s", t->version,
+		  !n[0] ? want_a : want_b);
+}
+
+/* --format collapsed: "release of futex 0x... ...;run_alpha;alpha;... US"
+ * (outer frames first). */
+static void check_collapsed_releases(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.folded", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "collapsed", "-o", path,
+			"--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	char line[8192];
+	int a = 0, b = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "release of ", 11))
+			continue;
+		const char *ra = strstr(line, ";run_alpha;"), *rb = strstr(line, ";run_beta;");
+		a += ra && strstr(ra + 1, ";alpha;");
+		b += rb && strstr(rb + 1, ";beta;");
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(a && b, "%s: collapsed releasing stacks through alpha: %d, through beta: %d",
+		  t->version, a, b);
+}
+
+/* 150 rounds (3 s and more): the unwinder spends at most 0.2 s a second
+ * on wakers, and the first unwinding of a process reads its modules' CFI
+ * (0.2 - 0.7 s here): the releases after that second have their stacks. */
+static void gil_releases(const char *py)
+{
+	struct truth t = { 0 };
+	record_gil_sites_as(py, &t, "150", "blocking");
+	check_trace_releases(&t);
+	check_profile_releases(&t);
+	check_collapsed_releases(&t);
+}
+
+Test(pystacks_live, debian_python3_gil_releases_name_their_python_functions)
+{
+	gil_releases(TL_PYTHON);
+}
+
+#define PYENV_RELEASE_TEST(minor)                                                     \
+	Test(pystacks_live, pyenv_cpython_3_##minor##_gil_releases_name_their_functions) \
+	{                                                                              \
+		char py[512];                                                          \
+		tl_skip_unless_root("needs root: loads BPF programs");                \
+		pyenv_python(minor, py, sizeof(py));                                   \
+		gil_releases(py);                                                      \
+	}
+PYENV_RELEASE_TEST(8)
+PYENV_RELEASE_TEST(9)
+PYENV_RELEASE_TEST(10)
+PYENV_RELEASE_TEST(11)
+PYENV_RELEASE_TEST(12)
+PYENV_RELEASE_TEST(13)
+
+/* ---- a threading.Lock's release site (tests/workloads/py_lock_sites.py):
+ * holder() releases the lock at line LR while waiter() waits for it ---- */
+
+struct lock_truth {
+	pid_t holder, waiter;
+	long line_r;
+};
+
+static void record_lock_sites(const char *py, struct truth *gt, struct lock_truth *lt)
+{
+	struct truth t = { 0 };
+	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
+	if (access(py, X_OK) != 0)
+		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
+	char *argv[] = { (char *)py, "tests/workloads/py_lock_sites.py", "--gate", "--linger", NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
+	pid_t waiter = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=waiter", "tid");
+	long line_r = (long)tl_truth_val(truth, ntruth, "site", "name=release", "line");
+	find_gil(py, &t);
+	tl_tmp_path(raw, sizeof(raw), "pylock");
+	char *extra[] = { "--stacks", "--calls", "blocking", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
+	tl_go(&wl);
+	char done[8][256];
+	int nd = 0;
+	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "py_lock_sites.py never finished");
+	kill(rec.pid, SIGINT);
+	tl_recorder_done(&rec, &wl, 60000);
+	*gt = t;
+	*lt = (struct lock_truth){ .holder = holder, .waiter = waiter, .line_r = line_r };
+}
+
+static void lock_releases(const char *py)
+{
+	struct truth t;
+	struct lock_truth l;
+	record_lock_sites(py, &t, &l);
+	pid_t holder = l.holder, waiter = l.waiter;
+	long line_r = l.line_r;
+
+	/* the trace: the holder's wake-ups outside the GIL (the lock's
+	 * semaphore) whose stack goes through holder() have it innermost at
+	 * LR, and one of them ended a wait of the waiter */
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	int wakes = 0, with = 0, at_lr = 0;
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || !(e->h.flags & LT_F_AT_WAKE) ||
+		    e->h.tid != (uint32_t)holder ||
+		    (e->futex.uaddr >= t.gil && e->futex.uaddr - t.gil < t.gil_size))
+			continue;
+		wakes++;
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAKER);
+		if (!s)
+			continue;
+		with++;
+		const struct lt_sframe *first = NULL;
+		for (uint32_t k = 0; k < s->nframes && !first; k++)
+			if (s->frames[k].lang == LT_SFRAME_PYTHON)
+				first = &s->frames[k];
+		if (!first || strcmp(first->func, "holder"))
+			continue; /* threading's own code (the gate, the end) */
+		cr_assert_eq((long)first->line, line_r, "%s: holder released a lock at line %u, not %ld",
+			     t.version, first->line, line_r);
+		const char *base = strrchr(first->file, '/');
+		cr_assert_str_eq(base ? base + 1 : first->file, "py_lock_sites.py");
+		/* the waiter was woken by it: a waking event for its tid */
+		for (size_t j = i + 1; j < tr.n && tr.ev[j].h.ts == e->h.ts; j++)
+			if (tr.ev[j].h.kind == LT_EV_WAKING && tr.ev[j].h.tid == (uint32_t)waiter)
+				at_lr++;
+	}
+	cr_assert_gt(at_lr, 0, "%s: none of holder's %d wake-ups outside the GIL (%d with a stack) "
+		     "woke the waiter from holder() at line %ld", t.version, wakes, with, line_r);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+
+	/* the profile: a release entry outside the GIL through holder at LR */
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16], want[96], line[1024];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.profile", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	snprintf(want, sizeof(want), "      holder (py_lock_sites.py:%ld) [python]\n", line_r);
+	int held = 0, gil = 0, found = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int r;
+		double v;
+		unsigned long long addr;
+		held |= !strncmp(line, "Where the lock was held", 23);
+		const char *fx = strstr(line, "futex 0x");
+		if (held && sscanf(line, "#%d %lf ms of waiting ended by", &r, &v) == 2) {
+			gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t.gil &&
+			      addr - t.gil < t.gil_size;
+			continue;
+		}
+		found += held && !gil && !strcmp(line, want);
+	}
+	fclose(f);
+	unlink(path);
+	cr_assert(found, "%s: no releasing stack of a lock through %s", t.version, want);
+}
+
+Test(pystacks_live, debian_python3_lock_releases_name_their_python_function)
+{
+	lock_releases(TL_PYTHON);
+}
+
+/* The Perfetto trace: the holder's FUTEX_WAKE slices (where the flows to
+ * the waiter's waits begin) carry the release site's callstack through
+ * holder, whose frame has the workload's file and the release line. */
+Test(pystacks_live, debian_python3_perfetto_release_callstacks_have_python_frames)
+{
+	const char *why = tp_missing();
+	if (why)
+		cr_skip_test("%s", why);
+	struct truth t;
+	struct lock_truth l;
+	record_lock_sites(TL_PYTHON, &t, &l);
+	char pt[TL_PATH_MAX + 32], out[64][256], err[64][256], sql[1024];
+	int nout, nerr;
+	snprintf(pt, sizeof(pt), "%s.perfetto-trace", raw);
+	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
+	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	snprintf(sql, sizeof(sql),
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %d and s.name like 'FUTEX_WAKE%%';\n"
+		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
+		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
+		 "select f.name as name, y.line_number as line, y.source_file as file from "
+		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
+		 "f.symbol_set_id where f.name = 'holder';\n", (int)l.holder);
+	struct tp_out o;
+	int rc = tp_run(pt, sql, &o);
+	unlink(pt);
+	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
+	cr_assert_eq(o.n, 3);
+	int rel = 0;
+	for (size_t i = 0; i < o.t[0].nrows; i++)
+		rel += tp_chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), "holder");
+	cr_assert_gt(rel, 0, "no FUTEX_WAKE slice of the holder has a callstack through holder\n%s",
+		     tp_dump(&o.t[0]));
+	int at = 0;
+	for (size_t i = 0; i < o.t[2].nrows; i++) {
+		int ok;
+		const char *file = tp_get(&o.t[2], i, "file");
+		long line = (long)tp_int(&o.t[2], i, "line", &ok);
+		cr_assert(ok && file && strstr(file, "py_lock_sites.py"), "holder in %s", file);
+		at += line == l.line_r;
+	}
+	cr_assert_gt(at, 0, "no holder frame at the release line %ld\n%s", l.line_r,
+		     tp_dump(&o.t[2]));
+	tp_free(&o);
+}
+
+#define PYENV_LOCK_TEST(minor)                                                         \
+	Test(pystacks_live, pyenv_cpython_3_##minor##_lock_releases_name_their_function) \
+	{                                                                               \
+		char py[512];                                                           \
+		tl_skip_unless_root("needs root: loads BPF programs");                 \
+		pyenv_python(minor, py, sizeof(py));                                    \
+		lock_releases(py);                                                      \
+	}
+PYENV_LOCK_TEST(8)
+PYENV_LOCK_TEST(13)

@@ -34,6 +34,7 @@
 #include "lt_test.h"
 #include "gen_layouts.h"
 #include "budget.h"
+#include "locktrace/pyframes.h"
 
 /* ---- line tables ---- */
 
@@ -1193,6 +1194,166 @@ Test(rt_cpython_fixture, recorded_stacks_3_8_to_3_13)
 	recorded_version(11, "3.11.2", 0x030b02f0);
 	recorded_version(12, "3.12.1", 0x030c01f0);
 	recorded_version(13, "3.13.0", 0x030d00f0);
+}
+
+/* ---- wakers' Python frames copied by the BPF side (pyframes.h) ---- */
+
+/* What copy_py_frames (bpf/locktrace.bpf.c) does, over the fixture's
+ * memory: the thread state's frame, then one block per frame. */
+static void bpf_model(const struct lt_lm_env *e, const struct lt_py_layout *l, uint64_t ts,
+		      uint32_t tid, struct lt_py_copy *o)
+{
+	uint8_t b[LT_PY_BLOCK];
+	uint64_t f = 0, native = 0;
+	memset(o, 0, sizeof(*o));
+	o->magic = LT_PY_COPY_MAGIC;
+	o->tstate = ts;
+	o->end = LT_PYC_NO_TSTATE;
+	if (l->ts_native && (e->read(e->arg, ts + l->ts_native, &native, 8) || (uint32_t)native != tid))
+		return;
+	o->end = LT_PYC_UNREADABLE;
+	o->end_at = ts;
+	if (e->read(e->arg, ts + l->ts_frame, &f, 8))
+		return;
+	if (l->cf_frame >= 0 && f && e->read(e->arg, f + (uint32_t)l->cf_frame, &f, 8))
+		return;
+	o->end = LT_PYC_ALL;
+	o->end_at = 0;
+	for (uint32_t i = 0; i < LT_PY_COPY_FRAMES && f; i++) {
+		if (e->read(e->arg, f, b, l->block)) {
+			o->end = LT_PYC_UNREADABLE;
+			o->end_at = f;
+			return;
+		}
+		o->f[i].frame = f;
+		memcpy(&o->f[i].code, b + l->off_code, 8);
+		memcpy(&o->f[i].a, b + l->off_a, 8);
+		memcpy(&o->f[i].b, b + l->off_b, 8);
+		o->n = i + 1;
+		memcpy(&f, b + l->off_prev, 8);
+	}
+	if (f) {
+		o->end = LT_PYC_CUT;
+		o->end_at = f;
+	}
+}
+
+struct ts_seen {
+	pid_t tid[8];
+	uint64_t ts[8];
+	size_t n;
+};
+
+static void note_ts(void *arg, pid_t tid, uint64_t ts)
+{
+	struct ts_seen *v = arg;
+	if (v->n < 8) {
+		v->tid[v->n] = tid;
+		v->ts[v->n++] = ts;
+	}
+}
+
+/* The layout handed to the BPF side reads, from every thread state the
+ * enumeration gives, the chain lt_pystk_read reads (same frames, code
+ * objects, instruction offsets, lines and flags), so the wakers' frames
+ * resolve as the waiters' do; a thread state naming another thread
+ * gives nothing, and a chain longer than the copy says it was cut. */
+static void waker_copy_version(unsigned minor, const char *text, uint32_t hex)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, fxl(minor), text, hex);
+	uint64_t d = fi_alloc(&f.img, 12);
+	fi_put32(&f.img, d, 32);
+	fi_put32(&f.img, d + 4, 1);
+	fi_put32(&f.img, d + 8, 0x2d0);
+	fi_sym(&f.img, "_thread_db_pthread_tid", d);
+	f.fsbase = false;
+	struct lt_lm_env e;
+	fx_env(&f, &e);
+	e.s = NULL;
+	struct lt_strlist notes = { 0 };
+	struct lt_pystk *p = lt_pystk_open(&e, &notes);
+	cr_assert(p, "%s", notes.n ? notes.v[0] : "no CPython");
+	struct lt_py_layout l;
+	cr_assert_eq(lt_pystk_bpf_layout(p, &l), 0, "%s: no layout for the BPF side", text);
+	cr_assert(l.block >= 8 && l.block <= LT_PY_BLOCK && l.off_prev % 8 == 0 &&
+		  l.off_code % 8 == 0 && l.off_a % 8 == 0 && l.off_b % 8 == 0);
+	cr_assert_eq(l.ts_native != 0, minor >= 11, "%s: the thread check", text);
+	struct ts_seen seen = { 0 };
+	cr_assert_eq(lt_pystk_each_ts(p, &e, note_ts, &seen), 3, "%s", text);
+	struct lt_pyraw want[LT_PYSTK_MAX_RAW], got[LT_PY_COPY_FRAMES];
+	for (int i = 0; i < 3; i++) {
+		pid_t tid = f.threads[i].tid;
+		size_t k = 0;
+		while (k < seen.n && seen.tid[k] != tid)
+			k++;
+		cr_assert_lt(k, seen.n, "%s: thread %d not enumerated", text, (int)tid);
+		cr_assert_eq(lt_pystk_find_ts(p, &e, tid), seen.ts[k]);
+		struct lt_pyraw_stack w = { .f = want, .max = LT_PYSTK_MAX_RAW };
+		uint64_t ts = 0;
+		cr_assert_eq(lt_pystk_read(p, &e, tid, &ts, &w), 1);
+		cr_assert_eq(ts, seen.ts[k]);
+		struct lt_py_copy c;
+		bpf_model(&e, &l, ts, (uint32_t)tid, &c);
+		cr_assert_eq(c.end, LT_PYC_ALL, "%s, thread %d: end %u", text, (int)tid, c.end);
+		struct lt_pyraw_stack g = { .f = got, .max = LT_PY_COPY_FRAMES };
+		lt_pystk_from_copy(p, &c, &g);
+		cr_assert_eq(g.n, w.n, "%s, thread %d: %zu frames, not %zu", text, (int)tid, g.n, w.n);
+		cr_assert_eq(g.end, 0);
+		for (size_t j = 0; j < w.n; j++) {
+			cr_assert_eq(got[j].frame, want[j].frame);
+			cr_assert_eq(got[j].code, want[j].code);
+			cr_assert_eq(got[j].addr, want[j].addr, "%s, frame %zu: addr %lld, not %lld", text,
+				     j, (long long)got[j].addr, (long long)want[j].addr);
+			cr_assert_eq(got[j].lineno, want[j].lineno);
+			cr_assert_eq(got[j].flags, want[j].flags, "%s, frame %zu: flags %u, not %u", text, j,
+				     got[j].flags, want[j].flags);
+			cr_assert_eq(got[j].locals, want[j].locals);
+		}
+		/* resolved, the copy gives the frames the waiter's read gives */
+		struct lt_thread a = { .tid = tid }, b = { .tid = tid };
+		lt_pystk_resolve(p, &w, &a);
+		lt_pystk_resolve(p, &g, &b);
+		cr_assert_eq(a.n_rt_frames, b.n_rt_frames);
+		for (size_t j = 0; j < a.n_rt_frames; j++) {
+			cr_assert_str_eq(a.rt_frames[j].func, b.rt_frames[j].func);
+			cr_assert_eq(a.rt_frames[j].line, b.rt_frames[j].line);
+		}
+		lt_thread_clear_rt(&a);
+		lt_thread_clear_rt(&b);
+		lt_strlist_free(&a.notes);
+		lt_strlist_free(&b.notes);
+		/* another thread's thread state (3.11+: its native id says so) */
+		if (minor >= 11) {
+			bpf_model(&e, &l, ts, (uint32_t)tid + 1, &c);
+			cr_assert_eq(c.end, LT_PYC_NO_TSTATE);
+			cr_assert_eq(c.n, 0);
+		}
+		/* a copy that stopped before the chain's end */
+		bpf_model(&e, &l, ts, (uint32_t)tid, &c);
+		if (c.n >= 2) {
+			c.end = LT_PYC_CUT;
+			c.end_at = c.f[1].frame;
+			c.n = 1;
+			lt_pystk_from_copy(p, &c, &g);
+			cr_assert_eq(g.n, 1);
+			cr_assert_eq(g.end, LT_PYRAW_CUT);
+		}
+	}
+	lt_pystk_free(p);
+	lt_strlist_free(&notes);
+	fx_free(&f);
+}
+
+Test(rt_cpython_fixture, waker_copies_3_8_to_3_13)
+{
+	waker_copy_version(8, "3.8.18", 0x030812f0);
+	waker_copy_version(9, "3.9.18", 0x030912f0);
+	waker_copy_version(10, "3.10.13", 0x030a0df0);
+	waker_copy_version(11, "3.11.2", 0x030b02f0);
+	waker_copy_version(12, "3.12.1", 0x030c01f0);
+	waker_copy_version(13, "3.13.0", 0x030d00f0);
 }
 
 /* 3.13 whose _Py_DebugOffsets differ from 3.13.0's: the frames are read

@@ -28,7 +28,8 @@ struct lt_pyraw {
 	uint8_t flags;
 };
 /* Why a chain ends early. */
-enum { LT_PYRAW_OK, LT_PYRAW_UNREADABLE, LT_PYRAW_LOOP, LT_PYRAW_DEEP };
+enum { LT_PYRAW_OK, LT_PYRAW_UNREADABLE, LT_PYRAW_LOOP, LT_PYRAW_DEEP,
+       LT_PYRAW_CUT /* a waker's copy: its innermost frames only */ };
 struct lt_pyraw_stack {
 	struct lt_pyraw *f; /* MAX entries, the caller's */
 	size_t n, max;
@@ -53,6 +54,24 @@ const char *lt_pystk_version(const struct lt_pystk *p);
  * no Python frame), 0 TID has no thread state, -1 unreadable. */
 int lt_pystk_read(const struct lt_pystk *p, const struct lt_lm_env *e, pid_t tid, uint64_t *ts,
 		  struct lt_pyraw_stack *o);
+/* Thread TID's thread state, 0 none. */
+uint64_t lt_pystk_find_ts(const struct lt_pystk *p, const struct lt_lm_env *e, pid_t tid);
+/* Calls FN with each thread state whose thread is known (its tid); how
+ * many. */
+size_t lt_pystk_each_ts(const struct lt_pystk *p, const struct lt_lm_env *e,
+			void (*fn)(void *arg, pid_t tid, uint64_t ts), void *arg);
+
+/* Wakers' Python frames copied by the BPF side (include/locktrace/
+ * pyframes.h): the layout it reads them with (0, or -1 when this
+ * version's offsets do not fit it: then wakers keep native frames only),
+ * and a copy as the chain lt_pystk_read gives (O->max >= LT_PY_COPY_FRAMES
+ * entries). */
+struct lt_py_layout;
+struct lt_py_copy;
+int lt_pystk_bpf_layout(const struct lt_pystk *p, struct lt_py_layout *o);
+void lt_pystk_from_copy(const struct lt_pystk *p, const struct lt_py_copy *c,
+			struct lt_pyraw_stack *o);
+
 /* Resolves O into t->rt_frames (and t->rt_end), placed among t->frames
  * (the thread's native stack) as the snapshot places them.  Code objects
  * are read once per P (an address whose object was freed and reused reads

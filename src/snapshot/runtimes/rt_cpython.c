@@ -34,6 +34,7 @@
 #include "snapshot_int.h"
 #include "u64map.h"
 #include "grow.h"
+#include "locktrace/pyframes.h"
 
 #define MAX_INTERPS 64
 #define MAX_TSTATES 4096
@@ -453,6 +454,9 @@ static void resolve(struct walk *w, const struct lt_pyraw_stack *o)
 	else if (o->end == LT_PYRAW_DEEP)
 		w->t->rt_end = lts_asprintf("deeper than %d Python frames: the outer ones are not read",
 					    MAX_FRAMES);
+	else if (o->end == LT_PYRAW_CUT)
+		w->t->rt_end = lts_asprintf("the copy at the wake-up holds the %zu innermost Python "
+					    "frames: the outer ones are not read", o->n);
 	else if (o->end == LT_PYRAW_UNREADABLE)
 		w->t->rt_end = lts_asprintf("frame 0x%" PRIx64 " unreadable", o->end_at);
 }
@@ -1117,6 +1121,119 @@ static uint64_t find_ts(const struct lt_pystk *p, const struct lt_lm_env *e, pid
 			if (ts_tid(p, e, ts) == tid)
 				return ts;
 	return 0;
+}
+
+uint64_t lt_pystk_find_ts(const struct lt_pystk *p, const struct lt_lm_env *e, pid_t tid)
+{
+	return find_ts(p, e, tid);
+}
+
+size_t lt_pystk_each_ts(const struct lt_pystk *p, const struct lt_lm_env *e,
+			void (*fn)(void *arg, pid_t tid, uint64_t ts), void *arg)
+{
+	const struct pyl *l = p->m.l;
+	uint64_t interp = e_u64(e, p->m.id.runtime + l->rt_head);
+	size_t budget = MAX_TSTATES, n = 0;
+	for (int i = 0; interp && i < MAX_INTERPS && budget; i++, interp = e_u64(e, interp + l->is_next))
+		for (uint64_t ts = e_u64(e, interp + l->is_threads); ts && budget;
+		     budget--, ts = e_u64(e, ts + l->ts_next)) {
+			pid_t tid = ts_tid(p, e, ts);
+			if (tid > 0) {
+				fn(arg, tid, ts);
+				n++;
+			}
+		}
+	return n;
+}
+
+/* ---- the BPF side's copies of a waker's frames (pyframes.h): the same
+ * fields raw_objects and raw_interp read, as raw words ---- */
+
+static bool word_at(uint32_t off, uint32_t *block)
+{
+	if (off % 8 || off + 8 > LT_PY_BLOCK)
+		return false;
+	if (off + 8 > *block)
+		*block = off + 8;
+	return true;
+}
+
+int lt_pystk_bpf_layout(const struct lt_pystk *p, struct lt_py_layout *o)
+{
+	const struct pyl *l = p->m.l;
+	memset(o, 0, sizeof(*o));
+	o->ts_frame = l->ts_frame;
+	o->cf_frame = l->cf_frame;
+	o->ts_native = l->ts_native;
+	if (l->frames == PYL_FRAME_OBJECT) {
+		/* f_lasti and f_lineno: one word */
+		if (l->f_lineno != l->f_lasti + 4)
+			return -1;
+		o->off_prev = l->f_back;
+		o->off_code = l->f_code;
+		o->off_a = l->f_lasti;
+		o->off_b = l->f_trace;
+	} else {
+		o->off_prev = l->if_prev;
+		o->off_code = l->if_code;
+		o->off_a = l->if_instr;
+		o->off_b = l->if_owner & ~7u;
+		if (l->if_entry && (l->if_entry & ~7u) != o->off_b)
+			return -1;
+	}
+	return word_at(o->off_prev, &o->block) && word_at(o->off_code, &o->block) &&
+	       word_at(o->off_a, &o->block) && word_at(o->off_b, &o->block) ? 0 : -1;
+}
+
+static uint8_t byte_of(uint64_t word, uint32_t off)
+{
+	return (uint8_t)(word >> (8 * (off % 8)));
+}
+
+void lt_pystk_from_copy(const struct lt_pystk *p, const struct lt_py_copy *c,
+			struct lt_pyraw_stack *o)
+{
+	const struct pyl *l = p->m.l;
+	o->n = 0;
+	o->end = 0;
+	o->end_at = 0;
+	size_t n = c->n < LT_PY_COPY_FRAMES ? c->n : LT_PY_COPY_FRAMES;
+	for (size_t i = 0; i < n && o->n < o->max; i++) {
+		const struct lt_py_rawframe *f = &c->f[i];
+		for (size_t k = 0; k < o->n; k++)
+			if (o->f[k].frame == f->frame) {
+				raw_end(o, LT_PYRAW_LOOP, f->frame);
+				return;
+			}
+		struct lt_pyraw *r = &o->f[o->n++];
+		if (l->frames == PYL_FRAME_OBJECT) {
+			int32_t lasti = (int32_t)(uint32_t)f->a, lineno = (int32_t)(f->a >> 32);
+			*r = (struct lt_pyraw){ .frame = f->frame, .code = f->code, .flags = LT_PYRAW_ENTRY,
+						.locals = f->frame + l->f_locals };
+			if (l->lines == PYL_LNOTAB) {
+				r->addr = lasti;
+				r->lineno = f->b ? lineno : 0;
+			} else {
+				r->addr = (int64_t)lasti * 2;
+				r->lineno = lineno;
+			}
+			continue;
+		}
+		uint8_t owner = byte_of(f->b, l->if_owner);
+		*r = (struct lt_pyraw){ .frame = f->frame, .code = f->code,
+					.locals = f->frame + l->if_locals,
+					.addr = (int64_t)(f->a - (f->code + l->co_code)) };
+		if (owner == OWNED_BY_CSTACK && p->m.id.minor >= 12)
+			r->flags |= LT_PYRAW_BOUNDARY;
+		if (owner == OWNED_BY_GENERATOR)
+			r->flags |= LT_PYRAW_GEN;
+		if (l->if_entry && byte_of(f->b, l->if_entry))
+			r->flags |= LT_PYRAW_ENTRY;
+	}
+	if (c->end == LT_PYC_UNREADABLE)
+		raw_end(o, LT_PYRAW_UNREADABLE, c->end_at);
+	else if (c->end == LT_PYC_CUT || n < c->n)
+		raw_end(o, LT_PYRAW_CUT, c->end_at);
 }
 
 int lt_pystk_read(const struct lt_pystk *p, const struct lt_lm_env *e, pid_t tid, uint64_t *ts,
