@@ -17,6 +17,7 @@
 #include "snapshot_int.h"
 #include "lockmodel.h"
 #include "pystack.h"
+#include "stackrec_ocaml.h"
 #include "locktrace/calls.h"
 #include "locktrace/futex.h"
 
@@ -58,6 +59,11 @@ struct job {
 	int py_end;
 	uint64_t py_end_at;
 	struct pyproc *pp;
+	/* waiter of an OCaml 5 process: the OCaml stack under its C stack,
+	 * copied with it (stackrec_ocaml.h); NULL none */
+	uint8_t *oc;
+	uint64_t oc_base;
+	size_t oc_len;
 	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
 	int unwound;         /* 1: stack_id is final (0: none) */
 	uint32_t stack_id;
@@ -85,6 +91,7 @@ struct pyproc {
 	struct lt_mem mem;         /* the process's memory, read by the collector */
 	const struct lt_lm_env *look; /* while opening: the symbols' env */
 	struct lt_pystk *py;       /* NULL: no CPython (nothing read) */
+	struct lt_ocstk *oc;       /* NULL: no OCaml 5 runtime */
 };
 
 struct symproc {
@@ -176,6 +183,7 @@ static void free_job(struct job *j)
 {
 	if (j) {
 		free(j->py);
+		free(j->oc);
 		free(j->copy);
 		free(j);
 	}
@@ -217,6 +225,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 		struct pyproc *pp = r->all_py;
 		r->all_py = pp->next;
 		lt_pystk_free(pp->py);
+		lt_ocstk_free(pp->oc);
 		lt_mem_close(&pp->mem);
 		free(pp);
 	}
@@ -495,6 +504,19 @@ static void read_python(struct lt_stackrec *r, struct pyproc *pp, const struct p
 	r->st.py_reads++;
 }
 
+/* The OCaml stack of an OCaml 5 thread, copied right after its C stack
+ * (stackrec_ocaml.h): its OCaml frames are unwound from it. */
+static void copy_ocaml(struct lt_stackrec *r, const struct pend *p, struct job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	struct pyproc *pp = lt_u64map_get(&r->pyprocs, p->tgid);
+	pthread_mutex_unlock(&r->mu);
+	if (!pp || !pp->oc)
+		return;
+	if (lt_ocstk_copy(pp->oc, &pp->e, j->copy, j->len, j->base, &j->oc, &j->oc_base, &j->oc_len) > 0)
+		r->st.oc_reads++;
+}
+
 /* Copies one sleeping thread's registers and stack: 0 (p now P_COPIED,
  * its job queued), -1 not (running, returned, in another call, gone). */
 static int copy_one(struct lt_stackrec *r, struct pend *p)
@@ -528,6 +550,7 @@ static int copy_one(struct lt_stackrec *r, struct pend *p)
 	j->regs.full = false;
 	j->base = sc.sp;
 	j->len = (size_t)n;
+	copy_ocaml(r, p, j);
 	j->copied = boot_now();
 	if (!enqueue(r, j))
 		return -1;
@@ -805,6 +828,8 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 	pp->e.lookup = pyproc_lookup;
 	pp->look = &le;
 	pp->py = lt_pystk_open(&pp->e, &notes);
+	if (!pp->py)
+		pp->oc = lt_ocstk_open(&le);
 	pp->look = NULL;
 	lt_strlist_free(&notes);
 	pthread_mutex_lock(&r->mu);
@@ -813,6 +838,8 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 	lt_u64map_put(&r->pyprocs, tgid, pp);
 	if (pp->py)
 		r->st.py_procs++;
+	if (pp->oc)
+		r->st.oc_procs++;
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -827,8 +854,9 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	struct lt_frame *frames = NULL;
 	size_t n = 0;
 	char *end = NULL;
-	int got = lt_unwind_thread_copy(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
-					MAX_DEPTH, &frames, &n, &end);
+	struct lt_stack_seg oc = { .base = j->oc_base, .data = j->oc, .len = j->oc_len };
+	int got = lt_unwind_thread_segs(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
+					j->oc ? &oc : NULL, j->oc ? 1 : 0, MAX_DEPTH, &frames, &n, &end);
 	uint32_t id = 0;
 	/* a module mapped since the process's modules were read (dlopen):
 	 * read them again for the next stacks, at most once a second */
@@ -910,6 +938,8 @@ static void *unwinder_main(void *arg)
 		r->st.wakers_busy += skipped;
 		free(j->copy); /* the bytes are not needed again */
 		j->copy = NULL;
+		free(j->oc);
+		j->oc = NULL;
 		j->stack_id = id;
 		j->unwound = 1;
 		if (j->kind != J_WAITER || j->decided)

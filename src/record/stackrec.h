@@ -39,6 +39,8 @@ struct lt_stackrec_stats {
 	uint64_t py_reads;   /* waiters' Python frame chains read with the copy */
 	uint64_t py_read_ns; /* of read_ns, the collector's time reading them */
 	uint64_t py_resolve_ns; /* of unwind_ns, resolving them to functions */
+	uint64_t oc_procs;   /* OCaml 5 processes whose OCaml stacks are copied */
+	uint64_t oc_reads;   /* waiters' OCaml stacks copied with the C stack */
 };
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);
