@@ -571,7 +571,13 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 		r->st.reads++;
 		if (copy_one(r, p)) {
 			r->st.failed++;
-			p->state = -1; /* not again; the return drops it */
+			/* a sampled wait read at its start may not sleep yet
+			 * (still running in the call): again once it has
+			 * slept as long as every wait that gets a stack */
+			if (p->due < p->ts + LT_STACK_AFTER_NS)
+				p->due = p->ts + LT_STACK_AFTER_NS;
+			else
+				p->state = -1; /* not again; the return drops it */
 		}
 		r->st.read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 	}
