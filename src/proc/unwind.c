@@ -284,7 +284,8 @@ static bool thread_start(const char *func)
 	static const char *const starts[] = {
 		"_start", "__libc_start_main", "__libc_start_call_main", "clone", "clone3", "__clone",
 		"__clone3", "__clone_internal", "start_thread", "start", "start_c11",
-		"runtime.goexit", "runtime.rt0_go", "runtime.mstart", "runtime.mstart0", "runtime.clone",
+		"runtime.goexit", "runtime.goexit.abi0", "runtime.rt0_go", "runtime.mstart", "runtime.mstart0",
+		"runtime.clone", "runtime.clone.abi0",
 	};
 	for (size_t i = 0; func && i < sizeof(starts) / sizeof(*starts); i++)
 		if (!strcmp(func, starts[i]))

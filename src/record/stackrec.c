@@ -18,6 +18,7 @@
 #include "lockmodel.h"
 #include "pystack.h"
 #include "stackrec_ocaml.h"
+#include "stackrec_go.h"
 #include "locktrace/calls.h"
 #include "locktrace/futex.h"
 
@@ -97,6 +98,7 @@ struct pyproc {
 struct symproc {
 	struct lt_sym *sym;
 	struct lt_unwinder *u;
+	struct lt_gostk *go; /* a Go program's pclntab (stackrec_go.h), NULL */
 	int broken;
 	uint64_t opened; /* BOOTTIME ns */
 };
@@ -172,6 +174,7 @@ static void free_map_vals(struct lt_u64map *m, void (*fn)(void *))
 static void free_symproc(void *v)
 {
 	struct symproc *sp = v;
+	lt_gostk_free(sp->go);
 	if (sp->u)
 		lt_unwinder_free(sp->u);
 	if (sp->sym)
@@ -625,6 +628,14 @@ static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
 	free_symproc(sp);
 }
 
+/* A Go program's pclntab, for its frames' files and lines. */
+static void open_go(uint32_t tgid, struct symproc *sp)
+{
+	struct lt_lm_env le;
+	lt_lm_env_live(&le, sp->sym, NULL, NULL, NULL);
+	sp->go = lt_gostk_open((pid_t)tgid, &le);
+}
+
 static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid)
 {
 	struct symproc *sp = lt_u64map_get(&r->procs, tgid);
@@ -641,6 +652,7 @@ static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid)
 	sp->sym = lt_sym_open((pid_t)tgid, 0, NULL);
 	if (sp->sym) {
 		open_python(r, tgid, sp);
+		open_go(tgid, sp);
 		sp->u = lt_unwinder_new(sp->sym, NULL);
 	}
 	if (!sp->u)
@@ -863,6 +875,16 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	struct lt_stack_seg oc = { .base = j->oc_base, .data = j->oc, .len = j->oc_len };
 	int got = lt_unwind_thread_segs(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
 					j->oc ? &oc : NULL, j->oc ? 1 : 0, MAX_DEPTH, &frames, &n, &end);
+	struct lt_frame *gof = NULL;
+	size_t ngo = 0;
+	if (got > 0 && sp->go && lt_gostk_frames(sp->go, frames, n, &gof, &ngo) == 0) {
+		/* a Go program's frames, with their lines and inlined calls */
+		for (size_t i = 0; i < n; i++)
+			lt_frame_clear(&frames[i]);
+		free(frames);
+		frames = gof;
+		n = ngo;
+	}
 	uint32_t id = 0;
 	/* a module mapped since the process's modules were read (dlopen):
 	 * read them again for the next stacks, at most once a second */
