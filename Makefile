@@ -109,7 +109,7 @@ JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class $(B)/workloads/ja
 # Go workloads (tests/workloads/go) need go (Debian: golang-go); standard
 # library only, built offline with their cache under build/.
 GO        ?= $(shell command -v go 2>/dev/null)
-GO_WLS    := $(if $(GO),$(B)/workloads/go/gowl $(B)/workloads/go/gowl-stripped)
+GO_WLS    := $(if $(GO),$(B)/workloads/go/gowl $(B)/workloads/go/gowl-stripped $(B)/workloads/go/gosites)
 
 .PHONY: all deps test unit demo bench clean fuzz unit-asan live-asan FORCE
 # a recipe that fails leaves no half-written target behind
@@ -274,6 +274,10 @@ $(B)/workloads/java/%.class: tests/workloads/java/%.java
 GO_ENV := GOCACHE=$(abspath $(B))/go/cache GOPATH=$(abspath $(B))/go/path GOPROXY=off GOFLAGS= \
 	  GO111MODULE=off CGO_ENABLED=0
 $(B)/workloads/go/gowl: tests/workloads/go/gowl.go
+	@mkdir -p $(@D)
+	$(call msg,GO,$@)
+	$(Q)$(GO_ENV) $(GO) build -o $@ $<
+$(B)/workloads/go/gosites: tests/workloads/go/gosites.go
 	@mkdir -p $(@D)
 	$(call msg,GO,$@)
 	$(Q)$(GO_ENV) $(GO) build -o $@ $<
