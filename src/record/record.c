@@ -84,8 +84,9 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				(unsigned long long)k->py_reads, (double)k->py_read_ns / 1e6,
 				(double)k->py_resolve_ns / 1e6);
 		if (k->oc_procs)
-			lt_more("  ocaml frames: %llu OCaml 5 stacks copied with the C stacks",
-				(unsigned long long)k->oc_reads);
+			lt_more("  ocaml frames: %llu OCaml 5 stacks copied with the C stacks (%llu bytes, "
+				"%.2f ms of the copying)", (unsigned long long)k->oc_reads,
+				(unsigned long long)k->oc_bytes, (double)k->oc_read_ns / 1e6);
 		if (k->behind)
 			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);

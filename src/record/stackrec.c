@@ -516,8 +516,12 @@ static void copy_ocaml(struct lt_stackrec *r, const struct pend *p, struct job *
 	pthread_mutex_unlock(&r->mu);
 	if (!pp || !pp->oc)
 		return;
-	if (lt_ocstk_copy(pp->oc, &pp->e, j->copy, j->len, j->base, &j->oc, &j->oc_base, &j->oc_len) > 0)
+	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+	if (lt_ocstk_copy(pp->oc, &pp->e, j->copy, j->len, j->base, &j->oc, &j->oc_base, &j->oc_len) > 0) {
 		r->st.oc_reads++;
+		r->st.oc_bytes += j->oc_len;
+	}
+	r->st.oc_read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
 /* Copies one sleeping thread's registers and stack: 0 (p now P_COPIED,

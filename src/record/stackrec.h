@@ -41,6 +41,8 @@ struct lt_stackrec_stats {
 	uint64_t py_resolve_ns; /* of unwind_ns, resolving them to functions */
 	uint64_t oc_procs;   /* OCaml 5 processes whose OCaml stacks are copied */
 	uint64_t oc_reads;   /* waiters' OCaml stacks copied with the C stack */
+	uint64_t oc_bytes;   /* their bytes */
+	uint64_t oc_read_ns; /* of read_ns, the collector's time finding and copying them */
 };
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);
