@@ -100,6 +100,8 @@ OCAML_WLS := $(if $(OCAMLOPT),$(B)/workloads/ocaml_holder)
 OCAML5_TOOLS ?= ../shared/tools
 OCAML5_TARS  := $(wildcard $(OCAML5_TOOLS)/ocaml-5.2.0-min.tar.xz $(OCAML5_TOOLS)/ocaml-5.4.0+dev-min.tar.xz)
 OCAML5_WLS   := $(patsubst $(OCAML5_TOOLS)/ocaml-%-min.tar.xz,$(B)/workloads/ocaml-%/ocaml5_locks,$(OCAML5_TARS))
+# the call sites of recorded stacks (tests/live/test_ocaml5_stacks_live.c)
+OCAML5_SITES := $(patsubst $(OCAML5_TOOLS)/ocaml-%-min.tar.xz,$(B)/workloads/ocaml-%/ocaml5_sites,$(OCAML5_TARS))
 # Java workloads (tests/workloads/java) likewise need javac (Debian:
 # default-jdk-headless); class files for Java 11, so any JDK from 11 on runs them.
 JAVAC     ?= $(shell command -v javac 2>/dev/null)
@@ -107,12 +109,12 @@ JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class $(B)/workloads/ja
 # Go workloads (tests/workloads/go) need go (Debian: golang-go); standard
 # library only, built offline with their cache under build/.
 GO        ?= $(shell command -v go 2>/dev/null)
-GO_WLS    := $(if $(GO),$(B)/workloads/go/gowl $(B)/workloads/go/gowl-stripped)
+GO_WLS    := $(if $(GO),$(B)/workloads/go/gowl $(B)/workloads/go/gowl-stripped $(B)/workloads/go/gosites)
 
 .PHONY: all deps test unit demo bench clean fuzz unit-asan live-asan FORCE
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(OCAML5_WLS) $(JAVA_WLS) $(GO_WLS)
+all: $(B)/locktrace $(WL_BINS) $(OCAML_WLS) $(OCAML5_WLS) $(OCAML5_SITES) $(JAVA_WLS) $(GO_WLS)
 
 deps:
 	@bash scripts/install-deps.sh
@@ -255,6 +257,15 @@ $(B)/workloads/ocaml-%/ocaml5_locks: $(OCAML5_WL_SRCS) $(B)/ocaml/%/.unpacked
 		OCAMLLIB=$${top}lib/ocaml $${top}bin/ocamlopt.opt -g -ccopt -Wall -I +unix -I +threads \
 		unix.cmxa threads.cmxa $(notdir $(OCAML5_WL_SRCS)) -o ocaml5_locks
 
+OCAML5_SITES_SRCS := tests/workloads/ocaml5/sites5_stubs.c tests/workloads/ocaml5/sites5.ml
+$(B)/workloads/ocaml-%/ocaml5_sites: $(OCAML5_SITES_SRCS) $(B)/ocaml/%/.unpacked
+	@mkdir -p $(@D)
+	$(call msg,OCAMLOPT,$@)
+	$(Q)cp $(OCAML5_SITES_SRCS) $(@D)/
+	$(Q)top=$$(ls -d $(CURDIR)/$(B)/ocaml/$*/*/ | head -1) && cd $(@D) && \
+		OCAMLLIB=$${top}lib/ocaml $${top}bin/ocamlopt.opt -g -ccopt -Wall -I +unix -I +threads \
+		unix.cmxa threads.cmxa $(notdir $(OCAML5_SITES_SRCS)) -o ocaml5_sites
+
 $(B)/workloads/java/%.class: tests/workloads/java/%.java
 	@mkdir -p $(@D)
 	$(call msg,JAVAC,$@)
@@ -263,6 +274,10 @@ $(B)/workloads/java/%.class: tests/workloads/java/%.java
 GO_ENV := GOCACHE=$(abspath $(B))/go/cache GOPATH=$(abspath $(B))/go/path GOPROXY=off GOFLAGS= \
 	  GO111MODULE=off CGO_ENABLED=0
 $(B)/workloads/go/gowl: tests/workloads/go/gowl.go
+	@mkdir -p $(@D)
+	$(call msg,GO,$@)
+	$(Q)$(GO_ENV) $(GO) build -o $@ $<
+$(B)/workloads/go/gosites: tests/workloads/go/gosites.go
 	@mkdir -p $(@D)
 	$(call msg,GO,$@)
 	$(Q)$(GO_ENV) $(GO) build -o $@ $<

@@ -382,7 +382,8 @@ static void intern_stack(struct lt_perfetto *p)
 		pb_tok e = begin_small(b, ID_FUNCTION_NAMES);
 		pb_uint64(b, INTERNED_IID, iid);
 		if (f->func) {
-			put_name(b, INTERNED_NAME, f->func, 1024);
+			char dm[256];
+			put_name(b, INTERNED_NAME, lt_sframe_func(f, dm, sizeof(dm)), 1024);
 		} else {
 			snprintf(fn, sizeof(fn), "0x%" PRIx64, f->pc);
 			pb_string(b, INTERNED_NAME, fn);

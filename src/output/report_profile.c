@@ -304,12 +304,13 @@ static void str_add(struct str *b, const char *s, int frame)
 	b->s[b->len] = 0;
 }
 
-/* A frame's name in the formats for other tools: its function, or its
- * module in brackets when the function is not known. */
+/* A frame's name in the formats for other tools: its function (OCaml's
+ * in OCaml's terms, lt_sframe_func), or its module in brackets when the
+ * function is not known. */
 static const char *frame_name(const struct lt_sframe *f, char *buf, size_t len)
 {
 	if (f->func)
-		return f->func;
+		return lt_sframe_func(f, buf, len);
 	snprintf(buf, len, "[%s]", f->module ? f->module : "unknown");
 	return buf;
 }
@@ -450,7 +451,7 @@ static void strtab_free(struct strtab *t)
 }
 
 struct pfunc {
-	size_t name, file; /* string indexes */
+	size_t name, sys, file; /* string indexes (sys: the symbol, as linked) */
 };
 struct ploc {
 	uint64_t pc;
@@ -466,11 +467,13 @@ struct pprof {
 	int oom;
 };
 
-static size_t pp_func(struct pprof *pp, const char *name, const char *file)
+static size_t pp_func(struct pprof *pp, const char *name, const char *sys, const char *file)
 {
-	char key[2048];
+	char key[3072];
 	int added;
-	snprintf(key, sizeof(key), "%s\n%s", name, file ? file : "");
+	if (!sys)
+		sys = name;
+	snprintf(key, sizeof(key), "%s\n%s\n%s", name, file ? file : "", sys);
 	size_t i = intern(&pp->fkeys, key, &added);
 	if (added) {
 		struct pfunc *v = lt_grow(pp->f, &pp->capf, pp->nf, sizeof(*v), 64);
@@ -480,6 +483,7 @@ static size_t pp_func(struct pprof *pp, const char *name, const char *file)
 		}
 		pp->f = v;
 		pp->f[pp->nf++] = (struct pfunc){ .name = intern(&pp->str, name, NULL),
+						  .sys = intern(&pp->str, sys, NULL),
 						  .file = intern(&pp->str, file ? file : "", NULL) };
 	}
 	return i + 1;
@@ -566,14 +570,14 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 		pb_tok t = pb_begin(&b, PROFILE_SAMPLE);
 		for (uint32_t k = 0; st && k < st->nframes; k++) {
 			const struct lt_sframe *f = &st->frames[k];
-			size_t fn = pp_func(&pp, frame_name(f, buf, sizeof(buf)), f->file);
+			size_t fn = pp_func(&pp, frame_name(f, buf, sizeof(buf)), f->func, f->file);
 			pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, st->tgid, f->pc, fn, f->line));
 		}
 		/* the lock: the root */
 		char root[1100];
 		snprintf(root, sizeof(root), "%s%s", release ? RELEASE_ROOT : "",
 			 lock_text(e, names, buf, sizeof(buf), 1));
-		size_t fn = pp_func(&pp, root, NULL);
+		size_t fn = pp_func(&pp, root, NULL, NULL);
 		pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, -1, 0, fn, 0));
 		int64_t us = (int64_t)(e->total_ns / 1000), cnt = (int64_t)e->count;
 		pb_int64(&b, SAMPLE_VALUE, release ? 0 : us);
@@ -602,7 +606,7 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 		pb_tok t = pb_begin(&b, PROFILE_FUNCTION);
 		pb_uint64(&b, FUNCTION_ID, i + 1);
 		pb_int64(&b, FUNCTION_NAME, (int64_t)pp.f[i].name);
-		pb_int64(&b, FUNCTION_SYSTEM_NAME, (int64_t)pp.f[i].name);
+		pb_int64(&b, FUNCTION_SYSTEM_NAME, (int64_t)pp.f[i].sys);
 		if (pp.f[i].file)
 			pb_int64(&b, FUNCTION_FILENAME, (int64_t)pp.f[i].file);
 		pb_end(&b, t);

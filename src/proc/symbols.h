@@ -139,6 +139,19 @@ int lt_unwind_thread_copy(struct lt_unwinder *u, pid_t tid, const struct lt_unwi
  * the furthest read in the mapping beyond the copy (those fail). */
 void lt_unwind_track_reads(struct lt_unwinder *u, uint64_t *read, bool *outside, uint64_t *beyond);
 
+/* The same with more copies taken with the stack (SEGS: LEN bytes of
+ * memory from BASE each), which reads inside them use: a runtime's own
+ * stacks the native frames' CFI leads to (OCaml 5 runs OCaml code on a
+ * stack of its own, record/stackrec_ocaml.h). */
+struct lt_stack_seg {
+	uint64_t base;
+	const void *data;
+	size_t len;
+};
+int lt_unwind_thread_segs(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
+			  uint64_t base, const void *copy, size_t len, const struct lt_stack_seg *segs,
+			  size_t nsegs, int max, struct lt_frame **frames, size_t *n, char **end);
+
 void lt_frame_clear(struct lt_frame *f);
 
 #ifdef __cplusplus

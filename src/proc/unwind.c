@@ -39,6 +39,9 @@ struct lt_unwinder {
 	uint64_t *ov_read;   /* lt_unwind_track_reads: the copy's words read */
 	bool *ov_outside;
 	uint64_t *ov_beyond;
+	/* lt_unwind_thread_segs: more copies (a runtime's own stacks) */
+	const struct lt_stack_seg *segs;
+	size_t nsegs;
 };
 
 void lt_unwind_track_reads(struct lt_unwinder *u, uint64_t *read, bool *outside, uint64_t *beyond)
@@ -64,6 +67,13 @@ static struct page *get_page(struct lt_unwinder *u, uint64_t base)
 static bool read_bytes(struct lt_unwinder *u, uint64_t addr, void *out, size_t len)
 {
 	unsigned char *o = out;
+	for (size_t i = 0; i < u->nsegs; i++) {
+		const struct lt_stack_seg *g = &u->segs[i];
+		if (addr >= g->base && addr - g->base <= g->len && len <= g->len - (addr - g->base)) {
+			memcpy(out, (const unsigned char *)g->data + (addr - g->base), len);
+			return true;
+		}
+	}
 	if (u->ov && addr >= u->ov_base && addr - u->ov_base <= u->ov_len &&
 	    len <= u->ov_len - (addr - u->ov_base)) {
 		memcpy(out, u->ov + (addr - u->ov_base), len);
@@ -296,7 +306,8 @@ static bool thread_start(const char *func)
 	static const char *const starts[] = {
 		"_start", "__libc_start_main", "__libc_start_call_main", "clone", "clone3", "__clone",
 		"__clone3", "__clone_internal", "start_thread", "start", "start_c11",
-		"runtime.goexit", "runtime.rt0_go", "runtime.mstart", "runtime.mstart0", "runtime.clone",
+		"runtime.goexit", "runtime.goexit.abi0", "runtime.rt0_go", "runtime.mstart", "runtime.mstart0",
+		"runtime.clone", "runtime.clone.abi0",
 	};
 	for (size_t i = 0; func && i < sizeof(starts) / sizeof(*starts); i++)
 		if (!strcmp(func, starts[i]))
@@ -344,6 +355,20 @@ int lt_unwind_thread_copy(struct lt_unwinder *u, pid_t tid, const struct lt_unwi
 	u->ov_end = m ? m->end : base + len;
 	int r = lt_unwind_thread(u, tid, regs, max, frames, n, end);
 	u->ov = NULL;
+	return r;
+}
+
+int lt_unwind_thread_segs(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_regs *regs,
+			  uint64_t base, const void *copy, size_t len, const struct lt_stack_seg *segs,
+			  size_t nsegs, int max, struct lt_frame **frames, size_t *n, char **end)
+{
+	if (!u)
+		return -EINVAL;
+	u->segs = segs;
+	u->nsegs = segs ? nsegs : 0;
+	int r = lt_unwind_thread_copy(u, tid, regs, base, copy, len, max, frames, n, end);
+	u->segs = NULL;
+	u->nsegs = 0;
 	return r;
 }
 

@@ -88,6 +88,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				"copies without them (the thread's state not known yet)\n",
 				(unsigned long long)k->py_wakers,
 				(unsigned long long)k->py_wakers_unknown);
+		if (k->oc_procs)
+			lt_more("  ocaml frames: %llu OCaml 5 stacks copied with the C stacks (%llu bytes, "
+				"%.2f ms of the copying)", (unsigned long long)k->oc_reads,
+				(unsigned long long)k->oc_bytes, (double)k->oc_read_ns / 1e6);
 		if (k->behind)
 			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
@@ -107,8 +111,8 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				"(same return addresses and frame links)",
 				(unsigned long long)k->unwinds_cached);
 		if (k->bpf_py_left)
-			lt_more("  waiters' stacks: %llu copies of CPython threads left for the reads "
-				"from /proc, which have their Python frames",
+			lt_more("  waiters' stacks: %llu copies of CPython or OCaml 5 threads left for the reads "
+				"from /proc, which have their Python frames or OCaml stacks",
 				(unsigned long long)k->bpf_py_left);
 		if (k->wakers)
 			lt_more("  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "

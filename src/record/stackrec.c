@@ -17,6 +17,8 @@
 #include "snapshot_int.h"
 #include "lockmodel.h"
 #include "pystack.h"
+#include "stackrec_ocaml.h"
+#include "stackrec_go.h"
 #include "locktrace/calls.h"
 #include "locktrace/futex.h"
 #include "locktrace/pyframes.h"
@@ -62,6 +64,11 @@ struct job {
 	int py_end;
 	uint64_t py_end_at;
 	struct pyproc *pp;
+	/* waiter of an OCaml 5 process: the OCaml stack under its C stack,
+	 * copied with it (stackrec_ocaml.h); NULL none */
+	uint8_t *oc;
+	uint64_t oc_base;
+	size_t oc_len;
 	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
 	int bpf;             /* waiter: copied by the BPF side at its wake-up */
 	int unwound;         /* 1: stack_id is final (0: none) */
@@ -90,11 +97,13 @@ struct pyproc {
 	struct lt_mem mem;         /* the process's memory, read by the collector */
 	const struct lt_lm_env *look; /* while opening: the symbols' env */
 	struct lt_pystk *py;       /* NULL: no CPython (nothing read) */
+	struct lt_ocstk *oc;       /* NULL: no OCaml 5 runtime */
 };
 
 struct symproc {
 	struct lt_sym *sym;
 	struct lt_unwinder *u;
+	struct lt_gostk *go; /* a Go program's pclntab (stackrec_go.h), NULL */
 	int broken;
 	uint64_t opened; /* BOOTTIME ns */
 };
@@ -181,6 +190,7 @@ static void free_map_vals(struct lt_u64map *m, void (*fn)(void *))
 static void free_symproc(void *v)
 {
 	struct symproc *sp = v;
+	lt_gostk_free(sp->go);
 	if (sp->u)
 		lt_unwinder_free(sp->u);
 	if (sp->sym)
@@ -192,6 +202,7 @@ static void free_job(struct job *j)
 {
 	if (j) {
 		free(j->py);
+		free(j->oc);
 		free(j->copy);
 		free(j);
 	}
@@ -236,6 +247,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 		struct pyproc *pp = r->all_py;
 		r->all_py = pp->next;
 		lt_pystk_free(pp->py);
+		lt_ocstk_free(pp->oc);
 		lt_mem_close(&pp->mem);
 		free(pp);
 	}
@@ -545,6 +557,23 @@ static void read_python(struct lt_stackrec *r, struct pyproc *pp, const struct p
 	r->st.py_reads++;
 }
 
+/* The OCaml stack of an OCaml 5 thread, copied right after its C stack
+ * (stackrec_ocaml.h): its OCaml frames are unwound from it. */
+static void copy_ocaml(struct lt_stackrec *r, const struct pend *p, struct job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	struct pyproc *pp = lt_u64map_get(&r->pyprocs, p->tgid);
+	pthread_mutex_unlock(&r->mu);
+	if (!pp || !pp->oc)
+		return;
+	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+	if (lt_ocstk_copy(pp->oc, &pp->e, j->copy, j->len, j->base, &j->oc, &j->oc_base, &j->oc_len) > 0) {
+		r->st.oc_reads++;
+		r->st.oc_bytes += j->oc_len;
+	}
+	r->st.oc_read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
+}
+
 /* Copies one sleeping thread's registers and stack: 0 (p now P_COPIED,
  * its job queued), -1 not (running, returned, in another call, gone). */
 static int copy_one(struct lt_stackrec *r, struct pend *p)
@@ -578,6 +607,7 @@ static int copy_one(struct lt_stackrec *r, struct pend *p)
 	j->regs.full = false;
 	j->base = sc.sp;
 	j->len = (size_t)n;
+	copy_ocaml(r, p, j);
 	j->copied = boot_now();
 	if (!enqueue(r, j))
 		return -1;
@@ -598,7 +628,13 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 		r->st.reads++;
 		if (copy_one(r, p)) {
 			r->st.failed++;
-			p->state = -1; /* not again; the return drops it */
+			/* a sampled wait read at its start may not sleep yet
+			 * (still running in the call): again once it has
+			 * slept as long as every wait that gets a stack */
+			if (p->due < p->ts + LT_STACK_AFTER_NS)
+				p->due = p->ts + LT_STACK_AFTER_NS;
+			else
+				p->state = -1; /* not again; the return drops it */
 		}
 		r->st.read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 	}
@@ -615,11 +651,12 @@ static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
 {
 	uint32_t tid = c->tid;
 	struct pend *p = lt_u64map_get(&r->pend, tid);
-	/* a CPython thread's read has its Python frames too, which the
-	 * copy lacks: its waits keep being read, and the copies are left */
+	/* a CPython thread's read has its Python frames too, and an OCaml 5
+	 * thread's its OCaml stack, which the copy lacks: their waits keep
+	 * being read, and the copies are left */
 	pthread_mutex_lock(&r->mu);
 	const struct pyproc *pp = lt_u64map_get(&r->pyprocs, c->tgid);
-	int py = pp && pp->py;
+	int py = pp && (pp->py || pp->oc);
 	pthread_mutex_unlock(&r->mu);
 	if (py) {
 		r->st.bpf_py_left++;
@@ -763,6 +800,14 @@ static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
 	free_symproc(sp);
 }
 
+/* A Go program's pclntab, for its frames' files and lines. */
+static void open_go(uint32_t tgid, struct symproc *sp)
+{
+	struct lt_lm_env le;
+	lt_lm_env_live(&le, sp->sym, NULL, NULL, NULL);
+	sp->go = lt_gostk_open((pid_t)tgid, &le);
+}
+
 static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid)
 {
 	struct symproc *sp = lt_u64map_get(&r->procs, tgid);
@@ -779,6 +824,7 @@ static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid)
 	sp->sym = lt_sym_open((pid_t)tgid, 0, NULL);
 	if (sp->sym) {
 		open_python(r, tgid, sp);
+		open_go(tgid, sp);
 		sp->u = lt_unwinder_new(sp->sym, NULL);
 	}
 	if (!sp->u)
@@ -972,6 +1018,8 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 	pp->e.lookup = pyproc_lookup;
 	pp->look = &le;
 	pp->py = lt_pystk_open(&pp->e, &notes);
+	if (!pp->py)
+		pp->oc = lt_ocstk_open(&le);
 	pp->look = NULL;
 	lt_strlist_free(&notes);
 	pthread_mutex_lock(&r->mu);
@@ -982,6 +1030,8 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 		r->st.py_procs++;
 	if (r->bpf)
 		py_to_bpf(r, tgid, pp);
+	if (pp->oc)
+		r->st.oc_procs++;
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -1034,7 +1084,7 @@ static uint64_t uc_val(const struct symproc *sp, const struct lt_map *m, uint64_
 /* The first level's key, 0 when the job's unwind is not to be remembered. */
 static uint64_t uc_regs_key(const struct symproc *sp, const struct job *j, const struct lt_map **mp)
 {
-	if (!j->regs.full || j->pp || (j->base & 7) || !j->len || j->len > LT_STACK_COPY_BYTES)
+	if (!j->regs.full || j->pp || j->oc || (j->base & 7) || !j->len || j->len > LT_STACK_COPY_BYTES)
 		return 0;
 	const struct lt_map *m = lt_sym_map_at(sp->sym, j->base);
 	if (!m)
@@ -1097,9 +1147,20 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	struct lt_frame *frames = NULL;
 	size_t n = 0;
 	char *end = NULL;
-	int got = lt_unwind_thread_copy(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
-					MAX_DEPTH, &frames, &n, &end);
+	struct lt_stack_seg oc = { .base = j->oc_base, .data = j->oc, .len = j->oc_len };
+	int got = lt_unwind_thread_segs(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
+					j->oc ? &oc : NULL, j->oc ? 1 : 0, MAX_DEPTH, &frames, &n, &end);
 	lt_unwind_track_reads(sp->u, NULL, NULL, NULL);
+	struct lt_frame *gof = NULL;
+	size_t ngo = 0;
+	if (got > 0 && sp->go && lt_gostk_frames(sp->go, frames, n, &gof, &ngo) == 0) {
+		/* a Go program's frames, with their lines and inlined calls */
+		for (size_t i = 0; i < n; i++)
+			lt_frame_clear(&frames[i]);
+		free(frames);
+		frames = gof;
+		n = ngo;
+	}
 	uint32_t id = 0;
 	/* a module mapped since the process's modules were read (dlopen):
 	 * read them again for the next stacks, at most once a second */
@@ -1197,6 +1258,8 @@ static void *unwinder_main(void *arg)
 		r->st.wakers_busy += skipped;
 		free(j->copy); /* the bytes are not needed again */
 		j->copy = NULL;
+		free(j->oc);
+		j->oc = NULL;
 		j->stack_id = id;
 		j->unwound = 1;
 		if (j->kind != J_WAITER || j->decided)

@@ -45,11 +45,15 @@ struct lt_stackrec_stats {
 	uint64_t bpf_kept;      /* of them, unwound and kept */
 	uint64_t bpf_dup;       /* a read of the same wait was taken too: it was dropped */
 	uint64_t unwinds_cached; /* BPF copies not unwound: one of the same call path was */
-	uint64_t bpf_py_left;   /* left: a CPython process's (the reads have Python frames) */
+	uint64_t bpf_py_left;   /* left: a CPython or OCaml 5 process's (the reads have their frames) */
 	uint64_t wcopy[LT_WCOPY_MAX]; /* the BPF side's counts (lt_stackrec_note_wcopy) */
 	uint64_t py_wakers;  /* wakers' copies with their Python frames (BPF side) */
 	uint64_t py_wakers_unknown; /* of a CPython process, but the thread's state
 				     * was not known yet (native frames only) */
+	uint64_t oc_procs;   /* OCaml 5 processes whose OCaml stacks are copied */
+	uint64_t oc_reads;   /* waiters' OCaml stacks copied with the C stack */
+	uint64_t oc_bytes;   /* their bytes */
+	uint64_t oc_read_ns; /* of read_ns, the collector's time finding and copying them */
 };
 
 struct lt_stackrec *lt_stackrec_new(int sample_every);

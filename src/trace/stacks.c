@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stacks.h"
+#include "demangle.h"
 #include "grow.h"
 #include "varint.h"
 #include "locktrace/tracefile.h"
@@ -392,17 +393,25 @@ int lt_trace_stacks(const char *path, struct lt_stacktab *t)
 	return 0;
 }
 
+const char *lt_sframe_func(const struct lt_sframe *f, char *buf, size_t len)
+{
+	if (f->lang == LT_SFRAME_NATIVE && f->func)
+		return lt_func_display(f->func, buf, len);
+	return f->func;
+}
+
 const char *lt_sframe_text(const struct lt_sframe *f, char *buf, size_t len)
 {
-	char where[160] = "";
+	char where[160] = "", dm[256];
+	const char *func = lt_sframe_func(f, dm, sizeof(dm));
 	if (f->file && f->line) {
 		const char *base = strrchr(f->file, '/');
 		snprintf(where, sizeof(where), " (%s:%u)", base ? base + 1 : f->file, f->line);
 	}
 	if (f->lang == LT_SFRAME_PYTHON)
 		snprintf(buf, len, "%s%s [python]", f->func ? f->func : "?", where);
-	else if (f->func)
-		snprintf(buf, len, "%s+0x%" PRIx64 "%s [%s]", f->func, f->func_off, where,
+	else if (func)
+		snprintf(buf, len, "%s+0x%" PRIx64 "%s [%s]", func, f->func_off, where,
 			 f->module ? f->module : "?");
 	else
 		snprintf(buf, len, "0x%" PRIx64 "%s [%s]", f->pc, where, f->module ? f->module : "?");

@@ -88,7 +88,12 @@ void lt_stacktab_each_ref(const struct lt_stacktab *t,
 int lt_trace_stacks(const char *path, struct lt_stacktab *t);
 
 void lt_stack_free(struct lt_stack *s);
-/* "func+0x12 (file.c:40) [module]" for one frame, into buf; a Python
+/* The name to show for a frame's function: a native frame of OCaml code
+ * in OCaml's terms ("camlSites5.site_alpha_279" -> "Sites5.site_alpha",
+ * src/base/demangle.h), as the snapshot prints it; else its func (NULL:
+ * unknown).  Returns BUF or f->func. */
+const char *lt_sframe_func(const struct lt_sframe *f, char *buf, size_t len);
+/* "func+0x12 (file.c:40) [module]" for one frame (func as lt_sframe_func), into buf; a Python
  * frame: "func (file.py:12) [python]" */
 const char *lt_sframe_text(const struct lt_sframe *f, char *buf, size_t len);
 

@@ -1,0 +1,162 @@
+/* record --stacks on Go, end to end as root: two Go functions block in a
+ * read on a socket at known lines for known times
+ * (tests/workloads/go/gosites.go: syscall.Read, inlined into them, so the
+ * goroutine's thread sleeps in read() on the goroutine's stack).  Checked:
+ *   - every read wait on the socket has a stack through syscall.read,
+ *     the inlined syscall.Read (a frame of its own, as the snapshot's Go
+ *     model expands inlined calls) and the site's function (main.siteAlpha
+ *     or main.siteBeta) at its read's line in gosites.go, from the
+ *     program's pclntab (Go's DWARF gives libdw no lines), to the
+ *     goroutine's start (runtime.goexit);
+ *   - `report --profile` names them with file and line, alpha (the longer
+ *     hold) first, each within 10% of the program's own measure.
+ * The recorder runs without its symbol cache, as on a fresh machine. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lt_test.h"
+#include "stacks.h"
+
+#define NEED_ROOT() tl_skip_unless_root("needs root: loads BPF programs to record a workload")
+#define BIN WL("go/gosites")
+#define ROUNDS 4
+
+struct truth {
+	int fd;
+	long line_a, line_b;
+	double wait_a_us, wait_b_us;
+};
+
+static void record(const char *raw, struct truth *t)
+{
+	char out[64][256], err[64][256];
+	int nout, nerr;
+	if (access(BIN, X_OK) != 0)
+		cr_skip_test("%s not built: go was missing at build time (Debian's golang-go)", BIN);
+	char *rec[] = { LT_BIN, "record", "-o", (char *)raw, "--no-status", "--stacks", "--calls", "all",
+			"--", BIN, "--no-wait", "-r", "4", "-a", "60", "-b", "30", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_run_to_end(rec, out, &nout, err, &nerr);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record --stacks failed (%d): %s", rc, nerr ? err[0] : "");
+	t->fd = (int)tl_truth_val(out, nout, "socket", "role=reader", "fd");
+	t->line_a = (long)tl_truth_val(out, nout, "site", "name=alpha", "line");
+	t->line_b = (long)tl_truth_val(out, nout, "site", "name=beta", "line");
+	t->wait_a_us = (double)tl_truth_val(out, nout, "done", "rounds=", "alpha_wait_us");
+	t->wait_b_us = (double)tl_truth_val(out, nout, "done", "rounds=", "beta_wait_us");
+}
+
+static int frame_named(const struct lt_stack *s, const char *func)
+{
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (s->frames[i].func && !strcmp(s->frames[i].func, func))
+			return (int)i;
+	return -1;
+}
+
+static void latest_read(void *ctx, const struct lt_stack_ref *r)
+{
+	uint64_t *max = ctx;
+	if (r->role == LT_STACK_WAITER && r->delay_ns > *max)
+		*max = r->delay_ns;
+}
+
+static void check_trace(const char *raw, const struct truth *t)
+{
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	cr_assert(!st.damaged);
+	uint64_t latest = 0;
+	lt_stacktab_each_ref(&st, latest_read, &latest);
+	int seen[3] = { 0 };
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_IO_ENTER || e->io.fd != t->fd || e->io.nr != 0 /* read */)
+			continue;
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts, LT_STACK_WAITER);
+		/* the copy is made from user space while the thread sleeps:
+		 * say how late the collector was with the others */
+		cr_assert(s, "the read at %llu has no stack (the other waits' stacks were copied up "
+			  "to %.1f ms after they began)", (unsigned long long)e->h.ts, (double)latest / 1e6);
+		int a = frame_named(s, "main.siteAlpha"), b = frame_named(s, "main.siteBeta");
+		cr_assert((a >= 0) != (b >= 0), "the read's stack at %llu names %s site (end: %s)",
+			  (unsigned long long)e->h.ts, a >= 0 ? "both" : "neither", s->end ? s->end : "none");
+		int site = a >= 0 ? 1 : 2, k = a >= 0 ? a : b;
+		const struct lt_sframe *f = &s->frames[k];
+		cr_assert(f->file && strstr(f->file, "gosites.go"), "%s in file %s", f->func,
+			  f->file ? f->file : "(none)");
+		long want = site == 1 ? t->line_a : t->line_b;
+		cr_assert_eq((long)f->line, want, "%s at line %u, not %ld", f->func, f->line, want);
+		/* syscall.Read, inlined into the site, just inside it, and
+		 * syscall.read (a call of its own) inside that */
+		cr_assert(k >= 2 && s->frames[k - 1].func && !strcmp(s->frames[k - 1].func, "syscall.Read"),
+			  "no inlined syscall.Read just inside %s", f->func);
+		cr_assert(s->frames[k - 1].file && strstr(s->frames[k - 1].file, "syscall_unix.go"));
+		cr_assert_eq(s->frames[k - 1].pc, f->pc, "an inlined call's frame has its caller's pc");
+		cr_assert_geq(frame_named(s, "syscall.read"), 0);
+		cr_assert_lt(frame_named(s, "syscall.read"), k - 1);
+		cr_assert_null(s->end, "the unwind stopped early: %s", s->end);
+		seen[site]++;
+	}
+	cr_assert_eq(seen[1], ROUNDS, "reads with main.siteAlpha's stack: %d", seen[1]);
+	cr_assert_eq(seen[2], ROUNDS, "reads with main.siteBeta's stack: %d", seen[2]);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+}
+
+static void check_profile(const char *raw, const struct truth *t)
+{
+	char out[64][256], err[64][256], call[32], where[2][48];
+	int nout, nerr;
+	char *rep[] = { LT_BIN, "report", (char *)raw, "--profile", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0);
+	snprintf(call, sizeof(call), "read on fd %d,", t->fd);
+	snprintf(where[0], sizeof(where[0]), "(gosites.go:%ld)", t->line_a);
+	snprintf(where[1], sizeof(where[1]), "(gosites.go:%ld)", t->line_b);
+	int rank[3] = { 0 }, cur = 0, cur_read = 0;
+	double ms[3] = { 0 }, cur_ms = 0;
+	for (int i = 0; i < nout; i++) {
+		int r;
+		double v;
+		if (sscanf(out[i], "#%d %lf ms", &r, &v) == 2) {
+			cur = r;
+			cur_ms = v;
+			cur_read = strstr(out[i], call) != NULL;
+			continue;
+		}
+		if (!strncmp(out[i], "Where the lock was held", 23))
+			break;
+		int site = strstr(out[i], " main.siteAlpha+") ? 1 : strstr(out[i], " main.siteBeta+") ? 2 : 0;
+		if (site && cur_read) {
+			cr_assert(strstr(out[i], where[site - 1]), "not at the read's line %s: %s",
+				  where[site - 1], out[i]);
+			cr_assert_eq(rank[site], 0, "two entries for site %d", site);
+			rank[site] = cur;
+			ms[site] = cur_ms;
+		}
+	}
+	cr_assert(rank[1] && rank[2], "the profile has no entry for a site:\n%s\n%s", out[0],
+		  nout > 2 ? out[2] : "");
+	cr_assert_lt(rank[1], rank[2], "main.siteAlpha (held longer) ranks after main.siteBeta");
+	double want_a = t->wait_a_us / 1e3, want_b = t->wait_b_us / 1e3;
+	cr_assert(ms[1] >= want_a * 0.9 && ms[1] <= want_a * 1.1,
+		  "main.siteAlpha: %.1f ms, the program measured %.1f ms", ms[1], want_a);
+	cr_assert(ms[2] >= want_b * 0.9 && ms[2] <= want_b * 1.1,
+		  "main.siteBeta: %.1f ms, the program measured %.1f ms", ms[2], want_b);
+}
+
+Test(go_stacks_live, socket_reads_name_their_go_sites, .timeout = 120)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "go-stacks");
+	record(raw, &t);
+	check_trace(raw, &t);
+	check_profile(raw, &t);
+	unlink(raw);
+}
