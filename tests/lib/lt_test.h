@@ -168,6 +168,17 @@ void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int 
 /* The value of KEY in the first ground-truth line of TYPE containing MATCH
  * (NULL: any); fails the test if there is no such line or key. */
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);
+/* report --profile's output OUT (the waiting part, before "Where the lock
+ * was held"), two call sites: the entry whose header line ("#R MS ms ...")
+ * holds ENTRY and whose stack has a frame " FUNC[s]+" (at WHERE[s], e.g.
+ * "(file.c:12)", when WHERE and WHERE[s] are not NULL).  Gives each site's
+ * rank and ms; asserts one entry per site, and both there. */
+void tl_profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
+		      const char *const where[2], int rank[2], double ms[2]);
+/* The two sites ranked in the order of WANT_US (the program's own measure
+ * of each site's waiting, µs), each site's ms within 10% of it. */
+void tl_check_site_profile(const int rank[2], const double ms[2], const double want_us[2],
+			   const char *const func[2]);
 /* Starts Debian's python3 on SCRIPT with the arguments EXTRA (NULL or
  * NULL-terminated, at most 5) as tl_start_ready (at most 64 lines).  Skips
  * the test, saying why, when not root (ROOT_FOR: what root is needed for),

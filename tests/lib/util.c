@@ -653,3 +653,53 @@ struct rp_json *tl_json_of(const char *buf, size_t len)
 	cr_assert_not_null(j, "JSON does not parse: %s\n%.*s", e, (int)len, buf);
 	return j;
 }
+
+void tl_profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
+		      const char *const where[2], int rank[2], double ms[2])
+{
+	int cur = 0, in_entry = 0;
+	double cur_ms = 0;
+	rank[0] = rank[1] = 0;
+	ms[0] = ms[1] = 0;
+	for (int i = 0; i < nout; i++) {
+		int r;
+		double v;
+		if (sscanf(out[i], "#%d %lf ms", &r, &v) == 2) {
+			cur = r;
+			cur_ms = v;
+			in_entry = strstr(out[i], entry) != NULL;
+			continue;
+		}
+		if (!strncmp(out[i], "Where the lock was held", 23))
+			break; /* the releasing stacks */
+		for (int s = 0; s < 2 && in_entry; s++) {
+			char pat[128];
+			snprintf(pat, sizeof(pat), " %s+", func[s]);
+			if (!strstr(out[i], pat))
+				continue;
+			if (where && where[s])
+				cr_assert(strstr(out[i], where[s]), "%s not at %s: %s", func[s], where[s],
+					  out[i]);
+			cr_assert_eq(rank[s], 0, "two entries for %s", func[s]);
+			rank[s] = cur;
+			ms[s] = cur_ms;
+		}
+	}
+	cr_assert(rank[0] && rank[1], "the profile has no entry for %s:\n%s\n%s\n%s",
+		  rank[0] ? func[1] : func[0], nout > 0 ? out[0] : "", nout > 2 ? out[2] : "",
+		  nout > 3 ? out[3] : "");
+}
+
+void tl_check_site_profile(const int rank[2], const double ms[2], const double want_us[2],
+			   const char *const func[2])
+{
+	/* the order to expect is the one the program measured: a site holds
+	 * longer by design, but on a loaded machine a wait at the other can
+	 * outlast it, and the profile ranks what was waited */
+	int first = want_us[0] >= want_us[1] ? 0 : 1, second = 1 - first;
+	cr_assert_lt(rank[first], rank[second], "%s (%.1f ms waited) ranks after %s (%.1f ms)",
+		     func[first], want_us[first] / 1e3, func[second], want_us[second] / 1e3);
+	for (int s = 0; s < 2; s++)
+		cr_assert(ms[s] >= want_us[s] / 1e3 * 0.9 && ms[s] <= want_us[s] / 1e3 * 1.1,
+			  "%s: %.1f ms, the program measured %.1f ms", func[s], ms[s], want_us[s] / 1e3);
+}

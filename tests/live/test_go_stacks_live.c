@@ -117,36 +117,13 @@ static void check_profile(const char *raw, const struct truth *t)
 	snprintf(call, sizeof(call), "read on fd %d,", t->fd);
 	snprintf(where[0], sizeof(where[0]), "(gosites.go:%ld)", t->line_a);
 	snprintf(where[1], sizeof(where[1]), "(gosites.go:%ld)", t->line_b);
-	int rank[3] = { 0 }, cur = 0, cur_read = 0;
-	double ms[3] = { 0 }, cur_ms = 0;
-	for (int i = 0; i < nout; i++) {
-		int r;
-		double v;
-		if (sscanf(out[i], "#%d %lf ms", &r, &v) == 2) {
-			cur = r;
-			cur_ms = v;
-			cur_read = strstr(out[i], call) != NULL;
-			continue;
-		}
-		if (!strncmp(out[i], "Where the lock was held", 23))
-			break;
-		int site = strstr(out[i], " main.siteAlpha+") ? 1 : strstr(out[i], " main.siteBeta+") ? 2 : 0;
-		if (site && cur_read) {
-			cr_assert(strstr(out[i], where[site - 1]), "not at the read's line %s: %s",
-				  where[site - 1], out[i]);
-			cr_assert_eq(rank[site], 0, "two entries for site %d", site);
-			rank[site] = cur;
-			ms[site] = cur_ms;
-		}
-	}
-	cr_assert(rank[1] && rank[2], "the profile has no entry for a site:\n%s\n%s", out[0],
-		  nout > 2 ? out[2] : "");
-	cr_assert_lt(rank[1], rank[2], "main.siteAlpha (held longer) ranks after main.siteBeta");
-	double want_a = t->wait_a_us / 1e3, want_b = t->wait_b_us / 1e3;
-	cr_assert(ms[1] >= want_a * 0.9 && ms[1] <= want_a * 1.1,
-		  "main.siteAlpha: %.1f ms, the program measured %.1f ms", ms[1], want_a);
-	cr_assert(ms[2] >= want_b * 0.9 && ms[2] <= want_b * 1.1,
-		  "main.siteBeta: %.1f ms, the program measured %.1f ms", ms[2], want_b);
+	const char *const func[2] = { "main.siteAlpha", "main.siteBeta" };
+	const char *const at[2] = { where[0], where[1] };
+	const double want[2] = { t->wait_a_us, t->wait_b_us };
+	int rank[2];
+	double ms[2];
+	tl_profile_sites(out, nout, call, func, at, rank, ms);
+	tl_check_site_profile(rank, ms, want, func);
 }
 
 Test(go_stacks_live, socket_reads_name_their_go_sites, .timeout = 120)

@@ -216,49 +216,20 @@ static void check_releases(char out[][256], int nout, const struct truth *t)
 }
 
 /* report --profile: an entry per site on the mutex, its total within 10%
- * of the waiter's own measure, alpha (the longer hold) ranked first. */
+ * of the waiter's own measure, ranked in the order of those measures
+ * (alpha holds longer). */
 static void check_profile(const char *raw, const struct truth *t, int blocking)
 {
 	char out[64][256], err[64][256];
 	int nout, nerr;
 	char *rep[] = { LT_BIN, "report", (char *)raw, "--profile", NULL };
 	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0);
-	int rank[3] = { 0 }, cur = 0, cur_lock = 0;
-	double ms[3] = { 0 }, cur_ms = 0;
-	for (int i = 0; i < nout; i++) {
-		int r;
-		double v;
-		if (sscanf(out[i], "#%d %lf ms", &r, &v) == 2) {
-			cur = r;
-			cur_ms = v;
-			cur_lock = strstr(out[i], "<sitelock>") != NULL;
-			continue;
-		}
-		if (!strncmp(out[i], "Where the lock was held", 23))
-			break; /* the releasing stacks */
-		int site = strstr(out[i], " site_alpha+") ? 1 : strstr(out[i], " site_beta+") ? 2 : 0;
-		if (site && cur_lock) {
-			cr_assert_eq(rank[site], 0, "two entries for site %d", site);
-			rank[site] = cur;
-			ms[site] = cur_ms;
-		}
-	}
-	cr_assert(rank[1] && rank[2], "the profile has no entry for a site:\n%s\n%s", out[0],
-		  nout > 2 ? out[2] : "");
-	/* alpha holds longer by design, but the order to expect is the one the
-	 * program measured: on a loaded machine a wait at beta can outlast the
-	 * hold it waited for, and the profile ranks what was waited */
-	if (t->wait_a_us >= t->wait_b_us)
-		cr_assert_lt(rank[1], rank[2], "site_alpha (%.1f ms waited) ranks after site_beta "
-			     "(%.1f ms)", t->wait_a_us / 1e3, t->wait_b_us / 1e3);
-	else
-		cr_assert_lt(rank[2], rank[1], "site_beta (%.1f ms waited) ranks after site_alpha "
-			     "(%.1f ms)", t->wait_b_us / 1e3, t->wait_a_us / 1e3);
-	double want_a = t->wait_a_us / 1e3, want_b = t->wait_b_us / 1e3;
-	cr_assert(ms[1] >= want_a * 0.9 && ms[1] <= want_a * 1.1, "site_alpha: %.1f ms, the program "
-		  "measured %.1f ms", ms[1], want_a);
-	cr_assert(ms[2] >= want_b * 0.9 && ms[2] <= want_b * 1.1, "site_beta: %.1f ms, the program "
-		  "measured %.1f ms", ms[2], want_b);
+	const char *const func[2] = { "site_alpha", "site_beta" };
+	const double want[2] = { t->wait_a_us, t->wait_b_us };
+	int rank[2];
+	double ms[2];
+	tl_profile_sites(out, nout, "<sitelock>", func, NULL, rank, ms);
+	tl_check_site_profile(rank, ms, want, func);
 	if (blocking)
 		check_releases(out, nout, t);
 }
