@@ -47,7 +47,7 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 #define LT_BPF_FOLLOW_FORKS 0x4 /* with MULTI: trace the processes a traced
 				   * process forks, added in the kernel */
 #define LT_BPF_FLIGHTBUF 0x8    /* the flight recorder: records go to per-cpu
-				   * overwrite slots (include/locktrace/
+				   * overwrite units (include/locktrace/
 				   * flightbuf.h), ring_bytes of them; the ring
 				   * buffer stays minimal and empty */
 #define LT_BPF_FB_STALL 0x10    /* with FLIGHTBUF: the programs keep the stall
