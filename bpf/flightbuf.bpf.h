@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The flight recorder's memory in the kernel (include/locktrace/flightbuf.h):
- * with flightbuf set, reserve()/submit() of locktrace.bpf.c write each ring
- * record into the next slot of this cpu's circular array instead of the
- * ring buffer, overwriting the oldest; nobody reads them until a dump.  With
+ * with flightbuf set, reserve()/submit() of locktrace.bpf.c fill each ring
+ * record in a per-cpu buffer and copy it into the next units of this cpu's
+ * circular array instead of the ring buffer, overwriting the oldest;
+ * nobody reads them until a dump.  With
  * fb_stall, every record written also updates the stall rule's state (per
  * thread: the call it is blocked in; per cpu: the last progress), the same
  * rules as src/record/stall.c applies to events, which the collector polls.
@@ -18,22 +19,22 @@
 
 const volatile bool flightbuf = 0;
 const volatile bool fb_stall = 0;
-const volatile __u32 fb_nper = 1; /* slots per cpu */
+const volatile __u32 fb_nunits = LT_FB_MIN_NUNITS; /* units per cpu, a power of two */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1); /* ncpus * nper, set by user space */
+	__uint(max_entries, 1); /* ncpus * nunits, set by user space */
 	__type(key, __u32);
-	__type(value, struct lt_fb_slot);
-} fb_slots SEC(".maps");
+	__type(value, struct lt_fb_unit);
+} fb_units SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} fb_head SEC(".maps");
+	__type(value, struct lt_fb_cpu);
+} fb_cpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -51,29 +52,81 @@ struct {
 
 #define fb_barrier() asm volatile("" ::: "memory")
 
-/* The next slot of this cpu, marked as being written; its data, or NULL. */
+/*
+ * No atomic anywhere here: this cpu's struct lt_fb_cpu is written only by
+ * programs running on this cpu, which do not migrate (tracepoint programs
+ * run with preemption off).  What can happen is nesting: a program run
+ * with interrupts on (sys_enter/sys_exit, task_newtask, exec, exit,
+ * rename) interrupted by one run from the interrupt (sched_waking of a
+ * thread woken by a timer or a device), which runs to its end before the
+ * first goes on.  So:
+ *  - nest: each program increments it when it begins a record and puts it
+ *    back when done; one that interrupts sees the count of the one it
+ *    interrupted plus one (or, between that one's load and store, the same
+ *    count: it finishes and puts it back before the interrupted store),
+ *    so two records being filled never share a buffer of rec[];
+ *  - head: claimed at commit by a load and a store.  An interrupt between
+ *    the two makes both records take the same units: the interrupted one
+ *    is copied last and overwrites the other's units, which the tags then
+ *    show as remnants (a record lost, counted as overwritten; never a torn
+ *    record kept).  An atomic add would close that window of two
+ *    instructions at the price of a locked instruction on every record.
+ */
+
+/* A record of size bytes to fill on this cpu; its bytes, or NULL (too
+ * large, or nested deeper than LT_FB_NEST). */
 static __always_inline void *fb_reserve(__u32 size)
 {
-	__u32 zero = 0, idx;
-	struct lt_fb_slot *sl;
-	__u64 *head, s;
+	struct lt_fb_cpu *c;
+	__u32 zero = 0, n;
 
-	if (size > LT_FB_DATA)
+	if (size > LT_FB_MAXREC)
 		return NULL;
-	head = bpf_map_lookup_elem(&fb_head, &zero);
-	if (!head)
+	c = bpf_map_lookup_elem(&fb_cpu, &zero);
+	if (!c)
 		return NULL;
-	/* atomic: a program run from an interrupt may nest on this cpu */
-	s = __sync_fetch_and_add(head, 1);
-	idx = bpf_get_smp_processor_id() * fb_nper + (__u32)(s % fb_nper);
-	sl = bpf_map_lookup_elem(&fb_slots, &idx);
-	if (!sl)
+	n = c->nest;
+	if (n >= LT_FB_NEST)
 		return NULL;
-	sl->done = 0;
+	c->nest = n + 1;
+	c->len[n] = size;
+	return c->rec[n];
+}
+
+/* Unit i of a record claimed at s: tagged as part of it, its data copied
+ * from src.  The unit, or NULL. */
+static __always_inline struct lt_fb_unit *fb_put(__u32 base, __u64 s, __u32 i, const void *src)
+{
+	__u32 idx = base + (((__u32)s + i) & (fb_nunits - 1));
+	struct lt_fb_unit *u = bpf_map_lookup_elem(&fb_units, &idx);
+
+	if (!u)
+		return NULL;
+	u->tag = LT_FB_TAG(s, 0);
 	fb_barrier();
-	sl->seq = s;
-	sl->len = size;
-	return sl->data;
+	__builtin_memcpy(u->data, src, LT_FB_UDATA);
+	return u;
+}
+
+/* The record filled at level n of c, len bytes: into the next units. */
+static __always_inline void fb_copy(struct lt_fb_cpu *c, __u32 n)
+{
+	__u32 len = c->len[n & (LT_FB_NEST - 1)], base = bpf_get_smp_processor_id() * fb_nunits;
+	const __u8 *src = c->rec[n & (LT_FB_NEST - 1)];
+	struct lt_fb_unit *first;
+	__u64 s = c->head;
+
+	c->head = s + LT_FB_UNITS(len);
+	c->records++;
+	first = fb_put(base, s, 0, src);
+	if (!first)
+		return;
+	if (len > LT_FB_UDATA && !fb_put(base, s, 1, src + LT_FB_UDATA))
+		return;
+	if (len > 2 * LT_FB_UDATA && !fb_put(base, s, 2, src + 2 * LT_FB_UDATA))
+		return;
+	fb_barrier();
+	first->tag = LT_FB_TAG(s, len);
 }
 
 static __always_inline void fb_progress_at(__u64 ts, bool lock)
@@ -148,6 +201,16 @@ static __always_inline void fb_open(struct lt_event *e)
 		n.futex_op = e->futex.op | (__u32)e->futex.nr << 16;
 		n.uaddr = e->futex.uaddr;
 		n.val = e->futex.val;
+	} else if (kind == LT_EV_FLOCK_ENTER) {
+		/* a file-lock call that can wait counts as a lock wait (its
+		 * success as a hand-off); one that cannot as any call */
+		if (lt_flock_may_wait(e->flk.nr, e->flk.cmd, e->flk.type)) {
+			n.state = LT_FB_TS_FUTEX_WAIT;
+			n.futex_op = LT_FB_FILE_LOCK_OP_TRACED;
+		} else {
+			n.state = LT_FB_TS_IOWAIT;
+		}
+		n.flk = e->flk;
 	} else {
 		n.state = LT_FB_TS_IOWAIT;
 		if (kind == LT_EV_WAIT_ENTER)
@@ -169,6 +232,7 @@ static __noinline void fb_note1(struct lt_event *e)
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
 	case LT_EV_IO_ENTER:
+	case LT_EV_FLOCK_ENTER:
 		fb_open(e);
 		break;
 	case LT_EV_SYS_EXIT:
@@ -205,10 +269,12 @@ static __noinline void fb_note1(struct lt_event *e)
 	}
 }
 
-/* The record in slot data e is complete: the stall state, then done. */
+/* The record e (from fb_reserve) is complete: the stall state, then the
+ * units. */
 static __always_inline void fb_commit(void *e)
 {
-	struct lt_fb_slot *sl = e - LT_FB_HDR;
+	struct lt_fb_cpu *c;
+	__u32 zero = 0, n;
 
 	if (fb_stall) {
 		struct lt_event *ev = e;
@@ -218,14 +284,21 @@ static __always_inline void fb_commit(void *e)
 		case LT_EV_FUTEX_ENTER: n = LT_REC_SIZE(lt_futex_enter); break;
 		case LT_EV_WAIT_ENTER: n = LT_REC_SIZE(lt_wait_enter); break;
 		case LT_EV_IO_ENTER: n = LT_REC_SIZE(lt_io_enter); break;
+		case LT_EV_FLOCK_ENTER: n = LT_REC_SIZE(lt_flock_enter); break;
 		}
 		fb_note1(ev);
 		/* the switch or wake-up written with a call (reserve2) */
 		if (n && (ev->h.flags & (LT_F_AT_SLEEP | LT_F_AT_WAKE)))
 			fb_note1(e + n);
 	}
-	fb_barrier();
-	sl->done = 1;
+	c = bpf_map_lookup_elem(&fb_cpu, &zero);
+	if (!c)
+		return;
+	n = c->nest - 1; /* ours: any nested record was finished */
+	if (n >= LT_FB_NEST)
+		return;
+	fb_copy(c, n);
+	c->nest = n;
 }
 
 #endif

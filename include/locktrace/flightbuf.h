@@ -1,24 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The flight recorder's kernel-side memory (--ring, unless
- * LOCKTRACE_FLIGHT_STREAM=1): per-cpu circular arrays of fixed-size slots
+ * LOCKTRACE_FLIGHT_STREAM=1): per-cpu circular arrays of 64-byte units
  * that the BPF programs write and nobody reads until a dump, and the state
  * the stall rule needs, kept by the programs and polled by the collector a
  * few times a second.  Shared by bpf/locktrace.bpf.c and src/record/
- * (flightbuf.c reads the slots; docs/flight-recorder.md).
+ * (fbdump.c reads the units; docs/flight-recorder.md).
  *
- * Slots: one array map of ncpus * nper slots; cpu c owns slots
- * [c * nper, (c + 1) * nper).  A per-cpu head counts the records that cpu
- * ever wrote: record s goes to slot c * nper + s % nper,
- * overwriting record s - nper.  A slot holds one ring record as the ring
- * buffer would (one event, or a call's entry followed by its switch or
- * wake-up), at most LT_FB_DATA bytes: today's largest is 136 (a futex
- * entry and a switch); the room left is for a record kind of up to 80
- * bytes of payload written with a switch.
+ * Units: one array map of ncpus * nunits 64-byte units (nunits a power of
+ * two); cpu c owns units [c * nunits, (c + 1) * nunits).  A per-cpu head
+ * counts the units that cpu ever claimed: a record of len bytes takes
+ * k = LT_FB_UNITS(len) consecutive units (1 to 3), the unit numbers
+ * s .. s + k - 1 (s the head when it was claimed, the record's sequence
+ * number), at positions c * nunits + ((s + i) & (nunits - 1)), overwriting
+ * the oldest.  A record is what the ring buffer would carry (one event, or
+ * a call's entry followed by its switch or wake-up), at most LT_FB_MAXREC
+ * bytes (today's largest is 136: a futex entry and a switch; a wake-up,
+ * 48, takes one unit), its bytes split over the units' data, 56 a unit.
  *
- * A slot is written like a seqlock: done = 0, seq, len, the record, then
- * done = 1 (stores in that order).  A reader copies a slot and keeps it
- * only if done was 1 and seq the same before and after the copy.
+ * Every unit carries its record's number: tag = s << 8 | n, n the record's
+ * length in its first unit once the record is complete, 0 in the others
+ * (and in the first while it is written).  A writer stores each unit's tag
+ * before its data, and the first unit's length last; a reader takes a
+ * record at s only if the tags of all its units are s (the first with a
+ * length) before and after its copy, so a record written over, in part or
+ * while being copied, is left out and the units after it are recognised
+ * as a newer record's or as remnants.
  */
 #ifndef LOCKTRACE_FLIGHTBUF_H
 #define LOCKTRACE_FLIGHTBUF_H
@@ -26,18 +33,39 @@
 #ifndef __bpf__
 #include <stdint.h>
 #endif
+#include "locktrace/event.h"
 
-#define LT_FB_SLOT 192
-#define LT_FB_HDR 16
-#define LT_FB_DATA (LT_FB_SLOT - LT_FB_HDR)
-/* slots per cpu: at most this many (192 MiB per cpu) */
-#define LT_FB_MAX_NPER (1u << 20)
+#define LT_FB_UNIT 64
+#define LT_FB_UDATA 56 /* data bytes per unit */
+#define LT_FB_MAXREC (3 * LT_FB_UDATA)
+#define LT_FB_UNITS(len) ((len) <= LT_FB_UDATA ? 1u : (len) <= 2 * LT_FB_UDATA ? 2u : 3u)
+/* units per cpu: a power of two, at least LT_FB_MIN_NUNITS, at most this
+ * many (256 MiB per cpu) */
+#define LT_FB_MIN_NUNITS (1u << 8)
+#define LT_FB_MAX_NUNITS (1u << 22)
+/* programs of one cpu writing at once (one interrupting another: a
+ * wake-up from an interrupt over a program run with interrupts on) */
+#define LT_FB_NEST 4
 
-struct lt_fb_slot {
-	uint64_t seq;  /* the cpu's record number s */
-	uint32_t len;  /* bytes of data used */
-	uint32_t done; /* 1 once the record is complete */
-	uint8_t data[LT_FB_DATA];
+#define LT_FB_TAG(s, len) ((uint64_t)(s) << 8 | (len))
+#define LT_FB_TAG_SEQ(tag) ((tag) >> 8)
+#define LT_FB_TAG_LEN(tag) ((uint32_t)((tag) & 0xff))
+
+struct lt_fb_unit {
+	uint64_t tag; /* LT_FB_TAG(s, n): see above */
+	uint8_t data[LT_FB_UDATA];
+};
+
+/* One cpu's writing state (a per-cpu array of one entry): the head, the
+ * records written, and a record being filled per nesting level (the
+ * programs fill a record here, then copy it into the units). */
+struct lt_fb_cpu {
+	uint64_t head;    /* units this cpu ever claimed */
+	uint64_t records; /* records it ever wrote */
+	uint32_t nest;    /* records being filled on this cpu now */
+	uint32_t len[LT_FB_NEST];
+	uint32_t pad;
+	uint8_t rec[LT_FB_NEST][LT_FB_MAXREC];
 };
 
 /* The stall rule's view of one thread (map key: tid), kept by the BPF
@@ -49,16 +77,21 @@ struct lt_fb_thread {
 	uint64_t woken_at; /* BOOTTIME ns of its first wake-up */
 	uint64_t uaddr;    /* futex address of the open wait */
 	int64_t timeout;   /* select/poll/epoll timeout (ns), -1 none or unknown */
-	uint32_t futex_op; /* op | nr << 16; LT_FB_FILE_LOCK_OP: a file-lock wait */
+	uint32_t futex_op; /* op | nr << 16; LT_FB_FILE_LOCK_OP(_TRACED): a file-lock wait */
 	uint32_t val;      /* the futex wait's expected value (a join: a tid) */
 	uint32_t tgid;
 	uint8_t state;
 	uint8_t woken;
 	uint8_t at_sleep;  /* opened when it went to sleep: ends when it runs again */
 	uint8_t pad;
+	struct lt_flock_enter flk; /* the open file-lock call (LT_FB_FILE_LOCK_OP_TRACED) */
 };
 
+/* futex_op of a thread in a file-lock wait: seeded at attach (a thread
+ * already asleep in one: its wake-up ends it), or recorded (its entry was
+ * written: it ends as a futex wait does) */
 #define LT_FB_FILE_LOCK_OP 0xffffffffu
+#define LT_FB_FILE_LOCK_OP_TRACED 0xfffffffeu
 /* the values of enum lt_tstate and enum lt_twoken (stall.c checks) */
 #define LT_FB_TS_NONE 0
 #define LT_FB_TS_FUTEX_WAIT 1

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The flight recorder's dump reader: the slots the BPF programs wrote
- * (include/locktrace/flightbuf.h), copied with the seqlock check, then
- * sorted by time across cpus.  Within a cpu, records are in the order they
- * were claimed, which is nearly that of their times (a program run from
- * an interrupt may claim a slot between another's claim and its clock
- * read), so everything is sorted by (time, cpu, number).
+ * The flight recorder's dump reader: the units the BPF programs wrote
+ * (include/locktrace/flightbuf.h), each record copied if its units' tags
+ * say it is complete and whole before and after the copy, then sorted by
+ * time across cpus.  Within a cpu, records are in the order they were
+ * claimed, which is nearly that of their times (a record is claimed when
+ * complete: one from an interrupt may be claimed before the record it
+ * interrupted, whose time was read earlier), so everything is sorted by
+ * (time, cpu, number).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,11 +17,14 @@
 
 #define rd_barrier() __asm__ __volatile__("" ::: "memory")
 
-uint32_t lt_fb_nper(uint64_t ring_bytes, unsigned ncpus)
+uint32_t lt_fb_nunits(uint64_t ring_bytes, unsigned ncpus)
 {
-	uint64_t per = ring_bytes / LT_FB_SLOT / (ncpus ? ncpus : 1);
+	uint64_t per = ring_bytes / LT_FB_UNIT / (ncpus ? ncpus : 1);
+	uint32_t n = LT_FB_MIN_NUNITS;
 
-	return per < 64 ? 64 : per > LT_FB_MAX_NPER ? LT_FB_MAX_NPER : (uint32_t)per;
+	while (n < LT_FB_MAX_NUNITS && (uint64_t)n * 2 <= per)
+		n *= 2;
+	return n;
 }
 
 void lt_fb_dump_free(struct lt_fb_dump *d)
@@ -42,28 +47,44 @@ static int ent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* One slot copied if it holds record s complete: its length, or 0. */
-static uint32_t copy_slot(const struct lt_fb_slot *sl, uint64_t s, uint8_t *out)
+/* The tag of unit number u of a cpu's units. */
+static uint64_t tag_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u)
 {
-	const volatile struct lt_fb_slot *v = (const volatile struct lt_fb_slot *)sl;
-	uint32_t done1 = v->done;
-	uint64_t seq1 = v->seq;
-	uint32_t len = v->len;
+	return ((const volatile struct lt_fb_unit *)&base[u & mask])->tag;
+}
 
-	rd_barrier();
-	if (!done1 || seq1 != s || len < 16 || len > LT_FB_DATA)
+/* The record claimed at unit u copied if it is complete and whole: its
+ * length, or 0. */
+static uint32_t copy_rec(const struct lt_fb_unit *base, uint32_t mask, uint64_t u, uint8_t *out)
+{
+	uint64_t t0 = tag_at(base, mask, u);
+	uint32_t len = LT_FB_TAG_LEN(t0), k;
+
+	if (LT_FB_TAG_SEQ(t0) != (u & (UINT64_MAX >> 8)) || len < 16 || len > LT_FB_MAXREC)
 		return 0;
-	memcpy(out, (const void *)sl->data, len);
+	k = LT_FB_UNITS(len);
+	for (uint32_t i = 1; i < k; i++)
+		if (tag_at(base, mask, u + i) != LT_FB_TAG(u, 0))
+			return 0;
 	rd_barrier();
-	if (v->done != 1 || v->seq != s)
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t n = len - i * LT_FB_UDATA;
+		memcpy(out + i * LT_FB_UDATA, (const void *)base[(u + i) & mask].data,
+		       n < LT_FB_UDATA ? n : LT_FB_UDATA);
+	}
+	rd_barrier();
+	if (tag_at(base, mask, u) != t0)
 		return 0;
+	for (uint32_t i = 1; i < k; i++)
+		if (tag_at(base, mask, u + i) != LT_FB_TAG(u, 0))
+			return 0;
 	return len;
 }
 
-int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_slot *slots, unsigned ncpus,
-		  uint32_t nper, const uint64_t *heads)
+int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned ncpus,
+		  uint32_t nunits, const uint64_t *heads, const uint64_t *records)
 {
-	if (!nper)
+	if (!nunits || (nunits & (nunits - 1)))
 		return -EINVAL;
 	memset(d, 0, sizeof(*d));
 	d->ncpus = ncpus;
@@ -73,38 +94,45 @@ int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_slot *slots, unsigned
 		goto oom;
 	size_t most = 0;
 	for (unsigned c = 0; c < ncpus; c++)
-		most += heads[c] < nper ? heads[c] : nper;
+		most += heads[c] < nunits ? heads[c] : nunits;
 	d->cap = most ? most : 1;
-	d->bufcap = most * 64 + LT_FB_DATA;
+	d->bufcap = most * 64 + LT_FB_MAXREC;
 	d->ent = malloc(d->cap * sizeof(*d->ent));
 	d->buf = malloc(d->bufcap);
 	if (!d->ent || !d->buf)
 		goto oom;
+	uint32_t mask = nunits - 1;
 	for (unsigned c = 0; c < ncpus; c++) {
-		uint64_t h = heads[c], first = h > nper ? h - nper : 0, kept = 0;
-		const struct lt_fb_slot *base = slots + (size_t)c * nper;
-		for (uint64_t s = first; s < h; s++) {
-			uint8_t *nb = lt_grow_to(d->buf, &d->bufcap, d->buflen + LT_FB_DATA, 1,
-						 LT_FB_DATA);
+		uint64_t h = heads[c], u = h > nunits ? h - nunits : 0, kept = 0;
+		const struct lt_fb_unit *base = units + (size_t)c * nunits;
+		while (u < h) {
+			uint8_t *nb = lt_grow_to(d->buf, &d->bufcap, d->buflen + LT_FB_MAXREC, 1,
+						 LT_FB_MAXREC);
 			if (!nb)
 				goto oom;
 			d->buf = nb;
-			uint32_t len = copy_slot(&base[s % nper], s, d->buf + d->buflen);
-			if (!len)
+			uint32_t len = copy_rec(base, mask, u, d->buf + d->buflen);
+			if (!len || u + LT_FB_UNITS(len) > h) {
+				u++; /* a remnant, or a record being written */
 				continue;
+			}
 			struct lt_fb_ent *e = &d->ent[d->n++];
 			memcpy(&e->ts, d->buf + d->buflen, sizeof(e->ts));
-			e->seq = s;
+			e->seq = u;
 			e->cpu = c;
 			e->len = len;
 			e->off = d->buflen;
 			d->buflen += (len + 7) & ~7u;
 			kept++;
+			u += LT_FB_UNITS(len);
 		}
-		d->cpu_written[c] = h;
-		d->cpu_overwritten[c] = h - kept;
-		d->written += h;
-		d->overwritten += h - kept;
+		uint64_t w = records ? records[c] : kept;
+		if (w < kept) /* records read before the heads: more written since */
+			w = kept;
+		d->cpu_written[c] = w;
+		d->cpu_overwritten[c] = w - kept;
+		d->written += w;
+		d->overwritten += w - kept;
 	}
 	qsort(d->ent, d->n, sizeof(*d->ent), ent_cmp);
 	return 0;

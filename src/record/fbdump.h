@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading the flight recorder's kernel-side slots at a dump
+/* Reading the flight recorder's kernel-side units at a dump
  * (include/locktrace/flightbuf.h): every cpu's records that are still
  * there, merged by time, with how many were written over. */
 #ifndef LOCKTRACE_FLIGHTBUF_READ_H
@@ -12,7 +12,7 @@
 /* One record kept: where its bytes are in the dump's buffer. */
 struct lt_fb_ent {
 	uint64_t ts;  /* of its first event */
-	uint64_t seq; /* its number on its cpu */
+	uint64_t seq; /* its number on its cpu (its first unit's) */
 	uint32_t cpu;
 	uint32_t len;
 	size_t off;
@@ -31,13 +31,14 @@ struct lt_fb_dump {
 	uint64_t *cpu_written, *cpu_overwritten; /* the same per cpu */
 };
 
-/* Copies the records of ncpus cpus of nper slots each
- * from slots, heads[c] the number cpu c has written, into d (zeroed by
- * the caller or freed before), sorted by time.  Slots may be written while
- * this reads them: a record is kept only if it was complete and the same
- * before and after its copy.  0 or -ENOMEM / -EINVAL (nper 0). */
-int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_slot *slots, unsigned ncpus,
-		  uint32_t nper, const uint64_t *heads);
+/* Copies the records of ncpus cpus of nunits units each (a power of two)
+ * from units, heads[c] the units cpu c has claimed and records[c] the
+ * records it has written, into d (zeroed by the caller or freed before),
+ * sorted by time.  Units may be written while this reads them: a record
+ * is kept only if it was complete and its units the same before and after
+ * its copy.  0 or -ENOMEM / -EINVAL (nunits not a power of two). */
+int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned ncpus,
+		  uint32_t nunits, const uint64_t *heads, const uint64_t *records);
 void lt_fb_dump_free(struct lt_fb_dump *d);
 /* The bytes of record i in time order. */
 static inline const uint8_t *lt_fb_data(const struct lt_fb_dump *d, size_t i)
@@ -45,8 +46,8 @@ static inline const uint8_t *lt_fb_data(const struct lt_fb_dump *d, size_t i)
 	return d->buf + d->ent[i].off;
 }
 
-/* Slots per cpu for a ring of ring_bytes over ncpus (at least 64, at
- * most LT_FB_MAX_NPER). */
-uint32_t lt_fb_nper(uint64_t ring_bytes, unsigned ncpus);
+/* Units per cpu for a ring of ring_bytes over ncpus: the largest power
+ * of two that fits, at least LT_FB_MIN_NUNITS, at most LT_FB_MAX_NUNITS. */
+uint32_t lt_fb_nunits(uint64_t ring_bytes, unsigned ncpus);
 
 #endif

@@ -167,12 +167,12 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
 	if (flags & LT_BPF_FLIGHTBUF) {
-		/* the slots take the ring's size; the ring buffer stays empty */
-		b->fb_nper = lt_fb_nper(ring_bytes, (unsigned)b->ncpus);
+		/* the units take the ring's size; the ring buffer stays empty */
+		b->fb_nunits = lt_fb_nunits(ring_bytes, (unsigned)b->ncpus);
 		b->skel->rodata->flightbuf = true;
-		b->skel->rodata->fb_nper = b->fb_nper;
+		b->skel->rodata->fb_nunits = b->fb_nunits;
 		b->skel->rodata->fb_stall = (flags & LT_BPF_FB_STALL) != 0;
-		bpf_map__set_max_entries(b->skel->maps.fb_slots, b->fb_nper * (uint32_t)b->ncpus);
+		bpf_map__set_max_entries(b->skel->maps.fb_units, b->fb_nunits * (uint32_t)b->ncpus);
 		if (flags & LT_BPF_FB_STALL)
 			bpf_map__set_max_entries(b->skel->maps.fb_threads, 65536);
 		ring_bytes = lt_bpf_ring_size(4096);
@@ -231,16 +231,16 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	}
 	if (flags & LT_BPF_FLIGHTBUF) {
 		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-		b->fb_maplen = ((size_t)b->fb_nper * (size_t)b->ncpus * LT_FB_SLOT + pg - 1) / pg * pg;
+		b->fb_maplen = ((size_t)b->fb_nunits * (size_t)b->ncpus * LT_FB_UNIT + pg - 1) / pg * pg;
 		void *m = mmap(NULL, b->fb_maplen, PROT_READ, MAP_SHARED,
-			       bpf_map__fd(b->skel->maps.fb_slots), 0);
+			       bpf_map__fd(b->skel->maps.fb_units), 0);
 		if (m == MAP_FAILED) {
 			b->fb_maplen = 0;
 			snprintf(err, errlen, "mapping the flight recorder's buffers (%zu bytes): %s",
-				 (size_t)b->fb_nper * (size_t)b->ncpus * LT_FB_SLOT, strerror(errno));
+				 (size_t)b->fb_nunits * (size_t)b->ncpus * LT_FB_UNIT, strerror(errno));
 			goto fail;
 		}
-		b->fb_slots = m;
+		b->fb_units = m;
 	}
 	r = locktrace_bpf__attach(b->skel);
 	if (r) {
@@ -322,12 +322,26 @@ int lt_bpf_read_wcopy(struct lt_bpf *b, uint64_t *out)
 	return 0;
 }
 
-int lt_bpf_fb_heads(struct lt_bpf *b, uint64_t *heads)
+int lt_bpf_fb_heads(struct lt_bpf *b, uint64_t *heads, uint64_t *records)
 {
 	uint32_t k = 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.fb_head), &k, b->lost_tmp))
-		return -errno;
-	memcpy(heads, b->lost_tmp, (size_t)b->ncpus * sizeof(uint64_t));
+	/* a per-cpu value is read in 8-byte multiples */
+	size_t stride = (sizeof(struct lt_fb_cpu) + 7) / 8 * 8;
+	uint8_t *v = malloc((size_t)b->ncpus * stride);
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.fb_cpu), &k, v)) {
+		int e = -errno;
+		free(v);
+		return e;
+	}
+	for (int c = 0; c < b->ncpus; c++) {
+		const struct lt_fb_cpu *fc = (const void *)(v + (size_t)c * stride);
+		heads[c] = fc->head;
+		if (records)
+			records[c] = fc->records;
+	}
+	free(v);
 	return 0;
 }
 
@@ -418,9 +432,9 @@ void lt_bpf_destroy(struct lt_bpf *b)
 {
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
-	if (b->fb_slots)
-		munmap((void *)b->fb_slots, b->fb_maplen);
-	b->fb_slots = NULL;
+	if (b->fb_units)
+		munmap((void *)b->fb_units, b->fb_maplen);
+	b->fb_units = NULL;
 	locktrace_bpf__destroy(b->skel);
 	b->skel = NULL;
 	free(b->lost_tmp);

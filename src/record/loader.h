@@ -19,12 +19,12 @@ struct lt_bpf {
 	void *copy_ctx;
 	int ncpus;    /* possible cpus: the width of per-cpu maps */
 	uint64_t *lost_tmp; /* ncpus values, scratch for per-cpu reads */
-	/* LT_BPF_FLIGHTBUF: the slots, mapped read-only (ncpus * fb_nper) */
-	const struct lt_fb_slot *fb_slots;
+	/* LT_BPF_FLIGHTBUF: the units, mapped read-only (ncpus * fb_nunits) */
+	const struct lt_fb_unit *fb_units;
 	size_t fb_maplen;
-	uint32_t fb_nper;
+	uint32_t fb_nunits;
 };
-struct lt_fb_slot;
+struct lt_fb_unit;
 struct lt_fb_thread;
 
 typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
@@ -52,7 +52,7 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 #define LT_BPF_FOLLOW_FORKS 0x4 /* with MULTI: trace the processes a traced
 				   * process forks, added in the kernel */
 #define LT_BPF_FLIGHTBUF 0x8    /* the flight recorder: records go to per-cpu
-				   * overwrite slots (include/locktrace/
+				   * overwrite units (include/locktrace/
 				   * flightbuf.h), ring_bytes of them; the ring
 				   * buffer stays minimal and empty */
 #define LT_BPF_FB_STALL 0x10    /* with FLIGHTBUF: the programs keep the stall
@@ -88,9 +88,9 @@ int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out);
 /* LT_BPF_COPY_WAITERS: the waiters' copies so far, summed over the cpus,
  * in out[LT_WCOPY_MAX] (LT_WCOPY_*).  0 or -errno. */
 int lt_bpf_read_wcopy(struct lt_bpf *b, uint64_t *out);
-/* LT_BPF_FLIGHTBUF: the records each cpu has written (heads[ncpus]).
- * 0 or -errno. */
-int lt_bpf_fb_heads(struct lt_bpf *b, uint64_t *heads);
+/* LT_BPF_FLIGHTBUF: the units each cpu has claimed (heads[ncpus]) and
+ * the records it has written (records[ncpus], or NULL). 0 or -errno. */
+int lt_bpf_fb_heads(struct lt_bpf *b, uint64_t *heads, uint64_t *records);
 /* LT_BPF_FB_STALL: the newest progress over the cpus. 0 or -errno. */
 int lt_bpf_fb_progress(struct lt_bpf *b, uint64_t *last, uint64_t *last_lock, uint64_t *events);
 /* LT_BPF_FB_STALL: every thread's state, into malloc'd arrays (*n of

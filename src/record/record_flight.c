@@ -106,15 +106,15 @@ static void fb_deliver(void *ctx, const struct lt_event *ev)
 		o->werr = lt_writer_event(o->w, ev);
 }
 
-/* The slots' records, merged by time, as events into w (through a
+/* The units' records, merged by time, as events into w (through a
  * pairing of calls of its own with --calls blocking: the dump begins
- * where the slots do).  0 or -errno. */
+ * where the units do).  0 or -errno. */
 static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out *out,
 			   struct lt_fb_dump *d)
 {
 	struct lt_bpf *b = &s->bpf;
 	struct lt_callnorm norm, *n = NULL;
-	uint64_t *heads = calloc((size_t)b->ncpus, sizeof(*heads));
+	uint64_t *heads = calloc((size_t)b->ncpus * 2, sizeof(*heads));
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -123,9 +123,10 @@ static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out
 	out->w = w;
 	if (!heads)
 		return -ENOMEM;
-	r = lt_bpf_fb_heads(b, heads);
+	r = lt_bpf_fb_heads(b, heads, heads + b->ncpus);
 	if (!r)
-		r = lt_fb_collect(d, b->fb_slots, (unsigned)b->ncpus, b->fb_nper, heads);
+		r = lt_fb_collect(d, b->fb_units, (unsigned)b->ncpus, b->fb_nunits, heads,
+				  heads + b->ncpus);
 	free(heads);
 	if (r)
 		return r;

@@ -122,7 +122,7 @@ struct session {
 	uint64_t rtw_window;     /* --stall: each process's runtime locks are read */
 	struct lt_appwatch *appw; /* --stall: application lock waits (appwatch.h) */
 	int ring;                /* flight recorder: events go to memory */
-	int fb;                  /* ... to the kernel-side slots (flightbuf.h),
+	int fb;                  /* ... to the kernel-side units (flightbuf.h),
 				  * not drained (LOCKTRACE_FLIGHT_SLOTS=1); else streamed */
 	struct lt_writer *file_w; /* the output in normal mode */
 	struct lt_cgroup cg;     /* --cgroup */

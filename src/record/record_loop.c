@@ -485,11 +485,15 @@ static void show_progress(struct session *s, struct loop_clock *k, uint64_t now)
 	double secs = (double)(now - k->t0) / 1e9, dt = secs - k->status_secs;
 	if (s->fb) {
 		/* nothing reaches us between dumps: what the cpus wrote */
-		uint64_t *heads = calloc((size_t)s->bpf.ncpus, sizeof(*heads)), w = 0, kept = 0;
-		if (heads && !lt_bpf_fb_heads((struct lt_bpf *)&s->bpf, heads))
-			for (int i = 0; i < s->bpf.ncpus; i++) {
-				w += heads[i];
-				kept += heads[i] < s->bpf.fb_nper ? heads[i] : s->bpf.fb_nper;
+		int nc = s->bpf.ncpus;
+		uint64_t *heads = calloc((size_t)nc * 2, sizeof(*heads)), w = 0, kept = 0;
+		if (heads && !lt_bpf_fb_heads((struct lt_bpf *)&s->bpf, heads, heads + nc))
+			for (int i = 0; i < nc; i++) {
+				/* records in the buffers: all, or a share of the
+				 * units' worth as many as they were written */
+				uint64_t u = heads[i], r = heads[nc + i], n = s->bpf.fb_nunits;
+				w += r;
+				kept += u <= n ? r : (uint64_t)((double)r * n / u);
 			}
 		free(heads);
 		double rate = dt > 0 ? (double)(w - k->status_total) / dt : 0;

@@ -383,12 +383,17 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 		d->state = f->state;
 		d->woken = f->woken;
 		d->timeout = f->timeout;
-		d->futex_op = f->futex_op == LT_FB_FILE_LOCK_OP ? FILE_LOCK_OP : f->futex_op;
+		d->futex_op = f->futex_op == LT_FB_FILE_LOCK_OP ? FILE_LOCK_OP
+			      : f->futex_op == LT_FB_FILE_LOCK_OP_TRACED ? FILE_LOCK_OP_TRACED
+			      : f->futex_op;
+		if (d->futex_op == FILE_LOCK_OP_TRACED)
+			d->flk = f->flk;
 		d->since = f->since > s->since_floor ? f->since : s->since_floor;
 		d->woken_at = f->woken_at;
 		d->uaddr = f->uaddr;
 		uint16_t nr = (uint16_t)(f->futex_op >> 16);
 		if (d->state == LT_TS_FUTEX_WAIT && d->futex_op != FILE_LOCK_OP &&
+		    d->futex_op != FILE_LOCK_OP_TRACED &&
 		    (nr == 0 || nr == LT_NR_FUTEX) && is_join_wait(s, f->val))
 			d->state = LT_TS_IOWAIT;
 		if (d->state == LT_TS_FUTEX_WAIT) {

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lt_test.h"
+#include "locktrace/flightbuf.h"
 
 /* ASan's share of the collector's memory in the ASan build (make
  * live-asan): see sigusr1_dumps_on_demand_and_memory_stays_bounded */
@@ -725,14 +726,16 @@ Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
 	}
 }
 
-/* The kernel-side slots (--ring with LOCKTRACE_FLIGHT_SLOTS=1;
+/* The kernel-side units (--ring with LOCKTRACE_FLIGHT_SLOTS=1;
  * docs/flight-recorder.md): a dump holds
- * exactly the last records each cpu wrote, as many as its slots, and says
- * how many were overwritten.  numbered_wakes makes 200,000 numbered futex
- * calls (val3 = 1..200000) on one pinned cpu, far more than a 1 MiB ring
- * holds; recorded with --calls all each call is two records (its entry and
- * its return), so the dump must hold, on that cpu, exactly its slots'
- * worth, ending at the last call, with no call missing in between. */
+ * exactly the last records each cpu wrote, as many as fill its units, and
+ * says how many were overwritten.  numbered_wakes makes 200,000 numbered
+ * futex calls (val3 = 1..200000) on one pinned cpu, far more than a 1 MiB
+ * ring holds; recorded with --calls all each call is two records (its
+ * entry and its return, one 64-byte unit each), so the dump must hold, on
+ * that cpu, its units' worth (less at most the two units of a record
+ * partly overwritten at the oldest end), ending at the last call, with no
+ * call missing in between. */
 Test(flight_live, slots_dump_holds_exactly_the_last_records_and_says_what_was_overwritten,
      .timeout = 90)
 {
@@ -781,13 +784,17 @@ Test(flight_live, slots_dump_holds_exactly_the_last_records_and_says_what_was_ov
 		ncpus = hi >= lo ? hi + 1 : lo + 1;
 	if (pf)
 		fclose(pf);
-	size_t nper = (size_t)((1u << 20) / 192 / (unsigned long)ncpus), on0 = 0;
+	/* units per cpu: the largest power of two that fits, at least 256 */
+	size_t per = (size_t)((1u << 20) / LT_FB_UNIT / (unsigned long)ncpus), nunits = LT_FB_MIN_NUNITS;
+	while (nunits * 2 <= per)
+		nunits *= 2;
+	size_t on0 = 0;
 	long first = -1, last = -1, calls = 0, exits = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct lt_event *e = &t.ev[i];
 		if (e->h.cpu != 0)
 			continue;
-		on0++;
+		on0 += LT_FB_UNITS(lt_record_size(e->h.kind));
 		if (e->h.kind == LT_EV_SYS_EXIT && e->h.tid == (uint32_t)gen)
 			exits++;
 		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != (uint32_t)gen || e->futex.uaddr != word)
@@ -800,12 +807,13 @@ Test(flight_live, slots_dump_holds_exactly_the_last_records_and_says_what_was_ov
 		last = k;
 		calls++;
 	}
-	cr_assert_eq(on0, nper, "cpu 0 holds %zu records, its slots %zu", on0, nper);
+	cr_assert(on0 <= nunits && on0 + 2 >= nunits, "cpu 0's records take %zu units, it has %zu",
+		  on0, nunits);
 	cr_assert_eq(last, 200000, "the newest call kept is %ld", last);
 	cr_assert_eq(calls, last - first + 1);
 	/* the calls' entries and returns fill nearly all of it (a few
 	 * switches and wake-ups of the pinned thread besides) */
-	cr_assert_gt(calls, (long)nper / 2 - 50, "%ld calls in %zu slots", calls, nper);
+	cr_assert_gt(calls, (long)nunits / 2 - 50, "%ld calls in %zu units", calls, nunits);
 	cr_assert_geq(exits, calls - 1);
 	cr_assert_leq(exits, calls + 1);
 	tl_free(&t);

@@ -378,18 +378,24 @@ Test(flockrec_live, python_lockf_range_recorded)
 /* The flight recorder (--ring, so --calls blocking: the call is written
  * when the thread goes to sleep in it) attached before python calls
  * lockf: the stall rule fires on that file-lock wait, and says which call
- * (decoded from the recorded entry, not from /proc at attach). */
-Test(flockrec_live, stall_fires_on_a_file_lock_wait_begun_while_recording)
+ * (decoded from the recorded entry, not from /proc at attach).  slots:
+ * with the events kept in the kernel (LOCKTRACE_FLIGHT_SLOTS=1), where the
+ * BPF programs keep the rule's state. */
+static void stall_on_lockf(int slots)
 {
 	need_root();
 	int fd;
 	start_lockf_pair(&fd);
 	char held[256], waiting[256], path[128];
 	locks_line(procs[0].pid, false, held, sizeof(held));
-	tl_tmp_path(path, sizeof(path), "lockfstall");
+	tl_tmp_path(path, sizeof(path), slots ? "lockfstallfb" : "lockfstall");
 	snprintf(trace, sizeof(trace), "%s", path);
-	cr_assert_eq(tl_start_recorder(&procs[2], procs[1].pid, path,
-				       (char *const[]){ "--ring", "16M", "--stall", "1", NULL }), 0);
+	if (slots)
+		setenv("LOCKTRACE_FLIGHT_SLOTS", "1", 1); /* the recorder inherits it */
+	int r = tl_start_recorder(&procs[2], procs[1].pid, path,
+				  (char *const[]){ "--ring", "16M", "--stall", "1", NULL });
+	unsetenv("LOCKTRACE_FLIGHT_SLOTS");
+	cr_assert_eq(r, 0);
 	tl_go(&procs[1]);
 	locks_line(procs[1].pid, true, waiting, sizeof(waiting));
 	char out[64][256];
@@ -402,6 +408,16 @@ Test(flockrec_live, stall_fires_on_a_file_lock_wait_begun_while_recording)
 	char tid[32];
 	snprintf(tid, sizeof(tid), "tid %d ", (int)procs[1].pid);
 	cr_expect(strstr(out[n - 1], tid), "%s", out[n - 1]);
+}
+
+Test(flockrec_live, stall_fires_on_a_file_lock_wait_begun_while_recording)
+{
+	stall_on_lockf(0);
+}
+
+Test(flockrec_live, stall_fires_on_a_file_lock_wait_with_the_kernel_slots)
+{
+	stall_on_lockf(1);
 }
 
 /* record -p on a flock(1) already waiting when recording begins: the span

@@ -1,6 +1,6 @@
 /* Unit tests of the flight recorder's dump reader (src/record/fbdump.c)
  * and of the stall rule on the state the BPF programs keep
- * (lt_stall_load), on synthetic slot arrays and thread tables with known
+ * (lt_stall_load), on synthetic unit arrays and thread tables with known
  * answers. */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -9,21 +9,39 @@
 #include "lt_events.h"
 #include "fbdump.h"
 #include "stall.h"
+#include "locktrace/calls.h"
 #include "locktrace/flightbuf.h"
 
 #define S(x) ((uint64_t)(x) * 1000000000ull)
 
-/* Writes record s of cpu c as the BPF side does: a switch event whose tid
- * says (cpu, s), stamped ts. */
-static void put(struct lt_fb_slot *slots, uint32_t nper, unsigned c, uint64_t s, uint64_t ts)
+/* Writes len bytes at rec as record u (its first unit's number) of cpu c,
+ * as the BPF side does: each unit's tag, then its data, the first unit's
+ * length last. */
+static void put_bytes(struct lt_fb_unit *units, uint32_t nunits, unsigned c, uint64_t u,
+		      const void *rec, uint32_t len)
 {
-	struct lt_fb_slot *sl = &slots[(size_t)c * nper + s % nper];
-	struct lt_event e = lt_ev(ts, c * 1000000 + (uint32_t)s, (uint16_t)c, LT_EV_SWITCH);
-	sl->done = 0;
-	sl->seq = s;
-	sl->len = (uint32_t)lt_record_size(LT_EV_SWITCH);
-	memcpy(sl->data, &e, sl->len);
-	sl->done = 1;
+	struct lt_fb_unit *base = units + (size_t)c * nunits;
+	uint32_t k = LT_FB_UNITS(len);
+	for (uint32_t i = 0; i < k; i++) {
+		struct lt_fb_unit *un = &base[(u + i) & (nunits - 1)];
+		uint32_t n = len - i * LT_FB_UDATA;
+		un->tag = LT_FB_TAG(u, 0);
+		memset(un->data, 0xee, sizeof(un->data));
+		memcpy(un->data, (const uint8_t *)rec + i * LT_FB_UDATA, n < LT_FB_UDATA ? n : LT_FB_UDATA);
+	}
+	base[u & (nunits - 1)].tag = LT_FB_TAG(u, len);
+}
+
+/* Writes an event of kind (a switch: 2 units, a wake-up: 1) as record u
+ * of cpu c, its tid saying (cpu, u), stamped ts.  The next record's
+ * number. */
+static uint64_t put(struct lt_fb_unit *units, uint32_t nunits, unsigned c, uint64_t u, uint64_t ts,
+		    uint8_t kind)
+{
+	struct lt_event e = lt_ev(ts, c * 1000000 + (uint32_t)u, (uint16_t)c, kind);
+	uint32_t len = (uint32_t)lt_record_size(kind);
+	put_bytes(units, nunits, c, u, &e, len);
+	return u + LT_FB_UNITS(len);
 }
 
 static uint32_t tid_at(const struct lt_fb_dump *d, size_t i)
@@ -35,52 +53,61 @@ static uint32_t tid_at(const struct lt_fb_dump *d, size_t i)
 
 Test(fbdump, merges_cpus_by_time_and_counts_what_was_overwritten)
 {
-	enum { NPER = 8 };
-	struct lt_fb_slot *slots = calloc(2 * NPER, sizeof(*slots));
+	enum { NU = 8 };
+	struct lt_fb_unit *units = calloc(2 * NU, sizeof(*units));
 	struct lt_fb_dump d;
+	uint64_t u0 = 0, u1 = 0;
 
-	/* cpu 0 wrote 5 records at even times 0..8; cpu 1 wrote 20 at odd
-	 * times 1..39: the first 12 of cpu 1 are overwritten */
-	for (uint64_t s = 0; s < 5; s++)
-		put(slots, NPER, 0, s, 100 + 2 * s);
-	for (uint64_t s = 0; s < 20; s++)
-		put(slots, NPER, 1, s, 100 + 2 * s + 1);
-	uint64_t heads[2] = { 5, 20 };
-	cr_assert_eq(lt_fb_collect(&d, slots, 2, NPER, heads), 0);
-	cr_assert_eq(d.n, 5 + 8);
-	cr_assert_eq(d.written, 25);
-	cr_assert_eq(d.overwritten, 12);
+	/* cpu 0 wrote 3 switches (2 units each) at even times 100..104;
+	 * cpu 1 wrote 10 switches at odd times 101..119, then a wake-up (1
+	 * unit) at 121: its 8 units hold the switches at units 14, 16, 18
+	 * and the wake-up at 20, which wrote over the first half of the
+	 * switch at 12 (unit 13, its second half, is a remnant) */
+	for (uint64_t i = 0; i < 3; i++)
+		u0 = put(units, NU, 0, u0, 100 + 2 * i, LT_EV_SWITCH);
+	for (uint64_t i = 0; i < 10; i++)
+		u1 = put(units, NU, 1, u1, 100 + 2 * i + 1, LT_EV_SWITCH);
+	u1 = put(units, NU, 1, u1, 121, LT_EV_WAKING);
+	cr_assert_eq(u0, 6);
+	cr_assert_eq(u1, 21);
+	uint64_t heads[2] = { u0, u1 }, records[2] = { 3, 11 };
+	cr_assert_eq(lt_fb_collect(&d, units, 2, NU, heads, records), 0);
+	cr_assert_eq(d.n, 3 + 4);
+	cr_assert_eq(d.written, 14);
+	cr_assert_eq(d.overwritten, 7);
 	cr_assert_eq(d.cpu_overwritten[0], 0);
-	cr_assert_eq(d.cpu_overwritten[1], 12);
-	cr_assert_eq(d.cpu_written[1], 20);
-	/* cpu 0's five (ts 100..108) come first: cpu 1 kept 12..19 (ts 125..139) */
-	for (size_t i = 0; i < 5; i++)
-		cr_assert_eq(tid_at(&d, i), (uint32_t)i, "record %zu", i);
-	for (size_t i = 5; i < d.n; i++) {
-		cr_assert_eq(tid_at(&d, i), 1000000 + 12 + (uint32_t)(i - 5), "record %zu", i);
-		cr_assert_geq(d.ent[i].ts, d.ent[i - 1].ts);
-		cr_assert_eq(d.ent[i].len, lt_record_size(LT_EV_SWITCH));
+	cr_assert_eq(d.cpu_overwritten[1], 7);
+	cr_assert_eq(d.cpu_written[1], 11);
+	/* cpu 0's three (ts 100..104) come first: cpu 1 kept 14..20 (ts 115..121) */
+	uint32_t want[7] = { 0, 2, 4, 1000014, 1000016, 1000018, 1000020 };
+	for (size_t i = 0; i < d.n; i++) {
+		cr_assert_eq(tid_at(&d, i), want[i], "record %zu: tid %u", i, tid_at(&d, i));
+		if (i)
+			cr_assert_geq(d.ent[i].ts, d.ent[i - 1].ts);
 	}
+	cr_assert_eq(d.ent[6].len, lt_record_size(LT_EV_WAKING));
+	cr_assert_eq(d.ent[5].len, lt_record_size(LT_EV_SWITCH));
+	cr_assert_eq(d.ent[5].seq, 18);
 	lt_fb_dump_free(&d);
-	free(slots);
+	free(units);
 }
 
 Test(fbdump, interleaved_times_and_ties_sort_by_cpu_then_number)
 {
-	enum { NPER = 4 };
-	struct lt_fb_slot *slots = calloc(3 * NPER, sizeof(*slots));
+	enum { NU = 4 };
+	struct lt_fb_unit *units = calloc(3 * NU, sizeof(*units));
 	struct lt_fb_dump d;
 
 	/* same times on every cpu; cpu 2 out of order within itself (a
-	 * program run from an interrupt claimed a slot in between) */
-	put(slots, NPER, 0, 0, 10);
-	put(slots, NPER, 0, 1, 20);
-	put(slots, NPER, 1, 0, 10);
-	put(slots, NPER, 1, 1, 15);
-	put(slots, NPER, 2, 0, 20);
-	put(slots, NPER, 2, 1, 5);
-	uint64_t heads[3] = { 2, 2, 2 };
-	cr_assert_eq(lt_fb_collect(&d, slots, 3, NPER, heads), 0);
+	 * program run from an interrupt claimed units first) */
+	put(units, NU, 0, 0, 10, LT_EV_WAKING);
+	put(units, NU, 0, 1, 20, LT_EV_WAKING);
+	put(units, NU, 1, 0, 10, LT_EV_WAKING);
+	put(units, NU, 1, 1, 15, LT_EV_WAKING);
+	put(units, NU, 2, 0, 20, LT_EV_WAKING);
+	put(units, NU, 2, 1, 5, LT_EV_WAKING);
+	uint64_t heads[3] = { 2, 2, 2 }, records[3] = { 2, 2, 2 };
+	cr_assert_eq(lt_fb_collect(&d, units, 3, NU, heads, records), 0);
 	cr_assert_eq(d.n, 6);
 	cr_assert_eq(d.overwritten, 0);
 	uint32_t want[6] = { 2000001, 0, 1000000, 1000001, 1, 2000000 };
@@ -88,76 +115,101 @@ Test(fbdump, interleaved_times_and_ties_sort_by_cpu_then_number)
 		cr_assert_eq(tid_at(&d, i), want[i], "record %zu: tid %u, want %u", i, tid_at(&d, i),
 			     want[i]);
 	lt_fb_dump_free(&d);
-	free(slots);
+	free(units);
 }
 
-Test(fbdump, torn_and_stale_slots_are_not_kept_and_are_counted)
+Test(fbdump, torn_and_stale_records_are_not_kept_and_are_counted)
 {
-	enum { NPER = 4 };
-	struct lt_fb_slot *slots = calloc(NPER, sizeof(*slots));
+	enum { NU = 8 };
+	struct lt_fb_unit *units = calloc(NU, sizeof(*units));
 	struct lt_fb_dump d;
+	uint64_t u = 0;
 
-	for (uint64_t s = 0; s < 10; s++)
-		put(slots, NPER, 0, s, 1000 + s);
-	/* head 10: records 6..9 are the candidates.  9 is being written
-	 * (done 0); the slot of 7 still holds 3 (its writer claimed it but
-	 * has not set seq yet); 6 has a bad length */
-	slots[9 % NPER].done = 0;
-	slots[7 % NPER].seq = 3;
-	slots[6 % NPER].len = LT_FB_DATA + 8;
-	uint64_t heads[1] = { 10 };
-	cr_assert_eq(lt_fb_collect(&d, slots, 1, NPER, heads), 0);
+	for (uint64_t i = 0; i < 10; i++)
+		u = put(units, NU, 0, u, 1000 + i, LT_EV_SWITCH);
+	/* head 20: the switches at units 12, 14, 16, 18 are the candidates.
+	 * 18 is being written (its first unit has no length yet); the
+	 * second unit of 14 was claimed by a newer record (unit 23) whose
+	 * writer has tagged it; 12 has a bad length */
+	units[18 % NU].tag = LT_FB_TAG(18, 0);
+	units[15 % NU].tag = LT_FB_TAG(23, 0);
+	units[12 % NU].tag = LT_FB_TAG(12, LT_FB_MAXREC + 8);
+	uint64_t heads[1] = { 20 }, records[1] = { 10 };
+	cr_assert_eq(lt_fb_collect(&d, units, 1, NU, heads, records), 0);
 	cr_assert_eq(d.n, 1);
-	cr_assert_eq(tid_at(&d, 0), 8);
+	cr_assert_eq(tid_at(&d, 0), 16);
 	cr_assert_eq(d.written, 10);
 	cr_assert_eq(d.overwritten, 9);
 	lt_fb_dump_free(&d);
 
+	/* a record claimed after the heads were read (its units beyond the
+	 * head read) is not there yet */
+	heads[0] = 17;
+	cr_assert_eq(lt_fb_collect(&d, units, 1, NU, heads, records), 0);
+	cr_assert_eq(d.n, 0);
+	lt_fb_dump_free(&d);
+
 	/* nothing written at all */
 	uint64_t zero[1] = { 0 };
-	cr_assert_eq(lt_fb_collect(&d, slots, 1, NPER, zero), 0);
+	cr_assert_eq(lt_fb_collect(&d, units, 1, NU, zero, zero), 0);
 	cr_assert_eq(d.n, 0);
 	cr_assert_eq(d.written, 0);
 	cr_assert_eq(d.overwritten, 0);
 	lt_fb_dump_free(&d);
-	cr_assert_eq(lt_fb_collect(&d, slots, 1, 0, zero), -EINVAL);
-	free(slots);
+	cr_assert_eq(lt_fb_collect(&d, units, 1, 0, zero, zero), -EINVAL);
+	cr_assert_eq(lt_fb_collect(&d, units, 1, 6, zero, zero), -EINVAL, "not a power of two");
+	free(units);
 }
 
-Test(fbdump, a_call_and_its_switch_stay_one_record)
+Test(fbdump, a_call_and_its_switch_stay_one_record_across_the_wrap)
 {
-	enum { NPER = 2 };
-	struct lt_fb_slot *slots = calloc(NPER, sizeof(*slots));
+	enum { NU = 4 };
+	struct lt_fb_unit *units = calloc(NU, sizeof(*units));
 	struct lt_fb_dump d;
 	struct lt_event f = lt_ev_futex(500, 7, 0, 0x80, 0x1000, 0, -1, 0);
 	struct lt_event sw = lt_ev(500, 7, 0, LT_EV_SWITCH);
 	size_t a = lt_record_size(LT_EV_FUTEX_ENTER), b = lt_record_size(LT_EV_SWITCH);
+	uint8_t rec[LT_FB_MAXREC];
 
 	f.h.flags = LT_F_AT_SLEEP;
-	cr_assert_leq(a + b, LT_FB_DATA);
-	memcpy(slots[0].data, &f, a);
-	memcpy(slots[0].data + a, &sw, b);
-	slots[0].seq = 0;
-	slots[0].len = (uint32_t)(a + b);
-	slots[0].done = 1;
-	uint64_t heads[1] = { 1 };
-	cr_assert_eq(lt_fb_collect(&d, slots, 1, NPER, heads), 0);
-	cr_assert_eq(d.n, 1);
-	cr_assert_eq(d.ent[0].len, a + b);
-	cr_assert_eq(memcmp(lt_fb_data(&d, 0), slots[0].data, a + b), 0);
+	cr_assert_leq(a + b, LT_FB_MAXREC);
+	cr_assert_eq(LT_FB_UNITS(a + b), 3);
+	memcpy(rec, &f, a);
+	memcpy(rec + a, &sw, b);
+	/* wake-ups at units 0 and 1, then the call and its switch at units
+	 * 2..4: positions 2, 3 and 0 (over the first wake-up) */
+	put(units, NU, 0, 0, 400, LT_EV_WAKING);
+	put(units, NU, 0, 1, 450, LT_EV_WAKING);
+	put_bytes(units, NU, 0, 2, rec, (uint32_t)(a + b));
+	uint64_t heads[1] = { 5 }, records[1] = { 3 };
+	cr_assert_eq(lt_fb_collect(&d, units, 1, NU, heads, records), 0);
+	cr_assert_eq(d.n, 2);
+	cr_assert_eq(d.overwritten, 1);
+	cr_assert_eq(tid_at(&d, 0), 1);
+	cr_assert_eq(d.ent[1].len, a + b);
+	cr_assert_eq(d.ent[1].seq, 2);
+	cr_assert_eq(memcmp(lt_fb_data(&d, 1), rec, a + b), 0);
 	lt_fb_dump_free(&d);
-	free(slots);
+	free(units);
 }
 
-Test(fbdump, slots_per_cpu_follow_the_ring_size)
+Test(fbdump, units_per_cpu_follow_the_ring_size)
 {
-	cr_assert_eq(lt_fb_nper(256ull << 20, 2), (256ull << 20) / LT_FB_SLOT / 2);
-	cr_assert_eq(lt_fb_nper(1000, 4), 64);
-	cr_assert_eq(lt_fb_nper(64ull << 30, 1), LT_FB_MAX_NPER);
-	/* the largest record today (a futex entry with its switch) fits */
-	cr_assert_leq(lt_record_size(LT_EV_FUTEX_ENTER) + lt_record_size(LT_EV_SWITCH), LT_FB_DATA);
-	/* and one of 80 bytes of payload written with a switch */
-	cr_assert_leq(sizeof(struct lt_ev_hdr) + 80 + lt_record_size(LT_EV_SWITCH), LT_FB_DATA);
+	cr_assert_eq(sizeof(struct lt_fb_unit), LT_FB_UNIT);
+	cr_assert_eq(lt_fb_nunits(256ull << 20, 2), (256ull << 20) / LT_FB_UNIT / 2);
+	/* rounded down to a power of two */
+	cr_assert_eq(lt_fb_nunits(300ull << 20, 2), 1u << 21);
+	cr_assert_eq(lt_fb_nunits(1000, 4), LT_FB_MIN_NUNITS);
+	cr_assert_eq(lt_fb_nunits(64ull << 30, 1), LT_FB_MAX_NUNITS);
+	/* the largest record today (a futex entry with its switch) fits;
+	 * a wake-up takes one unit, a switch two */
+	cr_assert_leq(lt_record_size(LT_EV_FUTEX_ENTER) + lt_record_size(LT_EV_SWITCH), LT_FB_MAXREC);
+	cr_assert_leq(lt_record_size(LT_EV_FLOCK_ENTER) + lt_record_size(LT_EV_SWITCH), LT_FB_MAXREC);
+	cr_assert_eq(LT_FB_UNITS(lt_record_size(LT_EV_WAKING)), 1);
+	cr_assert_eq(LT_FB_UNITS(lt_record_size(LT_EV_SWITCH)), 2);
+	/* a record's length fits in its tag */
+	cr_assert_eq(LT_FB_TAG_LEN(LT_FB_TAG(12345, LT_FB_MAXREC)), LT_FB_MAXREC);
+	cr_assert_eq(LT_FB_TAG_SEQ(LT_FB_TAG(12345, LT_FB_MAXREC)), 12345);
 }
 
 /* The stall rule on the kernel-kept state: the same verdicts as from
@@ -214,6 +266,16 @@ Test(fbdump, stall_rule_on_loaded_state)
 	cr_assert_eq(lt_stall_load(&s, tids, t, 1, 0, 0, 6), 0);
 	cr_assert_eq(lt_stall_check(&s, S(113), why, sizeof(why)), 1);
 	cr_assert(strstr(why, "file-lock"), "%s", why);
+
+	/* a file-lock wait whose entry the programs recorded: named with its
+	 * call */
+	t[0] = (struct lt_fb_thread){ .since = S(90), .timeout = -1, .futex_op = LT_FB_FILE_LOCK_OP_TRACED,
+				      .state = LT_FB_TS_FUTEX_WAIT, .at_sleep = 1 };
+	t[0].flk = (struct lt_flock_enter){ .nr = LT_NR_FCNTL, .fd = 3, .cmd = LT_F_SETLKW, .type = 1,
+					    .start = 10, .len = 3 };
+	cr_assert_eq(lt_stall_load(&s, tids, t, 1, 0, 0, 6), 0);
+	cr_assert_eq(lt_stall_check(&s, S(113), why, sizeof(why)), 1);
+	cr_assert(strstr(why, "tid 11 in a file-lock wait, fcntl(fd 3, F_SETLKW"), "%s", why);
 	lt_stall_free(&s);
 }
 
