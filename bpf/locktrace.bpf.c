@@ -212,6 +212,84 @@ static __always_inline void submit(void *e)
 	bpf_ringbuf_submit(e, avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
+/* Experiment (issue 29 item 2, per-cpu batching; LOCKTRACE_EXP_BATCH):
+ * the switch and wake-up programs (irqs off, so they never nest on a cpu)
+ * append their records to a per-cpu buffer written to the ring in one
+ * bpf_ringbuf_output when it is nearly full, older than bt_bound_ns, or the
+ * cpu goes idle. */
+const volatile bool batching = 0;
+const volatile __u64 bt_bound_ns = 1000000;
+#define BT_BYTES 4096
+#define BT_MAXREC 256
+struct lt_batch {
+	__u32 len;
+	__u32 pend;
+	__u64 first_ts;
+	__u8 buf[BT_BYTES + BT_MAXREC];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lt_batch);
+} batch SEC(".maps");
+
+static __always_inline void bt_flush(struct lt_batch *b)
+{
+	__u32 len = b->len;
+
+	if (!len)
+		return;
+	if (len > BT_BYTES + BT_MAXREC)
+		len = BT_BYTES + BT_MAXREC;
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	if (bpf_ringbuf_output(&events, b->buf, len,
+			       avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
+		__u32 k = 0;
+		__u64 *c = bpf_map_lookup_elem(&lost, &k);
+		if (c)
+			*c += 1;
+	}
+	b->len = 0;
+}
+
+static __always_inline void *bt_reserve(__u32 size)
+{
+	__u32 zero = 0;
+	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
+
+	if (!b)
+		return NULL;
+	if (b->len + size > BT_BYTES)
+		bt_flush(b);
+	b->pend = size;
+	return b->buf + (b->len & (BT_BYTES - 1));
+}
+
+static __always_inline void bt_commit(void *e)
+{
+	__u32 zero = 0;
+	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
+	__u64 ts = ((struct lt_ev_hdr *)e)->ts;
+
+	if (!b)
+		return;
+	if (!b->len)
+		b->first_ts = ts;
+	b->len += b->pend;
+	if (b->len > BT_BYTES - BT_MAXREC || ts - b->first_ts > bt_bound_ns)
+		bt_flush(b);
+}
+
+static __always_inline void bt_flush_idle(void)
+{
+	__u32 zero = 0;
+	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
+
+	if (b)
+		bt_flush(b);
+}
+
 static __always_inline __s64 read_timespec_ns(__u64 uptr)
 {
 	struct { __s64 sec; __s64 nsec; } ts;
@@ -281,6 +359,30 @@ static __always_inline void *reserve2(__u32 size, __u8 kind1, __u8 kind2)
 			*c += 1;
 	}
 	return e;
+}
+
+/* the switch and wake-up programs' records: batched with batching */
+static __always_inline void *reserve_b(__u32 size, __u8 kind)
+{
+	if (batching && !flightbuf)
+		return bt_reserve(size);
+	return reserve(size, kind);
+}
+
+static __always_inline void *reserve2_b(__u32 size, __u8 kind1, __u8 kind2)
+{
+	if (batching && !flightbuf)
+		return bt_reserve(size);
+	return reserve2(size, kind1, kind2);
+}
+
+static __always_inline void submit_b(void *e)
+{
+	if (batching && !flightbuf) {
+		bt_commit(e);
+		return;
+	}
+	submit(e);
 }
 
 static __always_inline void fill_futex(struct lt_event *e, struct pt_regs *regs, long id,
@@ -649,12 +751,12 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	id = regs->orig_ax;
 	if (lt_call_flock(id, regs->si)) {
 		ts = bpf_ktime_get_boot_ns();
-		e = reserve2(SZ_FLOCK + SZ_SWITCH, LT_EV_FLOCK_ENTER, LT_EV_SWITCH);
+		e = reserve2_b(SZ_FLOCK + SZ_SWITCH, LT_EV_FLOCK_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_flock(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_FLOCK, preempt, prev, next, prev_state, ptgid, ntgid, ts);
-		submit(e);
+		submit_b(e);
 		return 1;
 	}
 	cls = lt_call_class(id);
@@ -662,25 +764,25 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
 	if (cls == LT_CALL_FUTEX) {
-		e = reserve2(SZ_FUTEX + SZ_SWITCH, LT_EV_FUTEX_ENTER, LT_EV_SWITCH);
+		e = reserve2_b(SZ_FUTEX + SZ_SWITCH, LT_EV_FUTEX_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_futex(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_FUTEX, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	} else if (cls == LT_CALL_WAIT) {
-		e = reserve2(SZ_WAIT + SZ_SWITCH, LT_EV_WAIT_ENTER, LT_EV_SWITCH);
+		e = reserve2_b(SZ_WAIT + SZ_SWITCH, LT_EV_WAIT_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_wait(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_WAIT, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	} else {
-		e = reserve2(SZ_IO + SZ_SWITCH, LT_EV_IO_ENTER, LT_EV_SWITCH);
+		e = reserve2_b(SZ_IO + SZ_SWITCH, LT_EV_IO_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_io(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_IO, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	}
-	submit(e);
+	submit_b(e);
 	return 1;
 }
 
@@ -693,16 +795,18 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 	bool ptraced = traced_cur(ptgid); /* prev is the running task */
 
+	if (batching && !flightbuf && !next->pid)
+		bt_flush_idle();
 	if (!ptraced && !traced(next))
 		return 0;
 	if (calls_at_switch && ptraced && prev_state && !preempt &&
 	    emit_sleep_in_call(preempt, prev, next, prev_state, ptgid, ntgid))
 		return 0;
-	e = reserve(SZ_SWITCH, LT_EV_SWITCH);
+	e = reserve_b(SZ_SWITCH, LT_EV_SWITCH);
 	if (!e)
 		return 0;
 	fill_switch(e, preempt, prev, next, prev_state, ptgid, ntgid, 0);
-	submit(e);
+	submit_b(e);
 	return 0;
 }
 
@@ -885,7 +989,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
 	if (cls == LT_CALL_FUTEX) {
-		e = reserve2(SZ_FUTEX + SZ_WAKING, LT_EV_FUTEX_ENTER, LT_EV_WAKING);
+		e = reserve2_b(SZ_FUTEX + SZ_WAKING, LT_EV_FUTEX_ENTER, LT_EV_WAKING);
 		if (!e)
 			return 1;
 		fill_futex(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
@@ -893,13 +997,13 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 		if (copy_waker_stacks)
 			copy_waker_stack(cur, regs, ts);
 	} else {
-		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
+		e = reserve2_b(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
 		if (!e)
 			return 1;
 		fill_io(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
 		fill_waking((void *)e + SZ_IO, p, cur, flags, 0, ts);
 	}
-	submit(e);
+	submit_b(e);
 	return 1;
 }
 
@@ -923,11 +1027,11 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW) &&
 	    emit_wake_in_call(p, cur, regs, flags))
 		return 0;
-	e = reserve(SZ_WAKING, LT_EV_WAKING);
+	e = reserve_b(SZ_WAKING, LT_EV_WAKING);
 	if (!e)
 		return 0;
 	fill_waking(e, p, cur, flags, irq, 0);
-	submit(e);
+	submit_b(e);
 	return 0;
 }
 

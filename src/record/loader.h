@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 struct locktrace_bpf;
+typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 struct ring_buffer;
 
 struct lt_bpf {
@@ -23,11 +24,18 @@ struct lt_bpf {
 	const struct lt_fb_slot *fb_slots;
 	size_t fb_maplen;
 	uint32_t fb_nper;
+	/* the events ring read by our own consumer (LOCKTRACE_EXP_CONS):
+	 * the consumer position stored once per drain, not per record */
+	unsigned long *rc_cons;
+	const unsigned long *rc_prod;
+	const uint8_t *rc_data;
+	size_t rc_size, rc_maplen;
+	lt_sample_fn rc_fn;
+	void *rc_ctx;
 };
 struct lt_fb_slot;
 struct lt_fb_thread;
 
-typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 
 /* Checks the kernel can run locktrace (BTF present).  0 or -1 with err. */
 int lt_bpf_check_kernel(char *err, size_t errlen);
