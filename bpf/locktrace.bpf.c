@@ -212,19 +212,26 @@ static __always_inline void submit(void *e)
 	bpf_ringbuf_submit(e, avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
-/* Experiment (issue 29 item 2, per-cpu batching; LOCKTRACE_EXP_BATCH):
- * the switch and wake-up programs (irqs off, so they never nest on a cpu)
- * append their records to a per-cpu buffer written to the ring in one
- * bpf_ringbuf_output when it is nearly full, older than bt_bound_ns, or the
- * cpu goes idle. */
+/* Per-cpu batches (--calls blocking, bounded recordings; issue 29): the
+ * switch and wake-up programs, which run with interrupts off and so never
+ * nest on a cpu, append their records to this cpu's buffer instead of
+ * reserving a ring record each; the buffer goes to the ring in one record
+ * when it is nearly full, and when the collector runs lt_bt_flush on each
+ * cpu before it reads the ring (every poll).  The collector puts the cpus'
+ * events back in time order (src/record/evmerge.c).  busy: a record is
+ * being written (a flush from an interrupt then waits for the next poll);
+ * nk: records of each kind in the buffer, counted as lost if it cannot be
+ * written. */
 const volatile bool batching = 0;
-const volatile __u64 bt_bound_ns = 1000000;
 #define BT_BYTES 4096
 #define BT_MAXREC 256
 struct lt_batch {
 	__u32 len;
 	__u32 pend;
-	__u64 first_ts;
+	__u32 busy;
+	__u8 k1, k2;
+	__u16 pad;
+	__u32 nk[16];
 	__u8 buf[BT_BYTES + BT_MAXREC];
 };
 struct {
@@ -234,26 +241,42 @@ struct {
 	__type(value, struct lt_batch);
 } batch SEC(".maps");
 
-static __always_inline void bt_flush(struct lt_batch *b)
+/* This cpu's batch to the ring.  A global function: verified once, not at
+ * every place a record is written. */
+__noinline int bt_flush_cpu(void)
 {
-	__u32 len = b->len;
+	__u32 zero = 0;
+	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
+	__u32 len;
 
+	if (!b)
+		return 0;
+	len = b->len;
 	if (!len)
-		return;
+		return 0;
 	if (len > BT_BYTES + BT_MAXREC)
 		len = BT_BYTES + BT_MAXREC;
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	if (bpf_ringbuf_output(&events, b->buf, len,
 			       avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
-		__u32 k = 0;
-		__u64 *c = bpf_map_lookup_elem(&lost, &k);
-		if (c)
-			*c += 1;
+#pragma unroll
+		for (int k = 1; k < LT_EV_MAX; k++) {
+			__u32 key = k;
+			__u64 *c = bpf_map_lookup_elem(&lost, &key);
+			if (c)
+				*c += b->nk[k];
+		}
 	}
+#pragma unroll
+	for (int k = 0; k < 16; k++)
+		b->nk[k] = 0;
 	b->len = 0;
+	return 0;
 }
 
-static __always_inline void *bt_reserve(__u32 size)
+/* Room for a record of size bytes (kinds k1, and k2 for a call written
+ * with its switch or wake-up, else 0) in this cpu's batch. */
+static __always_inline void *bt_reserve(__u32 size, __u8 k1, __u8 k2)
 {
 	__u32 zero = 0;
 	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
@@ -261,33 +284,46 @@ static __always_inline void *bt_reserve(__u32 size)
 	if (!b)
 		return NULL;
 	if (b->len + size > BT_BYTES)
-		bt_flush(b);
+		bt_flush_cpu();
+	b->busy = 1;
 	b->pend = size;
+	b->k1 = k1;
+	b->k2 = k2;
 	return b->buf + (b->len & (BT_BYTES - 1));
 }
 
-static __always_inline void bt_commit(void *e)
+static __always_inline void bt_commit(void)
 {
 	__u32 zero = 0;
 	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
-	__u64 ts = ((struct lt_ev_hdr *)e)->ts;
 
 	if (!b)
 		return;
-	if (!b->len)
-		b->first_ts = ts;
 	b->len += b->pend;
-	if (b->len > BT_BYTES - BT_MAXREC || ts - b->first_ts > bt_bound_ns)
-		bt_flush(b);
+	b->nk[b->k1 & 15]++;
+	if (b->k2)
+		b->nk[b->k2 & 15]++;
+	b->busy = 0;
+	if (b->len > BT_BYTES - BT_MAXREC)
+		bt_flush_cpu();
 }
 
-static __always_inline void bt_flush_idle(void)
+/* Run by the collector on each cpu (BPF_PROG_TEST_RUN, in an interrupt
+ * there): this cpu's batch to the ring.  Returns 1 when a record was being
+ * written (interrupted): nothing is flushed, the collector retries at its
+ * next poll. */
+SEC("raw_tp")
+int lt_bt_flush(void *ctx)
 {
 	__u32 zero = 0;
 	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
 
-	if (b)
-		bt_flush(b);
+	if (!b)
+		return 0;
+	if (b->busy)
+		return 1;
+	bt_flush_cpu();
+	return 0;
 }
 
 static __always_inline __s64 read_timespec_ns(__u64 uptr)
@@ -365,21 +401,21 @@ static __always_inline void *reserve2(__u32 size, __u8 kind1, __u8 kind2)
 static __always_inline void *reserve_b(__u32 size, __u8 kind)
 {
 	if (batching && !flightbuf)
-		return bt_reserve(size);
+		return bt_reserve(size, kind, 0);
 	return reserve(size, kind);
 }
 
 static __always_inline void *reserve2_b(__u32 size, __u8 kind1, __u8 kind2)
 {
 	if (batching && !flightbuf)
-		return bt_reserve(size);
+		return bt_reserve(size, kind1, kind2);
 	return reserve2(size, kind1, kind2);
 }
 
 static __always_inline void submit_b(void *e)
 {
 	if (batching && !flightbuf) {
-		bt_commit(e);
+		bt_commit();
 		return;
 	}
 	submit(e);
@@ -795,8 +831,6 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 	bool ptraced = traced_cur(ptgid); /* prev is the running task */
 
-	if (batching && !flightbuf && !next->pid)
-		bt_flush_idle();
 	if (!ptraced && !traced(next))
 		return 0;
 	if (calls_at_switch && ptraced && prev_state && !preempt &&

@@ -6,22 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "locktrace/event.h"
 #include "locktrace/flightbuf.h"
-
 #include "fbdump.h"
 #include "loader.h"
 #include "log.h"
 #include "locktrace.skel.h"
 #include "grow.h"
-
-static int rc_open(struct lt_bpf *b, lt_sample_fn fn, void *ctx);
 
 static int verbose_libbpf;
 
@@ -191,14 +188,12 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
 	if (!ncg)
 		bpf_program__set_autoload(b->skel->progs.lt_cgroup_mkdir, false);
-	{ /* experiment, issue 29 item 2: per-cpu batches */
-		const char *x = getenv("LOCKTRACE_EXP_BATCH");
-		if (x && *x && *x != '0') {
-			b->skel->rodata->batching = true;
-			if (atoi(x) > 1)
-				b->skel->rodata->bt_bound_ns = (uint64_t)atoi(x) * 1000;
-		}
-	}
+	if ((flags & LT_BPF_BATCH) && (flags & LT_BPF_CALLS_BLOCKING) && !(flags & LT_BPF_FLIGHTBUF))
+		b->skel->rodata->batching = true;
+	else
+		bpf_program__set_autoload(b->skel->progs.lt_bt_flush, false);
+	/* run on each cpu by lt_bpf_poll, never attached */
+	bpf_program__set_autoattach(b->skel->progs.lt_bt_flush, false);
 	if (flags & LT_BPF_CALLS_BLOCKING) {
 		/* Not even loaded: once a program sits on sys_enter or
 		 * sys_exit, every system call of every process takes the
@@ -249,18 +244,13 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 			  -r);
 		goto fail;
 	}
+	if (b->skel->rodata->batching)
+		b->bt_flush_fd = bpf_program__fd(b->skel->progs.lt_bt_flush);
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), (ring_buffer_sample_fn)fn, ctx,
 				 NULL);
 	if (!b->rb) {
 		snprintf(err, errlen, "opening the ring buffer: %s", strerror(errno));
 		goto fail;
-	}
-	{
-		const char *x = getenv("LOCKTRACE_EXP_CONS");
-		if (x && *x == '1' && rc_open(b, fn, ctx)) {
-			snprintf(err, errlen, "mapping the ring buffer: %s", strerror(errno));
-			goto fail;
-		}
 	}
 	if (copies && ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.stack_copies),
 				       (ring_buffer_sample_fn)b->copy_fn, b->copy_ctx)) {
@@ -273,86 +263,37 @@ fail:
 	return -1;
 }
 
-/* Our own reader of the events ring (the kernel's layout: a consumer page,
- * then the producer page and the data pages mapped twice so that a record
- * never wraps; each record has an 8-byte header, its length with a busy and
- * a discard bit).  libbpf 1.1 stores the consumer position after every
- * record, a cache line every producer reads in each reservation; this
- * stores it once per drain (and every quarter ring in a long one). */
-#define RC_BUSY (1U << 31)
-#define RC_DISCARD (1U << 30)
-#define RC_HDR 8
-
-static int rc_open(struct lt_bpf *b, lt_sample_fn fn, void *ctx)
+/* Each cpu's batch to the ring (LT_BPF_BATCH), and in *mark a time up to
+ * which the ring then holds every event.  The flush program runs on the
+ * cpu in an interrupt; the switch and wake-up programs run with interrupts
+ * off, so once it is done the cpu's batch holds no event of a time before
+ * the flush began (less a margin for a record's clock read to its place),
+ * unless the flush found a record being written (a wake-up of the running
+ * thread itself runs with interrupts on): then the mark stays. */
+#define BT_MARGIN_NS 2000000ull
+static void bt_flush_all(struct lt_bpf *b, uint64_t *mark)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	int fd = bpf_map__fd(b->skel->maps.events);
-	size_t size = bpf_map__max_entries(b->skel->maps.events);
-	void *c = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (c == MAP_FAILED)
-		return -1;
-	void *p = mmap(NULL, pg + 2 * size, PROT_READ, MAP_SHARED, fd, (off_t)pg);
-	if (p == MAP_FAILED) {
-		munmap(c, pg);
-		return -1;
-	}
-	b->rc_cons = c;
-	b->rc_prod = p;
-	b->rc_data = (const uint8_t *)p + pg;
-	b->rc_size = size;
-	b->rc_maplen = pg + 2 * size;
-	b->rc_fn = fn;
-	b->rc_ctx = ctx;
-	return 0;
-}
+	struct timespec ts;
+	int ok = 1;
 
-static int rc_consume(struct lt_bpf *b)
-{
-	unsigned long cons = __atomic_load_n(b->rc_cons, __ATOMIC_ACQUIRE), stored = cons;
-	unsigned long mask = b->rc_size - 1;
-	int n = 0;
-
-	for (;;) {
-		unsigned long prod = __atomic_load_n(b->rc_prod, __ATOMIC_ACQUIRE);
-		if (cons >= prod)
-			break;
-		while (cons < prod) {
-			const uint8_t *h = b->rc_data + (cons & mask);
-			uint32_t len = __atomic_load_n((const uint32_t *)h, __ATOMIC_ACQUIRE);
-			if (len & RC_BUSY)
-				goto out;
-			uint32_t sz = len & ~(RC_BUSY | RC_DISCARD);
-			if (!(len & RC_DISCARD)) {
-				b->rc_fn(b->rc_ctx, (void *)(h + RC_HDR), sz);
-				n++;
-			}
-			cons += (sz + RC_HDR + 7) & ~7UL;
-			if (cons - stored >= b->rc_size / 4) {
-				__atomic_store_n(b->rc_cons, cons, __ATOMIC_RELEASE);
-				stored = cons;
-			}
-		}
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	for (int c = 0; c < b->ncpus; c++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (uint32_t)c);
+		int r = bpf_prog_test_run_opts(b->bt_flush_fd, &o);
+		if (r < 0 && (r == -ENXIO || errno == ENXIO))
+			continue; /* not online: runs nothing */
+		if (r < 0 || o.retval)
+			ok = 0;
 	}
-out:
-	if (cons != stored)
-		__atomic_store_n(b->rc_cons, cons, __ATOMIC_RELEASE);
-	return n;
+	if (ok && t0 > BT_MARGIN_NS)
+		*mark = t0 - BT_MARGIN_NS;
 }
 
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
 {
 	int n = 0;
-	if (b->rc_cons) {
-		if (timeout_ms >= 0) {
-			struct epoll_event ev;
-			if (epoll_wait(ring_buffer__epoll_fd(b->rb), &ev, 1, timeout_ms) < 0 &&
-			    errno != EINTR)
-				return -errno;
-		}
-		n = rc_consume(b);
-		int m = ring_buffer__consume(b->rb); /* the stack copies */
-		return m < 0 ? (m == -EINTR ? n : m) : n + m;
-	}
+	uint64_t mark = b->bt_mark;
 	if (timeout_ms >= 0) {
 		/* with BPF_RB_NO_WAKEUP, poll mostly times out: the drain below
 		 * is what collects the events */
@@ -362,9 +303,12 @@ int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
 		if (n < 0)
 			n = 0;
 	}
+	if (b->bt_flush_fd > 0)
+		bt_flush_all(b, &mark);
 	int m = ring_buffer__consume(b->rb);
 	if (m < 0)
 		return m == -EINTR ? n : m;
+	b->bt_mark = mark;
 	return n + m;
 }
 
@@ -474,13 +418,9 @@ void lt_bpf_detach(struct lt_bpf *b)
 
 void lt_bpf_destroy(struct lt_bpf *b)
 {
+	b->bt_flush_fd = 0;
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
-	if (b->rc_cons) {
-		munmap(b->rc_cons, (size_t)sysconf(_SC_PAGESIZE));
-		munmap((void *)b->rc_prod, b->rc_maplen);
-		b->rc_cons = NULL;
-	}
 	if (b->fb_slots)
 		munmap((void *)b->fb_slots, b->fb_maplen);
 	b->fb_slots = NULL;

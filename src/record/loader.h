@@ -8,7 +8,6 @@
 #include <sys/types.h>
 
 struct locktrace_bpf;
-typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 struct ring_buffer;
 
 struct lt_bpf {
@@ -24,18 +23,15 @@ struct lt_bpf {
 	const struct lt_fb_slot *fb_slots;
 	size_t fb_maplen;
 	uint32_t fb_nper;
-	/* the events ring read by our own consumer (LOCKTRACE_EXP_CONS):
-	 * the consumer position stored once per drain, not per record */
-	unsigned long *rc_cons;
-	const unsigned long *rc_prod;
-	const uint8_t *rc_data;
-	size_t rc_size, rc_maplen;
-	lt_sample_fn rc_fn;
-	void *rc_ctx;
+	/* LT_BPF_BATCH: every event of a time up to bt_mark (CLOCK_BOOTTIME)
+	 * has been handed to the sample function by the last lt_bpf_poll */
+	int bt_flush_fd;
+	uint64_t bt_mark;
 };
 struct lt_fb_slot;
 struct lt_fb_thread;
 
+typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 
 /* Checks the kernel can run locktrace (BTF present).  0 or -1 with err. */
 int lt_bpf_check_kernel(char *err, size_t errlen);
@@ -60,6 +56,11 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 				   * buffer stays minimal and empty */
 #define LT_BPF_FB_STALL 0x10    /* with FLIGHTBUF: the programs keep the stall
 				   * rule's state (lt_bpf_fb_threads) */
+#define LT_BPF_BATCH 0x20       /* with CALLS_BLOCKING: the switch and wake-up
+				   * records reach the ring in per-cpu batches
+				   * (lt_bpf_poll flushes them; a sample holds
+				   * several cpus' events out of time order:
+				   * evmerge.h puts them back, up to bt_mark) */
 /* Start tracing TGIDS[0..N) (N >= 1, at most LT_MAX_TGIDS): TGIDS[0] is the
  * main target (rodata), the others go into the kernel's map before the
  * programs attach.  Same return and errors as lt_bpf_start. */
