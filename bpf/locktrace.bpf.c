@@ -212,120 +212,6 @@ static __always_inline void submit(void *e)
 	bpf_ringbuf_submit(e, avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
-/* Per-cpu batches (--calls blocking, bounded recordings; issue 29): the
- * switch and wake-up programs, which run with interrupts off and so never
- * nest on a cpu, append their records to this cpu's buffer instead of
- * reserving a ring record each; the buffer goes to the ring in one record
- * when it is nearly full, and when the collector runs lt_bt_flush on each
- * cpu before it reads the ring (every poll).  The collector puts the cpus'
- * events back in time order (src/record/evmerge.c).  busy: a record is
- * being written (a flush from an interrupt then waits for the next poll);
- * nk: records of each kind in the buffer, counted as lost if it cannot be
- * written. */
-const volatile bool batching = 0;
-#define BT_BYTES 4096
-#define BT_MAXREC 256
-struct lt_batch {
-	__u32 len;
-	__u32 pend;
-	__u32 busy;
-	__u8 k1, k2;
-	__u16 pad;
-	__u32 nk[16];
-	__u8 buf[BT_BYTES + BT_MAXREC];
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct lt_batch);
-} batch SEC(".maps");
-
-/* This cpu's batch to the ring.  A global function: verified once, not at
- * every place a record is written. */
-__noinline int bt_flush_cpu(void)
-{
-	__u32 zero = 0;
-	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
-	__u32 len;
-
-	if (!b)
-		return 0;
-	len = b->len;
-	if (!len)
-		return 0;
-	if (len > BT_BYTES + BT_MAXREC)
-		len = BT_BYTES + BT_MAXREC;
-	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	if (bpf_ringbuf_output(&events, b->buf, len,
-			       avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
-#pragma unroll
-		for (int k = 1; k < LT_EV_MAX; k++) {
-			__u32 key = k;
-			__u64 *c = bpf_map_lookup_elem(&lost, &key);
-			if (c)
-				*c += b->nk[k];
-		}
-	}
-#pragma unroll
-	for (int k = 0; k < 16; k++)
-		b->nk[k] = 0;
-	b->len = 0;
-	return 0;
-}
-
-/* Room for a record of size bytes (kinds k1, and k2 for a call written
- * with its switch or wake-up, else 0) in this cpu's batch. */
-static __always_inline void *bt_reserve(__u32 size, __u8 k1, __u8 k2)
-{
-	__u32 zero = 0;
-	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
-
-	if (!b)
-		return NULL;
-	if (b->len + size > BT_BYTES)
-		bt_flush_cpu();
-	b->busy = 1;
-	b->pend = size;
-	b->k1 = k1;
-	b->k2 = k2;
-	return b->buf + (b->len & (BT_BYTES - 1));
-}
-
-static __always_inline void bt_commit(void)
-{
-	__u32 zero = 0;
-	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
-
-	if (!b)
-		return;
-	b->len += b->pend;
-	b->nk[b->k1 & 15]++;
-	if (b->k2)
-		b->nk[b->k2 & 15]++;
-	b->busy = 0;
-	if (b->len > BT_BYTES - BT_MAXREC)
-		bt_flush_cpu();
-}
-
-/* Run by the collector on each cpu (BPF_PROG_TEST_RUN, in an interrupt
- * there): this cpu's batch to the ring.  Returns 1 when a record was being
- * written (interrupted): nothing is flushed, the collector retries at its
- * next poll. */
-SEC("raw_tp")
-int lt_bt_flush(void *ctx)
-{
-	__u32 zero = 0;
-	struct lt_batch *b = bpf_map_lookup_elem(&batch, &zero);
-
-	if (!b)
-		return 0;
-	if (b->busy)
-		return 1;
-	bt_flush_cpu();
-	return 0;
-}
-
 static __always_inline __s64 read_timespec_ns(__u64 uptr)
 {
 	struct { __s64 sec; __s64 nsec; } ts;
@@ -395,30 +281,6 @@ static __always_inline void *reserve2(__u32 size, __u8 kind1, __u8 kind2)
 			*c += 1;
 	}
 	return e;
-}
-
-/* the switch and wake-up programs' records: batched with batching */
-static __always_inline void *reserve_b(__u32 size, __u8 kind)
-{
-	if (batching && !flightbuf)
-		return bt_reserve(size, kind, 0);
-	return reserve(size, kind);
-}
-
-static __always_inline void *reserve2_b(__u32 size, __u8 kind1, __u8 kind2)
-{
-	if (batching && !flightbuf)
-		return bt_reserve(size, kind1, kind2);
-	return reserve2(size, kind1, kind2);
-}
-
-static __always_inline void submit_b(void *e)
-{
-	if (batching && !flightbuf) {
-		bt_commit();
-		return;
-	}
-	submit(e);
 }
 
 static __always_inline void fill_futex(struct lt_event *e, struct pt_regs *regs, long id,
@@ -787,12 +649,12 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	id = regs->orig_ax;
 	if (lt_call_flock(id, regs->si)) {
 		ts = bpf_ktime_get_boot_ns();
-		e = reserve2_b(SZ_FLOCK + SZ_SWITCH, LT_EV_FLOCK_ENTER, LT_EV_SWITCH);
+		e = reserve2(SZ_FLOCK + SZ_SWITCH, LT_EV_FLOCK_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_flock(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_FLOCK, preempt, prev, next, prev_state, ptgid, ntgid, ts);
-		submit_b(e);
+		submit(e);
 		return 1;
 	}
 	cls = lt_call_class(id);
@@ -800,25 +662,25 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
 	if (cls == LT_CALL_FUTEX) {
-		e = reserve2_b(SZ_FUTEX + SZ_SWITCH, LT_EV_FUTEX_ENTER, LT_EV_SWITCH);
+		e = reserve2(SZ_FUTEX + SZ_SWITCH, LT_EV_FUTEX_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_futex(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_FUTEX, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	} else if (cls == LT_CALL_WAIT) {
-		e = reserve2_b(SZ_WAIT + SZ_SWITCH, LT_EV_WAIT_ENTER, LT_EV_SWITCH);
+		e = reserve2(SZ_WAIT + SZ_SWITCH, LT_EV_WAIT_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_wait(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_WAIT, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	} else {
-		e = reserve2_b(SZ_IO + SZ_SWITCH, LT_EV_IO_ENTER, LT_EV_SWITCH);
+		e = reserve2(SZ_IO + SZ_SWITCH, LT_EV_IO_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
 		fill_io(e, regs, id, tid, LT_F_AT_SLEEP, ts);
 		fill_switch((void *)e + SZ_IO, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	}
-	submit_b(e);
+	submit(e);
 	return 1;
 }
 
@@ -836,11 +698,11 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (calls_at_switch && ptraced && prev_state && !preempt &&
 	    emit_sleep_in_call(preempt, prev, next, prev_state, ptgid, ntgid))
 		return 0;
-	e = reserve_b(SZ_SWITCH, LT_EV_SWITCH);
+	e = reserve(SZ_SWITCH, LT_EV_SWITCH);
 	if (!e)
 		return 0;
 	fill_switch(e, preempt, prev, next, prev_state, ptgid, ntgid, 0);
-	submit_b(e);
+	submit(e);
 	return 0;
 }
 
@@ -1023,7 +885,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
 	if (cls == LT_CALL_FUTEX) {
-		e = reserve2_b(SZ_FUTEX + SZ_WAKING, LT_EV_FUTEX_ENTER, LT_EV_WAKING);
+		e = reserve2(SZ_FUTEX + SZ_WAKING, LT_EV_FUTEX_ENTER, LT_EV_WAKING);
 		if (!e)
 			return 1;
 		fill_futex(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
@@ -1031,13 +893,13 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 		if (copy_waker_stacks)
 			copy_waker_stack(cur, regs, ts);
 	} else {
-		e = reserve2_b(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
+		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
 		if (!e)
 			return 1;
 		fill_io(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
 		fill_waking((void *)e + SZ_IO, p, cur, flags, 0, ts);
 	}
-	submit_b(e);
+	submit(e);
 	return 1;
 }
 
@@ -1061,11 +923,11 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW) &&
 	    emit_wake_in_call(p, cur, regs, flags))
 		return 0;
-	e = reserve_b(SZ_WAKING, LT_EV_WAKING);
+	e = reserve(SZ_WAKING, LT_EV_WAKING);
 	if (!e)
 		return 0;
 	fill_waking(e, p, cur, flags, irq, 0);
-	submit_b(e);
+	submit(e);
 	return 0;
 }
 

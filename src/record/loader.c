@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
@@ -188,12 +187,6 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
 	if (!ncg)
 		bpf_program__set_autoload(b->skel->progs.lt_cgroup_mkdir, false);
-	if ((flags & LT_BPF_BATCH) && (flags & LT_BPF_CALLS_BLOCKING) && !(flags & LT_BPF_FLIGHTBUF))
-		b->skel->rodata->batching = true;
-	else
-		bpf_program__set_autoload(b->skel->progs.lt_bt_flush, false);
-	/* run on each cpu by lt_bpf_poll, never attached */
-	bpf_program__set_autoattach(b->skel->progs.lt_bt_flush, false);
 	if (flags & LT_BPF_CALLS_BLOCKING) {
 		/* Not even loaded: once a program sits on sys_enter or
 		 * sys_exit, every system call of every process takes the
@@ -244,8 +237,6 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 			  -r);
 		goto fail;
 	}
-	if (b->skel->rodata->batching)
-		b->bt_flush_fd = bpf_program__fd(b->skel->progs.lt_bt_flush);
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), (ring_buffer_sample_fn)fn, ctx,
 				 NULL);
 	if (!b->rb) {
@@ -263,37 +254,9 @@ fail:
 	return -1;
 }
 
-/* Each cpu's batch to the ring (LT_BPF_BATCH), and in *mark a time up to
- * which the ring then holds every event.  The flush program runs on the
- * cpu in an interrupt; the switch and wake-up programs run with interrupts
- * off, so once it is done the cpu's batch holds no event of a time before
- * the flush began (less a margin for a record's clock read to its place),
- * unless the flush found a record being written (a wake-up of the running
- * thread itself runs with interrupts on): then the mark stays. */
-#define BT_MARGIN_NS 2000000ull
-static void bt_flush_all(struct lt_bpf *b, uint64_t *mark)
-{
-	struct timespec ts;
-	int ok = 1;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	for (int c = 0; c < b->ncpus; c++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (uint32_t)c);
-		int r = bpf_prog_test_run_opts(b->bt_flush_fd, &o);
-		if (r < 0 && (r == -ENXIO || errno == ENXIO))
-			continue; /* not online: runs nothing */
-		if (r < 0 || o.retval)
-			ok = 0;
-	}
-	if (ok && t0 > BT_MARGIN_NS)
-		*mark = t0 - BT_MARGIN_NS;
-}
-
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
 {
 	int n = 0;
-	uint64_t mark = b->bt_mark;
 	if (timeout_ms >= 0) {
 		/* with BPF_RB_NO_WAKEUP, poll mostly times out: the drain below
 		 * is what collects the events */
@@ -303,12 +266,9 @@ int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
 		if (n < 0)
 			n = 0;
 	}
-	if (b->bt_flush_fd > 0)
-		bt_flush_all(b, &mark);
 	int m = ring_buffer__consume(b->rb);
 	if (m < 0)
 		return m == -EINTR ? n : m;
-	b->bt_mark = mark;
 	return n + m;
 }
 
@@ -418,7 +378,6 @@ void lt_bpf_detach(struct lt_bpf *b)
 
 void lt_bpf_destroy(struct lt_bpf *b)
 {
-	b->bt_flush_fd = 0;
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
 	if (b->fb_slots)

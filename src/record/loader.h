@@ -23,10 +23,6 @@ struct lt_bpf {
 	const struct lt_fb_slot *fb_slots;
 	size_t fb_maplen;
 	uint32_t fb_nper;
-	/* LT_BPF_BATCH: every event of a time up to bt_mark (CLOCK_BOOTTIME)
-	 * has been handed to the sample function by the last lt_bpf_poll */
-	int bt_flush_fd;
-	uint64_t bt_mark;
 };
 struct lt_fb_slot;
 struct lt_fb_thread;
@@ -56,11 +52,6 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 				   * buffer stays minimal and empty */
 #define LT_BPF_FB_STALL 0x10    /* with FLIGHTBUF: the programs keep the stall
 				   * rule's state (lt_bpf_fb_threads) */
-#define LT_BPF_BATCH 0x20       /* with CALLS_BLOCKING: the switch and wake-up
-				   * records reach the ring in per-cpu batches
-				   * (lt_bpf_poll flushes them; a sample holds
-				   * several cpus' events out of time order:
-				   * evmerge.h puts them back, up to bt_mark) */
 /* Start tracing TGIDS[0..N) (N >= 1, at most LT_MAX_TGIDS): TGIDS[0] is the
  * main target (rodata), the others go into the kernel's map before the
  * programs attach.  Same return and errors as lt_bpf_start. */

@@ -261,7 +261,6 @@ static void release(struct session *s, int failed)
 	free(s->snap.tgids);
 	if (s->c.norm)
 		lt_callnorm_free(s->c.norm);
-	lt_evmerge_free(&s->merge);
 	lt_stackrec_free(s->c.stk);
 	rec_reap_kids(&s->kids, 1); /* their output belongs before ours ends */
 	lt_flight_free(&s->flight.fl);

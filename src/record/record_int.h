@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "callnorm.h"
-#include "evmerge.h"
 #include "log.h"
 #include "flight.h"
 #include "loader.h"
@@ -58,8 +57,6 @@ struct collector {
 	struct tidset tids;
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
-	struct lt_evmerge *merge; /* per-cpu batches (LT_BPF_BATCH): events
-				   * held until in time order, else NULL */
 	struct lt_stackrec *stk;  /* --stacks (NULL: off) */
 	/* the processes (procs[0] is tgid); multi: several may be traced */
 	int multi;
@@ -109,7 +106,6 @@ struct session {
 	struct lt_record_result *res;
 	struct collector c;
 	struct lt_callnorm norm;
-	struct lt_evmerge merge;
 	struct lt_bpf bpf;
 	struct lt_header hdr;
 	struct lt_launch launch;
@@ -216,7 +212,6 @@ void rec_hold_signals(sigset_t *old);
 /* One ring record holds one event, or (--calls blocking) a call's entry
  * followed by the switch or wake-up it was written with. */
 int rec_on_sample(void *ctx, void *data, size_t size);
-void rec_release(struct collector *c, uint64_t upto);
 /* The application-lock witness of the stall rule (record_appwatch.c):
  * 1 with why when a thread has been in an application lock wait for the
  * window. */

@@ -163,33 +163,8 @@ static inline void copy_record(struct lt_event *ev, const uint8_t *p, size_t n)
 }
 #undef COPY_FIXED
 
-/* An event in time order: to callnorm (--calls blocking) or the file. */
-static void feed(void *ctx, const struct lt_event *ev)
-{
-	struct collector *c = ctx;
-
-	if (c->norm)
-		lt_callnorm_feed(c->norm, ev, deliver, c);
-	else
-		deliver(c, ev);
-}
-
-/* With per-cpu batches, the events held up to the time the last drain
- * covered (all of them at the end: upto UINT64_MAX). */
-void rec_release(struct collector *c, uint64_t upto)
-{
-	if (!c->merge)
-		return;
-	if (upto == UINT64_MAX)
-		lt_evmerge_release_all(c->merge, feed, c);
-	else
-		lt_evmerge_release(c->merge, upto, feed, c);
-}
-
 /* One ring record holds one event, or (--calls blocking) a call's entry
- * followed by the switch or wake-up it was written with, or (per-cpu
- * batches) the records a cpu wrote since its last batch: those are held
- * by c->merge until the other cpus' events of the same times are in. */
+ * followed by the switch or wake-up it was written with. */
 int rec_on_sample(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
@@ -201,9 +176,7 @@ int rec_on_sample(void *ctx, void *data, size_t size)
 		if (!n || n > size)
 			return 0;
 		copy_record(&ev, p, n);
-		if (c->merge)
-			lt_evmerge_push(c->merge, &ev, feed, c);
-		else if (c->norm)
+		if (c->norm)
 			lt_callnorm_feed(c->norm, &ev, deliver, c);
 		else
 			deliver(c, &ev);
@@ -611,8 +584,6 @@ void rec_run(struct session *s)
 				wait = due < 0 ? 1 : due < wait ? due : wait;
 			}
 			n = lt_bpf_poll(&s->bpf, wait);
-			if (n >= 0)
-				rec_release(&s->c, s->bpf.bt_mark);
 		}
 		if (n < 0) {
 			/* said now, after the status line: what was recorded is
@@ -651,12 +622,6 @@ void rec_drain(struct session *s)
 	if (rec_stop_requests != s0)
 		lt_info("interrupted again: finishing the file without draining the rest of the "
 			"ring buffer");
-	rec_release(c, UINT64_MAX);
-	if (c->merge && (c->merge->late || c->merge->oom))
-		lt_info("%llu events arrived after later ones had been written (%llu for want of "
-			"memory): they are in the trace out of time order",
-			(unsigned long long)(c->merge->late + c->merge->oom),
-			(unsigned long long)c->merge->oom);
 	if (c->norm) {
 		lt_callnorm_flush(c->norm, deliver, c);
 		if (c->norm->oom)

@@ -322,14 +322,6 @@ static int start_bpf(struct session *s)
 	 * strace -f does: they are added to the kernel's filter at fork; so
 	 * are those of the -p processes with --children */
 	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
-	/* per-cpu batches: bounded recordings of --calls blocking without
-	 * --stacks (whose copies are matched to their wake-ups as they come);
-	 * LOCKTRACE_BATCH=0 turns them off (BENCHMARKS.md: the A/B) */
-	const char *bt = getenv("LOCKTRACE_BATCH");
-	if (o->calls_blocking && !s->ring && !s->fb && !c->stk && !(bt && !strcmp(bt, "0"))) {
-		bflags |= LT_BPF_BATCH;
-		c->merge = &s->merge;
-	}
 	if (c->stk && o->calls_blocking) {
 		/* the wakers' stacks at the wake-up: copied by the BPF side */
 		bflags |= LT_BPF_COPY_STACKS;
