@@ -1,0 +1,105 @@
+/*
+ * bench-handoff: two threads pinned on one cpu hand a turn back and forth
+ * through a futex (each hand-off: a FUTEX_WAKE that wakes the other, and a
+ * FUTEX_WAIT that sleeps), the path every lock hand-off of the demo takes.
+ * Prints, every window, the nanoseconds per hand-off in that window, of
+ * wall time and of the process's CPU time (the BPF programs of the switch
+ * and the wake-up run in the threads' own context and count in the
+ * second; on a machine shared with other work the CPU time is the steadier
+ * measure: another task taking the cpu stretches only the wall time).
+ * Built and run by scripts/bench-handoff.sh (issue 29, BENCHMARKS.md):
+ *   bench-handoff [-c CPU=0] [-d SECONDS=3] [-w WINDOW_MS=100]
+ *   window ns_per_handoff=N cpu_ns_per_handoff=N
+ *   done handoffs=N seconds=S
+ */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static _Atomic int turn;
+static _Atomic long handoffs;
+static _Atomic int stop;
+static int cpu;
+
+static void fwait(_Atomic int *w, int v)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+static void fwake(_Atomic int *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *player(void *arg)
+{
+	int me = (int)(long)arg;
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
+	while (!atomic_load(&stop)) {
+		while (atomic_load(&turn) != me && !atomic_load(&stop))
+			fwait(&turn, !me);
+		atomic_store(&turn, !me);
+		atomic_fetch_add(&handoffs, 1);
+		fwake(&turn);
+	}
+	fwake(&turn);
+	return NULL;
+}
+
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = 3, win = 0.1;
+	int o;
+	while ((o = getopt(argc, argv, "c:d:w:")) != -1) {
+		if (o == 'c') cpu = atoi(optarg);
+		else if (o == 'd') secs = atof(optarg);
+		else if (o == 'w') win = atof(optarg) / 1000;
+		else { fprintf(stderr, "usage: bench-handoff [-c CPU] [-d SECONDS] [-w WINDOW_MS]\n"); return 2; }
+	}
+	pthread_t t[2];
+	for (long i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, player, (void *)i);
+	double t0 = now(), last = t0, lastc = cpu_now();
+	long prev = 0;
+	while (now() - t0 < secs) {
+		usleep((useconds_t)(win * 1e6));
+		double n = now(), c = cpu_now();
+		long h = atomic_load(&handoffs);
+		if (h > prev)
+			printf("window ns_per_handoff=%.0f cpu_ns_per_handoff=%.0f\n",
+			       (n - last) * 1e9 / (double)(h - prev), (c - lastc) * 1e9 / (double)(h - prev));
+		prev = h;
+		last = n;
+		lastc = c;
+	}
+	atomic_store(&stop, 1);
+	atomic_store(&turn, 2);
+	fwake(&turn); fwake(&turn);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("done handoffs=%ld seconds=%.3f\n", atomic_load(&handoffs), now() - t0);
+	return 0;
+}
