@@ -171,12 +171,19 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		t->futex_op = ev->futex.op | (uint32_t)ev->futex.nr << 16;
 		t->uaddr = ev->futex.uaddr;
 		t->since = ev->h.ts;
+		t->judged = t->idle = 0;
 		if (t->state == LT_TS_FUTEX_WAIT) {
+			if (t->retry_uaddr && t->retry_uaddr == t->uaddr) {
+				/* the same wait again after its time ran out */
+				t->since = t->retry_since;
+				t->judged = t->retry_judged;
+				t->idle = t->retry_idle;
+			}
+			t->retry_uaddr = 0;
 			t->last_uaddr = t->uaddr;
-			t->last_wait_at = t->since;
+			t->last_wait_at = ev->h.ts;
 		}
 		t->woken = LT_WOKEN_NONE;
-		t->judged = t->idle = 0;
 		t->timeout = -1;
 		break;
 	case LT_EV_FLOCK_ENTER:
@@ -231,6 +238,17 @@ void lt_stall_event(struct lt_stall *s, const struct lt_event *ev)
 		if (ev->h.flags & LT_F_RET_UNKNOWN) {
 			int ok = t->state == LT_TS_FUTEX_OTHER || ended_well(t);
 			ret = !ok ? -1 : t->state == LT_TS_FUTEX_WAIT ? 0 : 1;
+		}
+		if (t->state == LT_TS_FUTEX_WAIT && ret != 0 &&
+		    (ret == -ETIMEDOUT || ((ev->h.flags & LT_F_RET_UNKNOWN) && t->woken == LT_WOKEN_BY_IRQ))) {
+			/* out of time (a timer's interrupt woke it): a wait on
+			 * the same futex next goes on with this one */
+			t->retry_uaddr = t->uaddr;
+			t->retry_since = t->since;
+			t->retry_judged = t->judged;
+			t->retry_idle = t->idle;
+		} else if (t->state != LT_TS_FUTEX_OTHER) {
+			t->retry_uaddr = 0; /* it got somewhere, or waited for something else */
 		}
 		if (t->state == LT_TS_FUTEX_WAIT && ret == 0) {
 			s->last_lock_progress = s->last_progress = ev->h.ts;

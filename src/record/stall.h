@@ -62,6 +62,13 @@ struct lt_stall_thread {
 	uint8_t idle;       /* and it is an idle wait for work, not a lock wait */
 	uint64_t last_uaddr;   /* the futex of its latest futex wait, open or not */
 	uint64_t last_wait_at; /* BOOTTIME ns that wait began */
+	/* A futex wait that ran out of time: a new wait on the same futex
+	 * before the thread's next successful wait or call goes on with it
+	 * (its since and judgement), as a lock's retry loop does (HotSpot
+	 * re-parks a monitor's contender every second at most). */
+	uint64_t retry_uaddr;  /* 0: none */
+	uint64_t retry_since;
+	uint8_t retry_judged, retry_idle;
 };
 
 struct lt_stall {

@@ -1,6 +1,7 @@
 /* Unit tests of the flight-recorder memory and the stall rules, on
  * synthetic chunks and events with known answers. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lt_events.h"
@@ -623,4 +624,58 @@ Test(stall, lock_waiters_counted_since_it_last_changed_hands)
 	/* asleep now only: the instantaneous count misses 22 */
 	cr_assert_eq(lt_stall_waiters_in(&s, 0x5000, 0x5040), 2);
 	lt_stall_free(&s);
+}
+
+/* HotSpot re-parks a monitor's contender every second at most: each of
+ * the two deadlocked threads' futex waits runs out of time (ETIMEDOUT, or
+ * a timer's interrupt without return values), the thread unlocks its park
+ * mutex (a FUTEX_WAKE that wakes nobody) and waits on the same futex
+ * again.  The waits go on from the first one: the locks rule fires once
+ * they have lasted the window in all, not never.  A wait that succeeds,
+ * or one on another futex, ends the retry. */
+Test(stall, a_wait_retried_after_its_timeout_goes_on)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		struct lt_stall s;
+		char why[256];
+		cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(2), S(0)), 0);
+		for (uint64_t t = S(1); t < S(4); t += S(1)) {
+			for (uint32_t tid = 31; tid <= 32; tid++) {
+				uint64_t uaddr = tid == 31 ? 0x7000 : 0x8000;
+				struct lt_event w = lt_ev_futex(t + tid, tid, 0, 137, uaddr, 0, S(1), 0xffffffff);
+				if (mode) {
+					feed(&s, at_sleep(w));
+					blocking_return(&s, t + S(1) - 100 + tid, tid, 202, 0, LT_F_WAKER_IRQ);
+				} else {
+					feed(&s, w);
+					feed(&s, ev_exit(t + S(1) - 100 + tid, tid, 202, -ETIMEDOUT));
+				}
+				if (!mode) { /* the park mutex's unlock, waking nobody */
+					feed(&s, ev_futex(t + S(1) - 50 + tid, tid, 129, uaddr - 0x10));
+					feed(&s, ev_exit(t + S(1) - 40 + tid, tid, 202, 0));
+				}
+			}
+			if (t == S(2))
+				cr_assert_eq(lt_stall_check(&s, t + S(1) / 2, why, sizeof(why)), 0, "too early");
+		}
+		for (uint32_t tid = 31; tid <= 32; tid++) /* and wait again */
+			feed(&s, lt_ev_futex(S(4) + tid, tid, 0, 137, tid == 31 ? 0x7000 : 0x8000, 0, S(1),
+					     0xffffffff));
+		/* at 4.5 s both have waited 3.5 s, in retries of 1 s */
+		cr_assert_eq(lt_stall_check(&s, S(4) + S(1) / 2, why, sizeof(why)), 1, "mode %d", mode);
+		cr_assert(strstr(why, "2 in futex waits"), "%s", why);
+		cr_assert(strstr(why, "tid 31 on futex 0x7000 for 3.5 s"), "%s", why);
+		/* 31's wait succeeds; its next wait on 0x7000 starts anew */
+		feed(&s, lt_ev_futex(S(5), 31, 0, 137, 0x7000, 0, S(1), 0xffffffff));
+		feed(&s, ev_exit(S(5) + 10, 31, 202, 0));
+		feed(&s, lt_ev_futex(S(5) + 20, 31, 0, 137, 0x7000, 0, S(1), 0xffffffff));
+		feed(&s, ev_exit(S(6) + 20, 31, 202, -ETIMEDOUT));
+		/* 32 waits on another futex after its timeout: anew too */
+		feed(&s, lt_ev_futex(S(6) + 30, 32, 0, 137, 0x9000, 0, -1, 0xffffffff));
+		feed(&s, lt_ev_futex(S(6) + 40, 31, 0, 137, 0x7000, 0, S(1), 0xffffffff));
+		cr_assert_eq(lt_stall_check(&s, S(7), why, sizeof(why)), 0, "%s", why);
+		cr_assert_eq(lt_stall_check(&s, S(8) + S(1) / 10, why, sizeof(why)), 1);
+		cr_assert(strstr(why, "longest: tid 31 on futex 0x7000 for 3.1 s"), "%s", why);
+		lt_stall_free(&s);
+	}
 }
