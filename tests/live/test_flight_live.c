@@ -820,3 +820,56 @@ Test(flight_live, slots_dump_holds_exactly_the_last_records_and_says_what_was_ov
 	unlink(path);
 	unlink(path2);
 }
+
+/* A real JVM's monitor deadlock (Debian's OpenJDK, JavaLocks deadlock),
+ * already in place when the recorder attaches.  HotSpot re-parks each
+ * contender of a monitor with a timeout of a second at most, so none of
+ * the pair's futex waits lasts the 2 s window by itself: a wait retried on
+ * the same futex after its time ran out goes on from the first
+ * (src/record/stall.h).  The JVM's own threads parked for work are judged
+ * idle by the look at the process, so the rule names one of the pair, and
+ * the dump's snapshot has the deadlock.  Both --calls modes. */
+Test(flight_live, real_jvm_monitor_deadlock_is_caught_in_both_call_modes, .timeout = 240)
+{
+	NEED_ROOT();
+	if (access("/usr/bin/java", X_OK) != 0)
+		cr_skip_test("/usr/bin/java missing: Debian's default-jdk-headless is needed (make deps installs it)");
+	if (access(WL("java/JavaLocks.class"), R_OK) != 0)
+		cr_skip_test(WL("java/JavaLocks.class") " not built: javac was missing at build time");
+	static const char *const modes[] = { "all", "blocking" };
+	for (int k = 0; k < 2; k++) {
+		char *wargv[] = { "/usr/bin/java", "-cp", WL("java"), "JavaLocks", "deadlock", NULL };
+		char truth[128][256], path[128], lines[64][256];
+		int n = 0, m = 0;
+		struct tl_proc wl, rec;
+
+		tl_tmp_path(path, sizeof(path), "realjvm");
+		cr_assert_eq(tl_spawn(&wl, wargv), 0);
+		cr_assert(tl_wait_for(&wl, 0, "ready", truth, &n, 128, 90000), "JavaLocks never got ready");
+		uint32_t a = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=AB"), "tid", NULL);
+		uint32_t b = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=BA"), "tid", NULL);
+		cr_assert(a && b && a != b);
+		char *extra[] = { "--ring", "16M", "--stall", "2", "--calls", (char *)modes[k], NULL };
+		uint64_t attached = boot_ns();
+		cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+		expect_stall(&rec, &wl, lines, &m, modes[k]);
+		char ta[48], tb[48];
+		snprintf(ta, sizeof(ta), "longest: tid %u on futex", a);
+		snprintf(tb, sizeof(tb), "longest: tid %u on futex", b);
+		cr_assert(strstr(lines[m - 1], ta) || strstr(lines[m - 1], tb),
+			  "--calls %s: not one of the pair %u, %u: %s", modes[k], a, b, lines[m - 1]);
+
+		struct tl_trace t;
+		tl_load_ok(&t, path);
+		cr_assert_eq(t.stats.stop_reason, LT_STOP_STALL);
+		cr_assert_lt(t.stats.end_ns, attached + 30000000000ull, "--calls %s: trigger %.1f s after "
+			     "the attach", modes[k], (double)(t.stats.end_ns - attached) / 1e9);
+		cr_assert_not_null(t.snapshot_json);
+		cr_assert(strstr(t.snapshot_json, "\"kind\":\"deadlock\""), "no deadlock verdict");
+		char want[16];
+		snprintf(want, sizeof(want), "%u", a);
+		cr_assert(strstr(t.snapshot_json, want));
+		tl_free(&t);
+		unlink(path);
+	}
+}
