@@ -110,10 +110,17 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  stacks: %llu BPF copies not unwound: a copy of the same call path was "
 				"(same return addresses and frame links)",
 				(unsigned long long)k->unwinds_cached);
+		if (k->bpf_py)
+			lt_more("  waiters' stacks: %llu copies of CPython threads with their Python frames",
+				(unsigned long long)k->bpf_py);
 		if (k->bpf_py_left)
-			lt_more("  waiters' stacks: %llu copies of CPython or OCaml 5 threads left for the reads "
-				"from /proc, which have their Python frames or OCaml stacks",
+			lt_more("  waiters' stacks: %llu copies of OCaml 5 threads, or of CPython threads "
+				"whose thread state was not known yet, left for the reads from /proc, "
+				"which have their OCaml stacks or Python frames",
 				(unsigned long long)k->bpf_py_left);
+		if (k->bpf_again)
+			lt_more("  waiters' stacks: %llu copies of a wait already copied (its call slept "
+				"again) dropped", (unsigned long long)k->bpf_again);
 		if (k->wakers)
 			lt_more("  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
 				"%llu left for want of time", (unsigned long long)k->wakers,

@@ -640,29 +640,52 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 	}
 }
 
+static void py_tstate_lookup(struct lt_stackrec *r, struct pyproc *pp, uint32_t tid,
+			     uint64_t had);
+
 /* A waiter's copy from the BPF side, taken at the wake-up that ended
- * its wait (c->ts: the wait's entry): the wait needs no read from /proc.
- * Copies and entries come through two rings, in either order: a wait
- * still pending is marked (a read already taken of it is dropped: the
- * copy is certain to be of the sleep, the read only if the wait
- * outlasted it); a copy that comes first is remembered for its entry.
- * -1: the copy is not to be used (a CPython process). */
-static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
+ * its wait (c->ts: the wait's entry; with --calls all the entry written
+ * at sys_enter, with --calls blocking the one written at the sleep): the
+ * wait needs no read from /proc.  Copies and entries come through two
+ * rings, in either order: a wait still pending is marked (a read already
+ * taken of it is dropped: the copy is certain to be of the sleep, the
+ * read only if the wait outlasted it); a copy that comes first is
+ * remembered for its entry.  A second copy of the same wait (a call that
+ * slept again) is dropped.  SIZE: the ring record's, which for a CPython
+ * process carries the thread's Python frames after the copy.
+ * -1: the copy is not to be used. */
+static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c, size_t size)
 {
 	uint32_t tid = c->tid;
 	struct pend *p = lt_u64map_get(&r->pend, tid);
-	/* a CPython thread's read has its Python frames too, and an OCaml 5
-	 * thread's its OCaml stack, which the copy lacks: their waits keep
-	 * being read, and the copies are left */
 	pthread_mutex_lock(&r->mu);
-	const struct pyproc *pp = lt_u64map_get(&r->pyprocs, c->tgid);
-	int py = pp && (pp->py || pp->oc);
+	struct pyproc *pp = lt_u64map_get(&r->pyprocs, c->tgid);
 	pthread_mutex_unlock(&r->mu);
-	if (py) {
+	/* an OCaml 5 thread's read has its OCaml stack, which the copy
+	 * lacks: its waits keep being read, and the copies are left; so are
+	 * a CPython thread's copies without its Python frames (its thread
+	 * state not known to the BPF side yet: looked up for the next) */
+	if (pp && pp->oc) {
 		r->st.bpf_py_left++;
 		return -1;
 	}
+	if (pp && pp->py) {
+		const struct lt_py_copy *py = (const struct lt_py_copy *)(c + 1);
+		if (size < sizeof(*c) + sizeof(*py) || py->magic != LT_PY_COPY_MAGIC) {
+			r->st.bpf_py_left++;
+			return -1;
+		}
+		if (py->end == LT_PYC_NO_TSTATE) {
+			py_tstate_lookup(r, pp, tid, py->tstate);
+			r->st.bpf_py_left++;
+			return -1;
+		}
+	}
 	if (p && p->ts == c->ts) {
+		if (p->state == P_BPF) {
+			r->st.bpf_again++;
+			return -1;
+		}
 		if (p->state == P_COPIED && p->job) {
 			p->state = P_BPF;
 			decide(r, p, 0);
@@ -670,6 +693,10 @@ static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
 		}
 		p->state = P_BPF;
 	} else {
+		if ((uint64_t)(uintptr_t)lt_u64map_get(&r->bpf_done, tid) == c->ts) {
+			r->st.bpf_again++;
+			return -1;
+		}
 		lt_u64map_put(&r->bpf_done, tid, (void *)(uintptr_t)c->ts);
 	}
 	return 0;
@@ -718,16 +745,7 @@ static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, stru
 	if (!pp || !pp->py)
 		return;
 	if (c->end == LT_PYC_NO_TSTATE) {
-		uint64_t now = boot_now(), last = (uint64_t)(uintptr_t)lt_u64map_get(&r->py_nots,
-										 (uint32_t)j->tid);
-		if (r->bpf && (!last || now - last >= 1000000000ull)) {
-			uint64_t ts = lt_pystk_find_ts(pp->py, &pp->e, (pid_t)j->tid);
-			if (ts && ts != c->tstate) {
-				lt_bpf_py_tstate(r->bpf, (uint32_t)j->tid, ts);
-				lt_u64map_put(&r->py_ts, (uint32_t)j->tid, (void *)(uintptr_t)ts);
-			}
-			lt_u64map_put(&r->py_nots, (uint32_t)j->tid, (void *)(uintptr_t)now);
-		}
+		py_tstate_lookup(r, pp, (uint32_t)j->tid, c->tstate);
 		r->st.py_wakers_unknown++;
 	} else {
 		struct lt_pyraw buf[LT_PY_COPY_FRAMES];
@@ -740,9 +758,29 @@ static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, stru
 			j->py_end = o.end;
 			j->py_end_at = o.end_at;
 			j->pp = pp;
-			r->st.py_wakers++;
+			if (j->kind == J_WAITER)
+				r->st.bpf_py++;
+			else
+				r->st.py_wakers++;
 		}
 	}
+}
+
+/* Thread TID of a CPython process has no thread state the BPF side knows
+ * (or not that one, HAD): looked up (at most once a second) for the BPF
+ * side's next copies of it, as a waker or as a waiter. */
+static void py_tstate_lookup(struct lt_stackrec *r, struct pyproc *pp, uint32_t tid,
+			     uint64_t had)
+{
+	uint64_t now = boot_now(), last = (uint64_t)(uintptr_t)lt_u64map_get(&r->py_nots, tid);
+	if (!r->bpf || (last && now - last < 1000000000ull))
+		return;
+	uint64_t ts = lt_pystk_find_ts(pp->py, &pp->e, (pid_t)tid);
+	if (ts && ts != had) {
+		lt_bpf_py_tstate(r->bpf, tid, ts);
+		lt_u64map_put(&r->py_ts, tid, (void *)(uintptr_t)ts);
+	}
+	lt_u64map_put(&r->py_nots, tid, (void *)(uintptr_t)now);
 }
 
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
@@ -758,7 +796,7 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 		r->st.wakers++;
 	if (!c->len || c->len > LT_STACK_COPY_BYTES)
 		return 0; /* a waiter's: the collector's read, if in time */
-	if (waiter && waiter_copy(r, c))
+	if (waiter && waiter_copy(r, c, size))
 		return 0;
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j || !(j->copy = malloc(c->len))) {

@@ -276,3 +276,48 @@ Test(stackrec, copy_replaces_a_read_of_the_same_wait, .timeout = 60)
 	free(c);
 	lt_stackrec_free(r);
 }
+
+/* --calls all: the wait's entry is written at sys_enter (no LT_F_AT_SLEEP)
+ * and the BPF side keys its copies with that entry's ts; a call that
+ * sleeps again after its copy may bring a second copy of the same wait
+ * (same tid and ts): the first is its stack, the second is dropped and
+ * counted, in either order of entry and copies. */
+Test(stackrec, second_copy_of_a_wait_is_dropped, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	uint32_t tgid = (uint32_t)getpid();
+	int32_t tid = 4000006;
+	struct lt_event e = wait_entry(tid, 300 * MS, 0x1000);
+	e.h.flags = 0; /* written at sys_enter */
+	lt_stackrec_event(r, &e, tgid);
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 300 * MS, 303 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	cr_assert_eq(lt_stackrec_due_ms(r, 300 * MS), -1, "the copied wait is still to be read");
+	own_copy(c, tid, 300 * MS, 309 * MS); /* it slept again in the same call */
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	struct lt_event x = sys_exit(tid, 310 * MS);
+	lt_stackrec_event(r, &x, tgid);
+
+	/* copies first: the entry comes after both */
+	own_copy(c, tid, 400 * MS, 403 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	own_copy(c, tid, 400 * MS, 407 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	struct lt_event e2 = wait_entry(tid, 400 * MS, 0x1000);
+	e2.h.flags = 0;
+	lt_stackrec_event(r, &e2, tgid);
+	cr_assert_eq(lt_stackrec_due_ms(r, 400 * MS), -1);
+	x = sys_exit(tid, 410 * MS);
+	lt_stackrec_event(r, &x, tgid);
+
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->waits, 2);
+	cr_assert_eq(k->reads, 0);
+	cr_assert_eq(k->bpf_waiters, 4);
+	cr_assert_eq(k->bpf_again, 2, "second copies dropped: %llu",
+		     (unsigned long long)k->bpf_again);
+	cr_assert_eq(k->bpf_kept, 2, "one stack per wait: %llu", (unsigned long long)k->bpf_kept);
+	free(c);
+	lt_stackrec_free(r);
+}
