@@ -651,7 +651,7 @@ static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, _
 }
 
 static __always_inline void note_call(__u32 tid, __u64 ts);
-static __always_inline void end_call(__u32 tid);
+static __always_inline void end_call(struct task_struct *task, __u32 tid);
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
@@ -712,7 +712,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	} else {
 		nr = *v - 1;
 		if (waiter_copy_ns)
-			end_call((__u32)pt);
+			end_call(task, (__u32)pt);
 		*v = 0;
 	}
 	e = reserve(LT_REC_SIZE(lt_sys_exit), LT_EV_SYS_EXIT);
@@ -792,13 +792,6 @@ static __always_inline void note_call(__u32 tid, __u64 ts)
 		bpf_map_update_elem(&call_at, &tid, &ts, BPF_ANY);
 }
 
-static __always_inline void end_call(__u32 tid)
-{
-	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
-
-	if (v)
-		*v = 0;
-}
 
 /* What happened to the sleeps of waiter_copy_ns or more (per cpu, user
  * space sums them): LT_WCOPY_* */
@@ -909,6 +902,25 @@ static __always_inline bool waker_copy_room(void)
 		return true;
 	wcopy_inc(LT_WCOPY_WAKER_LEFT);
 	return false;
+}
+
+/* --calls all: the current task returns from a traced call.  A wait call
+ * of waiter_copy_ns or more that no wake-up or switch could copy (woken
+ * by a timer or from another process: a timed wait that timed out) is
+ * copied now: until the return to user space the thread's user registers
+ * (but ax, the result) and stack are the ones it slept with, and its
+ * memory is the current one. */
+static __always_inline void end_call(struct task_struct *task, __u32 tid)
+{
+	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
+	__u64 start, now;
+
+	if (!v || !(start = *v))
+		return;
+	*v = 0;
+	now = bpf_ktime_get_boot_ns();
+	if (now - start >= waiter_copy_ns)
+		copy_waiter_stack(task, start, now, LT_WCOPY_AT_EXIT);
 }
 
 /* --calls all: a call's sleep copied: its later sleeps are not (one

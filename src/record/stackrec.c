@@ -359,8 +359,14 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 	struct pend *p = lt_u64map_get(&r->pend, (uint32_t)tid);
 	if (!p)
 		return;
-	if (p->state == P_COPIED && p->job)
-		decide(r, p, ts >= p->job->copied);
+	if (p->state == P_COPIED && p->job) {
+		int keep = ts >= p->job->copied;
+		decide(r, p, keep);
+		/* a BPF copy of it still to come (--calls all: taken at the
+		 * return) is not kept beside the read */
+		if (keep)
+			lt_u64map_put(&r->bpf_done, (uint32_t)tid, (void *)(uintptr_t)p->ts);
+	}
 	lt_u64map_del(&r->pend, (uint32_t)tid);
 	free_pend(p);
 }

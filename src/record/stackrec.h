@@ -48,7 +48,7 @@ struct lt_stackrec_stats {
 	uint64_t bpf_py_left;   /* left: an OCaml 5 process's, or a CPython thread's without
 				 * its Python frames (the reads have them) */
 	uint64_t bpf_py;        /* a CPython thread's, with its Python frames */
-	uint64_t bpf_again;     /* another sleep of a wait already copied: dropped */
+	uint64_t bpf_again;     /* a copy of a wait that had its stack already: dropped */
 	uint64_t wcopy[LT_WCOPY_MAX]; /* the BPF side's counts (lt_stackrec_note_wcopy) */
 	uint64_t py_wakers;  /* wakers' copies with their Python frames (BPF side) */
 	uint64_t py_wakers_unknown; /* of a CPython process, but the thread's state
