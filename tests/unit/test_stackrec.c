@@ -321,3 +321,47 @@ Test(stackrec, second_copy_of_a_wait_is_dropped, .timeout = 60)
 	free(c);
 	lt_stackrec_free(r);
 }
+
+/* --calls all: the collector read a long wait and kept the read (the
+ * thread returned after it), then the BPF side's copy taken at the call's
+ * return comes: the wait has its stack, the copy is dropped. */
+Test(stackrec, copy_after_a_kept_read_is_dropped, .timeout = 60)
+{
+	pthread_t th;
+	futex_word = 0;
+	sleeper_tid = 0;
+	cr_assert_eq(pthread_create(&th, NULL, sleeper, NULL), 0);
+	int32_t tid;
+	while (!(tid = __atomic_load_n(&sleeper_tid, __ATOMIC_ACQUIRE)))
+		usleep(1000);
+	uint64_t uaddr = (uint64_t)(uintptr_t)&futex_word;
+	for (int i = 0; i < 5000 && !in_futex(tid, uaddr); i++)
+		usleep(1000);
+	cr_assert(in_futex(tid, uaddr), "the sleeper thread never slept in FUTEX_WAIT");
+
+	struct lt_stackrec *r = new_rec();
+	uint32_t tgid = (uint32_t)getpid();
+	struct lt_event e = wait_entry(tid, 200 * MS, uaddr);
+	e.h.flags = 0; /* written at sys_enter */
+	lt_stackrec_event(r, &e, tgid);
+	lt_stackrec_read(r, 201 * MS);
+	cr_assert_eq(lt_stackrec_stats(r)->reads, 1);
+	cr_assert_eq(lt_stackrec_stats(r)->failed, 0, "the sleeping thread could not be read");
+	/* its return, stamped after any copy's end: the read is kept */
+	struct lt_event x = sys_exit(tid, UINT64_MAX / 2);
+	lt_stackrec_event(r, &x, tgid);
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 200 * MS, UINT64_MAX / 2);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+
+	__atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(th, NULL);
+
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->kept, 1, "the read was not kept");
+	cr_assert_eq(k->bpf_again, 1, "the copy was not dropped");
+	cr_assert_eq(k->bpf_kept, 0, "the copy was kept beside the read");
+	free(c);
+	lt_stackrec_free(r);
+}
