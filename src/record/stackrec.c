@@ -649,6 +649,20 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 static void py_tstate_lookup(struct lt_stackrec *r, struct pyproc *pp, uint32_t tid,
 			     uint64_t had);
 
+/* Does one call of the interpreter loop run the Python calls of a thread
+ * (3.11 and later)?  Up to 3.10 each Python call has a C frame of the
+ * loop of its own, several hundred bytes each: the BPF side's 2 KiB copy
+ * ends a few calls in, and the outer Python frames would have no loop
+ * frame to be placed above; the read from /proc copies 32 KiB. */
+static int py_one_loop(const struct pyproc *pp)
+{
+	const char *v = lt_pystk_version(pp->py);
+	int major = 0, minor = 0;
+	if (!v || sscanf(v, "CPython %d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 3 || (major == 3 && minor >= 11);
+}
+
 /* A waiter's copy from the BPF side, taken at the wake-up that ended
  * its wait (c->ts: the wait's entry; with --calls all the entry written
  * at sys_enter, with --calls blocking the one written at the sleep): the
@@ -670,14 +684,16 @@ static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c, siz
 	/* an OCaml 5 thread's read has its OCaml stack, which the copy
 	 * lacks: its waits keep being read, and the copies are left; so are
 	 * a CPython thread's copies without its Python frames (its thread
-	 * state not known to the BPF side yet: looked up for the next) */
+	 * state not known to the BPF side yet: looked up for the next), and
+	 * those of CPython 3.10 and older (py_one_loop) */
 	if (pp && pp->oc) {
 		r->st.bpf_py_left++;
 		return -1;
 	}
 	if (pp && pp->py) {
 		const struct lt_py_copy *py = (const struct lt_py_copy *)(c + 1);
-		if (size < sizeof(*c) + sizeof(*py) || py->magic != LT_PY_COPY_MAGIC) {
+		if (size < sizeof(*c) + sizeof(*py) || py->magic != LT_PY_COPY_MAGIC ||
+		    !py_one_loop(pp)) {
 			r->st.bpf_py_left++;
 			return -1;
 		}
