@@ -819,6 +819,78 @@ static __noinline void note_sleep(__u32 tid, __u64 ts)
 		bpf_map_update_elem(&sleep_at, &tid, &ts, BPF_ANY);
 }
 
+/* A waiter's copy of a CPython 3.10 (or older) thread: 16 KiB of stack
+ * (pyframes.h: LT_STACK_COPY_DEEP), as each Python call there has a C
+ * frame of the interpreter loop of its own, then its Python frames. */
+struct lt_deep_py_copy {
+	struct lt_stack_copy c;
+	__u8 more[LT_STACK_COPY_DEEP];
+	struct lt_py_copy py;
+};
+
+#define DEEP_BYTES (LT_STACK_COPY_BYTES + LT_STACK_COPY_DEEP)
+
+static __noinline void copy_deep_waiter(struct task_struct *p, __u64 start, __u64 now, __u32 how)
+{
+	__u32 tgid = p->tgid;
+	const struct lt_py_layout *pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	struct lt_deep_py_copy *w;
+	struct lt_stack_copy *c;
+	__u64 sp;
+
+	if (!pyl || !regs)
+		return;
+	w = bpf_ringbuf_reserve(&stack_copies, sizeof(*w), 0);
+	if (!w) {
+		wcopy_inc(LT_WCOPY_FULL);
+		return;
+	}
+	c = &w->c;
+	copy_py_frames(pyl, p->pid, &w->py);
+	c->ts = start;
+	c->at = now;
+	c->tid = p->pid;
+	c->tgid = p->tgid;
+	c->role = LT_COPY_WAITER;
+	c->pad = LT_COPY_F_DEEP;
+	c->ip = regs->ip;
+	c->sp = sp = regs->sp;
+	c->bp = regs->bp;
+	c->bx = regs->bx;
+	c->r12 = regs->r12;
+	c->r13 = regs->r13;
+	c->r14 = regs->r14;
+	c->r15 = regs->r15;
+	c->ax = regs->ax;
+	c->cx = regs->cx;
+	c->dx = regs->dx;
+	c->si = regs->si;
+	c->di = regs->di;
+	c->r8 = regs->r8;
+	c->r9 = regs->r9;
+	c->r10 = regs->r10;
+	c->r11 = regs->r11;
+	/* the stack's top end may come first: smaller reads, then what is
+	 * left of sp's page */
+	if (!bpf_probe_read_user(c->stack, DEEP_BYTES, (void *)sp))
+		c->len = DEEP_BYTES;
+	else if (!bpf_probe_read_user(c->stack, 12288, (void *)sp))
+		c->len = 12288;
+	else if (!bpf_probe_read_user(c->stack, 8192, (void *)sp))
+		c->len = 8192;
+	else if (!bpf_probe_read_user(c->stack, 4096, (void *)sp))
+		c->len = 4096;
+	else {
+		__u32 room = 4096 - (__u32)(sp & 4095);
+		c->len = 0;
+		if (!bpf_probe_read_user(c->stack, room & 4095, (void *)sp))
+			c->len = room & 4095;
+	}
+	wcopy_inc(how);
+	bpf_ringbuf_submit(w, BPF_RB_NO_WAKEUP);
+}
+
 /* Copies the sleeping thread p's user registers and stack; the current
  * task shares p's address space. */
 static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u64 now, __u32 how)
@@ -837,6 +909,10 @@ static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u
 	 * (the current task shares its memory; p sleeps: its chain is the
 	 * wait's) */
 	pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
+	if (pyl && pyl->deep) {
+		copy_deep_waiter(p, start, now, how);
+		return;
+	}
 	if (pyl) {
 		struct lt_waker_py_copy *w = bpf_ringbuf_reserve(&stack_copies, sizeof(*w), 0);
 		if (!w) {

@@ -649,6 +649,16 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 static void py_tstate_lookup(struct lt_stackrec *r, struct pyproc *pp, uint32_t tid,
 			     uint64_t had);
 
+/* The Python frames after a copy of SIZE bytes in all (after the deep
+ * copy's more bytes for LT_COPY_F_DEEP), NULL none. */
+static const struct lt_py_copy *copy_py(const struct lt_stack_copy *c, size_t size)
+{
+	size_t at = sizeof(*c) + ((c->pad & LT_COPY_F_DEEP) ? LT_STACK_COPY_DEEP : 0);
+	if (size < at + sizeof(struct lt_py_copy))
+		return NULL;
+	return (const struct lt_py_copy *)((const uint8_t *)c + at);
+}
+
 /* Does one call of the interpreter loop run the Python calls of a thread
  * (3.11 and later)?  Up to 3.10 each Python call has a C frame of the
  * loop of its own, several hundred bytes each: the BPF side's 2 KiB copy
@@ -691,9 +701,9 @@ static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c, siz
 		return -1;
 	}
 	if (pp && pp->py) {
-		const struct lt_py_copy *py = (const struct lt_py_copy *)(c + 1);
-		if (size < sizeof(*c) + sizeof(*py) || py->magic != LT_PY_COPY_MAGIC ||
-		    !py_one_loop(pp)) {
+		const struct lt_py_copy *py = copy_py(c, size);
+		if (!py || py->magic != LT_PY_COPY_MAGIC ||
+		    (!py_one_loop(pp) && !(c->pad & LT_COPY_F_DEEP))) {
 			r->st.bpf_py_left++;
 			return -1;
 		}
@@ -738,7 +748,10 @@ static void push_ts(void *arg, pid_t tid, uint64_t ts)
 static void py_to_bpf(struct lt_stackrec *r, uint32_t tgid, struct pyproc *pp)
 {
 	struct lt_py_layout l;
-	if (!pp->py || lt_pystk_bpf_layout(pp->py, &l) || lt_bpf_py_layout(r->bpf, tgid, &l))
+	if (!pp->py || lt_pystk_bpf_layout(pp->py, &l))
+		return;
+	l.deep = !py_one_loop(pp); /* waiters' copies of more stack */
+	if (lt_bpf_py_layout(r->bpf, tgid, &l))
 		return;
 	lt_pystk_each_ts(pp->py, &pp->e, push_ts, r);
 }
@@ -816,7 +829,13 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 		r->st.bpf_waiters++;
 	else
 		r->st.wakers++;
-	if (!c->len || c->len > LT_STACK_COPY_BYTES)
+	size_t most = LT_STACK_COPY_BYTES;
+	if (c->pad & LT_COPY_F_DEEP) {
+		if (size < sizeof(*c) + LT_STACK_COPY_DEEP)
+			return 0;
+		most += LT_STACK_COPY_DEEP; /* the stack goes on after the struct */
+	}
+	if (!c->len || c->len > most)
 		return 0; /* a waiter's: the collector's read, if in time */
 	if (waiter && waiter_copy(r, c, size))
 		return 0;
@@ -840,8 +859,9 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 	j->base = c->sp;
 	j->len = c->len;
 	j->decided = 1;
-	if (size >= sizeof(*c) + sizeof(struct lt_py_copy))
-		waker_python(r, (const struct lt_py_copy *)(c + 1), j);
+	const struct lt_py_copy *py = copy_py(c, size);
+	if (py)
+		waker_python(r, py, j);
 	enqueue(r, j);
 	return 0;
 }

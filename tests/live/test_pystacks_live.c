@@ -488,6 +488,24 @@ PYENV_TEST(11)
 PYENV_TEST(12)
 PYENV_TEST(13)
 
+/* The BPF side's copies only (reads off), --calls all: up to 3.10 the
+ * copy takes 16 KiB of stack (a loop frame per Python call), from 3.11
+ * 2 KiB; 3.13 has no cframe. */
+#define PYENV_BPF_TEST(minor)                                                              \
+	Test(pystacks_live, pyenv_cpython_3_##minor##_gil_waits_copied_by_bpf_name_their_functions) \
+	{                                                                                   \
+		char py[512];                                                               \
+		struct truth t = { 0 };                                                     \
+		tl_skip_unless_root("needs root: loads BPF programs");                     \
+		pyenv_python(minor, py, sizeof(py));                                        \
+		record_gil_sites_bpf(py, &t, "all");                                        \
+		check_trace(&t);                                                            \
+		check_profile(&t);                                                          \
+	}
+PYENV_BPF_TEST(8)
+PYENV_BPF_TEST(10)
+PYENV_BPF_TEST(13)
+
 /* ---- the releasing stacks (--calls blocking): the wakers' Python frames,
  * copied by the BPF side at the wake-up ---- */
 
