@@ -61,6 +61,9 @@ struct {
  * bytes (struct lt_stack_copy), a ring of their own so that the events'
  * ring never waits for them; full: copies are skipped, never events. */
 const volatile bool copy_waker_stacks = 0;
+/* record --stacks: the long waits' stacks, copied at their wake-up (see
+ * sleep_at); 0: no waiter copies */
+const volatile __u64 waiter_copy_ns = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20); /* 4 KiB (one page) unless copy_waker_stacks */
@@ -620,10 +623,12 @@ static __noinline int emit_flock(struct pt_regs *regs, long id, __u32 tid)
 	return 1;
 }
 
-/* The entry of a call of class cls, as its own record.  1 if written. */
-static __always_inline int emit_call(struct pt_regs *regs, long id, int cls, __u32 tid)
+/* The entry of a call of class cls, as its own record: its timestamp if
+ * written, else 0. */
+static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, __u32 tid)
 {
 	struct lt_event *e;
+	__u64 ts;
 
 	if (cls == LT_CALL_FUTEX) {
 		if (!(e = reserve(SZ_FUTEX, LT_EV_FUTEX_ENTER)))
@@ -640,14 +645,18 @@ static __always_inline int emit_call(struct pt_regs *regs, long id, int cls, __u
 			return 0;
 		fill_io(e, regs, id, tid, 0, 0);
 	}
+	ts = e->h.ts;
 	submit(e);
-	return 1;
+	return ts;
 }
+
+static __always_inline void note_call(__u32 tid, __u64 ts);
+static __always_inline void end_call(struct task_struct *task, __u32 tid);
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 {
-	__u64 pt = bpf_get_current_pid_tgid();
+	__u64 pt = bpf_get_current_pid_tgid(), ets;
 	int cls;
 
 	if (!traced_cur(pt >> 32))
@@ -660,8 +669,13 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	cls = lt_call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
 	 * exit useless; a non-socket read has no entry). */
-	if (cls != LT_CALL_NONE && emit_call(regs, id, cls, (__u32)pt))
+	if (cls != LT_CALL_NONE && (ets = emit_call(regs, id, cls, (__u32)pt))) {
 		mark_inflight(bpf_get_current_task_btf(), id);
+		/* a wait whose stack the collector wants: its sleeps are
+		 * copied at their wake-up (call_at) */
+		if (waiter_copy_ns && (cls != LT_CALL_FUTEX || lt_futex_waits(id, regs->si)))
+			note_call((__u32)pt, ets);
+	}
 	return 0;
 }
 
@@ -697,6 +711,8 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	} else {
 		nr = *v - 1;
+		if (waiter_copy_ns)
+			end_call(task, (__u32)pt);
 		*v = 0;
 	}
 	e = reserve(LT_REC_SIZE(lt_sys_exit), LT_EV_SYS_EXIT);
@@ -746,13 +762,36 @@ static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct
  * sleeps are left to the collector's sampling (--stack-sample).
  * A preallocated hash rather than task storage: an insertion into task
  * storage may allocate, and this runs under the run queue's lock. */
-const volatile __u64 waiter_copy_ns = 0; /* 0: no waiter copies */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1); /* set by user space with waiter_copy_ns */
 	__type(key, __u32);
 	__type(value, __u64);
 } sleep_at SEC(".maps");
+
+/* --calls all (sys_enter and sys_exit trace the calls): the entry's
+ * timestamp of the wait call each thread is in (a futex wait, a poll, a
+ * socket read or write: the calls the collector reads stacks for), 0 out
+ * of one.  The collector keys a wait by its entry, so a sleep in the call
+ * is noted in sleep_at with the entry's time (the copy's ts); the wait's
+ * length is counted from there, as the call's is in the trace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* set by user space with waiter_copy_ns, --calls all */
+	__type(key, __u32);
+	__type(value, __u64);
+} call_at SEC(".maps");
+
+static __always_inline void note_call(__u32 tid, __u64 ts)
+{
+	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
+
+	if (v)
+		*v = ts;
+	else
+		bpf_map_update_elem(&call_at, &tid, &ts, BPF_ANY);
+}
+
 
 /* What happened to the sleeps of waiter_copy_ns or more (per cpu, user
  * space sums them): LT_WCOPY_* */
@@ -780,10 +819,84 @@ static __noinline void note_sleep(__u32 tid, __u64 ts)
 		bpf_map_update_elem(&sleep_at, &tid, &ts, BPF_ANY);
 }
 
+/* A waiter's copy of a CPython 3.10 (or older) thread: 16 KiB of stack
+ * (pyframes.h: LT_STACK_COPY_DEEP), as each Python call there has a C
+ * frame of the interpreter loop of its own, then its Python frames. */
+struct lt_deep_py_copy {
+	struct lt_stack_copy c;
+	__u8 more[LT_STACK_COPY_DEEP];
+	struct lt_py_copy py;
+};
+
+#define DEEP_BYTES (LT_STACK_COPY_BYTES + LT_STACK_COPY_DEEP)
+
+static __noinline void copy_deep_waiter(struct task_struct *p, __u64 start, __u64 now, __u32 how)
+{
+	__u32 tgid = p->tgid;
+	const struct lt_py_layout *pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	struct lt_deep_py_copy *w;
+	struct lt_stack_copy *c;
+	__u64 sp;
+
+	if (!pyl || !regs)
+		return;
+	w = bpf_ringbuf_reserve(&stack_copies, sizeof(*w), 0);
+	if (!w) {
+		wcopy_inc(LT_WCOPY_FULL);
+		return;
+	}
+	c = &w->c;
+	copy_py_frames(pyl, p->pid, &w->py);
+	c->ts = start;
+	c->at = now;
+	c->tid = p->pid;
+	c->tgid = p->tgid;
+	c->role = LT_COPY_WAITER;
+	c->pad = LT_COPY_F_DEEP;
+	c->ip = regs->ip;
+	c->sp = sp = regs->sp;
+	c->bp = regs->bp;
+	c->bx = regs->bx;
+	c->r12 = regs->r12;
+	c->r13 = regs->r13;
+	c->r14 = regs->r14;
+	c->r15 = regs->r15;
+	c->ax = regs->ax;
+	c->cx = regs->cx;
+	c->dx = regs->dx;
+	c->si = regs->si;
+	c->di = regs->di;
+	c->r8 = regs->r8;
+	c->r9 = regs->r9;
+	c->r10 = regs->r10;
+	c->r11 = regs->r11;
+	/* the stack's top end may come first: smaller reads, then what is
+	 * left of sp's page */
+	if (!bpf_probe_read_user(c->stack, DEEP_BYTES, (void *)sp))
+		c->len = DEEP_BYTES;
+	else if (!bpf_probe_read_user(c->stack, 12288, (void *)sp))
+		c->len = 12288;
+	else if (!bpf_probe_read_user(c->stack, 8192, (void *)sp))
+		c->len = 8192;
+	else if (!bpf_probe_read_user(c->stack, 4096, (void *)sp))
+		c->len = 4096;
+	else {
+		__u32 room = 4096 - (__u32)(sp & 4095);
+		c->len = 0;
+		if (!bpf_probe_read_user(c->stack, room & 4095, (void *)sp))
+			c->len = room & 4095;
+	}
+	wcopy_inc(how);
+	bpf_ringbuf_submit(w, BPF_RB_NO_WAKEUP);
+}
+
 /* Copies the sleeping thread p's user registers and stack; the current
  * task shares p's address space. */
 static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u64 now, __u32 how)
 {
+	__u32 tgid = p->tgid;
+	const struct lt_py_layout *pyl;
 	struct lt_stack_copy *c;
 	struct pt_regs *regs;
 
@@ -792,10 +905,28 @@ static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u
 	regs = (struct pt_regs *)bpf_task_pt_regs(p);
 	if (!regs)
 		return;
-	c = bpf_ringbuf_reserve(&stack_copies, sizeof(*c), 0);
-	if (!c) {
-		wcopy_inc(LT_WCOPY_FULL);
+	/* a CPython thread: its Python frames too, read as a waker's are
+	 * (the current task shares its memory; p sleeps: its chain is the
+	 * wait's) */
+	pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
+	if (pyl && pyl->deep) {
+		copy_deep_waiter(p, start, now, how);
 		return;
+	}
+	if (pyl) {
+		struct lt_waker_py_copy *w = bpf_ringbuf_reserve(&stack_copies, sizeof(*w), 0);
+		if (!w) {
+			wcopy_inc(LT_WCOPY_FULL);
+			return;
+		}
+		copy_py_frames(pyl, p->pid, &w->py);
+		c = &w->c;
+	} else {
+		c = bpf_ringbuf_reserve(&stack_copies, sizeof(*c), 0);
+		if (!c) {
+			wcopy_inc(LT_WCOPY_FULL);
+			return;
+		}
 	}
 	c->ts = start;
 	c->at = now;
@@ -849,6 +980,35 @@ static __always_inline bool waker_copy_room(void)
 	return false;
 }
 
+/* --calls all: the current task returns from a traced call.  A wait call
+ * of waiter_copy_ns or more that no wake-up or switch could copy (woken
+ * by a timer or from another process: a timed wait that timed out) is
+ * copied now: until the return to user space the thread's user registers
+ * (but ax, the result) and stack are the ones it slept with, and its
+ * memory is the current one. */
+static __always_inline void end_call(struct task_struct *task, __u32 tid)
+{
+	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
+	__u64 start, now;
+
+	if (!v || !(start = *v))
+		return;
+	*v = 0;
+	now = bpf_ktime_get_boot_ns();
+	if (now - start >= waiter_copy_ns)
+		copy_waiter_stack(task, start, now, LT_WCOPY_AT_EXIT);
+}
+
+/* --calls all: a call's sleep copied: its later sleeps are not (one
+ * stack per wait; the collector would drop them). */
+static __always_inline void call_copied(__u32 tid, __u64 entry)
+{
+	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
+
+	if (v && *v == entry)
+		*v = 0;
+}
+
 /* sched_waking of traced p by the current task cur. */
 static __always_inline void waiter_copy_at_wake(struct task_struct *p, struct task_struct *cur)
 {
@@ -865,6 +1025,8 @@ static __always_inline void waiter_copy_at_wake(struct task_struct *p, struct ta
 		return; /* not readable from here: perhaps at the switch */
 	*v = 0;
 	copy_waiter_stack(p, start, now, LT_WCOPY_AT_WAKE);
+	if (!calls_at_switch)
+		call_copied(tid, start);
 }
 
 /* sched_switch to next (prev is current): a long sleep whose wake-up
@@ -889,6 +1051,26 @@ static __always_inline void waiter_copy_at_switch(struct task_struct *prev,
 		return;
 	}
 	copy_waiter_stack(next, start, now, LT_WCOPY_AT_SWITCH);
+	if (!calls_at_switch)
+		call_copied(tid, start);
+}
+
+/* --calls all: prev goes to sleep (not preempted); in a wait call whose
+ * entry was written (call_at), the sleep is noted with the entry's time.
+ * Its saved registers say it is in a system call the collector reads
+ * stacks for (a signal handler run from inside a call is not). */
+static __always_inline void note_sleep_in_call(struct task_struct *prev)
+{
+	__u32 tid = prev->pid;
+	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
+	struct pt_regs *regs;
+
+	if (!v || !*v || (prev->flags & 0x00200000)) /* PF_KTHREAD */
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (!regs || lt_call_class(regs->orig_ax) == LT_CALL_NONE)
+		return;
+	note_sleep(tid, *v);
 }
 
 /* --calls blocking: prev is going to sleep (not preempted) inside one of
@@ -968,8 +1150,11 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 	if (!ptraced && !traced(next))
 		return 0;
-	if (waiter_copy_ns)
+	if (waiter_copy_ns) {
 		waiter_copy_at_switch(prev, next);
+		if (!calls_at_switch && ptraced && prev_state && !preempt)
+			note_sleep_in_call(prev);
+	}
 	if (calls_at_switch && ptraced && prev_state && !preempt &&
 	    emit_sleep_in_call(preempt, prev, next, prev_state, ptgid, ntgid))
 		return 0;
@@ -1303,6 +1488,8 @@ int BPF_PROG(lt_process_exit, struct task_struct *p)
 		__u32 tid = p->pid;
 
 		bpf_map_delete_elem(&sleep_at, &tid);
+		if (!calls_at_switch)
+			bpf_map_delete_elem(&call_at, &tid);
 	}
 	if (targ_multi && group_dead && p->tgid != targ_tgid) {
 		__u32 tgid = p->tgid;

@@ -75,8 +75,12 @@ enum lt_kind {
  *  - LT_COPY_WAITER: a waiter's, copied at the wake-up that ended a sleep
  *    of at least waiter_copy_ns in a traced call, by a waker of the same
  *    address space (or at the switch that runs it again, from a thread of
- *    its process); tid is the waiter, ts the ts of the entry written when
- *    it went to sleep (LT_F_AT_SLEEP), at when the copy was taken. */
+ *    its process, or with --calls all at its call's return); tid is the
+ *    waiter, ts the ts of the wait's entry (--calls blocking: the one
+ *    written when it went to sleep, LT_F_AT_SLEEP; --calls all: the one
+ *    written at sys_enter), at when the copy was taken.  For a CPython
+ *    process (a layout in py_layouts) a struct lt_py_copy follows, as
+ *    after a waker's. */
 #define LT_STACK_COPY_BYTES 2048
 /* counters of the waiters' copies (BPF map wcopy_count, per cpu) */
 #define LT_WCOPY_AT_WAKE 0   /* copied at the wake-up */
@@ -84,7 +88,8 @@ enum lt_kind {
 #define LT_WCOPY_LEFT 2      /* woken from another address space: not copied */
 #define LT_WCOPY_FULL 3      /* the copies' ring was full */
 #define LT_WCOPY_WAKER_LEFT 4 /* a waker's copy not taken: the ring half full */
-#define LT_WCOPY_MAX 5
+#define LT_WCOPY_AT_EXIT 5   /* --calls all: copied at its call's return (sys_exit) */
+#define LT_WCOPY_MAX 6
 #define LT_COPY_WAKER 0
 #define LT_COPY_WAITER 1
 struct lt_stack_copy {

@@ -31,6 +31,9 @@ struct lt_py_layout {
 	uint32_t off_code;  /* its code object */
 	uint32_t off_a;     /* 3.11+: the instruction pointer; <= 3.10: f_lasti, f_lineno */
 	uint32_t off_b;     /* 3.11+: the word holding owner (and is_entry); <= 3.10: f_trace */
+	uint32_t deep;      /* waiters' copies take LT_STACK_COPY_DEEP more bytes of
+			     * stack (<= 3.10: a C frame of the loop per Python call) */
+	uint32_t pad;
 };
 
 struct lt_py_rawframe {
@@ -56,5 +59,12 @@ struct lt_py_copy {
 	uint64_t tstate; /* the thread state it was read from */
 	struct lt_py_rawframe f[LT_PY_COPY_FRAMES];
 };
+
+/* A waiter's copy of a process whose layout says deep: the stack goes on
+ * past the struct lt_stack_copy's LT_STACK_COPY_BYTES into
+ * LT_STACK_COPY_DEEP more bytes right after it (len counts both; the
+ * copy's pad has LT_COPY_F_DEEP), then the struct lt_py_copy. */
+#define LT_STACK_COPY_DEEP (14u * 1024u)
+#define LT_COPY_F_DEEP 1
 
 #endif

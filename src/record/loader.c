@@ -178,10 +178,12 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		ring_bytes = lt_bpf_ring_size(4096);
 	}
 	bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)ring_bytes);
-	int copies = (flags & LT_BPF_COPY_STACKS) && (flags & LT_BPF_CALLS_BLOCKING) && b->copy_fn;
-	if (copies)
+	/* the copies' ring: wakers' copies (--calls blocking) and waiters' */
+	int copies = (flags & LT_BPF_COPY_STACKS) && b->copy_fn &&
+		     ((flags & LT_BPF_CALLS_BLOCKING) || (flags & LT_BPF_COPY_WAITERS));
+	if (copies && (flags & LT_BPF_CALLS_BLOCKING))
 		b->skel->rodata->copy_waker_stacks = true;
-	else { /* unused: the smallest ring and maps */
+	if (!copies) { /* unused: the smallest ring and maps */
 		bpf_map__set_max_entries(b->skel->maps.stack_copies, 4096);
 		bpf_map__set_max_entries(b->skel->maps.py_layouts, 1);
 		bpf_map__set_max_entries(b->skel->maps.py_tstates, 1);
@@ -193,6 +195,8 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		b->skel->rodata->waiter_copy_ns = LT_WAITER_COPY_NS;
 		bpf_map__set_max_entries(b->skel->maps.stack_copies, 16u << 20);
 		bpf_map__set_max_entries(b->skel->maps.sleep_at, 65536);
+		if (!(flags & LT_BPF_CALLS_BLOCKING)) /* the waits' entries */
+			bpf_map__set_max_entries(b->skel->maps.call_at, 65536);
 	}
 	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */
 	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();

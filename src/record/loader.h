@@ -32,12 +32,15 @@ typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 /* Checks the kernel can run locktrace (BTF present).  0 or -1 with err. */
 int lt_bpf_check_kernel(char *err, size_t errlen);
 /* lt_bpf_start flags */
-#define LT_BPF_COPY_STACKS 0x100 /* with CALLS_BLOCKING: copy wakers' stacks
-				* (record --stacks; struct lt_stack_copy) */
+#define LT_BPF_COPY_STACKS 0x100 /* the stack copies' ring (record --stacks;
+				* struct lt_stack_copy); with CALLS_BLOCKING
+				* the wakers' stacks are copied */
 #define LT_BPF_COPY_WAITERS 0x200 /* with COPY_STACKS: also copy a waiter's stack
 				  * at the wake-up that ends a sleep of
 				  * LT_WAITER_COPY_NS or more, when the waker
-				  * shares its address space (LT_COPY_WAITER) */
+				  * shares its address space (LT_COPY_WAITER;
+				  * without CALLS_BLOCKING the wait counts from
+				  * its call's entry, the copy's ts) */
 #define LT_WAITER_COPY_NS 1000000ull
 #define LT_BPF_CALLS_BLOCKING 0x1 /* --calls blocking: no syscall programs; the
 				   * switch program writes the call a thread

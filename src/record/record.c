@@ -97,23 +97,33 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
 		if (k->bpf_waiters || k->wcopy[LT_WCOPY_LEFT] || k->wcopy[LT_WCOPY_FULL])
 			lt_more("  waiters' stacks copied at the wake-up of a wait of 1 ms or more: "
-				"%llu (%llu at the wake-up, %llu when the thread ran again), %llu "
+				"%llu (%llu at the wake-up, %llu when the thread ran again, %llu at "
+				"the call's return), %llu "
 				"unwound and kept, %llu also read from /proc; %llu woken from "
-				"elsewhere (left to the read), %llu not copied: ring full",
+				"elsewhere (left to the read%s), %llu not copied: ring full",
 				(unsigned long long)k->bpf_waiters,
 				(unsigned long long)k->wcopy[LT_WCOPY_AT_WAKE],
 				(unsigned long long)k->wcopy[LT_WCOPY_AT_SWITCH],
+				(unsigned long long)k->wcopy[LT_WCOPY_AT_EXIT],
 				(unsigned long long)k->bpf_kept, (unsigned long long)k->bpf_dup,
 				(unsigned long long)k->wcopy[LT_WCOPY_LEFT],
+				c->norm ? "" : " or the return",
 				(unsigned long long)k->wcopy[LT_WCOPY_FULL]);
 		if (k->unwinds_cached)
 			lt_more("  stacks: %llu BPF copies not unwound: a copy of the same call path was "
 				"(same return addresses and frame links)",
 				(unsigned long long)k->unwinds_cached);
+		if (k->bpf_py)
+			lt_more("  waiters' stacks: %llu copies of CPython threads with their Python frames",
+				(unsigned long long)k->bpf_py);
 		if (k->bpf_py_left)
-			lt_more("  waiters' stacks: %llu copies of CPython or OCaml 5 threads left for the reads "
-				"from /proc, which have their Python frames or OCaml stacks",
+			lt_more("  waiters' stacks: %llu copies of OCaml 5 threads, or of CPython threads "
+				"whose thread state was not known yet, left for the reads from /proc, "
+				"which have their OCaml stacks or Python frames",
 				(unsigned long long)k->bpf_py_left);
+		if (k->bpf_again)
+			lt_more("  waiters' stacks: %llu copies of a wait that had its stack already "
+				"(copied or read) dropped", (unsigned long long)k->bpf_again);
 		if (k->wakers)
 			lt_more("  wakers' stacks: %llu copied at a wake-up, %llu unwound and kept, "
 				"%llu left for want of time", (unsigned long long)k->wakers,

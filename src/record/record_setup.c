@@ -322,10 +322,11 @@ static int start_bpf(struct session *s)
 	 * strace -f does: they are added to the kernel's filter at fork; so
 	 * are those of the -p processes with --children */
 	unsigned bflags = o->calls_blocking ? LT_BPF_CALLS_BLOCKING : 0;
-	if (c->stk && o->calls_blocking) {
-		/* the wakers' stacks at the wake-up: copied by the BPF side;
-		 * so are the waiters' of the long waits their wakers can read
-		 * (LT_BPF_COPY_WAITERS), the others read from /proc */
+	if (c->stk) {
+		/* the wakers' stacks at the wake-up (--calls blocking): copied
+		 * by the BPF side; so are the waiters' of the long waits their
+		 * wakers can read (LT_BPF_COPY_WAITERS, either mode), the
+		 * others read from /proc */
 		bflags |= LT_BPF_COPY_STACKS;
 		s->bpf.copy_fn = lt_stackrec_copy_cb;
 		s->bpf.copy_ctx = c->stk;

@@ -359,8 +359,14 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 	struct pend *p = lt_u64map_get(&r->pend, (uint32_t)tid);
 	if (!p)
 		return;
-	if (p->state == P_COPIED && p->job)
-		decide(r, p, ts >= p->job->copied);
+	if (p->state == P_COPIED && p->job) {
+		int keep = ts >= p->job->copied;
+		decide(r, p, keep);
+		/* a BPF copy of it still to come (--calls all: taken at the
+		 * return) is not kept beside the read */
+		if (keep)
+			lt_u64map_put(&r->bpf_done, (uint32_t)tid, (void *)(uintptr_t)p->ts);
+	}
 	lt_u64map_del(&r->pend, (uint32_t)tid);
 	free_pend(p);
 }
@@ -640,29 +646,78 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 	}
 }
 
+static void py_tstate_lookup(struct lt_stackrec *r, struct pyproc *pp, uint32_t tid,
+			     uint64_t had);
+
+/* The Python frames after a copy of SIZE bytes in all (after the deep
+ * copy's more bytes for LT_COPY_F_DEEP), NULL none. */
+static const struct lt_py_copy *copy_py(const struct lt_stack_copy *c, size_t size)
+{
+	size_t at = sizeof(*c) + ((c->pad & LT_COPY_F_DEEP) ? LT_STACK_COPY_DEEP : 0);
+	if (size < at + sizeof(struct lt_py_copy))
+		return NULL;
+	return (const struct lt_py_copy *)((const uint8_t *)c + at);
+}
+
+/* Does one call of the interpreter loop run the Python calls of a thread
+ * (3.11 and later)?  Up to 3.10 each Python call has a C frame of the
+ * loop of its own, several hundred bytes each: the BPF side's 2 KiB copy
+ * ends a few calls in, and the outer Python frames would have no loop
+ * frame to be placed above; the read from /proc copies 32 KiB. */
+static int py_one_loop(const struct pyproc *pp)
+{
+	const char *v = lt_pystk_version(pp->py);
+	int major = 0, minor = 0;
+	if (!v || sscanf(v, "CPython %d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 3 || (major == 3 && minor >= 11);
+}
+
 /* A waiter's copy from the BPF side, taken at the wake-up that ended
- * its wait (c->ts: the wait's entry): the wait needs no read from /proc.
- * Copies and entries come through two rings, in either order: a wait
- * still pending is marked (a read already taken of it is dropped: the
- * copy is certain to be of the sleep, the read only if the wait
- * outlasted it); a copy that comes first is remembered for its entry.
- * -1: the copy is not to be used (a CPython process). */
-static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
+ * its wait (c->ts: the wait's entry; with --calls all the entry written
+ * at sys_enter, with --calls blocking the one written at the sleep): the
+ * wait needs no read from /proc.  Copies and entries come through two
+ * rings, in either order: a wait still pending is marked (a read already
+ * taken of it is dropped: the copy is certain to be of the sleep, the
+ * read only if the wait outlasted it); a copy that comes first is
+ * remembered for its entry.  A second copy of the same wait (a call that
+ * slept again) is dropped.  SIZE: the ring record's, which for a CPython
+ * process carries the thread's Python frames after the copy.
+ * -1: the copy is not to be used. */
+static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c, size_t size)
 {
 	uint32_t tid = c->tid;
 	struct pend *p = lt_u64map_get(&r->pend, tid);
-	/* a CPython thread's read has its Python frames too, and an OCaml 5
-	 * thread's its OCaml stack, which the copy lacks: their waits keep
-	 * being read, and the copies are left */
 	pthread_mutex_lock(&r->mu);
-	const struct pyproc *pp = lt_u64map_get(&r->pyprocs, c->tgid);
-	int py = pp && (pp->py || pp->oc);
+	struct pyproc *pp = lt_u64map_get(&r->pyprocs, c->tgid);
 	pthread_mutex_unlock(&r->mu);
-	if (py) {
+	/* an OCaml 5 thread's read has its OCaml stack, which the copy
+	 * lacks: its waits keep being read, and the copies are left; so are
+	 * a CPython thread's copies without its Python frames (its thread
+	 * state not known to the BPF side yet: looked up for the next), and
+	 * those of CPython 3.10 and older (py_one_loop) */
+	if (pp && pp->oc) {
 		r->st.bpf_py_left++;
 		return -1;
 	}
+	if (pp && pp->py) {
+		const struct lt_py_copy *py = copy_py(c, size);
+		if (!py || py->magic != LT_PY_COPY_MAGIC ||
+		    (!py_one_loop(pp) && !(c->pad & LT_COPY_F_DEEP))) {
+			r->st.bpf_py_left++;
+			return -1;
+		}
+		if (py->end == LT_PYC_NO_TSTATE) {
+			py_tstate_lookup(r, pp, tid, py->tstate);
+			r->st.bpf_py_left++;
+			return -1;
+		}
+	}
 	if (p && p->ts == c->ts) {
+		if (p->state == P_BPF) {
+			r->st.bpf_again++;
+			return -1;
+		}
 		if (p->state == P_COPIED && p->job) {
 			p->state = P_BPF;
 			decide(r, p, 0);
@@ -670,6 +725,10 @@ static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c)
 		}
 		p->state = P_BPF;
 	} else {
+		if ((uint64_t)(uintptr_t)lt_u64map_get(&r->bpf_done, tid) == c->ts) {
+			r->st.bpf_again++;
+			return -1;
+		}
 		lt_u64map_put(&r->bpf_done, tid, (void *)(uintptr_t)c->ts);
 	}
 	return 0;
@@ -689,7 +748,10 @@ static void push_ts(void *arg, pid_t tid, uint64_t ts)
 static void py_to_bpf(struct lt_stackrec *r, uint32_t tgid, struct pyproc *pp)
 {
 	struct lt_py_layout l;
-	if (!pp->py || lt_pystk_bpf_layout(pp->py, &l) || lt_bpf_py_layout(r->bpf, tgid, &l))
+	if (!pp->py || lt_pystk_bpf_layout(pp->py, &l))
+		return;
+	l.deep = !py_one_loop(pp); /* waiters' copies of more stack */
+	if (lt_bpf_py_layout(r->bpf, tgid, &l))
 		return;
 	lt_pystk_each_ts(pp->py, &pp->e, push_ts, r);
 }
@@ -718,16 +780,7 @@ static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, stru
 	if (!pp || !pp->py)
 		return;
 	if (c->end == LT_PYC_NO_TSTATE) {
-		uint64_t now = boot_now(), last = (uint64_t)(uintptr_t)lt_u64map_get(&r->py_nots,
-										 (uint32_t)j->tid);
-		if (r->bpf && (!last || now - last >= 1000000000ull)) {
-			uint64_t ts = lt_pystk_find_ts(pp->py, &pp->e, (pid_t)j->tid);
-			if (ts && ts != c->tstate) {
-				lt_bpf_py_tstate(r->bpf, (uint32_t)j->tid, ts);
-				lt_u64map_put(&r->py_ts, (uint32_t)j->tid, (void *)(uintptr_t)ts);
-			}
-			lt_u64map_put(&r->py_nots, (uint32_t)j->tid, (void *)(uintptr_t)now);
-		}
+		py_tstate_lookup(r, pp, (uint32_t)j->tid, c->tstate);
 		r->st.py_wakers_unknown++;
 	} else {
 		struct lt_pyraw buf[LT_PY_COPY_FRAMES];
@@ -740,9 +793,29 @@ static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, stru
 			j->py_end = o.end;
 			j->py_end_at = o.end_at;
 			j->pp = pp;
-			r->st.py_wakers++;
+			if (j->kind == J_WAITER)
+				r->st.bpf_py++;
+			else
+				r->st.py_wakers++;
 		}
 	}
+}
+
+/* Thread TID of a CPython process has no thread state the BPF side knows
+ * (or not that one, HAD): looked up (at most once a second) for the BPF
+ * side's next copies of it, as a waker or as a waiter. */
+static void py_tstate_lookup(struct lt_stackrec *r, struct pyproc *pp, uint32_t tid,
+			     uint64_t had)
+{
+	uint64_t now = boot_now(), last = (uint64_t)(uintptr_t)lt_u64map_get(&r->py_nots, tid);
+	if (!r->bpf || (last && now - last < 1000000000ull))
+		return;
+	uint64_t ts = lt_pystk_find_ts(pp->py, &pp->e, (pid_t)tid);
+	if (ts && ts != had) {
+		lt_bpf_py_tstate(r->bpf, tid, ts);
+		lt_u64map_put(&r->py_ts, tid, (void *)(uintptr_t)ts);
+	}
+	lt_u64map_put(&r->py_nots, tid, (void *)(uintptr_t)now);
 }
 
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
@@ -756,9 +829,15 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 		r->st.bpf_waiters++;
 	else
 		r->st.wakers++;
-	if (!c->len || c->len > LT_STACK_COPY_BYTES)
+	size_t most = LT_STACK_COPY_BYTES;
+	if (c->pad & LT_COPY_F_DEEP) {
+		if (size < sizeof(*c) + LT_STACK_COPY_DEEP)
+			return 0;
+		most += LT_STACK_COPY_DEEP; /* the stack goes on after the struct */
+	}
+	if (!c->len || c->len > most)
 		return 0; /* a waiter's: the collector's read, if in time */
-	if (waiter && waiter_copy(r, c))
+	if (waiter && waiter_copy(r, c, size))
 		return 0;
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j || !(j->copy = malloc(c->len))) {
@@ -780,8 +859,9 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 	j->base = c->sp;
 	j->len = c->len;
 	j->decided = 1;
-	if (size >= sizeof(*c) + sizeof(struct lt_py_copy))
-		waker_python(r, (const struct lt_py_copy *)(c + 1), j);
+	const struct lt_py_copy *py = copy_py(c, size);
+	if (py)
+		waker_python(r, py, j);
 	enqueue(r, j);
 	return 0;
 }

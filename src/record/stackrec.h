@@ -40,12 +40,15 @@ struct lt_stackrec_stats {
 	uint64_t py_read_ns; /* of read_ns, the collector's time reading them */
 	uint64_t py_resolve_ns; /* of unwind_ns, resolving them to functions */
 	/* waiters' stacks copied by the BPF side at their wake-up (record
-	 * --stacks --calls blocking, LT_COPY_WAITER) */
+	 * --stacks, LT_COPY_WAITER) */
 	uint64_t bpf_waiters;   /* copies received */
 	uint64_t bpf_kept;      /* of them, unwound and kept */
 	uint64_t bpf_dup;       /* a read of the same wait was taken too: it was dropped */
 	uint64_t unwinds_cached; /* BPF copies not unwound: one of the same call path was */
-	uint64_t bpf_py_left;   /* left: a CPython or OCaml 5 process's (the reads have their frames) */
+	uint64_t bpf_py_left;   /* left: an OCaml 5 process's, or a CPython thread's without
+				 * its Python frames (the reads have them) */
+	uint64_t bpf_py;        /* a CPython thread's, with its Python frames */
+	uint64_t bpf_again;     /* a copy of a wait that had its stack already: dropped */
 	uint64_t wcopy[LT_WCOPY_MAX]; /* the BPF side's counts (lt_stackrec_note_wcopy) */
 	uint64_t py_wakers;  /* wakers' copies with their Python frames (BPF side) */
 	uint64_t py_wakers_unknown; /* of a CPython process, but the thread's state

@@ -144,6 +144,15 @@ static void record_gil_sites(const char *py, struct truth *t)
 	record_gil_sites_as(py, t, NULL, "all");
 }
 
+/* As record_gil_sites, with only the BPF side's copies of the waiters'
+ * stacks (LOCKTRACE_WAITER_STACKS=bpf: no reads from /proc). */
+static void record_gil_sites_bpf(const char *py, struct truth *t, const char *calls)
+{
+	setenv("LOCKTRACE_WAITER_STACKS", "bpf", 1);
+	record_gil_sites_as(py, t, NULL, calls);
+	unsetenv("LOCKTRACE_WAITER_STACKS");
+}
+
 static int is_loop(const char *func)
 {
 	return func && !strncmp(func, "_PyEval_EvalFrameDefault", 24);
@@ -419,6 +428,30 @@ Test(pystacks_live, debian_python3_gil_waits_name_their_python_functions)
 	gil_sites(TL_PYTHON);
 }
 
+/* The GIL waits' stacks copied by the BPF side (--calls all: at the
+ * wake-up when alpha lets go of the GIL, or at the call's return when the
+ * timed wait timed out), with the waiting thread's Python frames read
+ * there too (its thread state known to the BPF side), the reads from
+ * /proc off: the same checks, so every stack checked, and beta's waits in
+ * the profile, come from the copies. */
+Test(pystacks_live, debian_python3_gil_waits_copied_by_bpf_name_their_functions)
+{
+	struct truth t = { 0 };
+	record_gil_sites_bpf(TL_PYTHON, &t, "all");
+	check_trace(&t);
+	check_profile(&t);
+}
+
+/* --calls blocking: the copies taken at the wake-up carry the Python
+ * frames too (the GIL's timed waits that time out are woken by a timer:
+ * no copy, and no read here, so the profile's coverage is not checked). */
+Test(pystacks_live, debian_python3_gil_waits_copied_by_bpf_blocking_name_their_functions)
+{
+	struct truth t = { 0 };
+	record_gil_sites_bpf(TL_PYTHON, &t, "blocking");
+	check_trace(&t);
+}
+
 Test(pystacks_live, debian_python3_perfetto_callstacks_have_python_frames)
 {
 	const char *why = tp_missing();
@@ -454,6 +487,24 @@ PYENV_TEST(10)
 PYENV_TEST(11)
 PYENV_TEST(12)
 PYENV_TEST(13)
+
+/* The BPF side's copies only (reads off), --calls all: up to 3.10 the
+ * copy takes 16 KiB of stack (a loop frame per Python call), from 3.11
+ * 2 KiB; 3.13 has no cframe. */
+#define PYENV_BPF_TEST(minor)                                                              \
+	Test(pystacks_live, pyenv_cpython_3_##minor##_gil_waits_copied_by_bpf_name_their_functions) \
+	{                                                                                   \
+		char py[512];                                                               \
+		struct truth t = { 0 };                                                     \
+		tl_skip_unless_root("needs root: loads BPF programs");                     \
+		pyenv_python(minor, py, sizeof(py));                                        \
+		record_gil_sites_bpf(py, &t, "all");                                        \
+		check_trace(&t);                                                            \
+		check_profile(&t);                                                          \
+	}
+PYENV_BPF_TEST(8)
+PYENV_BPF_TEST(10)
+PYENV_BPF_TEST(13)
 
 /* ---- the releasing stacks (--calls blocking): the wakers' Python frames,
  * copied by the BPF side at the wake-up ---- */

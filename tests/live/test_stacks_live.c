@@ -309,6 +309,23 @@ Test(stacks_live, waiters_stacks_copied_at_the_wake_up, .timeout = 120)
 	unlink(raw);
 }
 
+/* --calls all: the same copies, of the waits whose entries the recorder
+ * writes at sys_enter (the copy keyed by the entry's time, the wait's
+ * length counted from it), with the reads off (LOCKTRACE_WAITER_STACKS=
+ * bpf): every_mutex_wait_has_its_call_site's checks, each stack from a
+ * copy. */
+Test(stacks_live, waiters_stacks_copied_at_the_wake_up_with_calls_all, .timeout = 120)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-bpfa");
+	record_sites(raw, "all", &t, NULL, "4", "30", "12", "bpf");
+	check_trace(raw, &t);
+	check_profile(raw, &t, 0);
+	unlink(raw);
+}
+
 /* A value of LOCKTRACE_WAITER_STACKS the recorder does not know: a clear
  * error and a non-zero exit, before anything is recorded. */
 Test(stacks_live, unknown_waiter_stacks_value_is_refused, .timeout = 60)

@@ -276,3 +276,92 @@ Test(stackrec, copy_replaces_a_read_of_the_same_wait, .timeout = 60)
 	free(c);
 	lt_stackrec_free(r);
 }
+
+/* --calls all: the wait's entry is written at sys_enter (no LT_F_AT_SLEEP)
+ * and the BPF side keys its copies with that entry's ts; a call that
+ * sleeps again after its copy may bring a second copy of the same wait
+ * (same tid and ts): the first is its stack, the second is dropped and
+ * counted, in either order of entry and copies. */
+Test(stackrec, second_copy_of_a_wait_is_dropped, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	uint32_t tgid = (uint32_t)getpid();
+	int32_t tid = 4000006;
+	struct lt_event e = wait_entry(tid, 300 * MS, 0x1000);
+	e.h.flags = 0; /* written at sys_enter */
+	lt_stackrec_event(r, &e, tgid);
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 300 * MS, 303 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	cr_assert_eq(lt_stackrec_due_ms(r, 300 * MS), -1, "the copied wait is still to be read");
+	own_copy(c, tid, 300 * MS, 309 * MS); /* it slept again in the same call */
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	struct lt_event x = sys_exit(tid, 310 * MS);
+	lt_stackrec_event(r, &x, tgid);
+
+	/* copies first: the entry comes after both */
+	own_copy(c, tid, 400 * MS, 403 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	own_copy(c, tid, 400 * MS, 407 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	struct lt_event e2 = wait_entry(tid, 400 * MS, 0x1000);
+	e2.h.flags = 0;
+	lt_stackrec_event(r, &e2, tgid);
+	cr_assert_eq(lt_stackrec_due_ms(r, 400 * MS), -1);
+	x = sys_exit(tid, 410 * MS);
+	lt_stackrec_event(r, &x, tgid);
+
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->waits, 2);
+	cr_assert_eq(k->reads, 0);
+	cr_assert_eq(k->bpf_waiters, 4);
+	cr_assert_eq(k->bpf_again, 2, "second copies dropped: %llu",
+		     (unsigned long long)k->bpf_again);
+	cr_assert_eq(k->bpf_kept, 2, "one stack per wait: %llu", (unsigned long long)k->bpf_kept);
+	free(c);
+	lt_stackrec_free(r);
+}
+
+/* --calls all: the collector read a long wait and kept the read (the
+ * thread returned after it), then the BPF side's copy taken at the call's
+ * return comes: the wait has its stack, the copy is dropped. */
+Test(stackrec, copy_after_a_kept_read_is_dropped, .timeout = 60)
+{
+	pthread_t th;
+	futex_word = 0;
+	sleeper_tid = 0;
+	cr_assert_eq(pthread_create(&th, NULL, sleeper, NULL), 0);
+	int32_t tid;
+	while (!(tid = __atomic_load_n(&sleeper_tid, __ATOMIC_ACQUIRE)))
+		usleep(1000);
+	uint64_t uaddr = (uint64_t)(uintptr_t)&futex_word;
+	for (int i = 0; i < 5000 && !in_futex(tid, uaddr); i++)
+		usleep(1000);
+	cr_assert(in_futex(tid, uaddr), "the sleeper thread never slept in FUTEX_WAIT");
+
+	struct lt_stackrec *r = new_rec();
+	uint32_t tgid = (uint32_t)getpid();
+	struct lt_event e = wait_entry(tid, 200 * MS, uaddr);
+	e.h.flags = 0; /* written at sys_enter */
+	lt_stackrec_event(r, &e, tgid);
+	lt_stackrec_read(r, 201 * MS);
+	cr_assert_eq(lt_stackrec_stats(r)->reads, 1);
+	cr_assert_eq(lt_stackrec_stats(r)->failed, 0, "the sleeping thread could not be read");
+	/* its return, stamped after any copy's end: the read is kept */
+	struct lt_event x = sys_exit(tid, UINT64_MAX / 2);
+	lt_stackrec_event(r, &x, tgid);
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, tid, 200 * MS, UINT64_MAX / 2);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+
+	__atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(th, NULL);
+
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->kept, 1, "the read was not kept");
+	cr_assert_eq(k->bpf_again, 1, "the copy was not dropped");
+	cr_assert_eq(k->bpf_kept, 0, "the copy was kept beside the read");
+	free(c);
+	lt_stackrec_free(r);
+}
