@@ -508,6 +508,7 @@ if part onoff; then
 	done
 	oargs=(--bin "$W/bin" --tools "$ot" --md "$ONOFF_MD" --cycles "$MULTI_ROUNDS")
 	[ "$SMOKE" = 1 ] && oargs+=(--smoke)
+	[ -n "$KEEP" ] && oargs+=(--keep "$W/onoff") # kept with the rest
 	bash scripts/bench-onoff.sh "${oargs[@]}" || say "   bench-onoff.sh failed (exit $?)"
 fi
 
