@@ -94,6 +94,10 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/ltonoff.XXXXXX")
 # reused by someone else's process)
 DPID= CUR_TP=
 cleanup() {
+	# only in the script itself: a subshell that exits (the drain guard
+	# below) may run this trap too, and would take the demo and the work
+	# files with it
+	[ "$BASHPID" = "$$" ] || return 0
 	for p in $DPID $CUR_TP; do kill -9 "$p" 2>/dev/null; done
 	if [ -n "$KEEP" ]; then
 		mkdir -p "$KEEP" && cp -r "$W"/. "$KEEP"/ && echo "bench-onoff: work files kept in $KEEP"
@@ -224,7 +228,8 @@ phase() {
 		if [ "$ok" = 1 ]; then
 			kill -INT "$tp" 2>/dev/null
 			# a drain that hangs must not hang the bench
-			(trap 'kill $s 2>/dev/null; exit 0' TERM
+			(trap - EXIT
+			 trap 'kill $s 2>/dev/null; exit 0' TERM
 			 sleep 120 & s=$!
 			 wait $s && kill -9 "$tp") >/dev/null 2>&1 &
 			local guard=$!
@@ -240,7 +245,19 @@ phase() {
 	fi
 	tx=${EPOCHREALTIME/./} # µs, no fork
 	CUR_TP=
-	kill -0 "$DPID" 2>/dev/null || { echo "bench-onoff: the demo exited: $(tail -c 300 "$W/demo.out")" >&2; exit 1; }
+	if ! kill -0 "$DPID" 2>/dev/null; then
+		# what came before is still measured; this phase is not
+		wait "$DPID"
+		st=$?
+		DEMO_GONE="the demo exited in cycle $((cyc + 1)) during $tool, $([ "$st" -gt 128 ] &&
+			echo "killed by signal $((st - 128))" || echo "status $st"); the phases after it were not run"
+		DPID=
+		say "   $DEMO_GONE"
+		# its launch still ends the off phase before it
+		printf '%s\t%s\t%s\t%s\t%s\t%s\tfailed\t0\t0\tthe demo exited\n' "$tool" "$cyc" "$tl" "$tr" "$ts" "$tx" >>"$PH"
+		rm -rf "$d"
+		return 1
+	fi
 	if [ "$ok" = 1 ] && [[ $tool == l* ]]; then
 		local sum
 		sum=$(grep -E '^locktrace: .* events, ' "$d/err" | tail -1)
@@ -256,16 +273,20 @@ phase() {
 		"$([ "$status" = ok ] && [ "$events" != 0 ] && echo ", $events events, $lost lost")${note:+ ($note)}"
 	rm -rf "$d"
 	nap "$OFF"
+	return 0
 }
+DEMO_GONE=
 for ((c = 0; c < CYCLES; c++)); do
 	for ((k = 0; k < NT; k++)); do
-		phase "${TOOLS[$(((k + c) % NT))]}" "$c"
+		phase "${TOOLS[$(((k + c) % NT))]}" "$c" || break 2
 	done
 done
 T1=${EPOCHREALTIME/./} # µs, no fork
-kill "$DPID" 2>/dev/null
-wait "$DPID" 2>/dev/null
-DPID=
+if [ -n "$DPID" ]; then
+	kill "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DPID=
+fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ------------------------------------------------------------ analysis
@@ -380,6 +401,7 @@ read -r RATE_MED RATE_MIN RATE_MAX _ <<<"$(awk -v w="$WIN" 'NR > 1 && $1 > p { p
 		echo "a median over $nn cycles is known to about ±$(awk -v s="$nsd" -v n="$nn" 'BEGIN { printf "%.3f", 2 * 1.25 * s / sqrt(n) }')"
 		echo "(2 standard errors of a median, 1.25 σ/√n); two rows closer than about $(awk -v s="$nsd" -v n="$nn" 'BEGIN { printf "%.3f", sqrt(2) * 2 * 1.25 * s / sqrt(n) }') are not told apart."
 	fi
+	[ -n "$DEMO_GONE" ] && echo && echo "**Cut short:** $DEMO_GONE."
 	failed=$(awk -F'\t' '$7 != "ok" { printf "%s cycle %d: %s; ", $1, $2 + 1, $10 }' "$PH")
 	[ -n "$failed" ] && echo && echo "Phases not counted: ${failed%; }."
 } >"$W/section.md"

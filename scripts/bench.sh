@@ -81,8 +81,21 @@ RES=$W/results.tsv
 : >"$RES"
 CHILDREN=()
 STATS_WAS= # kernel.bpf_stats_enabled before the profile part turned it on
+# Whether PID is still a child of this shell: the pids in CHILDREN were
+# reaped long ago, most of them, and pid numbers come round again (32768 here,
+# with other sessions forking): a kill -9 by number alone once took down
+# another session's workload as this bench ended.
+ours() {
+	local s
+	s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	set -- $s
+	[ "${2:-}" = "$$" ]
+}
 cleanup() {
-	for p in "${CHILDREN[@]}"; do kill -9 "$p" 2>/dev/null; done
+	# only in the script itself: a subshell that exits (the run guard) may
+	# run this trap too, and would take the workload and $W with it
+	[ "$BASHPID" = "$$" ] || return 0
+	for p in "${CHILDREN[@]}"; do ours "$p" && kill -9 "$p" 2>/dev/null; done
 	[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
 	if [ -n "$KEEP" ]; then
 		mkdir -p "$KEEP" && cp -r "$W"/. "$KEEP"/ && echo "bench: work files kept in $KEEP"
@@ -353,7 +366,8 @@ run_one() {
 	open_gate
 	# a stuck run must not hang the bench
 	# (its sleep must not outlive it: it would hold our stdout open)
-	(trap 'kill $s 2>/dev/null; exit 0' TERM
+	(trap - EXIT
+	 trap 'kill $s 2>/dev/null; exit 0' TERM
 	 sleep $((SECS * 20 + 60)) & s=$!
 	 wait $s && kill -9 "$wpid" 2>/dev/null) >/dev/null 2>&1 &
 	local guard=$!
