@@ -94,15 +94,15 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/ltonoff.XXXXXX")
 # reused by someone else's process)
 DPID= CUR_TP=
 cleanup() {
-	# only in the script itself: a subshell that exits (the drain guard
-	# below) may run this trap too, and would take the demo and the work
-	# files with it
-	[ "$BASHPID" = "$$" ] || return 0
-	for p in $DPID $CUR_TP; do kill -9 "$p" 2>/dev/null; done
-	if [ -n "$KEEP" ]; then
-		mkdir -p "$KEEP" && cp -r "$W"/. "$KEEP"/ && echo "bench-onoff: work files kept in $KEEP"
+	# only in the script itself (no subshell is signalled any more, but a
+	# subshell that gets a signal as it starts runs this trap too)
+	if [ "$BASHPID" = "$$" ]; then
+		for p in $DPID $CUR_TP; do kill -9 "$p" 2>/dev/null; done
+		if [ -n "$KEEP" ]; then
+			mkdir -p "$KEEP" && cp -r "$W"/. "$KEEP"/ && echo "bench-onoff: work files kept in $KEEP"
+		fi
+		rm -rf "$W"
 	fi
-	rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -227,16 +227,17 @@ phase() {
 	if [ -n "$tp" ]; then
 		if [ "$ok" = 1 ]; then
 			kill -INT "$tp" 2>/dev/null
-			# a drain that hangs must not hang the bench
-			(trap - EXIT
-			 trap 'kill $s 2>/dev/null; exit 0' TERM
-			 sleep 120 & s=$!
-			 wait $s && kill -9 "$tp") >/dev/null 2>&1 &
-			local guard=$!
+			# a drain that hangs must not hang the bench: polled with
+			# builtins (a guard subshell killed while it starts runs the
+			# EXIT trap, with its cleanup, in bash 5.2)
+			local lim=$((${EPOCHREALTIME/./} + 120000000))
+			local stl
+			while read -r stl 2>/dev/null <"/proc/$tp/stat" && [[ $stl != *") Z "* ]]; do
+				[ "${EPOCHREALTIME/./}" -gt "$lim" ] && { kill -9 "$tp"; break; }
+				nap 0.01
+			done
 			wait "$tp"
 			st=$?
-			kill "$guard" 2>/dev/null
-			wait "$guard" 2>/dev/null
 			[ "$st" != 0 ] && ok=0 note="exit status $st: $(tail -c 200 "$d/err" | tr '\n\t' '  ')"
 		else
 			kill -9 "$tp" 2>/dev/null

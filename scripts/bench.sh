@@ -92,15 +92,17 @@ ours() {
 	[ "${2:-}" = "$$" ]
 }
 cleanup() {
-	# only in the script itself: a subshell that exits (the run guard) may
-	# run this trap too, and would take the workload and $W with it
-	[ "$BASHPID" = "$$" ] || return 0
-	for p in "${CHILDREN[@]}"; do ours "$p" && kill -9 "$p" 2>/dev/null; done
-	[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
-	if [ -n "$KEEP" ]; then
-		mkdir -p "$KEEP" && cp -r "$W"/. "$KEEP"/ && echo "bench: work files kept in $KEEP"
+	# only in the script itself: a subshell (the run guard) that gets a
+	# signal as it starts runs this trap too, and would take the workload
+	# and $W with it
+	if [ "$BASHPID" = "$$" ]; then
+		for p in "${CHILDREN[@]}"; do ours "$p" && kill -9 "$p" 2>/dev/null; done
+		[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
+		if [ -n "$KEEP" ]; then
+			mkdir -p "$KEEP" && cp -r "$W"/. "$KEEP"/ && echo "bench: work files kept in $KEEP"
+		fi
+		rm -rf "$W"
 	fi
-	rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
