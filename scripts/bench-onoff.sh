@@ -10,6 +10,7 @@
 #   scripts/bench-onoff.sh [--smoke] [--cycles N] [--on S] [--off S]
 #                          [--window MS] [--tools LIST] [--bin DIR]
 #                          [--md FILE] [--keep DIR]
+#   scripts/bench-onoff.sh --analyze DIR [--md FILE]
 #
 # The timeline: demo -t 64 --window MS starts; after a warm-up second,
 #   off, tool 1, off, tool 2, off, ..., tool k, off      (one cycle)
@@ -37,13 +38,16 @@
 # one traced tool only, locktrace if asked for (a few seconds; `make test`
 # runs it through bench.sh --smoke).
 #
+# --analyze DIR: the analysis again, of the files a run kept (--keep DIR,
+# or bench.sh --keep DIR: DIR/onoff); needs no root and runs nothing.
+#
 # Prints one line per phase as it goes and, at the end, a machine-readable
 #   ONOFF tool=T status=ok|failed ratio=MEDIAN min=.. max=.. q1=.. q3=.. sd=.. n=..
 # line per tool.  Needs root.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-SMOKE=0 CYCLES=8 ON=3 OFF=3 WIN=100 THREADS=64 BIN= MD= KEEP=
+SMOKE=0 CYCLES=8 ON=3 OFF=3 WIN=100 THREADS=64 BIN= MD= KEEP= ANALYZE=
 TOOLS_ARG=untraced,floorsched,floor,locktrace,ltblocking
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -56,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--bin) BIN=${2-}; shift ;;
 	--md) MD=${2-}; shift ;;
 	--keep) KEEP=${2-}; shift ;;
+	--analyze) ANALYZE=${2-}; shift ;;
 	-h|--help) sed -n '2,/^set /{/^set /d;p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench-onoff: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -83,7 +88,11 @@ for t in "${TOOLS[@]}"; do
 	   exit 2 ;;
 	esac
 done
-if [ "$(id -u)" -ne 0 ]; then
+if [ -n "$ANALYZE" ] && ! [ -s "$ANALYZE/phases.tsv" -a -s "$ANALYZE/demo.out" ]; then
+	echo "bench-onoff: $ANALYZE has no phases.tsv and demo.out (the files --keep DIR keeps)" >&2
+	exit 2
+fi
+if [ -z "$ANALYZE" ] && [ "$(id -u)" -ne 0 ]; then
 	echo "bench-onoff: needs root (it loads BPF programs); run it with sudo" >&2
 	exit 1
 fi
@@ -108,7 +117,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Private copies: others may rebuild build/ while this runs.
-if [ -z "$BIN" ]; then
+if [ -z "$BIN" ] && [ -z "$ANALYZE" ]; then
 	BIN=$W/bin
 	mkdir -p "$BIN"
 	for f in build/locktrace build/workloads/demo; do
@@ -163,6 +172,21 @@ wait_line() {
 }
 fsize() { stat -c %s "$1" 2>/dev/null || echo 0; }
 
+say() { printf '%s\n' "$*"; }
+DEMO_GONE=
+if [ -n "$ANALYZE" ]; then
+	cp "$ANALYZE/phases.tsv" "$ANALYZE/demo.out" "$W/"
+	PH=$W/phases.tsv
+	# the tools in their first order, the run's figures from its meta file
+	# (older runs kept none: the off phases' bounds are taken from the phases)
+	IFS=, read -r -a TOOLS <<<"$(awk -F'\t' '!s[$1]++ { printf "%s%s", n++ ? "," : "", $1 }' "$PH")"
+	CYCLES=$(awk -F'\t' '$2 + 1 > c { c = $2 + 1 } END { print c + 0 }' "$PH")
+	LOAD_BEFORE=unknown LOAD_AFTER=unknown DATE="(analysed again from $ANALYZE)"
+	T0=$(awk -F'\t' -v off="$OFF" 'NR == 1 { printf "%d", $3 - off * 1e6 }' "$PH")
+	T1=$(awk -F'\t' -v off="$OFF" '{ l = $6 } END { printf "%d", l + off * 1e6 }' "$PH")
+	# shellcheck disable=SC1091
+	[ -f "$ANALYZE/meta" ] && . "$ANALYZE/meta"
+else
 # ------------------------------------------------------------ the demo
 # Its -d outlasts the plan; it is stopped at the end.
 NT=${#TOOLS[@]}
@@ -176,7 +200,6 @@ if ! wait_line "$W/demo.out" '^tick ' 60 "$DPID"; then
 fi
 PH=$W/phases.tsv # tool cycle launch ready stop exit status events lost note (times in µs)
 : >"$PH"
-say() { printf '%s\n' "$*"; }
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 say "== on/off: demo -t $THREADS --window $WIN (pid $DPID); $CYCLES cycle(s) of ${TOOLS_ARG//,/, }; ${ON} s on, ${OFF} s off; load average now: $LOAD_BEFORE"
@@ -276,7 +299,6 @@ phase() {
 	nap "$OFF"
 	return 0
 }
-DEMO_GONE=
 for ((c = 0; c < CYCLES; c++)); do
 	for ((k = 0; k < NT; k++)); do
 		phase "${TOOLS[$(((k + c) % NT))]}" "$c" || break 2
@@ -289,6 +311,10 @@ if [ -n "$DPID" ]; then
 	DPID=
 fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+for v in T0 T1 DATE LOAD_BEFORE LOAD_AFTER CYCLES ON OFF WIN THREADS DEMO_GONE; do
+	printf '%s=%q\n' "$v" "${!v}"
+done >"$W/meta"
+fi
 
 # ------------------------------------------------------------ analysis
 # iterations at time x: linear between the two ticks around it
@@ -306,6 +332,19 @@ awk -v t0="$T0" -v win="$WIN" '
 		return it[lo] + (it[hi] - it[lo]) * (x - tt[lo]) / (tt[hi] - tt[lo])
 	}
 	function rate(a, b) { return b > a ? (iter_at(b) - iter_at(a)) / ((b - a) / 1e6) : -1 }
+	# the median of the rates of the windows wholly inside [a, b]: a stall
+	# of the machine (whole windows without progress) weighs as one window
+	function wmed(a, b,   i, j, k, m, x) {
+		m = 0
+		for (i = 1; i < nt; i++)
+			if (tt[i] >= a && tt[i + 1] <= b && tt[i + 1] > tt[i]) {
+				x = (it[i + 1] - it[i]) / ((tt[i + 1] - tt[i]) / 1e6)
+				for (j = ++m; j > 1 && w[j - 1] > x; j--) w[j] = w[j - 1]
+				w[j] = x
+			}
+		if (m == 0) return -1
+		return m % 2 ? w[(m + 1) / 2] : (w[m / 2] + w[m / 2 + 1]) / 2
+	}
 	function covered(a, b) { return a >= tt[1] && b <= tt[nt] }
 	END {
 		for (i = 1; i <= n; i++) {
@@ -330,6 +369,9 @@ awk -v t0="$T0" -v win="$WIN" '
 				}
 			}
 			printf "%s\t%s\tdrift\t%.4f\t0\t0\n", tool[i], cyc[i], ra / rb
+			mb = wmed(ob, ab); ma = wmed(oa, aa); ms = wmed(tr[i], ts[i])
+			if (mb > 0 && ma > 0 && ms >= 0)
+				printf "%s\t%s\tsteadymed\t%.4f\t0\t0\n", tool[i], cyc[i], ms / ((mb + ma) / 2)
 		}
 	}' "$W/ticks" "$PH" >"$RATIOS"
 
@@ -350,6 +392,7 @@ sdev() { awk '{ s += $1; q += $1 * $1; n++ } END { if (n < 2) print "-"; else pr
 pick() { awk -F'\t' -v t="$1" -v p="$2" -v c="$3" '$1 == t && $3 == p { print $c }' "$RATIOS"; }
 
 # untraced rate over the whole run, and per window (the time series' own scatter)
+STALLED=$(awk 'NR > 1 && $1 > p { z += $2 == n; c++ } { p = $1; n = $2 } END { printf "%.0f", c ? 100 * z / c : 0 }' "$W/ticks")
 read -r RATE_MED RATE_MIN RATE_MAX _ <<<"$(awk -v w="$WIN" 'NR > 1 && $1 > p { printf "%.0f\n", ($2 - n) / ($1 - p) } { p = $1; n = $2 }' "$W/ticks" | stat5 0)"
 
 {
@@ -362,22 +405,25 @@ read -r RATE_MED RATE_MIN RATE_MAX _ <<<"$(awk -v w="$WIN" 'NR > 1 && $1 > p { p
 	echo "ready line to the stop request, over the mean of the off phases before and after it; *untraced* runs"
 	echo "nothing in its phase (the method's noise). *drift*: the off phase after over the one before."
 	echo "median [min–max] (interquartile range) over cycles. Demo per ${WIN} ms window over the run:"
-	echo "median $RATE_MED iterations/s [$RATE_MIN–$RATE_MAX]."
+	echo "median $RATE_MED iterations/s [$RATE_MIN–$RATE_MAX], $STALLED% of the windows without one iteration. *window"
+	echo "medians*: the same ratio from the median of the phase's windows over those of its neighbours (a stall"
+	echo "of the machine counts as a few windows, not as its whole length)."
 	echo
-	echo "| configuration | cycles ok | steady ratio | IQR | drift (after/before) | start-up s | lost in start-up (s of work) | drain s | lost in drain (s of work) | events/phase | lost events |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| configuration | cycles ok | steady ratio | IQR | window medians | drift (after/before) | start-up s | lost in start-up (s of work) | drain s | lost in drain (s of work) | events/phase | lost events |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for t in "${TOOLS[@]}"; do
 		n_all=$(awk -F'\t' -v t="$t" '$1 == t' "$PH" | wc -l)
 		n_ok=$(pick "$t" steady 4 | wc -l)
 		if [ "$n_ok" = 0 ]; then
 			why=$(awk -F'\t' -v t="$t" '$1 == t && $7 != "ok" { print $10; exit }' "$PH")
-			echo "| $t | 0/$n_all | failed: ${why:-no ticks} | | | | | | | | |"
+			echo "| $t | 0/$n_all | failed: ${why:-no ticks} | | | | | | | | | |"
 			continue
 		fi
 		read -r m a b q1 q3 _ <<<"$(pick "$t" steady 4 | stat5)"
 		read -r dm da db _ <<<"$(pick "$t" drift 4 | stat5)"
+		read -r wm wa wb _ <<<"$(pick "$t" steadymed 4 | stat5)"
 		if [ "$t" = untraced ]; then
-			echo "| untraced (noise) | $n_ok/$n_all | $m [$a–$b] | $q1–$q3 | $dm [$da–$db] | - | - | - | - | - | - |"
+			echo "| untraced (noise) | $n_ok/$n_all | $m [$a–$b] | $q1–$q3 | $wm [$wa–$wb] | $dm [$da–$db] | - | - | - | - | - | - |"
 			continue
 		fi
 		read -r sm sa sb _ <<<"$(pick "$t" startup 5 | stat5 2)"
@@ -392,7 +438,7 @@ read -r RATE_MED RATE_MIN RATE_MAX _ <<<"$(awk -v w="$WIN" 'NR > 1 && $1 > p { p
 			[[ $t == ltb_* ]] && [ -n "${!v:-}" ] && name+=" \`${!v}\`"
 		done
 		[[ $t == floor* ]] && em=- lsum=-
-		echo "| $name | $n_ok/$n_all | $m [$a–$b] | $q1–$q3 | $dm [$da–$db] | $sm [$sa–$sb] | $slm | $xm [$xa–$xb] | $xlm | $em | $lsum |"
+		echo "| $name | $n_ok/$n_all | $m [$a–$b] | $q1–$q3 | $wm [$wa–$wb] | $dm [$da–$db] | $sm [$sa–$sb] | $slm | $xm [$xa–$xb] | $xlm | $em | $lsum |"
 	done
 	nsd=$(pick untraced steady 4 | sdev)
 	nn=$(pick untraced steady 4 | wc -l)
@@ -414,7 +460,8 @@ for t in "${TOOLS[@]}"; do
 		continue
 	fi
 	read -r m a b q1 q3 nn <<<"$(pick "$t" steady 4 | stat5)"
-	say "ONOFF tool=$t status=ok ratio=$m min=$a max=$b q1=$q1 q3=$q3 sd=$(pick "$t" steady 4 | sdev) n=$nn"
+	read -r wm _ <<<"$(pick "$t" steadymed 4 | stat5)"
+	say "ONOFF tool=$t status=ok ratio=$m min=$a max=$b q1=$q1 q3=$q3 sd=$(pick "$t" steady 4 | sdev) wmed=$wm n=$nn"
 done
 if [ -n "$MD" ]; then
 	cp "$W/section.md" "$MD"
