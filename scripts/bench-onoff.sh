@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a tracer costs the demo, measured inside one long run: the recorder is
 # attached and detached in alternation while the demo prints its iteration
-# count every few milliseconds, and the throughput of each attached stretch
+# count every --window milliseconds (100), and the throughput of each attached stretch
 # is compared with that of the untraced stretches just before and just
 # after it.  On a shared machine whose speed drifts from minute to minute
 # this pairs each traced stretch with untraced ones seconds away, instead
@@ -42,8 +42,9 @@
 # or bench.sh --keep DIR: DIR/onoff); needs no root and runs nothing.
 #
 # Prints one line per phase as it goes and, at the end, a machine-readable
-#   ONOFF tool=T status=ok|failed ratio=MEDIAN min=.. max=.. q1=.. q3=.. sd=.. n=..
-# line per tool.  Needs root.
+#   ONOFF tool=T status=ok|failed ratio=MEDIAN min=.. max=.. q1=.. q3=.. sd=.. wmed=.. n=..
+# line per tool (wmed: the median ratio of window medians).  Needs root,
+# except --analyze.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
