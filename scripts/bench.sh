@@ -15,8 +15,11 @@
 # the scheduler tracepoints only; floor:
 # empty BPF programs on locktrace's tracepoints, the cost of attaching
 # alone, built from scripts/bench-floor*.c); --parts: of
-# overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert,multi8 (for
-# quick experiments: the results file is only written when everything ran).
+# overhead,onoff,collector,profile,snapshot,rtsnap,smallsnap,report,convert,multi8
+# (for quick experiments: the results file is only written when everything ran).
+# onoff: the same tools (those built on BPF) attached and detached in
+# alternation inside one long run of the demo, --rounds cycles
+# (scripts/bench-onoff.sh, which can also be run alone).
 # A tool ltb_NAME (for experiments) is ltblocking run with the words of
 # $LT_BENCH_ENV_NAME before it (through env: VAR=VALUE, or a command such as
 # "nice -n 19") and those of $LT_BENCH_ARGS_NAME as more options (-b 1M).
@@ -32,7 +35,7 @@ ROOT=$PWD
 
 SMOKE=0 ROUNDS=7 SECS=5 INSTALL=1 OUT=BENCHMARKS.md KEEP=
 TOOLS_ARG=untraced,floor,floorsched,locktrace,ltblocking,bpftrace,perf,strace
-PARTS=overhead,collector,profile,snapshot,rtsnap,smallsnap,report,convert,multi8
+PARTS=overhead,onoff,collector,profile,snapshot,rtsnap,smallsnap,report,convert,multi8
 PARTIAL=0 OUT_SET=0
 THREADS=64
 while [ $# -gt 0 ]; do
@@ -45,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=$2; shift ;;
 	--tools) TOOLS_ARG=$2; PARTIAL=1; shift ;;
 	--parts) PARTS=$2; PARTIAL=1; shift ;;
-	-h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,/^set /{/^set /d;p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -78,13 +81,28 @@ RES=$W/results.tsv
 : >"$RES"
 CHILDREN=()
 STATS_WAS= # kernel.bpf_stats_enabled before the profile part turned it on
+# Whether PID is still a child of this shell: the pids in CHILDREN were
+# reaped long ago, most of them, and pid numbers come round again (32768 here,
+# with other sessions forking): a kill -9 by number alone once took down
+# another session's workload as this bench ended.
+ours() {
+	local s
+	s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	set -- $s
+	[ "${2:-}" = "$$" ]
+}
 cleanup() {
-	for p in "${CHILDREN[@]}"; do kill -9 "$p" 2>/dev/null; done
-	[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
-	if [ -n "$KEEP" ]; then
-		mkdir -p "$KEEP" && cp -r "$W"/. "$KEEP"/ && echo "bench: work files kept in $KEEP"
+	# only in the script itself: a subshell (the run guard) that gets a
+	# signal as it starts runs this trap too, and would take the workload
+	# and $W with it
+	if [ "$BASHPID" = "$$" ]; then
+		for p in "${CHILDREN[@]}"; do ours "$p" && kill -9 "$p" 2>/dev/null; done
+		[ -n "$STATS_WAS" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
+		if [ -n "$KEEP" ]; then
+			mkdir -p "$KEEP" && cp -r "$W"/. "$KEEP"/ && echo "bench: work files kept in $KEEP"
+		fi
+		rm -rf "$W"
 	fi
-	rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -130,9 +148,9 @@ fi
 FLOOR=
 FLOOR_ERR=
 if clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Ibuild -c scripts/bench-floor.bpf.c \
-	-o "$W/floor.bpf.o" 2>"$W/floor.err" &&
+	-o "$W/bin/floor.bpf.o" 2>"$W/floor.err" &&
 	clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -DSCHED_ONLY -Ibuild \
-		-c scripts/bench-floor.bpf.c -o "$W/floorsched.bpf.o" 2>>"$W/floor.err" &&
+		-c scripts/bench-floor.bpf.c -o "$W/bin/floorsched.bpf.o" 2>>"$W/floor.err" &&
 	cc -O2 scripts/bench-floor.c $(pkg-config --cflags --libs libbpf 2>/dev/null || echo -lbpf) \
 		-o "$W/bin/bench-floor" 2>>"$W/floor.err"; then
 	FLOOR=$W/bin/bench-floor
@@ -294,7 +312,7 @@ run_one() {
 	case $tool in
 	untraced) ;;
 	floor|floorsched)
-		"${tw[@]}" "$FLOOR" "$W/$tool.bpf.o" >"$d/out" 2>"$d/err" &
+		"${tw[@]}" "$FLOOR" "$W/bin/$tool.bpf.o" >"$d/out" 2>"$d/err" &
 		tp=$!
 		wait_for "$d/out" '^attached' 60 "$tp" || { ok=0; note="did not attach: $(head -c 200 "$d/err" | tr '\n\t' '  ')"; }
 		;;
@@ -350,7 +368,8 @@ run_one() {
 	open_gate
 	# a stuck run must not hang the bench
 	# (its sleep must not outlive it: it would hold our stdout open)
-	(trap 'kill $s 2>/dev/null; exit 0' TERM
+	(trap - EXIT
+	 trap 'kill $s 2>/dev/null; exit 0' TERM
 	 sleep $((SECS * 20 + 60)) & s=$!
 	 wait $s && kill -9 "$wpid" 2>/dev/null) >/dev/null 2>&1 &
 	local guard=$!
@@ -489,6 +508,25 @@ for ((r = 0; r < ROUNDS; r++)); do
 		run_one "$tool" "$r"
 	done
 done
+
+# ------------------------------- on/off: attached and detached in one run
+# scripts/bench-onoff.sh with this run's binaries and the tools of --tools it
+# knows (those built on BPF; "untraced" becomes its noise row).
+ONOFF_MD=$W/onoff.md
+: >"$ONOFF_MD"
+if part onoff; then
+	ot=untraced
+	for tool in "${TOOLS[@]}"; do
+		case $tool in
+		floor|floorsched) [ -n "$FLOOR" ] && ot+=,$tool ;;
+		locktrace|ltblocking|ltb_*) ot+=,$tool ;;
+		esac
+	done
+	oargs=(--bin "$W/bin" --tools "$ot" --md "$ONOFF_MD" --cycles "$MULTI_ROUNDS")
+	[ "$SMOKE" = 1 ] && oargs+=(--smoke)
+	[ -n "$KEEP" ] && oargs+=(--keep "$W/onoff") # kept with the rest
+	bash scripts/bench-onoff.sh "${oargs[@]}" || say "   bench-onoff.sh failed (exit $?)"
+fi
 
 # -------------------------------------- collector: zero-loss event rate
 say "== collector: gen_events under locktrace record"
@@ -923,6 +961,10 @@ REPORT=$W/report.md
 	echo
 	echo "Each tool runs under \`/usr/bin/time -v\` (CPU total, peak RSS)."
 	echo
+	if [ -s "$ONOFF_MD" ]; then
+		sed 's/^### /#### /' "$ONOFF_MD"
+		echo
+	fi
 	echo "### Collector: events per second with zero loss"
 	echo
 	echo "\`gen_events -t T -d $GEN_SECS\` (FUTEX_WAKE in a tight loop on every thread: 2 events per call) under"

@@ -39,11 +39,13 @@ static int run_capture(const char *cmd, char **out)
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* The value of key= in the RESULT line of tool, copied into val. */
-static int result_field(const char *out, const char *tool, const char *key, char *val, size_t n)
+/* The value of key= in the line "KIND tool=TOOL ..." (KIND: RESULT from
+ * bench.sh's overhead part, ONOFF from bench-onoff.sh), copied into val. */
+static int line_field(const char *out, const char *kind, const char *tool, const char *key,
+		      char *val, size_t n)
 {
 	char head[64], k[32];
-	snprintf(head, sizeof(head), "RESULT tool=%s ", tool);
+	snprintf(head, sizeof(head), "%s tool=%s ", kind, tool);
 	snprintf(k, sizeof(k), " %s=", key);
 	const char *l = strstr(out, head);
 	if (!l)
@@ -60,6 +62,11 @@ static int result_field(const char *out, const char *tool, const char *key, char
 	}
 	val[i] = 0;
 	return 0;
+}
+
+static int result_field(const char *out, const char *tool, const char *key, char *val, size_t n)
+{
+	return line_field(out, "RESULT", tool, key, val, n);
 }
 
 /* The timeouts catch a hang, not a slow machine: the whole smoke run took
@@ -89,7 +96,52 @@ Test(bench_smoke, every_tool_reported_and_locktrace_ratio_printed, .timeout = 90
 	cr_assert_not_null(strstr(out, "Highest rate with zero loss:"), "%s", out);
 	cr_assert_not_null(strstr(out, "| text | 1/1 |"), "no snapshot timing:\n%s", out);
 	cr_assert_not_null(strstr(out, "### Conversion to Perfetto"), "%s", out);
+	/* the on/off part: the noise row and locktrace attached and detached
+	 * once inside one run of the demo, with ratios (their size is again
+	 * the benchmark's finding) */
+	const char *onoff[] = { "untraced", "locktrace" };
+	for (size_t i = 0; i < sizeof(onoff) / sizeof(onoff[0]); i++) {
+		cr_assert_eq(line_field(out, "ONOFF", onoff[i], "status", v, sizeof(v)), 0,
+			     "no ONOFF line for %s:\n%s", onoff[i], out);
+		cr_assert_str_eq(v, "ok", "on/off %s: %s\n%s", onoff[i], v, out);
+		cr_assert_eq(line_field(out, "ONOFF", onoff[i], "ratio", v, sizeof(v)), 0);
+		cr_assert(strtod(v, NULL) > 0, "on/off %s ratio %s", onoff[i], v);
+	}
+	cr_assert_not_null(strstr(out, "#### On/off: the recorder attached and detached"),
+			   "no on/off section in the report:\n%s", out);
 	free(out);
+}
+
+/* scripts/bench-onoff.sh alone, with the floor (which it builds itself when
+ * not given bench.sh's binaries) as the traced configuration. */
+Test(bench_smoke, onoff_alone_with_the_floor, .timeout = 600)
+{
+	NEED_ROOT();
+	char *out, v[64];
+	int st = run_capture("bash scripts/bench-onoff.sh --smoke --tools untraced,floorsched 2>&1", &out);
+
+	cr_assert_eq(st, 0, "bench-onoff.sh --smoke exited %d:\n%s", st, out);
+	cr_assert_eq(line_field(out, "ONOFF", "floorsched", "status", v, sizeof(v)), 0,
+		     "no ONOFF line for floorsched:\n%s", out);
+	cr_assert_str_eq(v, "ok", "%s", out);
+	cr_assert_eq(line_field(out, "ONOFF", "untraced", "status", v, sizeof(v)), 0, "%s", out);
+	cr_assert_str_eq(v, "ok", "%s", out);
+	cr_assert_not_null(strstr(out, "| floorsched | 1/1 |"), "no floorsched row:\n%s", out);
+	free(out);
+}
+
+Test(bench_smoke, onoff_refuses_bad_arguments)
+{
+	char *out;
+	const char *bad[] = { "--cycles 0", "--on x", "--window 0", "--tools untraced,bpftrace", "--bogus" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "bash scripts/bench-onoff.sh %s 2>&1", bad[i]);
+		int st = run_capture(cmd, &out);
+		cr_assert_eq(st, 2, "%s: exit %d, want 2:\n%s", bad[i], st, out);
+		cr_assert_not_null(strstr(out, "bench-onoff: "), "%s: no message:\n%s", bad[i], out);
+		free(out);
+	}
 }
 
 Test(bench_smoke, a_missing_tool_is_reported_missing, .timeout = 600)

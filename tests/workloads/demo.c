@@ -2,7 +2,7 @@
  * demo - a language-runtime-style "runtime lock" workload, optionally stalling.
  *
  *   demo [-t THREADS=64] [-d SECONDS=3 | -n ITERS] [--stall io|lost-wakeup]
- *        [--early] [--no-wait]
+ *        [--early] [--window MS] [--no-wait]
  *
  * Like OCaml's master lock or Python's GIL, the global `rtlock` lets one
  * worker at a time "run"; workers give it up around each blocking call.
@@ -18,6 +18,12 @@
  * opens.  A tool that attaches by pid to a running process only sees the
  * threads that exist (perf trace -p does not follow new ones), so the
  * benchmark attaches every tool to a process whose workers already exist.
+ *
+ * --window MS prints, from the gate on, a line every MS milliseconds with the
+ * wall-clock time (CLOCK_REALTIME, the clock of bash's $EPOCHREALTIME) and
+ * the iterations completed so far, from a thread of its own that never
+ * touches rtlock: a throughput time series of one long run, which
+ * scripts/bench-onoff.sh compares with and without a tracer attached.
  *
  * --stall MODE hangs the way runtime-lock bugs do, 1-2 s after the gate
  * (the delay is derived from the pid and printed as stall_plan), and then
@@ -54,13 +60,14 @@
  *   stall mode=io holder_tid=T fd=F                     (--stall io)
  *   stall mode=lost-wakeup releaser_tid=T waiters=W     (--stall lost-wakeup)
  *   stalled iterations=N waiters=W busy=B               (--stall, 1 s later)
+ *   tick t=SECONDS iterations=N        (--window, every MS ms; N cumulative)
  *   done iterations=N threads=T seconds=S               (no --stall)
  */
 #include "workload.h"
 #include <sys/select.h>
 
 #define USAGE "[-t THREADS=64] [-d SECONDS=3 | -n ITERS] " \
-	      "[--stall io|lost-wakeup] [--early] [--no-wait]"
+	      "[--stall io|lost-wakeup] [--early] [--window MS] [--no-wait]"
 #define CHUNK 8192
 
 struct runtime_lock {
@@ -267,12 +274,37 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
+/* --window: the iteration count every window_ms, on a fixed grid (absolute
+ * sleeps, so that a late wake-up does not shift the windows after it). */
+static long window_ms;
+
+static void *ticker(void *arg)
+{
+	struct timespec next, wall;
+	(void)arg;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME, &wall);
+		printf("tick t=%ld.%06ld iterations=%ld\n", (long)wall.tv_sec,
+		       wall.tv_nsec / 1000,
+		       __atomic_load_n(&iterations, __ATOMIC_RELAXED));
+		next.tv_nsec += window_ms % 1000 * 1000000L;
+		next.tv_sec += window_ms / 1000 + next.tv_nsec / 1000000000L;
+		next.tv_nsec %= 1000000000L;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
 		{ "stall", required_argument, NULL, 's' },
-		{ "early", no_argument, NULL, 'e' }, { 0 }
+		{ "early", no_argument, NULL, 'e' },
+		{ "window", required_argument, NULL, 'w' }, { 0 }
 	};
 	long nthreads = 64, seconds = 3;
 	int no_wait = 0, have_d = 0, c;
@@ -291,6 +323,7 @@ int main(int argc, char **argv)
 				wl_usage(USAGE);
 			break;
 		case 'e': early = 1; break;
+		case 'w': window_ms = wl_arg(optarg, 1, 60000, USAGE); break;
 		case WL_OPT_NO_WAIT: no_wait = 1; break;
 		default: wl_usage(USAGE);
 		}
@@ -336,6 +369,11 @@ int main(int argc, char **argv)
 
 	double start = wl_now();
 	arm_at = start + after_ms / 1000.0;
+	if (window_ms) {
+		pthread_t tk;
+		wl_create(&tk, NULL, ticker, NULL);
+		pthread_detach(tk);
+	}
 	if (early) {
 		pthread_mutex_lock(&start_m);
 		start_go = 1;
