@@ -168,6 +168,12 @@ void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int 
 /* The value of KEY in the first ground-truth line of TYPE containing MATCH
  * (NULL: any); fails the test if there is no such line or key. */
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);
+/* One line of a command's output, as tl_run_to_end keeps them. */
+typedef char tl_line[256];
+/* Every line of `report RAW --profile` (written to a file, so none is
+ * cut), in a malloc'd array of *N lines (each cut at 255 bytes); fails
+ * the test if report fails. */
+tl_line *tl_profile_lines(const char *raw, int *n);
 /* report --profile's output OUT (the waiting part, before "Where the lock
  * was held"), two call sites: the entry whose header line ("#R MS ms ...")
  * holds ENTRY and whose stack has a frame " FUNC[s]+" (at WHERE[s], e.g.

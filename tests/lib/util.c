@@ -703,3 +703,35 @@ void tl_check_site_profile(const int rank[2], const double ms[2], const double w
 		cr_assert(ms[s] >= want_us[s] / 1e3 * 0.9 && ms[s] <= want_us[s] / 1e3 * 1.1,
 			  "%s: %.1f ms, the program measured %.1f ms", func[s], ms[s], want_us[s] / 1e3);
 }
+
+tl_line *tl_profile_lines(const char *raw, int *n)
+{
+	char path[TL_PATH_MAX + 16], out[64][256], err[64][256];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.profile", raw);
+	char *rep[] = { LT_BIN, "report", (char *)raw, "--profile", "-o", path, "--force", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "report --profile: %s",
+		     nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "report --profile wrote no %s", path);
+	int cap = 256;
+	tl_line *v = malloc((size_t)cap * sizeof(*v));
+	cr_assert(v);
+	*n = 0;
+	char line[4096];
+	while (fgets(line, sizeof(line), f)) {
+		if (*n == cap) {
+			cap *= 2;
+			v = realloc(v, (size_t)cap * sizeof(*v));
+			cr_assert(v);
+		}
+		size_t len = strcspn(line, "\n");
+		if (len >= sizeof(v[0]))
+			len = sizeof(v[0]) - 1; /* cut, as tl_run_to_end's lines */
+		memcpy(v[*n], line, len);
+		v[(*n)++][len] = 0;
+	}
+	fclose(f);
+	unlink(path);
+	return v;
+}

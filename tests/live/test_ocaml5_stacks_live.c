@@ -193,10 +193,9 @@ static void check_trace(const struct truth *t)
  * ranked in the order of the program's own measures (alpha holds longer). */
 static void check_profile(const struct truth *t)
 {
-	char out[64][256], err[64][256], lockt[64], where[2][64];
-	int nout, nerr;
-	char *rep[] = { LT_BIN, "report", raw, "--profile", NULL };
-	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0);
+	char lockt[64], where[2][64];
+	int nout;
+	tl_line *out = tl_profile_lines(raw, &nout);
 	snprintf(lockt, sizeof(lockt), "futex 0x%" PRIx64 " ", t->lock);
 	snprintf(where[0], sizeof(where[0]), "(sites5.ml:%ld)", t->line_a);
 	snprintf(where[1], sizeof(where[1]), "(sites5.ml:%ld)", t->line_b);
@@ -207,6 +206,7 @@ static void check_profile(const struct truth *t)
 	double ms[2];
 	tl_profile_sites(out, nout, lockt, func, at, rank, ms);
 	tl_check_site_profile(rank, ms, want, func);
+	free(out);
 }
 
 /* --format collapsed: the lines rooted at the mutex through each site's
