@@ -170,7 +170,7 @@ void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int 
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);
 /* One line of a command's output, as tl_run_to_end keeps them. */
 typedef char tl_line[256];
-/* Every line of `report RAW --profile` (written to a file, so none is
+/* Every line of `report RAW --profile --all` (written to a file, so none is
  * cut), in a malloc'd array of *N lines (each cut at 255 bytes); fails
  * the test if report fails. */
 tl_line *tl_profile_lines(const char *raw, int *n);

@@ -709,7 +709,7 @@ tl_line *tl_profile_lines(const char *raw, int *n)
 	char path[TL_PATH_MAX + 16], out[64][256], err[64][256];
 	int nout, nerr;
 	snprintf(path, sizeof(path), "%s.profile", raw);
-	char *rep[] = { LT_BIN, "report", (char *)raw, "--profile", "-o", path, "--force", NULL };
+	char *rep[] = { LT_BIN, "report", (char *)raw, "--profile", "--all", "-o", path, "--force", NULL };
 	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "report --profile: %s",
 		     nerr ? err[0] : "");
 	FILE *f = fopen(path, "r");
