@@ -162,6 +162,52 @@ struct lt_waker_py_copy {
 	struct lt_py_copy py;
 };
 
+/* A stack copy's header: whose, when (ts: the wait's start or the wake;
+ * at: when copied), its role and flags, the user registers it slept or
+ * woke with; the stack bytes apart (copy_stack_bytes). */
+static __always_inline void fill_copy(struct lt_stack_copy *c, const struct pt_regs *regs, __u32 tid,
+				      __u32 tgid, __u64 ts, __u64 at, __u16 role, __u16 flags)
+{
+	c->ts = ts;
+	c->at = at;
+	c->tid = tid;
+	c->tgid = tgid;
+	c->role = role;
+	c->pad = flags;
+	c->ip = regs->ip;
+	c->sp = regs->sp;
+	c->bp = regs->bp;
+	c->bx = regs->bx;
+	c->r12 = regs->r12;
+	c->r13 = regs->r13;
+	c->r14 = regs->r14;
+	c->r15 = regs->r15;
+	c->ax = regs->ax;
+	c->cx = regs->cx;
+	c->dx = regs->dx;
+	c->si = regs->si;
+	c->di = regs->di;
+	c->r8 = regs->r8;
+	c->r9 = regs->r9;
+	c->r10 = regs->r10;
+	c->r11 = regs->r11;
+}
+
+/* LT_STACK_COPY_BYTES from the copy's sp, or, near the stack's top end,
+ * what is left of sp's page (len 0: nothing readable). */
+static __always_inline void copy_stack_bytes(struct lt_stack_copy *c)
+{
+	c->len = LT_STACK_COPY_BYTES;
+	if (bpf_probe_read_user(c->stack, LT_STACK_COPY_BYTES, (void *)c->sp)) {
+		/* near the stack's top end: what is left of sp's page */
+		__u32 room = 4096 - (__u32)(c->sp & 4095);
+		c->len = 0;
+		if (room <= LT_STACK_COPY_BYTES &&
+		    !bpf_probe_read_user(c->stack, room & (LT_STACK_COPY_BYTES - 1), (void *)c->sp))
+			c->len = room;
+	}
+}
+
 static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_regs *regs,
 					     __u64 ts)
 {
@@ -180,38 +226,8 @@ static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_
 		if (!c)
 			return;
 	}
-	c->ts = ts;
-	c->tid = cur->pid;
-	c->tgid = cur->tgid;
-	c->ip = regs->ip;
-	c->sp = regs->sp;
-	c->bp = regs->bp;
-	c->bx = regs->bx;
-	c->r12 = regs->r12;
-	c->r13 = regs->r13;
-	c->r14 = regs->r14;
-	c->r15 = regs->r15;
-	c->ax = regs->ax;
-	c->cx = regs->cx;
-	c->dx = regs->dx;
-	c->si = regs->si;
-	c->di = regs->di;
-	c->r8 = regs->r8;
-	c->r9 = regs->r9;
-	c->r10 = regs->r10;
-	c->r11 = regs->r11;
-	c->pad = 0;
-	c->role = LT_COPY_WAKER;
-	c->at = ts;
-	c->len = LT_STACK_COPY_BYTES;
-	if (bpf_probe_read_user(c->stack, LT_STACK_COPY_BYTES, (void *)c->sp)) {
-		/* near the stack's top end: what is left of sp's page */
-		__u32 room = 4096 - (__u32)(c->sp & 4095);
-		c->len = 0;
-		if (room <= LT_STACK_COPY_BYTES &&
-		    !bpf_probe_read_user(c->stack, room & (LT_STACK_COPY_BYTES - 1), (void *)c->sp))
-			c->len = room;
-	}
+	fill_copy(c, regs, cur->pid, cur->tgid, ts, ts, LT_COPY_WAKER, 0);
+	copy_stack_bytes(c);
 	bpf_ringbuf_submit(c, 0);
 }
 
@@ -848,29 +864,8 @@ static __noinline void copy_deep_waiter(struct task_struct *p, __u64 start, __u6
 	}
 	c = &w->c;
 	copy_py_frames(pyl, p->pid, &w->py);
-	c->ts = start;
-	c->at = now;
-	c->tid = p->pid;
-	c->tgid = p->tgid;
-	c->role = LT_COPY_WAITER;
-	c->pad = LT_COPY_F_DEEP;
-	c->ip = regs->ip;
-	c->sp = sp = regs->sp;
-	c->bp = regs->bp;
-	c->bx = regs->bx;
-	c->r12 = regs->r12;
-	c->r13 = regs->r13;
-	c->r14 = regs->r14;
-	c->r15 = regs->r15;
-	c->ax = regs->ax;
-	c->cx = regs->cx;
-	c->dx = regs->dx;
-	c->si = regs->si;
-	c->di = regs->di;
-	c->r8 = regs->r8;
-	c->r9 = regs->r9;
-	c->r10 = regs->r10;
-	c->r11 = regs->r11;
+	fill_copy(c, regs, p->pid, p->tgid, start, now, LT_COPY_WAITER, LT_COPY_F_DEEP);
+	sp = c->sp;
 	/* the stack's top end may come first: smaller reads, then what is
 	 * left of sp's page */
 	if (!bpf_probe_read_user(c->stack, DEEP_BYTES, (void *)sp))
@@ -928,38 +923,8 @@ static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u
 			return;
 		}
 	}
-	c->ts = start;
-	c->at = now;
-	c->tid = p->pid;
-	c->tgid = p->tgid;
-	c->role = LT_COPY_WAITER;
-	c->pad = 0;
-	c->ip = regs->ip;
-	c->sp = regs->sp;
-	c->bp = regs->bp;
-	c->bx = regs->bx;
-	c->r12 = regs->r12;
-	c->r13 = regs->r13;
-	c->r14 = regs->r14;
-	c->r15 = regs->r15;
-	c->ax = regs->ax;
-	c->cx = regs->cx;
-	c->dx = regs->dx;
-	c->si = regs->si;
-	c->di = regs->di;
-	c->r8 = regs->r8;
-	c->r9 = regs->r9;
-	c->r10 = regs->r10;
-	c->r11 = regs->r11;
-	c->len = LT_STACK_COPY_BYTES;
-	if (bpf_probe_read_user(c->stack, LT_STACK_COPY_BYTES, (void *)c->sp)) {
-		/* near the stack's top end: what is left of sp's page */
-		__u32 room = 4096 - (__u32)(c->sp & 4095);
-		c->len = 0;
-		if (room <= LT_STACK_COPY_BYTES &&
-		    !bpf_probe_read_user(c->stack, room & (LT_STACK_COPY_BYTES - 1), (void *)c->sp))
-			c->len = room;
-	}
+	fill_copy(c, regs, p->pid, p->tgid, start, now, LT_COPY_WAITER, 0);
+	copy_stack_bytes(c);
 	wcopy_inc(how);
 	/* no wake-up: the collector drains every millisecond with --stacks */
 	bpf_ringbuf_submit(c, BPF_RB_NO_WAKEUP);

@@ -517,6 +517,32 @@ static int pyproc_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *
 	return pp->look ? pp->look->lookup(pp->look->arg, name, addr, size) : -ENOENT;
 }
 
+/* The Python and OCaml facts of process TGID (NULL: not opened yet). */
+static struct pyproc *pyproc_get(struct lt_stackrec *r, uint32_t tgid)
+{
+	pthread_mutex_lock(&r->mu);
+	struct pyproc *pp = lt_u64map_get(&r->pyprocs, tgid);
+	pthread_mutex_unlock(&r->mu);
+	return pp;
+}
+
+/* J's Python chain, from O (read from the process or from a BPF copy):
+ * true if there is one to resolve (frames, or a reason it ends). */
+static bool job_python(struct job *j, const struct lt_pyraw_stack *o, struct pyproc *pp)
+{
+	if (!o->n && !o->end)
+		return false;
+	if (o->n && !(j->py = malloc(o->n * sizeof(*j->py))))
+		return false;
+	if (o->n)
+		memcpy(j->py, o->f, o->n * sizeof(*j->py));
+	j->npy = o->n;
+	j->py_end = o->end;
+	j->py_end_at = o->end_at;
+	j->pp = pp;
+	return true;
+}
+
 static void read_python(struct lt_stackrec *r, struct pyproc *pp, const struct pend *p, struct job *j);
 
 /* The Python frame chain of a CPython thread, read right after its stack
@@ -524,9 +550,7 @@ static void read_python(struct lt_stackrec *r, struct pyproc *pp, const struct p
  * both); the unwinder resolves it to functions and lines. */
 static void copy_python(struct lt_stackrec *r, const struct pend *p, struct job *j)
 {
-	pthread_mutex_lock(&r->mu);
-	struct pyproc *pp = lt_u64map_get(&r->pyprocs, p->tgid);
-	pthread_mutex_unlock(&r->mu);
+	struct pyproc *pp = pyproc_get(r, p->tgid);
 	if (!pp || !pp->py)
 		return;
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
@@ -550,26 +574,15 @@ static void read_python(struct lt_stackrec *r, struct pyproc *pp, const struct p
 		if (ts && r->bpf) /* for its copies as a waker */
 			lt_bpf_py_tstate(r->bpf, (uint32_t)p->tid, ts);
 	}
-	if (got <= 0 || (!o.n && !o.end))
-		return;
-	if (o.n && !(j->py = malloc(o.n * sizeof(*j->py))))
-		return;
-	if (o.n)
-		memcpy(j->py, o.f, o.n * sizeof(*j->py));
-	j->npy = o.n;
-	j->py_end = o.end;
-	j->py_end_at = o.end_at;
-	j->pp = pp;
-	r->st.py_reads++;
+	if (got > 0 && job_python(j, &o, pp))
+		r->st.py_reads++;
 }
 
 /* The OCaml stack of an OCaml 5 thread, copied right after its C stack
  * (stackrec_ocaml.h): its OCaml frames are unwound from it. */
 static void copy_ocaml(struct lt_stackrec *r, const struct pend *p, struct job *j)
 {
-	pthread_mutex_lock(&r->mu);
-	struct pyproc *pp = lt_u64map_get(&r->pyprocs, p->tgid);
-	pthread_mutex_unlock(&r->mu);
+	struct pyproc *pp = pyproc_get(r, p->tgid);
 	if (!pp || !pp->oc)
 		return;
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
@@ -688,9 +701,7 @@ static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c, siz
 {
 	uint32_t tid = c->tid;
 	struct pend *p = lt_u64map_get(&r->pend, tid);
-	pthread_mutex_lock(&r->mu);
-	struct pyproc *pp = lt_u64map_get(&r->pyprocs, c->tgid);
-	pthread_mutex_unlock(&r->mu);
+	struct pyproc *pp = pyproc_get(r, c->tgid);
 	/* an OCaml 5 thread's read has its OCaml stack, which the copy
 	 * lacks: its waits keep being read, and the copies are left; so are
 	 * a CPython thread's copies without its Python frames (its thread
@@ -774,9 +785,7 @@ static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, stru
 {
 	if (c->magic != LT_PY_COPY_MAGIC)
 		return;
-	pthread_mutex_lock(&r->mu);
-	struct pyproc *pp = lt_u64map_get(&r->pyprocs, j->tgid);
-	pthread_mutex_unlock(&r->mu);
+	struct pyproc *pp = pyproc_get(r, j->tgid);
 	if (!pp || !pp->py)
 		return;
 	if (c->end == LT_PYC_NO_TSTATE) {
@@ -786,13 +795,7 @@ static void waker_python(struct lt_stackrec *r, const struct lt_py_copy *c, stru
 		struct lt_pyraw buf[LT_PY_COPY_FRAMES];
 		struct lt_pyraw_stack o = { .f = buf, .max = LT_PY_COPY_FRAMES };
 		lt_pystk_from_copy(pp->py, c, &o);
-		if ((o.n || o.end) && (!o.n || (j->py = malloc(o.n * sizeof(*j->py))))) {
-			if (o.n)
-				memcpy(j->py, o.f, o.n * sizeof(*j->py));
-			j->npy = o.n;
-			j->py_end = o.end;
-			j->py_end_at = o.end_at;
-			j->pp = pp;
+		if (job_python(j, &o, pp)) {
 			if (j->kind == J_WAITER)
 				r->st.bpf_py++;
 			else

@@ -23,6 +23,21 @@ struct lt_gostk {
 	uint64_t gofunc;                /* go:func.*'s link-time address, 0 none */
 };
 
+/* A copy of section SCN's data (its size into *len), NULL if it has none
+ * or, with SIZE not 0, not that size. */
+static uint8_t *dup_section(Elf_Scn *scn, uint64_t size, uint64_t *len)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size || (size && d->d_size != size))
+		return NULL;
+	uint8_t *copy = malloc(d->d_size);
+	if (copy) {
+		memcpy(copy, d->d_buf, d->d_size);
+		*len = d->d_size;
+	}
+	return copy;
+}
+
 /* The .gopclntab section of ELF (a copy), and whether it is a PIE. */
 static uint8_t *read_pclntab(Elf *elf, size_t *len, int *pie)
 {
@@ -37,14 +52,9 @@ static uint8_t *read_pclntab(Elf *elf, size_t *len, int *pie)
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
 		    strcmp(name, ".gopclntab"))
 			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !d->d_size)
-			return NULL;
-		uint8_t *copy = malloc(d->d_size);
-		if (copy) {
-			memcpy(copy, d->d_buf, d->d_size);
-			*len = d->d_size;
-		}
+		uint64_t n = 0;
+		uint8_t *copy = dup_section(scn, 0, &n);
+		*len = (size_t)n;
 		return copy;
 	}
 	return NULL;
@@ -58,15 +68,9 @@ static uint8_t *read_section_at(Elf *elf, uint64_t a, uint64_t *addr, uint64_t *
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
 		    a < sh.sh_addr || a >= sh.sh_addr + sh.sh_size)
 			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || d->d_size != sh.sh_size)
-			return NULL;
-		uint8_t *copy = malloc(d->d_size);
-		if (copy) {
-			memcpy(copy, d->d_buf, d->d_size);
+		uint8_t *copy = dup_section(scn, sh.sh_size, len);
+		if (copy)
 			*addr = sh.sh_addr;
-			*len = d->d_size;
-		}
 		return copy;
 	}
 	return NULL;

@@ -275,20 +275,15 @@ static void check_trace(struct truth *t)
  * of its own measure. */
 static void check_profile(const struct truth *t)
 {
-	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
-	int nout, nerr;
-	snprintf(path, sizeof(path), "%s.profile", raw);
-	/* every entry (--all), into a file: entries are long */
-	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
-	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "no %s", path);
-	char want_a[64], want_b[64], line[1024];
-	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]\n", t->line_a);
-	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]\n", t->line_b);
+	int nl;
+	tl_line *lines = tl_profile_lines(raw, &nl);
+	char want_a[64], want_b[64];
+	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]", t->line_a);
+	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]", t->line_b);
 	double ms[2] = { 0 }, cur_ms = 0;
 	int n[2] = { 0 }, cur_gil = 0;
-	while (fgets(line, sizeof(line), f)) {
+	for (int i = 0; i < nl; i++) {
+		const char *line = lines[i];
 		int r;
 		double v;
 		unsigned long long addr;
@@ -307,8 +302,7 @@ static void check_profile(const struct truth *t)
 				n[k]++;
 			}
 	}
-	fclose(f);
-	unlink(path);
+	free(lines);
 	cr_assert(n[0] && n[1], "%s: the profile has no GIL entry through %s", t->version,
 		  !n[0] ? want_a : want_b);
 	double want = t->beta_wait_us / 1e3;
@@ -591,18 +585,14 @@ static void check_trace_releases(const struct truth *t)
  * releasing stacks go through alpha and beta at their lines. */
 static void check_profile_releases(const struct truth *t)
 {
-	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
-	int nout, nerr;
-	snprintf(path, sizeof(path), "%s.profile", raw);
-	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
-	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "no %s", path);
-	char want_a[64], want_b[64], line[1024];
-	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]\n", t->line_a);
-	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]\n", t->line_b);
+	int nl;
+	tl_line *lines = tl_profile_lines(raw, &nl);
+	char want_a[64], want_b[64];
+	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]", t->line_a);
+	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]", t->line_b);
 	int held = 0, cur_gil = 0, n[2] = { 0 };
-	while (fgets(line, sizeof(line), f)) {
+	for (int i = 0; i < nl; i++) {
+		const char *line = lines[i];
 		int r;
 		double v;
 		unsigned long long addr;
@@ -621,8 +611,7 @@ static void check_profile_releases(const struct truth *t)
 		for (int k = 0; k < 2 && cur_gil; k++)
 			n[k] += !strcmp(line, k ? want_b : want_a);
 	}
-	fclose(f);
-	unlink(path);
+	free(lines);
 	cr_assert(held, "%s: the profile has no releasing stacks", t->version);
 	cr_assert(n[0] && n[1], "%s: no releasing stack on the GIL through %s", t->version,
 		  !n[0] ? want_a : want_b);
@@ -772,16 +761,13 @@ static void lock_releases(const char *py)
 	tl_free(&tr);
 
 	/* the profile: a release entry outside the GIL through holder at LR */
-	char out[64][256], err[64][256], path[TL_PATH_MAX + 16], want[96], line[1024];
-	int nout, nerr;
-	snprintf(path, sizeof(path), "%s.profile", raw);
-	char *rep[] = { LT_BIN, "report", raw, "--profile", "--all", "-o", path, "--force", NULL };
-	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "no %s", path);
-	snprintf(want, sizeof(want), "      holder (py_lock_sites.py:%ld) [python]\n", line_r);
+	char want[96];
+	int nl;
+	tl_line *lines = tl_profile_lines(raw, &nl);
+	snprintf(want, sizeof(want), "      holder (py_lock_sites.py:%ld) [python]", line_r);
 	int held = 0, gil = 0, found = 0;
-	while (fgets(line, sizeof(line), f)) {
+	for (int i = 0; i < nl; i++) {
+		const char *line = lines[i];
 		int r;
 		double v;
 		unsigned long long addr;
@@ -794,8 +780,7 @@ static void lock_releases(const char *py)
 		}
 		found += held && !gil && !strcmp(line, want);
 	}
-	fclose(f);
-	unlink(path);
+	free(lines);
 	cr_assert(found, "%s: no releasing stack of a lock through %s", t.version, want);
 }
 
