@@ -44,6 +44,16 @@ static struct lt_event sys_exit(int32_t tid, uint64_t ts)
 	return e;
 }
 
+/* Bytes of this thread's own stack, as bpf_probe_read_user reads them:
+ * past the live frames too, where the sanitizers keep their red zones
+ * (not checked here: what is read is data for the unwinder, not objects). */
+__attribute__((no_sanitize_address)) static void stack_bytes(uint8_t *d, uint64_t from, size_t n)
+{
+	const volatile uint8_t *s = (const volatile uint8_t *)(uintptr_t)from;
+	for (size_t i = 0; i < n; i++)
+		d[i] = s[i];
+}
+
 /* A waiter's copy as the BPF side writes it, of this thread's registers
  * and stack (for tid: the unwinder does not care whose). */
 __attribute__((noinline)) static void own_copy(struct lt_stack_copy *c, int32_t tid, uint64_t ts,
@@ -67,7 +77,7 @@ __attribute__((noinline)) static void own_copy(struct lt_stack_copy *c, int32_t 
 	c->r14 = (uint64_t)g[REG_R14];
 	c->r15 = (uint64_t)g[REG_R15];
 	c->len = LT_STACK_COPY_BYTES;
-	memcpy(c->stack, (const void *)(uintptr_t)c->sp, LT_STACK_COPY_BYTES);
+	stack_bytes(c->stack, c->sp, LT_STACK_COPY_BYTES);
 }
 
 static struct lt_stackrec *new_rec(void)
