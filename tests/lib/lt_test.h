@@ -168,6 +168,11 @@ void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int 
 /* The value of KEY in the first ground-truth line of TYPE containing MATCH
  * (NULL: any); fails the test if there is no such line or key. */
 uint64_t tl_truth_val(char lines[][256], int n, const char *type, const char *match, const char *key);
+/* The workload NAME built with the real OCaml VERSION compiler of
+ * ../shared/tools (a static buffer): skips, saying why, when not root
+ * (ROOT_WHY) or where that compiler is not there; fails the test where it
+ * is and the workload was not built. */
+const char *tl_ocaml5_workload(const char *version, const char *name, const char *root_why);
 /* One line of a command's output, as tl_run_to_end keeps them. */
 typedef char tl_line[256];
 /* Every line of `report RAW --profile --all` (written to a file, so none is

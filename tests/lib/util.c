@@ -735,3 +735,17 @@ tl_line *tl_profile_lines(const char *raw, int *n)
 	unlink(path);
 	return v;
 }
+
+const char *tl_ocaml5_workload(const char *version, const char *name, const char *root_why)
+{
+	static char path[256];
+	char tar[256];
+	tl_skip_unless_root(root_why);
+	snprintf(tar, sizeof(tar), "../shared/tools/ocaml-%s-min.tar.xz", version);
+	if (access(tar, R_OK) != 0)
+		cr_skip_test("%s absent: the real OCaml %s compiler is needed (OCaml 5 is not in Debian 12; "
+			     "../shared/tools/README.md)", tar, version);
+	snprintf(path, sizeof(path), WL("ocaml-%s/%s"), version, name);
+	cr_assert_eq(access(path, X_OK), 0, "%s not built although %s is there: run make all", path, tar);
+	return path;
+}

@@ -21,7 +21,6 @@
 #include "tp.h"
 #include "report_int.h"
 
-#define TOOLS "../shared/tools"
 
 TL_WORKLOAD(256);
 static char trace[TL_PATH_MAX], pftrace[TL_PATH_MAX];
@@ -68,20 +67,10 @@ static void check_perfetto(pid_t holder)
 	tp_free(&o);
 }
 
-/* The workload built with OCaml VERSION; skips where the compiler is not
- * there, fails where it is and the workload was not built. */
+/* The workload built with OCaml VERSION (tl_ocaml5_workload). */
 static const char *workload(const char *version)
 {
-	static char path[256];
-	char tar[256];
-	tl_skip_unless_root("needs root (BPF programs, other processes' memory): run make test as root");
-	snprintf(tar, sizeof(tar), TOOLS "/ocaml-%s-min.tar.xz", version);
-	if (access(tar, R_OK) != 0)
-		cr_skip_test("%s absent: the real OCaml %s compiler is needed (OCaml 5 is not in Debian 12; "
-			     "../shared/tools/README.md)", tar, version);
-	snprintf(path, sizeof(path), WL("ocaml-%s/ocaml5_locks"), version);
-	cr_assert_eq(access(path, X_OK), 0, "%s not built although %s is there: run make all", path, tar);
-	return path;
+	return tl_ocaml5_workload(version, "ocaml5_locks", "needs root (BPF programs, other processes' memory): run make test as root");
 }
 
 static void start(const char *version, const char *mode, const char *n)

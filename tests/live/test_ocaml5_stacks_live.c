@@ -29,7 +29,6 @@
 #include "stacks.h"
 #include "locktrace/futex.h"
 
-#define TOOLS "../shared/tools"
 #define ROUNDS "4"
 #define NROUNDS 4
 
@@ -55,20 +54,10 @@ struct truth {
 	double wait_a_us, wait_b_us;
 };
 
-/* The workload built with OCaml VERSION; skips where the compiler is not
- * there, fails where it is and the workload was not built. */
+/* The workload built with OCaml VERSION (tl_ocaml5_workload). */
 static const char *workload(const char *version)
 {
-	static char path[256];
-	char tar[256];
-	tl_skip_unless_root("needs root: loads BPF programs to record an OCaml 5 program");
-	snprintf(tar, sizeof(tar), TOOLS "/ocaml-%s-min.tar.xz", version);
-	if (access(tar, R_OK) != 0)
-		cr_skip_test("%s absent: the real OCaml %s compiler is needed (OCaml 5 is not in Debian 12; "
-			     "../shared/tools/README.md)", tar, version);
-	snprintf(path, sizeof(path), WL("ocaml-%s/ocaml5_sites"), version);
-	cr_assert_eq(access(path, X_OK), 0, "%s not built although %s is there: run make all", path, tar);
-	return path;
+	return tl_ocaml5_workload(version, "ocaml5_sites", "needs root: loads BPF programs to record an OCaml 5 program");
 }
 
 /* Starts the workload, attaches the recorder (--stacks --calls all), lets
