@@ -64,6 +64,10 @@ const volatile bool copy_waker_stacks = 0;
 /* record --stacks: the long waits' stacks, copied at their wake-up (see
  * sleep_at); 0: no waiter copies */
 const volatile __u64 waiter_copy_ns = 0;
+/* record --stacks with waiters' copies: a waker's stack is copied when the
+ * wake-up ends a sleep of waiter_copy_ns or more, and 1 in
+ * waker_sample_every of the others (0: none of them) */
+const volatile __u32 waker_sample_every = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20); /* 4 KiB (one page) unless copy_waker_stacks */
@@ -782,7 +786,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1); /* set by user space with waiter_copy_ns */
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct lt_sleep_note);
 } sleep_at SEC(".maps");
 
 /* --calls all (sys_enter and sys_exit trace the calls): the entry's
@@ -825,14 +829,21 @@ static __always_inline void wcopy_inc(__u32 k)
 		*c += 1;
 }
 
-static __noinline void note_sleep(__u32 tid, __u64 ts)
+/* regs: the sleeping thread's saved user registers (its sp and ip are
+ * where the collector reads its stack from while it sleeps) */
+static __noinline void note_sleep(__u32 tid, __u64 ts, struct pt_regs *regs)
 {
-	__u64 *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	struct lt_sleep_note n = { .ts = ts };
 
+	if (regs) {
+		n.sp = BPF_CORE_READ(regs, sp);
+		n.ip = BPF_CORE_READ(regs, ip);
+	}
 	if (v)
-		*v = ts;
+		*v = n;
 	else
-		bpf_map_update_elem(&sleep_at, &tid, &ts, BPF_ANY);
+		bpf_map_update_elem(&sleep_at, &tid, &n, BPF_ANY);
 }
 
 /* A waiter's copy of a CPython 3.10 (or older) thread: 16 KiB of stack
@@ -974,24 +985,54 @@ static __always_inline void call_copied(__u32 tid, __u64 entry)
 		*v = 0;
 }
 
-/* sched_waking of traced p by the current task cur. */
-static __always_inline void waiter_copy_at_wake(struct task_struct *p, struct task_struct *cur)
+/* sched_waking of traced p by the current task cur: true if it ends a
+ * sleep of waiter_copy_ns or more (its waker's stack is then copied too). */
+static __always_inline bool waiter_copy_at_wake(struct task_struct *p, struct task_struct *cur)
 {
 	__u32 tid = p->pid;
-	__u64 *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
 	__u64 start, now;
 
-	if (!v || !(start = *v))
-		return;
+	if (!v || !(start = v->ts))
+		return false;
 	now = bpf_ktime_get_boot_ns();
 	if (now - start < waiter_copy_ns)
-		return; /* it may still reach it before it runs: the switch decides */
+		return false; /* it may still reach it before it runs: the switch decides */
 	if (!cur->mm || cur->mm != p->mm)
-		return; /* not readable from here: perhaps at the switch */
-	*v = 0;
+		return true; /* not readable from here: perhaps at the switch */
+	v->ts = 0;
 	copy_waiter_stack(p, start, now, LT_WCOPY_AT_WAKE);
 	if (!calls_at_switch)
 		call_copied(tid, start);
+	return true;
+}
+
+/* Per cpu: wake-ups of short sleeps since the last whose waker was copied. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} waker_skip SEC(".maps");
+
+/* Is the waker's stack to be copied at this wake-up? With waiters' copies:
+ * if it ends a long sleep, else 1 in waker_sample_every (as the collector
+ * samples the short waits' own stacks); without them, always. */
+static __always_inline bool waker_copy_wanted(bool long_sleep)
+{
+	__u32 zero = 0, *n;
+
+	if (!waiter_copy_ns || long_sleep)
+		return true;
+	if (!waker_sample_every)
+		return false;
+	n = bpf_map_lookup_elem(&waker_skip, &zero);
+	if (!n)
+		return false;
+	if (++*n < waker_sample_every)
+		return false;
+	*n = 0;
+	return true;
 }
 
 /* sched_switch to next (prev is current): a long sleep whose wake-up
@@ -1002,12 +1043,12 @@ static __always_inline void waiter_copy_at_switch(struct task_struct *prev,
 						  struct task_struct *next)
 {
 	__u32 tid = next->pid;
-	__u64 *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
 	__u64 start, now;
 
-	if (!v || !(start = *v))
+	if (!v || !(start = v->ts))
 		return;
-	*v = 0;
+	v->ts = 0;
 	now = bpf_ktime_get_boot_ns();
 	if (now - start < waiter_copy_ns)
 		return;
@@ -1035,7 +1076,7 @@ static __always_inline void note_sleep_in_call(struct task_struct *prev)
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!regs || lt_call_class(regs->orig_ax) == LT_CALL_NONE)
 		return;
-	note_sleep(tid, *v);
+	note_sleep(tid, *v, regs);
 }
 
 /* --calls blocking: prev is going to sleep (not preempted) inside one of
@@ -1072,7 +1113,7 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 		fill_switch((void *)e + SZ_FLOCK, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 		submit(e);
 		if (waiter_copy_ns)
-			note_sleep(tid, ts);
+			note_sleep(tid, ts, regs);
 		return 1;
 	}
 	cls = lt_call_class(id);
@@ -1100,7 +1141,7 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	}
 	submit(e);
 	if (waiter_copy_ns)
-		note_sleep(tid, ts);
+		note_sleep(tid, ts, regs);
 	return 1;
 }
 
@@ -1295,7 +1336,7 @@ static __always_inline void fill_waking(struct lt_event *e, struct task_struct *
  * time; the collector keeps one).  1 if written, 0 if the wake-up is
  * still to be written on its own. */
 static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_struct *cur,
-					     struct pt_regs *regs, __u8 flags)
+					     struct pt_regs *regs, __u8 flags, bool long_sleep)
 {
 	struct lt_event *e;
 	__u64 ts;
@@ -1315,7 +1356,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 			return 1;
 		fill_futex(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
 		fill_waking((void *)e + SZ_FUTEX, p, cur, flags, 0, ts);
-		if (copy_waker_stacks && waker_copy_room())
+		if (copy_waker_stacks && waker_copy_wanted(long_sleep) && waker_copy_room())
 			copy_waker_stack(cur, regs, ts);
 	} else {
 		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
@@ -1334,6 +1375,7 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	struct pt_regs *regs = NULL;
 	struct lt_event *e;
 	enum wake_ctx wctx;
+	bool long_sleep = false;
 	int irq;
 
 	if (!traced(p))
@@ -1342,13 +1384,13 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 	if (waiter_copy_ns)
-		waiter_copy_at_wake(p, cur);
+		long_sleep = waiter_copy_at_wake(p, cur);
 	wctx = wake_context(ctx, cur, regs, p);
 	irq = wctx == WCTX_IRQ;
 	if (wctx == WCTX_SOFTIRQ_CALL)
 		flags |= LT_F_WAKER_SOFTIRQ;
 	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW) &&
-	    emit_wake_in_call(p, cur, regs, flags))
+	    emit_wake_in_call(p, cur, regs, flags, long_sleep))
 		return 0;
 	e = reserve(SZ_WAKING, LT_EV_WAKING);
 	if (!e)

@@ -82,6 +82,14 @@ enum lt_kind {
  *    process (a layout in py_layouts) a struct lt_py_copy follows, as
  *    after a waker's. */
 #define LT_STACK_COPY_BYTES 2048
+/* record --stacks with waiters' copies (BPF map sleep_at, by tid): the
+ * sleep in a traced call a thread is in, noted when it went to sleep: ts as
+ * an LT_COPY_WAITER's (0 once it ran again or its stack was copied), and
+ * its saved user sp and ip then.  The collector reads the stack of a wait
+ * still asleep from there, without reading /proc/PID/task/TID/syscall. */
+struct lt_sleep_note {
+	uint64_t ts, sp, ip;
+};
 /* counters of the waiters' copies (BPF map wcopy_count, per cpu) */
 #define LT_WCOPY_AT_WAKE 0   /* copied at the wake-up */
 #define LT_WCOPY_AT_SWITCH 1 /* copied at the switch that ran it again */

@@ -132,10 +132,12 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	pid_t tgid = tgids[0];
 	int (*copy_fn)(void *, void *, size_t) = b->copy_fn;
 	void *copy_ctx = b->copy_ctx;
+	uint32_t waker_sample = b->waker_sample;
 
 	memset(b, 0, sizeof(*b));
 	b->copy_fn = copy_fn; /* the caller's, set before */
 	b->copy_ctx = copy_ctx;
+	b->waker_sample = waker_sample;
 	verbose_libbpf = verbose;
 	libbpf_set_print(libbpf_print);
 
@@ -193,6 +195,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		 * them between two drains (the demo's 64 threads make
 		 * ~15,000 a second); wakers' copies take at most half */
 		b->skel->rodata->waiter_copy_ns = LT_WAITER_COPY_NS;
+		b->skel->rodata->waker_sample_every = b->waker_sample;
 		bpf_map__set_max_entries(b->skel->maps.stack_copies, 16u << 20);
 		bpf_map__set_max_entries(b->skel->maps.sleep_at, 65536);
 		if (!(flags & LT_BPF_CALLS_BLOCKING)) /* the waits' entries */
@@ -281,6 +284,12 @@ int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts)
 	int fd = bpf_map__fd(b->skel->maps.py_tstates);
 	int r = ts ? bpf_map_update_elem(fd, &tid, &ts, BPF_ANY) : bpf_map_delete_elem(fd, &tid);
 	return r && (ts || errno != ENOENT) ? -errno : 0;
+}
+
+int lt_bpf_sleep_note(struct lt_bpf *b, uint32_t tid, struct lt_sleep_note *out)
+{
+	int fd = bpf_map__fd(b->skel->maps.sleep_at);
+	return bpf_map_lookup_elem(fd, &tid, out) ? -errno : 0;
 }
 
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)

@@ -17,6 +17,10 @@ struct lt_bpf {
 	 * before lt_bpf_start) */
 	int (*copy_fn)(void *ctx, void *data, size_t size);
 	void *copy_ctx;
+	/* with LT_BPF_COPY_WAITERS: a waker's stack is copied at the wake-up
+	 * of a sleep of LT_WAITER_COPY_NS or more, and at 1 in this many of
+	 * the others (0: none; set before lt_bpf_start) */
+	uint32_t waker_sample;
 	int ncpus;    /* possible cpus: the width of per-cpu maps */
 	uint64_t *lost_tmp; /* ncpus values, scratch for per-cpu reads */
 	/* LT_BPF_FLIGHTBUF: the units, mapped read-only (ncpus * fb_nunits) */
@@ -84,6 +88,10 @@ struct lt_py_layout;
 int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout *l);
 int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts);
 /* Events consumed, or negative errno. timeout_ms < 0: do not wait. */
+/* The sleep thread TID was noted in when it went to sleep (map sleep_at:
+ * with LT_BPF_COPY_WAITERS): 0, or -ENOENT (none noted), -errno. */
+struct lt_sleep_note;
+int lt_bpf_sleep_note(struct lt_bpf *b, uint32_t tid, struct lt_sleep_note *out);
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms);
 /* Adds the cumulative lost counts to out[cpu * LT_EV_MAX + kind]
  * (ncpus * LT_EV_MAX entries, zeroed by the caller). 0 or -errno. */

@@ -78,6 +78,11 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			(unsigned long long)k->failed, (unsigned long long)k->stacks,
 			(double)k->read_ns / 1e6, (double)k->unwind_ns / 1e6,
 			(unsigned long long)k->bytes);
+		if (k->note_reads || k->note_gone)
+			lt_more("  stacks: %llu of the reads from where the BPF side noted the sleep "
+				"(no /proc read), %llu not made: the wait was over or its stack "
+				"copied already", (unsigned long long)k->note_reads,
+				(unsigned long long)k->note_gone);
 		if (k->py_procs)
 			fprintf(stderr, "  python frames: %llu chains read with the copies (%.1f ms of "
 				"the copying), resolved in %.1f ms of the unwinding\n",

@@ -622,7 +622,8 @@ void rec_drain(struct session *s)
 	lt_bpf_detach(&s->bpf);
 	sig_atomic_t s0 = rec_stop_requests;
 	while (rec_stop_requests == s0 && lt_bpf_poll(&s->bpf, -1) > 0)
-		;
+		if (c->stk)
+			lt_stackrec_kick(c->stk); /* the copies drained meanwhile */
 	if (rec_stop_requests != s0)
 		lt_info("interrupted again: finishing the file without draining the rest of the "
 			"ring buffer");

@@ -330,6 +330,9 @@ static int start_bpf(struct session *s)
 		bflags |= LT_BPF_COPY_STACKS;
 		s->bpf.copy_fn = lt_stackrec_copy_cb;
 		s->bpf.copy_ctx = c->stk;
+		/* the wakers' stacks: those of the wake-ups that end a long
+		 * wait, and as many of the others as of the short waits */
+		s->bpf.waker_sample = (uint32_t)lt_stackrec_sample_every(c->stk);
 		/* LOCKTRACE_WAITER_STACKS (tests, measurements): "bpf" only
 		 * the BPF side's copies, "proc" only the reads from /proc */
 		const char *how = getenv("LOCKTRACE_WAITER_STACKS");

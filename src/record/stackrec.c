@@ -132,6 +132,7 @@ struct lt_stackrec {
 	pthread_cond_t more, idle;
 	pthread_t thread;
 	int started, stop, busy;
+	size_t kick; /* bytes queued since the unwinder was last woken */
 	struct job *head, *tail;
 	size_t queued_bytes;
 	struct lt_u64map intern; /* hash -> struct lt_stack * (chain by collision check) */
@@ -373,6 +374,7 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 
 /* Queues a job for the unwinder; false (the job freed, counted) when the
  * queue is full. */
+#define KICK_BYTES (256u * 1024u)
 static bool enqueue(struct lt_stackrec *r, struct job *j)
 {
 	pthread_mutex_lock(&r->mu);
@@ -396,9 +398,35 @@ static bool enqueue(struct lt_stackrec *r, struct job *j)
 	else
 		r->head = j;
 	r->tail = j;
-	pthread_cond_signal(&r->more);
+	/* the unwinder is woken once per drain (lt_stackrec_kick), not per
+	 * job: a wake-up per copy (tens of thousands a second on a busy
+	 * target) cost a futex call and a switch to the unwinder each, on
+	 * the cpus the target runs on */
+	r->kick += j->len ? j->len : 1;
+	if (r->kick >= KICK_BYTES) {
+		/* a long drain (the collector was late): the unwinder goes on
+		 * meanwhile, before the queue fills */
+		r->kick = 0;
+		pthread_cond_signal(&r->more);
+	}
 	pthread_mutex_unlock(&r->mu);
 	return true;
+}
+
+/* Wakes the unwinder for what was queued since (under mu). */
+static void kick_locked(struct lt_stackrec *r)
+{
+	if (r->kick) {
+		r->kick = 0;
+		pthread_cond_signal(&r->more);
+	}
+}
+
+void lt_stackrec_kick(struct lt_stackrec *r)
+{
+	pthread_mutex_lock(&r->mu);
+	kick_locked(r);
+	pthread_mutex_unlock(&r->mu);
 }
 
 void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid)
@@ -597,12 +625,30 @@ static void copy_ocaml(struct lt_stackrec *r, const struct pend *p, struct job *
  * its job queued), -1 not (running, returned, in another call, gone). */
 static int copy_one(struct lt_stackrec *r, struct pend *p)
 {
-	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%u/task/%d/syscall", p->tgid, p->tid);
-	struct lt_sc_line sc;
-	if (lts_read_small(path, line, sizeof(line)) <= 0 || lt_parse_syscall_line(line, &sc) || sc.state != LT_SC_IN_SYSCALL ||
-	    sc.nr != p->nr || (p->check_arg && sc.args[0] != p->arg0) || !sc.sp)
-		return -1;
+	struct lt_sc_line sc = { 0 };
+	struct lt_sleep_note note;
+	int nr = r->bpf ? lt_bpf_sleep_note(r->bpf, (uint32_t)p->tid, &note) : -ENOENT;
+	if (nr == 0) {
+		/* the BPF side noted where it went to sleep: still in this
+		 * wait's sleep (ts), or it ran again or had its stack copied
+		 * (ts 0, or another sleep's) */
+		if (note.ts != p->ts || !note.sp) {
+			r->st.note_gone++;
+			return -1;
+		}
+		sc.sp = note.sp;
+		sc.pc = note.ip;
+		r->st.note_reads++;
+	} else {
+		/* none noted (no waiters' copies, or the map full): from /proc,
+		 * which says whether it is still in this call */
+		char path[64], line[512];
+		snprintf(path, sizeof(path), "/proc/%u/task/%d/syscall", p->tgid, p->tid);
+		if (lts_read_small(path, line, sizeof(line)) <= 0 || lt_parse_syscall_line(line, &sc) ||
+		    sc.state != LT_SC_IN_SYSCALL || sc.nr != p->nr || (p->check_arg && sc.args[0] != p->arg0) ||
+		    !sc.sp)
+			return -1;
+	}
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j || !(j->copy = malloc(COPY_BYTES))) {
 		free(j);
@@ -657,6 +703,7 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 		}
 		r->st.read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 	}
+	lt_stackrec_kick(r);
 }
 
 static void py_tstate_lookup(struct lt_stackrec *r, struct pyproc *pp, uint32_t tid,
@@ -1364,6 +1411,7 @@ static void wait_idle(struct lt_stackrec *r, int ms)
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000L;
 	}
+	kick_locked(r);
 	while (r->started && (r->head || r->busy))
 		if (pthread_cond_timedwait(&r->idle, &r->mu, &until) == ETIMEDOUT)
 			break;
@@ -1454,6 +1502,11 @@ void lt_stackrec_note_wcopy(struct lt_stackrec *r, const uint64_t *wcopy)
 	pthread_mutex_lock(&r->mu);
 	memcpy(r->st.wcopy, wcopy, sizeof(r->st.wcopy));
 	pthread_mutex_unlock(&r->mu);
+}
+
+int lt_stackrec_sample_every(const struct lt_stackrec *r)
+{
+	return r->sample_every;
 }
 
 const struct lt_stackrec_stats *lt_stackrec_stats(struct lt_stackrec *r)

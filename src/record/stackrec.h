@@ -32,6 +32,8 @@ struct lt_stackrec_stats {
 	uint64_t wakers_busy; /* left alone: the unwinding budget was spent */
 	uint64_t stacks;     /* distinct stacks */
 	uint64_t behind;     /* copies dropped: the unwinder's queue was full */
+	uint64_t note_reads; /* of reads, from where the BPF side noted the sleep */
+	uint64_t note_gone;  /* reads not made: the sleep was over or copied */
 	uint64_t read_ns;    /* the collector's time copying stacks */
 	uint64_t unwind_ns;  /* the unwinder thread's time */
 	uint64_t bytes;      /* STACKS bytes written */
@@ -74,8 +76,15 @@ void lt_stackrec_settle(struct lt_stackrec *r, int ms);
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid);
 /* Milliseconds until the next read is due (0: now), -1 none pending. */
 int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now_boot);
-/* Copies the stacks that are due (the unwinder thread unwinds them). */
+/* Copies the stacks that are due (the unwinder thread unwinds them), then
+ * wakes the unwinder for every job queued since (lt_stackrec_kick). */
 void lt_stackrec_read(struct lt_stackrec *r, uint64_t now_boot);
+/* Wakes the unwinder thread for the jobs queued since it was last woken:
+ * queueing a job (a BPF copy, a read) does not, so that one drain of the
+ * ring wakes it once.  Called after each drain. */
+void lt_stackrec_kick(struct lt_stackrec *r);
+/* 1 in how many waits shorter than 1 ms get a stack (0: none). */
+int lt_stackrec_sample_every(const struct lt_stackrec *r);
 /* Writes a STACKS section: the stacks and references not written yet
  * (all 0), or (all 1, a flight dump) every stack and every reference of a
  * wait that began at or after since, the waits still asleep included.
