@@ -30,7 +30,9 @@
 # --tools: of untraced,floor,floorsched,locktrace,ltblocking,ltb_NAME (as in
 # scripts/bench.sh: ltb_NAME is locktrace record --calls blocking with the
 # words of $LT_BENCH_ENV_NAME before it and those of $LT_BENCH_ARGS_NAME
-# after it, e.g. LT_BENCH_ARGS_ring="--ring 256M").  --bin DIR: use
+# after it, e.g. LT_BENCH_ARGS_ring="--ring 256M"; $LT_BENCH_BIN_NAME, if
+# set, is the locktrace binary it runs instead, to compare two builds in one
+# run).  --bin DIR: use
 # locktrace, demo, bench-floor and floor*.bpf.o from DIR (scripts/bench.sh
 # passes its private copies); otherwise copies of build/ are taken and the
 # floor is built here.  --md FILE: the markdown section goes there (default:
@@ -228,14 +230,15 @@ phase() {
 		fi
 		;;
 	locktrace|ltblocking|ltb_*)
-		local calls=all venv=() vargs=()
+		local calls=all venv=() vargs=() lt=$LT
 		[ "$tool" != locktrace ] && calls=blocking
 		if [[ $tool == ltb_* ]]; then
-			local ev=LT_BENCH_ENV_${tool#ltb_} av=LT_BENCH_ARGS_${tool#ltb_}
+			local ev=LT_BENCH_ENV_${tool#ltb_} av=LT_BENCH_ARGS_${tool#ltb_} bv=LT_BENCH_BIN_${tool#ltb_}
 			read -r -a venv <<<"${!ev:-}"
 			read -r -a vargs <<<"${!av:-}"
+			[ -n "${!bv:-}" ] && lt=${!bv}
 		fi
-		env "${venv[@]}" "$LT" record -p "$DPID" -o "$d/t.ltrace" -d 600 --no-status --calls "$calls" \
+		env "${venv[@]}" "$lt" record -p "$DPID" -o "$d/t.ltrace" -d 600 --no-status --calls "$calls" \
 			"${vargs[@]}" 2>"$d/err" &
 		tp=$!
 		ready_re='^locktrace \(pid [0-9]+\): recording' ready_f=$d/err
