@@ -562,12 +562,12 @@ static void innermost_pc(const struct jvm *j, const struct lt_thread *t, struct 
 		w->v[i].pc = pc;
 }
 
-int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_rtthread *r)
+int hs_java_walk(struct jvm *j, const struct jthread *jt, struct lt_rtthread *r, uint64_t *anchor_pc)
 {
 	const struct flay *F = &j->F;
 	uint64_t anchor = jt->addr + F->jt_anchor;
 	struct walk w = { .lo = jt->stack_lo, .hi = jt->stack_hi };
-	if (!F->ok || !t)
+	if (!F->ok)
 		return -ENOENT;
 	w.sp = w.usp = hs_rd64(j, anchor + F->fa_sp);
 	w.fp = hs_rd64(j, anchor + F->fa_fp);
@@ -580,10 +580,8 @@ int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_threa
 	}
 	if (!w.pc)
 		w.pc = hs_rd64(j, w.sp - 8);
-	uint64_t anchor_pc = w.pc;
+	*anchor_pc = w.pc;
 	int rc = walk(j, &w);
-	if (rc >= 0)
-		innermost_pc(j, t, &w, anchor_pc);
 	if (rc >= 0 && w.n == 0) {
 		j->frames_bad++;
 		rc = -ENOENT;
@@ -604,4 +602,22 @@ int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_threa
 	r->group = w.group;
 	r->n_frames = w.n;
 	return 0;
+}
+
+void hs_java_innermost(const struct jvm *j, const struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor_pc)
+{
+	struct walk w = { .v = r->frames, .group = r->group, .n = r->n_frames };
+	if (t)
+		innermost_pc(j, t, &w, anchor_pc);
+}
+
+int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_rtthread *r)
+{
+	uint64_t anchor_pc = 0;
+	if (!t)
+		return -ENOENT;
+	int rc = hs_java_walk(j, jt, r, &anchor_pc);
+	if (rc == 0)
+		hs_java_innermost(j, t, r, anchor_pc);
+	return rc;
 }
