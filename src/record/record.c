@@ -123,9 +123,9 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  waiters' stacks: %llu copies of CPython threads with their Python frames",
 				(unsigned long long)k->bpf_py);
 		if (k->bpf_py_left)
-			lt_more("  waiters' stacks: %llu copies of OCaml 5 threads, or of CPython threads "
-				"whose thread state was not known yet, left for the reads from /proc, "
-				"which have their OCaml stacks or Python frames",
+			lt_more("  waiters' stacks: %llu copies of OCaml 5 or JVM threads, or of CPython "
+				"threads whose thread state was not known yet, left for the reads from "
+				"/proc, which have their OCaml stacks, Java or Python frames",
 				(unsigned long long)k->bpf_py_left);
 		if (k->bpf_again)
 			lt_more("  waiters' stacks: %llu copies of a wait that had its stack already "

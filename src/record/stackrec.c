@@ -1066,9 +1066,9 @@ static void rt_sframe(struct lt_sframe *d, const struct lt_rtframe *f, uint32_t 
 /* The stack as written: the native frames, and a CPython thread's Python
  * frames resolved from the chain read with the copy, each just above the
  * interpreter-loop frame that runs it (as the snapshot prints them), or a
- * JVM thread's Java frames read with the copy, each just above the machine
- * frame (`??` in the code cache) that runs it; the frames not placed
- * after the native ones.  *END may be replaced. */
+ * JVM thread's Java frames read with the copy, each in place of the
+ * machine frame (`??` in the code cache) that runs it; the frames not
+ * placed after the native ones.  *END may be replaced. */
 static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, const struct lt_frame *nf,
 				      size_t n, size_t *out_n, char **end)
 {
@@ -1092,10 +1092,15 @@ static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, cons
 	struct lt_sframe *v = calloc(n + t.n_rt_frames + 1, sizeof(*v));
 	size_t k = 0;
 	for (size_t i = 0; v && i < n; i++) {
+		bool runs = false;
 		for (size_t q = 0; q < t.n_rt_frames; q++)
-			if (t.rt_frames[q].native == (int)i)
+			if (t.rt_frames[q].native == (int)i) {
 				rt_sframe(&v[k++], &t.rt_frames[q], lang);
-		native_sframe(&v[k++], &nf[i]);
+				runs = true;
+			}
+		/* a JIT or interpreter frame (`??`) is the Java frames it runs */
+		if (!(runs && lang == LT_SFRAME_JAVA && !nf[i].func))
+			native_sframe(&v[k++], &nf[i]);
 	}
 	for (size_t q = 0; v && q < t.n_rt_frames; q++)
 		if (t.rt_frames[q].native < 0)
