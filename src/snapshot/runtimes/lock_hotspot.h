@@ -113,7 +113,14 @@ struct jvm {
 	struct lt_u64map by_lockobj;  /* object on a lock stack (JDK 21+)     */
 	bool lockobj_read;
 	size_t *by_stack;             /* indexes in t sorted by stack_lo      */
+	struct hs_mcache *mc;         /* methods read, kept (the recorder's:
+	                                 hs_mcache_new); NULL none           */
 };
+
+/* The recorder's cache of methods and their lines (lock_hotspot_frames.c),
+ * which reads a JVM's frames again and again. */
+struct hs_mcache *hs_mcache_new(void);
+void hs_mcache_free(struct hs_mcache *c);
 
 /* Each missing entry is named in the note that says what is not read. */
 struct need {

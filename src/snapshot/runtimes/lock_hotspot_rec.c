@@ -42,6 +42,7 @@ struct lt_hsstk *lt_hsstk_open(const struct lt_lm_env *e, struct lt_strlist *not
 		return NULL;
 	}
 	h->j.notes = &h->notes; /* from here on: the walker's, unshown */
+	h->j.mc = hs_mcache_new(); /* NULL: read as the snapshot reads */
 	pthread_mutex_init(&h->mu, NULL);
 	return h;
 }
@@ -50,6 +51,7 @@ void lt_hsstk_free(struct lt_hsstk *h)
 {
 	if (!h)
 		return;
+	hs_mcache_free(h->j.mc);
 	hs_jvm_free(&h->j);
 	lt_u64map_free(&h->tids);
 	free(h->jt);
