@@ -1288,6 +1288,7 @@ Test(lock_hotspot_fixture, recorder_reads_frames_then_places_them)
 	lt_hsstk_place(h, &f.threads[1], &r, anchor);
 	cr_assert_eq(r.n_frames, 0, "the frames are the thread's now");
 	check_java_frames(&f.threads[1], 311);
+	lt_rtthread_clear(&r);
 	/* read again: the same (the thread list cached) */
 	cr_assert_eq(lt_hsstk_read(h, f.threads[1].tid, &r, &anchor), 1);
 	cr_assert_str_eq(r.frames[0].func, "app.Main.run");

@@ -38,7 +38,8 @@ void lt_hsstk_free(struct lt_hsstk *h);
  * no Java frame), -ENOMEM. */
 int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t *anchor);
 
-/* R's frames (lt_hsstk_read's, taken: R is emptied) placed among T's
+/* R's frames (lt_hsstk_read's, taken: R keeps their groups, for
+ * lt_rtthread_clear) placed among T's
  * native frames: t->rt_frames (.native) and t->rt_end set, t->rt_lang
  * "java". */
 void lt_hsstk_place(struct lt_hsstk *h, struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor);
