@@ -12,8 +12,8 @@
  *
  * The JVM's tables (vmStructs) and every offset taken from them are read
  * by lt_hsstk_open; the Java threads (tid -> JavaThread and its stack
- * range) are cached, and the thread list read again for a thread not in
- * it when the JVM has made a new list (at each thread start and exit).  A handle may be used by two threads
+ * range) are cached, and read again when the JVM has made a new thread
+ * list (at each thread start and exit: one 8-byte read per read tells).  A handle may be used by two threads
  * (the recorder's collector reads, its unwinder places): it locks. */
 #ifndef LOCKTRACE_HS_STACK_H
 #define LOCKTRACE_HS_STACK_H

@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hs_stack.h"
 #include "lock_hotspot.h"
@@ -105,14 +104,11 @@ static int relist(struct lt_hsstk *h)
 /* Thread TID's JavaThread (under mu), NULL if it is none. */
 static const struct jthread *java_thread(struct lt_hsstk *h, pid_t tid)
 {
+	/* the list again if the JVM has made a new one (a thread started or
+	 * exited: a JavaThread kept may be freed, its tid another's) */
+	if (hs_rd64(&h->j, h->j.L.java_thread_list) != h->list && relist(h))
+		return NULL;
 	uintptr_t k = (uintptr_t)lt_u64map_get(&h->tids, (uint32_t)tid);
-	/* a thread not in the list (a VM thread, or a Java thread started
-	 * since): the list again if the JVM has made a new one */
-	if ((!k || k == UINTPTR_MAX) && hs_rd64(&h->j, h->j.L.java_thread_list) != h->list) {
-		if (relist(h))
-			return NULL;
-		k = (uintptr_t)lt_u64map_get(&h->tids, (uint32_t)tid);
-	}
 	if (k == UINTPTR_MAX)
 		return NULL;
 	if (!k) {
