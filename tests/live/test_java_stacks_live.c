@@ -14,7 +14,10 @@
  *   - `report --profile` names them ("JavaSites.siteAlpha (JavaSites.java:N)
  *     [java]"), alpha (the longer hold) ranked first, each within 10% of the
  *     program's own measure of its wait;
- *   - the collapsed lines name them too (";JavaSites.siteAlpha;").
+ *   - the collapsed lines name them too (";JavaSites.siteAlpha;");
+ *   - the Perfetto trace (a third test, where trace_processor is there):
+ *     the waiter's wait slices carry callstacks through each site, whose
+ *     frames have JavaSites.java and the site's line.
  * The JVM is attached to (-p) before its first wait: the recorder reads
  * the JVM's tables first.  The recorder runs without its symbol cache, as
  * on a fresh machine.  Skips, saying why, where java or the class files
@@ -28,6 +31,7 @@
 #include <unistd.h>
 #include "lt_test.h"
 #include "stacks.h"
+#include "tp.h"
 #include "locktrace/futex.h"
 
 #define JAVA "/usr/bin/java"
@@ -209,6 +213,50 @@ static void check_collapsed(const struct truth *t)
 			  t->wait_us[s]);
 }
 
+/* The Perfetto trace: wait slices of the waiter carry callstacks through
+ * both sites, whose frames have JavaSites.java and the sites' lines. */
+static void check_perfetto(const struct truth *t)
+{
+	char pt[TL_PATH_MAX + 32], out[64][256], err[64][256], sql[1200];
+	int nout, nerr;
+	snprintf(pt, sizeof(pt), "%s.perfetto-trace", raw);
+	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
+	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	snprintf(sql, sizeof(sql),
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %u and s.name like 'FUTEX_WAIT%%';\n"
+		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
+		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
+		 "select f.name as name, y.line_number as line, y.source_file as file from "
+		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
+		 "f.symbol_set_id where f.name in ('%s', '%s');\n", t->waiter, site_func[0], site_func[1]);
+	struct tp_out o;
+	int rc = tp_run(pt, sql, &o);
+	unlink(pt);
+	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
+	cr_assert_eq(o.n, 3);
+	int through[2] = { 0 };
+	for (size_t i = 0; i < o.t[0].nrows; i++)
+		for (int k = 0; k < 2; k++)
+			through[k] += tp_chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), site_func[k]);
+	for (int k = 0; k < 2; k++)
+		cr_assert_gt(through[k], 0, "no wait slice of the waiter has a callstack through %s\n%s",
+			     site_func[k], tp_dump(&o.t[0]));
+	int lines = 0;
+	for (size_t i = 0; i < o.t[2].nrows; i++) {
+		int ok;
+		const char *name = tp_get(&o.t[2], i, "name"), *file = tp_get(&o.t[2], i, "file");
+		long line = (long)tp_int(&o.t[2], i, "line", &ok);
+		cr_assert(ok && name && file);
+		cr_assert_eq(line, !strcmp(name, site_func[0]) ? t->line[0] : t->line[1], "%s at %ld", name, line);
+		cr_assert_str_eq(file, "JavaSites.java", "%s in %s", name, file);
+		lines++;
+	}
+	cr_assert_geq(lines, 2, "Java frames with lines: %d\n%s", lines, tp_dump(&o.t[2]));
+	tp_free(&o);
+}
+
 static void run(const char *mode, const char *lock_fn)
 {
 	struct truth t;
@@ -226,4 +274,14 @@ Test(java_stacks_live, monitor_waits_name_the_java_sites)
 Test(java_stacks_live, reentrant_lock_waits_name_the_java_sites)
 {
 	run("juc", "Unsafe_Park");
+}
+
+Test(java_stacks_live, perfetto_callstacks_have_the_java_sites)
+{
+	const char *why = tp_missing();
+	if (why)
+		cr_skip_test("%s", why);
+	struct truth t;
+	record_sites("juc", &t);
+	check_perfetto(&t);
 }
