@@ -105,7 +105,8 @@ OCAML5_SITES := $(patsubst $(OCAML5_TOOLS)/ocaml-%-min.tar.xz,$(B)/workloads/oca
 # Java workloads (tests/workloads/java) likewise need javac (Debian:
 # default-jdk-headless); class files for Java 11, so any JDK from 11 on runs them.
 JAVAC     ?= $(shell command -v javac 2>/dev/null)
-JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class $(B)/workloads/java/JucLocks.class)
+JAVA_WLS  := $(if $(JAVAC),$(B)/workloads/java/JavaLocks.class $(B)/workloads/java/JucLocks.class \
+	     $(B)/workloads/java/JavaSites.class)
 # Go workloads (tests/workloads/go) need go (Debian: golang-go); standard
 # library only, built offline with their cache under build/.
 GO        ?= $(shell command -v go 2>/dev/null)

@@ -97,6 +97,12 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  ocaml frames: %llu OCaml 5 stacks copied with the C stacks (%llu bytes, "
 				"%.2f ms of the copying)", (unsigned long long)k->oc_reads,
 				(unsigned long long)k->oc_bytes, (double)k->oc_read_ns / 1e6);
+		if (k->java_procs)
+			lt_more("  java frames: %llu Java stacks read with the copies (%llu frames, "
+				"%.2f ms of the copying, the longest read %.1f us), placed in %.2f ms of "
+				"the unwinding", (unsigned long long)k->java_reads,
+				(unsigned long long)k->java_frames, (double)k->java_read_ns / 1e6,
+				(double)k->java_read_max_ns / 1e3, (double)k->java_place_ns / 1e6);
 		if (k->behind)
 			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
@@ -122,9 +128,9 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  waiters' stacks: %llu copies of CPython threads with their Python frames",
 				(unsigned long long)k->bpf_py);
 		if (k->bpf_py_left)
-			lt_more("  waiters' stacks: %llu copies of OCaml 5 threads, or of CPython threads "
-				"whose thread state was not known yet, left for the reads from /proc, "
-				"which have their OCaml stacks or Python frames",
+			lt_more("  waiters' stacks: %llu copies of OCaml 5 or JVM threads, or of CPython "
+				"threads whose thread state was not known yet, left for the reads from "
+				"/proc, which have their OCaml stacks, Java or Python frames",
 				(unsigned long long)k->bpf_py_left);
 		if (k->bpf_again)
 			lt_more("  waiters' stacks: %llu copies of a wait that had its stack already "

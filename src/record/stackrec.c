@@ -19,6 +19,7 @@
 #include "pystack.h"
 #include "stackrec_ocaml.h"
 #include "stackrec_go.h"
+#include "hs_stack.h"
 #include "locktrace/calls.h"
 #include "locktrace/futex.h"
 #include "locktrace/pyframes.h"
@@ -69,6 +70,11 @@ struct job {
 	uint8_t *oc;
 	uint64_t oc_base;
 	size_t oc_len;
+	/* waiter of a JVM: its Java frames, read with the copy (hs_stack.h)
+	 * and placed by the unwinder; NULL none */
+	struct lt_rtthread *jv;
+	uint64_t jv_anchor;
+	struct lt_hsstk *hs;
 	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
 	int bpf;             /* waiter: copied by the BPF side at its wake-up */
 	int unwound;         /* 1: stack_id is final (0: none) */
@@ -98,6 +104,7 @@ struct pyproc {
 	const struct lt_lm_env *look; /* while opening: the symbols' env */
 	struct lt_pystk *py;       /* NULL: no CPython (nothing read) */
 	struct lt_ocstk *oc;       /* NULL: no OCaml 5 runtime */
+	struct lt_hsstk *hs;       /* NULL: no HotSpot JVM whose Java frames are read */
 };
 
 struct symproc {
@@ -204,6 +211,9 @@ static void free_job(struct job *j)
 	if (j) {
 		free(j->py);
 		free(j->oc);
+		if (j->jv)
+			lt_rtthread_clear(j->jv);
+		free(j->jv);
 		free(j->copy);
 		free(j);
 	}
@@ -249,6 +259,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 		r->all_py = pp->next;
 		lt_pystk_free(pp->py);
 		lt_ocstk_free(pp->oc);
+		lt_hsstk_free(pp->hs);
 		lt_mem_close(&pp->mem);
 		free(pp);
 	}
@@ -621,6 +632,32 @@ static void copy_ocaml(struct lt_stackrec *r, const struct pend *p, struct job *
 	r->st.oc_read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
+/* The Java frames of a JVM thread, read right after its stack while it
+ * still sleeps (its JavaFrameAnchor holds its last Java frame until it
+ * runs Java code again): the unwinder places them (hs_stack.h). */
+static void copy_java(struct lt_stackrec *r, const struct pend *p, struct job *j)
+{
+	struct pyproc *pp = pyproc_get(r, p->tgid);
+	if (!pp || !pp->hs)
+		return;
+	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+	struct lt_rtthread *jv = calloc(1, sizeof(*jv));
+	if (jv && lt_hsstk_read(pp->hs, p->tid, jv, &j->jv_anchor) > 0) {
+		j->jv = jv;
+		j->hs = pp->hs;
+		r->st.java_reads++;
+		r->st.java_frames += jv->n_frames;
+	} else {
+		if (jv)
+			lt_rtthread_clear(jv);
+		free(jv);
+	}
+	uint64_t spent = lt_now_ns(CLOCK_MONOTONIC) - t0;
+	r->st.java_read_ns += spent;
+	if (spent > r->st.java_read_max_ns)
+		r->st.java_read_max_ns = spent;
+}
+
 /* Copies one sleeping thread's registers and stack: 0 (p now P_COPIED,
  * its job queued), -1 not (running, returned, in another call, gone). */
 static int copy_one(struct lt_stackrec *r, struct pend *p)
@@ -663,6 +700,7 @@ static int copy_one(struct lt_stackrec *r, struct pend *p)
 		return -1;
 	}
 	copy_python(r, p, j);
+	copy_java(r, p, j);
 	j->kind = J_WAITER;
 	j->tid = p->tid;
 	j->tgid = p->tgid;
@@ -750,11 +788,12 @@ static int waiter_copy(struct lt_stackrec *r, const struct lt_stack_copy *c, siz
 	struct pend *p = lt_u64map_get(&r->pend, tid);
 	struct pyproc *pp = pyproc_get(r, c->tgid);
 	/* an OCaml 5 thread's read has its OCaml stack, which the copy
-	 * lacks: its waits keep being read, and the copies are left; so are
+	 * lacks: its waits keep being read, and the copies are left (a JVM
+	 * thread's too: its Java frames are read with the read); so are
 	 * a CPython thread's copies without its Python frames (its thread
 	 * state not known to the BPF side yet: looked up for the next), and
 	 * those of CPython 3.10 and older (py_one_loop) */
-	if (pp && pp->oc) {
+	if (pp && (pp->oc || pp->hs)) {
 		r->st.bpf_py_left++;
 		return -1;
 	}
@@ -1063,9 +1102,9 @@ static void native_sframe(struct lt_sframe *d, const struct lt_frame *f)
 	d->line = f->line > 0 ? (uint32_t)f->line : 0;
 }
 
-static void python_sframe(struct lt_sframe *d, const struct lt_rtframe *f)
+static void rt_sframe(struct lt_sframe *d, const struct lt_rtframe *f, uint32_t lang)
 {
-	d->lang = LT_SFRAME_PYTHON;
+	d->lang = lang;
 	d->func = dup_or_null(f->func);
 	d->file = dup_or_null(f->file);
 	d->line = f->line > 0 ? (uint32_t)f->line : 0;
@@ -1073,8 +1112,10 @@ static void python_sframe(struct lt_sframe *d, const struct lt_rtframe *f)
 
 /* The stack as written: the native frames, and a CPython thread's Python
  * frames resolved from the chain read with the copy, each just above the
- * interpreter-loop frame that runs it (as the snapshot prints them), the
- * frames not placed after the native ones.  *END may be replaced. */
+ * interpreter-loop frame that runs it (as the snapshot prints them), or a
+ * JVM thread's Java frames read with the copy, each in place of the
+ * machine frame (`??` in the code cache) that runs it; the frames not
+ * placed after the native ones.  *END may be replaced. */
 static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, const struct lt_frame *nf,
 				      size_t n, size_t *out_n, char **end)
 {
@@ -1089,21 +1130,32 @@ static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, cons
 					    .end_at = j->py_end_at };
 		lt_pystk_resolve(j->pp->py, &o, &t);
 		r->st.py_resolve_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
+	} else if (j->jv) {
+		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
+		lt_hsstk_place(j->hs, &t, j->jv, j->jv_anchor);
+		r->st.java_place_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 	}
+	uint32_t lang = j->jv ? LT_SFRAME_JAVA : LT_SFRAME_PYTHON;
 	struct lt_sframe *v = calloc(n + t.n_rt_frames + 1, sizeof(*v));
 	size_t k = 0;
 	for (size_t i = 0; v && i < n; i++) {
+		bool runs = false;
 		for (size_t q = 0; q < t.n_rt_frames; q++)
-			if (t.rt_frames[q].native == (int)i)
-				python_sframe(&v[k++], &t.rt_frames[q]);
-		native_sframe(&v[k++], &nf[i]);
+			if (t.rt_frames[q].native == (int)i) {
+				rt_sframe(&v[k++], &t.rt_frames[q], lang);
+				runs = true;
+			}
+		/* a JIT or interpreter frame (`??`) is the Java frames it runs */
+		if (!(runs && lang == LT_SFRAME_JAVA && !nf[i].func))
+			native_sframe(&v[k++], &nf[i]);
 	}
 	for (size_t q = 0; v && q < t.n_rt_frames; q++)
 		if (t.rt_frames[q].native < 0)
-			python_sframe(&v[k++], &t.rt_frames[q]);
+			rt_sframe(&v[k++], &t.rt_frames[q], lang);
 	if (t.rt_end) {
 		char *e = NULL;
-		if (asprintf(&e, "%s%sPython frames: %s", *end ? *end : "", *end ? "; " : "", t.rt_end) < 0)
+		if (asprintf(&e, "%s%s%s frames: %s", *end ? *end : "", *end ? "; " : "",
+			     j->jv ? "Java" : "Python", t.rt_end) < 0)
 			e = NULL;
 		if (e) {
 			free(*end);
@@ -1150,6 +1202,8 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 	pp->py = lt_pystk_open(&pp->e, &notes);
 	if (!pp->py)
 		pp->oc = lt_ocstk_open(&le);
+	if (!pp->py && !pp->oc)
+		pp->hs = lt_hsstk_open(&pp->e, NULL);
 	pp->look = NULL;
 	lt_strlist_free(&notes);
 	pthread_mutex_lock(&r->mu);
@@ -1162,6 +1216,8 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 		py_to_bpf(r, tgid, pp);
 	if (pp->oc)
 		r->st.oc_procs++;
+	if (pp->hs)
+		r->st.java_procs++;
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -1214,7 +1270,7 @@ static uint64_t uc_val(const struct symproc *sp, const struct lt_map *m, uint64_
 /* The first level's key, 0 when the job's unwind is not to be remembered. */
 static uint64_t uc_regs_key(const struct symproc *sp, const struct job *j, const struct lt_map **mp)
 {
-	if (!j->regs.full || j->pp || j->oc || (j->base & 7) || !j->len || j->len > LT_STACK_COPY_BYTES)
+	if (!j->regs.full || j->pp || j->oc || j->jv || (j->base & 7) || !j->len || j->len > LT_STACK_COPY_BYTES)
 		return 0;
 	const struct lt_map *m = lt_sym_map_at(sp->sym, j->base);
 	if (!m)

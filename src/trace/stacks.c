@@ -408,8 +408,9 @@ const char *lt_sframe_text(const struct lt_sframe *f, char *buf, size_t len)
 		const char *base = strrchr(f->file, '/');
 		snprintf(where, sizeof(where), " (%s:%u)", base ? base + 1 : f->file, f->line);
 	}
-	if (f->lang == LT_SFRAME_PYTHON)
-		snprintf(buf, len, "%s%s [python]", f->func ? f->func : "?", where);
+	if (f->lang == LT_SFRAME_PYTHON || f->lang == LT_SFRAME_JAVA)
+		snprintf(buf, len, "%s%s [%s]", f->func ? f->func : "?", where,
+			 f->lang == LT_SFRAME_JAVA ? "java" : "python");
 	else if (func)
 		snprintf(buf, len, "%s+0x%" PRIx64 "%s [%s]", func, f->func_off, where,
 			 f->module ? f->module : "?");

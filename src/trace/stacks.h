@@ -18,6 +18,7 @@
 enum lt_sframe_lang {
 	LT_SFRAME_NATIVE = 0,
 	LT_SFRAME_PYTHON = 1, /* a Python function: func, file, line; no pc */
+	LT_SFRAME_JAVA = 2,   /* a Java method: "Class.method", file, line; no pc */
 };
 
 struct lt_sframe {

@@ -186,6 +186,13 @@ tl_line *tl_profile_lines(const char *raw, int *n);
  * rank and ms; asserts one entry per site, and both there. */
 void tl_profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
 		      const char *const where[2], int rank[2], double ms[2]);
+/* tl_profile_sites for Java frames ("FUNC (WHERE) [java]"), a site's
+ * waits added up over every entry whose header holds ENTRY: a JVM thread
+ * parks on a condition variable of its own, whose futex word alternates
+ * between two (glibc's condvar groups), so one site's waits may be in two
+ * entries; RANK the site's best.  Asserts both there. */
+void tl_profile_java_sites(char out[][256], int nout, const char *entry, const char *const func[2],
+			   const char *const where[2], int rank[2], double ms[2]);
 /* The two sites ranked in the order of WANT_US (the program's own measure
  * of each site's waiting, µs), each site's ms within 10% of it. */
 void tl_check_site_profile(const int rank[2], const double ms[2], const double want_us[2],

@@ -654,8 +654,23 @@ struct rp_json *tl_json_of(const char *buf, size_t len)
 	return j;
 }
 
+static void profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
+			  const char *const where[2], int rank[2], double ms[2], int java);
+
 void tl_profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
 		      const char *const where[2], int rank[2], double ms[2])
+{
+	profile_sites(out, nout, entry, func, where, rank, ms, 0);
+}
+
+void tl_profile_java_sites(char out[][256], int nout, const char *entry, const char *const func[2],
+			   const char *const where[2], int rank[2], double ms[2])
+{
+	profile_sites(out, nout, entry, func, where, rank, ms, 1);
+}
+
+static void profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
+			  const char *const where[2], int rank[2], double ms[2], int java)
 {
 	int cur = 0, in_entry = 0;
 	double cur_ms = 0;
@@ -674,12 +689,18 @@ void tl_profile_sites(char out[][256], int nout, const char *entry, const char *
 			break; /* the releasing stacks */
 		for (int s = 0; s < 2 && in_entry; s++) {
 			char pat[128];
-			snprintf(pat, sizeof(pat), " %s+", func[s]);
-			if (!strstr(out[i], pat))
+			snprintf(pat, sizeof(pat), java ? " %s (" : " %s+", func[s]);
+			if (!strstr(out[i], pat) || (java && !strstr(out[i], " [java]")))
 				continue;
 			if (where && where[s])
 				cr_assert(strstr(out[i], where[s]), "%s not at %s: %s", func[s], where[s],
 					  out[i]);
+			if (java) { /* every entry's waits; the best rank */
+				if (!rank[s])
+					rank[s] = cur;
+				ms[s] += cur_ms;
+				continue;
+			}
 			cr_assert_eq(rank[s], 0, "two entries for %s", func[s]);
 			rank[s] = cur;
 			ms[s] = cur_ms;

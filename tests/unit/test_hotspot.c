@@ -28,6 +28,7 @@
 #include "snapshot.h"
 #include "rt_hotspot.h"
 #include "budget.h"
+#include "hs_stack.h"
 
 extern const struct lt_lockmodel lt_lm_hotspot;
 
@@ -1262,6 +1263,44 @@ Test(lock_hotspot_fixture, interpreted_and_native_frames_jdk17_line_coding)
 	cr_assert_eq(f.threads[2].n_rt_frames, 0, "no anchor, no frames");
 	cr_assert_eq(f.threads[2].n_frames, 0);
 	fk_free(&f);
+}
+
+/* The recorder's reader (hs_stack.h): the frames read while the thread
+ * sleeps, before its native stack is unwound, then placed at the native
+ * frames as the snapshot places them; a thread the JVM does not list, or
+ * one without a last Java frame, has none; a process without HotSpot has
+ * no reader. */
+Test(lock_hotspot_fixture, recorder_reads_frames_then_places_them)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct lt_lm_env e;
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+	fk_env(&f, &e);
+	struct lt_hsstk *h = lt_hsstk_open(&e, NULL);
+	cr_assert_not_null(h, "no reader of the fixture's JVM");
+	struct lt_rtthread r;
+	uint64_t anchor;
+	cr_assert_eq(lt_hsstk_read(h, 999, &r, &anchor), 0, "tid 999 is no Java thread");
+	cr_assert_eq(lt_hsstk_read(h, f.threads[2].tid, &r, &anchor), 0, "no anchor, no frames");
+	cr_assert_eq(lt_hsstk_read(h, f.threads[1].tid, &r, &anchor), 1);
+	cr_assert_eq(r.n_frames, 2, "%zu frames", r.n_frames);
+	lt_hsstk_place(h, &f.threads[1], &r, anchor);
+	cr_assert_eq(r.n_frames, 0, "the frames are the thread's now");
+	check_java_frames(&f.threads[1], 311);
+	lt_rtthread_clear(&r);
+	/* read again: the same (the thread list cached) */
+	cr_assert_eq(lt_hsstk_read(h, f.threads[1].tid, &r, &anchor), 1);
+	cr_assert_str_eq(r.frames[0].func, "app.Main.run");
+	lt_rtthread_clear(&r);
+	lt_hsstk_free(h);
+	fk_free(&f);
+
+	struct fk none;
+	fk_init(&none);
+	fk_env(&none, &e);
+	cr_assert_null(lt_hsstk_open(&e, NULL), "a reader without a JVM");
+	fk_free(&none);
 }
 
 /* The anchor's pc is where the interpreter recorded its state, before the

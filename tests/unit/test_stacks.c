@@ -171,3 +171,33 @@ Test(stacks, python_frames_round_trip)
 	lt_stacktab_free(&t);
 	lt_stackbuf_free(&b);
 }
+
+/* A Java frame (lang 2, no pc) comes back as one and prints as
+ * "Class.method (File.java:line) [java]"; its name is not demangled (a
+ * lambda's "$" stays); one without a line prints without it. */
+Test(stacks, java_frames_round_trip)
+{
+	struct lt_sframe fr[3] = {
+		{ .lang = LT_SFRAME_JAVA, .func = "JavaSites.siteAlpha", .file = "JavaSites.java", .line = 68 },
+		{ .pc = 0x7f5f189537ba },
+		{ .lang = LT_SFRAME_JAVA, .func = "JavaSites$$Lambda$3/0x00007f5eac000c10.run" },
+	};
+	struct lt_stack s = { .id = 4, .tgid = 78, .nframes = 3, .frames = fr };
+	struct lt_stackbuf b = { 0 };
+	struct lt_stacktab t = { 0 };
+	lt_stacks_put_stack(&b, &s);
+	cr_assert_eq(lt_stacktab_add(&t, b.p, b.len), 0);
+	const struct lt_stack *g = lt_stacktab_get(&t, 4);
+	cr_assert(g);
+	cr_assert_eq(g->nframes, 3);
+	cr_assert_eq(g->frames[0].lang, LT_SFRAME_JAVA);
+	cr_assert_eq(g->frames[0].pc, 0);
+	cr_assert_eq(g->frames[1].lang, LT_SFRAME_NATIVE);
+	char buf[256];
+	cr_assert_str_eq(lt_sframe_text(&g->frames[0], buf, sizeof(buf)), "JavaSites.siteAlpha (JavaSites.java:68) [java]");
+	cr_assert_str_eq(lt_sframe_text(&g->frames[2], buf, sizeof(buf)),
+			 "JavaSites$$Lambda$3/0x00007f5eac000c10.run [java]");
+	cr_assert_str_eq(lt_sframe_func(&g->frames[0], buf, sizeof(buf)), "JavaSites.siteAlpha");
+	lt_stacktab_free(&t);
+	lt_stackbuf_free(&b);
+}

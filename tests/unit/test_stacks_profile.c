@@ -43,6 +43,8 @@ static struct lt_sframe st2[] = {
 	  .file = "futex-internal.h", .line = 146 },
 	{ .pc = 0x555500001200, .func = "site_beta", .func_off = 0x59, .module = "app",
 	  .file = "app.c", .line = 56 },
+	/* a JVM's Java frame (record --stacks): its name, file and line, no pc */
+	{ .lang = LT_SFRAME_JAVA, .func = "app.Main.run", .file = "Main.java", .line = 311 },
 	{ .pc = 0x555500001400, .func = "odd;name", .module = "app" },
 };
 static struct lt_sframe st3[] = {
@@ -103,7 +105,7 @@ static void make_trace(const char *path)
 	free(h.threads);
 	struct lt_stackbuf sb = { 0 };
 	struct lt_stack s1 = { .id = 1, .tgid = PID, .nframes = 4, .frames = st1 };
-	struct lt_stack s2 = { .id = 2, .tgid = PID, .nframes = 3, .frames = st2 };
+	struct lt_stack s2 = { .id = 2, .tgid = PID, .nframes = 4, .frames = st2 };
 	struct lt_stack s3 = { .id = 3, .tgid = PID, .nframes = 3, .frames = st3 };
 	struct lt_stack s4 = { .id = 4, .tgid = PID, .nframes = 3, .frames = st4 };
 	lt_stacks_put_stack(&sb, &s1);
@@ -158,7 +160,8 @@ Test(stacks, profile_text_ranks_waiting_and_releasing_stacks)
 	const char *w2 = strstr(out, "#2  5.0 ms in 1 wait (average 5.00 ms, longest 5.00 ms)  "
 				"futex 0x7f0000000100, process 1000\n"
 				"      __lll_lock_wait+0x2b (futex-internal.h:146) [libc.so.6]\n"
-				"      site_beta+0x59 (app.c:56) [app]\n");
+				"      site_beta+0x59 (app.c:56) [app]\n"
+				"      app.Main.run (Main.java:311) [java]\n");
 	cr_assert(w2 && w2 > w1, "%s", out);
 	/* releasing: stack 4 ended the 5 and 4 ms waits, stack 3 the 3 ms */
 	const char *rel = strstr(out, "\nWhere the lock was held:");
@@ -191,7 +194,7 @@ Test(stacks, profile_collapsed_lines)
 	/* the releasing stacks under their own root: stacks 3 and 4 differ
 	 * only in a line, so they fold into one (3 + 5 + 4 ms and 3 x 400 ns) */
 	cr_assert_str_eq(out, "futex 0x7f0000000100;[libc.so.6];waiter;site_alpha;__lll_lock_wait 7000\n"
-			      "futex 0x7f0000000100;odd:name;site_beta;__lll_lock_wait 5000\n"
+			      "futex 0x7f0000000100;odd:name;app.Main.run;site_beta;__lll_lock_wait 5000\n"
 			      "release of futex 0x7f0000000100;holder;hold_for;__lll_lock_wake 12001\n");
 	free(out);
 }
@@ -362,7 +365,8 @@ Test(stacks, profile_pprof_decodes_to_the_waits)
 					 "waiter app.c:97", "[libc.so.6] :0",
 					 "futex 0x7f0000000100 :0" };
 	static const char *want_b[] = { "__lll_lock_wait futex-internal.h:146", "site_beta app.c:56",
-					 "odd;name :0", "futex 0x7f0000000100 :0" };
+					 "app.Main.run Main.java:311", "odd;name :0",
+					 "futex 0x7f0000000100 :0" };
 	char got[MAXN][160];
 	cr_assert_eq(p.s[0].nloc, 5);
 	cr_assert_eq(p.s[0].nval, 4);
@@ -375,11 +379,11 @@ Test(stacks, profile_pprof_decodes_to_the_waits)
 	frames(&p, 0, got);
 	for (int k = 0; k < 5; k++)
 		cr_assert_str_eq(got[k], want_a[k]);
-	cr_assert_eq(p.s[1].nloc, 4);
+	cr_assert_eq(p.s[1].nloc, 5);
 	cr_assert_eq(p.s[1].val[0], 5000);
 	cr_assert_eq(p.s[1].val[1], 1);
 	frames(&p, 1, got);
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		cr_assert_str_eq(got[k], want_b[k]);
 	/* the releases, ranked: stack 4 (WB's 5 ms and WA's 4 ms) then stack
 	 * 3 (WA's 3 ms), their values in released/releases */
@@ -397,17 +401,20 @@ Test(stacks, profile_pprof_decodes_to_the_waits)
 		for (int k = 0; k < 4; k++)
 			cr_assert_str_eq(got[k], r ? want_r3[k] : want_r4[k]);
 	}
-	/* shared frames are one location and one function: 11 functions (7
-	 * waiting, 3 releasing, the release root), 12 locations (holder at
+	/* shared frames are one location and one function: 12 functions (8
+	 * waiting, 3 releasing, the release root), 13 locations (holder at
 	 * two lines; each root's is shared) */
 	cr_assert_eq(p.s[0].loc[0], p.s[1].loc[0]);
-	cr_assert_eq(p.s[0].loc[4], p.s[1].loc[3]);
+	cr_assert_eq(p.s[0].loc[4], p.s[1].loc[4]);
 	cr_assert_eq(p.s[2].loc[3], p.s[3].loc[3]);
-	cr_assert_eq(p.nfn, 11);
-	cr_assert_eq(p.nloc, 12);
-	for (int j = 0; j < p.nloc; j++)
+	cr_assert_eq(p.nfn, 12);
+	cr_assert_eq(p.nloc, 13);
+	for (int j = 0; j < p.nloc; j++) {
 		if (p.loc[j].id == p.s[0].loc[1])
 			cr_assert_eq(p.loc[j].addr, 0x555500001100);
+		if (p.loc[j].id == p.s[1].loc[2]) /* the Java frame: no address */
+			cr_assert_eq(p.loc[j].addr, 0);
+	}
 	free(out);
 }
 

@@ -839,24 +839,42 @@ static void read_names(struct jvm *j)
 			       "(a GC moving objects?)", j->version, j->n - named, j->n);
 }
 
+int hs_jvm_open(struct jvm *j)
+{
+	int rc = hs_vm_read(j->e, &j->vm, j->notes);
+	if (rc)
+		return rc == -EIO ? -ENOENT : rc;
+	j->sc = hs_strcache_new();
+	identify(j);
+	if (!lay_threads(j)) {
+		jvm_free(j);
+		return -ENOENT;
+	}
+	/* the monitors' layout says what a thread's owner id is: first */
+	lay_objects(j);
+	lay_monitors(j);
+	hs_lay_frames(j);
+	return 0;
+}
+
+int hs_read_thread(struct jvm *j, uint64_t jt, struct jthread *t)
+{
+	return read_thread(j, jt, t);
+}
+
+void hs_jvm_free(struct jvm *j)
+{
+	jvm_free(j);
+}
+
 static int scan(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, struct lt_rtthread **th,
 		size_t *nth, struct lt_strlist *notes)
 {
 	struct jvm j = { .e = e, .notes = notes };
 	size_t first = *n; /* the scan's first lock: idx counts from it */
-	int rc = hs_vm_read(e, &j.vm, notes);
+	int rc = hs_jvm_open(&j);
 	if (rc)
-		return rc == -ENOENT || rc == -EIO ? 0 : rc;
-	j.sc = hs_strcache_new();
-	identify(&j);
-	if (!lay_threads(&j)) {
-		jvm_free(&j);
-		return 0;
-	}
-	/* the monitors' layout says what a thread's owner id is: first */
-	lay_objects(&j);
-	lay_monitors(&j);
-	hs_lay_frames(&j);
+		return rc == -ENOENT ? 0 : rc;
 	if ((rc = read_threads(&j)) < 0) {
 		jvm_free(&j);
 		return rc;

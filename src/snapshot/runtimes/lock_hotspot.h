@@ -113,7 +113,14 @@ struct jvm {
 	struct lt_u64map by_lockobj;  /* object on a lock stack (JDK 21+)     */
 	bool lockobj_read;
 	size_t *by_stack;             /* indexes in t sorted by stack_lo      */
+	struct hs_mcache *mc;         /* methods read, kept (the recorder's:
+	                                 hs_mcache_new); NULL none           */
 };
+
+/* The recorder's cache of methods and their lines (lock_hotspot_frames.c),
+ * which reads a JVM's frames again and again. */
+struct hs_mcache *hs_mcache_new(void);
+void hs_mcache_free(struct hs_mcache *c);
 
 /* Each missing entry is named in the note that says what is not read. */
 struct need {
@@ -156,5 +163,19 @@ int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, s
  * or not started). */
 void hs_lay_frames(struct jvm *j);
 int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_rtthread *r);
+/* hs_java_stack in two steps, for the recorder (hs_stack.h), which reads
+ * a sleeping thread's frames before its native stack is unwound: the walk
+ * (R's frames with their machine frames' pcs as the JVM recorded them;
+ * *ANCHOR_PC the innermost's), then, given the native frames T, the
+ * innermost machine frame's pc as the unwinder saw it. */
+int hs_java_walk(struct jvm *j, const struct jthread *jt, struct lt_rtthread *r, uint64_t *anchor_pc);
+void hs_java_innermost(const struct jvm *j, const struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor_pc);
+
+/* The JVM's tables and every layout read (lock_hotspot.c): 0, or -ENOENT
+ * (no HotSpot, or its threads are not described: notes say why); then
+ * one JavaThread read (tid, state, stack range); jvm_free's work. */
+int hs_jvm_open(struct jvm *j);
+int hs_read_thread(struct jvm *j, uint64_t jt, struct jthread *t);
+void hs_jvm_free(struct jvm *j);
 
 #endif

@@ -193,7 +193,43 @@ struct jmethod {
 	uint64_t cm;      /* its ConstMethod */
 	uint16_t code_size;
 	bool native;      /* a native method: no bytecodes */
+	struct mc_entry *memo; /* its entry in j->mc, NULL none */
 };
+
+/* ---- the recorder's method cache (hs_mcache_new) ----
+ * A method read once per Method*: a later read of it is one read (its
+ * ConstMethod, which must be the one cached: a Method* freed with its
+ * class and reused is read again), and the lines of the bytecode indexes
+ * asked for are remembered with it. */
+#define MC_MAX 16384 /* methods cached, at most (then read as without) */
+#define MC_LINES 8   /* lines remembered per method */
+
+struct mc_entry {
+	struct jmethod m;
+	uint32_t bci[MC_LINES];
+	int line[MC_LINES];
+	unsigned nlines, next;
+};
+
+struct hs_mcache {
+	struct lt_u64map by_method; /* Method* -> struct mc_entry * */
+};
+
+struct hs_mcache *hs_mcache_new(void)
+{
+	return calloc(1, sizeof(struct hs_mcache));
+}
+
+void hs_mcache_free(struct hs_mcache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->by_method.cap; i++)
+		if (c->by_method.keys[i])
+			free(c->by_method.vals[i]);
+	lt_u64map_free(&c->by_method);
+	free(c);
+}
 
 #define JVM_ACC_NATIVE 0x0100 /* class-file access flag (JVMS 4.6) */
 
@@ -205,7 +241,35 @@ static int cp_symbol(const struct jvm *j, uint64_t cp, uint16_t idx, char *buf, 
 
 /* Reads method M, and only if it is one: its holder class must own its
  * constant pool. */
+static int read_method_uncached(const struct jvm *j, uint64_t m, struct jmethod *out);
+
 static int read_method(const struct jvm *j, uint64_t m, struct jmethod *out)
+{
+	struct hs_mcache *c = j->mc;
+	struct mc_entry *e = c && m ? lt_u64map_get(&c->by_method, m) : NULL;
+	if (e && hs_rd64(j, m + j->F.m_const) == e->m.cm) {
+		*out = e->m;
+		return 0;
+	}
+	int rc = read_method_uncached(j, m, out);
+	out->memo = NULL;
+	if (rc || !c)
+		return rc;
+	if (!e && c->by_method.n < MC_MAX && (e = malloc(sizeof(*e))) &&
+	    lt_u64map_put(&c->by_method, m, e)) {
+		free(e);
+		e = NULL;
+	}
+	if (e) {
+		memset(e, 0, sizeof(*e));
+		e->m = *out;
+		e->m.memo = e;
+		out->memo = e;
+	}
+	return 0;
+}
+
+static int read_method_uncached(const struct jvm *j, uint64_t m, struct jmethod *out)
 {
 	const struct flay *F = &j->F;
 	char cls[160], meth[96];
@@ -268,7 +332,24 @@ static bool stream_signed(const uint8_t *b, size_t n, size_t *pos, int coding, i
  * compressed table (after its bytecodes) whose bci is not after BCI.
  * Pairs: one byte bci_delta << 3 | line_delta, or 0xff and two signed
  * integers; 0 ends the table.  0 if unknown. */
+static int line_of_uncached(const struct jvm *j, const struct jmethod *m, uint32_t bci);
+
 static int line_of(const struct jvm *j, const struct jmethod *m, uint32_t bci)
+{
+	struct mc_entry *e = m->memo;
+	if (!e)
+		return line_of_uncached(j, m, bci);
+	for (unsigned i = 0; i < e->nlines; i++)
+		if (e->bci[i] == bci)
+			return e->line[i];
+	int line = line_of_uncached(j, m, bci);
+	unsigned at = e->nlines < MC_LINES ? e->nlines++ : e->next++ % MC_LINES;
+	e->bci[at] = bci;
+	e->line[at] = line;
+	return line;
+}
+
+static int line_of_uncached(const struct jvm *j, const struct jmethod *m, uint32_t bci)
 {
 	const struct flay *F = &j->F;
 	uint32_t flags = 0;
@@ -562,12 +643,12 @@ static void innermost_pc(const struct jvm *j, const struct lt_thread *t, struct 
 		w->v[i].pc = pc;
 }
 
-int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_rtthread *r)
+int hs_java_walk(struct jvm *j, const struct jthread *jt, struct lt_rtthread *r, uint64_t *anchor_pc)
 {
 	const struct flay *F = &j->F;
 	uint64_t anchor = jt->addr + F->jt_anchor;
 	struct walk w = { .lo = jt->stack_lo, .hi = jt->stack_hi };
-	if (!F->ok || !t)
+	if (!F->ok)
 		return -ENOENT;
 	w.sp = w.usp = hs_rd64(j, anchor + F->fa_sp);
 	w.fp = hs_rd64(j, anchor + F->fa_fp);
@@ -580,10 +661,8 @@ int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_threa
 	}
 	if (!w.pc)
 		w.pc = hs_rd64(j, w.sp - 8);
-	uint64_t anchor_pc = w.pc;
+	*anchor_pc = w.pc;
 	int rc = walk(j, &w);
-	if (rc >= 0)
-		innermost_pc(j, t, &w, anchor_pc);
 	if (rc >= 0 && w.n == 0) {
 		j->frames_bad++;
 		rc = -ENOENT;
@@ -604,4 +683,22 @@ int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_threa
 	r->group = w.group;
 	r->n_frames = w.n;
 	return 0;
+}
+
+void hs_java_innermost(const struct jvm *j, const struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor_pc)
+{
+	struct walk w = { .v = r->frames, .group = r->group, .n = r->n_frames };
+	if (t)
+		innermost_pc(j, t, &w, anchor_pc);
+}
+
+int hs_java_stack(struct jvm *j, const struct jthread *jt, const struct lt_thread *t, struct lt_rtthread *r)
+{
+	uint64_t anchor_pc = 0;
+	if (!t)
+		return -ENOENT;
+	int rc = hs_java_walk(j, jt, r, &anchor_pc);
+	if (rc == 0)
+		hs_java_innermost(j, t, r, anchor_pc);
+	return rc;
 }

@@ -1,0 +1,287 @@
+/* record --stacks on a JVM, end to end as root: Debian's default JDK
+ * running tests/workloads/java/JavaSites, whose two methods take one lock
+ * (the monitor of a `synchronized` block, or a ReentrantLock) at known
+ * lines while a holder thread keeps it for known times.  A JVM thread that
+ * waits sleeps in the VM (ObjectMonitor::EnterI) or in native code
+ * (Unsafe.park), its last Java frame in its JavaFrameAnchor: the recorder
+ * reads its Java frames with its stack copy, through the snapshot's
+ * HotSpot walker (src/snapshot/runtimes/hs_stack.h).  Checked:
+ *   - the waiter's waits of 5 ms or more in the lock's native code
+ *     (EnterI, Unsafe_Park) have a stack naming the site (JavaSites.siteAlpha
+ *     or siteBeta) as a Java frame at the lock's line in JavaSites.java,
+ *     its caller (the waiter's lambda) after it, both placed before the
+ *     JVM's native frames that called into Java; each site in every round;
+ *   - `report --profile` names them ("JavaSites.siteAlpha (JavaSites.java:N)
+ *     [java]"), alpha (the longer hold) ranked first, each within 10% of the
+ *     program's own measure of its wait;
+ *   - the collapsed lines name them too (";JavaSites.siteAlpha;");
+ *   - the Perfetto trace (a third test, where trace_processor is there):
+ *     the waiter's wait slices carry callstacks through each site, whose
+ *     frames have JavaSites.java and the site's line.
+ * The JVM is attached to (-p) before its first wait: the recorder reads
+ * the JVM's tables first.  The recorder runs without its symbol cache, as
+ * on a fresh machine.  Skips, saying why, where java or the class files
+ * are missing. */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lt_test.h"
+#include "stacks.h"
+#include "tp.h"
+#include "locktrace/futex.h"
+
+#define JAVA "/usr/bin/java"
+#define CLASSES "build/workloads/java"
+#define NROUNDS 4
+
+TL_WORKLOAD(64);
+static struct tl_proc rec;
+static char raw[TL_PATH_MAX];
+
+static void cleanup(void)
+{
+	tl_close_started(&rec);
+	tl_close_started(&wl);
+	if (raw[0])
+		unlink(raw);
+	raw[0] = 0;
+}
+
+TestSuite(java_stacks_live, .fini = cleanup, .timeout = 240);
+
+struct truth {
+	uint32_t waiter;
+	long line[2];
+	double wait_us[2];
+};
+
+static const char *const site_func[2] = { "JavaSites.siteAlpha", "JavaSites.siteBeta" };
+
+/* Starts JavaSites MODE, attaches the recorder (--stacks --calls all),
+ * lets the program run its rounds, stops the recorder. */
+static void record_sites(const char *mode, struct truth *t)
+{
+	char done[8][256];
+	int nd = 0;
+	tl_skip_unless_root("needs root: loads BPF programs to record a JVM");
+	if (access(JAVA, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
+	if (access(CLASSES "/JavaSites.class", R_OK) != 0)
+		cr_skip_test("%s/JavaSites.class not built: javac was missing at build time", CLASSES);
+	/* holds of 240 and 80 ms: alpha's waits outweigh beta's even split
+	 * over two entries (tl_profile_java_sites).  A contender for a
+	 * monitor parks in timed steps (HotSpot's "responsible" thread: 1 ms,
+	 * then 8, then 64 and on), and the recorder copies only waits of 1 ms
+	 * or more (and those while it copies in time: on a loaded machine it
+	 * has been seen 15 ms late): the first steps of a wait may have no
+	 * stack, a few ms of each; against 80 ms they stay under the 10% */
+	char *argv[] = { JAVA, "-cp", CLASSES, "JavaSites", (char *)mode, "-r", "4", "-a", "240", "-b", "80", NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 60000);
+	tl_tmp_path(raw, sizeof(raw), "java-stacks");
+	char *extra[] = { "--stacks", "--calls", "all", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
+	tl_go(&wl);
+	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "JavaSites %s never finished", mode);
+	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
+	t->line[0] = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
+	t->line[1] = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
+	t->wait_us[0] = (double)tl_truth_val(done, nd, "done", "rounds=", "alpha_wait_us");
+	t->wait_us[1] = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
+	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
+	tl_recorder_done(&rec, &wl, 60000);
+}
+
+/* The first frame of S whose function contains NAME (lang LANG), or -1. */
+static int frame_with(const struct lt_stack *s, const char *name, uint32_t lang)
+{
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (s->frames[i].lang == lang && s->frames[i].func && strstr(s->frames[i].func, name))
+			return (int)i;
+	return -1;
+}
+
+/* How long the wait that began with event I lasted (ns), 0 unknown. */
+static uint64_t wait_len(const struct tl_trace *tr, size_t i)
+{
+	for (size_t k = i + 1; k < tr->n; k++)
+		if (tr->ev[k].h.tid == tr->ev[i].h.tid && tr->ev[k].h.kind == LT_EV_SYS_EXIT)
+			return tr->ev[k].h.ts - tr->ev[i].h.ts;
+	return 0;
+}
+
+/* Every wait of the waiter of 5 ms or more in the lock's native code
+ * (LOCK_FN) names one site at its line, placed, its caller after it. */
+static void check_trace(const struct truth *t, const char *lock_fn)
+{
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	cr_assert(!st.damaged);
+	int seen[2] = { 0 }, lock_waits = 0;
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->waiter || (e->h.flags & LT_F_AT_WAKE))
+			continue;
+		unsigned cmd = e->futex.op & LT_FUTEX_CMD_MASK;
+		if ((cmd != 0 && cmd != 9) || wait_len(&tr, i) < 5000000)
+			continue;
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts, LT_STACK_WAITER);
+		if (!s || frame_with(s, lock_fn, LT_SFRAME_NATIVE) < 0)
+			continue; /* the waiter's other waits (Thread.sleep) */
+		lock_waits++;
+		int a = frame_with(s, site_func[0], LT_SFRAME_JAVA), b = frame_with(s, site_func[1], LT_SFRAME_JAVA);
+		cr_assert((a >= 0) != (b >= 0), "the stack of the wait at %llu (%.1f ms) in %s names %s site "
+			  "(end: %s)", (unsigned long long)e->h.ts, (double)wait_len(&tr, i) / 1e6, lock_fn,
+			  a >= 0 ? "both" : "neither", s->end ? s->end : "none");
+		int site = a >= 0 ? 0 : 1, k = a >= 0 ? a : b;
+		const struct lt_sframe *f = &s->frames[k];
+		cr_assert(f->file && !strcmp(f->file, "JavaSites.java"), "%s in file %s", f->func,
+			  f->file ? f->file : "(none)");
+		cr_assert_eq((long)f->line, t->line[site], "%s at line %u, not %ld", f->func, f->line,
+			     t->line[site]);
+		cr_assert(frame_with(s, lock_fn, LT_SFRAME_NATIVE) < k, "%s not inside %s", lock_fn, f->func);
+		/* placed: in place of the machine frames that run them, the
+		 * JVM's native frames that called into Java after them */
+		int caller = frame_with(s, "JavaSites.lambda$main$0", LT_SFRAME_JAVA);
+		cr_assert_gt(caller, k, "the waiter's lambda is not after %s", f->func);
+		int helper = frame_with(s, "call_helper", LT_SFRAME_NATIVE);
+		cr_assert_gt(helper, caller, "%s's Java frames are not placed among the native frames "
+			     "(no JavaCalls::call_helper after them)", f->func);
+		seen[site]++;
+	}
+	cr_assert_geq(seen[0], NROUNDS, "waits in %s with %s's stack: %d of %d", lock_fn, site_func[0], seen[0],
+		      lock_waits);
+	cr_assert_geq(seen[1], NROUNDS, "waits in %s with %s's stack: %d of %d", lock_fn, site_func[1], seen[1],
+		      lock_waits);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+}
+
+/* report --profile: each site named in Java's terms at the lock's line,
+ * its total within 10% of the waiter's own measure, ranked in the order
+ * of the program's own measures (alpha holds longer). */
+static void check_profile(const struct truth *t)
+{
+	char where[2][64];
+	int nout;
+	tl_line *out = tl_profile_lines(raw, &nout);
+	snprintf(where[0], sizeof(where[0]), "(JavaSites.java:%ld)", t->line[0]);
+	snprintf(where[1], sizeof(where[1]), "(JavaSites.java:%ld)", t->line[1]);
+	const char *const at[2] = { where[0], where[1] };
+	int rank[2];
+	double ms[2];
+	tl_profile_java_sites(out, nout, "futex 0x", site_func, at, rank, ms);
+	tl_check_site_profile(rank, ms, t->wait_us, site_func);
+	free(out);
+}
+
+/* --format collapsed: the lines through each site's Java frame add up to
+ * its wait (within 10% of the program's measure). */
+static void check_collapsed(const struct truth *t)
+{
+	char out[64][256], err[64][256], path[TL_PATH_MAX + 16], line[8192];
+	int nout, nerr;
+	snprintf(path, sizeof(path), "%s.folded", raw);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "collapsed", "-o", path, "--force",
+			NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no %s", path);
+	double us[2] = { 0 };
+	while (fgets(line, sizeof(line), f)) {
+		const char *sp = strrchr(line, ' ');
+		if (strncmp(line, "futex 0x", 8) || !sp)
+			continue;
+		if (strstr(line, ";JavaSites.lambda$main$0;") && strstr(line, ";JavaSites.siteAlpha;"))
+			us[0] += strtod(sp + 1, NULL);
+		else if (strstr(line, ";JavaSites.lambda$main$0;") && strstr(line, ";JavaSites.siteBeta;"))
+			us[1] += strtod(sp + 1, NULL);
+	}
+	fclose(f);
+	unlink(path);
+	for (int s = 0; s < 2; s++)
+		cr_assert(us[s] >= t->wait_us[s] * 0.9 && us[s] <= t->wait_us[s] * 1.1,
+			  "collapsed lines through %s: %.0f us, the program measured %.0f us", site_func[s], us[s],
+			  t->wait_us[s]);
+}
+
+/* The Perfetto trace: wait slices of the waiter carry callstacks through
+ * both sites, whose frames have JavaSites.java and the sites' lines. */
+static void check_perfetto(const struct truth *t)
+{
+	char pt[TL_PATH_MAX + 32], out[64][256], err[64][256], sql[1200];
+	int nout, nerr;
+	snprintf(pt, sizeof(pt), "%s.perfetto-trace", raw);
+	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
+	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	snprintf(sql, sizeof(sql),
+		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
+		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) where thread.tid = %u and s.name like 'FUTEX_WAIT%%';\n"
+		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
+		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
+		 "select f.name as name, y.line_number as line, y.source_file as file from "
+		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
+		 "f.symbol_set_id where f.name in ('%s', '%s');\n", t->waiter, site_func[0], site_func[1]);
+	struct tp_out o;
+	int rc = tp_run(pt, sql, &o);
+	unlink(pt);
+	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
+	cr_assert_eq(o.n, 3);
+	int through[2] = { 0 };
+	for (size_t i = 0; i < o.t[0].nrows; i++)
+		for (int k = 0; k < 2; k++)
+			through[k] += tp_chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), site_func[k]);
+	for (int k = 0; k < 2; k++)
+		cr_assert_gt(through[k], 0, "no wait slice of the waiter has a callstack through %s\n%s",
+			     site_func[k], tp_dump(&o.t[0]));
+	int lines = 0;
+	for (size_t i = 0; i < o.t[2].nrows; i++) {
+		int ok;
+		const char *name = tp_get(&o.t[2], i, "name"), *file = tp_get(&o.t[2], i, "file");
+		long line = (long)tp_int(&o.t[2], i, "line", &ok);
+		cr_assert(ok && name && file);
+		cr_assert_eq(line, !strcmp(name, site_func[0]) ? t->line[0] : t->line[1], "%s at %ld", name, line);
+		cr_assert_str_eq(file, "JavaSites.java", "%s in %s", name, file);
+		lines++;
+	}
+	cr_assert_geq(lines, 2, "Java frames with lines: %d\n%s", lines, tp_dump(&o.t[2]));
+	tp_free(&o);
+}
+
+static void run(const char *mode, const char *lock_fn)
+{
+	struct truth t;
+	record_sites(mode, &t);
+	check_trace(&t, lock_fn);
+	check_profile(&t);
+	check_collapsed(&t);
+}
+
+Test(java_stacks_live, monitor_waits_name_the_java_sites)
+{
+	run("monitor", "ObjectMonitor6EnterI");
+}
+
+Test(java_stacks_live, reentrant_lock_waits_name_the_java_sites)
+{
+	run("juc", "Unsafe_Park");
+}
+
+Test(java_stacks_live, perfetto_callstacks_have_the_java_sites)
+{
+	const char *why = tp_missing();
+	if (why)
+		cr_skip_test("%s", why);
+	struct truth t;
+	record_sites("juc", &t);
+	check_perfetto(&t);
+}
