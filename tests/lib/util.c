@@ -372,6 +372,32 @@ void tl_recorder_done(struct tl_proc *rec, struct tl_proc *wl, int timeout_ms)
 	tl_close(wl);
 }
 
+void tl_close_recording(struct tl_proc *rec, struct tl_proc *wl, char *raw)
+{
+	tl_close_started(rec);
+	tl_close_started(wl);
+	if (raw[0])
+		unlink(raw);
+	raw[0] = 0;
+}
+
+void tl_record_until_done(struct tl_proc *rec, struct tl_proc *wl, char *raw, const char *tag,
+			  char *const extra[], char done[][256], int *nd, int maxd,
+			  const char *what)
+{
+	tl_tmp_path(raw, TL_PATH_MAX, tag);
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_start_recorder(rec, wl->pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record -p %d %s did not start", (int)wl->pid,
+		     extra && extra[0] ? extra[0] : "");
+	tl_go(wl);
+	*nd = 0;
+	cr_assert(tl_wait_for(wl, 0, "done", done, nd, maxd, 120000), "%s never finished", what);
+	kill(rec->pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
+	tl_recorder_done(rec, wl, 60000);
+}
+
 void tl_tmp_path(char *buf, size_t n, const char *tag)
 {
 	static int seq;

@@ -19,7 +19,6 @@
  * tarball is absent the test of that version skips, saying so. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,20 +31,8 @@
 #define ROUNDS "4"
 #define NROUNDS 4
 
-TL_WORKLOAD(64);
-static struct tl_proc rec;
-static char raw[TL_PATH_MAX];
-
-static void cleanup(void)
-{
-	tl_close_started(&rec);
-	tl_close_started(&wl);
-	if (raw[0])
-		unlink(raw);
-	raw[0] = 0;
-}
-
-TestSuite(ocaml5_stacks_live, .fini = cleanup, .timeout = 180);
+TL_RECORDING(64);
+TestSuite(ocaml5_stacks_live, .fini = tl_recording_fini, .timeout = 180);
 
 struct truth {
 	uint32_t waiter;
@@ -72,21 +59,13 @@ static void record_sites(const char *version, struct truth *t)
 	char *argv[] = { (char *)workload(version), "-r", ROUNDS, "-a", "60", "-b", "30", NULL };
 	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	t->lock = tl_truth_val(truth, ntruth, "lock", "name=sitelock", "addr");
-	tl_tmp_path(raw, sizeof(raw), "ocaml5-stacks");
 	char *extra[] = { "--stacks", "--calls", "all", NULL };
-	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
-	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
-	unsetenv("LOCKTRACE_CACHE_DIR");
-	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
-	tl_go(&wl);
-	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "ocaml5_sites never finished");
+	tl_record_until_done(&rec, &wl, raw, "ocaml5-stacks", extra, done, &nd, 8, "ocaml5_sites");
 	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
 	t->line_a = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
 	t->line_b = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
 	t->wait_a_us = (double)tl_truth_val(done, nd, "done", "rounds=", "alpha_wait_us");
 	t->wait_b_us = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
-	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
-	tl_recorder_done(&rec, &wl, 60000);
 }
 
 /* The frame index of FUNC (OCaml's name) in S, or -1. */
