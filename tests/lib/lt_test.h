@@ -61,6 +61,15 @@ void tl_close(struct tl_proc *p);
  * a zeroed struct tl_proc holds no descriptors of its own). */
 void tl_close_started(struct tl_proc *p);
 
+/* Kills (SIGKILL) every descendant of PID, deepest first; not PID itself. */
+void tl_kill_tree(pid_t pid);
+/* CLOCK_MONOTONIC in seconds. */
+double tl_now_s(void);
+/* The /proc/locks line (held, or the "->" entry when BLOCKED) of process
+ * PID on the inode of PATH into OUT, waited for up to 10 s; fails the test
+ * if none. */
+void tl_locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t len);
+
 /* Ground truth lines "type k=v k=v ...". */
 const char *tl_find(char lines[][256], int n, const char *type, const char *match);
 /* The value of key in a line (decimal or 0x hex); 0 if absent (sets *ok=0). */

@@ -16,6 +16,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "report_int.h"
+#include "waitfor.h"
 
 int tl_is_root(void)
 {
@@ -774,4 +775,48 @@ const char *tl_ocaml5_workload(const char *version, const char *name, const char
 	snprintf(path, sizeof(path), WL("ocaml-%s/%s"), version, name);
 	cr_assert_eq(access(path, X_OK), 0, "%s not built although %s is there: run make all", path, tar);
 	return path;
+}
+
+double tl_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void tl_locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t len)
+{
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "stat %s", path);
+	char ino[32];
+	snprintf(ino, sizeof(ino), ":%lu ", (unsigned long)st.st_ino);
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10;) {
+		FILE *f = fopen("/proc/locks", "r");
+		char line[256];
+		while (f && fgets(line, sizeof(line), f)) {
+			struct lt_plock l;
+			if (strstr(line, ino) && lt_parse_plock(line, &l) == 0 && l.pid == pid && l.blocked == blocked) {
+				fclose(f);
+				snprintf(out, len, "%s", line);
+				return;
+			}
+		}
+		if (f)
+			fclose(f);
+		usleep(20000);
+	}
+	cr_assert_fail("no %s entry of %d for %s in /proc/locks", blocked ? "blocked" : "held", (int)pid, path);
+}
+
+
+void tl_kill_tree(pid_t pid)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	int ch;
+	while (f && fscanf(f, "%d", &ch) == 1)
+		tl_kill_tree(ch), kill(ch, SIGKILL);
+	if (f)
+		fclose(f);
 }
