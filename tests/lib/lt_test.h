@@ -61,6 +61,14 @@ void tl_close(struct tl_proc *p);
  * a zeroed struct tl_proc holds no descriptors of its own). */
 void tl_close_started(struct tl_proc *p);
 
+struct lt_stack;
+struct lt_stacktab;
+/* The index of the first frame of S whose function is FUNC, or -1. */
+int tl_frame_named(const struct lt_stack *s, const char *func);
+/* How long after their waits began the waiters' stacks of ST were read at
+ * the latest (ns; 0 if none says). */
+uint64_t tl_latest_waiter_copy(const struct lt_stacktab *st);
+
 /* Kills (SIGKILL) every descendant of PID, deepest first; not PID itself. */
 void tl_kill_tree(pid_t pid);
 /* CLOCK_MONOTONIC in seconds. */

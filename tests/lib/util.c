@@ -15,6 +15,7 @@
 #include "lt_test.h"
 #include "report.h"
 #include "snapshot.h"
+#include "stacks.h"
 #include "report_int.h"
 #include "waitfor.h"
 
@@ -819,4 +820,26 @@ void tl_kill_tree(pid_t pid)
 		tl_kill_tree(ch), kill(ch, SIGKILL);
 	if (f)
 		fclose(f);
+}
+
+int tl_frame_named(const struct lt_stack *s, const char *func)
+{
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (s->frames[i].func && !strcmp(s->frames[i].func, func))
+			return (int)i;
+	return -1;
+}
+
+static void latest_waiter_copy(void *ctx, const struct lt_stack_ref *r)
+{
+	uint64_t *max = ctx;
+	if (r->role == LT_STACK_WAITER && r->delay_ns > *max)
+		*max = r->delay_ns;
+}
+
+uint64_t tl_latest_waiter_copy(const struct lt_stacktab *st)
+{
+	uint64_t latest = 0;
+	lt_stacktab_each_ref(st, latest_waiter_copy, &latest);
+	return latest;
 }

@@ -79,21 +79,6 @@ static int frame_of(const struct lt_stack *s, const char *func)
 	return -1;
 }
 
-static int frame_named(const struct lt_stack *s, const char *sym)
-{
-	for (uint32_t i = 0; i < s->nframes; i++)
-		if (s->frames[i].func && !strcmp(s->frames[i].func, sym))
-			return (int)i;
-	return -1;
-}
-
-static void latest_read(void *ctx, const struct lt_stack_ref *r)
-{
-	uint64_t *max = ctx;
-	if (r->role == LT_STACK_WAITER && r->delay_ns > *max)
-		*max = r->delay_ns;
-}
-
 /* How long the wait that began with event I lasted (ns), 0 unknown. */
 static uint64_t wait_len(const struct tl_trace *tr, size_t i)
 {
@@ -114,8 +99,8 @@ static void check_trace(const struct truth *t)
 	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
 	cr_assert(!st.damaged);
 	int seen[3] = { 0 };
-	uint64_t latest = 0; /* the latest copy of a stack, after its wait began */
-	lt_stacktab_each_ref(&st, latest_read, &latest);
+	/* the latest copy of a stack, after its wait began */
+	uint64_t latest = tl_latest_waiter_copy(&st);
 	for (size_t i = 0; i < tr.n; i++) {
 		const struct lt_event *e = &tr.ev[i];
 		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->waiter || e->futex.uaddr != t->lock ||
@@ -130,7 +115,7 @@ static void check_trace(const struct truth *t)
 		cr_assert(s, "the waiter's wait at %llu (%.1f ms) on the mutex has no stack (the other "
 			  "waits' stacks were copied up to %.1f ms after they began)",
 			  (unsigned long long)e->h.ts, (double)wait_len(&tr, i) / 1e6, (double)latest / 1e6);
-		int lock = frame_named(s, "caml_ml_mutex_lock"), call = frame_named(s, "caml_c_call");
+		int lock = tl_frame_named(s, "caml_ml_mutex_lock"), call = tl_frame_named(s, "caml_c_call");
 		int a = frame_of(s, "Sites5.site_alpha"), b = frame_of(s, "Sites5.site_beta");
 		int w = frame_of(s, "Sites5.waiter");
 		cr_assert(lock >= 0 && call == lock + 1, "no caml_ml_mutex_lock < caml_c_call in the stack "
