@@ -61,6 +61,23 @@ void tl_close(struct tl_proc *p);
  * a zeroed struct tl_proc holds no descriptors of its own). */
 void tl_close_started(struct tl_proc *p);
 
+struct lt_stack;
+struct lt_stacktab;
+/* The index of the first frame of S whose function is FUNC, or -1. */
+int tl_frame_named(const struct lt_stack *s, const char *func);
+/* How long after their waits began the waiters' stacks of ST were read at
+ * the latest (ns; 0 if none says). */
+uint64_t tl_latest_waiter_copy(const struct lt_stacktab *st);
+
+/* Kills (SIGKILL) every descendant of PID, deepest first; not PID itself. */
+void tl_kill_tree(pid_t pid);
+/* CLOCK_MONOTONIC in seconds. */
+double tl_now_s(void);
+/* The /proc/locks line (held, or the "->" entry when BLOCKED) of process
+ * PID on the inode of PATH into OUT, waited for up to 10 s; fails the test
+ * if none. */
+void tl_locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t len);
+
 /* Ground truth lines "type k=v k=v ...". */
 const char *tl_find(char lines[][256], int n, const char *type, const char *match);
 /* The value of key in a line (decimal or 0x hex); 0 if absent (sets *ok=0). */
@@ -106,6 +123,34 @@ void tl_tmp_path(char *buf, size_t n, const char *tag);
  * beside it (NAME.perfetto-trace, removed if there) into PFTRACE. */
 void tl_tmp_paths(char *trace, char *pftrace, const char *tag);
 void tl_record_perfetto(pid_t pid, const char *tag, char *trace, char *pftrace);
+
+/* A live suite that starts a workload and attaches the recorder to it
+ * (tl_record_until_done): the workload (as TL_WORKLOAD), the recorder
+ * REC, the trace's path RAW, and tl_recording_fini for TestSuite's .fini
+ * (tl_close_recording). */
+#define TL_RECORDING(max_lines)             \
+	TL_WORKLOAD(max_lines);             \
+	static struct tl_proc rec;          \
+	static char raw[TL_PATH_MAX];       \
+	static void tl_recording_fini(void) \
+	{                                   \
+		tl_close_recording(&rec, &wl, raw); \
+	}
+/* Ends the recorder REC and the workload WL if started, removes the trace
+ * RAW if set (then clears it). */
+void tl_close_recording(struct tl_proc *rec, struct tl_proc *wl, char *raw);
+/* Attaches `locktrace record -p` with EXTRA to the workload WL (started
+ * with --gate), without the recorder's symbol cache (as on a fresh
+ * machine), the trace to a fresh path (tl_tmp_path, TAG) in RAW
+ * (TL_PATH_MAX bytes); lets the workload go and waits up to 120 s for its
+ * "done" line (the lines read until then into DONE, at most MAXD, their
+ * count in *ND); then stops the recorder with Ctrl-C (it finishes what it
+ * copied) and waits for it (60 s) and the workload to end.  Fails the
+ * test, naming WHAT, if the recorder does not start or the workload never
+ * finishes. */
+void tl_record_until_done(struct tl_proc *rec, struct tl_proc *wl, char *raw, const char *tag,
+			  char *const extra[], char done[][256], int *nd, int maxd,
+			  const char *what);
 /* Removes the two files of tl_record_perfetto, if TRACE is set (then
  * clears it). */
 void tl_unlink_traces(char *trace, char *pftrace);

@@ -15,7 +15,9 @@
 #include "lt_test.h"
 #include "report.h"
 #include "snapshot.h"
+#include "stacks.h"
 #include "report_int.h"
+#include "waitfor.h"
 
 int tl_is_root(void)
 {
@@ -370,6 +372,32 @@ void tl_recorder_done(struct tl_proc *rec, struct tl_proc *wl, int timeout_ms)
 	cr_assert_eq(st, 0, "the recorder ended with status 0x%x", st);
 	tl_close(rec);
 	tl_close(wl);
+}
+
+void tl_close_recording(struct tl_proc *rec, struct tl_proc *wl, char *raw)
+{
+	tl_close_started(rec);
+	tl_close_started(wl);
+	if (raw[0])
+		unlink(raw);
+	raw[0] = 0;
+}
+
+void tl_record_until_done(struct tl_proc *rec, struct tl_proc *wl, char *raw, const char *tag,
+			  char *const extra[], char done[][256], int *nd, int maxd,
+			  const char *what)
+{
+	tl_tmp_path(raw, TL_PATH_MAX, tag);
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_start_recorder(rec, wl->pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record -p %d %s did not start", (int)wl->pid,
+		     extra && extra[0] ? extra[0] : "");
+	tl_go(wl);
+	*nd = 0;
+	cr_assert(tl_wait_for(wl, 0, "done", done, nd, maxd, 120000), "%s never finished", what);
+	kill(rec->pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
+	tl_recorder_done(rec, wl, 60000);
 }
 
 void tl_tmp_path(char *buf, size_t n, const char *tag)
@@ -769,4 +797,70 @@ const char *tl_ocaml5_workload(const char *version, const char *name, const char
 	snprintf(path, sizeof(path), WL("ocaml-%s/%s"), version, name);
 	cr_assert_eq(access(path, X_OK), 0, "%s not built although %s is there: run make all", path, tar);
 	return path;
+}
+
+double tl_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void tl_locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t len)
+{
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "stat %s", path);
+	char ino[32];
+	snprintf(ino, sizeof(ino), ":%lu ", (unsigned long)st.st_ino);
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10;) {
+		FILE *f = fopen("/proc/locks", "r");
+		char line[256];
+		while (f && fgets(line, sizeof(line), f)) {
+			struct lt_plock l;
+			if (strstr(line, ino) && lt_parse_plock(line, &l) == 0 && l.pid == pid && l.blocked == blocked) {
+				fclose(f);
+				snprintf(out, len, "%s", line);
+				return;
+			}
+		}
+		if (f)
+			fclose(f);
+		usleep(20000);
+	}
+	cr_assert_fail("no %s entry of %d for %s in /proc/locks", blocked ? "blocked" : "held", (int)pid, path);
+}
+
+
+void tl_kill_tree(pid_t pid)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	int ch;
+	while (f && fscanf(f, "%d", &ch) == 1)
+		tl_kill_tree(ch), kill(ch, SIGKILL);
+	if (f)
+		fclose(f);
+}
+
+int tl_frame_named(const struct lt_stack *s, const char *func)
+{
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (s->frames[i].func && !strcmp(s->frames[i].func, func))
+			return (int)i;
+	return -1;
+}
+
+static void latest_waiter_copy(void *ctx, const struct lt_stack_ref *r)
+{
+	uint64_t *max = ctx;
+	if (r->role == LT_STACK_WAITER && r->delay_ns > *max)
+		*max = r->delay_ns;
+}
+
+uint64_t tl_latest_waiter_copy(const struct lt_stacktab *st)
+{
+	uint64_t latest = 0;
+	lt_stacktab_each_ref(st, latest_waiter_copy, &latest);
+	return latest;
 }

@@ -31,23 +31,11 @@ static int nlines[3];
 static char lockfile[64], trace[128], jsonpath[160];
 static char cgdir[400]; /* a cgroup a test made, removed at the end */
 
-static void kill_tree(pid_t pid)
-{
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	FILE *f = fopen(path, "r");
-	int ch;
-	while (f && fscanf(f, "%d", &ch) == 1)
-		kill_tree(ch), kill(ch, SIGKILL);
-	if (f)
-		fclose(f);
-}
-
 static void cleanup(void)
 {
 	for (int i = 0; i < 3; i++)
 		if (procs[i].pid > 0) {
-			kill_tree(procs[i].pid);
+			tl_kill_tree(procs[i].pid);
 			tl_close(&procs[i]);
 		}
 	if (lockfile[0])
@@ -68,13 +56,6 @@ static void need_root(void)
 		cr_skip_test("needs root: loads BPF programs and reads other processes' /proc/PID/syscall");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static uint64_t boottime_ns(void)
 {
 	struct timespec ts;
@@ -90,30 +71,16 @@ static void tmp_lockfile(void)
 	fclose(f);
 }
 
-/* The /proc/locks line of process PID on LOCKFILE (held, or the "->"
- * entry when BLOCKED), waited for up to 10 s; fails the test if none. */
-static void locks_line(pid_t pid, bool blocked, char *out, size_t len)
+/* procs[0]: flock(1) holding a fresh LOCKFILE (sleep 600), its
+ * /proc/locks line in HELD (skips without root or flock). */
+static void flock_held(char *held, size_t len)
 {
-	struct stat st;
-	cr_assert_eq(stat(lockfile, &st), 0, "stat %s", lockfile);
-	char ino[32];
-	snprintf(ino, sizeof(ino), ":%lu ", (unsigned long)st.st_ino);
-	for (double t0 = now_s(); now_s() - t0 < 10;) {
-		FILE *f = fopen("/proc/locks", "r");
-		char line[256];
-		while (f && fgets(line, sizeof(line), f)) {
-			struct lt_plock l;
-			if (strstr(line, ino) && lt_parse_plock(line, &l) == 0 && l.pid == pid && l.blocked == blocked) {
-				fclose(f);
-				snprintf(out, len, "%s", line);
-				return;
-			}
-		}
-		if (f)
-			fclose(f);
-		usleep(20000);
-	}
-	cr_assert_fail("no %s entry of %d for %s in /proc/locks", blocked ? "blocked" : "held", (int)pid, lockfile);
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile();
+	cr_assert_eq(tl_spawn(&procs[0], (char *const[]){ FLOCK_BIN, lockfile, "-c", "sleep 600", NULL }), 0);
+	tl_locks_line(procs[0].pid, lockfile, false, held, len);
 }
 
 /* /proc/PID/syscall of a thread blocked in a call: its number and first
@@ -243,13 +210,8 @@ static void json_span_covers(const char *path, uint32_t tid, const char *name, c
  * finding is that file-lock wait. */
 Test(flockrec_live, flock1_launched_waiter)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK))
-		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
-	tmp_lockfile();
-	cr_assert_eq(tl_spawn(&procs[0], (char *const[]){ FLOCK_BIN, lockfile, "-c", "sleep 600", NULL }), 0);
 	char held[256], waiting[256];
-	locks_line(procs[0].pid, false, held, sizeof(held));
+	flock_held(held, sizeof(held));
 	tl_tmp_path(trace, sizeof(trace), "flockrec");
 	cr_assert_eq(tl_spawn(&procs[1], (char *const[]){ LT_BIN, "record", "-o", trace, "--no-status", "--",
 							   FLOCK_BIN, lockfile, "-c", "true", NULL }),
@@ -262,7 +224,7 @@ Test(flockrec_live, flock1_launched_waiter)
 	cr_assert_not_null(p, "the launched pid in: %s", out[n - 1]);
 	pid_t waiter = atoi(p + 5);
 	cr_assert_gt(waiter, 0);
-	locks_line(waiter, true, waiting, sizeof(waiting));
+	tl_locks_line(waiter, lockfile, true, waiting, sizeof(waiting));
 	long nr;
 	uint64_t a[3];
 	blocked_call(waiter, &nr, a);
@@ -273,7 +235,7 @@ Test(flockrec_live, flock1_launched_waiter)
 	 * /proc may show it blocked sooner than that */
 	usleep(100000);
 	/* release: the holder and its command (which inherited the fd) */
-	kill_tree(procs[0].pid);
+	tl_kill_tree(procs[0].pid);
 	kill(procs[0].pid, SIGKILL);
 	tl_recorder_done(&procs[1], &procs[0], 30000);
 
@@ -337,11 +299,11 @@ Test(flockrec_live, python_lockf_range_recorded)
 	int fd;
 	start_lockf_pair(&fd);
 	char held[256], waiting[256];
-	locks_line(procs[0].pid, false, held, sizeof(held));
+	tl_locks_line(procs[0].pid, lockfile, false, held, sizeof(held));
 	tl_tmp_path(trace, sizeof(trace), "lockfrec");
 	cr_assert_eq(tl_start_recorder(&procs[2], procs[1].pid, trace, NULL), 0);
 	tl_go(&procs[1]);
-	locks_line(procs[1].pid, true, waiting, sizeof(waiting));
+	tl_locks_line(procs[1].pid, lockfile, true, waiting, sizeof(waiting));
 	uint64_t seen = boottime_ns();
 	struct lt_plock want;
 	cr_assert_eq(lt_parse_plock(waiting, &want), 0, "%s", waiting);
@@ -387,7 +349,7 @@ static void stall_on_lockf(int slots)
 	int fd;
 	start_lockf_pair(&fd);
 	char held[256], waiting[256], path[128];
-	locks_line(procs[0].pid, false, held, sizeof(held));
+	tl_locks_line(procs[0].pid, lockfile, false, held, sizeof(held));
 	tl_tmp_path(path, sizeof(path), slots ? "lockfstallfb" : "lockfstall");
 	snprintf(trace, sizeof(trace), "%s", path);
 	if (slots)
@@ -397,7 +359,7 @@ static void stall_on_lockf(int slots)
 	unsetenv("LOCKTRACE_FLIGHT_SLOTS");
 	cr_assert_eq(r, 0);
 	tl_go(&procs[1]);
-	locks_line(procs[1].pid, true, waiting, sizeof(waiting));
+	tl_locks_line(procs[1].pid, lockfile, true, waiting, sizeof(waiting));
 	char out[64][256];
 	int n = 0;
 	cr_assert(tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000),
@@ -426,15 +388,10 @@ Test(flockrec_live, stall_fires_on_a_file_lock_wait_with_the_kernel_slots)
  * the holder /proc/locks gives, and the dump's header decodes the call. */
 Test(flockrec_live, flock1_waiting_before_record_p)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK))
-		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
-	tmp_lockfile();
-	cr_assert_eq(tl_spawn(&procs[0], (char *const[]){ FLOCK_BIN, lockfile, "-c", "sleep 600", NULL }), 0);
 	char held[256], waiting[256];
-	locks_line(procs[0].pid, false, held, sizeof(held));
+	flock_held(held, sizeof(held));
 	cr_assert_eq(tl_spawn(&procs[1], (char *const[]){ FLOCK_BIN, lockfile, "-c", "true", NULL }), 0);
-	locks_line(procs[1].pid, true, waiting, sizeof(waiting));
+	tl_locks_line(procs[1].pid, lockfile, true, waiting, sizeof(waiting));
 	long nr;
 	uint64_t a[3];
 	blocked_call(procs[1].pid, &nr, a);
@@ -448,7 +405,7 @@ Test(flockrec_live, flock1_waiting_before_record_p)
 	int st = tl_run_to_end((char *const[]){ LT_BIN, "record", "-p", pid, "-o", trace, "-d", "1", "--no-status", NULL },
 			   NULL, NULL, NULL, NULL);
 	cr_assert_eq(st, 0, "record -p %s", pid);
-	locks_line(procs[1].pid, true, waiting, sizeof(waiting)); /* still blocked: the holder lives */
+	tl_locks_line(procs[1].pid, lockfile, true, waiting, sizeof(waiting)); /* still blocked: the holder lives */
 
 	char call[160], name[160];
 	snprintf(call, sizeof(call), "flock(fd %d, LOCK_EX)", (int)a[0]);
@@ -476,7 +433,7 @@ Test(flockrec_live, stall_fires_on_a_file_lock_wait_in_a_cgroup)
 		cr_skip_test("no cgroup v2 mount: --cgroup not tested");
 	start_lockf_pair(&fd);
 	char held[256], waiting[256];
-	locks_line(procs[0].pid, false, held, sizeof(held));
+	tl_locks_line(procs[0].pid, lockfile, false, held, sizeof(held));
 	snprintf(dir, sizeof(dir), "%s/lt-flockrec-%d", mount, (int)getpid());
 	cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
 	snprintf(cgdir, sizeof(cgdir), "%s", dir);
@@ -494,7 +451,7 @@ Test(flockrec_live, stall_fires_on_a_file_lock_wait_in_a_cgroup)
 		started = tl_wait_for(&procs[2], 1, "locktrace (pid ", out, &n, 64, 20000);
 		if (started) {
 			tl_go(&procs[1]);
-			locks_line(procs[1].pid, true, waiting, sizeof(waiting));
+			tl_locks_line(procs[1].pid, lockfile, true, waiting, sizeof(waiting));
 			n = 0;
 			said = tl_wait_for(&procs[2], 1, "locktrace: stall detected", out, &n, 64, 30000);
 			if (said)
@@ -503,7 +460,7 @@ Test(flockrec_live, stall_fires_on_a_file_lock_wait_in_a_cgroup)
 	}
 	/* the cgroup emptied and removed before asserting */
 	pid_t waiter = procs[1].pid;
-	kill_tree(procs[2].pid);
+	tl_kill_tree(procs[2].pid);
 	tl_close(&procs[2]);
 	kill(waiter, SIGKILL);
 	tl_close(&procs[1]);

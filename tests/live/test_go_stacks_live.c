@@ -48,21 +48,6 @@ static void record(const char *raw, struct truth *t)
 	t->wait_b_us = (double)tl_truth_val(out, nout, "done", "rounds=", "beta_wait_us");
 }
 
-static int frame_named(const struct lt_stack *s, const char *func)
-{
-	for (uint32_t i = 0; i < s->nframes; i++)
-		if (s->frames[i].func && !strcmp(s->frames[i].func, func))
-			return (int)i;
-	return -1;
-}
-
-static void latest_read(void *ctx, const struct lt_stack_ref *r)
-{
-	uint64_t *max = ctx;
-	if (r->role == LT_STACK_WAITER && r->delay_ns > *max)
-		*max = r->delay_ns;
-}
-
 static void check_trace(const char *raw, const struct truth *t)
 {
 	struct tl_trace tr;
@@ -70,8 +55,7 @@ static void check_trace(const char *raw, const struct truth *t)
 	tl_load_clean(&tr, raw);
 	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
 	cr_assert(!st.damaged);
-	uint64_t latest = 0;
-	lt_stacktab_each_ref(&st, latest_read, &latest);
+	uint64_t latest = tl_latest_waiter_copy(&st);
 	int seen[3] = { 0 }, nlong = 0;
 	for (size_t i = 0; i < tr.n; i++) {
 		const struct lt_event *e = &tr.ev[i];
@@ -93,7 +77,7 @@ static void check_trace(const char *raw, const struct truth *t)
 		 * say how late the collector was with the others */
 		cr_assert(s, "the read at %llu has no stack (the other waits' stacks were copied up "
 			  "to %.1f ms after they began)", (unsigned long long)e->h.ts, (double)latest / 1e6);
-		int a = frame_named(s, "main.siteAlpha"), b = frame_named(s, "main.siteBeta");
+		int a = tl_frame_named(s, "main.siteAlpha"), b = tl_frame_named(s, "main.siteBeta");
 		cr_assert((a >= 0) != (b >= 0), "the read's stack at %llu names %s site (end: %s)",
 			  (unsigned long long)e->h.ts, a >= 0 ? "both" : "neither", s->end ? s->end : "none");
 		int site = a >= 0 ? 1 : 2, k = a >= 0 ? a : b;
@@ -108,8 +92,8 @@ static void check_trace(const char *raw, const struct truth *t)
 			  "no inlined syscall.Read just inside %s", f->func);
 		cr_assert(s->frames[k - 1].file && strstr(s->frames[k - 1].file, "syscall_unix.go"));
 		cr_assert_eq(s->frames[k - 1].pc, f->pc, "an inlined call's frame has its caller's pc");
-		cr_assert_geq(frame_named(s, "syscall.read"), 0);
-		cr_assert_lt(frame_named(s, "syscall.read"), k - 1);
+		cr_assert_geq(tl_frame_named(s, "syscall.read"), 0);
+		cr_assert_lt(tl_frame_named(s, "syscall.read"), k - 1);
 		cr_assert_null(s->end, "the unwind stopped early: %s", s->end);
 		seen[site]++;
 	}

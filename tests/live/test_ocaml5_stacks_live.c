@@ -19,7 +19,6 @@
  * tarball is absent the test of that version skips, saying so. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,20 +31,8 @@
 #define ROUNDS "4"
 #define NROUNDS 4
 
-TL_WORKLOAD(64);
-static struct tl_proc rec;
-static char raw[TL_PATH_MAX];
-
-static void cleanup(void)
-{
-	tl_close_started(&rec);
-	tl_close_started(&wl);
-	if (raw[0])
-		unlink(raw);
-	raw[0] = 0;
-}
-
-TestSuite(ocaml5_stacks_live, .fini = cleanup, .timeout = 180);
+TL_RECORDING(64);
+TestSuite(ocaml5_stacks_live, .fini = tl_recording_fini, .timeout = 180);
 
 struct truth {
 	uint32_t waiter;
@@ -72,21 +59,13 @@ static void record_sites(const char *version, struct truth *t)
 	char *argv[] = { (char *)workload(version), "-r", ROUNDS, "-a", "60", "-b", "30", NULL };
 	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	t->lock = tl_truth_val(truth, ntruth, "lock", "name=sitelock", "addr");
-	tl_tmp_path(raw, sizeof(raw), "ocaml5-stacks");
 	char *extra[] = { "--stacks", "--calls", "all", NULL };
-	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
-	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
-	unsetenv("LOCKTRACE_CACHE_DIR");
-	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
-	tl_go(&wl);
-	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "ocaml5_sites never finished");
+	tl_record_until_done(&rec, &wl, raw, "ocaml5-stacks", extra, done, &nd, 8, "ocaml5_sites");
 	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
 	t->line_a = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
 	t->line_b = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
 	t->wait_a_us = (double)tl_truth_val(done, nd, "done", "rounds=", "alpha_wait_us");
 	t->wait_b_us = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
-	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
-	tl_recorder_done(&rec, &wl, 60000);
 }
 
 /* The frame index of FUNC (OCaml's name) in S, or -1. */
@@ -98,21 +77,6 @@ static int frame_of(const struct lt_stack *s, const char *func)
 		    !strcmp(dm, func))
 			return (int)i;
 	return -1;
-}
-
-static int frame_named(const struct lt_stack *s, const char *sym)
-{
-	for (uint32_t i = 0; i < s->nframes; i++)
-		if (s->frames[i].func && !strcmp(s->frames[i].func, sym))
-			return (int)i;
-	return -1;
-}
-
-static void latest_read(void *ctx, const struct lt_stack_ref *r)
-{
-	uint64_t *max = ctx;
-	if (r->role == LT_STACK_WAITER && r->delay_ns > *max)
-		*max = r->delay_ns;
 }
 
 /* How long the wait that began with event I lasted (ns), 0 unknown. */
@@ -135,8 +99,8 @@ static void check_trace(const struct truth *t)
 	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
 	cr_assert(!st.damaged);
 	int seen[3] = { 0 };
-	uint64_t latest = 0; /* the latest copy of a stack, after its wait began */
-	lt_stacktab_each_ref(&st, latest_read, &latest);
+	/* the latest copy of a stack, after its wait began */
+	uint64_t latest = tl_latest_waiter_copy(&st);
 	for (size_t i = 0; i < tr.n; i++) {
 		const struct lt_event *e = &tr.ev[i];
 		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->waiter || e->futex.uaddr != t->lock ||
@@ -151,7 +115,7 @@ static void check_trace(const struct truth *t)
 		cr_assert(s, "the waiter's wait at %llu (%.1f ms) on the mutex has no stack (the other "
 			  "waits' stacks were copied up to %.1f ms after they began)",
 			  (unsigned long long)e->h.ts, (double)wait_len(&tr, i) / 1e6, (double)latest / 1e6);
-		int lock = frame_named(s, "caml_ml_mutex_lock"), call = frame_named(s, "caml_c_call");
+		int lock = tl_frame_named(s, "caml_ml_mutex_lock"), call = tl_frame_named(s, "caml_c_call");
 		int a = frame_of(s, "Sites5.site_alpha"), b = frame_of(s, "Sites5.site_beta");
 		int w = frame_of(s, "Sites5.waiter");
 		cr_assert(lock >= 0 && call == lock + 1, "no caml_ml_mutex_lock < caml_c_call in the stack "

@@ -24,7 +24,6 @@
  * without its symbol cache, as on a fresh machine. */
 #include <criterion/criterion.h>
 #include <glob.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +37,8 @@
 
 #define SCRIPT "tests/workloads/py_gil_sites.py"
 
-TL_WORKLOAD(64);
-static struct tl_proc rec;
-static char raw[TL_PATH_MAX];
-
-static void cleanup(void)
-{
-	tl_close_started(&rec);
-	tl_close_started(&wl);
-	if (raw[0])
-		unlink(raw);
-	raw[0] = 0;
-}
-
-TestSuite(pystacks_live, .fini = cleanup, .timeout = 180);
+TL_RECORDING(64);
+TestSuite(pystacks_live, .fini = tl_recording_fini, .timeout = 180);
 
 struct truth {
 	pid_t alpha, beta;
@@ -102,41 +89,42 @@ static void find_gil(const char *py, struct truth *t)
 	cr_assert(t->gil && t->gil_size, "the lock model found no GIL in %s", py);
 }
 
+/* Starts the Python workload ARGV (PY, its script, --gate, --linger and
+ * its options) on PY, reads the GIL's extent from a snapshot into T,
+ * records it (-p, --stacks and CALLS: "all", or "blocking" for the wakers'
+ * stacks; the trace named after TAG) until it is done (its last lines into
+ * DONE, ND).  Its ground truth is in truth, ntruth. */
+static void record_python(const char *py, char **argv, struct truth *t, const char *tag,
+			  const char *calls, char done[8][256], int *nd)
+{
+	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
+	if (access(py, X_OK) != 0)
+		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	find_gil(py, t);
+	char *extra[] = { "--stacks", "--calls", (char *)calls, NULL };
+	tl_record_until_done(&rec, &wl, raw, tag, extra, done, nd, 8, argv[1]);
+}
+
 /* Starts the workload on PY (ROUNDS rounds of beta, NULL: its default),
  * reads the GIL's extent from a snapshot, records it (-p, --stacks and
  * CALLS: "all", or "blocking" for the wakers' stacks) until it exits. */
 static void record_gil_sites_as(const char *py, struct truth *t, const char *rounds,
 				const char *calls)
 {
-	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
-	if (access(py, X_OK) != 0)
-		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
 	/* --linger: the process stays until the recording has ended, so
 	 * the recorder can read its code objects (the stacks are resolved
 	 * from the process's memory, by a thread that may lag behind) */
 	char *argv[] = { (char *)py, SCRIPT, "--gate", "--linger", rounds ? "-r" : NULL,
 			 (char *)rounds, NULL };
-	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	char done[8][256];
+	int nd = 0;
+	record_python(py, argv, t, "pystacks", calls, done, &nd);
 	t->alpha = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=alpha", "tid");
 	t->beta = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=beta", "tid");
 	t->line_a = (long)tl_truth_val(truth, ntruth, "site", "name=alpha", "line");
 	t->line_b = (long)tl_truth_val(truth, ntruth, "site", "name=beta", "line");
-
-	find_gil(py, t);
-
-	tl_tmp_path(raw, sizeof(raw), "pystacks");
-	char *extra[] = { "--stacks", "--calls", (char *)calls, NULL };
-	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
-	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
-	unsetenv("LOCKTRACE_CACHE_DIR");
-	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
-	tl_go(&wl);
-	char done[8][256];
-	int nd = 0;
-	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "%s never finished", SCRIPT);
 	t->beta_wait_us = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
-	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
-	tl_recorder_done(&rec, &wl, 60000);
 }
 
 static void record_gil_sites(const char *py, struct truth *t)
@@ -151,6 +139,42 @@ static void record_gil_sites_bpf(const char *py, struct truth *t, const char *ca
 	setenv("LOCKTRACE_WAITER_STACKS", "bpf", 1);
 	record_gil_sites_as(py, t, NULL, calls);
 	unsetenv("LOCKTRACE_WAITER_STACKS");
+}
+
+/* The trace RAW into TR and its stacks into ST (not damaged). */
+static void load_stacks(struct tl_trace *tr, struct lt_stacktab *st)
+{
+	memset(st, 0, sizeof(*st));
+	tl_load_clean(tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, st), 0);
+	cr_assert(!st->damaged);
+}
+
+/* Whether E is a FUTEX_ENTER of alpha's or beta's thread on a word inside
+ * the GIL, at a wake-up (AT_WAKE: LT_F_AT_WAKE) or not (0). */
+static int gil_futex_of(const struct truth *t, const struct lt_event *e, unsigned at_wake)
+{
+	return e->h.kind == LT_EV_FUTEX_ENTER && (e->h.flags & LT_F_AT_WAKE) == at_wake &&
+	       (e->h.tid == (uint32_t)t->alpha || e->h.tid == (uint32_t)t->beta) &&
+	       e->futex.uaddr >= t->gil && e->futex.uaddr - t->gil < t->gil_size;
+}
+
+/* Whether the profile entry's header LINE ("... futex 0x...") is on a
+ * word inside the GIL. */
+static int on_gil(const struct truth *t, const char *line)
+{
+	const char *fx = strstr(line, "futex 0x");
+	unsigned long long addr;
+	return fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t->gil &&
+	       addr - t->gil < t->gil_size;
+}
+
+/* The profile's frame lines of alpha and beta at their lines
+ * ("      alpha (py_gil_sites.py:LA) [python]"), 64 bytes each. */
+static void profile_frames(const struct truth *t, char *want_a, char *want_b)
+{
+	snprintf(want_a, 64, "      alpha (py_gil_sites.py:%ld) [python]", t->line_a);
+	snprintf(want_b, 64, "      beta (py_gil_sites.py:%ld) [python]", t->line_b);
 }
 
 static int is_loop(const char *func)
@@ -220,16 +244,12 @@ static int check_stack(const struct lt_stack *s, pid_t tid, const char *func, lo
 static void check_trace(struct truth *t)
 {
 	struct tl_trace tr;
-	struct lt_stacktab st = { 0 };
-	tl_load_clean(&tr, raw);
-	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
-	cr_assert(!st.damaged);
+	struct lt_stacktab st;
+	load_stacks(&tr, &st);
 	int waits[2] = { 0 }, with[2] = { 0 }, in[2] = { 0 }, left[2] = { 0 };
 	for (size_t i = 0; i < tr.n; i++) {
 		const struct lt_event *e = &tr.ev[i];
-		if (e->h.kind != LT_EV_FUTEX_ENTER || (e->h.flags & LT_F_AT_WAKE) ||
-		    (e->h.tid != (uint32_t)t->alpha && e->h.tid != (uint32_t)t->beta) ||
-		    e->futex.uaddr < t->gil || e->futex.uaddr - t->gil >= t->gil_size)
+		if (!gil_futex_of(t, e, 0))
 			continue;
 		unsigned cmd = e->futex.op & LT_FUTEX_CMD_MASK;
 		if (cmd != 0 && cmd != 9)
@@ -278,20 +298,16 @@ static void check_profile(const struct truth *t)
 	int nl;
 	tl_line *lines = tl_profile_lines(raw, &nl);
 	char want_a[64], want_b[64];
-	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]", t->line_a);
-	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]", t->line_b);
+	profile_frames(t, want_a, want_b);
 	double ms[2] = { 0 }, cur_ms = 0;
 	int n[2] = { 0 }, cur_gil = 0;
 	for (int i = 0; i < nl; i++) {
 		const char *line = lines[i];
 		int r;
 		double v;
-		unsigned long long addr;
-		const char *fx = strstr(line, "futex 0x");
 		if (sscanf(line, "#%d %lf ms", &r, &v) == 2) {
 			cur_ms = v;
-			cur_gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t->gil &&
-				  addr - t->gil < t->gil_size;
+			cur_gil = on_gil(t, line);
 			continue;
 		}
 		if (!strncmp(line, "Where the lock was held", 23))
@@ -312,8 +328,10 @@ static void check_profile(const struct truth *t)
 		  t->stacked_ms);
 }
 
-/* --format collapsed: lines "lock;...;Thread.run;...;run_beta;beta;... WAIT_US". */
-static void check_collapsed(const struct truth *t)
+/* `report --profile --format collapsed` of the trace: how many of its
+ * lines (those that start with PREFIX; NULL: all) go through run_alpha
+ * then alpha (*A), through run_beta then beta (*B). */
+static void collapsed_through(const char *prefix, int *a, int *b)
 {
 	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
 	int nout, nerr;
@@ -324,22 +342,34 @@ static void check_collapsed(const struct truth *t)
 	FILE *f = fopen(path, "r");
 	cr_assert(f, "no %s", path);
 	char line[8192];
-	int a = 0, b = 0;
+	*a = *b = 0;
 	while (fgets(line, sizeof(line), f)) {
+		if (prefix && strncmp(line, prefix, strlen(prefix)))
+			continue;
 		/* outer first: run_X, then X (through native frames up to
 		 * 3.10, whose calls of the loop run one frame each) */
 		const char *ra = strstr(line, ";run_alpha;"), *rb = strstr(line, ";run_beta;");
-		a += ra && strstr(ra + 1, ";alpha;");
-		b += rb && strstr(rb + 1, ";beta;");
+		*a += ra && strstr(ra + 1, ";alpha;");
+		*b += rb && strstr(rb + 1, ";beta;");
 	}
 	fclose(f);
 	unlink(path);
+}
+
+/* --format collapsed: lines "lock;...;Thread.run;...;run_beta;beta;... WAIT_US". */
+static void check_collapsed(const struct truth *t)
+{
+	int a, b;
+	collapsed_through(NULL, &a, &b);
 	cr_assert(a && b, "%s: collapsed stacks through alpha: %d, through beta: %d", t->version, a, b);
 }
 
-/* The Perfetto trace: wait slices of beta's thread carry callstacks
- * through beta, whose frame has the workload's file and beta's line. */
-static void check_perfetto(const struct truth *t)
+/* The trace converted to Perfetto, read by the trace processor into O:
+ * t[0] the callsites ("cs") of thread TID's slices named SLICE..., t[1]
+ * every callsite ("id", "parent_id", its frame's "name"), t[2] the
+ * symbols ("name", "line", "file") of the frames whose name is NAMES (an
+ * SQL test: "= 'f'", "in (...)"). */
+static void perfetto_callstacks(pid_t tid, const char *slice, const char *names, struct tp_out *o)
 {
 	char pt[TL_PATH_MAX + 32], out[64][256], err[64][256], sql[1024];
 	int nout, nerr;
@@ -349,17 +379,24 @@ static void check_perfetto(const struct truth *t)
 	snprintf(sql, sizeof(sql),
 		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
 		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
-		 "join thread using(utid) where thread.tid = %d and s.name like 'FUTEX_WAIT%%';\n"
+		 "join thread using(utid) where thread.tid = %d and s.name like '%s%%';\n"
 		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
 		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
 		 "select f.name as name, y.line_number as line, y.source_file as file from "
 		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
-		 "f.symbol_set_id where f.name in ('alpha', 'beta');\n", (int)t->beta);
-	struct tp_out o;
-	int rc = tp_run(pt, sql, &o);
+		 "f.symbol_set_id where f.name %s;\n", (int)tid, slice, names);
+	int rc = tp_run(pt, sql, o);
 	unlink(pt);
-	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
-	cr_assert_eq(o.n, 3);
+	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o->error, o->status);
+	cr_assert_eq(o->n, 3);
+}
+
+/* The Perfetto trace: wait slices of beta's thread carry callstacks
+ * through beta, whose frame has the workload's file and beta's line. */
+static void check_perfetto(const struct truth *t)
+{
+	struct tp_out o;
+	perfetto_callstacks(t->beta, "FUTEX_WAIT", "in ('alpha', 'beta')", &o);
 	int b = 0;
 	for (size_t i = 0; i < o.t[0].nrows; i++)
 		b += tp_chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), "beta");
@@ -551,16 +588,12 @@ static int check_release(const struct lt_stack *s, pid_t tid, const char *func, 
 static void check_trace_releases(const struct truth *t)
 {
 	struct tl_trace tr;
-	struct lt_stacktab st = { 0 };
-	tl_load_clean(&tr, raw);
-	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
-	cr_assert(!st.damaged);
+	struct lt_stacktab st;
+	load_stacks(&tr, &st);
 	int wakes[2] = { 0 }, with[2] = { 0 }, in[2] = { 0 };
 	for (size_t i = 0; i < tr.n; i++) {
 		const struct lt_event *e = &tr.ev[i];
-		if (e->h.kind != LT_EV_FUTEX_ENTER || !(e->h.flags & LT_F_AT_WAKE) ||
-		    (e->h.tid != (uint32_t)t->alpha && e->h.tid != (uint32_t)t->beta) ||
-		    e->futex.uaddr < t->gil || e->futex.uaddr - t->gil >= t->gil_size)
+		if (!gil_futex_of(t, e, LT_F_AT_WAKE))
 			continue;
 		int k = e->h.tid == (uint32_t)t->beta;
 		wakes[k]++;
@@ -588,24 +621,20 @@ static void check_profile_releases(const struct truth *t)
 	int nl;
 	tl_line *lines = tl_profile_lines(raw, &nl);
 	char want_a[64], want_b[64];
-	snprintf(want_a, sizeof(want_a), "      alpha (py_gil_sites.py:%ld) [python]", t->line_a);
-	snprintf(want_b, sizeof(want_b), "      beta (py_gil_sites.py:%ld) [python]", t->line_b);
+	profile_frames(t, want_a, want_b);
 	int held = 0, cur_gil = 0, n[2] = { 0 };
 	for (int i = 0; i < nl; i++) {
 		const char *line = lines[i];
 		int r;
 		double v;
-		unsigned long long addr;
 		if (!strncmp(line, "Where the lock was held", 23)) {
 			held = 1;
 			continue;
 		}
 		if (!held)
 			continue;
-		const char *fx = strstr(line, "futex 0x");
 		if (sscanf(line, "#%d %lf ms of waiting ended by", &r, &v) == 2) {
-			cur_gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t->gil &&
-				  addr - t->gil < t->gil_size;
+			cur_gil = on_gil(t, line);
 			continue;
 		}
 		for (int k = 0; k < 2 && cur_gil; k++)
@@ -621,25 +650,8 @@ static void check_profile_releases(const struct truth *t)
  * (outer frames first). */
 static void check_collapsed_releases(const struct truth *t)
 {
-	char out[64][256], err[64][256], path[TL_PATH_MAX + 16];
-	int nout, nerr;
-	snprintf(path, sizeof(path), "%s.folded", raw);
-	char *rep[] = { LT_BIN, "report", raw, "--profile", "--format", "collapsed", "-o", path,
-			"--force", NULL };
-	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "no %s", path);
-	char line[8192];
-	int a = 0, b = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "release of ", 11))
-			continue;
-		const char *ra = strstr(line, ";run_alpha;"), *rb = strstr(line, ";run_beta;");
-		a += ra && strstr(ra + 1, ";alpha;");
-		b += rb && strstr(rb + 1, ";beta;");
-	}
-	fclose(f);
-	unlink(path);
+	int a, b;
+	collapsed_through("release of ", &a, &b);
 	cr_assert(a && b, "%s: collapsed releasing stacks through alpha: %d, through beta: %d",
 		  t->version, a, b);
 }
@@ -687,29 +699,16 @@ struct lock_truth {
 static void record_lock_sites(const char *py, struct truth *gt, struct lock_truth *lt)
 {
 	struct truth t = { 0 };
-	tl_skip_unless_root("needs root: loads BPF programs to record a CPython process");
-	if (access(py, X_OK) != 0)
-		cr_skip_test("%s is missing (Debian: apt-get install python3)", py);
 	char *argv[] = { (char *)py, "tests/workloads/py_lock_sites.py", "--gate", "--linger", NULL };
-	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
-	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid");
-	pid_t waiter = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=waiter", "tid");
-	long line_r = (long)tl_truth_val(truth, ntruth, "site", "name=release", "line");
-	find_gil(py, &t);
-	tl_tmp_path(raw, sizeof(raw), "pylock");
-	char *extra[] = { "--stacks", "--calls", "blocking", NULL };
-	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
-	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
-	unsetenv("LOCKTRACE_CACHE_DIR");
-	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
-	tl_go(&wl);
 	char done[8][256];
 	int nd = 0;
-	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "py_lock_sites.py never finished");
-	kill(rec.pid, SIGINT);
-	tl_recorder_done(&rec, &wl, 60000);
+	record_python(py, argv, &t, "pylock", "blocking", done, &nd);
 	*gt = t;
-	*lt = (struct lock_truth){ .holder = holder, .waiter = waiter, .line_r = line_r };
+	*lt = (struct lock_truth){
+		.holder = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=holder", "tid"),
+		.waiter = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=waiter", "tid"),
+		.line_r = (long)tl_truth_val(truth, ntruth, "site", "name=release", "line"),
+	};
 }
 
 static void lock_releases(const char *py)
@@ -724,9 +723,8 @@ static void lock_releases(const char *py)
 	 * semaphore) whose stack goes through holder() have it innermost at
 	 * LR, and one of them ended a wait of the waiter */
 	struct tl_trace tr;
-	struct lt_stacktab st = { 0 };
-	tl_load_clean(&tr, raw);
-	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	struct lt_stacktab st;
+	load_stacks(&tr, &st);
 	int wakes = 0, with = 0, at_lr = 0;
 	for (size_t i = 0; i < tr.n; i++) {
 		const struct lt_event *e = &tr.ev[i];
@@ -770,12 +768,9 @@ static void lock_releases(const char *py)
 		const char *line = lines[i];
 		int r;
 		double v;
-		unsigned long long addr;
 		held |= !strncmp(line, "Where the lock was held", 23);
-		const char *fx = strstr(line, "futex 0x");
 		if (held && sscanf(line, "#%d %lf ms of waiting ended by", &r, &v) == 2) {
-			gil = fx && sscanf(fx, "futex 0x%llx", &addr) == 1 && addr >= t.gil &&
-			      addr - t.gil < t.gil_size;
+			gil = on_gil(&t, line);
 			continue;
 		}
 		found += held && !gil && !strcmp(line, want);
@@ -800,25 +795,8 @@ Test(pystacks_live, debian_python3_perfetto_release_callstacks_have_python_frame
 	struct truth t;
 	struct lock_truth l;
 	record_lock_sites(TL_PYTHON, &t, &l);
-	char pt[TL_PATH_MAX + 32], out[64][256], err[64][256], sql[1024];
-	int nout, nerr;
-	snprintf(pt, sizeof(pt), "%s.perfetto-trace", raw);
-	char *conv[] = { LT_BIN, "convert", raw, "-o", pt, NULL };
-	cr_assert_eq(tl_run_to_end(conv, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
-	snprintf(sql, sizeof(sql),
-		 "select c.callsite_id as cs from __intrinsic_track_event_callstacks c "
-		 "join slice s on s.id = c.slice_id join thread_track tt on s.track_id = tt.id "
-		 "join thread using(utid) where thread.tid = %d and s.name like 'FUTEX_WAKE%%';\n"
-		 "select c.id as id, c.parent_id as parent_id, f.name as name from "
-		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
-		 "select f.name as name, y.line_number as line, y.source_file as file from "
-		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
-		 "f.symbol_set_id where f.name = 'holder';\n", (int)l.holder);
 	struct tp_out o;
-	int rc = tp_run(pt, sql, &o);
-	unlink(pt);
-	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
-	cr_assert_eq(o.n, 3);
+	perfetto_callstacks(l.holder, "FUTEX_WAKE", "= 'holder'", &o);
 	int rel = 0;
 	for (size_t i = 0; i < o.t[0].nrows; i++)
 		rel += tp_chain_has(&o.t[1], tp_get(&o.t[0], i, "cs"), "holder");

@@ -26,19 +26,6 @@ static char lines[3][64][256];
 static int nlines[3];
 static char lockfile[2][64];
 
-/* every process we started, and the children they started */
-static void kill_tree(pid_t pid)
-{
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	FILE *f = fopen(path, "r");
-	int ch;
-	while (f && fscanf(f, "%d", &ch) == 1)
-		kill_tree(ch), kill(ch, SIGKILL);
-	if (f)
-		fclose(f);
-}
-
 static pid_t orphan; /* a child left when the test killed its parent */
 
 static void cleanup(void)
@@ -48,7 +35,7 @@ static void cleanup(void)
 	orphan = 0;
 	for (int i = 0; i < 3; i++)
 		if (procs[i].pid > 0) {
-			kill_tree(procs[i].pid);
+			tl_kill_tree(procs[i].pid);
 			tl_close(&procs[i]);
 		}
 	for (int i = 0; i < 2; i++)
@@ -62,45 +49,48 @@ static void need_root(void)
 		cr_skip_test("needs root: other processes' /proc/PID/syscall, fdinfo and memory");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The /proc/locks line (non-blocked, or "->" when BLOCKED) of process
- * PID on the inode of PATH, waited for up to 10 s; fails the test if none. */
-static void locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t len)
-{
-	struct stat st;
-	cr_assert_eq(stat(path, &st), 0, "stat %s", path);
-	char ino[32];
-	snprintf(ino, sizeof(ino), ":%lu ", (unsigned long)st.st_ino);
-	for (double t0 = now_s(); now_s() - t0 < 10;) {
-		FILE *f = fopen("/proc/locks", "r");
-		char line[256];
-		while (f && fgets(line, sizeof(line), f)) {
-			struct lt_plock l;
-			if (strstr(line, ino) && lt_parse_plock(line, &l) == 0 && l.pid == pid && l.blocked == blocked) {
-				fclose(f);
-				snprintf(out, len, "%s", line);
-				return;
-			}
-		}
-		if (f)
-			fclose(f);
-		usleep(20000);
-	}
-	cr_assert_fail("no %s entry of %d for %s in /proc/locks", blocked ? "blocked" : "held", (int)pid, path);
-}
-
 static struct lt_snapshot *take(pid_t pid)
 {
 	struct lt_snapshot *s = NULL;
 	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_USTACK | LT_SNAP_NO_LINES };
 	int r = lt_snapshot_take(pid, &o, &s);
 	cr_assert_eq(r, 0, "snapshot of %d: %s", (int)pid, lt_snapshot_strerror(r));
+	return s;
+}
+
+/* Starts python3 -c SCRIPT as procs[0] and waits for its "ready" (skips
+ * without root or python3). */
+static void start_py(const char *script)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)script, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+}
+
+/* Snapshots of process PID (up to 10 s, every 50 ms) until its main thread
+ * sleeps in system call NR1 or NR2 (-1: none) with, for MIN_EDGES > 0, at
+ * least that many wait-for edges, the first one TIMED: the last snapshot
+ * taken (the test's checks say what it lacks if time ran out), its
+ * thread into *T (if T). */
+static struct lt_snapshot *take_when(pid_t pid, long nr1, long nr2, size_t min_edges,
+				     const struct lt_thread **t)
+{
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *th = NULL;
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(50000)) {
+		if (s)
+			lt_snapshot_free(s);
+		s = take(pid);
+		th = lt_snapshot_find(s, pid);
+		if (th && th->sc.state == LT_SC_IN_SYSCALL && (th->sc.nr == nr1 || th->sc.nr == nr2) &&
+		    (!min_edges || (th->wf && th->wf->n_edges >= min_edges &&
+				    th->wf->edges[0].pstate == LT_WFP_TIMED)))
+			break;
+	}
+	if (t)
+		*t = th;
 	return s;
 }
 
@@ -139,7 +129,7 @@ static pid_t only_child(pid_t p);
  * its leaf is the sleep: ROOT first, then its descendants by pid. */
 static size_t lock_tree(pid_t root, pid_t *out, size_t max)
 {
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(20000)) {
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
 		size_t n = 0;
 		out[n++] = root;
 		bool leaf_sleeps = false;
@@ -187,9 +177,9 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	tmp_lockfile(0);
 	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256];
-	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
 	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
-	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	tl_locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 
 	/* the locker, and every process of its tree: they share the open file */
 	pid_t tree[8];
@@ -227,6 +217,21 @@ Test(waitfor_live, flock1_waiter_names_the_holder)
 	lt_snapshot_free(s);
 }
 
+/* python3 -c SCRIPT LOCKFILE hold (procs[0]) and then ... wait
+ * (procs[1]) on a fresh lockfile[0], each waited for until "ready" (skips
+ * without root or python3). */
+static void start_py_lockers(const char *script)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)script, lockfile[0], "hold", NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)script, lockfile[0], "wait", NULL },
+		       lines[1], &nlines[1], 64, 30000);
+}
+
 static const char LOCKF_PY[] =
 	"import fcntl, os, sys, time\n"
 	"f = open(sys.argv[1], 'a+')\n"
@@ -242,17 +247,10 @@ static const char LOCKF_PY[] =
  * F_SETLKW; the call is decoded from the struct flock in its memory. */
 Test(waitfor_live, python_lockf_range_and_holder)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tmp_lockfile(0);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_PY, lockfile[0], "hold", NULL },
-		       lines[0], &nlines[0], 64, 30000);
-	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_PY, lockfile[0], "wait", NULL },
-		       lines[1], &nlines[1], 64, 30000);
+	start_py_lockers(LOCKF_PY);
 	char held[256], waiting[256];
-	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
-	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	tl_locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 	cr_assert(strstr(held, " 5 14"), "ground truth: %s", held);
 
 	struct lt_snapshot *s = take(procs[1].pid);
@@ -320,8 +318,8 @@ Test(waitfor_live, two_processes_waiting_for_each_others_flock_are_a_deadlock)
 	cr_assert_eq(write(procs[0].in_fd, "\n", 1), 1);
 	cr_assert_eq(write(procs[1].in_fd, "\n", 1), 1);
 	char w0[256], w1[256];
-	locks_line(procs[0].pid, lockfile[1], true, w0, sizeof(w0));
-	locks_line(procs[1].pid, lockfile[0], true, w1, sizeof(w1));
+	tl_locks_line(procs[0].pid, lockfile[1], true, w0, sizeof(w0));
+	tl_locks_line(procs[1].pid, lockfile[0], true, w1, sizeof(w1));
 
 	struct lt_multi_snapshot *m = follow(procs[0].pid);
 	cr_assert_eq(m->n_procs, 2, "followed into the holder of %s", lockfile[1]);
@@ -342,7 +340,7 @@ static pid_t only_child(pid_t p)
 {
 	char path[96];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)p, (int)p);
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(20000)) {
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
 		FILE *f = fopen(path, "r");
 		int ch = 0, n = f ? fscanf(f, "%d", &ch) : 0;
 		if (f)
@@ -359,23 +357,10 @@ static pid_t only_child(pid_t p)
  * verdict is IDLE and says so. */
 Test(waitfor_live, python_subprocess_poll_names_the_child)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)SUBPROC_PY, NULL }, lines[0],
-		       &nlines[0], 64, 30000);
+	start_py(SUBPROC_PY);
 	pid_t p = procs[0].pid, ch = only_child(p);
 	/* the parent in poll (7), the child (after exec) in clock_nanosleep (230) */
-	struct lt_snapshot *s = NULL;
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
-		if (s)
-			lt_snapshot_free(s);
-		s = take(p);
-		const struct lt_thread *t = lt_snapshot_find(s, p);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 7 && t->wf && t->wf->n_edges >= 2 &&
-		    t->wf->edges[0].pstate == LT_WFP_TIMED)
-			break;
-	}
+	struct lt_snapshot *s = take_when(p, 7, -1, 2, NULL);
 	const struct lt_thread *t = lt_snapshot_find(s, p);
 	cr_assert_eq(t->sc.nr, 7, "python3 polls (detail: %s)", t->detail);
 	size_t pipes = 0;
@@ -400,19 +385,28 @@ Test(waitfor_live, python_subprocess_poll_names_the_child)
 	lt_snapshot_free(s);
 }
 
-/* The cycle of issue 23: parent read(pipe) <- child; child main waits for
- * mutex M held by its reader; reader read(unix socket) <- parent.  The
- * parent's snapshot alone follows into the child and names the cycle. */
-Test(waitfor_live, pipe_mutex_socket_cycle_across_two_processes)
+/* The workload xproc_cycle as procs[0] (skips without root or the
+ * workload): the parent's pid, the child's, its reader thread's tid; the
+ * rest of its ground truth in lines[0]. */
+static void start_xproc_cycle(pid_t *parent, pid_t *child, pid_t *reader)
 {
 	need_root();
 	if (access(WL("xproc_cycle"), X_OK))
 		cr_skip_test("%s not built: run make all first", WL("xproc_cycle"));
 	tl_start_ready(&procs[0], (char *const[]){ WL("xproc_cycle"), "--no-wait", NULL }, lines[0], &nlines[0],
 		       64, 30000);
-	pid_t parent = procs[0].pid;
-	pid_t child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
-	pid_t reader = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=reader", "tid");
+	*parent = procs[0].pid;
+	*child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	*reader = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=reader", "tid");
+}
+
+/* The cycle of issue 23: parent read(pipe) <- child; child main waits for
+ * mutex M held by its reader; reader read(unix socket) <- parent.  The
+ * parent's snapshot alone follows into the child and names the cycle. */
+Test(waitfor_live, pipe_mutex_socket_cycle_across_two_processes)
+{
+	pid_t parent, child, reader;
+	start_xproc_cycle(&parent, &child, &reader);
 	pid_t cmain = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=childmain", "tid");
 	unsigned long pipe_ino = tl_truth_val(lines[0], nlines[0], "pipe", NULL, "ino");
 	unsigned long psock = tl_truth_val(lines[0], nlines[0], "socket", NULL, "parent_ino");
@@ -478,24 +472,11 @@ static const char TCP_PY[] =
  * the script prints), asleep on a timer: IDLE, saying so. */
 Test(waitfor_live, tcp_recv_names_the_local_peer_process)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)TCP_PY, NULL }, lines[0], &nlines[0],
-		       64, 30000);
+	start_py(TCP_PY);
 	pid_t p = procs[0].pid, peer = (pid_t)tl_truth_val(lines[0], nlines[0], "peer", NULL, "pid");
 	/* recvfrom (45) or read (0), depending on the Python version */
-	struct lt_snapshot *s = NULL;
 	const struct lt_thread *t = NULL;
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
-		if (s)
-			lt_snapshot_free(s);
-		s = take(p);
-		t = lt_snapshot_find(s, p);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 45 || t->sc.nr == 0) && t->wf &&
-		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
-			break;
-	}
+	struct lt_snapshot *s = take_when(p, 45, 0, 1, &t);
 	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_SOCKET);
 	cr_expect(strstr(e->what, "tcp 127.0.0.1:"), "%s", e->what);
 	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
@@ -516,23 +497,10 @@ static const char EPOLL_PY[] =
 /* epoll_wait: the interest list (fdinfo tfd: lines) resolved as a poll set. */
 Test(waitfor_live, epoll_interest_list_names_the_writer)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)EPOLL_PY, NULL }, lines[0],
-		       &nlines[0], 64, 30000);
+	start_py(EPOLL_PY);
 	pid_t p = procs[0].pid, ch = only_child(p);
-	struct lt_snapshot *s = NULL;
 	const struct lt_thread *t = NULL;
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
-		if (s)
-			lt_snapshot_free(s);
-		s = take(p);
-		t = lt_snapshot_find(s, p);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 232 || t->sc.nr == 281) && t->wf &&
-		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
-			break;
-	}
+	struct lt_snapshot *s = take_when(p, 232, 281, 1, &t);
 	cr_assert(t->sc.nr == 232 || t->sc.nr == 281, "python3 in epoll_wait (detail: %s)", t->detail);
 	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_PIPE_READ);
 	cr_assert_eq(e->n_pids, 1);
@@ -567,14 +535,8 @@ static bool cli_says_cycle(char *const argv[], pid_t a, pid_t b, pid_t c, int *n
  * diagnose them together: the same cycle. */
 Test(waitfor_live, snapshot_children_and_cgroup)
 {
-	need_root();
-	if (access(WL("xproc_cycle"), X_OK))
-		cr_skip_test("%s not built: run make all first", WL("xproc_cycle"));
-	tl_start_ready(&procs[0], (char *const[]){ WL("xproc_cycle"), "--no-wait", NULL }, lines[0], &nlines[0],
-		       64, 30000);
-	pid_t parent = procs[0].pid;
-	pid_t child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
-	pid_t reader = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=reader", "tid");
+	pid_t parent, child, reader;
+	start_xproc_cycle(&parent, &child, &reader);
 	tl_wait_in_read(parent, parent, 10000);
 	tl_wait_in_read(child, reader, 10000);
 	char pid[16];
@@ -599,7 +561,7 @@ Test(waitfor_live, snapshot_children_and_cgroup)
 	bool said = !werr && cli_says_cycle((char *const[]){ LT_BIN, "snapshot", "--cgroup", dir, "--no-ustack", NULL },
 					    parent, child, reader, &np);
 	/* the workload gone and the cgroup removed before asserting */
-	kill_tree(parent);
+	tl_kill_tree(parent);
 	tl_close(&procs[0]);
 	for (int i = 0; i < 100 && rmdir(dir); i++)
 		usleep(20000);
@@ -619,9 +581,9 @@ Test(waitfor_live, flight_recorder_fires_on_a_file_lock_wait)
 	tmp_lockfile(0);
 	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256], path[128];
-	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
 	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
-	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	tl_locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 	tl_tmp_path(path, sizeof(path), "flockstall");
 	cr_assert_eq(tl_start_recorder(&procs[2], procs[1].pid, path,
 				       (char *const[]){ "--ring", "16M", "--stall", "1", NULL }), 0);
@@ -657,11 +619,7 @@ static const char LEAK_PY[] =
  * can write; said as a leaked write end. */
 Test(waitfor_live, leaked_write_end_in_the_readers_own_process)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LEAK_PY, NULL }, lines[0], &nlines[0],
-		       64, 30000);
+	start_py(LEAK_PY);
 	pid_t p = procs[0].pid;
 	tl_wait_in_read(p, p, 10000);
 	struct lt_snapshot *s = take(p);
@@ -690,27 +648,12 @@ static const char OFD_PY[] =
  * is the process whose fdinfo shows the granted OFDLCK line. */
 Test(waitfor_live, ofd_lock_holder_from_fdinfo)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tmp_lockfile(0);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_PY, lockfile[0], "hold", NULL },
-		       lines[0], &nlines[0], 64, 30000);
-	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_PY, lockfile[0], "wait", NULL },
-		       lines[1], &nlines[1], 64, 30000);
+	start_py_lockers(OFD_PY);
 	char held[256];
-	locks_line(-1, lockfile[0], true, held, sizeof(held)); /* the waiter queued (pid -1) */
+	tl_locks_line(-1, lockfile[0], true, held, sizeof(held)); /* the waiter queued (pid -1) */
 	cr_assert(strstr(held, "OFDLCK"), "ground truth: %s", held);
 	/* its thread in fcntl (72) */
-	struct lt_snapshot *s = NULL;
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
-		if (s)
-			lt_snapshot_free(s);
-		s = take(procs[1].pid);
-		const struct lt_thread *t = lt_snapshot_find(s, procs[1].pid);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 72)
-			break;
-	}
+	struct lt_snapshot *s = take_when(procs[1].pid, 72, -1, 0, NULL);
 	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
 	cr_expect(strstr(e->what, "OFDLCK WRITE"), "%s", e->what);
 	cr_assert_eq(e->n_pids, 1, "%s", e->evidence);
@@ -857,24 +800,12 @@ static const char LISTEN_PY[] =
  * saying it is an idle listener. */
 Test(waitfor_live, tcp_listener_with_nothing_to_accept_is_idle)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)LISTEN_PY, NULL }, lines[0],
-		       &nlines[0], 64, 30000);
+	start_py(LISTEN_PY);
 	pid_t p = procs[0].pid;
 	int port = (int)tl_truth_val(lines[0], nlines[0], "socket", "role=listen", "port");
 	cr_assert_gt(port, 0);
-	struct lt_snapshot *s = NULL;
 	const struct lt_thread *t = NULL;
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
-		if (s)
-			lt_snapshot_free(s);
-		s = take(p);
-		t = lt_snapshot_find(s, p);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 43 || t->sc.nr == 288))
-			break;
-	}
+	struct lt_snapshot *s = take_when(p, 43, 288, 0, &t);
 	cr_assert(t && (t->sc.nr == 43 || t->sc.nr == 288), "python3 in accept (detail: %s)", t ? t->detail : "?");
 	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_LISTEN);
 	char want[64];
@@ -905,24 +836,11 @@ static const char UDP_PY[] =
  * that never sends) is on this host: the peer's process named. */
 Test(waitfor_live, udp_recv_names_the_local_peer_process)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)UDP_PY, NULL }, lines[0], &nlines[0],
-		       64, 30000);
+	start_py(UDP_PY);
 	pid_t p = procs[0].pid, peer = (pid_t)tl_truth_val(lines[0], nlines[0], "peer", NULL, "pid");
 	int port = (int)tl_truth_val(lines[0], nlines[0], "peer", NULL, "port");
-	struct lt_snapshot *s = NULL;
 	const struct lt_thread *t = NULL;
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(50000)) {
-		if (s)
-			lt_snapshot_free(s);
-		s = take(p);
-		t = lt_snapshot_find(s, p);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 45 || t->sc.nr == 0) && t->wf &&
-		    t->wf->n_edges && t->wf->edges[0].pstate == LT_WFP_TIMED)
-			break;
-	}
+	struct lt_snapshot *s = take_when(p, 45, 0, 1, &t);
 	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_SOCKET);
 	char want[64];
 	snprintf(want, sizeof(want), " -> 127.0.0.1:%d (fd ", port);
@@ -940,7 +858,7 @@ static void wait_in_syscall(pid_t pid, pid_t tid, long nr)
 {
 	char path[96], buf[256];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	for (double t0 = now_s(); now_s() - t0 < 10; usleep(20000)) {
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
 		FILE *f = fopen(path, "r");
 		long got = -2;
 		if (f && fgets(buf, sizeof(buf), f))
@@ -966,12 +884,12 @@ Test(waitfor_live, wait4_parent_of_a_child_blocked_on_a_file_lock)
 	tmp_lockfile(0);
 	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256];
-	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
 	char cmd[160];
 	snprintf(cmd, sizeof(cmd), "%s %s -c true; echo done", FLOCK_BIN, lockfile[0]);
 	spawn(1, (char *const[]){ "/bin/bash", "-c", cmd, NULL });
 	pid_t sh = procs[1].pid, ch = only_child(sh);
-	locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
+	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
 	wait_in_syscall(sh, sh, 61);                                 /* bash in wait4 */
 
 	struct lt_snapshot *s = take(sh);
@@ -1008,18 +926,14 @@ static const char POPEN_PY[] =
  * timer: a child edge naming it, and IDLE saying so. */
 Test(waitfor_live, python_popen_wait_names_the_child)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)POPEN_PY, NULL }, lines[0], &nlines[0],
-		       64, 30000);
+	start_py(POPEN_PY);
 	pid_t p = procs[0].pid;
 	pid_t ch = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
 	wait_in_syscall(p, p, 61);
 	char comm[32] = "";
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)ch);
-	for (double t0 = now_s(); now_s() - t0 < 10 && strcmp(comm, "sleep\n"); usleep(20000)) {
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10 && strcmp(comm, "sleep\n"); usleep(20000)) {
 		FILE *f = fopen(path, "r");
 		if (f && !fgets(comm, sizeof(comm), f))
 			comm[0] = 0;
@@ -1059,11 +973,7 @@ static const char FULLPIPE_PY[] =
  * parent prints its pid), asleep on a timer. */
 Test(waitfor_live, writer_on_a_full_pipe_names_the_reader)
 {
-	need_root();
-	if (access(TL_PYTHON, X_OK))
-		cr_skip_test("%s missing", TL_PYTHON);
-	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)FULLPIPE_PY, NULL }, lines[0],
-		       &nlines[0], 64, 30000);
+	start_py(FULLPIPE_PY);
 	pid_t p = procs[0].pid;
 	pid_t rd = (pid_t)tl_truth_val(lines[0], nlines[0], "reader", NULL, "pid");
 	wait_in_syscall(p, p, 1); /* write */
@@ -1125,7 +1035,7 @@ Test(waitfor_live, wait_names_only_the_children_it_selects)
 		cr_expect_eq(e->pids[0], want, "%s: the child %s %d", cases[c].mode, cases[c].role, (int)want);
 		cr_expect(strstr(e->what, cases[c].what), "%s: %s", cases[c].mode, e->what);
 		lt_snapshot_free(s);
-		kill_tree(p);
+		tl_kill_tree(p);
 		tl_close(&procs[0]);
 		procs[0].pid = 0;
 	}
@@ -1143,19 +1053,19 @@ Test(waitfor_live, flock_kept_by_the_command_after_the_locker_exited)
 	tmp_lockfile(0);
 	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "exec sleep 600", NULL });
 	char held[256], waiting[256];
-	locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
 	pid_t locker = procs[0].pid;
 	orphan = only_child(locker);
 	wait_in_syscall(orphan, orphan, 230); /* the command is sleep now */
 	tl_kill(&procs[0]);
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d", (int)locker);
-	for (double t0 = now_s(); now_s() - t0 < 10 && access(path, F_OK) == 0;)
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10 && access(path, F_OK) == 0;)
 		usleep(20000);
 	cr_assert_neq(access(path, F_OK), 0, "the locker %d exited", (int)locker);
-	locks_line(locker, lockfile[0], false, held, sizeof(held)); /* still named there */
+	tl_locks_line(locker, lockfile[0], false, held, sizeof(held)); /* still named there */
 	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
-	locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	tl_locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 
 	struct lt_snapshot *s = take(procs[1].pid);
 	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);

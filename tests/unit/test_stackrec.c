@@ -80,6 +80,28 @@ __attribute__((noinline)) static void own_copy(struct lt_stack_copy *c, int32_t 
 	stack_bytes(c->stack, c->sp, LT_STACK_COPY_BYTES);
 }
 
+/* Feeds R the event E of a thread of this process. */
+static void feed(struct lt_stackrec *r, struct lt_event e)
+{
+	lt_stackrec_event(r, &e, (uint32_t)getpid());
+}
+
+/* E as written at sys_enter (--calls all), not at the sleep. */
+static struct lt_event at_enter(struct lt_event e)
+{
+	e.h.flags = 0;
+	return e;
+}
+
+/* Feeds R a waiter's copy (own_copy, into C) of TID's wait entered at TS,
+ * copied at AT. */
+static void feed_copy(struct lt_stackrec *r, struct lt_stack_copy *c, int32_t tid, uint64_t ts,
+		      uint64_t at)
+{
+	own_copy(c, tid, ts, at);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+}
+
 static struct lt_stackrec *new_rec(void)
 {
 	/* no symbol cache written by a unit test */
@@ -103,18 +125,14 @@ static const struct lt_stackrec_stats *finish(struct lt_stackrec *r)
 Test(stackrec, copy_after_its_entry_calls_off_the_read, .timeout = 60)
 {
 	struct lt_stackrec *r = new_rec();
-	uint32_t tgid = (uint32_t)getpid();
 	int32_t tid = 4000001; /* no such thread: a read would fail */
-	struct lt_event e = wait_entry(tid, 10 * MS, 0x1000);
-	lt_stackrec_event(r, &e, tgid);
+	feed(r, wait_entry(tid, 10 * MS, 0x1000));
 	cr_assert_eq(lt_stackrec_due_ms(r, 10 * MS), 1, "the read is due 1 ms after the wait began");
 	struct lt_stack_copy *c = malloc(sizeof(*c));
-	own_copy(c, tid, 10 * MS, 13 * MS);
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	feed_copy(r, c, tid, 10 * MS, 13 * MS);
 	cr_assert_eq(lt_stackrec_due_ms(r, 12 * MS), -1, "a read is still pending");
 	lt_stackrec_read(r, 20 * MS);
-	struct lt_event x = sys_exit(tid, 14 * MS);
-	lt_stackrec_event(r, &x, tgid);
+	feed(r, sys_exit(tid, 14 * MS));
 	const struct lt_stackrec_stats *k = finish(r);
 	cr_assert_eq(k->waits, 1);
 	cr_assert_eq(k->reads, 0, "read from /proc %llu times", (unsigned long long)k->reads);
@@ -132,19 +150,14 @@ Test(stackrec, copy_after_its_entry_calls_off_the_read, .timeout = 60)
 Test(stackrec, copy_before_its_entry_is_remembered, .timeout = 60)
 {
 	struct lt_stackrec *r = new_rec();
-	uint32_t tgid = (uint32_t)getpid();
 	int32_t tid = 4000002;
 	struct lt_stack_copy *c = malloc(sizeof(*c));
-	own_copy(c, tid, 50 * MS, 52 * MS);
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
-	struct lt_event e = wait_entry(tid, 50 * MS, 0x1000);
-	lt_stackrec_event(r, &e, tgid);
+	feed_copy(r, c, tid, 50 * MS, 52 * MS);
+	feed(r, wait_entry(tid, 50 * MS, 0x1000));
 	cr_assert_eq(lt_stackrec_due_ms(r, 50 * MS), -1, "the wait copied by BPF is read too");
-	struct lt_event x = sys_exit(tid, 53 * MS);
-	lt_stackrec_event(r, &x, tgid);
+	feed(r, sys_exit(tid, 53 * MS));
 	/* the next wait of that thread has no copy: read 1 ms in */
-	struct lt_event e2 = wait_entry(tid, 60 * MS, 0x1000);
-	lt_stackrec_event(r, &e2, tgid);
+	feed(r, wait_entry(tid, 60 * MS, 0x1000));
 	cr_assert_eq(lt_stackrec_due_ms(r, 60 * MS), 1);
 	lt_stackrec_read(r, 61 * MS);
 	const struct lt_stackrec_stats *k = finish(r);
@@ -161,17 +174,13 @@ Test(stackrec, copy_before_its_entry_is_remembered, .timeout = 60)
 Test(stackrec, copy_of_another_wait_leaves_the_read, .timeout = 60)
 {
 	struct lt_stackrec *r = new_rec();
-	uint32_t tgid = (uint32_t)getpid();
 	int32_t tid = 4000003;
-	struct lt_event e = wait_entry(tid, 80 * MS, 0x1000);
-	lt_stackrec_event(r, &e, tgid);
+	feed(r, wait_entry(tid, 80 * MS, 0x1000));
 	struct lt_stack_copy *c = malloc(sizeof(*c));
-	own_copy(c, tid, 70 * MS, 79 * MS); /* an earlier wait's, late */
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	feed_copy(r, c, tid, 70 * MS, 79 * MS); /* an earlier wait's, late */
 	cr_assert_eq(lt_stackrec_due_ms(r, 80 * MS), 1, "the read of the wait at 80 ms was called off");
 	/* and another thread's copy at the same ts neither */
-	own_copy(c, tid + 1, 80 * MS, 82 * MS);
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	feed_copy(r, c, tid + 1, 80 * MS, 82 * MS);
 	cr_assert_eq(lt_stackrec_due_ms(r, 80 * MS), 1);
 	const struct lt_stackrec_stats *k = finish(r);
 	cr_assert_eq(k->bpf_waiters, 2);
@@ -186,8 +195,7 @@ Test(stackrec, empty_copy_leaves_the_read, .timeout = 60)
 {
 	struct lt_stackrec *r = new_rec();
 	int32_t tid = 4000004;
-	struct lt_event e = wait_entry(tid, 90 * MS, 0x1000);
-	lt_stackrec_event(r, &e, (uint32_t)getpid());
+	feed(r, wait_entry(tid, 90 * MS, 0x1000));
 	struct lt_stack_copy *c = malloc(sizeof(*c));
 	own_copy(c, tid, 90 * MS, 92 * MS);
 	c->len = 0;
@@ -206,8 +214,7 @@ Test(stackrec, no_reads_schedules_none, .timeout = 60)
 {
 	struct lt_stackrec *r = new_rec();
 	lt_stackrec_no_reads(r);
-	struct lt_event e = wait_entry(4000005, 100 * MS, 0x1000);
-	lt_stackrec_event(r, &e, (uint32_t)getpid());
+	feed(r, wait_entry(4000005, 100 * MS, 0x1000));
 	cr_assert_eq(lt_stackrec_due_ms(r, 100 * MS), -1);
 	lt_stackrec_read(r, 200 * MS);
 	const struct lt_stackrec_stats *k = finish(r);
@@ -243,15 +250,13 @@ static int in_futex(int32_t tid, uint64_t uaddr)
 	return ok && nr == LT_NR_FUTEX && a0 == uaddr;
 }
 
-/* The collector read a wait from /proc (the thread really asleep), then
- * the BPF side's copy of the same wait comes: one of the two is kept, the
- * copy (certain to be of the sleep), and the read is not counted as one
- * that came too late. */
-Test(stackrec, copy_replaces_a_read_of_the_same_wait, .timeout = 60)
+/* Starts the sleeper thread TH and waits until it is asleep in
+ * FUTEX_WAIT on futex_word: its tid. */
+static int32_t start_sleeper(pthread_t *th)
 {
-	pthread_t th;
 	futex_word = 0;
-	cr_assert_eq(pthread_create(&th, NULL, sleeper, NULL), 0);
+	sleeper_tid = 0;
+	cr_assert_eq(pthread_create(th, NULL, sleeper, NULL), 0);
 	int32_t tid;
 	while (!(tid = __atomic_load_n(&sleeper_tid, __ATOMIC_ACQUIRE)))
 		usleep(1000);
@@ -259,24 +264,38 @@ Test(stackrec, copy_replaces_a_read_of_the_same_wait, .timeout = 60)
 	for (int i = 0; i < 5000 && !in_futex(tid, uaddr); i++)
 		usleep(1000);
 	cr_assert(in_futex(tid, uaddr), "the sleeper thread never slept in FUTEX_WAIT");
+	return tid;
+}
+
+/* Wakes the sleeper thread TH and waits for it to end. */
+static void stop_sleeper(pthread_t th)
+{
+	__atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(th, NULL);
+}
+
+/* The collector read a wait from /proc (the thread really asleep), then
+ * the BPF side's copy of the same wait comes: one of the two is kept, the
+ * copy (certain to be of the sleep), and the read is not counted as one
+ * that came too late. */
+Test(stackrec, copy_replaces_a_read_of_the_same_wait, .timeout = 60)
+{
+	pthread_t th;
+	int32_t tid = start_sleeper(&th);
+	uint64_t uaddr = (uint64_t)(uintptr_t)&futex_word;
 
 	struct lt_stackrec *r = new_rec();
-	uint32_t tgid = (uint32_t)getpid();
-	struct lt_event e = wait_entry(tid, 200 * MS, uaddr);
-	lt_stackrec_event(r, &e, tgid);
+	feed(r, wait_entry(tid, 200 * MS, uaddr));
 	lt_stackrec_read(r, 201 * MS);
 	const struct lt_stackrec_stats *k = lt_stackrec_stats(r);
 	cr_assert_eq(k->reads, 1);
 	cr_assert_eq(k->failed, 0, "the sleeping thread could not be read from /proc");
 	struct lt_stack_copy *c = malloc(sizeof(*c));
-	own_copy(c, tid, 200 * MS, 205 * MS);
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
-	struct lt_event x = sys_exit(tid, 206 * MS);
-	lt_stackrec_event(r, &x, tgid);
+	feed_copy(r, c, tid, 200 * MS, 205 * MS);
+	feed(r, sys_exit(tid, 206 * MS));
 
-	__atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	pthread_join(th, NULL);
+	stop_sleeper(th);
 
 	k = finish(r);
 	cr_assert_eq(k->bpf_dup, 1);
@@ -295,31 +314,20 @@ Test(stackrec, copy_replaces_a_read_of_the_same_wait, .timeout = 60)
 Test(stackrec, second_copy_of_a_wait_is_dropped, .timeout = 60)
 {
 	struct lt_stackrec *r = new_rec();
-	uint32_t tgid = (uint32_t)getpid();
 	int32_t tid = 4000006;
-	struct lt_event e = wait_entry(tid, 300 * MS, 0x1000);
-	e.h.flags = 0; /* written at sys_enter */
-	lt_stackrec_event(r, &e, tgid);
+	feed(r, at_enter(wait_entry(tid, 300 * MS, 0x1000)));
 	struct lt_stack_copy *c = malloc(sizeof(*c));
-	own_copy(c, tid, 300 * MS, 303 * MS);
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	feed_copy(r, c, tid, 300 * MS, 303 * MS);
 	cr_assert_eq(lt_stackrec_due_ms(r, 300 * MS), -1, "the copied wait is still to be read");
-	own_copy(c, tid, 300 * MS, 309 * MS); /* it slept again in the same call */
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
-	struct lt_event x = sys_exit(tid, 310 * MS);
-	lt_stackrec_event(r, &x, tgid);
+	feed_copy(r, c, tid, 300 * MS, 309 * MS); /* it slept again in the same call */
+	feed(r, sys_exit(tid, 310 * MS));
 
 	/* copies first: the entry comes after both */
-	own_copy(c, tid, 400 * MS, 403 * MS);
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
-	own_copy(c, tid, 400 * MS, 407 * MS);
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
-	struct lt_event e2 = wait_entry(tid, 400 * MS, 0x1000);
-	e2.h.flags = 0;
-	lt_stackrec_event(r, &e2, tgid);
+	feed_copy(r, c, tid, 400 * MS, 403 * MS);
+	feed_copy(r, c, tid, 400 * MS, 407 * MS);
+	feed(r, at_enter(wait_entry(tid, 400 * MS, 0x1000)));
 	cr_assert_eq(lt_stackrec_due_ms(r, 400 * MS), -1);
-	x = sys_exit(tid, 410 * MS);
-	lt_stackrec_event(r, &x, tgid);
+	feed(r, sys_exit(tid, 410 * MS));
 
 	const struct lt_stackrec_stats *k = finish(r);
 	cr_assert_eq(k->waits, 2);
@@ -338,35 +346,20 @@ Test(stackrec, second_copy_of_a_wait_is_dropped, .timeout = 60)
 Test(stackrec, copy_after_a_kept_read_is_dropped, .timeout = 60)
 {
 	pthread_t th;
-	futex_word = 0;
-	sleeper_tid = 0;
-	cr_assert_eq(pthread_create(&th, NULL, sleeper, NULL), 0);
-	int32_t tid;
-	while (!(tid = __atomic_load_n(&sleeper_tid, __ATOMIC_ACQUIRE)))
-		usleep(1000);
+	int32_t tid = start_sleeper(&th);
 	uint64_t uaddr = (uint64_t)(uintptr_t)&futex_word;
-	for (int i = 0; i < 5000 && !in_futex(tid, uaddr); i++)
-		usleep(1000);
-	cr_assert(in_futex(tid, uaddr), "the sleeper thread never slept in FUTEX_WAIT");
 
 	struct lt_stackrec *r = new_rec();
-	uint32_t tgid = (uint32_t)getpid();
-	struct lt_event e = wait_entry(tid, 200 * MS, uaddr);
-	e.h.flags = 0; /* written at sys_enter */
-	lt_stackrec_event(r, &e, tgid);
+	feed(r, at_enter(wait_entry(tid, 200 * MS, uaddr)));
 	lt_stackrec_read(r, 201 * MS);
 	cr_assert_eq(lt_stackrec_stats(r)->reads, 1);
 	cr_assert_eq(lt_stackrec_stats(r)->failed, 0, "the sleeping thread could not be read");
 	/* its return, stamped after any copy's end: the read is kept */
-	struct lt_event x = sys_exit(tid, UINT64_MAX / 2);
-	lt_stackrec_event(r, &x, tgid);
+	feed(r, sys_exit(tid, UINT64_MAX / 2));
 	struct lt_stack_copy *c = malloc(sizeof(*c));
-	own_copy(c, tid, 200 * MS, UINT64_MAX / 2);
-	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	feed_copy(r, c, tid, 200 * MS, UINT64_MAX / 2);
 
-	__atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	pthread_join(th, NULL);
+	stop_sleeper(th);
 
 	const struct lt_stackrec_stats *k = finish(r);
 	cr_assert_eq(k->kept, 1, "the read was not kept");

@@ -36,36 +36,17 @@ recorder resolves the Python frames of the stacks it copied from the
 process's memory, which must still be there.
 """
 import ctypes
-import os
 import sys
 import threading
 import time
 
-ROUNDS = 60
-HOLD_MS = 3
-GATE = False
-LINGER = False
-args = sys.argv[1:]
-while args:
-    a = args.pop(0)
-    if a == "-r":
-        ROUNDS = int(args.pop(0))
-    elif a == "--gate":
-        GATE = True
-    elif a == "--linger":
-        LINGER = True
-    elif a == "--no-wait":
-        pass  # the protocol's; without --gate nothing waits
-    elif a == "--hold-ms":
-        HOLD_MS = int(args.pop(0))
-    else:
-        sys.exit("py_gil_sites.py: unknown argument %r" % a)
+from py_sites import finish, gate, line_of, options, ready, start, tids
+
+# --no-wait: the protocol's; without --gate nothing waits
+ROUNDS, HOLD_MS, GATE, LINGER = options("py_gil_sites.py", 60, 3, ignored=("--no-wait",))
 
 libc = ctypes.PyDLL(None)  # PyDLL: calls keep the GIL
 DONE = False
-gate = threading.Event()
-tids = {}
-ready = threading.Barrier(3)
 result = {}
 
 
@@ -77,15 +58,6 @@ def beta(rounds, hold_us, pc=time.perf_counter, sleep=time.sleep, usleep=libc.us
     w = h = 0.0
     for _ in range(rounds): t0 = pc(); sleep(0); t1 = pc(); usleep(hold_us); w += t1 - t0; h += pc() - t1  # noqa: E501,E702 (LB)
     return w, h
-
-
-def line_of(func, marker):
-    import inspect
-    src, first = inspect.getsourcelines(func)
-    for i, text in enumerate(src):
-        if marker in text:
-            return first + i
-    raise SystemExit("no line with %r in %s" % (marker, func.__name__))
 
 
 def run_alpha():
@@ -107,26 +79,9 @@ def run_beta():
 sys.setswitchinterval(0.02)
 ta = threading.Thread(target=run_alpha, name="alpha")
 tb = threading.Thread(target=run_beta, name="beta")
-ta.start()
-tb.start()
-ready.wait()
-print("pid=%d" % os.getpid())
-print("site name=alpha line=%d" % line_of(alpha, "while not DONE"))
-print("site name=beta line=%d" % line_of(beta, "for _ in range(rounds)"))
-print("thread role=alpha tid=%d" % tids["alpha"])
-print("thread role=beta tid=%d" % tids["beta"])
-if GATE:
-    print("ready")
-    sys.stdout.flush()
-    sys.stdin.readline()
-else:
-    sys.stdout.flush()
-    time.sleep(0.5)
-gate.set()
+start([ta, tb], [("alpha", line_of(alpha, "while not DONE")),
+                 ("beta", line_of(beta, "for _ in range(rounds)"))], GATE)
 tb.join()
 ta.join()
 w, h = result["wh"]
-print("done rounds=%d beta_wait_us=%d beta_hold_us=%d" % (ROUNDS, w * 1e6, h * 1e6))
-sys.stdout.flush()
-while LINGER:
-    time.sleep(3600)
+finish("done rounds=%d beta_wait_us=%d beta_hold_us=%d" % (ROUNDS, w * 1e6, h * 1e6), LINGER)

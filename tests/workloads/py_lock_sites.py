@@ -24,33 +24,14 @@ and at the end `done rounds=N`.  With --linger the process then stays
 (asleep) until it is killed: a recorder resolves the Python frames of the
 stacks it copied from the process's memory, which must still be there.
 """
-import os
-import sys
 import threading
 import time
 
-ROUNDS = 200
-HOLD_MS = 4
-GATE = False
-LINGER = False
-args = sys.argv[1:]
-while args:
-    a = args.pop(0)
-    if a == "-r":
-        ROUNDS = int(args.pop(0))
-    elif a == "--gate":
-        GATE = True
-    elif a == "--linger":
-        LINGER = True
-    elif a == "--hold-ms":
-        HOLD_MS = int(args.pop(0))
-    else:
-        sys.exit("py_lock_sites.py: unknown argument %r" % a)
+from py_sites import finish, gate, line_of, options, ready, start, tids
+
+ROUNDS, HOLD_MS, GATE, LINGER = options("py_lock_sites.py", 200, 4)
 
 lk = threading.Lock()
-gate = threading.Event()
-tids = {}
-ready = threading.Barrier(3)
 stop = threading.Event()
 
 
@@ -69,15 +50,6 @@ def waiter():
             lk.release()
 
 
-def line_of(func, marker):
-    import inspect
-    src, first = inspect.getsourcelines(func)
-    for i, text in enumerate(src):
-        if marker in text:
-            return first + i
-    raise SystemExit("no line with %r in %s" % (marker, func.__name__))
-
-
 def run(role, fn, *a):
     tids[role] = threading.get_native_id()
     ready.wait()
@@ -87,25 +59,7 @@ def run(role, fn, *a):
 
 th = threading.Thread(target=run, args=("holder", holder, ROUNDS, HOLD_MS / 1000.0), name="holder")
 tw = threading.Thread(target=run, args=("waiter", waiter), name="waiter")
-th.start()
-tw.start()
-ready.wait()
-print("pid=%d" % os.getpid())
-print("site name=release line=%d" % line_of(holder, "# LR"))
-print("site name=acquire line=%d" % line_of(waiter, "# LW"))
-print("thread role=holder tid=%d" % tids["holder"])
-print("thread role=waiter tid=%d" % tids["waiter"])
-if GATE:
-    print("ready")
-    sys.stdout.flush()
-    sys.stdin.readline()
-else:
-    sys.stdout.flush()
-    time.sleep(0.5)
-gate.set()
+start([th, tw], [("release", line_of(holder, "# LR")), ("acquire", line_of(waiter, "# LW"))], GATE)
 th.join()
 tw.join()
-print("done rounds=%d" % ROUNDS)
-sys.stdout.flush()
-while LINGER:
-    time.sleep(3600)
+finish("done rounds=%d" % ROUNDS, LINGER)
