@@ -78,6 +78,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			(unsigned long long)k->failed, (unsigned long long)k->stacks,
 			(double)k->read_ns / 1e6, (double)k->unwind_ns / 1e6,
 			(unsigned long long)k->bytes);
+		if (k->left_to_bpf)
+			lt_more("  stacks: %llu untimed waits on private futexes left to the BPF side's "
+				"copy at their wake-up (only a thread of their process can end them)",
+				(unsigned long long)k->left_to_bpf);
 		if (k->note_reads || k->note_gone)
 			lt_more("  stacks: %llu of the reads from where the BPF side noted the sleep "
 				"(no /proc read), %llu not made: the wait was over or its stack "

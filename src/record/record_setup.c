@@ -342,6 +342,7 @@ static int start_bpf(struct session *s)
 		if (!how || strcmp(how, "proc")) {
 			bflags |= LT_BPF_COPY_WAITERS;
 			s->wcopies = 1;
+			lt_stackrec_bpf_waiters(c->stk);
 		}
 		if (how && !strcmp(how, "bpf"))
 			lt_stackrec_no_reads(c->stk);

@@ -118,6 +118,7 @@ struct symproc {
 struct lt_stackrec {
 	int sample_every;
 	int no_reads;            /* lt_stackrec_no_reads: no /proc reads */
+	int bpf_waiters;         /* lt_stackrec_bpf_waiters: the BPF side copies long waits */
 	uint64_t nwaits;
 	/* the collector's own */
 	struct lt_u64map pend;   /* tid -> struct pend * */
@@ -452,6 +453,34 @@ void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid)
 	}
 }
 
+/* Is the wait EV begins one whose stack only the BPF side's copy at its
+ * wake-up need take (no read while it sleeps)?  An untimed wait on a
+ * process-private futex can be ended only by a thread of its own process
+ * (a FUTEX_WAKE or requeue on that private futex, a thread's exit clearing
+ * its tid word), whose wake-up shares its address space and copies its
+ * stack once it slept 1 ms or more; or by a signal, which ends it with no
+ * lock handed over.  Not for a process whose runtime's frames are read with
+ * the stack (CPython, OCaml 5, a JVM: their copies are left to the reads),
+ * nor for one not opened yet. */
+static struct pyproc *pyproc_get(struct lt_stackrec *r, uint32_t tgid);
+
+static bool left_to_bpf(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid)
+{
+	if (!r->bpf_waiters || ev->h.kind != LT_EV_FUTEX_ENTER || ev->futex.nr != LT_NR_FUTEX ||
+	    ev->futex.timeout >= 0 || !(ev->futex.op & LT_FUTEX_PRIVATE))
+		return false;
+	unsigned cmd = ev->futex.op & LT_FUTEX_CMD_MASK;
+	if (cmd != 0 /* WAIT */ && cmd != 9 /* WAIT_BITSET */)
+		return false;
+	struct pyproc *pp = pyproc_get(r, tgid);
+	return pp && !pp->py && !pp->oc && !pp->hs;
+}
+
+void lt_stackrec_bpf_waiters(struct lt_stackrec *r)
+{
+	r->bpf_waiters = 1;
+}
+
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid)
 {
 	int32_t tid = (int32_t)ev->h.tid;
@@ -516,6 +545,10 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		p->state = P_BPF; /* its copy came first */
 	else if (r->no_reads)
 		p->state = -1;
+	else if (!sampled && left_to_bpf(r, ev, tgid)) {
+		p->state = -1;
+		r->st.left_to_bpf++;
+	}
 	if (lt_u64map_put(&r->pend, (uint32_t)tid, p))
 		free(p);
 }

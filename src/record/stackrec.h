@@ -34,6 +34,7 @@ struct lt_stackrec_stats {
 	uint64_t behind;     /* copies dropped: the unwinder's queue was full */
 	uint64_t note_reads; /* of reads, from where the BPF side noted the sleep */
 	uint64_t note_gone;  /* reads not made: the sleep was over or copied */
+	uint64_t left_to_bpf; /* waits not read: only their BPF copy can (lt_stackrec_bpf_waiters) */
 	uint64_t read_ns;    /* the collector's time copying stacks */
 	uint64_t unwind_ns;  /* the unwinder thread's time */
 	uint64_t bytes;      /* STACKS bytes written */
@@ -109,6 +110,11 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size);
  * copies at their wake-up (LOCKTRACE_WAITER_STACKS=bpf, for tests and
  * measurements). */
 void lt_stackrec_no_reads(struct lt_stackrec *r);
+/* The BPF side copies the stacks of the waits of 1 ms or more that a
+ * thread of their process ends: the untimed waits on process-private
+ * futexes (which only such a thread can end) are then not read while they
+ * sleep. */
+void lt_stackrec_bpf_waiters(struct lt_stackrec *r);
 /* The BPF side's counts of waiters' copies (LT_WCOPY_*), for the summary. */
 void lt_stackrec_note_wcopy(struct lt_stackrec *r, const uint64_t *wcopy);
 /* The BPF side that copies the wakers' stacks (LT_BPF_COPY_STACKS): it is

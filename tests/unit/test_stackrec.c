@@ -223,6 +223,40 @@ Test(stackrec, no_reads_schedules_none, .timeout = 60)
 	lt_stackrec_free(r);
 }
 
+/* With the BPF side copying the long waits (lt_stackrec_bpf_waiters), an
+ * untimed wait on a private futex of a plain native process is not read
+ * while it sleeps (only a thread of its process can end it, and that
+ * wake-up copies it); a timed one, one on a shared futex, and one of a
+ * process not opened yet still are. */
+Test(stackrec, untimed_private_futex_waits_are_left_to_the_bpf_copy, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	lt_stackrec_bpf_waiters(r);
+	/* before the process is opened (its runtimes unknown): read */
+	feed(r, wait_entry(4000010, 10 * MS, 0x1000));
+	cr_assert_eq(lt_stackrec_due_ms(r, 10 * MS), 1, "a wait of a process not opened yet is read");
+	feed(r, sys_exit(4000010, 11 * MS));
+	lt_stackrec_settle(r, 5000); /* the unwinder opened this process */
+	feed(r, wait_entry(4000011, 20 * MS, 0x1000));
+	cr_assert_eq(lt_stackrec_due_ms(r, 20 * MS), -1, "an untimed private futex wait is still read");
+	feed(r, sys_exit(4000011, 21 * MS));
+	struct lt_event timed = wait_entry(4000012, 30 * MS, 0x1000);
+	timed.futex.timeout = 5 * (int64_t)MS;
+	feed(r, timed);
+	cr_assert_eq(lt_stackrec_due_ms(r, 30 * MS), 1, "a timed wait (a timer may end it) is read");
+	feed(r, sys_exit(4000012, 31 * MS));
+	struct lt_event shared = wait_entry(4000013, 40 * MS, 0x1000);
+	shared.futex.op = FUTEX_WAIT; /* another process may wake it */
+	feed(r, shared);
+	cr_assert_eq(lt_stackrec_due_ms(r, 40 * MS), 1, "a wait on a shared futex is read");
+	feed(r, sys_exit(4000013, 41 * MS));
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->waits, 4);
+	cr_assert_eq(k->left_to_bpf, 1, "%llu waits left to the BPF copy, expected 1",
+		     (unsigned long long)k->left_to_bpf);
+	lt_stackrec_free(r);
+}
+
 static uint32_t futex_word;
 static int32_t sleeper_tid;
 
