@@ -70,8 +70,10 @@ for a in "$@"; do
 	case $a in --filter|--filter=*) filter=() ;; esac
 done
 cd "$shadow" || exit 1
-build/tests/run-tests --jobs 1 --short-filename "${filter[@]}" "$@"
+build/tests/run-tests --jobs 1 --short-filename --tap="$base/tap" "${filter[@]}" "$@"
 status=$?
+# which tests failed, at the end of the output
+"$top/scripts/tap-failures.sh" "$base/tap" run-live-asan.sh
 reports=("$shadow"/sanitizer-logs/*)
 if [ -e "${reports[0]}" ]; then
 	for r in "${reports[@]}"; do

@@ -16,11 +16,7 @@ tap=$(mktemp "${TMPDIR:-/tmp}/locktrace-tap.XXXXXX")
 trap 'rm -f "$tap"' EXIT
 build/tests/run-tests --jobs 1 --short-filename --tap="$tap" "$@"
 status=$?
-if [ "$status" -ne 0 ] && [ -s "$tap" ]; then
-	echo "run-tests: failed (Criterion's TAP report):"
-	# "not ok" lines and the indented message lines under each
-	awk '/^not ok/ { keep = 1; print; next } keep && /^[ \t]/ { print; next } { keep = 0 }' "$tap"
-fi
+[ "$status" -ne 0 ] && scripts/tap-failures.sh "$tap" run-tests
 # The skips, counted by reason, so that a green run says what it did not
 # check; "test was skipped" is Criterion's word for a test the filter left out.
 if [ -s "$tap" ]; then
