@@ -467,10 +467,10 @@ static struct pyproc *pyproc_get(struct lt_stackrec *r, uint32_t tgid);
 static bool left_to_bpf(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid)
 {
 	if (!r->bpf_waiters || ev->h.kind != LT_EV_FUTEX_ENTER || ev->futex.nr != LT_NR_FUTEX ||
-	    ev->futex.timeout >= 0 || !(ev->futex.op & LT_FUTEX_PRIVATE))
+	    ev->futex.timeout >= 0 || !lt_futex_private(ev->futex.nr, ev->futex.op))
 		return false;
 	unsigned cmd = ev->futex.op & LT_FUTEX_CMD_MASK;
-	if (cmd != 0 /* WAIT */ && cmd != 9 /* WAIT_BITSET */)
+	if (cmd != LT_FUTEX_WAIT && cmd != LT_FUTEX_WAIT_BITSET)
 		return false;
 	struct pyproc *pp = pyproc_get(r, tgid);
 	return pp && !pp->py && !pp->oc && !pp->hs;
