@@ -87,11 +87,11 @@ int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned fla
 struct lt_py_layout;
 int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout *l);
 int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts);
-/* Events consumed, or negative errno. timeout_ms < 0: do not wait. */
 /* The sleep thread TID was noted in when it went to sleep (map sleep_at:
  * with LT_BPF_COPY_WAITERS): 0, or -ENOENT (none noted), -errno. */
 struct lt_sleep_note;
 int lt_bpf_sleep_note(struct lt_bpf *b, uint32_t tid, struct lt_sleep_note *out);
+/* Events consumed, or negative errno. timeout_ms < 0: do not wait. */
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms);
 /* Adds the cumulative lost counts to out[cpu * LT_EV_MAX + kind]
  * (ncpus * LT_EV_MAX entries, zeroed by the caller). 0 or -errno. */
