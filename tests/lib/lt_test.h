@@ -106,6 +106,9 @@ void tl_free(struct tl_trace *t);
 void tl_load_ok(struct tl_trace *t, const char *path);
 void tl_load_clean(struct tl_trace *t, const char *path);
 uint64_t tl_total_lost(const struct tl_trace *t);
+/* How long the wait that began with event I lasted (ns: to its thread's
+ * next return), 0 unknown. */
+uint64_t tl_wait_len(const struct tl_trace *t, size_t i);
 
 /* Starts locktrace record -p pid -o path (extra args appended) and waits
  * until it reports that it is recording.  0 or -1. */

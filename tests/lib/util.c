@@ -349,6 +349,14 @@ void tl_load_clean(struct tl_trace *t, const char *path)
 	cr_assert(t->clean_end, "%s not closed cleanly: %s", path, t->stop);
 }
 
+uint64_t tl_wait_len(const struct tl_trace *t, size_t i)
+{
+	for (size_t k = i + 1; k < t->n; k++)
+		if (t->ev[k].h.tid == t->ev[i].h.tid && t->ev[k].h.kind == LT_EV_SYS_EXIT)
+			return t->ev[k].h.ts - t->ev[i].h.ts;
+	return 0;
+}
+
 void tl_free(struct tl_trace *t)
 {
 	free(t->ev);

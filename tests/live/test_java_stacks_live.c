@@ -107,15 +107,6 @@ static int frame_with(const struct lt_stack *s, const char *name, uint32_t lang)
 	return -1;
 }
 
-/* How long the wait that began with event I lasted (ns), 0 unknown. */
-static uint64_t wait_len(const struct tl_trace *tr, size_t i)
-{
-	for (size_t k = i + 1; k < tr->n; k++)
-		if (tr->ev[k].h.tid == tr->ev[i].h.tid && tr->ev[k].h.kind == LT_EV_SYS_EXIT)
-			return tr->ev[k].h.ts - tr->ev[i].h.ts;
-	return 0;
-}
-
 /* Every wait of the waiter of 5 ms or more in the lock's native code
  * (LOCK_FN) names one site at its line, placed, its caller after it. */
 static void check_trace(const struct truth *t, const char *lock_fn)
@@ -131,7 +122,7 @@ static void check_trace(const struct truth *t, const char *lock_fn)
 		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->waiter || (e->h.flags & LT_F_AT_WAKE))
 			continue;
 		unsigned cmd = e->futex.op & LT_FUTEX_CMD_MASK;
-		if ((cmd != 0 && cmd != 9) || wait_len(&tr, i) < 5000000)
+		if ((cmd != 0 && cmd != 9) || tl_wait_len(&tr, i) < 5000000)
 			continue;
 		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts, LT_STACK_WAITER);
 		if (!s || frame_with(s, lock_fn, LT_SFRAME_NATIVE) < 0)
@@ -139,7 +130,7 @@ static void check_trace(const struct truth *t, const char *lock_fn)
 		lock_waits++;
 		int a = frame_with(s, site_func[0], LT_SFRAME_JAVA), b = frame_with(s, site_func[1], LT_SFRAME_JAVA);
 		cr_assert((a >= 0) != (b >= 0), "the stack of the wait at %llu (%.1f ms) in %s names %s site "
-			  "(end: %s)", (unsigned long long)e->h.ts, (double)wait_len(&tr, i) / 1e6, lock_fn,
+			  "(end: %s)", (unsigned long long)e->h.ts, (double)tl_wait_len(&tr, i) / 1e6, lock_fn,
 			  a >= 0 ? "both" : "neither", s->end ? s->end : "none");
 		int site = a >= 0 ? 0 : 1, k = a >= 0 ? a : b;
 		const struct lt_sframe *f = &s->frames[k];

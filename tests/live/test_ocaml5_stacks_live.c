@@ -79,15 +79,6 @@ static int frame_of(const struct lt_stack *s, const char *func)
 	return -1;
 }
 
-/* How long the wait that began with event I lasted (ns), 0 unknown. */
-static uint64_t wait_len(const struct tl_trace *tr, size_t i)
-{
-	for (size_t k = i + 1; k < tr->n; k++)
-		if (tr->ev[k].h.tid == tr->ev[i].h.tid && tr->ev[k].h.kind == LT_EV_SYS_EXIT)
-			return tr->ev[k].h.ts - tr->ev[i].h.ts;
-	return 0;
-}
-
 /* Each of the waiter's futex waits on the mutex has its stack: the C
  * frames of Mutex.lock, then the site's OCaml function at its line, its
  * caller, and the thread's start.  NROUNDS of each site. */
@@ -114,7 +105,7 @@ static void check_trace(const struct truth *t)
 		 * say how late the collector was with the others */
 		cr_assert(s, "the waiter's wait at %llu (%.1f ms) on the mutex has no stack (the other "
 			  "waits' stacks were copied up to %.1f ms after they began)",
-			  (unsigned long long)e->h.ts, (double)wait_len(&tr, i) / 1e6, (double)latest / 1e6);
+			  (unsigned long long)e->h.ts, (double)tl_wait_len(&tr, i) / 1e6, (double)latest / 1e6);
 		int lock = tl_frame_named(s, "caml_ml_mutex_lock"), call = tl_frame_named(s, "caml_c_call");
 		int a = frame_of(s, "Sites5.site_alpha"), b = frame_of(s, "Sites5.site_beta");
 		int w = frame_of(s, "Sites5.waiter");
