@@ -162,6 +162,15 @@ static __always_inline void fb_close(struct lt_fb_thread *t, __u64 ts, bool know
 	if (!known)
 		ret = !(t->state == LT_FB_TS_FUTEX_OTHER || fb_ended_well(t)) ? -1
 		      : t->state == LT_FB_TS_FUTEX_WAIT ? 0 : 1;
+	if (t->state == LT_FB_TS_FUTEX_WAIT && t->futex_op != LT_FB_FILE_LOCK_OP_TRACED && ret != 0 &&
+	    (ret == -LT_FB_ETIMEDOUT || (!known && t->woken == LT_FB_WOKEN_BY_IRQ))) {
+		/* out of time (its timer woke it): a wait on the same futex
+		 * next goes on with this one */
+		t->retry_uaddr = t->uaddr;
+		t->retry_since = t->since;
+	} else if (t->state != LT_FB_TS_FUTEX_OTHER) {
+		t->retry_uaddr = 0; /* it got somewhere, or waited for something else */
+	}
 	if (t->state == LT_FB_TS_FUTEX_WAIT && ret == 0)
 		fb_progress_at(ts, true);
 	else if (t->state == LT_FB_TS_FUTEX_OTHER &&
@@ -193,6 +202,11 @@ static __always_inline void fb_open(struct lt_event *e)
 		fb_close(t, e->h.ts, false, 0); /* it ran again unseen */
 	n.since = e->h.ts;
 	n.timeout = -1;
+	if (t && t->state == LT_FB_TS_NONE) {
+		/* a futex call that is no wait keeps a retry pending */
+		n.retry_uaddr = t->retry_uaddr;
+		n.retry_since = t->retry_since;
+	}
 	n.tgid = bpf_get_current_pid_tgid() >> 32;
 	n.at_sleep = (e->h.flags & LT_F_AT_SLEEP) != 0;
 	if (kind == LT_EV_FUTEX_ENTER) {
@@ -201,6 +215,11 @@ static __always_inline void fb_open(struct lt_event *e)
 		n.futex_op = e->futex.op | (__u32)e->futex.nr << 16;
 		n.uaddr = e->futex.uaddr;
 		n.val = e->futex.val;
+		if (n.state == LT_FB_TS_FUTEX_WAIT) {
+			if (n.retry_uaddr && n.retry_uaddr == n.uaddr)
+				n.since = n.retry_since; /* the same wait again after its time ran out */
+			n.retry_uaddr = 0;
+		}
 	} else if (kind == LT_EV_FLOCK_ENTER) {
 		/* a file-lock call that can wait counts as a lock wait (its
 		 * success as a hand-off); one that cannot as any call */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The flight recorder's kernel-side memory (--ring, unless
- * LOCKTRACE_FLIGHT_STREAM=1): per-cpu circular arrays of 64-byte units
+ * The flight recorder's kernel-side memory (--ring, unless --ring-stream or
+ * --stacks): per-cpu circular arrays of 64-byte units
  * that the BPF programs write and nobody reads until a dump, and the state
  * the stall rule needs, kept by the programs and polled by the collector a
  * few times a second.  Shared by bpf/locktrace.bpf.c and src/record/
@@ -85,6 +85,11 @@ struct lt_fb_thread {
 	uint8_t at_sleep;  /* opened when it went to sleep: ends when it runs again */
 	uint8_t pad;
 	struct lt_flock_enter flk; /* the open file-lock call (LT_FB_FILE_LOCK_OP_TRACED) */
+	/* A futex wait that ran out of time: a new wait on the same futex
+	 * before the thread's next successful wait or other call goes on
+	 * with it (since kept), as src/record/stall.h's retry does. */
+	uint64_t retry_uaddr; /* 0: none */
+	uint64_t retry_since;
 };
 
 /* futex_op of a thread in a file-lock wait: seeded at attach (a thread
@@ -100,6 +105,8 @@ struct lt_fb_thread {
 #define LT_FB_WOKEN_NONE 0
 #define LT_FB_WOKEN_BY_TASK 1
 #define LT_FB_WOKEN_BY_IRQ 2
+/* a futex wait's return when its time ran out: -ETIMEDOUT (Linux: 110) */
+#define LT_FB_ETIMEDOUT 110
 
 /* Progress, per cpu (one entry of a per-cpu array): the collector takes
  * the newest over the cpus. */

@@ -343,14 +343,12 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 	s.pidfd = -1;
 	s.flight.first_fd = -1;
 	s.ring = o->ring_mem > 0;
-	/* the flight recorder streams its events to the collector's ring;
-	 * LOCKTRACE_FLIGHT_SLOTS=1 keeps them in per-cpu kernel units read
-	 * only at a dump instead (docs/flight-recorder.md: writing them costs
-	 * the programs more than streaming does, at sizes beyond the caches,
-	 * and holds 4.5 times less history per byte, so not the default).
-	 * --stacks needs the collector to see each wait: streamed. */
-	const char *slots = getenv("LOCKTRACE_FLIGHT_SLOTS");
-	s.fb = s.ring && slots && !strcmp(slots, "1") && !o->stacks;
+	/* the flight recorder keeps its events in per-cpu kernel units read
+	 * only at a dump: no work per event in the collector
+	 * (docs/flight-recorder.md).  --ring-stream streams them to the
+	 * collector's ring instead (4.5 times the history per byte); so does
+	 * --stacks, which needs the collector to see each wait. */
+	s.fb = s.ring && !o->ring_stream && !o->stacks;
 	snprintf(s.comm, sizeof(s.comm), "process");
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;

@@ -33,10 +33,12 @@ struct lt_record_opts {
 	int stacks;          /* --stacks: the user stack of each wait (stacks_rec.c) */
 	int stack_sample;    /* --stack-sample N: 1 in N waits under 1 ms too (0: none;
 			      * -1: the default, 16) */
-	/* flight recorder: keep the newest events in ring_mem bytes (encoded
-	 * events in memory; LOCKTRACE_FLIGHT_SLOTS=1: per-cpu kernel buffers)
-	 * and write a trace only on a trigger (stall, SIGUSR1, end) */
+	/* flight recorder: keep the newest events in ring_mem bytes (per-cpu
+	 * kernel buffers read only at a dump; ring_stream or stacks: encoded
+	 * events in the collector's memory) and write a trace only on a
+	 * trigger (stall, SIGUSR1, end) */
 	uint64_t ring_mem;
+	int ring_stream;
 	double stall_s;      /* trigger when stalled this long (0: off) */
 	int stall_rule;      /* enum lt_stall_rule */
 	int keep_going;      /* re-arm after a trigger instead of stopping */

@@ -123,7 +123,8 @@ struct session {
 	struct lt_appwatch *appw; /* --stall: application lock waits (appwatch.h) */
 	int ring;                /* flight recorder: events go to memory */
 	int fb;                  /* ... to the kernel-side units (flightbuf.h),
-				  * not drained (LOCKTRACE_FLIGHT_SLOTS=1); else streamed */
+				  * not drained (the default); else streamed
+				  * (--ring-stream, --stacks) */
 	struct lt_writer *file_w; /* the output in normal mode */
 	struct lt_cgroup cg;     /* --cgroup */
 	int have_cg;

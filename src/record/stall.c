@@ -12,6 +12,7 @@
 #include "stall.h"
 #include "taskrun.h"
 
+_Static_assert(LT_FB_ETIMEDOUT == ETIMEDOUT, "flightbuf.h: -ETIMEDOUT");
 _Static_assert(LT_FB_TS_NONE == LT_TS_NONE && LT_FB_TS_FUTEX_WAIT == LT_TS_FUTEX_WAIT &&
 	       LT_FB_TS_FUTEX_OTHER == LT_TS_FUTEX_OTHER && LT_FB_TS_IOWAIT == LT_TS_IOWAIT &&
 	       LT_FB_WOKEN_BY_TASK == LT_WOKEN_BY_TASK && LT_FB_WOKEN_BY_IRQ == LT_WOKEN_BY_IRQ,
@@ -418,8 +419,12 @@ int lt_stall_load(struct lt_stall *s, const uint32_t *tid, const struct lt_fb_th
 			d->last_uaddr = d->uaddr;
 			d->last_wait_at = d->since;
 		}
-		/* a look's judgement holds for the wait it was made on */
-		if (d->state != LT_TS_FUTEX_WAIT || d->since != old_since || d->uaddr != old_uaddr)
+		/* a look's judgement holds for the wait it was made on, and
+		 * across its retries (the same since and futex: the programs
+		 * keep since for a wait retried after its timeout), even if a
+		 * poll falls between two of them (the thread in no call) */
+		if (d->state != LT_TS_NONE &&
+		    (d->state != LT_TS_FUTEX_WAIT || d->since != old_since || d->uaddr != old_uaddr))
 			d->judged = d->idle = 0;
 	}
 	s->last_progress = last_progress > s->floor ? last_progress : s->floor;

@@ -726,8 +726,7 @@ Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
 	}
 }
 
-/* The kernel-side units (--ring with LOCKTRACE_FLIGHT_SLOTS=1;
- * docs/flight-recorder.md): a dump holds
+/* The kernel-side units (--ring's default; docs/flight-recorder.md): a dump holds
  * exactly the last records each cpu wrote, as many as fill its units, and
  * says how many were overwritten.  numbered_wakes makes 200,000 numbered
  * futex calls (val3 = 1..200000) on one pinned cpu, far more than a 1 MiB
@@ -748,9 +747,7 @@ Test(flight_live, slots_dump_holds_exactly_the_last_records_and_says_what_was_ov
 	tl_tmp_path(path, sizeof(path), "slots");
 	dump_path(path2, sizeof(path2), path, 2);
 	char *extra[] = { "--ring", "1M", "--calls", "all", NULL };
-	setenv("LOCKTRACE_FLIGHT_SLOTS", "1", 1); /* the recorder inherits it */
 	record_from_ready(&wl, &rec, wargv, truth, &n, 32, path, extra);
-	unsetenv("LOCKTRACE_FLIGHT_SLOTS");
 	cr_assert(tl_wait_for(&wl, 0, "done", truth, &n, 32, 60000), "the workload never finished");
 	pid_t gen = (pid_t)tl_truth_val(truth, n, "thread", "role=gen", "tid");
 	uint64_t word = tl_truth_val(truth, n, "lock", "name=word", "addr");
@@ -828,16 +825,19 @@ Test(flight_live, slots_dump_holds_exactly_the_last_records_and_says_what_was_ov
  * the same futex after its time ran out goes on from the first
  * (src/record/stall.h).  The JVM's own threads parked for work are judged
  * idle by the look at the process, so the rule names one of the pair, and
- * the dump's snapshot has the deadlock.  Both --calls modes. */
-Test(flight_live, real_jvm_monitor_deadlock_is_caught_in_both_call_modes, .timeout = 240)
+ * the dump's snapshot has the deadlock.  Both --calls modes in the
+ * kernel-side units (the programs keep the retry: bpf/flightbuf.bpf.h),
+ * and --calls blocking streamed (the collector's rule). */
+Test(flight_live, real_jvm_monitor_deadlock_is_caught_in_both_call_modes, .timeout = 300)
 {
 	NEED_ROOT();
 	if (access("/usr/bin/java", X_OK) != 0)
 		cr_skip_test("/usr/bin/java missing: Debian's default-jdk-headless is needed (make deps installs it)");
 	if (access(WL("java/JavaLocks.class"), R_OK) != 0)
 		cr_skip_test(WL("java/JavaLocks.class") " not built: javac was missing at build time");
-	static const char *const modes[] = { "all", "blocking" };
-	for (int k = 0; k < 2; k++) {
+	static const char *const modes[] = { "all", "blocking", "blocking" };
+	static const char *const forms[] = { NULL, NULL, "--ring-stream" };
+	for (int k = 0; k < 3; k++) {
 		char *wargv[] = { "/usr/bin/java", "-cp", WL("java"), "JavaLocks", "deadlock", NULL };
 		char truth[128][256], path[128], lines[64][256];
 		int n = 0, m = 0;
@@ -849,7 +849,8 @@ Test(flight_live, real_jvm_monitor_deadlock_is_caught_in_both_call_modes, .timeo
 		uint32_t a = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=AB"), "tid", NULL);
 		uint32_t b = (uint32_t)tl_val(tl_find(truth, n, "thread", "role=BA"), "tid", NULL);
 		cr_assert(a && b && a != b);
-		char *extra[] = { "--ring", "16M", "--stall", "2", "--calls", (char *)modes[k], NULL };
+		char *extra[] = { "--ring", "16M", "--stall", "2", "--calls", (char *)modes[k],
+				  (char *)forms[k], NULL };
 		uint64_t attached = boot_ns();
 		cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
 		expect_stall(&rec, &wl, lines, &m, modes[k]);

@@ -340,23 +340,21 @@ Test(flockrec_live, python_lockf_range_recorded)
 /* The flight recorder (--ring, so --calls blocking: the call is written
  * when the thread goes to sleep in it) attached before python calls
  * lockf: the stall rule fires on that file-lock wait, and says which call
- * (decoded from the recorded entry, not from /proc at attach).  slots:
- * with the events kept in the kernel (LOCKTRACE_FLIGHT_SLOTS=1), where the
- * BPF programs keep the rule's state. */
-static void stall_on_lockf(int slots)
+ * (decoded from the recorded entry, not from /proc at attach).  units:
+ * with the events kept in the kernel (the default), where the BPF
+ * programs keep the rule's state; else streamed (--ring-stream). */
+static void stall_on_lockf(int units)
 {
 	need_root();
 	int fd;
 	start_lockf_pair(&fd);
 	char held[256], waiting[256], path[128];
 	tl_locks_line(procs[0].pid, lockfile, false, held, sizeof(held));
-	tl_tmp_path(path, sizeof(path), slots ? "lockfstallfb" : "lockfstall");
+	tl_tmp_path(path, sizeof(path), units ? "lockfstallfb" : "lockfstall");
 	snprintf(trace, sizeof(trace), "%s", path);
-	if (slots)
-		setenv("LOCKTRACE_FLIGHT_SLOTS", "1", 1); /* the recorder inherits it */
 	int r = tl_start_recorder(&procs[2], procs[1].pid, path,
-				  (char *const[]){ "--ring", "16M", "--stall", "1", NULL });
-	unsetenv("LOCKTRACE_FLIGHT_SLOTS");
+				  (char *const[]){ "--ring", "16M", "--stall", "1",
+						   units ? NULL : "--ring-stream", NULL });
 	cr_assert_eq(r, 0);
 	tl_go(&procs[1]);
 	tl_locks_line(procs[1].pid, lockfile, true, waiting, sizeof(waiting));
@@ -372,12 +370,12 @@ static void stall_on_lockf(int slots)
 	cr_expect(strstr(out[n - 1], tid), "%s", out[n - 1]);
 }
 
-Test(flockrec_live, stall_fires_on_a_file_lock_wait_begun_while_recording)
+Test(flockrec_live, stall_fires_on_a_file_lock_wait_begun_while_recording_streamed)
 {
 	stall_on_lockf(0);
 }
 
-Test(flockrec_live, stall_fires_on_a_file_lock_wait_with_the_kernel_slots)
+Test(flockrec_live, stall_fires_on_a_file_lock_wait_with_the_kernel_units)
 {
 	stall_on_lockf(1);
 }

@@ -195,23 +195,19 @@ Test(node_live, idle_server_pool_is_no_stall_in_report_nor_flight_recorder, .fin
 	rp_json_free(j);
 
 	/* the flight recorder's stall rule, 4 s with a 1 s window: events
-	 * streamed, then kept in the kernel's slots (LOCKTRACE_FLIGHT_SLOTS=1,
-	 * the state reloaded from the programs every 200 ms) */
-	for (int slots = 0; slots < 2; slots++) {
+	 * streamed (--ring-stream), then kept in the kernel's units (the
+	 * default: the state reloaded from the programs every 200 ms) */
+	for (int units = 0; units < 2; units++) {
 		struct tl_proc rec;
 		char lines[32][256];
 		int m = 0;
-		const char *mode = slots ? "slots" : "streamed";
-		if (slots)
-			setenv("LOCKTRACE_FLIGHT_SLOTS", "1", 1);
-		else
-			unsetenv("LOCKTRACE_FLIGHT_SLOTS");
+		const char *mode = units ? "units" : "streamed";
 		if (ring[0])
 			unlink(ring);
 		tl_tmp_path(ring, sizeof(ring), "nodering");
-		char *extra[] = { "--ring", "16M", "--stall", "1", "-d", "4", NULL };
+		char *extra[] = { "--ring", "16M", "--stall", "1", "-d", "4", units ? NULL : "--ring-stream",
+				  NULL };
 		cr_assert_eq(tl_start_recorder(&rec, wl.pid, ring, extra), 0);
-		unsetenv("LOCKTRACE_FLIGHT_SLOTS");
 		tl_wait_for(&rec, 1, "locktrace: duration reached", lines, &m, 32, 30000);
 		cr_assert_eq(tl_wait(&rec, 20000), 0, "%s: the recorder failed", mode);
 		for (int i = 0; i < m; i++)

@@ -304,3 +304,40 @@ Test(fbdump, idle_judgement_survives_reloads_of_the_same_wait)
 	cr_assert_eq(lt_stall_check(&s, S(105), why, sizeof(why)), 1, "another wait");
 	lt_stall_free(&s);
 }
+
+/* The programs keep a wait retried after its timeout as one wait (the
+ * same since and futex: bpf/flightbuf.bpf.h's retry); a poll that falls
+ * between two tries sees the thread in no call, and the judgement made on
+ * the wait still holds when it is back in it.  A new wait (another since)
+ * is judged anew. */
+Test(fbdump, idle_judgement_survives_a_poll_between_retries_of_the_wait)
+{
+	struct lt_stall s;
+	char why[320];
+	uint32_t tids[1] = { 21 };
+	struct lt_fb_thread t[1];
+
+	memset(t, 0, sizeof(t));
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(1), S(100)), 0);
+	t[0] = (struct lt_fb_thread){ .since = S(100), .uaddr = 0x3000, .timeout = -1,
+				      .futex_op = 393 | 202u << 16, .state = LT_FB_TS_FUTEX_WAIT, .at_sleep = 1 };
+	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	lt_stall_judge(&s, 21, 0x3000, 1);
+	/* out of time: between its tries */
+	t[0].state = LT_FB_TS_NONE;
+	t[0].retry_uaddr = 0x3000;
+	t[0].retry_since = S(100);
+	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 0, "no thread in a call: %s", why);
+	/* the retry: the programs kept its since */
+	t[0].state = LT_FB_TS_FUTEX_WAIT;
+	t[0].retry_uaddr = 0;
+	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 0, "the same wait, judged idle: %s", why);
+	/* a new wait on the same futex after a successful one: judged anew */
+	t[0].since = S(103);
+	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	cr_assert_eq(lt_stall_check(&s, S(105), why, sizeof(why)), 1, "another wait");
+	cr_assert(strstr(why, "tid 21"), "%s", why);
+	lt_stall_free(&s);
+}
