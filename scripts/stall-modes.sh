@@ -9,16 +9,18 @@
 # default --calls of the flight recorder), not a test.  Needs root and
 # `make all`.
 #
-#   scripts/stall-modes.sh [--window SECONDS] [--wait SECONDS] [--only ERE]
-#   (--only: just the workloads whose name matches ERE)
+#   scripts/stall-modes.sh [--window SECONDS] [--wait SECONDS] [--only ERE] [--stream]
+#   (--only: just the workloads whose name matches ERE; --stream: the
+#   streamed form, --ring-stream, instead of the kernel-side units)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-WINDOW=2 WAIT=15 ONLY=
+WINDOW=2 WAIT=15 ONLY= FORM=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--window) WINDOW=$2; shift ;;
 	--wait) WAIT=$2; shift ;;
 	--only) ONLY=$2; shift ;;
+	--stream) FORM=(--ring-stream) ;;
 	-h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "stall-modes: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -100,7 +102,7 @@ run_case() {
 		return
 	fi
 	build/locktrace record -p "$wpid" -o "$W/t.ltrace" -f --no-status --ring 16M \
-		--stall "$WINDOW" --calls "$mode" 2>"$err" &
+		--stall "$WINDOW" --calls "$mode" "${FORM[@]}" 2>"$err" &
 	lpid=$!
 	KIDS+=("$lpid")
 	wait_line "$err" 'recording' 30
@@ -118,7 +120,7 @@ run_case() {
 	rm -f "$W"/t*.ltrace
 }
 
-echo "stall rule locks, --stall $WINDOW, --ring 16M; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "stall rule locks, --stall $WINDOW, --ring 16M ${FORM[*]:-(kernel-side units)}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-34s %-8s %-22s %-22s %s\n' workload expect "--calls all" "--calls blocking" same
 for c in "${CASES[@]}"; do
 	IFS='|' read -r expect name cmd <<<"$c"
