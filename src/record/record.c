@@ -164,7 +164,9 @@ static void finish_ring(struct session *s, char *done, size_t dlen)
 			res->stop_reason = LT_STOP_ERROR;
 		}
 	}
-	res->bytes = s->flight.fl.bytes;
+	/* what the ring holds; the kernel-side units' events are only ever
+	 * encoded in a dump: the last one's size */
+	res->bytes = s->fb ? s->flight.last_dump_bytes : s->flight.fl.bytes;
 	lt_writer_close(c->w); /* the memory writer */
 	c->w = NULL;
 	if (s->flight.first_fd >= 0) { /* never dumped: do not leave an empty file */

@@ -328,7 +328,10 @@ int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t
 		close(fd);
 	} else {
 		r = write_dump(s, w, reason, &fo, &d);
+		uint64_t bytes = lt_writer_bytes(w);
 		int cr = lt_writer_close(w);
+		if (!r && !cr)
+			f->last_dump_bytes = bytes;
 		if (!r)
 			r = cr;
 	}

@@ -96,6 +96,7 @@ struct flight {
 	int first_fd;         /* the output named at start, created empty; -1 once used */
 	char base[PATH_MAX];  /* its path; later dumps get -2, -3, ... before .ltrace */
 	int ndumps;
+	uint64_t last_dump_bytes; /* the kernel-side units: the last dump's size */
 	const struct lt_record_opts *o; /* check_out for the dump names */
 };
 
