@@ -279,6 +279,17 @@ Test(fbdump, stall_rule_on_loaded_state)
 	lt_stall_free(&s);
 }
 
+/* Thread 21 parked since 100 s on futex 0x3000 (FUTEX_WAIT_BITSET,
+ * private), as the programs' state says; the rule's window 1 s. */
+static void pool_wait(struct lt_stall *s, const uint32_t *tids, struct lt_fb_thread *t)
+{
+	memset(t, 0, sizeof(*t));
+	cr_assert_eq(lt_stall_init(s, LT_STALL_LOCKS, S(1), S(100)), 0);
+	*t = (struct lt_fb_thread){ .since = S(100), .uaddr = 0x3000, .timeout = -1,
+				    .futex_op = 393 | 202u << 16, .state = LT_FB_TS_FUTEX_WAIT, .at_sleep = 1 };
+	cr_assert_eq(lt_stall_load(s, tids, t, 1, S(100), S(100), 0), 0);
+}
+
 /* A look's judgement (lt_stall_judge: an idle pool's wait) survives the
  * reloads of the programs' state while the thread stays in that wait, and
  * is dropped when it is in another one. */
@@ -289,11 +300,7 @@ Test(fbdump, idle_judgement_survives_reloads_of_the_same_wait)
 	uint32_t tids[1] = { 21 };
 	struct lt_fb_thread t[1];
 
-	memset(t, 0, sizeof(t));
-	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(1), S(100)), 0);
-	t[0] = (struct lt_fb_thread){ .since = S(100), .uaddr = 0x3000, .timeout = -1,
-				      .futex_op = 393 | 202u << 16, .state = LT_FB_TS_FUTEX_WAIT, .at_sleep = 1 };
-	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	pool_wait(&s, tids, t);
 	cr_assert_eq(lt_stall_check(&s, S(102), why, sizeof(why)), 1, "not judged yet");
 	lt_stall_judge(&s, 21, 0x3000, 1);
 	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
@@ -317,11 +324,7 @@ Test(fbdump, idle_judgement_survives_a_poll_between_retries_of_the_wait)
 	uint32_t tids[1] = { 21 };
 	struct lt_fb_thread t[1];
 
-	memset(t, 0, sizeof(t));
-	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(1), S(100)), 0);
-	t[0] = (struct lt_fb_thread){ .since = S(100), .uaddr = 0x3000, .timeout = -1,
-				      .futex_op = 393 | 202u << 16, .state = LT_FB_TS_FUTEX_WAIT, .at_sleep = 1 };
-	cr_assert_eq(lt_stall_load(&s, tids, t, 1, S(100), S(100), 0), 0);
+	pool_wait(&s, tids, t);
 	lt_stall_judge(&s, 21, 0x3000, 1);
 	/* out of time: between its tries */
 	t[0].state = LT_FB_TS_NONE;
