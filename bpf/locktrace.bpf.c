@@ -392,7 +392,8 @@ static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
 #define SZ_FUTEX LT_REC_SIZE(lt_futex_enter)
 #define SZ_WAIT LT_REC_SIZE(lt_wait_enter)
 #define SZ_IO LT_REC_SIZE(lt_io_enter)
-#define SZ_SWITCH LT_REC_SIZE(lt_switch)
+/* the kernel-side units take a switch without its comms (flightbuf.h) */
+#define SZ_SWITCH (flightbuf ? LT_FB_SWITCH_SIZE : LT_REC_SIZE(lt_switch))
 #define SZ_WAKING LT_REC_SIZE(lt_waking)
 
 /* A call's entry and the switch or wake-up it comes with, in one ring
@@ -760,6 +761,11 @@ static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct
 	e->sw.next_tgid = ntgid;
 	e->sw.prev_prio = prev->prio;
 	e->sw.next_prio = next->prio;
+	if (flightbuf) {
+		/* no comms: the dump names the threads (flightbuf.h) */
+		e->h.flags |= LT_FB_F_NO_COMM;
+		return;
+	}
 	/* comm is NUL-padded in the kernel: plain loads, no string helper */
 	__builtin_memcpy(e->sw.prev_comm, prev->comm, LT_COMM_LEN);
 	__builtin_memcpy(e->sw.next_comm, next->comm, LT_COMM_LEN);

@@ -15,8 +15,9 @@
  * number), at positions c * nunits + ((s + i) & (nunits - 1)), overwriting
  * the oldest.  A record is what the ring buffer would carry (one event, or
  * a call's entry followed by its switch or wake-up), at most LT_FB_MAXREC
- * bytes (today's largest is 136: a futex entry and a switch; a wake-up,
- * 48, takes one unit), its bytes split over the units' data, 56 a unit.
+ * bytes (a futex entry and its switch: 56 + 48, two units; a wake-up,
+ * 48, or a switch, 48 without its comms, take one), its bytes split over
+ * the units' data, 56 a unit.
  *
  * Every unit carries its record's number: tag = s << 8 | n, n the record's
  * length in its first unit once the record is complete, 0 in the others
@@ -50,6 +51,13 @@
 #define LT_FB_TAG(s, len) ((uint64_t)(s) << 8 | (len))
 #define LT_FB_TAG_SEQ(tag) ((tag) >> 8)
 #define LT_FB_TAG_LEN(tag) ((uint32_t)((tag) & 0xff))
+
+/* A switch is written into the units without its two comms (the last
+ * 2 * LT_COMM_LEN bytes of struct lt_switch), flagged so: one unit instead
+ * of two, and a call written with its switch two instead of three.  The
+ * dump fills the names in from /proc (src/record/fbdump.h). */
+#define LT_FB_F_NO_COMM 0x80
+#define LT_FB_SWITCH_SIZE (sizeof(struct lt_ev_hdr) + sizeof(struct lt_switch) - 2 * LT_COMM_LEN)
 
 struct lt_fb_unit {
 	uint64_t tag; /* LT_FB_TAG(s, n): see above */

@@ -10,8 +10,11 @@
  * (time, cpu, number).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "fbdump.h"
 #include "grow.h"
 
@@ -139,4 +142,85 @@ int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned
 oom:
 	lt_fb_dump_free(d);
 	return -ENOMEM;
+}
+
+size_t lt_fb_event_size(const uint8_t *p, size_t size)
+{
+	struct lt_ev_hdr h;
+	size_t k;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, p, sizeof(h));
+	k = h.kind == LT_EV_SWITCH && (h.flags & LT_FB_F_NO_COMM) ? LT_FB_SWITCH_SIZE
+								   : lt_record_size(h.kind);
+	return k && k <= size ? k : 0;
+}
+
+/* tid's name now, or "" (gone) */
+static void read_comm(uint32_t tid, char out[LT_COMM_LEN])
+{
+	char path[48];
+	ssize_t n = -1;
+	int fd;
+
+	memset(out, 0, LT_COMM_LEN);
+	snprintf(path, sizeof(path), "/proc/%u/comm", tid); /* any thread's tid */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, out, LT_COMM_LEN);
+		close(fd);
+	}
+	if (n <= 0) {
+		memset(out, 0, LT_COMM_LEN);
+		return;
+	}
+	for (ssize_t i = 0; i < n && i < LT_COMM_LEN; i++)
+		if (out[i] == '\n')
+			out[i] = 0;
+	out[LT_COMM_LEN - 1] = 0;
+}
+
+/* tid's name (tid 0: the idle task of cpu, as the kernel names it) */
+static int comm_of(struct lt_fb_comms *c, uint32_t tid, unsigned cpu, char out[LT_COMM_LEN])
+{
+	char *name;
+
+	if (!tid) {
+		memset(out, 0, LT_COMM_LEN);
+		snprintf(out, LT_COMM_LEN, "swapper/%u", cpu);
+		return 0;
+	}
+	name = lt_u64map_get(&c->map, (uint64_t)tid + 1);
+	if (!name) {
+		if (!(name = malloc(LT_COMM_LEN)))
+			return -ENOMEM;
+		read_comm(tid, name);
+		if (lt_u64map_put(&c->map, (uint64_t)tid + 1, name)) {
+			free(name);
+			return -ENOMEM;
+		}
+	}
+	memcpy(out, name, LT_COMM_LEN);
+	return 0;
+}
+
+int lt_fb_event(struct lt_event *ev, const uint8_t *p, size_t k, struct lt_fb_comms *c)
+{
+	memset(ev, 0, sizeof(*ev));
+	memcpy(ev, p, k);
+	if (ev->h.kind != LT_EV_SWITCH || !(ev->h.flags & LT_FB_F_NO_COMM))
+		return 0;
+	ev->h.flags &= (uint8_t)~LT_FB_F_NO_COMM;
+	int r = comm_of(c, ev->sw.prev_tid, ev->h.cpu, ev->sw.prev_comm);
+	return r ? r : comm_of(c, ev->sw.next_tid, ev->h.cpu, ev->sw.next_comm);
+}
+
+void lt_fb_comms_free(struct lt_fb_comms *c)
+{
+	for (size_t i = 0; i < c->map.cap; i++)
+		if (c->map.keys[i])
+			free(c->map.vals[i]);
+	lt_u64map_free(&c->map);
+	memset(c, 0, sizeof(*c));
 }

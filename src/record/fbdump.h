@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "locktrace/flightbuf.h"
+#include "u64map.h"
 
 /* One record kept: where its bytes are in the dump's buffer. */
 struct lt_fb_ent {
@@ -45,6 +46,22 @@ static inline const uint8_t *lt_fb_data(const struct lt_fb_dump *d, size_t i)
 {
 	return d->buf + d->ent[i].off;
 }
+
+/* The size of the event at p, of a record of size bytes: as the ring's
+ * (lt_record_size), or LT_FB_SWITCH_SIZE for a switch written without its
+ * comms; 0 if it is not a whole event. */
+size_t lt_fb_event_size(const uint8_t *p, size_t size);
+
+/* Thread names for the switches written without them: each thread's name
+ * read from /proc at the dump (its name then, not when it switched; a
+ * thread gone by then has none), once per thread. */
+struct lt_fb_comms {
+	struct lt_u64map map; /* tid + 1 -> name (LT_COMM_LEN bytes) */
+};
+/* The event of k bytes at p into ev (zeros after it), a switch's comms
+ * filled in from c; 0, or -ENOMEM (the names left empty). */
+int lt_fb_event(struct lt_event *ev, const uint8_t *p, size_t k, struct lt_fb_comms *c);
+void lt_fb_comms_free(struct lt_fb_comms *c);
 
 /* Units per cpu for a ring of ring_bytes over ncpus: the largest power
  * of two that fits, at least LT_FB_MIN_NUNITS, at most LT_FB_MAX_NUNITS. */

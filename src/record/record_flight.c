@@ -137,16 +137,17 @@ static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out
 		norm.traced_ctx = s->norm.traced_ctx;
 		n = &norm;
 	}
+	struct lt_fb_comms comms = { 0 };
 	for (size_t i = 0; i < d->n; i++) {
 		const uint8_t *p = lt_fb_data(d, i);
 		size_t size = d->ent[i].len;
 		struct lt_event ev;
 		while (size >= sizeof(struct lt_ev_hdr)) {
-			size_t k = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
-			if (!k || k > size)
+			size_t k = lt_fb_event_size(p, size);
+			if (!k)
 				break;
-			memset(&ev, 0, sizeof(ev));
-			memcpy(&ev, p, k);
+			if (lt_fb_event(&ev, p, k, &comms) && !out->werr)
+				out->werr = -ENOMEM;
 			if (n)
 				lt_callnorm_feed(n, &ev, fb_deliver, out);
 			else
@@ -155,6 +156,7 @@ static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out
 			size -= k;
 		}
 	}
+	lt_fb_comms_free(&comms);
 	if (n) {
 		lt_callnorm_flush(n, fb_deliver, out);
 		lt_callnorm_free(n);

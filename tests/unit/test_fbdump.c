@@ -4,8 +4,10 @@
  * answers. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lt_events.h"
 #include "fbdump.h"
 #include "stall.h"
@@ -343,4 +345,70 @@ Test(fbdump, idle_judgement_survives_a_poll_between_retries_of_the_wait)
 	cr_assert_eq(lt_stall_check(&s, S(105), why, sizeof(why)), 1, "another wait");
 	cr_assert(strstr(why, "tid 21"), "%s", why);
 	lt_stall_free(&s);
+}
+
+/* A switch goes into the units without its comms (LT_FB_F_NO_COMM): one
+ * unit, and a call written with it two.  The dump reads it back whole: the
+ * flag gone, the names from /proc at the dump (this process's own for its
+ * tid), the idle task named as the kernel names it, a thread gone by then
+ * with none. */
+Test(fbdump, a_switch_without_its_comms_is_read_back_with_the_names)
+{
+	enum { NU = 4 };
+	struct lt_fb_unit *units = calloc(NU, sizeof(*units));
+	struct lt_fb_dump d;
+	struct lt_fb_comms comms = { 0 };
+	struct lt_event f = lt_ev_futex(500, (uint32_t)getpid(), 0, 0x80, 0x1000, 0, -1, 0);
+	struct lt_event sw = lt_ev(500, (uint32_t)getpid(), 1, LT_EV_SWITCH), ev;
+	size_t a = lt_record_size(LT_EV_FUTEX_ENTER), b = LT_FB_SWITCH_SIZE;
+	uint8_t rec[LT_FB_MAXREC];
+	char self[LT_COMM_LEN] = "";
+
+	cr_assert_eq(LT_FB_UNITS(b), 1);
+	cr_assert_eq(LT_FB_UNITS(a + b), 2);
+	FILE *cf = fopen("/proc/self/comm", "r");
+	cr_assert(cf && fgets(self, sizeof(self), cf));
+	fclose(cf);
+	self[strcspn(self, "\n")] = 0;
+	f.h.flags = LT_F_AT_SLEEP;
+	sw.h.flags = LT_F_PREEMPT | LT_FB_F_NO_COMM;
+	sw.sw.prev_tid = (uint32_t)getpid();
+	sw.sw.next_tid = 0;
+	memcpy(rec, &f, a);
+	memcpy(rec + a, &sw, b);
+	put_bytes(units, NU, 0, 0, rec, (uint32_t)(a + b));
+	uint64_t heads[1] = { 2 }, records[1] = { 1 };
+	cr_assert_eq(lt_fb_collect(&d, units, 1, NU, heads, records), 0);
+	cr_assert_eq(d.n, 1);
+	cr_assert_eq(d.overwritten, 0);
+	const uint8_t *p = lt_fb_data(&d, 0);
+	size_t size = d.ent[0].len;
+	cr_assert_eq(lt_fb_event_size(p, size), a);
+	cr_assert_eq(lt_fb_event(&ev, p, a, &comms), 0);
+	cr_assert_eq(ev.h.kind, LT_EV_FUTEX_ENTER);
+	cr_assert_eq(ev.futex.uaddr, 0x1000);
+	cr_assert_eq(lt_fb_event_size(p + a, size - a), b);
+	cr_assert_eq(lt_fb_event_size(p + a, b - 1), 0, "a switch cut short is not an event");
+	cr_assert_eq(lt_fb_event(&ev, p + a, b, &comms), 0);
+	cr_assert_eq(ev.h.kind, LT_EV_SWITCH);
+	cr_assert_eq(ev.h.flags, LT_F_PREEMPT, "the flag is the units' own: %#x", ev.h.flags);
+	cr_assert_str_eq(ev.sw.prev_comm, self);
+	cr_assert_str_eq(ev.sw.next_comm, "swapper/1");
+	/* a thread gone before the dump: no name */
+	uint8_t gone[LT_FB_SWITCH_SIZE];
+	sw.sw.next_tid = 0x3ffffff0; /* above pid_max's largest (2^22) */
+	memcpy(gone, &sw, sizeof(gone));
+	cr_assert_eq(lt_fb_event(&ev, gone, sizeof(gone), &comms), 0);
+	cr_assert_str_eq(ev.sw.prev_comm, self);
+	cr_assert_str_eq(ev.sw.next_comm, "");
+	/* a switch written whole (the streamed ring's) is read as it is */
+	struct lt_event full = lt_ev(500, 9, 0, LT_EV_SWITCH);
+	memcpy(full.sw.next_comm, "kept", 5);
+	cr_assert_eq(lt_fb_event_size((const uint8_t *)&full, lt_record_size(LT_EV_SWITCH)),
+		     lt_record_size(LT_EV_SWITCH));
+	cr_assert_eq(lt_fb_event(&ev, (const uint8_t *)&full, lt_record_size(LT_EV_SWITCH), &comms), 0);
+	cr_assert_str_eq(ev.sw.next_comm, "kept");
+	lt_fb_comms_free(&comms);
+	lt_fb_dump_free(&d);
+	free(units);
 }
