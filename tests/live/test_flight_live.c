@@ -710,10 +710,12 @@ Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
 	char *b[] = { LT_BIN, "record", "--ring", "4K", "-p", "1", NULL };
 	char *c[] = { LT_BIN, "record", "--stall", "0", "-p", "1", NULL };
 	char *d[] = { LT_BIN, "record", "--stall-rule", "sometimes", "-p", "1", NULL };
-	char *const *cases[] = { a, b, c, d };
+	char *e[] = { LT_BIN, "record", "--ring-stream", "-p", "1", NULL };
+	char *const *cases[] = { a, b, c, d, e };
 	const char *want[] = { "invalid ring size '12Q'", "invalid ring size '4K'",
-			       "invalid stall time '0'", "unknown stall rule 'sometimes'" };
-	for (int i = 0; i < 4; i++) {
+			       "invalid stall time '0'", "unknown stall rule 'sometimes'",
+			       "--ring-stream needs --ring SIZE" };
+	for (int i = 0; i < 5; i++) {
 		struct tl_proc p;
 		char lines[8][256];
 		int k = 0;
