@@ -152,6 +152,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		snprintf(err, errlen, "opening the BPF object: %s", strerror(errno));
 		goto fail;
 	}
+	uint64_t asked = ring_bytes; /* the units take at most this (fb_nunits) */
 	ring_bytes = lt_bpf_ring_size(ring_bytes);
 	b->skel->rodata->targ_tgid = (uint32_t)tgid;
 	if (n > LT_MAX_TGIDS) {
@@ -170,7 +171,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
 	if (flags & LT_BPF_FLIGHTBUF) {
 		/* the units take the ring's size; the ring buffer stays empty */
-		b->fb_nunits = lt_fb_nunits(ring_bytes, (unsigned)b->ncpus);
+		b->fb_nunits = lt_fb_nunits(asked, (unsigned)b->ncpus);
 		b->skel->rodata->flightbuf = true;
 		b->skel->rodata->fb_nunits = b->fb_nunits;
 		b->skel->rodata->fb_stall = (flags & LT_BPF_FB_STALL) != 0;

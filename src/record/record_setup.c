@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "locktrace/flightbuf.h"
 #include "outfile.h"
 #include "record_int.h"
 #include "utf8.h"
@@ -367,6 +368,15 @@ static int start_bpf(struct session *s)
 				 s->have_cg ? s->cg.nids : 0,
 				 ring_bytes, bflags,
 				 rec_on_sample, c, o->verbose, err, sizeof(err));
+	if (!br && s->fb) {
+		uint64_t used = (uint64_t)s->bpf.fb_nunits * (uint64_t)s->bpf.ncpus * LT_FB_UNIT;
+		if (used < o->ring_mem)
+			lt_note("the kernel-side units take %.0f MiB of the %.0f MiB asked: a power of "
+				"two of 64-byte units a cpu, at most %u MiB a cpu, %d cpus "
+				"(--ring-stream keeps SIZE bytes of encoded events)",
+				(double)used / 1048576.0, (double)o->ring_mem / 1048576.0,
+				(unsigned)((uint64_t)LT_FB_MAX_NUNITS * LT_FB_UNIT >> 20), (int)s->bpf.ncpus);
+	}
 	if (!br) {
 		s->bpf_started = 1;
 		if (bflags & LT_BPF_COPY_STACKS) /* wakers' Python frames */

@@ -728,6 +728,29 @@ Test(flight_live, bad_flight_options_are_refused, .timeout = 30)
 	}
 }
 
+/* The possible cpus, as the kernel's per-cpu maps count them. */
+static unsigned long possible_cpus(void)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	FILE *pf = fopen("/sys/devices/system/cpu/possible", "r");
+	int lo = 0, hi = -1;
+	if (pf && fscanf(pf, "%d-%d", &lo, &hi) >= 1)
+		ncpus = hi >= lo ? hi + 1 : lo + 1;
+	if (pf)
+		fclose(pf);
+	return (unsigned long)ncpus;
+}
+
+/* The units a cpu gets of a ring of ring bytes: the largest power of two
+ * that fits its share, at least 256. */
+static size_t units_per_cpu(uint64_t ring)
+{
+	size_t per = (size_t)(ring / LT_FB_UNIT / possible_cpus()), nunits = LT_FB_MIN_NUNITS;
+	while (nunits * 2 <= per && nunits < LT_FB_MAX_NUNITS)
+		nunits *= 2;
+	return nunits;
+}
+
 /* The kernel-side units (--ring's default; docs/flight-recorder.md): a dump holds
  * exactly the last records each cpu wrote, as many as fill its units, and
  * says how many were overwritten.  numbered_wakes makes 200,000 numbered
@@ -776,17 +799,8 @@ Test(flight_live, slots_dump_holds_exactly_the_last_records_and_says_what_was_ov
 	cr_assert_eq((uint64_t)t.n, written - over, "%zu events, %llu written, %llu overwritten", t.n,
 		     written, over);
 	/* cpu 0's slots, all of them, hold its newest records */
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	FILE *pf = fopen("/sys/devices/system/cpu/possible", "r");
-	int lo = 0, hi = -1;
-	if (pf && fscanf(pf, "%d-%d", &lo, &hi) >= 1)
-		ncpus = hi >= lo ? hi + 1 : lo + 1;
-	if (pf)
-		fclose(pf);
 	/* units per cpu: the largest power of two that fits, at least 256 */
-	size_t per = (size_t)((1u << 20) / LT_FB_UNIT / (unsigned long)ncpus), nunits = LT_FB_MIN_NUNITS;
-	while (nunits * 2 <= per)
-		nunits *= 2;
+	size_t nunits = units_per_cpu(1u << 20);
 	size_t on0 = 0;
 	long first = -1, last = -1, calls = 0, exits = 0;
 	for (size_t i = 0; i < t.n; i++) {
@@ -877,4 +891,33 @@ Test(flight_live, real_jvm_monitor_deadlock_is_caught_in_both_call_modes, .timeo
 		tl_free(&t);
 		unlink(path);
 	}
+}
+
+/* The kernel-side units take no more memory than --ring asked (a power of
+ * two of units a cpu, rounded down), and when that is less than asked the
+ * recorder says how much (3M over the possible cpus is never a power of
+ * two of 64-byte units: 1.5 MiB a cpu on two, 0.75 on four). */
+Test(flight_live, the_units_take_at_most_the_ring_asked_and_say_so, .timeout = 60)
+{
+	NEED_ROOT();
+	char path[128], lines[32][256];
+	int m = 0;
+	struct tl_proc rec;
+
+	tl_tmp_path(path, sizeof(path), "ringsize");
+	char *argv[] = { LT_BIN, "record", "--ring", "3M", "-o", path, "-f", "--no-status", "--",
+			 "/bin/sleep", "0.5", NULL };
+	cr_assert_eq(tl_spawn(&rec, argv), 0);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: note: the kernel-side units take", lines, &m, 32, 20000),
+		  "no word on the ring's size");
+	size_t total = units_per_cpu(3ull << 20) * possible_cpus();
+	double mib = (double)total * LT_FB_UNIT / 1048576.0;
+	char want[96];
+	snprintf(want, sizeof(want), "take %.0f MiB of the 3 MiB asked", mib);
+	cr_assert_lt(mib, 3.0);
+	cr_assert(strstr(lines[m - 1], want), "want '%s': %s", want, lines[m - 1]);
+	int st = tl_wait(&rec, 30000);
+	tl_close(&rec);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x", st);
+	unlink(path);
 }
