@@ -196,6 +196,9 @@ static int comm_of(struct lt_fb_comms *c, uint32_t tid, unsigned cpu, char out[L
 		if (!(name = malloc(LT_COMM_LEN)))
 			return -ENOMEM;
 		read_comm(tid, name);
+		const char *had = name[0] ? NULL : lt_u64map_get(&c->known, (uint64_t)tid + 1);
+		if (had)
+			memcpy(name, had, LT_COMM_LEN);
 		if (lt_u64map_put(&c->map, (uint64_t)tid + 1, name)) {
 			free(name);
 			return -ENOMEM;
@@ -216,11 +219,33 @@ int lt_fb_event(struct lt_event *ev, const uint8_t *p, size_t k, struct lt_fb_co
 	return r ? r : comm_of(c, ev->sw.next_tid, ev->h.cpu, ev->sw.next_comm);
 }
 
+int lt_fb_comms_know(struct lt_fb_comms *c, uint32_t tid, const char *comm)
+{
+	void **ref = lt_u64map_ref(&c->known, (uint64_t)tid + 1);
+	char *name = ref ? *ref : malloc(LT_COMM_LEN);
+
+	if (!name)
+		return -ENOMEM;
+	memset(name, 0, LT_COMM_LEN);
+	memcpy(name, comm, strnlen(comm, LT_COMM_LEN - 1));
+	if (!ref && lt_u64map_put(&c->known, (uint64_t)tid + 1, name)) {
+		free(name);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_names(struct lt_u64map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			free(m->vals[i]);
+	lt_u64map_free(m);
+}
+
 void lt_fb_comms_free(struct lt_fb_comms *c)
 {
-	for (size_t i = 0; i < c->map.cap; i++)
-		if (c->map.keys[i])
-			free(c->map.vals[i]);
-	lt_u64map_free(&c->map);
+	free_names(&c->map);
+	free_names(&c->known);
 	memset(c, 0, sizeof(*c));
 }

@@ -56,8 +56,13 @@ size_t lt_fb_event_size(const uint8_t *p, size_t size);
  * read from /proc at the dump (its name then, not when it switched; a
  * thread gone by then has none), once per thread. */
 struct lt_fb_comms {
-	struct lt_u64map map; /* tid + 1 -> name (LT_COMM_LEN bytes) */
+	struct lt_u64map map;   /* tid + 1 -> name (LT_COMM_LEN bytes) */
+	struct lt_u64map known; /* the same, for threads /proc no longer has */
 };
+/* A name tid had (at attach, or in an event of the dump: a thread's
+ * start, rename, exec), for when /proc no longer has the thread: the
+ * last one given counts.  0 or -ENOMEM. */
+int lt_fb_comms_know(struct lt_fb_comms *c, uint32_t tid, const char *comm);
 /* The event of k bytes at p into ev (zeros after it), a switch's comms
  * filled in from c; 0, or -ENOMEM (the names left empty). */
 int lt_fb_event(struct lt_event *ev, const uint8_t *p, size_t k, struct lt_fb_comms *c);

@@ -137,7 +137,29 @@ static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out
 		norm.traced_ctx = s->norm.traced_ctx;
 		n = &norm;
 	}
+	/* the names of threads gone before the dump: from attach, then from
+	 * the dump's own events in time order (the last one counts) */
 	struct lt_fb_comms comms = { 0 };
+	int cr = 0;
+	for (uint32_t i = 0; i < s->hdr.nthreads && !cr; i++)
+		cr = lt_fb_comms_know(&comms, (uint32_t)s->hdr.threads[i].tid, s->hdr.threads[i].comm);
+	for (size_t i = 0; i < d->n && !cr; i++) {
+		const uint8_t *p = lt_fb_data(d, i);
+		size_t size = d->ent[i].len, k;
+		struct lt_event ev;
+		for (; !cr && (k = lt_fb_event_size(p, size)); p += k, size -= k) {
+			uint8_t kind = p[offsetof(struct lt_ev_hdr, kind)];
+			if (kind != LT_EV_TASK_NEW && kind != LT_EV_RENAME && kind != LT_EV_EXEC)
+				continue;
+			memset(&ev, 0, sizeof(ev));
+			memcpy(&ev, p, k);
+			cr = lt_fb_comms_know(&comms, ev.h.tid, kind == LT_EV_TASK_NEW ? ev.tnew.comm
+							     : kind == LT_EV_RENAME ? ev.ren.newcomm
+										 : ev.exec.comm);
+		}
+	}
+	if (cr && !out->werr)
+		out->werr = cr;
 	for (size_t i = 0; i < d->n; i++) {
 		const uint8_t *p = lt_fb_data(d, i);
 		size_t size = d->ent[i].len;

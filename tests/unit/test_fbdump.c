@@ -351,7 +351,7 @@ Test(fbdump, idle_judgement_survives_a_poll_between_retries_of_the_wait)
  * unit, and a call written with it two.  The dump reads it back whole: the
  * flag gone, the names from /proc at the dump (this process's own for its
  * tid), the idle task named as the kernel names it, a thread gone by then
- * with none. */
+ * with the last name known of it, or none. */
 Test(fbdump, a_switch_without_its_comms_is_read_back_with_the_names)
 {
 	enum { NU = 4 };
@@ -401,6 +401,17 @@ Test(fbdump, a_switch_without_its_comms_is_read_back_with_the_names)
 	cr_assert_eq(lt_fb_event(&ev, gone, sizeof(gone), &comms), 0);
 	cr_assert_str_eq(ev.sw.prev_comm, self);
 	cr_assert_str_eq(ev.sw.next_comm, "");
+	/* one whose name the attach or the dump's events gave (the last
+	 * given counts), and which /proc does not have: that name; /proc
+	 * first for one it has */
+	struct lt_fb_comms known = { 0 };
+	cr_assert_eq(lt_fb_comms_know(&known, 0x3ffffff0, "worker-1"), 0);
+	cr_assert_eq(lt_fb_comms_know(&known, 0x3ffffff0, "a-longer-name-than-16"), 0);
+	cr_assert_eq(lt_fb_comms_know(&known, (uint32_t)getpid(), "not-its-name"), 0);
+	cr_assert_eq(lt_fb_event(&ev, gone, sizeof(gone), &known), 0);
+	cr_assert_str_eq(ev.sw.next_comm, "a-longer-name-t");
+	cr_assert_str_eq(ev.sw.prev_comm, self);
+	lt_fb_comms_free(&known);
 	/* a switch written whole (the streamed ring's) is read as it is */
 	struct lt_event full = lt_ev(500, 9, 0, LT_EV_SWITCH);
 	memcpy(full.sw.next_comm, "kept", 5);
