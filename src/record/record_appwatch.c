@@ -69,8 +69,11 @@ int rec_app_stall(struct session *s, uint64_t boot, char *why, size_t len)
  * judged yet: one snapshot of each of their processes says which of them
  * wait for work (rt_idle.h: an idle pool on a condition variable with no
  * signal pending, a runtime's own thread), as the snapshot's verdicts judge
- * them.  Each wait is looked at once; a wait the look did not see (it had
- * ended, or the snapshot failed) is judged a lock wait. */
+ * them.  Each wait is judged once.  A thread the snapshot found out of any
+ * futex wait (between two tries of a wait retried after its timeout, as a
+ * poller's timed waits are: a judgement then would last as long as its
+ * retries) is left for a later look and not counted now; a wait whose
+ * process could not be looked at is judged a lock wait. */
 int rec_idle_judge(struct session *s, uint64_t boot)
 {
 	uint32_t tids[256];
@@ -79,8 +82,8 @@ int rec_idle_judge(struct session *s, uint64_t boot)
 		n = sizeof(tids) / sizeof(tids[0]);
 	if (!n)
 		return 0;
-	pid_t done[8];
-	size_t ndone = 0;
+	pid_t done[8], looked[8];
+	size_t ndone = 0, nlooked = 0;
 	for (size_t i = 0; i < n; i++) {
 		pid_t tgid = tgid_of(s, tids[i]);
 		int seen = 0;
@@ -92,6 +95,7 @@ int rec_idle_judge(struct session *s, uint64_t boot)
 		struct lt_snapshot *snap = NULL;
 		if (snapshot_of(tgid, &snap) || !snap)
 			continue;
+		looked[nlooked++] = tgid;
 		for (size_t k = 0; k < snap->n_threads; k++) {
 			const struct lt_thread *t = &snap->threads[k];
 			if (t->wait == LT_WAIT_FUTEX)
@@ -101,8 +105,16 @@ int rec_idle_judge(struct session *s, uint64_t boot)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct lt_stall_thread *t = lt_stall_thread_of(&s->stall, tids[i]);
-		if (t && !t->judged)
-			lt_stall_judge(&s->stall, tids[i], 0, 0); /* not seen: a lock wait */
+		if (!t || t->judged)
+			continue;
+		pid_t tgid = tgid_of(s, tids[i]);
+		int saw = 0;
+		for (size_t k = 0; k < nlooked; k++)
+			saw |= looked[k] == tgid;
+		if (saw)
+			lt_stall_unseen(&s->stall, tids[i], boot); /* out of the wait now */
+		else
+			lt_stall_judge(&s->stall, tids[i], 0, 0); /* not looked at: a lock wait */
 	}
 	return 1;
 }

@@ -296,6 +296,8 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 	for (size_t pos = 0; (t = lt_stall_next(s, &pos));) {
 		if (t->state == LT_TS_NONE || now - t->since < w)
 			continue;
+		if (t->state == LT_TS_FUTEX_WAIT && !t->judged && t->unseen_at == now)
+			continue; /* a look just found it out of the wait */
 		blocked++;
 		if (t->state == LT_TS_FUTEX_WAIT && !t->idle) {
 			futex_waiters++;
@@ -347,14 +349,23 @@ size_t lt_stall_unjudged(const struct lt_stall *s, uint64_t now, uint32_t *tids,
 	return n;
 }
 
+void lt_stall_unseen(struct lt_stall *s, uint32_t tid, uint64_t now)
+{
+	struct lt_stall_thread *t = lookup(s, tid, 0);
+	if (t && t->state == LT_TS_FUTEX_WAIT && !t->judged)
+		t->unseen_at = now;
+}
+
 void lt_stall_judge(struct lt_stall *s, uint32_t tid, uint64_t uaddr, int idle)
 {
 	struct lt_stall_thread *t = lookup(s, tid, 0);
 	if (!t || t->state != LT_TS_FUTEX_WAIT || t->futex_op == FILE_LOCK_OP ||
 	    t->futex_op == FILE_LOCK_OP_TRACED)
 		return;
+	if (uaddr && uaddr != t->uaddr)
+		return; /* seen in another wait: not the one judged (lt_stall_unseen) */
 	t->judged = 1;
-	t->idle = idle && t->uaddr == uaddr;
+	t->idle = idle && uaddr;
 }
 
 const struct lt_stall_thread *lt_stall_thread_of(const struct lt_stall *s, uint32_t tid)

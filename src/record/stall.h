@@ -69,6 +69,10 @@ struct lt_stall_thread {
 	uint64_t retry_uaddr;  /* 0: none */
 	uint64_t retry_since;
 	uint8_t retry_judged, retry_idle;
+	/* A look at this time (BOOTTIME ns) found the thread out of its futex
+	 * wait (between two tries of a retried wait, or just woken): left
+	 * unjudged and not counted at that time; looked at again later. */
+	uint64_t unseen_at;
 };
 
 struct lt_stall {
@@ -106,12 +110,20 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 /* Threads in a futex wait for the window at now that no look has judged
  * yet: up to max tids into tids; how many there are. */
 size_t lt_stall_unjudged(const struct lt_stall *s, uint64_t now, uint32_t *tids, size_t max);
+/* A look at tid's process at now (a snapshot that worked) did not find
+ * tid in a futex wait: its wait is left unjudged, and not counted by a
+ * check at that same now (the events say it waits; the look says it does
+ * not at this moment, so no verdict either way). */
+void lt_stall_unseen(struct lt_stall *s, uint32_t tid, uint64_t now);
 /* A look at the process (a snapshot) judged tid's open futex wait on
  * uaddr: idle (a pool parked on a condition variable with no signal
  * pending, a runtime's own thread waiting for work: rt_idle.h) or not.
  * An idle wait is no lock wait for the locks rule; the judgement holds
  * until the thread's next call. */
 void lt_stall_judge(struct lt_stall *s, uint32_t tid, uint64_t uaddr, int idle);
+/* (A look that saw tid in a futex wait on another address than the open
+ * wait's judges nothing: the thread is not in the wait the events say.
+ * uaddr 0: a wait that could not be looked at, judged a lock wait.) */
 /* Starts a new observation window at now (after a trigger, to re-arm). */
 void lt_stall_rearm(struct lt_stall *s, uint64_t now);
 /* The thread's open call as the events left it; NULL if unknown. */

@@ -679,3 +679,50 @@ Test(stall, a_wait_retried_after_its_timeout_goes_on)
 		lt_stall_free(&s);
 	}
 }
+
+/* A poller's timed waits on its own condition variable are one wait going
+ * on (retried after each timeout), so it becomes a waiter past the window
+ * that a look must judge.  A look that finds it between two tries judges
+ * nothing (a judgement then would hold for all its retries, and name an
+ * idle poller as the stall's longest lock waiter): it is not counted at
+ * that moment, and the next look, finding it in its wait, judges it idle.
+ * A lock waiter beside it is named. */
+Test(stall, a_poller_seen_between_two_tries_is_looked_at_again)
+{
+	struct lt_stall s;
+	char why[256];
+	uint32_t tids[8];
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, S(1), S(100)), 0);
+	uint64_t t = S(100);
+	for (int i = 0; i < 40; i++, t += S(1) / 20) { /* 50 ms timed waits from 100 s */
+		feed(&s, lt_ev_futex(t, 40, 0, 393, 0x7000, 0, S(1) / 20, 0xffffffff));
+		feed(&s, ev_exit(t + S(1) / 20 - 1000, 40, 202, -ETIMEDOUT));
+	}
+	feed(&s, lt_ev_futex(t, 40, 0, 393, 0x7000, 0, S(1) / 20, 0xffffffff));
+	uint64_t now = S(102) + 1;
+	cr_assert_eq(lt_stall_unjudged(&s, now, tids, 8), 1);
+	cr_assert_eq(tids[0], 40);
+	cr_assert_eq(lt_stall_check(&s, now, why, sizeof(why)), 1, "not judged: a lock wait");
+	/* the look's snapshot has it out of any futex wait */
+	lt_stall_unseen(&s, 40, now);
+	cr_assert_eq(lt_stall_check(&s, now, why, sizeof(why)), 0, "named a thread seen out of its wait: %s",
+		     why);
+	cr_assert_eq(lt_stall_unjudged(&s, now, tids, 8), 1, "left for another look");
+	/* seen in another futex wait: no judgement either */
+	lt_stall_judge(&s, 40, 0x7100, 1);
+	cr_assert_eq(lt_stall_unjudged(&s, now, tids, 8), 1);
+	/* a mutex waiter beside it, past the window: named, not the poller */
+	feed(&s, ev_futex(S(101), 41, 128, 0x6000));
+	lt_stall_unseen(&s, 40, now + 1);
+	cr_assert_eq(lt_stall_check(&s, now + 1, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "1 in futex waits; longest: tid 41 on futex 0x6000"), "%s", why);
+	/* the next look finds the poller in its wait: idle, for all its tries */
+	lt_stall_judge(&s, 40, 0x7000, 1);
+	feed(&s, ev_exit(t + S(1) / 20 - 1000, 40, 202, -ETIMEDOUT));
+	feed(&s, lt_ev_futex(t + S(1) / 20, 40, 0, 393, 0x7000, 0, S(1) / 20, 0xffffffff));
+	cr_assert_eq(lt_stall_unjudged(&s, S(103), tids, 8), 1, "only the mutex waiter");
+	cr_assert_eq(tids[0], 41);
+	feed(&s, ev_exit(S(103), 41, 202, 0)); /* it got its lock */
+	cr_assert_eq(lt_stall_check(&s, S(103) + 2, why, sizeof(why)), 0, "%s", why);
+	lt_stall_free(&s);
+}
