@@ -18,7 +18,7 @@
 #include <zlib.h>
 #include "outfile.h"
 #include "locktrace/tracefile.h"
-#include "codec.h"
+#include "codec_enc.h"
 #include "crc32.h"
 #include "grow.h"
 #include "varint.h"
@@ -589,7 +589,7 @@ int lt_writer_event(struct lt_writer *w, const struct lt_event *ev)
 		w->len = (size_t)(lt_put_varint(payload, ev->h.ts) - payload);
 		w->info = (struct lt_chunk_info){ 0, ev->h.ts, ev->h.ts };
 	}
-	size_t n = lt_codec_encode(&w->codec, payload + w->len, ev);
+	size_t n = lt_codec_encode_inline(&w->codec, payload + w->len, ev);
 	if (!n)
 		return -EINVAL;
 	w->len += n;
