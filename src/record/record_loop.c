@@ -170,22 +170,33 @@ static inline void copy_record(struct lt_event *ev, const uint8_t *p, size_t n)
 #undef COPY_FIXED
 
 /* One ring record holds one event, or (--calls blocking) a call's entry
- * followed by the switch or wake-up it was written with. */
+ * followed by the switch or wake-up it was written with.
+ *
+ * The events are read where they lie in the ring, not copied out: an
+ * event of n bytes holds all of its kind's fields (n is its kind's record
+ * size), and what handles an event (call normalisation, the thread set,
+ * the stall rule, --stacks, the encoder) reads only its kind's fields, so
+ * never the bytes after it.  The ring's records are 8-byte aligned; a
+ * record that is not (none should be) is copied. */
 int rec_on_sample(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
 	const uint8_t *p = data;
-	struct lt_event ev;
+	struct lt_event copy;
 
 	while (size >= sizeof(struct lt_ev_hdr)) {
 		size_t n = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
 		if (!n || n > size)
 			return 0;
-		copy_record(&ev, p, n);
+		const struct lt_event *ev = (const struct lt_event *)p;
+		if ((uintptr_t)p % _Alignof(struct lt_event)) {
+			copy_record(&copy, p, n);
+			ev = &copy;
+		}
 		if (c->norm)
-			lt_callnorm_feed(c->norm, &ev, deliver, c);
+			lt_callnorm_feed(c->norm, ev, deliver, c);
 		else
-			deliver_inline(c, &ev);
+			deliver_inline(c, ev);
 		p += n;
 		size -= n;
 	}
