@@ -13,6 +13,7 @@
 #include "rtwatch.h"
 #include "record_int.h"
 #include "taskrun.h"
+#include "writer_int.h"
 
 #define POLL_MS 20
 #define FB_POLL_MS 200 /* the flight recorder's slots: nothing to drain */
@@ -135,7 +136,7 @@ static inline __attribute__((always_inline)) void deliver_inline(struct collecto
 	}
 	if (c->werr)
 		return; /* keep draining so the kernel side never blocks on us */
-	int r = lt_writer_event(c->w, ev);
+	int r = lt_writer_event_inline(c->w, ev);
 	if (r)
 		c->werr = r;
 }
