@@ -200,10 +200,12 @@ static inline void rec_note(struct collector *c, uint32_t tid, uint32_t tgid)
 }
 
 /* Which traced threads and processes an event shows. */
-static inline __attribute__((always_inline)) uint32_t rec_note_event(struct collector *c,
-								  const struct lt_event *ev)
+/* kind: ev->h.kind (a constant where the caller knows it) */
+static inline __attribute__((always_inline)) uint32_t rec_note_event_kind(struct collector *c,
+									  const struct lt_event *ev,
+									  uint8_t kind)
 {
-	switch (ev->h.kind) {
+	switch (kind) {
 	case LT_EV_SWITCH:
 		if (rec_tgid_traced(c, ev->sw.prev_tgid))
 			rec_note(c, ev->sw.prev_tid, ev->sw.prev_tgid);
@@ -228,6 +230,12 @@ static inline __attribute__((always_inline)) uint32_t rec_note_event(struct coll
 	if (tgid)
 		rec_note(c, ev->h.tid, tgid);
 	return tgid;
+}
+
+static inline __attribute__((always_inline)) uint32_t rec_note_event(struct collector *c,
+								  const struct lt_event *ev)
+{
+	return rec_note_event_kind(c, ev, ev->h.kind);
 }
 
 /* The traced processes still alive, in a malloc'd array (*n of them). */

@@ -115,19 +115,20 @@ static void take_signals(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-/* An event to the sink, inline in rec_on_sample's loop; deliver() is the
- * same for call normalisation's callback. */
-static inline __attribute__((always_inline)) void deliver_inline(struct collector *c,
-								 const struct lt_event *ev)
+/* An event to the sink, inline; kind is ev->h.kind, a constant in each
+ * of deliver_any's cases, so that the thread set's and the encoder's
+ * switches on it fold away in each. */
+static inline __attribute__((always_inline)) void deliver_kind(struct collector *c,
+							       const struct lt_event *ev, uint8_t kind)
 {
-	c->events[ev->h.kind]++;
+	c->events[kind]++;
 	c->total++;
-	uint32_t tgid = rec_note_event(c, ev);
+	uint32_t tgid = rec_note_event_kind(c, ev, kind);
 	if (c->stall)
 		lt_stall_event(c->stall, ev);
 	if (c->stk)
 		lt_stackrec_event(c->stk, ev, tgid);
-	if (ev->h.kind == LT_EV_FUTEX_ENTER && tgid) {
+	if (kind == LT_EV_FUTEX_ENTER && tgid) {
 		/* procs[0], the first process, is most events' */
 		struct proc *p = c->nprocs && c->procs[0]->tgid == (pid_t)tgid ? c->procs[0]
 										: rec_get_proc(c, (pid_t)tgid, 0, 0);
@@ -136,14 +137,38 @@ static inline __attribute__((always_inline)) void deliver_inline(struct collecto
 	}
 	if (c->werr)
 		return; /* keep draining so the kernel side never blocks on us */
-	int r = lt_writer_event_inline(c->w, ev);
+	int r = lt_writer_event_kind(c->w, ev, kind);
 	if (r)
 		c->werr = r;
 }
 
+/* The common kinds each with its own copy of the path. */
+static inline __attribute__((always_inline)) void deliver_any(struct collector *c,
+							      const struct lt_event *ev)
+{
+	switch (ev->h.kind) {
+	case LT_EV_SYS_EXIT:
+		deliver_kind(c, ev, LT_EV_SYS_EXIT);
+		break;
+	case LT_EV_FUTEX_ENTER:
+		deliver_kind(c, ev, LT_EV_FUTEX_ENTER);
+		break;
+	case LT_EV_SWITCH:
+		deliver_kind(c, ev, LT_EV_SWITCH);
+		break;
+	case LT_EV_WAKING:
+		deliver_kind(c, ev, LT_EV_WAKING);
+		break;
+	default:
+		deliver_kind(c, ev, ev->h.kind);
+		break;
+	}
+}
+
+/* call normalisation's callback */
 static void deliver(void *ctx, const struct lt_event *ev)
 {
-	deliver_inline(ctx, ev);
+	deliver_any(ctx, ev);
 }
 
 /* ev = the record of n bytes at p, zeros after it.  The common sizes are
@@ -197,7 +222,7 @@ int rec_on_sample(void *ctx, void *data, size_t size)
 		if (c->norm)
 			lt_callnorm_feed(c->norm, ev, deliver, c);
 		else
-			deliver_inline(c, ev);
+			deliver_any(c, ev);
 		p += n;
 		size -= n;
 	}

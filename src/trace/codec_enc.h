@@ -62,22 +62,25 @@ static inline void comm_store(struct lt_codec *c, uint32_t tid, const char *comm
 #define FX_TIMEOUT 0x2
 #define FX_VAL3 0x4
 
-static inline __attribute__((always_inline)) size_t lt_codec_encode_inline(struct lt_codec *c, uint8_t *out,
-									  const struct lt_event *ev)
+/* kind is ev->h.kind, given apart so that a caller that knows it (a
+ * constant) gets the encoder of that kind alone, without the switch. */
+static inline __attribute__((always_inline)) size_t lt_codec_encode_kind(struct lt_codec *c, uint8_t *out,
+									 const struct lt_event *ev,
+									 uint8_t kind)
 {
 	uint8_t *p = out;
 	const struct lt_ev_hdr *h = &ev->h;
 	unsigned bits;
 	int i;
 
-	*p++ = h->kind;
+	*p++ = kind;
 	*p++ = h->flags;
 	p = lt_put_varint(p, lt_zz((int64_t)(h->ts - c->prev_ts)));
 	c->prev_ts = h->ts;
 	p = lt_put_varint(p, h->cpu);
 	p = put_tid(p, c, h->tid);
 
-	switch (h->kind) {
+	switch (kind) {
 	case LT_EV_FUTEX_ENTER: {
 		const struct lt_futex_enter *f = &ev->futex;
 		bits = (f->uaddr2 ? FX_UADDR2 : 0) | (f->timeout != -1 ? FX_TIMEOUT : 0) |
@@ -193,6 +196,12 @@ static inline __attribute__((always_inline)) size_t lt_codec_encode_inline(struc
 		return 0;
 	}
 	return (size_t)(p - out);
+}
+
+static inline __attribute__((always_inline)) size_t lt_codec_encode_inline(struct lt_codec *c, uint8_t *out,
+									   const struct lt_event *ev)
+{
+	return lt_codec_encode_kind(c, out, ev, ev->h.kind);
 }
 
 #endif

@@ -31,12 +31,13 @@ struct lt_writer {
 /* The chunk being filled begins with the event at ts (tracefile.c). */
 void lt_writer_chunk_start(struct lt_writer *w, uint64_t ts);
 
-static inline __attribute__((always_inline)) int lt_writer_event_inline(struct lt_writer *w,
-									const struct lt_event *ev)
+/* kind: ev->h.kind (a constant where the caller knows it) */
+static inline __attribute__((always_inline)) int lt_writer_event_kind(struct lt_writer *w,
+								      const struct lt_event *ev, uint8_t kind)
 {
 	if (w->len == 0)
 		lt_writer_chunk_start(w, ev->h.ts);
-	size_t n = lt_codec_encode_inline(&w->codec, w->buf + LT_CHUNK_HDR_LEN + w->len, ev);
+	size_t n = lt_codec_encode_kind(&w->codec, w->buf + LT_CHUNK_HDR_LEN + w->len, ev, kind);
 	if (!n)
 		return -EINVAL;
 	w->len += n;
@@ -49,6 +50,12 @@ static inline __attribute__((always_inline)) int lt_writer_event_inline(struct l
 	if (w->len >= w->chunk_target)
 		return lt_writer_flush(w);
 	return w->err;
+}
+
+static inline __attribute__((always_inline)) int lt_writer_event_inline(struct lt_writer *w,
+									const struct lt_event *ev)
+{
+	return lt_writer_event_kind(w, ev, ev->h.kind);
 }
 
 #endif
