@@ -195,6 +195,28 @@ static inline void copy_record(struct lt_event *ev, const uint8_t *p, size_t n)
 }
 #undef COPY_FIXED
 
+/* rec_on_sample for a record that is not 8-byte aligned (none should be):
+ * its events copied out first. */
+static __attribute__((noinline)) int on_sample_copied(struct collector *c, const uint8_t *p,
+						      size_t size)
+{
+	struct lt_event copy;
+
+	while (size >= sizeof(struct lt_ev_hdr)) {
+		size_t n = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
+		if (!n || n > size)
+			return 0;
+		copy_record(&copy, p, n);
+		if (c->norm)
+			lt_callnorm_feed(c->norm, &copy, deliver, c);
+		else
+			deliver_any(c, &copy);
+		p += n;
+		size -= n;
+	}
+	return 0;
+}
+
 /* One ring record holds one event, or (--calls blocking) a call's entry
  * followed by the switch or wake-up it was written with.
  *
@@ -202,32 +224,52 @@ static inline void copy_record(struct lt_event *ev, const uint8_t *p, size_t n)
  * event of n bytes holds all of its kind's fields (n is its kind's record
  * size), and what handles an event (call normalisation, the thread set,
  * the stall rule, --stacks, the encoder) reads only its kind's fields, so
- * never the bytes after it.  The ring's records are 8-byte aligned; a
- * record that is not (none should be) is copied. */
+ * never the bytes after it.  The ring's records are 8-byte aligned, and
+ * every record size is a multiple of 8, so each event in one is too.
+ *
+ * Without call normalisation, one switch on the kind gives both the size
+ * and the kind's own copy of deliver. */
+#define ONE_KIND(K, PAYLOAD)                                            \
+	case K:                                                         \
+		if ((n = LT_REC_SIZE(PAYLOAD)) > size)                  \
+			return 0;                                       \
+		deliver_kind(c, ev, K);                                 \
+		break
 int rec_on_sample(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
 	const uint8_t *p = data;
-	struct lt_event copy;
 
+	if ((uintptr_t)p % _Alignof(struct lt_event))
+		return on_sample_copied(c, p, size);
 	while (size >= sizeof(struct lt_ev_hdr)) {
-		size_t n = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
-		if (!n || n > size)
-			return 0;
 		const struct lt_event *ev = (const struct lt_event *)p;
-		if ((uintptr_t)p % _Alignof(struct lt_event)) {
-			copy_record(&copy, p, n);
-			ev = &copy;
-		}
-		if (c->norm)
+		size_t n;
+		if (c->norm) {
+			n = lt_record_size(ev->h.kind);
+			if (!n || n > size)
+				return 0;
 			lt_callnorm_feed(c->norm, ev, deliver, c);
-		else
-			deliver_any(c, ev);
+		} else {
+			switch (ev->h.kind) {
+			ONE_KIND(LT_EV_SYS_EXIT, lt_sys_exit);
+			ONE_KIND(LT_EV_FUTEX_ENTER, lt_futex_enter);
+			ONE_KIND(LT_EV_SWITCH, lt_switch);
+			ONE_KIND(LT_EV_WAKING, lt_waking);
+			default:
+				n = lt_record_size(ev->h.kind);
+				if (!n || n > size)
+					return 0;
+				deliver_kind(c, ev, ev->h.kind);
+				break;
+			}
+		}
 		p += n;
 		size -= n;
 	}
 	return 0;
 }
+#undef ONE_KIND
 
 /* Emits a LOST record for every (cpu, kind) whose drop count grew. */
 static void account_lost(struct lt_bpf *b, struct collector *c, uint64_t *seen, uint64_t *now,
