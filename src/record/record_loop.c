@@ -12,6 +12,7 @@
 #include "golang.h"
 #include "rtwatch.h"
 #include "record_int.h"
+#include "callnorm_feed.h"
 #include "taskrun.h"
 #include "writer_int.h"
 
@@ -217,6 +218,24 @@ static __attribute__((noinline)) int on_sample_copied(struct collector *c, const
 	return 0;
 }
 
+/* rec_on_sample's loop with call normalisation (--calls blocking): the
+ * test of c->norm once per record, not per event.  Each event aligned
+ * (rec_on_sample). */
+static inline __attribute__((always_inline)) int on_sample_norm(struct collector *c,
+								const uint8_t *p, size_t size)
+{
+	while (size >= sizeof(struct lt_ev_hdr)) {
+		const struct lt_event *ev = (const struct lt_event *)p;
+		size_t n = lt_record_size(ev->h.kind);
+		if (!n || n > size)
+			return 0;
+		lt_callnorm_feed_inline(c->norm, ev, deliver, c);
+		p += n;
+		size -= n;
+	}
+	return 0;
+}
+
 /* One ring record holds one event, or (--calls blocking) a call's entry
  * followed by the switch or wake-up it was written with.
  *
@@ -242,27 +261,22 @@ int rec_on_sample(void *ctx, void *data, size_t size)
 
 	if ((uintptr_t)p % _Alignof(struct lt_event))
 		return on_sample_copied(c, p, size);
+	if (c->norm)
+		return on_sample_norm(c, p, size);
 	while (size >= sizeof(struct lt_ev_hdr)) {
 		const struct lt_event *ev = (const struct lt_event *)p;
 		size_t n;
-		if (c->norm) {
+		switch (ev->h.kind) {
+		ONE_KIND(LT_EV_SYS_EXIT, lt_sys_exit);
+		ONE_KIND(LT_EV_FUTEX_ENTER, lt_futex_enter);
+		ONE_KIND(LT_EV_SWITCH, lt_switch);
+		ONE_KIND(LT_EV_WAKING, lt_waking);
+		default:
 			n = lt_record_size(ev->h.kind);
 			if (!n || n > size)
 				return 0;
-			lt_callnorm_feed(c->norm, ev, deliver, c);
-		} else {
-			switch (ev->h.kind) {
-			ONE_KIND(LT_EV_SYS_EXIT, lt_sys_exit);
-			ONE_KIND(LT_EV_FUTEX_ENTER, lt_futex_enter);
-			ONE_KIND(LT_EV_SWITCH, lt_switch);
-			ONE_KIND(LT_EV_WAKING, lt_waking);
-			default:
-				n = lt_record_size(ev->h.kind);
-				if (!n || n > size)
-					return 0;
-				deliver_kind(c, ev, ev->h.kind);
-				break;
-			}
+			deliver_kind(c, ev, ev->h.kind);
+			break;
 		}
 		p += n;
 		size -= n;
