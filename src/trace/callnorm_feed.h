@@ -36,6 +36,17 @@ static inline void set_state(struct lt_callnorm *n, uint32_t tid, uintptr_t st)
 		n->oom = 1;
 }
 
+/* set_state for a thread most likely known already: its state replaced in
+ * place (what lt_u64map_put does then), without the call */
+static inline void set_known_state(struct lt_callnorm *n, uint32_t tid, uintptr_t st)
+{
+	void **ref = tid ? lt_u64map_ref(n->threads, tid) : NULL;
+	if (ref)
+		*ref = (void *)st;
+	else
+		set_state(n, tid, st);
+}
+
 static inline void emit_return(struct lt_callnorm *n, uint64_t ts, uint16_t cpu, uint32_t tid,
 			uint16_t nr, uint8_t flags, lt_callnorm_out out, void *ctx)
 {
@@ -139,7 +150,7 @@ static inline __attribute__((always_inline)) void on_enter(struct lt_callnorm *n
 	end_wake_call(n, tid, out, ctx);
 	out(ctx, ev);
 	if (ev->h.flags & LT_F_AT_SLEEP) {
-		set_state(n, tid, ST_RAN + 1 + nr);
+		set_known_state(n, tid, ST_RAN + 1 + nr);
 		n->sleep_switch = tid; /* the switch written with it comes next */
 	}
 }
