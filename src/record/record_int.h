@@ -29,6 +29,7 @@ struct lt_rtwatch;
  * inlined hit path is measured (BENCHMARKS.md, "a cheaper collector"). */
 struct tidset {
 	uint32_t *v;
+	uint32_t *tg; /* tg[j]: the tgid of v[j] (several processes: read per event) */
 	size_t cap, n;
 };
 
@@ -177,6 +178,21 @@ static inline int rec_tidset_has(const struct tidset *s, uint32_t tid)
 	}
 }
 
+/* Is tid (non-zero) in the set?  Its slot in *slot. */
+static inline int rec_tidset_find(const struct tidset *s, uint32_t tid, size_t *slot)
+{
+	if (!s->cap)
+		return 0;
+	for (size_t j = rec_tidset_slot(tid, s->cap);; j = (j + 1) & (s->cap - 1)) {
+		if (s->v[j] == tid) {
+			*slot = j;
+			return 1;
+		}
+		if (!s->v[j])
+			return 0;
+	}
+}
+
 static inline int rec_tgid_traced(struct collector *c, uint32_t tgid)
 {
 	if (tgid == c->tgid)
@@ -184,11 +200,6 @@ static inline int rec_tgid_traced(struct collector *c, uint32_t tgid)
 	if (!c->multi || !tgid)
 		return 0;
 	return rec_tgid_traced_multi(c, tgid);
-}
-
-static inline uint32_t rec_tgid_of(struct collector *c, uint32_t tid)
-{
-	return c->multi ? rec_tgid_of_multi(c, tid) : c->tgid;
 }
 
 /* rec_note_thread for every event: a thread already counted returns here,
@@ -226,7 +237,18 @@ static inline __attribute__((always_inline)) uint32_t rec_note_event_kind(struct
 	default:
 		break;
 	}
-	uint32_t tgid = rec_tgid_of(c, ev->h.tid); /* the event's own thread is traced */
+	/* the event's own thread is traced */
+	if (!c->multi) {
+		if (c->tgid)
+			rec_note(c, ev->h.tid, c->tgid);
+		return c->tgid;
+	}
+	/* several processes: a thread counted already has its tgid in the
+	 * thread set (what tid_tgid holds), one lookup for both */
+	size_t j;
+	if (ev->h.tid && rec_tidset_find(&c->tids, ev->h.tid, &j) && c->tids.tg[j])
+		return c->tids.tg[j];
+	uint32_t tgid = rec_tgid_of_multi(c, ev->h.tid);
 	if (tgid)
 		rec_note(c, ev->h.tid, tgid);
 	return tgid;

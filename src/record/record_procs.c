@@ -10,8 +10,9 @@
 #include "rtwatch.h"
 #include "record_int.h"
 
-/* 1 if tid is new (added), 0 if it was there (or is 0, or no memory). */
-static int tidset_add(struct tidset *s, uint32_t tid)
+/* 1 if tid is new (added, with its tgid), 0 if it was there (or is 0, or
+ * no memory). */
+static int tidset_add(struct tidset *s, uint32_t tid, uint32_t tgid)
 {
 	if (!tid)
 		return 0;
@@ -25,9 +26,12 @@ static int tidset_add(struct tidset *s, uint32_t tid)
 	}
 	if ((s->n + 1) * 2 > s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
-		uint32_t *v = calloc(cap, sizeof(*v));
-		if (!v)
+		uint32_t *v = calloc(cap, sizeof(*v)), *tg = calloc(cap, sizeof(*tg));
+		if (!v || !tg) {
+			free(v);
+			free(tg);
 			return 0;
+		}
 		for (size_t i = 0; i < s->cap; i++) {
 			if (!s->v[i])
 				continue;
@@ -35,15 +39,19 @@ static int tidset_add(struct tidset *s, uint32_t tid)
 			while (v[j])
 				j = (j + 1) & (cap - 1);
 			v[j] = s->v[i];
+			tg[j] = s->tg[i];
 		}
 		free(s->v);
+		free(s->tg);
 		s->v = v;
+		s->tg = tg;
 		s->cap = cap;
 	}
 	size_t j = rec_tidset_slot(tid, s->cap);
 	while (s->v[j])
 		j = (j + 1) & (s->cap - 1);
 	s->v[j] = tid;
+	s->tg[j] = tgid;
 	s->n++;
 	return 1;
 }
@@ -118,7 +126,7 @@ int rec_is_traced_cb(void *ctx, uint32_t tgid)
 /* A thread of a traced process, counted once. */
 void rec_note_thread(struct collector *c, uint32_t tid, uint32_t tgid)
 {
-	if (!tidset_add(&c->tids, tid))
+	if (!tidset_add(&c->tids, tid, tgid))
 		return;
 	struct proc *p = rec_get_proc(c, (pid_t)tgid, LT_PROC_CHILD, 0);
 	if (p)
