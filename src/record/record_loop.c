@@ -172,6 +172,19 @@ static void deliver(void *ctx, const struct lt_event *ev)
 	deliver_any(ctx, ev);
 }
 
+/* call normalisation's callback for the returns it adds (SYS_EXIT) */
+static void deliver_ret(void *ctx, const struct lt_event *ev)
+{
+	deliver_kind(ctx, ev, LT_EV_SYS_EXIT);
+}
+
+/* call normalisation's callback for the events fed, inline at its one
+ * call in lt_callnorm_feed_inline */
+static inline __attribute__((always_inline)) void deliver_fed(void *ctx, const struct lt_event *ev)
+{
+	deliver_any(ctx, ev);
+}
+
 /* ev = the record of n bytes at p, zeros after it.  The common sizes are
  * copied with constant lengths (inline moves, no library call). */
 #define COPY_FIXED(N)                                                   \
@@ -229,7 +242,7 @@ static inline __attribute__((always_inline)) int on_sample_norm(struct collector
 		size_t n = lt_record_size(ev->h.kind);
 		if (!n || n > size)
 			return 0;
-		lt_callnorm_feed_inline(c->norm, ev, deliver, c);
+		lt_callnorm_feed_inline(c->norm, ev, deliver_fed, deliver_ret, c);
 		p += n;
 		size -= n;
 	}

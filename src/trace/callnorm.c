@@ -53,7 +53,7 @@ int lt_callnorm_asleep_at_attach(struct lt_callnorm *n, uint32_t tid, uint64_t n
 void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
 		      void *ctx)
 {
-	lt_callnorm_feed_inline(n, ev, out, ctx);
+	lt_callnorm_feed_inline(n, ev, out, out, ctx);
 }
 
 void lt_callnorm_flush(struct lt_callnorm *n, lt_callnorm_out out, void *ctx)

@@ -104,8 +104,19 @@ static inline __attribute__((always_inline)) void end_wake_call(struct lt_callno
 	n->spare = w;
 }
 
-static inline __attribute__((always_inline)) void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
-		     void *ctx)
+/* What follows an event, when it is delivered: a return (its thread, call,
+ * and flags as emit_return takes them) or nothing (tid 0 never: no return
+ * is placed for tid 0). */
+struct after {
+	uint32_t tid;
+	uint16_t nr;
+	int emit;
+};
+
+/* An entry: the returns it implies go out first; 0 if the event itself is
+ * not delivered (one more wake-up of the same waking call). */
+static inline __attribute__((always_inline)) int on_enter(struct lt_callnorm *n, const struct lt_event *ev,
+							  struct after *after, lt_callnorm_out out_ret, void *ctx)
 {
 	uint32_t tid = ev->h.tid;
 	uint16_t nr;
@@ -127,8 +138,8 @@ static inline __attribute__((always_inline)) void on_enter(struct lt_callnorm *n
 	if (ev->h.flags & LT_F_AT_WAKE) {
 		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, tid) : NULL;
 		if (w && w->nr == nr && w->key == key)
-			return; /* the same call waking one more thread */
-		end_wake_call(n, tid, out, ctx);
+			return 0; /* the same call waking one more thread */
+		end_wake_call(n, tid, out_ret, ctx);
 		if ((w = n->spare))
 			n->spare = *(void **)w;
 		else
@@ -136,23 +147,24 @@ static inline __attribute__((always_inline)) void on_enter(struct lt_callnorm *n
 		if (!w || lt_u64map_put(n->wakers, tid, w)) {
 			free(w);
 			n->oom = 1;
-			out(ctx, ev);
-			emit_return(n, ev->h.ts, ev->h.cpu, tid, nr, 0, out, ctx);
-			return;
+			/* it returns at once, after its entry */
+			after->tid = tid;
+			after->nr = nr;
+			after->emit = 1;
+			return 1;
 		}
 		w->key = key;
 		w->last = ev->h.ts;
 		w->nr = nr;
 		w->cpu = ev->h.cpu;
-		out(ctx, ev);
-		return;
+		return 1;
 	}
-	end_wake_call(n, tid, out, ctx);
-	out(ctx, ev);
+	end_wake_call(n, tid, out_ret, ctx);
 	if (ev->h.flags & LT_F_AT_SLEEP) {
 		set_known_state(n, tid, ST_RAN + 1 + nr);
 		n->sleep_switch = tid; /* the switch written with it comes next */
 	}
+	return 1;
 }
 
 /* A task of the traced processes (switches name other tasks too). */
@@ -161,78 +173,92 @@ static inline int traced_tgid(const struct lt_callnorm *n, uint32_t tgid)
 	return tgid == n->tgid || (n->is_traced && n->is_traced(n->traced_ctx, tgid));
 }
 
-static inline __attribute__((always_inline)) void on_switch(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out, void *ctx)
+/* A switch: the return of the waking call of the task leaving goes out
+ * before it, the return of the call of the task it runs after it. */
+static inline __attribute__((always_inline)) void on_switch(struct lt_callnorm *n, const struct lt_event *ev,
+							    struct after *after, lt_callnorm_out out_ret, void *ctx)
 {
 	uint32_t prev = ev->sw.prev_tid, next = ev->sw.next_tid;
 	uintptr_t st;
 
 	if (prev && traced_tgid(n, ev->sw.prev_tgid)) {
-		end_wake_call(n, prev, out, ctx);
+		end_wake_call(n, prev, out_ret, ctx);
 		/* the entry of a call it sleeps in, if any, came just before */
 		if (!lt_u64map_get(n->threads, prev))
 			set_state(n, prev, ST_RAN);
 	}
-	out(ctx, ev);
 	if (!next || !traced_tgid(n, ev->sw.next_tgid))
 		return;
 	void **ref = lt_u64map_ref(n->threads, next);
 	st = ref ? (uintptr_t)*ref : 0;
-	if (st > ST_RAN) /* (ST_BEFORE: flagged as began before) */
-		emit_return(n, ev->h.ts, ev->h.cpu, next, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
-	else if (!st) /* asleep (or waiting for a cpu) since before tracing */
-		emit_return(n, ev->h.ts, ev->h.cpu, next, LT_NR_UNKNOWN, 0, out, ctx);
-	if (ref) /* emitting a return does not change the map */
+	if (st > ST_RAN) { /* (ST_BEFORE: flagged as began before) */
+		after->tid = next;
+		after->nr = (uint16_t)(st - ST_RAN - 1);
+		after->emit = 1;
+	} else if (!st) { /* asleep (or waiting for a cpu) since before tracing */
+		after->tid = next;
+		after->nr = LT_NR_UNKNOWN;
+		after->emit = 1;
+	}
+	/* (the map is not changed by delivering: what out does is the
+	 * caller's, not ours) */
+	if (ref)
 		*ref = (void *)ST_RAN;
 	else
 		set_state(n, next, ST_RAN);
 }
 
-/* lt_callnorm_feed, inline: with out a constant (the collector's deliver),
- * its calls are direct and the calls between these functions are gone. */
+/* lt_callnorm_feed, inline: with out and out_ret constants (the
+ * collector's), the calls between these functions are gone and the event
+ * itself is delivered from one place (out may be inlined there).  out_ret
+ * receives the returns added (LT_EV_SYS_EXIT, LT_F_RET_UNKNOWN), out the
+ * events fed; the order of the two kinds is as lt_callnorm_feed's. */
 static inline __attribute__((always_inline)) void lt_callnorm_feed_inline(struct lt_callnorm *n,
 									 const struct lt_event *ev,
-									 lt_callnorm_out out, void *ctx)
+									 lt_callnorm_out out,
+									 lt_callnorm_out out_ret, void *ctx)
 {
 	/* paired: the tid whose sleep entry came just before, in the same
 	 * ring record as this switch (0 if none): its switch is the sleep,
 	 * not a sign that it ran */
 	uint32_t paired = n->sleep_switch, actor = lt_run_actor(ev);
+	struct after after = { 0, 0, 0 };
 
 	n->sleep_switch = 0;
 	if (ev->h.kind == LT_EV_SWITCH && (actor == paired || !traced_tgid(n, ev->sw.prev_tgid)))
 		actor = 0;
 	if (actor)
-		ran_by_now(n, actor, ev->h.ts, ev->h.cpu, out, ctx);
+		ran_by_now(n, actor, ev->h.ts, ev->h.cpu, out_ret, ctx);
 	switch (ev->h.kind) {
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
 	case LT_EV_IO_ENTER:
 	case LT_EV_FLOCK_ENTER:
-		on_enter(n, ev, out, ctx);
-		return;
+		if (!on_enter(n, ev, &after, out_ret, ctx))
+			return;
+		break;
 	case LT_EV_SWITCH:
-		on_switch(n, ev, out, ctx);
-		return;
+		on_switch(n, ev, &after, out_ret, ctx);
+		break;
 	case LT_EV_WAKING: {
 		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, ev->wake.waker_tid) : NULL;
 		if (w && lt_run_woken_by_task(ev))
 			w->last = ev->h.ts;
-		out(ctx, ev);
-		return;
+		break;
 	}
 	case LT_EV_TASK_NEW:
-		out(ctx, ev);
 		set_state(n, ev->h.tid, ST_RAN);
-		return;
+		break;
 	case LT_EV_TASK_EXIT:
-		end_wake_call(n, ev->h.tid, out, ctx);
-		out(ctx, ev);
+		end_wake_call(n, ev->h.tid, out_ret, ctx);
 		lt_u64map_del(n->threads, ev->h.tid);
-		return;
+		break;
 	default:
-		out(ctx, ev);
-		return;
+		break;
 	}
+	out(ctx, ev);
+	if (after.emit)
+		emit_return(n, ev->h.ts, ev->h.cpu, after.tid, after.nr, 0, out_ret, ctx);
 }
 
 #endif
