@@ -179,10 +179,11 @@ static void deliver_ret(void *ctx, const struct lt_event *ev)
 }
 
 /* call normalisation's callback for the events fed, inline at its one
- * call in lt_callnorm_feed_inline */
-static inline __attribute__((always_inline)) void deliver_fed(void *ctx, const struct lt_event *ev)
+ * call in lt_callnorm_feed_kind */
+static inline __attribute__((always_inline)) void deliver_fed(void *ctx, const struct lt_event *ev,
+							      uint8_t kind)
 {
-	deliver_any(ctx, ev);
+	deliver_kind(ctx, ev, kind);
 }
 
 /* ev = the record of n bytes at p, zeros after it.  The common sizes are
@@ -242,7 +243,20 @@ static inline __attribute__((always_inline)) int on_sample_norm(struct collector
 		size_t n = lt_record_size(ev->h.kind);
 		if (!n || n > size)
 			return 0;
-		lt_callnorm_feed_inline(c->norm, ev, deliver_fed, deliver_ret, c);
+		switch (ev->h.kind) {
+		case LT_EV_FUTEX_ENTER:
+			lt_callnorm_feed_kind(c->norm, ev, LT_EV_FUTEX_ENTER, deliver_fed, deliver_ret, c);
+			break;
+		case LT_EV_SWITCH:
+			lt_callnorm_feed_kind(c->norm, ev, LT_EV_SWITCH, deliver_fed, deliver_ret, c);
+			break;
+		case LT_EV_WAKING:
+			lt_callnorm_feed_kind(c->norm, ev, LT_EV_WAKING, deliver_fed, deliver_ret, c);
+			break;
+		default:
+			lt_callnorm_feed_kind(c->norm, ev, ev->h.kind, deliver_fed, deliver_ret, c);
+			break;
+		}
 		p += n;
 		size -= n;
 	}

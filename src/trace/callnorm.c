@@ -50,10 +50,30 @@ int lt_callnorm_asleep_at_attach(struct lt_callnorm *n, uint32_t tid, uint64_t n
 	return n->oom ? -ENOMEM : 0;
 }
 
+/* lt_callnorm_feed's one callback, as lt_callnorm_feed_kind's two */
+struct fwd {
+	lt_callnorm_out out;
+	void *ctx;
+};
+
+static void fwd_fed(void *p, const struct lt_event *ev, uint8_t kind)
+{
+	const struct fwd *f = p;
+	(void)kind;
+	f->out(f->ctx, ev);
+}
+
+static void fwd_ret(void *p, const struct lt_event *ev)
+{
+	const struct fwd *f = p;
+	f->out(f->ctx, ev);
+}
+
 void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
 		      void *ctx)
 {
-	lt_callnorm_feed_inline(n, ev, out, out, ctx);
+	struct fwd f = { out, ctx };
+	lt_callnorm_feed_kind(n, ev, ev->h.kind, fwd_fed, fwd_ret, &f);
 }
 
 void lt_callnorm_flush(struct lt_callnorm *n, lt_callnorm_out out, void *ctx)

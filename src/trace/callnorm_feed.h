@@ -116,19 +116,20 @@ struct after {
 /* An entry: the returns it implies go out first; 0 if the event itself is
  * not delivered (one more wake-up of the same waking call). */
 static inline __attribute__((always_inline)) int on_enter(struct lt_callnorm *n, const struct lt_event *ev,
-							  struct after *after, lt_callnorm_out out_ret, void *ctx)
+							  uint8_t kind, struct after *after,
+							  lt_callnorm_out out_ret, void *ctx)
 {
 	uint32_t tid = ev->h.tid;
 	uint16_t nr;
 	uint64_t key;
 
-	if (ev->h.kind == LT_EV_FUTEX_ENTER) {
+	if (kind == LT_EV_FUTEX_ENTER) {
 		nr = ev->futex.nr;
 		key = ev->futex.uaddr;
-	} else if (ev->h.kind == LT_EV_FLOCK_ENTER) {
+	} else if (kind == LT_EV_FLOCK_ENTER) {
 		nr = ev->flk.nr;
 		key = (uint64_t)(uint32_t)ev->flk.fd;
-	} else if (ev->h.kind == LT_EV_WAIT_ENTER) {
+	} else if (kind == LT_EV_WAIT_ENTER) {
 		nr = ev->wait.nr;
 		key = 0;
 	} else {
@@ -208,33 +209,39 @@ static inline __attribute__((always_inline)) void on_switch(struct lt_callnorm *
 		set_state(n, next, ST_RAN);
 }
 
+/* The events fed, with their kind (ev->h.kind, a constant where the
+ * caller knows it). */
+typedef void (*lt_callnorm_out_kind)(void *ctx, const struct lt_event *ev, uint8_t kind);
+
 /* lt_callnorm_feed, inline: with out and out_ret constants (the
  * collector's), the calls between these functions are gone and the event
  * itself is delivered from one place (out may be inlined there).  out_ret
  * receives the returns added (LT_EV_SYS_EXIT, LT_F_RET_UNKNOWN), out the
- * events fed; the order of the two kinds is as lt_callnorm_feed's. */
-static inline __attribute__((always_inline)) void lt_callnorm_feed_inline(struct lt_callnorm *n,
-									 const struct lt_event *ev,
-									 lt_callnorm_out out,
-									 lt_callnorm_out out_ret, void *ctx)
+ * events fed; the order of the two kinds is as lt_callnorm_feed's.  kind is
+ * ev->h.kind: a constant, the switches on it fold. */
+static inline __attribute__((always_inline)) void lt_callnorm_feed_kind(struct lt_callnorm *n,
+								       const struct lt_event *ev,
+								       uint8_t kind,
+								       lt_callnorm_out_kind out,
+								       lt_callnorm_out out_ret, void *ctx)
 {
 	/* paired: the tid whose sleep entry came just before, in the same
 	 * ring record as this switch (0 if none): its switch is the sleep,
 	 * not a sign that it ran */
-	uint32_t paired = n->sleep_switch, actor = lt_run_actor(ev);
+	uint32_t paired = n->sleep_switch, actor = lt_run_actor_kind(ev, kind);
 	struct after after = { 0, 0, 0 };
 
 	n->sleep_switch = 0;
-	if (ev->h.kind == LT_EV_SWITCH && (actor == paired || !traced_tgid(n, ev->sw.prev_tgid)))
+	if (kind == LT_EV_SWITCH && (actor == paired || !traced_tgid(n, ev->sw.prev_tgid)))
 		actor = 0;
 	if (actor)
 		ran_by_now(n, actor, ev->h.ts, ev->h.cpu, out_ret, ctx);
-	switch (ev->h.kind) {
+	switch (kind) {
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
 	case LT_EV_IO_ENTER:
 	case LT_EV_FLOCK_ENTER:
-		if (!on_enter(n, ev, &after, out_ret, ctx))
+		if (!on_enter(n, ev, kind, &after, out_ret, ctx))
 			return;
 		break;
 	case LT_EV_SWITCH:
@@ -256,7 +263,7 @@ static inline __attribute__((always_inline)) void lt_callnorm_feed_inline(struct
 	default:
 		break;
 	}
-	out(ctx, ev);
+	out(ctx, ev, kind);
 	if (after.emit)
 		emit_return(n, ev->h.ts, ev->h.cpu, after.tid, after.nr, 0, out_ret, ctx);
 }

@@ -50,10 +50,11 @@ static inline int lt_run_woken_by_task(const struct lt_event *ev)
  * switch's previous task, a task wake-up's waker, a clone's caller, the
  * thread of a call's entry, of a recorded return (not one flagged
  * LT_F_RET_UNKNOWN, dated by something else), of an exit or an execve. */
-/* (inline: call normalisation asks it for every event) */
-static inline uint32_t lt_run_actor(const struct lt_event *ev)
+/* (inline: call normalisation asks it for every event; kind is
+ * ev->h.kind, a constant where the caller knows it) */
+static inline uint32_t lt_run_actor_kind(const struct lt_event *ev, uint8_t kind)
 {
-	switch (ev->h.kind) {
+	switch (kind) {
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
 	case LT_EV_IO_ENTER:
@@ -65,13 +66,20 @@ static inline uint32_t lt_run_actor(const struct lt_event *ev)
 		return ev->h.flags & LT_F_RET_UNKNOWN ? 0 : ev->h.tid;
 	case LT_EV_SWITCH:
 		return ev->sw.prev_tid;
-	case LT_EV_WAKING:
-		return lt_run_woken_by_task(ev) ? ev->wake.waker_tid : 0;
+	case LT_EV_WAKING: /* lt_run_woken_by_task */
+		return ev->wake.waker_tid && !(ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE))
+			       ? ev->wake.waker_tid
+			       : 0;
 	case LT_EV_TASK_NEW:
 		return ev->tnew.parent_tid;
 	default:
 		return 0;
 	}
+}
+
+static inline uint32_t lt_run_actor(const struct lt_event *ev)
+{
+	return lt_run_actor_kind(ev, ev->h.kind);
 }
 
 #endif
