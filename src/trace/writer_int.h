@@ -41,12 +41,13 @@ static inline __attribute__((always_inline)) int lt_writer_event_kind(struct lt_
 	if (!n)
 		return -EINVAL;
 	w->len += n;
-	/* events of different cpus may be slightly out of order */
+	/* events of different cpus may be slightly out of order (first_ts
+	 * <= last_ts: a later one is not an earlier one) */
 	w->info.nevents++;
-	if (ev->h.ts < w->info.first_ts)
-		w->info.first_ts = ev->h.ts;
 	if (ev->h.ts > w->info.last_ts)
 		w->info.last_ts = ev->h.ts;
+	else if (ev->h.ts < w->info.first_ts)
+		w->info.first_ts = ev->h.ts;
 	if (w->len >= w->chunk_target)
 		return lt_writer_flush(w);
 	return w->err;
