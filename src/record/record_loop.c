@@ -125,10 +125,13 @@ static inline __attribute__((always_inline)) void deliver_kind(struct collector 
 	c->events[kind]++;
 	c->total++;
 	uint32_t tgid = rec_note_event_kind(c, ev, kind);
-	if (c->stall)
-		lt_stall_event(c->stall, ev);
-	if (c->stk)
-		lt_stackrec_event(c->stk, ev, tgid);
+	/* the stall rule and --stacks: one test when both are off */
+	if (__builtin_expect(((uintptr_t)c->stall | (uintptr_t)c->stk) != 0, 0)) {
+		if (c->stall)
+			lt_stall_event(c->stall, ev);
+		if (c->stk)
+			lt_stackrec_event(c->stk, ev, tgid);
+	}
 	if (kind == LT_EV_FUTEX_ENTER && tgid) {
 		/* procs[0], the first process, is most events' */
 		struct proc *p = c->nprocs && c->procs[0]->tgid == (pid_t)tgid ? c->procs[0]
