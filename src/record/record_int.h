@@ -56,6 +56,9 @@ struct collector {
 	uint64_t total;
 	int werr;
 	struct tidset tids;
+	/* the thread of the last event found in tids, and its tgid there: the
+	 * next event is often the same thread's (a call and its return) */
+	uint32_t last_tid, last_tg;
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
 	struct lt_stackrec *stk;  /* --stacks (NULL: off) */
@@ -237,17 +240,29 @@ static inline __attribute__((always_inline)) uint32_t rec_note_event_kind(struct
 	default:
 		break;
 	}
-	/* the event's own thread is traced */
+	/* the event's own thread is traced; a thread in the thread set stays
+	 * there, so the last one found needs no lookup */
+	if (ev->h.tid == c->last_tid && c->last_tg)
+		return c->last_tg;
 	if (!c->multi) {
-		if (c->tgid)
-			rec_note(c, ev->h.tid, c->tgid);
+		if (c->tgid && ev->h.tid) {
+			if (rec_tidset_has(&c->tids, ev->h.tid)) {
+				c->last_tid = ev->h.tid;
+				c->last_tg = c->tgid;
+			} else {
+				rec_note_thread(c, ev->h.tid, c->tgid);
+			}
+		}
 		return c->tgid;
 	}
 	/* several processes: a thread counted already has its tgid in the
 	 * thread set (what tid_tgid holds), one lookup for both */
 	size_t j;
-	if (ev->h.tid && rec_tidset_find(&c->tids, ev->h.tid, &j) && c->tids.tg[j])
+	if (ev->h.tid && rec_tidset_find(&c->tids, ev->h.tid, &j) && c->tids.tg[j]) {
+		c->last_tid = ev->h.tid;
+		c->last_tg = c->tids.tg[j];
 		return c->tids.tg[j];
+	}
 	uint32_t tgid = rec_tgid_of_multi(c, ev->h.tid);
 	if (tgid)
 		rec_note(c, ev->h.tid, tgid);
