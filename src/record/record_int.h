@@ -56,8 +56,9 @@ struct collector {
 	uint64_t total;
 	int werr;
 	struct tidset tids;
-	/* the thread of the last event found in tids, and its tgid there: the
-	 * next event is often the same thread's (a call and its return) */
+	/* the thread of the last event found in tids (0: none yet), and its
+	 * tgid there (non-zero): the next event is often the same thread's (a
+	 * call and its return), or names it (the switch after a sleep) */
 	uint32_t last_tid, last_tg;
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
@@ -209,7 +210,7 @@ static inline int rec_tgid_traced(struct collector *c, uint32_t tgid)
  * without a call (up to three per event). */
 static inline void rec_note(struct collector *c, uint32_t tid, uint32_t tgid)
 {
-	if (tid && !rec_tidset_has(&c->tids, tid))
+	if (tid && tid != c->last_tid && !rec_tidset_has(&c->tids, tid))
 		rec_note_thread(c, tid, tgid);
 }
 
