@@ -46,7 +46,7 @@ int lt_callnorm_asleep_at_attach(struct lt_callnorm *n, uint32_t tid, uint64_t n
 	n->seeded_at = now;
 	if (!tid || lt_u64map_get(n->threads, tid))
 		return 0;
-	set_state(n, tid, ST_BEFORE);
+	cn_set_state(n, tid, CN_ST_BEFORE);
 	return n->oom ? -ENOMEM : 0;
 }
 
@@ -81,7 +81,7 @@ void lt_callnorm_flush(struct lt_callnorm *n, lt_callnorm_out out, void *ctx)
 	while (n->wakers->n) {
 		for (size_t i = 0; i < n->wakers->cap; i++) {
 			if (n->wakers->keys[i]) {
-				end_wake_call(n, (uint32_t)n->wakers->keys[i], out, ctx);
+				cn_end_wake_call(n, (uint32_t)n->wakers->keys[i], out, ctx);
 				break;
 			}
 		}

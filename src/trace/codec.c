@@ -82,9 +82,9 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		f->uaddr = c->prev_uaddr + (uint64_t)lt_get_zz(&cur);
 		c->prev_uaddr = f->uaddr;
 		f->val = lt_get_varint(&cur);
-		f->uaddr2 = bits & FX_UADDR2 ? f->uaddr + (uint64_t)lt_get_zz(&cur) : 0;
-		f->timeout = bits & FX_TIMEOUT ? lt_get_zz(&cur) : -1;
-		f->val3 = bits & FX_VAL3 ? (uint32_t)lt_get_varint(&cur) : 0xffffffffu;
+		f->uaddr2 = bits & LT_FX_UADDR2 ? f->uaddr + (uint64_t)lt_get_zz(&cur) : 0;
+		f->timeout = bits & LT_FX_TIMEOUT ? lt_get_zz(&cur) : -1;
+		f->val3 = bits & LT_FX_VAL3 ? (uint32_t)lt_get_varint(&cur) : 0xffffffffu;
 		break;
 	}
 	case LT_EV_WAIT_ENTER: {
@@ -121,13 +121,13 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		s->prev_tid = bits & 4 ? get_tid(&cur, c) : h->tid;
 		if (bits & 1) {
 			get_str(&cur, s->prev_comm);
-			comm_store(c, s->prev_tid, s->prev_comm);
+			codec_comm_store(c, s->prev_tid, s->prev_comm);
 		} else if (comm_lookup(c, s->prev_tid, s->prev_comm)) {
 			cur.err = 1;
 		}
 		if (bits & 2) {
 			get_str(&cur, s->next_comm);
-			comm_store(c, s->next_tid, s->next_comm);
+			codec_comm_store(c, s->next_tid, s->next_comm);
 		} else if (comm_lookup(c, s->next_tid, s->next_comm)) {
 			cur.err = 1;
 		}
@@ -142,7 +142,7 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		bits = lt_get_varint(&cur);
 		if (bits & 1) {
 			get_str(&cur, w->waker_comm);
-			comm_store(c, w->waker_tid, w->waker_comm);
+			codec_comm_store(c, w->waker_tid, w->waker_comm);
 		} else if (comm_lookup(c, w->waker_tid, w->waker_comm)) {
 			cur.err = 1;
 		}
@@ -153,7 +153,7 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		ev->tnew.parent_tid = get_tid(&cur, c);
 		ev->tnew.tgid = get_tid(&cur, c);
 		get_str(&cur, ev->tnew.comm);
-		comm_store(c, h->tid, ev->tnew.comm);
+		codec_comm_store(c, h->tid, ev->tnew.comm);
 		break;
 	case LT_EV_TASK_EXIT:
 		ev->texit.exit_code = lt_get_zz(&cur);
