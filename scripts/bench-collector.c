@@ -119,6 +119,7 @@ __attribute__((noinline)) static uint64_t replay(struct recs *r, struct lt_heade
 	if (c.norm)
 		lt_callnorm_free(c.norm);
 	free(c.tids.v);
+	free(c.tids.tg);
 	rec_free_procs(&c);
 	return total;
 }

@@ -312,6 +312,7 @@ static void release(struct session *s, int failed)
 	free(s->lost_seen);
 	free(s->lost_now);
 	free(s->c.tids.v);
+	free(s->c.tids.tg);
 	lt_header_free(&s->hdr);
 	if (s->have_stall)
 		lt_stall_free(&s->stall);

@@ -29,6 +29,7 @@ struct lt_rtwatch;
  * inlined hit path is measured (BENCHMARKS.md, "a cheaper collector"). */
 struct tidset {
 	uint32_t *v;
+	uint32_t *tg; /* tg[j]: the tgid of v[j] (several processes: read per event) */
 	size_t cap, n;
 };
 
@@ -55,6 +56,10 @@ struct collector {
 	uint64_t total;
 	int werr;
 	struct tidset tids;
+	/* the thread of the last event found in tids (0: none yet), and its
+	 * tgid there (non-zero): the next event is often the same thread's (a
+	 * call and its return), or names it (the switch after a sleep) */
+	uint32_t last_tid, last_tg;
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
 	struct lt_stackrec *stk;  /* --stacks (NULL: off) */
@@ -151,8 +156,127 @@ void rec_free_procs(struct collector *c);
 int rec_is_traced_cb(void *ctx, uint32_t tgid);
 /* A thread of a traced process, counted once. */
 void rec_note_thread(struct collector *c, uint32_t tid, uint32_t tgid);
+/* The out-of-line parts of rec_note_event: a process or a thread not
+ * known yet (several processes traced). */
+int rec_tgid_traced_multi(struct collector *c, uint32_t tgid);
+uint32_t rec_tgid_of_multi(struct collector *c, uint32_t tid);
+
+/* rec_note_event's hit path is inline here: it runs for every event
+ * (BENCHMARKS.md, "the collector, again"). */
+/* cap is a power of two: the slot is the top bits of a multiplicative
+ * hash, masked (no division: this runs for every event, up to 3 times). */
+static inline size_t rec_tidset_slot(uint32_t tid, size_t cap)
+{
+	return (size_t)((tid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/* Is tid (non-zero) in the set? */
+static inline int rec_tidset_has(const struct tidset *s, uint32_t tid)
+{
+	if (!s->cap)
+		return 0;
+	for (size_t j = rec_tidset_slot(tid, s->cap);; j = (j + 1) & (s->cap - 1)) {
+		if (s->v[j] == tid)
+			return 1;
+		if (!s->v[j])
+			return 0;
+	}
+}
+
+/* Is tid (non-zero) in the set?  Its slot in *slot. */
+static inline int rec_tidset_find(const struct tidset *s, uint32_t tid, size_t *slot)
+{
+	if (!s->cap)
+		return 0;
+	for (size_t j = rec_tidset_slot(tid, s->cap);; j = (j + 1) & (s->cap - 1)) {
+		if (s->v[j] == tid) {
+			*slot = j;
+			return 1;
+		}
+		if (!s->v[j])
+			return 0;
+	}
+}
+
+static inline int rec_tgid_traced(struct collector *c, uint32_t tgid)
+{
+	if (tgid == c->tgid)
+		return 1;
+	if (!c->multi || !tgid)
+		return 0;
+	return rec_tgid_traced_multi(c, tgid);
+}
+
+/* rec_note_thread for every event: a thread already counted returns here,
+ * without a call (up to three per event). */
+static inline void rec_note(struct collector *c, uint32_t tid, uint32_t tgid)
+{
+	if (tid && tid != c->last_tid && !rec_tidset_has(&c->tids, tid))
+		rec_note_thread(c, tid, tgid);
+}
+
 /* Which traced threads and processes an event shows. */
-uint32_t rec_note_event(struct collector *c, const struct lt_event *ev);
+/* kind: ev->h.kind (a constant where the caller knows it) */
+static inline __attribute__((always_inline)) uint32_t rec_note_event_kind(struct collector *c,
+									  const struct lt_event *ev,
+									  uint8_t kind)
+{
+	switch (kind) {
+	case LT_EV_SWITCH:
+		if (rec_tgid_traced(c, ev->sw.prev_tgid))
+			rec_note(c, ev->sw.prev_tid, ev->sw.prev_tgid);
+		if (rec_tgid_traced(c, ev->sw.next_tgid))
+			rec_note(c, ev->sw.next_tid, ev->sw.next_tgid);
+		return 0;
+	case LT_EV_TASK_NEW:
+		if (ev->tnew.tgid != c->tgid)
+			rec_get_proc(c, (pid_t)ev->tnew.tgid, c->cg ? LT_PROC_CGROUP : LT_PROC_CHILD, c->multi);
+		rec_note_thread(c, ev->h.tid, ev->tnew.tgid);
+		return ev->tnew.tgid;
+	case LT_EV_WAKING:
+		if (rec_tgid_traced(c, ev->wake.waker_tgid))
+			rec_note(c, ev->wake.waker_tid, ev->wake.waker_tgid);
+		break;
+	case LT_EV_LOST:
+		return 0;
+	default:
+		break;
+	}
+	/* the event's own thread is traced; a thread in the thread set stays
+	 * there, so the last one found needs no lookup */
+	if (ev->h.tid == c->last_tid && c->last_tg)
+		return c->last_tg;
+	if (!c->multi) {
+		if (c->tgid && ev->h.tid) {
+			if (rec_tidset_has(&c->tids, ev->h.tid)) {
+				c->last_tid = ev->h.tid;
+				c->last_tg = c->tgid;
+			} else {
+				rec_note_thread(c, ev->h.tid, c->tgid);
+			}
+		}
+		return c->tgid;
+	}
+	/* several processes: a thread counted already has its tgid in the
+	 * thread set (what tid_tgid holds), one lookup for both */
+	size_t j;
+	if (ev->h.tid && rec_tidset_find(&c->tids, ev->h.tid, &j) && c->tids.tg[j]) {
+		c->last_tid = ev->h.tid;
+		c->last_tg = c->tids.tg[j];
+		return c->tids.tg[j];
+	}
+	uint32_t tgid = rec_tgid_of_multi(c, ev->h.tid);
+	if (tgid)
+		rec_note(c, ev->h.tid, tgid);
+	return tgid;
+}
+
+static inline __attribute__((always_inline)) uint32_t rec_note_event(struct collector *c,
+								  const struct lt_event *ev)
+{
+	return rec_note_event_kind(c, ev, ev->h.kind);
+}
+
 /* The traced processes still alive, in a malloc'd array (*n of them). */
 pid_t *rec_live_procs(const struct collector *c, size_t *n);
 /* The other traced processes into h (already describing the first, c's

@@ -12,7 +12,9 @@
 #include "golang.h"
 #include "rtwatch.h"
 #include "record_int.h"
+#include "callnorm_feed.h"
 #include "taskrun.h"
+#include "writer_int.h"
 
 #define POLL_MS 20
 #define FB_POLL_MS 200 /* the flight recorder's slots: nothing to drain */
@@ -114,18 +116,23 @@ static void take_signals(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-static void deliver(void *ctx, const struct lt_event *ev)
+/* An event to the sink, inline; kind is ev->h.kind, a constant in each
+ * of deliver_any's cases, so that the thread set's and the encoder's
+ * switches on it fold away in each. */
+static inline __attribute__((always_inline)) void deliver_kind(struct collector *c,
+							       const struct lt_event *ev, uint8_t kind)
 {
-	struct collector *c = ctx;
-
-	c->events[ev->h.kind]++;
+	c->events[kind]++;
 	c->total++;
-	uint32_t tgid = rec_note_event(c, ev);
-	if (c->stall)
-		lt_stall_event(c->stall, ev);
-	if (c->stk)
-		lt_stackrec_event(c->stk, ev, tgid);
-	if (ev->h.kind == LT_EV_FUTEX_ENTER && tgid) {
+	uint32_t tgid = rec_note_event_kind(c, ev, kind);
+	/* the stall rule and --stacks: one test when both are off */
+	if (__builtin_expect(((uintptr_t)c->stall | (uintptr_t)c->stk) != 0, 0)) {
+		if (c->stall)
+			lt_stall_event(c->stall, ev);
+		if (c->stk)
+			lt_stackrec_event(c->stk, ev, tgid);
+	}
+	if (kind == LT_EV_FUTEX_ENTER && tgid) {
 		/* procs[0], the first process, is most events' */
 		struct proc *p = c->nprocs && c->procs[0]->tgid == (pid_t)tgid ? c->procs[0]
 										: rec_get_proc(c, (pid_t)tgid, 0, 0);
@@ -134,9 +141,52 @@ static void deliver(void *ctx, const struct lt_event *ev)
 	}
 	if (c->werr)
 		return; /* keep draining so the kernel side never blocks on us */
-	int r = lt_writer_event(c->w, ev);
+	int r = lt_writer_event_kind(c->w, ev, kind);
 	if (r)
 		c->werr = r;
+}
+
+/* The common kinds each with its own copy of the path. */
+static inline __attribute__((always_inline)) void deliver_any(struct collector *c,
+							      const struct lt_event *ev)
+{
+	switch (ev->h.kind) {
+	case LT_EV_SYS_EXIT:
+		deliver_kind(c, ev, LT_EV_SYS_EXIT);
+		break;
+	case LT_EV_FUTEX_ENTER:
+		deliver_kind(c, ev, LT_EV_FUTEX_ENTER);
+		break;
+	case LT_EV_SWITCH:
+		deliver_kind(c, ev, LT_EV_SWITCH);
+		break;
+	case LT_EV_WAKING:
+		deliver_kind(c, ev, LT_EV_WAKING);
+		break;
+	default:
+		deliver_kind(c, ev, ev->h.kind);
+		break;
+	}
+}
+
+/* call normalisation's callback */
+static void deliver(void *ctx, const struct lt_event *ev)
+{
+	deliver_any(ctx, ev);
+}
+
+/* call normalisation's callback for the returns it adds (SYS_EXIT) */
+static void deliver_ret(void *ctx, const struct lt_event *ev)
+{
+	deliver_kind(ctx, ev, LT_EV_SYS_EXIT);
+}
+
+/* call normalisation's callback for the events fed, inline at its one
+ * call in lt_callnorm_feed_kind */
+static inline __attribute__((always_inline)) void deliver_fed(void *ctx, const struct lt_event *ev,
+							      uint8_t kind)
+{
+	deliver_kind(ctx, ev, kind);
 }
 
 /* ev = the record of n bytes at p, zeros after it.  The common sizes are
@@ -163,28 +213,107 @@ static inline void copy_record(struct lt_event *ev, const uint8_t *p, size_t n)
 }
 #undef COPY_FIXED
 
-/* One ring record holds one event, or (--calls blocking) a call's entry
- * followed by the switch or wake-up it was written with. */
-int rec_on_sample(void *ctx, void *data, size_t size)
+/* rec_on_sample for a record that is not 8-byte aligned (none should be):
+ * its events copied out first. */
+static __attribute__((noinline)) int on_sample_copied(struct collector *c, const uint8_t *p,
+						      size_t size)
 {
-	struct collector *c = ctx;
-	const uint8_t *p = data;
-	struct lt_event ev;
+	struct lt_event copy;
 
 	while (size >= sizeof(struct lt_ev_hdr)) {
 		size_t n = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
 		if (!n || n > size)
 			return 0;
-		copy_record(&ev, p, n);
+		copy_record(&copy, p, n);
 		if (c->norm)
-			lt_callnorm_feed(c->norm, &ev, deliver, c);
+			lt_callnorm_feed(c->norm, &copy, deliver, c);
 		else
-			deliver(c, &ev);
+			deliver_any(c, &copy);
 		p += n;
 		size -= n;
 	}
 	return 0;
 }
+
+/* rec_on_sample's loop with call normalisation (--calls blocking): the
+ * test of c->norm once per record, not per event.  Each event aligned
+ * (rec_on_sample). */
+static inline __attribute__((always_inline)) int on_sample_norm(struct collector *c,
+								const uint8_t *p, size_t size)
+{
+	while (size >= sizeof(struct lt_ev_hdr)) {
+		const struct lt_event *ev = (const struct lt_event *)p;
+		size_t n = lt_record_size(ev->h.kind);
+		if (!n || n > size)
+			return 0;
+		switch (ev->h.kind) {
+		case LT_EV_FUTEX_ENTER:
+			lt_callnorm_feed_kind(c->norm, ev, LT_EV_FUTEX_ENTER, deliver_fed, deliver_ret, c);
+			break;
+		case LT_EV_SWITCH:
+			lt_callnorm_feed_kind(c->norm, ev, LT_EV_SWITCH, deliver_fed, deliver_ret, c);
+			break;
+		case LT_EV_WAKING:
+			lt_callnorm_feed_kind(c->norm, ev, LT_EV_WAKING, deliver_fed, deliver_ret, c);
+			break;
+		default:
+			lt_callnorm_feed_kind(c->norm, ev, ev->h.kind, deliver_fed, deliver_ret, c);
+			break;
+		}
+		p += n;
+		size -= n;
+	}
+	return 0;
+}
+
+/* One ring record holds one event, or (--calls blocking) a call's entry
+ * followed by the switch or wake-up it was written with.
+ *
+ * The events are read where they lie in the ring, not copied out: an
+ * event of n bytes holds all of its kind's fields (n is its kind's record
+ * size), and what handles an event (call normalisation, the thread set,
+ * the stall rule, --stacks, the encoder) reads only its kind's fields, so
+ * never the bytes after it.  The ring's records are 8-byte aligned, and
+ * every record size is a multiple of 8, so each event in one is too.
+ *
+ * Without call normalisation, one switch on the kind gives both the size
+ * and the kind's own copy of deliver. */
+#define ONE_KIND(K, PAYLOAD)                                            \
+	case K:                                                         \
+		if ((n = LT_REC_SIZE(PAYLOAD)) > size)                  \
+			return 0;                                       \
+		deliver_kind(c, ev, K);                                 \
+		break
+int rec_on_sample(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+	const uint8_t *p = data;
+
+	if ((uintptr_t)p % _Alignof(struct lt_event))
+		return on_sample_copied(c, p, size);
+	if (c->norm)
+		return on_sample_norm(c, p, size);
+	while (size >= sizeof(struct lt_ev_hdr)) {
+		const struct lt_event *ev = (const struct lt_event *)p;
+		size_t n;
+		switch (ev->h.kind) {
+		ONE_KIND(LT_EV_SYS_EXIT, lt_sys_exit);
+		ONE_KIND(LT_EV_FUTEX_ENTER, lt_futex_enter);
+		ONE_KIND(LT_EV_SWITCH, lt_switch);
+		ONE_KIND(LT_EV_WAKING, lt_waking);
+		default:
+			n = lt_record_size(ev->h.kind);
+			if (!n || n > size)
+				return 0;
+			deliver_kind(c, ev, ev->h.kind);
+			break;
+		}
+		p += n;
+		size -= n;
+	}
+	return 0;
+}
+#undef ONE_KIND
 
 /* Emits a LOST record for every (cpu, kind) whose drop count grew. */
 static void account_lost(struct lt_bpf *b, struct collector *c, uint64_t *seen, uint64_t *now,

@@ -10,33 +10,14 @@
 #include "rtwatch.h"
 #include "record_int.h"
 
-/* cap is a power of two: the slot is the top bits of a multiplicative
- * hash, masked (no division: this runs for every event, up to 3 times). */
-static inline size_t tidset_slot(uint32_t tid, size_t cap)
-{
-	return (size_t)((tid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
-/* Is tid (non-zero) in the set? */
-static inline int tidset_has(const struct tidset *s, uint32_t tid)
-{
-	if (!s->cap)
-		return 0;
-	for (size_t j = tidset_slot(tid, s->cap);; j = (j + 1) & (s->cap - 1)) {
-		if (s->v[j] == tid)
-			return 1;
-		if (!s->v[j])
-			return 0;
-	}
-}
-
-/* 1 if tid is new (added), 0 if it was there (or is 0, or no memory). */
-static int tidset_add(struct tidset *s, uint32_t tid)
+/* 1 if tid is new (added, with its tgid), 0 if it was there (or is 0, or
+ * no memory). */
+static int tidset_add(struct tidset *s, uint32_t tid, uint32_t tgid)
 {
 	if (!tid)
 		return 0;
 	if (s->cap) {
-		for (size_t j = tidset_slot(tid, s->cap);; j = (j + 1) & (s->cap - 1)) {
+		for (size_t j = rec_tidset_slot(tid, s->cap);; j = (j + 1) & (s->cap - 1)) {
 			if (s->v[j] == tid)
 				return 0;
 			if (!s->v[j])
@@ -45,25 +26,32 @@ static int tidset_add(struct tidset *s, uint32_t tid)
 	}
 	if ((s->n + 1) * 2 > s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
-		uint32_t *v = calloc(cap, sizeof(*v));
-		if (!v)
+		uint32_t *v = calloc(cap, sizeof(*v)), *tg = calloc(cap, sizeof(*tg));
+		if (!v || !tg) {
+			free(v);
+			free(tg);
 			return 0;
+		}
 		for (size_t i = 0; i < s->cap; i++) {
 			if (!s->v[i])
 				continue;
-			size_t j = tidset_slot(s->v[i], cap);
+			size_t j = rec_tidset_slot(s->v[i], cap);
 			while (v[j])
 				j = (j + 1) & (cap - 1);
 			v[j] = s->v[i];
+			tg[j] = s->tg[i];
 		}
 		free(s->v);
+		free(s->tg);
 		s->v = v;
+		s->tg = tg;
 		s->cap = cap;
 	}
-	size_t j = tidset_slot(tid, s->cap);
+	size_t j = rec_tidset_slot(tid, s->cap);
 	while (s->v[j])
 		j = (j + 1) & (s->cap - 1);
 	s->v[j] = tid;
+	s->tg[j] = tgid;
 	s->n++;
 	return 1;
 }
@@ -118,7 +106,7 @@ void rec_free_procs(struct collector *c)
 /* Is tgid a traced process?  Processes that join a recording by -p,
  * --children or a followed fork are known (TASK_NEW); with --cgroup, a
  * process seen for the first time is looked up in /proc once. */
-static __attribute__((noinline)) int tgid_traced_multi(struct collector *c, uint32_t tgid)
+__attribute__((noinline)) int rec_tgid_traced_multi(struct collector *c, uint32_t tgid)
 {
 	if (lt_u64map_get(&c->proc_of, tgid))
 		return 1;
@@ -130,24 +118,15 @@ static __attribute__((noinline)) int tgid_traced_multi(struct collector *c, uint
 	return 0;
 }
 
-static inline int tgid_traced(struct collector *c, uint32_t tgid)
-{
-	if (tgid == c->tgid)
-		return 1;
-	if (!c->multi || !tgid)
-		return 0;
-	return tgid_traced_multi(c, tgid);
-}
-
 int rec_is_traced_cb(void *ctx, uint32_t tgid)
 {
-	return tgid_traced(ctx, tgid);
+	return rec_tgid_traced(ctx, tgid);
 }
 
 /* A thread of a traced process, counted once. */
 void rec_note_thread(struct collector *c, uint32_t tid, uint32_t tgid)
 {
-	if (!tidset_add(&c->tids, tid))
+	if (!tidset_add(&c->tids, tid, tgid))
 		return;
 	struct proc *p = rec_get_proc(c, (pid_t)tgid, LT_PROC_CHILD, 0);
 	if (p)
@@ -158,7 +137,7 @@ void rec_note_thread(struct collector *c, uint32_t tid, uint32_t tgid)
 
 /* The process of a traced thread (0 unknown: it has gone), when several
  * processes are traced. */
-static __attribute__((noinline)) uint32_t tgid_of_multi(struct collector *c, uint32_t tid)
+__attribute__((noinline)) uint32_t rec_tgid_of_multi(struct collector *c, uint32_t tid)
 {
 	char err[160];
 	pid_t tgid;
@@ -167,53 +146,10 @@ static __attribute__((noinline)) uint32_t tgid_of_multi(struct collector *c, uin
 	if (t)
 		return (uint32_t)t;
 	/* a thread first seen in an event of its own: once per thread */
-	if (lt_target_resolve((pid_t)tid, &tgid, err, sizeof(err)) || !tgid_traced(c, (uint32_t)tgid))
+	if (lt_target_resolve((pid_t)tid, &tgid, err, sizeof(err)) || !rec_tgid_traced(c, (uint32_t)tgid))
 		return 0;
 	rec_note_thread(c, tid, (uint32_t)tgid);
 	return (uint32_t)tgid;
-}
-
-static inline uint32_t tgid_of(struct collector *c, uint32_t tid)
-{
-	return c->multi ? tgid_of_multi(c, tid) : c->tgid;
-}
-
-/* rec_note_thread for every event: a thread already counted returns here,
- * without a call (up to three per event). */
-static inline void note(struct collector *c, uint32_t tid, uint32_t tgid)
-{
-	if (tid && !tidset_has(&c->tids, tid))
-		rec_note_thread(c, tid, tgid);
-}
-
-/* Which traced threads and processes an event shows. */
-uint32_t rec_note_event(struct collector *c, const struct lt_event *ev)
-{
-	switch (ev->h.kind) {
-	case LT_EV_SWITCH:
-		if (tgid_traced(c, ev->sw.prev_tgid))
-			note(c, ev->sw.prev_tid, ev->sw.prev_tgid);
-		if (tgid_traced(c, ev->sw.next_tgid))
-			note(c, ev->sw.next_tid, ev->sw.next_tgid);
-		return 0;
-	case LT_EV_TASK_NEW:
-		if (ev->tnew.tgid != c->tgid)
-			rec_get_proc(c, (pid_t)ev->tnew.tgid, c->cg ? LT_PROC_CGROUP : LT_PROC_CHILD, c->multi);
-		rec_note_thread(c, ev->h.tid, ev->tnew.tgid);
-		return ev->tnew.tgid;
-	case LT_EV_WAKING:
-		if (tgid_traced(c, ev->wake.waker_tgid))
-			note(c, ev->wake.waker_tid, ev->wake.waker_tgid);
-		break;
-	case LT_EV_LOST:
-		return 0;
-	default:
-		break;
-	}
-	uint32_t tgid = tgid_of(c, ev->h.tid); /* the event's own thread is traced */
-	if (tgid)
-		note(c, ev->h.tid, tgid);
-	return tgid;
 }
 
 /* The traced processes still alive, in a malloc'd array (*n of them). */

@@ -3,25 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "callnorm.h"
+#include "callnorm_feed.h"
 #include "taskrun.h"
 #include "u64map.h"
-
-/* threads: tid -> state; absent: not seen leaving a cpu since tracing
- * began (so it may be asleep in a call we never saw start) */
-#define ST_RAN ((uintptr_t)1) /* seen, in no call we know of */
-/* ST_RAN + 1 + nr: asleep (or woken, not yet run) in call nr */
-/* asleep in a call when tracing began, as the header saw it */
-#define ST_BEFORE (ST_RAN + 1 + LT_NR_UNKNOWN)
-
-/* wakers: tid -> the call a thread is waking others from (LT_F_AT_WAKE);
- * it returns at the last wake-up it issued, written at the thread's next
- * event */
-struct wcall {
-	uint64_t key;  /* futex address or fd: tells one call from the next */
-	uint64_t last; /* ts of its last wake-up */
-	uint16_t nr, cpu;
-};
 
 int lt_callnorm_init(struct lt_callnorm *n, uint32_t tgid)
 {
@@ -57,204 +41,39 @@ void lt_callnorm_free(struct lt_callnorm *n)
 	memset(n, 0, sizeof(*n));
 }
 
-static void set_state(struct lt_callnorm *n, uint32_t tid, uintptr_t st)
-{
-	if (tid && lt_u64map_put(n->threads, tid, (void *)st))
-		n->oom = 1;
-}
-
-static void emit_return(struct lt_callnorm *n, uint64_t ts, uint16_t cpu, uint32_t tid,
-			uint16_t nr, uint8_t flags, lt_callnorm_out out, void *ctx)
-{
-	if (nr == LT_NR_UNKNOWN)
-		flags |= LT_F_BEGAN_BEFORE; /* the call the header saw */
-	struct lt_event x;
-
-	memset(&x, 0, sizeof(x));
-	x.h.ts = ts;
-	x.h.cpu = cpu;
-	x.h.tid = tid;
-	x.h.kind = LT_EV_SYS_EXIT;
-	x.h.flags = LT_F_RET_UNKNOWN | flags;
-	x.exit.nr = nr;
-	n->synthesized++;
-	out(ctx, &x);
-}
-
-/* tid is seen doing something (a call, a wake-up it issues, leaving a
- * cpu): if it is still asleep in a call as far as we know, the switch
- * that ran it again was not in the stream (lost, or not reported: a
- * kernel may skip sched_switch when the task leaving the cpu is one it
- * hides from tracing).  The call has returned by now: its return is
- * placed here, the first moment the thread is known to have run. */
-static void ran_by_now(struct lt_callnorm *n, uint32_t tid, uint64_t ts, uint16_t cpu,
-		       lt_callnorm_out out, void *ctx)
-{
-	void **ref = lt_u64map_ref(n->threads, tid);
-	uintptr_t st = ref ? (uintptr_t)*ref : 0;
-
-	if (st <= ST_RAN)
-		return;
-	/* (emitting a return does not change the map: ref stays valid) */
-	if (st == ST_BEFORE && ts < n->seeded_at) {
-		/* acting before the header was complete: it may have fallen
-		 * asleep after we attached, in the very call the header saw */
-		*ref = (void *)ST_RAN;
-		return;
-	}
-	n->unseen_runs++;
-	emit_return(n, ts, cpu, tid, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
-	*ref = (void *)ST_RAN;
-}
-
-/* The waking call of tid, if one is open, returns now. */
-static void end_wake_call(struct lt_callnorm *n, uint32_t tid, lt_callnorm_out out, void *ctx)
-{
-	struct wcall *w;
-
-	if (!n->wakers->n || !(w = lt_u64map_get(n->wakers, tid)))
-		return;
-	emit_return(n, w->last, w->cpu, tid, w->nr, 0, out, ctx);
-	lt_u64map_del(n->wakers, tid);
-	*(void **)w = n->spare; /* kept for the next waking call */
-	n->spare = w;
-}
-
-static void on_enter(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
-		     void *ctx)
-{
-	uint32_t tid = ev->h.tid;
-	uint16_t nr;
-	uint64_t key;
-
-	if (ev->h.kind == LT_EV_FUTEX_ENTER) {
-		nr = ev->futex.nr;
-		key = ev->futex.uaddr;
-	} else if (ev->h.kind == LT_EV_FLOCK_ENTER) {
-		nr = ev->flk.nr;
-		key = (uint64_t)(uint32_t)ev->flk.fd;
-	} else if (ev->h.kind == LT_EV_WAIT_ENTER) {
-		nr = ev->wait.nr;
-		key = 0;
-	} else {
-		nr = ev->io.nr;
-		key = (uint64_t)(uint32_t)ev->io.fd;
-	}
-	if (ev->h.flags & LT_F_AT_WAKE) {
-		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, tid) : NULL;
-		if (w && w->nr == nr && w->key == key)
-			return; /* the same call waking one more thread */
-		end_wake_call(n, tid, out, ctx);
-		if ((w = n->spare))
-			n->spare = *(void **)w;
-		else
-			w = malloc(sizeof(*w));
-		if (!w || lt_u64map_put(n->wakers, tid, w)) {
-			free(w);
-			n->oom = 1;
-			out(ctx, ev);
-			emit_return(n, ev->h.ts, ev->h.cpu, tid, nr, 0, out, ctx);
-			return;
-		}
-		w->key = key;
-		w->last = ev->h.ts;
-		w->nr = nr;
-		w->cpu = ev->h.cpu;
-		out(ctx, ev);
-		return;
-	}
-	end_wake_call(n, tid, out, ctx);
-	out(ctx, ev);
-	if (ev->h.flags & LT_F_AT_SLEEP) {
-		set_state(n, tid, ST_RAN + 1 + nr);
-		n->sleep_switch = tid; /* the switch written with it comes next */
-	}
-}
-
-/* A task of the traced processes (switches name other tasks too). */
-static int traced_tgid(const struct lt_callnorm *n, uint32_t tgid)
-{
-	return tgid == n->tgid || (n->is_traced && n->is_traced(n->traced_ctx, tgid));
-}
-
-static void on_switch(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out, void *ctx)
-{
-	uint32_t prev = ev->sw.prev_tid, next = ev->sw.next_tid;
-	uintptr_t st;
-
-	if (prev && traced_tgid(n, ev->sw.prev_tgid)) {
-		end_wake_call(n, prev, out, ctx);
-		/* the entry of a call it sleeps in, if any, came just before */
-		if (!lt_u64map_get(n->threads, prev))
-			set_state(n, prev, ST_RAN);
-	}
-	out(ctx, ev);
-	if (!next || !traced_tgid(n, ev->sw.next_tgid))
-		return;
-	void **ref = lt_u64map_ref(n->threads, next);
-	st = ref ? (uintptr_t)*ref : 0;
-	if (st > ST_RAN) /* (ST_BEFORE: flagged as began before) */
-		emit_return(n, ev->h.ts, ev->h.cpu, next, (uint16_t)(st - ST_RAN - 1), 0, out, ctx);
-	else if (!st) /* asleep (or waiting for a cpu) since before tracing */
-		emit_return(n, ev->h.ts, ev->h.cpu, next, LT_NR_UNKNOWN, 0, out, ctx);
-	if (ref) /* emitting a return does not change the map */
-		*ref = (void *)ST_RAN;
-	else
-		set_state(n, next, ST_RAN);
-}
-
 int lt_callnorm_asleep_at_attach(struct lt_callnorm *n, uint32_t tid, uint64_t now)
 {
 	n->seeded_at = now;
 	if (!tid || lt_u64map_get(n->threads, tid))
 		return 0;
-	set_state(n, tid, ST_BEFORE);
+	cn_set_state(n, tid, CN_ST_BEFORE);
 	return n->oom ? -ENOMEM : 0;
+}
+
+/* lt_callnorm_feed's one callback, as lt_callnorm_feed_kind's two */
+struct fwd {
+	lt_callnorm_out out;
+	void *ctx;
+};
+
+static void fwd_fed(void *p, const struct lt_event *ev, uint8_t kind)
+{
+	const struct fwd *f = p;
+	(void)kind;
+	f->out(f->ctx, ev);
+}
+
+static void fwd_ret(void *p, const struct lt_event *ev)
+{
+	const struct fwd *f = p;
+	f->out(f->ctx, ev);
 }
 
 void lt_callnorm_feed(struct lt_callnorm *n, const struct lt_event *ev, lt_callnorm_out out,
 		      void *ctx)
 {
-	/* paired: the tid whose sleep entry came just before, in the same
-	 * ring record as this switch (0 if none): its switch is the sleep,
-	 * not a sign that it ran */
-	uint32_t paired = n->sleep_switch, actor = lt_run_actor(ev);
-
-	n->sleep_switch = 0;
-	if (ev->h.kind == LT_EV_SWITCH && (actor == paired || !traced_tgid(n, ev->sw.prev_tgid)))
-		actor = 0;
-	if (actor)
-		ran_by_now(n, actor, ev->h.ts, ev->h.cpu, out, ctx);
-	switch (ev->h.kind) {
-	case LT_EV_FUTEX_ENTER:
-	case LT_EV_WAIT_ENTER:
-	case LT_EV_IO_ENTER:
-	case LT_EV_FLOCK_ENTER:
-		on_enter(n, ev, out, ctx);
-		return;
-	case LT_EV_SWITCH:
-		on_switch(n, ev, out, ctx);
-		return;
-	case LT_EV_WAKING: {
-		struct wcall *w = n->wakers->n ? lt_u64map_get(n->wakers, ev->wake.waker_tid) : NULL;
-		if (w && lt_run_woken_by_task(ev))
-			w->last = ev->h.ts;
-		out(ctx, ev);
-		return;
-	}
-	case LT_EV_TASK_NEW:
-		out(ctx, ev);
-		set_state(n, ev->h.tid, ST_RAN);
-		return;
-	case LT_EV_TASK_EXIT:
-		end_wake_call(n, ev->h.tid, out, ctx);
-		out(ctx, ev);
-		lt_u64map_del(n->threads, ev->h.tid);
-		return;
-	default:
-		out(ctx, ev);
-		return;
-	}
+	struct fwd f = { out, ctx };
+	lt_callnorm_feed_kind(n, ev, ev->h.kind, fwd_fed, fwd_ret, &f);
 }
 
 void lt_callnorm_flush(struct lt_callnorm *n, lt_callnorm_out out, void *ctx)
@@ -262,7 +81,7 @@ void lt_callnorm_flush(struct lt_callnorm *n, lt_callnorm_out out, void *ctx)
 	while (n->wakers->n) {
 		for (size_t i = 0; i < n->wakers->cap; i++) {
 			if (n->wakers->keys[i]) {
-				end_wake_call(n, (uint32_t)n->wakers->keys[i], out, ctx);
+				cn_end_wake_call(n, (uint32_t)n->wakers->keys[i], out, ctx);
 				break;
 			}
 		}

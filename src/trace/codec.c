@@ -8,8 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "codec.h"
-#include "varint.h"
+#include "codec_enc.h"
 
 void lt_codec_reset(struct lt_codec *c, int32_t pid, uint64_t base_ts)
 {
@@ -18,35 +17,12 @@ void lt_codec_reset(struct lt_codec *c, int32_t pid, uint64_t base_ts)
 	c->prev_ts = base_ts;
 }
 
-static uint8_t *put_tid(uint8_t *p, const struct lt_codec *c, uint32_t tid)
-{
-	return lt_put_varint(p, lt_zz((int64_t)tid - c->pid));
-}
-
 /* A tid or tgid stored relative to the pid: the sum wraps at 32 bits, in
  * unsigned arithmetic (a crafted delta near INT64_MAX plus the pid would
  * overflow a signed sum: undefined; found by fuzz_trace). */
 static uint32_t get_tid(struct lt_cur *cur, const struct lt_codec *c)
 {
 	return (uint32_t)((uint64_t)lt_get_zz(cur) + (uint32_t)c->pid);
-}
-
-/* At most LT_COMM_LEN - 1: the kernel's names end in a NUL within 16
- * bytes, and the reader refuses 16 (no room for the terminator). */
-static size_t comm_len(const char *s)
-{
-	size_t n = 0;
-	while (n < LT_COMM_LEN - 1 && s[n])
-		n++;
-	return n;
-}
-
-static uint8_t *put_str(uint8_t *p, const char *s)
-{
-	size_t n = comm_len(s);
-	p = lt_put_varint(p, n);
-	memcpy(p, s, n);
-	return p + n;
 }
 
 static void get_str(struct lt_cur *cur, char *dst)
@@ -65,24 +41,6 @@ static void get_str(struct lt_cur *cur, char *dst)
 		memcpy(dst, s, n);
 }
 
-/* The comm of a tid is written only when it differs from the cached one;
- * a flag bit says whether it follows inline. */
-static int comm_cached(struct lt_codec *c, uint32_t tid, const char *comm)
-{
-	struct lt_comm_slot *s = &c->comms[tid % LT_COMM_CACHE];
-	/* the slot is NUL-padded, and so is a comm the kernel copied: equal
-	 * bytes are the common case, compared inline; strncmp only when the
-	 * bytes after the NUL may differ */
-	if (s->valid && s->tid == tid &&
-	    (!memcmp(s->comm, comm, LT_COMM_LEN) || !strncmp(s->comm, comm, LT_COMM_LEN)))
-		return 1;
-	s->valid = 1;
-	s->tid = tid;
-	memset(s->comm, 0, LT_COMM_LEN);
-	memcpy(s->comm, comm, comm_len(comm));
-	return 0;
-}
-
 static int comm_lookup(struct lt_codec *c, uint32_t tid, char *dst)
 {
 	struct lt_comm_slot *s = &c->comms[tid % LT_COMM_CACHE];
@@ -92,146 +50,9 @@ static int comm_lookup(struct lt_codec *c, uint32_t tid, char *dst)
 	return 0;
 }
 
-static void comm_store(struct lt_codec *c, uint32_t tid, const char *comm)
-{
-	comm_cached(c, tid, comm);
-}
-
-/* futex optional-field presence bits */
-#define FX_UADDR2 0x1
-#define FX_TIMEOUT 0x2
-#define FX_VAL3 0x4
-
 size_t lt_codec_encode(struct lt_codec *c, uint8_t *out, const struct lt_event *ev)
 {
-	uint8_t *p = out;
-	const struct lt_ev_hdr *h = &ev->h;
-	unsigned bits;
-	int i;
-
-	*p++ = h->kind;
-	*p++ = h->flags;
-	p = lt_put_varint(p, lt_zz((int64_t)(h->ts - c->prev_ts)));
-	c->prev_ts = h->ts;
-	p = lt_put_varint(p, h->cpu);
-	p = put_tid(p, c, h->tid);
-
-	switch (h->kind) {
-	case LT_EV_FUTEX_ENTER: {
-		const struct lt_futex_enter *f = &ev->futex;
-		bits = (f->uaddr2 ? FX_UADDR2 : 0) | (f->timeout != -1 ? FX_TIMEOUT : 0) |
-		       (f->val3 != 0xffffffffu ? FX_VAL3 : 0);
-		p = lt_put_varint(p, f->nr);
-		p = lt_put_varint(p, bits);
-		p = lt_put_varint(p, f->op);
-		p = lt_put_varint(p, lt_zz((int64_t)(f->uaddr - c->prev_uaddr)));
-		c->prev_uaddr = f->uaddr;
-		p = lt_put_varint(p, f->val);
-		if (bits & FX_UADDR2)
-			p = lt_put_varint(p, lt_zz((int64_t)(f->uaddr2 - f->uaddr)));
-		if (bits & FX_TIMEOUT)
-			p = lt_put_varint(p, lt_zz(f->timeout));
-		if (bits & FX_VAL3)
-			p = lt_put_varint(p, f->val3);
-		break;
-	}
-	case LT_EV_WAIT_ENTER: {
-		const struct lt_wait_enter *w = &ev->wait;
-		int n = 0;
-		while (n < LT_WAIT_FDS && w->fds[n] >= 0)
-			n++;
-		p = lt_put_varint(p, w->nr);
-		p = lt_put_varint(p, w->nfds);
-		p = lt_put_varint(p, lt_zz(w->timeout_ns));
-		/* fds are kept as a prefix of non-negative values */
-		for (i = n; i < LT_WAIT_FDS; i++)
-			if (w->fds[i] != -1)
-				n = LT_WAIT_FDS;
-		p = lt_put_varint(p, n);
-		for (i = 0; i < n; i++)
-			p = lt_put_varint(p, lt_zz(w->fds[i]));
-		break;
-	}
-	case LT_EV_IO_ENTER:
-		p = lt_put_varint(p, ev->io.nr);
-		p = lt_put_varint(p, lt_zz(ev->io.fd));
-		p = lt_put_varint(p, ev->io.count);
-		break;
-	case LT_EV_SYS_EXIT:
-		p = lt_put_varint(p, ev->exit.nr);
-		p = lt_put_varint(p, lt_zz(ev->exit.ret));
-		break;
-	case LT_EV_SWITCH: {
-		const struct lt_switch *s = &ev->sw;
-		bits = (comm_cached(c, s->prev_tid, s->prev_comm) ? 0 : 1) |
-		       (comm_cached(c, s->next_tid, s->next_comm) ? 0 : 2);
-		/* prev_tid == hdr.tid always (the BPF side sets it so) */
-		p = put_tid(p, c, s->next_tid);
-		p = lt_put_varint(p, s->prev_state);
-		p = lt_put_varint(p, lt_zz(s->prev_prio));
-		p = lt_put_varint(p, lt_zz(s->next_prio));
-		p = lt_put_varint(p, lt_zz((int64_t)s->prev_tgid - c->pid));
-		p = lt_put_varint(p, lt_zz((int64_t)s->next_tgid - c->pid));
-		p = lt_put_varint(p, bits | (s->prev_tid != h->tid ? 4 : 0));
-		if (s->prev_tid != h->tid)
-			p = put_tid(p, c, s->prev_tid);
-		if (bits & 1)
-			p = put_str(p, s->prev_comm);
-		if (bits & 2)
-			p = put_str(p, s->next_comm);
-		break;
-	}
-	case LT_EV_WAKING: {
-		const struct lt_waking *w = &ev->wake;
-		bits = comm_cached(c, w->waker_tid, w->waker_comm) ? 0 : 1;
-		p = put_tid(p, c, w->waker_tid);
-		p = lt_put_varint(p, lt_zz((int64_t)w->waker_tgid - c->pid));
-		p = lt_put_varint(p, lt_zz(w->prio));
-		p = lt_put_varint(p, w->target_cpu);
-		p = lt_put_varint(p, bits);
-		if (bits)
-			p = put_str(p, w->waker_comm);
-		break;
-	}
-	case LT_EV_TASK_NEW:
-		p = lt_put_varint(p, ev->tnew.clone_flags);
-		p = put_tid(p, c, ev->tnew.parent_tid);
-		p = lt_put_varint(p, lt_zz((int64_t)ev->tnew.tgid - c->pid));
-		p = put_str(p, ev->tnew.comm);
-		comm_store(c, h->tid, ev->tnew.comm);
-		break;
-	case LT_EV_TASK_EXIT:
-		p = lt_put_varint(p, lt_zz(ev->texit.exit_code));
-		break;
-	case LT_EV_RENAME:
-		p = put_str(p, ev->ren.oldcomm);
-		p = put_str(p, ev->ren.newcomm);
-		break;
-	case LT_EV_EXEC:
-		p = put_tid(p, c, ev->exec.old_tid);
-		p = put_str(p, ev->exec.comm);
-		break;
-	case LT_EV_LOST:
-		p = lt_put_varint(p, ev->lost.lost_kind);
-		p = lt_put_varint(p, ev->lost.count);
-		break;
-	case LT_EV_FLOCK_ENTER: {
-		const struct lt_flock_enter *f = &ev->flk;
-		p = lt_put_varint(p, f->nr);
-		p = lt_put_varint(p, lt_zz(f->fd));
-		p = lt_put_varint(p, f->cmd);
-		p = lt_put_varint(p, lt_zz(f->type));
-		if (f->type >= 0) { /* the struct flock was read */
-			p = lt_put_varint(p, f->whence);
-			p = lt_put_varint(p, lt_zz(f->start));
-			p = lt_put_varint(p, lt_zz(f->len));
-		}
-		break;
-	}
-	default:
-		return 0;
-	}
-	return (size_t)(p - out);
+	return lt_codec_encode_inline(c, out, ev);
 }
 
 int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
@@ -261,9 +82,9 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		f->uaddr = c->prev_uaddr + (uint64_t)lt_get_zz(&cur);
 		c->prev_uaddr = f->uaddr;
 		f->val = lt_get_varint(&cur);
-		f->uaddr2 = bits & FX_UADDR2 ? f->uaddr + (uint64_t)lt_get_zz(&cur) : 0;
-		f->timeout = bits & FX_TIMEOUT ? lt_get_zz(&cur) : -1;
-		f->val3 = bits & FX_VAL3 ? (uint32_t)lt_get_varint(&cur) : 0xffffffffu;
+		f->uaddr2 = bits & LT_FX_UADDR2 ? f->uaddr + (uint64_t)lt_get_zz(&cur) : 0;
+		f->timeout = bits & LT_FX_TIMEOUT ? lt_get_zz(&cur) : -1;
+		f->val3 = bits & LT_FX_VAL3 ? (uint32_t)lt_get_varint(&cur) : 0xffffffffu;
 		break;
 	}
 	case LT_EV_WAIT_ENTER: {
@@ -300,13 +121,13 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		s->prev_tid = bits & 4 ? get_tid(&cur, c) : h->tid;
 		if (bits & 1) {
 			get_str(&cur, s->prev_comm);
-			comm_store(c, s->prev_tid, s->prev_comm);
+			codec_comm_store(c, s->prev_tid, s->prev_comm);
 		} else if (comm_lookup(c, s->prev_tid, s->prev_comm)) {
 			cur.err = 1;
 		}
 		if (bits & 2) {
 			get_str(&cur, s->next_comm);
-			comm_store(c, s->next_tid, s->next_comm);
+			codec_comm_store(c, s->next_tid, s->next_comm);
 		} else if (comm_lookup(c, s->next_tid, s->next_comm)) {
 			cur.err = 1;
 		}
@@ -321,7 +142,7 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		bits = lt_get_varint(&cur);
 		if (bits & 1) {
 			get_str(&cur, w->waker_comm);
-			comm_store(c, w->waker_tid, w->waker_comm);
+			codec_comm_store(c, w->waker_tid, w->waker_comm);
 		} else if (comm_lookup(c, w->waker_tid, w->waker_comm)) {
 			cur.err = 1;
 		}
@@ -332,7 +153,7 @@ int lt_codec_decode(struct lt_codec *c, const uint8_t **pp, const uint8_t *end,
 		ev->tnew.parent_tid = get_tid(&cur, c);
 		ev->tnew.tgid = get_tid(&cur, c);
 		get_str(&cur, ev->tnew.comm);
-		comm_store(c, h->tid, ev->tnew.comm);
+		codec_comm_store(c, h->tid, ev->tnew.comm);
 		break;
 	case LT_EV_TASK_EXIT:
 		ev->texit.exit_code = lt_get_zz(&cur);

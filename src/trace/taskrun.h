@@ -40,12 +40,46 @@ long lt_run_attach_call(const struct lt_header *hdr, const struct lt_thread_info
 
 /* A wake-up (LT_EV_WAKING) issued by a task from its own context: not
  * from an interrupt, not from the idle task.  Its waker runs. */
-int lt_run_woken_by_task(const struct lt_event *ev);
+static inline int lt_run_woken_by_task(const struct lt_event *ev)
+{
+	return ev->h.kind == LT_EV_WAKING && ev->wake.waker_tid &&
+	       !(ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE));
+}
 
 /* The thread ev shows running at ev's time (see above), 0 if none: a
  * switch's previous task, a task wake-up's waker, a clone's caller, the
  * thread of a call's entry, of a recorded return (not one flagged
  * LT_F_RET_UNKNOWN, dated by something else), of an exit or an execve. */
-uint32_t lt_run_actor(const struct lt_event *ev);
+/* (inline: call normalisation asks it for every event; kind is
+ * ev->h.kind, a constant where the caller knows it) */
+static inline uint32_t lt_run_actor_kind(const struct lt_event *ev, uint8_t kind)
+{
+	switch (kind) {
+	case LT_EV_FUTEX_ENTER:
+	case LT_EV_WAIT_ENTER:
+	case LT_EV_IO_ENTER:
+	case LT_EV_FLOCK_ENTER:
+	case LT_EV_TASK_EXIT:
+	case LT_EV_EXEC:
+		return ev->h.tid;
+	case LT_EV_SYS_EXIT:
+		return ev->h.flags & LT_F_RET_UNKNOWN ? 0 : ev->h.tid;
+	case LT_EV_SWITCH:
+		return ev->sw.prev_tid;
+	case LT_EV_WAKING: /* lt_run_woken_by_task */
+		return ev->wake.waker_tid && !(ev->h.flags & (LT_F_WAKER_IRQ | LT_F_WAKER_IDLE))
+			       ? ev->wake.waker_tid
+			       : 0;
+	case LT_EV_TASK_NEW:
+		return ev->tnew.parent_tid;
+	default:
+		return 0;
+	}
+}
+
+static inline uint32_t lt_run_actor(const struct lt_event *ev)
+{
+	return lt_run_actor_kind(ev, ev->h.kind);
+}
 
 #endif

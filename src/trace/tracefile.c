@@ -18,7 +18,8 @@
 #include <zlib.h>
 #include "outfile.h"
 #include "locktrace/tracefile.h"
-#include "codec.h"
+#include "codec_enc.h"
+#include "writer_int.h"
 #include "crc32.h"
 #include "grow.h"
 #include "varint.h"
@@ -416,21 +417,6 @@ void lt_stats_free(struct lt_stats *s)
 
 /* ------------------------------------------------------------- writer */
 
-struct lt_writer {
-	int fd;        /* -1: chunks go to emit (an in-memory writer) */
-	lt_chunk_fn emit;
-	void *emit_ctx;
-	size_t chunk_target;
-	int err; /* first write error (-errno), sticky */
-	uint64_t bytes;
-	int32_t pid;
-	struct lt_codec codec;
-	uint8_t *buf; /* LT_CHUNK_HDR_LEN + payload */
-	size_t len;   /* payload bytes in buf */
-	size_t cap;
-	struct lt_chunk_info info; /* of the events chunk being filled */
-};
-
 static int write_all(int fd, const void *data, size_t n)
 {
 	const uint8_t *p = data;
@@ -579,29 +565,19 @@ int lt_writer_header(struct lt_writer *w, const struct lt_header *h)
 	return r;
 }
 
-int lt_writer_event(struct lt_writer *w, const struct lt_event *ev)
+void lt_writer_chunk_start(struct lt_writer *w, uint64_t ts)
 {
 	uint8_t *payload = w->buf + LT_CHUNK_HDR_LEN;
 
-	if (w->len == 0) {
-		/* chunk start: base timestamp, fresh codec state */
-		lt_codec_reset(&w->codec, w->pid, ev->h.ts);
-		w->len = (size_t)(lt_put_varint(payload, ev->h.ts) - payload);
-		w->info = (struct lt_chunk_info){ 0, ev->h.ts, ev->h.ts };
-	}
-	size_t n = lt_codec_encode(&w->codec, payload + w->len, ev);
-	if (!n)
-		return -EINVAL;
-	w->len += n;
-	/* events of different cpus may be slightly out of order */
-	w->info.nevents++;
-	if (ev->h.ts < w->info.first_ts)
-		w->info.first_ts = ev->h.ts;
-	if (ev->h.ts > w->info.last_ts)
-		w->info.last_ts = ev->h.ts;
-	if (w->len >= w->chunk_target)
-		return lt_writer_flush(w);
-	return w->err;
+	/* chunk start: base timestamp, fresh codec state */
+	lt_codec_reset(&w->codec, w->pid, ts);
+	w->len = (size_t)(lt_put_varint(payload, ts) - payload);
+	w->info = (struct lt_chunk_info){ 0, ts, ts };
+}
+
+int lt_writer_event(struct lt_writer *w, const struct lt_event *ev)
+{
+	return lt_writer_event_inline(w, ev);
 }
 
 int lt_writer_flush(struct lt_writer *w)
