@@ -10,13 +10,12 @@
  * (time, cpu, number).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "fbdump.h"
 #include "grow.h"
+#include "snapshot_int.h"
 
 #define rd_barrier() __asm__ __volatile__("" ::: "memory")
 
@@ -161,24 +160,12 @@ size_t lt_fb_event_size(const uint8_t *p, size_t size)
 static void read_comm(uint32_t tid, char out[LT_COMM_LEN])
 {
 	char path[48];
-	ssize_t n = -1;
-	int fd;
 
 	memset(out, 0, LT_COMM_LEN);
 	snprintf(path, sizeof(path), "/proc/%u/comm", tid); /* any thread's tid */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, out, LT_COMM_LEN);
-		close(fd);
-	}
-	if (n <= 0) {
+	if (lts_read_small(path, out, LT_COMM_LEN) <= 0)
 		memset(out, 0, LT_COMM_LEN);
-		return;
-	}
-	for (ssize_t i = 0; i < n && i < LT_COMM_LEN; i++)
-		if (out[i] == '\n')
-			out[i] = 0;
-	out[LT_COMM_LEN - 1] = 0;
+	out[strcspn(out, "\n")] = 0;
 }
 
 /* tid's name (tid 0: the idle task of cpu, as the kernel names it) */
