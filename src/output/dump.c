@@ -20,9 +20,15 @@ static void print_ref(void *ctx, const struct lt_stack_ref *r)
 	(void)ctx;
 	if (r->role == LT_STACK_WAKER)
 		printf("# wake-up by tid %d at %" PRIu64 ": waker stack %u\n", r->tid, r->ts, r->stack_id);
-	else
-		printf("# wait of tid %d at %" PRIu64 ": waiter stack %u (read %.3f ms after)\n", r->tid,
+	else {
+		printf("# wait of tid %d at %" PRIu64 ": waiter stack %u (read %.3f ms after)", r->tid,
 		       r->ts, r->stack_id, (double)r->delay_ns / 1e6);
+		if (r->rtlock_name) { /* the runtime's lock, where the futex names none */
+			fputs(", waiting for ", stdout);
+			lt_text_fput(stdout, r->rtlock_name, (size_t)-1);
+		}
+		putchar('\n');
+	}
 }
 
 /* A STACKS section: its stacks, one frame a line, then which wait has which. */

@@ -23,7 +23,10 @@
 #include "grow.h"
 
 struct entry {
-	uint64_t lock;      /* futex address, or 0 for another wait */
+	uint64_t lock;      /* futex address (a runtime lock's object when
+	                       rtlock is set), or 0 for another wait */
+	const char *rtlock; /* the runtime lock, in its terms, where the futex
+	                       does not name it (struct lt_stack_ref) */
 	const char *call;   /* a non-futex wait: its call's name (static) */
 	int32_t fd;         /* a socket wait: its fd, else -1 */
 	uint32_t stack_id;
@@ -44,6 +47,7 @@ struct table {
 struct caused {
 	uint64_t waker_span;
 	uint64_t lock;
+	const char *rtlock;
 	uint32_t tgid;
 	uint64_t dur;
 };
@@ -71,14 +75,16 @@ static int same_entry(const void *val, const void *ctx)
 	const struct entry_query *q = ctx;
 	const struct entry *e = &q->t->e[(size_t)(uintptr_t)val - 1];
 	return e->lock == q->want.lock && e->stack_id == q->want.stack_id && e->fd == q->want.fd &&
-	       e->call == q->want.call && e->tgid == q->want.tgid;
+	       e->call == q->want.call && e->tgid == q->want.tgid &&
+	       (e->rtlock == q->want.rtlock ||
+		(e->rtlock && q->want.rtlock && !strcmp(e->rtlock, q->want.rtlock)));
 }
 
-static void charge(struct prof *p, struct table *t, uint64_t lock, const char *call, int32_t fd,
-		   uint32_t stack_id, uint32_t tgid, uint64_t dur)
+static void charge(struct prof *p, struct table *t, uint64_t lock, const char *rtlock, const char *call,
+		   int32_t fd, uint32_t stack_id, uint32_t tgid, uint64_t dur)
 {
-	struct entry_query q = { t, { .lock = lock, .call = call, .fd = fd, .stack_id = stack_id,
-				      .tgid = tgid } };
+	struct entry_query q = { t, { .lock = lock, .rtlock = rtlock, .call = call, .fd = fd,
+				      .stack_id = stack_id, .tgid = tgid } };
 	uint64_t key;
 	size_t i = (size_t)(uintptr_t)lt_u64map_find(
 		&t->idx,
@@ -99,7 +105,8 @@ static void charge(struct prof *p, struct table *t, uint64_t lock, const char *c
 		return;
 	}
 	t->e = v;
-	t->e[t->n] = (struct entry){ .lock = lock, .call = call, .fd = fd, .stack_id = stack_id,
+	t->e[t->n] = (struct entry){ .lock = lock, .rtlock = rtlock, .call = call, .fd = fd,
+				     .stack_id = stack_id,
 				     .tgid = tgid, .total_ns = dur, .max_ns = dur, .count = 1 };
 	if (lt_u64map_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1)))
 		p->oom = 1;
@@ -114,8 +121,9 @@ static void table_free(struct table *t)
 }
 
 /* A futex wait ended by a wake-up from a call: the wake that ended it is
- * the latest of those from a call. */
-static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur)
+ * the latest of those from a call.  WR: the wait's own reference (its
+ * runtime lock), NULL none. */
+static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur, const struct lt_stack_ref *wr)
 {
 	if (s->enter.h.kind != LT_EV_FUTEX_ENTER || !(s->flags & LT_SPAN_WAIT))
 		return;
@@ -132,7 +140,8 @@ static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur)
 	}
 	p->c = v;
 	p->c[p->nc++] = (struct caused){ .waker_span = last->waker_span,
-					 .lock = s->enter.futex.uaddr, .tgid = s->tgid, .dur = dur };
+					 .lock = wr && wr->rtlock_name ? wr->rtlock : s->enter.futex.uaddr,
+					 .rtlock = wr ? wr->rtlock_name : NULL, .tgid = s->tgid, .dur = dur };
 	p->caused_ns += dur;
 }
 
@@ -144,9 +153,10 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 						     LT_STACK_WAKER);
 	if (ws && lt_u64map_put(&p->waker_stack, s->id, (void *)(uintptr_t)ws->id))
 		p->oom = 1;
-	note_caused(p, s, dur);
-	const struct lt_stack *st = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts,
-						     LT_STACK_WAITER);
+	const struct lt_stack_ref *wr = lt_stacktab_find_ref(p->stacks, (int32_t)s->tid, s->begin_ts,
+							     LT_STACK_WAITER);
+	const struct lt_stack *st = wr ? lt_stacktab_get(p->stacks, wr->stack_id) : NULL;
+	note_caused(p, s, dur, st ? wr : NULL);
 	p->waits++;
 	p->wait_ns += dur;
 	if (dur >= 1000000) {
@@ -158,10 +168,11 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	p->with_stack++;
 	p->stack_ns += dur;
 	int futex = s->enter.h.kind == LT_EV_FUTEX_ENTER;
-	uint64_t lock = futex ? s->enter.futex.uaddr : 0;
+	const char *rtlock = futex ? wr->rtlock_name : NULL;
+	uint64_t lock = rtlock ? wr->rtlock : futex ? s->enter.futex.uaddr : 0;
 	int32_t fd = s->enter.h.kind == LT_EV_IO_ENTER ? s->enter.io.fd : -1;
 	const char *call = futex ? NULL : lt_span_name(s);
-	charge(p, &p->wait, lock, call, fd, st->id, s->tgid, dur);
+	charge(p, &p->wait, lock, rtlock, call, fd, st->id, s->tgid, dur);
 }
 
 /* Every span is known: each caused wait to its waker's stack. */
@@ -174,7 +185,7 @@ static void resolve_caused(struct prof *p)
 			continue;
 		p->released++;
 		p->released_ns += c->dur;
-		charge(p, &p->release, c->lock, NULL, -1, id, c->tgid, c->dur);
+		charge(p, &p->release, c->lock, c->rtlock, NULL, -1, id, c->tgid, c->dur);
 	}
 }
 
@@ -197,6 +208,10 @@ static const char *lock_text(const struct entry *e, const struct lt_u64map *name
 			snprintf(buf, len, "%s on fd %d", e->call, e->fd);
 		else
 			snprintf(buf, len, "%s", e->call);
+		return buf;
+	}
+	if (e->rtlock) { /* "Java monitor Mon@0x71a3b2e40" */
+		snprintf(buf, len, "%s", e->rtlock);
 		return buf;
 	}
 	const char *name = lt_u64map_get(names, e->lock);

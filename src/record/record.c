@@ -104,9 +104,11 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 		if (k->java_procs)
 			lt_more("  java frames: %llu Java stacks read with the copies (%llu frames, "
 				"%.2f ms of the copying, the longest read %.1f us), placed in %.2f ms of "
-				"the unwinding", (unsigned long long)k->java_reads,
+				"the unwinding; the Java lock waited for named with %llu of them",
+				(unsigned long long)k->java_reads,
 				(unsigned long long)k->java_frames, (double)k->java_read_ns / 1e6,
-				(double)k->java_read_max_ns / 1e3, (double)k->java_place_ns / 1e6);
+				(double)k->java_read_max_ns / 1e3, (double)k->java_place_ns / 1e6,
+				(unsigned long long)k->java_locks);
 		if (k->behind)
 			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);

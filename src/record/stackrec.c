@@ -24,6 +24,7 @@
 #include "locktrace/futex.h"
 #include "locktrace/pyframes.h"
 #include "loader.h"
+#include "grow.h"
 
 #define MAX_DEPTH 64
 #define REFS_KEEP 200000 /* flight mode: references kept for the next dump */
@@ -75,6 +76,10 @@ struct job {
 	struct lt_rtthread *jv;
 	uint64_t jv_anchor;
 	struct lt_hsstk *hs;
+	/* and the Java lock it waits for (lt_hsstk_lock), its name interned
+	 * in the recorder's lock_names; NULL none */
+	uint64_t rtlock;
+	const char *rtlock_name;
 	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
 	int bpf;             /* waiter: copied by the BPF side at its wake-up */
 	int unwound;         /* 1: stack_id is final (0: none) */
@@ -153,6 +158,11 @@ struct lt_stackrec {
 	size_t nstacks, cap_stacks, written_stacks;
 	struct lt_stack_ref *refs;
 	size_t nrefs, cap_refs, written_refs;
+	/* runtime locks' names the references point to (collector thread
+	 * adds; kept to the end) */
+	struct lt_u64map lock_idx; /* hash -> 1 + index */
+	char **lock_names;
+	size_t nlock_names, cap_lock_names;
 	struct lt_stackrec_stats st, out;
 };
 
@@ -269,6 +279,10 @@ void lt_stackrec_free(struct lt_stackrec *r)
 		lt_stack_free(r->stacks[i]);
 	free(r->stacks);
 	free(r->refs);
+	for (size_t i = 0; i < r->nlock_names; i++)
+		free(r->lock_names[i]);
+	free(r->lock_names);
+	lt_u64map_free(&r->lock_idx);
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->more);
 	pthread_cond_destroy(&r->idle);
@@ -335,7 +349,8 @@ static void settle(struct lt_stackrec *r, struct job *j)
 	if (j->kind == J_WAITER && j->decided > 0 && j->stack_id) {
 		struct lt_stack_ref ref = { .tid = j->tid, .ts = j->ts, .stack_id = j->stack_id,
 					    .role = LT_STACK_WAITER,
-					    .delay_ns = j->copied > j->ts ? j->copied - j->ts : 0 };
+					    .delay_ns = j->copied > j->ts ? j->copied - j->ts : 0,
+					    .rtlock = j->rtlock, .rtlock_name = j->rtlock_name };
 		if (push_ref(r, &ref) == 0) {
 			if (j->bpf)
 				r->st.bpf_kept++;
@@ -665,6 +680,28 @@ static void copy_ocaml(struct lt_stackrec *r, const struct pend *p, struct job *
 	r->st.oc_read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
+/* The recorder's copy of a runtime lock's name, one per name (NULL: out of
+ * memory). */
+static const char *lock_name(struct lt_stackrec *r, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	h = h ? h : 1;
+	size_t i = (size_t)(uintptr_t)lt_u64map_get(&r->lock_idx, h);
+	if (i && !strcmp(r->lock_names[i - 1], name))
+		return r->lock_names[i - 1];
+	char **v = lt_grow(r->lock_names, &r->cap_lock_names, r->nlock_names, sizeof(*v), 16);
+	char *c = v ? strdup(name) : NULL;
+	if (!c)
+		return NULL;
+	r->lock_names = v;
+	r->lock_names[r->nlock_names++] = c;
+	if (!i)
+		lt_u64map_put(&r->lock_idx, h, (void *)(uintptr_t)r->nlock_names);
+	return c;
+}
+
 /* The Java frames of a JVM thread, read right after its stack while it
  * still sleeps (its JavaFrameAnchor holds its last Java frame until it
  * runs Java code again): the unwinder places them (hs_stack.h). */
@@ -680,6 +717,11 @@ static void copy_java(struct lt_stackrec *r, const struct pend *p, struct job *j
 		j->hs = pp->hs;
 		r->st.java_reads++;
 		r->st.java_frames += jv->n_frames;
+		/* and the Java lock it waits for: its own futex does not say */
+		char name[320];
+		if (lt_hsstk_lock(pp->hs, p->tid, &j->rtlock, name, sizeof(name)) > 0 &&
+		    (j->rtlock_name = lock_name(r, name)))
+			r->st.java_locks++;
 	} else {
 		if (jv)
 			lt_rtthread_clear(jv);
@@ -1556,7 +1598,9 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
 				continue;
 			struct lt_stack_ref ref = { .tid = p->tid, .ts = p->ts, .stack_id = p->job->stack_id,
 						    .role = LT_STACK_WAITER,
-						    .delay_ns = p->job->copied - p->ts };
+						    .delay_ns = p->job->copied - p->ts,
+						    .rtlock = p->job->rtlock,
+						    .rtlock_name = p->job->rtlock_name };
 			lt_stacks_put_ref(&b, &ref);
 		}
 	} else {

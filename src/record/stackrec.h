@@ -63,6 +63,7 @@ struct lt_stackrec_stats {
 	uint64_t java_procs; /* JVM (HotSpot) processes whose Java frames are read */
 	uint64_t java_reads; /* waiters' Java frames read with the copy (a Java thread's) */
 	uint64_t java_frames; /* their frames */
+	uint64_t java_locks;  /* of the java_reads: the Java lock they wait for read too */
 	uint64_t java_read_ns; /* of read_ns, the collector's time reading them (all reads) */
 	uint64_t java_read_max_ns; /* the longest of those reads */
 	uint64_t java_place_ns; /* of unwind_ns, placing them among the native frames */

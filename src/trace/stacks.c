@@ -107,6 +107,10 @@ void lt_stacks_put_ref(struct lt_stackbuf *b, const struct lt_stack_ref *r)
 	put_uint(&rf, 4, r->role);
 	if (r->delay_ns)
 		put_uint(&rf, 5, r->delay_ns);
+	if (r->rtlock_name) {
+		put_uint(&rf, 6, r->rtlock);
+		put_str(&rf, 7, r->rtlock_name);
+	}
 	put_nested(b, 2, &rf);
 	lt_stackbuf_free(&rf);
 }
@@ -244,7 +248,36 @@ static struct lt_stack *parse_stack(const uint8_t *d, size_t len)
 	return s;
 }
 
-static int parse_ref(const uint8_t *d, size_t len, struct lt_stack_ref *r)
+static uint64_t name_hash(const uint8_t *d, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ d[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* The table's copy of a runtime lock's name (one per name); NULL when out
+ * of memory. */
+static const char *intern_name(struct lt_stacktab *t, const uint8_t *d, size_t n)
+{
+	uint64_t h = name_hash(d, n);
+	size_t i = (size_t)(uintptr_t)lt_u64map_get(&t->name_idx, h);
+	if (i && strlen(t->names[i - 1]) == n && !memcmp(t->names[i - 1], d, n))
+		return t->names[i - 1];
+	char **v = lt_grow(t->names, &t->cap_names, t->nnames, sizeof(*v), 16);
+	char *c = v ? malloc(n + 1) : NULL;
+	if (!c)
+		return NULL;
+	t->names = v;
+	memcpy(c, d, n);
+	c[n] = 0;
+	t->names[t->nnames++] = c;
+	if (!i) /* a colliding name keeps its own copy, unindexed */
+		lt_u64map_put(&t->name_idx, h, (void *)(uintptr_t)t->nnames);
+	return c;
+}
+
+static int parse_ref(struct lt_stacktab *t, const uint8_t *d, size_t len, struct lt_stack_ref *r)
 {
 	struct lt_cur c = lt_cur_over(d, len);
 	int err = 0;
@@ -260,6 +293,11 @@ static int parse_ref(const uint8_t *d, size_t len, struct lt_stack_ref *r)
 		case 3: r->stack_id = (uint32_t)val_uint(v, n, &err); break;
 		case 4: r->role = (uint32_t)val_uint(v, n, &err); break;
 		case 5: r->delay_ns = val_uint(v, n, &err); break;
+		case 6: r->rtlock = val_uint(v, n, &err); break;
+		case 7:
+			if (n && !memchr(v, 0, n) && !(r->rtlock_name = intern_name(t, v, n)))
+				err = 1;
+			break;
 		default: break;
 		}
 	}
@@ -322,7 +360,7 @@ int lt_stacktab_add(struct lt_stacktab *t, const uint8_t *data, size_t len)
 				goto bad;
 		} else if (k == 2) {
 			struct lt_stack_ref r;
-			if (parse_ref(v, n, &r) || add_ref(t, &r))
+			if (parse_ref(t, v, n, &r) || add_ref(t, &r))
 				goto bad;
 		}
 	}
@@ -338,15 +376,22 @@ const struct lt_stack *lt_stacktab_get(const struct lt_stacktab *t, uint32_t id)
 	return id ? lt_u64map_get(&t->ids, id) : NULL;
 }
 
-const struct lt_stack *lt_stacktab_find(const struct lt_stacktab *t, int32_t tid, uint64_t ts,
-					uint32_t role)
+const struct lt_stack_ref *lt_stacktab_find_ref(const struct lt_stacktab *t, int32_t tid, uint64_t ts,
+						uint32_t role)
 {
 	if (!t || !t->nrefs)
 		return NULL;
 	for (struct ref_node *n = lt_u64map_get(&t->refs, ref_key(tid, ts, role)); n; n = n->next)
 		if (n->r.tid == tid && n->r.ts == ts && n->r.role == role)
-			return lt_stacktab_get(t, n->r.stack_id);
+			return &n->r;
 	return NULL;
+}
+
+const struct lt_stack *lt_stacktab_find(const struct lt_stacktab *t, int32_t tid, uint64_t ts,
+					uint32_t role)
+{
+	const struct lt_stack_ref *r = lt_stacktab_find_ref(t, tid, ts, role);
+	return r ? lt_stacktab_get(t, r->stack_id) : NULL;
 }
 
 void lt_stacktab_each_ref(const struct lt_stacktab *t,
@@ -375,6 +420,10 @@ void lt_stacktab_free(struct lt_stacktab *t)
 	}
 	lt_u64map_free(&t->refs);
 	lt_u64map_free(&t->ids);
+	for (size_t i = 0; i < t->nnames; i++)
+		free(t->names[i]);
+	free(t->names);
+	lt_u64map_free(&t->name_idx);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -52,6 +52,12 @@ struct lt_stack_ref {
 	uint32_t stack_id;
 	uint32_t role;     /* enum lt_stack_role */
 	uint64_t delay_ns; /* how long after ts the stack was read (0 unknown) */
+	/* the runtime lock the wait is for, in the runtime's terms, where the
+	 * futex does not name it (a JVM thread parks on a futex of its own:
+	 * "Java monitor Mon@0x71a3b2e40"), read with the stack: its object's
+	 * address and name (NULL none; the table's or the recorder's own) */
+	uint64_t rtlock;
+	const char *rtlock_name;
 };
 
 /* ---- encoding ---- */
@@ -71,6 +77,9 @@ struct lt_stacktab {
 	struct lt_stack **stacks; /* in the order read */
 	size_t nstacks, cap_stacks;
 	size_t nrefs;
+	struct lt_u64map name_idx; /* hash of a runtime lock's name -> 1 + index */
+	char **names;              /* the references' rtlock_name, one copy each */
+	size_t nnames, cap_names;
 	int damaged;            /* a section could not be read whole */
 };
 /* Adds a section's stacks and references.  0, or -1 when it is malformed
@@ -79,6 +88,10 @@ int lt_stacktab_add(struct lt_stacktab *t, const uint8_t *data, size_t len);
 /* The stack of role for the wait tid began at ts, or NULL. */
 const struct lt_stack *lt_stacktab_find(const struct lt_stacktab *t, int32_t tid, uint64_t ts,
 					uint32_t role);
+/* The reference of role for the wait tid began at ts (its stack id and
+ * runtime lock), or NULL. */
+const struct lt_stack_ref *lt_stacktab_find_ref(const struct lt_stacktab *t, int32_t tid, uint64_t ts,
+						uint32_t role);
 const struct lt_stack *lt_stacktab_get(const struct lt_stacktab *t, uint32_t id);
 void lt_stacktab_free(struct lt_stacktab *t);
 /* Calls fn for every reference (in no particular order). */

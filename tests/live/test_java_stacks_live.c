@@ -13,8 +13,13 @@
  *     JVM's native frames that called into Java; each site in every round;
  *   - `report --profile` names them ("JavaSites.siteAlpha (JavaSites.java:N)
  *     [java]"), alpha (the longer hold) ranked first, each within 10% of the
- *     program's own measure of its wait;
- *   - the collapsed lines name them too (";JavaSites.siteAlpha;");
+ *     program's own measure of its wait, all of it charged to the Java lock
+ *     itself ("Java monitor JavaSites$Mon@0x...", "Java lock
+ *     java.util.concurrent.locks.ReentrantLock$NonfairSync@0x...": its
+ *     waiters park on futexes of their own, which name no lock), one object
+ *     for both sites;
+ *   - the collapsed lines name them too (";JavaSites.siteAlpha;"), rooted
+ *     at that lock;
  *   - the Perfetto trace (a third test, where trace_processor is there):
  *     the waiter's wait slices carry callstacks through each site, whose
  *     frames have JavaSites.java and the site's line.
@@ -159,7 +164,7 @@ static void check_trace(const struct truth *t, const char *lock_fn)
 /* report --profile: each site named in Java's terms at the lock's line,
  * its total within 10% of the waiter's own measure, ranked in the order
  * of the program's own measures (alpha holds longer). */
-static void check_profile(const struct truth *t)
+static void check_profile(const struct truth *t, const char *lock)
 {
 	char where[2][64];
 	int nout;
@@ -169,14 +174,26 @@ static void check_profile(const struct truth *t)
 	const char *const at[2] = { where[0], where[1] };
 	int rank[2];
 	double ms[2];
-	tl_profile_java_sites(out, nout, "futex 0x", site_func, at, rank, ms);
+	tl_profile_java_sites(out, nout, lock, site_func, at, rank, ms);
 	tl_check_site_profile(rank, ms, t->wait_us, site_func);
+	/* one object: every entry naming the lock's class names one address */
+	const char *obj = NULL;
+	for (int i = 0; i < nout; i++) {
+		const char *at = strstr(out[i], lock);
+		if (out[i][0] != '#' || !at)
+			continue;
+		if (!obj)
+			obj = at;
+		size_t n = strcspn(obj, ", ");
+		cr_assert(!strncmp(at, obj, n) && strchr(", ", at[n]), "two objects of the Java lock: %.*s and %s",
+			  (int)n, obj, at);
+	}
 	free(out);
 }
 
 /* --format collapsed: the lines through each site's Java frame add up to
  * its wait (within 10% of the program's measure). */
-static void check_collapsed(const struct truth *t)
+static void check_collapsed(const struct truth *t, const char *lock)
 {
 	char out[64][256], err[64][256], path[TL_PATH_MAX + 16], line[8192];
 	int nout, nerr;
@@ -189,7 +206,7 @@ static void check_collapsed(const struct truth *t)
 	double us[2] = { 0 };
 	while (fgets(line, sizeof(line), f)) {
 		const char *sp = strrchr(line, ' ');
-		if (strncmp(line, "futex 0x", 8) || !sp)
+		if (strncmp(line, lock, strlen(lock)) || !sp)
 			continue;
 		if (strstr(line, ";JavaSites.lambda$main$0;") && strstr(line, ";JavaSites.siteAlpha;"))
 			us[0] += strtod(sp + 1, NULL);
@@ -248,23 +265,24 @@ static void check_perfetto(const struct truth *t)
 	tp_free(&o);
 }
 
-static void run(const char *mode, const char *lock_fn)
+/* LOCK: how the profile names the Java lock (up to its address) */
+static void run(const char *mode, const char *lock_fn, const char *lock)
 {
 	struct truth t;
 	record_sites(mode, &t);
 	check_trace(&t, lock_fn);
-	check_profile(&t);
-	check_collapsed(&t);
+	check_profile(&t, lock);
+	check_collapsed(&t, lock);
 }
 
 Test(java_stacks_live, monitor_waits_name_the_java_sites)
 {
-	run("monitor", "ObjectMonitor6EnterI");
+	run("monitor", "ObjectMonitor6EnterI", "Java monitor JavaSites$Mon@0x");
 }
 
 Test(java_stacks_live, reentrant_lock_waits_name_the_java_sites)
 {
-	run("juc", "Unsafe_Park");
+	run("juc", "Unsafe_Park", "Java lock java.util.concurrent.locks.ReentrantLock$NonfairSync@0x");
 }
 
 Test(java_stacks_live, perfetto_callstacks_have_the_java_sites)

@@ -92,6 +92,39 @@ Test(stacks, repeated_ids_and_later_reference)
 	lt_stackbuf_free(&b2);
 }
 
+/* A reference may name the runtime lock its wait is for (a Java lock,
+ * whose waiters park on futexes of their own): its address and name come
+ * back, the name one copy for all the references that have it. */
+Test(stacks, runtime_lock_of_a_reference_round_trips)
+{
+	struct lt_stackbuf b = { 0 };
+	struct lt_stacktab t = { 0 };
+	static const char name[] = "Java monitor JavaSites$Mon@0x71a3b2e40";
+	char other[sizeof(name)];
+	memcpy(other, name, sizeof(name)); /* the same name at another address */
+	encode_two(&b);
+	struct lt_stack_ref r1 = { .tid = 5, .ts = 10, .stack_id = 1, .role = LT_STACK_WAITER,
+				   .rtlock = 0x71a3b2e40, .rtlock_name = name };
+	struct lt_stack_ref r2 = { .tid = 6, .ts = 10, .stack_id = 1, .role = LT_STACK_WAITER,
+				   .rtlock = 0x71a3b2e40, .rtlock_name = other };
+	lt_stacks_put_ref(&b, &r1);
+	lt_stacks_put_ref(&b, &r2);
+	cr_assert_eq(lt_stacktab_add(&t, b.p, b.len), 0);
+	cr_assert_eq(t.nrefs, 4);
+	const struct lt_stack_ref *a = lt_stacktab_find_ref(&t, 5, 10, LT_STACK_WAITER);
+	const struct lt_stack_ref *c = lt_stacktab_find_ref(&t, 6, 10, LT_STACK_WAITER);
+	cr_assert(a && c);
+	cr_assert_eq(a->rtlock, 0x71a3b2e40);
+	cr_assert_str_eq(a->rtlock_name, name);
+	cr_assert_eq(a->rtlock_name, c->rtlock_name, "two copies of one name");
+	cr_assert_eq(t.nnames, 1);
+	/* a reference without one has none */
+	const struct lt_stack_ref *n = lt_stacktab_find_ref(&t, 4243, 1000000123, LT_STACK_WAITER);
+	cr_assert(n && !n->rtlock_name && !n->rtlock);
+	lt_stacktab_free(&t);
+	lt_stackbuf_free(&b);
+}
+
 Test(stacks, unknown_keys_are_skipped)
 {
 	struct lt_stackbuf b = { 0 };

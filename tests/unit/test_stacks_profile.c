@@ -26,6 +26,12 @@
 #define WB 1002 /* waits with stack 2 */
 #define HOLDER 1003
 #define LOCK 0x7f0000000100ull
+/* a JVM's waiters park on futexes of their own, the Java lock is an object */
+#define PARK_A 0x7f0000000a00ull
+#define PARK_B 0x7f0000000b00ull
+#define JADDR 0x69ec1cad0ull
+#define JLOCK "Java lock java.util.concurrent.locks.ReentrantLock$NonfairSync@0x69ec1cad0"
+
 #define T0 1000000000ull
 
 /* waiting stacks 1 (site_alpha) and 2 (site_beta), release stacks 3 and 4 */
@@ -65,15 +71,18 @@ static void put(struct lt_writer *w, struct lt_event e)
 	cr_assert_eq(lt_writer_event(w, &e), 0);
 }
 
-/* tid waits on LOCK from t; the holder wakes it at t + wait_ns (its
- * FUTEX_ENTER written at the wake-up); the wait lasts wait_ns + 400. */
-static void wait_woken(struct lt_writer *w, struct lt_stackbuf *sb, uint32_t tid, uint64_t t,
-		       uint64_t wait_ns, uint32_t stack, uint32_t release_stack)
+/* tid waits on futex LK from t; the holder wakes it at t + wait_ns (its
+ * FUTEX_ENTER written at the wake-up); the wait lasts wait_ns + 400.
+ * RTLOCK: the runtime lock its stack's reference names (NULL none), at
+ * address RTADDR. */
+static void wait_woken_on(struct lt_writer *w, struct lt_stackbuf *sb, uint32_t tid, uint64_t t,
+			  uint64_t wait_ns, uint32_t stack, uint32_t release_stack, uint64_t lk,
+			  const char *rtlock, uint64_t rtaddr)
 {
-	put(w, lt_ev_futex(t, tid, 0, FUTEX_WAIT_PRIVATE, LOCK, 2, -1, 0));
+	put(w, lt_ev_futex(t, tid, 0, FUTEX_WAIT_PRIVATE, lk, 2, -1, 0));
 	put(w, lt_ev_switch(t + 1000, 0, tid, PID, 1, 0, 0, "w", "swapper/0"));
 	uint64_t tw = t + wait_ns;
-	struct lt_event wk = lt_ev_futex(tw, HOLDER, 1, FUTEX_WAKE_PRIVATE, LOCK, 1, -1, 0);
+	struct lt_event wk = lt_ev_futex(tw, HOLDER, 1, FUTEX_WAKE_PRIVATE, lk, 1, -1, 0);
 	wk.h.flags |= LT_F_AT_WAKE;
 	put(w, wk);
 	put(w, lt_ev_waking(tw + 100, tid, 1, HOLDER, PID, 0, 0, "holder"));
@@ -81,15 +90,25 @@ static void wait_woken(struct lt_writer *w, struct lt_stackbuf *sb, uint32_t tid
 	put(w, lt_ev_switch(tw + 300, 0, 0, 0, 0, tid, PID, "swapper/0", "w"));
 	put(w, lt_ev_exit(tw + 400, tid, 0, 202, 0));
 	struct lt_stack_ref r = { .tid = (int32_t)tid, .ts = t, .stack_id = stack,
-				  .role = LT_STACK_WAITER, .delay_ns = 1000 };
+				  .role = LT_STACK_WAITER, .delay_ns = 1000, .rtlock = rtaddr,
+				  .rtlock_name = rtlock };
 	lt_stacks_put_ref(sb, &r);
 	struct lt_stack_ref rw = { .tid = HOLDER, .ts = tw, .stack_id = release_stack,
 				   .role = LT_STACK_WAKER };
 	lt_stacks_put_ref(sb, &rw);
 }
 
-/* waits: WA 3 ms (release stack 3), WB 5 ms (4), WA 4 ms (4) */
-static void make_trace(const char *path)
+static void wait_woken(struct lt_writer *w, struct lt_stackbuf *sb, uint32_t tid, uint64_t t,
+		       uint64_t wait_ns, uint32_t stack, uint32_t release_stack)
+{
+	wait_woken_on(w, sb, tid, t, wait_ns, stack, release_stack, LOCK, NULL, 0);
+}
+
+/* waits: WA 3 ms (release stack 3), WB 5 ms (4), WA 4 ms (4); with JAVA,
+ * each thread parks on a futex of its own (a JVM's Parker), WA's and WB's
+ * references naming the one Java lock they wait for, but for WA's last
+ * wait (its Java lock not read: charged to its futex) */
+static void make_trace_java(const char *path, int java)
 {
 	struct lt_writer *w;
 	struct lt_header h = { .pid = PID, .ncpus = 2 };
@@ -112,9 +131,15 @@ static void make_trace(const char *path)
 	lt_stacks_put_stack(&sb, &s2);
 	lt_stacks_put_stack(&sb, &s3);
 	lt_stacks_put_stack(&sb, &s4);
-	wait_woken(w, &sb, WA, T0 + 10000, 3000000, 1, 3);
-	wait_woken(w, &sb, WB, T0 + 10000000, 5000000, 2, 4);
-	wait_woken(w, &sb, WA, T0 + 30000000, 4000000, 1, 4);
+	if (java) {
+		wait_woken_on(w, &sb, WA, T0 + 10000, 3000000, 1, 3, PARK_A, JLOCK, JADDR);
+		wait_woken_on(w, &sb, WB, T0 + 10000000, 5000000, 2, 4, PARK_B, JLOCK, JADDR);
+		wait_woken_on(w, &sb, WA, T0 + 30000000, 4000000, 1, 4, PARK_A, NULL, 0);
+	} else {
+		wait_woken(w, &sb, WA, T0 + 10000, 3000000, 1, 3);
+		wait_woken(w, &sb, WB, T0 + 10000000, 5000000, 2, 4);
+		wait_woken(w, &sb, WA, T0 + 30000000, 4000000, 1, 4);
+	}
 	cr_assert(!sb.oom);
 	cr_assert_eq(lt_writer_section(w, LT_CHUNK_STACKS, sb.p, sb.len), 0);
 	lt_stackbuf_free(&sb);
@@ -124,12 +149,18 @@ static void make_trace(const char *path)
 	cr_assert_eq(lt_writer_close(w), 0);
 }
 
-/* The profile of the synthetic trace in format, into a malloc'd buffer */
-static char *profile(int format, size_t *len)
+static void make_trace(const char *path)
+{
+	make_trace_java(path, 0);
+}
+
+/* The profile of the synthetic trace (JAVA: make_trace_java's) in
+ * format, into a malloc'd buffer */
+static char *profile_of(int format, size_t *len, int java)
 {
 	char path[TL_PATH_MAX], err[512];
 	tl_tmp_path(path, sizeof(path), "profile");
-	make_trace(path);
+	make_trace_java(path, java);
 	FILE *f = tmpfile();
 	cr_assert(f);
 	int rc = lt_report_profile_fmt(path, f, 0, format, err, sizeof(err));
@@ -145,6 +176,11 @@ static char *profile(int format, size_t *len)
 	cr_assert_str_empty(err);
 	unlink(path);
 	return buf;
+}
+
+static char *profile(int format, size_t *len)
+{
+	return profile_of(format, len, 0);
 }
 
 Test(stacks, profile_text_ranks_waiting_and_releasing_stacks)
@@ -181,6 +217,43 @@ Test(stacks, profile_text_ranks_waiting_and_releasing_stacks)
 				"      holder+0x0 (app.c:82) [app]\n");
 	cr_assert(r2 && r2 > r1, "%s", rel);
 	cr_assert_null(strstr(rel, "#3"), "%s", rel);
+	free(out);
+}
+
+/* A runtime lock named by the waits' references (a Java lock, whose
+ * waiters park on futexes of their own) is the entry's lock in every
+ * format, for the waiting and the releasing stacks: the two threads'
+ * waits on two futexes are charged to it; a wait whose reference names
+ * none stays on its futex. */
+Test(stacks, profile_charges_waits_to_the_runtime_lock_their_references_name)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 1);
+	cr_assert(strstr(out, "#1  5.0 ms in 1 wait (average 5.00 ms, longest 5.00 ms)  " JLOCK ", process 1000\n"
+			      "      __lll_lock_wait+0x2b (futex-internal.h:146) [libc.so.6]\n"
+			      "      site_beta+0x59 (app.c:56) [app]\n"), "%s", out);
+	cr_assert(strstr(out, "#2  4.0 ms in 1 wait (average 4.00 ms, longest 4.00 ms)  futex 0x7f0000000a00, "
+			      "process 1000\n"), "%s", out);
+	cr_assert(strstr(out, "#3  3.0 ms in 1 wait (average 3.00 ms, longest 3.00 ms)  " JLOCK ", process 1000\n"
+			      "      __lll_lock_wait+0x2b (futex-internal.h:146) [libc.so.6]\n"
+			      "      site_alpha+0x59 (app.c:45) [app]\n"), "%s", out);
+	const char *rel = strstr(out, "\nWhere the lock was held:");
+	cr_assert(rel, "%s", out);
+	/* releases: stack 4 ended WB's 5 ms (the Java lock) and WA's 4 ms
+	 * (its futex), stack 3 WA's 3 ms (the Java lock) */
+	cr_assert(strstr(rel, "ms of waiting ended by 1 release (average 5.00 ms, longest 5.00 ms)  " JLOCK), "%s",
+		  rel);
+	cr_assert(strstr(rel, "ms of waiting ended by 1 release (average 3.00 ms, longest 3.00 ms)  " JLOCK), "%s",
+		  rel);
+	cr_assert(strstr(rel, "ms of waiting ended by 1 release (average 4.00 ms, longest 4.00 ms)  futex "
+			      "0x7f0000000a00"), "%s", rel);
+	free(out);
+	out = profile_of(LT_PROFILE_COLLAPSED, &len, 1);
+	cr_assert_str_eq(out, JLOCK ";[libc.so.6];waiter;site_alpha;__lll_lock_wait 3000\n"
+				    JLOCK ";odd:name;app.Main.run;site_beta;__lll_lock_wait 5000\n"
+				    "futex 0x7f0000000a00;[libc.so.6];waiter;site_alpha;__lll_lock_wait 4000\n"
+				    "release of " JLOCK ";holder;hold_for;__lll_lock_wake 8000\n"
+				    "release of futex 0x7f0000000a00;holder;hold_for;__lll_lock_wake 4000\n");
 	free(out);
 }
 

@@ -38,6 +38,12 @@ void lt_hsstk_free(struct lt_hsstk *h);
  * no Java frame), -ENOMEM. */
 int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t *anchor);
 
+/* The Java lock thread TID waits for while it sleeps, in Java's terms
+ * (hs_wait_object: "Java monitor Mon@0x71a3b2e40", "Java lock
+ * java.util.concurrent.locks.ReentrantLock$NonfairSync@0x..."), its
+ * object's address in *OBJ: 1, or 0 (none, or not readable). */
+int lt_hsstk_lock(struct lt_hsstk *h, pid_t tid, uint64_t *obj, char *name, size_t len);
+
 /* R's frames (lt_hsstk_read's, taken: R keeps their groups, for
  * lt_rtthread_clear) placed among T's
  * native frames: t->rt_frames (.native) and t->rt_end set, t->rt_lang

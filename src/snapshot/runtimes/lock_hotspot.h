@@ -154,6 +154,13 @@ uint64_t hs_thread_obj(const struct jvm *j, uint64_t jt);
 /* java.util.concurrent locks the threads not waiting for a monitor park
  * on (LockSupport.park's blocker): one lock each, *IDX as monitors(). */
 int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
+/* What the JavaThread at JT waits for now, read afresh (the recorder's
+ * stack reads, hs_stack.h): the object of the monitor it is blocked
+ * entering, else its park blocker.  *OBJ and "Java monitor Class@0x..."
+ * (or "Java lock ...", a synchronizer with an owner field, or "Java park
+ * blocker ...") in NAME; 1, or 0 when it waits for neither (or it is not
+ * readable: a value that changed between two reads is not used). */
+int hs_wait_object(struct jvm *j, uint64_t jt, uint64_t *obj, char *name, size_t len);
 
 /* Java frames: the layout (sets j->F; a note when they cannot be read),
  * and one thread's Java frames, innermost first, each with the pc of the

@@ -108,3 +108,50 @@ int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, s
 	}
 	return 0;
 }
+
+/* One read of what the thread at JT waits for: 1 monitor (*obj its
+ * object), 2 a park blocker with an owner field, 3 another park blocker,
+ * 0 none. */
+static int wait_object_once(struct jvm *j, uint64_t jt, uint64_t *obj)
+{
+	const struct lay *L = &j->L;
+	int32_t state = -1;
+	*obj = 0;
+	if (hs_rd(j, jt + L->jt_state, &state, 4) || state != L->blocked)
+		return 0;
+	uint64_t pending = hs_rd64(j, jt + L->jt_pending);
+	if (pending) {
+		if (!L->monitors)
+			return 0;
+		uint64_t slot = hs_rd64(j, pending + L->om_object);
+		*obj = slot ? hs_rd64(j, slot) : 0;
+		return *obj ? 1 : 0;
+	}
+	if (j->names_why || L->fields == FIELDS_NONE)
+		return 0;
+	uint64_t tobj = hs_thread_obj(j, jt);
+	uint64_t k = hs_klass_of(j, tobj);
+	uint64_t pb = k ? hs_field_offset(j, k, "parkBlocker", "Ljava/lang/Object;") : UINT64_MAX;
+	if (pb == UINT64_MAX || !(*obj = hs_oop_field(j, tobj, pb)))
+		return 0;
+	uint64_t bk = hs_klass_of(j, *obj);
+	if (!bk)
+		return 0;
+	return hs_field_offset(j, bk, "exclusiveOwnerThread", "Ljava/lang/Thread;") != UINT64_MAX ? 2 : 3;
+}
+
+int hs_wait_object(struct jvm *j, uint64_t jt, uint64_t *obj, char *name, size_t len)
+{
+	static const char *const what[] = { NULL, "Java monitor", "Java lock", "Java park blocker" };
+	uint64_t o2 = 0;
+	if (!j->L.objects)
+		return 0;
+	int how = wait_object_once(j, jt, obj);
+	if (!how || wait_object_once(j, jt, &o2) != how || o2 != *obj)
+		return 0; /* not waiting, or moved on between the reads */
+	char cls[256];
+	if (hs_class_name(j, hs_klass_of(j, *obj), cls, sizeof(cls)))
+		return 0;
+	snprintf(name, len, "%s %s@0x%" PRIx64, what[how], cls, *obj);
+	return 1;
+}

@@ -141,6 +141,18 @@ int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t
 	return rc == 0 && r->n_frames ? 1 : 0;
 }
 
+int lt_hsstk_lock(struct lt_hsstk *h, pid_t tid, uint64_t *obj, char *name, size_t len)
+{
+	*obj = 0;
+	if (!h || tid <= 0)
+		return 0;
+	pthread_mutex_lock(&h->mu);
+	const struct jthread *jt = java_thread(h, tid);
+	int rc = jt ? hs_wait_object(&h->j, jt->addr, obj, name, len) : 0;
+	pthread_mutex_unlock(&h->mu);
+	return rc;
+}
+
 void lt_hsstk_place(struct lt_hsstk *h, struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor)
 {
 	if (!h || !r->n_frames)
