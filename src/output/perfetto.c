@@ -109,7 +109,7 @@ enum { /* FtraceEvent and the events used */
 enum ann {
 	A_NONE, A_ADDR, A_OP, A_EXPECTED, A_TIMEOUT_NS, A_RESULT, A_ERRNO, A_FD, A_BYTES, A_NFDS,
 	A_ADDR2, A_NR_WAKE, A_FLAGS, A_BLOCKED_AT_START, A_BLOCKED_BEFORE_NS, A_UNFINISHED,
-	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_CALL, A_MAX
+	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_CALL, A_LOCK, A_MAX
 };
 static const char *const ann_names[A_MAX] = {
 	[A_ADDR] = "addr", [A_OP] = "op", [A_EXPECTED] = "expected",
@@ -119,7 +119,7 @@ static const char *const ann_names[A_MAX] = {
 	[A_BLOCKED_BEFORE_NS] = "blocked_before_ns", [A_UNFINISHED] = "unfinished",
 	[A_NOTE] = "note", [A_WOKEN_BY] = "woken_by", [A_WAKER_TID] = "waker_tid",
 	[A_COUNT] = "count", [A_KIND] = "kind", [A_CPU] = "cpu", [A_NR_FUTEXES] = "nr_futexes",
-	[A_TID] = "tid", [A_CALL] = "call",
+	[A_TID] = "tid", [A_CALL] = "call", [A_LOCK] = "lock",
 };
 
 static const char LOST_NAME[] = "lost events";
@@ -716,6 +716,14 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	/* BEGIN: name, arguments, result, flows out */
 	pb_tok te, pk = event_begin(p, s->begin_ts, uuid, TYPE_SLICE_BEGIN, name, &te);
 	call_args(p, s);
+	if (p->stacks && s->enter.h.kind == LT_EV_FUTEX_ENTER) {
+		/* the runtime lock its stack's reference names (a JVM waiter
+		 * parks on a futex of its own: the Java lock it waits for) */
+		const struct lt_stack_ref *r = lt_stacktab_find_ref(p->stacks, (int32_t)s->tid, s->begin_ts,
+								    LT_STACK_WAITER);
+		if (r && r->rtlock_name)
+			ann_str(p, A_LOCK, r->rtlock_name);
+	}
 	uint64_t cs = p->stacks ? wait_stack_iid(p, s) : 0;
 	if (cs)
 		pb_uint64(b, TE_CALLSTACK_IID, cs);

@@ -22,7 +22,8 @@
  *     at that lock;
  *   - the Perfetto trace (a third test, where trace_processor is there):
  *     the waiter's wait slices carry callstacks through each site, whose
- *     frames have JavaSites.java and the site's line.
+ *     frames have JavaSites.java and the site's line, and the Java lock
+ *     (one ReentrantLock$NonfairSync) in their `lock` argument.
  * The JVM is attached to (-p) before its first wait: the recorder reads
  * the JVM's tables first.  The recorder runs without its symbol cache, as
  * on a fresh machine.  Skips, saying why, where java or the class files
@@ -238,12 +239,15 @@ static void check_perfetto(const struct truth *t)
 		 "stack_profile_callsite c join stack_profile_frame f on f.id = c.frame_id;\n"
 		 "select f.name as name, y.line_number as line, y.source_file as file from "
 		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
-		 "f.symbol_set_id where f.name in ('%s', '%s');\n", t->waiter, site_func[0], site_func[1]);
+		 "f.symbol_set_id where f.name in ('%s', '%s');\n"
+		 "select distinct a.display_value as lock from slice s join thread_track tt on s.track_id = tt.id "
+		 "join thread using(utid) join args a on a.arg_set_id = s.arg_set_id where thread.tid = %u "
+		 "and a.key = 'debug.lock';\n", t->waiter, site_func[0], site_func[1], t->waiter);
 	struct tp_out o;
 	int rc = tp_run(pt, sql, &o);
 	unlink(pt);
 	cr_assert_eq(rc, 0, "trace processor: %s (status %d)", o.error, o.status);
-	cr_assert_eq(o.n, 3);
+	cr_assert_eq(o.n, 4);
 	int through[2] = { 0 };
 	for (size_t i = 0; i < o.t[0].nrows; i++)
 		for (int k = 0; k < 2; k++)
@@ -262,6 +266,11 @@ static void check_perfetto(const struct truth *t)
 		lines++;
 	}
 	cr_assert_geq(lines, 2, "Java frames with lines: %d\n%s", lines, tp_dump(&o.t[2]));
+	/* the wait slices name the Java lock (one object) */
+	cr_assert_eq(o.t[3].nrows, 1, "the waiter's slices' Java locks:\n%s", tp_dump(&o.t[3]));
+	const char *lk = tp_get(&o.t[3], 0, "lock");
+	cr_assert(lk && !strncmp(lk, "Java lock java.util.concurrent.locks.ReentrantLock$NonfairSync@0x", 65),
+		  "the waiter's wait slices name %s", lk ? lk : "(null)");
 	tp_free(&o);
 }
 
