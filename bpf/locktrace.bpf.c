@@ -672,7 +672,7 @@ static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, _
 }
 
 static __always_inline void note_call(__u32 tid, __u64 ts);
-static __always_inline void end_call(struct task_struct *task, __u32 tid);
+static __always_inline void end_call(struct task_struct *task, __u32 tid, __u64 now);
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
@@ -708,6 +708,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	struct lt_event *e;
 	__u32 *v, nr;
 	__u8 flags = 0;
+	__u64 now = 0;
 
 	if (!traced_cur(pt >> 32))
 		return 0;
@@ -732,14 +733,17 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	} else {
 		nr = *v - 1;
-		if (waiter_copy_ns)
-			end_call(task, (__u32)pt);
+		if (waiter_copy_ns) {
+			/* one clock read for the rule and the record */
+			now = bpf_ktime_get_boot_ns();
+			end_call(task, (__u32)pt, now);
+		}
 		*v = 0;
 	}
 	e = reserve(LT_REC_SIZE(lt_sys_exit), LT_EV_SYS_EXIT);
 	if (!e)
 		return 0;
-	fill_hdr(&e->h, LT_EV_SYS_EXIT, (__u32)pt);
+	fill_hdr_at(&e->h, LT_EV_SYS_EXIT, (__u32)pt, now);
 	e->h.flags = flags;
 	e->exit.ret = ret;
 	e->exit.nr = nr;
@@ -962,21 +966,21 @@ static __always_inline bool waker_copy_room(void)
 	return false;
 }
 
-/* --calls all: the current task returns from a traced call.  A wait call
- * of waiter_copy_ns or more that no wake-up or switch could copy (woken
- * by a timer or from another process: a timed wait that timed out) is
- * copied now: until the return to user space the thread's user registers
- * (but ax, the result) and stack are the ones it slept with, and its
- * memory is the current one. */
-static __always_inline void end_call(struct task_struct *task, __u32 tid)
+/* --calls all: the current task returns from a traced call at now (the
+ * return's record's time: the trace says which calls this copied).  A
+ * wait call of waiter_copy_ns or more that no wake-up or switch could
+ * copy (woken by a timer or from another process: a timed wait that timed
+ * out) is copied now: until the return to user space the thread's user
+ * registers (but ax, the result) and stack are the ones it slept with,
+ * and its memory is the current one. */
+static __always_inline void end_call(struct task_struct *task, __u32 tid, __u64 now)
 {
 	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
-	__u64 start, now;
+	__u64 start;
 
 	if (!v || !(start = *v))
 		return;
 	*v = 0;
-	now = bpf_ktime_get_boot_ns();
 	if (now - start >= waiter_copy_ns)
 		copy_waiter_stack(task, start, now, LT_WCOPY_AT_EXIT);
 }
@@ -991,17 +995,19 @@ static __always_inline void call_copied(__u32 tid, __u64 entry)
 		*v = 0;
 }
 
-/* sched_waking of traced p by the current task cur: true if it ends a
- * sleep of waiter_copy_ns or more (its waker's stack is then copied too). */
-static __always_inline bool waiter_copy_at_wake(struct task_struct *p, struct task_struct *cur)
+/* sched_waking of traced p by the current task cur at now (the waking
+ * record's time, so that the trace says which wake-ups the rule below
+ * copied at): true if it ends a sleep of waiter_copy_ns or more (its
+ * waker's stack is then copied too). */
+static __always_inline bool waiter_copy_at_wake(struct task_struct *p, struct task_struct *cur,
+						__u64 now)
 {
 	__u32 tid = p->pid;
 	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
-	__u64 start, now;
+	__u64 start;
 
 	if (!v || !(start = v->ts))
 		return false;
-	now = bpf_ktime_get_boot_ns();
 	if (now - start < waiter_copy_ns)
 		return false; /* it may still reach it before it runs: the switch decides */
 	if (!cur->mm || cur->mm != p->mm)
@@ -1342,7 +1348,8 @@ static __always_inline void fill_waking(struct lt_event *e, struct task_struct *
  * time; the collector keeps one).  1 if written, 0 if the wake-up is
  * still to be written on its own. */
 static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_struct *cur,
-					     struct pt_regs *regs, __u8 flags, bool long_sleep)
+					     struct pt_regs *regs, __u8 flags, bool long_sleep,
+					     __u64 now)
 {
 	struct lt_event *e;
 	__u64 ts;
@@ -1355,7 +1362,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 	cls = lt_call_class(id);
 	if (cls != LT_CALL_FUTEX && (cls != LT_CALL_IO || !fd_is_socket(cur, regs->di)))
 		return 0;
-	ts = bpf_ktime_get_boot_ns();
+	ts = now ? now : bpf_ktime_get_boot_ns();
 	if (cls == LT_CALL_FUTEX) {
 		e = reserve2(SZ_FUTEX + SZ_WAKING, LT_EV_FUTEX_ENTER, LT_EV_WAKING);
 		if (!e)
@@ -1382,6 +1389,7 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	struct lt_event *e;
 	enum wake_ctx wctx;
 	bool long_sleep = false;
+	__u64 now = 0;
 	int irq;
 
 	if (!traced(p))
@@ -1389,19 +1397,22 @@ static __always_inline int emit_waking(void *ctx, struct task_struct *p, __u8 fl
 	cur = bpf_get_current_task_btf();
 	if (!(cur->flags & 0x00200000)) /* PF_KTHREAD: no user regs */
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	if (waiter_copy_ns)
-		long_sleep = waiter_copy_at_wake(p, cur);
+	if (waiter_copy_ns) {
+		/* one clock read for the rule and the record */
+		now = bpf_ktime_get_boot_ns();
+		long_sleep = waiter_copy_at_wake(p, cur, now);
+	}
 	wctx = wake_context(ctx, cur, regs, p);
 	irq = wctx == WCTX_IRQ;
 	if (wctx == WCTX_SOFTIRQ_CALL)
 		flags |= LT_F_WAKER_SOFTIRQ;
 	if (calls_at_switch && !irq && !(flags & LT_F_WAKEUP_NEW) &&
-	    emit_wake_in_call(p, cur, regs, flags, long_sleep))
+	    emit_wake_in_call(p, cur, regs, flags, long_sleep, now))
 		return 0;
 	e = reserve(SZ_WAKING, LT_EV_WAKING);
 	if (!e)
 		return 0;
-	fill_waking(e, p, cur, flags, irq, 0);
+	fill_waking(e, p, cur, flags, irq, now);
 	submit(e);
 	return 0;
 }

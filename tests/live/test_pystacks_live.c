@@ -11,8 +11,14 @@
  *     the interpreter-loop frame that runs it (as the snapshot places
  *     them), with the outer Python frames (run_alpha, Thread.run, ...) and
  *     the native stack down to the thread's start, nothing left unplaced;
+ *   - every GIL wait of the two threads that a thread of their process
+ *     woke after it had slept 1 ms or more has a stack (the BPF side
+ *     copies it at that wake-up);
  *   - `report --profile` ranks GIL entries through alpha and beta at their
- *     lines, beta's within 10% of beta's own measure of its GIL waits;
+ *     lines, beta's adding up to the waits of beta's thread in the trace
+ *     whose stacks go through beta; with --calls all (each wait of 1 ms or
+ *     more copied, at the latest at its return) every GIL wait of beta's
+ *     thread of 1 ms or more has a stack;
  *   - the collapsed and pprof formats name the Python functions.
  * With --calls blocking, the releasing stacks (the waker's, copied by the
  * BPF program with its Python frames at the wake-up): the GIL's releases
@@ -24,6 +30,7 @@
  * without its symbol cache, as on a fresh machine. */
 #include <criterion/criterion.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,8 @@
 #include "locktrace/futex.h"
 
 #define SCRIPT "tests/workloads/py_gil_sites.py"
+/* README: the waits of 1 ms or more have stacks; shorter ones are sampled */
+#define LONG_WAIT_NS 1000000ull
 
 TL_RECORDING(64);
 TestSuite(pystacks_live, .fini = tl_recording_fini, .timeout = 180);
@@ -46,8 +55,12 @@ struct truth {
 	uint64_t gil, gil_size;
 	double beta_wait_us;
 	char version[64];
-	/* from the trace: beta's GIL waits, and those with a stack (ms) */
-	double trace_ms, stacked_ms;
+	/* from the trace: beta's GIL waits, those with a stack, those with
+	 * a stack through beta (ms); beta's GIL waits of 1 ms or more, and
+	 * those of them without a stack */
+	double trace_ms, stacked_ms, through_ms;
+	int long_waits, long_bare;
+	double long_bare_ms;
 };
 
 /* The pyenv build of CPython 3.MINOR into PY, or a skip. */
@@ -237,16 +250,37 @@ static int check_stack(const struct lt_stack *s, pid_t tid, const char *func, lo
 	return 1;
 }
 
+/* Was the wait that TR's event I begins woken, first, by a thread of the
+ * traced process after sleeping LONG_WAIT_NS or more?  Then the BPF side
+ * copied its stack at that wake-up (the waking record's time is the one
+ * its rule read).  Its first wake-up before its return. */
+static int woken_long_from_inside(const struct tl_trace *tr, size_t i)
+{
+	const struct lt_event *e = &tr->ev[i];
+	for (size_t j = i + 1; j < tr->n; j++) {
+		const struct lt_event *x = &tr->ev[j];
+		if (x->h.tid != e->h.tid)
+			continue;
+		if (x->h.kind == LT_EV_SYS_EXIT)
+			return 0;
+		if (x->h.kind == LT_EV_WAKING)
+			return x->wake.waker_tgid == (uint32_t)tr->hdr.pid && x->wake.waker_tid &&
+			       x->h.ts - e->h.ts >= LONG_WAIT_NS;
+	}
+	return 0;
+}
+
 /* Every GIL wait (a FUTEX_WAIT on a word inside the GIL) of alpha's and
  * beta's threads that has a stack has their Python frames; once a
  * thread's wait is in its function (alpha, beta), every one is until the
- * function returns, at its line. */
+ * function returns, at its line.  Each that a thread of the process woke
+ * after 1 ms or more has a stack. */
 static void check_trace(struct truth *t)
 {
 	struct tl_trace tr;
 	struct lt_stacktab st;
 	load_stacks(&tr, &st);
-	int waits[2] = { 0 }, with[2] = { 0 }, in[2] = { 0 }, left[2] = { 0 };
+	int waits[2] = { 0 }, with[2] = { 0 }, in[2] = { 0 }, left[2] = { 0 }, woken[2] = { 0 };
 	for (size_t i = 0; i < tr.n; i++) {
 		const struct lt_event *e = &tr.ev[i];
 		if (!gil_futex_of(t, e, 0))
@@ -258,19 +292,31 @@ static void check_trace(struct truth *t)
 		waits[k]++;
 		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
 							    LT_STACK_WAITER);
+		int inside = woken_long_from_inside(&tr, i);
+		woken[k] += inside;
+		cr_assert(s || !inside, "%s: the %s thread's GIL wait at %llu, woken by a thread of "
+			  "its process after 1 ms or more, has no stack", t->version,
+			  k ? "beta" : "alpha", (unsigned long long)e->h.ts);
+		double ms = 0;
 		for (size_t j = i + 1; k && j < tr.n; j++)
 			if (tr.ev[j].h.tid == e->h.tid && tr.ev[j].h.kind == LT_EV_SYS_EXIT) {
-				double ms = (double)(tr.ev[j].h.ts - e->h.ts) / 1e6;
+				ms = (double)(tr.ev[j].h.ts - e->h.ts) / 1e6;
 				t->trace_ms += ms;
 				t->stacked_ms += s ? ms : 0;
+				if (tr.ev[j].h.ts - e->h.ts >= LONG_WAIT_NS) {
+					t->long_waits++;
+					t->long_bare += !s;
+					t->long_bare_ms += s ? 0 : ms;
+				}
 				break;
 			}
 		if (!s)
-			continue; /* shorter than 1 ms and not sampled, or copied too late
-				     (that every long wait has a stack is stacks_live's) */
+			continue; /* shorter than 1 ms and not sampled, or woken from
+				     elsewhere with the reads off (--calls blocking) */
 		cr_assert_eq(s->tgid, (int32_t)tr.hdr.pid);
 		int through = check_stack(s, (pid_t)e->h.tid, k ? "beta" : "alpha",
 					  k ? t->line_b : t->line_a, e->h.ts);
+		t->through_ms += k && through ? ms : 0;
 		if (through)
 			cr_assert(!left[k], "%s: a wait of the %s thread in its function after one "
 				  "outside it, at %llu", t->version, k ? "beta" : "alpha",
@@ -280,19 +326,31 @@ static void check_trace(struct truth *t)
 		in[k] += through;
 		with[k]++;
 	}
-	/* beta waits a switch interval (20 ms) in most of its 60 rounds,
-	 * alpha 3 ms in each: both have stacks in their functions */
-	cr_assert(in[1] > 0, "%s: none of beta's %d GIL waits (%d with a stack) is in beta()",
-		  t->version, waits[1], with[1]);
-	cr_assert(in[0] > 0, "%s: none of alpha's %d GIL waits (%d with a stack) is in alpha()",
-		  t->version, waits[0], with[0]);
+	/* beta waits a switch interval (20 ms, woken by a timer), then about
+	 * 4 ms until alpha lets go (woken by alpha), in each of its 60
+	 * rounds; alpha 3 ms in each (woken by beta): both have stacks in
+	 * their functions, even from the BPF side's copies at the wake-up
+	 * alone */
+	cr_assert(in[1] > 0, "%s: none of beta's %d GIL waits (%d with a stack, %d woken by a "
+		  "thread of its process after 1 ms or more) is in beta()", t->version, waits[1],
+		  with[1], woken[1]);
+	cr_assert(in[0] > 0, "%s: none of alpha's %d GIL waits (%d with a stack, %d woken by a "
+		  "thread of its process after 1 ms or more) is in alpha()", t->version, waits[0],
+		  with[0], woken[0]);
 	lt_stacktab_free(&st);
 	tl_free(&tr);
 }
 
-/* report --profile: entries on the GIL through alpha and beta at their
- * lines ("alpha (py_gil_sites.py:LA) [python]"), beta's in all within 10%
- * of its own measure. */
+/* report --profile (of a recording with --calls all): entries on the GIL
+ * through alpha and beta at their lines ("alpha (py_gil_sites.py:LA)
+ * [python]"), beta's adding up to the waits of beta's thread in the trace
+ * whose stacks go through beta (each entry printed to 0.1 ms), and every
+ * GIL wait of beta's thread of 1 ms or more with a stack.  (beta's own
+ * measure, its time in time.sleep(0), is not what the profile adds up:
+ * it also holds the waits shorter than 1 ms, of which the profile has
+ * those sampled, and the time beta ran or was runnable there, outside any
+ * wait: 2-6% of it on a machine with a load of 8-13, more when a cpu
+ * stalls; it is in the messages.) */
 static void check_profile(const struct truth *t)
 {
 	int nl;
@@ -321,11 +379,14 @@ static void check_profile(const struct truth *t)
 	free(lines);
 	cr_assert(n[0] && n[1], "%s: the profile has no GIL entry through %s", t->version,
 		  !n[0] ? want_a : want_b);
-	double want = t->beta_wait_us / 1e3;
-	cr_assert(ms[1] >= want * 0.9 && ms[1] <= want * 1.1, "%s: %.1f ms of GIL waits through beta "
-		  "in %d entries, the program measured %.1f ms (the trace: %.1f ms of beta's GIL "
-		  "waits, %.1f ms of them with a stack)", t->version, ms[1], n[1], want, t->trace_ms,
-		  t->stacked_ms);
+	double measured = t->beta_wait_us / 1e3;
+	cr_assert(t->long_bare == 0, "%s: %d of beta's %d GIL waits of 1 ms or more (%.1f ms) have "
+		  "no stack", t->version, t->long_bare, t->long_waits, t->long_bare_ms);
+	cr_assert(fabs(ms[1] - t->through_ms) <= 0.05 * n[1] + 1e-6, "%s: %.1f ms of GIL waits "
+		  "through beta in %d entries of the profile; the trace has %.3f ms of beta's GIL "
+		  "waits with a stack through beta (of %.1f ms of beta's GIL waits, %.1f ms with a "
+		  "stack; the program measured %.1f ms in time.sleep(0))", t->version, ms[1], n[1],
+		  t->through_ms, t->trace_ms, t->stacked_ms, measured);
 }
 
 /* `report --profile --format collapsed` of the trace: how many of its

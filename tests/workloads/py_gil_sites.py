@@ -3,15 +3,29 @@
     /usr/bin/python3 py_gil_sites.py [-r ROUNDS=60] [--hold-ms MS=3] [--gate] [--linger] [--no-wait]
 
 Thread `alpha` runs alpha(), on one line (LA): it holds the GIL the way a
-C extension working without releasing it does, in libc's usleep(2 ms)
+C extension working without releasing it does, in libc's usleep(8 ms)
 called through ctypes.PyDLL (which keeps the GIL), again and again, and
 lets go of it only when another thread asks (at the loop's next eval-loop
 check).  Thread `beta` runs beta(), on one line (LB), ROUNDS times:
 time.sleep(0), which lets go of the GIL and takes it back (waiting there
-for alpha to let go: a switch interval, set to 20 ms), then holds the GIL
+for alpha to let go: a switch interval, set to 20 ms, after which beta
+asks, then until alpha's usleep() under way ends), then holds the GIL
 MS ms in usleep() through ctypes.PyDLL, so alpha waits for the GIL that
 long.  Neither burns CPU: on a loaded machine with 2 cores a CPU-bound
 thread would starve the recorder watching it.
+Beta's wait for the GIL is two waits: a timed wait of a switch interval,
+which times out (woken by a timer), then the wait until alpha lets go,
+ended by alpha's wake-up.  alpha takes the GIL as beta's round begins and
+checks for the request every 8 ms (and a little: each call's own time),
+so the second wait lasts about 24 - 20 = 4 ms: well above the 1 ms from
+which a recorder promises the stack of a wait ended by a thread of its
+process.  (A period of 2 ms, as before, put the request at a multiple of
+the period, and these waits at about 1 ms: each call's own time, times
+ten, less beta's delay; a run on a quieter or busier machine could have
+none of 1 ms or more.)  Beta begins its rounds only once alpha runs
+alpha() (alpha_in): a thread that starts late (a loaded machine has left
+one runnable for 250 ms) would otherwise find beta's rounds over, with
+no wait for the GIL in them.
 Every GIL wait of either thread is in its function at its line; the
 function and the loop each fit on one line so that the eval loop stops on
 no other line.  Prints, before the threads start (they wait on a
@@ -50,8 +64,11 @@ DONE = False
 result = {}
 
 
+alpha_in = threading.Event()  # alpha runs alpha(): beta's rounds may begin
+
+
 def alpha(usleep=libc.usleep):
-    while not DONE: usleep(2000)  # noqa: E701  (LA: the whole loop on one line)
+    while not DONE: usleep(8000)  # noqa: E701  (LA: the whole loop on one line)
 
 
 def beta(rounds, hold_us, pc=time.perf_counter, sleep=time.sleep, usleep=libc.usleep):
@@ -64,6 +81,7 @@ def run_alpha():
     tids["alpha"] = threading.get_native_id()
     ready.wait()
     gate.wait()
+    alpha_in.set()
     alpha()
 
 
@@ -72,6 +90,7 @@ def run_beta():
     tids["beta"] = threading.get_native_id()
     ready.wait()
     gate.wait()
+    alpha_in.wait()
     result["wh"] = beta(ROUNDS, HOLD_MS * 1000)
     DONE = True
 
