@@ -155,3 +155,59 @@ Test(recpair, returns_paired_begun_before_and_lost_entries)
 	cr_assert_eq(entries, 8);
 	tl_free(&t);
 }
+
+/* The short ring forms (event.h) come out as the long ones would have */
+Test(recpair, short_ring_forms_widened)
+{
+	struct feed f;
+	feed_open(&f);
+	struct {
+		struct lt_ev_hdr h;
+		struct lt_futex_short x;
+	} fs[3];
+	struct {
+		struct lt_ev_hdr h;
+		struct lt_exit_short x;
+	} es = { .h = { .tid = 101, .cpu = 1, .kind = LT_RING_EXIT_SHORT }, .x = { -11, LT_NR_FUTEX } };
+	_Static_assert(sizeof(fs[0]) == 48 && sizeof(es) == 24, "short forms' sizes");
+	/* a wake (its val2 kept), a wait without timeout, a wait-bitset */
+	uint32_t ops[3] = { 0x81, 0x80, 0x89 };
+	for (int i = 0; i < 3; i++) {
+		memset(&fs[i], 0, sizeof(fs[i]));
+		fs[i].h = (struct lt_ev_hdr){ .ts = 10 + i, .tid = 101, .cpu = 1, .kind = LT_RING_FUTEX_SHORT };
+		fs[i].x = (struct lt_futex_short){ .uaddr = 0x5000 + i, .uaddr2 = 0xdead0000beefull, .op = ops[i],
+						   .val = 7, .val3 = 0xffffffffu, .tmo = i ? 0 : 0xfffffff0u };
+	}
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(rec_on_sample(&f.c, &fs[i], sizeof(fs[i])), 0);
+		es.h.ts = 20 + i;
+		es.x.ret = -11 + i;
+		cr_assert_eq(rec_on_sample(&f.c, &es, sizeof(es)), 0);
+	}
+	struct tl_trace t;
+	const struct lt_event *x[8];
+	size_t n = feed_close(&f, &t, x, 8);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(t.n, 6);
+	for (int i = 0; i < 3; i++) {
+		const struct lt_event *e = &t.ev[2 * i];
+		cr_assert_eq(e->h.kind, LT_EV_FUTEX_ENTER);
+		cr_assert_eq(e->h.ts, 10 + i);
+		cr_assert_eq(e->h.tid, 101);
+		cr_assert_eq(e->h.cpu, 1);
+		cr_assert_eq(e->futex.nr, LT_NR_FUTEX);
+		cr_assert_eq(e->futex.uaddr, 0x5000 + i);
+		cr_assert_eq(e->futex.uaddr2, 0xdead0000beefull);
+		cr_assert_eq(e->futex.op, ops[i]);
+		cr_assert_eq(e->futex.val, 7);
+		cr_assert_eq(e->futex.val3, 0xffffffffu);
+		cr_assert_eq(e->futex.timeout, i ? -1 : (int64_t)0xfffffff0u, "timeout %lld",
+			     (long long)e->futex.timeout);
+		cr_assert_eq(x[i]->h.ts, 20 + i);
+		cr_assert_eq(x[i]->exit.ret, -11 + i);
+		cr_assert_eq(x[i]->exit.nr, LT_NR_FUTEX);
+		/* the first return of 101 had its entry: not begun before */
+		cr_assert_eq(x[i]->h.flags, 0);
+	}
+	tl_free(&t);
+}
