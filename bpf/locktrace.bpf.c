@@ -648,35 +648,6 @@ static __noinline int emit_flock(struct pt_regs *regs, long id, __u32 tid)
 	return 1;
 }
 
-struct lt_futex_short_rec {
-	struct lt_ev_hdr h;
-	struct lt_futex_short f;
-};
-
-/* A futex(2) entry in its short ring form (event.h), streamed, unless it
- * waits with a timeout (its ns need 64 bits): its timestamp if written,
- * 0 if not, 1 to write the long form. */
-static __always_inline __u64 emit_futex_short(struct pt_regs *regs, __u32 tid)
-{
-	__u64 a1 = regs->si, a3 = regs->r10, ts;
-	struct lt_futex_short_rec *e;
-
-	if (a3 && lt_futex_waits(LT_NR_FUTEX, a1))
-		return 1;
-	if (!(e = reserve(sizeof(*e), LT_EV_FUTEX_ENTER)))
-		return 0;
-	fill_hdr(&e->h, LT_RING_FUTEX_SHORT, tid);
-	e->f.uaddr = regs->di;
-	e->f.op = a1;
-	e->f.val = regs->dx;
-	e->f.uaddr2 = regs->r8;
-	e->f.val3 = regs->r9;
-	e->f.tmo = a3;
-	ts = e->h.ts;
-	submit(e);
-	return ts;
-}
-
 /* The entry of a call of class cls, as its own record: its timestamp if
  * written, else 0. */
 static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, __u32 tid)
@@ -684,11 +655,6 @@ static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, _
 	struct lt_event *e;
 	__u64 ts;
 
-	if (cls == LT_CALL_FUTEX && id == LT_NR_FUTEX && !flightbuf) {
-		ts = emit_futex_short(regs, tid);
-		if (ts != 1)
-			return ts;
-	}
 	if (cls == LT_CALL_FUTEX) {
 		if (!(e = reserve(SZ_FUTEX, LT_EV_FUTEX_ENTER)))
 			return 0;
@@ -809,20 +775,6 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		*v = 0;
 	}
 emit:
-	if (!flightbuf && ret == (__s32)ret) {
-		/* the short ring form (event.h) */
-		struct { struct lt_ev_hdr h; struct lt_exit_short x; } *s =
-			reserve(sizeof(*s), LT_EV_SYS_EXIT);
-		if (!s)
-			return 0;
-		fill_hdr(&s->h, LT_RING_EXIT_SHORT, (__u32)pt);
-		s->h.flags = flags;
-		s->x.ret = ret;
-		s->x.nr = nr;
-		s->x.pad = 0;
-		submit(s);
-		return 0;
-	}
 	e = reserve(LT_REC_SIZE(lt_sys_exit), LT_EV_SYS_EXIT);
 	if (!e)
 		return 0;

@@ -265,33 +265,6 @@ struct lt_event {
 	};
 };
 
-/* Ring-only short forms of the two most common records of every-call
- * recording (streamed; never written by the kernel-side units, never in a
- * trace file): the collector widens each into its kind's struct lt_event
- * (record_loop.c), with the same values the long form would have had.
- * A record's bytes are what its BPF program pays most for (the ring's
- * lines written; BENCHMARKS.md, 2026-12-05): 48 bytes instead of 56 for
- * a futex(2) entry, 24 instead of 32 for a return.  hdr.kind is one of
- * these, hdr.flags as the long form's. */
-#define LT_RING_FUTEX_SHORT 0x41 /* a futex(2) entry (nr LT_NR_FUTEX) */
-#define LT_RING_EXIT_SHORT 0x42  /* a return whose value fits in 32 bits */
-/* tmo: (uint32_t) of the 4th argument (val2) for an op that does not wait;
- * for one that waits the short form is only written without a timeout
- * (timeout -1) */
-struct lt_futex_short {
-	uint64_t uaddr;
-	uint64_t uaddr2;
-	uint32_t op;
-	uint32_t val;
-	uint32_t val3;
-	uint32_t tmo;
-};
-struct lt_exit_short {
-	int32_t ret;
-	uint16_t nr;
-	uint16_t pad;
-};
-
 /* The size the BPF side reserves for a record of one payload type, e.g.
  * LT_REC_SIZE(lt_switch); lt_record_size gives it by kind (0: not a kind
  * the kernel side writes).  A ring record holds one such record, or with

@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "golang.h"
-#include "locktrace/futex.h"
 #include "rtwatch.h"
 #include "record_int.h"
 #include "callnorm_feed.h"
@@ -298,38 +297,6 @@ static inline __attribute__((always_inline)) void deliver_paired(struct collecto
 	}
 }
 
-/* The short ring forms (event.h) widened into their kind's event, with
- * the values the long form would have had; the size read, *n. */
-#define SZ_FUTEX_SHORT (sizeof(struct lt_ev_hdr) + sizeof(struct lt_futex_short))
-#define SZ_EXIT_SHORT (sizeof(struct lt_ev_hdr) + sizeof(struct lt_exit_short))
-static inline __attribute__((always_inline)) void widen_futex(struct lt_event *x, const uint8_t *p)
-{
-	const struct lt_futex_short *f = (const void *)(p + sizeof(struct lt_ev_hdr));
-
-	memcpy(&x->h, p, sizeof(x->h));
-	x->h.kind = LT_EV_FUTEX_ENTER;
-	x->futex.uaddr = f->uaddr;
-	x->futex.uaddr2 = f->uaddr2;
-	x->futex.op = f->op;
-	x->futex.val = f->val;
-	x->futex.val3 = f->val3;
-	/* an op that waits is written short only without a timeout */
-	x->futex.timeout = lt_futex_waits(LT_NR_FUTEX, f->op) ? -1 : (int64_t)f->tmo;
-	x->futex.nr = LT_NR_FUTEX;
-	x->futex.pad = 0;
-}
-
-static inline __attribute__((always_inline)) void widen_exit(struct lt_event *x, const uint8_t *p)
-{
-	const struct lt_exit_short *r = (const void *)(p + sizeof(struct lt_ev_hdr));
-
-	memcpy(&x->h, p, sizeof(x->h));
-	x->h.kind = LT_EV_SYS_EXIT;
-	x->exit.ret = r->ret;
-	x->exit.nr = r->nr;
-	x->exit.pad[0] = x->exit.pad[1] = x->exit.pad[2] = 0;
-}
-
 /* rec_on_sample for a record that is not 8-byte aligned (none should be):
  * its events copied out first. */
 static __attribute__((noinline)) int on_sample_copied(struct collector *c, const uint8_t *p,
@@ -338,21 +305,10 @@ static __attribute__((noinline)) int on_sample_copied(struct collector *c, const
 	struct lt_event copy;
 
 	while (size >= sizeof(struct lt_ev_hdr)) {
-		uint8_t kind = p[offsetof(struct lt_ev_hdr, kind)];
-		size_t n = kind == LT_RING_FUTEX_SHORT ? SZ_FUTEX_SHORT
-			   : kind == LT_RING_EXIT_SHORT ? SZ_EXIT_SHORT
-							: lt_record_size(kind);
+		size_t n = lt_record_size(p[offsetof(struct lt_ev_hdr, kind)]);
 		if (!n || n > size)
 			return 0;
-		if (kind == LT_RING_FUTEX_SHORT || kind == LT_RING_EXIT_SHORT) {
-			memset(&copy, 0, sizeof(copy));
-			if (kind == LT_RING_FUTEX_SHORT)
-				widen_futex(&copy, p);
-			else
-				widen_exit(&copy, p);
-		} else {
-			copy_record(&copy, p, n);
-		}
+		copy_record(&copy, p, n);
 		if (c->norm)
 			lt_callnorm_feed(c->norm, &copy, deliver, c);
 		else
@@ -429,22 +385,6 @@ int rec_on_sample(void *ctx, void *data, size_t size)
 		ONE_KIND(LT_EV_FUTEX_ENTER, lt_futex_enter);
 		ONE_KIND(LT_EV_SWITCH, lt_switch);
 		ONE_KIND(LT_EV_WAKING, lt_waking);
-		case LT_RING_FUTEX_SHORT: {
-			struct lt_event x;
-			if ((n = SZ_FUTEX_SHORT) > size)
-				return 0;
-			widen_futex(&x, p);
-			deliver_paired(c, &x, LT_EV_FUTEX_ENTER);
-			break;
-		}
-		case LT_RING_EXIT_SHORT: {
-			struct lt_event x;
-			if ((n = SZ_EXIT_SHORT) > size)
-				return 0;
-			widen_exit(&x, p);
-			deliver_paired(c, &x, LT_EV_SYS_EXIT);
-			break;
-		}
 		default:
 			n = lt_record_size(ev->h.kind);
 			if (!n || n > size)
