@@ -243,7 +243,11 @@ struct {
 } lost SEC(".maps");
 
 /* Per thread: the syscall whose entry was emitted, so that its exit is
- * emitted too (read/write are only emitted for sockets). */
+ * emitted too (read/write are only emitted for sockets).  Streamed, only
+ * the read/write family's (the socket test); the other calls' returns are
+ * all written and the collector pairs them with their entries
+ * (record_int.h: rec_pair_exit).  The kernel-side units (flightbuf) keep
+ * it for every call: nothing pairs their records before a dump. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -683,15 +687,20 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	if (!traced_cur(pt >> 32))
 		return 0;
 	if (lt_call_flock(id, regs->si)) {
-		if (emit_flock(regs, id, (__u32)pt))
+		if (emit_flock(regs, id, (__u32)pt) && flightbuf)
 			mark_inflight(bpf_get_current_task_btf(), id);
 		return 0;
 	}
 	cls = lt_call_class(id);
 	/* The exit is emitted only if the entry was (a lost entry makes its
-	 * exit useless; a non-socket read has no entry). */
+	 * exit useless; a non-socket read has no entry): the mark tells
+	 * sys_exit, for a read or write (streamed) or for any call (the
+	 * units).  A streamed futex, wait or file-lock call's return is
+	 * written whatever happened to its entry, and the collector pairs
+	 * them: the mark's task-storage get with create cost ~55 ns here. */
 	if (cls != LT_CALL_NONE && (ets = emit_call(regs, id, cls, (__u32)pt))) {
-		mark_inflight(bpf_get_current_task_btf(), id);
+		if (flightbuf || cls == LT_CALL_IO)
+			mark_inflight(bpf_get_current_task_btf(), id);
 		/* a wait whose stack the collector wants: its sleeps are
 		 * copied at their wake-up (call_at) */
 		if (waiter_copy_ns && (cls != LT_CALL_FUTEX || lt_futex_waits(id, regs->si)))
@@ -713,6 +722,35 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	if (!traced_cur(pt >> 32))
 		return 0;
 	task = bpf_get_current_task_btf();
+	if (!flightbuf) {
+		/* streamed: every futex, wait and file-lock call's return; the
+		 * collector drops one whose entry it did not see, or flags it
+		 * as begun before tracing when it is the thread's first call
+		 * (rec_pair_exit).  A read or write's goes by the mark (its
+		 * entry only for a socket). */
+		long id = regs->orig_ax;
+		int cls = lt_call_class(id);
+		if (cls == LT_CALL_NONE) {
+			if (!lt_call_flock(id, regs->si))
+				return 0;
+		} else if (cls == LT_CALL_IO) {
+			v = bpf_task_storage_get(&inflight, task, 0, 0);
+			if (!v) {
+				v = bpf_task_storage_get(&inflight, task, 0,
+							 BPF_LOCAL_STORAGE_GET_F_CREATE);
+				if (!v || !fd_is_socket(task, regs->di))
+					return 0;
+			} else if (!*v) {
+				return 0;
+			}
+			if (v)
+				*v = 0;
+		}
+		if (waiter_copy_ns)
+			end_call(task, (__u32)pt);
+		nr = id;
+		goto emit;
+	}
 	v = bpf_task_storage_get(&inflight, task, 0, 0);
 	if (!v) {
 		/* The first return from a thread we have no state for: a
@@ -740,6 +778,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		}
 		*v = 0;
 	}
+emit:
 	e = reserve(LT_REC_SIZE(lt_sys_exit), LT_EV_SYS_EXIT);
 	if (!e)
 		return 0;

@@ -62,6 +62,9 @@ struct collector {
 	uint32_t last_tid, last_tg;
 	struct lt_stall *stall; /* NULL unless --stall */
 	struct lt_callnorm *norm; /* --calls blocking: returns from switches */
+	/* every call, streamed: tid -> the call whose entry was seen and whose
+	 * return was not yet (record_loop.c: pair_event) */
+	struct lt_u64map calls;
 	struct lt_stackrec *stk;  /* --stacks (NULL: off) */
 	/* the processes (procs[0] is tgid); multi: several may be traced */
 	int multi;

@@ -213,6 +213,90 @@ static inline void copy_record(struct lt_event *ev, const uint8_t *p, size_t n)
 }
 #undef COPY_FIXED
 
+/* Every call, streamed: the returns paired with their entries here.  The
+ * BPF side writes the return of every futex, wait and file-lock call of a
+ * traced thread (and of a read or write whose entry it wrote), whatever
+ * happened to its entry: marking each call in the thread's task storage
+ * at sys_enter cost ~55 ns a call (BENCHMARKS.md, 2026-12-05).  So a
+ * return is kept when the thread's entry of that call came before it; is
+ * the return of a call begun before tracing (LT_F_BEGAN_BEFORE) when it
+ * is the thread's first call event; and is dropped otherwise (its entry
+ * lost): what the BPF side's mark decided before.  c->calls: tid ->
+ * PAIR_SEEN | (the open call's nr + 1) << 1, PAIR_SEEN alone when none is
+ * open.  A thread's entry and return are in the ring in their order (one
+ * ring, reserved in time order).  The kernel-side units (--ring) still
+ * pair in the kernel; --calls blocking has no syscall programs. */
+#define PAIR_SEEN ((uintptr_t)1)
+#define PAIR_DROP 0
+#define PAIR_KEEP 1
+#define PAIR_BEFORE 2
+
+static inline void pair_set(struct collector *c, uint32_t tid, uintptr_t v)
+{
+	void **r = lt_u64map_ref(&c->calls, tid);
+
+	if (r)
+		*r = (void *)v;
+	else
+		lt_u64map_put(&c->calls, tid, (void *)v);
+}
+
+/* What to do with ev, of kind kind (a constant where the caller knows it):
+ * PAIR_KEEP, PAIR_DROP, or PAIR_BEFORE (a SYS_EXIT to deliver flagged). */
+static inline __attribute__((always_inline)) int pair_event(struct collector *c,
+							    const struct lt_event *ev,
+							    uint8_t kind)
+{
+	uint32_t tid = ev->h.tid;
+
+	switch (kind) {
+	case LT_EV_FUTEX_ENTER:
+	case LT_EV_WAIT_ENTER:
+	case LT_EV_IO_ENTER:
+	case LT_EV_FLOCK_ENTER:
+		if (tid)
+			pair_set(c, tid, PAIR_SEEN | ((uintptr_t)lt_entry_nr(ev) + 1) << 1);
+		return PAIR_KEEP;
+	case LT_EV_SYS_EXIT: {
+		void **r = tid ? lt_u64map_ref(&c->calls, tid) : NULL;
+		if (!r) {
+			if (tid)
+				lt_u64map_put(&c->calls, tid, (void *)PAIR_SEEN);
+			return PAIR_BEFORE;
+		}
+		uintptr_t v = (uintptr_t)*r;
+		*r = (void *)PAIR_SEEN;
+		return v >> 1 == (uintptr_t)ev->exit.nr + 1 ? PAIR_KEEP : PAIR_DROP;
+	}
+	case LT_EV_TASK_NEW: /* no call of its own began before tracing */
+		if (tid)
+			pair_set(c, tid, PAIR_SEEN);
+		return PAIR_KEEP;
+	case LT_EV_TASK_EXIT: /* its tid may be another thread's later */
+		if (tid)
+			lt_u64map_del(&c->calls, tid);
+		return PAIR_KEEP;
+	}
+	return PAIR_KEEP;
+}
+
+/* deliver_kind after pair_event */
+static inline __attribute__((always_inline)) void deliver_paired(struct collector *c,
+								 const struct lt_event *ev,
+								 uint8_t kind)
+{
+	int how = pair_event(c, ev, kind);
+
+	if (__builtin_expect(how == PAIR_KEEP, 1)) {
+		deliver_kind(c, ev, kind);
+	} else if (how == PAIR_BEFORE) {
+		struct lt_event x;
+		memcpy(&x, ev, LT_REC_SIZE(lt_sys_exit));
+		x.h.flags |= LT_F_BEGAN_BEFORE;
+		deliver_kind(c, &x, LT_EV_SYS_EXIT);
+	}
+}
+
 /* rec_on_sample for a record that is not 8-byte aligned (none should be):
  * its events copied out first. */
 static __attribute__((noinline)) int on_sample_copied(struct collector *c, const uint8_t *p,
@@ -228,7 +312,7 @@ static __attribute__((noinline)) int on_sample_copied(struct collector *c, const
 		if (c->norm)
 			lt_callnorm_feed(c->norm, &copy, deliver, c);
 		else
-			deliver_any(c, &copy);
+			deliver_paired(c, &copy, copy.h.kind);
 		p += n;
 		size -= n;
 	}
@@ -282,7 +366,7 @@ static inline __attribute__((always_inline)) int on_sample_norm(struct collector
 	case K:                                                         \
 		if ((n = LT_REC_SIZE(PAYLOAD)) > size)                  \
 			return 0;                                       \
-		deliver_kind(c, ev, K);                                 \
+		deliver_paired(c, ev, K);                               \
 		break
 int rec_on_sample(void *ctx, void *data, size_t size)
 {
@@ -305,7 +389,7 @@ int rec_on_sample(void *ctx, void *data, size_t size)
 			n = lt_record_size(ev->h.kind);
 			if (!n || n > size)
 				return 0;
-			deliver_kind(c, ev, ev->h.kind);
+			deliver_paired(c, ev, ev->h.kind);
 			break;
 		}
 		p += n;

@@ -101,6 +101,7 @@ void rec_free_procs(struct collector *c)
 	lt_u64map_free(&c->proc_of);
 	lt_u64map_free(&c->tid_tgid);
 	lt_u64map_free(&c->untraced);
+	lt_u64map_free(&c->calls);
 }
 
 /* Is tgid a traced process?  Processes that join a recording by -p,
