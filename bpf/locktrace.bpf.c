@@ -746,8 +746,11 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 			if (v)
 				*v = 0;
 		}
-		if (waiter_copy_ns)
-			end_call(task, (__u32)pt);
+		if (waiter_copy_ns) {
+			/* one clock read for the rule and the record */
+			now = bpf_ktime_get_boot_ns();
+			end_call(task, (__u32)pt, now);
+		}
 		nr = id;
 		goto emit;
 	}
