@@ -73,7 +73,8 @@ const volatile __u32 waker_sample_every = 0;
  * in the thread's own context, at its return to user space (rseq_update:
  * its registers and stack are still the sleep's), not by its waker inside
  * sched_waking (under the wakee's pi_lock, on the hand-off's path, the
- * waiter's stack cold on the waker's cpu); 0: at the wake-up */
+ * waiter's stack cold on the waker's cpu); 0: at the wake-up (the
+ * default: LOCKTRACE_WAITER_COPY=return sets it) */
 const volatile bool waiter_copy_at_return = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

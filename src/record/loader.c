@@ -211,13 +211,15 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		if (!(flags & LT_BPF_CALLS_BLOCKING)) /* the waits' entries */
 			bpf_map__set_max_entries(b->skel->maps.call_at, 65536);
 	}
-	/* --calls blocking: long waits copied at the waiter's return to user
-	 * space rather than at the wake-up, where the kernel has the
-	 * tracepoint (LOCKTRACE_WAITER_COPY=wake: at the wake-up, for
-	 * measurements) */
+	/* --calls blocking, LOCKTRACE_WAITER_COPY=return: long waits copied
+	 * at the waiter's return to user space rather than at the wake-up,
+	 * where the kernel has the tracepoint.  Not the default: a copy costs
+	 * the same there (~700 ns) and still delays the waiter before it
+	 * takes the lock; no throughput gain was measured (BENCHMARKS.md,
+	 * 2026-12-05) */
 	const char *wc = getenv("LOCKTRACE_WAITER_COPY");
 	if (copies && (flags & LT_BPF_COPY_WAITERS) && (flags & LT_BPF_CALLS_BLOCKING) &&
-	    !(wc && !strcmp(wc, "wake")) && lt_bpf_has_rseq_update())
+	    wc && !strcmp(wc, "return") && lt_bpf_has_rseq_update())
 		b->skel->rodata->waiter_copy_at_return = true;
 	else
 		bpf_program__set_autoload(b->skel->progs.lt_rseq_update, false);
