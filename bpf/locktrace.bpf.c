@@ -68,6 +68,14 @@ const volatile __u64 waiter_copy_ns = 0;
  * wake-up ends a sleep of waiter_copy_ns or more, and 1 in
  * waker_sample_every of the others (0: none of them) */
 const volatile __u32 waker_sample_every = 0;
+/* record --stacks --calls blocking: a long sleep of a thread that has
+ * rseq registered (glibc 2.35 and later do it for every thread) is copied
+ * in the thread's own context, at its return to user space (rseq_update:
+ * its registers and stack are still the sleep's), not by its waker inside
+ * sched_waking (under the wakee's pi_lock, on the hand-off's path, the
+ * waiter's stack cold on the waker's cpu); 0: at the wake-up (the
+ * default: LOCKTRACE_WAITER_COPY=return sets it) */
+const volatile bool waiter_copy_at_return = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20); /* 4 KiB (one page) unless copy_waker_stacks */
@@ -1037,6 +1045,28 @@ static __always_inline void call_copied(__u32 tid, __u64 entry)
 		*v = 0;
 }
 
+/* Is a long sleep of p copied at its return to user space?  With rseq
+ * registered, the return after a switch runs rseq_update. */
+static __always_inline bool copy_at_return(struct task_struct *p)
+{
+	return waiter_copy_at_return && p->rseq;
+}
+
+/* The current task t's long sleep marked for a copy at its return (its
+ * registers and stack are the sleep's until it returns to user space, or
+ * sleeps again in the same call), copied now. */
+static __noinline void copy_marked(struct task_struct *t)
+{
+	__u32 tid = t->pid;
+	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	__u64 start;
+
+	if (!v || !(start = v->at_return))
+		return;
+	v->at_return = 0;
+	copy_waiter_stack(t, start, bpf_ktime_get_boot_ns(), LT_WCOPY_AT_EXIT);
+}
+
 /* sched_waking of traced p by the current task cur at now (the waking
  * record's time, so that the trace says which wake-ups the rule below
  * copied at): true if it ends a sleep of waiter_copy_ns or more (its
@@ -1052,6 +1082,8 @@ static __always_inline bool waiter_copy_at_wake(struct task_struct *p, struct ta
 		return false;
 	if (now - start < waiter_copy_ns)
 		return false; /* it may still reach it before it runs: the switch decides */
+	if (copy_at_return(p))
+		return true; /* the switch that runs it marks it for its return */
 	if (!cur->mm || cur->mm != p->mm)
 		return true; /* not readable from here: perhaps at the switch */
 	v->ts = 0;
@@ -1106,6 +1138,10 @@ static __always_inline void waiter_copy_at_switch(struct task_struct *prev,
 	now = bpf_ktime_get_boot_ns();
 	if (now - start < waiter_copy_ns)
 		return;
+	if (copy_at_return(next)) {
+		v->at_return = start;
+		return;
+	}
 	if (!prev->mm || prev->mm != next->mm) {
 		wcopy_inc(LT_WCOPY_LEFT); /* the collector's read, if in time */
 		return;
@@ -1157,6 +1193,8 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!regs)
 		return 0;
+	if (waiter_copy_at_return)
+		copy_marked(prev); /* woken, and asleep again in the same call */
 	id = regs->orig_ax;
 	if (lt_call_flock(id, regs->si)) {
 		ts = bpf_ktime_get_boot_ns();
@@ -1223,6 +1261,18 @@ int BPF_PROG(lt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		return 0;
 	fill_switch(e, preempt, prev, next, prev_state, ptgid, ntgid, 0);
 	submit(e);
+	return 0;
+}
+
+/* A traced thread returns to user space after a switch (rseq registered):
+ * a long sleep of it marked at the switch that ran it is copied here, on
+ * its own cpu, with no scheduler lock held. */
+SEC("tp_btf/rseq_update")
+int BPF_PROG(lt_rseq_update, struct task_struct *t)
+{
+	if (!traced_cur(t->tgid))
+		return 0;
+	copy_marked(t);
 	return 0;
 }
 

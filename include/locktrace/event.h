@@ -89,6 +89,9 @@ enum lt_kind {
  * still asleep from there, without reading /proc/PID/task/TID/syscall. */
 struct lt_sleep_note {
 	uint64_t ts, sp, ip;
+	/* a sleep of waiter_copy_ns or more that ended: its ts, its copy due
+	 * at the thread's return to user space (rseq_update), 0 none */
+	uint64_t at_return;
 };
 /* counters of the waiters' copies (BPF map wcopy_count, per cpu) */
 #define LT_WCOPY_AT_WAKE 0   /* copied at the wake-up */

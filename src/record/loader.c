@@ -73,6 +73,15 @@ static int64_t percpu_offset(const struct btf *btf, const struct btf_type *sec, 
 	return -1;
 }
 
+/* Has the kernel the rseq_update tracepoint (CONFIG_RSEQ)? */
+bool lt_bpf_has_rseq_update(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has = btf && btf__find_by_name_kind(btf, "btf_trace_rseq_update", BTF_KIND_TYPEDEF) > 0;
+	btf__free(btf);
+	return has;
+}
+
 int64_t lt_bpf_preempt_from_rq(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -202,6 +211,18 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		if (!(flags & LT_BPF_CALLS_BLOCKING)) /* the waits' entries */
 			bpf_map__set_max_entries(b->skel->maps.call_at, 65536);
 	}
+	/* --calls blocking, LOCKTRACE_WAITER_COPY=return: long waits copied
+	 * at the waiter's return to user space rather than at the wake-up,
+	 * where the kernel has the tracepoint.  Not the default: a copy costs
+	 * the same there (~700 ns) and still delays the waiter before it
+	 * takes the lock; no throughput gain was measured (BENCHMARKS.md,
+	 * 2026-12-05) */
+	const char *wc = getenv("LOCKTRACE_WAITER_COPY");
+	if (copies && (flags & LT_BPF_COPY_WAITERS) && (flags & LT_BPF_CALLS_BLOCKING) &&
+	    wc && !strcmp(wc, "return") && lt_bpf_has_rseq_update())
+		b->skel->rodata->waiter_copy_at_return = true;
+	else
+		bpf_program__set_autoload(b->skel->progs.lt_rseq_update, false);
 	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */
 	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
 	if (!ncg)

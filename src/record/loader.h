@@ -3,6 +3,7 @@
 #ifndef LOCKTRACE_LOADER_H
 #define LOCKTRACE_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -120,5 +121,6 @@ uint64_t lt_bpf_ring_size(uint64_t want);
  * tell a softirq a task ran in its own socket call from an interrupt; 0 if
  * this kernel's BTF does not say. */
 int64_t lt_bpf_preempt_from_rq(void);
+bool lt_bpf_has_rseq_update(void);
 
 #endif

@@ -130,6 +130,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  stacks: %llu BPF copies not unwound: a copy of the same call path was "
 				"(same return addresses and frame links)",
 				(unsigned long long)k->unwinds_cached);
+		if (k->cached_here)
+			lt_more("  stacks: %llu of them found in the unwind cache by the collector's thread "
+				"(no job for the unwinder)",
+				(unsigned long long)k->cached_here);
 		if (k->bpf_py)
 			lt_more("  waiters' stacks: %llu copies of CPython threads with their Python frames",
 				(unsigned long long)k->bpf_py);

@@ -117,6 +117,7 @@ struct symproc {
 	struct lt_unwinder *u;
 	struct lt_gostk *go; /* a Go program's pclntab (stackrec_go.h), NULL */
 	int broken;
+	int unwound;     /* its first unwind is done (that one reads its modules' CFI) */
 	uint64_t opened; /* BOOTTIME ns */
 };
 
@@ -130,7 +131,11 @@ struct lt_stackrec {
 	/* tid -> ts of its latest wait whose stack the BPF side copied (a
 	 * copy may come before the wait's entry: it is in a ring of its own) */
 	struct lt_u64map bpf_done;
-	/* the unwinder's own */
+	/* the unwinder's, under ucmu: the collector's thread looks a BPF
+	 * copy up in the unwind cache itself (lt_stackrec_copy_cb) when it
+	 * can take ucmu at once, so that a copy whose call path is cached
+	 * costs it no job, no 2 KiB copy and no hand-over to the unwinder */
+	pthread_mutex_t ucmu;
 	struct lt_u64map procs;  /* tgid -> struct symproc * */
 	struct lt_u64map uc_regs; /* the unwinder's: uc_regs_key -> struct uc_regs * */
 	struct lt_u64map ucache;  /* uc_words_key -> stack id (unwinds remembered) */
@@ -183,6 +188,7 @@ struct lt_stackrec *lt_stackrec_new(int sample_every)
 		return NULL;
 	r->sample_every = sample_every < 0 ? 16 : sample_every;
 	pthread_mutex_init(&r->mu, NULL);
+	pthread_mutex_init(&r->ucmu, NULL);
 	pthread_cond_init(&r->more, NULL);
 	pthread_cond_init(&r->idle, NULL);
 	/* the recorder's signals stay with its main thread */
@@ -284,6 +290,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 	free(r->lock_names);
 	lt_u64map_free(&r->lock_idx);
 	pthread_mutex_destroy(&r->mu);
+	pthread_mutex_destroy(&r->ucmu);
 	pthread_cond_destroy(&r->more);
 	pthread_cond_destroy(&r->idle);
 	free(r);
@@ -982,6 +989,9 @@ static void py_tstate_lookup(struct lt_stackrec *r, struct pyproc *pp, uint32_t 
 	lt_u64map_put(&r->py_nots, tid, (void *)(uintptr_t)now);
 }
 
+static bool copied_path_known(struct lt_stackrec *r, const struct lt_stack_copy *c, size_t size,
+			      int waiter);
+
 int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 {
 	struct lt_stackrec *r = ctx;
@@ -1002,6 +1012,8 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 	if (!c->len || c->len > most)
 		return 0; /* a waiter's: the collector's read, if in time */
 	if (waiter && waiter_copy(r, c, size))
+		return 0;
+	if (copied_path_known(r, c, size, waiter))
 		return 0;
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j || !(j->copy = malloc(c->len))) {
@@ -1031,6 +1043,47 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 }
 
 /* ---- the unwinder thread ---- */
+
+static uint32_t uc_cached(struct lt_stackrec *r, const struct symproc *sp, const struct job *j);
+
+/* A BPF copy whose call path the unwind cache holds: its reference filed
+ * at once, from the ring's bytes (only the words the cached unwind read
+ * are looked at).  Only when the unwinder is not using the cache (ucmu
+ * taken at once), for a process it has opened, and for a copy the
+ * unwinder would look up too (native frames only).  True if filed. */
+static bool copied_path_known(struct lt_stackrec *r, const struct lt_stack_copy *c, size_t size,
+			      int waiter)
+{
+	if ((c->pad & LT_COPY_F_DEEP) || copy_py(c, size) || pthread_mutex_trylock(&r->ucmu))
+		return false;
+	const struct symproc *sp = lt_u64map_get(&r->procs, c->tgid);
+	uint32_t id = 0;
+	if (sp && !sp->broken) {
+		struct job t = { .tgid = c->tgid, .base = c->sp, .copy = (uint8_t *)c->stack,
+				 .len = c->len };
+		t.regs.full = true;
+		t.regs.r = (struct lt_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp, .bx = c->bx,
+					     .r12 = c->r12, .r13 = c->r13, .r14 = c->r14, .r15 = c->r15 };
+		id = uc_cached(r, sp, &t);
+	}
+	pthread_mutex_unlock(&r->ucmu);
+	if (!id)
+		return false;
+	struct lt_stack_ref ref = { .tid = c->tid, .ts = c->ts, .stack_id = id,
+				    .role = waiter ? LT_STACK_WAITER : LT_STACK_WAKER,
+				    .delay_ns = waiter && c->at > c->ts ? c->at - c->ts : 0 };
+	pthread_mutex_lock(&r->mu);
+	r->st.unwinds_cached++;
+	r->st.cached_here++;
+	if (push_ref(r, &ref) == 0) {
+		if (waiter)
+			r->st.bpf_kept++;
+		else
+			r->st.wakers_kept++;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return true;
+}
 
 static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
 {
@@ -1379,25 +1432,34 @@ static uint64_t uc_words_key(const struct symproc *sp, uint64_t rkey, const stru
 	return h ? h : 1;
 }
 
-/* Unwinds one job's copy (outside mu); the frames interned under mu. */
+/* The stack id the unwind cache holds for job J's copy, 0 none (under
+ * ucmu). */
+static uint32_t uc_cached(struct lt_stackrec *r, const struct symproc *sp, const struct job *j)
+{
+	const struct lt_map *m = NULL;
+	uint64_t rkey = uc_regs_key(sp, j, &m);
+	struct uc_regs *known = rkey ? lt_u64map_get(&r->uc_regs, rkey) : NULL;
+	if (!known || known->beyond > m->end - j->base)
+		return 0;
+	return (uint32_t)(uintptr_t)lt_u64map_get(&r->ucache, uc_words_key(sp, rkey, known, m, j));
+}
+
+/* Unwinds one job's copy (outside mu, under ucmu); the frames interned
+ * under mu. */
 static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 {
 	struct symproc *sp = symproc_of(r, j->tgid);
 	if (!sp)
 		return 0;
+	uint32_t hit = uc_cached(r, sp, j);
+	if (hit) {
+		pthread_mutex_lock(&r->mu);
+		r->st.unwinds_cached++;
+		pthread_mutex_unlock(&r->mu);
+		return hit;
+	}
 	const struct lt_map *m = NULL;
 	uint64_t rkey = uc_regs_key(sp, j, &m);
-	struct uc_regs *known = rkey ? lt_u64map_get(&r->uc_regs, rkey) : NULL;
-	if (known && known->beyond <= m->end - j->base) {
-		uint32_t hit = (uint32_t)(uintptr_t)lt_u64map_get(&r->ucache,
-								  uc_words_key(sp, rkey, known, m, j));
-		if (hit) {
-			pthread_mutex_lock(&r->mu);
-			r->st.unwinds_cached++;
-			pthread_mutex_unlock(&r->mu);
-			return hit;
-		}
-	}
 	struct uc_regs reads;
 	bool outside = false;
 	memset(&reads, 0, sizeof(reads));
@@ -1411,6 +1473,7 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	struct lt_stack_seg oc = { .base = j->oc_base, .data = j->oc, .len = j->oc_len };
 	int got = lt_unwind_thread_segs(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
 					j->oc ? &oc : NULL, j->oc ? 1 : 0, MAX_DEPTH, &frames, &n, &end);
+	sp->unwound = 1;
 	lt_unwind_track_reads(sp->u, NULL, NULL, NULL);
 	struct lt_frame *gof = NULL;
 	size_t ngo = 0;
@@ -1487,9 +1550,11 @@ static void *unwinder_main(void *arg)
 
 		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
 		uint32_t id = 0;
-		bool skipped = false;
+		bool skipped = false, first = false;
+		pthread_mutex_lock(&r->ucmu);
 		if (j->kind == J_FORGET) {
 			forget_proc(r, j->tgid);
+			pthread_mutex_unlock(&r->ucmu);
 			/* an OPEN of the program before the exec may have
 			 * finished after the collector dropped its runtime */
 			pthread_mutex_lock(&r->mu);
@@ -1497,6 +1562,7 @@ static void *unwinder_main(void *arg)
 			pthread_mutex_unlock(&r->mu);
 		} else if (j->kind == J_OPEN) {
 			symproc_of(r, j->tgid);
+			pthread_mutex_unlock(&r->ucmu);
 		} else if (j->kind == J_WAKER) {
 			/* wakers come with every wake-up: a time budget */
 			if (t0 - r->budget_start >= 1000000000ull) {
@@ -1504,13 +1570,34 @@ static void *unwinder_main(void *arg)
 				r->budget_used = 0;
 			}
 			skipped = r->budget_used >= WAKER_BUDGET_NS;
-			if (!skipped)
+			struct symproc *sp = lt_u64map_get(&r->procs, j->tgid);
+			if (!skipped) {
+				/* a process's first unwind reads its modules' CFI
+				 * (0.2-0.7 s with no symbol cache): not charged to
+				 * the wakers' time, whose second it would spend at
+				 * once (the waiters' copies, taken at the return
+				 * now, come after the wakers') */
+				first = !sp || !sp->unwound;
 				id = unwind_job(r, j);
+			} else {
+				/* out of time, but a call path unwound already
+				 * costs a look-up (the budget's second may have
+				 * gone on opening the process) */
+				id = sp && !sp->broken ? uc_cached(r, sp, j) : 0;
+				skipped = !id;
+				if (id) {
+					pthread_mutex_lock(&r->mu);
+					r->st.unwinds_cached++;
+					pthread_mutex_unlock(&r->mu);
+				}
+			}
+			pthread_mutex_unlock(&r->ucmu);
 		} else {
 			id = unwind_job(r, j);
+			pthread_mutex_unlock(&r->ucmu);
 		}
 		uint64_t spent = lt_now_ns(CLOCK_MONOTONIC) - t0;
-		if (j->kind == J_WAKER)
+		if (j->kind == J_WAKER && !first)
 			r->budget_used += spent;
 
 		pthread_mutex_lock(&r->mu);

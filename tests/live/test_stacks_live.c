@@ -30,6 +30,10 @@ struct truth {
 	int rounds; /* the workload's: each site waited this many times */
 };
 
+/* the last record_sites' recorder's stderr (its summary) */
+static char last_err[64][256];
+static int last_nerr;
+
 /* stack_sites -r ROUNDS -a HOLD_A_MS -b HOLD_B_MS recorded with --stacks
  * --calls CALLS and EXTRA (NULL: none); WSTACKS: LOCKTRACE_WAITER_STACKS
  * for the recorder (NULL: unset). */
@@ -63,6 +67,8 @@ static void record_sites(const char *raw, const char *calls, struct truth *t, co
 	int rc = tl_run_to_end(rec, out, &nout, err, &nerr);
 	unsetenv("LOCKTRACE_CACHE_DIR");
 	unsetenv("LOCKTRACE_WAITER_STACKS");
+	memcpy(last_err, err, sizeof(last_err));
+	last_nerr = nerr;
 	cr_assert_eq(rc, 0, "locktrace record --stacks failed (%d): %s", rc, nerr ? err[0] : "");
 	t->waiter = (uint32_t)tl_truth_val(out, nout, "thread", "role=waiter", "tid");
 	t->holder = (uint32_t)tl_truth_val(out, nout, "thread", "role=holder", "tid");
@@ -304,6 +310,38 @@ Test(stacks_live, waiters_stacks_copied_at_the_wake_up, .timeout = 120)
 	struct truth t;
 	tl_tmp_path(raw, sizeof(raw), "stacks-bpfw");
 	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
+	check_trace(raw, &t);
+	unlink(raw);
+}
+
+/* The same with LOCKTRACE_WAITER_COPY=return: each long wait's stack is
+ * copied in the waiter's own context at its return to user space (the
+ * rseq_update tracepoint, after the switch that ran it again), none at
+ * the wake-up; every wait still has its site, and the releases theirs. */
+Test(stacks_live, waiters_stacks_copied_at_their_return, .timeout = 120)
+{
+	NEED_ROOT();
+	if (access("/sys/kernel/tracing/events/rseq/rseq_update", F_OK) &&
+	    access("/sys/kernel/debug/tracing/events/rseq/rseq_update", F_OK))
+		cr_skip_test("this kernel has no rseq_update tracepoint (CONFIG_RSEQ)");
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-bpfr");
+	setenv("LOCKTRACE_WAITER_COPY", "return", 1);
+	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
+	unsetenv("LOCKTRACE_WAITER_COPY");
+	int n = -1, wake = -1, sw = -1, ret = -1;
+	for (int i = 0; i < last_nerr; i++) {
+		const char *l = strstr(last_err[i], "waiters' stacks copied at the wake-up of a wait of "
+						    "1 ms or more: ");
+		if (l)
+			sscanf(strchr(l, ':') + 2, "%d (%d at the wake-up, %d when the thread ran again, %d",
+			       &n, &wake, &sw, &ret);
+	}
+	cr_assert_geq(n, 2 * t.rounds, "%d long waits copied, of at least %d", n, 2 * t.rounds);
+	cr_assert_eq(wake, 0, "%d copied at the wake-up", wake);
+	cr_assert_eq(sw, 0, "%d copied at the switch", sw);
+	cr_assert_eq(ret, n, "%d of %d copied at the return", ret, n);
 	check_trace(raw, &t);
 	unlink(raw);
 }

@@ -402,3 +402,36 @@ Test(stackrec, copy_after_a_kept_read_is_dropped, .timeout = 60)
 	free(c);
 	lt_stackrec_free(r);
 }
+
+/* Copies of one call path: the first is unwound by the unwinder, the later
+ * ones (waiters' and a waker's) are found in its unwind cache by the
+ * collector's thread as they arrive, with no job for the unwinder; each is
+ * filed, all with the one stack. */
+Test(stackrec, a_cached_call_path_is_filed_by_the_collector, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, 4000011, 10 * MS, 12 * MS);
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	lt_stackrec_settle(r, 5000); /* unwound, and remembered */
+	cr_assert_eq(lt_stackrec_stats(r)->bpf_kept, 1, "the first copy was not unwound and filed");
+	for (int i = 0; i < 3; i++) {
+		c->tid = 4000012 + (uint32_t)i;
+		c->ts = (20 + (uint64_t)i) * MS;
+		c->at = c->ts + 2 * MS;
+		lt_stackrec_copy_cb(r, c, sizeof(*c));
+	}
+	c->role = LT_COPY_WAKER;
+	c->tid = 4000020;
+	c->ts = c->at = 30 * MS;
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->bpf_kept, 4);
+	cr_assert_eq(k->wakers_kept, 1);
+	cr_assert_eq(k->unwinds_cached, 4);
+	cr_assert_eq(k->cached_here, 4, "found by the collector's thread: %llu of 4",
+		     (unsigned long long)k->cached_here);
+	cr_assert_eq(k->stacks, 1, "%llu distinct stacks", (unsigned long long)k->stacks);
+	free(c);
+	lt_stackrec_free(r);
+}
