@@ -106,6 +106,12 @@ static void fb_deliver(void *ctx, const struct lt_event *ev)
 		o->werr = lt_writer_event(o->w, ev);
 }
 
+/* lt_fb_heads_fn: the heads after the dump's copy */
+static int fb_heads_now(void *ctx, uint64_t *heads)
+{
+	return lt_bpf_fb_heads(ctx, heads, NULL);
+}
+
 /* The units' records, merged by time, as events into w (through a
  * pairing of calls of its own with --calls blocking: the dump begins
  * where the units do).  0 or -errno. */
@@ -125,8 +131,8 @@ static int fb_write_events(struct session *s, struct lt_writer *w, struct fb_out
 		return -ENOMEM;
 	r = lt_bpf_fb_heads(b, heads, heads + b->ncpus);
 	if (!r)
-		r = lt_fb_collect(d, b->fb_units, (unsigned)b->ncpus, b->fb_nunits, heads,
-				  heads + b->ncpus);
+		r = lt_fb_collect_live(d, b->fb_units, (unsigned)b->ncpus, b->fb_nunits, heads,
+				       heads + b->ncpus, fb_heads_now, b);
 	free(heads);
 	if (r)
 		return r;
@@ -204,6 +210,9 @@ static void say_fb_dumped(const struct fb_out *o, const struct lt_fb_dump *d, co
 			   (double)(now - o->last_ts) / 1e9);
 	lt_msg_add(&m, "; %" PRIu64 " of %" PRIu64 " records written since the start were "
 		   "overwritten (the oldest)", d->overwritten, d->written);
+	if (d->before_start)
+		lt_msg_add(&m, ", %" PRIu64 " older ones of the less busy cpus left out (the dump "
+			   "begins where the records every cpu kept meet)", d->before_start);
 	lt_info("%s", m.text);
 }
 
