@@ -397,8 +397,10 @@ Test(flight_live, sigusr1_dumps_and_recording_goes_on, .timeout = 90)
 	dump_path(path2, sizeof(path2), path, 2);
 	dump_path(path3, sizeof(path3), path, 3);
 	tl_start_ready(&wl, wargv, truth, &n, 64, 10000);
-	/* 64 MiB hold a few seconds of this workload */
-	char *extra[] = { "--ring", "64M", "--pid-file", pidf, NULL };
+	/* 128 MiB hold a few seconds of this workload on its busier cpu (a
+	 * dump begins where every cpu's records meet: 64 MiB, 524,288 units
+	 * a cpu, held 0.7 s of it on a loaded machine, 2026-12-05) */
+	char *extra[] = { "--ring", "128M", "--pid-file", pidf, NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
 	FILE *pf = fopen(pidf, "r");
 	cr_assert_not_null(pf, "no pid file %s", pidf);
