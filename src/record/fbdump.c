@@ -85,24 +85,32 @@ static uint32_t copy_rec(const struct lt_fb_unit *base, uint32_t mask, uint64_t 
 
 /* The time from which a cpu whose oldest units were written over has all
  * its records: e[0..n), its records kept, in the order they were claimed
- * (their numbers), lo the first unit that cannot have been written over
- * before or during the copy.  A record is claimed when complete, after its
- * time was read, so every record lost (claimed before A, the first kept
- * from lo on) has a time before A's claim; one an interrupt wrote while A
- * was being filled has a time after A's.  The first record claimed after
- * A whose time is after A's began after A's claim (one that A interrupted
- * read its time before A began, or after A's claim): from its time on,
- * nothing of this cpu is missing.  Without such a record, A's time (what
- * an interrupt wrote during A could be missing).  0: nothing kept. */
-static uint64_t complete_from(const struct lt_fb_ent *e, size_t n, uint64_t lo)
+ * (their numbers), read from unit from on; below unit lo the writers may
+ * have written over units before they were read.  A gap between kept
+ * records that begins below lo may be such a unit, or the start of
+ * everything's being overwritten: A, the first kept record after the last
+ * such gap (or the first kept), has nothing missing after it but what an
+ * interrupt wrote while A was being filled (its claim comes before A's,
+ * its time after A's).  Every record lost has a time before A's claim (a
+ * record is claimed when complete, after its time was read).  The first
+ * record claimed after A whose time is after A's began after A's claim
+ * (one that A interrupted read its time before A began, or after A's
+ * claim): from its time on, nothing of this cpu is missing.  Without such
+ * a record, A's time.  0: nothing kept. */
+static uint64_t complete_from(const struct lt_fb_ent *e, size_t n, uint64_t from, uint64_t lo)
 {
 	size_t a = 0;
-	uint64_t t = UINT64_MAX;
+	uint64_t t = UINT64_MAX, end = from;
 
-	while (a < n && e[a].seq < lo)
-		a++;
-	if (a == n)
+	if (!n)
 		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].seq > end && end < lo)
+			a = i; /* a gap that may be units written over before read */
+		end = e[i].seq + LT_FB_UNITS(e[i].len);
+	}
+	if (end < lo) /* everything kept may have been followed by lost ones */
+		return e[n - 1].ts;
 	for (size_t i = a + 1; i < n; i++)
 		if (e[i].ts > e[a].ts && e[i].ts < t)
 			t = e[i].ts;
@@ -143,7 +151,8 @@ static int find_start(struct lt_fb_dump *d, unsigned ncpus, uint32_t nunits, con
 		uint64_t lo = h > nunits ? h - nunits : 0; /* not written over */
 		if (!lo)
 			continue; /* all this cpu wrote is there */
-		uint64_t t = complete_from(d->ent + first[c], first[c + 1] - first[c], lo);
+		uint64_t t = complete_from(d->ent + first[c], first[c + 1] - first[c],
+					   heads[c] > nunits ? heads[c] - nunits : 0, lo);
 		if (t > d->start_ts)
 			d->start_ts = t;
 	}

@@ -249,14 +249,28 @@ Test(fbdump, the_dump_begins_where_every_cpus_records_meet)
 	lt_fb_dump_free(&d);
 
 	/* the writers went on during the copy: cpu 0 claimed 2 more units,
-	 * which may have written over units 4 and 5 before they were read
-	 * (here they were not; nothing says so): the first record certainly
-	 * read whole is unit 6 (206), the dump begins after it, at 207 */
+	 * which may have written over units 4 and 5 before they were read.
+	 * Both were read whole (kept, no gap before unit 6): the start is as
+	 * before */
 	uint64_t later[2] = { u0 + 2, u1 };
+	cr_assert_eq(lt_fb_collect_live(&d, units, 2, NU, heads, records, heads_later, later), 0);
+	cr_assert_eq(d.start_ts, 206);
+	lt_fb_dump_free(&d);
+	/* unit 5 was written over before it was read (its tag a newer
+	 * record's): the first record certainly read after everything before
+	 * it is unit 6 (206), the dump begins after it, at 207 */
+	units[5].tag = LT_FB_TAG(13, 0);
 	cr_assert_eq(lt_fb_collect_live(&d, units, 2, NU, heads, records, heads_later, later), 0);
 	cr_assert_eq(d.start_ts, 207);
 	cr_assert_eq(d.n, 6); /* 207..211; 209 on cpu 1 */
 	cr_assert_eq(tid_at(&d, 0), 7);
+	lt_fb_dump_free(&d);
+	/* the same gap above where the writers got to (no units claimed
+	 * during the copy): a record lost in the middle (two records claimed
+	 * the same units: flightbuf.bpf.h), counted as overwritten, not a
+	 * cut: the start is as before */
+	cr_assert_eq(lt_fb_collect(&d, units, 2, NU, heads, records), 0);
+	cr_assert_eq(d.start_ts, 206);
 	lt_fb_dump_free(&d);
 
 	/* no cpu's units wrapped: everything, from the first record */
