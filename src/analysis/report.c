@@ -364,7 +364,8 @@ static void end_notes(struct lt_report *r)
 			 at, r->stop_why[0] ? r->stop_why : "no end marker", at);
 	}
 	if (r->unseen_switches)
-		add_note(r, LT_UNSEEN_SWITCHES_FMT, LT_UNSEEN_SWITCHES_ARGS(r->unseen_switches));
+		add_note(r, LT_UNSEEN_SWITCHES_FMT,
+			 LT_UNSEEN_SWITCHES_ARGS(r->unseen_switches, r->lost_total));
 	if (r->late_events)
 		add_note(r, "%" PRIu64 " events arrived later than the sorting window allows; their order may be approximate",
 			 r->late_events);

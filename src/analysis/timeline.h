@@ -54,6 +54,7 @@
 #include <string.h>
 #include "locktrace/event.h"
 #include "locktrace/tracefile.h"
+#include "taskrun.h" /* LT_UNSEEN_CAUSE */
 
 /* struct lt_span.flags */
 #define LT_SPAN_AT_START     0x001 /* already blocked when the trace began */
@@ -254,12 +255,15 @@ struct lt_timeline_stats {
 	uint64_t first_ts, last_ts;
 };
 
-/* How outputs say stats.unseen_switches (when not 0): printf(
- * LT_UNSEEN_SWITCHES_FMT, LT_UNSEEN_SWITCHES_ARGS(n)) */
-#define LT_UNSEEN_SWITCHES_FMT                                                              \
-	"%" PRIu64 " switch%s that put a traced thread on a cpu %s not in the trace (lost, or " \
-	"not reported by the kernel); placed at the thread's next event"
-#define LT_UNSEEN_SWITCHES_ARGS(n) (uint64_t)(n), (n) == 1 ? "" : "es", (n) == 1 ? "was" : "were"
+/* How outputs say stats.unseen_switches (when not 0), the trace having
+ * lost lost events: printf(LT_UNSEEN_SWITCHES_FMT,
+ * LT_UNSEEN_SWITCHES_ARGS(n, lost)) */
+#define LT_UNSEEN_SWITCHES_FMT                                                      \
+	"%" PRIu64 " switch%s that put a traced thread on a cpu %s not in the trace (%s); " \
+	"placed at the thread's next event"
+#define LT_UNSEEN_SWITCHES_ARGS(n, lost)                                     \
+	(uint64_t)(n), (n) == 1 ? "" : "es", (n) == 1 ? "was" : "were", \
+		LT_UNSEEN_CAUSE(lost)
 
 struct lt_timeline;
 

@@ -135,7 +135,7 @@ int lt_convert_file(const char *in, const char *out, int format, int force, int 
 				"timeline)", res.lost);
 		if (res.unseen_switches)
 			lt_note(LT_UNSEEN_SWITCHES_FMT,
-				LT_UNSEEN_SWITCHES_ARGS(res.unseen_switches));
+				LT_UNSEEN_SWITCHES_ARGS(res.unseen_switches, res.lost));
 	}
 	return rc;
 }

@@ -123,7 +123,7 @@ static void print_stats(const struct lt_stats *s, struct lt_timeline *tl)
 		lt_timeline_finish(tl, 0);
 		uint64_t n = lt_timeline_stats(tl)->unseen_switches;
 		if (n)
-			printf("; " LT_UNSEEN_SWITCHES_FMT, LT_UNSEEN_SWITCHES_ARGS(n));
+			printf("; " LT_UNSEEN_SWITCHES_FMT, LT_UNSEEN_SWITCHES_ARGS(n, lost));
 	}
 	putchar('\n');
 }

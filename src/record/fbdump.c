@@ -83,9 +83,96 @@ static uint32_t copy_rec(const struct lt_fb_unit *base, uint32_t mask, uint64_t 
 	return len;
 }
 
+/* The time from which a cpu whose oldest units were written over has all
+ * its records: e[0..n), its records kept, in the order they were claimed
+ * (their numbers), read from unit from on; below unit lo the writers may
+ * have written over units before they were read.  A gap between kept
+ * records that begins below lo may be such a unit, or the start of
+ * everything's being overwritten: A, the first kept record after the last
+ * such gap (or the first kept), has nothing missing after it but what an
+ * interrupt wrote while A was being filled (its claim comes before A's,
+ * its time after A's).  Every record lost has a time before A's claim (a
+ * record is claimed when complete, after its time was read).  The first
+ * record claimed after A whose time is after A's began after A's claim
+ * (one that A interrupted read its time before A began, or after A's
+ * claim): from its time on, nothing of this cpu is missing.  Without such
+ * a record, A's time.  0: nothing kept. */
+static uint64_t complete_from(const struct lt_fb_ent *e, size_t n, uint64_t from, uint64_t lo)
+{
+	size_t a = 0;
+	uint64_t t = UINT64_MAX, end = from;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].seq > end && end < lo)
+			a = i; /* a gap that may be units written over before read */
+		end = e[i].seq + LT_FB_UNITS(e[i].len);
+	}
+	if (end < lo) /* everything kept may have been followed by lost ones */
+		return e[n - 1].ts;
+	for (size_t i = a + 1; i < n; i++)
+		if (e[i].ts > e[a].ts && e[i].ts < t)
+			t = e[i].ts;
+	return t == UINT64_MAX ? e[a].ts : t;
+}
+
+/* Leaves out the records before d->start_ts. */
+static void cut_before_start(struct lt_fb_dump *d)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (d->ent[i].ts >= d->start_ts)
+			d->ent[k++] = d->ent[i];
+	d->before_start = d->n - k;
+	d->n = k;
+}
+
+/* d->start_ts from each cpu's records (d->ent[first[c]..first[c + 1]),
+ * in the order they were claimed), then the records before it left out.
+ * 0 or -ENOMEM. */
+static int find_start(struct lt_fb_dump *d, unsigned ncpus, uint32_t nunits, const uint64_t *heads,
+		      const size_t *first, lt_fb_heads_fn heads_now, void *ctx)
+{
+	uint64_t *after = NULL;
+
+	if (heads_now) {
+		after = calloc(ncpus ? ncpus : 1, sizeof(*after));
+		if (!after)
+			return -ENOMEM;
+		if (heads_now(ctx, after)) { /* not known: as read before */
+			free(after);
+			after = NULL;
+		}
+	}
+	for (unsigned c = 0; c < ncpus; c++) {
+		uint64_t h = after && after[c] > heads[c] ? after[c] : heads[c];
+		uint64_t lo = h > nunits ? h - nunits : 0; /* not written over */
+		if (!lo)
+			continue; /* all this cpu wrote is there */
+		uint64_t t = complete_from(d->ent + first[c], first[c + 1] - first[c],
+					   heads[c] > nunits ? heads[c] - nunits : 0, lo);
+		if (t > d->start_ts)
+			d->start_ts = t;
+	}
+	free(after);
+	cut_before_start(d);
+	return 0;
+}
+
 int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned ncpus,
 		  uint32_t nunits, const uint64_t *heads, const uint64_t *records)
 {
+	return lt_fb_collect_live(d, units, ncpus, nunits, heads, records, NULL, NULL);
+}
+
+int lt_fb_collect_live(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned ncpus,
+		       uint32_t nunits, const uint64_t *heads, const uint64_t *records,
+		       lt_fb_heads_fn heads_now, void *ctx)
+{
+	size_t *first = NULL;
+
 	if (!nunits || (nunits & (nunits - 1)))
 		return -EINVAL;
 	memset(d, 0, sizeof(*d));
@@ -101,10 +188,12 @@ int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned
 	d->bufcap = most * 64 + LT_FB_MAXREC;
 	d->ent = malloc(d->cap * sizeof(*d->ent));
 	d->buf = malloc(d->bufcap);
-	if (!d->ent || !d->buf)
+	first = malloc((ncpus + 1) * sizeof(*first));
+	if (!d->ent || !d->buf || !first)
 		goto oom;
 	uint32_t mask = nunits - 1;
 	for (unsigned c = 0; c < ncpus; c++) {
+		first[c] = d->n;
 		uint64_t h = heads[c], u = h > nunits ? h - nunits : 0, kept = 0;
 		const struct lt_fb_unit *base = units + (size_t)c * nunits;
 		while (u < h) {
@@ -136,9 +225,14 @@ int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned
 		d->written += w;
 		d->overwritten += w - kept;
 	}
+	first[ncpus] = d->n;
+	if (find_start(d, ncpus, nunits, heads, first, heads_now, ctx))
+		goto oom;
+	free(first);
 	qsort(d->ent, d->n, sizeof(*d->ent), ent_cmp);
 	return 0;
 oom:
+	free(first);
 	lt_fb_dump_free(d);
 	return -ENOMEM;
 }

@@ -30,14 +30,32 @@ struct lt_fb_dump {
 				   * ones (before or during the copy), or
 				   * being written at that moment */
 	uint64_t *cpu_written, *cpu_overwritten; /* the same per cpu */
+	/* The dump begins at start_ts, where every cpu's kept records meet:
+	 * a cpu whose units were written over keeps its newest stretch only,
+	 * and a busier cpu a shorter one, so before the latest of their
+	 * beginnings some cpus' events are gone and others' are not (a thread
+	 * would be seen leaving one cpu and acting on another without the
+	 * switch that put it there).  0: no cpu's units were written over. */
+	uint64_t start_ts;
+	uint64_t before_start;    /* records kept but older than start_ts: left out */
 };
+
+/* Reads every cpu's head now into heads (lt_bpf_fb_heads); 0 or -errno. */
+typedef int (*lt_fb_heads_fn)(void *ctx, uint64_t *heads);
 
 /* Copies the records of ncpus cpus of nunits units each (a power of two)
  * from units, heads[c] the units cpu c has claimed and records[c] the
  * records it has written, into d (zeroed by the caller or freed before),
- * sorted by time.  Units may be written while this reads them: a record
- * is kept only if it was complete and its units the same before and after
- * its copy.  0 or -ENOMEM / -EINVAL (nunits not a power of two). */
+ * sorted by time, from start_ts on (see struct lt_fb_dump).  Units may be
+ * written while this reads them: a record is kept only if it was complete
+ * and its units the same before and after its copy; heads_now (NULL: the units
+ * do not change) reads the heads again after the copy, which says how far
+ * the writers may have gone over the oldest units meanwhile.
+ * 0 or -ENOMEM / -EINVAL (nunits not a power of two). */
+int lt_fb_collect_live(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned ncpus,
+		       uint32_t nunits, const uint64_t *heads, const uint64_t *records,
+		       lt_fb_heads_fn heads_now, void *ctx);
+/* lt_fb_collect_live of units nobody writes meanwhile */
 int lt_fb_collect(struct lt_fb_dump *d, const struct lt_fb_unit *units, unsigned ncpus,
 		  uint32_t nunits, const uint64_t *heads, const uint64_t *records);
 void lt_fb_dump_free(struct lt_fb_dump *d);

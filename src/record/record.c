@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "appwatch.h"
 #include "record_int.h"
+#include "taskrun.h"
 
 static void print_summary(const struct lt_record_result *res, const struct collector *c,
 			  const char *comm)
@@ -66,8 +67,8 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 	lt_more("%s", m.text);
 	if (c->norm && c->norm->unseen_runs)
 		lt_more("  %llu calls end at their thread's next event: the switch that ran it again "
-			"is not in the trace (lost, or not reported by the kernel)",
-			(unsigned long long)c->norm->unseen_runs);
+			"is not in the trace (%s)", (unsigned long long)c->norm->unseen_runs,
+			LT_UNSEEN_CAUSE(res->lost));
 	if (c->stk) {
 		const struct lt_stackrec_stats *k = lt_stackrec_stats(c->stk);
 		lt_more("  stacks: %llu waits, %llu stacks copied (%llu kept, %llu woke during "

@@ -18,7 +18,9 @@
  *    as the stream says has run again without its switch being seen: the
  *    call returns at that event.
  *    Kernels do not report every switch: here, none whose previous task
- *    is a thread of PID 1 (a VM's agent), whichever task comes next.
+ *    is a thread of PID 1 (a VM's agent), whichever task comes next; nor,
+ *    to BPF, a wake-up an interrupt issues while such a thread runs (see
+ *    LT_UNSEEN_CAUSE, taskrun.h).
  * Pure logic, testable from synthetic events.
  */
 #ifndef LOCKTRACE_CALLNORM_H

@@ -82,4 +82,17 @@ static inline uint32_t lt_run_actor(const struct lt_event *ev)
 	return lt_run_actor_kind(ev, ev->h.kind);
 }
 
+/* Why an event of the target is missing from a trace that lost lost
+ * events: with none lost, the kernel did not report it.  A kernel may hide
+ * some tasks from tracing (the Firecracker VMs' 6.18 kernel hides those of
+ * PID 1, the VM's agent: docs/trace-format.md): no switch away from one is
+ * reported to anyone, and no BPF program runs while one is current, not
+ * even for an interrupt, so the timer's or a device's wake-up of a traced
+ * thread that came then is missing too. */
+#define LT_UNSEEN_CAUSE(lost)                                                                   \
+	((lost) ? "lost, or not reported by the kernel"                                          \
+		: "nothing was lost: not reported by the kernel, which may hide some tasks from " \
+		  "tracing, as a VM's agent; it reports no switch away from one, and no wake-up " \
+		  "an interrupt issued while one ran, so such a switch's wake-up is missing too")
+
 #endif

@@ -74,22 +74,29 @@ Test(fbdump, merges_cpus_by_time_and_counts_what_was_overwritten)
 	cr_assert_eq(u1, 21);
 	uint64_t heads[2] = { u0, u1 }, records[2] = { 3, 11 };
 	cr_assert_eq(lt_fb_collect(&d, units, 2, NU, heads, records), 0);
-	cr_assert_eq(d.n, 3 + 4);
 	cr_assert_eq(d.written, 14);
 	cr_assert_eq(d.overwritten, 7);
 	cr_assert_eq(d.cpu_overwritten[0], 0);
 	cr_assert_eq(d.cpu_overwritten[1], 7);
 	cr_assert_eq(d.cpu_written[1], 11);
-	/* cpu 0's three (ts 100..104) come first: cpu 1 kept 14..20 (ts 115..121) */
-	uint32_t want[7] = { 0, 2, 4, 1000014, 1000016, 1000018, 1000020 };
+	/* cpu 1 kept 14..20 (ts 115..121); what it wrote before is gone, so
+	 * the dump begins at the first of its records that is certainly
+	 * whole behind it (117, the one after its first kept: the record
+	 * claimed just before that one may have been an interrupt's, stamped
+	 * after it); cpu 0's three (ts 100..104) and cpu 1's 115 are before
+	 * that: left out, not overwritten */
+	cr_assert_eq(d.start_ts, 117);
+	cr_assert_eq(d.before_start, 4);
+	cr_assert_eq(d.n, 3);
+	uint32_t want[3] = { 1000016, 1000018, 1000020 };
 	for (size_t i = 0; i < d.n; i++) {
 		cr_assert_eq(tid_at(&d, i), want[i], "record %zu: tid %u", i, tid_at(&d, i));
 		if (i)
 			cr_assert_geq(d.ent[i].ts, d.ent[i - 1].ts);
 	}
-	cr_assert_eq(d.ent[6].len, lt_record_size(LT_EV_WAKING));
-	cr_assert_eq(d.ent[5].len, lt_record_size(LT_EV_SWITCH));
-	cr_assert_eq(d.ent[5].seq, 18);
+	cr_assert_eq(d.ent[2].len, lt_record_size(LT_EV_WAKING));
+	cr_assert_eq(d.ent[1].len, lt_record_size(LT_EV_SWITCH));
+	cr_assert_eq(d.ent[1].seq, 18);
 	lt_fb_dump_free(&d);
 	free(units);
 }
@@ -185,12 +192,98 @@ Test(fbdump, a_call_and_its_switch_stay_one_record_across_the_wrap)
 	put_bytes(units, NU, 0, 2, rec, (uint32_t)(a + b));
 	uint64_t heads[1] = { 5 }, records[1] = { 3 };
 	cr_assert_eq(lt_fb_collect(&d, units, 1, NU, heads, records), 0);
-	cr_assert_eq(d.n, 2);
 	cr_assert_eq(d.overwritten, 1);
-	cr_assert_eq(tid_at(&d, 0), 1);
-	cr_assert_eq(d.ent[1].len, a + b);
-	cr_assert_eq(d.ent[1].seq, 2);
-	cr_assert_eq(memcmp(lt_fb_data(&d, 1), rec, a + b), 0);
+	/* the first wake-up kept (450) is before where the dump begins
+	 * (the_dump_begins_where_every_cpus_records_meet) */
+	cr_assert_eq(d.start_ts, 500);
+	cr_assert_eq(d.before_start, 1);
+	cr_assert_eq(d.n, 1);
+	cr_assert_eq(d.ent[0].len, a + b);
+	cr_assert_eq(d.ent[0].seq, 2);
+	cr_assert_eq(memcmp(lt_fb_data(&d, 0), rec, a + b), 0);
+	lt_fb_dump_free(&d);
+	free(units);
+}
+
+/* lt_fb_heads_fn of the test: the heads the writers reached during the copy */
+static int heads_later(void *ctx, uint64_t *heads)
+{
+	memcpy(heads, ctx, 2 * sizeof(*heads));
+	return 0;
+}
+
+Test(fbdump, the_dump_begins_where_every_cpus_records_meet)
+{
+	enum { NU = 8 };
+	struct lt_fb_unit *units = calloc(2 * NU, sizeof(*units));
+	struct lt_fb_dump d;
+	uint64_t u0 = 0, u1 = 0;
+
+	/* cpu 0, busy: 12 wake-ups at 200..211 (units 0..11); its units keep
+	 * 4..11.  Unit 5 is stamped 203: a record that the one at unit 4
+	 * (204, from an interrupt) interrupted after reading its time, and
+	 * that was claimed after it.  cpu 1, quiet: 100, 150, 206, 209, all
+	 * kept.  Before cpu 0's kept records begin, its events are gone and
+	 * cpu 1's are not: a thread that left cpu 1 at 150 and ran on cpu 0
+	 * would be seen acting there without the switch that put it there.
+	 * What cpu 0 lost was claimed before unit 4, so stamped before unit
+	 * 4's claim, which is before the first record claimed after it with
+	 * a later time (206: unit 5 holds 203): the dump begins there. */
+	for (uint64_t i = 0; i < 12; i++)
+		u0 = put(units, NU, 0, u0, i == 5 ? 203 : 200 + i, LT_EV_WAKING);
+	u1 = put(units, NU, 1, u1, 100, LT_EV_WAKING);
+	u1 = put(units, NU, 1, u1, 150, LT_EV_WAKING);
+	u1 = put(units, NU, 1, u1, 206, LT_EV_WAKING);
+	u1 = put(units, NU, 1, u1, 209, LT_EV_WAKING);
+	uint64_t heads[2] = { u0, u1 }, records[2] = { 12, 4 };
+	cr_assert_eq(lt_fb_collect(&d, units, 2, NU, heads, records), 0);
+	cr_assert_eq(d.overwritten, 4);
+	cr_assert_eq(d.start_ts, 206);
+	/* cpu 0's 204 and 203, cpu 1's 100 and 150 */
+	cr_assert_eq(d.before_start, 4);
+	uint32_t want[] = { 6, 1000002, 7, 8, 9, 1000003, 10, 11 };
+	cr_assert_eq(d.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < d.n; i++)
+		cr_assert_eq(tid_at(&d, i), want[i], "record %zu: tid %u, want %u", i, tid_at(&d, i),
+			     want[i]);
+	lt_fb_dump_free(&d);
+
+	/* the writers went on during the copy: cpu 0 claimed 2 more units,
+	 * which may have written over units 4 and 5 before they were read.
+	 * Both were read whole (kept, no gap before unit 6): the start is as
+	 * before */
+	uint64_t later[2] = { u0 + 2, u1 };
+	cr_assert_eq(lt_fb_collect_live(&d, units, 2, NU, heads, records, heads_later, later), 0);
+	cr_assert_eq(d.start_ts, 206);
+	lt_fb_dump_free(&d);
+	/* unit 5 was written over before it was read (its tag a newer
+	 * record's): the first record certainly read after everything before
+	 * it is unit 6 (206), the dump begins after it, at 207 */
+	units[5].tag = LT_FB_TAG(13, 0);
+	cr_assert_eq(lt_fb_collect_live(&d, units, 2, NU, heads, records, heads_later, later), 0);
+	cr_assert_eq(d.start_ts, 207);
+	cr_assert_eq(d.n, 6); /* 207..211; 209 on cpu 1 */
+	cr_assert_eq(tid_at(&d, 0), 7);
+	lt_fb_dump_free(&d);
+	/* the same gap above where the writers got to (no units claimed
+	 * during the copy): a record lost in the middle (two records claimed
+	 * the same units: flightbuf.bpf.h), counted as overwritten, not a
+	 * cut: the start is as before */
+	cr_assert_eq(lt_fb_collect(&d, units, 2, NU, heads, records), 0);
+	cr_assert_eq(d.start_ts, 206);
+	lt_fb_dump_free(&d);
+
+	/* no cpu's units wrapped: everything, from the first record */
+	free(units);
+	units = calloc(2 * NU, sizeof(*units));
+	u0 = u1 = 0;
+	for (uint64_t i = 0; i < 4; i++)
+		u0 = put(units, NU, 0, u0, 200 + i, LT_EV_WAKING);
+	u1 = put(units, NU, 1, u1, 100, LT_EV_WAKING);
+	cr_assert_eq(lt_fb_collect(&d, units, 2, NU, (uint64_t[]){ u0, u1 }, (uint64_t[]){ 4, 1 }), 0);
+	cr_assert_eq(d.start_ts, 0);
+	cr_assert_eq(d.n, 5);
+	cr_assert_eq(tid_at(&d, 0), 1000000);
 	lt_fb_dump_free(&d);
 	free(units);
 }
