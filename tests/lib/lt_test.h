@@ -235,14 +235,21 @@ tl_line *tl_profile_lines(const char *raw, int *n);
 void tl_profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
 		      const char *const where[2], int rank[2], double ms[2]);
 /* tl_profile_sites for Java frames ("FUNC (WHERE) [java]"), a site's
- * waits added up over every entry whose header holds ENTRY: a JVM thread
- * parks on a condition variable of its own, whose futex word alternates
- * between two (glibc's condvar groups), so one site's waits may be in two
- * entries; RANK the site's best.  Asserts both there. */
+ * waits added up over every entry whose header holds ENTRY (NENT of
+ * them): one site's waits may have several stacks (their native frames
+ * differ) or Java locks; RANK the site's best.  Asserts both there. */
 void tl_profile_java_sites(char out[][256], int nout, const char *entry, const char *const func[2],
-			   const char *const where[2], int rank[2], double ms[2]);
+			   const char *const where[2], int rank[2], double ms[2], int nent[2]);
 /* The two sites ranked in the order of WANT_US (the program's own measure
  * of each site's waiting, µs), each site's ms within 10% of it. */
+/* The two sites ranked in the order of TRACE_MS (the trace's waits whose
+ * stacks go through each site, as the profile charges them), each site's
+ * MS (NENT entries, each printed to 0.1 ms) adding up to it; WANT_US (the
+ * program's own measure, µs) only in the messages: it also holds what
+ * the product does not promise to record (waits under 1 ms that were not
+ * sampled, stacks read too late, time runnable outside any wait). */
+void tl_check_site_trace(const int rank[2], const double ms[2], const int nent[2], const double trace_ms[2],
+			 const double want_us[2], const char *const func[2]);
 void tl_check_site_profile(const int rank[2], const double ms[2], const double want_us[2],
 			   const char *const func[2]);
 /* Starts Debian's python3 on SCRIPT with the arguments EXTRA (NULL or

@@ -1,6 +1,7 @@
 /* Helpers for the integration tests (see lt_test.h); no tests here. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -691,27 +692,29 @@ struct rp_json *tl_json_of(const char *buf, size_t len)
 }
 
 static void profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
-			  const char *const where[2], int rank[2], double ms[2], int java);
+			  const char *const where[2], int rank[2], double ms[2], int nent[2], int java);
 
 void tl_profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
 		      const char *const where[2], int rank[2], double ms[2])
 {
-	profile_sites(out, nout, entry, func, where, rank, ms, 0);
+	int nent[2];
+	profile_sites(out, nout, entry, func, where, rank, ms, nent, 0);
 }
 
 void tl_profile_java_sites(char out[][256], int nout, const char *entry, const char *const func[2],
-			   const char *const where[2], int rank[2], double ms[2])
+			   const char *const where[2], int rank[2], double ms[2], int nent[2])
 {
-	profile_sites(out, nout, entry, func, where, rank, ms, 1);
+	profile_sites(out, nout, entry, func, where, rank, ms, nent, 1);
 }
 
 static void profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
-			  const char *const where[2], int rank[2], double ms[2], int java)
+			  const char *const where[2], int rank[2], double ms[2], int nent[2], int java)
 {
 	int cur = 0, in_entry = 0;
 	double cur_ms = 0;
 	rank[0] = rank[1] = 0;
 	ms[0] = ms[1] = 0;
+	nent[0] = nent[1] = 0;
 	for (int i = 0; i < nout; i++) {
 		int r;
 		double v;
@@ -735,16 +738,33 @@ static void profile_sites(char out[][256], int nout, const char *entry, const ch
 				if (!rank[s])
 					rank[s] = cur;
 				ms[s] += cur_ms;
+				nent[s]++;
 				continue;
 			}
 			cr_assert_eq(rank[s], 0, "two entries for %s", func[s]);
 			rank[s] = cur;
 			ms[s] = cur_ms;
+			nent[s] = 1;
 		}
 	}
 	cr_assert(rank[0] && rank[1], "the profile has no entry for %s:\n%s\n%s\n%s",
 		  rank[0] ? func[1] : func[0], nout > 0 ? out[0] : "", nout > 2 ? out[2] : "",
 		  nout > 3 ? out[3] : "");
+}
+
+void tl_check_site_trace(const int rank[2], const double ms[2], const int nent[2], const double trace_ms[2],
+			 const double want_us[2], const char *const func[2])
+{
+	/* the profile ranks what the trace has: the site with more waiting
+	 * in it first (by design the longer hold's) */
+	int first = trace_ms[0] >= trace_ms[1] ? 0 : 1, second = 1 - first;
+	cr_assert_lt(rank[first], rank[second], "%s (%.1f ms of waits with its stack in the trace) ranks "
+		     "after %s (%.1f ms)", func[first], trace_ms[first], func[second], trace_ms[second]);
+	for (int s = 0; s < 2; s++)
+		cr_assert(fabs(ms[s] - trace_ms[s]) <= 0.05 * nent[s] + 1e-6,
+			  "%s: %.1f ms in %d entries of the profile; the trace has %.3f ms of waits with a "
+			  "stack through it (the program measured %.1f ms)", func[s], ms[s], nent[s],
+			  trace_ms[s], want_us[s] / 1e3);
 }
 
 void tl_check_site_profile(const int rank[2], const double ms[2], const double want_us[2],

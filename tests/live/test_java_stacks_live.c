@@ -7,23 +7,33 @@
  * reads its Java frames with its stack copy, through the snapshot's
  * HotSpot walker (src/snapshot/runtimes/hs_stack.h).  Checked:
  *   - the waiter's waits of 5 ms or more in the lock's native code
- *     (EnterI, Unsafe_Park) have a stack naming the site (JavaSites.siteAlpha
- *     or siteBeta) as a Java frame at the lock's line in JavaSites.java,
- *     its caller (the waiter's lambda) after it, both placed before the
- *     JVM's native frames that called into Java; each site in every round;
+ *     (EnterI, Unsafe_Park) that have a stack and were entered from Java
+ *     code have its Java frames (the waiter's lambda, placed before the
+ *     JVM's native frames that called into Java) and the Java lock they
+ *     wait for; those for the sites' Java lock name the site
+ *     (JavaSites.siteAlpha or siteBeta) as a Java frame at the lock's line
+ *     in JavaSites.java, inside the lambda; each site in every round; those
+ *     for another Java lock name neither (the waiter's first print,
+ *     `synchronized` on JavaSites.class, can wait for the holder's on a
+ *     loaded machine: seen once in 45 runs, 29 ms);
  *   - `report --profile` names them ("JavaSites.siteAlpha (JavaSites.java:N)
- *     [java]"), alpha (the longer hold) ranked first, each within 10% of the
- *     program's own measure of its wait, all of it charged to the Java lock
+ *     [java]"), alpha (the longer hold) ranked first, each adding up to the
+ *     waiter's waits in the trace whose stacks go through it (the program's
+ *     own measure, in the messages, also holds what the recorder does not
+ *     promise to keep: the monitor's spinning, its parked steps of 1 ms
+ *     and those the collector read too late, the time the waiter sat
+ *     runnable after its wake-up), all of it charged to the Java lock
  *     itself ("Java monitor JavaSites$Mon@0x...", "Java lock
  *     java.util.concurrent.locks.ReentrantLock$NonfairSync@0x...": its
  *     waiters park on futexes of their own, which name no lock), one object
  *     for both sites;
  *   - the collapsed lines name them too (";JavaSites.siteAlpha;"), rooted
- *     at that lock;
+ *     at that lock, adding up to the same;
  *   - the Perfetto trace (a third test, where trace_processor is there):
  *     the waiter's wait slices carry callstacks through each site, whose
- *     frames have JavaSites.java and the site's line, and the Java lock
- *     (one ReentrantLock$NonfairSync) in their `lock` argument.
+ *     frames have JavaSites.java and the site's line, and those through a
+ *     site the Java lock (one ReentrantLock$NonfairSync) in their `lock`
+ *     argument (another wait of the waiter names its own lock).
  * The JVM is attached to (-p) before its first wait: the recorder reads
  * the JVM's tables first.  The recorder runs without its symbol cache, as
  * on a fresh machine.  Skips, saying why, where java or the class files
@@ -63,6 +73,12 @@ struct truth {
 	uint32_t waiter;
 	long line[2];
 	double wait_us[2];
+	/* from the trace: the waiter's waits whose stacks go through each
+	 * site and which are charged to the sites' Java lock (ms), and its
+	 * waits of 5 ms or more in the lock's native code for another Java
+	 * lock */
+	double through_ms[2];
+	int other_lock;
 };
 
 static const char *const site_func[2] = { "JavaSites.siteAlpha", "JavaSites.siteBeta" };
@@ -84,7 +100,8 @@ static void record_sites(const char *mode, struct truth *t)
 	 * then 8, then 64 and on), and the recorder copies only waits of 1 ms
 	 * or more (and those while it copies in time: on a loaded machine it
 	 * has been seen 15 ms late): the first steps of a wait may have no
-	 * stack, a few ms of each; against 80 ms they stay under the 10% */
+	 * stack, a few ms of each (the profile is checked against the trace's
+	 * waits, not against the program's measure of its wait) */
 	char *argv[] = { JAVA, "-cp", CLASSES, "JavaSites", (char *)mode, "-r", "4", "-a", "240", "-b", "80", NULL };
 	tl_start_ready(&wl, argv, truth, &ntruth, 64, 60000);
 	tl_tmp_path(raw, sizeof(raw), "java-stacks");
@@ -113,9 +130,21 @@ static int frame_with(const struct lt_stack *s, const char *name, uint32_t lang)
 	return -1;
 }
 
+/* Is REF's Java lock the sites' (LOCK: how the profile names it, up to
+ * its address)? */
+static int sites_lock(const struct lt_stack_ref *ref, const char *lock)
+{
+	return ref && ref->rtlock_name && !strncmp(ref->rtlock_name, lock, strlen(lock));
+}
+
 /* Every wait of the waiter of 5 ms or more in the lock's native code
- * (LOCK_FN) names one site at its line, placed, its caller after it. */
-static void check_trace(const struct truth *t, const char *lock_fn)
+ * (LOCK_FN) has its Java frames (the waiter's lambda, placed); one for the
+ * sites' Java lock (LOCK) names one site at its line, its caller after it,
+ * one for another Java lock neither (the waiter's print, `synchronized` on
+ * JavaSites.class, can wait for the holder's: the JVM's own locks are not
+ * the sites').  And each site's waits in the trace charged to LOCK (ms),
+ * as the profile adds them up. */
+static void check_trace(struct truth *t, const char *lock_fn, const char *lock)
 {
 	struct tl_trace tr;
 	struct lt_stacktab st = { 0 };
@@ -133,11 +162,43 @@ static void check_trace(const struct truth *t, const char *lock_fn)
 		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts, LT_STACK_WAITER);
 		if (!s || frame_with(s, lock_fn, LT_SFRAME_NATIVE) < 0)
 			continue; /* the waiter's other waits (Thread.sleep) */
-		lock_waits++;
+		const struct lt_stack_ref *ref = lt_stacktab_find_ref(&st, (int32_t)e->h.tid, e->h.ts,
+								      LT_STACK_WAITER);
 		int a = frame_with(s, site_func[0], LT_SFRAME_JAVA), b = frame_with(s, site_func[1], LT_SFRAME_JAVA);
-		cr_assert((a >= 0) != (b >= 0), "the stack of the wait at %llu (%.1f ms) in %s names %s site "
-			  "(end: %s)", (unsigned long long)e->h.ts, (double)tl_wait_len(&tr, i) / 1e6, lock_fn,
-			  a >= 0 ? "both" : "neither", s->end ? s->end : "none");
+		int caller = frame_with(s, "JavaSites.lambda$main$0", LT_SFRAME_JAVA);
+		/* entered from Java code (a monitorenter, interpreted or
+		 * compiled, or Unsafe.park), its last Java frame in its
+		 * anchor: its Java frames read, whatever the lock (all the
+		 * waiter's Java code runs in its lambda), placed among the
+		 * native frames, and the Java lock it waits for.  (A wait of
+		 * the VM's own, as at the thread's exit, has no Java frame.) */
+		if (!strcmp(lock_fn, "Unsafe_Park") || frame_with(s, "InterpreterRuntime12monitorenter", LT_SFRAME_NATIVE) >= 0 ||
+		    frame_with(s, "complete_monitor_locking", LT_SFRAME_NATIVE) >= 0) {
+			cr_assert_geq(caller, 0, "the stack of the wait at %llu (%.1f ms) in %s, entered from "
+				      "Java, has no Java frame of the waiter's lambda (end: %s)",
+				      (unsigned long long)e->h.ts, (double)tl_wait_len(&tr, i) / 1e6, lock_fn,
+				      s->end ? s->end : "none");
+			int helper = frame_with(s, "call_helper", LT_SFRAME_NATIVE);
+			cr_assert_gt(helper, caller, "the wait at %llu: the waiter's Java frames are not placed "
+				     "among the native frames (no JavaCalls::call_helper after them)",
+				     (unsigned long long)e->h.ts);
+			cr_assert(ref && ref->rtlock_name, "the wait at %llu (%.1f ms) in %s, entered from Java, "
+				  "names no Java lock", (unsigned long long)e->h.ts,
+				  (double)tl_wait_len(&tr, i) / 1e6, lock_fn);
+		}
+		int mine = sites_lock(ref, lock);
+		if (!mine) {
+			cr_assert(a < 0 && b < 0, "the wait at %llu (%.1f ms) through %s is for %s, not the "
+				  "sites' lock", (unsigned long long)e->h.ts, (double)tl_wait_len(&tr, i) / 1e6,
+				  site_func[a >= 0 ? 0 : 1],
+				  ref && ref->rtlock_name ? ref->rtlock_name : "no Java lock");
+			t->other_lock++;
+			continue;
+		}
+		lock_waits++;
+		cr_assert((a >= 0) != (b >= 0), "the stack of the wait at %llu (%.1f ms) in %s for %s names %s "
+			  "site (end: %s)", (unsigned long long)e->h.ts, (double)tl_wait_len(&tr, i) / 1e6, lock_fn,
+			  ref->rtlock_name, a >= 0 ? "both" : "neither", s->end ? s->end : "none");
 		int site = a >= 0 ? 0 : 1, k = a >= 0 ? a : b;
 		const struct lt_sframe *f = &s->frames[k];
 		cr_assert(f->file && !strcmp(f->file, "JavaSites.java"), "%s in file %s", f->func,
@@ -147,12 +208,27 @@ static void check_trace(const struct truth *t, const char *lock_fn)
 		cr_assert(frame_with(s, lock_fn, LT_SFRAME_NATIVE) < k, "%s not inside %s", lock_fn, f->func);
 		/* placed: in place of the machine frames that run them, the
 		 * JVM's native frames that called into Java after them */
-		int caller = frame_with(s, "JavaSites.lambda$main$0", LT_SFRAME_JAVA);
 		cr_assert_gt(caller, k, "the waiter's lambda is not after %s", f->func);
-		int helper = frame_with(s, "call_helper", LT_SFRAME_NATIVE);
-		cr_assert_gt(helper, caller, "%s's Java frames are not placed among the native frames "
-			     "(no JavaCalls::call_helper after them)", f->func);
 		seen[site]++;
+	}
+	/* what the profile adds up through each site on the sites' lock:
+	 * every wait of the waiter with a stack through it charged there
+	 * (the monitor's timed steps of 1 and 8 ms, the waits under 1 ms
+	 * that were sampled, in each entry's own stack) */
+	t->through_ms[0] = t->through_ms[1] = 0;
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.tid != t->waiter || (e->h.flags & LT_F_AT_WAKE) ||
+		    (e->h.kind != LT_EV_FUTEX_ENTER && e->h.kind != LT_EV_WAIT_ENTER && e->h.kind != LT_EV_IO_ENTER))
+			continue;
+		const struct lt_stack_ref *ref = lt_stacktab_find_ref(&st, (int32_t)e->h.tid, e->h.ts,
+								      LT_STACK_WAITER);
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts, LT_STACK_WAITER);
+		if (!s || !sites_lock(ref, lock))
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (frame_with(s, site_func[k], LT_SFRAME_JAVA) >= 0)
+				t->through_ms[k] += (double)tl_wait_len(&tr, i) / 1e6;
 	}
 	cr_assert_geq(seen[0], NROUNDS, "waits in %s with %s's stack: %d of %d", lock_fn, site_func[0], seen[0],
 		      lock_waits);
@@ -163,8 +239,12 @@ static void check_trace(const struct truth *t, const char *lock_fn)
 }
 
 /* report --profile: each site named in Java's terms at the lock's line,
- * its total within 10% of the waiter's own measure, ranked in the order
- * of the program's own measures (alpha holds longer). */
+ * its entries on the sites' lock adding up to the waiter's waits in the
+ * trace whose stacks go through it (charged to that lock), ranked in
+ * their order (alpha holds longer).  (The waiter's own measure of its
+ * wait, in the messages, is not what the profile adds up: it also holds
+ * the monitor's spinning and parked steps too short to be copied or
+ * read too late, and the time the waiter sat runnable after its wake-up.) */
 static void check_profile(const struct truth *t, const char *lock)
 {
 	char where[2][64];
@@ -173,10 +253,10 @@ static void check_profile(const struct truth *t, const char *lock)
 	snprintf(where[0], sizeof(where[0]), "(JavaSites.java:%ld)", t->line[0]);
 	snprintf(where[1], sizeof(where[1]), "(JavaSites.java:%ld)", t->line[1]);
 	const char *const at[2] = { where[0], where[1] };
-	int rank[2];
+	int rank[2], nent[2];
 	double ms[2];
-	tl_profile_java_sites(out, nout, lock, site_func, at, rank, ms);
-	tl_check_site_profile(rank, ms, t->wait_us, site_func);
+	tl_profile_java_sites(out, nout, lock, site_func, at, rank, ms, nent);
+	tl_check_site_trace(rank, ms, nent, t->through_ms, t->wait_us, site_func);
 	/* one object: every entry naming the lock's class names one address */
 	const char *obj = NULL;
 	for (int i = 0; i < nout; i++) {
@@ -192,8 +272,9 @@ static void check_profile(const struct truth *t, const char *lock)
 	free(out);
 }
 
-/* --format collapsed: the lines through each site's Java frame add up to
- * its wait (within 10% of the program's measure). */
+/* --format collapsed: the lines rooted at the sites' lock through each
+ * site's Java frame add up to the trace's waits through it (each line in
+ * whole µs, cut). */
 static void check_collapsed(const struct truth *t, const char *lock)
 {
 	char out[64][256], err[64][256], path[TL_PATH_MAX + 16], line[8192];
@@ -205,21 +286,30 @@ static void check_collapsed(const struct truth *t, const char *lock)
 	FILE *f = fopen(path, "r");
 	cr_assert(f, "no %s", path);
 	double us[2] = { 0 };
+	int lines[2] = { 0 };
 	while (fgets(line, sizeof(line), f)) {
 		const char *sp = strrchr(line, ' ');
 		if (strncmp(line, lock, strlen(lock)) || !sp)
 			continue;
-		if (strstr(line, ";JavaSites.lambda$main$0;") && strstr(line, ";JavaSites.siteAlpha;"))
-			us[0] += strtod(sp + 1, NULL);
-		else if (strstr(line, ";JavaSites.lambda$main$0;") && strstr(line, ";JavaSites.siteBeta;"))
-			us[1] += strtod(sp + 1, NULL);
+		for (int s = 0; s < 2; s++) {
+			char pat[64];
+			snprintf(pat, sizeof(pat), ";%s;", site_func[s]);
+			if (strstr(line, ";JavaSites.lambda$main$0;") && strstr(line, pat)) {
+				us[s] += strtod(sp + 1, NULL);
+				lines[s]++;
+				break;
+			}
+		}
 	}
 	fclose(f);
 	unlink(path);
-	for (int s = 0; s < 2; s++)
-		cr_assert(us[s] >= t->wait_us[s] * 0.9 && us[s] <= t->wait_us[s] * 1.1,
-			  "collapsed lines through %s: %.0f us, the program measured %.0f us", site_func[s], us[s],
+	for (int s = 0; s < 2; s++) {
+		double want = t->through_ms[s] * 1e3;
+		cr_assert(us[s] <= want + 1e-3 && us[s] > want - lines[s] - 1e-3,
+			  "collapsed lines through %s: %.0f us in %d lines; the trace has %.3f us of waits with "
+			  "a stack through it (the program measured %.0f us)", site_func[s], us[s], lines[s], want,
 			  t->wait_us[s]);
+	}
 }
 
 /* The Perfetto trace: wait slices of the waiter carry callstacks through
@@ -240,8 +330,9 @@ static void check_perfetto(const struct truth *t)
 		 "select f.name as name, y.line_number as line, y.source_file as file from "
 		 "stack_profile_frame f join stack_profile_symbol y on y.symbol_set_id = "
 		 "f.symbol_set_id where f.name in ('%s', '%s');\n"
-		 "select distinct a.display_value as lock from slice s join thread_track tt on s.track_id = tt.id "
-		 "join thread using(utid) join args a on a.arg_set_id = s.arg_set_id where thread.tid = %u "
+		 "select c.callsite_id as cs, a.display_value as lock from slice s join thread_track tt on "
+		 "s.track_id = tt.id join thread using(utid) join args a on a.arg_set_id = s.arg_set_id "
+		 "left join __intrinsic_track_event_callstacks c on c.slice_id = s.id where thread.tid = %u "
 		 "and a.key = 'debug.lock';\n", t->waiter, site_func[0], site_func[1], t->waiter);
 	struct tp_out o;
 	int rc = tp_run(pt, sql, &o);
@@ -266,20 +357,34 @@ static void check_perfetto(const struct truth *t)
 		lines++;
 	}
 	cr_assert_geq(lines, 2, "Java frames with lines: %d\n%s", lines, tp_dump(&o.t[2]));
-	/* the wait slices name the Java lock (one object) */
-	cr_assert_eq(o.t[3].nrows, 1, "the waiter's slices' Java locks:\n%s", tp_dump(&o.t[3]));
-	const char *lk = tp_get(&o.t[3], 0, "lock");
-	cr_assert(lk && !strncmp(lk, "Java lock java.util.concurrent.locks.ReentrantLock$NonfairSync@0x", 65),
-		  "the waiter's wait slices name %s", lk ? lk : "(null)");
+	/* the waiter's wait slices through a site name the Java lock (one
+	 * object); its others may name another (its first print,
+	 * `synchronized` on JavaSites.class, can wait for the holder's) */
+	const char *one = NULL;
+	int named = 0;
+	for (size_t i = 0; i < o.t[3].nrows; i++) {
+		const char *cs = tp_get(&o.t[3], i, "cs"), *lk = tp_get(&o.t[3], i, "lock");
+		if (!cs || !(tp_chain_has(&o.t[1], cs, site_func[0]) || tp_chain_has(&o.t[1], cs, site_func[1])))
+			continue;
+		cr_assert(lk && !strncmp(lk, "Java lock java.util.concurrent.locks.ReentrantLock$NonfairSync@0x", 65),
+			  "a wait slice of the waiter through a site names %s\n%s", lk ? lk : "(null)",
+			  tp_dump(&o.t[3]));
+		cr_assert(!one || !strcmp(one, lk), "the waiter's wait slices through the sites name %s and %s",
+			  one, lk);
+		one = lk;
+		named++;
+	}
+	cr_assert_gt(named, 0, "no wait slice of the waiter through a site names its Java lock\n%s",
+		     tp_dump(&o.t[3]));
 	tp_free(&o);
 }
 
 /* LOCK: how the profile names the Java lock (up to its address) */
 static void run(const char *mode, const char *lock_fn, const char *lock)
 {
-	struct truth t;
+	struct truth t = { 0 };
 	record_sites(mode, &t);
-	check_trace(&t, lock_fn);
+	check_trace(&t, lock_fn, lock);
 	check_profile(&t, lock);
 	check_collapsed(&t, lock);
 }
