@@ -98,6 +98,17 @@ struct {
 	__type(value, __u64);
 } py_tstates SEC(".maps");
 
+/* Processes whose waiters are not copied (filled by the collector): an
+ * OCaml 5 program's or a JVM's waits are read from where they sleep,
+ * with their OCaml stack or Java frames, which a copy lacks; their copies
+ * were taken on the hand-off path only to be dropped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LT_MAX_TGIDS); /* 1 unless waiters' copies */
+	__type(key, __u32);
+	__type(value, __u8);
+} waiters_read SEC(".maps");
+
 /* one frame's bytes, read at once */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -968,6 +979,10 @@ static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u
 
 	if (p->flags & 0x00200000) /* PF_KTHREAD */
 		return;
+	if (bpf_map_lookup_elem(&waiters_read, &tgid)) {
+		wcopy_inc(LT_WCOPY_RT_READ);
+		return;
+	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(p);
 	if (!regs)
 		return;

@@ -100,7 +100,9 @@ struct lt_sleep_note {
 #define LT_WCOPY_FULL 3      /* the copies' ring was full */
 #define LT_WCOPY_WAKER_LEFT 4 /* a waker's copy not taken: the ring half full */
 #define LT_WCOPY_AT_EXIT 5   /* --calls all: copied at its call's return (sys_exit) */
-#define LT_WCOPY_MAX 6
+#define LT_WCOPY_RT_READ 6   /* not copied: a process whose waits the collector reads
+				(OCaml 5, JVM: their runtime stacks are read with them) */
+#define LT_WCOPY_MAX 7
 #define LT_COPY_WAKER 0
 #define LT_COPY_WAITER 1
 struct lt_stack_copy {

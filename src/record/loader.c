@@ -200,6 +200,8 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		bpf_map__set_max_entries(b->skel->maps.py_layouts, 1);
 		bpf_map__set_max_entries(b->skel->maps.py_tstates, 1);
 	}
+	if (!copies || !(flags & LT_BPF_COPY_WAITERS))
+		bpf_map__set_max_entries(b->skel->maps.waiters_read, 1);
 	if (copies && (flags & LT_BPF_COPY_WAITERS)) {
 		/* a copy per long wait too (~2.1 KiB each): about 7,000 of
 		 * them between two drains (the demo's 64 threads make
@@ -299,6 +301,13 @@ int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout 
 	int fd = bpf_map__fd(b->skel->maps.py_layouts);
 	int r = l ? bpf_map_update_elem(fd, &tgid, l, BPF_ANY) : bpf_map_delete_elem(fd, &tgid);
 	return r && (l || errno != ENOENT) ? -errno : 0;
+}
+
+int lt_bpf_waiters_read(struct lt_bpf *b, uint32_t tgid)
+{
+	uint8_t one = 1;
+	int fd = bpf_map__fd(b->skel->maps.waiters_read);
+	return bpf_map_update_elem(fd, &tgid, &one, BPF_ANY) ? -errno : 0;
 }
 
 int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts)

@@ -87,6 +87,9 @@ int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned fla
  * -errno (-E2BIG: the map is full). */
 struct lt_py_layout;
 int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout *l);
+/* Process tgid's waiters are not to be copied by the BPF side (the
+ * collector reads them: an OCaml 5 program's, a JVM's); 0 or -errno. */
+int lt_bpf_waiters_read(struct lt_bpf *b, uint32_t tgid);
 int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts);
 /* The sleep thread TID was noted in when it went to sleep (map sleep_at:
  * with LT_BPF_COPY_WAITERS): 0, or -ENOENT (none noted), -errno. */

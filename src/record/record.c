@@ -143,6 +143,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				"threads whose thread state was not known yet, left for the reads from "
 				"/proc, which have their OCaml stacks, Java or Python frames",
 				(unsigned long long)k->bpf_py_left);
+		if (k->wcopy[LT_WCOPY_RT_READ])
+			lt_more("  waiters' stacks: %llu long waits of OCaml 5 or JVM threads not copied "
+				"by the BPF side: read where they sleep, with their OCaml stacks or Java "
+				"frames", (unsigned long long)k->wcopy[LT_WCOPY_RT_READ]);
 		if (k->bpf_again)
 			lt_more("  waiters' stacks: %llu copies of a wait that had its stack already "
 				"(copied or read) dropped", (unsigned long long)k->bpf_again);

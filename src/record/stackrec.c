@@ -927,6 +927,10 @@ static void push_ts(void *arg, pid_t tid, uint64_t ts)
 static void py_to_bpf(struct lt_stackrec *r, uint32_t tgid, struct pyproc *pp)
 {
 	struct lt_py_layout l;
+	if (pp->oc || pp->hs) { /* read where they sleep: no copies */
+		lt_bpf_waiters_read(r->bpf, tgid);
+		return;
+	}
 	if (!pp->py || lt_pystk_bpf_layout(pp->py, &l))
 		return;
 	l.deep = !py_one_loop(pp); /* waiters' copies of more stack */

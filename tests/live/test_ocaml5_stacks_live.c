@@ -16,7 +16,10 @@
  *     wait, in the messages, also holds the time the waiter ran or sat
  *     runnable in Mutex.lock outside any wait);
  *   - the collapsed lines name them too ("...;Sites5.site_alpha;..."),
- *     adding up to the same.
+ *     adding up to the same;
+ *   - the BPF side copies none of its waiters at their wake-ups (their
+ *     copies would lack the OCaml stack and be dropped: the summary counts
+ *     the waits it left to the reads, and no copy dropped).
  * The workload is attached to (-p) before its first wait: the recorder
  * reads the program's symbols first (as for Python frames).  The recorder
  * runs without its symbol cache, as on a fresh machine.  Where a compiler
@@ -25,6 +28,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include "demangle.h"
@@ -67,7 +71,26 @@ static void record_sites(const char *version, struct truth *t)
 	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	t->lock = tl_truth_val(truth, ntruth, "lock", "name=sitelock", "addr");
 	char *extra[] = { "--stacks", "--calls", "all", NULL };
-	tl_record_until_done(&rec, &wl, raw, "ocaml5-stacks", extra, done, &nd, 8, "ocaml5_sites");
+	tl_tmp_path(raw, TL_PATH_MAX, "ocaml5-stacks");
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
+	tl_go(&wl);
+	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "ocaml5_sites never finished");
+	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
+	/* the summary: the BPF side copied none of the waiters (their OCaml
+	 * stacks are read where they sleep), it counted those it did not */
+	static char sum[64][256];
+	int ns = 0, not_copied = 0;
+	cr_assert(tl_wait_for(&rec, 1, "  trace: ", sum, &ns, 64, 60000), "no summary from the recorder");
+	for (int i = 0; i < ns; i++) {
+		cr_assert_null(strstr(sum[i], "left for the reads"), "the BPF side copied waiters of an OCaml 5 "
+			       "program to be dropped: %s", sum[i]);
+		not_copied |= strstr(sum[i], "long waits of OCaml 5 or JVM threads not copied by the BPF side") != NULL;
+	}
+	cr_assert(not_copied, "the summary does not count the waits the BPF side left to the reads");
+	tl_recorder_done(&rec, &wl, 60000);
 	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
 	t->line_a = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
 	t->line_b = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
