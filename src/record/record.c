@@ -79,6 +79,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			(unsigned long long)k->failed, (unsigned long long)k->stacks,
 			(double)k->read_ns / 1e6, (double)k->unwind_ns / 1e6,
 			(unsigned long long)k->bytes);
+		if (k->unread)
+			lt_more("  stacks: %llu waits of 1 ms or more were over before the collector "
+				"came to read them (it was behind: a busy machine), without a stack",
+				(unsigned long long)k->unread);
 		if (k->left_to_bpf)
 			lt_more("  stacks: %llu untimed waits on private futexes left to the BPF side's "
 				"copy at their wake-up (only a thread of their process can end them)",

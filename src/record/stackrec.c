@@ -394,6 +394,10 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 	struct pend *p = lt_u64map_get(&r->pend, (uint32_t)tid);
 	if (!p)
 		return;
+	/* due to be read, not read yet, and it lasted 1 ms or more: the
+	 * collector came too late (said in the summary) */
+	if (p->state == P_WAIT && ts >= p->due && ts - p->ts >= LT_STACK_AFTER_NS)
+		r->st.unread++;
 	if (p->state == P_COPIED && p->job) {
 		int keep = ts >= p->job->copied;
 		decide(r, p, keep);

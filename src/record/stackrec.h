@@ -26,6 +26,8 @@ struct lt_stackrec_stats {
 	uint64_t reads;      /* stacks copied from sleeping threads */
 	uint64_t kept;       /* of them, unwound and kept (asleep after the copy) */
 	uint64_t late;       /* copied, but the thread had returned meanwhile */
+	uint64_t unread;     /* waits of 1 ms or more over before their due read
+				was made (the collector behind: a busy machine) */
 	uint64_t failed;     /* could not be read (running, gone, another call) */
 	uint64_t wakers;     /* wakers' stack copies received (--calls blocking) */
 	uint64_t wakers_kept; /* of them, unwound and kept */

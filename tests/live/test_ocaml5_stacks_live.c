@@ -5,7 +5,10 @@
  * OCaml 5 runs OCaml code on a stack of its own: the recorder copies it
  * with the waiter's C stack (src/record/stackrec_ocaml.h).  Checked:
  *   - every wait of the waiter on the mutex (each lasts the hold time, 30
- *     ms and more) has a stack through caml_ml_mutex_lock and caml_c_call
+ *     ms and more) but those the recorder says it came too late for (its
+ *     summary's count: a wait keeps its stack only if the collector reads
+ *     it while it sleeps, and on a loaded machine it has been seen 30 ms
+ *     late) has a stack through caml_ml_mutex_lock and caml_c_call
  *     into the OCaml function (Sites5.site_alpha or site_beta) at its
  *     Mutex.lock line in sites5.ml, then the OCaml caller (Sites5.waiter)
  *     and the thread's start (nothing cut short);
@@ -50,6 +53,9 @@ struct truth {
 	/* from the trace: the waiter's waits on the mutex whose stacks go
 	 * through each site (ms) */
 	double through_ms[2];
+	/* from the recorder's summary: waits of 1 ms or more over before it
+	 * came to read them */
+	unsigned long long unread;
 };
 
 /* The workload built with OCaml VERSION (tl_ocaml5_workload). */
@@ -88,6 +94,9 @@ static void record_sites(const char *version, struct truth *t)
 		cr_assert_null(strstr(sum[i], "left for the reads"), "the BPF side copied waiters of an OCaml 5 "
 			       "program to be dropped: %s", sum[i]);
 		not_copied |= strstr(sum[i], "long waits of OCaml 5 or JVM threads not copied by the BPF side") != NULL;
+		unsigned long long n;
+		if (sscanf(sum[i], "  stacks: %llu waits of 1 ms or more were over before the collector", &n) == 1)
+			t->unread = n;
 	}
 	cr_assert(not_copied, "the summary does not count the waits the BPF side left to the reads");
 	tl_recorder_done(&rec, &wl, 60000);
@@ -119,7 +128,8 @@ static void check_trace(struct truth *t)
 	tl_load_clean(&tr, raw);
 	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
 	cr_assert(!st.damaged);
-	int seen[3] = { 0 };
+	int seen[3] = { 0 }, missing = 0;
+	size_t first_missing = 0;
 	/* the latest copy of a stack, after its wait began */
 	uint64_t latest = tl_latest_waiter_copy(&st);
 	for (size_t i = 0; i < tr.n; i++) {
@@ -133,9 +143,14 @@ static void check_trace(struct truth *t)
 		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts, LT_STACK_WAITER);
 		/* the copy is made from user space while the thread sleeps:
 		 * say how late the collector was with the others */
-		cr_assert(s, "the waiter's wait at %llu (%.1f ms) on the mutex has no stack (the other "
-			  "waits' stacks were copied up to %.1f ms after they began)",
-			  (unsigned long long)e->h.ts, (double)tl_wait_len(&tr, i) / 1e6, (double)latest / 1e6);
+		if (!s) {
+			/* promised only if the collector came while it slept:
+			 * counted below against the recorder's own count of
+			 * the long waits it came too late for */
+			if (!missing++)
+				first_missing = i;
+			continue;
+		}
 		int lock = tl_frame_named(s, "caml_ml_mutex_lock"), call = tl_frame_named(s, "caml_c_call");
 		int a = frame_of(s, "Sites5.site_alpha"), b = frame_of(s, "Sites5.site_beta");
 		int w = frame_of(s, "Sites5.waiter");
@@ -157,8 +172,16 @@ static void check_trace(struct truth *t)
 		seen[site]++;
 		t->through_ms[site - 1] += (double)tl_wait_len(&tr, i) / 1e6;
 	}
-	cr_assert_eq(seen[1], NROUNDS, "waits with Sites5.site_alpha's stack: %d", seen[1]);
-	cr_assert_eq(seen[2], NROUNDS, "waits with Sites5.site_beta's stack: %d", seen[2]);
+	cr_assert((unsigned long long)missing <= t->unread,
+		  "%d of the waiter's waits on the mutex have no stack (the first at %llu, %.1f ms), and the "
+		  "recorder counted %llu waits of 1 ms or more it came too late for (the other waits' stacks "
+		  "were copied up to %.1f ms after they began)", missing,
+		  missing ? (unsigned long long)tr.ev[first_missing].h.ts : 0ull,
+		  missing ? (double)tl_wait_len(&tr, first_missing) / 1e6 : 0.0, t->unread, (double)latest / 1e6);
+	cr_assert_eq(seen[1] + seen[2] + missing, 2 * NROUNDS, "the waiter's waits on the mutex: %d through "
+		     "Sites5.site_alpha, %d through Sites5.site_beta, %d without a stack", seen[1], seen[2], missing);
+	cr_assert(seen[1] <= NROUNDS && seen[2] <= NROUNDS && seen[1] > 0 && seen[2] > 0,
+		  "waits with Sites5.site_alpha's stack: %d, with Sites5.site_beta's: %d", seen[1], seen[2]);
 	lt_stacktab_free(&st);
 	tl_free(&tr);
 }
