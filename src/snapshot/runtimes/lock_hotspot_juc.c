@@ -34,18 +34,34 @@ static const struct jthread *thread_of_obj(struct jvm *j, uint64_t obj)
 	return NULL;
 }
 
-/* The parkBlocker of thread T and its exclusiveOwnerThread (0: none); false
- * when T parks on no ownable synchronizer. */
-static bool blocker_of(struct jvm *j, const struct jthread *t, uint64_t *blocker, uint64_t *owner)
+/* The parkBlocker of the JavaThread at JT into *BLOCKER (0: none); false
+ * when its java.lang.Thread has no such field. */
+static bool park_blocker(struct jvm *j, uint64_t jt, uint64_t *blocker)
 {
-	uint64_t obj = hs_thread_obj(j, t->addr);
+	uint64_t obj = hs_thread_obj(j, jt);
 	uint64_t k = hs_klass_of(j, obj);
 	uint64_t pb = k ? hs_field_offset(j, k, "parkBlocker", "Ljava/lang/Object;") : UINT64_MAX;
 	if (pb == UINT64_MAX)
 		return false;
 	*blocker = hs_oop_field(j, obj, pb);
-	uint64_t bk = hs_klass_of(j, *blocker);
-	uint64_t eo = bk ? hs_field_offset(j, bk, "exclusiveOwnerThread", "Ljava/lang/Thread;") : UINT64_MAX;
+	return true;
+}
+
+/* The offset of BLOCKER's exclusiveOwnerThread (an ownable synchronizer),
+ * UINT64_MAX when its class has none. */
+static uint64_t owner_offset(struct jvm *j, uint64_t blocker)
+{
+	uint64_t bk = hs_klass_of(j, blocker);
+	return bk ? hs_field_offset(j, bk, "exclusiveOwnerThread", "Ljava/lang/Thread;") : UINT64_MAX;
+}
+
+/* The parkBlocker of thread T and its exclusiveOwnerThread (0: none); false
+ * when T parks on no ownable synchronizer. */
+static bool blocker_of(struct jvm *j, const struct jthread *t, uint64_t *blocker, uint64_t *owner)
+{
+	if (!park_blocker(j, t->addr, blocker))
+		return false;
+	uint64_t eo = owner_offset(j, *blocker);
 	if (eo == UINT64_MAX)
 		return false;
 	*owner = hs_oop_field(j, *blocker, eo);
@@ -129,15 +145,9 @@ static int wait_object_once(struct jvm *j, uint64_t jt, uint64_t *obj)
 	}
 	if (j->names_why || L->fields == FIELDS_NONE)
 		return 0;
-	uint64_t tobj = hs_thread_obj(j, jt);
-	uint64_t k = hs_klass_of(j, tobj);
-	uint64_t pb = k ? hs_field_offset(j, k, "parkBlocker", "Ljava/lang/Object;") : UINT64_MAX;
-	if (pb == UINT64_MAX || !(*obj = hs_oop_field(j, tobj, pb)))
+	if (!park_blocker(j, jt, obj) || !*obj || !hs_klass_of(j, *obj))
 		return 0;
-	uint64_t bk = hs_klass_of(j, *obj);
-	if (!bk)
-		return 0;
-	return hs_field_offset(j, bk, "exclusiveOwnerThread", "Ljava/lang/Thread;") != UINT64_MAX ? 2 : 3;
+	return owner_offset(j, *obj) != UINT64_MAX ? 2 : 3;
 }
 
 int hs_wait_object(struct jvm *j, uint64_t jt, uint64_t *obj, char *name, size_t len)
