@@ -281,10 +281,19 @@ static unsigned finding_rank(const struct lt_report_finding *f)
 	return f->kind;
 }
 
+/* By rank, then the oldest first; two findings that began together (two
+ * locks whose one holder is stuck: a GIL and a Thread.join on the thread
+ * holding it) put the one that stops more threads first, then the lower
+ * lock, then the lower thread: never qsort's whim. */
 static int cmp_finding(const void *a, const void *b)
 {
 	const struct lt_report_finding *x = a, *y = b;
-	return cmp3(RP_CMP(finding_rank(x), finding_rank(y)), RP_CMP(x->since, y->since), 0);
+	int c = cmp3(RP_CMP(finding_rank(x), finding_rank(y)), RP_CMP(x->since, y->since),
+		     RP_CMP(y->n_tids, x->n_tids));
+	if (c)
+		return c;
+	return cmp3(RP_CMP(x->n_locks ? x->locks[0] : 0, y->n_locks ? y->locks[0] : 0),
+		    RP_CMP(x->n_tids ? x->tids[0] : 0, y->n_tids ? y->tids[0] : 0), 0);
 }
 
 /* The threads' records, sorted, with their last calls oldest first; the

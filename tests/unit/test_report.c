@@ -322,6 +322,58 @@ Test(report, holder_chain_leads_to_the_thread_in_select)
 	done();
 }
 
+/* One holder stuck in read() with two locks (CPython: the GIL, and the
+ * lock Thread.join waits on for the same thread): the two findings began
+ * together; the one that stops more threads (BIG: three waiters) comes
+ * first, whatever the locks' order, whichever was seen first, waited on
+ * first and longest (SMALL, with one waiter, is all three). */
+static void two_findings_begun_together(uint64_t big, uint64_t small)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503, 504, 505));
+	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, small, 2);
+	handoff(t + 1 * MS, 503, 501, small); /* 501 takes SMALL, seen first */
+	wait_sleep(t + 2 * MS, 501, FUTEX_WAIT_PRIVATE, big, 2);
+	handoff(t + 3 * MS, 502, 501, big); /* and BIG */
+	wait_sleep(t + 4 * MS, PID, FUTEX_WAIT_PRIVATE, small, 2); /* the oldest wait */
+	io(t + 8 * MS, 501, NR_read, 7);
+	off(t + 8 * MS + 10 * US, 501, 0);
+	/* BIG's waiters came late: less time waited on it in all (4.5 s
+	 * against 5 s), which orders the locks' table, not the findings */
+	wait_sleep(t + 3500 * MS, 502, FUTEX_WAIT_PRIVATE, big, 2);
+	wait_sleep(t + 3500 * MS + 1 * MS, 503, FUTEX_WAIT_PRIVATE, big, 2);
+	wait_sleep(t + 3500 * MS + 2 * MS, 504, FUTEX_WAIT_PRIVATE, big, 2);
+	finish(t + 5 * SEC);
+	const struct lt_report_finding *first = NULL, *second = NULL;
+	for (size_t i = 0; i < R->n_findings; i++) {
+		if (R->findings[i].kind != LT_FIND_HOLDER_BLOCKED)
+			continue;
+		if (!first)
+			first = &R->findings[i];
+		else if (!second)
+			second = &R->findings[i];
+	}
+	if (!second)
+		dump_findings();
+	cr_assert_not_null(second, "two holder_blocked findings");
+	cr_assert_eq(first->holder, 501);
+	cr_assert_eq(second->holder, 501);
+	cr_assert_eq(first->since, second->since, "both since the read");
+	cr_assert(has_lock(first, big) && has_tid(first, 502) && has_tid(first, 503) && has_tid(first, 504),
+		  "first: %s", first->summary);
+	cr_assert(has_lock(second, small) && has_tid(second, PID), "second: %s", second->summary);
+	done();
+}
+
+Test(report, of_two_findings_begun_together_the_one_stopping_more_threads_comes_first)
+{
+	two_findings_begun_together(L1, L2);
+}
+
+Test(report, of_two_findings_begun_together_the_lower_lock_does_not_decide)
+{
+	two_findings_begun_together(L2, L1);
+}
+
 /* ---- lost wake-ups --------------------------------------------------- */
 
 Test(report, wake_that_woke_nobody_while_a_waiter_was_about_to_sleep)
