@@ -16,6 +16,7 @@
 #include "pb.h"
 #include "report_profile.h"
 #include "stacks.h"
+#include "strtab.h"
 #include "timeline.h"
 #include "u64map.h"
 #include "utf8.h"
@@ -402,67 +403,12 @@ enum {
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
 
-/* strings interned: index in order of first use */
-struct strtab {
-	char **s;
-	size_t n, cap;
-	struct lt_u64map idx; /* hash -> index + 1 */
-	int oom;
-};
-
-static uint64_t fnv(const char *s)
+/* The index of s in t (added if new); 0 when out of memory (t->oom, which
+ * the writer checks before it writes anything). */
+static size_t intern(struct lt_strtab *t, const char *s, int *added)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* The index of s (added if new), *added set when it is new. */
-struct str_query {
-	const struct strtab *t;
-	const char *s;
-};
-
-static int same_str(const void *val, const void *ctx)
-{
-	const struct str_query *q = ctx;
-	return !strcmp(q->t->s[(size_t)(uintptr_t)val - 1], q->s);
-}
-
-static size_t intern(struct strtab *t, const char *s, int *added)
-{
-	struct str_query q = { t, s };
-	uint64_t k;
-	if (added)
-		*added = 0;
-	size_t i = (size_t)(uintptr_t)lt_u64map_find(&t->idx, fnv(s), same_str, &q, &k);
-	if (i)
-		return i - 1;
-	char **v = lt_grow(t->s, &t->cap, t->n, sizeof(*v), 64);
-	if (!v) {
-		t->oom = 1;
-		return 0;
-	}
-	t->s = v;
-	char *c = strdup(s);
-	if (!c || lt_u64map_put(&t->idx, k, (void *)(uintptr_t)(t->n + 1))) {
-		free(c);
-		t->oom = 1;
-		return 0;
-	}
-	t->s[t->n] = c;
-	if (added)
-		*added = 1;
-	return t->n++;
-}
-
-static void strtab_free(struct strtab *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->s[i]);
-	free(t->s);
-	lt_u64map_free(&t->idx);
+	size_t i = lt_strtab_intern(t, s, strlen(s), added);
+	return i == (size_t)-1 ? 0 : i;
 }
 
 struct pfunc {
@@ -475,7 +421,7 @@ struct ploc {
 };
 
 struct pprof {
-	struct strtab str, fkeys, lkeys;
+	struct lt_strtab str, fkeys, lkeys;
 	struct pfunc *f;
 	struct ploc *l;
 	size_t nf, nl, capf, capl;
@@ -635,9 +581,9 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 	if (!pp.oom && !pp.str.oom && !pp.fkeys.oom && !pp.lkeys.oom && !pb_buf_error(&b))
 		rc = gzip_write(out, pb_buf_data(&b), pb_buf_len(&b));
 	pb_buf_free(&b);
-	strtab_free(&pp.str);
-	strtab_free(&pp.fkeys);
-	strtab_free(&pp.lkeys);
+	lt_strtab_free(&pp.str);
+	lt_strtab_free(&pp.fkeys);
+	lt_strtab_free(&pp.lkeys);
 	free(pp.f);
 	free(pp.l);
 	return rc;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include "stackrec.h"
 #include "stacks.h"
+#include "strtab.h"
 #include "symbols.h"
 #include "target.h"
 #include "u64map.h"
@@ -76,7 +77,7 @@ struct job {
 	struct lt_rtthread *jv;
 	uint64_t jv_anchor;
 	struct lt_hsstk *hs;
-	/* and the Java lock it waits for (lt_hsstk_lock), its name interned
+	/* and the Java lock it waits for (lt_hsstk_read's struct lt_hsstk_lock), its name interned
 	 * in the recorder's lock_names; NULL none */
 	uint64_t rtlock;
 	const char *rtlock_name;
@@ -165,9 +166,7 @@ struct lt_stackrec {
 	size_t nrefs, cap_refs, written_refs;
 	/* runtime locks' names the references point to (collector thread
 	 * adds; kept to the end) */
-	struct lt_u64map lock_idx; /* hash -> 1 + index */
-	char **lock_names;
-	size_t nlock_names, cap_lock_names;
+	struct lt_strtab lock_names; /* runtime locks' names, each once */
 	struct lt_stackrec_stats st, out;
 };
 
@@ -285,10 +284,7 @@ void lt_stackrec_free(struct lt_stackrec *r)
 		lt_stack_free(r->stacks[i]);
 	free(r->stacks);
 	free(r->refs);
-	for (size_t i = 0; i < r->nlock_names; i++)
-		free(r->lock_names[i]);
-	free(r->lock_names);
-	lt_u64map_free(&r->lock_idx);
+	lt_strtab_free(&r->lock_names);
 	pthread_mutex_destroy(&r->mu);
 	pthread_mutex_destroy(&r->ucmu);
 	pthread_cond_destroy(&r->more);
@@ -691,28 +687,6 @@ static void copy_ocaml(struct lt_stackrec *r, const struct pend *p, struct job *
 	r->st.oc_read_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
-/* The recorder's copy of a runtime lock's name, one per name (NULL: out of
- * memory). */
-static const char *lock_name(struct lt_stackrec *r, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (const char *c = name; *c; c++)
-		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
-	h = h ? h : 1;
-	size_t i = (size_t)(uintptr_t)lt_u64map_get(&r->lock_idx, h);
-	if (i && !strcmp(r->lock_names[i - 1], name))
-		return r->lock_names[i - 1];
-	char **v = lt_grow(r->lock_names, &r->cap_lock_names, r->nlock_names, sizeof(*v), 16);
-	char *c = v ? strdup(name) : NULL;
-	if (!c)
-		return NULL;
-	r->lock_names = v;
-	r->lock_names[r->nlock_names++] = c;
-	if (!i)
-		lt_u64map_put(&r->lock_idx, h, (void *)(uintptr_t)r->nlock_names);
-	return c;
-}
-
 /* The Java frames of a JVM thread, read right after its stack while it
  * still sleeps (its JavaFrameAnchor holds its last Java frame until it
  * runs Java code again): the unwinder places them (hs_stack.h). */
@@ -723,16 +697,17 @@ static void copy_java(struct lt_stackrec *r, const struct pend *p, struct job *j
 		return;
 	uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
 	struct lt_rtthread *jv = calloc(1, sizeof(*jv));
-	if (jv && lt_hsstk_read(pp->hs, p->tid, jv, &j->jv_anchor) > 0) {
+	/* and the Java lock it waits for: its own futex does not say */
+	struct lt_hsstk_lock lk;
+	if (jv && lt_hsstk_read(pp->hs, p->tid, jv, &j->jv_anchor, &lk) > 0) {
 		j->jv = jv;
 		j->hs = pp->hs;
 		r->st.java_reads++;
 		r->st.java_frames += jv->n_frames;
-		/* and the Java lock it waits for: its own futex does not say */
-		char name[320];
-		if (lt_hsstk_lock(pp->hs, p->tid, &j->rtlock, name, sizeof(name)) > 0 &&
-		    (j->rtlock_name = lock_name(r, name)))
+		if (lk.found && (j->rtlock_name = lt_strtab_str(&r->lock_names, lk.name))) {
+			j->rtlock = lk.obj;
 			r->st.java_locks++;
+		}
 	} else {
 		if (jv)
 			lt_rtthread_clear(jv);

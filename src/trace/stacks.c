@@ -248,35 +248,6 @@ static struct lt_stack *parse_stack(const uint8_t *d, size_t len)
 	return s;
 }
 
-static uint64_t name_hash(const uint8_t *d, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ d[i]) * 0x100000001b3ull;
-	return h ? h : 1;
-}
-
-/* The table's copy of a runtime lock's name (one per name); NULL when out
- * of memory. */
-static const char *intern_name(struct lt_stacktab *t, const uint8_t *d, size_t n)
-{
-	uint64_t h = name_hash(d, n);
-	size_t i = (size_t)(uintptr_t)lt_u64map_get(&t->name_idx, h);
-	if (i && strlen(t->names[i - 1]) == n && !memcmp(t->names[i - 1], d, n))
-		return t->names[i - 1];
-	char **v = lt_grow(t->names, &t->cap_names, t->nnames, sizeof(*v), 16);
-	char *c = v ? malloc(n + 1) : NULL;
-	if (!c)
-		return NULL;
-	t->names = v;
-	memcpy(c, d, n);
-	c[n] = 0;
-	t->names[t->nnames++] = c;
-	if (!i) /* a colliding name keeps its own copy, unindexed */
-		lt_u64map_put(&t->name_idx, h, (void *)(uintptr_t)t->nnames);
-	return c;
-}
-
 static int parse_ref(struct lt_stacktab *t, const uint8_t *d, size_t len, struct lt_stack_ref *r)
 {
 	struct lt_cur c = lt_cur_over(d, len);
@@ -295,8 +266,13 @@ static int parse_ref(struct lt_stacktab *t, const uint8_t *d, size_t len, struct
 		case 5: r->delay_ns = val_uint(v, n, &err); break;
 		case 6: r->rtlock = val_uint(v, n, &err); break;
 		case 7:
-			if (n && !memchr(v, 0, n) && !(r->rtlock_name = intern_name(t, v, n)))
-				err = 1;
+			if (n && !memchr(v, 0, n)) {
+				size_t ix = lt_strtab_intern(&t->names, (const char *)v, n, NULL);
+				if (ix == (size_t)-1)
+					err = 1;
+				else
+					r->rtlock_name = t->names.s[ix];
+			}
 			break;
 		default: break;
 		}
@@ -420,10 +396,7 @@ void lt_stacktab_free(struct lt_stacktab *t)
 	}
 	lt_u64map_free(&t->refs);
 	lt_u64map_free(&t->ids);
-	for (size_t i = 0; i < t->nnames; i++)
-		free(t->names[i]);
-	free(t->names);
-	lt_u64map_free(&t->name_idx);
+	lt_strtab_free(&t->names);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "strtab.h"
 #include "u64map.h"
 
 enum lt_sframe_lang {
@@ -77,9 +78,7 @@ struct lt_stacktab {
 	struct lt_stack **stacks; /* in the order read */
 	size_t nstacks, cap_stacks;
 	size_t nrefs;
-	struct lt_u64map name_idx; /* hash of a runtime lock's name -> 1 + index */
-	char **names;              /* the references' rtlock_name, one copy each */
-	size_t nnames, cap_names;
+	struct lt_strtab names;    /* the references' rtlock_name, one copy each */
 	int damaged;            /* a section could not be read whole */
 };
 /* Adds a section's stacks and references.  0, or -1 when it is malformed

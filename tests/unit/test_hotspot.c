@@ -1281,17 +1281,26 @@ Test(lock_hotspot_fixture, recorder_reads_frames_then_places_them)
 	cr_assert_not_null(h, "no reader of the fixture's JVM");
 	struct lt_rtthread r;
 	uint64_t anchor;
-	cr_assert_eq(lt_hsstk_read(h, 999, &r, &anchor), 0, "tid 999 is no Java thread");
-	cr_assert_eq(lt_hsstk_read(h, f.threads[2].tid, &r, &anchor), 0, "no anchor, no frames");
-	cr_assert_eq(lt_hsstk_read(h, f.threads[1].tid, &r, &anchor), 1);
+	cr_assert_eq(lt_hsstk_read(h, 999, &r, &anchor, NULL), 0, "tid 999 is no Java thread");
+	struct lt_hsstk_lock nolk = { .found = -1, .obj = 1, .name = "x" };
+	cr_assert_eq(lt_hsstk_read(h, f.threads[2].tid, &r, &anchor, &nolk), 0, "no anchor, no frames");
+	cr_assert(!nolk.found && !nolk.obj && !nolk.name[0], "no frames: no lock read");
+	cr_assert_eq(lt_hsstk_read(h, f.threads[1].tid, &r, &anchor, NULL), 1);
 	cr_assert_eq(r.n_frames, 2, "%zu frames", r.n_frames);
 	lt_hsstk_place(h, &f.threads[1], &r, anchor);
 	cr_assert_eq(r.n_frames, 0, "the frames are the thread's now");
 	check_java_frames(&f.threads[1], 311);
 	lt_rtthread_clear(&r);
-	/* read again: the same (the thread list cached) */
-	cr_assert_eq(lt_hsstk_read(h, f.threads[1].tid, &r, &anchor), 1);
+	/* read again: the same (the thread list cached), and the Java lock
+	 * in the same look-up: the fixture's thread 101 waits for LockB */
+	struct lt_hsstk_lock lk = { .found = -1, .obj = 1, .name = "x" };
+	cr_assert_eq(lt_hsstk_read(h, f.threads[1].tid, &r, &anchor, &lk), 1);
 	cr_assert_str_eq(r.frames[0].func, "app.Main.run");
+	cr_assert_eq(lk.found, 1);
+	char want[64];
+	snprintf(want, sizeof(want), "Java monitor app.LockB@0x%llx", (unsigned long long)lk.obj);
+	cr_assert(lk.obj > 1, "%s", lk.name);
+	cr_assert_str_eq(lk.name, want);
 	lt_rtthread_clear(&r);
 	lt_hsstk_free(h);
 	fk_free(&f);

@@ -117,7 +117,7 @@ Test(stacks, runtime_lock_of_a_reference_round_trips)
 	cr_assert_eq(a->rtlock, 0x71a3b2e40);
 	cr_assert_str_eq(a->rtlock_name, name);
 	cr_assert_eq(a->rtlock_name, c->rtlock_name, "two copies of one name");
-	cr_assert_eq(t.nnames, 1);
+	cr_assert_eq(t.names.n, 1);
 	/* a reference without one has none */
 	const struct lt_stack_ref *n = lt_stacktab_find_ref(&t, 4243, 1000000123, LT_STACK_WAITER);
 	cr_assert(n && !n->rtlock_name && !n->rtlock);

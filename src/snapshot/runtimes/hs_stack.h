@@ -32,17 +32,23 @@ struct lt_hsstk;
 struct lt_hsstk *lt_hsstk_open(const struct lt_lm_env *e, struct lt_strlist *notes);
 void lt_hsstk_free(struct lt_hsstk *h);
 
+/* The Java lock a thread waits for while it sleeps, in Java's terms
+ * (hs_wait_object: "Java monitor Mon@0x71a3b2e40", "Java lock
+ * java.util.concurrent.locks.ReentrantLock$NonfairSync@0x..."), and its
+ * object's address: found 1, else 0 (none, or not readable). */
+struct lt_hsstk_lock {
+	int found;
+	uint64_t obj;
+	char name[320];
+};
+
 /* Thread TID's Java frames, innermost first, into R (frames, group,
  * n_frames, end; lt_rtthread_clear frees them), *ANCHOR for
- * lt_hsstk_place.  1 read, 0 none (not a Java thread, running Java code,
- * no Java frame), -ENOMEM. */
-int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t *anchor);
-
-/* The Java lock thread TID waits for while it sleeps, in Java's terms
- * (hs_wait_object: "Java monitor Mon@0x71a3b2e40", "Java lock
- * java.util.concurrent.locks.ReentrantLock$NonfairSync@0x..."), its
- * object's address in *OBJ: 1, or 0 (none, or not readable). */
-int lt_hsstk_lock(struct lt_hsstk *h, pid_t tid, uint64_t *obj, char *name, size_t len);
+ * lt_hsstk_place, and when LK is not NULL the Java lock it waits for, in
+ * the same look-up of the thread.  1 read, 0 none (not a Java thread,
+ * running Java code, no Java frame; LK then not read), -ENOMEM. */
+int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t *anchor,
+		  struct lt_hsstk_lock *lk);
 
 /* R's frames (lt_hsstk_read's, taken: R keeps their groups, for
  * lt_rtthread_clear) placed among T's

@@ -118,10 +118,16 @@ static const struct jthread *java_thread(struct lt_hsstk *h, pid_t tid)
 	return &h->jt[k - 1];
 }
 
-int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t *anchor)
+int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t *anchor,
+		  struct lt_hsstk_lock *lk)
 {
 	memset(r, 0, sizeof(*r));
 	*anchor = 0;
+	if (lk) {
+		lk->found = 0;
+		lk->obj = 0;
+		lk->name[0] = 0;
+	}
 	if (!h || tid <= 0)
 		return 0;
 	pthread_mutex_lock(&h->mu);
@@ -135,22 +141,12 @@ int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t
 		h->list = 0;
 		lt_u64map_del(&h->tids, (uint32_t)tid);
 	}
+	if (lk && rc == 0 && r->n_frames)
+		lk->found = hs_wait_object(&h->j, jt->addr, &lk->obj, lk->name, sizeof(lk->name)) > 0;
 	pthread_mutex_unlock(&h->mu);
 	if (rc == -ENOMEM)
 		return rc;
 	return rc == 0 && r->n_frames ? 1 : 0;
-}
-
-int lt_hsstk_lock(struct lt_hsstk *h, pid_t tid, uint64_t *obj, char *name, size_t len)
-{
-	*obj = 0;
-	if (!h || tid <= 0)
-		return 0;
-	pthread_mutex_lock(&h->mu);
-	const struct jthread *jt = java_thread(h, tid);
-	int rc = jt ? hs_wait_object(&h->j, jt->addr, obj, name, len) : 0;
-	pthread_mutex_unlock(&h->mu);
-	return rc;
 }
 
 void lt_hsstk_place(struct lt_hsstk *h, struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor)
