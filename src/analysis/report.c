@@ -186,6 +186,12 @@ int lt_report_snapshot(struct lt_report *r, const char *json, size_t len)
 		return -1;
 	}
 	keep_stored(r, json, len, s.occasion);
+	/* what it could not read weakens what it says: said with the report */
+	for (size_t i = 0; i < s.incomplete.n; i++)
+		add_note(r, "the snapshot taken at %.6f%s%s%s is incomplete: %s",
+			 (double)((uint64_t)s.taken_monotonic_ns + p->mono_to_boot) / 1e9,
+			 s.occasion ? ", at the " : "", s.occasion ? s.occasion : "", s.occasion ? "," : "",
+			 s.incomplete.v[i]);
 	struct lt_lockid *ids = lt_timeline_lockid(p->tl);
 	for (size_t i = 0; i < s.n_threads; i++) {
 		if (s.threads[i].has_futex)

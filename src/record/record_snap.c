@@ -119,6 +119,12 @@ static int snapshot_json(const pid_t *tgids, size_t n, const char *occasion, cha
 			v = NULL; /* the view owns them */
 			lt_multi_confirm(m);
 			m->view.occasion = occasion;
+			/* the stored view is all a reader gets: each process's
+			 * notes (a thread not read, a budget cut) go with it */
+			for (size_t i = 0; i < m->n_procs; i++)
+				for (size_t j = 0; j < m->procs[i]->notes.n; j++)
+					lt_strlist_add(&m->view.notes, "process %d: %s", (int)m->procs[i]->pid,
+						       m->procs[i]->notes.v[j]);
 			if (lt_snapshot_to_json_buf(&m->view, json, len) == 0 &&
 			    add_processes(m, json, len) == 0)
 				r = 0;

@@ -239,6 +239,7 @@ void rp_snapshot_clear(struct rp_snapshot *s)
 	free(s->verdicts);
 	free(s->rtranges);
 	free(s->occasion);
+	lt_strlist_free(&s->incomplete);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -269,6 +270,12 @@ static int facts_of(const struct lt_snapshot *ls, const char *exe_base, struct r
 	for (size_t i = 0; i < ls->n_verdicts; i++)
 		if (verdict_facts(&ls->verdicts[i], &out->verdicts[out->n_verdicts++]))
 			return -1;
+	static const char inc[] = "the snapshot is incomplete: ";
+	for (size_t i = 0; i < ls->notes.n; i++) {
+		const char *n = ls->notes.v[i], *at = strstr(n, inc);
+		if (at && lt_strlist_add(&out->incomplete, "%.*s%s", (int)(at - n), n, at + sizeof(inc) - 1))
+			return -1;
+	}
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "locktrace/tracefile.h"
 #include "json_read.h"
+#include "snapshot.h"
 
 /* ---- snapshot facts ------------------------------------------------------ */
 
@@ -92,6 +93,9 @@ struct rp_snapshot {
 		uint64_t base, size;
 	} *rtranges;
 	size_t n_rtranges;
+	/* what it could not read: its notes "the snapshot is incomplete: X"
+	 * as X, "process P: the snapshot is incomplete: X" as "process P: X" */
+	struct lt_strlist incomplete;
 };
 
 /* Takes what the report uses from a stored snapshot (JSON text).

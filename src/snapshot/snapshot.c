@@ -1155,6 +1155,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	}
 
 	calibrate(s);
+	int64_t t_cal = lts_now_ns(CLOCK_MONOTONIC);
 	struct ctx c = { .s = s, .o = o, .compat = exe_is_32bit(pid) };
 	if (c.compat)
 		lt_strlist_add(&s->notes, "32-bit process: system calls are shown as i386 numbers, "
@@ -1167,6 +1168,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 			       "its other threads", (int)pid);
 	size_t ntids = 0;
 	pid_t *tids = lts_list_tasks(pid, &ntids);
+	int64_t t_list = lts_now_ns(CLOCK_MONOTONIC);
 	if (!tids || ntids == 0) {
 		free(tids);
 		lt_snapshot_free(s);
@@ -1182,7 +1184,14 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 		struct lt_thread *t = &s->threads[s->n_threads];
 		/* at least one thread: a process past its budget is not "no process" */
 		if (s->n_threads && lt_budget_over()) {
-			lt_budget_note("%zu of the %zu threads were not read", ntids - i, ntids);
+			/* where the time went, so that a cut on a loaded machine
+			 * says which step was slow */
+			int64_t now = lts_now_ns(CLOCK_MONOTONIC);
+			lt_budget_note("%zu of the %zu threads were not read (the budget ran out %.0f ms "
+				       "after the process's read began: %.0f ms measuring the clocks on "
+				       "each CPU, %.0f ms reading %zu thread%s)",
+				       ntids - i, ntids, (double)(now - t0) / 1e6, (double)(t_cal - t0) / 1e6,
+				       (double)(now - t_list) / 1e6, s->n_threads, s->n_threads == 1 ? "" : "s");
 			break;
 		}
 		t->tid = tids[i];

@@ -420,6 +420,35 @@ static void snapshot(const char *threads)
 	free(j);
 }
 
+/* A stored snapshot that could not read everything (a thread left out
+ * when its time budget ran out, in one process of several) says so among
+ * the report's notes: a holder it could not name is not a holder it
+ * looked for and found absent.  Other notes stay the snapshot's own. */
+Test(report, an_incomplete_stored_snapshot_is_said_in_the_notes)
+{
+	header(TIDS(PID, 501));
+	start();
+	char *j;
+	cr_assert_geq(asprintf(&j,
+			       "{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"app\","
+			       " \"occasion\": \"end\", \"taken_monotonic_ns\": %llu, \"verdicts\": [],"
+			       " \"notes\": [\"process 7: the snapshot is incomplete: 1 of the 2 threads were not read\","
+			       " \"process 7: kernel stacks unavailable\"], \"threads\": []}",
+			       PID, BASE + 1 * MS), 0);
+	cr_assert_eq(lt_report_snapshot(R, j, strlen(j)), 0);
+	free(j);
+	finish(BASE + 10 * MS);
+	int said = 0, other = 0;
+	for (size_t i = 0; i < R->n_notes; i++) {
+		said += !strcmp(R->notes[i], "the snapshot taken at 100.001000, at the end, is incomplete: "
+					     "process 7: 1 of the 2 threads were not read");
+		other += strstr(R->notes[i], "kernel stacks") != NULL;
+	}
+	cr_assert_eq(said, 1, "%zu notes, first: %s", R->n_notes, R->n_notes ? R->notes[0] : "-");
+	cr_assert_eq(other, 0);
+	done();
+}
+
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
