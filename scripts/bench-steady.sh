@@ -7,7 +7,8 @@
 # (/proc/PID/task/*/schedstat, ns), and, when kernel.bpf_stats_enabled is
 # 1, each program's runs and ns per run in the window (bpftool; its own
 # run, about 1 s under load, falls inside the program window, not the CPU
-# one).  The summary line of the recorder follows (its events and losses).
+# one; the programs are those of the recorder's links).  The summary line
+# of the recorder follows (its events and losses).
 #
 #   scripts/bench-steady.sh [--window S=3] [LOCKTRACE=build/locktrace] [RECORD OPTIONS...]
 #   e.g. scripts/bench-steady.sh build/locktrace --calls all
@@ -42,10 +43,14 @@ sleep 1
 cpu() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 progs() {
 	[ "$(sysctl -n kernel.bpf_stats_enabled)" = 1 ] || return 0
-	bpftool prog show -j 2>/dev/null | python3 -c '
-import json, sys
+	# the recorder's own programs (its links' fdinfo), not another's
+	local ids
+	ids=$(grep -h '^prog_id:' /proc/"$RP"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+	bpftool prog show -j 2>/dev/null | IDS="$ids" python3 -c '
+import json, os, sys
+ids = set(os.environ["IDS"].split())
 for p in json.load(sys.stdin):
-    if p.get("name", "").startswith("lt_") and "run_cnt" in p:
+    if str(p["id"]) in ids and "run_cnt" in p:
         print(p["id"], p["name"], p["run_cnt"], p.get("run_time_ns", 0))'
 }
 progs >"$D/p0"
