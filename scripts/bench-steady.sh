@@ -15,7 +15,7 @@
 # Environment: DEMO_PFX, LT_PFX: words before the demo and the recorder
 # (taskset -c 0).  Needs root.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 WIN=3
 if [ "${1-}" = --window ]; then
 	WIN=$2
