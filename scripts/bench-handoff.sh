@@ -12,7 +12,8 @@
 #   scripts/bench-handoff.sh [ROUNDS=10] NAME=ENV ... (ENV: VAR=VALUE[,VAR=VALUE])
 #   e.g. scripts/bench-handoff.sh 10 base=LOCKTRACE_X=0 x=LOCKTRACE_X=1
 # LT=PATH among a variant's words runs that locktrace binary (another
-# build) instead of $LT (build/locktrace).
+# build) instead of $LT (build/locktrace); CALLS=all records every call
+# (the default here: CALLS=blocking).
 set -u
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-10}
@@ -34,9 +35,12 @@ for ((r = 0; r < ROUNDS; r++)); do
 		if [ "$i" = 0 ]; then
 			"$W/handoff" -d 2.5 >"$W/out" 2>&1
 		else
-			lt=$LT
-			for w in ${envs[$i]}; do [[ $w == LT=* ]] && lt=${w#LT=}; done
-			env ${envs[$i]} "$lt" record --calls blocking --no-status -o "$W/t.lt" -- \
+			lt=$LT calls=blocking
+			for w in ${envs[$i]}; do
+				[[ $w == LT=* ]] && lt=${w#LT=}
+				[[ $w == CALLS=* ]] && calls=${w#CALLS=}
+			done
+			env ${envs[$i]} "$lt" record --calls "$calls" --no-status -o "$W/t.lt" -- \
 				"$W/handoff" -d 2.5 >"$W/out" 2>&1
 		fi
 		st=$(grep -o 'cpu_ns_per_handoff=[0-9]*' "$W/out" | tail -n +6 | cut -d= -f2 | sort -n |
