@@ -132,7 +132,7 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				c->norm ? "" : " or the return",
 				(unsigned long long)k->wcopy[LT_WCOPY_FULL]);
 		if (k->unwinds_cached)
-			lt_more("  stacks: %llu BPF copies not unwound: a copy of the same call path was "
+			lt_more("  stacks: %llu copies (BPF copies and reads) not unwound: a copy of the same call path was "
 				"(same return addresses and frame links)",
 				(unsigned long long)k->unwinds_cached);
 		if (k->cached_here)

@@ -49,7 +49,7 @@ struct lt_stackrec_stats {
 	uint64_t bpf_waiters;   /* copies received */
 	uint64_t bpf_kept;      /* of them, unwound and kept */
 	uint64_t bpf_dup;       /* a read of the same wait was taken too: it was dropped */
-	uint64_t unwinds_cached; /* BPF copies not unwound: one of the same call path was */
+	uint64_t unwinds_cached; /* copies (BPF's, reads) not unwound: one of the same call path was */
 	uint64_t cached_here;   /* of them, found by the collector's thread (no job) */
 	uint64_t bpf_py_left;   /* left: an OCaml 5 process's, or a CPython thread's without
 				 * its Python frames (the reads have them) */

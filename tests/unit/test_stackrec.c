@@ -435,3 +435,43 @@ Test(stackrec, a_cached_call_path_is_filed_by_the_collector, .timeout = 60)
 	free(c);
 	lt_stackrec_free(r);
 }
+
+/* Reads of a sleeping thread (from /proc: sp and ip only) are remembered
+ * as BPF copies are: the first is unwound by the unwinder, a second read
+ * of the same call path is found in the unwind cache by the collector's
+ * thread (no job for the unwinder); both waits are filed, with the one
+ * stack. */
+Test(stackrec, a_read_of_a_cached_call_path_is_not_unwound_again, .timeout = 60)
+{
+	pthread_t th;
+	int32_t tid = start_sleeper(&th);
+	uint64_t uaddr = (uint64_t)(uintptr_t)&futex_word;
+
+	/* the waits' times on the clock of the copies' (a read is kept if
+	 * its wait ended after the copy) */
+	struct timespec now;
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	uint64_t t0 = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	struct lt_stackrec *r = new_rec();
+	feed(r, wait_entry(tid, t0, uaddr));
+	lt_stackrec_read(r, t0 + MS);
+	lt_stackrec_settle(r, 5000); /* unwound, and remembered */
+	const struct lt_stackrec_stats *k = lt_stackrec_stats(r);
+	cr_assert_eq(k->reads, 1);
+	cr_assert_eq(k->failed, 0, "the sleeping thread could not be read from /proc");
+	cr_assert_eq(k->unwinds_cached, 0);
+	feed(r, sys_exit(tid, t0 + 10000 * MS));
+	feed(r, wait_entry(tid, t0 + 10001 * MS, uaddr));
+	lt_stackrec_read(r, t0 + 10002 * MS);
+	k = lt_stackrec_stats(r);
+	cr_assert_eq(k->reads, 2);
+	cr_assert_eq(k->failed, 0, "the sleeping thread could not be read from /proc");
+	cr_assert_eq(k->cached_here, 1, "the second read was not found in the unwind cache");
+	feed(r, sys_exit(tid, t0 + 20000 * MS));
+	k = finish(r);
+	cr_assert_eq(k->kept, 2, "%llu reads filed, expected 2", (unsigned long long)k->kept);
+	cr_assert_eq(k->unwinds_cached, 1);
+	cr_assert_eq(k->stacks, 1, "%llu distinct stacks", (unsigned long long)k->stacks);
+	stop_sleeper(th);
+	lt_stackrec_free(r);
+}
