@@ -94,6 +94,9 @@ struct pend {
 	uint64_t arg0;
 	int check_arg;
 	int state;
+	/* a sampled wait that the BPF side copies if it lasts
+	 * LT_STACK_AFTER_NS (left_to_bpf): read only while shorter */
+	int bpf_if_long;
 	struct job *job; /* P_COPIED */
 };
 
@@ -571,9 +574,13 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		p->state = P_BPF; /* its copy came first */
 	else if (r->no_reads)
 		p->state = -1;
-	else if (!sampled && left_to_bpf(r, ev, tgid)) {
-		p->state = -1;
-		r->st.left_to_bpf++;
+	else if (left_to_bpf(r, ev, tgid)) {
+		if (sampled) {
+			p->bpf_if_long = 1;
+		} else {
+			p->state = -1;
+			r->st.left_to_bpf++;
+		}
 	}
 	if (lt_u64map_put(&r->pend, (uint32_t)tid, p))
 		free(p);
@@ -816,6 +823,15 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 		struct pend *p = r->pend.vals[i];
 		if (p->state != P_WAIT || p->due > now)
 			continue;
+		if (p->bpf_if_long && now - p->ts >= LT_STACK_AFTER_NS) {
+			/* a sampled wait seen late, 1 ms old already: its stack
+			 * comes from the BPF side's copy at its wake-up, as for
+			 * the waits not sampled; a read now would give the
+			 * same wait a stack twice (the copy then dropped) */
+			p->state = -1;
+			r->st.sampled_left++;
+			continue;
+		}
 		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
 		r->st.reads++;
 		if (copy_one(r, p)) {
