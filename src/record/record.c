@@ -87,6 +87,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  stacks: %llu untimed waits on private futexes left to the BPF side's "
 				"copy at their wake-up (only a thread of their process can end them)",
 				(unsigned long long)k->left_to_bpf);
+		if (k->sampled_left)
+			lt_more("  stacks: %llu sampled waits of those kinds not read: 1 ms old already "
+				"when the collector saw them (left to the BPF side's copy)",
+				(unsigned long long)k->sampled_left);
 		if (k->note_reads || k->note_gone)
 			lt_more("  stacks: %llu of the reads from where the BPF side noted the sleep "
 				"(no /proc read), %llu not made: the wait was over or its stack "
@@ -132,7 +136,7 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				c->norm ? "" : " or the return",
 				(unsigned long long)k->wcopy[LT_WCOPY_FULL]);
 		if (k->unwinds_cached)
-			lt_more("  stacks: %llu BPF copies not unwound: a copy of the same call path was "
+			lt_more("  stacks: %llu copies (BPF copies and reads) not unwound: a copy of the same call path was "
 				"(same return addresses and frame links)",
 				(unsigned long long)k->unwinds_cached);
 		if (k->cached_here)

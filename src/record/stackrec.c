@@ -95,6 +95,9 @@ struct pend {
 	uint64_t arg0;
 	int check_arg;
 	int state;
+	/* a sampled wait that the BPF side copies if it lasts
+	 * LT_STACK_AFTER_NS (left_to_bpf): read only while shorter */
+	int bpf_if_long;
 	struct job *job; /* P_COPIED */
 };
 
@@ -567,9 +570,13 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		p->state = P_BPF; /* its copy came first */
 	else if (r->no_reads)
 		p->state = -1;
-	else if (!sampled && left_to_bpf(r, ev, tgid)) {
-		p->state = -1;
-		r->st.left_to_bpf++;
+	else if (left_to_bpf(r, ev, tgid)) {
+		if (sampled) {
+			p->bpf_if_long = 1;
+		} else {
+			p->state = -1;
+			r->st.left_to_bpf++;
+		}
 	}
 	if (lt_u64map_put(&r->pend, (uint32_t)tid, p))
 		free(p);
@@ -719,8 +726,11 @@ static void copy_java(struct lt_stackrec *r, const struct pend *p, struct job *j
 		r->st.java_read_max_ns = spent;
 }
 
+static bool read_path_known(struct lt_stackrec *r, struct job *j);
+
 /* Copies one sleeping thread's registers and stack: 0 (p now P_COPIED,
- * its job queued), -1 not (running, returned, in another call, gone). */
+ * its job queued, or its call path found in the unwind cache), -1 not
+ * (running, returned, in another call, gone). */
 static int copy_one(struct lt_stackrec *r, struct pend *p)
 {
 	struct lt_sc_line sc = { 0 };
@@ -773,7 +783,7 @@ static int copy_one(struct lt_stackrec *r, struct pend *p)
 	j->len = (size_t)n;
 	copy_ocaml(r, p, j);
 	j->copied = boot_now();
-	if (!enqueue(r, j))
+	if (!read_path_known(r, j) && !enqueue(r, j))
 		return -1;
 	p->job = j;
 	p->state = P_COPIED;
@@ -788,6 +798,15 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 		struct pend *p = r->pend.vals[i];
 		if (p->state != P_WAIT || p->due > now)
 			continue;
+		if (p->bpf_if_long && now - p->ts >= LT_STACK_AFTER_NS) {
+			/* a sampled wait seen late, 1 ms old already: its stack
+			 * comes from the BPF side's copy at its wake-up, as for
+			 * the waits not sampled; a read now would give the
+			 * same wait a stack twice (the copy then dropped) */
+			p->state = -1;
+			r->st.sampled_left++;
+			continue;
+		}
 		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
 		r->st.reads++;
 		if (copy_one(r, p)) {
@@ -1068,6 +1087,30 @@ static bool copied_path_known(struct lt_stackrec *r, const struct lt_stack_copy 
 	return true;
 }
 
+/* A read of a sleeping thread (job J, not queued yet) whose call path
+ * the unwind cache holds, as for a BPF copy: its stack id set at once
+ * (the job then waits only for the collector's verdict on the wait), no
+ * unwinder.  Only when ucmu is taken at once.  True if found. */
+static bool read_path_known(struct lt_stackrec *r, struct job *j)
+{
+	if (j->pp || j->oc || j->jv || pthread_mutex_trylock(&r->ucmu))
+		return false;
+	const struct symproc *sp = lt_u64map_get(&r->procs, j->tgid);
+	uint32_t id = sp && !sp->broken ? uc_cached(r, sp, j) : 0;
+	pthread_mutex_unlock(&r->ucmu);
+	if (!id)
+		return false;
+	free(j->copy); /* the bytes are not needed again */
+	j->copy = NULL;
+	pthread_mutex_lock(&r->mu);
+	j->stack_id = id;
+	j->unwound = 1;
+	r->st.unwinds_cached++;
+	r->st.cached_here++;
+	pthread_mutex_unlock(&r->mu);
+	return true;
+}
+
 static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
 {
 	struct symproc *sp = tgid ? lt_u64map_get(&r->procs, tgid) : NULL;
@@ -1332,26 +1375,32 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 	pthread_mutex_unlock(&r->mu);
 }
 
-/* Unwinds of BPF copies (full registers, no Python frames) remembered, so
- * that a copy of the same call path is not unwound again.  An unwind is a
- * function of the registers and of the words of the copy it reads (which
- * words it reads depends only on the values read before), so a copy whose
+/* Unwinds of copies remembered, so that a copy of the same call path is
+ * not unwound again: BPF copies (full registers) and the collector's reads
+ * of a sleeping thread (sp and ip only; the other registers undefined for
+ * the unwind), neither with a runtime's frames.  An unwind is a function
+ * of the registers and of the words of the copy it reads (which words it
+ * reads depends only on the values read before), so a copy whose
  * registers match a remembered unwind's and whose words match at every
  * word that unwind read unwinds the same.  Two levels: REGS, from the
- * process, ip, the copy's length and the callee-saved registers, to the
- * words the last unwind with those registers read (a bitmap); then from
- * those words' values to the stack.  Values that point into the copy's
- * stack mapping (saved frame and stack pointers) are taken relative to sp,
+ * process, ip, whether the registers are full, the copy's length and the
+ * callee-saved registers, to the words the last unwind with those
+ * registers read (their indexes, at most UC_MAX_READ); then from those
+ * words' values to the stack.  Values that point into the copy's stack
+ * mapping (saved frame and stack pointers) are taken relative to sp,
  * which differs between threads; code addresses (return addresses) as
  * they are; other values (callee-saved registers' restored from the stack)
  * cannot steer an unwind and are left out.  Unwinds that read writable
  * memory outside the stack's mapping are not remembered, nor those whose
- * end note names an address; reads beyond the copy (which fail) are
- * remembered as how far they went. */
-#define UC_WORDS (LT_STACK_COPY_BYTES / 8)
+ * end note names an address, nor those that read more than UC_MAX_READ
+ * words; reads beyond the copy (which fail) are remembered as how far
+ * they went. */
+#define UC_WORDS (COPY_BYTES / 8) /* a read's copy is the longest */
+#define UC_MAX_READ 64
 #define UCACHE_MAX 65536 /* entries of each level, at most (then forgotten) */
 struct uc_regs {
-	uint64_t read[UC_WORDS / 64];
+	uint16_t n;              /* words read */
+	uint16_t w[UC_MAX_READ]; /* their indexes from sp, ascending */
 	uint64_t beyond; /* reads beyond the copy, up to here from sp: they
 			  * fail only if the thread's stack mapping has it */
 };
@@ -1381,7 +1430,7 @@ static uint64_t uc_val(const struct symproc *sp, const struct lt_map *m, uint64_
 /* The first level's key, 0 when the job's unwind is not to be remembered. */
 static uint64_t uc_regs_key(const struct symproc *sp, const struct job *j, const struct lt_map **mp)
 {
-	if (!j->regs.full || j->pp || j->oc || j->jv || (j->base & 7) || !j->len || j->len > LT_STACK_COPY_BYTES)
+	if (j->pp || j->oc || j->jv || (j->base & 7) || !j->len || j->len > COPY_BYTES)
 		return 0;
 	const struct lt_map *m = lt_sym_map_at(sp->sym, j->base);
 	if (!m)
@@ -1391,6 +1440,7 @@ static uint64_t uc_regs_key(const struct symproc *sp, const struct job *j, const
 	UC_MIX(h, j->tgid);
 	UC_MIX(h, j->regs.r.ip);
 	UC_MIX(h, j->len);
+	UC_MIX(h, j->regs.full); /* else only sp and ip: the others undefined */
 	/* only a pointer into the stack can steer an unwind (a frame's CFA) */
 	const uint64_t rv[] = { j->regs.r.bp, j->regs.r.bx, j->regs.r.r12, j->regs.r.r13,
 				j->regs.r.r14, j->regs.r.r15 };
@@ -1403,9 +1453,8 @@ static uint64_t uc_words_key(const struct symproc *sp, uint64_t rkey, const stru
 			     const struct lt_map *m, const struct job *j)
 {
 	uint64_t h = rkey;
-	for (size_t w = 0; w < UC_WORDS; w++) {
-		if (!(u->read[w / 64] & 1ull << (w % 64)))
-			continue;
+	for (size_t i = 0; i < u->n; i++) {
+		size_t w = u->w[i];
 		uint64_t v = 0;
 		if (w * 8 < j->len)
 			memcpy(&v, j->copy + w * 8, j->len - w * 8 < 8 ? j->len - w * 8 : 8);
@@ -1413,6 +1462,19 @@ static uint64_t uc_words_key(const struct symproc *sp, uint64_t rkey, const stru
 		UC_MIX(h, uc_val(sp, m, j->base, v));
 	}
 	return h ? h : 1;
+}
+
+/* The words set in READ into U's list; false if more than UC_MAX_READ. */
+static bool uc_list(struct uc_regs *u, const uint64_t *read)
+{
+	u->n = 0;
+	for (size_t i = 0; i < UC_WORDS / 64; i++)
+		for (uint64_t b = read[i]; b; b &= b - 1) {
+			if (u->n == UC_MAX_READ)
+				return false;
+			u->w[u->n++] = (uint16_t)(i * 64 + (size_t)__builtin_ctzll(b));
+		}
+	return true;
 }
 
 /* The stack id the unwind cache holds for job J's copy, 0 none (under
@@ -1444,10 +1506,12 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	const struct lt_map *m = NULL;
 	uint64_t rkey = uc_regs_key(sp, j, &m);
 	struct uc_regs reads;
+	uint64_t read[UC_WORDS / 64]; /* the words read, a bitmap */
 	bool outside = false;
 	memset(&reads, 0, sizeof(reads));
+	memset(read, 0, sizeof(read));
 	if (rkey)
-		lt_unwind_track_reads(sp->u, reads.read, &outside, &reads.beyond);
+		lt_unwind_track_reads(sp->u, read, &outside, &reads.beyond);
 	if (j->kind == J_WAITER)
 		lt_sym_note_stack(sp->sym, j->tid, j->base);
 	struct lt_frame *frames = NULL;
@@ -1485,7 +1549,7 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	}
 	if (reread) {
 		forget_proc(r, j->tgid);
-	} else if (rkey && id && !outside && (!end || !strstr(end, "0x"))) {
+	} else if (rkey && id && !outside && (!end || !strstr(end, "0x")) && uc_list(&reads, read)) {
 		/* not an unwind whose end names an address: that may be one
 		 * that was not kept */
 		if (r->ucache.n >= UCACHE_MAX || r->uc_regs.n >= UCACHE_MAX)

@@ -37,6 +37,7 @@ struct lt_stackrec_stats {
 	uint64_t note_reads; /* of reads, from where the BPF side noted the sleep */
 	uint64_t note_gone;  /* reads not made: the sleep was over or copied */
 	uint64_t left_to_bpf; /* waits not read: only their BPF copy can (lt_stackrec_bpf_waiters) */
+	uint64_t sampled_left; /* sampled waits of those, not read: 1 ms old when seen */
 	uint64_t read_ns;    /* the collector's time copying stacks */
 	uint64_t unwind_ns;  /* the unwinder thread's time */
 	uint64_t bytes;      /* STACKS bytes written */
@@ -49,7 +50,7 @@ struct lt_stackrec_stats {
 	uint64_t bpf_waiters;   /* copies received */
 	uint64_t bpf_kept;      /* of them, unwound and kept */
 	uint64_t bpf_dup;       /* a read of the same wait was taken too: it was dropped */
-	uint64_t unwinds_cached; /* BPF copies not unwound: one of the same call path was */
+	uint64_t unwinds_cached; /* copies (BPF's, reads) not unwound: one of the same call path was */
 	uint64_t cached_here;   /* of them, found by the collector's thread (no job) */
 	uint64_t bpf_py_left;   /* left: an OCaml 5 process's, or a CPython thread's without
 				 * its Python frames (the reads have them) */

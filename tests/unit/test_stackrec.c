@@ -435,3 +435,82 @@ Test(stackrec, a_cached_call_path_is_filed_by_the_collector, .timeout = 60)
 	free(c);
 	lt_stackrec_free(r);
 }
+
+/* Reads of a sleeping thread (from /proc: sp and ip only) are remembered
+ * as BPF copies are: the first is unwound by the unwinder, a second read
+ * of the same call path is found in the unwind cache by the collector's
+ * thread (no job for the unwinder); both waits are filed, with the one
+ * stack. */
+Test(stackrec, a_read_of_a_cached_call_path_is_not_unwound_again, .timeout = 60)
+{
+	pthread_t th;
+	int32_t tid = start_sleeper(&th);
+	uint64_t uaddr = (uint64_t)(uintptr_t)&futex_word;
+
+	/* the waits' times on the clock of the copies' (a read is kept if
+	 * its wait ended after the copy) */
+	struct timespec now;
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	uint64_t t0 = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	struct lt_stackrec *r = new_rec();
+	feed(r, wait_entry(tid, t0, uaddr));
+	lt_stackrec_read(r, t0 + MS);
+	lt_stackrec_settle(r, 5000); /* unwound, and remembered */
+	const struct lt_stackrec_stats *k = lt_stackrec_stats(r);
+	cr_assert_eq(k->reads, 1);
+	cr_assert_eq(k->failed, 0, "the sleeping thread could not be read from /proc");
+	cr_assert_eq(k->unwinds_cached, 0);
+	feed(r, sys_exit(tid, t0 + 10000 * MS));
+	feed(r, wait_entry(tid, t0 + 10001 * MS, uaddr));
+	lt_stackrec_read(r, t0 + 10002 * MS);
+	k = lt_stackrec_stats(r);
+	cr_assert_eq(k->reads, 2);
+	cr_assert_eq(k->failed, 0, "the sleeping thread could not be read from /proc");
+	cr_assert_eq(k->cached_here, 1, "the second read was not found in the unwind cache");
+	feed(r, sys_exit(tid, t0 + 20000 * MS));
+	k = finish(r);
+	cr_assert_eq(k->kept, 2, "%llu reads filed, expected 2", (unsigned long long)k->kept);
+	cr_assert_eq(k->unwinds_cached, 1);
+	cr_assert_eq(k->stacks, 1, "%llu distinct stacks", (unsigned long long)k->stacks);
+	stop_sleeper(th);
+	lt_stackrec_free(r);
+}
+
+/* A sampled wait of a kind the BPF side copies once it lasts 1 ms (an
+ * untimed private futex wait) is read while it is shorter, and not once
+ * the collector sees it 1 ms old: its stack then comes from that copy. */
+Test(stackrec, a_sampled_wait_seen_1_ms_old_is_left_to_the_bpf_copy, .timeout = 60)
+{
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	struct lt_stackrec *r = lt_stackrec_new(1); /* every wait sampled */
+	cr_assert(r);
+	lt_stackrec_bpf_waiters(r);
+	/* the process opened (its runtimes known) at its first wait */
+	feed(r, wait_entry(4000030, 10 * MS, 0x1000));
+	feed(r, sys_exit(4000030, 11 * MS));
+	lt_stackrec_settle(r, 5000);
+	uint64_t reads0 = lt_stackrec_stats(r)->reads;
+	feed(r, wait_entry(4000031, 20 * MS, 0x1000));
+	cr_assert_eq(lt_stackrec_due_ms(r, 20 * MS), 0, "a sampled wait is read at once");
+	lt_stackrec_read(r, 20 * MS + MS / 2);
+	cr_assert_eq(lt_stackrec_stats(r)->reads, reads0 + 1, "a sampled wait 0.5 ms old was not read");
+	feed(r, sys_exit(4000031, 21 * MS));
+	feed(r, wait_entry(4000032, 30 * MS, 0x1000));
+	lt_stackrec_read(r, 31 * MS);
+	const struct lt_stackrec_stats *k = lt_stackrec_stats(r);
+	cr_assert_eq(k->reads, reads0 + 1, "a sampled wait 1 ms old was read");
+	cr_assert_eq(k->sampled_left, 1);
+	cr_assert_eq(lt_stackrec_due_ms(r, 31 * MS), -1, "nothing is due");
+	feed(r, sys_exit(4000032, 32 * MS));
+	/* a timed wait (a timer may end it: no BPF copy then) is read late too */
+	struct lt_event timed = wait_entry(4000033, 40 * MS, 0x1000);
+	timed.futex.timeout = 5 * (int64_t)MS;
+	feed(r, timed);
+	lt_stackrec_read(r, 42 * MS);
+	k = lt_stackrec_stats(r);
+	cr_assert_eq(k->reads, reads0 + 2, "a sampled timed wait 2 ms old was not read");
+	feed(r, sys_exit(4000033, 43 * MS));
+	k = finish(r);
+	cr_assert_eq(k->sampled_left, 1);
+	lt_stackrec_free(r);
+}
