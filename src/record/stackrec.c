@@ -1048,6 +1048,19 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 
 static uint32_t uc_cached(struct lt_stackrec *r, const struct symproc *sp, const struct job *j);
 
+/* The stack id the unwind cache holds for J's copy, 0 none, or when the
+ * unwinder is using the cache (ucmu not taken at once) or has not opened
+ * (or gave up on) the process: the collector's look-up before a job. */
+static uint32_t uc_try(struct lt_stackrec *r, const struct job *j)
+{
+	if (pthread_mutex_trylock(&r->ucmu))
+		return 0;
+	const struct symproc *sp = lt_u64map_get(&r->procs, j->tgid);
+	uint32_t id = sp && !sp->broken ? uc_cached(r, sp, j) : 0;
+	pthread_mutex_unlock(&r->ucmu);
+	return id;
+}
+
 /* A BPF copy whose call path the unwind cache holds: its reference filed
  * at once, from the ring's bytes (only the words the cached unwind read
  * are looked at).  Only when the unwinder is not using the cache (ucmu
@@ -1056,19 +1069,13 @@ static uint32_t uc_cached(struct lt_stackrec *r, const struct symproc *sp, const
 static bool copied_path_known(struct lt_stackrec *r, const struct lt_stack_copy *c, size_t size,
 			      int waiter)
 {
-	if ((c->pad & LT_COPY_F_DEEP) || copy_py(c, size) || pthread_mutex_trylock(&r->ucmu))
+	if ((c->pad & LT_COPY_F_DEEP) || copy_py(c, size))
 		return false;
-	const struct symproc *sp = lt_u64map_get(&r->procs, c->tgid);
-	uint32_t id = 0;
-	if (sp && !sp->broken) {
-		struct job t = { .tgid = c->tgid, .base = c->sp, .copy = (uint8_t *)c->stack,
-				 .len = c->len };
-		t.regs.full = true;
-		t.regs.r = (struct lt_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp, .bx = c->bx,
-					     .r12 = c->r12, .r13 = c->r13, .r14 = c->r14, .r15 = c->r15 };
-		id = uc_cached(r, sp, &t);
-	}
-	pthread_mutex_unlock(&r->ucmu);
+	struct job t = { .tgid = c->tgid, .base = c->sp, .copy = (uint8_t *)c->stack, .len = c->len };
+	t.regs.full = true;
+	t.regs.r = (struct lt_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp, .bx = c->bx,
+				     .r12 = c->r12, .r13 = c->r13, .r14 = c->r14, .r15 = c->r15 };
+	uint32_t id = uc_try(r, &t);
 	if (!id)
 		return false;
 	struct lt_stack_ref ref = { .tid = c->tid, .ts = c->ts, .stack_id = id,
@@ -1093,11 +1100,7 @@ static bool copied_path_known(struct lt_stackrec *r, const struct lt_stack_copy 
  * unwinder.  Only when ucmu is taken at once.  True if found. */
 static bool read_path_known(struct lt_stackrec *r, struct job *j)
 {
-	if (j->pp || j->oc || j->jv || pthread_mutex_trylock(&r->ucmu))
-		return false;
-	const struct symproc *sp = lt_u64map_get(&r->procs, j->tgid);
-	uint32_t id = sp && !sp->broken ? uc_cached(r, sp, j) : 0;
-	pthread_mutex_unlock(&r->ucmu);
+	uint32_t id = j->pp || j->oc || j->jv ? 0 : uc_try(r, j);
 	if (!id)
 		return false;
 	free(j->copy); /* the bytes are not needed again */
