@@ -47,11 +47,10 @@ static bool park_blocker(struct jvm *j, uint64_t jt, uint64_t *blocker)
 	return true;
 }
 
-/* The offset of BLOCKER's exclusiveOwnerThread (an ownable synchronizer),
- * UINT64_MAX when its class has none. */
-static uint64_t owner_offset(struct jvm *j, uint64_t blocker)
+/* The offset of exclusiveOwnerThread in a blocker of class BK (an ownable
+ * synchronizer), UINT64_MAX when the class has none (or BK is 0). */
+static uint64_t owner_offset(struct jvm *j, uint64_t bk)
 {
-	uint64_t bk = hs_klass_of(j, blocker);
 	return bk ? hs_field_offset(j, bk, "exclusiveOwnerThread", "Ljava/lang/Thread;") : UINT64_MAX;
 }
 
@@ -61,7 +60,7 @@ static bool blocker_of(struct jvm *j, const struct jthread *t, uint64_t *blocker
 {
 	if (!park_blocker(j, t->addr, blocker))
 		return false;
-	uint64_t eo = owner_offset(j, *blocker);
+	uint64_t eo = owner_offset(j, hs_klass_of(j, *blocker));
 	if (eo == UINT64_MAX)
 		return false;
 	*owner = hs_oop_field(j, *blocker, eo);
@@ -145,9 +144,10 @@ static int wait_object_once(struct jvm *j, uint64_t jt, uint64_t *obj)
 	}
 	if (j->names_why || L->fields == FIELDS_NONE)
 		return 0;
-	if (!park_blocker(j, jt, obj) || !*obj || !hs_klass_of(j, *obj))
+	uint64_t bk = park_blocker(j, jt, obj) && *obj ? hs_klass_of(j, *obj) : 0;
+	if (!bk)
 		return 0;
-	return owner_offset(j, *obj) != UINT64_MAX ? 2 : 3;
+	return owner_offset(j, bk) != UINT64_MAX ? 2 : 3;
 }
 
 int hs_wait_object(struct jvm *j, uint64_t jt, uint64_t *obj, char *name, size_t len)
