@@ -109,6 +109,36 @@ struct {
 	__type(value, __u8);
 } waiters_read SEC(".maps");
 
+/* record --stacks: processes (filled by the collector once it has opened
+ * them) whose waits the BPF side's copies serve: neither a CPython, an OCaml
+ * 5 nor a JVM process (those are read with their runtime's frames).  A wait
+ * there that is copied when it ends (copy_flags) is flagged LT_F_BPF_COPY,
+ * and the collector does not read it at 1 ms. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LT_MAX_TGIDS); /* 1 unless waiters' copies */
+	__type(key, __u32);
+	__type(value, __u8);
+} copies_serve SEC(".maps");
+
+/* The last time a wait the collector must read at 1 ms woke it (one
+ * forced wake-up a millisecond at most; it drains every 20 ms otherwise
+ * and every 1 ms while such a read is due or was seen in the last 2 ms). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} read_wake SEC(".maps");
+
+/* Per cpu: flagged sleeps since the last one sampled (LT_F_BPF_SAMPLED). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} wait_skip SEC(".maps");
+
 /* one frame's bytes, read at once */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -231,6 +261,16 @@ static __always_inline void copy_stack_bytes(struct lt_stack_copy *c)
 	}
 }
 
+/* A stack copy submitted: no wake-up (the collector drains on its own
+ * cadence) unless the copies' ring is a quarter full. */
+static __always_inline void submit_copy(void *c)
+{
+	__u64 avail = bpf_ringbuf_query(&stack_copies, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&stack_copies, BPF_RB_RING_SIZE);
+
+	bpf_ringbuf_submit(c, avail >= size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_regs *regs,
 					     __u64 ts)
 {
@@ -251,7 +291,7 @@ static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_
 	}
 	fill_copy(c, regs, cur->pid, cur->tgid, ts, ts, LT_COPY_WAKER, 0);
 	copy_stack_bytes(c);
-	bpf_ringbuf_submit(c, 0);
+	submit_copy(c);
 }
 
 struct {
@@ -667,9 +707,22 @@ static __noinline int emit_flock(struct pt_regs *regs, long id, __u32 tid)
 	return 1;
 }
 
-/* The entry of a call of class cls, as its own record: its timestamp if
- * written, else 0. */
-static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, __u32 tid)
+/* call_at's value: the entry's ts, and this bit for a sampled wait
+ * (LT_F_BPF_SAMPLED: copied at its return whatever its length) */
+#define CALL_SAMPLED (1ull << 63)
+/* ... and this one once it slept in the call (a sampled call that never
+ * slept is no wait: not copied) */
+#define CALL_SLEPT (1ull << 62)
+#define CALL_TS(v) ((v) & ~(CALL_SAMPLED | CALL_SLEPT))
+
+static __always_inline __u8 copy_flags(bool copied_at_end, __u32 tgid);
+static __always_inline void submit_sleep(void *e, __u8 flags, __u64 ts);
+
+/* The entry of a call of class cls, as its own record (--calls all): its
+ * timestamp if written, else 0.  WAIT: one whose stack --stacks wants (cf:
+ * copy_flags), submitted as a sleep's (submit_sleep). */
+static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, __u32 tid,
+				       bool wait, __u8 cf)
 {
 	struct lt_event *e;
 	__u64 ts;
@@ -677,20 +730,23 @@ static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, _
 	if (cls == LT_CALL_FUTEX) {
 		if (!(e = reserve(SZ_FUTEX, LT_EV_FUTEX_ENTER)))
 			return 0;
-		fill_futex(e, regs, id, tid, 0, 0);
+		fill_futex(e, regs, id, tid, cf, 0);
 	} else if (cls == LT_CALL_WAIT) {
 		if (!(e = reserve(SZ_WAIT, LT_EV_WAIT_ENTER)))
 			return 0;
-		fill_wait(e, regs, id, tid, 0, 0);
+		fill_wait(e, regs, id, tid, cf, 0);
 	} else {
 		if (!fd_is_socket(bpf_get_current_task_btf(), regs->di))
 			return 0;
 		if (!(e = reserve(SZ_IO, LT_EV_IO_ENTER)))
 			return 0;
-		fill_io(e, regs, id, tid, 0, 0);
+		fill_io(e, regs, id, tid, cf, 0);
 	}
 	ts = e->h.ts;
-	submit(e);
+	if (wait)
+		submit_sleep(e, cf, ts);
+	else
+		submit(e);
 	return ts;
 }
 
@@ -711,19 +767,23 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	}
 	cls = lt_call_class(id);
+	if (cls == LT_CALL_NONE)
+		return 0;
+	/* a wait whose stack the collector wants: its sleeps are copied at
+	 * their wake-up or its return (call_at) */
+	bool wait = waiter_copy_ns && (cls != LT_CALL_FUTEX || lt_futex_waits(id, regs->si));
+	__u8 cf = wait ? copy_flags(true, pt >> 32) : 0;
 	/* The exit is emitted only if the entry was (a lost entry makes its
 	 * exit useless; a non-socket read has no entry): the mark tells
 	 * sys_exit, for a read or write (streamed) or for any call (the
 	 * units).  A streamed futex, wait or file-lock call's return is
 	 * written whatever happened to its entry, and the collector pairs
 	 * them: the mark's task-storage get with create cost ~55 ns here. */
-	if (cls != LT_CALL_NONE && (ets = emit_call(regs, id, cls, (__u32)pt))) {
+	if ((ets = emit_call(regs, id, cls, (__u32)pt, wait, cf))) {
 		if (flightbuf || cls == LT_CALL_IO)
 			mark_inflight(bpf_get_current_task_btf(), id);
-		/* a wait whose stack the collector wants: its sleeps are
-		 * copied at their wake-up (call_at) */
-		if (waiter_copy_ns && (cls != LT_CALL_FUTEX || lt_futex_waits(id, regs->si)))
-			note_call((__u32)pt, ets);
+		if (wait)
+			note_call((__u32)pt, ets | ((cf & LT_F_BPF_SAMPLED) ? CALL_SAMPLED : 0));
 	}
 	return 0;
 }
@@ -873,6 +933,7 @@ struct {
 	__type(value, __u64);
 } call_at SEC(".maps");
 
+
 static __always_inline void note_call(__u32 tid, __u64 ts)
 {
 	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
@@ -902,10 +963,10 @@ static __always_inline void wcopy_inc(__u32 k)
 
 /* regs: the sleeping thread's saved user registers (its sp and ip are
  * where the collector reads its stack from while it sleeps) */
-static __noinline void note_sleep(__u32 tid, __u64 ts, struct pt_regs *regs)
+static __noinline void note_sleep(__u32 tid, __u64 ts, struct pt_regs *regs, __u64 sampled)
 {
 	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
-	struct lt_sleep_note n = { .ts = ts };
+	struct lt_sleep_note n = { .ts = ts, .sampled = sampled };
 
 	if (regs) {
 		n.sp = BPF_CORE_READ(regs, sp);
@@ -965,7 +1026,7 @@ static __noinline void copy_deep_waiter(struct task_struct *p, __u64 start, __u6
 			c->len = room & 4095;
 	}
 	wcopy_inc(how);
-	bpf_ringbuf_submit(w, BPF_RB_NO_WAKEUP);
+	submit_copy(w);
 }
 
 /* Copies the sleeping thread p's user registers and stack; the current
@@ -1012,8 +1073,7 @@ static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u
 	fill_copy(c, regs, p->pid, p->tgid, start, now, LT_COPY_WAITER, 0);
 	copy_stack_bytes(c);
 	wcopy_inc(how);
-	/* no wake-up: the collector drains every millisecond with --stacks */
-	bpf_ringbuf_submit(c, BPF_RB_NO_WAKEUP);
+	submit_copy(c);
 }
 
 /* With waiters' copies, a waker's is taken only while the copies' ring
@@ -1041,13 +1101,17 @@ static __always_inline bool waker_copy_room(void)
 static __always_inline void end_call(struct task_struct *task, __u32 tid, __u64 now)
 {
 	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
-	__u64 start;
+	__u64 start, sampled;
 
 	if (!v || !(start = *v))
 		return;
 	*v = 0;
+	sampled = (start & CALL_SAMPLED) && (start & CALL_SLEPT);
+	start = CALL_TS(start);
 	if (now - start >= waiter_copy_ns)
 		copy_waiter_stack(task, start, now, LT_WCOPY_AT_EXIT);
+	else if (sampled)
+		copy_waiter_stack(task, start, now, LT_WCOPY_SAMPLED);
 }
 
 /* --calls all: a call's sleep copied: its later sleeps are not (one
@@ -1056,7 +1120,7 @@ static __always_inline void call_copied(__u32 tid, __u64 entry)
 {
 	__u64 *v = bpf_map_lookup_elem(&call_at, &tid);
 
-	if (v && *v == entry)
+	if (v && CALL_TS(*v) == entry)
 		*v = 0;
 }
 
@@ -1067,19 +1131,21 @@ static __always_inline bool copy_at_return(struct task_struct *p)
 	return waiter_copy_at_return && p->rseq;
 }
 
-/* The current task t's long sleep marked for a copy at its return (its
+/* The current task t's long (or sampled) sleep marked for a copy at its return (its
  * registers and stack are the sleep's until it returns to user space, or
  * sleeps again in the same call), copied now. */
 static __noinline void copy_marked(struct task_struct *t)
 {
 	__u32 tid = t->pid;
 	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
-	__u64 start;
+	__u64 start, now;
 
 	if (!v || !(start = v->at_return))
 		return;
 	v->at_return = 0;
-	copy_waiter_stack(t, start, bpf_ktime_get_boot_ns(), LT_WCOPY_AT_EXIT);
+	now = bpf_ktime_get_boot_ns();
+	copy_waiter_stack(t, start, now,
+			  now - start < waiter_copy_ns ? LT_WCOPY_SAMPLED : LT_WCOPY_AT_EXIT);
 }
 
 /* sched_waking of traced p by the current task cur at now (the waking
@@ -1151,7 +1217,7 @@ static __always_inline void waiter_copy_at_switch(struct task_struct *prev,
 		return;
 	v->ts = 0;
 	now = bpf_ktime_get_boot_ns();
-	if (now - start < waiter_copy_ns)
+	if (now - start < waiter_copy_ns && !v->sampled)
 		return;
 	if (copy_at_return(next)) {
 		v->at_return = start;
@@ -1181,7 +1247,9 @@ static __always_inline void note_sleep_in_call(struct task_struct *prev)
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	if (!regs || lt_call_class(regs->orig_ax) == LT_CALL_NONE)
 		return;
-	note_sleep(tid, *v, regs);
+	/* a sampled wait is copied at its return (end_call) */
+	*v |= CALL_SLEPT;
+	note_sleep(tid, CALL_TS(*v), regs, 0);
 }
 
 /* --calls blocking: prev is going to sleep (not preempted) inside one of
@@ -1192,6 +1260,55 @@ static __always_inline void note_sleep_in_call(struct task_struct *prev)
  * select woken for a descriptor it does not wait for) is written at each
  * sleep and shows as one call per sleep.  1 if written, 0 if the switch is
  * still to be written on its own. */
+/* --stacks: a wait of process tgid begins (--calls blocking: prev goes to
+ * sleep in it; --calls all: its call's entry).  LT_F_BPF_COPY if its stack
+ * is the BPF side's to copy when it ends (copied_at_end: --calls blocking,
+ * at its return to user space, prev having rseq; --calls all, at its call's
+ * return) and its process's waits are served by the copies, with
+ * LT_F_BPF_SAMPLED for 1 in waker_sample_every of them (copied whatever
+ * their length: the short waits' sample); 0 if the collector reads it
+ * while it sleeps. */
+static __always_inline __u8 copy_flags(bool copied_at_end, __u32 tgid)
+{
+	__u32 zero = 0, *n;
+
+	if (!waiter_copy_ns || !copied_at_end || !bpf_map_lookup_elem(&copies_serve, &tgid))
+		return 0;
+	if (!waker_sample_every)
+		return LT_F_BPF_COPY;
+	n = bpf_map_lookup_elem(&wait_skip, &zero);
+	if (!n || ++*n < waker_sample_every)
+		return LT_F_BPF_COPY;
+	*n = 0;
+	return LT_F_BPF_COPY | LT_F_BPF_SAMPLED;
+}
+
+static __always_inline __u8 sleep_copy_flags(struct task_struct *prev, __u32 tgid)
+{
+	return copy_flags(copy_at_return(prev), tgid);
+}
+
+/* A wait's entry written at its sleep (flags: sleep_copy_flags).  One the
+ * collector must read at 1 ms wakes it (at most once a millisecond: it
+ * drains every 1 ms for 2 ms after one it saw, every 20 ms otherwise). */
+static __always_inline void submit_sleep(void *e, __u8 flags, __u64 ts)
+{
+	__u32 zero = 0;
+	__u64 *last;
+
+	if (flags || !waiter_copy_ns || flightbuf) {
+		submit(e);
+		return;
+	}
+	last = bpf_map_lookup_elem(&read_wake, &zero);
+	if (last && ts - *last >= waiter_copy_ns) {
+		*last = ts;
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+		return;
+	}
+	submit(e);
+}
+
 static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *prev,
 					      struct task_struct *next, unsigned int prev_state,
 					      __u32 ptgid, __u32 ntgid)
@@ -1200,6 +1317,7 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	struct lt_event *e;
 	__u32 tid = prev->pid;
 	__u64 ts;
+	__u8 cf;
 	long id;
 	int cls;
 
@@ -1216,39 +1334,41 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 		e = reserve2(SZ_FLOCK + SZ_SWITCH, LT_EV_FLOCK_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
-		fill_flock(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		cf = sleep_copy_flags(prev, ptgid);
+		fill_flock(e, regs, id, tid, LT_F_AT_SLEEP | cf, ts);
 		fill_switch((void *)e + SZ_FLOCK, preempt, prev, next, prev_state, ptgid, ntgid, ts);
-		submit(e);
+		submit_sleep(e, cf, ts);
 		if (waiter_copy_ns)
-			note_sleep(tid, ts, regs);
+			note_sleep(tid, ts, regs, cf & LT_F_BPF_SAMPLED);
 		return 1;
 	}
 	cls = lt_call_class(id);
 	if (cls == LT_CALL_NONE || (cls == LT_CALL_IO && !fd_is_socket(prev, regs->di)))
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
+	cf = sleep_copy_flags(prev, ptgid);
 	if (cls == LT_CALL_FUTEX) {
 		e = reserve2(SZ_FUTEX + SZ_SWITCH, LT_EV_FUTEX_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
-		fill_futex(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		fill_futex(e, regs, id, tid, LT_F_AT_SLEEP | cf, ts);
 		fill_switch((void *)e + SZ_FUTEX, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	} else if (cls == LT_CALL_WAIT) {
 		e = reserve2(SZ_WAIT + SZ_SWITCH, LT_EV_WAIT_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
-		fill_wait(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		fill_wait(e, regs, id, tid, LT_F_AT_SLEEP | cf, ts);
 		fill_switch((void *)e + SZ_WAIT, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	} else {
 		e = reserve2(SZ_IO + SZ_SWITCH, LT_EV_IO_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
-		fill_io(e, regs, id, tid, LT_F_AT_SLEEP, ts);
+		fill_io(e, regs, id, tid, LT_F_AT_SLEEP | cf, ts);
 		fill_switch((void *)e + SZ_IO, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	}
-	submit(e);
+	submit_sleep(e, cf, ts);
 	if (waiter_copy_ns)
-		note_sleep(tid, ts, regs);
+		note_sleep(tid, ts, regs, cf & LT_F_BPF_SAMPLED);
 	return 1;
 }
 

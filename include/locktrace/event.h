@@ -65,6 +65,17 @@ enum lt_kind {
 #define LT_F_RET_UNKNOWN 0x02 /* SYS_EXIT: written by the collector when the
 			       * thread ran again after sleeping in the call
 			       * (ts: that moment); ret is not known (0) */
+/* record --stacks --calls blocking, between the BPF side and the collector
+ * only (the encoder drops them, LT_F_RECORDER_ONLY): */
+#define LT_F_BPF_COPY    0x40 /* FUTEX/WAIT/IO/FLOCK_ENTER at sleep: the BPF
+			       * side copies this sleep's stack at the thread's
+			       * return to user space if it lasts waiter_copy_ns
+			       * or more; the collector need not read it while it
+			       * sleeps (only if it outlasts LT_STACK_LATE_NS) */
+#define LT_F_BPF_SAMPLED 0x80 /* with LT_F_BPF_COPY: one of the 1 in N short
+			       * waits sampled, copied at its return whatever its
+			       * length */
+#define LT_F_RECORDER_ONLY (LT_F_BPF_COPY | LT_F_BPF_SAMPLED)
 
 /* record --stacks with --calls blocking: a thread's user registers and the
  * first LT_STACK_COPY_BYTES of its user stack, into a ring buffer of its
@@ -92,6 +103,8 @@ struct lt_sleep_note {
 	/* a sleep of waiter_copy_ns or more that ended: its ts, its copy due
 	 * at the thread's return to user space (rseq_update), 0 none */
 	uint64_t at_return;
+	/* LT_F_BPF_SAMPLED: copied at its return even if shorter */
+	uint64_t sampled;
 };
 /* counters of the waiters' copies (BPF map wcopy_count, per cpu) */
 #define LT_WCOPY_AT_WAKE 0   /* copied at the wake-up */
@@ -102,7 +115,9 @@ struct lt_sleep_note {
 #define LT_WCOPY_AT_EXIT 5   /* --calls all: copied at its call's return (sys_exit) */
 #define LT_WCOPY_RT_READ 6   /* not copied: a process whose waits the collector reads
 				(OCaml 5, JVM: their runtime stacks are read with them) */
-#define LT_WCOPY_MAX 7
+#define LT_WCOPY_SAMPLED 7   /* a sampled wait shorter than waiter_copy_ns copied at its
+				return (LT_F_BPF_SAMPLED) */
+#define LT_WCOPY_MAX 8
 #define LT_COPY_WAKER 0
 #define LT_COPY_WAITER 1
 struct lt_stack_copy {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -200,8 +201,10 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		bpf_map__set_max_entries(b->skel->maps.py_layouts, 1);
 		bpf_map__set_max_entries(b->skel->maps.py_tstates, 1);
 	}
-	if (!copies || !(flags & LT_BPF_COPY_WAITERS))
+	if (!copies || !(flags & LT_BPF_COPY_WAITERS)) {
 		bpf_map__set_max_entries(b->skel->maps.waiters_read, 1);
+		bpf_map__set_max_entries(b->skel->maps.copies_serve, 1);
+	}
 	if (copies && (flags & LT_BPF_COPY_WAITERS)) {
 		/* a copy per long wait too (~2.1 KiB each): about 7,000 of
 		 * them between two drains (the demo's 64 threads make
@@ -213,18 +216,26 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		if (!(flags & LT_BPF_CALLS_BLOCKING)) /* the waits' entries */
 			bpf_map__set_max_entries(b->skel->maps.call_at, 65536);
 	}
-	/* --calls blocking, LOCKTRACE_WAITER_COPY=return: long waits copied
-	 * at the waiter's return to user space rather than at the wake-up,
-	 * where the kernel has the tracepoint.  Not the default: a copy costs
-	 * the same there (~700 ns) and still delays the waiter before it
-	 * takes the lock; no throughput gain was measured (BENCHMARKS.md,
-	 * 2026-12-05) */
+	/* --calls blocking: long waits copied at the waiter's return to user
+	 * space (where the kernel has the rseq_update tracepoint and the thread
+	 * registered rseq, as glibc 2.35+ does for every thread) rather than at
+	 * the wake-up: in the waiter's own context, whoever woke it (a timer,
+	 * another process), so that the BPF side's copy covers every such wait
+	 * of a process whose waits it serves, and the collector need not read
+	 * them at 1 ms (it drains every 20 ms then; BENCHMARKS.md, 2026-12-05
+	 * afternoon).  LOCKTRACE_WAITER_COPY=wake: at the wake-up, as before
+	 * (tests, measurements). */
 	const char *wc = getenv("LOCKTRACE_WAITER_COPY");
 	if (copies && (flags & LT_BPF_COPY_WAITERS) && (flags & LT_BPF_CALLS_BLOCKING) &&
-	    wc && !strcmp(wc, "return") && lt_bpf_has_rseq_update())
+	    !(wc && !strcmp(wc, "wake")) && lt_bpf_has_rseq_update())
 		b->skel->rodata->waiter_copy_at_return = true;
 	else
 		bpf_program__set_autoload(b->skel->progs.lt_rseq_update, false);
+	/* the waits the copies serve come flagged (LT_F_BPF_COPY): with
+	 * --calls all each wait call of 1 ms or more is copied at its return
+	 * (sys_exit) */
+	b->waits_flagged = copies && (flags & LT_BPF_COPY_WAITERS) &&
+			   (!(flags & LT_BPF_CALLS_BLOCKING) || b->skel->rodata->waiter_copy_at_return);
 	/* 0 (not known): wake-ups on the interrupt stack stay interrupts */
 	b->skel->rodata->pc_from_rq = lt_bpf_preempt_from_rq();
 	if (!ncg)
@@ -290,6 +301,24 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		snprintf(err, errlen, "opening the stack copies' ring buffer: %s", strerror(errno));
 		goto fail;
 	}
+	/* The collector sleeps on an epoll set of its own, edge-triggered:
+	 * it wakes on the kernel side's wake-ups (BPF_RB_FORCE_WAKEUP) or its
+	 * timeout only.  libbpf's set is level-triggered: once one wake-up had
+	 * put a ring on its ready list, every epoll_wait that found an event
+	 * in it returned at once, and with events coming every few
+	 * microseconds the collector drained without ever sleeping (2,300
+	 * drains a second on the demo, where 50 were meant). */
+	b->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (b->epfd < 0) {
+		snprintf(err, errlen, "creating an epoll set for the ring buffers: %s", strerror(errno));
+		goto fail;
+	}
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	if (epoll_ctl(b->epfd, EPOLL_CTL_ADD, bpf_map__fd(b->skel->maps.events), &ev) ||
+	    (copies && epoll_ctl(b->epfd, EPOLL_CTL_ADD, bpf_map__fd(b->skel->maps.stack_copies), &ev))) {
+		snprintf(err, errlen, "watching the ring buffers (epoll): %s", strerror(errno));
+		goto fail;
+	}
 	return 0;
 fail:
 	lt_bpf_destroy(b);
@@ -310,6 +339,14 @@ int lt_bpf_waiters_read(struct lt_bpf *b, uint32_t tgid)
 	return bpf_map_update_elem(fd, &tgid, &one, BPF_ANY) ? -errno : 0;
 }
 
+int lt_bpf_copies_serve(struct lt_bpf *b, uint32_t tgid, bool on)
+{
+	uint8_t one = 1;
+	int fd = bpf_map__fd(b->skel->maps.copies_serve);
+	int r = on ? bpf_map_update_elem(fd, &tgid, &one, BPF_ANY) : bpf_map_delete_elem(fd, &tgid);
+	return r && (on || errno != ENOENT) ? -errno : 0;
+}
+
 int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts)
 {
 	int fd = bpf_map__fd(b->skel->maps.py_tstates);
@@ -327,13 +364,11 @@ int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
 {
 	int n = 0;
 	if (timeout_ms >= 0) {
-		/* with BPF_RB_NO_WAKEUP, poll mostly times out: the drain below
-		 * is what collects the events */
-		n = ring_buffer__poll(b->rb, timeout_ms);
-		if (n < 0 && n != -EINTR)
-			return n;
-		if (n < 0)
-			n = 0;
+		/* woken by a forced wake-up or the timeout: the drain below
+		 * collects the events of every ring */
+		struct epoll_event ev[2];
+		if (epoll_wait(b->epfd, ev, 2, timeout_ms) < 0 && errno != EINTR)
+			return -errno;
 	}
 	int m = ring_buffer__consume(b->rb);
 	if (m < 0)
@@ -476,6 +511,9 @@ void lt_bpf_destroy(struct lt_bpf *b)
 {
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
+	if (b->epfd > 0)
+		close(b->epfd);
+	b->epfd = 0;
 	if (b->fb_units)
 		munmap((void *)b->fb_units, b->fb_maplen);
 	b->fb_units = NULL;

@@ -14,6 +14,7 @@ struct ring_buffer;
 struct lt_bpf {
 	struct locktrace_bpf *skel;
 	struct ring_buffer *rb;
+	int epfd; /* the rings' epoll set, edge-triggered (0: none) */
 	/* LT_BPF_COPY_STACKS: called with each struct lt_stack_copy (set
 	 * before lt_bpf_start) */
 	int (*copy_fn)(void *ctx, void *data, size_t size);
@@ -22,6 +23,12 @@ struct lt_bpf {
 	 * of a sleep of LT_WAITER_COPY_NS or more, and at 1 in this many of
 	 * the others (0: none; set before lt_bpf_start) */
 	uint32_t waker_sample;
+	/* set by lt_bpf_start: the long waits' stacks are copied when they
+	 * end, in the waiter's own context (--calls all: at the call's return;
+	 * --calls blocking: at the return to user space, rseq_update), and
+	 * the waits' entries carry LT_F_BPF_COPY for the processes
+	 * lt_bpf_copies_serve named */
+	bool waits_flagged;
 	int ncpus;    /* possible cpus: the width of per-cpu maps */
 	uint64_t *lost_tmp; /* ncpus values, scratch for per-cpu reads */
 	/* LT_BPF_FLIGHTBUF: the units, mapped read-only (ncpus * fb_nunits) */
@@ -91,6 +98,10 @@ int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout 
  * collector reads them: an OCaml 5 program's, a JVM's); 0 or -errno. */
 int lt_bpf_waiters_read(struct lt_bpf *b, uint32_t tgid);
 int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts);
+/* Process tgid's waits are served by the BPF side's copies (ON: neither a
+ * CPython, an OCaml 5 nor a JVM process) or no longer (an exec).  0 or
+ * -errno. */
+int lt_bpf_copies_serve(struct lt_bpf *b, uint32_t tgid, bool on);
 /* The sleep thread TID was noted in when it went to sleep (map sleep_at:
  * with LT_BPF_COPY_WAITERS): 0, or -ENOENT (none noted), -errno. */
 struct lt_sleep_note;

@@ -87,6 +87,15 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  stacks: %llu untimed waits on private futexes left to the BPF side's "
 				"copy at their wake-up (only a thread of their process can end them)",
 				(unsigned long long)k->left_to_bpf);
+		if (k->bpf_served)
+			lt_more("  stacks: %llu waits' stacks left to the BPF side's copy at their thread's "
+				"return to user space (if 1 ms or longer, or one of the %llu sampled), "
+				"not read while they slept",
+				(unsigned long long)k->bpf_served, (unsigned long long)k->bpf_sampled);
+		if (k->late_reads)
+			lt_more("  stacks: %llu of the reads were of waits left to the BPF side's copy, "
+				"still asleep %llu ms on", (unsigned long long)k->late_reads,
+				(unsigned long long)(LT_STACK_LATE_NS / 1000000));
 		if (k->sampled_left)
 			lt_more("  stacks: %llu sampled waits of those kinds not read: 1 ms old already "
 				"when the collector saw them (left to the BPF side's copy)",
@@ -124,13 +133,14 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 		if (k->bpf_waiters || k->wcopy[LT_WCOPY_LEFT] || k->wcopy[LT_WCOPY_FULL])
 			lt_more("  waiters' stacks copied at the wake-up of a wait of 1 ms or more: "
 				"%llu (%llu at the wake-up, %llu when the thread ran again, %llu at "
-				"the call's return), %llu "
+				"the call's return; and %llu sampled shorter waits at their return), %llu "
 				"unwound and kept, %llu also read from /proc; %llu woken from "
 				"elsewhere (left to the read%s), %llu not copied: ring full",
 				(unsigned long long)k->bpf_waiters,
 				(unsigned long long)k->wcopy[LT_WCOPY_AT_WAKE],
 				(unsigned long long)k->wcopy[LT_WCOPY_AT_SWITCH],
 				(unsigned long long)k->wcopy[LT_WCOPY_AT_EXIT],
+				(unsigned long long)k->wcopy[LT_WCOPY_SAMPLED],
 				(unsigned long long)k->bpf_kept, (unsigned long long)k->bpf_dup,
 				(unsigned long long)k->wcopy[LT_WCOPY_LEFT],
 				c->norm ? "" : " or the return",

@@ -795,10 +795,11 @@ void rec_run(struct session *s)
 		} else {
 			int wait = POLL_MS;
 			if (s->c.stk) {
-				/* a wait gets its stack 1 ms after it began: drain (and
-				 * read) that soon */
-				int due = lt_stackrec_due_ms(s->c.stk, lt_now_ns(CLOCK_BOOTTIME));
-				wait = due < 0 ? 1 : due < wait ? due : wait;
+				/* a wait the collector reads gets its stack 1 ms
+				 * after it began: drain (and read) that soon */
+				int due = lt_stackrec_poll_ms(s->c.stk, lt_now_ns(CLOCK_BOOTTIME));
+				if (due >= 0 && due < wait)
+					wait = due;
 			}
 			n = lt_bpf_poll(&s->bpf, wait);
 		}

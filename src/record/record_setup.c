@@ -379,6 +379,10 @@ static int start_bpf(struct session *s)
 	}
 	if (!br) {
 		s->bpf_started = 1;
+		/* the waits the BPF side's copies serve come flagged, the
+		 * others wake the collector: no drain every 1 ms */
+		if ((bflags & LT_BPF_COPY_STACKS) && s->bpf.waits_flagged)
+			lt_stackrec_lazy(c->stk);
 		if (bflags & LT_BPF_COPY_STACKS) /* wakers' Python frames */
 			lt_stackrec_set_bpf(c->stk, &s->bpf);
 		if (o->children)

@@ -98,6 +98,9 @@ struct pend {
 	/* a sampled wait that the BPF side copies if it lasts
 	 * LT_STACK_AFTER_NS (left_to_bpf): read only while shorter */
 	int bpf_if_long;
+	/* the BPF side copies it when it ends (LT_F_BPF_COPY, left_to_bpf):
+	 * read (due) only once LT_STACK_LATE_NS old */
+	int late;
 	struct job *job; /* P_COPIED */
 };
 
@@ -129,6 +132,8 @@ struct lt_stackrec {
 	int sample_every;
 	int no_reads;            /* lt_stackrec_no_reads: no /proc reads */
 	int bpf_waiters;         /* lt_stackrec_bpf_waiters: the BPF side copies long waits */
+	int lazy;                /* lt_stackrec_lazy */
+	uint64_t need_ts;        /* the latest entry of a wait to read at 1 ms (lazy) */
 	uint64_t nwaits;
 	/* the collector's own */
 	struct lt_u64map pend;   /* tid -> struct pend * */
@@ -395,7 +400,7 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 		return;
 	/* due to be read, not read yet, and it lasted 1 ms or more: the
 	 * collector came too late (said in the summary) */
-	if (p->state == P_WAIT && ts >= p->due && ts - p->ts >= LT_STACK_AFTER_NS)
+	if (p->state == P_WAIT && !p->late && ts >= p->due && ts - p->ts >= LT_STACK_AFTER_NS)
 		r->st.unread++;
 	if (p->state == P_COPIED && p->job) {
 		int keep = ts >= p->job->copied;
@@ -522,6 +527,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 			pthread_mutex_lock(&r->mu);
 			lt_u64map_del(&r->pyprocs, tgid);
 			if (r->bpf) {
+				lt_bpf_copies_serve(r->bpf, tgid, false);
 				lt_bpf_py_layout(r->bpf, tgid, NULL);
 				lt_bpf_py_tstate(r->bpf, (uint32_t)tid, 0);
 			}
@@ -560,21 +566,39 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 	struct pend *p = calloc(1, sizeof(*p));
 	if (!p)
 		return;
-	r->nwaits++;
 	r->st.waits++;
 	*p = (struct pend){ .tid = tid, .tgid = tgid, .ts = ev->h.ts, .nr = nr, .arg0 = arg0,
 			    .check_arg = check };
-	int sampled = r->sample_every && r->nwaits % (uint64_t)r->sample_every == 0;
-	p->due = sampled ? ev->h.ts : ev->h.ts + LT_STACK_AFTER_NS;
+	int sampled = 0;
+	if (ev->h.flags & LT_F_BPF_COPY) {
+		/* the BPF side copies it at the thread's return if it lasts
+		 * 1 ms (whatever its length if it sampled it): read only if it
+		 * is still asleep LT_STACK_LATE_NS on */
+		p->late = 1;
+		p->due = ev->h.ts + LT_STACK_LATE_NS;
+		r->st.bpf_served++;
+		if (ev->h.flags & LT_F_BPF_SAMPLED)
+			r->st.bpf_sampled++;
+	} else {
+		/* the BPF side woke the collector for it (lazy): drain every
+		 * 1 ms a while (lt_stackrec_poll_ms) */
+		if (ev->h.ts > r->need_ts)
+			r->need_ts = ev->h.ts;
+		r->nwaits++;
+		sampled = r->sample_every && r->nwaits % (uint64_t)r->sample_every == 0;
+		p->due = sampled ? ev->h.ts : ev->h.ts + LT_STACK_AFTER_NS;
+	}
 	if ((uint64_t)(uintptr_t)lt_u64map_get(&r->bpf_done, (uint32_t)tid) == ev->h.ts)
 		p->state = P_BPF; /* its copy came first */
 	else if (r->no_reads)
 		p->state = -1;
-	else if (left_to_bpf(r, ev, tgid)) {
+	else if (!p->late && left_to_bpf(r, ev, tgid)) {
 		if (sampled) {
 			p->bpf_if_long = 1;
 		} else {
-			p->state = -1;
+			/* read only if it lasts: a hang's stack */
+			p->late = 1;
+			p->due = ev->h.ts + LT_STACK_LATE_NS;
 			r->st.left_to_bpf++;
 		}
 	}
@@ -585,6 +609,24 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 void lt_stackrec_no_reads(struct lt_stackrec *r)
 {
 	r->no_reads = 1;
+}
+
+void lt_stackrec_lazy(struct lt_stackrec *r)
+{
+	r->lazy = 1;
+}
+
+int lt_stackrec_poll_ms(const struct lt_stackrec *r, uint64_t now)
+{
+	int due = lt_stackrec_due_ms(r, now);
+	/* Not lazy: a wait's entry comes with no wake-up and may be in the
+	 * ring unseen: drain every 1 ms.  Lazy: the BPF side wakes the
+	 * collector for such an entry at most once a millisecond, so one
+	 * that follows within 1 ms is seen by draining every 1 ms for 2 ms
+	 * after the latest seen. */
+	if (!r->lazy || (r->need_ts && now < r->need_ts + 2 * LT_STACK_AFTER_NS))
+		return due == 0 ? 0 : 1;
+	return due;
 }
 
 int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now)
@@ -809,6 +851,8 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 		}
 		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
 		r->st.reads++;
+		if (p->late)
+			r->st.late_reads++;
 		if (copy_one(r, p)) {
 			r->st.failed++;
 			/* a sampled wait read at its start may not sleep yet
@@ -927,6 +971,10 @@ static void py_to_bpf(struct lt_stackrec *r, uint32_t tgid, struct pyproc *pp)
 	struct lt_py_layout l;
 	if (pp->oc || pp->hs) { /* read where they sleep: no copies */
 		lt_bpf_waiters_read(r->bpf, tgid);
+		return;
+	}
+	if (!pp->py) { /* a native process: the copies serve its waits */
+		lt_bpf_copies_serve(r->bpf, tgid, true);
 		return;
 	}
 	if (!pp->py || lt_pystk_bpf_layout(pp->py, &l))

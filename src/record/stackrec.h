@@ -18,6 +18,10 @@
 #include "locktrace/tracefile.h"
 
 #define LT_STACK_AFTER_NS 1000000ull /* waits this long always get a stack */
+/* a wait the BPF side copies at its end (LT_F_BPF_COPY, left_to_bpf) is
+ * read while it sleeps only once it is this old: a wait that never ends
+ * (a hang) has its stack in the recording too */
+#define LT_STACK_LATE_NS 100000000ull
 #define LT_STACKREC_QUEUE_MIB 32u   /* copies waiting to be unwound, at most */
 
 struct lt_stackrec;
@@ -38,6 +42,10 @@ struct lt_stackrec_stats {
 	uint64_t note_gone;  /* reads not made: the sleep was over or copied */
 	uint64_t left_to_bpf; /* waits not read: only their BPF copy can (lt_stackrec_bpf_waiters) */
 	uint64_t sampled_left; /* sampled waits of those, not read: 1 ms old when seen */
+	uint64_t bpf_served;  /* waits whose stack the BPF side copies at the thread's return
+				 (LT_F_BPF_COPY): not read while they sleep */
+	uint64_t bpf_sampled; /* of them, sampled short waits (LT_F_BPF_SAMPLED) */
+	uint64_t late_reads;  /* reads of waits left to the BPF side, LT_STACK_LATE_NS old */
 	uint64_t read_ns;    /* the collector's time copying stacks */
 	uint64_t unwind_ns;  /* the unwinder thread's time */
 	uint64_t bytes;      /* STACKS bytes written */
@@ -88,6 +96,14 @@ void lt_stackrec_settle(struct lt_stackrec *r, int ms);
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid);
 /* Milliseconds until the next read is due (0: now), -1 none pending. */
 int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now_boot);
+/* How long the collector may wait before it drains the rings again (0:
+ * now; -1: no hurry, its own cadence): 1 ms at most unless lazy, when the
+ * entries of the waits it must read wake it. */
+int lt_stackrec_poll_ms(const struct lt_stackrec *r, uint64_t now_boot);
+/* The BPF side flags the waits its copies serve (LT_F_BPF_COPY) and wakes
+ * the collector for the others (lt_bpf.waits_flagged): drains need not
+ * come every 1 ms. */
+void lt_stackrec_lazy(struct lt_stackrec *r);
 /* Copies the stacks that are due (the unwinder thread unwinds them), then
  * wakes the unwinder for every job queued since (lt_stackrec_kick). */
 void lt_stackrec_read(struct lt_stackrec *r, uint64_t now_boot);

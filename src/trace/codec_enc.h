@@ -75,7 +75,7 @@ static inline __attribute__((always_inline)) size_t lt_codec_encode_kind(struct 
 	int i;
 
 	*p++ = kind;
-	*p++ = h->flags;
+	*p++ = h->flags & (uint8_t)~LT_F_RECORDER_ONLY; /* the recorder's own */
 	p = lt_put_varint(p, lt_zz((int64_t)(h->ts - c->prev_ts)));
 	c->prev_ts = h->ts;
 	p = lt_put_varint(p, h->cpu);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lt_test.h"
+#include "loader.h"
 #include "stacks.h"
 #include "tp.h"
 #include "locktrace/futex.h"
@@ -296,54 +297,134 @@ Test(stacks_live, blocking_calls_waits_have_their_call_site, .timeout = 120)
 	unlink(raw);
 }
 
-/* --calls blocking: the waiters' stacks the BPF side copies at the wake-up
- * (a wait of 1 ms or more ended by a thread of the same process: here the
- * holder's unlock), with the collector's reads from /proc turned off
- * (LOCKTRACE_WAITER_STACKS=bpf), so that every stack checked comes from
- * those copies: 12 rounds, holds of 3 and 2 ms, each of the 24 waits has
- * its stack naming its site's function and line, unwound to the thread's
- * start from the 2 KiB copied.  The releasing stacks too. */
+/* The counts of the summary's line on the waiters' copies: all of them,
+ * at the wake-up, at the switch, at the return (-1: no such line). */
+static void copy_counts(int *n, int *wake, int *sw, int *ret)
+{
+	*n = *wake = *sw = *ret = -1;
+	for (int i = 0; i < last_nerr; i++) {
+		const char *l = strstr(last_err[i], "waiters' stacks copied at the wake-up of a wait of "
+						    "1 ms or more: ");
+		if (l)
+			sscanf(strchr(l, ':') + 2, "%d (%d at the wake-up, %d when the thread ran again, %d",
+			       n, wake, sw, ret);
+	}
+}
+
+/* --calls blocking, LOCKTRACE_WAITER_COPY=wake: the waiters' stacks the
+ * BPF side copies at the wake-up (a wait of 1 ms or more ended by a thread
+ * of the same process: here the holder's unlock), with the collector's
+ * reads from /proc turned off (LOCKTRACE_WAITER_STACKS=bpf), so that every
+ * stack checked comes from those copies: 12 rounds, holds of 3 and 2 ms,
+ * each of the 24 waits has its stack naming its site's function and line,
+ * unwound to the thread's start from the 2 KiB copied.  The releasing
+ * stacks too. */
 Test(stacks_live, waiters_stacks_copied_at_the_wake_up, .timeout = 120)
 {
 	NEED_ROOT();
 	char raw[TL_PATH_MAX];
 	struct truth t;
 	tl_tmp_path(raw, sizeof(raw), "stacks-bpfw");
+	setenv("LOCKTRACE_WAITER_COPY", "wake", 1);
 	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
+	unsetenv("LOCKTRACE_WAITER_COPY");
+	int n, wake, sw, ret;
+	copy_counts(&n, &wake, &sw, &ret);
+	cr_assert_geq(n, 2 * t.rounds, "%d long waits copied, of at least %d", n, 2 * t.rounds);
+	cr_assert_eq(ret, 0, "%d copied at the return", ret);
+	cr_assert_eq(wake + sw, n, "%d at the wake-up and %d at the switch, of %d", wake, sw, n);
 	check_trace(raw, &t);
 	unlink(raw);
 }
 
-/* The same with LOCKTRACE_WAITER_COPY=return: each long wait's stack is
- * copied in the waiter's own context at its return to user space (the
- * rseq_update tracepoint, after the switch that ran it again), none at
- * the wake-up; every wait still has its site, and the releases theirs. */
+/* The default where the kernel has the rseq_update tracepoint: each long
+ * wait's stack is copied in the waiter's own context at its return to
+ * user space (after the switch that ran it again), none at the wake-up;
+ * every wait still has its site, and the releases theirs. */
 Test(stacks_live, waiters_stacks_copied_at_their_return, .timeout = 120)
 {
 	NEED_ROOT();
-	if (access("/sys/kernel/tracing/events/rseq/rseq_update", F_OK) &&
-	    access("/sys/kernel/debug/tracing/events/rseq/rseq_update", F_OK))
+	if (!lt_bpf_has_rseq_update())
 		cr_skip_test("this kernel has no rseq_update tracepoint (CONFIG_RSEQ)");
 	char raw[TL_PATH_MAX];
 	struct truth t;
 	tl_tmp_path(raw, sizeof(raw), "stacks-bpfr");
-	setenv("LOCKTRACE_WAITER_COPY", "return", 1);
 	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
-	unsetenv("LOCKTRACE_WAITER_COPY");
-	int n = -1, wake = -1, sw = -1, ret = -1;
-	for (int i = 0; i < last_nerr; i++) {
-		const char *l = strstr(last_err[i], "waiters' stacks copied at the wake-up of a wait of "
-						    "1 ms or more: ");
-		if (l)
-			sscanf(strchr(l, ':') + 2, "%d (%d at the wake-up, %d when the thread ran again, %d",
-			       &n, &wake, &sw, &ret);
-	}
+	int n, wake, sw, ret;
+	copy_counts(&n, &wake, &sw, &ret);
 	cr_assert_geq(n, 2 * t.rounds, "%d long waits copied, of at least %d", n, 2 * t.rounds);
 	cr_assert_eq(wake, 0, "%d copied at the wake-up", wake);
 	cr_assert_eq(sw, 0, "%d copied at the switch", sw);
 	cr_assert_eq(ret, n, "%d of %d copied at the return", ret, n);
 	check_trace(raw, &t);
 	unlink(raw);
+}
+
+/* A wait that outlasts the recording (the waiter of stack_sites sleeps
+ * in site_alpha while the holder keeps the lock 4 s; the recording, -p,
+ * lasts 1.5 s): the BPF side would copy it only at its end, which never
+ * comes while recording, so the collector reads it once it is 100 ms old:
+ * the trace has its stack, naming site_alpha at its line.  WAKE: with the
+ * copies at the wake-up (LOCKTRACE_WAITER_COPY=wake, an untimed private
+ * futex wait left to the BPF side), else at the return (LT_F_BPF_COPY). */
+static void check_outlasting_wait(const char *tag, int wake)
+{
+	char *wargv[] = { WL("stack_sites"), "-r", "1", "-a", "4000", "-b", "1", NULL };
+	char truth[32][256], raw[TL_PATH_MAX];
+	int n = 0;
+	struct tl_proc wl, rec;
+	tl_start_ready(&wl, wargv, truth, &n, 32, 10000);
+	uint64_t lock = tl_truth_val(truth, n, "lock", "name=sitelock", "addr");
+	tl_tmp_path(raw, sizeof(raw), tag);
+	char *extra[] = { "--stacks", "--calls", "blocking", "--stack-sample=0", "-d", "1.5", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	if (wake)
+		setenv("LOCKTRACE_WAITER_COPY", "wake", 1);
+	int started = tl_start_recorder(&rec, wl.pid, raw, extra);
+	unsetenv("LOCKTRACE_WAITER_COPY");
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(started, 0, "the recorder did not start");
+	tl_go(&wl);
+	tl_recorder_done(&rec, &wl, 30000);
+
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	int waits = 0;
+	for (size_t i = 0; i < tr.n; i++) {
+		const struct lt_event *e = &tr.ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || e->futex.uaddr != lock ||
+		    !(e->h.flags & LT_F_AT_SLEEP))
+			continue;
+		waits++;
+		for (size_t k = i + 1; k < tr.n; k++)
+			cr_assert(tr.ev[k].h.tid != e->h.tid || tr.ev[k].h.kind != LT_EV_SYS_EXIT,
+				  "the wait at %llu ended while recording",
+				  (unsigned long long)e->h.ts);
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)e->h.tid, e->h.ts,
+							    LT_STACK_WAITER);
+		cr_assert(s, "the wait that outlasted the recording (tid %u at %llu) has no stack",
+			  e->h.tid, (unsigned long long)e->h.ts);
+		long line = 0;
+		cr_assert_eq(site_of(s, &line), 1, "its stack does not name site_alpha");
+	}
+	cr_assert_eq(waits, 1, "%d waits on sitelock in the trace, expected the waiter's one", waits);
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+	unlink(raw);
+}
+
+Test(stacks_live, a_wait_that_outlasts_the_recording_has_its_stack, .timeout = 60)
+{
+	NEED_ROOT();
+	check_outlasting_wait("stacks-late", 0);
+}
+
+Test(stacks_live, a_wait_left_to_the_wake_up_copy_that_outlasts_it_has_its_stack, .timeout = 60)
+{
+	NEED_ROOT();
+	check_outlasting_wait("stacks-latew", 1);
 }
 
 /* --calls all: the same copies, of the waits whose entries the recorder

@@ -225,9 +225,10 @@ Test(stackrec, no_reads_schedules_none, .timeout = 60)
 
 /* With the BPF side copying the long waits (lt_stackrec_bpf_waiters), an
  * untimed wait on a private futex of a plain native process is not read
- * while it sleeps (only a thread of its process can end it, and that
- * wake-up copies it); a timed one, one on a shared futex, and one of a
- * process not opened yet still are. */
+ * at 1 ms (only a thread of its process can end it, and that wake-up
+ * copies it), only if it is still asleep 100 ms on (a hang has a stack);
+ * a timed one, one on a shared futex, and one of a process not opened yet
+ * are read at 1 ms. */
 Test(stackrec, untimed_private_futex_waits_are_left_to_the_bpf_copy, .timeout = 60)
 {
 	struct lt_stackrec *r = new_rec();
@@ -238,7 +239,8 @@ Test(stackrec, untimed_private_futex_waits_are_left_to_the_bpf_copy, .timeout = 
 	feed(r, sys_exit(4000010, 11 * MS));
 	lt_stackrec_settle(r, 5000); /* the unwinder opened this process */
 	feed(r, wait_entry(4000011, 20 * MS, 0x1000));
-	cr_assert_eq(lt_stackrec_due_ms(r, 20 * MS), -1, "an untimed private futex wait is still read");
+	cr_assert_eq(lt_stackrec_due_ms(r, 20 * MS), 100,
+		     "an untimed private futex wait is read only once 100 ms old (a hang)");
 	feed(r, sys_exit(4000011, 21 * MS));
 	struct lt_event timed = wait_entry(4000012, 30 * MS, 0x1000);
 	timed.futex.timeout = 5 * (int64_t)MS;
@@ -512,5 +514,82 @@ Test(stackrec, a_sampled_wait_seen_1_ms_old_is_left_to_the_bpf_copy, .timeout = 
 	feed(r, sys_exit(4000033, 43 * MS));
 	k = finish(r);
 	cr_assert_eq(k->sampled_left, 1);
+	lt_stackrec_free(r);
+}
+
+/* --calls blocking with the copies at the waiter's return (lazy): an entry
+ * the BPF side flags LT_F_BPF_COPY is not read at 1 ms but only once
+ * LT_STACK_LATE_NS old, and the collector need not drain every 1 ms then;
+ * an entry without the flag (the BPF side woke the collector for it) is
+ * read at 1 ms, and the drains come every 1 ms for 2 ms after it, so that
+ * one that came within the BPF side's 1 ms between wake-ups is seen.  Not
+ * lazy, the drains come every 1 ms whatever is pending. */
+Test(stackrec, flagged_waits_are_read_late_and_the_drains_slow, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	cr_assert_eq(lt_stackrec_poll_ms(r, 5 * MS), 1, "not lazy: a drain every 1 ms");
+	lt_stackrec_lazy(r);
+	cr_assert_eq(lt_stackrec_poll_ms(r, 5 * MS), -1, "lazy, nothing pending: no hurry");
+	struct lt_event e = wait_entry(4000021, 10 * MS, 0x1000);
+	e.h.flags |= LT_F_BPF_COPY;
+	feed(r, e);
+	cr_assert_eq(lt_stackrec_due_ms(r, 10 * MS), 100, "a flagged wait is read 100 ms on");
+	cr_assert_eq(lt_stackrec_poll_ms(r, 10 * MS), 100);
+	cr_assert_eq(lt_stackrec_poll_ms(r, 60 * MS), 50);
+	feed(r, sys_exit(4000021, 15 * MS));
+	cr_assert_eq(lt_stackrec_poll_ms(r, 16 * MS), -1, "over: nothing pending");
+	struct lt_event s = wait_entry(4000022, 20 * MS, 0x1000);
+	s.h.flags |= LT_F_BPF_COPY | LT_F_BPF_SAMPLED;
+	feed(r, s);
+	feed(r, sys_exit(4000022, 20 * MS + 300000));
+	/* unflagged: a shared futex, the collector's to read */
+	struct lt_event u = wait_entry(4000023, 30 * MS, 0x1000);
+	u.futex.op = FUTEX_WAIT;
+	feed(r, u);
+	cr_assert_eq(lt_stackrec_due_ms(r, 30 * MS), 1, "an unflagged wait is read at 1 ms");
+	feed(r, sys_exit(4000023, 30 * MS + 500000));
+	cr_assert_eq(lt_stackrec_poll_ms(r, 31 * MS), 1, "1 ms drains right after an unflagged entry");
+	cr_assert_eq(lt_stackrec_poll_ms(r, 31900000), 1);
+	cr_assert_eq(lt_stackrec_poll_ms(r, 32 * MS), -1, "2 ms after it: no hurry again");
+	/* a flagged wait that outlasts 100 ms is read then (no such thread:
+	 * the read fails, and is not tried again) */
+	struct lt_event h = wait_entry(4000024, 40 * MS, 0x1000);
+	h.h.flags |= LT_F_BPF_COPY;
+	feed(r, h);
+	lt_stackrec_read(r, 100 * MS);
+	cr_assert_eq(lt_stackrec_stats(r)->late_reads, 0, "read before it was 100 ms old");
+	lt_stackrec_read(r, 140 * MS);
+	cr_assert_eq(lt_stackrec_stats(r)->late_reads, 1);
+	cr_assert_eq(lt_stackrec_due_ms(r, 141 * MS), -1, "a failed late read is not tried again");
+	feed(r, sys_exit(4000024, 150 * MS));
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->waits, 4);
+	cr_assert_eq(k->bpf_served, 3);
+	cr_assert_eq(k->bpf_sampled, 1);
+	cr_assert_eq(k->reads, 1, "%llu reads: only the late one (the unflagged wait was over)",
+		     (unsigned long long)k->reads);
+	cr_assert_eq(k->unread, 0, "%llu counted unread", (unsigned long long)k->unread);
+	lt_stackrec_free(r);
+}
+
+/* A flagged wait whose BPF copy (at its return) comes is that copy's: not
+ * read, even once 100 ms old. */
+Test(stackrec, a_flagged_wait_has_its_stack_from_the_copy, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	lt_stackrec_lazy(r);
+	int32_t tid = 4000031;
+	struct lt_event e = wait_entry(tid, 10 * MS, 0x1000);
+	e.h.flags |= LT_F_BPF_COPY;
+	feed(r, e);
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	feed_copy(r, c, tid, 10 * MS, 130 * MS);
+	lt_stackrec_read(r, 200 * MS);
+	feed(r, sys_exit(tid, 130 * MS));
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->reads, 0);
+	cr_assert_eq(k->bpf_waiters, 1);
+	cr_assert_eq(k->bpf_kept, 1, "%llu BPF copies kept", (unsigned long long)k->bpf_kept);
+	free(c);
 	lt_stackrec_free(r);
 }

@@ -46,7 +46,7 @@ static void rnd_event(struct lt_event *e, uint64_t *ts, int32_t pid)
 {
 	memset(e, 0, sizeof(*e));
 	e->h.kind = 1 + rnd() % (LT_EV_MAX - 1);
-	e->h.flags = rnd() % 4 ? 0 : (uint8_t)rnd();
+	e->h.flags = rnd() % 4 ? 0 : (uint8_t)(rnd() & (unsigned)~LT_F_RECORDER_ONLY); /* the recorder's own bits are never written */
 	/* mostly increasing, sometimes out of order (other cpu) */
 	*ts += rnd() % 5 ? rnd() % 100000 : (uint64_t)-(int64_t)(rnd() % 5000);
 	e->h.ts = rnd() % 50 ? *ts : edgy();
@@ -676,4 +676,23 @@ Test(tracefile, flock_enter_round_trip)
 	q = bad2;
 	lt_codec_reset(&c, 500, 0);
 	cr_expect_neq(lt_codec_decode(&c, &q, bad2 + sizeof(bad2), &out), 0, "whence 300 accepted");
+}
+
+/* The flags the BPF side sets for the collector alone (LT_F_BPF_COPY,
+ * LT_F_BPF_SAMPLED) are not written: the entry comes back with its
+ * trace flags (LT_F_AT_SLEEP) only. */
+Test(tracefile, recorder_only_flags_are_not_written)
+{
+	struct lt_event in = lt_ev_flock(1000, 501, 73, 3, 2, -1, 0, 0);
+	in.h.flags = LT_F_AT_SLEEP | LT_F_BPF_COPY | LT_F_BPF_SAMPLED;
+	uint8_t buf[LT_EVENT_MAX_ENCODED];
+	struct lt_codec c;
+	lt_codec_reset(&c, 500, 0);
+	size_t n = lt_codec_encode(&c, buf, &in);
+	cr_assert_gt(n, 0);
+	const uint8_t *q = buf;
+	struct lt_event out;
+	lt_codec_reset(&c, 500, 0);
+	cr_assert_eq(lt_codec_decode(&c, &q, buf + n, &out), 0);
+	cr_assert_eq(out.h.flags, LT_F_AT_SLEEP, "flags 0x%x written", out.h.flags);
 }
