@@ -535,6 +535,22 @@ static __always_inline void fill_futex(struct lt_event *e, struct pt_regs *regs,
 }
 
 
+/* The index of the lowest set bit of v (v not 0): a binary search, six
+ * steps. */
+static __always_inline int lowest_bit(__u64 v)
+{
+	int i = 0;
+
+	if (!(v & 0xffffffffull)) { v >>= 32; i += 32; }
+	if (!(v & 0xffffull)) { v >>= 16; i += 16; }
+	if (!(v & 0xffull)) { v >>= 8; i += 8; }
+	if (!(v & 0xfull)) { v >>= 4; i += 4; }
+	if (!(v & 0x3ull)) { v >>= 2; i += 2; }
+	if (!(v & 0x1ull))
+		i += 1;
+	return i;
+}
+
 static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, long id,
 				      __u32 tid, __u8 flags, __u64 ts)
 {
@@ -556,14 +572,15 @@ static __always_inline void fill_wait(struct lt_event *e, struct pt_regs *regs, 
 		/* first fds of the read set, else of the write set */
 		if (bpf_probe_read_user(&bits, sizeof(bits), (void *)(a1 ? a1 : a2)))
 			bits = 0;
-		for (i = 0; i < 64 && n < LT_WAIT_FDS; i++) {
-			if (bits & (1ULL << i)) {
-				if (n == 0) e->wait.fds[0] = i;
-				else if (n == 1) e->wait.fds[1] = i;
-				else if (n == 2) e->wait.fds[2] = i;
-				else e->wait.fds[3] = i;
-				n++;
-			}
+		/* the lowest set bits, one a step (not a walk over all 64: this
+		 * runs at every select's entry) */
+		for (n = 0; n < LT_WAIT_FDS && bits; n++) {
+			i = lowest_bit(bits);
+			bits &= bits - 1;
+			if (n == 0) e->wait.fds[0] = i;
+			else if (n == 1) e->wait.fds[1] = i;
+			else if (n == 2) e->wait.fds[2] = i;
+			else e->wait.fds[3] = i;
 		}
 		if (id == LT_NR_SELECT) {
 			struct { __s64 sec; __s64 usec; } tv;
