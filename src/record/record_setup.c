@@ -340,6 +340,13 @@ static int start_bpf(struct session *s)
 		if (how && *how && strcmp(how, "bpf") && strcmp(how, "proc") && strcmp(how, "both"))
 			return rec_fail(s, "invalid LOCKTRACE_WAITER_STACKS '%s': expected bpf, proc "
 					"or both (the default)", how);
+		/* LOCKTRACE_WAITER_COPY (tests, measurements): where the BPF
+		 * side copies a long wait's stack with --calls blocking */
+		const char *wc = getenv("LOCKTRACE_WAITER_COPY");
+		if (wc && *wc && strcmp(wc, "wake") && strcmp(wc, "return"))
+			return rec_fail(s, "invalid LOCKTRACE_WAITER_COPY '%s': expected return (the "
+					"default: at the waiter's return to user space) or wake (at "
+					"its wake-up)", wc);
 		if (!how || strcmp(how, "proc")) {
 			bflags |= LT_BPF_COPY_WAITERS;
 			s->wcopies = 1;

@@ -444,26 +444,39 @@ Test(stacks_live, waiters_stacks_copied_at_the_wake_up_with_calls_all, .timeout 
 	unlink(raw);
 }
 
-/* A value of LOCKTRACE_WAITER_STACKS the recorder does not know: a clear
- * error and a non-zero exit, before anything is recorded. */
-Test(stacks_live, unknown_waiter_stacks_value_is_refused, .timeout = 60)
+/* A value of a LOCKTRACE_WAITER_* variable (VAR) the recorder does not
+ * know: a clear error naming the variable and the value, and a non-zero
+ * exit, before anything is recorded. */
+static void check_refused(const char *var, const char *val)
 {
-	NEED_ROOT();
-	char raw[TL_PATH_MAX], out[64][256], err[64][256];
+	char raw[TL_PATH_MAX], out[64][256], err[64][256], want[128];
 	int nout, nerr;
 	tl_tmp_path(raw, sizeof(raw), "stacks-badw");
 	char *rec[] = { LT_BIN, "record", "-o", raw, "--no-status", "--stacks", "--calls", "blocking",
 			"--", WL("stack_sites"), "--no-wait", "-r", "1", NULL };
-	setenv("LOCKTRACE_WAITER_STACKS", "kernel", 1);
+	setenv(var, val, 1);
 	int rc = tl_run_to_end(rec, out, &nout, err, &nerr);
-	unsetenv("LOCKTRACE_WAITER_STACKS");
-	cr_assert_neq(rc, 0, "an unknown LOCKTRACE_WAITER_STACKS was accepted");
+	unsetenv(var);
+	cr_assert_neq(rc, 0, "an unknown %s was accepted", var);
+	snprintf(want, sizeof(want), "%s '%s'", var, val);
 	int said = 0;
 	for (int i = 0; i < nerr; i++)
-		said |= strstr(err[i], "LOCKTRACE_WAITER_STACKS 'kernel'") != NULL;
+		said |= strstr(err[i], want) != NULL;
 	cr_assert(said, "the error does not name the variable and its value: %s",
 		  nerr ? err[0] : "(nothing on stderr)");
 	unlink(raw);
+}
+
+Test(stacks_live, unknown_waiter_stacks_value_is_refused, .timeout = 60)
+{
+	NEED_ROOT();
+	check_refused("LOCKTRACE_WAITER_STACKS", "kernel");
+}
+
+Test(stacks_live, unknown_waiter_copy_value_is_refused, .timeout = 60)
+{
+	NEED_ROOT();
+	check_refused("LOCKTRACE_WAITER_COPY", "exit");
 }
 
 Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
