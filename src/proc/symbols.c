@@ -107,6 +107,38 @@ static int parse_maps(struct lt_sym *s, struct lt_strlist *notes)
 	return 0;
 }
 
+int lt_sym_reread_maps(struct lt_sym *s)
+{
+	if (!s)
+		return -EINVAL;
+	struct lt_map *old = s->maps;
+	size_t n_old = s->n_maps;
+	s->maps = NULL;
+	s->n_maps = 0;
+	int r = parse_maps(s, NULL);
+	if (r < 0) {
+		free(s->maps);
+		s->maps = old;
+		s->n_maps = n_old;
+		return r;
+	}
+	/* what was noted of the mappings still there is kept (both tables
+	 * are sorted by start) */
+	size_t k = 0;
+	for (size_t i = 0; i < s->n_maps; i++) {
+		struct lt_map *m = &s->maps[i];
+		while (k < n_old && old[k].start < m->start)
+			k++;
+		if (k < n_old && old[k].start == m->start && old[k].end == m->end &&
+		    old[k].inode == m->inode)
+			m->stack_tid = old[k].stack_tid;
+	}
+	for (size_t i = 0; i < n_old; i++)
+		free(old[i].path);
+	free(old);
+	return 0;
+}
+
 static struct lt_map *map_at(const struct lt_sym *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->n_maps;

@@ -64,6 +64,11 @@ pid_t lt_sym_pid(const struct lt_sym *s);
 
 /* Mappings sorted by address; lookup is a binary search. */
 const struct lt_map *lt_sym_map_at(const struct lt_sym *s, uint64_t addr);
+/* Reads /proc/PID/maps again (the stacks of threads started since, a
+ * module mapped since is not reported to the unwinder by this): 0 or
+ * -errno (the old table kept).  Pointers from lt_sym_map_at are invalid
+ * after it. */
+int lt_sym_reread_maps(struct lt_sym *s);
 /* Record that thread TID's stack pointer is SP: its mapping becomes
  * "[stack of thread TID]".  The main "[stack]" belongs to the pid. */
 void lt_sym_note_stack(struct lt_sym *s, pid_t tid, uint64_t sp);

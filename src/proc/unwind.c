@@ -272,6 +272,14 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* Did the unwind of a copied stack fail reading the stack past the copy
+ * (the bytes there changed since: not read live)? */
+static bool past_copy(const struct lt_unwinder *u)
+{
+	return u->ov && u->had_bad_read && u->bad_addr >= u->ov_base + u->ov_len &&
+	       u->bad_addr < u->ov_end;
+}
+
 /* Why libdwfl could not go past the last frame we got. */
 static char *why_stopped(struct walk *w, int err)
 {
@@ -287,6 +295,11 @@ static char *why_stopped(struct walk *w, int err)
 	Dwarf_Addr bias;
 	if (!dwfl_module_eh_cfi(mod, &bias) && !dwfl_module_dwarf_cfi(mod, &bias))
 		return lts_asprintf("[unwind stopped: no CFI in %s]", base);
+	if (w->u->had_bad_read && past_copy(w->u))
+		return lts_asprintf("[unwind stopped: after %s in %s: the next frame lies past the "
+				    "%" PRIu64 " bytes of stack copied]",
+				    w->n && w->frames[w->n - 1].func ? w->frames[w->n - 1].func : "?", base,
+				    w->u->ov_len);
 	if (w->u->had_bad_read)
 		return lts_asprintf("[unwind stopped: cannot read memory at 0x%" PRIx64 "]",
 				    w->u->bad_addr);
@@ -337,6 +350,14 @@ static char *why_ended(const struct walk *w)
 				    "its debug symbols: install libc6-dbg for glibc frame names)]", where);
 	if (w->zero_ra)
 		return lts_asprintf("[unwind stopped: return address 0 after %s, not a thread start]", where);
+	/* libdwfl ends the chain as if the CFI had no caller when a read of
+	 * the caller's frame failed: past the bytes of a copied stack (its
+	 * end, not an address: an unwind cached for the next copies says
+	 * the same) */
+	const struct lt_unwinder *u = w->u;
+	if (past_copy(u))
+		return lts_asprintf("[unwind stopped: no caller of %s: its caller's frame lies past the "
+				    "%" PRIu64 " bytes of stack copied]", where, u->ov_len);
 	return lts_asprintf("[unwind stopped: no caller of %s (its CFI marks the return address "
 			    "undefined), not a thread start]", where);
 }

@@ -92,6 +92,9 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				"return to user space (if 1 ms or longer, or one of the %llu sampled), "
 				"not read while they slept",
 				(unsigned long long)k->bpf_served, (unsigned long long)k->bpf_sampled);
+		if (k->maps_reread)
+			lt_more("  stacks: a process's mappings read again %llu times (a stack copied from "
+				"a thread started after they were read)", (unsigned long long)k->maps_reread);
 		if (k->late_reads)
 			lt_more("  stacks: %llu of the reads were of waits left to the BPF side's copy, "
 				"still asleep %llu ms on", (unsigned long long)k->late_reads,

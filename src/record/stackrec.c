@@ -126,6 +126,7 @@ struct symproc {
 	int broken;
 	int unwound;     /* its first unwind is done (that one reads its modules' CFI) */
 	uint64_t opened; /* BOOTTIME ns */
+	uint64_t maps_read; /* BOOTTIME ns: its mappings last read again (0: at open) */
 };
 
 struct lt_stackrec {
@@ -1435,9 +1436,11 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
  * registers match a remembered unwind's and whose words match at every
  * word that unwind read unwinds the same.  Two levels: REGS, from the
  * process, ip, whether the registers are full, the copy's length and the
- * callee-saved registers, to the words the last unwind with those
- * registers read (their indexes, at most UC_MAX_READ); then from those
- * words' values to the stack.  Values that point into the copy's stack
+ * callee-saved registers, to the words the last unwinds with those
+ * registers read (their indexes, at most UC_MAX_READ; up to UC_VARIANTS
+ * lists, as call paths that reach the same wait from different callers
+ * read different words: one list alone, rewritten by each, made them
+ * miss in turn); then from those words' values to the stack.  Values that point into the copy's stack
  * mapping (saved frame and stack pointers) are taken relative to sp,
  * which differs between threads; code addresses (return addresses) as
  * they are; other values (callee-saved registers' restored from the stack)
@@ -1449,11 +1452,16 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 #define UC_WORDS (COPY_BYTES / 8) /* a read's copy is the longest */
 #define UC_MAX_READ 64
 #define UCACHE_MAX 65536 /* entries of each level, at most (then forgotten) */
-struct uc_regs {
+#define UC_VARIANTS 8
+struct uc_words {
 	uint16_t n;              /* words read */
 	uint16_t w[UC_MAX_READ]; /* their indexes from sp, ascending */
 	uint64_t beyond; /* reads beyond the copy, up to here from sp: they
 			  * fail only if the thread's stack mapping has it */
+};
+struct uc_regs {
+	unsigned nv, next;                /* lists held; the next to replace */
+	struct uc_words v[UC_VARIANTS];
 };
 
 static void uc_forget(struct lt_stackrec *r)
@@ -1500,7 +1508,7 @@ static uint64_t uc_regs_key(const struct symproc *sp, const struct job *j, const
 	return h ? h : 1;
 }
 
-static uint64_t uc_words_key(const struct symproc *sp, uint64_t rkey, const struct uc_regs *u,
+static uint64_t uc_words_key(const struct symproc *sp, uint64_t rkey, const struct uc_words *u,
 			     const struct lt_map *m, const struct job *j)
 {
 	uint64_t h = rkey;
@@ -1516,7 +1524,7 @@ static uint64_t uc_words_key(const struct symproc *sp, uint64_t rkey, const stru
 }
 
 /* The words set in READ into U's list; false if more than UC_MAX_READ. */
-static bool uc_list(struct uc_regs *u, const uint64_t *read)
+static bool uc_list(struct uc_words *u, const uint64_t *read)
 {
 	u->n = 0;
 	for (size_t i = 0; i < UC_WORDS / 64; i++)
@@ -1528,16 +1536,37 @@ static bool uc_list(struct uc_regs *u, const uint64_t *read)
 	return true;
 }
 
+/* Where in U the word list W goes: the variant with the same words, else
+ * a new one, else the oldest one replaced. */
+static struct uc_words *uc_variant(struct uc_regs *u, const struct uc_words *w)
+{
+	for (unsigned i = 0; i < u->nv; i++)
+		if (u->v[i].n == w->n && !memcmp(u->v[i].w, w->w, w->n * sizeof(*w->w)))
+			return &u->v[i];
+	if (u->nv < UC_VARIANTS)
+		return &u->v[u->nv++];
+	struct uc_words *v = &u->v[u->next];
+	u->next = (u->next + 1) % UC_VARIANTS;
+	return v;
+}
+
 /* The stack id the unwind cache holds for job J's copy, 0 none (under
  * ucmu). */
 static uint32_t uc_cached(struct lt_stackrec *r, const struct symproc *sp, const struct job *j)
 {
 	const struct lt_map *m = NULL;
 	uint64_t rkey = uc_regs_key(sp, j, &m);
-	struct uc_regs *known = rkey ? lt_u64map_get(&r->uc_regs, rkey) : NULL;
-	if (!known || known->beyond > m->end - j->base)
-		return 0;
-	return (uint32_t)(uintptr_t)lt_u64map_get(&r->ucache, uc_words_key(sp, rkey, known, m, j));
+	const struct uc_regs *known = rkey ? lt_u64map_get(&r->uc_regs, rkey) : NULL;
+	for (unsigned i = 0; known && i < known->nv; i++) {
+		const struct uc_words *u = &known->v[i];
+		if (u->beyond > m->end - j->base)
+			continue;
+		uint32_t id = (uint32_t)(uintptr_t)lt_u64map_get(&r->ucache,
+								  uc_words_key(sp, rkey, u, m, j));
+		if (id)
+			return id;
+	}
+	return 0;
 }
 
 /* Unwinds one job's copy (outside mu, under ucmu); the frames interned
@@ -1547,6 +1576,18 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	struct symproc *sp = symproc_of(r, j->tgid);
 	if (!sp)
 		return 0;
+	/* a thread started after the process's mappings were read: its stack
+	 * is in none of them, and neither the unwinder would read past the
+	 * copy nor the unwind cache key it (at most every 100 ms) */
+	uint64_t now = boot_now();
+	if (j->base && !lt_sym_map_at(sp->sym, j->base) && now - sp->maps_read >= 100000000ull) {
+		sp->maps_read = now;
+		if (!lt_sym_reread_maps(sp->sym)) {
+			pthread_mutex_lock(&r->mu);
+			r->st.maps_reread++;
+			pthread_mutex_unlock(&r->mu);
+		}
+	}
 	uint32_t hit = uc_cached(r, sp, j);
 	if (hit) {
 		pthread_mutex_lock(&r->mu);
@@ -1556,7 +1597,7 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	}
 	const struct lt_map *m = NULL;
 	uint64_t rkey = uc_regs_key(sp, j, &m);
-	struct uc_regs reads;
+	struct uc_words reads;
 	uint64_t read[UC_WORDS / 64]; /* the words read, a bitmap */
 	bool outside = false;
 	memset(&reads, 0, sizeof(reads));
@@ -1606,13 +1647,14 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 		if (r->ucache.n >= UCACHE_MAX || r->uc_regs.n >= UCACHE_MAX)
 			uc_forget(r);
 		struct uc_regs *u = lt_u64map_get(&r->uc_regs, rkey);
-		if (!u && (u = malloc(sizeof(*u))) && lt_u64map_put(&r->uc_regs, rkey, u)) {
+		if (!u && (u = calloc(1, sizeof(*u))) && lt_u64map_put(&r->uc_regs, rkey, u)) {
 			free(u);
 			u = NULL;
 		}
 		if (u) {
-			*u = reads; /* the latest unwind's words */
-			lt_u64map_put(&r->ucache, uc_words_key(sp, rkey, u, m, j),
+			struct uc_words *v = uc_variant(u, &reads);
+			*v = reads; /* this unwind's words (its beyond the latest) */
+			lt_u64map_put(&r->ucache, uc_words_key(sp, rkey, v, m, j),
 				      (void *)(uintptr_t)id);
 		}
 	}

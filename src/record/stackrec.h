@@ -46,6 +46,7 @@ struct lt_stackrec_stats {
 				 (LT_F_BPF_COPY): not read while they sleep */
 	uint64_t bpf_sampled; /* of them, sampled short waits (LT_F_BPF_SAMPLED) */
 	uint64_t late_reads;  /* reads of waits left to the BPF side, LT_STACK_LATE_NS old */
+	uint64_t maps_reread; /* a process's mappings read again: a copy's stack in none */
 	uint64_t read_ns;    /* the collector's time copying stacks */
 	uint64_t unwind_ns;  /* the unwinder thread's time */
 	uint64_t bytes;      /* STACKS bytes written */

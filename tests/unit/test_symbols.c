@@ -245,3 +245,91 @@ Test(unwind, without_libc_debug_symbols_the_end_says_what_to_install)
 	cr_assert_eq(write(gate[1], "x", 1), 1);
 	pthread_join(t, NULL);
 }
+
+/* ---- mappings made after the process was opened ------------------------ */
+
+/* A thread started after its process's mappings were read has its stack in
+ * none of them until they are read again (lt_sym_reread_maps), and what
+ * was noted of the mappings still there (whose stack) is kept. */
+Test(symbols, a_mapping_made_after_opening_is_found_once_the_maps_are_read_again)
+{
+	struct lt_sym *s = lt_sym_open(getpid(), LT_SYM_NO_LINES, NULL);
+	cr_assert_not_null(s);
+	/* a pthread-like stack: a guard page, then the stack */
+	char *at = free_space(2 * MB);
+	char *guard = mmap(at, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	cr_assert_eq(guard, at);
+	char *stack = anon_at(at + 4096, 1 * MB);
+	uint64_t sp = (uint64_t)(uintptr_t)(stack + 512 * 1024);
+	cr_assert_null(lt_sym_map_at(s, sp), "a mapping made after the open is known already");
+	cr_assert_eq(lt_sym_reread_maps(s), 0);
+	const struct lt_map *m = lt_sym_map_at(s, sp);
+	cr_assert_not_null(m, "not found after reading the mappings again");
+	cr_assert_eq(m->start, (uint64_t)(uintptr_t)stack);
+	cr_assert_eq(m->end, (uint64_t)(uintptr_t)stack + 1 * MB);
+	lt_sym_note_stack(s, 4242, sp);
+	cr_assert_eq(lt_sym_reread_maps(s), 0);
+	char *d = lt_sym_describe(s, sp + 64);
+	cr_assert_str_eq(d, "[stack of thread 4242]", "the thread noted was lost: %s", d);
+	free(d);
+	lt_sym_close(s);
+	munmap(guard, 4096 + 1 * MB);
+}
+
+/* A copy of only the first bytes of a sleeping thread's stack (the BPF
+ * side copies 2 KiB of it): the unwind stops where the next frame lies
+ * past the copy, and says so, rather than blaming the CFI or naming an
+ * address (a stack that ends so is the same for every copy of that call
+ * path: the recorder's unwind cache keeps it). */
+__attribute__((no_sanitize_address)) static void copy_bytes(uint8_t *d, uint64_t from, size_t n)
+{
+	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)from;
+	for (size_t i = 0; i < n; i++)
+		d[i] = p[i];
+}
+
+Test(unwind, a_copy_too_short_for_the_next_frame_says_so)
+{
+	pthread_t t;
+	cr_assert_eq(pipe(gate), 0);
+	thread_local_addr = NULL;
+	cr_assert_eq(pthread_create(&t, NULL, parked, NULL), 0);
+	while (!thread_local_addr)
+		usleep(1000);
+	pid_t tid = thread_tid;
+	char path[96], line[512];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	struct lt_sc_line sc = { 0 };
+	for (int i = 0; i < 1000; i++) { /* until it sleeps in read */
+		FILE *f = fopen(path, "r");
+		cr_assert_not_null(f);
+		cr_assert_not_null(fgets(line, sizeof(line), f));
+		fclose(f);
+		if (lt_parse_syscall_line(line, &sc) == 0 && sc.state == LT_SC_IN_SYSCALL && sc.nr == 0)
+			break;
+		usleep(1000);
+	}
+	cr_assert_eq(sc.nr, 0, "thread %d never slept in read: %s", (int)tid, line);
+	uint8_t copy[16];
+	copy_bytes(copy, sc.sp, sizeof(copy));
+	struct lt_sym *s = lt_sym_open(getpid(), LT_SYM_NO_LINES, NULL);
+	char *err = NULL;
+	struct lt_unwinder *u = lt_unwinder_new(s, &err);
+	cr_assert_not_null(u, "%s", err);
+	struct lt_unwind_regs r = { .r = { .sp = sc.sp, .ip = sc.pc } };
+	struct lt_frame *fr;
+	size_t n;
+	char *end = NULL;
+	cr_assert_gt(lt_unwind_thread_copy(u, tid, &r, sc.sp, copy, sizeof(copy), 64, &fr, &n, &end), 0);
+	for (size_t i = 0; i < n; i++)
+		lt_frame_clear(&fr[i]);
+	free(fr);
+	cr_assert_not_null(end, "a 16-byte copy unwound to the thread's start");
+	cr_assert(strstr(end, "past the 16 bytes of stack copied"), "%s", end);
+	cr_assert_null(strstr(end, "0x"), "the end names an address: %s", end);
+	free(end);
+	lt_unwinder_free(u);
+	lt_sym_close(s);
+	cr_assert_eq(write(gate[1], "x", 1), 1);
+	pthread_join(t, NULL);
+}
