@@ -845,8 +845,12 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 			/* a sampled wait seen late, 1 ms old already: its stack
 			 * comes from the BPF side's copy at its wake-up, as for
 			 * the waits not sampled; a read now would give the
-			 * same wait a stack twice (the copy then dropped) */
-			p->state = -1;
+			 * same wait a stack twice (the copy then dropped).  Read
+			 * only if it is still asleep LT_STACK_LATE_NS on (a
+			 * hang), as those */
+			p->bpf_if_long = 0;
+			p->late = 1;
+			p->due = p->ts + LT_STACK_LATE_NS;
 			r->st.sampled_left++;
 			continue;
 		}
