@@ -139,14 +139,15 @@ static void *run_no_caller(void *arg)
 
 /* Unwinds thread tid of this process from the sp and pc /proc shows for
  * it (it sleeps in read); the frames' functions joined by ' < ' in fns. */
-static char *unwind_end(pid_t tid, char *fns, size_t len)
+/* Thread tid of this process asleep in read: its syscall line from /proc
+ * (sp and pc), waited for up to a second. */
+static struct lt_sc_line asleep_in_read(pid_t tid)
 {
-	char path[96], line[512];
+	char path[96], line[512] = "";
 	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	struct lt_sc_line sc;
-	FILE *f = NULL;
+	struct lt_sc_line sc = { .nr = -1 };
 	for (int i = 0; i < 1000; i++) { /* until it sleeps in read */
-		f = fopen(path, "r");
+		FILE *f = fopen(path, "r");
 		cr_assert_not_null(f);
 		cr_assert_not_null(fgets(line, sizeof(line), f));
 		fclose(f);
@@ -155,6 +156,12 @@ static char *unwind_end(pid_t tid, char *fns, size_t len)
 		usleep(1000);
 	}
 	cr_assert_eq(sc.nr, 0, "thread %d never slept in read: %s", (int)tid, line);
+	return sc;
+}
+
+static char *unwind_end(pid_t tid, char *fns, size_t len)
+{
+	struct lt_sc_line sc = asleep_in_read(tid);
 	struct lt_sym *s = lt_sym_open(getpid(), LT_SYM_NO_LINES, NULL);
 	char *err = NULL;
 	struct lt_unwinder *u = lt_unwinder_new(s, &err);
@@ -297,19 +304,7 @@ Test(unwind, a_copy_too_short_for_the_next_frame_says_so)
 	while (!thread_local_addr)
 		usleep(1000);
 	pid_t tid = thread_tid;
-	char path[96], line[512];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	struct lt_sc_line sc = { 0 };
-	for (int i = 0; i < 1000; i++) { /* until it sleeps in read */
-		FILE *f = fopen(path, "r");
-		cr_assert_not_null(f);
-		cr_assert_not_null(fgets(line, sizeof(line), f));
-		fclose(f);
-		if (lt_parse_syscall_line(line, &sc) == 0 && sc.state == LT_SC_IN_SYSCALL && sc.nr == 0)
-			break;
-		usleep(1000);
-	}
-	cr_assert_eq(sc.nr, 0, "thread %d never slept in read: %s", (int)tid, line);
+	struct lt_sc_line sc = asleep_in_read(tid);
 	uint8_t copy[16];
 	copy_bytes(copy, sc.sp, sizeof(copy));
 	struct lt_sym *s = lt_sym_open(getpid(), LT_SYM_NO_LINES, NULL);
