@@ -479,19 +479,23 @@ static void start_stall_rule(struct session *s)
 /* The runtime's own account of its locks, for every traced process (those
  * that joined later too).  A watch's first reading loads the process's
  * symbols, on this thread, which drains the ring: one new process a round. */
-static int runtime_stall(struct session *s, uint64_t boot, char *why, size_t len)
+/* NOW: every process's runtime read at once (the events' rule is about to
+ * stop recording), else one more opened a round and each read at its
+ * cadence. */
+static int runtime_stall(struct session *s, uint64_t boot, char *why, size_t len, bool now)
 {
 	int opened = 0;
 
 	for (size_t i = 0; i < s->c.nprocs; i++) {
 		struct proc *p = s->c.procs[i];
 		if (!p->rtw) {
-			if (opened++)
+			if (opened++ && !now)
 				continue;
 			if (!(p->rtw = lt_rtwatch_new(p->tgid, s->rtw_window)))
 				continue;
 		}
-		if (lt_rtwatch_check(p->rtw, &s->stall, boot, why, len))
+		if (now ? lt_rtwatch_check_now(p->rtw, &s->stall, boot, why, len)
+			: lt_rtwatch_check(p->rtw, &s->stall, boot, why, len))
 			return 1;
 	}
 	return 0;
@@ -747,10 +751,19 @@ static int trigger_due(struct session *s, struct loop_clock *k, uint64_t now, ch
 		rec_fb_poll_stall(s);
 	uint64_t boot = lt_now_ns(CLOCK_BOOTTIME);
 	int go = go_stall(s, boot, why, len);
-	if (go == 1 || runtime_stall(s, boot, why, len) ||
-	    (go < 0 && lt_stall_check(&s->stall, boot, why, len) &&
-	     (!rec_idle_judge(s, boot) || lt_stall_check(&s->stall, boot, why, len))) ||
-	    rec_app_stall(s, boot, why, len))
+	if (go == 1 || runtime_stall(s, boot, why, len, false))
+		return LT_STOP_STALL;
+	if (go < 0 && lt_stall_check(&s->stall, boot, why, len) &&
+	    (!rec_idle_judge(s, boot) || lt_stall_check(&s->stall, boot, why, len))) {
+		/* before the events' verdict, each runtime's own account read
+		 * now rather than at its next reading (up to half a second on,
+		 * or not yet opened): a runtime lock held through the stall is
+		 * named, with its holder, as that reading would have (why is
+		 * written only when it says so) */
+		runtime_stall(s, boot, why, len, true);
+		return LT_STOP_STALL;
+	}
+	if (rec_app_stall(s, boot, why, len))
 		return LT_STOP_STALL;
 	return 0;
 }

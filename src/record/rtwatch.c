@@ -187,10 +187,10 @@ static void read_locks(struct lt_rtwatch *w, struct lt_rtlock **locks, size_t *n
 	lt_strlist_free(&notes);
 }
 
-int lt_rtwatch_check(struct lt_rtwatch *w, const struct lt_stall *s, uint64_t now, char *why,
-		     size_t len)
+static int check(struct lt_rtwatch *w, const struct lt_stall *s, uint64_t now, char *why,
+		 size_t len, bool force)
 {
-	if (!w || w->off || (w->last_read && now - w->last_read < READ_EVERY_NS))
+	if (!w || w->off || (!force && w->last_read && now - w->last_read < READ_EVERY_NS))
 		return 0;
 	w->last_read = now;
 	if (!w->sym && !(w->sym = lt_sym_open(w->pid, LT_SYM_NO_LINES, NULL))) {
@@ -212,4 +212,16 @@ int lt_rtwatch_check(struct lt_rtwatch *w, const struct lt_stall *s, uint64_t no
 		w->sym = NULL;
 	}
 	return r;
+}
+
+int lt_rtwatch_check(struct lt_rtwatch *w, const struct lt_stall *s, uint64_t now, char *why,
+		     size_t len)
+{
+	return check(w, s, now, why, len, false);
+}
+
+int lt_rtwatch_check_now(struct lt_rtwatch *w, const struct lt_stall *s, uint64_t now, char *why,
+			 size_t len)
+{
+	return check(w, s, now, why, len, true);
 }

@@ -38,6 +38,10 @@ void lt_rtwatch_free(struct lt_rtwatch *w);
  * BOOTTIME ns. */
 int lt_rtwatch_check(struct lt_rtwatch *w, const struct lt_stall *s, uint64_t now, char *why,
 		     size_t len);
+/* The same, read now whatever the last reading's time (the events' rule is
+ * about to stop recording: the runtime's own account first). */
+int lt_rtwatch_check_now(struct lt_rtwatch *w, const struct lt_stall *s, uint64_t now, char *why,
+			 size_t len);
 /* A new window from now (after a trigger). */
 void lt_rtwatch_rearm(struct lt_rtwatch *w, uint64_t now);
 
