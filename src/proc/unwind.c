@@ -295,7 +295,7 @@ static char *why_stopped(struct walk *w, int err)
 	Dwarf_Addr bias;
 	if (!dwfl_module_eh_cfi(mod, &bias) && !dwfl_module_dwarf_cfi(mod, &bias))
 		return lts_asprintf("[unwind stopped: no CFI in %s]", base);
-	if (w->u->had_bad_read && past_copy(w->u))
+	if (past_copy(w->u))
 		return lts_asprintf("[unwind stopped: after %s in %s: the next frame lies past the "
 				    "%" PRIu64 " bytes of stack copied]",
 				    w->n && w->frames[w->n - 1].func ? w->frames[w->n - 1].func : "?", base,

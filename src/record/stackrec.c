@@ -495,6 +495,14 @@ void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid)
  * nor for one not opened yet. */
 static struct pyproc *pyproc_get(struct lt_stackrec *r, uint32_t tgid);
 
+/* P's stack comes from the BPF side's copy when it ends: the collector
+ * reads it only if it is still asleep LT_STACK_LATE_NS on (a hang). */
+static void read_if_it_lasts(struct pend *p)
+{
+	p->late = 1;
+	p->due = p->ts + LT_STACK_LATE_NS;
+}
+
 static bool left_to_bpf(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid)
 {
 	if (!r->bpf_waiters || ev->h.kind != LT_EV_FUTEX_ENTER || ev->futex.nr != LT_NR_FUTEX ||
@@ -575,8 +583,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		/* the BPF side copies it at the thread's return if it lasts
 		 * 1 ms (whatever its length if it sampled it): read only if it
 		 * is still asleep LT_STACK_LATE_NS on */
-		p->late = 1;
-		p->due = ev->h.ts + LT_STACK_LATE_NS;
+		read_if_it_lasts(p);
 		r->st.bpf_served++;
 		if (ev->h.flags & LT_F_BPF_SAMPLED)
 			r->st.bpf_sampled++;
@@ -597,9 +604,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 		if (sampled) {
 			p->bpf_if_long = 1;
 		} else {
-			/* read only if it lasts: a hang's stack */
-			p->late = 1;
-			p->due = ev->h.ts + LT_STACK_LATE_NS;
+			read_if_it_lasts(p);
 			r->st.left_to_bpf++;
 		}
 	}
@@ -849,8 +854,7 @@ void lt_stackrec_read(struct lt_stackrec *r, uint64_t now)
 			 * only if it is still asleep LT_STACK_LATE_NS on (a
 			 * hang), as those */
 			p->bpf_if_long = 0;
-			p->late = 1;
-			p->due = p->ts + LT_STACK_LATE_NS;
+			read_if_it_lasts(p);
 			r->st.sampled_left++;
 			continue;
 		}
