@@ -223,11 +223,10 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	 * another process), so that the BPF side's copy covers every such wait
 	 * of a process whose waits it serves, and the collector need not read
 	 * them at 1 ms (it drains every 20 ms then; BENCHMARKS.md, 2026-12-05
-	 * afternoon).  LOCKTRACE_WAITER_COPY=wake: at the wake-up, as before
-	 * (tests, measurements). */
-	const char *wc = getenv("LOCKTRACE_WAITER_COPY");
+	 * afternoon).  LT_BPF_COPY_AT_WAKE: at the wake-up, as before (tests,
+	 * measurements). */
 	if (copies && (flags & LT_BPF_COPY_WAITERS) && (flags & LT_BPF_CALLS_BLOCKING) &&
-	    !(wc && !strcmp(wc, "wake")) && lt_bpf_has_rseq_update())
+	    !(flags & LT_BPF_COPY_AT_WAKE) && lt_bpf_has_rseq_update())
 		b->skel->rodata->waiter_copy_at_return = true;
 	else
 		bpf_program__set_autoload(b->skel->progs.lt_rseq_update, false);
@@ -362,7 +361,6 @@ int lt_bpf_sleep_note(struct lt_bpf *b, uint32_t tid, struct lt_sleep_note *out)
 
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
 {
-	int n = 0;
 	if (timeout_ms >= 0) {
 		/* woken by a forced wake-up or the timeout: the drain below
 		 * collects the events of every ring */
@@ -371,9 +369,7 @@ int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
 			return -errno;
 	}
 	int m = ring_buffer__consume(b->rb);
-	if (m < 0)
-		return m == -EINTR ? n : m;
-	return n + m;
+	return m == -EINTR ? 0 : m;
 }
 
 int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out)

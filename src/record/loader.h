@@ -53,6 +53,10 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 				  * shares its address space (LT_COPY_WAITER;
 				  * without CALLS_BLOCKING the wait counts from
 				  * its call's entry, the copy's ts) */
+#define LT_BPF_COPY_AT_WAKE 0x400 /* with COPY_WAITERS and CALLS_BLOCKING: the
+				  * waiters' copies at the wake-up, not at
+				  * their return to user space
+				  * (LOCKTRACE_WAITER_COPY=wake) */
 #define LT_WAITER_COPY_NS 1000000ull
 #define LT_BPF_CALLS_BLOCKING 0x1 /* --calls blocking: no syscall programs; the
 				   * switch program writes the call a thread

@@ -347,6 +347,8 @@ static int start_bpf(struct session *s)
 			return rec_fail(s, "invalid LOCKTRACE_WAITER_COPY '%s': expected return (the "
 					"default: at the waiter's return to user space) or wake (at "
 					"its wake-up)", wc);
+		if (wc && !strcmp(wc, "wake"))
+			bflags |= LT_BPF_COPY_AT_WAKE;
 		if (!how || strcmp(how, "proc")) {
 			bflags |= LT_BPF_COPY_WAITERS;
 			s->wcopies = 1;
