@@ -137,8 +137,6 @@ static void *run_no_caller(void *arg)
 	return NULL;
 }
 
-/* Unwinds thread tid of this process from the sp and pc /proc shows for
- * it (it sleeps in read); the frames' functions joined by ' < ' in fns. */
 /* Thread tid of this process asleep in read: its syscall line from /proc
  * (sp and pc), waited for up to a second. */
 static struct lt_sc_line asleep_in_read(pid_t tid)
@@ -159,9 +157,27 @@ static struct lt_sc_line asleep_in_read(pid_t tid)
 	return sc;
 }
 
-static char *unwind_end(pid_t tid, char *fns, size_t len)
+/* Bytes of another thread's stack, as the BPF side reads them (past the
+ * live frames too: the sanitizers' red zones are data here). */
+__attribute__((no_sanitize_address)) static void copy_bytes(uint8_t *d, uint64_t from, size_t n)
+{
+	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)from;
+	for (size_t i = 0; i < n; i++)
+		d[i] = p[i];
+}
+
+/* Unwinds thread tid of this process from the sp and pc /proc shows for
+ * it (it sleeps in read), from its live stack, or with COPY_LEN > 0 from a
+ * copy of that many bytes at its sp (as a recording's stacks are); the
+ * frames' functions joined by ' < ' in fns. */
+static char *unwind_end(pid_t tid, char *fns, size_t len, size_t copy_len)
 {
 	struct lt_sc_line sc = asleep_in_read(tid);
+	uint8_t *copy = copy_len ? malloc(copy_len) : NULL;
+	if (copy_len) {
+		cr_assert_not_null(copy);
+		copy_bytes(copy, sc.sp, copy_len);
+	}
 	struct lt_sym *s = lt_sym_open(getpid(), LT_SYM_NO_LINES, NULL);
 	char *err = NULL;
 	struct lt_unwinder *u = lt_unwinder_new(s, &err);
@@ -169,8 +185,10 @@ static char *unwind_end(pid_t tid, char *fns, size_t len)
 	struct lt_unwind_regs r = { .r = { .sp = sc.sp, .ip = sc.pc } };
 	struct lt_frame *fr;
 	size_t n;
-	char *end;
-	cr_assert_gt(lt_unwind_thread(u, tid, &r, 64, &fr, &n, &end), 0);
+	char *end = NULL;
+	cr_assert_gt(copy ? lt_unwind_thread_copy(u, tid, &r, sc.sp, copy, copy_len, 64, &fr, &n, &end)
+			  : lt_unwind_thread(u, tid, &r, 64, &fr, &n, &end), 0);
+	free(copy);
 	size_t o = 0;
 	fns[0] = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -192,7 +210,7 @@ Test(unwind, a_stack_that_ends_before_the_threads_start_says_why)
 	cr_assert_eq(pthread_create(&t, NULL, run_no_caller, NULL), 0);
 	while (!in_no_caller)
 		usleep(1000);
-	char *end = unwind_end(thread_tid, fns, sizeof(fns));
+	char *end = unwind_end(thread_tid, fns, sizeof(fns), 0);
 	cr_assert(strstr(fns, "no_caller"), "%s", fns);
 	cr_assert_not_null(end, "the unwind stopped at %s with no reason", fns);
 	cr_assert(strstr(end, "no caller of no_caller") && strstr(end, "not a thread start"), "%s", end);
@@ -214,7 +232,7 @@ Test(unwind, a_stack_that_reaches_the_threads_start_ends_cleanly)
 	cr_assert_eq(pthread_create(&t, NULL, parked, NULL), 0);
 	while (!thread_local_addr)
 		usleep(1000);
-	char *end = unwind_end(thread_tid, fns, sizeof(fns));
+	char *end = unwind_end(thread_tid, fns, sizeof(fns), 0);
 	cr_assert(strstr(fns, "parked") && strstr(fns, "clone3"),
 		  "%s (glibc's start_thread and clone3 are named by libc6-dbg: make deps installs it)", fns);
 	cr_assert_null(end, "%s: %s", fns, end);
@@ -240,7 +258,7 @@ Test(unwind, without_libc_debug_symbols_the_end_says_what_to_install)
 	cr_assert_eq(pthread_create(&t, NULL, parked, NULL), 0);
 	while (!thread_local_addr)
 		usleep(1000);
-	char *end = unwind_end(thread_tid, fns, sizeof(fns));
+	char *end = unwind_end(thread_tid, fns, sizeof(fns), 0);
 	cr_assert(!strncmp(fns, "read < parked < ", 16), "%s", fns);
 	cr_assert(!strstr(fns, "clone3") && !strstr(fns, "start_thread"),
 		  "%s: named although no debug file is on the path", fns);
@@ -288,43 +306,20 @@ Test(symbols, a_mapping_made_after_opening_is_found_once_the_maps_are_read_again
  * past the copy, and says so, rather than blaming the CFI or naming an
  * address (a stack that ends so is the same for every copy of that call
  * path: the recorder's unwind cache keeps it). */
-__attribute__((no_sanitize_address)) static void copy_bytes(uint8_t *d, uint64_t from, size_t n)
-{
-	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)from;
-	for (size_t i = 0; i < n; i++)
-		d[i] = p[i];
-}
-
 Test(unwind, a_copy_too_short_for_the_next_frame_says_so)
 {
 	pthread_t t;
+	char fns[1024];
 	cr_assert_eq(pipe(gate), 0);
 	thread_local_addr = NULL;
 	cr_assert_eq(pthread_create(&t, NULL, parked, NULL), 0);
 	while (!thread_local_addr)
 		usleep(1000);
-	pid_t tid = thread_tid;
-	struct lt_sc_line sc = asleep_in_read(tid);
-	uint8_t copy[16];
-	copy_bytes(copy, sc.sp, sizeof(copy));
-	struct lt_sym *s = lt_sym_open(getpid(), LT_SYM_NO_LINES, NULL);
-	char *err = NULL;
-	struct lt_unwinder *u = lt_unwinder_new(s, &err);
-	cr_assert_not_null(u, "%s", err);
-	struct lt_unwind_regs r = { .r = { .sp = sc.sp, .ip = sc.pc } };
-	struct lt_frame *fr;
-	size_t n;
-	char *end = NULL;
-	cr_assert_gt(lt_unwind_thread_copy(u, tid, &r, sc.sp, copy, sizeof(copy), 64, &fr, &n, &end), 0);
-	for (size_t i = 0; i < n; i++)
-		lt_frame_clear(&fr[i]);
-	free(fr);
-	cr_assert_not_null(end, "a 16-byte copy unwound to the thread's start");
+	char *end = unwind_end(thread_tid, fns, sizeof(fns), 16);
+	cr_assert_not_null(end, "a 16-byte copy unwound to the thread's start: %s", fns);
 	cr_assert(strstr(end, "past the 16 bytes of stack copied"), "%s", end);
 	cr_assert_null(strstr(end, "0x"), "the end names an address: %s", end);
 	free(end);
-	lt_unwinder_free(u);
-	lt_sym_close(s);
 	cr_assert_eq(write(gate[1], "x", 1), 1);
 	pthread_join(t, NULL);
 }
