@@ -20,6 +20,11 @@
 const volatile bool flightbuf = 0;
 const volatile bool fb_stall = 0;
 const volatile __u32 fb_nunits = LT_FB_MIN_NUNITS; /* units per cpu, a power of two */
+/* A bounded recording's events in the units (flightbuf set too): the
+ * collector reads them as they come (include/locktrace/flightbuf.h: struct
+ * lt_fb_tail), and a record that would overwrite units it has not read yet
+ * is left out and counted lost, as a full ring's would be. */
+const volatile bool fb_stream = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -49,6 +54,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lt_fb_progress);
 } fb_progress SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* ncpus with fb_stream */
+	__type(key, __u32);
+	__type(value, struct lt_fb_tail);
+} fb_tails SEC(".maps");
 
 #define fb_barrier() asm volatile("" ::: "memory")
 
@@ -108,6 +121,52 @@ static __always_inline struct lt_fb_unit *fb_put(__u32 base, __u64 s, __u32 i, c
 	return u;
 }
 
+static __always_inline void fb_lost(__u8 kind)
+{
+	__u32 k = kind;
+	__u64 *c = bpf_map_lookup_elem(&lost, &k);
+
+	if (c)
+		*c += 1;
+}
+
+/* fb_stream: may this cpu's record of k units, claimed at s, go into the
+ * units, or would it write over units the collector has not read (its
+ * tail, read once: a stale one only says fuller)?  If not, its events are
+ * counted lost. */
+static __always_inline bool fb_room(__u64 s, __u32 k, const __u8 *rec)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct lt_fb_tail *t = bpf_map_lookup_elem(&fb_tails, &cpu);
+	const struct lt_ev_hdr *h = (const void *)rec;
+
+	if (t && s + k - *(volatile __u64 *)&t->tail <= fb_nunits)
+		return true;
+	fb_lost(h->kind);
+	/* a call's entry with its switch or wake-up (reserve2) */
+	if (h->flags & LT_F_AT_SLEEP)
+		fb_lost(LT_EV_SWITCH);
+	else if (h->flags & LT_F_AT_WAKE)
+		fb_lost(LT_EV_WAKING);
+	return false;
+}
+
+/* fb_stream: the collector woken (8 bytes into the events' ring, which it
+ * ignores) when this record takes its cpu's unread units past a quarter
+ * of them; it reads them every 20 ms otherwise. */
+static __always_inline void fb_nudge(__u64 s, __u32 k)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct lt_fb_tail *t = bpf_map_lookup_elem(&fb_tails, &cpu);
+	__u64 used, q = fb_nunits / 4, zero = 0;
+
+	if (!t)
+		return;
+	used = s - *(volatile __u64 *)&t->tail;
+	if (used < q && used + k >= q)
+		bpf_ringbuf_output(&events, &zero, sizeof(zero), BPF_RB_FORCE_WAKEUP);
+}
+
 /* The record filled at level n of c, len bytes: into the next units. */
 static __always_inline void fb_copy(struct lt_fb_cpu *c, __u32 n)
 {
@@ -116,7 +175,11 @@ static __always_inline void fb_copy(struct lt_fb_cpu *c, __u32 n)
 	struct lt_fb_unit *first;
 	__u64 s = c->head;
 
+	if (fb_stream && !fb_room(s, LT_FB_UNITS(len), src))
+		return;
 	c->head = s + LT_FB_UNITS(len);
+	if (fb_stream)
+		fb_nudge(s, LT_FB_UNITS(len));
 	c->records++;
 	first = fb_put(base, s, 0, src);
 	if (!first)

@@ -366,6 +366,11 @@ static __always_inline bool traced(struct task_struct *t)
 
 
 #include "flightbuf.bpf.h"
+/* the flight recorder's units read only at a dump (--ring): its records
+ * shortened (switches without comms) and every call marked (nothing pairs
+ * returns with entries before the dump); streamed through the units
+ * (fb_stream), a bounded recording's records are the ring's */
+#define fb_dump_only (flightbuf && !fb_stream)
 
 static __always_inline void *reserve(__u32 size, __u8 kind)
 {
@@ -456,7 +461,7 @@ static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
 #define SZ_WAIT LT_REC_SIZE(lt_wait_enter)
 #define SZ_IO LT_REC_SIZE(lt_io_enter)
 /* the kernel-side units take a switch without its comms (flightbuf.h) */
-#define SZ_SWITCH (flightbuf ? LT_FB_SWITCH_SIZE : LT_REC_SIZE(lt_switch))
+#define SZ_SWITCH (fb_dump_only ? LT_FB_SWITCH_SIZE : LT_REC_SIZE(lt_switch))
 #define SZ_WAKING LT_REC_SIZE(lt_waking)
 
 /* A call's entry and the switch or wake-up it comes with, in one ring
@@ -779,7 +784,7 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	if (!traced_cur(pt >> 32))
 		return 0;
 	if (lt_call_flock(id, regs->si)) {
-		if (emit_flock(regs, id, (__u32)pt) && flightbuf)
+		if (emit_flock(regs, id, (__u32)pt) && fb_dump_only)
 			mark_inflight(bpf_get_current_task_btf(), id);
 		return 0;
 	}
@@ -797,7 +802,7 @@ int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
 	 * written whatever happened to its entry, and the collector pairs
 	 * them: the mark's task-storage get with create cost ~55 ns here. */
 	if ((ets = emit_call(regs, id, cls, (__u32)pt, wait, cf))) {
-		if (flightbuf || cls == LT_CALL_IO)
+		if (fb_dump_only || cls == LT_CALL_IO)
 			mark_inflight(bpf_get_current_task_btf(), id);
 		if (wait)
 			note_call((__u32)pt, ets | ((cf & LT_F_BPF_SAMPLED) ? CALL_SAMPLED : 0));
@@ -818,7 +823,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	if (!traced_cur(pt >> 32))
 		return 0;
 	task = bpf_get_current_task_btf();
-	if (!flightbuf) {
+	if (!fb_dump_only) {
 		/* streamed: every futex, wait and file-lock call's return; the
 		 * collector drops one whose entry it did not see, or flags it
 		 * as begun before tracing when it is the thread's first call
@@ -903,7 +908,7 @@ static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct
 	e->sw.next_tgid = ntgid;
 	e->sw.prev_prio = prev->prio;
 	e->sw.next_prio = next->prio;
-	if (flightbuf) {
+	if (fb_dump_only) {
 		/* no comms: the dump names the threads (flightbuf.h) */
 		e->h.flags |= LT_FB_F_NO_COMM;
 		return;
@@ -1313,13 +1318,21 @@ static __always_inline void submit_sleep(void *e, __u8 flags, __u64 ts)
 	__u32 zero = 0;
 	__u64 *last;
 
-	if (flags || !waiter_copy_ns || flightbuf) {
+	if (flags || !waiter_copy_ns || fb_dump_only) {
 		submit(e);
 		return;
 	}
 	last = bpf_map_lookup_elem(&read_wake, &zero);
 	if (last && ts - *last >= waiter_copy_ns) {
 		*last = ts;
+		if (flightbuf) {
+			/* the units (fb_stream): submitted, and 8 bytes into the
+			 * events' ring wake the collector */
+			__u64 nil = 0;
+			submit(e);
+			bpf_ringbuf_output(&events, &nil, sizeof(nil), BPF_RB_FORCE_WAKEUP);
+			return;
+		}
 		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 		return;
 	}

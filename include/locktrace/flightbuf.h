@@ -59,6 +59,13 @@
 #define LT_FB_F_NO_COMM 0x80
 #define LT_FB_SWITCH_SIZE (sizeof(struct lt_ev_hdr) + sizeof(struct lt_switch) - 2 * LT_COMM_LEN)
 
+/* A bounded recording streamed through the units (fb_stream): per cpu, the
+ * units the collector has read (a map of its own that it maps and writes;
+ * the programs read it and never write over a unit above it). */
+struct lt_fb_tail {
+	uint64_t tail;
+	uint64_t pad[7];
+};
 struct lt_fb_unit {
 	uint64_t tag; /* LT_FB_TAG(s, n): see above */
 	uint8_t data[LT_FB_UDATA];

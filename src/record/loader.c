@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
@@ -16,6 +17,7 @@
 #include "locktrace/flightbuf.h"
 #include "fbdump.h"
 #include "loader.h"
+#include "fbstream.h"
 #include "log.h"
 #include "locktrace.skel.h"
 #include "grow.h"
@@ -179,6 +181,14 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	b->skel->rodata->follow_forks = (flags & LT_BPF_FOLLOW_FORKS) != 0;
 	/* wake the collector early only when a quarter of the ring is used */
 	b->skel->rodata->wake_bytes = ring_bytes / 4;
+	if (flags & LT_BPF_FB_STREAM) {
+		/* the units as the flight recorder's, read as they come */
+		flags |= LT_BPF_FLIGHTBUF;
+		flags &= ~(unsigned)LT_BPF_FB_STALL;
+		b->fb_stream = true;
+		b->skel->rodata->fb_stream = true;
+		bpf_map__set_max_entries(b->skel->maps.fb_tails, (uint32_t)b->ncpus);
+	}
 	if (flags & LT_BPF_FLIGHTBUF) {
 		/* the units take the ring's size; the ring buffer stays empty */
 		b->fb_nunits = lt_fb_nunits(asked, (unsigned)b->ncpus);
@@ -283,6 +293,44 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		}
 		b->fb_units = m;
 	}
+	if (b->fb_stream) {
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+		b->tails_maplen = ((size_t)b->ncpus * sizeof(struct lt_fb_tail) + pg - 1) / pg * pg;
+		void *m = mmap(NULL, b->tails_maplen, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       bpf_map__fd(b->skel->maps.fb_tails), 0);
+		if (m == MAP_FAILED) {
+			b->tails_maplen = 0;
+			snprintf(err, errlen, "mapping the units' read positions: %s", strerror(errno));
+			goto fail;
+		}
+		b->fb_tails = m;
+		b->fbs = calloc(1, sizeof(*b->fbs));
+		if (!b->fbs) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		/* units numbered from 1: a tag of 0 is a unit never written */
+		size_t stride = (sizeof(struct lt_fb_cpu) + 7) / 8 * 8;
+		uint8_t *v = calloc((size_t)b->ncpus, stride);
+		uint32_t k0 = 0;
+		for (int c = 0; v && c < b->ncpus; c++) {
+			((struct lt_fb_cpu *)(void *)(v + (size_t)c * stride))->head = 1;
+			b->fb_tails[c].tail = 1;
+		}
+		if (!v || bpf_map_update_elem(bpf_map__fd(b->skel->maps.fb_cpu), &k0, v, BPF_ANY)) {
+			snprintf(err, errlen, "setting the units' heads: %s",
+				 v ? strerror(errno) : "out of memory");
+			free(v);
+			goto fail;
+		}
+		free(v);
+		b->fbs->units = b->fb_units;
+		b->fbs->tails = b->fb_tails;
+		b->fbs->ncpus = (unsigned)b->ncpus;
+		b->fbs->nunits = b->fb_nunits;
+		b->ev_fn = (lt_sample_fn_t)fn;
+		b->ev_ctx = ctx;
+	}
 	r = locktrace_bpf__attach(b->skel);
 	if (r) {
 		perm_hint(err, errlen, "attaching the BPF programs to the scheduler and syscall tracepoints",
@@ -369,7 +417,20 @@ int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)
 			return -errno;
 	}
 	int m = ring_buffer__consume(b->rb);
-	return m == -EINTR ? 0 : m;
+	if (m == -EINTR)
+		m = 0;
+	if (m < 0 || !b->fbs)
+		return m;
+	/* the units: every record once the programs are detached, else those
+	 * a margin older than now (fbstream.h) */
+	uint64_t upto = UINT64_MAX;
+	if (!b->detached) {
+		struct timespec t;
+		clock_gettime(CLOCK_BOOTTIME, &t);
+		upto = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec - LT_FBS_MARGIN_NS;
+	}
+	long k = lt_fbs_drain(b->fbs, upto, b->ev_fn, b->ev_ctx);
+	return k < 0 ? (int)k : m + (int)k;
 }
 
 int lt_bpf_read_lost(struct lt_bpf *b, uint64_t *out)
@@ -501,6 +562,7 @@ void lt_bpf_detach(struct lt_bpf *b)
 {
 	if (b->skel)
 		locktrace_bpf__detach(b->skel);
+	b->detached = true;
 }
 
 void lt_bpf_destroy(struct lt_bpf *b)
@@ -513,6 +575,14 @@ void lt_bpf_destroy(struct lt_bpf *b)
 	if (b->fb_units)
 		munmap((void *)b->fb_units, b->fb_maplen);
 	b->fb_units = NULL;
+	if (b->fb_tails)
+		munmap(b->fb_tails, b->tails_maplen);
+	b->fb_tails = NULL;
+	if (b->fbs) {
+		lt_fbs_free(b->fbs);
+		free(b->fbs);
+	}
+	b->fbs = NULL;
 	locktrace_bpf__destroy(b->skel);
 	b->skel = NULL;
 	free(b->lost_tmp);

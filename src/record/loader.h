@@ -10,6 +10,9 @@
 
 struct locktrace_bpf;
 struct ring_buffer;
+struct lt_fbs;
+struct lt_fb_tail;
+typedef int (*lt_sample_fn_t)(void *ctx, void *data, size_t size);
 
 struct lt_bpf {
 	struct locktrace_bpf *skel;
@@ -31,6 +34,15 @@ struct lt_bpf {
 	bool waits_flagged;
 	int ncpus;    /* possible cpus: the width of per-cpu maps */
 	uint64_t *lost_tmp; /* ncpus values, scratch for per-cpu reads */
+	/* LT_BPF_FB_STREAM: the reader of the units (its tails mapped), the
+	 * events' callback it hands records to, and whether the programs are
+	 * detached (then every record read is handed on) */
+	bool fb_stream, detached;
+	struct lt_fbs *fbs;
+	struct lt_fb_tail *fb_tails;
+	size_t tails_maplen;
+	lt_sample_fn_t ev_fn;
+	void *ev_ctx;
 	/* LT_BPF_FLIGHTBUF: the units, mapped read-only (ncpus * fb_nunits) */
 	const struct lt_fb_unit *fb_units;
 	size_t fb_maplen;
@@ -74,6 +86,9 @@ int lt_bpf_check_kernel(char *err, size_t errlen);
 				   * overwrite units (include/locktrace/
 				   * flightbuf.h), ring_bytes of them; the ring
 				   * buffer stays minimal and empty */
+#define LT_BPF_FB_STREAM 0x1000 /* the events through per-cpu units as with
+				   * FLIGHTBUF, read as they come (fbstream.h)
+				   * instead of through the ring buffer */
 #define LT_BPF_FB_STALL 0x10    /* with FLIGHTBUF: the programs keep the stall
 				   * rule's state (lt_bpf_fb_threads) */
 /* Start tracing TGIDS[0..N) (N >= 1, at most LT_MAX_TGIDS): TGIDS[0] is the

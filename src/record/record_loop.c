@@ -12,6 +12,7 @@
 #include "golang.h"
 #include "rtwatch.h"
 #include "record_int.h"
+#include "fbstream.h"
 #include "callnorm_feed.h"
 #include "taskrun.h"
 #include "writer_int.h"
@@ -854,6 +855,18 @@ void rec_drain(struct session *s)
 	if (rec_stop_requests != s0)
 		lt_info("interrupted again: finishing the file without draining the rest of the "
 			"ring buffer");
+	const struct lt_fbs *fbs = s->bpf.fbs;
+	if (fbs && fbs->late)
+		lt_info("%llu events were read from the per-cpu units after later ones of another cpu "
+			"had been written to the trace (their cpu held up more than %.2f ms in the "
+			"program writing them): written out of time order",
+			(unsigned long long)fbs->late, LT_FBS_MARGIN_NS / 1e6);
+	if (fbs && fbs->remnants)
+		lt_info("%llu units of the per-cpu units skipped: a record written over by the one it "
+			"had interrupted (that record lost)", (unsigned long long)fbs->remnants);
+	if (fbs && fbs->oom)
+		lt_warn("out of memory while putting the per-cpu units' events in time order: some "
+			"were written out of order");
 	if (c->norm) {
 		lt_callnorm_flush(c->norm, deliver, c);
 		if (c->norm->oom)

@@ -365,6 +365,17 @@ static int start_bpf(struct session *s)
 	if (s->fb) {
 		bflags |= LT_BPF_FLIGHTBUF | (o->stall_s > 0 ? LT_BPF_FB_STALL : 0);
 		ring_bytes = o->ring_mem;
+	} else {
+		/* streamed: the events through per-cpu units read as they come,
+		 * not a ring buffer whose every reservation takes a lock with
+		 * interrupts off (BENCHMARKS.md); LOCKTRACE_EVENTS_RING=1 keeps
+		 * the ring buffer (measurements) */
+		const char *er = getenv("LOCKTRACE_EVENTS_RING");
+		if (er && *er && strcmp(er, "0") && strcmp(er, "1"))
+			return rec_fail(s, "invalid LOCKTRACE_EVENTS_RING '%s': expected 1 (the events "
+					"through the ring buffer) or 0 (the default: per-cpu units)", er);
+		if (!er || strcmp(er, "1"))
+			bflags |= LT_BPF_FB_STREAM;
 	}
 	pid_t *set = calloc(c->nprocs ? c->nprocs : 1, sizeof(*set));
 	size_t nset = 0;
