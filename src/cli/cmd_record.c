@@ -60,7 +60,9 @@ static const struct lt_opt opts[] = {
 	{ "duration", 'd', "SECS",
 	  "stop after SECS seconds, decimal, at most a year (default: Ctrl-C, SIGTERM or exit); a "
 	  "launched COMMAND still running then gets SIGTERM" },
-	{ "buffer", 'b', "SIZE", "BPF ring buffer size, e.g. 64M (default 16M)" },
+	{ "buffer", 'b', "SIZE",
+	  "the kernel's buffer for the events, all cpus together, e.g. 64M (default 16M): per-cpu "
+	  "units the collector reads as they come" },
 	{ "quiet", 'q', NULL,
 	  "no progress and no summary: only the findings and the files written (and errors)" },
 	{ "pid-file", OPT_PID_FILE, "FILE",

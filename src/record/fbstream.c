@@ -58,116 +58,74 @@ static int remnant_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u)
 	return t && seq < us && us - seq <= 2;
 }
 
-static int grow(struct lt_fbs *s)
+/* Cpu c's next complete record peeked into c's slot (skipping remnants);
+ * false if there is none yet. */
+static int peek(struct lt_fbs *s, unsigned c)
 {
-	size_t cap = s->cap ? s->cap * 2 : 4096;
-	struct lt_fbs_rec *p = realloc(s->pend, cap * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	s->pend = p;
-	s->cap = cap;
-	return 0;
-}
-
-/* Reads cpu c's complete records from its tail on; gives their units back. */
-static int read_cpu(struct lt_fbs *s, unsigned c)
-{
+	struct lt_fbs_cpu *k = &s->cpu[c];
 	const struct lt_fb_unit *base = s->units + (size_t)c * s->nunits;
 	const uint32_t mask = s->nunits - 1;
-	uint64_t u = s->tails[c].tail;
-	int r = 0;
 
+	if (k->len)
+		return 1;
 	for (;;) {
-		if (s->n == s->cap && (r = grow(s)))
-			break;
-		struct lt_fbs_rec *e = &s->pend[s->n];
-		uint32_t len = rec_at(base, mask, u, e->data);
+		uint32_t len = rec_at(base, mask, k->pos, (uint8_t *)k->rec);
 		if (len) {
-			const struct lt_ev_hdr *h = (const void *)e->data;
-			e->ts = h->ts;
-			e->seq = u;
-			e->cpu = c;
-			e->len = len;
-			s->n++;
-			u += LT_FB_UNITS(len);
-		} else if (remnant_at(base, mask, u)) {
-			s->remnants++;
-			u++;
-		} else {
-			break; /* not written yet, or being written */
+			k->ts = ((const struct lt_ev_hdr *)(const void *)k->rec)->ts;
+			k->seq = k->pos;
+			k->len = len;
+			k->pos += LT_FB_UNITS(len);
+			return 1;
 		}
+		if (!remnant_at(base, mask, k->pos))
+			return 0; /* not written yet, or being written */
+		s->remnants++;
+		k->pos++;
 	}
-	__atomic_store_n(&s->tails[c].tail, u, __ATOMIC_RELEASE);
-	return r;
-}
-
-static int by_time(const void *a, const void *b)
-{
-	const struct lt_fbs_rec *x = *(const struct lt_fbs_rec *const *)a;
-	const struct lt_fbs_rec *y = *(const struct lt_fbs_rec *const *)b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 long lt_fbs_drain(struct lt_fbs *s, uint64_t upto, lt_fbs_fn fn, void *ctx)
 {
-	int r = 0;
+	long n = 0;
 
-	for (unsigned c = 0; c < s->ncpus && !r; c++)
-		r = read_cpu(s, c);
-	if (r)
-		s->oom = 1;
-	if (!s->n)
-		return r ? r : 0;
-	struct lt_fbs_rec **ord = malloc(s->n * sizeof(*ord));
-	if (!ord) {
-		s->oom = 1;
-		return -ENOMEM;
+	if (!s->cpu) {
+		s->cpu = calloc(s->ncpus, sizeof(*s->cpu));
+		if (!s->cpu) {
+			s->oom = 1;
+			return -ENOMEM;
+		}
+		for (unsigned c = 0; c < s->ncpus; c++)
+			s->cpu[c].pos = s->tails[c].tail;
 	}
-	for (size_t i = 0; i < s->n; i++)
-		ord[i] = &s->pend[i];
-	qsort(ord, s->n, sizeof(*ord), by_time);
-	size_t k = 0;
-	for (; k < s->n && ord[k]->ts <= upto; k++) {
-		if (ord[k]->ts < s->released)
+	for (;;) {
+		/* the earliest of the cpus' next records (a linear pick: few cpus
+		 * have records at once) */
+		struct lt_fbs_cpu *best = NULL;
+		for (unsigned c = 0; c < s->ncpus; c++) {
+			if (!peek(s, c))
+				continue;
+			struct lt_fbs_cpu *k = &s->cpu[c];
+			if (!best || k->ts < best->ts)
+				best = k;
+		}
+		if (!best || best->ts > upto)
+			break;
+		if (best->ts < s->released)
 			s->late++;
 		else
-			s->released = ord[k]->ts;
-		fn(ctx, ord[k]->data, ord[k]->len);
+			s->released = best->ts;
+		fn(ctx, best->rec, best->len);
+		best->len = 0;
+		n++;
+		/* its units given back (those of the record peeked next stay
+		 * until it is handed on) */
+		__atomic_store_n(&s->tails[best - s->cpu].tail, best->pos, __ATOMIC_RELEASE);
 	}
-	/* the rest, kept in their order at the front */
-	if (k < s->n) {
-		size_t left = s->n - k;
-		struct lt_fbs_rec *keep = malloc(left * sizeof(*keep));
-		if (keep) {
-			for (size_t i = 0; i < left; i++)
-				keep[i] = *ord[k + i];
-			memcpy(s->pend, keep, left * sizeof(*keep));
-			free(keep);
-		} else {
-			/* no room to reorder: handed on now, out of order */
-			s->oom = 1;
-			for (size_t i = k; i < s->n; i++)
-				fn(ctx, ord[i]->data, ord[i]->len);
-			k = s->n;
-			left = 0;
-		}
-		s->n = left;
-	} else {
-		s->n = 0;
-	}
-	free(ord);
-	return r ? r : (long)k;
+	return n;
 }
 
 void lt_fbs_free(struct lt_fbs *s)
 {
-	free(s->pend);
-	s->pend = NULL;
-	s->n = s->cap = 0;
+	free(s->cpu);
+	s->cpu = NULL;
 }

@@ -28,10 +28,13 @@
  * thread is inside the program), nor can any event it causes. */
 #define LT_FBS_MARGIN_NS 250000ull
 
-struct lt_fbs_rec {
+/* A cpu's next record, read (peeked) but not handed on yet. */
+struct lt_fbs_cpu {
+	uint64_t pos;     /* the unit after it: where this cpu's reading goes on */
 	uint64_t ts, seq;
-	uint32_t cpu, len;
-	uint8_t data[LT_FB_MAXREC];
+	uint32_t len;     /* 0: none read */
+	uint32_t pad;
+	uint64_t rec[LT_FB_MAXREC / 8]; /* its bytes (aligned for struct lt_event) */
 };
 
 struct lt_fbs {
@@ -39,10 +42,9 @@ struct lt_fbs {
 	struct lt_fb_tail *tails;       /* ncpus, mapped: written here */
 	unsigned ncpus;
 	uint32_t nunits;                /* a power of two */
-	struct lt_fbs_rec *pend;        /* read, not handed on: pend[0..n) */
-	size_t n, cap;
+	struct lt_fbs_cpu *cpu;         /* ncpus, allocated at the first drain */
 	uint64_t released;              /* the time of the last record handed on */
-	uint64_t late;                  /* records read after a later one was handed on */
+	uint64_t late;                  /* records handed on after a later one */
 	uint64_t remnants;              /* units skipped: a record written over by
 					 * one it interrupted (flightbuf.bpf.h) */
 	int oom;
@@ -50,11 +52,13 @@ struct lt_fbs {
 
 typedef int (*lt_fbs_fn)(void *ctx, void *data, size_t size);
 
-/* Reads every cpu's complete records into s->pend (a record not complete
- * yet stops its cpu's reading until the next drain), gives their units
- * back, then hands to fn, in order, those whose time is at most upto
- * (UINT64_MAX: all of them, the end of a recording).  How many were
- * handed on, or -ENOMEM (what was read is kept). */
+/* Hands to fn, in (time, cpu, number) order, every complete record of the
+ * cpus' units whose time is at most upto (UINT64_MAX: all of them, the end
+ * of a recording), merging the cpus' records as they are read (each cpu's
+ * are in the order they were claimed: nearly that of their times); a
+ * record not complete yet stops its cpu until the next drain.  Units are
+ * given back (the tails) as their records are handed on.  How many were,
+ * or -ENOMEM. */
 long lt_fbs_drain(struct lt_fbs *s, uint64_t upto, lt_fbs_fn fn, void *ctx);
 void lt_fbs_free(struct lt_fbs *s);
 

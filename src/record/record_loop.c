@@ -857,9 +857,9 @@ void rec_drain(struct session *s)
 			"ring buffer");
 	const struct lt_fbs *fbs = s->bpf.fbs;
 	if (fbs && fbs->late)
-		lt_info("%llu events were read from the per-cpu units after later ones of another cpu "
-			"had been written to the trace (their cpu held up more than %.2f ms in the "
-			"program writing them): written out of time order",
+		lt_info("%llu records of the per-cpu units written to the trace after a later one "
+			"(an interrupt's record and the one it interrupted, or a cpu held up more "
+			"than %.2f ms in the program writing it)",
 			(unsigned long long)fbs->late, LT_FBS_MARGIN_NS / 1e6);
 	if (fbs && fbs->remnants)
 		lt_info("%llu units of the per-cpu units skipped: a record written over by the one it "
