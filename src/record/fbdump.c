@@ -55,9 +55,7 @@ static uint64_t tag_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u)
 	return ((const volatile struct lt_fb_unit *)&base[u & mask])->tag;
 }
 
-/* The record claimed at unit u copied if it is complete and whole: its
- * length, or 0. */
-static uint32_t copy_rec(const struct lt_fb_unit *base, uint32_t mask, uint64_t u, uint8_t *out)
+uint32_t lt_fb_copy_rec(const struct lt_fb_unit *base, uint32_t mask, uint64_t u, uint8_t *out)
 {
 	uint64_t t0 = tag_at(base, mask, u);
 	uint32_t len = LT_FB_TAG_LEN(t0), k;
@@ -202,7 +200,7 @@ int lt_fb_collect_live(struct lt_fb_dump *d, const struct lt_fb_unit *units, uns
 			if (!nb)
 				goto oom;
 			d->buf = nb;
-			uint32_t len = copy_rec(base, mask, u, d->buf + d->buflen);
+			uint32_t len = lt_fb_copy_rec(base, mask, u, d->buf + d->buflen);
 			if (!len || u + LT_FB_UNITS(len) > h) {
 				u++; /* a remnant, or a record being written */
 				continue;

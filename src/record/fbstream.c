@@ -2,9 +2,9 @@
 /*
  * A bounded recording's events read from the kernel-side units as they come
  * (fbstream.h).  Each cpu's units are read from its tail on: a record is
- * taken when its units' tags say it is complete (fbdump.c's rule: the
- * first unit's tag its number and length, the others' its number, before
- * and after the copy).  The programs never write over a unit the collector
+ * taken when its units' tags say it is complete (fbdump.c's
+ * lt_fb_copy_rec: the first unit's tag its number and length, the others'
+ * its number, before and after the copy).  The programs never write over a unit the collector
  * has not read, so a unit at the tail is one of: a complete record; one
  * being written (the tag still the last lap's, or its number without a
  * length yet: read at the next drain); or the rest of a record written
@@ -16,38 +16,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fbdump.h"
 #include "fbstream.h"
 
 static uint64_t tag_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u)
 {
 	return __atomic_load_n(&base[u & mask].tag, __ATOMIC_ACQUIRE);
-}
-
-/* The record at unit u copied into out if complete: its length, or 0. */
-static uint32_t rec_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u, uint8_t *out)
-{
-	const uint64_t seq = u & (UINT64_MAX >> 8);
-	uint64_t t0 = tag_at(base, mask, u);
-	uint32_t len = LT_FB_TAG_LEN(t0), k;
-
-	if (LT_FB_TAG_SEQ(t0) != seq || len < sizeof(struct lt_ev_hdr) || len > LT_FB_MAXREC)
-		return 0;
-	k = LT_FB_UNITS(len);
-	for (uint32_t i = 1; i < k; i++)
-		if (tag_at(base, mask, u + i) != LT_FB_TAG(seq, 0))
-			return 0;
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t n = len - i * LT_FB_UDATA;
-		memcpy(out + i * LT_FB_UDATA, (const void *)base[(u + i) & mask].data,
-		       n < LT_FB_UDATA ? n : LT_FB_UDATA);
-	}
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (tag_at(base, mask, u) != t0)
-		return 0;
-	for (uint32_t i = 1; i < k; i++)
-		if (tag_at(base, mask, u + i) != LT_FB_TAG(seq, 0))
-			return 0;
-	return len;
 }
 
 /* Is unit u the rest of a record claimed one or two units before it? */
@@ -69,7 +43,7 @@ static int peek(struct lt_fbs *s, unsigned c)
 	if (k->len)
 		return 1;
 	for (;;) {
-		uint32_t len = rec_at(base, mask, k->pos, (uint8_t *)k->rec);
+		uint32_t len = lt_fb_copy_rec(base, mask, k->pos, (uint8_t *)k->rec);
 		if (len) {
 			k->ts = ((const struct lt_ev_hdr *)(const void *)k->rec)->ts;
 			k->seq = k->pos;

@@ -287,7 +287,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 			       bpf_map__fd(b->skel->maps.fb_units), 0);
 		if (m == MAP_FAILED) {
 			b->fb_maplen = 0;
-			snprintf(err, errlen, "mapping the flight recorder's buffers (%zu bytes): %s",
+			snprintf(err, errlen, "mapping the kernel-side units (%zu bytes): %s",
 				 (size_t)b->fb_nunits * (size_t)b->ncpus * LT_FB_UNIT, strerror(errno));
 			goto fail;
 		}
@@ -328,7 +328,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		b->fbs->tails = b->fb_tails;
 		b->fbs->ncpus = (unsigned)b->ncpus;
 		b->fbs->nunits = b->fb_nunits;
-		b->ev_fn = (lt_sample_fn_t)fn;
+		b->ev_fn = fn;
 		b->ev_ctx = ctx;
 	}
 	r = locktrace_bpf__attach(b->skel);

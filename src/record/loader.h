@@ -12,7 +12,7 @@ struct locktrace_bpf;
 struct ring_buffer;
 struct lt_fbs;
 struct lt_fb_tail;
-typedef int (*lt_sample_fn_t)(void *ctx, void *data, size_t size);
+typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 
 struct lt_bpf {
 	struct locktrace_bpf *skel;
@@ -41,7 +41,7 @@ struct lt_bpf {
 	struct lt_fbs *fbs;
 	struct lt_fb_tail *fb_tails;
 	size_t tails_maplen;
-	lt_sample_fn_t ev_fn;
+	lt_sample_fn ev_fn;
 	void *ev_ctx;
 	/* LT_BPF_FLIGHTBUF: the units, mapped read-only (ncpus * fb_nunits) */
 	const struct lt_fb_unit *fb_units;
@@ -50,8 +50,6 @@ struct lt_bpf {
 };
 struct lt_fb_unit;
 struct lt_fb_thread;
-
-typedef int (*lt_sample_fn)(void *ctx, void *data, size_t size);
 
 /* Checks the kernel can run locktrace (BTF present).  0 or -1 with err. */
 int lt_bpf_check_kernel(char *err, size_t errlen);
