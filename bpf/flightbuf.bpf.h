@@ -4,7 +4,9 @@
  * with flightbuf set, reserve()/submit() of locktrace.bpf.c fill each ring
  * record in a per-cpu buffer and copy it into the next units of this cpu's
  * circular array instead of the ring buffer, overwriting the oldest;
- * nobody reads them until a dump.  With
+ * nobody reads them until a dump.  With fb_stream too (every recording but
+ * the flight recorder's units), the collector reads them as they come and
+ * a record never overwrites a unit it has not read (fb_room).  With
  * fb_stall, every record written also updates the stall rule's state (per
  * thread: the call it is blocked in; per cpu: the last progress), the same
  * rules as src/record/stall.c applies to events, which the collector polls.

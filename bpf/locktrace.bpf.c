@@ -13,13 +13,17 @@
  * lookup, and a process forked or moved into the cgroup is traced from its
  * first event, with nothing for user space to do.
  *
- * Events go to one ring buffer without waking the consumer (the collector
- * drains it on a timer); a wake-up is forced only when the buffer fills past
- * wake_bytes.  Per-event wake-ups halve the target's throughput (see
- * BENCHMARKS.md).  A failed reservation is counted per cpu and kind.
+ * Events go to per-cpu circular arrays of 64-byte units (flightbuf.bpf.h,
+ * flightbuf and fb_stream set: no lock, where a ring buffer's reservation
+ * takes one with interrupts off) that the collector reads on a timer; it
+ * is woken only when a cpu's unread units pass a quarter.  Per-event
+ * wake-ups halve the target's throughput (see BENCHMARKS.md).  A record
+ * that finds no room is counted per cpu and kind.  Without fb_stream
+ * (LOCKTRACE_EVENTS_RING=1) they go to one ring buffer instead, a wake-up
+ * forced past wake_bytes.
  *
- * With flightbuf (the flight recorder, --ring) records go to per-cpu
- * overwrite buffers instead (flightbuf.bpf.h), read only at a dump.
+ * With flightbuf alone (the flight recorder, --ring) the units are
+ * overwrite buffers read only at a dump.
  *
  * With calls_at_switch (--calls blocking) the syscall programs are not
  * loaded at all: the switch and wake-up programs write the call a thread

@@ -4,7 +4,9 @@
  * --stacks): per-cpu circular arrays of 64-byte units
  * that the BPF programs write and nobody reads until a dump, and the state
  * the stall rule needs, kept by the programs and polled by the collector a
- * few times a second.  Shared by bpf/locktrace.bpf.c and src/record/
+ * few times a second.  The other recordings' events go through the same
+ * units (fb_stream), which the collector reads as they come
+ * (src/record/fbstream.c) and the programs never write over unread.  Shared by bpf/locktrace.bpf.c and src/record/
  * (fbdump.c reads the units; docs/flight-recorder.md).
  *
  * Units: one array map of ncpus * nunits 64-byte units (nunits a power of
