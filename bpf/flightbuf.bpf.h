@@ -123,7 +123,8 @@ static __always_inline struct lt_fb_unit *fb_put(__u32 base, __u64 s, __u32 i, c
 	return u;
 }
 
-static __always_inline void fb_lost(__u8 kind)
+/* An event of kind lost: counted per cpu (the ring's and the units'). */
+static __always_inline void count_lost(__u8 kind)
 {
 	__u32 k = kind;
 	__u64 *c = bpf_map_lookup_elem(&lost, &k);
@@ -132,41 +133,39 @@ static __always_inline void fb_lost(__u8 kind)
 		*c += 1;
 }
 
+/* fb_stream: the collector woken (8 bytes into the events' ring, which it
+ * ignores); it reads the units every 20 ms otherwise. */
+static __always_inline void fb_wake(void)
+{
+	__u64 nil = 0;
+
+	bpf_ringbuf_output(&events, &nil, sizeof(nil), BPF_RB_FORCE_WAKEUP);
+}
+
 /* fb_stream: may this cpu's record of k units, claimed at s, go into the
  * units, or would it write over units the collector has not read (its
  * tail, read once: a stale one only says fuller)?  If not, its events are
- * counted lost. */
+ * counted lost.  If it may and takes the unread units past a quarter of
+ * them, the collector is woken. */
 static __always_inline bool fb_room(__u64 s, __u32 k, const __u8 *rec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct lt_fb_tail *t = bpf_map_lookup_elem(&fb_tails, &cpu);
 	const struct lt_ev_hdr *h = (const void *)rec;
+	__u64 used = t ? s - *(volatile __u64 *)&t->tail : 0, q = fb_nunits / 4;
 
-	if (t && s + k - *(volatile __u64 *)&t->tail <= fb_nunits)
+	if (t && used + k <= fb_nunits) {
+		if (used < q && used + k >= q)
+			fb_wake();
 		return true;
-	fb_lost(h->kind);
+	}
+	count_lost(h->kind);
 	/* a call's entry with its switch or wake-up (reserve2) */
 	if (h->flags & LT_F_AT_SLEEP)
-		fb_lost(LT_EV_SWITCH);
+		count_lost(LT_EV_SWITCH);
 	else if (h->flags & LT_F_AT_WAKE)
-		fb_lost(LT_EV_WAKING);
+		count_lost(LT_EV_WAKING);
 	return false;
-}
-
-/* fb_stream: the collector woken (8 bytes into the events' ring, which it
- * ignores) when this record takes its cpu's unread units past a quarter
- * of them; it reads them every 20 ms otherwise. */
-static __always_inline void fb_nudge(__u64 s, __u32 k)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct lt_fb_tail *t = bpf_map_lookup_elem(&fb_tails, &cpu);
-	__u64 used, q = fb_nunits / 4, zero = 0;
-
-	if (!t)
-		return;
-	used = s - *(volatile __u64 *)&t->tail;
-	if (used < q && used + k >= q)
-		bpf_ringbuf_output(&events, &zero, sizeof(zero), BPF_RB_FORCE_WAKEUP);
 }
 
 /* The record filled at level n of c, len bytes: into the next units. */
@@ -180,8 +179,6 @@ static __always_inline void fb_copy(struct lt_fb_cpu *c, __u32 n)
 	if (fb_stream && !fb_room(s, LT_FB_UNITS(len), src))
 		return;
 	c->head = s + LT_FB_UNITS(len);
-	if (fb_stream)
-		fb_nudge(s, LT_FB_UNITS(len));
 	c->records++;
 	first = fb_put(base, s, 0, src);
 	if (!first)

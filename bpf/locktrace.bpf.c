@@ -379,12 +379,8 @@ static __always_inline bool traced(struct task_struct *t)
 static __always_inline void *reserve(__u32 size, __u8 kind)
 {
 	void *e = flightbuf ? fb_reserve(size) : bpf_ringbuf_reserve(&events, size, 0);
-	if (!e) {
-		__u32 k = kind;
-		__u64 *c = bpf_map_lookup_elem(&lost, &k);
-		if (c)
-			*c += 1;
-	}
+	if (!e)
+		count_lost(kind);
 	return e;
 }
 
@@ -474,14 +470,8 @@ static __always_inline void *reserve2(__u32 size, __u8 kind1, __u8 kind2)
 {
 	void *e = flightbuf ? fb_reserve(size) : bpf_ringbuf_reserve(&events, size, 0);
 	if (!e) {
-		__u32 k = kind1;
-		__u64 *c = bpf_map_lookup_elem(&lost, &k);
-		if (c)
-			*c += 1;
-		k = kind2;
-		c = bpf_map_lookup_elem(&lost, &k);
-		if (c)
-			*c += 1;
+		count_lost(kind1);
+		count_lost(kind2);
 	}
 	return e;
 }
@@ -1329,12 +1319,9 @@ static __always_inline void submit_sleep(void *e, __u8 flags, __u64 ts)
 	last = bpf_map_lookup_elem(&read_wake, &zero);
 	if (last && ts - *last >= waiter_copy_ns) {
 		*last = ts;
-		if (flightbuf) {
-			/* the units (fb_stream): submitted, and 8 bytes into the
-			 * events' ring wake the collector */
-			__u64 nil = 0;
+		if (flightbuf) { /* the units (fb_stream) */
 			submit(e);
-			bpf_ringbuf_output(&events, &nil, sizeof(nil), BPF_RB_FORCE_WAKEUP);
+			fb_wake();
 			return;
 		}
 		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);

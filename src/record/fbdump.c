@@ -49,22 +49,21 @@ static int ent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The tag of unit number u of a cpu's units. */
-static uint64_t tag_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u)
+uint64_t lt_fb_tag_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u)
 {
-	return ((const volatile struct lt_fb_unit *)&base[u & mask])->tag;
+	return __atomic_load_n(&base[u & mask].tag, __ATOMIC_ACQUIRE);
 }
 
 uint32_t lt_fb_copy_rec(const struct lt_fb_unit *base, uint32_t mask, uint64_t u, uint8_t *out)
 {
-	uint64_t t0 = tag_at(base, mask, u);
+	uint64_t t0 = lt_fb_tag_at(base, mask, u);
 	uint32_t len = LT_FB_TAG_LEN(t0), k;
 
 	if (LT_FB_TAG_SEQ(t0) != (u & (UINT64_MAX >> 8)) || len < 16 || len > LT_FB_MAXREC)
 		return 0;
 	k = LT_FB_UNITS(len);
 	for (uint32_t i = 1; i < k; i++)
-		if (tag_at(base, mask, u + i) != LT_FB_TAG(u, 0))
+		if (lt_fb_tag_at(base, mask, u + i) != LT_FB_TAG(u, 0))
 			return 0;
 	rd_barrier();
 	for (uint32_t i = 0; i < k; i++) {
@@ -73,10 +72,10 @@ uint32_t lt_fb_copy_rec(const struct lt_fb_unit *base, uint32_t mask, uint64_t u
 		       n < LT_FB_UDATA ? n : LT_FB_UDATA);
 	}
 	rd_barrier();
-	if (tag_at(base, mask, u) != t0)
+	if (lt_fb_tag_at(base, mask, u) != t0)
 		return 0;
 	for (uint32_t i = 1; i < k; i++)
-		if (tag_at(base, mask, u + i) != LT_FB_TAG(u, 0))
+		if (lt_fb_tag_at(base, mask, u + i) != LT_FB_TAG(u, 0))
 			return 0;
 	return len;
 }

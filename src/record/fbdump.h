@@ -89,6 +89,9 @@ void lt_fb_comms_free(struct lt_fb_comms *c);
 /* Units per cpu for a ring of ring_bytes over ncpus: the largest power
  * of two that fits, at least LT_FB_MIN_NUNITS, at most LT_FB_MAX_NUNITS. */
 uint32_t lt_fb_nunits(uint64_t ring_bytes, unsigned ncpus);
+/* The tag of unit number u of a cpu's units (base, mask: nunits - 1), read
+ * before anything read of the unit after it. */
+uint64_t lt_fb_tag_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u);
 /* The record claimed at unit u of a cpu's units (base, mask: nunits - 1)
  * copied into out (LT_FB_MAXREC bytes) if it is complete and whole: its
  * tags say so before and after the copy.  Its length, or 0. */

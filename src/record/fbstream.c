@@ -19,15 +19,10 @@
 #include "fbdump.h"
 #include "fbstream.h"
 
-static uint64_t tag_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u)
-{
-	return __atomic_load_n(&base[u & mask].tag, __ATOMIC_ACQUIRE);
-}
-
 /* Is unit u the rest of a record claimed one or two units before it? */
 static int remnant_at(const struct lt_fb_unit *base, uint32_t mask, uint64_t u)
 {
-	uint64_t t = tag_at(base, mask, u), seq = LT_FB_TAG_SEQ(t), us = u & (UINT64_MAX >> 8);
+	uint64_t t = lt_fb_tag_at(base, mask, u), seq = LT_FB_TAG_SEQ(t), us = u & (UINT64_MAX >> 8);
 
 	return t && seq < us && us - seq <= 2;
 }
