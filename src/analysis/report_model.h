@@ -81,6 +81,7 @@ struct rthread {
 	                           variable with no signal pending, nothing handed
 	                           through it, nobody holding it (report_end.c) */
 	uint64_t last_call_ts;  /* last traced call began or ended */
+	uint64_t last_other_ts; /* last call other than a futex call began */
 	struct lt_report_call *ring;
 	unsigned ring_n, ring_pos;
 	uint32_t held[MAX_HELD];/* group+1 this thread holds by the event rule */
@@ -110,6 +111,14 @@ struct rgroup {
 	uint32_t last_acq_waker;
 	int rel_kind;
 	int64_t rel_woken;
+	/* the holder's take came from a wait on g that returned: the holder
+	 * the rule named before it, kept until it is known whether the wait
+	 * took the lock (report_track.c, untake) */
+	int acq_by_wait;
+	uint32_t prev_holder;   /* thread idx+1 that had not let it go */
+	uint64_t prev_acq_ts;
+	uint32_t prev_acq_waker;
+	int holder_doubt;       /* the last take was undone, nobody named before */
 	/* hand-off chain */
 	uint32_t chain_wakee, chain_len;
 	uint64_t chain_start;

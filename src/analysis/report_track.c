@@ -238,7 +238,45 @@ static void take(struct lt_report *r, struct rgroup *g, struct rthread *t, uint6
 	g->last_acq_waker = waker;
 	g->rel_ts = 0;
 	g->rel_kind = REL_NONE;
+	g->acq_by_wait = 0;
+	g->holder_doubt = 0;
 	held_add(t, g->idx + 1);
+}
+
+/* A wait that returned and a wait on the same lock again this soon, with
+ * no call but futex calls between, is a thread that found the lock taken
+ * (a condition variable's predicate still false once its mutex was back,
+ * a mutex another thread barged into): it never held it.  Longer, and it
+ * ran holding it. */
+#define REWAIT_NS 1000000ull
+
+static int rewait_at_once(const struct rgroup *g, const struct rthread *t, uint64_t ts)
+{
+	return g->acq_by_wait && t->last_other_ts < g->acq_ts && ts - g->acq_ts < REWAIT_NS;
+}
+
+/* t's wait on g returned, and t waits on g again at once: it did not take
+ * g.  The holder the rule named before t's wait returned, if it had not let
+ * it go, holds it still; else the events name nobody, and the holder is
+ * not known (the rules may then infer one from the stacks). */
+static void untake(struct lt_report *r, struct rgroup *g, struct rthread *t)
+{
+	held_remove(t, g->idx + 1);
+	g->holder = g->last_holder = 0;
+	g->last_acq = g->acq_ts = 0;
+	g->last_acq_waker = g->acq_waker = 0;
+	g->holder_doubt = 1;
+	if (g->prev_holder) {
+		g->holder = g->last_holder = g->prev_holder;
+		g->last_acq = g->acq_ts = g->prev_acq_ts;
+		g->last_acq_waker = g->acq_waker = g->prev_acq_waker;
+		g->holder_doubt = 0;
+		held_add(P(r)->th[g->prev_holder - 1], g->idx + 1);
+	}
+	g->rel_ts = 0;
+	g->rel_kind = REL_NONE;
+	g->acq_by_wait = 0;
+	g->prev_holder = 0;
 }
 
 static void progress(struct lt_report *r, uint64_t ts, uint32_t tid, uint32_t other, int kind,
@@ -414,6 +452,8 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 	t->w0_tid = 0;
 	t->w0_ts = 0;
 	t->last_call_ts = s->begin_ts;
+	if (s->enter.h.kind != LT_EV_FUTEX_ENTER)
+		t->last_other_ts = s->begin_ts;
 
 	switch (s->enter.h.kind) {
 	case LT_EV_FUTEX_ENTER:
@@ -454,8 +494,12 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 		}
 		seen(r, g, t, 0);
 		rp_count_kind(r, g, t, &s->enter.futex);
-		if (g->holder == t->idx + 1)
+		if (g->holder == t->idx + 1 && rewait_at_once(g, t, s->begin_ts))
+			untake(r, g, t);
+		else if (g->holder == t->idx + 1)
 			release(r, g, s->begin_ts, REL_WAIT, 0);
+		else if (g->prev_holder == t->idx + 1)
+			g->prev_holder = 0; /* it waits: it does not hold it */
 		if (g->wake0_ts && g->wake0_tid != t->pub.tid && s->begin_ts >= g->wake0_ts &&
 		    s->begin_ts - g->wake0_ts <= WAKE0_WINDOW_NS) {
 			t->w0_tid = g->wake0_tid;
@@ -544,7 +588,14 @@ static void lock_wait_end(struct lt_report *r, struct rgroup *g, struct rthread 
 	if (s->flags & LT_SPAN_UNFINISHED)
 		g->pub.open_at_end++;
 	if (has && (ret == 0 || ret == -EAGAIN)) {
+		uint32_t prev = g->holder != t->idx + 1 ? g->holder : 0;
+		uint64_t prev_ts = g->acq_ts;
+		uint32_t prev_waker = g->acq_waker;
 		take(r, g, t, s->end_ts, c->woken_by);
+		g->acq_by_wait = 1;
+		g->prev_holder = prev;
+		g->prev_acq_ts = prev_ts;
+		g->prev_acq_waker = prev_waker;
 		if (ret == 0 && (s->flags & LT_SPAN_SLEPT))
 			progress(r, s->end_ts, t->pub.tid, c->woken_by, 2, c);
 	}
@@ -565,6 +616,8 @@ static void lock_wake_end(struct lt_report *r, struct rthread *t, const struct l
 		g->pub.woken += (uint64_t)ret;
 	if (g->holder == t->idx + 1)
 		release(r, g, s->begin_ts, REL_WAKE, has ? ret : 0);
+	else if (g->prev_holder == t->idx + 1)
+		g->prev_holder = 0; /* it let it go */
 	if (has && ret == 0) {
 		g->wake0_ts = s->begin_ts;
 		g->wake0_tid = t->pub.tid;

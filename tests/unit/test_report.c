@@ -497,6 +497,53 @@ Test(report, last_holder_released_without_waking_the_queued_waiter)
 	done();
 }
 
+/* The demo's io stall as a flight dump once showed it (CI, 2026-12-05): two
+ * condition-variable waiters are woken; 503 takes the lock and blocks in a
+ * read holding it; 502's wait returned after 503's, but it found the lock
+ * held and waited again at once, nothing between.  A wait that returned
+ * did not take the lock then: the holder is still 503, not "502 let it go
+ * without waking anyone". */
+Test(report, a_woken_waiter_that_waits_again_at_once_did_not_take_the_lock)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503, 504));
+	wait_sleep(t, 502, COND_WAIT, G0, 0);
+	wait_sleep(t + 10 * US, 503, COND_WAIT, G0, 0);
+	wait_sleep(t + 20 * US, 501, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 504, 501, G0);
+	handoff(t + 2 * MS, 501, 503, G0); /* 501 got it by a hand-off and handed it on */
+	handoff(t + 2 * MS + 10 * US, 501, 502, G0);
+	wait_sleep(t + 2 * MS + 30 * US, 501, COND_WAIT, G0, 0);
+	wait_sleep(t + 2 * MS + 40 * US, 502, COND_WAIT, G0, 0); /* 24 us after its wait returned */
+	io(t + 2 * MS + 80 * US, 503, NR_read, 7);
+	off(t + 2 * MS + 82 * US, 503, 0);
+	wait_sleep(t + 3 * MS, 504, COND_WAIT, G0, 0);
+	finish(t + 3 * SEC);
+	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_eq(f->holder, 503);
+	done();
+}
+
+/* The same wait returned and waited again, but 40 ms later: it ran holding
+ * the lock (its calls then not recorded) and let it go without a wake. */
+Test(report, a_woken_waiter_that_ran_before_waiting_again_took_the_lock)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503, 504));
+	wait_sleep(t, 502, COND_WAIT, G0, 0);
+	wait_sleep(t + 10 * US, 503, COND_WAIT, G0, 0);
+	wait_sleep(t + 20 * US, 501, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 504, 501, G0);
+	handoff(t + 2 * MS, 501, 502, G0);
+	wait_sleep(t + 2 * MS + 30 * US, 501, COND_WAIT, G0, 0);
+	wait_sleep(t + 42 * MS, 502, COND_WAIT, G0, 0);
+	wait_sleep(t + 43 * MS, 504, COND_WAIT, G0, 0);
+	finish(t + 3 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_LOST_WAKEUP, "released_without_wake");
+	cr_assert_eq(f->holder, 502);
+	cr_assert(has_tid(f, 501));
+	done();
+}
+
 /* The same, but the waiters queued before the last holder took the lock
  * (its own acquire was invisible, say): still waiters sleeping while the
  * lock is free. */
