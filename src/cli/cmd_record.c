@@ -62,7 +62,8 @@ static const struct lt_opt opts[] = {
 	  "launched COMMAND still running then gets SIGTERM" },
 	{ "buffer", 'b', "SIZE",
 	  "the kernel's buffer for the events, all cpus together, e.g. 64M (default 16M): per-cpu "
-	  "units the collector reads as they come" },
+	  "units the collector reads as they come, a power of two of 64-byte units a cpu, at "
+	  "least 256 KiB a cpu" },
 	{ "quiet", 'q', NULL,
 	  "no progress and no summary: only the findings and the files written (and errors)" },
 	{ "pid-file", OPT_PID_FILE, "FILE",

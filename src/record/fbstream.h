@@ -28,6 +28,14 @@
  * thread is inside the program), nor can any event it causes. */
 #define LT_FBS_MARGIN_NS 250000ull
 
+/* The fewest units a cpu streams through, whatever -b asks: the collector
+ * is woken when a quarter of a cpu's units are unread, and must read them
+ * before the rest fill (a record finding no room is lost).  512 units
+ * (-b 64K on 2 cpus) filled in ~0.2 ms of a CPU-bound target and lost 97%
+ * of its events where the ring buffer of the same size lost 2-4%
+ * (BENCHMARKS.md, "2026-12-05, 14:30 UTC"). */
+#define LT_FBS_MIN_NUNITS (1u << 12)
+
 /* A cpu's next record, read (peeked) but not handed on yet. */
 struct lt_fbs_cpu {
 	uint64_t pos;     /* the unit after it: where this cpu's reading goes on */

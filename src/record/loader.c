@@ -22,6 +22,9 @@
 #include "locktrace.skel.h"
 #include "grow.h"
 
+/* a per-cpu map value is read and written in 8-byte multiples */
+#define FB_CPU_STRIDE ((sizeof(struct lt_fb_cpu) + 7) / 8 * 8)
+
 static int verbose_libbpf;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -192,6 +195,8 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	if (flags & LT_BPF_FLIGHTBUF) {
 		/* the units take the ring's size; the ring buffer stays empty */
 		b->fb_nunits = lt_fb_nunits(asked, (unsigned)b->ncpus);
+		if (b->fb_stream && b->fb_nunits < LT_FBS_MIN_NUNITS)
+			b->fb_nunits = LT_FBS_MIN_NUNITS;
 		b->skel->rodata->flightbuf = true;
 		b->skel->rodata->fb_nunits = b->fb_nunits;
 		b->skel->rodata->fb_stall = (flags & LT_BPF_FB_STALL) != 0;
@@ -310,7 +315,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 			goto fail;
 		}
 		/* units numbered from 1: a tag of 0 is a unit never written */
-		size_t stride = (sizeof(struct lt_fb_cpu) + 7) / 8 * 8;
+		size_t stride = FB_CPU_STRIDE;
 		uint8_t *v = calloc((size_t)b->ncpus, stride);
 		uint32_t k0 = 0;
 		for (int c = 0; v && c < b->ncpus; c++) {
@@ -461,8 +466,7 @@ int lt_bpf_read_wcopy(struct lt_bpf *b, uint64_t *out)
 int lt_bpf_fb_heads(struct lt_bpf *b, uint64_t *heads, uint64_t *records)
 {
 	uint32_t k = 0;
-	/* a per-cpu value is read in 8-byte multiples */
-	size_t stride = (sizeof(struct lt_fb_cpu) + 7) / 8 * 8;
+	size_t stride = FB_CPU_STRIDE;
 	uint8_t *v = malloc((size_t)b->ncpus * stride);
 	if (!v)
 		return -ENOMEM;

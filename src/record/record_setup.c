@@ -397,6 +397,19 @@ static int start_bpf(struct session *s)
 				(double)used / 1048576.0, (double)o->ring_mem / 1048576.0,
 				(unsigned)((uint64_t)LT_FB_MAX_NUNITS * LT_FB_UNIT >> 20), (int)s->bpf.ncpus);
 	}
+	if (!br && !s->fb && s->bpf.fb_stream) {
+		uint64_t used = (uint64_t)s->bpf.fb_nunits * (uint64_t)s->bpf.ncpus * LT_FB_UNIT;
+		if (used > ring_bytes)
+			lt_note("-b %.0f KiB is below the fewest units the events stream through: %u "
+				"64-byte units a cpu, %.0f KiB on %d cpus (fewer lose the events of "
+				"a busy cpu before the collector can read them)",
+				(double)ring_bytes / 1024.0, s->bpf.fb_nunits, (double)used / 1024.0,
+				(int)s->bpf.ncpus);
+		else if (used < ring_bytes && o->ring_bytes)
+			lt_note("the kernel-side units take %.0f MiB of the %.0f MiB asked: a power of "
+				"two of 64-byte units a cpu, %d cpus", (double)used / 1048576.0,
+				(double)ring_bytes / 1048576.0, (int)s->bpf.ncpus);
+	}
 	if (!br) {
 		s->bpf_started = 1;
 		/* the waits the BPF side's copies serve come flagged, the

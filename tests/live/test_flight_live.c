@@ -936,3 +936,41 @@ Test(flight_live, the_units_take_at_most_the_ring_asked_and_say_so, .timeout = 6
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x", st);
 	unlink(path);
 }
+
+/* -b's note on the units a bounded recording streams through: below the
+ * fewest units a cpu (LT_FBS_MIN_NUNITS, a floor: fewer lost 97% of a
+ * CPU-bound target's events) the recorder says it takes more; above it, a
+ * size that is not a power of two of units a cpu is rounded down and said. */
+static void stream_size_note(const char *size, const char *want)
+{
+	char path[128], lines[32][256];
+	int m = 0;
+	struct tl_proc rec;
+
+	tl_tmp_path(path, sizeof(path), "bsize");
+	char *argv[] = { LT_BIN, "record", "-b", (char *)size, "-o", path, "-f", "--no-status", "--",
+			 "/bin/sleep", "0.5", NULL };
+	cr_assert_eq(tl_spawn(&rec, argv), 0);
+	cr_assert(tl_wait_for(&rec, 1, "locktrace: note: ", lines, &m, 32, 20000), "-b %s: no note", size);
+	cr_assert(strstr(lines[m - 1], want), "-b %s: want '%s': %s", size, want, lines[m - 1]);
+	int st = tl_wait(&rec, 30000);
+	tl_close(&rec);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x", st);
+	unlink(path);
+}
+
+Test(flight_live, a_bounded_recordings_units_are_said_when_not_what_b_asked, .timeout = 60)
+{
+	NEED_ROOT();
+	char want[160];
+	/* the floor: 4096 units a cpu */
+	snprintf(want, sizeof(want), "-b 64 KiB is below the fewest units the events stream through: "
+		 "4096 64-byte units a cpu, %lu KiB on %lu cpus", 4096ul * LT_FB_UNIT / 1024 * possible_cpus(),
+		 possible_cpus());
+	stream_size_note("64K", want);
+	/* rounded down */
+	size_t total = units_per_cpu(3ull << 20) * possible_cpus();
+	snprintf(want, sizeof(want), "the kernel-side units take %.0f MiB of the 3 MiB asked",
+		 (double)total * LT_FB_UNIT / 1048576.0);
+	stream_size_note("3M", want);
+}
