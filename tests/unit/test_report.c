@@ -544,6 +544,29 @@ Test(report, a_woken_waiter_that_ran_before_waiting_again_took_the_lock)
 	done();
 }
 
+/* A waiter woken by the last one to hand the lock on waits again at once:
+ * it never took it, and nobody the events saw holds it.  Not "its last
+ * holder let it go" nor "free with waiters" about that thread: waiters
+ * nobody woke, no holder known. */
+Test(report, when_the_last_take_is_undone_no_holder_is_named)
+{
+	uint64_t t = begin(TIDS(PID, 502, 503, 504));
+	wait_sleep(t, 502, COND_WAIT, G0, 0);
+	wait_sleep(t + 10 * US, 503, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 504, 502, G0);
+	handoff(t + 2 * MS, 502, 503, G0); /* 502 got it by a hand-off and handed it on */
+	wait_sleep(t + 2 * MS + 30 * US, 503, COND_WAIT, G0, 0);
+	wait_sleep(t + 2 * MS + 50 * US, 502, COND_WAIT, G0, 0);
+	wait_sleep(t + 3 * MS, 504, COND_WAIT, G0, 0);
+	finish(t + 3 * SEC);
+	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
+	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL));
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert(strstr(f->summary, "no holder is known"), "%s", f->summary);
+	cr_assert(has_tid(f, 502) && has_tid(f, 503) && has_tid(f, 504));
+	done();
+}
+
 /* The same, but the waiters queued before the last holder took the lock
  * (its own acquire was invisible, say): still waiters sleeping while the
  * lock is free. */
