@@ -503,13 +503,20 @@ Test(report, last_holder_released_without_waking_the_queued_waiter)
  * held and waited again at once, nothing between.  A wait that returned
  * did not take the lock then: the holder is still 503, not "502 let it go
  * without waking anyone". */
-Test(report, a_woken_waiter_that_waits_again_at_once_did_not_take_the_lock)
+/* 502, 503 and 501 queue on G0's condition variable; 504 hands it to 501 */
+static uint64_t three_queued_501_woken(void)
 {
 	uint64_t t = begin(TIDS(PID, 501, 502, 503, 504));
 	wait_sleep(t, 502, COND_WAIT, G0, 0);
 	wait_sleep(t + 10 * US, 503, COND_WAIT, G0, 0);
 	wait_sleep(t + 20 * US, 501, COND_WAIT, G0, 0);
 	handoff(t + 1 * MS, 504, 501, G0);
+	return t;
+}
+
+Test(report, a_woken_waiter_that_waits_again_at_once_did_not_take_the_lock)
+{
+	uint64_t t = three_queued_501_woken();
 	handoff(t + 2 * MS, 501, 503, G0); /* 501 got it by a hand-off and handed it on */
 	handoff(t + 2 * MS + 10 * US, 501, 502, G0);
 	wait_sleep(t + 2 * MS + 30 * US, 501, COND_WAIT, G0, 0);
@@ -528,11 +535,7 @@ Test(report, a_woken_waiter_that_waits_again_at_once_did_not_take_the_lock)
  * the lock (its calls then not recorded) and let it go without a wake. */
 Test(report, a_woken_waiter_that_ran_before_waiting_again_took_the_lock)
 {
-	uint64_t t = begin(TIDS(PID, 501, 502, 503, 504));
-	wait_sleep(t, 502, COND_WAIT, G0, 0);
-	wait_sleep(t + 10 * US, 503, COND_WAIT, G0, 0);
-	wait_sleep(t + 20 * US, 501, COND_WAIT, G0, 0);
-	handoff(t + 1 * MS, 504, 501, G0);
+	uint64_t t = three_queued_501_woken();
 	handoff(t + 2 * MS, 501, 502, G0);
 	wait_sleep(t + 2 * MS + 30 * US, 501, COND_WAIT, G0, 0);
 	wait_sleep(t + 42 * MS, 502, COND_WAIT, G0, 0);
