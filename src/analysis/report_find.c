@@ -313,17 +313,25 @@ const char *rp_holder_how(struct lt_report *r, const struct rgroup *g, char *buf
 		snprintf(buf, len, "the snapshot read its owner%s", dis);
 		return buf;
 	}
+	char undo[160] = "";
+	if (g->undo_tid) {
+		char t1[32];
+		rp_fmt_ts(g->undo_ret_ts, t1, sizeof(t1));
+		snprintf(undo, sizeof(undo), "; %u's wait on it returned later (%s) but it waited on it again "
+			 "%.0f us after, no call between: it found it taken", g->undo_tid, t1,
+			 (double)(g->undo_rewait_ts - g->undo_ret_ts) / 1e3);
+	}
 	if (g->end_holder_src == 3) {
 		snprintf(buf, len, "inferred from the snapshot, which records no owner for this lock: of the threads "
-				   "not waiting on it, only this one runs the waiters' code (%s) and is blocked in a call",
-			 g->infer_func);
+				   "not waiting on it, only this one runs the waiters' code (%s) and is blocked in a call%s",
+			 g->infer_func, undo);
 		return buf;
 	}
 	rp_fmt_ts(g->acq_ts, ts, sizeof(ts));
 	if (g->acq_waker)
 		snprintf(ws, sizeof(ws), ", woken by %u", g->acq_waker);
-	snprintf(buf, len, "its wait on the lock returned at %s%s; it has neither woken nor waited on it since",
-		 ts, ws);
+	snprintf(buf, len, "its wait on the lock returned at %s%s; it has neither woken nor waited on it since%s",
+		 ts, ws, undo);
 	return buf;
 }
 

@@ -119,6 +119,10 @@ struct rgroup {
 	uint64_t prev_acq_ts;
 	uint32_t prev_acq_waker;
 	int holder_doubt;       /* the last take was undone, nobody named before */
+	/* the last take undone since the last one that stood: whose, when its
+	 * wait returned, when it waited again (the holder's evidence says it) */
+	uint32_t undo_tid;
+	uint64_t undo_ret_ts, undo_rewait_ts;
 	/* hand-off chain */
 	uint32_t chain_wakee, chain_len;
 	uint64_t chain_start;

@@ -48,7 +48,7 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_DEADLOCK, "cycle");
 	if (!f)
 		return;
-	char line[2048], tn[96], tn2[96], gn[200], ts[32], d[32], how[256];
+	char line[2048], tn[96], tn2[96], gn[200], ts[32], d[32], how[700];
 	size_t m = 0;
 	uint64_t since = 0;
 	for (size_t i = 0; i < n; i++) {

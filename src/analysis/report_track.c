@@ -240,6 +240,7 @@ static void take(struct lt_report *r, struct rgroup *g, struct rthread *t, uint6
 	g->rel_kind = REL_NONE;
 	g->acq_by_wait = 0;
 	g->holder_doubt = 0;
+	g->undo_tid = 0;
 	held_add(t, g->idx + 1);
 }
 
@@ -259,8 +260,11 @@ static int rewait_at_once(const struct rgroup *g, const struct rthread *t, uint6
  * g.  The holder the rule named before t's wait returned, if it had not let
  * it go, holds it still; else the events name nobody, and the holder is
  * not known (the rules may then infer one from the stacks). */
-static void untake(struct lt_report *r, struct rgroup *g, struct rthread *t)
+static void untake(struct lt_report *r, struct rgroup *g, struct rthread *t, uint64_t ts)
 {
+	g->undo_tid = t->pub.tid;
+	g->undo_ret_ts = g->acq_ts;
+	g->undo_rewait_ts = ts;
 	held_remove(t, g->idx + 1);
 	g->holder = g->last_holder = 0;
 	g->last_acq = g->acq_ts = 0;
@@ -495,7 +499,7 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 		seen(r, g, t, 0);
 		rp_count_kind(r, g, t, &s->enter.futex);
 		if (g->holder == t->idx + 1 && rewait_at_once(g, t, s->begin_ts))
-			untake(r, g, t);
+			untake(r, g, t, s->begin_ts);
 		else if (g->holder == t->idx + 1)
 			release(r, g, s->begin_ts, REL_WAIT, 0);
 		else if (g->prev_holder == t->idx + 1)

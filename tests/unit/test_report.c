@@ -528,6 +528,12 @@ Test(report, a_woken_waiter_that_waits_again_at_once_did_not_take_the_lock)
 	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
 	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
 	cr_assert_eq(f->holder, 503);
+	/* the evidence says why 502 is not the holder */
+	int said = 0;
+	for (size_t k = 0; k < f->n_evidence; k++)
+		said |= strstr(f->evidence[k], "502's wait on it returned later") &&
+			strstr(f->evidence[k], "waited on it again 24 us after, no call between") != NULL;
+	cr_assert(said, "the undone take is not in the holder's evidence");
 	done();
 }
 
