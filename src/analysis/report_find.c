@@ -313,13 +313,15 @@ const char *rp_holder_how(struct lt_report *r, const struct rgroup *g, char *buf
 		snprintf(buf, len, "the snapshot read its owner%s", dis);
 		return buf;
 	}
-	char undo[160] = "";
+	char undo[320] = "";
 	if (g->undo_tid) {
 		char t1[32];
 		rp_fmt_ts(g->undo_ret_ts, t1, sizeof(t1));
-		snprintf(undo, sizeof(undo), "; %u's wait on it returned later (%s) but it waited on it again "
-			 "%.0f us after, no call between: it found it taken", g->undo_tid, t1,
-			 (double)(g->undo_rewait_ts - g->undo_ret_ts) / 1e3);
+		snprintf(undo, sizeof(undo), "; %s %u's wait on it returned at %s, but it waited on it again "
+			 "%.0f us after with no traced call between but futex calls%s: read as a waiter that "
+			 "found it taken, not a holder", g->end_holder_src == 3 ? "the events' last take was undone:" : "later,",
+			 g->undo_tid, t1, (double)(g->undo_rewait_ts - g->undo_ret_ts) / 1e3,
+			 (r->hdr_flags & LT_HDR_CALLS_BLOCKING) ? " (recorded with --calls blocking: calls that did not sleep are not in the trace)" : "");
 	}
 	if (g->end_holder_src == 3) {
 		snprintf(buf, len, "inferred from the snapshot, which records no owner for this lock: of the threads "

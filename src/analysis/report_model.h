@@ -58,6 +58,7 @@ static inline void rp_strv_free(char **v, size_t n)
 enum { TS_UNKNOWN = 0, TS_RUNNING, TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
 enum { CL_NONE = 0, CL_FUTEX, CL_POLL, CL_IO, CL_FLOCK };
 enum { REL_NONE = 0, REL_WAIT, REL_WAKE, REL_EXIT };
+#define MAX_TAKES 4
 enum { OFF_PREEMPTED = 1, OFF_BLOCKED };
 
 struct rthread {
@@ -111,14 +112,12 @@ struct rgroup {
 	uint32_t last_acq_waker;
 	int rel_kind;
 	int64_t rel_woken;
-	/* the holder's take came from a wait on g that returned: the holder
-	 * the rule named before it, kept until it is known whether the wait
-	 * took the lock (report_track.c, untake) */
-	int acq_by_wait;
-	uint32_t prev_holder;   /* thread idx+1 that had not let it go */
-	uint64_t prev_acq_ts;
-	uint32_t prev_acq_waker;
-	int holder_doubt;       /* the last take was undone, nobody named before */
+	/* the takes since the last release, oldest first, the holder's last:
+	 * a take found false (report_track.c, untake) gives the lock back to
+	 * the one before it */
+	struct rtake { uint32_t th; uint32_t waker; uint64_t ts; } takes[MAX_TAKES];
+	uint32_t ntakes;
+	int holder_doubt;       /* the last take was undone, none before it stands */
 	/* the last take undone since the last one that stood: whose, when its
 	 * wait returned, when it waited again (the holder's evidence says it) */
 	uint32_t undo_tid;

@@ -224,8 +224,29 @@ static void release(struct lt_report *r, struct rgroup *g, uint64_t ts, int kind
 	g->rel_kind = kind;
 	g->rel_woken = woken;
 	g->holder = 0;
+	g->ntakes = 0;
+	g->undo_tid = 0;
 }
 
+/* thread index+1 th's take of g, if g keeps one, leaves the list */
+static void takes_drop(struct rgroup *g, uint32_t th)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < g->ntakes; i++)
+		if (g->takes[i].th != th)
+			g->takes[k++] = g->takes[i];
+	g->ntakes = k;
+}
+
+/* A wait and a wait on the same lock again this soon, with no traced call
+ * but futex calls between, is a thread that found the lock taken when its
+ * wait returned (a condition variable's predicate still false once its
+ * mutex was back, a mutex another thread barged into): it never held it.
+ * Longer, and it ran holding it; and only takes this close to each other
+ * are threads woken together, one of which got the lock. */
+#define REWAIT_NS 1000000ull
+
+/* t's wait on g returned at ts (0 or EAGAIN): it holds g by the rule */
 static void take(struct lt_report *r, struct rgroup *g, struct rthread *t, uint64_t ts, uint32_t waker)
 {
 	if (g->holder && g->holder != t->idx + 1)
@@ -238,49 +259,57 @@ static void take(struct lt_report *r, struct rgroup *g, struct rthread *t, uint6
 	g->last_acq_waker = waker;
 	g->rel_ts = 0;
 	g->rel_kind = REL_NONE;
-	g->acq_by_wait = 0;
 	g->holder_doubt = 0;
 	g->undo_tid = 0;
 	held_add(t, g->idx + 1);
+	/* the earlier takes it may prove false kept: the recent ones */
+	takes_drop(g, t->idx + 1);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < g->ntakes; i++)
+		if (g->takes[i].ts <= ts && ts - g->takes[i].ts < REWAIT_NS)
+			g->takes[k++] = g->takes[i];
+	g->ntakes = k;
+	if (g->ntakes == MAX_TAKES) {
+		memmove(g->takes, g->takes + 1, (MAX_TAKES - 1) * sizeof(g->takes[0]));
+		g->ntakes--;
+	}
+	g->takes[g->ntakes++] = (struct rtake){ t->idx + 1, waker, ts };
 }
-
-/* A wait that returned and a wait on the same lock again this soon, with
- * no call but futex calls between, is a thread that found the lock taken
- * (a condition variable's predicate still false once its mutex was back,
- * a mutex another thread barged into): it never held it.  Longer, and it
- * ran holding it. */
-#define REWAIT_NS 1000000ull
 
 static int rewait_at_once(const struct rgroup *g, const struct rthread *t, uint64_t ts)
 {
-	return g->acq_by_wait && t->last_other_ts < g->acq_ts && ts - g->acq_ts < REWAIT_NS;
+	return t->last_other_ts < g->acq_ts && ts - g->acq_ts < REWAIT_NS;
 }
 
-/* t's wait on g returned, and t waits on g again at once: it did not take
- * g.  The holder the rule named before t's wait returned, if it had not let
- * it go, holds it still; else the events name nobody, and the holder is
- * not known (the rules may then infer one from the stacks). */
+/* t, g's holder by the rule, waits on g again at ts, at once: it did not
+ * take g.  The last take before its own that still stands (a thread woken
+ * with it, that has neither waited on g, woken on it nor exited since)
+ * holds it; if none, the events name no holder (the rules may then infer
+ * one from the stacks). */
 static void untake(struct lt_report *r, struct rgroup *g, struct rthread *t, uint64_t ts)
 {
-	g->undo_tid = t->pub.tid;
-	g->undo_ret_ts = g->acq_ts;
-	g->undo_rewait_ts = ts;
+	uint64_t ret_ts = g->acq_ts;
 	held_remove(t, g->idx + 1);
+	takes_drop(g, t->idx + 1);
+	while (g->ntakes && P(r)->th[g->takes[g->ntakes - 1].th - 1]->pub.exited)
+		g->ntakes--;
 	g->holder = g->last_holder = 0;
 	g->last_acq = g->acq_ts = 0;
 	g->last_acq_waker = g->acq_waker = 0;
 	g->holder_doubt = 1;
-	if (g->prev_holder) {
-		g->holder = g->last_holder = g->prev_holder;
-		g->last_acq = g->acq_ts = g->prev_acq_ts;
-		g->last_acq_waker = g->acq_waker = g->prev_acq_waker;
+	if (g->ntakes) {
+		const struct rtake *k = &g->takes[g->ntakes - 1];
+		g->holder = g->last_holder = k->th;
+		g->last_acq = g->acq_ts = k->ts;
+		g->last_acq_waker = g->acq_waker = k->waker;
 		g->holder_doubt = 0;
-		held_add(P(r)->th[g->prev_holder - 1], g->idx + 1);
+		held_add(P(r)->th[k->th - 1], g->idx + 1);
 	}
 	g->rel_ts = 0;
 	g->rel_kind = REL_NONE;
-	g->acq_by_wait = 0;
-	g->prev_holder = 0;
+	g->undo_tid = t->pub.tid;
+	g->undo_ret_ts = ret_ts;
+	g->undo_rewait_ts = ts;
 }
 
 static void progress(struct lt_report *r, uint64_t ts, uint32_t tid, uint32_t other, int kind,
@@ -502,8 +531,8 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 			untake(r, g, t, s->begin_ts);
 		else if (g->holder == t->idx + 1)
 			release(r, g, s->begin_ts, REL_WAIT, 0);
-		else if (g->prev_holder == t->idx + 1)
-			g->prev_holder = 0; /* it waits: it does not hold it */
+		else
+			takes_drop(g, t->idx + 1); /* it waits: it does not hold it */
 		if (g->wake0_ts && g->wake0_tid != t->pub.tid && s->begin_ts >= g->wake0_ts &&
 		    s->begin_ts - g->wake0_ts <= WAKE0_WINDOW_NS) {
 			t->w0_tid = g->wake0_tid;
@@ -592,14 +621,7 @@ static void lock_wait_end(struct lt_report *r, struct rgroup *g, struct rthread 
 	if (s->flags & LT_SPAN_UNFINISHED)
 		g->pub.open_at_end++;
 	if (has && (ret == 0 || ret == -EAGAIN)) {
-		uint32_t prev = g->holder != t->idx + 1 ? g->holder : 0;
-		uint64_t prev_ts = g->acq_ts;
-		uint32_t prev_waker = g->acq_waker;
 		take(r, g, t, s->end_ts, c->woken_by);
-		g->acq_by_wait = 1;
-		g->prev_holder = prev;
-		g->prev_acq_ts = prev_ts;
-		g->prev_acq_waker = prev_waker;
 		if (ret == 0 && (s->flags & LT_SPAN_SLEPT))
 			progress(r, s->end_ts, t->pub.tid, c->woken_by, 2, c);
 	}
@@ -620,8 +642,8 @@ static void lock_wake_end(struct lt_report *r, struct rthread *t, const struct l
 		g->pub.woken += (uint64_t)ret;
 	if (g->holder == t->idx + 1)
 		release(r, g, s->begin_ts, REL_WAKE, has ? ret : 0);
-	else if (g->prev_holder == t->idx + 1)
-		g->prev_holder = 0; /* it let it go */
+	else
+		takes_drop(g, t->idx + 1); /* it let it go */
 	if (has && ret == 0) {
 		g->wake0_ts = s->begin_ts;
 		g->wake0_tid = t->pub.tid;
