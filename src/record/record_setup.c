@@ -399,16 +399,24 @@ static int start_bpf(struct session *s)
 	}
 	if (!br && !s->fb && s->bpf.fb_stream) {
 		uint64_t used = (uint64_t)s->bpf.fb_nunits * (uint64_t)s->bpf.ncpus * LT_FB_UNIT;
+		/* in KiB below 4 MiB, so that a small size is not "0 MiB" */
+		int kib = ring_bytes < (4ull << 20);
+		double div = kib ? 1024.0 : 1048576.0;
+		const char *unit = kib ? "KiB" : "MiB";
+		char asked[64];
+		if (o->ring_bytes)
+			snprintf(asked, sizeof(asked), "-b %.0f %s", (double)ring_bytes / div, unit);
+		else
+			snprintf(asked, sizeof(asked), "the default buffer (%.0f %s)", (double)ring_bytes / div, unit);
 		if (used > ring_bytes)
-			lt_note("-b %.0f KiB is below the fewest units the events stream through: %u "
-				"64-byte units a cpu, %.0f KiB on %d cpus (fewer lose the events of "
-				"a busy cpu before the collector can read them)",
-				(double)ring_bytes / 1024.0, s->bpf.fb_nunits, (double)used / 1024.0,
+			lt_note("%s is below the fewest units the events stream through: %u 64-byte units a "
+				"cpu, %.0f KiB on %d possible cpus (fewer lose the events of a busy cpu before "
+				"the collector can read them)", asked, s->bpf.fb_nunits, (double)used / 1024.0,
 				(int)s->bpf.ncpus);
 		else if (used < ring_bytes && o->ring_bytes)
-			lt_note("the kernel-side units take %.0f MiB of the %.0f MiB asked: a power of "
-				"two of 64-byte units a cpu, %d cpus", (double)used / 1048576.0,
-				(double)ring_bytes / 1048576.0, (int)s->bpf.ncpus);
+			lt_note("the kernel-side units take %.0f %s of the %.0f %s asked: a power of two of "
+				"64-byte units a cpu, %d possible cpus", (double)used / div, unit,
+				(double)ring_bytes / div, unit, (int)s->bpf.ncpus);
 	}
 	if (!br) {
 		s->bpf_started = 1;

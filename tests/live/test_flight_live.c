@@ -962,15 +962,21 @@ static void stream_size_note(const char *size, const char *want)
 Test(flight_live, a_bounded_recordings_units_are_said_when_not_what_b_asked, .timeout = 60)
 {
 	NEED_ROOT();
-	char want[160];
-	/* the floor: 4096 units a cpu */
+	char want[200], size[32];
+	unsigned long ncpu = possible_cpus();
+	/* the floor: 4096 units a cpu, above 64K on any number of cpus */
 	snprintf(want, sizeof(want), "-b 64 KiB is below the fewest units the events stream through: "
-		 "4096 64-byte units a cpu, %lu KiB on %lu cpus", 4096ul * LT_FB_UNIT / 1024 * possible_cpus(),
-		 possible_cpus());
+		 "4096 64-byte units a cpu, %lu KiB on %lu possible cpus", 4096ul * LT_FB_UNIT / 1024 * ncpu,
+		 ncpu);
 	stream_size_note("64K", want);
-	/* rounded down */
-	size_t total = units_per_cpu(3ull << 20) * possible_cpus();
-	snprintf(want, sizeof(want), "the kernel-side units take %.0f MiB of the 3 MiB asked",
-		 (double)total * LT_FB_UNIT / 1048576.0);
-	stream_size_note("3M", want);
+	/* rounded down: 24576 units a cpu asked (1.5 MiB), 16384 taken */
+	unsigned long asked_kib = 24576ul * LT_FB_UNIT / 1024 * ncpu, took_kib = 16384ul * LT_FB_UNIT / 1024 * ncpu;
+	snprintf(size, sizeof(size), "%luK", asked_kib);
+	if (asked_kib < 4096)
+		snprintf(want, sizeof(want), "the kernel-side units take %lu KiB of the %lu KiB asked", took_kib,
+			 asked_kib);
+	else
+		snprintf(want, sizeof(want), "the kernel-side units take %.0f MiB of the %.0f MiB asked",
+			 (double)took_kib / 1024.0, (double)asked_kib / 1024.0);
+	stream_size_note(size, want);
 }
