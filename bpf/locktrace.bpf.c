@@ -1154,11 +1154,21 @@ static __noinline void copy_marked(struct task_struct *t)
 {
 	__u32 tid = t->pid;
 	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	struct pt_regs *regs;
 	__u64 start, now;
 
 	if (!v || !(start = v->at_return))
 		return;
 	v->at_return = 0;
+	/* Still that sleep's call: its user registers are those it slept
+	 * with.  Else its return went by with no copy (a return to user space
+	 * that did not run rseq_update) and these are another call's (a
+	 * sched_yield's, seen in CI): no copy rather than a wrong stack. */
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!regs || BPF_CORE_READ(regs, ip) != v->ip || BPF_CORE_READ(regs, sp) != v->sp) {
+		wcopy_inc(LT_WCOPY_GONE);
+		return;
+	}
 	now = bpf_ktime_get_boot_ns();
 	copy_waiter_stack(t, start, now,
 			  now - start < waiter_copy_ns ? LT_WCOPY_SAMPLED : LT_WCOPY_AT_EXIT);

@@ -117,7 +117,9 @@ struct lt_sleep_note {
 				(OCaml 5, JVM: their runtime stacks are read with them) */
 #define LT_WCOPY_SAMPLED 7   /* a sampled wait shorter than waiter_copy_ns copied at its
 				return (LT_F_BPF_SAMPLED) */
-#define LT_WCOPY_MAX 8
+#define LT_WCOPY_GONE 8      /* a copy due at its return not taken: the thread had
+				left the call (its registers not the sleep's) */
+#define LT_WCOPY_MAX 9
 #define LT_COPY_WAKER 0
 #define LT_COPY_WAITER 1
 struct lt_stack_copy {

@@ -133,12 +133,14 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 		if (k->behind)
 			lt_more("  stacks: %llu copies dropped: the unwinder fell %u MiB behind",
 				(unsigned long long)k->behind, LT_STACKREC_QUEUE_MIB);
-		if (k->bpf_waiters || k->wcopy[LT_WCOPY_LEFT] || k->wcopy[LT_WCOPY_FULL])
+		if (k->bpf_waiters || k->wcopy[LT_WCOPY_LEFT] || k->wcopy[LT_WCOPY_FULL] ||
+		    k->wcopy[LT_WCOPY_GONE])
 			lt_more("  waiters' stacks copied at the wake-up of a wait of 1 ms or more: "
 				"%llu (%llu at the wake-up, %llu when the thread ran again, %llu at "
 				"the call's return; and %llu sampled shorter waits at their return), %llu "
 				"unwound and kept, %llu also read from /proc; %llu woken from "
-				"elsewhere (left to the read%s), %llu not copied: ring full",
+				"elsewhere (left to the read%s), %llu not copied: ring full, %llu not "
+				"copied: the thread had left the call before its copy was due",
 				(unsigned long long)k->bpf_waiters,
 				(unsigned long long)k->wcopy[LT_WCOPY_AT_WAKE],
 				(unsigned long long)k->wcopy[LT_WCOPY_AT_SWITCH],
@@ -147,7 +149,8 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				(unsigned long long)k->bpf_kept, (unsigned long long)k->bpf_dup,
 				(unsigned long long)k->wcopy[LT_WCOPY_LEFT],
 				c->norm ? "" : " or the return",
-				(unsigned long long)k->wcopy[LT_WCOPY_FULL]);
+				(unsigned long long)k->wcopy[LT_WCOPY_FULL],
+				(unsigned long long)k->wcopy[LT_WCOPY_GONE]);
 		if (k->unwinds_cached)
 			lt_more("  stacks: %llu copies (BPF copies and reads) not unwound: a copy of the same call path was "
 				"(same return addresses and frame links)",
