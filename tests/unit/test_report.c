@@ -514,13 +514,10 @@ static uint64_t three_queued_501_woken(void)
 	return t;
 }
 
-Test(report, a_woken_waiter_that_waits_again_at_once_did_not_take_the_lock)
+/* 503 blocks in a read at t + 2.08 ms, 504 queues; the report: no lost
+ * wake-up, 503 the holder blocked in I/O (the finding) */
+static const struct lt_report_finding *holder_503_blocked_in_read(uint64_t t)
 {
-	uint64_t t = three_queued_501_woken();
-	handoff(t + 2 * MS, 501, 503, G0); /* 501 got it by a hand-off and handed it on */
-	handoff(t + 2 * MS + 10 * US, 501, 502, G0);
-	wait_sleep(t + 2 * MS + 30 * US, 501, COND_WAIT, G0, 0);
-	wait_sleep(t + 2 * MS + 40 * US, 502, COND_WAIT, G0, 0); /* 24 us after its wait returned */
 	io(t + 2 * MS + 80 * US, 503, NR_read, 7);
 	off(t + 2 * MS + 82 * US, 503, 0);
 	wait_sleep(t + 3 * MS, 504, COND_WAIT, G0, 0);
@@ -528,6 +525,17 @@ Test(report, a_woken_waiter_that_waits_again_at_once_did_not_take_the_lock)
 	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
 	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
 	cr_assert_eq(f->holder, 503);
+	return f;
+}
+
+Test(report, a_woken_waiter_that_waits_again_at_once_did_not_take_the_lock)
+{
+	uint64_t t = three_queued_501_woken();
+	handoff(t + 2 * MS, 501, 503, G0); /* 501 got it by a hand-off and handed it on */
+	handoff(t + 2 * MS + 10 * US, 501, 502, G0);
+	wait_sleep(t + 2 * MS + 30 * US, 501, COND_WAIT, G0, 0);
+	wait_sleep(t + 2 * MS + 40 * US, 502, COND_WAIT, G0, 0); /* 24 us after its wait returned */
+	const struct lt_report_finding *f = holder_503_blocked_in_read(t);
 	/* the evidence says why 502 is not the holder */
 	int said = 0;
 	for (size_t k = 0; k < f->n_evidence; k++)
@@ -594,13 +602,7 @@ static void three_woken_one_takes(int order)
 	wait_sleep(t + 2 * MS + 30 * US, 501, COND_WAIT, G0, 0);
 	wait_sleep(t + 2 * MS + 40 * US, order ? 502 : 505, COND_WAIT, G0, 0);
 	wait_sleep(t + 2 * MS + 50 * US, order ? 505 : 502, COND_WAIT, G0, 0);
-	io(t + 2 * MS + 80 * US, 503, NR_read, 7);
-	off(t + 2 * MS + 82 * US, 503, 0);
-	wait_sleep(t + 3 * MS, 504, COND_WAIT, G0, 0);
-	finish(t + 3 * SEC);
-	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
-	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
-	cr_assert_eq(f->holder, 503);
+	holder_503_blocked_in_read(t);
 	done();
 }
 
@@ -612,6 +614,17 @@ Test(report, three_woken_waiters_the_last_two_waiting_again_leave_the_first)
 Test(report, three_woken_waiters_the_middle_one_waiting_again_first_leaves_the_first)
 {
 	three_woken_one_takes(1);
+}
+
+/* The report's end: neither a holder blocked nor a lost wake-up, but
+ * waiters nobody woke, with no holder known */
+static void no_holder_named(void)
+{
+	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
+	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert(strstr(f->summary, "no holder is known"), "%s", f->summary);
+	done();
 }
 
 /* A take 2 ms before the one undone is not a thread woken with it: the
@@ -629,11 +642,7 @@ Test(report, a_take_undone_does_not_give_the_lock_back_to_an_older_take)
 	wait_sleep(t + 3 * MS + 30 * US, 502, COND_WAIT, G0, 0);
 	wait_sleep(t + 4 * MS, 504, COND_WAIT, G0, 0);
 	finish(t + 3 * SEC);
-	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
-	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
-	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
-	cr_assert(strstr(f->summary, "no holder is known"), "%s", f->summary);
-	done();
+	no_holder_named();
 }
 
 /* The thread whose take stood exited before the later one waited again:
@@ -650,11 +659,7 @@ Test(report, a_take_undone_does_not_give_the_lock_back_to_a_thread_that_exited)
 	wait_sleep(t + 2 * MS + 40 * US, 502, COND_WAIT, G0, 0);
 	wait_sleep(t + 3 * MS, 504, COND_WAIT, G0, 0);
 	finish(t + 3 * SEC);
-	cr_assert_null(find(LT_FIND_LOST_WAKEUP, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
-	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL), "%s", R->n_findings ? R->findings[0].summary : "");
-	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
-	cr_assert(strstr(f->summary, "no holder is known"), "%s", f->summary);
-	done();
+	no_holder_named();
 }
 
 /* A waiter woken by the last one to hand the lock on waits again at once:
