@@ -13,11 +13,31 @@
 #define NCPUS 2
 #define NUNITS 256
 
+struct got {
+	uint32_t tid[64];
+	uint64_t ts[64];
+	size_t len[64];
+	int n;
+};
+
+static int take(void *ctx, void *data, size_t size)
+{
+	struct got *g = ctx;
+	const struct lt_ev_hdr *h = data;
+	cr_assert_lt(g->n, 64);
+	g->tid[g->n] = h->tid;
+	g->ts[g->n] = h->ts;
+	g->len[g->n] = size;
+	g->n++;
+	return 0;
+}
+
 struct fix {
 	struct lt_fb_unit *units;
 	struct lt_fb_tail tails[NCPUS];
 	uint64_t head[NCPUS];
 	struct lt_fbs s;
+	struct got g; /* what the last drain handed on */
 };
 
 static void fix_init(struct fix *f)
@@ -65,29 +85,19 @@ static void put(struct fix *f, unsigned c, uint64_t ts, uint32_t tid, uint32_t l
 	f->head[c] += LT_FB_UNITS(len);
 }
 
-struct got {
-	uint32_t tid[64];
-	uint64_t ts[64];
-	size_t len[64];
-	int n;
-};
-
-static int take(void *ctx, void *data, size_t size)
+/* One drain up to upto: exactly n records handed on, of these tids in
+ * order (f->g holds them) */
+static void drained(struct fix *f, uint64_t upto, int n, const uint32_t *tids)
 {
-	struct got *g = ctx;
-	const struct lt_ev_hdr *h = data;
-	cr_assert_lt(g->n, 64);
-	g->tid[g->n] = h->tid;
-	g->ts[g->n] = h->ts;
-	g->len[g->n] = size;
-	g->n++;
-	return 0;
+	f->g.n = 0;
+	cr_assert_eq(lt_fbs_drain(&f->s, upto, take, &f->g), n);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(f->g.tid[i], tids[i], "record %d: tid %u, expected %u", i, f->g.tid[i], tids[i]);
 }
 
 Test(fbstream, cpus_merged_in_time_order_up_to_the_bound_and_units_given_back)
 {
 	struct fix f;
-	struct got g = { .n = 0 };
 	fix_init(&f);
 	/* cpu 0: times 10, 30, 50 (a two-unit record at 30); cpu 1: 20, 40, 60 */
 	put(&f, 0, 10, 1, 48);
@@ -96,20 +106,14 @@ Test(fbstream, cpus_merged_in_time_order_up_to_the_bound_and_units_given_back)
 	put(&f, 1, 20, 4, 48);
 	put(&f, 1, 40, 5, 136);
 	put(&f, 1, 60, 6, 48);
-	cr_assert_eq(lt_fbs_drain(&f.s, 45, take, &g), 4);
-	const uint32_t want[] = { 1, 4, 2, 5 };
-	for (int i = 0; i < 4; i++)
-		cr_assert_eq(g.tid[i], want[i], "record %d: tid %u, expected %u", i, g.tid[i], want[i]);
-	cr_assert_eq(g.len[2], 104);
-	cr_assert_eq(g.len[3], 136);
+	drained(&f, 45, 4, (const uint32_t[]){ 1, 4, 2, 5 });
+	cr_assert_eq(f.g.len[2], 104);
+	cr_assert_eq(f.g.len[3], 136);
 	/* the units of the records handed on are given back, not those of
 	 * the records past the bound (one unit each, last) */
 	cr_assert_eq(f.tails[0].tail, f.head[0] - 1);
 	cr_assert_eq(f.tails[1].tail, f.head[1] - 1);
-	g.n = 0;
-	cr_assert_eq(lt_fbs_drain(&f.s, UINT64_MAX, take, &g), 2);
-	cr_assert_eq(g.tid[0], 3);
-	cr_assert_eq(g.tid[1], 6);
+	drained(&f, UINT64_MAX, 2, (const uint32_t[]){ 3, 6 });
 	cr_assert_eq(f.s.late, 0);
 	fix_free(&f);
 }
@@ -120,22 +124,17 @@ Test(fbstream, cpus_merged_in_time_order_up_to_the_bound_and_units_given_back)
 Test(fbstream, a_record_being_written_is_read_at_the_next_drain)
 {
 	struct fix f;
-	struct got g = { .n = 0 };
 	fix_init(&f);
 	put(&f, 0, 10, 1, 48);
 	put_at(&f, 0, f.head[0], 20, 2, 104, 0);
 	uint64_t at = f.head[0];
 	f.head[0] += 2;
 	put(&f, 0, 30, 3, 48);
-	cr_assert_eq(lt_fbs_drain(&f.s, UINT64_MAX, take, &g), 1);
-	cr_assert_eq(g.tid[0], 1);
+	drained(&f, UINT64_MAX, 1, (const uint32_t[]){ 1 });
 	cr_assert_eq(f.tails[0].tail, at, "tail %llu, the record being written at %llu",
 		     (unsigned long long)f.tails[0].tail, (unsigned long long)at);
 	put_at(&f, 0, at, 20, 2, 104, 1);
-	g.n = 0;
-	cr_assert_eq(lt_fbs_drain(&f.s, UINT64_MAX, take, &g), 2);
-	cr_assert_eq(g.tid[0], 2);
-	cr_assert_eq(g.tid[1], 3);
+	drained(&f, UINT64_MAX, 2, (const uint32_t[]){ 2, 3 });
 	cr_assert_eq(f.tails[0].tail, f.head[0]);
 	fix_free(&f);
 }
@@ -145,7 +144,6 @@ Test(fbstream, a_record_being_written_is_read_at_the_next_drain)
 Test(fbstream, units_across_the_arrays_end)
 {
 	struct fix f;
-	struct got g = { .n = 0 };
 	fix_init(&f);
 	f.head[1] = 2 * NUNITS - 1;
 	f.tails[1].tail = 2 * NUNITS - 1;
@@ -154,13 +152,10 @@ Test(fbstream, units_across_the_arrays_end)
 		f.units[NUNITS + (u & (NUNITS - 1))].tag = LT_FB_TAG(u - NUNITS, 48);
 	put(&f, 1, 5, 7, 104); /* units 2N-1 and 2N: the end crossed */
 	put(&f, 1, 6, 8, 48);
-	cr_assert_eq(lt_fbs_drain(&f.s, UINT64_MAX, take, &g), 2);
-	cr_assert_eq(g.tid[0], 7);
-	cr_assert_eq(g.tid[1], 8);
+	drained(&f, UINT64_MAX, 2, (const uint32_t[]){ 7, 8 });
 	cr_assert_eq(f.tails[1].tail, 2 * NUNITS + 2);
 	/* nothing new: the last lap's tags at the tail are not read */
-	g.n = 0;
-	cr_assert_eq(lt_fbs_drain(&f.s, UINT64_MAX, take, &g), 0);
+	drained(&f, UINT64_MAX, 0, NULL);
 	fix_free(&f);
 }
 
@@ -171,18 +166,15 @@ Test(fbstream, units_across_the_arrays_end)
 Test(fbstream, the_rest_of_a_record_written_over_is_skipped)
 {
 	struct fix f;
-	struct got g = { .n = 0 };
 	fix_init(&f);
 	f.tails[0].tail = 1; /* units are numbered from 1 (loader.c) */
 	put_at(&f, 0, 1, 20, 1, 48, 1); /* the interrupt's record */
-	cr_assert_eq(lt_fbs_drain(&f.s, UINT64_MAX, take, &g), 1);
+	drained(&f, UINT64_MAX, 1, (const uint32_t[]){ 1 });
 	cr_assert_eq(f.tails[0].tail, 2);
 	put_at(&f, 0, 1, 10, 2, 150, 1); /* the interrupted one: units 1-3 */
 	f.head[0] = 4;
 	put(&f, 0, 30, 3, 48);
-	g.n = 0;
-	cr_assert_eq(lt_fbs_drain(&f.s, UINT64_MAX, take, &g), 1);
-	cr_assert_eq(g.tid[0], 3);
+	drained(&f, UINT64_MAX, 1, (const uint32_t[]){ 3 });
 	cr_assert_eq(f.s.remnants, 2);
 	cr_assert_eq(f.tails[0].tail, 5);
 	fix_free(&f);
@@ -193,13 +185,11 @@ Test(fbstream, the_rest_of_a_record_written_over_is_skipped)
 Test(fbstream, a_record_later_than_the_bound_is_counted_late)
 {
 	struct fix f;
-	struct got g = { .n = 0 };
 	fix_init(&f);
 	put(&f, 1, 50, 1, 48);
-	cr_assert_eq(lt_fbs_drain(&f.s, 100, take, &g), 1);
+	drained(&f, 100, 1, (const uint32_t[]){ 1 });
 	put(&f, 0, 40, 2, 48);
-	cr_assert_eq(lt_fbs_drain(&f.s, 100, take, &g), 1);
-	cr_assert_eq(g.tid[1], 2);
+	drained(&f, 100, 1, (const uint32_t[]){ 2 });
 	cr_assert_eq(f.s.late, 1);
 	fix_free(&f);
 }
