@@ -313,6 +313,45 @@ static void add_children(struct session *s, const pid_t *set, size_t nset)
 
 /* The BPF programs, filtering on the kernel's tgid set: the given
  * processes (the cgroup's are matched by their cgroup).  0 or -1. */
+/* Says at start when the kernel-side units started take other than the
+ * size asked (--ring's, or -b's for a streamed recording): a power of two
+ * of units a cpu, rounded down; a streamed recording's floor. */
+static void units_note(const struct session *s, uint64_t ring_bytes)
+{
+	const struct lt_record_opts *o = s->o;
+	uint64_t used = (uint64_t)s->bpf.fb_nunits * (uint64_t)s->bpf.ncpus * LT_FB_UNIT;
+
+	if (s->fb) {
+		if (used < o->ring_mem)
+			lt_note("the kernel-side units take %.0f MiB of the %.0f MiB asked: a power of "
+				"two of 64-byte units a cpu, at most %u MiB a cpu, %d cpus "
+				"(--ring-stream keeps SIZE bytes of encoded events)",
+				(double)used / 1048576.0, (double)o->ring_mem / 1048576.0,
+				(unsigned)((uint64_t)LT_FB_MAX_NUNITS * LT_FB_UNIT >> 20), (int)s->bpf.ncpus);
+		return;
+	}
+	if (!s->bpf.fb_stream)
+		return;
+	/* in KiB below 4 MiB, so that a small size is not "0 MiB" */
+	int kib = ring_bytes < (4ull << 20);
+	double div = kib ? 1024.0 : 1048576.0;
+	const char *unit = kib ? "KiB" : "MiB";
+	char asked[64];
+	if (o->ring_bytes)
+		snprintf(asked, sizeof(asked), "-b %.0f %s", (double)ring_bytes / div, unit);
+	else
+		snprintf(asked, sizeof(asked), "the default buffer (%.0f %s)", (double)ring_bytes / div, unit);
+	if (used > ring_bytes)
+		lt_note("%s is below the fewest units the events stream through: %u 64-byte units a "
+			"cpu, %.0f KiB on %d possible cpus (fewer lose the events of a busy cpu before "
+			"the collector can read them)", asked, s->bpf.fb_nunits, (double)used / 1024.0,
+			(int)s->bpf.ncpus);
+	else if (used < ring_bytes && o->ring_bytes)
+		lt_note("the kernel-side units take %.0f %s of the %.0f %s asked: a power of two of "
+			"64-byte units a cpu, %d possible cpus", (double)used / div, unit,
+			(double)ring_bytes / div, unit, (int)s->bpf.ncpus);
+}
+
 static int start_bpf(struct session *s)
 {
 	const struct lt_record_opts *o = s->o;
@@ -388,36 +427,8 @@ static int start_bpf(struct session *s)
 				 s->have_cg ? s->cg.nids : 0,
 				 ring_bytes, bflags,
 				 rec_on_sample, c, o->verbose, err, sizeof(err));
-	if (!br && s->fb) {
-		uint64_t used = (uint64_t)s->bpf.fb_nunits * (uint64_t)s->bpf.ncpus * LT_FB_UNIT;
-		if (used < o->ring_mem)
-			lt_note("the kernel-side units take %.0f MiB of the %.0f MiB asked: a power of "
-				"two of 64-byte units a cpu, at most %u MiB a cpu, %d cpus "
-				"(--ring-stream keeps SIZE bytes of encoded events)",
-				(double)used / 1048576.0, (double)o->ring_mem / 1048576.0,
-				(unsigned)((uint64_t)LT_FB_MAX_NUNITS * LT_FB_UNIT >> 20), (int)s->bpf.ncpus);
-	}
-	if (!br && !s->fb && s->bpf.fb_stream) {
-		uint64_t used = (uint64_t)s->bpf.fb_nunits * (uint64_t)s->bpf.ncpus * LT_FB_UNIT;
-		/* in KiB below 4 MiB, so that a small size is not "0 MiB" */
-		int kib = ring_bytes < (4ull << 20);
-		double div = kib ? 1024.0 : 1048576.0;
-		const char *unit = kib ? "KiB" : "MiB";
-		char asked[64];
-		if (o->ring_bytes)
-			snprintf(asked, sizeof(asked), "-b %.0f %s", (double)ring_bytes / div, unit);
-		else
-			snprintf(asked, sizeof(asked), "the default buffer (%.0f %s)", (double)ring_bytes / div, unit);
-		if (used > ring_bytes)
-			lt_note("%s is below the fewest units the events stream through: %u 64-byte units a "
-				"cpu, %.0f KiB on %d possible cpus (fewer lose the events of a busy cpu before "
-				"the collector can read them)", asked, s->bpf.fb_nunits, (double)used / 1024.0,
-				(int)s->bpf.ncpus);
-		else if (used < ring_bytes && o->ring_bytes)
-			lt_note("the kernel-side units take %.0f %s of the %.0f %s asked: a power of two of "
-				"64-byte units a cpu, %d possible cpus", (double)used / div, unit,
-				(double)ring_bytes / div, unit, (int)s->bpf.ncpus);
-	}
+	if (!br)
+		units_note(s, ring_bytes);
 	if (!br) {
 		s->bpf_started = 1;
 		/* the waits the BPF side's copies serve come flagged, the
