@@ -1161,9 +1161,10 @@ static __noinline void copy_marked(struct task_struct *t)
 		return;
 	v->at_return = 0;
 	/* Still that sleep's call: its user registers are those it slept
-	 * with.  Else its return went by with no copy (a return to user space
-	 * that did not run rseq_update) and these are another call's (a
-	 * sched_yield's, seen in CI): no copy rather than a wrong stack. */
+	 * with.  Else the mark came from a stale note (a switch to the thread
+	 * after that sleep went unseen: README, "stacks") and these are
+	 * another call's (a sched_yield's, seen in CI): no copy rather than a
+	 * wrong stack. */
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	if (!regs || BPF_CORE_READ(regs, ip) != v->ip || BPF_CORE_READ(regs, sp) != v->sp) {
 		wcopy_inc(LT_WCOPY_GONE);

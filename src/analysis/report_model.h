@@ -117,9 +117,9 @@ struct rgroup {
 	 * the one before it */
 	struct rtake { uint32_t th; uint32_t waker; uint64_t ts; } takes[MAX_TAKES];
 	uint32_t ntakes;
-	int holder_doubt;       /* the last take was undone, none before it stands */
 	/* the last take undone since the last one that stood: whose, when its
-	 * wait returned, when it waited again (the holder's evidence says it) */
+	 * wait returned, when it waited again (the holder's evidence says it);
+	 * with no holder, none before it stood: the holder is in doubt */
 	uint32_t undo_tid;
 	uint64_t undo_ret_ts, undo_rewait_ts;
 	/* hand-off chain */

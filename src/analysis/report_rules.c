@@ -806,7 +806,7 @@ static void rules_for_waited_lock(struct lt_report *r, struct rgroup *g)
 	 * is not free, whatever the events suggest */
 	if (!(g->end_holder_src == 1 && g->rt_kind[0]))
 		rule_lost_wakeup(r, g);
-	if (!g->has_finding && !g->end_holder && (!g->pub.last_wake_ts || g->holder_doubt))
+	if (!g->has_finding && !g->end_holder && (!g->pub.last_wake_ts || (g->undo_tid && !g->holder)))
 		rp_infer_holder(r, g);
 	if (!g->has_finding && g->end_holder &&
 	    (double)rp_dur_to_end(r, queue_since(r, g)) >= r->opts.stall_s * 1e9)

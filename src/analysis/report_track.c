@@ -259,7 +259,6 @@ static void take(struct lt_report *r, struct rgroup *g, struct rthread *t, uint6
 	g->last_acq_waker = waker;
 	g->rel_ts = 0;
 	g->rel_kind = REL_NONE;
-	g->holder_doubt = 0;
 	g->undo_tid = 0;
 	held_add(t, g->idx + 1);
 	/* the earlier takes it may prove false kept: the recent ones */
@@ -296,13 +295,11 @@ static void untake(struct lt_report *r, struct rgroup *g, struct rthread *t, uin
 	g->holder = g->last_holder = 0;
 	g->last_acq = g->acq_ts = 0;
 	g->last_acq_waker = g->acq_waker = 0;
-	g->holder_doubt = 1;
 	if (g->ntakes) {
 		const struct rtake *k = &g->takes[g->ntakes - 1];
 		g->holder = g->last_holder = k->th;
 		g->last_acq = g->acq_ts = k->ts;
 		g->last_acq_waker = g->acq_waker = k->waker;
-		g->holder_doubt = 0;
 		held_add(P(r)->th[k->th - 1], g->idx + 1);
 	}
 	g->rel_ts = 0;
