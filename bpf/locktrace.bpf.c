@@ -1149,27 +1149,45 @@ static __always_inline bool copy_at_return(struct task_struct *p)
 
 /* The current task t's long (or sampled) sleep marked for a copy at its return (its
  * registers and stack are the sleep's until it returns to user space, or
- * sleeps again in the same call), copied now. */
+ * sleeps again in the same call), copied now; or, with no mark, a noted
+ * sleep whose ending switch went unseen. */
 static __noinline void copy_marked(struct task_struct *t)
 {
 	__u32 tid = t->pid;
 	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
 	struct pt_regs *regs;
 	__u64 start, now;
+	bool unseen = false;
 
-	if (!v || !(start = v->at_return))
+	if (!v)
+		return;
+	start = v->at_return;
+	if (!start && v->ts) {
+		/* A sleep noted and not cleared: the thread runs, so the switch
+		 * that ran it again went unseen (README, "stacks"); this is its
+		 * first return to user space since, from that sleep's call if
+		 * its registers say so (checked below). */
+		start = v->ts;
+		v->ts = 0;
+		if (bpf_ktime_get_boot_ns() - start < waiter_copy_ns && !v->sampled)
+			return;
+		unseen = true;
+	}
+	if (!start)
 		return;
 	v->at_return = 0;
 	/* Still that sleep's call: its user registers are those it slept
 	 * with.  Else the mark came from a stale note (a switch to the thread
-	 * after that sleep went unseen: README, "stacks") and these are
-	 * another call's (a sched_yield's, seen in CI): no copy rather than a
-	 * wrong stack. */
+	 * after that sleep went unseen, and a return to user space too: README,
+	 * "stacks") and these are another call's (a sched_yield's, seen in CI):
+	 * no copy rather than a wrong stack. */
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	if (!regs || BPF_CORE_READ(regs, ip) != v->ip || BPF_CORE_READ(regs, sp) != v->sp) {
 		wcopy_inc(LT_WCOPY_GONE);
 		return;
 	}
+	if (unseen)
+		wcopy_inc(LT_WCOPY_UNSEEN);
 	now = bpf_ktime_get_boot_ns();
 	copy_waiter_stack(t, start, now,
 			  now - start < waiter_copy_ns ? LT_WCOPY_SAMPLED : LT_WCOPY_AT_EXIT);

@@ -119,7 +119,10 @@ struct lt_sleep_note {
 				return (LT_F_BPF_SAMPLED) */
 #define LT_WCOPY_GONE 8      /* a copy due at its return not taken: the thread had
 				left the call (its registers not the sleep's) */
-#define LT_WCOPY_MAX 9
+#define LT_WCOPY_UNSEEN 9    /* of those copied at their return: the switch that ran
+				the thread again was not seen (the copy made at the
+				return that followed it) */
+#define LT_WCOPY_MAX 10
 #define LT_COPY_WAKER 0
 #define LT_COPY_WAITER 1
 struct lt_stack_copy {

@@ -151,6 +151,11 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				c->norm ? "" : " or the return",
 				(unsigned long long)k->wcopy[LT_WCOPY_FULL],
 				(unsigned long long)k->wcopy[LT_WCOPY_GONE]);
+		if (k->wcopy[LT_WCOPY_UNSEEN])
+			lt_more("  waiters' stacks: %llu of those copied at their return were copied at "
+				"the first return to user space after the sleep: the switch that ran the "
+				"thread again was not seen (README, \"stacks\")",
+				(unsigned long long)k->wcopy[LT_WCOPY_UNSEEN]);
 		if (k->unwinds_cached)
 			lt_more("  stacks: %llu copies (BPF copies and reads) not unwound: a copy of the same call path was "
 				"(same return addresses and frame links)",
