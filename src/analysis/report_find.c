@@ -306,6 +306,9 @@ const char *rp_holder_how(struct lt_report *r, const struct rgroup *g, char *buf
 			else if (t->snap->owner_pid)
 				snprintf(buf, len, "the snapshot read its owner (the process-shared mutex's "
 					 "__owner, a thread of process %d)%s", t->snap->owner_pid, dis);
+			else if (t->snap->owner_kind && !strcmp(t->snap->owner_kind, "condition_lock"))
+				snprintf(buf, len, "the snapshot read the owner of the Condition's lock (its RLock's "
+					 "recorded owner); notify() raises unless its caller holds that lock%s", dis);
 			else
 				snprintf(buf, len, "the snapshot read its owner (%s)%s", t->snap->owner_kind, dis);
 			return buf;

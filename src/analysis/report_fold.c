@@ -9,7 +9,10 @@
  * (rt_kind, from the snapshot) is one of its internal words: no finding
  * of its own, the runtime lock's finding lists it ("part of the same
  * object", report_find.c). */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "lockid.h"
 #include "report_model.h"
@@ -58,4 +61,76 @@ void rp_fold_rtlock_words(struct lt_report *r)
 			}
 		}
 	}
+}
+
+/* The threading.Condition a group's waiters wait in (the snapshot's
+ * lock_base of a waiter the CPython model named so), and its process; 0 if
+ * none. */
+static uint64_t cond_of(const struct rgroup *g, int32_t *pid)
+{
+	for (size_t i = 0; i < g->n_mem; i++) {
+		const struct rp_snap_thread *t = g->mem[i]->snap;
+		if (t && t->lock_kind && t->lock_base && !strcmp(t->lock_kind, "threading.Condition")) {
+			*pid = t->pid;
+			return t->lock_base;
+		}
+	}
+	return 0;
+}
+
+void rp_fold_conditions(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	if (!p->have_snap)
+		return;
+	for (size_t i = 0; i < p->ngr; i++) {
+		struct rgroup *g = p->gr[i];
+		int32_t pid = 0, lpid = 0;
+		uint64_t obj;
+		if (!g->n_end_asleep || g->in_cycle || g->folded_into || !(obj = cond_of(g, &pid)))
+			continue;
+		struct rgroup *lead = NULL;
+		for (size_t j = 0; j < i && !lead; j++) {
+			struct rgroup *o = p->gr[j];
+			if (o->cond_obj == obj && !o->cond_into && cond_of(o, &lpid) == obj && lpid == pid)
+				lead = o;
+		}
+		if (lead) {
+			g->cond_into = lead;
+			lead->cond_n_end += g->n_end;
+		} else {
+			g->cond_obj = obj;
+			g->cond_n_end = g->n_end;
+		}
+	}
+}
+
+void rp_cond_fold_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
+{
+	struct lt_report_priv *p = P(r);
+	char list[600], gn[200];
+	size_t n = 0, more = 0;
+	if (!g->cond_obj || g->cond_n_end <= g->n_end)
+		return;
+	list[0] = 0;
+	for (size_t i = 0; i < p->ngr; i++) {
+		const struct rgroup *o = p->gr[i];
+		if (o->cond_into != g)
+			continue;
+		rp_f_group(f, o);
+		for (size_t k = 0; k < o->n_mem; k++) {
+			const struct rthread *t = o->mem[k];
+			if (!rp_is_lock_waiter(t))
+				continue;
+			rp_f_tid(f, t->pub.tid);
+			more++;
+			if (n + 220 < sizeof(list))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u on %s", n ? "; " : "",
+						      t->pub.tid, rp_gname(o, gn, sizeof(gn)));
+			else if (n + 8 < sizeof(list) && !strstr(list, "; ..."))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "; ...");
+		}
+	}
+	rp_f_ev(f, "the same threading.Condition (0x%" PRIx64 ") has %zu more waiter%s in Condition.wait(), "
+		"each asleep on a waiter lock of its own: %s", g->cond_obj, more, more == 1 ? "" : "s", list);
 }

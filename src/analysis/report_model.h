@@ -148,6 +148,13 @@ struct rgroup {
 	 * a second condvar): the group of the runtime lock it belongs to,
 	 * whose finding speaks for it (report_fold.c) */
 	const struct rgroup *folded_into;
+	/* a threading.Condition's waiters each sleep on a waiter lock of their
+	 * own, one group each: the first group of a Condition (by the
+	 * snapshot's lock_base) speaks for all of them (cond_obj, cond_n_end:
+	 * its waiters at the end), the others point to it (cond_into) */
+	const struct rgroup *cond_into;
+	uint64_t cond_obj;
+	uint32_t cond_n_end;
 	char infer_func[64];    /* the waiters' function the inferred holder runs */
 	char keytext[56];       /* its lock key for people: "0x..." (lockid.h) */
 	int in_cycle;
@@ -276,5 +283,9 @@ int rp_end_of_trace(struct lt_report *r);
 void rp_run_rules(struct lt_report *r);
 /* Marks the groups that are a runtime lock's internal words (folded_into). */
 void rp_fold_rtlock_words(struct lt_report *r);
+void rp_fold_conditions(struct lt_report *r);
+/* g's Condition, when it speaks for one: "N more threads ..." evidence and
+ * their threads and locks on f */
+void rp_cond_fold_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
 
 #endif

@@ -271,6 +271,22 @@ static void holder_blocked_ev(struct lt_report *r, struct lt_report_finding *f, 
 	rp_related_ev(r, f, g);
 }
 
+/* Its waiters at the end, a Condition's all of them (rp_fold_conditions). */
+static uint32_t end_waiters(const struct rgroup *g)
+{
+	return g->cond_obj ? g->cond_n_end : g->n_end;
+}
+
+/* Was g's holder at the end read as the holder of a Condition's lock? */
+static int cond_lock_holder(const struct rgroup *g)
+{
+	for (size_t i = 0; g->cond_obj && g->end_holder_src == 1 && i < g->n_mem; i++)
+		if (g->mem[i]->snap && g->mem[i]->snap->owner_kind &&
+		    !strcmp(g->mem[i]->snap->owner_kind, "condition_lock"))
+			return 1;
+	return 0;
+}
+
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
 	char gn[200], what[512], hn[200], chain[256] = "", nobody[160];
@@ -293,12 +309,20 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	if (np)
 		snprintf(chain, sizeof(chain), " (through %u more lock%s)", np, np == 1 ? "" : "s");
 	quiet_phrase(r, g, nobody, sizeof(nobody));
-	rp_f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s", holder_states[hs].title,
-		     g->n_end, g->n_end == 1 ? "" : "s", g->n_end == 1 ? "s" : "", gn,
-		     g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
+	uint32_t n = end_waiters(g);
+	if (cond_lock_holder(g))
+		rp_f_summary(f, "%s: %u thread%s wait%s in Condition.wait() for a notify() on the "
+			     "threading.Condition at 0x%" PRIx64 "; the holder of its lock%s, %s, is %s: no "
+			     "notify() can come but from it; %s", holder_states[hs].title, n, n == 1 ? "" : "s",
+			     n == 1 ? "s" : "", g->cond_obj, chain, hn, what, nobody);
+	else
+		rp_f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s",
+			     holder_states[hs].title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", gn,
+			     g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
 	f->since = hp->end_since ? hp->end_since : g->end_oldest;
 	f->duration_ns = rp_dur_to_end(r, f->since);
 	holder_blocked_ev(r, f, g, h, path, np, gn);
+	rp_cond_fold_ev(r, f, g);
 }
 
 /* ---- lost wake-ups ---- */
@@ -555,6 +579,10 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 			     "exited holding the lock, or the lock was copied locked by fork()); nobody has "
 			     "woken it for %s", g->n_end, g->n_end == 1 ? "thread waits" : "threads wait", gn,
 			     gone->gone_tid, d);
+	else if (g->cond_obj)
+		rp_f_summary(f, "%u %s in Condition.wait() for a notify() on the threading.Condition at "
+			     "0x%" PRIx64 " and nobody has notified it for %s; who could is not known",
+			     end_waiters(g), end_waiters(g) == 1 ? "thread waits" : "threads wait", g->cond_obj, d);
 	else
 		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", g->n_end,
 			     g->n_end == 1 ? "thread waits" : "threads wait", gn, d);
@@ -580,6 +608,7 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	} else {
 		rp_f_ev(f, "no wake-up on it was recorded in the trace");
 	}
+	rp_cond_fold_ev(r, f, g);
 	rp_python_lock_ev(r, f, g);
 	rp_others_ev(r, f, g);
 }
@@ -931,15 +960,17 @@ void rp_run_rules(struct lt_report *r)
 	struct lt_report_priv *p = P(r);
 	rule_deadlock(r);
 	rp_fold_rtlock_words(r);
+	rp_fold_conditions(r);
 	for (size_t i = 0; i < p->ngr; i++)
-		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle && !p->gr[i]->folded_into)
+		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle && !p->gr[i]->folded_into &&
+		    !p->gr[i]->cond_into)
 			rules_for_waited_lock(r, p->gr[i]);
 	rule_file_lock(r);
 	rule_stall(r);
 	for (size_t i = 0; i < p->ngr; i++) {
 		/* a runtime lock's internal word: the runtime lock's finding
 		 * names it ("part of the same object") */
-		if (p->gr[i]->folded_into)
+		if (p->gr[i]->folded_into || p->gr[i]->cond_into)
 			continue;
 		rule_offcpu(r, p->gr[i]);
 		rule_convoy(r, p->gr[i]);

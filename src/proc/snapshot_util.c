@@ -236,6 +236,7 @@ const char *lt_owner_kind_name(enum lt_owner_kind k)
 	case LT_OWNER_RUNTIME: return "runtime";
 	case LT_OWNER_RWLOCK: return "rwlock_writer";
 	case LT_OWNER_INFERRED: return "inferred";
+	case LT_OWNER_COND: return "condition_lock";
 	case LT_OWNER_UNKNOWN: break;
 	}
 	return "unknown";

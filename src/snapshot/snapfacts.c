@@ -113,6 +113,7 @@ static void futex_facts(const struct lt_snapshot *s, const struct lt_futex *f, s
 	t->gone_tid = f->gone_tid;
 	t->gone_parent = f->gone_parent;
 	t->lock_kind = dup0(f->lock_kind);
+	t->lock_base = f->lock_base;
 	t->lock_name = dup0(f->lock_name);
 	t->lock_state = dup0(f->lock_state);
 	t->cond_signal = f->cond_signal;

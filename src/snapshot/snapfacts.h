@@ -42,6 +42,8 @@ struct rp_snap_thread {
 	int owner_gone;
 	int32_t gone_tid, gone_parent;
 	char *lock_kind;         /* what the lock models recognised, NULL  */
+	uint64_t lock_base;      /* the object it belongs to (a Python Lock,
+				    a threading.Condition), 0 if none      */
 	char *lock_name;         /* the lock object's name, NULL           */
 	char *lock_state;        /* the models' decoded state, NULL        */
 	int cond_signal;         /* condvar: 0 not known, 1 no signal pending,

@@ -647,7 +647,8 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 		if (f->owner_kind >= LT_OWNER_MUTEX) {
 			const struct lt_thread *o = lt_snapshot_find(s, f->owner);
 			const char *how = f->owner_kind == LT_OWNER_JOIN ? "joining thread" :
-					  f->owner_kind == LT_OWNER_INFERRED ? "probably held by thread" : "held by thread";
+					  f->owner_kind == LT_OWNER_INFERRED ? "probably held by thread" :
+					  f->owner_kind == LT_OWNER_COND ? "its lock held by thread" : "held by thread";
 			snprintf(own, sizeof(own), ", %s %d (%s)%s", how, (int)f->owner,
 				 o ? lt_thread_name(o) : "not in this process",
 				 f->owner_kind == LT_OWNER_MUTEX ? " [pthread mutex __owner]" :
@@ -655,6 +656,7 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 				 f->owner_kind == LT_OWNER_ROBUST ? " [robust mutex word]" :
 				 f->owner_kind == LT_OWNER_RWLOCK ? " [rwlock __cur_writer]" :
 				 f->owner_kind == LT_OWNER_INFERRED ? " [inferred from its frames]" :
+				 f->owner_kind == LT_OWNER_COND ? " [its RLock's recorded owner]" :
 				 f->owner_kind == LT_OWNER_RUNTIME ? " [read from the runtime]" : "");
 		} else if (f->is_wait && f->owner_gone && f->gone_parent) {
 			/* copied locked by fork(): the owner is the parent's */

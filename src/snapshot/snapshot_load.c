@@ -101,7 +101,7 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 	f->word_ok = rp_json_is_num(J(j, "word"));
 	f->word = (uint32_t)rp_json_int(J(j, "word"), 0);
 	f->owner_kind = enum_of(rp_json_str(J(j, "owner_kind")), owner_name, LT_OWNER_NONE,
-				LT_OWNER_INFERRED, LT_OWNER_UNKNOWN);
+				LT_OWNER_COND, LT_OWNER_UNKNOWN);
 	f->owner_how = rp_json_strdup(J(j, "owner_how"));
 	f->owner = (pid_t)rp_json_int(J(j, "owner"), 0);
 	const struct rp_json *op = J(j, "owner_process");

@@ -51,7 +51,7 @@ static bool has_owner(const struct lt_futex *f)
 	return f->owner_kind == LT_OWNER_MUTEX || f->owner_kind == LT_OWNER_PI ||
 	       f->owner_kind == LT_OWNER_ROBUST || f->owner_kind == LT_OWNER_JOIN ||
 	       f->owner_kind == LT_OWNER_RUNTIME || f->owner_kind == LT_OWNER_RWLOCK ||
-	       f->owner_kind == LT_OWNER_INFERRED;
+	       f->owner_kind == LT_OWNER_INFERRED || f->owner_kind == LT_OWNER_COND;
 }
 
 static const char *owner_how(enum lt_owner_kind k)
@@ -64,6 +64,7 @@ static const char *owner_how(enum lt_owner_kind k)
 	case LT_OWNER_RWLOCK: return "rwlock __cur_writer";
 	case LT_OWNER_RUNTIME: return "runtime's own state";
 	case LT_OWNER_INFERRED: return "inferred from its frames, not recorded by the lock";
+	case LT_OWNER_COND: return "the Condition's RLock's recorded owner";
 	default: return "?";
 	}
 }
@@ -77,6 +78,7 @@ static const char *owner_source(const struct lt_futex *f)
 	case LT_OWNER_RWLOCK: return "rwlock __cur_writer";
 	case LT_OWNER_RUNTIME: return "the runtime's own state";
 	case LT_OWNER_INFERRED: return "inferred from the threads' frames (the lock records no holder)";
+	case LT_OWNER_COND: return "the Condition's lock (an RLock: its recorded owner)";
 	default: return NULL;
 	}
 }
@@ -157,6 +159,13 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
 			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",
 			       lts_lock_label(f, lb, sizeof(lb)), dur);
+	else if (f->owner_kind == LT_OWNER_COND)
+		lt_strlist_add(&v->evidence,
+			       "thread %d (%s) waits in Condition.wait() for a notify() on the threading."
+			       "Condition at 0x%" PRIx64 " [sleeps on its waiter lock %s], whose lock thread %d "
+			       "(%s) holds [%s]: no notify() but from it, for %s", (int)t->tid,
+			       lt_thread_name(t), f->lock_base, lts_lock_label(f, lb, sizeof(lb)),
+			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
 		runtime_edge(v, s, t, o, op, dur);
 	else if (f->lock_kind && f->lock_base && f->lock_base != f->uaddr) {
@@ -527,6 +536,10 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 	} else if (how && how->owner_kind == LT_OWNER_INFERRED) {
 		lt_strlist_add(&v->evidence, "holder %d inferred, not recorded by the lock: it %s", (int)owner,
 			       how->owner_how ? how->owner_how : "keeps it in its frames");
+	} else if (how && how->owner_kind == LT_OWNER_COND) {
+		lt_strlist_add(&v->evidence, "thread %d holds the Condition's lock, by its RLock's recorded "
+			       "owner (%zu of %zu waiters read it); notify() raises unless its caller holds "
+			       "the lock", (int)owner, agree, cnt);
 	} else {
 		lt_strlist_add(&v->evidence, "owner %d from the %s (%zu of %zu waiters agree)", (int)owner,
 			       how ? owner_how(how->owner_kind) : "?", agree, cnt);
@@ -619,7 +632,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	pid_t owner = vote_owner(s, w, a, b, &agree, &how);
 	const struct lt_thread *t0 = &s->threads[w[a].idx];
 	bool runtime = t0->futex.rtlock != 0;
-	bool convoy = cnt >= (size_t)min_waiters;
+	/* a Condition's waiters queue for no lock: never a convoy */
+	bool cond = how && how->owner_kind == LT_OWNER_COND;
+	bool convoy = cnt >= (size_t)min_waiters && !cond;
 	struct lt_verdict *v = lts_verdict_new(s, convoy ? LT_VERDICT_CONVOY : LT_VERDICT_LOCK_WAIT);
 	if (!v)
 		return;
@@ -641,7 +656,12 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
 	if (runtime || !convoy) {
-		if (owner && o && how && how->owner_kind == LT_OWNER_INFERRED)
+		if (owner && o && cond)
+			v->summary = lts_asprintf("%zu %s in Condition.wait() for a notify() on the threading."
+						  "Condition at 0x%" PRIx64 ", whose lock thread %d (%s) holds, "
+						  "%s: no notify() can come but from it", cnt, ts,
+						  t0->futex.lock_base, (int)owner, lt_thread_name(o), doing);
+		else if (owner && o && how && how->owner_kind == LT_OWNER_INFERRED)
 			v->summary = lts_asprintf("%zu %s for %s probably held by thread %d (%s) (inferred "
 						  "from its frames), %s", cnt, ts, lp, (int)owner,
 						  lt_thread_name(o), doing);

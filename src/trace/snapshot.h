@@ -150,6 +150,9 @@ enum lt_owner_kind {
 	LT_OWNER_INFERRED,    /* not recorded by the lock: inferred (a Python
 	                         threading.Lock kept by one thread's frames in a
 	                         `with` block or a local); lt_futex.owner_how  */
+	LT_OWNER_COND,        /* a threading.Condition's waiter: owner holds the
+	                         Condition's lock (an RLock's recorded owner), so
+	                         no notify() can come before it releases it     */
 };
 const char *lt_owner_kind_name(enum lt_owner_kind k);
 

@@ -1386,6 +1386,115 @@ Test(report, probable_holder_from_the_snapshot_when_the_trace_began_late)
 	done();
 }
 
+/* CPython's threading.Condition: each waiter sleeps on a waiter lock of
+ * its own (a sem_t in its own arena here), the snapshot names the
+ * Condition (lock_base) and, when its RLock is held, the holder
+ * (owner_kind condition_lock).  501-503 wait on COND_A unless
+ * OTHER_COND, then 503 on COND_B; OWNED: the snapshot read 504 as the
+ * holder of the Condition's lock; 504 is blocked in read(fd 7) throughout. */
+#define W1 0x7f0000000ba0ull
+#define W2 0x7f0004000ba0ull
+#define W3 0x7f0008000ba0ull
+#define COND_A 0x7f10000a0590ull
+#define COND_B 0x7f10000a0610ull
+static void condition_waiters(int owned, int other_cond)
+{
+	header(TIDS(PID, 501, 502, 503, 504));
+	blocked_at_attach(1, W1, COND_WAIT, 0, 2 * SEC);
+	blocked_at_attach(2, W2, COND_WAIT, 0, 2 * SEC);
+	blocked_at_attach(3, W3, COND_WAIT, 0, 2 * SEC);
+	TI[4].sc_nr = NR_read;
+	TI[4].sc_args[0] = 7;
+	TI[4].blocked_ns = 2 * SEC;
+	start();
+	char th[4096], fx[3][400];
+	const uint64_t w[3] = { W1, W2, W3 };
+	for (int i = 0; i < 3; i++)
+		snprintf(fx[i], sizeof(fx[i]),
+			 "{\"tid\": %d, \"state\": \"S\", \"blocked_s\": 2.0, \"syscall\": {\"nr\": 202, \"name\": \"futex\"},"
+			 " \"futex\": {\"uaddr\": \"0x%llx\", \"op\": 393, \"is_wait\": true, \"expected\": 0, \"word\": 0,"
+			 " \"lock_kind\": \"threading.Condition\", \"lock_base\": \"0x%llx\","
+			 " \"owner_kind\": \"%s\", \"owner\": %s}}", 501 + i, (unsigned long long)w[i],
+			 (unsigned long long)(other_cond && i == 2 ? COND_B : COND_A), owned ? "condition_lock" : "none",
+			 owned ? "504" : "null");
+	snprintf(th, sizeof(th),
+		 "{\"tid\": 500, \"state\": \"S\", \"blocked_s\": 2.0, \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"},"
+		 " \"wait\": \"sleep\"}, %s, %s, %s,"
+		 "{\"tid\": 504, \"state\": \"S\", \"blocked_s\": 2.0, \"syscall\": {\"nr\": 0, \"name\": \"read\"},"
+		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 7, \"kind\": \"socket\", \"target\": \"socket:[1]\"}}",
+		 fx[0], fx[1], fx[2]);
+	snapshot(th);
+	finish(BASE + 2 * SEC);
+}
+
+static size_t n_findings(enum lt_finding_kind k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < R->n_findings; i++)
+		n += R->findings[i].kind == k;
+	return n;
+}
+
+/* One finding for the Condition, not one per waiter lock: its holder of
+ * the lock, blocked in read, and all three waiters and their locks. */
+Test(report, a_conditions_waiters_are_one_finding_naming_the_holder_of_its_lock)
+{
+	condition_waiters(1, 0);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_eq(n_findings(LT_FIND_HOLDER_BLOCKED), 1);
+	cr_assert_null(find(LT_FIND_STALLED_WAITERS, NULL));
+	cr_assert_eq(f->holder, 504);
+	cr_assert(has_tid(f, 501) && has_tid(f, 502) && has_tid(f, 503) && has_tid(f, 504));
+	cr_assert(has_lock(f, W1) && has_lock(f, W2) && has_lock(f, W3));
+	cr_assert(strstr(f->summary, "3 threads wait in Condition.wait() for a notify() on the "
+				     "threading.Condition at 0x7f10000a0590; the holder of its lock, 504 ") &&
+		  strstr(f->summary, "is blocked in read(fd 7)") && strstr(f->summary, "no notify() can come but from it"),
+		  "%s", f->summary);
+	int more = 0, how = 0;
+	for (size_t k = 0; k < f->n_evidence; k++) {
+		more += strstr(f->evidence[k], "has 2 more waiters in Condition.wait()") != NULL;
+		how += strstr(f->evidence[k], "the snapshot read the owner of the Condition's lock") != NULL;
+	}
+	cr_assert(more == 1 && how == 1);
+	done();
+}
+
+/* No holder of its lock known: still one finding, which says so. */
+Test(report, a_conditions_waiters_with_no_holder_known_are_one_finding)
+{
+	condition_waiters(0, 0);
+	cr_assert_null(find(LT_FIND_HOLDER_BLOCKED, NULL));
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert_eq(n_findings(LT_FIND_STALLED_WAITERS), 1);
+	cr_assert(has_tid(f, 501) && has_tid(f, 502) && has_tid(f, 503));
+	cr_assert(has_lock(f, W1) && has_lock(f, W2) && has_lock(f, W3));
+	cr_assert(strstr(f->summary, "3 threads wait in Condition.wait() for a notify() on the threading."
+				     "Condition at 0x7f10000a0590 and nobody has notified it") &&
+		  strstr(f->summary, "who could is not known"), "%s", f->summary);
+	done();
+}
+
+/* Two Conditions: two findings, each with its own waiters. */
+Test(report, two_conditions_are_two_findings)
+{
+	condition_waiters(1, 1);
+	cr_assert_eq(n_findings(LT_FIND_HOLDER_BLOCKED), 2);
+	for (size_t i = 0; i < R->n_findings; i++) {
+		const struct lt_report_finding *f = &R->findings[i];
+		if (f->kind != LT_FIND_HOLDER_BLOCKED)
+			continue;
+		if (has_tid(f, 503))
+			cr_assert(!has_tid(f, 501) && strstr(f->summary, "1 thread waits in Condition.wait() for a "
+									   "notify() on the threading.Condition at 0x7f10000a0610"),
+				  "%s", f->summary);
+		else
+			cr_assert(has_tid(f, 501) && has_tid(f, 502) &&
+				  strstr(f->summary, "2 threads wait in Condition.wait() for a notify() on the "
+						     "threading.Condition at 0x7f10000a0590"), "%s", f->summary);
+	}
+	done();
+}
+
 /* A read on a pipe is no socket I/O: the stall finding counts sockets,
  * pipes, FIFOs and other fds apart, from the snapshot's fds. */
 Test(report, stall_counts_sockets_pipes_and_fifos_apart)

@@ -19,6 +19,7 @@
  * threads print where Python itself says they block.  Needs root. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1655,11 +1656,120 @@ Test(rt_cpython_live, condition_wait_is_no_lock_wait, .fini = cleanup, .timeout 
 	cr_assert_eq(t->rt_frames[2].line, line);
 	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "threading.Condition");
 	cr_assert_null(t->acquire, "waiting for notify() acquires nothing");
+	/* Event's Condition has a Lock, which records no owner */
+	cr_assert_neq(t->futex.owner_kind, LT_OWNER_COND);
+	cr_assert(t->futex.lock_state && strstr(t->futex.lock_state, "a threading.Lock at 0x") &&
+		  strstr(t->futex.lock_state, "records no owner"), "%s",
+		  t->futex.lock_state ? t->futex.lock_state : "-");
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
 			cr_assert(s->verdicts[i].tids[k] != ev || (s->verdicts[i].kind != LT_VERDICT_LOCK_WAIT &&
 								  s->verdicts[i].kind != LT_VERDICT_CONVOY),
 				  "%s", s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}
+
+/* gil_holder.py --cond-held: three threads in cond.wait() on one Condition
+ * whose RLock a fourth thread holds while it sleeps in recv(): each waiter
+ * has that thread as the other end of its wait (LT_OWNER_COND, read from
+ * the RLock), and one verdict (a lock wait, not a convoy, never IDLE) names
+ * the Condition, its lock's holder and the recvfrom it is blocked in. */
+Test(rt_cpython_live, condition_whose_lock_is_held_names_its_holder, .fini = cleanup, .timeout = 120)
+{
+	char *extra[] = { "--cond-held", NULL };
+	start_py("tests/workloads/gil_holder.py", extra);
+	const char *cl = tl_find(truth, ntruth, "cond", NULL);
+	cr_assert_not_null(cl);
+	uint64_t cond = tl_val(cl, "addr", NULL), rlock = tl_val(cl, "lock", NULL);
+	pid_t holder = (pid_t)tl_val(tl_find(truth, ntruth, "thread", "role=condholder"), "tid", NULL);
+	pid_t waiters[3];
+	for (int i = 0; i < 3; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "idx=%d", i);
+		const char *l = NULL;
+		for (int k = 0; k < ntruth && !l; k++)
+			if (strstr(truth[k], "role=cwaiter") && strstr(truth[k], key))
+				l = truth[k];
+		cr_assert_not_null(l, "cwaiter %d", i);
+		waiters[i] = (pid_t)tl_val(l, "tid", NULL);
+	}
+	struct lt_snapshot *s = snapshot();
+	char want[64];
+	snprintf(want, sizeof(want), "an RLock at 0x%" PRIx64 ", is held by thread %d", rlock, (int)holder);
+	for (int i = 0; i < 3; i++) {
+		const struct lt_thread *t = lt_snapshot_find(s, waiters[i]);
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "threading.Condition");
+		cr_assert_eq(t->futex.lock_base, cond, "waiter %d: 0x%" PRIx64 ", the Condition is 0x%" PRIx64,
+			     waiters[i], t->futex.lock_base, cond);
+		cr_assert_eq(t->futex.owner_kind, LT_OWNER_COND, "waiter %d", waiters[i]);
+		cr_assert_eq(t->futex.owner, holder, "waiter %d: %d", waiters[i], t->futex.owner);
+		cr_assert(t->futex.lock_state && strstr(t->futex.lock_state, want), "%s",
+			  t->futex.lock_state ? t->futex.lock_state : "-");
+		cr_assert_null(t->acquire);
+	}
+	const struct lt_verdict *found = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		cr_assert(v->kind != LT_VERDICT_OK && v->kind != LT_VERDICT_IDLE && v->kind != LT_VERDICT_CONVOY,
+			  "%s", v->summary);
+		if (v->kind == LT_VERDICT_LOCK_WAIT && v->owner == holder)
+			found = v;
+	}
+	cr_assert_not_null(found, "no verdict names the Condition's lock holder %d", holder);
+	cr_assert_eq(found->n_tids, 3, "%s", found->summary);
+	for (int i = 0; i < 3; i++) {
+		bool in = false;
+		for (size_t k = 0; k < found->n_tids; k++)
+			in |= found->tids[k] == waiters[i];
+		cr_assert(in, "waiter %d not in: %s", waiters[i], found->summary);
+	}
+	char sum[160];
+	snprintf(sum, sizeof(sum), "on the threading.Condition at 0x%" PRIx64 ", whose lock thread %d", cond,
+		 (int)holder);
+	cr_assert(strstr(found->summary, sum) && strstr(found->summary, "blocked in recvfrom(fd"),
+		  "%s", found->summary);
+	lt_snapshot_free(s);
+}
+
+/* gil_holder.py --cond-deadlock: W keeps Lock L and waits in cond.wait();
+ * H holds the Condition's RLock and waits for L to notify.  The cycle goes
+ * through the Condition (W's other end is H, by the RLock's owner) and
+ * through L (H's holder W, inferred from its frames): one deadlock verdict
+ * of the two threads, said probable (one edge is inferred), its evidence
+ * naming the Condition. */
+Test(rt_cpython_live, deadlock_through_a_condition, .fini = cleanup, .timeout = 120)
+{
+	char *extra[] = { "--cond-deadlock", NULL };
+	start_py("tests/workloads/gil_holder.py", extra);
+	uint64_t cond = tl_val(tl_find(truth, ntruth, "cond", NULL), "addr", NULL);
+	pid_t w = (pid_t)tl_val(tl_find(truth, ntruth, "thread", "role=W"), "tid", NULL);
+	pid_t h = (pid_t)tl_val(tl_find(truth, ntruth, "thread", "role=H"), "tid", NULL);
+	struct lt_snapshot *s = snapshot();
+	const struct lt_thread *tw = lt_snapshot_find(s, w), *th = lt_snapshot_find(s, h);
+	cr_assert(tw && th);
+	cr_assert_eq(tw->futex.owner_kind, LT_OWNER_COND);
+	cr_assert_eq(tw->futex.owner, h);
+	cr_assert_eq(th->futex.owner_kind, LT_OWNER_INFERRED);
+	cr_assert_eq(th->futex.owner, w);
+	const struct lt_verdict *d = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		cr_assert_neq(s->verdicts[i].kind, LT_VERDICT_IDLE, "%s", s->verdicts[i].summary);
+		if (s->verdicts[i].kind == LT_VERDICT_DEADLOCK)
+			d = &s->verdicts[i];
+	}
+	cr_assert_not_null(d, "no deadlock verdict");
+	cr_assert_eq(d->n_tids, 2, "%s", d->summary);
+	cr_assert((d->tids[0] == w && d->tids[1] == h) || (d->tids[0] == h && d->tids[1] == w), "%s",
+		  d->summary);
+	cr_assert(strstr(d->summary, "probable"), "%s", d->summary);
+	char want[128];
+	snprintf(want, sizeof(want), "for a notify() on the threading.Condition at 0x%" PRIx64
+		 " [", cond);
+	bool named = false;
+	for (size_t k = 0; k < d->evidence.n; k++)
+		named |= strstr(d->evidence.v[k], want) != NULL;
+	cr_assert(named, "the deadlock's evidence does not name the Condition 0x%" PRIx64, cond);
 	lt_snapshot_free(s);
 }
 

@@ -1,6 +1,7 @@
 """gil_holder - a Python process stuck because one thread holds the GIL.
 
-    /usr/bin/python3 gil_holder.py [-t WAITERS=19] [--lock-deadlock] [--busy] [--no-wait]
+    /usr/bin/python3 gil_holder.py [-t WAITERS=19] [--lock-deadlock] [--cond-held]
+                                   [--cond-deadlock] [--busy] [--no-wait]
 
 Default mode (*hangs*): WAITERS threads run Python code, so they queue for
 the GIL; then one holder thread calls libc read() through ctypes.PyDLL
@@ -33,6 +34,33 @@ the lock they want, then prints:
     thread role=B idx=0 tid=TB
     blocked tid=TA on=L2 addr=0x... holds=L1 line=N
     blocked tid=TB on=L1 addr=0x... holds=L2 line=N
+    deadlocked
+    ready
+
+--cond-held (*hangs*): WAITERS threads (3 unless -t) wait in cond.wait() on one
+threading.Condition (its lock the default RLock); once all of them sleep, a
+holder thread takes the Condition (`with cond:`) and blocks in recv() on a
+socketpair end that never receives data, holding the Condition's lock, so no
+notify() can come.  main verifies through /proc/self/task/T/syscall that the
+waiters sleep in futex() and the holder in recvfrom(), then prints:
+
+    pid=PID
+    cond addr=0x... lock=0x...          (id() of the Condition and of its RLock)
+    thread role=cwaiter idx=I tid=T     (WAITERS lines)
+    thread role=condholder idx=0 tid=T
+    ready
+
+--cond-deadlock (*hangs*): thread W takes threading.Lock L (`with L:`), then
+waits in cond.wait(); then thread H takes the Condition (`with cond:`) and
+then L, to notify: H waits for L, which W keeps, and W for a notify(), which
+only H, holding the Condition's lock, could send.  main verifies that W sleeps
+in futex() and H in futex() on L's semaphore, then prints:
+
+    pid=PID
+    cond addr=0x... lock=0x...
+    lock name=L addr=0x... kind=semaphore
+    thread role=W idx=0 tid=T
+    thread role=H idx=0 tid=T
     deadlocked
     ready
 
@@ -173,8 +201,91 @@ def deadlock_mode():
         time.sleep(3600)
 
 
+SYS_RECVFROM = 45
+
+
+def wait_in(tid, nr, timeout=10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if syscall_of(tid)[0] == nr:
+            return
+        time.sleep(0.01)
+    sys.stderr.write("tid %d never slept in system call %d\n" % (tid, nr))
+    sys.exit(1)
+
+
+def cond_waiter(cond, tids, idx):
+    tids[idx] = threading.get_native_id()
+    with cond:
+        cond.wait()  # never notified
+
+
+def cond_holder(cond, sock, tids):
+    tids["holder"] = threading.get_native_id()
+    with cond:
+        sock.recv(1)  # nobody writes: the Condition's lock is never released
+
+
+def cdl_waiter(cond, lk, tids):
+    tids["W"] = threading.get_native_id()
+    with lk:
+        with cond:
+            cond.wait()  # only H could notify, and H waits for lk
+
+
+def cdl_holder(cond, lk, tids):
+    tids["H"] = threading.get_native_id()
+    with cond:
+        with lk:  # never taken: W keeps it
+            cond.notify()
+
+
+def cond_deadlock_mode():
+    cond, lk = threading.Condition(), threading.Lock()
+    out("cond addr=0x%x lock=0x%x" % (id(cond), id(cond._lock)))
+    out("lock name=L addr=0x%x kind=semaphore" % sem_addr(lk))
+    tids = {}
+    threading.Thread(target=cdl_waiter, args=(cond, lk, tids), daemon=True).start()
+    while "W" not in tids:
+        time.sleep(0.01)
+    wait_in(tids["W"], SYS_FUTEX)
+    threading.Thread(target=cdl_holder, args=(cond, lk, tids), daemon=True).start()
+    while "H" not in tids:
+        time.sleep(0.01)
+    wait_blocked(tids["H"], sem_addr(lk))
+    out("thread role=W idx=0 tid=%d" % tids["W"])
+    out("thread role=H idx=0 tid=%d" % tids["H"])
+    out("deadlocked")
+    out("ready")
+    while True:
+        time.sleep(3600)
+
+
+def cond_mode(nwaiters):
+    cond = threading.Condition()
+    out("cond addr=0x%x lock=0x%x" % (id(cond), id(cond._lock)))
+    tids = {}
+    for i in range(nwaiters):
+        threading.Thread(target=cond_waiter, args=(cond, tids, i), daemon=True).start()
+    while len(tids) < nwaiters:
+        time.sleep(0.01)
+    for i in range(nwaiters):
+        wait_in(tids[i], SYS_FUTEX)
+    a, b = socket.socketpair()
+    threading.Thread(target=cond_holder, args=(cond, a, tids), daemon=True).start()
+    while "holder" not in tids:
+        time.sleep(0.01)
+    wait_in(tids["holder"], SYS_RECVFROM)
+    for i in range(nwaiters):
+        out("thread role=cwaiter idx=%d tid=%d" % (i, tids[i]))
+    out("thread role=condholder idx=0 tid=%d" % tids["holder"])
+    out("ready")
+    while True:
+        time.sleep(3600)
+
+
 def main(argv):
-    nwaiters, deadlock, busy_only = 19, False, False
+    nwaiters, deadlock, busy_only, cond_held, cond_deadlock = None, False, False, False, False
     i = 0
     while i < len(argv):
         if argv[i] == "-t" and i + 1 < len(argv) and argv[i + 1].isdigit():
@@ -182,20 +293,28 @@ def main(argv):
             i += 1
         elif argv[i] == "--lock-deadlock":
             deadlock = True
+        elif argv[i] == "--cond-held":
+            cond_held = True
+        elif argv[i] == "--cond-deadlock":
+            cond_deadlock = True
         elif argv[i] == "--busy":
             busy_only = True
         elif argv[i] != "--no-wait":
-            sys.stderr.write("usage: gil_holder.py [-t WAITERS] [--lock-deadlock] [--busy] "
-                             "[--no-wait]\n")
+            sys.stderr.write("usage: gil_holder.py [-t WAITERS] [--lock-deadlock] [--cond-held] "
+                             "[--cond-deadlock] [--busy] [--no-wait]\n")
             sys.exit(2)
         i += 1
     out("pid=%d" % os.getpid())
     if deadlock:
         deadlock_mode()
+    elif cond_deadlock:
+        cond_deadlock_mode()
+    elif cond_held:
+        cond_mode(3 if nwaiters is None else nwaiters)
     elif busy_only:
-        busy_mode(nwaiters)
+        busy_mode(19 if nwaiters is None else nwaiters)
     else:
-        gil_mode(nwaiters)
+        gil_mode(19 if nwaiters is None else nwaiters)
 
 
 if __name__ == "__main__":

@@ -562,8 +562,51 @@ static bool condition_wait(const struct lt_thread *t, const char *var)
 	       (!strcmp(r->func, "Condition.wait") || !strcmp(r->func, "wait"));
 }
 
+/* A Condition's lock (its '_lock': an RLock unless the program gave it
+ * another): notify() raises unless its caller holds it, so while a thread
+ * holds it no notify() can come but from that thread.  An RLock records its
+ * owner: that thread becomes the waiter's other end (LT_OWNER_COND); a Lock
+ * records none, said so. */
+static void condition_lock(struct model *m, struct lt_thread *t, uint64_t cond)
+{
+	struct lt_futex *f = &t->futex;
+	uint64_t lk = 0;
+	if (!cond || !m->dicts_ok || pyr_attr(&m->r, cond, "_lock", &lk) < 0 || !lk)
+		return;
+	int kind = lock_kind(m, lk);
+	char *st = NULL;
+	if (kind == 1) {
+		st = lts_asprintf("%s; its lock, a threading.Lock at 0x%" PRIx64 ", records no owner",
+				  f->lock_state, lk);
+	} else if (kind == 2) {
+		uint64_t ident = u64(m, lk + RLOCK_OWNER), count = u64(m, lk + RLOCK_COUNT);
+		pid_t tid = ident ? lt_cpy_tid_of_pthread(m->e, ident, NULL) : 0;
+		if (!ident)
+			st = lts_asprintf("%s; its lock, an RLock at 0x%" PRIx64 ", is free: a notify() "
+					  "can come from any thread", f->lock_state, lk);
+		else if (!tid)
+			st = lts_asprintf("%s; its lock, an RLock at 0x%" PRIx64 ", is held by pthread "
+					  "0x%" PRIx64 ", no thread of this process: no notify() can come",
+					  f->lock_state, lk, ident);
+		else {
+			st = lts_asprintf("%s; its lock, an RLock at 0x%" PRIx64 ", is held by thread %d "
+					  "(count %" PRIu64 "): no notify() can come but from that thread, "
+					  "or after it releases the lock", f->lock_state, lk, (int)tid, count);
+			if (tid != t->tid) {
+				f->owner = tid;
+				f->owner_kind = LT_OWNER_COND;
+			}
+		}
+	}
+	if (st) {
+		free(f->lock_state);
+		f->lock_state = st;
+	}
+}
+
 /* The wait is for the Condition (the frame's 'self'), the thread acquires
- * nothing: the verdicts count it with condition variables. */
+ * nothing: the verdicts count it with condition variables, or, when the
+ * Condition's lock is held (condition_lock), as waiting on its holder. */
 static void name_condition(struct model *m, const struct ts *x)
 {
 	struct lt_thread *t = x->t;
@@ -580,6 +623,7 @@ static void name_condition(struct model *m, const struct ts *x)
 	free(f->lock_state);
 	f->lock_state = st;
 	t->acquire = NULL;
+	condition_lock(m, t, self);
 }
 
 /* The object a bound builtin method __exit__ is bound to (m_self), 0 if
