@@ -63,19 +63,45 @@ void rp_fold_rtlock_words(struct lt_report *r)
 	}
 }
 
-/* The threading.Condition a group's waiters wait in (the snapshot's
- * lock_base of a waiter the CPython model named so), and its process; 0 if
+static const struct rp_notify notify_kinds[] = {
+	{ "threading.Condition", "Condition.wait()", "notify()", "the holder of its lock" },
+	{ "Java monitor (Object.wait)", "Object.wait()", "notify()", "the owner of its monitor" },
+	{ "java.util.concurrent Condition (await)", "Condition.await()", "signal()", "the holder of its lock" },
+};
+
+/* Is KIND an object whose waiters sleep on words of their own? */
+static int own_words(const char *kind)
+{
+	return !strcmp(kind, "threading.Condition") || !strncmp(kind, "Java monitor", 12) ||
+	       !strncmp(kind, "java.util.concurrent ", 21);
+}
+
+/* The object a group's waiters wait for (the snapshot's lock_base of a
+ * waiter whose lock_kind is such an object), its kind and process; 0 if
  * none. */
-static uint64_t cond_of(const struct rgroup *g, int32_t *pid)
+static uint64_t cond_of(const struct rgroup *g, const char **kind, int32_t *pid)
 {
 	for (size_t i = 0; i < g->n_mem; i++) {
 		const struct rp_snap_thread *t = g->mem[i]->snap;
-		if (t && t->lock_kind && t->lock_base && !strcmp(t->lock_kind, "threading.Condition")) {
+		if (t && t->lock_kind && t->lock_base && own_words(t->lock_kind)) {
+			*kind = t->lock_kind;
 			*pid = t->pid;
 			return t->lock_base;
 		}
 	}
 	return 0;
+}
+
+const struct rp_notify *rp_notify_of(const struct rgroup *g)
+{
+	const char *kind = NULL;
+	int32_t pid;
+	if (!cond_of(g, &kind, &pid))
+		return NULL;
+	for (size_t k = 0; k < sizeof(notify_kinds) / sizeof(notify_kinds[0]); k++)
+		if (!strcmp(kind, notify_kinds[k].kind))
+			return &notify_kinds[k];
+	return NULL;
 }
 
 void rp_fold_conditions(struct lt_report *r)
@@ -86,13 +112,15 @@ void rp_fold_conditions(struct lt_report *r)
 	for (size_t i = 0; i < p->ngr; i++) {
 		struct rgroup *g = p->gr[i];
 		int32_t pid = 0, lpid = 0;
+		const char *kind = NULL, *lkind = NULL;
 		uint64_t obj;
-		if (!g->n_end_asleep || g->in_cycle || g->folded_into || !(obj = cond_of(g, &pid)))
+		if (!g->n_end_asleep || g->in_cycle || g->folded_into || !(obj = cond_of(g, &kind, &pid)))
 			continue;
 		struct rgroup *lead = NULL;
 		for (size_t j = 0; j < i && !lead; j++) {
 			struct rgroup *o = p->gr[j];
-			if (o->cond_obj == obj && !o->cond_into && cond_of(o, &lpid) == obj && lpid == pid)
+			if (o->cond_obj == obj && !o->cond_into && cond_of(o, &lkind, &lpid) == obj && lpid == pid &&
+			    !strcmp(lkind, kind))
 				lead = o;
 		}
 		if (lead) {
@@ -131,6 +159,13 @@ void rp_cond_fold_ev(struct lt_report *r, struct lt_report_finding *f, const str
 				n += (size_t)snprintf(list + n, sizeof(list) - n, "; ...");
 		}
 	}
-	rp_f_ev(f, "the same threading.Condition (0x%" PRIx64 ") has %zu more waiter%s in Condition.wait(), "
-		"each asleep on a waiter lock of its own: %s", g->cond_obj, more, more == 1 ? "" : "s", list);
+	const struct rp_notify *nk = rp_notify_of(g);
+	if (nk && !strcmp(nk->kind, "threading.Condition"))
+		rp_f_ev(f, "the same threading.Condition (0x%" PRIx64 ") has %zu more waiter%s in "
+			"Condition.wait(), each asleep on a waiter lock of its own: %s", g->cond_obj, more,
+			more == 1 ? "" : "s", list);
+	else
+		rp_f_ev(f, "the same %s %s has %zu more waiter%s%s%s, each asleep on a word of its own: %s",
+			g->rt_kind[0] ? g->rt_kind : "object", g->rt_name[0] ? g->rt_name : "?", more,
+			more == 1 ? "" : "s", nk ? " in " : "", nk ? nk->wait_call : "", list);
 }

@@ -143,15 +143,17 @@ struct rgroup {
 	uint32_t end_holder;    /* thread idx+1 */
 	int end_holder_src;     /* 1 snapshot owner, 2 events, 3 inferred */
 	/* the snapshot's lock models: a runtime lock's kind and name */
-	char rt_kind[48], rt_name[64];
+	char rt_kind[48], rt_name[160];
 	/* one of that runtime lock's own internal futex words (its mutex,
 	 * a second condvar): the group of the runtime lock it belongs to,
 	 * whose finding speaks for it (report_fold.c) */
 	const struct rgroup *folded_into;
-	/* a threading.Condition's waiters each sleep on a waiter lock of their
-	 * own, one group each: the first group of a Condition (by the
-	 * snapshot's lock_base) speaks for all of them (cond_obj, cond_n_end:
-	 * its waiters at the end), the others point to it (cond_into) */
+	/* an object whose waiters each sleep on a word of their own (a
+	 * threading.Condition's waiter locks, a Java monitor's or
+	 * java.util.concurrent lock's ParkEvents and Parkers), one group each:
+	 * the first group of an object (the snapshot's lock_kind and lock_base)
+	 * speaks for all of them (cond_obj, cond_n_end: its waiters at the
+	 * end), the others point to it (cond_into) */
 	const struct rgroup *cond_into;
 	uint64_t cond_obj;
 	uint32_t cond_n_end;
@@ -284,6 +286,13 @@ void rp_run_rules(struct lt_report *r);
 /* Marks the groups that are a runtime lock's internal words (folded_into). */
 void rp_fold_rtlock_words(struct lt_report *r);
 void rp_fold_conditions(struct lt_report *r);
+/* A wait for a notify() that only the holder of the object's lock can send
+ * (Python's Condition.wait(), Java's Object.wait() and Condition.await()),
+ * by the snapshot's lock_kind of g's waiters: its words; NULL if g is none. */
+struct rp_notify {
+	const char *kind, *wait_call, *wake_call, *holder_of;
+};
+const struct rp_notify *rp_notify_of(const struct rgroup *g);
 /* g's Condition, when it speaks for one: "N more threads ..." evidence and
  * their threads and locks on f */
 void rp_cond_fold_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);

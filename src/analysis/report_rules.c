@@ -277,14 +277,27 @@ static uint32_t end_waiters(const struct rgroup *g)
 	return g->cond_obj ? g->cond_n_end : g->n_end;
 }
 
-/* Was g's holder at the end read as the holder of a Condition's lock? */
-static int cond_lock_holder(const struct rgroup *g)
+/* g's waiters wait for a notify() that only its lock's holder can send,
+ * and the snapshot read that holder: the summary's words for it, else NULL. */
+static const struct rp_notify *notify_holder(const struct rgroup *g)
 {
-	for (size_t i = 0; g->cond_obj && g->end_holder_src == 1 && i < g->n_mem; i++)
-		if (g->mem[i]->snap && g->mem[i]->snap->owner_kind &&
-		    !strcmp(g->mem[i]->snap->owner_kind, "condition_lock"))
-			return 1;
-	return 0;
+	const struct rp_notify *nk = g->cond_obj && g->end_holder_src == 1 ? rp_notify_of(g) : NULL;
+	for (size_t i = 0; nk && i < g->n_mem; i++) {
+		const struct rp_snap_thread *t = g->mem[i]->snap;
+		if (t && t->owner_kind && (!strcmp(t->owner_kind, "condition_lock") || t->runtime))
+			return nk;
+	}
+	return NULL;
+}
+
+/* "the threading.Condition at 0x...", "JucLocks$Mon@0x69ec1ef08" */
+static const char *notify_obj(const struct rgroup *g, const struct rp_notify *nk, char *buf, size_t len)
+{
+	if (!strcmp(nk->kind, "threading.Condition"))
+		snprintf(buf, len, "the threading.Condition at 0x%" PRIx64, g->cond_obj);
+	else
+		snprintf(buf, len, "%s", g->rt_name[0] ? g->rt_name : "?");
+	return buf;
 }
 
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
@@ -310,11 +323,13 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 		snprintf(chain, sizeof(chain), " (through %u more lock%s)", np, np == 1 ? "" : "s");
 	quiet_phrase(r, g, nobody, sizeof(nobody));
 	uint32_t n = end_waiters(g);
-	if (cond_lock_holder(g))
-		rp_f_summary(f, "%s: %u thread%s wait%s in Condition.wait() for a notify() on the "
-			     "threading.Condition at 0x%" PRIx64 "; the holder of its lock%s, %s, is %s: no "
-			     "notify() can come but from it; %s", holder_states[hs].title, n, n == 1 ? "" : "s",
-			     n == 1 ? "s" : "", g->cond_obj, chain, hn, what, nobody);
+	const struct rp_notify *nk = notify_holder(g);
+	char on[200];
+	if (nk)
+		rp_f_summary(f, "%s: %u thread%s wait%s in %s for a %s on %s; %s%s, %s, is %s: no %s can "
+			     "come but from it; %s", holder_states[hs].title, n, n == 1 ? "" : "s",
+			     n == 1 ? "s" : "", nk->wait_call, nk->wake_call, notify_obj(g, nk, on, sizeof(on)),
+			     nk->holder_of, chain, hn, what, nk->wake_call, nobody);
 	else
 		rp_f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s",
 			     holder_states[hs].title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", gn,
@@ -579,13 +594,15 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 			     "exited holding the lock, or the lock was copied locked by fork()); nobody has "
 			     "woken it for %s", g->n_end, g->n_end == 1 ? "thread waits" : "threads wait", gn,
 			     gone->gone_tid, d);
-	else if (g->cond_obj)
-		rp_f_summary(f, "%u %s in Condition.wait() for a notify() on the threading.Condition at "
-			     "0x%" PRIx64 " and nobody has notified it for %s; who could is not known",
-			     end_waiters(g), end_waiters(g) == 1 ? "thread waits" : "threads wait", g->cond_obj, d);
-	else
-		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", g->n_end,
-			     g->n_end == 1 ? "thread waits" : "threads wait", gn, d);
+	else if (g->cond_obj && rp_notify_of(g)) {
+		const struct rp_notify *nk = rp_notify_of(g);
+		char on[200];
+		rp_f_summary(f, "%u %s in %s for a %s on %s and nobody has sent one for %s; who could is not "
+			     "known", end_waiters(g), end_waiters(g) == 1 ? "thread waits" : "threads wait",
+			     nk->wait_call, nk->wake_call, notify_obj(g, nk, on, sizeof(on)), d);
+	} else
+		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", end_waiters(g),
+			     end_waiters(g) == 1 ? "thread waits" : "threads wait", gn, d);
 	rp_tid_list(r, g, list, sizeof(list), 12);
 	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
 	rp_f_ev(f, "asleep on it since %s or later: %s", g->end_oldest ? ts : "before the trace", list);

@@ -135,6 +135,16 @@ static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, cons
 	const struct lt_futex *f = &t->futex;
 	const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
 	char lb[160];
+	if (l->wait_call && l->wake_call && l->holder == f->owner) {
+		lt_strlist_add(&v->evidence,
+			       "thread %d (%s) waits in %s for a %s on %s [sleeps on %s, %s, word=%u], whose %s "
+			       "thread %d (%s) holds [%s%s%s]: no %s but from it, for %s", (int)t->tid,
+			       lt_thread_name(t), l->wait_call, l->wake_call, l->name ? l->name : "?",
+			       lts_lock_label(f, lb, sizeof(lb)), op, f->word, l->held_what ? l->held_what : "lock",
+			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind),
+			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "", l->wake_call, dur);
+		return;
+	}
 	char *lp = lock_phrase(s, f);
 	lt_strlist_add(&v->evidence,
 		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
@@ -632,9 +642,13 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	pid_t owner = vote_owner(s, w, a, b, &agree, &how);
 	const struct lt_thread *t0 = &s->threads[w[a].idx];
 	bool runtime = t0->futex.rtlock != 0;
-	/* a Condition's waiters queue for no lock: never a convoy */
+	/* a Condition's waiters queue for no lock: never a convoy; nor do
+	 * a runtime's waiters for a notify() (Object.wait(), await()) */
 	bool cond = how && how->owner_kind == LT_OWNER_COND;
-	bool convoy = cnt >= (size_t)min_waiters && !cond;
+	const struct lt_rtlock *rl = runtime && t0->futex.rtlock <= s->n_rtlocks
+				     ? &s->rtlocks[t0->futex.rtlock - 1] : NULL;
+	bool notify = rl && rl->wait_call && rl->wake_call;
+	bool convoy = cnt >= (size_t)min_waiters && !cond && !notify;
 	struct lt_verdict *v = lts_verdict_new(s, convoy ? LT_VERDICT_CONVOY : LT_VERDICT_LOCK_WAIT);
 	if (!v)
 		return;
@@ -656,7 +670,12 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
 	if (runtime || !convoy) {
-		if (owner && o && cond)
+		if (owner && o && notify && owner == rl->holder)
+			v->summary = lts_asprintf("%zu %s in %s for a %s on %s, whose %s thread %d (%s) holds, %s: "
+						  "no %s can come but from it", cnt, ts, rl->wait_call, rl->wake_call,
+						  rl->name ? rl->name : "?", rl->held_what ? rl->held_what : "lock",
+						  (int)owner, lt_thread_name(o), doing, rl->wake_call);
+		else if (owner && o && cond)
 			v->summary = lts_asprintf("%zu %s in Condition.wait() for a notify() on the threading."
 						  "Condition at 0x%" PRIx64 ", whose lock thread %d (%s) holds, "
 						  "%s: no notify() can come but from it", cnt, ts,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lockmodel.h"
+#include "report_int.h"
 #include "snapshot.h"
 #include "lt_test.h"
 
@@ -209,4 +210,192 @@ Test(juc_live, reentrantreadwritelock_write_owners_as_jstack_says, .fini = clean
 			  "%s", t->futex.lock_name ? t->futex.lock_name : "-");
 	}
 	lt_snapshot_free(s);
+}
+
+/* jstack's line under the thread named NAME that starts with WHAT ("-
+ * waiting on <", "- parking to wait for  <"): the address in it, 0 if
+ * none. */
+static uint64_t jstack_addr(const char *out, const char *name, const char *what)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "\n\"%s\" ", name);
+	const char *p = strstr(out, key);
+	cr_assert_not_null(p, "jstack lists no thread %s", name);
+	const char *end = strstr(p + 1, "\n\n");
+	const char *w = strstr(p, what);
+	if (!w || (end && w > end))
+		return 0;
+	return strtoull(w + strlen(what), NULL, 16);
+}
+
+static void run_jstack(char *out, size_t len)
+{
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), JSTACK " -l %d 2>&1", (int)wl.pid);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = 0;
+	cr_assert_eq(pclose(p), 0, "jstack failed:\n%.2000s", out);
+}
+
+/* The one verdict whose owner is OWNER: a lock wait (never a convoy) of
+ * exactly the three threads of ROLE0..2 (ROLE is "MW" or "CW"). */
+static const struct lt_verdict *notify_verdict(const struct lt_snapshot *s, pid_t owner, const char *role)
+{
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].owner == owner) {
+			cr_assert_null(v, "two verdicts name %d: %s", (int)owner, s->verdicts[i].summary);
+			v = &s->verdicts[i];
+		}
+	cr_assert_not_null(v, "no verdict names %d", (int)owner);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 3, "%s", v->summary);
+	for (int i = 0; i < 3; i++) {
+		char r[8];
+		snprintf(r, sizeof(r), "%s%d", role, i);
+		pid_t t = tid_of(r);
+		bool in = false;
+		for (size_t k = 0; k < v->n_tids; k++)
+			in |= v->tids[k] == t;
+		cr_assert(in, "%s (%d) not in: %s", r, (int)t, v->summary);
+	}
+	return v;
+}
+
+/* Three threads in Object.wait() on a monitor that a fourth owns while it
+ * blocks in read() on a pipe, and three in a ReentrantLock Condition's
+ * await() while a fifth holds the lock in read(): neither kind can be woken
+ * (notify() and signal() throw unless their caller holds the monitor or the
+ * lock), so each is one lock wait on its owner, never IDLE.  The objects are
+ * the ones jstack says the waiters wait on and the owners hold. */
+Test(juc_live, object_wait_and_await_wait_on_the_owner_of_their_lock, .fini = cleanup, .timeout = 240)
+{
+	start("notify-held");
+	pid_t mo = tid_of("MO"), ro = tid_of("RO");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(s->verdicts[i].kind != LT_VERDICT_IDLE && s->verdicts[i].kind != LT_VERDICT_OK &&
+			  s->verdicts[i].kind != LT_VERDICT_CONVOY, "%s", s->verdicts[i].summary);
+	uint64_t mon = 0, cond = 0;
+	for (int i = 0; i < 3; i++) {
+		char r[8];
+		snprintf(r, sizeof(r), "MW%d", i);
+		const struct lt_thread *t = lt_snapshot_find(s, tid_of(r));
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "Java monitor (Object.wait)");
+		cr_assert_eq(t->futex.owner, mo);
+		cr_assert(!mon || t->futex.lock_base == mon);
+		mon = t->futex.lock_base;
+		snprintf(r, sizeof(r), "CW%d", i);
+		t = lt_snapshot_find(s, tid_of(r));
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "java.util.concurrent Condition (await)");
+		cr_assert_eq(t->futex.owner, ro);
+		cr_assert(!cond || t->futex.lock_base == cond);
+		cond = t->futex.lock_base;
+	}
+	const struct lt_verdict *v = notify_verdict(s, mo, "MW");
+	char want[200];
+	snprintf(want, sizeof(want), "3 threads wait in Object.wait() for a notify() on JucLocks$Mon@0x%" PRIx64
+		 ", whose monitor thread %d (mon-owner) holds, which has been blocked in read(fd ", mon, (int)mo);
+	cr_assert(strstr(v->summary, want) && strstr(v->summary, "pipe)"), "%s\nwant: %s", v->summary, want);
+	v = notify_verdict(s, ro, "CW");
+	snprintf(want, sizeof(want), "3 threads wait in Condition.await() for a signal() on "
+		 "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@0x%" PRIx64
+		 ", whose lock, java.util.concurrent.locks.ReentrantLock$NonfairSync@0x", cond);
+	cr_assert(strstr(v->summary, want) && strstr(v->summary, "(rl-owner) holds"), "%s\nwant: %s", v->summary,
+		  want);
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+	if (access(JSTACK, X_OK) != 0) {
+		fprintf(stderr, "juc_live: %s missing: the objects are not checked against jstack\n", JSTACK);
+		return;
+	}
+	static char out[1 << 20];
+	run_jstack(out, sizeof(out));
+	cr_assert_eq(jstack_addr(out, "mon-waiter-0", "- waiting on <"), mon, "jstack:\n%.3000s", out);
+	cr_assert_eq(jstack_addr(out, "mon-owner", "- locked <"), mon);
+	cr_assert_eq(jstack_addr(out, "cv-waiter-0", "- parking to wait for  <"), cond, "jstack:\n%.3000s", out);
+}
+
+/* wd-W owns monitor MON and waits in MON2.wait(); wd-H owns MON2 and waits
+ * to enter MON: a deadlock through a notify() only H could send, which
+ * jstack does not report (it finds cycles of monitor enters only). */
+Test(juc_live, object_wait_in_a_cycle_is_a_deadlock, .fini = cleanup, .timeout = 240)
+{
+	start("wait-deadlock");
+	pid_t w = tid_of("W"), h = tid_of("H");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *dl = the_deadlock(s, w, h);
+	bool said = false;
+	char want[96];
+	snprintf(want, sizeof(want), "thread %d (wd-W) waits in Object.wait() for a notify() on JucLocks$Mon@0x",
+		 (int)w);
+	for (size_t k = 0; k < dl->evidence.n; k++)
+		said |= strstr(dl->evidence.v[k], want) != NULL;
+	cr_assert(said, "no evidence line: %s", want);
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+}
+
+/* The finding of `locktrace report` (JSON) whose tids hold TID, of kind
+ * holder_blocked; fails if there is none or two. */
+static const struct rp_json *holder_finding_of(const struct rp_json *j, pid_t tid)
+{
+	const struct rp_json *fs = rp_json_get(j, "findings"), *found = NULL;
+	for (size_t i = 0; fs && i < fs->n; i++) {
+		const struct rp_json *tids = rp_json_get(&fs->items[i], "tids");
+		for (size_t k = 0; tids && k < tids->n; k++)
+			if (rp_json_num(&tids->items[k], 0) == tid &&
+			    !strcmp(rp_json_str(rp_json_get(&fs->items[i], "kind")), "holder_blocked")) {
+				cr_assert_null(found, "two holder_blocked findings name %d", (int)tid);
+				found = &fs->items[i];
+			}
+	}
+	for (size_t i = 0; !found && fs && i < fs->n; i++)
+		fprintf(stderr, "finding: %s\n", rp_json_str(rp_json_get(&fs->items[i], "summary")));
+	cr_assert_not_null(found, "no holder_blocked finding names %d", (int)tid);
+	return found;
+}
+
+/* A recording of notify-held, reported: one finding for the monitor's
+ * three Object.wait() waiters and one for the Condition's three await()
+ * waiters (each sleeps on a word of its own), each naming the owner in
+ * read(): the holder the snapshot at the end read from the JVM. */
+Test(juc_live, recorded_notify_waits_are_one_finding_per_object, .fini = cleanup, .timeout = 240)
+{
+	start("notify-held");
+	pid_t mo = tid_of("MO"), ro = tid_of("RO");
+	char path[128];
+	struct tl_proc rec;
+	tl_tmp_path(path, sizeof(path), "notify");
+	char *extra[] = { "-d", "1.5", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
+	cr_assert_eq(tl_wait(&rec, 60000), 0);
+	tl_close(&rec);
+	struct rp_json *j = tl_report_json(path);
+	const char *role[2] = { "MW", "CW" }, *want[2] = { "3 threads wait in Object.wait() for a notify() on "
+							   "JucLocks$Mon@0x",
+							   "3 threads wait in Condition.await() for a signal() on "
+							   "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@0x" };
+	pid_t owner[2] = { mo, ro };
+	for (int k = 0; k < 2; k++) {
+		const struct rp_json *f = holder_finding_of(j, owner[k]);
+		const char *sum = rp_json_str(rp_json_get(f, "summary"));
+		char who[64];
+		snprintf(who, sizeof(who), ", %d (%s), is blocked in read(fd ", (int)owner[k], k ? "rl-owner" : "mon-owner");
+		cr_assert(strstr(sum, want[k]) && strstr(sum, who), "%s", sum);
+		cr_assert_eq(rp_json_num(rp_json_get(f, "holder"), 0), owner[k], "%s", sum);
+		for (int i = 0; i < 3; i++) {
+			char r[8];
+			snprintf(r, sizeof(r), "%s%d", role[k], i);
+			cr_assert_eq(holder_finding_of(j, tid_of(r)), f, "%s not in: %s", r, sum);
+		}
+	}
+	rp_json_free(j);
+	unlink(path);
 }

@@ -1469,7 +1469,7 @@ Test(report, a_conditions_waiters_with_no_holder_known_are_one_finding)
 	cr_assert(has_tid(f, 501) && has_tid(f, 502) && has_tid(f, 503));
 	cr_assert(has_lock(f, W1) && has_lock(f, W2) && has_lock(f, W3));
 	cr_assert(strstr(f->summary, "3 threads wait in Condition.wait() for a notify() on the threading."
-				     "Condition at 0x7f10000a0590 and nobody has notified it") &&
+				     "Condition at 0x7f10000a0590 and nobody has sent one for") &&
 		  strstr(f->summary, "who could is not known"), "%s", f->summary);
 	done();
 }

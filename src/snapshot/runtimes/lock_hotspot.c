@@ -142,6 +142,9 @@ static bool lay_threads(struct jvm *j)
 	hs_off(&n, "JavaThread", "_stack_base", &L->jt_stack_base);
 	hs_off(&n, "JavaThread", "_stack_size", &L->jt_stack_size);
 	hs_int_const(&n, "_thread_blocked", &L->blocked);
+	/* optional: Object.wait() (hs_monitor_waits) */
+	const struct hs_field *w = hs_vm_field(&j->vm, "JavaThread", "_current_waiting_monitor");
+	L->jt_waiting = w && !w->is_static ? w->value : 0;
 	return hs_complete(&n, "Java threads");
 }
 
@@ -782,6 +785,69 @@ static int monitors(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first
 	return 0;
 }
 
+/* ---- Object.wait() ---- */
+
+/* A thread in Object.wait() has released the monitor and waits for a
+ * notify(), which raises IllegalMonitorStateException unless its caller
+ * owns the monitor: while another thread owns it, that thread is the only
+ * one that can end the wait.  Read twice, as monitor enters are. */
+int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
+{
+	const struct lay *L = &j->L;
+	if (!L->jt_waiting || !L->monitors)
+		return 0;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct jthread *t = &j->t[i];
+		if (idx[i] || t->pending || t->state != L->blocked)
+			continue;
+		if ((i & 255) == 0 && lt_budget_over())
+			break;
+		uint64_t om = hs_rd64(j, t->addr + L->jt_waiting);
+		if (!om)
+			continue;
+		struct lt_rtlock l = { 0 };
+		uint64_t owner = decode_monitor(j, &l, om), again = 0;
+		uint64_t slot = hs_rd64(j, om + L->om_object), obj = slot ? hs_rd64(j, slot) : 0;
+		int32_t state = -1;
+		if (l.held != 1 || l.holder <= 0 || l.holder == t->tid ||
+		    hs_rd(j, om + L->om_owner, &again, 8) || again != owner ||
+		    hs_rd64(j, t->addr + L->jt_waiting) != om || hs_rd(j, t->addr + L->jt_state, &state, 4) ||
+		    state != L->blocked) {
+			lt_rtlock_clear(&l); /* free, its own, or moved on: an event wait */
+			continue;
+		}
+		/* its identity is the object (the monitor's enters are the
+		 * ObjectMonitor's): a notify() wait and a wait to enter are two
+		 * waits, not one lock */
+		uint64_t base = obj ? obj : om + 1;
+		for (size_t k = first; k < *n && !idx[i]; k++)
+			if ((*v)[k].wait_call && (*v)[k].base == base && (*v)[k].holder == l.holder)
+				idx[i] = k - first + 1;
+		if (idx[i]) {
+			lt_rtlock_clear(&l);
+			continue;
+		}
+		struct lt_rtlock *p = lt_rtlock_push(v, n);
+		if (!p) {
+			lt_rtlock_clear(&l);
+			return -ENOMEM;
+		}
+		*p = l;
+		p->model = "hotspot";
+		p->kind = "Java monitor (Object.wait)";
+		p->version = lts_strdup(j->version);
+		p->base = base;
+		p->size = 0; /* the waiters sleep on their own ParkEvents */
+		p->waiters = -1;
+		p->waiters_named = true;
+		p->wait_call = "Object.wait()";
+		p->wake_call = "notify()";
+		p->held_what = lts_strdup("monitor");
+		idx[i] = *n - first;
+	}
+	return 0;
+}
+
 /* ---- entry point ---- */
 
 static int emit_threads(struct jvm *j, const size_t *idx, struct lt_rtthread **th, size_t *nth)
@@ -887,6 +953,10 @@ static int scan(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 		rc = monitors(&j, v, n, *n, idx);
 	if (rc == 0 && j.L.objects && !j.names_why && j.L.fields != FIELDS_NONE)
 		rc = hs_juc_locks(&j, v, n, first, idx);
+	if (rc == 0)
+		rc = hs_monitor_waits(&j, v, n, first, idx);
+	if (rc == 0 && j.L.objects && !j.names_why && j.L.fields != FIELDS_NONE)
+		rc = hs_juc_awaits(&j, v, n, first, idx);
 	if (rc == 0)
 		rc = emit_threads(&j, idx, th, nth);
 	free(idx);

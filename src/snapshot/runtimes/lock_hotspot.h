@@ -19,6 +19,7 @@ struct lay {
 	/* thread list */
 	uint64_t java_thread_list, tl_length, tl_threads;
 	uint64_t jt_osthread, jt_threadobj, jt_state, jt_pending, jt_stack_base, jt_stack_size;
+	uint64_t jt_waiting;            /* _current_waiting_monitor, 0 unknown */
 	uint64_t os_tid, oh_obj;
 	int64_t blocked;                /* _thread_blocked                     */
 	/* monitors */
@@ -154,6 +155,12 @@ uint64_t hs_thread_obj(const struct jvm *j, uint64_t jt);
 /* java.util.concurrent locks the threads not waiting for a monitor park
  * on (LockSupport.park's blocker): one lock each, *IDX as monitors(). */
 int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
+/* Threads in Object.wait() (lock_hotspot.c) and in a java.util.concurrent
+ * Condition's await() (lock_hotspot_juc.c) whose monitor or lock another
+ * live thread holds: one lock each (lt_rtlock.wait_call), *IDX as
+ * monitors(); waits whose lock is free are left alone (events). */
+int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
+int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
 /* What the JavaThread at JT waits for now, read afresh (the recorder's
  * stack reads, hs_stack.h): the object of the monitor it is blocked
  * entering, else its park blocker.  *OBJ and "Java monitor Class@0x..."

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "lock_hotspot.h"
 #include "snapshot_int.h"
 
@@ -164,4 +165,93 @@ int hs_wait_object(struct jvm *j, uint64_t jt, uint64_t *obj, char *name, size_t
 		return 0;
 	snprintf(name, len, "%s %s@0x%" PRIx64, what[how], cls, *obj);
 	return 1;
+}
+
+/* ---- a Condition's await() ---- */
+
+/* The lock of a ConditionObject (an inner class of AbstractQueued(Long)
+ * Synchronizer: its this$0), 0 if BLOCKER is none. */
+static uint64_t condition_lock(struct jvm *j, uint64_t blocker)
+{
+	static const char *const sig[] = { "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;",
+					   "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer;" };
+	uint64_t k = blocker ? hs_klass_of(j, blocker) : 0;
+	for (size_t s = 0; k && s < 2; s++) {
+		uint64_t off = hs_field_offset(j, k, "this$0", sig[s]);
+		if (off != UINT64_MAX)
+			return hs_oop_field(j, blocker, off);
+	}
+	return 0;
+}
+
+/* The lock and its exclusiveOwnerThread of the Condition thread T awaits
+ * (false: T awaits none, or its lock records no owner field). */
+static bool await_of(struct jvm *j, const struct jthread *t, uint64_t *blocker, uint64_t *lock,
+		     uint64_t *owner)
+{
+	if (!park_blocker(j, t->addr, blocker) || !*blocker || !(*lock = condition_lock(j, *blocker)))
+		return false;
+	uint64_t eo = owner_offset(j, hs_klass_of(j, *lock));
+	if (eo == UINT64_MAX)
+		return false;
+	*owner = hs_oop_field(j, *lock, eo);
+	return true;
+}
+
+/* A thread in a java.util.concurrent Condition's await() has released the
+ * Condition's lock and waits for a signal(), which throws
+ * IllegalMonitorStateException unless its caller holds that lock
+ * exclusively: while another thread holds it, that thread is the only one
+ * that can end the wait.  Everything read twice. */
+int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		const struct jthread *t = &j->t[i];
+		uint64_t blocker = 0, lock = 0, owner = 0, b2 = 0, l2 = 0, o2 = 0;
+		int32_t state = -1;
+		if (idx[i] || t->pending || t->state != j->L.blocked)
+			continue;
+		if ((i & 255) == 0 && lt_budget_over())
+			break;
+		if (!await_of(j, t, &blocker, &lock, &owner) || !owner)
+			continue;
+		const struct jthread *o = thread_of_obj(j, owner);
+		if (!o || o->tid == t->tid || !await_of(j, t, &b2, &l2, &o2) || b2 != blocker || l2 != lock ||
+		    o2 != owner || hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
+			continue; /* no live holder, its own, or moved on */
+		for (size_t k = first; k < *n && !idx[i]; k++)
+			if ((*v)[k].wait_call && (*v)[k].base == blocker && (*v)[k].holder == o->tid)
+				idx[i] = k - first + 1;
+		if (idx[i])
+			continue;
+		struct lt_rtlock *l = lt_rtlock_push(v, n);
+		if (!l)
+			return -ENOMEM;
+		char cls[256] = "?", lcls[256] = "?";
+		if (hs_class_name(j, hs_klass_of(j, blocker), cls, sizeof(cls)))
+			snprintf(cls, sizeof(cls), "?");
+		if (hs_class_name(j, hs_klass_of(j, lock), lcls, sizeof(lcls)))
+			snprintf(lcls, sizeof(lcls), "?");
+		l->model = "hotspot";
+		l->kind = "java.util.concurrent Condition (await)";
+		l->version = lts_strdup(j->version);
+		l->base = blocker;
+		l->size = 0; /* the waiters sleep on their own Parkers */
+		l->waiters = -1;
+		l->waiters_named = true;
+		l->name = lts_asprintf("%s@0x%" PRIx64, cls, blocker);
+		l->wait_call = "Condition.await()";
+		l->wake_call = "signal()";
+		l->held_what = lts_asprintf("lock, %s@0x%" PRIx64 ",", lcls, lock);
+		lt_strlist_add(&l->facts, "parkBlocker=0x%" PRIx64 " class=%s this$0=0x%" PRIx64
+			       " class=%s exclusiveOwnerThread=0x%" PRIx64, blocker, cls, lock, lcls, owner);
+		l->held = 1;
+		l->holder = o->tid;
+		l->holder_how = lts_asprintf("the Condition's lock's AbstractOwnableSynchronizer."
+					     "exclusiveOwnerThread is the java.lang.Thread of thread %d%s%s%s",
+					     (int)o->tid, o->name ? " (\"" : "", o->name ? o->name : "",
+					     o->name ? "\")" : "");
+		idx[i] = *n - first;
+	}
+	return 0;
 }

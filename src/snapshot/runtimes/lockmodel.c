@@ -54,6 +54,7 @@ void lt_rtlock_clear(struct lt_rtlock *l)
 	free(l->holder_how);
 	lt_strlist_free(&l->facts);
 	free(l->seen);
+	free(l->held_what);
 	memset(l, 0, sizeof(*l));
 }
 

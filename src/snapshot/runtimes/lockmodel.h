@@ -108,6 +108,13 @@ struct lt_rtlock {
 	size_t n_seen;
 	int seen_samples;
 	double seen_span_ms;
+	/* A wait for a notify() rather than for the lock (Java's Object.wait(),
+	 * a java.util.concurrent Condition's await()): only the lock's holder
+	 * can send it, so the holder is the waiters' other end.  wait_call
+	 * ("Object.wait()"), wake_call ("notify()"), static; held_what ("monitor",
+	 * "lock, ...Sync@0x..,"), malloc'd.  NULL: a plain lock. */
+	const char *wait_call, *wake_call;
+	char *held_what;
 };
 void lt_rtlock_clear(struct lt_rtlock *l);
 

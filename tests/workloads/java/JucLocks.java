@@ -13,13 +13,24 @@
  *   ReentrantReadWriteLock RW_A, thread "rw-B" that of RW_B; they meet at a
  *   barrier, then each takes the other's write lock.  Two threads
  *   "busy-I" spin for ever beside them.
+ * notify-held (hangs): threads "mon-waiter-I" (I = 0..2) wait in MON.wait(),
+ *   threads "cv-waiter-I" in COND.await() (COND: a Condition of RL_A); then
+ *   "mon-owner" enters MON's monitor and "rl-owner" locks RL_A, and each
+ *   blocks in read() on a pipe nobody writes: no notify() or signal() can
+ *   come but from them.  Roles MW0..MW2, CW0..CW2, MO, RO; the owners'
+ *   "inread" lines once /proc says read (0).
+ * wait-deadlock (hangs): "wd-W" enters MON's monitor, then waits in
+ *   MON2.wait(); "wd-H" enters MON2's monitor, then MON's: H waits to enter
+ *   a monitor W owns, W for a notify() that only H, owning MON2, can send.
+ *   Roles W, H.
  *
  * Prints (one fact per line):
  *   pid=PID
  *   thread role=R idx=0 tid=T name=NAME     (the tid read from /proc/thread-self)
  *   blocked tid=T on=L holds=M              (Java says WAITING/BLOCKED and
  *                                            /proc/self/task/T/syscall says futex)
- *   deadlocked
+ *   inread tid=T                            (notify-held: an owner in read())
+ *   deadlocked                              (not in notify-held)
  *   ready
  * No start gate: every mode is hung at `ready`.
  */
@@ -36,6 +47,8 @@ public class JucLocks {
 	static final ReentrantLock RL_A = new ReentrantLock();
 	static final ReentrantLock RL_B = new ReentrantLock();
 	static final Object MON = new Mon();
+	static final Object MON2 = new Mon();
+	static final java.util.concurrent.locks.Condition COND = RL_A.newCondition();
 	static final ReentrantReadWriteLock RW_A = new ReentrantReadWriteLock();
 	static final ReentrantReadWriteLock RW_B = new ReentrantReadWriteLock();
 	static volatile long sink;
@@ -173,17 +186,118 @@ public class JucLocks {
 		awaitBlocked(r, "MON", "RL_A");
 	}
 
+	static void awaitIn(Worker w, int nr) throws InterruptedException {
+		for (int i = 0; i < 3000; i++) {
+			if (syscallNr(w.tid) == nr) {
+				out("inread tid=" + w.tid);
+				return;
+			}
+			Thread.sleep(10);
+		}
+		System.err.println("JucLocks: thread " + w.tid + " never in system call " + nr);
+		System.exit(1);
+	}
+
+	/* blocks in read(2) on a pipe nobody writes */
+	static void readForever(java.nio.channels.Pipe p) {
+		try {
+			p.source().read(java.nio.ByteBuffer.allocate(1));
+		} catch (Exception e) {
+			throw new RuntimeException(e);
+		}
+	}
+
+	static void notifyHeld() throws Exception {
+		Worker[] mw = new Worker[3], cw = new Worker[3];
+		for (int i = 0; i < 3; i++) {
+			mw[i] = new Worker("mon-waiter-" + i, () -> {
+				synchronized (MON) {
+					try {
+						MON.wait();
+					} catch (InterruptedException e) {
+					}
+				}
+			});
+			cw[i] = new Worker("cv-waiter-" + i, () -> {
+				RL_A.lock();
+				try {
+					COND.await();
+				} catch (InterruptedException e) {
+				} finally {
+					RL_A.unlock();
+				}
+			});
+		}
+		for (int i = 0; i < 3; i++) {
+			mw[i].announce("MW" + i);
+			cw[i].announce("CW" + i);
+		}
+		for (int i = 0; i < 3; i++) {
+			awaitBlocked(mw[i], "MON-notify", "-");
+			awaitBlocked(cw[i], "COND-signal", "-");
+		}
+		java.nio.channels.Pipe p1 = java.nio.channels.Pipe.open(), p2 = java.nio.channels.Pipe.open();
+		Worker mo = new Worker("mon-owner", () -> {
+			synchronized (MON) {
+				readForever(p1);
+			}
+		});
+		Worker ro = new Worker("rl-owner", () -> {
+			RL_A.lock();
+			try {
+				readForever(p2);
+			} finally {
+				RL_A.unlock();
+			}
+		});
+		mo.announce("MO");
+		ro.announce("RO");
+		awaitIn(mo, 0);
+		awaitIn(ro, 0);
+	}
+
+	static void waitDeadlock() throws Exception {
+		CyclicBarrier meet = new CyclicBarrier(2);
+		Worker w = new Worker("wd-W", () -> {
+			synchronized (MON) {
+				synchronized (MON2) {
+					await(meet);
+					try {
+						MON2.wait();
+					} catch (InterruptedException e) {
+					}
+				}
+			}
+		});
+		w.announce("W");
+		Worker h = new Worker("wd-H", () -> {
+			await(meet);
+			synchronized (MON2) {
+				synchronized (MON) {
+					sink++;
+				}
+			}
+		});
+		h.announce("H");
+		awaitBlocked(w, "MON2-notify", "MON");
+		awaitBlocked(h, "MON", "MON2");
+	}
+
 	public static void main(String[] args) throws Exception {
 		out("pid=" + ProcessHandle.current().pid());
 		switch (args.length > 0 ? args[0] : "") {
 		case "rl-deadlock": rlDeadlock(); break;
 		case "mixed": mixed(); break;
 		case "rw-deadlock": rwDeadlock(); break;
+		case "notify-held": notifyHeld(); break;
+		case "wait-deadlock": waitDeadlock(); break;
 		default:
-			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock [--no-wait]");
+			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock "
+					   + "[--no-wait]");
 			System.exit(2);
 		}
-		out("deadlocked");
+		if (!args[0].equals("notify-held"))
+			out("deadlocked");
 		out("ready");
 		for (;;)
 			Thread.sleep(1000000);
