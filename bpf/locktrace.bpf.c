@@ -1149,9 +1149,10 @@ static __always_inline bool copy_at_return(struct task_struct *p)
 
 /* The current task t's long (or sampled) sleep marked for a copy at its return (its
  * registers and stack are the sleep's until it returns to user space, or
- * sleeps again in the same call), copied now; or, with no mark, a noted
- * sleep whose ending switch went unseen. */
-static __noinline void copy_marked(struct task_struct *t)
+ * sleeps again in the same call), copied now; or, at_return (called from
+ * rseq_update: its first return to user space since a switch), with no
+ * mark, a noted sleep whose ending switch went unseen. */
+static __noinline void copy_marked(struct task_struct *t, bool at_return)
 {
 	__u32 tid = t->pid;
 	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
@@ -1162,7 +1163,7 @@ static __noinline void copy_marked(struct task_struct *t)
 	if (!v)
 		return;
 	start = v->at_return;
-	if (!start && v->ts) {
+	if (!start && v->ts && at_return) {
 		/* A sleep noted and not cleared: the thread runs, so the switch
 		 * that ran it again went unseen (README, "stacks"); this is its
 		 * first return to user space since, from that sleep's call if
@@ -1377,7 +1378,7 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 	if (!regs)
 		return 0;
 	if (waiter_copy_at_return)
-		copy_marked(prev); /* woken, and asleep again in the same call */
+		copy_marked(prev, false); /* woken, and asleep again in the same call */
 	id = regs->orig_ax;
 	if (lt_call_flock(id, regs->si)) {
 		ts = bpf_ktime_get_boot_ns();
@@ -1457,7 +1458,7 @@ int BPF_PROG(lt_rseq_update, struct task_struct *t)
 {
 	if (!traced_cur(t->tgid))
 		return 0;
-	copy_marked(t);
+	copy_marked(t, true);
 	return 0;
 }
 

@@ -77,31 +77,48 @@ static int own_words(const char *kind)
 }
 
 /* The object a group's waiters wait for (the snapshot's lock_base of a
- * waiter whose lock_kind is such an object), its kind and process; 0 if
- * none. */
-static uint64_t cond_of(const struct rgroup *g, const char **kind, int32_t *pid)
+ * waiter whose lock_kind is such an object), its kind, process and the
+ * holder the snapshot read (0 none); 0 if none. */
+static uint64_t obj_of(const struct rgroup *g, const char **kind, int32_t *pid, int32_t *owner)
 {
 	for (size_t i = 0; i < g->n_mem; i++) {
 		const struct rp_snap_thread *t = g->mem[i]->snap;
 		if (t && t->lock_kind && t->lock_base && own_words(t->lock_kind)) {
 			*kind = t->lock_kind;
 			*pid = t->pid;
+			*owner = t->owner;
 			return t->lock_base;
 		}
 	}
 	return 0;
 }
 
-const struct rp_notify *rp_notify_of(const struct rgroup *g)
+static uint64_t cond_of(const struct rgroup *g, const char **kind, int32_t *pid)
+{
+	int32_t owner;
+	return obj_of(g, kind, pid, &owner);
+}
+
+const struct rp_notify *rp_notify_of(const struct rgroup *g, uint64_t *obj)
 {
 	const char *kind = NULL;
 	int32_t pid;
-	if (!cond_of(g, &kind, &pid))
+	uint64_t o = cond_of(g, &kind, &pid);
+	if (obj)
+		*obj = o;
+	if (!o)
 		return NULL;
 	for (size_t k = 0; k < sizeof(notify_kinds) / sizeof(notify_kinds[0]); k++)
 		if (!strcmp(kind, notify_kinds[k].kind))
 			return &notify_kinds[k];
 	return NULL;
+}
+
+/* Is x's longest waiter at the end older than y's (0: since before the
+ * trace, the oldest)? */
+static int older(const struct rgroup *x, const struct rgroup *y)
+{
+	return !x->end_oldest ? y->end_oldest != 0 : y->end_oldest && x->end_oldest < y->end_oldest;
 }
 
 void rp_fold_conditions(struct lt_report *r)
@@ -111,24 +128,36 @@ void rp_fold_conditions(struct lt_report *r)
 		return;
 	for (size_t i = 0; i < p->ngr; i++) {
 		struct rgroup *g = p->gr[i];
-		int32_t pid = 0, lpid = 0;
+		int32_t pid = 0, lpid = 0, owner = 0, lowner = 0;
 		const char *kind = NULL, *lkind = NULL;
 		uint64_t obj;
-		if (!g->n_end_asleep || g->in_cycle || g->folded_into || !(obj = cond_of(g, &kind, &pid)))
+		if (!g->n_end_asleep || g->in_cycle || g->folded_into || !(obj = obj_of(g, &kind, &pid, &owner)))
 			continue;
+		/* one object, one process, one holder read: one finding */
 		struct rgroup *lead = NULL;
 		for (size_t j = 0; j < i && !lead; j++) {
 			struct rgroup *o = p->gr[j];
-			if (o->cond_obj == obj && !o->cond_into && cond_of(o, &lkind, &lpid) == obj && lpid == pid &&
-			    !strcmp(lkind, kind))
+			if (o->cond_obj == obj && !o->cond_into && obj_of(o, &lkind, &lpid, &lowner) == obj &&
+			    lpid == pid && lowner == owner && !strcmp(lkind, kind))
 				lead = o;
 		}
-		if (lead) {
-			g->cond_into = lead;
-			lead->cond_n_end += g->n_end;
-		} else {
+		if (!lead) {
 			g->cond_obj = obj;
 			g->cond_n_end = g->n_end;
+		} else if (older(g, lead)) {
+			/* the finding speaks from its oldest waiter (its rules
+			 * look at their group's times) */
+			for (size_t j = 0; j < i; j++)
+				if (p->gr[j]->cond_into == lead)
+					p->gr[j]->cond_into = g;
+			g->cond_obj = obj;
+			g->cond_n_end = lead->cond_n_end + g->n_end;
+			lead->cond_into = g;
+			lead->cond_obj = 0;
+			lead->cond_n_end = 0;
+		} else {
+			g->cond_into = lead;
+			lead->cond_n_end += g->n_end;
 		}
 	}
 }
@@ -159,7 +188,7 @@ void rp_cond_fold_ev(struct lt_report *r, struct lt_report_finding *f, const str
 				n += (size_t)snprintf(list + n, sizeof(list) - n, "; ...");
 		}
 	}
-	const struct rp_notify *nk = rp_notify_of(g);
+	const struct rp_notify *nk = rp_notify_of(g, NULL);
 	if (nk && !strcmp(nk->kind, "threading.Condition"))
 		rp_f_ev(f, "the same threading.Condition (0x%" PRIx64 ") has %zu more waiter%s in "
 			"Condition.wait(), each asleep on a waiter lock of its own: %s", g->cond_obj, more,

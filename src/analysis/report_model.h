@@ -292,7 +292,7 @@ void rp_fold_conditions(struct lt_report *r);
 struct rp_notify {
 	const char *kind, *wait_call, *wake_call, *holder_of;
 };
-const struct rp_notify *rp_notify_of(const struct rgroup *g);
+const struct rp_notify *rp_notify_of(const struct rgroup *g, uint64_t *obj);
 /* g's Condition, when it speaks for one: "N more threads ..." evidence and
  * their threads and locks on f */
 void rp_cond_fold_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);

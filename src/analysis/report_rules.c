@@ -18,6 +18,20 @@
  * a group may hold adjacent words of different locks (raw futexes 4 bytes
  * apart), each with its own holder, and the group's one holder is then
  * not the holder of every waiter's lock. */
+
+/* "the threading.Condition at 0x...", "JucLocks$Mon@0x69ec1ef08": the
+ * object g's waiters wait for a notify() on (rp_notify_of) */
+static const char *notify_obj(const struct rgroup *g, const struct rp_notify *nk, char *buf, size_t len)
+{
+	uint64_t obj = 0;
+	rp_notify_of(g, &obj);
+	if (!strcmp(nk->kind, "threading.Condition"))
+		snprintf(buf, len, "the threading.Condition at 0x%" PRIx64, obj);
+	else
+		snprintf(buf, len, "%s", g->rt_name[0] ? g->rt_name : "?");
+	return buf;
+}
+
 static struct rthread *word_owner(struct lt_report *r, const struct rthread *t)
 {
 	const struct rp_snap_thread *s = t->snap;
@@ -69,9 +83,17 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 				 g->end_holder ? rp_tname(P(r)->th[g->end_holder - 1], gn, sizeof(gn)) : "nobody");
 		else
 			rp_holder_how(r, g, how, sizeof(how));
-		rp_f_ev(f, "thread %s waits for lock %s since %s (%s), held by thread %s: %s",
-			rp_tname(a, tn, sizeof(tn)), rp_gname(g, gn, sizeof(gn)), rp_end_since(a) ? ts : "before the trace", d,
-			rp_tname(b, tn2, sizeof(tn2)), how);
+		const struct rp_notify *nk = rp_notify_of(g, NULL);
+		char on[200];
+		if (nk)
+			rp_f_ev(f, "thread %s waits in %s on %s since %s (%s); %s is thread %s, and no %s can "
+				"come but from it: %s", rp_tname(a, tn, sizeof(tn)), nk->wait_call,
+				notify_obj(g, nk, on, sizeof(on)), rp_end_since(a) ? ts : "before the trace", d,
+				nk->holder_of, rp_tname(b, tn2, sizeof(tn2)), nk->wake_call, how);
+		else
+			rp_f_ev(f, "thread %s waits for lock %s since %s (%s), held by thread %s: %s",
+				rp_tname(a, tn, sizeof(tn)), rp_gname(g, gn, sizeof(gn)),
+				rp_end_since(a) ? ts : "before the trace", d, rp_tname(b, tn2, sizeof(tn2)), how);
 	}
 	if (m < sizeof(line))
 		snprintf(line + m, sizeof(line) - m, "%u", cyc[0]->pub.tid);
@@ -281,7 +303,7 @@ static uint32_t end_waiters(const struct rgroup *g)
  * and the snapshot read that holder: the summary's words for it, else NULL. */
 static const struct rp_notify *notify_holder(const struct rgroup *g)
 {
-	const struct rp_notify *nk = g->cond_obj && g->end_holder_src == 1 ? rp_notify_of(g) : NULL;
+	const struct rp_notify *nk = g->cond_obj && g->end_holder_src == 1 ? rp_notify_of(g, NULL) : NULL;
 	for (size_t i = 0; nk && i < g->n_mem; i++) {
 		const struct rp_snap_thread *t = g->mem[i]->snap;
 		if (t && t->owner_kind && (!strcmp(t->owner_kind, "condition_lock") || t->runtime))
@@ -290,15 +312,6 @@ static const struct rp_notify *notify_holder(const struct rgroup *g)
 	return NULL;
 }
 
-/* "the threading.Condition at 0x...", "JucLocks$Mon@0x69ec1ef08" */
-static const char *notify_obj(const struct rgroup *g, const struct rp_notify *nk, char *buf, size_t len)
-{
-	if (!strcmp(nk->kind, "threading.Condition"))
-		snprintf(buf, len, "the threading.Condition at 0x%" PRIx64, g->cond_obj);
-	else
-		snprintf(buf, len, "%s", g->rt_name[0] ? g->rt_name : "?");
-	return buf;
-}
 
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
@@ -326,10 +339,10 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	const struct rp_notify *nk = notify_holder(g);
 	char on[200];
 	if (nk)
-		rp_f_summary(f, "%s: %u thread%s wait%s in %s for a %s on %s; %s%s, %s, is %s: no %s can "
-			     "come but from it; %s", holder_states[hs].title, n, n == 1 ? "" : "s",
-			     n == 1 ? "s" : "", nk->wait_call, nk->wake_call, notify_obj(g, nk, on, sizeof(on)),
-			     nk->holder_of, chain, hn, what, nk->wake_call, nobody);
+		rp_f_summary(f, "%s: %u thread%s wait%s in %s on %s; %s%s, %s, is %s: no %s can come but "
+			     "from it, nor can %s go on before it lets go; %s", holder_states[hs].title, n,
+			     n == 1 ? "" : "s", n == 1 ? "s" : "", nk->wait_call, notify_obj(g, nk, on, sizeof(on)),
+			     nk->holder_of, chain, hn, what, nk->wake_call, n == 1 ? "it" : "they", nobody);
 	else
 		rp_f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s",
 			     holder_states[hs].title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", gn,
@@ -337,7 +350,6 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	f->since = hp->end_since ? hp->end_since : g->end_oldest;
 	f->duration_ns = rp_dur_to_end(r, f->since);
 	holder_blocked_ev(r, f, g, h, path, np, gn);
-	rp_cond_fold_ev(r, f, g);
 }
 
 /* ---- lost wake-ups ---- */
@@ -587,19 +599,21 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	if (gone && gone->gone_parent)
 		rp_f_summary(f, "%u %s on %s, held by a thread that does not exist in this process: it was "
 			     "locked when the process was forked from %d (its owner %d is a thread of %d); "
-			     "nobody has woken it for %s", g->n_end, g->n_end == 1 ? "thread waits" : "threads wait",
-			     gn, gone->gone_parent, gone->gone_tid, gone->gone_parent, d);
+			     "nobody has woken it for %s", end_waiters(g),
+			     end_waiters(g) == 1 ? "thread waits" : "threads wait", gn, gone->gone_parent,
+			     gone->gone_tid, gone->gone_parent, d);
 	else if (gone)
 		rp_f_summary(f, "%u %s on %s, held by no thread of this process (its recorded owner %d: it "
 			     "exited holding the lock, or the lock was copied locked by fork()); nobody has "
-			     "woken it for %s", g->n_end, g->n_end == 1 ? "thread waits" : "threads wait", gn,
+			     "woken it for %s", end_waiters(g), end_waiters(g) == 1 ? "thread waits" : "threads wait", gn,
 			     gone->gone_tid, d);
-	else if (g->cond_obj && rp_notify_of(g)) {
-		const struct rp_notify *nk = rp_notify_of(g);
+	else if (g->cond_obj && rp_notify_of(g, NULL)) {
+		const struct rp_notify *nk = rp_notify_of(g, NULL);
 		char on[200];
-		rp_f_summary(f, "%u %s in %s for a %s on %s and nobody has sent one for %s; who could is not "
+		rp_f_summary(f, "%u %s in %s on %s and nobody has woken %s for %s; who could send a %s is not "
 			     "known", end_waiters(g), end_waiters(g) == 1 ? "thread waits" : "threads wait",
-			     nk->wait_call, nk->wake_call, notify_obj(g, nk, on, sizeof(on)), d);
+			     nk->wait_call, notify_obj(g, nk, on, sizeof(on)),
+			     end_waiters(g) == 1 ? "it" : "them", d, nk->wake_call);
 	} else
 		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", end_waiters(g),
 			     end_waiters(g) == 1 ? "thread waits" : "threads wait", gn, d);
@@ -625,7 +639,6 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	} else {
 		rp_f_ev(f, "no wake-up on it was recorded in the trace");
 	}
-	rp_cond_fold_ev(r, f, g);
 	rp_python_lock_ev(r, f, g);
 	rp_others_ev(r, f, g);
 }
@@ -980,14 +993,20 @@ void rp_run_rules(struct lt_report *r)
 	rp_fold_conditions(r);
 	for (size_t i = 0; i < p->ngr; i++)
 		if (p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle && !p->gr[i]->folded_into &&
-		    !p->gr[i]->cond_into)
+		    !p->gr[i]->cond_into) {
+			/* an object's other waiters, on words of their own, in
+			 * whatever finding its first group got */
+			size_t nf = r->n_findings;
 			rules_for_waited_lock(r, p->gr[i]);
+			for (size_t k = nf; k < r->n_findings; k++)
+				rp_cond_fold_ev(r, &r->findings[k], p->gr[i]);
+		}
 	rule_file_lock(r);
 	rule_stall(r);
 	for (size_t i = 0; i < p->ngr; i++) {
 		/* a runtime lock's internal word: the runtime lock's finding
 		 * names it ("part of the same object") */
-		if (p->gr[i]->folded_into || p->gr[i]->cond_into)
+		if (p->gr[i]->folded_into)
 			continue;
 		rule_offcpu(r, p->gr[i]);
 		rule_convoy(r, p->gr[i]);

@@ -137,9 +137,9 @@ static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, cons
 	char lb[160];
 	if (l->wait_call && l->wake_call && l->holder == f->owner) {
 		lt_strlist_add(&v->evidence,
-			       "thread %d (%s) waits in %s for a %s on %s [sleeps on %s, %s, word=%u], whose %s "
+			       "thread %d (%s) waits in %s on %s [sleeps on %s, %s, word=%u], whose %s "
 			       "thread %d (%s) holds [%s%s%s]: no %s but from it, for %s", (int)t->tid,
-			       lt_thread_name(t), l->wait_call, l->wake_call, l->name ? l->name : "?",
+			       lt_thread_name(t), l->wait_call, l->name ? l->name : "?",
 			       lts_lock_label(f, lb, sizeof(lb)), op, f->word, l->held_what ? l->held_what : "lock",
 			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind),
 			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "", l->wake_call, dur);
@@ -171,9 +171,9 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       lts_lock_label(f, lb, sizeof(lb)), dur);
 	else if (f->owner_kind == LT_OWNER_COND)
 		lt_strlist_add(&v->evidence,
-			       "thread %d (%s) waits in Condition.wait() for a notify() on the threading."
-			       "Condition at 0x%" PRIx64 " [sleeps on its waiter lock %s], whose lock thread %d "
-			       "(%s) holds [%s]: no notify() but from it, for %s", (int)t->tid,
+			       "thread %d (%s) waits in Condition.wait() on the threading.Condition at 0x%" PRIx64
+			       " [sleeps on its waiter lock %s], whose lock thread %d (%s) holds [%s]: no notify() "
+			       "but from it, for %s", (int)t->tid,
 			       lt_thread_name(t), f->lock_base, lts_lock_label(f, lb, sizeof(lb)),
 			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
@@ -671,15 +671,17 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
 	if (runtime || !convoy) {
 		if (owner && o && notify && owner == rl->holder)
-			v->summary = lts_asprintf("%zu %s in %s for a %s on %s, whose %s thread %d (%s) holds, %s: "
-						  "no %s can come but from it", cnt, ts, rl->wait_call, rl->wake_call,
-						  rl->name ? rl->name : "?", rl->held_what ? rl->held_what : "lock",
-						  (int)owner, lt_thread_name(o), doing, rl->wake_call);
+			v->summary = lts_asprintf("%zu %s in %s on %s, whose %s thread %d (%s) holds, %s: no %s "
+						  "can come but from it, nor can %s go on before it lets go", cnt, ts,
+						  rl->wait_call, rl->name ? rl->name : "?",
+						  rl->held_what ? rl->held_what : "lock", (int)owner, lt_thread_name(o),
+						  doing, rl->wake_call, cnt == 1 ? "it" : "they");
 		else if (owner && o && cond)
-			v->summary = lts_asprintf("%zu %s in Condition.wait() for a notify() on the threading."
-						  "Condition at 0x%" PRIx64 ", whose lock thread %d (%s) holds, "
-						  "%s: no notify() can come but from it", cnt, ts,
-						  t0->futex.lock_base, (int)owner, lt_thread_name(o), doing);
+			v->summary = lts_asprintf("%zu %s in Condition.wait() on the threading.Condition at "
+						  "0x%" PRIx64 ", whose lock thread %d (%s) holds, %s: no notify() can "
+						  "come but from it, nor can %s go on before it lets go", cnt, ts,
+						  t0->futex.lock_base, (int)owner, lt_thread_name(o), doing,
+						  cnt == 1 ? "it" : "they");
 		else if (owner && o && how && how->owner_kind == LT_OWNER_INFERRED)
 			v->summary = lts_asprintf("%zu %s for %s probably held by thread %d (%s) (inferred "
 						  "from its frames), %s", cnt, ts, lp, (int)owner,

@@ -299,11 +299,11 @@ Test(juc_live, object_wait_and_await_wait_on_the_owner_of_their_lock, .fini = cl
 	}
 	const struct lt_verdict *v = notify_verdict(s, mo, "MW");
 	char want[200];
-	snprintf(want, sizeof(want), "3 threads wait in Object.wait() for a notify() on JucLocks$Mon@0x%" PRIx64
+	snprintf(want, sizeof(want), "3 threads wait in Object.wait() on JucLocks$Mon@0x%" PRIx64
 		 ", whose monitor thread %d (mon-owner) holds, which has been blocked in read(fd ", mon, (int)mo);
 	cr_assert(strstr(v->summary, want) && strstr(v->summary, "pipe)"), "%s\nwant: %s", v->summary, want);
 	v = notify_verdict(s, ro, "CW");
-	snprintf(want, sizeof(want), "3 threads wait in Condition.await() for a signal() on "
+	snprintf(want, sizeof(want), "3 threads wait in Condition.await() on "
 		 "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@0x%" PRIx64
 		 ", whose lock, java.util.concurrent.locks.ReentrantLock$NonfairSync@0x", cond);
 	cr_assert(strstr(v->summary, want) && strstr(v->summary, "(rl-owner) holds"), "%s\nwant: %s", v->summary,
@@ -333,7 +333,7 @@ Test(juc_live, object_wait_in_a_cycle_is_a_deadlock, .fini = cleanup, .timeout =
 	const struct lt_verdict *dl = the_deadlock(s, w, h);
 	bool said = false;
 	char want[96];
-	snprintf(want, sizeof(want), "thread %d (wd-W) waits in Object.wait() for a notify() on JucLocks$Mon@0x",
+	snprintf(want, sizeof(want), "thread %d (wd-W) waits in Object.wait() on JucLocks$Mon@0x",
 		 (int)w);
 	for (size_t k = 0; k < dl->evidence.n; k++)
 		said |= strstr(dl->evidence.v[k], want) != NULL;
@@ -378,9 +378,9 @@ Test(juc_live, recorded_notify_waits_are_one_finding_per_object, .fini = cleanup
 	cr_assert_eq(tl_wait(&rec, 60000), 0);
 	tl_close(&rec);
 	struct rp_json *j = tl_report_json(path);
-	const char *role[2] = { "MW", "CW" }, *want[2] = { "3 threads wait in Object.wait() for a notify() on "
+	const char *role[2] = { "MW", "CW" }, *want[2] = { "3 threads wait in Object.wait() on "
 							   "JucLocks$Mon@0x",
-							   "3 threads wait in Condition.await() for a signal() on "
+							   "3 threads wait in Condition.await() on "
 							   "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@0x" };
 	pid_t owner[2] = { mo, ro };
 	for (int k = 0; k < 2; k++) {

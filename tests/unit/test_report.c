@@ -1397,7 +1397,7 @@ Test(report, probable_holder_from_the_snapshot_when_the_trace_began_late)
 #define W3 0x7f0008000ba0ull
 #define COND_A 0x7f10000a0590ull
 #define COND_B 0x7f10000a0610ull
-static void condition_waiters(int owned, int other_cond)
+static void condition_waiters_late(int owned, int other_cond, int late501)
 {
 	header(TIDS(PID, 501, 502, 503, 504));
 	blocked_at_attach(1, W1, COND_WAIT, 0, 2 * SEC);
@@ -1424,7 +1424,23 @@ static void condition_waiters(int owned, int other_cond)
 		 " \"wait\": \"io\", \"io_fd\": {\"fd\": 7, \"kind\": \"socket\", \"target\": \"socket:[1]\"}}",
 		 fx[0], fx[1], fx[2]);
 	snapshot(th);
+	if (late501) {
+		/* woken at 1.8 s (its first group's wait ends) and waiting again
+		 * at 1.9 s: its waiter is the object's youngest */
+		uint64_t t = BASE + 1800 * MS;
+		futex(t, PID, FUTEX_WAKE_PRIVATE, W1, 1);
+		waking(t + 1 * US, 501, PID);
+		sys_exit(t + 2 * US, PID, NR_futex, 1);
+		on(t + 3 * US, 501);
+		sys_exit(t + 4 * US, 501, NR_futex, 0);
+		wait_sleep(BASE + 1900 * MS, 501, COND_WAIT, W1, 0);
+	}
 	finish(BASE + 2 * SEC);
+}
+
+static void condition_waiters(int owned, int other_cond)
+{
+	condition_waiters_late(owned, other_cond, 0);
 }
 
 static size_t n_findings(enum lt_finding_kind k)
@@ -1446,7 +1462,7 @@ Test(report, a_conditions_waiters_are_one_finding_naming_the_holder_of_its_lock)
 	cr_assert_eq(f->holder, 504);
 	cr_assert(has_tid(f, 501) && has_tid(f, 502) && has_tid(f, 503) && has_tid(f, 504));
 	cr_assert(has_lock(f, W1) && has_lock(f, W2) && has_lock(f, W3));
-	cr_assert(strstr(f->summary, "3 threads wait in Condition.wait() for a notify() on the "
+	cr_assert(strstr(f->summary, "3 threads wait in Condition.wait() on the "
 				     "threading.Condition at 0x7f10000a0590; the holder of its lock, 504 ") &&
 		  strstr(f->summary, "is blocked in read(fd 7)") && strstr(f->summary, "no notify() can come but from it"),
 		  "%s", f->summary);
@@ -1468,9 +1484,23 @@ Test(report, a_conditions_waiters_with_no_holder_known_are_one_finding)
 	cr_assert_eq(n_findings(LT_FIND_STALLED_WAITERS), 1);
 	cr_assert(has_tid(f, 501) && has_tid(f, 502) && has_tid(f, 503));
 	cr_assert(has_lock(f, W1) && has_lock(f, W2) && has_lock(f, W3));
-	cr_assert(strstr(f->summary, "3 threads wait in Condition.wait() for a notify() on the threading."
-				     "Condition at 0x7f10000a0590 and nobody has sent one for") &&
-		  strstr(f->summary, "who could is not known"), "%s", f->summary);
+	cr_assert(strstr(f->summary, "3 threads wait in Condition.wait() on the threading."
+				     "Condition at 0x7f10000a0590 and nobody has woken them for") &&
+		  strstr(f->summary, "who could send a notify() is not known"), "%s", f->summary);
+	done();
+}
+
+/* The object's finding speaks from its oldest waiter: here the first
+ * group's waiter (501) waits since 1.9 s only, the others since before
+ * the trace; still one finding, with all three. */
+Test(report, a_conditions_finding_speaks_from_its_oldest_waiter)
+{
+	condition_waiters_late(1, 0, 1);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_eq(n_findings(LT_FIND_HOLDER_BLOCKED), 1);
+	cr_assert(has_tid(f, 501) && has_tid(f, 502) && has_tid(f, 503), "%s", f->summary);
+	cr_assert(strstr(f->summary, "3 threads wait in Condition.wait()"), "%s", f->summary);
+	cr_assert_lt(f->since, BASE, "since before the trace: %llu", (unsigned long long)f->since);
 	done();
 }
 
@@ -1484,12 +1514,12 @@ Test(report, two_conditions_are_two_findings)
 		if (f->kind != LT_FIND_HOLDER_BLOCKED)
 			continue;
 		if (has_tid(f, 503))
-			cr_assert(!has_tid(f, 501) && strstr(f->summary, "1 thread waits in Condition.wait() for a "
-									   "notify() on the threading.Condition at 0x7f10000a0610"),
+			cr_assert(!has_tid(f, 501) && strstr(f->summary, "1 thread waits in Condition.wait() on the "
+									   "threading.Condition at 0x7f10000a0610"),
 				  "%s", f->summary);
 		else
 			cr_assert(has_tid(f, 501) && has_tid(f, 502) &&
-				  strstr(f->summary, "2 threads wait in Condition.wait() for a notify() on the "
+				  strstr(f->summary, "2 threads wait in Condition.wait() on the "
 						     "threading.Condition at 0x7f10000a0590"), "%s", f->summary);
 	}
 	done();

@@ -1732,6 +1732,38 @@ Test(rt_cpython_live, condition_whose_lock_is_held_names_its_holder, .fini = cle
 	lt_snapshot_free(s);
 }
 
+/* gil_holder.py --cond-busy: the Condition's RLock is held by a thread that
+ * runs (a pure-Python loop inside `with cond:`), as a notifier holds it for
+ * a moment: not taken as the waiters' other end (they stay event waits, no
+ * lock wait names it), and their lock state says why. */
+Test(rt_cpython_live, condition_whose_lock_a_running_thread_holds_is_no_lock_wait, .fini = cleanup,
+     .timeout = 120)
+{
+	char *extra[] = { "--cond-busy", NULL };
+	start_py("tests/workloads/gil_holder.py", extra);
+	pid_t holder = (pid_t)tl_val(tl_find(truth, ntruth, "thread", "role=condholder"), "tid", NULL);
+	struct lt_snapshot *s = snapshot();
+	char want[128];
+	snprintf(want, sizeof(want), "was held by thread %d (count 1) when read, a thread not asleep in a call",
+		 (int)holder);
+	int waiters = 0;
+	for (int k = 0; k < ntruth; k++) {
+		if (!strstr(truth[k], "role=cwaiter"))
+			continue;
+		const struct lt_thread *t = lt_snapshot_find(s, (pid_t)tl_val(truth[k], "tid", NULL));
+		cr_assert_not_null(t);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "threading.Condition");
+		cr_assert_neq(t->futex.owner_kind, LT_OWNER_COND);
+		cr_assert(t->futex.lock_state && strstr(t->futex.lock_state, want), "%s",
+			  t->futex.lock_state ? t->futex.lock_state : "-");
+		waiters++;
+	}
+	cr_assert_eq(waiters, 3);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(s->verdicts[i].owner != holder, "%s", s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}
+
 /* gil_holder.py --cond-deadlock: W keeps Lock L and waits in cond.wait();
  * H holds the Condition's RLock and waits for L to notify.  The cycle goes
  * through the Condition (W's other end is H, by the RLock's owner) and
@@ -1764,7 +1796,7 @@ Test(rt_cpython_live, deadlock_through_a_condition, .fini = cleanup, .timeout = 
 		  d->summary);
 	cr_assert(strstr(d->summary, "probable"), "%s", d->summary);
 	char want[128];
-	snprintf(want, sizeof(want), "for a notify() on the threading.Condition at 0x%" PRIx64
+	snprintf(want, sizeof(want), "waits in Condition.wait() on the threading.Condition at 0x%" PRIx64
 		 " [", cond);
 	bool named = false;
 	for (size_t k = 0; k < d->evidence.n; k++)

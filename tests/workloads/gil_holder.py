@@ -1,7 +1,7 @@
 """gil_holder - a Python process stuck because one thread holds the GIL.
 
     /usr/bin/python3 gil_holder.py [-t WAITERS=19] [--lock-deadlock] [--cond-held]
-                                   [--cond-deadlock] [--busy] [--no-wait]
+                                   [--cond-deadlock] [--cond-busy] [--busy] [--no-wait]
 
 Default mode (*hangs*): WAITERS threads run Python code, so they queue for
 the GIL; then one holder thread calls libc read() through ctypes.PyDLL
@@ -49,6 +49,12 @@ waiters sleep in futex() and the holder in recvfrom(), then prints:
     thread role=cwaiter idx=I tid=T     (WAITERS lines)
     thread role=condholder idx=0 tid=T
     ready
+
+--cond-busy (*hangs*): as --cond-held, but the holder runs pure Python in a
+loop inside `with cond:` instead of blocking: it holds the Condition's lock
+while it runs, as a notifier does for a moment.  main verifies the waiters
+sleep in futex() and /proc says the holder is running (R), then prints the
+lines of --cond-held (role condholder).
 
 --cond-deadlock (*hangs*): thread W takes threading.Lock L (`with L:`), then
 waits in cond.wait(); then thread H takes the Condition (`with cond:`) and
@@ -261,7 +267,22 @@ def cond_deadlock_mode():
         time.sleep(3600)
 
 
-def cond_mode(nwaiters):
+def cond_spinner(cond, tids):
+    tids["holder"] = threading.get_native_id()
+    with cond:
+        while True:  # holds the Condition's lock, never asleep
+            pass
+
+
+def state_of(tid):
+    try:
+        with open("/proc/self/task/%d/stat" % tid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def cond_mode(nwaiters, busy=False):
     cond = threading.Condition()
     out("cond addr=0x%x lock=0x%x" % (id(cond), id(cond._lock)))
     tids = {}
@@ -272,10 +293,21 @@ def cond_mode(nwaiters):
     for i in range(nwaiters):
         wait_in(tids[i], SYS_FUTEX)
     a, b = socket.socketpair()
-    threading.Thread(target=cond_holder, args=(cond, a, tids), daemon=True).start()
+    if busy:
+        threading.Thread(target=cond_spinner, args=(cond, tids), daemon=True).start()
+    else:
+        threading.Thread(target=cond_holder, args=(cond, a, tids), daemon=True).start()
     while "holder" not in tids:
         time.sleep(0.01)
-    wait_in(tids["holder"], SYS_RECVFROM)
+    if busy:
+        end = time.monotonic() + 10
+        while state_of(tids["holder"]) != "R":
+            if time.monotonic() > end:
+                sys.stderr.write("the spinner never ran\n")
+                sys.exit(1)
+            time.sleep(0.01)
+    else:
+        wait_in(tids["holder"], SYS_RECVFROM)
     for i in range(nwaiters):
         out("thread role=cwaiter idx=%d tid=%d" % (i, tids[i]))
     out("thread role=condholder idx=0 tid=%d" % tids["holder"])
@@ -285,7 +317,7 @@ def cond_mode(nwaiters):
 
 
 def main(argv):
-    nwaiters, deadlock, busy_only, cond_held, cond_deadlock = None, False, False, False, False
+    nwaiters, deadlock, busy_only, cond_held, cond_deadlock, cond_busy = None, False, False, False, False, False
     i = 0
     while i < len(argv):
         if argv[i] == "-t" and i + 1 < len(argv) and argv[i + 1].isdigit():
@@ -297,11 +329,13 @@ def main(argv):
             cond_held = True
         elif argv[i] == "--cond-deadlock":
             cond_deadlock = True
+        elif argv[i] == "--cond-busy":
+            cond_busy = True
         elif argv[i] == "--busy":
             busy_only = True
         elif argv[i] != "--no-wait":
             sys.stderr.write("usage: gil_holder.py [-t WAITERS] [--lock-deadlock] [--cond-held] "
-                             "[--cond-deadlock] [--busy] [--no-wait]\n")
+                             "[--cond-deadlock] [--cond-busy] [--busy] [--no-wait]\n")
             sys.exit(2)
         i += 1
     out("pid=%d" % os.getpid())
@@ -309,8 +343,8 @@ def main(argv):
         deadlock_mode()
     elif cond_deadlock:
         cond_deadlock_mode()
-    elif cond_held:
-        cond_mode(3 if nwaiters is None else nwaiters)
+    elif cond_held or cond_busy:
+        cond_mode(3 if nwaiters is None else nwaiters, busy=cond_busy)
     elif busy_only:
         busy_mode(19 if nwaiters is None else nwaiters)
     else:

@@ -791,6 +791,12 @@ static int monitors(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first
  * notify(), which raises IllegalMonitorStateException unless its caller
  * owns the monitor: while another thread owns it, that thread is the only
  * one that can end the wait.  Read twice, as monitor enters are. */
+bool hs_keeps(const struct jvm *j, pid_t tid)
+{
+	const struct lt_thread *o = j->e->s && tid > 0 ? lt_snapshot_find(j->e->s, tid) : NULL;
+	return o && o->state != 'R' && o->sc.state == LT_SC_IN_SYSCALL;
+}
+
 int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
 {
 	const struct lay *L = &j->L;
@@ -800,8 +806,11 @@ int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t firs
 		const struct jthread *t = &j->t[i];
 		if (idx[i] || t->pending || t->state != L->blocked)
 			continue;
-		if ((i & 255) == 0 && lt_budget_over())
+		if ((i & 255) == 0 && lt_budget_over()) {
+			lt_budget_note("hotspot: stopped reading Object.wait() monitors at thread %zu of %zu: "
+				       "the snapshot's time ran out", i, j->n);
 			break;
+		}
 		uint64_t om = hs_rd64(j, t->addr + L->jt_waiting);
 		if (!om)
 			continue;
@@ -809,17 +818,19 @@ int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t firs
 		uint64_t owner = decode_monitor(j, &l, om), again = 0;
 		uint64_t slot = hs_rd64(j, om + L->om_object), obj = slot ? hs_rd64(j, slot) : 0;
 		int32_t state = -1;
-		if (l.held != 1 || l.holder <= 0 || l.holder == t->tid ||
+		if (l.held != 1 || l.holder <= 0 || l.holder == t->tid || !obj || !hs_keeps(j, l.holder) ||
 		    hs_rd(j, om + L->om_owner, &again, 8) || again != owner ||
 		    hs_rd64(j, t->addr + L->jt_waiting) != om || hs_rd(j, t->addr + L->jt_state, &state, 4) ||
 		    state != L->blocked) {
-			lt_rtlock_clear(&l); /* free, its own, or moved on: an event wait */
+			/* free, its own, held for a moment by a thread that runs,
+			 * or moved on: an event wait, as before */
+			lt_rtlock_clear(&l);
 			continue;
 		}
 		/* its identity is the object (the monitor's enters are the
 		 * ObjectMonitor's): a notify() wait and a wait to enter are two
 		 * waits, not one lock */
-		uint64_t base = obj ? obj : om + 1;
+		uint64_t base = obj;
 		for (size_t k = first; k < *n && !idx[i]; k++)
 			if ((*v)[k].wait_call && (*v)[k].base == base && (*v)[k].holder == l.holder)
 				idx[i] = k - first + 1;

@@ -9,8 +9,9 @@
  * java.lang.Thread holding it, which is a JavaThread's _threadObj.  Field
  * offsets come from the classes' own field tables, as for thread names.
  * A blocker without that field (a Condition's ConditionObject, a
- * CountDownLatch's Sync has it but leaves it null) names no holder: a
- * ConditionObject wait is no lock wait at all and is left alone.
+ * CountDownLatch's Sync has it but leaves it null) names no holder here; a
+ * ConditionObject's await() is a wait for a signal(), whose other end is
+ * its lock's holder (hs_juc_awaits, below).
  *
  * As with monitors, every value is read twice: a blocker or owner that
  * changed between the reads is not used (the JVM runs on while read). */
@@ -211,14 +212,18 @@ int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, 
 		int32_t state = -1;
 		if (idx[i] || t->pending || t->state != j->L.blocked)
 			continue;
-		if ((i & 255) == 0 && lt_budget_over())
+		if ((i & 255) == 0 && lt_budget_over()) {
+			lt_budget_note("hotspot: stopped reading Condition.await() locks at thread %zu of %zu: "
+				       "the snapshot's time ran out", i, j->n);
 			break;
+		}
 		if (!await_of(j, t, &blocker, &lock, &owner) || !owner)
 			continue;
 		const struct jthread *o = thread_of_obj(j, owner);
-		if (!o || o->tid == t->tid || !await_of(j, t, &b2, &l2, &o2) || b2 != blocker || l2 != lock ||
+		if (!o || o->tid == t->tid || !hs_keeps(j, o->tid) || !await_of(j, t, &b2, &l2, &o2) || b2 != blocker || l2 != lock ||
 		    o2 != owner || hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
-			continue; /* no live holder, its own, or moved on */
+			continue; /* no live holder, its own, held for a moment by a
+				     thread that runs, or moved on */
 		for (size_t k = first; k < *n && !idx[i]; k++)
 			if ((*v)[k].wait_call && (*v)[k].base == blocker && (*v)[k].holder == o->tid)
 				idx[i] = k - first + 1;
