@@ -14,24 +14,42 @@
 #include "rt_idle.h"
 #include "snapshot_int.h"
 
-/* The runtime's semaphore wrappers whose callers wait for work. */
+/* The runtime's semaphore wrappers whose callers wait for work; and
+ * (cond: on a condition variable, through HotSpot's Monitor::wait) the
+ * JVM's own service loops that wait for work on one of its Monitors: its
+ * compiler threads for a compile task, the VM thread for an operation, the
+ * service, monitor-deflation, periodic-task and G1 service threads for
+ * their next round, the Reference Handler for references to enqueue.  A
+ * Java thread's own waits (Object.wait, monitors, parking) go through
+ * ParkEvents and Parkers, never these. */
 static const struct {
 	const char *func;   /* prefix of the (mangled) symbol */
 	const char *module; /* prefix of the module's file name */
 	const char *what;
+	bool cond;
 } idle_waits[] = {
-	{ "_ZN14PosixSemaphore4waitEv", "libjvm.so", "HotSpot's PosixSemaphore::wait" },
-	{ "_ZN14PosixSemaphore9timedwait", "libjvm.so", "HotSpot's PosixSemaphore::timedwait" },
-	{ "uv_sem_wait", NULL, "libuv's uv_sem_wait" },
+	{ "_ZN14PosixSemaphore4waitEv", "libjvm.so", "HotSpot's PosixSemaphore::wait", false },
+	{ "_ZN14PosixSemaphore9timedwait", "libjvm.so", "HotSpot's PosixSemaphore::timedwait", false },
+	{ "uv_sem_wait", NULL, "libuv's uv_sem_wait", false },
+	{ "_ZN12CompileQueue3get", "libjvm.so", "HotSpot's CompileQueue::get (a compiler thread)", true },
+	{ "_ZN8VMThread18wait_for_operation", "libjvm.so", "HotSpot's VMThread::wait_for_operation", true },
+	{ "_ZN13ServiceThread20service_thread_entry", "libjvm.so", "HotSpot's service thread", true },
+	{ "_ZN22MonitorDeflationThread30monitor_deflation_thread_entry", "libjvm.so",
+	  "HotSpot's monitor deflation thread", true },
+	{ "_ZN13WatcherThread5sleep", "libjvm.so", "HotSpot's WatcherThread::sleep (periodic tasks)", true },
+	{ "_ZN15G1ServiceThread23sleep_before_next_cycle", "libjvm.so", "HotSpot's G1 service thread", true },
+	{ "JVM_WaitForReferencePendingList", "libjvm.so", "HotSpot's Reference Handler", true },
 };
 
-/* The wrapper among T's innermost frames, NULL if none. */
-static const char *idle_wrapper(const struct lt_thread *t)
+/* The wrapper among T's innermost frames, NULL if none; COND: the waits
+ * on a condition variable, else the semaphore wrappers. */
+static const char *idle_wrapper(const struct lt_thread *t, bool cond)
 {
 	for (size_t k = 0; k < t->n_frames && k < 6; k++) {
 		const struct lt_frame *fr = &t->frames[k];
 		for (size_t i = 0; fr->func && i < sizeof(idle_waits) / sizeof(idle_waits[0]); i++)
-			if (!strncmp(fr->func, idle_waits[i].func, strlen(idle_waits[i].func)) &&
+			if (idle_waits[i].cond == cond &&
+			    !strncmp(fr->func, idle_waits[i].func, strlen(idle_waits[i].func)) &&
 			    (!idle_waits[i].module || (fr->module && !strncmp(fr->module, idle_waits[i].module,
 									     strlen(idle_waits[i].module)))))
 				return idle_waits[i].what;
@@ -44,10 +62,16 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		struct lt_futex *f = &t->futex;
-		if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock || !f->lock_kind ||
-		    strcmp(f->lock_kind, "semaphore"))
+		if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock || !f->lock_kind)
 			continue;
-		const char *w = idle_wrapper(t);
+		bool cond = !strcmp(f->lock_kind, "condition variable");
+		if (!cond && strcmp(f->lock_kind, "semaphore"))
+			continue;
+		/* a condition variable: only one nobody holds and whose word
+		 * is unchanged (the wait's own, as the verdicts judge it) */
+		if (cond && (f->owner_kind != LT_OWNER_NONE || !f->word_ok || f->word != f->expected))
+			continue;
+		const char *w = idle_wrapper(t, cond);
 		if (!w)
 			continue;
 		char *st = lts_asprintf("%s%s" LT_RT_IDLE_STATE " (%s): idle, not a lock",
