@@ -414,9 +414,15 @@ void rp_others_ev(struct lt_report *r, struct lt_report_finding *f, const struct
 	/* the first 8 in thread order and a count of the rest: the walk
 	 * stops there, past at most the group's own threads */
 	uint32_t others = P(r)->n_alive - g->n_mem_alive;
+	/* an object's other waiters, on words of their own (rp_fold_conditions),
+	 * are its waiters too */
+	for (size_t i = 0; i < P(r)->ngr; i++)
+		if (P(r)->gr[i]->cond_into == g)
+			others -= P(r)->gr[i]->n_mem_alive < others ? P(r)->gr[i]->n_mem_alive : others;
 	for (size_t i = 0; i < P(r)->nth && k < 8; i++) {
 		const struct rthread *t = P(r)->th[i];
-		if (t->end_group == g->idx + 1 || t->pub.end_state == LT_RTS_EXITED)
+		if (t->end_group == g->idx + 1 || t->pub.end_state == LT_RTS_EXITED ||
+		    (t->end_group && P(r)->gr[t->end_group - 1]->cond_into == g))
 			continue;
 		k++;
 		rp_doing(r, t, what, sizeof(what));

@@ -1000,6 +1000,10 @@ void rp_run_rules(struct lt_report *r)
 			rules_for_waited_lock(r, p->gr[i]);
 			for (size_t k = nf; k < r->n_findings; k++)
 				rp_cond_fold_ev(r, &r->findings[k], p->gr[i]);
+		} else if (p->gr[i]->cond_into && p->gr[i]->n_end_asleep && !p->gr[i]->in_cycle) {
+			/* an object's other waiter: its own word's lost wake-up
+			 * still says itself */
+			rule_lost_wakeup(r, p->gr[i]);
 		}
 	rule_file_lock(r);
 	rule_stall(r);

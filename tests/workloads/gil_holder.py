@@ -42,7 +42,8 @@ threading.Condition (its lock the default RLock); once all of them sleep, a
 holder thread takes the Condition (`with cond:`) and blocks in recv() on a
 socketpair end that never receives data, holding the Condition's lock, so no
 notify() can come.  main verifies through /proc/self/task/T/syscall that the
-waiters sleep in futex() and the holder in recvfrom(), then prints:
+waiters sleep in futex() and the holder in recvfrom(), waits 0.5 s more (a
+holder asleep for a moment is not taken to keep the lock), then prints:
 
     pid=PID
     cond addr=0x... lock=0x...          (id() of the Condition and of its RLock)
@@ -60,7 +61,7 @@ lines of --cond-held (role condholder).
 waits in cond.wait(); then thread H takes the Condition (`with cond:`) and
 then L, to notify: H waits for L, which W keeps, and W for a notify(), which
 only H, holding the Condition's lock, could send.  main verifies that W sleeps
-in futex() and H in futex() on L's semaphore, then prints:
+in futex() and H in futex() on L's semaphore, waits 0.5 s more, then prints:
 
     pid=PID
     cond addr=0x... lock=0x...
@@ -259,6 +260,7 @@ def cond_deadlock_mode():
     while "H" not in tids:
         time.sleep(0.01)
     wait_blocked(tids["H"], sem_addr(lk))
+    time.sleep(0.5)  # asleep in it for a while: it keeps the Condition's lock
     out("thread role=W idx=0 tid=%d" % tids["W"])
     out("thread role=H idx=0 tid=%d" % tids["H"])
     out("deadlocked")
@@ -308,6 +310,7 @@ def cond_mode(nwaiters, busy=False):
             time.sleep(0.01)
     else:
         wait_in(tids["holder"], SYS_RECVFROM)
+        time.sleep(0.5)  # asleep in it for a while: it keeps the lock
     for i in range(nwaiters):
         out("thread role=cwaiter idx=%d tid=%d" % (i, tids[i]))
     out("thread role=condholder idx=0 tid=%d" % tids["holder"])

@@ -38,6 +38,7 @@
 #include "budget.h"
 #include "lock_hotspot.h"
 #include "rt_hotspot.h"
+#include "rt_idle.h"
 #include "snapshot_int.h"
 #include "utf8.h"
 
@@ -787,16 +788,15 @@ static int monitors(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first
 
 /* ---- Object.wait() ---- */
 
+bool hs_keeps(const struct jvm *j, pid_t tid)
+{
+	return lt_rt_keeps(j->e->s && tid > 0 ? lt_snapshot_find(j->e->s, tid) : NULL);
+}
+
 /* A thread in Object.wait() has released the monitor and waits for a
  * notify(), which raises IllegalMonitorStateException unless its caller
  * owns the monitor: while another thread owns it, that thread is the only
  * one that can end the wait.  Read twice, as monitor enters are. */
-bool hs_keeps(const struct jvm *j, pid_t tid)
-{
-	const struct lt_thread *o = j->e->s && tid > 0 ? lt_snapshot_find(j->e->s, tid) : NULL;
-	return o && o->state != 'R' && o->sc.state == LT_SC_IN_SYSCALL;
-}
-
 int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
 {
 	const struct lay *L = &j->L;

@@ -161,9 +161,9 @@ int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, s
  * monitors(); waits whose lock is free are left alone (events). */
 int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
 int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
-/* Does the thread TID keep what it holds: asleep in a system call in the
- * snapshot (a thread that runs may hold a monitor or lock for a moment,
- * to notify)?  False without a snapshot. */
+/* Does the thread TID keep what it holds (lt_rt_keeps: asleep in a
+ * system call for a while; a thread that runs may hold a monitor or lock
+ * for a moment, to notify)?  False without a snapshot. */
 bool hs_keeps(const struct jvm *j, pid_t tid);
 /* What the JavaThread at JT waits for now, read afresh (the recorder's
  * stack reads, hs_stack.h): the object of the monitor it is blocked

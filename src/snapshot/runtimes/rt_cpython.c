@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "rt_idle.h"
 #include "rtthread.h"
 #include "pystack.h"
 #include "rt_cpython_int.h"
@@ -582,11 +583,10 @@ static void condition_lock(struct model *m, struct lt_thread *t, uint64_t cond)
 		uint64_t ident = u64(m, lk + RLOCK_OWNER), count = u64(m, lk + RLOCK_COUNT);
 		pid_t tid = ident ? lt_cpy_tid_of_pthread(m->e, ident, NULL) : 0;
 		const struct lt_thread *o = tid ? lt_snapshot_find(m->s, tid) : NULL;
-		/* the holder is the wait's other end only if it keeps the lock:
-		 * asleep in a system call (a thread that runs may hold it for a
-		 * moment, to notify), and the owner read again the same */
-		bool keeps = o && o->state != 'R' && o->sc.state == LT_SC_IN_SYSCALL &&
-			     u64(m, lk + RLOCK_OWNER) == ident;
+		/* the holder is the wait's other end only if it keeps the lock
+		 * (lt_rt_keeps: asleep in a call for a while, not waiting for
+		 * the GIL), and the owner read again the same */
+		bool keeps = lt_rt_keeps(o) && u64(m, lk + RLOCK_OWNER) == ident;
 		if (!ident)
 			st = lts_asprintf("%s; its lock, an RLock at 0x%" PRIx64 ", is free: a notify() "
 					  "can come from any thread", f->lock_state, lk);
@@ -594,11 +594,15 @@ static void condition_lock(struct model *m, struct lt_thread *t, uint64_t cond)
 			st = lts_asprintf("%s; its lock, an RLock at 0x%" PRIx64 ", is held by pthread "
 					  "0x%" PRIx64 ", no thread of this process: no notify() can come",
 					  f->lock_state, lk, ident);
-		else if (!keeps || tid == t->tid)
+		else if (tid == t->tid)
+			st = lts_asprintf("%s; its lock, an RLock at 0x%" PRIx64 ", is held by this thread "
+					  "itself (count %" PRIu64 ")", f->lock_state, lk, count);
+		else if (!keeps)
 			st = lts_asprintf("%s; its lock, an RLock at 0x%" PRIx64 ", was held by thread %d "
-					  "(count %" PRIu64 ") when read, a thread not asleep in a call: "
-					  "perhaps for a moment (to notify), not taken as the wait's other end",
-					  f->lock_state, lk, (int)tid, count);
+					  "(count %" PRIu64 ") when read, a thread not asleep in a call for "
+					  "%.1f s or more (running, waiting for the GIL, or just asleep): perhaps "
+					  "for a moment (to notify), not taken as the wait's other end",
+					  f->lock_state, lk, (int)tid, count, LT_RT_KEEPS_S);
 		else {
 			st = lts_asprintf("%s; its lock, an RLock at 0x%" PRIx64 ", is held by thread %d "
 					  "(count %" PRIu64 "), asleep in a call: no notify() can come but "

@@ -41,12 +41,23 @@ static const struct {
 	{ "JVM_WaitForReferencePendingList", "libjvm.so", "HotSpot's Reference Handler", true },
 };
 
+/* HotSpot's Monitor::wait and Monitor::wait_without_safepoint_check. */
+static bool monitor_wait(const struct lt_frame *fr)
+{
+	return fr->func && !strncmp(fr->func, "_ZN7Monitor", 11) && strstr(fr->func, "wait") && fr->module &&
+	       !strncmp(fr->module, "libjvm.so", 9);
+}
+
 /* The wrapper among T's innermost frames, NULL if none; COND: the waits
- * on a condition variable, else the semaphore wrappers. */
+ * on a condition variable, whose listed caller must call Monitor::wait
+ * itself (a service loop's entry is on every stack of its thread), else
+ * the semaphore wrappers. */
 static const char *idle_wrapper(const struct lt_thread *t, bool cond)
 {
 	for (size_t k = 0; k < t->n_frames && k < 6; k++) {
 		const struct lt_frame *fr = &t->frames[k];
+		if (cond && (!k || !monitor_wait(&t->frames[k - 1])))
+			continue;
 		for (size_t i = 0; fr->func && i < sizeof(idle_waits) / sizeof(idle_waits[0]); i++)
 			if (idle_waits[i].cond == cond &&
 			    !strncmp(fr->func, idle_waits[i].func, strlen(idle_waits[i].func)) &&
@@ -93,4 +104,10 @@ bool lt_rt_idle_wait(const struct lt_thread *t)
 	if (f->lock_state && strstr(f->lock_state, LT_RT_IDLE_STATE))
 		return true;
 	return f->lock_kind && !strcmp(f->lock_kind, "condition variable") && f->cond_signal == 1;
+}
+
+bool lt_rt_keeps(const struct lt_thread *o)
+{
+	return o && o->state != 'R' && o->sc.state == LT_SC_IN_SYSCALL && !o->moved &&
+	       o->idle_src != LT_IDLE_UNKNOWN && o->idle_s >= LT_RT_KEEPS_S && !o->futex.rtlock;
 }

@@ -22,4 +22,13 @@ void lt_rt_idle_apply(struct lt_snapshot *s);
  * models applied (lt_snapshot_take does). */
 bool lt_rt_idle_wait(const struct lt_thread *t);
 
+/* Does thread O, holding a lock that others wait for a notify() on (a
+ * Python Condition's RLock, a Java monitor or lock), keep it: asleep in a
+ * system call for LT_RT_KEEPS_S or more by the kernel's clock, and not
+ * waiting for a runtime lock (a CPython thread inside `with cond:` waiting
+ * for the GIL, to notify)?  A thread that runs, or sleeps for a moment (a
+ * write, a safepoint), may hold it only to notify. */
+#define LT_RT_KEEPS_S 0.2
+bool lt_rt_keeps(const struct lt_thread *o);
+
 #endif

@@ -18,11 +18,12 @@
  *   "mon-owner" enters MON's monitor and "rl-owner" locks RL_A, and each
  *   blocks in read() on a pipe nobody writes: no notify() or signal() can
  *   come but from them.  Roles MW0..MW2, CW0..CW2, MO, RO; the owners'
- *   "inread" lines once /proc says read (0).
+ *   "inread" lines once /proc says read (0); "ready" 0.5 s after (an owner
+ *   asleep for a moment is not taken to keep its monitor or lock).
  * wait-deadlock (hangs): "wd-W" enters MON's monitor, then waits in
  *   MON2.wait(); "wd-H" enters MON2's monitor, then MON's: H waits to enter
  *   a monitor W owns, W for a notify() that only H, owning MON2, can send.
- *   Roles W, H.
+ *   Roles W, H; "ready" 0.5 s after both block.
  *
  * Prints (one fact per line):
  *   pid=PID
@@ -254,6 +255,7 @@ public class JucLocks {
 		ro.announce("RO");
 		awaitIn(mo, 0);
 		awaitIn(ro, 0);
+		Thread.sleep(500); /* asleep in read() for a while: they keep what they hold */
 	}
 
 	static void waitDeadlock() throws Exception {
@@ -281,6 +283,7 @@ public class JucLocks {
 		h.announce("H");
 		awaitBlocked(w, "MON2-notify", "MON");
 		awaitBlocked(h, "MON", "MON2");
+		Thread.sleep(500); /* H asleep for a while: it keeps MON2 */
 	}
 
 	public static void main(String[] args) throws Exception {
