@@ -788,6 +788,20 @@ static int monitors(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first
 
 /* ---- Object.wait() ---- */
 
+void hs_notify_lock(const struct jvm *j, struct lt_rtlock *l, const char *kind, uint64_t base,
+		    const char *wait_call, const char *wake_call)
+{
+	l->model = "hotspot";
+	l->kind = kind;
+	l->version = lts_strdup(j->version);
+	l->base = base;
+	l->size = 0; /* the waiters sleep on their own ParkEvents or Parkers */
+	l->waiters = -1;
+	l->waiters_named = true;
+	l->wait_call = wait_call;
+	l->wake_call = wake_call;
+}
+
 bool hs_keeps(const struct jvm *j, pid_t tid)
 {
 	return lt_rt_keeps(j->e->s && tid > 0 ? lt_snapshot_find(j->e->s, tid) : NULL);
@@ -844,15 +858,7 @@ int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t firs
 			return -ENOMEM;
 		}
 		*p = l;
-		p->model = "hotspot";
-		p->kind = "Java monitor (Object.wait)";
-		p->version = lts_strdup(j->version);
-		p->base = base;
-		p->size = 0; /* the waiters sleep on their own ParkEvents */
-		p->waiters = -1;
-		p->waiters_named = true;
-		p->wait_call = "Object.wait()";
-		p->wake_call = "notify()";
+		hs_notify_lock(j, p, "Java monitor (Object.wait)", base, "Object.wait()", "notify()");
 		p->held_what = lts_strdup("monitor");
 		idx[i] = *n - first;
 	}

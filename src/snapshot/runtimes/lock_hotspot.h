@@ -165,6 +165,11 @@ int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, 
  * system call for a while; a thread that runs may hold a monitor or lock
  * for a moment, to notify)?  False without a snapshot. */
 bool hs_keeps(const struct jvm *j, pid_t tid);
+/* A wait-for-notify lock's fields (lt_rtlock.wait_call): KIND, WAIT_CALL
+ * and WAKE_CALL static, the version copied; the caller sets name,
+ * held_what and the holder. */
+void hs_notify_lock(const struct jvm *j, struct lt_rtlock *l, const char *kind, uint64_t base,
+		    const char *wait_call, const char *wake_call);
 /* What the JavaThread at JT waits for now, read afresh (the recorder's
  * stack reads, hs_stack.h): the object of the monitor it is blocked
  * entering, else its park blocker.  *OBJ and "Java monitor Class@0x..."

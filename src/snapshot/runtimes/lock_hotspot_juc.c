@@ -56,17 +56,22 @@ static uint64_t owner_offset(struct jvm *j, uint64_t bk)
 	return bk ? hs_field_offset(j, bk, "exclusiveOwnerThread", "Ljava/lang/Thread;") : UINT64_MAX;
 }
 
+/* The exclusiveOwnerThread of the ownable synchronizer OBJ (0: none);
+ * false when OBJ's class has no such field. */
+static bool owner_of(struct jvm *j, uint64_t obj, uint64_t *owner)
+{
+	uint64_t eo = owner_offset(j, hs_klass_of(j, obj));
+	if (eo == UINT64_MAX)
+		return false;
+	*owner = hs_oop_field(j, obj, eo);
+	return true;
+}
+
 /* The parkBlocker of thread T and its exclusiveOwnerThread (0: none); false
  * when T parks on no ownable synchronizer. */
 static bool blocker_of(struct jvm *j, const struct jthread *t, uint64_t *blocker, uint64_t *owner)
 {
-	if (!park_blocker(j, t->addr, blocker))
-		return false;
-	uint64_t eo = owner_offset(j, hs_klass_of(j, *blocker));
-	if (eo == UINT64_MAX)
-		return false;
-	*owner = hs_oop_field(j, *blocker, eo);
-	return true;
+	return park_blocker(j, t->addr, blocker) && owner_of(j, *blocker, owner);
 }
 
 int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
@@ -190,13 +195,8 @@ static uint64_t condition_lock(struct jvm *j, uint64_t blocker)
 static bool await_of(struct jvm *j, const struct jthread *t, uint64_t *blocker, uint64_t *lock,
 		     uint64_t *owner)
 {
-	if (!park_blocker(j, t->addr, blocker) || !*blocker || !(*lock = condition_lock(j, *blocker)))
-		return false;
-	uint64_t eo = owner_offset(j, hs_klass_of(j, *lock));
-	if (eo == UINT64_MAX)
-		return false;
-	*owner = hs_oop_field(j, *lock, eo);
-	return true;
+	return park_blocker(j, t->addr, blocker) && *blocker && (*lock = condition_lock(j, *blocker)) &&
+	       owner_of(j, *lock, owner);
 }
 
 /* A thread in a java.util.concurrent Condition's await() has released the
@@ -237,16 +237,9 @@ int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, 
 			snprintf(cls, sizeof(cls), "?");
 		if (hs_class_name(j, hs_klass_of(j, lock), lcls, sizeof(lcls)))
 			snprintf(lcls, sizeof(lcls), "?");
-		l->model = "hotspot";
-		l->kind = "java.util.concurrent Condition (await)";
-		l->version = lts_strdup(j->version);
-		l->base = blocker;
-		l->size = 0; /* the waiters sleep on their own Parkers */
-		l->waiters = -1;
-		l->waiters_named = true;
+		hs_notify_lock(j, l, "java.util.concurrent Condition (await)", blocker, "Condition.await()",
+			       "signal()");
 		l->name = lts_asprintf("%s@0x%" PRIx64, cls, blocker);
-		l->wait_call = "Condition.await()";
-		l->wake_call = "signal()";
 		l->held_what = lts_asprintf("lock, %s@0x%" PRIx64 ",", lcls, lock);
 		lt_strlist_add(&l->facts, "parkBlocker=0x%" PRIx64 " class=%s this$0=0x%" PRIx64
 			       " class=%s exclusiveOwnerThread=0x%" PRIx64, blocker, cls, lock, lcls, owner);
