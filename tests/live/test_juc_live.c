@@ -420,7 +420,8 @@ Test(juc_live, recorded_notify_waits_are_one_finding_per_object, .fini = cleanup
 	 * during the trace (a compile-queue holder preempted while others
 	 * waited: holder_offcpu) may name them */
 	static const char *internal[] = { "C1 CompilerThre", "C2 CompilerThre", "VM Thread", "Service Thread",
-					  "Monitor Deflati", "VM Periodic Tas", "G1 Service", "Reference Handl" };
+					  "Monitor Deflati", "VM Periodic Tas", "G1 Service", "Reference Handl",
+					  "Finalizer", "Common-Cleaner" };
 	const struct rp_json *fs = rp_json_get(j, "findings"), *ths = rp_json_get(j, "threads");
 	size_t named = 0;
 	for (size_t i = 0; fs && i < fs->n; i++) {

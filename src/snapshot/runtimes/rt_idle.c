@@ -1,7 +1,8 @@
 /* Runtime-internal idle threads (issue 25): a JVM's GC, refinement and
  * signal-dispatcher threads, or a libuv program's helper threads (Node's
  * inspector thread), wait for work on a semaphore of their own through the
- * runtime's semaphore wrapper.  glibc's model sees sem_wait, an acquire;
+ * runtime's semaphore wrapper; a JVM's service loops on one of its Monitors,
+ * its reference-queue threads in ReferenceQueue.remove.  glibc's model sees sem_wait, an acquire;
  * but nobody holds such a semaphore: it is an event the runtime posts when
  * there is work.  Such a wait is idle, never a lock wait, never a
  * headline, and its thread never a holder. */
@@ -68,6 +69,24 @@ static const char *idle_wrapper(const struct lt_thread *t, bool cond)
 	return NULL;
 }
 
+/* A Java thread waiting for references to process in the JDK's
+ * ReferenceQueue (the Finalizer, the Common-Cleaner, a library's cleaner
+ * thread): its innermost Java frames (Object.wait, or a Condition's await in
+ * JDK 21+) are under ReferenceQueue.remove or .await. */
+static const char *reference_queue_wait(const struct lt_thread *t)
+{
+	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
+		return NULL;
+	for (size_t k = 0; k < t->n_rt_frames && k < 6; k++) {
+		const char *f = t->rt_frames[k].func;
+		if (f && (!strcmp(f, "java.lang.ref.ReferenceQueue.remove") ||
+			  !strcmp(f, "java.lang.ref.ReferenceQueue.remove0") ||
+			  !strcmp(f, "java.lang.ref.ReferenceQueue.await")))
+			return "the JDK's ReferenceQueue.remove (references to process)";
+	}
+	return NULL;
+}
+
 void lt_rt_idle_apply(struct lt_snapshot *s)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -83,6 +102,8 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 		if (cond && (f->owner_kind != LT_OWNER_NONE || !f->word_ok || f->word != f->expected))
 			continue;
 		const char *w = idle_wrapper(t, cond);
+		if (!w && cond)
+			w = reference_queue_wait(t);
 		if (!w)
 			continue;
 		char *st = lts_asprintf("%s%s" LT_RT_IDLE_STATE " (%s): idle, not a lock",
