@@ -93,17 +93,11 @@ static uint64_t obj_of(const struct rgroup *g, const char **kind, int32_t *pid, 
 	return 0;
 }
 
-static uint64_t cond_of(const struct rgroup *g, const char **kind, int32_t *pid)
-{
-	int32_t owner;
-	return obj_of(g, kind, pid, &owner);
-}
-
 const struct rp_notify *rp_notify_of(const struct rgroup *g, uint64_t *obj)
 {
 	const char *kind = NULL;
-	int32_t pid;
-	uint64_t o = cond_of(g, &kind, &pid);
+	int32_t pid, owner;
+	uint64_t o = obj_of(g, &kind, &pid, &owner);
 	if (obj)
 		*obj = o;
 	if (!o)

@@ -312,7 +312,6 @@ static const struct rp_notify *notify_holder(const struct rgroup *g)
 	return NULL;
 }
 
-
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
 	char gn[200], what[512], hn[200], chain[256] = "", nobody[160];
@@ -592,6 +591,9 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 		if (rp_is_lock_waiter(g->mem[i]))
 			rp_f_tid(f, g->mem[i]->pub.tid);
 	rp_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
+	uint32_t n = end_waiters(g);
+	const char *tw = n == 1 ? "thread waits" : "threads wait";
+	const struct rp_notify *nk = g->cond_obj ? rp_notify_of(g, NULL) : NULL;
 	const struct rp_snap_thread *gone = NULL; /* a private lock copied by fork() */
 	for (size_t i = 0; i < g->n_mem && !gone; i++)
 		if (g->mem[i]->snap && g->mem[i]->snap->owner_gone)
@@ -599,24 +601,19 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	if (gone && gone->gone_parent)
 		rp_f_summary(f, "%u %s on %s, held by a thread that does not exist in this process: it was "
 			     "locked when the process was forked from %d (its owner %d is a thread of %d); "
-			     "nobody has woken it for %s", end_waiters(g),
-			     end_waiters(g) == 1 ? "thread waits" : "threads wait", gn, gone->gone_parent,
-			     gone->gone_tid, gone->gone_parent, d);
+			     "nobody has woken it for %s", n, tw, gn, gone->gone_parent, gone->gone_tid,
+			     gone->gone_parent, d);
 	else if (gone)
 		rp_f_summary(f, "%u %s on %s, held by no thread of this process (its recorded owner %d: it "
 			     "exited holding the lock, or the lock was copied locked by fork()); nobody has "
-			     "woken it for %s", end_waiters(g), end_waiters(g) == 1 ? "thread waits" : "threads wait", gn,
-			     gone->gone_tid, d);
-	else if (g->cond_obj && rp_notify_of(g, NULL)) {
-		const struct rp_notify *nk = rp_notify_of(g, NULL);
+			     "woken it for %s", n, tw, gn, gone->gone_tid, d);
+	else if (nk) {
 		char on[200];
 		rp_f_summary(f, "%u %s in %s on %s and nobody has woken %s for %s; who could send a %s is not "
-			     "known", end_waiters(g), end_waiters(g) == 1 ? "thread waits" : "threads wait",
-			     nk->wait_call, notify_obj(g, nk, on, sizeof(on)),
-			     end_waiters(g) == 1 ? "it" : "them", d, nk->wake_call);
+			     "known", n, tw, nk->wait_call, notify_obj(g, nk, on, sizeof(on)), n == 1 ? "it" : "them",
+			     d, nk->wake_call);
 	} else
-		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", end_waiters(g),
-			     end_waiters(g) == 1 ? "thread waits" : "threads wait", gn, d);
+		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", n, tw, gn, d);
 	rp_tid_list(r, g, list, sizeof(list), 12);
 	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
 	rp_f_ev(f, "asleep on it since %s or later: %s", g->end_oldest ? ts : "before the trace", list);

@@ -83,6 +83,29 @@ static const char *owner_source(const struct lt_futex *f)
 	}
 }
 
+/* A wait for a notify() that only the holder of the object's lock can send
+ * (a Python Condition's waiter: LT_OWNER_COND; a runtime's Object.wait()
+ * or await(): lt_rtlock.wait_call), held by F's owner: its words. */
+struct notify_words {
+	const char *wait_call, *wake_call, *held_what;
+	char name[200];
+};
+
+static bool notify_words(const struct lt_snapshot *s, const struct lt_futex *f, struct notify_words *w)
+{
+	if (f->owner_kind == LT_OWNER_COND) {
+		*w = (struct notify_words){ "Condition.wait()", "notify()", "lock", "" };
+		snprintf(w->name, sizeof(w->name), "the threading.Condition at 0x%" PRIx64, f->lock_base);
+		return true;
+	}
+	const struct lt_rtlock *l = f->rtlock && f->rtlock <= s->n_rtlocks ? &s->rtlocks[f->rtlock - 1] : NULL;
+	if (!l || !l->wait_call || !l->wake_call || l->holder != f->owner)
+		return false;
+	*w = (struct notify_words){ l->wait_call, l->wake_call, l->held_what ? l->held_what : "lock", "" };
+	snprintf(w->name, sizeof(w->name), "%s", l->name ? l->name : "?");
+	return true;
+}
+
 /* ---- runtime frames ---- */
 
 /* "side (/app/worker.py:107)": a runtime frame, for evidence lines. */
@@ -135,16 +158,6 @@ static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, cons
 	const struct lt_futex *f = &t->futex;
 	const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
 	char lb[160];
-	if (l->wait_call && l->wake_call && l->holder == f->owner) {
-		lt_strlist_add(&v->evidence,
-			       "thread %d (%s) waits in %s on %s [sleeps on %s, %s, word=%u], whose %s "
-			       "thread %d (%s) holds [%s%s%s]: no %s but from it, for %s", (int)t->tid,
-			       lt_thread_name(t), l->wait_call, l->name ? l->name : "?",
-			       lts_lock_label(f, lb, sizeof(lb)), op, f->word, l->held_what ? l->held_what : "lock",
-			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind),
-			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "", l->wake_call, dur);
-		return;
-	}
 	char *lp = lock_phrase(s, f);
 	lt_strlist_add(&v->evidence,
 		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
@@ -159,6 +172,7 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 {
 	const struct lt_futex *f = &t->futex;
 	const struct lt_thread *o = lt_snapshot_find(s, f->owner);
+	struct notify_words nw;
 	char lb[160], op[96], dur[32];
 	lt_futex_op_str(f->op, op, sizeof(op));
 	if (f->cmd < 0)
@@ -169,14 +183,23 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
 			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",
 			       lts_lock_label(f, lb, sizeof(lb)), dur);
-	else if (f->owner_kind == LT_OWNER_COND)
+	else if (notify_words(s, f, &nw)) {
+		/* Python's waiter sleeps on a waiter lock of its own; a runtime
+		 * says how it found the holder */
+		const struct lt_rtlock *l = f->rtlock ? &s->rtlocks[f->rtlock - 1] : NULL;
+		char sleeps[300];
+		if (l)
+			snprintf(sleeps, sizeof(sleeps), "%s, %s, word=%u", lts_lock_label(f, lb, sizeof(lb)), op,
+				 f->word);
+		else
+			snprintf(sleeps, sizeof(sleeps), "its waiter lock %s", lts_lock_label(f, lb, sizeof(lb)));
 		lt_strlist_add(&v->evidence,
-			       "thread %d (%s) waits in Condition.wait() on the threading.Condition at 0x%" PRIx64
-			       " [sleeps on its waiter lock %s], whose lock thread %d (%s) holds [%s]: no notify() "
-			       "but from it, for %s", (int)t->tid,
-			       lt_thread_name(t), f->lock_base, lts_lock_label(f, lb, sizeof(lb)),
-			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
-	else if (f->rtlock && f->rtlock <= s->n_rtlocks)
+			       "thread %d (%s) waits in %s on %s [sleeps on %s], whose %s thread %d (%s) holds "
+			       "[%s%s%s]: no %s but from it, for %s", (int)t->tid, lt_thread_name(t), nw.wait_call,
+			       nw.name, sleeps, nw.held_what, (int)f->owner, o ? lt_thread_name(o) : "?",
+			       owner_how(f->owner_kind), l && l->holder_how ? ": " : "",
+			       l && l->holder_how ? l->holder_how : "", nw.wake_call, dur);
+	} else if (f->rtlock && f->rtlock <= s->n_rtlocks)
 		runtime_edge(v, s, t, o, op, dur);
 	else if (f->lock_kind && f->lock_base && f->lock_base != f->uaddr) {
 		/* an object whose waiters sleep on another word (a Python
@@ -670,18 +693,12 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
 	if (runtime || !convoy) {
-		if (owner && o && notify && owner == rl->holder)
+		struct notify_words nw;
+		if (owner && o && how && notify_words(s, how, &nw))
 			v->summary = lts_asprintf("%zu %s in %s on %s, whose %s thread %d (%s) holds, %s: no %s "
 						  "can come but from it, nor can %s go on before it lets go", cnt, ts,
-						  rl->wait_call, rl->name ? rl->name : "?",
-						  rl->held_what ? rl->held_what : "lock", (int)owner, lt_thread_name(o),
-						  doing, rl->wake_call, cnt == 1 ? "it" : "they");
-		else if (owner && o && cond)
-			v->summary = lts_asprintf("%zu %s in Condition.wait() on the threading.Condition at "
-						  "0x%" PRIx64 ", whose lock thread %d (%s) holds, %s: no notify() can "
-						  "come but from it, nor can %s go on before it lets go", cnt, ts,
-						  t0->futex.lock_base, (int)owner, lt_thread_name(o), doing,
-						  cnt == 1 ? "it" : "they");
+						  nw.wait_call, nw.name, nw.held_what, (int)owner, lt_thread_name(o),
+						  doing, nw.wake_call, cnt == 1 ? "it" : "they");
 		else if (owner && o && how && how->owner_kind == LT_OWNER_INFERRED)
 			v->summary = lts_asprintf("%zu %s for %s probably held by thread %d (%s) (inferred "
 						  "from its frames), %s", cnt, ts, lp, (int)owner,

@@ -802,6 +802,14 @@ void hs_notify_lock(const struct jvm *j, struct lt_rtlock *l, const char *kind, 
 	l->wake_call = wake_call;
 }
 
+size_t hs_notify_lock_at(const struct lt_rtlock *v, size_t first, size_t n, uint64_t base, pid_t holder)
+{
+	for (size_t k = first; k < n; k++)
+		if (v[k].wait_call && v[k].base == base && v[k].holder == holder)
+			return k - first + 1;
+	return 0;
+}
+
 bool hs_keeps(const struct jvm *j, pid_t tid)
 {
 	return lt_rt_keeps(j->e->s && tid > 0 ? lt_snapshot_find(j->e->s, tid) : NULL);
@@ -845,10 +853,7 @@ int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t firs
 		 * ObjectMonitor's): a notify() wait and a wait to enter are two
 		 * waits, not one lock */
 		uint64_t base = obj;
-		for (size_t k = first; k < *n && !idx[i]; k++)
-			if ((*v)[k].wait_call && (*v)[k].base == base && (*v)[k].holder == l.holder)
-				idx[i] = k - first + 1;
-		if (idx[i]) {
+		if ((idx[i] = hs_notify_lock_at(*v, first, *n, base, l.holder))) {
 			lt_rtlock_clear(&l);
 			continue;
 		}

@@ -165,6 +165,9 @@ int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, 
  * system call for a while; a thread that runs may hold a monitor or lock
  * for a moment, to notify)?  False without a snapshot. */
 bool hs_keeps(const struct jvm *j, pid_t tid);
+/* 1 + the index from FIRST in V[FIRST, N) of the wait-for-notify lock of
+ * identity BASE held by HOLDER, 0 if none yet. */
+size_t hs_notify_lock_at(const struct lt_rtlock *v, size_t first, size_t n, uint64_t base, pid_t holder);
 /* A wait-for-notify lock's fields (lt_rtlock.wait_call): KIND, WAIT_CALL
  * and WAKE_CALL static, the version copied; the caller sets name,
  * held_what and the holder. */

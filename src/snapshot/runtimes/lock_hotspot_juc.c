@@ -224,10 +224,7 @@ int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, 
 		    o2 != owner || hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
 			continue; /* no live holder, its own, held for a moment by a
 				     thread that runs, or moved on */
-		for (size_t k = first; k < *n && !idx[i]; k++)
-			if ((*v)[k].wait_call && (*v)[k].base == blocker && (*v)[k].holder == o->tid)
-				idx[i] = k - first + 1;
-		if (idx[i])
+		if ((idx[i] = hs_notify_lock_at(*v, first, *n, blocker, o->tid)))
 			continue;
 		struct lt_rtlock *l = lt_rtlock_push(v, n);
 		if (!l)

@@ -510,11 +510,20 @@ static int lock_kind(struct model *m, uint64_t obj)
 	return 0;
 }
 
-/* An RLock records its owner's pthread_t and its recursion count. */
+/* An RLock records its owner's pthread_t (*IDENT, 0: none) and its
+ * recursion count (*COUNT): the owner's tid, 0 if none or no thread of
+ * this process. */
+static pid_t rlock_read(struct model *m, uint64_t obj, uint64_t *ident, uint64_t *count)
+{
+	*ident = u64(m, obj + RLOCK_OWNER);
+	*count = u64(m, obj + RLOCK_COUNT);
+	return *ident ? lt_cpy_tid_of_pthread(m->e, *ident, NULL) : 0;
+}
+
 static void rlock_owner(struct model *m, struct lt_thread *t, uint64_t obj, char *state, size_t len)
 {
-	uint64_t ident = u64(m, obj + RLOCK_OWNER), count = u64(m, obj + RLOCK_COUNT);
-	pid_t tid = ident ? lt_cpy_tid_of_pthread(m->e, ident, NULL) : 0;
+	uint64_t ident, count;
+	pid_t tid = rlock_read(m, obj, &ident, &count);
 	size_t o = strlen(state);
 	if (!ident)
 		snprintf(state + o, len - o, "; no owner recorded");
@@ -580,8 +589,8 @@ static void condition_lock(struct model *m, struct lt_thread *t, uint64_t cond)
 		st = lts_asprintf("%s; its lock, a threading.Lock at 0x%" PRIx64 ", records no owner",
 				  f->lock_state, lk);
 	} else if (kind == 2) {
-		uint64_t ident = u64(m, lk + RLOCK_OWNER), count = u64(m, lk + RLOCK_COUNT);
-		pid_t tid = ident ? lt_cpy_tid_of_pthread(m->e, ident, NULL) : 0;
+		uint64_t ident, count;
+		pid_t tid = rlock_read(m, lk, &ident, &count);
 		const struct lt_thread *o = tid ? lt_snapshot_find(m->s, tid) : NULL;
 		/* the holder is the wait's other end only if it keeps the lock
 		 * (lt_rt_keeps: asleep in a call for a while, not waiting for

@@ -1,10 +1,10 @@
 /* Runtime-internal idle threads (issue 25): a JVM's GC, refinement and
  * signal-dispatcher threads, or a libuv program's helper threads (Node's
  * inspector thread), wait for work on a semaphore of their own through the
- * runtime's semaphore wrapper; a JVM's service loops on one of its Monitors,
- * its reference-queue threads in ReferenceQueue.remove.  glibc's model sees sem_wait, an acquire;
- * but nobody holds such a semaphore: it is an event the runtime posts when
- * there is work.  Such a wait is idle, never a lock wait, never a
+ * runtime's semaphore wrapper; a JVM's service loops on one of its
+ * Monitors, its reference-queue threads in ReferenceQueue.remove.  glibc's
+ * model sees sem_wait, an acquire; but nobody holds such a semaphore: it is
+ * an event the runtime posts when there is work.  Such a wait is idle, never a lock wait, never a
  * headline, and its thread never a holder. */
 #include <stdbool.h>
 #include <stdio.h>
