@@ -25,7 +25,8 @@ wl=""
 lt=""
 cleanup() {
 	[ -n "$lt" ] && kill "$lt" 2>/dev/null || true
-	[ -n "$wl" ] && kill -9 "$wl" 2>/dev/null || true
+	# reaped here, quietly: else bash reports the job "Killed" as it exits
+	[ -n "$wl" ] && { kill -9 "$wl" 2>/dev/null; wait "$wl" 2>/dev/null; } || true
 	exec 3>&- || true
 	rm -f "$out/gate"
 }
