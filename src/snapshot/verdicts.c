@@ -657,6 +657,90 @@ static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread 
 	return lts_strdup("no owner recorded");
 }
 
+/* A lock wait with no holder known "has not been handed on" for at least
+ * this long when every waiter has slept that long. */
+#define LT_QUIET_S 1.0
+
+/* How long the waiters w[a..b) of a lock with no known holder have all
+ * been asleep, if at least LT_QUIET_S: nobody has woken any of them
+ * since, so the lock has not been handed on in that time (a convoy's
+ * waiters run in turn); -1 otherwise, or if a waiter's last run is not
+ * known.  Other threads may run meanwhile (a timer thread, or a holder
+ * busy on the cpu). */
+static double quiet_for(const struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b)
+{
+	double shortest = -1;
+	for (size_t k = a; k < b; k++) {
+		const struct lt_thread *t = &s->threads[w[k].idx];
+		if (t->idle_src == LT_IDLE_UNKNOWN || t->idle_src == LT_IDLE_RUNNING || t->moved)
+			return -1;
+		if (shortest < 0 || t->idle_s < shortest)
+			shortest = t->idle_s;
+	}
+	return shortest >= LT_QUIET_S ? shortest : -1;
+}
+
+/* A quiet lock (quiet_for) with no holder recorded: the other threads of
+ * the process, asleep in some call or running, one of which holds it if
+ * a thread of this process does, said as an inference; those blocked for
+ * about as long as the waiters first (a holder that took the lock at its
+ * last hand-off and then blocked), a running one counted as blocked for
+ * 0 s; at most 6, with what can end each one's wait. */
+static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, const struct waiter *w,
+			     size_t a, size_t b, double quiet)
+{
+	size_t n = 0, cap = 6;
+	size_t pick[6];
+	double dist[6];
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		bool waiter = false;
+		for (size_t k = a; k < b && !waiter; k++)
+			waiter = w[k].idx == i;
+		bool runs = t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved;
+		if (waiter || (!runs && (t->sc.state != LT_SC_IN_SYSCALL || t->idle_src == LT_IDLE_UNKNOWN)))
+			continue;
+		double idle = runs ? 0 : t->idle_s;
+		double d = idle > quiet ? idle - quiet : quiet - idle;
+		size_t at = n < cap ? n++ : cap;
+		if (at == cap) {
+			if (d >= dist[cap - 1])
+				continue;
+			at = cap - 1;
+		}
+		while (at > 0 && dist[at - 1] > d) {
+			pick[at] = pick[at - 1];
+			dist[at] = dist[at - 1];
+			at--;
+		}
+		pick[at] = i;
+		dist[at] = d;
+	}
+	const struct lt_futex *f = &s->threads[w[a].idx].futex;
+	if (!n) {
+		lt_strlist_add(&v->evidence, "no other thread of the process is running or asleep in a call%s",
+			       f->private_ ? "" : " (the lock is not private: a thread of another process may "
+			       "hold it)");
+		return;
+	}
+	lt_strlist_add(&v->evidence, "the lock records no holder; if a thread of this process holds it, it "
+		       "is one of these (inferred, not recorded; those blocked for about as long as the "
+		       "waiters' %.1f s first)%s:", quiet, f->private_ ? "" : "; the lock is not private, "
+		       "so a thread of another process may hold it instead");
+	for (size_t k = 0; k < n; k++) {
+		const struct lt_thread *t = &s->threads[pick[k]];
+		char *doing = holder_doing(t);
+		lt_strlist_add(&v->evidence, "thread %d (%s), %s", (int)t->tid, lt_thread_name(t), doing);
+		free(doing);
+		for (size_t e = 0; t->wf && e < t->wf->n_edges && e < 2; e++) {
+			char *l = lt_wf_edge_line(&t->wf->edges[e]);
+			if (l)
+				lt_strlist_add(&v->evidence, "thread %d waits for: %s", (int)t->tid, l);
+			free(l);
+		}
+	}
+}
+
 static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b,
 		       int min_waiters)
 {
@@ -671,10 +755,18 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	const struct lt_rtlock *rl = runtime && t0->futex.rtlock <= s->n_rtlocks
 				     ? &s->rtlocks[t0->futex.rtlock - 1] : NULL;
 	bool notify = rl && rl->wait_call && rl->wake_call;
-	bool convoy = cnt >= (size_t)min_waiters && !cond && !notify;
+	bool dead = false;
+	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
+	/* no holder known, and nothing has moved for a while: not a convoy
+	 * (its waiters would run in turn) but a lock that is not handed on */
+	double quiet = owner || dead || t0->futex.owner_gone || t0->futex.owner_tgid > 0 ||
+		       rt_holder_gone(s, t0) ? -1 : quiet_for(s, w, a, b);
+	bool convoy = cnt >= (size_t)min_waiters && !cond && !notify && quiet < 0;
 	struct lt_verdict *v = lts_verdict_new(s, convoy ? LT_VERDICT_CONVOY : LT_VERDICT_LOCK_WAIT);
-	if (!v)
+	if (!v) {
+		free(why);
 		return;
+	}
 	double longest = -1;
 	for (size_t k = a; k < b; k++) {
 		const struct lt_thread *t = &s->threads[w[k].idx];
@@ -689,9 +781,10 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	char *lp = lock_phrase(s, &t0->futex);
 	const struct lt_thread *o = owner ? lt_snapshot_find(s, owner) : NULL;
 	char *doing = o ? holder_doing(o) : NULL;
-	bool dead = false;
-	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
+	char quiet_d[32] = "";
+	if (quiet >= 0)
+		lts_fmt_duration(quiet, quiet_d, sizeof(quiet_d));
 	if (runtime || !convoy) {
 		struct notify_words nw;
 		if (owner && o && how && notify_words(s, how, &nw))
@@ -719,6 +812,11 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  "snapshot that process to see what it does", cnt, ts, lp,
 						  (int)t0->futex.mutex_owner, (int)t0->futex.owner_tgid,
 						  t0->futex.owner_comm);
+		else if (quiet >= 0)
+			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); none of "
+						  "%s has run for %s: it has not been handed on since", cnt,
+						  ts, lp, why,
+						  cnt == 1 ? "it" : "them", quiet_d);
 		else
 			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s)", cnt, ts,
 						  lp, why);
@@ -756,6 +854,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	lts_fmt_duration(longest, dur, sizeof(dur));
 	lt_strlist_add(&v->evidence, "waiters (%zu, longest %s): %s%s", cnt, dur, list,
 		       ll >= sizeof(list) - 16 ? ", ..." : "");
+	if (quiet >= 0)
+		lt_strlist_add(&v->evidence, "the waiter that slept last has not run for %s (the kernel's "
+			       "last run times): nobody has woken any of them since", quiet_d);
 	for (size_t k = a; k < b && k < a + 8; k++)
 		rt_waits_at(v, &s->threads[w[k].idx]);
 	if (t0->futex.lock_state)
@@ -807,6 +908,8 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 				lt_strlist_add(&v->evidence, "thread %d frame #%zu: %s (%s)", (int)t0->tid, f,
 					       lt_func_display(t0->frames[f].func, dm, sizeof(dm)),
 					       t0->frames[f].module ? t0->frames[f].module : "?");
+		if (quiet >= 0)
+			quiet_candidates(v, s, w, a, b, quiet);
 	}
 	free(lp);
 	free(doing);

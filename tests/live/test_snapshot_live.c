@@ -620,3 +620,42 @@ Test(snapshot_live, permission_error_first_and_alone, .fini = cleanup, .timeout 
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x: %s", st, nerr ? err[0] : "");
 	cr_assert_gt(out, 100);
 }
+
+/* The seed's stall, snapshot only: 15 workers asleep on the demo's runtime
+ * lock (a mutex, a condition variable and a flag: it records no holder)
+ * while the thread that took it last is blocked in read() on a socket
+ * nobody writes.  Nothing of the process runs, so the snapshot must not
+ * call it a convoy nor name a holder it cannot read; it lists the threads
+ * asleep elsewhere as an inference, the real holder first (blocked for as
+ * long as the waiters). */
+Test(snapshot_live, stalled_runtime_lock_with_no_holder_recorded, .fini = cleanup, .timeout = 60)
+{
+	start("demo", (char *[]){ "-t", "16", "--stall", "io", NULL });
+	tl_go(&wl);
+	cr_assert(tl_wait_for(&wl, 0, "stall mode=io", truth, &ntruth, 1200, 20000), "demo never stalled");
+	pid_t holder = (pid_t)tl_val(truth[ntruth - 1], "holder_tid", NULL);
+	int fd = (int)tl_val(truth[ntruth - 1], "fd", NULL);
+	cr_assert(tl_wait_for(&wl, 0, "stalled", truth, &ntruth, 1200, 10000));
+	cr_assert_eq(tl_val(truth[ntruth - 1], "waiters", NULL), 15);
+	usleep(1500 * 1000); /* quiet for over a second */
+
+	struct lt_snapshot *s = snap(wl.pid, NULL);
+	const struct lt_verdict *cv = verdict(s, LT_VERDICT_CONVOY, NULL);
+	cr_assert_null(cv, "a convoy: %s", cv ? cv->summary : "");
+	size_t n;
+	const struct lt_verdict *v = verdict(s, LT_VERDICT_LOCK_WAIT, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(v->n_tids, 15);
+	cr_assert_eq(v->owner, 0, "a holder named that the lock does not record");
+	cr_assert_not_null(strstr(v->summary, "has not been handed on"), "%s", v->summary);
+	/* the first thread listed after the inference is the holder */
+	size_t i = 0;
+	while (i < v->evidence.n && !strstr(v->evidence.v[i], "inferred"))
+		i++;
+	cr_assert_lt(i + 1, v->evidence.n, "no holder candidates listed");
+	char want[96];
+	snprintf(want, sizeof(want), "thread %d (demo), which has been blocked in read(fd %d: socket)",
+		 (int)holder, fd);
+	cr_assert_not_null(strstr(v->evidence.v[i + 1], want), "first candidate: %s", v->evidence.v[i + 1]);
+	lt_snapshot_free(s);
+}

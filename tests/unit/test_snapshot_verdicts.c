@@ -335,6 +335,8 @@ Test(verdict_convoy, owner_unknown_but_lock_word)
 	struct lt_snapshot *s = table(4);
 	for (int i = 0; i < 4; i++)
 		futex_wait(&s->threads[i], 10 + i, "w", LA, 2, 2, LT_OWNER_NONE, 0, 3);
+	/* one waiter ran a moment ago: the lock is being handed on */
+	s->threads[3].idle_s = 0.2;
 	lt_snapshot_diagnose(s, NULL);
 	const struct lt_verdict *v = find(s, LT_VERDICT_CONVOY);
 	cr_assert_not_null(v);
@@ -450,8 +452,29 @@ Test(verdict_lock_wait, condvar_under_an_acquire_function_is_a_lock_wait)
 	lt_snapshot_diagnose(s, NULL);
 	cr_assert_eq(s->n_verdicts, 1);
 	const struct lt_verdict *v = &s->verdicts[0];
-	cr_assert_eq(v->kind, LT_VERDICT_CONVOY);
+	/* every thread asleep for 3 s: not a convoy (nobody hands it on) */
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", lt_verdict_kind_name(v->kind));
 	cr_assert_eq(v->n_tids, 5);
+	cr_assert_eq(v->owner, 0);
+	cr_assert_not_null(strstr(v->summary, "5 threads wait for condition variable at 0x9088"),
+			   "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "no owner recorded"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "has not been handed on"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 15 (holder), which has been blocked in read(fd 7: "
+				 "socket) for 3.0 s"));
+	/* one waiter ran 0.1 s ago: handed on, a convoy */
+	lt_snapshot_free(s);
+	s = table(6);
+	for (int i = 0; i < 5; i++) {
+		futex_wait(&s->threads[i], 10 + i, "w", 0x90b4, 0, 0, LT_OWNER_NONE, 0, i ? 3 : 0.1);
+		s->threads[i].futex.lock_kind = "condition variable";
+		s->threads[i].futex.lock_base = 0x9088;
+		s->threads[i].acquire = "rt_acquire";
+	}
+	in_io(&s->threads[5], 15, "holder", 0, 7, LT_FD_SOCKET, 3);
+	lt_snapshot_diagnose(s, NULL);
+	v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_CONVOY);
 	cr_assert_not_null(strstr(v->summary, "convoy: 5 threads wait on condition variable at 0x9088"),
 			   "%s", v->summary);
 	cr_assert_not_null(strstr(v->summary, "no owner recorded"), "%s", v->summary);
@@ -716,5 +739,67 @@ Test(verdict_runtime, held_across_read_needs_evidence)
 	in_io(&s->threads[0], 505, "io", 0, 4, LT_FD_SOCKET, 2.0);
 	in_io(&s->threads[1], 506, "holder", 0, 3, LT_FD_SOCKET, 4.0);
 	cr_assert_eq(diagnosed(s, LT_VERDICT_IDLE), 1);
+	lt_snapshot_free(s);
+}
+
+/* No holder recorded, every waiter asleep for seconds and nothing of the
+ * process running: the lock is not being handed on, so no convoy; the
+ * threads asleep elsewhere are listed as possible holders, as an
+ * inference, the one blocked for about as long as the waiters first. */
+Test(verdict_convoy, quiet_lock_with_no_holder_is_a_lock_wait)
+{
+	struct lt_snapshot *s = table(8);
+	in_io(&s->threads[0], 800, "main", 34, -1, LT_FD_UNKNOWN, 9); /* pause */
+	for (int i = 1; i <= 5; i++)
+		futex_wait(&s->threads[i], 800 + i, "worker", LA, 2, 2, LT_OWNER_NONE, 0, 4 + i);
+	in_io(&s->threads[6], 812, "worker-3", 0, 7, LT_FD_SOCKET, 4.9);
+	in_io(&s->threads[7], 813, "tick", 230, -1, LT_FD_UNKNOWN, 0.05); /* clock_nanosleep */
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_CONVOY), 0);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 0, "a holder named from timing alone");
+	cr_assert_eq(v->n_tids, 5);
+	cr_assert_not_null(strstr(v->summary, "none of them has run for 5.0 s"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "has not been handed on"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "inferred"));
+	/* nearest to the waiters' 5 s first: 812 (4.9 s), then main (9 s),
+	 * then the ticking thread (50 ms) */
+	size_t at812 = 0, atmain = 0, attick = 0;
+	for (size_t i = 0; i < v->evidence.n; i++) {
+		if (strstr(v->evidence.v[i], "thread 812 (worker-3), which has been blocked in read(fd 7"))
+			at812 = i;
+		if (strstr(v->evidence.v[i], "thread 800 (main), which has been blocked in pause"))
+			atmain = i;
+		if (strstr(v->evidence.v[i], "thread 813 (tick)"))
+			attick = i;
+	}
+	cr_assert(at812 && atmain && attick, "candidates: %zu %zu %zu", at812, atmain, attick);
+	cr_assert(at812 < atmain && atmain < attick);
+	lt_snapshot_free(s);
+}
+
+/* A thread running (a timer thread, or a holder busy on the cpu) changes
+ * nothing but the list, where it comes as running; a waiter whose last run
+ * is not known leaves it a convoy, as before. */
+Test(verdict_convoy, quiet_needs_every_waiters_last_run)
+{
+	struct lt_snapshot *s = table(6);
+	for (int i = 0; i < 5; i++)
+		futex_wait(&s->threads[i], 800 + i, "worker", LA, 2, 2, LT_OWNER_NONE, 0, 5);
+	running(&s->threads[5], 812, "busy");
+	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 0);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 0);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 812 (busy), which is running"));
+	lt_snapshot_free(s);
+
+	s = table(5);
+	for (int i = 0; i < 5; i++)
+		futex_wait(&s->threads[i], 800 + i, "worker", LA, 2, 2, LT_OWNER_NONE, 0, 5);
+	s->threads[2].idle_src = LT_IDLE_UNKNOWN;
+	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 1);
+	cr_assert_null(strstr(find(s, LT_VERDICT_CONVOY)->summary, "handed on"));
 	lt_snapshot_free(s);
 }
