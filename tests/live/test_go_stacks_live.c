@@ -61,7 +61,7 @@ static void check_trace(const char *raw, struct truth *t)
 	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
 	cr_assert(!st.damaged);
 	uint64_t latest = tl_latest_waiter_copy(&st);
-	int seen[3] = { 0 }, nlong = 0;
+	int seen[3] = { 0 }, nlong = 0, restarted = 0;
 	for (size_t i = 0; i < tr.n; i++) {
 		const struct lt_event *e = &tr.ev[i];
 		if (e->h.kind != LT_EV_IO_ENTER || e->io.fd != t->fd || e->io.nr != 0 /* read */)
@@ -105,10 +105,17 @@ static void check_trace(const char *raw, struct truth *t)
 		cr_assert_geq(tl_frame_named(s, "syscall.read"), 0);
 		cr_assert_lt(tl_frame_named(s, "syscall.read"), k - 1);
 		cr_assert_null(s->end, "the unwind stopped early: %s", s->end);
-		seen[site]++;
+		/* a read a signal broke (Go's runtime signals its threads:
+		 * -ERESTARTSYS, seen in CI after 1.2 ms) is restarted by the
+		 * kernel as a call of its own: the round's byte comes with the
+		 * read that returns it */
+		if (tr.ev[x].exit.ret >= 0)
+			seen[site]++;
+		else
+			restarted++;
 	}
 	/* each site waited in most of its rounds */
-	cr_assert_eq(seen[1] + seen[2], nlong);
+	cr_assert_eq(seen[1] + seen[2] + restarted, nlong);
 	cr_assert(seen[1] >= 1 && seen[1] <= ROUNDS, "reads with main.siteAlpha's stack: %d", seen[1]);
 	cr_assert(seen[2] >= 1 && seen[2] <= ROUNDS, "reads with main.siteBeta's stack: %d", seen[2]);
 	lt_stacktab_free(&st);
