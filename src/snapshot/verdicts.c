@@ -692,13 +692,15 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 	size_t n = 0, cap = 6;
 	size_t pick[6];
 	double dist[6];
+	bool *waiter = calloc(s->n_threads ? s->n_threads : 1, sizeof(*waiter));
+	if (!waiter)
+		return;
+	for (size_t k = a; k < b; k++)
+		waiter[w[k].idx] = true;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		bool waiter = false;
-		for (size_t k = a; k < b && !waiter; k++)
-			waiter = w[k].idx == i;
 		bool runs = t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved;
-		if (waiter || (!runs && (t->sc.state != LT_SC_IN_SYSCALL || t->idle_src == LT_IDLE_UNKNOWN)))
+		if (waiter[i] || (!runs && (t->sc.state != LT_SC_IN_SYSCALL || t->idle_src == LT_IDLE_UNKNOWN)))
 			continue;
 		double idle = runs ? 0 : t->idle_s;
 		double d = idle > quiet ? idle - quiet : quiet - idle;
@@ -716,6 +718,7 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 		pick[at] = i;
 		dist[at] = d;
 	}
+	free(waiter);
 	const struct lt_futex *f = &s->threads[w[a].idx].futex;
 	if (!n) {
 		lt_strlist_add(&v->evidence, "no other thread of the process is running or asleep in a call%s",
