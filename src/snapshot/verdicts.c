@@ -726,8 +726,8 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 			       "hold it)");
 		return;
 	}
-	lt_strlist_add(&v->evidence, "the lock records no holder; if a thread of this process holds it, it "
-		       "is one of these (inferred, not recorded; those blocked for about as long as the "
+	lt_strlist_add(&v->evidence, "the lock records no holder; any thread of this process holding it "
+		       "is among these (inferred, not recorded; those blocked for about as long as the "
 		       "waiters' %.1f s first)%s:", quiet, f->private_ ? "" : "; the lock is not private, "
 		       "so a thread of another process may hold it instead");
 	for (size_t k = 0; k < n; k++) {
@@ -816,10 +816,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  (int)t0->futex.mutex_owner, (int)t0->futex.owner_tgid,
 						  t0->futex.owner_comm);
 		else if (quiet >= 0)
-			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); none of "
-						  "%s has run for %s: it has not been handed on since", cnt,
-						  ts, lp, why,
-						  cnt == 1 ? "it" : "them", quiet_d);
+			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); %s "
+						  "run for %s: the lock has not been handed on since", cnt,
+						  ts, lp, why, cnt == 1 ? "it has not" : "none of them has", quiet_d);
 		else
 			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s)", cnt, ts,
 						  lp, why);
@@ -858,8 +857,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	lt_strlist_add(&v->evidence, "waiters (%zu, longest %s): %s%s", cnt, dur, list,
 		       ll >= sizeof(list) - 16 ? ", ..." : "");
 	if (quiet >= 0)
-		lt_strlist_add(&v->evidence, "the waiter that slept last has not run for %s (the kernel's "
-			       "last run times): nobody has woken any of them since", quiet_d);
+		lt_strlist_add(&v->evidence, "%s has not run for %s (the kernel's last run times): nobody "
+			       "has woken %s since", cnt == 1 ? "the waiter" : "the waiter that slept last",
+			       quiet_d, cnt == 1 ? "it" : "any of them");
 	for (size_t k = a; k < b && k < a + 8; k++)
 		rt_waits_at(v, &s->threads[w[k].idx]);
 	if (t0->futex.lock_state)

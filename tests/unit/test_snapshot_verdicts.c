@@ -761,7 +761,7 @@ Test(verdict_convoy, quiet_lock_with_no_holder_is_a_lock_wait)
 	cr_assert_eq(v->owner, 0, "a holder named from timing alone");
 	cr_assert_eq(v->n_tids, 5);
 	cr_assert_not_null(strstr(v->summary, "none of them has run for 5.0 s"), "%s", v->summary);
-	cr_assert_not_null(strstr(v->summary, "has not been handed on"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "the lock has not been handed on"), "%s", v->summary);
 	cr_assert(tl_strlist_has(&v->evidence, "inferred"));
 	/* nearest to the waiters' 5 s first: 812 (4.9 s), then main (9 s),
 	 * then the ticking thread (50 ms) */
@@ -801,5 +801,17 @@ Test(verdict_convoy, quiet_needs_every_waiters_last_run)
 	s->threads[2].idle_src = LT_IDLE_UNKNOWN;
 	cr_assert_eq(diagnosed(s, LT_VERDICT_CONVOY), 1);
 	cr_assert_null(strstr(find(s, LT_VERDICT_CONVOY)->summary, "handed on"));
+	lt_snapshot_free(s);
+
+	/* one waiter, said as one */
+	s = table(2);
+	futex_wait(&s->threads[0], 800, "worker", LA, 2, 2, LT_OWNER_NONE, 0, 5);
+	in_io(&s->threads[1], 812, "worker-3", 0, 7, LT_FD_SOCKET, 5);
+	cr_assert_eq(diagnosed(s, LT_VERDICT_LOCK_WAIT), 1);
+	v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(strstr(v->summary, "; it has not run for 5.0 s: the lock has not been handed on"),
+			   "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "the waiter has not run for 5.0 s"));
+	cr_assert(tl_strlist_has(&v->evidence, "nobody has woken it since"));
 	lt_snapshot_free(s);
 }
