@@ -680,6 +680,83 @@ static double quiet_for(const struct lt_snapshot *s, const struct waiter *w, siz
 	return shortest >= LT_QUIET_S ? shortest : -1;
 }
 
+/* The program's own functions (module exe_base) on the stacks of the
+ * first 16 waiters w[a..b), at most QUIET_NAMES: the code that takes the
+ * lock, to compare other threads' stacks with (the report's rule,
+ * src/analysis/report_end.c: rp_infer_holder). */
+#define QUIET_NAMES 32
+static size_t waiters_code(const struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b,
+			   const char *exe_base, const char **names)
+{
+	size_t n = 0;
+	for (size_t k = a; exe_base && k < b && k < a + 16; k++) {
+		const struct lt_thread *t = &s->threads[w[k].idx];
+		for (size_t f = 0; f < t->n_frames && n < QUIET_NAMES; f++) {
+			const char *fn = t->frames[f].func, *m = t->frames[f].module;
+			bool dup = false;
+			if (!fn || !m || strcmp(m, exe_base))
+				continue;
+			for (size_t i = 0; i < n && !dup; i++)
+				dup = !strcmp(names[i], fn);
+			if (!dup)
+				names[n++] = fn;
+		}
+	}
+	return n;
+}
+
+/* The first function of names[0..n) that t runs too, or NULL. */
+static const char *runs_code(const struct lt_thread *t, const char *exe_base, const char **names,
+			     size_t n)
+{
+	for (size_t f = 0; n && t->n_frames > f && f < 64; f++) {
+		const char *fn = t->frames[f].func, *m = t->frames[f].module;
+		if (!fn || !m || strcmp(m, exe_base))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(names[i], fn))
+				return names[i];
+	}
+	return NULL;
+}
+
+static const char *exe_base_of(const struct lt_snapshot *s)
+{
+	const char *e = s->exe ? strrchr(s->exe, '/') : NULL;
+	return e && e[1] ? e + 1 : s->exe;
+}
+
+/* Can thread t hold a lock others wait for, as far as a snapshot tells:
+ * running, or asleep in a call whose last run is known. */
+static bool may_hold_quiet(const struct lt_thread *t)
+{
+	return t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved ||
+	       (t->sc.state == LT_SC_IN_SYSCALL && t->idle_src != LT_IDLE_UNKNOWN);
+}
+
+/* A quiet lock with no holder recorded: the one thread not waiting on it,
+ * asleep in a call, that runs code its waiters run (the function, in
+ * *func), as the report infers a holder the events did not show; 0 if
+ * none or several (or one of them running: it may be the holder too). */
+static pid_t quiet_suspect(const struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b,
+			   const bool *waiter, const char **func)
+{
+	const char *names[QUIET_NAMES], *base = exe_base_of(s);
+	size_t n = waiters_code(s, w, a, b, base, names);
+	pid_t cand = 0;
+	for (size_t i = 0; n && i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		const char *f;
+		if (waiter[i] || !may_hold_quiet(t) || lock_wait(t) || !(f = runs_code(t, base, names, n)))
+			continue;
+		if (cand || t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved)
+			return 0;
+		cand = t->tid;
+		*func = f;
+	}
+	return cand;
+}
+
 /* A quiet lock (quiet_for) with no holder recorded: the other threads of
  * the process, asleep in some call or running, one of which holds it if
  * a thread of this process does, said as an inference; those blocked for
@@ -687,20 +764,15 @@ static double quiet_for(const struct lt_snapshot *s, const struct waiter *w, siz
  * last hand-off and then blocked), a running one counted as blocked for
  * 0 s; at most 6, with what can end each one's wait. */
 static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, const struct waiter *w,
-			     size_t a, size_t b, double quiet)
+			     size_t a, const bool *waiter, double quiet)
 {
 	size_t n = 0, cap = 6;
 	size_t pick[6];
 	double dist[6];
-	bool *waiter = calloc(s->n_threads ? s->n_threads : 1, sizeof(*waiter));
-	if (!waiter)
-		return;
-	for (size_t k = a; k < b; k++)
-		waiter[w[k].idx] = true;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		bool runs = t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved;
-		if (waiter[i] || (!runs && (t->sc.state != LT_SC_IN_SYSCALL || t->idle_src == LT_IDLE_UNKNOWN)))
+		if (waiter[i] || !may_hold_quiet(t))
 			continue;
 		double idle = runs ? 0 : t->idle_s;
 		double d = idle > quiet ? idle - quiet : quiet - idle;
@@ -718,7 +790,6 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 		pick[at] = i;
 		dist[at] = d;
 	}
-	free(waiter);
 	const struct lt_futex *f = &s->threads[w[a].idx].futex;
 	if (!n) {
 		lt_strlist_add(&v->evidence, "no other thread of the process is running or asleep in a call%s",
@@ -764,10 +835,32 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	 * (its waiters would run in turn) but a lock that is not handed on */
 	double quiet = owner || dead || t0->futex.owner_gone || t0->futex.owner_tgid > 0 ||
 		       rt_holder_gone(s, t0) ? -1 : quiet_for(s, w, a, b);
+	/* and the one thread not waiting that runs the waiters' code, asleep
+	 * in a call: its probable holder, marked as inferred */
+	bool *quiet_marks = NULL;
+	struct lt_futex inferred = { 0 };
+	char inferred_how[200];
+	if (quiet >= 0 && (quiet_marks = calloc(s->n_threads ? s->n_threads : 1, sizeof(bool)))) {
+		const char *func = NULL;
+		for (size_t k = a; k < b; k++)
+			quiet_marks[w[k].idx] = true;
+		pid_t susp = quiet_suspect(s, w, a, b, quiet_marks, &func);
+		if (susp) {
+			snprintf(inferred_how, sizeof(inferred_how), "runs the waiters' code (%s), and of the "
+				 "threads not waiting on a lock it is the only one that does", func);
+			inferred.owner_kind = LT_OWNER_INFERRED;
+			inferred.owner = susp;
+			inferred.owner_how = inferred_how;
+			owner = susp;
+			how = &inferred;
+			agree = 0;
+		}
+	}
 	bool convoy = cnt >= (size_t)min_waiters && !cond && !notify && quiet < 0;
 	struct lt_verdict *v = lts_verdict_new(s, convoy ? LT_VERDICT_CONVOY : LT_VERDICT_LOCK_WAIT);
 	if (!v) {
 		free(why);
+		free(quiet_marks);
 		return;
 	}
 	double longest = -1;
@@ -797,8 +890,11 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  doing, nw.wake_call, cnt == 1 ? "it" : "they");
 		else if (owner && o && how && how->owner_kind == LT_OWNER_INFERRED)
 			v->summary = lts_asprintf("%zu %s for %s probably held by thread %d (%s) (inferred "
-						  "from its frames), %s", cnt, ts, lp, (int)owner,
-						  lt_thread_name(o), doing);
+						  "from its frames), %s%s%s%s%s", cnt, ts, lp, (int)owner,
+						  lt_thread_name(o), doing,
+						  quiet >= 0 ? "; " : "", quiet >= 0 ? (cnt == 1 ? "it has not" :
+						  "none of them has") : "", quiet >= 0 ? " run for " : "",
+						  quiet >= 0 ? quiet_d : "");
 		else if (owner && o)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s), %s", cnt, ts, lp,
 						  (int)owner, lt_thread_name(o), doing);
@@ -912,11 +1008,12 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 					       lt_func_display(t0->frames[f].func, dm, sizeof(dm)),
 					       t0->frames[f].module ? t0->frames[f].module : "?");
 		if (quiet >= 0)
-			quiet_candidates(v, s, w, a, b, quiet);
+			quiet_candidates(v, s, w, a, quiet_marks, quiet);
 	}
 	free(lp);
 	free(doing);
 	free(why);
+	free(quiet_marks);
 }
 
 static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *in_cycle)

@@ -815,3 +815,74 @@ Test(verdict_convoy, quiet_needs_every_waiters_last_run)
 	cr_assert(tl_strlist_has(&v->evidence, "nobody has woken it since"));
 	lt_snapshot_free(s);
 }
+
+/* Thread t's stack: frames "func@module", innermost first (strdup'd: the
+ * snapshot frees them). */
+static void stack_of(struct lt_thread *t, const char *const *fr, size_t n)
+{
+	t->frames = calloc(n, sizeof(*t->frames));
+	cr_assert_not_null(t->frames);
+	t->n_frames = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *at = strchr(fr[i], '@');
+		t->frames[i].func = strndup(fr[i], (size_t)(at - fr[i]));
+		t->frames[i].module = strdup(at + 1);
+	}
+}
+
+/* A quiet lock with no holder recorded, as the bundled demo's: of the
+ * threads not waiting, one runs the waiters' code (worker) and is asleep
+ * in a call: its probable holder, said as inferred (the report's rule). */
+static struct lt_snapshot *quiet_demo(bool second_worker)
+{
+	static const char *const waiter[] = { "__futex_abstimed_wait_common@libc.so.6",
+		"pthread_cond_wait@libc.so.6", "rt_acquire@demo", "xfer@demo", "worker@demo",
+		"start_thread@libc.so.6" };
+	static const char *const reader[] = { "read@libc.so.6", "worker@demo", "start_thread@libc.so.6" };
+	static const char *const mainf[] = { "pause@libc.so.6", "main@demo", "__libc_start_main@libc.so.6" };
+	struct lt_snapshot *s = table(second_worker ? 8 : 7);
+	s->exe = strdup("/opt/app/demo");
+	in_io(&s->threads[0], 800, "main", 34, -1, LT_FD_UNKNOWN, 9);
+	stack_of(&s->threads[0], mainf, 3);
+	for (int i = 1; i <= 5; i++) {
+		futex_wait(&s->threads[i], 800 + i, "worker", 0x90b4, 0, 0, LT_OWNER_NONE, 0, 4 + i);
+		s->threads[i].futex.lock_kind = "condition variable";
+		s->threads[i].futex.lock_base = 0x9088;
+		s->threads[i].acquire = "rt_acquire";
+		stack_of(&s->threads[i], waiter, 6);
+	}
+	in_io(&s->threads[6], 812, "worker", 0, 7, LT_FD_SOCKET, 4.9);
+	stack_of(&s->threads[6], reader, 3);
+	if (second_worker) {
+		in_io(&s->threads[7], 813, "worker", 0, 8, LT_FD_SOCKET, 1.2);
+		stack_of(&s->threads[7], reader, 3);
+	}
+	lt_snapshot_diagnose(s, NULL);
+	return s;
+}
+
+Test(verdict_lock_wait, quiet_lock_holder_inferred_from_the_waiters_code)
+{
+	struct lt_snapshot *s = quiet_demo(false);
+	cr_assert_eq(count(s, LT_VERDICT_CONVOY), 0);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 812);
+	cr_assert_not_null(v->owner_source);
+	cr_assert_not_null(strstr(v->owner_source, "inferred"), "%s", v->owner_source);
+	cr_assert_not_null(strstr(v->summary, "probably held by thread 812 (worker) (inferred from its "
+				  "frames), which has been blocked in read(fd 7: socket) for 4.9 s; none of them "
+				  "has run for 5.0 s"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "holder 812 inferred, not recorded by the lock: it runs the "
+				 "waiters' code (worker)"));
+	lt_snapshot_free(s);
+
+	/* two threads asleep in the waiters' code: no guess, both listed */
+	s = quiet_demo(true);
+	v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 0);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 812 (worker), which has been blocked in read(fd 7"));
+	cr_assert(tl_strlist_has(&v->evidence, "thread 813 (worker), which has been blocked in read(fd 8"));
+	lt_snapshot_free(s);
+}
