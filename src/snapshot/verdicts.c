@@ -766,7 +766,7 @@ static pid_t quiet_suspect(const struct lt_snapshot *s, const struct waiter *w, 
 static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, const struct waiter *w,
 			     size_t a, const bool *waiter, double quiet)
 {
-	size_t n = 0, cap = 6;
+	size_t n = 0, cap = 6, all = 0;
 	size_t pick[6];
 	double dist[6];
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -774,6 +774,7 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 		bool runs = t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved;
 		if (waiter[i] || !may_hold_quiet(t))
 			continue;
+		all++;
 		double idle = runs ? 0 : t->idle_s;
 		double d = idle > quiet ? idle - quiet : quiet - idle;
 		size_t at = n < cap ? n++ : cap;
@@ -797,10 +798,13 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 			       "hold it)");
 		return;
 	}
+	char more[64] = "";
+	if (all > n)
+		snprintf(more, sizeof(more), " (the %zu of %zu nearest)", n, all);
 	lt_strlist_add(&v->evidence, "the lock records no holder; any thread of this process holding it "
-		       "is among these (inferred, not recorded; those blocked for about as long as the "
-		       "waiters' %.1f s first)%s:", quiet, f->private_ ? "" : "; the lock is not private, "
-		       "so a thread of another process may hold it instead");
+		       "is among these%s (inferred, not recorded; those blocked for about as long as the "
+		       "waiters' %.1f s first)%s:", more, quiet, f->private_ ? "" : "; the lock is not "
+		       "private, so a thread of another process may hold it instead");
 	for (size_t k = 0; k < n; k++) {
 		const struct lt_thread *t = &s->threads[pick[k]];
 		char *doing = holder_doing(t);

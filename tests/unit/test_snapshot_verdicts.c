@@ -884,5 +884,20 @@ Test(verdict_lock_wait, quiet_lock_holder_inferred_from_the_waiters_code)
 	cr_assert_eq(v->owner, 0);
 	cr_assert(tl_strlist_has(&v->evidence, "thread 812 (worker), which has been blocked in read(fd 7"));
 	cr_assert(tl_strlist_has(&v->evidence, "thread 813 (worker), which has been blocked in read(fd 8"));
+	cr_assert(tl_strlist_has(&v->evidence, "is among these (inferred"), "all three listed");
+	lt_snapshot_free(s);
+
+	/* more than 6 threads that may hold it: the nearest 6, said so */
+	s = table(13);
+	for (int i = 0; i < 5; i++)
+		futex_wait(&s->threads[i], 800 + i, "worker", LA, 2, 2, LT_OWNER_NONE, 0, 5);
+	for (int i = 5; i < 13; i++)
+		in_io(&s->threads[i], 900 + i, "io", 0, i, LT_FD_SOCKET, 1 + i);
+	lt_snapshot_diagnose(s, NULL);
+	v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(v);
+	cr_assert(tl_strlist_has(&v->evidence, "is among these (the 6 of 8 nearest)"));
+	cr_assert(tl_strlist_has(&v->evidence, "thread 905 (io)"), "5 s: the nearest");
+	cr_assert(!tl_strlist_has(&v->evidence, "thread 912 (io)"), "13 s: not among the 6");
 	lt_snapshot_free(s);
 }
