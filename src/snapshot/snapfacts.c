@@ -20,11 +20,9 @@
  * thread is ("worker (tests/workloads/demo.c:215)"). */
 static char *own_frame(const struct lt_thread *th, const char *exe_base)
 {
-	if (!exe_base || !*exe_base)
-		return NULL;
 	for (size_t i = 0; i < th->n_frames; i++) {
 		const struct lt_frame *f = &th->frames[i];
-		if (!f->module || strcmp(f->module, exe_base) || !f->func)
+		if (!lt_frame_own(f, exe_base))
 			continue;
 		char buf[512], dm[256];
 		const char *func = lt_func_display(f->func, dm, sizeof(dm)); /* OCaml names readable */
@@ -58,11 +56,9 @@ static char *runtime_frame(const struct lt_thread *th)
  * the thread is running, to compare threads by. */
 static void own_funcs(const struct lt_thread *th, const char *exe_base, struct rp_snap_thread *t)
 {
-	if (!exe_base || !*exe_base)
-		return;
 	for (size_t i = 0; i < th->n_frames && t->n_funcs < MAX_FUNCS; i++) {
-		const char *mod = th->frames[i].module, *func = th->frames[i].func;
-		if (!mod || strcmp(mod, exe_base) || !func)
+		const char *func = th->frames[i].func;
+		if (!lt_frame_own(&th->frames[i], exe_base))
 			continue;
 		int dup = 0;
 		for (size_t k = 0; k < t->n_funcs; k++)

@@ -83,6 +83,13 @@ static const char *owner_source(const struct lt_futex *f)
 	}
 }
 
+/* Running, runnable, or moved during the snapshot (its state changed
+ * between two reads): not asleep where it was seen. */
+static bool busy(const struct lt_thread *t)
+{
+	return t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved;
+}
+
 /* A wait for a notify() that only the holder of the object's lock can send
  * (a Python Condition's waiter: LT_OWNER_COND; a runtime's Object.wait()
  * or await(): lt_rtlock.wait_call), held by F's owner: its words. */
@@ -689,12 +696,12 @@ static size_t waiters_code(const struct lt_snapshot *s, const struct waiter *w, 
 			   const char *exe_base, const char **names)
 {
 	size_t n = 0;
-	for (size_t k = a; exe_base && k < b && k < a + 16; k++) {
+	for (size_t k = a; k < b && k < a + 16; k++) {
 		const struct lt_thread *t = &s->threads[w[k].idx];
 		for (size_t f = 0; f < t->n_frames && n < QUIET_NAMES; f++) {
-			const char *fn = t->frames[f].func, *m = t->frames[f].module;
+			const char *fn = t->frames[f].func;
 			bool dup = false;
-			if (!fn || !m || strcmp(m, exe_base))
+			if (!lt_frame_own(&t->frames[f], exe_base))
 				continue;
 			for (size_t i = 0; i < n && !dup; i++)
 				dup = !strcmp(names[i], fn);
@@ -710,11 +717,10 @@ static const char *runs_code(const struct lt_thread *t, const char *exe_base, co
 			     size_t n)
 {
 	for (size_t f = 0; n && t->n_frames > f && f < 64; f++) {
-		const char *fn = t->frames[f].func, *m = t->frames[f].module;
-		if (!fn || !m || strcmp(m, exe_base))
+		if (!lt_frame_own(&t->frames[f], exe_base))
 			continue;
 		for (size_t i = 0; i < n; i++)
-			if (!strcmp(names[i], fn))
+			if (!strcmp(names[i], t->frames[f].func))
 				return names[i];
 	}
 	return NULL;
@@ -730,8 +736,7 @@ static const char *exe_base_of(const struct lt_snapshot *s)
  * running, or asleep in a call whose last run is known. */
 static bool may_hold_quiet(const struct lt_thread *t)
 {
-	return t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved ||
-	       (t->sc.state == LT_SC_IN_SYSCALL && t->idle_src != LT_IDLE_UNKNOWN);
+	return busy(t) || (t->sc.state == LT_SC_IN_SYSCALL && t->idle_src != LT_IDLE_UNKNOWN);
 }
 
 /* A quiet lock with no holder recorded: the one thread not waiting on it,
@@ -749,7 +754,7 @@ static pid_t quiet_suspect(const struct lt_snapshot *s, const struct waiter *w, 
 		const char *f;
 		if (waiter[i] || !may_hold_quiet(t) || lock_wait(t) || !(f = runs_code(t, base, names, n)))
 			continue;
-		if (cand || t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved)
+		if (cand || busy(t))
 			return 0;
 		cand = t->tid;
 		*func = f;
@@ -771,11 +776,10 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 	double dist[6];
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		bool runs = t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved;
 		if (waiter[i] || !may_hold_quiet(t))
 			continue;
 		all++;
-		double idle = runs ? 0 : t->idle_s;
+		double idle = busy(t) ? 0 : t->idle_s;
 		double d = idle > quiet ? idle - quiet : quiet - idle;
 		size_t at = n < cap ? n++ : cap;
 		if (at == cap) {
@@ -1077,7 +1081,7 @@ static void find_rt_blocked_holders(struct lt_snapshot *s, int min_waiters, cons
 				continue;
 			if (!in_cycle[i] && lock_wait(t) && t->futex.rtlock == li + 1)
 				asleep++;
-			if (t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved)
+			if (busy(t))
 				runnable++;
 		}
 		if (asleep)
@@ -1141,7 +1145,7 @@ static void classify_rest(struct lt_snapshot *s)
 	size_t sock = 0, pipe = 0, fifo = 0; /* of by_kind[LT_WAIT_IO] */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		if (t->state == 'R' || t->sc.state == LT_SC_RUNNING || t->moved) {
+		if (busy(t)) {
 			running++; /* moved: ran during the snapshot */
 			continue;
 		}

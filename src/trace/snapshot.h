@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -264,6 +265,14 @@ struct lt_frame {
 	char *file;           /* source file, NULL without debug info            */
 	int line;
 };
+
+/* Is F a named frame of module EXE_BASE (the program's own executable,
+ * by basename)?  What the snapshot and the report compare threads' code
+ * by. */
+static inline bool lt_frame_own(const struct lt_frame *f, const char *exe_base)
+{
+	return exe_base && *exe_base && f->func && f->module && !strcmp(f->module, exe_base);
+}
 
 /* One frame of a language runtime's own stack (a Python function, a Java
  * method), read from the runtime's memory by a runtime thread model
