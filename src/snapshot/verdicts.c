@@ -764,23 +764,31 @@ static pid_t quiet_suspect(const struct lt_snapshot *s, const struct waiter *w, 
 
 /* A quiet lock (quiet_for) with no holder recorded: the other threads of
  * the process, asleep in some call or running, one of which holds it if
- * a thread of this process does, said as an inference; those blocked for
- * about as long as the waiters first (a holder that took the lock at its
- * last hand-off and then blocked), a running one counted as blocked for
- * 0 s; at most 6, with what can end each one's wait. */
+ * a thread of this process does, said as an inference; first those that
+ * run the waiters' own code (waiters_code: a holder that took the lock
+ * where they wait for it), then the others; in each part those blocked
+ * for about as long as the waiters first (a holder that took the lock at
+ * its last hand-off and then blocked), a running one counted as blocked
+ * for 0 s; at most 6, with what can end each one's wait. */
 static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, const struct waiter *w,
-			     size_t a, const bool *waiter, double quiet)
+			     size_t a, size_t b, const bool *waiter, double quiet)
 {
-	size_t n = 0, cap = 6, all = 0;
+	const char *names[QUIET_NAMES], *base = exe_base_of(s);
+	size_t nn = waiters_code(s, w, a, b, base, names);
+	size_t n = 0, cap = 6, all = 0, own = 0;
 	size_t pick[6];
 	double dist[6];
+	const char *code[6];
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (waiter[i] || !may_hold_quiet(t))
 			continue;
 		all++;
+		const char *fn = runs_code(t, base, names, nn);
+		own += fn != NULL;
 		double idle = busy(t) ? 0 : t->idle_s;
-		double d = idle > quiet ? idle - quiet : quiet - idle;
+		/* the waiters' code first: a distance below any other's */
+		double d = (idle > quiet ? idle - quiet : quiet - idle) + (fn ? 0 : 1e12);
 		size_t at = n < cap ? n++ : cap;
 		if (at == cap) {
 			if (d >= dist[cap - 1])
@@ -790,10 +798,12 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 		while (at > 0 && dist[at - 1] > d) {
 			pick[at] = pick[at - 1];
 			dist[at] = dist[at - 1];
+			code[at] = code[at - 1];
 			at--;
 		}
 		pick[at] = i;
 		dist[at] = d;
+		code[at] = fn;
 	}
 	const struct lt_futex *f = &s->threads[w[a].idx].futex;
 	if (!n) {
@@ -806,13 +816,20 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 	if (all > n)
 		snprintf(more, sizeof(more), " (the %zu of %zu nearest)", n, all);
 	lt_strlist_add(&v->evidence, "the lock records no holder; any thread of this process holding it "
-		       "is among these%s (inferred, not recorded; those blocked for about as long as the "
-		       "waiters' %.1f s first)%s:", more, quiet, f->private_ ? "" : "; the lock is not "
-		       "private, so a thread of another process may hold it instead");
+		       "is among these%s (inferred, not recorded; %sthose blocked for about as long as the "
+		       "waiters' %.1f s first)%s:", more, own ? "those that run the waiters' code, then " : "",
+		       quiet, f->private_ ? "" : "; the lock is not private, so a thread of another process "
+		       "may hold it instead");
 	for (size_t k = 0; k < n; k++) {
 		const struct lt_thread *t = &s->threads[pick[k]];
 		char *doing = holder_doing(t);
-		lt_strlist_add(&v->evidence, "thread %d (%s), %s", (int)t->tid, lt_thread_name(t), doing);
+		char dm[256];
+		if (code[k])
+			lt_strlist_add(&v->evidence, "thread %d (%s), %s; it runs the waiters' code (%s)",
+				       (int)t->tid, lt_thread_name(t), doing,
+				       lt_func_display(code[k], dm, sizeof(dm)));
+		else
+			lt_strlist_add(&v->evidence, "thread %d (%s), %s", (int)t->tid, lt_thread_name(t), doing);
 		free(doing);
 		for (size_t e = 0; t->wf && e < t->wf->n_edges && e < 2; e++) {
 			char *l = lt_wf_edge_line(&t->wf->edges[e]);
@@ -1016,7 +1033,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 					       lt_func_display(t0->frames[f].func, dm, sizeof(dm)),
 					       t0->frames[f].module ? t0->frames[f].module : "?");
 		if (quiet >= 0)
-			quiet_candidates(v, s, w, a, quiet_marks, quiet);
+			quiet_candidates(v, s, w, a, b, quiet_marks, quiet);
 	}
 	free(lp);
 	free(doing);

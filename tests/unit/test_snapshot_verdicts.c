@@ -887,6 +887,54 @@ Test(verdict_lock_wait, quiet_lock_holder_inferred_from_the_waiters_code)
 	cr_assert(tl_strlist_has(&v->evidence, "is among these (inferred"), "all three listed");
 	lt_snapshot_free(s);
 
+	/* of many threads that may hold it, those in the waiters' code come
+	 * first and are never left out for ones nearer in time: 813 blocked
+	 * a minute before the waiters came, six others about when they did */
+	{
+		static const char *const waiterf[] = { "__futex_abstimed_wait_common@libc.so.6",
+			"pthread_cond_wait@libc.so.6", "rt_acquire@demo", "worker@demo" };
+		static const char *const readerf[] = { "read@libc.so.6", "worker@demo" };
+		static const char *const otherf[] = { "poll@libc.so.6", "watch_files@demo" };
+		s = table(13);
+		s->exe = strdup("/opt/app/demo");
+		for (int i = 0; i < 5; i++) {
+			futex_wait(&s->threads[i], 800 + i, "worker", LA, 2, 2, LT_OWNER_NONE, 0, 5);
+			stack_of(&s->threads[i], waiterf, 4);
+		}
+		in_io(&s->threads[5], 812, "worker", 0, 7, LT_FD_SOCKET, 4.9);
+		stack_of(&s->threads[5], readerf, 2);
+		in_io(&s->threads[6], 813, "worker", 0, 8, LT_FD_SOCKET, 65);
+		stack_of(&s->threads[6], readerf, 2);
+		for (int i = 7; i < 13; i++) {
+			in_io(&s->threads[i], 900 + i, "watch", 7, -1, LT_FD_UNKNOWN, 5 + 0.1 * i);
+			stack_of(&s->threads[i], otherf, 2);
+		}
+		lt_snapshot_diagnose(s, NULL);
+		v = find(s, LT_VERDICT_LOCK_WAIT);
+		cr_assert_not_null(v);
+		cr_assert_eq(v->owner, 0, "two threads in the waiters' code: none named");
+		cr_assert(tl_strlist_has(&v->evidence, "is among these (the 6 of 8 nearest)"));
+		cr_assert(tl_strlist_has(&v->evidence, "those that run the waiters' code, then those blocked"));
+		size_t at812 = 0, at813 = 0, atother = 0;
+		for (size_t i = 0; i < v->evidence.n; i++) {
+			const char *e = v->evidence.v[i];
+			if (strstr(e, "thread 812 (worker), which has been blocked in read(fd 7") &&
+			    strstr(e, "; it runs the waiters' code (worker)"))
+				at812 = i;
+			if (strstr(e, "thread 813 (worker), which has been blocked in read(fd 8") &&
+			    strstr(e, "; it runs the waiters' code (worker)"))
+				at813 = i;
+			if (!atother && strstr(e, "(watch), which has been blocked")) {
+				atother = i;
+				cr_assert_null(strstr(e, "waiters' code"), "%s", e);
+			}
+		}
+		cr_assert(at812 && at813 && atother, "listed: %zu %zu %zu", at812, at813, atother);
+		cr_assert(at812 < at813 && at813 < atother, "order: %zu %zu %zu", at812, at813, atother);
+		cr_assert(!tl_strlist_has(&v->evidence, "thread 912 (watch)"), "the farthest other: left out");
+		lt_snapshot_free(s);
+	}
+
 	/* more than 6 threads that may hold it: the nearest 6, said so */
 	s = table(13);
 	for (int i = 0; i < 5; i++)
