@@ -927,14 +927,52 @@ static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct
  * if the task switched out shares its address space, the copy is taken
  * there; else the collector's /proc read stays the only one.  Shorter
  * sleeps are left to the collector's sampling (--stack-sample).
- * A preallocated hash rather than task storage: an insertion into task
- * storage may allocate, and this runs under the run queue's lock. */
+ * Not task storage: an insertion into task storage may allocate, and this
+ * runs under the run queue's lock.  An array indexed by tid & sleep_mask
+ * (its look-ups inlined by the verifier), each note saying whose it is:
+ * the hash look-ups it replaced, four or five a hand-off, cost ~300-500 ns
+ * of CPU a hand-off (BENCHMARKS.md, 2026-12-05 night).  A note whose slot
+ * holds another thread's note in use (tids equal modulo the slots) goes
+ * to sleep_spill, a hash by tid, which readers look in once any note has
+ * (sleep_spilled). */
+const volatile __u32 sleep_mask = 0; /* slots - 1, set by user space */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set by user space with waiter_copy_ns */
+	__type(key, __u32);
+	__type(value, struct lt_sleep_note);
+} sleep_at SEC(".maps");
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1); /* set by user space with waiter_copy_ns */
 	__type(key, __u32);
 	__type(value, struct lt_sleep_note);
-} sleep_at SEC(".maps");
+} sleep_spill SEC(".maps");
+/* set once a note went to sleep_spill (read by user space too) */
+__u32 sleep_spilled = 0;
+
+/* Thread tid's note, NULL if it has none. */
+static __always_inline struct lt_sleep_note *sleep_note(__u32 tid)
+{
+	__u32 k = tid & sleep_mask;
+	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &k);
+
+	if (v && v->tid == tid)
+		return v;
+	return sleep_spilled ? bpf_map_lookup_elem(&sleep_spill, &tid) : NULL;
+}
+
+/* Thread tid's note forgotten (it exited: its tid may come back). */
+static __always_inline void sleep_note_drop(__u32 tid)
+{
+	__u32 k = tid & sleep_mask;
+	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &k);
+
+	if (v && v->tid == tid)
+		__builtin_memset(v, 0, sizeof(*v));
+	if (sleep_spilled)
+		bpf_map_delete_elem(&sleep_spill, &tid);
+}
 
 /* --calls all (sys_enter and sys_exit trace the calls): the entry's
  * timestamp of the wait call each thread is in (a futex wait, a poll, a
@@ -981,17 +1019,30 @@ static __always_inline void wcopy_inc(__u32 k)
  * where the collector reads its stack from while it sleeps) */
 static __noinline void note_sleep(__u32 tid, __u64 ts, struct pt_regs *regs, __u64 sampled)
 {
-	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
-	struct lt_sleep_note n = { .ts = ts, .sampled = sampled };
+	__u32 k = tid & sleep_mask;
+	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &k), *h;
+	struct lt_sleep_note n = { .ts = ts, .sampled = sampled, .tid = tid };
 
+	if (!v)
+		return;
 	if (regs) {
 		n.sp = BPF_CORE_READ(regs, sp);
 		n.ip = BPF_CORE_READ(regs, ip);
 	}
-	if (v)
+	/* the slot is this thread's, or no note in it is in use */
+	if (v->tid == tid || !(v->ts || v->at_return)) {
+		if (v->tid != tid && sleep_spilled) /* a spilled note of its own: stale now */
+			bpf_map_delete_elem(&sleep_spill, &tid);
 		*v = n;
+		return;
+	}
+	sleep_spilled = 1;
+	wcopy_inc(LT_WCOPY_SPILLED);
+	h = bpf_map_lookup_elem(&sleep_spill, &tid);
+	if (h)
+		*h = n;
 	else
-		bpf_map_update_elem(&sleep_at, &tid, &n, BPF_ANY);
+		bpf_map_update_elem(&sleep_spill, &tid, &n, BPF_ANY);
 }
 
 /* A waiter's copy of a CPython 3.10 (or older) thread: 16 KiB of stack
@@ -1155,7 +1206,7 @@ static __always_inline bool copy_at_return(struct task_struct *p)
 static __noinline void copy_marked(struct task_struct *t, bool at_return)
 {
 	__u32 tid = t->pid;
-	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	struct lt_sleep_note *v = sleep_note(tid);
 	struct pt_regs *regs;
 	__u64 start, now;
 	bool unseen = false;
@@ -1202,7 +1253,7 @@ static __always_inline bool waiter_copy_at_wake(struct task_struct *p, struct ta
 						__u64 now)
 {
 	__u32 tid = p->pid;
-	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	struct lt_sleep_note *v = sleep_note(tid);
 	__u64 start;
 
 	if (!v || !(start = v->ts))
@@ -1256,7 +1307,7 @@ static __always_inline void waiter_copy_at_switch(struct task_struct *prev,
 						  struct task_struct *next)
 {
 	__u32 tid = next->pid;
-	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &tid);
+	struct lt_sleep_note *v = sleep_note(tid);
 	__u64 start, now;
 
 	if (!v || !(start = v->ts))
@@ -1789,7 +1840,7 @@ int BPF_PROG(lt_process_exit, struct task_struct *p)
 	if (waiter_copy_ns) {
 		__u32 tid = p->pid;
 
-		bpf_map_delete_elem(&sleep_at, &tid);
+		sleep_note_drop(tid);
 		if (!calls_at_switch)
 			bpf_map_delete_elem(&call_at, &tid);
 	}

@@ -13,10 +13,15 @@
 #   e.g. scripts/bench-handoff.sh 10 base=LOCKTRACE_X=0 x=LOCKTRACE_X=1
 # LT=PATH among a variant's words runs that locktrace binary (another
 # build) instead of $LT (build/locktrace); CALLS=all records every call
-# (the default here: CALLS=blocking).
+# (the default here: CALLS=blocking); ARG=WORD adds WORD to the recorder's
+# options (ARG=--stacks).  THREADS=N in the environment (default 2) runs
+# bench-handoff -t N: a ring of N threads, each waiting for the others'
+# turns (with a few hundred, every wait lasts 1 ms or more: the waits
+# --stacks copies).
 set -u
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-10}
+THREADS=${THREADS:-2}
 shift || true
 LT=${LT:-build/locktrace}
 W=$(mktemp -d /tmp/bench-handoff.XXXXXX)
@@ -33,15 +38,19 @@ for ((r = 0; r < ROUNDS; r++)); do
 		i=$(((k + r) % nv))
 		rm -f "$W/t.lt"
 		if [ "$i" = 0 ]; then
-			"$W/handoff" -d 2.5 >"$W/out" 2>&1
+			"$W/handoff" -t "$THREADS" -d 2.5 >"$W/out" 2>&1
 		else
-			lt=$LT calls=blocking
+			lt=$LT calls=blocking extra=() ev=()
 			for w in ${envs[$i]}; do
-				[[ $w == LT=* ]] && lt=${w#LT=}
-				[[ $w == CALLS=* ]] && calls=${w#CALLS=}
+				case $w in
+				LT=*) lt=${w#LT=} ;;
+				CALLS=*) calls=${w#CALLS=} ;;
+				ARG=*) extra+=("${w#ARG=}") ;;
+				*) ev+=("$w") ;;
+				esac
 			done
-			env ${envs[$i]} "$lt" record --calls "$calls" --no-status -o "$W/t.lt" -- \
-				"$W/handoff" -d 2.5 >"$W/out" 2>&1
+			env "${ev[@]}" "$lt" record --calls "$calls" "${extra[@]}" --no-status -o "$W/t.lt" -- \
+				"$W/handoff" -t "$THREADS" -d 2.5 >"$W/out" 2>&1
 		fi
 		st=$(grep -o 'cpu_ns_per_handoff=[0-9]*' "$W/out" | tail -n +6 | cut -d= -f2 | sort -n |
 			awk '{ a[NR] = $1 } END { if (NR) printf "%d\t%d", a[int(NR / 2) + 1], a[int(NR / 10) + 1]; else printf "0\t0" }')

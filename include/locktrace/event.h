@@ -93,7 +93,8 @@ enum lt_kind {
  *    process (a layout in py_layouts) a struct lt_py_copy follows, as
  *    after a waker's. */
 #define LT_STACK_COPY_BYTES 2048
-/* record --stacks with waiters' copies (BPF map sleep_at, by tid): the
+/* record --stacks with waiters' copies (BPF map sleep_at, by tid modulo
+ * LT_SLEEP_SLOTS, or sleep_spill by tid when that slot is in use): the
  * sleep in a traced call a thread is in, noted when it went to sleep: ts as
  * an LT_COPY_WAITER's (0 once it ran again or its stack was copied), and
  * its saved user sp and ip then.  The collector reads the stack of a wait
@@ -105,7 +106,11 @@ struct lt_sleep_note {
 	uint64_t at_return;
 	/* LT_F_BPF_SAMPLED: copied at its return even if shorter */
 	uint64_t sampled;
+	/* whose note it is (the map is indexed by tid modulo its size) */
+	uint32_t tid, pad;
 };
+/* slots of the map sleep_at (a power of two) */
+#define LT_SLEEP_SLOTS 65536
 /* counters of the waiters' copies (BPF map wcopy_count, per cpu) */
 #define LT_WCOPY_AT_WAKE 0   /* copied at the wake-up */
 #define LT_WCOPY_AT_SWITCH 1 /* copied at the switch that ran it again */
@@ -122,7 +127,9 @@ struct lt_sleep_note {
 #define LT_WCOPY_UNSEEN 9    /* of those copied at their return: the switch that ran
 				the thread again was not seen (the copy made at the
 				return that followed it) */
-#define LT_WCOPY_MAX 10
+#define LT_WCOPY_SPILLED 10  /* sleep notes kept in sleep_spill: their slot of
+                                sleep_at held another thread's note in use */
+#define LT_WCOPY_MAX 11
 #define LT_COPY_WAKER 0
 #define LT_COPY_WAITER 1
 struct lt_stack_copy {

@@ -147,12 +147,13 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 	pid_t tgid = tgids[0];
 	int (*copy_fn)(void *, void *, size_t) = b->copy_fn;
 	void *copy_ctx = b->copy_ctx;
-	uint32_t waker_sample = b->waker_sample;
+	uint32_t waker_sample = b->waker_sample, sleep_slots = b->sleep_slots;
 
 	memset(b, 0, sizeof(*b));
 	b->copy_fn = copy_fn; /* the caller's, set before */
 	b->copy_ctx = copy_ctx;
 	b->waker_sample = waker_sample;
+	b->sleep_slots = sleep_slots ? sleep_slots : LT_SLEEP_SLOTS;
 	verbose_libbpf = verbose;
 	libbpf_set_print(libbpf_print);
 
@@ -227,7 +228,9 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		b->skel->rodata->waiter_copy_ns = LT_WAITER_COPY_NS;
 		b->skel->rodata->waker_sample_every = b->waker_sample;
 		bpf_map__set_max_entries(b->skel->maps.stack_copies, 16u << 20);
-		bpf_map__set_max_entries(b->skel->maps.sleep_at, 65536);
+		bpf_map__set_max_entries(b->skel->maps.sleep_at, b->sleep_slots);
+		bpf_map__set_max_entries(b->skel->maps.sleep_spill, 16384);
+		b->skel->rodata->sleep_mask = b->sleep_slots - 1;
 		if (!(flags & LT_BPF_CALLS_BLOCKING)) /* the waits' entries */
 			bpf_map__set_max_entries(b->skel->maps.call_at, 65536);
 	}
@@ -408,8 +411,14 @@ int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts)
 
 int lt_bpf_sleep_note(struct lt_bpf *b, uint32_t tid, struct lt_sleep_note *out)
 {
-	int fd = bpf_map__fd(b->skel->maps.sleep_at);
-	return bpf_map_lookup_elem(fd, &tid, out) ? -errno : 0;
+	/* its slot, if the note in it is this thread's; else the spilled
+	 * notes (BPF: sleep_note) */
+	uint32_t k = tid & (b->sleep_slots - 1);
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.sleep_at), &k, out))
+		return -errno;
+	if (out->tid == tid)
+		return 0;
+	return bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.sleep_spill), &tid, out) ? -errno : 0;
 }
 
 int lt_bpf_poll(struct lt_bpf *b, int timeout_ms)

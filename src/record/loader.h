@@ -26,6 +26,10 @@ struct lt_bpf {
 	 * of a sleep of LT_WAITER_COPY_NS or more, and at 1 in this many of
 	 * the others (0: none; set before lt_bpf_start) */
 	uint32_t waker_sample;
+	/* with LT_BPF_COPY_WAITERS: the slots of the sleep notes' array
+	 * (BPF map sleep_at), a power of two; 0: LT_SLEEP_SLOTS (set before
+	 * lt_bpf_start; tests make it small to have notes share slots) */
+	uint32_t sleep_slots;
 	/* set by lt_bpf_start: the long waits' stacks are copied when they
 	 * end, in the waiter's own context (--calls all: at the call's return;
 	 * --calls blocking: at the return to user space, rseq_update), and

@@ -151,6 +151,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 				c->norm ? "" : " or the return",
 				(unsigned long long)k->wcopy[LT_WCOPY_FULL],
 				(unsigned long long)k->wcopy[LT_WCOPY_GONE]);
+		if (k->wcopy[LT_WCOPY_SPILLED])
+			lt_more("  waiters' stacks: %llu sleeps noted apart (the slot of the sleep notes' "
+				"array their thread maps to held another thread's note)",
+				(unsigned long long)k->wcopy[LT_WCOPY_SPILLED]);
 		if (k->wcopy[LT_WCOPY_UNSEEN])
 			lt_more("  waiters' stacks: %llu of those copied at their return were copied at "
 				"the first return to user space after the sleep: the switch that ran the "

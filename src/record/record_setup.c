@@ -388,6 +388,17 @@ static int start_bpf(struct session *s)
 					"its wake-up)", wc);
 		if (wc && !strcmp(wc, "wake"))
 			bflags |= LT_BPF_COPY_AT_WAKE;
+		/* LOCKTRACE_SLEEP_SLOTS (tests): the sleep notes' slots, a power
+		 * of two up to LT_SLEEP_SLOTS; fewer make notes share them */
+		const char *ss = getenv("LOCKTRACE_SLEEP_SLOTS");
+		if (ss && *ss) {
+			char *end;
+			unsigned long v = strtoul(ss, &end, 10);
+			if (*end || !v || v > LT_SLEEP_SLOTS || (v & (v - 1)))
+				return rec_fail(s, "invalid LOCKTRACE_SLEEP_SLOTS '%s': expected a power of "
+						"two from 1 to %d", ss, LT_SLEEP_SLOTS);
+			s->bpf.sleep_slots = (uint32_t)v;
+		}
 		if (!how || strcmp(how, "proc")) {
 			bflags |= LT_BPF_COPY_WAITERS;
 			s->wcopies = 1;

@@ -360,6 +360,37 @@ Test(stacks_live, waiters_stacks_copied_at_their_return, .timeout = 120)
 	unlink(raw);
 }
 
+/* The sleep notes share one slot (LOCKTRACE_SLEEP_SLOTS=1): the main
+ * thread asleep in pthread_join holds it while the waiter sleeps, so the
+ * waiter's notes are kept apart (sleep_spill) and its waits are copied
+ * from there: each of the 24 still has its stack at its site's line,
+ * copied at its return, and the recorder says how many were kept apart. */
+Test(stacks_live, sleep_notes_sharing_a_slot_still_copy_every_wait, .timeout = 120)
+{
+	NEED_ROOT();
+	if (!lt_bpf_has_rseq_update())
+		cr_skip_test("this kernel has no rseq_update tracepoint (CONFIG_RSEQ)");
+	char raw[TL_PATH_MAX];
+	struct truth t;
+	tl_tmp_path(raw, sizeof(raw), "stacks-spill");
+	setenv("LOCKTRACE_SLEEP_SLOTS", "1", 1);
+	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
+	unsetenv("LOCKTRACE_SLEEP_SLOTS");
+	int n, wake, sw, ret;
+	copy_counts(&n, &wake, &sw, &ret);
+	cr_assert_geq(n, 2 * t.rounds, "%d long waits copied, of at least %d", n, 2 * t.rounds);
+	cr_assert_eq(ret, n, "%d of %d copied at the return", ret, n);
+	long spilled = -1;
+	for (int i = 0; i < last_nerr; i++) {
+		const char *l = strstr(last_err[i], "waiters' stacks: ");
+		if (l && strstr(l, "sleeps noted apart"))
+			spilled = strtol(l + strlen("waiters' stacks: "), NULL, 10);
+	}
+	cr_assert_geq(spilled, 2 * t.rounds, "sleeps noted apart: %ld", spilled);
+	check_trace(raw, &t);
+	unlink(raw);
+}
+
 /* A wait that outlasts the recording (the waiter of stack_sites sleeps
  * in site_alpha while the holder keeps the lock 4 s; the recording, -p,
  * lasts 1.5 s): the BPF side would copy it only at its end, which never
@@ -477,6 +508,12 @@ Test(stacks_live, unknown_waiter_copy_value_is_refused, .timeout = 60)
 {
 	NEED_ROOT();
 	check_refused("LOCKTRACE_WAITER_COPY", "exit");
+}
+
+Test(stacks_live, unknown_sleep_slots_value_is_refused, .timeout = 60)
+{
+	NEED_ROOT();
+	check_refused("LOCKTRACE_SLEEP_SLOTS", "3");
 }
 
 Test(stacks_live, perfetto_wait_slices_carry_their_callstacks, .timeout = 180)
