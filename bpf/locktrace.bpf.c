@@ -125,50 +125,6 @@ struct {
 	__type(value, __u8);
 } copies_serve SEC(".maps");
 
-/* The three maps above as flags (LT_PC_*) in a slot per process, indexed
- * by tgid & proc_mask, kept by user space (loader.c: proc_slot_sync): one
- * inlined look-up instead of up to three hash look-ups a copy and one a
- * sleep, ~440 ns of CPU a hand-off on a ring of waits all copied
- * (BENCHMARKS.md, 2026-12-05 night).  A slot another process holds sends
- * its look-ups to the maps. */
-const volatile __u32 proc_mask = 0;
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* LT_PROC_SLOTS with waiters' copies */
-	__type(key, __u32);
-	__type(value, __u64);
-} proc_copy SEC(".maps");
-
-/* Process tgid's LT_PC_* flags, -1 if its slot is not its own. */
-static __always_inline int proc_flags(__u32 tgid)
-{
-	__u32 k = tgid & proc_mask;
-	__u64 *v = bpf_map_lookup_elem(&proc_copy, &k), x;
-
-	if (!v)
-		return -1;
-	x = *v; /* one load: user space writes it whole */
-	return (__u32)(x >> 32) == tgid ? (int)(__u32)x : -1;
-}
-
-static __always_inline bool proc_served(__u32 tgid)
-{
-	int f = proc_flags(tgid);
-	return f >= 0 ? (f & LT_PC_SERVE) : !!bpf_map_lookup_elem(&copies_serve, &tgid);
-}
-
-static __always_inline bool proc_waiters_read(__u32 tgid)
-{
-	int f = proc_flags(tgid);
-	return f >= 0 ? (f & LT_PC_READ) : !!bpf_map_lookup_elem(&waiters_read, &tgid);
-}
-
-static __always_inline const struct lt_py_layout *proc_py_layout(__u32 tgid)
-{
-	int f = proc_flags(tgid);
-	return f >= 0 && !(f & LT_PC_PY) ? NULL : bpf_map_lookup_elem(&py_layouts, &tgid);
-}
-
 /* The last time a wait the collector must read at 1 ms woke it (one
  * forced wake-up a millisecond at most; it drains every 20 ms otherwise
  * and every 1 ms while such a read is due or was seen in the last 2 ms). */
@@ -323,7 +279,7 @@ static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_
 					     __u64 ts)
 {
 	__u32 tgid = cur->tgid;
-	const struct lt_py_layout *pyl = proc_py_layout(tgid);
+	const struct lt_py_layout *pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
 	struct lt_stack_copy *c;
 
 	if (pyl) {
@@ -1103,7 +1059,7 @@ struct lt_deep_py_copy {
 static __noinline void copy_deep_waiter(struct task_struct *p, __u64 start, __u64 now, __u32 how)
 {
 	__u32 tgid = p->tgid;
-	const struct lt_py_layout *pyl = proc_py_layout(tgid);
+	const struct lt_py_layout *pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
 	struct lt_deep_py_copy *w;
 	struct lt_stack_copy *c;
@@ -1151,7 +1107,7 @@ static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u
 
 	if (p->flags & 0x00200000) /* PF_KTHREAD */
 		return;
-	if (proc_waiters_read(tgid)) {
+	if (bpf_map_lookup_elem(&waiters_read, &tgid)) {
 		wcopy_inc(LT_WCOPY_RT_READ);
 		return;
 	}
@@ -1161,7 +1117,7 @@ static __noinline void copy_waiter_stack(struct task_struct *p, __u64 start, __u
 	/* a CPython thread: its Python frames too, read as a waker's are
 	 * (the current task shares its memory; p sleeps: its chain is the
 	 * wait's) */
-	pyl = proc_py_layout(tgid);
+	pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
 	if (pyl && pyl->deep) {
 		copy_deep_waiter(p, start, now, how);
 		return;
@@ -1413,7 +1369,7 @@ static __always_inline __u8 copy_flags(bool copied_at_end, __u32 tgid)
 {
 	__u32 zero = 0, *n;
 
-	if (!waiter_copy_ns || !copied_at_end || !proc_served(tgid))
+	if (!waiter_copy_ns || !copied_at_end || !bpf_map_lookup_elem(&copies_serve, &tgid))
 		return 0;
 	if (!waker_sample_every)
 		return LT_F_BPF_COPY;

@@ -109,15 +109,6 @@ struct lt_sleep_note {
 	/* whose note it is (the map is indexed by tid modulo its size) */
 	uint32_t tid, pad;
 };
-/* record --stacks: what the copies do for a process (BPF map proc_copy, an
- * array indexed by tgid modulo LT_PROC_SLOTS, each value tgid << 32 |
- * these flags; the hashes copies_serve, waiters_read and py_layouts hold
- * the same for every process, and are looked in when the slot is another
- * process's) */
-#define LT_PC_SERVE 1u /* its waits are served by the copies (copies_serve) */
-#define LT_PC_READ 2u  /* its waiters are read, not copied (waiters_read)   */
-#define LT_PC_PY 4u    /* its copies carry Python frames (py_layouts)        */
-#define LT_PROC_SLOTS 4096
 /* slots of the map sleep_at (a power of two) */
 #define LT_SLEEP_SLOTS 65536
 /* counters of the waiters' copies (BPF map wcopy_count, per cpu) */

@@ -15,7 +15,6 @@
 #include <bpf/libbpf.h>
 #include "locktrace/event.h"
 #include "locktrace/flightbuf.h"
-#include "locktrace/pyframes.h"
 #include "fbdump.h"
 #include "loader.h"
 #include "fbstream.h"
@@ -232,8 +231,6 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		bpf_map__set_max_entries(b->skel->maps.sleep_at, b->sleep_slots);
 		bpf_map__set_max_entries(b->skel->maps.sleep_spill, 16384);
 		b->skel->rodata->sleep_mask = b->sleep_slots - 1;
-		bpf_map__set_max_entries(b->skel->maps.proc_copy, LT_PROC_SLOTS);
-		b->skel->rodata->proc_mask = LT_PROC_SLOTS - 1;
 		if (!(flags & LT_BPF_CALLS_BLOCKING)) /* the waits' entries */
 			bpf_map__set_max_entries(b->skel->maps.call_at, 65536);
 	}
@@ -383,50 +380,18 @@ fail:
 	return -1;
 }
 
-/* Process tgid's slot of proc_copy made to say what the three maps say of
- * it (BPF: proc_flags), when the slot is free or its own; a slot another
- * process holds is left: the BPF side looks tgid up in the maps. */
-static void proc_slot_sync(struct lt_bpf *b, uint32_t tgid)
-{
-	uint32_t mask = b->skel->rodata->proc_mask, k = tgid & mask, flags = 0;
-	int fd = bpf_map__fd(b->skel->maps.proc_copy);
-	struct lt_py_layout l;
-	uint64_t v = 0;
-	uint8_t one;
-
-	if (!mask || !tgid || bpf_map_lookup_elem(fd, &k, &v))
-		return;
-	if (v && (uint32_t)(v >> 32) != tgid)
-		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.copies_serve), &tgid, &one))
-		flags |= LT_PC_SERVE;
-	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.waiters_read), &tgid, &one))
-		flags |= LT_PC_READ;
-	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.py_layouts), &tgid, &l))
-		flags |= LT_PC_PY;
-	/* nothing to say: the slot is given up for another process */
-	v = flags ? (uint64_t)tgid << 32 | flags : 0;
-	bpf_map_update_elem(fd, &k, &v, BPF_ANY);
-}
-
 int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout *l)
 {
 	int fd = bpf_map__fd(b->skel->maps.py_layouts);
 	int r = l ? bpf_map_update_elem(fd, &tgid, l, BPF_ANY) : bpf_map_delete_elem(fd, &tgid);
-	if (r && (l || errno != ENOENT))
-		return -errno;
-	proc_slot_sync(b, tgid);
-	return 0;
+	return r && (l || errno != ENOENT) ? -errno : 0;
 }
 
 int lt_bpf_waiters_read(struct lt_bpf *b, uint32_t tgid)
 {
 	uint8_t one = 1;
 	int fd = bpf_map__fd(b->skel->maps.waiters_read);
-	if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY))
-		return -errno;
-	proc_slot_sync(b, tgid);
-	return 0;
+	return bpf_map_update_elem(fd, &tgid, &one, BPF_ANY) ? -errno : 0;
 }
 
 int lt_bpf_copies_serve(struct lt_bpf *b, uint32_t tgid, bool on)
@@ -434,10 +399,7 @@ int lt_bpf_copies_serve(struct lt_bpf *b, uint32_t tgid, bool on)
 	uint8_t one = 1;
 	int fd = bpf_map__fd(b->skel->maps.copies_serve);
 	int r = on ? bpf_map_update_elem(fd, &tgid, &one, BPF_ANY) : bpf_map_delete_elem(fd, &tgid);
-	if (r && (on || errno != ENOENT))
-		return -errno;
-	proc_slot_sync(b, tgid);
-	return 0;
+	return r && (on || errno != ENOENT) ? -errno : 0;
 }
 
 int lt_bpf_py_tstate(struct lt_bpf *b, uint32_t tid, uint64_t ts)
@@ -451,7 +413,7 @@ int lt_bpf_sleep_note(struct lt_bpf *b, uint32_t tid, struct lt_sleep_note *out)
 {
 	/* its slot, if the note in it is this thread's; else the spilled
 	 * notes (BPF: sleep_note) */
-	uint32_t k = tid & b->skel->rodata->sleep_mask;
+	uint32_t k = tid & (b->sleep_slots - 1);
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.sleep_at), &k, out))
 		return -errno;
 	if (out->tid == tid)
