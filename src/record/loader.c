@@ -413,7 +413,7 @@ int lt_bpf_sleep_note(struct lt_bpf *b, uint32_t tid, struct lt_sleep_note *out)
 {
 	/* its slot, if the note in it is this thread's; else the spilled
 	 * notes (BPF: sleep_note) */
-	uint32_t k = tid & (b->sleep_slots - 1);
+	uint32_t k = tid & b->skel->rodata->sleep_mask;
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.sleep_at), &k, out))
 		return -errno;
 	if (out->tid == tid)
