@@ -311,6 +311,21 @@ static void copy_counts(int *n, int *wake, int *sw, int *ret)
 	}
 }
 
+/* stack_sites' 24 long waits (12 rounds, holds of 3 and 2 ms) recorded
+ * --calls blocking with only the BPF side's copies (no short waits
+ * sampled), VAR=VAL in the recorder's environment if VAR; the copies'
+ * counts from its summary (copy_counts). */
+static void record_long_waits(const char *raw, struct truth *t, const char *var, const char *val,
+			      int *n, int *wake, int *sw, int *ret)
+{
+	if (var)
+		setenv(var, val, 1);
+	record_sites(raw, "blocking", t, "--stack-sample=0", "12", "3", "2", "bpf");
+	if (var)
+		unsetenv(var);
+	copy_counts(n, wake, sw, ret);
+}
+
 /* --calls blocking, LOCKTRACE_WAITER_COPY=wake: the waiters' stacks the
  * BPF side copies at the wake-up (a wait of 1 ms or more ended by a thread
  * of the same process: here the holder's unlock), with the collector's
@@ -325,11 +340,8 @@ Test(stacks_live, waiters_stacks_copied_at_the_wake_up, .timeout = 120)
 	char raw[TL_PATH_MAX];
 	struct truth t;
 	tl_tmp_path(raw, sizeof(raw), "stacks-bpfw");
-	setenv("LOCKTRACE_WAITER_COPY", "wake", 1);
-	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
-	unsetenv("LOCKTRACE_WAITER_COPY");
 	int n, wake, sw, ret;
-	copy_counts(&n, &wake, &sw, &ret);
+	record_long_waits(raw, &t, "LOCKTRACE_WAITER_COPY", "wake", &n, &wake, &sw, &ret);
 	cr_assert_geq(n, 2 * t.rounds, "%d long waits copied, of at least %d", n, 2 * t.rounds);
 	cr_assert_eq(ret, 0, "%d copied at the return", ret);
 	cr_assert_eq(wake + sw, n, "%d at the wake-up and %d at the switch, of %d", wake, sw, n);
@@ -349,9 +361,8 @@ Test(stacks_live, waiters_stacks_copied_at_their_return, .timeout = 120)
 	char raw[TL_PATH_MAX];
 	struct truth t;
 	tl_tmp_path(raw, sizeof(raw), "stacks-bpfr");
-	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
 	int n, wake, sw, ret;
-	copy_counts(&n, &wake, &sw, &ret);
+	record_long_waits(raw, &t, NULL, NULL, &n, &wake, &sw, &ret);
 	cr_assert_geq(n, 2 * t.rounds, "%d long waits copied, of at least %d", n, 2 * t.rounds);
 	cr_assert_eq(wake, 0, "%d copied at the wake-up", wake);
 	cr_assert_eq(sw, 0, "%d copied at the switch", sw);
@@ -373,11 +384,8 @@ Test(stacks_live, sleep_notes_sharing_a_slot_still_copy_every_wait, .timeout = 1
 	char raw[TL_PATH_MAX];
 	struct truth t;
 	tl_tmp_path(raw, sizeof(raw), "stacks-spill");
-	setenv("LOCKTRACE_SLEEP_SLOTS", "1", 1);
-	record_sites(raw, "blocking", &t, "--stack-sample=0", "12", "3", "2", "bpf");
-	unsetenv("LOCKTRACE_SLEEP_SLOTS");
 	int n, wake, sw, ret;
-	copy_counts(&n, &wake, &sw, &ret);
+	record_long_waits(raw, &t, "LOCKTRACE_SLEEP_SLOTS", "1", &n, &wake, &sw, &ret);
 	cr_assert_geq(n, 2 * t.rounds, "%d long waits copied, of at least %d", n, 2 * t.rounds);
 	cr_assert_eq(ret, n, "%d of %d copied at the return", ret, n);
 	long spilled = -1;
