@@ -930,11 +930,14 @@ static __always_inline void fill_switch(struct lt_event *e, bool preempt, struct
  * Not task storage: an insertion into task storage may allocate, and this
  * runs under the run queue's lock.  An array indexed by tid & sleep_mask
  * (its look-ups inlined by the verifier), each note saying whose it is:
- * the hash look-ups it replaced, four or five a hand-off, cost ~300-500 ns
- * of CPU a hand-off (BENCHMARKS.md, 2026-12-05 night).  A note whose slot
- * holds another thread's note in use (tids equal modulo the slots) goes
- * to sleep_spill, a hash by tid, which readers look in once any note has
- * (sleep_spilled). */
+ * the hash look-ups it replaced, four or five a hand-off, cost 100-800 ns
+ * of CPU a hand-off (paired medians of four runs, BENCHMARKS.md,
+ * 2026-12-05 night).  A note whose slot holds another thread's note in use
+ * (tids equal modulo the slots) goes to sleep_spill, a hash by tid, which
+ * readers look in once any note has (sleep_spilled).  Two such threads'
+ * notes may race for a slot (one taking it while the other's waker clears
+ * it): that sleep's copy is then not taken, and the collector's read, if
+ * in time, is its only stack. */
 const volatile __u32 sleep_mask = 0; /* slots - 1, set by user space */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
