@@ -372,10 +372,14 @@ Test(stacks_live, waiters_stacks_copied_at_their_return, .timeout = 120)
 }
 
 /* The sleep notes share one slot (LOCKTRACE_SLEEP_SLOTS=1): the main
- * thread asleep in pthread_join holds it while the waiter sleeps, so the
- * waiter's notes are kept apart (sleep_spill) and its waits are copied
- * from there: each of the 24 still has its stack at its site's line,
- * copied at its return, and the recorder says how many were kept apart. */
+ * thread, asleep in pthread_join for the whole run, and the waiter note
+ * their sleeps in the same slot.  Whichever holds it when the other goes
+ * to sleep (main, if the waiter was awake when main began to join: then
+ * all 24 of the waiter's notes are kept apart, in sleep_spill; else the
+ * waiter, and main's one note is kept apart), every long wait is still
+ * copied at its return: the waiter's 24, each with its stack at its
+ * site's line, and main's join (25 in all), and the recorder says that
+ * notes were kept apart. */
 Test(stacks_live, sleep_notes_sharing_a_slot_still_copy_every_wait, .timeout = 120)
 {
 	NEED_ROOT();
@@ -386,7 +390,8 @@ Test(stacks_live, sleep_notes_sharing_a_slot_still_copy_every_wait, .timeout = 1
 	tl_tmp_path(raw, sizeof(raw), "stacks-spill");
 	int n, wake, sw, ret;
 	record_long_waits(raw, &t, "LOCKTRACE_SLEEP_SLOTS", "1", &n, &wake, &sw, &ret);
-	cr_assert_geq(n, 2 * t.rounds, "%d long waits copied, of at least %d", n, 2 * t.rounds);
+	cr_assert_geq(n, 2 * t.rounds + 1, "%d long waits copied, of at least %d (main's join too)", n,
+		      2 * t.rounds + 1);
 	cr_assert_eq(ret, n, "%d of %d copied at the return", ret, n);
 	long spilled = -1;
 	for (int i = 0; i < last_nerr; i++) {
@@ -394,7 +399,7 @@ Test(stacks_live, sleep_notes_sharing_a_slot_still_copy_every_wait, .timeout = 1
 		if (l && strstr(l, "sleeps noted apart"))
 			spilled = strtol(l + strlen("waiters' stacks: "), NULL, 10);
 	}
-	cr_assert_geq(spilled, 2 * t.rounds, "sleeps noted apart: %ld", spilled);
+	cr_assert_geq(spilled, 1, "sleeps noted apart: %ld", spilled);
 	check_trace(raw, &t);
 	unlink(raw);
 }
