@@ -713,7 +713,7 @@ static size_t waiters_code(const struct lt_snapshot *s, const struct waiter *w, 
 }
 
 /* The first function of names[0..n) that t runs too, or NULL. */
-static const char *runs_code(const struct lt_thread *t, const char *exe_base, const char **names,
+static const char *runs_code(const struct lt_thread *t, const char *exe_base, const char *const *names,
 			     size_t n)
 {
 	for (size_t f = 0; n && t->n_frames > f && f < 64; f++) {
@@ -732,6 +732,14 @@ static const char *exe_base_of(const struct lt_snapshot *s)
 	return e && e[1] ? e + 1 : s->exe;
 }
 
+/* The waiters' own code, taken once for a quiet lock and compared with
+ * the other threads' (quiet_suspect, quiet_candidates). */
+struct quiet_code {
+	const char *base;               /* exe_base_of */
+	const char *names[QUIET_NAMES]; /* waiters_code */
+	size_t n;
+};
+
 /* Can thread t hold a lock others wait for, as far as a snapshot tells:
  * running, or asleep in a call whose last run is known. */
 static bool may_hold_quiet(const struct lt_thread *t)
@@ -743,16 +751,15 @@ static bool may_hold_quiet(const struct lt_thread *t)
  * asleep in a call, that runs code its waiters run (the function, in
  * *func), as the report infers a holder the events did not show; 0 if
  * none or several (or one of them running: it may be the holder too). */
-static pid_t quiet_suspect(const struct lt_snapshot *s, const struct waiter *w, size_t a, size_t b,
-			   const bool *waiter, const char **func)
+static pid_t quiet_suspect(const struct lt_snapshot *s, const struct quiet_code *qc, const bool *waiter,
+			   const char **func)
 {
-	const char *names[QUIET_NAMES], *base = exe_base_of(s);
-	size_t n = waiters_code(s, w, a, b, base, names);
 	pid_t cand = 0;
-	for (size_t i = 0; n && i < s->n_threads; i++) {
+	for (size_t i = 0; qc->n && i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		const char *f;
-		if (waiter[i] || !may_hold_quiet(t) || lock_wait(t) || !(f = runs_code(t, base, names, n)))
+		if (waiter[i] || !may_hold_quiet(t) || lock_wait(t) ||
+		    !(f = runs_code(t, qc->base, qc->names, qc->n)))
 			continue;
 		if (cand || busy(t))
 			return 0;
@@ -771,10 +778,8 @@ static pid_t quiet_suspect(const struct lt_snapshot *s, const struct waiter *w, 
  * its last hand-off and then blocked), a running one counted as blocked
  * for 0 s; at most 6, with what can end each one's wait. */
 static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, const struct waiter *w,
-			     size_t a, size_t b, const bool *waiter, double quiet)
+			     size_t a, const struct quiet_code *qc, const bool *waiter, double quiet)
 {
-	const char *names[QUIET_NAMES], *base = exe_base_of(s);
-	size_t nn = waiters_code(s, w, a, b, base, names);
 	size_t n = 0, cap = 6, all = 0, own = 0;
 	size_t pick[6];
 	double dist[6];
@@ -784,7 +789,7 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 		if (waiter[i] || !may_hold_quiet(t))
 			continue;
 		all++;
-		const char *fn = runs_code(t, base, names, nn);
+		const char *fn = runs_code(t, qc->base, qc->names, qc->n);
 		own += fn != NULL;
 		double idle = busy(t) ? 0 : t->idle_s;
 		/* the waiters' code first: a distance below any other's */
@@ -865,11 +870,13 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	bool *quiet_marks = NULL;
 	struct lt_futex inferred = { 0 };
 	char inferred_how[200];
+	struct quiet_code qc = { .base = exe_base_of(s) };
 	if (quiet >= 0 && (quiet_marks = calloc(s->n_threads ? s->n_threads : 1, sizeof(bool)))) {
 		const char *func = NULL;
 		for (size_t k = a; k < b; k++)
 			quiet_marks[w[k].idx] = true;
-		pid_t susp = quiet_suspect(s, w, a, b, quiet_marks, &func);
+		qc.n = waiters_code(s, w, a, b, qc.base, qc.names);
+		pid_t susp = quiet_suspect(s, &qc, quiet_marks, &func);
 		if (susp) {
 			snprintf(inferred_how, sizeof(inferred_how), "runs the waiters' code (%s), and of the "
 				 "threads not waiting on a lock it is the only one that does", func);
@@ -1033,7 +1040,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 					       lt_func_display(t0->frames[f].func, dm, sizeof(dm)),
 					       t0->frames[f].module ? t0->frames[f].module : "?");
 		if (quiet >= 0)
-			quiet_candidates(v, s, w, a, b, quiet_marks, quiet);
+			quiet_candidates(v, s, w, a, &qc, quiet_marks, quiet);
 	}
 	free(lp);
 	free(doing);
