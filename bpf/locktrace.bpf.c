@@ -951,14 +951,21 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lt_sleep_note);
 } sleep_spill SEC(".maps");
-/* set once a note went to sleep_spill (read by user space too) */
+/* set once a note went to sleep_spill */
 __u32 sleep_spilled = 0;
+
+/* The slot of sleep_at thread tid maps to (whoever's note is in it). */
+static __always_inline struct lt_sleep_note *sleep_slot(__u32 tid)
+{
+	__u32 k = tid & sleep_mask;
+
+	return bpf_map_lookup_elem(&sleep_at, &k);
+}
 
 /* Thread tid's note, NULL if it has none. */
 static __always_inline struct lt_sleep_note *sleep_note(__u32 tid)
 {
-	__u32 k = tid & sleep_mask;
-	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &k);
+	struct lt_sleep_note *v = sleep_slot(tid);
 
 	if (v && v->tid == tid)
 		return v;
@@ -968,8 +975,7 @@ static __always_inline struct lt_sleep_note *sleep_note(__u32 tid)
 /* Thread tid's note forgotten (it exited: its tid may come back). */
 static __always_inline void sleep_note_drop(__u32 tid)
 {
-	__u32 k = tid & sleep_mask;
-	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &k);
+	struct lt_sleep_note *v = sleep_slot(tid);
 
 	if (v && v->tid == tid)
 		__builtin_memset(v, 0, sizeof(*v));
@@ -1022,8 +1028,7 @@ static __always_inline void wcopy_inc(__u32 k)
  * where the collector reads its stack from while it sleeps) */
 static __noinline void note_sleep(__u32 tid, __u64 ts, struct pt_regs *regs, __u64 sampled)
 {
-	__u32 k = tid & sleep_mask;
-	struct lt_sleep_note *v = bpf_map_lookup_elem(&sleep_at, &k), *h;
+	struct lt_sleep_note *v = sleep_slot(tid), *h;
 	struct lt_sleep_note n = { .ts = ts, .sampled = sampled, .tid = tid };
 
 	if (!v)
