@@ -52,13 +52,13 @@ static char *runtime_frame(const struct lt_thread *th)
 
 #define MAX_FUNCS 24
 
-/* Every function of the program's own module on the stack, once: what code
- * the thread is running, to compare threads by. */
+/* Every function of the program's own code on the stack (lt_own_func),
+ * once: what code the thread is running, to compare threads by. */
 static void own_funcs(const struct lt_thread *th, const char *exe_base, struct rp_snap_thread *t)
 {
-	for (size_t i = 0; i < th->n_frames && t->n_funcs < MAX_FUNCS; i++) {
-		const char *func = th->frames[i].func;
-		if (!lt_frame_own(&th->frames[i], exe_base))
+	for (size_t i = 0; i < lt_own_places(th) && t->n_funcs < MAX_FUNCS; i++) {
+		const char *func = lt_own_func(th, i, exe_base);
+		if (!func)
 			continue;
 		int dup = 0;
 		for (size_t k = 0; k < t->n_funcs; k++)

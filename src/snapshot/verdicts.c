@@ -687,7 +687,7 @@ static double quiet_for(const struct lt_snapshot *s, const struct waiter *w, siz
 	return shortest >= LT_QUIET_S ? shortest : -1;
 }
 
-/* The program's own functions (module exe_base) on the stacks of the
+/* The program's own functions (lt_own_func) on the stacks of the
  * first 16 waiters w[a..b), at most QUIET_NAMES: the code that takes the
  * lock, to compare other threads' stacks with (the report's rule,
  * src/analysis/report_end.c: rp_infer_holder). */
@@ -698,10 +698,10 @@ static size_t waiters_code(const struct lt_snapshot *s, const struct waiter *w, 
 	size_t n = 0;
 	for (size_t k = a; k < b && k < a + 16; k++) {
 		const struct lt_thread *t = &s->threads[w[k].idx];
-		for (size_t f = 0; f < t->n_frames && n < QUIET_NAMES; f++) {
-			const char *fn = t->frames[f].func;
+		for (size_t f = 0; f < lt_own_places(t) && n < QUIET_NAMES; f++) {
+			const char *fn = lt_own_func(t, f, exe_base);
 			bool dup = false;
-			if (!lt_frame_own(&t->frames[f], exe_base))
+			if (!fn)
 				continue;
 			for (size_t i = 0; i < n && !dup; i++)
 				dup = !strcmp(names[i], fn);
@@ -716,11 +716,10 @@ static size_t waiters_code(const struct lt_snapshot *s, const struct waiter *w, 
 static const char *runs_code(const struct lt_thread *t, const char *exe_base, const char *const *names,
 			     size_t n)
 {
-	for (size_t f = 0; n && t->n_frames > f && f < 64; f++) {
-		if (!lt_frame_own(&t->frames[f], exe_base))
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(names[i], t->frames[f].func))
+	for (size_t f = 0; n && lt_own_places(t) > f && f < 64; f++) {
+		const char *fn = lt_own_func(t, f, exe_base);
+		for (size_t i = 0; fn && i < n; i++)
+			if (!strcmp(names[i], fn))
 				return names[i];
 	}
 	return NULL;

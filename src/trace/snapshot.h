@@ -368,6 +368,42 @@ struct lt_thread {
 	pid_t app_server;         /* the server it belongs to: its parent, 0    */
 };
 
+/* Is R a frame of the program's own code, not of its runtime's library
+ * (Python's lib/pythonX.Y, site-packages included, and frozen modules; the
+ * JDK's java., javax., jdk., sun. and com.sun. classes)? */
+static inline bool lt_rtframe_own(const struct lt_rtframe *r)
+{
+	static const char *const jdk[] = { "java.", "javax.", "jdk.", "sun.", "com.sun." };
+	if (!r->func)
+		return false;
+	if (r->file && (r->file[0] == '<' || strstr(r->file, "/lib/python")))
+		return false;
+	for (size_t i = 0; i < sizeof(jdk) / sizeof(*jdk); i++)
+		if (!strncmp(r->func, jdk[i], strlen(jdk[i])))
+			return false;
+	return true;
+}
+
+/* Where thread TH's own code is compared with other threads' (the
+ * snapshot's inferred holder of a quiet lock, the report's): the number of
+ * places, and the function at place I, NULL when it is not the program's
+ * own.  A thread with a runtime's frames is compared by those that are the
+ * program's own (lt_rtframe_own): an interpreter's native functions, in
+ * the program's module when it is linked in (Debian's python3), run in
+ * every thread, a join as a lock acquire; others by their named frames in
+ * the program's own module (exe_base). */
+static inline size_t lt_own_places(const struct lt_thread *th)
+{
+	return th->n_rt_frames ? th->n_rt_frames : th->n_frames;
+}
+
+static inline const char *lt_own_func(const struct lt_thread *th, size_t i, const char *exe_base)
+{
+	if (th->n_rt_frames)
+		return lt_rtframe_own(&th->rt_frames[i]) ? th->rt_frames[i].func : NULL;
+	return lt_frame_own(&th->frames[i], exe_base) ? th->frames[i].func : NULL;
+}
+
 /* ---- verdicts ----------------------------------------------------------- */
 
 enum lt_verdict_kind {

@@ -949,3 +949,77 @@ Test(verdict_lock_wait, quiet_lock_holder_inferred_from_the_waiters_code)
 	cr_assert(!tl_strlist_has(&v->evidence, "thread 912 (io)"), "13 s: not among the 6");
 	lt_snapshot_free(s);
 }
+
+/* Thread t's runtime stack: frames "func@file", innermost first. */
+static void rt_stack_of(struct lt_thread *t, const char *const *fr, size_t n)
+{
+	t->rt_lang = "python";
+	t->rt_frames = calloc(n, sizeof(*t->rt_frames));
+	cr_assert_not_null(t->rt_frames);
+	t->n_rt_frames = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *at = strchr(fr[i], '@');
+		t->rt_frames[i].func = strndup(fr[i], (size_t)(at - fr[i]));
+		t->rt_frames[i].file = strdup(at + 1);
+		t->rt_frames[i].line = 1;
+		t->rt_frames[i].native = -1;
+		t->rt_frames[i].bci = -1;
+	}
+}
+
+/* An interpreter linked into the program (Debian's python3.11): every
+ * thread runs its native functions, a join included (Thread.join waits in
+ * the same PyThread_acquire_lock_timed as a lock's waiters).  Threads are
+ * compared by their Python frames of the program's own files: the joining
+ * main thread is no probable holder of the locks two threads deadlock on
+ * (seen on a real ABBA), while a thread asleep in the waiters' own Python
+ * function still is. */
+Test(verdict_lock_wait, quiet_lock_holder_compared_by_the_programs_own_python_frames)
+{
+	static const char *const nat[] = { "__futex_abstimed_wait_common@libc.so.6",
+		"PyThread_acquire_lock_timed@python3.11", "_PyEval_EvalFrameDefault@python3.11",
+		"Py_RunMain@python3.11" };
+	static const char *const ab[] = { "t1@/app/acq.py", "Thread.run@/usr/lib/python3.11/threading.py" };
+	static const char *const joinf[] = { "Thread._wait_for_tstate_lock@/usr/lib/python3.11/threading.py",
+		"Thread.join@/usr/lib/python3.11/threading.py", "<module>@/app/acq.py" };
+	struct lt_snapshot *s = table(2);
+	s->exe = strdup("/usr/bin/python3.11");
+	futex_wait(&s->threads[0], 801, "ab", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+	s->threads[0].acquire = "sem_wait";
+	stack_of(&s->threads[0], nat, 4);
+	rt_stack_of(&s->threads[0], ab, 2);
+	futex_wait(&s->threads[1], 800, "python3.11", LA + 0x1000, 0, 0, LT_OWNER_JOIN, 0, 6);
+	stack_of(&s->threads[1], nat, 4);
+	rt_stack_of(&s->threads[1], joinf, 3);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 0, "the joining thread named the holder: %s", v->summary);
+	cr_assert_null(strstr(v->summary, "probably held by"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 800 (python3.11), which has been blocked"),
+		  "still listed among those that may hold it");
+	lt_snapshot_free(s);
+
+	/* a thread asleep in the waiters' own Python function (worker) */
+	static const char *const waitw[] = { "worker@/app/w.py", "Thread.run@/usr/lib/python3.11/threading.py" };
+	static const char *const sleepw[] = { "flush@/app/w.py", "worker@/app/w.py",
+		"Thread.run@/usr/lib/python3.11/threading.py" };
+	static const char *const natsleep[] = { "clock_nanosleep@libc.so.6", "_PyEval_EvalFrameDefault@python3.11" };
+	s = table(3);
+	s->exe = strdup("/usr/bin/python3.11");
+	for (int i = 0; i < 2; i++) {
+		futex_wait(&s->threads[i], 801 + i, "worker", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+		s->threads[i].acquire = "sem_wait";
+		stack_of(&s->threads[i], nat, 4);
+		rt_stack_of(&s->threads[i], waitw, 2);
+	}
+	in_io(&s->threads[2], 812, "worker", 230, -1, LT_FD_UNKNOWN, 4.9);
+	stack_of(&s->threads[2], natsleep, 2);
+	rt_stack_of(&s->threads[2], sleepw, 3);
+	lt_snapshot_diagnose(s, NULL);
+	v = find(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 812, "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "it runs the waiters' code (worker)"));
+	lt_snapshot_free(s);
+}
