@@ -835,7 +835,7 @@ static void rule_snapshot(struct lt_report *r)
 		const struct rp_snap_verdict *v = &p->snap.verdicts[i];
 		if (!v->kind || (strcmp(v->kind, "deadlock") && strcmp(v->kind, "lost_wakeup") &&
 				 strcmp(v->kind, "convoy") && strcmp(v->kind, "lock_wait") &&
-				 strcmp(v->kind, "wait_chain")))
+				 strcmp(v->kind, "wait_chain") && strcmp(v->kind, "stopped")))
 			continue;
 		if (snapshot_covered(r, v))
 			continue;

@@ -277,6 +277,7 @@ const char *lt_verdict_kind_name(enum lt_verdict_kind k)
 	case LT_VERDICT_UNKNOWN: return "unknown";
 	case LT_VERDICT_LOCK_WAIT: return "lock_wait";
 	case LT_VERDICT_WAIT_CHAIN: return "wait_chain";
+	case LT_VERDICT_STOPPED: return "stopped";
 	}
 	return "unknown";
 }

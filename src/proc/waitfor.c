@@ -228,7 +228,12 @@ static void party_read(struct party *p, int depth)
 		struct lt_sc_line sc = { 0 };
 		if (lts_read_small(path, buf, sizeof(buf)) > 0)
 			lt_parse_syscall_line(buf, &sc);
-		if (ts == 'R' || sc.state == LT_SC_RUNNING) {
+		if (ts == 'T' || ts == 't') {
+			/* stopped by a signal or a tracer: runs again only when
+			 * continued, whatever call it is in */
+			blocked++;
+			what = ts == 'T' ? "stopped by a signal (until SIGCONT)" : "stopped by a tracer";
+		} else if (ts == 'R' || sc.state == LT_SC_RUNNING) {
 			running++;
 			what = "running";
 		} else if (sc.state == LT_SC_IN_SYSCALL) {
@@ -269,7 +274,9 @@ static void party_self(const struct lt_snapshot *s, struct party *p)
 	size_t running = 0, timed = 0, events = 0, blocked = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
+		if (t->state == 'T' || t->state == 't')
+			blocked++; /* stopped: until continued */
+		else if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
 			running++;
 		else if (t->sc.state != LT_SC_IN_SYSCALL)
 			continue;

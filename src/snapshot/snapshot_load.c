@@ -225,7 +225,7 @@ static void verdict_from(struct lt_verdict *v, struct lt_snapshot *s, const stru
 	const struct rp_json *tids = J(j, "tids"), *locks = J(j, "locks");
 
 	v->kind = enum_of(rp_json_str(J(j, "kind")), verdict_name, LT_VERDICT_DEADLOCK,
-			  LT_VERDICT_WAIT_CHAIN, LT_VERDICT_UNKNOWN);
+			  LT_VERDICT_STOPPED, LT_VERDICT_UNKNOWN);
 	v->summary = rp_json_strdup(J(j, "summary"));
 	strlist_from(&v->evidence, J(j, "evidence"));
 	if (tids && tids->type == RPJ_ARR && tids->n && (v->tids = calloc(tids->n, sizeof(*v->tids))))

@@ -499,8 +499,9 @@ static void text_verdict(FILE *f, const struct lt_verdict *v)
 		[LT_VERDICT_UNKNOWN] = "UNKNOWN",
 		[LT_VERDICT_LOCK_WAIT] = "LOCK WAIT",
 		[LT_VERDICT_WAIT_CHAIN] = "WAIT CHAIN",
+		[LT_VERDICT_STOPPED] = "STOPPED",
 	};
-	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_WAIT_CHAIN) ? tag[v->kind] : "?";
+	const char *t = (v->kind >= LT_VERDICT_DEADLOCK && v->kind <= LT_VERDICT_STOPPED) ? tag[v->kind] : "?";
 	fprintf(f, "%s: ", t);
 	text_str(f, v->summary);
 	fputc('\n', f);

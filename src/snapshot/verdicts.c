@@ -1159,6 +1159,54 @@ static void find_rt_blocked_holders(struct lt_snapshot *s, int min_waiters, cons
 	}
 }
 
+/* ---- stopped ---- */
+
+/* Threads stopped by a job-control signal (SIGSTOP, SIGTSTP, SIGTTIN,
+ * SIGTTOU: state T) or by a tracer (state t): whatever call they are in,
+ * even a sleep its timer ends, they run again only when continued, so
+ * none of them is idle. */
+static void find_stopped(struct lt_snapshot *s)
+{
+	size_t sig = 0, traced = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		sig += s->threads[i].state == 'T';
+		traced += s->threads[i].state == 't';
+	}
+	if (!sig && !traced)
+		return;
+	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_STOPPED);
+	if (!v)
+		return;
+	v->longest_s = -1;
+	if (sig && !traced)
+		v->summary = lts_asprintf("%zu of %zu threads are stopped by a signal (state T: SIGSTOP, "
+					  "SIGTSTP, SIGTTIN or SIGTTOU): whatever they wait for, they run "
+					  "again only when the process gets SIGCONT", sig, s->n_threads);
+	else if (!sig)
+		v->summary = lts_asprintf("%zu of %zu threads are stopped by a tracer (state t: a debugger "
+					  "or strace holds them): they run again only when it lets them go",
+					  traced, s->n_threads);
+	else
+		v->summary = lts_asprintf("%zu of %zu threads are stopped: %zu by a signal (state T, until "
+					  "SIGCONT), %zu by a tracer (state t)", sig + traced, s->n_threads,
+					  sig, traced);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (t->state != 'T' && t->state != 't')
+			continue;
+		lts_verdict_add(v, t->tid, 0, false);
+		v->explains++;
+		if (t->idle_s > v->longest_s)
+			v->longest_s = t->idle_s;
+		if (v->n_tids <= 8)
+			lt_strlist_add(&v->evidence, "thread %d (%s) state %c, in %s", (int)t->tid, t->comm,
+				       t->state, t->sc.state == LT_SC_IN_SYSCALL && t->sc_name ? t->sc_name
+				       : "no system call");
+	}
+	if (v->n_tids > 8)
+		lt_strlist_add(&v->evidence, "and %zu more", v->n_tids - 8);
+}
+
 /* ---- idle / ok ---- */
 
 static void classify_rest(struct lt_snapshot *s)
@@ -1339,6 +1387,7 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	free(in_cycle);
 	lt_go_verdicts(s); /* goroutines (rt_go_verdicts.c) */
 	lts_appwait_diagnose(s);
+	find_stopped(s);
 	if (s->n_verdicts == 0) {
 		classify_rest(s);
 		lts_appwait_idle_notes(s);

@@ -419,6 +419,9 @@ enum lt_verdict_kind {
 	                            processes that are blocked themselves, or on
 	                            a pipe only its own process can write
 	                            (waitfor.h)                               */
+	LT_VERDICT_STOPPED,      /* threads stopped by a signal or a tracer
+	                            (state T or t): whatever they wait for,
+	                            they run again only when continued       */
 };
 const char *lt_verdict_kind_name(enum lt_verdict_kind k);
 

@@ -362,6 +362,39 @@ Test(verdict_idle, all_in_io)
 	lt_snapshot_free(s);
 }
 
+/* A process stopped by SIGSTOP (state T) whose thread was in a sleep is
+ * not idle: the sleep's timer does not run it again, only SIGCONT does
+ * (seen as "IDLE ... 1 wait on a timer" on a stopped sleep(1)); a tracer's
+ * stop (state t) is said as one. */
+Test(verdict_idle, a_stopped_thread_is_no_idle_one)
+{
+	struct lt_snapshot *s = table(2);
+	in_io(&s->threads[0], 10, "sleep", 230, 0, LT_FD_UNKNOWN, 3); /* clock_nanosleep */
+	s->threads[0].state = 'T';
+	in_io(&s->threads[1], 11, "rx", 45, 7, LT_FD_SOCKET, 3);
+	s->threads[1].state = 'T';
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
+	const struct lt_verdict *v = find(s, LT_VERDICT_STOPPED);
+	cr_assert_not_null(v);
+	cr_assert_str_eq(lt_verdict_kind_name(v->kind), "stopped");
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert_not_null(strstr(v->summary, "2 of 2 threads are stopped by a signal (state T"), "%s", v->summary);
+	cr_assert_not_null(strstr(v->summary, "SIGCONT"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 10 (sleep) state T, in clock_nanosleep"));
+	lt_snapshot_free(s);
+
+	s = table(1);
+	in_io(&s->threads[0], 10, "app", 232, 3, LT_FD_ANON, 3); /* epoll_wait */
+	s->threads[0].state = 't';
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(count(s, LT_VERDICT_IDLE), 0);
+	v = find(s, LT_VERDICT_STOPPED);
+	cr_assert_not_null(v);
+	cr_assert_not_null(strstr(v->summary, "stopped by a tracer (state t"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
 /* A read on a pipe is no socket I/O: sockets, pipes and FIFOs apart. */
 Test(verdict_idle, sockets_pipes_and_fifos_counted_apart)
 {
