@@ -1391,6 +1391,7 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	if (s->n_verdicts == 0) {
 		classify_rest(s);
 		lts_appwait_idle_notes(s);
+		lt_go_idle_notes(s);
 	} else {
 		rank(s);
 	}

@@ -64,7 +64,7 @@ struct tg {
 
 static struct tg *truth_gs;
 static size_t ntg;
-static uint64_t addr_of[4];
+static uint64_t addr_of[5];
 
 static void read_truth(void)
 {
@@ -82,8 +82,9 @@ static void read_truth(void)
 		char name[64];
 		unsigned long long a;
 		if (sscanf(line, "addr %63s 0x%llx", name, &a) == 2) {
-			int k = !strcmp(name, "muA") ? 0 : !strcmp(name, "muB") ? 1 : !strcmp(name, "leakCh") ? 2 : 3;
-			/* addr_of[3]: rw */
+			int k = !strcmp(name, "muA") ? 0 : !strcmp(name, "muB") ? 1 : !strcmp(name, "leakCh") ? 2
+				: !strcmp(name, "jobs") ? 4 : 3;
+			/* addr_of[3]: rw, [4]: jobs */
 			addr_of[k] = a;
 			continue;
 		}
@@ -328,6 +329,55 @@ Test(go_live, rwmutex_writer_starved_by_readers)
 		found = true;
 	}
 	cr_assert(found, "no verdict for the RWMutex");
+	lt_snapshot_free(s);
+}
+
+/* A goroutine in sync.WaitGroup.Wait() whose counter is left at 1 (one
+ * Done() of two): the WaitGroup is named from its state word (not its
+ * semaphore, 8 bytes on), its counter read, and the process's IDLE verdict
+ * does not say that nothing is stuck: who is to call Done() is not known. */
+Test(go_live, waitgroup_never_done_is_not_said_unstuck)
+{
+	start(GOWL, "wgwait", NULL);
+	read_truth();
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go);
+	const struct tg *w = truth_with("main.awaitJobs");
+	const struct lt_go_routine *r = routine(s, w->id);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->wait, LT_GO_WAIT_SEMA);
+	cr_assert_str_eq(r->obj_kind, "sync.WaitGroup");
+	cr_assert_eq(r->lock, addr_of[4], "waits on 0x%" PRIx64 ", jobs is 0x%" PRIx64, r->lock, addr_of[4]);
+	cr_assert_str_eq(r->obj_name, "main.jobs");
+	const struct lt_go_mutex *m = NULL;
+	for (size_t k = 0; k < s->go->n_mutexes; k++)
+		if (s->go->mutexes[k].addr == addr_of[4])
+			m = &s->go->mutexes[k];
+	cr_assert_not_null(m);
+	cr_assert(m->facts && !strncmp(m->facts, "counter 1, 1 waiter:", 20), "%s", m->facts ? m->facts : "-");
+	/* IDLE once the runtime's sysmon has parked (idle_http_server_is_idle:
+	 * before, a snapshot finds it running, "nothing suspicious") */
+	const struct lt_verdict *v = NULL;
+	for (int tries = 0; tries < 20 && !v; tries++) {
+		if (tries) {
+			lt_snapshot_free(s);
+			usleep(200 * 1000);
+			s = snap();
+		}
+		for (size_t i = 0; i < s->n_verdicts; i++) {
+			cr_assert(s->verdicts[i].kind == LT_VERDICT_IDLE || s->verdicts[i].kind == LT_VERDICT_OK,
+				  "a finding: %s", s->verdicts[i].summary);
+			if (s->verdicts[i].kind == LT_VERDICT_IDLE)
+				v = &s->verdicts[i];
+		}
+	}
+	cr_assert_not_null(v, "no IDLE verdict in 20 snapshots");
+	cr_assert_null(strstr(v->summary, "none for anything stuck"), "%s", v->summary);
+	cr_assert(strstr(v->summary, "1 goroutine waits in sync.WaitGroup.Wait() for Done() calls nobody is "
+			  "recorded to make"), "%s", v->summary);
+	char want[96];
+	snprintf(want, sizeof(want), "goroutine %ld (main.awaitJobs) waits in sync.WaitGroup main.jobs", w->id);
+	cr_assert(tl_strlist_has(&v->evidence, want), "no evidence line '%s'", want);
 	lt_snapshot_free(s);
 }
 

@@ -107,6 +107,12 @@ void lt_go_free(struct lt_go *g);
 /* Adds the Go verdicts to S (from s->go): called by lt_snapshot_diagnose. */
 void lt_go_verdicts(struct lt_snapshot *s);
 
+/* An IDLE verdict of S says the goroutines waiting in a sync.WaitGroup's
+ * Wait() whose counter is above 0: what ends them (Done() calls) is made by
+ * goroutines no snapshot names, so the idle process is not known to be
+ * free of a stuck wait.  Called after the verdicts. */
+void lt_go_idle_notes(struct lt_snapshot *s);
+
 /* Output of s->go: text (nothing when there is none) and a "go" member of
  * the snapshot's JSON object. */
 void lt_go_print_text(FILE *f, const struct lt_snapshot *s);

@@ -45,8 +45,10 @@ static void sema_kind(struct lt_go_routine *r)
 		r->obj_kind = "sync.Mutex";
 		r->lock = r->obj - 4;
 	} else if (has_frame(r, "sync.(*WaitGroup).Wait")) {
+		/* its 64-bit state (counter << 32 | waiters) first, its sema at
+		 * +8: Go 1.20's atomic.Uint64 and 1.18-1.19's 8-aligned layout */
 		r->obj_kind = "sync.WaitGroup";
-		r->lock = r->obj;
+		r->lock = (r->obj & 7) ? r->obj : r->obj - 8;
 	} else {
 		r->obj_kind = "semaphore";
 		r->lock = r->obj;
@@ -234,6 +236,15 @@ static void infer_holders(struct go_ctx *c)
 			}
 		}
 		m->name = r->obj_name ? lts_strdup(r->obj_name) : NULL;
+		uint64_t wg;
+		if (!strcmp(m->kind, "sync.WaitGroup") && m->addr != r->obj &&
+		    !lt_lm_read_u64(c->e, m->addr, &wg)) {
+			int32_t n = (int32_t)(wg >> 32);
+			m->facts = lts_asprintf("counter %d, %u waiter%s: %s", n, (unsigned)(uint32_t)wg,
+						(uint32_t)wg == 1 ? "" : "s",
+						n > 0 ? "it waits for that many more Done() calls; which goroutines "
+							"are to make them is not recorded" : "its waiters are being woken");
+		}
 		uint32_t st;
 		if (lt_lm_read_u32(c->e, m->addr, &st) == 0) {
 			m->state = (int32_t)st;

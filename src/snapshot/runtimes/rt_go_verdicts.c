@@ -251,6 +251,52 @@ void lt_go_verdicts(struct lt_snapshot *s)
 	free(in_cycle);
 }
 
+void lt_go_idle_notes(struct lt_snapshot *s)
+{
+	struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < s->n_verdicts && !v; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_IDLE)
+			v = &s->verdicts[i];
+	if (!v || !s->go)
+		return;
+	struct lt_go *go = s->go;
+	size_t n = 0;
+	for (size_t k = 0; k < go->n_mutexes; k++) {
+		const struct lt_go_mutex *m = &go->mutexes[k];
+		int count = 0;
+		if (strcmp(m->kind, "sync.WaitGroup") || !m->facts || sscanf(m->facts, "counter %d", &count) != 1 ||
+		    count <= 0)
+			continue;
+		char nb[128];
+		mname(m, nb, sizeof(nb));
+		for (size_t i = 0; i < go->n_routines; i++)
+			if (waits_mutex(go, i) == (long)k) {
+				lt_strlist_add(&v->evidence, "goroutine %" PRId64 " (%s) waits in sync.WaitGroup %s's "
+					       "Wait() for %d more Done() call%s; which goroutines are to make "
+					       "them is not recorded (a server's main goroutine waits so for its "
+					       "life; a Done() that is never called leaves it there for ever)",
+					       go->routines[i].id, gfunc(&go->routines[i]), nb, count,
+					       count == 1 ? "" : "s");
+				n++;
+			}
+	}
+	if (!n || !v->summary)
+		return;
+	const char *claim = "none for anything stuck";
+	char *at = strstr(v->summary, claim);
+	char *sum = at ? lts_asprintf("%.*snone known to be stuck%s; %zu goroutine%s wait%s in "
+				      "sync.WaitGroup.Wait() for Done() calls nobody is recorded to make",
+				      (int)(at - v->summary), v->summary, at + strlen(claim), n, n == 1 ? "" : "s",
+				      n == 1 ? "s" : "")
+		       : lts_asprintf("%s; %zu goroutine%s wait%s in sync.WaitGroup.Wait() for Done() calls "
+				      "nobody is recorded to make", v->summary, n, n == 1 ? "" : "s",
+				      n == 1 ? "s" : "");
+	if (sum) {
+		free(v->summary);
+		v->summary = sum;
+	}
+}
+
 /* ---- output ---- */
 
 static const char *wait_text(const struct lt_go_routine *r, char *buf, size_t len)

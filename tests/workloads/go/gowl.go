@@ -32,7 +32,13 @@ var (
 	rw       sync.RWMutex
 	rwBlock  = make(chan int)
 	holding  sync.WaitGroup
+	jobs     sync.WaitGroup
 )
+
+//go:noinline
+func awaitJobs() {
+	jobs.Wait() // one Done() of two: never returns
+}
 
 //go:noinline
 func lockAB() {
@@ -115,7 +121,7 @@ func get(url string) {
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle|rwstarve OUT | gowl leak|many N OUT")
+		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle|rwstarve|wgwait OUT | gowl leak|many N OUT")
 		os.Exit(2)
 	}
 	out := os.Args[len(os.Args)-1]
@@ -139,6 +145,11 @@ func main() {
 		go rwLateReader()
 		go rwLateReader()
 		extra = fmt.Sprintf("addr rw %p\n", &rw)
+	case "wgwait":
+		jobs.Add(2)
+		go jobs.Done()
+		go awaitJobs()
+		extra = fmt.Sprintf("addr jobs %p\n", &jobs)
 	case "idle":
 		addr := serve()
 		get("http://" + addr + "/ok")
