@@ -815,6 +815,26 @@ bool hs_keeps(const struct jvm *j, pid_t tid)
 	return lt_rt_keeps(j->e->s && tid > 0 ? lt_snapshot_find(j->e->s, tid) : NULL);
 }
 
+/* Is thread TID blocked entering a monitor, by the JVM's own state (a
+ * pending monitor, state _thread_blocked, read again)?  Such a thread
+ * keeps the monitors it holds until it enters that one, however often its
+ * timed park wakes it to try again (HotSpot's waiter that is responsible
+ * for the monitor re-checks every 1 ms to 1 s): the kernel's view of it
+ * (lt_rt_keeps: asleep 0.2 s, not moved) would call it running. */
+static bool hs_blocked_entering(struct jvm *j, pid_t tid)
+{
+	const struct lay *L = &j->L;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct jthread *t = &j->t[i];
+		if (t->tid != tid)
+			continue;
+		int32_t state = -1;
+		return t->pending && t->state == L->blocked && hs_rd64(j, t->addr + L->jt_pending) == t->pending &&
+		       !hs_rd(j, t->addr + L->jt_state, &state, 4) && state == L->blocked;
+	}
+	return false;
+}
+
 /* A thread in Object.wait() has released the monitor and waits for a
  * notify(), which raises IllegalMonitorStateException unless its caller
  * owns the monitor: while another thread owns it, that thread is the only
@@ -840,7 +860,8 @@ int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t firs
 		uint64_t owner = decode_monitor(j, &l, om), again = 0;
 		uint64_t slot = hs_rd64(j, om + L->om_object), obj = slot ? hs_rd64(j, slot) : 0;
 		int32_t state = -1;
-		if (l.held != 1 || l.holder <= 0 || l.holder == t->tid || !obj || !hs_keeps(j, l.holder) ||
+		if (l.held != 1 || l.holder <= 0 || l.holder == t->tid || !obj ||
+		    !(hs_keeps(j, l.holder) || hs_blocked_entering(j, l.holder)) ||
 		    hs_rd(j, om + L->om_owner, &again, 8) || again != owner ||
 		    hs_rd64(j, t->addr + L->jt_waiting) != om || hs_rd(j, t->addr + L->jt_state, &state, 4) ||
 		    state != L->blocked) {
