@@ -628,7 +628,7 @@ static bool rt_holder_gone(const struct lt_snapshot *s, const struct lt_thread *
 {
 	const struct lt_futex *f = &t0->futex;
 	return f->rtlock && f->rtlock <= s->n_rtlocks && s->rtlocks[f->rtlock - 1].held == 1 &&
-	       s->rtlocks[f->rtlock - 1].holder_gone > 0;
+	       (s->rtlocks[f->rtlock - 1].holder_gone > 0 || s->rtlocks[f->rtlock - 1].holder_exited);
 }
 
 /* Why no holder can be named, said as what it is. */
@@ -652,6 +652,10 @@ static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread 
 			return lts_asprintf("its recorded holder %d is no longer a thread of this process: "
 					    "it exited holding the %s, or the %s was changing hands while "
 					    "read", (int)l->holder_gone, l->kind, l->kind);
+		if (l->held == 1 && l->holder_exited)
+			return lts_asprintf("its recorded holder is no live thread%s%s%s: it exited holding the "
+					    "%s, and no thread of this process can release it", l->holder_how ? " (" : "",
+					    l->holder_how ? l->holder_how : "", l->holder_how ? ")" : "", l->kind);
 		if (l->held == 0)
 			return lts_strdup("the runtime says it is free (a hand-off in progress?)");
 		return lts_asprintf("its holder is unknown%s%s", l->holder_how ? ": " : "",

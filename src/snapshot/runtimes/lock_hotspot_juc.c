@@ -117,6 +117,7 @@ int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, s
 						   "permits) or being handed over; no owner is recorded");
 		} else if (!o) {
 			l->held = 1;
+			l->holder_exited = true;
 			l->holder_how = lts_asprintf("exclusiveOwnerThread 0x%" PRIx64 " is no live Java thread's "
 						     "java.lang.Thread", owner);
 		} else {

@@ -81,6 +81,9 @@ struct lt_rtlock {
 	pid_t holder_gone;       /* held, and the holder the runtime recorded is
 	                            no thread of this process (it exited
 	                            holding it?): its tid; 0 otherwise        */
+	bool holder_exited;      /* held, and the holder the runtime recorded,
+	                            known by no tid (a java.lang.Thread), is no
+	                            live thread: it exited holding it         */
 	/* the runtime's own count of hand-offs (CPython: the GIL's
 	 * switch_number), valid when has_handoffs: a held lock whose count
 	 * does not move while threads wait for it is not being passed on */

@@ -24,6 +24,9 @@
  *   MON2.wait(); "wd-H" enters MON2's monitor, then MON's: H waits to enter
  *   a monitor W owns, W for a notify() that only H, owning MON2, can send.
  *   Roles W, H; "ready" 0.5 s after both block.
+ * rl-exited (hangs): "rl-leaver" locks RL_B and exits without unlocking it;
+ *   then "rl-victim" waits to lock RL_B, which no live thread holds.  Roles
+ *   L (gone by "ready"), V.
  *
  * Prints (one fact per line):
  *   pid=PID
@@ -144,6 +147,15 @@ public class JucLocks {
 		b.announce("B");
 		awaitBlocked(a, "RL_B", "RL_A");
 		awaitBlocked(b, "RL_A", "RL_B");
+	}
+
+	static void rlExited() throws Exception {
+		Worker l = new Worker("rl-leaver", () -> RL_B.lock());
+		l.announce("L");
+		l.thread.join();
+		Worker v = new Worker("rl-victim", () -> RL_B.lock());
+		v.announce("V");
+		awaitBlocked(v, "RL_B", "-");
 	}
 
 	static void rwDeadlock() throws Exception {
@@ -294,12 +306,13 @@ public class JucLocks {
 		case "rw-deadlock": rwDeadlock(); break;
 		case "notify-held": notifyHeld(); break;
 		case "wait-deadlock": waitDeadlock(); break;
+		case "rl-exited": rlExited(); break;
 		default:
-			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock "
+			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
-		if (!args[0].equals("notify-held"))
+		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited"))
 			out("deadlocked");
 		out("ready");
 		for (;;)
