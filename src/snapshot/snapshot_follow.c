@@ -20,72 +20,96 @@ static bool have(struct lt_snapshot **v, size_t n, pid_t pid)
 	return false;
 }
 
+/* The walk's state: the snapshots so far (v[0] the first), their depths,
+ * the path said in the note, its limits. */
+struct walk {
+	struct lt_snapshot **v;
+	int *depth;
+	size_t n, max;
+	int max_depth;
+	double budget;
+	int64_t t0;
+	char path[512];
+	size_t pl;
+	bool stopped;
+	lt_follow_take_fn take;
+	void *arg;
+	struct lt_strlist *notes;
+};
+
+/* Process P, at the other end of thread TID's wait (WHAT: "pipe", "futex
+ * owner") of snapshot I, snapshotted and added unless it is there or a
+ * limit is reached (said once). */
+static void follow_one(struct walk *w, size_t i, pid_t p, const char *what, pid_t tid)
+{
+	if (p == w->v[i]->pid || have(w->v, w->n, p))
+		return;
+	double el = (double)(lts_now_ns(CLOCK_MONOTONIC) - w->t0) / 1e9;
+	if (w->n >= w->max || w->depth[i] + 1 > w->max_depth || el > w->budget) {
+		if (!w->stopped)
+			lt_strlist_add(w->notes, "stopped following wait-for edges at process %d (%s): limits %zu "
+				       "processes, depth %d, %g s", (int)p, w->n >= w->max ? "process limit" :
+				       w->depth[i] + 1 > w->max_depth ? "depth limit" : "time limit", w->max,
+				       w->max_depth, w->budget);
+		w->stopped = true;
+		return;
+	}
+	struct lt_snapshot *ns = NULL;
+	if (w->take(p, w->arg, &ns) || !ns) {
+		lt_strlist_add(w->notes, "could not snapshot process %d (%s of thread %d)", (int)p, what, (int)tid);
+		return;
+	}
+	if (have(w->v, w->n, ns->pid)) {
+		lt_snapshot_free(ns);
+		return;
+	}
+	w->depth[w->n] = w->depth[i] + 1;
+	w->v[w->n++] = ns;
+	if (w->pl < sizeof(w->path) - 64)
+		w->pl += (size_t)snprintf(w->path + w->pl, sizeof(w->path) - w->pl, ", %d (%s of thread %d)",
+					  (int)ns->pid, what, (int)tid);
+}
+
 int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits *lim, lt_follow_take_fn take,
 		       void *arg, struct lt_snapshot ***out, size_t *n_out, struct lt_strlist *notes)
 {
-	size_t max = lim && lim->max_procs ? lim->max_procs : 8;
-	int max_depth = lim && lim->max_depth ? lim->max_depth : 4;
-	double budget = lim && lim->max_s > 0 ? lim->max_s : 3.0;
-	struct lt_snapshot **v = calloc(max, sizeof(*v));
-	int *depth = calloc(max, sizeof(*depth));
-	if (!v || !depth) {
-		free(v);
-		free(depth);
+	struct walk w = { .max = lim && lim->max_procs ? lim->max_procs : 8,
+			  .max_depth = lim && lim->max_depth ? lim->max_depth : 4,
+			  .budget = lim && lim->max_s > 0 ? lim->max_s : 3.0,
+			  .take = take, .arg = arg, .notes = notes };
+	w.v = calloc(w.max, sizeof(*w.v));
+	w.depth = calloc(w.max, sizeof(*w.depth));
+	if (!w.v || !w.depth) {
+		free(w.v);
+		free(w.depth);
 		return -1;
 	}
-	int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
-	size_t n = 1;
-	v[0] = first;
-	char path[512];
-	size_t pl = (size_t)snprintf(path, sizeof(path), "%d", (int)first->pid);
-	bool stopped = false;
-	for (size_t i = 0; i < n; i++) {
-		const struct lt_snapshot *s = v[i];
+	w.t0 = lts_now_ns(CLOCK_MONOTONIC);
+	w.n = 1;
+	w.v[0] = first;
+	w.pl = (size_t)snprintf(w.path, sizeof(w.path), "%d", (int)first->pid);
+	for (size_t i = 0; i < w.n; i++) {
+		const struct lt_snapshot *s = w.v[i];
 		for (size_t t = 0; t < s->n_threads; t++) {
-			const struct lt_waitfor *w = s->threads[t].wf;
-			for (size_t k = 0; w && k < w->n_edges; k++) {
-				const struct lt_wf_edge *e = &w->edges[k];
+			const struct lt_thread *th = &s->threads[t];
+			/* a process-shared lock held by a thread of another
+			 * process: what that thread does decides the wait */
+			if (th->wait == LT_WAIT_FUTEX && th->futex.is_wait && th->futex.owner_tgid > 0)
+				follow_one(&w, i, th->futex.owner_tgid, "lock owner", th->tid);
+			const struct lt_waitfor *wf = th->wf;
+			for (size_t k = 0; wf && k < wf->n_edges; k++) {
+				const struct lt_wf_edge *e = &wf->edges[k];
 				if (e->pstate != LT_WFP_BLOCKED)
 					continue;
-				for (size_t q = 0; q < e->n_pids; q++) {
-					pid_t p = e->pids[q];
-					if (p == s->pid || have(v, n, p))
-						continue;
-					double el = (double)(lts_now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
-					if (n >= max || depth[i] + 1 > max_depth || el > budget) {
-						if (!stopped)
-							lt_strlist_add(notes, "stopped following wait-for edges at process %d "
-								       "(%s): limits %zu processes, depth %d, %g s",
-								       (int)p, n >= max ? "process limit" :
-								       depth[i] + 1 > max_depth ? "depth limit" : "time limit",
-								       max, max_depth, budget);
-						stopped = true;
-						continue;
-					}
-					struct lt_snapshot *ns = NULL;
-					if (take(p, arg, &ns) || !ns) {
-						lt_strlist_add(notes, "could not snapshot process %d (%s of thread %d)",
-							       (int)p, lt_wf_kind_name(e->kind), (int)s->threads[t].tid);
-						continue;
-					}
-					if (have(v, n, ns->pid)) {
-						lt_snapshot_free(ns);
-						continue;
-					}
-					depth[n] = depth[i] + 1;
-					v[n++] = ns;
-					if (pl < sizeof(path) - 64)
-						pl += (size_t)snprintf(path + pl, sizeof(path) - pl, ", %d (%s of thread %d)",
-								       (int)ns->pid, lt_wf_kind_name(e->kind),
-								       (int)s->threads[t].tid);
-				}
+				for (size_t q = 0; q < e->n_pids; q++)
+					follow_one(&w, i, e->pids[q], lt_wf_kind_name(e->kind), th->tid);
 			}
 		}
 	}
-	if (n > 1)
-		lt_strlist_add(notes, "followed the wait-for edges of process %d into: %s", (int)first->pid, path);
-	free(depth);
-	*out = v;
-	*n_out = n;
+	if (w.n > 1)
+		lt_strlist_add(notes, "followed the wait-for edges of process %d into: %s", (int)first->pid, w.path);
+	free(w.depth);
+	*out = w.v;
+	*n_out = w.n;
 	return 0;
 }

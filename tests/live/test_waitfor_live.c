@@ -786,6 +786,26 @@ Test(waitfor_live, tcp_peer_blocked_on_the_servers_mutex_is_a_deadlock)
 	cr_expect_eq(nproc, 2, "the socket's peer was followed");
 	cr_expect(dl, "snapshot -p %d prints the cycle as a DEADLOCK naming %d and %d", (int)server, (int)holder,
 		  (int)peer);
+
+	/* from the other end: the peer waits for a process-shared mutex whose
+	 * owner is a thread of the server, which is followed (before, "held by
+	 * thread ... of another process; snapshot that process") */
+	snprintf(pid, sizeof(pid), "%d", (int)peer);
+	nout = nerr = 0;
+	nproc = 0;
+	dl = false;
+	cr_expect_eq(tl_run_to_end((char *const[]){ LT_BIN, "snapshot", "-p", pid, NULL }, out, &nout, err, &nerr), 0);
+	bool owner_followed = false;
+	for (int i = 0; i < nout; i++) {
+		sscanf(out[i], "snapshot of %d processes", &nproc);
+		if (!strncmp(out[i], "DEADLOCK:", 9))
+			dl = strstr(out[i], a) && strstr(out[i], b);
+		owner_followed |= strstr(out[i], "(lock owner of thread ") != NULL;
+	}
+	cr_expect_eq(nproc, 2, "the mutex's owner process was followed");
+	cr_expect(owner_followed, "the note says the lock owner was followed");
+	cr_expect(dl, "snapshot -p %d prints the cycle as a DEADLOCK naming %d and %d", (int)peer, (int)holder,
+		  (int)peer);
 }
 
 static const char LISTEN_PY[] =
