@@ -24,13 +24,15 @@ set -euo pipefail
 # libc6-dbg: glibc's debug symbols, which name libc's internal frames
 #   (start_thread, clone3, __lll_lock_wait) in stacks; without them those
 #   frames are unnamed and locktrace says so
+# sqlite3: Debian's SQLite shell, whose busy handler retries a database's fcntl lock
+#   between sleeps (test_waitfor_live.c)
 # nodejs: a real node (/usr/bin/node) for test_node_live.c's idle pool test; Debian's
 #   libnode.so.108 is stripped, so the inspector test, whose ground truth is the symbol
 #   start_io_thread_semaphore, skips there, saying so (nodesource's node has it)
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
       default-jdk-headless libclang-rt-14-dev xz-utils golang-go postgresql postgresql-server-dev-15
-      libc6-dbg python3 libpython3.11-dev gdb man-db dpkg-dev nodejs)
+      libc6-dbg python3 libpython3.11-dev gdb man-db dpkg-dev nodejs sqlite3)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

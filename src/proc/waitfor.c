@@ -145,6 +145,12 @@ struct cctx {
 		struct lt_plock req; /* a file lock's request (holders by fdinfo) */
 	} *wants;
 	size_t n_wants;
+	/* files of the process that another process holds a lock on (for a
+	 * thread asleep on a timer: it may be retrying that lock between
+	 * sleeps), found once: polled_read */
+	struct polled { int fd; char *path; struct lt_plock l; } *polled;
+	size_t n_polled;
+	bool polled_read;
 	/* fds resolved so far: thread ti's edge ei, and its want (-1 none) */
 	struct memo { int fd, dir; bool in_poll; size_t ti, ei; long want; } *memo;
 	size_t n_memo;
@@ -553,6 +559,78 @@ static void read_locks(struct cctx *c)
 		c->locks = lts_read_all("/proc/locks", NULL);
 		c->locks_read = true;
 	}
+}
+
+static char *fd_path(pid_t pid, int fd);
+static void range_str(const struct lt_plock *l, char *buf, size_t len);
+
+/* The process's fds on files that /proc/locks says another process holds a
+ * lock on (not a waiter's "->" entry), at most 8: what a thread asleep on a
+ * timer may be retrying between its sleeps (a lock taken with F_SETLK or
+ * LOCK_NB, as SQLite's busy handler does).  Read once. */
+static void polled_read(struct cctx *c)
+{
+	if (c->polled_read)
+		return;
+	c->polled_read = true;
+	read_locks(c);
+	if (!c->locks)
+		return;
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)c->s->pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) && c->n_polled < 8) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		struct stat st;
+		char fp[320];
+		snprintf(fp, sizeof(fp), "%s/%s", dir, de->d_name);
+		if (*end || de->d_name[0] == '.' || stat(fp, &st) || !S_ISREG(st.st_mode))
+			continue;
+		for (const char *q = c->locks; q && *q; q = strchr(q, '\n') ? strchr(q, '\n') + 1 : NULL) {
+			struct lt_plock l;
+			if (lt_parse_plock(q, &l) || l.blocked || l.pid == c->s->pid || l.ino != (uint64_t)st.st_ino ||
+			    l.major != major(st.st_dev) || l.minor != minor(st.st_dev))
+				continue;
+			/* an OFD lock (pid -1) may be this process's own */
+			if (l.pid <= 0)
+				continue;
+			struct polled *v = realloc(c->polled, (c->n_polled + 1) * sizeof(*v));
+			if (!v)
+				break;
+			c->polled = v;
+			v[c->n_polled++] = (struct polled){ (int)fd, fd_path(c->s->pid, (int)fd), l };
+			break;
+		}
+	}
+	closedir(d);
+}
+
+/* Thread T asleep on a timer (edge E): the files others hold locked that it
+ * may be polling, said on the edge, their holders its parties (an
+ * inference: one snapshot cannot tell a retry loop from a plain sleep). */
+static void polled_edge(struct cctx *c, struct lt_wf_edge *e)
+{
+	polled_read(c);
+	if (!c->n_polled)
+		return;
+	char buf[512];
+	size_t l = 0;
+	for (size_t i = 0; i < c->n_polled && l < sizeof(buf) - 128; i++) {
+		const struct polled *p = &c->polled[i];
+		char rg[48];
+		range_str(&p->l, rg, sizeof(rg));
+		l += (size_t)snprintf(buf + l, sizeof(buf) - l, "%s%s (fd %d) is locked by process %d (%s %s %s)",
+				      i ? "; " : "", p->path ? p->path : "?", p->fd, (int)p->l.pid, p->l.cls,
+				      p->l.type, rg);
+		add_pid(e, p->l.pid);
+	}
+	e->evidence = lts_asprintf("meanwhile %s [/proc/locks]: if it retries that lock between sleeps (a "
+				   "lock taken with F_SETLK or LOCK_NB, as SQLite's busy handler does), that "
+				   "process is what it waits for (inferred: one snapshot cannot tell)", buf);
 }
 
 static char *fd_path(pid_t pid, int fd)
@@ -1228,6 +1306,8 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 			e->what = lts_strdup(t->sc.nr == 34 ? "a signal (pause)" : "the end of the sleep");
 			if (t->sc.nr == 34)
 				e->evidence = lts_strdup("any process that signals it");
+			else
+				polled_edge(c, e);
 		}
 		break;
 	}
@@ -1284,6 +1364,9 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 	for (size_t i = 0; i < c.n_parties; i++)
 		free(c.parties[i].doing);
 	free(c.parties);
+	for (size_t i = 0; i < c.n_polled; i++)
+		free(c.polled[i].path);
+	free(c.polled);
 	free(c.locks);
 	free(c.net[0]);
 	lt_inet_free(&c.inet);

@@ -28,6 +28,9 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
  * timer; 1 wait on process 812, asleep on a timer" (malloc'd), or NULL when no
  * thread has wait-for edges. */
 char *lts_wf_idle_because(const struct lt_snapshot *s);
+/* Threads asleep on a timer beside a file another process holds locked
+ * (their timer edge names its holders: waitfor.c, polled_edge). */
+size_t lts_wf_polled_locks(const struct lt_snapshot *s);
 
 /* "wait_for" of a thread in the snapshot JSON, and back (waitfor_json.c). */
 struct jw;

@@ -1271,7 +1271,15 @@ static void classify_rest(struct lt_snapshot *s)
 		if (!v)
 			return;
 		char *because = lts_wf_idle_because(s);
-		if (because)
+		size_t polled = lts_wf_polled_locks(s);
+		if (because && polled)
+			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none "
+						  "known to be stuck (%s); no lock wait seen, but %zu thread%s asleep "
+						  "on a timer beside a file another process holds locked may be retrying "
+						  "that lock between sleeps (inferred: one snapshot cannot tell; "
+						  "`locktrace record` shows the attempts)", s->n_threads, because, polled,
+						  polled == 1 ? "" : "s");
+		else if (because)
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none "
 						  "for anything stuck (%s); no lock involved", s->n_threads, because);
 		else

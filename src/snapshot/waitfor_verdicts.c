@@ -58,7 +58,9 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 	case LT_WF_CHILD: who = "child process"; break;
 	case LT_WF_APP_LOCK: who = "held by process"; break;
 	case LT_WF_LISTEN: return lts_asprintf("%s: a connection (listening)", e->what ? e->what : "?");
-	case LT_WF_TIMER: return lts_asprintf("timer: %s", e->what ? e->what : "?");
+	case LT_WF_TIMER:
+		return e->evidence ? lts_asprintf("timer: %s; %s", e->what ? e->what : "?", e->evidence)
+				   : lts_asprintf("timer: %s", e->what ? e->what : "?");
 	case LT_WF_REMOTE:
 		return lts_asprintf("%s: a peer outside this host [%s]", e->what ? e->what : "?",
 				    e->evidence ? e->evidence : "");
@@ -488,7 +490,12 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 			const struct lt_wf_edge *e = &t->wf->edges[k];
 			char pl[128];
 			pid_list(e, pl, sizeof(pl));
-			if (e->kind == LT_WF_TIMER)
+			if (e->kind == LT_WF_TIMER && e->n_pids) /* a lock it may poll */
+				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s; %s; process %s %s: %s",
+						       wl ? "; " : "", e->what ? e->what : "a timer",
+						       e->evidence ? e->evidence : "", pl, pstate_words(e->pstate),
+						       e->doing ? e->doing : "?");
+			else if (e->kind == LT_WF_TIMER)
 				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s", wl ? "; " : "",
 						       e->what ? e->what : "a timer");
 			else if (e->n_pids)
@@ -509,6 +516,19 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 	}
 	if (total > shown)
 		lt_strlist_add(&v->evidence, "%zu more thread(s) in such waits", total - shown);
+}
+
+size_t lts_wf_polled_locks(const struct lt_snapshot *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		bool any = false;
+		for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
+			any |= t->wf->edges[k].kind == LT_WF_TIMER && t->wf->edges[k].n_pids;
+		n += any && asleep(t);
+	}
+	return n;
 }
 
 char *lts_wf_idle_because(const struct lt_snapshot *s)

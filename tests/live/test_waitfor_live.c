@@ -20,6 +20,7 @@
 #include "lt_test.h"
 
 #define FLOCK_BIN "/usr/bin/flock"
+#define SQLITE_BIN "/usr/bin/sqlite3"
 
 static struct tl_proc procs[3];
 static char lines[3][64][256];
@@ -39,8 +40,12 @@ static void cleanup(void)
 			tl_close(&procs[i]);
 		}
 	for (int i = 0; i < 2; i++)
-		if (lockfile[i][0])
+		if (lockfile[i][0]) {
+			char j[160];
+			snprintf(j, sizeof(j), "%s-journal", lockfile[i]); /* sqlite3's */
+			unlink(j);
 			unlink(lockfile[i]);
+		}
 }
 
 static void need_root(void)
@@ -806,6 +811,49 @@ Test(waitfor_live, tcp_peer_blocked_on_the_servers_mutex_is_a_deadlock)
 	cr_expect(owner_followed, "the note says the lock owner was followed");
 	cr_expect(dl, "snapshot -p %d prints the cycle as a DEADLOCK naming %d and %d", (int)peer, (int)holder,
 		  (int)peer);
+}
+
+/* SQLite's busy handler, on Debian's sqlite3: a process whose UPDATE waits
+ * for a database another sqlite3 holds in a write transaction retries its
+ * fcntl lock (F_SETLK, which does not wait) between sleeps, so one snapshot
+ * sees a sleep.  The sleep's edge names the database and its holder (from
+ * /proc/locks) as what it may wait for, marked as an inference, and the
+ * IDLE verdict does not say "no lock involved" (it did). */
+Test(waitfor_live, sqlite_busy_wait_names_the_database_lock_holder)
+{
+	need_root();
+	if (access(SQLITE_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: sqlite3, which scripts/install-deps.sh installs)", SQLITE_BIN);
+	tmp_lockfile(0);
+	unlink(lockfile[0]);
+	char out[8][256], err[8][256];
+	int nout = 0, nerr = 0;
+	cr_assert_eq(tl_run_to_end((char *const[]){ SQLITE_BIN, lockfile[0], "create table t(v int); "
+						    "insert into t values(0);", NULL }, out, &nout, err, &nerr), 0,
+		     "sqlite3 could not create %s: %s", lockfile[0], nerr ? err[0] : "?");
+	/* the holder keeps its write transaction open while .shell sleeps */
+	spawn(0, (char *const[]){ SQLITE_BIN, "-cmd", "BEGIN IMMEDIATE;", "-cmd", "UPDATE t SET v=1;", "-cmd",
+				  ".shell sleep 600", lockfile[0], NULL });
+	char held[256];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	spawn(1, (char *const[]){ SQLITE_BIN, "-cmd", ".timeout 600000", lockfile[0], "UPDATE t SET v=2;", NULL });
+	const struct lt_thread *t = NULL;
+	struct lt_snapshot *s = take_when(procs[1].pid, 230, 35, 0, &t); /* clock_nanosleep, nanosleep */
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35),
+		  "the waiting sqlite3 %d never slept in its busy handler", (int)procs[1].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_TIMER);
+	cr_assert_eq(e->n_pids, 1, "the database's holder (/proc/locks: %s)", held);
+	cr_expect_eq(e->pids[0], procs[0].pid);
+	cr_assert_not_null(e->evidence);
+	cr_expect(strstr(e->evidence, lockfile[0]) && strstr(e->evidence, "POSIX WRITE") &&
+		  strstr(e->evidence, "inferred"), "%s", e->evidence);
+	cr_assert(s->n_verdicts > 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_IDLE, "%s", v->summary);
+	cr_expect_null(strstr(v->summary, "no lock involved"), "%s", v->summary);
+	cr_expect(strstr(v->summary, "1 thread asleep on a timer beside a file another process holds locked may "
+			  "be retrying that lock"), "%s", v->summary);
+	lt_snapshot_free(s);
 }
 
 static const char LISTEN_PY[] =
