@@ -95,6 +95,12 @@ struct rthread {
 	int off_in_call;
 	const struct rp_snap_thread *snap; /* valid at the end, or NULL */
 	uint8_t other_proc;     /* of a process other than the trace's pid */
+	/* lock calls that do not wait (F_SETLK, F_OFD_SETLK, flock LOCK_NB)
+	 * refused (EAGAIN, EACCES) again and again for one request, with no
+	 * grant of it since the first: a lock waited for by polling
+	 * (report_track.c, polled_attempt) */
+	uint64_t polled_n, polled_first;
+	struct lt_report_call polled_last;
 };
 
 struct rgroup {

@@ -951,6 +951,55 @@ static void rule_file_lock(struct lt_report *r)
 	}
 }
 
+/* A lock waited for by polling: a thread whose lock calls that do not wait
+ * (F_SETLK, F_OFD_SETLK, flock LOCK_NB) were refused for one request at
+ * least POLLED_MIN times over POLLED_MIN_NS or more, and not granted since
+ * (report_track.c, polled_attempt): SQLite's busy handler retrying a
+ * database another process holds.  No call is asleep in it, so the other
+ * rules saw a sleep; the holder is the one the snapshot at the end names
+ * (a file of the process another process holds locked), an inference as
+ * the snapshot says. */
+#define POLLED_MIN 5
+#define POLLED_MIN_NS 500000000ull
+static void rule_polled_lock(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	char tn[96], ts[32], ts2[32], d[32], c[400];
+	for (size_t i = 0; i < p->nth; i++) {
+		struct rthread *t = p->th[i];
+		const struct lt_report_call *cl = &t->polled_last;
+		if (t->polled_n < POLLED_MIN || cl->begin < t->polled_first ||
+		    cl->begin - t->polled_first < POLLED_MIN_NS)
+			continue;
+		struct lt_report_finding *f = rp_finding_new(r, LT_FIND_FILE_LOCK, "polled");
+		if (!f)
+			return;
+		rp_f_tid(f, t->pub.tid);
+		f->fd = cl->flk.fd;
+		f->since = t->polled_first;
+		f->duration_ns = rp_dur_to_end(r, t->polled_first);
+		rp_tname(t, tn, sizeof(tn));
+		flock_call_text(t, cl, c, sizeof(c));
+		rp_fmt_dur(cl->begin - t->polled_first, d, sizeof(d));
+		rp_fmt_ts(t->polled_first, ts, sizeof(ts));
+		rp_fmt_ts(cl->begin, ts2, sizeof(ts2));
+		const struct rp_snap_thread *s = t->snap;
+		f->holder = s && s->poll_holder > 0 ? (uint32_t)s->poll_holder : 0;
+		rp_f_summary(f, "file-lock wait by polling: %s tried %s %" PRIu64 " times over %s (%s to %s), "
+			     "refused each time (%s: a conflicting lock is held), and was not granted it since%s",
+			     tn, c, t->polled_n, d, ts, ts2, cl->ret == -13 ? "EACCES" : "EAGAIN",
+			     f->holder ? "" : "; who holds it is not in the events");
+		if (f->holder)
+			rp_f_ev(f, "held by process %u, as the snapshot at the end infers it: %s", f->holder,
+				s->poll_what ? s->poll_what : "?");
+		else
+			rp_f_ev(f, "the holder is in /proc/locks (locktrace snapshot -p PID names it while the "
+				"process waits)");
+		rp_f_ev(f, "a call that does not wait returns at once, so the thread sleeps between tries: "
+			"no call of it is ever asleep on the lock");
+	}
+}
+
 static void rule_note(struct lt_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void rule_note(struct lt_report *r, const char *fmt, ...)
 {
@@ -1003,6 +1052,7 @@ void rp_run_rules(struct lt_report *r)
 			rule_lost_wakeup(r, p->gr[i]);
 		}
 	rule_file_lock(r);
+	rule_polled_lock(r);
 	rule_stall(r);
 	for (size_t i = 0; i < p->ngr; i++) {
 		/* a runtime lock's internal word: the runtime lock's finding

@@ -648,6 +648,30 @@ static void lock_wake_end(struct lt_report *r, struct rthread *t, const struct l
 	}
 }
 
+/* A lock call that does not wait (F_SETLK, F_OFD_SETLK, flock LOCK_NB)
+ * returned RET: a refusal of the same request as the last refused one is
+ * counted (a program retrying a lock between sleeps, as SQLite's busy
+ * handler does), a refusal of another starts the count again, a grant of
+ * that request ends it.  Unlocks are not requests. */
+static void polled_attempt(struct rthread *t, const struct lt_report_call *c, int64_t ret)
+{
+	const struct lt_flock_enter *k = &c->flk, *l = &t->polled_last.flk;
+	if (k->nr == LT_NR_FLOCK ? (k->cmd & 8) != 0 : k->type == 2)
+		return;
+	bool same = t->polled_n && l->fd == k->fd && l->nr == k->nr && l->type == k->type && l->start == k->start &&
+		    l->len == k->len && l->whence == k->whence && (k->nr != LT_NR_FLOCK || (l->cmd & 3) == (k->cmd & 3));
+	if (ret == -11 /* EAGAIN */ || ret == -13 /* EACCES */) {
+		if (!same) {
+			t->polled_n = 0;
+			t->polled_first = c->begin;
+		}
+		t->polled_n++;
+		t->polled_last = *c;
+	} else if (same && ret == 0) {
+		t->polled_n = 0;
+	}
+}
+
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct lt_report *r = ctx;
@@ -686,6 +710,8 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 		lock_wake_end(r, t, s, has, ret);
 	else if (has && ret > 0 && (s->enter.h.kind == LT_EV_WAIT_ENTER || s->enter.h.kind == LT_EV_IO_ENTER))
 		progress(r, s->end_ts, t->pub.tid, 0, 2, &c);
+	if (s->enter.h.kind == LT_EV_FLOCK_ENTER && !(s->flags & LT_SPAN_FILE_LOCK) && has)
+		polled_attempt(t, &c, ret);
 	if (s->flags & LT_SPAN_FILE_LOCK) {
 		/* a file lock granted is a lock hand-off; the longest wait
 		 * that ended is kept for the file-lock finding */

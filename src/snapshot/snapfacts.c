@@ -135,6 +135,10 @@ static void file_lock_facts(const struct lt_waitfor *wf, struct rp_snap_thread *
 	t->fl_fd = -1;
 	for (size_t i = 0; wf && i < wf->n_edges; i++) {
 		const struct lt_wf_edge *e = &wf->edges[i];
+		if (e->kind == LT_WF_TIMER && e->n_pids && !t->poll_holder) {
+			t->poll_holder = e->pids[0];
+			t->poll_what = dup0(e->evidence);
+		}
 		if (e->kind != LT_WF_FILE_LOCK)
 			continue;
 		t->fl_fd = e->fd;
@@ -181,7 +185,8 @@ static void thread_facts(const struct lt_snapshot *s, size_t i, const char *exe_
 static void thread_clear(struct rp_snap_thread *t)
 {
 	char *owned[] = { t->sc_name, t->detail, t->lock, t->op_name, t->owner_kind, t->lock_kind,
-			  t->lock_name, t->lock_state, t->rt_how, t->where, t->rt_name, t->fl_path, t->fl_what };
+			  t->lock_name, t->lock_state, t->rt_how, t->where, t->rt_name, t->fl_path, t->fl_what,
+			  t->poll_what };
 	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
 		free(owned[i]);
 	for (size_t i = 0; i < t->n_funcs; i++)

@@ -67,6 +67,11 @@ struct rp_snap_thread {
 	int fl_fd;               /* -1 none */
 	char *fl_path, *fl_what;
 	int32_t fl_holder;
+	/* asleep on a timer beside a file another process holds locked (its
+	 * timer edge's parties: a lock it may be polling): the first such
+	 * process and what the edge says, 0/NULL none */
+	int32_t poll_holder;
+	char *poll_what;
 };
 
 struct rp_snap_verdict {

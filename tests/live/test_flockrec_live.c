@@ -24,6 +24,7 @@
 #include "lt_test.h"
 
 #define FLOCK_BIN "/usr/bin/flock"
+#define SQLITE_BIN "/usr/bin/sqlite3"
 
 static struct tl_proc procs[3];
 static char lines[3][64][256];
@@ -38,8 +39,12 @@ static void cleanup(void)
 			tl_kill_tree(procs[i].pid);
 			tl_close(&procs[i]);
 		}
-	if (lockfile[0])
+	if (lockfile[0]) {
+		char journal[96]; /* sqlite3's */
+		snprintf(journal, sizeof(journal), "%s-journal", lockfile);
+		unlink(journal);
 		unlink(lockfile);
+	}
 	if (trace[0])
 		unlink(trace);
 	if (jsonpath[0])
@@ -471,4 +476,57 @@ Test(flockrec_live, stall_fires_on_a_file_lock_wait_in_a_cgroup)
 	snprintf(call, sizeof(call), "file-lock wait, fcntl(fd %d, F_SETLKW, write lock 10..12)", fd);
 	snprintf(tid, sizeof(tid), "tid %d ", (int)waiter);
 	cr_expect(strstr(last, call) && strstr(last, tid), "%s (wanted %s, %s)", last, call, tid);
+}
+
+/* Debian's sqlite3 waiting (.timeout) for a database another sqlite3 holds
+ * in a write transaction: its busy handler retries fcntl(F_SETLK), which
+ * does not wait, between sleeps.  `record -p` of it for 1.5 s, then
+ * `report`: one file_lock finding of rule "polled" naming the refused
+ * request, its count, and the holder the snapshot at the end infers (it
+ * said "none: no thread was stuck on a lock"). */
+Test(flockrec_live, sqlite_busy_wait_is_a_lock_waited_for_by_polling)
+{
+	need_root();
+	if (access(SQLITE_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: sqlite3, which scripts/install-deps.sh installs)", SQLITE_BIN);
+	snprintf(lockfile, sizeof(lockfile), "/tmp/lt-flockrec-%d.db", (int)getpid());
+	unlink(lockfile);
+	cr_assert_eq(tl_run_to_end((char *const[]){ SQLITE_BIN, lockfile, "create table t(v int); insert into t "
+						    "values(0);", NULL }, NULL, NULL, NULL, NULL), 0);
+	cr_assert_eq(tl_spawn(&procs[0], (char *const[]){ SQLITE_BIN, "-cmd", "BEGIN IMMEDIATE;", "-cmd",
+							  "UPDATE t SET v=1;", "-cmd", ".shell sleep 600", lockfile,
+							  NULL }), 0);
+	char held[256];
+	tl_locks_line(procs[0].pid, lockfile, false, held, sizeof(held));
+	cr_assert_eq(tl_spawn(&procs[1], (char *const[]){ SQLITE_BIN, "-cmd", ".timeout 600000", lockfile,
+							  "UPDATE t SET v=2;", NULL }), 0);
+	/* its busy handler sleeps: 100 ms a try after the first few */
+	long nr = 0;
+	uint64_t a[3];
+	for (int i = 0; i < 200 && nr != 230 && nr != 35; i++) {
+		usleep(10000);
+		blocked_call(procs[1].pid, &nr, a);
+	}
+	cr_assert(nr == 230 || nr == 35, "sqlite3 %d never slept in its busy handler", (int)procs[1].pid);
+	tl_tmp_path(trace, sizeof(trace), "flockrecsq");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)procs[1].pid);
+	int st = tl_run_to_end((char *const[]){ LT_BIN, "record", "-p", pid, "-o", trace, "-d", "1.5", "--no-status",
+						NULL }, NULL, NULL, NULL, NULL);
+	cr_assert_eq(st, 0, "record -p %s", pid);
+	struct rp_json *j = tl_report_json(trace);
+	const struct rp_json *fs = rp_json_get(j, "findings"), *f = NULL;
+	for (size_t i = 0; fs && i < fs->n; i++)
+		if (!strcmp(rp_json_str(rp_json_get(&fs->items[i], "rule")), "polled"))
+			f = &fs->items[i];
+	cr_assert_not_null(f, "no finding of rule polled (%zu findings)", fs ? fs->n : 0);
+	cr_expect_str_eq(rp_json_str(rp_json_get(f, "kind")), "file_lock");
+	cr_expect_eq((int)rp_json_num(rp_json_get(f, "holder"), 0), (int)procs[0].pid, "/proc/locks: %s", held);
+	const char *sum = rp_json_str(rp_json_get(f, "summary"));
+	unsigned tries = 0;
+	const char *at = strstr(sum, ", write lock 1073741825..1073741825) ");
+	cr_assert(at && sscanf(at, ", write lock 1073741825..1073741825) %u times", &tries) == 1, "%s", sum);
+	cr_expect_geq(tries, 5, "%s", sum);
+	cr_expect(strstr(sum, "refused each time (EAGAIN"), "%s", sum);
+	rp_json_free(j);
 }
