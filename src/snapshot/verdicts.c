@@ -652,6 +652,8 @@ static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread 
 			return lts_asprintf("its recorded holder %d is no longer a thread of this process: "
 					    "it exited holding the %s, or the %s was changing hands while "
 					    "read", (int)l->holder_gone, l->kind, l->kind);
+		if (l->holderless && l->holder_how)
+			return lts_strdup(l->holder_how);
 		if (l->held == 1 && l->holder_exited)
 			return lts_asprintf("its recorded holder is no live thread%s%s%s: it exited holding the "
 					    "%s, and no thread of this process can release it", l->holder_how ? " (" : "",
@@ -867,7 +869,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	/* no holder known, and nothing has moved for a while: not a convoy
 	 * (its waiters would run in turn) but a lock that is not handed on */
 	double quiet = owner || dead || t0->futex.owner_gone || t0->futex.owner_tgid > 0 ||
-		       rt_holder_gone(s, t0) ? -1 : quiet_for(s, w, a, b);
+		       rt_holder_gone(s, t0) || (rl && rl->holderless) ? -1 : quiet_for(s, w, a, b);
 	/* and the one thread not waiting that runs the waiters' code, asleep
 	 * in a call: its probable holder, marked as inferred */
 	bool *quiet_marks = NULL;
@@ -941,6 +943,8 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		else if (rt_holder_gone(s, t0))
 			v->summary = lts_asprintf("%zu %s for %s held by a thread that no longer exists (%s)",
 						  cnt, ts, lp, why);
+		else if (rl && rl->holderless)
+			v->summary = lts_asprintf("%zu %s on %s: %s", cnt, ts, lp, why);
 		else if (t0->futex.owner_tgid > 0)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d of another process, %d (%s); "
 						  "snapshot that process to see what it does", cnt, ts, lp,

@@ -389,6 +389,42 @@ Test(juc_live, reentrant_lock_of_an_exited_thread_is_held_by_none, .fini = clean
 	lt_snapshot_free(s);
 }
 
+/* The verdict that names thread TID (one). */
+static const struct lt_verdict *verdict_of(const struct lt_snapshot *s, pid_t tid)
+{
+	const struct lt_verdict *found = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+			if (s->verdicts[i].tids[k] == tid) {
+				cr_assert(!found || found == &s->verdicts[i], "two verdicts name %d", (int)tid);
+				found = &s->verdicts[i];
+			}
+	cr_assert_not_null(found, "no verdict names %d", (int)tid);
+	return found;
+}
+
+/* A CountDownLatch counted down once of twice: its waiter waits for one
+ * more countDown(), which nobody holds (no list of threads that "may hold
+ * it", as for a lock); a ReentrantReadWriteLock's writer behind two
+ * readers: the AQS state's read holds are said (it said "state unknown"). */
+Test(juc_live, latch_and_read_holds_read_from_the_synchronizer_state, .fini = cleanup, .timeout = 240)
+{
+	start("shared-waits");
+	pid_t la = tid_of("LA"), wr = tid_of("WR");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *v = verdict_of(s, la);
+	cr_assert(strstr(v->summary, "CountDownLatch$Sync@0x") && strstr(v->summary, "a CountDownLatch, count 1: its "
+		  "waiters wait for 1 more countDown() call; nobody holds a latch"), "%s", v->summary);
+	cr_assert_eq(v->owner, 0);
+	for (size_t k = 0; k < v->evidence.n; k++)
+		cr_assert_null(strstr(v->evidence.v[k], "is among these"), "threads listed as holders: %s",
+			       v->evidence.v[k]);
+	v = verdict_of(s, wr);
+	cr_assert(strstr(v->summary, "the AQS state says 2 read holds"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
 /* The finding of `locktrace report` (JSON) whose tids hold TID, of kind
  * holder_blocked; fails if there is none or two. */
 static const struct rp_json *holder_finding_of(const struct rp_json *j, pid_t tid)

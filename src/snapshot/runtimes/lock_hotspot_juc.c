@@ -67,6 +67,19 @@ static bool owner_of(struct jvm *j, uint64_t obj, uint64_t *owner)
 	return true;
 }
 
+/* The AbstractQueuedSynchronizer state of synchronizer OBJ (a
+ * CountDownLatch's count, a ReentrantReadWriteLock's holds), read twice;
+ * -1 when not read or changing. */
+static int32_t sync_state(struct jvm *j, uint64_t obj)
+{
+	uint64_t k = hs_klass_of(j, obj);
+	uint64_t off = k ? hs_field_offset(j, k, "state", "I") : UINT64_MAX;
+	int32_t a = -1, b = -2;
+	if (off == UINT64_MAX || hs_rd(j, obj + off, &a, 4) || hs_rd(j, obj + off, &b, 4) || a != b || a < 0)
+		return -1;
+	return a;
+}
+
 /* The parkBlocker of thread T and its exclusiveOwnerThread (0: none); false
  * when T parks on no ownable synchronizer. */
 static bool blocker_of(struct jvm *j, const struct jthread *t, uint64_t *blocker, uint64_t *owner)
@@ -107,10 +120,25 @@ int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, s
 		lt_strlist_add(&l->facts, "parkBlocker=0x%" PRIx64 " class=%s exclusiveOwnerThread=0x%" PRIx64,
 			       blocker, cls, owner);
 		const struct jthread *o = thread_of_obj(j, owner);
+		int32_t st = -1;
 		if (owner != o2) {
 			l->held = -1;
 			l->holder_how = lts_asprintf("exclusiveOwnerThread changed between two reads (0x%" PRIx64
 						     ", then 0x%" PRIx64 "): the holder is not named", owner, o2);
+		} else if (!owner && (st = sync_state(j, blocker)) >= 0 &&
+			   !strcmp(cls, "java.util.concurrent.CountDownLatch$Sync")) {
+			/* AQS state: the count left */
+			l->held = -1;
+			l->holderless = true;
+			l->holder_how = lts_asprintf("a CountDownLatch, count %d: its waiters wait for %d more "
+						     "countDown() call%s; nobody holds a latch, and which threads are "
+						     "to count it down is not recorded", st, st, st == 1 ? "" : "s");
+		} else if (!owner && st >= 0 && strstr(cls, "ReentrantReadWriteLock$") && (st >> 16) > 0) {
+			/* AQS state: shared holds in the high 16 bits */
+			l->held = 1;
+			l->holder_how = lts_asprintf("exclusiveOwnerThread is null and the AQS state says %d read "
+						     "hold%s: held in shared mode; readers are not recorded", st >> 16,
+						     (st >> 16) == 1 ? "" : "s");
 		} else if (!owner) {
 			l->held = -1;
 			l->holder_how = lts_strdup("exclusiveOwnerThread is null: held in shared mode (readers, "

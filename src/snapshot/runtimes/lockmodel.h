@@ -84,6 +84,10 @@ struct lt_rtlock {
 	bool holder_exited;      /* held, and the holder the runtime recorded,
 	                            known by no tid (a java.lang.Thread), is no
 	                            live thread: it exited holding it         */
+	bool holderless;         /* a synchronizer no thread holds (a
+	                            CountDownLatch): its waiters wait for
+	                            calls (countDown()) of threads no one
+	                            records; holder_how says what it needs   */
 	/* the runtime's own count of hand-offs (CPython: the GIL's
 	 * switch_number), valid when has_handoffs: a held lock whose count
 	 * does not move while threads wait for it is not being passed on */

@@ -24,6 +24,10 @@
  *   MON2.wait(); "wd-H" enters MON2's monitor, then MON's: H waits to enter
  *   a monitor W owns, W for a notify() that only H, owning MON2, can send.
  *   Roles W, H; "ready" 0.5 s after both block.
+ * shared-waits (hangs): "latch-awaiter" waits in await() on a
+ *   CountDownLatch of 2 counted down once (count 1); "reader-0" and
+ *   "reader-1" take RW_A's read lock and sleep; "rw-writer" then waits for
+ *   its write lock.  Roles LA, WR.
  * rl-exited (hangs): "rl-leaver" locks RL_B and exits without unlocking it;
  *   then "rl-victim" waits to lock RL_B, which no live thread holds.  Roles
  *   L (gone by "ready"), V.
@@ -147,6 +151,32 @@ public class JucLocks {
 		b.announce("B");
 		awaitBlocked(a, "RL_B", "RL_A");
 		awaitBlocked(b, "RL_A", "RL_B");
+	}
+
+	static void sharedWaits() throws Exception {
+		java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(2);
+		latch.countDown();
+		Worker la = new Worker("latch-awaiter", () -> {
+			try {
+				latch.await();
+			} catch (InterruptedException e) {
+			}
+		});
+		la.announce("LA");
+		for (int i = 0; i < 2; i++)
+			new Worker("reader-" + i, () -> {
+				RW_A.readLock().lock();
+				try {
+					Thread.sleep(1000000000L);
+				} catch (InterruptedException e) {
+				}
+			});
+		while (RW_A.getReadLockCount() < 2)
+			Thread.sleep(10);
+		Worker wr = new Worker("rw-writer", () -> RW_A.writeLock().lock());
+		wr.announce("WR");
+		awaitBlocked(la, "latch", "-");
+		awaitBlocked(wr, "RW_A", "-");
 	}
 
 	static void rlExited() throws Exception {
@@ -307,12 +337,13 @@ public class JucLocks {
 		case "notify-held": notifyHeld(); break;
 		case "wait-deadlock": waitDeadlock(); break;
 		case "rl-exited": rlExited(); break;
+		case "shared-waits": sharedWaits(); break;
 		default:
-			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited "
+			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
-		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited"))
+		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited") && !args[0].equals("shared-waits"))
 			out("deadlocked");
 		out("ready");
 		for (;;)
