@@ -1271,6 +1271,54 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 
 /* ---- per thread ---- */
 
+/* open()/openat()/openat2() asleep opening a FIFO: the open waits for a
+ * process to open its other end (fifo_open).  The path is read from the
+ * target's memory and resolved against its cwd or dirfd; a FIFO there
+ * makes an edge of unknown party: no process has that end open (else the
+ * open would not wait), and which one will is not known. */
+static void fifo_open_edge(struct cctx *c, struct lt_thread *t)
+{
+	const uint64_t *a = t->sc.args;
+	long nr = t->sc.nr;
+	uint64_t pathp = nr == 2 ? a[0] : a[1];
+	int64_t dirfd = nr == 2 ? -100 : (int64_t)(int32_t)a[0];
+	uint64_t flags = nr == 2 ? a[1] : a[2];
+	if (nr == 437 && (!c->mem || lt_mem_read(c->mem, a[2], &flags, sizeof(flags))))
+		return; /* openat2: struct open_how, flags first */
+	char path[256];
+	if (!c->mem || lt_mem_read(c->mem, pathp, path, sizeof(path)))
+		return;
+	path[sizeof(path) - 1] = 0;
+	if (!path[0])
+		return;
+	char full[600];
+	if (path[0] == '/')
+		snprintf(full, sizeof(full), "/proc/%d/root%s", (int)c->s->pid, path);
+	else if (dirfd == -100)
+		snprintf(full, sizeof(full), "/proc/%d/cwd/%s", (int)c->s->pid, path);
+	else
+		snprintf(full, sizeof(full), "/proc/%d/fd/%d/%s", (int)c->s->pid, (int)dirfd, path);
+	struct stat st;
+	if (stat(full, &st) || !S_ISFIFO(st.st_mode))
+		return;
+	int acc = (int)(flags & 3);
+	const char *other = acc == 0 ? "writing" : "reading";
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_UNKNOWN);
+	if (!e)
+		return;
+	e->what = lts_asprintf("a process to open FIFO %s for %s", path, other);
+	e->evidence = lts_asprintf("no process has it open for %s, or the open would not wait (the kernel "
+				   "pairs a FIFO's opens); which one will is not known", other);
+	char *d = lts_asprintf("%s(%s\"%s\", %s): waits for a process to open the FIFO for %s",
+			       lt_syscall_name(nr) ? lt_syscall_name(nr) : "open",
+			       nr == 2 || dirfd != -100 ? "" : "AT_FDCWD, ", path,
+			       acc == 0 ? "O_RDONLY" : acc == 1 ? "O_WRONLY" : "O_RDWR", other);
+	if (d) {
+		free(t->detail);
+		t->detail = d;
+	}
+}
+
 static bool poll_timeout(const struct lt_thread *t)
 {
 	return t->fdw.has_timeout;
@@ -1315,6 +1363,8 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 		child_edge(c, t);
 		break;
 	default:
+		if (t->sc.nr == 2 || t->sc.nr == 257 || t->sc.nr == 437)
+			fifo_open_edge(c, t);
 		break;
 	}
 }

@@ -1222,6 +1222,7 @@ static void classify_rest(struct lt_snapshot *s)
 	size_t running = 0, io = 0, condvar = 0, joins = 0, locks = 0, other = 0, unreadable = 0;
 	size_t by_kind[LT_WAIT_OTHER + 1] = { 0 };
 	size_t sock = 0, pipe = 0, fifo = 0; /* of by_kind[LT_WAIT_IO] */
+	size_t fifo_open = 0; /* an open() of a FIFO waiting for its other end (waitfor.c) */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (busy(t)) {
@@ -1259,16 +1260,25 @@ static void classify_rest(struct lt_snapshot *s)
 				other++;
 			break;
 		default:
-			other++;
+			if (t->wf && t->wf->n_edges == 1 && t->wf->edges[0].kind == LT_WF_UNKNOWN &&
+			    t->wf->edges[0].what && !strncmp(t->wf->edges[0].what, "a process to open FIFO ", 23)) {
+				io++;
+				fifo_open++;
+			} else {
+				other++;
+			}
 			break;
 		}
 	}
-	char kinds[256];
+	char kinds[300];
 	/* sockets, pipes and FIFOs apart: each names another kind of peer */
 	snprintf(kinds, sizeof(kinds), "%zu poll/select/epoll, %zu socket I/O, %zu pipe I/O, %zu FIFO I/O, "
 		 "%zu other fd I/O (files, devices, unknown), %zu sleep, %zu child wait, %zu signal wait",
 		 by_kind[LT_WAIT_POLL], sock, pipe, fifo, by_kind[LT_WAIT_IO] - sock - pipe - fifo,
 		 by_kind[LT_WAIT_SLEEP], by_kind[LT_WAIT_CHILD], by_kind[LT_WAIT_SIGNAL]);
+	if (fifo_open)
+		snprintf(kinds + strlen(kinds), sizeof(kinds) - strlen(kinds), ", %zu FIFO open (waiting for the "
+			 "other end)", fifo_open);
 	struct lt_verdict *v;
 	if (running == 0 && locks == 0 && other == 0 && io > 0) {
 		v = lts_verdict_new(s, LT_VERDICT_IDLE);
@@ -1283,6 +1293,9 @@ static void classify_rest(struct lt_snapshot *s)
 						  "that lock between sleeps (inferred: one snapshot cannot tell; "
 						  "`locktrace record` shows the attempts)", s->n_threads, because, polled,
 						  polled == 1 ? "" : "s");
+		else if (because && fifo_open)
+			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none "
+						  "known to be stuck (%s); no lock involved", s->n_threads, because);
 		else if (because)
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none "
 						  "for anything stuck (%s); no lock involved", s->n_threads, because);

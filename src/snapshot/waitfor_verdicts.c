@@ -534,7 +534,7 @@ size_t lts_wf_polled_locks(const struct lt_snapshot *s)
 char *lts_wf_idle_because(const struct lt_snapshot *s)
 {
 	/* counts of edges by what ends them; parties named (up to 3) */
-	size_t timer = 0, remote = 0, listen = 0, unknown = 0, by_party[LT_WFP_GONE + 1] = { 0 };
+	size_t timer = 0, remote = 0, listen = 0, unknown = 0, fifo = 0, by_party[LT_WFP_GONE + 1] = { 0 };
 	pid_t named[LT_WFP_GONE + 1][3];
 	size_t n_named[LT_WFP_GONE + 1] = { 0 };
 	bool any = false;
@@ -551,6 +551,8 @@ char *lts_wf_idle_because(const struct lt_snapshot *s)
 				remote++;
 			else if (e->kind == LT_WF_LISTEN)
 				listen++;
+			else if (e->kind == LT_WF_UNKNOWN && e->what && !strncmp(e->what, "a process to open FIFO ", 23))
+				fifo++;
 			else if (!e->n_pids || e->kind == LT_WF_UNKNOWN)
 				unknown++;
 			else {
@@ -599,6 +601,9 @@ char *lts_wf_idle_because(const struct lt_snapshot *s)
 	if (unknown)
 		ADD("%s%zu wait%s on an unknown party (an eventfd, a signal, any sender)", l ? "; " : "", unknown,
 		    unknown > 1 ? "s" : "");
+	if (fifo)
+		ADD("%s%zu wait%s for a process to open a FIFO's other end (which one will is not known)",
+		    l ? "; " : "", fifo, fifo > 1 ? "s" : "");
 #undef ADD
 	return lts_strdup(buf);
 }

@@ -856,6 +856,38 @@ Test(waitfor_live, sqlite_busy_wait_names_the_database_lock_holder)
 	lt_snapshot_free(s);
 }
 
+/* A shell's `read x < FIFO` with no writer: its open() of the FIFO waits
+ * for a process to open the other end (the kernel's fifo_open).  The path
+ * is read from its memory, the wait named, and the verdict is IDLE with
+ * that wait's other end unknown, not "OK: nothing suspicious" (1 other). */
+Test(waitfor_live, fifo_open_waits_for_the_other_end)
+{
+	need_root();
+	snprintf(lockfile[0], sizeof(lockfile[0]), "/tmp/lt-waitfor-%d.fifo", (int)getpid());
+	unlink(lockfile[0]);
+	cr_assert_eq(mkfifo(lockfile[0], 0600), 0, "mkfifo %s: %s", lockfile[0], strerror(errno));
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "read x < %s", lockfile[0]);
+	spawn(0, (char *const[]){ "/bin/sh", "-c", cmd, NULL });
+	const struct lt_thread *t = NULL;
+	struct lt_snapshot *s = take_when(procs[0].pid, 257, 2, 0, &t); /* openat, open */
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 257 || t->sc.nr == 2),
+		  "sh %d never blocked opening the FIFO", (int)procs[0].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[0].pid, LT_WF_UNKNOWN);
+	char want[160];
+	snprintf(want, sizeof(want), "a process to open FIFO %s for writing", lockfile[0]);
+	cr_expect_str_eq(e->what, want);
+	cr_expect_eq(e->n_pids, 0);
+	cr_expect(t->detail && strstr(t->detail, "O_RDONLY): waits for a process to open the FIFO for writing"),
+		  "%s", t->detail ? t->detail : "-");
+	cr_assert(s->n_verdicts > 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_IDLE, "%s", v->summary);
+	cr_expect(strstr(v->summary, "none known to be stuck (1 wait for a process to open a FIFO's other end"),
+		  "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
 static const char LISTEN_PY[] =
 	"import socket\n"
 	"ls = socket.socket(); ls.bind(('127.0.0.1', 0)); ls.listen(1)\n"
