@@ -63,6 +63,10 @@ struct lt_wf_edge {
 	size_t n_pids;
 	bool more_pids;         /* more than LT_WF_MAX_PIDS, or the scan stopped */
 	pid_t holder_tid;       /* a known thread among them (app lock), 0 none */
+	double wait_s;          /* how long the wait has lasted by the application's
+	                           own record (PostgreSQL's PGPROC.waitStart), 0
+	                           unknown: the kernel's last run time may be later
+	                           (a backend's latch wakes for its deadlock check) */
 	enum lt_wf_pstate pstate; /* the parties, together (the least stuck)     */
 	char *doing;            /* "1234 (sleep): clock_nanosleep", NULL         */
 };

@@ -288,6 +288,20 @@ static void tid_list(char *buf, size_t len, const struct lt_thread *const *w, si
 			l += (size_t)snprintf(buf + l, len - l, "%s%d", l ? ", " : "", (int)w[i]->app_pid);
 }
 
+static const struct lt_wf_edge *app_edge(const struct lt_thread *t);
+
+/* How long thread T has waited: by the application's own record when its
+ * lock model read one (PostgreSQL's PGPROC.waitStart: a backend's latch
+ * wakes it for the deadlock check, so the kernel's last run time can be
+ * later than the wait's start), else since it last ran; -1 unknown. */
+static double waited_s(const struct lt_thread *t)
+{
+	const struct lt_wf_edge *e = app_edge(t);
+	if (e && e->wait_s > 0)
+		return e->wait_s;
+	return t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+}
+
 static void group_verdict(struct lt_snapshot *s, const struct lt_thread *const *w, size_t a, size_t b)
 {
 	const struct lt_thread *t0 = w[a];
@@ -299,8 +313,8 @@ static void group_verdict(struct lt_snapshot *s, const struct lt_thread *const *
 	bool one_kind = true;
 	for (size_t i = a; i < b; i++) {
 		lts_verdict_add_tid(v, w[i]->tid, 0);
-		if (w[i]->idle_src != LT_IDLE_UNKNOWN && w[i]->idle_s > v->longest_s)
-			v->longest_s = w[i]->idle_s;
+		if (waited_s(w[i]) > v->longest_s)
+			v->longest_s = waited_s(w[i]);
 		one_kind &= !strcmp(w[i]->app_kind, t0->app_kind);
 	}
 	v->explains = cnt;
@@ -341,12 +355,14 @@ static void group_verdict(struct lt_snapshot *s, const struct lt_thread *const *
 					  t0->app, cnt, t0->app, list, dur);
 	for (size_t i = a; i < b; i++) {
 		const struct lt_thread *t = w[i];
-		lts_fmt_duration(t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s, dur, sizeof(dur));
+		lts_fmt_duration(waited_s(t), dur, sizeof(dur));
 		char tb[32] = "";
 		if (t->tid != t->app_pid)
 			snprintf(tb, sizeof(tb), " thread %d", (int)t->tid);
-		lt_strlist_add(&v->evidence, "process %d%s waits for %s, for %s: it sleeps in %s under %s",
+		const struct lt_wf_edge *ae = app_edge(t);
+		lt_strlist_add(&v->evidence, "process %d%s waits for %s, for %s%s: it sleeps in %s under %s",
 			       (int)t->app_pid, tb, t->app_what, dur,
+			       ae && ae->wait_s > 0 ? " (since PGPROC.waitStart)" : "",
 			       t->sc_name ? t->sc_name : "a system call", t->app_via ? t->app_via : "?");
 		if (t->app_title)
 			lt_strlist_add(&v->evidence, "process %d's title: '%s'%s", (int)t->app_pid,

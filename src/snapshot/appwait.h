@@ -86,10 +86,13 @@ struct lt_pg_wait {
 	bool holder_waits[LT_PG_MAX_HOLDERS]; /* its PGPROC waits for a lock too */
 	size_t n_holders;
 	bool more;
+	int64_t wait_start;       /* PGPROC.waitStart: microseconds since 2000-01-01
+	                             UTC (PostgreSQL's epoch) the wait began, 0 unset */
 };
 /* Byte offsets of the fields read (PostgreSQL 15, x86-64). */
 struct lt_pg_layout {
 	unsigned proc_pid, proc_waitlock, proc_waitmode, proc_groupleader;      /* PGPROC   */
+	unsigned proc_waitstart;                                                 /* PGPROC   */
 	unsigned lock_tag, lock_grantmask, lock_waitmask, lock_proclocks;       /* LOCK     */
 	unsigned pl_mylock, pl_myproc, pl_groupleader, pl_holdmask, pl_locklink; /* PROCLOCK */
 	unsigned shmq_next;                                                      /* SHM_QUEUE */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "appwait.h"
@@ -34,7 +35,7 @@
 #include "snapshot_int.h"
 
 const struct lt_pg_layout lt_pg15_layout = {
-	.proc_pid = 64, .proc_waitlock = 112, .proc_waitmode = 128, .proc_groupleader = 840,
+	.proc_pid = 64, .proc_waitlock = 112, .proc_waitmode = 128, .proc_groupleader = 840, .proc_waitstart = 136,
 	.lock_tag = 0, .lock_grantmask = 16, .lock_waitmask = 20, .lock_proclocks = 24,
 	.pl_mylock = 0, .pl_myproc = 8, .pl_groupleader = 16, .pl_holdmask = 24, .pl_locklink = 32,
 	.shmq_next = 8,
@@ -158,6 +159,10 @@ int lt_pg_holders(lt_pg_read_fn rd, void *arg, uint64_t myproc, pid_t pid, struc
 	}
 	out->lock = lock;
 	out->mode = mode;
+	/* when the wait began, by the server's clock (an atomic 64-bit value) */
+	int64_t ws = 0;
+	if (!rd(arg, myproc + L.proc_waitstart, &ws, sizeof(ws)) && ws > 0)
+		out->wait_start = ws;
 	out->grant_mask = grant;
 	lt_pg_locktag_str(tag, out->tag, sizeof(out->tag));
 	uint64_t head = lock + LOCK_PROCLOCKS, q = 0;
@@ -297,6 +302,14 @@ void lt_appwait_holders(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem
 			continue;
 		}
 		e->what = lts_asprintf("PostgreSQL %s, %s wanted", w.tag, lt_pg_mode_name(w.mode));
+		if (w.wait_start > 0) { /* PostgreSQL's epoch: 2000-01-01 00:00 UTC */
+			struct timespec now;
+			clock_gettime(CLOCK_REALTIME, &now);
+			int64_t us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000 -
+				     (w.wait_start + 946684800LL * 1000000);
+			if (us >= 0 && us < 100LL * 365 * 86400 * 1000000)
+				e->wait_s = (double)us / 1e6;
+		}
 		char held[160];
 		size_t l = 0;
 		held[0] = 0;

@@ -30,6 +30,8 @@ void lts_wf_json(struct jw *w, const struct lt_thread *t)
 		jw_end(w);
 		jw_kbool(w, "more_pids", e->more_pids);
 		jw_kint_or_null(w, "holder_tid", (int)e->holder_tid, e->holder_tid != 0);
+		if (e->wait_s > 0)
+			jw_kdouble(w, "wait_s", e->wait_s, 3);
 		jw_kstr(w, "parties_state", lt_wf_pstate_name(e->pstate));
 		jw_kstr(w, "parties_doing", e->doing);
 		jw_kstr(w, "evidence", e->evidence);
@@ -66,6 +68,7 @@ void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j)
 		const struct rp_json *mp = rp_json_get(x, "more_pids");
 		e->more_pids = mp && mp->type == RPJ_TRUE;
 		e->holder_tid = (pid_t)rp_json_int(rp_json_get(x, "holder_tid"), 0);
+		e->wait_s = rp_json_num(rp_json_get(x, "wait_s"), 0);
 		const char *ps = rp_json_str(rp_json_get(x, "parties_state"));
 		for (int v = LT_WFP_UNKNOWN; ps && v <= LT_WFP_GONE; v++)
 			if (!strcmp(lt_wf_pstate_name((enum lt_wf_pstate)v), ps))

@@ -363,7 +363,7 @@ static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, 
 		return;
 	add_one_tid(v, t->tid);
 	v->explains = 1 + (e->n_pids ? 1 : 0);
-	v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+	v->longest_s = e->wait_s > 0 ? e->wait_s : t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
 	v->owner = e->holder_tid ? e->holder_tid : e->n_pids ? e->pids[0] : 0;
 	v->owner_source = e->kind == LT_WF_FILE_LOCK ? "/proc/locks" : "application lock model";
 	const char *what = e->kind == LT_WF_FILE_LOCK ? "a file lock" : "an application lock";
@@ -380,7 +380,8 @@ static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, 
 					  e->evidence ? e->evidence : "not found");
 	}
 	if (t->detail)
-		lt_strlist_add(&v->evidence, "thread %d: %s, for %s", (int)t->tid, t->detail, dur);
+		lt_strlist_add(&v->evidence, "thread %d: %s, for %s%s", (int)t->tid, t->detail, dur,
+			       e->wait_s > 0 ? " (by the application's own record of when the wait began)" : "");
 	if (e->evidence)
 		lt_strlist_add(&v->evidence, "%s", e->evidence);
 	for (size_t k = 0; k < e->n_pids; k++) {

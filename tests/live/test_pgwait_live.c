@@ -23,6 +23,7 @@
 
 #include "appwait.h"
 #include "snapshot.h"
+#include "waitfor.h"
 #include "target.h"
 #include "locktrace/taskregs.h"
 #include "locktrace/tracefile.h"
@@ -324,14 +325,31 @@ Test(pgwait_live, row_lock_waiter_is_a_postgres_lock_wait)
 	answer(0, line, sizeof(line));
 	cr_assert_str_eq(line, "held");
 	pid_t w = backend(1);
+	double t0 = tl_now_s();
 	say(1, "update t set v = 2 where id = 1; select 'done';\n");
 	snprintf(want, sizeof(want), "{%d}", (int)h);
 	server_says_blocked(w, want);
 	asleep_in_kernel(w);
+	/* past deadlock_timeout (1 s): the deadlock check woke the backend once,
+	 * so the kernel's last run time is later than the wait's start */
+	usleep(1600 * 1000);
+	asleep_in_kernel(w);
 
 	/* the waiter alone */
 	struct lt_snapshot *s = snap(w);
+	double waited = tl_now_s() - t0;
 	is_row_wait(s, w);
+	/* how long it has waited, by PGPROC.waitStart */
+	const struct lt_thread *wt = lt_snapshot_find(s, w);
+	const struct lt_wf_edge *ae = NULL;
+	for (size_t k = 0; wt && wt->wf && k < wt->wf->n_edges; k++)
+		if (wt->wf->edges[k].kind == LT_WF_APP_LOCK)
+			ae = &wt->wf->edges[k];
+	cr_assert_not_null(ae);
+	cr_assert(ae->wait_s >= 1.5 && ae->wait_s <= waited + 0.05, "waitStart says %.3f s, the test waited %.3f s "
+		  "(the kernel: not run for %.3f s)", ae->wait_s, waited, wt->idle_s);
+	cr_assert(s->verdicts[0].longest_s >= 1.5, "longest %.3f s", s->verdicts[0].longest_s);
+	cr_assert(tl_strlist_has(&s->verdicts[0].evidence, "(since PGPROC.waitStart)"));
 	no_idle(s);
 	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
 	cr_assert_not_null(strstr(s->verdicts[0].summary, "PostgreSQL lock wait"), "%s", s->verdicts[0].summary);

@@ -496,6 +496,7 @@ static const char PG_OFFSETS_C[] =
 	"int main(void) {\n"
 	"P(\"proc_pid\", PGPROC, pid); P(\"proc_waitlock\", PGPROC, waitLock);\n"
 	"P(\"proc_waitmode\", PGPROC, waitLockMode); P(\"proc_groupleader\", PGPROC, lockGroupLeader);\n"
+	"P(\"proc_waitstart\", PGPROC, waitStart);\n"
 	"P(\"lock_tag\", LOCK, tag); P(\"lock_grantmask\", LOCK, grantMask); P(\"lock_waitmask\", LOCK, waitMask);\n"
 	"P(\"lock_proclocks\", LOCK, procLocks); P(\"pl_mylock\", PROCLOCK, tag.myLock);\n"
 	"P(\"pl_myproc\", PROCLOCK, tag.myProc); P(\"pl_groupleader\", PROCLOCK, groupLeader);\n"
@@ -525,6 +526,7 @@ Test(pglocks, offsets_match_the_server_headers)
 	const struct { const char *n; unsigned v; } want[] = {
 		{ "proc_pid", L->proc_pid }, { "proc_waitlock", L->proc_waitlock },
 		{ "proc_waitmode", L->proc_waitmode }, { "proc_groupleader", L->proc_groupleader },
+		{ "proc_waitstart", L->proc_waitstart },
 		{ "lock_tag", L->lock_tag }, { "lock_grantmask", L->lock_grantmask },
 		{ "lock_waitmask", L->lock_waitmask }, { "lock_proclocks", L->lock_proclocks },
 		{ "pl_mylock", L->pl_mylock }, { "pl_myproc", L->pl_myproc },
