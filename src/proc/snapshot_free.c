@@ -37,6 +37,7 @@ void lt_thread_clear_rt(struct lt_thread *t)
 	t->n_rt_frames = 0;
 	t->rt_name = t->rt_end = NULL;
 	t->rt_lang = NULL;
+	t->rt_wait_ran = false;
 }
 
 void lt_thread_clear(struct lt_thread *t)

@@ -353,6 +353,11 @@ struct lt_thread {
 	struct lt_rtframe *rt_frames; /* the runtime's stack, innermost first */
 	size_t n_rt_frames;
 	char *rt_end;             /* why that stack is incomplete, NULL         */
+	/* the JVM says it is blocked entering a monitor, but it was running
+	 * when read (HotSpot's waiter responsible for a monitor re-tries it
+	 * from timed parks): its wait could not be claimed (snapshot.c takes
+	 * the snapshot again once) */
+	bool rt_wait_ran;
 	/* Who can end its wait (waitfor.h, docs/waits.md): its process and
 	 * the wait-for edges; NULL when not examined. */
 	struct lt_waitfor *wf;
