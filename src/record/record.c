@@ -310,7 +310,10 @@ static void finish(struct session *s)
 	rec_drain(s);
 	end_launched(s, 0); /* its status goes into the trace if it has ended */
 	stats.start_ns = s->hdr.clock_boottime;
-	stats.end_ns = lt_now_ns(CLOCK_BOOTTIME);
+	/* the events end at the detach, before the end snapshot: a later end
+	 * would count its time as observed (waits open at the end, runnable
+	 * time) */
+	stats.end_ns = s->detach_ns ? s->detach_ns : lt_now_ns(CLOCK_BOOTTIME);
 	if (s->ring)
 		finish_ring(s, done, sizeof(done));
 	else

@@ -111,6 +111,9 @@ struct flight {
 /* One recording, from attach to the summary: lt_record's state, shared by
  * the steps below. */
 struct session {
+	/* when the programs were detached at the end (CLOCK_BOOTTIME ns): the
+	 * trace's end, not after the end snapshot (rec_drain) */
+	uint64_t detach_ns;
 	const struct lt_record_opts *o;
 	struct lt_record_result *res;
 	struct collector c;

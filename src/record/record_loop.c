@@ -846,7 +846,10 @@ void rec_drain(struct session *s)
 	const struct lt_record_opts *o = s->o;
 	struct collector *c = &s->c;
 
-	/* detach first so the drain below terminates */
+	/* detach first so the drain below terminates; the trace ends here:
+	 * what follows (the stacks' last unwinds, the end snapshot, which
+	 * with --children may follow many processes) records no events */
+	s->detach_ns = lt_now_ns(CLOCK_BOOTTIME);
 	lt_bpf_detach(&s->bpf);
 	sig_atomic_t s0 = rec_stop_requests;
 	while (rec_stop_requests == s0 && lt_bpf_poll(&s->bpf, -1) > 0)
