@@ -362,33 +362,6 @@ Test(juc_live, object_wait_in_a_cycle_is_a_deadlock, .fini = cleanup, .timeout =
 	}
 }
 
-/* A ReentrantLock whose owner thread exited without unlocking it: its
- * exclusiveOwnerThread is no live thread's, so the waiter's verdict says
- * so, and lists no live thread as one that may hold it (it listed the
- * JVM's own service threads before). */
-Test(juc_live, reentrant_lock_of_an_exited_thread_is_held_by_none, .fini = cleanup, .timeout = 240)
-{
-	start("rl-exited");
-	pid_t v = tid_of("V");
-	struct lt_snapshot *s = NULL;
-	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
-	const struct lt_verdict *lw = NULL;
-	for (size_t i = 0; i < s->n_verdicts; i++)
-		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
-			if (s->verdicts[i].tids[k] == v)
-				lw = &s->verdicts[i];
-	cr_assert_not_null(lw, "no verdict names the victim %d", (int)v);
-	cr_assert_eq(lw->kind, LT_VERDICT_LOCK_WAIT, "%s", lw->summary);
-	cr_assert_eq(lw->owner, 0, "%s", lw->summary);
-	cr_assert(strstr(lw->summary, "held by a thread that no longer exists") &&
-		  strstr(lw->summary, "it exited holding the java.util.concurrent lock"), "%s", lw->summary);
-	for (size_t k = 0; k < lw->evidence.n; k++)
-		cr_assert_null(strstr(lw->evidence.v[k], "is among these"), "a live thread listed: %s",
-			       lw->evidence.v[k]);
-	no_jvm_idle_thread(s);
-	lt_snapshot_free(s);
-}
-
 /* The verdict that names thread TID (one). */
 static const struct lt_verdict *verdict_of(const struct lt_snapshot *s, pid_t tid)
 {
@@ -401,6 +374,28 @@ static const struct lt_verdict *verdict_of(const struct lt_snapshot *s, pid_t ti
 			}
 	cr_assert_not_null(found, "no verdict names %d", (int)tid);
 	return found;
+}
+
+/* A ReentrantLock whose owner thread exited without unlocking it: its
+ * exclusiveOwnerThread is no live thread's, so the waiter's verdict says
+ * so, and lists no live thread as one that may hold it (it listed the
+ * JVM's own service threads before). */
+Test(juc_live, reentrant_lock_of_an_exited_thread_is_held_by_none, .fini = cleanup, .timeout = 240)
+{
+	start("rl-exited");
+	pid_t v = tid_of("V");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *lw = verdict_of(s, v);
+	cr_assert_eq(lw->kind, LT_VERDICT_LOCK_WAIT, "%s", lw->summary);
+	cr_assert_eq(lw->owner, 0, "%s", lw->summary);
+	cr_assert(strstr(lw->summary, "held by a thread that no longer exists") &&
+		  strstr(lw->summary, "it exited holding the java.util.concurrent lock"), "%s", lw->summary);
+	for (size_t k = 0; k < lw->evidence.n; k++)
+		cr_assert_null(strstr(lw->evidence.v[k], "is among these"), "a live thread listed: %s",
+			       lw->evidence.v[k]);
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
 }
 
 /* A CountDownLatch counted down once of twice: its waiter waits for one
