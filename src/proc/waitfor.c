@@ -561,6 +561,21 @@ static void read_locks(struct cctx *c)
 	}
 }
 
+/* The line of /proc/locks text at *P, copied into LINE (cut to LEN - 1)
+ * and parsed into *L (*OK: it parsed); *P moved past it.  False at the
+ * end. */
+static bool plock_next(char **p, struct lt_plock *l, char *line, size_t len, bool *ok)
+{
+	if (!*p || !**p)
+		return false;
+	char *eol = strchr(*p, '\n');
+	size_t n = eol ? (size_t)(eol - *p) : strlen(*p);
+	snprintf(line, len, "%.*s", (int)(n < len - 1 ? n : len - 1), *p);
+	*ok = lt_parse_plock(line, l) == 0;
+	*p = eol ? eol + 1 : NULL;
+	return true;
+}
+
 static char *fd_path(pid_t pid, int fd);
 static void range_str(const struct lt_plock *l, char *buf, size_t len);
 
@@ -574,15 +589,26 @@ static void polled_read(struct cctx *c)
 		return;
 	c->polled_read = true;
 	read_locks(c);
-	if (!c->locks)
-		return;
+	/* the granted locks of other processes, parsed once (an OFD lock,
+	 * pid -1, may be this process's own); none: no fd to look at */
+	struct lt_plock *others = NULL, l;
+	size_t no = 0;
+	char line[256];
+	bool ok;
+	for (char *q = c->locks; plock_next(&q, &l, line, sizeof(line), &ok);) {
+		if (!ok || l.blocked || l.pid <= 0 || l.pid == c->s->pid)
+			continue;
+		struct lt_plock *v = realloc(others, (no + 1) * sizeof(*v));
+		if (!v)
+			break;
+		others = v;
+		others[no++] = l;
+	}
 	char dir[64];
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)c->s->pid);
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
+	DIR *d = no ? opendir(dir) : NULL;
 	struct dirent *de;
-	while ((de = readdir(d)) && c->n_polled < 8) {
+	while (d && (de = readdir(d)) && c->n_polled < 8) {
 		char *end;
 		long fd = strtol(de->d_name, &end, 10);
 		struct stat st;
@@ -590,23 +616,22 @@ static void polled_read(struct cctx *c)
 		snprintf(fp, sizeof(fp), "%s/%s", dir, de->d_name);
 		if (*end || de->d_name[0] == '.' || stat(fp, &st) || !S_ISREG(st.st_mode))
 			continue;
-		for (const char *q = c->locks; q && *q; q = strchr(q, '\n') ? strchr(q, '\n') + 1 : NULL) {
-			struct lt_plock l;
-			if (lt_parse_plock(q, &l) || l.blocked || l.pid == c->s->pid || l.ino != (uint64_t)st.st_ino ||
-			    l.major != major(st.st_dev) || l.minor != minor(st.st_dev))
-				continue;
-			/* an OFD lock (pid -1) may be this process's own */
-			if (l.pid <= 0)
+		for (size_t k = 0; k < no; k++) {
+			const struct lt_plock *o = &others[k];
+			if (o->ino != (uint64_t)st.st_ino || o->major != major(st.st_dev) ||
+			    o->minor != minor(st.st_dev))
 				continue;
 			struct polled *v = realloc(c->polled, (c->n_polled + 1) * sizeof(*v));
 			if (!v)
 				break;
 			c->polled = v;
-			v[c->n_polled++] = (struct polled){ (int)fd, fd_path(c->s->pid, (int)fd), l };
+			v[c->n_polled++] = (struct polled){ (int)fd, fd_path(c->s->pid, (int)fd), *o };
 			break;
 		}
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	free(others);
 }
 
 /* Thread T asleep on a timer (edge E): the files others hold locked that it
@@ -750,20 +775,16 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 	/* the waiter's own "->" entry names the lock it is queued behind */
 	int blocker = -1;
 	char bline[256] = "";
-	for (char *p = c->locks; p && *p;) {
-		char *eol = strchr(p, '\n');
-		struct lt_plock l;
-		char line[256];
-		size_t n = eol ? (size_t)(eol - p) : strlen(p);
-		snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), p);
-		if (lt_parse_plock(line, &l) == 0 && l.blocked && l.ino == req.ino && l.major == req.major &&
-		    l.minor == req.minor && l.pid == req.pid && !strcmp(l.cls, req.cls)) {
+	struct lt_plock l;
+	char line[256];
+	bool ok;
+	for (char *p = c->locks; plock_next(&p, &l, line, sizeof(line), &ok);)
+		if (ok && l.blocked && l.ino == req.ino && l.major == req.major && l.minor == req.minor &&
+		    l.pid == req.pid && !strcmp(l.cls, req.cls)) {
 			blocker = l.id;
 			snprintf(bline, sizeof(bline), "%s", line);
 			break;
 		}
-		p = eol ? eol + 1 : NULL;
-	}
 	char ev[1024];
 	size_t el = 0;
 	ev[0] = 0;
@@ -773,14 +794,8 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 		el += (size_t)snprintf(ev, sizeof(ev), "/proc/locks has no blocked entry of this process "
 				       "for the inode (just granted?)");
 	bool ofd_holder = false, flock_holder = false;
-	for (char *p = c->locks; p && *p;) {
-		char *eol = strchr(p, '\n');
-		struct lt_plock l;
-		char line[256];
-		size_t n = eol ? (size_t)(eol - p) : strlen(p);
-		snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), p);
-		if (lt_parse_plock(line, &l) == 0 && !l.blocked &&
-		    (l.id == blocker || lt_plock_conflicts(&l, &req))) {
+	for (char *p = c->locks; plock_next(&p, &l, line, sizeof(line), &ok);) {
+		if (ok && !l.blocked && (l.id == blocker || lt_plock_conflicts(&l, &req))) {
 			if (l.pid > 0)
 				add_pid(e, l.pid);
 			else
@@ -791,7 +806,6 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 			if (el < sizeof(ev) - 100)
 				el += (size_t)snprintf(ev + el, sizeof(ev) - el, "; holder \"%s\" (%s)", line, hr);
 		}
-		p = eol ? eol + 1 : NULL;
 	}
 	/* An OFD lock has no pid; a flock lock's pid is the process that took
 	 * it, but the lock belongs to the open file description, which every
