@@ -987,7 +987,7 @@ static void rule_polled_lock(struct lt_report *r)
 		f->holder = s && s->poll_holder > 0 ? (uint32_t)s->poll_holder : 0;
 		rp_f_summary(f, "file-lock wait by polling: %s tried %s %" PRIu64 " times over %s (%s to %s), "
 			     "refused each time (%s: a conflicting lock is held), and was not granted it since%s",
-			     tn, c, t->polled_n, d, ts, ts2, cl->ret == -13 ? "EACCES" : "EAGAIN",
+			     tn, c, t->polled_n, d, ts, ts2, cl->ret == -EACCES ? "EACCES" : "EAGAIN",
 			     f->holder ? "" : "; who holds it is not in the events");
 		if (f->holder)
 			rp_f_ev(f, "held by process %u, as the snapshot at the end infers it: %s", f->holder,

@@ -660,7 +660,7 @@ static void polled_attempt(struct rthread *t, const struct lt_report_call *c, in
 		return;
 	bool same = t->polled_n && l->fd == k->fd && l->nr == k->nr && l->type == k->type && l->start == k->start &&
 		    l->len == k->len && l->whence == k->whence && (k->nr != LT_NR_FLOCK || (l->cmd & 3) == (k->cmd & 3));
-	if (ret == -11 /* EAGAIN */ || ret == -13 /* EACCES */) {
+	if (ret == -EAGAIN || ret == -EACCES) {
 		if (!same) {
 			t->polled_n = 0;
 			t->polled_first = c->begin;

@@ -1320,7 +1320,7 @@ static void fifo_open_edge(struct cctx *c, struct lt_thread *t)
 	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_UNKNOWN);
 	if (!e)
 		return;
-	e->what = lts_asprintf("a process to open FIFO %s for %s", path, other);
+	e->what = lts_asprintf(LT_WF_FIFO_OPEN "%s for %s", path, other);
 	e->evidence = lts_asprintf("no process has it open for %s, or the open would not wait (the kernel "
 				   "pairs a FIFO's opens); which one will is not known", other);
 	char *d = lts_asprintf("%s(%s\"%s\", %s): waits for a process to open the FIFO for %s",

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include "filelock.h"
 
@@ -76,6 +77,15 @@ struct lt_waitfor {
 	struct lt_wf_edge *edges;
 	size_t n_edges;
 };
+
+/* The "what" of an edge of an open() of a FIFO waiting for a process to
+ * open its other end (kind unknown): this prefix, the path, the end. */
+#define LT_WF_FIFO_OPEN "a process to open FIFO "
+static inline bool lt_wf_fifo_open(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_UNKNOWN && e->what &&
+	       !strncmp(e->what, LT_WF_FIFO_OPEN, sizeof(LT_WF_FIFO_OPEN) - 1);
+}
 
 /* Append an edge to T (allocating t->wf for process PID); returns it
  * zeroed except kind, fd = -1, or NULL on OOM.  Strings set later are

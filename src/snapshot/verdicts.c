@@ -1260,8 +1260,7 @@ static void classify_rest(struct lt_snapshot *s)
 				other++;
 			break;
 		default:
-			if (t->wf && t->wf->n_edges == 1 && t->wf->edges[0].kind == LT_WF_UNKNOWN &&
-			    t->wf->edges[0].what && !strncmp(t->wf->edges[0].what, "a process to open FIFO ", 23)) {
+			if (t->wf && t->wf->n_edges == 1 && lt_wf_fifo_open(&t->wf->edges[0])) {
 				io++;
 				fifo_open++;
 			} else {

@@ -552,7 +552,7 @@ char *lts_wf_idle_because(const struct lt_snapshot *s)
 				remote++;
 			else if (e->kind == LT_WF_LISTEN)
 				listen++;
-			else if (e->kind == LT_WF_UNKNOWN && e->what && !strncmp(e->what, "a process to open FIFO ", 23))
+			else if (lt_wf_fifo_open(e))
 				fifo++;
 			else if (!e->n_pids || e->kind == LT_WF_UNKNOWN)
 				unknown++;
