@@ -1285,19 +1285,18 @@ static void classify_rest(struct lt_snapshot *s)
 			return;
 		char *because = lts_wf_idle_because(s);
 		size_t polled = lts_wf_polled_locks(s);
-		if (because && polled)
-			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none "
-						  "known to be stuck (%s); no lock wait seen, but %zu thread%s asleep "
-						  "on a timer beside a file another process holds locked may be retrying "
-						  "that lock between sleeps (inferred: one snapshot cannot tell; "
-						  "`locktrace record` shows the attempts)", s->n_threads, because, polled,
-						  polled == 1 ? "" : "s");
-		else if (because && fifo_open)
-			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none "
-						  "known to be stuck (%s); no lock involved", s->n_threads, because);
-		else if (because)
-			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none "
-						  "for anything stuck (%s); no lock involved", s->n_threads, because);
+		/* a FIFO's other end or a polled lock: what ends them is not known */
+		char polled_s[300] = "";
+		if (polled)
+			snprintf(polled_s, sizeof(polled_s), ", but %zu thread%s asleep on a timer beside a file "
+				 "another process holds locked may be retrying that lock between sleeps (inferred: "
+				 "one snapshot cannot tell; `locktrace record` shows the attempts)", polled,
+				 polled == 1 ? "" : "s");
+		if (because)
+			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none %s "
+						  "(%s); no lock %s%s", s->n_threads,
+						  polled || fifo_open ? "known to be stuck" : "for anything stuck",
+						  because, polled ? "wait seen" : "involved", polled_s);
 		else
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events; no lock "
 						  "involved", s->n_threads);
