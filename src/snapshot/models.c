@@ -135,10 +135,11 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 			t->rt_end = th[k].end;
 			th[k].end = NULL;
 		}
-		if (th[k].waits && first + th[k].waits - 1 < s->n_rtlocks && futex_wait(t))
+		if (!th[k].waits || first + th[k].waits - 1 >= s->n_rtlocks)
+			continue;
+		if (futex_wait(t))
 			claim(s, t, first + th[k].waits - 1);
-		else if (th[k].waits && first + th[k].waits - 1 < s->n_rtlocks && th[k].lang &&
-			 !strcmp(th[k].lang, "java") && (t->state == 'R' || t->sc.state == LT_SC_RUNNING))
+		else if (th[k].lang && !strcmp(th[k].lang, "java") && (t->state == 'R' || t->sc.state == LT_SC_RUNNING))
 			t->rt_wait_ran = true;
 	}
 }
