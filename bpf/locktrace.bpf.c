@@ -367,6 +367,7 @@ static __always_inline bool traced(struct task_struct *t)
 
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
+#define S_IFIFO 0010000
 
 
 #include "flightbuf.bpf.h"
@@ -420,15 +421,14 @@ static __always_inline __s64 read_timespec_ns(__u64 uptr)
 	return ts.sec * 1000000000LL + ts.nsec;
 }
 
-/* The socket behind fd in t's file table, or NULL if fd is not a socket. */
-static __always_inline struct socket *fd_socket(struct task_struct *t, int fd)
+/* The file behind fd in t's file table, or NULL. */
+static __always_inline struct file *fd_file(struct task_struct *t, int fd)
 {
 	struct files_struct *files = BPF_CORE_READ(t, files);
 	struct fdtable *fdt;
 	struct file **fdarr;
 	struct file *f = NULL;
 	unsigned int max;
-	umode_t mode;
 
 	if (fd < 0 || !files)
 		return NULL;
@@ -437,17 +437,33 @@ static __always_inline struct socket *fd_socket(struct task_struct *t, int fd)
 	if ((unsigned int)fd >= max)
 		return NULL;
 	fdarr = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fdarr[fd]) || !f)
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fdarr[fd]))
 		return NULL;
-	mode = BPF_CORE_READ(f, f_inode, i_mode);
-	if ((mode & S_IFMT) != S_IFSOCK)
+	return f;
+}
+
+/* The socket behind fd in t's file table, or NULL if fd is not a socket. */
+static __always_inline struct socket *fd_socket(struct task_struct *t, int fd)
+{
+	struct file *f = fd_file(t, fd);
+
+	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFSOCK)
 		return NULL;
 	return BPF_CORE_READ(f, private_data);
 }
 
-static __always_inline bool fd_is_socket(struct task_struct *t, int fd)
+/* Whether a read or write on fd is recorded, and how its entry is
+ * flagged: 0 a socket, LT_F_IO_PIPE a pipe or FIFO, -1 anything else
+ * (files, devices: not recorded). */
+static __always_inline int fd_io_kind(struct task_struct *t, int fd)
 {
-	return fd_socket(t, fd) != NULL;
+	struct file *f = fd_file(t, fd);
+	umode_t mode;
+
+	if (!f)
+		return -1;
+	mode = BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT;
+	return mode == S_IFSOCK ? 0 : mode == S_IFIFO ? LT_F_IO_PIPE : -1;
 }
 
 static __always_inline void mark_inflight(struct task_struct *t, __u32 nr)
@@ -752,11 +768,12 @@ static __always_inline __u64 emit_call(struct pt_regs *regs, long id, int cls, _
 			return 0;
 		fill_wait(e, regs, id, tid, cf, 0);
 	} else {
-		if (!fd_is_socket(bpf_get_current_task_btf(), regs->di))
+		int k = fd_io_kind(bpf_get_current_task_btf(), regs->di);
+		if (k < 0)
 			return 0;
 		if (!(e = reserve(SZ_IO, LT_EV_IO_ENTER)))
 			return 0;
-		fill_io(e, regs, id, tid, cf, 0);
+		fill_io(e, regs, id, tid, cf | k, 0);
 	}
 	ts = e->h.ts;
 	if (wait)
@@ -833,7 +850,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 			if (!v) {
 				v = bpf_task_storage_get(&inflight, task, 0,
 							 BPF_LOCAL_STORAGE_GET_F_CREATE);
-				if (!v || !fd_is_socket(task, regs->di))
+				if (!v || fd_io_kind(task, regs->di) < 0)
 					return 0;
 			} else if (!*v) {
 				return 0;
@@ -861,7 +878,7 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 		v = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!v || (cls == LT_CALL_NONE && !lt_call_flock(id, regs->si)))
 			return 0;
-		if (cls == LT_CALL_IO && !fd_is_socket(task, regs->di))
+		if (cls == LT_CALL_IO && fd_io_kind(task, regs->di) < 0)
 			return 0;
 		nr = id;
 		flags = LT_F_BEGAN_BEFORE;
@@ -1453,7 +1470,8 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 		return 1;
 	}
 	cls = lt_call_class(id);
-	if (cls == LT_CALL_NONE || (cls == LT_CALL_IO && !fd_is_socket(prev, regs->di)))
+	int iok = cls == LT_CALL_IO ? fd_io_kind(prev, regs->di) : 0;
+	if (cls == LT_CALL_NONE || iok < 0)
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
 	cf = sleep_copy_flags(prev, ptgid);
@@ -1473,7 +1491,7 @@ static __always_inline int emit_sleep_in_call(bool preempt, struct task_struct *
 		e = reserve2(SZ_IO + SZ_SWITCH, LT_EV_IO_ENTER, LT_EV_SWITCH);
 		if (!e)
 			return 1;
-		fill_io(e, regs, id, tid, LT_F_AT_SLEEP | cf, ts);
+		fill_io(e, regs, id, tid, LT_F_AT_SLEEP | cf | iok, ts);
 		fill_switch((void *)e + SZ_IO, preempt, prev, next, prev_state, ptgid, ntgid, ts);
 	}
 	submit_sleep(e, cf, ts);
@@ -1697,7 +1715,8 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 		return 0;
 	id = regs->orig_ax;
 	cls = lt_call_class(id);
-	if (cls != LT_CALL_FUTEX && (cls != LT_CALL_IO || !fd_is_socket(cur, regs->di)))
+	int iok = cls == LT_CALL_IO ? fd_io_kind(cur, regs->di) : -1;
+	if (cls != LT_CALL_FUTEX && iok < 0)
 		return 0;
 	ts = now ? now : bpf_ktime_get_boot_ns();
 	if (cls == LT_CALL_FUTEX) {
@@ -1712,7 +1731,7 @@ static __always_inline int emit_wake_in_call(struct task_struct *p, struct task_
 		e = reserve2(SZ_IO + SZ_WAKING, LT_EV_IO_ENTER, LT_EV_WAKING);
 		if (!e)
 			return 1;
-		fill_io(e, regs, id, cur->pid, LT_F_AT_WAKE, ts);
+		fill_io(e, regs, id, cur->pid, LT_F_AT_WAKE | iok, ts);
 		fill_waking((void *)e + SZ_IO, p, cur, flags, 0, ts);
 	}
 	submit(e);

@@ -62,6 +62,9 @@ enum lt_kind {
 #define LT_F_AT_WAKE     0x04 /* FUTEX/IO_ENTER: written when the thread,
 			       * inside the call, woke a thread of the target
 			       * (ts: that wake-up, which follows) */
+#define LT_F_IO_PIPE     0x08 /* IO_ENTER: the fd is a pipe or FIFO, not a
+			       * socket (trace format 1.6; a 1.5 reader takes
+			       * it for a socket) */
 #define LT_F_RET_UNKNOWN 0x02 /* SYS_EXIT: written by the collector when the
 			       * thread ran again after sleeping in the call
 			       * (ts: that moment); ret is not known (0) */

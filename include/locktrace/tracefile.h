@@ -19,7 +19,7 @@
 #include "locktrace/event.h"
 
 #define LT_VERSION_MAJOR 1
-#define LT_VERSION_MINOR 5
+#define LT_VERSION_MINOR 6
 #define LT_MAGIC "\x7fLTRACE\n"
 #define LT_PREAMBLE_LEN 16
 #define LT_CHUNK_HDR_LEN 16

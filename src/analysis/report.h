@@ -90,8 +90,9 @@ struct lt_report_call {
 	int64_t ret;           /* LT_SPAN_HAS_RESULT */
 	uint32_t woken_by;     /* who ended it (first waker), 0 */
 	uint32_t nwoke;        /* threads this call woke */
-	uint8_t socket;        /* I/O on an fd known to be a socket (recorded
-				  I/O calls are socket calls only) */
+	uint8_t socket;        /* I/O on an fd known to be a socket */
+	uint8_t pipe;          /* I/O on a pipe or FIFO (recorded calls are
+				  flagged; the header's are on any fd) */
 	struct lt_flock_enter flk; /* a file-lock call: its arguments */
 };
 
@@ -114,10 +115,14 @@ struct lt_report_thread {
 	/* where its time went; together they cover [first_ts, last_ts] once its
 	 * state is known (unknown_ns before that) */
 	uint64_t running_ns, runnable_ns, futex_ns, poll_ns, io_ns, other_ns, unknown_ns;
+	uint64_t pipe_ns;              /* in reads and writes of pipes and FIFOs
+					  (io_ns: of sockets; the text table
+					  adds them up as "fd-io") */
 	uint64_t filelock_ns;          /* in file-lock calls (the text table counts
 					  it under "other") */
 	/* operations */
 	uint64_t futex_waits, futex_wakes, futex_other, polls, io_reads, io_writes;
+	uint64_t pipe_reads, pipe_writes;
 	uint64_t filelock_calls;       /* flock / fcntl lock calls */
 	/* the longest file-lock wait that ended during the trace */
 	struct lt_report_call filelock_max;

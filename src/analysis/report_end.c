@@ -410,7 +410,7 @@ static void close_thread(struct lt_report *r, struct rthread *t)
 	end_state(r, t);
 	uint64_t span = t->pub.last_ts > t->pub.first_ts ? t->pub.last_ts - t->pub.first_ts : 0;
 	uint64_t known = t->pub.running_ns + t->pub.runnable_ns + t->pub.futex_ns + t->pub.poll_ns +
-			 t->pub.io_ns + t->pub.filelock_ns + t->pub.other_ns;
+			 t->pub.io_ns + t->pub.pipe_ns + t->pub.filelock_ns + t->pub.other_ns;
 	t->pub.unknown_ns = span > known ? span - known : 0;
 	if (t->snap) {
 		t->pub.snap_detail = t->snap->detail ? strdup(t->snap->detail) : NULL;

@@ -71,16 +71,16 @@ void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char
 			snprintf(buf, len, "%s(nfds %u%s)", cn, c->nfds, to);
 		break;
 	}
-	case LT_EV_IO_ENTER:
+	case LT_EV_IO_ENTER: {
+		const char *what = c->socket ? "socket " : c->pipe ? "pipe " : "";
 		if (c->count == LT_IO_COUNT_UNKNOWN)
-			snprintf(buf, len, "%s(%sfd %d, bytes n/a)", lt_call_name(c->nr),
-				 c->socket ? "socket " : "", c->fd);
+			snprintf(buf, len, "%s(%sfd %d, bytes n/a)", lt_call_name(c->nr), what, c->fd);
 		else if (c->count)
-			snprintf(buf, len, "%s(%sfd %d, %" PRIu64 ")", lt_call_name(c->nr), c->socket ? "socket " : "",
-				 c->fd, c->count);
+			snprintf(buf, len, "%s(%sfd %d, %" PRIu64 ")", lt_call_name(c->nr), what, c->fd, c->count);
 		else
-			snprintf(buf, len, "%s(%sfd %d)", lt_call_name(c->nr), c->socket ? "socket " : "", c->fd);
+			snprintf(buf, len, "%s(%sfd %d)", lt_call_name(c->nr), what, c->fd);
 		break;
+	}
 	case LT_EV_FLOCK_ENTER:
 		lt_flock_call_str(&c->flk, NULL, buf, len);
 		break;

@@ -56,7 +56,7 @@ static inline void rp_strv_free(char **v, size_t n)
 /* ---------------------------------------------------------------- model */
 
 enum { TS_UNKNOWN = 0, TS_RUNNING, TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
-enum { CL_NONE = 0, CL_FUTEX, CL_POLL, CL_IO, CL_FLOCK };
+enum { CL_NONE = 0, CL_FUTEX, CL_POLL, CL_IO, CL_PIPE, CL_FLOCK };
 enum { REL_NONE = 0, REL_WAIT, REL_WAKE, REL_EXIT };
 #define MAX_TAKES 4
 enum { OFF_PREEMPTED = 1, OFF_BLOCKED };

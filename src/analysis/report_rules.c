@@ -754,11 +754,11 @@ static void rule_stall(struct lt_report *r)
 			 (x->end_call.socket || (t->snap && t->snap->io_socket)))
 			io++; /* a call begun before the trace: the snapshot knows its fd */
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && t->snap &&
-			 t->snap->io_pipe)
-			pipe++; /* the snapshot read its fd (recorded I/O is on sockets only) */
-		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER && t->snap &&
 			 t->snap->io_fifo)
-			fifo++;
+			fifo++; /* the snapshot read its fd: the recording flags pipes and FIFOs alike */
+		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER &&
+			 (x->end_call.pipe || (t->snap && t->snap->io_pipe)))
+			pipe++;
 		else if (x->end_state == LT_RTS_IN_CALL && x->end_call.kind == LT_EV_IO_ENTER)
 			fdio++; /* a file, a device, an fd not known */
 		else if (x->end_state == LT_RTS_IN_CALL)

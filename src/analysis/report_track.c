@@ -158,6 +158,7 @@ void rp_acct(struct rthread *t, uint64_t ts)
 		case CL_FUTEX: t->pub.futex_ns += d; break;
 		case CL_POLL: t->pub.poll_ns += d; break;
 		case CL_IO: t->pub.io_ns += d; break;
+		case CL_PIPE: t->pub.pipe_ns += d; break;
 		case CL_FLOCK: t->pub.filelock_ns += d; break;
 		default: t->pub.other_ns += d; break;
 		}
@@ -330,7 +331,7 @@ static int call_class(const struct lt_span *s)
 	switch (s->enter.h.kind) {
 	case LT_EV_FUTEX_ENTER: return CL_FUTEX;
 	case LT_EV_WAIT_ENTER: return CL_POLL;
-	case LT_EV_IO_ENTER: return CL_IO;
+	case LT_EV_IO_ENTER: return s->enter.h.flags & LT_F_IO_PIPE ? CL_PIPE : CL_IO;
 	case LT_EV_FLOCK_ENTER: return CL_FLOCK;
 	default: return CL_NONE;
 	}
@@ -366,9 +367,10 @@ static void call_from_span(const struct lt_span *s, struct lt_report_call *c)
 	case LT_EV_IO_ENTER:
 		c->fd = e->io.fd;
 		c->count = e->io.count;
-		/* the collector records fd I/O on sockets only; a call the
-		 * header saw at attach may be on any fd */
-		c->socket = !(s->flags & LT_SPAN_AT_START);
+		/* the collector records fd I/O on sockets, pipes and FIFOs
+		 * (flagged); a call the header saw at attach may be on any fd */
+		c->pipe = !!(e->h.flags & LT_F_IO_PIPE);
+		c->socket = !(s->flags & LT_SPAN_AT_START) && !c->pipe;
 		break;
 	case LT_EV_FLOCK_ENTER:
 		c->fd = e->flk.fd;
@@ -498,7 +500,11 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 		t->pub.polls++;
 		break;
 	case LT_EV_IO_ENTER:
-		if (lt_call_reads(s->nr))
+		if ((s->enter.h.flags & LT_F_IO_PIPE) && lt_call_reads(s->nr))
+			t->pub.pipe_reads++;
+		else if (s->enter.h.flags & LT_F_IO_PIPE)
+			t->pub.pipe_writes++;
+		else if (lt_call_reads(s->nr))
 			t->pub.io_reads++;
 		else
 			t->pub.io_writes++;

@@ -276,23 +276,24 @@ static void json_lock(struct jw *w, const struct lt_report *r, const struct lt_r
 static void json_thread_counts(struct jw *w, const struct lt_report_thread *t)
 {
 	const uint64_t v[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
-			       t->filelock_ns, t->other_ns, t->unknown_ns };
-	const char *k[] = { "running", "runnable", "futex", "select_poll", "socket_io", "file_lock", "other",
-			    "unknown" };
+			       t->pipe_ns, t->filelock_ns, t->other_ns, t->unknown_ns };
+	const char *k[] = { "running", "runnable", "futex", "select_poll", "socket_io", "pipe_io", "file_lock",
+			    "other", "unknown" };
 	const uint64_t n[] = { t->futex_waits, t->futex_wakes, t->futex_other, t->polls, t->io_reads,
-			       t->io_writes, t->filelock_calls, t->wakeups, t->switches, t->preempted };
+			       t->io_writes, t->pipe_reads, t->pipe_writes, t->filelock_calls, t->wakeups,
+			       t->switches, t->preempted };
 	static const char *const nk[] = { "futex_waits", "futex_wakes", "futex_other", "select_poll",
-					  "socket_reads", "socket_writes", "file_lock_calls", "woken",
-					  "switches", "preempted" };
+					  "socket_reads", "socket_writes", "pipe_reads", "pipe_writes",
+					  "file_lock_calls", "woken", "switches", "preempted" };
 
 	jw_break(w, 5);
 	jw_kobject(w, "time_s");
-	for (int j = 0; j < 8; j++)
+	for (int j = 0; j < 9; j++)
 		ksec(w, k[j], v[j]);
 	jw_end(w);
 	jw_break(w, 5);
 	jw_kobject(w, "ops");
-	jw_kuints(w, nk, n, 10);
+	jw_kuints(w, nk, n, 12);
 	jw_end(w);
 }
 
@@ -744,7 +745,7 @@ static void print_thread_row(FILE *f, const struct tctx *tx, size_t i)
 	char n[LT_COMM_LEN * 4], v[7][16], buf[300];
 	rp_clean_name(t->rt_name ? t->rt_name : t->name, n, sizeof(n));
 	/* file-lock waits go under "other" here (JSON: time_s.file_lock) */
-	const uint64_t x[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns,
+	const uint64_t x[] = { t->running_ns, t->runnable_ns, t->futex_ns, t->poll_ns, t->io_ns + t->pipe_ns,
 			       t->other_ns + t->filelock_ns };
 	for (int k = 0; k < 6; k++)
 		ms(x[k], v[k], sizeof(v[k]));
@@ -753,7 +754,8 @@ static void print_thread_row(FILE *f, const struct tctx *tx, size_t i)
 	fprintf(f, "  %-7u %s %8s %8s %8s %8s %8s %8s | %6" PRIu64 " %6" PRIu64 " %6" PRIu64
 		   " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %s\n",
 		t->tid, lt_text_fit(col, sizeof(col), n, 15), v[0], v[1], v[2], v[3], v[4], v[5], t->futex_waits,
-		t->futex_wakes, t->polls, t->io_reads + t->io_writes, t->wakeups, t->preempted, ph);
+		t->futex_wakes, t->polls, t->io_reads + t->io_writes + t->pipe_reads + t->pipe_writes, t->wakeups,
+		t->preempted, ph);
 }
 
 static void print_tables(FILE *f, const struct tctx *tx)
@@ -797,7 +799,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 
 	fprintf(f, "\nTHREADS (milliseconds in each state%s)\n", rows_note(r, r->n_threads, note, sizeof(note)));
 	fprintf(f, "  %-7s %-15s %8s %8s %8s %8s %8s %8s | %6s %6s %6s %6s %6s %6s  %s\n", "tid", "name", "running",
-		"runnable", "futex", "sel/poll", "sock-io", "other", "fwaits", "fwakes", "polls", "io", "woken", "preemp",
+		"runnable", "futex", "sel/poll", "fd-io", "other", "fwaits", "fwakes", "polls", "io", "woken", "preemp",
 		"at the end");
 	/* the threads a finding names first, then by tid; in a trace of
 	 * several processes, under a heading per process */
@@ -842,7 +844,7 @@ static void print_tables(FILE *f, const struct tctx *tx)
 			lt_text_fit(c1, sizeof(c1), w, 24), lt_text_fit(c2, sizeof(c2), x, 24), e->count, e->via_futex, e->via_io, e->other, ts, lk);
 	}
 	if (r->n_edges)
-		fprintf(f, "  (futex/io: woken from inside the waker's futex wake or socket call; other: otherwise,\n"
+		fprintf(f, "  (futex/io: woken from inside the waker's futex wake or socket/pipe call; other: otherwise,\n"
 			   "   e.g. a signal; timer/interrupt: issued from interrupt context, whichever task ran then;\n"
 			   "   * another process%s)\n", r->n_procs > 1 ? "; pid/tid: a thread of a traced process" : "");
 	if (r->edges_dropped)

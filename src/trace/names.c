@@ -109,10 +109,11 @@ void lt_format_event(const struct lt_event *ev, char *buf, size_t len)
 		break;
 	case LT_EV_IO_ENTER:
 		if (ev->io.count == LT_IO_COUNT_UNKNOWN)
-			snprintf(buf, len, "%s fd=%d count=n/a", lt_call_name(ev->io.nr), ev->io.fd);
+			snprintf(buf, len, "%s fd=%d count=n/a%s", lt_call_name(ev->io.nr), ev->io.fd,
+				 h->flags & LT_F_IO_PIPE ? " pipe" : "");
 		else
-			snprintf(buf, len, "%s fd=%d count=%" PRIu64, lt_call_name(ev->io.nr), ev->io.fd,
-				 ev->io.count);
+			snprintf(buf, len, "%s fd=%d count=%" PRIu64 "%s", lt_call_name(ev->io.nr), ev->io.fd,
+				 ev->io.count, h->flags & LT_F_IO_PIPE ? " pipe" : "");
 		break;
 	case LT_EV_SYS_EXIT:
 		if (h->flags & LT_F_RET_UNKNOWN) { /* --calls blocking */

@@ -333,7 +333,7 @@ Test(differential_live, futex_calls_of_mutex_contention, .fini = fini, .timeout 
 }
 
 /* pselect6 and socket reads and writes (AF_UNIX), and stdout's writes to a
- * pipe, which neither counts */
+ * pipe (the test's), which both count */
 Test(differential_live, select_and_socket_calls_of_select_reader, .fini = fini, .timeout = 300)
 {
 	char *argv[] = { WL("select_reader"), "-n", "200", NULL };

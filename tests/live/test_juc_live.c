@@ -471,7 +471,8 @@ Test(juc_live, recorded_notify_waits_are_one_finding_per_object, .fini = cleanup
 		const struct rp_json *f = holder_finding_of(j, owner[k]);
 		const char *sum = rp_json_str(rp_json_get(f, "summary"));
 		char who[64];
-		snprintf(who, sizeof(who), ", %d (%s), is blocked in read(fd ", (int)owner[k], k ? "rl-owner" : "mon-owner");
+		snprintf(who, sizeof(who), ", %d (%s), is blocked in read(pipe fd ", (int)owner[k],
+			 k ? "rl-owner" : "mon-owner");
 		cr_assert(strstr(sum, want[k]) && strstr(sum, who), "%s", sum);
 		cr_assert_eq(rp_json_num(rp_json_get(f, "holder"), 0), owner[k], "%s", sum);
 		for (int i = 0; i < 3; i++) {

@@ -257,17 +257,23 @@ Test(record_live, socket_bytes_read_equal_bytes_written, .timeout = 60)
 	int wfd = (int)tl_val(tl_find(r.truth, r.ntruth, "socket", "role=writer"), "fd", NULL);
 	uint32_t reader = (uint32_t)tl_val(tl_find(r.truth, r.ntruth, "thread", "role=reader"), "tid", NULL);
 
-	/* pair each socket call's entry with its exit on the same thread */
-	uint64_t got_read = 0, got_written = 0, ok_reads = 0, ok_writes = 0, selects = 0;
-	struct { uint32_t tid; int nr, fd; } open[8] = { 0 };
+	/* pair each socket call's entry with its exit on the same thread; the
+	 * workload's lines to the test go through a pipe on its stdout: those
+	 * writes are recorded too, flagged as pipe I/O */
+	uint64_t got_read = 0, got_written = 0, ok_reads = 0, ok_writes = 0, selects = 0, stdout_writes = 0;
+	struct { uint32_t tid; int nr, fd, pipe; } open[8] = { 0 };
 	for (size_t i = 0; i < r.t.n; i++) {
 		const struct lt_event *e = &r.t.ev[i];
 		if (e->h.kind == LT_EV_IO_ENTER) {
+			int pipe = !!(e->h.flags & LT_F_IO_PIPE);
+			cr_assert_eq(pipe, e->io.fd == 1, "%s of fd %d %s a pipe's", lt_call_name(e->io.nr), e->io.fd,
+				     pipe ? "flagged" : "not flagged");
 			for (int k = 0; k < 8; k++)
 				if (!open[k].tid || open[k].tid == e->h.tid) {
 					open[k].tid = e->h.tid;
 					open[k].nr = e->io.nr;
 					open[k].fd = e->io.fd;
+					open[k].pipe = pipe;
 					break;
 				}
 		} else if (e->h.kind == LT_EV_WAIT_ENTER && e->h.tid == reader &&
@@ -278,7 +284,10 @@ Test(record_live, socket_bytes_read_equal_bytes_written, .timeout = 60)
 			for (int k = 0; k < 8; k++)
 				if (open[k].tid == e->h.tid) {
 					cr_assert_eq(open[k].nr, e->exit.nr);
-					if (e->exit.ret > 0 && e->exit.nr == 0) {
+					if (open[k].pipe) {
+						cr_assert_eq(e->exit.nr, 1, "a read of the workload's stdout");
+						stdout_writes += e->exit.ret > 0;
+					} else if (e->exit.ret > 0 && e->exit.nr == 0) {
 						cr_assert_eq(open[k].fd, rfd);
 						got_read += (uint64_t)e->exit.ret;
 						ok_reads++;
@@ -297,6 +306,7 @@ Test(record_live, socket_bytes_read_equal_bytes_written, .timeout = 60)
 	cr_assert_eq(ok_reads, nreads);
 	cr_assert_eq(ok_writes, nwrites);
 	cr_assert_eq(selects, tl_val(done, "rselects", NULL));
+	cr_assert_geq(stdout_writes, 1, "its \"done\" line, written to the test's pipe after the gate");
 	cr_assert_eq(tl_total_lost(&r.t), 0);
 	assert_only_target(&r);
 	run_free(&r);

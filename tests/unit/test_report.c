@@ -93,13 +93,20 @@ static void sys_exit(uint64_t ts, uint32_t tid, uint16_t nr, int64_t ret)
 	feed(&e);
 }
 
-static void io(uint64_t ts, uint32_t tid, uint16_t nr, int fd)
+/* a read or write of a socket, or with LT_F_IO_PIPE of a pipe or FIFO */
+static void io_flagged(uint64_t ts, uint32_t tid, uint16_t nr, int fd, uint8_t flags)
 {
 	struct lt_event e = mk(LT_EV_IO_ENTER, ts, tid);
+	e.h.flags = flags;
 	e.io.nr = nr;
 	e.io.fd = fd;
 	e.io.count = 4096;
 	feed(&e);
+}
+
+static void io(uint64_t ts, uint32_t tid, uint16_t nr, int fd)
+{
+	io_flagged(ts, tid, nr, fd, 0);
 }
 
 static void sel(uint64_t ts, uint32_t tid, int fd)
@@ -289,6 +296,35 @@ Test(report, holder_blocked_in_io_is_named_with_its_fd_and_the_condvar_words)
 	cr_assert_eq(l->last_wakee, 501);
 	/* and a stall: nothing moved for ~3 s */
 	cr_assert_not_null(find(LT_FIND_STALL, NULL));
+	done();
+}
+
+/* The same holder blocked reading a pipe (a recorded read flagged
+ * LT_F_IO_PIPE): the call says so, the thread's time is pipe I/O, not
+ * socket I/O, and the stall counts it among the pipe readers. */
+Test(report, holder_blocked_reading_a_pipe_says_pipe)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
+	wait_sleep(t, 501, COND_WAIT, G0, 0);
+	handoff(t + 1 * MS, 502, 501, G0);
+	wait_sleep(t + 2 * MS, 502, COND_WAIT, G1, 0);
+	wait_sleep(t + 3 * MS, 503, COND_WAIT, G0, 0);
+	io_flagged(t + 4 * MS, 501, NR_read, 7, LT_F_IO_PIPE);
+	off(t + 4 * MS + 10 * US, 501, 0);
+	finish(t + 3 * SEC);
+
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_eq(f->holder, 501);
+	cr_assert(strstr(f->summary, "read(pipe fd 7, 4096)"), "%s", f->summary);
+	const struct lt_report_thread *th = thread(501);
+	cr_assert_not_null(th);
+	cr_assert_eq(th->pipe_reads, 1);
+	cr_assert_eq(th->io_reads, 0);
+	cr_assert_eq(th->io_ns, 0);
+	cr_assert_eq(th->pipe_ns, t + 3 * SEC - (t + 4 * MS + 10 * US), "asleep in the read from its switch out");
+	const struct lt_report_finding *st = find(LT_FIND_STALL, NULL);
+	cr_assert_not_null(st);
+	cr_assert(strstr(st->summary, "0 in socket I/O, 1 in pipe I/O"), "%s", st->summary);
 	done();
 }
 
