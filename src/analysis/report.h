@@ -155,8 +155,9 @@ struct lt_report_lock {
 				       "0x... in process 812", a word in a shared
 				       mapping "inode 1234 (dev 0:1)+0x40"
 				       (src/trace/lockid.h) */
-	const char *kind;           /* static: "mutex", "condvar", "pi_mutex", "join",
-				       "futex" (how its waits look, see docs) */
+	const char *kind;           /* static: "mutex", "condvar", "cond/sem",
+				       "pi_mutex", "join", "futex" (how its waits
+				       look, see docs), or the snapshot's word */
 	uint64_t waits, eagain, timeouts, open_at_end;
 	uint64_t total_ns, median_ns, p99_ns, max_ns;
 	uint32_t max_waiters;       /* queued at once */

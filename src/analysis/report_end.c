@@ -242,7 +242,7 @@ static void end_call_from_snapshot(struct lt_report *r, struct rthread *t)
 			struct lt_futex_enter fe = { .uaddr = s->uaddr, .op = s->op, .val = s->expected,
 						     .nr = (uint16_t)s->nr, .val3 = 0xffffffffu };
 			t->end_group = g->idx + 1;
-			rp_count_kind(r, g, t, &fe);
+			rp_count_kind(r, g, t, &fe, c->addr);
 		}
 	} else if (s->nr >= 0 && lt_call_flock(s->nr, s->args[1]) &&
 		   lt_flock_may_wait((uint16_t)s->nr, (uint32_t)s->args[1], LT_FLOCK_TYPE_NOT_READ)) {

@@ -121,6 +121,7 @@ static const char *kind_text(const char *k)
 {
 	static const char *const words[][2] = {
 		{ "condvar", "condition variable" },
+		{ "cond/sem", "condition variable or semaphore" },
 		{ "pi_mutex", "PI mutex" },
 		{ "join", "a thread's tid, pthread_join" },
 	};

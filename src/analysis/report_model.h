@@ -142,6 +142,10 @@ struct rgroup {
 	int off_in_call;
 	/* how its waits look: what kind of lock it is */
 	uint64_t n_mutex, n_cond, n_pi, n_join, n_other;
+	uint8_t cond_words;     /* bit i: pub.words[i] had a condvar-shaped
+				   wait (both g_signals words of a glibc
+				   condvar are waited on as its groups
+				   rotate; a sem_t has one futex word) */
 	/* at the end */
 	uint32_t n_end, n_end_asleep;
 	uint32_t n_idle_cond;   /* threads parked on it as an idle pool (idle_cond) */
@@ -232,7 +236,8 @@ uint64_t rp_hquantile(const uint32_t *h, uint64_t n, double q, uint64_t lo, uint
 struct rthread *rp_thread_of(struct lt_report *r, uint32_t tid);
 struct rgroup *rp_group_of(struct lt_report *r, uint64_t addr, int create);
 void rp_acct(struct rthread *t, uint64_t ts);
-void rp_count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe);
+void rp_count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe,
+		   uint64_t key);
 const char *rp_group_kind(const struct rgroup *g);
 void rp_on_lost(void *ctx, const struct lt_event *ev);
 /* The k-th oldest of the last calls t keeps (k < t->ring_n). */

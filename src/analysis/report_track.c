@@ -432,8 +432,11 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 
 /* glibc's waits have recognizable shapes: a mutex sleeps in FUTEX_WAIT
  * expecting 2 ("locked, contended"), pthread_cond_wait in LT_FUTEX_WAIT_BITSET
- * with the match-any bitset, pthread_join on the joined thread's tid. */
-void rp_count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe)
+ * with the match-any bitset (and so does sem_wait: told apart only by a
+ * condvar's two words, below), pthread_join on the joined thread's tid.
+ * KEY: the word waited on. */
+void rp_count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, const struct lt_futex_enter *fe,
+		   uint64_t key)
 {
 	unsigned cmd = fe->op & LT_FUTEX_CMD_MASK;
 	if (fe->nr == LT_NR_FUTEX &&
@@ -443,9 +446,12 @@ void rp_count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, con
 		g->n_join++;
 	else if (fe->nr == LT_NR_FUTEX && cmd == LT_FUTEX_WAIT && fe->val == 2)
 		g->n_mutex++;
-	else if (fe->nr == LT_NR_FUTEX && cmd == LT_FUTEX_WAIT_BITSET && fe->val3 == 0xffffffffu)
+	else if (fe->nr == LT_NR_FUTEX && cmd == LT_FUTEX_WAIT_BITSET && fe->val3 == 0xffffffffu) {
 		g->n_cond++;
-	else
+		for (unsigned i = 0; i < g->pub.n_words && i < 8; i++)
+			if (g->pub.words[i] == key)
+				g->cond_words |= (uint8_t)(1u << i);
+	} else
 		g->n_other++;
 }
 
@@ -457,6 +463,10 @@ const char *rp_group_kind(const struct rgroup *g)
 	for (int i = 0; i < 4; i++)
 		if (n[i] > n[best] && n[i] * 2 > g->n_mutex + g->n_cond + g->n_pi + g->n_join + g->n_other)
 			best = i;
+	/* waits on one word only: a condvar whose groups did not rotate in
+	 * the trace, or a semaphore (a Python 3.8-3.12 threading.Lock) */
+	if (best == 1 && (g->cond_words & (g->cond_words - 1)) == 0)
+		return "cond/sem";
 	return k[best];
 }
 
@@ -529,7 +539,7 @@ static void on_span_begin(void *ctx, const struct lt_span *s)
 			g->pub.max_waiters_ts = s->begin_ts;
 		}
 		seen(r, g, t, 0);
-		rp_count_kind(r, g, t, &s->enter.futex);
+		rp_count_kind(r, g, t, &s->enter.futex, s->futex_key);
 		if (g->holder == t->idx + 1 && rewait_at_once(g, t, s->begin_ts))
 			untake(r, g, t, s->begin_ts);
 		else if (g->holder == t->idx + 1)

@@ -328,6 +328,28 @@ Test(report, holder_blocked_reading_a_pipe_says_pipe)
 	done();
 }
 
+/* glibc's sem_wait sleeps as pthread_cond_wait does (FUTEX_WAIT_BITSET,
+ * match-any, expecting 0): a Python 3.11 threading.Lock held across a
+ * read.  Its waits are all on one word, so the table does not call it a
+ * condvar (whose two g_signals words are both waited on as its groups
+ * rotate) and the finding says it may be either. */
+Test(report, one_word_of_condvar_shaped_waits_is_a_condvar_or_a_semaphore)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502, 503));
+	wait_sleep(t, 501, COND_WAIT, L1, 0);
+	handoff(t + 1 * MS, 502, 501, L1); /* 501 takes it */
+	wait_sleep(t + 2 * MS, 502, COND_WAIT, L1, 0);
+	wait_sleep(t + 3 * MS, 503, COND_WAIT, L1, 0);
+	io_flagged(t + 4 * MS, 501, NR_read, 7, LT_F_IO_PIPE);
+	off(t + 4 * MS + 10 * US, 501, 0);
+	finish(t + 3 * SEC);
+	cr_assert_str_eq(lock_at(L1)->kind, "cond/sem");
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_eq(f->holder, 501);
+	cr_assert(strstr(f->summary, "condition variable or semaphore"), "%s", f->summary);
+	done();
+}
+
 /* The holder's chain: A waits on L2 held by B, B is blocked in select. */
 Test(report, holder_chain_leads_to_the_thread_in_select)
 {
