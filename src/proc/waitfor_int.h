@@ -17,6 +17,10 @@ bool lts_wf_process_edge(const struct lt_thread *t);
 /* The cycle CYC (n indexes, next[] the cycle search's edges) holds: each
  * process an edge enters has all its threads asleep and leading into it. */
 bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n);
+/* T reads a pipe whose only write end its own process holds, and every
+ * thread of that process is blocked (none running, on a timer or in an
+ * event wait): only a thread of its own that waits could write it. */
+bool lts_wf_own_pipe_stuck(const struct lt_thread *t);
 /* One evidence line for T's step in a chain or cycle. */
 void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t);
 /* File-lock / application-lock waits and stuck chains of threads outside

@@ -276,13 +276,30 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	}
 	snprintf(chain + cl, sizeof(chain) - cl, "%d", (int)v->tids[0]);
 	size_t inferred = 0;
+	const struct lt_thread *own_pipe = NULL;
 	for (size_t m = 0; m < v->n_tids; m++) {
 		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
 		inferred += t && t->futex.owner_kind == LT_OWNER_INFERRED;
+		if (t && !own_pipe && lts_wf_own_pipe_stuck(t))
+			own_pipe = t;
 	}
-	/* a holder inferred from the frames makes the cycle probable */
-	const char *dl = inferred ? "probable deadlock" : "deadlock";
-	if (v->n_tids == 1)
+	/* a holder inferred from the frames makes the cycle probable; so
+	 * does a pipe of the process's own (which thread would write it is
+	 * not known: any could, and none can) */
+	const char *dl = inferred || own_pipe ? "probable deadlock" : "deadlock";
+	if (own_pipe) {
+		const struct lt_thread *w = lt_snapshot_find(s, v->tids[v->n_tids > 1 ? 1 : 0]);
+		for (size_t m = 0; m < v->n_tids; m++)
+			if (v->tids[m] == own_pipe->tid)
+				w = lt_snapshot_find(s, v->tids[(m + 1) % v->n_tids]);
+		v->summary = lts_asprintf("%s through a pipe: thread %d (%s) reads a pipe only its own process %d "
+					  "can write, all of whose threads are blocked; %zu threads wait for each "
+					  "other: %s (that %d (%s) would write the pipe is inferred)%s",
+					  dl, (int)own_pipe->tid, lt_thread_name(own_pipe), (int)own_pipe->wf->pid,
+					  v->n_tids, chain, w ? (int)w->tid : 0, w ? lt_thread_name(w) : "?",
+					  inferred ? "; holders inferred from their frames: a threading.Lock records none"
+						   : "");
+	} else if (v->n_tids == 1)
 		v->summary = lts_asprintf("%s: thread %s waits for a lock it holds itself", dl, chain);
 	else if (cycle_procs(s, v) > 1) /* through pipes, sockets, file locks... */
 		v->summary = lts_asprintf("%s: %zu threads in %zu processes wait for each other: %s%s", dl,
@@ -325,6 +342,25 @@ static void find_deadlocks(struct lt_snapshot *s)
 			next[i] = idx_of(s, t->futex.owner);
 		else if (t->wait != LT_WAIT_FUTEX)
 			next[i] = lts_wf_next(s, t); /* file lock, pipe, socket, child (waitfor.h) */
+	}
+	/* a pipe only its own process can write, none of whose threads can
+	 * run: the wait goes on to a thread of that process whose own chain
+	 * leads back to the reader (a writer waiting for a lock the reader
+	 * holds), if one does */
+	for (size_t i = 0; i < n; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (next[i] >= 0 || t->wait == LT_WAIT_FUTEX || !lts_wf_own_pipe_stuck(t))
+			continue;
+		for (size_t u = 0; u < n && next[i] < 0; u++) {
+			const struct lt_thread *o = &s->threads[u];
+			if (u == i || !o->wf || o->wf->pid != t->wf->pid)
+				continue;
+			long j = next[u];
+			for (size_t step = 0; j >= 0 && j != (long)i && step < n; step++)
+				j = next[j];
+			if (j == (long)i)
+				next[i] = (long)u;
+		}
 	}
 	size_t first_verdict = s->n_verdicts;
 	struct dl_ctx c = { s, next };

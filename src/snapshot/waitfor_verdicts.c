@@ -320,10 +320,24 @@ static bool stuck_edge_in(const struct lt_snapshot *s, pid_t own, const struct l
 	return edge_stuck(s, own, e, 0);
 }
 
-/* A pipe read whose only write end is in the reader's own process. */
+/* A pipe read whose only write end is in the reader's own process, all
+ * of whose threads are blocked (one asleep on a timer or in an event wait
+ * may yet write it). */
 static bool leaked(const struct lt_waitfor *w, const struct lt_wf_edge *e)
 {
-	return e->kind == LT_WF_PIPE_READ && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid;
+	return e->kind == LT_WF_PIPE_READ && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid &&
+	       e->pstate == LT_WFP_BLOCKED;
+}
+
+bool lts_wf_own_pipe_stuck(const struct lt_thread *t)
+{
+	const struct lt_waitfor *w = t->wf;
+	if (!w || !w->n_edges || !asleep(t))
+		return false;
+	for (size_t i = 0; i < w->n_edges; i++)
+		if (!leaked(w, &w->edges[i]))
+			return false;
+	return true;
 }
 
 /* The threads of other processes in the snapshot that wait for T's
@@ -431,7 +445,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		}
 	if (leak)
 		v->summary = lts_asprintf("thread %d (%s) %s on %s, whose only write end is held by its own "
-					  "process %d, all of whose threads are asleep: a leaked write end "
+					  "process %d, all of whose threads are blocked: a leaked write end "
 					  "(not closed after fork?) keeps the pipe open", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
 					  (int)w->pid);

@@ -637,6 +637,75 @@ Test(waitfor_live, leaked_write_end_in_the_readers_own_process)
 	lt_snapshot_free(s);
 }
 
+static const char PIPE_CYCLE_PY[] =
+	"import os, threading\n"
+	"r, w = os.pipe()\n"
+	"lock = threading.Lock()\n"
+	"held = threading.Event()\n"
+	"def reader():\n"
+	"    with lock:\n"
+	"        held.set()\n"
+	"        os.read(r, 1)\n"
+	"def writer():\n"
+	"    with lock:\n"
+	"        os.write(w, b'x')\n"
+	"a = threading.Thread(target=reader, name='reader'); a.start(); held.wait()\n"
+	"b = threading.Thread(target=writer, name='writer'); b.start()\n"
+	"print('reader', a.native_id, 'writer', b.native_id, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"threading.Event().wait()\n";
+
+/* Waits (10 s) until /proc shows thread TID of PID asleep in futex(). */
+static void wait_in_futex(pid_t pid, pid_t tid)
+{
+	char path[96], buf[128] = "";
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	for (int i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+		cr_assert_not_null(f, "%s", path);
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		if (!strncmp(buf, "202 ", 4))
+			return;
+		usleep(10000);
+	}
+	cr_assert_fail("thread %d never slept in futex: %s", (int)tid, buf);
+}
+
+/* Debian's python3: a thread holding a threading.Lock reads a pipe that
+ * only its own process can write, and the thread that would write it
+ * waits for that lock; the main thread waits on an Event nobody sets.
+ * A deadlock through the pipe, probable (the holder is inferred from the
+ * frames, the writer from the process), not a leaked write end. */
+Test(waitfor_live, pipe_read_under_a_lock_its_writer_wants_is_a_probable_deadlock)
+{
+	start_py(PIPE_CYCLE_PY);
+	pid_t p = procs[0].pid;
+	const char *l = tl_find(lines[0], nlines[0], "reader", NULL);
+	cr_assert_not_null(l);
+	int rd = 0, wr = 0;
+	cr_assert_eq(sscanf(l, "reader %d writer %d", &rd, &wr), 2, "%s", l);
+	tl_wait_in_read(p, rd, 10000);
+	wait_in_futex(p, wr);
+	struct lt_snapshot *s = take(p);
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		cr_expect_null(strstr(s->verdicts[i].summary, "leaked"), "%s", s->verdicts[i].summary);
+		if (s->verdicts[i].kind == LT_VERDICT_DEADLOCK)
+			v = &s->verdicts[i];
+	}
+	cr_assert_not_null(v, "no deadlock found (first verdict: %s)", s->n_verdicts ? s->verdicts[0].summary : "none");
+	cr_expect_eq(v->n_tids, 2);
+	char want[160];
+	snprintf(want, sizeof(want), "probable deadlock through a pipe: thread %d (reader) reads a pipe only its "
+		 "own process %d can write", rd, (int)p);
+	cr_expect(strstr(v->summary, want), "%s\n(wanted: %s)", v->summary, want);
+	snprintf(want, sizeof(want), "%d (reader) -> %d (writer) -> %d", rd, wr, rd);
+	cr_expect(strstr(v->summary, want), "%s\n(wanted: %s)", v->summary, want);
+	lt_snapshot_free(s);
+}
+
 static const char OFD_PY[] =
 	"import fcntl, struct, sys, time\n"
 	"f = open(sys.argv[1], 'a+')\n"

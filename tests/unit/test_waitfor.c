@@ -453,6 +453,56 @@ Test(waitfor_verdicts, leaked_write_end)
 	free_snap(&s);
 }
 
+/* The reader's own process holds the write end but one of its threads is
+ * asleep on a timer: it may write when it wakes; no leak is claimed. */
+Test(waitfor_verdicts, own_write_end_with_a_thread_on_a_timer_is_no_leak)
+{
+	struct lt_thread th[2];
+	blocked(&th[0], 610, 0, LT_WAIT_IO);
+	edge(&th[0], 610, LT_WF_PIPE_READ, 610, LT_WFP_TIMED);
+	blocked(&th[1], 611, 230, LT_WAIT_NONE);
+	th[1].wf = calloc(1, sizeof(*th[1].wf));
+	th[1].wf->pid = 610;
+	struct lt_snapshot s = { .pid = 610, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++) {
+		cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[i].summary);
+		cr_expect_null(strstr(s.verdicts[i].summary, "leaked"), "%s", s.verdicts[i].summary);
+	}
+	free_snap(&s);
+}
+
+/* A deadlock through a pipe in one process: 620 holds a mutex and reads a
+ * pipe only its process can write; 621 waits for that mutex (a writer that
+ * would write after taking it); every thread of the process is blocked.
+ * The cycle 620 -> 621 -> 620, probable (which thread would write is
+ * inferred), rather than a leaked write end. */
+Test(waitfor_verdicts, own_pipe_reader_waited_for_by_the_process_is_a_probable_deadlock)
+{
+	struct lt_thread th[3];
+	blocked(&th[0], 620, 0, LT_WAIT_IO);
+	edge(&th[0], 620, LT_WF_PIPE_READ, 620, LT_WFP_BLOCKED);
+	blocked(&th[1], 621, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[1], 620, 620);
+	blocked(&th[2], 622, 202, LT_WAIT_FUTEX); /* a main thread joining: no owner */
+	th[2].futex.uaddr = 0x2000;
+	th[2].futex.is_wait = true;
+	th[2].wf = calloc(1, sizeof(*th[2].wf));
+	th[2].wf->pid = 620;
+	struct lt_snapshot s = { .pid = 620, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert(s.n_verdicts > 0);
+	const struct lt_verdict *v = &s.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_eq(v->n_tids, 2);
+	cr_expect(strstr(v->summary, "probable deadlock through a pipe: thread 620 (t620)") &&
+		  strstr(v->summary, "620 (t620) -> 621 (t621) -> 620") &&
+		  strstr(v->summary, "that 621 (t621) would write the pipe is inferred"), "%s", v->summary);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect_null(strstr(s.verdicts[i].summary, "leaked"), "%s", s.verdicts[i].summary);
+	free_snap(&s);
+}
+
 /* Item 9: the IDLE headline itself says what each wait ends by: a timer,
  * a remote peer, a listener, and the parties by what they do. */
 Test(waitfor_verdicts, idle_headline_says_what_ends_the_waits)
