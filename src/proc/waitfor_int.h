@@ -33,8 +33,9 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
  * thread has wait-for edges. */
 char *lts_wf_idle_because(const struct lt_snapshot *s);
 /* Threads asleep on a timer beside a file another process holds locked
- * (their timer edge names its holders: waitfor.c, polled_edge). */
-size_t lts_wf_polled_locks(const struct lt_snapshot *s);
+ * (their timer edge names its holders: waitfor.c, polled_edge); the
+ * holders' pids, each once, into HOLDERS (at most MAX; their count in *NH). */
+size_t lts_wf_polled_locks(const struct lt_snapshot *s, pid_t *holders, size_t max, size_t *nh);
 
 /* "wait_for" of a thread in the snapshot JSON, and back (waitfor_json.c). */
 struct jw;

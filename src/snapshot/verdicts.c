@@ -1320,14 +1320,18 @@ static void classify_rest(struct lt_snapshot *s)
 		if (!v)
 			return;
 		char *because = lts_wf_idle_because(s);
-		size_t polled = lts_wf_polled_locks(s);
+		pid_t holders[4];
+		size_t nh = 0;
+		size_t polled = lts_wf_polled_locks(s, holders, 4, &nh);
 		/* a FIFO's other end or a polled lock: what ends them is not known */
-		char polled_s[300] = "";
+		char polled_s[400] = "", who[64] = "";
+		for (size_t h = 0, l = 0; h < nh && l < sizeof(who) - 16; h++)
+			l += (size_t)snprintf(who + l, sizeof(who) - l, "%s%d", h ? ", " : "", (int)holders[h]);
 		if (polled)
 			snprintf(polled_s, sizeof(polled_s), ", but %zu thread%s asleep on a timer beside a file "
-				 "another process holds locked may be retrying that lock between sleeps (inferred: "
-				 "one snapshot cannot tell; `locktrace record` shows the attempts)", polled,
-				 polled == 1 ? "" : "s");
+				 "locked by %s %s may be retrying that lock between sleeps "
+				 "(inferred: one snapshot cannot tell; `locktrace record` shows the attempts)", polled,
+				 polled == 1 ? "" : "s", nh == 1 ? "process" : "processes", who);
 		if (because)
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none %s "
 						  "(%s); no lock %s%s", s->n_threads,

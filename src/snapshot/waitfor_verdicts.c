@@ -533,15 +533,29 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 		lt_strlist_add(&v->evidence, "%zu more thread(s) in such waits", total - shown);
 }
 
-size_t lts_wf_polled_locks(const struct lt_snapshot *s)
+size_t lts_wf_polled_locks(const struct lt_snapshot *s, pid_t *holders, size_t max, size_t *nh)
 {
 	size_t n = 0;
+	*nh = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
+		if (!t->wf || !asleep(t))
+			continue;
 		bool any = false;
-		for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
-			any |= t->wf->edges[k].kind == LT_WF_TIMER && t->wf->edges[k].n_pids;
-		n += any && asleep(t);
+		for (size_t k = 0; k < t->wf->n_edges; k++) {
+			const struct lt_wf_edge *e = &t->wf->edges[k];
+			if (e->kind != LT_WF_TIMER || !e->n_pids)
+				continue;
+			any = true;
+			for (size_t q = 0; q < e->n_pids; q++) {
+				bool dup = false;
+				for (size_t h = 0; h < *nh; h++)
+					dup |= holders[h] == e->pids[q];
+				if (!dup && *nh < max)
+					holders[(*nh)++] = e->pids[q];
+			}
+		}
+		n += any;
 	}
 	return n;
 }
