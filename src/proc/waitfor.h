@@ -111,8 +111,12 @@ struct lt_follow_limits {
 struct lt_strlist;
 /* Snapshot process PID (0, or nonzero when it could not). */
 typedef int (*lt_follow_take_fn)(pid_t pid, void *arg, struct lt_snapshot **out);
-/* FIRST and the processes its blocked waits lead to, whose parties are
- * blocked themselves, breadth first within LIM (NULL = defaults): a
+/* Whether snapshot_follow goes into the parties of E: blocked ones, and
+ * one or two peers (pipe, socket, child) idle in event waits or on timers,
+ * some of whose threads may be stuck all the same. */
+bool lt_wf_follow_edge(const struct lt_wf_edge *e);
+/* FIRST and the processes its waits lead to (lt_wf_follow_edge),
+ * breadth first within LIM (NULL = defaults): a
  * malloc'd array (*out[0] == first) of *n snapshots, the caller's to
  * free.  What was followed and where it stopped go to NOTES.  0 or -1. */
 int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits *lim, lt_follow_take_fn take,

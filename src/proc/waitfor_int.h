@@ -26,6 +26,12 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 /* File-lock / application-lock waits and stuck chains of threads outside
  * a cycle. */
 void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle);
+/* After every other rule: a thread in no verdict whose every wait leads
+ * to a process (snapshotted with it: snapshot_follow) with threads in a
+ * verdict of a waiting kind (a lock wait, a deadlock, a chain, stopped):
+ * a wait chain into that verdict, said as an inference when only some of
+ * the party's threads are in one (which would answer is not known). */
+void lts_wf_into_verdicts(struct lt_snapshot *s);
 /* IDLE: why each waiting thread's wait is not stuck. */
 void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
 /* What the asleep threads' waits end by, for the IDLE headline: "2 waits on a

@@ -1,6 +1,9 @@
 /* `snapshot -p PID` follows the wait-for edges (waitfor.h) into the
  * processes at their other ends: the parties of a wait that are blocked
- * themselves are snapshotted too, breadth first, bounded in depth,
+ * themselves, or are one or two peers idle in event waits or on timers
+ * (whose threads may yet be stuck: a server's handler waiting for a lock
+ * while its listener sits in accept, a PostgreSQL backend's lock wait in
+ * epoll_wait), are snapshotted too, breadth first, bounded in depth,
  * processes and time; the caller diagnoses them together
  * (lt_multi_build), so a chain or a cycle through them is one verdict. */
 #include <stdio.h>
@@ -11,6 +14,17 @@
 #include "snapshot.h"
 #include "waitfor.h"
 #include "snapshot_int.h"
+
+bool lt_wf_follow_edge(const struct lt_wf_edge *e)
+{
+	if (e->pstate == LT_WFP_BLOCKED)
+		return true;
+	if (e->pstate != LT_WFP_EVENTS && e->pstate != LT_WFP_TIMED)
+		return false;
+	bool peer = e->kind == LT_WF_PIPE_READ || e->kind == LT_WF_PIPE_WRITE || e->kind == LT_WF_SOCKET ||
+		    e->kind == LT_WF_CHILD;
+	return peer && e->n_pids <= 2 && !e->more_pids;
+}
 
 static bool have(struct lt_snapshot **v, size_t n, pid_t pid)
 {
@@ -99,7 +113,7 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 			const struct lt_waitfor *wf = th->wf;
 			for (size_t k = 0; wf && k < wf->n_edges; k++) {
 				const struct lt_wf_edge *e = &wf->edges[k];
-				if (e->pstate != LT_WFP_BLOCKED)
+				if (!lt_wf_follow_edge(e))
 					continue;
 				for (size_t q = 0; q < e->n_pids; q++)
 					follow_one(&w, i, e->pids[q], lt_wf_kind_name(e->kind), th->tid);

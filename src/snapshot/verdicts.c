@@ -1455,6 +1455,7 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	lt_go_verdicts(s); /* goroutines (rt_go_verdicts.c) */
 	lts_appwait_diagnose(s);
 	find_stopped(s);
+	lts_wf_into_verdicts(s); /* waits into processes with such verdicts */
 	if (s->n_verdicts == 0) {
 		classify_rest(s);
 		lts_appwait_idle_notes(s);

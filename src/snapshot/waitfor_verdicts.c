@@ -487,6 +487,137 @@ void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 	}
 }
 
+/* A verdict of a kind that says its threads are stuck, in words ("in a
+ * lock wait"), or NULL. */
+static const char *stuck_words(enum lt_verdict_kind k)
+{
+	switch (k) {
+	case LT_VERDICT_DEADLOCK: return "in a deadlock";
+	case LT_VERDICT_LOCK_WAIT: return "in a lock wait";
+	case LT_VERDICT_CONVOY: return "in a lock convoy";
+	case LT_VERDICT_WAIT_CHAIN: return "in a wait chain";
+	case LT_VERDICT_LOST_WAKEUP: return "in a lost wake-up";
+	case LT_VERDICT_STOPPED: return "stopped";
+	default: return NULL;
+	}
+}
+
+static bool stuck_kind(enum lt_verdict_kind k)
+{
+	return stuck_words(k) != NULL;
+}
+
+/* The first verdict of a stuck kind among the first N_V of S naming TID. */
+static const struct lt_verdict *stuck_verdict_of(const struct lt_snapshot *s, size_t n_v, pid_t tid)
+{
+	for (size_t i = 0; i < n_v; i++)
+		if (stuck_kind(s->verdicts[i].kind))
+			for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+				if (s->verdicts[i].tids[k] == tid)
+					return &s->verdicts[i];
+	return NULL;
+}
+
+/* Process PID's threads in S (*n), how many are in a stuck verdict (*k;
+ * the first such verdict and thread into *v, *who). */
+static void party_verdicts(const struct lt_snapshot *s, size_t n_v, pid_t pid, size_t *n, size_t *k,
+			   const struct lt_verdict **v, const struct lt_thread **who)
+{
+	*n = *k = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (!u->wf || u->wf->pid != pid)
+			continue;
+		(*n)++;
+		const struct lt_verdict *uv = stuck_verdict_of(s, n_v, u->tid);
+		if (uv) {
+			if (!*k) {
+				*v = uv;
+				*who = u;
+			}
+			(*k)++;
+		}
+	}
+}
+
+void lts_wf_into_verdicts(struct lt_snapshot *s)
+{
+	size_t n_v = s->n_verdicts; /* the rules' own, not the chains added here */
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		const struct lt_waitfor *w = t->wf;
+		if (!w || !w->n_edges || !asleep(t) || stuck_verdict_of(s, n_v, t->tid))
+			continue;
+		bool into = true, all = true;
+		const struct lt_verdict *pv = NULL;
+		const struct lt_thread *who = NULL;
+		const struct lt_wf_edge *pe = NULL;
+		size_t pn = 0, pk = 0;
+		for (size_t q = 0; q < w->n_edges && into; q++) {
+			const struct lt_wf_edge *e = &w->edges[q];
+			if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids) {
+				into = false;
+				break;
+			}
+			bool edge_into = false;
+			for (size_t p = 0; p < e->n_pids; p++) {
+				size_t n, k;
+				const struct lt_verdict *v = NULL;
+				const struct lt_thread *u = NULL;
+				if (e->pids[p] == w->pid)
+					continue;
+				party_verdicts(s, n_v, e->pids[p], &n, &k, &v, &u);
+				if (!n) { /* not snapshotted: what it does is only its pstate */
+					all = false;
+					continue;
+				}
+				if (k) {
+					edge_into = true;
+					if (!pv) {
+						pv = v;
+						who = u;
+						pe = e;
+						pn = n;
+						pk = k;
+					}
+				}
+				all &= k == n;
+			}
+			into &= edge_into;
+		}
+		if (!into || !pv)
+			continue;
+		size_t pvi = (size_t)(pv - s->verdicts);
+		struct lt_verdict *v = add_verdict(s, LT_VERDICT_WAIT_CHAIN);
+		if (!v)
+			return;
+		pv = &s->verdicts[pvi]; /* add_verdict may have moved them */
+		add_one_tid(v, t->tid);
+		v->explains = 1;
+		v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+		char *act = lts_thread_activity(t);
+		if (all)
+			v->summary = lts_asprintf("thread %d (%s) %s waits for process %d, whose thread %d (%s) is "
+						  "itself %s: %s", (int)t->tid, lt_thread_name(t), act ? act : "?",
+						  (int)who->wf->pid, (int)who->tid, lt_thread_name(who),
+						  stuck_words(pv->kind), pv->summary ? pv->summary : "?");
+		else
+			v->summary = lts_asprintf("thread %d (%s) %s waits for process %d, %zu of whose %zu threads "
+						  "%s, among them %d (%s) %s: %s (that one of them "
+						  "would answer is inferred; its process as a whole is %s)",
+						  (int)t->tid, lt_thread_name(t), act ? act : "?", (int)who->wf->pid, pk,
+						  pn, pk == 1 ? "is itself waiting" : "are themselves waiting", (int)who->tid, lt_thread_name(who), stuck_words(pv->kind),
+						  pv->summary ? pv->summary : "?", pstate_words(pe->pstate));
+		free(act);
+		for (size_t q = 0; q < w->n_edges; q++) {
+			char *l = lt_wf_edge_line(&w->edges[q]);
+			lt_strlist_add(&v->evidence, "%s", l ? l : "?");
+			free(l);
+		}
+		waited_by_evidence(v, s, t);
+	}
+}
+
 void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 {
 	size_t shown = 0, total = 0;

@@ -417,6 +417,25 @@ Test(pgwait_live, row_lock_waiter_is_a_postgres_lock_wait)
 	cr_assert_eq(tl_run_to_end(argv, out, &no, errl, &ne), 0);
 	snprintf(want, sizeof(want), "LOCK WAIT: PostgreSQL lock wait: process %d waits for a row", (int)w);
 	cr_assert(no > 2 && !strncmp(out[2], want, strlen(want)), "line 3: %s", no > 2 ? out[2] : "");
+
+	/* the waiting session's psql, asked about: its socket's peer, the
+	 * backend, sits in epoll_wait (an idle server by the kernel's view):
+	 * followed all the same, its lock wait is what psql waits for */
+	no = ne = 0;
+	snprintf(pids, sizeof(pids), "%d", (int)pg.s[1].pid);
+	cr_assert_eq(tl_run_to_end(argv, out, &no, errl, &ne), 0);
+	char chain[200], into[256];
+	snprintf(chain, sizeof(chain), "WAIT CHAIN: thread %d (psql) ", (int)pg.s[1].pid);
+	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (postgres) is itself in a lock wait: "
+		 "PostgreSQL lock wait: process %d waits for a row", (int)w, (int)w, (int)w);
+	bool found = false;
+	for (int i = 0; i < no; i++) {
+		cr_assert(strncmp(out[i], "IDLE", 4), "psql %d: %s", (int)pg.s[1].pid, out[i]);
+		found |= !strncmp(out[i], chain, strlen(chain)) && strstr(out[i], into);
+	}
+	for (int i = 0; !found && i < no; i++)
+		fprintf(stderr, "  | %s\n", out[i]);
+	cr_assert(found, "no line %s... %s (above)", chain, into);
 }
 
 /* Two backends each wait for the other's transaction; the server's own

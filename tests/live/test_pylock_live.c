@@ -338,3 +338,30 @@ Test(pylock_live, rlock_owner_that_exited_is_gone, .fini = cleanup, .timeout = 6
 		cr_assert(!strstr(v->evidence.v[e], "recorded owner 0 "), "an owner made up: %s", v->evidence.v[e]);
 	lt_snapshot_free(s);
 }
+
+/* Two threads idle in queue.SimpleQueue.get() on an empty queue (CPython
+ * 3.11's _queue module parks them on a semaphore of the queue's own): an
+ * item awaited, not a lock; no LOCK WAIT, no holder looked for. */
+Test(pylock_live, simplequeue_get_is_idle_not_a_lock_wait, .fini = cleanup, .timeout = 60)
+{
+	tl_start_python(&wl, "tests/workloads/py_simplequeue.py", NULL, truth, &ntruth,
+			"another process's /proc files and memory");
+	pid_t c[2] = { (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=0", "tid"),
+		       (pid_t)tl_truth_val(truth, ntruth, "thread", "idx=1", "tid") };
+	wait_in_futex(wl.pid, c[0]);
+	wait_in_futex(wl.pid, c[1]);
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, &o, &s), 0);
+	for (int k = 0; k < 2; k++) {
+		const struct lt_thread *t = lt_snapshot_find(s, c[k]);
+		cr_assert_not_null(t);
+		cr_assert(t->futex.lock_state && strstr(t->futex.lock_state, "queue.SimpleQueue.get"),
+			  "thread %d: %s", (int)c[k], t->futex.lock_state ? t->futex.lock_state : "no lock state");
+		cr_assert_null(t->acquire, "thread %d acquires nothing: %s", (int)c[k], t->acquire);
+	}
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert_neq(s->verdicts[i].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[i].summary);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}

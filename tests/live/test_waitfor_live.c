@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_read.h"
 #include "snapshot.h"
 #include "target.h"
 #include "waitfor.h"
@@ -704,6 +705,93 @@ Test(waitfor_live, pipe_read_under_a_lock_its_writer_wants_is_a_probable_deadloc
 	snprintf(want, sizeof(want), "%d (reader) -> %d (writer) -> %d", rd, wr, rd);
 	cr_expect(strstr(v->summary, want), "%s\n(wanted: %s)", v->summary, want);
 	lt_snapshot_free(s);
+}
+
+static const char SERVER_PY[] =
+	"import os, socket, subprocess, sys, threading\n"
+	"L = threading.Lock(); r, w = os.pipe(); held = threading.Event()\n"
+	"def holder():\n"
+	"    with L:\n"
+	"        held.set(); os.read(r, 1)\n"
+	"def handle(conn):\n"
+	"    conn.recv(100)\n"
+	"    with L:\n"
+	"        conn.sendall(b'reply')\n"
+	"h = threading.Thread(target=holder, name='holder'); h.start(); held.wait()\n"
+	"s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n"
+	"cli = subprocess.Popen([sys.executable, '-c', 'import socket, sys; c = socket.create_connection("
+	"(\"127.0.0.1\", int(sys.argv[1]))); c.sendall(b\"req\"); c.recv(100)', str(s.getsockname()[1])])\n"
+	"conn, _ = s.accept()\n"
+	"t = threading.Thread(target=handle, args=(conn,), name='handler'); t.start()\n"
+	"print('client', cli.pid, 'handler', t.native_id, 'holder', h.native_id, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"while True: s.accept()\n";
+
+/* Waits (10 s) until /proc shows thread TID of PID asleep in system call NR. */
+static void wait_in_call(pid_t pid, pid_t tid, long nr)
+{
+	char path[96], buf[128] = "", want[16];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	snprintf(want, sizeof(want), "%ld ", nr);
+	for (int i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+		cr_assert_not_null(f, "%s", path);
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		if (!strncmp(buf, want, strlen(want)))
+			return;
+		usleep(10000);
+	}
+	cr_assert_fail("thread %d never slept in call %ld: %s", (int)tid, nr, buf);
+}
+
+/* A TCP client (Debian's python3) waits for its reply; the server's
+ * listener sits in accept (so the server, by the kernel's view, is an
+ * idle server), while the thread handling the request waits for a
+ * threading.Lock whose holder reads a pipe nobody writes.  `snapshot -p
+ * CLIENT` follows the socket into the server and says the client waits
+ * for it, one of whose threads is itself in a lock wait (which thread
+ * would answer is inferred), not IDLE. */
+Test(waitfor_live, client_of_a_server_whose_handler_waits_for_a_lock_is_a_chain_not_idle)
+{
+	start_py(SERVER_PY);
+	pid_t srv = procs[0].pid;
+	const char *l = tl_find(lines[0], nlines[0], "client", NULL);
+	cr_assert_not_null(l);
+	int cli = 0, handler = 0, holder = 0;
+	cr_assert_eq(sscanf(l, "client %d handler %d holder %d", &cli, &handler, &holder), 3, "%s", l);
+	wait_in_call(srv, holder, 0);	/* read */
+	wait_in_call(srv, handler, 202); /* futex */
+	wait_in_call(cli, cli, 45);	/* recvfrom */
+	char cmd[400];
+	snprintf(cmd, sizeof(cmd), "%s snapshot -p %d --json", LT_BIN, cli);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	static char buf[1 << 20];
+	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+	cr_assert_eq(pclose(f), 0, "%s", cmd);
+	struct rp_json *j = tl_json_of(buf, len);
+	const struct rp_json *vs = rp_json_get(j, "verdicts"), *chain = NULL;
+	cr_assert(vs && vs->type == RPJ_ARR);
+	for (size_t i = 0; i < vs->n; i++) {
+		const char *k = rp_json_str(rp_json_get(&vs->items[i], "kind"));
+		const struct rp_json *tids = rp_json_get(&vs->items[i], "tids");
+		cr_assert(k && strcmp(k, "idle"), "an IDLE verdict: %s", rp_json_str(rp_json_get(&vs->items[i], "summary")));
+		if (!strcmp(k, "wait_chain") && tids && tids->n == 1 && (int)rp_json_num(&tids->items[0], 0) == cli)
+			chain = &vs->items[i];
+	}
+	cr_assert_not_null(chain, "no wait chain of the client %d", cli);
+	const char *sum = rp_json_str(rp_json_get(chain, "summary"));
+	char want[200];
+	snprintf(want, sizeof(want), "waits for process %d, 1 of whose 3 threads is itself waiting, among them %d "
+		 "(handler) in a lock wait", (int)srv, handler);
+	cr_expect(sum && strstr(sum, want), "%s\n(wanted: %s)", sum ? sum : "?", want);
+	snprintf(want, sizeof(want), "probably held by thread %d (holder)", holder);
+	cr_expect(sum && strstr(sum, want), "%s\n(wanted: %s)", sum ? sum : "?", want);
+	cr_expect(sum && strstr(sum, "(that one of them would answer is inferred"), "%s", sum ? sum : "?");
+	rp_json_free(j);
+	kill(cli, SIGKILL);
 }
 
 static const char OFD_PY[] =

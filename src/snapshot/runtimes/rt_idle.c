@@ -69,6 +69,27 @@ static const char *idle_wrapper(const struct lt_thread *t, bool cond)
 	return NULL;
 }
 
+/* CPython's queue.SimpleQueue.get() (the C _queue module, up to 3.12:
+ * what ThreadPoolExecutor's workers and multiprocessing.Pool's task
+ * handler wait in) parks on a PyThread lock of the queue's own until a
+ * put() releases it: an item awaited, not a lock anybody holds.  Known by
+ * the acquire's caller: in the _queue extension module, or its symbol
+ * where the module is built into the interpreter. */
+static const char *simplequeue_get(const struct lt_thread *t)
+{
+	for (size_t k = 0; k + 1 < t->n_frames && k < 6; k++) {
+		const struct lt_frame *fr = &t->frames[k], *up = &t->frames[k + 1];
+		if (!fr->func || strncmp(fr->func, "PyThread_acquire_lock", 21))
+			continue;
+		const char *base = up->module ? strrchr(up->module, '/') : NULL;
+		base = base ? base + 1 : up->module;
+		if ((base && !strncmp(base, "_queue.", 7)) || (up->func && !strncmp(up->func, "_queue_SimpleQueue_get", 22)))
+			return "CPython's queue.SimpleQueue.get (waits for an item: a put())";
+		return NULL;
+	}
+	return NULL;
+}
+
 /* A Java thread waiting for references to process in the JDK's
  * ReferenceQueue (the Finalizer, the Common-Cleaner, a library's cleaner
  * thread): its innermost Java frames (Object.wait, or a Condition's await in
@@ -104,6 +125,8 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 		const char *w = idle_wrapper(t, cond);
 		if (!w && cond)
 			w = reference_queue_wait(t);
+		if (!w && !cond)
+			w = simplequeue_get(t);
 		if (!w)
 			continue;
 		char *st = lts_asprintf("%s%s" LT_RT_IDLE_STATE " (%s): idle, not a lock",
