@@ -112,7 +112,7 @@ struct lt_strlist;
 /* Snapshot process PID (0, or nonzero when it could not). */
 typedef int (*lt_follow_take_fn)(pid_t pid, void *arg, struct lt_snapshot **out);
 /* Whether snapshot_follow goes into the parties of E: blocked ones, and
- * one or two peers (pipe, socket, child) idle in event waits or on timers,
+ * up to three peers (pipe, socket, child) idle in event waits or on timers,
  * some of whose threads may be stuck all the same. */
 bool lt_wf_follow_edge(const struct lt_wf_edge *e);
 /* FIRST and the processes its waits lead to (lt_wf_follow_edge),

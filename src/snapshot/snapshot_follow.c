@@ -1,6 +1,6 @@
 /* `snapshot -p PID` follows the wait-for edges (waitfor.h) into the
  * processes at their other ends: the parties of a wait that are blocked
- * themselves, or are one or two peers idle in event waits or on timers
+ * themselves, or are a few peers idle in event waits or on timers
  * (whose threads may yet be stuck: a server's handler waiting for a lock
  * while its listener sits in accept, a PostgreSQL backend's lock wait in
  * epoll_wait), are snapshotted too, breadth first, bounded in depth,
@@ -23,7 +23,7 @@ bool lt_wf_follow_edge(const struct lt_wf_edge *e)
 		return false;
 	bool peer = e->kind == LT_WF_PIPE_READ || e->kind == LT_WF_PIPE_WRITE || e->kind == LT_WF_SOCKET ||
 		    e->kind == LT_WF_CHILD;
-	return peer && e->n_pids <= 2 && !e->more_pids;
+	return peer && e->n_pids <= 3 && !e->more_pids; /* the waiter's own process may be one */
 }
 
 static bool have(struct lt_snapshot **v, size_t n, pid_t pid)

@@ -548,11 +548,14 @@ void lts_wf_into_verdicts(struct lt_snapshot *s)
 		const struct lt_waitfor *w = t->wf;
 		if (!w || !w->n_edges || !asleep(t) || stuck_verdict_of(s, n_v, t->tid))
 			continue;
-		bool into = true, all = true;
+		bool into = true;
 		const struct lt_verdict *pv = NULL;
 		const struct lt_thread *who = NULL;
-		const struct lt_wf_edge *pe = NULL;
 		size_t pn = 0, pk = 0;
+		/* the other parties, in no such verdict (or not snapshotted):
+		 * any of them may end the wait */
+		char others[160] = "";
+		size_t ol = 0, n_others = 0;
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
 			if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids) {
@@ -567,21 +570,17 @@ void lts_wf_into_verdicts(struct lt_snapshot *s)
 				if (e->pids[p] == w->pid)
 					continue;
 				party_verdicts(s, n_v, e->pids[p], &n, &k, &v, &u);
-				if (!n) { /* not snapshotted: what it does is only its pstate */
-					all = false;
-					continue;
+				if (k && !pv) {
+					pv = v;
+					who = u;
+					pn = n;
+					pk = k;
+				} else if (!k && ol < sizeof(others) - 16) {
+					ol += (size_t)snprintf(others + ol, sizeof(others) - ol, "%s%d", n_others ? ", " : "",
+							       (int)e->pids[p]);
+					n_others++;
 				}
-				if (k) {
-					edge_into = true;
-					if (!pv) {
-						pv = v;
-						who = u;
-						pe = e;
-						pn = n;
-						pk = k;
-					}
-				}
-				all &= k == n;
+				edge_into |= k > 0;
 			}
 			into &= edge_into;
 		}
@@ -595,19 +594,25 @@ void lts_wf_into_verdicts(struct lt_snapshot *s)
 		add_one_tid(v, t->tid);
 		v->explains = 1;
 		v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
-		char *act = lts_thread_activity(t);
-		if (all)
-			v->summary = lts_asprintf("thread %d (%s) %s waits for process %d, whose thread %d (%s) is "
-						  "itself %s: %s", (int)t->tid, lt_thread_name(t), act ? act : "?",
-						  (int)who->wf->pid, (int)who->tid, lt_thread_name(who),
-						  stuck_words(pv->kind), pv->summary ? pv->summary : "?");
+		char *act = lts_thread_activity(t), party[160], tail[300] = "";
+		if (pk == pn)
+			snprintf(party, sizeof(party), "whose thread %d (%s) is itself", (int)who->tid, lt_thread_name(who));
 		else
-			v->summary = lts_asprintf("thread %d (%s) %s waits for process %d, %zu of whose %zu threads "
-						  "%s, among them %d (%s) %s: %s (that one of them "
-						  "would answer is inferred; its process as a whole is %s)",
-						  (int)t->tid, lt_thread_name(t), act ? act : "?", (int)who->wf->pid, pk,
-						  pn, pk == 1 ? "is itself waiting" : "are themselves waiting", (int)who->tid, lt_thread_name(who), stuck_words(pv->kind),
-						  pv->summary ? pv->summary : "?", pstate_words(pe->pstate));
+			snprintf(party, sizeof(party), "%zu of whose %zu threads %s, among them %d (%s)", pk, pn,
+				 pk == 1 ? "is itself waiting" : "are themselves waiting", (int)who->tid,
+				 lt_thread_name(who));
+		if (pk < pn && n_others)
+			snprintf(tail, sizeof(tail), " (that one of them would answer, not process%s %s, also at the other "
+				 "end and in no such wait, is inferred)", n_others > 1 ? "es" : "", others);
+		else if (pk < pn)
+			snprintf(tail, sizeof(tail), " (that one of them would answer, not another of its threads, is "
+				 "inferred)");
+		else if (n_others)
+			snprintf(tail, sizeof(tail), " (that it would, not process%s %s, also at the other end and in no "
+				 "such wait, is inferred)", n_others > 1 ? "es" : "", others);
+		v->summary = lts_asprintf("thread %d (%s) %s waits for process %d, %s %s: %s%s", (int)t->tid,
+					  lt_thread_name(t), act ? act : "?", (int)who->wf->pid, party,
+					  stuck_words(pv->kind), pv->summary ? pv->summary : "?", tail);
 		free(act);
 		for (size_t q = 0; q < w->n_edges; q++) {
 			char *l = lt_wf_edge_line(&w->edges[q]);
