@@ -76,8 +76,8 @@ static const struct lt_opt opts[] = {
 	  "tracepoints: a fraction of the overhead; returns are when the thread runs again, return "
 	  "values unknown; the default with --ring)" },
 	{ "stacks", OPT_STACKS, NULL,
-	  "also the user call stack of each wait (futex, runtime lock, poll/select/epoll, socket "
-	  "read) of 1 ms or more, read from the sleeping thread and unwound with DWARF CFI; off by "
+	  "also the user call stack of each wait (futex, runtime lock, poll/select/epoll, socket or "
+	  "pipe read) of 1 ms or more, read from the sleeping thread and unwound with DWARF CFI; off by "
 	  "default: it costs the collector CPU (see BENCHMARKS.md)" },
 	{ "stack-sample", OPT_STACK_SAMPLE, "N",
 	  "with --stacks: also read the stack of 1 in N shorter waits, as soon as the collector sees "
@@ -107,13 +107,14 @@ static const struct lt_opt opts[] = {
 
 #define ABOUT_RECORDED                                                                          \
 	"\n"                                                                                     \
-	"What is recorded: futex operations, select/poll/epoll waits, socket reads and\n"        \
-	"writes, file-lock calls (flock, fcntl F_SETLK[W]), scheduler switches and\n"           \
-	"wake-ups, thread creation, renames and exits.\n"                                        \
+	"What is recorded: futex operations, select/poll/epoll waits, reads and writes\n"        \
+	"of sockets, pipes and FIFOs, file-lock calls (flock, fcntl F_SETLK[W]),\n"              \
+	"scheduler switches and wake-ups, thread creation, renames and exits.\n"                 \
 	"A process given with -p is never stopped, ptraced or signalled.  A COMMAND\n"            \
 	"launched after -- is traced from its first instruction until it exits; if\n"             \
-	"recording ends first (-d, Ctrl-C, SIGTERM, a stall), it gets SIGTERM, as with\n"         \
-	"timeout(1), and locktrace waits for it and exits with its status.\n"
+	"recording ends first (-d, Ctrl-C, SIGTERM, a stall), it and its descendants\n"           \
+	"get SIGTERM, as with timeout(1), and locktrace waits for it and exits with its\n"        \
+	"status.\n"
 
 static const char tail[] =
 	"Examples:\n"

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "appwatch.h"
 #include "record_int.h"
+#include "target.h"
 #include "taskrun.h"
 
 static void print_summary(const struct lt_record_result *res, const struct collector *c,
@@ -266,10 +267,26 @@ static int has_ended(pid_t pid, int *st)
 	return r != 0;
 }
 
+/* SIG to the processes the launched program started that are still its
+ * descendants (a shell's pipeline: `sh -c 'yes | cat'`), which would
+ * otherwise outlive it, re-parented, as timeout(1) reaches them by sending
+ * to its process group; the program itself is left to the caller.  A
+ * process already re-parented (a daemon) is not reached. */
+static void signal_descendants(pid_t root, int sig)
+{
+	pid_t *d = NULL;
+	size_t n = 0;
+	if (lt_proc_descendants(&root, 1, &d, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			kill(d[i], sig);
+	free(d);
+}
+
 /* A launched program ends with the recording: one that has exited is
  * reaped (wait: 0 only looks); one still running when the trace is done
- * gets SIGTERM, as timeout(1) sends it, and we wait for it to end (a stop
- * request while waiting sends SIGKILL).  Its status in res->exit_status. */
+ * gets SIGTERM, as timeout(1) sends it, and so do its descendants; we
+ * wait for it to end (a stop request while waiting sends SIGKILL to them
+ * all).  Its status in res->exit_status. */
 static void end_launched(struct session *s, int wait)
 {
 	int st, said = 0, killed = 0;
@@ -282,14 +299,17 @@ static void end_launched(struct session *s, int wait)
 	if (!wait)
 		return;
 	if (!s->o->quiet)
-		lt_info("%s (pid %d) is still running: sending it SIGTERM", s->comm, s->tgid);
+		lt_info("%s (pid %d) is still running: sending it and its descendants SIGTERM", s->comm, s->tgid);
+	signal_descendants(s->tgid, SIGTERM);
 	kill(s->tgid, SIGTERM);
 	for (int ms = 0; !has_ended(s->tgid, &st); ms += 20) {
 		if (ms == 5000 && !said++)
 			lt_info("%s (pid %d) has not ended 5 s after SIGTERM; waiting for it (Ctrl-C "
 				"sends it SIGKILL)", s->comm, s->tgid);
-		if (rec_stop_requests != s0 && !killed++)
+		if (rec_stop_requests != s0 && !killed++) {
+			signal_descendants(s->tgid, SIGKILL);
 			kill(s->tgid, SIGKILL);
+		}
 		usleep(20000);
 	}
 reaped:

@@ -13,6 +13,7 @@
 #include "locktrace/futex.h"
 #include "locksyms.h"
 #include "snapfacts.h"
+#include "target.h"
 #include "timeline.h"
 #include "lt_test.h"
 #include "report_int.h"
@@ -433,7 +434,7 @@ Test(record_live, launch_duration_sends_sigterm_at_the_end, .timeout = 60)
 			snprintf(lines[n++], 256, "%s", line);
 	int st = tl_wait(&p, 20000);
 	tl_close(&p);
-	cr_assert(said(lines, n, "is still running: sending it SIGTERM"), "no word of the SIGTERM");
+	cr_assert(said(lines, n, "is still running: sending it and its descendants SIGTERM"), "no word of the SIGTERM");
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status 0x%x", st);
 	cr_assert_neq(kill(prog, 0), 0, "the launched program %d is still running", prog);
 	struct tl_trace t;
@@ -441,6 +442,56 @@ Test(record_live, launch_duration_sends_sigterm_at_the_end, .timeout = 60)
 	cr_assert_eq(t.stats.stop_reason, LT_STOP_DURATION);
 	tl_free(&t);
 	unlink(path);
+}
+
+/* The launched program's own children end with it: dash running the
+ * pipeline `yes | cat` waits for both, and at -d's end locktrace sends the
+ * SIGTERM to them too (as timeout(1) reaches its process group); before,
+ * yes and cat were re-parented and ran on at full CPU, holding locktrace's
+ * stderr open (a reader of it never saw its end). */
+Test(record_live, launch_duration_ends_the_programs_children_too, .timeout = 60)
+{
+	NEED_ROOT();
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "launchkids");
+	char *argv[] = { LT_BIN, "record", "-d", "1", "--no-status", "-o", path, "--", "/bin/sh", "-c",
+			 "yes | cat > /dev/null", NULL };
+	struct tl_proc p;
+	cr_assert_eq(tl_spawn(&p, argv), 0);
+	close(p.in_fd);
+	p.in_fd = -1;
+	char line[256];
+	int r;
+	while ((r = tl_readline(&p, 1, line, sizeof(line), 10000)) > 0)
+		;
+	int st = tl_wait(&p, 20000);
+	tl_close(&p);
+	struct tl_trace t;
+	tl_load_ok(&t, path);
+	pid_t kids[2] = { 0, 0 };
+	for (size_t i = 0; i < t.n; i++)
+		if (t.ev[i].h.kind == LT_EV_EXEC && !strcmp(t.ev[i].exec.comm, "yes"))
+			kids[0] = (pid_t)t.ev[i].h.tid;
+		else if (t.ev[i].h.kind == LT_EV_EXEC && !strcmp(t.ev[i].exec.comm, "cat"))
+			kids[1] = (pid_t)t.ev[i].h.tid;
+	tl_free(&t);
+	unlink(path);
+	/* how long each outlived locktrace (up to 5 s); then ended here, so
+	 * that a failure leaves nothing running */
+	int ms[2] = { 0, 0 };
+	for (int k = 0; k < 2; k++) {
+		for (; kids[k] > 0 && ms[k] < 5000 && lt_proc_alive(kids[k]); ms[k] += 10)
+			usleep(10000);
+		if (kids[k] > 0 && ms[k] >= 5000)
+			kill(kids[k], SIGKILL);
+	}
+	cr_assert_eq(r, 0, "locktrace's stderr did not end within 10 s of its last line (held open?)");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status 0x%x", st);
+	for (int k = 0; k < 2; k++) {
+		cr_assert_gt(kids[k], 0, "no exec of %s in the trace", k ? "cat" : "yes");
+		cr_assert_lt(ms[k], 5000, "%s (pid %d) still ran 5 s after locktrace ended", k ? "cat" : "yes",
+			     (int)kids[k]);
+	}
 }
 
 /* A command that cannot be run leaves no trace and no Perfetto file, and
