@@ -75,6 +75,11 @@ struct collector {
 	struct lt_u64map untraced; /* tgids seen in switches, not traced (--cgroup) */
 	const struct lt_cgroup *cg; /* --cgroup: its processes join when seen */
 	int want_syms, want_pidfd;
+	/* the trace's end (boottime ns), set as the programs are detached:
+	 * they go one by one, so the events after it are of some of them
+	 * only (the scheduler's without the calls'): dropped, and counted */
+	uint64_t end_ns;
+	uint64_t after_end;
 };
 
 /* The snapshot at attach, taken off the collector thread. */

@@ -369,11 +369,29 @@ static inline __attribute__((always_inline)) int on_sample_norm(struct collector
 			return 0;                                       \
 		deliver_paired(c, ev, K);                               \
 		break
+/* rec_on_sample once the programs are being detached: the record's
+ * events after the trace's end are dropped (each record is one event, or
+ * a call's entry and the switch or wake-up written at the same moment). */
+static __attribute__((noinline)) int on_sample_at_end(struct collector *c, const uint8_t *p, size_t size)
+{
+	if (size >= sizeof(struct lt_ev_hdr) && ((const struct lt_ev_hdr *)p)->ts > c->end_ns) {
+		c->after_end++;
+		return 0;
+	}
+	uint64_t end = c->end_ns;
+	c->end_ns = 0;
+	int r = rec_on_sample(c, (void *)p, size);
+	c->end_ns = end;
+	return r;
+}
+
 int rec_on_sample(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
 	const uint8_t *p = data;
 
+	if (__builtin_expect(c->end_ns != 0, 0))
+		return on_sample_at_end(c, p, size);
 	if ((uintptr_t)p % _Alignof(struct lt_event))
 		return on_sample_copied(c, p, size);
 	if (c->norm)
@@ -850,6 +868,7 @@ void rec_drain(struct session *s)
 	 * what follows (the stacks' last unwinds, the end snapshot, which
 	 * with --children may follow many processes) records no events */
 	s->detach_ns = lt_now_ns(CLOCK_BOOTTIME);
+	c->end_ns = s->detach_ns;
 	lt_bpf_detach(&s->bpf);
 	sig_atomic_t s0 = rec_stop_requests;
 	while (rec_stop_requests == s0 && lt_bpf_poll(&s->bpf, -1) > 0)
@@ -858,6 +877,9 @@ void rec_drain(struct session *s)
 	if (rec_stop_requests != s0)
 		lt_info("interrupted again: finishing the file without draining the rest of the "
 			"ring buffer");
+	if (c->after_end && o->verbose)
+		lt_info("%llu records written after the trace's end, while the programs were being "
+			"detached one by one, left out", (unsigned long long)c->after_end);
 	const struct lt_fbs *fbs = s->bpf.fbs;
 	if (fbs && fbs->late)
 		lt_info("%llu records of the per-cpu units written to the trace after a later one "

@@ -474,7 +474,30 @@ Test(record_live, launch_duration_ends_the_programs_children_too, .timeout = 60)
 			kids[0] = (pid_t)t.ev[i].h.tid;
 		else if (t.ev[i].h.kind == LT_EV_EXEC && !strcmp(t.ev[i].exec.comm, "cat"))
 			kids[1] = (pid_t)t.ev[i].h.tid;
+	/* the trace ends where the programs began to be detached, one by one:
+	 * nothing after it (the scheduler's records without the calls'), so
+	 * cat never read more of the pipe than yes had written */
+	size_t after = 0;
+	int64_t bytes[2] = { 0, 0 };
+	int open_io[2] = { 0, 0 };
+	for (size_t i = 0; i < t.n; i++) {
+		const struct lt_event *e = &t.ev[i];
+		after += e->h.ts > t.stats.end_ns;
+		int k = e->h.tid == (uint32_t)kids[0] ? 0 : e->h.tid == (uint32_t)kids[1] ? 1 : -1;
+		if (k < 0)
+			continue;
+		if (e->h.kind == LT_EV_IO_ENTER)
+			open_io[k] = e->io.nr == (k ? 0 : 1); /* yes writes, cat reads */
+		else if (e->h.kind == LT_EV_SYS_EXIT && open_io[k]) {
+			bytes[k] += e->exit.ret > 0 ? e->exit.ret : 0;
+			open_io[k] = 0;
+		}
+	}
 	tl_free(&t);
+	cr_expect_eq(after, 0, "%zu events after the trace's end", after);
+	cr_expect_gt(bytes[0], 0, "yes wrote nothing in the trace");
+	cr_expect_leq(bytes[1], bytes[0], "cat read %lld bytes of the pipe, yes wrote %lld", (long long)bytes[1],
+		      (long long)bytes[0]);
 	unlink(path);
 	/* how long each outlived locktrace (up to 5 s); then ended here, so
 	 * that a failure leaves nothing running */
