@@ -854,10 +854,27 @@ static void rule_snapshot(struct lt_report *r)
 	}
 }
 
+/* Its waiters wait for a thread to exit (pthread_join, Thread.join: the
+ * snapshot read the joined thread, or the waits expect a tid): no lock,
+ * and the joined thread asleep or blocked is no holder keeping it. */
+static bool join_wait(const struct rgroup *g)
+{
+	for (size_t i = 0; i < g->n_mem; i++) {
+		const struct rp_snap_thread *t = g->mem[i]->snap;
+		if (t && t->owner_kind && !strcmp(t->owner_kind, "join"))
+			return true;
+	}
+	return g->pub.kind && !strcmp(g->pub.kind, "join");
+}
+
 /* A lock its threads still wait on at the end, outside a deadlock: one
  * finding about its waiters, the most specific rule first. */
 static void rules_for_waited_lock(struct lt_report *r, struct rgroup *g)
 {
+	/* a join lasts as long as the joined thread runs: what keeps that one
+	 * is its own wait, found on its own (and by the snapshot's verdicts) */
+	if (join_wait(g))
+		return;
 	/* a holder the snapshot read from the runtime's memory: the lock
 	 * is not free, whatever the events suggest */
 	if (!(g->end_holder_src == 1 && g->rt_kind[0]))

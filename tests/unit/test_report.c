@@ -1035,6 +1035,27 @@ Test(report, healthy_trace_and_a_join_wait_have_no_findings)
 	done();
 }
 
+/* CPython 3.11's Thread.join() waits on the joined thread's _tstate_lock
+ * (a semaphore: condvar-shaped waits); the snapshot at the end read the
+ * joined thread, asleep on a timer.  A join lasts while that thread runs:
+ * no "lock holder asleep" finding, no stalled waiters (a users' trial: the
+ * first finding of a program whose real contention was elsewhere). */
+Test(report, a_join_on_a_sleeping_thread_is_no_held_lock)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	wait_sleep(t, PID, COND_WAIT, 0x7f0000001000ull, 0);
+	snapshot("{\"tid\": 500, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202},"
+		 " \"futex\": {\"uaddr\": \"0x7f0000001000\", \"op\": 393, \"is_wait\": true, \"expected\": 0,"
+		 " \"word\": 0, \"owner_kind\": \"join\", \"owner\": 501, \"lock_kind\": \"thread exit (Thread.join)\"}},"
+		 "{\"tid\": 501, \"state\": \"S\", \"blocked_s\": 0.01, \"syscall\": {\"nr\": 230,"
+		 " \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\"}");
+	finish(t + 3 * SEC);
+	for (size_t i = 0; i < R->n_findings; i++)
+		cr_assert(!has_tid(&R->findings[i], PID) && R->findings[i].holder != 501, "%s",
+			  R->findings[i].summary);
+	done();
+}
+
 /* ---- tables ---------------------------------------------------------- */
 
 Test(report, wait_time_quantiles_from_the_histogram)
