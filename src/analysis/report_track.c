@@ -784,10 +784,15 @@ static void count_edge(struct lt_report *r, const struct lt_wake_edge *w, const 
 		snprintf(e->pub.waker_name, LT_COMM_LEN, "interrupt");
 	else
 		memcpy(e->pub.waker_name, w->waker_comm, LT_COMM_LEN);
-	if (ws && ws->enter.h.kind == LT_EV_FUTEX_ENTER) {
+	/* the waker's call, also when its wake-ups past the timeline's
+	 * bound were not kept (a pipe writer waking its reader thousands of
+	 * times in what --calls blocking sees as one call) */
+	uint8_t call = ws ? ws->enter.h.kind : w->waker_call;
+	if (call == LT_EV_FUTEX_ENTER) {
 		e->pub.via_futex++;
-		e->pub.lock = ws->futex_key;
-	} else if (ws && ws->enter.h.kind == LT_EV_IO_ENTER) {
+		if (ws)
+			e->pub.lock = ws->futex_key;
+	} else if (call == LT_EV_IO_ENTER) {
 		e->pub.via_io++;
 	} else {
 		e->pub.other++;

@@ -597,8 +597,10 @@ static void on_waking(struct lt_timeline *tl, const struct lt_event *ev)
 		 * issues it synchronously from FUTEX_WAKE & co. and from socket
 		 * writes; a waker in any other call was merely running when an
 		 * interrupt did the waking */
-		if (waker && waker->in_span && !waker->pending && (waker->span.flags & LT_SPAN_WAKER))
+		if (waker && waker->in_span && !waker->pending && (waker->span.flags & LT_SPAN_WAKER)) {
 			e.waker_span = waker->span.id;
+			e.waker_call = waker->span.enter.h.kind;
+		}
 		if (e.waker_span && push_edge(tl, waker, &waker->out, &waker->nout, &waker->cap_out, &e))
 			e.waker_span = 0;
 	}

@@ -85,6 +85,9 @@ struct lt_wake_edge {
 	uint32_t waker_tid, waker_tgid, wakee_tid;
 	uint32_t flags;      /* LT_WAKE_* */
 	uint64_t waker_span; /* id of the waker's call that issued it, 0 none */
+	uint8_t waker_call;  /* that call's entry kind (LT_EV_FUTEX_ENTER, ...),
+				also when waker_span is 0 because the call's
+				wake-ups past max_edges are not kept; 0 none */
 	uint64_t wakee_span; /* id of the wakee's call it woke, 0 none */
 	char waker_comm[LT_COMM_LEN];
 };

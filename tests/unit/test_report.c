@@ -1056,6 +1056,34 @@ Test(report, a_join_on_a_sleeping_thread_is_no_held_lock)
 	done();
 }
 
+/* One write of a pipe (as --calls blocking sees a writer's many calls
+ * between two sleeps: one call) wakes its reader 70 times, more than the
+ * timeline keeps per call (LT_TIMELINE_MAX_EDGES): every wake-up is still
+ * credited to the writer's call ("io"), none to "other". */
+Test(report, wake_ups_past_the_kept_edges_are_still_the_calls)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502));
+	io_flagged(t, 501, 1, 4, LT_F_IO_PIPE);
+	for (int i = 0; i < 70; i++) {
+		uint64_t at = t + 10 * US + (uint64_t)i * 100 * US;
+		io_flagged(at, 502, NR_read, 3, LT_F_IO_PIPE);
+		off(at + 1 * US, 502, 0);
+		waking(at + 20 * US, 502, 501);
+		on(at + 30 * US, 502);
+		sys_exit(at + 31 * US, 502, NR_read, 8192);
+	}
+	finish(t + 1 * SEC);
+	const struct lt_report_edge *e = NULL;
+	for (size_t i = 0; i < R->n_edges; i++)
+		if (R->edges[i].waker == 501 && R->edges[i].wakee == 502)
+			e = &R->edges[i];
+	cr_assert_not_null(e);
+	cr_assert_eq(e->count, 70);
+	cr_assert_eq(e->via_io, 70, "io %llu, other %llu", (unsigned long long)e->via_io,
+		     (unsigned long long)e->other);
+	done();
+}
+
 /* ---- tables ---------------------------------------------------------- */
 
 Test(report, wait_time_quantiles_from_the_histogram)
