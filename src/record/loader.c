@@ -339,6 +339,18 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		b->ev_fn = fn;
 		b->ev_ctx = ctx;
 	}
+	/* the returns before the entries: a call entered before its return's
+	 * program is attached would leave an entry that never returns (the
+	 * skeleton attaches in program order, sys_enter first); a return
+	 * without its entry is one the collector knows (begun before) */
+	if (bpf_program__autoload(b->skel->progs.lt_sys_exit) && !b->skel->links.lt_sys_exit) {
+		b->skel->links.lt_sys_exit = bpf_program__attach(b->skel->progs.lt_sys_exit);
+		if (!b->skel->links.lt_sys_exit) {
+			r = -errno;
+			perm_hint(err, errlen, "attaching the BPF program to the syscall return tracepoint", -r);
+			goto fail;
+		}
+	}
 	r = locktrace_bpf__attach(b->skel);
 	if (r) {
 		perm_hint(err, errlen, "attaching the BPF programs to the scheduler and syscall tracepoints",

@@ -8,7 +8,9 @@
  * and --calls blocking (entries written at the sleep and at the wake-up).
  * Needs root. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,11 +22,16 @@
 #define HEAD_BIN "/usr/bin/head"
 
 static char trace[128];
+static struct tl_proc pipeline;
 
 static void cleanup(void)
 {
 	if (trace[0])
 		unlink(trace);
+	if (pipeline.pid > 0) {
+		tl_kill_tree(pipeline.pid);
+		tl_close(&pipeline);
+	}
 }
 
 TestSuite(piperec_live, .fini = cleanup, .timeout = 60);
@@ -145,4 +152,78 @@ Test(piperec_live, every_call_pipe_read_woken_by_its_writer)
 Test(piperec_live, calls_blocking_pipe_read_woken_by_its_writer)
 {
 	pipe_read_woken_by_its_writer("blocking");
+}
+
+/* The first pid among /proc/PID/task/PID/children of PARENT whose comm is
+ * COMM, waiting up to 5 s for it. */
+static pid_t child_named(pid_t parent, const char *comm)
+{
+	for (int i = 0; i < 500; i++) {
+		char path[96], kids[512] = "";
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)parent, (int)parent);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (!fgets(kids, sizeof(kids), f))
+				kids[0] = 0;
+			fclose(f);
+		}
+		for (char *p = strtok(kids, " \n"); p; p = strtok(NULL, " \n")) {
+			char cp[64], c[32] = "";
+			snprintf(cp, sizeof(cp), "/proc/%s/comm", p);
+			FILE *g = fopen(cp, "r");
+			if (g) {
+				if (fgets(c, sizeof(c), g))
+					c[strcspn(c, "\n")] = 0;
+				fclose(g);
+			}
+			if (!strcmp(c, comm))
+				return (pid_t)atoi(p);
+		}
+		usleep(10000);
+	}
+	cr_assert_fail("no child %s of %d", comm, (int)parent);
+	return 0;
+}
+
+/* Attached (-p) to a pipeline already running flat out (dash's yes | head,
+ * a read or write every few microseconds): every recorded read and write
+ * has its return, from the first on.  Before, the entries' program was
+ * attached ~0.25 ms before the returns', and each thread's first calls had
+ * entries that never returned (zero-length slices, counted as calls). */
+Test(piperec_live, attached_to_a_busy_pipe_every_call_has_its_return)
+{
+	if (!tl_is_root())
+		cr_skip_test("needs root: loads BPF programs");
+	if (access(HEAD_BIN, X_OK) || access(SH_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: coreutils, dash)", HEAD_BIN, SH_BIN);
+	cr_assert_eq(tl_spawn(&pipeline, (char *const[]){ SH_BIN, "-c", "yes | " HEAD_BIN " -c 100000000000 > /dev/null",
+							  NULL }), 0);
+	pid_t yes = child_named(pipeline.pid, "yes"), head = child_named(pipeline.pid, "head");
+	tl_tmp_path(trace, sizeof(trace), "pipeattach");
+	char pids[32];
+	snprintf(pids, sizeof(pids), "%d,%d", (int)yes, (int)head);
+	cr_assert_eq(tl_run_to_end((char *const[]){ LT_BIN, "record", "-p", pids, "-d", "0.5", "--no-status", "-o",
+						    trace, NULL }, NULL, NULL, NULL, NULL), 0);
+	struct tl_trace t;
+	tl_load_clean(&t, trace);
+	cr_assert_eq(tl_total_lost(&t), 0);
+	int open[2] = { 0, 0 }, calls[2] = { 0, 0 }, unreturned = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct lt_event *e = &t.ev[i];
+		int k = e->h.tid == (uint32_t)yes ? 0 : e->h.tid == (uint32_t)head ? 1 : -1;
+		if (k < 0)
+			continue;
+		if (e->h.kind == LT_EV_IO_ENTER) {
+			unreturned += open[k];
+			open[k] = 1;
+			calls[k]++;
+		} else if (e->h.kind == LT_EV_SYS_EXIT) {
+			open[k] = 0;
+		}
+	}
+	cr_assert_gt(calls[0], 100, "yes's writes in the trace: %d", calls[0]);
+	cr_assert_gt(calls[1], 100, "head's reads in the trace: %d", calls[1]);
+	cr_assert_eq(unreturned, 0, "%d reads or writes followed by another call of the thread, not by their return",
+		     unreturned);
+	tl_free(&t);
 }
