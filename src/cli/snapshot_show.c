@@ -238,9 +238,16 @@ static int take(pid_t pid, const struct lt_snapshot_opts *o, struct lt_snapshot 
 	switch (r) {
 	case 0:
 		return 0;
-	case LT_SNAP_ENOPROC:
-		lt_err("no process %d", (int)pid);
+	case LT_SNAP_ENOPROC: {
+		pid_t parent = lt_proc_zombie_of(pid);
+		if (parent)
+			lt_err("process %d has exited: a zombie its parent %d has not reaped (wait4); what "
+			       "the parent waits for instead: locktrace snapshot -p %d", (int)pid, (int)parent,
+			       (int)parent);
+		else
+			lt_err("no process %d", (int)pid);
 		return 1;
+	}
 	case LT_SNAP_EKTHREAD:
 		lt_err("%d is a kernel thread", (int)pid);
 		return 1;

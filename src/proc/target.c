@@ -155,6 +155,14 @@ int lt_proc_alive(pid_t pid)
 	return read_stat(path, &st, &ppid) == 0 && st != 'Z' && st != 'X';
 }
 
+pid_t lt_proc_zombie_of(pid_t pid)
+{
+	char path[64], st;
+	int ppid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return read_stat(path, &st, &ppid) == 0 && st == 'Z' && ppid > 0 ? (pid_t)ppid : 0;
+}
+
 static int32_t stat_ppid(pid_t pid)
 {
 	char path[64], st;

@@ -67,6 +67,8 @@ int lt_proc_descendants(const pid_t *roots, size_t n, pid_t **out, size_t *nout)
 /* pid is still there and not a zombie (a program that has exited and was
  * not reaped yet): 1, else 0. */
 int lt_proc_alive(pid_t pid);
+/* pid is a zombie: its parent's pid (which has not reaped it), else 0. */
+pid_t lt_proc_zombie_of(pid_t pid);
 
 /* --cgroup: a cgroup v2 directory, its descendants and their processes. */
 struct lt_cgroup {

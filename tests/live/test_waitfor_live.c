@@ -795,6 +795,41 @@ Test(waitfor_live, client_of_a_server_whose_handler_waits_for_a_lock_is_a_chain_
 	kill(cli, SIGKILL);
 }
 
+static const char ZOMBIE_PY[] =
+	"import os, time\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    os._exit(3)\n"
+	"print('child', pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"time.sleep(600)\n";
+
+/* A child that has exited and that its parent (Debian's python3, asleep)
+ * never reaped: `snapshot -p CHILD` says it is a zombie and which parent
+ * to look at instead (before: "no process"). */
+Test(waitfor_live, snapshot_of_a_zombie_names_its_parent)
+{
+	start_py(ZOMBIE_PY);
+	const char *l = tl_find(lines[0], nlines[0], "child", NULL);
+	cr_assert_not_null(l);
+	pid_t z = (pid_t)atoi(l + 6);
+	for (int i = 0; i < 500 && lt_proc_alive(z); i++)
+		usleep(10000);
+	cr_assert_eq(lt_proc_zombie_of(z), procs[0].pid, "%d is no zombie of %d", (int)z, (int)procs[0].pid);
+	char pid[16], out[64][256], err[64][256];
+	int no = 0, ne = 0;
+	snprintf(pid, sizeof(pid), "%d", (int)z);
+	int rc = tl_run_to_end((char *const[]){ LT_BIN, "snapshot", "-p", pid, NULL }, out, &no, err, &ne);
+	cr_assert(WIFEXITED(rc) ? WEXITSTATUS(rc) == 1 : rc == 1, "exit status %d", rc);
+	char want[160];
+	snprintf(want, sizeof(want), "process %d has exited: a zombie its parent %d has not reaped", (int)z,
+		 (int)procs[0].pid);
+	bool said = false;
+	for (int i = 0; i < ne; i++)
+		said |= strstr(err[i], want) != NULL;
+	cr_assert(said, "stderr lacks: %s (%d lines, first: %s)", want, ne, ne ? err[0] : "");
+}
+
 static const char OFD_PY[] =
 	"import fcntl, struct, sys, time\n"
 	"f = open(sys.argv[1], 'a+')\n"
