@@ -1247,6 +1247,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	for (size_t i = 0; i < s->n_threads; i++)
 		decode(&c, &s->threads[i]);
 
+	s->ustack_skipped = (o->flags & LT_SNAP_NO_USTACK) || c.compat;
 	if (!(o->flags & LT_SNAP_NO_USTACK) && c.compat) {
 		lt_strlist_add(&s->notes, "user stacks not unwound: 32-bit process");
 	} else if (!(o->flags & LT_SNAP_NO_USTACK)) {
@@ -1259,6 +1260,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 		} else {
 			lt_strlist_add(&s->notes, "user stacks unavailable: %s",
 				       uerr ? uerr : "no symbolizer");
+			s->ustack_skipped = true;
 		}
 		free(uerr);
 	}

@@ -117,6 +117,8 @@ int lt_multi_build(struct lt_snapshot **procs, size_t n, const struct lt_verdict
 	m->view.taken_realtime_ns = s0->taken_realtime_ns;
 	m->view.taken_monotonic_ns = s0->taken_monotonic_ns;
 	m->view.kstack_available = s0->kstack_available;
+	for (size_t i = 0; i < n; i++)
+		m->view.ustack_skipped |= procs[i]->ustack_skipped;
 	if (fill_view(m) < 0)
 		goto fail;
 	for (size_t i = 0; i < m->view.n_threads; i++)

@@ -1332,14 +1332,21 @@ static void classify_rest(struct lt_snapshot *s)
 				 "locked by %s %s may be retrying that lock between sleeps "
 				 "(inferred: one snapshot cannot tell; `locktrace record` shows the attempts)", polled,
 				 polled == 1 ? "" : "s", nh == 1 ? "process" : "processes", who);
+		/* without user stacks an acquire path or an application's own
+		 * lock wait (PostgreSQL's, in epoll_wait) is not seen */
+		const char *nolock = s->ustack_skipped ? "wait seen (user stacks not read: lock acquires and "
+							 "applications' own lock waits are known by their frames)"
+				     : polled ? "wait seen" : "involved";
 		if (because)
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none %s "
 						  "(%s); no lock %s%s", s->n_threads,
-						  polled || fifo_open ? "known to be stuck" : "for anything stuck",
-						  because, polled ? "wait seen" : "involved", polled_s);
+						  polled || fifo_open || s->ustack_skipped ? "known to be stuck"
+											   : "for anything stuck",
+						  because, nolock, polled_s);
 		else
-			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events; no lock "
-						  "involved", s->n_threads);
+			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events%s; no lock "
+						  "%s", s->n_threads, s->ustack_skipped ? ", none known to be stuck" : "",
+						  nolock);
 		free(because);
 		lt_strlist_add(&v->evidence, "%zu in I/O waits: %s", io, kinds);
 		if (condvar)

@@ -460,6 +460,10 @@ struct lt_snapshot {
 	int64_t taken_monotonic_ns;  /* CLOCK_MONOTONIC at start                 */
 	int64_t duration_ns;         /* time taken by lt_snapshot_take           */
 	bool kstack_available;       /* /proc/.../stack was readable             */
+	bool ustack_skipped;         /* user stacks not unwound (--no-ustack, a
+					32-bit process, no symbolizer): lock
+					acquire paths and applications' own lock
+					waits, known by their frames, not seen  */
 	struct lt_thread *threads;   /* sorted by tid                            */
 	size_t n_threads;
 	struct lt_verdict *verdicts;

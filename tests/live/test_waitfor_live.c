@@ -830,6 +830,32 @@ Test(waitfor_live, snapshot_of_a_zombie_names_its_parent)
 	cr_assert(said, "stderr lacks: %s (%d lines, first: %s)", want, ne, ne ? err[0] : "");
 }
 
+static const char SLEEPER_PY[] =
+	"import time\n"
+	"print('ready', flush=True)\n"
+	"time.sleep(600)\n";
+
+/* Without user stacks (--no-ustack) a lock acquire or an application's
+ * own lock wait (PostgreSQL's sleeps in epoll_wait) cannot be seen: IDLE
+ * then says no lock wait was seen, and why, not "no lock involved"; with
+ * them, a sleeping python3 is plainly idle. */
+Test(waitfor_live, idle_without_user_stacks_says_what_it_could_not_see)
+{
+	start_py(SLEEPER_PY);
+	pid_t p = procs[0].pid;
+	struct lt_snapshot *s = take(p); /* LT_SNAP_NO_USTACK */
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	cr_expect(strstr(s->verdicts[0].summary, "no lock wait seen (user stacks not read") &&
+		  !strstr(s->verdicts[0].summary, "no lock involved"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES };
+	cr_assert_eq(lt_snapshot_take(p, &o, &s), 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	cr_expect(strstr(s->verdicts[0].summary, "no lock involved"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
 static const char OFD_PY[] =
 	"import fcntl, struct, sys, time\n"
 	"f = open(sys.argv[1], 'a+')\n"
