@@ -917,7 +917,12 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		for (size_t k = a; k < b; k++)
 			quiet_marks[w[k].idx] = true;
 		qc.n = waiters_code(s, w, a, b, qc.base, qc.names);
-		pid_t susp = quiet_suspect(s, &qc, quiet_marks, &func);
+		/* a lock other processes can take (not private, or in a shared
+		 * mapping: a multiprocessing.Lock) may be held by a thread of
+		 * any of them, its forked children running the same code: no
+		 * suspect of this one alone (the candidates are still listed) */
+		bool others = !t0->futex.private_ || t0->futex.shared_obj;
+		pid_t susp = others ? 0 : quiet_suspect(s, &qc, quiet_marks, &func);
 		if (susp) {
 			snprintf(inferred_how, sizeof(inferred_how), "runs the waiters' code (%s), and of the "
 				 "threads not waiting on a lock it is the only one that does", func);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_read.h"
 #include "lockmodel.h"
 #include "snapshot.h"
 #include "lt_test.h"
@@ -364,4 +365,41 @@ Test(pylock_live, simplequeue_get_is_idle_not_a_lock_wait, .fini = cleanup, .tim
 		cr_assert_neq(s->verdicts[i].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[i].summary);
 	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
+}
+
+/* A multiprocessing.Lock taken by a sibling that exited holding it; a
+ * child waits for it, the parent waits in Queue.get() for that child.
+ * Followed from the parent, the child's lock wait names no probable holder:
+ * the lock is in a shared mapping, any process mapping it may hold it, and
+ * the parent runs the waiters' code (<module>) only as their fork (a
+ * users' trial: "probably held by thread P (MainThread)"). */
+Test(pylock_live, shared_lock_names_no_holder_from_the_frames, .fini = cleanup, .timeout = 60)
+{
+	tl_start_python(&wl, "tests/workloads/py_mp_sibling_lock.py", NULL, truth, &ntruth,
+			"another process's /proc files and memory");
+	pid_t parent = (pid_t)tl_truth_val(truth, ntruth, "parent", NULL, "pid");
+	pid_t waiter = (pid_t)tl_truth_val(truth, ntruth, "waiter", NULL, "pid");
+	wait_in_futex(waiter, waiter);
+	usleep(1500 * 1000); /* a quiet lock: nobody has run on it for a while */
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "%s snapshot -p %d --json", LT_BIN, (int)parent);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	static char buf[1 << 20];
+	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+	cr_assert_eq(pclose(f), 0, "%s", cmd);
+	struct rp_json *j = tl_json_of(buf, len);
+	const struct rp_json *vs = rp_json_get(j, "verdicts"), *lw = NULL;
+	cr_assert(vs && vs->type == RPJ_ARR);
+	for (size_t i = 0; i < vs->n; i++) {
+		const struct rp_json *tids = rp_json_get(&vs->items[i], "tids");
+		const char *k = rp_json_str(rp_json_get(&vs->items[i], "kind"));
+		if (k && !strcmp(k, "lock_wait") && tids && tids->n == 1 &&
+		    (pid_t)rp_json_num(&tids->items[0], 0) == waiter)
+			lw = &vs->items[i];
+	}
+	cr_assert_not_null(lw, "no lock_wait of the waiter %d (followed from %d)", (int)waiter, (int)parent);
+	const char *sum = rp_json_str(rp_json_get(lw, "summary"));
+	cr_assert(sum && !strstr(sum, "probably held") && strstr(sum, "holder is not recorded"), "%s", sum ? sum : "?");
+	rp_json_free(j);
 }
