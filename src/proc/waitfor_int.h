@@ -31,7 +31,7 @@ void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle);
  * verdict of a waiting kind (a lock wait, a deadlock, a chain, stopped):
  * a wait chain into that verdict, said as an inference when only some of
  * the party's threads are in one (which would answer is not known). */
-void lts_wf_into_verdicts(struct lt_snapshot *s);
+void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle);
 /* IDLE: why each waiting thread's wait is not stuck. */
 void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
 /* What the asleep threads' waits end by, for the IDLE headline: "2 waits on a

@@ -326,7 +326,10 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	return (long)(v - s->verdicts);
 }
 
-static void find_deadlocks(struct lt_snapshot *s)
+/* BEHIND (n_threads, may be NULL): set for the threads whose chain leads
+ * into a cycle found, said in its evidence, so that no verdict of their
+ * own repeats it. */
+static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 {
 	size_t n = s->n_threads;
 	long *next = malloc((n ? n : 1) * sizeof(*next));
@@ -377,6 +380,8 @@ static void find_deadlocks(struct lt_snapshot *s)
 			if (on[i] >= 0 || reach[i] != (long)vi)
 				continue;
 			behind++;
+			if (behind_marks)
+				behind_marks[i] = true;
 			if (ll < sizeof(list) - 16)
 				ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
 						       behind > 1 ? ", " : "", (int)s->threads[i].tid);
@@ -1449,10 +1454,10 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	s->n_verdicts = 0;
 	s->vopts.lost_wakeup_threshold_s = o && o->lost_wakeup_threshold_s > 0 ? o->lost_wakeup_threshold_s : 1.0;
 	s->vopts.convoy_min_waiters = o && o->convoy_min_waiters > 0 ? o->convoy_min_waiters : 4;
-	find_deadlocks(s);
 	bool *in_cycle = calloc(s->n_threads ? s->n_threads : 1, sizeof(*in_cycle));
 	if (!in_cycle)
 		return -ENOMEM;
+	find_deadlocks(s, in_cycle); /* marks the threads behind a cycle */
 	for (size_t vi = 0; vi < s->n_verdicts; vi++)
 		for (size_t k = 0; k < s->verdicts[vi].n_tids; k++) {
 			long i = idx_of(s, s->verdicts[vi].tids[k]);
@@ -1463,11 +1468,11 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
 	find_rt_blocked_holders(s, s->vopts.convoy_min_waiters, in_cycle);
 	lts_wf_verdicts(s, in_cycle); /* file locks, wait chains (waitfor.h) */
-	free(in_cycle);
 	lt_go_verdicts(s); /* goroutines (rt_go_verdicts.c) */
 	lts_appwait_diagnose(s);
 	find_stopped(s);
-	lts_wf_into_verdicts(s); /* waits into processes with such verdicts */
+	lts_wf_into_verdicts(s, in_cycle); /* waits into processes with such verdicts */
+	free(in_cycle);
 	if (s->n_verdicts == 0) {
 		classify_rest(s);
 		lts_appwait_idle_notes(s);

@@ -111,25 +111,100 @@ static pid_t single_party(const struct lt_thread *t, pid_t *tid)
 	return p;
 }
 
+#define MAX_SET 16
+
+/* The processes that can end T's wait, when they are several, every one
+ * of them blocked itself and none T's own (a file lock whose open file
+ * flock(1), its shell and the shell's child all hold): into SET (at most
+ * MAX_SET), their count, 0 if not so. */
+static size_t party_set(const struct lt_thread *t, pid_t *set)
+{
+	const struct lt_waitfor *w = t->wf;
+	size_t n = 0;
+	if (!w || !w->n_edges || !asleep(t))
+		return 0;
+	for (size_t i = 0; i < w->n_edges; i++) {
+		const struct lt_wf_edge *e = &w->edges[i];
+		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids || e->pstate != LT_WFP_BLOCKED)
+			return 0;
+		for (size_t k = 0; k < e->n_pids; k++) {
+			bool dup = false;
+			if (e->pids[k] == w->pid || n == MAX_SET)
+				return 0;
+			for (size_t q = 0; q < n; q++)
+				dup |= set[q] == e->pids[k];
+			if (!dup)
+				set[n++] = e->pids[k];
+		}
+	}
+	return n > 1 ? n : 0;
+}
+
+static bool in_set(const pid_t *set, size_t n, pid_t p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == p)
+			return true;
+	return false;
+}
+
+/* Of several blocked parties, the one the wait goes on to: the one whose
+ * own wait leads out of the set (the others wait for their children in
+ * it: flock(1) and its shell for the shell's child, which waits for the
+ * other lock); -1 if none or some is not in the snapshot. */
+static long set_next(const struct lt_snapshot *s, const pid_t *set, size_t n)
+{
+	long rep = -1;
+	for (size_t q = 0; q < n; q++) {
+		bool seen = false, inward = true;
+		long first = -1;
+		for (size_t i = 0; i < s->n_threads; i++) {
+			const struct lt_thread *u = &s->threads[i];
+			if (!u->wf || u->wf->pid != set[q])
+				continue;
+			if (!seen)
+				first = (long)i;
+			seen = true;
+			bool all_children_in = u->wf->n_edges > 0;
+			for (size_t k = 0; k < u->wf->n_edges; k++) {
+				const struct lt_wf_edge *e = &u->wf->edges[k];
+				bool child_in = e->kind == LT_WF_CHILD && e->n_pids;
+				for (size_t c = 0; child_in && c < e->n_pids; c++)
+					child_in = in_set(set, n, e->pids[c]);
+				all_children_in &= child_in;
+			}
+			inward &= all_children_in;
+		}
+		if (!seen)
+			return -1;
+		if (!inward && rep < 0)
+			rep = first;
+	}
+	return rep;
+}
+
 long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t)
 {
-	pid_t tid;
+	pid_t tid, set[MAX_SET];
 	pid_t p = single_party(t, &tid);
-	if (!p)
-		return -1;
+	if (!p) {
+		size_t n = party_set(t, set);
+		return n ? set_next(s, set, n) : -1;
+	}
 	const struct lt_thread *o = lt_snapshot_find(s, tid ? tid : p);
 	return o ? (long)(o - s->threads) : -1;
 }
 
 bool lts_wf_process_edge(const struct lt_thread *t)
 {
-	pid_t tid;
-	return single_party(t, &tid) && !tid;
+	pid_t tid, set[MAX_SET];
+	return (single_party(t, &tid) && !tid) || party_set(t, set);
 }
 
 /* A cycle through process-level edges (into process P, any of whose
- * threads could end the wait) is a deadlock only if every thread of P is
- * asleep and its own chain leads into the cycle. */
+ * threads could end the wait, or into several processes any of which
+ * could) is a deadlock only if every thread of each is asleep and its own
+ * chain leads into the cycle. */
 bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n)
 {
 	size_t nt = s->n_threads;
@@ -137,13 +212,18 @@ bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const lon
 		const struct lt_thread *t = &s->threads[cyc[m]];
 		if (t->wait == LT_WAIT_FUTEX || !lts_wf_process_edge(t))
 			continue;
-		const struct lt_thread *to = &s->threads[next[cyc[m]]];
-		pid_t P = to->wf ? to->wf->pid : 0;
-		if (!P)
-			return false;
+		pid_t set[MAX_SET];
+		size_t ns = party_set(t, set);
+		if (!ns) {
+			const struct lt_thread *to = &s->threads[next[cyc[m]]];
+			set[0] = to->wf ? to->wf->pid : 0;
+			ns = 1;
+			if (!set[0])
+				return false;
+		}
 		for (size_t i = 0; i < nt; i++) {
 			const struct lt_thread *u = &s->threads[i];
-			if (!u->wf || u->wf->pid != P)
+			if (!u->wf || !in_set(set, ns, u->wf->pid))
 				continue;
 			if (!asleep(u))
 				return false;
@@ -201,6 +281,21 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 	if (!e) {
 		lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s", (int)t->tid, lt_thread_name(t),
 			       act ? act : "?", dur);
+		free(act);
+		return;
+	}
+	pid_t set[MAX_SET];
+	size_t ns = party_set(t, set);
+	if (ns) { /* several processes, all blocked: the one it goes on to, and why */
+		char pl[128];
+		pid_list(e, pl, sizeof(pl));
+		long nx = set_next(s, set, ns);
+		const struct lt_thread *o = nx >= 0 ? &s->threads[nx] : NULL;
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s on %s <- %s processes %s, all blocked: the others "
+			       "wait for their children among them, process %d (%s) for something else [%s], for %s",
+			       (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
+			       kind_by(e->kind), pl, o && o->wf ? (int)o->wf->pid : 0, o ? o->comm : "?",
+			       e->evidence ? e->evidence : "", dur);
 		free(act);
 		return;
 	}
@@ -540,13 +635,13 @@ static void party_verdicts(const struct lt_snapshot *s, size_t n_v, pid_t pid, s
 	}
 }
 
-void lts_wf_into_verdicts(struct lt_snapshot *s)
+void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 {
 	size_t n_v = s->n_verdicts; /* the rules' own, not the chains added here */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		const struct lt_waitfor *w = t->wf;
-		if (!w || !w->n_edges || !asleep(t) || stuck_verdict_of(s, n_v, t->tid))
+		if (in_cycle[i] || !w || !w->n_edges || !asleep(t) || stuck_verdict_of(s, n_v, t->tid))
 			continue;
 		bool into = true;
 		const struct lt_verdict *pv = NULL;

@@ -856,6 +856,67 @@ Test(waitfor_live, idle_without_user_stacks_says_what_it_could_not_see)
 	lt_snapshot_free(s);
 }
 
+/* Two flock(1) chains take two files in opposite orders, each inner
+ * flock(1) run by a dash the outer one started: each lock's open file is
+ * held by three processes (flock(1), its shell, the shell's flock(1)), all
+ * blocked, two of them only waiting for their children.  `snapshot -p` of
+ * the first outer flock(1) finds the deadlock between the two inner ones,
+ * the four others behind it (before: two lock waits, no deadlock). */
+Test(waitfor_live, flock1_abba_through_shells_is_a_deadlock)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile(0);
+	tmp_lockfile(1);
+	char c0[200], c1[200];
+	snprintf(c0, sizeof(c0), "sleep 0.5; %s %s true", FLOCK_BIN, lockfile[1]);
+	snprintf(c1, sizeof(c1), "sleep 0.5; %s %s true", FLOCK_BIN, lockfile[0]);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "/bin/sh", "-c", c0, NULL });
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[1], "/bin/sh", "-c", c1, NULL });
+	pid_t in0 = 0, in1 = 0;
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10 && (!in0 || !in1); usleep(20000)) {
+		pid_t sh0 = only_child(procs[0].pid), sh1 = only_child(procs[1].pid);
+		pid_t a = only_child(sh0), b = only_child(sh1);
+		char p0[64], p1[64], l0[64] = "", l1[64] = "";
+		snprintf(p0, sizeof(p0), "/proc/%d/syscall", (int)a);
+		snprintf(p1, sizeof(p1), "/proc/%d/syscall", (int)b);
+		FILE *f0 = fopen(p0, "r"), *f1 = fopen(p1, "r");
+		if (f0 && !fgets(l0, sizeof(l0), f0))
+			l0[0] = 0;
+		if (f1 && !fgets(l1, sizeof(l1), f1))
+			l1[0] = 0;
+		if (f0)
+			fclose(f0);
+		if (f1)
+			fclose(f1);
+		if (!strncmp(l0, "73 ", 3) && !strncmp(l1, "73 ", 3)) { /* flock */
+			in0 = a;
+			in1 = b;
+		}
+	}
+	cr_assert(in0 && in1, "the inner flock(1)s never both waited in flock()");
+	char pid[16], out[64][256];
+	int no = 0;
+	snprintf(pid, sizeof(pid), "%d", (int)procs[0].pid);
+	cr_assert_eq(tl_run_to_end((char *const[]){ LT_BIN, "snapshot", "-p", pid, NULL }, out, &no, NULL, NULL), 0);
+	char w0[160], w1[160];
+	snprintf(w0, sizeof(w0), "DEADLOCK: deadlock: 2 threads in 2 processes wait for each other: %d (flock) -> %d "
+		 "(flock) -> %d", (int)in0, (int)in1, (int)in0);
+	snprintf(w1, sizeof(w1), "DEADLOCK: deadlock: 2 threads in 2 processes wait for each other: %d (flock) -> %d "
+		 "(flock) -> %d", (int)in1, (int)in0, (int)in1);
+	bool found = false, behind = false;
+	for (int i = 0; i < no; i++) {
+		found |= !strncmp(out[i], w0, strlen(w0)) || !strncmp(out[i], w1, strlen(w1));
+		behind |= strstr(out[i], "4 more thread(s) blocked behind the cycle") != NULL;
+		cr_assert(strncmp(out[i], "WAIT CHAIN", 10), "a chain besides the deadlock: %s", out[i]);
+	}
+	for (int i = 0; !found && i < no && i < 12; i++)
+		fprintf(stderr, "  | %s\n", out[i]);
+	cr_assert(found, "no line %s (above)", w0);
+	cr_expect(behind, "the outer flock(1)s and the shells behind the cycle");
+}
+
 static const char OFD_PY[] =
 	"import fcntl, struct, sys, time\n"
 	"f = open(sys.argv[1], 'a+')\n"
