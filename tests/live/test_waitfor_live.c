@@ -917,6 +917,47 @@ Test(waitfor_live, flock1_abba_through_shells_is_a_deadlock)
 	cr_expect(behind, "the outer flock(1)s and the shells behind the cycle");
 }
 
+static const char POPEN_WAIT_PY[] =
+	"import subprocess\n"
+	"p = subprocess.Popen(['/bin/sh', '-c', 'yes x | head -c 1000000'], stdout=subprocess.PIPE)\n"
+	"print('child', p.pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"p.wait()\n";
+
+/* The pipe-buffer deadlock of subprocess's documentation, through a shell:
+ * python3 waits for dash, which waits for its pipeline, whose head(1)
+ * blocks writing the full pipe python3 never reads (and yes(1) writing to
+ * head).  dash's wait is for two children, both blocked: the cycle goes
+ * through the one whose own wait leads out of them (before: four wait
+ * chains, no deadlock). */
+Test(waitfor_live, popen_wait_on_a_shell_pipeline_filling_its_pipe_is_a_deadlock)
+{
+	start_py(POPEN_WAIT_PY);
+	pid_t p = procs[0].pid;
+	const char *l = tl_find(lines[0], nlines[0], "child", NULL);
+	cr_assert_not_null(l);
+	pid_t sh = (pid_t)atoi(l + 6);
+	char pid[16], out[64][256], w_sh[32], w_py[32];
+	snprintf(pid, sizeof(pid), "%d", (int)p);
+	snprintf(w_sh, sizeof(w_sh), " %d (sh) -> ", (int)sh);
+	snprintf(w_py, sizeof(w_py), " %d (", (int)p);
+	bool found = false;
+	int no = 0;
+	/* until head has filled the pipe (64 KiB: at once) and all are asleep */
+	for (double t0 = tl_now_s(); !found && tl_now_s() - t0 < 10; usleep(100000)) {
+		no = 0;
+		cr_assert_eq(tl_run_to_end((char *const[]){ LT_BIN, "snapshot", "-p", pid, NULL }, out, &no, NULL, NULL),
+			     0);
+		for (int i = 0; i < no; i++)
+			found |= !strncmp(out[i], "DEADLOCK: deadlock: 4 threads in 4 processes wait for each other:", 65) &&
+				 strstr(out[i], w_sh) && strstr(out[i], w_py) && strstr(out[i], "(yes) -> ") &&
+				 strstr(out[i], "(head)");
+	}
+	for (int i = 0; !found && i < no && i < 12; i++)
+		fprintf(stderr, "  | %s\n", out[i]);
+	cr_assert(found, "no deadlock through %d (python3), %d (sh), yes and head (above)", (int)p, (int)sh);
+}
+
 static const char OFD_PY[] =
 	"import fcntl, struct, sys, time\n"
 	"f = open(sys.argv[1], 'a+')\n"
