@@ -11,6 +11,7 @@
 #include "locktrace/taskregs.h"
 #include "budget.h"
 #include "record_int.h"
+#include "waitfor.h"
 #include "utf8.h"
 
 /* The time a snapshot in a recording may take (docs/snapshot.md): 3 s,
@@ -87,6 +88,51 @@ static int add_processes(const struct lt_multi_snapshot *m, char **buf, size_t *
 	return 0;
 }
 
+/* lt_snapshot_follow's way to take a snapshot of a process a traced one
+ * waits for: ARG the occasion. */
+static int follow_take(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	char err[160];
+	*out = snapshot_now(pid, arg, err, sizeof(err));
+	return *out ? 0 : -1;
+}
+
+/* Adds to v[0..*k) (room for *cap, grown) the processes the waits of
+ * v[0..k0) lead to, as `snapshot -p` follows them (waitfor.h), each once:
+ * a traced parent's Pool worker stuck on a file lock, a client's server. */
+static void follow_waits(struct lt_snapshot ***v, size_t *k, size_t *cap, size_t k0, const char *occasion)
+{
+	for (size_t i = 0; i < k0; i++) {
+		struct lt_snapshot **more = NULL;
+		size_t nm = 0;
+		struct lt_strlist notes = { 0 };
+		if (lt_snapshot_follow((*v)[i], NULL, follow_take, (void *)occasion, &more, &nm, &notes)) {
+			lt_strlist_free(&notes);
+			continue;
+		}
+		for (size_t q = 1; q < nm; q++) {
+			bool dup = false;
+			for (size_t j = 0; j < *k; j++)
+				dup |= (*v)[j]->pid == more[q]->pid;
+			if (!dup && *k == *cap) {
+				struct lt_snapshot **nv = realloc(*v, (*cap * 2) * sizeof(*nv));
+				if (nv) {
+					*v = nv;
+					*cap *= 2;
+				}
+			}
+			if (dup || *k == *cap)
+				lt_snapshot_free(more[q]);
+			else
+				(*v)[(*k)++] = more[q];
+		}
+		for (size_t q = 0; q < notes.n; q++)
+			lt_strlist_add(&(*v)[i]->notes, "%s", notes.v[q]);
+		lt_strlist_free(&notes);
+		free(more);
+	}
+}
+
 /* The snapshot of the processes tgids[0..n) now as one JSON document:
  * for one process the snapshot itself; for several the combined view
  * (snapshot_multi.c: cross-process owners, shared locks, cycles that span
@@ -96,7 +142,8 @@ static int add_processes(const struct lt_multi_snapshot *m, char **buf, size_t *
 static int snapshot_json(const pid_t *tgids, size_t n, const char *occasion, char **json,
 			 size_t *len, char *err, size_t errlen)
 {
-	struct lt_snapshot **v = calloc(n ? n : 1, sizeof(*v));
+	size_t cap = n ? n : 1;
+	struct lt_snapshot **v = calloc(cap, sizeof(*v));
 	size_t k = 0;
 	int r = -1;
 
@@ -108,6 +155,10 @@ static int snapshot_json(const pid_t *tgids, size_t n, const char *occasion, cha
 	for (size_t i = 0; i < n; i++)
 		if ((v[k] = snapshot_now(tgids[i], occasion, err, errlen)))
 			k++;
+	/* at the start and the end (not at a stall, taken on the collector's
+	 * thread while it records): into the processes they wait for */
+	if (k && (!strcmp(occasion, "start") || !strcmp(occasion, "end")))
+		follow_waits(&v, &k, &cap, k, occasion);
 	if (k == 1) {
 		if (lt_snapshot_to_json_buf(v[0], json, len) == 0)
 			r = 0;

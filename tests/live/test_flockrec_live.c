@@ -542,3 +542,58 @@ Test(flockrec_live, sqlite_busy_wait_is_a_lock_waited_for_by_polling)
 	cr_expect(strstr(sum, "refused each time (EAGAIN"), "%s", sum);
 	rp_json_free(j);
 }
+
+static const char POOL_PY[] =
+	"import fcntl, multiprocessing as mp, os, sys\n"
+	"def work(x):\n"
+	"    fd = os.open(sys.argv[1], os.O_RDWR)\n"
+	"    fcntl.flock(fd, fcntl.LOCK_EX)\n"
+	"    return x\n"
+	"if __name__ == '__main__':\n"
+	"    mp.set_start_method('fork')\n"
+	"    with mp.Pool(1) as p:\n"
+	"        print('worker pid=%d' % p._pool[0].pid, flush=True)\n"
+	"        print('ready', flush=True)\n"
+	"        p.map(work, [1])\n";
+
+/* `record -p` of a multiprocessing.Pool's parent (Debian's python3) whose
+ * worker waits in flock() for a file flock(1) holds: the parent's threads
+ * only wait for the worker's pipes; the snapshots stored in the trace
+ * follow those waits into the worker, as `snapshot -p` does, so the report
+ * names the worker's file-lock wait and its holder (before: a stall and a
+ * Condition wait, the worker never mentioned). */
+Test(flockrec_live, record_of_a_pool_parent_follows_into_its_worker_on_a_file_lock)
+{
+	char held[256];
+	flock_held(held, sizeof(held));
+	if (access("/usr/bin/python3", X_OK))
+		cr_skip_test("/usr/bin/python3 missing");
+	char out[64][256];
+	int no = 0;
+	tl_start_ready(&procs[1], (char *const[]){ "/usr/bin/python3", "-c", (char *)POOL_PY, lockfile, NULL }, out,
+		       &no, 64, 30000);
+	const char *l = NULL;
+	for (int i = 0; i < no && !l; i++)
+		l = strstr(out[i], "worker pid=");
+	cr_assert_not_null(l, "the pool printed no worker pid");
+	pid_t worker = (pid_t)atoi(l + 11);
+	char waiting[256];
+	tl_locks_line(worker, lockfile, true, waiting, sizeof(waiting));
+	tl_tmp_path(trace, sizeof(trace), "flockpool");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)procs[1].pid);
+	cr_assert_eq(tl_run_to_end((char *const[]){ LT_BIN, "record", "-p", pid, "-o", trace, "-d", "1", "--no-status",
+						    NULL }, NULL, NULL, NULL, NULL), 0);
+	struct rp_json *j = tl_report_json(trace);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	char want[96], holder[64];
+	snprintf(want, sizeof(want), "thread %d (MainThread) waits for a file lock", (int)worker);
+	snprintf(holder, sizeof(holder), "held by processes %d", (int)procs[0].pid);
+	bool found = false;
+	for (size_t i = 0; fs && i < fs->n && !found; i++) {
+		const char *sum = rp_json_str(rp_json_get(&fs->items[i], "summary"));
+		found = sum && strstr(sum, want) && strstr(sum, holder);
+	}
+	cr_assert(found, "no finding: %s ... %s (/proc/locks: %s)", want, holder, held);
+	rp_json_free(j);
+}
