@@ -291,8 +291,9 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 		pid_list(e, pl, sizeof(pl));
 		long nx = set_next(s, set, ns);
 		const struct lt_thread *o = nx >= 0 ? &s->threads[nx] : NULL;
-		lt_strlist_add(&v->evidence, "thread %d (%s) %s on %s <- %s processes %s, all blocked: the others "
-			       "wait for their children among them, process %d (%s) for something else [%s], for %s",
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s on %s <- %s processes %s, all blocked; it goes "
+			       "on through process %d (%s), the first of them not only waiting for its children "
+			       "among them [%s], for %s",
 			       (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
 			       kind_by(e->kind), pl, o && o->wf ? (int)o->wf->pid : 0, o ? o->comm : "?",
 			       e->evidence ? e->evidence : "", dur);
