@@ -259,9 +259,13 @@ void tl_check_site_profile(const int rank[2], const double ms[2], const double w
 #define TL_PYTHON "/usr/bin/python3"
 void tl_start_python(struct tl_proc *p, const char *script, char *const extra[], char lines[][256],
 		     int *nlines, const char *root_for);
-/* Waits until /proc says thread TID of PID sleeps in read() (syscall 0);
- * fails the test after TIMEOUT_MS. */
+/* Waits until /proc says thread TID of PID sleeps in system call NR;
+ * fails the test after TIMEOUT_MS.  tl_wait_in_read: in read() (0). */
+void tl_wait_in_call(pid_t pid, pid_t tid, long nr, int timeout_ms);
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);
+/* `locktrace snapshot -p PID --json` run to its end (it must exit 0),
+ * parsed (rp_json_free it). */
+struct rp_json *tl_snapshot_cli_json(pid_t pid);
 /* The JSON report (lt_report_file_opts) of the trace at PATH, parsed
  * (rp_json_free it); fails the test if the report or its JSON fails. */
 struct rp_json;

@@ -648,25 +648,43 @@ void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int 
 	snprintf(pid, 16, "%d", (int)p->pid);
 }
 
-void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
+void tl_wait_in_call(pid_t pid, pid_t tid, long nr, int timeout_ms)
 {
-	char path[96], buf[256];
+	char path[96], buf[256], want[24];
 	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	snprintf(want, sizeof(want), "%ld ", nr);
 	for (;;) {
 		FILE *f = fopen(path, "r");
 		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
 		if (f)
 			fclose(f);
 		buf[n] = 0;
-		if (!strncmp(buf, "0 ", 2))
+		if (!strncmp(buf, want, strlen(want)))
 			return;
 		if (now_ms() >= deadline)
 			break;
 		usleep(10000);
 	}
-	cr_assert_fail("thread %d of %d never slept in read() (%d ms): %s", (int)tid, (int)pid, timeout_ms,
-		       buf);
+	cr_assert_fail("thread %d of %d never slept in system call %ld (%d ms): %s", (int)tid, (int)pid, nr,
+		       timeout_ms, buf);
+}
+
+void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
+{
+	tl_wait_in_call(pid, tid, 0, timeout_ms);
+}
+
+struct rp_json *tl_snapshot_cli_json(pid_t pid)
+{
+	char cmd[4096 + 64];
+	snprintf(cmd, sizeof(cmd), "%s snapshot -p %d --json", LT_BIN, (int)pid);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f, "%s", cmd);
+	static char buf[1 << 20];
+	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+	cr_assert_eq(pclose(f), 0, "%s", cmd);
+	return tl_json_of(buf, len);
 }
 
 struct rp_json *tl_report_json(const char *path)

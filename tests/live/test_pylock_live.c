@@ -233,20 +233,7 @@ Test(pylock_live, killed_multiprocessing_lock_holder, .fini = cleanup, .timeout 
 /* Waits until /proc says thread TID of PID sleeps in futex(). */
 static void wait_in_futex(pid_t pid, pid_t tid)
 {
-	char path[64], line[64] = "";
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	for (int i = 0; i < 10000 && strncmp(line, "202 ", 4); i++) {
-		FILE *sf = fopen(path, "r");
-		line[0] = 0;
-		if (sf) {
-			if (!fgets(line, sizeof(line), sf))
-				line[0] = 0;
-			fclose(sf);
-		}
-		if (strncmp(line, "202 ", 4))
-			usleep(1000);
-	}
-	cr_assert(!strncmp(line, "202 ", 4), "thread %d never slept in futex(): %s", (int)tid, line);
+	tl_wait_in_call(pid, tid, 202, 10000);
 }
 
 /* The one verdict on the lock the threads W[0], W[1] wait for: exactly
@@ -381,14 +368,7 @@ Test(pylock_live, shared_lock_names_no_holder_from_the_frames, .fini = cleanup, 
 	pid_t waiter = (pid_t)tl_truth_val(truth, ntruth, "waiter", NULL, "pid");
 	wait_in_futex(waiter, waiter);
 	usleep(1500 * 1000); /* a quiet lock: nobody has run on it for a while */
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "%s snapshot -p %d --json", LT_BIN, (int)parent);
-	FILE *f = popen(cmd, "r");
-	cr_assert_not_null(f);
-	static char buf[1 << 20];
-	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
-	cr_assert_eq(pclose(f), 0, "%s", cmd);
-	struct rp_json *j = tl_json_of(buf, len);
+	struct rp_json *j = tl_snapshot_cli_json(parent);
 	const struct rp_json *vs = rp_json_get(j, "verdicts"), *lw = NULL;
 	cr_assert(vs && vs->type == RPJ_ARR);
 	for (size_t i = 0; i < vs->n; i++) {

@@ -656,23 +656,6 @@ static const char PIPE_CYCLE_PY[] =
 	"print('ready', flush=True)\n"
 	"threading.Event().wait()\n";
 
-/* Waits (10 s) until /proc shows thread TID of PID asleep in futex(). */
-static void wait_in_futex(pid_t pid, pid_t tid)
-{
-	char path[96], buf[128] = "";
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	for (int i = 0; i < 1000; i++) {
-		FILE *f = fopen(path, "r");
-		cr_assert_not_null(f, "%s", path);
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-		if (!strncmp(buf, "202 ", 4))
-			return;
-		usleep(10000);
-	}
-	cr_assert_fail("thread %d never slept in futex: %s", (int)tid, buf);
-}
 
 /* Debian's python3: a thread holding a threading.Lock reads a pipe that
  * only its own process can write, and the thread that would write it
@@ -688,7 +671,7 @@ Test(waitfor_live, pipe_read_under_a_lock_its_writer_wants_is_a_probable_deadloc
 	int rd = 0, wr = 0;
 	cr_assert_eq(sscanf(l, "reader %d writer %d", &rd, &wr), 2, "%s", l);
 	tl_wait_in_read(p, rd, 10000);
-	wait_in_futex(p, wr);
+	tl_wait_in_call(p, wr, 202, 10000); /* futex */
 	struct lt_snapshot *s = take(p);
 	const struct lt_verdict *v = NULL;
 	for (size_t i = 0; i < s->n_verdicts; i++) {
@@ -727,25 +710,6 @@ static const char SERVER_PY[] =
 	"print('ready', flush=True)\n"
 	"while True: s.accept()\n";
 
-/* Waits (10 s) until /proc shows thread TID of PID asleep in system call NR. */
-static void wait_in_call(pid_t pid, pid_t tid, long nr)
-{
-	char path[96], buf[128] = "", want[16];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	snprintf(want, sizeof(want), "%ld ", nr);
-	for (int i = 0; i < 1000; i++) {
-		FILE *f = fopen(path, "r");
-		cr_assert_not_null(f, "%s", path);
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-		if (!strncmp(buf, want, strlen(want)))
-			return;
-		usleep(10000);
-	}
-	cr_assert_fail("thread %d never slept in call %ld: %s", (int)tid, nr, buf);
-}
-
 /* A TCP client (Debian's python3) waits for its reply; the server's
  * listener sits in accept (so the server, by the kernel's view, is an
  * idle server), while the thread handling the request waits for a
@@ -761,17 +725,10 @@ Test(waitfor_live, client_of_a_server_whose_handler_waits_for_a_lock_is_a_chain_
 	cr_assert_not_null(l);
 	int cli = 0, handler = 0, holder = 0;
 	cr_assert_eq(sscanf(l, "client %d handler %d holder %d", &cli, &handler, &holder), 3, "%s", l);
-	wait_in_call(srv, holder, 0);	/* read */
-	wait_in_call(srv, handler, 202); /* futex */
-	wait_in_call(cli, cli, 45);	/* recvfrom */
-	char cmd[400];
-	snprintf(cmd, sizeof(cmd), "%s snapshot -p %d --json", LT_BIN, cli);
-	FILE *f = popen(cmd, "r");
-	cr_assert_not_null(f);
-	static char buf[1 << 20];
-	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
-	cr_assert_eq(pclose(f), 0, "%s", cmd);
-	struct rp_json *j = tl_json_of(buf, len);
+	tl_wait_in_call(srv, holder, 0, 10000);	 /* read */
+	tl_wait_in_call(srv, handler, 202, 10000); /* futex */
+	tl_wait_in_call(cli, cli, 45, 10000);	 /* recvfrom */
+	struct rp_json *j = tl_snapshot_cli_json(cli);
 	const struct rp_json *vs = rp_json_get(j, "verdicts"), *chain = NULL;
 	cr_assert(vs && vs->type == RPJ_ARR);
 	for (size_t i = 0; i < vs->n; i++) {
@@ -928,8 +885,8 @@ static const char POPEN_WAIT_PY[] =
  * python3 waits for dash, which waits for its pipeline, whose head(1)
  * blocks writing the full pipe python3 never reads (and yes(1) writing to
  * head).  dash's wait is for two children, both blocked: the cycle goes
- * through the one whose own wait leads out of them (before: four wait
- * chains, no deadlock). */
+ * on through the first of them not only waiting for its children (before:
+ * four wait chains, no deadlock). */
 Test(waitfor_live, popen_wait_on_a_shell_pipeline_filling_its_pipe_is_a_deadlock)
 {
 	start_py(POPEN_WAIT_PY);
