@@ -374,7 +374,10 @@ static inline __attribute__((always_inline)) int on_sample_norm(struct collector
  * a call's entry and the switch or wake-up written at the same moment). */
 static __attribute__((noinline)) int on_sample_at_end(struct collector *c, const uint8_t *p, size_t size)
 {
-	if (size >= sizeof(struct lt_ev_hdr) && ((const struct lt_ev_hdr *)p)->ts > c->end_ns) {
+	uint64_t ts = 0;
+	if (size >= sizeof(struct lt_ev_hdr))
+		memcpy(&ts, p + offsetof(struct lt_ev_hdr, ts), sizeof(ts)); /* aligned or not */
+	if (size >= sizeof(struct lt_ev_hdr) && ts > c->end_ns) {
 		c->after_end++;
 		return 0;
 	}

@@ -463,12 +463,13 @@ int rec_attach(struct session *s)
 
 	/* a pidfd tells us when the process is gone without signals or ptrace */
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
-	if (s->pidfd < 0 && !s->launched)
-		return lt_proc_zombie_of(s->tgid)
-			       ? rec_fail(s, "process %d has exited: a zombie its parent %d has not reaped "
+	if (s->pidfd < 0 && !s->launched) {
+		pid_t parent = lt_proc_zombie_of(s->tgid);
+		return parent ? rec_fail(s, "process %d has exited: a zombie its parent %d has not reaped "
 					 "(wait4); record the parent: locktrace record -p %d", s->tgid,
-					 (int)lt_proc_zombie_of(s->tgid), (int)lt_proc_zombie_of(s->tgid))
-			       : rec_fail(s, "no process %d (it exited during attach)", s->tgid);
+					 (int)parent, (int)parent)
+			      : rec_fail(s, "no process %d (it exited during attach)", s->tgid);
+	}
 	if (start_bpf(s))
 		return -1;
 	/* processes that join later are watched too (multi): recording ends

@@ -310,6 +310,7 @@ static void snapshot_from(struct lt_snapshot *s, const struct rp_json *doc)
 	s->taken_monotonic_ns = rp_json_int(J(doc, "taken_monotonic_ns"), 0);
 	s->duration_ns = rp_json_int(J(doc, "duration_ns"), 0);
 	s->kstack_available = is_true(J(doc, "kernel_stacks"));
+	s->ustack_skipped = is_true(J(doc, "user_stacks_skipped"));
 	s->vopts.lost_wakeup_threshold_s = rp_json_num(J(J(doc, "options"), "lost_wakeup_threshold_s"), 0);
 	s->vopts.convoy_min_waiters = (int)rp_json_int(J(J(doc, "options"), "convoy_min_waiters"), 0);
 	strlist_from(&s->notes, J(doc, "notes"));

@@ -412,6 +412,8 @@ static void json_header(struct jw *w, const struct lt_snapshot *s)
 	jw_kint(w, "taken_monotonic_ns", s->taken_monotonic_ns);
 	jw_kint(w, "duration_ns", s->duration_ns);
 	jw_kbool(w, "kernel_stacks", s->kstack_available);
+	if (s->ustack_skipped)
+		jw_kbool(w, "user_stacks_skipped", true);
 	jw_kuint(w, "n_threads", s->n_threads);
 	jw_kobject(w, "options");
 	jw_kdouble(w, "lost_wakeup_threshold_s", s->vopts.lost_wakeup_threshold_s, 3);

@@ -1336,7 +1336,8 @@ static void classify_rest(struct lt_snapshot *s)
 		/* a FIFO's other end or a polled lock: what ends them is not known */
 		char polled_s[400] = "", who[64] = "";
 		for (size_t h = 0, l = 0; h < nh && l < sizeof(who) - 16; h++)
-			l += (size_t)snprintf(who + l, sizeof(who) - l, "%s%d", h ? ", " : "", (int)holders[h]);
+			l += holders[h] ? (size_t)snprintf(who + l, sizeof(who) - l, "%s%d", h ? ", " : "", (int)holders[h])
+					: (size_t)snprintf(who + l, sizeof(who) - l, ", ..."); /* more than those */
 		if (polled)
 			snprintf(polled_s, sizeof(polled_s), ", but %zu thread%s asleep on a timer beside a file "
 				 "locked by %s %s may be retrying that lock between sleeps "

@@ -156,14 +156,12 @@ static long set_next(const struct lt_snapshot *s, const pid_t *set, size_t n)
 {
 	long rep = -1;
 	for (size_t q = 0; q < n; q++) {
-		bool seen = false, inward = true;
-		long first = -1;
+		bool seen = false;
+		long out = -1; /* its first thread whose wait leads out */
 		for (size_t i = 0; i < s->n_threads; i++) {
 			const struct lt_thread *u = &s->threads[i];
 			if (!u->wf || u->wf->pid != set[q])
 				continue;
-			if (!seen)
-				first = (long)i;
 			seen = true;
 			bool all_children_in = u->wf->n_edges > 0;
 			for (size_t k = 0; k < u->wf->n_edges; k++) {
@@ -173,12 +171,13 @@ static long set_next(const struct lt_snapshot *s, const pid_t *set, size_t n)
 					child_in = in_set(set, n, e->pids[c]);
 				all_children_in &= child_in;
 			}
-			inward &= all_children_in;
+			if (!all_children_in && out < 0)
+				out = (long)i;
 		}
 		if (!seen)
 			return -1;
-		if (!inward && rep < 0)
-			rep = first;
+		if (out >= 0 && rep < 0)
+			rep = out;
 	}
 	return rep;
 }
@@ -651,7 +650,9 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		/* the other parties, in no such verdict (or not snapshotted):
 		 * any of them may end the wait */
 		char others[160] = "";
+		pid_t listed[MAX_SET];
 		size_t ol = 0, n_others = 0;
+		bool cut = false;
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
 			if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids) {
@@ -671,9 +672,14 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 					who = u;
 					pn = n;
 					pk = k;
-				} else if (!k && ol < sizeof(others) - 16) {
-					ol += (size_t)snprintf(others + ol, sizeof(others) - ol, "%s%d", n_others ? ", " : "",
-							       (int)e->pids[p]);
+				} else if (!k && !in_set(listed, n_others < MAX_SET ? n_others : MAX_SET, e->pids[p])) {
+					if (n_others < MAX_SET)
+						listed[n_others] = e->pids[p];
+					if (ol < sizeof(others) - 16)
+						ol += (size_t)snprintf(others + ol, sizeof(others) - ol, "%s%d",
+								       n_others ? ", " : "", (int)e->pids[p]);
+					else
+						cut = true;
 					n_others++;
 				}
 				edge_into |= k > 0;
@@ -682,6 +688,8 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		}
 		if (!into || !pv)
 			continue;
+		if (cut)
+			snprintf(others + ol, sizeof(others) - ol, ", ...");
 		size_t pvi = (size_t)(pv - s->verdicts);
 		struct lt_verdict *v = add_verdict(s, LT_VERDICT_WAIT_CHAIN);
 		if (!v)
@@ -785,6 +793,8 @@ size_t lts_wf_polled_locks(const struct lt_snapshot *s, pid_t *holders, size_t m
 					dup |= holders[h] == e->pids[q];
 				if (!dup && *nh < max)
 					holders[(*nh)++] = e->pids[q];
+				else if (!dup && max)
+					holders[max - 1] = 0; /* more than MAX: said so */
 			}
 		}
 		n += any;

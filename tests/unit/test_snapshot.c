@@ -397,6 +397,26 @@ Test(snapshot_json, read_back_prints_as_it_printed_live)
 	lt_snapshot_free(back);
 }
 
+/* A snapshot taken without user stacks keeps saying so read back: a
+ * stored one diagnosed again must not claim "no lock involved". */
+Test(snapshot_json, read_back_keeps_that_user_stacks_were_not_read)
+{
+	struct lt_snapshot *s = rich_snapshot(), *back = NULL;
+	s->ustack_skipped = true;
+	char *j = json_of(s), err[200];
+	cr_assert(strstr(j, "\"user_stacks_skipped\":true"), "%s", j);
+	cr_assert_eq(lt_snapshot_from_json(j, strlen(j), &back, err, sizeof(err)), 0, "%s", err);
+	cr_assert(back->ustack_skipped);
+	free(j);
+	lt_snapshot_free(s);
+	lt_snapshot_free(back);
+	s = rich_snapshot();
+	j = json_of(s);
+	cr_assert_null(strstr(j, "user_stacks_skipped"), "absent when they were read");
+	free(j);
+	lt_snapshot_free(s);
+}
+
 Test(snapshot_json, read_back_refuses_what_is_not_a_snapshot)
 {
 	struct lt_snapshot *back = (struct lt_snapshot *)1;
