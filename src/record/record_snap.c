@@ -99,14 +99,27 @@ static int follow_take(pid_t pid, void *arg, struct lt_snapshot **out)
 
 /* Adds to v[0..*k) (room for *cap, grown) the processes the waits of
  * v[0..k0) lead to, as `snapshot -p` follows them (waitfor.h), each once:
- * a traced parent's Pool worker stuck on a file lock, a client's server. */
+ * a traced parent's Pool worker stuck on a file lock, a client's server.
+ * Each walk knows only its own snapshots (one into another traced process
+ * takes it again, then dropped), so only for a few traced processes, each
+ * walk within FOLLOW_S: a recording of a cgroup or a process tree says so
+ * in a note instead of taking seconds per process. */
+#define FOLLOW_ROOTS 4
+#define FOLLOW_S 1.5
 static void follow_waits(struct lt_snapshot ***v, size_t *k, size_t *cap, size_t k0, const char *occasion)
 {
+	const struct lt_follow_limits lim = { .max_s = FOLLOW_S };
+	if (k0 > FOLLOW_ROOTS) {
+		lt_strlist_add(&(*v)[0]->notes, "the waits of the %zu traced processes were not followed into "
+			       "other processes (done for %d at most): `locktrace snapshot -p PID` follows them",
+			       k0, FOLLOW_ROOTS);
+		return;
+	}
 	for (size_t i = 0; i < k0; i++) {
 		struct lt_snapshot **more = NULL;
 		size_t nm = 0;
 		struct lt_strlist notes = { 0 };
-		if (lt_snapshot_follow((*v)[i], NULL, follow_take, (void *)occasion, &more, &nm, &notes)) {
+		if (lt_snapshot_follow((*v)[i], &lim, follow_take, (void *)occasion, &more, &nm, &notes)) {
 			lt_strlist_free(&notes);
 			continue;
 		}
