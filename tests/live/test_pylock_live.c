@@ -360,7 +360,16 @@ Test(pylock_live, simplequeue_get_is_idle_not_a_lock_wait, .fini = cleanup, .tim
  * the lock is in a shared mapping, any process mapping it may hold it, and
  * the parent runs the waiters' code (<module>) only as their fork (a
  * users' trial: "probably held by thread P (MainThread)"). */
-Test(pylock_live, shared_lock_names_no_holder_from_the_frames, .fini = cleanup, .timeout = 60)
+/* The workload's children outlive it otherwise: the waiter blocks forever
+ * on the lost lock. */
+static void cleanup_tree(void)
+{
+	if (wl.pid > 0)
+		tl_kill_tree(wl.pid);
+	cleanup();
+}
+
+Test(pylock_live, shared_lock_names_no_holder_from_the_frames, .fini = cleanup_tree, .timeout = 60)
 {
 	tl_start_python(&wl, "tests/workloads/py_mp_sibling_lock.py", NULL, truth, &ntruth,
 			"another process's /proc files and memory");
