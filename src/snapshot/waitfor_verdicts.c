@@ -501,6 +501,16 @@ static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, 
 	waited_by_evidence(v, s, t);
 }
 
+/* Each of W's edges as an evidence line of V. */
+static void edges_evidence(struct lt_verdict *v, const struct lt_waitfor *w)
+{
+	for (size_t i = 0; i < w->n_edges; i++) {
+		char *l = lt_wf_edge_line(&w->edges[i]);
+		lt_strlist_add(&v->evidence, "%s", l ? l : "?");
+		free(l);
+	}
+}
+
 static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 {
 	const struct lt_waitfor *w = t->wf;
@@ -552,11 +562,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		free(pp);
 	}
 	free(act);
-	for (size_t i = 0; i < w->n_edges; i++) {
-		char *l = lt_wf_edge_line(&w->edges[i]);
-		lt_strlist_add(&v->evidence, "%s", l ? l : "?");
-		free(l);
-	}
+	edges_evidence(v, w);
 	chain_evidence(v, s, t);
 	waited_by_evidence(v, s, t);
 	if (!leak && !lt_snapshot_find(s, e->pids[0]))
@@ -718,11 +724,7 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 					  lt_thread_name(t), act ? act : "?", (int)who->wf->pid, party,
 					  stuck_words(pv->kind), pv->summary ? pv->summary : "?", tail);
 		free(act);
-		for (size_t q = 0; q < w->n_edges; q++) {
-			char *l = lt_wf_edge_line(&w->edges[q]);
-			lt_strlist_add(&v->evidence, "%s", l ? l : "?");
-			free(l);
-		}
+		edges_evidence(v, w);
 		waited_by_evidence(v, s, t);
 	}
 }
