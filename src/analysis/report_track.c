@@ -370,7 +370,7 @@ static void call_from_span(const struct lt_span *s, struct lt_report_call *c)
 		/* the collector records fd I/O on sockets, pipes and FIFOs
 		 * (flagged); a call the header saw at attach may be on any fd */
 		c->pipe = !!(e->h.flags & LT_F_IO_PIPE);
-		c->socket = !(s->flags & LT_SPAN_AT_START) && !c->pipe;
+		c->socket = lt_span_fd_kind(s) && !c->pipe;
 		break;
 	case LT_EV_FLOCK_ENTER:
 		c->fd = e->flk.fd;

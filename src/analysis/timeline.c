@@ -92,6 +92,17 @@ struct lt_timeline {
 
 #define RING(tl, k) ((tl)->ring[((tl)->rhead + (k)) & ((tl)->rcap - 1)])
 
+const char *lt_span_fd_kind(const struct lt_span *s)
+{
+	if (s->enter.h.kind != LT_EV_IO_ENTER)
+		return NULL;
+	/* the recorder records fd I/O on sockets, pipes and FIFOs (flagged);
+	 * a call the start snapshot saw may be on any fd */
+	if (s->enter.h.flags & LT_F_IO_PIPE)
+		return "pipe";
+	return s->flags & LT_SPAN_AT_START ? NULL : "socket";
+}
+
 const char *lt_span_name(const struct lt_span *s)
 {
 	if (s->nr == LT_NR_FUTEX) {

@@ -195,6 +195,10 @@ struct lt_namers {
 };
 
 const char *lt_span_name(const struct lt_span *s);
+/* The kind of fd of an I/O span: "socket", "pipe" (a pipe or FIFO), or
+ * NULL when not known (not an I/O span, or a call begun before the trace,
+ * which may be on any fd). */
+const char *lt_span_fd_kind(const struct lt_span *s);
 
 /* The name of span s: lt_span_name, and for a file-lock call the file's
  * path when the namers know it ("file lock on /tmp/l (flock)"). */

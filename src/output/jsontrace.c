@@ -147,6 +147,8 @@ static void call_params(struct jw *w, const struct lt_span *s)
 		jw_kint(w, "fd", e->io.fd);
 		if (e->io.count != LT_IO_COUNT_UNKNOWN)
 			jw_kuint(w, "bytes", e->io.count);
+		if (lt_span_fd_kind(s))
+			jw_kstr(w, "fd_kind", lt_span_fd_kind(s));
 	} else if (e->h.kind == LT_EV_FLOCK_ENTER) {
 		char call[200];
 		jw_kint(w, "fd", e->flk.fd);

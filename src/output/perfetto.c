@@ -109,7 +109,7 @@ enum { /* FtraceEvent and the events used */
 enum ann {
 	A_NONE, A_ADDR, A_OP, A_EXPECTED, A_TIMEOUT_NS, A_RESULT, A_ERRNO, A_FD, A_BYTES, A_NFDS,
 	A_ADDR2, A_NR_WAKE, A_FLAGS, A_BLOCKED_AT_START, A_BLOCKED_BEFORE_NS, A_UNFINISHED,
-	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_CALL, A_LOCK, A_MAX
+	A_NOTE, A_WOKEN_BY, A_WAKER_TID, A_COUNT, A_KIND, A_CPU, A_NR_FUTEXES, A_TID, A_CALL, A_LOCK, A_FD_KIND, A_MAX
 };
 static const char *const ann_names[A_MAX] = {
 	[A_ADDR] = "addr", [A_OP] = "op", [A_EXPECTED] = "expected",
@@ -119,7 +119,7 @@ static const char *const ann_names[A_MAX] = {
 	[A_BLOCKED_BEFORE_NS] = "blocked_before_ns", [A_UNFINISHED] = "unfinished",
 	[A_NOTE] = "note", [A_WOKEN_BY] = "woken_by", [A_WAKER_TID] = "waker_tid",
 	[A_COUNT] = "count", [A_KIND] = "kind", [A_CPU] = "cpu", [A_NR_FUTEXES] = "nr_futexes",
-	[A_TID] = "tid", [A_CALL] = "call", [A_LOCK] = "lock",
+	[A_TID] = "tid", [A_CALL] = "call", [A_LOCK] = "lock", [A_FD_KIND] = "fd_kind",
 };
 
 static const char LOST_NAME[] = "lost events";
@@ -620,6 +620,8 @@ static void call_args(struct lt_perfetto *p, const struct lt_span *s)
 		ann_int(p, A_FD, e->io.fd);
 		if (e->io.count != LT_IO_COUNT_UNKNOWN)
 			ann_uint(p, A_BYTES, e->io.count);
+		if (lt_span_fd_kind(s))
+			ann_str(p, A_FD_KIND, lt_span_fd_kind(s));
 		break;
 	case LT_EV_FLOCK_ENTER:
 		ann_int(p, A_FD, e->flk.fd);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "filelock.h"
 #include "jsonw.h"
 #include "timeline.h"
 #include "snapshot.h"
@@ -115,10 +116,19 @@ static void json_call(struct jw *w, const struct lt_report *r, const struct lt_r
 		jw_kuint(w, "val", c->val);
 	} else {
 		jw_kint(w, "fd", c->fd);
-		if (c->kind == LT_EV_WAIT_ENTER)
+		if (c->kind == LT_EV_WAIT_ENTER) {
 			jw_kuint(w, "nfds", c->nfds);
-		else
+		} else if (c->kind == LT_EV_FLOCK_ENTER) {
+			char fl[200];
+			lt_flock_call_str(&c->flk, NULL, fl, sizeof(fl));
+			jw_kstr(w, "file_lock", fl);
+			jw_kstr(w, "file_lock_kind", lt_flock_kind(&c->flk));
+		} else {
 			jw_kuint_or_null(w, "count", c->count, c->count != LT_IO_COUNT_UNKNOWN);
+			/* recorded calls are on sockets, pipes and FIFOs; one
+			 * begun before the trace may be on any fd: null */
+			jw_kstr(w, "fd_kind", c->socket ? "socket" : c->pipe ? "pipe" : NULL);
+		}
 	}
 	jw_kint_or_null(w, "timeout_ns", c->timeout_ns, c->timeout_ns >= 0);
 	jw_kuint_or_null(w, "woken_by", c->woken_by, c->woken_by != 0);

@@ -1112,6 +1112,41 @@ Test(perfetto, runtime_thread_names_from_the_snapshot)
 	unlink(js);
 }
 
+/* A recorded read says what its fd was: a pipe or FIFO when flagged so, a
+ * socket otherwise (the recorder records fd I/O on nothing else). */
+Test(perfetto, fd_io_slices_say_socket_or_pipe)
+{
+	char in[256], out[256];
+	struct lt_header h = make_hdr();
+	struct pfc c;
+	struct lt_event v[] = {
+		lt_ev_io(1000, 101, 0, LT_NR_READ, 5, 4096),
+		lt_ev_exit(2000, 101, 0, LT_NR_READ, 10),
+		lt_ev_io(3000, 101, 0, LT_NR_READ, 6, 4096),
+		lt_ev_exit(4000, 101, 0, LT_NR_READ, 10),
+	};
+	v[2].h.flags = LT_F_IO_PIPE;
+	trace_paths(in, out, "fdkind");
+	write_trace(in, &h, v, 4, 8000);
+	convert_load(in, out, &c);
+	const struct pfc_slice *so = pfc_slice(&c, 101, "read", 0);
+	const struct pfc_slice *pi = pfc_slice(&c, 101, "read", 1);
+	cr_assert(so && pi, "no read slices");
+	cr_expect_eq(pfc_ann(so, "fd")->u, 5);
+	cr_expect_str_eq(pfc_ann(so, "fd_kind")->s, "socket");
+	cr_expect_eq(pfc_ann(pi, "fd")->u, 6);
+	cr_expect_str_eq(pfc_ann(pi, "fd_kind")->s, "pipe");
+	pfc_free(&c);
+	char js[256], buf[1 << 14];
+	tmp_path(js, sizeof(js), "fdkind", ".json");
+	json_converted(in, js, buf, sizeof(buf));
+	cr_expect(strstr(buf, "\"fd\":5,\"bytes\":4096,\"fd_kind\":\"socket\""), "%s", buf);
+	cr_expect(strstr(buf, "\"fd\":6,\"bytes\":4096,\"fd_kind\":\"pipe\""), "%s", buf);
+	unlink(in);
+	unlink(out);
+	unlink(js);
+}
+
 /* A recorded fcntl(F_SETLKW) wait is a slice named for the file lock, with
  * its fd and the decoded call, ended by its return. */
 Test(perfetto, file_lock_wait_is_a_named_slice)

@@ -239,6 +239,45 @@ Test(report_claims, a_message_call_without_its_byte_count_says_n_a)
 	done();
 }
 
+/* The JSON of a call says what it was on: a recorded read or write is on
+ * a socket or (flagged) a pipe or FIFO, and a file-lock call carries its
+ * arguments, as the text's lines do. */
+Test(report_claims, json_calls_say_the_fd_kind_and_the_file_lock)
+{
+	const uint32_t tids[] = { PID };
+	start(1, tids);
+	uint64_t t = BASE + 10 * MS;
+	io(t, PID, LT_NR_RECVFROM, 5, 64);
+	ret(t + 5 * US, PID, LT_NR_RECVFROM, 64);
+	struct lt_event e = mk(LT_EV_IO_ENTER, t + 10 * US, PID);
+	e.h.flags = LT_F_IO_PIPE;
+	e.io.nr = LT_NR_WRITE;
+	e.io.fd = 4;
+	e.io.count = 1;
+	feed(e);
+	ret(t + 15 * US, PID, LT_NR_WRITE, 1);
+	e = mk(LT_EV_FLOCK_ENTER, t + 20 * US, PID);
+	e.flk.nr = LT_NR_FLOCK;
+	e.flk.fd = 3;
+	e.flk.cmd = 2; /* LOCK_EX */
+	e.flk.type = -1;
+	feed(e);
+	sleep_(t + 21 * US, PID);
+	finish(t + 3 * SEC, 1);
+	struct rp_json *j = json();
+	const struct rp_json *lc = rp_json_get(&rp_json_get(j, "threads")->items[0], "last_calls");
+	cr_assert(lc && lc->n == 3, "%zu calls", lc ? lc->n : 0);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&lc->items[0], "fd_kind")), "socket");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&lc->items[1], "fd_kind")), "pipe");
+	cr_assert_eq(rp_json_int(rp_json_get(&lc->items[2], "fd"), -9), 3);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&lc->items[2], "file_lock")), "flock(fd 3, LOCK_EX)");
+	cr_assert_str_eq(rp_json_str(rp_json_get(&lc->items[2], "file_lock_kind")), "flock lock");
+	const struct rp_json *end = rp_json_get(rp_json_get(&rp_json_get(j, "threads")->items[0], "end"), "call");
+	cr_assert_str_eq(rp_json_str(rp_json_get(end, "file_lock")), "flock(fd 3, LOCK_EX)");
+	rp_json_free(j);
+	done();
+}
+
 /* ---- a trace cut short ---------------------------------------------- */
 
 /* The file ends at a damaged chunk: the events up to 200.030 were read,
