@@ -289,7 +289,9 @@ static int take_live(pid_t pid, struct lt_snapshot_opts o, struct lt_snapshot **
  * saying so (whose: "process 12's", owner: "its"), else 0. */
 static int blind(const struct lt_snapshot *s, const char *whose, const char *owner)
 {
-	if (s->n_verdicts != 1 || s->verdicts[0].kind != LT_VERDICT_UNKNOWN)
+	/* (an UNKNOWN naming threads is an answer: they wait in calls whose
+	 * other end is not followed) */
+	if (s->n_verdicts != 1 || s->verdicts[0].kind != LT_VERDICT_UNKNOWN || s->verdicts[0].n_tids)
 		return 0;
 	lt_err("cannot read the system calls of %s threads: run as root or as %s owner", whose, owner);
 	return 1;

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +144,10 @@ struct cctx {
 		int mode;
 		size_t keep;
 		struct lt_plock req; /* a file lock's request (holders by fdinfo) */
+		char *key;      /* with path: an fd whose link reads path is one
+				   only if its fdinfo has this line (an
+				   eventfd's "eventfd-id: 3", a message
+				   queue's "ino:\t812"): NULL any */
 	} *wants;
 	size_t n_wants;
 	/* files of the process that another process holds a lock on (for a
@@ -356,7 +361,26 @@ static void want(struct cctx *c, size_t ti, size_t ei, unsigned long ino, const 
 	c->wants = nw;
 	/* keep: the parties already named (an OFD filter keeps them) */
 	c->wants[c->n_wants++] = (struct want){ ino, path ? lts_strdup(path) : NULL, ti, ei, mode,
-						c->s->threads[ti].wf->edges[ei].n_pids, { 0 } };
+						c->s->threads[ti].wf->edges[ei].n_pids, { 0 }, NULL };
+}
+
+/* A want by path whose fds must also have KEY as a line of their fdinfo. */
+static void want_key(struct cctx *c, size_t ti, size_t ei, const char *path, const char *key, int mode)
+{
+	size_t n = c->n_wants;
+	want(c, ti, ei, 0, path, mode);
+	if (c->n_wants > n)
+		c->wants[n].key = lts_strdup(key);
+}
+
+/* Does the fdinfo text have KEY as a whole line? */
+static bool fdinfo_has_line(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl) && (p[kl] == '\n' || !p[kl]))
+			return true;
+	return false;
 }
 
 /* mode of an fd from its fdinfo flags: 1 write-only, 2 read-only, 3 both */
@@ -523,6 +547,12 @@ static void match_path(void *arg, long pid, const char *fdname, const char *tgt)
 		struct want *x = &c->wants[w];
 		if (!x->path || strcmp(x->path, tgt))
 			continue;
+		if (x->key) {
+			char ip[300], info[1024];
+			snprintf(ip, sizeof(ip), "/proc/%ld/fdinfo/%s", pid, fdname);
+			if (lts_read_small(ip, info, sizeof(info)) < 0 || !fdinfo_has_line(info, x->key))
+				continue;
+		}
 		if (x->mode) {
 			if (mode < 0)
 				mode = fd_mode((pid_t)pid, fdname);
@@ -1010,8 +1040,13 @@ static void fd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int 
 			unsigned long ino = c->wants[x->want].ino;
 			char *path = lts_strdup(c->wants[x->want].path);
 			int mode = c->wants[x->want].mode;
-			want(c, ti, t->wf->n_edges - 1, ino, path, mode);
+			char *key = lts_strdup(c->wants[x->want].key);
+			if (key)
+				want_key(c, ti, t->wf->n_edges - 1, path, key, mode);
+			else
+				want(c, ti, t->wf->n_edges - 1, ino, path, mode);
 			free(path);
+			free(key);
 		}
 		return;
 	}
@@ -1024,6 +1059,65 @@ static void fd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int 
 		return;
 	c->memo = nm;
 	c->memo[c->n_memo++] = (struct memo){ fd, dir, in_poll, ti, ne0, c->n_wants > nw0 ? (long)nw0 : -1 };
+}
+
+/* A read (dir 1) or write (dir 2) blocked on an fd that is neither a pipe
+ * nor a socket nor a file: an eventfd, whose holders can write it (found
+ * by the eventfd-id of its fdinfo, as every eventfd links to the same
+ * anonymous inode); a POSIX message queue, whose holders open for writing
+ * (reading) can end a receive (send); a timerfd, its timer; another
+ * anonymous inode (signalfd, inotify, ...), a party not known.  false: none
+ * of those (a file or a device: not a wait on another party). */
+static bool objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt)
+{
+	pid_t pid = c->s->pid;
+	char ip[64], info[1024];
+	snprintf(ip, sizeof(ip), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	bool info_ok = lts_read_small(ip, info, sizeof(info)) >= 0;
+	const char *id = info_ok ? strstr(info, "eventfd-id:") : NULL;
+	if (!strcmp(tgt, "anon_inode:[eventfd]") && id && dir != 3) {
+		char key[64];
+		snprintf(key, sizeof(key), "eventfd-id: %ld", strtol(id + 11, NULL, 10));
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, dir == 2 ? LT_WF_PIPE_WRITE : LT_WF_PIPE_READ);
+		if (!e)
+			return true;
+		e->fd = fd;
+		e->what = lts_asprintf("eventfd (eventfd-id %s, fd %d)", key + 12, fd);
+		e->evidence = lts_asprintf("the processes that hold it (any can %s it) from /proc/*/fd and the "
+					   "eventfd-id of their fdinfo", dir == 2 ? "read" : "write");
+		want_key(c, ti, t->wf->n_edges - 1, tgt, key, 0);
+		return true;
+	}
+	if (!strncmp(tgt, "anon_inode:", 11)) {
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, strstr(tgt, "timerfd") ? LT_WF_TIMER : LT_WF_UNKNOWN);
+		if (!e)
+			return true;
+		e->fd = fd;
+		e->what = lts_asprintf("%s (fd %d)", tgt, fd);
+		if (e->kind == LT_WF_UNKNOWN)
+			e->evidence = lts_strdup(strstr(tgt, "signalfd") ? "a signal sent to the process"
+						 : strstr(tgt, "inotify") ? "a change to a watched file"
+						 : "whoever writes or signals it (not followed)");
+		return true;
+	}
+	struct statfs sf;
+	char lp[64];
+	snprintf(lp, sizeof(lp), "/proc/%d/fd/%d", (int)pid, fd);
+	const char *ino = info_ok ? strstr(info, "ino:\t") : NULL;
+	if (tgt[0] == '/' && ino && dir != 3 && statfs(lp, &sf) == 0 && sf.f_type == 0x19800202 /* MQUEUE_MAGIC */) {
+		char key[64];
+		snprintf(key, sizeof(key), "ino:\t%lu", strtoul(ino + 5, NULL, 10));
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, dir == 2 ? LT_WF_PIPE_WRITE : LT_WF_PIPE_READ);
+		if (!e)
+			return true;
+		e->fd = fd;
+		e->what = lts_asprintf("message queue %s (fd %d)", tgt, fd);
+		e->evidence = lts_asprintf("the processes that have it open for %s from /proc/*/fd and fdinfo "
+					   "(a process may yet open it by name)", dir == 2 ? "reading" : "writing");
+		want_key(c, ti, t->wf->n_edges - 1, tgt, key, dir == 2 ? 2 : 1);
+		return true;
+	}
+	return false;
 }
 
 static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll)
@@ -1150,6 +1244,8 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 		}
 		return;
 	}
+	if (!in_poll && objfd_edge(c, ti, t, fd, dir, tgt))
+		return;
 	if (!in_poll)
 		return; /* a file read: the disk ends it */
 	if (strstr(tgt, "timerfd")) {
@@ -1379,6 +1475,12 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 	default:
 		if (t->sc.nr == 2 || t->sc.nr == 257 || t->sc.nr == 437)
 			fifo_open_edge(c, t);
+		else if (t->sc.nr == 243 || t->sc.nr == 242) { /* mq_timedreceive, mq_timedsend */
+			fd_edge(c, ti, t, (int)t->sc.args[0], t->sc.nr == 243 ? 1 : 2, false);
+			struct lt_wf_edge *e = t->sc.args[4] ? lt_waitfor_add(t, pid, LT_WF_TIMER) : NULL;
+			if (e)
+				e->what = lts_strdup("its timeout");
+		}
 		break;
 	}
 }
@@ -1421,8 +1523,10 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 			if (w->edges[k].n_pids)
 				edge_parties(&c, &w->edges[k]);
 	}
-	for (size_t w = 0; w < c.n_wants; w++)
+	for (size_t w = 0; w < c.n_wants; w++) {
 		free(c.wants[w].path);
+		free(c.wants[w].key);
+	}
 	free(c.wants);
 	free(c.memo);
 	for (size_t i = 0; i < c.n_parties; i++)

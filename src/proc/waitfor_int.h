@@ -13,7 +13,7 @@
  * a process's main thread stands for the process. */
 long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t);
 /* T's edge names a process, not one thread. */
-bool lts_wf_process_edge(const struct lt_thread *t);
+bool lts_wf_process_edge(const struct lt_snapshot *s, const struct lt_thread *t);
 /* The cycle CYC (n indexes, next[] the cycle search's edges) holds: each
  * process an edge enters has all its threads asleep and leading into it. */
 bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n);
@@ -36,8 +36,10 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle);
 void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
 /* What the asleep threads' waits end by, for the IDLE headline: "2 waits on a
  * timer; 1 wait on process 812, asleep on a timer" (malloc'd), or NULL when no
- * thread has wait-for edges. */
-char *lts_wf_idle_because(const struct lt_snapshot *s);
+ * thread has wait-for edges.  *unsure (if given, and set only then): what
+ * ends some of them is not known (an eventfd, a signal, a FIFO's opener, a
+ * party unread). */
+char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure);
 /* Threads asleep on a timer beside a file another process holds locked
  * (their timer edge names its holders: waitfor.c, polled_edge); the
  * holders' pids, each once, into HOLDERS (at most MAX; their count in *NH). */

@@ -13,6 +13,8 @@
  * number of threads.
  */
 #include <dirent.h>
+#include <sys/sem.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -619,6 +621,49 @@ static char *fd_phrase(const struct lt_fd *f)
 	return lts_asprintf("fd %d: %s", f->fd, f->desc ? f->desc : f->target ? f->target : "?");
 }
 
+/* Whether PID shares our System V IPC namespace (semctl names its sets). */
+static bool same_ipc_ns(pid_t pid)
+{
+	struct stat a, b;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/ipc", (int)pid);
+	return stat("/proc/self/ns/ipc", &a) == 0 && stat(p, &b) == 0 && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
+}
+
+/* semop(semid, sops, nsops) / semtimedop(..., timeout): the set, the
+ * first operation, and the semaphore's value and last changer (semctl, in
+ * the target's IPC namespace only): who will post it is not recorded
+ * anywhere, the last pid to change it is a lead, no more. */
+static char *semop_detail(struct ctx *c, const struct lt_thread *t, const char *name)
+{
+	const uint64_t *a = t->sc.args;
+	int semid = (int)a[0];
+	struct { uint16_t num; int16_t op, flg; } sb;
+	char op[64] = "operations unreadable", tmo[48] = "", st[160] = "";
+	bool have = a[1] && !lt_mem_read(ctx_mem(c), a[1], &sb, sizeof(sb));
+	if (have)
+		snprintf(op, sizeof(op), "sem %u %s%d%s", sb.num, sb.op > 0 ? "+" : "", sb.op,
+			 a[2] > 1 ? ", ..." : "");
+	if (t->sc.nr == 220) {
+		int64_t sec, nsec;
+		if (!a[3])
+			snprintf(tmo, sizeof(tmo), ", no timeout");
+		else if (read_timespec(c, a[3], &sec, &nsec))
+			snprintf(tmo, sizeof(tmo), ", timeout %" PRId64 ".%03" PRId64 " s", sec, nsec / 1000000);
+	}
+	if (have && same_ipc_ns(c->s->pid)) {
+		int val = semctl(semid, sb.num, GETVAL);
+		int lastpid = semctl(semid, sb.num, GETPID);
+		int ncnt = semctl(semid, sb.num, sb.op ? GETNCNT : GETZCNT);
+		if (val >= 0)
+			snprintf(st, sizeof(st), ": System V semaphore value %d, %d waiting for it to %s, last "
+				 "changed by process %d", val, ncnt, sb.op ? "rise" : "be 0", lastpid);
+	}
+	return lts_asprintf("%s(semid %d, %s, %" PRIu64 " op%s%s)%s", name, semid, op, a[2], a[2] == 1 ? "" : "s",
+			    tmo, st);
+}
+
 static char *make_detail(struct ctx *c, const struct lt_thread *t)
 {
 	const struct lt_snapshot *s = c->s;
@@ -743,6 +788,8 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			return lts_asprintf("%s(%s, %s)", name, clocks[a[0]], what);
 		return lts_asprintf("%s(clock %" PRIu64 ", %s)", name, a[0], what);
 	}
+	if (t->sc.nr == 65 || t->sc.nr == 220)
+		return semop_detail(c, t, name);
 	if (t->wait == LT_WAIT_CHILD && t->sc.nr == 61)
 		return lts_asprintf("%s(pid %d)", name, (int)(int32_t)a[0]);
 	if (t->sc.nr == LT_NR_FLOCK || (t->sc.nr == LT_NR_FCNTL && lt_fcntl_lock_cmd((unsigned)a[1]))) {

@@ -1263,6 +1263,15 @@ static void find_stopped(struct lt_snapshot *s)
 
 /* ---- idle / ok ---- */
 
+/* Asleep in a system call that the rules and the wait-for edges do not
+ * follow (semop, mq_timedreceive, msgrcv, restart_syscall, ...): counted
+ * "other" below, with a thread not in a system call. */
+static bool other_wait(const struct lt_thread *t)
+{
+	return !busy(t) && t->sc.state == LT_SC_IN_SYSCALL && t->wait == LT_WAIT_OTHER &&
+	       !(t->wf && t->wf->n_edges);
+}
+
 static void classify_rest(struct lt_snapshot *s)
 {
 	size_t running = 0, io = 0, condvar = 0, joins = 0, locks = 0, other = 0, unreadable = 0;
@@ -1309,6 +1318,11 @@ static void classify_rest(struct lt_snapshot *s)
 			if (t->wf && t->wf->n_edges == 1 && lt_wf_fifo_open(&t->wf->edges[0])) {
 				io++;
 				fifo_open++;
+			} else if (t->wf && t->wf->n_edges) {
+				/* a message queue's send or receive: its
+				 * holders are followed as a pipe's */
+				io++;
+				by_kind[LT_WAIT_IO]++;
 			} else {
 				other++;
 			}
@@ -1329,7 +1343,8 @@ static void classify_rest(struct lt_snapshot *s)
 		v = lts_verdict_new(s, LT_VERDICT_IDLE);
 		if (!v)
 			return;
-		char *because = lts_wf_idle_because(s);
+		bool unsure = false;
+		char *because = lts_wf_idle_because(s, &unsure);
 		pid_t holders[4];
 		size_t nh = 0;
 		size_t polled = lts_wf_polled_locks(s, holders, 4, &nh);
@@ -1351,7 +1366,7 @@ static void classify_rest(struct lt_snapshot *s)
 		if (because)
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none %s "
 						  "(%s); no lock %s%s", s->n_threads,
-						  polled || fifo_open || s->ustack_skipped ? "known to be stuck"
+						  polled || fifo_open || unsure || s->ustack_skipped ? "known to be stuck"
 											   : "for anything stuck",
 						  because, nolock, polled_s);
 		else
@@ -1375,6 +1390,50 @@ static void classify_rest(struct lt_snapshot *s)
 		v->summary = lts_asprintf("no verdict: the system call of none of the %zu threads could "
 					  "be read (permission denied? run as root or as the owner)",
 					  s->n_threads);
+		return;
+	}
+	size_t n_ow = 0;
+	for (size_t i = 0; i < s->n_threads; i++)
+		n_ow += other_wait(&s->threads[i]);
+	if (running == 0 && n_ow) {
+		/* every thread is asleep, some in calls whose other end is not
+		 * followed (a System V semaphore, a message queue, ...): what ends
+		 * them is not known, so neither is whether the process is stuck */
+		v = lts_verdict_new(s, LT_VERDICT_UNKNOWN);
+		if (!v)
+			return;
+		char calls[200] = "";
+		size_t l = 0, named = 0;
+		for (size_t i = 0; i < s->n_threads && named < 4; i++) {
+			const struct lt_thread *t = &s->threads[i];
+			if (!other_wait(t))
+				continue;
+			const char *nm = t->sc_name ? t->sc_name : "?";
+			if (l && strstr(calls, nm))
+				continue;
+			l += (size_t)snprintf(calls + l, l < sizeof(calls) ? sizeof(calls) - l : 0, "%s%s",
+					      l ? ", " : "", nm);
+			named++;
+		}
+		v->summary = lts_asprintf("not known: no thread is running and %zu thread%s wait%s in %s, whose "
+					  "other end locktrace does not follow: whether %s stuck is not known; "
+					  "nothing else is suspicious (no lock cycle, no lost wake-up, no convoy)",
+					  n_ow, n_ow == 1 ? "" : "s", n_ow == 1 ? "s" : "", calls,
+					  n_ow == 1 ? "it is" : "they are");
+		for (size_t i = 0; i < s->n_threads; i++) {
+			const struct lt_thread *t = &s->threads[i];
+			if (!other_wait(t))
+				continue;
+			lts_verdict_add(v, t->tid, 0, false);
+			v->explains++;
+			if (v->n_tids <= 8)
+				lt_strlist_add(&v->evidence, "thread %d (%s) %s", (int)t->tid, lt_thread_name(t),
+					       t->detail ? t->detail : t->sc_name ? t->sc_name : "?");
+		}
+		if (v->n_tids > 8)
+			lt_strlist_add(&v->evidence, "and %zu more", v->n_tids - 8);
+		lt_strlist_add(&v->evidence, "%zu in I/O waits (%s), %zu on futexes without owner, %zu joining, "
+			       "%zu on owned locks, %zu in other calls", io, kinds, condvar, joins, locks, other);
 		return;
 	}
 	v = lts_verdict_new(s, LT_VERDICT_OK);

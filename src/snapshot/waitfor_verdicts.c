@@ -52,8 +52,13 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 	const char *who;
 	switch (e->kind) {
 	case LT_WF_FILE_LOCK: who = "held by process"; break;
-	case LT_WF_PIPE_READ: who = "write end held by process"; break;
-	case LT_WF_PIPE_WRITE: who = "read end held by process"; break;
+	case LT_WF_PIPE_READ:
+	case LT_WF_PIPE_WRITE:
+		/* an eventfd or a message queue has no ends: its holders */
+		who = e->what && (!strncmp(e->what, "pipe", 4) || !strncmp(e->what, "FIFO", 4))
+		      ? (e->kind == LT_WF_PIPE_READ ? "write end held by process" : "read end held by process")
+		      : e->kind == LT_WF_PIPE_READ ? "can be written by process" : "can be read by process";
+		break;
 	case LT_WF_SOCKET: who = "peer held by process"; break;
 	case LT_WF_CHILD: who = "child process"; break;
 	case LT_WF_APP_LOCK: who = "held by process"; break;
@@ -89,7 +94,7 @@ static bool ends_by_itself(enum lt_wf_kind k)
 /* The one process (or thread) that alone can end T's wait, or 0: every
  * edge names parties, none ends by itself, and together they are one
  * process other than T's own. */
-static pid_t single_party(const struct lt_thread *t, pid_t *tid)
+static pid_t single_party(const struct lt_thread *t, pid_t *tid, bool own_ok)
 {
 	const struct lt_waitfor *w = t->wf;
 	*tid = 0;
@@ -101,6 +106,8 @@ static pid_t single_party(const struct lt_thread *t, pid_t *tid)
 		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids)
 			return 0;
 		for (size_t k = 0; k < e->n_pids; k++) {
+			if (e->pids[k] == w->pid && own_ok)
+				continue;
 			if (e->pids[k] == w->pid || (p && e->pids[k] != p))
 				return 0;
 			p = e->pids[k];
@@ -117,7 +124,7 @@ static pid_t single_party(const struct lt_thread *t, pid_t *tid)
  * of them blocked itself and none T's own (a file lock whose open file
  * flock(1), its shell and the shell's child all hold): into SET (at most
  * MAX_SET), their count, 0 if not so. */
-static size_t party_set(const struct lt_thread *t, pid_t *set)
+static size_t party_set(const struct lt_thread *t, pid_t *set, bool own_ok)
 {
 	const struct lt_waitfor *w = t->wf;
 	size_t n = 0;
@@ -129,6 +136,8 @@ static size_t party_set(const struct lt_thread *t, pid_t *set)
 			return 0;
 		for (size_t k = 0; k < e->n_pids; k++) {
 			bool dup = false;
+			if (e->pids[k] == w->pid && own_ok)
+				continue;
 			if (e->pids[k] == w->pid || n == MAX_SET)
 				return 0;
 			for (size_t q = 0; q < n; q++)
@@ -182,22 +191,50 @@ static long set_next(const struct lt_snapshot *s, const pid_t *set, size_t n)
 	return rep;
 }
 
+/* Whether T's own process, when it is among the parties of T's wait (an
+ * eventfd it reads, a pipe whose write end it kept), can be set aside to
+ * find where the wait goes on: every other thread of it is asleep (the
+ * cycle's check then requires each of them to lead into the cycle too). */
+static bool own_quiet(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (u != t && u->wf && u->wf->pid == t->wf->pid && !asleep(u))
+			return false;
+	}
+	return true;
+}
+
+/* Whether an edge of T's names its own process among several parties. */
+static bool own_among(const struct lt_thread *t)
+{
+	for (size_t i = 0; t->wf && i < t->wf->n_edges; i++) {
+		const struct lt_wf_edge *e = &t->wf->edges[i];
+		for (size_t k = 0; k < e->n_pids && e->n_pids > 1; k++)
+			if (e->pids[k] == t->wf->pid)
+				return true;
+	}
+	return false;
+}
+
 long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t)
 {
 	pid_t tid, set[MAX_SET];
-	pid_t p = single_party(t, &tid);
+	bool own_ok = t->wf && own_among(t) && own_quiet(s, t);
+	pid_t p = single_party(t, &tid, own_ok);
 	if (!p) {
-		size_t n = party_set(t, set);
+		size_t n = party_set(t, set, own_ok);
 		return n ? set_next(s, set, n) : -1;
 	}
 	const struct lt_thread *o = lt_snapshot_find(s, tid ? tid : p);
 	return o ? (long)(o - s->threads) : -1;
 }
 
-bool lts_wf_process_edge(const struct lt_thread *t)
+bool lts_wf_process_edge(const struct lt_snapshot *s, const struct lt_thread *t)
 {
 	pid_t tid, set[MAX_SET];
-	return (single_party(t, &tid) && !tid) || party_set(t, set);
+	bool own_ok = t->wf && own_among(t) && own_quiet(s, t);
+	return (single_party(t, &tid, own_ok) && !tid) || party_set(t, set, own_ok);
 }
 
 /* A cycle through process-level edges (into process P, any of whose
@@ -209,10 +246,11 @@ bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const lon
 	size_t nt = s->n_threads;
 	for (size_t m = 0; m < n; m++) {
 		const struct lt_thread *t = &s->threads[cyc[m]];
-		if (t->wait == LT_WAIT_FUTEX || !lts_wf_process_edge(t))
+		if (t->wait == LT_WAIT_FUTEX || !lts_wf_process_edge(s, t))
 			continue;
-		pid_t set[MAX_SET];
-		size_t ns = party_set(t, set);
+		pid_t set[MAX_SET + 1];
+		bool own_ok = own_among(t) && own_quiet(s, t);
+		size_t ns = party_set(t, set, own_ok);
 		if (!ns) {
 			const struct lt_thread *to = &s->threads[next[cyc[m]]];
 			set[0] = to->wf ? to->wf->pid : 0;
@@ -220,6 +258,8 @@ bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const lon
 			if (!set[0])
 				return false;
 		}
+		if (own_ok) /* its own process could end it too: all of it leads in */
+			set[ns++] = t->wf->pid;
 		for (size_t i = 0; i < nt; i++) {
 			const struct lt_thread *u = &s->threads[i];
 			if (!u->wf || !in_set(set, ns, u->wf->pid))
@@ -284,7 +324,8 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 		return;
 	}
 	pid_t set[MAX_SET];
-	size_t ns = party_set(t, set);
+	bool own_ok = own_among(t) && own_quiet(s, t);
+	size_t ns = party_set(t, set, own_ok);
 	if (ns) { /* several processes, all blocked: the one it goes on to, and why */
 		char pl[128];
 		pid_list(e, pl, sizeof(pl));
@@ -299,12 +340,19 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 		free(act);
 		return;
 	}
+	pid_t first = e->pids[0];
+	for (size_t k = 0; own_ok && k < e->n_pids; k++)
+		if (e->pids[k] != t->wf->pid) { /* its own process set aside */
+			first = e->pids[k];
+			break;
+		}
 	const struct lt_thread *o = e->holder_tid ? lt_snapshot_find(s, e->holder_tid)
-						  : lt_snapshot_find(s, e->pids[0]);
+						  : lt_snapshot_find(s, first);
 	lt_strlist_add(&v->evidence, "thread %d (%s) %s on %s <- %s process %d (%s)%s [%s], for %s",
 		       (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
-		       kind_verb(e->kind), (int)e->pids[0], o ? o->comm : "?",
-		       e->holder_tid ? "" : ", any of its threads", e->evidence ? e->evidence : "", dur);
+		       own_ok ? kind_by(e->kind) : kind_verb(e->kind), (int)first, o ? o->comm : "?",
+		       e->holder_tid ? "" : own_ok ? ", any of its threads (its own process, all asleep, "
+		       "holds it too)" : ", any of its threads", e->evidence ? e->evidence : "", dur);
 	free(act);
 }
 
@@ -548,12 +596,19 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 			e = &w->edges[i];
 			break;
 		}
-	if (leak)
+	bool piped = e->what && (!strncmp(e->what, "pipe", 4) || !strncmp(e->what, "FIFO", 4));
+	if (leak && piped)
 		v->summary = lts_asprintf("thread %d (%s) %s on %s, whose only write end is held by its own "
 					  "process %d, all of whose threads are blocked: a leaked write end "
 					  "(not closed after fork?) keeps the pipe open", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
 					  (int)w->pid);
+	else if (leak) /* an eventfd, a message queue: held by no other process */
+		v->summary = lts_asprintf("thread %d (%s) %s on %s, which no other process holds, and all of "
+					  "its own process %d's threads are blocked: nothing can write it%s",
+					  (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
+					  (int)w->pid, strncmp(e->what ? e->what : "", "message queue", 13) ? ""
+					  : " (unless a process opens the queue by name: inferred)");
 	else {
 		char *pp = party_phrase(s, e);
 		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by "
@@ -804,7 +859,7 @@ size_t lts_wf_polled_locks(const struct lt_snapshot *s, pid_t *holders, size_t m
 	return n;
 }
 
-char *lts_wf_idle_because(const struct lt_snapshot *s)
+char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure)
 {
 	/* counts of edges by what ends them; parties named (up to 3) */
 	size_t timer = 0, remote = 0, listen = 0, unknown = 0, fifo = 0, by_party[LT_WFP_GONE + 1] = { 0 };
@@ -878,5 +933,9 @@ char *lts_wf_idle_because(const struct lt_snapshot *s)
 		ADD("%s%zu wait%s for a process to open a FIFO's other end (which one will is not known)",
 		    l ? "; " : "", fifo, fifo > 1 ? "s" : "");
 #undef ADD
+	/* what ends some of the waits is not known: none is known to be
+	 * stuck, which is less than none being stuck */
+	if (unsure)
+		*unsure = unknown || fifo || by_party[LT_WFP_UNKNOWN];
 	return lts_strdup(buf);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sem.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,9 +30,13 @@ static int nlines[3];
 static char lockfile[2][64];
 
 static pid_t orphan; /* a child left when the test killed its parent */
+static int sysv_id = -1; /* ipc_waits sysv's semaphore set */
 
 static void cleanup(void)
 {
+	if (sysv_id >= 0)
+		semctl(sysv_id, 0, IPC_RMID);
+	sysv_id = -1;
 	if (orphan > 0)
 		kill(orphan, SIGKILL);
 	orphan = 0;
@@ -1458,5 +1463,82 @@ Test(waitfor_live, flock_kept_by_the_command_after_the_locker_exited)
 	cr_assert(s->n_verdicts > 0);
 	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
 	cr_expect_eq(s->verdicts[0].owner, orphan, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* ---- waits on other kernel objects (tests/workloads/ipc_waits.c) ---- */
+
+static void start_ipc(const char *mode, const char *file)
+{
+	need_root();
+	if (access(WL("ipc_waits"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("ipc_waits"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("ipc_waits"), (char *)mode, (char *)file, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+}
+
+/* A parent reads an eventfd its child holds too; the child waits for the
+ * parent's flock before it would write it.  Every eventfd links to one
+ * anonymous inode: the holders are found by the eventfd-id of their
+ * fdinfo, the parent's own holding set aside (its one thread is the
+ * reader), and the cycle closes: a deadlock, not "a disk read". */
+Test(waitfor_live, eventfd_read_whose_other_holder_waits_for_the_readers_flock_is_a_deadlock)
+{
+	tmp_lockfile(0);
+	start_ipc("eventfd-flock", lockfile[0]);
+	pid_t parent = procs[0].pid, child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	orphan = child;
+	tl_wait_in_call(child, child, 73, 10000);  /* flock */
+	tl_wait_in_call(parent, parent, 0, 10000); /* read */
+	struct lt_multi_snapshot *m = follow(parent);
+	cr_assert_eq(m->n_procs, 2, "followed from the eventfd into the child");
+	const struct lt_wf_edge *e = edge_of(m->procs[0], parent, LT_WF_PIPE_READ);
+	cr_expect(strstr(e->what, "eventfd (eventfd-id "), "%s", e->what);
+	cr_assert_eq(e->n_pids, 2, "the parent and the child hold it");
+	cr_expect((e->pids[0] == parent && e->pids[1] == child) || (e->pids[0] == child && e->pids[1] == parent));
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(has_tid(v, parent) && has_tid(v, child), "%s", v->summary);
+	lt_multi_free(m);
+}
+
+/* mq_receive on a queue no other process holds (its name unlinked): the
+ * queue is followed as a pipe is, and nothing can write it. */
+Test(waitfor_live, message_queue_only_its_blocked_process_holds_is_a_stuck_wait)
+{
+	start_ipc("mq", NULL);
+	pid_t pid = procs[0].pid;
+	tl_wait_in_call(pid, pid, 243, 10000); /* mq_timedreceive */
+	struct lt_snapshot *s = take(pid);
+	const struct lt_wf_edge *e = edge_of(s, pid, LT_WF_PIPE_READ);
+	cr_expect(strstr(e->what, "message queue /lt-ipc-waits-"), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], pid);
+	cr_assert_geq(s->n_verdicts, 1);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s->verdicts[0].summary);
+	cr_expect(strstr(s->verdicts[0].summary, "nothing can write it"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* semop on a System V semaphore: its other end is not followed, so the
+ * verdict is "not known", never "nothing suspicious"; the call is decoded
+ * with the semaphore's value from semctl. */
+Test(waitfor_live, sysv_semaphore_wait_is_not_known_not_ok)
+{
+	start_ipc("sysv", NULL);
+	pid_t pid = procs[0].pid;
+	sysv_id = (int)tl_truth_val(lines[0], nlines[0], "sysv", NULL, "semid");
+	tl_wait_in_call(pid, pid, 220, 10000); /* glibc's semop is semtimedop */
+	struct lt_snapshot *s = take(pid);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_UNKNOWN, "%s", v->summary);
+	cr_expect(strstr(v->summary, "1 thread waits in semtimedop"), "%s", v->summary);
+	cr_expect(has_tid(v, pid));
+	char want[128];
+	snprintf(want, sizeof(want), "semtimedop(semid %d, sem 0 -1, 1 op, no timeout): System V semaphore value 0",
+		 sysv_id);
+	const struct lt_thread *t = lt_snapshot_find(s, pid);
+	cr_expect(t && t->detail && strstr(t->detail, want), "%s", t && t->detail ? t->detail : "?");
 	lt_snapshot_free(s);
 }

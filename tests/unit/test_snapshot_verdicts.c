@@ -427,6 +427,34 @@ Test(verdict_ok, running_threads)
 	lt_snapshot_free(s);
 }
 
+/* Every thread asleep, one in a call whose other end is not followed (a
+ * System V semaphore): not "nothing suspicious" but not known, the thread
+ * named; with a thread running, nothing suspicious as before. */
+Test(verdict_ok, an_unfollowed_wait_with_nothing_running_is_not_known)
+{
+	struct lt_snapshot *s = table(2);
+	in_io(&s->threads[0], 10, "main", 220, 1, LT_FD_UNKNOWN, 4); /* semtimedop */
+	s->threads[0].detail = strdup("semtimedop(semid 1, sem 0 -1, 1 op, no timeout)");
+	in_io(&s->threads[1], 11, "rx", 0, 5, LT_FD_PIPE, 1);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_UNKNOWN);
+	cr_assert_not_null(v, "%s", s->verdicts[0].summary);
+	cr_expect(strstr(v->summary, "1 thread waits in semtimedop") && strstr(v->summary, "not known"), "%s",
+		  v->summary);
+	cr_assert_eq(v->n_tids, 1);
+	cr_expect_eq(v->tids[0], 10);
+	cr_expect(tl_strlist_has(&v->evidence, "thread 10 (main) semtimedop(semid 1"));
+	lt_snapshot_free(s);
+
+	s = table(2);
+	in_io(&s->threads[0], 10, "main", 220, 1, LT_FD_UNKNOWN, 4);
+	running(&s->threads[1], 11, "cpu");
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_not_null(find(s, LT_VERDICT_OK));
+	lt_snapshot_free(s);
+}
+
 /* A thread queued on a lock is never "nothing suspicious", even for 1 ms
  * behind a running owner: it is said as what it is. */
 Test(verdict_lock_wait, one_waiter_behind_a_running_owner_is_not_ok)

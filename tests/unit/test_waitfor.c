@@ -453,6 +453,90 @@ Test(waitfor_verdicts, leaked_write_end)
 	free_snap(&s);
 }
 
+/* An eventfd held by the reader's own process and by process 701, which
+ * waits for a file lock the reader's process holds: the own process (its
+ * one thread, the reader) is set aside and the cycle closes through 701. */
+Test(waitfor_verdicts, eventfd_held_by_the_reader_too_closes_a_cycle_through_the_other_holder)
+{
+	struct lt_thread th[2];
+	blocked(&th[0], 700, 0, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 700, LT_WF_PIPE_READ, 700, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("eventfd (eventfd-id 1, fd 3)");
+	e->pids[1] = 701;
+	e->n_pids = 2;
+	blocked(&th[1], 701, 73, LT_WAIT_IO);
+	edge(&th[1], 701, LT_WF_FILE_LOCK, 700, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 700, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
+	cr_assert_eq(s.verdicts[0].n_tids, 2);
+	cr_expect(tl_strlist_has(&s.verdicts[0].evidence, "written by process 701"), "%s",
+		  s.verdicts[0].evidence.n ? s.verdicts[0].evidence.v[0] : "");
+	cr_expect(tl_strlist_has(&s.verdicts[0].evidence, "its own process, all asleep, holds it too"));
+	free_snap(&s);
+}
+
+/* The same with a second thread of the reader's process running: it could
+ * write the eventfd, so no deadlock. */
+Test(waitfor_verdicts, eventfd_held_by_the_reader_too_is_no_cycle_while_its_process_runs)
+{
+	struct lt_thread th[3];
+	blocked(&th[0], 700, 0, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 700, LT_WF_PIPE_READ, 700, LT_WFP_BLOCKED);
+	e->pids[1] = 701;
+	e->n_pids = 2;
+	blocked(&th[1], 701, 73, LT_WAIT_IO);
+	edge(&th[1], 701, LT_WF_FILE_LOCK, 700, LT_WFP_BLOCKED);
+	blocked(&th[2], 702, -1, LT_WAIT_NONE);
+	th[2].state = 'R';
+	th[2].sc.state = LT_SC_RUNNING;
+	th[2].wf = calloc(1, sizeof(*th[2].wf));
+	th[2].wf->pid = 700;
+	struct lt_snapshot s = { .pid = 700, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
+	free_snap(&s);
+}
+
+/* An eventfd only the reader's own (blocked) process holds: nothing can
+ * write it, said without a pipe's "write end". */
+Test(waitfor_verdicts, eventfd_only_its_blocked_process_holds_is_said_so)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 600, 0, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 600, LT_WF_PIPE_READ, 600, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("eventfd (eventfd-id 1, fd 3)");
+	struct lt_snapshot s = { .pid = 600, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, "nothing can write it") &&
+		  !strstr(s.verdicts[0].summary, "write end"), "%s", s.verdicts[0].summary);
+	char *line = lt_wf_edge_line(e);
+	cr_expect(strstr(line, "can be written by process 600"), "%s", line);
+	free(line);
+	free_snap(&s);
+}
+
+/* A wait whose party is not known (an eventfd in a poll set, a signal):
+ * IDLE says none is known to be stuck, not that none is. */
+Test(waitfor_verdicts, idle_with_an_unknown_party_says_none_known_to_be_stuck)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 800, 34, LT_WAIT_SLEEP); /* pause */
+	struct lt_wf_edge *e = edge(&th[0], 800, LT_WF_UNKNOWN, 0, LT_WFP_UNKNOWN);
+	free(e->what);
+	e->what = strdup("a signal (pause)");
+	struct lt_snapshot s = { .pid = 800, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_IDLE, "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, "none known to be stuck") &&
+		  !strstr(s.verdicts[0].summary, "none for anything stuck"), "%s", s.verdicts[0].summary);
+	free_snap(&s);
+}
+
 /* The reader's own process holds the write end but one of its threads is
  * asleep on a timer: it may write when it wakes; no leak is claimed. */
 Test(waitfor_verdicts, own_write_end_with_a_thread_on_a_timer_is_no_leak)

@@ -1,0 +1,98 @@
+/*
+ * ipc_waits - waits on kernel objects other than futexes, pipes and
+ * sockets, each stuck for good (the tests kill it):
+ *
+ *   ipc_waits sysv            semop(-1) on a System V semaphore of value 0
+ *                             that nobody posts (a private set, removed
+ *                             on SIGTERM and by the test)
+ *   ipc_waits mq              mq_receive() on a POSIX message queue only
+ *                             this process holds (its name unlinked at
+ *                             once: nothing can open it)
+ *   ipc_waits eventfd-flock   the parent takes an flock on FILE and
+ *                             forks; the child, which holds the eventfd
+ *                             too, waits for that flock before it would
+ *                             write the eventfd the parent reads: a
+ *                             deadlock through an eventfd and a file lock
+ *
+ * Prints pid=PID, then "sysv semid=N", "mq", or "child pid=C", then ready.
+ */
+#include "workload.h"
+#include <fcntl.h>
+#include <mqueue.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/sem.h>
+#include <sys/wait.h>
+
+static int semid = -1;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	if (semid >= 0)
+		semctl(semid, 0, IPC_RMID);
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: ipc_waits sysv|mq|eventfd-flock [FILE]\n");
+		return 2;
+	}
+	wl_begin();
+	signal(SIGTERM, on_term);
+	if (!strcmp(argv[1], "sysv")) {
+		semid = semget(IPC_PRIVATE, 1, 0600 | IPC_CREAT);
+		if (semid < 0 || semctl(semid, 0, SETVAL, 0) < 0) {
+			perror("semget");
+			return 1;
+		}
+		printf("sysv semid=%d\nready\n", semid);
+		struct sembuf b = { 0, -1, 0 };
+		semop(semid, &b, 1);
+		return 0;
+	}
+	if (!strcmp(argv[1], "mq")) {
+		char name[64];
+		snprintf(name, sizeof(name), "/lt-ipc-waits-%d", (int)getpid());
+		struct mq_attr a = { .mq_maxmsg = 4, .mq_msgsize = 32 };
+		mqd_t q = mq_open(name, O_CREAT | O_RDWR, 0600, &a);
+		if (q == (mqd_t)-1) {
+			perror("mq_open");
+			return 1;
+		}
+		mq_unlink(name);
+		printf("mq\nready\n");
+		char buf[32];
+		mq_receive(q, buf, sizeof(buf), NULL);
+		return 0;
+	}
+	if (!strcmp(argv[1], "eventfd-flock") && argc > 2) {
+		int e = eventfd(0, 0), fd = open(argv[2], O_CREAT | O_RDWR, 0600);
+		if (e < 0 || fd < 0 || flock(fd, LOCK_EX)) {
+			perror("eventfd-flock");
+			return 1;
+		}
+		pid_t c = fork();
+		if (c == 0) {
+			close(fd);
+			int f = open(argv[2], O_RDWR);
+			flock(f, LOCK_EX); /* held by the parent, which waits for us */
+			uint64_t one = 1;
+			if (write(e, &one, sizeof(one)) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		printf("child pid=%d\nready\n", (int)c);
+		uint64_t v;
+		if (read(e, &v, sizeof(v)) < 0)
+			return 1;
+		waitpid(c, NULL, 0);
+		return 0;
+	}
+	fprintf(stderr, "ipc_waits: unknown mode %s\n", argv[1]);
+	return 2;
+}
