@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "golang.h"
 #include "lockmodel.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
@@ -123,6 +124,14 @@ int lt_multi_build(struct lt_snapshot **procs, size_t n, const struct lt_verdict
 		goto fail;
 	for (size_t i = 0; i < m->view.n_threads; i++)
 		resolve_owner(m, &m->view.threads[i]);
+	/* a Go program's goroutines are its process's (the view has no
+	 * table of them): the first Go process's are lent to the view, so
+	 * that its goroutine verdicts (a leak, a sync.Mutex wait) stand
+	 * beside the others instead of under an IDLE that does not know
+	 * them; never freed through the view (lt_multi_free) */
+	for (size_t i = 0; i < n && !m->view.go; i++)
+		if (procs[i]->go && procs[i]->go->n_routines)
+			m->view.go = procs[i]->go;
 	if (lt_snapshot_diagnose(&m->view, o) < 0)
 		goto fail;
 	*out = m;

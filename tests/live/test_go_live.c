@@ -18,6 +18,7 @@
 
 #include "golang.h"
 #include "snapshot.h"
+#include "waitfor.h"
 #include "lt_test.h"
 #include "tp.h"
 
@@ -26,9 +27,13 @@
 
 TL_WORKLOAD(16);
 static char out[256];
+static pid_t go_child; /* gowl pipeleak's sleep */
 
 static void cleanup(void)
 {
+	if (go_child > 0)
+		kill(go_child, SIGKILL);
+	go_child = 0;
 	tl_close_started(&wl);
 	if (out[0])
 		unlink(out);
@@ -288,6 +293,60 @@ Test(go_live, channel_leak)
 	cr_assert(found, "no verdict says: %s", want);
 	cr_assert_eq(go_verdicts_naming_threads(s), 0);
 	lt_snapshot_free(s);
+}
+
+static int take_go(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	return lt_snapshot_take(pid, NULL, out);
+}
+
+/* The leak's one sender reads a pipe whose writer is a child asleep for 10
+ * minutes.  Followed into the child, the diagnosis of both processes keeps
+ * the goroutine leak (the view's IDLE, which knows no goroutines, hid it)
+ * and names the goroutine in I/O that may yet send. */
+Test(go_live, channel_leak_behind_a_pipe_is_kept_when_the_wait_is_followed)
+{
+	start(GOWL, "pipeleak", "4");
+	read_truth();
+	pid_t child = 0;
+	FILE *f = fopen(out, "r");
+	char line[256];
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "child %d", &child) == 1)
+			break;
+	if (f)
+		fclose(f);
+	cr_assert_gt(child, 0, "no child in %s", out);
+	go_child = child;
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	struct lt_snapshot *first = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &first), 0);
+	cr_assert_eq(lt_snapshot_follow(first, NULL, take_go, NULL, &v, &n, &notes), 0);
+	lt_strlist_free(&notes);
+	struct lt_multi_snapshot *m = NULL;
+	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	bool into_child = false;
+	for (size_t i = 0; i < m->n_procs; i++)
+		into_child |= m->procs[i]->pid == child;
+	cr_assert(into_child, "the pipe's writer %d was not followed", (int)child);
+	char want[256];
+	snprintf(want, sizeof(want), "probable goroutine leak: 4 goroutines (main.leaker) blocked in chan receive "
+		 "on channel main.leakCh (0x%" PRIx64 ")", addr_of[2]);
+	const struct lt_verdict *leak = NULL;
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		fprintf(stderr, "go_live: view verdict %zu: %s\n", i, m->view.verdicts[i].summary);
+		cr_expect_neq(m->view.verdicts[i].kind, LT_VERDICT_IDLE, "%s", m->view.verdicts[i].summary);
+		if (strstr(m->view.verdicts[i].summary, want))
+			leak = &m->view.verdicts[i];
+	}
+	cr_assert_not_null(leak, "no verdict of both processes says: %s", want);
+	cr_expect(tl_strlist_has(&leak->evidence, "which may yet send on it: goroutine") &&
+		  tl_strlist_has(&leak->evidence, "(main.pipeSender) [IO wait]"),
+		  "the goroutine in the pipe read is not named as a possible sender");
+	lt_multi_free(m);
 }
 
 /* A writer starved by readers that hold an RWMutex forever, with two

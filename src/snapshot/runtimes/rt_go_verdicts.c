@@ -20,8 +20,22 @@
 
 /* The goroutine's own function: its first frame outside the runtime and
  * the sync package. */
+/* A function of the program's own code: package main, or a package whose
+ * import path's first element has a dot (a module's: github.com/x/y),
+ * where the standard library's ("os", "net/http") have none. */
+static bool own_go_func(const char *f)
+{
+	if (!strncmp(f, "main.", 5))
+		return true;
+	const char *slash = strchr(f, '/'), *dot = strchr(f, '.');
+	return slash && dot && dot < slash;
+}
+
 static const char *gfunc(const struct lt_go_routine *r)
 {
+	for (size_t i = 0; i < r->n_frames; i++)
+		if (r->frames[i].func && own_go_func(r->frames[i].func))
+			return r->frames[i].func;
 	for (size_t i = 0; i < r->n_frames; i++) {
 		const char *f = r->frames[i].func;
 		if (f && strncmp(f, "runtime.", 8) && strncmp(f, "sync.", 5) && strncmp(f, "internal/", 9))
@@ -234,6 +248,27 @@ static void leaks(struct lt_snapshot *s)
 			lt_strlist_add(&v->evidence, "... and %zu more on the same channel", nw - shown);
 		lt_strlist_add(&v->evidence, "nothing %s this channel while they wait: if nothing ever will, "
 			       "they never end", strcmp(r->dir, "send") ? "sends on" : "receives from");
+		/* which goroutines could: those waiting neither on a channel
+		 * nor on a lock (in I/O, asleep, running); which of them
+		 * would is in their code, not in the snapshot */
+		char may[400] = "";
+		size_t ml = 0, nm = 0;
+		for (size_t k = 0; k < go->n_routines; k++) {
+			const struct lt_go_routine *o = &go->routines[k];
+			if (o->system || o->wait == LT_GO_WAIT_CHAN || o->wait == LT_GO_WAIT_SEMA)
+				continue;
+			if (nm++ < 4 && ml < sizeof(may) - 80)
+				ml += (size_t)snprintf(may + ml, sizeof(may) - ml, "%sgoroutine %" PRId64 " (%s) [%s]",
+						       ml ? ", " : "", o->id, gfunc(o),
+						       o->reason ? o->reason : o->status_name ? o->status_name : "?");
+		}
+		if (nm)
+			lt_strlist_add(&v->evidence, "goroutines waiting on neither a channel nor a lock, which may "
+				       "yet %s it: %s%s (whether one will is not in the snapshot)",
+				       strcmp(r->dir, "send") ? "send on" : "receive from", may, nm > 4 ? ", ..." : "");
+		else
+			lt_strlist_add(&v->evidence, "every other goroutine of the program waits on a channel or a "
+				       "lock too: none is left to %s it", strcmp(r->dir, "send") ? "send on" : "receive from");
 	}
 	free(done);
 }

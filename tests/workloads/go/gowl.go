@@ -4,6 +4,8 @@
 //	                   an HTTP server on 127.0.0.1 whose /a handler locks muA,
 //	                   two requests to it queued on muA
 //	gowl leak N OUT    N goroutines blocked forever receiving on one channel
+//	gowl pipeleak N OUT  the same, their one sender reading first a pipe whose
+//	                   write end only a child (sleep 600) holds
 //	gowl idle OUT      a healthy idle HTTP server
 //	gowl many N OUT    N goroutines parked in select on their own channels
 //	gowl rwstarve OUT  2 readers hold rw (blocked on a channel), a writer waits
@@ -20,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"sync"
@@ -92,6 +95,13 @@ func leaker(i int) {
 }
 
 //go:noinline
+func pipeSender(r *os.File) {
+	buf := make([]byte, 8)
+	k, _ := r.Read(buf)
+	leakCh <- k
+}
+
+//go:noinline
 func parked(c chan int) {
 	select {
 	case <-c:
@@ -121,7 +131,7 @@ func get(url string) {
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle|rwstarve|wgwait OUT | gowl leak|many N OUT")
+		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle|rwstarve|wgwait OUT | gowl leak|many|pipeleak N OUT")
 		os.Exit(2)
 	}
 	out := os.Args[len(os.Args)-1]
@@ -164,6 +174,27 @@ func main() {
 			}
 		}
 		extra = fmt.Sprintf("addr leakCh %p\n", leakCh)
+	case "pipeleak":
+		// N leakers on leakCh, whose only sender first reads a pipe
+		// that a child (sleep) holds the write end of and never writes
+		n, _ := strconv.Atoi(os.Args[2])
+		r, w, err := os.Pipe()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		cmd := exec.Command("sleep", "600")
+		cmd.Stdout = w
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		w.Close()
+		for i := 0; i < n; i++ {
+			go leaker(i)
+		}
+		go pipeSender(r)
+		extra = fmt.Sprintf("addr leakCh %p\nchild %d\n", leakCh, cmd.Process.Pid)
 	default:
 		fmt.Fprintln(os.Stderr, "gowl: unknown mode", os.Args[1])
 		os.Exit(2)
