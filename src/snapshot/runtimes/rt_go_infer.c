@@ -307,16 +307,19 @@ static void infer_holders(struct go_ctx *c)
 		if (ncand == 1) {
 			const struct lt_go_routine *h = &go->routines[cand];
 			m->holder = cand;
-			m->holder_how = lts_asprintf("inferred: goroutine %" PRId64 "'s %s locks %s and does not "
-						     "unlock it before the point where it is stopped (%s:%d), "
-						     "and %s is locked "
+			/* the code is read in a line, not by the paths it takes: a
+			 * Lock in a branch not taken reads the same */
+			m->holder_how = lts_asprintf("inferred: goroutine %" PRId64 "'s %s has code that locks %s "
+						     "before the point where it is stopped (%s:%d) and none that "
+						     "unlocks it after (whether that code ran, or sat in a branch "
+						     "not taken, is not known), and %s is locked "
 						     "(state 0x%x); a sync.Mutex records no owner",
 						     h->id, cfunc, m->name, cfile ? cfile : "?", cline, m->name,
 						     m->state);
 		} else if (ncand > 1) {
-			m->holder_how = lts_asprintf("%ld goroutines lock %s before where they are stopped and do "
-						     "not unlock it: the holder is one of them (a sync.Mutex "
-						     "records no owner)", ncand, m->name);
+			m->holder_how = lts_asprintf("%ld goroutines have code that locks %s before where they are "
+						     "stopped and none that unlocks it: the holder is probably one "
+						     "of them (a sync.Mutex records no owner)", ncand, m->name);
 		} else {
 			m->holder_how = lts_asprintf("no goroutine's frames lock %s before where they are stopped "
 						     "(locked through a pointer, or by a goroutine gone?): holder "
