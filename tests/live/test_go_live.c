@@ -265,6 +265,13 @@ Test(go_live, abba_deadlock_with_http_server)
 	for (size_t i = 1; i < s->n_verdicts; i++)
 		queued |= s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && strstr(s->verdicts[i].summary, want);
 	cr_assert(queued, "no verdict says: %s", want);
+	/* the holder is inferred from code read in a line: said so */
+	bool said = false;
+	for (size_t k = 0; k < s->go->n_mutexes; k++)
+		said |= s->go->mutexes[k].addr == addr_of[0] && s->go->mutexes[k].holder_how &&
+			strstr(s->go->mutexes[k].holder_how, "has code that locks main.muA") &&
+			strstr(s->go->mutexes[k].holder_how, "whether that code ran");
+	cr_assert(said, "muA's holder_how does not say how far its inference goes");
 	/* the runtime's idle Ms are no lock's waiters nor holders */
 	cr_assert_eq(go_verdicts_naming_threads(s), 0, "a verdict names a thread (an idle M?)");
 	size_t parked = 0;
