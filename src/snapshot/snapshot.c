@@ -715,6 +715,8 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			 * process (snapshot -p A,B resolves it in its verdicts) */
 			snprintf(own, sizeof(own), ", held by thread %d of process %d (%s) [pthread mutex __owner]",
 				 (int)f->mutex_owner, (int)f->owner_tgid, f->owner_comm[0] ? f->owner_comm : "?");
+		} else if (f->is_wait && f->parked) {
+			snprintf(own, sizeof(own), ", which nothing wakes");
 		} else if (f->is_wait && (t->acquire || f->rtlock)) {
 			snprintf(own, sizeof(own), ", holder not recorded");
 		} else if (f->owner_kind == LT_OWNER_NONE && f->is_wait) {

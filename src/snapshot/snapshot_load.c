@@ -97,6 +97,7 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 	f->expected = (uint32_t)rp_json_int(J(j, "expected"), 0);
 	f->bitset = (uint32_t)rp_json_int(J(j, "bitset"), 0);
 	f->join_confirmed = is_true(J(j, "join_confirmed"));
+	f->parked = is_true(J(j, "parked_for_ever"));
 	futex_memory(f, j);
 	f->word_ok = rp_json_is_num(J(j, "word"));
 	f->word = (uint32_t)rp_json_int(J(j, "word"), 0);

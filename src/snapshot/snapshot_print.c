@@ -138,6 +138,8 @@ static void json_futex_owner(struct jw *w, const struct lt_futex *x)
 		jw_end(w);
 	}
 	jw_kbool(w, "join_confirmed", x->join_confirmed);
+	if (x->parked)
+		jw_kbool(w, "parked_for_ever", true);
 }
 
 static void json_futex(struct jw *w, const struct lt_futex *x)

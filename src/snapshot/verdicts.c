@@ -1261,6 +1261,75 @@ static void find_stopped(struct lt_snapshot *s)
 		lt_strlist_add(&v->evidence, "and %zu more", v->n_tids - 8);
 }
 
+/* ---- glibc's endless wait ---- */
+
+/* A thread glibc parks for ever after the kernel refused it a PI or robust
+ * mutex (lt_futex.parked), and the threads that wait for a lock it holds:
+ * nothing can end those waits.  With such waiters, the kernel's EDEADLK
+ * was most likely a cycle through them (a probable deadlock; an owner that
+ * died, ESRCH, is the other reason); alone, a thread that sleeps for ever.
+ * Their threads are explained here (IN_CYCLE), not as lock waits. */
+static void find_parked(struct lt_snapshot *s, bool *in_cycle)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *p = &s->threads[i];
+		if (!p->futex.parked || !asleep(p) || p->moved || in_cycle[i])
+			continue;
+		size_t nw = 0;
+		for (size_t k = 0; k < s->n_threads; k++) {
+			const struct lt_thread *t = &s->threads[k];
+			nw += k != i && t->wait == LT_WAIT_FUTEX && asleep(t) && !t->moved && !in_cycle[k] &&
+			      has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && t->futex.owner == p->tid;
+		}
+		struct lt_verdict *v = lts_verdict_new(s, nw ? LT_VERDICT_DEADLOCK : LT_VERDICT_LOCK_WAIT);
+		if (!v)
+			return;
+		char chain[300] = "";
+		size_t cl = 0;
+		for (size_t k = 0; k < s->n_threads; k++) {
+			const struct lt_thread *t = &s->threads[k];
+			if (k == i || t->wait != LT_WAIT_FUTEX || !asleep(t) || t->moved || in_cycle[k] ||
+			    !has_owner(&t->futex) || t->futex.owner_kind == LT_OWNER_JOIN || t->futex.owner != p->tid)
+				continue;
+			lts_verdict_add(v, t->tid, t->futex.uaddr, true);
+			in_cycle[k] = true;
+			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
+				v->longest_s = t->idle_s;
+			char *lp = lock_phrase(s, &t->futex);
+			if (cl < sizeof(chain) - 80)
+				cl += (size_t)snprintf(chain + cl, sizeof(chain) - cl, "%sthread %d (%s) waits for %s",
+						       cl ? ", " : "", (int)t->tid, lt_thread_name(t), lp ? lp : "?");
+			free(lp);
+			edge_evidence(v, s, t);
+		}
+		lts_verdict_add(v, p->tid, p->futex.uaddr, false);
+		in_cycle[i] = true;
+		if (p->idle_src != LT_IDLE_UNKNOWN && p->idle_s > v->longest_s)
+			v->longest_s = p->idle_s;
+		v->explains = v->n_tids;
+		static const char why[] = "glibc parks a thread there when the kernel refuses it a PI or robust "
+					  "mutex (EDEADLK: taking it would have closed a cycle of PI mutexes; ESRCH: "
+					  "its owner died)";
+		if (nw)
+			v->summary = lts_asprintf("probable deadlock: %s, held by thread %d (%s), which sleeps for ever "
+						  "on a zero word of its own stack in pthread_mutex_lock: %s; none of "
+						  "them can go on (inferred from where %d sleeps)", chain, (int)p->tid,
+						  lt_thread_name(p), why, (int)p->tid);
+		else
+			v->summary = lts_asprintf("thread %d (%s) sleeps for ever on a zero word of its own stack in "
+						  "pthread_mutex_lock: %s; nothing wakes it (inferred from where it "
+						  "sleeps)", (int)p->tid, lt_thread_name(p), why);
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s", (int)p->tid, lt_thread_name(p),
+			       p->detail ? p->detail : "futex wait on its own stack");
+		for (size_t k = 0; k < p->n_frames && k < 4; k++)
+			lt_strlist_add(&v->evidence, "thread %d frame #%zu: %s (%s)", (int)p->tid, k,
+				       p->frames[k].func ? p->frames[k].func : "?",
+				       p->frames[k].module ? p->frames[k].module : "?");
+		v->owner = p->tid;
+		v->owner_source = "glibc's endless wait after a refused PI or robust mutex (inferred)";
+	}
+}
+
 /* ---- idle / ok ---- */
 
 /* Asleep in a system call that the rules and the wait-for edges do not
@@ -1525,6 +1594,7 @@ int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)
 				in_cycle[i] = true;
 		}
 	find_lost_wakeups(s, s->vopts.lost_wakeup_threshold_s);
+	find_parked(s, in_cycle);
 	find_lock_waits(s, s->vopts.convoy_min_waiters, in_cycle);
 	find_rt_blocked_holders(s, s->vopts.convoy_min_waiters, in_cycle);
 	lts_wf_verdicts(s, in_cycle); /* file locks, wait chains (waitfor.h) */

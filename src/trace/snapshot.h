@@ -190,6 +190,10 @@ struct lt_futex {
 	 * (x.py:12)"), malloc'd; NULL otherwise */
 	char *owner_how;
 	bool owner_gone;
+	/* glibc's endless wait: after the kernel refused a PI or robust mutex
+	 * (EDEADLK: a cycle of PI mutexes; ESRCH: its owner died) glibc sleeps
+	 * on a zero word of its own stack that nothing wakes (lock_glibc.c) */
+	bool parked;
 	pid_t gone_tid, gone_parent;
 	uint64_t gone_ptr;
 	char gone_comm[16];

@@ -283,6 +283,44 @@ Test(lock_glibc_unit, mutex_robust_and_pi)
 	state_has(t, "locked, waiters, owner 101, kind normal, pi");
 }
 
+/* glibc's endless wait after a refused PI mutex: a wait for 0 on a zero
+ * word just above the stack pointer, under pthread_mutex_lock's code (or
+ * unnamed glibc frames); the same wait under syscall() is a program's own
+ * and not parked. */
+Test(lock_glibc_unit, parked_after_a_refused_pi_mutex_and_not_under_syscall)
+{
+	static const char *const fr[] = { "__futex_abstimed_wait_common", "__pthread_mutex_lock_full", "!worker",
+					  NULL };
+	struct lt_thread *t = waiter(THR_BASE + 0x100, 0, true, fr);
+	t->sc.sp = THR_BASE + 0x80;
+	lt_glibc_classify(&env, t);
+	cr_assert(t->futex.parked);
+	kind_is(t, "glibc's endless wait");
+	acquire_is(t, "pthread_mutex_lock");
+	state_has(t, "EDEADLK");
+	clear_threads();
+
+	t = waiter(THR_BASE + 0x100, 0, true, (const char *const[]){ "x", "y", "!worker", NULL });
+	t->frames[0].func = t->frames[1].func = NULL; /* no libc6-dbg */
+	t->sc.sp = THR_BASE + 0x80;
+	lt_glibc_classify(&env, t);
+	cr_assert(t->futex.parked, "unnamed glibc frames");
+	clear_threads();
+
+	static const char *const sys[] = { "syscall", "!wait_done", "!worker", NULL };
+	t = waiter(THR_BASE + 0x100, 0, true, sys);
+	t->sc.sp = THR_BASE + 0x80;
+	lt_glibc_classify(&env, t);
+	cr_assert(!t->futex.parked, "a program's own wait through syscall()");
+	clear_threads();
+
+	/* far above the stack pointer: another frame's word */
+	t = waiter(THR_BASE + 0x300, 0, true, fr);
+	t->sc.sp = THR_BASE;
+	lt_glibc_classify(&env, t);
+	cr_assert(!t->futex.parked, "a word 0x300 above sp");
+}
+
 /* pthread_cond_wait re-locking its mutex: the thread waits for the mutex */
 Test(lock_glibc_unit, mutex_relock_inside_cond_wait)
 {
@@ -944,4 +982,49 @@ Test(lock_glibc_live, with_libc_debug_symbols_no_note_asks_for_them)
 	cr_assert_not(tl_strlist_has(&s->notes, "install libc6-dbg"),
 		      "a note asks for libc6-dbg although make deps installs it (dpkg -s libc6-dbg)");
 	lt_snapshot_free(s);
+}
+
+/* Two PI mutexes taken in opposite orders: the kernel refuses the second
+ * thread's FUTEX_LOCK_PI (EDEADLK) and glibc parks it for ever on a zero
+ * int of its own frame; the first waits in FUTEX_LOCK_PI for a mutex the
+ * parked one holds.  A probable deadlock of both, never "a lock whose
+ * holder is not recorded" on the parked thread's stack word. */
+static void pi_abba_is_a_probable_deadlock(void)
+{
+	start("pi-abba");
+	pid_t first = (pid_t)truth_val("thread", "role=first", "tid");
+	pid_t second = (pid_t)truth_val("thread", "role=second", "tid");
+	uint64_t parked_at = truth_val("parked", NULL, "addr");
+	pid_t pid = (pid_t)truth_val("pid", NULL, "pid");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(pid, NULL, &s), 0);
+	const struct lt_thread *p = lt_snapshot_find(s, second);
+	cr_assert_not_null(p);
+	cr_expect(p->futex.parked, "thread %d not seen parked: %s", (int)second, p->detail ? p->detail : "?");
+	cr_expect_eq(p->futex.uaddr, parked_at);
+	cr_assert_geq(s->n_verdicts, 1);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(strstr(v->summary, "probable deadlock") && strstr(v->summary, "sleeps for ever"), "%s",
+		  v->summary);
+	bool f = false, sc = false;
+	for (size_t i = 0; i < v->n_tids; i++) {
+		f |= v->tids[i] == first;
+		sc |= v->tids[i] == second;
+	}
+	cr_expect(f && sc, "%s", v->summary);
+	for (size_t i = 1; i < s->n_verdicts; i++)
+		cr_expect(!strstr(s->verdicts[i].summary, "glibc's endless wait"), "%s", s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}
+
+Test(lock_glibc_live, pi_abba_parked_thread_is_a_probable_deadlock)
+{
+	pi_abba_is_a_probable_deadlock();
+}
+
+Test(lock_glibc_live, pi_abba_without_libc_debug_symbols)
+{
+	no_debug_symbols();
+	pi_abba_is_a_probable_deadlock();
 }

@@ -413,6 +413,35 @@ Test(verdict_idle, sockets_pipes_and_fifos_counted_apart)
 	lt_snapshot_free(s);
 }
 
+/* A thread glibc parks for ever (lt_futex.parked) and one waiting for a
+ * PI mutex it holds: a probable deadlock of both; parked alone: a verdict
+ * that it sleeps for ever, never a lock wait on its stack word. */
+Test(verdict_parked, waiter_of_a_parked_holder_is_a_probable_deadlock)
+{
+	struct lt_snapshot *s = table(3);
+	in_io(&s->threads[0], 10, "main", 34, -1, LT_FD_UNKNOWN, 3); /* pause */
+	futex_wait(&s->threads[1], 11, "first", LA, 0, 12 | 0x80000000u, LT_OWNER_PI, 12, 3);
+	futex_wait(&s->threads[2], 12, "second", 0x7000, 0, 0, LT_OWNER_NONE, 0, 3);
+	s->threads[2].futex.parked = true;
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(strstr(v->summary, "probable deadlock: thread 11 (first) waits for") &&
+		  strstr(v->summary, "held by thread 12 (second), which sleeps for ever"), "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2);
+	cr_expect_eq(count(s, LT_VERDICT_LOCK_WAIT), 0);
+	lt_snapshot_free(s);
+
+	s = table(1);
+	futex_wait(&s->threads[0], 12, "second", 0x7000, 0, 0, LT_OWNER_NONE, 0, 3);
+	s->threads[0].futex.parked = true;
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
+	cr_expect(strstr(s->verdicts[0].summary, "thread 12 (second) sleeps for ever"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
 Test(verdict_ok, running_threads)
 {
 	struct lt_snapshot *s = table(3);

@@ -22,6 +22,12 @@
  *   barrier         3 threads in pthread_barrier_wait on a barrier of 4
  *   join            main joins a thread that sleeps forever; a checker
  *                   thread prints the ground truth
+ *   pi-abba         two threads take PI mutexes gl_pi_a, gl_pi_b in opposite
+ *                   orders: the kernel refuses the second one's request
+ *                   (EDEADLK) and glibc parks it for ever on a word of its
+ *                   own stack; the first waits in FUTEX_LOCK_PI.  Prints
+ *                   "thread role=first|second idx=0 tid=T" and, once both
+ *                   sleep, "blocked tid=T ..." for the first
  *
  * Every thread is created only after the previous one is verified (in
  * /proc/self/task/T/syscall) to sleep where it should, so the lock's state
@@ -42,7 +48,7 @@
 #include <sys/syscall.h>
 
 #define USAGE "--mode mutex|errorcheck|recursive|robust|pi|rwlock-writer|" \
-	      "rwlock-readers|sem|cond|cond-acquire|barrier|join [--no-wait]"
+	      "rwlock-readers|sem|cond|cond-acquire|barrier|join|pi-abba [--no-wait]"
 #define NWAIT 3
 
 static pthread_mutex_t gl_mutex;
@@ -359,6 +365,60 @@ static void mode_join(void)
 	wl_die("pthread_join returned");
 }
 
+static pthread_mutex_t gl_pi_a, gl_pi_b;
+static pid_t pi_first, pi_second;
+
+static void *pi_first_run(void *arg)
+{
+	(void)arg;
+	pi_first = gettid();
+	pthread_mutex_lock(&gl_pi_a);
+	while (!pi_second) /* the second holds gl_pi_b */
+		wl_sleep_ms(1);
+	wl_sleep_ms(50);
+	pthread_mutex_lock(&gl_pi_b); /* FUTEX_LOCK_PI: waits for the second */
+	return NULL;
+}
+
+static void *pi_second_run(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&gl_pi_b);
+	pi_second = gettid();
+	long nr;
+	unsigned long a0;
+	while (!wl_blocked_in(pi_first, &nr, &a0) || nr != SYS_futex || a0 != (unsigned long)&gl_pi_b)
+		wl_sleep_ms(1);
+	pthread_mutex_lock(&gl_pi_a); /* EDEADLK from the kernel: parked for ever */
+	return NULL;
+}
+
+static void mode_pi_abba(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	if (pthread_mutex_init(&gl_pi_a, &a) || pthread_mutex_init(&gl_pi_b, &a))
+		wl_die("pthread_mutex_init(pi)");
+	object("gl_pi_a", &gl_pi_a, sizeof gl_pi_a, "mutex", "pi");
+	object("gl_pi_b", &gl_pi_b, sizeof gl_pi_b, "mutex", "pi");
+	pthread_t t1, t2;
+	wl_create(&t1, NULL, pi_first_run, NULL);
+	wl_create(&t2, NULL, pi_second_run, NULL);
+	pid_t f = wl_wait_tid(&pi_first), sc = wl_wait_tid(&pi_second);
+	printf("thread role=first idx=0 tid=%d\nthread role=second idx=0 tid=%d\n", (int)f, (int)sc);
+	wl_wait_blocked(f, SYS_futex, (unsigned long)&gl_pi_b);
+	long nr;
+	unsigned long a0;
+	for (int i = 0; i < 10000; i++, wl_sleep_ms(1))
+		if (wl_blocked_in(sc, &nr, &a0) && nr == SYS_futex && a0 != (unsigned long)&gl_pi_a) {
+			printf("blocked tid=%d on=gl_pi_b addr=%p\nparked tid=%d addr=%#lx\n", (int)f,
+			       (void *)&gl_pi_b, (int)sc, a0);
+			return;
+		}
+	wl_die("the second thread was not parked");
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = NULL;
@@ -379,7 +439,7 @@ int main(int argc, char **argv)
 	} modes[] = {
 		{ "rwlock-writer", mode_rwlock_writer }, { "rwlock-readers", mode_rwlock_readers },
 		{ "sem", mode_sem }, { "cond", mode_cond }, { "cond-acquire", mode_cond_acquire },
-		{ "barrier", mode_barrier }, { "join", mode_join },
+		{ "barrier", mode_barrier }, { "join", mode_join }, { "pi-abba", mode_pi_abba },
 	};
 	const char *mtype = !strcmp(mode, "mutex") ? "normal" : NULL;
 	for (size_t i = 0; i < sizeof(mutex_modes) / sizeof(mutex_modes[0]); i++)

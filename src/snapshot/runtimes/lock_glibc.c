@@ -608,10 +608,51 @@ static void classify_memory(const struct lt_lm_env *e, struct lt_thread *t, cons
 	}
 }
 
+/* glibc's answer to a PI or robust mutex the kernel refuses (EDEADLK from
+ * FUTEX_LOCK_PI: taking it would close a cycle of PI mutexes; ESRCH: its
+ * owner died) for a mutex type that must not return the error: it sleeps
+ * for ever in FUTEX_WAIT on a zero int of its own frame, which no one else
+ * knows the address of.  Seen as: a wait for 0 without timeout on a zero
+ * word a few hundred bytes above the thread's stack pointer, from glibc's
+ * code (a mutex acquire by name where libc's symbols are there). */
+static bool glibc_parked(const struct lt_thread *t, const struct site *st)
+{
+	const struct lt_futex *f = &t->futex;
+	if (!f->is_wait || f->is_pi || (f->cmd != 0 && f->cmd != FUTEX_WAIT_BITSET_CMD) || f->expected != 0 ||
+	    !f->word_ok || f->word != 0 || f->timeout_ptr || !t->sc.sp)
+		return false;
+	if (f->uaddr < t->sc.sp || f->uaddr >= t->sc.sp + 512 || !st->in_glibc)
+		return false;
+	if (st->e)
+		return st->e->fam == F_MUTEX;
+	/* no entry named: only when glibc's frames have no names at all (no
+	 * libc6-dbg: its static helpers are unnamed), not under an exported
+	 * one such as syscall(), through which a program may wait on a word
+	 * of its own frame that another thread will set */
+	size_t k = 0;
+	for (; k < t->n_frames && t->frames[k].module && !strcmp(t->frames[k].module, "libc.so.6"); k++)
+		if (t->frames[k].func)
+			return false;
+	return k > 0 && k < t->n_frames;
+}
+
 void lt_glibc_classify(const struct lt_lm_env *e, struct lt_thread *t)
 {
 	struct site st;
 	find_site(t, &st);
+	if (glibc_parked(t, &st)) {
+		struct lt_futex *f = &t->futex;
+		f->parked = true;
+		f->lock_kind = "glibc's endless wait";
+		f->lock_base = f->uaddr;
+		f->owner_kind = LT_OWNER_NONE;
+		f->owner = 0;
+		set_state(f, "a zero word of its own stack that nothing wakes: glibc sleeps here for ever when "
+			  "the kernel refuses a PI or robust mutex (EDEADLK: taking it would close a cycle of "
+			  "PI mutexes; ESRCH: its owner died)");
+		t->acquire = "pthread_mutex_lock";
+		return;
+	}
 	switch (st.e ? st.e->fam : F_NONE) {
 	case F_MUTEX:
 		classify_mutex(t, st.e->canon);
