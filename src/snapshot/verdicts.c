@@ -299,6 +299,13 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 					  v->n_tids, chain, w ? (int)w->tid : 0, w ? lt_thread_name(w) : "?",
 					  inferred ? "; holders inferred from their frames: a threading.Lock records none"
 						   : "");
+	} else if (v->n_tids == 1 && s->threads[cyc[0]].wf && s->threads[cyc[0]].wf->n_edges &&
+		   s->threads[cyc[0]].wf->edges[0].kind == LT_WF_FILE_LOCK) {
+		const struct lt_thread *t = &s->threads[cyc[0]];
+		v->summary = lts_asprintf("%s: thread %d (%s) waits for a file lock its own process holds through "
+					  "another open file of the same file (a flock or OFD lock belongs to the "
+					  "open file, not to the process): nothing but this thread could release "
+					  "it", dl, (int)t->tid, lt_thread_name(t));
 	} else if (v->n_tids == 1)
 		v->summary = lts_asprintf("%s: thread %s waits for a lock it holds itself", dl, chain);
 	else if (cycle_procs(s, v) > 1) /* through pipes, sockets, file locks... */

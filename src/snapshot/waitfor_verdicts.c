@@ -217,9 +217,30 @@ static bool own_among(const struct lt_thread *t)
 	return false;
 }
 
+/* A file-lock wait whose only holder is the waiter's own process: a flock
+ * or OFD lock it took through another open file of the same file (those
+ * locks belong to the open file, not the process), which only its own
+ * threads can release. */
+static bool self_file_lock(const struct lt_thread *t)
+{
+	const struct lt_waitfor *w = t->wf;
+	if (!w || !w->n_edges || !asleep(t))
+		return false;
+	for (size_t i = 0; i < w->n_edges; i++) {
+		const struct lt_wf_edge *e = &w->edges[i];
+		if (e->kind != LT_WF_FILE_LOCK || e->n_pids != 1 || e->more_pids || e->pids[0] != w->pid)
+			return false;
+	}
+	return true;
+}
+
 long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t)
 {
 	pid_t tid, set[MAX_SET];
+	/* its own process holds it, all of it asleep: a cycle through the
+	 * waiter itself, sound only if every other thread leads into it too */
+	if (self_file_lock(t) && own_quiet(s, t))
+		return (long)(t - s->threads);
 	bool own_ok = t->wf && own_among(t) && own_quiet(s, t);
 	pid_t p = single_party(t, &tid, own_ok);
 	if (!p) {
@@ -233,6 +254,8 @@ long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t)
 bool lts_wf_process_edge(const struct lt_snapshot *s, const struct lt_thread *t)
 {
 	pid_t tid, set[MAX_SET];
+	if (self_file_lock(t) && own_quiet(s, t))
+		return true;
 	bool own_ok = t->wf && own_among(t) && own_quiet(s, t);
 	return (single_party(t, &tid, own_ok) && !tid) || party_set(t, set, own_ok);
 }

@@ -1542,3 +1542,29 @@ Test(waitfor_live, sysv_semaphore_wait_is_not_known_not_ok)
 	cr_expect(t && t->detail && strstr(t->detail, want), "%s", t && t->detail ? t->detail : "?");
 	lt_snapshot_free(s);
 }
+
+/* python3 locks a file with fcntl.flock, opens it again and asks again: a
+ * flock belongs to the open file, so it waits for itself.  A deadlock of
+ * its one thread, not a lock wait "held by process P [blocked itself]". */
+Test(waitfor_live, flock_through_a_second_open_file_of_ones_own_is_a_deadlock)
+{
+	tmp_lockfile(0);
+	char script[512];
+	snprintf(script, sizeof(script),
+		 "import fcntl\n"
+		 "a = open('%s', 'w'); b = open('%s', 'w')\n"
+		 "fcntl.flock(a, fcntl.LOCK_EX)\n"
+		 "print('ready', flush=True)\n"
+		 "fcntl.flock(b, fcntl.LOCK_EX)\n", lockfile[0], lockfile[0]);
+	start_py(script);
+	pid_t pid = procs[0].pid;
+	tl_wait_in_call(pid, pid, 73, 10000);
+	struct lt_snapshot *s = take(pid);
+	cr_assert_geq(s->n_verdicts, 1);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_eq(v->n_tids, 1);
+	cr_expect(has_tid(v, pid));
+	cr_expect(strstr(v->summary, "its own process holds through another open file"), "%s", v->summary);
+	lt_snapshot_free(s);
+}

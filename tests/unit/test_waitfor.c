@@ -537,6 +537,35 @@ Test(waitfor_verdicts, idle_with_an_unknown_party_says_none_known_to_be_stuck)
 	free_snap(&s);
 }
 
+/* A one-thread process waiting for a flock it holds through another open
+ * file: a deadlock of one thread.  With a second thread asleep on a timer
+ * (it might release it), none is claimed. */
+Test(waitfor_verdicts, file_lock_held_by_the_waiters_own_process_is_a_deadlock_of_one)
+{
+	struct lt_thread th[2];
+	blocked(&th[0], 900, 73, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 900, LT_WF_FILE_LOCK, 900, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("FLOCK WRITE lock on /tmp/l");
+	struct lt_snapshot s = { .pid = 900, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
+	cr_expect_eq(s.verdicts[0].n_tids, 1);
+	cr_expect(strstr(s.verdicts[0].summary, "waits for a file lock its own process holds"), "%s",
+		  s.verdicts[0].summary);
+	free_snap(&s);
+
+	blocked(&th[0], 900, 73, LT_WAIT_IO);
+	e = edge(&th[0], 900, LT_WF_FILE_LOCK, 900, LT_WFP_TIMED);
+	blocked(&th[1], 901, 35, LT_WAIT_SLEEP);
+	edge(&th[1], 900, LT_WF_TIMER, 0, LT_WFP_UNKNOWN);
+	struct lt_snapshot s2 = { .pid = 900, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	for (size_t i = 0; i < s2.n_verdicts; i++)
+		cr_expect_neq(s2.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s2.verdicts[i].summary);
+	free_snap(&s2);
+}
+
 /* The reader's own process holds the write end but one of its threads is
  * asleep on a timer: it may write when it wakes; no leak is claimed. */
 Test(waitfor_verdicts, own_write_end_with_a_thread_on_a_timer_is_no_leak)
