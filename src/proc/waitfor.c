@@ -808,9 +808,13 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 	struct lt_plock l;
 	char line[256];
 	bool ok;
+	/* an OFD waiter's pid is -1 as every other's: its range and type
+	 * tell it from another process's wait on the same file */
+	bool ofd = !strcmp(req.cls, "OFDLCK");
 	for (char *p = c->locks; plock_next(&p, &l, line, sizeof(line), &ok);)
 		if (ok && l.blocked && l.ino == req.ino && l.major == req.major && l.minor == req.minor &&
-		    l.pid == req.pid && !strcmp(l.cls, req.cls)) {
+		    l.pid == req.pid && !strcmp(l.cls, req.cls) &&
+		    (!ofd || (l.start == req.start && l.end == req.end && !strcmp(l.type, req.type)))) {
 			blocker = l.id;
 			snprintf(bline, sizeof(bline), "%s", line);
 			break;

@@ -1568,3 +1568,49 @@ Test(waitfor_live, flock_through_a_second_open_file_of_ones_own_is_a_deadlock)
 	cr_expect(strstr(v->summary, "its own process holds through another open file"), "%s", v->summary);
 	lt_snapshot_free(s);
 }
+
+static const char OFD_ABBA_PY[] =
+	"import fcntl, struct, sys\n"
+	"f = open(sys.argv[1], 'a+')\n"
+	"def lk(b): return struct.pack('hh4xqqi4x', fcntl.F_WRLCK, 0, b, 1, 0)\n"
+	"fcntl.fcntl(f, fcntl.F_OFD_SETLK, lk(int(sys.argv[2])))\n"
+	"print('ready', flush=True)\n"
+	"sys.stdin.readline()\n"
+	"fcntl.fcntl(f, fcntl.F_OFD_SETLKW, lk(int(sys.argv[3])))\n";
+
+/* Two processes each hold one byte with an OFD lock and wait for the
+ * other's: a deadlock, and each wait's evidence quotes its own queued
+ * /proc/locks entry (every OFD entry's pid is -1: told apart by range). */
+Test(waitfor_live, ofd_abba_evidence_quotes_each_waiters_own_entry)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_ABBA_PY, lockfile[0], "0", "1", NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_ABBA_PY, lockfile[0], "1", "0", NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	cr_assert_eq(write(procs[0].in_fd, "\n", 1), 1);
+	tl_wait_in_call(procs[0].pid, procs[0].pid, 72, 10000);
+	cr_assert_eq(write(procs[1].in_fd, "\n", 1), 1);
+	tl_wait_in_call(procs[1].pid, procs[1].pid, 72, 10000);
+	struct lt_multi_snapshot *m = follow(procs[0].pid);
+	cr_assert_eq(m->n_procs, 2);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	for (int i = 0; i < 2; i++) {
+		const struct lt_wf_edge *e = edge_of(m->procs[i], procs[i].pid, LT_WF_FILE_LOCK);
+		char want[64];
+		int b = i == 0 ? 1 : 0; /* the byte it waits for */
+		snprintf(want, sizeof(want), "-> OFDLCK ADVISORY  WRITE -1 ");
+		const char *w = strstr(e->evidence, want);
+		cr_assert(w, "%s", e->evidence);
+		char range[32];
+		snprintf(range, sizeof(range), " %d %d\"", b, b);
+		const char *q = strchr(w, '"');
+		cr_expect(q && q - w > (long)strlen(range) && !strncmp(q - strlen(range) + 1, range, strlen(range) - 1),
+			  "process %d waits for byte %d; its evidence: %s", (int)procs[i].pid, b, e->evidence);
+	}
+	lt_multi_free(m);
+}
