@@ -407,9 +407,20 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 		/* the kernel keeps the owner tid in the word itself */
 		f->owner_kind = (w & FUTEX_TID_MASK) ? LT_OWNER_PI : LT_OWNER_NONE;
 		f->owner = (pid_t)(w & FUTEX_TID_MASK);
-		if (f->owner && !is_tid(c->s, (uint32_t)f->owner))
-			lt_strlist_add(&t->notes, "PI futex owner %d is not a thread of this process",
-				       (int)f->owner);
+		if (f->owner && !is_tid(c->s, (uint32_t)f->owner)) {
+			/* a process-shared PI mutex: its owner's process is
+			 * followed as a pthread mutex __owner's is */
+			if (!f->private_ && other_process(f->owner, &f->owner_tgid, f->owner_comm,
+							  sizeof(f->owner_comm))) {
+				f->mutex_owner = f->owner;
+				lt_strlist_add(&t->notes, "PI futex owner %d is a thread of another process, %d "
+					       "(%s): a process-shared lock", (int)f->owner, (int)f->owner_tgid,
+					       f->owner_comm);
+			} else {
+				lt_strlist_add(&t->notes, "PI futex owner %d is not a thread of this process",
+					       (int)f->owner);
+			}
+		}
 		return;
 	}
 	/* robust mutex: word = owner tid | FUTEX_WAITERS */

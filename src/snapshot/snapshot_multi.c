@@ -49,7 +49,7 @@ static void resolve_owner(const struct lt_multi_snapshot *m, struct lt_thread *t
 	if (f->private_)
 		return; /* no thread of another process holds a private lock */
 	if (f->owner_tgid > 0 && given(m, f->owner_tgid) && lt_snapshot_find(&m->view, f->mutex_owner)) {
-		f->owner_kind = LT_OWNER_MUTEX;
+		f->owner_kind = f->is_pi ? LT_OWNER_PI : LT_OWNER_MUTEX;
 		f->owner = f->mutex_owner;
 		f->owner_tgid = 0;
 		f->owner_comm[0] = 0;

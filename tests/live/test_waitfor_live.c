@@ -1614,3 +1614,23 @@ Test(waitfor_live, ofd_abba_evidence_quotes_each_waiters_own_entry)
 	}
 	lt_multi_free(m);
 }
+
+/* A process-shared PI mutex held by another process (the owner's tid is in
+ * the lock word): that process is followed as a pthread mutex __owner's is,
+ * and the lock wait names its thread, in pause(). */
+Test(waitfor_live, pi_mutex_owner_in_another_process_is_followed)
+{
+	start_ipc("pi-shared", NULL);
+	pid_t parent = procs[0].pid, child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	orphan = child;
+	tl_wait_in_call(child, child, 202, 10000);
+	tl_wait_in_call(parent, parent, 34, 10000); /* pause */
+	struct lt_multi_snapshot *m = follow(child);
+	cr_assert_eq(m->n_procs, 2, "the owner's process was not followed");
+	cr_expect_eq(m->procs[1]->pid, parent);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_expect_eq(v->owner, parent, "%s", v->summary);
+	cr_expect(has_tid(v, child), "%s", v->summary);
+	lt_multi_free(m);
+}

@@ -14,6 +14,11 @@
  *                             write the eventfd the parent reads: a
  *                             deadlock through an eventfd and a file lock
  *
+ *   ipc_waits pi-shared       the parent locks a process-shared PI mutex and
+ *                             sleeps in pause(); its child waits for it in
+ *                             FUTEX_LOCK_PI (the owner, in the lock word,
+ *                             is a thread of another process)
+ *
  * Prints pid=PID, then "sysv semid=N", "mq", or "child pid=C", then ready.
  */
 #include "workload.h"
@@ -23,6 +28,7 @@
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/sem.h>
 #include <sys/wait.h>
 
@@ -91,6 +97,25 @@ int main(int argc, char **argv)
 		if (read(e, &v, sizeof(v)) < 0)
 			return 1;
 		waitpid(c, NULL, 0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "pi-shared")) {
+		pthread_mutex_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		pthread_mutexattr_t at;
+		pthread_mutexattr_init(&at);
+		pthread_mutexattr_setpshared(&at, PTHREAD_PROCESS_SHARED);
+		pthread_mutexattr_setprotocol(&at, PTHREAD_PRIO_INHERIT);
+		if (m == MAP_FAILED || pthread_mutex_init(m, &at) || pthread_mutex_lock(m)) {
+			perror("pi-shared");
+			return 1;
+		}
+		pid_t c = fork();
+		if (c == 0) {
+			pthread_mutex_lock(m); /* held by the parent for ever */
+			_exit(0);
+		}
+		printf("child pid=%d\nready\n", (int)c);
+		pause();
 		return 0;
 	}
 	fprintf(stderr, "ipc_waits: unknown mode %s\n", argv[1]);
