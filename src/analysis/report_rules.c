@@ -598,7 +598,24 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	for (size_t i = 0; i < g->n_mem && !gone; i++)
 		if (g->mem[i]->snap && g->mem[i]->snap->owner_gone)
 			gone = g->mem[i]->snap;
-	if (gone && gone->gone_parent)
+	/* a process-shared lock whose owner, by the snapshot at the end, is a
+	 * thread of a process this trace does not record */
+	const struct rp_snap_thread *elsewhere = NULL;
+	for (size_t i = 0; i < g->n_mem && !elsewhere && !gone; i++) {
+		const struct rp_snap_thread *sn = g->mem[i]->snap;
+		if (sn && sn->owner > 0 && (sn->owner_pid > 0 || (sn->owner_kind && strcmp(sn->owner_kind, "none") &&
+								   strcmp(sn->owner_kind, "unknown"))) &&
+		    !rp_thread_of(r, (uint32_t)sn->owner))
+			elsewhere = sn;
+	}
+	char opid[48] = "";
+	if (elsewhere && elsewhere->owner_pid > 0)
+		snprintf(opid, sizeof(opid), " of process %d", elsewhere->owner_pid);
+	if (elsewhere)
+		rp_f_summary(f, "%u %s on %s, held by thread %d%s, which this trace does not record (the "
+			     "snapshot at the end read the lock's owner); nobody has woken it for %s", n, tw, gn,
+			     elsewhere->owner, opid, d);
+	else if (gone && gone->gone_parent)
 		rp_f_summary(f, "%u %s on %s, held by a thread that does not exist in this process: it was "
 			     "locked when the process was forked from %d (its owner %d is a thread of %d); "
 			     "nobody has woken it for %s", n, tw, gn, gone->gone_parent, gone->gone_tid,
@@ -626,6 +643,10 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 			rp_f_ev(f, "that waker, %s, is now %s", rp_tname(w, tn, sizeof(tn)), what);
 			f->holder = w->pub.tid;
 		}
+	} else if (elsewhere) {
+		pid_t op = elsewhere->owner_pid > 0 ? elsewhere->owner_pid : elsewhere->owner;
+		rp_f_ev(f, "no wake-up on it was recorded in the trace; what its holder does: locktrace snapshot "
+			"-p %d (its process)", (int)op);
 	} else if (gone) {
 		rp_f_ev(f, "the snapshot read the lock's recorded owner %d, no thread of this process; the "
 			"lock is private, so no other process's thread can release it", gone->gone_tid);

@@ -530,6 +530,34 @@ Test(report, waiter_on_a_word_that_changed_without_a_wake)
 	done();
 }
 
+/* A process-shared mutex whose owner, by the snapshot at the end, is a
+ * thread of a process the trace does not record: the waiters' finding names
+ * it (it said "no holder is known") and how to look at it. */
+Test(report, waiters_on_a_lock_held_by_another_process_name_its_owner)
+{
+	header(TIDS(PID, 501));
+	blocked_at_attach(1, L1, 0 /* FUTEX_WAIT, shared */, 2, 500 * MS);
+	start();
+	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 0.6,"
+		 " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\", \"futex\": null},"
+		 "{\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 0.5,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"shm\", \"op_name\": \"FUTEX_WAIT\","
+		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 2, \"word\": 2, \"owner_kind\": \"none\","
+		 " \"owner\": null, \"lock_kind\": \"pthread mutex\","
+		 " \"owner_process\": {\"tid\": 777, \"pid\": 777, \"comm\": \"other\"}}}");
+	finish(BASE + 3 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert(strstr(f->summary, "held by thread 777 of process 777, which this trace does not record"), "%s",
+		  f->summary);
+	cr_assert(!strstr(f->summary, "no holder is known"), "%s", f->summary);
+	bool how = false;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		how |= strstr(f->evidence[i], "locktrace snapshot -p 777") != NULL;
+	cr_assert(how, "no evidence says how to look at the holder");
+	done();
+}
+
 /* The demo's --stall lost-wakeup, in small: a lock its threads hand to each
  * other; 503 takes it, 501 queues while 503 holds it, 503 never wakes
  * anyone and queues itself. */
