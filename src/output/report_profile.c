@@ -33,6 +33,7 @@ struct entry {
 	uint32_t stack_id;
 	uint32_t tgid;
 	uint64_t total_ns, max_ns, count;
+	int idle;           /* a runtime scheduler's own idle wait (go_idle) */
 };
 
 /* (lock, stack) pairs and their totals */
@@ -61,6 +62,7 @@ struct prof {
 	size_t nc, capc;
 	uint64_t waits, with_stack, wait_ns, stack_ns;
 	uint64_t long_waits, long_with_stack; /* of 1 ms or more */
+	uint64_t idle_ns;                     /* of the go_idle waits */
 	uint64_t released, released_ns;       /* of the nc: with the waker's stack */
 	uint64_t caused_ns;
 	int oom;
@@ -146,6 +148,37 @@ static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur, c
 	p->caused_ns += dur;
 }
 
+static const char GO_IDLE_M[] = "Go scheduler: an idle M parked on its note (runtime.stopm), not a lock";
+static const char GO_IDLE_NET[] = "Go scheduler: the netpoller's wait for I/O (runtime.netpoll), not a lock";
+static const char GO_IDLE_SYSMON[] = "Go runtime: sysmon's sleep (runtime.sysmon), not a lock";
+
+/* A Go scheduler's own wait, not contention: an M with no goroutine to
+ * run parked on its note (runtime.stopm from findRunnable) or in the
+ * netpoller's epoll_wait from findRunnable.  Goroutines that wait for a
+ * sync.Mutex or a channel park in the scheduler (gopark), no futex of
+ * theirs: a recording does not see those waits.  Its label, or NULL. */
+static const char *go_idle(const struct lt_stack *st)
+{
+	bool sched = false, stopm = false, netpoll = false, sysmon = false;
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		const char *f = st->frames[i].func;
+		if (!f || strncmp(f, "runtime.", 8))
+			continue;
+		stopm |= !strcmp(f, "runtime.stopm") || !strcmp(f, "runtime.mPark");
+		netpoll |= !strcmp(f, "runtime.netpoll");
+		sysmon |= !strcmp(f, "runtime.sysmon");
+		sched |= !strcmp(f, "runtime.findRunnable") || !strcmp(f, "runtime.findrunnable") ||
+			 !strcmp(f, "runtime.schedule");
+	}
+	if (stopm)
+		return GO_IDLE_M;
+	if (netpoll && sched)
+		return GO_IDLE_NET;
+	if (sysmon)
+		return GO_IDLE_SYSMON;
+	return NULL;
+}
+
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct prof *p = ctx;
@@ -173,6 +206,13 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	uint64_t lock = rtlock ? wr->rtlock : futex ? s->enter.futex.uaddr : 0;
 	int32_t fd = s->enter.h.kind == LT_EV_IO_ENTER ? s->enter.io.fd : -1;
 	const char *call = futex ? NULL : lt_span_name(s);
+	const char *idle = rtlock ? NULL : go_idle(st);
+	if (idle) { /* one entry per kind of idle wait and stack */
+		call = idle;
+		lock = 0;
+		fd = -1;
+		p->idle_ns += dur;
+	}
 	charge(p, &p->wait, lock, rtlock, call, fd, st->id, s->tgid, dur);
 }
 
@@ -193,6 +233,8 @@ static void resolve_caused(struct prof *p)
 static int by_total(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
+	if (x->idle != y->idle) /* a scheduler's idle waits after the others */
+		return x->idle - y->idle;
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
 	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
@@ -269,8 +311,16 @@ static void print_text(FILE *out, const char *path, struct prof *p, const struct
 		p->long_waits, p->long_with_stack);
 	if (p->oom)
 		fprintf(out, "  (out of memory: some waits are not counted)\n");
-	for (size_t i = 0; i < p->wait.n && i < rows; i++)
+	if (p->idle_ns)
+		fprintf(out, "  Go: %.1f ms of the waiting are the Go scheduler's own idle waits (Ms parked, the "
+			"netpoller, sysmon), listed last, not contention; goroutines waiting for a sync.Mutex or a channel "
+			"park in the scheduler, not in the kernel, so a recording does not see them: `locktrace "
+			"snapshot -p PID` shows what each goroutine waits for\n\n", (double)p->idle_ns / 1e6);
+	for (size_t i = 0; i < p->wait.n && i < rows; i++) {
+		if (p->wait.e[i].idle && (!i || !p->wait.e[i - 1].idle))
+			fprintf(out, "\nThe Go scheduler's own idle waits (not contention):\n");
 		print_entry(out, p, &p->wait.e[i], i + 1, names, 0);
+	}
 	if (p->wait.n > rows)
 		fprintf(out, "\n  %zu more (lock, stack) pairs: --all shows them\n", p->wait.n - rows);
 
@@ -623,6 +673,9 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 		rc = r.clean_end ? 0 : 3;
 	}
 	resolve_caused(&p);
+	for (size_t i = 0; i < p.wait.n; i++)
+		p.wait.e[i].idle = p.wait.e[i].call == GO_IDLE_M || p.wait.e[i].call == GO_IDLE_NET ||
+				   p.wait.e[i].call == GO_IDLE_SYSMON;
 	if (p.wait.n) /* qsort's array must not be NULL, even empty */
 		qsort(p.wait.e, p.wait.n, sizeof(*p.wait.e), by_total);
 	if (p.release.n)

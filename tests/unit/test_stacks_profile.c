@@ -66,6 +66,15 @@ static struct lt_sframe st4[] = {
 	{ .pc = 0x555500001700, .func = "holder", .module = "app", .file = "app.c", .line = 84 },
 };
 
+/* a Go M parked on its note with no goroutine to run */
+static struct lt_sframe st5[] = {
+	{ .pc = 0x460001, .func = "runtime.futex.abi0", .module = "gosrv" },
+	{ .pc = 0x460002, .func = "runtime.notesleep", .module = "gosrv" },
+	{ .pc = 0x460003, .func = "runtime.stopm", .module = "gosrv" },
+	{ .pc = 0x460004, .func = "runtime.findRunnable", .module = "gosrv" },
+	{ .pc = 0x460005, .func = "runtime.schedule", .module = "gosrv" },
+};
+
 static void put(struct lt_writer *w, struct lt_event e)
 {
 	cr_assert_eq(lt_writer_event(w, &e), 0);
@@ -131,7 +140,13 @@ static void make_trace_java(const char *path, int java)
 	lt_stacks_put_stack(&sb, &s2);
 	lt_stacks_put_stack(&sb, &s3);
 	lt_stacks_put_stack(&sb, &s4);
-	if (java) {
+	struct lt_stack s5 = { .id = 5, .tgid = PID, .nframes = 5, .frames = st5 };
+	lt_stacks_put_stack(&sb, &s5);
+	if (java == 2) { /* a Go M's idle park, longer than every lock wait */
+		wait_woken(w, &sb, WA, T0 + 10000, 3000000, 1, 3);
+		wait_woken(w, &sb, WB, T0 + 10000000, 5000000, 2, 4);
+		wait_woken_on(w, &sb, WA, T0 + 30000000, 10000000, 5, 4, 0x52bc68, NULL, 0);
+	} else if (java) {
 		wait_woken_on(w, &sb, WA, T0 + 10000, 3000000, 1, 3, PARK_A, JLOCK, JADDR);
 		wait_woken_on(w, &sb, WB, T0 + 10000000, 5000000, 2, 4, PARK_B, JLOCK, JADDR);
 		wait_woken_on(w, &sb, WA, T0 + 30000000, 4000000, 1, 4, PARK_A, NULL, 0);
@@ -181,6 +196,22 @@ static char *profile_of(int format, size_t *len, int java)
 static char *profile(int format, size_t *len)
 {
 	return profile_of(format, len, 0);
+}
+
+/* A Go M parked on its note is the scheduler's idle wait, not a lock's:
+ * ranked after the lock waits, under a heading that says so, and the
+ * profile says goroutines' own waits are not in a recording. */
+Test(stacks, profile_puts_the_go_schedulers_idle_waits_apart)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 2);
+	const char *idle = strstr(out, "The Go scheduler's own idle waits (not contention):\n#3  10.0 ms in 1 wait");
+	cr_assert(idle, "%s", out);
+	cr_assert(strstr(idle, "Go scheduler: an idle M parked on its note (runtime.stopm), not a lock"), "%s", out);
+	const char *first = strstr(out, "#1  ");
+	cr_assert(first && first < idle && strstr(first, "site_beta") < idle, "lock waits first: %s", out);
+	cr_assert(strstr(out, "Go: 10.0 ms of the waiting are the Go scheduler's own idle waits"), "%s", out);
+	free(out);
 }
 
 Test(stacks, profile_text_ranks_waiting_and_releasing_stacks)
