@@ -148,6 +148,23 @@ static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur, c
 	p->caused_ns += dur;
 }
 
+static const char JAVA_SLEEP[] = "Java Thread.sleep(), not a lock";
+
+/* A JVM thread's Thread.sleep(): it sleeps on a futex word of its own
+ * thread's, which a snapshot may have named for a lock the thread waited
+ * for on the same word (its Parker, its ParkEvent): never charged to it. */
+static bool java_sleep(const struct lt_stack *st)
+{
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		const char *f = st->frames[i].func;
+		if (f && (!strcmp(f, "JVM_Sleep") || !strcmp(f, "java.lang.Thread.sleep") ||
+			  !strcmp(f, "java.lang.Thread.sleep0") || !strcmp(f, "java.lang.Thread.sleepNanos") ||
+			  !strcmp(f, "java.lang.Thread.sleepNanos0")))
+			return true;
+	}
+	return false;
+}
+
 static const char GO_IDLE_M[] = "Go scheduler: an idle M parked on its note (runtime.stopm), not a lock";
 static const char GO_IDLE_NET[] = "Go scheduler: the netpoller's wait for I/O (runtime.netpoll), not a lock";
 static const char GO_IDLE_SYSMON[] = "Go runtime: sysmon's sleep (runtime.sysmon), not a lock";
@@ -212,6 +229,10 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 		lock = 0;
 		fd = -1;
 		p->idle_ns += dur;
+	} else if (futex && java_sleep(st)) {
+		call = JAVA_SLEEP;
+		lock = 0;
+		rtlock = NULL;
 	}
 	charge(p, &p->wait, lock, rtlock, call, fd, st->id, s->tgid, dur);
 }

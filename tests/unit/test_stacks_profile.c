@@ -75,6 +75,14 @@ static struct lt_sframe st5[] = {
 	{ .pc = 0x460005, .func = "runtime.schedule", .module = "gosrv" },
 };
 
+/* a JVM thread in Thread.sleep() */
+static struct lt_sframe st6[] = {
+	{ .pc = 0x7f0000003333, .func = "__futex_abstimed_wait_common", .module = "libc.so.6" },
+	{ .pc = 0x7f0000004444, .func = "JVM_Sleep", .module = "libjvm.so" },
+	{ .lang = LT_SFRAME_JAVA, .func = "java.lang.Thread.sleep", .file = "Thread.java", .line = 1 },
+	{ .lang = LT_SFRAME_JAVA, .func = "app.Main.hold", .file = "Main.java", .line = 20 },
+};
+
 static void put(struct lt_writer *w, struct lt_event e)
 {
 	cr_assert_eq(lt_writer_event(w, &e), 0);
@@ -142,7 +150,12 @@ static void make_trace_java(const char *path, int java)
 	lt_stacks_put_stack(&sb, &s4);
 	struct lt_stack s5 = { .id = 5, .tgid = PID, .nframes = 5, .frames = st5 };
 	lt_stacks_put_stack(&sb, &s5);
-	if (java == 2) { /* a Go M's idle park, longer than every lock wait */
+	struct lt_stack s6 = { .id = 6, .tgid = PID, .nframes = 4, .frames = st6 };
+	lt_stacks_put_stack(&sb, &s6);
+	if (java == 3) { /* a sleep on a word the Java lock's reference names */
+		wait_woken_on(w, &sb, WA, T0 + 10000, 3000000, 1, 3, PARK_A, JLOCK, JADDR);
+		wait_woken_on(w, &sb, WB, T0 + 10000000, 5000000, 6, 4, PARK_A, JLOCK, JADDR);
+	} else if (java == 2) { /* a Go M's idle park, longer than every lock wait */
 		wait_woken(w, &sb, WA, T0 + 10000, 3000000, 1, 3);
 		wait_woken(w, &sb, WB, T0 + 10000000, 5000000, 2, 4);
 		wait_woken_on(w, &sb, WA, T0 + 30000000, 10000000, 5, 4, 0x52bc68, NULL, 0);
@@ -211,6 +224,19 @@ Test(stacks, profile_puts_the_go_schedulers_idle_waits_apart)
 	const char *first = strstr(out, "#1  ");
 	cr_assert(first && first < idle && strstr(first, "site_beta") < idle, "lock waits first: %s", out);
 	cr_assert(strstr(out, "Go: 10.0 ms of the waiting are the Go scheduler's own idle waits"), "%s", out);
+	free(out);
+}
+
+/* A Thread.sleep() on a futex word that names a Java lock (the thread's
+ * own Parker or ParkEvent, which a snapshot saw it park on for the lock)
+ * is a sleep, not a wait for that lock. */
+Test(stacks, profile_does_not_charge_a_java_sleep_to_a_lock)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 3);
+	cr_assert(strstr(out, "#1  5.0 ms in 1 wait (average 5.00 ms, longest 5.00 ms)  Java Thread.sleep(), not a lock"),
+		  "%s", out);
+	cr_assert(strstr(out, "#2  3.0 ms in 1 wait (average 3.00 ms, longest 3.00 ms)  " JLOCK), "%s", out);
 	free(out);
 }
 
