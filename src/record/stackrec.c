@@ -117,7 +117,10 @@ struct pyproc {
 	struct lt_pystk *py;       /* NULL: no CPython (nothing read) */
 	struct lt_ocstk *oc;       /* NULL: no OCaml 5 runtime */
 	struct lt_hsstk *hs;       /* NULL: no HotSpot JVM whose Java frames are read */
+	int tries;                 /* opens that found no runtime (open_python) */
+	bool maybe_jvm;            /* none found, but the java launcher is mapped */
 };
+#define PY_TRIES 30 /* opens of a process's runtime, at most */
 
 struct symproc {
 	struct lt_sym *sym;
@@ -979,6 +982,9 @@ static void py_to_bpf(struct lt_stackrec *r, uint32_t tgid, struct pyproc *pp)
 {
 	struct lt_py_layout l;
 	if (pp->oc || pp->hs) { /* read where they sleep: no copies */
+		/* (its runtime found later than the process: no longer one
+		 * whose copies serve, open_python) */
+		lt_bpf_copies_serve(r->bpf, tgid, false);
 		lt_bpf_waiters_read(r->bpf, tgid);
 		return;
 	}
@@ -1397,14 +1403,21 @@ static void free_sframes(struct lt_sframe *v, size_t n)
  * unwinder's; published under mu). */
 static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp)
 {
+	/* a process whose runtime was not found is looked at again when its
+	 * modules are read again (a module mapped since: a JVM's libjvm.so,
+	 * which the java launcher loads after the exec), a few times; the
+	 * entry it replaces stays on the list, freed at the end */
 	pthread_mutex_lock(&r->mu);
-	int have = lt_u64map_get(&r->pyprocs, tgid) != NULL;
+	const struct pyproc *old = lt_u64map_get(&r->pyprocs, tgid);
+	int have = old && (old->py || old->oc || old->hs || old->tries >= PY_TRIES);
+	int tries = old ? old->tries + 1 : 0;
 	pthread_mutex_unlock(&r->mu);
 	if (have)
 		return;
 	struct pyproc *pp = calloc(1, sizeof(*pp));
 	if (!pp)
 		return;
+	pp->tries = tries;
 	struct lt_lm_env le;
 	struct lt_strlist notes = { 0 };
 	lt_lm_env_live(&le, sp->sym, NULL, NULL, NULL);
@@ -1420,6 +1433,15 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 		pp->hs = lt_hsstk_open(&pp->e, NULL);
 	pp->look = NULL;
 	lt_strlist_free(&notes);
+	if (!pp->py && !pp->oc && !pp->hs) {
+		/* a JVM whose libjvm.so the launcher has not loaded yet, or
+		 * whose tables are not set up yet: looked at again (unwind) */
+		char mp[64];
+		snprintf(mp, sizeof(mp), "/proc/%u/maps", tgid);
+		char *maps = lts_read_all(mp, NULL);
+		pp->maybe_jvm = maps && (strstr(maps, "/libjli.so") || strstr(maps, "/libjvm.so"));
+		free(maps);
+	}
 	pthread_mutex_lock(&r->mu);
 	pp->next = r->all_py;
 	r->all_py = pp;
@@ -1635,8 +1657,14 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	uint32_t id = 0;
 	/* a module mapped since the process's modules were read (dlopen):
 	 * read them again for the next stacks, at most once a second */
-	int reread = end && (strstr(end, "not in any module") || strstr(end, "not in an executable mapping")) &&
-		     boot_now() - sp->opened > 1000000000ull;
+	/* (sooner while the process's runtime is not found yet: a JVM
+	 * launched by the recorder maps libjvm.so after the exec) */
+	const struct pyproc *ppr = pyproc_get(r, j->tgid);
+	bool no_rt = ppr && !ppr->py && !ppr->oc && !ppr->hs && ppr->tries < PY_TRIES;
+	uint64_t again = no_rt ? 100000000ull : 1000000000ull;
+	int reread = ((end && (strstr(end, "not in any module") || strstr(end, "not in an executable mapping"))) ||
+		      (no_rt && ppr->maybe_jvm)) &&
+		     boot_now() - sp->opened > again;
 	if (got > 0) {
 		size_t ns = 0;
 		struct lt_sframe *sf = merge_frames(r, j, frames, n, &ns, &end);

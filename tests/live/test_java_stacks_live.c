@@ -121,6 +121,42 @@ static void record_sites(const char *mode, struct truth *t)
 	tl_recorder_done(&rec, &wl, 60000);
 }
 
+/* The same, the JVM launched by the recorder (record -- java ...): its
+ * libjvm.so is loaded after the exec, its runtime found only when the
+ * recorder reads its modules again; its output comes through the
+ * recorder's, its gate through the recorder's stdin. */
+static void record_sites_launched(const char *mode, struct truth *t)
+{
+	char done[8][256];
+	int nd = 0;
+	tl_skip_unless_root("needs root: loads BPF programs to record a JVM");
+	if (access(JAVA, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
+	if (access(CLASSES "/JavaSites.class", R_OK) != 0)
+		cr_skip_test("%s/JavaSites.class not built: javac was missing at build time", CLASSES);
+	tl_tmp_path(raw, sizeof(raw), "java-stacks-launched");
+	char *argv[] = { LT_BIN, "record", "--no-status", "--stacks", "--calls", "all", "-o", raw, "--", JAVA, "-cp",
+			 CLASSES, "JavaSites", (char *)mode, "-r", "4", "-a", "240", "-b", "80", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	tl_start_ready(&rec, argv, truth, &ntruth, 64, 60000);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	/* the recorder finds the JVM when a stack in libjvm.so shows its
+	 * modules changed since the exec (at most every 100 ms while no
+	 * runtime is found): the waits before that have no Java frames (said
+	 * in docs/runtimes.md), so the sites' rounds start a second on */
+	usleep(1000000);
+	tl_go(&rec);
+	cr_assert(tl_wait_for(&rec, 0, "done", done, &nd, 8, 120000), "JavaSites %s never finished", mode);
+	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
+	t->line[0] = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
+	t->line[1] = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
+	t->wait_us[0] = (double)tl_truth_val(done, nd, "done", "rounds=", "alpha_wait_us");
+	t->wait_us[1] = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
+	int st = tl_wait(&rec, 60000); /* the recording ends with the command */
+	cr_assert_eq(st, 0, "the recorder ended with status 0x%x", st);
+	tl_close(&rec);
+}
+
 /* The first frame of S whose function contains NAME (lang LANG), or -1. */
 static int frame_with(const struct lt_stack *s, const char *name, uint32_t lang)
 {
@@ -397,6 +433,18 @@ Test(java_stacks_live, monitor_waits_name_the_java_sites)
 Test(java_stacks_live, reentrant_lock_waits_name_the_java_sites)
 {
 	run("juc", "Unsafe_Park", "Java lock java.util.concurrent.locks.ReentrantLock$NonfairSync@0x");
+}
+
+/* record -- java ...: a JVM started by the recorder has its Java frames
+ * and Java locks as one attached to (the runtime was found only at the
+ * exec, before libjvm.so was loaded: none). */
+Test(java_stacks_live, a_launched_jvms_waits_name_the_java_sites)
+{
+	struct truth t = { 0 };
+	record_sites_launched("juc", &t);
+	const char *lock = "Java lock java.util.concurrent.locks.ReentrantLock$NonfairSync@0x";
+	check_trace(&t, "Unsafe_Park", lock);
+	check_profile(&t, lock);
 }
 
 Test(java_stacks_live, perfetto_callstacks_have_the_java_sites)
