@@ -603,7 +603,8 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	const struct rp_snap_thread *elsewhere = NULL;
 	for (size_t i = 0; i < g->n_mem && !elsewhere && !gone; i++) {
 		const struct rp_snap_thread *sn = g->mem[i]->snap;
-		if (sn && sn->owner > 0 && (sn->owner_pid > 0 || (sn->owner_kind && strcmp(sn->owner_kind, "none") &&
+		if (sn && sn->has_futex && sn->is_wait && sn->uaddr == g->mem[i]->pub.end_call.addr &&
+		    sn->owner > 0 && (sn->owner_pid > 0 || (sn->owner_kind && strcmp(sn->owner_kind, "none") &&
 								   strcmp(sn->owner_kind, "unknown"))) &&
 		    !rp_thread_of(r, (uint32_t)sn->owner))
 			elsewhere = sn;

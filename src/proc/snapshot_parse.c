@@ -268,6 +268,8 @@ enum lt_wait_kind lt_syscall_wait_kind(long nr)
 	case 34:  /* pause */
 	case 35:  /* nanosleep */
 	case 230: /* clock_nanosleep */
+	case 219: /* restart_syscall: a timed call (a sleep, a poll or a futex
+		     wait with a timeout) resumed after a stop or a tracer */
 		return LT_WAIT_SLEEP;
 	case 61:  /* wait4 */
 	case 247: /* waitid */

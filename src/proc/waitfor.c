@@ -1465,7 +1465,11 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 	case LT_WAIT_SLEEP: {
 		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 ? LT_WF_UNKNOWN : LT_WF_TIMER);
 		if (e) {
-			e->what = lts_strdup(t->sc.nr == 34 ? "a signal (pause)" : "the end of the sleep");
+			e->what = lts_strdup(t->sc.nr == 34 ? "a signal (pause)"
+					     : t->sc.nr == 219 ? "the timeout of a timed call resumed after a stop "
+								 "(restart_syscall: a sleep, or a poll or futex "
+								 "wait with a timeout)"
+					     : "the end of the sleep");
 			if (t->sc.nr == 34)
 				e->evidence = lts_strdup("any process that signals it");
 			else
@@ -1523,9 +1527,27 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 	}
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_waitfor *w = s->threads[i].wf;
-		for (size_t k = 0; w && k < w->n_edges; k++)
-			if (w->edges[k].n_pids)
-				edge_parties(&c, &w->edges[k]);
+		for (size_t k = 0; w && k < w->n_edges; k++) {
+			struct lt_wf_edge *e = &w->edges[k];
+			/* an eventfd or a message queue no other process holds:
+			 * the kernel writes eventfds (io_uring and aio
+			 * completions, irqfds), a signal handler may, and any
+			 * process may open a queue by name: not "nobody" */
+			bool obj = e->what && (!strncmp(e->what, "eventfd", 7) || !strncmp(e->what, "message queue", 13));
+			if (obj && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid) {
+				e->kind = LT_WF_UNKNOWN;
+				e->n_pids = 0;
+				char *ev = lts_asprintf("no other process holds it: %s",
+							!strncmp(e->what, "eventfd", 7)
+							? "the kernel (an io_uring or aio completion), or a signal "
+							  "handler of its own, may write it"
+							: "a process may yet open the queue by name");
+				free(e->evidence);
+				e->evidence = ev;
+			}
+			if (e->n_pids)
+				edge_parties(&c, e);
+		}
 	}
 	for (size_t w = 0; w < c.n_wants; w++) {
 		free(c.wants[w].path);

@@ -298,8 +298,36 @@ static int64_t ts_ms(int64_t sec, int64_t nsec)
 	return sec * 1000 + nsec / 1000000;
 }
 
-/* Is tid a live thread of another process?  Its tgid and name. */
-static bool other_process(pid_t tid, pid_t *tgid, char *comm, size_t len)
+static bool other_process_read(pid_t tid, pid_t *tgid, char *comm, size_t len);
+
+/* Does PID see the pids we see (its pid namespace ours)?  A tid in its
+ * lock words is then one /proc names. */
+static bool same_pid_ns(pid_t pid)
+{
+	struct stat a, b;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/pid", (int)pid);
+	return stat("/proc/self/ns/pid", &a) == 0 && stat(p, &b) == 0 && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
+}
+
+/* Is tid a live thread of a process other than SELF's (a thread of SELF
+ * started after its threads were listed is not), in SELF's pid namespace?
+ * Its tgid and name. */
+static bool other_process(pid_t self, pid_t tid, pid_t *tgid, char *comm, size_t len)
+{
+	if (!same_pid_ns(self))
+		return false;
+	if (!other_process_read(tid, tgid, comm, len))
+		return false;
+	if (*tgid == self) {
+		*tgid = 0;
+		return false;
+	}
+	return true;
+}
+
+static bool other_process_read(pid_t tid, pid_t *tgid, char *comm, size_t len)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
@@ -410,7 +438,7 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 		if (f->owner && !is_tid(c->s, (uint32_t)f->owner)) {
 			/* a process-shared PI mutex: its owner's process is
 			 * followed as a pthread mutex __owner's is */
-			if (!f->private_ && other_process(f->owner, &f->owner_tgid, f->owner_comm,
+			if (!f->private_ && other_process(c->s->pid, f->owner, &f->owner_tgid, f->owner_comm,
 							  sizeof(f->owner_comm))) {
 				f->mutex_owner = f->owner;
 				lt_strlist_add(&t->notes, "PI futex owner %d is a thread of another process, %d "
@@ -446,7 +474,8 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 			f->gone_tid = f->mutex_owner;
 			lt_strlist_add(&t->notes, "lock looks like a private pthread mutex whose __owner %d is "
 				       "no thread of this process", (int)f->mutex_owner);
-		} else if (other_process(f->mutex_owner, &f->owner_tgid, f->owner_comm, sizeof(f->owner_comm)))
+		} else if (other_process(c->s->pid, f->mutex_owner, &f->owner_tgid, f->owner_comm,
+					 sizeof(f->owner_comm)))
 			lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is a thread "
 				       "of another process, %d (%s): a process-shared lock",
 				       (int)f->mutex_owner, (int)f->owner_tgid, f->owner_comm);
@@ -667,9 +696,12 @@ static char *semop_detail(struct ctx *c, const struct lt_thread *t, const char *
 		int val = semctl(semid, sb.num, GETVAL);
 		int lastpid = semctl(semid, sb.num, GETPID);
 		int ncnt = semctl(semid, sb.num, sb.op ? GETNCNT : GETZCNT);
-		if (val >= 0)
+		if (val >= 0 && lastpid > 0)
 			snprintf(st, sizeof(st), ": System V semaphore value %d, %d waiting for it to %s, last "
 				 "changed by process %d", val, ncnt, sb.op ? "rise" : "be 0", lastpid);
+		else if (val >= 0)
+			snprintf(st, sizeof(st), ": System V semaphore value %d, %d waiting for it to %s, never "
+				 "changed by a semop", val, ncnt, sb.op ? "rise" : "be 0");
 	}
 	return lts_asprintf("%s(semid %d, %s, %" PRIu64 " op%s%s)%s", name, semid, op, a[2], a[2] == 1 ? "" : "s",
 			    tmo, st);

@@ -286,7 +286,15 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	/* a holder inferred from the frames makes the cycle probable; so
 	 * does a pipe of the process's own (which thread would write it is
 	 * not known: any could, and none can) */
-	const char *dl = inferred || own_pipe ? "probable deadlock" : "deadlock";
+	/* an eventfd in the cycle: the kernel (an io_uring or aio
+	 * completion) may write it too, which no process holds */
+	bool efd = false;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		for (size_t k = 0; t && t->wf && k < t->wf->n_edges; k++)
+			efd |= t->wf->edges[k].what && !strncmp(t->wf->edges[k].what, "eventfd", 7);
+	}
+	const char *dl = inferred || own_pipe || efd ? "probable deadlock" : "deadlock";
 	if (own_pipe) {
 		const struct lt_thread *w = lt_snapshot_find(s, v->tids[v->n_tids > 1 ? 1 : 0]);
 		for (size_t m = 0; m < v->n_tids; m++)
@@ -309,9 +317,11 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	} else if (v->n_tids == 1)
 		v->summary = lts_asprintf("%s: thread %s waits for a lock it holds itself", dl, chain);
 	else if (cycle_procs(s, v) > 1) /* through pipes, sockets, file locks... */
-		v->summary = lts_asprintf("%s: %zu threads in %zu processes wait for each other: %s%s", dl,
+		v->summary = lts_asprintf("%s: %zu threads in %zu processes wait for each other: %s%s%s", dl,
 					  v->n_tids, cycle_procs(s, v), chain, inferred ? " (holders inferred from "
-					  "their frames: a threading.Lock records none)" : "");
+					  "their frames: a threading.Lock records none)" : "",
+					  efd ? " (through an eventfd, which the kernel may also write: an io_uring "
+						"or aio completion)" : "");
 	else
 		v->summary = lts_asprintf("%s: %zu threads wait for each other: %s%s", dl,
 					  v->n_tids, chain, inferred ? " (holders inferred from "
@@ -1288,7 +1298,10 @@ static void find_parked(struct lt_snapshot *s, bool *in_cycle)
 			nw += k != i && t->wait == LT_WAIT_FUTEX && asleep(t) && !t->moved && !in_cycle[k] &&
 			      has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && t->futex.owner == p->tid;
 		}
-		struct lt_verdict *v = lts_verdict_new(s, nw ? LT_VERDICT_DEADLOCK : LT_VERDICT_LOCK_WAIT);
+		/* a lock wait, not a deadlock: which mutex it was refused, and
+		 * so whether a cycle (EDEADLK) or a dead owner (ESRCH), is not
+		 * recorded */
+		struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_LOCK_WAIT);
 		if (!v)
 			return;
 		char chain[300] = "";
@@ -1318,9 +1331,10 @@ static void find_parked(struct lt_snapshot *s, bool *in_cycle)
 					  "mutex (EDEADLK: taking it would have closed a cycle of PI mutexes; ESRCH: "
 					  "its owner died)";
 		if (nw)
-			v->summary = lts_asprintf("probable deadlock: %s, held by thread %d (%s), which sleeps for ever "
-						  "on a zero word of its own stack in pthread_mutex_lock: %s; none of "
-						  "them can go on (inferred from where %d sleeps)", chain, (int)p->tid,
+			v->summary = lts_asprintf("%s, held by thread %d (%s), which sleeps for ever on a zero word "
+						  "of its own stack in pthread_mutex_lock: %s; none of them can go "
+						  "on: a deadlock of PI mutexes the kernel refused to close, or a "
+						  "dead owner (inferred from where %d sleeps)", chain, (int)p->tid,
 						  lt_thread_name(p), why, (int)p->tid);
 		else
 			v->summary = lts_asprintf("thread %d (%s) sleeps for ever on a zero word of its own stack in "
@@ -1484,8 +1498,12 @@ static void classify_rest(struct lt_snapshot *s)
 			const struct lt_thread *t = &s->threads[i];
 			if (!other_wait(t))
 				continue;
-			const char *nm = t->sc_name ? t->sc_name : "?";
-			if (l && strstr(calls, nm))
+			const char *nm = t->sc_name ? t->sc_name : "an undecoded call";
+			char tok[48];
+			snprintf(tok, sizeof(tok), ", %s,", nm);
+			char have[sizeof(calls) + 4];
+			snprintf(have, sizeof(have), ", %s,", calls);
+			if (l && strstr(have, tok))
 				continue;
 			l += (size_t)snprintf(calls + l, l < sizeof(calls) ? sizeof(calls) - l : 0, "%s%s",
 					      l ? ", " : "", nm);

@@ -491,8 +491,12 @@ static bool stuck_edge_in(const struct lt_snapshot *s, pid_t own, const struct l
  * may yet write it). */
 static bool leaked(const struct lt_waitfor *w, const struct lt_wf_edge *e)
 {
+	/* a pipe or FIFO only: the kernel writes an eventfd too, and a
+	 * process may open a message queue by name (waitfor.c makes those
+	 * an unknown party) */
 	return e->kind == LT_WF_PIPE_READ && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid &&
-	       e->pstate == LT_WFP_BLOCKED;
+	       e->pstate == LT_WFP_BLOCKED && e->what &&
+	       (!strncmp(e->what, "pipe", 4) || !strncmp(e->what, "FIFO", 4));
 }
 
 bool lts_wf_own_pipe_stuck(const struct lt_thread *t)
@@ -565,8 +569,10 @@ static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, 
 	if (e->evidence)
 		lt_strlist_add(&v->evidence, "%s", e->evidence);
 	for (size_t k = 0; k < e->n_pids; k++) {
+		/* a process holds it, any of its threads: its main thread's
+		 * call, unless that is the waiter (its own process) */
 		const struct lt_thread *o = lt_snapshot_find(s, e->pids[k]);
-		if (o && o->detail)
+		if (o && o->detail && o != t)
 			lt_strlist_add(&v->evidence, "holder %d: %s", (int)o->tid, o->detail);
 	}
 	waited_by_evidence(v, s, t);
@@ -619,19 +625,12 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 			e = &w->edges[i];
 			break;
 		}
-	bool piped = e->what && (!strncmp(e->what, "pipe", 4) || !strncmp(e->what, "FIFO", 4));
-	if (leak && piped)
+	if (leak)
 		v->summary = lts_asprintf("thread %d (%s) %s on %s, whose only write end is held by its own "
 					  "process %d, all of whose threads are blocked: a leaked write end "
 					  "(not closed after fork?) keeps the pipe open", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
 					  (int)w->pid);
-	else if (leak) /* an eventfd, a message queue: held by no other process */
-		v->summary = lts_asprintf("thread %d (%s) %s on %s, which no other process holds, and all of "
-					  "its own process %d's threads are blocked: nothing can write it%s",
-					  (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
-					  (int)w->pid, strncmp(e->what ? e->what : "", "message queue", 13) ? ""
-					  : " (unless a process opens the queue by name: inferred)");
 	else {
 		char *pp = party_phrase(s, e);
 		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by "

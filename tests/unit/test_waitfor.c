@@ -500,9 +500,10 @@ Test(waitfor_verdicts, eventfd_held_by_the_reader_too_is_no_cycle_while_its_proc
 	free_snap(&s);
 }
 
-/* An eventfd only the reader's own (blocked) process holds: nothing can
- * write it, said without a pipe's "write end". */
-Test(waitfor_verdicts, eventfd_only_its_blocked_process_holds_is_said_so)
+/* An eventfd only the reader's own (blocked) process holds is no leaked
+ * write end: the kernel (io_uring, aio) writes eventfds too (waitfor.c
+ * makes it an unknown party; as a pipe-like edge it is no leak either). */
+Test(waitfor_verdicts, eventfd_only_its_blocked_process_holds_is_no_leak)
 {
 	struct lt_thread th[1];
 	blocked(&th[0], 600, 0, LT_WAIT_IO);
@@ -511,9 +512,9 @@ Test(waitfor_verdicts, eventfd_only_its_blocked_process_holds_is_said_so)
 	e->what = strdup("eventfd (eventfd-id 1, fd 3)");
 	struct lt_snapshot s = { .pid = 600, .threads = th, .n_threads = 1 };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
-	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
-	cr_expect(strstr(s.verdicts[0].summary, "nothing can write it") &&
-		  !strstr(s.verdicts[0].summary, "write end"), "%s", s.verdicts[0].summary);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect(!strstr(s.verdicts[i].summary, "leaked") && !strstr(s.verdicts[i].summary, "write end"),
+			  "%s", s.verdicts[i].summary);
 	char *line = lt_wf_edge_line(e);
 	cr_expect(strstr(line, "can be written by process 600"), "%s", line);
 	free(line);
