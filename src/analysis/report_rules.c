@@ -855,16 +855,27 @@ static void rule_snapshot(struct lt_report *r)
 	rp_fmt_ts(r->snapshot_ts, ts, sizeof(ts));
 	for (size_t i = 0; i < p->snap.n_verdicts; i++) {
 		const struct rp_snap_verdict *v = &p->snap.verdicts[i];
+		/* "unknown" with threads: waits in calls whose other end is not
+		 * followed (a System V semaphore), which the events do not
+		 * cover either: said, never "none" */
 		if (!v->kind || (strcmp(v->kind, "deadlock") && strcmp(v->kind, "lost_wakeup") &&
 				 strcmp(v->kind, "convoy") && strcmp(v->kind, "lock_wait") &&
-				 strcmp(v->kind, "wait_chain") && strcmp(v->kind, "stopped")))
+				 strcmp(v->kind, "wait_chain") && strcmp(v->kind, "stopped") &&
+				 (strcmp(v->kind, "unknown") || !v->n_tids)))
 			continue;
 		if (snapshot_covered(r, v))
 			continue;
 		struct lt_report_finding *f = rp_finding_new(r, LT_FIND_SNAPSHOT, v->kind);
 		if (!f)
 			return;
-		rp_f_summary(f, "snapshot at %s: %s", ts, v->summary ? v->summary : v->kind);
+		/* the latest snapshot is the one at the start when none was
+		 * taken at the end (the process exited first): said, as what
+		 * it saw may have ended since */
+		const char *occ = p->snap.occasion;
+		bool start_only = occ && !strcmp(occ, "start");
+		rp_f_summary(f, "snapshot at %s%s: %s", ts,
+			     start_only ? " (at the start of the trace: none was taken at its end, and what it "
+					  "saw may have ended since)" : "", v->summary ? v->summary : v->kind);
 		for (size_t k = 0; k < v->n_evidence; k++)
 			rp_f_ev(f, "%s", v->evidence[k]);
 		for (size_t k = 0; k < v->n_tids; k++)

@@ -507,6 +507,37 @@ Test(report, an_incomplete_stored_snapshot_is_said_in_the_notes)
 	done();
 }
 
+/* The only snapshot is the one at the start (the process exited before the
+ * end's), and it says a thread waits in a call whose other end is not
+ * followed (a System V semaphore): a finding says so, marked as the
+ * start's, never "none". */
+Test(report, a_wait_not_followed_in_the_start_snapshot_is_a_finding_said_as_the_starts)
+{
+	header(TIDS(PID, 501));
+	start();
+	char *j;
+	cr_assert_geq(asprintf(&j,
+			       "{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"app\","
+			       " \"occasion\": \"start\", \"taken_monotonic_ns\": %llu, \"verdicts\": [{\"kind\": \"unknown\","
+			       " \"summary\": \"not known: no thread is running and 1 thread waits in semtimedop, whose other"
+			       " end locktrace does not follow\", \"tids\": [500], \"locks\": [], \"owner\": null,"
+			       " \"evidence\": [\"thread 500 (app) semtimedop(semid 3, sem 0 -1, 1 op, no timeout)\"]}],"
+			       " \"threads\": [{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 2,"
+			       " \"syscall\": {\"nr\": 220, \"name\": \"semtimedop\"}, \"wait\": \"other\","
+			       " \"detail\": \"semtimedop(semid 3, sem 0 -1, 1 op, no timeout)\", \"futex\": null},"
+			       " {\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 2,"
+			       " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\","
+			       " \"futex\": null}]}",
+			       PID, BASE + 1 * MS), 0);
+	cr_assert_eq(lt_report_snapshot(R, j, strlen(j)), 0);
+	free(j);
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_SNAPSHOT, "unknown");
+	cr_assert(strstr(f->summary, "(at the start of the trace: none was taken at its end") &&
+		  strstr(f->summary, "1 thread waits in semtimedop"), "%s", f->summary);
+	done();
+}
+
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
