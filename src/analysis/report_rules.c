@@ -194,7 +194,7 @@ static struct rthread *chain_holder(struct lt_report *r, struct rgroup *g, struc
 
 /* What the holder does at the end: the finding's rule and title. */
 enum holder_state { HS_IO, HS_POLL, HS_WAITS, HS_IN_CALL, HS_PREEMPTED, HS_RUNNING, HS_SLEEP, HS_EXITED,
-		    HS_UNKNOWN };
+		    HS_UNKNOWN, HS_PARKED };
 static const struct {
 	const char *rule, *title;
 } holder_states[] = {
@@ -207,6 +207,9 @@ static const struct {
 	[HS_SLEEP] = { "sleep", "lock holder asleep outside the traced calls" },
 	[HS_EXITED] = { "exited", "lock holder exited" },
 	[HS_UNKNOWN] = { "unknown", "lock held by a thread in an unknown state" },
+	/* glibc's endless wait after a refused PI or robust mutex: no lock */
+	[HS_PARKED] = { "parked", "lock holder sleeps for ever (glibc's endless wait after the kernel refused "
+				  "it a PI or robust mutex: EDEADLK, a cycle, or ESRCH, a dead owner)" },
 };
 
 static enum holder_state holder_state(const struct lt_report_thread *hp)
@@ -320,6 +323,8 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	struct rthread *h = chain_holder(r, g, path, &np);
 	const struct lt_report_thread *hp = &h->pub;
 	enum holder_state hs = holder_state(hp);
+	if (hs == HS_WAITS && h->snap && h->snap->lock_kind && !strcmp(h->snap->lock_kind, "glibc's endless wait"))
+		hs = HS_PARKED;
 	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_HOLDER_BLOCKED, holder_states[hs].rule);
 	if (!f)
 		return;
@@ -609,10 +614,30 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 		    !rp_thread_of(r, (uint32_t)sn->owner))
 			elsewhere = sn;
 	}
+	/* the snapshot followed it into its process (a combined snapshot's
+	 * threads): what it does there */
+	const struct rp_snap_thread *ot = NULL;
+	for (size_t k = 0; elsewhere && k < P(r)->snap.n_threads; k++)
+		if (P(r)->snap.threads[k].tid == elsewhere->owner)
+			ot = &P(r)->snap.threads[k];
 	char opid[48] = "";
-	if (elsewhere && elsewhere->owner_pid > 0)
-		snprintf(opid, sizeof(opid), " of process %d", elsewhere->owner_pid);
-	if (elsewhere)
+	int32_t opd = elsewhere && elsewhere->owner_pid > 0 ? elsewhere->owner_pid : ot && ot->pid > 0 ? ot->pid : 0;
+	if (opd)
+		snprintf(opid, sizeof(opid), " of process %d", opd);
+	/* glibc's endless wait after a refused PI or robust mutex (the
+	 * snapshot's lock model): no lock, and nothing wakes it */
+	const struct rp_snap_thread *parked = NULL;
+	for (size_t i = 0; i < g->n_mem && !parked; i++) {
+		const struct rp_snap_thread *sn = g->mem[i]->snap;
+		if (sn && sn->lock_kind && !strcmp(sn->lock_kind, "glibc's endless wait"))
+			parked = sn;
+	}
+	if (parked)
+		rp_f_summary(f, "%u %s for ever on %s: a zero word of its own stack where glibc's "
+			     "pthread_mutex_lock parks a thread the kernel refused a PI or robust mutex "
+			     "(EDEADLK: a cycle of PI mutexes; ESRCH: a dead owner); nothing wakes it (by the "
+			     "snapshot; asleep %s)", n, n == 1 ? "thread sleeps" : "threads sleep", gn, d);
+	else if (elsewhere)
 		rp_f_summary(f, "%u %s on %s, held by thread %d%s, which this trace does not record (the "
 			     "snapshot at the end read the lock's owner); nobody has woken it for %s", n, tw, gn,
 			     elsewhere->owner, opid, d);
@@ -644,8 +669,14 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 			rp_f_ev(f, "that waker, %s, is now %s", rp_tname(w, tn, sizeof(tn)), what);
 			f->holder = w->pub.tid;
 		}
+	} else if (elsewhere && ot && ot->detail) {
+		char bs[32] = "";
+		if (ot->blocked_s >= 0)
+			snprintf(bs, sizeof(bs), ", for %.1f s", ot->blocked_s);
+		rp_f_ev(f, "no wake-up on it was recorded in the trace; its holder at the snapshot: thread %d (%s) "
+			"%s%s", ot->tid, ot->comm, ot->detail, bs);
 	} else if (elsewhere) {
-		pid_t op = elsewhere->owner_pid > 0 ? elsewhere->owner_pid : elsewhere->owner;
+		pid_t op = opd ? opd : elsewhere->owner;
 		rp_f_ev(f, "no wake-up on it was recorded in the trace; what its holder does: locktrace snapshot "
 			"-p %d (its process)", (int)op);
 	} else if (gone) {

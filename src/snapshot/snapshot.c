@@ -835,6 +835,8 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 	}
 	if (t->sc.nr == 65 || t->sc.nr == 220)
 		return semop_detail(c, t, name);
+	if (t->sc.nr == 34)
+		return lts_asprintf("%s()", name); /* pause: no arguments */
 	if (t->wait == LT_WAIT_CHILD && t->sc.nr == 61)
 		return lts_asprintf("%s(pid %d)", name, (int)(int32_t)a[0]);
 	if (t->sc.nr == LT_NR_FLOCK || (t->sc.nr == LT_NR_FCNTL && lt_fcntl_lock_cmd((unsigned)a[1]))) {

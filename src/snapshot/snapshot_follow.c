@@ -116,7 +116,11 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 				if (!lt_wf_follow_edge(e))
 					continue;
 				for (size_t q = 0; q < e->n_pids; q++)
-					follow_one(&w, i, e->pids[q], lt_wf_kind_name(e->kind), th->tid);
+					follow_one(&w, i, e->pids[q],
+						   e->what && !strncmp(e->what, "eventfd", 7) ? "eventfd_read"
+						   : e->what && !strncmp(e->what, "message queue", 13)
+						   ? (e->kind == LT_WF_PIPE_READ ? "mq_receive" : "mq_send")
+						   : lt_wf_kind_name(e->kind), th->tid);
 			}
 		}
 	}

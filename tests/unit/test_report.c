@@ -538,6 +538,37 @@ Test(report, a_wait_not_followed_in_the_start_snapshot_is_a_finding_said_as_the_
 	done();
 }
 
+/* A PI ABBA the kernel refused: the holder of L1 sleeps for ever in glibc's
+ * endless wait on a zero word of its own stack (the snapshot's lock model
+ * says so).  The holder's finding says it sleeps for ever, not that it
+ * "waits on another lock", and its stack word's waiters finding says
+ * nothing wakes it, not "no holder is known". */
+Test(report, a_holder_in_glibcs_endless_wait_sleeps_for_ever)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502));
+	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	handoff(t + 1 * MS, PID, 501, L1);
+	sys_exit(t + 1 * MS + 5 * US, 501, NR_futex, 0);
+	wait_sleep(t + 2 * MS, 502, FUTEX_WAIT_PRIVATE, L1, 2);
+	wait_sleep(t + 3 * MS, 501, COND_WAIT, L2, 0);
+	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 3,"
+		 " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\", \"futex\": null},"
+		 "{\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 3,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"futex\": {\"uaddr\": \"0x560000001180\", \"lock\": \"[stack of thread 501]\","
+		 " \"op_name\": \"FUTEX_WAIT_BITSET_PRIVATE\", \"is_wait\": true, \"is_pi\": false, \"expected\": 0,"
+		 " \"word\": 0, \"owner_kind\": \"none\", \"owner\": null, \"lock_kind\": \"glibc's endless wait\","
+		 " \"parked_for_ever\": true}}");
+	finish(t + 3 * SEC);
+	const struct lt_report_finding *h = must_find(LT_FIND_HOLDER_BLOCKED, "parked");
+	cr_assert_eq(h->holder, 501);
+	cr_assert(strstr(h->summary, "lock holder sleeps for ever"), "%s", h->summary);
+	const struct lt_report_finding *w = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert(strstr(w->summary, "sleeps for ever") && !strstr(w->summary, "no holder is known"), "%s",
+		  w->summary);
+	done();
+}
+
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
@@ -586,6 +617,31 @@ Test(report, waiters_on_a_lock_held_by_another_process_name_its_owner)
 	for (size_t i = 0; i < f->n_evidence; i++)
 		how |= strstr(f->evidence[i], "locktrace snapshot -p 777") != NULL;
 	cr_assert(how, "no evidence says how to look at the holder");
+	done();
+}
+
+/* The same, the snapshot having followed the lock into its owner's
+ * process (a combined snapshot): what the owner does, from it. */
+Test(report, waiters_on_a_lock_held_by_another_process_say_what_the_followed_owner_does)
+{
+	header(TIDS(PID, 501));
+	blocked_at_attach(1, L1, 0 /* FUTEX_WAIT, shared */, 2, 500 * MS);
+	start();
+	snapshot("{\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 0.5,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"shm\", \"op_name\": \"FUTEX_WAIT\","
+		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 2, \"word\": 2, \"owner_kind\": \"none\","
+		 " \"owner\": null, \"lock_kind\": \"pthread mutex\","
+		 " \"owner_process\": {\"tid\": 777, \"pid\": 777, \"comm\": \"other\"}}},"
+		 "{\"tid\": 777, \"comm\": \"other\", \"state\": \"S\", \"blocked_s\": 9.5,"
+		 " \"syscall\": {\"nr\": 34, \"name\": \"pause\"}, \"wait\": \"sleep\", \"detail\": \"pause()\","
+		 " \"futex\": null}");
+	finish(BASE + 3 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	bool said = false;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		said |= strstr(f->evidence[i], "its holder at the snapshot: thread 777 (other) pause(), for 9.5 s") != NULL;
+	cr_assert(said, "%s", f->n_evidence > 1 ? f->evidence[1] : f->summary);
 	done();
 }
 
