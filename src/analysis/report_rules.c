@@ -927,6 +927,10 @@ static bool join_wait(const struct rgroup *g)
 		const struct rp_snap_thread *t = g->mem[i]->snap;
 		if (t && t->owner_kind && !strcmp(t->owner_kind, "join"))
 			return true;
+		/* a runtime's own join (OCaml's Thread.join waits on a
+		 * condition of its own, the snapshot's model names it) */
+		if (t && t->lock_kind && !strcmp(t->lock_kind, "Thread.join"))
+			return true;
 	}
 	return g->pub.kind && !strcmp(g->pub.kind, "join");
 }

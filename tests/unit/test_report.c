@@ -569,6 +569,26 @@ Test(report, a_holder_in_glibcs_endless_wait_sleeps_for_ever)
 	done();
 }
 
+/* OCaml's Thread.join waits on a condition of its own runtime (its model
+ * names it "Thread.join"): a join, which makes no finding, as pthread_join
+ * does not. */
+Test(report, an_ocaml_thread_join_makes_no_finding)
+{
+	header(TIDS(PID, 501));
+	blocked_at_attach(0, L1, COND_WAIT, 0, 4 * SEC);
+	start();
+	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 4,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"[heap]\", \"op_name\": \"FUTEX_WAIT_BITSET_PRIVATE\","
+		 " \"is_wait\": true, \"is_pi\": false, \"expected\": 0, \"word\": 0, \"owner_kind\": \"none\","
+		 " \"owner\": null, \"lock_kind\": \"Thread.join\"}},"
+		 "{\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 4,"
+		 " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\", \"futex\": null}");
+	finish(BASE + 3 * SEC);
+	cr_assert_null(find(LT_FIND_STALLED_WAITERS, NULL), "a join is no stalled lock");
+	done();
+}
+
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
