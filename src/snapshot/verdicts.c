@@ -168,10 +168,11 @@ static void runtime_edge(struct lt_verdict *v, const struct lt_snapshot *s, cons
 	char *lp = lock_phrase(s, f);
 	lt_strlist_add(&v->evidence,
 		       "thread %d (%s) waits for %s [sleeps on %s, %s, word=%u] held by thread %d (%s) "
-		       "[%s%s%s], for %s", (int)t->tid, lt_thread_name(t), lp ? lp : "?",
+		       "[%s%s%s], for %s%s", (int)t->tid, lt_thread_name(t), lp ? lp : "?",
 		       lts_lock_label(f, lb, sizeof(lb)), op, f->word, (int)f->owner, o ? lt_thread_name(o) : "?",
 		       owner_how(f->owner_kind), l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "",
-		       dur);
+		       dur, f->timeout_ptr ? " in its current park (it parks on a timer and again: the whole "
+					     "wait may be longer)" : "");
 	free(lp);
 }
 
@@ -1052,7 +1053,17 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	for (size_t k = 0; k < v->n_tids && ll < sizeof(list) - 16; k++)
 		ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d", k ? ", " : "", (int)v->tids[k]);
 	lts_fmt_duration(longest, dur, sizeof(dur));
-	lt_strlist_add(&v->evidence, "waiters (%zu, longest %s): %s%s", cnt, dur, list,
+	/* a runtime lock whose waiters park on a timer and park again (a
+	 * HotSpot monitor's "responsible" waiter, every second at most):
+	 * the kernel's last run time is the current park's, not the wait's */
+	bool timed = false;
+	for (size_t k = 0; k < v->n_tids; k++) {
+		const struct lt_thread *w = lt_snapshot_find(s, v->tids[k]);
+		timed |= w && w->futex.rtlock && w->futex.timeout_ptr;
+	}
+	lt_strlist_add(&v->evidence, "waiters (%zu, longest %s%s): %s%s", cnt, dur,
+		       timed ? " in its current park: a waiter of this runtime lock parks on a timer and parks "
+			       "again, so the whole wait may be longer" : "", list,
 		       ll >= sizeof(list) - 16 ? ", ..." : "");
 	if (quiet >= 0)
 		lt_strlist_add(&v->evidence, "%s has not run for %s (the kernel's last run times): nobody "

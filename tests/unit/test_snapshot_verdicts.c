@@ -628,6 +628,24 @@ Test(verdict_runtime, holder_in_read_is_the_first_line)
 	lt_snapshot_free(s);
 }
 
+/* Waiters of a runtime lock that park on a timer and park again (a HotSpot
+ * monitor's responsible waiter): their time since they last ran is the
+ * current park's, said so, not the wait's. */
+Test(verdict_runtime, timed_parks_say_the_wait_may_be_longer)
+{
+	struct lt_snapshot *s = table(3);
+	runtime_lock(s, 32);
+	claimed(&s->threads[0], 30, 32, 0.144);
+	claimed(&s->threads[1], 31, 32, 0.2);
+	s->threads[0].futex.timeout_ptr = 0x7fff0000;
+	in_io(&s->threads[2], 32, "holder", 0, 5, LT_FD_SOCKET, 3);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert(tl_strlist_has(&v->evidence, "longest 200 ms in its current park: a waiter of this runtime lock "
+					       "parks on a timer"), "%s", v->evidence.n ? v->evidence.v[0] : "-");
+	lt_snapshot_free(s);
+}
+
 Test(verdict_runtime, unknown_holder_is_said_unknown)
 {
 	struct lt_snapshot *s = table(3);
