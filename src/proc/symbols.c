@@ -15,7 +15,9 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <dirent.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -433,6 +435,34 @@ static char *describe_in(struct lt_sym *s, Dwfl_Module *mod, uint64_t addr)
 	return lts_asprintf("%s+0x%" PRIx64, mi ? mi->base : "?", addr - base);
 }
 
+/* A named POSIX semaphore: glibc's sem_open creates it under a temporary
+ * name in /dev/shm, maps it and links it to its name, so the mapping names
+ * the unlinked temporary ("/dev/shm/sem.wZ0vXo (deleted)") though the file
+ * lives on as /dev/shm/sem.NAME: that name, found by the inode, or NULL. */
+static char *shm_live_name(const struct lt_map *m)
+{
+	size_t n = strlen(m->path);
+	static const char del[] = " (deleted)";
+	if (strncmp(m->path, "/dev/shm/sem.", 13) || n < sizeof(del) || strcmp(m->path + n - (sizeof(del) - 1), del))
+		return NULL;
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return NULL;
+	char *found = NULL;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		struct stat st;
+		char p[300];
+		if (strncmp(e->d_name, "sem.", 4))
+			continue;
+		snprintf(p, sizeof(p), "/dev/shm/%s", e->d_name);
+		if (stat(p, &st) == 0 && (uint64_t)st.st_ino == m->inode)
+			found = lts_strdup(e->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
 char *lt_sym_describe(struct lt_sym *s, uint64_t addr)
 {
 	if (!s)
@@ -440,6 +470,12 @@ char *lt_sym_describe(struct lt_sym *s, uint64_t addr)
 	const struct lt_map *m = map_at(s, addr);
 	if (!m)
 		return lts_strdup("unmapped");
+	char *live = m->path ? shm_live_name(m) : NULL;
+	if (live) {
+		char *r = lts_asprintf("%s+0x%" PRIx64, live, addr - m->start + m->offset);
+		free(live);
+		return r;
+	}
 	Dwfl_Module *mod = module_for_data(s, addr, m);
 	if (mod)
 		return describe_in(s, mod, addr);

@@ -1677,3 +1677,23 @@ Test(waitfor_live, a_sleep_resumed_after_a_stop_is_idle_not_unknown)
 	cr_expect(strstr(e->what, "restart_syscall"), "%s", e->what);
 	lt_snapshot_free(s);
 }
+
+/* A named POSIX semaphore: glibc maps it under a temporary name it then
+ * renames (the mapping says "/dev/shm/sem.XXXXXX (deleted)"): the lock is
+ * named by the name it lives under, found by its inode. */
+Test(waitfor_live, a_named_posix_semaphore_is_named_by_its_name)
+{
+	start_ipc("posix-sem", NULL);
+	pid_t pid = procs[0].pid;
+	/* removed by cleanup */
+	snprintf(lockfile[1], sizeof(lockfile[1]), "/dev/shm/sem.lt-ipc-waits-%d", (int)pid);
+	tl_wait_in_call(pid, pid, 202, 10000);
+	struct lt_snapshot *s = take(pid);
+	const struct lt_thread *t = lt_snapshot_find(s, pid);
+	cr_assert_not_null(t);
+	char want[64];
+	snprintf(want, sizeof(want), "sem.lt-ipc-waits-%d+0x0", (int)pid);
+	cr_expect(t->futex.lock_sym && !strcmp(t->futex.lock_sym, want), "%s, not %s",
+		  t->futex.lock_sym ? t->futex.lock_sym : "(none)", want);
+	lt_snapshot_free(s);
+}

@@ -14,6 +14,9 @@
  *                             write the eventfd the parent reads: a
  *                             deadlock through an eventfd and a file lock
  *
+ *   ipc_waits posix-sem       sem_wait() on a named POSIX semaphore
+ *                             (/lt-ipc-waits-PID, value 0, unlinked on
+ *                             SIGTERM and by the test)
  *   ipc_waits pi-shared       the parent locks a process-shared PI mutex and
  *                             sleeps in pause(); its child waits for it in
  *                             FUTEX_LOCK_PI (the owner, in the lock word,
@@ -26,6 +29,7 @@
 #include <mqueue.h>
 #include <signal.h>
 #include <stdint.h>
+#include <semaphore.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -97,6 +101,19 @@ int main(int argc, char **argv)
 		if (read(e, &v, sizeof(v)) < 0)
 			return 1;
 		waitpid(c, NULL, 0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "posix-sem")) {
+		char name[64];
+		snprintf(name, sizeof(name), "/lt-ipc-waits-%d", (int)getpid());
+		sem_unlink(name);
+		sem_t *sm = sem_open(name, O_CREAT, 0600, 0);
+		if (sm == SEM_FAILED) {
+			perror("sem_open");
+			return 1;
+		}
+		printf("sem name=%s\nready\n", name);
+		sem_wait(sm);
 		return 0;
 	}
 	if (!strcmp(argv[1], "pi-shared")) {
