@@ -867,6 +867,24 @@ static uint64_t verdict_lock_key(struct lt_report *r, const struct rp_snap_verdi
 
 static int snapshot_covered(struct lt_report *r, const struct rp_snap_verdict *v)
 {
+	/* a file-lock wait (no futex to key it by) whose threads a file-lock
+	 * finding names already: the same wait, said once */
+	if (v->n_tids && !v->n_locks) {
+		size_t in = 0;
+		for (size_t k = 0; k < v->n_tids; k++)
+			for (size_t i = 0; i < r->n_findings; i++) {
+				const struct lt_report_finding *f = &r->findings[i];
+				bool has = false;
+				for (size_t j = 0; f->kind == LT_FIND_FILE_LOCK && j < f->n_tids; j++)
+					has |= f->tids[j] == (uint32_t)v->tids[k];
+				if (has) {
+					in++;
+					break;
+				}
+			}
+		if (in == v->n_tids)
+			return 1;
+	}
 	for (size_t k = 0; k < v->n_locks; k++) {
 		uint64_t key = verdict_lock_key(r, v, k);
 		for (size_t i = 0; i < r->n_findings; i++)
@@ -963,6 +981,15 @@ static void flock_call_text(const struct rthread *t, const struct lt_report_call
 {
 	char fdt[300], path[200];
 	const struct rp_snap_thread *s = t->snap;
+	/* begun before the trace, its struct flock not recorded: the
+	 * snapshot's decoding of the same call, which read it */
+	char want[32];
+	snprintf(want, sizeof(want), "fcntl(fd %d:", c->flk.fd);
+	if (c->flk.type == LT_FLOCK_TYPE_NOT_READ && s && s->detail && s->fl_fd == c->flk.fd &&
+	    !strncmp(s->detail, want, strlen(want))) {
+		snprintf(buf, len, "%s", s->detail);
+		return;
+	}
 	if (s && s->fl_path && s->fl_fd == c->flk.fd) {
 		rp_clean_name(s->fl_path, path, sizeof(path));
 		snprintf(fdt, sizeof(fdt), "fd %d: %s", c->flk.fd, path);
@@ -998,12 +1025,15 @@ static void rule_file_lock(struct lt_report *r)
 			return;
 		rp_f_tid(f, x->tid);
 		f->fd = cl->flk.fd;
-		f->since = cl->begin;
-		f->duration_ns = blocked ? rp_dur_to_end(r, cl->begin) : cl->end - cl->begin;
+		/* a call begun before the trace: since when it was blocked by
+		 * the start snapshot, as a futex wait's */
+		uint64_t since = cl->begin > cl->blocked_before_ns ? cl->begin - cl->blocked_before_ns : cl->begin;
+		f->since = since;
+		f->duration_ns = blocked ? rp_dur_to_end(r, since) : cl->end - since;
 		rp_tname(t, tn, sizeof(tn));
 		flock_call_text(t, cl, c, sizeof(c));
 		rp_fmt_dur(f->duration_ns, d, sizeof(d));
-		rp_fmt_ts(cl->begin, ts, sizeof(ts));
+		rp_fmt_ts(since, ts, sizeof(ts));
 		if (blocked) {
 			const struct rp_snap_thread *s = t->snap;
 			f->holder = s && s->fl_fd == cl->flk.fd && s->fl_holder > 0 ? (uint32_t)s->fl_holder : 0;

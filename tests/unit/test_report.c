@@ -1983,6 +1983,36 @@ Test(report, self_deadlock_only_with_its_own_owner_read)
 
 /* ---- file-lock waits ------------------------------------------------- */
 
+/* An F_SETLKW begun 700 ms before the trace: dated from when it began (the
+ * header's blocked time, as a futex wait), its struct flock from the
+ * snapshot that read it, and the snapshot's own verdict on the same wait
+ * not said twice. */
+Test(report, a_file_lock_wait_begun_before_the_trace_is_dated_and_decoded)
+{
+	header(TIDS(PID, 501));
+	TI[1].sc_nr = 72;
+	TI[1].sc_args[0] = 4;
+	TI[1].sc_args[1] = 7; /* F_SETLKW */
+	TI[1].blocked_ns = 700 * MS;
+	start();
+	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 3,"
+		 " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\", \"futex\": null},"
+		 "{\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 3,"
+		 " \"syscall\": {\"nr\": 72, \"name\": \"fcntl\"}, \"wait\": \"io\","
+		 " \"detail\": \"fcntl(fd 4: /tmp/l, F_SETLKW, {F_WRLCK, SEEK_SET, start 0, len 0 (to EOF)})\","
+		 " \"futex\": null, \"wait_for\": {\"pid\": 500, \"edges\": [{\"kind\": \"file_lock\", \"fd\": 4,"
+		 " \"what\": \"POSIX WRITE lock on /tmp/l (bytes 0 to EOF, inode fe:00:1)\", \"pids\": [777],"
+		 " \"more_pids\": false, \"holder_tid\": null, \"parties_state\": \"timed\", \"parties_doing\": null,"
+		 " \"evidence\": \"/proc/locks\"}]}}");
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_FILE_LOCK, "blocked");
+	cr_assert(strstr(f->summary, "fcntl(fd 4: /tmp/l, F_SETLKW, {F_WRLCK, SEEK_SET, start 0, len 0 (to EOF)})"),
+		  "%s", f->summary);
+	cr_assert_eq(f->since, BASE - 700 * MS, "since %llu", (unsigned long long)f->since);
+	cr_assert_eq(f->duration_ns, 2 * SEC + 700 * MS);
+	done();
+}
+
 /* A flock wait that ended during the trace is named with its call and
  * whoever woke it; one still open at the end is the first finding, ahead
  * of the stall it causes, and the stall counts it as a file-lock wait. */
