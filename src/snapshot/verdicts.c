@@ -220,9 +220,12 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 		free(lp);
 	} else
+		/* the lock by what its model calls it (an OCaml "Stdlib Mutex"),
+		 * "lock" where none did */
 		lt_strlist_add(&v->evidence,
-			       "thread %d (%s) waits for lock %s [%s, word=%u] held by thread %d (%s) [%s], for %s",
-			       (int)t->tid, lt_thread_name(t), lts_lock_label(f, lb, sizeof(lb)), op, f->word,
+			       "thread %d (%s) waits for %s %s [%s, word=%u] held by thread %d (%s) [%s], for %s",
+			       (int)t->tid, lt_thread_name(t), f->lock_kind ? f->lock_kind : "lock",
+			       lts_lock_label(f, lb, sizeof(lb)), op, f->word,
 			       (int)f->owner, o ? lt_thread_name(o) : "?", owner_how(f->owner_kind), dur);
 	if (f->owner_kind == LT_OWNER_INFERRED)
 		lt_strlist_add(&v->evidence, "inferred: thread %d %s", (int)f->owner,

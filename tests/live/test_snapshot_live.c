@@ -201,8 +201,8 @@ Test(snapshot_live, deadlock_cycle_has_exactly_the_two_threads, .fini = cleanup,
 	char want[64];
 	snprintf(want, sizeof(want), "%d (", (int)ta);
 	cr_assert_not_null(strstr(txt, want));
-	cr_assert_not_null(strstr(txt, "waits for lock L2 ("));
-	cr_assert_not_null(strstr(txt, "waits for lock L1 ("));
+	cr_assert_not_null(strstr(txt, "waits for pthread mutex L2 ("));
+	cr_assert_not_null(strstr(txt, "waits for pthread mutex L1 ("));
 	free(txt);
 
 	lt_snapshot_free(s);

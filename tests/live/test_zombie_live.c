@@ -59,9 +59,9 @@ Test(zombie_live, snapshot_record_report_see_the_deadlock, .timeout = 120)
 	cr_assert(has_line(out, no, "DEADLOCK", "2 threads") || has_line(out, no, "deadlock", "2 threads"),
 		  "no deadlock in the snapshot");
 	/* its memory was read through a live thread: names and owners */
-	cr_assert(has_line(out, no, "waits for lock L2", "held by thread") &&
-		  has_line(out, no, a, "waits for lock L2"), "no owner of L2 read from memory");
-	cr_assert(has_line(out, no, b, "waits for lock L1"), "no owner of L1 read from memory");
+	cr_assert(has_line(out, no, "waits for pthread mutex L2", "held by thread") &&
+		  has_line(out, no, a, "waits for pthread mutex L2"), "no owner of L2 read from memory");
+	cr_assert(has_line(out, no, b, "waits for pthread mutex L1"), "no owner of L1 read from memory");
 
 	tl_tmp_path(trace, sizeof(trace), "zombie");
 	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "0.5", "-q", "-o", trace, "--force", NULL };
