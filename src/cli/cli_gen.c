@@ -423,11 +423,13 @@ static void man_page(FILE *f, const char *cmd, const struct lt_cmd *cmds, size_t
 /* The words an option's argument takes, where the table's argument name
  * does not say it (a fixed set). */
 static const struct {
-	const char *opt, *words;
+	const char *opt, *arg, *words; /* arg NULL: any argument name */
 } arg_words[] = {
-	{ "calls", "all blocking" },
-	{ "stall-rule", "locks progress" },
-	{ "format", "perfetto json" },
+	{ "calls", NULL, "all blocking" },
+	{ "stall-rule", NULL, "locks progress" },
+	/* convert's --format FORMAT, report's --format FMT (with --profile) */
+	{ "format", "FORMAT", "perfetto json" },
+	{ "format", "FMT", "text collapsed pprof" },
 };
 
 /* How the argument of o is completed: a bash statement. */
@@ -436,7 +438,8 @@ static const char *arg_action(const struct lt_opt *o)
 	static char buf[128];
 
 	for (size_t i = 0; i < sizeof(arg_words) / sizeof(arg_words[0]); i++)
-		if (!strcmp(o->name, arg_words[i].opt)) {
+		if (!strcmp(o->name, arg_words[i].opt) &&
+		    (!arg_words[i].arg || (o->arg && !strcmp(o->arg, arg_words[i].arg)))) {
 			snprintf(buf, sizeof(buf), "_locktrace_words '%s'", arg_words[i].words);
 			return buf;
 		}

@@ -285,7 +285,7 @@ static int older(const struct lt_stall_thread *a, const struct lt_stall_thread *
 int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len)
 {
 	uint64_t w = s->window_ns;
-	size_t blocked = 0, futex_waiters = 0;
+	size_t blocked = 0, futex_waiters = 0, file_waiters = 0; /* of futex_waiters: file locks */
 	const struct lt_stall_thread *longest = NULL;
 
 	if (now < w || now - s->last_progress < w)
@@ -301,6 +301,7 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 		blocked++;
 		if (t->state == LT_TS_FUTEX_WAIT && !t->idle) {
 			futex_waiters++;
+			file_waiters += t->futex_op == FILE_LOCK_OP || t->futex_op == FILE_LOCK_OP_TRACED;
 			if (!longest || longest->state != LT_TS_FUTEX_WAIT || longest->idle ||
 			    older(t, longest))
 				longest = t;
@@ -323,10 +324,17 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 		snprintf(where, sizeof(where), "tid %u on futex 0x%" PRIx64, longest->tid, longest->uaddr);
 	else
 		snprintf(where, sizeof(where), "tid %u in a blocking call", longest->tid);
+	/* lock waits: futex waits and file-lock waits, said apart */
+	char waits[96];
+	if (file_waiters)
+		snprintf(waits, sizeof(waits), "%zu in futex waits, %zu in file-lock waits", futex_waiters - file_waiters,
+			 file_waiters);
+	else
+		snprintf(waits, sizeof(waits), "%zu in futex waits", futex_waiters);
 	snprintf(why, len,
-		 "%zu thread%s blocked for over %.1f s (%zu in futex waits; longest: %s for %.1f s); "
+		 "%zu thread%s blocked for over %.1f s (%s; longest: %s for %.1f s); "
 		 "no %s for %.1f s",
-		 blocked, blocked == 1 ? "" : "s", (double)w / 1e9, futex_waiters, where,
+		 blocked, blocked == 1 ? "" : "s", (double)w / 1e9, waits, where,
 		 (double)(now - longest->since) / 1e9,
 		 s->rule == LT_STALL_LOCKS ? "lock hand-off or successful blocking call"
 					   : "successful blocking call",

@@ -837,6 +837,12 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 		return semop_detail(c, t, name);
 	if (t->sc.nr == 34)
 		return lts_asprintf("%s()", name); /* pause: no arguments */
+	if (t->sc.nr == 219 && t->acquire)
+		return lts_asprintf("%s(): %s resumed after a stop, a lock wait whose lock the restarted call "
+				    "no longer names", name, t->acquire);
+	if (t->sc.nr == 219)
+		return lts_asprintf("%s(): a timed call (a sleep, or a poll or futex wait with a timeout) resumed "
+				    "after a stop", name);
 	if (t->wait == LT_WAIT_CHILD && t->sc.nr == 61)
 		return lts_asprintf("%s(pid %d)", name, (int)(int32_t)a[0]);
 	if (t->sc.nr == LT_NR_FLOCK || (t->sc.nr == LT_NR_FCNTL && lt_fcntl_lock_cmd((unsigned)a[1]))) {
@@ -1372,6 +1378,22 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	lt_appwait_apply(s); /* application lock managers (appwait.h) */
 	if (!c.compat)
 		lt_appwait_holders(s, c.sym, ctx_mem(&c)); /* their holders, from shared memory */
+	/* a timed lock acquire (pthread_mutex_timedlock, a timed rwlock or
+	 * semaphore wait) resumed after a stop is restart_syscall: no timer
+	 * alone, but a lock wait whose lock the call no longer names */
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_thread *t = &s->threads[i];
+		for (size_t k = 0; t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 219 && k < t->n_frames; k++) {
+			const char *a = lt_glibc_acquire_name(t->frames[k].func);
+			if (a && (!strncmp(a, "pthread_mutex", 13) || !strncmp(a, "pthread_rwlock", 14) ||
+				  !strncmp(a, "sem_", 4))) {
+				t->wait = LT_WAIT_OTHER;
+				t->acquire = a;
+				break;
+			}
+		}
+	}
+
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)

@@ -1697,3 +1697,45 @@ Test(waitfor_live, a_named_posix_semaphore_is_named_by_its_name)
 		  t->futex.lock_sym ? t->futex.lock_sym : "(none)", want);
 	lt_snapshot_free(s);
 }
+
+/* A timed lock acquire (python3's Lock.acquire(timeout=600): glibc's
+ * sem_clockwait) resumed after a stop is restart_syscall too, but a lock
+ * wait: never IDLE, said with the acquire it is in. */
+Test(waitfor_live, a_timed_lock_acquire_resumed_after_a_stop_is_not_idle)
+{
+	start_py("import threading\n"
+		 "l = threading.Lock(); l.acquire()\n"
+		 "t = threading.Thread(target=lambda: l.acquire(timeout=600)); t.start()\n"
+		 "print('ready', flush=True)\n"
+		 "t.join()\n");
+	pid_t pid = procs[0].pid;
+	pid_t tid = 0;
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (double t0 = tl_now_s(); !tid && tl_now_s() - t0 < 10; usleep(20000)) {
+		FILE *f = NULL;
+		char p2[128], line[256];
+		for (int cand = pid + 1; cand < pid + 64 && !tid; cand++) {
+			snprintf(p2, sizeof(p2), "/proc/%d/task/%d/syscall", (int)pid, cand);
+			if ((f = fopen(p2, "r")) && fgets(line, sizeof(line), f) && atoi(line) == 202)
+				tid = cand;
+			if (f)
+				fclose(f);
+		}
+	}
+	cr_assert_gt(tid, 0, "the acquiring thread never slept in futex");
+	cr_assert_eq(kill(pid, SIGSTOP), 0);
+	wait_state(pid, 'T');
+	cr_assert_eq(kill(pid, SIGCONT), 0);
+	tl_wait_in_call(pid, tid, 219, 10000); /* restart_syscall */
+	struct lt_snapshot *s = NULL;
+	struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_LINES }; /* its user stack: the acquire */
+	cr_assert_eq(lt_snapshot_take(pid, &o, &s), 0);
+	const struct lt_thread *t = lt_snapshot_find(s, tid);
+	cr_assert_not_null(t);
+	cr_expect(t->acquire && !strncmp(t->acquire, "sem_", 4), "acquire %s", t->acquire ? t->acquire : "(none)");
+	cr_expect(t->detail && strstr(t->detail, "resumed after a stop, a lock wait"), "%s", t->detail ? t->detail : "");
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_expect_neq(s->verdicts[i].kind, LT_VERDICT_IDLE, "%s", s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}

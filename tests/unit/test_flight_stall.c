@@ -502,6 +502,8 @@ Test(stall, file_lock_wait_at_attach_is_a_lock_wait)
 	lt_stall_seed(&s, 81, 72, fc, S(11));
 	cr_assert_eq(lt_stall_check(&s, S(53), why, sizeof(why)), 1);
 	cr_assert(strstr(why, "tid 80 in a file-lock wait"), "%s", why);
+	/* file-lock waits are said as such, not as futex waits */
+	cr_assert(strstr(why, "(0 in futex waits, 2 in file-lock waits;"), "%s", why);
 	/* both granted: progress, nothing left waiting */
 	feed(&s, lt_ev_waking(S(54), 80, 0, 0, 0, 0, 0, "w"));
 	feed(&s, lt_ev_waking(S(54), 81, 0, 0, 0, 0, 0, "w"));

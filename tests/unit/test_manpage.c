@@ -259,6 +259,15 @@ Test(manpage, completion_offers_every_option_and_command, .init = write_script, 
 	got = complete("locktrace record --calls \"\"");
 	cr_expect(has_line(got, "all") && has_line(got, "blocking"), "--calls: %s", got);
 	free(got);
+	/* --format takes other words in report (--profile) than in convert */
+	got = complete("locktrace report t.ltrace --format \"\"");
+	cr_expect(has_line(got, "text") && has_line(got, "collapsed") && has_line(got, "pprof") &&
+		  !has_line(got, "perfetto"), "report --format: %s", got);
+	free(got);
+	got = complete("locktrace convert t.ltrace --format \"\"");
+	cr_expect(has_line(got, "perfetto") && has_line(got, "json") && !has_line(got, "pprof"),
+		  "convert --format: %s", got);
+	free(got);
 }
 
 Test(manpage, completion_offers_pids_with_names, .init = write_script, .fini = remove_script)
