@@ -867,24 +867,8 @@ static uint64_t verdict_lock_key(struct lt_report *r, const struct rp_snap_verdi
 
 static int snapshot_covered(struct lt_report *r, const struct rp_snap_verdict *v)
 {
-	/* a file-lock wait (no futex to key it by) whose threads a file-lock
-	 * finding names already: the same wait, said once */
-	if (v->n_tids && !v->n_locks) {
-		size_t in = 0;
-		for (size_t k = 0; k < v->n_tids; k++)
-			for (size_t i = 0; i < r->n_findings; i++) {
-				const struct lt_report_finding *f = &r->findings[i];
-				bool has = false;
-				for (size_t j = 0; f->kind == LT_FIND_FILE_LOCK && j < f->n_tids; j++)
-					has |= f->tids[j] == (uint32_t)v->tids[k];
-				if (has) {
-					in++;
-					break;
-				}
-			}
-		if (in == v->n_tids)
-			return 1;
-	}
+	/* (a file-lock wait's verdict is kept beside its file-lock finding:
+	 * it names every process that holds the lock, the finding one) */
 	for (size_t k = 0; k < v->n_locks; k++) {
 		uint64_t key = verdict_lock_key(r, v, k);
 		for (size_t i = 0; i < r->n_findings; i++)

@@ -1072,6 +1072,23 @@ static void fd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int 
  * (reading) can end a receive (send); a timerfd, its timer; another
  * anonymous inode (signalfd, inotify, ...), a party not known.  false: none
  * of those (a file or a device: not a wait on another party). */
+/* A read (dir 1) or write (dir 2) edge on fd, whose parties are the fds
+ * linking to TGT whose fdinfo has the line KEY, open in MODE (0 any). */
+static void holders_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt,
+			 const char *key, int mode, char *what, char *evidence)
+{
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, dir == 2 ? LT_WF_PIPE_WRITE : LT_WF_PIPE_READ);
+	if (!e) {
+		free(what);
+		free(evidence);
+		return;
+	}
+	e->fd = fd;
+	e->what = what;
+	e->evidence = evidence;
+	want_key(c, ti, t->wf->n_edges - 1, tgt, key, mode);
+}
+
 static bool objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt)
 {
 	pid_t pid = c->s->pid;
@@ -1082,14 +1099,9 @@ static bool objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, i
 	if (!strcmp(tgt, "anon_inode:[eventfd]") && id && dir != 3) {
 		char key[64];
 		snprintf(key, sizeof(key), "eventfd-id: %ld", strtol(id + 11, NULL, 10));
-		struct lt_wf_edge *e = lt_waitfor_add(t, pid, dir == 2 ? LT_WF_PIPE_WRITE : LT_WF_PIPE_READ);
-		if (!e)
-			return true;
-		e->fd = fd;
-		e->what = lts_asprintf("eventfd (eventfd-id %s, fd %d)", key + 12, fd);
-		e->evidence = lts_asprintf("the processes that hold it (any can %s it) from /proc/*/fd and the "
-					   "eventfd-id of their fdinfo", dir == 2 ? "read" : "write");
-		want_key(c, ti, t->wf->n_edges - 1, tgt, key, 0);
+		holders_edge(c, ti, t, fd, dir, tgt, key, 0, lts_asprintf("eventfd (eventfd-id %s, fd %d)", key + 12, fd),
+			     lts_asprintf("the processes that hold it (any can %s it) from /proc/*/fd and the "
+					  "eventfd-id of their fdinfo", dir == 2 ? "read" : "write"));
 		return true;
 	}
 	if (!strncmp(tgt, "anon_inode:", 11)) {
@@ -1111,14 +1123,10 @@ static bool objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, i
 	if (tgt[0] == '/' && ino && dir != 3 && statfs(lp, &sf) == 0 && sf.f_type == 0x19800202 /* MQUEUE_MAGIC */) {
 		char key[64];
 		snprintf(key, sizeof(key), "ino:\t%lu", strtoul(ino + 5, NULL, 10));
-		struct lt_wf_edge *e = lt_waitfor_add(t, pid, dir == 2 ? LT_WF_PIPE_WRITE : LT_WF_PIPE_READ);
-		if (!e)
-			return true;
-		e->fd = fd;
-		e->what = lts_asprintf("message queue %s (fd %d)", tgt, fd);
-		e->evidence = lts_asprintf("the processes that have it open for %s from /proc/*/fd and fdinfo "
-					   "(a process may yet open it by name)", dir == 2 ? "reading" : "writing");
-		want_key(c, ti, t->wf->n_edges - 1, tgt, key, dir == 2 ? 2 : 1);
+		holders_edge(c, ti, t, fd, dir, tgt, key, dir == 2 ? 2 : 1,
+			     lts_asprintf("message queue %s (fd %d)", tgt, fd),
+			     lts_asprintf("the processes that have it open for %s from /proc/*/fd and fdinfo "
+					  "(a process may yet open it by name)", dir == 2 ? "reading" : "writing"));
 		return true;
 	}
 	return false;

@@ -83,17 +83,23 @@ struct truth {
 
 static const char *const site_func[2] = { "JavaSites.siteAlpha", "JavaSites.siteBeta" };
 
+/* Skips, saying why, without root, java or the class files. */
+static void need_java(void)
+{
+	tl_skip_unless_root("needs root: loads BPF programs to record a JVM");
+	if (access(JAVA, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
+	if (access(CLASSES "/JavaSites.class", R_OK) != 0)
+		cr_skip_test("%s/JavaSites.class not built: javac was missing at build time", CLASSES);
+}
+
 /* Starts JavaSites MODE, attaches the recorder (--stacks --calls all),
  * lets the program run its rounds, stops the recorder. */
 static void record_sites(const char *mode, struct truth *t)
 {
 	char done[8][256];
 	int nd = 0;
-	tl_skip_unless_root("needs root: loads BPF programs to record a JVM");
-	if (access(JAVA, X_OK) != 0)
-		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
-	if (access(CLASSES "/JavaSites.class", R_OK) != 0)
-		cr_skip_test("%s/JavaSites.class not built: javac was missing at build time", CLASSES);
+	need_java();
 	/* holds of 240 and 80 ms: alpha's waits outweigh beta's even split
 	 * over two entries (tl_profile_java_sites).  A contender for a
 	 * monitor parks in timed steps (HotSpot's "responsible" thread: 1 ms,
@@ -129,11 +135,7 @@ static void record_sites_launched(const char *mode, struct truth *t)
 {
 	char done[8][256];
 	int nd = 0;
-	tl_skip_unless_root("needs root: loads BPF programs to record a JVM");
-	if (access(JAVA, X_OK) != 0)
-		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
-	if (access(CLASSES "/JavaSites.class", R_OK) != 0)
-		cr_skip_test("%s/JavaSites.class not built: javac was missing at build time", CLASSES);
+	need_java();
 	tl_tmp_path(raw, sizeof(raw), "java-stacks-launched");
 	char *argv[] = { LT_BIN, "record", "--no-status", "--stacks", "--calls", "all", "-o", raw, "--", JAVA, "-cp",
 			 CLASSES, "JavaSites", (char *)mode, "-r", "4", "-a", "240", "-b", "80", NULL };
