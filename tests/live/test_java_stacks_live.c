@@ -83,6 +83,16 @@ struct truth {
 
 static const char *const site_func[2] = { "JavaSites.siteAlpha", "JavaSites.siteBeta" };
 
+/* The program's own account of its rounds, from its last lines. */
+static void truth_of(char done[][256], int nd, struct truth *t)
+{
+	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
+	t->line[0] = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
+	t->line[1] = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
+	t->wait_us[0] = (double)tl_truth_val(done, nd, "done", "rounds=", "alpha_wait_us");
+	t->wait_us[1] = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
+}
+
 /* Skips, saying why, without root, java or the class files. */
 static void need_java(void)
 {
@@ -118,11 +128,7 @@ static void record_sites(const char *mode, struct truth *t)
 	cr_assert_eq(rc, 0, "locktrace record -p %d --stacks did not start", (int)wl.pid);
 	tl_go(&wl);
 	cr_assert(tl_wait_for(&wl, 0, "done", done, &nd, 8, 120000), "JavaSites %s never finished", mode);
-	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
-	t->line[0] = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
-	t->line[1] = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
-	t->wait_us[0] = (double)tl_truth_val(done, nd, "done", "rounds=", "alpha_wait_us");
-	t->wait_us[1] = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
+	truth_of(done, nd, t);
 	kill(rec.pid, SIGINT); /* Ctrl-C: the recorder finishes what it copied */
 	tl_recorder_done(&rec, &wl, 60000);
 }
@@ -149,11 +155,7 @@ static void record_sites_launched(const char *mode, struct truth *t)
 	usleep(1000000);
 	tl_go(&rec);
 	cr_assert(tl_wait_for(&rec, 0, "done", done, &nd, 8, 120000), "JavaSites %s never finished", mode);
-	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
-	t->line[0] = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
-	t->line[1] = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
-	t->wait_us[0] = (double)tl_truth_val(done, nd, "done", "rounds=", "alpha_wait_us");
-	t->wait_us[1] = (double)tl_truth_val(done, nd, "done", "rounds=", "beta_wait_us");
+	truth_of(done, nd, t);
 	int st = tl_wait(&rec, 60000); /* the recording ends with the command */
 	cr_assert_eq(st, 0, "the recorder ended with status 0x%x", st);
 	tl_close(&rec);
