@@ -1065,13 +1065,6 @@ static void fd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int 
 	c->memo[c->n_memo++] = (struct memo){ fd, dir, in_poll, ti, ne0, c->n_wants > nw0 ? (long)nw0 : -1 };
 }
 
-/* A read (dir 1) or write (dir 2) blocked on an fd that is neither a pipe
- * nor a socket nor a file: an eventfd, whose holders can write it (found
- * by the eventfd-id of its fdinfo, as every eventfd links to the same
- * anonymous inode); a POSIX message queue, whose holders open for writing
- * (reading) can end a receive (send); a timerfd, its timer; another
- * anonymous inode (signalfd, inotify, ...), a party not known.  false: none
- * of those (a file or a device: not a wait on another party). */
 /* A read (dir 1) or write (dir 2) edge on fd, whose parties are the fds
  * linking to TGT whose fdinfo has the line KEY, open in MODE (0 any). */
 static void holders_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt,
@@ -1089,47 +1082,58 @@ static void holders_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd,
 	want_key(c, ti, t->wf->n_edges - 1, tgt, key, mode);
 }
 
-static bool objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt)
+/* An fd that is neither a pipe nor a socket (TGT its link).  Read (dir 1)
+ * or written (dir 2) outside a poll: an eventfd, whose holders can write
+ * it (found by the eventfd-id of their fdinfo, as every eventfd links to
+ * the same anonymous inode); a POSIX message queue, whose holders open for
+ * writing (reading) can end a receive (send).  Read or polled: a timerfd,
+ * its timer; another anonymous inode (signalfd, inotify, an eventfd in a
+ * poll set, ...) or, polled, another kind of fd, a party not known.
+ * Nothing for a file or a device read: the disk ends it. */
+static void objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt,
+		       bool in_poll)
 {
 	pid_t pid = c->s->pid;
+	bool anon = !strncmp(tgt, "anon_inode:", 11);
 	char ip[64], info[1024];
 	snprintf(ip, sizeof(ip), "/proc/%d/fdinfo/%d", (int)pid, fd);
-	bool info_ok = lts_read_small(ip, info, sizeof(info)) >= 0;
-	const char *id = info_ok ? strstr(info, "eventfd-id:") : NULL;
-	if (!strcmp(tgt, "anon_inode:[eventfd]") && id && dir != 3) {
+	const char *id;
+	if (!in_poll && dir != 3 && !strcmp(tgt, "anon_inode:[eventfd]") &&
+	    lts_read_small(ip, info, sizeof(info)) >= 0 && (id = strstr(info, "eventfd-id:"))) {
 		char key[64];
 		snprintf(key, sizeof(key), "eventfd-id: %ld", strtol(id + 11, NULL, 10));
 		holders_edge(c, ti, t, fd, dir, tgt, key, 0, lts_asprintf("eventfd (eventfd-id %s, fd %d)", key + 12, fd),
 			     lts_asprintf("the processes that hold it (any can %s it) from /proc/*/fd and the "
 					  "eventfd-id of their fdinfo", dir == 2 ? "read" : "write"));
-		return true;
+		return;
 	}
-	if (!strncmp(tgt, "anon_inode:", 11)) {
-		struct lt_wf_edge *e = lt_waitfor_add(t, pid, strstr(tgt, "timerfd") ? LT_WF_TIMER : LT_WF_UNKNOWN);
+	if (anon || (in_poll && tgt[0] != '/')) {
+		bool timer = anon && strstr(tgt, "timerfd");
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, timer ? LT_WF_TIMER : LT_WF_UNKNOWN);
 		if (!e)
-			return true;
+			return;
 		e->fd = fd;
 		e->what = lts_asprintf("%s (fd %d)", tgt, fd);
-		if (e->kind == LT_WF_UNKNOWN)
+		if (!timer)
 			e->evidence = lts_strdup(strstr(tgt, "signalfd") ? "a signal sent to the process"
 						 : strstr(tgt, "inotify") ? "a change to a watched file"
 						 : "whoever writes or signals it (not followed)");
-		return true;
+		return;
 	}
 	struct statfs sf;
 	char lp[64];
+	const char *ino;
 	snprintf(lp, sizeof(lp), "/proc/%d/fd/%d", (int)pid, fd);
-	const char *ino = info_ok ? strstr(info, "ino:\t") : NULL;
-	if (tgt[0] == '/' && ino && dir != 3 && statfs(lp, &sf) == 0 && sf.f_type == 0x19800202 /* MQUEUE_MAGIC */) {
+	if (!in_poll && dir != 3 && tgt[0] == '/' && statfs(lp, &sf) == 0 &&
+	    sf.f_type == 0x19800202 /* MQUEUE_MAGIC */ && lts_read_small(ip, info, sizeof(info)) >= 0 &&
+	    (ino = strstr(info, "ino:\t"))) {
 		char key[64];
 		snprintf(key, sizeof(key), "ino:\t%lu", strtoul(ino + 5, NULL, 10));
 		holders_edge(c, ti, t, fd, dir, tgt, key, dir == 2 ? 2 : 1,
 			     lts_asprintf("message queue %s (fd %d)", tgt, fd),
 			     lts_asprintf("the processes that have it open for %s from /proc/*/fd and fdinfo "
 					  "(a process may yet open it by name)", dir == 2 ? "reading" : "writing"));
-		return true;
 	}
-	return false;
 }
 
 static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll)
@@ -1256,25 +1260,9 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 		}
 		return;
 	}
-	if (!in_poll && objfd_edge(c, ti, t, fd, dir, tgt))
-		return;
-	if (!in_poll)
-		return; /* a file read: the disk ends it */
-	if (strstr(tgt, "timerfd")) {
-		struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_TIMER);
-		if (e) {
-			e->fd = fd;
-			e->what = lts_asprintf("%s (fd %d)", tgt, fd);
-		}
-	} else if (!strncmp(tgt, "anon_inode:", 11) || tgt[0] != '/') {
-		struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
-		if (e) {
-			e->fd = fd;
-			e->what = lts_asprintf("%s (fd %d)", tgt, fd);
-			e->evidence = lts_strdup(strstr(tgt, "signalfd") ? "a signal sent to the process"
-						 : "whoever writes or signals it (not traced)");
-		}
-	}
+	/* else an eventfd, a queue, another anonymous inode; a file or a
+	 * device read: the disk ends it */
+	objfd_edge(c, ti, t, fd, dir, tgt, in_poll);
 }
 
 static int io_dir(long nr)
@@ -1541,12 +1529,13 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 			 * the kernel writes eventfds (io_uring and aio
 			 * completions, irqfds), a signal handler may, and any
 			 * process may open a queue by name: not "nobody" */
-			bool obj = e->what && (!strncmp(e->what, "eventfd", 7) || !strncmp(e->what, "message queue", 13));
-			if (obj && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid) {
+			enum lt_wf_obj obj = lt_wf_edge_obj(e);
+			if ((obj == LT_WF_OBJ_EVENTFD || obj == LT_WF_OBJ_MQUEUE) && e->n_pids == 1 && !e->more_pids &&
+			    e->pids[0] == w->pid) {
 				e->kind = LT_WF_UNKNOWN;
 				e->n_pids = 0;
 				char *ev = lts_asprintf("no other process holds it: %s",
-							!strncmp(e->what, "eventfd", 7)
+							obj == LT_WF_OBJ_EVENTFD
 							? "the kernel (an io_uring or aio completion), or a signal "
 							  "handler of its own, may write it"
 							: "a process may yet open the queue by name");

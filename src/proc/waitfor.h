@@ -78,6 +78,25 @@ struct lt_waitfor {
 	size_t n_edges;
 };
 
+/* What a pipe_read/pipe_write edge is on, from its "what" (the one place
+ * that says it, kept as it is in a stored snapshot's JSON): a pipe or a
+ * FIFO, which has ends; an eventfd or a POSIX message queue, which have
+ * holders (the kernel writes eventfds too; a process may open a queue by
+ * name); LT_WF_OBJ_OTHER for any other edge. */
+enum lt_wf_obj { LT_WF_OBJ_OTHER = 0, LT_WF_OBJ_PIPE, LT_WF_OBJ_EVENTFD, LT_WF_OBJ_MQUEUE };
+static inline enum lt_wf_obj lt_wf_edge_obj(const struct lt_wf_edge *e)
+{
+	if (!e->what)
+		return LT_WF_OBJ_OTHER;
+	if (!strncmp(e->what, "pipe", 4) || !strncmp(e->what, "FIFO", 4))
+		return LT_WF_OBJ_PIPE;
+	if (!strncmp(e->what, "eventfd", 7))
+		return LT_WF_OBJ_EVENTFD;
+	if (!strncmp(e->what, "message queue", 13))
+		return LT_WF_OBJ_MQUEUE;
+	return LT_WF_OBJ_OTHER;
+}
+
 /* The "what" of an edge of an open() of a FIFO waiting for a process to
  * open its other end (kind unknown): this prefix, the path, the end. */
 #define LT_WF_FIFO_OPEN "a process to open FIFO "

@@ -117,8 +117,8 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 					continue;
 				for (size_t q = 0; q < e->n_pids; q++)
 					follow_one(&w, i, e->pids[q],
-						   e->what && !strncmp(e->what, "eventfd", 7) ? "eventfd_read"
-						   : e->what && !strncmp(e->what, "message queue", 13)
+						   lt_wf_edge_obj(e) == LT_WF_OBJ_EVENTFD ? "eventfd_read"
+						   : lt_wf_edge_obj(e) == LT_WF_OBJ_MQUEUE
 						   ? (e->kind == LT_WF_PIPE_READ ? "mq_receive" : "mq_send")
 						   : lt_wf_kind_name(e->kind), th->tid);
 			}

@@ -296,7 +296,7 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	for (size_t m = 0; m < v->n_tids; m++) {
 		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
 		for (size_t k = 0; t && t->wf && k < t->wf->n_edges; k++)
-			efd |= t->wf->edges[k].what && !strncmp(t->wf->edges[k].what, "eventfd", 7);
+			efd |= lt_wf_edge_obj(&t->wf->edges[k]) == LT_WF_OBJ_EVENTFD;
 	}
 	const char *dl = inferred || own_pipe || efd ? "probable deadlock" : "deadlock";
 	if (own_pipe) {
@@ -1306,12 +1306,7 @@ static void find_parked(struct lt_snapshot *s, bool *in_cycle)
 		const struct lt_thread *p = &s->threads[i];
 		if (!p->futex.parked || !asleep(p) || p->moved || in_cycle[i])
 			continue;
-		size_t nw = 0;
-		for (size_t k = 0; k < s->n_threads; k++) {
-			const struct lt_thread *t = &s->threads[k];
-			nw += k != i && t->wait == LT_WAIT_FUTEX && asleep(t) && !t->moved && !in_cycle[k] &&
-			      has_owner(&t->futex) && t->futex.owner_kind != LT_OWNER_JOIN && t->futex.owner == p->tid;
-		}
+		size_t nw = 0; /* the threads waiting for a lock it holds */
 		/* a lock wait, not a deadlock: which mutex it was refused, and
 		 * so whether a cycle (EDEADLK) or a dead owner (ESRCH), is not
 		 * recorded */
@@ -1327,6 +1322,7 @@ static void find_parked(struct lt_snapshot *s, bool *in_cycle)
 				continue;
 			lts_verdict_add(v, t->tid, t->futex.uaddr, true);
 			in_cycle[k] = true;
+			nw++;
 			if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
 				v->longest_s = t->idle_s;
 			char *lp = lock_phrase(s, &t->futex);

@@ -55,7 +55,7 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 	case LT_WF_PIPE_READ:
 	case LT_WF_PIPE_WRITE:
 		/* an eventfd or a message queue has no ends: its holders */
-		who = e->what && (!strncmp(e->what, "pipe", 4) || !strncmp(e->what, "FIFO", 4))
+		who = lt_wf_edge_obj(e) == LT_WF_OBJ_PIPE
 		      ? (e->kind == LT_WF_PIPE_READ ? "write end held by process" : "read end held by process")
 		      : e->kind == LT_WF_PIPE_READ ? "can be written by process" : "can be read by process";
 		break;
@@ -217,6 +217,13 @@ static bool own_among(const struct lt_thread *t)
 	return false;
 }
 
+/* Whether T's own process is set aside among the parties of its wait
+ * (own_among, own_quiet). */
+static bool own_aside(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	return t->wf && own_among(t) && own_quiet(s, t);
+}
+
 /* A file-lock wait whose only holder is the waiter's own process: a flock
  * or OFD lock it took through another open file of the same file (those
  * locks belong to the open file, not the process), which only its own
@@ -241,7 +248,7 @@ long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t)
 	 * waiter itself, sound only if every other thread leads into it too */
 	if (self_file_lock(t) && own_quiet(s, t))
 		return (long)(t - s->threads);
-	bool own_ok = t->wf && own_among(t) && own_quiet(s, t);
+	bool own_ok = own_aside(s, t);
 	pid_t p = single_party(t, &tid, own_ok);
 	if (!p) {
 		size_t n = party_set(t, set, own_ok);
@@ -256,7 +263,7 @@ bool lts_wf_process_edge(const struct lt_snapshot *s, const struct lt_thread *t)
 	pid_t tid, set[MAX_SET];
 	if (self_file_lock(t) && own_quiet(s, t))
 		return true;
-	bool own_ok = t->wf && own_among(t) && own_quiet(s, t);
+	bool own_ok = own_aside(s, t);
 	return (single_party(t, &tid, own_ok) && !tid) || party_set(t, set, own_ok);
 }
 
@@ -272,7 +279,7 @@ bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const lon
 		if (t->wait == LT_WAIT_FUTEX || !lts_wf_process_edge(s, t))
 			continue;
 		pid_t set[MAX_SET + 1];
-		bool own_ok = own_among(t) && own_quiet(s, t);
+		bool own_ok = own_aside(s, t);
 		size_t ns = party_set(t, set, own_ok);
 		if (!ns) {
 			const struct lt_thread *to = &s->threads[next[cyc[m]]];
@@ -347,7 +354,7 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 		return;
 	}
 	pid_t set[MAX_SET];
-	bool own_ok = own_among(t) && own_quiet(s, t);
+	bool own_ok = own_aside(s, t);
 	size_t ns = party_set(t, set, own_ok);
 	if (ns) { /* several processes, all blocked: the one it goes on to, and why */
 		char pl[128];
@@ -495,8 +502,7 @@ static bool leaked(const struct lt_waitfor *w, const struct lt_wf_edge *e)
 	 * process may open a message queue by name (waitfor.c makes those
 	 * an unknown party) */
 	return e->kind == LT_WF_PIPE_READ && e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid &&
-	       e->pstate == LT_WFP_BLOCKED && e->what &&
-	       (!strncmp(e->what, "pipe", 4) || !strncmp(e->what, "FIFO", 4));
+	       e->pstate == LT_WFP_BLOCKED && lt_wf_edge_obj(e) == LT_WF_OBJ_PIPE;
 }
 
 bool lts_wf_own_pipe_stuck(const struct lt_thread *t)
