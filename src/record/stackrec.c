@@ -118,7 +118,6 @@ struct pyproc {
 	struct lt_ocstk *oc;       /* NULL: no OCaml 5 runtime */
 	struct lt_hsstk *hs;       /* NULL: no HotSpot JVM whose Java frames are read */
 	int tries;                 /* opens that found no runtime (open_python) */
-	bool maybe_jvm;            /* none found, but the java launcher is mapped */
 };
 #define PY_TRIES 30 /* opens of a process's runtime, at most */
 
@@ -130,6 +129,8 @@ struct symproc {
 	int unwound;     /* its first unwind is done (that one reads its modules' CFI) */
 	uint64_t opened; /* BOOTTIME ns */
 	uint64_t maps_read; /* BOOTTIME ns: its mappings last read again (0: at open) */
+	bool rt_retry;   /* no runtime found, but the java launcher is mapped:
+			    its modules are read again soon (open_python) */
 };
 
 struct lt_stackrec {
@@ -1433,13 +1434,13 @@ static void open_python(struct lt_stackrec *r, uint32_t tgid, struct symproc *sp
 		pp->hs = lt_hsstk_open(&pp->e, NULL);
 	pp->look = NULL;
 	lt_strlist_free(&notes);
-	if (!pp->py && !pp->oc && !pp->hs) {
+	if (!pp->py && !pp->oc && !pp->hs && pp->tries < PY_TRIES) {
 		/* a JVM whose libjvm.so the launcher has not loaded yet, or
-		 * whose tables are not set up yet: looked at again (unwind) */
+		 * whose tables are not set up yet: looked at again (unwind_job) */
 		char mp[64];
 		snprintf(mp, sizeof(mp), "/proc/%u/maps", tgid);
 		char *maps = lts_read_all(mp, NULL);
-		pp->maybe_jvm = maps && (strstr(maps, "/libjli.so") || strstr(maps, "/libjvm.so"));
+		sp->rt_retry = maps && (strstr(maps, "/libjli.so") || strstr(maps, "/libjvm.so"));
 		free(maps);
 	}
 	pthread_mutex_lock(&r->mu);
@@ -1659,11 +1660,9 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	 * read them again for the next stacks, at most once a second */
 	/* (sooner while the process's runtime is not found yet: a JVM
 	 * launched by the recorder maps libjvm.so after the exec) */
-	const struct pyproc *ppr = pyproc_get(r, j->tgid);
-	bool no_rt = ppr && !ppr->py && !ppr->oc && !ppr->hs && ppr->tries < PY_TRIES;
-	uint64_t again = no_rt ? 100000000ull : 1000000000ull;
+	uint64_t again = sp->rt_retry ? 100000000ull : 1000000000ull;
 	int reread = ((end && (strstr(end, "not in any module") || strstr(end, "not in an executable mapping"))) ||
-		      (no_rt && ppr->maybe_jvm)) &&
+		      sp->rt_retry) &&
 		     boot_now() - sp->opened > again;
 	if (got > 0) {
 		size_t ns = 0;

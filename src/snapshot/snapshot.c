@@ -298,17 +298,15 @@ static int64_t ts_ms(int64_t sec, int64_t nsec)
 	return sec * 1000 + nsec / 1000000;
 }
 
-static bool other_process_read(pid_t tid, pid_t *tgid, char *comm, size_t len);
-
-/* Does PID see the pids we see (its pid namespace ours)?  A tid in its
- * lock words is then one /proc names. */
-static bool same_pid_ns(pid_t pid)
+/* Is PID in our namespace of kind NS ("pid": a tid in its lock words is
+ * one /proc names; "ipc": semctl names its semaphore sets)? */
+static bool same_ns(pid_t pid, const char *ns)
 {
 	struct stat a, b;
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/ns/pid", (int)pid);
-	return stat("/proc/self/ns/pid", &a) == 0 && stat(p, &b) == 0 && a.st_ino == b.st_ino &&
-	       a.st_dev == b.st_dev;
+	char p[64], self[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/%s", (int)pid, ns);
+	snprintf(self, sizeof(self), "/proc/self/ns/%s", ns);
+	return stat(self, &a) == 0 && stat(p, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
 /* Is tid a live thread of a process other than SELF's (a thread of SELF
@@ -316,19 +314,8 @@ static bool same_pid_ns(pid_t pid)
  * Its tgid and name. */
 static bool other_process(pid_t self, pid_t tid, pid_t *tgid, char *comm, size_t len)
 {
-	if (!same_pid_ns(self))
+	if (!same_ns(self, "pid"))
 		return false;
-	if (!other_process_read(tid, tgid, comm, len))
-		return false;
-	if (*tgid == self) {
-		*tgid = 0;
-		return false;
-	}
-	return true;
-}
-
-static bool other_process_read(pid_t tid, pid_t *tgid, char *comm, size_t len)
-{
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	if (lts_read_small(path, buf, sizeof(buf)) <= 0)
@@ -339,6 +326,10 @@ static bool other_process_read(pid_t tid, pid_t *tgid, char *comm, size_t len)
 	if (!tg || (st && (strchr(st + 7, 'Z') == skip_blank(st + 7) || strchr(st + 7, 'X') == skip_blank(st + 7))))
 		return false;
 	*tgid = (pid_t)strtol(tg + 6, NULL, 10);
+	if (*tgid == self) {
+		*tgid = 0;
+		return false;
+	}
 	size_t n = 0;
 	if (nm) {
 		nm = skip_blank(nm);
@@ -661,16 +652,6 @@ static char *fd_phrase(const struct lt_fd *f)
 	return lts_asprintf("fd %d: %s", f->fd, f->desc ? f->desc : f->target ? f->target : "?");
 }
 
-/* Whether PID shares our System V IPC namespace (semctl names its sets). */
-static bool same_ipc_ns(pid_t pid)
-{
-	struct stat a, b;
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/ns/ipc", (int)pid);
-	return stat("/proc/self/ns/ipc", &a) == 0 && stat(p, &b) == 0 && a.st_ino == b.st_ino &&
-	       a.st_dev == b.st_dev;
-}
-
 /* semop(semid, sops, nsops) / semtimedop(..., timeout): the set, the
  * first operation, and the semaphore's value and last changer (semctl, in
  * the target's IPC namespace only): who will post it is not recorded
@@ -692,7 +673,7 @@ static char *semop_detail(struct ctx *c, const struct lt_thread *t, const char *
 		else if (read_timespec(c, a[3], &sec, &nsec))
 			snprintf(tmo, sizeof(tmo), ", timeout %" PRId64 ".%03" PRId64 " s", sec, nsec / 1000000);
 	}
-	if (have && same_ipc_ns(c->s->pid)) {
+	if (have && same_ns(c->s->pid, "ipc")) {
 		int val = semctl(semid, sb.num, GETVAL);
 		int lastpid = semctl(semid, sb.num, GETPID);
 		int ncnt = semctl(semid, sb.num, sb.op ? GETNCNT : GETZCNT);
