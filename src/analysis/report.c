@@ -252,10 +252,13 @@ static int cmp3(int first, int second, int third)
 	return first ? first : second ? second : third;
 }
 
-/* most waited first, then most woken, then by address */
+/* locks before a runtime's own sleeps, most waited first, then most
+ * woken, then by address */
 static int cmp_lock(const void *a, const void *b)
 {
 	const struct lt_report_lock *x = a, *y = b;
+	if (x->not_lock != y->not_lock)
+		return x->not_lock - y->not_lock;
 	return cmp3(RP_CMP(y->total_ns, x->total_ns), RP_CMP(y->wake_calls, x->wake_calls),
 		    RP_CMP(x->addr, y->addr));
 }

@@ -174,6 +174,8 @@ struct lt_report_lock {
 	uint32_t holder;            /* holder at the end by the event rule, 0 none */
 	uint64_t holder_since;
 	uint64_t offcpu_count, offcpu_max_ns; /* holder preempted/blocked while waited on */
+	int not_lock;               /* a runtime's own sleep on a word (a Go M's park
+				       note), not a lock: listed after the locks */
 };
 
 /* Wake-ups of wakee by waker.  Those issued from interrupt context (a

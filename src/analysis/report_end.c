@@ -460,7 +460,19 @@ static void kind_from_snapshot(struct rgroup *g)
 		{ "threading.Lock", "threading.Lock" }, { "threading.RLock", "threading.RLock" },
 	};
 	for (size_t i = 0; i < g->n_mem; i++) {
-		const char *k = g->mem[i]->snap ? g->mem[i]->snap->lock_kind : NULL;
+		const struct rp_snap_thread *st = g->mem[i]->snap;
+		const char *k = st ? st->lock_kind : NULL;
+		if (g->mem[i]->rt_note && k && !strncmp(k, "Go runtime note", 15)) {
+			/* an idle M's or sysmon's sleep: the table lists it
+			 * last, named as the runtime names it (M2.park) */
+			g->pub.kind = !strcmp(k, "Go runtime note (idle M)") ? "Go note: an idle M's park, not a lock"
+			              : !strcmp(k, "Go runtime note (sysmon)") ? "Go note: sysmon's sleep, not a lock"
+										   : "Go runtime note, not a lock";
+			g->pub.not_lock = 1;
+			if (st->lock_name && (!g->pub.symbol[0] || !strncmp(g->pub.symbol, "[anonymous", 10)))
+				snprintf(g->pub.symbol, sizeof(g->pub.symbol), "%s", st->lock_name);
+			return;
+		}
 		for (size_t w = 0; k && w < sizeof(words) / sizeof(words[0]); w++)
 			if (!strcmp(k, words[w][0])) {
 				g->pub.kind = words[w][1];

@@ -257,6 +257,8 @@ static void json_lock(struct jw *w, const struct lt_report *r, const struct lt_r
 		addr(w, l->words[k]);
 	jw_end(w);
 	jw_kstr(w, "kind", l->kind ? l->kind : "futex");
+	if (l->not_lock) /* a runtime's own sleep (a Go M's park note) */
+		jw_kbool(w, "not_a_lock", 1);
 	jw_kstr(w, "symbol", l->symbol[0] ? l->symbol : NULL);
 	static const char *const wk[] = { "waits", "eagain", "timeouts", "open_at_end" };
 	const uint64_t wv[] = { l->waits, l->eagain, l->timeouts, l->open_at_end };

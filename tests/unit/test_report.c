@@ -589,6 +589,40 @@ Test(report, an_ocaml_thread_join_makes_no_finding)
 	done();
 }
 
+/* A Go program's idle M sleeps on its m.park note (the snapshot's Go model
+ * says so): not a lock.  The LOCKS table names it as the runtime does and
+ * lists it after the real lock, which waited less. */
+Test(report, a_go_m_park_note_is_listed_after_the_locks_and_said_no_lock)
+{
+	header(TIDS(PID, 501, 502));
+	blocked_at_attach(1, L1, FUTEX_WAIT_PRIVATE, 0, 4 * SEC);
+	start();
+	uint64_t t = BASE + 10 * MS;
+	wait_sleep(t, 502, FUTEX_WAIT_PRIVATE, L2, 2);
+	handoff(t + 100 * MS, PID, 502, L2);
+	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 1,"
+		 " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\", \"futex\": null},"
+		 "{\"tid\": 501, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 7,"
+		 " \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"lock\": \"[anonymous mapping 0x560000000000]\","
+		 " \"op_name\": \"FUTEX_WAIT_PRIVATE\", \"is_wait\": true, \"is_pi\": false, \"expected\": 0,"
+		 " \"word\": 0, \"owner_kind\": \"none\", \"owner\": null, \"lock_kind\": \"Go runtime note (idle M)\","
+		 " \"lock_name\": \"M2.park\"}},"
+		 "{\"tid\": 502, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 1,"
+		 " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\", \"futex\": null}");
+	finish(BASE + 3 * SEC);
+	cr_assert_eq(R->n_locks, 2);
+	cr_assert_eq(R->locks[0].addr, L2, "the real lock first, though it waited less");
+	cr_assert_not(R->locks[0].not_lock);
+	cr_assert_eq(R->locks[1].addr, L1);
+	cr_assert(R->locks[1].not_lock);
+	cr_assert_str_eq(R->locks[1].symbol, "M2.park");
+	cr_assert(strstr(R->locks[1].kind, "idle M") && strstr(R->locks[1].kind, "not a lock"), "%s",
+		  R->locks[1].kind);
+	cr_assert_null(find(LT_FIND_STALLED_WAITERS, NULL), "an idle M is no stalled lock");
+	done();
+}
+
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
