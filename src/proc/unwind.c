@@ -225,6 +225,14 @@ struct walk {
 	uint64_t *sp; /* each frame's stack pointer (0: unknown), for loops */
 };
 
+/* Go's functions that switch a thread to its scheduler stack (g0) and call
+ * a function there: the outermost frame of what runs on g0. */
+static bool go_stack_switch(const char *func)
+{
+	return func && (!strcmp(func, "runtime.mcall") || !strcmp(func, "runtime.mcall.abi0") ||
+			!strcmp(func, "runtime.morestack") || !strcmp(func, "runtime.morestack.abi0"));
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
@@ -269,6 +277,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	lt_sym_frame(w->u->sym, pc, act, &w->frames[w->n++]);
 	w->last_pc = pc;
 	w->last_act = act;
+	/* Go's scheduler stack (g0) begins where runtime.mcall or
+	 * runtime.morestack switched to it: the word above is what an earlier
+	 * use of the stack left there (on the main thread, rt0_go's call of
+	 * runtime.newproc), not a caller */
+	if (go_stack_switch(w->frames[w->n - 1].func))
+		return DWARF_CB_ABORT;
 	return DWARF_CB_OK;
 }
 
@@ -313,7 +327,8 @@ static char *why_stopped(struct walk *w, int err)
 /* Functions a thread's stack begins with: the main thread's _start (and
  * __libc_start_main where _start has no symbol), glibc's and musl's clone
  * wrappers a new thread returns from (and start_thread, the first C frame
- * above them), Go's outermost frames of goroutines and threads. */
+ * above them), Go's outermost frames of goroutines and threads, and of
+ * what runs on a Go thread's scheduler stack (go_stack_switch). */
 static bool thread_start(const char *func)
 {
 	static const char *const starts[] = {
@@ -325,7 +340,7 @@ static bool thread_start(const char *func)
 	for (size_t i = 0; func && i < sizeof(starts) / sizeof(*starts); i++)
 		if (!strcmp(func, starts[i]))
 			return true;
-	return false;
+	return go_stack_switch(func);
 }
 
 /* The unwind ended without an error: the outermost frame's CFI marks its

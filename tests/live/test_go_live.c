@@ -274,13 +274,23 @@ Test(go_live, abba_deadlock_with_http_server)
 	cr_assert(said, "muA's holder_how does not say how far its inference goes");
 	/* the runtime's idle Ms are no lock's waiters nor holders */
 	cr_assert_eq(go_verdicts_naming_threads(s), 0, "a verdict names a thread (an idle M?)");
-	size_t parked = 0;
+	size_t parked = 0, in_mcall = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		cr_assert_str_eq(t->rt_lang ? t->rt_lang : "(none)", "go", "thread %d is no M", (int)t->tid);
 		parked += t->futex.lock_kind && strstr(t->futex.lock_kind, "idle M");
+		/* an M on its scheduler stack (g0): the stack ends at the switch
+		 * to it, runtime.mcall, cleanly; not in a stale word above */
+		for (size_t k = 0; k < t->n_frames; k++)
+			if (t->frames[k].func && !strcmp(t->frames[k].func, "runtime.mcall")) {
+				cr_assert_eq(k, t->n_frames - 1, "thread %d: a frame after runtime.mcall: %s",
+					     (int)t->tid, t->frames[k + 1].func ? t->frames[k + 1].func : "?");
+				cr_assert_null(t->ustack_end, "thread %d: %s", (int)t->tid, t->ustack_end);
+				in_mcall++;
+			}
 	}
 	cr_assert_geq(parked, 1, "no thread recognised as an idle M on its park note");
+	cr_assert_geq(in_mcall, 1, "no M's stack through runtime.mcall");
 	lt_snapshot_free(s);
 }
 
