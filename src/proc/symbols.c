@@ -202,6 +202,16 @@ void lt_sym_note_stack(struct lt_sym *s, pid_t tid, uint64_t sp)
 		m->stack_tid = tid;
 }
 
+bool lt_sym_stack_unclaimed(const struct lt_sym *s, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	const struct lt_map *m = s ? lt_sym_map_at(s, addr) : NULL;
+	if (!m || m->path || m->stack_tid || !stack_like(s, m))
+		return false;
+	*start = m->start;
+	*end = m->end;
+	return true;
+}
+
 /* ---- Dwfl ---- */
 
 static struct modinfo *mod_info(struct lt_sym *s, Dwfl_Module *mod)

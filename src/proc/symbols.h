@@ -72,6 +72,11 @@ int lt_sym_reread_maps(struct lt_sym *s);
 /* Record that thread TID's stack pointer is SP: its mapping becomes
  * "[stack of thread TID]".  The main "[stack]" belongs to the pid. */
 void lt_sym_note_stack(struct lt_sym *s, pid_t tid, uint64_t sp);
+/* The bounds of the mapping holding ADDR if it looks like a thread's stack
+ * (an anonymous writable mapping above a guard) and no noted stack pointer
+ * claimed it (a running thread's: its registers are not read); false
+ * otherwise. */
+bool lt_sym_stack_unclaimed(const struct lt_sym *s, uint64_t addr, uint64_t *start, uint64_t *end);
 
 /* Identity of a data address, malloc'd: "rtlock", "rtlock+0x28" (global in
  * the executable), "libc.so.6:sym+0x10", "libfoo.so+0x1234", "[heap]+0x2a0",

@@ -817,7 +817,8 @@ static bool may_hold_quiet(const struct lt_thread *t)
 /* A quiet lock with no holder recorded: the one thread not waiting on it,
  * asleep in a call, that runs code its waiters run (the function, in
  * *func), as the report infers a holder the events did not show; 0 if
- * none or several (or one of them running: it may be the holder too). */
+ * none or several (or one of them running, or a running thread whose code
+ * is not known: it may be the holder too). */
 static pid_t quiet_suspect(const struct lt_snapshot *s, const struct quiet_code *qc, const bool *waiter,
 			   const char **func)
 {
@@ -825,6 +826,10 @@ static pid_t quiet_suspect(const struct lt_snapshot *s, const struct quiet_code 
 	for (size_t i = 0; qc->n && i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		const char *f;
+		/* a running thread whose code is not known (its stack is not
+		 * read while it runs) may be the holder as well */
+		if (!waiter[i] && busy(t) && !lt_own_places(t))
+			return 0;
 		if (waiter[i] || !may_hold_quiet(t) || lock_wait(t) ||
 		    !(f = runs_code(t, qc->base, qc->names, qc->n)))
 			continue;

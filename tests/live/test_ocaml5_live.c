@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lockmodel.h"
+#include "locktrace/taskregs.h"
 #include "snapshot.h"
 #include "lt_test.h"
 #include "tp.h"
@@ -83,6 +84,22 @@ static struct lt_snapshot *snap(void)
 {
 	struct lt_snapshot *s = NULL;
 	int r = lt_snapshot_take(wl.pid, NULL, &s);
+	cr_assert_eq(r, 0, "lt_snapshot_take: %s", lt_snapshot_strerror(r));
+	return s;
+}
+
+/* A snapshot as `locktrace snapshot` takes it as root: with the task
+ * iterator's registers (the fs bases among them). */
+static struct lt_snapshot *snap_regs(void)
+{
+	struct lt_tid_regs *regs = NULL;
+	size_t nregs = 0;
+	char err[256];
+	cr_assert_eq(lt_taskregs_read(wl.pid, &regs, &nregs, err, sizeof(err)), 0, "task iterator: %s", err);
+	struct lt_snapshot_opts o = { .regs = regs, .n_regs = nregs };
+	struct lt_snapshot *s = NULL;
+	int r = lt_snapshot_take(wl.pid, &o, &s);
+	free(regs);
 	cr_assert_eq(r, 0, "lt_snapshot_take: %s", lt_snapshot_strerror(r));
 	return s;
 }
@@ -232,6 +249,73 @@ Test(ocaml5_live, ocaml520_seed_holder_in_socket_read, .fini = cleanup, .timeout
 Test(ocaml5_live, ocaml54dev_seed_holder_in_socket_read, .fini = cleanup, .timeout = 120)
 {
 	seed_case("5.4.0+dev");
+}
+
+/* The holder keeps domain 0's lock while it computes: it runs, so no stack
+ * pointer of it is read, yet the runtime's pointer into its stack names it
+ * (the mapping holds its thread descriptor); never "may have exited". */
+static void spin_case(const char *version)
+{
+	start(version, "spin", "4");
+	pid_t holder = holder_of(0);
+	struct lt_snapshot *s = snap_regs();
+	size_t idx = 0;
+	const struct lt_rtlock *l = ocaml_lock(s, "domain 0", &idx);
+	cr_log_info("%s held=%d holder=%d: %s", l->name, l->held, (int)l->holder, l->holder_how ? l->holder_how : "-");
+	cr_assert_eq(l->held, 1);
+	cr_assert_eq(l->holder, holder, "holder %d, expected %d: %s", (int)l->holder, (int)holder,
+		     l->holder_how ? l->holder_how : "-");
+	cr_assert(l->holder_how && !strstr(l->holder_how, "exited"), "%s", l->holder_how);
+	cr_assert_eq(check_waiters(s, 0, idx, holder), 4);
+	const struct lt_thread *h = lt_snapshot_find(s, holder);
+	cr_assert(h && h->state == 'R', "the holder does not run");
+	char want[128];
+	snprintf(want, sizeof(want), "4 threads wait for the OCaml runtime lock (domain 0) held by thread %d ",
+		 (int)holder);
+	cr_assert_gt(s->n_verdicts, 0);
+	cr_assert(strstr(s->verdicts[0].summary, want) && strstr(s->verdicts[0].summary, "running"), "%s",
+		  s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* The same holder, which never released the lock: the runtime keeps no
+ * pointer into its stack, and the holder is unknown, said so; the thread
+ * joining it is not taken for the holder (it ran the waiters' code, but a
+ * running thread whose code is not known may be the holder too). */
+static void spin_fresh_case(const char *version)
+{
+	start(version, "spin-fresh", "4");
+	/* the waiters asleep for over a second: a lock "not handed on", whose
+	 * holder the verdicts would infer from the threads' code */
+	usleep(1500 * 1000);
+	struct lt_snapshot *s = snap_regs();
+	size_t idx = 0;
+	const struct lt_rtlock *l = ocaml_lock(s, "domain 0", &idx);
+	cr_assert_eq(l->held, 1);
+	cr_assert_eq(l->holder, 0, "holder %d: %s", (int)l->holder, l->holder_how ? l->holder_how : "-");
+	cr_assert(l->holder_how && strstr(l->holder_how, "keeps no pointer into the holder's stack") &&
+		  !strstr(l->holder_how, "exited"), "%s", l->holder_how ? l->holder_how : "-");
+	cr_assert_gt(s->n_verdicts, 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert(strstr(v->summary, "4 threads wait for the OCaml runtime lock (domain 0)"), "%s", v->summary);
+	cr_assert_eq(v->owner, 0, "a holder named: %s", v->summary);
+	cr_assert(strstr(v->summary, "holder is unknown"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+Test(ocaml5_live, ocaml520_holder_that_never_released_is_unknown, .fini = cleanup, .timeout = 120)
+{
+	spin_fresh_case("5.2.0");
+}
+
+Test(ocaml5_live, ocaml520_running_holder_is_named, .fini = cleanup, .timeout = 120)
+{
+	spin_case("5.2.0");
+}
+
+Test(ocaml5_live, ocaml54dev_running_holder_is_named, .fini = cleanup, .timeout = 120)
+{
+	spin_case("5.4.0+dev");
 }
 
 /* 64 server threads woke from select() and read their byte, and now queue

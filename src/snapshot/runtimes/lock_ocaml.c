@@ -296,9 +296,17 @@ static void decide_holder(const struct lt_lm_env *e, struct lt_rtlock *l, struct
 		list_evidence(f, ev, n, tid, " and ");
 		fprintf(f, " %s in the stack of thread %d", k > 1 ? "are" : "is", (int)tid);
 	} else {
-		fprintf(f, "no stack pointer of the running thread is in a live thread's stack (the "
-			   "thread that held it may have exited holding it, or the lock was changing "
-			   "hands while read): ");
+		bool any = false;
+		for (size_t i = 0; i < n; i++)
+			any |= ev[i].addr != 0;
+		if (any)
+			fprintf(f, "no stack pointer of the running thread is in a live thread's stack (the "
+				   "thread that held it may have exited holding it, or the lock was changing "
+				   "hands while read): ");
+		else /* a thread that has held it since it started saved none */
+			fprintf(f, "the runtime keeps no pointer into the holder's stack (the thread holding "
+				   "it has not released it since it started, or the lock was changing hands "
+				   "while read): ");
 		list_evidence(f, ev, n, 0, ", ");
 	}
 	fclose(f);

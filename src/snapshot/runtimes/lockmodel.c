@@ -103,15 +103,29 @@ static int live_lookup(void *arg, const char *name, uint64_t *addr, uint64_t *si
 	return lt_sym_lookup(live_sym(arg), name, addr, size);
 }
 
+/* The thread whose stack pointer was seen in ADDR's mapping; else, for a
+ * thread stack no stack pointer claimed (a running thread's: its registers
+ * are not read while it runs), the thread whose descriptor (glibc's struct
+ * pthread, its fs base) lies in that mapping: glibc puts it at the top of
+ * the stack it allocates. */
 static pid_t live_stack_tid(void *arg, uint64_t addr)
 {
-	const struct lt_map *m = lt_sym_map_at(live_sym(arg), addr);
+	const struct lt_lm_live *l = arg;
+	const struct lt_map *m = lt_sym_map_at(l->sym, addr);
 	if (!m)
 		return 0;
 	if (m->stack_tid)
 		return m->stack_tid;
 	if (m->path && strcmp(m->path, "[stack]") == 0)
-		return lt_sym_pid(live_sym(arg));
+		return lt_sym_pid(l->sym);
+	uint64_t lo, hi;
+	if (!l->s || !l->fsbase || !lt_sym_stack_unclaimed(l->sym, addr, &lo, &hi))
+		return 0;
+	for (size_t i = 0; i < l->s->n_threads; i++) {
+		uint64_t fs = l->fsbase(l->fsbase_arg, l->s->threads[i].tid);
+		if (fs >= lo && fs < hi)
+			return l->s->threads[i].tid;
+	}
 	return 0;
 }
 
@@ -150,7 +164,7 @@ void lt_lm_env_live(struct lt_lm_env *e, struct lt_sym *sym, const struct lt_sna
 {
 	memset(e, 0, sizeof(*e));
 	e->s = s;
-	e->live = (struct lt_lm_live){ sym, fsbase, fsbase_arg };
+	e->live = (struct lt_lm_live){ sym, s, fsbase, fsbase_arg };
 	e->arg = &e->live;
 	e->read = sym ? live_read : dead_read;
 	e->lookup = sym ? live_lookup : dead_lookup;

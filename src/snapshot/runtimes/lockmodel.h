@@ -36,6 +36,7 @@ struct lt_sym;
 /* The live environment's state (lt_lm_env_live). */
 struct lt_lm_live {
 	struct lt_sym *sym;
+	const struct lt_snapshot *s;
 	uint64_t (*fsbase)(void *arg, pid_t tid);
 	void *fsbase_arg;
 };

@@ -5,6 +5,15 @@
        the main thread keeps the runtime lock of domain 0 in a C stub
        blocked in read() on a socket; WAITERS threads queue for it
        (Unix.sleepf / Thread.yield loops), as in the seed's server.
+     ocaml5_locks spin [-t WAITERS=4]
+       as hold, but a thread (not the main one, which joins it) keeps the
+       lock while it computes in a C stub on a stack of its own, as OCaml 5
+       runs OCaml code on fiber stacks: the holder runs, and its stack
+       pointer is not in its thread stack.  It released the lock once
+       before, as a thread that yields does.
+     ocaml5_locks spin-fresh [-t WAITERS=4]
+       as spin, but the holder never released the lock since it started:
+       the runtime keeps no pointer into its stack.
      ocaml5_locks convoy [-t WAITERS=64]
        WAITERS threads each wait in Unix.select then Unix.read on a socket
        (the runtime lock released); once the holder keeps the lock, a byte
@@ -36,6 +45,7 @@
 external gettid : unit -> int = "lt5_gettid"
 external expect_holders : int -> unit = "lt5_expect_holders"
 external hold_and_block : int array -> int -> unit = "lt5_hold_and_block"
+external hold_and_spin : int array -> int -> bool -> unit = "lt5_hold_and_spin"
 external socketpair : unit -> Unix.file_descr = "lt5_socketpair"
 external check_blocked : int array -> unit = "lt5_check_blocked"
 external say : string -> unit = "lt5_say"
@@ -44,7 +54,7 @@ external say : string -> unit = "lt5_say"
 let sayf fmt = Printf.ksprintf say fmt
 
 let usage () =
-  prerr_endline "usage: ocaml5_locks hold|convoy|domains|busy|deadlock [-t WAITERS] [-d DOMAINS]";
+  prerr_endline "usage: ocaml5_locks hold|spin|spin-fresh|convoy|domains|busy|deadlock [-t WAITERS] [-d DOMAINS]";
   exit 2
 
 let domain_id () = (Domain.self () :> int)
@@ -76,6 +86,10 @@ let rec spin _ = Unix.sleepf 0.001; Thread.yield (); spin 0
 let hold waiters =
   let tids = start_threads waiters 0 spin in
   hold_and_block tids 0
+
+let hold_spinning released waiters =
+  let tids = start_threads waiters 0 spin in
+  Thread.join (Thread.create (fun () -> hold_and_spin tids 0 released) ())
 
 let convoy waiters =
   let fds = Array.init waiters (fun _ -> socketpair ()) in
@@ -158,6 +172,8 @@ let () =
   let w dflt = if !waiters < 0 then dflt else !waiters in
   match mode with
   | "hold" -> hold (w 20)
+  | "spin" -> hold_spinning true (w 4)
+  | "spin-fresh" -> hold_spinning false (w 4)
   | "convoy" -> convoy (w 64)
   | "domains" -> domains !ndom (w 3)
   | "busy" -> busy (w 8)

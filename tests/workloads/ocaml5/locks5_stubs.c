@@ -1,5 +1,5 @@
-/* C half of ocaml5_locks (see locks5.ml): gettid, the stub that keeps its
- * domain's runtime lock while it blocks in read() on a socket, and a
+/* C half of ocaml5_locks (see locks5.ml): gettid, the stubs that keep their
+ * domain's runtime lock while they block in read() on a socket or compute, and a
  * checker thread (not an OCaml thread) that confirms through /proc that
  * every thread sleeps where the mode says before printing "ready".  No
  * CAMLparam: the stubs that block never return and never allocate on the
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <caml/mlvalues.h>
@@ -42,6 +43,7 @@ static pid_t holders[64], waiters[MAX_T];
 static int nholders, nwaiters, expect_holders = 1;
 static int wake_fds[MAX_T], nwake; /* convoy: one byte to each wakes it */
 static const char *on = "runtime_lock";
+static volatile int spinning; /* spin: the holders run, in no system call */
 
 static long syscall_of(pid_t tid)
 {
@@ -59,7 +61,7 @@ static long syscall_of(pid_t tid)
 
 static bool all_asleep(void)
 {
-	for (int i = 0; i < nholders; i++)
+	for (int i = 0; i < nholders && !spinning; i++)
 		if (syscall_of(holders[i]) != 0) /* read */
 			return false;
 	for (int i = 0; i < nwaiters; i++)
@@ -119,18 +121,11 @@ value lt5_socketpair(value unit)
 }
 
 /* Registers the caller as its domain's holder and TIDS as that domain's
- * waiters, then blocks in read() on a silent socket without releasing the
- * runtime lock.  The last holder to arrive starts the checker. */
-value lt5_hold_and_block(value tids, value dom)
+ * waiters; the last holder to arrive starts the checker. */
+static void register_holder(value tids, value dom)
 {
 	pid_t self = gettid();
 	int n = (int)Wosize_val(tids);
-	int sv[2];
-	char byte;
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
-		perror("ocaml5_locks: socketpair");
-		exit(1);
-	}
 	pthread_mutex_lock(&mu);
 	holders[nholders++] = self;
 	for (int i = 0; i < n && nwaiters < MAX_T; i++)
@@ -146,6 +141,19 @@ value lt5_hold_and_block(value tids, value dom)
 	}
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
+}
+
+/* Registers the caller as its domain's holder, then blocks in read() on a
+ * silent socket without releasing the runtime lock. */
+value lt5_hold_and_block(value tids, value dom)
+{
+	int sv[2];
+	char byte;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		perror("ocaml5_locks: socketpair");
+		exit(1);
+	}
+	register_holder(tids, dom);
 	/* the other end stays open and silent: read() never returns; no
 	 * caml_enter_blocking_section, so the runtime lock stays taken */
 	for (;;)
@@ -153,6 +161,42 @@ value lt5_hold_and_block(value tids, value dom)
 			fprintf(stderr, "ocaml5_locks: unexpected data\n");
 			exit(1);
 		}
+	return Val_unit;
+}
+
+static void spin_for_ever(void)
+{
+	for (volatile unsigned long x = 0;; x++)
+		;
+}
+
+/* Registers the caller as its domain's holder, then computes for ever in
+ * C: the runtime lock stays taken (no safepoint of OCaml code to yield at)
+ * by a thread that runs, which released it once before (RELEASED) or never.
+ * It runs on a stack of its own in static memory, as
+ * OCaml 5 runs OCaml code on fiber stacks: the thread's stack pointer is
+ * not in its system stack, where the runtime's c_stack points. */
+value lt5_hold_and_spin(value tids, value dom, value released)
+{
+	static ucontext_t here, there;
+	static char fiber[64 * 1024] __attribute__((aligned(16)));
+	spinning = 1;
+	/* a thread that released the lock once has its c_stack saved, a
+	 * pointer into this stack; one that never did has none */
+	if (Bool_val(released)) {
+		caml_enter_blocking_section();
+		caml_leave_blocking_section();
+	}
+	register_holder(tids, dom);
+	if (getcontext(&there) < 0) {
+		perror("ocaml5_locks: getcontext");
+		exit(1);
+	}
+	there.uc_stack.ss_sp = fiber;
+	there.uc_stack.ss_size = sizeof(fiber);
+	there.uc_link = NULL;
+	makecontext(&there, spin_for_ever, 0);
+	swapcontext(&here, &there);
 	return Val_unit;
 }
 
