@@ -12,6 +12,12 @@
 /* Index of the thread that alone can end T's (non-futex) wait, -1 none:
  * a process's main thread stands for the process. */
 long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t);
+/* A thread stopped (by a signal or a tracer) in a read, a write or a poll
+ * (not a file lock's): what it waited for may have come since (a stopped
+ * thread is woken, and stays stopped), so its call is no evidence of a
+ * wait: no cycle or chain goes through it; the STOPPED verdict says it.  A
+ * lock's owner, by contrast, still holds it. */
+bool lts_wf_stopped_io(const struct lt_thread *t);
 /* T's edge names a process, not one thread. */
 bool lts_wf_process_edge(const struct lt_snapshot *s, const struct lt_thread *t);
 /* The cycle CYC (n indexes, next[] the cycle search's edges) holds: each

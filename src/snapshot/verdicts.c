@@ -364,7 +364,7 @@ static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 		if (t->wait == LT_WAIT_FUTEX && t->futex.is_wait && (asleep(t) || runtime_says(s, t)) &&
 		    has_owner(&t->futex))
 			next[i] = idx_of(s, t->futex.owner);
-		else if (t->wait != LT_WAIT_FUTEX)
+		else if (t->wait != LT_WAIT_FUTEX && !lts_wf_stopped_io(t))
 			next[i] = lts_wf_next(s, t); /* file lock, pipe, socket, child (waitfor.h) */
 	}
 	/* a pipe only its own process can write, none of whose threads can
@@ -1255,30 +1255,65 @@ static void find_rt_blocked_holders(struct lt_snapshot *s, int min_waiters, cons
  * SIGTTOU: state T) or by a tracer (state t): whatever call they are in,
  * even a sleep its timer ends, they run again only when continued, so
  * none of them is idle. */
+static pid_t proc_of(const struct lt_thread *t)
+{
+	return t->wf ? t->wf->pid : 0;
+}
+
 static void find_stopped(struct lt_snapshot *s)
 {
 	size_t sig = 0, traced = 0;
+	/* the processes with stopped threads (in a snapshot of several, the
+	 * count is of their threads), and whether there are others */
+	pid_t procs[16];
+	size_t np = 0, of = 0;
+	bool several = false;
 	for (size_t i = 0; i < s->n_threads; i++) {
-		sig += s->threads[i].state == 'T';
-		traced += s->threads[i].state == 't';
+		const struct lt_thread *t = &s->threads[i];
+		sig += t->state == 'T';
+		traced += t->state == 't';
+		several |= proc_of(t) != proc_of(&s->threads[0]);
+		if (t->state != 'T' && t->state != 't')
+			continue;
+		size_t k = 0;
+		while (k < np && procs[k] != proc_of(t))
+			k++;
+		if (k == np && np < sizeof(procs) / sizeof(procs[0]))
+			procs[np++] = proc_of(t);
 	}
 	if (!sig && !traced)
 		return;
+	for (size_t i = 0; i < s->n_threads; i++)
+		for (size_t k = 0; k < np; k++)
+			of += procs[k] == proc_of(&s->threads[i]);
+	if (!several || np == sizeof(procs) / sizeof(procs[0]))
+		of = s->n_threads;
+	char whose[96] = "";
+	if (several && np == 1) {
+		const struct lt_thread *first = NULL;
+		for (size_t i = 0; i < s->n_threads && !first; i++)
+			if (proc_of(&s->threads[i]) == procs[0])
+				first = &s->threads[i];
+		snprintf(whose, sizeof(whose), " of process %d%s%s%s", (int)procs[0], first ? " (" : "",
+			 first ? first->comm : "", first ? ")" : "");
+	} else if (several && np > 1) {
+		snprintf(whose, sizeof(whose), " of the %zu processes they are in", np);
+	}
 	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_STOPPED);
 	if (!v)
 		return;
 	v->longest_s = -1;
 	if (sig && !traced)
-		v->summary = lts_asprintf("%zu of %zu threads are stopped by a signal (state T: SIGSTOP, "
+		v->summary = lts_asprintf("%zu of %zu threads%s are stopped by a signal (state T: SIGSTOP, "
 					  "SIGTSTP, SIGTTIN or SIGTTOU): whatever they wait for, they run "
-					  "again only when the process gets SIGCONT", sig, s->n_threads);
+					  "again only when the process gets SIGCONT", sig, of, whose);
 	else if (!sig)
-		v->summary = lts_asprintf("%zu of %zu threads are stopped by a tracer (state t: a debugger "
+		v->summary = lts_asprintf("%zu of %zu threads%s are stopped by a tracer (state t: a debugger "
 					  "or strace holds them): they run again only when it lets them go",
-					  traced, s->n_threads);
+					  traced, of, whose);
 	else
-		v->summary = lts_asprintf("%zu of %zu threads are stopped: %zu by a signal (state T, until "
-					  "SIGCONT), %zu by a tracer (state t)", sig + traced, s->n_threads,
+		v->summary = lts_asprintf("%zu of %zu threads%s are stopped: %zu by a signal (state T, until "
+					  "SIGCONT), %zu by a tracer (state t)", sig + traced, of, whose,
 					  sig, traced);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];

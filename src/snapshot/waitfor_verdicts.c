@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "appwait.h"
+#include "filelock.h"
+#include "locktrace/calls.h"
 #include "snapshot.h"
 #include "waitfor.h"
 #include "snapshot_int.h"
@@ -239,6 +241,12 @@ static bool self_file_lock(const struct lt_thread *t)
 			return false;
 	}
 	return true;
+}
+
+bool lts_wf_stopped_io(const struct lt_thread *t)
+{
+	return (t->state == 'T' || t->state == 't') && (t->wait == LT_WAIT_IO || t->wait == LT_WAIT_POLL) &&
+	       t->sc.nr != LT_NR_FLOCK && !(t->sc.nr == LT_NR_FCNTL && lt_fcntl_lock_cmd((unsigned)t->sc.args[1]));
 }
 
 long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t)
@@ -656,7 +664,7 @@ void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		if (in_cycle[i] || !t->wf || !t->wf->n_edges || !asleep(t))
+		if (in_cycle[i] || !t->wf || !t->wf->n_edges || !asleep(t) || lts_wf_stopped_io(t))
 			continue;
 		if (t->app_class == LT_APPWAIT_LOCK) /* its own verdict (appwait.c) */
 			continue;

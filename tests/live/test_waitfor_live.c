@@ -1377,6 +1377,51 @@ Test(waitfor_live, writer_on_a_full_pipe_names_the_reader)
 	lt_snapshot_free(s);
 }
 
+static const char STOPPEDREADER_PY[] =
+	"import os, signal, time\n"
+	"r, w = os.pipe()\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    os.dup2(r, 0); os.close(r); os.close(w)\n"
+	"    os.dup2(os.open('/dev/null', os.O_WRONLY), 1)\n"
+	"    os.execv('/bin/cat', ['cat'])\n"
+	"os.close(r)\n"
+	"def sc():\n"
+	"    with open('/proc/%d/syscall' % pid) as f: return f.read().split()[0]\n"
+	"while sc() != '0': time.sleep(0.01)\n" /* cat asleep in read() */
+	"os.kill(pid, signal.SIGSTOP)\n"
+	"while open('/proc/%d/stat' % pid).read().rsplit(')', 1)[1].split()[0] != 'T': time.sleep(0.01)\n"
+	"print('reader pid=%d' % pid, flush=True)\n"
+	"print('ready', flush=True)\n"
+	"os.write(w, b'x' * (1 << 20))\n";
+
+/* A pipeline's reader stopped (Ctrl-Z, SIGSTOP) while asleep in read() on
+ * the empty pipe; its writer then fills the pipe and blocks.  The reader's
+ * read has its data (it runs on at SIGCONT): no deadlock of the two, but
+ * the writer's chain ending at the stopped reader, the stop counted among
+ * the reader's own threads. */
+Test(waitfor_live, a_reader_stopped_in_read_makes_no_deadlock_with_its_writer)
+{
+	start_py(STOPPEDREADER_PY);
+	pid_t w = procs[0].pid;
+	pid_t rd = (pid_t)tl_truth_val(lines[0], nlines[0], "reader", NULL, "pid");
+	wait_in_syscall(w, w, 1); /* write, the pipe full */
+	struct lt_multi_snapshot *m = follow(w);
+	bool stopped = false, chain = false;
+	char want[64];
+	snprintf(want, sizeof(want), "1 of 1 threads of process %d (cat) are stopped", (int)rd);
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		const struct lt_verdict *v = &m->view.verdicts[i];
+		cr_log_info("%s", v->summary);
+		cr_expect_neq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+		stopped |= v->kind == LT_VERDICT_STOPPED && strstr(v->summary, want) && has_tid(v, rd);
+		chain |= v->kind == LT_VERDICT_WAIT_CHAIN && has_tid(v, w) && !has_tid(v, rd);
+	}
+	cr_expect(stopped, "no STOPPED verdict says: %s", want);
+	cr_expect(chain, "no wait chain of the writer %d (and of it alone)", (int)w);
+	lt_multi_free(m);
+}
+
 static const char WAITSEL_PY[] =
 	"import os, subprocess, sys\n"
 	"own = subprocess.Popen(['sleep', '600'], process_group=0)\n" /* its own group */
