@@ -2,6 +2,7 @@
 /* See src/base/outfile.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,30 @@ int lt_out_create(const char *path, int force)
 		return r;
 	}
 	return fd;
+}
+
+/* dir's real path and path's last component into out */
+static int canon(const char *path, char *out, size_t n)
+{
+	char dir[4096], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (dir_of(path, dir, sizeof(dir)) || !realpath(dir, real))
+		return -1;
+	int w = snprintf(out, n, "%s/%s", real, slash ? slash + 1 : path);
+	return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+int lt_out_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char ca[4096 + PATH_MAX], cb[4096 + PATH_MAX];
+	if (!a || !b)
+		return 0;
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (canon(a, ca, sizeof(ca)) || canon(b, cb, sizeof(cb)))
+		return !strcmp(a, b);
+	return !strcmp(ca, cb);
 }
 
 int lt_out_check(const char *path, int force)

@@ -31,6 +31,11 @@ int lt_out_tmp(const char *path, char *tmp, size_t tlen);
  * left in place on failure. */
 int lt_out_commit(const char *tmp, const char *path, int force);
 
+/* Do paths a and b name the same file?  Both existing: the same inode
+ * (a hard link, a symlink to it); otherwise the same directory (by its
+ * real path) and name.  1 or 0. */
+int lt_out_same(const char *a, const char *b);
+
 /* What a negative return above means, for a message. */
 const char *lt_out_strerror(int r);
 

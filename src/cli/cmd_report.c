@@ -79,6 +79,10 @@ static int profile_out(const char *path, int format, const char *outpath, int fo
 		       "output)");
 		return 2;
 	}
+	if (outpath && lt_out_same(path, outpath)) {
+		lt_err("the output %s is the input trace; choose another name with -o", outpath);
+		return 2;
+	}
 	if (outpath) {
 		int fd = lt_out_create(outpath, force);
 		if (fd < 0) {

@@ -53,6 +53,11 @@ int lt_after_check(void *ctx, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "path too long to name the Perfetto trace: %s", path);
 		return -ENAMETOOLONG;
 	}
+	if (a->o->pid_file && lt_out_same(a->o->pid_file, out)) {
+		snprintf(err, errlen, "--pid-file names %s, the Perfetto trace of %s; choose another name for "
+			 "one of them (or --no-perfetto)", out, path);
+		return -EINVAL;
+	}
 	int r = lt_out_check(out, a->o->force);
 	if (r == -EEXIST)
 		snprintf(err, errlen, "%s already exists (the Perfetto trace of %s); choose another name "

@@ -130,11 +130,6 @@ static void writer_free(struct writer *w)
 	lt_perfetto_free(w->pf);
 }
 
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 int lt_convert(const char *in, const char *out, int format, int force, struct lt_convert_result *res,
 	       char *err, size_t errlen)
@@ -158,7 +153,7 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 	err[0] = 0;
 	if (lt_reader_open(&r, in, err, errlen))
 		return 1;
-	if (same_file(in, out)) {
+	if (lt_out_same(in, out)) {
 		snprintf(err, errlen, "the output %s is the input trace; choose another name with -o", out);
 		goto out;
 	}

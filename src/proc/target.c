@@ -163,6 +163,31 @@ pid_t lt_proc_zombie_of(pid_t pid)
 	return read_stat(path, &st, &ppid) == 0 && st == 'Z' && ppid > 0 ? (pid_t)ppid : 0;
 }
 
+pid_t lt_proc_dead_zombie_of(pid_t pid)
+{
+	pid_t parent = lt_proc_zombie_of(pid);
+	char path[64], st;
+	int ppid;
+	if (!parent)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char tp[300];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(tp, sizeof(tp), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+		if (read_stat(tp, &st, &ppid) == 0 && st != 'Z' && st != 'X') {
+			parent = 0; /* a thread lives on */
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return parent;
+}
+
 static int32_t stat_ppid(pid_t pid)
 {
 	char path[64], st;

@@ -69,6 +69,10 @@ int lt_proc_descendants(const pid_t *roots, size_t n, pid_t **out, size_t *nout)
 int lt_proc_alive(pid_t pid);
 /* pid is a zombie: its parent's pid (which has not reaped it), else 0. */
 pid_t lt_proc_zombie_of(pid_t pid);
+/* pid is a zombie none of whose threads lives on (a leader that exited
+ * before its threads is a zombie too, its process alive): its parent's
+ * pid, else 0. */
+pid_t lt_proc_dead_zombie_of(pid_t pid);
 
 /* --cgroup: a cgroup v2 directory, its descendants and their processes. */
 struct lt_cgroup {

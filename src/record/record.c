@@ -217,7 +217,7 @@ static void finish_ring(struct session *s, char *done, size_t dlen)
 	if (s->flight.first_fd >= 0) { /* never dumped: do not leave an empty file */
 		close(s->flight.first_fd);
 		s->flight.first_fd = -1;
-		unlink(s->flight.base);
+		rec_out_discard(s, s->flight.base);
 	}
 }
 
@@ -302,6 +302,9 @@ static void end_launched(struct session *s, int wait)
 		lt_info("%s (pid %d) is still running: sending it and its descendants SIGTERM", s->comm, s->tgid);
 	signal_descendants(s->tgid, SIGTERM);
 	kill(s->tgid, SIGTERM);
+	/* and SIGCONT, as timeout(1): a stopped one would never see it */
+	signal_descendants(s->tgid, SIGCONT);
+	kill(s->tgid, SIGCONT);
 	for (int ms = 0; !has_ended(s->tgid, &st); ms += 20) {
 		if (ms == 5000 && !said++)
 			lt_info("%s (pid %d) has not ended 5 s after SIGTERM; waiting for it (Ctrl-C "
@@ -362,7 +365,7 @@ static void discard_output(struct session *s)
 	if (s->flight.first_fd >= 0)
 		close(s->flight.first_fd);
 	s->flight.first_fd = -1;
-	unlink(s->res->path); /* we created it and it holds nothing */
+	rec_out_discard(s, s->res->path); /* we created it and it holds nothing */
 }
 
 static void release(struct session *s, int failed)
@@ -396,6 +399,7 @@ static void release(struct session *s, int failed)
 	signal(SIGUSR1, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (s->holding)
 		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 	s->holding = 0;
@@ -440,6 +444,8 @@ int lt_record(const struct lt_record_opts *o, struct lt_record_result *res)
 		release(&s, 1);
 		return -1;
 	}
+	if (!s.ring) /* recording: the file --force replaces goes now */
+		rec_out_commit(&s);
 	rec_run(&s);
 	finish(&s);
 	release(&s, 0);

@@ -368,6 +368,10 @@ int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t
 		if (!r)
 			r = cr;
 	}
+	/* the first dump, into the file --force replaces: it takes the name
+	 * (kept under its temporary one if it cannot) */
+	if ((!r || final) && s->out_tmp[0] && rec_out_commit(s))
+		snprintf(path, plen, "%s", s->res->path);
 	if (!r) {
 		f->ndumps++;
 		s->res->dumps++;
@@ -385,7 +389,7 @@ int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t
 		lt_err("writing %s: %s; the trace is readable up to its last complete chunk", path,
 		       strerror(-r));
 	} else {
-		unlink(path);
+		rec_out_discard(s, path);
 		lt_err("writing %s: %s; removed it, the ring is kept and the next trigger retries",
 		       path, strerror(-r));
 	}

@@ -119,6 +119,10 @@ struct session {
 	/* when the programs were detached at the end (CLOCK_BOOTTIME ns): the
 	 * trace's end, not after the end snapshot (rec_drain) */
 	uint64_t detach_ns;
+	/* non-empty: the output is written as this temporary file beside
+	 * res->path, where a file --force replaces still is; renamed over it
+	 * (rec_out_commit) once there is something to keep, removed if not */
+	char out_tmp[PATH_MAX];
 	const struct lt_record_opts *o;
 	struct lt_record_result *res;
 	struct collector c;
@@ -323,6 +327,15 @@ void rec_fb_seed_stall(struct session *s);
 /* record_setup.c */
 /* The output file (-o, or a default name that moves on to the next free
  * one), res->path its name.  0 or -errno (said in res->err). */
+/* The output written as s->out_tmp takes its name (res->path, or the
+ * flight recorder's base name): 0, or -1 after saying so (the trace stays
+ * under the temporary name, which res->path then is). */
+int rec_out_commit(struct session *s);
+/* Removes the output file, which holds nothing worth keeping: the
+ * temporary one if it never took its name (the file it was to replace
+ * stays). */
+void rec_out_discard(struct session *s, const char *path);
+
 int rec_open_output(struct session *s);
 /* The processes to trace (launched, given with -p, the cgroup's) and the
  * first one's comm.  0 or -1. */

@@ -81,16 +81,20 @@ static void on_usr1(int sig)
 
 static void on_signal(int sig)
 {
-	(void)sig;
 	rec_stop_requests++;
-	if (rec_stop_requests >= 2) {
-		/* a third one kills us the default way */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+	if (rec_stop_requests >= 3) {
+		/* a third one ends us the default way (a finish that hangs),
+		 * saying what is left */
+		static const char m[] = "locktrace: a third stop request: ending now; the trace keeps its complete "
+					"chunks, not its end (locktrace report TRACE says where it stops)\n";
+		ssize_t w = write(STDERR_FILENO, m, sizeof(m) - 1);
+		(void)w;
+		signal(sig, SIG_DFL);
+		raise(sig);
 	}
 }
 
-/* SIGINT, SIGTERM and SIGUSR1 are blocked from the start: one that arrives
+/* SIGINT, SIGTERM, SIGHUP and SIGUSR1 are blocked from the start: one that arrives
  * while we attach (the default actions would end us, leaving a half-made
  * output behind) waits until the handlers exist. */
 void rec_hold_signals(sigset_t *old)
@@ -101,6 +105,7 @@ void rec_hold_signals(sigset_t *old)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, old);
 }
@@ -113,6 +118,7 @@ static void take_signals(const sigset_t *old)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: stop as Ctrl-C does */
 	sigaction(SIGUSR1, &su, NULL);
 	sigprocmask(SIG_SETMASK, old, NULL);
 }

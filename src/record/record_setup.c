@@ -43,7 +43,24 @@ int rec_open_output(struct session *s)
 			rec_fail(s, "%s", err);
 			return r;
 		}
-		r = lt_writer_open(&s->file_w, path, o->force);
+		if (o->pid_file && lt_out_same(o->pid_file, path)) {
+			rec_fail(s, "--pid-file and -o both name %s; choose another name for one of them", path);
+			return -EINVAL;
+		}
+		struct stat sb;
+		if (o->force && !lstat(path, &sb) && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))) {
+			/* what is there stays until this recording has begun */
+			int fd = lt_out_tmp(path, s->out_tmp, sizeof(s->out_tmp));
+			r = fd < 0 ? fd : lt_writer_fd_open(&s->file_w, fd);
+			if (r && fd >= 0) {
+				close(fd);
+				unlink(s->out_tmp);
+			}
+			if (r)
+				s->out_tmp[0] = 0;
+		} else {
+			r = lt_writer_open(&s->file_w, path, o->force);
+		}
 		if (r == -EEXIST)
 			rec_fail(s, "%s already exists; choose another name with -o or pass --force", path);
 		else if (r)
@@ -66,6 +83,29 @@ int rec_open_output(struct session *s)
 		rec_fail(s, "cannot create trace file %s in the current directory: %s "
 			 "(choose a writable path with -o)", path, lt_out_strerror(r));
 	return r;
+}
+
+int rec_out_commit(struct session *s)
+{
+	const char *to = s->ring ? s->flight.base : s->res->path;
+	if (!s->out_tmp[0])
+		return 0;
+	int r = lt_out_commit(s->out_tmp, to, 1);
+	if (r) {
+		lt_err("cannot rename %s to %s: %s; the trace is %s", s->out_tmp, to, lt_out_strerror(r),
+		       s->out_tmp);
+		snprintf(s->res->path, sizeof(s->res->path), "%s", s->out_tmp);
+		if (s->ring)
+			snprintf(s->flight.base, sizeof(s->flight.base), "%s", s->out_tmp);
+	}
+	s->out_tmp[0] = 0;
+	return r ? -1 : 0;
+}
+
+void rec_out_discard(struct session *s, const char *path)
+{
+	unlink(s->out_tmp[0] ? s->out_tmp : path);
+	s->out_tmp[0] = 0;
 }
 
 /* Forks the command to launch, held at its gate; refuses one that execvp
@@ -463,6 +503,13 @@ int rec_attach(struct session *s)
 
 	/* a pidfd tells us when the process is gone without signals or ptrace */
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->tgid, 0);
+	pid_t dead = s->launched ? 0 : lt_proc_dead_zombie_of(s->tgid);
+	if (dead) { /* a pidfd opens on a zombie too: nothing to record */
+		close(s->pidfd);
+		s->pidfd = -1;
+		return rec_fail(s, "process %d has exited: a zombie its parent %d has not reaped (wait4); record "
+				"the parent: locktrace record -p %d", s->tgid, (int)dead, (int)dead);
+	}
 	if (s->pidfd < 0 && !s->launched) {
 		pid_t parent = lt_proc_zombie_of(s->tgid);
 		return parent ? rec_fail(s, "process %d has exited: a zombie its parent %d has not reaped "

@@ -2,6 +2,7 @@
  * the bundled workloads, asserting facts the workloads print about
  * themselves (tids, lock addresses, byte counts). */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -682,6 +683,79 @@ Test(record_live, unwritable_or_existing_output_is_refused_before_attaching, .ti
 	struct stat sb;
 	cr_assert_eq(stat(path, &sb), 0);
 	cr_assert_eq(sb.st_size, 7, "existing file was modified");
+	unlink(path);
+	tl_close(&wl);
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) ? -1 : sb.st_size;
+}
+
+/* Nothing recorded, nothing lost: --force replaces a file only once the
+ * recording has begun (a target that is a zombie, gone: the old file
+ * stays, no temporary file is left); an output named twice is refused
+ * before anything is attached; report --profile never writes over the
+ * trace it reads. */
+Test(record_live, force_replaces_only_what_a_recording_replaces, .timeout = 60)
+{
+	NEED_ROOT();
+	char path[128], pidf[160], zpid[16], dir[128];
+	tl_tmp_path(path, sizeof(path), "keep");
+	FILE *f = fopen(path, "w");
+	fputs("keep me", f);
+	fclose(f);
+	pid_t z = fork(); /* a zombie: exited, not reaped */
+	if (!z)
+		_exit(0);
+	cr_assert_gt(z, 0);
+	for (int i = 0; i < 500 && !lt_proc_zombie_of(z); i++)
+		usleep(10000);
+	snprintf(zpid, sizeof(zpid), "%d", (int)z);
+	char *zombie[] = { LT_BIN, "record", "-p", zpid, "-o", path, "--force", NULL };
+	expect_error(zombie, "has exited: a zombie");
+	waitpid(z, NULL, 0);
+	cr_assert_eq(size_of(path), 7, "the file --force was to replace is gone or changed");
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/'), *base = slash + 1;
+	*slash = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t blen = strlen(base);
+	while (d && (e = readdir(d)))
+		cr_assert(!(e->d_name[0] == '.' && !strncmp(e->d_name + 1, base, blen)), "temporary file left: %s",
+			  e->d_name);
+	if (d)
+		closedir(d);
+
+	char *wargv[] = { WL("select_reader"), NULL };
+	struct tl_proc wl;
+	char truth[32][256], pid[16];
+	int n = 0;
+	tl_start_pid(&wl, wargv, truth, &n, pid);
+	char *twice[] = { LT_BIN, "record", "-p", pid, "-d", "0.3", "-o", path, "--pid-file", path, "--force", NULL };
+	expect_error(twice, "--pid-file and -o both name");
+	cr_assert_eq(size_of(path), 7);
+	size_t pl = strlen(path); /* NAME.ltrace -> NAME.perfetto-trace */
+	if (pl > 7 && !strcmp(path + pl - 7, ".ltrace"))
+		pl -= 7;
+	snprintf(pidf, sizeof(pidf), "%.*s.perfetto-trace", (int)pl, path);
+	char *pf[] = { LT_BIN, "-p", pid, "-d", "0.3", "-o", path, "--pid-file", pidf, "--force", NULL };
+	expect_error(pf, "--pid-file names");
+	cr_assert_eq(size_of(path), 7);
+	cr_assert_eq(size_of(pidf), -1, "the pid file was written");
+
+	/* a recording: the file is replaced now */
+	char *rec[] = { LT_BIN, "record", "-p", pid, "-d", "0.3", "-o", path, "--force", NULL };
+	static char out[64][256], err[64][256];
+	int no = 0, ne = 0;
+	cr_assert_eq(tl_run_to_end(rec, out, &no, err, &ne), 0);
+	off_t sz = size_of(path);
+	cr_assert_gt(sz, 7, "not replaced by the recording");
+	char *prof[] = { LT_BIN, "report", path, "--profile", "-o", path, "--force", NULL };
+	expect_error(prof, "is the input trace");
+	cr_assert_eq(size_of(path), sz, "report --profile wrote over its input");
 	unlink(path);
 	tl_close(&wl);
 }
