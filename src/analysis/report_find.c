@@ -145,9 +145,15 @@ const char *rp_gname(const struct rgroup *g, char *buf, size_t len)
 			break;
 		}
 	const char *a = g->keytext; /* "0x...", or what a key of another process stands for */
-	if (g->rt_kind[0])
-		snprintf(buf, len, "the %.47s %.40s (%.60s, %.34s)", g->rt_kind, g->rt_name,
-			 g->pub.symbol[0] ? g->pub.symbol : "?", a);
+	/* a name or symbol the runtime and the symbols do not give is left
+	 * out, never "?" */
+	bool named = g->rt_name[0] && strcmp(g->rt_name, "?");
+	if (g->rt_kind[0] && g->pub.symbol[0])
+		snprintf(buf, len, "the %.47s%s%.40s (%.60s, %.34s)", g->rt_kind, named ? " " : "",
+			 named ? g->rt_name : "", g->pub.symbol, a);
+	else if (g->rt_kind[0])
+		snprintf(buf, len, "the %.47s%s%.40s (%.34s)", g->rt_kind, named ? " " : "", named ? g->rt_name : "",
+			 a);
 	else if (g->pub.symbol[0])
 		snprintf(buf, len, "%s (%s, %s)", g->pub.symbol, a, k);
 	else if (g->pub.n_words > 1)

@@ -236,12 +236,20 @@ static void quiet_phrase(struct lt_report *r, const struct rgroup *g, char *buf,
 	char d[32];
 	uint64_t quiet = g->pub.last_wake_ts, qs = queue_since(r, g);
 	rp_fmt_dur(rp_dur_to_end(r, quiet ? quiet : g->end_oldest), d, sizeof(d));
-	if (qs < g->end_oldest && !quiet) {
+	/* its waiters waited again (timed out, or more waits than waiters) */
+	bool retried = g->pub.timeouts > 0 || g->pub.waits > g->n_mem;
+	if (qs < g->end_oldest && !quiet && retried) {
 		/* a runtime lock whose waiters retry in timed waits (CPython's GIL
 		 * every 5 ms): no single wait is long, the queue is */
 		rp_fmt_dur(rp_dur_to_end(r, qs), d, sizeof(d));
 		snprintf(buf, len, "its waiters retry in timed waits and nobody has woken it in the "
 			 "trace; the holder has kept it for at least %s", d);
+	} else if (qs < g->end_oldest && !quiet) {
+		/* one wait each, begun after the holder's call */
+		char h[32];
+		rp_fmt_dur(rp_dur_to_end(r, qs), h, sizeof(h));
+		snprintf(buf, len, "no wake-up on it in the trace, the first waiter has waited %s; the holder "
+			 "has kept it for at least %s", d, h);
 	} else if (quiet) {
 		snprintf(buf, len, "nobody has woken the lock for %s", d);
 	} else {

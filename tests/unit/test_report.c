@@ -623,6 +623,34 @@ Test(report, a_go_m_park_note_is_listed_after_the_locks_and_said_no_lock)
 	done();
 }
 
+/* A threading.Lock's one waiter, in one untimed wait begun after its
+ * holder (the snapshot read the owner) blocked in a socket read; no
+ * wake-up on it in the trace: said so, never that its waiters "retry in
+ * timed waits" (CPython's GIL waiters do; a Lock's do not). */
+Test(report, a_single_untimed_wait_is_not_said_to_retry)
+{
+	uint64_t t = begin(TIDS(PID, 501, 502));
+	io(t + 4 * MS, 501, NR_read, 7);
+	off(t + 4 * MS + 10 * US, 501, 0);
+	wait_sleep(t + 400 * MS, 502, FUTEX_WAIT_PRIVATE, L1, 2);
+	snapshot("{\"tid\": 500, \"comm\": \"app\", \"state\": \"S\", \"blocked_s\": 3,"
+		 " \"syscall\": {\"nr\": 230, \"name\": \"clock_nanosleep\"}, \"wait\": \"sleep\", \"futex\": null},"
+		 "{\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 3,"
+		 " \"syscall\": {\"nr\": 0, \"name\": \"read\"}, \"wait\": \"io\","
+		 " \"io_fd\": {\"fd\": 7, \"kind\": \"socket\", \"target\": \"socket:[1]\"}},"
+		 "{\"tid\": 502, \"comm\": \"t502\", \"state\": \"S\", \"blocked_s\": 2.6, \"syscall\": {\"nr\": 202},"
+		 " \"futex\": {\"uaddr\": \"0x5600000011c0\", \"is_wait\": true, \"expected\": 2, \"word\": 2,"
+		 " \"owner_kind\": \"mutex\", \"owner\": 501, \"lock_kind\": \"threading.Lock\"}}");
+	finish(t + 3 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, "io");
+	cr_assert_eq(f->holder, 501, "%s", f->summary);
+	cr_assert(!strstr(f->summary, "retry"), "%s", f->summary);
+	/* a lock the runtime does not name is not called "?" */
+	cr_assert(strstr(f->summary, "the threading.Lock (") && !strstr(f->summary, "?"), "%s", f->summary);
+	cr_assert(strstr(f->summary, "no wake-up on it in the trace, the first waiter has waited"), "%s", f->summary);
+	done();
+}
+
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
