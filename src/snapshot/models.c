@@ -144,6 +144,39 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 	}
 }
 
+/* A holder the runtime's memory names that was asleep waiting for that
+ * very lock when its call was read: the lock changed hands between the
+ * two readings (a GIL passed on every 5 ms).  Neither reading is wrong,
+ * but no holder can be named from them: not named, said why, in the lock
+ * and in its waiters' owners alike. */
+static void unname_waiting_holder(struct lt_snapshot *s, size_t li)
+{
+	struct lt_rtlock *l = &s->rtlocks[li];
+	const struct lt_thread *h = l->held == 1 && l->holder > 0 ? lt_snapshot_find(s, l->holder) : NULL;
+	if (!h || !futex_wait(h) || h->futex.rtlock != li + 1)
+		return;
+	char *how = lts_asprintf("%s%snamed thread %d, which was asleep waiting for the %s itself when its "
+				 "call was read: the lock changed hands while the snapshot read it, and its "
+				 "holder is not known", l->holder_how ? l->holder_how : "", l->holder_how ? " " : "",
+				 (int)l->holder, l->kind);
+	free(l->holder_how);
+	l->holder_how = how;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_futex *f = &s->threads[i].futex;
+		if (f->rtlock == li + 1 && f->owner_kind == LT_OWNER_RUNTIME && f->owner == l->holder) {
+			f->owner_kind = LT_OWNER_NONE;
+			f->owner = 0;
+		}
+	}
+	l->holder = 0;
+}
+
+void lt_lockmodels_check_holders(struct lt_snapshot *s)
+{
+	for (size_t li = 0; li < s->n_rtlocks; li++)
+		unname_waiting_holder(s, li);
+}
+
 static int run_model(const struct lt_lockmodel *m, struct lt_snapshot *s, const struct lt_lm_env *e)
 {
 	if (!m->scan)
@@ -181,4 +214,5 @@ void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 			}
 		}
 	}
+	lt_lockmodels_check_holders(s);
 }

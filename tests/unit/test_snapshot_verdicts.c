@@ -755,6 +755,34 @@ static void gil(struct lt_snapshot *s, pid_t holder, const pid_t *seen, size_t n
 	l->seen_span_ms = 60.5;
 }
 
+/* The GIL's holder as read from the runtime (last_holder) was asleep
+ * waiting for the GIL itself when its call was read: the GIL changed hands
+ * between the readings (CPython 3.13, two CPU-bound threads).  No holder
+ * is named, neither in the lock nor in its waiters' owners, and the
+ * verdict says it is unknown, not "held by" the waiter. */
+Test(verdict_runtime, a_gil_holder_found_waiting_for_the_gil_is_not_named)
+{
+	struct lt_snapshot *s = table(3);
+	gil(s, 501, NULL, 0);
+	running(&s->threads[0], 500, "main");
+	futex_wait(&s->threads[1], 501, "spin_alpha", 0x9010, 0, 0, LT_OWNER_NONE, 0, 0.004);
+	futex_wait(&s->threads[2], 502, "spin_beta", 0x9010, 0, 0, LT_OWNER_RUNTIME, 501, 0.004);
+	for (int i = 1; i < 3; i++) {
+		s->threads[i].futex.lock_kind = "GIL";
+		s->threads[i].futex.lock_base = 0x9000;
+		s->threads[i].futex.rtlock = 1;
+	}
+	lt_lockmodels_check_holders(s);
+	cr_assert_eq(s->rtlocks[0].holder, 0);
+	cr_assert(s->rtlocks[0].holder_how && strstr(s->rtlocks[0].holder_how, "changed hands while the snapshot read it"),
+		  "%s", s->rtlocks[0].holder_how ? s->rtlocks[0].holder_how : "-");
+	cr_assert_eq(s->threads[2].futex.owner, 0);
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert_neq(s->verdicts[i].owner, 501, "%s", s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}
+
 Test(verdict_runtime, runnable_gil_waiters_seen_name_the_holder)
 {
 	struct lt_snapshot *s = table(7);

@@ -188,6 +188,11 @@ struct lt_rtlock *lt_rtlock_push(struct lt_rtlock **v, size_t *n);
  * after, for the others.  Pure given E: tests pass a synthetic
  * environment. */
 void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e);
+/* A runtime lock's holder that was asleep waiting for that very lock when
+ * its call was read (the lock changed hands between the readings) is not
+ * named, in the lock and its waiters' owners, and holder_how says why.
+ * Run by lt_lockmodels_apply. */
+void lt_lockmodels_check_holders(struct lt_snapshot *s);
 
 /* glibc (lock_glibc.c): classify one thread's futex wait from its stack
  * (frames) and the memory around the futex word.  Sets t->futex.lock_kind,
