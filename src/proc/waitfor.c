@@ -709,6 +709,23 @@ static void range_str(const struct lt_plock *l, char *buf, size_t len)
 		snprintf(buf, len, "bytes %" PRIu64 "-%" PRIu64, l->start, l->end);
 }
 
+/* The file offset of pid's fd (its fdinfo "pos:"), true if read. */
+static bool fd_pos(pid_t pid, int fd, int64_t *pos)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	FILE *f = fopen(path, "re");
+	bool ok = false;
+	long long v;
+	while (f && !ok && fgets(buf, sizeof(buf), f))
+		ok = sscanf(buf, "pos: %lld", &v) == 1;
+	if (f)
+		fclose(f);
+	if (ok)
+		*pos = v;
+	return ok;
+}
+
 /* The lock request of a blocked flock/fcntl, and the detail line. */
 static bool file_lock_request(struct cctx *c, struct lt_thread *t, struct lt_plock *req)
 {
@@ -760,6 +777,13 @@ static bool file_lock_request(struct cctx *c, struct lt_thread *t, struct lt_plo
 			memcpy(&start, raw + 8, 8);
 			memcpy(&len, raw + 16, 8);
 			snprintf(req->type, sizeof(req->type), "%s", type == 1 ? "WRITE" : "READ");
+			/* SEEK_CUR and SEEK_END: from the fd's offset (fdinfo
+			 * pos) and the file's size, as the kernel takes them */
+			int64_t from = 0;
+			bool known = whence == 0 || (whence == 1 && fd_pos(pid, fd, &from)) ||
+				     (whence == 2 && have_ino && S_ISREG(st.st_mode) && ((from = st.st_size), true));
+			if (known && whence != 0 && !__builtin_add_overflow(start, from, &start))
+				whence = 0;
 			if (whence == 0 && start >= 0) {
 				req->start = (uint64_t)start;
 				req->end = len > 0 ? (uint64_t)(start + len - 1) : len == 0 ? UINT64_MAX : (uint64_t)start;

@@ -277,6 +277,56 @@ Test(waitfor_live, python_lockf_range_and_holder)
 	lt_snapshot_free(s);
 }
 
+static const char LOCKF_WHENCE_PY[] =
+	"import fcntl, os, sys, time\n"
+	"f = open(sys.argv[1], 'r+')\n"
+	"m = sys.argv[2]\n"
+	"if m.startswith('hold'):\n"
+	"    fcntl.lockf(f, fcntl.LOCK_EX, 10, int(m[4:]))\n"
+	"    print('ready', flush=True)\n"
+	"    time.sleep(600)\n"
+	"print('ready', flush=True)\n"
+	"if m == 'cur':\n"
+	"    os.lseek(f.fileno(), 100, os.SEEK_SET)\n"
+	"    fcntl.lockf(f.fileno(), fcntl.LOCK_EX, 10, -50, os.SEEK_CUR)\n"
+	"else:\n"
+	"    fcntl.lockf(f.fileno(), fcntl.LOCK_EX, 10, -150, os.SEEK_END)\n";
+
+/* Byte ranges given from the fd's offset (SEEK_CUR) or the file's end
+ * (SEEK_END): bytes 50-59 of a 200-byte file whose bytes 50-59 one process
+ * holds and bytes 0-9 another: the range is the kernel's, and only the
+ * process whose lock conflicts is named. */
+Test(waitfor_live, lockf_from_the_offset_or_the_end_names_the_conflicting_holder_only)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	cr_assert_eq(truncate(lockfile[0], 200), 0);
+	const char *const modes[] = { "hold50", "hold0", "cur", "end" };
+	for (int i = 0; i < 2; i++)
+		tl_start_ready(&procs[i], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_WHENCE_PY, lockfile[0],
+							   (char *)modes[i], NULL },
+			       lines[i], &nlines[i], 64, 30000);
+	for (int w = 2; w < 4; w++) {
+		tl_start_ready(&procs[2], (char *const[]){ TL_PYTHON, "-c", (char *)LOCKF_WHENCE_PY, lockfile[0],
+							   (char *)modes[w], NULL },
+			       lines[2], &nlines[2], 64, 30000);
+		char waiting[256];
+		tl_locks_line(procs[2].pid, lockfile[0], true, waiting, sizeof(waiting));
+		cr_assert(strstr(waiting, " 50 59"), "ground truth: %s", waiting);
+		struct lt_snapshot *s = take(procs[2].pid);
+		const struct lt_wf_edge *e = edge_of(s, procs[2].pid, LT_WF_FILE_LOCK);
+		cr_expect(strstr(e->what, "bytes 50-59"), "%s: %s", modes[w], e->what);
+		cr_expect_eq(e->n_pids, 1, "%s: %s", modes[w], e->what);
+		cr_expect_eq(e->pids[0], procs[0].pid, "%s: the holder of bytes 50-59", modes[w]);
+		lt_snapshot_free(s);
+		tl_kill_tree(procs[2].pid);
+		tl_close(&procs[2]);
+		procs[2].pid = 0;
+	}
+}
+
 static const char FLOCK_X_PY[] =
 	"import fcntl, os, sys, time\n"
 	"a = open(sys.argv[1], 'a+'); b = open(sys.argv[2], 'a+')\n"
