@@ -688,6 +688,51 @@ static void polled_edge(struct cctx *c, struct lt_wf_edge *e)
 				   "process is what it waits for (inferred: one snapshot cannot tell)", buf);
 }
 
+/* Functions that sleep between tries of a file lock taken without waiting
+ * (F_SETLK, LOCK_NB), and what they are, for the evidence. */
+static const char *const retry_funcs[][2] = {
+	{ "sqlite3InvokeBusyHandler", "SQLite's busy handler" },
+	{ "sqliteDefaultBusyCallback", "SQLite's busy handler" },
+};
+
+/* A sleep whose stack is in a function that retries a file lock between
+ * sleeps (retry_funcs), beside a file another process holds locked
+ * (polled_read): a file-lock wait by polling, said from its stack, the
+ * holders from /proc/locks. */
+static void retry_edge(struct cctx *c, struct lt_thread *t)
+{
+	const char *fn = NULL, *what = NULL;
+	for (size_t i = 0; i < t->n_frames && !fn; i++)
+		for (size_t k = 0; t->frames[i].func && k < sizeof(retry_funcs) / sizeof(retry_funcs[0]); k++)
+			if (!strcmp(t->frames[i].func, retry_funcs[k][0])) {
+				fn = retry_funcs[k][0];
+				what = retry_funcs[k][1];
+			}
+	polled_read(c);
+	if (!fn || !c->n_polled)
+		return;
+	const struct polled *p = &c->polled[0];
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_FILE_LOCK);
+	if (!e)
+		return;
+	char rg[48];
+	range_str(&p->l, rg, sizeof(rg));
+	e->fd = p->fd;
+	e->what = lts_asprintf("a lock on %s (fd %d), tried again between sleeps", p->path ? p->path : "?", p->fd);
+	char buf[512];
+	size_t l = 0;
+	for (size_t i = 0; i < c->n_polled && l < sizeof(buf) - 128; i++) {
+		const struct polled *q = &c->polled[i];
+		range_str(&q->l, rg, sizeof(rg));
+		l += (size_t)snprintf(buf + l, sizeof(buf) - l, "%s%s (fd %d) is locked by process %d (%s %s %s)",
+				      i ? "; " : "", q->path ? q->path : "?", q->fd, (int)q->l.pid, q->l.cls,
+				      q->l.type, rg);
+		add_pid(e, q->l.pid);
+	}
+	e->evidence = lts_asprintf("its stack is in %s (%s), which sleeps and tries the lock again; %s "
+				   "[/proc/locks]", fn, what, buf);
+}
+
 static char *fd_path(pid_t pid, int fd)
 {
 	char lp[64], tgt[4096];
@@ -1495,6 +1540,8 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 			else
 				polled_edge(c, e);
 		}
+		if (t->sc.nr != 34)
+			retry_edge(c, t);
 		break;
 	}
 	case LT_WAIT_CHILD:

@@ -1150,8 +1150,9 @@ Test(waitfor_live, tcp_peer_blocked_on_the_servers_mutex_is_a_deadlock)
  * for a database another sqlite3 holds in a write transaction retries its
  * fcntl lock (F_SETLK, which does not wait) between sleeps, so one snapshot
  * sees a sleep.  The sleep's edge names the database and its holder (from
- * /proc/locks) as what it may wait for, marked as an inference, and the
- * IDLE verdict does not say "no lock involved" (it did). */
+ * /proc/locks) as what it may wait for, marked as an inference; the
+ * thread's stack, in SQLite's busy handler, makes it a file-lock wait by
+ * polling: a LOCK WAIT naming the holder, not IDLE (it was). */
 Test(waitfor_live, sqlite_busy_wait_names_the_database_lock_holder)
 {
 	need_root();
@@ -1180,13 +1181,30 @@ Test(waitfor_live, sqlite_busy_wait_names_the_database_lock_holder)
 	cr_assert_not_null(e->evidence);
 	cr_expect(strstr(e->evidence, lockfile[0]) && strstr(e->evidence, "POSIX WRITE") &&
 		  strstr(e->evidence, "inferred"), "%s", e->evidence);
+	/* with its stack, in SQLite's busy handler: a file-lock wait by
+	 * polling, said from the stack, not inferred, never IDLE */
+	lt_snapshot_free(s);
+	s = NULL;
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
+		if (s)
+			lt_snapshot_free(s);
+		cr_assert_eq(lt_snapshot_take(procs[1].pid, NULL, &s), 0);
+		t = lt_snapshot_find(s, procs[1].pid);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35))
+			break;
+	}
+	const struct lt_wf_edge *fl = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_assert_eq(fl->n_pids, 1);
+	cr_expect_eq(fl->pids[0], procs[0].pid);
+	cr_expect(fl->evidence && strstr(fl->evidence, "sqlite3InvokeBusyHandler") &&
+		  strstr(fl->evidence, lockfile[0]), "%s", fl->evidence ? fl->evidence : "-");
 	cr_assert(s->n_verdicts > 0);
 	const struct lt_verdict *v = &s->verdicts[0];
-	cr_expect_eq(v->kind, LT_VERDICT_IDLE, "%s", v->summary);
-	cr_expect_null(strstr(v->summary, "no lock involved"), "%s", v->summary);
+	cr_expect_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_expect_eq(v->owner, procs[0].pid, "%s", v->summary);
 	char want[160];
-	snprintf(want, sizeof(want), "1 thread asleep on a timer beside a file locked by process %d may be retrying "
-		 "that lock", (int)procs[0].pid);
+	snprintf(want, sizeof(want), "thread %d (sqlite3) waits for a file lock: a lock on %s", (int)procs[1].pid,
+		 lockfile[0]);
 	cr_expect(strstr(v->summary, want), "%s\n(wanted: %s)", v->summary, want);
 	lt_snapshot_free(s);
 }
