@@ -148,8 +148,13 @@ int lt_cmd_report(int argc, char **argv)
 				format = LT_PROFILE_COLLAPSED;
 			else if (!strcmp(optarg, "pprof"))
 				format = LT_PROFILE_PPROF;
-			else {
-				lt_err("invalid --format '%s': give text, collapsed or pprof", optarg);
+			else if (!strcmp(optarg, "json")) {
+				lt_err("--format is for --profile (text, collapsed or pprof); the report in "
+				       "JSON is --json");
+				return 2;
+			} else {
+				lt_err("invalid --format '%s': give text, collapsed or pprof (with --profile); "
+				       "the report in JSON is --json", optarg);
 				return 2;
 			}
 			break;

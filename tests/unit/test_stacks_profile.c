@@ -606,6 +606,15 @@ Test(stacks, profile_cli_output_file)
 	snprintf(cmd, sizeof(cmd), "%s report %s --format collapsed", LT_BIN, path);
 	cr_assert_eq(sh(cmd, err, sizeof(err)), 2);
 	cr_assert(strstr(err, "go with --profile"), "%s", err);
+	/* JSON is another option: said so */
+	snprintf(cmd, sizeof(cmd), "%s report %s --format json", LT_BIN, path);
+	cr_assert_eq(sh(cmd, err, sizeof(err)), 2);
+	cr_assert(strstr(err, "is --json"), "%s", err);
+	/* the input is never the output */
+	snprintf(cmd, sizeof(cmd), "%s report %s --profile -o %s --force", LT_BIN, path, path);
+	cr_assert_eq(sh(cmd, err, sizeof(err)), 2);
+	cr_assert(strstr(err, "is the input trace"), "%s", err);
+	cr_assert_eq(access(path, R_OK), 0, "the input trace is gone");
 	unlink(pb);
 	unlink(path);
 }
