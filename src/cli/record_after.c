@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "cli.h"
 #include "convert.h"
 #include "outfile.h"
@@ -30,6 +31,10 @@ static int convert_after(const struct lt_record_opts *o, const char *path)
 		return 1;
 	}
 	int rc = lt_convert_file(path, out, LT_FORMAT_PERFETTO, o->force, 1);
+	if (rc == 1 && access(path, F_OK)) {
+		lt_err("the raw trace %s is gone (removed while locktrace recorded?): nothing to convert", path);
+		return 1;
+	}
 	if (rc == 1) {
 		lt_info("the raw trace %s is complete; convert it later with:", path);
 		lt_more("  locktrace convert %s -o OTHER.perfetto-trace", path);

@@ -215,6 +215,10 @@ static long owner_uid(pid_t pid)
 /* Before anything is printed: may we read what pid's threads do?  Its
  * syscall file needs the right to trace it.  0, or 1 with the message
  * printed (nothing else is). */
+/* Set while taking a process a wait was followed into: its failures are
+ * the follow's notes, not errors of the command. */
+static int follow_quiet;
+
 static int denied(pid_t pid)
 {
 	char path[64], buf[64];
@@ -226,8 +230,17 @@ static int denied(pid_t pid)
 		close(fd);
 	if (n >= 0 || (e != EACCES && e != EPERM))
 		return 0; /* readable, or gone: lt_snapshot_take says which */
-	lt_err("not allowed to inspect process %d (owned by uid %ld; locktrace runs as uid %ld): run "
-	       "it as root, or as the process's owner", (int)pid, owner_uid(pid), (long)geteuid());
+	if (follow_quiet) /* a process followed: the follow's note says it */
+		return 1;
+	if (geteuid() == 0 || owner_uid(pid) == (long)geteuid())
+		lt_err("not allowed to inspect process %d (owned by uid %ld; locktrace runs as uid %ld): the "
+		       "kernel refuses to read its /proc/%d/syscall (%s) even so: a process that is not "
+		       "dumpable (setuid, or prctl PR_SET_DUMPABLE 0), in another user namespace, or kept "
+		       "out by a security module (Yama, lockdown)", (int)pid, owner_uid(pid), (long)geteuid(),
+		       (int)pid, strerror(e));
+	else
+		lt_err("not allowed to inspect process %d (owned by uid %ld; locktrace runs as uid %ld): run "
+		       "it as root, or as the process's owner", (int)pid, owner_uid(pid), (long)geteuid());
 	return 1;
 }
 
@@ -235,6 +248,8 @@ static int denied(pid_t pid)
 static int take(pid_t pid, const struct lt_snapshot_opts *o, struct lt_snapshot **s)
 {
 	int r = lt_snapshot_take(pid, o, s);
+	if (r && follow_quiet)
+		return 1;
 	switch (r) {
 	case 0:
 		return 0;
@@ -302,7 +317,10 @@ static int snapshot_multi(struct lt_snapshot **snaps, size_t got, const struct l
 
 static int follow_take(pid_t pid, void *arg, struct lt_snapshot **out)
 {
-	return take_live(pid, *(const struct lt_snapshot_opts *)arg, out);
+	follow_quiet = 1;
+	int r = take_live(pid, *(const struct lt_snapshot_opts *)arg, out);
+	follow_quiet = 0;
+	return r;
 }
 
 static int snapshot_live(pid_t pid, const struct lt_snapshot_opts *o, bool json)
