@@ -847,7 +847,7 @@ static void rule_stall(struct lt_report *r)
 	char fl[48] = "";
 	if (flk) /* only then: the sentence stays as it was without file locks */
 		snprintf(fl, sizeof(fl), ", %u in file-lock waits", flk);
-	rp_f_summary(f, "stall: no lock hand-off and no blocking call succeeded for %s (%s); at the end %u of %u threads are in futex waits%s, %u in socket I/O, %u in pipe I/O, %u in FIFO I/O, %u in other fd I/O (files, devices, unknown), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
+	rp_f_summary(f, "stall: no lock hand-off, no recorded blocking call succeeded and no thread was created for %s (%s); at the end %u of %u threads are in futex waits%s, %u in socket I/O, %u in pipe I/O, %u in FIFO I/O, %u in other fd I/O (files, devices, unknown), %u in select/poll, %u asleep elsewhere, %u running, %u runnable",
 		     d, when, futex, alive, fl, io, pipe, fifo, fdio, poll, other, running, runnable);
 	if (fired)
 		rp_f_ev(f, "the recorder's stall detector fired and wrote this trace (its rule: docs/flight-recorder.md)");
@@ -857,6 +857,9 @@ static void rule_stall(struct lt_report *r)
 		if (p->prog_kind == 1)
 			rp_f_ev(f, "the last progress: %s's %s woke %u at %s",
 				t ? rp_tname(t, tn, sizeof(tn)) : "?", c, p->prog_other, ts);
+		else if (p->prog_kind == 3)
+			rp_f_ev(f, "the last progress: %s created thread %u at %s",
+				t ? rp_tname(t, tn, sizeof(tn)) : "?", p->prog_other, ts);
 		else
 			rp_f_ev(f, "the last progress: %s's %s returned at %s", t ? rp_tname(t, tn, sizeof(tn)) : "?", c, ts);
 	}

@@ -399,6 +399,11 @@ static void on_thread(void *ctx, const struct lt_thread_ev *te)
 		}
 		t->pub.tgid = te->tgid;
 		t->other_proc = te->tgid && te->tgid != P(r)->pid;
+		/* a thread or process created in the trace: its creator did
+		 * something (a server's accept, which is not recorded,
+		 * returned and handed the connection to a new thread) */
+		if (te->ev && te->ev->h.kind == LT_EV_TASK_NEW)
+			progress(r, te->ts, te->ev->tnew.parent_tid, te->tid, 3, NULL);
 		if (te->ev && te->ev->h.kind == LT_EV_TASK_NEW && te->tid == te->tgid) {
 			/* a process forked from a traced one: its parent */
 			const struct rthread *pt = rp_thread_of(r, te->ev->tnew.parent_tid);

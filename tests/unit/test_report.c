@@ -651,6 +651,41 @@ Test(report, a_single_untimed_wait_is_not_said_to_retry)
 	done();
 }
 
+/* A server whose main thread accepts (not recorded) and hands each
+ * connection to a new thread, one of which waits on a lock for good: the
+ * threads created are progress, so no stall "since the trace began" is
+ * claimed while connections are still being taken; 2.5 s after the last
+ * one, there is. */
+Test(report, threads_created_are_progress_for_the_stall_rule)
+{
+	uint64_t t = begin(TIDS(PID, 501));
+	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	struct lt_event e = mk(LT_EV_TASK_NEW, t + 2500 * MS, 502);
+	e.tnew.parent_tid = PID;
+	e.tnew.tgid = PID;
+	snprintf(e.tnew.comm, sizeof(e.tnew.comm), "srv");
+	feed(&e);
+	finish(t + 3 * SEC);
+	cr_assert_null(find(LT_FIND_STALL, NULL), "%s", find(LT_FIND_STALL, NULL)->summary);
+	done();
+
+	t = begin(TIDS(PID, 501));
+	wait_sleep(t, 501, FUTEX_WAIT_PRIVATE, L1, 2);
+	e = mk(LT_EV_TASK_NEW, t + 500 * MS, 502);
+	e.tnew.parent_tid = PID;
+	e.tnew.tgid = PID;
+	feed(&e);
+	finish(t + 3 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALL, NULL);
+	cr_assert_eq(f->since, t + 500 * MS, "since the thread was created: %s", f->summary);
+	cr_assert(strstr(f->summary, "no thread was created"), "%s", f->summary);
+	bool said = false;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		said |= strstr(f->evidence[i], "created thread 502") != NULL;
+	cr_assert(said, "the last progress is not the thread created");
+	done();
+}
+
 /* lost_wakeup workload: already asleep at attach expecting 1; the word is 0 */
 Test(report, waiter_on_a_word_that_changed_without_a_wake)
 {
