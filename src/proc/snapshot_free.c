@@ -70,5 +70,6 @@ void lt_verdict_clear(struct lt_verdict *v)
 	lt_strlist_free(&v->evidence);
 	free(v->tids);
 	free(v->locks);
+	free(v->behind);
 	memset(v, 0, sizeof(*v));
 }

@@ -360,6 +360,12 @@ static void json_verdict(struct jw *w, const struct lt_verdict *v, const struct 
 	for (size_t i = 0; i < v->n_locks; i++)
 		jw_hex(w, v->locks[i]);
 	jw_end(w);
+	if (v->n_behind) { /* a deadlock's threads whose waits lead into its cycle */
+		jw_karray(w, "behind");
+		for (size_t i = 0; i < v->n_behind; i++)
+			jw_int(w, (int)v->behind[i]);
+		jw_end(w);
+	}
 	jw_kint_or_null(w, "owner", (int)v->owner, v->owner != 0);
 	jw_kstr(w, "owner_source", v->owner_source);
 	jw_kuint(w, "explains", v->explains);

@@ -403,6 +403,11 @@ static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 			behind++;
 			if (behind_marks)
 				behind_marks[i] = true;
+			pid_t *nb = realloc(v->behind, (v->n_behind + 1) * sizeof(*nb));
+			if (nb) {
+				nb[v->n_behind++] = s->threads[i].tid;
+				v->behind = nb;
+			}
 			if (ll < sizeof(list) - 16)
 				ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
 						       behind > 1 ? ", " : "", (int)s->threads[i].tid);

@@ -703,10 +703,15 @@ static bool stuck_kind(enum lt_verdict_kind k)
 static const struct lt_verdict *stuck_verdict_of(const struct lt_snapshot *s, size_t n_v, pid_t tid)
 {
 	for (size_t i = 0; i < n_v; i++)
-		if (stuck_kind(s->verdicts[i].kind))
+		if (stuck_kind(s->verdicts[i].kind)) {
 			for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
 				if (s->verdicts[i].tids[k] == tid)
 					return &s->verdicts[i];
+			/* blocked behind a deadlock's cycle: stuck by it */
+			for (size_t k = 0; k < s->verdicts[i].n_behind; k++)
+				if (s->verdicts[i].behind[k] == tid)
+					return &s->verdicts[i];
+		}
 	return NULL;
 }
 

@@ -449,6 +449,9 @@ struct lt_verdict {
 	/* ranking (lt_snapshot_diagnose sorts by these) */
 	size_t explains;          /* threads this verdict accounts for          */
 	double longest_s;         /* longest wait among them, -1 unknown        */
+	pid_t *behind;            /* deadlock: threads whose chain of waits
+	                             leads into its cycle (said in its evidence) */
+	size_t n_behind;
 };
 
 /* ---- snapshot ----------------------------------------------------------- */

@@ -441,6 +441,43 @@ Test(waitfor_verdicts, blocked_peer_is_a_wait_chain)
 	free_snap(&s);
 }
 
+/* client 100 reads a socket of proxy 200, one of whose threads (201)
+ * reads a socket of backend 300, whose threads 300 and 301 are in an ABBA
+ * deadlock; the proxy's other thread (200) waits for events.  201 is
+ * behind the cycle, and the client, the process asked about, gets a wait
+ * chain into it (it got no verdict at all). */
+Test(waitfor_verdicts, a_client_of_a_proxy_behind_a_deadlock_is_a_wait_chain)
+{
+	struct lt_thread th[5];
+	blocked(&th[0], 100, 0, LT_WAIT_IO);
+	edge(&th[0], 100, LT_WF_SOCKET, 200, LT_WFP_EVENTS);
+	blocked(&th[1], 200, 232, LT_WAIT_POLL);
+	th[1].wf = calloc(1, sizeof(*th[1].wf));
+	th[1].wf->pid = 200;
+	blocked(&th[2], 201, 0, LT_WAIT_IO);
+	edge(&th[2], 200, LT_WF_SOCKET, 300, LT_WFP_BLOCKED);
+	blocked(&th[3], 300, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[3], 300, 301);
+	blocked(&th[4], 301, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[4], 300, 300);
+	th[4].futex.uaddr = 0x2000;
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 5 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
+	bool behind = false;
+	for (size_t k = 0; k < s.verdicts[0].n_behind; k++)
+		behind |= s.verdicts[0].behind[k] == 201;
+	cr_expect(behind, "201 is behind the cycle");
+	bool chain = false;
+	for (size_t i = 0; i < s.n_verdicts; i++) {
+		const struct lt_verdict *v = &s.verdicts[i];
+		if (v->kind == LT_VERDICT_WAIT_CHAIN && v->n_tids && v->tids[0] == 100)
+			chain = strstr(v->summary, "waits for process 200") && strstr(v->summary, "in a deadlock");
+	}
+	cr_expect(chain, "no wait chain of the client 100 into the deadlock");
+	free_snap(&s);
+}
+
 Test(waitfor_verdicts, leaked_write_end)
 {
 	struct lt_thread th[1];
