@@ -1627,7 +1627,15 @@ static void fold_singles(struct lt_snapshot *s)
 			fold.longest_s = v->longest_s;
 		lt_verdict_clear(v);
 	}
-	fold.summary = lts_asprintf("%zu threads each wait for a different lock (one waiter each)", singles);
+	char list[160];
+	size_t ll = 0;
+	list[0] = 0;
+	for (size_t k = 0; k < fold.n_tids && ll < sizeof(list) - 16; k++)
+		ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d", k ? ", " : "", (int)fold.tids[k]);
+	if (ll >= sizeof(list) - 16)
+		snprintf(list + ll, sizeof(list) - ll, ", ...");
+	fold.summary = lts_asprintf("%zu threads each wait for a different lock (one waiter each): %s", singles,
+				    list);
 	s->verdicts[keep++] = fold;
 	s->n_verdicts = keep;
 }

@@ -693,6 +693,9 @@ Test(verdict_rank, one_thread_waits_fold_into_one_line)
 	cr_assert_eq(s->verdicts[0].n_tids, 5);
 	cr_assert_eq(s->verdicts[0].evidence.n, 5);
 	cr_assert_not_null(strstr(s->verdicts[0].summary, "5 threads each wait for a different lock"));
+	/* and names them */
+	cr_assert_not_null(strstr(s->verdicts[0].summary, "(one waiter each): 10, 11, 12, 13, 14"), "%s",
+			   s->verdicts[0].summary);
 	lt_snapshot_free(s);
 }
 
