@@ -44,8 +44,9 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s);
  * timer; 1 wait on process 812, asleep on a timer" (malloc'd), or NULL when no
  * thread has wait-for edges.  *unsure (if given, and set only then): what
  * ends some of them is not known (an eventfd, a signal, a FIFO's opener, a
- * party unread). */
-char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure);
+ * party unread).  *some_blocked (likewise): a party is blocked itself (the
+ * threads have other waits, which can end). */
+char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure, bool *some_blocked);
 /* Threads asleep on a timer beside a file another process holds locked
  * (their timer edge names its holders: waitfor.c, polled_edge); the
  * holders' pids, each once, into HOLDERS (at most MAX; their count in *NH). */

@@ -1488,8 +1488,8 @@ static void classify_rest(struct lt_snapshot *s)
 		v = lts_verdict_new(s, LT_VERDICT_IDLE);
 		if (!v)
 			return;
-		bool unsure = false;
-		char *because = lts_wf_idle_because(s, &unsure);
+		bool unsure = false, some_blocked = false;
+		char *because = lts_wf_idle_because(s, &unsure, &some_blocked);
 		pid_t holders[4];
 		size_t nh = 0;
 		size_t polled = lts_wf_polled_locks(s, holders, 4, &nh);
@@ -1512,14 +1512,16 @@ static void classify_rest(struct lt_snapshot *s)
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none %s "
 						  "(%s); no lock %s%s", s->n_threads,
 						  polled || fifo_open || unsure || s->ustack_skipped ? "known to be stuck"
-											   : "for anything stuck",
+						  : some_blocked ? "stuck: each has a wait that something not stuck can "
+								   "end, though some of what they wait on is blocked"
+								 : "for anything stuck",
 						  because, nolock, polled_s);
 		else
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events%s; no lock "
 						  "%s", s->n_threads, s->ustack_skipped ? ", none known to be stuck" : "",
 						  nolock);
 		free(because);
-		lt_strlist_add(&v->evidence, "%zu in I/O waits: %s", io, kinds);
+		lt_strlist_add(&v->evidence, "%zu in I/O, sleep, child or signal waits: %s", io, kinds);
 		if (condvar)
 			lt_strlist_add(&v->evidence, "%zu wait on futexes with no owner whose word is "
 				       "unchanged (condition variables, semaphores)", condvar);
@@ -1581,7 +1583,7 @@ static void classify_rest(struct lt_snapshot *s)
 		}
 		if (v->n_tids > 8)
 			lt_strlist_add(&v->evidence, "and %zu more", v->n_tids - 8);
-		lt_strlist_add(&v->evidence, "%zu in I/O waits (%s), %zu on futexes without owner, %zu joining, "
+		lt_strlist_add(&v->evidence, "%zu in I/O, sleep, child or signal waits (%s), %zu on futexes without owner, %zu joining, "
 			       "%zu on owned locks, %zu in other calls", io, kinds, condvar, joins, locks, other);
 		return;
 	}
@@ -1592,7 +1594,7 @@ static void classify_rest(struct lt_snapshot *s)
 		lt_strlist_add(&v->evidence, "%zu of %zu threads could not be read: the verdict ignores them",
 			       unreadable, s->n_threads);
 	v->summary = lts_asprintf("nothing suspicious: no lock cycle, no lost wake-up, no convoy");
-	lt_strlist_add(&v->evidence, "%zu running or busy, %zu in I/O waits (%s), %zu on futexes without owner, "
+	lt_strlist_add(&v->evidence, "%zu running or busy, %zu in I/O, sleep, child or signal waits (%s), %zu on futexes without owner, "
 		       "%zu joining, %zu on owned locks, %zu other", running, io, kinds, condvar, joins,
 		       locks, other);
 	if (running == 0 && io == 0 && locks == 0 && other == 0 && condvar > 0)

@@ -900,7 +900,7 @@ size_t lts_wf_polled_locks(const struct lt_snapshot *s, pid_t *holders, size_t m
 	return n;
 }
 
-char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure)
+char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure, bool *some_blocked)
 {
 	/* counts of edges by what ends them; parties named (up to 3) */
 	size_t timer = 0, remote = 0, listen = 0, unknown = 0, fifo = 0, by_party[LT_WFP_GONE + 1] = { 0 };
@@ -978,5 +978,7 @@ char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure)
 	 * stuck, which is less than none being stuck */
 	if (unsure)
 		*unsure = unknown || fifo || by_party[LT_WFP_UNKNOWN];
+	if (some_blocked) /* a party is blocked itself: the threads have other waits that can end */
+		*some_blocked = by_party[LT_WFP_BLOCKED] > 0;
 	return lts_strdup(buf);
 }

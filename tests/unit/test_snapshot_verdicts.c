@@ -357,7 +357,7 @@ Test(verdict_idle, all_in_io)
 	cr_assert_eq(s->n_verdicts, 1);
 	const struct lt_verdict *v = find(s, LT_VERDICT_IDLE);
 	cr_assert_not_null(v);
-	cr_assert(tl_strlist_has(&v->evidence, "4 in I/O waits"));
+	cr_assert(tl_strlist_has(&v->evidence, "4 in I/O, sleep, child or signal waits"));
 	cr_assert(tl_strlist_has(&v->evidence, "1 wait on futexes with no owner"));
 	lt_snapshot_free(s);
 }
@@ -408,7 +408,7 @@ Test(verdict_idle, sockets_pipes_and_fifos_counted_apart)
 	lt_snapshot_diagnose(s, NULL);
 	const struct lt_verdict *v = find(s, LT_VERDICT_IDLE);
 	cr_assert_not_null(v);
-	cr_assert(tl_strlist_has(&v->evidence, "6 in I/O waits: 1 poll/select/epoll, 1 socket I/O, 2 pipe I/O, "
+	cr_assert(tl_strlist_has(&v->evidence, "6 in I/O, sleep, child or signal waits: 1 poll/select/epoll, 1 socket I/O, 2 pipe I/O, "
 						"1 FIFO I/O, 1 other fd I/O"));
 	lt_snapshot_free(s);
 }

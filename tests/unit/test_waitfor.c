@@ -478,6 +478,25 @@ Test(waitfor_verdicts, a_client_of_a_proxy_behind_a_deadlock_is_a_wait_chain)
 	free_snap(&s);
 }
 
+/* An epoll server: one connection's peer is blocked reading from it (each
+ * end waits for the other), its listener is idle.  IDLE (the listener can
+ * end the wait), but never "none for anything stuck". */
+Test(waitfor_verdicts, idle_with_a_blocked_party_does_not_say_nothing_is_stuck)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 700, 232, LT_WAIT_POLL);
+	edge(&th[0], 700, LT_WF_SOCKET, 701, LT_WFP_BLOCKED)->doing = strdup("701 (python3): recvfrom");
+	struct lt_wf_edge *l = lt_waitfor_add(&th[0], 700, LT_WF_LISTEN);
+	l->what = strdup("listening tcp socket 127.0.0.1:7400 (fd 3)");
+	struct lt_snapshot s = { .pid = 700, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_IDLE, "%s", s.verdicts[0].summary);
+	cr_expect(!strstr(s.verdicts[0].summary, "none for anything stuck"), "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, "though some of what they wait on is blocked"), "%s",
+		  s.verdicts[0].summary);
+	free_snap(&s);
+}
+
 Test(waitfor_verdicts, leaked_write_end)
 {
 	struct lt_thread th[1];
