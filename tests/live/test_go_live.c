@@ -263,8 +263,23 @@ Test(go_live, abba_deadlock_with_http_server)
 		 "goroutine %ld (main.lockAB, inferred)", ab->id);
 	bool queued = false;
 	for (size_t i = 1; i < s->n_verdicts; i++)
-		queued |= s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && strstr(s->verdicts[i].summary, want);
+		if (s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && strstr(s->verdicts[i].summary, want)) {
+			queued = true;
+			/* each waiter's line says what it waits for */
+			bool said = false;
+			for (size_t k = 0; k < s->verdicts[i].evidence.n; k++) {
+				const char *ev = s->verdicts[i].evidence.v[k];
+				cr_assert(strncmp(ev, "  it waits", 10), "a line of its own: '%s'", ev);
+				said |= strstr(ev, "main.handleA at ") && strstr(ev, "; it waits for sync.Mutex");
+			}
+			cr_assert(said, "no waiter's line says it waits for sync.Mutex");
+		}
 	cr_assert(queued, "no verdict says: %s", want);
+	/* the main goroutine, as Go prints it: no "created by" */
+	for (size_t k = 0; k < s->go->n_routines; k++)
+		if (s->go->routines[k].id == 1)
+			cr_assert_null(s->go->routines[k].created_by, "goroutine 1 created by %s",
+				       s->go->routines[k].created_by);
 	/* the holder is inferred from code read in a line: said so */
 	bool said = false;
 	for (size_t k = 0; k < s->go->n_mutexes; k++)

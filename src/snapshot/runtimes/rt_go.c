@@ -518,7 +518,9 @@ static void read_routine(struct go_ctx *c, uint64_t g, const uint8_t *gb, size_t
 	const char *start = go_func_name(c, F64(G_STARTPC));
 	r->system = start && !strncmp(start, "runtime.", 8) && strcmp(start, "runtime.main");
 	const char *creator = go_func_name(c, F64(G_GOPC));
-	r->created_by = sdup_or_null(creator);
+	/* the main goroutine: rt0_go's runtime.newproc, which Go's own
+	 * traceback does not print */
+	r->created_by = r->id == 1 ? NULL : sdup_or_null(creator);
 	uint64_t lo = F64(G_STACK_LO), hi = F64(G_STACK_HI);
 	if (st == 3)
 		unwind(c, r, F64(G_SYSCALLPC), F64(G_SYSCALLSP), lo, hi);

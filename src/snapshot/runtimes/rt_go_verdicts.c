@@ -93,14 +93,20 @@ static long waits_mutex(const struct lt_go *go, size_t i)
 	return mutex_of(go, r->lock);
 }
 
-static void add_frames(struct lt_verdict *v, const struct lt_go_routine *r)
+static void add_frames_for(struct lt_verdict *v, const struct lt_go_routine *r, const char *waits_for)
 {
 	char w[256];
 	char dur[64] = "";
 	if (r->waited_s >= 0)
 		snprintf(dur, sizeof(dur), ", for at least %.0f s", r->waited_s);
-	lt_strlist_add(&v->evidence, "goroutine %" PRId64 " [%s%s]: %s at %s", r->id,
-		       r->reason ? r->reason : r->status_name, dur, gfunc(r), gwhere(r, w, sizeof(w)));
+	lt_strlist_add(&v->evidence, "goroutine %" PRId64 " [%s%s]: %s at %s%s%s", r->id,
+		       r->reason ? r->reason : r->status_name, dur, gfunc(r), gwhere(r, w, sizeof(w)),
+		       waits_for ? "; it waits for " : "", waits_for ? waits_for : "");
+}
+
+static void add_frames(struct lt_verdict *v, const struct lt_go_routine *r)
+{
+	add_frames_for(v, r, NULL);
 }
 
 static void deadlocks(struct lt_snapshot *s, bool *in_cycle)
@@ -199,8 +205,7 @@ static void mutex_groups(struct lt_snapshot *s, const bool *in_cycle)
 					  same ? what : mx->kind, nb, hb);
 		for (size_t i = 0; i < go->n_routines; i++)
 			if (waits_mutex(go, i) == (long)k && !in_cycle[i]) {
-				add_frames(v, &go->routines[i]);
-				lt_strlist_add(&v->evidence, "  it waits for %s", go->routines[i].obj_kind);
+				add_frames_for(v, &go->routines[i], go->routines[i].obj_kind);
 				v->explains++;
 			}
 		if (mx->holder_how)
