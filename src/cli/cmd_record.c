@@ -206,7 +206,13 @@ static int take_opt(int c, struct lt_record_opts *o, pid_t **pids, size_t *npids
 	case OPT_CHILDREN: o->children = 1; return 0;
 	case OPT_CGROUP: o->cgroup = optarg; return 0;
 	case OPT_NO_FOLLOW_FORKS: o->no_follow_forks = 1; return 0;
-	case 'o': o->output = optarg; return 0;
+	case 'o':
+		if (!*optarg) {
+			lt_err("-o needs a file name (an empty one was given)");
+			return -1;
+		}
+		o->output = optarg;
+		return 0;
 	case 'f': o->force = 1; return 0;
 	case OPT_PERFETTO: *perfetto = 1; return 0;
 	case OPT_NO_PERFETTO: *perfetto = 0; return 0;
@@ -299,6 +305,11 @@ static int parse(int argc, char **argv, struct lt_record_opts *o, pid_t **pids, 
 			return 2;
 	if (c == LT_CLI_EXIT)
 		return g.status;
+	if (optind < argc && (*pids || o->cgroup) && strcmp(argv[optind - 1], "--")) {
+		lt_err("unexpected argument '%s' (a command to launch goes after --, and not with -p or "
+		       "--cgroup)", argv[optind]);
+		return 2;
+	}
 	if (optind < argc)
 		o->argv = argv + optind;
 	/* left on for hours, the flight recorder keeps the target's speed:
@@ -308,6 +319,10 @@ static int parse(int argc, char **argv, struct lt_record_opts *o, pid_t **pids, 
 	if (o->ring_stream && !o->ring_mem) {
 		lt_err("--ring-stream needs --ring SIZE (it says how the flight recorder keeps its "
 		       "events)");
+		return 2;
+	}
+	if (o->keep_going && !o->stall_s && !o->ring_mem) {
+		lt_err("--keep-going needs --stall SECS or --ring SIZE (it re-arms their trigger)");
 		return 2;
 	}
 	if (o->stack_sample >= 0 && !o->stacks) {

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "outfile.h"
@@ -796,6 +797,11 @@ int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errl
 	if (!r->f) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;
+	}
+	struct stat sb;
+	if (!fstat(fileno(r->f), &sb) && S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "%s is a directory, not a trace file", path);
+		goto fail;
 	}
 	if (fread(pre, 1, sizeof(pre), r->f) != sizeof(pre) || memcmp(pre, LT_MAGIC, 8)) {
 		snprintf(err, errlen, "%s is not a locktrace trace (no locktrace magic at its start)", path);

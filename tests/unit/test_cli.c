@@ -376,6 +376,9 @@ Test(cli, record_version_and_usage_errors, .init = redirect_both)
 	char *both[] = { "record", "-p", "1", "--", "true", NULL };
 	char *children[] = { "record", "--children", "--", "true", NULL };
 	char *bad_pid[] = { "record", "-p", "1,x", NULL };
+	char *empty_o[] = { "record", "-p", "1", "-o", "", NULL };
+	char *extra[] = { "record", "-p", "1", "-d", "1", "extra", NULL };
+	char *keep[] = { "record", "-p", "1", "--keep-going", NULL };
 	char buf[65536];
 
 	cr_assert_eq(record_cmd(0, version), 0);
@@ -385,7 +388,13 @@ Test(cli, record_version_and_usage_errors, .init = redirect_both)
 	cr_assert_eq(record_cmd(0, both), 2);
 	cr_assert_eq(record_cmd(0, children), 2);
 	cr_assert_eq(record_cmd(0, bad_pid), 2);
+	cr_assert_eq(record_cmd(0, empty_o), 2);
+	cr_assert_eq(record_cmd(0, extra), 2);
+	cr_assert_eq(record_cmd(0, keep), 2);
 	redirected(stderr, cr_get_redirected_stderr(), buf, sizeof(buf));
+	cr_assert(strstr(buf, "Error: -o needs a file name"), "%s", buf);
+	cr_assert(strstr(buf, "Error: unexpected argument 'extra' (a command to launch goes after --"), "%s", buf);
+	cr_assert(strstr(buf, "Error: --keep-going needs --stall SECS or --ring SIZE"), "%s", buf);
 	cr_assert(strstr(buf, "Usage: locktrace record -p PID"), "%s", buf);
 	cr_assert(strstr(buf, "Error: nothing to trace: give -p PID, --cgroup PATH or -- COMMAND\n"
 			      "Usage: locktrace -p PID"), "%s", buf);

@@ -518,6 +518,8 @@ Test(tracefile, not_a_trace_refused)
 	cr_assert(strstr(err, "not a locktrace trace"), "message: %s", err);
 	cr_assert_eq(lt_reader_open(&r, "/nonexistent/x.ltrace", err, sizeof(err)), -1);
 	cr_assert(strstr(err, "No such file"), "message: %s", err);
+	cr_assert_eq(lt_reader_open(&r, "/tmp", err, sizeof(err)), -1);
+	cr_assert(strstr(err, "/tmp is a directory, not a trace file"), "message: %s", err);
 }
 
 Test(tracefile, existing_file_not_clobbered_and_private)
