@@ -386,8 +386,9 @@ int rec_dump_flight(struct session *s, int reason, int final, char *path, size_t
 		else
 			say_dumped(&f->fl, path);
 	} else if (final) {
-		lt_err("writing %s: %s; the trace is readable up to its last complete chunk", path,
-		       strerror(-r));
+		lt_err("writing %s: %s; the trace is readable up to its last complete chunk%s", path,
+		       strerror(-r), r == -ENOSPC || r == -EDQUOT ? " (free space on its file system, or give "
+								  "-o a path on another, for the next recording)" : "");
 	} else {
 		rec_out_discard(s, path);
 		lt_err("writing %s: %s; removed it, the ring is kept and the next trigger retries",
