@@ -386,6 +386,32 @@ static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 				next[i] = (long)u;
 		}
 	}
+	/* a wait into a process (any of its threads could end it) goes to
+	 * its main thread; when another of its threads leads back to the
+	 * waiter through a lock (not a pthread_join: the thread that would
+	 * answer once it has the lock), the cycle goes through that one and
+	 * names the lock */
+	for (size_t i = 0; i < n; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		if (next[i] < 0 || t->wait == LT_WAIT_FUTEX || !lts_wf_process_edge(s, t))
+			continue;
+		const struct lt_thread *to = &s->threads[next[i]];
+		if (to->wait != LT_WAIT_FUTEX || to->futex.owner_kind != LT_OWNER_JOIN || !to->wf)
+			continue;
+		for (size_t u = 0; u < n; u++) {
+			const struct lt_thread *o = &s->threads[u];
+			if ((long)u == next[i] || !o->wf || o->wf->pid != to->wf->pid || o->wait != LT_WAIT_FUTEX ||
+			    o->futex.owner_kind == LT_OWNER_JOIN || next[u] < 0)
+				continue;
+			long j = next[u];
+			for (size_t step = 0; j >= 0 && j != (long)i && step < n; step++)
+				j = next[j];
+			if (j == (long)i) {
+				next[i] = (long)u;
+				break;
+			}
+		}
+	}
 	size_t first_verdict = s->n_verdicts;
 	struct dl_ctx c = { s, next };
 	if (lt_fgraph_cycles(n, next, deadlock_verdict, &c, on, reach))

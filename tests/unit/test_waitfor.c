@@ -497,6 +497,37 @@ Test(waitfor_verdicts, idle_with_a_blocked_party_does_not_say_nothing_is_stuck)
 	free_snap(&s);
 }
 
+/* Process 100: 101 holds mutex M and reads a socket of process 200; 102
+ * waits for M (it would write to 200 once it has it); main 100 joins 101.
+ * 200 reads a socket of process 100 (any of its threads).  The cycle goes
+ * through 102 and its mutex, the thread that would answer, not through
+ * main's pthread_join, which is behind it. */
+Test(waitfor_verdicts, a_cycle_into_a_process_goes_through_the_lock_not_the_join)
+{
+	struct lt_thread th[4];
+	blocked(&th[0], 100, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[0], 100, 101);
+	th[0].futex.owner_kind = LT_OWNER_JOIN;
+	th[0].futex.uaddr = 0x3000;
+	blocked(&th[1], 101, 0, LT_WAIT_IO);
+	edge(&th[1], 100, LT_WF_SOCKET, 200, LT_WFP_BLOCKED);
+	blocked(&th[2], 102, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[2], 100, 101);
+	blocked(&th[3], 200, 0, LT_WAIT_IO);
+	edge(&th[3], 200, LT_WF_SOCKET, 100, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 4 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = &s.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	bool has[4] = { false };
+	for (size_t k = 0; k < v->n_tids; k++)
+		for (int q = 0; q < 4; q++)
+			has[q] |= v->tids[k] == th[q].tid;
+	cr_expect(has[1] && has[2] && has[3] && !has[0], "%s", v->summary);
+	cr_expect(v->n_behind == 1 && v->behind[0] == 100, "main is behind the cycle");
+	free_snap(&s);
+}
+
 Test(waitfor_verdicts, leaked_write_end)
 {
 	struct lt_thread th[1];
