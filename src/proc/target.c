@@ -163,6 +163,39 @@ pid_t lt_proc_zombie_of(pid_t pid)
 	return read_stat(path, &st, &ppid) == 0 && st == 'Z' && ppid > 0 ? (pid_t)ppid : 0;
 }
 
+size_t lt_proc_mappers(uint32_t major, uint32_t minor, uint64_t ino, pid_t skip, pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0;
+	char want[64];
+	/* maps: "start-end perms offset MAJ:MIN INODE path", the device in hex */
+	snprintf(want, sizeof(want), " %02x:%02x %llu ", major, minor, (unsigned long long)ino);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid == skip)
+			continue;
+		char path[300], line[1024];
+		snprintf(path, sizeof(path), "/proc/%s/maps", e->d_name);
+		FILE *f = fopen(path, "re");
+		bool found = false;
+		while (f && !found && fgets(line, sizeof(line), f))
+			found = strstr(line, want) != NULL;
+		if (f)
+			fclose(f);
+		if (found) {
+			if (n < max)
+				out[n] = pid;
+			n++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 pid_t lt_proc_dead_zombie_of(pid_t pid)
 {
 	pid_t parent = lt_proc_zombie_of(pid);

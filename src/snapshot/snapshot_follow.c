@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "snapshot.h"
+#include "target.h"
 #include "waitfor.h"
 #include "snapshot_int.h"
 
@@ -110,6 +111,17 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 			 * process: what that thread does decides the wait */
 			if (th->wait == LT_WAIT_FUTEX && th->futex.is_wait && th->futex.owner_tgid > 0)
 				follow_one(&w, i, th->futex.owner_tgid, "lock owner", th->tid);
+			/* one in a shared mapping that records no owner (a POSIX
+			 * semaphore, a multiprocessing.Lock): the other processes
+			 * mapping it, any of which may post it */
+			else if (th->wait == LT_WAIT_FUTEX && th->futex.is_wait && th->futex.shared_obj &&
+				 !th->futex.owner && th->sc.state == LT_SC_IN_SYSCALL) {
+				pid_t m[8];
+				size_t nm = lt_proc_mappers(th->futex.obj_major, th->futex.obj_minor, th->futex.obj_ino,
+							    s->pid, m, 8);
+				for (size_t q = 0; q < nm && q < 8; q++)
+					follow_one(&w, i, m[q], "process mapping the shared lock", th->tid);
+			}
 			const struct lt_waitfor *wf = th->wf;
 			for (size_t k = 0; wf && k < wf->n_edges; k++) {
 				const struct lt_wf_edge *e = &wf->edges[k];

@@ -1852,3 +1852,31 @@ Test(waitfor_live, a_timed_lock_acquire_resumed_after_a_stop_is_not_idle)
 		cr_expect_neq(s->verdicts[i].kind, LT_VERDICT_IDLE, "%s", s->verdicts[i].summary);
 	lt_snapshot_free(s);
 }
+
+static const char MPLOCK_PY[] =
+	"import multiprocessing as mp, os, sys, time\n"
+	"def child(l, q):\n"
+	"    l.acquire(); q.put(os.getpid()); time.sleep(600)\n"
+	"if __name__ == '__main__':\n"
+	"    l = mp.Lock(); q = mp.Queue()\n"
+	"    p = mp.Process(target=child, args=(l, q)); p.start()\n"
+	"    print('holder pid=%d' % q.get(), flush=True)\n"
+	"    print('ready', flush=True)\n"
+	"    l.acquire()\n";
+
+/* A multiprocessing.Lock (a POSIX semaphore in /dev/shm) held by a child:
+ * the parent's wait records no owner; the snapshot follows into the
+ * processes that map the semaphore, and names the child as a candidate. */
+Test(waitfor_live, a_shared_semaphore_is_followed_into_the_processes_mapping_it)
+{
+	start_py(MPLOCK_PY);
+	pid_t parent = procs[0].pid;
+	pid_t holder = (pid_t)tl_truth_val(lines[0], nlines[0], "holder", NULL, "pid");
+	wait_in_syscall(parent, parent, 202);
+	struct lt_multi_snapshot *m = follow(parent);
+	bool in = false;
+	for (size_t i = 0; i < m->n_procs; i++)
+		in |= m->procs[i]->pid == holder;
+	cr_assert(in, "the semaphore's other mapper %d was not followed", (int)holder);
+	lt_multi_free(m);
+}
