@@ -1103,8 +1103,9 @@ static void rule_polled_lock(struct lt_report *r)
 			rp_f_ev(f, "held by process %u, as the snapshot at the end infers it: %s", f->holder,
 				s->poll_what ? s->poll_what : "?");
 		else
-			rp_f_ev(f, "the holder is in /proc/locks (locktrace snapshot -p PID names it while the "
-				"process waits)");
+			rp_f_ev(f, "the holder is in /proc/locks while it holds the lock (its line names the "
+				"file's inode: grep it there; locktrace snapshot -p PID names it when the waiter "
+				"keeps the file open between its tries)");
 		rp_f_ev(f, "a call that does not wait returns at once, so the thread sleeps between tries: "
 			"no call of it is ever asleep on the lock");
 	}

@@ -1533,7 +1533,8 @@ static void classify_rest(struct lt_snapshot *s)
 		 * lock wait (PostgreSQL's, in epoll_wait) is not seen */
 		const char *nolock = s->ustack_skipped ? "wait seen (user stacks not read: lock acquires and "
 							 "applications' own lock waits are known by their frames)"
-				     : polled ? "wait seen" : "involved";
+				     : polled || by_kind[LT_WAIT_SLEEP] ? "wait seen" /* a sleeper may retry one */
+									 : "involved";
 		if (because)
 			v->summary = lts_asprintf("idle: all %zu threads wait for I/O, timers or events, none %s "
 						  "(%s); no lock %s%s", s->n_threads,
