@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -249,6 +250,15 @@ static void finish_file(struct session *s, const struct lt_stats *base, char *do
 		int e = c->werr ? c->werr : cr;
 		lt_err("writing %s: %s; the trace is readable up to its last complete "
 			"chunk (locktrace dump says where it stops)", res->path, strerror(-e));
+		res->stop_reason = LT_STOP_ERROR;
+		return;
+	}
+	struct stat sb;
+	int gone = s->out_ino && stat(res->path, &sb);
+	if (s->out_ino && (gone || sb.st_dev != s->out_dev || sb.st_ino != s->out_ino)) {
+		lt_err("%s was %s while locktrace wrote it (another program, such as a second locktrace with "
+		       "--force, %s): this recording's trace is lost", res->path, gone ? "removed" : "replaced",
+		       gone ? "removed it" : "renamed a file over it");
 		res->stop_reason = LT_STOP_ERROR;
 		return;
 	}

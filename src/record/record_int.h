@@ -123,6 +123,10 @@ struct session {
 	 * res->path, where a file --force replaces still is; renamed over it
 	 * (rec_out_commit) once there is something to keep, removed if not */
 	char out_tmp[PATH_MAX];
+	/* the trace file at its name (device, inode), once it is there: a
+	 * file renamed over it meanwhile is said at the end */
+	dev_t out_dev;
+	ino_t out_ino;
 	const struct lt_record_opts *o;
 	struct lt_record_result *res;
 	struct collector c;
@@ -331,6 +335,8 @@ void rec_fb_seed_stall(struct session *s);
  * flight recorder's base name): 0, or -1 after saying so (the trace stays
  * under the temporary name, which res->path then is). */
 int rec_out_commit(struct session *s);
+/* Notes the (device, inode) of the trace now at res->path. */
+void rec_out_note(struct session *s);
 /* Removes the output file, which holds nothing worth keeping: the
  * temporary one if it never took its name (the file it was to replace
  * stays). */

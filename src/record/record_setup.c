@@ -60,6 +60,8 @@ int rec_open_output(struct session *s)
 				s->out_tmp[0] = 0;
 		} else {
 			r = lt_writer_open(&s->file_w, path, o->force);
+			if (!r)
+				rec_out_note(s);
 		}
 		if (r == -EEXIST)
 			rec_fail(s, "%s already exists; choose another name with -o or pass --force", path);
@@ -85,6 +87,15 @@ int rec_open_output(struct session *s)
 	return r;
 }
 
+void rec_out_note(struct session *s)
+{
+	struct stat sb;
+	if (!stat(s->res->path, &sb)) {
+		s->out_dev = sb.st_dev;
+		s->out_ino = sb.st_ino;
+	}
+}
+
 int rec_out_commit(struct session *s)
 {
 	const char *to = s->ring ? s->flight.base : s->res->path;
@@ -99,6 +110,8 @@ int rec_out_commit(struct session *s)
 			snprintf(s->flight.base, sizeof(s->flight.base), "%s", s->out_tmp);
 	}
 	s->out_tmp[0] = 0;
+	if (!s->ring)
+		rec_out_note(s);
 	return r ? -1 : 0;
 }
 
