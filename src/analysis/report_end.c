@@ -361,7 +361,11 @@ static void end_state(struct lt_report *r, struct rthread *t)
 		if (t->snap && t->snap->lock_state && strstr(t->snap->lock_state, LT_RT_IDLE_STATE) &&
 		    t->snap->uaddr == x->end_call.addr)
 			t->rt_note = 1;
-		if (idle_condvar_wait(r, t)) {
+		/* Java's Thread.sleep() on its thread's own event (the
+		 * snapshot's innermost Java frame): no lock, no idle pool */
+		if (t->snap && t->snap->java_sleep && t->snap->uaddr == x->end_call.addr)
+			t->java_sleep = 1;
+		else if (idle_condvar_wait(r, t)) {
 			t->idle_cond = 1;
 			P(r)->gr[t->end_group - 1]->n_idle_cond++;
 		}

@@ -245,6 +245,13 @@ void rp_doing(struct lt_report *r, const struct rthread *t, char *buf, size_t le
 	rp_fmt_dur(rp_dur_to_end(r, p->end_since), d, sizeof(d));
 	switch (p->end_state) {
 	case LT_RTS_IN_CALL:
+		if (t->java_sleep) {
+			/* its futex word is its own thread's, no lock's */
+			const char *at = t->snap && t->snap->java_sleep ? t->snap->java_sleep : "";
+			snprintf(buf, len, "asleep in Thread.sleep()%s%s since %s (%s): a timed sleep, not a lock",
+				 at[0] ? " at " : "", at, p->end_since ? ts : "before the trace", d);
+			break;
+		}
 		rp_fmt_call(r, &p->end_call, call, sizeof(call));
 		snprintf(buf, len, "%s %s since %s (%s)", t->pub.asleep ? "blocked in" : "in", call,
 			 p->end_since ? ts : "before the trace", d);
@@ -273,7 +280,7 @@ void rp_doing(struct lt_report *r, const struct rthread *t, char *buf, size_t le
 int rp_is_lock_waiter(const struct rthread *t)
 {
 	return t->pub.end_state == LT_RTS_IN_CALL && t->end_group && !t->join_wait && !t->rt_note &&
-	       !t->idle_cond;
+	       !t->idle_cond && !t->java_sleep;
 }
 
 /* A holder known from memory or from the events, not guessed. */

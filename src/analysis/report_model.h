@@ -81,6 +81,9 @@ struct rthread {
 	int idle_cond;          /* that wait is an idle pool's: parked on a condition
 	                           variable with no signal pending, nothing handed
 	                           through it, nobody holding it (report_end.c) */
+	int java_sleep;         /* that wait is Java's Thread.sleep() on a word of
+	                           the thread's own (the snapshot's java_sleep):
+	                           a timed sleep, no lock's */
 	uint64_t last_call_ts;  /* last traced call began or ended */
 	uint64_t last_other_ts; /* last call other than a futex call began */
 	struct lt_report_call *ring;

@@ -194,7 +194,7 @@ static struct rthread *chain_holder(struct lt_report *r, struct rgroup *g, struc
 
 /* What the holder does at the end: the finding's rule and title. */
 enum holder_state { HS_IO, HS_POLL, HS_WAITS, HS_IN_CALL, HS_PREEMPTED, HS_RUNNING, HS_SLEEP, HS_EXITED,
-		    HS_UNKNOWN, HS_PARKED };
+		    HS_UNKNOWN, HS_PARKED, HS_JAVA_SLEEP };
 static const struct {
 	const char *rule, *title;
 } holder_states[] = {
@@ -208,6 +208,8 @@ static const struct {
 	[HS_EXITED] = { "exited", "lock holder exited" },
 	[HS_UNKNOWN] = { "unknown", "lock held by a thread in an unknown state" },
 	/* glibc's endless wait after a refused PI or robust mutex: no lock */
+	/* Java's Thread.sleep(): a timed sleep on the thread's own word */
+	[HS_JAVA_SLEEP] = { "java_sleep", "lock holder asleep in Thread.sleep()" },
 	[HS_PARKED] = { "parked", "lock holder sleeps for ever (glibc's endless wait after the kernel refused "
 				  "it a PI or robust mutex: EDEADLK, a cycle, or ESRCH, a dead owner)" },
 };
@@ -333,6 +335,8 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	enum holder_state hs = holder_state(hp);
 	if (hs == HS_WAITS && h->snap && h->snap->lock_kind && !strcmp(h->snap->lock_kind, "glibc's endless wait"))
 		hs = HS_PARKED;
+	if (h->java_sleep)
+		hs = HS_JAVA_SLEEP;
 	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_HOLDER_BLOCKED, holder_states[hs].rule);
 	if (!f)
 		return;

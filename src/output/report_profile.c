@@ -15,6 +15,7 @@
 #include "snapfacts.h"
 #include "pb.h"
 #include "report_profile.h"
+#include "rt_idle.h"
 #include "stacks.h"
 #include "strtab.h"
 #include "timeline.h"
@@ -156,10 +157,7 @@ static const char JAVA_SLEEP[] = "Java Thread.sleep(), not a lock";
 static bool java_sleep(const struct lt_stack *st)
 {
 	for (uint32_t i = 0; i < st->nframes; i++) {
-		const char *f = st->frames[i].func;
-		if (f && (!strcmp(f, "JVM_Sleep") || !strcmp(f, "java.lang.Thread.sleep") ||
-			  !strcmp(f, "java.lang.Thread.sleep0") || !strcmp(f, "java.lang.Thread.sleepNanos") ||
-			  !strcmp(f, "java.lang.Thread.sleepNanos0")))
+		if (lt_rt_java_sleep_func(st->frames[i].func))
 			return true;
 	}
 	return false;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "demangle.h"
 #include "lockmodel.h"
+#include "rt_idle.h"
 #include "snapfacts.h"
 #include "snapshot.h"
 #include "u64map.h"
@@ -48,6 +49,29 @@ static char *runtime_frame(const struct lt_thread *th)
 	else
 		snprintf(buf, sizeof(buf), "%s (%s)", r->func ? r->func : "?", r->file ? r->file : "?");
 	return strdup(buf);
+}
+
+/* A Java thread in Thread.sleep(): its innermost Java frame is one of the
+ * JDK's sleeps (lt_rt_java_sleep_func).  Where it sleeps: the first frame
+ * outside java.lang.Thread, "J1.sleep (J1.java:9)", or "" if none; NULL
+ * when it is not in Thread.sleep(). */
+static char *java_sleep_at(const struct lt_thread *th)
+{
+	if (!th->rt_lang || strcmp(th->rt_lang, "java") || !th->n_rt_frames ||
+	    !lt_rt_java_sleep_func(th->rt_frames[0].func))
+		return NULL;
+	for (size_t i = 1; i < th->n_rt_frames; i++) {
+		const struct lt_rtframe *r = &th->rt_frames[i];
+		if (!r->func || !strncmp(r->func, "java.lang.Thread.", 17))
+			continue;
+		char buf[512];
+		if (r->line > 0)
+			snprintf(buf, sizeof(buf), "%s (%s:%d)", r->func, r->file ? r->file : "?", r->line);
+		else
+			snprintf(buf, sizeof(buf), "%s", r->func);
+		return strdup(buf);
+	}
+	return strdup("");
 }
 
 #define MAX_FUNCS 24
@@ -179,6 +203,7 @@ static void thread_facts(const struct lt_snapshot *s, size_t i, const char *exe_
 		t->where = own_frame(th, exe_base);
 	own_funcs(th, exe_base, t);
 	t->rt_name = dup0(th->rt_name);
+	t->java_sleep = java_sleep_at(th);
 	file_lock_facts(th->wf, t);
 }
 
@@ -186,7 +211,7 @@ static void thread_clear(struct rp_snap_thread *t)
 {
 	char *owned[] = { t->sc_name, t->detail, t->lock, t->op_name, t->owner_kind, t->lock_kind,
 			  t->lock_name, t->lock_state, t->rt_how, t->where, t->rt_name, t->fl_path, t->fl_what,
-			  t->poll_what };
+			  t->poll_what, t->java_sleep };
 	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
 		free(owned[i]);
 	for (size_t i = 0; i < t->n_funcs; i++)

@@ -59,6 +59,10 @@ struct rp_snap_thread {
 	                            else the first frame in the program's own
 	                            module */
 	char *rt_name;           /* the runtime's name for the thread, NULL */
+	char *java_sleep;        /* in Java's Thread.sleep() (its innermost Java
+	                            frame, rt_idle.h): where it was called,
+	                            "J1.sleep (J1.java:9)", "" not known; NULL:
+	                            not in Thread.sleep() */
 	char **funcs;            /* functions of the program's own module on its stack */
 	size_t n_funcs;
 	/* its wait-for edge of kind file_lock (docs/snapshot.md "wait_for"):

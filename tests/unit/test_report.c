@@ -1102,6 +1102,83 @@ Test(report, idle_pool_on_a_condvar_with_no_signal_pending_is_no_stall_and_no_fi
 	cr_assert_eq(idle_pool_case(NULL, NULL, 0), 0, "waits that look like a condvar's");
 }
 
+/* ---- Java's Thread.sleep() ------------------------------------------ */
+
+#define JSLEEP 0x560000002200ull /* a Java thread's own sleep event (its ParkEvent's condvar) */
+#define JMON 0x560000002300ull   /* a monitor waiter's own ParkEvent */
+
+/* The JVM of the user's trial (J1.java): thread 501 (sleep-holder) is in
+ * Thread.sleep() inside synchronized (SLEEPMON), on its thread's own
+ * condition variable; 502 (mon-blocked) waits to enter that Java monitor,
+ * whose owner the snapshot read from the JVM (501).  SLEEPING: 501's
+ * innermost Java frame is Thread.sleep; else it is in some other wait on
+ * the same kind of word (a JVM-internal condvar). */
+static void java_sleep_case(int sleeping)
+{
+	header(TIDS(PID, 501, 502));
+	blocked_at_attach(1, JSLEEP, COND_WAIT, 0, 3 * SEC);
+	blocked_at_attach(2, JMON, COND_WAIT, 0, 3 * SEC);
+	start();
+	char *snap;
+	cr_assert_geq(asprintf(&snap,
+		"{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"java\", \"occasion\": \"end\","
+		" \"taken_monotonic_ns\": %llu, \"verdicts\": [],"
+		" \"runtime_locks\": [{\"model\": \"hotspot\", \"kind\": \"Java monitor\","
+		" \"name\": \"java.lang.Object@0x69ec1b7e8\", \"held\": 1, \"holder\": 501,"
+		" \"holder_how\": \"ObjectMonitor::_owner is thread 501\"}],"
+		" \"threads\": ["
+		"{\"tid\": 501, \"comm\": \"sleep-holder\", \"state\": \"S\", \"blocked_s\": 3.0,"
+		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		" \"futex\": {\"uaddr\": \"0x560000002200\", \"op\": 393, \"is_wait\": true, \"expected\": 0,"
+		" \"word\": 0, \"owner_kind\": \"none\", \"owner\": null, \"lock_kind\": \"condition variable\","
+		" \"signal_pending\": false},"
+		" \"runtime\": {\"lang\": \"java\", \"name\": \"sleep-holder\", \"frames\": ["
+		"%s"
+		"{\"func\": \"J1.sleep\", \"file\": \"J1.java\", \"line\": 9},"
+		"{\"func\": \"J1.lambda$main$7\", \"file\": \"J1.java\", \"line\": 21},"
+		"{\"func\": \"java.lang.Thread.run\", \"file\": \"Thread.java\", \"line\": 840}]}},"
+		"{\"tid\": 502, \"comm\": \"mon-blocked\", \"state\": \"S\", \"blocked_s\": 3.0,"
+		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		" \"futex\": {\"uaddr\": \"0x560000002300\", \"op\": 393, \"is_wait\": true, \"expected\": 0,"
+		" \"word\": 0, \"owner_kind\": \"runtime\", \"owner\": 501, \"lock_kind\": \"Java monitor\","
+		" \"lock_name\": \"java.lang.Object@0x69ec1b7e8\", \"runtime_lock\": 0},"
+		" \"runtime\": {\"lang\": \"java\", \"name\": \"mon-blocked\", \"frames\": ["
+		"{\"func\": \"J1.lambda$main$8\", \"file\": \"J1.java\", \"line\": 22}]}}]}",
+		PID, (unsigned long long)(BASE + 2 * SEC),
+		sleeping ? "{\"func\": \"java.lang.Thread.sleep\", \"file\": \"Thread.java\", \"native_frame\": 4},"
+			 : "{\"func\": \"java.lang.Object.wait\", \"file\": \"Object.java\", \"native_frame\": 4},"), 0);
+	cr_assert_eq(lt_report_snapshot(R, snap, strlen(snap)), 0);
+	free(snap);
+	finish(BASE + 2 * SEC + 10 * MS);
+}
+
+/* A Java monitor's holder asleep in Thread.sleep() waits on no lock: its
+ * futex word is its own thread's sleep event.  The finding says it sleeps
+ * in Thread.sleep(), where, and that it is a timed sleep, not a lock. */
+Test(report, a_java_monitor_holder_in_thread_sleep_is_asleep_not_waiting_on_a_lock)
+{
+	java_sleep_case(1);
+	const struct lt_report_finding *f = must_find(LT_FIND_HOLDER_BLOCKED, NULL);
+	cr_assert_eq(f->holder, 501);
+	cr_assert_str_eq(f->rule, "java_sleep", "%s", f->summary);
+	cr_assert(strstr(f->summary, "lock holder asleep in Thread.sleep(): 1 thread waits on the Java monitor "
+				     "java.lang.Object@0x69ec1b7e8"), "%s", f->summary);
+	cr_assert(strstr(f->summary, "its holder 501 (sleep-holder) is asleep in Thread.sleep() at J1.sleep "
+				     "(J1.java:9) since "), "%s", f->summary);
+	cr_assert(strstr(f->summary, "a timed sleep, not a lock"), "%s", f->summary);
+	cr_assert_null(strstr(f->summary, "waits on another lock"), "%s", f->summary);
+	cr_assert_null(strstr(f->summary, "FUTEX_WAIT"), "%s", f->summary);
+	for (size_t i = 0; i < R->n_findings; i++)
+		cr_assert(R->findings[i].kind == LT_FIND_HOLDER_BLOCKED || !has_lock(&R->findings[i], JSLEEP),
+			  "the sleep's own word is no lock: %s", R->findings[i].summary);
+	done();
+	/* the same holder in another wait on its own condvar: as before */
+	java_sleep_case(0);
+	f = must_find(LT_FIND_HOLDER_BLOCKED, NULL);
+	cr_assert_null(strstr(f->summary, "Thread.sleep"), "%s", f->summary);
+	done();
+}
+
 /* ---- deadlock ------------------------------------------------------- */
 
 Test(report, deadlock_from_the_snapshot_owners)

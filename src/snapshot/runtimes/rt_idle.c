@@ -155,3 +155,10 @@ bool lt_rt_keeps(const struct lt_thread *o)
 	return o && o->state != 'R' && o->sc.state == LT_SC_IN_SYSCALL && !o->moved &&
 	       o->idle_src != LT_IDLE_UNKNOWN && o->idle_s >= LT_RT_KEEPS_S && !o->futex.rtlock;
 }
+
+bool lt_rt_java_sleep_func(const char *f)
+{
+	return f && (!strcmp(f, "JVM_Sleep") || !strcmp(f, "java.lang.Thread.sleep") ||
+		     !strcmp(f, "java.lang.Thread.sleep0") || !strcmp(f, "java.lang.Thread.sleepNanos") ||
+		     !strcmp(f, "java.lang.Thread.sleepNanos0"));
+}

@@ -31,4 +31,10 @@ bool lt_rt_idle_wait(const struct lt_thread *t);
 #define LT_RT_KEEPS_S 0.2
 bool lt_rt_keeps(const struct lt_thread *o);
 
+/* Is FUNC a frame of Java's Thread.sleep(): the native JVM_Sleep, or the
+ * JDK's own java.lang.Thread.sleep (JDK 17's native method), sleep0,
+ * sleepNanos, sleepNanos0 (JDK 21+)?  A timed sleep on a futex word of
+ * the thread's own, not a lock. */
+bool lt_rt_java_sleep_func(const char *func);
+
 #endif
