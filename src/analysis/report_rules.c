@@ -1146,6 +1146,40 @@ static void idle_pool_notes(struct lt_report *r)
 	}
 }
 
+/* Threads asleep in Java's Thread.sleep() (report_end.c, java_sleep): no
+ * finding of their own (a lock one holds is its waiters' finding), no
+ * idle pool; one note names them and where they sleep. */
+#define JAVA_SLEEP_LISTED 12
+static void java_sleep_note(struct lt_report *r)
+{
+	struct lt_report_priv *p = P(r);
+	char list[2048], tn[96];
+	size_t n = 0;
+	uint32_t k = 0;
+	for (size_t i = 0; i < p->nth; i++) {
+		const struct rthread *t = p->th[i];
+		if (!t->java_sleep || t->pub.end_state != LT_RTS_IN_CALL)
+			continue;
+		const char *at = t->snap && t->snap->java_sleep ? t->snap->java_sleep : "";
+		if (k++ < JAVA_SLEEP_LISTED && n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s%s%s", n ? "; " : "",
+					      rp_tname(t, tn, sizeof(tn)), at[0] ? " at " : "", at);
+	}
+	if (!k)
+		return;
+	char more[48] = "";
+	if (k > JAVA_SLEEP_LISTED)
+		snprintf(more, sizeof(more), "; and %u more", k - JAVA_SLEEP_LISTED);
+	if (k == 1)
+		rule_note(r, "1 thread is asleep in Java's Thread.sleep(): %s: a timed sleep, not a wait for a lock "
+			  "nor an idle pool's wait for work (no finding of its own; a lock it holds is its waiters' "
+			  "finding)", list);
+	else
+		rule_note(r, "%u threads are asleep in Java's Thread.sleep(): %s%s: timed sleeps, not waits for a lock "
+			  "nor an idle pool's waits for work (no finding of their own; a lock one of them holds is its "
+			  "waiters' finding)", k, list, more);
+}
+
 void rp_run_rules(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
@@ -1179,4 +1213,5 @@ void rp_run_rules(struct lt_report *r)
 	}
 	rule_snapshot(r);
 	idle_pool_notes(r);
+	java_sleep_note(r);
 }

@@ -1112,8 +1112,10 @@ Test(report, idle_pool_on_a_condvar_with_no_signal_pending_is_no_stall_and_no_fi
  * condition variable; 502 (mon-blocked) waits to enter that Java monitor,
  * whose owner the snapshot read from the JVM (501).  SLEEPING: 501's
  * innermost Java frame is Thread.sleep; else it is in some other wait on
- * the same kind of word (a JVM-internal condvar). */
-static void java_sleep_case(int sleeping)
+ * the same kind of word (a JVM-internal condvar).  RWLOCK: 501 holds a
+ * ReentrantReadWriteLock's read lock instead, which 502 waits to write:
+ * a read lock records no owner, so the snapshot names none. */
+static void java_sleep_case_rw(int sleeping, int rwlock)
 {
 	header(TIDS(PID, 501, 502));
 	blocked_at_attach(1, JSLEEP, COND_WAIT, 0, 3 * SEC);
@@ -1123,9 +1125,7 @@ static void java_sleep_case(int sleeping)
 	cr_assert_geq(asprintf(&snap,
 		"{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"java\", \"occasion\": \"end\","
 		" \"taken_monotonic_ns\": %llu, \"verdicts\": [],"
-		" \"runtime_locks\": [{\"model\": \"hotspot\", \"kind\": \"Java monitor\","
-		" \"name\": \"java.lang.Object@0x69ec1b7e8\", \"held\": 1, \"holder\": 501,"
-		" \"holder_how\": \"ObjectMonitor::_owner is thread 501\"}],"
+		" \"runtime_locks\": [%s],"
 		" \"threads\": ["
 		"{\"tid\": 501, \"comm\": \"sleep-holder\", \"state\": \"S\", \"blocked_s\": 3.0,"
 		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
@@ -1140,16 +1140,29 @@ static void java_sleep_case(int sleeping)
 		"{\"tid\": 502, \"comm\": \"mon-blocked\", \"state\": \"S\", \"blocked_s\": 3.0,"
 		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
 		" \"futex\": {\"uaddr\": \"0x560000002300\", \"op\": 393, \"is_wait\": true, \"expected\": 0,"
-		" \"word\": 0, \"owner_kind\": \"runtime\", \"owner\": 501, \"lock_kind\": \"Java monitor\","
-		" \"lock_name\": \"java.lang.Object@0x69ec1b7e8\", \"runtime_lock\": 0},"
+		" \"word\": 0, %s, \"runtime_lock\": 0},"
 		" \"runtime\": {\"lang\": \"java\", \"name\": \"mon-blocked\", \"frames\": ["
 		"{\"func\": \"J1.lambda$main$8\", \"file\": \"J1.java\", \"line\": 22}]}}]}",
 		PID, (unsigned long long)(BASE + 2 * SEC),
+		rwlock ? "{\"model\": \"hotspot\", \"kind\": \"java.util.concurrent lock\", \"name\":"
+			 " \"java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync@0x69ec1b000\", \"held\": 0}"
+		       : "{\"model\": \"hotspot\", \"kind\": \"Java monitor\", \"name\":"
+			 " \"java.lang.Object@0x69ec1b7e8\", \"held\": 1, \"holder\": 501,"
+			 " \"holder_how\": \"ObjectMonitor::_owner is thread 501\"}",
 		sleeping ? "{\"func\": \"java.lang.Thread.sleep\", \"file\": \"Thread.java\", \"native_frame\": 4},"
-			 : "{\"func\": \"java.lang.Object.wait\", \"file\": \"Object.java\", \"native_frame\": 4},"), 0);
+			 : "{\"func\": \"java.lang.Object.wait\", \"file\": \"Object.java\", \"native_frame\": 4},",
+		rwlock ? "\"owner_kind\": \"none\", \"owner\": null, \"lock_kind\": \"java.util.concurrent lock\","
+			 " \"lock_name\": \"java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync@0x69ec1b000\""
+		       : "\"owner_kind\": \"runtime\", \"owner\": 501, \"lock_kind\": \"Java monitor\","
+			 " \"lock_name\": \"java.lang.Object@0x69ec1b7e8\""), 0);
 	cr_assert_eq(lt_report_snapshot(R, snap, strlen(snap)), 0);
 	free(snap);
 	finish(BASE + 2 * SEC + 10 * MS);
+}
+
+static void java_sleep_case(int sleeping)
+{
+	java_sleep_case_rw(sleeping, 0);
 }
 
 /* A Java monitor's holder asleep in Thread.sleep() waits on no lock: its
@@ -1176,6 +1189,30 @@ Test(report, a_java_monitor_holder_in_thread_sleep_is_asleep_not_waiting_on_a_lo
 	java_sleep_case(0);
 	f = must_find(LT_FIND_HOLDER_BLOCKED, NULL);
 	cr_assert_null(strstr(f->summary, "Thread.sleep"), "%s", f->summary);
+	done();
+}
+
+/* A thread in Thread.sleep() holding a ReentrantReadWriteLock's read lock
+ * (J1.java's "reader"): its wait looks like an idle pool's (a condvar
+ * nobody signalled, nothing handed through it), but it is no pool worker
+ * waiting for work: a note names it asleep in Thread.sleep(), where. */
+Test(report, a_thread_in_thread_sleep_is_named_so_not_an_idle_pool)
+{
+	java_sleep_case_rw(1, 1);
+	int named = 0;
+	for (size_t k = 0; k < R->n_notes; k++) {
+		cr_assert(!(strstr(R->notes[k], "an idle pool") && strstr(R->notes[k], "(501)")), "%s", R->notes[k]);
+		named |= strstr(R->notes[k], "1 thread is asleep in Java's Thread.sleep(): 501 (sleep-holder) at "
+					     "J1.sleep (J1.java:9): a timed sleep, not a wait for a lock nor an idle "
+					     "pool's wait for work") != NULL;
+	}
+	if (!named)
+		for (size_t k = 0; k < R->n_notes; k++)
+			fprintf(stderr, "note: %s\n", R->notes[k]);
+	cr_assert(named, "a note names the sleeper");
+	/* the writer still waits on the lock nobody is known to hold */
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert(has_tid(f, 502) && strstr(f->summary, "the java.util.concurrent lock"), "%s", f->summary);
 	done();
 }
 
