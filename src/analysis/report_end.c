@@ -27,8 +27,9 @@ static void end_holder(struct lt_report *r, struct rgroup *g)
 			continue;
 		if ((t->snap->runtime || rp_python_lock(t->snap)) && t->snap->lock_kind && !g->rt_kind[0]) {
 			snprintf(g->rt_kind, sizeof(g->rt_kind), "%s", t->snap->lock_kind);
-			snprintf(g->rt_name, sizeof(g->rt_name), "%s",
-				 t->snap->lock_name ? t->snap->lock_name : "?");
+			if (snprintf(g->rt_name, sizeof(g->rt_name), "%s",
+				     t->snap->lock_name ? t->snap->lock_name : "?") >= (int)sizeof(g->rt_name))
+				rp_ellipsis(g->rt_name, sizeof(g->rt_name));
 		}
 		if (t->snap->owner <= 0 || ((!t->snap->owner_kind || !strcmp(t->snap->owner_kind, "none") ||
 					     !strcmp(t->snap->owner_kind, "unknown")) && !t->snap->owner_pid))

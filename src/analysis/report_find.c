@@ -148,19 +148,31 @@ const char *rp_gname(const struct rgroup *g, char *buf, size_t len)
 	/* a name or symbol the runtime and the symbols do not give is left
 	 * out, never "?" */
 	bool named = g->rt_name[0] && strcmp(g->rt_name, "?");
+	int n;
 	if (g->rt_kind[0] && g->pub.symbol[0])
-		snprintf(buf, len, "the %.47s%s%.40s (%.60s, %.34s)", g->rt_kind, named ? " " : "",
-			 named ? g->rt_name : "", g->pub.symbol, a);
+		n = snprintf(buf, len, "the %s%s%s (%s, %s)", g->rt_kind, named ? " " : "", named ? g->rt_name : "",
+			     g->pub.symbol, a);
 	else if (g->rt_kind[0])
-		snprintf(buf, len, "the %.47s%s%.40s (%.34s)", g->rt_kind, named ? " " : "", named ? g->rt_name : "",
-			 a);
+		n = snprintf(buf, len, "the %s%s%s (%s)", g->rt_kind, named ? " " : "", named ? g->rt_name : "", a);
 	else if (g->pub.symbol[0])
-		snprintf(buf, len, "%s (%s, %s)", g->pub.symbol, a, k);
+		n = snprintf(buf, len, "%s (%s, %s)", g->pub.symbol, a, k);
 	else if (g->pub.n_words > 1)
-		snprintf(buf, len, "%s and the next %u words (%s)", a, g->pub.n_words - 1, k);
+		n = snprintf(buf, len, "%s and the next %u words (%s)", a, g->pub.n_words - 1, k);
 	else
-		snprintf(buf, len, "%s (%s)", a, k);
+		n = snprintf(buf, len, "%s (%s)", a, k);
+	if (n > 0 && (size_t)n >= len) /* never a name cut mid-word unsaid */
+		rp_ellipsis(buf, len);
 	return buf;
+}
+
+void rp_ellipsis(char *buf, size_t len)
+{
+	if (len < 4)
+		return;
+	size_t end = len - 4;
+	while (end > 0 && ((unsigned char)buf[end] & 0xC0) == 0x80)
+		end--;
+	memcpy(buf + end, "...", 4);
 }
 
 /* The symbol a group's words are in ("rtlock" for "rtlock+0x50/+0x54"). */
@@ -188,7 +200,7 @@ static int64_t key_space(uint64_t k)
  * one object (a runtime lock's mutex and condition variable). */
 void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
 {
-	char base[128], b2[128], gn[200];
+	char base[128], b2[128], gn[RP_GNAME_LEN];
 	int named = sym_base(r, g, base, sizeof(base));
 	for (size_t i = 0; i < P(r)->ngr; i++) {
 		const struct rgroup *o = P(r)->gr[i];

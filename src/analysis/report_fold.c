@@ -159,7 +159,7 @@ void rp_fold_conditions(struct lt_report *r)
 void rp_cond_fold_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g)
 {
 	struct lt_report_priv *p = P(r);
-	char list[600], gn[200];
+	char list[2048], gn[RP_GNAME_LEN];
 	size_t n = 0, more = 0;
 	if (!g->cond_obj || g->cond_n_end <= g->n_end)
 		return;
@@ -175,11 +175,16 @@ void rp_cond_fold_ev(struct lt_report *r, struct lt_report_finding *f, const str
 				continue;
 			rp_f_tid(f, t->pub.tid);
 			more++;
-			if (n + 220 < sizeof(list))
-				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u on %s", n ? "; " : "",
-						      t->pub.tid, rp_gname(o, gn, sizeof(gn)));
-			else if (n + 8 < sizeof(list) && !strstr(list, "; ..."))
+			/* each entry whole, or "; ..." for the rest */
+			char one[RP_GNAME_LEN + 16];
+			size_t k1 = (size_t)snprintf(one, sizeof(one), "%s%u on %s", n ? "; " : "", t->pub.tid,
+						     rp_gname(o, gn, sizeof(gn)));
+			if (n + k1 + 8 < sizeof(list)) {
+				memcpy(list + n, one, k1 + 1);
+				n += k1;
+			} else if (n + 8 < sizeof(list) && !strstr(list, "; ...")) {
 				n += (size_t)snprintf(list + n, sizeof(list) - n, "; ...");
+			}
 		}
 	}
 	const struct rp_notify *nk = rp_notify_of(g, NULL);

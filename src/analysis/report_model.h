@@ -27,6 +27,11 @@
 #define MAX_HELD 4
 #define MAX_CHAIN 16
 #define MAX_WORDS 8
+/* A runtime lock's name (a Java class name, 255 bytes at most as the
+ * snapshot reads it, and its object's address), and a lock's name for
+ * people that holds it whole (rp_gname: its kind, name, symbol and key). */
+#define RP_RTNAME_LEN 384
+#define RP_GNAME_LEN 768
 
 /* tid / address / pair -> index+1 (0: absent), in the shared u64map: the
  * index is stored as the pointer value.  Key 0 is never stored (u64map's
@@ -156,7 +161,7 @@ struct rgroup {
 	uint32_t end_holder;    /* thread idx+1 */
 	int end_holder_src;     /* 1 snapshot owner, 2 events, 3 inferred */
 	/* the snapshot's lock models: a runtime lock's kind and name */
-	char rt_kind[48], rt_name[160];
+	char rt_kind[48], rt_name[RP_RTNAME_LEN];
 	/* one of that runtime lock's own internal futex words (its mutex,
 	 * a second condvar): the group of the runtime lock it belongs to,
 	 * whose finding speaks for it (report_fold.c) */
@@ -268,6 +273,9 @@ void rp_f_tid(struct lt_report_finding *f, uint32_t tid);
 void rp_f_lock(struct lt_report_finding *f, uint64_t addr, int dedup);
 void rp_f_group(struct lt_report_finding *f, const struct rgroup *g);
 const char *rp_gname(const struct rgroup *g, char *buf, size_t len);
+/* Ends a text cut to fit buf (len bytes) with a visible "...", on a UTF-8
+ * character's boundary. */
+void rp_ellipsis(char *buf, size_t len);
 void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struct rgroup *g);
 const char *rp_tname(const struct rthread *t, char *buf, size_t len);
 uint64_t rp_end_since(const struct rthread *t);

@@ -62,7 +62,7 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_DEADLOCK, "cycle");
 	if (!f)
 		return;
-	char line[2048], tn[96], tn2[96], gn[200], ts[32], d[32], how[700];
+	char line[2048], tn[96], tn2[96], gn[RP_GNAME_LEN], ts[32], d[32], how[700];
 	size_t m = 0;
 	uint64_t since = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -84,7 +84,7 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 		else
 			rp_holder_how(r, g, how, sizeof(how));
 		const struct rp_notify *nk = rp_notify_of(g, NULL);
-		char on[200];
+		char on[RP_GNAME_LEN];
 		if (nk)
 			rp_f_ev(f, "thread %s waits in %s on %s since %s (%s); %s is thread %s, and no %s can "
 				"come but from it: %s", rp_tname(a, tn, sizeof(tn)), nk->wait_call,
@@ -284,7 +284,7 @@ static void holder_blocked_ev(struct lt_report *r, struct lt_report_finding *f, 
 	rp_f_ev(f, "holder: %s: %s", rp_tname(h0, tn, sizeof(tn)), rp_holder_how(r, g, how, sizeof(how)));
 	for (unsigned i = 0; i < np; i++) {
 		struct rthread *hh = P(r)->th[path[i]->end_holder - 1];
-		char g2[200], tn2[96];
+		char g2[RP_GNAME_LEN], tn2[96];
 		rp_f_ev(f, "which waits on %s, held by %s: %s", rp_gname(path[i], g2, sizeof(g2)),
 			rp_tname(hh, tn2, sizeof(tn2)), rp_holder_how(r, path[i], how, sizeof(how)));
 		rp_f_lock(f, path[i]->pub.addr, 1);
@@ -327,7 +327,7 @@ static const struct rp_notify *notify_holder(const struct rgroup *g)
 
 static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 {
-	char gn[200], what[512], hn[200], chain[256] = "", nobody[160];
+	char gn[RP_GNAME_LEN], what[512], hn[200], chain[256] = "", nobody[160];
 	struct rgroup *path[MAX_CHAIN];
 	unsigned np;
 	struct rthread *h = chain_holder(r, g, path, &np);
@@ -353,7 +353,7 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	quiet_phrase(r, g, nobody, sizeof(nobody));
 	uint32_t n = end_waiters(g);
 	const struct rp_notify *nk = notify_holder(g);
-	char on[200];
+	char on[RP_GNAME_LEN];
 	if (nk)
 		rp_f_summary(f, "%s: %u thread%s wait%s in %s on %s; %s%s, %s, is %s: no %s can come but "
 			     "from it, nor can %s go on before it lets go; %s", holder_states[hs].title, n,
@@ -561,7 +561,7 @@ static void lost_wake_released(struct lt_report *r, struct rgroup *g, const char
 /* Three ways a wake-up is lost, the first that finds something wins. */
 static void rule_lost_wakeup(struct lt_report *r, struct rgroup *g)
 {
-	char gn[200];
+	char gn[RP_GNAME_LEN];
 	rp_gname(g, gn, sizeof(gn));
 	if (lost_wake_woke_nobody(r, g, gn) || g->has_finding)
 		return;
@@ -591,7 +591,7 @@ static int rp_real_condvar(const struct rgroup *g)
 
 static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 {
-	char gn[200], ts[32], d[32], list[512], what[512], tn[96];
+	char gn[RP_GNAME_LEN], ts[32], d[32], list[512], what[512], tn[96];
 	uint64_t quiet = g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest;
 	if (!g->n_end_asleep || (double)rp_dur_to_end(r, quiet) < r->opts.stall_s * 1e9 ||
 	    (double)rp_dur_to_end(r, g->end_oldest) < r->opts.stall_s * 1e9)
@@ -663,7 +663,7 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 			     "exited holding the lock, or the lock was copied locked by fork()); nobody has "
 			     "woken it for %s", n, tw, gn, gone->gone_tid, d);
 	else if (nk) {
-		char on[200];
+		char on[RP_GNAME_LEN];
 		rp_f_summary(f, "%u %s in %s on %s and nobody has woken %s for %s; who could send a %s is not "
 			     "known", n, tw, nk->wait_call, notify_obj(g, nk, on, sizeof(on)), n == 1 ? "it" : "them",
 			     d, nk->wake_call);
@@ -721,7 +721,7 @@ static int rt_kept_since(struct lt_report *r, const struct rgroup *g, uint64_t *
 static void rule_convoy(struct lt_report *r, struct rgroup *g)
 {
 	unsigned n = r->opts.convoy_min;
-	char gn[200], ts[32], ts2[32], med[32], p99[32], mx[32], tot[32];
+	char gn[RP_GNAME_LEN], ts[32], ts2[32], med[32], p99[32], mx[32], tot[32];
 	if (g->pub.max_moving < n || g->pub.handoffs < n || g->pub.longest_chain < n)
 		return;
 	/* hand-offs on a runtime lock's words while its holder kept it (the
@@ -755,7 +755,7 @@ static void rule_convoy(struct lt_report *r, struct rgroup *g)
 
 static void rule_offcpu(struct lt_report *r, struct rgroup *g)
 {
-	char gn[200], ts[32], d[32], c[256];
+	char gn[RP_GNAME_LEN], ts[32], d[32], c[256];
 	if (!g->pub.offcpu_count)
 		return;
 	/* a holder that released the lock without a wake still looks like
@@ -1129,7 +1129,7 @@ static void rule_note(struct lt_report *r, const char *fmt, ...)
 static void idle_pool_notes(struct lt_report *r)
 {
 	struct lt_report_priv *p = P(r);
-	char gn[200], list[512];
+	char gn[RP_GNAME_LEN], list[512];
 	for (size_t i = 0; i < p->ngr; i++) {
 		struct rgroup *g = p->gr[i];
 		if (!g->n_idle_cond)

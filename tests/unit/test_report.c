@@ -1216,6 +1216,68 @@ Test(report, a_thread_in_thread_sleep_is_named_so_not_an_idle_pool)
 	done();
 }
 
+/* The finding's summary of a java.util.concurrent lock named NAME by the
+ * snapshot, that thread 501 waits on and nobody holds (a malloc'd copy). */
+static char *juc_waiter_summary(const char *name)
+{
+	header(TIDS(PID, 501));
+	blocked_at_attach(1, JMON, COND_WAIT, 0, 3 * SEC);
+	start();
+	char *snap;
+	cr_assert_geq(asprintf(&snap,
+		"{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"java\", \"occasion\": \"end\","
+		" \"taken_monotonic_ns\": %llu, \"verdicts\": [],"
+		" \"runtime_locks\": [{\"model\": \"hotspot\", \"kind\": \"java.util.concurrent lock\", \"name\": \"%s\","
+		" \"held\": 0}], \"threads\": ["
+		"{\"tid\": 501, \"comm\": \"sem-waiter\", \"state\": \"S\", \"blocked_s\": 3.0,"
+		" \"syscall\": {\"nr\": 202, \"name\": \"futex\"}, \"wait\": \"futex\","
+		" \"futex\": {\"uaddr\": \"0x560000002300\", \"op\": 393, \"is_wait\": true, \"expected\": 0,"
+		" \"word\": 0, \"owner_kind\": \"none\", \"owner\": null, \"lock_kind\": \"java.util.concurrent lock\","
+		" \"lock_name\": \"%s\", \"runtime_lock\": 0}}]}",
+		PID, (unsigned long long)(BASE + 2 * SEC), name, name), 0);
+	cr_assert_eq(lt_report_snapshot(R, snap, strlen(snap)), 0);
+	free(snap);
+	finish(BASE + 2 * SEC + 10 * MS);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	char *sum = strdup(f->summary);
+	done();
+	return sum;
+}
+
+/* A Java class name is said whole in the findings (the trial's
+ * "java.util.concurrent.Semaphore$NonfairSy (" and "...ReentrantRead ("),
+ * however long the JVM's class names go (255 bytes as the snapshot reads
+ * them); a name longer than the report keeps ends with a visible "...". */
+Test(report, java_lock_class_names_are_whole_in_the_findings)
+{
+	static const char *const names[] = {
+		"java.util.concurrent.Semaphore$NonfairSync@0x69ec1b550",
+		"java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync@0x69ec1b050",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *sum = juc_waiter_summary(names[i]);
+		char want[256];
+		snprintf(want, sizeof(want), "waits on the java.util.concurrent lock %s (0x560000002300)", names[i]);
+		cr_assert(strstr(sum, want), "%s", sum);
+		free(sum);
+	}
+	/* a 255-byte class name, as long as the snapshot reads them */
+	char cls[256 + 32];
+	memset(cls, 'a', 255);
+	memcpy(cls, "com.example.", 12);
+	snprintf(cls + 255, sizeof(cls) - 255, "@0x69ec1b550");
+	char *sum = juc_waiter_summary(cls);
+	cr_assert(strstr(sum, cls) && strstr(strstr(sum, cls), "@0x69ec1b550 (0x560000002300)"), "%s", sum);
+	free(sum);
+	/* longer than any the snapshot gives: cut, and said to be */
+	char huge[1200];
+	memset(huge, 'b', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = 0;
+	sum = juc_waiter_summary(huge);
+	cr_assert(strstr(sum, "bbb... (0x560000002300)"), "%s", sum);
+	free(sum);
+}
+
 /* ---- deadlock ------------------------------------------------------- */
 
 Test(report, deadlock_from_the_snapshot_owners)
