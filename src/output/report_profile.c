@@ -34,7 +34,8 @@ struct entry {
 	uint32_t stack_id;
 	uint32_t tgid;
 	uint64_t total_ns, max_ns, count;
-	int idle;           /* a runtime scheduler's own idle wait (go_idle) */
+	int idle;           /* a runtime's own idle wait, ranked last: 1 the Go
+			       scheduler's (go_idle), 2 another's (rt_idle) */
 };
 
 /* (lock, stack) pairs and their totals */
@@ -64,6 +65,7 @@ struct prof {
 	uint64_t waits, with_stack, wait_ns, stack_ns;
 	uint64_t long_waits, long_with_stack; /* of 1 ms or more */
 	uint64_t idle_ns;                     /* of the go_idle waits */
+	uint64_t rt_idle_ns;                  /* of the rt_idle waits */
 	uint64_t released, released_ns;       /* of the nc: with the waker's stack */
 	uint64_t caused_ns;
 	int oom;
@@ -194,6 +196,33 @@ static const char *go_idle(const struct lt_stack *st)
 	return NULL;
 }
 
+/* A runtime's own thread waiting for work, not contention (rt_idle.c: the
+ * waits the snapshot calls idle, known by the same functions): a JVM's
+ * compiler threads in CompileQueue::get, its GC workers on their
+ * semaphore, its VM thread, service threads and Reference Handler,
+ * libuv's workers; the innermost LT_RT_IDLE_FRAMES native and Java frames
+ * are looked at.  Its label, or NULL. */
+static const char *rt_idle(const struct lt_stack *st)
+{
+	uint32_t nat = 0, jav = 0;
+	const struct lt_sframe *callee = NULL; /* the native frame it called */
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		const struct lt_sframe *f = &st->frames[i];
+		const char *l = NULL;
+		if (f->lang == LT_SFRAME_JAVA) {
+			if (jav++ < LT_RT_IDLE_FRAMES)
+				l = lt_rt_idle_java_label(f->func);
+		} else if (nat++ < LT_RT_IDLE_FRAMES) {
+			l = lt_rt_idle_frame_label(f->func, f->module, callee ? callee->func : NULL,
+						   callee ? callee->module : NULL);
+			callee = f;
+		}
+		if (l)
+			return l;
+	}
+	return NULL;
+}
+
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct prof *p = ctx;
@@ -227,6 +256,10 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 		lock = 0;
 		fd = -1;
 		p->idle_ns += dur;
+	} else if (futex && !rtlock && (idle = rt_idle(st))) {
+		call = idle;
+		lock = 0;
+		p->rt_idle_ns += dur;
 	} else if (futex && java_sleep(st)) {
 		call = JAVA_SLEEP;
 		lock = 0;
@@ -335,9 +368,16 @@ static void print_text(FILE *out, const char *path, struct prof *p, const struct
 			"netpoller, sysmon), listed last, not contention; goroutines waiting for a sync.Mutex or a channel "
 			"park in the scheduler, not in the kernel, so a recording does not see them: `locktrace "
 			"snapshot -p PID` shows what each goroutine waits for\n\n", (double)p->idle_ns / 1e6);
+	if (p->rt_idle_ns)
+		fprintf(out, "  runtimes: %.1f ms of the waiting are the runtime's own threads waiting for work (a JVM's "
+			"compiler threads, GC workers, VM thread, service threads and Reference Handler; libuv's workers; "
+			"the java launcher's join of the main thread), listed last, not contention\n\n",
+			(double)p->rt_idle_ns / 1e6);
 	for (size_t i = 0; i < p->wait.n && i < rows; i++) {
-		if (p->wait.e[i].idle && (!i || !p->wait.e[i - 1].idle))
-			fprintf(out, "\nThe Go scheduler's own idle waits (not contention):\n");
+		int idle = p->wait.e[i].idle;
+		if (idle && (!i || p->wait.e[i - 1].idle != idle))
+			fprintf(out, idle == 1 ? "\nThe Go scheduler's own idle waits (not contention):\n"
+					       : "\nThe runtime's own threads waiting for work (not contention):\n");
 		print_entry(out, p, &p->wait.e[i], i + 1, names, 0);
 	}
 	if (p->wait.n > rows)
@@ -694,7 +734,8 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 	resolve_caused(&p);
 	for (size_t i = 0; i < p.wait.n; i++)
 		p.wait.e[i].idle = p.wait.e[i].call == GO_IDLE_M || p.wait.e[i].call == GO_IDLE_NET ||
-				   p.wait.e[i].call == GO_IDLE_SYSMON;
+				   p.wait.e[i].call == GO_IDLE_SYSMON ? 1
+				   : lt_rt_idle_is_label(p.wait.e[i].call) ? 2 : 0;
 	if (p.wait.n) /* qsort's array must not be NULL, even empty */
 		qsort(p.wait.e, p.wait.n, sizeof(*p.wait.e), by_total);
 	if (p.release.n)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rt_idle.h"
 #include "lockmodel.h"
 #include "lt_test.h"
 #include "snapshot.h"
@@ -1164,5 +1165,43 @@ Test(verdict_lock_wait, quiet_lock_holder_compared_by_the_programs_own_python_fr
 	cr_assert_not_null(v);
 	cr_assert_eq(v->owner, 812, "%s", v->summary);
 	cr_assert(tl_strlist_has(&v->evidence, "it runs the waiters' code (worker)"));
+	lt_snapshot_free(s);
+}
+
+/* The JVM's own service loops that wait for work on one of its Monitors
+ * (rt_idle.c), as OpenJDK 17 runs them: the periodic-task thread's const
+ * WatcherThread::sleep, the G1 concurrent mark, notification and sweeper
+ * threads, GC threads waiting for the VM's start: idle waits, with the
+ * lock state that says so; the same wait under a function that is no such
+ * loop is not. */
+Test(verdict_idle, the_jvms_own_service_loops_wait_for_work)
+{
+	static const char *const loops[] = {
+		"_ZNK13WatcherThread5sleepEv@libjvm.so",
+		"_ZN22G1ConcurrentMarkThread11run_serviceEv@libjvm.so",
+		"_ZN18NotificationThread25notification_thread_entryEP10JavaThreadS1_@libjvm.so",
+		"_ZN14NMethodSweeper12sweeper_loopEv@libjvm.so",
+		"_Z19wait_init_completedv@libjvm.so",
+		"_ZN11SomeService4loopEv@libjvm.so", /* no such loop */
+	};
+	size_t n = sizeof(loops) / sizeof(loops[0]);
+	struct lt_snapshot *s = table(n);
+	for (size_t i = 0; i < n; i++) {
+		const char *fr[] = { "__futex_abstimed_wait_common@libc.so.6", "pthread_cond_timedwait@libc.so.6",
+				     "_ZN2os15PlatformMonitor4waitEl@libjvm.so",
+				     "_ZN7Monitor28wait_without_safepoint_checkEl@libjvm.so", loops[i],
+				     "_ZN6Thread8call_runEv@libjvm.so" };
+		futex_wait(&s->threads[i], (pid_t)(10 + i), "jvm", 0x9000 + 0x40 * i, 0, 0, LT_OWNER_NONE, 0, 3);
+		s->threads[i].futex.lock_kind = "condition variable";
+		stack_of(&s->threads[i], fr, 6);
+	}
+	lt_rt_idle_apply(s);
+	for (size_t i = 0; i < n; i++) {
+		const char *st = s->threads[i].futex.lock_state;
+		if (i + 1 < n)
+			cr_assert(st && strstr(st, LT_RT_IDLE_STATE), "%s: %s", loops[i], st ? st : "no state");
+		else
+			cr_assert(!st || !strstr(st, LT_RT_IDLE_STATE), "%s: %s", loops[i], st);
+	}
 	lt_snapshot_free(s);
 }

@@ -83,6 +83,33 @@ static struct lt_sframe st6[] = {
 	{ .lang = LT_SFRAME_JAVA, .func = "app.Main.hold", .file = "Main.java", .line = 20 },
 };
 
+/* a JVM's compiler thread waiting for a compile task on its Monitor */
+static struct lt_sframe st7[] = {
+	{ .pc = 0x7f0000003333, .func = "__futex_abstimed_wait_common", .module = "libc.so.6" },
+	{ .pc = 0x7f0000003334, .func = "pthread_cond_timedwait@@GLIBC_2.3.2", .module = "libc.so.6" },
+	{ .pc = 0x7f0000006001, .func = "_ZN2os15PlatformMonitor4waitEl", .module = "libjvm.so" },
+	{ .pc = 0x7f0000006002, .func = "_ZN7Monitor4waitEl", .module = "libjvm.so" },
+	{ .pc = 0x7f0000006003, .func = "_ZN12CompileQueue3getEv", .module = "libjvm.so" },
+	{ .pc = 0x7f0000006004, .func = "_ZN13CompileBroker20compiler_thread_loopEv", .module = "libjvm.so" },
+	{ .pc = 0x7f0000006005, .func = "_ZN10JavaThread17thread_main_innerEv", .module = "libjvm.so" },
+};
+/* a JVM's GC worker waiting for work on its semaphore */
+static struct lt_sframe st8[] = {
+	{ .pc = 0x7f0000003333, .func = "__futex_abstimed_wait_common", .module = "libc.so.6" },
+	{ .pc = 0x7f0000003335, .func = "__new_sem_wait_slow64.constprop.0", .module = "libc.so.6" },
+	{ .pc = 0x7f0000007001, .func = "_ZN14PosixSemaphore4waitEv", .module = "libjvm.so" },
+	{ .pc = 0x7f0000007002, .func = "_ZN10GangWorker4loopEv", .module = "libjvm.so" },
+};
+/* the same compiler thread code taking the compile queue's lock: a lock
+ * wait (CompileQueue::get does not call Monitor::wait here) */
+static struct lt_sframe st9[] = {
+	{ .pc = 0x7f0000003333, .func = "__futex_abstimed_wait_common", .module = "libc.so.6" },
+	{ .pc = 0x7f0000003336, .func = "__lll_lock_wait", .module = "libc.so.6" },
+	{ .pc = 0x7f0000006011, .func = "_ZN5Mutex4lockEv", .module = "libjvm.so" },
+	{ .pc = 0x7f0000006003, .func = "_ZN12CompileQueue3getEv", .module = "libjvm.so" },
+	{ .pc = 0x7f0000006004, .func = "_ZN13CompileBroker20compiler_thread_loopEv", .module = "libjvm.so" },
+};
+
 static void put(struct lt_writer *w, struct lt_event e)
 {
 	cr_assert_eq(lt_writer_event(w, &e), 0);
@@ -152,7 +179,19 @@ static void make_trace_java(const char *path, int java)
 	lt_stacks_put_stack(&sb, &s5);
 	struct lt_stack s6 = { .id = 6, .tgid = PID, .nframes = 4, .frames = st6 };
 	lt_stacks_put_stack(&sb, &s6);
-	if (java == 3) { /* a sleep on a word the Java lock's reference names */
+	struct lt_stack s7 = { .id = 7, .tgid = PID, .nframes = 7, .frames = st7 };
+	struct lt_stack s8 = { .id = 8, .tgid = PID, .nframes = 4, .frames = st8 };
+	struct lt_stack s9 = { .id = 9, .tgid = PID, .nframes = 5, .frames = st9 };
+	lt_stacks_put_stack(&sb, &s7);
+	lt_stacks_put_stack(&sb, &s8);
+	lt_stacks_put_stack(&sb, &s9);
+	if (java == 4) { /* a JVM's own idle waits, longer than every lock wait */
+		wait_woken(w, &sb, WA, T0 + 10000, 3000000, 1, 3);
+		wait_woken(w, &sb, WB, T0 + 10000000, 5000000, 2, 4);
+		wait_woken_on(w, &sb, WA, T0 + 20000000, 10000000, 7, 4, 0x7f0000000c00ull, NULL, 0);
+		wait_woken_on(w, &sb, WB, T0 + 40000000, 8000000, 8, 4, 0x7f0000000d00ull, NULL, 0);
+		wait_woken_on(w, &sb, WA, T0 + 60000000, 4000000, 9, 4, 0x7f0000000e00ull, NULL, 0);
+	} else if (java == 3) { /* a sleep on a word the Java lock's reference names */
 		wait_woken_on(w, &sb, WA, T0 + 10000, 3000000, 1, 3, PARK_A, JLOCK, JADDR);
 		wait_woken_on(w, &sb, WB, T0 + 10000000, 5000000, 6, 4, PARK_A, JLOCK, JADDR);
 	} else if (java == 2) { /* a Go M's idle park, longer than every lock wait */
@@ -224,6 +263,31 @@ Test(stacks, profile_puts_the_go_schedulers_idle_waits_apart)
 	const char *first = strstr(out, "#1  ");
 	cr_assert(first && first < idle && strstr(first, "site_beta") < idle, "lock waits first: %s", out);
 	cr_assert(strstr(out, "Go: 10.0 ms of the waiting are the Go scheduler's own idle waits"), "%s", out);
+	free(out);
+}
+
+/* A JVM's own threads waiting for work (a compiler thread in
+ * CompileQueue::get, a GC worker on its semaphore: what the snapshot calls
+ * idle, rt_idle.c) are not contention: ranked after the lock waits under a
+ * heading that says so, and the header says how much of the waiting they
+ * are.  The same compiler code taking the queue's lock is a lock wait. */
+Test(stacks, profile_puts_the_jvms_own_idle_waits_apart)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 4);
+	const char *idle = strstr(out, "The runtime's own threads waiting for work (not contention):\n#4  10.0 ms in 1 wait");
+	cr_assert(idle, "%s", out);
+	cr_assert(strstr(idle, "#4  10.0 ms in 1 wait (average 10.00 ms, longest 10.00 ms)  the runtime's own idle wait: "
+			       "HotSpot's CompileQueue::get (a compiler thread), not a lock"), "%s", out);
+	cr_assert(strstr(idle, "#5  8.0 ms in 1 wait (average 8.00 ms, longest 8.00 ms)  the runtime's own idle wait: "
+			       "HotSpot's PosixSemaphore::wait, not a lock"), "%s", out);
+	const char *first = strstr(out, "#1  5.0 ms");
+	cr_assert(first && first < idle && strstr(first, "site_beta") < idle, "lock waits first: %s", out);
+	const char *mutex = strstr(out, "#2  4.0 ms in 1 wait (average 4.00 ms, longest 4.00 ms)  futex 0x7f0000000e00");
+	cr_assert(mutex && mutex < idle, "the compile queue's lock is a lock wait: %s", out);
+	cr_assert(strstr(out, "  runtimes: 18.0 ms of the waiting are the runtime's own threads waiting for work"),
+		  "%s", out);
+	cr_assert_null(strstr(out, "The Go scheduler"), "%s", out);
 	free(out);
 }
 

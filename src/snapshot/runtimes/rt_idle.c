@@ -15,58 +15,109 @@
 #include "rt_idle.h"
 #include "snapshot_int.h"
 
-/* The runtime's semaphore wrappers whose callers wait for work; and
- * (cond: on a condition variable, through HotSpot's Monitor::wait) the
- * JVM's own service loops that wait for work on one of its Monitors: its
- * compiler threads for a compile task, the VM thread for an operation, the
- * service, monitor-deflation, periodic-task and G1 service threads for
- * their next round, the Reference Handler for references to enqueue.  A
+/* The runtime's semaphore wrappers whose callers wait for work (IW_SEM);
+ * and (IW_COND: on a condition variable, through HotSpot's Monitor::wait)
+ * the JVM's own service loops that wait for work on one of its Monitors:
+ * its compiler threads for a compile task, the VM thread for an operation,
+ * the service, monitor-deflation, periodic-task, notification, sweeper, G1
+ * service and G1 concurrent-mark threads for their next round, its GC
+ * threads for the VM's initialization, the Reference Handler for
+ * references to enqueue; and (IW_JOIN, for `report --profile` only: the
+ * snapshot judges joins on its own) the java launcher's first thread,
+ * which joins the Java main thread for as long as the program runs.  A
  * Java thread's own waits (Object.wait, monitors, parking) go through
- * ParkEvents and Parkers, never these. */
+ * ParkEvents and Parkers, never these.  Each entry's label is what
+ * `report --profile` charges such a wait to. */
+enum iw_kind { IW_SEM, IW_COND, IW_JOIN };
+#define IW_LABEL(what) "the runtime's own idle wait: " what ", not a lock"
+#define IW(func, module, what, kind) { func, module, what, kind, IW_LABEL(what) }
 static const struct {
 	const char *func;   /* prefix of the (mangled) symbol */
 	const char *module; /* prefix of the module's file name */
 	const char *what;
-	bool cond;
+	enum iw_kind kind;
+	const char *label;
 } idle_waits[] = {
-	{ "_ZN14PosixSemaphore4waitEv", "libjvm.so", "HotSpot's PosixSemaphore::wait", false },
-	{ "_ZN14PosixSemaphore9timedwait", "libjvm.so", "HotSpot's PosixSemaphore::timedwait", false },
-	{ "uv_sem_wait", NULL, "libuv's uv_sem_wait", false },
-	{ "_ZN12CompileQueue3get", "libjvm.so", "HotSpot's CompileQueue::get (a compiler thread)", true },
-	{ "_ZN8VMThread18wait_for_operation", "libjvm.so", "HotSpot's VMThread::wait_for_operation", true },
-	{ "_ZN13ServiceThread20service_thread_entry", "libjvm.so", "HotSpot's service thread", true },
-	{ "_ZN22MonitorDeflationThread30monitor_deflation_thread_entry", "libjvm.so",
-	  "HotSpot's monitor deflation thread", true },
-	{ "_ZN13WatcherThread5sleep", "libjvm.so", "HotSpot's WatcherThread::sleep (periodic tasks)", true },
-	{ "_ZN15G1ServiceThread23sleep_before_next_cycle", "libjvm.so", "HotSpot's G1 service thread", true },
-	{ "JVM_WaitForReferencePendingList", "libjvm.so", "HotSpot's Reference Handler", true },
+	IW("_ZN14PosixSemaphore4waitEv", "libjvm.so", "HotSpot's PosixSemaphore::wait", IW_SEM),
+	IW("_ZN14PosixSemaphore9timedwait", "libjvm.so", "HotSpot's PosixSemaphore::timedwait", IW_SEM),
+	IW("uv_sem_wait", NULL, "libuv's uv_sem_wait", IW_SEM),
+	IW("_ZN12CompileQueue3get", "libjvm.so", "HotSpot's CompileQueue::get (a compiler thread)", IW_COND),
+	IW("_ZN8VMThread18wait_for_operation", "libjvm.so", "HotSpot's VMThread::wait_for_operation", IW_COND),
+	IW("_ZN13ServiceThread20service_thread_entry", "libjvm.so", "HotSpot's service thread", IW_COND),
+	IW("_ZN22MonitorDeflationThread30monitor_deflation_thread_entry", "libjvm.so",
+	   "HotSpot's monitor deflation thread", IW_COND),
+	IW("_ZN13WatcherThread5sleep", "libjvm.so", "HotSpot's WatcherThread::sleep (periodic tasks)", IW_COND),
+	/* JDK 17's is const */
+	IW("_ZNK13WatcherThread5sleep", "libjvm.so", "HotSpot's WatcherThread::sleep (periodic tasks)", IW_COND),
+	IW("_ZN15G1ServiceThread23sleep_before_next_cycle", "libjvm.so", "HotSpot's G1 service thread", IW_COND),
+	IW("_ZN22G1ConcurrentMarkThread11run_service", "libjvm.so", "HotSpot's G1 concurrent mark thread", IW_COND),
+	IW("_ZN18NotificationThread25notification_thread_entry", "libjvm.so", "HotSpot's notification thread",
+	   IW_COND),
+	IW("_ZN14NMethodSweeper12sweeper_loop", "libjvm.so", "HotSpot's sweeper thread", IW_COND),
+	IW("_Z19wait_init_completed", "libjvm.so", "HotSpot's GC thread waiting for the VM's start", IW_COND),
+	IW("JVM_WaitForReferencePendingList", "libjvm.so", "HotSpot's Reference Handler", IW_COND),
+	IW("CallJavaMainInNewThread", "libjli.so", "the java launcher's join of the Java main thread", IW_JOIN),
 };
 
 /* HotSpot's Monitor::wait and Monitor::wait_without_safepoint_check. */
-static bool monitor_wait(const struct lt_frame *fr)
+static bool monitor_wait(const char *func, const char *module)
 {
-	return fr->func && !strncmp(fr->func, "_ZN7Monitor", 11) && strstr(fr->func, "wait") && fr->module &&
-	       !strncmp(fr->module, "libjvm.so", 9);
+	return func && !strncmp(func, "_ZN7Monitor", 11) && strstr(func, "wait") && module &&
+	       !strncmp(module, "libjvm.so", 9);
+}
+
+/* The entry for a frame of FUNC in MODULE that called CFUNC in CMODULE
+ * (NULL: the innermost frame), -1 if none: an IW_COND entry's function
+ * must call Monitor::wait itself (a service loop's entry is on every stack
+ * of its thread). */
+static int idle_entry(const char *func, const char *module, const char *cfunc, const char *cmodule)
+{
+	for (size_t i = 0; func && i < sizeof(idle_waits) / sizeof(idle_waits[0]); i++)
+		if (!strncmp(func, idle_waits[i].func, strlen(idle_waits[i].func)) &&
+		    (!idle_waits[i].module ||
+		     (module && !strncmp(module, idle_waits[i].module, strlen(idle_waits[i].module)))) &&
+		    (idle_waits[i].kind != IW_COND || monitor_wait(cfunc, cmodule)))
+			return (int)i;
+	return -1;
 }
 
 /* The wrapper among T's innermost frames, NULL if none; COND: the waits
- * on a condition variable, whose listed caller must call Monitor::wait
- * itself (a service loop's entry is on every stack of its thread), else
- * the semaphore wrappers. */
+ * on a condition variable, else the semaphore wrappers. */
 static const char *idle_wrapper(const struct lt_thread *t, bool cond)
 {
-	for (size_t k = 0; k < t->n_frames && k < 6; k++) {
-		const struct lt_frame *fr = &t->frames[k];
-		if (cond && (!k || !monitor_wait(&t->frames[k - 1])))
-			continue;
-		for (size_t i = 0; fr->func && i < sizeof(idle_waits) / sizeof(idle_waits[0]); i++)
-			if (idle_waits[i].cond == cond &&
-			    !strncmp(fr->func, idle_waits[i].func, strlen(idle_waits[i].func)) &&
-			    (!idle_waits[i].module || (fr->module && !strncmp(fr->module, idle_waits[i].module,
-									     strlen(idle_waits[i].module)))))
-				return idle_waits[i].what;
+	for (size_t k = 0; k < t->n_frames && k < LT_RT_IDLE_FRAMES; k++) {
+		const struct lt_frame *fr = &t->frames[k], *callee = k ? &t->frames[k - 1] : NULL;
+		int i = idle_entry(fr->func, fr->module, callee ? callee->func : NULL, callee ? callee->module : NULL);
+		if (i >= 0 && idle_waits[i].kind == (cond ? IW_COND : IW_SEM))
+			return idle_waits[i].what;
 	}
 	return NULL;
+}
+
+const char *lt_rt_idle_frame_label(const char *func, const char *module, const char *cfunc, const char *cmodule)
+{
+	int i = idle_entry(func, module, cfunc, cmodule);
+	return i >= 0 ? idle_waits[i].label : NULL;
+}
+
+static const char REFQ_WHAT[] = "the JDK's ReferenceQueue.remove (references to process)";
+static const char REFQ_LABEL[] = IW_LABEL("the JDK's ReferenceQueue.remove (references to process)");
+
+const char *lt_rt_idle_java_label(const char *f)
+{
+	return f && (!strcmp(f, "java.lang.ref.ReferenceQueue.remove") ||
+		     !strcmp(f, "java.lang.ref.ReferenceQueue.remove0") ||
+		     !strcmp(f, "java.lang.ref.ReferenceQueue.await")) ? REFQ_LABEL : NULL;
+}
+
+bool lt_rt_idle_is_label(const char *s)
+{
+	if (s == REFQ_LABEL)
+		return true;
+	for (size_t i = 0; i < sizeof(idle_waits) / sizeof(idle_waits[0]); i++)
+		if (s == idle_waits[i].label)
+			return true;
+	return false;
 }
 
 /* CPython's queue.SimpleQueue.get() (the C _queue module, up to 3.12:
@@ -98,13 +149,9 @@ static const char *reference_queue_wait(const struct lt_thread *t)
 {
 	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
 		return NULL;
-	for (size_t k = 0; k < t->n_rt_frames && k < 6; k++) {
-		const char *f = t->rt_frames[k].func;
-		if (f && (!strcmp(f, "java.lang.ref.ReferenceQueue.remove") ||
-			  !strcmp(f, "java.lang.ref.ReferenceQueue.remove0") ||
-			  !strcmp(f, "java.lang.ref.ReferenceQueue.await")))
-			return "the JDK's ReferenceQueue.remove (references to process)";
-	}
+	for (size_t k = 0; k < t->n_rt_frames && k < LT_RT_IDLE_FRAMES; k++)
+		if (lt_rt_idle_java_label(t->rt_frames[k].func))
+			return REFQ_WHAT;
 	return NULL;
 }
 

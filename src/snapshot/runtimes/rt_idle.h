@@ -31,6 +31,23 @@ bool lt_rt_idle_wait(const struct lt_thread *t);
 #define LT_RT_KEEPS_S 0.2
 bool lt_rt_keeps(const struct lt_thread *o);
 
+/* How many of a stack's innermost frames (native ones; Java frames
+ * apart) are looked at for a runtime's own idle wait. */
+#define LT_RT_IDLE_FRAMES 6
+
+/* The same facts for `report --profile`, by one frame of a recorded stack:
+ * the label to charge the wait to when the native frame FUNC in MODULE,
+ * which called CFUNC in CMODULE (NULL for the innermost), is a runtime's
+ * own idle wait (a JVM's compiler threads, GC workers, VM thread, service
+ * threads, Reference Handler; libuv's uv_sem_wait; the java launcher's
+ * join of the main thread), else NULL; by a Java frame FUNC
+ * (ReferenceQueue.remove), likewise.  The labels are static: the same
+ * pointer for the same wait, which lt_rt_idle_is_label knows. */
+const char *lt_rt_idle_frame_label(const char *func, const char *module, const char *cfunc,
+				   const char *cmodule);
+const char *lt_rt_idle_java_label(const char *func);
+bool lt_rt_idle_is_label(const char *s);
+
 /* Is FUNC a frame of Java's Thread.sleep(): the native JVM_Sleep, or the
  * JDK's own java.lang.Thread.sleep (JDK 17's native method), sleep0,
  * sleepNanos, sleepNanos0 (JDK 21+)?  A timed sleep on a futex word of
