@@ -207,9 +207,9 @@ static const struct {
 	[HS_SLEEP] = { "sleep", "lock holder asleep outside the traced calls" },
 	[HS_EXITED] = { "exited", "lock holder exited" },
 	[HS_UNKNOWN] = { "unknown", "lock held by a thread in an unknown state" },
-	/* glibc's endless wait after a refused PI or robust mutex: no lock */
 	/* Java's Thread.sleep(): a timed sleep on the thread's own word */
 	[HS_JAVA_SLEEP] = { "java_sleep", "lock holder asleep in Thread.sleep()" },
+	/* glibc's endless wait after a refused PI or robust mutex: no lock */
 	[HS_PARKED] = { "parked", "lock holder sleeps for ever (glibc's endless wait after the kernel refused "
 				  "it a PI or robust mutex: EDEADLK, a cycle, or ESRCH, a dead owner)" },
 };
