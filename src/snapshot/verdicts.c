@@ -848,18 +848,20 @@ static bool may_hold_quiet(const struct lt_thread *t)
 /* A quiet lock with no holder recorded: the one thread not waiting on it,
  * asleep in a call, that runs code its waiters run (the function, in
  * *func), as the report infers a holder the events did not show; 0 if
- * none or several (or one of them running, or a running thread whose code
- * is not known: it may be the holder too). */
+ * none or several (or one of them running, or, for a runtime lock, a
+ * running thread whose code is not known: it may be the holder too). */
 static pid_t quiet_suspect(const struct lt_snapshot *s, const struct quiet_code *qc, const bool *waiter,
-			   const char **func)
+			   bool runtime, const char **func)
 {
 	pid_t cand = 0;
 	for (size_t i = 0; qc->n && i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		const char *f;
-		/* a running thread whose code is not known (its stack is not
-		 * read while it runs) may be the holder as well */
-		if (!waiter[i] && busy(t) && !lt_own_places(t))
+		/* a runtime lock (OCaml's, a GIL) is what a thread needs to
+		 * run the runtime's code: a running thread whose code is not
+		 * known (its stack is not read while it runs) may well be its
+		 * holder */
+		if (runtime && !waiter[i] && busy(t) && !lt_own_places(t))
 			return 0;
 		if (waiter[i] || !may_hold_quiet(t) || lock_wait(t) ||
 		    !(f = runs_code(t, qc->base, qc->names, qc->n)))
@@ -984,7 +986,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		 * any of them, its forked children running the same code: no
 		 * suspect of this one alone (the candidates are still listed) */
 		bool others = !t0->futex.private_ || t0->futex.shared_obj;
-		pid_t susp = others ? 0 : quiet_suspect(s, &qc, quiet_marks, &func);
+		pid_t susp = others ? 0 : quiet_suspect(s, &qc, quiet_marks, runtime, &func);
 		if (susp) {
 			snprintf(inferred_how, sizeof(inferred_how), "runs the waiters' code (%s), and of the "
 				 "threads not waiting on a lock it is the only one that does", func);
