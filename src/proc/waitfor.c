@@ -667,22 +667,31 @@ static void polled_read(struct cctx *c)
 /* Thread T asleep on a timer (edge E): the files others hold locked that it
  * may be polling, said on the edge, their holders its parties (an
  * inference: one snapshot cannot tell a retry loop from a plain sleep). */
+/* "FILE (fd N) is locked by process P (POSIX WRITE bytes ...); ..." for
+ * every file the process has open that another holds locked (polled_read)
+ * into buf, each holder a party of e. */
+static void polled_list(struct cctx *c, struct lt_wf_edge *e, char *buf, size_t len)
+{
+	size_t l = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < c->n_polled && l + 128 < len; i++) {
+		const struct polled *p = &c->polled[i];
+		char rg[48];
+		range_str(&p->l, rg, sizeof(rg));
+		l += (size_t)snprintf(buf + l, len - l, "%s%s (fd %d) is locked by process %d (%s %s %s)",
+				      i ? "; " : "", p->path ? p->path : "?", p->fd, (int)p->l.pid, p->l.cls,
+				      p->l.type, rg);
+		add_pid(e, p->l.pid);
+	}
+}
+
 static void polled_edge(struct cctx *c, struct lt_wf_edge *e)
 {
 	polled_read(c);
 	if (!c->n_polled)
 		return;
 	char buf[512];
-	size_t l = 0;
-	for (size_t i = 0; i < c->n_polled && l < sizeof(buf) - 128; i++) {
-		const struct polled *p = &c->polled[i];
-		char rg[48];
-		range_str(&p->l, rg, sizeof(rg));
-		l += (size_t)snprintf(buf + l, sizeof(buf) - l, "%s%s (fd %d) is locked by process %d (%s %s %s)",
-				      i ? "; " : "", p->path ? p->path : "?", p->fd, (int)p->l.pid, p->l.cls,
-				      p->l.type, rg);
-		add_pid(e, p->l.pid);
-	}
+	polled_list(c, e, buf, sizeof(buf));
 	e->evidence = lts_asprintf("meanwhile %s [/proc/locks]: if it retries that lock between sleeps (a "
 				   "lock taken with F_SETLK or LOCK_NB, as SQLite's busy handler does), that "
 				   "process is what it waits for (inferred: one snapshot cannot tell)", buf);
@@ -715,20 +724,10 @@ static void retry_edge(struct cctx *c, struct lt_thread *t)
 	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_FILE_LOCK);
 	if (!e)
 		return;
-	char rg[48];
-	range_str(&p->l, rg, sizeof(rg));
 	e->fd = p->fd;
 	e->what = lts_asprintf("a lock on %s (fd %d), tried again between sleeps", p->path ? p->path : "?", p->fd);
 	char buf[512];
-	size_t l = 0;
-	for (size_t i = 0; i < c->n_polled && l < sizeof(buf) - 128; i++) {
-		const struct polled *q = &c->polled[i];
-		range_str(&q->l, rg, sizeof(rg));
-		l += (size_t)snprintf(buf + l, sizeof(buf) - l, "%s%s (fd %d) is locked by process %d (%s %s %s)",
-				      i ? "; " : "", q->path ? q->path : "?", q->fd, (int)q->l.pid, q->l.cls,
-				      q->l.type, rg);
-		add_pid(e, q->l.pid);
-	}
+	polled_list(c, e, buf, sizeof(buf));
 	e->evidence = lts_asprintf("its stack is in %s (%s), which sleeps and tries the lock again; %s "
 				   "[/proc/locks]", fn, what, buf);
 }
