@@ -373,7 +373,7 @@ static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 	 * holds), if one does */
 	for (size_t i = 0; i < n; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		if (next[i] >= 0 || t->wait == LT_WAIT_FUTEX || !lts_wf_own_pipe_stuck(t))
+		if (next[i] >= 0 || t->wait == LT_WAIT_FUTEX || lts_wf_stopped_io(t) || !lts_wf_own_pipe_stuck(t))
 			continue;
 		for (size_t u = 0; u < n && next[i] < 0; u++) {
 			const struct lt_thread *o = &s->threads[u];
