@@ -103,6 +103,10 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 	w.n = 1;
 	w.v[0] = first;
 	w.pl = (size_t)snprintf(w.path, sizeof(w.path), "%d", (int)first->pid);
+	pid_t m[8], m_self = 0; /* the last shared object's mappers */
+	size_t nm = 0;
+	uint64_t m_ino = 0;
+	uint32_t m_maj = 0, m_min = 0;
 	for (size_t i = 0; i < w.n; i++) {
 		const struct lt_snapshot *s = w.v[i];
 		for (size_t t = 0; t < s->n_threads; t++) {
@@ -116,9 +120,15 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 			 * mapping it, any of which may post it */
 			else if (th->wait == LT_WAIT_FUTEX && th->futex.is_wait && th->futex.shared_obj &&
 				 !th->futex.owner && th->sc.state == LT_SC_IN_SYSCALL) {
-				pid_t m[8];
-				size_t nm = lt_proc_mappers(th->futex.obj_major, th->futex.obj_minor, th->futex.obj_ino,
-							    s->pid, m, 8);
+				/* /proc is scanned once for the waiters of one object */
+				if (th->futex.obj_ino != m_ino || th->futex.obj_major != m_maj ||
+				    th->futex.obj_minor != m_min || s->pid != m_self) {
+					m_ino = th->futex.obj_ino;
+					m_maj = th->futex.obj_major;
+					m_min = th->futex.obj_minor;
+					m_self = s->pid;
+					nm = lt_proc_mappers(m_maj, m_min, m_ino, s->pid, m, 8);
+				}
 				for (size_t q = 0; q < nm && q < 8; q++)
 					follow_one(&w, i, m[q], "process mapping the shared lock", th->tid);
 			}
