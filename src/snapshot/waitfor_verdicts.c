@@ -660,11 +660,25 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		lt_strlist_add(&v->evidence, "follow it: locktrace snapshot -p %d", (int)e->pids[0]);
 }
 
+/* Asleep on a timer between tries of a file lock, as its stack shows
+ * (waitfor.c, retry_edge): such a thread wakes and retries all the time,
+ * so it is often seen to have moved; its wait is the lock all the same. */
+static bool polling_lock(const struct lt_thread *t)
+{
+	if (t->wait != LT_WAIT_SLEEP || !t->wf || t->state == 'T' || t->state == 't')
+		return false;
+	for (size_t k = 0; k < t->wf->n_edges; k++)
+		if (t->wf->edges[k].kind == LT_WF_FILE_LOCK)
+			return true;
+	return false;
+}
+
 void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		if (in_cycle[i] || !t->wf || !t->wf->n_edges || !asleep(t) || lts_wf_stopped_io(t))
+		if (in_cycle[i] || !t->wf || !t->wf->n_edges || (!asleep(t) && !polling_lock(t)) ||
+		    lts_wf_stopped_io(t))
 			continue;
 		if (t->app_class == LT_APPWAIT_LOCK) /* its own verdict (appwait.c) */
 			continue;

@@ -413,6 +413,25 @@ Test(waitfor_verdicts, file_lock_wait_is_a_lock_wait)
 	free_snap(&s);
 }
 
+/* SQLite's busy handler sleeps a few ms between tries of its lock: the
+ * snapshot often sees it moved (woken, retried, asleep again) by the time
+ * it re-reads it.  Its file-lock edge (from its stack) keeps it a lock
+ * wait all the same, never "nothing suspicious" (seen under ASan). */
+Test(waitfor_verdicts, a_polling_file_lock_wait_that_moved_is_still_a_lock_wait)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 310, 230, LT_WAIT_SLEEP);
+	th[0].moved = 1;
+	struct lt_wf_edge *e = edge(&th[0], 310, LT_WF_FILE_LOCK, 309, LT_WFP_EVENTS);
+	free(e->what);
+	e->what = strdup("a lock on /tmp/db (fd 3), tried again between sleeps");
+	struct lt_snapshot s = { .pid = 310, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s.verdicts[0].summary);
+	cr_expect_eq(s.verdicts[0].owner, 309);
+	free_snap(&s);
+}
+
 Test(waitfor_verdicts, idle_says_why)
 {
 	struct lt_thread th[1];
