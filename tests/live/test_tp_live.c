@@ -130,7 +130,8 @@ static void check_thread(const struct tp_table *t, pid_t tid, const char *name)
 {
 	long r = row_of(t, "tid", tid);
 	cr_assert_geq(r, 0, "no thread %d in the process:\n%s", (int)tid, tp_dump(t));
-	cr_assert_str_eq(str(t, (size_t)r, "name"), name, "thread %d", (int)tid);
+	cr_assert_str_eq(str(t, (size_t)r, "name"), name, "thread %d is named '%s', expected '%s':\n%s", (int)tid,
+			 str(t, (size_t)r, "name"), name, tp_dump(t));
 	cr_assert_eq(num(t, (size_t)r, "instances"), 1, "thread %d is %lld threads in Perfetto:\n%s", (int)tid,
 		     num(t, (size_t)r, "instances"), tp_dump(t));
 }
