@@ -347,6 +347,15 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	return (long)(v - s->verdicts);
 }
 
+/* Does the chain of waits from thread U (next[]) reach thread I? */
+static bool leads_to(const long *next, size_t n, size_t u, size_t i)
+{
+	long j = next[u];
+	for (size_t step = 0; j >= 0 && j != (long)i && step < n; step++)
+		j = next[j];
+	return j == (long)i;
+}
+
 /* BEHIND (n_threads, may be NULL): set for the threads whose chain leads
  * into a cycle found, said in its evidence, so that no verdict of their
  * own repeats it. */
@@ -379,10 +388,7 @@ static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 			const struct lt_thread *o = &s->threads[u];
 			if (u == i || !o->wf || o->wf->pid != t->wf->pid)
 				continue;
-			long j = next[u];
-			for (size_t step = 0; j >= 0 && j != (long)i && step < n; step++)
-				j = next[j];
-			if (j == (long)i)
+			if (leads_to(next, n, u, i))
 				next[i] = (long)u;
 		}
 	}
@@ -403,10 +409,7 @@ static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 			if ((long)u == next[i] || !o->wf || o->wf->pid != to->wf->pid || o->wait != LT_WAIT_FUTEX ||
 			    o->futex.owner_kind == LT_OWNER_JOIN || next[u] < 0)
 				continue;
-			long j = next[u];
-			for (size_t step = 0; j >= 0 && j != (long)i && step < n; step++)
-				j = next[j];
-			if (j == (long)i) {
+			if (leads_to(next, n, u, i)) {
 				next[i] = (long)u;
 				break;
 			}
