@@ -99,11 +99,33 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 		snprintf(line + m, sizeof(line) - m, "%u", cyc[0]->pub.tid);
 	f->since = since;
 	f->duration_ns = rp_dur_to_end(r, since);
+	/* a wait of the cycle with a timeout ends by itself (the snapshot
+	 * at the end read it): the cycle lasts until then, never a plain
+	 * deadlock */
+	const struct rthread *timed = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_snap_thread *s = cyc[i]->snap;
+		if (!s || !s->timed)
+			continue;
+		if (!timed || (s->timed_left_s >= 0 && (timed->snap->timed_left_s < 0 ||
+							s->timed_left_s < timed->snap->timed_left_s)))
+			timed = cyc[i];
+		char in[64] = "when is not known";
+		if (s->timed_left_s >= 0)
+			snprintf(in, sizeof(in), "in about %.1f s after the snapshot at the end", s->timed_left_s);
+		rp_f_ev(f, "thread %s waits with a timeout (%s): the cycle lasts until then, and breaks if it "
+			"then gives up what it holds (if it tries again, it does not)",
+			rp_tname(cyc[i], tn, sizeof(tn)), in);
+	}
+	char until[160] = "";
+	if (timed)
+		snprintf(until, sizeof(until), "; thread %s waits with a timeout", rp_tname(timed, tn2, sizeof(tn2)));
 	if (n == 1)
-		rp_f_summary(f, "deadlock: thread %s waits for a lock it holds itself (self-deadlock)",
-			     rp_tname(cyc[0], tn, sizeof(tn)));
+		rp_f_summary(f, "deadlock%s: thread %s waits for a lock it holds itself (self-deadlock)%s",
+			     timed ? " until a timeout" : "", rp_tname(cyc[0], tn, sizeof(tn)), until);
 	else
-		rp_f_summary(f, "deadlock: %zu threads wait for each other: %s", n, line);
+		rp_f_summary(f, "deadlock%s: %zu threads wait for each other: %s%s", timed ? " until a timeout" : "",
+			     n, line, until);
 	for (size_t i = 0; i < n; i++)
 		rp_snap_ev(r, f, cyc[i]);
 }

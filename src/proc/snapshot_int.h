@@ -73,6 +73,10 @@ struct lt_verdict *lts_verdict_new(struct lt_snapshot *s, enum lt_verdict_kind k
 int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock);
 /* with_lock: also append LOCK to the verdict's lock list */
 int lts_verdict_add(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lock);
+/* Whether thread T's wait has a timeout that ends it by itself (not a
+ * runtime lock's polling steps), and *LEFT_S about how long from the
+ * snapshot until then, < 0 not known. */
+bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, double *left_s);
 /* "sym (0x...)", with the shared object of a lock in a shared mapping */
 const char *lts_lock_label(const struct lt_futex *f, char *buf, size_t len);
 

@@ -14,6 +14,7 @@
 #include "rt_idle.h"
 #include "snapfacts.h"
 #include "snapshot.h"
+#include "snapshot_int.h"
 #include "u64map.h"
 #include "waitfor.h"
 
@@ -204,6 +205,7 @@ static void thread_facts(const struct lt_snapshot *s, size_t i, const char *exe_
 	own_funcs(th, exe_base, t);
 	t->rt_name = dup0(th->rt_name);
 	t->java_sleep = java_sleep_at(th);
+	t->timed = lts_wait_timed(s, th, &t->timed_left_s);
 	file_lock_facts(th->wf, t);
 }
 

@@ -63,6 +63,10 @@ struct rp_snap_thread {
 	                            frame, rt_idle.h): where it was called,
 	                            "J1.sleep (J1.java:9)", "" not known; NULL:
 	                            not in Thread.sleep() */
+	int timed;               /* its wait has a timeout that ends it by itself
+	                            (lts_wait_timed) */
+	double timed_left_s;     /* about how long from the snapshot until then,
+	                            < 0 not known */
 	char **funcs;            /* functions of the program's own module on its stack */
 	size_t n_funcs;
 	/* its wait-for edge of kind file_lock (docs/snapshot.md "wait_for"):

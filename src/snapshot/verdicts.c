@@ -251,6 +251,74 @@ static size_t cycle_procs(const struct lt_snapshot *s, const struct lt_verdict *
 	return n ? n : 1;
 }
 
+/* A timed futex wait of a runtime's lock acquire that only polls (S's
+ * lock models name the lock it waits for): it
+ * waits again when the timeout ends, whatever happens (CPython's take_gil
+ * waits in steps of the switch interval to ask the holder to drop the GIL;
+ * HotSpot's thread responsible for a contended monitor parks in timed
+ * steps, ObjectMonitor::EnterI, and so does re-entering one after a
+ * wait(), ReenterI). */
+static bool retries_on_timeout(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	if (t->acquire && !strcmp(t->acquire, "take_gil"))
+		return true;
+	/* the lock models' runtime locks that only poll (not a
+	 * java.util.concurrent lock: its tryLock(timeout) gives up) */
+	const struct lt_rtlock *l = t->futex.rtlock && t->futex.rtlock <= s->n_rtlocks
+					    ? &s->rtlocks[t->futex.rtlock - 1] : NULL;
+	if (l && l->kind && (!strcmp(l->kind, "GIL") || !strcmp(l->kind, "Java monitor") ||
+			     !strcmp(l->kind, "OCaml runtime lock")))
+		return true;
+	for (size_t i = 0; i < t->n_frames; i++) {
+		const char *fn = t->frames[i].func;
+		if (fn && (strstr(fn, "take_gil") || strstr(fn, "ObjectMonitor6EnterI") ||
+			   strstr(fn, "ObjectMonitor8ReenterI") || strstr(fn, "ObjectMonitor::EnterI") ||
+			   strstr(fn, "ObjectMonitor::ReenterI")))
+			return true;
+	}
+	return false;
+}
+
+/* Whether thread T's wait has a timeout, so that it ends by itself: a
+ * futex wait given one (pthread_mutex_timedlock, a Java tryLock's or a
+ * Python acquire(timeout=)'s timed park), a poll, select or epoll wait
+ * given one.  *LEFT_S: about how long from the snapshot until it times
+ * out, < 0 not known (the timeout unreadable; a relative one counted
+ * from when the thread last ran). */
+bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, double *left_s)
+{
+	*left_s = -1;
+	double to = -1;
+	bool abs_rt = false, abs_mono = false;
+	if (t->wait == LT_WAIT_FUTEX) {
+		const struct lt_futex *f = &t->futex;
+		if (!f->is_wait || !f->timeout_ptr || retries_on_timeout(s, t))
+			return false;
+		if (f->timeout_ok) {
+			to = (double)f->timeout_sec + (double)f->timeout_nsec / 1e9;
+			abs_rt = f->timeout_abs && f->clock_realtime;
+			abs_mono = f->timeout_abs && !f->clock_realtime;
+		}
+	} else if (t->wait == LT_WAIT_POLL) {
+		if (!t->fdw.has_timeout)
+			return false;
+		if (t->fdw.timeout_ms >= 0)
+			to = (double)t->fdw.timeout_ms / 1e3;
+	} else
+		return false;
+	if (to < 0)
+		return true;
+	if (abs_rt && s->taken_realtime_ns)
+		*left_s = to - (double)s->taken_realtime_ns / 1e9;
+	else if (abs_mono && s->taken_monotonic_ns)
+		*left_s = to - (double)s->taken_monotonic_ns / 1e9;
+	else if (!abs_rt && !abs_mono && t->idle_src != LT_IDLE_UNKNOWN)
+		*left_s = to - t->idle_s;
+	if (*left_s < 0 && (abs_rt || abs_mono || t->idle_src != LT_IDLE_UNKNOWN))
+		*left_s = 0;
+	return true;
+}
+
 /* One cycle of the wait-for graph (fgraph.h): its verdict's index, or -1
  * when it is not sound (through a process only some of whose threads are
  * in it: another of them could end the wait). */
@@ -298,7 +366,24 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 		for (size_t k = 0; t && t->wf && k < t->wf->n_edges; k++)
 			efd |= lt_wf_edge_obj(&t->wf->edges[k]) == LT_WF_OBJ_EVENTFD;
 	}
+	/* a wait of the cycle that has a timeout ends by itself: the cycle
+	 * lasts until then, and breaks if that thread then gives up what
+	 * it holds (it may also try again): said, never a plain deadlock */
+	const struct lt_thread *timed = NULL;
+	double timed_left = -1;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		double left;
+		if (!t || !lts_wait_timed(s, t, &left))
+			continue;
+		if (!timed || (left >= 0 && (timed_left < 0 || left < timed_left))) {
+			timed = t;
+			timed_left = left;
+		}
+	}
 	const char *dl = inferred || own_pipe || efd ? "probable deadlock" : "deadlock";
+	if (timed)
+		dl = inferred || own_pipe || efd ? "probable deadlock until a timeout" : "deadlock until a timeout";
 	if (own_pipe) {
 		const struct lt_thread *w = lt_snapshot_find(s, v->tids[v->n_tids > 1 ? 1 : 0]);
 		for (size_t m = 0; m < v->n_tids; m++)
@@ -330,6 +415,17 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 		v->summary = lts_asprintf("%s: %zu threads wait for each other: %s%s", dl,
 					  v->n_tids, chain, inferred ? " (holders inferred from "
 					  "their frames: a threading.Lock records none)" : "");
+	if (timed && v->summary) {
+		char in[64] = "when is not known";
+		if (timed_left >= 0)
+			snprintf(in, sizeof(in), "in about %.1f s", timed_left);
+		char *w = lts_asprintf("%s; thread %d (%s) waits with a timeout (%s)", v->summary, (int)timed->tid,
+				       lt_thread_name(timed), in);
+		if (w) {
+			free(v->summary);
+			v->summary = w;
+		}
+	}
 	v->explains = v->n_tids;
 	v->longest_s = -1;
 	for (size_t m = 0; m < v->n_tids; m++) {
@@ -338,6 +434,15 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 			edge_evidence(v, s, t);
 		else
 			lts_wf_edge_evidence(v, s, t);
+		double left;
+		if (lts_wait_timed(s, t, &left)) {
+			char in[64] = "when is not known";
+			if (left >= 0)
+				snprintf(in, sizeof(in), "in about %.1f s", left);
+			lt_strlist_add(&v->evidence, "thread %d (%s) waits with a timeout (%s): the cycle lasts until "
+				       "then, and breaks if it then gives up what it holds (if it tries again, it "
+				       "does not)", (int)t->tid, lt_thread_name(t), in);
+		}
 		rt_waits_at(v, t);
 		if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
 			v->longest_s = t->idle_s;

@@ -2237,6 +2237,41 @@ Test(report, adjacent_words_keep_each_waiters_own_holder)
 	done();
 }
 
+/* A cycle one of whose waits has a timeout (the snapshot at the end read
+ * an absolute deadline 7.5 s on, FUTEX_WAIT_BITSET on CLOCK_MONOTONIC):
+ * it lasts until then, and the finding says so, never a plain deadlock
+ * (a pthread_mutex_timedlock that backs off ends it). */
+Test(report, a_cycle_with_a_timed_wait_lasts_until_its_timeout)
+{
+	header(TIDS(PID, 501, 502));
+	blocked_at_attach(1, W(0), FUTEX_WAIT_PRIVATE, 2, 300 * MS);
+	blocked_at_attach(2, W(16), FUTEX_WAIT_PRIVATE, 2, 300 * MS);
+	start();
+	unsigned long long dl = BASE + 1 * MS + 7500 * MS;
+	char buf[2048];
+	snprintf(buf, sizeof(buf),
+		 "{\"tid\": 501, \"comm\": \"t501\", \"state\": \"S\", \"blocked_s\": 0.3, \"syscall\": {\"nr\": 202}, \"wait\": \"futex\", "
+		 "\"futex\": {\"uaddr\": \"0x%llx\", \"cmd\": 9, \"is_wait\": true, \"expected\": 2, \"word\": 2, "
+		 "\"timeout\": {\"readable\": true, \"absolute\": true, \"sec\": %llu, \"nsec\": %llu}, "
+		 "\"owner_kind\": \"mutex\", \"owner\": 502}},"
+		 "{\"tid\": 502, \"comm\": \"t502\", \"state\": \"S\", \"blocked_s\": 0.3, \"syscall\": {\"nr\": 202}, \"wait\": \"futex\", "
+		 "\"futex\": {\"uaddr\": \"0x%llx\", \"cmd\": 0, \"is_wait\": true, \"expected\": 2, \"word\": 2, "
+		 "\"owner_kind\": \"mutex\", \"owner\": 501}}",
+		 (unsigned long long)W(0), dl / 1000000000ull, dl % 1000000000ull, (unsigned long long)W(16));
+	snapshot(buf);
+	finish(BASE + 2 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_DEADLOCK, NULL);
+	cr_assert(!strncmp(f->summary, "deadlock until a timeout: 2 threads wait for each other", 55), "%s",
+		  f->summary);
+	cr_assert(strstr(f->summary, "; thread 501 (t501) waits with a timeout"), "%s", f->summary);
+	int said = 0;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		said += strstr(f->evidence[i], "thread 501 (t501) waits with a timeout (in about 7.5 s after the "
+				 "snapshot at the end)") != NULL;
+	cr_assert_eq(said, 1, "%s", f->summary);
+	done();
+}
+
 /* A thread that waits on a word the snapshot says it owns itself: a real
  * self-deadlock, said as one. */
 Test(report, self_deadlock_only_with_its_own_owner_read)

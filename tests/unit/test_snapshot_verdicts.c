@@ -130,6 +130,64 @@ Test(verdict_deadlock, two_threads_ab_ba)
 	lt_snapshot_free(s);
 }
 
+/* A cycle one of whose waits has a timeout (pthread_mutex_timedlock, a
+ * Java tryLock(timeout), Python's acquire(timeout=)) ends by itself: the
+ * verdict says until when, never a plain deadlock.  A runtime lock's
+ * polling steps (CPython's take_gil, HotSpot's EnterI) are no such
+ * timeout: it waits again. */
+static struct lt_snapshot *timed_cycle(const char *acquire, const char *frame)
+{
+	struct lt_snapshot *s = table(2);
+	s->taken_realtime_ns = 1700000000ll * 1000000000ll;
+	futex_wait(&s->threads[0], 101, "A", LB, 2, 2, LT_OWNER_MUTEX, 102, 3);
+	futex_wait(&s->threads[1], 102, "B", LA, 2, 2, LT_OWNER_MUTEX, 101, 3);
+	/* FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME, an absolute deadline 12.5 s on */
+	struct lt_futex *f = &s->threads[0].futex;
+	f->cmd = 9;
+	f->clock_realtime = true;
+	f->timeout_ptr = 0x7ffd000;
+	f->timeout_ok = true;
+	f->timeout_abs = true;
+	f->timeout_sec = 1700000012;
+	f->timeout_nsec = 500000000;
+	s->threads[0].acquire = acquire;
+	if (frame) {
+		s->threads[0].frames = calloc(1, sizeof(struct lt_frame));
+		s->threads[0].frames[0].func = strdup(frame);
+		s->threads[0].n_frames = 1;
+	}
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	cr_assert_eq(count(s, LT_VERDICT_DEADLOCK), 1);
+	return s;
+}
+
+Test(verdict_deadlock, a_cycle_with_a_timed_wait_lasts_until_its_timeout)
+{
+	struct lt_snapshot *s = timed_cycle("pthread_mutex_clocklock", NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert(!strncmp(v->summary, "deadlock until a timeout: 2 threads wait for each other", 55), "%s",
+		  v->summary);
+	cr_assert_not_null(strstr(v->summary, "; thread 101 (A) waits with a timeout (in about 12.5 s)"), "%s",
+			   v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 101 (A) waits with a timeout (in about 12.5 s): the cycle "
+				 "lasts until then, and breaks if it then gives up what it holds"));
+	cr_assert(!tl_strlist_has(&v->evidence, "thread 102 (B) waits with a timeout"));
+	lt_snapshot_free(s);
+}
+
+Test(verdict_deadlock, a_runtime_locks_polling_steps_are_no_timeout)
+{
+	const char *const frames[] = { "take_gil", "_ZN13ObjectMonitor6EnterIEP10JavaThread" };
+	for (int k = 0; k < 2; k++) {
+		struct lt_snapshot *s = timed_cycle(k ? NULL : "take_gil", frames[k]);
+		const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+		cr_assert(!strncmp(v->summary, "deadlock: 2 threads wait for each other", 39), "%s: %s", frames[k],
+			  v->summary);
+		cr_assert(!tl_strlist_has(&v->evidence, "waits with a timeout"), "%s", frames[k]);
+		lt_snapshot_free(s);
+	}
+}
+
 Test(verdict_deadlock, three_cycle_with_thread_behind)
 {
 	struct lt_snapshot *s = table(4);
