@@ -1553,6 +1553,66 @@ static bool other_wait(const struct lt_thread *t)
 	       !(t->wf && t->wf->n_edges);
 }
 
+/* Every thread asleep on a private futex with no timeout (a condition
+ * variable, a semaphore, a lock with no owner recorded) or joining one of
+ * them: a private futex is woken only by a thread of its own process (the
+ * kernel keys it by the process), and none of them will run. */
+static bool none_can_wake(const struct lt_snapshot *s)
+{
+	if (!s->n_threads)
+		return false;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		const struct lt_futex *f = &t->futex;
+		if (!asleep(t) || t->wait != LT_WAIT_FUTEX || !f->is_wait || f->timeout_ptr)
+			return false;
+		/* a pthread_join: the kernel wakes it when that thread exits */
+		if (f->owner_kind == LT_OWNER_JOIN)
+			continue;
+		if (!f->private_ || f->owner_kind != LT_OWNER_NONE)
+			return false;
+	}
+	return true;
+}
+
+/* The verdict when none_can_wake: nothing of the process can end these
+ * waits (a lost wake-up: the one they wait for can no longer come). */
+static void nobody_left_to_wake(struct lt_snapshot *s, size_t condvar, size_t joins)
+{
+	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_LOST_WAKEUP);
+	if (!v)
+		return;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		lts_verdict_add(v, t->tid, t->futex.owner_kind == LT_OWNER_JOIN ? 0 : t->futex.uaddr,
+				t->futex.owner_kind != LT_OWNER_JOIN);
+		if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
+			v->longest_s = t->idle_s;
+		if (i < 8) {
+			char lb[160];
+			lt_strlist_add(&v->evidence, "thread %d (%s) waits on %s with no timeout", (int)t->tid,
+				       lt_thread_name(t), t->futex.owner_kind == LT_OWNER_JOIN
+				       ? "the exit of another thread (pthread_join)" : lts_lock_label(&t->futex, lb, sizeof(lb)));
+		}
+	}
+	if (s->n_threads > 8)
+		lt_strlist_add(&v->evidence, "and %zu more", s->n_threads - 8);
+	v->explains = v->n_tids;
+	if (s->n_threads == 1)
+		v->summary = lts_asprintf("nothing can wake it: the only thread, %d (%s), sleeps on a private futex "
+					  "with no timeout (%s), which only a thread of its own process can wake, and "
+					  "there is none: the wake-up it waits for cannot come (only a signal handler "
+					  "that posts it could)", (int)s->threads[0].tid, lt_thread_name(&s->threads[0]),
+					  s->threads[0].futex.lock_kind ? s->threads[0].futex.lock_kind
+					  : "a condition variable, semaphore or lock with no owner recorded");
+	else
+		v->summary = lts_asprintf("nothing can wake them: all %zu threads sleep on private futexes with no "
+					  "timeout (%zu) or join one that does (%zu), none runs or waits for anything "
+					  "else, and only a thread of their own process can wake a private futex: the "
+					  "wake-ups they wait for cannot come (only a signal handler that posts one could)",
+					  s->n_threads, condvar, joins);
+}
+
 static void classify_rest(struct lt_snapshot *s)
 {
 	size_t running = 0, io = 0, condvar = 0, joins = 0, locks = 0, other = 0, unreadable = 0;
@@ -1722,6 +1782,11 @@ static void classify_rest(struct lt_snapshot *s)
 			lt_strlist_add(&v->evidence, "and %zu more", v->n_tids - 8);
 		lt_strlist_add(&v->evidence, "%zu in I/O, sleep, child or signal waits (%s), %zu on futexes without owner, %zu joining, "
 			       "%zu on owned locks, %zu in other calls", io, kinds, condvar, joins, locks, other);
+		return;
+	}
+	if (running == 0 && io == 0 && locks == 0 && other == 0 && condvar > 0 && !unreadable &&
+	    none_can_wake(s)) {
+		nobody_left_to_wake(s, condvar, joins);
 		return;
 	}
 	v = lts_verdict_new(s, LT_VERDICT_OK);

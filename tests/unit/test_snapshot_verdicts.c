@@ -519,6 +519,52 @@ Test(verdict_ok, running_threads)
 	lt_snapshot_free(s);
 }
 
+/* The only thread of a process asleep on a private condition variable
+ * with no timeout (a worker pool whose worker exited without signalling):
+ * nothing of the process can wake it, never "nothing suspicious".  Not
+ * so with a timeout, on a shared futex (another process may wake it), or
+ * beside a thread that runs. */
+Test(verdict_lost_wakeup, a_private_wait_nothing_left_to_wake)
+{
+	struct lt_snapshot *s = table(1);
+	futex_wait(&s->threads[0], 100, "main", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOST_WAKEUP);
+	cr_assert_not_null(v, "%s", s->verdicts[0].summary);
+	cr_assert(!strncmp(v->summary, "nothing can wake it: the only thread, 100 (main), sleeps on a private "
+			   "futex with no timeout", 85), "%s", v->summary);
+	cr_assert(v->n_tids == 1 && v->tids[0] == 100);
+	lt_snapshot_free(s);
+	/* two threads, one joining the other */
+	s = table(2);
+	futex_wait(&s->threads[0], 100, "main", 0x7000, 101, 101, LT_OWNER_JOIN, 101, 5);
+	s->threads[0].futex.owner = 101;
+	futex_wait(&s->threads[1], 101, "w", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+	lt_snapshot_diagnose(s, NULL);
+	v = find(s, LT_VERDICT_LOST_WAKEUP);
+	cr_assert_not_null(v, "%s", s->verdicts[0].summary);
+	cr_assert(!strncmp(v->summary, "nothing can wake them: all 2 threads", 36), "%s", v->summary);
+	lt_snapshot_free(s);
+	for (int k = 0; k < 3; k++) {
+		s = table(2);
+		futex_wait(&s->threads[0], 100, "main", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+		futex_wait(&s->threads[1], 101, "w", LB, 0, 0, LT_OWNER_NONE, 0, 5);
+		if (k == 0) {
+			s->threads[1].futex.timeout_ptr = 0x7ffd000;
+		} else if (k == 1) {
+			s->threads[1].futex.private_ = false;
+		} else {
+			base(&s->threads[1], 101, "cpu", 0);
+			running(&s->threads[1], 101, "cpu");
+		}
+		lt_snapshot_diagnose(s, NULL);
+		cr_assert_null(find(s, LT_VERDICT_LOST_WAKEUP), "case %d: %s", k, s->verdicts[0].summary);
+		cr_assert_not_null(find(s, LT_VERDICT_OK), "case %d", k);
+		lt_snapshot_free(s);
+	}
+}
+
 /* Every thread asleep, one in a call whose other end is not followed (a
  * System V semaphore): not "nothing suspicious" but not known, the thread
  * named; with a thread running, nothing suspicious as before. */
