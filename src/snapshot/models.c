@@ -129,7 +129,7 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 			t->n_rt_frames = th[k].n_frames;
 			th[k].frames = NULL;
 			th[k].n_frames = 0;
-			lt_rt_place_pc(t, th[k].group);
+			lt_rt_place_pc(t, th[k].group, th[k].code.hi ? &th[k].code : NULL);
 		}
 		if (th[k].end && !t->rt_end) {
 			t->rt_end = th[k].end;

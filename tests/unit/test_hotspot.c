@@ -1360,6 +1360,51 @@ Test(lock_hotspot_fixture, frames_the_native_stack_does_not_reach_stay_unplaced)
 	fk_free(&f);
 }
 
+/* The unwinder walked past a Java machine frame (JIT code has no unwind
+ * information; the frame pointer it follows skips compiled frames) and
+ * went on to JavaCalls::call_helper: the frame it skipped is no outer
+ * frame of the thread, it goes just inside the frame that entered Java,
+ * in the snapshot and in a recorded stack alike, and a note says it was
+ * placed by its order. */
+Test(lock_hotspot_fixture, frames_the_unwinder_skipped_stay_inside_the_call_into_java)
+{
+	for (int rec = 0; rec < 2; rec++) {
+		struct fk f;
+		struct jvm_img j;
+		jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+		struct lt_thread *t = &f.threads[1];
+		free(t->frames[2].func);
+		t->frames[2] = t->frames[3]; /* app.Main.sleep's frame skipped */
+		t->n_frames = 3;
+		if (rec) {
+			struct lt_lm_env e;
+			fk_env(&f, &e);
+			struct lt_hsstk *h = lt_hsstk_open(&e, NULL);
+			struct lt_rtthread r;
+			uint64_t anchor;
+			cr_assert_eq(lt_hsstk_read(h, t->tid, &r, &anchor, NULL), 1);
+			cr_assert_eq(lt_hsstk_place(h, t, &r, anchor), 1, "one frame placed by its order");
+			lt_rtthread_clear(&r);
+			lt_hsstk_free(h);
+		} else {
+			apply(&f);
+		}
+		cr_assert_eq(t->n_rt_frames, 2);
+		cr_assert_eq(t->rt_frames[0].native, 1, "rec=%d", rec);
+		cr_assert_eq(t->rt_frames[1].native, 2, "rec=%d: with JavaCalls::call_helper's frame", rec);
+		cr_assert_eq(t->notes.n, 1);
+		cr_assert(strstr(t->notes.v[0], "1 of 2 java frames placed by their order"), "%s", t->notes.v[0]);
+		if (!rec) {
+			char *buf = TL_PRINTED(NULL, lt_snapshot_print_text, &f.snap);
+			cr_assert_not_null(strstr(buf, "    java app.Main.sleep (Main.java) [native]\n    #2  "), "%s",
+					   buf);
+			cr_assert_null(strstr(buf, "not placed"), "%s", buf);
+			free(buf);
+		}
+		fk_free(&f);
+	}
+}
+
 Test(lock_hotspot_fixture, interpreted_frames_jdk21_unsigned5_and_u4_flags)
 {
 	struct fk f;

@@ -421,7 +421,7 @@ Test(rt_place, by_pc_groups_to_native_frames)
 		t.frames[i].pc = npc[i];
 	for (size_t i = 0; i < 5; i++)
 		t.rt_frames[i].pc = rpc[i];
-	lt_rt_place_pc(&t, group);
+	lt_rt_place_pc(&t, group, NULL);
 	cr_assert_eq(t.rt_frames[0].native, 1, "inlined: at its compiled frame");
 	cr_assert_eq(t.rt_frames[1].native, 1);
 	cr_assert_eq(t.rt_frames[2].native, 2);
@@ -435,9 +435,89 @@ Test(rt_place, by_pc_groups_to_native_frames)
 	set_frames(&t, nat, 0, 5);
 	for (size_t i = 0; i < 5; i++)
 		t.rt_frames[i].pc = rpc[i];
-	lt_rt_place_pc(&t, group);
+	lt_rt_place_pc(&t, group, NULL);
 	cr_assert_eq(t.rt_frames[0].native, -1);
 	cr_assert_eq(t.notes.n, 0);
+	lt_thread_clear(&t);
+}
+
+/* By pc, with the runtime's code known (a JVM's code cache and call
+ * stub): the unwinder walks JIT code by its frame pointer, which compiled
+ * frames do not keep, so it skips them (a user's trial: a ReentrantLock
+ * waiter whose compiled AbstractQueuedSynchronizer.acquire, lock() and
+ * caller were listed after __clone3).  The frames it skipped go, in
+ * their order, with the next frame it found, the outermost with the call
+ * stub's frame; never after the thread's outermost native frame. */
+Test(rt_place, by_pc_skipped_compiled_frames_keep_their_order)
+{
+	static const char *const nat[] = { "__futex_abstimed_wait_common", "Unsafe_Park", NULL, NULL, NULL,
+					   NULL, NULL, "JavaCalls::call_helper", "start_thread", "__clone3" };
+	static const uint64_t npc[] = { 0x10, 0x1000, 0xa0, 0xb0, 0x500, 0x600, 0x900, 0x2000, 0x3000, 0x4000 };
+	/* Unsafe.park (native wrapper), LockSupport.park, AQS.acquire x2
+	 * (compiled), Sync.lock and lock() inlined into rlBeta, lambda and
+	 * Lambda.run (interpreted, one return address), Thread.run */
+	static const uint64_t rpc[] = { 0xa0, 0xb0, 0xc0, 0xd0, 0xe0, 0xe0, 0xe0, 0x500, 0x500, 0x600 };
+	const unsigned group[] = { 0, 1, 2, 3, 4, 4, 4, 5, 6, 7 };
+	const struct lt_rt_code jvm = { 0x80, 0x1000, 0x900 };
+	static const int want[] = { 2, 3, 4, 4, 4, 4, 4, 4, 5, 5 };
+	struct lt_thread t;
+	set_frames(&t, nat, 10, 10);
+	t.rt_lang = "java";
+	for (size_t i = 0; i < 10; i++) {
+		t.frames[i].pc = npc[i];
+		t.rt_frames[i].pc = rpc[i];
+	}
+	cr_assert_eq(lt_rt_place_pc(&t, group, &jvm), 6);
+	for (size_t i = 0; i < 10; i++)
+		cr_assert_eq(t.rt_frames[i].native, want[i], "frame %zu at %d, not %d", i, t.rt_frames[i].native,
+			     want[i]);
+	cr_assert_eq(t.notes.n, 1);
+	cr_assert(strstr(t.notes.v[0], "6 of 10 java frames placed by their order"), "%s", t.notes.v[0]);
+	cr_assert(strstr(t.notes.v[0], "inside frame #6, the frame that entered"), "%s", t.notes.v[0]);
+	lt_thread_clear(&t);
+
+	/* Thread.run's frame skipped too: the outermost go with the call
+	 * stub's frame, just inside JavaCalls::call_helper */
+	set_frames(&t, nat, 10, 10);
+	t.rt_lang = "java";
+	for (size_t i = 0; i < 10; i++) {
+		t.frames[i].pc = npc[i];
+		t.rt_frames[i].pc = rpc[i];
+	}
+	t.frames[5].pc = 0x520; /* a stub's frame: no Java frame has it */
+	cr_assert_eq(lt_rt_place_pc(&t, group, &jvm), 7);
+	cr_assert_eq(t.rt_frames[7].native, 4);
+	cr_assert_eq(t.rt_frames[8].native, 6);
+	cr_assert_eq(t.rt_frames[9].native, 6);
+	lt_thread_clear(&t);
+
+	/* the unwinder stopped inside the Java frames: those it did not
+	 * reach follow the native stack, which ends there */
+	set_frames(&t, nat, 5, 10);
+	t.rt_lang = "java";
+	for (size_t i = 0; i < 10; i++) {
+		t.rt_frames[i].pc = rpc[i];
+		if (i < 5)
+			t.frames[i].pc = npc[i];
+	}
+	cr_assert_eq(lt_rt_place_pc(&t, group, &jvm), 5);
+	cr_assert_eq(t.rt_frames[6].native, 4);
+	cr_assert_eq(t.rt_frames[7].native, 4);
+	cr_assert_eq(t.rt_frames[8].native, -1);
+	cr_assert_eq(t.rt_frames[9].native, -1);
+	cr_assert_eq(t.notes.n, 2);
+	cr_assert(strstr(t.notes.v[1], "2 of 10 java frames not placed"), "%s", t.notes.v[1]);
+	lt_thread_clear(&t);
+
+	/* without the code's bounds: as before, the skipped frames unplaced */
+	set_frames(&t, nat, 10, 10);
+	t.rt_lang = "java";
+	for (size_t i = 0; i < 10; i++) {
+		t.frames[i].pc = npc[i];
+		t.rt_frames[i].pc = rpc[i];
+	}
+	cr_assert_eq(lt_rt_place_pc(&t, group, NULL), 0);
+	cr_assert_eq(t.rt_frames[2].native, -1);
 	lt_thread_clear(&t);
 }
 

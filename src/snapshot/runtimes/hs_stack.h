@@ -53,7 +53,8 @@ int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t
 /* R's frames (lt_hsstk_read's, taken: R keeps their groups, for
  * lt_rtthread_clear) placed among T's
  * native frames: t->rt_frames (.native) and t->rt_end set, t->rt_lang
- * "java". */
-void lt_hsstk_place(struct lt_hsstk *h, struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor);
+ * "java".  Returns how many were placed by their order, not by a native
+ * frame's pc (lt_rt_place_pc: the unwinder skipped compiled frames). */
+size_t lt_hsstk_place(struct lt_hsstk *h, struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor);
 
 #endif

@@ -682,6 +682,9 @@ int hs_java_walk(struct jvm *j, const struct jthread *jt, struct lt_rtthread *r,
 	r->frames = w.v;
 	r->group = w.group;
 	r->n_frames = w.n;
+	r->code.lo = F->cc_lo;
+	r->code.hi = F->cc_hi;
+	r->code.entry = F->call_stub_ret;
 	return 0;
 }
 

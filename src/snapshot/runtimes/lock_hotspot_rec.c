@@ -149,10 +149,10 @@ int lt_hsstk_read(struct lt_hsstk *h, pid_t tid, struct lt_rtthread *r, uint64_t
 	return rc == 0 && r->n_frames ? 1 : 0;
 }
 
-void lt_hsstk_place(struct lt_hsstk *h, struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor)
+size_t lt_hsstk_place(struct lt_hsstk *h, struct lt_thread *t, struct lt_rtthread *r, uint64_t anchor)
 {
 	if (!h || !r->n_frames)
-		return;
+		return 0;
 	pthread_mutex_lock(&h->mu);
 	hs_java_innermost(&h->j, t, r, anchor);
 	pthread_mutex_unlock(&h->mu);
@@ -161,9 +161,10 @@ void lt_hsstk_place(struct lt_hsstk *h, struct lt_thread *t, struct lt_rtthread 
 	t->n_rt_frames = r->n_frames;
 	r->frames = NULL;
 	r->n_frames = 0;
-	lt_rt_place_pc(t, r->group);
+	size_t inferred = lt_rt_place_pc(t, r->group, r->code.hi ? &r->code : NULL);
 	if (r->end && !t->rt_end) {
 		t->rt_end = r->end;
 		r->end = NULL;
 	}
+	return inferred;
 }

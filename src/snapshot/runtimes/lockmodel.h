@@ -127,6 +127,14 @@ struct lt_rtlock {
 void lt_rtlock_clear(struct lt_rtlock *l);
 
 /* A thread as its runtime knows it (lt_lockmodel.scan). */
+/* Where a runtime's machine code lies: [lo, hi) (a JVM's code cache:
+ * interpreter, stubs, compiled methods) and ENTRY, the pc of the frame
+ * that entered it from native code (HotSpot's call stub return address),
+ * 0 if unknown. */
+struct lt_rt_code {
+	uint64_t lo, hi, entry;
+};
+
 struct lt_rtthread {
 	pid_t tid;
 	const char *lang; /* the runtime's language, lt_thread.rt_lang ("java";
@@ -141,11 +149,15 @@ struct lt_rtthread {
 	 * methods inlined into it share one).  They become lt_thread.rt_frames,
 	 * placed among the native frames by lt_rt_place_pc (rtthread.h), and
 	 * END (why the stack is incomplete) rt_end; the native frames stay as
-	 * the unwinder found them.  NULL/0 when the runtime shows none. */
+	 * the unwinder found them.  NULL/0 when the runtime shows none.
+	 * CODE says where the runtime's machine code is (a JVM's code cache
+	 * and call stub), for placing frames whose machine frames the
+	 * unwinder skipped (lt_rt_place_pc, rtthread.h); hi 0 if unknown. */
 	struct lt_rtframe *frames;
 	unsigned *group;
 	size_t n_frames;
 	char *end;
+	struct lt_rt_code code;
 };
 void lt_rtthread_clear(struct lt_rtthread *t);
 

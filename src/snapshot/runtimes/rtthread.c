@@ -38,16 +38,35 @@ void lt_rt_place(struct lt_thread *t, const unsigned *group, bool (*is_loop)(con
 			       nloops, ngroups, t->rt_lang ? t->rt_lang : "runtime");
 }
 
-void lt_rt_place_pc(struct lt_thread *t, const unsigned *group)
+/* Is native frame K machine code of the runtime (a `??` frame the
+ * runtime's own walk has too)? */
+static bool in_code(const struct lt_thread *t, size_t k, const struct lt_rt_code *c)
 {
-	size_t next = 0, unplaced = 0;
+	return t->frames[k].pc >= c->lo && t->frames[k].pc < c->hi;
+}
+
+size_t lt_rt_place_pc(struct lt_thread *t, const unsigned *group, const struct lt_rt_code *code)
+{
+	/* the native frames the runtime's frames may go to: all of them, or
+	 * with CODE the run [from, to) of them in the runtime's code, from
+	 * the first such frame to the frame that entered it (or the first
+	 * one outside it) */
+	size_t from = 0, to = t->n_frames;
+	if (code) {
+		while (from < t->n_frames && !in_code(t, from, code))
+			from++;
+		to = from;
+		while (to < t->n_frames && in_code(t, to, code) && !(code->entry && t->frames[to].pc == code->entry))
+			to++;
+	}
+	size_t next = from, unplaced = 0, inferred = 0;
 	for (size_t i = 0; i < t->n_rt_frames;) {
 		/* one machine frame: the frames of group[i], all at its pc */
 		size_t j = i + 1;
 		while (j < t->n_rt_frames && group[j] == group[i])
 			j++;
 		int at = -1;
-		for (size_t k = next; k < t->n_frames && at < 0; k++)
+		for (size_t k = next; k < to && at < 0; k++)
 			if (t->rt_frames[i].pc && t->frames[k].pc == t->rt_frames[i].pc)
 				at = (int)k;
 		if (at >= 0)
@@ -57,8 +76,39 @@ void lt_rt_place_pc(struct lt_thread *t, const unsigned *group)
 			unplaced += at < 0;
 		}
 	}
+	if (code && unplaced && t->n_frames) {
+		/* The unwinder skipped the machine frames of these (a JIT's
+		 * compiled frames keep no frame pointer, and it has no unwind
+		 * information for them): each goes with the next frame that
+		 * was found, in the runtime's order, and the outermost ones
+		 * with the frame that entered the runtime's code (just inside
+		 * its caller).  Where the unwinder stopped inside the code
+		 * there is no such frame: they stay after the native stack,
+		 * which ended inside them. */
+		int after = to < t->n_frames ? (int)to : -1;
+		for (size_t i = t->n_rt_frames; i-- > 0;) {
+			if (t->rt_frames[i].native >= 0) {
+				after = t->rt_frames[i].native;
+				continue;
+			}
+			if (after < 0)
+				continue;
+			t->rt_frames[i].native = after;
+			inferred++;
+		}
+		unplaced -= inferred;
+	}
+	const char *lang = t->rt_lang ? t->rt_lang : "runtime";
+	if (inferred)
+		lt_strlist_add(&t->notes, "%zu of %zu %s frames placed by their order, not by a native frame: "
+			       "the unwinder skipped their machine frames (compiled code keeps no frame "
+			       "pointer); each is shown with the next %s frame found, the outermost inside "
+			       "frame #%zu, %s", inferred, t->n_rt_frames, lang, lang, to,
+			       code->entry && to < t->n_frames && t->frames[to].pc == code->entry
+				       ? "the frame that entered the runtime's code" : "the first outside it");
 	if (unplaced && t->n_frames)
 		lt_strlist_add(&t->notes, "%zu of %zu %s frames not placed among the native frames: no native "
 			       "frame has their pc (the unwinder stopped or lost its way in the runtime's code)",
-			       unplaced, t->n_rt_frames, t->rt_lang ? t->rt_lang : "runtime");
+			       unplaced, t->n_rt_frames, lang);
+	return inferred;
 }

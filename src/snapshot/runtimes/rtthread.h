@@ -57,10 +57,19 @@ void lt_rt_place(struct lt_thread *t, const unsigned *group, bool (*is_loop)(con
  * frames, `??` to the unwinder): the frames of group k (GROUP[i], as
  * above: one machine frame, e.g. a compiled method and the methods inlined
  * into it) all have that frame's pc, and go to the first native frame with
- * that pc outer than the previous group's.  A group whose pc no native
- * frame has stays unplaced (.native -1; the unwinder lost its way in JIT
- * code, or --max-frames cut it) and t->notes says how many. */
-void lt_rt_place_pc(struct lt_thread *t, const unsigned *group);
+ * that pc outer than the previous group's.  Without CODE, a group whose pc
+ * no native frame has stays unplaced (.native -1; the unwinder lost its
+ * way in JIT code, or --max-frames cut it) and t->notes says how many.
+ * With CODE, only the native frames from the first one in the runtime's
+ * code up to the frame that entered it (code->entry) or the first one
+ * outside it are candidates, and a group no frame has goes with the next
+ * group placed or, the outermost ones, with that entry frame, so the
+ * runtime's frames always keep their order among the native ones (the
+ * unwinder skips compiled frames, which keep no frame pointer); t->notes
+ * says how many were placed so, and only frames past a native stack that
+ * stopped inside the code stay unplaced.  Returns how many were placed by
+ * that rule. */
+size_t lt_rt_place_pc(struct lt_thread *t, const unsigned *group, const struct lt_rt_code *code);
 
 /* ---- CPython line tables (pure; rt_cpython_lines.c) -------------------- */
 
