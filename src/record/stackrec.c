@@ -1336,7 +1336,13 @@ static void rt_sframe(struct lt_sframe *d, const struct lt_rtframe *f, uint32_t 
  * interpreter-loop frame that runs it (as the snapshot prints them), or a
  * JVM thread's Java frames read with the copy, each in place of the
  * machine frame (`??` in the code cache) that runs it; the frames not
- * placed after the native ones.  *END may be replaced. */
+ * placed after the native ones (only where the native stack stopped
+ * inside Java code).  Java frames whose machine frames the unwinder
+ * skipped (compiled frames: lt_rt_place_pc) go in their order before the
+ * next Java frame it found, or in place of the call stub's frame; the
+ * other `??` frames between them, frames the unwinder saw through a
+ * stale frame pointer, are left out, and *END says the placement was
+ * inferred.  *END may be replaced. */
 static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, const struct lt_frame *nf,
 				      size_t n, size_t *out_n, char **end)
 {
@@ -1345,6 +1351,7 @@ static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, cons
 	t.tid = j->tid;
 	t.frames = (struct lt_frame *)nf;
 	t.n_frames = n;
+	size_t inferred = 0;
 	if (j->pp) {
 		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
 		struct lt_pyraw_stack o = { .f = j->py, .n = j->npy, .max = j->npy, .end = j->py_end,
@@ -1353,10 +1360,18 @@ static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, cons
 		r->st.py_resolve_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 	} else if (j->jv) {
 		uint64_t t0 = lt_now_ns(CLOCK_MONOTONIC);
-		lt_hsstk_place(j->hs, &t, j->jv, j->jv_anchor);
+		inferred = lt_hsstk_place(j->hs, &t, j->jv, j->jv_anchor);
 		r->st.java_place_ns += lt_now_ns(CLOCK_MONOTONIC) - t0;
 	}
 	uint32_t lang = j->jv ? LT_SFRAME_JAVA : LT_SFRAME_PYTHON;
+	/* the native frames the Java frames are among: [first, last] */
+	int first = -1, last = -1;
+	for (size_t q = 0; inferred && q < t.n_rt_frames; q++)
+		if (t.rt_frames[q].native >= 0) {
+			if (first < 0)
+				first = t.rt_frames[q].native;
+			last = t.rt_frames[q].native;
+		}
 	struct lt_sframe *v = calloc(n + t.n_rt_frames + 1, sizeof(*v));
 	size_t k = 0;
 	for (size_t i = 0; v && i < n; i++) {
@@ -1367,22 +1382,30 @@ static struct lt_sframe *merge_frames(struct lt_stackrec *r, struct job *j, cons
 				runs = true;
 			}
 		/* a JIT or interpreter frame (`??`) is the Java frames it runs */
-		if (!(runs && lang == LT_SFRAME_JAVA && !nf[i].func))
+		bool among = (int)i > first && (int)i < last;
+		if (!((runs || among) && lang == LT_SFRAME_JAVA && !nf[i].func))
 			native_sframe(&v[k++], &nf[i]);
 	}
 	for (size_t q = 0; v && q < t.n_rt_frames; q++)
 		if (t.rt_frames[q].native < 0)
 			rt_sframe(&v[k++], &t.rt_frames[q], lang);
-	if (t.rt_end) {
+	char *why = NULL;
+	if (inferred && asprintf(&why, "%zu of %zu placed by their order: the unwinder skipped their "
+				 "machine frames (compiled code keeps no frame pointer)%s%s",
+				 inferred, t.n_rt_frames, t.rt_end ? "; " : "", t.rt_end ? t.rt_end : "") < 0)
+		why = NULL;
+	const char *rt_end = why ? why : t.rt_end;
+	if (rt_end) {
 		char *e = NULL;
 		if (asprintf(&e, "%s%s%s frames: %s", *end ? *end : "", *end ? "; " : "",
-			     j->jv ? "Java" : "Python", t.rt_end) < 0)
+			     j->jv ? "Java" : "Python", rt_end) < 0)
 			e = NULL;
 		if (e) {
 			free(*end);
 			*end = e;
 		}
 	}
+	free(why);
 	t.frames = NULL;
 	lt_thread_clear_rt(&t);
 	lt_strlist_free(&t.notes);
