@@ -3,13 +3,19 @@
  * must name in Java's terms (tests/live/test_java_stacks_live.c).
  *
  *   java -cp build/workloads/java JavaSites MODE [-r ROUNDS=4] [-a HOLD_A_MS=60]
- *        [-b HOLD_B_MS=30] [--no-wait]
+ *        [-b HOLD_B_MS=30] [--warm N] [--no-wait]
  *
  * MODE monitor: the lock is the monitor of MON (a `synchronized` block);
  * MODE juc: a java.util.concurrent.locks.ReentrantLock.
  * After "ready" it reads one line from stdin (EOF also starts) unless
  * --no-wait (tests/workloads/README.md): a recorder attached with -p has
  * read the JVM's tables by then.
+ * --warm N: before "ready", each site takes the lock N times while another
+ * thread takes it too (so that its contended path is profiled, and the
+ * compiled sites do not deoptimize at their first wait), so that the JIT
+ * compiles the sites (with -Xbatch, before the rounds: 20000 gets them
+ * compiled by C2) while the waiter's lambda, which calls them once a
+ * round, stays interpreted.
  *
  * In each round the holder thread takes the lock; the waiter thread calls
  * siteAlpha, which takes it at a known line and sleeps in futex() (the
@@ -39,6 +45,7 @@ public class JavaSites {
 	static final ReentrantLock RL = new ReentrantLock();
 	static boolean juc;
 	static volatile int phase;
+	static volatile boolean warmStop;
 	static volatile int waiterTid;
 	static long waitA, waitB, holdA, holdB;
 	static int lineA, lineB;
@@ -139,8 +146,20 @@ public class JavaSites {
 		return t0;
 	}
 
+	/* --warm's other taker of the lock */
+	static void contend() {
+		while (!warmStop) {
+			if (juc) {
+				RL.lock();
+				try { Thread.onSpinWait(); } finally { RL.unlock(); }
+			} else {
+				synchronized (MON) { Thread.onSpinWait(); }
+			}
+		}
+	}
+
 	static void usage() {
-		System.err.println("usage: JavaSites monitor|juc [-r ROUNDS=4] [-a HOLD_A_MS=60] [-b HOLD_B_MS=30] [--no-wait]");
+		System.err.println("usage: JavaSites monitor|juc [-r ROUNDS=4] [-a HOLD_A_MS=60] [-b HOLD_B_MS=30] [--warm N] [--no-wait]");
 		System.exit(2);
 	}
 
@@ -156,7 +175,7 @@ public class JavaSites {
 	}
 
 	public static void main(String[] args) throws Exception {
-		int rounds = 4, a = 60, b = 30;
+		int rounds = 4, a = 60, b = 30, warm = 0;
 		boolean noWait = false;
 		if (args.length < 1 || !(args[0].equals("monitor") || args[0].equals("juc")))
 			usage();
@@ -168,12 +187,27 @@ public class JavaSites {
 				a = num(args[++i], 1, 10000);
 			else if (args[i].equals("-b") && i + 1 < args.length)
 				b = num(args[++i], 1, 10000);
+			else if (args[i].equals("--warm") && i + 1 < args.length)
+				warm = num(args[++i], 0, 1000000);
 			else if (args[i].equals("--no-wait"))
 				noWait = true;
 			else
 				usage();
 		}
 		out("pid=" + ProcessHandle.current().pid());
+		if (warm > 0) {
+			/* a method reference: no lambda$main$N of its own, the
+			 * waiter's stays lambda$main$0 */
+			Thread c = new Thread(JavaSites::contend, "warm-contender");
+			c.start();
+			for (int i = 0; i < warm; i++) {
+				siteAlpha();
+				siteBeta();
+			}
+			warmStop = true;
+			c.join();
+		}
+		waitA = waitB = 0;
 		out("ready");
 		if (!noWait)
 			new BufferedReader(new InputStreamReader(System.in)).readLine();
