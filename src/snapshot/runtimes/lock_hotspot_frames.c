@@ -35,7 +35,12 @@
  * Python stack's), each with the pc of the machine frame that runs it: the
  * unwinder walked the same machine frames (as `??`), so lt_rt_place_pc
  * puts each Java frame at the native frame with its pc, and the native
- * stack stays as the unwinder found it. */
+ * stack stays as the unwinder found it.  The unwinder follows the frame
+ * pointer through JIT code, which compiled frames do not keep: it skips
+ * them (and the interpreted frame that called them), so the walk also
+ * gives the code cache's bounds and the call stub's return address
+ * (lt_rtthread.code), within which lt_rt_place_pc places those frames by
+ * their order. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
