@@ -1,6 +1,7 @@
 /* Runtime thread models: the library the models use (rtthread.h):
  * placing a runtime's frames among the native ones.  Which models run is
  * src/snapshot/models.c (lt_rtthreads_apply). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ size_t lt_rt_place_pc(struct lt_thread *t, const unsigned *group, const struct l
 		while (to < t->n_frames && in_code(t, to, code) && !(code->entry && t->frames[to].pc == code->entry))
 			to++;
 	}
-	size_t next = from, unplaced = 0, inferred = 0;
+	size_t next = from, unplaced = 0, inferred = 0, at_entry = 0;
 	for (size_t i = 0; i < t->n_rt_frames;) {
 		/* one machine frame: the frames of group[i], all at its pc */
 		size_t j = i + 1;
@@ -95,17 +96,22 @@ size_t lt_rt_place_pc(struct lt_thread *t, const unsigned *group, const struct l
 				continue;
 			t->rt_frames[i].native = after;
 			inferred++;
+			at_entry += after == (int)to;
 		}
 		unplaced -= inferred;
 	}
 	const char *lang = t->rt_lang ? t->rt_lang : "runtime";
-	if (inferred)
+	if (inferred) {
+		char where[128] = "";
+		if (at_entry)
+			snprintf(where, sizeof(where), ", the outermost inside frame #%zu, %s", to,
+				 code->entry && t->frames[to].pc == code->entry
+					 ? "the frame that entered the runtime's code" : "the first outside it");
 		lt_strlist_add(&t->notes, "%zu of %zu %s frames placed by their order, not by a native frame: "
 			       "the unwinder skipped their machine frames (compiled code keeps no frame "
-			       "pointer); each is shown with the next %s frame found, the outermost inside "
-			       "frame #%zu, %s", inferred, t->n_rt_frames, lang, lang, to,
-			       code->entry && to < t->n_frames && t->frames[to].pc == code->entry
-				       ? "the frame that entered the runtime's code" : "the first outside it");
+			       "pointer); each is shown with the next %s frame found%s", inferred,
+			       t->n_rt_frames, lang, lang, where);
+	}
 	if (unplaced && t->n_frames)
 		lt_strlist_add(&t->notes, "%zu of %zu %s frames not placed among the native frames: no native "
 			       "frame has their pc (the unwinder stopped or lost its way in the runtime's code)",
