@@ -14,6 +14,7 @@
 #include "locksyms.h"
 #include "snapfacts.h"
 #include "pb.h"
+#include "report.h"
 #include "report_profile.h"
 #include "rt_idle.h"
 #include "stacks.h"
@@ -26,7 +27,11 @@
 
 struct entry {
 	uint64_t lock;      /* futex address (a runtime lock's object when
-	                       rtlock is set), or 0 for another wait */
+	                       rtlock is set; the lowest word's lock key when
+	                       grp is set), or 0 for another wait */
+	uint32_t grp;       /* the report's lock of several adjacent futex
+	                       words this one is of (rp_group_of): its index in
+	                       struct lt_report.locks + 1, 0 none */
 	const char *rtlock; /* the runtime lock, in its terms, where the futex
 	                       does not name it (struct lt_stack_ref) */
 	const char *call;   /* a non-futex wait: its call's name (static) */
@@ -51,6 +56,7 @@ struct table {
 struct caused {
 	uint64_t waker_span;
 	uint64_t lock;
+	uint32_t grp;
 	const char *rtlock;
 	uint32_t tgid;
 	uint64_t dur;
@@ -58,6 +64,12 @@ struct caused {
 
 struct prof {
 	const struct lt_stacktab *stacks;
+	/* the text report's analysis of the trace, for its locks: adjacent
+	 * futex words used together (a condition variable's) are one lock
+	 * there (rp_group_of), and one here, so that the two agree */
+	const struct lt_report *rep;
+	struct lt_u64map word_lock; /* a futex word's lock key -> index in
+				       rep->locks + 1, for locks of several words */
 	struct table wait, release;
 	struct lt_u64map waker_stack; /* a waking call's span id -> its stack id */
 	struct caused *c;
@@ -80,16 +92,16 @@ static int same_entry(const void *val, const void *ctx)
 {
 	const struct entry_query *q = ctx;
 	const struct entry *e = &q->t->e[(size_t)(uintptr_t)val - 1];
-	return e->lock == q->want.lock && e->stack_id == q->want.stack_id && e->fd == q->want.fd &&
+	return e->lock == q->want.lock && e->grp == q->want.grp && e->stack_id == q->want.stack_id && e->fd == q->want.fd &&
 	       e->call == q->want.call && e->tgid == q->want.tgid &&
 	       (e->rtlock == q->want.rtlock ||
 		(e->rtlock && q->want.rtlock && !strcmp(e->rtlock, q->want.rtlock)));
 }
 
-static void charge(struct prof *p, struct table *t, uint64_t lock, const char *rtlock, const char *call,
-		   int32_t fd, uint32_t stack_id, uint32_t tgid, uint64_t dur)
+static void charge(struct prof *p, struct table *t, uint64_t lock, uint32_t grp, const char *rtlock,
+		   const char *call, int32_t fd, uint32_t stack_id, uint32_t tgid, uint64_t dur)
 {
-	struct entry_query q = { t, { .lock = lock, .rtlock = rtlock, .call = call, .fd = fd,
+	struct entry_query q = { t, { .lock = lock, .grp = grp, .rtlock = rtlock, .call = call, .fd = fd,
 				      .stack_id = stack_id, .tgid = tgid } };
 	uint64_t key;
 	size_t i = (size_t)(uintptr_t)lt_u64map_find(
@@ -111,7 +123,7 @@ static void charge(struct prof *p, struct table *t, uint64_t lock, const char *r
 		return;
 	}
 	t->e = v;
-	t->e[t->n] = (struct entry){ .lock = lock, .rtlock = rtlock, .call = call, .fd = fd,
+	t->e[t->n] = (struct entry){ .lock = lock, .grp = grp, .rtlock = rtlock, .call = call, .fd = fd,
 				     .stack_id = stack_id,
 				     .tgid = tgid, .total_ns = dur, .max_ns = dur, .count = 1 };
 	if (lt_u64map_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1)))
@@ -124,6 +136,15 @@ static void table_free(struct table *t)
 {
 	free(t->e);
 	lt_u64map_free(&t->idx);
+}
+
+/* The lock a futex call's word is charged to: the report's lock of
+ * several adjacent words that holds it (*grp its index + 1, the lock key
+ * of its lowest word returned), else the word's own address (*grp 0). */
+static uint64_t futex_lock(const struct prof *p, const struct lt_span *s, uint32_t *grp)
+{
+	*grp = s->futex_key ? (uint32_t)(uintptr_t)lt_u64map_get(&p->word_lock, s->futex_key) : 0;
+	return *grp ? p->rep->locks[*grp - 1].addr : s->enter.futex.uaddr;
 }
 
 /* A futex wait ended by a wake-up from a call: the wake that ended it is
@@ -145,8 +166,9 @@ static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur, c
 		return;
 	}
 	p->c = v;
-	p->c[p->nc++] = (struct caused){ .waker_span = last->waker_span,
-					 .lock = wr && wr->rtlock_name ? wr->rtlock : s->enter.futex.uaddr,
+	uint32_t grp = 0;
+	uint64_t lock = wr && wr->rtlock_name ? wr->rtlock : futex_lock(p, s, &grp);
+	p->c[p->nc++] = (struct caused){ .waker_span = last->waker_span, .lock = lock, .grp = grp,
 					 .rtlock = wr ? wr->rtlock_name : NULL, .tgid = s->tgid, .dur = dur };
 	p->caused_ns += dur;
 }
@@ -247,25 +269,29 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	p->stack_ns += dur;
 	int futex = s->enter.h.kind == LT_EV_FUTEX_ENTER;
 	const char *rtlock = futex ? wr->rtlock_name : NULL;
-	uint64_t lock = rtlock ? wr->rtlock : futex ? s->enter.futex.uaddr : 0;
+	uint32_t grp = 0;
+	uint64_t lock = rtlock ? wr->rtlock : futex ? futex_lock(p, s, &grp) : 0;
 	int32_t fd = s->enter.h.kind == LT_EV_IO_ENTER ? s->enter.io.fd : -1;
 	const char *call = futex ? NULL : lt_span_name(s);
 	const char *idle = rtlock ? NULL : go_idle(st);
 	if (idle) { /* one entry per kind of idle wait and stack */
 		call = idle;
 		lock = 0;
+		grp = 0;
 		fd = -1;
 		p->idle_ns += dur;
 	} else if (futex && !rtlock && (idle = rt_idle(st))) {
 		call = idle;
 		lock = 0;
+		grp = 0;
 		p->rt_idle_ns += dur;
 	} else if (futex && java_sleep(st)) {
 		call = JAVA_SLEEP;
 		lock = 0;
+		grp = 0;
 		rtlock = NULL;
 	}
-	charge(p, &p->wait, lock, rtlock, call, fd, st->id, s->tgid, dur);
+	charge(p, &p->wait, lock, grp, rtlock, call, fd, st->id, s->tgid, dur);
 }
 
 /* Every span is known: each caused wait to its waker's stack. */
@@ -278,7 +304,7 @@ static void resolve_caused(struct prof *p)
 			continue;
 		p->released++;
 		p->released_ns += c->dur;
-		charge(p, &p->release, c->lock, c->rtlock, NULL, -1, id, c->tgid, c->dur);
+		charge(p, &p->release, c->lock, c->grp, c->rtlock, NULL, -1, id, c->tgid, c->dur);
 	}
 }
 
@@ -292,11 +318,37 @@ static int by_total(const void *a, const void *b)
 	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
 }
 
+/* A lock of several adjacent futex words (the report's, rp_group_of), as
+ * the report's LOCKS table shows it: "futex 0xa5b8f0
+ * <_PyRuntime+0x1b0/+0x1b4/+0x1b8> (words 0xa5b8f0 0xa5b8f4 0xa5b8f8: a
+ * condvar)"; for other tools "futex 0xa5b8f0
+ * _PyRuntime+0x1b0/+0x1b4/+0x1b8" (or its words, "0x10/0x14", when they
+ * have no name). */
+static const char *group_text(const struct prof *p, const struct entry *e, char *buf, size_t len,
+			      int tools)
+{
+	const struct lt_report_lock *l = &p->rep->locks[e->grp - 1];
+	char key[64];
+	size_t n = (size_t)snprintf(buf, len, "futex %s",
+				    lt_report_key_text(p->rep, l->addr, key, sizeof(key)));
+	if (l->symbol[0])
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+				      tools ? " %s" : " <%s>", l->symbol);
+	for (unsigned k = 0; k < l->n_words && (tools ? !l->symbol[0] && k : 1); k++)
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
+				      tools ? "/" : k ? " " : " (words ",
+				      lt_report_key_text(p->rep, l->words[k], key, sizeof(key)));
+	if (!tools)
+		snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, ": %s %s)",
+			 l->kind && strchr("aeiou", l->kind[0]) ? "an" : "a", l->kind ? l->kind : "futex");
+	return buf;
+}
+
 /* "futex 0x1234 <name>" or "poll on fd 3": what an entry waited on; for
  * other tools (tools set) "futex 0x1234 name": pprof drops what is between
  * angle brackets from a function's name, as C++ template arguments. */
-static const char *lock_text(const struct entry *e, const struct lt_u64map *names, char *buf,
-			     size_t len, int tools)
+static const char *lock_text(const struct prof *p, const struct entry *e,
+			     const struct lt_u64map *names, char *buf, size_t len, int tools)
 {
 	if (e->call) {
 		if (e->fd >= 0)
@@ -309,6 +361,8 @@ static const char *lock_text(const struct entry *e, const struct lt_u64map *name
 		snprintf(buf, len, "%s", e->rtlock);
 		return buf;
 	}
+	if (e->grp)
+		return group_text(p, e, buf, len, tools);
 	const char *name = lt_u64map_get(names, e->lock);
 	if (name)
 		snprintf(buf, len, tools ? "futex 0x%" PRIx64 " %s" : "futex 0x%" PRIx64 " <%s>",
@@ -331,7 +385,7 @@ static void print_entry(FILE *out, const struct prof *p, const struct entry *e, 
 		fprintf(out, "#%zu  %.1f ms in %" PRIu64 " wait%s (average %.2f ms, longest %.2f ms)  ",
 			rank, (double)e->total_ns / 1e6, e->count, e->count == 1 ? "" : "s",
 			(double)e->total_ns / 1e6 / (double)e->count, (double)e->max_ns / 1e6);
-	lt_text_fput(out, lock_text(e, names, buf, sizeof(buf), 0), (size_t)-1);
+	lt_text_fput(out, lock_text(p, e, names, buf, sizeof(buf), 0), (size_t)-1);
 	fprintf(out, ", process %u\n", e->tgid);
 	const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 	for (uint32_t i = 0; st && i < st->nframes; i++) {
@@ -469,7 +523,7 @@ static int write_collapsed(FILE *out, struct prof *p, const struct lt_u64map *na
 		struct str b = { 0 };
 		if (release)
 			str_add(&b, RELEASE_ROOT, 1);
-		str_add(&b, lock_text(e, names, buf, sizeof(buf), 1), 1);
+		str_add(&b, lock_text(p, e, names, buf, sizeof(buf), 1), 1);
 		for (uint32_t k = st ? st->nframes : 0; k-- > 0;) {
 			str_add(&b, ";", 0);
 			str_add(&b, frame_name(&st->frames[k], buf, sizeof(buf)), 1);
@@ -646,7 +700,7 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 		/* the lock: the root */
 		char root[1100];
 		snprintf(root, sizeof(root), "%s%s", release ? RELEASE_ROOT : "",
-			 lock_text(e, names, buf, sizeof(buf), 1));
+			 lock_text(p, e, names, buf, sizeof(buf), 1));
 		size_t fn = pp_func(&pp, root, NULL, NULL);
 		pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, -1, 0, fn, 0));
 		int64_t us = (int64_t)(e->total_ns / 1000), cnt = (int64_t)e->count;
@@ -715,6 +769,14 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 		rows = 10;
 	lt_trace_stacks(path, &stacks);
 	lt_trace_symbols(path, &names, rp_snapshot_names);
+	char rerr[512];
+	int rrc;
+	struct lt_report *rep = lt_report_load(path, NULL, rerr, sizeof(rerr), &rrc);
+	p.rep = rep;
+	for (size_t i = 0; rep && i < rep->n_locks; i++)
+		for (unsigned k = 0; rep->locks[i].n_words > 1 && k < rep->locks[i].n_words; k++)
+			if (lt_u64map_put(&p.word_lock, rep->locks[i].words[k], (void *)(uintptr_t)(i + 1)))
+				p.oom = 1;
 	struct lt_timeline_sink sink = { .ctx = &p, .span_end = on_span_end };
 	struct lt_timeline *tl = lt_timeline_new(&r.hdr, &sink, NULL);
 	if (!tl) {
@@ -763,6 +825,9 @@ out:
 	table_free(&p.wait);
 	table_free(&p.release);
 	lt_u64map_free(&p.waker_stack);
+	lt_u64map_free(&p.word_lock);
+	if (rep)
+		lt_report_free(rep);
 	free(p.c);
 	lt_stacktab_free(&stacks);
 	lt_symmap_free(&names);

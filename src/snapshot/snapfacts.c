@@ -397,6 +397,29 @@ int rp_snapshot_names(const char *json, size_t len, struct lt_u64map *locks, str
 	return r ? -1 : 0;
 }
 
+size_t rp_snapshot_extents(const char *json, size_t len, const char *kind, struct rp_extent *out,
+			   size_t max)
+{
+	struct lt_snapshot *s;
+	char err[160];
+	size_t n = 0;
+	if (lt_snapshot_from_json(json, len, &s, err, sizeof(err)))
+		return 0;
+	for (size_t i = 0; i < s->n_rtlocks && n < max; i++) {
+		const struct lt_rtlock *l = &s->rtlocks[i];
+		if (!l->kind || strcmp(l->kind, kind) || !l->size)
+			continue;
+		struct rp_extent *o = &out[n++];
+		o->pid = s->pid;
+		o->base = l->base;
+		o->size = l->size;
+		snprintf(o->what, sizeof(o->what), "%s %s%s%s%s", l->kind, l->name ? l->name : "?",
+			 l->version ? " (" : "", l->version ? l->version : "", l->version ? ")" : "");
+	}
+	lt_snapshot_free(s);
+	return n;
+}
+
 size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, size_t max)
 {
 	struct lt_snapshot *s;

@@ -142,6 +142,17 @@ size_t rp_snapshot_holders(const char *json, size_t len, struct rp_holder *out, 
  * The signature of lt_snapnames_fn (locksyms.h).  0 or -1. */
 struct lt_u64map;
 int rp_snapshot_names(const char *json, size_t len, struct lt_u64map *locks, struct lt_u64map *threads);
+/* The extent of a runtime lock a snapshot read (docs/locks.md): the
+ * futex words in [base, base + size) of process pid belong to it. */
+struct rp_extent {
+	int32_t pid;
+	uint64_t base, size;
+	char what[160]; /* "GIL _PyRuntime.ceval.gil (CPython 3.11.2)" */
+};
+/* The extents of the runtime locks of kind KIND ("GIL") in one stored
+ * snapshot, at most MAX into out; how many. */
+size_t rp_snapshot_extents(const char *json, size_t len, const char *kind, struct rp_extent *out,
+			   size_t max);
 /* The key under which rp_snapshot_names stores the path of the file a
  * thread waits to lock on fd: no tid collides with it. */
 #define RP_FILE_KEY(tid, fd) (1ull << 63 | (uint64_t)(uint32_t)(tid) << 32 | (uint32_t)(fd))
