@@ -62,8 +62,22 @@ struct caused {
 	uint64_t dur;
 };
 
+/* A futex lock (an entry's lock, grp, tgid) known to be a CPython GIL,
+ * and how it is known: a stored snapshot read the GIL over its words
+ * (snap), else a waiting stack in CPython's GIL acquire or a releasing
+ * stack in its release (func, release). */
+struct gilmark {
+	uint64_t lock;
+	uint32_t grp, tgid;
+	const char *func; /* static: one of GIL_TAKE or GIL_DROP */
+	int release;
+	char snap[200];   /* "" none */
+};
+
 struct prof {
 	const struct lt_stacktab *stacks;
+	struct gilmark *gil;
+	size_t ngil, capgil;
 	/* the text report's analysis of the trace, for its locks: adjacent
 	 * futex words used together (a condition variable's) are one lock
 	 * there (rp_group_of), and one here, so that the two agree */
@@ -308,6 +322,136 @@ static void resolve_caused(struct prof *p)
 	}
 }
 
+/* ---- the CPython GIL ---- */
+
+/* CPython's GIL acquire and release (3.8-3.13): take_gil and drop_gil are
+ * static (often unnamed in a distribution's build: then the exported
+ * caller is the innermost named frame). */
+static const char *const GIL_TAKE[] = { "take_gil", "PyEval_RestoreThread", "PyEval_AcquireThread",
+					 "PyEval_AcquireLock", NULL };
+static const char *const GIL_DROP[] = { "drop_gil", "PyEval_SaveThread", "PyEval_ReleaseThread",
+					 "PyEval_ReleaseLock", NULL };
+
+/* Whether func is name, or a compiler's clone of it ("take_gil.lto_priv.0") */
+static bool func_is(const char *func, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(func, name, n) && (!func[n] || func[n] == '.');
+}
+
+/* The GIL function (of GIL_TAKE, or GIL_DROP when release) in which a
+ * futex wait or wake-up's stack is: its innermost named native frame past
+ * the C library's (the futex call, pthread_cond_wait, pthread_mutex_lock,
+ * their wake-ups); NULL when it is another. */
+static const char *gil_frame(const struct lt_stack *st, int release)
+{
+	for (uint32_t i = 0; st && i < st->nframes; i++) {
+		const struct lt_sframe *f = &st->frames[i];
+		if (f->lang != LT_SFRAME_NATIVE)
+			return NULL;
+		if (!f->func)
+			continue;
+		if (f->module && (!strncmp(f->module, "libc.", 5) || !strncmp(f->module, "libc-", 5) ||
+				  !strncmp(f->module, "libpthread", 10)))
+			continue;
+		for (const char *const *g = release ? GIL_DROP : GIL_TAKE; *g; g++)
+			if (func_is(f->func, *g))
+				return *g;
+		return NULL;
+	}
+	return NULL;
+}
+
+static struct gilmark *gil_of(const struct prof *p, const struct entry *e)
+{
+	for (size_t i = 0; i < p->ngil; i++)
+		if (p->gil[i].lock == e->lock && p->gil[i].grp == e->grp && p->gil[i].tgid == e->tgid)
+			return &p->gil[i];
+	return NULL;
+}
+
+static struct gilmark *gil_add(struct prof *p, const struct entry *e)
+{
+	struct gilmark *g = gil_of(p, e);
+	if (g)
+		return g;
+	struct gilmark *v = lt_grow(p->gil, &p->capgil, p->ngil, sizeof(*v), 8);
+	if (!v) {
+		p->oom = 1;
+		return NULL;
+	}
+	p->gil = v;
+	g = &p->gil[p->ngil++];
+	*g = (struct gilmark){ .lock = e->lock, .grp = e->grp, .tgid = e->tgid };
+	return g;
+}
+
+/* Whether a futex entry's words lie in [base, base + size) of its process */
+static bool entry_within(const struct prof *p, const struct entry *e, const struct rp_extent *x)
+{
+	if (x->pid > 0 && (uint32_t)x->pid != e->tgid)
+		return false;
+	if (!e->grp)
+		return e->lock >= x->base && e->lock - x->base < x->size;
+	const struct lt_report_lock *l = &p->rep->locks[e->grp - 1];
+	for (unsigned k = 0; k < l->n_words; k++)
+		if (l->words[k] >= x->base && l->words[k] - x->base < x->size)
+			return true;
+	return false;
+}
+
+/* Which futex locks are a CPython GIL, and how that is known: a stored
+ * snapshot that read the GIL over their words, else a waiting stack in
+ * CPython's GIL acquire, else a releasing stack in its release.  A lock's
+ * every entry (waiting and releasing) is named by what any of them
+ * shows. */
+static void find_gils(struct prof *p)
+{
+	for (int rel = 0; rel < 2; rel++) {
+		const struct table *t = rel ? &p->release : &p->wait;
+		for (size_t i = 0; i < t->n; i++) {
+			const struct entry *e = &t->e[i];
+			if (e->call || e->rtlock || !e->lock)
+				continue;
+			const char *f = gil_frame(lt_stacktab_get(p->stacks, e->stack_id), rel);
+			struct gilmark *g = f ? gil_add(p, e) : NULL;
+			if (g && (!g->func || (g->release && !rel))) {
+				g->func = f;
+				g->release = rel;
+			}
+		}
+	}
+	struct rp_extent x[16];
+	for (size_t s = 0; p->rep && s < p->rep->n_stored; s++) {
+		size_t n = rp_snapshot_extents(p->rep->stored[s].json, p->rep->stored[s].len, "GIL", x, 16);
+		for (size_t k = 0; k < n; k++)
+			for (int rel = 0; rel < 2; rel++) {
+				const struct table *t = rel ? &p->release : &p->wait;
+				for (size_t i = 0; i < t->n; i++) {
+					const struct entry *e = &t->e[i];
+					if (e->call || e->rtlock || !e->lock || !entry_within(p, e, &x[k]))
+						continue;
+					struct gilmark *g = gil_add(p, e);
+					if (g && !g->snap[0])
+						snprintf(g->snap, sizeof(g->snap), "%s over 0x%" PRIx64 "-0x%" PRIx64,
+							 x[k].what, x[k].base, x[k].base + x[k].size);
+				}
+			}
+	}
+}
+
+/* How the profile knows g is a GIL, for the line under its entries */
+static const char *gil_how(const struct gilmark *g, char *buf, size_t len)
+{
+	if (g->snap[0])
+		snprintf(buf, len, "a snapshot in the trace read the GIL there: %s", g->snap);
+	else if (g->release)
+		snprintf(buf, len, "releases of it wake from %s, CPython's GIL release", g->func);
+	else
+		snprintf(buf, len, "its waiters wait in %s, CPython's GIL acquire", g->func);
+	return buf;
+}
+
 static int by_total(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
@@ -344,6 +488,9 @@ static const char *group_text(const struct prof *p, const struct entry *e, char 
 	return buf;
 }
 
+static const char *lock_text_futex(const struct prof *p, const struct entry *e,
+				   const struct lt_u64map *names, char *buf, size_t len, int tools);
+
 /* "futex 0x1234 <name>" or "poll on fd 3": what an entry waited on; for
  * other tools (tools set) "futex 0x1234 name": pprof drops what is between
  * angle brackets from a function's name, as C++ template arguments. */
@@ -361,6 +508,20 @@ static const char *lock_text(const struct prof *p, const struct entry *e,
 		snprintf(buf, len, "%s", e->rtlock);
 		return buf;
 	}
+	const struct gilmark *g = gil_of(p, e);
+	if (g) { /* "CPython GIL: futex 0x..." */
+		int n = snprintf(buf, len, tools ? "CPython GIL " : "CPython GIL: ");
+		if (n > 0 && (size_t)n < len)
+			lock_text_futex(p, e, names, buf + n, len - (size_t)n, tools);
+		return buf;
+	}
+	return lock_text_futex(p, e, names, buf, len, tools);
+}
+
+/* A futex entry's lock: its words, named */
+static const char *lock_text_futex(const struct prof *p, const struct entry *e,
+				   const struct lt_u64map *names, char *buf, size_t len, int tools)
+{
 	if (e->grp)
 		return group_text(p, e, buf, len, tools);
 	const char *name = lt_u64map_get(names, e->lock);
@@ -387,6 +548,12 @@ static void print_entry(FILE *out, const struct prof *p, const struct entry *e, 
 			(double)e->total_ns / 1e6 / (double)e->count, (double)e->max_ns / 1e6);
 	lt_text_fput(out, lock_text(p, e, names, buf, sizeof(buf), 0), (size_t)-1);
 	fprintf(out, ", process %u\n", e->tgid);
+	const struct gilmark *g = gil_of(p, e);
+	if (g) {
+		fputs("      (the CPython GIL: ", out);
+		lt_text_fput(out, gil_how(g, buf, sizeof(buf)), (size_t)-1);
+		fputs(")\n", out);
+	}
 	const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 	for (uint32_t i = 0; st && i < st->nframes; i++) {
 		fputs("      ", out);
@@ -794,6 +961,7 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 		rc = r.clean_end ? 0 : 3;
 	}
 	resolve_caused(&p);
+	find_gils(&p);
 	for (size_t i = 0; i < p.wait.n; i++)
 		p.wait.e[i].idle = p.wait.e[i].call == GO_IDLE_M || p.wait.e[i].call == GO_IDLE_NET ||
 				   p.wait.e[i].call == GO_IDLE_SYSMON ? 1
@@ -826,6 +994,7 @@ out:
 	table_free(&p.release);
 	lt_u64map_free(&p.waker_stack);
 	lt_u64map_free(&p.word_lock);
+	free(p.gil);
 	if (rep)
 		lt_report_free(rep);
 	free(p.c);
