@@ -661,6 +661,31 @@ static const char *frame_name(const struct lt_sframe *f, char *buf, size_t len)
 	return buf;
 }
 
+/* The root frame of a stack the unwind did not take to the thread's
+ * start (st->end: the recorder's copy of the stack ended, 2 KiB by the BPF
+ * side; a runtime's frames were cut, 32 Python frames at a wake-up; the
+ * unwinder's depth limit...), in the formats for other tools:
+ * "[stack cut: REASON]", so that a flame graph shows the stack is
+ * incomplete instead of rooting it at a middle frame, and does not merge
+ * it with complete stacks through the same frames.  NULL: not cut. */
+static const char *cut_frame(const struct lt_stack *st, char *buf, size_t len)
+{
+	if (!st || !st->end)
+		return NULL;
+	const char *r = st->end;
+	size_t n = strlen(r);
+	if (n >= 2 && r[0] == '[' && r[n - 1] == ']') {
+		r++;
+		n -= 2;
+	}
+	if (n >= 16 && !strncmp(r, "unwind stopped: ", 16)) {
+		r += 16;
+		n -= 16;
+	}
+	snprintf(buf, len, "[stack cut: %.*s]", (int)n, r);
+	return buf;
+}
+
 struct fold {
 	char *line;
 	uint64_t ns;
@@ -691,6 +716,10 @@ static int write_collapsed(FILE *out, struct prof *p, const struct lt_u64map *na
 		if (release)
 			str_add(&b, RELEASE_ROOT, 1);
 		str_add(&b, lock_text(p, e, names, buf, sizeof(buf), 1), 1);
+		if (cut_frame(st, buf, sizeof(buf))) {
+			str_add(&b, ";", 0);
+			str_add(&b, buf, 1);
+		}
 		for (uint32_t k = st ? st->nframes : 0; k-- > 0;) {
 			str_add(&b, ";", 0);
 			str_add(&b, frame_name(&st->frames[k], buf, sizeof(buf)), 1);
@@ -863,6 +892,11 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 			const struct lt_sframe *f = &st->frames[k];
 			size_t fn = pp_func(&pp, frame_name(f, buf, sizeof(buf)), f->func, f->file);
 			pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, st->tgid, f->pc, fn, f->line));
+		}
+		/* a stack cut short: a frame that says so, just below the root */
+		if (cut_frame(st, buf, sizeof(buf))) {
+			size_t fc = pp_func(&pp, buf, NULL, NULL);
+			pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, -1, 0, fc, 0));
 		}
 		/* the lock: the root */
 		char root[1100];
