@@ -478,7 +478,7 @@ static const char *group_text(const struct prof *p, const struct entry *e, char 
 	if (l->symbol[0])
 		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
 				      tools ? " %s" : " <%s>", l->symbol);
-	for (unsigned k = 0; k < l->n_words && (tools ? !l->symbol[0] && k : 1); k++)
+	for (unsigned k = tools ? 1 : 0; k < l->n_words && !(tools && l->symbol[0]); k++)
 		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
 				      tools ? "/" : k ? " " : " (words ",
 				      lt_report_key_text(p->rep, l->words[k], key, sizeof(key)));
