@@ -110,6 +110,41 @@ static struct lt_sframe st9[] = {
 	{ .pc = 0x7f0000006004, .func = "_ZN13CompileBroker20compiler_thread_loopEv", .module = "libjvm.so" },
 };
 
+/* CPython's GIL: a condition variable's three adjacent futex words */
+#define GIL 0x7f0000000f00ull
+/* a thread waiting for the GIL in PyEval_RestoreThread (take_gil
+ * unnamed, as in a distribution's build) */
+static struct lt_sframe st10[] = {
+	{ .pc = 0x7f0000003333, .func = "__futex_abstimed_wait_common", .module = "libc.so.6" },
+	{ .pc = 0x7f0000003334, .func = "pthread_cond_timedwait@@GLIBC_2.3.2", .module = "libc.so.6" },
+	{ .pc = 0x4f94ee, .module = "python3.11" },
+	{ .pc = 0x4f9500, .func = "PyEval_RestoreThread", .func_off = 0x12, .module = "python3.11" },
+	{ .lang = LT_SFRAME_PYTHON, .func = "beta", .file = "gil.py", .line = 33 },
+};
+/* one letting go of it */
+static struct lt_sframe st11[] = {
+	{ .pc = 0x7f0000003400, .func = "pthread_cond_signal@@GLIBC_2.3.2", .module = "libc.so.6" },
+	{ .pc = 0x4f9600, .func = "PyEval_SaveThread", .func_off = 0x60, .module = "python3.11" },
+	{ .lang = LT_SFRAME_PYTHON, .func = "alpha", .file = "gil.py", .line = 27 },
+};
+/* two deep call chains through a recursive layer(), whose copies ended
+ * after the same frames: one unwound to the thread's start (stack 12),
+ * one cut (stack 13, with its end) */
+static struct lt_sframe st12[] = {
+	{ .pc = 0x7f0000001234, .func = "__lll_lock_wait", .module = "libc.so.6" },
+	{ .pc = 0x555500002000, .func = "locked_work", .module = "app" },
+	{ .pc = 0x555500002100, .func = "layer", .module = "app" },
+	{ .pc = 0x555500002100, .func = "layer", .module = "app" },
+};
+#define CUT_END "[unwind stopped: no caller of layer in app: its caller's frame lies past the 2048 bytes of stack copied]"
+#define CUT_FRAME "[stack cut: no caller of layer in app: its caller's frame lies past the 2048 bytes of stack copied]"
+
+/* a snapshot that read the GIL over 0x7f0000000ee0-0x7f0000000fb0 */
+static const char GIL_SNAPSHOT[] =
+	"{\"schema\":\"locktrace.snapshot/1\",\"pid\":1000,\"threads\":[],\"runtime_locks\":["
+	"{\"model\":\"cpython\",\"kind\":\"GIL\",\"name\":\"_PyRuntime.ceval.gil\","
+	"\"version\":\"CPython 3.11.2\",\"base\":\"0x7f0000000ee0\",\"size\":208}]}";
+
 static void put(struct lt_writer *w, struct lt_event e)
 {
 	cr_assert_eq(lt_writer_event(w, &e), 0);
@@ -185,7 +220,31 @@ static void make_trace_java(const char *path, int java)
 	lt_stacks_put_stack(&sb, &s7);
 	lt_stacks_put_stack(&sb, &s8);
 	lt_stacks_put_stack(&sb, &s9);
-	if (java == 4) { /* a JVM's own idle waits, longer than every lock wait */
+	struct lt_stack s10 = { .id = 10, .tgid = PID, .nframes = 5, .frames = st10 };
+	struct lt_stack s11 = { .id = 11, .tgid = PID, .nframes = 3, .frames = st11 };
+	struct lt_stack s12 = { .id = 12, .tgid = PID, .nframes = 4, .frames = st12 };
+	struct lt_stack s13 = { .id = 13, .tgid = PID, .nframes = 4, .frames = st12, .end = CUT_END };
+	lt_stacks_put_stack(&sb, &s10);
+	lt_stacks_put_stack(&sb, &s11);
+	lt_stacks_put_stack(&sb, &s12);
+	lt_stacks_put_stack(&sb, &s13);
+	if (java == 6) /* the GIL's extent, from a stored snapshot */
+		cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, GIL_SNAPSHOT, strlen(GIL_SNAPSHOT)), 0);
+	if (java == 5 || java == 6) {
+		/* beta waits for the GIL on each of its condition variable's
+		 * three words, 4 ms each, alpha's releases waking it (with
+		 * java 6 neither stack says GIL: the snapshot does); one 6 ms
+		 * wait on another lock, longer than each word's, shorter than
+		 * the three */
+		uint32_t ws = java == 5 ? 10 : 1, rs = java == 5 ? 11 : 3;
+		wait_woken_on(w, &sb, WA, T0 + 10000, 4000000, ws, rs, GIL, NULL, 0);
+		wait_woken_on(w, &sb, WA, T0 + 10000000, 4000000, ws, rs, GIL + 4, NULL, 0);
+		wait_woken_on(w, &sb, WA, T0 + 20000000, 4000000, ws, rs, GIL + 8, NULL, 0);
+		wait_woken_on(w, &sb, WB, T0 + 30000000, 6000000, 2, 4, LOCK, NULL, 0);
+	} else if (java == 7) { /* a complete and a cut stack through the same frames */
+		wait_woken_on(w, &sb, WA, T0 + 10000, 3000000, 12, 3, LOCK, NULL, 0);
+		wait_woken_on(w, &sb, WB, T0 + 10000000, 5000000, 13, 3, LOCK, NULL, 0);
+	} else if (java == 4) { /* a JVM's own idle waits, longer than every lock wait */
 		wait_woken(w, &sb, WA, T0 + 10000, 3000000, 1, 3);
 		wait_woken(w, &sb, WB, T0 + 10000000, 5000000, 2, 4);
 		wait_woken_on(w, &sb, WA, T0 + 20000000, 10000000, 7, 4, 0x7f0000000c00ull, NULL, 0);
@@ -681,4 +740,86 @@ Test(stacks, profile_cli_output_file)
 	cr_assert_eq(access(path, R_OK), 0, "the input trace is gone");
 	unlink(pb);
 	unlink(path);
+}
+
+/* The words of one object (a condition variable's three adjacent words)
+ * are one lock, as in the report's LOCKS table: beta's three waits for
+ * the GIL on its three words are one entry that outranks the other lock's
+ * longer single wait, named as the report names the group; its waiting
+ * stack in PyEval_RestoreThread (CPython's GIL acquire) names it the GIL,
+ * and the text says so; its releases are charged to the same lock. */
+Test(stacks, profile_charges_one_objects_words_to_one_lock_and_names_the_gil)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 5);
+	cr_assert(strstr(out, "#1  12.0 ms in 3 waits (average 4.00 ms, longest 4.00 ms)  CPython GIL: futex "
+			      "0x7f0000000f00 (words 0x7f0000000f00 0x7f0000000f04 0x7f0000000f08: a "),
+		  "%s", out);
+	cr_assert(strstr(out, ", process 1000\n"
+			      "      (the CPython GIL: its waiters wait in PyEval_RestoreThread, CPython's GIL acquire)\n"
+			      "      __futex_abstimed_wait_common+0x0 [libc.so.6]\n"), "%s", out);
+	cr_assert(strstr(out, "#2  6.0 ms in 1 wait (average 6.00 ms, longest 6.00 ms)  futex 0x7f0000000100, "
+			      "process 1000\n"), "%s", out);
+	cr_assert_null(strstr(out, "#3 "), "one entry per (lock, stack): %s", out);
+	const char *rel = strstr(out, "\nWhere the lock was held:");
+	cr_assert(rel, "%s", out);
+	cr_assert(strstr(rel, "#1  12.0 ms of waiting ended by 3 releases (average 4.00 ms, longest 4.00 ms)  "
+			      "CPython GIL: futex 0x7f0000000f00 (words "), "%s", rel);
+	free(out);
+	out = profile_of(LT_PROFILE_COLLAPSED, &len, 5);
+	cr_assert_str_eq(out, "CPython GIL futex 0x7f0000000f00/0x7f0000000f04/0x7f0000000f08;beta;"
+			      "PyEval_RestoreThread;[python3.11];pthread_cond_timedwait@@GLIBC_2.3.2;"
+			      "__futex_abstimed_wait_common 12001\n"
+			      "futex 0x7f0000000100;odd:name;app.Main.run;site_beta;__lll_lock_wait 6000\n"
+			      "release of CPython GIL futex 0x7f0000000f00/0x7f0000000f04/0x7f0000000f08;alpha;"
+			      "PyEval_SaveThread;pthread_cond_signal@@GLIBC_2.3.2 12001\n"
+			      "release of futex 0x7f0000000100;holder;hold_for;__lll_lock_wake 6000\n");
+	free(out);
+}
+
+/* A snapshot stored in the trace that read the GIL over the words names
+ * the lock the GIL, though no stack shows CPython's functions. */
+Test(stacks, profile_names_the_gil_a_snapshot_read)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 6);
+	cr_assert(strstr(out, "#1  12.0 ms in 3 waits (average 4.00 ms, longest 4.00 ms)  CPython GIL: futex "
+			      "0x7f0000000f00 (words 0x7f0000000f00 0x7f0000000f04 0x7f0000000f08: a "), "%s", out);
+	cr_assert(strstr(out, "      (the CPython GIL: a snapshot in the trace read the GIL there: GIL "
+			      "_PyRuntime.ceval.gil (CPython 3.11.2) over 0x7f0000000ee0-0x7f0000000fb0)\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "#2  6.0 ms in 1 wait (average 6.00 ms, longest 6.00 ms)  futex 0x7f0000000100, "
+			      "process 1000\n"), "the other lock is no GIL: %s", out);
+	free(out);
+}
+
+/* A stack the unwind did not take to the thread's start says so: its end
+ * under the entry in the text; in the collapsed lines and in pprof a
+ * frame "[stack cut: ...]" below the lock, so that it is not merged with
+ * the complete stack through the same frames. */
+Test(stacks, profile_marks_a_cut_stack_in_every_format)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 7);
+	cr_assert(strstr(out, "      layer+0x0 [app]\n      " CUT_END "\n"), "%s", out);
+	free(out);
+	out = profile_of(LT_PROFILE_COLLAPSED, &len, 7);
+	cr_assert_str_eq(out, "futex 0x7f0000000100;" CUT_FRAME ";layer;layer;locked_work;__lll_lock_wait 5000\n"
+			      "futex 0x7f0000000100;layer;layer;locked_work;__lll_lock_wait 3000\n"
+			      "release of futex 0x7f0000000100;holder;hold_for;__lll_lock_wake 8000\n");
+	free(out);
+	out = profile_of(LT_PROFILE_PPROF, &len, 7);
+	static struct pp p;
+	decode((const uint8_t *)out, len, &p);
+	cr_assert_eq(p.ns, 3);
+	char fr[MAXN][160];
+	frames(&p, 0, fr); /* ranked: the 5 ms cut stack first */
+	cr_assert_eq(p.s[0].nloc, 6);
+	cr_assert_str_eq(fr[3], "layer :0");
+	cr_assert_str_eq(fr[4], CUT_FRAME " :0");
+	cr_assert_str_eq(fr[5], "futex 0x7f0000000100 :0");
+	frames(&p, 1, fr);
+	cr_assert_eq(p.s[1].nloc, 5, "the complete stack has no such frame");
+	cr_assert_str_eq(fr[4], "futex 0x7f0000000100 :0");
+	free(out);
 }
