@@ -74,16 +74,32 @@ struct gilmark {
 	char snap[200];   /* "" none */
 };
 
+/* A lock of several adjacent futex words, as the text report's analysis
+ * of the trace found it (struct lt_report_lock, kept without the rest of
+ * that analysis), with its keys as the report prints them */
+struct pgroup {
+	uint64_t addr;       /* its lowest word's lock key */
+	uint64_t words[8];
+	unsigned n_words;
+	char key[56];        /* addr for people: "0xa5b8f0" */
+	char wkey[8][56];    /* each word's */
+	char symbol[128];    /* "" or "_PyRuntime+0x1b0/+0x1b4/+0x1b8" */
+	char kind[48];       /* "condvar" ... */
+};
+
 struct prof {
 	const struct lt_stacktab *stacks;
 	struct gilmark *gil;
 	size_t ngil, capgil;
-	/* the text report's analysis of the trace, for its locks: adjacent
-	 * futex words used together (a condition variable's) are one lock
-	 * there (rp_group_of), and one here, so that the two agree */
-	const struct lt_report *rep;
-	struct lt_u64map word_lock; /* a futex word's lock key -> index in
-				       rep->locks + 1, for locks of several words */
+	/* the text report's locks of several words: adjacent futex words
+	 * used together (a condition variable's) are one lock there
+	 * (rp_group_of), and one here, so that the two agree */
+	struct pgroup *grp;
+	size_t ngrp;
+	struct lt_u64map word_lock; /* a futex word's lock key -> index in grp + 1 */
+	/* the CPython GILs the trace's snapshots read */
+	struct rp_extent *gilx;
+	size_t ngilx;
 	struct table wait, release;
 	struct lt_u64map waker_stack; /* a waking call's span id -> its stack id */
 	struct caused *c;
@@ -158,7 +174,7 @@ static void table_free(struct table *t)
 static uint64_t futex_lock(const struct prof *p, const struct lt_span *s, uint32_t *grp)
 {
 	*grp = s->futex_key ? (uint32_t)(uintptr_t)lt_u64map_get(&p->word_lock, s->futex_key) : 0;
-	return *grp ? p->rep->locks[*grp - 1].addr : s->enter.futex.uaddr;
+	return *grp ? p->grp[*grp - 1].addr : s->enter.futex.uaddr;
 }
 
 /* A futex wait ended by a wake-up from a call: the wake that ended it is
@@ -393,7 +409,7 @@ static bool entry_within(const struct prof *p, const struct entry *e, const stru
 		return false;
 	if (!e->grp)
 		return e->lock >= x->base && e->lock - x->base < x->size;
-	const struct lt_report_lock *l = &p->rep->locks[e->grp - 1];
+	const struct pgroup *l = &p->grp[e->grp - 1];
 	for (unsigned k = 0; k < l->n_words; k++)
 		if (l->words[k] >= x->base && l->words[k] - x->base < x->size)
 			return true;
@@ -421,10 +437,9 @@ static void find_gils(struct prof *p)
 			}
 		}
 	}
-	struct rp_extent x[16];
-	for (size_t s = 0; p->rep && s < p->rep->n_stored; s++) {
-		size_t n = rp_snapshot_extents(p->rep->stored[s].json, p->rep->stored[s].len, "GIL", x, 16);
-		for (size_t k = 0; k < n; k++)
+	const struct rp_extent *x = p->gilx;
+	{
+		for (size_t k = 0; k < p->ngilx; k++)
 			for (int rel = 0; rel < 2; rel++) {
 				const struct table *t = rel ? &p->release : &p->wait;
 				for (size_t i = 0; i < t->n; i++) {
@@ -471,20 +486,18 @@ static int by_total(const void *a, const void *b)
 static const char *group_text(const struct prof *p, const struct entry *e, char *buf, size_t len,
 			      int tools)
 {
-	const struct lt_report_lock *l = &p->rep->locks[e->grp - 1];
-	char key[64];
-	size_t n = (size_t)snprintf(buf, len, "futex %s",
-				    lt_report_key_text(p->rep, l->addr, key, sizeof(key)));
+	const struct pgroup *l = &p->grp[e->grp - 1];
+	size_t n = (size_t)snprintf(buf, len, "futex %s", l->key);
 	if (l->symbol[0])
 		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
 				      tools ? " %s" : " <%s>", l->symbol);
 	for (unsigned k = tools ? 1 : 0; k < l->n_words && !(tools && l->symbol[0]); k++)
 		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
 				      tools ? "/" : k ? " " : " (words ",
-				      lt_report_key_text(p->rep, l->words[k], key, sizeof(key)));
+				      l->wkey[k]);
 	if (!tools)
 		snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, ": %s %s)",
-			 l->kind && strchr("aeiou", l->kind[0]) ? "an" : "a", l->kind ? l->kind : "futex");
+			 strchr("aeiou", l->kind[0]) ? "an" : "a", l->kind);
 	return buf;
 }
 
@@ -953,6 +966,55 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 	return rc;
 }
 
+/* What the profile takes from the text report's analysis of the trace
+ * (a pass of its own, freed before the profile's): its locks of several
+ * words, and the GILs its stored snapshots read. */
+static void load_report_facts(const char *path, struct prof *p)
+{
+	char err[512];
+	int rc;
+	struct lt_report *r = lt_report_load(path, NULL, err, sizeof(err), &rc);
+	if (!r)
+		return;
+	size_t ng = 0;
+	for (size_t i = 0; i < r->n_locks; i++)
+		ng += r->locks[i].n_words > 1;
+	if (ng && !(p->grp = calloc(ng, sizeof(*p->grp))))
+		p->oom = 1;
+	for (size_t i = 0; p->grp && i < r->n_locks; i++) {
+		const struct lt_report_lock *l = &r->locks[i];
+		if (l->n_words < 2)
+			continue;
+		struct pgroup *g = &p->grp[p->ngrp++];
+		g->addr = l->addr;
+		g->n_words = l->n_words < 8 ? l->n_words : 8;
+		lt_report_key_text(r, l->addr, g->key, sizeof(g->key));
+		for (unsigned k = 0; k < g->n_words; k++) {
+			g->words[k] = l->words[k];
+			lt_report_key_text(r, l->words[k], g->wkey[k], sizeof(g->wkey[k]));
+			if (lt_u64map_put(&p->word_lock, l->words[k], (void *)(uintptr_t)p->ngrp))
+				p->oom = 1;
+		}
+		snprintf(g->symbol, sizeof(g->symbol), "%s", l->symbol);
+		snprintf(g->kind, sizeof(g->kind), "%s", l->kind ? l->kind : "futex");
+	}
+	struct rp_extent x[16];
+	for (size_t s = 0; s < r->n_stored; s++) {
+		size_t n = rp_snapshot_extents(r->stored[s].json, r->stored[s].len, "GIL", x, 16);
+		if (!n)
+			continue;
+		struct rp_extent *v = realloc(p->gilx, (p->ngilx + n) * sizeof(*v));
+		if (!v) {
+			p->oom = 1;
+			break;
+		}
+		p->gilx = v;
+		memcpy(p->gilx + p->ngilx, x, n * sizeof(*x));
+		p->ngilx += n;
+	}
+	lt_report_free(r);
+}
+
 int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format, char *err,
 			  size_t errlen)
 {
@@ -970,14 +1032,7 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 		rows = 10;
 	lt_trace_stacks(path, &stacks);
 	lt_trace_symbols(path, &names, rp_snapshot_names);
-	char rerr[512];
-	int rrc;
-	struct lt_report *rep = lt_report_load(path, NULL, rerr, sizeof(rerr), &rrc);
-	p.rep = rep;
-	for (size_t i = 0; rep && i < rep->n_locks; i++)
-		for (unsigned k = 0; rep->locks[i].n_words > 1 && k < rep->locks[i].n_words; k++)
-			if (lt_u64map_put(&p.word_lock, rep->locks[i].words[k], (void *)(uintptr_t)(i + 1)))
-				p.oom = 1;
+	load_report_facts(path, &p);
 	struct lt_timeline_sink sink = { .ctx = &p, .span_end = on_span_end };
 	struct lt_timeline *tl = lt_timeline_new(&r.hdr, &sink, NULL);
 	if (!tl) {
@@ -1029,8 +1084,8 @@ out:
 	lt_u64map_free(&p.waker_stack);
 	lt_u64map_free(&p.word_lock);
 	free(p.gil);
-	if (rep)
-		lt_report_free(rep);
+	free(p.grp);
+	free(p.gilx);
 	free(p.c);
 	lt_stacktab_free(&stacks);
 	lt_symmap_free(&names);
