@@ -437,21 +437,20 @@ static void find_gils(struct prof *p)
 			}
 		}
 	}
-	const struct rp_extent *x = p->gilx;
-	{
-		for (size_t k = 0; k < p->ngilx; k++)
-			for (int rel = 0; rel < 2; rel++) {
-				const struct table *t = rel ? &p->release : &p->wait;
-				for (size_t i = 0; i < t->n; i++) {
-					const struct entry *e = &t->e[i];
-					if (e->call || e->rtlock || !e->lock || !entry_within(p, e, &x[k]))
-						continue;
-					struct gilmark *g = gil_add(p, e);
-					if (g && !g->snap[0])
-						snprintf(g->snap, sizeof(g->snap), "%s over 0x%" PRIx64 "-0x%" PRIx64,
-							 x[k].what, x[k].base, x[k].base + x[k].size);
-				}
+	for (size_t k = 0; k < p->ngilx; k++) {
+		const struct rp_extent *x = &p->gilx[k];
+		for (int rel = 0; rel < 2; rel++) {
+			const struct table *t = rel ? &p->release : &p->wait;
+			for (size_t i = 0; i < t->n; i++) {
+				const struct entry *e = &t->e[i];
+				if (e->call || e->rtlock || !e->lock || !entry_within(p, e, x))
+					continue;
+				struct gilmark *g = gil_add(p, e);
+				if (g && !g->snap[0])
+					snprintf(g->snap, sizeof(g->snap), "%s over 0x%" PRIx64 "-0x%" PRIx64,
+						 x->what, x->base, x->base + x->size);
 			}
+		}
 	}
 }
 
