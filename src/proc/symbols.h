@@ -149,6 +149,13 @@ int lt_unwind_thread_copy(struct lt_unwinder *u, pid_t tid, const struct lt_unwi
  * the furthest read in the mapping beyond the copy (those fail). */
 void lt_unwind_track_reads(struct lt_unwinder *u, uint64_t *read, bool *outside, uint64_t *beyond);
 
+/* From now on (until called with NULL), the unwinds of copies read no
+ * writable (or unmapped) memory outside the copies: a copy taken at a
+ * moment the thread has run on from (a waker's, at its wake-up) whose CFI
+ * leads to another stack (OCaml 5's, Go's) would get that stack's frames
+ * of a later moment.  The unwind stops there, its end saying WHY. */
+void lt_unwind_copies_only(struct lt_unwinder *u, const char *why);
+
 /* The same with more copies taken with the stack (SEGS: LEN bytes of
  * memory from BASE each), which reads inside them use: a runtime's own
  * stacks the native frames' CFI leads to (OCaml 5 runs OCaml code on a

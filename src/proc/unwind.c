@@ -42,7 +42,16 @@ struct lt_unwinder {
 	/* lt_unwind_thread_segs: more copies (a runtime's own stacks) */
 	const struct lt_stack_seg *segs;
 	size_t nsegs;
+	/* lt_unwind_copies_only: writable memory outside the copies is not
+	 * read (it has changed since they were taken); why, for the end */
+	const char *only_why;
+	bool refused; /* this unwind wanted such memory */
 };
+
+void lt_unwind_copies_only(struct lt_unwinder *u, const char *why)
+{
+	u->only_why = why;
+}
 
 void lt_unwind_track_reads(struct lt_unwinder *u, uint64_t *read, bool *outside, uint64_t *beyond)
 {
@@ -88,6 +97,17 @@ static bool read_bytes(struct lt_unwinder *u, uint64_t addr, void *out, size_t l
 		u->bad_addr = addr; /* the stack beyond the copy: changed since */
 		u->had_bad_read = true;
 		return false;
+	}
+	if (u->only_why) {
+		/* another stack (a runtime's own, not copied with this one):
+		 * what it holds now is not what it held at the copy */
+		const struct lt_map *m = lt_sym_map_at(u->sym, addr);
+		if (!m || m->perms[1] != '-') {
+			u->bad_addr = addr;
+			u->had_bad_read = true;
+			u->refused = true;
+			return false;
+		}
 	}
 	if (u->ov_outside) {
 		/* a read-only mapping (code: libdwfl may look at instructions)
@@ -294,6 +314,17 @@ static bool past_copy(const struct lt_unwinder *u)
 	       u->bad_addr < u->ov_end;
 }
 
+/* The unwind wanted memory outside the copies that is not read
+ * (lt_unwind_copies_only): no address in the text, which depends on the
+ * copy's words only (an unwind cached for the next copies says the same). */
+static char *refused_end(const struct walk *w, const char *module)
+{
+	const struct lt_frame *f = &w->frames[w->n - 1];
+	return lts_asprintf("[unwind stopped: after %s in %s: its caller's frame is in memory "
+			    "outside the stack copied, not read: %s]",
+			    f->func ? f->func : "?", module ? module : "?", w->u->only_why);
+}
+
 /* Why libdwfl could not go past the last frame we got. */
 static char *why_stopped(struct walk *w, int err)
 {
@@ -309,6 +340,8 @@ static char *why_stopped(struct walk *w, int err)
 	Dwarf_Addr bias;
 	if (!dwfl_module_eh_cfi(mod, &bias) && !dwfl_module_dwarf_cfi(mod, &bias))
 		return lts_asprintf("[unwind stopped: no CFI in %s]", base);
+	if (w->u->refused)
+		return refused_end(w, base);
 	if (past_copy(w->u))
 		return lts_asprintf("[unwind stopped: after %s in %s: the next frame lies past the "
 				    "%" PRIu64 " bytes of stack copied]",
@@ -370,6 +403,8 @@ static char *why_ended(const struct walk *w)
 	 * end, not an address: an unwind cached for the next copies says
 	 * the same) */
 	const struct lt_unwinder *u = w->u;
+	if (u->refused)
+		return refused_end(w, f->module);
 	if (past_copy(u))
 		return lts_asprintf("[unwind stopped: no caller of %s: its caller's frame lies past the "
 				    "%" PRIu64 " bytes of stack copied]", where, u->ov_len);
@@ -428,6 +463,7 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 	for (unsigned i = 0; i < NPAGES; i++)
 		u->pages[i].used = false;
 	u->had_bad_read = false;
+	u->refused = false;
 	u->cur_tid = tid;
 	u->cur_regs = regs;
 	int r = dwfl_getthread_frames(u->dwfl, tid, frame_cb, &w);

@@ -1623,6 +1623,13 @@ static uint32_t uc_cached(struct lt_stackrec *r, const struct symproc *sp, const
 	return 0;
 }
 
+/* Why an OCaml 5 thread's stack ends at caml_c_call when its OCaml stack
+ * is not in the copies (lt_unwind_copies_only; one text for waiters and
+ * wakers, whose copies of one call path share an unwind) */
+#define OC_NOT_COPIED                                                                      \
+	"the OCaml stack was not copied with the C stack (a waker's never is: the waker runs " \
+	"on from the wake-up)"
+
 /* Unwinds one job's copy (outside mu, under ucmu); the frames interned
  * under mu. */
 static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
@@ -1664,8 +1671,16 @@ static uint32_t unwind_job(struct lt_stackrec *r, struct job *j)
 	size_t n = 0;
 	char *end = NULL;
 	struct lt_stack_seg oc = { .base = j->oc_base, .data = j->oc, .len = j->oc_len };
+	/* an OCaml 5 thread's C stack leads (caml_c_call's CFI) to its OCaml
+	 * stack, which has changed since the copy unless copied with it: its
+	 * frames then would be of a later moment (a waker's, of the code it
+	 * ran on to) */
+	const struct pyproc *pp = pyproc_get(r, j->tgid);
+	if (pp && pp->oc)
+		lt_unwind_copies_only(sp->u, OC_NOT_COPIED);
 	int got = lt_unwind_thread_segs(sp->u, (pid_t)j->tid, &j->regs, j->base, j->copy, j->len,
 					j->oc ? &oc : NULL, j->oc ? 1 : 0, MAX_DEPTH, &frames, &n, &end);
+	lt_unwind_copies_only(sp->u, NULL);
 	sp->unwound = 1;
 	lt_unwind_track_reads(sp->u, NULL, NULL, NULL);
 	struct lt_frame *gof = NULL;
