@@ -22,7 +22,15 @@
  *     adding up to the same;
  *   - the BPF side copies none of its waiters at their wake-ups (their
  *     copies would lack the OCaml stack and be dropped: the summary counts
- *     the waits it left to the reads, and no copy dropped).
+ *     the waits it left to the reads, and no copy dropped);
+ *   - with --calls blocking (a second recording), the same, and each of
+ *     the holder's unlocks that woke the waiter has its releasing stack,
+ *     copied by the BPF side at the wake-up: through caml_ml_mutex_unlock
+ *     and caml_c_call, where it stops, saying that the OCaml stack was
+ *     not copied there (the holder has run on since: an OCaml frame read
+ *     afterwards would be where it is by then, its Unix.sleepf after the
+ *     unlock, not the unlock's line), or, if it goes on, Sites5.hold_for
+ *     at the unlock's line.
  * The workload is attached to (-p) before its first wait: the recorder
  * reads the program's symbols first (as for Python frames).  The recorder
  * runs without its symbol cache, as on a fresh machine.  Where a compiler
@@ -46,9 +54,9 @@ TL_RECORDING(64);
 TestSuite(ocaml5_stacks_live, .fini = tl_recording_fini, .timeout = 180);
 
 struct truth {
-	uint32_t waiter;
+	uint32_t waiter, holder;
 	uint64_t lock;
-	long line_a, line_b;
+	long line_a, line_b, line_release;
 	double wait_a_us, wait_b_us;
 	/* from the trace: the waiter's waits on the mutex whose stacks go
 	 * through each site (ms) */
@@ -64,9 +72,9 @@ static const char *workload(const char *version)
 	return tl_ocaml5_workload(version, "ocaml5_sites", "needs root: loads BPF programs to record an OCaml 5 program");
 }
 
-/* Starts the workload, attaches the recorder (--stacks --calls all), lets
+/* Starts the workload, attaches the recorder (--stacks --calls CALLS), lets
  * the workload run its rounds, stops the recorder. */
-static void record_sites(const char *version, struct truth *t)
+static void record_sites(const char *version, const char *calls, struct truth *t)
 {
 	char done[8][256];
 	int nd = 0;
@@ -76,7 +84,7 @@ static void record_sites(const char *version, struct truth *t)
 	char *argv[] = { (char *)workload(version), "-r", ROUNDS, "-a", "60", "-b", "30", NULL };
 	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	t->lock = tl_truth_val(truth, ntruth, "lock", "name=sitelock", "addr");
-	char *extra[] = { "--stacks", "--calls", "all", NULL };
+	char *extra[] = { "--stacks", "--calls", (char *)calls, NULL };
 	tl_tmp_path(raw, TL_PATH_MAX, "ocaml5-stacks");
 	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
 	int rc = tl_start_recorder(&rec, wl.pid, raw, extra);
@@ -101,6 +109,8 @@ static void record_sites(const char *version, struct truth *t)
 	cr_assert(not_copied, "the summary does not count the waits the BPF side left to the reads");
 	tl_recorder_done(&rec, &wl, 60000);
 	t->waiter = (uint32_t)tl_truth_val(done, nd, "thread", "role=waiter", "tid");
+	t->holder = (uint32_t)tl_truth_val(done, nd, "thread", "role=holder", "tid");
+	t->line_release = (long)tl_truth_val(done, nd, "site", "name=release", "line");
 	t->line_a = (long)tl_truth_val(done, nd, "site", "name=alpha", "line");
 	t->line_b = (long)tl_truth_val(done, nd, "site", "name=beta", "line");
 	t->wait_a_us = (double)tl_truth_val(done, nd, "done", "rounds=", "alpha_wait_us");
@@ -116,6 +126,47 @@ static int frame_of(const struct lt_stack *s, const char *func)
 		    !strcmp(dm, func))
 			return (int)i;
 	return -1;
+}
+
+/* --calls blocking: each of the holder's unlocks that woke the waiter (its
+ * FUTEX_ENTER at the wake-up) has the holder's stack, copied by the BPF
+ * side at the wake-up: Mutex.unlock's C frames up to caml_c_call, then
+ * either the end, saying the OCaml stack was not copied at the wake-up,
+ * or Sites5.hold_for at the unlock's line; never an OCaml frame at another
+ * line (where the holder went on to after the unlock).  2 * NROUNDS. */
+static void check_wakers(const struct tl_trace *tr, const struct lt_stacktab *st,
+			 const struct truth *t)
+{
+	int n = 0;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct lt_event *e = &tr->ev[i];
+		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->holder || e->futex.uaddr != t->lock ||
+		    !(e->h.flags & LT_F_AT_WAKE))
+			continue;
+		const struct lt_stack *s = lt_stacktab_find(st, (int32_t)e->h.tid, e->h.ts, LT_STACK_WAKER);
+		cr_assert(s, "the holder's wake-up at %llu has no stack", (unsigned long long)e->h.ts);
+		int unlock = tl_frame_named(s, "caml_ml_mutex_unlock"), call = tl_frame_named(s, "caml_c_call");
+		cr_assert(unlock >= 0 && call == unlock + 1, "no caml_ml_mutex_unlock < caml_c_call in the "
+			  "release stack at %llu", (unsigned long long)e->h.ts);
+		if ((uint32_t)call + 1 == s->nframes) {
+			cr_assert(s->end && strstr(s->end, "after caml_c_call") &&
+				  strstr(s->end, "OCaml stack") && strstr(s->end, "wake-up"),
+				  "the release stack at %llu stops at caml_c_call without saying why: %s",
+				  (unsigned long long)e->h.ts, s->end ? s->end : "(no end)");
+		} else {
+			const struct lt_sframe *f = &s->frames[call + 1];
+			char dm[256];
+			const char *name = f->func && lt_demangle_ocaml(f->func, dm, sizeof(dm)) ? dm :
+					   f->func ? f->func : "?";
+			cr_assert(!strcmp(name, "Sites5.hold_for") && (long)f->line == t->line_release,
+				  "the release stack at %llu goes on from caml_c_call to %s at line %u, not to "
+				  "Sites5.hold_for at the unlock's line %ld (end: %s)",
+				  (unsigned long long)e->h.ts, name, f->line, t->line_release,
+				  s->end ? s->end : "none");
+		}
+		n++;
+	}
+	cr_assert_eq(n, 2 * NROUNDS, "the holder's wake-ups of the waiter with a stack: %d", n);
 }
 
 /* Each of the waiter's futex waits on the mutex has its stack: the C
@@ -182,6 +233,8 @@ static void check_trace(struct truth *t)
 		     "Sites5.site_alpha, %d through Sites5.site_beta, %d without a stack", seen[1], seen[2], missing);
 	cr_assert(seen[1] <= NROUNDS && seen[2] <= NROUNDS && seen[1] > 0 && seen[2] > 0,
 		  "waits with Sites5.site_alpha's stack: %d, with Sites5.site_beta's: %d", seen[1], seen[2]);
+	if (tr.hdr.flags & LT_HDR_CALLS_BLOCKING)
+		check_wakers(&tr, &st, t);
 	lt_stacktab_free(&st);
 	tl_free(&tr);
 }
@@ -248,10 +301,10 @@ static void check_collapsed(const struct truth *t)
 	}
 }
 
-static void run(const char *version)
+static void run(const char *version, const char *calls)
 {
 	struct truth t = { 0 };
-	record_sites(version, &t);
+	record_sites(version, calls, &t);
 	check_trace(&t);
 	check_profile(&t);
 	check_collapsed(&t);
@@ -259,10 +312,21 @@ static void run(const char *version)
 
 Test(ocaml5_stacks_live, mutex_waits_name_the_ocaml_sites_5_2_0)
 {
-	run("5.2.0");
+	run("5.2.0", "all");
 }
 
 Test(ocaml5_stacks_live, mutex_waits_name_the_ocaml_sites_5_4_0_dev)
 {
-	run("5.4.0+dev");
+	run("5.4.0+dev", "all");
+}
+
+/* --calls blocking: the same waits, and the releasing stacks */
+Test(ocaml5_stacks_live, release_stacks_hold_no_later_ocaml_frames_5_2_0)
+{
+	run("5.2.0", "blocking");
+}
+
+Test(ocaml5_stacks_live, release_stacks_hold_no_later_ocaml_frames_5_4_0_dev)
+{
+	run("5.4.0+dev", "blocking");
 }
