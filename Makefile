@@ -47,7 +47,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(B) -Iinclude -
 # way.  include/locktrace/ holds only the contracts every layer (and the BPF
 # programs) share: the BPF<->user ABI and the on-disk trace format.
 LAYERS    := base trace proc snapshot/runtimes snapshot record analysis output cli
-CONTRACTS := calls.h event.h flightbuf.h futex.h pyframes.h taskregs.h tracefile.h
+CONTRACTS := calls.h event.h flightbuf.h futex.h ocframes.h pyframes.h taskregs.h tracefile.h
 $(foreach i,$(shell seq $(words $(LAYERS))),$(eval \
   INC_$(word $(i),$(LAYERS)) := $(addprefix -Isrc/,$(wordlist 1,$(i),$(LAYERS)))))
 ALL_INC   := $(addprefix -Isrc/,$(LAYERS))

@@ -37,6 +37,7 @@
 #include "locktrace/event.h"
 #include "locktrace/calls.h"
 #include "locktrace/pyframes.h"
+#include "locktrace/ocframes.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -101,6 +102,16 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } py_tstates SEC(".maps");
+
+/* A waker's OCaml 5 stack (include/locktrace/ocframes.h): where each
+ * OCaml 5 process's stack-switching entry points are, filled by the
+ * collector; none for a process: its C stack only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LT_MAX_TGIDS); /* 1 unless copy_waker_stacks */
+	__type(key, __u32);
+	__type(value, struct lt_oc_layout);
+} oc_layouts SEC(".maps");
 
 /* Processes whose waiters are not copied (filled by the collector): an
  * OCaml 5 program's or a JVM's waits are read from where they sleep,
@@ -219,6 +230,115 @@ struct lt_waker_py_copy {
 	struct lt_py_copy py;
 };
 
+/* A waker copy of an OCaml 5 process: its registers and C stack bytes,
+ * then its OCaml stack. */
+struct lt_waker_oc_copy {
+	struct lt_stack_copy c;
+	struct lt_oc_copy oc;
+};
+
+static __always_inline __u64 stack_word(const struct lt_stack_copy *c, __u32 off)
+{
+	return *(const __u64 *)(c->stack + (off & (LT_STACK_COPY_BYTES - 8)));
+}
+
+/* copy_oc_stack's walks (bpf_loop: 256 words of stack, each against 4
+ * ranges, would be unrolled by the verifier in every program inlining the
+ * waker's copy) */
+struct oc_scan {
+	const struct lt_stack_copy *c;
+	const struct lt_oc_layout *l;
+	__u32 at, found, unreadable;
+	__u64 sp, handler;
+};
+
+/* word I of the copy: a return address into an entry point? */
+static long oc_find_entry(__u64 i, void *arg)
+{
+	struct oc_scan *s = arg;
+	const struct lt_stack_copy *c = s->c;
+	const struct lt_oc_layout *l = s->l;
+	__u32 off = (__u32)i * 8;
+
+	if (off + 8 > c->len || off + 8 > LT_STACK_COPY_BYTES)
+		return 1;
+	__u64 ra = stack_word(c, off);
+	for (__u32 k = 0; k < LT_OC_ENTRIES; k++)
+		if (k < l->n && ra > l->lo[k] && ra <= l->hi[k]) {
+			s->at = off;
+			s->found = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* the K+1th word above the return address: a link { stack, sp, prev }
+ * whose stack_info's handler lies above the saved sp? */
+static long oc_find_link(__u64 k, void *arg)
+{
+	struct oc_scan *s = arg;
+	const struct lt_stack_copy *c = s->c;
+	__u32 off = s->at + 8 * ((__u32)k + 1);
+	__u64 info[3];
+
+	if (off + 24 > c->len || off + 24 > LT_STACK_COPY_BYTES)
+		return 1;
+	__u64 stack = stack_word(c, off), sp = stack_word(c, off + 8);
+	if (!stack || (stack & 7) || (sp & 7) || sp <= stack || sp - stack > LT_OC_STACK_MAX)
+		return 0;
+	if (bpf_probe_read_user(info, sizeof(info), (void *)stack)) {
+		s->unreadable = 1;
+		return 0;
+	}
+	if (info[2] <= sp || info[2] - sp > LT_OC_STACK_MAX)
+		return 0;
+	s->sp = sp;
+	s->handler = info[2];
+	return 1;
+}
+
+/* The OCaml stack under the C stack copied in C (ocframes.h): the
+ * innermost return address into an entry point of L, the link above it,
+ * the stack it names, and that stack from the saved sp. */
+static __always_inline void copy_oc_stack(const struct lt_oc_layout *l,
+					  const struct lt_stack_copy *c, struct lt_oc_copy *o)
+{
+	struct oc_scan s = { .c = c, .l = l };
+
+	o->magic = LT_OC_COPY_MAGIC;
+	o->end = LT_OCC_NO_CALL;
+	o->len = 0;
+	o->pad = 0;
+	o->base = 0;
+	bpf_loop(LT_STACK_COPY_BYTES / 8, oc_find_entry, &s, 0);
+	if (!s.found)
+		return;
+	bpf_loop(LT_OC_LINK_WORDS, oc_find_link, &s, 0);
+	if (!s.sp) {
+		if (s.unreadable)
+			o->end = LT_OCC_UNREADABLE;
+		return;
+	}
+	/* to the stack's end, and its handler's 4 words */
+	__u64 len = s.handler - s.sp + 32;
+	long err;
+	o->base = s.sp;
+	if (len >= LT_OC_COPY_BYTES) {
+		len = LT_OC_COPY_BYTES;
+		o->end = len == s.handler - s.sp + 32 ? LT_OCC_ALL : LT_OCC_CUT;
+		err = bpf_probe_read_user(o->data, LT_OC_COPY_BYTES, (void *)s.sp);
+	} else {
+		len &= LT_OC_COPY_BYTES - 1; /* (for the verifier) */
+		o->end = LT_OCC_ALL;
+		err = bpf_probe_read_user(o->data, len, (void *)s.sp);
+	}
+	if (err) {
+		o->end = LT_OCC_UNREADABLE;
+		return;
+	}
+	o->len = len;
+}
+
 /* A stack copy's header: whose, when (ts: the wait's start or the wake;
  * at: when copied), its role and flags, the user registers it slept or
  * woke with; the stack bytes apart (copy_stack_bytes). */
@@ -280,8 +400,19 @@ static __always_inline void copy_waker_stack(struct task_struct *cur, struct pt_
 {
 	__u32 tgid = cur->tgid;
 	const struct lt_py_layout *pyl = bpf_map_lookup_elem(&py_layouts, &tgid);
+	const struct lt_oc_layout *ocl = pyl ? NULL : bpf_map_lookup_elem(&oc_layouts, &tgid);
 	struct lt_stack_copy *c;
 
+	if (ocl) {
+		struct lt_waker_oc_copy *w = bpf_ringbuf_reserve(&stack_copies, sizeof(*w), 0);
+		if (!w)
+			return;
+		fill_copy(&w->c, regs, cur->pid, cur->tgid, ts, ts, LT_COPY_WAKER, 0);
+		copy_stack_bytes(&w->c);
+		copy_oc_stack(ocl, &w->c, &w->oc);
+		submit_copy(w);
+		return;
+	}
 	if (pyl) {
 		struct lt_waker_py_copy *w = bpf_ringbuf_reserve(&stack_copies, sizeof(*w), 0);
 		if (!w)

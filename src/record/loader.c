@@ -216,6 +216,7 @@ int lt_bpf_start_cg(struct lt_bpf *b, const pid_t *tgids, size_t n, const uint64
 		bpf_map__set_max_entries(b->skel->maps.stack_copies, 4096);
 		bpf_map__set_max_entries(b->skel->maps.py_layouts, 1);
 		bpf_map__set_max_entries(b->skel->maps.py_tstates, 1);
+		bpf_map__set_max_entries(b->skel->maps.oc_layouts, 1);
 	}
 	if (!copies || !(flags & LT_BPF_COPY_WAITERS)) {
 		bpf_map__set_max_entries(b->skel->maps.waiters_read, 1);
@@ -395,6 +396,13 @@ fail:
 int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout *l)
 {
 	int fd = bpf_map__fd(b->skel->maps.py_layouts);
+	int r = l ? bpf_map_update_elem(fd, &tgid, l, BPF_ANY) : bpf_map_delete_elem(fd, &tgid);
+	return r && (l || errno != ENOENT) ? -errno : 0;
+}
+
+int lt_bpf_oc_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_oc_layout *l)
+{
+	int fd = bpf_map__fd(b->skel->maps.oc_layouts);
 	int r = l ? bpf_map_update_elem(fd, &tgid, l, BPF_ANY) : bpf_map_delete_elem(fd, &tgid);
 	return r && (l || errno != ENOENT) ? -errno : 0;
 }

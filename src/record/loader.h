@@ -115,6 +115,11 @@ int lt_bpf_start(struct lt_bpf *b, pid_t tgid, uint64_t ring_bytes, unsigned fla
  * -errno (-E2BIG: the map is full). */
 struct lt_py_layout;
 int lt_bpf_py_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_py_layout *l);
+/* The stack-switching entry points of OCaml 5 process TGID, for its
+ * wakers' copies to hold their OCaml stack (locktrace/ocframes.h); NULL
+ * removes them. */
+struct lt_oc_layout;
+int lt_bpf_oc_layout(struct lt_bpf *b, uint32_t tgid, const struct lt_oc_layout *l);
 /* Process tgid's waiters are not to be copied by the BPF side (the
  * collector reads them: an OCaml 5 program's, a JVM's); 0 or -errno. */
 int lt_bpf_waiters_read(struct lt_bpf *b, uint32_t tgid);

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "appwatch.h"
+#include "locktrace/ocframes.h"
 #include "record_int.h"
 #include "target.h"
 #include "taskrun.h"
@@ -124,6 +125,12 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  ocaml frames: %llu OCaml 5 stacks copied with the C stacks (%llu bytes, "
 				"%.2f ms of the copying)", (unsigned long long)k->oc_reads,
 				(unsigned long long)k->oc_bytes, (double)k->oc_read_ns / 1e6);
+		if (k->oc_procs && k->wakers)
+			lt_more("  ocaml frames of wakers: %llu OCaml 5 stacks copied at the wake-up "
+				"(%llu of them cut at %u bytes), %llu copies without one (no call from "
+				"OCaml code in the C stack copied, or not readable)",
+				(unsigned long long)k->oc_wakers, (unsigned long long)k->oc_wakers_cut,
+				LT_OC_COPY_BYTES, (unsigned long long)k->oc_wakers_none);
 		if (k->java_procs)
 			lt_more("  java frames: %llu Java stacks read with the copies (%llu frames, "
 				"%.2f ms of the copying, the longest read %.1f us), placed in %.2f ms of "

@@ -19,6 +19,7 @@
 #include "lockmodel.h"
 #include "pystack.h"
 #include "stackrec_ocaml.h"
+#include "locktrace/ocframes.h"
 #include "stackrec_go.h"
 #include "hs_stack.h"
 #include "locktrace/calls.h"
@@ -987,6 +988,9 @@ static void py_to_bpf(struct lt_stackrec *r, uint32_t tgid, struct pyproc *pp)
 		 * whose copies serve, open_python) */
 		lt_bpf_copies_serve(r->bpf, tgid, false);
 		lt_bpf_waiters_read(r->bpf, tgid);
+		struct lt_oc_layout ol;
+		if (pp->oc && lt_ocstk_bpf_layout(pp->oc, &ol) == 0)
+			lt_bpf_oc_layout(r->bpf, tgid, &ol); /* its wakers' OCaml stacks */
 		return;
 	}
 	if (!pp->py) { /* a native process: the copies serve its waits */
@@ -1009,6 +1013,26 @@ void lt_stackrec_set_bpf(struct lt_stackrec *r, struct lt_bpf *b)
 		if (r->pyprocs.keys[i])
 			py_to_bpf(r, (uint32_t)r->pyprocs.keys[i], r->pyprocs.vals[i]);
 	pthread_mutex_unlock(&r->mu);
+}
+
+/* The waker's OCaml 5 stack copied with its C stack by the BPF side
+ * (locktrace/ocframes.h): a segment for the unwinder, as a waiter's. */
+static void waker_ocaml(struct lt_stackrec *r, const struct lt_stack_copy *c, size_t size,
+			struct job *j)
+{
+	const struct lt_oc_copy *o = (const struct lt_oc_copy *)((const uint8_t *)c + sizeof(*c));
+	if (size < sizeof(*c) + sizeof(*o) || o->magic != LT_OC_COPY_MAGIC)
+		return;
+	if ((o->end != LT_OCC_ALL && o->end != LT_OCC_CUT) || !o->len || o->len > LT_OC_COPY_BYTES ||
+	    !(j->oc = malloc(o->len))) {
+		r->st.oc_wakers_none++;
+		return;
+	}
+	memcpy(j->oc, o->data, o->len);
+	j->oc_base = o->base;
+	j->oc_len = o->len;
+	r->st.oc_wakers++;
+	r->st.oc_wakers_cut += o->end == LT_OCC_CUT;
 }
 
 /* The waker's Python frames copied with its stack: the chain for the
@@ -1104,6 +1128,8 @@ int lt_stackrec_copy_cb(void *ctx, void *data, size_t size)
 	const struct lt_py_copy *py = copy_py(c, size);
 	if (py)
 		waker_python(r, py, j);
+	if (!waiter)
+		waker_ocaml(r, c, size, j);
 	enqueue(r, j);
 	return 0;
 }

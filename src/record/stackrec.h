@@ -73,6 +73,10 @@ struct lt_stackrec_stats {
 	uint64_t oc_reads;   /* waiters' OCaml stacks copied with the C stack */
 	uint64_t oc_bytes;   /* their bytes */
 	uint64_t oc_read_ns; /* of read_ns, the collector's time finding and copying them */
+	uint64_t oc_wakers;  /* wakers' copies with their OCaml stack (BPF side, at the wake-up) */
+	uint64_t oc_wakers_cut; /* of those, cut at LT_OC_COPY_BYTES */
+	uint64_t oc_wakers_none; /* of an OCaml 5 process, without it (no call from OCaml
+				  * code in the C stack copied, or not readable) */
 	uint64_t java_procs; /* JVM (HotSpot) processes whose Java frames are read */
 	uint64_t java_reads; /* waiters' Java frames read with the copy (a Java thread's) */
 	uint64_t java_frames; /* their frames */

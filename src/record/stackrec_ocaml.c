@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stackrec_ocaml.h"
+#include "locktrace/ocframes.h"
 
 /* amd64/amd64.S: each saves the OCaml sp in the C stack's link, switches
  * to the C stack and calls C code from there */
@@ -42,6 +43,19 @@ struct lt_ocstk *lt_ocstk_open(const struct lt_lm_env *e)
 void lt_ocstk_free(struct lt_ocstk *o)
 {
 	free(o);
+}
+
+int lt_ocstk_bpf_layout(const struct lt_ocstk *o, struct lt_oc_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (!o || !o->nentry)
+		return -1;
+	for (size_t i = 0; i < o->nentry && i < LT_OC_ENTRIES; i++) {
+		l->lo[i] = o->entry[i].lo;
+		l->hi[i] = o->entry[i].hi;
+	}
+	l->n = (uint32_t)(o->nentry < LT_OC_ENTRIES ? o->nentry : LT_OC_ENTRIES);
+	return 0;
 }
 
 static int is_entry(const struct lt_ocstk *o, uint64_t ra)

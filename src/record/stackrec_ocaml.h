@@ -45,6 +45,11 @@ struct lt_ocstk {
 struct lt_ocstk *lt_ocstk_open(const struct lt_lm_env *e);
 void lt_ocstk_free(struct lt_ocstk *o);
 
+/* O's entry points for the BPF side, which copies a waker's OCaml stack at
+ * the wake-up the same way (locktrace/ocframes.h): 0, or -1 none. */
+struct lt_oc_layout;
+int lt_ocstk_bpf_layout(const struct lt_ocstk *o, struct lt_oc_layout *l);
+
 /* The OCaml stack under a waiter's C stack copy (LEN bytes from BASE, its
  * sp then), read through E while the thread still sleeps: 1 (*OUT
  * malloc'd, *OUT_LEN bytes from *OUT_BASE), 0 the copy holds no call from
