@@ -25,12 +25,13 @@
  *     the waits it left to the reads, and no copy dropped);
  *   - with --calls blocking (a second recording), the same, and each of
  *     the holder's unlocks that woke the waiter has its releasing stack,
- *     copied by the BPF side at the wake-up: through caml_ml_mutex_unlock
- *     and caml_c_call, where it stops, saying that the OCaml stack was
- *     not copied there (the holder has run on since: an OCaml frame read
- *     afterwards would be where it is by then, its Unix.sleepf after the
- *     unlock, not the unlock's line), or, if it goes on, Sites5.hold_for
- *     at the unlock's line.
+ *     copied by the BPF side at the wake-up with its OCaml stack
+ *     (include/locktrace/ocframes.h): through caml_ml_mutex_unlock and
+ *     caml_c_call to Sites5.hold_for at the unlock's line and on to the
+ *     thread's start; never an OCaml frame read afterwards, where the
+ *     holder is by then (its Unix.sleepf after the unlock); a stack that
+ *     stops at caml_c_call must say that the OCaml stack was not copied
+ *     (and fails the count of those that go on).
  * The workload is attached to (-p) before its first wait: the recorder
  * reads the program's symbols first (as for Python frames).  The recorder
  * runs without its symbol cache, as on a fresh machine.  Where a compiler
@@ -137,7 +138,7 @@ static int frame_of(const struct lt_stack *s, const char *func)
 static void check_wakers(const struct tl_trace *tr, const struct lt_stacktab *st,
 			 const struct truth *t)
 {
-	int n = 0;
+	int n = 0, through = 0;
 	for (size_t i = 0; i < tr->n; i++) {
 		const struct lt_event *e = &tr->ev[i];
 		if (e->h.kind != LT_EV_FUTEX_ENTER || e->h.tid != t->holder || e->futex.uaddr != t->lock ||
@@ -163,10 +164,17 @@ static void check_wakers(const struct tl_trace *tr, const struct lt_stacktab *st
 				  "Sites5.hold_for at the unlock's line %ld (end: %s)",
 				  (unsigned long long)e->h.ts, name, f->line, t->line_release,
 				  s->end ? s->end : "none");
+			cr_assert_null(s->end, "the release stack at %llu stopped early: %s",
+				       (unsigned long long)e->h.ts, s->end);
+			through++;
 		}
 		n++;
 	}
 	cr_assert_eq(n, 2 * NROUNDS, "the holder's wake-ups of the waiter with a stack: %d", n);
+	/* the BPF side copies the OCaml stack at the wake-up (ocframes.h):
+	 * the holder sits in caml_c_call, whose link is in the C stack copied */
+	cr_assert_eq(through, n, "%d of the %d release stacks go on to Sites5.hold_for at the unlock's "
+		     "line; the others stop at caml_c_call", through, n);
 }
 
 /* Each of the waiter's futex waits on the mutex has its stack: the C
