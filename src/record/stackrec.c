@@ -1652,9 +1652,7 @@ static uint32_t uc_cached(struct lt_stackrec *r, const struct symproc *sp, const
 /* Why an OCaml 5 thread's stack ends at caml_c_call when its OCaml stack
  * is not in the copies (lt_unwind_copies_only; one text for waiters and
  * wakers, whose copies of one call path share an unwind) */
-#define OC_NOT_COPIED                                                                      \
-	"the OCaml stack was not copied with the C stack (a waker's never is: the waker runs " \
-	"on from the wake-up)"
+#define OC_NOT_COPIED "the OCaml stack was not copied with the C stack (it has changed since)"
 
 /* Unwinds one job's copy (outside mu, under ucmu); the frames interned
  * under mu. */
