@@ -12,6 +12,7 @@
 #include <string.h>
 #include "stacks.h"
 #include "stackrec_ocaml.h"
+#include "locktrace/ocframes.h"
 
 Test(stacks_ocaml, frames_are_named_in_ocaml_terms)
 {
@@ -137,6 +138,27 @@ Test(stacks_ocaml, only_an_ocaml_5_runtime_is_opened)
 	struct lt_ocstk *o = lt_ocstk_open(&e);
 	cr_assert(o);
 	cr_assert_eq(o->nentry, 2); /* caml_c_call, caml_c_call_stack_args */
+	lt_ocstk_free(o);
+}
+
+/* The BPF side's copy of a waker's OCaml stack gets the same entry points
+ * (locktrace/ocframes.h): a return address in (lo, hi]. */
+Test(stacks_ocaml, the_entry_points_go_to_the_bpf_side)
+{
+	struct image im = { .runstack = 1 };
+	struct lt_lm_env e = env_of(&im);
+	struct lt_ocstk *o = lt_ocstk_open(&e);
+	cr_assert(o);
+	struct lt_oc_layout l;
+	cr_assert_eq(lt_ocstk_bpf_layout(o, &l), 0);
+	cr_assert_eq(l.n, o->nentry);
+	for (uint32_t i = 0; i < l.n; i++) {
+		cr_assert_eq(l.lo[i], o->entry[i].lo);
+		cr_assert_eq(l.hi[i], o->entry[i].hi);
+	}
+	cr_assert_eq(l.lo[0], CALL_LO, "caml_c_call first");
+	cr_assert_eq(lt_ocstk_bpf_layout(NULL, &l), -1);
+	cr_assert_eq(l.n, 0);
 	lt_ocstk_free(o);
 }
 
