@@ -140,6 +140,12 @@ struct cctx {
 	struct want {
 		unsigned long ino;
 		char *path;
+		bool by_id;     /* a file (with path: for the evidence) found
+				   by its device and inode, stat of
+				   /proc/PID/fd/N: a hard link or a bind mount
+				   (another mount namespace's path) is the
+				   same file */
+		dev_t dev;
 		size_t ti, ei;
 		int mode;
 		size_t keep;
@@ -360,8 +366,22 @@ static void want(struct cctx *c, size_t ti, size_t ei, unsigned long ino, const 
 		return;
 	c->wants = nw;
 	/* keep: the parties already named (an OFD filter keeps them) */
-	c->wants[c->n_wants++] = (struct want){ ino, path ? lts_strdup(path) : NULL, ti, ei, mode,
+	c->wants[c->n_wants++] = (struct want){ ino, path ? lts_strdup(path) : NULL, false, 0, ti, ei, mode,
 						c->s->threads[ti].wf->edges[ei].n_pids, { 0 }, NULL };
+}
+
+/* A want of the fds open on the file DEV:INO (PATH: the waiter's name for
+ * it, or NULL), whatever path they were opened by. */
+static struct want *want_file(struct cctx *c, size_t ti, size_t ei, dev_t dev, unsigned long ino, const char *path,
+			      int mode)
+{
+	size_t n = c->n_wants;
+	want(c, ti, ei, ino, path ? path : "?", mode);
+	if (c->n_wants == n)
+		return NULL;
+	c->wants[n].by_id = true;
+	c->wants[n].dev = dev;
+	return &c->wants[n];
 }
 
 /* A want by path whose fds must also have KEY as a line of their fdinfo. */
@@ -534,19 +554,37 @@ static void scan_inodes(struct cctx *c)
 	pthread_mutex_unlock(&fdscan.mu);
 }
 
-/* Wants by path (a FIFO, a file with OFD locks): not indexed, scanned. */
+/* Wants by path (an eventfd, a message queue) or by file identity (a
+ * FIFO, a locked file): not indexed, scanned. */
 struct path_scan {
 	struct cctx *c;
+	bool ids;       /* some want is by file identity */
 };
 
 static void match_path(void *arg, long pid, const char *fdname, const char *tgt)
 {
-	struct cctx *c = ((struct path_scan *)arg)->c;
+	struct path_scan *ps = arg;
+	struct cctx *c = ps->c;
 	int mode = -1;
+	/* stat of the fd (the file it is open on, in any mount namespace),
+	 * once, for a path-named fd only (not a pipe, socket or anon inode) */
+	int got_st = ps->ids && tgt[0] == '/' ? 0 : -1;
+	struct stat st;
 	for (size_t w = 0; w < c->n_wants; w++) {
 		struct want *x = &c->wants[w];
-		if (!x->path || strcmp(x->path, tgt))
+		if (!x->path)
 			continue;
+		if (x->by_id) {
+			if (got_st == 0) {
+				char lp[300];
+				snprintf(lp, sizeof(lp), "/proc/%ld/fd/%s", pid, fdname);
+				got_st = stat(lp, &st) == 0 ? 1 : -1;
+			}
+			if (got_st != 1 || st.st_dev != x->dev || st.st_ino != x->ino)
+				continue;
+		} else if (strcmp(x->path, tgt)) {
+			continue;
+		}
 		if (x->key) {
 			char ip[300], info[1024];
 			snprintf(ip, sizeof(ip), "/proc/%ld/fdinfo/%s", pid, fdname);
@@ -573,7 +611,9 @@ static void scan_proc(struct cctx *c)
 	if (inodes)
 		scan_inodes(c);
 	if (paths) {
-		struct path_scan ps = { c };
+		struct path_scan ps = { c, false };
+		for (size_t w = 0; w < c->n_wants; w++)
+			ps.ids |= c->wants[w].by_id;
 		if (walk_fds(match_path, &ps))
 			for (size_t w = 0; w < c->n_wants; w++)
 				if (c->wants[w].path)
@@ -914,20 +954,22 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 	 * process that inherited the fd shares (flock(1)'s command; the locker
 	 * may have exited): who has the file open and shows the lock in the
 	 * fdinfo of that fd. */
-	if ((ofd_holder || flock_holder) && fp) {
-		want(c, ti, (size_t)(e - t->wf->edges), 0, fp, 0);
-		if (c->n_wants && c->wants[c->n_wants - 1].ti == ti &&
-		    c->wants[c->n_wants - 1].ei == (size_t)(e - t->wf->edges))
-			c->wants[c->n_wants - 1].req = req;
+	if (ofd_holder || flock_holder) {
+		/* by the file's device and inode, not its path: the holder
+		 * may have opened it through a hard link or a bind mount */
+		struct want *x = want_file(c, ti, (size_t)(e - t->wf->edges), makedev(req.major, req.minor),
+					   (unsigned long)req.ino, fp, 0);
+		if (x)
+			x->req = req;
 	}
 	e->evidence = lts_strdup(ev);
 	free(fp);
 }
 
-/* Does process P have PATH open with a granted OFD or flock lock, shown
- * in the fdinfo of that fd, that conflicts with REQ (any, if REQ is
- * unset)? */
-static bool fdinfo_holds(pid_t p, const char *path, const struct lt_plock *req)
+/* Does process P have the file DEV:INO open (by any path) with a granted
+ * OFD or flock lock, shown in the fdinfo of that fd, that conflicts with
+ * REQ? */
+static bool fdinfo_holds(pid_t p, dev_t dev, unsigned long ino, const struct lt_plock *req)
 {
 	char dp[64];
 	snprintf(dp, sizeof(dp), "/proc/%d/fd", (int)p);
@@ -935,23 +977,17 @@ static bool fdinfo_holds(pid_t p, const char *path, const struct lt_plock *req)
 	bool holds = false;
 	struct dirent *de;
 	while (d && !holds && (de = readdir(d))) {
-		char lp[300], tgt[4096], ip[300];
-		snprintf(lp, sizeof(lp), "/proc/%d/fd/%s", (int)p, de->d_name);
-		ssize_t n = readlink(lp, tgt, sizeof(tgt) - 1);
-		if (n <= 0)
+		if (de->d_name[0] == '.')
 			continue;
-		tgt[n] = 0;
-		if (strcmp(tgt, path))
+		char lp[300], ip[300];
+		struct stat st;
+		snprintf(lp, sizeof(lp), "/proc/%d/fd/%s", (int)p, de->d_name);
+		if (stat(lp, &st) || st.st_dev != dev || st.st_ino != ino)
 			continue;
 		snprintf(ip, sizeof(ip), "/proc/%d/fdinfo/%s", (int)p, de->d_name);
 		char *txt = lts_read_all(ip, NULL);
-		struct lt_plock l[16];
-		size_t nl = txt ? lt_parse_fdinfo_locks(txt, l, 16) : 0;
+		holds = lt_fdinfo_holds_lock(txt, req);
 		free(txt);
-		for (size_t k = 0; k < nl; k++)
-			if ((!strcmp(l[k].cls, "OFDLCK") || !strcmp(l[k].cls, "FLOCK")) && !l[k].blocked &&
-			    (!req->cls[0] || lt_plock_conflicts(&l[k], req)))
-				holds = true;
 	}
 	if (d)
 		closedir(d);
@@ -966,8 +1002,11 @@ static bool fdinfo_holds(pid_t p, const char *path, const struct lt_plock *req)
  * only if it still holds the lock (it may have exited, or closed the file
  * after a fork, leaving the lock to the processes that share its open
  * file).  A locker left out is said; if nobody else is found it stays. */
-static void ofd_filter(struct lt_wf_edge *e, const char *path, size_t named, const struct lt_plock *req)
+static void ofd_filter(struct lt_wf_edge *e, const struct want *x)
 {
+	const char *path = x->path;
+	const struct lt_plock *req = &x->req;
+	size_t named = x->keep;
 	pid_t keep[LT_WF_MAX_PIDS], left[4];
 	size_t nk = 0, nl = 0;
 	bool flock_ = !strcmp(req->cls, "FLOCK");
@@ -982,7 +1021,7 @@ static void ofd_filter(struct lt_wf_edge *e, const char *path, size_t named, con
 			keep[nk++] = p;
 			continue;
 		}
-		if (fdinfo_holds(p, path, req)) /* its own process too: such locks conflict between open files */
+		if (fdinfo_holds(p, x->dev, x->ino, req)) /* its own process too: such locks conflict between open files */
 			keep[nk++] = p;
 		else if (i < named && nl < 4)
 			left[nl++] = p;
@@ -998,7 +1037,8 @@ static void ofd_filter(struct lt_wf_edge *e, const char *path, size_t named, con
 	memcpy(e->pids, keep, nk * sizeof(*keep));
 	e->n_pids = nk;
 	char *ev = lts_asprintf("%s; holders of the lock on the open file from /proc/PID/fdinfo \"lock:\" lines "
-				"of the processes that have %s open%s%s%s", e->evidence ? e->evidence : "", path,
+				"of the processes that have %s open (by any path: its device and inode)%s%s%s",
+				e->evidence ? e->evidence : "", path,
 				nl ? "; the locker /proc/locks names (" : "", gl,
 				!nl ? "" : others ? ") has exited or closed the file: the processes that share "
 						    "its open file keep the lock"
@@ -1113,8 +1153,12 @@ static void fd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int 
 			char *path = lts_strdup(c->wants[x->want].path);
 			int mode = c->wants[x->want].mode;
 			char *key = lts_strdup(c->wants[x->want].key);
+			bool by_id = c->wants[x->want].by_id;
+			dev_t dev = c->wants[x->want].dev;
 			if (key)
 				want_key(c, ti, t->wf->n_edges - 1, path, key, mode);
+			else if (by_id)
+				want_file(c, ti, t->wf->n_edges - 1, dev, ino, path, mode);
 			else
 				want(c, ti, t->wf->n_edges - 1, ino, path, mode);
 			free(path);
@@ -1226,7 +1270,10 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 		e->what = lts_asprintf("%s %s (fd %d)", fifo ? "FIFO" : "pipe", tgt, fd);
 		e->evidence = lts_asprintf("holders of its %s end from /proc/*/fd and fdinfo flags",
 					   ends == 1 ? "write" : "read");
-		want(c, ti, t->wf->n_edges - 1, fifo ? 0 : ino, fifo ? tgt : NULL, ends);
+		if (fifo) /* by identity: opened through another link or mount too */
+			want_file(c, ti, t->wf->n_edges - 1, st.st_dev, st.st_ino, tgt, ends);
+		else
+			want(c, ti, t->wf->n_edges - 1, ino, NULL, ends);
 		return;
 	}
 	if (sscanf(tgt, "socket:[%lu]", &ino) == 1) {
@@ -1583,7 +1630,7 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 		struct lt_thread *t = &s->threads[c.wants[w].ti];
 		struct lt_wf_edge *e = &t->wf->edges[c.wants[w].ei];
 		if (e->kind == LT_WF_FILE_LOCK)
-			ofd_filter(e, c.wants[w].path, c.wants[w].keep, &c.wants[w].req);
+			ofd_filter(e, &c.wants[w]);
 		else if (!e->n_pids && !e->more_pids) {
 			char *ev = lts_asprintf("%s: none found (permissions, or another pid namespace?)",
 						e->evidence ? e->evidence : "holders");

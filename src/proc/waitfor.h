@@ -164,6 +164,12 @@ int lt_parse_plock(const char *line, struct lt_plock *out);
 size_t lt_parse_fdinfo_locks(const char *text, struct lt_plock *out, size_t max);
 /* Does lock A (held) conflict with request B (type, range)? */
 bool lt_plock_conflicts(const struct lt_plock *held, const struct lt_plock *want);
+/* Does the fdinfo TEXT of one open file show a granted OFD or flock lock
+ * (the locks of that open file description, whichever process took them)
+ * that conflicts with REQ?  The lock lines carry the locked file's
+ * maj:min:ino, so only a lock on REQ's file counts, whatever path the fd
+ * was opened by (a hard link, a bind mount). */
+bool lt_fdinfo_holds_lock(const char *text, const struct lt_plock *req);
 
 /* lt_flock_op_str, lt_fcntl_lock_cmd: filelock.h (src/trace). */
 /* struct flock as x86-64 lays it out (short type, short whence, off_t

@@ -114,6 +114,17 @@ bool lt_plock_conflicts(const struct lt_plock *held, const struct lt_plock *want
 	return held->start <= want->end && want->start <= held->end;
 }
 
+bool lt_fdinfo_holds_lock(const char *text, const struct lt_plock *req)
+{
+	struct lt_plock l[16];
+	size_t n = text ? lt_parse_fdinfo_locks(text, l, 16) : 0;
+	for (size_t k = 0; k < n; k++)
+		if ((!strcmp(l[k].cls, "OFDLCK") || !strcmp(l[k].cls, "FLOCK")) && !l[k].blocked &&
+		    lt_plock_conflicts(&l[k], req))
+			return true;
+	return false;
+}
+
 size_t lt_flock_struct_str(const unsigned char raw[32], char *buf, size_t len)
 {
 	int16_t type, whence;

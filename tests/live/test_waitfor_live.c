@@ -30,6 +30,8 @@ static int nlines[3];
 static char lockfile[2][64];
 
 static pid_t orphan; /* a child left when the test killed its parent */
+static char extra_link[96];      /* a hard link to a lock file, unlinked at cleanup */
+static char extra_dir[2][96];    /* directories removed at cleanup */
 static int sysv_id = -1; /* ipc_waits sysv's semaphore set */
 
 static void cleanup(void)
@@ -44,6 +46,17 @@ static void cleanup(void)
 		if (procs[i].pid > 0) {
 			tl_kill_tree(procs[i].pid);
 			tl_close(&procs[i]);
+		}
+	if (extra_link[0])
+		unlink(extra_link);
+	extra_link[0] = 0;
+	for (int i = 1; i >= 0; i--) /* the file first, then its directory */
+		if (extra_dir[i][0]) {
+			char f[256];
+			snprintf(f, sizeof(f), "%s/f", extra_dir[i]);
+			unlink(f);
+			rmdir(extra_dir[i]);
+			extra_dir[i][0] = 0;
 		}
 	for (int i = 0; i < 2; i++)
 		if (lockfile[i][0]) {
@@ -1580,6 +1593,98 @@ Test(waitfor_live, flock_kept_by_the_command_after_the_locker_exited)
 	cr_assert(s->n_verdicts > 0);
 	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
 	cr_expect_eq(s->verdicts[0].owner, orphan, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* The same through a hard link: the locker took the lock through another
+ * name of the file, and exited; the waiter asks through the first name.
+ * The command that shares the locker's open file is found by the file's
+ * device and inode (stat of /proc/PID/fd/N), not its path: before, nobody
+ * had "the path" open and the exited locker was named, "[gone]". */
+Test(waitfor_live, flock_through_a_hard_link_names_the_live_holder_not_the_exited_locker)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	tmp_lockfile(0);
+	snprintf(extra_link, sizeof(extra_link), "%s.hard", lockfile[0]);
+	cr_assert_eq(link(lockfile[0], extra_link), 0, "link: %s", strerror(errno));
+	spawn(0, (char *const[]){ FLOCK_BIN, extra_link, "-c", "exec sleep 600", NULL });
+	char held[256], waiting[256];
+	tl_locks_line(procs[0].pid, extra_link, false, held, sizeof(held));
+	pid_t locker = procs[0].pid;
+	orphan = only_child(locker);
+	wait_in_syscall(orphan, orphan, 230);
+	tl_kill(&procs[0]);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d", (int)locker);
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10 && access(path, F_OK) == 0;)
+		usleep(20000);
+	cr_assert_neq(access(path, F_OK), 0, "the locker %d exited", (int)locker);
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
+	tl_locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+
+	struct lt_snapshot *s = take(procs[1].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_assert_eq(e->n_pids, 1, "one holder, the command %d (/proc/locks: %s; evidence: %s)", (int)orphan, held,
+		     e->evidence ? e->evidence : "");
+	cr_expect_eq(e->pids[0], orphan, "the command %d keeps the lock, not %d", (int)orphan, (int)e->pids[0]);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "it sleeps");
+	char said[64];
+	snprintf(said, sizeof(said), "the locker /proc/locks names (%d) has exited", (int)locker);
+	cr_expect(e->evidence && strstr(e->evidence, said), "%s", e->evidence ? e->evidence : "(none)");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	cr_expect_eq(s->verdicts[0].owner, orphan, "%s", s->verdicts[0].summary);
+	cr_expect(!strstr(s->verdicts[0].summary, "gone"), "no gone holder: %s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* An OFD lock taken through a bind mount in another mount namespace (a
+ * container's view of a host directory): the holder's fd reads
+ * DIR_B/f, the waiter's DIR_A/f, one inode.  /proc/locks gives no pid for
+ * an OFD lock: the holder is found by the file's device and inode and the
+ * OFDLCK line of its fdinfo (before: "whose holder is unknown"). */
+Test(waitfor_live, ofd_lock_through_a_bind_mount_in_another_mount_namespace_names_the_holder)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK) || access("/usr/bin/unshare", X_OK))
+		cr_skip_test("%s or unshare(1) missing", TL_PYTHON);
+	for (int i = 0; i < 2; i++) {
+		snprintf(extra_dir[i], sizeof(extra_dir[i]), "/tmp/lt-waitfor-%d-bind%c", (int)getpid(), 'a' + i);
+		cr_assert_eq(mkdir(extra_dir[i], 0700), 0, "mkdir %s: %s", extra_dir[i], strerror(errno));
+	}
+	char file[128];
+	snprintf(file, sizeof(file), "%s/f", extra_dir[0]);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	/* the holder: its own mount namespace, DIR_A bound on DIR_B, the
+	 * file opened as DIR_B/f (unshare and sh exec: one pid) */
+	tl_start_ready(&procs[0], (char *const[]){ "/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+			"mount --bind \"$0\" \"$1\" && exec \"$2\" -c \"$3\" \"$1/f\" hold", extra_dir[0],
+			extra_dir[1], TL_PYTHON, (char *)OFD_PY, NULL }, lines[0], &nlines[0], 64, 30000);
+	char hl[96], ht[300];
+	snprintf(hl, sizeof(hl), "/proc/%d/fd/3", (int)procs[0].pid);
+	ssize_t n = readlink(hl, ht, sizeof(ht) - 1);
+	ht[n > 0 ? n : 0] = 0;
+	char other[128];
+	snprintf(other, sizeof(other), "%s/f", extra_dir[1]);
+	cr_assert_str_eq(ht, other, "the holder's fd 3 reads its own mount's path");
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_PY, file, "wait", NULL }, lines[1],
+		       &nlines[1], 64, 30000);
+	char held[256];
+	tl_locks_line(-1, file, true, held, sizeof(held));
+	struct lt_snapshot *s = take_when(procs[1].pid, 72, -1, 0, NULL);
+	const struct lt_wf_edge *e = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_expect(strstr(e->what, "OFDLCK WRITE"), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "the holder %d (/proc/locks: %s): %s", (int)procs[0].pid, held,
+		     e->evidence ? e->evidence : "");
+	cr_expect_eq(e->pids[0], procs[0].pid, "the OFD holder from fdinfo: %s", e->evidence);
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "%s", s->verdicts[0].summary);
+	cr_expect_eq(s->verdicts[0].owner, procs[0].pid, "%s", s->verdicts[0].summary);
+	cr_expect(!strstr(s->verdicts[0].summary, "unknown"), "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
 }
 

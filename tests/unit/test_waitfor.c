@@ -95,6 +95,36 @@ Test(waitfor_parse, lock_conflicts)
 	cr_expect(lt_plock_conflicts(&h, &w));
 }
 
+/* The fdinfo of one open file: its lock lines name the locked file by
+ * maj:min:ino, whichever path the fd was opened by (a hard link, a bind
+ * mount): only a granted OFD or flock lock on the wanted file that
+ * conflicts counts. */
+Test(waitfor_parse, fdinfo_holds_a_lock_on_the_file_by_its_inode)
+{
+	struct lt_plock w;
+	lt_parse_plock("1: -> FLOCK  ADVISORY  WRITE 31170 fe:00:10953122 0 EOF", &w);
+	cr_expect(lt_fdinfo_holds_lock("pos:\t0\nflags:\t02100001\nmnt_id:\t26\nino:\t10953122\n"
+				       "lock:\t1: FLOCK  ADVISORY  WRITE 31166 fe:00:10953122 0 EOF\n", &w),
+		  "the flock of the open file, taken by a process since gone");
+	cr_expect(!lt_fdinfo_holds_lock("lock:\t1: FLOCK  ADVISORY  WRITE 31166 fe:00:10953123 0 EOF\n", &w),
+		  "another inode");
+	cr_expect(!lt_fdinfo_holds_lock("lock:\t1: FLOCK  ADVISORY  WRITE 31166 fe:01:10953122 0 EOF\n", &w),
+		  "another device");
+	cr_expect(!lt_fdinfo_holds_lock("lock:\t1: -> FLOCK  ADVISORY  WRITE 31166 fe:00:10953122 0 EOF\n", &w),
+		  "a waiter, not a holder");
+	cr_expect(!lt_fdinfo_holds_lock("lock:\t1: POSIX  ADVISORY  WRITE 31166 fe:00:10953122 0 EOF\n", &w),
+		  "a record lock is the process's, and no flock conflict");
+	cr_expect(!lt_fdinfo_holds_lock("pos:\t0\n", &w), "no lock lines");
+	cr_expect(!lt_fdinfo_holds_lock(NULL, &w), "unreadable");
+	lt_parse_plock("1: -> OFDLCK ADVISORY  WRITE -1 fe:00:10953122 0 99", &w);
+	cr_expect(lt_fdinfo_holds_lock("lock:\t1: OFDLCK ADVISORY  WRITE -1 fe:00:10953122 50 EOF\n", &w));
+	cr_expect(!lt_fdinfo_holds_lock("lock:\t1: OFDLCK ADVISORY  WRITE -1 fe:00:10953122 100 EOF\n", &w),
+		  "disjoint range");
+	lt_parse_plock("1: -> OFDLCK ADVISORY  READ -1 fe:00:10953122 0 99", &w);
+	cr_expect(!lt_fdinfo_holds_lock("lock:\t1: OFDLCK ADVISORY  READ -1 fe:00:10953122 0 EOF\n", &w),
+		  "two readers");
+}
+
 Test(waitfor_parse, call_decoding)
 {
 	char b[128];
