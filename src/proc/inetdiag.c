@@ -257,6 +257,26 @@ static bool mapped(const uint8_t a[16])
 	return !memcmp(a, pre, 12);
 }
 
+const struct lt_inet_sock *lt_inet_listener(const struct lt_inet_table *t, const struct lt_inet_sock *s)
+{
+	static const uint8_t any[16], any4[16] = { [10] = 0xff, [11] = 0xff };
+	if (s->proto != IPPROTO_TCP || !s->dport)
+		return NULL;
+	const struct lt_inet_sock *wild = NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct lt_inet_sock *o = &t->v[i];
+		if (o == s || o->proto != IPPROTO_TCP || o->state != 10 || o->sport != s->dport || !o->ino)
+			continue;
+		if (!memcmp(o->src, s->dst, 16))
+			return o; /* bound to the very address */
+		/* a wildcard: 0.0.0.0 takes IPv4, :: both (unless v6only,
+		 * which the tables do not say) */
+		if (!wild && (!memcmp(o->src, any, 16) || (!memcmp(o->src, any4, 16) && mapped(s->dst))))
+			wild = o;
+	}
+	return wild;
+}
+
 size_t lt_inet_addr_str(const struct lt_inet_sock *s, bool remote, char *buf, size_t len)
 {
 	const uint8_t *a = remote ? s->dst : s->src;

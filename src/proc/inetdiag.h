@@ -45,6 +45,11 @@ const struct lt_inet_sock *lt_inet_find(const struct lt_inet_table *t, uint32_t 
  * udp also a socket bound, not connected, to S's remote address or a
  * wildcard on its port), NULL. */
 const struct lt_inet_sock *lt_inet_peer(const struct lt_inet_table *t, const struct lt_inet_sock *s);
+/* The listening tcp socket on this host a connecting S (SYN_SENT: a
+ * connect() not yet accepted into the listener's backlog) waits for: state
+ * LISTEN on S's remote port, bound to S's remote address or a wildcard (the
+ * address first), NULL. */
+const struct lt_inet_sock *lt_inet_listener(const struct lt_inet_table *t, const struct lt_inet_sock *s);
 /* "127.0.0.1:8080" or "[::1]:80" of S's local (REMOTE false) or remote end. */
 size_t lt_inet_addr_str(const struct lt_inet_sock *s, bool remote, char *buf, size_t len);
 /* A loopback address (127/8, ::1, ::ffff:127/104). */

@@ -179,6 +179,11 @@ size_t lt_flock_struct_str(const unsigned char raw[32], char *buf, size_t len);
 /* A NETLINK_SOCK_DIAG reply to a unix_diag request: the socket's inode
  * and its peer's (UNIX_DIAG_PEER).  0 when found, -1 otherwise. */
 int lt_parse_unix_diag(const void *buf, size_t len, uint32_t *ino, uint32_t *peer);
+/* In one recv of a NETLINK_SOCK_DIAG unix dump asked with
+ * UDIAG_SHOW_VFS: the socket bound to the file VFS_DEV (the kernel's
+ * encoding, major << 20 | minor) : VFS_INO, its inode into *INO.  1 found,
+ * 0 not in this buffer (more may come), 2 at NLMSG_DONE, -1 an error. */
+int lt_unix_diag_find_vfs(const void *buf, size_t len, uint32_t vfs_dev, uint64_t vfs_ino, uint32_t *ino);
 
 #ifdef __cplusplus
 }

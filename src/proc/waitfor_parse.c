@@ -173,3 +173,32 @@ int lt_parse_unix_diag(const void *buf, size_t len, uint32_t *ino, uint32_t *pee
 	}
 	return -1;
 }
+
+int lt_unix_diag_find_vfs(const void *buf, size_t len, uint32_t vfs_dev, uint64_t vfs_ino, uint32_t *ino)
+{
+	const struct nlmsghdr *h = buf;
+	size_t left = len;
+	for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+		if (h->nlmsg_type == NLMSG_DONE)
+			return 2;
+		if (h->nlmsg_type == NLMSG_ERROR)
+			return -1;
+		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+		    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+			continue;
+		const struct unix_diag_msg *m = NLMSG_DATA(h);
+		const struct rtattr *a = (const struct rtattr *)(m + 1);
+		size_t al = h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+		for (; RTA_OK(a, al); a = RTA_NEXT(a, al)) {
+			if (a->rta_type != UNIX_DIAG_VFS || RTA_PAYLOAD(a) < sizeof(struct unix_diag_vfs))
+				continue;
+			struct unix_diag_vfs v;
+			memcpy(&v, RTA_DATA(a), sizeof(v));
+			if (v.udiag_vfs_ino == vfs_ino && v.udiag_vfs_dev == vfs_dev) {
+				*ino = m->udiag_ino;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}

@@ -257,6 +257,81 @@ Test(waitfor_parse, tcp_reverse_tuple)
 	lt_inet_free(&t);
 }
 
+/* A tcp connect() not yet accepted (SYN_SENT, its SYN dropped by a full
+ * backlog) has no socket with its reverse 4-tuple: its other end is the
+ * listener on its remote port, bound to that address or a wildcard (the
+ * address first); none: a remote server. */
+Test(waitfor_parse, tcp_syn_sent_waits_for_the_listener)
+{
+	const char *tcp =
+		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		"   0: 0100007F:4695 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2001 1 0 100 0 0 10 0\n"
+		"   1: 0100007F:A000 0100007F:4695 02 00000000:00000000 00:00000000 00000000     0        0 2002 1 0 20 4 30 10 -1\n"
+		"   2: 00000000:4696 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2003 1 0 100 0 0 10 0\n"
+		"   3: 0100007F:A001 0100007F:4696 02 00000000:00000000 00:00000000 00000000     0        0 2004 1 0 20 4 30 10 -1\n"
+		"   4: 0100007F:A002 0100000A:4695 02 00000000:00000000 00:00000000 00000000     0        0 2005 1 0 20 4 30 10 -1\n"
+		"   5: 0100007F:4697 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2006 1 0 100 0 0 10 0\n"
+		"   6: 0100007F:A003 0100007F:4697 02 00000000:00000000 00:00000000 00000000     0        0 2007 1 0 20 4 30 10 -1\n";
+	const char *tcp6 =
+		"  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		"   0: 00000000000000000000000000000000:4697 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2008 1 0 100 0 0 10 0\n";
+	struct lt_inet_table t = { 0 };
+	lt_inet_proc_parse(tcp, IPPROTO_TCP, &t);
+	lt_inet_proc_parse(tcp6, IPPROTO_TCP, &t);
+	const struct lt_inet_sock *s = lt_inet_find(&t, 2002), *l;
+	cr_assert_not_null(s);
+	cr_expect_eq(s->state, 2);
+	cr_expect_null(lt_inet_peer(&t, s), "no reverse 4-tuple: not accepted");
+	cr_assert_not_null(l = lt_inet_listener(&t, s));
+	cr_expect_eq(l->ino, 2001);
+	cr_assert_not_null(l = lt_inet_listener(&t, lt_inet_find(&t, 2004)));
+	cr_expect_eq(l->ino, 2003, "0.0.0.0 takes 127.0.0.1");
+	cr_expect_null(lt_inet_listener(&t, lt_inet_find(&t, 2005)), "10.0.0.1 is not a local listener's");
+	cr_assert_not_null(l = lt_inet_listener(&t, lt_inet_find(&t, 2007)));
+	cr_expect_eq(l->ino, 2006, "the listener on the address before the :: wildcard");
+	cr_expect_null(lt_inet_listener(&t, lt_inet_find(&t, 2001)), "a listener waits for no listener");
+	lt_inet_free(&t);
+}
+
+/* A unix_diag dump asked with UDIAG_SHOW_VFS: the listener bound to a
+ * socket file is the message whose UNIX_DIAG_VFS is that file's device (the
+ * kernel's encoding) and inode; the dump ends with NLMSG_DONE. */
+Test(waitfor_parse, unix_diag_dump_finds_the_listener_by_its_file)
+{
+	unsigned char buf[512] __attribute__((aligned(8))) = { 0 };
+	size_t off = 0;
+	const uint32_t vino[2] = { 11059300, 11059301 }, sino[2] = { 8546688, 8546690 };
+	for (int i = 0; i < 2; i++) {
+		struct nlmsghdr *h = (struct nlmsghdr *)(buf + off);
+		struct unix_diag_msg *m = NLMSG_DATA(h);
+		m->udiag_family = AF_UNIX;
+		m->udiag_type = SOCK_STREAM;
+		m->udiag_state = 10;
+		m->udiag_ino = sino[i];
+		struct rtattr *a = (struct rtattr *)(m + 1);
+		a->rta_type = UNIX_DIAG_VFS;
+		a->rta_len = RTA_LENGTH(sizeof(struct unix_diag_vfs));
+		struct unix_diag_vfs v = { .udiag_vfs_ino = vino[i], .udiag_vfs_dev = 254u << 20 };
+		memcpy(RTA_DATA(a), &v, sizeof(v));
+		h->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+		h->nlmsg_flags = NLM_F_MULTI;
+		h->nlmsg_len = NLMSG_LENGTH(sizeof(*m)) + a->rta_len;
+		off += NLMSG_ALIGN(h->nlmsg_len);
+	}
+	size_t two = off;
+	struct nlmsghdr *d = (struct nlmsghdr *)(buf + off);
+	d->nlmsg_type = NLMSG_DONE;
+	d->nlmsg_len = NLMSG_LENGTH(4);
+	off += NLMSG_ALIGN(d->nlmsg_len);
+	uint32_t ino = 0;
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20, 11059301, &ino), 1);
+	cr_expect_eq(ino, 8546690);
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20 | 1, 11059301, &ino), 2, "another device: done");
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, two, 254u << 20, 5, &ino), 0, "not in this buffer: more may come");
+	d->nlmsg_type = NLMSG_ERROR;
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20, 5, &ino), -1);
+}
+
 /* one inet_diag message as the kernel lays it out */
 static size_t diag_msg(unsigned char *at, int family, uint8_t state, const void *src, const void *dst,
 		       uint16_t sport, uint16_t dport, uint32_t ino)
