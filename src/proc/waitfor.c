@@ -1120,6 +1120,142 @@ static int unix_peer(unsigned long ino, uint32_t *peer)
 	return 0;
 }
 
+/* The listening unix socket bound to the file DEV:INO (a socket file's
+ * identity): a NETLINK_SOCK_DIAG dump of the listeners with their VFS
+ * inode.  0 and *OUT, or -errno (-ENOENT none). */
+static int unix_listener_by_vfs(dev_t dev, ino_t ino, uint32_t *out)
+{
+	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0)
+		return -errno;
+	struct {
+		struct nlmsghdr h;
+		struct unix_diag_req r;
+	} req = { 0 };
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = 1u << 10; /* TCP_LISTEN */
+	req.r.udiag_show = UDIAG_SHOW_VFS;
+	struct timeval tv = { 1, 0 };
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(s, &req, sizeof(req), 0) < 0) {
+		int e = errno;
+		close(s);
+		return -e;
+	}
+	/* the kernel's dev_t: major << 20 | minor */
+	uint32_t kdev = (uint32_t)(major(dev) << 20 | (minor(dev) & 0xfffff));
+	int r = -ENOENT;
+	for (int rounds = 0; rounds < 10000; rounds++) {
+		long buf[2048];
+		ssize_t n = recv(s, buf, sizeof(buf), 0);
+		if (n <= 0) {
+			r = n < 0 ? -errno : -ENOENT;
+			break;
+		}
+		int got = lt_unix_diag_find_vfs(buf, (size_t)n, kdev, (uint64_t)ino, out);
+		if (got == 1)
+			r = 0;
+		if (got != 0)
+			break;
+	}
+	close(s);
+	return r;
+}
+
+/* A listening socket of /proc/PID/net/unix text whose path column is
+ * NAME ("@name" abstract): its inode, 0 none. */
+static unsigned long unix_listener_by_name(const char *text, const char *name)
+{
+	for (const char *p = text ? strchr(text, '\n') : NULL; p && *++p; p = strchr(p, '\n')) {
+		unsigned flags = 0;
+		unsigned long ino = 0;
+		int off = 0;
+		if (sscanf(p, "%*s %*x %*x %x %*x %*x %lu %n", &flags, &ino, &off) < 2 || !off || !(flags & 0x10000))
+			continue;
+		const char *eol = strchr(p + off, '\n');
+		size_t l = eol ? (size_t)(eol - (p + off)) : strlen(p + off);
+		if (l == strlen(name) && !memcmp(p + off, name, l))
+			return ino;
+	}
+	return 0;
+}
+
+/* Thread T in connect() on unix socket FD (TGT its link), not connected:
+ * it waits for the listener to accept (a full backlog).  The address is
+ * read from its memory; the listener is the socket bound to that path's
+ * file (its device and inode, resolved in the thread's root and cwd; sock_diag),
+ * else the one /proc/PID/net/unix lists as listening on that name; its
+ * holders end the wait as a peer's would. */
+static void unix_connect_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, const char *tgt)
+{
+	pid_t pid = c->s->pid;
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
+	if (!e)
+		return;
+	e->fd = fd;
+	unsigned char sa[110]; /* struct sockaddr_un */
+	size_t alen = (size_t)t->sc.args[2];
+	if (alen > sizeof(sa))
+		alen = sizeof(sa);
+	memset(sa, 0, sizeof(sa));
+	uint16_t fam = 0;
+	bool ok = c->mem && alen > 2 && lt_mem_read(c->mem, t->sc.args[1], sa, alen) == 0;
+	if (ok)
+		memcpy(&fam, sa, 2);
+	if (!ok || fam != AF_UNIX) {
+		e->what = lts_asprintf("unix socket %s (fd %d), connecting", tgt, fd);
+		e->evidence = lts_asprintf("connect() waits for a listener to accept; its address %s",
+					   !ok ? "could not be read from the process's memory" : "is not AF_UNIX");
+		return;
+	}
+	char name[110];
+	bool abstract = sa[2] == 0;
+	size_t nl = 0;
+	if (abstract) { /* as /proc/net/unix shows it: '@', NULs as '@' */
+		name[nl++] = '@';
+		for (size_t i = 3; i < alen && nl < sizeof(name) - 1; i++)
+			name[nl++] = sa[i] ? (char)sa[i] : '@';
+	} else {
+		for (size_t i = 2; i < alen && sa[i] && nl < sizeof(name) - 1; i++)
+			name[nl++] = (char)sa[i];
+	}
+	name[nl] = 0;
+	uint32_t lino = 0;
+	const char *how = NULL;
+	if (!abstract) {
+		char rp[4096];
+		struct stat st;
+		snprintf(rp, sizeof(rp), "/proc/%d/task/%d/%s/%s", (int)pid, (int)t->tid, name[0] == '/' ? "root" : "cwd",
+			 name[0] == '/' ? name + 1 : name);
+		if (stat(rp, &st) == 0 && S_ISSOCK(st.st_mode) && unix_listener_by_vfs(st.st_dev, st.st_ino, &lino) == 0)
+			how = "the listening socket bound to that file (its device and inode) from NETLINK_SOCK_DIAG "
+			      "UDIAG_SHOW_VFS";
+	}
+	if (!lino) {
+		read_net(c);
+		unsigned long l = unix_listener_by_name(c->net[0], name);
+		lino = (uint32_t)l;
+		if (lino)
+			how = "the socket listening on that name in the process's /proc/PID/net/unix";
+	}
+	e->what = lts_asprintf("unix socket %s (fd %d), connecting to %s%s", tgt, fd, name,
+			       abstract ? " (abstract)" : "");
+	if (!lino) {
+		e->evidence = lts_asprintf("connect() waits for a listener to accept, but no socket listening on "
+					   "%s was found (another network namespace? it may yet listen)", name);
+		return;
+	}
+	e->kind = LT_WF_SOCKET;
+	free(e->what);
+	e->what = lts_asprintf("unix socket %s (fd %d), connecting to %s%s: listener socket:[%u]", tgt, fd, name,
+			       abstract ? " (abstract)" : "", lino);
+	e->evidence = lts_asprintf("connect() waits until the listener accepts (its backlog is full): %s; its "
+				   "holders from /proc/*/fd", how);
+	want(c, ti, t->wf->n_edges - 1, lino, NULL, 0);
+}
 
 /* DIR: 1 the thread waits to read (the other end must write), 2 to write
  * (the other end must read), 3 either. */
@@ -1291,6 +1427,12 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 				}
 				return;
 			}
+			if (t->sc.nr == 42 && !in_poll) { /* connect() */
+				unix_connect_edge(c, ti, t, fd, tgt);
+				return;
+			}
+			unsigned type = 0;
+			sscanf(line, "%*s %*x %*x %*x %x", &type);
 			uint32_t peer = 0;
 			int r = unix_peer(ino, &peer);
 			struct lt_wf_edge *e = lt_waitfor_add(t, pid, peer ? LT_WF_SOCKET : LT_WF_UNKNOWN);
@@ -1306,7 +1448,9 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 				e->what = lts_asprintf("unix socket %s (fd %d)", tgt, fd);
 				e->evidence = r ? lts_asprintf("sock_diag could not find it (%s): another network "
 							       "namespace?", strerror(-r))
-						: lts_strdup("no peer (unconnected datagram socket: any sender)");
+						: type == 2 ? lts_strdup("no peer (unconnected datagram socket: any sender)")
+						: lts_strdup("no peer (a stream socket not connected: whoever connects "
+							     "to it, if it listens, or nothing)");
 			}
 			return;
 		}
@@ -1355,6 +1499,24 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 				e->what = lts_asprintf("udp socket %s, unconnected (fd %d)", lb, fd);
 				e->evidence = lts_strdup("no peer (unconnected datagram socket: any sender)");
 			}
+			return;
+		}
+		/* a connect() not yet accepted (SYN_SENT: the listener's backlog
+		 * is full, or its SYN went unanswered): the listener's
+		 * processes end it, as a peer's would */
+		const struct lt_inet_sock *lis = !udp && me->state == 2 ? lt_inet_listener(&c->inet, me) : NULL;
+		if (lis) {
+			char ab[80];
+			lt_inet_addr_str(lis, false, ab, sizeof(ab));
+			struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_SOCKET);
+			if (!e)
+				return;
+			e->fd = fd;
+			e->what = lts_asprintf("tcp %s -> %s (fd %d), connecting (SYN_SENT): listener socket:[%u] on %s",
+					       lb, rb, fd, lis->ino, ab);
+			e->evidence = lts_asprintf("connect() not yet accepted (its listener's backlog is full?): the "
+						   "socket listening on %s from %s; its holders from /proc/*/fd", ab, src);
+			want(c, ti, t->wf->n_edges - 1, lis->ino, NULL, 0);
 			return;
 		}
 		const struct lt_inet_sock *peer = lt_inet_peer(&c->inet, me);

@@ -1688,6 +1688,105 @@ Test(waitfor_live, ofd_lock_through_a_bind_mount_in_another_mount_namespace_name
 	lt_snapshot_free(s);
 }
 
+/* ---- connect() to a listener that does not accept (tests/workloads/connect_backlog.c) ---- */
+
+/* Starts connect_backlog MODE as procs[0]; its t1 and t2 tids, and a
+ * client whose only thread sleeps in connect() (42): the listener's
+ * backlog is full. */
+static pid_t start_backlog(const char *mode, pid_t *t1, pid_t *t2)
+{
+	need_root();
+	if (access(WL("connect_backlog"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("connect_backlog"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("connect_backlog"), (char *)mode, NULL }, lines[0], &nlines[0], 64,
+		       30000);
+	*t1 = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=t1", "tid");
+	*t2 = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=t2", "tid");
+	cr_assert(*t1 > 0 && *t2 > 0);
+	pid_t cl[3];
+	int n = 0;
+	for (int i = 0; i < nlines[0] && n < 3; i++)
+		if (sscanf(lines[0][i], "client pid=%d", &cl[n]) == 1)
+			n++;
+	cr_assert_eq(n, 3, "three clients");
+	/* the first is queued (it returns and pauses); a later one waits */
+	tl_wait_in_call(cl[2], cl[2], 42, 10000);
+	tl_wait_in_call(procs[0].pid, procs[0].pid, 202, 10000); /* main on REG */
+	tl_wait_in_call(procs[0].pid, *t1, 202, 10000);
+	tl_wait_in_call(procs[0].pid, *t2, 202, 10000);
+	return cl[2];
+}
+
+/* The client's edge names the server (the one process holding the
+ * listener), blocked; `snapshot -p CLIENT` follows it into the server and
+ * says the deadlock there, the client behind it: never IDLE. */
+static void check_backlog_client(pid_t cli, pid_t t1, pid_t t2, const char *what)
+{
+	pid_t srv = procs[0].pid;
+	struct lt_snapshot *s = take(cli);
+	const struct lt_wf_edge *e = edge_of(s, cli, LT_WF_SOCKET);
+	cr_expect(e->what && strstr(e->what, what), "%s\n(wanted: %s)", e->what ? e->what : "?", what);
+	cr_assert_eq(e->n_pids, 1, "the server alone holds the listener: %s", e->evidence ? e->evidence : "");
+	cr_expect_eq(e->pids[0], srv, "the server %d, not %d", (int)srv, (int)e->pids[0]);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the server is blocked itself (%s)", e->doing ? e->doing : "?");
+	cr_assert(s->n_verdicts > 0);
+	cr_expect_neq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+
+	struct rp_json *j = tl_snapshot_cli_json(cli);
+	const struct rp_json *vs = rp_json_get(j, "verdicts"), *dl = NULL;
+	cr_assert(vs && vs->type == RPJ_ARR);
+	for (size_t i = 0; i < vs->n; i++) {
+		const char *k = rp_json_str(rp_json_get(&vs->items[i], "kind"));
+		cr_assert(k && strcmp(k, "idle"), "an IDLE verdict: %s", rp_json_str(rp_json_get(&vs->items[i], "summary")));
+		if (!strcmp(k, "deadlock"))
+			dl = &vs->items[i];
+	}
+	cr_assert_not_null(dl, "the server's deadlock, found by following the client's connect()");
+	const struct rp_json *tids = rp_json_get(dl, "tids"), *behind = rp_json_get(dl, "behind");
+	cr_assert(tids && tids->n == 2);
+	pid_t a = (pid_t)rp_json_num(&tids->items[0], 0), b = (pid_t)rp_json_num(&tids->items[1], 0);
+	cr_expect((a == t1 && b == t2) || (a == t2 && b == t1), "the cycle is t1 %d and t2 %d, not %d, %d", (int)t1,
+		  (int)t2, (int)a, (int)b);
+	bool has_cli = false, has_srv = false;
+	for (size_t i = 0; behind && i < behind->n; i++) {
+		pid_t x = (pid_t)rp_json_num(&behind->items[i], 0);
+		has_cli |= x == cli;
+		has_srv |= x == srv;
+	}
+	cr_expect(has_cli && has_srv, "behind the cycle: the client %d and the server's accept loop %d", (int)cli,
+		  (int)srv);
+	rp_json_free(j);
+}
+
+/* A unix stream client asleep in connect() (before: "no peer (unconnected
+ * datagram socket: any sender)", IDLE): the path is read from connect()'s
+ * sockaddr, the listener is the socket bound to that file. */
+Test(waitfor_live, unix_connect_to_a_listener_that_does_not_accept_names_the_server)
+{
+	pid_t t1, t2;
+	pid_t cli = start_backlog("unix", &t1, &t2);
+	const char *path = tl_find(lines[0], nlines[0], "socket", "role=listen");
+	cr_assert_not_null(path);
+	char want[200];
+	snprintf(want, sizeof(want), "connecting to %s: listener socket:[", strstr(path, "path=") + 5);
+	check_backlog_client(cli, t1, t2, want);
+}
+
+/* A tcp client in SYN_SENT (its SYN dropped: the backlog is full) on
+ * loopback (before: "a peer outside this host", IDLE): the listener on its
+ * remote port is this host's. */
+Test(waitfor_live, tcp_connect_to_a_listener_that_does_not_accept_names_the_server)
+{
+	pid_t t1, t2;
+	pid_t cli = start_backlog("tcp", &t1, &t2);
+	int port = (int)tl_truth_val(lines[0], nlines[0], "socket", "role=listen", "port");
+	cr_assert_gt(port, 0);
+	char want[200];
+	snprintf(want, sizeof(want), "-> 127.0.0.1:%d (fd 3), connecting (SYN_SENT): listener socket:[", port);
+	check_backlog_client(cli, t1, t2, want);
+}
+
 /* ---- waits on other kernel objects (tests/workloads/ipc_waits.c) ---- */
 
 static void start_ipc(const char *mode, const char *file)
