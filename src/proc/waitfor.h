@@ -106,6 +106,15 @@ static inline bool lt_wf_fifo_open(const struct lt_wf_edge *e)
 	       !strncmp(e->what, LT_WF_FIFO_OPEN, sizeof(LT_WF_FIFO_OPEN) - 1);
 }
 
+/* A socket edge of a connect() not yet accepted: its parties hold the
+ * listener, not a peer ("..., connecting to PATH: listener socket:[N]",
+ * "..., connecting (SYN_SENT): listener socket:[N] on ADDR"). */
+#define LT_WF_LISTENER " listener socket:["
+static inline bool lt_wf_connecting(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_SOCKET && e->what && strstr(e->what, LT_WF_LISTENER);
+}
+
 /* Append an edge to T (allocating t->wf for process PID); returns it
  * zeroed except kind, fd = -1, or NULL on OOM.  Strings set later are
  * owned by the edge (malloc'd). */

@@ -61,7 +61,7 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 		      ? (e->kind == LT_WF_PIPE_READ ? "write end held by process" : "read end held by process")
 		      : e->kind == LT_WF_PIPE_READ ? "can be written by process" : "can be read by process";
 		break;
-	case LT_WF_SOCKET: who = "peer held by process"; break;
+	case LT_WF_SOCKET: who = lt_wf_connecting(e) ? "listener held by process" : "peer held by process"; break;
 	case LT_WF_CHILD: who = "child process"; break;
 	case LT_WF_APP_LOCK: who = "held by process"; break;
 	case LT_WF_LISTEN: return lts_asprintf("%s: a connection (listening)", e->what ? e->what : "?");
@@ -326,9 +326,11 @@ static const struct lt_wf_edge *party_edge(const struct lt_thread *t)
 	return NULL;
 }
 
-static const char *kind_verb(enum lt_wf_kind k)
+static const char *kind_verb(const struct lt_wf_edge *e)
 {
-	switch (k) {
+	if (lt_wf_connecting(e))
+		return "listener held only by";
+	switch (e->kind) {
 	case LT_WF_FILE_LOCK: return "held only by";
 	case LT_WF_PIPE_READ: return "written only by";
 	case LT_WF_PIPE_WRITE: return "read only by";
@@ -339,9 +341,11 @@ static const char *kind_verb(enum lt_wf_kind k)
 	}
 }
 
-static const char *kind_by(enum lt_wf_kind k)
+static const char *kind_by(const struct lt_wf_edge *e)
 {
-	switch (k) {
+	if (lt_wf_connecting(e))
+		return "listener held by";
+	switch (e->kind) {
 	case LT_WF_PIPE_READ: return "written by";
 	case LT_WF_PIPE_WRITE: return "read by";
 	case LT_WF_SOCKET: return "peer held by";
@@ -373,7 +377,7 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       "on through process %d (%s), the first of them not only waiting for its children "
 			       "among them [%s], for %s",
 			       (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
-			       kind_by(e->kind), pl, o && o->wf ? (int)o->wf->pid : 0, o ? o->comm : "?",
+			       kind_by(e), pl, o && o->wf ? (int)o->wf->pid : 0, o ? o->comm : "?",
 			       e->evidence ? e->evidence : "", dur);
 		free(act);
 		return;
@@ -388,7 +392,7 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 						  : lt_snapshot_find(s, first);
 	lt_strlist_add(&v->evidence, "thread %d (%s) %s on %s <- %s process %d (%s)%s [%s], for %s",
 		       (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
-		       own_ok ? kind_by(e->kind) : kind_verb(e->kind), (int)first, o ? o->comm : "?",
+		       own_ok ? kind_by(e) : kind_verb(e), (int)first, o ? o->comm : "?",
 		       e->holder_tid ? "" : own_ok ? ", any of its threads (its own process, all asleep, "
 		       "holds it too)" : ", any of its threads", e->evidence ? e->evidence : "", dur);
 	free(act);
@@ -546,7 +550,7 @@ static void waited_by_evidence(struct lt_verdict *v, const struct lt_snapshot *s
 			char *act = lts_thread_activity(u);
 			lt_strlist_add(&v->evidence, "waited for by: thread %d (%s) of process %d %s on %s <- %s %d",
 				       (int)u->tid, lt_thread_name(u), (int)u->wf->pid, act ? act : "?",
-				       e->what ? e->what : "?", kind_by(e->kind), (int)own);
+				       e->what ? e->what : "?", kind_by(e), (int)own);
 			free(act);
 			shown++;
 			break;
@@ -868,7 +872,7 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 			else if (e->n_pids)
 				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s <- %s %s [%s: %s]",
 						       wl ? "; " : "", e->what ? e->what : "?",
-						       kind_by(e->kind),
+						       kind_by(e),
 						       pl, pstate_words(e->pstate), e->doing ? e->doing : "?");
 			else
 				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s (%s)", wl ? "; " : "",

@@ -553,6 +553,28 @@ Test(waitfor_verdicts, idle_says_why)
 	free_snap(&s);
 }
 
+/* A client in connect() to a listener that stopped accepting: its edge's
+ * parties hold the listener (not a peer, said so), blocked themselves: a
+ * wait chain into the server, never IDLE. */
+Test(waitfor_verdicts, a_client_in_connect_waits_for_the_listeners_process)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 500, 0, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 500, LT_WF_SOCKET, 501, LT_WFP_BLOCKED);
+	e->doing = strdup("501 (srv), 3 threads: futex, futex, futex");
+	free(e->what);
+	e->what = strdup("unix socket socket:[8546820] (fd 4), connecting to /run/app.sock: listener socket:[8546688]");
+	cr_expect(lt_wf_connecting(e));
+	char *line = lt_wf_edge_line(e);
+	cr_expect(strstr(line, "listener held by process 501"), "%s", line);
+	free(line);
+	struct lt_snapshot s = { .pid = 500, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, "501"), "%s", s.verdicts[0].summary);
+	free_snap(&s);
+}
+
 Test(waitfor_verdicts, blocked_peer_is_a_wait_chain)
 {
 	struct lt_thread th[1];
