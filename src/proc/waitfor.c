@@ -1449,8 +1449,9 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 				e->evidence = r ? lts_asprintf("sock_diag could not find it (%s): another network "
 							       "namespace?", strerror(-r))
 						: type == 2 ? lts_strdup("no peer (unconnected datagram socket: any sender)")
-						: lts_strdup("no peer (a stream socket not connected: whoever connects "
-							     "to it, if it listens, or nothing)");
+						: lts_asprintf("no peer (a %s socket not connected: whoever "
+							       "connects to it, if it listens, or nothing)",
+							       type == 5 ? "seqpacket" : "stream");
 			}
 			return;
 		}
