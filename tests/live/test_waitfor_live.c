@@ -32,6 +32,7 @@ static char lockfile[2][64];
 static pid_t orphan; /* a child left when the test killed its parent */
 static char extra_link[96];      /* a hard link to a lock file, unlinked at cleanup */
 static char extra_dir[2][96];    /* directories removed at cleanup */
+static char extra_sock[128];     /* connect_backlog's socket file (it is killed: no SIGTERM handler runs) */
 static int sysv_id = -1; /* ipc_waits sysv's semaphore set */
 
 static void cleanup(void)
@@ -47,6 +48,9 @@ static void cleanup(void)
 			tl_kill_tree(procs[i].pid);
 			tl_close(&procs[i]);
 		}
+	if (extra_sock[0])
+		unlink(extra_sock);
+	extra_sock[0] = 0;
 	if (extra_link[0])
 		unlink(extra_link);
 	extra_link[0] = 0;
@@ -1700,6 +1704,9 @@ static pid_t start_backlog(const char *mode, pid_t *t1, pid_t *t2)
 		cr_skip_test("%s not built: run make all first", WL("connect_backlog"));
 	tl_start_ready(&procs[0], (char *const[]){ WL("connect_backlog"), (char *)mode, NULL }, lines[0], &nlines[0], 64,
 		       30000);
+	const char *sl = tl_find(lines[0], nlines[0], "socket", "role=listen");
+	if (sl && strstr(sl, "path="))
+		snprintf(extra_sock, sizeof(extra_sock), "%s", strstr(sl, "path=") + 5);
 	*t1 = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=t1", "tid");
 	*t2 = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=t2", "tid");
 	cr_assert(*t1 > 0 && *t2 > 0);
