@@ -1581,6 +1581,44 @@ Test(lock_hotspot_hostile, hundred_thousand_threads_matched_near_linearly, .time
 	fk_free(&f);
 }
 
+/* The recorder's reader when a thread in the JVM's list was not started
+ * far enough to be read (its OSThread's tid still 0, as while the JVM
+ * creates it) or the list was read while the JVM replaced it: a tid not
+ * found then is not remembered as a thread of the VM's own.  Once the
+ * thread has its tid (the list itself unchanged), its frames are read. */
+Test(lock_hotspot_fixture, recorder_reads_a_thread_missed_in_a_partial_list)
+{
+	struct fk f;
+	struct jvm_img j;
+	struct lt_lm_env e;
+	jvm_image(&f, &(struct jcfg){ .frames_major = 17 }, &j);
+	fk_env(&f, &e);
+	pid_t tid = f.threads[1].tid;
+	uint64_t os = 0;
+	for (size_t k = 0; k < j.njt && !os; k++) {
+		uint64_t o = fi_get64(&f.img, j.jt[k] + T_OSTHREAD);
+		uint32_t v = 0;
+		fi_read(&f.img, o + OS_TID, &v, 4);
+		if ((pid_t)v == tid)
+			os = o;
+	}
+	cr_assert(os, "no JavaThread of thread %d in the fixture", (int)tid);
+	fi_put32(&f.img, os + OS_TID, 0);
+	struct lt_hsstk *h = lt_hsstk_open(&e, NULL);
+	cr_assert_not_null(h);
+	struct lt_rtthread r;
+	uint64_t anchor;
+	cr_assert_eq(lt_hsstk_read(h, tid, &r, &anchor, NULL), 0, "not started: not read");
+	fi_put32(&f.img, os + OS_TID, (uint32_t)tid);
+	struct timespec pause = { 0, 30000000 }; /* past the reader's wait before reading again */
+	nanosleep(&pause, NULL);
+	cr_assert_eq(lt_hsstk_read(h, tid, &r, &anchor, NULL), 1, "the thread, started since, not read");
+	cr_assert_eq(r.n_frames, 2, "%zu frames", r.n_frames);
+	lt_rtthread_clear(&r);
+	lt_hsstk_free(h);
+	fk_free(&f);
+}
+
 /* A holder the JVM's memory names but the kernel does not know (thread
  * 4242 is no thread of the process): not named, and said (issue 26). */
 Test(lock_hotspot_hostile, holder_that_is_no_thread_of_the_process_not_named)

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hs_stack.h"
 #include "lock_hotspot.h"
@@ -20,7 +21,15 @@ struct lt_hsstk {
 	size_t n, cap;
 	uint64_t list;             /* the ThreadsList read last (a JVM makes a new
 	                              one at each thread start and exit)      */
+	/* that list was not read whole (read while the JVM replaced it,
+	 * or a thread in it not started far enough to have its tid and
+	 * stack): a tid not found in it is no proof of a non-Java thread */
+	bool partial;
+	uint64_t partial_at;       /* when (CLOCK_MONOTONIC ns): read again at
+	                              most every PARTIAL_AGAIN_NS */
 };
+
+#define PARTIAL_AGAIN_NS 20000000ull
 
 struct lt_hsstk *lt_hsstk_open(const struct lt_lm_env *e, struct lt_strlist *notes)
 {
@@ -69,6 +78,10 @@ static int relist(struct lt_hsstk *h)
 	uint64_t list = hs_rd64(&h->j, L->java_thread_list);
 	uint32_t len = 0;
 	h->list = list;
+	h->partial = true;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	h->partial_at = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	if (!list || hs_rd(&h->j, list + L->tl_length, &len, 4) || len > MAX_THREADS)
 		return 0;
 	uint64_t arr = hs_rd64(&h->j, list + L->tl_threads);
@@ -84,12 +97,18 @@ static int relist(struct lt_hsstk *h)
 		h->jt = nt;
 		h->cap = len;
 	}
-	if (len && hs_rd(&h->j, arr, v, (size_t)len * 8))
+	bool whole = true;
+	if (len && hs_rd(&h->j, arr, v, (size_t)len * 8)) {
 		len = 0;
+		whole = false;
+	}
 	for (uint32_t i = 0; i < len; i++) {
 		struct jthread *t = &h->jt[h->n];
-		if (!v[i] || hs_read_thread(&h->j, v[i], t) || !t->stack_hi ||
-		    lt_u64map_get(&h->tids, (uint32_t)t->tid))
+		if (!v[i] || hs_read_thread(&h->j, v[i], t) || !t->stack_hi) {
+			whole = false;
+			continue;
+		}
+		if (lt_u64map_get(&h->tids, (uint32_t)t->tid))
 			continue;
 		h->n++;
 		if (lt_u64map_put(&h->tids, (uint32_t)t->tid, (void *)(uintptr_t)h->n)) {
@@ -98,6 +117,7 @@ static int relist(struct lt_hsstk *h)
 		}
 	}
 	free(v);
+	h->partial = !whole;
 	return 0;
 }
 
@@ -109,6 +129,18 @@ static const struct jthread *java_thread(struct lt_hsstk *h, pid_t tid)
 	if (hs_rd64(&h->j, h->j.L.java_thread_list) != h->list && relist(h))
 		return NULL;
 	uintptr_t k = (uintptr_t)lt_u64map_get(&h->tids, (uint32_t)tid);
+	if (!k && h->partial) {
+		/* not in a list read in part: read again (a while on) before
+		 * taking it for a thread of the VM's own */
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		uint64_t ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+		if (ns - h->partial_at >= PARTIAL_AGAIN_NS && relist(h))
+			return NULL;
+		k = (uintptr_t)lt_u64map_get(&h->tids, (uint32_t)tid);
+		if (!k && h->partial)
+			return NULL; /* not remembered as none */
+	}
 	if (k == UINTPTR_MAX)
 		return NULL;
 	if (!k) {
