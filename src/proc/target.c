@@ -163,6 +163,38 @@ pid_t lt_proc_zombie_of(pid_t pid)
 	return read_stat(path, &st, &ppid) == 0 && st == 'Z' && ppid > 0 ? (pid_t)ppid : 0;
 }
 
+size_t lt_proc_zombie_children(pid_t pid, pid_t *out, size_t max)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	size_t n = 0;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char cp[320], buf[4096], *sv = NULL;
+		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/children", (int)pid, e->d_name);
+		FILE *f = fopen(cp, "re");
+		if (!f)
+			continue;
+		size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = 0;
+		for (char *tok = strtok_r(buf, " \n", &sv); tok; tok = strtok_r(NULL, " \n", &sv)) {
+			pid_t c = (pid_t)atoi(tok);
+			if (c > 0 && lt_proc_dead_zombie_of(c) == pid) {
+				if (n < max)
+					out[n] = c;
+				n++;
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 size_t lt_proc_mappers(uint32_t major, uint32_t minor, uint64_t ino, pid_t skip, pid_t *out, size_t max)
 {
 	DIR *d = opendir("/proc");

@@ -78,6 +78,9 @@ pid_t lt_proc_zombie_of(pid_t pid);
  * before its threads is a zombie too, its process alive): its parent's
  * pid, else 0. */
 pid_t lt_proc_dead_zombie_of(pid_t pid);
+/* The children of PID that have exited and are not reaped (zombies), up
+ * to MAX into OUT (the children of its every thread); how many. */
+size_t lt_proc_zombie_children(pid_t pid, pid_t *out, size_t max);
 
 /* --cgroup: a cgroup v2 directory, its descendants and their processes. */
 struct lt_cgroup {

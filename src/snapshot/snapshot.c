@@ -36,6 +36,7 @@
 #include "waitfor.h"
 #include "appwait.h"
 #include "snapshot_int.h"
+#include "target.h"
 #include "forkorigin.h"
 #include "golang.h"
 #include "rt_idle.h"
@@ -58,6 +59,12 @@ struct ctx {
 	bool compat;            /* 32-bit process: i386 syscall numbers */
 	char *maps;             /* /proc/PID/maps, read on the first shared futex */
 	bool maps_read;
+	/* the other processes mapping the last shared object waited on */
+	bool mappers_read;
+	uint64_t mappers_ino;
+	uint32_t mappers_maj, mappers_min;
+	int mappers;
+	pid_t zombie;
 };
 
 /* A 32-bit (i386) process reports i386 syscall numbers and registers: the
@@ -376,7 +383,25 @@ static void note_shared_object(struct ctx *c, struct lt_futex *f)
 		c->maps = lts_read_all(path, NULL);
 		c->maps_read = true;
 	}
-	shared_object_at(c->maps, f->uaddr, f);
+	if (!shared_object_at(c->maps, f->uaddr, f) || !f->is_wait)
+		return;
+	/* who else maps it (the last object's count kept: its waiters
+	 * come one after another) */
+	if (!c->mappers_read || c->mappers_ino != f->obj_ino || c->mappers_maj != f->obj_major ||
+	    c->mappers_min != f->obj_minor) {
+		pid_t m[1], z[1] = { 0 };
+		c->mappers_read = true;
+		c->mappers_ino = f->obj_ino;
+		c->mappers_maj = f->obj_major;
+		c->mappers_min = f->obj_minor;
+		c->mappers = (int)lt_proc_mappers(f->obj_major, f->obj_minor, f->obj_ino, c->s->pid, m, 1);
+		c->zombie = 0;
+		if (!c->mappers && lt_proc_zombie_children(c->s->pid, z, 1))
+			c->zombie = z[0];
+	}
+	f->obj_mappers_known = true;
+	f->obj_mappers = c->mappers;
+	f->obj_zombie_child = c->zombie;
 }
 
 static void decode_futex(struct ctx *c, struct lt_thread *t)

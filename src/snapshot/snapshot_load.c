@@ -99,6 +99,21 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 	f->join_confirmed = is_true(J(j, "join_confirmed"));
 	f->parked = is_true(J(j, "parked_for_ever"));
 	futex_memory(f, j);
+	const struct rp_json *so = J(j, "shared_object");
+	if (so && so->type == RPJ_OBJ) {
+		unsigned maj = 0, min = 0;
+		const char *dev = rp_json_str(J(so, "dev"));
+		f->shared_obj = true;
+		if (dev && sscanf(dev, "%u:%u", &maj, &min) == 2) {
+			f->obj_major = maj;
+			f->obj_minor = min;
+		}
+		f->obj_ino = (uint64_t)rp_json_int(J(so, "inode"), 0);
+		f->obj_off = (uint64_t)rp_json_int(J(so, "offset"), 0);
+		f->obj_mappers_known = rp_json_is_num(J(so, "other_mappers"));
+		f->obj_mappers = (int)rp_json_int(J(so, "other_mappers"), 0);
+		f->obj_zombie_child = (pid_t)rp_json_int(J(so, "zombie_child"), 0);
+	}
 	f->word_ok = rp_json_is_num(J(j, "word"));
 	f->word = (uint32_t)rp_json_int(J(j, "word"), 0);
 	f->owner_kind = enum_of(rp_json_str(J(j, "owner_kind")), owner_name, LT_OWNER_NONE,

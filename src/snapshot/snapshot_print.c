@@ -76,6 +76,10 @@ static void json_futex_lock(struct jw *w, const struct lt_futex *x)
 		jw_kstr(w, "dev", dev);
 		jw_kuint(w, "inode", x->obj_ino);
 		jw_kuint(w, "offset", x->obj_off);
+		if (x->obj_mappers_known)
+			jw_kuint(w, "other_mappers", (uint64_t)x->obj_mappers);
+		if (x->obj_zombie_child > 0)
+			jw_kuint(w, "zombie_child", (uint64_t)x->obj_zombie_child);
 		jw_end(w);
 	}
 }

@@ -982,6 +982,28 @@ static pid_t quiet_suspect(const struct lt_snapshot *s, const struct quiet_code 
 	return cand;
 }
 
+/* What another process can do about a shared lock that records no holder
+ * (F): "" for a private one; else that a thread of another process may
+ * hold it, or, when no other live process mapped its object at the
+ * snapshot, that none can (and the process's child that exited unreaped,
+ * which may have been the one to post it). */
+static void other_procs(const struct lt_futex *f, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (f->private_)
+		return;
+	if (!f->shared_obj || !f->obj_mappers_known || f->obj_mappers) {
+		snprintf(buf, len, "; the lock is not private, so a thread of another process may hold it instead");
+		return;
+	}
+	char z[160] = "";
+	if (f->obj_zombie_child > 0)
+		snprintf(z, sizeof(z), ", and process %d, a child of this one (which may be the one that would "
+			 "have posted it), has exited (a zombie, not reaped)", (int)f->obj_zombie_child);
+	snprintf(buf, len, "; the lock is not private, but no other live process maps it now%s: only a thread of "
+		 "this process could post it", z);
+}
+
 /* A quiet lock (quiet_for) with no holder recorded: the other threads of
  * the process, asleep in some call or running, one of which holds it if
  * a thread of this process does, said as an inference; first those that
@@ -1024,10 +1046,10 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 		code[at] = fn;
 	}
 	const struct lt_futex *f = &s->threads[w[a].idx].futex;
+	char other[300];
+	other_procs(f, other, sizeof(other));
 	if (!n) {
-		lt_strlist_add(&v->evidence, "no other thread of the process is running or asleep in a call%s",
-			       f->private_ ? "" : " (the lock is not private: a thread of another process may "
-			       "hold it)");
+		lt_strlist_add(&v->evidence, "no other thread of the process is running or asleep in a call%s", other);
 		return;
 	}
 	char more[64] = "";
@@ -1036,8 +1058,7 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 	lt_strlist_add(&v->evidence, "the lock records no holder; any thread of this process holding it "
 		       "is among these%s (inferred, not recorded; %sthose blocked for about as long as the "
 		       "waiters' %.1f s first)%s:", more, own ? "those that run the waiters' code, then " : "",
-		       quiet, f->private_ ? "" : "; the lock is not private, so a thread of another process "
-		       "may hold it instead");
+		       quiet, other);
 	for (size_t k = 0; k < n; k++) {
 		const struct lt_thread *t = &s->threads[pick[k]];
 		char *doing = holder_doing(t);
@@ -1553,7 +1574,8 @@ static bool other_wait(const struct lt_thread *t)
 	       !(t->wf && t->wf->n_edges);
 }
 
-/* Every thread asleep on a private futex with no timeout (a condition
+/* Every thread asleep on a private futex (or a shared one no other live
+ * process maps) with no timeout (a condition
  * variable, a semaphore, a lock with no owner recorded) or joining one of
  * them: a private futex is woken only by a thread of its own process (the
  * kernel keys it by the process), and none of them will run. */
@@ -1569,7 +1591,9 @@ static bool none_can_wake(const struct lt_snapshot *s)
 		/* a pthread_join: the kernel wakes it when that thread exits */
 		if (f->owner_kind == LT_OWNER_JOIN)
 			continue;
-		if (!f->private_ || f->owner_kind != LT_OWNER_NONE)
+		/* a shared one that no other live process maps either */
+		if ((!f->private_ && !(f->shared_obj && f->obj_mappers_known && !f->obj_mappers)) ||
+		    f->owner_kind != LT_OWNER_NONE)
 			return false;
 	}
 	return true;

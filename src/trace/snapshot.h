@@ -224,6 +224,13 @@ struct lt_futex {
 	bool shared_obj;
 	uint32_t obj_major, obj_minor;
 	uint64_t obj_ino, obj_off;
+	/* whether the other processes mapping that object were counted when
+	 * the snapshot was taken, and how many there were (any of them may
+	 * post a semaphore that records no holder); none: the process's own
+	 * exited children not reaped yet, the first (a consumer that died) */
+	bool obj_mappers_known;
+	int obj_mappers;
+	pid_t obj_zombie_child;
 };
 
 /* An fd and what it refers to. */

@@ -636,6 +636,42 @@ Test(verdict_lock_wait, semaphore_waiters_are_never_idle)
 	lt_snapshot_free(s);
 }
 
+/* A process-shared semaphore (a multiprocessing.Queue's slots) that no
+ * other live process maps any more, the consumer child that posted it
+ * exited unreaped: said, not "a thread of another process may hold it";
+ * with another process mapping it, that one may. */
+Test(verdict_lock_wait, a_shared_semaphore_nobody_else_maps_says_so)
+{
+	for (int k = 0; k < 2; k++) {
+		struct lt_snapshot *s = table(2);
+		futex_wait(&s->threads[0], 10, "main", LA, 0, 0, LT_OWNER_NONE, 0, 4);
+		in_io(&s->threads[1], 11, "feeder", 0, 3, LT_FD_PIPE, 4);
+		struct lt_futex *f = &s->threads[0].futex;
+		f->lock_kind = "semaphore";
+		s->threads[0].acquire = "sem_wait";
+		f->private_ = false;
+		f->shared_obj = true;
+		f->obj_ino = 167771;
+		f->obj_mappers_known = true;
+		f->obj_mappers = k;
+		f->obj_zombie_child = k ? 0 : 22496;
+		lt_snapshot_diagnose(s, NULL);
+		const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
+		cr_assert_not_null(v, "case %d", k);
+		if (!k) {
+			cr_assert(tl_strlist_has(&v->evidence, "the lock is not private, but no other live process maps "
+						 "it now, and process 22496, a child of this one"));
+			cr_assert(tl_strlist_has(&v->evidence, "has exited (a zombie, not reaped): only a thread of this "
+						 "process could post it"));
+			cr_assert(!tl_strlist_has(&v->evidence, "may hold it instead"));
+		} else {
+			cr_assert(tl_strlist_has(&v->evidence, "the lock is not private, so a thread of another "
+						 "process may hold it instead"));
+		}
+		lt_snapshot_free(s);
+	}
+}
+
 /* Waiters on a condition variable under a lock-acquire function (the
  * demo's rt_acquire, OCaml's master lock) wait for a lock: not idle. */
 Test(verdict_lock_wait, condvar_under_an_acquire_function_is_a_lock_wait)
