@@ -286,15 +286,16 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	const struct lt_stack_ref *wr = lt_stacktab_find_ref(p->stacks, (int32_t)s->tid, s->begin_ts,
 							     LT_STACK_WAITER);
 	const struct lt_stack *st = wr ? lt_stacktab_get(p->stacks, wr->stack_id) : NULL;
-	note_caused(p, s, dur, st ? wr : NULL);
 	p->waits++;
 	p->wait_ns += dur;
 	if (dur >= 1000000) {
 		p->long_waits++;
 		p->long_with_stack += st != NULL;
 	}
-	if (!st)
+	if (!st) {
+		note_caused(p, s, dur, NULL);
 		return;
+	}
 	p->with_stack++;
 	p->stack_ns += dur;
 	int futex = s->enter.h.kind == LT_EV_FUTEX_ENTER;
@@ -321,6 +322,10 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 		grp = 0;
 		rtlock = NULL;
 	}
+	/* a runtime's own idle wait (a scheduler's, a service thread's) or a
+	 * sleep: its wake-up released no lock, so no release is charged */
+	if (!idle && call != JAVA_SLEEP)
+		note_caused(p, s, dur, wr);
 	charge(p, &p->wait, lock, grp, rtlock, call, fd, st->id, s->tgid, dur);
 }
 

@@ -16,6 +16,7 @@
 #include <zlib.h>
 #include "lt_events.h"
 #include "lt_test.h"
+#include "rt_idle.h"
 #include "pbread.h"
 #include "report_profile.h"
 #include "stacks.h"
@@ -330,6 +331,18 @@ Test(stacks, profile_puts_the_go_schedulers_idle_waits_apart)
  * idle, rt_idle.c) are not contention: ranked after the lock waits under a
  * heading that says so, and the header says how much of the waiting they
  * are.  The same compiler code taking the queue's lock is a lock wait. */
+/* OCaml 5's domain backup thread waiting on the domain's condition
+ * (through caml_plat_wait) waits for work; taking the domain lock it is a
+ * lock wait (rt_idle.c). */
+Test(stacks, ocaml5_backup_threads_condition_wait_is_idle)
+{
+	cr_assert_not_null(lt_rt_idle_frame_label("backup_thread_func", "/srv/app", "caml_plat_wait", "/srv/app"));
+	cr_assert_not_null(lt_rt_idle_frame_label("backup_thread_func", "/srv/app", "pthread_cond_wait@@GLIBC_2.3.2",
+						  "libc.so.6"));
+	cr_assert_null(lt_rt_idle_frame_label("backup_thread_func", "/srv/app", "caml_plat_lock_blocking", "/srv/app"));
+	cr_assert_null(lt_rt_idle_frame_label("backup_thread_func", "/srv/app", "__lll_lock_wait", "libc.so.6"));
+}
+
 Test(stacks, profile_puts_the_jvms_own_idle_waits_apart)
 {
 	size_t len;
@@ -347,6 +360,13 @@ Test(stacks, profile_puts_the_jvms_own_idle_waits_apart)
 	cr_assert(strstr(out, "  runtimes: 18.0 ms of the waiting are the runtime's own threads waiting for work"),
 		  "%s", out);
 	cr_assert_null(strstr(out, "The Go scheduler"), "%s", out);
+	/* their wake-ups released no lock: no release charged for them,
+	 * the compile queue lock's release is */
+	const char *rel = strstr(out, "ended by");
+	cr_assert(rel, "%s", out);
+	cr_assert_null(strstr(rel, "futex 0x7f0000000c00"), "an idle wait's wake-up ranked as a release: %s", out);
+	cr_assert_null(strstr(rel, "futex 0x7f0000000d00"), "an idle wait's wake-up ranked as a release: %s", out);
+	cr_assert(strstr(rel, "futex 0x7f0000000e00"), "%s", out);
 	free(out);
 }
 

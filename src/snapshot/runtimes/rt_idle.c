@@ -28,7 +28,7 @@
  * Java thread's own waits (Object.wait, monitors, parking) go through
  * ParkEvents and Parkers, never these.  Each entry's label is what
  * `report --profile` charges such a wait to. */
-enum iw_kind { IW_SEM, IW_COND, IW_JOIN };
+enum iw_kind { IW_SEM, IW_COND, IW_JOIN, IW_PLAT };
 #define IW_LABEL(what) "the runtime's own idle wait: " what ", not a lock"
 #define IW(func, module, what, kind) { func, module, what, kind, IW_LABEL(what) }
 static const struct {
@@ -57,7 +57,20 @@ static const struct {
 	IW("_Z19wait_init_completed", "libjvm.so", "HotSpot's GC thread waiting for the VM's start", IW_COND),
 	IW("JVM_WaitForReferencePendingList", "libjvm.so", "HotSpot's Reference Handler", IW_COND),
 	IW("CallJavaMainInNewThread", "libjli.so", "the java launcher's join of the Java main thread", IW_JOIN),
+	/* (IW_PLAT: on a condition variable through OCaml's caml_plat_wait)
+	 * OCaml 5's backup thread of a domain, which handles its
+	 * interrupts while the domain's thread is in a blocking section:
+	 * it waits for that on the domain's condition (its waits for the
+	 * domain lock itself are lock waits) */
+	IW("backup_thread_func", NULL, "OCaml 5's domain backup thread", IW_PLAT),
 };
+
+/* OCaml's caml_plat_wait, or the condition wait it wraps (inlined). */
+static bool plat_wait(const char *func)
+{
+	return func && (!strncmp(func, "caml_plat_wait", 14) || !strncmp(func, "pthread_cond_wait", 17) ||
+			!strncmp(func, "___pthread_cond_wait", 20) || !strncmp(func, "__pthread_cond_wait", 19));
+}
 
 /* HotSpot's Monitor::wait and Monitor::wait_without_safepoint_check. */
 static bool monitor_wait(const char *func, const char *module)
@@ -76,7 +89,8 @@ static int idle_entry(const char *func, const char *module, const char *cfunc, c
 		if (!strncmp(func, idle_waits[i].func, strlen(idle_waits[i].func)) &&
 		    (!idle_waits[i].module ||
 		     (module && !strncmp(module, idle_waits[i].module, strlen(idle_waits[i].module)))) &&
-		    (idle_waits[i].kind != IW_COND || monitor_wait(cfunc, cmodule)))
+		    (idle_waits[i].kind != IW_COND || monitor_wait(cfunc, cmodule)) &&
+		    (idle_waits[i].kind != IW_PLAT || plat_wait(cfunc)))
 			return (int)i;
 	return -1;
 }
@@ -88,7 +102,8 @@ static const char *idle_wrapper(const struct lt_thread *t, bool cond)
 	for (size_t k = 0; k < t->n_frames && k < LT_RT_IDLE_FRAMES; k++) {
 		const struct lt_frame *fr = &t->frames[k], *callee = k ? &t->frames[k - 1] : NULL;
 		int i = idle_entry(fr->func, fr->module, callee ? callee->func : NULL, callee ? callee->module : NULL);
-		if (i >= 0 && idle_waits[i].kind == (cond ? IW_COND : IW_SEM))
+		if (i >= 0 && (cond ? idle_waits[i].kind == IW_COND || idle_waits[i].kind == IW_PLAT
+				     : idle_waits[i].kind == IW_SEM))
 			return idle_waits[i].what;
 	}
 	return NULL;
