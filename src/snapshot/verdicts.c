@@ -652,10 +652,22 @@ static void find_lost_wakeups(struct lt_snapshot *s, double threshold)
 			       "(sleep time from %s, threshold %.1f s)",
 			       lt_idle_source_name(t0->idle_src), threshold);
 		lts_fmt_duration(t0->idle_s, dur, sizeof(dur));
+		/* a wait with a timeout wakes by itself and looks at the word
+		 * again: the wake-up was missed, not lost for ever */
+		double left;
+		char timed[128] = "";
+		if (lts_wait_timed(s, t0, &left)) {
+			if (left >= 0)
+				snprintf(timed, sizeof(timed), "; it waits with a timeout, which ends its wait in about "
+					 "%.1f s (then it sees the word)", left);
+			else
+				snprintf(timed, sizeof(timed), "; it waits with a timeout (when it ends is not known), "
+					 "then it sees the word");
+		}
 		if (b - a == 1)
 			v->summary = lts_asprintf("lost wake-up: thread %d (%s) sleeps on %s expecting %u, "
-						  "but the word is %u (for %s)", (int)t0->tid, lt_thread_name(t0), lb,
-						  t0->futex.expected, t0->futex.word, dur);
+						  "but the word is %u (for %s)%s", (int)t0->tid, lt_thread_name(t0), lb,
+						  t0->futex.expected, t0->futex.word, dur, timed);
 		else
 			v->summary = lts_asprintf("lost wake-up: %zu threads sleep on %s although its word "
 						  "changed (e.g. thread %d expects %u, word is %u)", b - a, lb,

@@ -309,6 +309,26 @@ Test(verdict_lost_wakeup, word_changed_without_wake)
 	cr_assert_eq(v->locks[0], 0x7000);
 	cr_assert_not_null(strstr(v->summary, "lockword"), "%s", v->summary);
 	cr_assert_not_null(strstr(v->summary, "expecting 0, but the word is 1"), "%s", v->summary);
+	cr_assert_null(strstr(v->summary, "timeout"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+/* The same with a relative timeout of 30 s, asleep 2.5 s: it will wake by
+ * itself and see the word, said. */
+Test(verdict_lost_wakeup, a_timed_wait_says_when_it_sees_the_word)
+{
+	struct lt_snapshot *s = table(2);
+	in_io(&s->threads[0], 100, "main", 34, -1, LT_FD_UNKNOWN, 3);
+	futex_wait(&s->threads[1], 101, "waiter", 0x7000, 0, 1, LT_OWNER_NONE, 0, 2.5);
+	struct lt_futex *f = &s->threads[1].futex;
+	f->timeout_ptr = 0x7ffd000;
+	f->timeout_ok = true;
+	f->timeout_sec = 30;
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_LOST_WAKEUP);
+	cr_assert_not_null(v);
+	cr_assert_not_null(strstr(v->summary, "; it waits with a timeout, which ends its wait in about 27.5 s (then "
+				  "it sees the word)"), "%s", v->summary);
 	lt_snapshot_free(s);
 }
 
