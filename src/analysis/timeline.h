@@ -287,6 +287,16 @@ void lt_timeline_finish(struct lt_timeline *tl, uint64_t end_ts);
 void lt_timeline_free(struct lt_timeline *tl);
 
 const struct lt_timeline_stats *lt_timeline_stats(const struct lt_timeline *tl);
+/* The time a span's STACKS references key it by (trace-format.md,
+ * STACKS): its entry's; for a call under way at the start
+ * (LT_SPAN_AT_START) the header's boottime, the entry the timeline builds
+ * from the snapshot (its begin_ts is the trace's start, which an event
+ * recorded just before the attach may put earlier). */
+static inline uint64_t lt_span_stack_ts(const struct lt_span *s)
+{
+	return (s->flags & LT_SPAN_AT_START) ? s->enter.h.ts : s->begin_ts;
+}
+
 /* The trace's start: the earlier of the first event and the attach time. */
 uint64_t lt_timeline_start(const struct lt_timeline *tl);
 /* The call thread tid is in right now (in the model's time), or NULL. */

@@ -417,10 +417,10 @@ static void intern_stack(struct lt_perfetto *p)
  * a new one is interned by the packet being written. */
 static uint64_t wait_stack_iid(struct lt_perfetto *p, const struct lt_span *s)
 {
-	const struct lt_stack *st = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts,
+	const struct lt_stack *st = lt_stacktab_find(p->stacks, (int32_t)s->tid, lt_span_stack_ts(s),
 						     LT_STACK_WAITER);
 	if (!st) /* a waking call: the release site, where the flows begin */
-		st = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts, LT_STACK_WAKER);
+		st = lt_stacktab_find(p->stacks, (int32_t)s->tid, lt_span_stack_ts(s), LT_STACK_WAKER);
 	if (!st || !st->nframes)
 		return 0;
 	uint64_t iid = (uint64_t)(uintptr_t)lt_u64map_get(&p->stack_iids, st->id);
@@ -721,7 +721,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	if (p->stacks && s->enter.h.kind == LT_EV_FUTEX_ENTER) {
 		/* the runtime lock its stack's reference names (a JVM waiter
 		 * parks on a futex of its own: the Java lock it waits for) */
-		const struct lt_stack_ref *r = lt_stacktab_find_ref(p->stacks, (int32_t)s->tid, s->begin_ts,
+		const struct lt_stack_ref *r = lt_stacktab_find_ref(p->stacks, (int32_t)s->tid, lt_span_stack_ts(s),
 								    LT_STACK_WAITER);
 		if (r && r->rtlock_name)
 			ann_str(p, A_LOCK, r->rtlock_name);

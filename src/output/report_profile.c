@@ -279,11 +279,11 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct prof *p = ctx;
 	uint64_t dur = s->end_ts > s->begin_ts ? s->end_ts - s->begin_ts : 0;
-	const struct lt_stack *ws = lt_stacktab_find(p->stacks, (int32_t)s->tid, s->begin_ts,
+	const struct lt_stack *ws = lt_stacktab_find(p->stacks, (int32_t)s->tid, lt_span_stack_ts(s),
 						     LT_STACK_WAKER);
 	if (ws && lt_u64map_put(&p->waker_stack, s->id, (void *)(uintptr_t)ws->id))
 		p->oom = 1;
-	const struct lt_stack_ref *wr = lt_stacktab_find_ref(p->stacks, (int32_t)s->tid, s->begin_ts,
+	const struct lt_stack_ref *wr = lt_stacktab_find_ref(p->stacks, (int32_t)s->tid, lt_span_stack_ts(s),
 							     LT_STACK_WAITER);
 	const struct lt_stack *st = wr ? lt_stacktab_get(p->stacks, wr->stack_id) : NULL;
 	p->waits++;

@@ -591,6 +591,11 @@ int rec_go(struct session *s)
 		if (s->c.norm && lt_run_attach_call(&s->hdr, ti) >= 0 &&
 		    lt_callnorm_asleep_at_attach(s->c.norm, (uint32_t)ti->tid, hdr_done))
 			s->c.norm->oom = 1;
+		/* its stack, read where it sleeps, keyed as the timeline keys
+		 * the call (trace-format.md, STACKS) */
+		if (s->c.stk && lt_run_attach_call(&s->hdr, ti) >= 0)
+			lt_stackrec_attached(s->c.stk, ti->tid, ti->tgid ? (uint32_t)ti->tgid : (uint32_t)s->tgid,
+					     (long)ti->sc_nr, ti->sc_args, s->hdr.clock_boottime);
 	}
 	/* an attached process may finish before its first lock is named:
 	 * read its mappings now (a launched one has not exec'd yet) */

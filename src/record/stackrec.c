@@ -84,6 +84,7 @@ struct job {
 	const char *rtlock_name;
 	int decided;         /* waiter: 0 not yet, 1 keep, -1 drop */
 	int bpf;             /* waiter: copied by the BPF side at its wake-up */
+	int attach;          /* waiter: a wait under way at the attach */
 	int unwound;         /* 1: stack_id is final (0: none) */
 	uint32_t stack_id;
 };
@@ -102,6 +103,9 @@ struct pend {
 	/* the BPF side copies it when it ends (LT_F_BPF_COPY, left_to_bpf):
 	 * read (due) only once LT_STACK_LATE_NS old */
 	int late;
+	/* a wait the thread was already asleep in at the attach (no entry
+	 * event: lt_stackrec_attached): it ends at the thread's first run */
+	int attach;
 	struct job *job; /* P_COPIED */
 };
 
@@ -140,6 +144,7 @@ struct lt_stackrec {
 	int bpf_waiters;         /* lt_stackrec_bpf_waiters: the BPF side copies long waits */
 	int lazy;                /* lt_stackrec_lazy */
 	uint64_t need_ts;        /* the latest entry of a wait to read at 1 ms (lazy) */
+	size_t attach_pend;      /* pends of waits under way at the attach (switches end them) */
 	uint64_t nwaits;
 	/* the collector's own */
 	struct lt_u64map pend;   /* tid -> struct pend * */
@@ -373,6 +378,8 @@ static void settle(struct lt_stackrec *r, struct job *j)
 				r->st.bpf_kept++;
 			else
 				r->st.kept++;
+			if (j->attach)
+				r->st.attach_kept++;
 		}
 	} else if (j->kind == J_WAKER && j->stack_id) {
 		struct lt_stack_ref ref = { .tid = j->tid, .ts = j->ts, .stack_id = j->stack_id,
@@ -416,6 +423,8 @@ static void resolve(struct lt_stackrec *r, int32_t tid, uint64_t ts)
 		if (keep)
 			lt_u64map_put(&r->bpf_done, (uint32_t)tid, (void *)(uintptr_t)p->ts);
 	}
+	if (p->attach && r->attach_pend)
+		r->attach_pend--;
 	lt_u64map_del(&r->pend, (uint32_t)tid);
 	free_pend(p);
 }
@@ -566,6 +575,19 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 	case LT_EV_SYS_EXIT:
 		resolve(r, tid, ev->h.ts);
 		return;
+	case LT_EV_SWITCH:
+		/* a wait under way at the attach has no entry, and with --calls
+		 * all no return either: it ends when its thread runs (as the
+		 * timeline ends it), so its copy is kept only if taken before */
+		if (r->attach_pend) {
+			const struct pend *p = lt_u64map_get(&r->pend, ev->sw.next_tid);
+			if (p && p->attach)
+				resolve(r, (int32_t)ev->sw.next_tid, ev->h.ts);
+			p = lt_u64map_get(&r->pend, ev->sw.prev_tid);
+			if (p && p->attach)
+				resolve(r, (int32_t)ev->sw.prev_tid, ev->h.ts);
+		}
+		return;
 	case LT_EV_FUTEX_ENTER:
 	case LT_EV_WAIT_ENTER:
 	case LT_EV_IO_ENTER:
@@ -615,6 +637,52 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 	}
 	if (lt_u64map_put(&r->pend, (uint32_t)tid, p))
 		free(p);
+}
+
+int lt_stackrec_attached(struct lt_stackrec *r, int32_t tid, uint32_t tgid, long nr, const uint64_t *args,
+			 uint64_t ts)
+{
+	int check = 0;
+	uint64_t arg0 = 0;
+
+	if (tid <= 0 || !tgid || lt_u64map_get(&r->pend, (uint32_t)tid))
+		return 0;
+	switch (lt_call_class(nr)) {
+	case LT_CALL_FUTEX:
+		if (!lt_futex_waits((uint16_t)nr, nr == LT_NR_FUTEX ? (uint32_t)args[1] : 0))
+			return 0;
+		/* as is_wait: futex(2)'s word is checked, futex_wait's and
+		 * futex_waitv's are not */
+		arg0 = args[0];
+		check = nr == LT_NR_FUTEX;
+		break;
+	case LT_CALL_WAIT:
+		break;
+	case LT_CALL_IO:
+		arg0 = (uint64_t)(int64_t)(int32_t)args[0];
+		check = 1;
+		break;
+	default:
+		return 0; /* a file lock (not a wait with a stack here) or none */
+	}
+	struct pend *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	/* no BPF copy can serve it (the BPF side noted no sleep of it), so
+	 * it is read now, whatever its kind, from /proc */
+	*p = (struct pend){ .tid = tid, .tgid = tgid, .ts = ts, .due = 0, .nr = (uint16_t)nr,
+			    .arg0 = arg0, .check_arg = check, .attach = 1 };
+	if (r->no_reads)
+		p->state = -1;
+	if (lt_u64map_put(&r->pend, (uint32_t)tid, p)) {
+		free(p);
+		return -1;
+	}
+	r->attach_pend++;
+	r->st.waits++;
+	r->st.attach_waits++;
+	lt_stackrec_open(r, tgid);
+	return 0;
 }
 
 void lt_stackrec_no_reads(struct lt_stackrec *r)
@@ -788,7 +856,9 @@ static int copy_one(struct lt_stackrec *r, struct pend *p)
 {
 	struct lt_sc_line sc = { 0 };
 	struct lt_sleep_note note;
-	int nr = r->bpf ? lt_bpf_sleep_note(r->bpf, (uint32_t)p->tid, &note) : -ENOENT;
+	/* a wait under way at the attach: the BPF side saw it go to sleep no more
+	 * than the thread's entry */
+	int nr = r->bpf && !p->attach ? lt_bpf_sleep_note(r->bpf, (uint32_t)p->tid, &note) : -ENOENT;
 	if (nr == 0) {
 		/* the BPF side noted where it went to sleep: still in this
 		 * wait's sleep (ts), or it ran again or had its stack copied
@@ -835,6 +905,7 @@ static int copy_one(struct lt_stackrec *r, struct pend *p)
 	j->base = sc.sp;
 	j->len = (size_t)n;
 	copy_ocaml(r, p, j);
+	j->attach = p->attach;
 	j->copied = boot_now();
 	if (!read_path_known(r, j) && !enqueue(r, j))
 		return -1;

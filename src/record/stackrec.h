@@ -30,6 +30,8 @@ struct lt_stackrec_stats {
 	uint64_t reads;      /* stacks copied from sleeping threads */
 	uint64_t kept;       /* of them, unwound and kept (asleep after the copy) */
 	uint64_t late;       /* copied, but the thread had returned meanwhile */
+	uint64_t attach_waits; /* of waits, under way at the attach (lt_stackrec_attached) */
+	uint64_t attach_kept;  /* of them, with a stack kept */
 	uint64_t unread;     /* waits of 1 ms or more over before their due read
 				was made (the collector behind: a busy machine) */
 	uint64_t failed;     /* could not be read (running, gone, another call) */
@@ -99,6 +101,16 @@ void lt_stackrec_open(struct lt_stackrec *r, uint32_t tgid);
 void lt_stackrec_settle(struct lt_stackrec *r, int ms);
 /* Every event the collector delivers (tgid: the thread's process). */
 void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_t tgid);
+/* Thread tid of process tgid was asleep in call nr (its arguments args,
+ * as /proc/PID/task/TID/syscall gave them to the header's snapshot) when
+ * recording began, its wait keyed by ts (the header's boottime, the entry
+ * time the timeline gives such a call: trace-format.md, STACKS): its
+ * stack is read from /proc at the next lt_stackrec_read, as any sleeping
+ * waiter's, and kept if the thread had not run again before the copy
+ * ended (its first switch, return or entry after it).  Calls that get no
+ * stack (file locks, non-waits) are ignored.  0 or -1 (out of memory). */
+int lt_stackrec_attached(struct lt_stackrec *r, int32_t tid, uint32_t tgid, long nr, const uint64_t *args,
+			 uint64_t ts);
 /* Milliseconds until the next read is due (0: now), -1 none pending. */
 int lt_stackrec_due_ms(const struct lt_stackrec *r, uint64_t now_boot);
 /* How long the collector may wait before it drains the rings again (0:
