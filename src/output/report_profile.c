@@ -39,6 +39,10 @@ struct entry {
 	uint32_t stack_id;
 	uint32_t tgid;
 	uint64_t total_ns, max_ns, count;
+	/* of count, waits under way when the trace began (LT_SPAN_AT_START):
+	 * charged from the trace's start; how long they had waited before
+	 * it, as far as the header's snapshot knew (0 for each not known) */
+	uint64_t early, early_before_ns, early_unknown;
 	int idle;           /* a runtime's own idle wait, ranked last: 1 the Go
 			       scheduler's (go_idle), 2 another's (rt_idle) */
 };
@@ -105,6 +109,7 @@ struct prof {
 	struct caused *c;
 	size_t nc, capc;
 	uint64_t waits, with_stack, wait_ns, stack_ns;
+	uint64_t early; /* waits with a stack under way when the trace began */
 	uint64_t long_waits, long_with_stack; /* of 1 ms or more */
 	uint64_t idle_ns;                     /* of the go_idle waits */
 	uint64_t rt_idle_ns;                  /* of the rt_idle waits */
@@ -128,8 +133,8 @@ static int same_entry(const void *val, const void *ctx)
 		(e->rtlock && q->want.rtlock && !strcmp(e->rtlock, q->want.rtlock)));
 }
 
-static void charge(struct prof *p, struct table *t, uint64_t lock, uint32_t grp, const char *rtlock,
-		   const char *call, int32_t fd, uint32_t stack_id, uint32_t tgid, uint64_t dur)
+static struct entry *charge(struct prof *p, struct table *t, uint64_t lock, uint32_t grp, const char *rtlock,
+			    const char *call, int32_t fd, uint32_t stack_id, uint32_t tgid, uint64_t dur)
 {
 	struct entry_query q = { t, { .lock = lock, .grp = grp, .rtlock = rtlock, .call = call, .fd = fd,
 				      .stack_id = stack_id, .tgid = tgid } };
@@ -145,21 +150,22 @@ static void charge(struct prof *p, struct table *t, uint64_t lock, uint32_t grp,
 		e->count++;
 		if (dur > e->max_ns)
 			e->max_ns = dur;
-		return;
+		return e;
 	}
 	struct entry *v = lt_grow(t->e, &t->cap, t->n, sizeof(*v), 64);
 	if (!v) {
 		p->oom = 1;
-		return;
+		return NULL;
 	}
 	t->e = v;
 	t->e[t->n] = (struct entry){ .lock = lock, .grp = grp, .rtlock = rtlock, .call = call, .fd = fd,
 				     .stack_id = stack_id,
 				     .tgid = tgid, .total_ns = dur, .max_ns = dur, .count = 1 };
-	if (lt_u64map_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1)))
+	if (lt_u64map_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1))) {
 		p->oom = 1;
-	else
-		t->n++;
+		return NULL;
+	}
+	return &t->e[t->n++];
 }
 
 static void table_free(struct table *t)
@@ -326,7 +332,14 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	 * sleep: its wake-up released no lock, so no release is charged */
 	if (!idle && call != JAVA_SLEEP)
 		note_caused(p, s, dur, wr);
-	charge(p, &p->wait, lock, grp, rtlock, call, fd, st->id, s->tgid, dur);
+	struct entry *e = charge(p, &p->wait, lock, grp, rtlock, call, fd, st->id, s->tgid, dur);
+	if (e && (s->flags & LT_SPAN_AT_START)) {
+		/* its wait is the part the trace saw, from its start */
+		e->early++;
+		e->early_before_ns += s->blocked_before_ns;
+		e->early_unknown += !s->blocked_before_ns;
+		p->early++;
+	}
 }
 
 /* Every span is known: each caused wait to its waker's stack. */
@@ -565,6 +578,18 @@ static void print_entry(FILE *out, const struct prof *p, const struct entry *e, 
 			(double)e->total_ns / 1e6 / (double)e->count, (double)e->max_ns / 1e6);
 	lt_text_fput(out, lock_text(p, e, names, buf, sizeof(buf), 0), (size_t)-1);
 	fprintf(out, ", process %u\n", e->tgid);
+	if (!release && e->early) {
+		if (e->count == 1)
+			fputs("      (under way when the trace began: counted from its start", out);
+		else
+			fprintf(out, "      (%s%" PRIu64 "%s under way when the trace began: counted from its start",
+				e->early == e->count ? "all " : "", e->early, e->early == e->count ? "" : " of them");
+		if (e->early_unknown < e->early)
+			fprintf(out, "; %s waited %.1f ms more before it%s", e->early == 1 ? "it had" : "they had",
+				(double)e->early_before_ns / 1e6,
+				e->early_unknown ? " (as far as the snapshot knew)" : "");
+		fputs(")\n", out);
+	}
 	const struct gilmark *g = gil_of(p, e);
 	if (g) {
 		fputs("      (the CPython GIL: ", out);
@@ -599,6 +624,10 @@ static void print_text(FILE *out, const char *path, struct prof *p, const struct
 		"sampled)\n\n",
 		p->with_stack, p->waits, (double)p->stack_ns / 1e6, (double)p->wait_ns / 1e6,
 		p->long_waits, p->long_with_stack);
+	if (p->early)
+		fprintf(out, "  %" PRIu64 " of them were under way when the trace began (a process attached to "
+			"while its threads waited): each is counted from the trace's start, and its entry says "
+			"how long they had waited before\n\n", p->early);
 	if (p->oom)
 		fprintf(out, "  (out of memory: some waits are not counted)\n");
 	if (p->idle_ns)
