@@ -110,6 +110,7 @@ struct prof {
 	size_t nc, capc;
 	uint64_t waits, with_stack, wait_ns, stack_ns;
 	uint64_t early; /* waits with a stack under way when the trace began */
+	uint64_t early_all; /* waits under way when the trace began, with a stack or not */
 	uint64_t long_waits, long_with_stack; /* of 1 ms or more */
 	uint64_t idle_ns;                     /* of the go_idle waits */
 	uint64_t rt_idle_ns;                  /* of the rt_idle waits */
@@ -293,6 +294,7 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 							     LT_STACK_WAITER);
 	const struct lt_stack *st = wr ? lt_stacktab_get(p->stacks, wr->stack_id) : NULL;
 	p->waits++;
+	p->early_all += (s->flags & LT_SPAN_AT_START) != 0;
 	p->wait_ns += dur;
 	if (dur >= 1000000) {
 		p->long_waits++;
@@ -609,14 +611,52 @@ static void print_entry(FILE *out, const struct prof *p, const struct entry *e, 
 	}
 }
 
+/* Why a trace recorded with --stacks has no stack at all, into buf:
+ * true; false when the trace does not say it was (no stacks asked for, or
+ * written by a recorder older than the STACKS key 3). */
+static bool no_stacks_why(const struct prof *p, const struct lt_stacktab *stacks, char *buf, size_t len)
+{
+	if (!stacks->recorded)
+		return false;
+	if (!p->waits) {
+		snprintf(buf, len, "no stacks in this trace, recorded with --stacks: no blocking call of its "
+			 "threads was recorded, so no wait had a stack to read");
+		return true;
+	}
+	char sampled[96];
+	if (stacks->sample_every)
+		snprintf(sampled, sizeof(sampled), "1 in %u of the shorter ones is sampled", stacks->sample_every);
+	else
+		snprintf(sampled, sizeof(sampled), "the shorter ones are not sampled (--stack-sample 0)");
+	int n = snprintf(buf, len, "no stacks in this trace, recorded with --stacks: none of its %" PRIu64
+			 " blocking calls got one (%" PRIu64 " of 1 ms or more, which all should; %s)",
+			 p->waits, p->long_waits, sampled);
+	if (n < 0 || (size_t)n >= len)
+		return true;
+	if (p->early_all)
+		n += snprintf(buf + n, len - (size_t)n, "; %" PRIu64 " of them were under way at the attach, "
+			      "read at once where they slept, and get none if their thread ran again first or "
+			      "could not be read", p->early_all);
+	if (n < 0 || (size_t)n >= len)
+		return true;
+	snprintf(buf + n, len - (size_t)n, ". A wait gets none when it ended before the recorder read it (a "
+		 "busy machine), its thread could not be read (gone, or not ptrace-readable), or the "
+		 "recorder's queues were full: `locktrace record`'s summary counted each");
+	return true;
+}
+
 static void print_text(FILE *out, const char *path, struct prof *p, const struct lt_stacktab *stacks,
 		       const struct lt_u64map *names, unsigned rows)
 {
 	fprintf(out, "Contention profile of %s: where threads waited, by lock and waiting stack\n",
 		path);
 	if (!stacks->nstacks) {
-		fprintf(out, "  no stacks in this trace: record it with --stacks (locktrace record "
-			"--stacks ...)\n");
+		char why[1024];
+		if (no_stacks_why(p, stacks, why, sizeof(why)))
+			fprintf(out, "  %s\n", why);
+		else
+			fprintf(out, "  no stacks in this trace: record it with --stacks (locktrace record "
+				"--stacks ...)\n");
 		return;
 	}
 	fprintf(out, "  %" PRIu64 " of %" PRIu64 " blocking calls have a stack: %.1f of %.1f ms of "
@@ -1107,8 +1147,12 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 			 "is not writable)", path);
 		rc = 1;
 	} else if (format != LT_PROFILE_TEXT && !stacks.nstacks && !err[0]) {
-		snprintf(err, errlen, "no stacks in %s: the profile is empty; record it with "
-			 "--stacks (locktrace record --stacks ...)", path);
+		char why[1024];
+		if (no_stacks_why(&p, &stacks, why, sizeof(why)))
+			snprintf(err, errlen, "the profile of %s is empty: %s", path, why);
+		else
+			snprintf(err, errlen, "no stacks in %s: the profile is empty; record it with "
+				 "--stacks (locktrace record --stacks ...)", path);
 	}
 out:
 	lt_timeline_free(tl);

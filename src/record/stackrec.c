@@ -144,6 +144,7 @@ struct lt_stackrec {
 	int bpf_waiters;         /* lt_stackrec_bpf_waiters: the BPF side copies long waits */
 	int lazy;                /* lt_stackrec_lazy */
 	uint64_t need_ts;        /* the latest entry of a wait to read at 1 ms (lazy) */
+	int said_recording;      /* lt_stacks_put_recording written (lt_stackrec_write) */
 	size_t attach_pend;      /* pends of waits under way at the attach (switches end them) */
 	uint64_t nwaits;
 	/* the collector's own */
@@ -1969,6 +1970,11 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
 {
 	struct lt_stackbuf b = { 0 };
 	pthread_mutex_lock(&r->mu);
+	/* that the trace was recorded with --stacks, in its first section
+	 * (a flight dump's every one: each is a trace of its own), so that a
+	 * reader of a trace whose waits have no stack can tell why */
+	if (all || !r->said_recording)
+		lt_stacks_put_recording(&b, r->sample_every);
 	if (all) {
 		/* flight dump: the stacks copied so far, unwound (bounded) */
 		wait_idle(r, 2000);
@@ -2012,6 +2018,7 @@ int lt_stackrec_write(struct lt_stackrec *r, struct lt_writer *w, int all, uint6
 	if (!ret && !all) {
 		r->st.bytes += b.len;
 		r->written_stacks = r->nstacks;
+		r->said_recording = 1;
 		/* written references are not needed again */
 		r->nrefs = r->written_refs = 0;
 	}

@@ -115,6 +115,14 @@ void lt_stacks_put_ref(struct lt_stackbuf *b, const struct lt_stack_ref *r)
 	lt_stackbuf_free(&rf);
 }
 
+void lt_stacks_put_recording(struct lt_stackbuf *b, int sample_every)
+{
+	struct lt_stackbuf rc = { 0 };
+	put_uint(&rc, 1, (uint64_t)(sample_every > 0 ? sample_every : 0));
+	put_nested(b, 3, &rc);
+	lt_stackbuf_free(&rc);
+}
+
 void lt_stackbuf_free(struct lt_stackbuf *b)
 {
 	free(b->p);
@@ -337,6 +345,21 @@ int lt_stacktab_add(struct lt_stacktab *t, const uint8_t *data, size_t len)
 		} else if (k == 2) {
 			struct lt_stack_ref r;
 			if (parse_ref(t, v, n, &r) || add_ref(t, &r))
+				goto bad;
+		} else if (k == 3) {
+			/* the recording was made with --stacks */
+			struct lt_cur rc = lt_cur_over(v, n);
+			int err = 0;
+			t->recorded = 1;
+			while (!err && rc.p < rc.end && !rc.err) {
+				uint64_t rk = lt_get_varint(&rc), rn = lt_get_varint(&rc);
+				const uint8_t *rv = rc.err ? NULL : lt_get_bytes(&rc, rn);
+				if (!rv)
+					break;
+				if (rk == 1)
+					t->sample_every = (uint32_t)val_uint(rv, rn, &err);
+			}
+			if (err || rc.err)
 				goto bad;
 		}
 	}

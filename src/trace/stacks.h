@@ -69,6 +69,9 @@ struct lt_stackbuf {
 };
 void lt_stacks_put_stack(struct lt_stackbuf *b, const struct lt_stack *s);
 void lt_stacks_put_ref(struct lt_stackbuf *b, const struct lt_stack_ref *r);
+/* Key 3: the recording was made with --stacks, sampling 1 in sample_every
+ * shorter waits (0 none); written once, in the first section. */
+void lt_stacks_put_recording(struct lt_stackbuf *b, int sample_every);
 void lt_stackbuf_free(struct lt_stackbuf *b);
 
 /* ---- decoding ---- */
@@ -80,6 +83,11 @@ struct lt_stacktab {
 	size_t nrefs;
 	struct lt_strtab names;    /* the references' rtlock_name, one copy each */
 	int damaged;            /* a section could not be read whole */
+	/* a section said the trace was recorded with --stacks (key 3: 1.6
+	 * recorders write it in their first section, stacks or none), and
+	 * with which --stack-sample (0 none) */
+	int recorded;
+	uint32_t sample_every;
 };
 /* Adds a section's stacks and references.  0, or -1 when it is malformed
  * (what came before the damage is kept; damaged set). */
