@@ -843,3 +843,123 @@ Test(stacks, profile_marks_a_cut_stack_in_every_format)
 	cr_assert_str_eq(fr[4], "futex 0x7f0000000100 :0");
 	free(out);
 }
+
+/* A trace attached to a hung process (record -p PID --stacks): WA and WB
+ * were asleep on LOCK when it began (the header's snapshot, blocked 5 s
+ * and an unknown time), WA until it ran again 40 ms on, WB to the end.
+ * HOLDER's switch is recorded 1 us before the attach, so the trace's
+ * start (the spans' begin) is not the header's time that keys the
+ * waits' references (trace-format.md, STACKS).  REFS: whether the
+ * section has the waits' references; RECORDED: whether it says the trace
+ * was recorded with --stacks (key 3). */
+#define ATT (T0 + 5000000)
+static void make_attach_trace(const char *path, int refs, int recorded)
+{
+	struct lt_writer *w;
+	struct lt_header h = { .pid = PID, .ncpus = 2, .clock_boottime = ATT };
+	struct lt_thread_info th[3] = {
+		{ .tid = WA, .comm = "wa", .sc_nr = 202, .sc_args = { LOCK, FUTEX_WAIT_PRIVATE, 2 },
+		  .blocked_ns = 5000000000ull, .state = 'S' },
+		{ .tid = WB, .comm = "wb", .sc_nr = 202, .sc_args = { LOCK, FUTEX_WAIT_PRIVATE, 2 },
+		  .state = 'S' },
+		{ .tid = HOLDER, .comm = "holder", .sc_nr = -2 } };
+	cr_assert_eq(lt_writer_open(&w, path, 1), 0);
+	snprintf(h.comm, sizeof(h.comm), "app");
+	h.threads = malloc(sizeof(th));
+	memcpy(h.threads, th, sizeof(th));
+	h.nthreads = 3;
+	cr_assert_eq(lt_writer_header(w, &h), 0);
+	free(h.threads);
+	struct lt_stackbuf sb = { 0 };
+	if (recorded)
+		lt_stacks_put_recording(&sb, 16);
+	if (refs) {
+		struct lt_stack s1 = { .id = 1, .tgid = PID, .nframes = 4, .frames = st1 };
+		struct lt_stack s2 = { .id = 2, .tgid = PID, .nframes = 4, .frames = st2 };
+		lt_stacks_put_stack(&sb, &s1);
+		lt_stacks_put_stack(&sb, &s2);
+		struct lt_stack_ref ra = { .tid = WA, .ts = ATT, .stack_id = 1, .role = LT_STACK_WAITER,
+					   .delay_ns = 300000 };
+		struct lt_stack_ref rb = { .tid = WB, .ts = ATT, .stack_id = 2, .role = LT_STACK_WAITER,
+					   .delay_ns = 300000 };
+		lt_stacks_put_ref(&sb, &ra);
+		lt_stacks_put_ref(&sb, &rb);
+	}
+	put(w, lt_ev_switch(ATT - 1000, 1, HOLDER, PID, 1, 0, 0, "holder", "swapper/1"));
+	put(w, lt_ev_switch(ATT + 40000000, 0, 0, 0, 0, WA, PID, "swapper/0", "wa"));
+	if (sb.len)
+		cr_assert_eq(lt_writer_section(w, LT_CHUNK_STACKS, sb.p, sb.len), 0);
+	cr_assert(!sb.oom);
+	lt_stackbuf_free(&sb);
+	struct lt_stats st = { .start_ns = ATT, .end_ns = ATT + 100000000, .ncpus = 2, .exit_status = -1 };
+	cr_assert_eq(lt_writer_stats(w, &st), 0);
+	cr_assert_eq(lt_writer_close(w), 0);
+}
+
+static char *attach_profile(int refs, int recorded, int format, char *err, size_t errlen)
+{
+	char path[TL_PATH_MAX];
+	tl_tmp_path(path, sizeof(path), "profile-attach");
+	make_attach_trace(path, refs, recorded);
+	FILE *f = tmpfile();
+	cr_assert(f);
+	cr_assert_eq(lt_report_profile_fmt(path, f, 0, format, err, errlen), 0, "profile: %s", err);
+	long n = ftell(f);
+	char *buf = malloc((size_t)n + 1);
+	rewind(f);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
+/* The waits under way at the attach have their stacks (keyed by the
+ * header's time, not the trace's start) and are ranked, each counted from
+ * the trace's start (WB's 100.001 ms to the end, WA's 40.001 ms), saying
+ * they began before it and how long before, where the snapshot knew. */
+Test(stacks, profile_ranks_the_waits_under_way_at_the_attach)
+{
+	char err[512] = "";
+	char *out = attach_profile(1, 1, LT_PROFILE_TEXT, err, sizeof(err));
+	cr_assert_str_empty(err);
+	cr_assert(strstr(out, "2 of 2 blocking calls have a stack: 140.0 of 140.0 ms of waiting"), "%s", out);
+	cr_assert(strstr(out, "2 of them were under way when the trace began"), "%s", out);
+	const char *b = strstr(out, "#1  100.0 ms in 1 wait");
+	const char *a = strstr(out, "#2  40.0 ms in 1 wait");
+	cr_assert(a && b, "%s", out);
+	cr_assert(strstr(b, "(under way when the trace began: counted from its start)\n"
+			    "      __lll_lock_wait+0x2b (futex-internal.h:146) [libc.so.6]\n"
+			    "      site_beta+0x59 (app.c:56) [app]"), "%s", out);
+	cr_assert(strstr(a, "(under way when the trace began: counted from its start; it had waited "
+			    "5000.0 ms more before it)\n"
+			    "      __lll_lock_wait+0x2b (futex-internal.h:146) [libc.so.6]\n"
+			    "      site_alpha+0x59 (app.c:45) [app]"), "%s", out);
+	cr_assert_null(strstr(out, "record it with --stacks"), "%s", out);
+	free(out);
+}
+
+/* A trace recorded with --stacks whose waits got no stack says why, not
+ * "record it with --stacks"; one that does not say it was still does. */
+Test(stacks, profile_says_why_a_stacks_recording_has_no_stack)
+{
+	char err[512] = "";
+	char *out = attach_profile(0, 1, LT_PROFILE_TEXT, err, sizeof(err));
+	cr_assert_str_empty(err);
+	cr_assert(strstr(out, "no stacks in this trace, recorded with --stacks: none of its 2 blocking "
+			      "calls got one (2 of 1 ms or more, which all should; 1 in 16 of the shorter "
+			      "ones is sampled); 2 of them were under way at the attach"), "%s", out);
+	cr_assert_null(strstr(out, "record it with"), "%s", out);
+	free(out);
+
+	out = attach_profile(0, 1, LT_PROFILE_COLLAPSED, err, sizeof(err));
+	cr_assert(strstr(err, "is empty: no stacks in this trace, recorded with --stacks: none of its 2"),
+		  "%s", err);
+	cr_assert_null(strstr(err, "record it with"), "%s", err);
+	free(out);
+
+	err[0] = 0;
+	out = attach_profile(0, 0, LT_PROFILE_TEXT, err, sizeof(err));
+	cr_assert(strstr(out, "no stacks in this trace: record it with --stacks"), "%s", out);
+	free(out);
+}
