@@ -673,3 +673,89 @@ Test(stacks_live, go_tool_pprof_reads_the_profile, .timeout = 180)
 	unlink(pb);
 	unlink(raw);
 }
+
+/* The headline case: attach to a process that is already hung (the
+ * deadlock workload: threads A and B asleep in pthread_mutex_lock, each on
+ * the mutex the other holds, since before the recorder started; nothing
+ * changes after).  Neither wait has an entry event in the trace: the
+ * recorder reads their stacks where they sleep, keyed by the header's
+ * time (trace-format.md, STACKS), and each passes through the workload's
+ * own function run() (deadlock.c) under glibc's lock; `report --profile`
+ * ranks both locks' waits with those frames, saying they were under way
+ * when the trace began. */
+Test(stacks_live, the_waits_under_way_at_the_attach_have_their_stacks, .timeout = 60)
+{
+	NEED_ROOT();
+	char *wargv[] = { WL("deadlock"), NULL };
+	char truth[32][256], pid[16], raw[TL_PATH_MAX];
+	int n = 0;
+	struct tl_proc wl, rec;
+	tl_start_pid(&wl, wargv, truth, &n, pid);
+	uint32_t ta = (uint32_t)tl_truth_val(truth, n, "thread", "role=A", "tid");
+	uint32_t tb = (uint32_t)tl_truth_val(truth, n, "thread", "role=B", "tid");
+	uint64_t l1 = tl_truth_val(truth, n, "lock", "name=L1", "addr");
+	uint64_t l2 = tl_truth_val(truth, n, "lock", "name=L2", "addr");
+	tl_tmp_path(raw, sizeof(raw), "stacks-attach");
+	char *extra[] = { "--stacks", "-d", "1", NULL };
+	setenv("LOCKTRACE_CACHE_DIR", "off", 1);
+	int started = tl_start_recorder(&rec, wl.pid, raw, extra);
+	unsetenv("LOCKTRACE_CACHE_DIR");
+	cr_assert_eq(started, 0, "the recorder did not start");
+	tl_recorder_done(&rec, &wl, 30000); /* the workload killed too */
+
+	struct tl_trace tr;
+	struct lt_stacktab st = { 0 };
+	tl_load_clean(&tr, raw);
+	cr_assert_eq(lt_trace_stacks(raw, &st), 0);
+	const uint32_t tids[2] = { ta, tb };
+	const uint64_t want[2] = { l2, l1 };
+	for (int k = 0; k < 2; k++) {
+		const struct lt_thread_info *ti = NULL;
+		for (uint32_t i = 0; i < tr.hdr.nthreads; i++)
+			if (tr.hdr.threads[i].tid == (int32_t)tids[k])
+				ti = &tr.hdr.threads[i];
+		cr_assert(ti && ti->sc_nr == LT_NR_FUTEX && ti->sc_args[0] == want[k],
+			  "the header does not have thread %u asleep in futex on 0x%llx", tids[k],
+			  (unsigned long long)want[k]);
+		for (size_t i = 0; i < tr.n; i++)
+			cr_assert(tr.ev[i].h.tid != tids[k] || tr.ev[i].h.kind != LT_EV_FUTEX_ENTER,
+				  "thread %u entered a futex call while recording: not hung", tids[k]);
+		const struct lt_stack *s = lt_stacktab_find(&st, (int32_t)tids[k], tr.hdr.clock_boottime,
+							    LT_STACK_WAITER);
+		cr_assert(s, "thread %u's wait under way at the attach has no stack", tids[k]);
+		int run = tl_frame_named(s, "run");
+		cr_assert_gt(run, 0, "thread %u's stack does not pass through run() under glibc", tids[k]);
+		cr_assert(s->frames[run].file && strstr(s->frames[run].file, "deadlock.c"),
+			  "run's frame is not in deadlock.c");
+		int lockf = -1;
+		for (int i = 0; i < run; i++)
+			if (s->frames[i].func && strstr(s->frames[i].func, "pthread_mutex_lock"))
+				lockf = i;
+		cr_assert_geq(lockf, 0, "thread %u's stack has no pthread_mutex_lock frame under run", tids[k]);
+	}
+	lt_stacktab_free(&st);
+	tl_free(&tr);
+
+	int nout;
+	tl_line *out = tl_profile_lines(raw, &nout);
+	int found[2] = { 0, 0 };
+	for (int i = 0; i < nout; i++) {
+		cr_assert_null(strstr(out[i], "record it with --stacks"), "%s", out[i]);
+		if (out[i][0] != '#')
+			continue;
+		int k = strstr(out[i], "<L1") || strstr(out[i], "L1>") ? 1
+			: strstr(out[i], "<L2") || strstr(out[i], "L2>") ? 0 : -1;
+		if (k < 0)
+			continue;
+		cr_assert(strstr(out[i], " in 1 wait "), "%s", out[i]);
+		cr_assert(i + 1 < nout && strstr(out[i + 1], "(under way when the trace began: counted from its "
+						 "start; it had waited"), "%s", i + 1 < nout ? out[i + 1] : "");
+		for (int j = i + 2; j < nout && out[j][0] == ' '; j++)
+			if (strstr(out[j], " run+0x") && strstr(out[j], "deadlock.c:"))
+				found[k] = 1;
+	}
+	cr_assert(found[0] && found[1], "the profile does not rank both waits through run(): L2 %d, L1 %d",
+		  found[0], found[1]);
+	free(out);
+	unlink(raw);
+}
