@@ -84,8 +84,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			(unsigned long long)k->bytes);
 		if (k->attach_waits)
 			lt_more("  stacks: %llu waits under way at the attach, read where they slept: %llu "
-				"with a stack (the others ran again before the copy ended, or could not be read)",
-				(unsigned long long)k->attach_waits, (unsigned long long)k->attach_kept);
+				"with a stack%s", (unsigned long long)k->attach_waits,
+				(unsigned long long)k->attach_kept,
+				k->attach_kept < k->attach_waits ? " (the others ran again before the copy "
+				"ended, or could not be read)" : "");
 		if (k->unread)
 			lt_more("  stacks: %llu waits of 1 ms or more were over before the collector "
 				"came to read them (it was behind: a busy machine), without a stack",
