@@ -80,6 +80,99 @@ static int32_t sync_state(struct jvm *j, uint64_t obj)
 	return a;
 }
 
+/* An int (4) or long (8) field NAME of OBJ, read twice; false when OBJ's
+ * class has none, the read failed or the value changed between reads. */
+static bool num_field(struct jvm *j, uint64_t obj, const char *name, bool wide, int64_t *val)
+{
+	uint64_t k = obj ? hs_klass_of(j, obj) : 0;
+	uint64_t off = k ? hs_field_offset(j, k, name, wide ? "J" : "I") : UINT64_MAX;
+	int64_t a = 0, b = 1;
+	int32_t a4 = 0, b4 = 1;
+	if (off == UINT64_MAX)
+		return false;
+	if (wide ? (hs_rd(j, obj + off, &a, 8) || hs_rd(j, obj + off, &b, 8))
+		 : (hs_rd(j, obj + off, &a4, 4) || hs_rd(j, obj + off, &b4, 4)))
+		return false;
+	if (!wide) {
+		a = a4;
+		b = b4;
+	}
+	*val = a;
+	return a == b;
+}
+
+/* The live Java thread whose java.lang.Thread's tid (Thread.getId(), what
+ * a HoldCounter records) is ID. */
+static const struct jthread *thread_of_id(struct jvm *j, int64_t id)
+{
+	for (size_t i = 0; id > 0 && i < j->n; i++) {
+		int64_t v = 0;
+		if (num_field(j, hs_thread_obj(j, j->t[i].addr), "tid", true, &v) && v == id)
+			return &j->t[i];
+	}
+	return NULL;
+}
+
+/* The threads a ReentrantReadWriteLock's Sync SYNC itself records as
+ * holding read holds, of HOLDS in all (the AQS state's high half):
+ * Sync.firstReader (the thread that took the first read hold after none,
+ * firstReaderHoldCount its holds) and Sync.cachedHoldCounter (the
+ * HoldCounter of the last other thread to take one: its tid and count).
+ * Every other reader's count sits in its own ThreadLocal (readHolds),
+ * which is not read.  Sets l->holder to the first recorded reader that is
+ * a live thread (a writer waits for every reader, so one that never lets
+ * go keeps it waiting) and l->holder_how to what was read. */
+static void read_holders(struct jvm *j, uint64_t sync, int holds, struct lt_rtlock *l)
+{
+	static const char HC[] = "Ljava/util/concurrent/locks/ReentrantReadWriteLock$Sync$HoldCounter;";
+	uint64_t k = hs_klass_of(j, sync);
+	uint64_t fr_off = k ? hs_field_offset(j, k, "firstReader", "Ljava/lang/Thread;") : UINT64_MAX;
+	uint64_t hc_off = k ? hs_field_offset(j, k, "cachedHoldCounter", HC) : UINT64_MAX;
+	uint64_t fr = fr_off != UINT64_MAX ? hs_oop_field(j, sync, fr_off) : 0;
+	uint64_t fr2 = fr_off != UINT64_MAX ? hs_oop_field(j, sync, fr_off) : 0;
+	uint64_t hc = hc_off != UINT64_MAX ? hs_oop_field(j, sync, hc_off) : 0;
+	int64_t frc = 0, hcc = 0, hct = 0;
+	const struct jthread *a = NULL, *b = NULL;
+	char what[512] = "";
+	size_t len = 0, known = 0;
+	if (fr && fr == fr2 && num_field(j, sync, "firstReaderHoldCount", false, &frc) && frc > 0) {
+		a = thread_of_obj(j, fr);
+		if (a) {
+			known += (size_t)frc;
+			len += (size_t)snprintf(what + len, sizeof(what) - len,
+						"Sync.firstReader is thread %d%s%s%s (%lld hold%s)", (int)a->tid,
+						a->name ? " (\"" : "", a->name ? a->name : "", a->name ? "\")" : "",
+						(long long)frc, frc == 1 ? "" : "s");
+		}
+	}
+	if (hc && num_field(j, hc, "count", false, &hcc) && hcc > 0 && num_field(j, hc, "tid", true, &hct) &&
+	    (b = thread_of_id(j, hct)) && b != a && len < sizeof(what)) {
+		known += (size_t)hcc;
+		len += (size_t)snprintf(what + len, sizeof(what) - len,
+					"%sSync.cachedHoldCounter names thread %d%s%s%s (%lld hold%s)", len ? "; " : "",
+					(int)b->tid, b->name ? " (\"" : "", b->name ? b->name : "",
+					b->name ? "\")" : "", (long long)hcc, hcc == 1 ? "" : "s");
+	} else {
+		b = NULL;
+	}
+	const char *pl = holds == 1 ? "" : "s";
+	if (!a && !b) {
+		l->holder_how = lts_asprintf("exclusiveOwnerThread is null and the AQS state says %d read hold%s: "
+					     "held in shared mode; neither Sync.firstReader nor "
+					     "Sync.cachedHoldCounter names a live reader, and the other readers' "
+					     "counts (ThreadLocal readHolds) are not read", holds, pl);
+		return;
+	}
+	l->holder = a ? a->tid : b->tid;
+	if (known >= (size_t)holds)
+		l->holder_how = lts_asprintf("exclusiveOwnerThread is null and the AQS state says %d read hold%s, "
+					     "all of them recorded by the lock: %s", holds, pl, what);
+	else
+		l->holder_how = lts_asprintf("exclusiveOwnerThread is null and the AQS state says %d read hold%s, "
+					     "%zu of them recorded by the lock: %s; the other readers' counts "
+					     "(ThreadLocal readHolds) are not read", holds, pl, known, what);
+}
+
 /* The parkBlocker of thread T and its exclusiveOwnerThread (0: none); false
  * when T parks on no ownable synchronizer. */
 static bool blocker_of(struct jvm *j, const struct jthread *t, uint64_t *blocker, uint64_t *owner)
@@ -136,9 +229,7 @@ int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, s
 		} else if (!owner && st >= 0 && strstr(cls, "ReentrantReadWriteLock$") && (st >> 16) > 0) {
 			/* AQS state: shared holds in the high 16 bits */
 			l->held = 1;
-			l->holder_how = lts_asprintf("exclusiveOwnerThread is null and the AQS state says %d read "
-						     "hold%s: held in shared mode; readers are not recorded", st >> 16,
-						     (st >> 16) == 1 ? "" : "s");
+			read_holders(j, blocker, st >> 16, l);
 		} else if (!owner) {
 			l->held = -1;
 			l->holder_how = lts_strdup("exclusiveOwnerThread is null: held in shared mode (readers, "

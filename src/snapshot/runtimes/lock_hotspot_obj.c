@@ -56,7 +56,7 @@ static uint16_t u2_at(const uint16_t *v, size_t i)
 
 static bool symbol_is(const struct jvm *j, uint64_t cp, uint32_t idx, const char *want)
 {
-	char buf[64];
+	char buf[256]; /* descriptors of nested classes run past 64 */
 	uint64_t sym = hs_rd64(j, cp + j->L.cp_size + (uint64_t)idx * 8);
 	return idx && hs_symbol(j, sym, buf, sizeof(buf)) == 0 && strcmp(buf, want) == 0;
 }

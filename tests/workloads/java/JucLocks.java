@@ -27,7 +27,13 @@
  * shared-waits (hangs): "latch-awaiter" waits in await() on a
  *   CountDownLatch of 2 counted down once (count 1); "reader-0" and
  *   "reader-1" take RW_A's read lock and sleep; "rw-writer" then waits for
- *   its write lock.  Roles LA, WR.
+ *   its write lock.  Roles LA, WR, R0, R1.
+ * read-cycle (hangs): thread "rc-reader" takes RW_A's read lock, thread
+ *   "rc-writer" locks RL_B; they meet at a barrier, then the reader locks
+ *   RL_B and the writer takes RW_A's write lock: a cycle through a read
+ *   hold, which only the lock's Sync.firstReader records.  Beside it
+ *   "sem-holder" locks RL_A, then waits for a permit of SEM (none), and
+ *   "sem-victim" waits to lock RL_A.  Roles R, W, H, V.
  * rl-exited (hangs): "rl-leaver" locks RL_B and exits without unlocking it;
  *   then "rl-victim" waits to lock RL_B, which no live thread holds.  Roles
  *   L (gone by "ready"), V.
@@ -170,13 +176,34 @@ public class JucLocks {
 					Thread.sleep(1000000000L);
 				} catch (InterruptedException e) {
 				}
-			});
+			}).announce("R" + i);
 		while (RW_A.getReadLockCount() < 2)
 			Thread.sleep(10);
 		Worker wr = new Worker("rw-writer", () -> RW_A.writeLock().lock());
 		wr.announce("WR");
 		awaitBlocked(la, "latch", "-");
 		awaitBlocked(wr, "RW_A", "-");
+	}
+
+	static final java.util.concurrent.Semaphore SEM = new java.util.concurrent.Semaphore(0);
+
+	static void readCycle() throws Exception {
+		CyclicBarrier meet = new CyclicBarrier(2);
+		Worker r = new Worker("rc-reader", () -> crosswise(RW_A.readLock(), RL_B, meet));
+		Worker w = new Worker("rc-writer", () -> crosswise(RL_B, RW_A.writeLock(), meet));
+		r.announce("R");
+		w.announce("W");
+		awaitBlocked(r, "RL_B", "RW_A-read");
+		awaitBlocked(w, "RW_A", "RL_B");
+		Worker h = new Worker("sem-holder", () -> {
+			RL_A.lock();
+			SEM.acquireUninterruptibly();
+		});
+		h.announce("H");
+		awaitBlocked(h, "SEM", "RL_A");
+		Worker v = new Worker("sem-victim", () -> RL_A.lock());
+		v.announce("V");
+		awaitBlocked(v, "RL_A", "-");
 	}
 
 	static void rlExited() throws Exception {
@@ -338,8 +365,9 @@ public class JucLocks {
 		case "wait-deadlock": waitDeadlock(); break;
 		case "rl-exited": rlExited(); break;
 		case "shared-waits": sharedWaits(); break;
+		case "read-cycle": readCycle(); break;
 		default:
-			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits "
+			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
