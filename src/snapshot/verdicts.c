@@ -725,16 +725,38 @@ static char *lock_phrase(const struct lt_snapshot *s, const struct lt_futex *f)
 	return lts_strdup(lb);
 }
 
-/* What the holder does: "which is blocked in read(fd 7: socket) for 14 s" */
-static char *holder_doing(const struct lt_thread *o)
+/* What the holder does: "which is blocked in read(fd 7: socket) for 14 s";
+ * a holder that itself waits for a lock a model named (a Java lock, a
+ * monitor, a GIL) is said to wait for that lock, and for whom, rather
+ * than for a futex word in an anonymous mapping. */
+static char *holder_doing(const struct lt_snapshot *s, const struct lt_thread *o)
 {
 	char dur[32];
 	if (o->state == 'R' || o->sc.state == LT_SC_RUNNING)
 		return lts_strdup("which is running");
 	if (o->moved)
 		return lts_strdup("which is busy (its state changed during the snapshot)");
-	char *act = lts_thread_activity(o);
 	char *r;
+	if (lock_wait(o) && o->futex.rtlock && o->futex.rtlock <= s->n_rtlocks) {
+		char *lp = lock_phrase(s, &o->futex);
+		const struct lt_thread *h = has_owner(&o->futex) ? lt_snapshot_find(s, o->futex.owner) : NULL;
+		char by[200];
+		if (h)
+			snprintf(by, sizeof(by), ", held by thread %d (%s)", (int)h->tid, lt_thread_name(h));
+		else if (has_owner(&o->futex))
+			snprintf(by, sizeof(by), ", held by %d", (int)o->futex.owner);
+		else
+			snprintf(by, sizeof(by), ", whose holder is not recorded");
+		if (o->idle_src == LT_IDLE_UNKNOWN) {
+			r = lts_asprintf("which waits for %s%s", lp, by);
+		} else {
+			lts_fmt_duration(o->idle_s, dur, sizeof(dur));
+			r = lts_asprintf("which has been waiting for %s for %s%s", lp, dur, by);
+		}
+		free(lp);
+		return r;
+	}
+	char *act = lts_thread_activity(o);
 	if (o->idle_src == LT_IDLE_UNKNOWN) {
 		r = lts_asprintf("which is in %s", act ? act : "?");
 	} else {
@@ -1073,7 +1095,7 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 		       quiet, other);
 	for (size_t k = 0; k < n; k++) {
 		const struct lt_thread *t = &s->threads[pick[k]];
-		char *doing = holder_doing(t);
+		char *doing = holder_doing(s, t);
 		char dm[256];
 		if (code[k])
 			lt_strlist_add(&v->evidence, "thread %d (%s), %s; it runs the waiters' code (%s)",
@@ -1159,7 +1181,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	v->longest_s = longest;
 	char *lp = lock_phrase(s, &t0->futex);
 	const struct lt_thread *o = owner ? lt_snapshot_find(s, owner) : NULL;
-	char *doing = o ? holder_doing(o) : NULL;
+	char *doing = o ? holder_doing(s, o) : NULL;
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
 	char quiet_d[32] = "";
 	if (quiet >= 0)
@@ -1389,7 +1411,7 @@ static void find_rt_blocked_holders(struct lt_snapshot *s, int min_waiters, cons
 		v->owner_source = owner_source(&how);
 		v->explains = cnt + 1;
 		v->longest_s = o->idle_src != LT_IDLE_UNKNOWN ? o->idle_s : -1;
-		char *doing = holder_doing(o);
+		char *doing = holder_doing(s, o);
 		const char *name = l->name ? l->name : "?";
 		if (cnt)
 			v->summary = lts_asprintf("%zu %s for the %s (%s) held by thread %d (%s), %s", cnt,

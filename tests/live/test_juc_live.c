@@ -416,7 +416,60 @@ Test(juc_live, latch_and_read_holds_read_from_the_synchronizer_state, .fini = cl
 		cr_assert_null(strstr(v->evidence.v[k], "is among these"), "threads listed as holders: %s",
 			       v->evidence.v[k]);
 	v = verdict_of(s, wr);
-	cr_assert(strstr(v->summary, "the AQS state says 2 read holds"), "%s", v->summary);
+	/* both readers are recorded by the lock itself: the first as
+	 * Sync.firstReader, the other as Sync.cachedHoldCounter */
+	pid_t r0 = tid_of("R0"), r1 = tid_of("R1");
+	char a[64], b[64];
+	snprintf(a, sizeof(a), "thread %d (\"reader-", (int)r0);
+	snprintf(b, sizeof(b), "thread %d (\"reader-", (int)r1);
+	const char *how = NULL;
+	for (size_t k = 0; k < v->evidence.n && !how; k++)
+		if (strstr(v->evidence.v[k], "the AQS state says 2 read holds"))
+			how = v->evidence.v[k];
+	cr_assert_not_null(how, "no evidence says the read holds: %s", v->summary);
+	cr_assert(strstr(how, "all of them recorded by the lock") && strstr(how, a) && strstr(how, b), "%s", how);
+	cr_assert(v->owner == r0 || v->owner == r1, "owner %d, readers %d %d", (int)v->owner, (int)r0, (int)r1);
+	lt_snapshot_free(s);
+}
+
+/* A cycle through a read hold (the user trial's journal-writer and
+ * index-reader): the reader holds RW_A's read lock and waits for RL_B,
+ * which the writer holds while it waits for RW_A's write lock.  The read
+ * hold is the lock's Sync.firstReader: a deadlock read from the JVM (it was
+ * a lock wait whose "readers are not recorded").  Beside it, a thread
+ * waiting for RL_A, whose holder waits for a Semaphore permit: its verdict
+ * names the Semaphore its holder waits for (it said "blocked in
+ * futex([anonymous mapping ...])"). */
+Test(juc_live, read_hold_cycle_is_a_deadlock_and_holders_say_their_lock, .fini = cleanup, .timeout = 240)
+{
+	start("read-cycle");
+	pid_t r = tid_of("R"), w = tid_of("W"), h = tid_of("H"), vt = tid_of("V");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *dl = the_deadlock(s, r, w);
+	cr_assert(strstr(dl->summary, "(rc-reader)") && strstr(dl->summary, "(rc-writer)"), "%s", dl->summary);
+	size_t rw = 0;
+	for (size_t i = 0; i < s->n_rtlocks; i++) {
+		const struct lt_rtlock *l = &s->rtlocks[i];
+		if (!l->name || !strstr(l->name, "ReentrantReadWriteLock$NonfairSync@"))
+			continue;
+		rw++;
+		char want[96];
+		snprintf(want, sizeof(want), "Sync.firstReader is thread %d (\"rc-reader\") (1 hold)", (int)r);
+		cr_assert_eq(l->holder, r, "holder %d", (int)l->holder);
+		cr_assert(l->holder_how && strstr(l->holder_how, want) &&
+			  strstr(l->holder_how, "1 read hold, all of them recorded"), "%s",
+			  l->holder_how ? l->holder_how : "-");
+	}
+	cr_assert_eq(rw, 1, "one ReentrantReadWriteLock, got %zu", rw);
+	const struct lt_verdict *v = verdict_of(s, vt);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->owner, h, "%s", v->summary);
+	char want[160];
+	snprintf(want, sizeof(want), "held by thread %d (sem-holder), which has been waiting for the "
+		 "java.util.concurrent lock (java.util.concurrent.Semaphore$NonfairSync@0x", (int)h);
+	cr_assert(strstr(v->summary, want) && strstr(v->summary, "whose holder is not recorded"), "%s", v->summary);
+	no_jvm_idle_thread(s);
 	lt_snapshot_free(s);
 }
 

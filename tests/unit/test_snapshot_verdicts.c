@@ -807,6 +807,48 @@ Test(verdict_runtime, timed_parks_say_the_wait_may_be_longer)
 	lt_snapshot_free(s);
 }
 
+/* A holder that itself waits for a lock a model named (the user trial's
+ * journal-writer, holding a ReentrantLock while it waits for a Semaphore
+ * permit) is said to wait for that lock, by its name, and for whom: it
+ * was "blocked in futex([anonymous mapping ...])". */
+Test(verdict_runtime, a_holder_waiting_for_a_named_lock_says_which)
+{
+	struct lt_snapshot *s = table(3);
+	s->rtlocks = calloc(2, sizeof(*s->rtlocks));
+	s->n_rtlocks = 2;
+	const char *names[] = { "ReentrantLock$NonfairSync@0x69ec1ae88", "Semaphore$NonfairSync@0x69ec1b3e8" };
+	for (int i = 0; i < 2; i++) {
+		struct lt_rtlock *l = &s->rtlocks[i];
+		l->model = "hotspot";
+		l->kind = "java.util.concurrent lock";
+		l->name = strdup(names[i]);
+		l->base = 0x69ec1ae88 + (uint64_t)i * 0x1000;
+		l->held = i ? -1 : 1;
+		l->waiters = -1;
+		l->holder = i ? 0 : 40;
+		l->holder_how = strdup(i ? "no owner is recorded" : "exclusiveOwnerThread");
+	}
+	futex_wait(&s->threads[0], 41, "victim", 0x7000, 0, 0, LT_OWNER_RUNTIME, 40, 3);
+	s->threads[0].futex.rtlock = 1;
+	s->threads[0].futex.lock_kind = "java.util.concurrent lock";
+	futex_wait(&s->threads[1], 40, "holder", 0x7100, 0, 0, LT_OWNER_NONE, 0, 3.5);
+	s->threads[1].futex.rtlock = 2;
+	s->threads[1].futex.lock_kind = "java.util.concurrent lock";
+	running(&s->threads[2], 42, "spin");
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < s->n_verdicts && !v; i++)
+		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+			if (s->verdicts[i].tids[k] == 41)
+				v = &s->verdicts[i];
+	cr_assert_not_null(v);
+	cr_assert_eq(v->owner, 40);
+	cr_assert_not_null(strstr(v->summary, "held by thread 40 (holder), which has been waiting for the "
+					      "java.util.concurrent lock (Semaphore$NonfairSync@0x69ec1b3e8) for "
+					      "3.5 s, whose holder is not recorded"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
 Test(verdict_runtime, unknown_holder_is_said_unknown)
 {
 	struct lt_snapshot *s = table(3);
