@@ -381,6 +381,75 @@ Test(go_live, channel_leak_behind_a_pipe_is_kept_when_the_wait_is_followed)
 	lt_multi_free(m);
 }
 
+/* A mutex holder that is itself blocked says in what (the user trial's
+ * "held by goroutine 9 (main.cfgReloader, inferred)" said nothing of its
+ * read(2)), and a cycle through two mutexes and a channel is one probable
+ * deadlock, its channel's one receiver inferred from code (it was three
+ * LOCK WAITs): gowl holders. */
+Test(go_live, blocked_holders_say_their_wait_and_a_channel_closes_a_cycle)
+{
+	start(GOWL, "holders", NULL);
+	read_truth();
+	pid_t child = 0;
+	int rfd = -1;
+	FILE *f = fopen(out, "r");
+	char line[256];
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "child %d", &child);
+		sscanf(line, "readfd %d", &rfd);
+	}
+	if (f)
+		fclose(f);
+	cr_assert(child > 0 && rfd >= 0, "no child or fd in %s", out);
+	go_child = child;
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go);
+	const struct tg *ref = truth_with("main.refresher"), *con = truth_with("main.consumer"),
+			*rep = truth_with("main.reporter"), *cfg = truth_with("main.cfgReloader");
+	const struct lt_verdict *dl = NULL;
+	size_t ndl = 0;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_DEADLOCK && !ndl++)
+			dl = &s->verdicts[i];
+	cr_assert_eq(ndl, 1, "one deadlock, got %zu", ndl);
+	cr_assert(!strncmp(dl->summary, "probable deadlock (holders and a channel's other end inferred): ", 63), "%s",
+		  dl->summary);
+	char w1[200], w2[200], w3[200];
+	snprintf(w1, sizeof(w1), "held by goroutine %ld (main.refresher), which is blocked in chan send on main.updates, "
+		 "which only goroutine %ld (main.consumer) may receive from", ref->id, con->id);
+	snprintf(w2, sizeof(w2), "waits for main.statsMu, held by goroutine %ld (main.reporter)", rep->id);
+	snprintf(w3, sizeof(w3), "waits for main.cacheMu, held by goroutine %ld (main.refresher)", ref->id);
+	char w1b[200]; /* the cycle told from the refresher */
+	snprintf(w1b, sizeof(w1b), "goroutine %ld (main.refresher) is blocked in chan send on main.updates, which only "
+		 "goroutine %ld (main.consumer) may receive from", ref->id, con->id);
+	cr_assert((strstr(dl->summary, w1) || strstr(dl->summary, w1b)) && strstr(dl->summary, w2) &&
+		  strstr(dl->summary, w3), "%s", dl->summary);
+	cr_assert_eq(dl->explains, 3);
+	cr_assert(tl_strlist_has(&dl->evidence, "channel main.updates: inferred from code: only goroutine"), "%s",
+		  dl->summary);
+	/* none of the three is a LOCK WAIT of its own */
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(s->verdicts[i].kind == LT_VERDICT_DEADLOCK || (!strstr(s->verdicts[i].summary, "main.cacheMu") &&
+			  !strstr(s->verdicts[i].summary, "main.statsMu")), "%s", s->verdicts[i].summary);
+	/* cfgMu's holder in read(2) of the pipe only the child can write */
+	const struct lt_go_routine *g = routine(s, cfg->id);
+	cr_assert(g && g->tid > 0, "goroutine %ld has no thread", cfg->id);
+	char want[256];
+	snprintf(want, sizeof(want), "wait for sync.Mutex main.cfgMu, held by goroutine %ld (main.cfgReloader, inferred), "
+		 "which is in a system call on thread %d: read(fd %d: pipe), for ", cfg->id, (int)g->tid, rfd);
+	char wchild[64];
+	snprintf(wchild, sizeof(wchild), "write end held by process %d", (int)child);
+	const struct lt_verdict *lw = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (strstr(s->verdicts[i].summary, "main.cfgMu"))
+			lw = &s->verdicts[i];
+	cr_assert_not_null(lw, "no verdict names main.cfgMu");
+	cr_assert_eq(lw->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert(!strncmp(lw->summary, "3 goroutines (main.cfgUser, ...) ", 33) && strstr(lw->summary, want) &&
+		  strstr(lw->summary, wchild), "%s\nwant: %s ... %s", lw->summary, want, wchild);
+	lt_snapshot_free(s);
+}
+
 /* A writer starved by readers that hold an RWMutex forever, with two
  * later readers queued behind it: one verdict names the RWMutex and the
  * counts read from it; no holder is invented. */

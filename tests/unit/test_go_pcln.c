@@ -113,6 +113,13 @@ Test(go_pcln, functions_match_the_symbol_table)
 			const char *file = lt_go_pcln_file(&p, fn, lt_go_pcln_value(&p, fn, 1, entry + 8));
 			cr_assert(file && strstr(file, "gowl.go"), "%s", file ? file : "(none)");
 			cr_assert_gt(lt_go_pcln_value(&p, fn, 2, entry + 8), 30);
+			/* its end: its last byte is its own, the next the next
+			 * function's entry */
+			uint64_t end = lt_go_pcln_func_end(&p, fs[i].addr + 8), e2 = 0;
+			cr_assert_gt(end, fs[i].addr + 8);
+			cr_assert_eq(lt_go_pcln_func_end(&p, fs[i].addr), end);
+			cr_assert(lt_go_pcln_func(&p, end - 1, &e2) && e2 == fs[i].addr);
+			cr_assert(!lt_go_pcln_func(&p, end, &e2) || e2 == end);
 		}
 }
 

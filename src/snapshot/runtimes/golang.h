@@ -67,6 +67,14 @@ struct lt_go_routine {
 	char *obj_name;       /* "main.muA", "main.leakCh", NULL for heap objects */
 	const char *dir;      /* channel: "receive", "send", "select" (static) */
 	char *netfd;          /* IO wait: "fd 3 (tcp 127.0.0.1:80 LISTEN)", NULL */
+	/* chan send or receive on a channel that is a package variable: the
+	 * other goroutines whose code, after where each is stopped, does the
+	 * other operation on it (inferred, rt_go_infer.c): their count, -1
+	 * not looked for; chan_peer the one such goroutine's index + 1, 0 if
+	 * not exactly one; chan_peers_how says what was read. */
+	long n_chan_peers;
+	size_t chan_peer;
+	char *chan_peers_how;
 };
 
 /* A sync object goroutines wait for (sync.Mutex, RWMutex, WaitGroup,
@@ -153,6 +161,9 @@ int lt_go_pcln_init(struct lt_go_pcln *p, const uint8_t *d, size_t n);
 /* The function holding PC: its offset in d (the _func), or 0 when none;
  * *ENTRY its entry pc. */
 uint64_t lt_go_pcln_func(const struct lt_go_pcln *p, uint64_t pc, uint64_t *entry);
+/* The end of the function holding PC (the next function's entry, or the
+ * end of the text), 0 when PC is in none. */
+uint64_t lt_go_pcln_func_end(const struct lt_go_pcln *p, uint64_t pc);
 /* The function's name, "" when unreadable. */
 const char *lt_go_pcln_name(const struct lt_go_pcln *p, uint64_t fn);
 /* The value at PC of the function's pc-value table number TAB (0 pcsp,

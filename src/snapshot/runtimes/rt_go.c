@@ -866,6 +866,7 @@ void lt_go_free(struct lt_go *g)
 		free(r->created_by);
 		free(r->obj_name);
 		free(r->netfd);
+		free(r->chan_peers_how);
 	}
 	free(g->routines);
 	for (size_t i = 0; i < g->n_mutexes; i++) {

@@ -332,6 +332,122 @@ static void infer_holders(struct go_ctx *c)
 	free(cache);
 }
 
+/* Does code [from, len) of the function at ENTRY load the channel
+ * variable [v, v+8) (a RIP-relative operand, as locks() reads them) and
+ * then, within 96 bytes, call one of the runtime's functions that do
+ * operation OP on a channel ("receive": chanrecv1, chanrecv2; "send":
+ * chansend1; either: selectgo, a select with that case)? */
+static bool chan_op_after(const struct go_ctx *c, const uint8_t *b, uint64_t entry, uint64_t from, uint64_t len,
+			  uint64_t v, bool recv)
+{
+	for (uint64_t p = from < 3 ? 3 : from; p + 5 <= len; p++) {
+		if ((b[p] & 0xc7) != 0x05)
+			continue;
+		int32_t d;
+		memcpy(&d, b + p + 1, 4);
+		static const unsigned ends[] = { 5, 6, 9 };
+		bool hit = false;
+		for (int k = 0; k < 3 && !hit; k++) {
+			uint64_t t = entry + p + ends[k] + (uint64_t)(int64_t)d;
+			hit = t >= v && t < v + 8;
+		}
+		for (uint64_t q = p + 5; hit && q < p + 101 && q + 5 <= len; q++) {
+			const char *fn = call_target(c, b, entry, len, q);
+			if (!fn)
+				continue;
+			if (!strcmp(fn, "runtime.selectgo") ||
+			    (recv ? !strcmp(fn, "runtime.chanrecv1") || !strcmp(fn, "runtime.chanrecv2")
+				  : !strcmp(fn, "runtime.chansend1")))
+				return true;
+		}
+	}
+	return false;
+}
+
+static const struct go_sym *sym_named(const struct go_ctx *c, const char *name)
+{
+	for (size_t k = 0; name && k < c->nsyms; k++)
+		if (c->syms[k].size == 8 && !strcmp(c->syms[k].name, name))
+			return &c->syms[k];
+	return NULL;
+}
+
+#define PEERS_SHOWN 4
+
+/* For each goroutine blocked in a chan send or receive on a channel held
+ * by a package variable: the other goroutines whose code, from where each
+ * of its frames is stopped to the end of that frame's function, loads
+ * that variable and then does the other operation on it (or a select).
+ * Only those could end the wait that the snapshot can see; a goroutine
+ * not yet started, or code in a function not on a goroutine's stack, is
+ * not seen: an inference, and said to be one. */
+static void chan_peers(struct go_ctx *c)
+{
+	struct lt_go *go = c->go;
+	struct code *cache = NULL;
+	size_t ncache = 0;
+	for (size_t i = 0; i < go->n_routines; i++) {
+		struct lt_go_routine *r = &go->routines[i];
+		if (r->wait != LT_GO_WAIT_CHAN || !r->obj_name || !r->dir || r->system ||
+		    (strcmp(r->dir, "send") && strcmp(r->dir, "receive")))
+			continue;
+		const struct go_sym *vs = sym_named(c, r->obj_name);
+		if (!vs)
+			continue;
+		bool recv = !strcmp(r->dir, "send"); /* what a peer must do */
+		uint64_t v = vs->addr + c->bias;
+		long n = 0;
+		size_t one = 0;
+		char who[400] = "";
+		size_t wl = 0;
+		for (size_t k = 0; k < go->n_routines; k++) {
+			const struct lt_go_routine *o = &go->routines[k];
+			if (k == i || o->system)
+				continue;
+			bool hit = false;
+			for (size_t f = 0; f < o->n_frames && !hit; f++) {
+				const struct lt_go_frame *fr = &o->frames[f];
+				if (fr->inlined || !fr->func || !user_pkg(fr->func))
+					continue;
+				uint64_t entry, end = lt_go_pcln_func_end(&c->pcln, fr->pc - c->bias);
+				if (!end || !lt_go_pcln_func(&c->pcln, fr->pc - c->bias, &entry))
+					continue;
+				entry += c->bias;
+				end += c->bias;
+				if (end - entry > MAX_CODE || fr->pc < entry)
+					continue;
+				const uint8_t *b = code_of(c, &cache, &ncache, entry, end - entry);
+				/* from the return address (the callee's return) on */
+				hit = b && chan_op_after(c, b, entry, fr->pc - entry, end - entry, v, recv);
+			}
+			if (!hit)
+				continue;
+			if (!n++)
+				one = k + 1;
+			if (n <= PEERS_SHOWN && wl < sizeof(who) - 80)
+				wl += (size_t)snprintf(who + wl, sizeof(who) - wl, "%sgoroutine %" PRId64, wl ? ", " : "",
+						       o->id);
+		}
+		r->n_chan_peers = n;
+		r->chan_peer = n == 1 ? one : 0;
+		if (n)
+			r->chan_peers_how = lts_asprintf("inferred from code: %s%s %s %s after where %s "
+							 "stopped (goroutines not yet started, and functions not "
+							 "on their stacks, are not seen)", n == 1 ? "only " : "",
+							 who, n == 1 ? (recv ? "receives from" : "sends on")
+								     : (recv ? "receive from" : "send on"),
+							 r->obj_name, n == 1 ? "it is" : "they are");
+		else
+			r->chan_peers_how = lts_asprintf("inferred from code: no other goroutine's frames %s %s "
+							 "after where they are stopped (goroutines not yet started, "
+							 "and functions not on their stacks, are not seen)",
+							 recv ? "receive from" : "send on", r->obj_name);
+	}
+	for (size_t i = 0; i < ncache; i++)
+		free(cache[i].b);
+	free(cache);
+}
+
 void go_infer(struct go_ctx *c)
 {
 	for (size_t i = 0; i < c->go->n_routines; i++) {
@@ -343,4 +459,5 @@ void go_infer(struct go_ctx *c)
 	}
 	chan_names(c);
 	infer_holders(c);
+	chan_peers(c);
 }

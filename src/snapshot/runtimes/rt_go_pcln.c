@@ -85,6 +85,24 @@ uint64_t lt_go_pcln_func(const struct lt_go_pcln *p, uint64_t pc, uint64_t *entr
 	return fn;
 }
 
+uint64_t lt_go_pcln_func_end(const struct lt_go_pcln *p, uint64_t pc)
+{
+	uint64_t entry = 0;
+	if (!lt_go_pcln_func(p, pc, &entry))
+		return 0;
+	/* the next entry of the table (entry nfunc: the end of the text) */
+	uint64_t off = pc - p->text, lo = 0, hi = p->nfunc;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (ld(p->d, p->n, p->pcln + mid * 8, 4) <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint64_t end = ld(p->d, p->n, p->pcln + (lo + 1) * 8, 4);
+	return end > off ? p->text + end : 0;
+}
+
 const char *lt_go_pcln_name(const struct lt_go_pcln *p, uint64_t fn)
 {
 	int32_t off = (int32_t)ld(p->d, p->n, fn + 4, 4);

@@ -14,6 +14,7 @@
 #include "golang.h"
 #include "jsonw.h"
 #include "snapshot_int.h"
+#include "waitfor.h"
 
 #define LEAK_MIN 3
 #define TEXT_MAX_ROUTINES 500
@@ -109,6 +110,89 @@ static void add_frames(struct lt_verdict *v, const struct lt_go_routine *r)
 	add_frames_for(v, r, NULL);
 }
 
+/* The first wait-for edge of thread T that names parties (who can write
+ * the pipe it reads, the peer of its socket), as a line; NULL none. */
+static char *thread_party(const struct lt_thread *t)
+{
+	for (size_t i = 0; t && t->wf && i < t->wf->n_edges; i++)
+		if (t->wf->edges[i].n_pids)
+			return lt_wf_edge_line(&t->wf->edges[i]);
+	return NULL;
+}
+
+#define DOING_DEPTH 4
+
+/* What goroutine H, a lock's holder, is itself blocked in, followed where
+ * the snapshot can: another mutex (to its inferred holder and what that
+ * one does, at most DOING_DEPTH steps), a channel, a system call (its
+ * thread's wait, and who can end it, as the snapshot follows threads'
+ * waits), network I/O, or its wait reason.  ", which waits for sync.Mutex
+ * main.muB, held by goroutine 21 (main.lockBA, inferred), which is in a
+ * system call on thread 812: read(fd 3: pipe) for 2.1 s [...]". */
+static char *go_doing(const struct lt_snapshot *s, size_t h, int depth)
+{
+	const struct lt_go *go = s->go;
+	const struct lt_go_routine *r = &go->routines[h];
+	char nb[128];
+	long m = waits_mutex(go, h);
+	if (m >= 0) {
+		const struct lt_go_mutex *mx = &go->mutexes[m];
+		mname(mx, nb, sizeof(nb));
+		if (mx->holder < 0 || (size_t)mx->holder == h)
+			return lts_asprintf("which waits for %s %s (holder unknown)", mx->kind, nb);
+		const struct lt_go_routine *o = &go->routines[mx->holder];
+		char *more = depth + 1 < DOING_DEPTH ? go_doing(s, (size_t)mx->holder, depth + 1) : NULL;
+		char *r2 = lts_asprintf("which waits for %s %s, held by goroutine %" PRId64 " (%s, inferred)%s%s",
+					mx->kind, nb, o->id, gfunc(o), more ? ", " : "", more ? more : "");
+		free(more);
+		return r2;
+	}
+	if (r->wait == LT_GO_WAIT_CHAN && r->obj && r->dir && strcmp(r->dir, "select"))
+		return lts_asprintf("which is blocked in chan %s on channel %s (0x%" PRIx64 ")", r->dir,
+				    r->obj_name ? r->obj_name : "(heap)", r->obj);
+	if (r->wait == LT_GO_WAIT_CHAN)
+		return lts_strdup("which is blocked in a select on several channels");
+	if (r->wait == LT_GO_WAIT_SEMA)
+		return lts_asprintf("which waits for %s %s", r->obj_kind ? r->obj_kind : "a semaphore",
+				    r->obj_name ? r->obj_name : "(heap)");
+	if (r->status_name && !strcmp(r->status_name, "syscall") && r->tid) {
+		const struct lt_thread *t = lt_snapshot_find(s, r->tid);
+		if (!t)
+			return lts_asprintf("which is in a system call on thread %d (not in the snapshot)", (int)r->tid);
+		char *act = lts_thread_activity(t), dur[32];
+		char *party = thread_party(t);
+		lts_fmt_duration(t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s, dur, sizeof(dur));
+		char *r2 = lts_asprintf("which is in a system call on thread %d: %s, for %s%s%s", (int)t->tid,
+					act ? act : "?", dur, party ? "; " : "", party ? party : "");
+		free(act);
+		free(party);
+		return r2;
+	}
+	if (r->netfd)
+		return lts_asprintf("which waits for network I/O on %s", r->netfd);
+	if (r->status_name && !strcmp(r->status_name, "running"))
+		return lts_asprintf("which is running%s", r->tid ? "" : " (no thread recorded)");
+	return lts_asprintf("which is [%s]", r->reason ? r->reason : r->status_name ? r->status_name : "?");
+}
+
+/* The goroutine that goroutine I waits for, -1 none: a mutex's inferred
+ * holder, or the one goroutine whose code can do the other operation on
+ * the channel I is blocked on (chan_peers, rt_go_infer.c).  *VIA_CHAN
+ * says which. */
+static long waits_for(const struct lt_go *go, size_t i, bool *via_chan)
+{
+	long m = waits_mutex(go, i);
+	*via_chan = false;
+	if (m >= 0)
+		return go->mutexes[m].holder;
+	const struct lt_go_routine *r = &go->routines[i];
+	if (r->wait == LT_GO_WAIT_CHAN && r->chan_peer && r->chan_peers_how) {
+		*via_chan = true;
+		return (long)r->chan_peer - 1;
+	}
+	return -1;
+}
+
 static void deadlocks(struct lt_snapshot *s, bool *in_cycle)
 {
 	struct lt_go *go = s->go;
@@ -119,45 +203,70 @@ static void deadlocks(struct lt_snapshot *s, bool *in_cycle)
 	for (size_t start = 0; start < n; start++) {
 		if (stamp[start])
 			continue;
-		/* follow waits-for -> holder */
+		/* follow waits-for -> holder (or the channel's one peer) */
 		size_t cur = start;
-		long m;
-		while (!stamp[cur] && (m = waits_mutex(go, cur)) >= 0 && go->mutexes[m].holder >= 0) {
+		long nx;
+		bool via;
+		while (!stamp[cur] && (nx = waits_for(go, cur, &via)) >= 0) {
 			stamp[cur] = (int)start + 1;
-			cur = (size_t)go->mutexes[m].holder;
+			cur = (size_t)nx;
 		}
 		if (stamp[cur] != (int)start + 1 || in_cycle[cur])
 			continue;
 		/* a cycle through cur */
+		bool chan = false;
+		size_t k = cur, len = 0;
+		do {
+			k = (size_t)waits_for(go, k, &via);
+			chan |= via;
+		} while (k != cur && ++len < n);
 		struct lt_verdict *v = push(s, LT_VERDICT_DEADLOCK);
 		if (!v)
 			break;
-		char *sum = lts_strdup("probable deadlock (holders inferred): ");
-		size_t k = cur, len = 0;
+		char *sum = lts_strdup(chan ? "probable deadlock (holders and a channel's other end inferred): "
+					    : "probable deadlock (holders inferred): ");
+		k = cur;
+		len = 0;
 		do {
 			const struct lt_go_routine *r = &go->routines[k];
-			const struct lt_go_mutex *mx = &go->mutexes[waits_mutex(go, k)];
+			size_t nk = (size_t)waits_for(go, k, &via);
+			const struct lt_go_routine *o = &go->routines[nk];
 			char nb[128];
 			char who[160] = "";
 			if (!len)
 				snprintf(who, sizeof(who), "goroutine %" PRId64 " (%s) ", r->id, gfunc(r));
-			char *next = lts_asprintf("%s%s%swaits for %s, held by goroutine %" PRId64 " (%s)", sum,
-						  len ? ", which " : "", who, mname(mx, nb, sizeof(nb)),
-						  go->routines[mx->holder].id, gfunc(&go->routines[mx->holder]));
+			char *next;
+			if (via) {
+				next = lts_asprintf("%s%s%sis blocked in chan %s on %s, which only goroutine %" PRId64
+						    " (%s) %s", sum, len ? ", which " : "", who, r->dir,
+						    r->obj_name ? r->obj_name : "?", o->id, gfunc(o),
+						    strcmp(r->dir, "send") ? "may send on" : "may receive from");
+				add_frames(v, r);
+				lt_strlist_add(&v->evidence, "channel %s: %s", r->obj_name ? r->obj_name : "?",
+					       r->chan_peers_how);
+			} else {
+				const struct lt_go_mutex *mx = &go->mutexes[waits_mutex(go, k)];
+				next = lts_asprintf("%s%s%swaits for %s, held by goroutine %" PRId64 " (%s)", sum,
+						    len ? ", which " : "", who, mname(mx, nb, sizeof(nb)), o->id, gfunc(o));
+				add_frames(v, r);
+				lt_strlist_add(&v->evidence, "%s: %s", nb, mx->holder_how ? mx->holder_how : "?");
+			}
 			free(sum);
 			sum = next;
 			in_cycle[k] = true;
-			add_frames(v, r);
-			lt_strlist_add(&v->evidence, "%s: %s", nb, mx->holder_how ? mx->holder_how : "?");
 			v->explains++;
 			if (r->waited_s > v->longest_s)
 				v->longest_s = r->waited_s;
 			len++;
-			k = (size_t)mx->holder;
+			k = nk;
 		} while (k != cur && len < n);
 		v->summary = sum;
 		lt_strlist_add(&v->evidence, "sync.Mutex records no owner: each holder is inferred from the "
 			       "code of its goroutine's frames (docs/runtimes.md, Go)");
+		if (chan)
+			lt_strlist_add(&v->evidence, "a channel records no goroutine that will use it: its other "
+				       "end is the one goroutine whose code, after where it is stopped, does the "
+				       "other operation on it, and that goroutine is blocked too");
 	}
 	free(stamp);
 }
@@ -186,10 +295,13 @@ static void mutex_groups(struct lt_snapshot *s, const bool *in_cycle)
 			return;
 		char nb[128], hb[256] = "";
 		mname(mx, nb, sizeof(nb));
+		char *doing = NULL;
 		if (mx->holder >= 0) {
 			const struct lt_go_routine *h = &go->routines[mx->holder];
 			snprintf(hb, sizeof(hb), ", held by goroutine %" PRId64 " (%s, inferred)%s", h->id, gfunc(h),
 				 in_cycle[mx->holder] ? ", which is in a deadlock" : "");
+			if (!in_cycle[mx->holder])
+				doing = go_doing(s, (size_t)mx->holder, 0);
 		} else {
 			snprintf(hb, sizeof(hb), ", holder unknown");
 		}
@@ -200,9 +312,10 @@ static void mutex_groups(struct lt_snapshot *s, const bool *in_cycle)
 		for (size_t i = 0; i < go->n_routines; i++)
 			if (waits_mutex(go, i) == (long)k && !in_cycle[i] && strcmp(go->routines[i].obj_kind, what))
 				same = false;
-		v->summary = lts_asprintf("%zu goroutine%s (%s%s) wait%s for %s %s%s", nw, nw == 1 ? "" : "s",
+		v->summary = lts_asprintf("%zu goroutine%s (%s%s) wait%s for %s %s%s%s%s", nw, nw == 1 ? "" : "s",
 					  gfunc(&go->routines[first]), nw > 1 ? ", ..." : "", nw == 1 ? "s" : "",
-					  same ? what : mx->kind, nb, hb);
+					  same ? what : mx->kind, nb, hb, doing ? ", " : "", doing ? doing : "");
+		free(doing);
 		for (size_t i = 0; i < go->n_routines; i++)
 			if (waits_mutex(go, i) == (long)k && !in_cycle[i]) {
 				add_frames_for(v, &go->routines[i], go->routines[i].obj_kind);

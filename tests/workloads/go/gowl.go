@@ -10,6 +10,12 @@
 //	gowl many N OUT    N goroutines parked in select on their own channels
 //	gowl rwstarve OUT  2 readers hold rw (blocked on a channel), a writer waits
 //	                   for them, 2 later readers wait behind the writer
+//	gowl holders OUT   a cycle through two mutexes and a channel: refresher
+//	                   holds cacheMu and sends on updates, whose one receiver
+//	                   (consumer) waits for statsMu, held by reporter, which
+//	                   waits for cacheMu; and cfgReloader holds cfgMu in a
+//	                   blocking read(2) of a pipe whose write end only a child
+//	                   (sleep 600) holds, 3 cfgUsers waiting for cfgMu
 //
 // Once everything is in place it writes OUT: "addr NAME 0xADDR" lines, then
 // the program's own runtime.Stack(all) output, the ground truth of the tests;
@@ -26,6 +32,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -36,7 +43,48 @@ var (
 	rwBlock  = make(chan int)
 	holding  sync.WaitGroup
 	jobs     sync.WaitGroup
+
+	cacheMu, statsMu, cfgMu sync.Mutex
+	updates                 = make(chan int)
 )
+
+//go:noinline
+func refresher() {
+	cacheMu.Lock()
+	time.Sleep(100 * time.Millisecond)
+	updates <- 1 // its one receiver waits for statsMu
+	cacheMu.Unlock()
+}
+
+//go:noinline
+func consumer() {
+	statsMu.Lock() // reporter holds it
+	<-updates
+	statsMu.Unlock()
+}
+
+//go:noinline
+func reporter() {
+	statsMu.Lock()
+	time.Sleep(200 * time.Millisecond)
+	cacheMu.Lock() // refresher holds it
+	cacheMu.Unlock()
+	statsMu.Unlock()
+}
+
+//go:noinline
+func cfgReloader(fd int) {
+	cfgMu.Lock()
+	buf := make([]byte, 8)
+	syscall.Read(fd, buf) // a blocking read(2): the goroutine keeps its thread
+	cfgMu.Unlock()
+}
+
+//go:noinline
+func cfgUser() {
+	cfgMu.Lock()
+	cfgMu.Unlock()
+}
 
 //go:noinline
 func awaitJobs() {
@@ -131,7 +179,7 @@ func get(url string) {
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle|rwstarve|wgwait OUT | gowl leak|many|pipeleak N OUT")
+		fmt.Fprintln(os.Stderr, "usage: gowl deadlock|idle|rwstarve|wgwait|holders OUT | gowl leak|many|pipeleak N OUT")
 		os.Exit(2)
 	}
 	out := os.Args[len(os.Args)-1]
@@ -155,6 +203,30 @@ func main() {
 		go rwLateReader()
 		go rwLateReader()
 		extra = fmt.Sprintf("addr rw %p\n", &rw)
+	case "holders":
+		go reporter()
+		go refresher()
+		time.Sleep(50 * time.Millisecond)
+		go consumer()
+		var p [2]int
+		if err := syscall.Pipe(p[:]); err != nil { // blocking fds, not the netpoller's
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		cmd := exec.Command("sleep", "600")
+		wr := os.NewFile(uintptr(p[1]), "pipe-w")
+		cmd.Stdout = wr
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		wr.Close() // only the child holds the write end
+		go cfgReloader(p[0])
+		time.Sleep(50 * time.Millisecond)
+		for i := 0; i < 3; i++ {
+			go cfgUser()
+		}
+		extra = fmt.Sprintf("child %d\nreadfd %d\n", cmd.Process.Pid, p[0])
 	case "wgwait":
 		jobs.Add(2)
 		go jobs.Done()

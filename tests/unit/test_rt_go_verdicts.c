@@ -1,0 +1,165 @@
+/* The Go verdicts (rt_go_verdicts.c) on synthetic goroutine tables: what a
+ * mutex's blocked holder is blocked in, and a cycle closed by a channel
+ * whose one other end the model inferred.  No root, no Go program. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "golang.h"
+#include "lt_test.h"
+#include "snapshot.h"
+#include "waitfor.h"
+
+static struct lt_go_routine *gr(struct lt_go *go, size_t i, long id, const char *func)
+{
+	struct lt_go_routine *r = &go->routines[i];
+	r->id = id;
+	r->status_name = "waiting";
+	r->waited_s = -1;
+	r->frames = calloc(1, sizeof(*r->frames));
+	r->frames[0].func = strdup(func);
+	r->frames[0].file = strdup("/src/app/main.go");
+	r->frames[0].line = 10 + (int)i;
+	r->n_frames = 1;
+	return r;
+}
+
+static void on_mutex(struct lt_go_routine *r, uint64_t m)
+{
+	r->wait = LT_GO_WAIT_SEMA;
+	r->reason = strdup("semacquire");
+	r->obj = m + 4;
+	r->lock = m;
+	r->obj_kind = "sync.Mutex";
+}
+
+static void mutex(struct lt_go *go, size_t k, uint64_t addr, const char *name, long holder)
+{
+	struct lt_go_mutex *m = &go->mutexes[k];
+	m->kind = "sync.Mutex";
+	m->addr = addr;
+	m->name = strdup(name);
+	m->holder = holder;
+	m->holder_how = strdup("inferred: ...");
+}
+
+/* refresher (0) holds cacheMu and sends on updates, whose one receiver
+ * consumer (1) waits for statsMu, held by reporter (2), which waits for
+ * cacheMu; cfgReloader (3) holds cfgMu in read(2) on thread 500, a pipe
+ * process 900 holds the write end of; cfgUser (4) waits for cfgMu. */
+static struct lt_snapshot *table(bool one_receiver)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	s->pid = 400;
+	s->go = calloc(1, sizeof(*s->go));
+	struct lt_go *go = s->go;
+	go->routines = calloc(5, sizeof(*go->routines));
+	go->n_routines = 5;
+	go->mutexes = calloc(3, sizeof(*go->mutexes));
+	go->n_mutexes = 3;
+	struct lt_go_routine *ref = gr(go, 0, 7, "main.refresher");
+	ref->wait = LT_GO_WAIT_CHAN;
+	ref->reason = strdup("chan send");
+	ref->obj = 0xc000010000;
+	ref->obj_name = strdup("main.updates");
+	ref->obj_kind = "channel";
+	ref->dir = "send";
+	ref->n_chan_peers = one_receiver ? 1 : 2;
+	ref->chan_peer = one_receiver ? 2 : 0;
+	ref->chan_peers_how = strdup(one_receiver ? "inferred from code: only goroutine 8 receives from main.updates"
+						  : "inferred from code: goroutine 8, goroutine 6 receive from "
+						    "main.updates");
+	on_mutex(gr(go, 1, 8, "main.consumer"), 0x100);
+	on_mutex(gr(go, 2, 6, "main.reporter"), 0x200);
+	struct lt_go_routine *cfg = gr(go, 3, 9, "main.cfgReloader");
+	cfg->status_name = "syscall";
+	cfg->tid = 500;
+	on_mutex(gr(go, 4, 10, "main.cfgUser"), 0x300);
+	mutex(go, 0, 0x100, "main.statsMu", 2);
+	mutex(go, 1, 0x200, "main.cacheMu", 0);
+	mutex(go, 2, 0x300, "main.cfgMu", 3);
+
+	s->threads = calloc(1, sizeof(*s->threads));
+	s->n_threads = 1;
+	struct lt_thread *t = &s->threads[0];
+	t->tid = 500;
+	snprintf(t->comm, sizeof(t->comm), "app");
+	t->state = 'S';
+	t->idle_s = 2.5;
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.nr = 0;
+	t->sc_name = "read";
+	t->wait = LT_WAIT_IO;
+	t->fdw.epfd = -1;
+	t->fdw.io.fd = 3;
+	t->fdw.io.kind = LT_FD_PIPE;
+	t->wf = calloc(1, sizeof(*t->wf));
+	t->wf->pid = 400;
+	t->wf->edges = calloc(1, sizeof(*t->wf->edges));
+	t->wf->n_edges = 1;
+	struct lt_wf_edge *e = &t->wf->edges[0];
+	e->kind = LT_WF_PIPE_READ;
+	e->fd = 3;
+	e->what = strdup("pipe pipe:[77] (fd 3)");
+	e->pids[0] = 900;
+	e->n_pids = 1;
+	e->pstate = LT_WFP_TIMED;
+	e->doing = strdup("900 (sleep): clock_nanosleep");
+	return s;
+}
+
+static const struct lt_verdict *naming(const struct lt_snapshot *s, const char *what)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (strstr(s->verdicts[i].summary, what))
+			return &s->verdicts[i];
+	return NULL;
+}
+
+Test(rt_go_verdicts, a_holder_in_a_syscall_says_its_threads_wait)
+{
+	struct lt_snapshot *s = table(true);
+	lt_go_verdicts(s);
+	const struct lt_verdict *v = naming(s, "main.cfgMu");
+	cr_assert_not_null(v);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_str_eq(v->summary, "1 goroutine (main.cfgUser) waits for sync.Mutex main.cfgMu, held by goroutine 9 "
+				     "(main.cfgReloader, inferred), which is in a system call on thread 500: read(fd 3: "
+				     "pipe), for 2.5 s; pipe pipe:[77] (fd 3): write end held by process 900, asleep on "
+				     "a timer: 900 (sleep): clock_nanosleep []");
+	lt_snapshot_free(s);
+}
+
+Test(rt_go_verdicts, a_channel_with_one_receiver_closes_the_cycle)
+{
+	struct lt_snapshot *s = table(true);
+	lt_go_verdicts(s);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	const char *sum = s->verdicts[0].summary;
+	cr_assert_str_eq(sum, "probable deadlock (holders and a channel's other end inferred): goroutine 7 "
+			      "(main.refresher) is blocked in chan send on main.updates, which only goroutine 8 "
+			      "(main.consumer) may receive from, which waits for main.statsMu, held by goroutine 6 "
+			      "(main.reporter), which waits for main.cacheMu, held by goroutine 7 (main.refresher)");
+	cr_assert_eq(s->verdicts[0].explains, 3);
+	cr_assert(tl_strlist_has(&s->verdicts[0].evidence, "channel main.updates: inferred from code: only goroutine 8"));
+	cr_assert_null(naming(s, "for sync.Mutex main.cacheMu"));
+	lt_snapshot_free(s);
+}
+
+/* Two goroutines may receive: no cycle (one of them may yet do it), but
+ * each holder's wait is said, down the chain. */
+Test(rt_go_verdicts, several_receivers_make_no_cycle_but_the_chain_is_said)
+{
+	struct lt_snapshot *s = table(false);
+	lt_go_verdicts(s);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert_neq(s->verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s->verdicts[i].summary);
+	const struct lt_verdict *v = naming(s, "for sync.Mutex main.statsMu");
+	cr_assert_not_null(v);
+	cr_assert(strstr(v->summary, "1 goroutine (main.consumer) waits for sync.Mutex main.statsMu, held by goroutine "
+				     "6 (main.reporter, inferred), which waits for sync.Mutex main.cacheMu, held by "
+				     "goroutine 7 (main.refresher, inferred), which is blocked in chan send on channel "
+				     "main.updates (0xc000010000)"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
