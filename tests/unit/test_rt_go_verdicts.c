@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "golang.h"
+#include "json_read.h"
+#include "jsonw.h"
 #include "lt_test.h"
 #include "snapshot.h"
 #include "waitfor.h"
@@ -161,5 +163,37 @@ Test(rt_go_verdicts, several_receivers_make_no_cycle_but_the_chain_is_said)
 				     "6 (main.reporter, inferred), which waits for sync.Mutex main.cacheMu, held by "
 				     "goroutine 7 (main.refresher, inferred), which is blocked in chan send on channel "
 				     "main.updates (0xc000010000)"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
+/* The inferred other end is in the JSON, and read back from it (a stored
+ * snapshot keeps it for `snapshot --from` and `report`). */
+Test(rt_go_verdicts, a_channels_other_end_survives_the_json)
+{
+	struct lt_snapshot *s = table(true);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct jw w;
+	jw_init(&w, f, JW_COMPACT);
+	jw_object(&w);
+	lt_go_print_json(&w, s);
+	jw_end(&w);
+	cr_assert_eq(jw_finish(&w), 0);
+	fclose(f);
+	cr_assert(strstr(buf, "\"other_ends\":1") && strstr(buf, "\"other_end_goroutine\":8"), "%s", buf);
+	char err[128];
+	struct rp_json *j = rp_json_parse(buf, len, err, sizeof(err));
+	cr_assert_not_null(j, "%s", err);
+	struct lt_snapshot *s2 = calloc(1, sizeof(*s2));
+	lt_go_from_json(s2, rp_json_get(j, "go"));
+	cr_assert_not_null(s2->go);
+	cr_assert_eq(s2->go->routines[0].chan_peer, 2);
+	cr_assert_eq(s2->go->routines[0].n_chan_peers, 1);
+	cr_assert_str_eq(s2->go->routines[0].chan_peers_how, s->go->routines[0].chan_peers_how);
+	cr_assert_eq(s2->go->routines[1].chan_peer, 0);
+	rp_json_free(j);
+	free(buf);
+	lt_snapshot_free(s2);
 	lt_snapshot_free(s);
 }

@@ -38,6 +38,8 @@ static void routine_from(struct lt_snapshot *s, struct lt_go_routine *r, const s
 		r->dir = lts_json_own_str(s, J(w, "dir"));
 		r->obj_name = rp_json_strdup(J(w, "name"));
 		r->wait = r->dir ? LT_GO_WAIT_CHAN : r->obj_kind ? LT_GO_WAIT_SEMA : LT_GO_WAIT_OTHER;
+		r->chan_peers_how = rp_json_strdup(J(w, "other_ends_how"));
+		r->n_chan_peers = (long)rp_json_int(J(w, "other_ends"), 0);
 		if (r->wait == LT_GO_WAIT_SEMA)
 			r->lock = r->obj = rp_json_addr0(J(w, "addr"));
 		else
@@ -81,6 +83,13 @@ void lt_go_from_json(struct lt_snapshot *s, const struct rp_json *j)
 		for (size_t i = 0; i < n; i++)
 			routine_from(s, &go->routines[i], &gs->items[i]);
 		go->n_routines = n;
+	}
+	for (size_t i = 0; i < go->n_routines; i++) { /* a channel's one other end, by its id */
+		const struct rp_json *w = J(&gs->items[i], "waits_for");
+		int64_t pg = w ? rp_json_int(J(w, "other_end_goroutine"), -1) : -1;
+		for (size_t k = 0; pg >= 0 && k < go->n_routines; k++)
+			if (go->routines[k].id == pg)
+				go->routines[i].chan_peer = k + 1;
 	}
 	const struct rp_json *ms = J(j, "mutexes");
 	n = count(ms);

@@ -565,6 +565,12 @@ void lt_go_print_json(struct jw *w, const struct lt_snapshot *s)
 			jw_kstr(w, "dir", r->dir);
 			jw_khex(w, "addr", r->wait == LT_GO_WAIT_SEMA ? r->lock : r->obj);
 			jw_kstr(w, "name", r->obj_name);
+			if (r->chan_peers_how) { /* the channel's other end, inferred */
+				jw_kint(w, "other_ends", r->n_chan_peers);
+				jw_kint_or_null(w, "other_end_goroutine",
+						r->chan_peer ? go->routines[r->chan_peer - 1].id : 0, r->chan_peer != 0);
+				jw_kstr(w, "other_ends_how", r->chan_peers_how);
+			}
 			jw_end(w);
 		}
 		jw_karray(w, "frames");
