@@ -113,64 +113,135 @@ static const struct jthread *thread_of_id(struct jvm *j, int64_t id)
 	return NULL;
 }
 
-/* The threads a ReentrantReadWriteLock's Sync SYNC itself records as
- * holding read holds, of HOLDS in all (the AQS state's high half):
+#define MAX_TL_TABLE 4096 /* ThreadLocalMap entries read per thread */
+#define READERS_NAMED 6
+
+/* Thread T's read holds of the lock whose ThreadLocal readHolds is RH:
+ * the HoldCounter its java.lang.Thread.threadLocals map holds under that
+ * key (ThreadLocalMap.table, Entry: Reference.referent the key, value the
+ * counter); 0 none, -1 not readable. */
+static int64_t tl_holds(struct jvm *j, const struct jthread *t, uint64_t rh)
+{
+	uint64_t obj = hs_thread_obj(j, t->addr), tk = obj ? hs_klass_of(j, obj) : 0;
+	uint64_t off = tk ? hs_field_offset(j, tk, "threadLocals", "Ljava/lang/ThreadLocal$ThreadLocalMap;")
+			  : UINT64_MAX;
+	if (off == UINT64_MAX)
+		return -1;
+	uint64_t map = hs_oop_field(j, obj, off);
+	if (!map)
+		return 0;
+	uint64_t mk = hs_klass_of(j, map);
+	uint64_t toff = mk ? hs_field_offset(j, mk, "table", "[Ljava/lang/ThreadLocal$ThreadLocalMap$Entry;")
+			   : UINT64_MAX;
+	uint64_t tab = toff != UINT64_MAX ? hs_oop_field(j, map, toff) : 0;
+	int32_t n = 0;
+	if (!tab || hs_rd(j, tab + j->L.arr_length, &n, 4) || n < 0 || n > MAX_TL_TABLE)
+		return -1;
+	uint64_t esz = j->L.coops ? 4 : 8;
+	for (int32_t i = 0; i < n; i++) {
+		uint64_t e = hs_oop_field(j, tab, j->L.arr_base + (uint64_t)i * esz);
+		uint64_t ek = e ? hs_klass_of(j, e) : 0;
+		if (!ek)
+			continue;
+		uint64_t ro = hs_field_offset(j, ek, "referent", "Ljava/lang/Object;");
+		uint64_t vo = hs_field_offset(j, ek, "value", "Ljava/lang/Object;");
+		if (ro == UINT64_MAX || vo == UINT64_MAX || hs_oop_field(j, e, ro) != rh)
+			continue;
+		int64_t c = 0;
+		return num_field(j, hs_oop_field(j, e, vo), "count", false, &c) && c > 0 ? c : 0;
+	}
+	return 0;
+}
+
+/* The readers of a ReentrantReadWriteLock whose Sync is SYNC, HOLDS read
+ * holds in all (the AQS state's high half), as the lock records them:
  * Sync.firstReader (the thread that took the first read hold after none,
- * firstReaderHoldCount its holds) and Sync.cachedHoldCounter (the
- * HoldCounter of the last other thread to take one: its tid and count).
- * Every other reader's count sits in its own ThreadLocal (readHolds),
- * which is not read.  Sets l->holder to the first recorded reader that is
- * a live thread (a writer waits for every reader, so one that never lets
- * go keeps it waiting) and l->holder_how to what was read. */
+ * firstReaderHoldCount its holds), and every other reader's HoldCounter
+ * in its own ThreadLocal (Sync.readHolds, read from each live thread's
+ * threadLocals map); where those maps are not readable,
+ * Sync.cachedHoldCounter (the last other reader's counter: its
+ * Thread.getId() and count).  Sets l->holder to the first reader found
+ * (a writer waits for every reader, so one that never lets go keeps it
+ * waiting) and l->holder_how to what was read. */
 static void read_holders(struct jvm *j, uint64_t sync, int holds, struct lt_rtlock *l)
 {
 	static const char HC[] = "Ljava/util/concurrent/locks/ReentrantReadWriteLock$Sync$HoldCounter;";
+	static const char TLHC[] = "Ljava/util/concurrent/locks/ReentrantReadWriteLock$Sync$ThreadLocalHoldCounter;";
 	uint64_t k = hs_klass_of(j, sync);
 	uint64_t fr_off = k ? hs_field_offset(j, k, "firstReader", "Ljava/lang/Thread;") : UINT64_MAX;
 	uint64_t hc_off = k ? hs_field_offset(j, k, "cachedHoldCounter", HC) : UINT64_MAX;
+	uint64_t rh_off = k ? hs_field_offset(j, k, "readHolds", TLHC) : UINT64_MAX;
 	uint64_t fr = fr_off != UINT64_MAX ? hs_oop_field(j, sync, fr_off) : 0;
 	uint64_t fr2 = fr_off != UINT64_MAX ? hs_oop_field(j, sync, fr_off) : 0;
-	uint64_t hc = hc_off != UINT64_MAX ? hs_oop_field(j, sync, hc_off) : 0;
-	int64_t frc = 0, hcc = 0, hct = 0;
-	const struct jthread *a = NULL, *b = NULL;
-	char what[512] = "";
-	size_t len = 0, known = 0;
-	if (fr && fr == fr2 && num_field(j, sync, "firstReaderHoldCount", false, &frc) && frc > 0) {
-		a = thread_of_obj(j, fr);
-		if (a) {
-			known += (size_t)frc;
-			len += (size_t)snprintf(what + len, sizeof(what) - len,
-						"Sync.firstReader is thread %d%s%s%s (%lld hold%s)", (int)a->tid,
-						a->name ? " (\"" : "", a->name ? a->name : "", a->name ? "\")" : "",
-						(long long)frc, frc == 1 ? "" : "s");
-		}
+	uint64_t rh = rh_off != UINT64_MAX ? hs_oop_field(j, sync, rh_off) : 0;
+	const struct jthread *first = NULL;
+	char what[768] = "";
+	size_t len = 0, known = 0, named = 0;
+	pid_t holder = 0;
+	int64_t frc = 0;
+#define NAME_READER(t, cnt, how)                                                                              \
+	do {                                                                                                  \
+		known += (size_t)(cnt);                                                                       \
+		if (!holder)                                                                                  \
+			holder = (t)->tid;                                                                    \
+		if (named++ < READERS_NAMED && len < sizeof(what))                                           \
+			len += (size_t)snprintf(what + len, sizeof(what) - len,                               \
+						"%sthread %d%s%s%s (%lld hold%s, %s)", len ? ", " : "",       \
+						(int)(t)->tid, (t)->name ? " (\"" : "",                       \
+						(t)->name ? (t)->name : "", (t)->name ? "\")" : "",           \
+						(long long)(cnt), (cnt) == 1 ? "" : "s", how);                \
+	} while (0)
+	if (fr && fr == fr2 && num_field(j, sync, "firstReaderHoldCount", false, &frc) && frc > 0 &&
+	    (first = thread_of_obj(j, fr)))
+		NAME_READER(first, frc, "Sync.firstReader");
+	size_t len_first = len;
+	bool tl_ok = rh != 0;
+	for (size_t i = 0; tl_ok && i < j->n; i++) {
+		if (&j->t[i] == first)
+			continue;
+		int64_t c = tl_holds(j, &j->t[i], rh);
+		if (c < 0)
+			tl_ok = false;
+		else if (c > 0)
+			NAME_READER(&j->t[i], c, "its readHolds");
 	}
-	if (hc && num_field(j, hc, "count", false, &hcc) && hcc > 0 && num_field(j, hc, "tid", true, &hct) &&
-	    (b = thread_of_id(j, hct)) && b != a && len < sizeof(what)) {
-		known += (size_t)hcc;
-		len += (size_t)snprintf(what + len, sizeof(what) - len,
-					"%sSync.cachedHoldCounter names thread %d%s%s%s (%lld hold%s)", len ? "; " : "",
-					(int)b->tid, b->name ? " (\"" : "", b->name ? b->name : "",
-					b->name ? "\")" : "", (long long)hcc, hcc == 1 ? "" : "s");
-	} else {
-		b = NULL;
+	if (!tl_ok) { /* the maps are not readable: the one cached counter */
+		known = first ? (size_t)frc : 0;
+		named = first ? 1 : 0;
+		holder = first ? first->tid : 0;
+		len = len_first;
+		what[len < sizeof(what) ? len : sizeof(what) - 1] = 0;
+		uint64_t hc = hc_off != UINT64_MAX ? hs_oop_field(j, sync, hc_off) : 0;
+		int64_t hcc = 0, hct = 0;
+		const struct jthread *b = NULL;
+		if (hc && num_field(j, hc, "count", false, &hcc) && hcc > 0 && num_field(j, hc, "tid", true, &hct) &&
+		    (b = thread_of_id(j, hct)) && b != first)
+			NAME_READER(b, hcc, "Sync.cachedHoldCounter");
 	}
+#undef NAME_READER
 	const char *pl = holds == 1 ? "" : "s";
-	if (!a && !b) {
+	if (!holder) {
 		l->holder_how = lts_asprintf("exclusiveOwnerThread is null and the AQS state says %d read hold%s: "
-					     "held in shared mode; neither Sync.firstReader nor "
-					     "Sync.cachedHoldCounter names a live reader, and the other readers' "
-					     "counts (ThreadLocal readHolds) are not read", holds, pl);
+					     "held in shared mode; no live thread is recorded as a reader "
+					     "(Sync.firstReader, %s)", holds, pl,
+					     tl_ok ? "the threads' readHolds" : "Sync.cachedHoldCounter; the "
+					     "threads' readHolds were not readable");
 		return;
 	}
-	l->holder = a ? a->tid : b->tid;
+	l->holder = holder;
+	char more[48] = "";
+	if (named > READERS_NAMED)
+		snprintf(more, sizeof(more), " and %zu more", named - READERS_NAMED);
 	if (known >= (size_t)holds)
 		l->holder_how = lts_asprintf("exclusiveOwnerThread is null and the AQS state says %d read hold%s, "
-					     "all of them recorded by the lock: %s", holds, pl, what);
+					     "all of them recorded by the lock: %s%s", holds, pl, what, more);
 	else
 		l->holder_how = lts_asprintf("exclusiveOwnerThread is null and the AQS state says %d read hold%s, "
-					     "%zu of them recorded by the lock: %s; the other readers' counts "
-					     "(ThreadLocal readHolds) are not read", holds, pl, known, what);
+					     "%zu of them found: %s%s; %s", holds, pl, known, what, more,
+					     tl_ok ? "the others' were not found (a thread's readHolds changing "
+						     "while read)"
+						   : "the other readers' counts (their ThreadLocal readHolds) "
+						     "were not readable");
 }
 
 /* The parkBlocker of thread T and its exclusiveOwnerThread (0: none); false

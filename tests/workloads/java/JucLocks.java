@@ -25,9 +25,10 @@
  *   a monitor W owns, W for a notify() that only H, owning MON2, can send.
  *   Roles W, H; "ready" 0.5 s after both block.
  * shared-waits (hangs): "latch-awaiter" waits in await() on a
- *   CountDownLatch of 2 counted down once (count 1); "reader-0" and
- *   "reader-1" take RW_A's read lock and sleep; "rw-writer" then waits for
- *   its write lock.  Roles LA, WR, R0, R1.
+ *   CountDownLatch of 2 counted down once (count 1); "reader-0" to
+ *   "reader-2" take RW_A's read lock and sleep (the lock records the first
+ *   in Sync.firstReader, the others only in their ThreadLocal readHolds);
+ *   "rw-writer" then waits for its write lock.  Roles LA, WR, R0..R2.
  * read-cycle (hangs): thread "rc-reader" takes RW_A's read lock, thread
  *   "rc-writer" locks RL_B; they meet at a barrier, then the reader locks
  *   RL_B and the writer takes RW_A's write lock: a cycle through a read
@@ -169,7 +170,7 @@ public class JucLocks {
 			}
 		});
 		la.announce("LA");
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < 3; i++)
 			new Worker("reader-" + i, () -> {
 				RW_A.readLock().lock();
 				try {
@@ -177,7 +178,7 @@ public class JucLocks {
 				} catch (InterruptedException e) {
 				}
 			}).announce("R" + i);
-		while (RW_A.getReadLockCount() < 2)
+		while (RW_A.getReadLockCount() < 3)
 			Thread.sleep(10);
 		Worker wr = new Worker("rw-writer", () -> RW_A.writeLock().lock());
 		wr.announce("WR");
