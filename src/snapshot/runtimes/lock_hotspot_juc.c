@@ -199,6 +199,10 @@ static void read_holders(struct jvm *j, uint64_t sync, int holds, struct lt_rtlo
 	for (size_t i = 0; tl_ok && i < j->n; i++) {
 		if (&j->t[i] == first)
 			continue;
+		if ((i & 255) == 255 && lt_budget_over()) { /* the snapshot's time ran out */
+			tl_ok = false;
+			break;
+		}
 		int64_t c = tl_holds(j, &j->t[i], rh);
 		if (c < 0)
 			tl_ok = false;
