@@ -1084,7 +1084,10 @@ static bool net_line(const char *text, unsigned long ino, bool unix_, char *out,
 	return false;
 }
 
-static int unix_peer(unsigned long ino, uint32_t *peer)
+/* A NETLINK_SOCK_DIAG socket that sent a unix_diag request (FLAGS:
+ * NLM_F_DUMP or not; STATES, INO, SHOW as unix_diag_req has them), its
+ * replies to be read within a second: the socket, or -errno. */
+static int unix_diag_ask(uint16_t flags, uint32_t states, uint32_t ino, uint32_t show)
 {
 	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (s < 0)
@@ -1095,12 +1098,13 @@ static int unix_peer(unsigned long ino, uint32_t *peer)
 	} req = { 0 };
 	req.h.nlmsg_len = sizeof(req);
 	req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	req.h.nlmsg_flags = NLM_F_REQUEST;
+	req.h.nlmsg_flags = NLM_F_REQUEST | flags;
 	req.r.sdiag_family = AF_UNIX;
-	req.r.udiag_states = ~0u;
-	req.r.udiag_ino = (uint32_t)ino;
-	req.r.udiag_show = UDIAG_SHOW_PEER;
-	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0u;
+	req.r.udiag_states = states;
+	req.r.udiag_ino = ino;
+	req.r.udiag_show = show;
+	if (!(flags & NLM_F_DUMP))
+		req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0u;
 	struct timeval tv = { 1, 0 };
 	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (send(s, &req, sizeof(req), 0) < 0) {
@@ -1108,6 +1112,14 @@ static int unix_peer(unsigned long ino, uint32_t *peer)
 		close(s);
 		return -e;
 	}
+	return s;
+}
+
+static int unix_peer(unsigned long ino, uint32_t *peer)
+{
+	int s = unix_diag_ask(0, ~0u, (uint32_t)ino, UDIAG_SHOW_PEER);
+	if (s < 0)
+		return s;
 	long buf[1024];
 	ssize_t n = recv(s, buf, sizeof(buf), 0);
 	int e = errno;
@@ -1125,26 +1137,9 @@ static int unix_peer(unsigned long ino, uint32_t *peer)
  * inode.  0 and *OUT, or -errno (-ENOENT none). */
 static int unix_listener_by_vfs(dev_t dev, ino_t ino, uint32_t *out)
 {
-	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	int s = unix_diag_ask(NLM_F_DUMP, 1u << 10 /* TCP_LISTEN */, 0, UDIAG_SHOW_VFS);
 	if (s < 0)
-		return -errno;
-	struct {
-		struct nlmsghdr h;
-		struct unix_diag_req r;
-	} req = { 0 };
-	req.h.nlmsg_len = sizeof(req);
-	req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.r.sdiag_family = AF_UNIX;
-	req.r.udiag_states = 1u << 10; /* TCP_LISTEN */
-	req.r.udiag_show = UDIAG_SHOW_VFS;
-	struct timeval tv = { 1, 0 };
-	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (send(s, &req, sizeof(req), 0) < 0) {
-		int e = errno;
-		close(s);
-		return -e;
-	}
+		return s;
 	/* the kernel's dev_t: major << 20 | minor */
 	uint32_t kdev = (uint32_t)(major(dev) << 20 | (minor(dev) & 0xfffff));
 	int r = -ENOENT;

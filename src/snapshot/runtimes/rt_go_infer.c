@@ -142,6 +142,25 @@ static bool is_unlock_fn(const char *n)
 		     !strcmp(n, "sync.(*RWMutex).Unlock"));
 }
 
+/* Whether the ModRM byte at B[P] (code at ENTRY) is a RIP-relative operand
+ * (mod 00, r/m 101) whose 4-byte displacement reaches the 8-byte word at
+ * WORD, for the instruction ending 5, 6 or 9 bytes on (no immediate, or
+ * an 8- or 32-bit one). */
+static bool rip_refers(const uint8_t *b, uint64_t entry, uint64_t p, uint64_t word)
+{
+	if ((b[p] & 0xc7) != 0x05)
+		return false;
+	int32_t d;
+	memcpy(&d, b + p + 1, 4);
+	static const unsigned ends[] = { 5, 6, 9 };
+	for (int k = 0; k < 3; k++) {
+		uint64_t t = entry + p + ends[k] + (uint64_t)(int64_t)d;
+		if (t >= word && t < word + 8)
+			return true;
+	}
+	return false;
+}
+
 /* Does code [entry, entry+len) (a frame's function up to where it is
  * stopped) lock [m, m+8) and not unlock it after?  A RIP-relative operand
  * (ModRM mod 00, r/m 101, disp32; the instruction ends after it or after an
@@ -157,17 +176,7 @@ static bool locks(const struct go_ctx *c, const uint8_t *b, uint64_t entry, uint
 {
 	bool held = false;
 	for (uint64_t p = 3; p + 5 <= len; p++) {
-		if ((b[p] & 0xc7) != 0x05)
-			continue;
-		int32_t d;
-		memcpy(&d, b + p + 1, 4);
-		static const unsigned ends[] = { 5, 6, 9 };
-		bool hit = false;
-		for (int k = 0; k < 3 && !hit; k++) {
-			uint64_t t = entry + p + ends[k] + (uint64_t)(int64_t)d;
-			hit = t >= m && t < m + 8;
-		}
-		if (!hit)
+		if (!rip_refers(b, entry, p, m))
 			continue;
 		if (b[p - 3] == 0xf0 && b[p - 2] == 0x0f && b[p - 1] == 0xb1) {
 			held = true;
@@ -341,16 +350,7 @@ static bool chan_op_after(const struct go_ctx *c, const uint8_t *b, uint64_t ent
 			  uint64_t v, bool recv)
 {
 	for (uint64_t p = from < 3 ? 3 : from; p + 5 <= len; p++) {
-		if ((b[p] & 0xc7) != 0x05)
-			continue;
-		int32_t d;
-		memcpy(&d, b + p + 1, 4);
-		static const unsigned ends[] = { 5, 6, 9 };
-		bool hit = false;
-		for (int k = 0; k < 3 && !hit; k++) {
-			uint64_t t = entry + p + ends[k] + (uint64_t)(int64_t)d;
-			hit = t >= v && t < v + 8;
-		}
+		bool hit = rip_refers(b, entry, p, v);
 		for (uint64_t q = p + 5; hit && q < p + 101 && q + 5 <= len; q++) {
 			const char *fn = call_target(c, b, entry, len, q);
 			if (!fn)
