@@ -64,6 +64,7 @@ struct ctx {
 	uint64_t mappers_ino;
 	uint32_t mappers_maj, mappers_min;
 	int mappers;
+	pid_t mapper[LT_FUTEX_MAPPERS];
 	pid_t zombie;
 };
 
@@ -389,18 +390,20 @@ static void note_shared_object(struct ctx *c, struct lt_futex *f)
 	 * come one after another) */
 	if (!c->mappers_read || c->mappers_ino != f->obj_ino || c->mappers_maj != f->obj_major ||
 	    c->mappers_min != f->obj_minor) {
-		pid_t m[1], z[1] = { 0 };
+		pid_t z[1] = { 0 };
 		c->mappers_read = true;
 		c->mappers_ino = f->obj_ino;
 		c->mappers_maj = f->obj_major;
 		c->mappers_min = f->obj_minor;
-		c->mappers = (int)lt_proc_mappers(f->obj_major, f->obj_minor, f->obj_ino, c->s->pid, m, 1);
+		c->mappers = (int)lt_proc_mappers(f->obj_major, f->obj_minor, f->obj_ino, c->s->pid, c->mapper,
+						  LT_FUTEX_MAPPERS);
 		c->zombie = 0;
 		if (!c->mappers && lt_proc_zombie_children(c->s->pid, z, 1))
 			c->zombie = z[0];
 	}
 	f->obj_mappers_known = true;
 	f->obj_mappers = c->mappers;
+	memcpy(f->obj_mapper, c->mapper, sizeof(f->obj_mapper));
 	f->obj_zombie_child = c->zombie;
 }
 

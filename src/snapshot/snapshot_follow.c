@@ -103,7 +103,7 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 	w.n = 1;
 	w.v[0] = first;
 	w.pl = (size_t)snprintf(w.path, sizeof(w.path), "%d", (int)first->pid);
-	pid_t m[8], m_self = 0; /* the last shared object's mappers */
+	pid_t m[LT_FUTEX_MAPPERS], m_self = 0; /* the last shared object's mappers */
 	size_t nm = 0;
 	uint64_t m_ino = 0;
 	uint32_t m_maj = 0, m_min = 0;
@@ -120,17 +120,25 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 			 * mapping it, any of which may post it */
 			else if (th->wait == LT_WAIT_FUTEX && th->futex.is_wait && th->futex.shared_obj &&
 				 !th->futex.owner && th->sc.state == LT_SC_IN_SYSCALL) {
-				/* /proc is scanned once for the waiters of one object */
-				if (th->futex.obj_ino != m_ino || th->futex.obj_major != m_maj ||
-				    th->futex.obj_minor != m_min || s->pid != m_self) {
-					m_ino = th->futex.obj_ino;
-					m_maj = th->futex.obj_major;
-					m_min = th->futex.obj_minor;
-					m_self = s->pid;
-					nm = lt_proc_mappers(m_maj, m_min, m_ino, s->pid, m, 8);
+				/* as the snapshot found them when it took the wait
+				 * (snapshot.c); else /proc is scanned once for the
+				 * waiters of one object */
+				const pid_t *mp = th->futex.obj_mapper;
+				size_t cnt = (size_t)th->futex.obj_mappers;
+				if (!th->futex.obj_mappers_known) {
+					if (th->futex.obj_ino != m_ino || th->futex.obj_major != m_maj ||
+					    th->futex.obj_minor != m_min || s->pid != m_self) {
+						m_ino = th->futex.obj_ino;
+						m_maj = th->futex.obj_major;
+						m_min = th->futex.obj_minor;
+						m_self = s->pid;
+						nm = lt_proc_mappers(m_maj, m_min, m_ino, s->pid, m, LT_FUTEX_MAPPERS);
+					}
+					mp = m;
+					cnt = nm;
 				}
-				for (size_t q = 0; q < nm && q < 8; q++)
-					follow_one(&w, i, m[q], "process mapping the shared lock", th->tid);
+				for (size_t q = 0; q < cnt && q < LT_FUTEX_MAPPERS; q++)
+					follow_one(&w, i, mp[q], "process mapping the shared lock", th->tid);
 			}
 			const struct lt_waitfor *wf = th->wf;
 			for (size_t k = 0; wf && k < wf->n_edges; k++) {

@@ -157,6 +157,7 @@ enum lt_owner_kind {
 };
 const char *lt_owner_kind_name(enum lt_owner_kind k);
 
+#define LT_FUTEX_MAPPERS 8
 struct lt_futex {
 	uint64_t uaddr;
 	uint32_t op;          /* raw op argument (futex) or flags (futex2)       */
@@ -230,6 +231,8 @@ struct lt_futex {
 	 * exited children not reaped yet, the first (a consumer that died) */
 	bool obj_mappers_known;
 	int obj_mappers;
+	pid_t obj_mapper[LT_FUTEX_MAPPERS]; /* the first of them (snapshot_follow.c
+	                                      follows them); not stored in JSON */
 	pid_t obj_zombie_child;
 };
 
