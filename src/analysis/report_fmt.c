@@ -4,6 +4,7 @@
  * (report_print.c), which depend on the model, not the other way round. */
 #include <inttypes.h>
 #include <string.h>
+#include "durfmt.h"
 #include "filelock.h"
 #include "timeline.h"
 #include "report_int.h"
@@ -11,21 +12,7 @@
 
 void rp_fmt_dur(uint64_t ns, char *buf, size_t len)
 {
-	double s = (double)ns / 1e9;
-	if (s >= 100)
-		snprintf(buf, len, "%.0f s", s);
-	else if (s >= 10)
-		snprintf(buf, len, "%.1f s", s);
-	else if (s >= 1)
-		snprintf(buf, len, "%.2f s", s);
-	else if (ns >= 100000000)
-		snprintf(buf, len, "%.0f ms", s * 1e3);
-	else if (ns >= 1000000)
-		snprintf(buf, len, "%.1f ms", s * 1e3);
-	else if (ns >= 1000)
-		snprintf(buf, len, "%.0f us", s * 1e6);
-	else
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	lt_fmt_dur(ns, buf, len);
 }
 
 void rp_fmt_ts(uint64_t ns, char *buf, size_t len)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "durfmt.h"
 #include "filelock.h"
 #include "locktrace/calls.h"
 #include "locktrace/flightbuf.h"
@@ -331,14 +332,19 @@ int lt_stall_check(const struct lt_stall *s, uint64_t now, char *why, size_t len
 			 file_waiters);
 	else
 		snprintf(waits, sizeof(waits), "%zu in futex waits", futex_waiters);
+	/* durations as "2.00 s" or "1.5 ms": a --stall window under 50 ms
+	 * would read "0.0 s" with one decimal */
+	char win[32], longest_for[32], quiet[32];
+	lt_fmt_dur(w, win, sizeof(win));
+	lt_fmt_dur(now - longest->since, longest_for, sizeof(longest_for));
+	lt_fmt_dur(now - s->last_progress, quiet, sizeof(quiet));
 	snprintf(why, len,
-		 "%zu thread%s blocked for over %.1f s (%s; longest: %s for %.1f s); "
-		 "no %s for %.1f s",
-		 blocked, blocked == 1 ? "" : "s", (double)w / 1e9, waits, where,
-		 (double)(now - longest->since) / 1e9,
+		 "%zu thread%s blocked for over %s (%s; longest: %s for %s); "
+		 "no %s for %s",
+		 blocked, blocked == 1 ? "" : "s", win, waits, where, longest_for,
 		 s->rule == LT_STALL_LOCKS ? "lock hand-off or successful blocking call"
 					   : "successful blocking call",
-		 (double)(now - s->last_progress) / 1e9);
+		 quiet);
 	return 1;
 }
 

@@ -179,6 +179,25 @@ Test(stall, locks_rule_fires_when_waiters_see_no_hand_off)
 	lt_stall_free(&s);
 }
 
+/* --stall 0.001: the message's durations in units that show them (one
+ * decimal of a second made every one "0.0 s") */
+Test(stall, a_short_window_is_said_in_milliseconds)
+{
+	struct lt_stall s;
+	char why[256];
+	const uint64_t ms = 1000000ull;
+	cr_assert_eq(lt_stall_init(&s, LT_STALL_LOCKS, ms, S(100)), 0);
+	feed(&s, ev_futex(S(100), 12, 128, 0x2000));
+	cr_assert_eq(lt_stall_check(&s, S(100) + 3 * ms + ms / 2, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "blocked for over 1.0 ms"), "%s", why);
+	cr_assert(strstr(why, "tid 12 on futex 0x2000 for 3.5 ms"), "%s", why);
+	cr_assert(!strstr(why, "0.0 s"), "%s", why);
+	/* and seconds stay seconds */
+	cr_assert_eq(lt_stall_check(&s, S(102) + S(1) / 4, why, sizeof(why)), 1);
+	cr_assert(strstr(why, "for 2.25 s"), "%s", why);
+	lt_stall_free(&s);
+}
+
 Test(stall, idle_io_waits_are_not_a_stall_under_locks)
 {
 	struct lt_stall s;
@@ -666,7 +685,7 @@ Test(stall, a_wait_retried_after_its_timeout_goes_on)
 		/* at 4.5 s both have waited 3.5 s, in retries of 1 s */
 		cr_assert_eq(lt_stall_check(&s, S(4) + S(1) / 2, why, sizeof(why)), 1, "mode %d", mode);
 		cr_assert(strstr(why, "2 in futex waits"), "%s", why);
-		cr_assert(strstr(why, "tid 31 on futex 0x7000 for 3.5 s"), "%s", why);
+		cr_assert(strstr(why, "tid 31 on futex 0x7000 for 3.50 s"), "%s", why);
 		/* 31's wait succeeds; its next wait on 0x7000 starts anew */
 		feed(&s, lt_ev_futex(S(5), 31, 0, 137, 0x7000, 0, S(1), 0xffffffff));
 		feed(&s, ev_exit(S(5) + 10, 31, 202, 0));
@@ -677,7 +696,7 @@ Test(stall, a_wait_retried_after_its_timeout_goes_on)
 		feed(&s, lt_ev_futex(S(6) + 40, 31, 0, 137, 0x7000, 0, S(1), 0xffffffff));
 		cr_assert_eq(lt_stall_check(&s, S(7), why, sizeof(why)), 0, "%s", why);
 		cr_assert_eq(lt_stall_check(&s, S(8) + S(1) / 10, why, sizeof(why)), 1);
-		cr_assert(strstr(why, "longest: tid 31 on futex 0x7000 for 3.1 s"), "%s", why);
+		cr_assert(strstr(why, "longest: tid 31 on futex 0x7000 for 3.10 s"), "%s", why);
 		lt_stall_free(&s);
 	}
 }
