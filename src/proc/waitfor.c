@@ -288,10 +288,12 @@ static void party_read(struct party *p, int depth)
  * (a 1,000-thread process is not read twice). */
 static void party_self(const struct lt_snapshot *s, struct party *p)
 {
-	size_t running = 0, timed = 0, events = 0, blocked = 0;
+	size_t running = 0, timed = 0, events = 0, blocked = 0, service = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
-		if (t->state == 'T' || t->state == 't')
+		if (t->rt_service && t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL)
+			service++; /* its timer (a tick thread's) ends no wait of the program's */
+		else if (t->state == 'T' || t->state == 't')
 			blocked++; /* stopped: until continued */
 		else if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
 			running++;
@@ -306,9 +308,12 @@ static void party_self(const struct lt_snapshot *s, struct party *p)
 	}
 	p->st = running ? LT_WFP_RUNNING : timed ? LT_WFP_TIMED : events ? LT_WFP_EVENTS
 	      : blocked ? LT_WFP_BLOCKED : LT_WFP_UNKNOWN;
+	char svc[96] = "";
+	if (service)
+		snprintf(svc, sizeof(svc), ", %zu the runtime's own (running none of its code)", service);
 	p->doing = lts_asprintf("%d (%s, this process), %zu threads: %zu running, %zu on timers, %zu in "
-				"event waits, %zu blocked", (int)p->pid, s->comm, s->n_threads, running, timed,
-				events, blocked);
+				"event waits, %zu blocked%s", (int)p->pid, s->comm, s->n_threads, running, timed,
+				events, blocked, svc);
 }
 
 static struct party *party_get(struct cctx *c, pid_t pid)

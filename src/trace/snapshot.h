@@ -372,6 +372,11 @@ struct lt_thread {
 	 * from timed parks): its wait could not be claimed (snapshot.c takes
 	 * the snapshot again once) */
 	bool rt_wait_ran;
+	/* a runtime's own service thread (OCaml's tick thread and backup
+	 * threads, a JVM's internal threads, Go's sysmon: rt_idle.c), which
+	 * runs none of the program's code: no party to a wait of the program's
+	 * own (waitfor.c does not count it among who could end one) */
+	bool rt_service;
 	/* Who can end its wait (waitfor.h, docs/waits.md): its process and
 	 * the wait-for edges; NULL when not examined. */
 	struct lt_waitfor *wf;

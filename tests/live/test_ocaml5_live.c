@@ -18,6 +18,7 @@
 #include "lockmodel.h"
 #include "locktrace/taskregs.h"
 #include "snapshot.h"
+#include "waitfor.h"
 #include "lt_test.h"
 #include "tp.h"
 #include "report_int.h"
@@ -431,6 +432,46 @@ Test(ocaml5_live, ocaml520_mutex_deadlock_in_ocaml_terms, .fini = cleanup, .time
 Test(ocaml5_live, ocaml54dev_mutex_deadlock_in_ocaml_terms, .fini = cleanup, .timeout = 120)
 {
 	deadlock_case("5.4.0+dev");
+}
+
+/* Thread r holds a Stdlib Mutex and reads a pipe only its own process can
+ * write; c (another domain) waits for the Mutex; the main thread joins c's
+ * domain.  The other threads are the runtime's own: the tick thread (a
+ * select with a 50 ms timeout, for ever) and the domains' backup threads.
+ * Those run none of the program's code, so the process is blocked, not
+ * "asleep on a timer" (which made the read a wait that may end): a probable
+ * deadlock through the pipe, its writer inferred. */
+static void pipe_case(const char *version)
+{
+	start(version, "pipe", NULL);
+	pid_t r = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=reader", "tid");
+	pid_t c = locker("c");
+	cr_assert_gt(r, 0);
+	struct lt_snapshot *s = snap();
+	cr_assert_gt(s->n_verdicts, 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "first verdict: %s", v->summary);
+	cr_assert(strstr(v->summary, "through a pipe"), "%s", v->summary);
+	cr_assert(strstr(v->summary, "inferred"), "%s", v->summary);
+	cr_assert(TL_HAS(v->tids, v->n_tids, r) && TL_HAS(v->tids, v->n_tids, c), "%s", v->summary);
+	const struct lt_thread *t = lt_snapshot_find(s, r);
+	cr_assert_not_null(t);
+	cr_assert_not_null(t->wf, "the reader's wait was followed");
+	cr_assert_gt(t->wf->n_edges, 0);
+	cr_assert_eq(t->wf->edges[0].pstate, LT_WFP_BLOCKED, "the writer's process: %s",
+		     t->wf->edges[0].doing ? t->wf->edges[0].doing : "?");
+	cr_assert(strstr(t->wf->edges[0].doing, "3 the runtime's own"), "%s", t->wf->edges[0].doing);
+	lt_snapshot_free(s);
+}
+
+Test(ocaml5_live, ocaml520_pipe_read_by_a_holder_nothing_can_write, .fini = cleanup, .timeout = 120)
+{
+	pipe_case("5.2.0");
+}
+
+Test(ocaml5_live, ocaml54dev_pipe_read_by_a_holder_nothing_can_write, .fini = cleanup, .timeout = 120)
+{
+	pipe_case("5.4.0+dev");
 }
 
 /* Nine threads that compute and yield hand the runtime lock on all the

@@ -1407,3 +1407,37 @@ Test(verdict_idle, the_jvms_own_service_loops_wait_for_work)
 	}
 	lt_snapshot_free(s);
 }
+
+/* A runtime's own service threads run none of the program's code, so
+ * none can end a wait of the program's (write its pipe, unlock its file):
+ * waitfor.c leaves them out of who could.  OCaml's tick thread in its
+ * select, Go's sysmon in its sleep, a JVM loop waiting for work, OCaml 5's
+ * backup thread; not libuv's pool (it runs the program's file operations),
+ * nor a thread that merely sleeps, nor the JVM's thread doing nothing of
+ * the table's. */
+Test(verdict_idle, the_runtimes_own_service_threads_are_said_apart)
+{
+	static const char *const stacks[][4] = {
+		{ "__select@libc.so.6", "caml_thread_tick@prog", "start_thread@libc.so.6", NULL },
+		{ "runtime.usleep@prog", "runtime.sysmon@prog", "runtime.newm1@prog", NULL },
+		{ "pthread_cond_timedwait@libc.so.6", "_ZN7Monitor28wait_without_safepoint_checkEl@libjvm.so",
+		  "_ZNK13WatcherThread5sleepEv@libjvm.so", NULL },
+		{ "pthread_cond_wait@libc.so.6", "backup_thread_func@prog", "start_thread@libc.so.6", NULL },
+		{ "do_futex_wait@libc.so.6", "uv_sem_wait@libuv.so.1", "worker@libuv.so.1", NULL },
+		{ "__select@libc.so.6", "caml_unix_select@prog", "caml_c_call@prog", NULL },
+		{ "pthread_cond_timedwait@libc.so.6", "_ZN7Monitor28wait_without_safepoint_checkEl@libjvm.so",
+		  "_ZN11SomeService4loopEv@libjvm.so", NULL },
+	};
+	const bool service[] = { true, true, true, true, false, false, false };
+	size_t n = sizeof(stacks) / sizeof(stacks[0]);
+	struct lt_snapshot *s = table(n);
+	for (size_t i = 0; i < n; i++) {
+		futex_wait(&s->threads[i], (pid_t)(10 + i), "prog", 0x9000 + 0x40 * i, 0, 0, LT_OWNER_NONE, 0, 3);
+		s->threads[i].futex.lock_kind = "condition variable";
+		stack_of(&s->threads[i], stacks[i], 3);
+	}
+	lt_rt_idle_apply(s);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(s->threads[i].rt_service, service[i], "%s under %s", stacks[i][0], stacks[i][1]);
+	lt_snapshot_free(s);
+}

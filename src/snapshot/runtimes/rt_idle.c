@@ -95,6 +95,29 @@ static int idle_entry(const char *func, const char *module, const char *cfunc, c
 	return -1;
 }
 
+/* A runtime's own service thread, which runs none of the program's code
+ * and so can end none of its waits (write a pipe, release a file lock,
+ * answer a socket): a JVM's internal threads waiting for work (the table's
+ * libjvm entries), OCaml 5's domain backup threads (the table), OCaml's
+ * tick thread (caml_thread_tick: a select with a 50 ms timeout, forever),
+ * Go's sysmon.  Not libuv's pool (it runs the program's file operations),
+ * nor the JDK's reference queues (the Finalizer runs finalize()). */
+static bool service_thread(const struct lt_thread *t)
+{
+	for (size_t k = 0; k < t->n_frames && k < LT_RT_IDLE_FRAMES; k++) {
+		const struct lt_frame *fr = &t->frames[k], *callee = k ? &t->frames[k - 1] : NULL;
+		if (fr->func && (!strcmp(fr->func, "caml_thread_tick") || !strcmp(fr->func, "runtime.sysmon")))
+			return true;
+		int i = idle_entry(fr->func, fr->module, callee ? callee->func : NULL, callee ? callee->module : NULL);
+		if (i >= 0 && idle_waits[i].kind != IW_JOIN && idle_waits[i].module &&
+		    !strcmp(idle_waits[i].module, "libjvm.so"))
+			return true;
+		if (i >= 0 && idle_waits[i].kind == IW_PLAT)
+			return true;
+	}
+	return false;
+}
+
 /* The wrapper among T's innermost frames, NULL if none; COND: the waits
  * on a condition variable, else the semaphore wrappers. */
 static const char *idle_wrapper(const struct lt_thread *t, bool cond)
@@ -175,6 +198,7 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		struct lt_futex *f = &t->futex;
+		t->rt_service = service_thread(t);
 		if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock || !f->lock_kind)
 			continue;
 		bool cond = !strcmp(f->lock_kind, "condition variable");

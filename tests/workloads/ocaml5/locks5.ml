@@ -28,13 +28,20 @@
        two threads (a, b) take two Stdlib Mutexes in opposite orders; a
        third (c, in a spawned domain) waits for m2 too; the main thread
        waits for that domain in Domain.join.
+     ocaml5_locks pipe
+       a thread (r) takes a Stdlib Mutex, then reads a pipe whose write end
+       only this process holds and nobody writes; a thread of a spawned
+       domain (c) waits for the Mutex; the main thread joins that domain.
+       Nothing can end it: every thread is in the chain or the runtime's own
+       (the tick thread, the domains' backup threads).
 
    Ground truth on stdout (tests/workloads/README.md):
      pid=PID
      thread role=waiter domain=D idx=I tid=T
      thread role=holder domain=D tid=T
      thread role=locker name=a|b|c tid=T holds=m1|m2|none wants=m1|m2 (deadlock)
-     thread role=joiner tid=T on=domain                              (deadlock)
+     thread role=joiner tid=T on=domain                        (deadlock, pipe)
+     thread role=reader tid=T holds=m                                     (pipe)
      blocked tid=T on=runtime_lock|mutex
      ready
    then it hangs until killed.  Waiters print their tid before the holder
@@ -49,12 +56,13 @@ external hold_and_spin : int array -> int -> bool -> unit = "lt5_hold_and_spin"
 external socketpair : unit -> Unix.file_descr = "lt5_socketpair"
 external check_blocked : int array -> unit = "lt5_check_blocked"
 external say : string -> unit = "lt5_say"
+external expect_reader : int -> unit = "lt5_expect_reader"
 
 (* ground truth, one whole line at a time (see lt5_say) *)
 let sayf fmt = Printf.ksprintf say fmt
 
 let usage () =
-  prerr_endline "usage: ocaml5_locks hold|spin|spin-fresh|convoy|domains|busy|deadlock [-t WAITERS] [-d DOMAINS]";
+  prerr_endline "usage: ocaml5_locks hold|spin|spin-fresh|convoy|domains|busy|deadlock|pipe [-t WAITERS] [-d DOMAINS]";
   exit 2
 
 let domain_id () = (Domain.self () :> int)
@@ -150,6 +158,32 @@ let deadlock () =
   check_blocked tids;
   Domain.join d
 
+let pipe_wait () =
+  let m = Mutex.create () in
+  let rd, wr = Unix.pipe () in
+  let ready = Atomic.make 0 in
+  let tids = Array.make 1 0 in
+  ignore (Thread.create (fun () ->
+    Mutex.lock m;
+    let tid = gettid () in
+    sayf "thread role=reader tid=%d holds=m" tid;
+    expect_reader tid;
+    Atomic.incr ready;
+    let b = Bytes.create 1 in
+    ignore (Unix.read rd b 0 1);
+    Mutex.unlock m) ());
+  while Atomic.get ready < 1 do Thread.yield (); Unix.sleepf 0.001 done;
+  let d = Domain.spawn (fun () ->
+    tids.(0) <- gettid ();
+    sayf "thread role=locker name=c tid=%d holds=none wants=m" tids.(0);
+    Atomic.incr ready;
+    Mutex.lock m) in
+  while Atomic.get ready < 2 do Thread.yield (); Unix.sleepf 0.001 done;
+  sayf "thread role=joiner tid=%d on=domain" (gettid ());
+  check_blocked tids;
+  Domain.join d;
+  ignore (Sys.opaque_identity wr)
+
 let () =
   let waiters = ref (-1) and ndom = ref 3 in
   let rec parse = function
@@ -178,4 +212,5 @@ let () =
   | "domains" -> domains !ndom (w 3)
   | "busy" -> busy (w 8)
   | "deadlock" -> deadlock ()
+  | "pipe" -> pipe_wait ()
   | _ -> usage ()

@@ -44,6 +44,7 @@ static int nholders, nwaiters, expect_holders = 1;
 static int wake_fds[MAX_T], nwake; /* convoy: one byte to each wakes it */
 static const char *on = "runtime_lock";
 static volatile int spinning; /* spin: the holders run, in no system call */
+static int checker_ends; /* pipe: the checker ends once it said ready */
 
 static long syscall_of(pid_t tid)
 {
@@ -93,6 +94,8 @@ static void *checker(void *arg)
 		printf("blocked tid=%d on=%s\n", (int)waiters[i], on);
 	printf("ready\n");
 	fflush(stdout);
+	if (checker_ends) /* pipe: no thread outside the chain but the runtime's */
+		return NULL;
 	for (;;)
 		pause();
 	return NULL;
@@ -201,6 +204,16 @@ value lt5_hold_and_spin(value tids, value dom, value released)
 }
 
 /* deadlock: the checker confirms TIDS sleep in futex waits. */
+/* pipe: TID (another thread) is to be seen asleep in read() too */
+value lt5_expect_reader(value tid)
+{
+	pthread_mutex_lock(&mu);
+	holders[nholders++] = Int_val(tid);
+	checker_ends = 1;
+	pthread_mutex_unlock(&mu);
+	return Val_unit;
+}
+
 value lt5_check_blocked(value tids)
 {
 	pthread_mutex_lock(&mu);
