@@ -91,6 +91,29 @@ struct pgroup {
 	char kind[48];       /* "condvar" ... */
 };
 
+/* A thread's wake-ups from futex calls since it last went on a cpu (the
+ * locks and the threads they woke, a few of each), and when it was then
+ * switched out runnable to one of those threads (0 not): a release that
+ * handed its cpu to the thread it woke (CPython's drop_gil, whose waiter
+ * runs at once on the releaser's cpu). */
+#define RELRUN_LOCKS 4
+#define RELRUN_WAKEES 8
+struct relrun {
+	uint32_t tgid, nlk, nwakee;
+	uint64_t lock[RELRUN_LOCKS];
+	uint32_t grp[RELRUN_LOCKS];
+	uint32_t wakee[RELRUN_WAKEES];
+	uint64_t out_ts;
+};
+
+/* One such time runnable, over: its locks (the first that is a GIL gets it) */
+struct relrun_iv {
+	uint64_t lock[RELRUN_LOCKS];
+	uint32_t grp[RELRUN_LOCKS];
+	uint32_t nlk, tgid;
+	uint64_t ns;
+};
+
 struct prof {
 	const struct lt_stacktab *stacks;
 	struct gilmark *gil;
@@ -116,6 +139,12 @@ struct prof {
 	uint64_t rt_idle_ns;                  /* of the rt_idle waits */
 	uint64_t released, released_ns;       /* of the nc: with the waker's stack */
 	uint64_t caused_ns;
+	/* the releasers switched out runnable to the thread they woke */
+	struct lt_u64map relrun_of; /* tid -> index in relrun + 1 */
+	struct relrun *relrun;
+	size_t nrelrun, caprelrun;
+	struct relrun_iv *reliv;
+	size_t nreliv, capreliv;
 	int oom;
 };
 
@@ -282,10 +311,84 @@ static const char *rt_idle(const struct lt_stack *st)
 	return NULL;
 }
 
+/* A futex call of thread S->tid that woke threads: noted until the thread
+ * next goes on a cpu (on_sched) */
+static void note_release(struct prof *p, const struct lt_span *s)
+{
+	if (s->enter.h.kind != LT_EV_FUTEX_ENTER || (s->flags & LT_SPAN_WAIT) || !s->nwoke)
+		return;
+	size_t i = (size_t)(uintptr_t)lt_u64map_get(&p->relrun_of, s->tid);
+	if (!i) {
+		struct relrun *v = lt_grow(p->relrun, &p->caprelrun, p->nrelrun, sizeof(*v), 16);
+		if (!v || lt_u64map_put(&p->relrun_of, s->tid, (void *)(uintptr_t)(p->nrelrun + 1))) {
+			p->oom = 1;
+			return;
+		}
+		p->relrun = v;
+		p->relrun[p->nrelrun] = (struct relrun){ 0 };
+		i = ++p->nrelrun;
+	}
+	struct relrun *r = &p->relrun[i - 1];
+	if (r->out_ts)
+		return; /* not on a cpu: not its call */
+	uint32_t grp = 0;
+	uint64_t lock = futex_lock(p, s, &grp);
+	r->tgid = s->tgid;
+	uint32_t k = 0;
+	while (k < r->nlk && (r->lock[k] != lock || r->grp[k] != grp))
+		k++;
+	if (k == r->nlk && r->nlk < RELRUN_LOCKS) {
+		r->lock[r->nlk] = lock;
+		r->grp[r->nlk++] = grp;
+	}
+	for (uint32_t j = 0; j < s->nwoke && r->nwakee < RELRUN_WAKEES; j++)
+		r->wakee[r->nwakee++] = s->woke[j].wakee_tid;
+}
+
+/* Switches: a thread that woke threads from futex calls (note_release)
+ * and is then switched out runnable, to one of the threads it woke, is
+ * runnable until it is switched in again; that time is kept for the locks
+ * of those calls.  Any other switch of the thread forgets its calls. */
+static void on_sched(void *ctx, const struct lt_event *ev)
+{
+	struct prof *p = ctx;
+	if (ev->h.kind != LT_EV_SWITCH || !p->nrelrun)
+		return;
+	size_t i = (size_t)(uintptr_t)lt_u64map_get(&p->relrun_of, ev->sw.prev_tid);
+	if (i) {
+		struct relrun *r = &p->relrun[i - 1];
+		int runnable = (ev->h.flags & LT_F_PREEMPT) || ev->sw.prev_state == 0, to_wakee = 0;
+		for (uint32_t j = 0; j < r->nwakee; j++)
+			to_wakee |= r->wakee[j] == ev->sw.next_tid;
+		if (runnable && to_wakee && r->nlk && !r->out_ts)
+			r->out_ts = ev->h.ts;
+		else
+			*r = (struct relrun){ 0 };
+	}
+	i = (size_t)(uintptr_t)lt_u64map_get(&p->relrun_of, ev->sw.next_tid);
+	if (!i)
+		return;
+	struct relrun *r = &p->relrun[i - 1];
+	if (r->out_ts && ev->h.ts > r->out_ts) {
+		struct relrun_iv *v = lt_grow(p->reliv, &p->capreliv, p->nreliv, sizeof(*v), 64);
+		if (!v) {
+			p->oom = 1;
+		} else {
+			p->reliv = v;
+			struct relrun_iv *iv = &p->reliv[p->nreliv++];
+			*iv = (struct relrun_iv){ .nlk = r->nlk, .tgid = r->tgid, .ns = ev->h.ts - r->out_ts };
+			memcpy(iv->lock, r->lock, sizeof(iv->lock));
+			memcpy(iv->grp, r->grp, sizeof(iv->grp));
+		}
+	}
+	*r = (struct relrun){ 0 }; /* on a cpu: its calls from now on */
+}
+
 static void on_span_end(void *ctx, const struct lt_span *s)
 {
 	struct prof *p = ctx;
 	uint64_t dur = s->end_ts > s->begin_ts ? s->end_ts - s->begin_ts : 0;
+	note_release(p, s);
 	const struct lt_stack *ws = lt_stacktab_find(p->stacks, (int32_t)s->tid, lt_span_stack_ts(s),
 						     LT_STACK_WAKER);
 	if (ws && lt_u64map_put(&p->waker_stack, s->id, (void *)(uintptr_t)ws->id))
@@ -645,6 +748,42 @@ static bool no_stacks_why(const struct prof *p, const struct lt_stacktab *stacks
 	return true;
 }
 
+/* For each process with a CPython GIL: the time its threads sat runnable
+ * right after letting go of the GIL, switched out to the thread their
+ * release woke (on_sched), which no wait holds.  Such a time counts when one
+ * of the locks of the thread's wake-ups is a GIL (the condition variable's
+ * words and the mutex's may be locks of their own, each named the GIL). */
+static void print_gil_runnable(FILE *out, const struct prof *p)
+{
+	for (size_t g = 0; g < p->ngil; g++) {
+		uint32_t tgid = p->gil[g].tgid;
+		size_t first = 0;
+		while (p->gil[first].tgid != tgid)
+			first++;
+		if (first != g)
+			continue; /* the process was printed */
+		uint64_t ns = 0, n = 0;
+		for (size_t i = 0; i < p->nreliv; i++) {
+			const struct relrun_iv *iv = &p->reliv[i];
+			for (uint32_t k = 0; iv->tgid == tgid && k < iv->nlk; k++) {
+				struct entry e = { .lock = iv->lock[k], .grp = iv->grp[k], .tgid = tgid, .fd = -1 };
+				if (gil_of(p, &e)) {
+					ns += iv->ns;
+					n++;
+					break;
+				}
+			}
+		}
+		if (n)
+			fprintf(out, "  CPython GIL, process %u: besides the waits for it, its threads sat runnable "
+				"%.1f ms (%" PRIu64 " time%s) right after a futex call on it that woke another thread, "
+				"switched out to that thread: waiting for a cpu, in no wait here (inferred: each a "
+				"release, its next holder taking the releaser's cpu before the releaser asks for the "
+				"GIL again; a program timing its own time.sleep(0) counts this time too)\n\n",
+				tgid, (double)ns / 1e6, n, n == 1 ? "" : "s");
+	}
+}
+
 static void print_text(FILE *out, const char *path, struct prof *p, const struct lt_stacktab *stacks,
 		       const struct lt_u64map *names, unsigned rows)
 {
@@ -680,6 +819,7 @@ static void print_text(FILE *out, const char *path, struct prof *p, const struct
 			"compiler threads, GC workers, VM thread, service threads and Reference Handler; libuv's workers; "
 			"the java launcher's join of the main thread), listed last, not contention\n\n",
 			(double)p->rt_idle_ns / 1e6);
+	print_gil_runnable(out, p);
 	for (size_t i = 0; i < p->wait.n && i < rows; i++) {
 		int idle = p->wait.e[i].idle;
 		if (idle && (!i || p->wait.e[i - 1].idle != idle))
@@ -1106,7 +1246,7 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 	lt_trace_stacks(path, &stacks);
 	lt_trace_symbols(path, &names, rp_snapshot_names);
 	load_report_facts(path, &p);
-	struct lt_timeline_sink sink = { .ctx = &p, .span_end = on_span_end };
+	struct lt_timeline_sink sink = { .ctx = &p, .span_end = on_span_end, .sched = on_sched };
 	struct lt_timeline *tl = lt_timeline_new(&r.hdr, &sink, NULL);
 	if (!tl) {
 		snprintf(err, errlen, "out of memory reading %s", path);
@@ -1160,6 +1300,9 @@ out:
 	table_free(&p.release);
 	lt_u64map_free(&p.waker_stack);
 	lt_u64map_free(&p.word_lock);
+	lt_u64map_free(&p.relrun_of);
+	free(p.relrun);
+	free(p.reliv);
 	free(p.gil);
 	free(p.grp);
 	free(p.gilx);

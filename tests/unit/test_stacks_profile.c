@@ -242,6 +242,53 @@ static void make_trace_java(const char *path, int java)
 		wait_woken_on(w, &sb, WA, T0 + 10000000, 4000000, ws, rs, GIL + 4, NULL, 0);
 		wait_woken_on(w, &sb, WA, T0 + 20000000, 4000000, ws, rs, GIL + 8, NULL, 0);
 		wait_woken_on(w, &sb, WB, T0 + 30000000, 6000000, 2, 4, LOCK, NULL, 0);
+	} else if (java == 8) {
+		/* HOLDER lets go of the GIL (its mutex's word, which WA's
+		 * waiting stack in PyEval_RestoreThread names the GIL): its
+		 * FUTEX_WAKE wakes WA, and WA takes HOLDER's cpu, HOLDER
+		 * runnable 6 ms until WA sleeps on another lock.  Then twice
+		 * the same but for what it sat runnable for: HOLDER wakes WA
+		 * from that other lock and is switched out runnable to WA (2
+		 * ms: not the GIL); HOLDER wakes WA from the GIL and is
+		 * switched out runnable to a thread it did not wake (3 ms). */
+		uint64_t t = T0 + 10000, t2 = T0 + 2000000;
+		put(w, lt_ev_futex(t, WA, 0, FUTEX_WAIT_PRIVATE, GIL + 8, 2, -1, 0));
+		put(w, lt_ev_switch(t + 1000, 0, WA, PID, 1, 0, 0, "wa", "swapper/0"));
+		struct lt_stack_ref r = { .tid = WA, .ts = t, .stack_id = 10, .role = LT_STACK_WAITER };
+		lt_stacks_put_ref(&sb, &r);
+		struct lt_event wk = lt_ev_futex(t2, HOLDER, 1, FUTEX_WAKE_PRIVATE, GIL + 8, 1, -1, 0);
+		wk.h.flags |= LT_F_AT_WAKE;
+		put(w, wk);
+		put(w, lt_ev_waking(t2 + 100, WA, 1, HOLDER, PID, 0, 1, "holder"));
+		put(w, lt_ev_exit(t2 + 200, HOLDER, 1, 202, 1));
+		put(w, lt_ev_switch(t2 + 1000, 1, HOLDER, PID, 0, WA, PID, "holder", "wa"));
+		put(w, lt_ev_exit(t2 + 1100, WA, 1, 202, 0));
+		put(w, lt_ev_futex(t2 + 6000900, WA, 1, FUTEX_WAIT_PRIVATE, LOCK, 2, -1, 0));
+		put(w, lt_ev_switch(t2 + 6001000, 1, WA, PID, 1, HOLDER, PID, "wa", "holder"));
+		r = (struct lt_stack_ref){ .tid = WA, .ts = t2 + 6000900, .stack_id = 2, .role = LT_STACK_WAITER };
+		lt_stacks_put_ref(&sb, &r);
+		uint64_t t3 = T0 + 20000000; /* the other lock */
+		wk = lt_ev_futex(t3, HOLDER, 1, FUTEX_WAKE_PRIVATE, LOCK, 1, -1, 0);
+		wk.h.flags |= LT_F_AT_WAKE;
+		put(w, wk);
+		put(w, lt_ev_waking(t3 + 100, WA, 1, HOLDER, PID, 0, 1, "holder"));
+		put(w, lt_ev_exit(t3 + 200, HOLDER, 1, 202, 1));
+		put(w, lt_ev_switch(t3 + 1000, 1, HOLDER, PID, 0, WA, PID, "holder", "wa"));
+		put(w, lt_ev_exit(t3 + 1100, WA, 1, 202, 0));
+		put(w, lt_ev_futex(t3 + 1000900, WA, 1, FUTEX_WAIT_PRIVATE, GIL + 8, 2, -1, 0));
+		put(w, lt_ev_switch(t3 + 2001000, 1, WA, PID, 1, HOLDER, PID, "wa", "holder"));
+		r = (struct lt_stack_ref){ .tid = WA, .ts = t3 + 1000900, .stack_id = 10, .role = LT_STACK_WAITER };
+		lt_stacks_put_ref(&sb, &r);
+		uint64_t t4 = T0 + 30000000; /* another thread takes the cpu */
+		wk = lt_ev_futex(t4, HOLDER, 1, FUTEX_WAKE_PRIVATE, GIL + 8, 1, -1, 0);
+		wk.h.flags |= LT_F_AT_WAKE;
+		put(w, wk);
+		put(w, lt_ev_waking(t4 + 100, WA, 1, HOLDER, PID, 0, 0, "holder"));
+		put(w, lt_ev_exit(t4 + 200, HOLDER, 1, 202, 1));
+		put(w, lt_ev_switch(t4 + 1000, 1, HOLDER, PID, 0, 1500, 1500, "holder", "other"));
+		put(w, lt_ev_switch(t4 + 1100, 0, 0, 0, 0, WA, PID, "swapper/0", "wa"));
+		put(w, lt_ev_exit(t4 + 1200, WA, 0, 202, 0));
+		put(w, lt_ev_switch(t4 + 3001000, 1, 1500, 1500, 1, HOLDER, PID, "other", "holder"));
 	} else if (java == 7) { /* a complete and a cut stack through the same frames */
 		wait_woken_on(w, &sb, WA, T0 + 10000, 3000000, 12, 3, LOCK, NULL, 0);
 		wait_woken_on(w, &sb, WB, T0 + 10000000, 5000000, 13, 3, LOCK, NULL, 0);
@@ -794,6 +841,30 @@ Test(stacks, profile_charges_one_objects_words_to_one_lock_and_names_the_gil)
 			      "release of CPython GIL futex 0x7f0000000f00/0x7f0000000f04/0x7f0000000f08;alpha;"
 			      "PyEval_SaveThread;pthread_cond_signal@@GLIBC_2.3.2 12001\n"
 			      "release of futex 0x7f0000000100;holder;hold_for;__lll_lock_wake 6000\n");
+	free(out);
+}
+
+/* A thread that woke another from a futex call on the GIL and was then
+ * switched out runnable to that very thread (a release whose next holder
+ * took its cpu) sat runnable, in no wait: the profile says how long, for
+ * the GIL's process, and that the release is inferred; a wake-up on
+ * another lock, or a switch to a thread it did not wake, is not counted.
+ * The waits are charged as before: WA's two GIL waits, its wait on the
+ * other lock. */
+Test(stacks, profile_counts_a_gil_releasers_runnable_time_apart_from_the_waits)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 8);
+	cr_assert(strstr(out, "\n  CPython GIL, process 1000: besides the waits for it, its threads sat "
+			      "runnable 6.0 ms (1 time) right after a futex call on it that woke another "
+			      "thread, switched out to that thread: waiting for a cpu, in no wait here "
+			      "(inferred: each a release, its next holder taking the releaser's cpu before "
+			      "the releaser asks for the GIL again; a program timing its own time.sleep(0) "
+			      "counts this time too)\n"), "%s", out);
+	cr_assert(strstr(out, "#1  12.0 ms in 1 wait (average 12.00 ms, longest 12.00 ms)  futex "
+			      "0x7f0000000100, process 1000\n"), "%s", out);
+	cr_assert(strstr(out, "#2  11.0 ms in 2 waits (average 5.50 ms, longest 9.00 ms)  CPython GIL: futex "
+			      "0x7f0000000f08, process 1000\n"), "%s", out);
 	free(out);
 }
 
