@@ -133,15 +133,16 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem);
 
 struct lt_follow_limits {
 	size_t max_procs;   /* 0 = 8 (the first included)                    */
-	int max_depth;      /* 0 = 4 edges from the first process            */
+	int max_depth;      /* 0 = 7 edges from the first process            */
 	double max_s;       /* 0 = 3 s                                       */
 };
 struct lt_strlist;
 /* Snapshot process PID (0, or nonzero when it could not). */
 typedef int (*lt_follow_take_fn)(pid_t pid, void *arg, struct lt_snapshot **out);
 /* Whether snapshot_follow goes into the parties of E: blocked ones, and
- * up to three peers (pipe, socket, child) idle in event waits or on timers,
- * some of whose threads may be stuck all the same. */
+ * up to three peers (pipe, socket, child) or lock holders (file lock,
+ * application lock) idle in event waits or on timers, some of whose
+ * threads may be stuck all the same. */
 bool lt_wf_follow_edge(const struct lt_wf_edge *e);
 /* FIRST and the processes its waits lead to (lt_wf_follow_edge),
  * breadth first within LIM (NULL = defaults): a

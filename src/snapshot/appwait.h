@@ -116,4 +116,25 @@ struct lt_sym;
 struct lt_mem;
 void lt_appwait_holders(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem *mem);
 
+/* ---- a backend reading from its client (pglocks.c) ---- */
+
+/* T is a PostgreSQL backend's thread in a read from its client
+ * (secure_read: idle, idle in transaction, COPY FROM STDIN), with edges. */
+bool lt_pg_client_reader(const struct lt_thread *t);
+/* The setting whose timeout ends such a read, by the process title:
+ * "idle_in_transaction_session_timeout", "idle_session_timeout",
+ * "statement_timeout" (static). */
+const char *lt_pg_client_timeout_guc(const char *title);
+/* Pure: T's wait (lt_waitfor_collect's edges of its epoll set) is its
+ * client's socket alone, the one socket it polls: the latch's signalfd
+ * and the postmaster-death pipe (read end, written only by SERVER) are
+ * set aside, the socket's edge says the backend is idle in transaction
+ * (its title), and a TIMEOUT_MS > 0 of the setting above is a timer edge
+ * (the server ends the session then).  TIMEOUT_MS < 0 (not read, WHY):
+ * left as it is, the latch unknown. */
+void lt_pg_client_wait(struct lt_thread *t, pid_t server, int timeout_ms, const char *why_unread);
+/* For each backend of S (a live snapshot, its edges collected) reading
+ * from its client: the setting read from its memory, lt_pg_client_wait. */
+void lt_appwait_clients(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem *mem);
+
 #endif

@@ -345,3 +345,107 @@ void lt_appwait_holders(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem
 					   "(its PGPROC's waitLock is set)" : "");
 	}
 }
+
+/* ---- a backend reading from its client ---- */
+
+/* Drops edge K of W (freeing its strings). */
+static void drop_edge(struct lt_waitfor *w, size_t k)
+{
+	free(w->edges[k].what);
+	free(w->edges[k].evidence);
+	free(w->edges[k].doing);
+	memmove(&w->edges[k], &w->edges[k + 1], (w->n_edges - k - 1) * sizeof(*w->edges));
+	w->n_edges--;
+}
+
+bool lt_pg_client_reader(const struct lt_thread *t)
+{
+	return t->app_class == LT_APPWAIT_IDLE && t->app && !strcmp(t->app, "PostgreSQL") && t->app_via &&
+	       !strncmp(t->app_via, "secure_read", 11) && t->wf;
+}
+
+const char *lt_pg_client_timeout_guc(const char *title)
+{
+	size_t n = title ? strlen(title) : 0;
+	if (title && strstr(title, "idle in transaction"))
+		return "idle_in_transaction_session_timeout";
+	if (n >= 5 && !strcmp(title + n - 5, " idle"))
+		return "idle_session_timeout";
+	return "statement_timeout"; /* a statement that reads from its client: COPY FROM STDIN */
+}
+
+void lt_pg_client_wait(struct lt_thread *t, pid_t server, int timeout_ms, const char *why_unread)
+{
+	struct lt_waitfor *w = t->wf;
+	if (!lt_pg_client_reader(t))
+		return;
+	size_t sock = w->n_edges, n_sock = 0;
+	for (size_t k = 0; k < w->n_edges; k++)
+		if (w->edges[k].kind == LT_WF_SOCKET && !lt_wf_connecting(&w->edges[k])) {
+			sock = sock < w->n_edges ? sock : k;
+			n_sock++;
+		}
+	if (n_sock != 1)
+		return; /* its client's socket is not the one socket it polls: left as read */
+	const char *guc = lt_pg_client_timeout_guc(t->app_title);
+	if (timeout_ms < 0 && why_unread)
+		return; /* whether a timeout ends the wait is not known: its latch may */
+	/* what is set aside: the latch's signalfd (an interrupt is handled
+	 * and the read goes on), the postmaster-death pipe (only the server's
+	 * death writes it: its write end is the postmaster's) */
+	bool latch = false, pm = false;
+	for (size_t k = w->n_edges; k-- > 0;) {
+		const struct lt_wf_edge *e = &w->edges[k];
+		if (e->kind == LT_WF_UNKNOWN && e->what && strstr(e->what, "[signalfd]"))
+			latch = true;
+		else if (e->kind == LT_WF_PIPE_READ && lt_wf_edge_obj(e) == LT_WF_OBJ_PIPE && e->n_pids == 1 &&
+			 !e->more_pids && server > 0 && e->pids[0] == server)
+			pm = true;
+		else
+			continue;
+		drop_edge(w, k);
+		if (k < sock)
+			sock--;
+	}
+	struct lt_wf_edge *e = &w->edges[sock];
+	bool in_xact = t->app_title && strstr(t->app_title, "in transaction");
+	char *what = lts_asprintf("its client's connection (PostgreSQL backend %s, its title says: it waits for "
+				  "the client's next command), %s", in_xact ? "idle in transaction" : "reading from "
+				  "its client", e->what ? e->what : "socket");
+	free(e->what);
+	e->what = what;
+	char *ev = lts_asprintf("%s; %s%s%s set aside: they do not end a read from the client (an interrupt is "
+				"handled and the read goes on; only the server's death writes that pipe); %s = %d "
+				"(read from the backend's memory)%s", e->evidence ? e->evidence : "",
+				latch ? "its latch (signalfd)" : "", latch && pm ? " and " : "",
+				pm ? "the postmaster-death pipe" : "", guc, timeout_ms,
+				timeout_ms > 0 ? ": the server ends the session then" : ": no timeout ends it");
+	free(e->evidence);
+	e->evidence = ev;
+	if (timeout_ms > 0) {
+		struct lt_wf_edge *te = lt_waitfor_add(t, w->pid, LT_WF_TIMER);
+		if (te)
+			te->what = lts_asprintf("%s (%d ms): the server ends the session", guc, timeout_ms);
+	}
+}
+
+void lt_appwait_clients(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem *mem)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_thread *t = &s->threads[i];
+		if (!lt_pg_client_reader(t) || t->tid != s->pid)
+			continue;
+		const char *guc = lt_pg_client_timeout_guc(t->app_title);
+		const char *var = !strcmp(guc, "idle_in_transaction_session_timeout")
+				  ? "IdleInTransactionSessionTimeout"
+				  : !strcmp(guc, "idle_session_timeout") ? "IdleSessionTimeout" : "StatementTimeout";
+		uint64_t at = 0;
+		int32_t ms = -1;
+		const char *why = NULL;
+		if (!sym || !mem || lt_sym_lookup(sym, var, &at, NULL))
+			why = "its symbol was not found in the server's executable";
+		else if (lt_mem_read(mem, at, &ms, sizeof(ms)) || ms < 0)
+			why = "it could not be read";
+		lt_pg_client_wait(t, t->app_server, why ? -1 : ms, why);
+	}
+}

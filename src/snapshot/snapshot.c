@@ -1414,8 +1414,11 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	}
 
 	/* who can end each wait: file locks, pipes, sockets, children */
-	if (!c.compat)
+	if (!c.compat) {
 		lt_waitfor_collect(s, ctx_mem(&c));
+		/* a backend reading from its client waits for that client */
+		lt_appwait_clients(s, c.sym, ctx_mem(&c));
+	}
 	resample_rtlocks(&c, o->verdict.convoy_min_waiters > 0 ? o->verdict.convoy_min_waiters : 4);
 	lt_snapshot_diagnose(s, &o->verdict);
 	confirm_verdicts(&c, t_read_end);

@@ -22,8 +22,11 @@ bool lt_wf_follow_edge(const struct lt_wf_edge *e)
 		return true;
 	if (e->pstate != LT_WFP_EVENTS && e->pstate != LT_WFP_TIMED)
 		return false;
+	/* a lock's holder idle in an event wait (a PostgreSQL backend idle
+	 * in transaction holding a row lock, flock(1)'s child polling its
+	 * server) may wait for someone who waits for the lock: followed */
 	bool peer = e->kind == LT_WF_PIPE_READ || e->kind == LT_WF_PIPE_WRITE || e->kind == LT_WF_SOCKET ||
-		    e->kind == LT_WF_CHILD;
+		    e->kind == LT_WF_CHILD || e->kind == LT_WF_APP_LOCK || e->kind == LT_WF_FILE_LOCK;
 	return peer && e->n_pids <= 3 && !e->more_pids; /* the waiter's own process may be one */
 }
 
@@ -89,7 +92,7 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 		       void *arg, struct lt_snapshot ***out, size_t *n_out, struct lt_strlist *notes)
 {
 	struct walk w = { .max = lim && lim->max_procs ? lim->max_procs : 8,
-			  .max_depth = lim && lim->max_depth ? lim->max_depth : 4,
+			  .max_depth = lim && lim->max_depth ? lim->max_depth : 7,
 			  .budget = lim && lim->max_s > 0 ? lim->max_s : 3.0,
 			  .take = take, .arg = arg, .notes = notes };
 	w.v = calloc(w.max, sizeof(*w.v));

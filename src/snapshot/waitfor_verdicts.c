@@ -123,7 +123,7 @@ static pid_t single_party(const struct lt_thread *t, pid_t *tid, bool own_ok)
 #define MAX_SET 16
 
 /* The processes that can end T's wait, when they are several, every one
- * of them blocked itself and none T's own (a file lock whose open file
+ * of them blocked itself or in an event wait, none T's own (a file lock whose open file
  * flock(1), its shell and the shell's child all hold): into SET (at most
  * MAX_SET), their count, 0 if not so. */
 static size_t party_set(const struct lt_thread *t, pid_t *set, bool own_ok)
@@ -134,7 +134,11 @@ static size_t party_set(const struct lt_thread *t, pid_t *set, bool own_ok)
 		return 0;
 	for (size_t i = 0; i < w->n_edges; i++) {
 		const struct lt_wf_edge *e = &w->edges[i];
-		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids || e->pstate != LT_WFP_BLOCKED)
+		/* or in event waits (flock(1)'s child psql polling its
+		 * backend): set_next then needs each in the snapshot, and
+		 * a cycle through them each of its threads leading in */
+		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids ||
+		    (e->pstate != LT_WFP_BLOCKED && e->pstate != LT_WFP_EVENTS))
 			return 0;
 		for (size_t k = 0; k < e->n_pids; k++) {
 			bool dup = false;
@@ -368,16 +372,18 @@ void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 	pid_t set[MAX_SET];
 	bool own_ok = own_aside(s, t);
 	size_t ns = party_set(t, set, own_ok);
-	if (ns) { /* several processes, all blocked: the one it goes on to, and why */
+	if (ns) { /* several processes, all asleep: the one it goes on to, and why */
 		char pl[128];
 		pid_list(e, pl, sizeof(pl));
 		long nx = set_next(s, set, ns);
 		const struct lt_thread *o = nx >= 0 ? &s->threads[nx] : NULL;
-		lt_strlist_add(&v->evidence, "thread %d (%s) %s on %s <- %s processes %s, all blocked; it goes "
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s on %s <- %s processes %s, all %s; it goes "
 			       "on through process %d (%s), the first of them not only waiting for its children "
 			       "among them [%s], for %s",
 			       (int)t->tid, lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
-			       kind_by(e), pl, o && o->wf ? (int)o->wf->pid : 0, o ? o->comm : "?",
+			       kind_by(e), pl, e->pstate == LT_WFP_BLOCKED ? "blocked"
+			       : "asleep (blocked, or in event waits the snapshot followed)",
+			       o && o->wf ? (int)o->wf->pid : 0, o ? o->comm : "?",
 			       e->evidence ? e->evidence : "", dur);
 		free(act);
 		return;
