@@ -8,6 +8,7 @@
 
 #include "appwait.h"
 #include "snapshot.h"
+#include "waitfor.h"
 #include "lt_fakeproc.h"
 #include "lt_test.h"
 
@@ -548,4 +549,102 @@ Test(pglocks, offsets_match_the_server_headers)
 	unlink(bin);
 	unlink(src);
 	rmdir(dir);
+}
+
+/* ---- a backend reading from its client (lt_pg_client_wait) ---- */
+
+/* Backend 30 of postmaster 5, idle in transaction, in epoll_wait on the
+ * postmaster-death pipe (written by 5 only), its latch's signalfd and its
+ * client's socket (peer process 40), as lt_waitfor_collect leaves it. */
+static void client_reader(struct lt_thread *t, const char *title, pid_t pipe_writer)
+{
+	memset(t, 0, sizeof(*t));
+	t->tid = 30;
+	t->state = 'S';
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.nr = 232;
+	t->wait = LT_WAIT_POLL;
+	t->app_class = LT_APPWAIT_IDLE;
+	t->app = "PostgreSQL";
+	t->app_via = strdup("secure_read < ?? < pq_getbyte < PostgresMain");
+	t->app_title = strdup(title);
+	t->app_pid = 30;
+	t->app_server = 5;
+	struct lt_wf_edge *e = lt_waitfor_add(t, 30, LT_WF_PIPE_READ);
+	e->what = strdup("pipe:[11] (fd 3)");
+	e->pids[e->n_pids++] = pipe_writer;
+	e->pstate = LT_WFP_TIMED;
+	e = lt_waitfor_add(t, 30, LT_WF_UNKNOWN);
+	e->what = strdup("anon_inode:[signalfd] (fd 7)");
+	e->evidence = strdup("a signal sent to the process");
+	e = lt_waitfor_add(t, 30, LT_WF_SOCKET);
+	e->fd = 6;
+	e->what = strdup("unix socket socket:[12] (fd 6), peer socket:[13]");
+	e->evidence = strdup("peer from NETLINK_SOCK_DIAG UNIX_DIAG_PEER");
+	e->pids[e->n_pids++] = 40;
+	e->pstate = LT_WFP_BLOCKED;
+}
+
+Test(appwait_client, idle_in_transaction_waits_for_its_client_alone)
+{
+	struct lt_thread t;
+	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 5);
+	cr_assert(lt_pg_client_reader(&t));
+	cr_assert_str_eq(lt_pg_client_timeout_guc(t.app_title), "idle_in_transaction_session_timeout");
+	lt_pg_client_wait(&t, 5, 0, NULL);
+	cr_assert_eq(t.wf->n_edges, 1, "the latch and the postmaster-death pipe are set aside");
+	const struct lt_wf_edge *e = &t.wf->edges[0];
+	cr_assert_eq(e->kind, LT_WF_SOCKET);
+	cr_assert_eq(e->n_pids, 1);
+	cr_assert_eq(e->pids[0], 40, "its client's process");
+	cr_assert_eq(e->fd, 6);
+	cr_assert_str_eq(e->what, "its client's connection (PostgreSQL backend idle in transaction, its title says: "
+			 "it waits for the client's next command), unix socket socket:[12] (fd 6), peer socket:[13]");
+	cr_assert_not_null(strstr(e->evidence, "peer from NETLINK_SOCK_DIAG UNIX_DIAG_PEER; its latch (signalfd) "
+				  "and the postmaster-death pipe set aside"), "%s", e->evidence);
+	cr_assert_not_null(strstr(e->evidence, "idle_in_transaction_session_timeout = 0 (read from the backend's "
+				  "memory): no timeout ends it"), "%s", e->evidence);
+	lt_thread_clear(&t);
+}
+
+Test(appwait_client, a_timeout_that_ends_the_session_is_a_timer)
+{
+	struct lt_thread t;
+	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 5);
+	lt_pg_client_wait(&t, 5, 60000, NULL);
+	cr_assert_eq(t.wf->n_edges, 2);
+	cr_assert_eq(t.wf->edges[0].kind, LT_WF_SOCKET);
+	cr_assert_eq(t.wf->edges[1].kind, LT_WF_TIMER);
+	cr_assert_str_eq(t.wf->edges[1].what, "idle_in_transaction_session_timeout (60000 ms): the server ends "
+			 "the session");
+	lt_thread_clear(&t);
+	/* plain idle: idle_session_timeout; a statement reading (COPY FROM
+	 * STDIN): statement_timeout */
+	cr_assert_str_eq(lt_pg_client_timeout_guc("postgres: postgres postgres [local] idle"), "idle_session_timeout");
+	cr_assert_str_eq(lt_pg_client_timeout_guc("postgres: postgres postgres [local] COPY"), "statement_timeout");
+}
+
+Test(appwait_client, left_as_read_when_not_known)
+{
+	struct lt_thread t;
+	/* the timeout not read: the latch may end it */
+	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 5);
+	lt_pg_client_wait(&t, 5, -1, "its symbol was not found in the server's executable");
+	cr_assert_eq(t.wf->n_edges, 3);
+	cr_assert_eq(t.wf->edges[1].kind, LT_WF_UNKNOWN);
+	lt_thread_clear(&t);
+	/* a pipe another process writes is no postmaster-death pipe: kept */
+	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 77);
+	lt_pg_client_wait(&t, 5, 0, NULL);
+	cr_assert_eq(t.wf->n_edges, 2);
+	cr_assert_eq(t.wf->edges[0].kind, LT_WF_PIPE_READ);
+	cr_assert_eq(t.wf->edges[0].pids[0], 77);
+	cr_assert_eq(t.wf->edges[1].kind, LT_WF_SOCKET);
+	lt_thread_clear(&t);
+	/* not a client read (a lock wait): untouched */
+	client_reader(&t, "postgres: postgres postgres [local] UPDATE waiting", 5);
+	t.app_class = LT_APPWAIT_LOCK;
+	lt_pg_client_wait(&t, 5, 0, NULL);
+	cr_assert_eq(t.wf->n_edges, 3);
+	lt_thread_clear(&t);
 }

@@ -950,9 +950,18 @@ static void follow_chain(const struct lt_follow_limits *lim, size_t want_n, cons
 	lt_strlist_free(&notes);
 }
 
-Test(waitfor_follow, default_bounds_stop_at_the_depth_and_say_so)
+/* by default 8 processes, 7 edges deep: a PostgreSQL backend idle in
+ * transaction, its psql, sh, flock(1), flock's holder and its child psql,
+ * the waiting backend (test_pgwait_live.c) are 7 */
+Test(waitfor_follow, default_bounds_stop_at_eight_processes_and_say_so)
 {
-	follow_chain(NULL, 5, "depth limit"); /* the first + 4 edges deep */
+	follow_chain(NULL, 8, "process limit");
+}
+
+Test(waitfor_follow, depth_limit_stops_and_says_so)
+{
+	struct lt_follow_limits lim = { .max_procs = 64, .max_depth = 4 };
+	follow_chain(&lim, 5, "depth limit"); /* the first + 4 edges deep */
 }
 
 Test(waitfor_follow, process_limit_stops_and_says_so)
@@ -1016,5 +1025,74 @@ Test(waitfor_verdicts, idle_headline_of_a_followed_chain)
 	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_IDLE, "%s", sum);
 	cr_expect(strstr(sum, "1 wait on process 900, asleep on a timer"), "%s", sum);
 	cr_expect(strstr(sum, "1 wait on process 901, which wait in turn on the others"), "%s", sum);
+	free_snap(&s);
+}
+
+/* A lock's holder idle in an event wait is followed (a backend idle in
+ * transaction holding a row lock, flock(1)'s child polling its server);
+ * more than three, or one running, are not. */
+Test(waitfor_follow, an_idle_lock_holder_is_followed)
+{
+	struct lt_wf_edge e = { .kind = LT_WF_APP_LOCK, .pids = { 30 }, .n_pids = 1, .pstate = LT_WFP_EVENTS };
+	cr_expect(lt_wf_follow_edge(&e), "app_lock holder in an event wait");
+	e.kind = LT_WF_FILE_LOCK;
+	e.pids[1] = 31;
+	e.n_pids = 2;
+	cr_expect(lt_wf_follow_edge(&e), "file_lock holders in event waits");
+	e.pstate = LT_WFP_RUNNING;
+	cr_expect(!lt_wf_follow_edge(&e), "a running holder");
+	e.pstate = LT_WFP_EVENTS;
+	e.n_pids = 4;
+	cr_expect(!lt_wf_follow_edge(&e), "four holders");
+}
+
+/* The trial's cycle (test_pgwait_live.c builds it on a real server):
+ * psql 10 (child of flock(1) 60, which holds deploy.lock) polls backend
+ * 20, which waits for a row lock held by backend 30, idle in transaction,
+ * reading from its client psql 40, which waits for sh 45, which waits for
+ * flock 50, which waits for deploy.lock held by 60 and 10.  The holders
+ * are in event waits (60 waits for its child 10, 10 polls): the lock's
+ * parties all the same, a DEADLOCK of 10 20 30 40 45 50. */
+static void pg_flock_cycle(struct lt_thread *th, enum lt_wf_pstate holders)
+{
+	blocked(&th[0], 10, 7, LT_WAIT_POLL);
+	edge(&th[0], 10, LT_WF_SOCKET, 20, LT_WFP_EVENTS);
+	blocked(&th[1], 20, 232, LT_WAIT_POLL);
+	edge(&th[1], 20, LT_WF_APP_LOCK, 30, LT_WFP_EVENTS)->holder_tid = 30;
+	blocked(&th[2], 30, 232, LT_WAIT_POLL);
+	edge(&th[2], 30, LT_WF_SOCKET, 40, LT_WFP_BLOCKED);
+	blocked(&th[3], 40, 61, LT_WAIT_CHILD);
+	edge(&th[3], 40, LT_WF_CHILD, 45, LT_WFP_BLOCKED);
+	blocked(&th[4], 45, 61, LT_WAIT_CHILD);
+	edge(&th[4], 45, LT_WF_CHILD, 50, LT_WFP_BLOCKED);
+	blocked(&th[5], 50, 73, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[5], 50, LT_WF_FILE_LOCK, 60, holders);
+	e->pids[e->n_pids++] = 10;
+	blocked(&th[6], 60, 61, LT_WAIT_CHILD);
+	edge(&th[6], 60, LT_WF_CHILD, 10, LT_WFP_EVENTS);
+}
+
+Test(waitfor_verdicts, a_file_lock_held_by_flock_and_its_polling_child_closes_a_cycle)
+{
+	struct lt_thread th[7];
+	pg_flock_cycle(th, LT_WFP_EVENTS);
+	struct lt_snapshot s = { .pid = 10, .threads = th, .n_threads = 7 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = &s.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_assert_str_eq(v->summary, "deadlock: 6 threads in 6 processes wait for each other: 10 (t10) -> 20 (t20) "
+			 "-> 30 (t30) -> 40 (t40) -> 45 (t45) -> 50 (t50) -> 10");
+	cr_expect(tl_strlist_has(&v->evidence, "<- held by processes 60, 10, all asleep (blocked, or in event "
+				 "waits the snapshot followed); it goes on through process 10 (t10)"));
+	cr_expect(tl_strlist_has(&v->evidence, "1 more thread(s) blocked behind the cycle: 60"));
+	free_snap(&s);
+	/* flock(1) running: it may yet release the lock */
+	pg_flock_cycle(th, LT_WFP_EVENTS);
+	th[6].state = 'R';
+	th[6].sc.state = LT_SC_RUNNING;
+	s = (struct lt_snapshot){ .pid = 10, .threads = th, .n_threads = 7 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
 	free_snap(&s);
 }
