@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,6 +132,7 @@ static void pg_stop(void)
 {
 	for (int i = 0; i < NSESS; i++)
 		if (pg.live[i]) {
+			tl_kill_tree(pg.s[i].pid); /* a shell step psql started, flock(1)'s psql */
 			tl_kill(&pg.s[i]);
 			tl_close(&pg.s[i]);
 			pg.live[i] = 0;
@@ -496,6 +498,183 @@ Test(pgwait_live, deadlocked_backends_both_wait_on_row_locks)
 	for (int i = 0; !dl && i < no; i++)
 		fprintf(stderr, "  | %s\n", out[i]);
 	cr_assert(dl, "snapshot -p %d prints a DEADLOCK naming %d and %d", (int)a, (int)a, (int)b);
+}
+
+static int take_snap(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	*out = snap(pid);
+	return 0;
+}
+
+/* The only child of PID (/proc/PID/task/PID/children) once it runs
+ * COMM (after its exec), waited for up to 10 s. */
+static pid_t only_child(pid_t pid, const char *comm)
+{
+	char path[96], now[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	for (int i = 0; i < 200; i++) {
+		FILE *f = fopen(path, "r");
+		int c = 0, n = 0, x;
+		while (f && fscanf(f, "%d", &x) == 1)
+			c = x, n++;
+		if (f)
+			fclose(f);
+		cr_assert_leq(n, 1, "process %d has %d children", (int)pid, n);
+		if (n == 1) {
+			char cp[64];
+			snprintf(cp, sizeof(cp), "/proc/%d/comm", c);
+			FILE *g = fopen(cp, "r");
+			now[0] = 0;
+			if (g && fgets(now, (int)sizeof(now), g))
+				now[strcspn(now, "\n")] = 0;
+			if (g)
+				fclose(g);
+			if (!strcmp(now, comm))
+				return (pid_t)c;
+		}
+		usleep(50000);
+	}
+	cr_assert_fail("process %d never had a child %s (%s)", (int)pid, comm, now);
+	return 0;
+}
+
+/* The cycle of a user trial that PostgreSQL's detector and flock cannot
+ * see: session A (psql) locks a row, then runs a shell step
+ * (`\! flock deploy.lock ...`) that waits for deploy.lock; job B, under
+ * `flock deploy.lock psql -c UPDATE`, holds the file lock while its
+ * backend waits for A's row.  A's backend is idle in transaction: it
+ * reads from its client, A's psql, which waits for its shell, which waits
+ * for flock, which waits for B's flock(1) and its psql, which waits for
+ * its backend, which waits for A's backend.  `snapshot -p` on B's psql,
+ * or on either backend, follows it all and says one DEADLOCK. */
+Test(pgwait_live, idle_in_transaction_backend_waits_for_its_client_in_a_cycle_through_flock)
+{
+	pg_start(NULL);
+	char line[256], want[512], lockf[PATH_MAX + 16];
+	snprintf(lockf, sizeof(lockf), "%s/deploy.lock", pg.dir);
+	FILE *lf = fopen(lockf, "w");
+	cr_assert_not_null(lf, "%s: %s", lockf, strerror(errno));
+	fclose(lf);
+	struct stat st;
+	cr_assert_eq(stat(lockf, &st), 0);
+	pid_t h = backend(0); /* session A */
+	say(0, "create table t(id int primary key, v int); insert into t values (1, 0);\n"
+	       "begin; update t set v = 1 where id = 1; select 'held';\n");
+	answer(0, line, sizeof(line));
+	cr_assert_str_eq(line, "held");
+	/* job B: flock(1) holds deploy.lock and runs psql, whose UPDATE waits */
+	char *bargv[] = { "/usr/bin/flock", lockf, PSQL, "-h", pg.sock, "-p", pg.port, "-U", "postgres", "-d",
+			  "postgres", "-X", "-q", "-c", "update t set v = 2 where id = 1", NULL };
+	cr_assert_eq(tl_spawn(&pg.s[1], bargv), 0);
+	pg.live[1] = 1;
+	pid_t fb = pg.s[1].pid;
+	pid_t pb = only_child(fb, "psql");
+	char q[160], wpid[32] = "";
+	snprintf(q, sizeof(q), "select pid from pg_locks where not granted and pid <> pg_backend_pid() limit 1");
+	for (int i = 0; i < 150 && !atoi(wpid); i++) {
+		query(q, wpid, sizeof(wpid));
+		if (!atoi(wpid))
+			usleep(100000);
+	}
+	pid_t w = (pid_t)atoi(wpid);
+	cr_assert_gt(w, 0, "job B's backend never waited");
+	char blk[64];
+	snprintf(blk, sizeof(blk), "{%d}", (int)h);
+	server_says_blocked(w, blk);
+	/* session A's shell step waits for deploy.lock */
+	say(0, "\\! /usr/bin/flock ");
+	say(0, lockf);
+	say(0, " -c 'echo stepA'\n");
+	pid_t sh = only_child(pg.s[0].pid, "sh"); /* psql runs a shell step through system() */
+	pid_t fa = only_child(sh, "flock");
+	char pl[256];
+	tl_locks_line(fa, lockf, true, pl, sizeof(pl));
+	asleep_in_kernel(w);
+	asleep_in_kernel(h);
+	asleep_in_kernel(pb);
+
+	/* the cycle, in the order of its edges, from any of its pids */
+	pid_t cyc[6] = { pb, w, h, pg.s[0].pid, sh, fa };
+	const char *cn[6] = { "psql", "postgres", "postgres", "psql", "sh", "flock" };
+	char e1[512], e2[256], e3[256], e4[256], e5[PATH_MAX + 512], e6[256];
+	snprintf(e1, sizeof(e1), "thread %d (postgres) epoll_wait(epfd ", (int)h);
+	snprintf(e2, sizeof(e2), "on its client's connection (PostgreSQL backend idle in transaction, its title "
+		 "says: it waits for the client's next command), unix socket socket:[");
+	snprintf(e3, sizeof(e3), "<- peer held only by process %d (psql)", (int)pg.s[0].pid);
+	snprintf(e4, sizeof(e4), "thread %d (flock) flock(fd ", (int)fa);
+	snprintf(e5, sizeof(e5), "on FLOCK WRITE lock on %s (whole file, inode %02x:%02x:%lu) <- held by processes "
+		 "%d, %d, all asleep (blocked, or in event waits the snapshot followed); it goes on through process "
+		 "%d (psql)", lockf, major(st.st_dev), minor(st.st_dev), (unsigned long)st.st_ino, (int)fb, (int)pb,
+		 (int)pb);
+	snprintf(e6, sizeof(e6), "thread %d (postgres) epoll_wait(epfd ", (int)w);
+	char e7[256];
+	snprintf(e7, sizeof(e7), "ShareLock wanted <- held by process %d (postgres) [read from the server's shared "
+		 "memory", (int)h);
+	pid_t starts[3] = { pb, h, w };
+	for (int si = 0; si < 3; si++) {
+		struct lt_snapshot **v = NULL;
+		size_t n = 0;
+		struct lt_strlist notes = { 0 };
+		cr_assert_eq(lt_snapshot_follow(snap(starts[si]), NULL, take_snap, NULL, &v, &n, &notes), 0);
+		lt_strlist_free(&notes);
+		struct lt_multi_snapshot *m = NULL;
+		cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+		const struct lt_verdict *dl = NULL;
+		for (size_t i = 0; i < m->view.n_verdicts && !dl; i++)
+			if (m->view.verdicts[i].kind == LT_VERDICT_DEADLOCK)
+				dl = &m->view.verdicts[i];
+		for (size_t i = 0; !dl && i < m->view.n_verdicts; i++)
+			fprintf(stderr, "  | %s\n", m->view.verdicts[i].summary);
+		cr_assert_not_null(dl, "from %d: no DEADLOCK (above)", (int)starts[si]);
+		/* the chain, from whichever thread it starts at */
+		bool rot = false;
+		for (int r = 0; r < 6 && !rot; r++) {
+			size_t l = (size_t)snprintf(want, sizeof(want), "deadlock: 6 threads in 6 processes wait for "
+						    "each other: ");
+			for (int k = 0; k < 6; k++)
+				l += (size_t)snprintf(want + l, sizeof(want) - l, "%d (%s) -> ", (int)cyc[(r + k) % 6],
+						      cn[(r + k) % 6]);
+			snprintf(want + l, sizeof(want) - l, "%d", (int)cyc[r]);
+			rot = !strcmp(dl->summary, want);
+		}
+		cr_assert(rot, "from %d: %s", (int)starts[si], dl->summary);
+		/* each link's evidence: the idle backend's client, the file
+		 * lock's holders (flock(1) of job B and its psql), the row
+		 * lock's holder read from shared memory */
+		bool ha = false, hd = false, hw = false;
+		for (size_t i = 0; i < dl->evidence.n; i++) {
+			const char *x = dl->evidence.v[i];
+			ha |= !strncmp(x, e1, strlen(e1)) && strstr(x, e2) && strstr(x, e3) &&
+			      strstr(x, "its latch (signalfd) and the postmaster-death pipe set aside") &&
+			      strstr(x, "idle_in_transaction_session_timeout = 0 (read from the backend's memory)");
+			hd |= !strncmp(x, e4, strlen(e4)) && strstr(x, e5);
+			hw |= !strncmp(x, e6, strlen(e6)) && strstr(x, e7);
+		}
+		for (size_t i = 0; !(ha && hd && hw) && i < dl->evidence.n; i++)
+			fprintf(stderr, "  | %s\n", dl->evidence.v[i]);
+		cr_assert(ha, "the idle backend %d's link to its client %d (above)", (int)h, (int)pg.s[0].pid);
+		cr_assert(hd, "flock %d's link to the holders %d, %d of %s (above)", (int)fa, (int)fb, (int)pb, lockf);
+		cr_assert(hw, "backend %d's row lock held by %d (above)", (int)w, (int)h);
+		snprintf(want, sizeof(want), "1 more thread(s) blocked behind the cycle: %d", (int)fb);
+		cr_assert(tl_strlist_has(&dl->evidence, want), "job B's flock(1) waits for its psql");
+		lt_multi_free(m);
+	}
+	/* the command says it first (its lines cut: the note of the
+	 * processes followed is longer than the test's lines) */
+	char cmd[PATH_MAX + 64], out[64][256], errl[64][256];
+	int no = 0, ne = 0;
+	snprintf(cmd, sizeof(cmd), "%s snapshot -p %d | cut -c1-240", LT_BIN, (int)pb);
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	cr_assert_eq(tl_run_to_end(argv, out, &no, errl, &ne), 0);
+	int first = 1; /* the first verdict: after the header and its notes */
+	while (first < no && (!out[first][0] || !strncmp(out[first], "note: ", 6)))
+		first++;
+	const char *dlw = "DEADLOCK: deadlock: 6 threads in 6 processes wait for each other: ";
+	bool said = first < no && !strncmp(out[first], dlw, strlen(dlw));
+	for (int i = 0; !said && i < no; i++)
+		fprintf(stderr, "  | %s\n", out[i]);
+	cr_assert(said, "the first verdict (above): %s", first < no ? out[first] : "");
 }
 
 /* ---- the flight recorder ---- */
