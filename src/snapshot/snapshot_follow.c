@@ -24,9 +24,13 @@ bool lt_wf_follow_edge(const struct lt_wf_edge *e)
 		return false;
 	/* a lock's holder idle in an event wait (a PostgreSQL backend idle
 	 * in transaction holding a row lock, flock(1)'s child polling its
-	 * server) may wait for someone who waits for the lock: followed */
+	 * server) may wait for someone who waits for the lock: followed;
+	 * one on a timer ends its wait by itself */
+	bool lock = e->kind == LT_WF_APP_LOCK || e->kind == LT_WF_FILE_LOCK;
+	if (lock)
+		return e->pstate == LT_WFP_EVENTS && e->n_pids <= 3 && !e->more_pids;
 	bool peer = e->kind == LT_WF_PIPE_READ || e->kind == LT_WF_PIPE_WRITE || e->kind == LT_WF_SOCKET ||
-		    e->kind == LT_WF_CHILD || e->kind == LT_WF_APP_LOCK || e->kind == LT_WF_FILE_LOCK;
+		    e->kind == LT_WF_CHILD;
 	return peer && e->n_pids <= 3 && !e->more_pids; /* the waiter's own process may be one */
 }
 

@@ -692,6 +692,13 @@ void lts_wf_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 			continue;
 		if (t->app_class == LT_APPWAIT_LOCK) /* its own verdict (appwait.c) */
 			continue;
+		/* an application's own idle wait (a PostgreSQL backend waiting
+		 * for its client's next command, lt_pg_client_wait): idle, as
+		 * the IDLE verdict says with whom it waits for; its edge is a
+		 * link of a cycle, not a chain of its own (a session idle in
+		 * transaction whose psql reads its terminal is no chain) */
+		if (t->app_class == LT_APPWAIT_IDLE)
+			continue;
 		const struct lt_wf_edge *lock = NULL;
 		for (size_t k = 0; k < t->wf->n_edges && !lock; k++)
 			if (t->wf->edges[k].kind == LT_WF_FILE_LOCK || t->wf->edges[k].kind == LT_WF_APP_LOCK)

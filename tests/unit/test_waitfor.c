@@ -1030,7 +1030,7 @@ Test(waitfor_verdicts, idle_headline_of_a_followed_chain)
 
 /* A lock's holder idle in an event wait is followed (a backend idle in
  * transaction holding a row lock, flock(1)'s child polling its server);
- * more than three, or one running, are not. */
+ * more than three, or one running or on a timer, are not. */
 Test(waitfor_follow, an_idle_lock_holder_is_followed)
 {
 	struct lt_wf_edge e = { .kind = LT_WF_APP_LOCK, .pids = { 30 }, .n_pids = 1, .pstate = LT_WFP_EVENTS };
@@ -1041,6 +1041,8 @@ Test(waitfor_follow, an_idle_lock_holder_is_followed)
 	cr_expect(lt_wf_follow_edge(&e), "file_lock holders in event waits");
 	e.pstate = LT_WFP_RUNNING;
 	cr_expect(!lt_wf_follow_edge(&e), "a running holder");
+	e.pstate = LT_WFP_TIMED;
+	cr_expect(!lt_wf_follow_edge(&e), "holders on a timer (flock -c 'sleep 600'): its wait ends by itself");
 	e.pstate = LT_WFP_EVENTS;
 	e.n_pids = 4;
 	cr_expect(!lt_wf_follow_edge(&e), "four holders");
