@@ -10,6 +10,7 @@
 #include "jsonw.h"
 #include "lt_test.h"
 #include "snapshot.h"
+#include "snapshot_int.h"
 #include "waitfor.h"
 
 static struct lt_go_routine *gr(struct lt_go *go, size_t i, long id, const char *func)
@@ -140,7 +141,8 @@ Test(rt_go_verdicts, a_channel_with_one_receiver_closes_the_cycle)
 	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_DEADLOCK);
 	const char *sum = s->verdicts[0].summary;
 	cr_assert_str_eq(sum, "probable deadlock (holders and a channel's other end inferred): goroutine 7 "
-			      "(main.refresher) is blocked in chan send on main.updates, which only goroutine 8 "
+			      "(main.refresher) at /src/app/main.go:10 is blocked in chan send on channel main.updates "
+			      "(0xc000010000), which only goroutine 8 "
 			      "(main.consumer) may receive from, which waits for main.statsMu, held by goroutine 6 "
 			      "(main.reporter), which waits for main.cacheMu, held by goroutine 7 (main.refresher)");
 	cr_assert_eq(s->verdicts[0].explains, 3);
@@ -195,5 +197,113 @@ Test(rt_go_verdicts, a_channels_other_end_survives_the_json)
 	rp_json_free(j);
 	free(buf);
 	lt_snapshot_free(s2);
+	lt_snapshot_free(s);
+}
+
+/* ---- deadlocks through channels only, several possible other ends ---- */
+
+static void on_chan(struct lt_go_routine *r, const char *dir, uint64_t ch, const char *name, size_t n,
+		    const size_t *peers)
+{
+	r->wait = LT_GO_WAIT_CHAN;
+	r->reason = strdup(strcmp(dir, "send") ? "chan receive" : "chan send");
+	r->obj = ch;
+	r->obj_name = name ? strdup(name) : NULL;
+	r->obj_kind = "channel";
+	r->dir = dir;
+	r->n_chan_peers = (long)n;
+	r->chan_peer = n == 1 ? peers[0] + 1 : 0;
+	if (n) {
+		r->chan_peer_list = calloc(n, sizeof(size_t));
+		memcpy(r->chan_peer_list, peers, n * sizeof(size_t));
+	}
+	r->chan_peers_how = strdup("inferred from code: ...");
+}
+
+/* parser (0) receives on c1, which collector (2) or writer (1) may send
+ * on; writer receives on c2, which only parser may send on; collector
+ * sends on a heap channel only parser holds.  With CB_IO the collector is
+ * instead in network I/O (it may yet send on c1: no deadlock). */
+static struct lt_snapshot *chans(bool cb_io)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	s->pid = 400;
+	s->go = calloc(1, sizeof(*s->go));
+	struct lt_go *go = s->go;
+	go->routines = calloc(4, sizeof(*go->routines));
+	go->n_routines = 4;
+	const size_t wc[] = { 1, 2 }, p[] = { 0 };
+	on_chan(gr(go, 0, 20, "main.parser"), "receive", 0xc000100000, "main.c1", 2, wc);
+	on_chan(gr(go, 1, 21, "main.writer"), "receive", 0xc000100060, "main.c2", 1, p);
+	struct lt_go_routine *cb = gr(go, 2, 22, "main.collector");
+	if (cb_io) {
+		cb->wait = LT_GO_WAIT_OTHER;
+		cb->reason = strdup("IO wait");
+		cb->netfd = strdup("fd 7 (tcp 127.0.0.1:5000 -> 127.0.0.1:80 ESTABLISHED)");
+	} else {
+		on_chan(cb, "send", 0xc0001000c0, NULL, 1, p);
+	}
+	struct lt_go_routine *srv = gr(go, 3, 1, "main.main");
+	srv->reason = strdup("IO wait");
+	srv->wait = LT_GO_WAIT_OTHER;
+	srv->netfd = strdup("fd 3 (tcp listening 127.0.0.1:8080)");
+	return s;
+}
+
+Test(rt_go_verdicts, a_deadlock_through_channels_only_with_several_other_ends)
+{
+	struct lt_snapshot *s = chans(false);
+	lt_go_verdicts(s);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	cr_assert_str_eq(s->verdicts[0].summary,
+			 "probable deadlock (a channel's other end inferred): goroutine 20 (main.parser) at "
+			 "/src/app/main.go:10 is blocked in chan receive on channel main.c1 (0xc000100000), which "
+			 "goroutine 21 (main.writer) or goroutine 22 (main.collector) may send on; goroutine 21 "
+			 "(main.writer) at /src/app/main.go:11 is blocked in chan receive on channel main.c2 "
+			 "(0xc000100060), which only goroutine 20 (main.parser) may send on; goroutine 22 "
+			 "(main.collector) at /src/app/main.go:12 is blocked in chan send on channel (heap) "
+			 "(0xc0001000c0), which only goroutine 20 (main.parser) may receive from");
+	cr_assert_eq(s->verdicts[0].explains, 3);
+	lt_snapshot_free(s);
+}
+
+/* One that could end a wait is in network I/O: nothing is deadlocked, and
+ * with nothing else found the goroutines are left to the IDLE verdict,
+ * whose evidence says what could end each wait. */
+Test(rt_go_verdicts, a_possible_sender_in_network_io_is_no_deadlock)
+{
+	struct lt_snapshot *s = chans(true);
+	lt_go_verdicts(s);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert_neq(s->verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s->verdicts[i].summary);
+	cr_assert_eq(s->n_verdicts, 0);
+	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_IDLE);
+	v->summary = strdup("idle: ...");
+	lt_go_idle_notes(s);
+	cr_assert(tl_strlist_has(&v->evidence, "goroutine 20 (main.parser) is blocked in chan receive on channel "
+					       "main.c1 (0xc000100000), which goroutine 21 (main.writer, which is "
+					       "blocked in chan receive on channel main.c2 (0xc000100060)), goroutine "
+					       "22 (main.collector, which waits for network I/O on fd 7 (tcp "
+					       "127.0.0.1:5000 -> 127.0.0.1:80 ESTABLISHED)) may send on"));
+	lt_snapshot_free(s);
+}
+
+/* A goroutine blocked on a channel nothing seen could use: not idle. */
+Test(rt_go_verdicts, a_channel_nothing_refers_to_is_said)
+{
+	struct lt_snapshot *s = chans(true);
+	struct lt_go_routine *w = &s->go->routines[1];
+	free(w->chan_peer_list);
+	w->chan_peer_list = NULL;
+	w->chan_peer = 0;
+	w->n_chan_peers = 0;
+	lt_go_verdicts(s);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_LOCK_WAIT);
+	cr_assert_str_eq(s->verdicts[0].summary,
+			 "goroutine 21 (main.writer) at /src/app/main.go:11 is blocked in chan receive on channel "
+			 "main.c2 (0xc000100060), and no other goroutine is seen that could send on it: probably "
+			 "blocked for ever (unknown: a goroutine not yet started, or code not on any stack, may)");
 	lt_snapshot_free(s);
 }

@@ -75,6 +75,12 @@ struct lt_go_routine {
 	long n_chan_peers;
 	size_t chan_peer;
 	char *chan_peers_how;
+	/* all of them (indices into routines), n_chan_peers long; NULL when
+	 * none or not looked for (not kept in the JSON) */
+	size_t *chan_peer_list;
+	/* its stack, read from g.sched.sp (the syscall sp in a system call)
+	 * to g.stack.hi; 0 unknown */
+	uint64_t sp, stack_hi;
 };
 
 /* A sync object goroutines wait for (sync.Mutex, RWMutex, WaitGroup,

@@ -522,6 +522,10 @@ static void read_routine(struct go_ctx *c, uint64_t g, const uint8_t *gb, size_t
 	 * traceback does not print */
 	r->created_by = r->id == 1 ? NULL : sdup_or_null(creator);
 	uint64_t lo = F64(G_STACK_LO), hi = F64(G_STACK_HI);
+	r->sp = st == 3 ? F64(G_SYSCALLSP) : st == 2 ? 0 : F64(G_SCHED_SP);
+	r->stack_hi = r->sp && r->sp >= lo && r->sp < hi ? hi : 0;
+	if (!r->stack_hi)
+		r->sp = 0;
 	if (st == 3)
 		unwind(c, r, F64(G_SYSCALLPC), F64(G_SYSCALLSP), lo, hi);
 	else if (st == 2)
@@ -867,6 +871,7 @@ void lt_go_free(struct lt_go *g)
 		free(r->obj_name);
 		free(r->netfd);
 		free(r->chan_peers_how);
+		free(r->chan_peer_list);
 	}
 	free(g->routines);
 	for (size_t i = 0; i < g->n_mutexes; i++) {

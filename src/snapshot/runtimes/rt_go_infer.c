@@ -341,27 +341,70 @@ static void infer_holders(struct go_ctx *c)
 	free(cache);
 }
 
+/* Is FN one of the runtime's functions that do operation RECV (true:
+ * receive, false: send) on a channel, or a select (either)? */
+static bool chan_op_fn(const char *fn, bool recv)
+{
+	return fn && (!strcmp(fn, "runtime.selectgo") ||
+		      (recv ? !strcmp(fn, "runtime.chanrecv1") || !strcmp(fn, "runtime.chanrecv2")
+			    : !strcmp(fn, "runtime.chansend1")));
+}
+
 /* Does code [from, len) of the function at ENTRY load the channel
  * variable [v, v+8) (a RIP-relative operand, as locks() reads them) and
  * then, within 96 bytes, call one of the runtime's functions that do
  * operation OP on a channel ("receive": chanrecv1, chanrecv2; "send":
- * chansend1; either: selectgo, a select with that case)? */
+ * chansend1; either: selectgo, a select with that case)?  V 0: does it
+ * call one at all (the channel then comes from elsewhere: a stack slot)? */
 static bool chan_op_after(const struct go_ctx *c, const uint8_t *b, uint64_t entry, uint64_t from, uint64_t len,
 			  uint64_t v, bool recv)
 {
 	for (uint64_t p = from < 3 ? 3 : from; p + 5 <= len; p++) {
-		bool hit = rip_refers(b, entry, p, v);
-		for (uint64_t q = p + 5; hit && q < p + 101 && q + 5 <= len; q++) {
-			const char *fn = call_target(c, b, entry, len, q);
-			if (!fn)
-				continue;
-			if (!strcmp(fn, "runtime.selectgo") ||
-			    (recv ? !strcmp(fn, "runtime.chanrecv1") || !strcmp(fn, "runtime.chanrecv2")
-				  : !strcmp(fn, "runtime.chansend1")))
+		if (!v) {
+			if (chan_op_fn(call_target(c, b, entry, len, p), recv))
 				return true;
+			continue;
 		}
+		bool hit = rip_refers(b, entry, p, v);
+		for (uint64_t q = p + 5; hit && q < p + 101 && q + 5 <= len; q++)
+			if (chan_op_fn(call_target(c, b, entry, len, q), recv))
+				return true;
 	}
 	return false;
+}
+
+/* Where the code a frame stopped at offset FROM of its function may run
+ * from once it goes on: FROM, or the target of a jump back (a loop: a
+ * "for range ch" receives at its head, before where the body is stopped)
+ * found in the code from there on, again from that target.  The bytes are
+ * read, not decoded: a jump's opcode inside another instruction may take
+ * the start further back (the code then looked at is more, never less).
+ * A jump to the function's entry (the stack-growth retry after
+ * morestack) is no loop. */
+static uint64_t reach_from(const uint8_t *b, uint64_t from, uint64_t len)
+{
+	uint64_t start = from;
+	for (bool more = true; more;) {
+		more = false;
+		for (uint64_t p = start; p + 2 <= len; p++) {
+			int64_t t = -1;
+			int32_t d;
+			if (b[p] == 0xeb || (b[p] >= 0x70 && b[p] <= 0x7f)) {
+				t = (int64_t)p + 2 + (int8_t)b[p + 1];
+			} else if (b[p] == 0xe9 && p + 5 <= len) {
+				memcpy(&d, b + p + 1, 4);
+				t = (int64_t)p + 5 + d;
+			} else if (b[p] == 0x0f && (b[p + 1] & 0xf0) == 0x80 && p + 6 <= len) {
+				memcpy(&d, b + p + 2, 4);
+				t = (int64_t)p + 6 + d;
+			}
+			if (t > 0 && (uint64_t)t < start) {
+				start = (uint64_t)t;
+				more = true;
+			}
+		}
+	}
+	return start;
 }
 
 static const struct go_sym *sym_named(const struct go_ctx *c, const char *name)
@@ -373,79 +416,195 @@ static const struct go_sym *sym_named(const struct go_ctx *c, const char *name)
 }
 
 #define PEERS_SHOWN 4
+#define MAX_STACK (1u << 20)
+/* reads of objects a stack points to, for all heap channels together */
+#define MAX_DEREFS 20000
+#define DEREF_BYTES 128
 
-/* For each goroutine blocked in a chan send or receive on a channel held
- * by a package variable: the other goroutines whose code, from where each
- * of its frames is stopped to the end of that frame's function, loads
- * that variable and then does the other operation on it (or a select).
- * Only those could end the wait that the snapshot can see; a goroutine
- * not yet started, or code in a function not on a goroutine's stack, is
- * not seen: an inference, and said to be one. */
+struct stk {
+	uint8_t *b; /* the goroutine's stack [sp, hi), NULL unread */
+	size_t n;
+	bool tried;
+};
+
+static const struct stk *stack_of(struct go_ctx *c, struct stk *st, size_t k)
+{
+	struct stk *x = &st[k];
+	const struct lt_go_routine *o = &c->go->routines[k];
+	if (x->tried)
+		return x;
+	x->tried = true;
+	if (!o->sp || o->stack_hi <= o->sp || o->stack_hi - o->sp > MAX_STACK)
+		return x;
+	x->n = (size_t)(o->stack_hi - o->sp);
+	x->b = malloc(x->n);
+	if (x->b && c->e->read(c->e->arg, o->sp, x->b, x->n)) {
+		free(x->b);
+		x->b = NULL;
+	}
+	if (!x->b)
+		x->n = 0;
+	return x;
+}
+
+/* Does the stack hold the channel H: a word equal to it, or (DEREF) a word
+ * pointing into H's region of the heap at an object whose first
+ * DEREF_BYTES hold it (a closure's context, a struct with a channel
+ * field)?  -1: the reads' budget ran out before an answer. */
+static int stack_refers(struct go_ctx *c, const struct stk *x, uint64_t h, bool deref, long *budget)
+{
+	size_t n = x->n / 8;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w;
+		memcpy(&w, x->b + i * 8, 8);
+		if (w == h)
+			return 1;
+	}
+	if (!deref)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w;
+		memcpy(&w, x->b + i * 8, 8);
+		if (w == h || (w >> 32) != (h >> 32) || (w & 7))
+			continue;
+		if (--*budget < 0)
+			return -1;
+		uint64_t o[DEREF_BYTES / 8];
+		if (c->e->read(c->e->arg, w, o, sizeof(o)))
+			continue;
+		for (size_t k = 0; k < DEREF_BYTES / 8; k++)
+			if (o[k] == h)
+				return 1;
+	}
+	return 0;
+}
+
+/* Does one of goroutine O's own frames, from where it may run on (loops
+ * included: reach_from), load the channel variable V and do operation
+ * RECV on it (V 0: do operation RECV on any channel)? */
+static bool frames_do(struct go_ctx *c, struct code **cache, size_t *ncache, const struct lt_go_routine *o,
+		      uint64_t v, bool recv)
+{
+	for (size_t f = 0; f < o->n_frames; f++) {
+		const struct lt_go_frame *fr = &o->frames[f];
+		if (fr->inlined || !fr->func || !user_pkg(fr->func))
+			continue;
+		uint64_t entry, end = lt_go_pcln_func_end(&c->pcln, fr->pc - c->bias);
+		if (!end || !lt_go_pcln_func(&c->pcln, fr->pc - c->bias, &entry))
+			continue;
+		entry += c->bias;
+		end += c->bias;
+		if (end - entry > MAX_CODE || fr->pc < entry)
+			continue;
+		const uint8_t *b = code_of(c, cache, ncache, entry, end - entry);
+		/* from the return address (the callee's return) on */
+		if (b && chan_op_after(c, b, entry, reach_from(b, fr->pc - entry, end - entry), end - entry, v, recv))
+			return true;
+	}
+	return false;
+}
+
+/* For each goroutine blocked in a chan send or receive: the other
+ * goroutines that could end its wait, inferred.
+ *  - A channel held by a package variable: those whose code, from where
+ *    each of its frames is stopped (or the head of a loop it is in) to the
+ *    end of that frame's function, loads that variable and then does the
+ *    other operation on it (or a select), or that hold the channel on
+ *    their stack and whose frames' code does that operation (a
+ *    "for range ch" loads it once, before its loop).
+ *  - Any other channel (made at run time, passed as an argument or caught
+ *    by a closure): those that hold a reference to it, on their stack or
+ *    in an object their stack points to, whatever their code does.
+ * Only those the snapshot can see: a goroutine not yet started, code in a
+ * function not on a goroutine's stack, or a reference held further away,
+ * are not: an inference, and said to be one. */
 static void chan_peers(struct go_ctx *c)
 {
 	struct lt_go *go = c->go;
 	struct code *cache = NULL;
 	size_t ncache = 0;
+	struct stk *st = NULL;
+	long budget = MAX_DEREFS;
 	for (size_t i = 0; i < go->n_routines; i++) {
 		struct lt_go_routine *r = &go->routines[i];
-		if (r->wait != LT_GO_WAIT_CHAN || !r->obj_name || !r->dir || r->system ||
+		if (r->wait != LT_GO_WAIT_CHAN || !r->obj || !r->dir || r->system ||
 		    (strcmp(r->dir, "send") && strcmp(r->dir, "receive")))
 			continue;
-		const struct go_sym *vs = sym_named(c, r->obj_name);
-		if (!vs)
-			continue;
+		if (!st && !(st = calloc(go->n_routines, sizeof(*st))))
+			break;
+		const struct go_sym *vs = r->obj_name ? sym_named(c, r->obj_name) : NULL;
 		bool recv = !strcmp(r->dir, "send"); /* what a peer must do */
-		uint64_t v = vs->addr + c->bias;
+		uint64_t v = vs ? vs->addr + c->bias : 0;
 		long n = 0;
-		size_t one = 0;
+		bool cut = false;
 		char who[400] = "";
 		size_t wl = 0;
+		size_t *list = NULL;
 		for (size_t k = 0; k < go->n_routines; k++) {
 			const struct lt_go_routine *o = &go->routines[k];
 			if (k == i || o->system)
 				continue;
-			bool hit = false;
-			for (size_t f = 0; f < o->n_frames && !hit; f++) {
-				const struct lt_go_frame *fr = &o->frames[f];
-				if (fr->inlined || !fr->func || !user_pkg(fr->func))
-					continue;
-				uint64_t entry, end = lt_go_pcln_func_end(&c->pcln, fr->pc - c->bias);
-				if (!end || !lt_go_pcln_func(&c->pcln, fr->pc - c->bias, &entry))
-					continue;
-				entry += c->bias;
-				end += c->bias;
-				if (end - entry > MAX_CODE || fr->pc < entry)
-					continue;
-				const uint8_t *b = code_of(c, &cache, &ncache, entry, end - entry);
-				/* from the return address (the callee's return) on */
-				hit = b && chan_op_after(c, b, entry, fr->pc - entry, end - entry, v, recv);
+			bool hit;
+			if (v) {
+				hit = frames_do(c, &cache, &ncache, o, v, recv);
+				if (!hit && stack_refers(c, stack_of(c, st, k), r->obj, false, &budget) == 1)
+					hit = frames_do(c, &cache, &ncache, o, 0, recv);
+			} else {
+				int x = stack_refers(c, stack_of(c, st, k), r->obj, true, &budget);
+				cut |= x < 0;
+				hit = x == 1;
 			}
 			if (!hit)
 				continue;
-			if (!n++)
-				one = k + 1;
+			size_t *nl = realloc(list, (size_t)(n + 1) * sizeof(*nl));
+			if (!nl)
+				break;
+			list = nl;
+			list[n++] = k;
 			if (n <= PEERS_SHOWN && wl < sizeof(who) - 80)
 				wl += (size_t)snprintf(who + wl, sizeof(who) - wl, "%sgoroutine %" PRId64, wl ? ", " : "",
 						       o->id);
 		}
+		if (cut) {
+			/* some stacks not looked through: no answer */
+			free(list);
+			r->chan_peers_how = lts_strdup("not inferred: too many objects to read to find which "
+						       "goroutines hold a reference to the channel");
+			r->n_chan_peers = -1;
+			continue;
+		}
 		r->n_chan_peers = n;
-		r->chan_peer = n == 1 ? one : 0;
-		if (n)
-			r->chan_peers_how = lts_asprintf("inferred from code: %s%s %s %s after where %s "
-							 "stopped (goroutines not yet started, and functions not "
-							 "on their stacks, are not seen)", n == 1 ? "only " : "",
-							 who, n == 1 ? (recv ? "receives from" : "sends on")
+		r->chan_peer = n == 1 ? list[0] + 1 : 0;
+		r->chan_peer_list = list;
+		const char *more = n > PEERS_SHOWN ? ", ..." : "";
+		const char *unseen = "goroutines not yet started, and functions not on their stacks, are not seen";
+		if (!v && n)
+			r->chan_peers_how = lts_asprintf("inferred from stacks: %s%s%s hold%s a reference to the "
+							 "channel, on %s stack or in an object it points to (no "
+							 "variable holds it; %s, nor references held further away)",
+							 n == 1 ? "only " : "", who, more, n == 1 ? "s" : "",
+							 n == 1 ? "its" : "their", unseen);
+		else if (!v)
+			r->chan_peers_how = lts_asprintf("inferred from stacks: no other goroutine holds a reference "
+							 "to the channel on its stack or in an object it points to (%s, "
+							 "nor references held further away)", unseen);
+		else if (n)
+			r->chan_peers_how = lts_asprintf("inferred from code: %s%s%s %s %s after where %s "
+							 "stopped (%s)", n == 1 ? "only " : "",
+							 who, more, n == 1 ? (recv ? "receives from" : "sends on")
 								     : (recv ? "receive from" : "send on"),
-							 r->obj_name, n == 1 ? "it is" : "they are");
+							 r->obj_name, n == 1 ? "it is" : "they are", unseen);
 		else
 			r->chan_peers_how = lts_asprintf("inferred from code: no other goroutine's frames %s %s "
-							 "after where they are stopped (goroutines not yet started, "
-							 "and functions not on their stacks, are not seen)",
-							 recv ? "receive from" : "send on", r->obj_name);
+							 "after where they are stopped (%s)",
+							 recv ? "receive from" : "send on", r->obj_name, unseen);
 	}
 	for (size_t i = 0; i < ncache; i++)
 		free(cache[i].b);
 	free(cache);
+	for (size_t k = 0; st && k < go->n_routines; k++)
+		free(st[k].b);
+	free(st);
 }
 
 void go_infer(struct go_ctx *c)

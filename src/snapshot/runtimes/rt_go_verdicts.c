@@ -17,6 +17,7 @@
 #include "waitfor.h"
 
 #define LEAK_MIN 3
+#define PEERS_SHOWN_V 4
 #define TEXT_MAX_ROUTINES 500
 
 /* The goroutine's own function: its first frame outside the runtime and
@@ -223,8 +224,16 @@ static void deadlocks(struct lt_snapshot *s, bool *in_cycle)
 		struct lt_verdict *v = push(s, LT_VERDICT_DEADLOCK);
 		if (!v)
 			break;
-		char *sum = lts_strdup(chan ? "probable deadlock (holders and a channel's other end inferred): "
-					    : "probable deadlock (holders inferred): ");
+		bool mutex = false;
+		k = cur;
+		do {
+			k = (size_t)waits_for(go, k, &via);
+			mutex |= !via;
+		} while (k != cur && ++len < 2 * n);
+		len = 0;
+		char *sum = lts_strdup(!mutex ? "probable deadlock (a channel's other end inferred): "
+				       : chan ? "probable deadlock (holders and a channel's other end inferred): "
+					      : "probable deadlock (holders inferred): ");
 		k = cur;
 		len = 0;
 		do {
@@ -237,9 +246,11 @@ static void deadlocks(struct lt_snapshot *s, bool *in_cycle)
 				snprintf(who, sizeof(who), "goroutine %" PRId64 " (%s) ", r->id, gfunc(r));
 			char *next;
 			if (via) {
-				next = lts_asprintf("%s%s%sis blocked in chan %s on %s, which only goroutine %" PRId64
-						    " (%s) %s", sum, len ? ", which " : "", who, r->dir,
-						    r->obj_name ? r->obj_name : "?", o->id, gfunc(o),
+				char at[256];
+				next = lts_asprintf("%s%s%sat %s is blocked in chan %s on channel %s (0x%" PRIx64
+						    "), which only goroutine %" PRId64 " (%s) %s", sum,
+						    len ? ", which " : "", who, gwhere(r, at, sizeof(at)), r->dir,
+						    r->obj_name ? r->obj_name : "(heap)", r->obj, o->id, gfunc(o),
 						    strcmp(r->dir, "send") ? "may send on" : "may receive from");
 				add_frames(v, r);
 				lt_strlist_add(&v->evidence, "channel %s: %s", r->obj_name ? r->obj_name : "?",
@@ -261,14 +272,215 @@ static void deadlocks(struct lt_snapshot *s, bool *in_cycle)
 			k = nk;
 		} while (k != cur && len < n);
 		v->summary = sum;
-		lt_strlist_add(&v->evidence, "sync.Mutex records no owner: each holder is inferred from the "
-			       "code of its goroutine's frames (docs/runtimes.md, Go)");
+		if (mutex)
+			lt_strlist_add(&v->evidence, "sync.Mutex records no owner: each holder is inferred from the "
+				       "code of its goroutine's frames (docs/runtimes.md, Go)");
 		if (chan)
 			lt_strlist_add(&v->evidence, "a channel records no goroutine that will use it: its other "
 				       "end is the one goroutine whose code, after where it is stopped, does the "
-				       "other operation on it, and that goroutine is blocked too");
+				       "other operation on it (or that holds the channel), and that goroutine is "
+				       "blocked too");
 	}
 	free(stamp);
+}
+
+/* A goroutine blocked in a chan send or receive whose possible other
+ * ends were looked for (chan_peers, rt_go_infer.c). */
+static bool chan_waiter(const struct lt_go_routine *r)
+{
+	return r->wait == LT_GO_WAIT_CHAN && !r->system && r->obj && r->dir && r->chan_peers_how &&
+	       r->n_chan_peers >= 0 && (!strcmp(r->dir, "send") || !strcmp(r->dir, "receive")) &&
+	       (r->n_chan_peers == 0 || r->chan_peer_list || r->chan_peer);
+}
+
+/* the Kth possible other end of chan waiter R */
+static size_t chan_peer_at(const struct lt_go_routine *r, long k)
+{
+	return r->chan_peer_list ? r->chan_peer_list[k] : r->chan_peer - 1;
+}
+
+static void chan_what(char *buf, size_t len, const struct lt_go_routine *r)
+{
+	snprintf(buf, len, "chan %s on channel %s (0x%" PRIx64 ")", r->dir, r->obj_name ? r->obj_name : "(heap)",
+		 r->obj);
+}
+
+/* Goroutines blocked for ever through channels (and mutexes): the largest
+ * set of blocked goroutines each of which can be ended only by goroutines
+ * of the set -- a goroutine blocked in a chan send or receive by any of
+ * the goroutines that could do the other operation (chan_peers), at least
+ * one of them; one waiting for a sync.Mutex by its inferred holder; one
+ * in a cycle found above by none.  A goroutine that something outside the
+ * set could end (one in network I/O, asleep, running, in a select, in a
+ * wait whose other end is unknown) leaves it, and so do those that only it
+ * could end.  Each group of the set not all in a cycle above is a
+ * probable deadlock: every goroutine that could end each wait is itself
+ * blocked in it.  IN_SET says who is in one. */
+static void chan_deadlocks(struct lt_snapshot *s, const bool *in_cycle, bool *in_set)
+{
+	struct lt_go *go = s->go;
+	size_t n = go->n_routines;
+	for (size_t i = 0; i < n; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		long m = waits_mutex(go, i);
+		in_set[i] = in_cycle[i] || (chan_waiter(r) && r->n_chan_peers > 0) ||
+			    (m >= 0 && go->mutexes[m].holder >= 0 && (size_t)go->mutexes[m].holder != i);
+	}
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < n; i++) {
+			if (!in_set[i] || in_cycle[i])
+				continue;
+			const struct lt_go_routine *r = &go->routines[i];
+			bool ok = true;
+			long m = waits_mutex(go, i);
+			if (m >= 0)
+				ok = in_set[go->mutexes[m].holder];
+			else
+				for (long k = 0; k < r->n_chan_peers && ok; k++)
+					ok = in_set[chan_peer_at(r, k)];
+			if (!ok) {
+				in_set[i] = false;
+				changed = true;
+			}
+		}
+	}
+	/* the groups: goroutines joined by who can end whose wait */
+	size_t *grp = malloc((n ? n : 1) * sizeof(*grp));
+	if (!grp)
+		return;
+	for (size_t i = 0; i < n; i++)
+		grp[i] = i;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < n; i++) {
+			if (!in_set[i] || in_cycle[i])
+				continue;
+			const struct lt_go_routine *r = &go->routines[i];
+			long m = waits_mutex(go, i);
+			long np = m >= 0 ? 1 : r->n_chan_peers;
+			for (long k = 0; k < np; k++) {
+				size_t o = m >= 0 ? (size_t)go->mutexes[m].holder : chan_peer_at(r, k);
+				if (in_cycle[o])
+					continue;
+				size_t g = grp[i] < grp[o] ? grp[i] : grp[o];
+				if (grp[i] != g || grp[o] != g) {
+					grp[i] = grp[o] = g;
+					changed = true;
+				}
+			}
+		}
+	}
+	for (size_t g = 0; g < n; g++) {
+		size_t nm = 0;
+		bool chan = false, mutex = false;
+		for (size_t i = 0; i < n; i++)
+			if (in_set[i] && !in_cycle[i] && grp[i] == g) {
+				nm++;
+				if (waits_mutex(go, i) >= 0)
+					mutex = true;
+				else
+					chan = true;
+			}
+		if (nm && !chan) {
+			/* mutexes only: waiters on a cycle above (LOCK WAIT) */
+			for (size_t i = 0; i < n; i++)
+				if (grp[i] == g && !in_cycle[i])
+					in_set[i] = false;
+			continue;
+		}
+		if (!nm)
+			continue;
+		struct lt_verdict *v = push(s, LT_VERDICT_DEADLOCK);
+		if (!v)
+			break;
+		char *sum = lts_strdup(mutex ? "probable deadlock (holders and a channel's other end inferred): "
+					     : "probable deadlock (a channel's other end inferred): ");
+		size_t shown = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!in_set[i] || in_cycle[i] || grp[i] != g)
+				continue;
+			const struct lt_go_routine *r = &go->routines[i];
+			char w[256], what[256], ends[400] = "";
+			size_t el = 0;
+			long m = waits_mutex(go, i);
+			long np = m >= 0 ? 1 : r->n_chan_peers;
+			for (long k = 0; k < np && k < PEERS_SHOWN_V && el < sizeof(ends) - 100; k++) {
+				size_t o = m >= 0 ? (size_t)go->mutexes[m].holder : chan_peer_at(r, k);
+				el += (size_t)snprintf(ends + el, sizeof(ends) - el, "%sgoroutine %" PRId64 " (%s)%s",
+						       k ? (k + 1 == np ? " or " : ", ") : "", go->routines[o].id,
+						       gfunc(&go->routines[o]), in_cycle[o] ? ", in a deadlock above" : "");
+			}
+			if (np > PEERS_SHOWN_V)
+				snprintf(ends + el, sizeof(ends) - el, " and %ld more", np - PEERS_SHOWN_V);
+			char *next;
+			if (m >= 0) {
+				char nb[128];
+				mname(&go->mutexes[m], nb, sizeof(nb));
+				next = lts_asprintf("%s%sgoroutine %" PRId64 " (%s) at %s waits for %s, held by %s",
+						    sum, shown ? "; " : "", r->id, gfunc(r), gwhere(r, w, sizeof(w)), nb,
+						    ends);
+				lt_strlist_add(&v->evidence, "%s: %s", nb,
+					       go->mutexes[m].holder_how ? go->mutexes[m].holder_how : "?");
+			} else {
+				chan_what(what, sizeof(what), r);
+				next = lts_asprintf("%s%sgoroutine %" PRId64 " (%s) at %s is blocked in %s, which %s%s "
+						    "may %s", sum, shown ? "; " : "", r->id, gfunc(r),
+						    gwhere(r, w, sizeof(w)), what, np == 1 ? "only " : "", ends,
+						    strcmp(r->dir, "send") ? "send on" : "receive from");
+				lt_strlist_add(&v->evidence, "channel %s (0x%" PRIx64 "): %s",
+					       r->obj_name ? r->obj_name : "(heap)", r->obj, r->chan_peers_how);
+			}
+			add_frames(v, r);
+			free(sum);
+			sum = next;
+			shown++;
+			v->explains++;
+			if (r->waited_s > v->longest_s)
+				v->longest_s = r->waited_s;
+		}
+		v->summary = sum;
+		lt_strlist_add(&v->evidence, "a channel records no goroutine that will use it: the goroutines that "
+			       "could end each wait are inferred (from their code where a variable holds the "
+			       "channel, from references on their stacks where none does), and every one of "
+			       "them is blocked here too");
+	}
+	free(grp);
+}
+
+/* Goroutines blocked in a chan send or receive in no deadlock and no
+ * leak: nothing seen could end the wait (a verdict: unknown whether it
+ * ever ends, but nothing says it will), or what could end it is named in
+ * an IDLE verdict's evidence (lt_go_idle_notes). */
+static void chan_orphans(struct lt_snapshot *s, const bool *in_cycle, const bool *in_set)
+{
+	struct lt_go *go = s->go;
+	for (size_t i = 0; i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		if (in_cycle[i] || in_set[i] || !chan_waiter(r) || r->n_chan_peers)
+			continue;
+		size_t same = 0;
+		for (size_t k = 0; k < go->n_routines; k++)
+			same += go->routines[k].wait == LT_GO_WAIT_CHAN && go->routines[k].obj == r->obj &&
+				go->routines[k].dir && !strcmp(go->routines[k].dir, r->dir);
+		if (same >= LEAK_MIN)
+			continue; /* a leak, said by leaks() */
+		struct lt_verdict *v = push(s, LT_VERDICT_LOCK_WAIT);
+		if (!v)
+			return;
+		char w[256], what[256];
+		chan_what(what, sizeof(what), r);
+		v->summary = lts_asprintf("goroutine %" PRId64 " (%s) at %s is blocked in %s, and no other "
+					  "goroutine is seen that could %s it: probably blocked for ever (unknown: "
+					  "a goroutine not yet started, or code not on any stack, may)", r->id,
+					  gfunc(r), gwhere(r, w, sizeof(w)), what,
+					  strcmp(r->dir, "send") ? "send on" : "receive from");
+		v->explains = 1;
+		v->longest_s = r->waited_s;
+		add_frames(v, r);
+		lt_strlist_add(&v->evidence, "channel %s (0x%" PRIx64 "): %s", r->obj_name ? r->obj_name : "(heap)",
+			       r->obj, r->chan_peers_how);
+	}
 }
 
 static void mutex_groups(struct lt_snapshot *s, const bool *in_cycle)
@@ -398,9 +610,19 @@ void lt_go_verdicts(struct lt_snapshot *s)
 	bool *in_cycle = calloc(s->go->n_routines, 1);
 	if (!in_cycle)
 		return;
+	bool *in_set = calloc(s->go->n_routines, 1);
+	if (!in_set) {
+		free(in_cycle);
+		return;
+	}
 	deadlocks(s, in_cycle);
-	mutex_groups(s, in_cycle);
+	chan_deadlocks(s, in_cycle, in_set);
+	for (size_t i = 0; i < s->go->n_routines; i++)
+		in_set[i] |= in_cycle[i];
+	mutex_groups(s, in_set);
 	leaks(s);
+	chan_orphans(s, in_cycle, in_set);
+	free(in_set);
 	free(in_cycle);
 }
 
@@ -433,6 +655,32 @@ void lt_go_idle_notes(struct lt_snapshot *s)
 				n++;
 			}
 	}
+	/* goroutines blocked on a channel that goroutines not blocked for
+	 * ever could end (an IDLE verdict has no deadlock): what could */
+	size_t nc = 0;
+	for (size_t i = 0; i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		if (!chan_waiter(r) || r->n_chan_peers <= 0)
+			continue;
+		char what[256], ends[600] = "";
+		size_t el = 0;
+		chan_what(what, sizeof(what), r);
+		for (long k = 0; k < r->n_chan_peers && k < PEERS_SHOWN_V && el < sizeof(ends) - 160; k++) {
+			const struct lt_go_routine *o = &go->routines[chan_peer_at(r, k)];
+			char od[200];
+			char *d = go_doing(s, chan_peer_at(r, k), 0);
+			snprintf(od, sizeof(od), "%s", d ? d : "?");
+			free(d);
+			el += (size_t)snprintf(ends + el, sizeof(ends) - el, "%sgoroutine %" PRId64 " (%s, %s)",
+					       k ? ", " : "", o->id, gfunc(o), od);
+		}
+		lt_strlist_add(&v->evidence, "goroutine %" PRId64 " (%s) is blocked in %s, which %s may %s: not "
+			       "stuck for as long as %s may run (%s)", r->id, gfunc(r), what, ends,
+			       strcmp(r->dir, "send") ? "send on" : "receive from",
+			       r->n_chan_peers == 1 ? "it" : "they", r->chan_peers_how);
+		nc++;
+	}
+	(void)nc;
 	if (!n || !v->summary)
 		return;
 	const char *claim = "none for anything stuck";

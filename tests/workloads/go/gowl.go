@@ -16,6 +16,20 @@
 //	                   waits for cacheMu; and cfgReloader holds cfgMu in a
 //	                   blocking read(2) of a pipe whose write end only a child
 //	                   (sleep 600) holds, 3 cfgUsers waiting for cfgMu
+//	gowl chancycle OUT a deadlock through channels only: chanA does <-c1 then
+//	                   c2 <- 1, chanB <-c2 then c1 <- 1; main blocks in a
+//	                   listener's Accept, so the runtime sees no deadlock
+//	gowl chanrange OUT the same through a range loop: parser sends on
+//	                   results then ranges over acks, writer ranges over
+//	                   results sending on acks; main in Accept
+//	gowl chanfed OUT   not a deadlock: chanWorker waits on jobs, whose one
+//	                   sender (chanFeeder) is blocked reading a TCP socket
+//	                   whose peer (another goroutine) has sent nothing
+//	gowl chanheap OUT  the chancycle deadlock on channels made in main and
+//	                   passed as arguments (heap objects, no variable)
+//	gowl chanloop OUT  loopA receives from c3 at its loop's head and sends on
+//	                   c4, loopB sends twice on c3 then receives from c4:
+//	                   both block in a send; main in Accept
 //
 // Once everything is in place it writes OUT: "addr NAME 0xADDR" lines, then
 // the program's own runtime.Stack(all) output, the ground truth of the tests;
@@ -46,7 +60,114 @@ var (
 
 	cacheMu, statsMu, cfgMu sync.Mutex
 	updates                 = make(chan int)
+
+	c1, c2   = make(chan int), make(chan int)
+	results  = make(chan int)
+	acks     = make(chan int)
+	feedJobs = make(chan int)
+	c3, c4   = make(chan int), make(chan int)
 )
+
+//go:noinline
+func loopA() {
+	for {
+		v := <-c3
+		c4 <- v // loopB sends on c3 again first
+	}
+}
+
+//go:noinline
+func loopB() {
+	c3 <- 1
+	c3 <- 2
+	<-c4
+}
+
+//go:noinline
+func chanA() {
+	<-c1
+	c2 <- 1
+}
+
+//go:noinline
+func chanB() {
+	<-c2
+	c1 <- 1
+}
+
+//go:noinline
+func parser() {
+	for i := 0; i < 10; i++ {
+		results <- i
+	}
+	for range acks {
+	}
+}
+
+//go:noinline
+func writer() {
+	for r := range results {
+		acks <- r
+	}
+}
+
+//go:noinline
+func chanFeeder(c net.Conn) {
+	buf := make([]byte, 8)
+	k, _ := c.Read(buf) // the peer never writes
+	feedJobs <- k
+}
+
+//go:noinline
+func chanWorker() {
+	for j := range feedJobs {
+		fmt.Println(j)
+	}
+}
+
+//go:noinline
+func heapA(a, b chan int) {
+	<-a
+	b <- 1
+}
+
+//go:noinline
+func heapB(a, b chan int) {
+	<-b
+	a <- 1
+}
+
+// startHeap starts heapA and heapB on two channels made here: once it
+// returns, no variable and no other goroutine refers to them
+//
+//go:noinline
+func startHeap() string {
+	a, b := make(chan int), make(chan int)
+	go heapA(a, b)
+	go heapB(a, b)
+	return fmt.Sprintf("addr a %p\naddr b %p\n", a, b)
+}
+
+// listen: a listener main's goroutine blocks in Accept on (the runtime's
+// deadlock check then sees a goroutine that may yet run)
+func listen() net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gowl:", err)
+		os.Exit(1)
+	}
+	return ln
+}
+
+func acceptForever(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+	}
+}
 
 //go:noinline
 func refresher() {
@@ -227,6 +348,45 @@ func main() {
 			go cfgUser()
 		}
 		extra = fmt.Sprintf("child %d\nreadfd %d\n", cmd.Process.Pid, p[0])
+	case "chancycle":
+		ln := listen()
+		go acceptForever(ln)
+		go chanA()
+		go chanB()
+		extra = fmt.Sprintf("addr c1 %p\naddr c2 %p\n", c1, c2)
+	case "chanloop":
+		ln := listen()
+		go acceptForever(ln)
+		go loopA()
+		go loopB()
+		extra = fmt.Sprintf("addr c3 %p\naddr c4 %p\n", c3, c4)
+	case "chanrange":
+		ln := listen()
+		go acceptForever(ln)
+		go parser()
+		go writer()
+		extra = fmt.Sprintf("addr results %p\naddr acks %p\n", results, acks)
+	case "chanfed":
+		ln := listen()
+		go func() {
+			c, err := ln.Accept()
+			if err == nil {
+				time.Sleep(time.Hour) // holds the connection, writes nothing
+				c.Close()
+			}
+		}()
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		go chanFeeder(conn)
+		go chanWorker()
+		extra = fmt.Sprintf("addr feedJobs %p\nlocal %s\n", feedJobs, conn.LocalAddr())
+	case "chanheap":
+		ln := listen()
+		go acceptForever(ln)
+		extra = startHeap()
 	case "wgwait":
 		jobs.Add(2)
 		go jobs.Done()
