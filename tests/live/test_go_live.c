@@ -896,3 +896,40 @@ Test(go_live, a_channel_whose_sender_is_in_network_io_is_not_deadlocked)
 	cr_assert(tl_strlist_has(&v->evidence, want), "no evidence says: %s", want);
 	lt_snapshot_free(s);
 }
+
+/* netHolder holds muNet in a read of a TCP connection whose peer end only a
+ * child (sleep) holds: the holder's network wait is followed to the peer,
+ * as a thread's socket read is. */
+Test(go_live, a_holder_in_network_io_is_followed_to_the_sockets_peer)
+{
+	start(GOWL, "netholder", NULL);
+	read_truth();
+	pid_t child = 0;
+	char local[64] = "", peer[64] = "", line[256];
+	FILE *f = fopen(out, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "child %d", &child);
+		sscanf(line, "local %63s", local);
+		sscanf(line, "peer %63s", peer);
+	}
+	if (f)
+		fclose(f);
+	cr_assert_gt(child, 0);
+	go_child = child;
+	int lh = 0;
+	long h = truth_of("main.netHolder", &lh);
+	struct lt_snapshot *s = snap();
+	const struct lt_verdict *v = verdict_of(s, LT_VERDICT_LOCK_WAIT);
+	cr_assert_not_null(v);
+	char want[512];
+	snprintf(want, sizeof(want), "2 goroutines (main.netUser, ...) wait for sync.Mutex main.muNet, held by "
+		 "goroutine %ld (main.netHolder, inferred), which waits for network I/O on fd ", h);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s", v->summary);
+	int fd = -1;
+	cr_assert_eq(sscanf(v->summary + strlen(want), "%d", &fd), 1);
+	snprintf(want, sizeof(want), " (tcp %s -> %s ESTABLISHED); tcp %s -> %s (fd %d): peer held by process %d, "
+		 "asleep on a timer: %d (sleep): clock_nanosleep [", local, peer, local, peer, fd, (int)child,
+		 (int)child);
+	cr_assert(strstr(v->summary, want), "no %s in %s", want, v->summary);
+	lt_snapshot_free(s);
+}

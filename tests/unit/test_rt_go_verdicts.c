@@ -307,3 +307,31 @@ Test(rt_go_verdicts, a_channel_nothing_refers_to_is_said)
 			 "blocked for ever (unknown: a goroutine not yet started, or code not on any stack, may)");
 	lt_snapshot_free(s);
 }
+
+/* A holder in network I/O: its socket's peer, from the wait-for edge the
+ * netpoller's thread has on that fd. */
+Test(rt_go_verdicts, a_holder_in_network_io_names_the_sockets_peer)
+{
+	struct lt_snapshot *s = table(true);
+	struct lt_go_routine *cfg = &s->go->routines[3];
+	cfg->status_name = "waiting";
+	cfg->reason = strdup("IO wait");
+	cfg->tid = 0;
+	cfg->netfd = strdup("fd 7 (tcp 127.0.0.1:5000 -> 127.0.0.1:80 ESTABLISHED)");
+	struct lt_wf_edge *e = &s->threads[0].wf->edges[0];
+	free(e->what);
+	e->kind = LT_WF_SOCKET;
+	e->fd = 7;
+	e->what = strdup("tcp 127.0.0.1:5000 -> 127.0.0.1:80 (fd 7)");
+	e->pids[0] = 901;
+	e->doing = strdup("901 (server): futex");
+	e->pstate = LT_WFP_BLOCKED;
+	lt_go_verdicts(s);
+	const struct lt_verdict *v = naming(s, "main.cfgMu");
+	cr_assert_not_null(v);
+	cr_assert(strstr(v->summary, "held by goroutine 9 (main.cfgReloader, inferred), which waits for network I/O on "
+				     "fd 7 (tcp 127.0.0.1:5000 -> 127.0.0.1:80 ESTABLISHED); tcp 127.0.0.1:5000 -> "
+				     "127.0.0.1:80 (fd 7): peer held by process 901, "), "%s", v->summary);
+	cr_assert(strstr(v->summary, "(followed from thread 500's poll of it)"), "%s", v->summary);
+	lt_snapshot_free(s);
+}

@@ -121,6 +121,37 @@ static char *thread_party(const struct lt_thread *t)
 	return NULL;
 }
 
+/* The other end of the socket a goroutine in "IO wait" waits on (NETFD:
+ * "fd 7 (tcp ...)"), as the snapshot follows it for a thread: the wait-for
+ * edge on that fd of a thread of the process (the netpoller's M in
+ * epoll_pwait watches every fd the runtime polls), with the peer's
+ * processes and what they do; NULL when no thread's wait covers the fd
+ * (no M blocked in the netpoller at the time), said so. */
+static char *net_party(const struct lt_snapshot *s, const char *netfd)
+{
+	int fd;
+	if (sscanf(netfd, "fd %d", &fd) != 1)
+		return NULL;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_waitfor *w = s->threads[i].wf;
+		for (size_t k = 0; w && k < w->n_edges; k++) {
+			const struct lt_wf_edge *e = &w->edges[k];
+			if (e->fd != fd || (e->kind != LT_WF_SOCKET && e->kind != LT_WF_REMOTE))
+				continue;
+			char *line = lt_wf_edge_line(e);
+			if (e->kind == LT_WF_SOCKET && !e->n_pids)
+				return line;
+			char *r = lts_asprintf("%s (followed from thread %d's poll of it)", line,
+					       (int)s->threads[i].tid);
+			free(line);
+			return r;
+		}
+	}
+	return s->n_threads ? lts_strdup("its peer not followed: no thread of the process waits on the fd "
+					 "(no M blocked in the netpoller's epoll_pwait at the time)")
+			    : NULL;
+}
+
 #define DOING_DEPTH 4
 
 /* What goroutine H, a lock's holder, is itself blocked in, followed where
@@ -169,8 +200,15 @@ static char *go_doing(const struct lt_snapshot *s, size_t h, int depth)
 		free(party);
 		return r2;
 	}
-	if (r->netfd)
-		return lts_asprintf("which waits for network I/O on %s", r->netfd);
+	if (r->netfd) {
+		/* the socket's other end, as a thread's wait on it is followed:
+		 * the netpoller's thread in epoll_pwait watches the fd */
+		char *peer = net_party(s, r->netfd);
+		char *r2 = lts_asprintf("which waits for network I/O on %s%s%s", r->netfd, peer ? "; " : "",
+					peer ? peer : "");
+		free(peer);
+		return r2;
+	}
 	if (r->status_name && !strcmp(r->status_name, "running"))
 		return lts_asprintf("which is running%s", r->tid ? "" : " (no thread recorded)");
 	return lts_asprintf("which is [%s]", r->reason ? r->reason : r->status_name ? r->status_name : "?");

@@ -27,6 +27,9 @@
 //	                   whose peer (another goroutine) has sent nothing
 //	gowl chanheap OUT  the chancycle deadlock on channels made in main and
 //	                   passed as arguments (heap objects, no variable)
+//	gowl netholder OUT netHolder holds muNet while reading a TCP connection
+//	                   whose peer end only a child (sleep 600) holds; two
+//	                   netUsers wait for muNet
 //	gowl chanloop OUT  loopA receives from c3 at its loop's head and sends on
 //	                   c4, loopB sends twice on c3 then receives from c4:
 //	                   both block in a send; main in Accept
@@ -66,6 +69,7 @@ var (
 	acks     = make(chan int)
 	feedJobs = make(chan int)
 	c3, c4   = make(chan int), make(chan int)
+	muNet    sync.Mutex
 )
 
 //go:noinline
@@ -81,6 +85,20 @@ func loopB() {
 	c3 <- 1
 	c3 <- 2
 	<-c4
+}
+
+//go:noinline
+func netHolder(c net.Conn) {
+	muNet.Lock()
+	buf := make([]byte, 8)
+	c.Read(buf) // the peer (a child asleep) never writes
+	muNet.Unlock()
+}
+
+//go:noinline
+func netUser() {
+	muNet.Lock()
+	muNet.Unlock()
 }
 
 //go:noinline
@@ -387,6 +405,37 @@ func main() {
 		ln := listen()
 		go acceptForever(ln)
 		extra = startHeap()
+	case "netholder":
+		ln := listen()
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		peer, err := ln.Accept()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		pf, err := peer.(*net.TCPConn).File() // a blocking dup for the child
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		cmd := exec.Command("sleep", "600")
+		cmd.Stdin = pf
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "gowl:", err)
+			os.Exit(1)
+		}
+		pf.Close()
+		peer.Close() // only the child holds the peer end
+		go netHolder(conn)
+		time.Sleep(100 * time.Millisecond)
+		go netUser()
+		go netUser()
+		extra = fmt.Sprintf("child %d\nlocal %s\npeer %s\n", cmd.Process.Pid, conn.LocalAddr(),
+			conn.RemoteAddr())
 	case "wgwait":
 		jobs.Add(2)
 		go jobs.Done()
