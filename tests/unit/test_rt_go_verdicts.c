@@ -289,6 +289,22 @@ Test(rt_go_verdicts, a_possible_sender_in_network_io_is_no_deadlock)
 	lt_snapshot_free(s);
 }
 
+/* A thread running at the time makes it "nothing suspicious", not IDLE:
+ * the note is there too. */
+Test(rt_go_verdicts, what_could_end_a_channel_wait_is_said_when_nothing_is_suspicious)
+{
+	struct lt_snapshot *s = chans(true);
+	lt_go_verdicts(s);
+	cr_assert_eq(s->n_verdicts, 0);
+	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_OK);
+	v->summary = strdup("nothing suspicious: ...");
+	lt_go_idle_notes(s);
+	cr_assert(tl_strlist_has(&v->evidence, "goroutine 20 (main.parser) is blocked in chan receive on channel "
+					       "main.c1 (0xc000100000), which goroutine 21"));
+	cr_assert_str_eq(v->summary, "nothing suspicious: ...");
+	lt_snapshot_free(s);
+}
+
 /* A goroutine blocked on a channel nothing seen could use: not idle. */
 Test(rt_go_verdicts, a_channel_nothing_refers_to_is_said)
 {

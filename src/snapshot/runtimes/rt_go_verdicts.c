@@ -666,15 +666,21 @@ void lt_go_verdicts(struct lt_snapshot *s)
 
 void lt_go_idle_notes(struct lt_snapshot *s)
 {
+	/* the IDLE verdict, or the one of nothing suspicious (a thread
+	 * running at the time): the channel waits' notes go in either */
 	struct lt_verdict *v = NULL;
 	for (size_t i = 0; i < s->n_verdicts && !v; i++)
 		if (s->verdicts[i].kind == LT_VERDICT_IDLE)
 			v = &s->verdicts[i];
+	for (size_t i = 0; i < s->n_verdicts && !v; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_OK)
+			v = &s->verdicts[i];
 	if (!v || !s->go)
 		return;
+	bool idle = v->kind == LT_VERDICT_IDLE;
 	struct lt_go *go = s->go;
 	size_t n = 0;
-	for (size_t k = 0; k < go->n_mutexes; k++) {
+	for (size_t k = 0; idle && k < go->n_mutexes; k++) {
 		const struct lt_go_mutex *m = &go->mutexes[k];
 		int count = 0;
 		if (strcmp(m->kind, "sync.WaitGroup") || !m->facts || sscanf(m->facts, "counter %d", &count) != 1 ||
@@ -700,12 +706,12 @@ void lt_go_idle_notes(struct lt_snapshot *s)
 		const struct lt_go_routine *r = &go->routines[i];
 		if (!chan_waiter(r) || r->n_chan_peers <= 0)
 			continue;
-		char what[256], ends[600] = "";
+		char what[256], ends[2400] = "";
 		size_t el = 0;
 		chan_what(what, sizeof(what), r);
-		for (long k = 0; k < r->n_chan_peers && k < PEERS_SHOWN_V && el < sizeof(ends) - 160; k++) {
+		for (long k = 0; k < r->n_chan_peers && k < PEERS_SHOWN_V && el < sizeof(ends) - 600; k++) {
 			const struct lt_go_routine *o = &go->routines[chan_peer_at(r, k)];
-			char od[200];
+			char od[560];
 			char *d = go_doing(s, chan_peer_at(r, k), 0);
 			snprintf(od, sizeof(od), "%s", d ? d : "?");
 			free(d);
