@@ -289,6 +289,30 @@ Test(rt_go_verdicts, a_possible_sender_in_network_io_is_no_deadlock)
 	lt_snapshot_free(s);
 }
 
+/* A goroutine in Accept: its listener's edge says it waits for a
+ * connection, not that its peer was not followed. */
+Test(rt_go_verdicts, a_goroutine_in_accept_waits_for_a_connection)
+{
+	struct lt_snapshot *s = table(true);
+	struct lt_go_routine *cfg = &s->go->routines[3];
+	cfg->status_name = "waiting";
+	cfg->reason = strdup("IO wait");
+	cfg->tid = 0;
+	cfg->netfd = strdup("fd 3 (tcp listening 127.0.0.1:8080)");
+	struct lt_wf_edge *e = &s->threads[0].wf->edges[0];
+	free(e->what);
+	e->kind = LT_WF_LISTEN;
+	e->fd = 3;
+	e->n_pids = 0;
+	e->what = strdup("listening tcp socket 127.0.0.1:8080 (fd 3)");
+	lt_go_verdicts(s);
+	const struct lt_verdict *v = naming(s, "main.cfgMu");
+	cr_assert_not_null(v);
+	cr_assert(strstr(v->summary, "which waits for network I/O on fd 3 (tcp listening 127.0.0.1:8080); listening "
+				     "tcp socket 127.0.0.1:8080 (fd 3): a connection (listening)"), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
 /* A thread running at the time makes it "nothing suspicious", not IDLE:
  * the note is there too. */
 Test(rt_go_verdicts, what_could_end_a_channel_wait_is_said_when_nothing_is_suspicious)

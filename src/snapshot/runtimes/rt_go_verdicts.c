@@ -136,10 +136,11 @@ static char *net_party(const struct lt_snapshot *s, const char *netfd)
 		const struct lt_waitfor *w = s->threads[i].wf;
 		for (size_t k = 0; w && k < w->n_edges; k++) {
 			const struct lt_wf_edge *e = &w->edges[k];
-			if (e->fd != fd || (e->kind != LT_WF_SOCKET && e->kind != LT_WF_REMOTE))
+			if (e->fd != fd || (e->kind != LT_WF_SOCKET && e->kind != LT_WF_REMOTE &&
+					    e->kind != LT_WF_LISTEN && e->kind != LT_WF_UNKNOWN))
 				continue;
 			char *line = lt_wf_edge_line(e);
-			if (e->kind == LT_WF_SOCKET && !e->n_pids)
+			if (e->kind == LT_WF_LISTEN) /* netfd says it already */
 				return line;
 			char *r = lts_asprintf("%s (followed from thread %d's poll of it)", line,
 					       (int)s->threads[i].tid);
