@@ -329,6 +329,31 @@ Test(rt_go_verdicts, what_could_end_a_channel_wait_is_said_when_nothing_is_suspi
 	lt_snapshot_free(s);
 }
 
+/* Waits whose other ends were not looked for (too many): IDLE no longer
+ * says nothing is stuck. */
+Test(rt_go_verdicts, a_channel_wait_not_inferred_is_unknown_not_idle)
+{
+	struct lt_snapshot *s = chans(true);
+	struct lt_go_routine *w = &s->go->routines[1];
+	free(w->chan_peer_list);
+	w->chan_peer_list = NULL;
+	w->chan_peer = 0;
+	w->n_chan_peers = -1;
+	free(w->chan_peers_how);
+	w->chan_peers_how = strdup("not inferred: too many channels waited on to look through every goroutine "
+				   "for each");
+	lt_go_verdicts(s);
+	cr_assert_eq(s->n_verdicts, 0);
+	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_IDLE);
+	v->summary = strdup("idle: all 4 threads wait for I/O, timers or events, none for anything stuck (...)");
+	lt_go_idle_notes(s);
+	cr_assert_str_eq(v->summary, "idle: all 4 threads wait for I/O, timers or events, none known to be stuck "
+				     "(...); 1 goroutine blocked on channels whose other ends were not inferred");
+	cr_assert(tl_strlist_has(&v->evidence, "1 goroutine (main.writer) is blocked in a chan send or receive "
+					       "whose other ends were not looked for (not inferred: too many"));
+	lt_snapshot_free(s);
+}
+
 /* A goroutine blocked on a channel nothing seen could use: not idle. */
 Test(rt_go_verdicts, a_channel_nothing_refers_to_is_said)
 {

@@ -418,8 +418,21 @@ static const struct go_sym *sym_named(const struct go_ctx *c, const char *name)
 #define PEERS_SHOWN 4
 #define MAX_STACK (1u << 20)
 /* reads of objects a stack points to, for all heap channels together */
-#define MAX_DEREFS 20000
+#define MAX_DEREFS 100000
 #define DEREF_BYTES 128
+
+/* goroutines looked through for the other ends of waits, over all the
+ * channels waited on: more, and the waits on further channels are not
+ * inferred (a pool of goroutines each on its own channel) */
+#define MAX_EVALS 200000
+
+/* which goroutines could do the other operation on a channel */
+struct chmemo {
+	uint64_t obj;
+	bool recv;
+	bool *hit; /* by goroutine index */
+	bool cut;  /* the reads' budget ran out: no answer */
+};
 
 struct stk {
 	uint8_t *b; /* the goroutine's stack [sp, hi), NULL unread */
@@ -525,6 +538,8 @@ static void chan_peers(struct go_ctx *c)
 	size_t ncache = 0;
 	struct stk *st = NULL;
 	long budget = MAX_DEREFS;
+	struct chmemo *memo = NULL;
+	size_t nmemo = 0, evals = 0;
 	for (size_t i = 0; i < go->n_routines; i++) {
 		struct lt_go_routine *r = &go->routines[i];
 		if (r->wait != LT_GO_WAIT_CHAN || !r->obj || !r->dir || r->system ||
@@ -536,25 +551,53 @@ static void chan_peers(struct go_ctx *c)
 		bool recv = !strcmp(r->dir, "send"); /* what a peer must do */
 		uint64_t v = vs ? vs->addr + c->bias : 0;
 		long n = 0;
-		bool cut = false;
 		char who[400] = "";
 		size_t wl = 0;
 		size_t *list = NULL;
+		/* who could: the same for every waiter on the channel in that
+		 * direction, looked for once */
+		struct chmemo *mm = NULL;
+		for (size_t q = 0; q < nmemo && !mm; q++)
+			if (memo[q].obj == r->obj && memo[q].recv == recv)
+				mm = &memo[q];
+		if (!mm && evals + go->n_routines > MAX_EVALS) {
+			r->chan_peers_how = lts_strdup("not inferred: too many channels waited on to look through "
+						       "every goroutine for each");
+			r->n_chan_peers = -1;
+			continue;
+		}
+		if (!mm) {
+			struct chmemo *x = realloc(memo, (nmemo + 1) * sizeof(*x));
+			bool *hit = calloc(go->n_routines, 1);
+			if (!x || !hit) {
+				free(hit);
+				if (x)
+					memo = x;
+				break;
+			}
+			memo = x;
+			mm = &memo[nmemo++];
+			*mm = (struct chmemo){ r->obj, recv, hit, false };
+			evals += go->n_routines;
+			for (size_t k = 0; k < go->n_routines; k++) {
+				const struct lt_go_routine *o = &go->routines[k];
+				if (o->system)
+					continue;
+				if (v) {
+					hit[k] = frames_do(c, &cache, &ncache, o, v, recv);
+					if (!hit[k] && stack_refers(c, stack_of(c, st, k), r->obj, false, &budget) == 1)
+						hit[k] = frames_do(c, &cache, &ncache, o, 0, recv);
+				} else {
+					int y = stack_refers(c, stack_of(c, st, k), r->obj, true, &budget);
+					mm->cut |= y < 0;
+					hit[k] = y == 1;
+				}
+			}
+		}
+		bool cut = mm->cut;
 		for (size_t k = 0; k < go->n_routines; k++) {
 			const struct lt_go_routine *o = &go->routines[k];
-			if (k == i || o->system)
-				continue;
-			bool hit;
-			if (v) {
-				hit = frames_do(c, &cache, &ncache, o, v, recv);
-				if (!hit && stack_refers(c, stack_of(c, st, k), r->obj, false, &budget) == 1)
-					hit = frames_do(c, &cache, &ncache, o, 0, recv);
-			} else {
-				int x = stack_refers(c, stack_of(c, st, k), r->obj, true, &budget);
-				cut |= x < 0;
-				hit = x == 1;
-			}
-			if (!hit)
+			if (k == i || o->system || !mm->hit[k])
 				continue;
 			size_t *nl = realloc(list, (size_t)(n + 1) * sizeof(*nl));
 			if (!nl)
@@ -605,6 +648,9 @@ static void chan_peers(struct go_ctx *c)
 	for (size_t k = 0; st && k < go->n_routines; k++)
 		free(st[k].b);
 	free(st);
+	for (size_t q = 0; q < nmemo; q++)
+		free(memo[q].hit);
+	free(memo);
 }
 
 void go_infer(struct go_ctx *c)

@@ -726,17 +726,35 @@ void lt_go_idle_notes(struct lt_snapshot *s)
 		nc++;
 	}
 	(void)nc;
-	if (!n || !v->summary)
+	/* goroutines blocked on a channel whose other ends were not
+	 * inferred (too many to look for): unknown, not idle */
+	size_t nu = 0, first = 0;
+	for (size_t i = 0; i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		if (r->wait == LT_GO_WAIT_CHAN && !r->system && r->dir && strcmp(r->dir, "select") &&
+		    r->n_chan_peers < 0 && r->chan_peers_how && !nu++)
+			first = i;
+	}
+	if (nu)
+		lt_strlist_add(&v->evidence, "%zu goroutine%s (%s%s) %s blocked in a chan send or receive whose "
+			       "other ends were not looked for (%s): whether anything can end %s wait%s is "
+			       "unknown", nu, nu == 1 ? "" : "s", gfunc(&go->routines[first]), nu > 1 ? ", ..." : "",
+			       nu == 1 ? "is" : "are", go->routines[first].chan_peers_how, nu == 1 ? "its" : "their",
+			       nu == 1 ? "" : "s");
+	if ((!n && !nu) || !v->summary || !idle)
 		return;
+	char more[300] = "";
+	if (n)
+		snprintf(more, sizeof(more), "; %zu goroutine%s wait%s in sync.WaitGroup.Wait() for Done() calls "
+			 "nobody is recorded to make", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	if (nu)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more), "; %zu goroutine%s blocked on channels "
+			 "whose other ends were not inferred", nu, nu == 1 ? "" : "s");
 	const char *claim = "none for anything stuck";
 	char *at = strstr(v->summary, claim);
-	char *sum = at ? lts_asprintf("%.*snone known to be stuck%s; %zu goroutine%s wait%s in "
-				      "sync.WaitGroup.Wait() for Done() calls nobody is recorded to make",
-				      (int)(at - v->summary), v->summary, at + strlen(claim), n, n == 1 ? "" : "s",
-				      n == 1 ? "s" : "")
-		       : lts_asprintf("%s; %zu goroutine%s wait%s in sync.WaitGroup.Wait() for Done() calls "
-				      "nobody is recorded to make", v->summary, n, n == 1 ? "" : "s",
-				      n == 1 ? "s" : "");
+	char *sum = at ? lts_asprintf("%.*snone known to be stuck%s%s", (int)(at - v->summary), v->summary,
+				      at + strlen(claim), more)
+		       : lts_asprintf("%s%s", v->summary, more);
 	if (sum) {
 		free(v->summary);
 		v->summary = sum;
