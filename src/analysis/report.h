@@ -176,6 +176,12 @@ struct lt_report_lock {
 	uint64_t offcpu_count, offcpu_max_ns; /* holder preempted/blocked while waited on */
 	int not_lock;               /* a runtime's own sleep on a word (a Go M's park
 				       note), not a lock: listed after the locks */
+	/* how its waits looked (rp_count_kind): mutex, condvar, pi_mutex,
+	 * join, other; and on how many of its words a condvar-shaped wait
+	 * slept (lt_report_kind_of makes kind of these, where no snapshot
+	 * named the lock's kind) */
+	uint64_t n_shape[5];
+	unsigned n_cond_words;
 };
 
 /* Wake-ups of wakee by waker.  Those issued from interrupt context (a
@@ -300,6 +306,16 @@ const char *lt_report_lock_name(const struct lt_report *r, uint64_t addr, char *
 /* A lock key (struct lt_report_lock.addr, words, a call's addr) for
  * people: "0x..." (see struct lt_report_lock.key). */
 const char *lt_report_key_text(const struct lt_report *r, uint64_t key, char *buf, size_t len);
+/* "rtlock+0x50/+0x54": the name of adjacent futex words (sorted, lowest
+ * first) that share a symbol, into out; "" when a word has no name.  As
+ * the LOCKS table names a lock of several words (struct
+ * lt_report_lock.symbol).  Valid after lt_report_finish. */
+void lt_report_words_symbol(const struct lt_report *r, const uint64_t *words, unsigned n, char *out,
+			    size_t cap);
+/* A lock's kind from how its waits looked (struct lt_report_lock.n_shape,
+ * n_cond_words): "mutex", "condvar", "cond/sem", "pi_mutex", "join" or
+ * "futex" (static). */
+const char *lt_report_kind_of(const uint64_t n_shape[5], unsigned n_cond_words);
 /* The process of thread tid (0 unknown) and its entry in procs, NULL. */
 const struct lt_report_proc *lt_report_proc_of(const struct lt_report *r, uint32_t tid);
 

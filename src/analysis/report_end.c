@@ -429,6 +429,9 @@ static void close_thread(struct lt_report *r, struct rthread *t)
 static void close_lock(struct lt_report *r, struct rgroup *g)
 {
 	rp_group_symbol(r, g);
+	const uint64_t shape[5] = { g->n_mutex, g->n_cond, g->n_pi, g->n_join, g->n_other };
+	memcpy(g->pub.n_shape, shape, sizeof(shape));
+	g->pub.n_cond_words = (unsigned)__builtin_popcount(g->cond_words);
 	g->pub.kind = rp_group_kind(g);
 	g->pub.median_ns = rp_hquantile(g->hist, g->pub.waits, 0.5, g->min_ns, g->pub.max_ns);
 	g->pub.p99_ns = rp_hquantile(g->hist, g->pub.waits, 0.99, g->min_ns, g->pub.max_ns);

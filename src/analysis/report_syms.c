@@ -161,25 +161,14 @@ const char *lt_report_key_text(const struct lt_report *r, uint64_t key, char *bu
 	return lt_lockid_format(lt_timeline_lockid(r->priv->tl), key, buf, len);
 }
 
-/* "rtlock+0x50/+0x54" for a group whose words share a symbol. */
-void rp_group_symbol(struct lt_report *r, struct rgroup *g)
+void lt_report_words_symbol(const struct lt_report *r, const uint64_t *words, unsigned nw, char *out,
+			    size_t cap)
 {
 	char first[128] = "", name[128], base0[128] = "";
 	size_t n = 0;
-	char *out = g->pub.symbol;
-	size_t cap = sizeof(g->pub.symbol);
 	out[0] = 0;
-	lt_report_key_text(r, g->pub.addr, g->keytext, sizeof(g->keytext));
-	snprintf(g->pub.key, sizeof(g->pub.key), "%s", g->keytext);
-	/* words in address order */
-	for (unsigned i = 1; i < g->pub.n_words; i++)
-		for (unsigned j = i; j > 0 && g->pub.words[j] < g->pub.words[j - 1]; j--) {
-			uint64_t x = g->pub.words[j];
-			g->pub.words[j] = g->pub.words[j - 1];
-			g->pub.words[j - 1] = x;
-		}
-	for (unsigned i = 0; i < g->pub.n_words; i++) {
-		lt_report_lock_name(r, g->pub.words[i], name, sizeof(name));
+	for (unsigned i = 0; i < nw; i++) {
+		lt_report_lock_name(r, words[i], name, sizeof(name));
 		if (name[0] == '0' && name[1] == 'x')
 			return; /* a word without a name: show addresses */
 		/* for display any "base+0xOFF" shares its base, "[heap]" too */
@@ -203,6 +192,21 @@ void rp_group_symbol(struct lt_report *r, struct rgroup *g)
 		if (n >= cap)
 			break;
 	}
+}
+
+/* "rtlock+0x50/+0x54" for a group whose words share a symbol. */
+void rp_group_symbol(struct lt_report *r, struct rgroup *g)
+{
+	lt_report_key_text(r, g->pub.addr, g->keytext, sizeof(g->keytext));
+	snprintf(g->pub.key, sizeof(g->pub.key), "%s", g->keytext);
+	/* words in address order */
+	for (unsigned i = 1; i < g->pub.n_words; i++)
+		for (unsigned j = i; j > 0 && g->pub.words[j] < g->pub.words[j - 1]; j--) {
+			uint64_t x = g->pub.words[j];
+			g->pub.words[j] = g->pub.words[j - 1];
+			g->pub.words[j - 1] = x;
+		}
+	lt_report_words_symbol(r, g->pub.words, g->pub.n_words, g->pub.symbol, sizeof(g->pub.symbol));
 }
 
 void rp_syms_free(struct lt_report_priv *p)

@@ -460,19 +460,24 @@ void rp_count_kind(struct lt_report *r, struct rgroup *g, struct rthread *t, con
 		g->n_other++;
 }
 
-const char *rp_group_kind(const struct rgroup *g)
+const char *lt_report_kind_of(const uint64_t n[5], unsigned n_cond_words)
 {
-	const uint64_t n[] = { g->n_mutex, g->n_cond, g->n_pi, g->n_join, g->n_other };
 	static const char *const k[] = { "mutex", "condvar", "pi_mutex", "join", "futex" };
 	int best = 4;
 	for (int i = 0; i < 4; i++)
-		if (n[i] > n[best] && n[i] * 2 > g->n_mutex + g->n_cond + g->n_pi + g->n_join + g->n_other)
+		if (n[i] > n[best] && n[i] * 2 > n[0] + n[1] + n[2] + n[3] + n[4])
 			best = i;
 	/* waits on one word only: a condvar whose groups did not rotate in
 	 * the trace, or a semaphore (a Python 3.8-3.12 threading.Lock) */
-	if (best == 1 && (g->cond_words & (g->cond_words - 1)) == 0)
+	if (best == 1 && n_cond_words <= 1)
 		return "cond/sem";
 	return k[best];
+}
+
+const char *rp_group_kind(const struct rgroup *g)
+{
+	const uint64_t n[] = { g->n_mutex, g->n_cond, g->n_pi, g->n_join, g->n_other };
+	return lt_report_kind_of(n, (unsigned)__builtin_popcount(g->cond_words));
 }
 
 static void on_span_begin(void *ctx, const struct lt_span *s)

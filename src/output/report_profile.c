@@ -1179,6 +1179,99 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 	return rc;
 }
 
+/* A futex word of one of the report's locks, and that lock's index */
+struct pword {
+	uint64_t w;
+	size_t lock;
+};
+
+static int by_word(const void *a, const void *b)
+{
+	uint64_t x = ((const struct pword *)a)->w, y = ((const struct pword *)b)->w;
+	return x < y ? -1 : x > y;
+}
+
+/* The profile's locks of several words: the words of the report's locks
+ * in address order, each run of adjacent words (4 bytes apart, at most 8
+ * in a lock) one lock.  The report groups a word with an adjacent word
+ * it already knows (rp_group_of), so the words of one object can end in
+ * two of its locks when the trace first shows them apart (a CPython
+ * GIL's mutex word before the condition variable's word next to it): the
+ * runs make the profile's locks the same whatever the order of the
+ * waits.  A run of one report lock is that lock as the report shows it;
+ * one of several gets the name the report gives words, the kind a
+ * snapshot named for one of them (the lowest), else the kind its waits'
+ * shapes make together. */
+static void group_words(const struct lt_report *r, struct prof *p)
+{
+	size_t nw = 0;
+	for (size_t i = 0; i < r->n_locks; i++)
+		nw += r->locks[i].n_words;
+	struct pword *w = nw ? calloc(nw, sizeof(*w)) : NULL;
+	if (!w) {
+		p->oom |= nw != 0;
+		return;
+	}
+	nw = 0;
+	for (size_t i = 0; i < r->n_locks; i++)
+		for (unsigned k = 0; k < r->locks[i].n_words && k < 8; k++)
+			w[nw++] = (struct pword){ r->locks[i].words[k], i };
+	qsort(w, nw, sizeof(*w), by_word);
+	if (!(p->grp = calloc(nw / 2 + 1, sizeof(*p->grp)))) {
+		p->oom = 1;
+		free(w);
+		return;
+	}
+	for (size_t i = 0; i < nw;) {
+		size_t j = i + 1;
+		while (j < nw && j - i < 8 && w[j].w - w[j - 1].w == 4)
+			j++;
+		if (j - i < 2) { /* a word alone: its own lock */
+			i = j;
+			continue;
+		}
+		struct pgroup *g = &p->grp[p->ngrp++];
+		const struct lt_report_lock *one = &r->locks[w[i].lock], *named = NULL;
+		uint64_t shape[5] = { 0 };
+		unsigned cond_words = 0;
+		int parts = 0;
+		for (size_t k = i; k < j; k++) {
+			const struct lt_report_lock *l = &r->locks[w[k].lock];
+			g->words[g->n_words++] = w[k].w;
+			if (k > i && w[k].lock == w[k - 1].lock)
+				continue;
+			parts++;
+			/* each part's waits' shapes once, each of its words once */
+			if (l != one)
+				one = NULL;
+			for (int s = 0; s < 5; s++)
+				shape[s] += l->n_shape[s];
+			cond_words += l->n_cond_words;
+			if (!named && l->kind && strcmp(l->kind, lt_report_kind_of(l->n_shape, l->n_cond_words)))
+				named = l;
+		}
+		for (unsigned k = 0; k < g->n_words; k++) {
+			lt_report_key_text(r, g->words[k], g->wkey[k], sizeof(g->wkey[k]));
+			if (lt_u64map_put(&p->word_lock, g->words[k], (void *)(uintptr_t)p->ngrp))
+				p->oom = 1;
+		}
+		g->addr = g->words[0];
+		lt_report_key_text(r, g->addr, g->key, sizeof(g->key));
+		/* one report lock whose words are exactly the run: as the
+		 * report shows it */
+		if (one && parts == 1 && one->n_words == g->n_words) {
+			snprintf(g->symbol, sizeof(g->symbol), "%s", one->symbol);
+			snprintf(g->kind, sizeof(g->kind), "%s", one->kind ? one->kind : "futex");
+		} else {
+			lt_report_words_symbol(r, g->words, g->n_words, g->symbol, sizeof(g->symbol));
+			snprintf(g->kind, sizeof(g->kind), "%s",
+				 named ? named->kind : lt_report_kind_of(shape, cond_words));
+		}
+		i = j;
+	}
+	free(w);
+}
+
 /* What the profile takes from the text report's analysis of the trace
  * (a pass of its own, freed before the profile's): its locks of several
  * words, and the GILs its stored snapshots read. */
@@ -1189,28 +1282,7 @@ static void load_report_facts(const char *path, struct prof *p)
 	struct lt_report *r = lt_report_load(path, NULL, err, sizeof(err), &rc);
 	if (!r)
 		return;
-	size_t ng = 0;
-	for (size_t i = 0; i < r->n_locks; i++)
-		ng += r->locks[i].n_words > 1;
-	if (ng && !(p->grp = calloc(ng, sizeof(*p->grp))))
-		p->oom = 1;
-	for (size_t i = 0; p->grp && i < r->n_locks; i++) {
-		const struct lt_report_lock *l = &r->locks[i];
-		if (l->n_words < 2)
-			continue;
-		struct pgroup *g = &p->grp[p->ngrp++];
-		g->addr = l->addr;
-		g->n_words = l->n_words < 8 ? l->n_words : 8;
-		lt_report_key_text(r, l->addr, g->key, sizeof(g->key));
-		for (unsigned k = 0; k < g->n_words; k++) {
-			g->words[k] = l->words[k];
-			lt_report_key_text(r, l->words[k], g->wkey[k], sizeof(g->wkey[k]));
-			if (lt_u64map_put(&p->word_lock, l->words[k], (void *)(uintptr_t)p->ngrp))
-				p->oom = 1;
-		}
-		snprintf(g->symbol, sizeof(g->symbol), "%s", l->symbol);
-		snprintf(g->kind, sizeof(g->kind), "%s", l->kind ? l->kind : "futex");
-	}
+	group_words(r, p);
 	struct rp_extent x[16];
 	for (size_t s = 0; s < r->n_stored; s++) {
 		size_t n = rp_snapshot_extents(r->stored[s].json, r->stored[s].len, "GIL", x, 16);

@@ -231,18 +231,23 @@ static void make_trace_java(const char *path, int java)
 	lt_stacks_put_stack(&sb, &s13);
 	if (java == 6) /* the GIL's extent, from a stored snapshot */
 		cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, GIL_SNAPSHOT, strlen(GIL_SNAPSHOT)), 0);
-	if (java == 5 || java == 6) {
+	if (java == 5 || java == 6 || java == 8 || java == 9) {
 		/* beta waits for the GIL on each of its condition variable's
 		 * three words, 4 ms each, alpha's releases waking it (with
 		 * java 6 neither stack says GIL: the snapshot does); one 6 ms
 		 * wait on another lock, longer than each word's, shorter than
 		 * the three */
-		uint32_t ws = java == 5 ? 10 : 1, rs = java == 5 ? 11 : 3;
-		wait_woken_on(w, &sb, WA, T0 + 10000, 4000000, ws, rs, GIL, NULL, 0);
-		wait_woken_on(w, &sb, WA, T0 + 10000000, 4000000, ws, rs, GIL + 4, NULL, 0);
-		wait_woken_on(w, &sb, WA, T0 + 20000000, 4000000, ws, rs, GIL + 8, NULL, 0);
+		uint32_t ws = java == 6 ? 1 : 10, rs = java == 6 ? 3 : 11;
+		/* java 8: the last word first, then the first, then the
+		 * middle one that joins them (a GIL's mutex word seen before
+		 * its condition variable's); java 9: the middle one first */
+		static const uint64_t order[3][3] = { { 0, 4, 8 }, { 8, 0, 4 }, { 4, 0, 8 } };
+		const uint64_t *o = order[java == 8 ? 1 : java == 9 ? 2 : 0];
+		wait_woken_on(w, &sb, WA, T0 + 10000, 4000000, ws, rs, GIL + o[0], NULL, 0);
+		wait_woken_on(w, &sb, WA, T0 + 10000000, 4000000, ws, rs, GIL + o[1], NULL, 0);
+		wait_woken_on(w, &sb, WA, T0 + 20000000, 4000000, ws, rs, GIL + o[2], NULL, 0);
 		wait_woken_on(w, &sb, WB, T0 + 30000000, 6000000, 2, 4, LOCK, NULL, 0);
-	} else if (java == 8) {
+	} else if (java == 10) {
 		/* HOLDER lets go of the GIL (its mutex's word, which WA's
 		 * waiting stack in PyEval_RestoreThread names the GIL): its
 		 * FUTEX_WAKE wakes WA, and WA takes HOLDER's cpu, HOLDER
@@ -854,7 +859,7 @@ Test(stacks, profile_charges_one_objects_words_to_one_lock_and_names_the_gil)
 Test(stacks, profile_counts_a_gil_releasers_runnable_time_apart_from_the_waits)
 {
 	size_t len;
-	char *out = profile_of(LT_PROFILE_TEXT, &len, 8);
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 10);
 	cr_assert(strstr(out, "\n  CPython GIL, process 1000: besides the waits for it, its threads sat "
 			      "runnable 6.0 ms (1 time) right after a futex call on it that woke another "
 			      "thread, switched out to that thread: waiting for a cpu, in no wait here "
@@ -866,6 +871,35 @@ Test(stacks, profile_counts_a_gil_releasers_runnable_time_apart_from_the_waits)
 	cr_assert(strstr(out, "#2  11.0 ms in 2 waits (average 5.50 ms, longest 9.00 ms)  CPython GIL: futex "
 			      "0x7f0000000f08, process 1000\n"), "%s", out);
 	free(out);
+}
+
+/* The words of one object are one lock whatever the order of their waits:
+ * the report groups a word with an adjacent one it already knows, so
+ * when the GIL's last word (its mutex's) is waited on first, then its
+ * first, its middle word joins the first and the last stays a lock of
+ * its own in the report's LOCKS table; the profile makes runs of
+ * adjacent words, and gives the same entries in either order. */
+Test(stacks, profile_groups_an_objects_words_whatever_their_order)
+{
+	size_t len;
+	for (int fmt = LT_PROFILE_TEXT; fmt <= LT_PROFILE_COLLAPSED; fmt++) {
+		char *a = profile_of(fmt, &len, 8), *b = profile_of(fmt, &len, 9);
+		/* past the header's line, which names the trace file */
+		const char *ra = fmt == LT_PROFILE_TEXT ? strchr(a, '\n') : a;
+		const char *rb = fmt == LT_PROFILE_TEXT ? strchr(b, '\n') : b;
+		cr_assert(ra && rb);
+		cr_assert_str_eq(ra, rb, "mutex word first:\n%s\nmiddle word first:\n%s", a, b);
+		if (fmt == LT_PROFILE_TEXT)
+			cr_assert(strstr(a, "#1  12.0 ms in 3 waits (average 4.00 ms, longest 4.00 ms)  CPython GIL: "
+					    "futex 0x7f0000000f00 (words 0x7f0000000f00 0x7f0000000f04 "
+					    "0x7f0000000f08: a mutex), process 1000\n"), "%s", a);
+		else
+			cr_assert(strstr(a, "CPython GIL futex 0x7f0000000f00/0x7f0000000f04/0x7f0000000f08;beta;"
+					    "PyEval_RestoreThread;[python3.11];pthread_cond_timedwait@@GLIBC_2.3.2;"
+					    "__futex_abstimed_wait_common 12001\n"), "%s", a);
+		free(a);
+		free(b);
+	}
 }
 
 /* A snapshot stored in the trace that read the GIL over the words names
