@@ -45,6 +45,17 @@ struct entry {
 	uint64_t early, early_before_ns, early_unknown;
 	int idle;           /* a runtime's own idle wait, ranked last: 1 the Go
 			       scheduler's (go_idle), 2 another's (rt_idle) */
+	/* of count and total_ns, the waits under 1 ms with a stack (a sample
+	 * of those, --stack-sample): how many, how long; what they stand
+	 * for (struct scale), and whether that is an estimate (est: their
+	 * lock had short waits without a stack), which total_ns and count
+	 * hold once the trace is read (scale_finish) */
+	uint64_t short_n, short_ns;
+	double short_est_n, short_est_ns;
+	int est;
+	/* in a table of short waits by lock (struct scale's pop): those of
+	 * them with a stack; total_ns and count: all of them */
+	uint64_t samp_n, samp_ns;
 };
 
 /* (lock, stack) pairs and their totals */
@@ -52,6 +63,26 @@ struct table {
 	struct lt_u64map idx; /* key -> entry index + 1 */
 	struct entry *e;
 	size_t n, cap;
+};
+
+/* The waits under 1 ms of a table: only a sample of them have a stack
+ * (1 in --stack-sample N, and of those only the ones still asleep when
+ * read), but the events give every one's lock and length.  pop: by lock
+ * (the entry's lock, call and fd, no stack), all of them (total_ns,
+ * count) and those with a stack (samp_ns, samp_n); s: each of those,
+ * its entry and its lock's.  Once the trace is read each lock's short
+ * waits' total is shared among its sampled stacks in proportion to their
+ * sampled time: exact per lock, an estimate per stack. */
+struct sampled {
+	size_t entry, pop;
+	uint64_t dur;
+};
+struct scale {
+	struct table pop;
+	struct sampled *s;
+	size_t ns, caps;
+	uint64_t unsampled_n, unsampled_ns; /* of locks none of whose were sampled */
+	uint64_t all_n, all_ns, samp_n;
 };
 
 /* A futex wait ended by a wake-up issued from a call (its span id): the
@@ -64,6 +95,7 @@ struct caused {
 	const char *rtlock;
 	uint32_t tgid;
 	uint64_t dur;
+	int at_start;
 };
 
 /* A futex lock (an entry's lock, grp, tgid) known to be a CPython GIL,
@@ -128,6 +160,7 @@ struct prof {
 	struct rp_extent *gilx;
 	size_t ngilx;
 	struct table wait, release;
+	struct scale wscale, rscale; /* the short waits of wait, release */
 	struct lt_u64map waker_stack; /* a waking call's span id -> its stack id */
 	struct caused *c;
 	size_t nc, capc;
@@ -204,6 +237,66 @@ static void table_free(struct table *t)
 	lt_u64map_free(&t->idx);
 }
 
+/* A wait of table t (dur long, e its entry when it has a stack, else
+ * NULL) on lock (lock, grp, rtlock, call, fd of process tgid, as the events give
+ * it): one of the short waits of sc when under 1 ms and begun in the
+ * trace (one under way at the start has its stack read whatever its
+ * length: no sample; at_start also set for a call the recorder does not
+ * sample). */
+static void note_short(struct prof *p, struct scale *sc, const struct table *t, const struct entry *e,
+		       uint64_t lock, uint32_t grp, const char *rtlock, const char *call, int32_t fd, uint32_t tgid,
+		       uint64_t dur, int at_start)
+{
+	if (dur >= 1000000 || at_start)
+		return;
+	struct entry *k = charge(p, &sc->pop, lock, grp, rtlock, call, fd, 0, tgid, dur);
+	sc->all_n++;
+	sc->all_ns += dur;
+	if (!k || !e)
+		return;
+	k->samp_n++;
+	k->samp_ns += dur;
+	sc->samp_n++;
+	struct sampled *v = lt_grow(sc->s, &sc->caps, sc->ns, sizeof(*v), 64);
+	if (!v) {
+		p->oom = 1;
+		return;
+	}
+	sc->s = v;
+	sc->s[sc->ns++] = (struct sampled){ (size_t)(e - t->e), (size_t)(k - sc->pop.e), dur };
+}
+
+/* Each sampled short wait of t stands for its share of its lock's short
+ * waits: its time scaled by their total time over the sampled time, and
+ * count / sampled count waits (both exact for the lock): the entries' totals
+ * become the estimates, est set where some short wait had no stack. */
+static void scale_finish(struct scale *sc, struct table *t)
+{
+	for (size_t i = 0; i < sc->ns; i++) {
+		const struct sampled *x = &sc->s[i];
+		const struct entry *k = &sc->pop.e[x->pop];
+		struct entry *e = &t->e[x->entry];
+		double f = k->samp_ns ? (double)k->total_ns / (double)k->samp_ns : 1.0;
+		e->short_n++;
+		e->short_ns += x->dur;
+		e->short_est_ns += (double)x->dur * f;
+		e->short_est_n += k->samp_n ? (double)k->count / (double)k->samp_n : 1.0;
+		e->est |= k->count > k->samp_n;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct entry *e = &t->e[i];
+		if (!e->short_n)
+			continue;
+		e->total_ns = e->total_ns - e->short_ns + (uint64_t)(e->short_est_ns + 0.5);
+		e->count = e->count - e->short_n + (uint64_t)(e->short_est_n + 0.5);
+	}
+	for (size_t i = 0; i < sc->pop.n; i++)
+		if (!sc->pop.e[i].samp_n) {
+			sc->unsampled_n += sc->pop.e[i].count;
+			sc->unsampled_ns += sc->pop.e[i].total_ns;
+		}
+}
+
 /* The lock a futex call's word is charged to: the report's lock of
  * several adjacent words that holds it (*grp its index + 1, the lock key
  * of its lowest word returned), else the word's own address (*grp 0). */
@@ -235,7 +328,8 @@ static void note_caused(struct prof *p, const struct lt_span *s, uint64_t dur, c
 	uint32_t grp = 0;
 	uint64_t lock = wr && wr->rtlock_name ? wr->rtlock : futex_lock(p, s, &grp);
 	p->c[p->nc++] = (struct caused){ .waker_span = last->waker_span, .lock = lock, .grp = grp,
-					 .rtlock = wr ? wr->rtlock_name : NULL, .tgid = s->tgid, .dur = dur };
+					 .rtlock = wr ? wr->rtlock_name : NULL, .tgid = s->tgid, .dur = dur,
+					 .at_start = (s->flags & LT_SPAN_AT_START) != 0 };
 	p->caused_ns += dur;
 }
 
@@ -403,13 +497,23 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 		p->long_waits++;
 		p->long_with_stack += st != NULL;
 	}
+	int futex = s->enter.h.kind == LT_EV_FUTEX_ENTER;
+	uint32_t kgrp = 0; /* the wait's lock as the events give it */
+	uint64_t klock = futex ? futex_lock(p, s, &kgrp) : 0;
+	const char *kcall = futex ? NULL : lt_span_name(s);
+	int32_t kfd = s->enter.h.kind == LT_EV_IO_ENTER ? s->enter.io.fd : -1;
+	/* what the recorder samples (stackrec.c, is_wait): a futex wait, a
+	 * wait call, an I/O call; else not a short wait of the population */
+	int at_start = (s->flags & LT_SPAN_AT_START) != 0 ||
+		       !(futex ? (s->flags & LT_SPAN_WAIT) != 0 :
+			 s->enter.h.kind == LT_EV_WAIT_ENTER || s->enter.h.kind == LT_EV_IO_ENTER);
 	if (!st) {
+		note_short(p, &p->wscale, &p->wait, NULL, klock, kgrp, NULL, kcall, kfd, s->tgid, dur, at_start);
 		note_caused(p, s, dur, NULL);
 		return;
 	}
 	p->with_stack++;
 	p->stack_ns += dur;
-	int futex = s->enter.h.kind == LT_EV_FUTEX_ENTER;
 	const char *rtlock = futex ? wr->rtlock_name : NULL;
 	uint32_t grp = 0;
 	uint64_t lock = rtlock ? wr->rtlock : futex ? futex_lock(p, s, &grp) : 0;
@@ -438,6 +542,8 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	if (!idle && call != JAVA_SLEEP)
 		note_caused(p, s, dur, wr);
 	struct entry *e = charge(p, &p->wait, lock, grp, rtlock, call, fd, st->id, s->tgid, dur);
+	if (e)
+		note_short(p, &p->wscale, &p->wait, e, klock, kgrp, NULL, kcall, kfd, s->tgid, dur, at_start);
 	if (e && (s->flags & LT_SPAN_AT_START)) {
 		/* its wait is the part the trace saw, from its start */
 		e->early++;
@@ -453,11 +559,18 @@ static void resolve_caused(struct prof *p)
 	for (size_t i = 0; i < p->nc; i++) {
 		const struct caused *c = &p->c[i];
 		uint32_t id = (uint32_t)(uintptr_t)lt_u64map_get(&p->waker_stack, c->waker_span);
-		if (!id)
-			continue;
-		p->released++;
-		p->released_ns += c->dur;
-		charge(p, &p->release, c->lock, c->grp, c->rtlock, NULL, -1, id, c->tgid, c->dur);
+		struct entry *e = NULL;
+		if (id) {
+			p->released++;
+			p->released_ns += c->dur;
+			e = charge(p, &p->release, c->lock, c->grp, c->rtlock, NULL, -1, id, c->tgid, c->dur);
+			if (!e)
+				continue;
+		}
+		/* the waker's stack is sampled as the waiter's: by the lock as
+		 * the caused wait names it */
+		note_short(p, &p->rscale, &p->release, e, c->lock, c->grp, c->rtlock, NULL, -1, c->tgid, c->dur,
+			   c->at_start);
 	}
 }
 
@@ -672,17 +785,24 @@ static void print_entry(FILE *out, const struct prof *p, const struct entry *e, 
 			const struct lt_u64map *names, int release)
 {
 	char buf[1024];
+	const char *t = e->est ? "~" : ""; /* an estimate (scale_finish) */
+	double cnt = e->count ? (double)e->count : 1.0;
 	if (release)
-		fprintf(out, "#%zu  %.1f ms of waiting ended by %" PRIu64 " release%s (average %.2f "
-			"ms, longest %.2f ms)  ", rank, (double)e->total_ns / 1e6, e->count,
-			e->count == 1 ? "" : "s", (double)e->total_ns / 1e6 / (double)e->count,
+		fprintf(out, "#%zu  %s%.1f ms of waiting ended by %s%" PRIu64 " release%s (average %s%.2f "
+			"ms, longest %.2f ms)  ", rank, t, (double)e->total_ns / 1e6, t, e->count,
+			e->count == 1 ? "" : "s", t, (double)e->total_ns / 1e6 / cnt,
 			(double)e->max_ns / 1e6);
 	else
-		fprintf(out, "#%zu  %.1f ms in %" PRIu64 " wait%s (average %.2f ms, longest %.2f ms)  ",
-			rank, (double)e->total_ns / 1e6, e->count, e->count == 1 ? "" : "s",
-			(double)e->total_ns / 1e6 / (double)e->count, (double)e->max_ns / 1e6);
+		fprintf(out, "#%zu  %s%.1f ms in %s%" PRIu64 " wait%s (average %s%.2f ms, longest %.2f ms)  ",
+			rank, t, (double)e->total_ns / 1e6, t, e->count, e->count == 1 ? "" : "s", t,
+			(double)e->total_ns / 1e6 / cnt, (double)e->max_ns / 1e6);
 	lt_text_fput(out, lock_text(p, e, names, buf, sizeof(buf), 0), (size_t)-1);
 	fprintf(out, ", process %u\n", e->tgid);
+	if (e->est)
+		fprintf(out, "      (~ an estimate: its %" PRIu64 " %s under 1 ms with a stack (%.2f ms) are a sample, "
+			"standing for ~%.0f (~%.1f ms) of the lock's; the lock's total of them is exact)\n",
+			e->short_n, release ? "released waits" : "waits", (double)e->short_ns / 1e6, e->short_est_n,
+			e->short_est_ns / 1e6);
 	if (!release && e->early) {
 		if (e->count == 1)
 			fputs("      (under way when the trace began: counted from its start", out);
@@ -784,6 +904,28 @@ static void print_gil_runnable(FILE *out, const struct prof *p)
 	}
 }
 
+/* What the entries' estimates are, under a table's header: only a sample
+ * of the waits under 1 ms have a stack; each lock's total of them is
+ * exact (the events), shared among its sampled stacks. */
+static void print_scale(FILE *out, const struct scale *sc, const struct lt_stacktab *stacks, const char *what,
+			const char *calls)
+{
+	if (sc->samp_n == sc->all_n)
+		return;
+	char rate[64] = "";
+	if (stacks->sample_every)
+		snprintf(rate, sizeof(rate), " (--stack-sample %u: 1 in %u)", stacks->sample_every,
+			 stacks->sample_every);
+	fprintf(out, "  ~ marks an estimate: of the %" PRIu64 " %s under 1 ms (%.1f ms), %" PRIu64 " have a "
+		"stack%s; each lock's total of them, known from the events, is shared among its sampled "
+		"stacks in proportion to their sampled time",
+		sc->all_n, calls, (double)sc->all_ns / 1e6, sc->samp_n, rate);
+	if (sc->unsampled_n)
+		fprintf(out, "; %" PRIu64 " %s under 1 ms (%.1f ms) on locks none of whose were sampled are in no entry",
+			sc->unsampled_n, what, (double)sc->unsampled_ns / 1e6);
+	fputs("\n\n", out);
+}
+
 static void print_text(FILE *out, const char *path, struct prof *p, const struct lt_stacktab *stacks,
 		       const struct lt_u64map *names, unsigned rows)
 {
@@ -803,6 +945,7 @@ static void print_text(FILE *out, const char *path, struct prof *p, const struct
 		"sampled)\n\n",
 		p->with_stack, p->waits, (double)p->stack_ns / 1e6, (double)p->wait_ns / 1e6,
 		p->long_waits, p->long_with_stack);
+	print_scale(out, &p->wscale, stacks, "waits", "blocking calls");
 	if (p->early)
 		fprintf(out, "  %" PRIu64 " of them were under way when the trace began (a process attached to "
 			"while its threads waited): each is counted from the trace's start, and its entry says "
@@ -840,6 +983,7 @@ static void print_text(FILE *out, const char *path, struct prof *p, const struct
 	fprintf(out, "  %" PRIu64 " of %zu futex waits ended by a wake-up from a call have the "
 		"waker's stack: %.1f of %.1f ms of waiting\n\n",
 		p->released, p->nc, (double)p->released_ns / 1e6, (double)p->caused_ns / 1e6);
+	print_scale(out, &p->rscale, stacks, "releases", "releases");
 	for (size_t i = 0; i < p->release.n && i < rows; i++)
 		print_entry(out, p, &p->release.e[i], i + 1, names, 1);
 	if (p->release.n > rows)
@@ -927,16 +1071,35 @@ static int by_line(const void *a, const void *b)
  * in two towers. */
 #define RELEASE_ROOT "release of "
 
+/* The leaf frame of an entry's estimated part (its short waits' share,
+ * scale_finish) in the formats for other tools, whose values are plain
+ * numbers: the estimate is a tower of its own over the same stack. */
+#define EST_FRAME "[~ estimated: waits under 1 ms, a sample scaled to the lock's exact total]"
+
+/* An entry's estimated part, ns (0 when exact: all in the exact part) */
+static uint64_t est_part(const struct entry *e)
+{
+	if (!e->est)
+		return 0;
+	uint64_t v = (uint64_t)(e->short_est_ns + 0.5);
+	return v < e->total_ns ? v : e->total_ns;
+}
+
 static int write_collapsed(FILE *out, struct prof *p, const struct lt_u64map *names)
 {
 	size_t total = p->wait.n + p->release.n;
-	struct fold *f = calloc(total ? total : 1, sizeof(*f));
+	struct fold *f = calloc(total ? 2 * total : 1, sizeof(*f));
 	size_t n = 0;
 	int oom = !f;
 	char buf[1024];
-	for (size_t i = 0; f && i < total; i++) {
+	for (size_t j = 0; f && j < 2 * total; j++) {
+		size_t i = j / 2;
+		int est = j % 2; /* the entry's estimated part */
 		int release = i >= p->wait.n;
 		const struct entry *e = release ? &p->release.e[i - p->wait.n] : &p->wait.e[i];
+		uint64_t ns = est ? est_part(e) : e->total_ns - est_part(e);
+		if (!ns && (est || e->est))
+			continue;
 		const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 		struct str b = { 0 };
 		if (release)
@@ -950,12 +1113,16 @@ static int write_collapsed(FILE *out, struct prof *p, const struct lt_u64map *na
 			str_add(&b, ";", 0);
 			str_add(&b, frame_name(&st->frames[k], buf, sizeof(buf)), 1);
 		}
+		if (est) {
+			str_add(&b, ";", 0);
+			str_add(&b, EST_FRAME, 1);
+		}
 		if (b.oom || !b.s) {
 			free(b.s);
 			oom = 1;
 			continue;
 		}
-		f[n++] = (struct fold){ .line = b.s, .ns = e->total_ns };
+		f[n++] = (struct fold){ .line = b.s, .ns = ns };
 	}
 	if (n)
 		qsort(f, n, sizeof(*f), by_line);
@@ -982,7 +1149,7 @@ enum {
 	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
-	LABEL_KEY = 1, LABEL_NUM = 3,
+	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
 	LOCATION_ID = 1, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
@@ -1091,16 +1258,20 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 {
 	struct pprof pp = { 0 };
 	struct pb_buf b;
-	char buf[1024], comment[1200];
+	char buf[1024], comment[2048];
 	int rc = -1;
 	pb_buf_init(&b);
 	intern(&pp.str, "", NULL); /* string_table[0] */
 	size_t s_wait = intern(&pp.str, "wait", NULL), s_us = intern(&pp.str, "microseconds", NULL);
 	size_t s_waits = intern(&pp.str, "waits", NULL), s_count = intern(&pp.str, "count", NULL);
 	size_t s_pid = intern(&pp.str, "pid", NULL);
+	size_t s_est = intern(&pp.str, "estimated", NULL), s_short = intern(&pp.str, "short waits", NULL);
 	snprintf(comment, sizeof(comment), "locktrace report --profile of %s: wait time by lock "
 		 "and waiting stack (wait, waits), and the wait each release ended by lock and "
-		 "releasing stack (released, releases)", path);
+		 "releasing stack (released, releases); a sample whose leaf frame is " EST_FRAME
+		 " and whose label estimated is \"short waits\" is an estimate: its stack's waits under 1 ms "
+		 "(only a sample of them have a stack, --stack-sample), each lock's exact total of them "
+		 "shared among its sampled stacks; the other samples are exact", path);
 	size_t s_comment = intern(&pp.str, comment, NULL);
 	/* the waiting stacks' samples carry wait/waits, the releasing ones
 	 * released/releases (go tool pprof -sample_index=released) */
@@ -1109,11 +1280,24 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 	value_type(&b, PROFILE_SAMPLE_TYPE, s_waits, s_count);
 	value_type(&b, PROFILE_SAMPLE_TYPE, s_rel, s_us);
 	value_type(&b, PROFILE_SAMPLE_TYPE, s_rels, s_count);
-	for (size_t i = 0; i < p->wait.n + p->release.n; i++) {
+	for (size_t j = 0; j < 2 * (p->wait.n + p->release.n); j++) {
+		size_t i = j / 2;
+		int est = j % 2; /* the entry's estimated part */
 		int release = i >= p->wait.n;
 		const struct entry *e = release ? &p->release.e[i - p->wait.n] : &p->wait.e[i];
+		uint64_t ns = est ? est_part(e) : e->total_ns - est_part(e);
+		uint64_t ecnt = est_part(e) ? (uint64_t)(e->short_est_n + 0.5) : 0;
+		if (ecnt > e->count)
+			ecnt = e->count;
+		uint64_t count = est ? ecnt : e->count - ecnt;
+		if (!ns && (est || e->est))
+			continue;
 		const struct lt_stack *st = lt_stacktab_get(p->stacks, e->stack_id);
 		pb_tok t = pb_begin(&b, PROFILE_SAMPLE);
+		if (est) {
+			size_t fe = pp_func(&pp, EST_FRAME, NULL, NULL);
+			pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, -1, 0, fe, 0));
+		}
 		for (uint32_t k = 0; st && k < st->nframes; k++) {
 			const struct lt_sframe *f = &st->frames[k];
 			size_t fn = pp_func(&pp, frame_name(f, buf, sizeof(buf)), f->func, f->file);
@@ -1130,7 +1314,7 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 			 lock_text(p, e, names, buf, sizeof(buf), 1));
 		size_t fn = pp_func(&pp, root, NULL, NULL);
 		pb_uint64(&b, SAMPLE_LOCATION_ID, pp_loc(&pp, -1, 0, fn, 0));
-		int64_t us = (int64_t)(e->total_ns / 1000), cnt = (int64_t)e->count;
+		int64_t us = (int64_t)(ns / 1000), cnt = (int64_t)count;
 		pb_int64(&b, SAMPLE_VALUE, release ? 0 : us);
 		pb_int64(&b, SAMPLE_VALUE, release ? 0 : cnt);
 		pb_int64(&b, SAMPLE_VALUE, release ? us : 0);
@@ -1139,6 +1323,12 @@ static int write_pprof(FILE *out, const char *path, struct prof *p, const struct
 		pb_int64(&b, LABEL_KEY, (int64_t)s_pid);
 		pb_int64(&b, LABEL_NUM, e->tgid);
 		pb_end(&b, l);
+		if (est) {
+			l = pb_begin(&b, SAMPLE_LABEL);
+			pb_int64(&b, LABEL_KEY, (int64_t)s_est);
+			pb_int64(&b, LABEL_STR, (int64_t)s_short);
+			pb_end(&b, l);
+		}
 		pb_end(&b, t);
 	}
 	for (size_t i = 0; i < pp.nl; i++) {
@@ -1335,6 +1525,8 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 		rc = r.clean_end ? 0 : 3;
 	}
 	resolve_caused(&p);
+	scale_finish(&p.wscale, &p.wait);
+	scale_finish(&p.rscale, &p.release);
 	find_gils(&p);
 	for (size_t i = 0; i < p.wait.n; i++)
 		p.wait.e[i].idle = p.wait.e[i].call == GO_IDLE_M || p.wait.e[i].call == GO_IDLE_NET ||
@@ -1370,6 +1562,10 @@ out:
 	lt_timeline_free(tl);
 	table_free(&p.wait);
 	table_free(&p.release);
+	table_free(&p.wscale.pop);
+	table_free(&p.rscale.pop);
+	free(p.wscale.s);
+	free(p.rscale.s);
 	lt_u64map_free(&p.waker_stack);
 	lt_u64map_free(&p.word_lock);
 	lt_u64map_free(&p.relrun_of);

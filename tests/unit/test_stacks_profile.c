@@ -172,10 +172,12 @@ static void wait_woken_on(struct lt_writer *w, struct lt_stackbuf *sb, uint32_t 
 	struct lt_stack_ref r = { .tid = (int32_t)tid, .ts = t, .stack_id = stack,
 				  .role = LT_STACK_WAITER, .delay_ns = 1000, .rtlock = rtaddr,
 				  .rtlock_name = rtlock };
-	lt_stacks_put_ref(sb, &r);
+	if (stack) /* 0: not sampled */
+		lt_stacks_put_ref(sb, &r);
 	struct lt_stack_ref rw = { .tid = HOLDER, .ts = tw, .stack_id = release_stack,
 				   .role = LT_STACK_WAKER };
-	lt_stacks_put_ref(sb, &rw);
+	if (release_stack)
+		lt_stacks_put_ref(sb, &rw);
 }
 
 static void wait_woken(struct lt_writer *w, struct lt_stackbuf *sb, uint32_t tid, uint64_t t,
@@ -294,6 +296,21 @@ static void make_trace_java(const char *path, int java)
 		put(w, lt_ev_switch(t4 + 1100, 0, 0, 0, 0, WA, PID, "swapper/0", "wa"));
 		put(w, lt_ev_exit(t4 + 1200, WA, 0, 202, 0));
 		put(w, lt_ev_switch(t4 + 3001000, 1, 1500, 1500, 1, HOLDER, PID, "other", "holder"));
+	} else if (java == 11) {
+		/* waits under 1 ms on LOCK (each lasts wait_ns + 400): three
+		 * with a stack, as --stack-sample samples them (WA 0.2 and 0.3
+		 * ms, stack 1; WB 0.5 ms, stack 2), six 0.5 ms ones without;
+		 * WA's 3 ms one with stack 1; on lock 0xc00, two 0.2 ms ones
+		 * none of which has a stack */
+		uint64_t t = T0 + 10000;
+		wait_woken_on(w, &sb, WA, t, 200000 - 400, 1, 3, LOCK, NULL, 0);
+		wait_woken_on(w, &sb, WA, t += 2000000, 300000 - 400, 1, 3, LOCK, NULL, 0);
+		wait_woken_on(w, &sb, WB, t += 2000000, 500000 - 400, 2, 4, LOCK, NULL, 0);
+		for (int i = 0; i < 6; i++)
+			wait_woken_on(w, &sb, i % 2 ? WA : WB, t += 2000000, 500000 - 400, 0, 0, LOCK, NULL, 0);
+		wait_woken_on(w, &sb, WA, t += 2000000, 3000000 - 400, 1, 3, LOCK, NULL, 0);
+		for (int i = 0; i < 2; i++)
+			wait_woken_on(w, &sb, WB, t += 5000000, 200000 - 400, 0, 0, 0x7f0000000c00ull, NULL, 0);
 	} else if (java == 7) { /* a complete and a cut stack through the same frames */
 		wait_woken_on(w, &sb, WA, T0 + 10000, 3000000, 12, 3, LOCK, NULL, 0);
 		wait_woken_on(w, &sb, WB, T0 + 10000000, 5000000, 13, 3, LOCK, NULL, 0);
@@ -537,7 +554,7 @@ struct pp {
 	int nloc;
 	struct { uint64_t id; int64_t name, file; } fn[MAXN];
 	int nfn;
-	struct { uint64_t loc[MAXN]; int nloc; int64_t val[4]; int nval; int64_t pid, pidkey; } s[8];
+	struct { uint64_t loc[MAXN]; int nloc; int64_t val[4]; int nval; int64_t pid, pidkey, estkey, estval; } s[8];
 	int ns;
 	char strbuf[8192];
 };
@@ -587,6 +604,11 @@ static void decode(const uint8_t *gz, size_t gzlen, struct pp *p)
 				else if (g.num == 3) {
 					struct pb_field k, n;
 					cr_assert_eq(pb_find_first(g.data, g.len, 1, &k), 1);
+					if (pb_find_first(g.data, g.len, 2, &n) == 1) { /* a string label */
+						p->s[p->ns].estkey = (int64_t)k.val;
+						p->s[p->ns].estval = (int64_t)n.val;
+						continue;
+					}
 					cr_assert_eq(pb_find_first(g.data, g.len, 3, &n), 1);
 					p->s[p->ns].pidkey = (int64_t)k.val;
 					p->s[p->ns].pid = (int64_t)n.val;
@@ -1066,5 +1088,68 @@ Test(stacks, profile_says_why_a_stacks_recording_has_no_stack)
 	err[0] = 0;
 	out = attach_profile(0, 0, LT_PROFILE_TEXT, err, sizeof(err));
 	cr_assert(strstr(out, "no stacks in this trace: record it with --stacks"), "%s", out);
+	free(out);
+}
+
+#define EST_LEAF "[~ estimated: waits under 1 ms, a sample scaled to the lock's exact total]"
+
+/* Waits under 1 ms are sampled (--stack-sample): an entry's short waits
+ * stand for their lock's, whose exact total the events give (4.0 ms in 9
+ * waits on LOCK, 1.0 ms of it in the 3 with a stack): site_alpha's 0.5 ms
+ * in 2 sampled waits is ~2.0 ms in ~6 waits, plus its exact 3 ms wait;
+ * site_beta's 0.5 ms in 1 is ~2.0 ms in ~3.  Marked "~" in the text, a
+ * leaf frame of their own in the collapsed lines and in pprof (with a
+ * label), the exact part apart; the releases likewise; the short waits
+ * of a lock none of whose was sampled are said to be in no entry. */
+Test(stacks, profile_scales_the_sampled_short_waits_to_their_locks_total)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 11);
+	cr_assert(strstr(out, "  ~ marks an estimate: of the 11 blocking calls under 1 ms (4.4 ms), 3 have a stack; "
+			      "each lock's total of them, known from the events, is shared among its sampled stacks "
+			      "in proportion to their sampled time; 2 waits under 1 ms (0.4 ms) on locks none of "
+			      "whose were sampled are in no entry\n"), "%s", out);
+	cr_assert(strstr(out, "#1  ~5.0 ms in ~7 waits (average ~0.71 ms, longest 3.00 ms)  futex 0x7f0000000100, "
+			      "process 1000\n"
+			      "      (~ an estimate: its 2 waits under 1 ms with a stack (0.50 ms) are a sample, standing "
+			      "for ~6 (~2.0 ms) of the lock's; the lock's total of them is exact)\n"
+			      "      __lll_lock_wait+0x2b"), "%s", out);
+	cr_assert(strstr(out, "#2  ~2.0 ms in ~3 waits (average ~0.67 ms, longest 0.50 ms)  futex 0x7f0000000100, "
+			      "process 1000\n"), "%s", out);
+	const char *rel = strstr(out, "\nWhere the lock was held:");
+	cr_assert(rel, "%s", out);
+	cr_assert(strstr(rel, "#1  ~5.0 ms of waiting ended by ~7 releases"), "%s", rel);
+	cr_assert(strstr(rel, "#2  ~2.0 ms of waiting ended by ~3 releases"), "%s", rel);
+	free(out);
+	out = profile_of(LT_PROFILE_COLLAPSED, &len, 11);
+	cr_assert_str_eq(out, "futex 0x7f0000000100;[libc.so.6];waiter;site_alpha;__lll_lock_wait 3000\n"
+			      "futex 0x7f0000000100;[libc.so.6];waiter;site_alpha;__lll_lock_wait;" EST_LEAF " 2000\n"
+			      "futex 0x7f0000000100;odd:name;app.Main.run;site_beta;__lll_lock_wait;" EST_LEAF " 2000\n"
+			      "release of futex 0x7f0000000100;holder;hold_for;__lll_lock_wake 3000\n"
+			      "release of futex 0x7f0000000100;holder;hold_for;__lll_lock_wake;" EST_LEAF " 4000\n");
+	free(out);
+	/* pprof: the exact part and the estimate of an entry are two samples,
+	 * the estimate's leaf frame and label saying so, values integers */
+	out = profile_of(LT_PROFILE_PPROF, &len, 11);
+	static struct pp p;
+	decode((const uint8_t *)out, len, &p);
+	cr_assert_eq(p.ns, 6, "site_alpha exact and estimated, site_beta estimated; releases likewise");
+	static const int64_t want[6][4] = { { 3000, 1, 0, 0 }, { 2000, 6, 0, 0 }, { 2000, 3, 0, 0 },
+					    { 0, 0, 3000, 1 }, { 0, 0, 2000, 6 }, { 0, 0, 2000, 3 } };
+	char got[MAXN][160];
+	for (int i = 0; i < 6; i++) {
+		for (int v = 0; v < 4; v++)
+			cr_assert_eq(p.s[i].val[v], want[i][v], "sample %d value %d: %lld", i, v,
+				     (long long)p.s[i].val[v]);
+		frames(&p, i, got);
+		int est = i % 3 != 0;
+		cr_assert_eq(!strcmp(got[0], EST_LEAF " :0"), est, "sample %d leaf %s", i, got[0]);
+		if (est) {
+			cr_assert_str_eq(str(&p, p.s[i].estkey), "estimated");
+			cr_assert_str_eq(str(&p, p.s[i].estval), "short waits");
+		} else {
+			cr_assert_eq(p.s[i].estkey, 0);
+		}
+	}
 	free(out);
 }
