@@ -394,7 +394,8 @@ static const char *rt_idle(const struct lt_stack *st)
 		if (f->lang == LT_SFRAME_JAVA) {
 			if (jav++ < LT_RT_IDLE_FRAMES)
 				l = lt_rt_idle_java_label(f->func);
-		} else if (nat++ < LT_RT_IDLE_FRAMES) {
+		} else if (nat < LT_RT_IDLE_FRAMES) {
+			nat += !f->inlined; /* functions' frames counted, not their inlined calls' */
 			l = lt_rt_idle_frame_label(f->func, f->module, callee ? callee->func : NULL,
 						   callee ? callee->module : NULL);
 			callee = f;
@@ -609,6 +610,9 @@ static const char *gil_frame(const struct lt_stack *st, int release)
 		for (const char *const *g = release ? GIL_DROP : GIL_TAKE; *g; g++)
 			if (func_is(f->func, *g))
 				return *g;
+		if (f->inlined) /* a helper inlined into the GIL function (a
+				   build with DWARF): the function is further out */
+			continue;
 		return NULL;
 	}
 	return NULL;
@@ -916,6 +920,11 @@ static void print_scale(FILE *out, const struct scale *sc, const struct lt_stack
 	if (stacks->sample_every)
 		snprintf(rate, sizeof(rate), " (--stack-sample %u: 1 in %u)", stacks->sample_every,
 			 stacks->sample_every);
+	if (!sc->samp_n) { /* nothing estimated */
+		fprintf(out, "  none of the %" PRIu64 " %s under 1 ms (%.1f ms) has a stack%s: they are in no entry\n\n",
+			sc->all_n, calls, (double)sc->all_ns / 1e6, rate);
+		return;
+	}
 	fprintf(out, "  ~ marks an estimate: of the %" PRIu64 " %s under 1 ms (%.1f ms), %" PRIu64 " have a "
 		"stack%s; each lock's total of them, known from the events, is shared among its sampled "
 		"stacks in proportion to their sampled time",

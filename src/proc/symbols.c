@@ -12,6 +12,8 @@
  * loads neither.  Symbols looked up by name (lock models) come from the
  * executable's tables and the other modules' dynamic symbols only, which
  * need no debug file. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +52,7 @@ struct lt_sym {
 	char *debuginfo_path;
 	Dwfl_Callbacks cbs;
 	struct lt_u64map frames; /* pc << 1 | activation -> struct lt_frame (ours) */
+	struct lt_u64map inlines; /* the same key -> struct inl (ours), NULL none */
 	unsigned symtabs, dwarfs; /* modules whose tables / debug info were loaded */
 	char *unnamed_glibc; /* a glibc module with unnamed frames and no debug file */
 };
@@ -330,6 +333,26 @@ struct lt_sym *lt_sym_open(pid_t pid, unsigned flags, struct lt_strlist *notes)
 	return s;
 }
 
+/* The calls inlined at a pc (lt_sym_expand_inlined): n frames, innermost
+ * first, and the file and line of the outermost call in the function */
+struct inl {
+	size_t n;
+	struct lt_frame *f;
+	char *file;
+	int line;
+};
+
+static void inl_free(struct inl *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		lt_frame_clear(&c->f[i]);
+	free(c->f);
+	free(c->file);
+	free(c);
+}
+
 void lt_sym_close(struct lt_sym *s)
 {
 	if (!s)
@@ -344,6 +367,10 @@ void lt_sym_close(struct lt_sym *s)
 			free(s->frames.vals[i]);
 		}
 	lt_u64map_free(&s->frames);
+	for (size_t i = 0; i < s->inlines.cap; i++)
+		if (s->inlines.keys[i])
+			inl_free(s->inlines.vals[i]);
+	lt_u64map_free(&s->inlines);
 	for (size_t i = 0; i < s->n_maps; i++)
 		free(s->maps[i].path);
 	free(s->maps);
@@ -634,6 +661,136 @@ void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_fram
 	f->activation = activation;
 	symbolize(s, pc, activation, f);
 	frame_copy(out, f);
+}
+
+/* ---- inlined calls ---- */
+
+/* The calls inlined at code address lookup of mod into c (none when its
+ * DWARF says none, or has no DWARF) */
+static void inline_chain(Dwfl_Module *mod, uint64_t lookup, struct inl *c)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, lookup, &bias);
+	if (!cu || dwarf_srclang(cu) == DW_LANG_Go)
+		return;
+	/* the innermost function scope at pc (dwarf_getscopes), then the
+	 * scopes that hold it in the concrete tree (dwarf_getscopes_die):
+	 * each inlined call inside the next, up to the function's own */
+	Dwarf_Die *at = NULL, *scopes = NULL;
+	int na = dwarf_getscopes(cu, lookup - bias, &at), first = -1;
+	for (int i = 0; i < na && first < 0; i++)
+		if (dwarf_tag(&at[i]) == DW_TAG_inlined_subroutine || dwarf_tag(&at[i]) == DW_TAG_subprogram)
+			first = i;
+	int ns = first >= 0 && dwarf_tag(&at[first]) == DW_TAG_inlined_subroutine ?
+		 dwarf_getscopes_die(&at[first], &scopes) : 0;
+	free(at);
+	int nin = 0;
+	for (int i = 0; i < ns && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++)
+		nin += dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
+	if (nin <= 0 || !(c->f = calloc((size_t)nin, sizeof(*c->f)))) {
+		free(scopes);
+		return;
+	}
+	/* the innermost call's line is pc's; each outer one's, the call's */
+	int line = 0;
+	const char *file = NULL;
+	Dwfl_Line *l = dwfl_module_getsrc(mod, lookup);
+	if (l)
+		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	for (int i = 0; i < ns && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		struct lt_frame *f = &c->f[c->n++];
+		const char *name = dwarf_diename(&scopes[i]);
+		f->func = name ? strdup(name) : NULL;
+		f->file = file ? strdup(file) : NULL;
+		f->line = line;
+		f->inlined = true;
+		Dwarf_Attribute a;
+		Dwarf_Word cf = 0, cl = 0;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) != 0)
+			cl = 0;
+		file = NULL;
+		if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0 &&
+		    cf < nfiles)
+			file = dwarf_filesrc(files, cf, NULL, NULL);
+		line = (int)cl;
+	}
+	c->file = file ? strdup(file) : NULL;
+	c->line = line;
+	free(scopes);
+}
+
+/* The calls inlined at pc, cached; NULL none or out of memory */
+static const struct inl *inlined_at(struct lt_sym *s, uint64_t pc, bool activation)
+{
+	uint64_t key = pc << 1 | (activation ? 1 : 0);
+	if (!key)
+		return NULL;
+	void **known = lt_u64map_ref(&s->inlines, key);
+	if (known)
+		return *known;
+	uint64_t lookup = activation ? pc : pc - 1;
+	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, lookup) : NULL;
+	struct inl *c = mod ? calloc(1, sizeof(*c)) : NULL;
+	if (c) {
+		struct modinfo *mi = mod_info(s, mod);
+		if (mi)
+			used(s, mi, true);
+		inline_chain(mod, lookup, c);
+		if (!c->n) {
+			inl_free(c);
+			c = NULL;
+		}
+	}
+	if (lt_u64map_put(&s->inlines, key, c)) {
+		inl_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void lt_sym_expand_inlined(struct lt_sym *s, struct lt_frame **frames, size_t *n, size_t max)
+{
+	if (!s || (s->flags & LT_SYM_NO_LINES) || !*n)
+		return;
+	size_t extra = 0;
+	for (size_t i = 0; i < *n; i++) {
+		const struct inl *c = inlined_at(s, (*frames)[i].pc, (*frames)[i].activation);
+		extra += c ? c->n : 0;
+	}
+	if (!extra)
+		return;
+	struct lt_frame *v = calloc(*n + extra, sizeof(*v));
+	if (!v)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++) {
+		struct lt_frame *f = &(*frames)[i];
+		const struct inl *c = inlined_at(s, f->pc, f->activation);
+		if (c && k + c->n + (*n - i) <= max) {
+			for (size_t j = 0; j < c->n; j++) {
+				frame_copy(&v[k], &c->f[j]);
+				v[k].pc = f->pc;
+				v[k].activation = f->activation;
+				v[k].func_off = 0;
+				v[k].module = lts_strdup(f->module);
+				v[k].build_id = lts_strdup(f->build_id);
+				k++;
+			}
+			free(f->file);
+			f->file = lts_strdup(c->file);
+			f->line = c->line;
+		}
+		v[k++] = *f; /* its strings move */
+	}
+	free(*frames);
+	*frames = v;
+	*n = k;
 }
 
 /* ---- symbols by name ---- */

@@ -86,6 +86,17 @@ char *lt_sym_describe(struct lt_sym *s, uint64_t addr);
 /* Symbolize a code address into OUT (fields malloc'd; pc/activation set).
  * ACTIVATION false means PC is a return address: pc-1 is looked up. */
 void lt_sym_frame(struct lt_sym *s, uint64_t pc, bool activation, struct lt_frame *out);
+/* Expands *FRAMES (*N of them, innermost first, as lt_sym_frame made them)
+ * with the calls the compiler inlined at each pc, as addr2line -i does:
+ * each pc's DWARF inlined subroutines (dwarf_getscopes), innermost first,
+ * become frames of their own (inlined set: the function's name, and the
+ * file and line where pc is in it) before the frame of the function they
+ * are in, whose line becomes that of the outermost inlined call.  Cached
+ * per pc; not for Go's code (its pclntab expands it, stackrec_go.h) nor
+ * with LT_SYM_NO_LINES.  At most MAX frames in all: a frame whose inlined
+ * calls would pass it keeps its own line, unexpanded, as do the rest.
+ * Out of memory: left as they were. */
+void lt_sym_expand_inlined(struct lt_sym *s, struct lt_frame **frames, size_t *n, size_t max);
 /* Whether MODULE (a basename) is one of glibc's (libc.so.6, ld-linux...). */
 bool lt_sym_is_glibc(const char *module);
 /* The glibc module some frame of which lt_sym_frame left unnamed for want

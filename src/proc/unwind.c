@@ -480,6 +480,8 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 		free(w.frames);
 		w.frames = NULL;
 	}
+	/* the calls inlined at each pc, frames of their own */
+	lt_sym_expand_inlined(u->sym, &w.frames, &w.n, w.max);
 	*frames = w.frames;
 	*n = w.n;
 	*end = w.end;

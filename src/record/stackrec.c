@@ -1419,6 +1419,7 @@ static void native_sframe(struct lt_sframe *d, const struct lt_frame *f)
 	d->module = dup_or_null(f->module);
 	d->file = dup_or_null(f->file);
 	d->line = f->line > 0 ? (uint32_t)f->line : 0;
+	d->inlined = f->inlined;
 }
 
 static void rt_sframe(struct lt_sframe *d, const struct lt_rtframe *f, uint32_t lang)

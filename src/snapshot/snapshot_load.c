@@ -203,6 +203,7 @@ static void frames_from(struct lt_thread *t, const struct rp_json *us)
 		o->build_id = rp_json_strdup(J(f, "build_id"));
 		o->file = rp_json_strdup(J(f, "file"));
 		o->line = (int)rp_json_int(J(f, "line"), 0);
+		o->inlined = is_true(J(f, "inlined"));
 	}
 }
 

@@ -222,6 +222,8 @@ static void json_frame(struct jw *w, const struct lt_frame *fr, const struct mod
 	jw_khex(w, "pc", fr->pc);
 	jw_kstr(w, "func", fr->func);
 	jw_kuint(w, "offset", fr->func_off);
+	if (fr->inlined)
+		jw_kbool(w, "inlined", true);
 	jw_kstr(w, "module", fr->module);
 	/* the build-id is in "modules" unless two modules share this name */
 	const char *known = fr->module ? modtab_get(m, fr->module) : NULL;
@@ -574,7 +576,10 @@ static void text_frame(FILE *f, size_t i, const struct lt_frame *fr)
 	fprintf(f, "    #%-2zu 0x%016" PRIx64 " ", i, fr->pc);
 	if (fr->func) {
 		text_str(f, lt_func_display(fr->func, dm, sizeof(dm)));
-		fprintf(f, "+0x%" PRIx64, fr->func_off);
+		if (fr->inlined) /* no symbol of its own: no offset */
+			fputs(" (inlined)", f);
+		else
+			fprintf(f, "+0x%" PRIx64, fr->func_off);
 	} else {
 		fputs("??", f);
 	}

@@ -278,6 +278,10 @@ struct lt_frame {
 	char *build_id;       /* hex, NULL if unknown                            */
 	char *file;           /* source file, NULL without debug info            */
 	int line;
+	bool inlined;         /* a call inlined into the next (outer) frame, at
+	                         the same pc (its DWARF's inlined subroutine;
+	                         func its name, file:line where pc is in it;
+	                         the outer frame's line is the call's)         */
 };
 
 /* Is F a named frame of module EXE_BASE (the program's own executable,

@@ -90,6 +90,8 @@ void lt_stacks_put_stack(struct lt_stackbuf *b, const struct lt_stack *s)
 			put_uint(&fr, 6, f->line);
 		if (f->lang)
 			put_uint(&fr, 7, f->lang);
+		if (f->inlined)
+			put_uint(&fr, 8, 1);
 		put_nested(&st, 3, &fr);
 	}
 	put_str(&st, 4, s->end);
@@ -203,6 +205,7 @@ static int parse_frame(const uint8_t *d, size_t len, struct lt_sframe *f)
 		case 5: free(f->file); f->file = val_str(v, n, &err); break;
 		case 6: f->line = (uint32_t)val_uint(v, n, &err); break;
 		case 7: f->lang = (uint32_t)val_uint(v, n, &err); break;
+		case 8: f->inlined = val_uint(v, n, &err) != 0; break;
 		default: break; /* unknown keys are skipped */
 		}
 	}
@@ -456,6 +459,8 @@ const char *lt_sframe_text(const struct lt_sframe *f, char *buf, size_t len)
 	if (f->lang == LT_SFRAME_PYTHON || f->lang == LT_SFRAME_JAVA)
 		snprintf(buf, len, "%s%s [%s]", f->func ? f->func : "?", where,
 			 f->lang == LT_SFRAME_JAVA ? "java" : "python");
+	else if (func && f->inlined) /* no symbol of its own: no offset */
+		snprintf(buf, len, "%s (inlined)%s [%s]", func, where, f->module ? f->module : "?");
 	else if (func)
 		snprintf(buf, len, "%s+0x%" PRIx64 "%s [%s]", func, f->func_off, where,
 			 f->module ? f->module : "?");

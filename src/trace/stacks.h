@@ -32,6 +32,8 @@ struct lt_sframe {
 	uint32_t line;    /* 0 unknown */
 	uint32_t lang;    /* enum lt_sframe_lang: a runtime's frame, placed
 	                     above the native frame that runs it */
+	uint32_t inlined; /* a native call inlined into the next frame (same
+	                     pc; its DWARF's inlined subroutine), 0 not */
 };
 
 struct lt_stack {

@@ -759,3 +759,39 @@ Test(stacks_live, the_waits_under_way_at_the_attach_have_their_stacks, .timeout 
 	free(out);
 	unlink(raw);
 }
+
+/* A lock call in a static function the compiler inlined into its caller
+ * (tests/workloads/inline_lock.c: locked_bump(), always_inline, called
+ * from waiter_loop()): the waiting stack has a frame of its own for the
+ * inlined function, marked "(inlined)", at the lock call's line, and the
+ * caller's frame is at the line of the inlined call (DWARF inlined
+ * subroutines, as addr2line -i); before, the stack named waiter_loop at
+ * locked_bump's line. */
+Test(stacks_live, an_inlined_functions_lock_call_has_its_own_frame, .timeout = 60)
+{
+	NEED_ROOT();
+	char raw[TL_PATH_MAX], out[64][256], err[64][256];
+	int nout, nerr;
+	tl_tmp_path(raw, sizeof(raw), "stacks-inline");
+	char *rec[] = { LT_BIN, "record", "-o", raw, "--no-status", "--stacks", "--",
+			WL("inline_lock"), "--no-wait", "-r", "4", "-h", "15", NULL };
+	cr_assert_eq(tl_run_to_end(rec, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	long line_lock = (long)tl_truth_val(out, nout, "site", "name=lock", "line");
+	long line_call = (long)tl_truth_val(out, nout, "site", "name=call", "line");
+	cr_assert(line_lock > 0 && line_call > 0);
+	char *rep[] = { LT_BIN, "report", raw, "--profile", NULL };
+	cr_assert_eq(tl_run_to_end(rep, out, &nout, err, &nerr), 0, "%s", nerr ? err[0] : "");
+	char want_inl[128], want_call[128];
+	snprintf(want_inl, sizeof(want_inl), "      locked_bump (inlined) (inline_lock.c:%ld) [inline_lock]",
+		 line_lock);
+	snprintf(want_call, sizeof(want_call), "(inline_lock.c:%ld) [inline_lock]", line_call);
+	int found = 0;
+	for (int i = 0; i + 1 < nout && !found; i++)
+		found = !strcmp(out[i], want_inl) && !strncmp(out[i + 1], "      waiter_loop+0x", 20) &&
+			strstr(out[i + 1], want_call);
+	if (!found)
+		for (int i = 0; i < nout; i++)
+			fprintf(stderr, "%s\n", out[i]);
+	cr_assert(found, "no frame \"%s\" over waiter_loop at %s in the profile (above)", want_inl, want_call);
+	unlink(raw);
+}

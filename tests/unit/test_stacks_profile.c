@@ -122,6 +122,16 @@ static struct lt_sframe st10[] = {
 	{ .pc = 0x4f9500, .func = "PyEval_RestoreThread", .func_off = 0x12, .module = "python3.11" },
 	{ .lang = LT_SFRAME_PYTHON, .func = "beta", .file = "gil.py", .line = 33 },
 };
+/* the same in a build with DWARF: take_gil and its helper inlined into
+ * PyEval_RestoreThread, each a frame of its own (lt_sym_expand_inlined) */
+static struct lt_sframe st14[] = {
+	{ .pc = 0x7f0000003333, .func = "__futex_abstimed_wait_common", .module = "libc.so.6" },
+	{ .pc = 0x7f0000003334, .func = "pthread_cond_timedwait@@GLIBC_2.3.2", .module = "libc.so.6" },
+	{ .pc = 0x4f94ee, .func = "PyCOND_TIMEDWAIT", .module = "python3.11", .inlined = 1 },
+	{ .pc = 0x4f94ee, .func = "take_gil", .module = "python3.11", .inlined = 1 },
+	{ .pc = 0x4f94ee, .func = "PyEval_RestoreThread", .func_off = 0x12, .module = "python3.11" },
+	{ .lang = LT_SFRAME_PYTHON, .func = "beta", .file = "gil.py", .line = 33 },
+};
 /* one letting go of it */
 static struct lt_sframe st11[] = {
 	{ .pc = 0x7f0000003400, .func = "pthread_cond_signal@@GLIBC_2.3.2", .module = "libc.so.6" },
@@ -231,15 +241,17 @@ static void make_trace_java(const char *path, int java)
 	lt_stacks_put_stack(&sb, &s11);
 	lt_stacks_put_stack(&sb, &s12);
 	lt_stacks_put_stack(&sb, &s13);
+	struct lt_stack s14 = { .id = 14, .tgid = PID, .nframes = 6, .frames = st14 };
+	lt_stacks_put_stack(&sb, &s14);
 	if (java == 6) /* the GIL's extent, from a stored snapshot */
 		cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, GIL_SNAPSHOT, strlen(GIL_SNAPSHOT)), 0);
-	if (java == 5 || java == 6 || java == 8 || java == 9) {
+	if (java == 5 || java == 6 || java == 8 || java == 9 || java == 11) {
 		/* beta waits for the GIL on each of its condition variable's
 		 * three words, 4 ms each, alpha's releases waking it (with
 		 * java 6 neither stack says GIL: the snapshot does); one 6 ms
 		 * wait on another lock, longer than each word's, shorter than
 		 * the three */
-		uint32_t ws = java == 6 ? 1 : 10, rs = java == 6 ? 3 : 11;
+		uint32_t ws = java == 6 ? 1 : java == 11 ? 14 : 10, rs = java == 6 ? 3 : 11;
 		/* java 8: the last word first, then the first, then the
 		 * middle one that joins them (a GIL's mutex word seen before
 		 * its condition variable's); java 9: the middle one first */
@@ -922,6 +934,21 @@ Test(stacks, profile_groups_an_objects_words_whatever_their_order)
 		free(a);
 		free(b);
 	}
+}
+
+/* With DWARF, the GIL acquire's inlined calls are frames of their own:
+ * the innermost named one past libc is a helper inlined into take_gil,
+ * itself inlined; the GIL is still known by take_gil, and the text marks
+ * the inlined frames. */
+Test(stacks, profile_knows_the_gil_through_inlined_frames)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 11);
+	cr_assert(strstr(out, "      (the CPython GIL: its waiters wait in take_gil, CPython's GIL acquire)\n"), "%s", out);
+	cr_assert(strstr(out, "      PyCOND_TIMEDWAIT (inlined) [python3.11]\n"
+			      "      take_gil (inlined) [python3.11]\n"
+			      "      PyEval_RestoreThread+0x12 [python3.11]\n"), "%s", out);
+	free(out);
 }
 
 /* A snapshot stored in the trace that read the GIL over the words names
