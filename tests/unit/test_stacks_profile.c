@@ -245,13 +245,13 @@ static void make_trace_java(const char *path, int java)
 	lt_stacks_put_stack(&sb, &s14);
 	if (java == 6) /* the GIL's extent, from a stored snapshot */
 		cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, GIL_SNAPSHOT, strlen(GIL_SNAPSHOT)), 0);
-	if (java == 5 || java == 6 || java == 8 || java == 9 || java == 11) {
+	if (java == 5 || java == 6 || java == 8 || java == 9 || java == 12) {
 		/* beta waits for the GIL on each of its condition variable's
 		 * three words, 4 ms each, alpha's releases waking it (with
 		 * java 6 neither stack says GIL: the snapshot does); one 6 ms
 		 * wait on another lock, longer than each word's, shorter than
 		 * the three */
-		uint32_t ws = java == 6 ? 1 : java == 11 ? 14 : 10, rs = java == 6 ? 3 : 11;
+		uint32_t ws = java == 6 ? 1 : java == 12 ? 14 : 10, rs = java == 6 ? 3 : 11;
 		/* java 8: the last word first, then the first, then the
 		 * middle one that joins them (a GIL's mutex word seen before
 		 * its condition variable's); java 9: the middle one first */
@@ -943,7 +943,7 @@ Test(stacks, profile_groups_an_objects_words_whatever_their_order)
 Test(stacks, profile_knows_the_gil_through_inlined_frames)
 {
 	size_t len;
-	char *out = profile_of(LT_PROFILE_TEXT, &len, 11);
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 12);
 	cr_assert(strstr(out, "      (the CPython GIL: its waiters wait in take_gil, CPython's GIL acquire)\n"), "%s", out);
 	cr_assert(strstr(out, "      PyCOND_TIMEDWAIT (inlined) [python3.11]\n"
 			      "      take_gil (inlined) [python3.11]\n"
