@@ -23,6 +23,14 @@ bool lts_wf_process_edge(const struct lt_snapshot *s, const struct lt_thread *t)
 /* The cycle CYC (n indexes, next[] the cycle search's edges) holds: each
  * process an edge enters has all its threads asleep and leading into it. */
 bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n);
+/* The same, but the links out of the threads marked in SKIP (indexes) are
+ * not checked (the caller judges them: a link whose far end is inferred). */
+bool lts_wf_cycle_sound_but(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n,
+			    const unsigned char *skip);
+/* The one process, not T's own, any of whose threads can end T's
+ * (non-futex) wait, when no thread of it is named: a socket's peer, a
+ * pipe's other end; 0 otherwise. */
+pid_t lts_wf_party_process(const struct lt_snapshot *s, const struct lt_thread *t);
 /* T reads a pipe whose only write end its own process holds, and every
  * thread of that process is blocked (none running, on a timer or in an
  * event wait): only a thread of its own that waits could write it. */

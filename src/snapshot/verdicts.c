@@ -322,16 +322,57 @@ bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, doub
 /* One cycle of the wait-for graph (fgraph.h): its verdict's index, or -1
  * when it is not sound (through a process only some of whose threads are
  * in it: another of them could end the wait). */
+/* Links of the wait-for graph that are inferred, not read (the second
+ * search, find_inferred_cycles): a wait into a process any of whose
+ * threads could end it (a socket's peer, a pipe's other end) taken to go
+ * to the one of them whose own chain leads back; a condition variable's
+ * (or semaphore's) waiter, which records no one to wake it, taken to wait
+ * for the thread of its process whose chain leads back to it. */
+enum { INF_NONE = 0, INF_ANSWER, INF_SIGNAL };
+
+struct inf_links {
+	unsigned char *kind; /* per thread index: how its link was inferred */
+	pid_t *proc;         /* the process that link goes into */
+};
+
 struct dl_ctx {
 	struct lt_snapshot *s;
 	const long *next;
+	const struct inf_links *inf; /* NULL: the search of read links only */
 };
+
+static bool strong_link(const struct lt_thread *t);
+static bool inferred_sound(const struct lt_snapshot *s, const long *cyc, size_t nc, long node,
+			   const struct inf_links *inf);
+static void inferred_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const long *next,
+			      const long *cyc, size_t nc, long node, const struct inf_links *inf);
+static void signal_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t,
+				 const struct lt_thread *o);
 
 static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 {
 	struct dl_ctx *c = arg;
 	struct lt_snapshot *s = c->s;
-	if (!lts_wf_cycle_sound(s, c->next, cyc, nc))
+	size_t n_inf = 0;
+	bool inf_answer = false, inf_signal = false;
+	if (c->inf) {
+		/* the second search: only cycles with an inferred link (the
+		 * others were judged by the first), each link sound */
+		for (size_t q = 0; q < nc; q++) {
+			unsigned char k = c->inf->kind[cyc[q]];
+			n_inf += k != INF_NONE;
+			inf_answer |= k == INF_ANSWER;
+			inf_signal |= k == INF_SIGNAL;
+		}
+		bool strong = false;
+		for (size_t q = 0; q < nc; q++)
+			strong |= strong_link(&s->threads[cyc[q]]);
+		if (!n_inf || !strong || !lts_wf_cycle_sound_but(s, c->next, cyc, nc, c->inf->kind))
+			return -1;
+		for (size_t q = 0; q < nc; q++)
+			if (c->inf->kind[cyc[q]] && !inferred_sound(s, cyc, nc, cyc[q], c->inf))
+				return -1;
+	} else if (!lts_wf_cycle_sound(s, c->next, cyc, nc))
 		return -1;
 	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_DEADLOCK);
 	if (!v)
@@ -381,10 +422,35 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 			timed_left = left;
 		}
 	}
-	const char *dl = inferred || own_pipe || efd ? "probable deadlock" : "deadlock";
+	bool probable = inferred || own_pipe || efd || n_inf;
+	const char *dl = probable ? "probable deadlock" : "deadlock";
 	if (timed)
-		dl = inferred || own_pipe || efd ? "probable deadlock until a timeout" : "deadlock until a timeout";
-	if (own_pipe) {
+		dl = probable ? "probable deadlock until a timeout" : "deadlock until a timeout";
+	if (n_inf && !own_pipe) {
+		/* what is inferred, in the headline: never a plain deadlock */
+		const char *what[3] = { "", "", "" };
+		size_t nw = 0;
+		if (inf_answer)
+			what[nw++] = "which thread of a process answers";
+		if (inf_signal)
+			what[nw++] = "a condition variable's signaller";
+		if (inferred)
+			what[nw++] = "a lock's holder";
+		char ws[200];
+		if (nw == 1)
+			snprintf(ws, sizeof(ws), "%s", what[0]);
+		else if (nw == 2)
+			snprintf(ws, sizeof(ws), "%s and %s", what[0], what[1]);
+		else
+			snprintf(ws, sizeof(ws), "%s, %s and %s", what[0], what[1], what[2]);
+		char procs[48] = "";
+		if (cycle_procs(s, v) > 1)
+			snprintf(procs, sizeof(procs), " in %zu processes", cycle_procs(s, v));
+		v->summary = lts_asprintf("%s (%s inferred): %zu threads%s wait for each other: %s%s",
+					  dl, ws, v->n_tids, procs, chain,
+					  efd ? " (through an eventfd, which the kernel may also write: an io_uring "
+						"or aio completion)" : "");
+	} else if (own_pipe) {
 		const struct lt_thread *w = lt_snapshot_find(s, v->tids[v->n_tids > 1 ? 1 : 0]);
 		for (size_t m = 0; m < v->n_tids; m++)
 			if (v->tids[m] == own_pipe->tid)
@@ -430,10 +496,15 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	v->longest_s = -1;
 	for (size_t m = 0; m < v->n_tids; m++) {
 		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
-		if (t->wait == LT_WAIT_FUTEX)
+		long ti = (long)(t - s->threads);
+		if (c->inf && c->inf->kind[ti] == INF_SIGNAL)
+			signal_edge_evidence(v, s, t, &s->threads[c->next[ti]]);
+		else if (t->wait == LT_WAIT_FUTEX)
 			edge_evidence(v, s, t);
 		else
 			lts_wf_edge_evidence(v, s, t);
+		if (c->inf && c->inf->kind[ti])
+			inferred_evidence(v, s, c->next, cyc, nc, ti, c->inf);
 		double left;
 		if (lts_wait_timed(s, t, &left)) {
 			char in[64] = "when is not known";
@@ -459,6 +530,406 @@ static bool leads_to(const long *next, size_t n, size_t u, size_t i)
 	for (size_t step = 0; j >= 0 && j != (long)i && step < n; step++)
 		j = next[j];
 	return j == (long)i;
+}
+
+
+/* ---- cycles through an inferred link ---- */
+
+static pid_t thread_proc(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	if (t->wf)
+		return t->wf->pid;
+	if (s->thread_pid)
+		return s->thread_pid[t - s->threads];
+	return s->pid;
+}
+
+static bool stopped(const struct lt_thread *t)
+{
+	return t->state == 'T' || t->state == 't';
+}
+
+/* T's wait can end by itself: a sleep, a timeout, a timer among its
+ * waits. */
+static bool timed_any(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	double left;
+	if ((t->wait == LT_WAIT_SLEEP && t->sc.nr != 34) || lts_wait_timed(s, t, &left))
+		return true;
+	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
+		if (t->wf->edges[k].kind == LT_WF_TIMER)
+			return true;
+	return false;
+}
+
+/* A wait for a wake-up that no field names the sender of: a glibc
+ * condition variable's or semaphore's, private to its process, with no
+ * signal pending for it. */
+static bool signal_wait(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
+	       !f->rtlock && f->lock_kind &&
+	       (!strcmp(f->lock_kind, "condition variable") || !strcmp(f->lock_kind, "semaphore")) &&
+	       f->private_ && !f->shared_obj && f->cond_signal != 2;
+}
+
+static bool same_object(const struct lt_thread *a, const struct lt_thread *b)
+{
+	if (a->wait != LT_WAIT_FUTEX || b->wait != LT_WAIT_FUTEX || !b->futex.is_wait)
+		return false;
+	uint64_t x = a->futex.lock_base ? a->futex.lock_base : a->futex.uaddr;
+	uint64_t y = b->futex.lock_base ? b->futex.lock_base : b->futex.uaddr;
+	return x == y && a->futex.space == b->futex.space;
+}
+
+/* Whether thread U may be where thread I's inferred link goes: another
+ * thread of the process, asleep, that waits in turn (its wait goes on),
+ * not a waiter of the same condition variable. */
+static bool inf_cand(const struct lt_snapshot *s, const long *next, const struct inf_links *open, size_t i,
+		     size_t u)
+{
+	const struct lt_thread *t = &s->threads[i], *o = &s->threads[u];
+	if (u == i || thread_proc(s, o) != open->proc[i] || !asleep(o) || stopped(o))
+		return false;
+	/* a signaller waits in turn on a link read, not only for another
+	 * signal (idle workers on condition variables of their own are no
+	 * evidence of each other) */
+	if (open->kind[i] == INF_SIGNAL)
+		return !same_object(t, o) && next[u] >= 0 && open->kind[u] != INF_SIGNAL;
+	return next[u] >= 0 || open->kind[u];
+}
+
+/* A wait that is evidence of its own that the thread is stuck, not idle:
+ * for a lock (its holder read or inferred), a file or application lock, a
+ * child, a full pipe or socket it writes, a listener's full backlog.  A
+ * read of a socket or pipe is how an idle client or server waits too. */
+static bool strong_link(const struct lt_thread *t)
+{
+	if (t->wait == LT_WAIT_FUTEX)
+		return t->futex.is_wait && has_owner(&t->futex);
+	bool wr = t->sc.nr == 1 || t->sc.nr == 18 || t->sc.nr == 20 || t->sc.nr == 44 || t->sc.nr == 46 ||
+		  t->sc.nr == 296 || t->sc.nr == 307;
+	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++) {
+		const struct lt_wf_edge *e = &t->wf->edges[k];
+		if (e->kind == LT_WF_FILE_LOCK || e->kind == LT_WF_APP_LOCK || e->kind == LT_WF_CHILD ||
+		    e->kind == LT_WF_PIPE_WRITE || (e->kind == LT_WF_SOCKET && (wr || lt_wf_connecting(e))))
+			return true;
+	}
+	return false;
+}
+
+/* Is LINK's far end sound: no thread of the process it goes into runs,
+ * is stopped, or waits on a timer, but those in the cycle (those behind
+ * it, or waiting for something else, may wait only for what does not end
+ * by itself: a connection, a peer, a signal). */
+static bool inferred_sound(const struct lt_snapshot *s, const long *cyc, size_t nc, long node,
+			   const struct inf_links *inf)
+{
+	pid_t p = inf->proc[node];
+	for (size_t u = 0; u < s->n_threads; u++) {
+		const struct lt_thread *o = &s->threads[u];
+		if (thread_proc(s, o) != p)
+			continue;
+		bool on = false;
+		for (size_t q = 0; q < nc; q++)
+			on |= cyc[q] == (long)u;
+		if (on)
+			continue;
+		if (!asleep(o) || stopped(o) || timed_any(s, o))
+			return false;
+	}
+	return true;
+}
+
+/* Thread U's chain (next[]) reaches one of the cycle's threads. */
+static bool into_cycle(const long *next, size_t n, const long *cyc, size_t nc, long u)
+{
+	for (size_t step = 0; u >= 0 && step <= n; step++) {
+		for (size_t q = 0; q < nc; q++)
+			if (cyc[q] == u)
+				return true;
+		u = next[u];
+	}
+	return false;
+}
+
+static void signal_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t,
+				 const struct lt_thread *o)
+{
+	char dur[32], op[96];
+	char *lp = lock_phrase(s, &t->futex);
+	lt_futex_op_str(t->futex.op, op, sizeof(op));
+	if (t->futex.cmd < 0)
+		snprintf(op, sizeof(op), "futex_wait");
+	lts_fmt_duration(t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s, dur, sizeof(dur));
+	lt_strlist_add(&v->evidence, "thread %d (%s) of process %d waits on %s [%s, word=%u], which records no "
+		       "thread to %s it <- probably thread %d (%s) (inferred), for %s", (int)t->tid,
+		       lt_thread_name(t), (int)thread_proc(s, t), lp ? lp : "?", op, t->futex.word,
+		       !strcmp(t->futex.lock_kind, "semaphore") ? "post" : "signal", (int)o->tid, lt_thread_name(o),
+		       dur);
+	free(lp);
+}
+
+/* "inferred: ..." for the link out of NODE: why the thread it goes to is
+ * taken to be the one, and what the process's other threads do. */
+static void inferred_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const long *next,
+			      const long *cyc, size_t nc, long node, const struct inf_links *inf)
+{
+	const struct lt_thread *t = &s->threads[node], *o = &s->threads[next[node]];
+	pid_t p = inf->proc[node];
+	char in[200] = "", behind[200] = "", others[600] = "";
+	size_t li = 0, lb = 0, lo = 0, n_in = 0, n_behind = 0, n_others = 0, n_all = 0;
+	const char *pcomm = "?";
+	for (size_t u = 0; u < s->n_threads; u++) {
+		const struct lt_thread *x = &s->threads[u];
+		if (thread_proc(s, x) != p)
+			continue;
+		n_all++;
+		if (x->tid == p)
+			pcomm = x->comm;
+		bool on = false;
+		for (size_t q = 0; q < nc; q++)
+			on |= cyc[q] == (long)u;
+		if (on) {
+			bool mid = (long)u != node && (long)u != next[node];
+			if (mid && li < sizeof(in) - 16)
+				li += (size_t)snprintf(in + li, sizeof(in) - li, "%s%d", n_in ? ", " : "", (int)x->tid);
+			n_in += mid;
+		} else if (into_cycle(next, s->n_threads, cyc, nc, (long)u)) {
+			if (lb < sizeof(behind) - 16)
+				lb += (size_t)snprintf(behind + lb, sizeof(behind) - lb, "%s%d", n_behind ? ", " : "",
+						       (int)x->tid);
+			n_behind++;
+		} else {
+			if (n_others < 4 && lo < sizeof(others) - 32) {
+				char *act = lts_thread_activity(x);
+				lo += (size_t)snprintf(others + lo, sizeof(others) - lo, "%s%d (%s) %s",
+						       n_others ? "; " : "", (int)x->tid, lt_thread_name(x),
+						       act ? act : "?");
+				free(act);
+			}
+			n_others++;
+		}
+	}
+	char tail[900];
+	size_t tl = (size_t)snprintf(tail, sizeof(tail), "%s%s%s", n_behind ? "; behind it: " : "", behind,
+				     n_behind ? " (their chains lead into it)" : "");
+	if (n_others)
+		snprintf(tail + tl, sizeof(tail) - tl, "; its other thread%s wait%s for what no thread of the cycle "
+			 "gives, none running or on a timer: %s%s", n_others == 1 ? "" : "s",
+			 n_others == 1 ? "s" : "", others, n_others > 4 ? "; ..." : "");
+	if (inf->kind[node] == INF_ANSWER) {
+		const struct lt_wf_edge *e = NULL;
+		for (size_t k = 0; t->wf && k < t->wf->n_edges && !e; k++)
+			if (t->wf->edges[k].n_pids)
+				e = &t->wf->edges[k];
+		lt_strlist_add(&v->evidence, "inferred: of the %zu threads of process %d (%s), which holds the other "
+			       "end of %s (an end belongs to the process, not to one thread), thread %d (%s) is taken "
+			       "to be the one to answer thread %d: its own chain leads back to it%s%s%s%s", n_all, (int)p,
+			       pcomm, e && e->what ? e->what : "?", (int)o->tid, lt_thread_name(o), (int)t->tid,
+			       n_in ? " (through " : "", n_in ? in : "", n_in ? ")" : "", tail);
+	} else {
+		char *lp = lock_phrase(s, &t->futex);
+		lt_strlist_add(&v->evidence, "inferred: %s records no thread to %s it; of the other threads of process "
+			       "%d (%s), thread %d (%s) is taken to be the one to, once it goes on: its own chain "
+			       "leads back to thread %d%s", lp ? lp : "?",
+			       !strcmp(t->futex.lock_kind, "semaphore") ? "post" : "signal", (int)p, pcomm,
+			       (int)o->tid, lt_thread_name(o), (int)t->tid, tail);
+		free(lp);
+	}
+}
+
+/* The threads behind the cycles of verdicts FIRST.. (their chain leads
+ * into one: ON, REACH as lt_fgraph_cycles sets them), said in its
+ * evidence and marked in BEHIND_MARKS. */
+static void add_behind(struct lt_snapshot *s, size_t first, const long *on, const long *reach, bool *behind_marks)
+{
+	size_t n = s->n_threads;
+	for (size_t vi = first; vi < s->n_verdicts; vi++) {
+		struct lt_verdict *v = &s->verdicts[vi];
+		size_t behind = 0;
+		char list[256];
+		size_t ll = 0;
+		list[0] = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (on[i] >= 0 || reach[i] != (long)vi)
+				continue;
+			behind++;
+			if (behind_marks)
+				behind_marks[i] = true;
+			pid_t *nb = realloc(v->behind, (v->n_behind + 1) * sizeof(*nb));
+			if (nb) {
+				nb[v->n_behind++] = s->threads[i].tid;
+				v->behind = nb;
+			}
+			if (ll < sizeof(list) - 16)
+				ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
+						       behind > 1 ? ", " : "", (int)s->threads[i].tid);
+		}
+		v->explains += behind;
+		if (behind)
+			lt_strlist_add(&v->evidence, "%zu more thread(s) blocked behind the cycle: %s%s",
+				       behind, list, ll >= sizeof(list) - 16 ? ", ..." : "");
+	}
+}
+
+/* Reverse edges of the graph with every inferred link's candidates: the
+ * threads that reach thread I, stamped STAMP in MARK. */
+static void reaching(const struct lt_snapshot *s, const long *next, const struct inf_links *open, size_t i,
+		     long stamp, long *mark, long *queue)
+{
+	size_t n = s->n_threads, qh = 0, qt = 0;
+	mark[i] = stamp;
+	queue[qt++] = (long)i;
+	while (qh < qt) {
+		long x = queue[qh++];
+		for (size_t u = 0; u < n; u++) {
+			if (mark[u] == stamp)
+				continue;
+			bool edge = open->kind[u] ? inf_cand(s, next, open, u, (size_t)x) : next[u] == x;
+			if (edge) {
+				mark[u] = stamp;
+				queue[qt++] = (long)u;
+			}
+		}
+	}
+}
+
+/* How many of the threads marked WANT are reached from U, not through I. */
+static size_t reached_from(const struct lt_snapshot *s, const long *next, const struct inf_links *open,
+			   size_t u, size_t i, const unsigned char *want, unsigned char *seen, long *queue)
+{
+	size_t n = s->n_threads, qh = 0, qt = 0, cnt = 0;
+	memset(seen, 0, n);
+	seen[u] = 1;
+	seen[i] = 1;
+	queue[qt++] = (long)u;
+	while (qh < qt) {
+		size_t x = (size_t)queue[qh++];
+		for (size_t y = 0; y < n; y++) {
+			bool edge = open->kind[x] ? inf_cand(s, next, open, x, y) : next[x] == (long)y;
+			if (!edge || seen[y])
+				continue;
+			seen[y] = 1;
+			cnt += want[y];
+			queue[qt++] = (long)y;
+		}
+	}
+	return cnt;
+}
+
+/* The second search: cycles that close only through inferred links (a
+ * probable deadlock, each inference said), among the threads that are
+ * neither on nor behind a cycle of read links (NEXT, REACH: the first
+ * search's). */
+static void find_inferred_cycles(struct lt_snapshot *s, const long *next, const long *reach, bool *behind_marks)
+{
+	size_t n = s->n_threads, n_open = 0;
+	if (!n || n > 4096)
+		return;
+	long *next2 = malloc(n * sizeof(*next2)), *on2 = malloc(n * sizeof(*on2));
+	long *reach2 = malloc(n * sizeof(*reach2)), *mark = malloc(n * sizeof(*mark));
+	long *queue = malloc(n * sizeof(*queue));
+	unsigned char *kind = calloc(n, 1), *want = calloc(n, 1), *seen = calloc(n, 1);
+	unsigned char *okind = calloc(n, 1);
+	pid_t *proc = calloc(n, sizeof(*proc));
+	struct inf_links open = { okind, proc }, inf = { kind, proc };
+	if (!next2 || !on2 || !reach2 || !mark || !queue || !kind || !want || !seen || !okind || !proc)
+		goto out;
+	memcpy(next2, next, n * sizeof(*next2));
+	for (size_t i = 0; i < n; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		mark[i] = -1;
+		if (reach[i] >= 0 || !asleep(t) || stopped(t))
+			continue;
+		pid_t p = 0;
+		unsigned char k = INF_NONE;
+		if (t->wait != LT_WAIT_FUTEX) {
+			if (next[i] >= 0 && next[i] != (long)i && !lts_wf_stopped_io(t) &&
+			    (p = lts_wf_party_process(s, t)))
+				k = INF_ANSWER;
+		} else if (signal_wait(t)) {
+			p = thread_proc(s, t);
+			k = INF_SIGNAL;
+		}
+		if (!k)
+			continue;
+		/* none of its threads runs (a running one could end it), and
+		 * it has more than one (one thread alone is no inference) */
+		size_t np = 0;
+		bool quiet = true;
+		for (size_t u = 0; u < n; u++)
+			if (thread_proc(s, &s->threads[u]) == p) {
+				np++;
+				quiet &= u == i || asleep(&s->threads[u]);
+			}
+		if (!quiet || np < 2)
+			continue;
+		okind[i] = k;
+		proc[i] = p;
+		n_open++;
+	}
+	if (!n_open || n_open * n > 200000)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (!okind[i])
+			continue;
+		reaching(s, next, &open, i, (long)i, mark, queue);
+		/* the candidates that lead back to I */
+		size_t nr = 0;
+		long pick = -1, direct = -1;
+		memset(want, 0, n);
+		for (size_t u = 0; u < n; u++) {
+			if (mark[u] != (long)i || u == i || !inf_cand(s, next, &open, i, u))
+				continue;
+			want[u] = 1;
+			nr++;
+			if (pick < 0)
+				pick = (long)u;
+			/* one that waits on I's own process (the other end of
+			 * the same connection): the one that talks to it */
+			if (okind[i] == INF_ANSWER && direct < 0 && !okind[u] && next[u] >= 0 &&
+			    thread_proc(s, &s->threads[next[u]]) == thread_proc(s, &s->threads[i]))
+				direct = (long)u;
+		}
+		if (!nr)
+			continue;
+		if (direct >= 0)
+			pick = direct;
+		else if (nr > 1 && nr <= 16) {
+			/* the one whose chain goes through the most others: it
+			 * waits for them, so it goes on last */
+			size_t best = 0;
+			for (size_t u = 0; u < n; u++) {
+				if (!want[u])
+					continue;
+				size_t c = reached_from(s, next, &open, u, i, want, seen, queue);
+				if (c > best) {
+					best = c;
+					pick = (long)u;
+				}
+			}
+		}
+		next2[i] = pick;
+		kind[i] = okind[i];
+	}
+	size_t first = s->n_verdicts;
+	struct dl_ctx c = { s, next2, &inf };
+	if (lt_fgraph_cycles(n, next2, deadlock_verdict, &c, on2, reach2))
+		goto out;
+	add_behind(s, first, on2, reach2, behind_marks);
+out:
+	free(next2);
+	free(on2);
+	free(reach2);
+	free(mark);
+	free(queue);
+	free(kind);
+	free(want);
+	free(seen);
+	free(okind);
+	free(proc);
 }
 
 /* BEHIND (n_threads, may be NULL): set for the threads whose chain leads
@@ -521,36 +992,13 @@ static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 		}
 	}
 	size_t first_verdict = s->n_verdicts;
-	struct dl_ctx c = { s, next };
+	struct dl_ctx c = { s, next, NULL };
 	if (lt_fgraph_cycles(n, next, deadlock_verdict, &c, on, reach))
 		goto out;
 	/* threads blocked behind a cycle (their chain leads into it) */
-	for (size_t vi = first_verdict; vi < s->n_verdicts; vi++) {
-		struct lt_verdict *v = &s->verdicts[vi];
-		size_t behind = 0;
-		char list[256];
-		size_t ll = 0;
-		list[0] = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (on[i] >= 0 || reach[i] != (long)vi)
-				continue;
-			behind++;
-			if (behind_marks)
-				behind_marks[i] = true;
-			pid_t *nb = realloc(v->behind, (v->n_behind + 1) * sizeof(*nb));
-			if (nb) {
-				nb[v->n_behind++] = s->threads[i].tid;
-				v->behind = nb;
-			}
-			if (ll < sizeof(list) - 16)
-				ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "%s%d",
-						       behind > 1 ? ", " : "", (int)s->threads[i].tid);
-		}
-		v->explains += behind;
-		if (behind)
-			lt_strlist_add(&v->evidence, "%zu more thread(s) blocked behind the cycle: %s%s",
-				       behind, list, ll >= sizeof(list) - 16 ? ", ..." : "");
-	}
+	add_behind(s, first_verdict, on, reach, behind_marks);
+	/* then the cycles that close only through an inferred link */
+	find_inferred_cycles(s, next, reach, behind_marks);
 out:
 	free(next);
 	free(on);

@@ -285,10 +285,25 @@ bool lts_wf_process_edge(const struct lt_snapshot *s, const struct lt_thread *t)
  * chain leads into the cycle. */
 bool lts_wf_cycle_sound(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n)
 {
+	return lts_wf_cycle_sound_but(s, next, cyc, n, NULL);
+}
+
+pid_t lts_wf_party_process(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	pid_t tid;
+	if (!t->wf || self_file_lock(t) || own_aside(s, t))
+		return 0;
+	pid_t p = single_party(t, &tid, false);
+	return p && !tid ? p : 0;
+}
+
+bool lts_wf_cycle_sound_but(const struct lt_snapshot *s, const long *next, const long *cyc, size_t n,
+			    const unsigned char *skip)
+{
 	size_t nt = s->n_threads;
 	for (size_t m = 0; m < n; m++) {
 		const struct lt_thread *t = &s->threads[cyc[m]];
-		if (t->wait == LT_WAIT_FUTEX || !lts_wf_process_edge(s, t))
+		if (t->wait == LT_WAIT_FUTEX || !lts_wf_process_edge(s, t) || (skip && skip[cyc[m]]))
 			continue;
 		pid_t set[MAX_SET + 1];
 		bool own_ok = own_aside(s, t);

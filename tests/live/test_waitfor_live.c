@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sem.h>
+#include <inttypes.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -2094,4 +2096,83 @@ Test(waitfor_live, a_shared_semaphore_is_followed_into_the_processes_mapping_it)
 		in |= m->procs[i]->pid == holder;
 	cr_assert(in, "the semaphore's other mapper %d was not followed", (int)holder);
 	lt_multi_free(m);
+}
+
+/* Whether verdict V (JSON) has an evidence line holding A and B (if B). */
+static bool ev_has(const struct rp_json *v, const char *a, const char *b)
+{
+	const struct rp_json *ev = rp_json_get(v, "evidence");
+	for (size_t i = 0; ev && ev->type == RPJ_ARR && i < ev->n; i++) {
+		const char *l = rp_json_str(&ev->items[i]);
+		if (l && strstr(l, a) && (!b || strstr(l, b)))
+			return true;
+	}
+	return false;
+}
+
+/* The trial's cycle through a condition variable, a pipe, a unix socket
+ * and a file lock across three processes (tests/workloads/inferred_cycle.c):
+ * `snapshot -p CLIENT` names it as a probable deadlock, first, saying
+ * which links are inferred (which server thread answers the socket, who
+ * signals the condition variable) and why, with the threads, processes,
+ * socket, pipe and lock file. */
+Test(waitfor_live, a_cycle_through_a_condvar_pipe_socket_and_flock_is_a_probable_deadlock)
+{
+	need_root();
+	if (access(WL("inferred_cycle"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("inferred_cycle"));
+	tmp_lockfile(0);
+	snprintf(extra_sock, sizeof(extra_sock), "/tmp/lt-waitfor-%d.sock", (int)getpid());
+	tl_start_ready(&procs[0], (char *const[]){ WL("inferred_cycle"), lockfile[0], extra_sock, NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t srv = procs[0].pid;
+	pid_t cli = (pid_t)tl_truth_val(lines[0], nlines[0], "child", "role=client", "pid");
+	pid_t lg = (pid_t)tl_truth_val(lines[0], nlines[0], "child", "role=logger", "pid");
+	pid_t wk = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=worker", "tid");
+	pid_t hd = (pid_t)tl_truth_val(lines[0], nlines[0], "thread", "role=handler", "tid");
+	unsigned long pipe_ino = tl_truth_val(lines[0], nlines[0], "pipe", NULL, "ino");
+	uint64_t cv = tl_truth_val(lines[0], nlines[0], "lock", "name=done_cv ", "addr");
+	tl_wait_in_call(srv, hd, 202, 10000); /* futex: pthread_cond_wait */
+	tl_wait_in_call(srv, wk, 1, 10000);   /* write: the pipe is full */
+	tl_wait_in_call(lg, lg, 73, 10000);   /* flock */
+	tl_wait_in_call(cli, cli, 0, 10000);  /* read */
+	tl_wait_in_call(srv, srv, 43, 10000); /* accept */
+	struct stat st;
+	cr_assert_eq(stat(lockfile[0], &st), 0);
+
+	struct rp_json *j = tl_snapshot_cli_json(cli);
+	const struct rp_json *vs = rp_json_get(j, "verdicts");
+	cr_assert(vs && vs->type == RPJ_ARR && vs->n);
+	const struct rp_json *v = &vs->items[0];
+	cr_assert_str_eq(rp_json_str(rp_json_get(v, "kind")), "deadlock");
+	const char *sum = rp_json_str(rp_json_get(v, "summary"));
+	char want[600];
+	snprintf(want, sizeof(want), "probable deadlock (which thread of a process answers and a condition variable's "
+		 "signaller inferred): 4 threads in 3 processes wait for each other: %d (client) -> %d (handler) -> "
+		 "%d (worker) -> %d (logger) -> %d", (int)cli, (int)hd, (int)wk, (int)lg, (int)cli);
+	cr_expect_str_eq(sum, want);
+	snprintf(want, sizeof(want), "inferred: of the 3 threads of process %d (srv), which holds the other end of unix "
+		 "socket socket:[", (int)srv);
+	char want2[300];
+	snprintf(want2, sizeof(want2), "thread %d (handler) is taken to be the one to answer thread %d: its own chain "
+		 "leads back to it (through %d); its other thread waits for what no thread of the cycle gives, none "
+		 "running or on a timer: %d (srv) accept(fd ", (int)hd, (int)cli, (int)wk, (int)srv);
+	cr_expect(ev_has(v, want, want2), "no line: %s ... %s", want, want2);
+	snprintf(want, sizeof(want), "thread %d (handler) of process %d waits on condition variable at 0x%" PRIx64,
+		 (int)hd, (int)srv, cv);
+	snprintf(want2, sizeof(want2), "which records no thread to signal it <- probably thread %d (worker) (inferred)",
+		 (int)wk);
+	cr_expect(ev_has(v, want, want2), "no line: %s ... %s", want, want2);
+	snprintf(want, sizeof(want), "of the other threads of process %d (srv), thread %d (worker) is taken to be the one "
+		 "to, once it goes on: its own chain leads back to thread %d", (int)srv, (int)wk, (int)hd);
+	cr_expect(ev_has(v, "inferred: condition variable at", want), "no line: %s", want);
+	snprintf(want, sizeof(want), "thread %d (worker) write(fd ", (int)wk);
+	snprintf(want2, sizeof(want2), "on pipe pipe:[%lu] (fd ", pipe_ino);
+	cr_expect(ev_has(v, want, want2), "no line: %s ... %s", want, want2);
+	snprintf(want2, sizeof(want2), "<- read only by process %d (logger), any of its threads", (int)lg);
+	cr_expect(ev_has(v, want, want2), "no line: %s ... %s", want, want2);
+	snprintf(want, sizeof(want), "FLOCK WRITE lock on %s (whole file, inode %02x:%02x:%lu) <- held only by process "
+		 "%d (client)", lockfile[0], major(st.st_dev), minor(st.st_dev), (unsigned long)st.st_ino, (int)cli);
+	cr_expect(ev_has(v, "(logger) flock(", want), "no line: %s", want);
+	rp_json_free(j);
 }

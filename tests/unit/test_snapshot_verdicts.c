@@ -1441,3 +1441,52 @@ Test(verdict_idle, the_runtimes_own_service_threads_are_said_apart)
 		cr_assert_eq(s->threads[i].rt_service, service[i], "%s under %s", stacks[i][0], stacks[i][1]);
 	lt_snapshot_free(s);
 }
+
+/* A thread waits on a condition variable while it holds a mutex that the
+ * one other thread that could signal it waits for (the classic "waits
+ * with the lock held"): the condition variable records no signaller, so
+ * the cycle is a probable deadlock that says so, never a plain one; with
+ * a timed condition wait, until a timeout; with a third thread running
+ * (it may signal), nothing claimed. */
+Test(verdict_deadlock, a_condvar_waiter_holding_the_signallers_lock_is_a_probable_deadlock)
+{
+	for (int k = 0; k < 3; k++) {
+		struct lt_snapshot *s = table(k == 2 ? 3 : 2);
+		futex_wait(&s->threads[0], 101, "waiter", LA + 0x28, 0, 0, LT_OWNER_NONE, 0, 4);
+		s->threads[0].futex.lock_kind = "condition variable";
+		s->threads[0].futex.lock_base = LA;
+		s->threads[0].futex.lock_sym = strdup("ready_cv+0x28");
+		if (k == 1) {
+			s->threads[0].futex.timeout_ptr = 0x7ffd000;
+			s->threads[0].futex.timeout_ok = true;
+			s->threads[0].futex.timeout_sec = 30;
+		}
+		futex_wait(&s->threads[1], 102, "worker", LB, 2, 2, LT_OWNER_MUTEX, 101, 4);
+		s->threads[1].futex.lock_sym = strdup("state_mu");
+		if (k == 2)
+			running(&s->threads[2], 103, "cpu");
+		cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+		const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+		if (k == 2) {
+			cr_assert_null(v, "%s", v ? v->summary : "");
+			lt_snapshot_free(s);
+			continue;
+		}
+		cr_assert_not_null(v, "case %d: %s", k, s->verdicts[0].summary);
+		if (k == 0)
+			cr_expect_str_eq(v->summary, "probable deadlock (a condition variable's signaller inferred): 2 "
+					 "threads wait for each other: 101 (waiter) -> 102 (worker) -> 101");
+		else
+			cr_expect(!strncmp(v->summary, "probable deadlock until a timeout (a condition variable's "
+					   "signaller inferred)", 77) &&
+				  strstr(v->summary, "thread 101 (waiter) waits with a timeout (in about 26.0 s)"),
+				  "%s", v->summary);
+		cr_expect(tl_strlist_has(&v->evidence, "thread 101 (waiter) of process 100 waits on condition "
+					 "variable at 0x5000 (waiters sleep on ready_cv+0x28 (0x5028))"), "case %d", k);
+		cr_expect(tl_strlist_has(&v->evidence, "which records no thread to signal it <- probably thread 102 "
+					 "(worker) (inferred)"), "case %d", k);
+		cr_expect(tl_strlist_has(&v->evidence, "thread 102 (worker) waits for lock state_mu (0x5040)"));
+		cr_expect(tl_strlist_has(&v->evidence, "held by thread 101 (waiter)"));
+		lt_snapshot_free(s);
+	}
+}

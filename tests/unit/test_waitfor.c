@@ -1098,3 +1098,139 @@ Test(waitfor_verdicts, a_file_lock_held_by_flock_and_its_polling_child_closes_a_
 		cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
 	free_snap(&s);
 }
+
+/* ---- cycles that close through an inferred link ---- */
+
+static void condvar_wait(struct lt_thread *t, pid_t tid, pid_t pid, uint64_t addr)
+{
+	blocked(t, tid, 202, LT_WAIT_FUTEX);
+	t->futex.uaddr = addr + 0x28;
+	t->futex.lock_base = addr;
+	t->futex.is_wait = true;
+	t->futex.private_ = true;
+	t->futex.word_ok = true;
+	t->futex.lock_kind = "condition variable";
+	t->wf = calloc(1, sizeof(*t->wf));
+	t->wf->pid = pid;
+}
+
+static bool has_line(const struct lt_verdict *v, const char *a, const char *b)
+{
+	for (size_t i = 0; i < v->evidence.n; i++)
+		if (strstr(v->evidence.v[i], a) && (!b || strstr(v->evidence.v[i], b)))
+			return true;
+	return false;
+}
+
+/* The trial's usock: client 100 holds a flock and reads a unix socket of
+ * server 200; the server's handler 202 waits on a condition variable for
+ * worker 201, which writes a full pipe to logger 300, which waits for the
+ * client's flock; the server's main thread 200 is in accept().  Which
+ * thread of 200 answers, and who signals the condition variable, are
+ * inferred: a probable deadlock naming both, never a plain one.  K: 0 as
+ * said; 1 the accept thread has a timeout (it may yet answer); 2 the
+ * server's main thread runs. */
+static void usock_table(struct lt_thread *th, int k)
+{
+	blocked(&th[0], 100, 0, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_SOCKET, 200, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("unix socket socket:[5001] (fd 4), peer socket:[5002]");
+	blocked(&th[1], 200, 43, LT_WAIT_IO);
+	th[1].fdw.io.fd = 5;
+	th[1].fdw.io.kind = LT_FD_SOCKET;
+	struct lt_wf_edge *l = lt_waitfor_add(&th[1], 200, LT_WF_LISTEN);
+	l->what = strdup("listening unix socket socket:[5000] (fd 5)");
+	if (k == 1) {
+		struct lt_wf_edge *tm = lt_waitfor_add(&th[1], 200, LT_WF_TIMER);
+		tm->what = strdup("timeout 1000 ms");
+	} else if (k == 2) {
+		th[1].state = 'R';
+		th[1].sc.state = LT_SC_RUNNING;
+	}
+	blocked(&th[2], 201, 1, LT_WAIT_IO);
+	e = edge(&th[2], 200, LT_WF_PIPE_WRITE, 300, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("pipe pipe:[6000] (fd 4)");
+	condvar_wait(&th[3], 202, 200, 0x4180);
+	blocked(&th[4], 300, 73, LT_WAIT_IO);
+	e = edge(&th[4], 300, LT_WF_FILE_LOCK, 100, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("FLOCK WRITE lock on /tmp/session.lock (whole file, inode fe:00:77)");
+}
+
+Test(waitfor_verdicts, a_cycle_through_a_condvar_and_a_socket_is_a_probable_deadlock)
+{
+	struct lt_thread th[5];
+	usock_table(th, 0);
+	struct lt_snapshot s = { .pid = 200, .threads = th, .n_threads = 5 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = &s.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_str_eq(v->summary, "probable deadlock (which thread of a process answers and a condition "
+			 "variable's signaller inferred): 4 threads in 3 processes wait for each other: 100 (t100) "
+			 "-> 202 (t202) -> 201 (t201) -> 300 (t300) -> 100");
+	cr_expect(has_line(v, "inferred: of the 3 threads of process 200 (t200), which holds the other end of unix "
+			   "socket socket:[5001] (fd 4), peer socket:[5002]", "thread 202 (t202) is taken to be the "
+			   "one to answer thread 100: its own chain leads back to it (through 201)"));
+	cr_expect(has_line(v, "its other thread waits for what no thread of the cycle gives, none running or on "
+			   "a timer: 200 (t200) accept(fd 5: socket)", NULL));
+	cr_expect(has_line(v, "thread 202 (t202) of process 200 waits on condition variable", "which records no "
+			   "thread to signal it <- probably thread 201 (t201) (inferred)"));
+	cr_expect(has_line(v, "records no thread to signal it; of the other threads of process 200 (t200), thread "
+			   "201 (t201) is taken to be the one to, once it goes on: its own chain leads back to "
+			   "thread 202", NULL));
+	cr_expect(has_line(v, "thread 300 (t300)", "FLOCK WRITE lock on /tmp/session.lock (whole file, inode "
+			   "fe:00:77) <- held only by process 100"));
+	cr_expect(has_line(v, "thread 201 (t201)", "pipe pipe:[6000] (fd 4) <- read only by process 300"));
+	free_snap(&s);
+	for (int k = 1; k <= 2; k++) {
+		usock_table(th, k);
+		struct lt_snapshot s2 = { .pid = 200, .threads = th, .n_threads = 5 };
+		cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+		for (size_t i = 0; i < s2.n_verdicts; i++)
+			cr_expect_neq(s2.verdicts[i].kind, LT_VERDICT_DEADLOCK, "case %d: %s", k, s2.verdicts[i].summary);
+		free_snap(&s2);
+	}
+}
+
+/* A cycle of read links only stays a plain DEADLOCK: nothing inferred. */
+Test(waitfor_verdicts, a_proven_cycle_says_nothing_is_inferred)
+{
+	struct lt_thread th[3];
+	blocked(&th[0], 100, 0, LT_WAIT_IO);
+	edge(&th[0], 100, LT_WF_PIPE_READ, 200, LT_WFP_BLOCKED);
+	blocked(&th[1], 200, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[1], 200, 201);
+	blocked(&th[2], 201, 0, LT_WAIT_IO);
+	edge(&th[2], 200, LT_WF_SOCKET, 100, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK);
+	cr_expect(!strncmp(s.verdicts[0].summary, "deadlock: 3 threads in 2 processes", 34), "%s",
+		  s.verdicts[0].summary);
+	cr_expect(!has_line(&s.verdicts[0], "inferred", NULL));
+	free_snap(&s);
+}
+
+/* Reads only: a client 100 reading its connection to server 200, whose
+ * thread 201 reads the same connection and whose thread 202 waits on a
+ * condition variable (a publisher that writes to clients when a message
+ * comes): how an idle long-poll looks.  No lock, no full buffer: no
+ * evidence of a deadlock, nothing claimed. */
+Test(waitfor_verdicts, a_cycle_of_reads_and_inferences_only_is_not_claimed)
+{
+	struct lt_thread th[4];
+	blocked(&th[0], 100, 0, LT_WAIT_IO);
+	edge(&th[0], 100, LT_WF_SOCKET, 200, LT_WFP_BLOCKED);
+	blocked(&th[1], 200, 43, LT_WAIT_IO);
+	lt_waitfor_add(&th[1], 200, LT_WF_LISTEN)->what = strdup("listening tcp socket 127.0.0.1:80 (fd 3)");
+	blocked(&th[2], 201, 0, LT_WAIT_IO);
+	edge(&th[2], 200, LT_WF_SOCKET, 100, LT_WFP_BLOCKED);
+	condvar_wait(&th[3], 202, 200, 0x4180);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 4 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
+	free_snap(&s);
+}
