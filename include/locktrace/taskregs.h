@@ -21,12 +21,27 @@ struct lt_taskregs_rec {
 	uint64_t fsbase; /* task->thread.fsbase: the thread's pthread_t */
 };
 
+/* One record per socket fd of a process, written by the task-file
+ * iterator of bpf/socktimeo.bpf.c: the socket's SO_RCVTIMEO and
+ * SO_SNDTIMEO in jiffies (LONG_MAX: none), and the kernel's HZ (0 when
+ * the kernel's configuration could not be read). */
+struct lt_socktimeo_rec {
+	uint32_t fd;
+	uint32_t hz;
+	uint64_t ino;
+	int64_t rcvtimeo, sndtimeo;
+};
+
 #ifndef __bpf__
 struct lt_tid_regs;
 /* Fills *out (malloc'd, *n entries) with the registers of every thread of
  * tgid; a thread that was running has only its fs base (stale = true).
  * 0, or -1 with a message in err. */
 int lt_taskregs_read(pid_t tgid, struct lt_tid_regs **out, size_t *n, char *err, size_t errlen);
+/* Fills *out (malloc'd, *n entries) with the timeouts of every socket fd
+ * of tgid.  0, or -1 with a message in err (no BPF, no task-file
+ * iterator, not root). */
+int lt_socktimeo_read(pid_t tgid, struct lt_socktimeo_rec **out, size_t *n, char *err, size_t errlen);
 #endif
 
 #endif

@@ -29,6 +29,7 @@
 #include "proclive.h"
 #include "locktrace/calls.h"
 #include "locktrace/futex.h"
+#include "locktrace/taskregs.h"
 #include "lockmodel.h"
 #include "rtthread.h"
 #include "snapshot.h"
@@ -716,6 +717,62 @@ static char *semop_detail(struct ctx *c, const struct lt_thread *t, const char *
 			    tmo, st);
 }
 
+/* A read (1) or a write (2) of one fd that a socket's timeout ends:
+ * read, readv, recvfrom, recvmsg, recvmmsg; write, writev, sendto,
+ * sendmsg, sendmmsg; 0 other calls. */
+static int sock_io_dir(long nr)
+{
+	switch (nr) {
+	case 0: case 19: case 45: case 47: case 299: return 1;
+	case 1: case 20: case 44: case 46: case 307: return 2;
+	default: return 0;
+	}
+}
+
+/* The SO_RCVTIMEO / SO_SNDTIMEO of the socket each thread blocks in a
+ * read or write of: one BPF task-file iterator over the process's fds,
+ * only when a thread waits so.  Unreadable: said, and each such wait's
+ * timeout is unknown (never taken for none). */
+static void sock_timeouts(struct lt_snapshot *s)
+{
+	bool any = false;
+	for (size_t i = 0; i < s->n_threads && !any; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		any = t->sc.state == LT_SC_IN_SYSCALL && t->wait == LT_WAIT_IO && t->fdw.io.kind == LT_FD_SOCKET &&
+		      sock_io_dir(t->sc.nr);
+	}
+	if (!any)
+		return;
+	struct lt_socktimeo_rec *v = NULL;
+	size_t n = 0;
+	char err[256] = "";
+	bool ok = geteuid() == 0 ? lt_socktimeo_read(s->pid, &v, &n, err, sizeof(err)) == 0
+				 : (snprintf(err, sizeof(err), "not root: the BPF task-file iterator needs it"), false);
+	if (!ok)
+		lt_strlist_add(&s->notes, "socket timeouts (SO_RCVTIMEO, SO_SNDTIMEO) not read: %s; a blocking "
+			       "socket read or write may time out", err);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct lt_thread *t = &s->threads[i];
+		int dir = sock_io_dir(t->sc.nr);
+		if (t->sc.state != LT_SC_IN_SYSCALL || t->wait != LT_WAIT_IO || t->fdw.io.kind != LT_FD_SOCKET || !dir)
+			continue;
+		t->fdw.sock_timeo = LT_SOCK_TIMEO_UNKNOWN;
+		for (size_t k = 0; ok && k < n; k++) {
+			if ((int)v[k].fd != t->fdw.io.fd)
+				continue;
+			int64_t j = dir == 1 ? v[k].rcvtimeo : v[k].sndtimeo;
+			if (j == INT64_MAX || j <= 0) {
+				t->fdw.sock_timeo = LT_SOCK_TIMEO_NONE;
+			} else {
+				t->fdw.sock_timeo = LT_SOCK_TIMEO_SET;
+				t->fdw.sock_timeo_ms = v[k].hz ? j * 1000 / (int64_t)v[k].hz : -1;
+			}
+		}
+	}
+	free(v);
+}
+
+
 static char *make_detail(struct ctx *c, const struct lt_thread *t)
 {
 	const struct lt_snapshot *s = c->s;
@@ -778,8 +835,17 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 				    f->lock_sym ? f->lock_sym : "?", op, f->expected, word, what, own);
 	}
 	if (t->wait == LT_WAIT_IO) {
-		char *fp = fd_phrase(&t->fdw.io);
-		char *d = lts_asprintf("%s(%s, 0x%" PRIx64 ", %" PRIu64 ")", name, fp ? fp : "?", a[1], a[2]);
+		char *fp = fd_phrase(&t->fdw.io), tmo[96] = "";
+		const char *opt = sock_io_dir(t->sc.nr) == 2 ? "SO_SNDTIMEO" : "SO_RCVTIMEO";
+		if (t->fdw.sock_timeo == LT_SOCK_TIMEO_SET && t->fdw.sock_timeo_ms >= 0)
+			snprintf(tmo, sizeof(tmo), " %s %" PRId64 " ms", opt, t->fdw.sock_timeo_ms);
+		else if (t->fdw.sock_timeo == LT_SOCK_TIMEO_SET)
+			snprintf(tmo, sizeof(tmo), " %s set (its length unknown)", opt);
+		else if (t->fdw.sock_timeo == LT_SOCK_TIMEO_NONE)
+			snprintf(tmo, sizeof(tmo), " no %s", opt);
+		else if (t->fdw.sock_timeo == LT_SOCK_TIMEO_UNKNOWN)
+			snprintf(tmo, sizeof(tmo), " %s not known", opt);
+		char *d = lts_asprintf("%s(%s, 0x%" PRIx64 ", %" PRIu64 ")%s", name, fp ? fp : "?", a[1], a[2], tmo);
 		free(fp);
 		return d;
 	}
@@ -1403,6 +1469,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 		}
 	}
 
+	sock_timeouts(s);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)

@@ -305,6 +305,13 @@ static void json_wait(struct jw *w, const struct lt_thread *t)
 		json_fdwait(w, &t->fdw);
 	if (jw_key_or_null(w, "io_fd", t->wait == LT_WAIT_IO))
 		json_fd(w, &t->fdw.io);
+	const struct lt_fdwait *d = &t->fdw;
+	if (t->wait == LT_WAIT_IO && d->sock_timeo) { /* a socket read's SO_RCVTIMEO, a write's SO_SNDTIMEO */
+		jw_kstr(w, "socket_timeout", d->sock_timeo == LT_SOCK_TIMEO_NONE ? "none"
+					     : d->sock_timeo == LT_SOCK_TIMEO_SET ? "set" : "unknown");
+		jw_kint_or_null(w, "socket_timeout_ms", d->sock_timeo_ms,
+				d->sock_timeo == LT_SOCK_TIMEO_SET && d->sock_timeo_ms >= 0);
+	}
 }
 
 static void json_stacks(struct jw *w, const struct lt_thread *t, const struct modtab *m)

@@ -304,6 +304,11 @@ bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, doub
 			return false;
 		if (t->fdw.timeout_ms >= 0)
 			to = (double)t->fdw.timeout_ms / 1e3;
+	} else if (t->wait == LT_WAIT_IO && t->fdw.sock_timeo == LT_SOCK_TIMEO_SET) {
+		/* a socket's SO_RCVTIMEO / SO_SNDTIMEO counts from the call's
+		 * start, which is at most when the thread last ran */
+		if (t->fdw.sock_timeo_ms >= 0)
+			to = (double)t->fdw.sock_timeo_ms / 1e3;
 	} else
 		return false;
 	if (to < 0)
@@ -317,6 +322,38 @@ bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, doub
 	if (*left_s < 0 && (abs_rt || abs_mono || t->idle_src != LT_IDLE_UNKNOWN))
 		*left_s = 0;
 	return true;
+}
+
+/* How a timed wait of T ends, for a verdict's words ("in about 4.0 s"):
+ * a socket's timeout counts from the read's start, which the snapshot
+ * does not know: at most the timeout from now, less the time the thread
+ * has not run if the read began when it last ran. */
+static void timed_when(const struct lt_thread *t, double left, char *buf, size_t len)
+{
+	if (t->wait == LT_WAIT_IO && t->fdw.sock_timeo == LT_SOCK_TIMEO_SET) {
+		const char *opt = t->sc.nr == 1 || t->sc.nr == 20 || t->sc.nr == 44 || t->sc.nr == 46 ||
+				  t->sc.nr == 307 ? "SO_SNDTIMEO" : "SO_RCVTIMEO";
+		if (t->fdw.sock_timeo_ms < 0)
+			snprintf(buf, len, "%s on its socket, of a length not known (the kernel's HZ unread)", opt);
+		else if (left >= 0)
+			snprintf(buf, len, "%s %.1f s on its socket: within %.1f s, about %.1f s from now if the call "
+				 "began when the thread last ran", opt, (double)t->fdw.sock_timeo_ms / 1e3,
+				 (double)t->fdw.sock_timeo_ms / 1e3, left);
+		else
+			snprintf(buf, len, "%s %.1f s on its socket: within %.1f s", opt,
+				 (double)t->fdw.sock_timeo_ms / 1e3, (double)t->fdw.sock_timeo_ms / 1e3);
+		return;
+	}
+	if (left >= 0)
+		snprintf(buf, len, "in about %.1f s", left);
+	else
+		snprintf(buf, len, "when is not known");
+}
+
+/* A blocking socket read or write whose timeout could not be read. */
+static bool sock_timeo_unknown(const struct lt_thread *t)
+{
+	return t->wait == LT_WAIT_IO && t->fdw.sock_timeo == LT_SOCK_TIMEO_UNKNOWN;
 }
 
 /* One cycle of the wait-for graph (fgraph.h): its verdict's index, or -1
@@ -422,7 +459,23 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 			timed_left = left;
 		}
 	}
-	bool probable = inferred || own_pipe || efd || n_inf;
+	/* a socket read whose SO_RCVTIMEO could not be read may time out:
+	 * not a certain deadlock */
+	const struct lt_thread *unk = NULL;
+	char unk_list[160] = "";
+	size_t n_unk = 0, ul = 0;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		if (!t || !sock_timeo_unknown(t))
+			continue;
+		if (!unk)
+			unk = t;
+		if (ul < sizeof(unk_list) - 40)
+			ul += (size_t)snprintf(unk_list + ul, sizeof(unk_list) - ul, "%s%d (%s)", n_unk ? ", " : "",
+					       (int)t->tid, lt_thread_name(t));
+		n_unk++;
+	}
+	bool probable = inferred || own_pipe || efd || n_inf || unk;
 	const char *dl = probable ? "probable deadlock" : "deadlock";
 	if (timed)
 		dl = probable ? "probable deadlock until a timeout" : "deadlock until a timeout";
@@ -482,11 +535,21 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 					  v->n_tids, chain, inferred ? " (holders inferred from "
 					  "their frames: a threading.Lock records none)" : "");
 	if (timed && v->summary) {
-		char in[64] = "when is not known";
-		if (timed_left >= 0)
-			snprintf(in, sizeof(in), "in about %.1f s", timed_left);
+		char in[200];
+		timed_when(timed, timed_left, in, sizeof(in));
 		char *w = lts_asprintf("%s; thread %d (%s) waits with a timeout (%s)", v->summary, (int)timed->tid,
 				       lt_thread_name(timed), in);
+		if (w) {
+			free(v->summary);
+			v->summary = w;
+		}
+	}
+	if (unk && v->summary) {
+		char *w = lts_asprintf("%s; whether the socket %s of thread%s %s %s a timeout (SO_RCVTIMEO, "
+				       "SO_SNDTIMEO) is not known (not read: see the notes): %s may end by %s",
+				       v->summary, n_unk > 1 ? "reads or writes" : "read or write", n_unk > 1 ? "s" : "",
+				       unk_list, n_unk > 1 ? "have" : "has", n_unk > 1 ? "they" : "it",
+				       n_unk > 1 ? "themselves" : "itself");
 		if (w) {
 			free(v->summary);
 			v->summary = w;
@@ -507,9 +570,8 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 			inferred_evidence(v, s, c->next, cyc, nc, ti, c->inf);
 		double left;
 		if (lts_wait_timed(s, t, &left)) {
-			char in[64] = "when is not known";
-			if (left >= 0)
-				snprintf(in, sizeof(in), "in about %.1f s", left);
+			char in[200];
+			timed_when(t, left, in, sizeof(in));
 			lt_strlist_add(&v->evidence, "thread %d (%s) waits with a timeout (%s): the cycle lasts until "
 				       "then, and breaks if it then gives up what it holds (if it tries again, it "
 				       "does not)", (int)t->tid, lt_thread_name(t), in);

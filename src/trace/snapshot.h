@@ -266,6 +266,17 @@ struct lt_fdwait {
 	bool has_timeout;      /* false = wait forever                            */
 	int64_t timeout_ms;    /* relative timeout as given (or remaining)        */
 	struct lt_fd io;       /* the fd of read/recvmsg/...; io.fd = -1 if none  */
+	/* A blocking read (write) of a socket: its SO_RCVTIMEO (SO_SNDTIMEO),
+	 * which no /proc file shows, read by a BPF task-file iterator
+	 * (socktimeo.c).  LT_SOCK_TIMEO_*; NOT_READ for other waits. */
+	uint8_t sock_timeo;
+	int64_t sock_timeo_ms; /* SET: the timeout; -1 its length unknown (HZ) */
+};
+enum {
+	LT_SOCK_TIMEO_NOT_READ = 0,
+	LT_SOCK_TIMEO_NONE,    /* none: the wait lasts until data comes       */
+	LT_SOCK_TIMEO_SET,     /* the wait ends by itself within the timeout  */
+	LT_SOCK_TIMEO_UNKNOWN, /* could not be read (no BPF, not root)        */
 };
 
 /* One user stack frame. */

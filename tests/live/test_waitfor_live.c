@@ -2176,3 +2176,64 @@ Test(waitfor_live, a_cycle_through_a_condvar_pipe_socket_and_flock_is_a_probable
 	cr_expect(ev_has(v, "(logger) flock(", want), "no line: %s", want);
 	rp_json_free(j);
 }
+
+/* Two processes each reading the other's end of a tcp connection, the
+ * client with SO_RCVTIMEO 60 s (tests/workloads/sock_timeo.c, the trial's
+ * tcp_timeo): the timeout is read by BPF (the socket's sk_rcvtimeo: no
+ * /proc file shows it), so the cycle is a deadlock until a timeout, said
+ * "within" the timeout (when the read began is not known), never a plain
+ * deadlock; where it cannot be read (LOCKTRACE_NO_SOCKTIMEO, as without
+ * BPF) a probable deadlock whose timeout is not known. */
+Test(waitfor_live, a_tcp_read_with_so_rcvtimeo_in_a_cycle_is_a_deadlock_until_a_timeout)
+{
+	need_root();
+	if (access(WL("sock_timeo"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("sock_timeo"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("sock_timeo"), "60", NULL }, lines[0], &nlines[0], 64, 30000);
+	pid_t srv = procs[0].pid;
+	pid_t cli = (pid_t)tl_truth_val(lines[0], nlines[0], "child", "role=client", "pid");
+	tl_wait_in_call(srv, srv, 45, 10000); /* recvfrom */
+	tl_wait_in_call(cli, cli, 45, 10000);
+
+	struct lt_snapshot *s = take(cli);
+	const struct lt_thread *t = lt_snapshot_find(s, cli);
+	cr_assert_not_null(t);
+	cr_expect_eq(t->fdw.sock_timeo, LT_SOCK_TIMEO_SET, "the client's SO_RCVTIMEO read: %s", t->detail);
+	cr_expect_eq(t->fdw.sock_timeo_ms, 60000);
+	cr_expect(t->detail && strstr(t->detail, ") SO_RCVTIMEO 60000 ms"), "%s", t->detail);
+	lt_snapshot_free(s);
+	s = take(srv);
+	t = lt_snapshot_find(s, srv);
+	cr_assert_not_null(t);
+	cr_expect_eq(t->fdw.sock_timeo, LT_SOCK_TIMEO_NONE, "the server's socket has none: %s", t->detail);
+	lt_snapshot_free(s);
+
+	struct rp_json *j = tl_snapshot_cli_json(srv);
+	const struct rp_json *vs = rp_json_get(j, "verdicts");
+	cr_assert(vs && vs->type == RPJ_ARR && vs->n);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&vs->items[0], "kind")), "deadlock");
+	const char *sum = rp_json_str(rp_json_get(&vs->items[0], "summary"));
+	char want[400];
+	snprintf(want, sizeof(want), "deadlock until a timeout: 2 threads in 2 processes wait for each other: %d "
+		 "(sock_timeo) -> %d (sock_timeo) -> %d; thread %d (sock_timeo) waits with a timeout (SO_RCVTIMEO 60.0 s "
+		 "on its socket: within 60.0 s, about ", (int)srv, (int)cli, (int)srv, (int)cli);
+	cr_assert(sum && !strncmp(sum, want, strlen(want)), "%s\n(wanted: %s...)", sum ? sum : "?", want);
+	double left = atof(sum + strlen(want));
+	cr_expect(left > 40 && left <= 60, "%.1f s left of 60: %s", left, sum);
+	cr_expect(strstr(sum, " s from now if the call began when the thread last ran)"), "%s", sum);
+	rp_json_free(j);
+
+	setenv("LOCKTRACE_NO_SOCKTIMEO", "1", 1);
+	j = tl_snapshot_cli_json(srv);
+	unsetenv("LOCKTRACE_NO_SOCKTIMEO");
+	vs = rp_json_get(j, "verdicts");
+	cr_assert(vs && vs->type == RPJ_ARR && vs->n);
+	cr_assert_str_eq(rp_json_str(rp_json_get(&vs->items[0], "kind")), "deadlock");
+	sum = rp_json_str(rp_json_get(&vs->items[0], "summary"));
+	snprintf(want, sizeof(want), "probable deadlock: 2 threads in 2 processes wait for each other: %d (sock_timeo) "
+		 "-> %d (sock_timeo) -> %d; whether the socket reads or writes of threads %d (sock_timeo), %d "
+		 "(sock_timeo) have a timeout (SO_RCVTIMEO, SO_SNDTIMEO) is not known (not read: see the notes): they "
+		 "may end by themselves", (int)srv, (int)cli, (int)srv, (int)srv, (int)cli);
+	cr_expect_str_eq(sum, want);
+	rp_json_free(j);
+}

@@ -1234,3 +1234,55 @@ Test(waitfor_verdicts, a_cycle_of_reads_and_inferences_only_is_not_claimed)
 		cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
 	free_snap(&s);
 }
+
+/* ---- socket timeouts (SO_RCVTIMEO, read by BPF) ---- */
+
+/* Two processes each reading the other's end of a tcp connection (the
+ * trial's tcp_timeo): 200 reads with SO_RCVTIMEO 20 s.  K: 0 its timeout
+ * read: a deadlock until a timeout, "within" the timeout as the read's
+ * start is not known; 1 it could not be read: a probable deadlock that
+ * says the timeout is not known; 2 neither socket has one: a deadlock. */
+static void sock_pair(struct lt_thread *th, int k)
+{
+	for (int i = 0; i < 2; i++) {
+		pid_t me = i ? 200 : 100, peer = i ? 100 : 200;
+		blocked(&th[i], me, 45, LT_WAIT_IO); /* recvfrom */
+		th[i].fdw.io.fd = 4;
+		th[i].fdw.io.kind = LT_FD_SOCKET;
+		th[i].fdw.sock_timeo = LT_SOCK_TIMEO_NONE;
+		struct lt_wf_edge *e = edge(&th[i], me, LT_WF_SOCKET, peer, LT_WFP_BLOCKED);
+		free(e->what);
+		e->what = strdup(i ? "tcp 127.0.0.1:5001 -> 127.0.0.1:5000 (fd 4)" : "tcp 127.0.0.1:5000 -> 127.0.0.1:5001 (fd 4)");
+	}
+	if (k == 0) {
+		th[1].fdw.sock_timeo = LT_SOCK_TIMEO_SET;
+		th[1].fdw.sock_timeo_ms = 20000;
+	} else if (k == 1) {
+		th[1].fdw.sock_timeo = LT_SOCK_TIMEO_UNKNOWN;
+	}
+}
+
+Test(waitfor_verdicts, a_socket_read_with_so_rcvtimeo_in_a_cycle_lasts_until_its_timeout)
+{
+	static const char *const want[3] = {
+		"deadlock until a timeout: 2 threads in 2 processes wait for each other: 100 (t100) -> 200 (t200) -> "
+		"100; thread 200 (t200) waits with a timeout (SO_RCVTIMEO 20.0 s on its socket: within 20.0 s, about "
+		"15.0 s from now if the call began when the thread last ran)",
+		"probable deadlock: 2 threads in 2 processes wait for each other: 100 (t100) -> 200 (t200) -> 100; "
+		"whether the socket read or write of thread 200 (t200) has a timeout (SO_RCVTIMEO, SO_SNDTIMEO) is not "
+		"known (not read: see the notes): it may end by itself",
+		"deadlock: 2 threads in 2 processes wait for each other: 100 (t100) -> 200 (t200) -> 100",
+	};
+	for (int k = 0; k < 3; k++) {
+		struct lt_thread th[2];
+		sock_pair(th, k);
+		struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+		cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+		cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "case %d: %s", k, s.verdicts[0].summary);
+		cr_expect_str_eq(s.verdicts[0].summary, want[k], "case %d", k);
+		if (k == 0)
+			cr_expect(has_line(&s.verdicts[0], "thread 200 (t200) waits with a timeout (SO_RCVTIMEO 20.0 s on "
+					   "its socket: within 20.0 s", "the cycle lasts until then"));
+		free_snap(&s);
+	}
+}
