@@ -836,42 +836,67 @@ static void add_behind(struct lt_snapshot *s, size_t first, const long *on, cons
 	}
 }
 
-/* Reverse edges of the graph with every inferred link's candidates: the
- * threads that reach thread I, stamped STAMP in MARK. */
-static void reaching(const struct lt_snapshot *s, const long *next, const struct inf_links *open, size_t i,
-		     long stamp, long *mark, long *queue)
+/* The graph of the second search: the read links (next[]) of the threads
+ * whose link is not inferred, reversed (CSR), and the threads whose link
+ * is (their edges go to every candidate: inf_cand). */
+struct inf_graph {
+	const struct lt_snapshot *s;
+	const long *next;
+	const struct inf_links *open;
+	size_t *rstart;   /* n + 1 */
+	long *radj;       /* the threads whose read link goes to each */
+	long *olist;      /* the threads whose link is inferred */
+	size_t n_open;
+};
+
+/* The threads that reach thread I (following read links and every
+ * inferred link's candidates), stamped STAMP in MARK. */
+static void reaching(const struct inf_graph *g, size_t i, long stamp, long *mark, long *queue)
 {
-	size_t n = s->n_threads, qh = 0, qt = 0;
+	size_t qh = 0, qt = 0;
 	mark[i] = stamp;
 	queue[qt++] = (long)i;
 	while (qh < qt) {
 		long x = queue[qh++];
-		for (size_t u = 0; u < n; u++) {
-			if (mark[u] == stamp)
-				continue;
-			bool edge = open->kind[u] ? inf_cand(s, next, open, u, (size_t)x) : next[u] == x;
-			if (edge) {
+		for (size_t k = g->rstart[x]; k < g->rstart[x + 1]; k++) {
+			long u = g->radj[k];
+			if (mark[u] != stamp) {
 				mark[u] = stamp;
-				queue[qt++] = (long)u;
+				queue[qt++] = u;
+			}
+		}
+		for (size_t k = 0; k < g->n_open; k++) {
+			long u = g->olist[k];
+			if (mark[u] != stamp && inf_cand(g->s, g->next, g->open, (size_t)u, (size_t)x)) {
+				mark[u] = stamp;
+				queue[qt++] = u;
 			}
 		}
 	}
 }
 
 /* How many of the threads marked WANT are reached from U, not through I. */
-static size_t reached_from(const struct lt_snapshot *s, const long *next, const struct inf_links *open,
-			   size_t u, size_t i, const unsigned char *want, unsigned char *seen, long *queue)
+static size_t reached_from(const struct inf_graph *g, size_t u, size_t i, const unsigned char *want,
+			   unsigned char *seen, long *queue)
 {
-	size_t n = s->n_threads, qh = 0, qt = 0, cnt = 0;
+	size_t n = g->s->n_threads, qh = 0, qt = 0, cnt = 0;
 	memset(seen, 0, n);
 	seen[u] = 1;
 	seen[i] = 1;
 	queue[qt++] = (long)u;
 	while (qh < qt) {
 		size_t x = (size_t)queue[qh++];
+		if (!g->open->kind[x]) {
+			long y = g->next[x];
+			if (y >= 0 && !seen[y]) {
+				seen[y] = 1;
+				cnt += want[y];
+				queue[qt++] = y;
+			}
+			continue;
+		}
 		for (size_t y = 0; y < n; y++) {
-			bool edge = open->kind[x] ? inf_cand(s, next, open, x, y) : next[x] == (long)y;
-			if (!edge || seen[y])
+			if (seen[y] || !inf_cand(g->s, g->next, g->open, x, y))
 				continue;
 			seen[y] = 1;
 			cnt += want[y];
@@ -896,6 +921,8 @@ static void find_inferred_cycles(struct lt_snapshot *s, const long *next, const 
 	unsigned char *kind = calloc(n, 1), *want = calloc(n, 1), *seen = calloc(n, 1);
 	unsigned char *okind = calloc(n, 1);
 	pid_t *proc = calloc(n, sizeof(*proc));
+	size_t *rstart = NULL;
+	long *radj = NULL, *olist = NULL;
 	struct inf_links open = { okind, proc }, inf = { kind, proc };
 	if (!next2 || !on2 || !reach2 || !mark || !queue || !kind || !want || !seen || !okind || !proc)
 		goto out;
@@ -932,12 +959,36 @@ static void find_inferred_cycles(struct lt_snapshot *s, const long *next, const 
 		proc[i] = p;
 		n_open++;
 	}
-	if (!n_open || n_open * n > 200000)
+	/* bounded: each inferred link costs a walk of the graph */
+	if (!n_open || n_open * n > 400000)
 		goto out;
+	rstart = calloc(n + 1, sizeof(*rstart));
+	radj = malloc(n * sizeof(*radj));
+	olist = malloc(n_open * sizeof(*olist));
+	if (!rstart || !radj || !olist)
+		goto out;
+	for (size_t u = 0; u < n; u++)
+		if (!okind[u] && next[u] >= 0)
+			rstart[next[u] + 1]++;
+	for (size_t x = 0; x < n; x++)
+		rstart[x + 1] += rstart[x];
+	{
+		size_t *fill = calloc(n, sizeof(*fill)), no = 0;
+		if (!fill)
+			goto out;
+		for (size_t u = 0; u < n; u++) {
+			if (okind[u])
+				olist[no++] = (long)u;
+			else if (next[u] >= 0)
+				radj[rstart[next[u]] + fill[next[u]]++] = (long)u;
+		}
+		free(fill);
+	}
+	struct inf_graph g = { s, next, &open, rstart, radj, olist, n_open };
 	for (size_t i = 0; i < n; i++) {
 		if (!okind[i])
 			continue;
-		reaching(s, next, &open, i, (long)i, mark, queue);
+		reaching(&g, i, (long)i, mark, queue);
 		/* the candidates that lead back to I */
 		size_t nr = 0;
 		long pick = -1, direct = -1;
@@ -966,7 +1017,7 @@ static void find_inferred_cycles(struct lt_snapshot *s, const long *next, const 
 			for (size_t u = 0; u < n; u++) {
 				if (!want[u])
 					continue;
-				size_t c = reached_from(s, next, &open, u, i, want, seen, queue);
+				size_t c = reached_from(&g, u, i, want, seen, queue);
 				if (c > best) {
 					best = c;
 					pick = (long)u;
@@ -992,6 +1043,9 @@ out:
 	free(seen);
 	free(okind);
 	free(proc);
+	free(rstart);
+	free(radj);
+	free(olist);
 }
 
 /* BEHIND (n_threads, may be NULL): set for the threads whose chain leads

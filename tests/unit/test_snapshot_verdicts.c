@@ -1490,3 +1490,38 @@ Test(verdict_deadlock, a_condvar_waiter_holding_the_signallers_lock_is_a_probabl
 		lt_snapshot_free(s);
 	}
 }
+
+/* The second search's cost on a big table: 4,000 threads in a chain of
+ * mutexes whose last holder waits on a condition variable, beside 63
+ * idle condition variable waiters (a pool): the cycle through the
+ * inferred signaller is found, in well under a second of CPU. */
+Test(verdict_deadlock, inferred_cycles_on_a_big_table)
+{
+	size_t nc = 4000, ni = 64, n = nc + ni;
+	struct lt_snapshot *s = table(n);
+	for (size_t i = 0; i < n; i++) {
+		pid_t tid = (pid_t)(1000 + i);
+		if (i < nc) {
+			pid_t owner = i + 1 < nc ? tid + 1 : (pid_t)(1000 + nc); /* the last: the first waiter */
+			futex_wait(&s->threads[i], tid, "w", 0x10000 + 64 * i, 2, 2, LT_OWNER_MUTEX, owner, 5);
+		} else {
+			futex_wait(&s->threads[i], tid, "pool", 0x900000 + 64 * i + 0x28, 0, 0, LT_OWNER_NONE, 0, 5);
+			s->threads[i].futex.lock_kind = "condition variable";
+			s->threads[i].futex.lock_base = 0x900000 + 64 * i;
+		}
+	}
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	lt_snapshot_diagnose(s, NULL);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	double cpu = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	fprintf(stderr, "verdict_deadlock: inferred cycles among %zu threads, %zu condition waiters: %.3f s (CPU)\n",
+		n, ni, cpu);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_not_null(v);
+	cr_expect(!strncmp(v->summary, "probable deadlock (a condition variable's signaller inferred): 4001 threads "
+			   "wait for each other: ", 95), "%s", v->summary);
+	cr_expect_eq(count(s, LT_VERDICT_DEADLOCK), 1);
+	cr_expect_lt(cpu, 2.0);
+	lt_snapshot_free(s);
+}
