@@ -586,6 +586,15 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 }
 
 /* Does the chain of waits from thread U (next[]) reach thread I? */
+/* Asleep on a private futex with no timeout (a condition variable, a
+ * Domain.join, a join): only a thread of its own process can wake it. */
+static bool private_sleep(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	return asleep(t) && t->wait == LT_WAIT_FUTEX && f->is_wait && !f->timeout_ptr &&
+	       (f->private_ || f->owner_kind == LT_OWNER_JOIN);
+}
+
 static bool leads_to(const long *next, size_t n, size_t u, size_t i)
 {
 	long j = next[u];
@@ -1071,10 +1080,21 @@ static void find_deadlocks(struct lt_snapshot *s, bool *behind_marks)
 	/* a pipe only its own process can write, none of whose threads can
 	 * run: the wait goes on to a thread of that process whose own chain
 	 * leads back to the reader (a writer waiting for a lock the reader
-	 * holds), if one does */
+	 * holds), if one does; and only when every other thread of the
+	 * process leads back to it too, or is the runtime's own (a thread
+	 * blocked in a read another process can end may write the pipe next) */
 	for (size_t i = 0; i < n; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (next[i] >= 0 || t->wait == LT_WAIT_FUTEX || lts_wf_stopped_io(t) || !lts_wf_own_pipe_stuck(t))
+			continue;
+		bool all_back = true;
+		for (size_t u = 0; u < n && all_back; u++) {
+			const struct lt_thread *o = &s->threads[u];
+			if (u != i && o->wf && o->wf->pid == t->wf->pid && !o->rt_service && !leads_to(next, n, u, i) &&
+			    !private_sleep(o))
+				all_back = false;
+		}
+		if (!all_back)
 			continue;
 		for (size_t u = 0; u < n && next[i] < 0; u++) {
 			const struct lt_thread *o = &s->threads[u];

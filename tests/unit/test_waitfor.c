@@ -834,6 +834,7 @@ Test(waitfor_verdicts, own_pipe_reader_waited_for_by_the_process_is_a_probable_d
 	blocked(&th[2], 622, 202, LT_WAIT_FUTEX); /* a main thread joining: no owner */
 	th[2].futex.uaddr = 0x2000;
 	th[2].futex.is_wait = true;
+	th[2].futex.private_ = true; /* only a thread of its process wakes it */
 	th[2].wf = calloc(1, sizeof(*th[2].wf));
 	th[2].wf->pid = 620;
 	struct lt_snapshot s = { .pid = 620, .threads = th, .n_threads = 3 };
@@ -847,6 +848,45 @@ Test(waitfor_verdicts, own_pipe_reader_waited_for_by_the_process_is_a_probable_d
 		  strstr(v->summary, "that 621 (t621) would write the pipe is inferred"), "%s", v->summary);
 	for (size_t i = 0; i < s.n_verdicts; i++)
 		cr_expect_null(strstr(s.verdicts[i].summary, "leaked"), "%s", s.verdicts[i].summary);
+	free_snap(&s);
+}
+
+/* The same, but the main thread reads a pipe another process writes (a
+ * test's stdin, a command channel): it can go on, and write the pipe
+ * next.  Not a deadlock (the process counts as blocked all the same:
+ * its other threads are in no wait a timer or an event ends), nor is
+ * the runtime's own service thread (OCaml's tick thread) what decides. */
+Test(waitfor_verdicts, own_pipe_reader_is_no_deadlock_while_another_thread_can_be_woken_from_outside)
+{
+	struct lt_thread th[4];
+	blocked(&th[0], 620, 0, LT_WAIT_IO);
+	edge(&th[0], 620, LT_WF_PIPE_READ, 620, LT_WFP_BLOCKED);
+	blocked(&th[1], 621, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[1], 620, 620);
+	blocked(&th[2], 622, 0, LT_WAIT_IO); /* reads what process 700 writes */
+	edge(&th[2], 620, LT_WF_PIPE_READ, 700, LT_WFP_EVENTS);
+	blocked(&th[3], 623, 270, LT_WAIT_POLL); /* the tick thread */
+	th[3].rt_service = true;
+	th[3].wf = calloc(1, sizeof(*th[3].wf));
+	th[3].wf->pid = 620;
+	struct lt_snapshot s = { .pid = 620, .threads = th, .n_threads = 4 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
+	free_snap(&s);
+	/* with that thread the runtime's own too, the cycle is claimed */
+	blocked(&th[0], 620, 0, LT_WAIT_IO);
+	edge(&th[0], 620, LT_WF_PIPE_READ, 620, LT_WFP_BLOCKED);
+	blocked(&th[1], 621, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[1], 620, 620);
+	blocked(&th[2], 622, 270, LT_WAIT_POLL);
+	th[2].rt_service = true;
+	th[2].wf = calloc(1, sizeof(*th[2].wf));
+	th[2].wf->pid = 620;
+	s = (struct lt_snapshot){ .pid = 620, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert(s.n_verdicts > 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
 	free_snap(&s);
 }
 
