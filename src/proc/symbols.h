@@ -134,6 +134,10 @@ struct lt_unwind_regs {
  * not NULL) when the process has no modules to unwind with. */
 struct lt_unwinder;
 struct lt_unwinder *lt_unwinder_new(struct lt_sym *s, char **err);
+/* Machine frames only from now on: no frames for the calls the compiler
+ * inlined (lt_sym_expand_inlined), as the snapshot's rules, which look
+ * for functions among a stack's first few frames, read them. */
+void lt_unwinder_no_inlines(struct lt_unwinder *u);
 void lt_unwinder_free(struct lt_unwinder *u);
 
 /* Unwind thread TID from REGS.  Frames (at most MAX) are stored innermost

@@ -32,6 +32,7 @@ struct lt_unwinder {
 	unsigned next_page;
 	uint64_t bad_addr;   /* last unreadable address, for the end marker */
 	bool had_bad_read;
+	bool no_inlines;     /* lt_unwinder_no_inlines: machine frames only */
 	/* lt_unwind_thread_copy: a copy of the stack from ov_base, and the
 	 * mapping it is in (whose other bytes have changed since) */
 	const unsigned char *ov;
@@ -481,9 +482,16 @@ int lt_unwind_thread(struct lt_unwinder *u, pid_t tid, const struct lt_unwind_re
 		w.frames = NULL;
 	}
 	/* the calls inlined at each pc, frames of their own */
-	lt_sym_expand_inlined(u->sym, &w.frames, &w.n, w.max);
+	if (!u->no_inlines)
+		lt_sym_expand_inlined(u->sym, &w.frames, &w.n, w.max);
 	*frames = w.frames;
 	*n = w.n;
 	*end = w.end;
 	return (int)w.n;
+}
+
+void lt_unwinder_no_inlines(struct lt_unwinder *u)
+{
+	if (u)
+		u->no_inlines = true;
 }

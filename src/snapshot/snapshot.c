@@ -1428,6 +1428,9 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	} else if (!(o->flags & LT_SNAP_NO_USTACK)) {
 		char *uerr = NULL;
 		struct lt_unwinder *u = c.sym ? lt_unwinder_new(c.sym, &uerr) : NULL;
+		/* the models and verdicts look for functions among a stack's
+		 * first frames (rt_idle.c, appwait.c, verdicts.c): machine frames */
+		lt_unwinder_no_inlines(u);
 		if (u) {
 			for (size_t i = 0; i < s->n_threads && !lt_budget_over(); i++)
 				unwind_one(&c, u, &s->threads[i]);

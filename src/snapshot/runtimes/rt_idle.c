@@ -95,6 +95,17 @@ static int idle_entry(const char *func, const char *module, const char *cfunc, c
 	return -1;
 }
 
+/* T's next frame from *J on that is a machine frame (not a call the
+ * compiler inlined, which the unwinder expands into frames of its own:
+ * the tables here name the machine frames' functions and their callees),
+ * *J moved past it; NULL at the end. */
+static const struct lt_frame *real_frame(const struct lt_thread *t, size_t *j)
+{
+	while (*j < t->n_frames && t->frames[*j].inlined)
+		(*j)++;
+	return *j < t->n_frames ? &t->frames[(*j)++] : NULL;
+}
+
 /* A runtime's own service thread, which runs none of the program's code
  * and so can end none of its waits (write a pipe, release a file lock,
  * answer a socket): a JVM's internal threads waiting for work (the table's
@@ -104,8 +115,8 @@ static int idle_entry(const char *func, const char *module, const char *cfunc, c
  * nor the JDK's reference queues (the Finalizer runs finalize()). */
 static bool service_thread(const struct lt_thread *t)
 {
-	for (size_t k = 0; k < t->n_frames && k < LT_RT_IDLE_FRAMES; k++) {
-		const struct lt_frame *fr = &t->frames[k], *callee = k ? &t->frames[k - 1] : NULL;
+	const struct lt_frame *fr, *callee = NULL;
+	for (size_t j = 0, k = 0; (fr = real_frame(t, &j)) && k < LT_RT_IDLE_FRAMES; k++, callee = fr) {
 		if (fr->func && (!strcmp(fr->func, "caml_thread_tick") || !strcmp(fr->func, "runtime.sysmon")))
 			return true;
 		int i = idle_entry(fr->func, fr->module, callee ? callee->func : NULL, callee ? callee->module : NULL);
@@ -122,8 +133,8 @@ static bool service_thread(const struct lt_thread *t)
  * on a condition variable, else the semaphore wrappers. */
 static const char *idle_wrapper(const struct lt_thread *t, bool cond)
 {
-	for (size_t k = 0; k < t->n_frames && k < LT_RT_IDLE_FRAMES; k++) {
-		const struct lt_frame *fr = &t->frames[k], *callee = k ? &t->frames[k - 1] : NULL;
+	const struct lt_frame *fr, *callee = NULL;
+	for (size_t j = 0, k = 0; (fr = real_frame(t, &j)) && k < LT_RT_IDLE_FRAMES; k++, callee = fr) {
 		int i = idle_entry(fr->func, fr->module, callee ? callee->func : NULL, callee ? callee->module : NULL);
 		if (i >= 0 && (cond ? idle_waits[i].kind == IW_COND || idle_waits[i].kind == IW_PLAT
 				     : idle_waits[i].kind == IW_SEM))
@@ -166,8 +177,10 @@ bool lt_rt_idle_is_label(const char *s)
  * where the module is built into the interpreter. */
 static const char *simplequeue_get(const struct lt_thread *t)
 {
-	for (size_t k = 0; k + 1 < t->n_frames && k < 6; k++) {
-		const struct lt_frame *fr = &t->frames[k], *up = &t->frames[k + 1];
+	const struct lt_frame *fr, *up;
+	size_t j = 0;
+	fr = real_frame(t, &j);
+	for (size_t k = 0; fr && (up = real_frame(t, &j)) && k < 6; k++, fr = up) {
 		if (!fr->func || strncmp(fr->func, "PyThread_acquire_lock", 21))
 			continue;
 		const char *base = up->module ? strrchr(up->module, '/') : NULL;
