@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpfiter.h"
 #include "locktrace/taskregs.h"
 #include "socktimeo.skel.h"
 #include "grow.h"
@@ -19,13 +20,35 @@ static int quiet_print(enum libbpf_print_level l, const char *f, va_list ap)
 	return 0;
 }
 
+struct sockrecs {
+	struct lt_socktimeo_rec *v;
+	size_t n, cap;
+};
+
+static int add_rec(const void *r, void *ctx, char *err, size_t errlen)
+{
+	struct sockrecs *sr = ctx;
+	struct lt_socktimeo_rec rec;
+	memcpy(&rec, r, sizeof(rec));
+	/* threads that do not share the fd table list it again */
+	for (size_t k = 0; k < sr->n; k++)
+		if (sr->v[k].fd == rec.fd && sr->v[k].ino == rec.ino)
+			return 0;
+	struct lt_socktimeo_rec *nv = lt_grow(sr->v, &sr->cap, sr->n, sizeof(*nv), 16);
+	if (!nv) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	sr->v = nv;
+	sr->v[sr->n++] = rec;
+	return 0;
+}
+
 int lt_socktimeo_read(pid_t tgid, struct lt_socktimeo_rec **out, size_t *n, char *err, size_t errlen)
 {
 	struct socktimeo_bpf *skel = NULL;
-	struct bpf_link *link = NULL;
-	struct lt_socktimeo_rec *v = NULL;
-	size_t nv = 0, cap = 0;
-	int fd = -1, ret = -1, r;
+	struct sockrecs sr = { 0 };
+	int ret = -1, r;
 
 	*out = NULL;
 	*n = 0;
@@ -48,60 +71,16 @@ int lt_socktimeo_read(pid_t tgid, struct lt_socktimeo_rec **out, size_t *n, char
 	}
 	/* only the process's own tasks (kernels since 6.1; older ones
 	 * refuse the parameter: all tasks, the program keeps tgid's) */
-	union bpf_iter_link_info li;
-	memset(&li, 0, sizeof(li));
-	li.task.pid = (uint32_t)tgid;
-	LIBBPF_OPTS(bpf_iter_attach_opts, ao, .link_info = &li, .link_info_len = sizeof(li));
-	link = bpf_program__attach_iter(skel->progs.lt_dump_sock_timeo, &ao);
-	if (!link)
-		link = bpf_program__attach_iter(skel->progs.lt_dump_sock_timeo, NULL);
-	if (!link) {
-		snprintf(err, errlen, "attaching the task-file iterator: %s", strerror(errno));
+	if (lt_bpf_iter_records(skel->progs.lt_dump_sock_timeo, tgid, sizeof(struct lt_socktimeo_rec), add_rec, &sr,
+				"task-file iterator", err, errlen))
 		goto out;
-	}
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		snprintf(err, errlen, "creating the task-file iterator: %s", strerror(errno));
-		goto out;
-	}
-	for (;;) {
-		struct lt_socktimeo_rec rec;
-		ssize_t got = read(fd, &rec, sizeof(rec));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			snprintf(err, errlen, "reading the task-file iterator: %s", strerror(errno));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		if (got != (ssize_t)sizeof(rec)) {
-			snprintf(err, errlen, "task-file iterator: short record (%zd bytes)", got);
-			goto out;
-		}
-		bool dup = false; /* threads that do not share the fd table list it again */
-		for (size_t k = 0; k < nv && !dup; k++)
-			dup = v[k].fd == rec.fd && v[k].ino == rec.ino;
-		if (dup)
-			continue;
-		struct lt_socktimeo_rec *nvv = lt_grow(v, &cap, nv, sizeof(*v), 16);
-		if (!nvv) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-		v = nvv;
-		v[nv++] = rec;
-	}
-	*out = v;
-	*n = nv;
-	v = NULL;
+	*out = sr.v;
+	*n = sr.n;
+	sr.v = NULL;
 	ret = 0;
 out:
-	if (fd >= 0)
-		close(fd);
-	bpf_link__destroy(link);
 	socktimeo_bpf__destroy(skel);
 	libbpf_set_print(old);
-	free(v);
+	free(sr.v);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpfiter.h"
 #include "snapshot.h"
 #include "locktrace/taskregs.h"
 #include "taskregs.skel.h"
@@ -19,13 +20,40 @@ static int quiet_print(enum libbpf_print_level l, const char *f, va_list ap)
 	return 0;
 }
 
+struct regrecs {
+	struct lt_tid_regs *v;
+	size_t n, cap;
+};
+
+static int add_rec(const void *r, void *ctx, char *err, size_t errlen)
+{
+	struct regrecs *rr = ctx;
+	struct lt_taskregs_rec rec;
+	memcpy(&rec, r, sizeof(rec));
+	struct lt_tid_regs *nv = lt_grow(rr->v, &rr->cap, rr->n, sizeof(*nv), 64);
+	if (!nv) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rr->v = nv;
+	struct lt_tid_regs *t = &rr->v[rr->n++];
+	memset(t, 0, sizeof(*t));
+	t->tid = (pid_t)rec.tid;
+	t->regs = (struct lt_regs){
+		.ip = rec.ip, .sp = rec.sp, .bp = rec.bp, .bx = rec.bx, .r12 = rec.r12,
+		.r13 = rec.r13, .r14 = rec.r14, .r15 = rec.r15, .ax = rec.ax, .cx = rec.cx,
+		.dx = rec.dx, .si = rec.si, .di = rec.di, .r8 = rec.r8, .r9 = rec.r9,
+		.r10 = rec.r10, .r11 = rec.r11, .orig_ax = rec.orig_ax, .fsbase = rec.fsbase,
+	};
+	t->stale = rec.state == 0; /* running: only the fs base holds */
+	return 0;
+}
+
 int lt_taskregs_read(pid_t tgid, struct lt_tid_regs **out, size_t *n, char *err, size_t errlen)
 {
 	struct taskregs_bpf *skel = NULL;
-	struct bpf_link *link = NULL;
-	struct lt_tid_regs *v = NULL;
-	size_t nv = 0, cap = 0;
-	int fd = -1, ret = -1, r;
+	struct regrecs rr = { 0 };
+	int ret = -1, r;
 
 	*out = NULL;
 	*n = 0;
@@ -42,58 +70,16 @@ int lt_taskregs_read(pid_t tgid, struct lt_tid_regs **out, size_t *n, char *err,
 			 r == -EPERM ? ": needs root or CAP_BPF+CAP_PERFMON" : "");
 		goto out;
 	}
-	link = bpf_program__attach_iter(skel->progs.lt_dump_task_regs, NULL);
-	if (!link) {
-		snprintf(err, errlen, "attaching the task iterator: %s", strerror(errno));
+	if (lt_bpf_iter_records(skel->progs.lt_dump_task_regs, 0, sizeof(struct lt_taskregs_rec), add_rec, &rr,
+				"task iterator", err, errlen))
 		goto out;
-	}
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		snprintf(err, errlen, "creating the task iterator: %s", strerror(errno));
-		goto out;
-	}
-	for (;;) {
-		struct lt_taskregs_rec rec;
-		ssize_t got = read(fd, &rec, sizeof(rec));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			snprintf(err, errlen, "reading the task iterator: %s", strerror(errno));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		if (got != (ssize_t)sizeof(rec)) {
-			snprintf(err, errlen, "task iterator: short record (%zd bytes)", got);
-			goto out;
-		}
-		struct lt_tid_regs *nvv = lt_grow(v, &cap, nv, sizeof(*v), 64);
-		if (!nvv) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-		v = nvv;
-		struct lt_tid_regs *t = &v[nv++];
-		memset(t, 0, sizeof(*t));
-		t->tid = (pid_t)rec.tid;
-		t->regs = (struct lt_regs){
-			.ip = rec.ip, .sp = rec.sp, .bp = rec.bp, .bx = rec.bx, .r12 = rec.r12,
-			.r13 = rec.r13, .r14 = rec.r14, .r15 = rec.r15, .ax = rec.ax, .cx = rec.cx,
-			.dx = rec.dx, .si = rec.si, .di = rec.di, .r8 = rec.r8, .r9 = rec.r9,
-			.r10 = rec.r10, .r11 = rec.r11, .orig_ax = rec.orig_ax, .fsbase = rec.fsbase,
-		};
-		t->stale = rec.state == 0; /* running: only the fs base holds */
-	}
-	*out = v;
-	*n = nv;
-	v = NULL;
+	*out = rr.v;
+	*n = rr.n;
+	rr.v = NULL;
 	ret = 0;
 out:
-	if (fd >= 0)
-		close(fd);
-	bpf_link__destroy(link);
 	taskregs_bpf__destroy(skel);
 	libbpf_set_print(old);
-	free(v);
+	free(rr.v);
 	return ret;
 }
