@@ -729,6 +729,15 @@ static int sock_io_dir(long nr)
 	}
 }
 
+/* The direction (sock_io_dir) of T's blocking read or write of a
+ * socket, 0 when it is in no such call. */
+static int sock_wait_dir(const struct lt_thread *t)
+{
+	if (t->sc.state != LT_SC_IN_SYSCALL || t->wait != LT_WAIT_IO || t->fdw.io.kind != LT_FD_SOCKET)
+		return 0;
+	return sock_io_dir(t->sc.nr);
+}
+
 /* The SO_RCVTIMEO / SO_SNDTIMEO of the socket each thread blocks in a
  * read or write of: one BPF task-file iterator over the process's fds,
  * only when a thread waits so.  Unreadable: said, and each such wait's
@@ -736,11 +745,8 @@ static int sock_io_dir(long nr)
 static void sock_timeouts(struct lt_snapshot *s)
 {
 	bool any = false;
-	for (size_t i = 0; i < s->n_threads && !any; i++) {
-		const struct lt_thread *t = &s->threads[i];
-		any = t->sc.state == LT_SC_IN_SYSCALL && t->wait == LT_WAIT_IO && t->fdw.io.kind == LT_FD_SOCKET &&
-		      sock_io_dir(t->sc.nr);
-	}
+	for (size_t i = 0; i < s->n_threads && !any; i++)
+		any = sock_wait_dir(&s->threads[i]) != 0;
 	if (!any)
 		return;
 	struct lt_socktimeo_rec *v = NULL;
@@ -753,8 +759,8 @@ static void sock_timeouts(struct lt_snapshot *s)
 			       "socket read or write may time out", err);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
-		int dir = sock_io_dir(t->sc.nr);
-		if (t->sc.state != LT_SC_IN_SYSCALL || t->wait != LT_WAIT_IO || t->fdw.io.kind != LT_FD_SOCKET || !dir)
+		int dir = sock_wait_dir(t);
+		if (!dir)
 			continue;
 		t->fdw.sock_timeo = LT_SOCK_TIMEO_UNKNOWN;
 		for (size_t k = 0; ok && k < n; k++) {
