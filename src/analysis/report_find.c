@@ -208,7 +208,7 @@ void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struc
 			continue;
 		if (o->folded_into == g) { /* report_fold.c */
 			char tot[32];
-			rp_fmt_dur(o->pub.total_ns, tot, sizeof(tot));
+			lt_fmt_dur(o->pub.total_ns, tot, sizeof(tot));
 			rp_f_ev(f, "an internal word of the %s: %s, %" PRIu64 " waits (%s in all), %" PRIu64
 				   " wake calls, %u waiting at the end",
 				g->rt_kind, rp_gname(o, gn, sizeof(gn)), o->pub.waits, tot, o->pub.wake_calls, o->n_end);
@@ -220,7 +220,7 @@ void rp_related_ev(struct lt_report *r, struct lt_report_finding *f, const struc
 		if (sg >= 0 && so >= 0 && sg != so)
 			continue; /* private memory of two processes: two objects */
 		char tot[32];
-		rp_fmt_dur(o->pub.total_ns, tot, sizeof(tot));
+		lt_fmt_dur(o->pub.total_ns, tot, sizeof(tot));
 		rp_f_ev(f, "part of the same object %s: %s, %" PRIu64 " waits (%s in all), %" PRIu64 " wake calls, %u waiting at the end",
 			base, rp_gname(o, gn, sizeof(gn)), o->pub.waits, tot, o->pub.wake_calls, o->n_end);
 	}
@@ -254,7 +254,7 @@ void rp_doing(struct lt_report *r, const struct rthread *t, char *buf, size_t le
 	char call[256], ts[32], d[32];
 	const struct lt_report_thread *p = &t->pub;
 	rp_fmt_ts(p->end_since, ts, sizeof(ts));
-	rp_fmt_dur(rp_dur_to_end(r, p->end_since), d, sizeof(d));
+	lt_fmt_dur(rp_dur_to_end(r, p->end_since), d, sizeof(d));
 	switch (p->end_state) {
 	case LT_RTS_IN_CALL:
 		if (t->java_sleep) {

@@ -4,16 +4,10 @@
  * (report_print.c), which depend on the model, not the other way round. */
 #include <inttypes.h>
 #include <string.h>
-#include "durfmt.h"
 #include "filelock.h"
 #include "timeline.h"
 #include "report_int.h"
 #include "utf8.h"
-
-void rp_fmt_dur(uint64_t ns, char *buf, size_t len)
-{
-	lt_fmt_dur(ns, buf, len);
-}
 
 void rp_fmt_ts(uint64_t ns, char *buf, size_t len)
 {
@@ -30,7 +24,7 @@ void rp_fmt_call(const struct lt_report *r, const struct lt_report_call *c, char
 	char op[64], sym[160], name[4 * 160], to[48] = "";
 	if (c->timeout_ns >= 0) {
 		char d[32];
-		rp_fmt_dur((uint64_t)c->timeout_ns, d, sizeof(d));
+		lt_fmt_dur((uint64_t)c->timeout_ns, d, sizeof(d));
 		snprintf(to, sizeof(to), ", timeout %s", d);
 	}
 	switch (c->kind) {

@@ -6,6 +6,7 @@
 #ifndef LOCKTRACE_REPORT_INT_H
 #define LOCKTRACE_REPORT_INT_H
 
+#include "durfmt.h" /* lt_fmt_dur: the report's durations */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,8 +30,7 @@ int rp_procs_finish(struct lt_report *r);
 
 /* ---- phrases (report_fmt.c): the findings' and the printers' -------------- */
 
-/* "1.93 s", "120 ms", "35 us", "812 ns" */
-void rp_fmt_dur(uint64_t ns, char *buf, size_t len);
+/* durations: lt_fmt_dur (durfmt.h) */
 /* boottime seconds as `locktrace dump` prints them, microsecond precision */
 void rp_fmt_ts(uint64_t ns, char *buf, size_t len);
 /* Short description of a call: "read(fd 132, 8192)", "FUTEX_WAIT_BITSET on

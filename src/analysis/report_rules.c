@@ -76,7 +76,7 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 		m += (size_t)snprintf(line + m, m < sizeof(line) ? sizeof(line) - m : 0, "%s -> ",
 				      rp_tname(a, tn, sizeof(tn)));
 		rp_fmt_ts(rp_end_since(a), ts, sizeof(ts));
-		rp_fmt_dur(rp_dur_to_end(r, rp_end_since(a)), d, sizeof(d));
+		lt_fmt_dur(rp_dur_to_end(r, rp_end_since(a)), d, sizeof(d));
 		if (word_owner(r, a) && (!g->end_holder || P(r)->th[g->end_holder - 1] != b))
 			snprintf(how, sizeof(how), "the snapshot read the owner of this word (%s); the other "
 				 "words of the object name %s", a->snap->owner_kind ? a->snap->owner_kind : "?",
@@ -259,19 +259,19 @@ static void quiet_phrase(struct lt_report *r, const struct rgroup *g, char *buf,
 {
 	char d[32];
 	uint64_t quiet = g->pub.last_wake_ts, qs = queue_since(r, g);
-	rp_fmt_dur(rp_dur_to_end(r, quiet ? quiet : g->end_oldest), d, sizeof(d));
+	lt_fmt_dur(rp_dur_to_end(r, quiet ? quiet : g->end_oldest), d, sizeof(d));
 	/* its waiters waited again (timed out, or more waits than waiters) */
 	bool retried = g->pub.timeouts > 0 || g->pub.waits > g->n_mem;
 	if (qs < g->end_oldest && !quiet && retried) {
 		/* a runtime lock whose waiters retry in timed waits (CPython's GIL
 		 * every 5 ms): no single wait is long, the queue is */
-		rp_fmt_dur(rp_dur_to_end(r, qs), d, sizeof(d));
+		lt_fmt_dur(rp_dur_to_end(r, qs), d, sizeof(d));
 		snprintf(buf, len, "its waiters retry in timed waits and nobody has woken it in the "
 			 "trace; the holder has kept it for at least %s", d);
 	} else if (qs < g->end_oldest && !quiet) {
 		/* one wait each, begun after the holder's call */
 		char h[32];
-		rp_fmt_dur(rp_dur_to_end(r, qs), h, sizeof(h));
+		lt_fmt_dur(rp_dur_to_end(r, qs), h, sizeof(h));
 		snprintf(buf, len, "no wake-up on it in the trace, the first waiter has waited %s; the holder "
 			 "has kept it for at least %s", d, h);
 	} else if (quiet) {
@@ -314,7 +314,7 @@ static void holder_blocked_ev(struct lt_report *r, struct lt_report_finding *f, 
 	}
 	if (g->pub.last_wake_ts) {
 		rp_fmt_ts(g->pub.last_wake_ts, ts, sizeof(ts));
-		rp_fmt_dur(rp_dur_to_end(r, g->pub.last_wake_ts), d, sizeof(d));
+		lt_fmt_dur(rp_dur_to_end(r, g->pub.last_wake_ts), d, sizeof(d));
 		rp_f_ev(f, "the last wake-up on the lock: %u woke %u at %s; none since (%s)", g->pub.last_waker,
 			g->pub.last_wakee, ts, d);
 	} else {
@@ -416,10 +416,10 @@ static int lost_wake_woke_nobody(struct lt_report *r, struct rgroup *g, const ch
 		rp_f_tid(f, t->w0_tid);
 		rp_fmt_ts(t->w0_ts, ts, sizeof(ts));
 		rp_fmt_ts(c->begin, ts2, sizeof(ts2));
-		rp_fmt_dur(f->duration_ns, d, sizeof(d));
+		lt_fmt_dur(f->duration_ns, d, sizeof(d));
 		int64_t gap = (int64_t)(c->begin - t->w0_ts);
 		char gp[32];
-		rp_fmt_dur((uint64_t)(gap < 0 ? -gap : gap), gp, sizeof(gp));
+		lt_fmt_dur((uint64_t)(gap < 0 ? -gap : gap), gp, sizeof(gp));
 		rp_f_summary(f, "lost wake-up on %s: thread %u's wake at %s woke nobody while thread %s was about to sleep on it; %u has slept %s since",
 			     gn, t->w0_tid, ts, rp_tname(t, tn, sizeof(tn)), t->pub.tid, d);
 		rp_f_ev(f, "%u's futex wake on %s at %s returned 0 (woke nobody)", t->w0_tid, gn, ts);
@@ -467,7 +467,7 @@ static int lost_wake_word_changed(struct lt_report *r, struct rgroup *g, const c
 		rp_f_tid(f, t->pub.tid);
 		rp_fmt_ts(since, ts, sizeof(ts));
 		rp_fmt_ts(r->snapshot_ts, ts2, sizeof(ts2));
-		rp_fmt_dur(f->duration_ns, d, sizeof(d));
+		lt_fmt_dur(f->duration_ns, d, sizeof(d));
 		rp_f_summary(f, "lost wake-up on %s: thread %s sleeps expecting the word to be %u, but it is %u and nobody woke it (asleep %s)",
 			     gn, rp_tname(t, tn, sizeof(tn)), s->expected, s->word, d);
 		rp_f_ev(f, "%s has slept in %s on 0x%" PRIx64 " since %s, expecting the value %u", rp_tname(t, tn, sizeof(tn)),
@@ -570,7 +570,7 @@ static void lost_wake_released(struct lt_report *r, struct rgroup *g, const char
 	for (size_t i = 0; i < g->n_mem; i++)
 		if (rp_is_lock_waiter(g->mem[i]))
 			rp_f_tid(f, g->mem[i]->pub.tid);
-	rp_fmt_dur(rp_dur_to_end(r, g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest), d, sizeof(d));
+	lt_fmt_dur(rp_dur_to_end(r, g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest), d, sizeof(d));
 	if (w)
 		rp_f_summary(f, "lost wake-up on %s: %u %s on it and none holds it; its last holder %s let it go without waking %s, who had queued while it held the lock; nobody has woken it for %s",
 			     gn, g->n_end, g->n_end == 1 ? "thread waits" : "threads wait", rp_tname(h, tn, sizeof(tn)), rp_tname(w, tn2, sizeof(tn2)), d);
@@ -629,7 +629,7 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	for (size_t i = 0; i < g->n_mem; i++)
 		if (rp_is_lock_waiter(g->mem[i]))
 			rp_f_tid(f, g->mem[i]->pub.tid);
-	rp_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
+	lt_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
 	uint32_t n = end_waiters(g);
 	const char *tw = n == 1 ? "thread waits" : "threads wait";
 	const struct rp_notify *nk = g->cond_obj ? rp_notify_of(g, NULL) : NULL;
@@ -759,10 +759,10 @@ static void rule_convoy(struct lt_report *r, struct rgroup *g)
 	rp_f_group(f, g);
 	f->since = g->pub.chain_begin;
 	f->duration_ns = g->pub.chain_end > g->pub.chain_begin ? g->pub.chain_end - g->pub.chain_begin : 0;
-	rp_fmt_dur(g->pub.median_ns, med, sizeof(med));
-	rp_fmt_dur(g->pub.p99_ns, p99, sizeof(p99));
-	rp_fmt_dur(g->pub.max_ns, mx, sizeof(mx));
-	rp_fmt_dur(g->pub.total_ns, tot, sizeof(tot));
+	lt_fmt_dur(g->pub.median_ns, med, sizeof(med));
+	lt_fmt_dur(g->pub.p99_ns, p99, sizeof(p99));
+	lt_fmt_dur(g->pub.max_ns, mx, sizeof(mx));
+	lt_fmt_dur(g->pub.total_ns, tot, sizeof(tot));
 	rp_f_summary(f, "convoy on %s: up to %u threads queued while it was handed on, up to %u hand-offs in a row; %" PRIu64 " waits, %s in total (median %s, p99 %s)",
 		     gn, g->pub.max_moving, g->pub.longest_chain, g->pub.waits, tot, med, p99);
 	rp_fmt_ts(g->pub.max_moving_ts, ts, sizeof(ts));
@@ -796,7 +796,7 @@ static void rule_offcpu(struct lt_report *r, struct rgroup *g)
 	f->holder = g->off_tid;
 	f->since = g->off_ts;
 	f->duration_ns = g->pub.offcpu_max_ns;
-	rp_fmt_dur(g->pub.offcpu_max_ns, d, sizeof(d));
+	lt_fmt_dur(g->pub.offcpu_max_ns, d, sizeof(d));
 	rp_fmt_ts(g->off_ts, ts, sizeof(ts));
 	if (g->off_kind == OFF_PREEMPTED) {
 		rp_f_summary(f, "lock holder preempted: the holder of %s was preempted %" PRIu64 " time%s for %.1f ms or more while others waited for it; worst: %u, %s at %s with %u waiting",
@@ -866,7 +866,7 @@ static void rule_stall(struct lt_report *r)
 		return;
 	f->since = p->prog_ts ? p->prog_ts : r->start_ts;
 	f->duration_ns = quiet;
-	rp_fmt_dur(quiet, d, sizeof(d));
+	lt_fmt_dur(quiet, d, sizeof(d));
 	rp_fmt_ts(f->since, ts, sizeof(ts));
 	char when[96];
 	snprintf(when, sizeof(when), p->prog_ts ? "since %s" : "since the trace began at %s", ts);
@@ -1053,7 +1053,7 @@ static void rule_file_lock(struct lt_report *r)
 		f->duration_ns = blocked ? rp_dur_to_end(r, since) : cl->end - since;
 		rp_tname(t, tn, sizeof(tn));
 		flock_call_text(t, cl, c, sizeof(c));
-		rp_fmt_dur(f->duration_ns, d, sizeof(d));
+		lt_fmt_dur(f->duration_ns, d, sizeof(d));
 		rp_fmt_ts(since, ts, sizeof(ts));
 		if (blocked) {
 			const struct rp_snap_thread *s = t->snap;
@@ -1083,7 +1083,7 @@ static void rule_file_lock(struct lt_report *r)
 		}
 		if (x->filelock_calls > 1)
 			rp_f_ev(f, "%" PRIu64 " file-lock calls in the trace, %s in them in all", x->filelock_calls,
-				(rp_fmt_dur(x->filelock_ns, d, sizeof(d)), d));
+				(lt_fmt_dur(x->filelock_ns, d, sizeof(d)), d));
 	}
 }
 
@@ -1116,7 +1116,7 @@ static void rule_polled_lock(struct lt_report *r)
 		f->duration_ns = rp_dur_to_end(r, t->polled_first);
 		rp_tname(t, tn, sizeof(tn));
 		flock_call_text(t, cl, c, sizeof(c));
-		rp_fmt_dur(cl->begin - t->polled_first, d, sizeof(d));
+		lt_fmt_dur(cl->begin - t->polled_first, d, sizeof(d));
 		rp_fmt_ts(t->polled_first, ts, sizeof(ts));
 		rp_fmt_ts(cl->begin, ts2, sizeof(ts2));
 		const struct rp_snap_thread *s = t->snap;

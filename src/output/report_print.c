@@ -30,7 +30,7 @@ static const char *errname(int64_t ret, char *buf, size_t len)
 static void fmt_result(const struct lt_report *r, const struct lt_report_call *c, char *buf, size_t len)
 {
 	char d[32], e[32], by[48] = "", woke[32] = "";
-	rp_fmt_dur(c->end - c->begin + c->blocked_before_ns, d, sizeof(d));
+	lt_fmt_dur(c->end - c->begin + c->blocked_before_ns, d, sizeof(d));
 	if (c->woken_by)
 		snprintf(by, sizeof(by), ", woken by %u", c->woken_by);
 	if (c->nwoke)
@@ -614,7 +614,7 @@ static void print_thread_end(FILE *f, const struct tctx *x, size_t i)
 	rp_clean_name(t->rt_name ? t->rt_name : t->name, n, sizeof(n));
 	const char *ph = phrase_of(x, i, buf, sizeof(buf));
 	rp_fmt_ts(t->end_since, ts, sizeof(ts));
-	rp_fmt_dur(t->end_since && r->end_ts > t->end_since ? r->end_ts - t->end_since : 0, d, sizeof(d));
+	lt_fmt_dur(t->end_since && r->end_ts > t->end_since ? r->end_ts - t->end_since : 0, d, sizeof(d));
 	fprintf(f, "  %u (%s): %s", t->tid, n, ph);
 	if (t->end_state != LT_RTS_UNKNOWN)
 		fprintf(f, " since %s (%s)", t->end_since ? ts : "before the trace", d);
@@ -790,10 +790,10 @@ static void print_tables(FILE *f, const struct tctx *tx)
 			rp_clean_name(l->symbol, name, sizeof(name));
 		else
 			snprintf(name, sizeof(name), "%s", l->key);
-		rp_fmt_dur(l->total_ns, a, sizeof(a));
-		rp_fmt_dur(l->median_ns, b, sizeof(b));
-		rp_fmt_dur(l->p99_ns, c, sizeof(c));
-		rp_fmt_dur(l->max_ns, d, sizeof(d));
+		lt_fmt_dur(l->total_ns, a, sizeof(a));
+		lt_fmt_dur(l->median_ns, b, sizeof(b));
+		lt_fmt_dur(l->p99_ns, c, sizeof(c));
+		lt_fmt_dur(l->max_ns, d, sizeof(d));
 		char col[4 * 34 + 1];
 		fprintf(f, "  %s %7" PRIu64 " %9s %9s %9s %9s %5u %5u %5u %4u %4u %8" PRIu64 " %5" PRIu64 "\n",
 			lt_text_fit(col, sizeof(col), name, 34), l->waits, l->waits ? a : "-", l->waits ? b : "-", l->waits ? c : "-",
@@ -875,7 +875,7 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 	fputc('\n', f);
 	rp_fmt_ts(r->start_ts, a, sizeof(a));
 	rp_fmt_ts(r->end_ts, b, sizeof(b));
-	rp_fmt_dur(r->end_ts - r->start_ts, c, sizeof(c));
+	lt_fmt_dur(r->end_ts - r->start_ts, c, sizeof(c));
 	wall_clock(r, r->start_ts, w, sizeof(w));
 	fprintf(f, "trace: %s to %s (%s)%s%s%s\n", a, b, c,
 		r->hdr_flags & LT_HDR_FLIGHT ? ", flight-recorder dump" : "",
