@@ -1841,8 +1841,21 @@ Test(rt_cpython_live, condition_whose_lock_a_running_thread_holds_is_no_lock_wai
 		waiters++;
 	}
 	cr_assert_eq(waiters, 3);
-	for (size_t i = 0; i < s->n_verdicts; i++)
-		cr_assert(s->verdicts[i].owner != holder, "%s", s->verdicts[i].summary);
+	/* The spinner also holds the GIL between two switch intervals: the
+	 * main thread, which needs it once more after printing "ready" on its
+	 * way into time.sleep(), may be caught waiting for it, and a verdict
+	 * naming the spinner as the GIL's holder is then a true one.  Only
+	 * that one may name it: never for the Condition, never with a
+	 * cwaiter among its threads. */
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		if (v->owner != holder)
+			continue;
+		cr_assert(strstr(v->summary, "for the GIL") && !strstr(v->summary, "Condition"), "%s",
+			  v->summary);
+		for (size_t k = 0; k < v->n_tids; k++)
+			cr_assert_eq(v->tids[k], wl.pid, "thread %d in: %s", (int)v->tids[k], v->summary);
+	}
 	lt_snapshot_free(s);
 }
 
