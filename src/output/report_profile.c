@@ -138,12 +138,14 @@ struct relrun {
 	uint64_t out_ts;
 };
 
-/* One such time runnable, over: its locks (the first that is a GIL gets it) */
+/* Such times runnable, summed per process and set of locks (the first of
+ * them that is a GIL gets the sum): as many as there are distinct sets,
+ * however long the recording */
 struct relrun_iv {
 	uint64_t lock[RELRUN_LOCKS];
 	uint32_t grp[RELRUN_LOCKS];
 	uint32_t nlk, tgid;
-	uint64_t ns;
+	uint64_t ns, n;
 };
 
 struct prof {
@@ -178,6 +180,7 @@ struct prof {
 	size_t nrelrun, caprelrun;
 	struct relrun_iv *reliv;
 	size_t nreliv, capreliv;
+	struct lt_u64map reliv_idx; /* hash of a relrun_iv's key -> index + 1 */
 	int oom;
 };
 
@@ -440,6 +443,53 @@ static void note_release(struct prof *p, const struct lt_span *s)
 		r->wakee[r->nwakee++] = s->woke[j].wakee_tid;
 }
 
+struct reliv_query {
+	const struct prof *p;
+	const struct relrun *r;
+};
+
+static int same_reliv(const void *val, const void *ctx)
+{
+	const struct reliv_query *q = ctx;
+	const struct relrun_iv *iv = &q->p->reliv[(size_t)(uintptr_t)val - 1];
+	return iv->tgid == q->r->tgid && iv->nlk == q->r->nlk &&
+	       !memcmp(iv->lock, q->r->lock, q->r->nlk * sizeof(iv->lock[0])) &&
+	       !memcmp(iv->grp, q->r->grp, q->r->nlk * sizeof(iv->grp[0]));
+}
+
+/* Adds ns runnable to the sum of r's process and locks. */
+static void add_relrun(struct prof *p, const struct relrun *r, uint64_t ns)
+{
+	uint64_t key[1 + 2 * RELRUN_LOCKS] = { ((uint64_t)r->tgid << 32) | r->nlk };
+	for (uint32_t k = 0; k < r->nlk; k++) {
+		key[1 + 2 * k] = r->lock[k];
+		key[2 + 2 * k] = r->grp[k];
+	}
+	struct reliv_query q = { p, r };
+	uint64_t free_key;
+	size_t i = (size_t)(uintptr_t)lt_u64map_find(&p->reliv_idx, lt_fnv1a(key, (1 + 2 * r->nlk) * sizeof(key[0])),
+						     same_reliv, &q, &free_key);
+	if (!i) {
+		struct relrun_iv *v = lt_grow(p->reliv, &p->capreliv, p->nreliv, sizeof(*v), 16);
+		if (!v) {
+			p->oom = 1;
+			return;
+		}
+		p->reliv = v;
+		struct relrun_iv *iv = &p->reliv[p->nreliv];
+		*iv = (struct relrun_iv){ .nlk = r->nlk, .tgid = r->tgid };
+		memcpy(iv->lock, r->lock, sizeof(iv->lock));
+		memcpy(iv->grp, r->grp, sizeof(iv->grp));
+		if (lt_u64map_put(&p->reliv_idx, free_key, (void *)(uintptr_t)(p->nreliv + 1))) {
+			p->oom = 1;
+			return;
+		}
+		i = ++p->nreliv;
+	}
+	p->reliv[i - 1].ns += ns;
+	p->reliv[i - 1].n++;
+}
+
 /* Switches: a thread that woke threads from futex calls (note_release)
  * and is then switched out runnable, to one of the threads it woke, is
  * runnable until it is switched in again; that time is kept for the locks
@@ -464,18 +514,8 @@ static void on_sched(void *ctx, const struct lt_event *ev)
 	if (!i)
 		return;
 	struct relrun *r = &p->relrun[i - 1];
-	if (r->out_ts && ev->h.ts > r->out_ts) {
-		struct relrun_iv *v = lt_grow(p->reliv, &p->capreliv, p->nreliv, sizeof(*v), 64);
-		if (!v) {
-			p->oom = 1;
-		} else {
-			p->reliv = v;
-			struct relrun_iv *iv = &p->reliv[p->nreliv++];
-			*iv = (struct relrun_iv){ .nlk = r->nlk, .tgid = r->tgid, .ns = ev->h.ts - r->out_ts };
-			memcpy(iv->lock, r->lock, sizeof(iv->lock));
-			memcpy(iv->grp, r->grp, sizeof(iv->grp));
-		}
-	}
+	if (r->out_ts && ev->h.ts > r->out_ts)
+		add_relrun(p, r, ev->h.ts - r->out_ts);
 	*r = (struct relrun){ 0 }; /* on a cpu: its calls from now on */
 }
 
@@ -893,7 +933,7 @@ static void print_gil_runnable(FILE *out, const struct prof *p)
 				struct entry e = { .lock = iv->lock[k], .grp = iv->grp[k], .tgid = tgid, .fd = -1 };
 				if (gil_of(p, &e)) {
 					ns += iv->ns;
-					n++;
+					n += iv->n;
 					break;
 				}
 			}
@@ -1580,6 +1620,7 @@ out:
 	lt_u64map_free(&p.relrun_of);
 	free(p.relrun);
 	free(p.reliv);
+	lt_u64map_free(&p.reliv_idx);
 	free(p.gil);
 	free(p.grp);
 	free(p.gilx);

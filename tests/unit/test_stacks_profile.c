@@ -261,7 +261,7 @@ static void make_trace_java(const char *path, int java)
 		wait_woken_on(w, &sb, WA, T0 + 10000000, 4000000, ws, rs, GIL + o[1], NULL, 0);
 		wait_woken_on(w, &sb, WA, T0 + 20000000, 4000000, ws, rs, GIL + o[2], NULL, 0);
 		wait_woken_on(w, &sb, WB, T0 + 30000000, 6000000, 2, 4, LOCK, NULL, 0);
-	} else if (java == 10) {
+	} else if (java == 10 || java == 13) {
 		/* HOLDER lets go of the GIL (its mutex's word, which WA's
 		 * waiting stack in PyEval_RestoreThread names the GIL): its
 		 * FUTEX_WAKE wakes WA, and WA takes HOLDER's cpu, HOLDER
@@ -308,6 +308,20 @@ static void make_trace_java(const char *path, int java)
 		put(w, lt_ev_switch(t4 + 1100, 0, 0, 0, 0, WA, PID, "swapper/0", "wa"));
 		put(w, lt_ev_exit(t4 + 1200, WA, 0, 202, 0));
 		put(w, lt_ev_switch(t4 + 3001000, 1, 1500, 1500, 1, HOLDER, PID, "other", "holder"));
+		if (java == 13) { /* the first release again, runnable 2 ms */
+			uint64_t t5 = T0 + 40000000, t6 = t5 + 1000000;
+			put(w, lt_ev_futex(t5, WA, 0, FUTEX_WAIT_PRIVATE, GIL + 8, 2, -1, 0));
+			put(w, lt_ev_switch(t5 + 1000, 0, WA, PID, 1, 0, 0, "wa", "swapper/0"));
+			wk = lt_ev_futex(t6, HOLDER, 1, FUTEX_WAKE_PRIVATE, GIL + 8, 1, -1, 0);
+			wk.h.flags |= LT_F_AT_WAKE;
+			put(w, wk);
+			put(w, lt_ev_waking(t6 + 100, WA, 1, HOLDER, PID, 0, 1, "holder"));
+			put(w, lt_ev_exit(t6 + 200, HOLDER, 1, 202, 1));
+			put(w, lt_ev_switch(t6 + 1000, 1, HOLDER, PID, 0, WA, PID, "holder", "wa"));
+			put(w, lt_ev_exit(t6 + 1100, WA, 1, 202, 0));
+			put(w, lt_ev_futex(t6 + 2000900, WA, 1, FUTEX_WAIT_PRIVATE, LOCK, 2, -1, 0));
+			put(w, lt_ev_switch(t6 + 2001000, 1, WA, PID, 1, HOLDER, PID, "wa", "holder"));
+		}
 	} else if (java == 11) {
 		/* waits under 1 ms on LOCK (each lasts wait_ns + 400): three
 		 * with a stack, as --stack-sample samples them (WA 0.2 and 0.3
@@ -904,6 +918,17 @@ Test(stacks, profile_counts_a_gil_releasers_runnable_time_apart_from_the_waits)
 			      "0x7f0000000100, process 1000\n"), "%s", out);
 	cr_assert(strstr(out, "#2  11.0 ms in 2 waits (average 5.50 ms, longest 9.00 ms)  CPython GIL: futex "
 			      "0x7f0000000f08, process 1000\n"), "%s", out);
+	free(out);
+}
+
+/* Such times are summed per process and lock, however many: a second
+ * release like the first, runnable 2 ms, makes 8.0 ms in 2 times. */
+Test(stacks, profile_sums_a_gil_releasers_runnable_times)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 13);
+	cr_assert(strstr(out, "\n  CPython GIL, process 1000: besides the waits for it, its threads sat "
+			      "runnable 8.0 ms (2 times) right after a futex call on it"), "%s", out);
 	free(out);
 }
 
