@@ -70,6 +70,15 @@ struct lt_wf_edge {
 	                           (a backend's latch wakes for its deadlock check) */
 	enum lt_wf_pstate pstate; /* the parties, together (the least stuck)     */
 	char *doing;            /* "1234 (sleep): clock_nanosleep", NULL         */
+	/* a timeout the application keeps that ends this wait by itself
+	 * (PostgreSQL's idle_in_transaction_session_timeout for a backend
+	 * idle in transaction, lock_timeout or statement_timeout for one
+	 * waiting on a lock): a timer of its own (SIGALRM), not the call's */
+	char timeout_what[48];  /* the setting ("lock_timeout"), "" none          */
+	double timeout_s;       /* its value, > 0; < 0: it could not be read,
+	                           so whether one ends the wait is not known     */
+	double timeout_left_s;  /* it ends the wait at most this long after the
+	                           snapshot; < 0 not known (the value alone)     */
 };
 
 struct lt_waitfor {

@@ -129,12 +129,24 @@ const char *lt_pg_client_timeout_guc(const char *title);
  * client's socket alone, the one socket it polls: the latch's signalfd
  * and the postmaster-death pipe (read end, written only by SERVER) are
  * set aside, the socket's edge says the backend is idle in transaction
- * (its title), and a TIMEOUT_MS > 0 of the setting above is a timer edge
- * (the server ends the session then).  TIMEOUT_MS < 0 (not read, WHY):
- * left as it is, the latch unknown. */
+ * (its title), and a TIMEOUT_MS > 0 of the setting above is the edge's
+ * timeout (timeout_what, timeout_s; the server ends the session then),
+ * ending at most the timeout less T's idle_s after the snapshot (its
+ * timer is armed when the backend goes idle: timeout_left_s).
+ * TIMEOUT_MS < 0 (not read, WHY): the same, the edge's timeout_s < 0
+ * (whether a timeout ends the wait is not known). */
 void lt_pg_client_wait(struct lt_thread *t, pid_t server, int timeout_ms, const char *why_unread);
+/* Pure: the settings that cancel a lock wait's statement, on its holders'
+ * edge E: lock_timeout LOCK_MS (armed with the wait: E->wait_s, from
+ * PGPROC.waitStart, is its age), statement_timeout STMT_MS (armed before
+ * the wait); IDLE_S (how long the backend has not run, < 0 not known)
+ * when E->wait_s is not known.  The one that ends first is E's timeout;
+ * either < 0 (not read, WHY): E's timeout_s < 0. */
+struct lt_wf_edge;
+void lt_pg_lock_timeouts(struct lt_wf_edge *e, int lock_ms, int stmt_ms, double idle_s, const char *why_unread);
 /* For each backend of S (a live snapshot, its edges collected) reading
- * from its client: the setting read from its memory, lt_pg_client_wait. */
+ * from its client: the setting read from its memory, lt_pg_client_wait
+ * (LOCKTRACE_NO_PG_SETTINGS: as if it could not be read). */
 void lt_appwait_clients(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem *mem);
 
 #endif

@@ -260,6 +260,8 @@ static bool heavyweight(const struct lt_thread *t)
 	       !strncmp(t->app_via, "ProcSleep", 9);
 }
 
+static int read_setting(struct lt_sym *sym, struct lt_mem *mem, const char *symbol, const char **why);
+
 void lt_appwait_holders(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem *mem)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -343,6 +345,12 @@ void lt_appwait_holders(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem
 					   "waitMask, each PROCLOCK's lock)%s", (int)s->pid, held,
 					   all_wait && !w.more ? "; the holder waits for a PostgreSQL lock itself "
 					   "(its PGPROC's waitLock is set)" : "");
+		/* the settings that cancel the waiting statement */
+		const char *lwhy = NULL, *swhy = NULL;
+		int lock_ms = read_setting(sym, mem, "LockTimeout", &lwhy);
+		int stmt_ms = read_setting(sym, mem, "StatementTimeout", &swhy);
+		lt_pg_lock_timeouts(e, lock_ms, stmt_ms, t->idle_src != LT_IDLE_UNKNOWN ? t->idle_s : -1,
+				    lwhy ? lwhy : swhy);
 	}
 }
 
@@ -374,6 +382,15 @@ const char *lt_pg_client_timeout_guc(const char *title)
 	return "statement_timeout"; /* a statement that reads from its client: COPY FROM STDIN */
 }
 
+/* Sets E's timeout: the setting GUC of MS milliseconds (< 0: not read),
+ * at most LEFT_S s from the snapshot (>= 0; < 0 not known). */
+static void set_timeout(struct lt_wf_edge *e, const char *guc, int ms, double left_s)
+{
+	snprintf(e->timeout_what, sizeof(e->timeout_what), "%s", guc);
+	e->timeout_s = ms < 0 ? -1 : (double)ms / 1e3;
+	e->timeout_left_s = ms < 0 ? -1 : left_s;
+}
+
 void lt_pg_client_wait(struct lt_thread *t, pid_t server, int timeout_ms, const char *why_unread)
 {
 	struct lt_waitfor *w = t->wf;
@@ -388,11 +405,11 @@ void lt_pg_client_wait(struct lt_thread *t, pid_t server, int timeout_ms, const 
 	if (n_sock != 1)
 		return; /* its client's socket is not the one socket it polls: left as read */
 	const char *guc = lt_pg_client_timeout_guc(t->app_title);
-	if (timeout_ms < 0 && why_unread)
-		return; /* whether a timeout ends the wait is not known: its latch may */
 	/* what is set aside: the latch's signalfd (an interrupt is handled
 	 * and the read goes on), the postmaster-death pipe (only the server's
-	 * death writes it: its write end is the postmaster's) */
+	 * death writes it: its write end is the postmaster's); the timeout,
+	 * which sets the latch too, is said on the socket's edge (read or
+	 * not known) */
 	bool latch = false, pm = false;
 	for (size_t k = w->n_edges; k-- > 0;) {
 		const struct lt_wf_edge *e = &w->edges[k];
@@ -414,19 +431,98 @@ void lt_pg_client_wait(struct lt_thread *t, pid_t server, int timeout_ms, const 
 				  "its client", e->what ? e->what : "socket");
 	free(e->what);
 	e->what = what;
+	/* the server arms the timeout's timer (SIGALRM) when the backend goes
+	 * idle, before the read: at or before the time it last ran, so the
+	 * timeout less the time it has not run is at most what is left */
+	const char *ends = strcmp(guc, "statement_timeout") ? "the server ends the session" : "the server cancels "
+			   "the statement";
+	char said[320];
+	double idle = t->idle_src != LT_IDLE_UNKNOWN ? t->idle_s : -1;
+	if (timeout_ms < 0)
+		snprintf(said, sizeof(said), "%s could not be read (%s): whether a timeout ends the wait is not "
+			 "known", guc, why_unread ? why_unread : "?");
+	else if (timeout_ms == 0)
+		snprintf(said, sizeof(said), "%s = 0 (read from the backend's memory): no timeout ends it", guc);
+	else if (idle >= 0)
+		snprintf(said, sizeof(said), "%s = %d (read from the backend's memory): %s when it expires, within "
+			 "%.1f s (the timeout less the %.1f s the backend has not run: it armed the timer when it went "
+			 "idle)", guc, timeout_ms, ends, (double)timeout_ms / 1e3 - idle > 0
+			 ? (double)timeout_ms / 1e3 - idle : 0, idle);
+	else
+		snprintf(said, sizeof(said), "%s = %d (read from the backend's memory): %s when it expires, within "
+			 "%.1f s at most (the timeout's value: when the backend went idle is not known)", guc, timeout_ms,
+			 ends, (double)timeout_ms / 1e3);
 	char *ev = lts_asprintf("%s; %s%s%s set aside: they do not end a read from the client (an interrupt is "
-				"handled and the read goes on; only the server's death writes that pipe); %s = %d "
-				"(read from the backend's memory)%s", e->evidence ? e->evidence : "",
-				latch ? "its latch (signalfd)" : "", latch && pm ? " and " : "",
-				pm ? "the postmaster-death pipe" : "", guc, timeout_ms,
-				timeout_ms > 0 ? ": the server ends the session then" : ": no timeout ends it");
+				"handled and the read goes on; only the server's death writes that pipe); %s",
+				e->evidence ? e->evidence : "", latch ? "its latch (signalfd)" : "",
+				latch && pm ? " and " : "", pm ? "the postmaster-death pipe" : "", said);
 	free(e->evidence);
 	e->evidence = ev;
-	if (timeout_ms > 0) {
-		struct lt_wf_edge *te = lt_waitfor_add(t, w->pid, LT_WF_TIMER);
-		if (te)
-			te->what = lts_asprintf("%s (%d ms): the server ends the session", guc, timeout_ms);
+	if (timeout_ms != 0)
+		set_timeout(e, guc, timeout_ms, idle < 0 ? -1 : (double)timeout_ms / 1e3 > idle
+				? (double)timeout_ms / 1e3 - idle : 0);
+}
+
+void lt_pg_lock_timeouts(struct lt_wf_edge *e, int lock_ms, int stmt_ms, double idle_s, const char *why_unread)
+{
+	if (lock_ms < 0 || stmt_ms < 0) {
+		set_timeout(e, "lock_timeout, statement_timeout", -1, -1);
+		char *ev = lts_asprintf("%s; lock_timeout and statement_timeout could not be read (%s): whether a "
+					"timeout ends the wait is not known", e->evidence ? e->evidence : "",
+					why_unread ? why_unread : "?");
+		free(e->evidence);
+		e->evidence = ev;
+		return;
 	}
+	/* lock_timeout's timer is armed with the wait (PGPROC.waitStart is
+	 * its start time); statement_timeout's when the statement began,
+	 * before the wait: the time waited, or not run, is at most its age */
+	double since = e->wait_s > 0 ? e->wait_s : idle_s;
+	double lock_left = lock_ms > 0 && since >= 0 ? (double)lock_ms / 1e3 - since : -1;
+	double stmt_left = stmt_ms > 0 && since >= 0 ? (double)stmt_ms / 1e3 - since : -1;
+	if (since >= 0) { /* expired: it ends it now */
+		lock_left = lock_left > 0 ? lock_left : 0;
+		stmt_left = stmt_left > 0 ? stmt_left : 0;
+	}
+	bool lock_first = lock_ms > 0 && (!stmt_ms || (since >= 0 ? lock_left <= stmt_left : lock_ms <= stmt_ms));
+	const char *from = e->wait_s > 0 ? "since PGPROC.waitStart" : "the backend has not run";
+	char said[320];
+	if (!lock_ms && !stmt_ms)
+		snprintf(said, sizeof(said), "lock_timeout = 0, statement_timeout = 0 (read from the backend's "
+			 "memory): no timeout ends the wait");
+	else if (since >= 0)
+		snprintf(said, sizeof(said), "lock_timeout = %d, statement_timeout = %d (read from the backend's "
+			 "memory): %s cancels the statement within %.1f s (the timeout less the %.1f s %s)", lock_ms,
+			 stmt_ms, lock_first ? "lock_timeout" : "statement_timeout",
+			 lock_first ? (lock_left > 0 ? lock_left : 0) : (stmt_left > 0 ? stmt_left : 0), since, from);
+	else
+		snprintf(said, sizeof(said), "lock_timeout = %d, statement_timeout = %d (read from the backend's "
+			 "memory): %s cancels the statement within %.1f s at most (the timeout's value: when the wait "
+			 "began is not known)", lock_ms, stmt_ms, lock_first ? "lock_timeout" : "statement_timeout",
+			 (double)(lock_first ? lock_ms : stmt_ms) / 1e3);
+	char *ev = lts_asprintf("%s; %s", e->evidence ? e->evidence : "", said);
+	free(e->evidence);
+	e->evidence = ev;
+	if (lock_ms || stmt_ms)
+		set_timeout(e, lock_first ? "lock_timeout" : "statement_timeout", lock_first ? lock_ms : stmt_ms,
+			    lock_first ? lock_left : stmt_left);
+}
+
+/* SYMBOL, an int setting (milliseconds) of the server, from its memory:
+ * >= 0, or -1 with why. */
+static int read_setting(struct lt_sym *sym, struct lt_mem *mem, const char *symbol, const char **why)
+{
+	uint64_t at = 0;
+	int32_t ms = -1;
+	if (getenv("LOCKTRACE_NO_PG_SETTINGS")) /* tests: as where the settings cannot be read */
+		*why = "LOCKTRACE_NO_PG_SETTINGS is set";
+	else if (!sym || !mem || lt_sym_lookup(sym, symbol, &at, NULL))
+		*why = "its symbol was not found in the server's executable";
+	else if (lt_mem_read(mem, at, &ms, sizeof(ms)) || ms < 0)
+		*why = "it could not be read";
+	else
+		return ms;
+	return -1;
 }
 
 void lt_appwait_clients(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem *mem)
@@ -439,13 +535,8 @@ void lt_appwait_clients(struct lt_snapshot *s, struct lt_sym *sym, struct lt_mem
 		const char *var = !strcmp(guc, "idle_in_transaction_session_timeout")
 				  ? "IdleInTransactionSessionTimeout"
 				  : !strcmp(guc, "idle_session_timeout") ? "IdleSessionTimeout" : "StatementTimeout";
-		uint64_t at = 0;
-		int32_t ms = -1;
 		const char *why = NULL;
-		if (!sym || !mem || lt_sym_lookup(sym, var, &at, NULL))
-			why = "its symbol was not found in the server's executable";
-		else if (lt_mem_read(mem, at, &ms, sizeof(ms)) || ms < 0)
-			why = "it could not be read";
-		lt_pg_client_wait(t, t->app_server, why ? -1 : ms, why);
+		int ms = read_setting(sym, mem, var, &why);
+		lt_pg_client_wait(t, t->app_server, ms, why);
 	}
 }

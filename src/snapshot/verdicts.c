@@ -285,11 +285,29 @@ static bool retries_on_timeout(const struct lt_snapshot *s, const struct lt_thre
  * given one.  *LEFT_S: about how long from the snapshot until it times
  * out, < 0 not known (the timeout unreadable; a relative one counted
  * from when the thread last ran). */
+/* T's wait edge with a timeout its application keeps (a PostgreSQL
+ * backend's idle_in_transaction_session_timeout, lock_timeout: waitfor.h):
+ * KNOWN, one read (timeout_s > 0); else one that could not be read. */
+static const struct lt_wf_edge *app_timeout(const struct lt_thread *t, bool known)
+{
+	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++) {
+		const struct lt_wf_edge *e = &t->wf->edges[k];
+		if (e->timeout_what[0] && (known ? e->timeout_s > 0 : e->timeout_s < 0))
+			return e;
+	}
+	return NULL;
+}
+
 bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, double *left_s)
 {
 	*left_s = -1;
 	double to = -1;
 	bool abs_rt = false, abs_mono = false;
+	const struct lt_wf_edge *ae = app_timeout(t, true);
+	if (ae) { /* its own timer, of which the edge says how much is left */
+		*left_s = ae->timeout_left_s;
+		return true;
+	}
 	if (t->wait == LT_WAIT_FUTEX) {
 		const struct lt_futex *f = &t->futex;
 		if (!f->is_wait || !f->timeout_ptr || retries_on_timeout(s, t))
@@ -330,6 +348,17 @@ bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, doub
  * has not run if the read began when it last ran. */
 static void timed_when(const struct lt_thread *t, double left, char *buf, size_t len)
 {
+	const struct lt_wf_edge *ae = app_timeout(t, true);
+	if (ae) {
+		const char *ends = strstr(ae->timeout_what, "idle") ? "the server ends the session"
+				   : "the server cancels the statement";
+		if (left >= 0)
+			snprintf(buf, len, "%s %.1f s: %s within %.1f s", ae->timeout_what, ae->timeout_s, ends, left);
+		else
+			snprintf(buf, len, "%s %.1f s: %s within %.1f s at most (the timeout's value: when it began is "
+				 "not known)", ae->timeout_what, ae->timeout_s, ends, ae->timeout_s);
+		return;
+	}
 	if (t->wait == LT_WAIT_IO && t->fdw.sock_timeo == LT_SOCK_TIMEO_SET) {
 		const char *opt = t->sc.nr == 1 || t->sc.nr == 20 || t->sc.nr == 44 || t->sc.nr == 46 ||
 				  t->sc.nr == 307 ? "SO_SNDTIMEO" : "SO_RCVTIMEO";
@@ -475,7 +504,27 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 					       (int)t->tid, lt_thread_name(t));
 		n_unk++;
 	}
-	bool probable = inferred || own_pipe || efd || n_inf || unk;
+	/* so may a wait whose application's timeout could not be read (a
+	 * PostgreSQL backend's idle_in_transaction_session_timeout) */
+	const struct lt_thread *aunk = NULL;
+	char aunk_list[160] = "", aunk_what[160] = "";
+	size_t n_aunk = 0, al = 0, aw = 0;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		const struct lt_wf_edge *ae = t ? app_timeout(t, false) : NULL;
+		if (!ae || app_timeout(t, true))
+			continue;
+		if (!aunk)
+			aunk = t;
+		if (al < sizeof(aunk_list) - 40)
+			al += (size_t)snprintf(aunk_list + al, sizeof(aunk_list) - al, "%s%d (%s)", n_aunk ? ", " : "",
+					       (int)t->tid, lt_thread_name(t));
+		if (aw < sizeof(aunk_what) - 50)
+			aw += (size_t)snprintf(aunk_what + aw, sizeof(aunk_what) - aw, "%s%s", n_aunk ? "; " : "",
+					       ae->timeout_what);
+		n_aunk++;
+	}
+	bool probable = inferred || own_pipe || efd || n_inf || unk || aunk;
 	const char *dl = probable ? "probable deadlock" : "deadlock";
 	if (timed)
 		dl = probable ? "probable deadlock until a timeout" : "deadlock until a timeout";
@@ -550,6 +599,16 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 				       v->summary, n_unk > 1 ? "reads or writes" : "read or write", n_unk > 1 ? "s" : "",
 				       unk_list, n_unk > 1 ? "have" : "has", n_unk > 1 ? "they" : "it",
 				       n_unk > 1 ? "themselves" : "itself");
+		if (w) {
+			free(v->summary);
+			v->summary = w;
+		}
+	}
+	if (aunk && v->summary) {
+		char *w = lts_asprintf("%s; whether thread%s %s %s a timeout (%s) is not known (not read: see the "
+				       "evidence): %s may end by %s", v->summary, n_aunk > 1 ? "s" : "", aunk_list,
+				       n_aunk > 1 ? "have" : "has", aunk_what, n_aunk > 1 ? "they" : "it",
+				       n_aunk > 1 ? "themselves" : "itself");
 		if (w) {
 			free(v->summary);
 			v->summary = w;

@@ -35,6 +35,19 @@ void lts_wf_json(struct jw *w, const struct lt_thread *t)
 		jw_kstr(w, "parties_state", lt_wf_pstate_name(e->pstate));
 		jw_kstr(w, "parties_doing", e->doing);
 		jw_kstr(w, "evidence", e->evidence);
+		if (e->timeout_what[0]) { /* an application's own timeout */
+			jw_kobject(w, "timeout");
+			jw_kstr(w, "setting", e->timeout_what);
+			if (e->timeout_s > 0)
+				jw_kdouble(w, "s", e->timeout_s, 3);
+			else
+				jw_knull(w, "s"); /* not read */
+			if (e->timeout_left_s >= 0)
+				jw_kdouble(w, "left_s", e->timeout_left_s, 3);
+			else
+				jw_knull(w, "left_s");
+			jw_end(w);
+		}
 		jw_end(w);
 	}
 	jw_end(w);
@@ -75,5 +88,12 @@ void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j)
 				e->pstate = (enum lt_wf_pstate)v;
 		e->doing = rp_json_strdup(rp_json_get(x, "parties_doing"));
 		e->evidence = rp_json_strdup(rp_json_get(x, "evidence"));
+		const struct rp_json *to = rp_json_get(x, "timeout");
+		const char *set = to ? rp_json_str(rp_json_get(to, "setting")) : NULL;
+		if (set && *set) {
+			snprintf(e->timeout_what, sizeof(e->timeout_what), "%s", set);
+			e->timeout_s = rp_json_num(rp_json_get(to, "s"), -1);
+			e->timeout_left_s = rp_json_num(rp_json_get(to, "left_s"), -1);
+		}
 	}
 }

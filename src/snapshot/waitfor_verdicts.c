@@ -898,10 +898,14 @@ void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)
 				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s", wl ? "; " : "",
 						       e->what ? e->what : "a timer");
 			else if (e->n_pids)
-				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s <- %s %s [%s: %s]",
+				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s <- %s %s [%s: %s]%s%s%s",
 						       wl ? "; " : "", e->what ? e->what : "?",
 						       kind_by(e),
-						       pl, pstate_words(e->pstate), e->doing ? e->doing : "?");
+						       pl, pstate_words(e->pstate), e->doing ? e->doing : "?",
+						       /* the application's own timeout */
+						       e->timeout_what[0] ? "; " : "", e->timeout_what,
+						       !e->timeout_what[0] ? "" : e->timeout_s > 0 ? " ends it"
+						       : " not read: whether it ends it is not known");
 			else
 				wl += (size_t)snprintf(why + wl, sizeof(why) - wl, "%s%s (%s)", wl ? "; " : "",
 						       e->what ? e->what : "?",

@@ -607,16 +607,46 @@ Test(appwait_client, idle_in_transaction_waits_for_its_client_alone)
 	lt_thread_clear(&t);
 }
 
-Test(appwait_client, a_timeout_that_ends_the_session_is_a_timer)
+/* The setting's timeout is the socket edge's own (the backend's timer,
+ * SIGALRM, sets its latch): no edge of its own, which would say the wait
+ * ends by a timer and no process: the edge keeps its one party, so that a
+ * cycle through it is found, and says when the timeout ends it at most:
+ * the timeout less the time the backend has not run (it armed the timer
+ * when it went idle), or the value alone when that is not known. */
+Test(appwait_client, a_timeout_that_ends_the_session_is_the_edges_own)
 {
 	struct lt_thread t;
 	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 5);
+	t.idle_src = LT_IDLE_SCHED_EXEC_START;
+	t.idle_s = 3.25;
 	lt_pg_client_wait(&t, 5, 60000, NULL);
-	cr_assert_eq(t.wf->n_edges, 2);
-	cr_assert_eq(t.wf->edges[0].kind, LT_WF_SOCKET);
-	cr_assert_eq(t.wf->edges[1].kind, LT_WF_TIMER);
-	cr_assert_str_eq(t.wf->edges[1].what, "idle_in_transaction_session_timeout (60000 ms): the server ends "
-			 "the session");
+	cr_assert_eq(t.wf->n_edges, 1, "the latch and the pipe set aside, no timer edge");
+	const struct lt_wf_edge *e = &t.wf->edges[0];
+	cr_assert_eq(e->kind, LT_WF_SOCKET);
+	cr_assert_eq(e->n_pids, 1);
+	cr_assert_eq(e->pids[0], 40);
+	cr_assert_str_eq(e->timeout_what, "idle_in_transaction_session_timeout");
+	cr_assert_float_eq(e->timeout_s, 60.0, 1e-9);
+	cr_assert_float_eq(e->timeout_left_s, 56.75, 1e-9, "60 s less the 3.25 s it has not run");
+	cr_assert_not_null(strstr(e->evidence, "idle_in_transaction_session_timeout = 60000 (read from the backend's "
+				  "memory): the server ends the session when it expires, within 56.8 s (the timeout less "
+				  "the 3.2 s the backend has not run"), "%s", e->evidence);
+	lt_thread_clear(&t);
+	/* when it went idle not known: the value alone, said so */
+	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 5);
+	lt_pg_client_wait(&t, 5, 60000, NULL);
+	e = &t.wf->edges[0];
+	cr_assert_float_eq(e->timeout_s, 60.0, 1e-9);
+	cr_assert_lt(e->timeout_left_s, 0);
+	cr_assert_not_null(strstr(e->evidence, "within 60.0 s at most (the timeout's value: when the backend went "
+				  "idle is not known)"), "%s", e->evidence);
+	lt_thread_clear(&t);
+	/* expired already: nothing left */
+	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 5);
+	t.idle_src = LT_IDLE_SCHED_EXEC_START;
+	t.idle_s = 75;
+	lt_pg_client_wait(&t, 5, 60000, NULL);
+	cr_assert_float_eq(t.wf->edges[0].timeout_left_s, 0, 1e-9);
 	lt_thread_clear(&t);
 	/* plain idle: idle_session_timeout; a statement reading (COPY FROM
 	 * STDIN): statement_timeout */
@@ -624,14 +654,27 @@ Test(appwait_client, a_timeout_that_ends_the_session_is_a_timer)
 	cr_assert_str_eq(lt_pg_client_timeout_guc("postgres: postgres postgres [local] COPY"), "statement_timeout");
 }
 
-Test(appwait_client, left_as_read_when_not_known)
+Test(appwait_client, followed_when_the_timeout_is_not_known)
 {
 	struct lt_thread t;
-	/* the timeout not read: the latch may end it */
+	/* the timeout not read: its client's socket all the same (the latch
+	 * set aside), the timeout said to be not known */
 	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 5);
 	lt_pg_client_wait(&t, 5, -1, "its symbol was not found in the server's executable");
-	cr_assert_eq(t.wf->n_edges, 3);
-	cr_assert_eq(t.wf->edges[1].kind, LT_WF_UNKNOWN);
+	cr_assert_eq(t.wf->n_edges, 1);
+	const struct lt_wf_edge *e = &t.wf->edges[0];
+	cr_assert_eq(e->kind, LT_WF_SOCKET);
+	cr_assert_eq(e->pids[0], 40);
+	cr_assert_str_eq(e->timeout_what, "idle_in_transaction_session_timeout");
+	cr_assert_lt(e->timeout_s, 0, "not known");
+	cr_assert_not_null(strstr(e->evidence, "idle_in_transaction_session_timeout could not be read (its symbol was "
+				  "not found in the server's executable): whether a timeout ends the wait is not known"),
+			   "%s", e->evidence);
+	lt_thread_clear(&t);
+	/* read as 0: no timeout */
+	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 5);
+	lt_pg_client_wait(&t, 5, 0, NULL);
+	cr_assert_str_eq(t.wf->edges[0].timeout_what, "");
 	lt_thread_clear(&t);
 	/* a pipe another process writes is no postmaster-death pipe: kept */
 	client_reader(&t, "postgres: postgres postgres [local] idle in transaction", 77);
@@ -647,4 +690,46 @@ Test(appwait_client, left_as_read_when_not_known)
 	lt_pg_client_wait(&t, 5, 0, NULL);
 	cr_assert_eq(t.wf->n_edges, 3);
 	lt_thread_clear(&t);
+}
+
+/* lock_timeout is armed with the wait (PGPROC.waitStart: the edge's
+ * wait_s), statement_timeout before it: the one that ends first is the
+ * edge's timeout, at most its value less the time waited. */
+Test(appwait_client, lock_and_statement_timeouts_of_a_lock_wait)
+{
+	struct lt_wf_edge e;
+	memset(&e, 0, sizeof(e));
+	e.wait_s = 2.5;
+	lt_pg_lock_timeouts(&e, 0, 0, 1.0, NULL);
+	cr_assert_str_eq(e.timeout_what, "", "no timeout");
+	cr_assert_not_null(strstr(e.evidence, "lock_timeout = 0, statement_timeout = 0"), "%s", e.evidence);
+	free(e.evidence);
+	memset(&e, 0, sizeof(e));
+	e.wait_s = 2.5;
+	lt_pg_lock_timeouts(&e, 10000, 30000, 1.0, NULL);
+	cr_assert_str_eq(e.timeout_what, "lock_timeout");
+	cr_assert_float_eq(e.timeout_s, 10.0, 1e-9);
+	cr_assert_float_eq(e.timeout_left_s, 7.5, 1e-9, "10 s less the 2.5 s since PGPROC.waitStart");
+	cr_assert_not_null(strstr(e.evidence, "lock_timeout cancels the statement within 7.5 s (the timeout less the "
+				  "2.5 s since PGPROC.waitStart)"), "%s", e.evidence);
+	free(e.evidence);
+	/* statement_timeout first; waitStart not read: the time not run */
+	memset(&e, 0, sizeof(e));
+	lt_pg_lock_timeouts(&e, 10000, 4000, 1.0, NULL);
+	cr_assert_str_eq(e.timeout_what, "statement_timeout");
+	cr_assert_float_eq(e.timeout_left_s, 3.0, 1e-9);
+	free(e.evidence);
+	/* neither known how old: the value alone */
+	memset(&e, 0, sizeof(e));
+	lt_pg_lock_timeouts(&e, 10000, 0, -1, NULL);
+	cr_assert_str_eq(e.timeout_what, "lock_timeout");
+	cr_assert_lt(e.timeout_left_s, 0);
+	free(e.evidence);
+	/* not read: not known */
+	memset(&e, 0, sizeof(e));
+	lt_pg_lock_timeouts(&e, -1, -1, 1.0, "LOCKTRACE_NO_PG_SETTINGS is set");
+	cr_assert_str_eq(e.timeout_what, "lock_timeout, statement_timeout");
+	cr_assert_lt(e.timeout_s, 0);
+	cr_assert_not_null(strstr(e.evidence, "could not be read (LOCKTRACE_NO_PG_SETTINGS is set)"), "%s", e.evidence);
+	free(e.evidence);
 }

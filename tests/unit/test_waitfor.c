@@ -1139,6 +1139,50 @@ Test(waitfor_verdicts, a_file_lock_held_by_flock_and_its_polling_child_closes_a_
 	free_snap(&s);
 }
 
+static bool has_line(const struct lt_verdict *v, const char *a, const char *b);
+
+/* The same cycle, backend 30 (idle in transaction) with its
+ * idle_in_transaction_session_timeout on its client's edge
+ * (lt_pg_client_wait): K 0, 60 s, 55 s left (it has not run for 5 s): a
+ * deadlock until a timeout, within 55 s; 1, 60 s, when it went idle not
+ * known: the value alone, said so; 2, not read: a probable deadlock that
+ * says the timeout is not known, never a certain one, never IDLE. */
+Test(waitfor_verdicts, a_postgres_backends_idle_in_transaction_timeout_in_a_cycle_lasts_until_it)
+{
+	static const char *const chain = "6 threads in 6 processes wait for each other: 10 (t10) -> 20 (t20) -> 30 "
+					 "(t30) -> 40 (t40) -> 45 (t45) -> 50 (t50) -> 10";
+	static const char *const tail[3] = {
+		"; thread 30 (t30) waits with a timeout (idle_in_transaction_session_timeout 60.0 s: the server ends "
+		"the session within 55.0 s)",
+		"; thread 30 (t30) waits with a timeout (idle_in_transaction_session_timeout 60.0 s: the server ends "
+		"the session within 60.0 s at most (the timeout's value: when it began is not known))",
+		"; whether thread 30 (t30) has a timeout (idle_in_transaction_session_timeout) is not known (not read: "
+		"see the evidence): it may end by itself",
+	};
+	for (int k = 0; k < 3; k++) {
+		struct lt_thread th[7];
+		pg_flock_cycle(th, LT_WFP_EVENTS);
+		struct lt_wf_edge *e = &th[2].wf->edges[0];
+		snprintf(e->timeout_what, sizeof(e->timeout_what), "idle_in_transaction_session_timeout");
+		e->timeout_s = k == 2 ? -1 : 60;
+		e->timeout_left_s = k == 0 ? 55 : -1;
+		struct lt_snapshot s = { .pid = 10, .threads = th, .n_threads = 7 };
+		cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+		const struct lt_verdict *v = &s.verdicts[0];
+		cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "case %d: %s", k, v->summary);
+		char want[600];
+		snprintf(want, sizeof(want), "%s: %s%s", k == 2 ? "probable deadlock" : "deadlock until a timeout", chain,
+			 tail[k]);
+		cr_expect_str_eq(v->summary, want, "case %d", k);
+		if (k == 0)
+			cr_expect(has_line(v, "thread 30 (t30) waits with a timeout (idle_in_transaction_session_timeout "
+					   "60.0 s: the server ends the session within 55.0 s)", "the cycle lasts until then"));
+		for (size_t i = 0; i < s.n_verdicts; i++)
+			cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_IDLE, "case %d: %s", k, s.verdicts[i].summary);
+		free_snap(&s);
+	}
+}
+
 /* ---- cycles that close through an inferred link ---- */
 
 static void condvar_wait(struct lt_thread *t, pid_t tid, pid_t pid, uint64_t addr)
