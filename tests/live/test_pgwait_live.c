@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
+#include <math.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -522,6 +523,87 @@ Test(pgwait_live, deadlocked_backends_both_wait_on_row_locks)
 	cr_assert(dl, "snapshot -p %d prints a DEADLOCK naming %d and %d", (int)a, (int)a, (int)b);
 }
 
+/* The same two backends, B's session having SET lock_timeout = '45s'
+ * before its UPDATE: the server cancels B's statement when that expires
+ * (its timer is armed with the wait, at PGPROC.waitStart), which ends
+ * the cycle: a "deadlock until a timeout" naming B, within 45 s less the
+ * time B has waited, bounded by the test's clock (B began to wait after
+ * the test sent the UPDATE, and before the server said it was blocked)
+ * and by the server's (pg_locks.waitstart), each within the time the
+ * snapshot took, plus 0.05 s for the one decimal said. */
+Test(pgwait_live, a_lock_timeout_makes_the_backends_deadlock_one_until_it)
+{
+	pg_start(NULL);
+	char line[256], want[512];
+	pid_t a = backend(0), b = backend(1);
+	say(0, "create table t(id int primary key, v int); insert into t values (1, 0), (2, 0);\n"
+	       "begin; update t set v = 1 where id = 1; select 'a';\n");
+	answer(0, line, sizeof(line));
+	say(1, "set lock_timeout = '45s'; begin; update t set v = 2 where id = 2; select 'b';\n");
+	answer(1, line, sizeof(line));
+	say(0, "update t set v = 1 where id = 2;\n");
+	snprintf(want, sizeof(want), "{%d}", (int)b);
+	server_says_blocked(a, want);
+	double tb0 = tl_now_s();
+	say(1, "update t set v = 2 where id = 1;\n");
+	snprintf(want, sizeof(want), "{%d}", (int)a);
+	server_says_blocked(b, want);
+	double tb1 = tl_now_s();
+	asleep_in_kernel(a);
+	asleep_in_kernel(b);
+	struct lt_snapshot **both = malloc(2 * sizeof(*both));
+	cr_assert_not_null(both);
+	double ts0 = tl_now_s();
+	both[0] = snap(a);
+	both[1] = snap(b);
+	double ts1 = tl_now_s();
+	char sql[200], out[64];
+	snprintf(sql, sizeof(sql), "select extract(epoch from now() - waitstart) from pg_locks where pid = %d and "
+		 "not granted", (int)b);
+	double tq0 = tl_now_s();
+	query(sql, out, sizeof(out));
+	double tq1 = tl_now_s();
+	cr_assert(out[0], "pg_locks: backend %d waits for no lock", (int)b);
+	double waited_pg = atof(out);
+	struct lt_multi_snapshot *m = NULL;
+	cr_assert_eq(lt_multi_build(both, 2, NULL, &m), 0);
+	no_idle(&m->view);
+	const struct lt_verdict *v = verdict_with(&m->view, a);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	double said = -1;
+	for (int r = 0; r < 2 && said < 0; r++) {
+		pid_t x = r ? b : a, y = r ? a : b;
+		snprintf(want, sizeof(want), "deadlock until a timeout: 2 threads in 2 processes wait for each other: "
+			 "%d (postgres) -> %d (postgres) -> %d; thread %d (postgres) waits with a timeout (lock_timeout "
+			 "45.0 s: the server cancels the statement within ", (int)x, (int)y, (int)x, (int)b);
+		char tail[8] = "";
+		if (!strncmp(v->summary, want, strlen(want)) &&
+		    sscanf(v->summary + strlen(want), "%lf%7s", &said, tail) == 2 && strcmp(tail, "s)"))
+			said = -1;
+	}
+	cr_assert_geq(said, 0, "%s", v->summary);
+	/* A has no timeout: B's alone is said */
+	const struct lt_thread *ta = lt_snapshot_find(&m->view, a), *tb = lt_snapshot_find(&m->view, b);
+	cr_assert(ta && ta->wf && ta->wf->n_edges == 1 && tb && tb->wf && tb->wf->n_edges == 1);
+	cr_assert_str_eq(ta->wf->edges[0].timeout_what, "", "A: lock_timeout = 0, statement_timeout = 0");
+	const struct lt_wf_edge *e = &tb->wf->edges[0];
+	cr_assert_eq(e->kind, LT_WF_APP_LOCK);
+	cr_assert_str_eq(e->timeout_what, "lock_timeout");
+	cr_assert_float_eq(e->timeout_s, 45.0, 1e-9);
+	double left = e->timeout_left_s;
+	cr_assert(fabs(left - said) <= 0.05 + 1e-9, "the edge says %.3f s, the verdict %.1f s", left, said);
+	double lo = 45 - (ts1 - tb0), hi = 45 - (ts0 - tb1);
+	cr_assert(left >= lo - 0.05 && left <= hi + 0.05, "%.3f s left; the test's clock says %.3f..%.3f s", left,
+		  lo, hi);
+	double plo = 45 - waited_pg + (tq0 - ts1), phi = 45 - waited_pg + (tq1 - ts0);
+	cr_assert(left >= plo - 0.05 && left <= phi + 0.05, "%.3f s left; pg_locks says waited %.3f s: %.3f..%.3f s",
+		  left, waited_pg, plo, phi);
+	cr_assert(tl_strlist_has(&v->evidence, "lock_timeout = 45000, statement_timeout = 0 (read from the backend's "
+				 "memory): lock_timeout cancels the statement within "));
+	lt_multi_free(m);
+}
+
 static int take_snap(pid_t pid, void *arg, struct lt_snapshot **out)
 {
 	(void)arg;
@@ -561,6 +643,92 @@ static pid_t only_child(pid_t pid, const char *comm)
 	return 0;
 }
 
+/* The trial's cycle on a fresh server (see below): session A's backend
+ * h runs SET (NULL: none) first; t0, t1: before A's transaction was sent
+ * and after its backend was asleep again, idle in transaction (when it
+ * went idle is between them); nvcsw: its voluntary context switches then. */
+struct pg_cycle {
+	char lockf[PATH_MAX + 16];
+	struct stat st;
+	pid_t h, w, fb, pb, sh, fa;
+	double t0, t1;
+	long nvcsw;
+};
+
+/* PID's voluntary context switches (/proc/PID/status): each time it
+ * slept, so unchanged means it has not run. */
+static long nvcsw_of(pid_t pid)
+{
+	char path[64], l[256];
+	long n = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	while (fgets(l, sizeof(l), f))
+		if (!strncmp(l, "voluntary_ctxt_switches:", 24))
+			n = atol(l + 24);
+	fclose(f);
+	cr_assert_geq(n, 0);
+	return n;
+}
+
+static void pg_cycle(struct pg_cycle *c, const char *set)
+{
+	pg_start(NULL);
+	char line[256], sql[512];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->lockf, sizeof(c->lockf), "%s/deploy.lock", pg.dir);
+	FILE *lf = fopen(c->lockf, "w");
+	cr_assert_not_null(lf, "%s: %s", c->lockf, strerror(errno));
+	fclose(lf);
+	cr_assert_eq(stat(c->lockf, &c->st), 0);
+	pid_t h = c->h = backend(0); /* session A */
+	say(0, "create table t(id int primary key, v int); insert into t values (1, 0);\n");
+	if (set) {
+		snprintf(sql, sizeof(sql), "%s; select 'set';\n", set);
+		say(0, sql);
+		answer(0, line, sizeof(line));
+		cr_assert_str_eq(line, "set");
+	}
+	c->t0 = tl_now_s();
+	say(0, "begin; update t set v = 1 where id = 1; select 'held';\n");
+	answer(0, line, sizeof(line));
+	cr_assert_str_eq(line, "held");
+	asleep_in_kernel(h);
+	c->t1 = tl_now_s();
+	c->nvcsw = nvcsw_of(h);
+	/* job B: flock(1) holds deploy.lock and runs psql, whose UPDATE waits */
+	char *bargv[] = { "/usr/bin/flock", c->lockf, PSQL, "-h", pg.sock, "-p", pg.port, "-U", "postgres", "-d",
+			  "postgres", "-X", "-q", "-c", "update t set v = 2 where id = 1", NULL };
+	cr_assert_eq(tl_spawn(&pg.s[1], bargv), 0);
+	pg.live[1] = 1;
+	c->fb = pg.s[1].pid;
+	c->pb = only_child(c->fb, "psql");
+	char q[160], wpid[32] = "";
+	snprintf(q, sizeof(q), "select pid from pg_locks where not granted and pid <> pg_backend_pid() limit 1");
+	for (int i = 0; i < 150 && !atoi(wpid); i++) {
+		query(q, wpid, sizeof(wpid));
+		if (!atoi(wpid))
+			usleep(100000);
+	}
+	pid_t w = c->w = (pid_t)atoi(wpid);
+	cr_assert_gt(w, 0, "job B's backend never waited");
+	char blk[64];
+	snprintf(blk, sizeof(blk), "{%d}", (int)h);
+	server_says_blocked(w, blk);
+	/* session A's shell step waits for deploy.lock */
+	say(0, "\\! /usr/bin/flock ");
+	say(0, c->lockf);
+	say(0, " -c 'echo stepA'\n");
+	c->sh = only_child(pg.s[0].pid, "sh"); /* psql runs a shell step through system() */
+	c->fa = only_child(c->sh, "flock");
+	char pl[256];
+	tl_locks_line(c->fa, c->lockf, true, pl, sizeof(pl));
+	asleep_in_kernel(w);
+	asleep_in_kernel(h);
+	asleep_in_kernel(c->pb);
+}
+
 /* The cycle of a user trial that PostgreSQL's detector and flock cannot
  * see: session A (psql) locks a row, then runs a shell step
  * (`\! flock deploy.lock ...`) that waits for deploy.lock; job B, under
@@ -572,50 +740,12 @@ static pid_t only_child(pid_t pid, const char *comm)
  * or on either backend, follows it all and says one DEADLOCK. */
 Test(pgwait_live, idle_in_transaction_backend_waits_for_its_client_in_a_cycle_through_flock)
 {
-	pg_start(NULL);
-	char line[256], want[512], lockf[PATH_MAX + 16];
-	snprintf(lockf, sizeof(lockf), "%s/deploy.lock", pg.dir);
-	FILE *lf = fopen(lockf, "w");
-	cr_assert_not_null(lf, "%s: %s", lockf, strerror(errno));
-	fclose(lf);
-	struct stat st;
-	cr_assert_eq(stat(lockf, &st), 0);
-	pid_t h = backend(0); /* session A */
-	say(0, "create table t(id int primary key, v int); insert into t values (1, 0);\n"
-	       "begin; update t set v = 1 where id = 1; select 'held';\n");
-	answer(0, line, sizeof(line));
-	cr_assert_str_eq(line, "held");
-	/* job B: flock(1) holds deploy.lock and runs psql, whose UPDATE waits */
-	char *bargv[] = { "/usr/bin/flock", lockf, PSQL, "-h", pg.sock, "-p", pg.port, "-U", "postgres", "-d",
-			  "postgres", "-X", "-q", "-c", "update t set v = 2 where id = 1", NULL };
-	cr_assert_eq(tl_spawn(&pg.s[1], bargv), 0);
-	pg.live[1] = 1;
-	pid_t fb = pg.s[1].pid;
-	pid_t pb = only_child(fb, "psql");
-	char q[160], wpid[32] = "";
-	snprintf(q, sizeof(q), "select pid from pg_locks where not granted and pid <> pg_backend_pid() limit 1");
-	for (int i = 0; i < 150 && !atoi(wpid); i++) {
-		query(q, wpid, sizeof(wpid));
-		if (!atoi(wpid))
-			usleep(100000);
-	}
-	pid_t w = (pid_t)atoi(wpid);
-	cr_assert_gt(w, 0, "job B's backend never waited");
-	char blk[64];
-	snprintf(blk, sizeof(blk), "{%d}", (int)h);
-	server_says_blocked(w, blk);
-	/* session A's shell step waits for deploy.lock */
-	say(0, "\\! /usr/bin/flock ");
-	say(0, lockf);
-	say(0, " -c 'echo stepA'\n");
-	pid_t sh = only_child(pg.s[0].pid, "sh"); /* psql runs a shell step through system() */
-	pid_t fa = only_child(sh, "flock");
-	char pl[256];
-	tl_locks_line(fa, lockf, true, pl, sizeof(pl));
-	asleep_in_kernel(w);
-	asleep_in_kernel(h);
-	asleep_in_kernel(pb);
-
+	struct pg_cycle c;
+	pg_cycle(&c, NULL);
+	char want[512];
+	const char *lockf = c.lockf;
+	struct stat st = c.st;
+	pid_t h = c.h, w = c.w, fb = c.fb, pb = c.pb, sh = c.sh, fa = c.fa;
 	/* the cycle, in the order of its edges, from any of its pids */
 	pid_t cyc[6] = { pb, w, h, pg.s[0].pid, sh, fa };
 	const char *cn[6] = { "psql", "postgres", "postgres", "psql", "sh", "flock" };
@@ -688,6 +818,162 @@ Test(pgwait_live, idle_in_transaction_backend_waits_for_its_client_in_a_cycle_th
 	first_verdict(pb, out, &no);
 	const char *dlw = "DEADLOCK: deadlock: 6 threads in 6 processes wait for each other: ";
 	cr_assert(no > 0 && !strncmp(out[0], dlw, strlen(dlw)), "the first verdict: %s", no > 0 ? out[0] : "");
+}
+
+/* The follow of the cycle from B's psql, as `snapshot -p` does it: its
+ * DEADLOCK verdict (kind DEADLOCK, whatever its words), in *M. */
+static const struct lt_verdict *cycle_verdict(pid_t from, struct lt_multi_snapshot **m)
+{
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	cr_assert_eq(lt_snapshot_follow(snap(from), NULL, take_snap, NULL, &v, &n, &notes), 0);
+	lt_strlist_free(&notes);
+	cr_assert_eq(lt_multi_build(v, n, NULL, m), 0);
+	const struct lt_verdict *dl = NULL;
+	for (size_t i = 0; i < (*m)->view.n_verdicts && !dl; i++)
+		if ((*m)->view.verdicts[i].kind == LT_VERDICT_DEADLOCK)
+			dl = &(*m)->view.verdicts[i];
+	for (size_t i = 0; !dl && i < (*m)->view.n_verdicts; i++)
+		fprintf(stderr, "  | %s\n", (*m)->view.verdicts[i].summary);
+	cr_assert_not_null(dl, "from %d: no DEADLOCK (above)", (int)from);
+	no_idle(&(*m)->view);
+	return dl;
+}
+
+/* The socket edge of backend H's client in view M, with its timeout. */
+static const struct lt_wf_edge *client_edge(const struct lt_snapshot *m, pid_t h)
+{
+	const struct lt_thread *t = lt_snapshot_find(m, h);
+	cr_assert(t && t->wf && t->wf->n_edges == 1, "backend %d: its client's socket alone", (int)h);
+	cr_assert_eq(t->wf->edges[0].kind, LT_WF_SOCKET);
+	cr_assert_eq(t->wf->edges[0].n_pids, 1);
+	cr_assert_eq(t->wf->edges[0].pids[0], pg.s[0].pid, "its client, session A's psql");
+	return &t->wf->edges[0];
+}
+
+/* The same cycle, session A having run SET idle_in_transaction_session_
+ * timeout = '60s' first: its backend ends the session (its transaction
+ * and row lock with it) when that expires, which breaks the cycle: a
+ * "deadlock until a timeout" naming that backend and the time left, at
+ * most the timeout less the time it has not run (it armed the timer when
+ * it went idle).  The test bounds that time twice: by its own clock (the
+ * backend went idle after the test sent the transaction, t0, and before
+ * it saw it asleep again, t1, and has not run since: its context
+ * switches did not change), and by the server's (pg_stat_activity's
+ * state_change, when it went idle in transaction), each within the time
+ * the snapshot took, plus 0.05 s for the one decimal said.  Then, the
+ * setting unread (LOCKTRACE_NO_PG_SETTINGS, as where its symbol or memory
+ * cannot be read): the same cycle, followed through the backend, a
+ * probable deadlock that says the timeouts are not known, never a
+ * certain one, never IDLE. */
+Test(pgwait_live, idle_in_transaction_timeout_makes_the_cycle_a_deadlock_until_it)
+{
+	struct pg_cycle c;
+	pg_cycle(&c, "set idle_in_transaction_session_timeout = '60s'");
+	pid_t cyc[6] = { c.pb, c.w, c.h, pg.s[0].pid, c.sh, c.fa };
+	const char *cn[6] = { "psql", "postgres", "postgres", "psql", "sh", "flock" };
+	double ts0 = tl_now_s();
+	struct lt_multi_snapshot *m = NULL;
+	const struct lt_verdict *dl = cycle_verdict(c.pb, &m);
+	double ts1 = tl_now_s();
+	cr_assert_eq(nvcsw_of(c.h), c.nvcsw, "backend %d ran since it went idle: its idle time is not bounded",
+		     (int)c.h);
+	char sql[160], out[64];
+	snprintf(sql, sizeof(sql), "select extract(epoch from now() - state_change) from pg_stat_activity "
+		 "where pid = %d and state = 'idle in transaction'", (int)c.h);
+	double tq0 = tl_now_s();
+	query(sql, out, sizeof(out));
+	double tq1 = tl_now_s();
+	cr_assert(out[0], "pg_stat_activity: backend %d is not idle in transaction", (int)c.h);
+	double idle_pg = atof(out);
+	/* the words, from whichever thread the chain starts at; the seconds */
+	char want[768];
+	double said = -1;
+	for (int r = 0; r < 6 && said < 0; r++) {
+		size_t l = (size_t)snprintf(want, sizeof(want), "deadlock until a timeout: 6 threads in 6 processes "
+					    "wait for each other: ");
+		for (int k = 0; k < 6; k++)
+			l += (size_t)snprintf(want + l, sizeof(want) - l, "%d (%s) -> ", (int)cyc[(r + k) % 6],
+					      cn[(r + k) % 6]);
+		snprintf(want + l, sizeof(want) - l, "%d; thread %d (postgres) waits with a timeout "
+			 "(idle_in_transaction_session_timeout 60.0 s: the server ends the session within ",
+			 (int)cyc[r], (int)c.h);
+		char tail[8] = "";
+		if (!strncmp(dl->summary, want, strlen(want)) &&
+		    sscanf(dl->summary + strlen(want), "%lf%7s", &said, tail) == 2 && strcmp(tail, "s)"))
+			said = -1;
+	}
+	cr_assert_geq(said, 0, "%s", dl->summary);
+	const struct lt_wf_edge *e = client_edge(&m->view, c.h);
+	cr_assert_str_eq(e->timeout_what, "idle_in_transaction_session_timeout");
+	cr_assert_float_eq(e->timeout_s, 60.0, 1e-9);
+	double left = e->timeout_left_s;
+	cr_assert(fabs(left - said) <= 0.05 + 1e-9, "the edge says %.3f s, the verdict %.1f s", left, said);
+	double lo = 60 - (ts1 - c.t0), hi = 60 - (ts0 - c.t1);
+	cr_assert(left >= lo - 0.05 && left <= hi + 0.05, "%.3f s left; the test's clock says %.3f..%.3f s", left,
+		  lo, hi);
+	double plo = 60 - idle_pg + (tq0 - ts1), phi = 60 - idle_pg + (tq1 - ts0);
+	cr_assert(left >= plo - 0.05 && left <= phi + 0.05, "%.3f s left; pg_stat_activity says idle %.3f s: "
+		  "%.3f..%.3f s", left, idle_pg, plo, phi);
+	snprintf(want, sizeof(want), "thread %d (postgres) waits with a timeout (idle_in_transaction_session_timeout "
+		 "60.0 s: the server ends the session within %.1f s): the cycle lasts until then", (int)c.h, left);
+	cr_assert(tl_strlist_has(&dl->evidence, want), "%s", want);
+	cr_assert(tl_strlist_has(&dl->evidence, "idle_in_transaction_session_timeout = 60000 (read from the backend's "
+				 "memory): the server ends the session when it expires, within "));
+	/* the edge's timeout as a stored snapshot keeps it */
+	const struct lt_snapshot *hs = NULL;
+	for (size_t i = 0; i < m->n_procs; i++)
+		if (m->procs[i]->pid == c.h)
+			hs = m->procs[i];
+	cr_assert_not_null(hs);
+	char *buf = NULL, err[160];
+	size_t len = 0;
+	cr_assert_eq(lt_snapshot_to_json_buf(hs, &buf, &len), 0);
+	struct lt_snapshot *back = NULL;
+	cr_assert_eq(lt_snapshot_from_json(buf, len, &back, err, sizeof(err)), 0, "%s", err);
+	const struct lt_wf_edge *be = client_edge(back, c.h);
+	cr_assert_str_eq(be->timeout_what, "idle_in_transaction_session_timeout");
+	cr_assert_float_eq(be->timeout_s, 60.0, 1e-9);
+	cr_assert(fabs(be->timeout_left_s - left) <= 0.001, "%.3f, %.3f", be->timeout_left_s, left);
+	lt_snapshot_free(back);
+	free(buf);
+	lt_multi_free(m);
+	/* the command says it first */
+	char lines[64][256];
+	int no = 0;
+	first_verdict(c.pb, lines, &no);
+	const char *dlw = "DEADLOCK: deadlock until a timeout: 6 threads in 6 processes wait for each other: ";
+	cr_assert(no > 0 && !strncmp(lines[0], dlw, strlen(dlw)), "the first verdict: %s", no > 0 ? lines[0] : "");
+
+	/* the settings not read: followed all the same, a probable deadlock */
+	setenv("LOCKTRACE_NO_PG_SETTINGS", "1", 1);
+	m = NULL;
+	dl = cycle_verdict(c.pb, &m);
+	unsetenv("LOCKTRACE_NO_PG_SETTINGS");
+	bool ok = false;
+	for (int r = 0; r < 6 && !ok; r++) {
+		size_t l = (size_t)snprintf(want, sizeof(want), "probable deadlock: 6 threads in 6 processes wait for "
+					    "each other: ");
+		for (int k = 0; k < 6; k++)
+			l += (size_t)snprintf(want + l, sizeof(want) - l, "%d (%s) -> ", (int)cyc[(r + k) % 6],
+					      cn[(r + k) % 6]);
+		/* the backends in the chain's order */
+		bool h_first = r == 2;
+		snprintf(want + l, sizeof(want) - l, "%d; whether threads %d (postgres), %d (postgres) have a timeout "
+			 "(%s; %s) is not known (not read: see the evidence): they may end by themselves", (int)cyc[r],
+			 (int)(h_first ? c.h : c.w), (int)(h_first ? c.w : c.h),
+			 h_first ? "idle_in_transaction_session_timeout" : "lock_timeout, statement_timeout",
+			 h_first ? "lock_timeout, statement_timeout" : "idle_in_transaction_session_timeout");
+		ok = !strcmp(dl->summary, want);
+	}
+	cr_assert(ok, "%s", dl->summary);
+	e = client_edge(&m->view, c.h);
+	cr_assert_str_eq(e->timeout_what, "idle_in_transaction_session_timeout");
+	cr_assert_lt(e->timeout_s, 0, "not known");
+	cr_assert(tl_strlist_has(&dl->evidence, "idle_in_transaction_session_timeout could not be read "
+				 "(LOCKTRACE_NO_PG_SETTINGS is set): whether a timeout ends the wait is not known"));
+	lt_multi_free(m);
 }
 
 /* ---- the flight recorder ---- */
