@@ -14,6 +14,9 @@
  *                      that socket; none: outside this host
  *   poll/select/epoll  each watched fd as above, plus the timeout
  *   wait4/waitid       /proc/PID/task/ * /children
+ *   rt_sigsuspend,     the same, when SIGCHLD can end the wait (the mask
+ *   pause,             from the call's argument in its memory, SigBlk,
+ *   rt_sigtimedwait    SigCgt, SigIgn); timers from /proc/PID/timers
  * The /proc scan is one pass for all the inodes wanted, bounded in
  * processes and time (said on the edges it cut). */
 #include <dirent.h>
@@ -1657,6 +1660,182 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 		e->evidence = lts_strdup("no such child found in /proc/PID/task/TID/children");
 }
 
+/* ---- signal waits ---- */
+
+/* The children of every thread of process PID (a child's SIGCHLD goes to
+ * the process) into OUT (at most MAX; *MORE if there were more). */
+static size_t all_children(pid_t pid, pid_t *out, size_t max, bool *more)
+{
+	size_t n = 0, nt = 0;
+	pid_t *tids = lts_list_tasks(pid, &nt);
+	*more = false;
+	for (size_t i = 0; i < nt; i++) {
+		char p[96];
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
+		char *txt = lts_read_all(p, NULL);
+		for (char *q = txt; q && *q;) {
+			char *end;
+			long ch = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			q = end;
+			if (n < max)
+				out[n++] = (pid_t)ch;
+			else
+				*more = true;
+		}
+		free(txt);
+	}
+	free(tids);
+	return n;
+}
+
+static const char *clock_name(int clk)
+{
+	static const char *const clocks[] = { "CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_PROCESS_CPUTIME_ID",
+					      "CLOCK_THREAD_CPUTIME_ID", "CLOCK_MONOTONIC_RAW",
+					      "CLOCK_REALTIME_COARSE", "CLOCK_MONOTONIC_COARSE", "CLOCK_BOOTTIME",
+					      "CLOCK_REALTIME_ALARM", "CLOCK_BOOTTIME_ALARM" };
+	return clk >= 0 && clk < (int)(sizeof(clocks) / sizeof(clocks[0])) ? clocks[clk] : "a CPU-time clock";
+}
+
+/* rt_sigsuspend, pause, rt_sigtimedwait: a child's SIGCHLD ends the wait
+ * when the process catches it and the call does not block it (or waits
+ * for it: rt_sigtimedwait's set), read from the call's argument in the
+ * target's memory, SigBlk of the thread and SigCgt/SigIgn of the process
+ * (lt_sigwait_ends).  Then its children are the other end, as a wait4's:
+ * a child edge; and a timer whose signal can end it too is a timer edge
+ * (/proc/PID/timers lists POSIX timers but not whether they are armed;
+ * an alarm() shows nowhere).  The mask not read: an unknown edge naming
+ * the children (may be for them: inferred).  Returns whether it added a
+ * child or maybe-child edge.  LOCKTRACE_NO_SIGMASK (tests) reads as if the
+ * mask and SigBlk could not be read. */
+static bool signal_edges(struct cctx *c, struct lt_thread *t)
+{
+	pid_t pid = c->s->pid;
+	const uint64_t *a = t->sc.args;
+	long nr = t->sc.nr;
+	const char *call = nr == 130 ? "rt_sigsuspend" : nr == 128 ? "rt_sigtimedwait" : "pause";
+	struct lt_sigwait w = { .nr = nr };
+	char path[96], buf[4096];
+	bool nomask = getenv("LOCKTRACE_NO_SIGMASK") != NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0)
+		w.disp_ok = !lt_status_sigmask(buf, "SigCgt:", &w.caught) &&
+			    !lt_status_sigmask(buf, "SigIgn:", &w.ignored);
+	uint64_t sigblk = 0, m = 0;
+	bool blk_ok = false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)t->tid);
+	if (!nomask && lts_read_small(path, buf, sizeof(buf)) > 0)
+		blk_ok = !lt_status_sigmask(buf, "SigBlk:", &sigblk);
+	const char *src = "not read";
+	if (nr == 130) {
+		if (!nomask && a[1] == 8 && c->mem && !lt_mem_read(c->mem, a[0], &m, sizeof(m))) {
+			w.blocked = m;
+			w.blocked_ok = true;
+			src = "the mask rt_sigsuspend passed, read from its memory";
+		} else if (blk_ok) {
+			/* the kernel installs the mask as the thread's blocked set
+			 * for the call (sigsuspend): SigBlk shows it */
+			w.blocked = sigblk;
+			w.blocked_ok = true;
+			src = "the mask rt_sigsuspend installed, SigBlk of /proc/PID/task/TID/status (its argument "
+			      "could not be read)";
+		}
+	} else {
+		if (nr == 128 && !nomask && a[3] == 8 && c->mem && !lt_mem_read(c->mem, a[0], &m, sizeof(m))) {
+			w.set = m;
+			w.set_ok = true;
+		}
+		w.blocked = sigblk;
+		w.blocked_ok = blk_ok;
+		if (blk_ok)
+			src = nr == 128 ? "its set read from its memory, the signals it blocks from SigBlk of "
+					  "/proc/PID/task/TID/status"
+					: "the signals it blocks, SigBlk of /proc/PID/task/TID/status";
+	}
+	char why[200];
+	enum lt_sig_end end = lt_sigwait_ends(&w, 17, why, sizeof(why));
+	pid_t kids[LT_WF_MAX_PIDS];
+	bool more = false;
+	size_t nk = all_children(pid, kids, LT_WF_MAX_PIDS, &more);
+	char shown[64] = "";
+	if (nr == 130 && w.blocked_ok)
+		snprintf(shown, sizeof(shown), "mask 0x%" PRIx64, w.blocked);
+	else if (nr == 128 && w.set_ok)
+		snprintf(shown, sizeof(shown), "set 0x%" PRIx64 ", %s", w.set, a[2] ? "with a timeout" : "no timeout");
+	else if (nr == 128)
+		snprintf(shown, sizeof(shown), "set unread, %s", a[2] ? "with a timeout" : "no timeout");
+	char *d = lts_asprintf("%s(%s): %s%s", call, shown, why,
+			       !nk ? "; it has no child"
+			       : end == LT_SIG_END_YES ? ": a child's exit ends it"
+			       : end == LT_SIG_END_MAYBE ? ": whether a child's exit ends it is not known"
+							 : ": its children's exits do not end it");
+	if (d) {
+		free(t->detail);
+		t->detail = d;
+	}
+	if (!nk || end == LT_SIG_END_NO)
+		return false;
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, end == LT_SIG_END_YES ? LT_WF_CHILD : LT_WF_UNKNOWN);
+	if (!e)
+		return false;
+	for (size_t i = 0; i < nk; i++)
+		add_pid(e, kids[i]);
+	e->more_pids |= more;
+	e->what = lts_asprintf("%sany child (%s)", end == LT_SIG_END_YES ? LT_WF_SIGCHLD : LT_WF_MAYBE_CHILD, call);
+	e->evidence = end == LT_SIG_END_YES
+		? lts_asprintf("%s (from %s; SigCgt, SigIgn of /proc/PID/status); children from "
+			       "/proc/PID/task/TID/children%s; a signal another process sends can end it too "
+			       "(not followed)", why, src,
+			       c->s->n_threads > 1 ? "; another thread that does not block SIGCHLD may take it "
+						     "instead" : "")
+		: lts_asprintf("inferred: %s, so whether a child's SIGCHLD can end it is not known; it has "
+			       "children (/proc/PID/task/TID/children), whose exit it may be waiting for", why);
+	/* a timer whose signal can end it: timeout(1)'s own */
+	bool alrm_timer = false;
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0) {
+		struct lt_ptimer tm[8];
+		size_t n = lt_parse_proc_timers(buf, tm, 8);
+		for (size_t i = 0; i < n; i++) {
+			if (!tm[i].signal || (tm[i].to_thread ? tm[i].target != t->tid : tm[i].target != pid))
+				continue;
+			char tw[200], sn[24];
+			enum lt_sig_end te = lt_sigwait_ends(&w, tm[i].signo, tw, sizeof(tw));
+			if (te == LT_SIG_END_NO)
+				continue;
+			alrm_timer |= tm[i].signo == 14;
+			struct lt_wf_edge *te_e = lt_waitfor_add(t, pid, LT_WF_TIMER);
+			if (!te_e)
+				break;
+			te_e->what = lts_asprintf(LT_WF_SIGTIMER "POSIX timer %d (timer_create, %s, %s), if it is armed",
+						  tm[i].id, clock_name(tm[i].clock),
+						  lt_signal_name(tm[i].signo, sn, sizeof(sn)));
+			te_e->evidence = lts_asprintf("%s%s; /proc/PID/timers lists the timer, not whether it is "
+						      "armed nor when it fires: its remaining time is not known",
+						      te == LT_SIG_END_MAYBE ? "whether its signal ends the wait is not "
+									       "known: " : "", tw);
+		}
+	}
+	if (!alrm_timer && (w.caught & (1ULL << 13)) && lt_sigwait_ends(&w, 14, NULL, 0) == LT_SIG_END_YES) {
+		struct lt_wf_edge *te_e = lt_waitfor_add(t, pid, LT_WF_TIMER);
+		if (te_e) {
+			te_e->what = lts_strdup(LT_WF_SIGTIMER "an alarm() or setitimer(ITIMER_REAL) timer (SIGALRM), "
+						"if one is armed");
+			te_e->evidence = lts_strdup("SIGALRM is caught and not blocked; /proc does not show whether "
+						    "such a timer is armed nor when it fires (the itrealvalue of "
+						    "/proc/PID/stat is always 0): not known");
+		}
+	}
+	if (nr == 128 && a[2]) {
+		struct lt_wf_edge *te_e = lt_waitfor_add(t, pid, LT_WF_TIMER);
+		if (te_e)
+			te_e->what = lts_strdup("its timeout (rt_sigtimedwait)");
+	}
+	return true;
+}
+
 /* ---- per thread ---- */
 
 /* open()/openat()/openat2() asleep opening a FIFO: the open waits for a
@@ -1737,6 +1916,9 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 		break;
 	}
 	case LT_WAIT_SLEEP: {
+		/* pause(): its children, when their SIGCHLD can end it */
+		if (t->sc.nr == 34 && signal_edges(c, t))
+			break;
 		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 ? LT_WF_UNKNOWN : LT_WF_TIMER);
 		if (e) {
 			e->what = lts_strdup(t->sc.nr == 34 ? "a signal (pause)"
@@ -1755,6 +1937,9 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 	}
 	case LT_WAIT_CHILD:
 		child_edge(c, t);
+		break;
+	case LT_WAIT_SIGNAL:
+		signal_edges(c, t);
 		break;
 	default:
 		if (t->sc.nr == 2 || t->sc.nr == 257 || t->sc.nr == 437)

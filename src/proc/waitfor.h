@@ -124,6 +124,27 @@ static inline bool lt_wf_connecting(const struct lt_wf_edge *e)
 	return e->kind == LT_WF_SOCKET && e->what && strstr(e->what, LT_WF_LISTENER);
 }
 
+/* A signal wait (rt_sigsuspend, pause, rt_sigtimedwait) that a child's
+ * SIGCHLD can end is a child wait: a child edge whose "what" starts with
+ * LT_WF_SIGCHLD.  When the mask it passed could not be read, its children
+ * may be what it waits for: an unknown edge naming them, "what" starting
+ * with LT_WF_MAYBE_CHILD (an inference, said as one).  A timer whose
+ * signal can end it (a POSIX timer of /proc/PID/timers, an alarm) is a
+ * timer edge whose "what" starts with LT_WF_SIGTIMER: whether it is armed,
+ * and when it fires, /proc does not say. */
+#define LT_WF_SIGCHLD "SIGCHLD from "
+#define LT_WF_MAYBE_CHILD "perhaps SIGCHLD from "
+#define LT_WF_SIGTIMER "the signal of "
+static inline bool lt_wf_maybe_child(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_UNKNOWN && e->what &&
+	       !strncmp(e->what, LT_WF_MAYBE_CHILD, sizeof(LT_WF_MAYBE_CHILD) - 1);
+}
+static inline bool lt_wf_sigtimer(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_TIMER && e->what && !strncmp(e->what, LT_WF_SIGTIMER, sizeof(LT_WF_SIGTIMER) - 1);
+}
+
 /* Append an edge to T (allocating t->wf for process PID); returns it
  * zeroed except kind, fd = -1, or NULL on OOM.  Strings set later are
  * owned by the edge (malloc'd). */
@@ -189,6 +210,40 @@ bool lt_plock_conflicts(const struct lt_plock *held, const struct lt_plock *want
  * maj:min:ino, so only a lock on REQ's file counts, whatever path the fd
  * was opened by (a hard link, a bind mount). */
 bool lt_fdinfo_holds_lock(const char *text, const struct lt_plock *req);
+
+/* Whether signal SIG can end a thread's signal wait (x86-64 numbers: 34
+ * pause, 128 rt_sigtimedwait, 130 rt_sigsuspend), from what was read:
+ * the signals blocked during the call (rt_sigsuspend's mask; pause's and
+ * rt_sigtimedwait's SigBlk of /proc/PID/task/TID/status, from which the
+ * kernel took rt_sigtimedwait's set out), rt_sigtimedwait's set, and the
+ * process's SigCgt and SigIgn.  A caught signal not blocked ends it; one
+ * at its default action ends it only if that kills the process (SIGCHLD's
+ * default discards it); an ignored one never; rt_sigtimedwait also ends
+ * on a signal of its set.  MAYBE when what decides it was not read.  WHY
+ * (if given) says it in words. */
+struct lt_sigwait {
+	long nr;
+	bool blocked_ok, set_ok, disp_ok;
+	uint64_t blocked, set, caught, ignored; /* bit sig-1 for signal sig */
+};
+enum lt_sig_end { LT_SIG_END_NO = 0, LT_SIG_END_YES, LT_SIG_END_MAYBE };
+enum lt_sig_end lt_sigwait_ends(const struct lt_sigwait *w, int sig, char *why, size_t len);
+/* "SIGCHLD", "SIGRTMIN+3", "signal 70". */
+const char *lt_signal_name(int sig, char *buf, size_t len);
+/* A mask line of /proc/PID/status ("SigBlk:", "SigCgt:", ...) into *OUT;
+ * 0, or -1 if FIELD is not there. */
+int lt_status_sigmask(const char *status, const char *field, uint64_t *out);
+/* One POSIX timer of /proc/PID/timers. */
+struct lt_ptimer {
+	int id;
+	int signo;        /* its signal                                    */
+	bool signal;      /* it notifies by a signal (not "none", "thread") */
+	bool to_thread;   /* to one thread (SIGEV_THREAD_ID: "tid.N")       */
+	pid_t target;     /* the pid or tid it signals                     */
+	int clock;        /* ClockID                                       */
+};
+/* The timers of /proc/PID/timers TEXT, up to MAX; their count. */
+size_t lt_parse_proc_timers(const char *text, struct lt_ptimer *out, size_t max);
 
 /* lt_flock_op_str, lt_fcntl_lock_cmd: filelock.h (src/trace). */
 /* struct flock as x86-64 lays it out (short type, short whence, off_t

@@ -202,3 +202,150 @@ int lt_unix_diag_find_vfs(const void *buf, size_t len, uint32_t vfs_dev, uint64_
 	}
 	return 0;
 }
+
+/* ---- signal waits ---- */
+
+const char *lt_signal_name(int sig, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
+		"SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
+		"SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU",
+		"SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
+	};
+	if (sig > 0 && sig < (int)(sizeof(names) / sizeof(names[0])))
+		snprintf(buf, len, "%s", names[sig]);
+	else if (sig >= 32 && sig <= 64)
+		snprintf(buf, len, "SIGRTMIN+%d", sig - 32); /* the kernel's numbering (glibc keeps 32, 33) */
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+int lt_status_sigmask(const char *status, const char *field, uint64_t *out)
+{
+	size_t fl = strlen(field);
+	for (const char *p = status; p && *p;) {
+		if (!strncmp(p, field, fl)) {
+			char *end;
+			unsigned long long v = strtoull(p + fl, &end, 16);
+			if (end == p + fl)
+				return -1;
+			*out = (uint64_t)v;
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+/* The default action of SIG: 0 it ends the process, 1 it is discarded, 2
+ * it stops the process (and the wait goes on once continued). */
+static int default_action(int sig)
+{
+	switch (sig) {
+	case 17: case 18: case 23: case 28: /* SIGCHLD SIGCONT SIGURG SIGWINCH */
+		return 1;
+	case 19: case 20: case 21: case 22: /* SIGSTOP SIGTSTP SIGTTIN SIGTTOU */
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+#define WHY(...) (why ? (void)snprintf(why, len, __VA_ARGS__) : (void)0)
+
+enum lt_sig_end lt_sigwait_ends(const struct lt_sigwait *w, int sig, char *why, size_t len)
+{
+	char nm[24];
+	lt_signal_name(sig, nm, sizeof(nm));
+	uint64_t bit = sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
+	const char *call = w->nr == 130 ? "rt_sigsuspend" : w->nr == 128 ? "rt_sigtimedwait" : "pause";
+	if (!bit || sig == 9 || sig == 19) {
+		WHY("%s cannot be caught, blocked or waited for", nm);
+		return sig == 9 ? LT_SIG_END_YES : LT_SIG_END_NO;
+	}
+	if (!w->disp_ok) {
+		WHY("the process's signal dispositions (SigCgt, SigIgn) could not be read");
+		return LT_SIG_END_MAYBE;
+	}
+	if (w->ignored & bit) {
+		WHY("%s is ignored (SigIgn)%s", nm, sig == 17 ? ": the kernel sends none when a child exits" : "");
+		return LT_SIG_END_NO;
+	}
+	if (w->nr == 128) {
+		if (!w->set_ok) {
+			WHY("the set rt_sigtimedwait waits for could not be read");
+			return LT_SIG_END_MAYBE;
+		}
+		if (w->set & bit) {
+			WHY("%s is in the set rt_sigtimedwait waits for", nm);
+			return LT_SIG_END_YES;
+		}
+	}
+	if (!w->blocked_ok) {
+		WHY(w->nr == 130 ? "the mask rt_sigsuspend installed could not be read"
+			: "the signals it blocks (SigBlk) could not be read");
+		return LT_SIG_END_MAYBE;
+	}
+	if (w->blocked & bit) {
+		WHY("%s is blocked during %s%s", nm, call, w->nr == 130 ? " (in the mask it passed)" : " (SigBlk)");
+		return LT_SIG_END_NO;
+	}
+	if (w->caught & bit) {
+		WHY("%s is caught (SigCgt) and not blocked during %s", nm, call);
+		return LT_SIG_END_YES;
+	}
+	int d = default_action(sig);
+	if (d == 1) {
+		WHY("%s is at its default action, which discards it: it does not end %s", nm, call);
+		return LT_SIG_END_NO;
+	}
+	if (d == 2) {
+		WHY("%s stops the process, which then waits on in %s", nm, call);
+		return LT_SIG_END_NO;
+	}
+	WHY("%s is not blocked during %s, and its default action ends the process", nm, call);
+	return LT_SIG_END_YES;
+}
+#undef WHY
+
+size_t lt_parse_proc_timers(const char *text, struct lt_ptimer *out, size_t max)
+{
+	/* ID: 0 / signal: 14/0000000000000000 / notify: signal/pid.812 /
+	 * ClockID: 0, one block per timer */
+	size_t n = 0;
+	struct lt_ptimer *cur = NULL;
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, "ID:", 3)) {
+			cur = n < max ? &out[n++] : NULL;
+			if (cur) {
+				memset(cur, 0, sizeof(*cur));
+				cur->id = (int)strtol(p + 3, NULL, 10);
+			}
+		} else if (cur && !strncmp(p, "signal:", 7)) {
+			cur->signo = (int)strtol(p + 7, NULL, 10);
+		} else if (cur && !strncmp(p, "notify:", 7)) {
+			const char *q = p + 7;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			cur->signal = !strncmp(q, "signal/", 7);
+			const char *slash = strchr(q, '/');
+			const char *eol = strchr(q, '\n');
+			if (slash && (!eol || slash < eol)) {
+				cur->to_thread = !strncmp(slash + 1, "tid.", 4);
+				const char *dot = strchr(slash, '.');
+				if (dot && (!eol || dot < eol))
+					cur->target = (pid_t)strtol(dot + 1, NULL, 10);
+			}
+		} else if (cur && !strncmp(p, "ClockID:", 8)) {
+			cur->clock = (int)strtol(p + 8, NULL, 10);
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}

@@ -52,7 +52,8 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 	char pl[128];
 	pid_list(e, pl, sizeof(pl));
 	const char *who;
-	switch (e->kind) {
+	switch (lt_wf_maybe_child(e) ? LT_WF_NONE : e->kind) {
+	case LT_WF_NONE: who = "perhaps (inferred) child process"; break;
 	case LT_WF_FILE_LOCK: who = "held by process"; break;
 	case LT_WF_PIPE_READ:
 	case LT_WF_PIPE_WRITE:
@@ -362,6 +363,8 @@ static const char *kind_verb(const struct lt_wf_edge *e)
 
 static const char *kind_by(const struct lt_wf_edge *e)
 {
+	if (lt_wf_maybe_child(e))
+		return "perhaps child";
 	if (lt_wf_connecting(e))
 		return "listener held by";
 	switch (e->kind) {
@@ -566,7 +569,7 @@ static void waited_by_evidence(struct lt_verdict *v, const struct lt_snapshot *s
 			bool names = false;
 			for (size_t q = 0; q < e->n_pids; q++)
 				names |= e->pids[q] == own;
-			if (!names || ends_by_itself(e->kind))
+			if (!names || (ends_by_itself(e->kind) && !lt_wf_maybe_child(e)))
 				continue;
 			char *act = lts_thread_activity(u);
 			lt_strlist_add(&v->evidence, "waited for by: thread %d (%s) of process %d %s on %s <- %s %d",
@@ -627,23 +630,52 @@ static void edges_evidence(struct lt_verdict *v, const struct lt_waitfor *w)
 	}
 }
 
+/* A signal wait's timers (lt_wf_sigtimer), which may end it first:
+ * "; or by its timer, if armed: ... (when it fires is not known)", or
+ * NULL when it has none. */
+static char *timer_clause(const struct lt_waitfor *w)
+{
+	const struct lt_wf_edge *first = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < w->n_edges; i++)
+		if (lt_wf_sigtimer(&w->edges[i])) {
+			first = first ? first : &w->edges[i];
+			n++;
+		}
+	if (!first)
+		return NULL;
+	return lts_asprintf("; or by a timer: the signal of %s%s (whether it is, and when it fires, is not "
+			    "known: no deadlock is claimed)", first->what + sizeof(LT_WF_SIGTIMER) - 1,
+			    n > 1 ? ", or of another" : "");
+}
+
 static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 {
 	const struct lt_waitfor *w = t->wf;
 	bool leak = false, stuck = w->n_edges > 0;
+	const struct lt_wf_edge *timer = NULL; /* a signal wait's timer, armed or not (not known) */
+	size_t n_party = 0;
 	for (size_t i = 0; i < w->n_edges; i++) {
 		const struct lt_wf_edge *e = &w->edges[i];
+		if (lt_wf_sigtimer(e)) {
+			timer = timer ? timer : e;
+			continue;
+		}
+		n_party++;
 		if (leaked(w, e))
 			leak = true;
 		else if (!stuck_edge_in(s, w->pid, e))
 			stuck = false;
 	}
+	if (!n_party)
+		return;
 	if (!stuck && !leak)
 		return;
 	if (leak && !stuck) {
 		/* every other edge must be stuck too, unless the leak is the only one */
 		for (size_t i = 0; i < w->n_edges; i++)
-			if (!leaked(w, &w->edges[i]) && !stuck_edge_in(s, w->pid, &w->edges[i]))
+			if (!leaked(w, &w->edges[i]) && !lt_wf_sigtimer(&w->edges[i]) &&
+			    !stuck_edge_in(s, w->pid, &w->edges[i]))
 				return;
 	}
 	/* another thread of its own process running could still write */
@@ -672,9 +704,12 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 					  (int)w->pid);
 	else {
 		char *pp = party_phrase(s, e);
+		char *tq = timer_clause(w);
 		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by "
-					  "progress: %s", (int)t->tid, lt_thread_name(t), act ? act : "?",
-					  pp ? pp : "?", e->kind == LT_WF_CHILD ? "its child" : "the other end");
+					  "progress: %s%s", (int)t->tid, lt_thread_name(t), act ? act : "?",
+					  pp ? pp : "?", e->kind == LT_WF_CHILD ? "its child" : "the other end",
+					  tq ? tq : "");
+		free(tq);
 		free(pp);
 	}
 	free(act);
@@ -801,9 +836,13 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		pid_t listed[MAX_SET];
 		size_t ol = 0, n_others = 0;
 		bool cut = false;
+		bool maybe = false; /* a child the wait may be for (its mask unread) */
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
-			if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids) {
+			if (lt_wf_sigtimer(e)) /* said in the summary */
+				continue;
+			maybe |= lt_wf_maybe_child(e);
+			if ((ends_by_itself(e->kind) && !lt_wf_maybe_child(e)) || !e->n_pids || e->more_pids) {
 				into = false;
 				break;
 			}
@@ -862,9 +901,13 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		else if (n_others)
 			snprintf(tail, sizeof(tail), " (that it would, not process%s %s, also at the other end and in no "
 				 "such wait, is inferred)", n_others > 1 ? "es" : "", others);
-		v->summary = lts_asprintf("thread %d (%s) %s waits for process %d, %s %s: %s%s", (int)t->tid,
-					  lt_thread_name(t), act ? act : "?", (int)who->wf->pid, party,
-					  stuck_words(pv->kind), pv->summary ? pv->summary : "?", tail);
+		char *tq = timer_clause(w);
+		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s", (int)t->tid,
+					  lt_thread_name(t), act ? act : "?", maybe ? ", perhaps (inferred)," : "",
+					  (int)who->wf->pid, party, stuck_words(pv->kind), pv->summary ? pv->summary : "?",
+					  tail, maybe ? " (that its wait is for its child is inferred: the signal "
+							"mask of its call could not be read)" : "", tq ? tq : "");
+		free(tq);
 		free(act);
 		edges_evidence(v, w);
 		waited_by_evidence(v, s, t);
@@ -953,7 +996,8 @@ size_t lts_wf_polled_locks(const struct lt_snapshot *s, pid_t *holders, size_t m
 char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure, bool *some_blocked)
 {
 	/* counts of edges by what ends them; parties named (up to 3) */
-	size_t timer = 0, remote = 0, listen = 0, unknown = 0, fifo = 0, by_party[LT_WFP_GONE + 1] = { 0 };
+	size_t timer = 0, remote = 0, listen = 0, unknown = 0, fifo = 0, maybe_child = 0;
+	size_t by_party[LT_WFP_GONE + 1] = { 0 };
 	pid_t named[LT_WFP_GONE + 1][3];
 	size_t n_named[LT_WFP_GONE + 1] = { 0 };
 	bool any = false;
@@ -972,6 +1016,8 @@ char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure, bool *some_
 				listen++;
 			else if (lt_wf_fifo_open(e))
 				fifo++;
+			else if (lt_wf_maybe_child(e))
+				maybe_child++;
 			else if (!e->n_pids || e->kind == LT_WF_UNKNOWN)
 				unknown++;
 			else {
@@ -1023,11 +1069,14 @@ char *lts_wf_idle_because(const struct lt_snapshot *s, bool *unsure, bool *some_
 	if (fifo)
 		ADD("%s%zu wait%s for a process to open a FIFO's other end (which one will is not known)",
 		    l ? "; " : "", fifo, fifo > 1 ? "s" : "");
+	if (maybe_child)
+		ADD("%s%zu signal wait%s that may be for a child (inferred: the signal mask of the call could not "
+		    "be read)", l ? "; " : "", maybe_child, maybe_child > 1 ? "s" : "");
 #undef ADD
 	/* what ends some of the waits is not known: none is known to be
 	 * stuck, which is less than none being stuck */
 	if (unsure)
-		*unsure = unknown || fifo || by_party[LT_WFP_UNKNOWN];
+		*unsure = unknown || fifo || maybe_child || by_party[LT_WFP_UNKNOWN];
 	if (some_blocked) /* a party is blocked itself: the threads have other waits that can end */
 		*some_blocked = by_party[LT_WFP_BLOCKED] > 0;
 	return lts_strdup(buf);
