@@ -1391,6 +1391,169 @@ Test(waitfor_live, wait4_parent_of_a_child_blocked_on_a_file_lock)
 	lt_multi_free(m);
 }
 
+#define TIMEOUT_BIN "/usr/bin/timeout"
+#define DASH_BIN "/bin/dash"
+
+/* The signal mask in /proc/PID/task/TID/status FIELD ("SigBlk:"). */
+static uint64_t status_mask(pid_t pid, pid_t tid, const char *field)
+{
+	char path[96], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	uint64_t v = 0;
+	cr_assert_eq(lt_status_sigmask(buf, field, &v), 0, "%s in %s", field, path);
+	return v;
+}
+
+/* Whether /proc/PID/timers lists a timer that signals SIG to the process. */
+static bool has_signal_timer(pid_t pid, int sig)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	struct lt_ptimer tm[8];
+	size_t nt = lt_parse_proc_timers(buf, tm, 8);
+	for (size_t i = 0; i < nt; i++)
+		if (tm[i].signal && tm[i].signo == sig && tm[i].target == pid)
+			return true;
+	return false;
+}
+
+static const struct lt_verdict *verdict_for(const struct lt_multi_snapshot *m, enum lt_verdict_kind k,
+					    pid_t tid)
+{
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		if (m->view.verdicts[i].kind == k && has_tid(&m->view.verdicts[i], tid))
+			return &m->view.verdicts[i];
+	return NULL;
+}
+
+/* coreutils' timeout(1) runs flock(1) on a file another flock(1) holds:
+ * timeout waits for its child in rt_sigsuspend (SIGCHLD caught, the mask
+ * it passes blocking none), not in wait4, and its timer_create timer
+ * (SIGALRM) could end the wait too.  Its snapshot has a child edge naming
+ * the child, the flock(1) /proc/locks names as the waiter; following it
+ * reaches the child's lock wait, whose holder is the first flock(1); the
+ * parent is a wait chain into it that says its timer may end it first
+ * (when, /proc does not say): never IDLE, never a deadlock.  With the mask
+ * unread (LOCKTRACE_NO_SIGMASK) the same child is named, as an inference. */
+Test(waitfor_live, timeout1_in_sigsuspend_is_followed_to_its_childs_lock_holder)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(TIMEOUT_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, coreutils)", FLOCK_BIN, TIMEOUT_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	spawn(1, (char *const[]){ TIMEOUT_BIN, "600", FLOCK_BIN, lockfile[0], "true", NULL });
+	pid_t to = procs[1].pid, ch = only_child(to);
+	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
+	wait_in_syscall(to, to, 130);                                 /* timeout in rt_sigsuspend */
+	uint64_t blk = status_mask(to, to, "SigBlk:"), cgt = status_mask(to, to, "SigCgt:");
+	cr_assert(cgt & (1ULL << 16), "timeout(1) catches SIGCHLD (SigCgt %#llx)", (unsigned long long)cgt);
+	bool timer = has_signal_timer(to, 14);
+
+	struct lt_snapshot *s = take(to);
+	const struct lt_wf_edge *e = edge_of(s, to, LT_WF_CHILD);
+	cr_assert_eq(e->n_pids, 1, "one child");
+	cr_expect_eq(e->pids[0], ch, "the child %d, the waiter of /proc/locks: %s", (int)ch, waiting);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the child is blocked itself (%s)", e->doing ? e->doing : "?");
+	cr_expect(e->doing && strstr(e->doing, "flock"), "what the child does: %s", e->doing ? e->doing : "?");
+	cr_expect(!strncmp(e->what, LT_WF_SIGCHLD, strlen(LT_WF_SIGCHLD)), "%s", e->what);
+	cr_expect(e->evidence && strstr(e->evidence, "read from its memory"), "the mask from the call: %s",
+		  e->evidence ? e->evidence : "?");
+	const struct lt_thread *t = lt_snapshot_find(s, to);
+	char want[64];
+	snprintf(want, sizeof(want), "rt_sigsuspend(mask %#" PRIx64 ")", blk); /* the kernel installs it: SigBlk */
+	if (!blk)
+		snprintf(want, sizeof(want), "rt_sigsuspend(mask 0x0)");
+	cr_expect(t->detail && strstr(t->detail, want), "%s in: %s", want, t->detail ? t->detail : "?");
+	const struct lt_wf_edge *te = NULL;
+	for (size_t i = 0; i < t->wf->n_edges; i++)
+		if (lt_wf_sigtimer(&t->wf->edges[i]))
+			te = &t->wf->edges[i];
+	cr_expect_eq(te != NULL, timer, "a timer edge as /proc/%d/timers lists a SIGALRM timer (%d)", (int)to, timer);
+	if (te)
+		cr_expect(strstr(te->what, "POSIX timer") && strstr(te->what, "SIGALRM") && te->evidence &&
+			  strstr(te->evidence, "not known"), "%s [%s]", te->what, te->evidence ? te->evidence : "");
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(to);
+	cr_assert_eq(m->n_procs, 2, "followed from timeout into its child");
+	cr_expect_eq(m->procs[1]->pid, ch);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, ch);
+	cr_assert_not_null(lw, "the child's lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	char by[64];
+	snprintf(by, sizeof(by), "waited for by: thread %d (timeout)", (int)to);
+	cr_expect(tl_strlist_has(&lw->evidence, by), "the finding names timeout before the child: %s", lw->summary);
+	const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, to);
+	cr_assert_not_null(wc, "timeout's wait chain");
+	char into[64], holder[32];
+	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (flock)", (int)ch, (int)ch);
+	snprintf(holder, sizeof(holder), "held by processes %d", (int)procs[0].pid);
+	cr_expect(strstr(wc->summary, into) && strstr(wc->summary, "in a lock wait") && strstr(wc->summary, holder),
+		  "%s", wc->summary);
+	cr_expect(!timer || strstr(wc->summary, "or by a timer: the signal of POSIX timer"), "%s", wc->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE && m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK,
+			  "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+
+	setenv("LOCKTRACE_NO_SIGMASK", "1", 1);
+	s = take(to);
+	unsetenv("LOCKTRACE_NO_SIGMASK");
+	e = edge_of(s, to, LT_WF_UNKNOWN);
+	cr_expect(lt_wf_maybe_child(e), "%s", e->what);
+	cr_expect(e->n_pids == 1 && e->pids[0] == ch, "perhaps the child %d", (int)ch);
+	cr_expect(e->evidence && strstr(e->evidence, "inferred"), "%s", e->evidence ? e->evidence : "?");
+	lt_snapshot_free(s);
+}
+
+/* dash's `wait` builtin (Debian's /bin/sh) waits in rt_sigsuspend, not in
+ * wait4 as bash's does: followed the same way into its background
+ * flock(1) and that lock's holder. */
+Test(waitfor_live, dash_wait_builtin_in_sigsuspend_is_followed_to_its_childs_lock_holder)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(DASH_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, dash)", FLOCK_BIN, DASH_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "%s %s true & wait", FLOCK_BIN, lockfile[0]);
+	spawn(1, (char *const[]){ DASH_BIN, "-c", cmd, NULL });
+	pid_t sh = procs[1].pid, ch = only_child(sh);
+	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting));
+	wait_in_syscall(sh, sh, 130); /* dash's wait: rt_sigsuspend */
+
+	struct lt_multi_snapshot *m = follow(sh);
+	cr_assert_eq(m->n_procs, 2, "followed from dash into its child");
+	cr_expect_eq(m->procs[1]->pid, ch);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, ch);
+	cr_assert_not_null(lw, "the child's lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, sh);
+	cr_assert_not_null(wc, "dash's wait chain");
+	char into[64];
+	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (flock)", (int)ch, (int)ch);
+	cr_expect(strstr(wc->summary, into) && strstr(wc->summary, "in a lock wait"), "%s", wc->summary);
+	cr_expect(!strstr(wc->summary, "or by a timer"), "dash has no timer: %s", wc->summary);
+	lt_multi_free(m);
+}
+
 static const char POPEN_PY[] =
 	"import subprocess\n"
 	"p = subprocess.Popen(['sleep', '600'])\n"

@@ -1370,3 +1370,214 @@ Test(waitfor_verdicts, a_socket_read_with_so_rcvtimeo_in_a_cycle_lasts_until_its
 		free_snap(&s);
 	}
 }
+
+/* ---- signal waits that a child's SIGCHLD can end ---- */
+
+#define SIGBIT(n) (1ULL << ((n) - 1))
+
+/* The rule of lt_sigwait_ends, case by case: what ends rt_sigsuspend,
+ * pause and rt_sigtimedwait, and what leaves it unknown. */
+Test(waitfor_parse, which_signals_end_a_signal_wait)
+{
+	char why[200];
+	/* timeout(1) as this kernel shows it: SigCgt 0x16007 (HUP INT QUIT
+	 * ALRM TERM CHLD), SigIgn 0x300000 (TTIN TTOU), mask 0 */
+	struct lt_sigwait w = { .nr = 130, .blocked_ok = true, .disp_ok = true, .blocked = 0,
+				.caught = 0x16007, .ignored = 0x300000 };
+	cr_expect_eq(lt_sigwait_ends(&w, 17, why, sizeof(why)), LT_SIG_END_YES, "%s", why);
+	cr_expect(strstr(why, "SIGCHLD is caught"), "%s", why);
+	cr_expect_eq(lt_sigwait_ends(&w, 14, why, sizeof(why)), LT_SIG_END_YES, "SIGALRM caught: %s", why);
+	cr_expect_eq(lt_sigwait_ends(&w, 22, why, sizeof(why)), LT_SIG_END_NO, "SIGTTOU ignored: %s", why);
+	/* SIGCHLD blocked by the mask the call passed */
+	w.blocked = SIGBIT(17);
+	cr_expect_eq(lt_sigwait_ends(&w, 17, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+	cr_expect(strstr(why, "blocked during rt_sigsuspend"), "%s", why);
+	/* SIGCHLD at its default action: discarded, it ends no sigsuspend */
+	w.blocked = 0;
+	w.caught = 0;
+	cr_expect_eq(lt_sigwait_ends(&w, 17, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+	cr_expect(strstr(why, "discards"), "%s", why);
+	/* but SIGALRM's default kills the process: the wait ends */
+	cr_expect_eq(lt_sigwait_ends(&w, 14, why, sizeof(why)), LT_SIG_END_YES, "%s", why);
+	/* and a stop signal stops it: the wait goes on */
+	cr_expect_eq(lt_sigwait_ends(&w, 20, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+	/* SIGCHLD ignored: the kernel sends none */
+	w.caught = SIGBIT(17);
+	w.ignored = SIGBIT(17);
+	cr_expect_eq(lt_sigwait_ends(&w, 17, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+	/* the mask unread: not known, never yes or no */
+	w.ignored = 0;
+	w.blocked_ok = false;
+	cr_expect_eq(lt_sigwait_ends(&w, 17, why, sizeof(why)), LT_SIG_END_MAYBE, "%s", why);
+	cr_expect(strstr(why, "could not be read"), "%s", why);
+	w.blocked_ok = true;
+	w.disp_ok = false;
+	cr_expect_eq(lt_sigwait_ends(&w, 17, why, sizeof(why)), LT_SIG_END_MAYBE, "%s", why);
+
+	/* pause: what the thread blocks (SigBlk) */
+	struct lt_sigwait p = { .nr = 34, .blocked_ok = true, .disp_ok = true, .caught = SIGBIT(17) };
+	cr_expect_eq(lt_sigwait_ends(&p, 17, why, sizeof(why)), LT_SIG_END_YES, "%s", why);
+	p.blocked = SIGBIT(17);
+	cr_expect_eq(lt_sigwait_ends(&p, 17, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+
+	/* sigwaitinfo / rt_sigtimedwait: SIGCHLD in its set (blocked before
+	 * the call, as it must be: SigBlk then shows it taken out), caught or not */
+	struct lt_sigwait t = { .nr = 128, .set_ok = true, .set = SIGBIT(17), .blocked_ok = true,
+				.blocked = SIGBIT(10), .disp_ok = true };
+	cr_expect_eq(lt_sigwait_ends(&t, 17, why, sizeof(why)), LT_SIG_END_YES, "%s", why);
+	cr_expect(strstr(why, "in the set rt_sigtimedwait waits for"), "%s", why);
+	/* not in the set: blocked (SigBlk) ends nothing */
+	t.set = SIGBIT(10);
+	t.blocked = SIGBIT(17);
+	cr_expect_eq(lt_sigwait_ends(&t, 17, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+	/* the set unread */
+	t.set_ok = false;
+	cr_expect_eq(lt_sigwait_ends(&t, 17, why, sizeof(why)), LT_SIG_END_MAYBE, "%s", why);
+}
+
+Test(waitfor_parse, proc_timers_and_status_masks)
+{
+	/* /proc/PID/timers of timeout(1) on this kernel, and a glibc
+	 * SIGEV_THREAD timer (its helper thread gets SIGRTMIN) */
+	const char *txt = "ID: 0\nsignal: 14/0000000000000000\nnotify: signal/pid.14693\nClockID: 0\n"
+			  "ID: 1\nsignal: 32/00007f0000001000\nnotify: signal/tid.14700\nClockID: 1\n"
+			  "ID: 2\nsignal: 0/0000000000000000\nnotify: none/pid.14693\nClockID: 1\n";
+	struct lt_ptimer tm[4];
+	cr_assert_eq(lt_parse_proc_timers(txt, tm, 4), 3);
+	cr_expect_eq(tm[0].id, 0);
+	cr_expect_eq(tm[0].signo, 14);
+	cr_expect(tm[0].signal && !tm[0].to_thread);
+	cr_expect_eq(tm[0].target, 14693);
+	cr_expect_eq(tm[0].clock, 0);
+	cr_expect_eq(tm[1].signo, 32);
+	cr_expect(tm[1].signal && tm[1].to_thread);
+	cr_expect_eq(tm[1].target, 14700);
+	cr_expect_eq(tm[1].clock, 1);
+	cr_expect(!tm[2].signal, "notify none: no signal");
+	cr_expect_eq(lt_parse_proc_timers(txt, tm, 1), 1, "bounded by max");
+
+	const char *st = "Name:\ttimeout\nSigQ:\t1/96367\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n"
+			 "SigBlk:\t0000000000010000\nSigIgn:\t0000000000300000\nSigCgt:\t0000000000016007\n";
+	uint64_t v = 0;
+	cr_expect_eq(lt_status_sigmask(st, "SigBlk:", &v), 0);
+	cr_expect_eq(v, 0x10000);
+	cr_expect_eq(lt_status_sigmask(st, "SigCgt:", &v), 0);
+	cr_expect_eq(v, 0x16007);
+	cr_expect_eq(lt_status_sigmask(st, "SigIgn:", &v), 0);
+	cr_expect_eq(v, 0x300000);
+	cr_expect_eq(lt_status_sigmask("Name:\tx\n", "SigBlk:", &v), -1);
+	char nb[24];
+	cr_expect_str_eq(lt_signal_name(17, nb, sizeof(nb)), "SIGCHLD");
+	cr_expect_str_eq(lt_signal_name(34, nb, sizeof(nb)), "SIGRTMIN+2");
+}
+
+/* timeout(1) (100) in rt_sigsuspend, its SIGCHLD edge into its child
+ * flock(1) (200), which waits for a file lock held by 300 (asleep on a
+ * timer): the child's lock wait, and a wait chain of 100 into it; with
+ * the timer whose signal can end 100's wait, said as such. */
+static void sigsuspend_parent(struct lt_thread *t, pid_t child, enum lt_wf_pstate ps, bool timer, bool maybe)
+{
+	blocked(t, 100, 130, LT_WAIT_SIGNAL);
+	struct lt_wf_edge *e = edge(t, 100, maybe ? LT_WF_UNKNOWN : LT_WF_CHILD, child, ps);
+	free(e->what);
+	e->what = strdup(maybe ? LT_WF_MAYBE_CHILD "any child (rt_sigsuspend)" : LT_WF_SIGCHLD "any child (rt_sigsuspend)");
+	e->doing = strdup("200 (flock): flock");
+	if (timer) {
+		struct lt_wf_edge *te = lt_waitfor_add(t, 100, LT_WF_TIMER);
+		te->what = strdup(LT_WF_SIGTIMER "POSIX timer 0 (timer_create, CLOCK_REALTIME, SIGALRM), if it is armed");
+	}
+}
+
+static void flock_child(struct lt_thread *t, pid_t holder, enum lt_wf_pstate ps)
+{
+	blocked(t, 200, 73, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(t, 200, LT_WF_FILE_LOCK, holder, ps);
+	free(e->what);
+	e->what = strdup("FLOCK WRITE lock on /tmp/l");
+	e->doing = strdup(holder == 100 ? "100 (timeout): rt_sigsuspend" : "300 (flock): wait4");
+}
+
+static const struct lt_verdict *verdict_of(const struct lt_snapshot *s, enum lt_verdict_kind k, pid_t tid)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t j = 0; s->verdicts[i].kind == k && j < s->verdicts[i].n_tids; j++)
+			if (s->verdicts[i].tids[j] == tid)
+				return &s->verdicts[i];
+	return NULL;
+}
+
+Test(waitfor_verdicts, a_signal_wait_for_a_child_in_a_lock_wait_is_a_wait_chain_with_its_timer_said)
+{
+	struct lt_thread th[2];
+	sigsuspend_parent(&th[0], 200, LT_WFP_BLOCKED, true, false);
+	flock_child(&th[1], 300, LT_WFP_TIMED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *lw = verdict_of(&s, LT_VERDICT_LOCK_WAIT, 200);
+	cr_assert_not_null(lw, "the child's lock wait");
+	cr_expect_eq(lw->owner, 300);
+	const struct lt_verdict *ch = verdict_of(&s, LT_VERDICT_WAIT_CHAIN, 100);
+	cr_assert_not_null(ch, "a wait chain of the parent in rt_sigsuspend (first: %s)", s.verdicts[0].summary);
+	cr_expect(strstr(ch->summary, "waits for process 200") && strstr(ch->summary, "in a lock wait"), "%s",
+		  ch->summary);
+	cr_expect(strstr(ch->summary, "or by a timer: the signal of POSIX timer 0") &&
+		  strstr(ch->summary, "when it fires, is not known"), "%s", ch->summary);
+	cr_expect(!strstr(ch->summary, "inferred"), "nothing inferred: %s", ch->summary);
+	cr_expect(!verdict_of(&s, LT_VERDICT_IDLE, 100), "not IDLE");
+	free_snap(&s);
+}
+
+/* The mask unread: the same chain, said as an inference. */
+Test(waitfor_verdicts, a_signal_wait_whose_mask_is_unread_is_a_chain_said_as_inferred)
+{
+	struct lt_thread th[2];
+	sigsuspend_parent(&th[0], 200, LT_WFP_BLOCKED, false, true);
+	flock_child(&th[1], 300, LT_WFP_TIMED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *ch = verdict_of(&s, LT_VERDICT_WAIT_CHAIN, 100);
+	cr_assert_not_null(ch, "a wait chain (first: %s)", s.verdicts[0].summary);
+	cr_expect(strstr(ch->summary, "perhaps (inferred)") &&
+		  strstr(ch->summary, "that its wait is for its child is inferred"), "%s", ch->summary);
+	free_snap(&s);
+
+	/* its child asleep on a timer: IDLE, but never "none for anything
+	 * stuck": the wait may be for the child (inferred) */
+	struct lt_thread t1[1];
+	sigsuspend_parent(&t1[0], 201, LT_WFP_TIMED, false, true);
+	struct lt_snapshot s1 = { .pid = 100, .threads = t1, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s1, NULL), 0);
+	cr_assert_eq(s1.verdicts[0].kind, LT_VERDICT_IDLE, "%s", s1.verdicts[0].summary);
+	cr_expect(strstr(s1.verdicts[0].summary, "none known to be stuck") &&
+		  strstr(s1.verdicts[0].summary, "1 signal wait that may be for a child (inferred"), "%s",
+		  s1.verdicts[0].summary);
+	free_snap(&s1);
+}
+
+/* The child waits for a lock its parent holds (the parent in
+ * rt_sigsuspend for it): a deadlock when no timer can end the parent's
+ * wait, never one when a timer can (it says so instead). */
+Test(waitfor_verdicts, a_signal_wait_in_a_cycle_is_a_deadlock_only_without_a_timer)
+{
+	struct lt_thread th[2];
+	sigsuspend_parent(&th[0], 200, LT_WFP_BLOCKED, false, false);
+	flock_child(&th[1], 100, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_expect_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
+	free_snap(&s);
+
+	struct lt_thread t2[2];
+	sigsuspend_parent(&t2[0], 200, LT_WFP_BLOCKED, true, false);
+	flock_child(&t2[1], 100, LT_WFP_BLOCKED);
+	struct lt_snapshot s2 = { .pid = 100, .threads = t2, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	for (size_t i = 0; i < s2.n_verdicts; i++)
+		cr_expect(s2.verdicts[i].kind != LT_VERDICT_DEADLOCK, "no deadlock with a timer: %s",
+			  s2.verdicts[i].summary);
+	const struct lt_verdict *ch = verdict_of(&s2, LT_VERDICT_WAIT_CHAIN, 100);
+	cr_assert_not_null(ch, "the parent's chain (first: %s)", s2.verdicts[0].summary);
+	cr_expect(strstr(ch->summary, "or by a timer") && strstr(ch->summary, "no deadlock is claimed"), "%s",
+		  ch->summary);
+	free_snap(&s2);
+}
