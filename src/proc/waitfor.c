@@ -216,6 +216,38 @@ static void children_of(struct party *p, int depth)
 	p->st = best == LT_WFP_GONE ? LT_WFP_RUNNING /* reaps it now */ : best;
 }
 
+/* A party's thread TID of process PID in rt_sigsuspend or pause: 0 a
+ * signal wait no child ends (SIGCHLD not caught, or blocked: SigBlk is
+ * the mask during either call), 1 a child's SIGCHLD ends it (a child wait,
+ * as wait4's), 2 that, and a timer of /proc/PID/timers whose signal the
+ * thread does not block may end it too (timeout(1) as a party). */
+static int sigchld_wait(pid_t pid, pid_t tid)
+{
+	char path[96], buf[4096];
+	uint64_t cgt, ign, blk;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0 || lt_status_sigmask(buf, "SigCgt:", &cgt) ||
+	    lt_status_sigmask(buf, "SigIgn:", &ign))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0 || lt_status_sigmask(buf, "SigBlk:", &blk))
+		return 0;
+	struct lt_sigwait w = { .nr = 130, .blocked_ok = true, .disp_ok = true, .blocked = blk, .caught = cgt,
+				.ignored = ign };
+	if (lt_sigwait_ends(&w, 17, NULL, 0) != LT_SIG_END_YES)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0) {
+		struct lt_ptimer tm[8];
+		size_t n = lt_parse_proc_timers(buf, tm, 8);
+		for (size_t i = 0; i < n; i++)
+			if (tm[i].signal && tm[i].target == (tm[i].to_thread ? tid : pid) &&
+			    lt_sigwait_ends(&w, tm[i].signo, NULL, 0) != LT_SIG_END_NO)
+				return 2;
+	}
+	return 1;
+}
+
 static void party_read(struct party *p, int depth)
 {
 	char path[64], buf[1024], comm[64] = "?";
@@ -261,7 +293,14 @@ static void party_read(struct party *p, int depth)
 			snprintf(wb, sizeof(wb), "%s", n ? n : "syscall");
 			what = wb;
 			waits += sc.nr == 61 || sc.nr == 247;
-			if (timed_wait(sc.nr, sc.args))
+			int sw = (sc.nr == 130 || sc.nr == 34) ? sigchld_wait(p->pid, tids[i]) : 0;
+			if (sw == 2) { /* a child wait a timer's signal may end too */
+				timed++;
+				snprintf(wb, sizeof(wb), "%s for a child, or a timer", n ? n : "syscall");
+			} else if (sw == 1) { /* a child wait, judged by the children */
+				waits++;
+				blocked++;
+			} else if (timed_wait(sc.nr, sc.args))
 				timed++;
 			else if (event_wait(sc.nr))
 				events++;

@@ -1554,6 +1554,40 @@ Test(waitfor_live, dash_wait_builtin_in_sigsuspend_is_followed_to_its_childs_loc
 	lt_multi_free(m);
 }
 
+/* flock(1) holds lock 1 and runs dash, whose `wait` (rt_sigsuspend)
+ * waits for a background flock(1) that waits for lock 2, held by another
+ * flock(1).  A waiter for lock 1 finds its holders (the outer flock(1),
+ * dash, the inner flock(1), which share the open file) blocked: dash is
+ * judged by its child, as a wait4 is, not "in an event wait (idle)". */
+Test(waitfor_live, a_lock_holder_in_dash_wait_is_judged_by_its_child)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(DASH_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, dash)", FLOCK_BIN, DASH_BIN);
+	tmp_lockfile(0);
+	tmp_lockfile(1);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[1], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	tl_locks_line(procs[0].pid, lockfile[1], false, held, sizeof(held));
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "%s %s true & wait", FLOCK_BIN, lockfile[1]);
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], DASH_BIN, "-c", cmd, NULL });
+	pid_t outer = procs[1].pid, sh = only_child(outer), inner = only_child(sh);
+	tl_locks_line(inner, lockfile[1], true, waiting, sizeof(waiting));
+	wait_in_syscall(sh, sh, 130);
+	spawn(2, (char *const[]){ FLOCK_BIN, lockfile[0], "true", NULL });
+	tl_locks_line(procs[2].pid, lockfile[0], true, waiting, sizeof(waiting));
+
+	struct lt_snapshot *s = take(procs[2].pid);
+	const struct lt_wf_edge *e = edge_of(s, procs[2].pid, LT_WF_FILE_LOCK);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the holders are blocked: %s", e->doing ? e->doing : "?");
+	char dash_line[80];
+	snprintf(dash_line, sizeof(dash_line), "%d (dash): rt_sigsuspend, waiting for its child %d (flock)", (int)sh,
+		 (int)inner);
+	cr_expect(e->doing && strstr(e->doing, dash_line), "%s in: %s", dash_line, e->doing ? e->doing : "?");
+	lt_snapshot_free(s);
+}
+
 static const char POPEN_PY[] =
 	"import subprocess\n"
 	"p = subprocess.Popen(['sleep', '600'])\n"
