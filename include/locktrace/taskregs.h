@@ -22,26 +22,47 @@ struct lt_taskregs_rec {
 };
 
 /* One record per socket fd of a process, written by the task-file
- * iterator of bpf/socktimeo.bpf.c: the socket's SO_RCVTIMEO and
- * SO_SNDTIMEO in jiffies (LONG_MAX: none), and the kernel's HZ (0 when
- * the kernel's configuration could not be read). */
+ * iterator of bpf/taskregs.bpf.c: the socket's SO_RCVTIMEO and
+ * SO_SNDTIMEO in jiffies (LONG_MAX: none; the kernel's HZ is
+ * lt_taskiter_socktimeo's). */
 struct lt_socktimeo_rec {
 	uint32_t fd;
-	uint32_t hz;
+	uint32_t pad;
 	uint64_t ino;
 	int64_t rcvtimeo, sndtimeo;
 };
 
 #ifndef __bpf__
 struct lt_tid_regs;
+/* The object of bpf/taskregs.bpf.c loaded for one process: its task
+ * iterator (registers) and, where the kernel takes it, its task-file
+ * iterator (socket timeouts), one BTF load for both. */
+struct lt_taskiter;
+/* Loads the object for tgid: both programs, or, when that fails (a kernel
+ * without what the task-file iterator needs; LOCKTRACE_NO_SOCKTIMEO=1
+ * makes it fail, for tests), the register iterator alone, the socket
+ * timeouts then unreadable (lt_taskiter_socktimeo says why).  0, or -1
+ * with a message in err (no BPF, not root). */
+int lt_taskiter_open(pid_t tgid, struct lt_taskiter **out, char *err, size_t errlen);
+void lt_taskiter_close(struct lt_taskiter *it);
+/* The process it was loaded for. */
+pid_t lt_taskiter_tgid(const struct lt_taskiter *it);
 /* Fills *out (malloc'd, *n entries) with the registers of every thread of
- * tgid; a thread that was running has only its fs base (stale = true).
- * 0, or -1 with a message in err. */
-int lt_taskregs_read(pid_t tgid, struct lt_tid_regs **out, size_t *n, char *err, size_t errlen);
+ * the process; a thread that was running has only its fs base (stale =
+ * true).  0, or -1 with a message in err. */
+int lt_taskiter_regs(struct lt_taskiter *it, struct lt_tid_regs **out, size_t *n, char *err, size_t errlen);
 /* Fills *out (malloc'd, *n entries) with the timeouts of every socket fd
- * of tgid.  0, or -1 with a message in err (no BPF, no task-file
- * iterator, not root). */
-int lt_socktimeo_read(pid_t tgid, struct lt_socktimeo_rec **out, size_t *n, char *err, size_t errlen);
+ * of the process, and *hz with the kernel's HZ (CONFIG_HZ from its
+ * configuration file; 0 when that cannot be read).  0, or -1 with a
+ * message in err (the task-file iterator did not load). */
+int lt_taskiter_socktimeo(struct lt_taskiter *it, struct lt_socktimeo_rec **out, size_t *n, unsigned *hz,
+			  char *err, size_t errlen);
+/* The registers alone (lt_taskiter_open, _regs, _close, without the
+ * task-file iterator).  0, or -1 with a message in err. */
+int lt_taskregs_read(pid_t tgid, struct lt_tid_regs **out, size_t *n, char *err, size_t errlen);
+/* CONFIG_HZ from a kernel configuration file (plain or gzip'd) at path;
+ * 0 when it is not there or cannot be read. */
+unsigned lt_kconfig_hz(const char *path);
 #endif
 
 #endif

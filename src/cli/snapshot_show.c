@@ -280,7 +280,8 @@ static int take(pid_t pid, const struct lt_snapshot_opts *o, struct lt_snapshot 
 /* A snapshot of pid, with the task iterator's registers as root: they
  * unwind past libc's wrappers and their fs bases map pthread_t handles to
  * threads; without them the snapshot falls back to /proc (said in its
- * notes).  0, or 1 after saying why not. */
+ * notes).  The same BPF object's task-file iterator reads socket timeouts
+ * in the snapshot (one load).  0, or 1 after saying why not. */
 static int take_live(pid_t pid, struct lt_snapshot_opts o, struct lt_snapshot **s)
 {
 	struct lt_tid_regs *regs = NULL;
@@ -291,12 +292,14 @@ static int take_live(pid_t pid, struct lt_snapshot_opts o, struct lt_snapshot **
 	int found = lt_target_resolve(pid, &tgid, rerr, sizeof(rerr)) == 0;
 	if (found && denied(tgid))
 		return 1;
-	if (geteuid() == 0 && found && lt_taskregs_read(tgid, &regs, &nregs, rerr, sizeof(rerr)) == 0) {
+	if (geteuid() == 0 && found && lt_taskiter_open(tgid, &o.iter, rerr, sizeof(rerr)) == 0 &&
+	    lt_taskiter_regs(o.iter, &regs, &nregs, rerr, sizeof(rerr)) == 0) {
 		o.regs = regs;
 		o.n_regs = nregs;
 	}
 	int r = take(pid, &o, s);
 	free(regs);
+	lt_taskiter_close(o.iter);
 	return r;
 }
 

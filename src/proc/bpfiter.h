@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Running a BPF iterator program and reading its fixed-size records: the
- * snapshot's task iterator (taskregs.c) and task-file iterator
- * (socktimeo.c). */
+ * snapshot's task iterator and task-file iterator (taskregs.c). */
 #ifndef LOCKTRACE_BPFITER_H
 #define LOCKTRACE_BPFITER_H
 #include <stddef.h>

@@ -49,12 +49,15 @@ static int snapshot_of(pid_t tgid, struct lt_snapshot **out)
 	struct lt_snapshot_opts so = { .flags = LT_SNAP_NO_LINES | LT_SNAP_NO_KSTACK };
 	struct lt_tid_regs *regs = NULL;
 	size_t nregs = 0;
-	if (lt_taskregs_read(tgid, &regs, &nregs, err, sizeof(err)) == 0) {
+	/* one BPF object: the registers now, the socket timeouts in the snapshot */
+	if (lt_taskiter_open(tgid, &so.iter, err, sizeof(err)) == 0 &&
+	    lt_taskiter_regs(so.iter, &regs, &nregs, err, sizeof(err)) == 0) {
 		so.regs = regs;
 		so.n_regs = nregs;
 	}
 	int r = lt_snapshot_take(tgid, &so, out);
 	free(regs);
+	lt_taskiter_close(so.iter);
 	return r;
 }
 

@@ -34,11 +34,13 @@ static struct lt_snapshot *snapshot_now(pid_t tgid, const char *occasion, char *
 	struct lt_snapshot *snap = NULL;
 	char rerr[256];
 
-	if (lt_taskregs_read(tgid, &regs, &nregs, rerr, sizeof(rerr)) == 0) {
+	/* one BPF object: the registers now, the socket timeouts in the snapshot */
+	if (lt_taskiter_open(tgid, &so.iter, rerr, sizeof(rerr)) == 0 &&
+	    lt_taskiter_regs(so.iter, &regs, &nregs, rerr, sizeof(rerr)) == 0) {
 		so.regs = regs;
 		so.n_regs = nregs;
 	}
-	/* after the registers (a BPF iterator to load): the budget is the
+	/* after the registers (BPF iterators to load): the budget is the
 	 * snapshot's own */
 	so.deadline_ns = rec_snap_deadline(tgid);
 	int r = lt_snapshot_take(tgid, &so, &snap);
@@ -47,6 +49,7 @@ static struct lt_snapshot *snapshot_now(pid_t tgid, const char *occasion, char *
 	else
 		snap->occasion = occasion;
 	free(regs);
+	lt_taskiter_close(so.iter);
 	return snap;
 }
 

@@ -740,9 +740,10 @@ static int sock_wait_dir(const struct lt_thread *t)
 
 /* The SO_RCVTIMEO / SO_SNDTIMEO of the socket each thread blocks in a
  * read or write of: one BPF task-file iterator over the process's fds,
- * only when a thread waits so.  Unreadable: said, and each such wait's
- * timeout is unknown (never taken for none). */
-static void sock_timeouts(struct lt_snapshot *s)
+ * only when a thread waits so, from the object the caller loaded for the
+ * registers (o->iter), else loaded here.  Unreadable: said, and each such
+ * wait's timeout is unknown (never taken for none). */
+static void sock_timeouts(struct lt_snapshot *s, const struct lt_snapshot_opts *o)
 {
 	bool any = false;
 	for (size_t i = 0; i < s->n_threads && !any; i++)
@@ -751,9 +752,15 @@ static void sock_timeouts(struct lt_snapshot *s)
 		return;
 	struct lt_socktimeo_rec *v = NULL;
 	size_t n = 0;
+	unsigned hz = 0;
 	char err[256] = "";
-	bool ok = geteuid() == 0 ? lt_socktimeo_read(s->pid, &v, &n, err, sizeof(err)) == 0
-				 : (snprintf(err, sizeof(err), "not root: the BPF task-file iterator needs it"), false);
+	struct lt_taskiter *it = o->iter && lt_taskiter_tgid(o->iter) == s->pid ? o->iter : NULL, *own = NULL;
+	if (!it && geteuid() != 0)
+		snprintf(err, sizeof(err), "not root: the BPF task-file iterator needs it");
+	else if (!it && lt_taskiter_open(s->pid, &own, err, sizeof(err)) == 0)
+		it = own;
+	bool ok = it && lt_taskiter_socktimeo(it, &v, &n, &hz, err, sizeof(err)) == 0;
+	lt_taskiter_close(own);
 	if (!ok)
 		lt_strlist_add(&s->notes, "socket timeouts (SO_RCVTIMEO, SO_SNDTIMEO) not read: %s; a blocking "
 			       "socket read or write may time out", err);
@@ -771,7 +778,7 @@ static void sock_timeouts(struct lt_snapshot *s)
 				t->fdw.sock_timeo = LT_SOCK_TIMEO_NONE;
 			} else {
 				t->fdw.sock_timeo = LT_SOCK_TIMEO_SET;
-				t->fdw.sock_timeo_ms = v[k].hz ? j * 1000 / (int64_t)v[k].hz : -1;
+				t->fdw.sock_timeo_ms = hz ? j * 1000 / (int64_t)hz : -1;
 			}
 		}
 	}
@@ -1478,7 +1485,7 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 		}
 	}
 
-	sock_timeouts(s);
+	sock_timeouts(s, o);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)

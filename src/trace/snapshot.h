@@ -25,6 +25,7 @@ extern "C" {
 struct lt_rtlock;
 struct lt_go;
 struct lt_waitfor;
+struct lt_taskiter;
 
 /* ---- register sets ------------------------------------------------------ */
 
@@ -77,6 +78,11 @@ struct lt_snapshot_opts {
 	void *get_regs_arg;
 	const struct lt_tid_regs *regs;
 	size_t n_regs;
+	/* The BPF iterators loaded for the process (lt_taskiter_open,
+	 * locktrace/taskregs.h), whose task-file iterator reads the socket
+	 * timeouts when a thread blocks in socket I/O; NULL: the snapshot
+	 * loads them itself then (root only). */
+	struct lt_taskiter *iter;
 	/* Budget (src/budget.h): reading stops, said in the notes and in each
 	 * verdict's evidence, at deadline_ns (CLOCK_MONOTONIC; 0: the default,
 	 * LT_SNAP_BUDGET_MS plus 1 ms per thread of the process, at most
@@ -268,7 +274,7 @@ struct lt_fdwait {
 	struct lt_fd io;       /* the fd of read/recvmsg/...; io.fd = -1 if none  */
 	/* A blocking read (write) of a socket: its SO_RCVTIMEO (SO_SNDTIMEO),
 	 * which no /proc file shows, read by a BPF task-file iterator
-	 * (socktimeo.c).  LT_SOCK_TIMEO_*; NOT_READ for other waits. */
+	 * (proc/taskregs.c).  LT_SOCK_TIMEO_*; NOT_READ for other waits. */
 	uint8_t sock_timeo;
 	int64_t sock_timeo_ms; /* SET: the timeout; -1 its length unknown (HZ) */
 };

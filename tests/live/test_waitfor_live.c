@@ -22,6 +22,7 @@
 #include "target.h"
 #include "waitfor.h"
 #include "lt_test.h"
+#include "locktrace/taskregs.h"
 
 #define FLOCK_BIN "/usr/bin/flock"
 #define SQLITE_BIN "/usr/bin/sqlite3"
@@ -2432,5 +2433,97 @@ Test(waitfor_live, a_tcp_read_with_so_rcvtimeo_in_a_cycle_is_a_deadlock_until_a_
 		 "(sock_timeo) have a timeout (SO_RCVTIMEO, SO_SNDTIMEO) is not known (not read: see the notes): they "
 		 "may end by themselves", (int)srv, (int)cli, (int)srv, (int)srv, (int)cli);
 	cr_expect_str_eq(sum, want);
+	/* the registers came all the same, from the object loaded again
+	 * without the task-file iterator */
+	const struct rp_json *ps = rp_json_get(j, "processes");
+	cr_assert(ps && ps->type == RPJ_ARR && ps->n == 2, "two processes");
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct rp_json *th = rp_json_get(&ps->items[i], "threads");
+		cr_assert(th && th->type == RPJ_ARR && th->n == 1);
+		const struct rp_json *t0 = &th->items[0];
+		int64_t tid = rp_json_int(rp_json_get(t0, "tid"), 0);
+		cr_expect_str_eq(rp_json_str(rp_json_get(rp_json_get(t0, "user_stack"), "regs_source")), "caller",
+				 "thread %d unwound from the task iterator's registers", (int)tid);
+		cr_expect_str_eq(rp_json_str(rp_json_get(t0, "socket_timeout")), "unknown", "thread %d", (int)tid);
+	}
 	rp_json_free(j);
+}
+
+/* The snapshot's one BPF object (bpf/taskregs.bpf.c) on the client of
+ * tests/workloads/sock_timeo.c: its task-file iterator reads the client's
+ * one socket (the fd /proc/PID/fd names with its inode) with SO_RCVTIMEO
+ * 60 s, i.e. 60 * HZ jiffies, and no SO_SNDTIMEO; its task iterator, from
+ * the same load, the registers of the thread asleep in recvfrom (orig_ax
+ * 45); a snapshot given the object reads the timeouts with it.  When the
+ * kernel refuses the task-file iterator (as an old one would;
+ * LOCKTRACE_NO_SOCKTIMEO makes it) the object loads without it: the
+ * registers still come and the timeouts are said not read, and why. */
+Test(waitfor_live, the_task_iterator_object_reads_socket_timeouts_and_registers_without_them)
+{
+	need_root();
+	if (access(WL("sock_timeo"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("sock_timeo"));
+	tl_start_ready(&procs[0], (char *const[]){ WL("sock_timeo"), "60", NULL }, lines[0], &nlines[0], 64, 30000);
+	pid_t cli = (pid_t)tl_truth_val(lines[0], nlines[0], "child", "role=client", "pid");
+	tl_wait_in_call(cli, cli, 45, 10000); /* recvfrom */
+
+	for (int refused = 0; refused < 2; refused++) {
+		struct lt_taskiter *it = NULL;
+		char err[400] = "";
+		if (refused)
+			setenv("LOCKTRACE_NO_SOCKTIMEO", "1", 1);
+		int r = lt_taskiter_open(cli, &it, err, sizeof(err));
+		unsetenv("LOCKTRACE_NO_SOCKTIMEO");
+		cr_assert_eq(r, 0, "refused %d: %s", refused, err);
+		cr_expect_eq(lt_taskiter_tgid(it), cli);
+
+		struct lt_tid_regs *regs = NULL;
+		size_t nregs = 0;
+		cr_assert_eq(lt_taskiter_regs(it, &regs, &nregs, err, sizeof(err)), 0, "refused %d: %s", refused, err);
+		cr_expect_eq(nregs, 1, "refused %d: the client has one thread", refused);
+		cr_assert(nregs >= 1);
+		cr_expect_eq(regs[0].tid, cli);
+		cr_expect(!regs[0].stale, "refused %d: it sleeps", refused);
+		cr_expect_eq(regs[0].regs.orig_ax, 45, "refused %d: in recvfrom, not %" PRIu64, refused,
+			     regs[0].regs.orig_ax);
+		free(regs);
+
+		struct lt_socktimeo_rec *v = NULL;
+		size_t n = 0;
+		unsigned hz = 0;
+		r = lt_taskiter_socktimeo(it, &v, &n, &hz, err, sizeof(err));
+		if (refused) {
+			cr_expect_eq(r, -1);
+			cr_expect(strstr(err, "loading the task-file iterator: ") &&
+				  strstr(err, "(LOCKTRACE_NO_SOCKTIMEO is set)"), "%s", err);
+			cr_expect_eq(n, 0);
+		} else {
+			cr_assert_eq(r, 0, "%s", err);
+			cr_assert_eq(n, 1, "the client's one socket");
+			char link[64], path[64], want[64];
+			snprintf(path, sizeof(path), "/proc/%d/fd/%u", (int)cli, v[0].fd);
+			ssize_t l = readlink(path, link, sizeof(link) - 1);
+			cr_assert(l > 0, "%s: %s", path, strerror(errno));
+			link[l] = 0;
+			snprintf(want, sizeof(want), "socket:[%" PRIu64 "]", v[0].ino);
+			cr_expect_str_eq(link, want);
+			cr_expect(hz == 100 || hz == 250 || hz == 300 || hz == 1000, "HZ %u", hz);
+			cr_expect_eq(v[0].rcvtimeo, 60 * (int64_t)hz, "SO_RCVTIMEO 60 s: %" PRId64 " jiffies at HZ %u",
+				     v[0].rcvtimeo, hz);
+			cr_expect_eq(v[0].sndtimeo, INT64_MAX, "no SO_SNDTIMEO");
+		}
+		free(v);
+		/* a snapshot given the object reads the timeouts with it, loading
+		 * no other (which would read them where this one cannot) */
+		struct lt_snapshot *snap = NULL;
+		struct lt_snapshot_opts o = { .flags = LT_SNAP_NO_USTACK | LT_SNAP_NO_LINES, .iter = it };
+		cr_assert_eq(lt_snapshot_take(cli, &o, &snap), 0);
+		const struct lt_thread *t = lt_snapshot_find(snap, cli);
+		cr_assert_not_null(t);
+		cr_expect_eq(t->fdw.sock_timeo, refused ? LT_SOCK_TIMEO_UNKNOWN : LT_SOCK_TIMEO_SET, "refused %d: %s",
+			     refused, t->detail);
+		cr_expect_eq(t->fdw.sock_timeo_ms, refused ? 0 : 60000);
+		lt_snapshot_free(snap);
+		lt_taskiter_close(it);
+	}
 }

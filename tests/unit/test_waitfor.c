@@ -16,11 +16,13 @@
 #include <sys/socket.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "inetdiag.h"
 #include "snapshot.h"
 #include "waitfor.h"
 #include "lt_test.h"
+#include "locktrace/taskregs.h"
 
 Test(waitfor_parse, proc_locks_lines)
 {
@@ -1344,6 +1346,37 @@ static void sock_pair(struct lt_thread *th, int k)
 	} else if (k == 1) {
 		th[1].fdw.sock_timeo = LT_SOCK_TIMEO_UNKNOWN;
 	}
+}
+
+/* The kernel's HZ, which turns a socket's timeout in jiffies into time,
+ * from its configuration file as the kernel installs it: plain
+ * (/boot/config-RELEASE) or gzip'd (/proc/config.gz); 0 when it says
+ * none or cannot be read (the timeout's length is then said unknown). */
+Test(socktimeo, kernel_hz_from_its_configuration)
+{
+	static const char cfg[] = "# Linux/x86 6.1.0 Kernel Configuration\nCONFIG_HZ_PERIODIC=y\n"
+				  "# CONFIG_HZ_100 is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\nCONFIG_HZ_FULL=n\n";
+	char plain[200], gz[200];
+	tl_tmp_path(plain, sizeof(plain), "kconfig");
+	tl_tmp_path(gz, sizeof(gz), "kconfig-gz");
+	FILE *f = fopen(plain, "w");
+	cr_assert_not_null(f);
+	fputs(cfg, f);
+	fclose(f);
+	gzFile g = gzopen(gz, "wb");
+	cr_assert_not_null(g);
+	static const char gzcfg[] = "CONFIG_HZ_1000=y\nCONFIG_HZ=1000\n";
+	cr_assert_eq(gzputs(g, gzcfg), (int)strlen(gzcfg));
+	gzclose(g);
+	cr_expect_eq(lt_kconfig_hz(plain), 250);
+	cr_expect_eq(lt_kconfig_hz(gz), 1000);
+	f = fopen(plain, "w");
+	fputs("CONFIG_HZ_250=y\n# CONFIG_HZ is not set\n", f);
+	fclose(f);
+	cr_expect_eq(lt_kconfig_hz(plain), 0, "no CONFIG_HZ line");
+	unlink(plain);
+	unlink(gz);
+	cr_expect_eq(lt_kconfig_hz(plain), 0, "no file");
 }
 
 Test(waitfor_verdicts, a_socket_read_with_so_rcvtimeo_in_a_cycle_lasts_until_its_timeout)
