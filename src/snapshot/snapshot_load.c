@@ -160,6 +160,20 @@ static void io_from(struct lt_fd *d, const struct rp_json *j)
 	d->events = (unsigned)rp_json_int(J(j, "events"), 0);
 }
 
+/* A blocking socket read's SO_RCVTIMEO or write's SO_SNDTIMEO
+ * ("socket_timeout", "socket_timeout_ms"), when it was read. */
+static void sock_timeo_from(struct lt_fdwait *d, const struct rp_json *thread)
+{
+	const char *v = rp_json_str(J(thread, "socket_timeout"));
+	if (!v)
+		return;
+	d->sock_timeo = !strcmp(v, "none") ? LT_SOCK_TIMEO_NONE :
+			!strcmp(v, "set") ? LT_SOCK_TIMEO_SET :
+			!strcmp(v, "unknown") ? LT_SOCK_TIMEO_UNKNOWN : LT_SOCK_TIMEO_NOT_READ;
+	if (d->sock_timeo == LT_SOCK_TIMEO_SET) /* null: its length not known (HZ) */
+		d->sock_timeo_ms = rp_json_int(J(thread, "socket_timeout_ms"), -1);
+}
+
 /* The thread as its runtime knows it ("runtime"), or nothing. */
 static void runtime_from(struct lt_thread *t, struct lt_snapshot *s, const struct rp_json *rt)
 {
@@ -224,6 +238,7 @@ static void thread_from(struct lt_thread *t, struct lt_snapshot *s, const struct
 	t->fdw.epfd = -1;
 	futex_from(&t->futex, s, J(j, "futex"));
 	io_from(&t->fdw.io, J(j, "io_fd"));
+	sock_timeo_from(&t->fdw, j);
 	const char *ks = rp_json_str(J(j, "kernel_stack_status"));
 	t->kstack_status = ks && !strcmp(ks, "ok") ? LT_KSTACK_OK :
 			   ks && !strcmp(ks, "unavailable") ? LT_KSTACK_UNAVAILABLE : LT_KSTACK_NOT_READ;

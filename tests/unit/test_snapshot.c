@@ -3,6 +3,7 @@
  * writer's escaping.  No root, no live process. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,6 +416,64 @@ Test(snapshot_json, read_back_keeps_that_user_stacks_were_not_read)
 	cr_assert_null(strstr(j, "user_stacks_skipped"), "absent when they were read");
 	free(j);
 	lt_snapshot_free(s);
+}
+
+/* The socket timeouts of blocking socket reads (SO_RCVTIMEO, read by
+ * BPF) come back from a stored snapshot: set (its length, or null when the
+ * kernel's HZ was unread), none, unknown (not read); a wait that is no
+ * socket I/O has none to come back. */
+Test(snapshot_json, read_back_keeps_socket_timeouts)
+{
+	static const struct {
+		uint8_t timeo;
+		int64_t ms;
+	} want[4] = {
+		{ LT_SOCK_TIMEO_SET, 20000 },
+		{ LT_SOCK_TIMEO_SET, -1 },
+		{ LT_SOCK_TIMEO_NONE, 0 },
+		{ LT_SOCK_TIMEO_UNKNOWN, 0 },
+	};
+	struct lt_snapshot *s = rich_snapshot(), *back = NULL;
+	struct lt_thread *nt = realloc(s->threads, 6 * sizeof(*nt));
+	cr_assert_not_null(nt);
+	s->threads = nt;
+	for (int i = 0; i < 4; i++) {
+		struct lt_thread *t = &s->threads[2 + i];
+		memset(t, 0, sizeof(*t));
+		t->tid = 50 + i;
+		snprintf(t->comm, sizeof(t->comm), "rd%d", i);
+		t->state = 'S';
+		t->idle_src = LT_IDLE_UNKNOWN;
+		t->idle_s = -1;
+		cr_assert_eq(lt_parse_syscall_line("45 0x3 0x7ffc00 0x64 0x0 0x0 0x0 0x7ff0 0x7ff8", &t->sc), 0);
+		t->sc_name = "recvfrom";
+		t->wait = LT_WAIT_IO;
+		t->fdw.epfd = -1;
+		t->fdw.io = (struct lt_fd){ .fd = 3, .kind = LT_FD_SOCKET, .target = strdup("socket:[77]"),
+					    .desc = strdup("tcp 127.0.0.1:5000 -> 127.0.0.1:5001") };
+		t->fdw.sock_timeo = want[i].timeo;
+		t->fdw.sock_timeo_ms = want[i].ms;
+		t->detail = strdup("recvfrom(fd 3: socket:[77])");
+		t->kstack_status = LT_KSTACK_UNAVAILABLE;
+	}
+	s->n_threads = 6;
+	char *j = json_of(s), err[200];
+	cr_assert(strstr(j, "\"socket_timeout\":\"set\",\"socket_timeout_ms\":20000"), "%s", j);
+	cr_assert_eq(lt_snapshot_from_json(j, strlen(j), &back, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(back->n_threads, 6);
+	for (int i = 0; i < 4; i++) {
+		const struct lt_thread *t = &back->threads[2 + i];
+		cr_expect_eq(t->fdw.sock_timeo, want[i].timeo, "thread %d: %d", (int)t->tid, t->fdw.sock_timeo);
+		cr_expect_eq(t->fdw.sock_timeo_ms, want[i].ms, "thread %d: %" PRId64, (int)t->tid, t->fdw.sock_timeo_ms);
+	}
+	cr_expect_eq(back->threads[0].fdw.sock_timeo, LT_SOCK_TIMEO_NOT_READ, "a futex wait has none");
+	/* and its JSON again is the same document */
+	char *j2 = json_of(back);
+	cr_assert_str_eq(j2, j);
+	free(j);
+	free(j2);
+	lt_snapshot_free(s);
+	lt_snapshot_free(back);
 }
 
 Test(snapshot_json, read_back_refuses_what_is_not_a_snapshot)
