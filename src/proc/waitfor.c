@@ -1875,6 +1875,72 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
 	return true;
 }
 
+/* ---- a child polled for between sleeps ---- */
+
+/* Python's subprocess: Popen.wait(timeout) (and run(), call(),
+ * communicate() with a timeout) polls waitpid(WNOHANG) between sleeps of
+ * at most 50 ms until its child exits or the timeout passes (without a
+ * timeout it blocks in waitpid: a child wait of its own).  A thread asleep
+ * in time.sleep under Popen._wait is therefore waiting for its child: a
+ * child edge (not ended by the sleep), and the timeout it was given as a
+ * timer whose end is not read.  Python 3.11+ names the frame by its
+ * qualified name, older ones by "_wait" in subprocess.py. */
+static bool popen_frame(const struct lt_rtframe *f)
+{
+	if (!f->func)
+		return false;
+	if (!strcmp(f->func, "Popen._wait"))
+		return true;
+	size_t n = f->file ? strlen(f->file) : 0;
+	return !strcmp(f->func, "_wait") && n >= 13 && !strcmp(f->file + n - 13, "subprocess.py");
+}
+
+/* How far out Popen._wait may be from the sleep: time.sleep is a C
+ * function (no frame); 3.8-3.10 have _wait itself innermost. */
+#define POPEN_DEPTH 2
+
+static bool popen_poll_edges(struct cctx *c, struct lt_thread *t)
+{
+	size_t i;
+	for (i = 0; i < t->n_rt_frames && i < POPEN_DEPTH; i++)
+		if (popen_frame(&t->rt_frames[i]))
+			break;
+	if (i == t->n_rt_frames || i == POPEN_DEPTH)
+		return false;
+	pid_t kids[LT_WF_MAX_PIDS];
+	bool more = false;
+	size_t nk = all_children(c->s->pid, kids, LT_WF_MAX_PIDS, &more);
+	if (!nk)
+		return false;
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_CHILD);
+	if (!e)
+		return false;
+	for (size_t k = 0; k < nk; k++)
+		add_pid(e, kids[k]);
+	e->more_pids |= more;
+	e->what = lts_asprintf(LT_WF_POLLCHILD "%s (Popen.wait with a timeout, between sleeps)",
+			       nk == 1 && !more ? "its child" : "one of its children");
+	e->evidence = lts_asprintf("its Python frame %s (%s:%d) polls waitpid(WNOHANG) between sleeps until its "
+				   "child exits or its timeout passes; children from /proc/PID/task/TID/children%s",
+				   t->rt_frames[i].func, t->rt_frames[i].file ? t->rt_frames[i].file : "?",
+				   t->rt_frames[i].line,
+				   nk == 1 && !more ? "" : " (which of them the Popen is for is not read: any is "
+							   "taken to end it)");
+	struct lt_wf_edge *te = lt_waitfor_add(t, c->s->pid, LT_WF_TIMER);
+	if (te) {
+		te->what = lts_strdup(LT_WF_APPTIMER "Popen.wait(timeout=...)");
+		te->evidence = lts_strdup("a timeout was given (without one it would block in waitpid); its end "
+					  "is kept in the Python frame's locals, not read: not known");
+	}
+	char *d = lts_asprintf("%s: sleeps between polls for its child (Popen.wait with a timeout)",
+			       t->detail ? t->detail : lt_syscall_name(t->sc.nr) ? lt_syscall_name(t->sc.nr) : "sleep");
+	if (d) {
+		free(t->detail);
+		t->detail = d;
+	}
+	return true;
+}
+
 /* ---- per thread ---- */
 
 /* open()/openat()/openat2() asleep opening a FIFO: the open waits for a
@@ -1941,6 +2007,10 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 			fd_edge(c, ti, t, (int)t->sc.args[0], io_dir(t->sc.nr), false);
 		break;
 	case LT_WAIT_POLL: {
+		/* a sleep as select() with no fds (Python before 3.11's
+		 * time.sleep): a child polled for between such sleeps */
+		if (!t->fdw.n_fds && popen_poll_edges(c, t))
+			break;
 		bool sel = t->sc.nr == 23 || t->sc.nr == 270;
 		for (size_t i = 0; i < t->fdw.n_fds; i++) {
 			unsigned ev = t->fdw.fds[i].events;
@@ -1957,6 +2027,9 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 	case LT_WAIT_SLEEP: {
 		/* pause(): its children, when their SIGCHLD can end it */
 		if (t->sc.nr == 34 && signal_edges(c, t))
+			break;
+		/* a child polled for between sleeps (Python's subprocess) */
+		if (t->sc.nr != 34 && popen_poll_edges(c, t))
 			break;
 		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 ? LT_WF_UNKNOWN : LT_WF_TIMER);
 		if (e) {

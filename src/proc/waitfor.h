@@ -135,6 +135,13 @@ static inline bool lt_wf_connecting(const struct lt_wf_edge *e)
 #define LT_WF_SIGCHLD "SIGCHLD from "
 #define LT_WF_MAYBE_CHILD "perhaps SIGCHLD from "
 #define LT_WF_SIGTIMER "the signal of "
+/* A wait that polls between sleeps for a child (Python's Popen.wait with
+ * a timeout): a child edge whose "what" starts with LT_WF_POLLCHILD (the
+ * thread wakes every few ms: seen moving, it is still that wait), and the
+ * timeout it was given as a timer edge whose "what" starts with
+ * LT_WF_APPTIMER, which like a signal's timer may end it, when not known. */
+#define LT_WF_POLLCHILD "a poll of "
+#define LT_WF_APPTIMER "the timeout of "
 static inline bool lt_wf_maybe_child(const struct lt_wf_edge *e)
 {
 	return e->kind == LT_WF_UNKNOWN && e->what &&
@@ -142,7 +149,13 @@ static inline bool lt_wf_maybe_child(const struct lt_wf_edge *e)
 }
 static inline bool lt_wf_sigtimer(const struct lt_wf_edge *e)
 {
-	return e->kind == LT_WF_TIMER && e->what && !strncmp(e->what, LT_WF_SIGTIMER, sizeof(LT_WF_SIGTIMER) - 1);
+	return e->kind == LT_WF_TIMER && e->what &&
+	       (!strncmp(e->what, LT_WF_SIGTIMER, sizeof(LT_WF_SIGTIMER) - 1) ||
+		!strncmp(e->what, LT_WF_APPTIMER, sizeof(LT_WF_APPTIMER) - 1));
+}
+static inline bool lt_wf_pollchild(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_CHILD && e->what && !strncmp(e->what, LT_WF_POLLCHILD, sizeof(LT_WF_POLLCHILD) - 1);
 }
 
 /* Append an edge to T (allocating t->wf for process PID); returns it

@@ -644,6 +644,9 @@ static char *timer_clause(const struct lt_waitfor *w)
 		}
 	if (!first)
 		return NULL;
+	if (strncmp(first->what, LT_WF_SIGTIMER, sizeof(LT_WF_SIGTIMER) - 1))
+		return lts_asprintf("; or by a timer: %s%s (when it ends is not known: no deadlock is claimed)",
+				    first->what, n > 1 ? ", or another" : "");
 	return lts_asprintf("; or by a timer: the signal of %s%s (whether it is, and when it fires, is not "
 			    "known: no deadlock is claimed)", first->what + sizeof(LT_WF_SIGTIMER) - 1,
 			    n > 1 ? ", or of another" : "");
@@ -728,7 +731,7 @@ static bool polling_lock(const struct lt_thread *t)
 	if (t->wait != LT_WAIT_SLEEP || !t->wf || t->state == 'T' || t->state == 't')
 		return false;
 	for (size_t k = 0; k < t->wf->n_edges; k++)
-		if (t->wf->edges[k].kind == LT_WF_FILE_LOCK)
+		if (t->wf->edges[k].kind == LT_WF_FILE_LOCK || lt_wf_pollchild(&t->wf->edges[k]))
 			return true;
 	return false;
 }

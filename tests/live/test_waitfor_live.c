@@ -2527,3 +2527,67 @@ Test(waitfor_live, the_task_iterator_object_reads_socket_timeouts_and_registers_
 		lt_taskiter_close(it);
 	}
 }
+
+/* Python's subprocess.run(..., timeout=...) waits for its child by polling
+ * waitpid(WNOHANG) between sleeps (Popen._wait), not in wait4: Debian's
+ * python3 running flock(1) on a file another flock(1) holds.  Asleep in
+ * that loop, its thread has a child edge naming the flock(1) that
+ * /proc/locks names as the waiter, and the timeout it was given as a timer
+ * whose end is not read; followed, the child's lock wait names the holder
+ * and the parent is a wait chain into it that says its timeout may end it
+ * first: never IDLE ("a wait on a timer", as it was), never a deadlock. */
+Test(waitfor_live, python_popen_wait_with_a_timeout_is_followed_to_its_childs_lock_holder)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(TL_PYTHON, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, python3)", FLOCK_BIN, TL_PYTHON);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	char script[300];
+	snprintf(script, sizeof(script), "import subprocess; subprocess.run(['%s', '%s', 'true'], timeout=600)",
+		 FLOCK_BIN, lockfile[0]);
+	spawn(1, (char *const[]){ TL_PYTHON, "-c", script, NULL });
+	pid_t py = procs[1].pid, ch = only_child(py);
+	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
+
+	const struct lt_thread *t = NULL;
+	struct lt_snapshot *s = take_when(py, 230, 35, 0, &t); /* asleep between two polls */
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 230, "python3 asleep in clock_nanosleep");
+	const struct lt_wf_edge *e = edge_of(s, py, LT_WF_CHILD);
+	cr_assert(lt_wf_pollchild(e), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "one child");
+	cr_expect_eq(e->pids[0], ch, "the child %d, the waiter of /proc/locks: %s", (int)ch, waiting);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the child is blocked itself (%s)", e->doing ? e->doing : "?");
+	cr_expect(e->evidence && strstr(e->evidence, "Popen._wait") && strstr(e->evidence, "subprocess.py"), "%s",
+		  e->evidence ? e->evidence : "?");
+	const struct lt_wf_edge *te = NULL;
+	for (size_t i = 0; i < t->wf->n_edges; i++) {
+		cr_expect(t->wf->edges[i].kind != LT_WF_TIMER || lt_wf_sigtimer(&t->wf->edges[i]),
+			  "the sleep's own end is no end of the wait: %s", t->wf->edges[i].what);
+		if (lt_wf_sigtimer(&t->wf->edges[i]))
+			te = &t->wf->edges[i];
+	}
+	cr_assert(te && strstr(te->what, "Popen.wait(timeout=") && te->evidence && strstr(te->evidence, "not known"),
+		  "%s", te ? te->what : "no timeout edge");
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(py);
+	cr_assert_eq(m->n_procs, 2, "followed from python3 into its child");
+	cr_expect_eq(m->procs[1]->pid, ch);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, ch);
+	cr_assert_not_null(lw, "the child's lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, py);
+	cr_assert_not_null(wc, "python3's wait chain (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	char into[64], holder[32];
+	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (flock)", (int)ch, (int)ch);
+	snprintf(holder, sizeof(holder), "held by processes %d", (int)procs[0].pid);
+	cr_expect(strstr(wc->summary, into) && strstr(wc->summary, "in a lock wait") && strstr(wc->summary, holder) &&
+		  strstr(wc->summary, "or by a timer: the timeout of Popen.wait(timeout=...)"), "%s", wc->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE && m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK,
+			  "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+}
