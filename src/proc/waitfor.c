@@ -1941,6 +1941,50 @@ static bool popen_poll_edges(struct cctx *c, struct lt_thread *t)
 	return true;
 }
 
+/* Java's Process.waitFor(): the JDK's "process reaper" thread waits for
+ * the child in waitpid and notifies the Process object, on which the
+ * caller waits in Object.wait (ProcessImpl.waitFor): a child wait by way
+ * of another thread, said as one (a child edge to its children; with a
+ * timeout, waitFor(long, TimeUnit), a timer whose end is not read). */
+#define JAVA_WAITFOR_DEPTH 4
+
+static bool java_waitfor_edges(struct cctx *c, struct lt_thread *t)
+{
+	size_t i;
+	for (i = 0; i < t->n_rt_frames && i < JAVA_WAITFOR_DEPTH; i++)
+		if (t->rt_frames[i].func && !strcmp(t->rt_frames[i].func, "java.lang.ProcessImpl.waitFor"))
+			break;
+	if (i == t->n_rt_frames || i == JAVA_WAITFOR_DEPTH)
+		return false;
+	pid_t kids[LT_WF_MAX_PIDS];
+	bool more = false;
+	size_t nk = all_children(c->s->pid, kids, LT_WF_MAX_PIDS, &more);
+	if (!nk)
+		return false;
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_CHILD);
+	if (!e)
+		return false;
+	for (size_t k = 0; k < nk; k++)
+		add_pid(e, kids[k]);
+	e->more_pids |= more;
+	e->what = lts_asprintf("%s (Process.waitFor: the JDK's process reaper thread waits for it and "
+			       "notifies)", nk == 1 && !more ? "its child" : "one of its children");
+	e->evidence = lts_asprintf("its Java frame java.lang.ProcessImpl.waitFor (line %d) waits on the Process "
+				   "for its exit; children from /proc/PID/task/TID/children%s",
+				   t->rt_frames[i].line,
+				   nk == 1 && !more ? "" : " (which of them the Process is for is not read: any is "
+							   "taken to end it)");
+	if (t->futex.timeout_ptr) {
+		struct lt_wf_edge *te = lt_waitfor_add(t, c->s->pid, LT_WF_TIMER);
+		if (te) {
+			te->what = lts_strdup(LT_WF_APPTIMER "Process.waitFor(timeout, unit)");
+			te->evidence = lts_strdup("its Object.wait is timed; when the waitFor's timeout ends is not "
+						  "read: not known");
+		}
+	}
+	return true;
+}
+
 /* ---- per thread ---- */
 
 /* open()/openat()/openat2() asleep opening a FIFO: the open waits for a
@@ -2049,6 +2093,9 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 	}
 	case LT_WAIT_CHILD:
 		child_edge(c, t);
+		break;
+	case LT_WAIT_FUTEX:
+		java_waitfor_edges(c, t);
 		break;
 	case LT_WAIT_SIGNAL:
 		signal_edges(c, t);

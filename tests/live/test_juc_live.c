@@ -9,7 +9,9 @@
  * jstack's own deadlock report (run after the snapshot).  Needs root;
  * skips, saying why, where java, jstack or the class files are missing. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "lockmodel.h"
 #include "report_int.h"
 #include "snapshot.h"
+#include "waitfor.h"
 #include "lt_test.h"
 
 #define JAVA "/usr/bin/java"
@@ -572,4 +575,94 @@ Test(juc_live, recorded_notify_waits_are_one_finding_per_object, .fini = cleanup
 	cr_assert_geq(named, 8, "the findings' threads are named in the report's threads");
 	rp_json_free(j);
 	unlink(path);
+}
+
+static int take_fn(pid_t pid, void *arg, struct lt_snapshot **out)
+{
+	(void)arg;
+	return lt_snapshot_take(pid, NULL, out);
+}
+
+/* Java's Process.waitFor() on flock(1) (a program we did not write) whose
+ * file this test holds locked: the waiting thread sleeps in Object.wait on
+ * the Process, which the JDK's process reaper thread notifies once its
+ * waitpid returns.  Its wait is for the child: a child edge naming the
+ * child (the JVM's only one), followed into the child's lock wait, held by
+ * this test's process; the waiter is a wait chain into it (and, timed, its
+ * timeout said as a timer whose end is not known), never IDLE. */
+static void waitfor_child(bool timed)
+{
+	char path[] = "/tmp/lt-juc-wf-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(flock(fd, LOCK_EX), 0);
+	tl_skip_unless_root("needs root: another process's memory");
+	if (access(JAVA, X_OK) != 0 || access("/usr/bin/flock", X_OK) != 0)
+		cr_skip_test("%s or /usr/bin/flock missing", JAVA);
+	if (access(CLASSES "/JucLocks.class", R_OK) != 0)
+		cr_skip_test("%s/JucLocks.class not built: javac was missing at build time", CLASSES);
+	char *argv[] = { JAVA, "-cp", CLASSES, "JucLocks", "waitfor-child", "/usr/bin/flock", path,
+			 timed ? "timed" : "untimed", NULL };
+	ntruth = 0;
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 120000), "JucLocks waitfor-child never got ready");
+	pid_t w = tid_of("W"), child = (pid_t)tl_truth_val(truth, ntruth, "child", "pid=", "pid");
+	cr_assert_gt(child, 0);
+	char waiting[256];
+	tl_locks_line(child, path, true, waiting, sizeof(waiting)); /* the child waits for the test's lock */
+
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	struct lt_snapshot *first = NULL;
+	cr_assert_eq(take_fn(wl.pid, NULL, &first), 0);
+	const struct lt_thread *t = lt_snapshot_find(first, w);
+	cr_assert(t && t->wf, "thread %d has wait-for edges", (int)w);
+	const struct lt_wf_edge *e = NULL, *te = NULL;
+	for (size_t i = 0; i < t->wf->n_edges; i++) {
+		if (t->wf->edges[i].kind == LT_WF_CHILD)
+			e = &t->wf->edges[i];
+		if (lt_wf_sigtimer(&t->wf->edges[i]))
+			te = &t->wf->edges[i];
+	}
+	cr_assert(e && e->n_pids == 1 && e->pids[0] == child, "a child edge to %d (%s)", (int)child,
+		  e ? e->what : "none");
+	cr_expect(strstr(e->evidence, "java.lang.ProcessImpl.waitFor"), "%s", e->evidence);
+	cr_expect_eq(te != NULL, timed, "a timer edge only for waitFor(timeout): %s", te ? te->what : "none");
+	cr_assert_eq(lt_snapshot_follow(first, NULL, take_fn, NULL, &v, &n, &notes), 0);
+	lt_strlist_free(&notes);
+	struct lt_multi_snapshot *m = NULL;
+	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	const struct lt_verdict *lw = NULL, *wc = NULL;
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		const struct lt_verdict *vd = &m->view.verdicts[i];
+		cr_expect(vd->kind != LT_VERDICT_IDLE && vd->kind != LT_VERDICT_DEADLOCK, "%s", vd->summary);
+		for (size_t k = 0; k < vd->n_tids; k++) {
+			if (vd->kind == LT_VERDICT_LOCK_WAIT && vd->tids[k] == child)
+				lw = vd;
+			if (vd->kind == LT_VERDICT_WAIT_CHAIN && vd->tids[k] == w)
+				wc = vd;
+		}
+	}
+	cr_assert_not_null(lw, "the child's lock wait (%s)", waiting);
+	cr_expect_eq(lw->owner, getpid(), "held by this test's process: %s", lw->summary);
+	cr_assert_not_null(wc, "the waiter's wait chain (first: %s)",
+			   m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	char into[64];
+	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (flock)", (int)child, (int)child);
+	cr_expect(strstr(wc->summary, into) && strstr(wc->summary, "in a lock wait"), "%s", wc->summary);
+	cr_expect(!timed || strstr(wc->summary, "or by a timer: the timeout of Process.waitFor"), "%s", wc->summary);
+	lt_multi_free(m);
+	close(fd);
+	unlink(path);
+}
+
+Test(juc_live, process_waitfor_is_followed_to_its_childs_lock_holder, .fini = cleanup, .timeout = 240)
+{
+	waitfor_child(false);
+}
+
+Test(juc_live, timed_process_waitfor_says_its_timeout, .fini = cleanup, .timeout = 240)
+{
+	waitfor_child(true);
 }

@@ -119,12 +119,13 @@ public class JucLocks {
 		}
 	}
 
-	/* Until Java says the thread waits (parked or blocked) and the kernel
-	 * says futex (202). */
+	/* Until Java says the thread waits (parked, timed or not, or blocked) and
+	 * the kernel says futex (202). */
 	static void awaitBlocked(Worker w, String on, String holds) throws InterruptedException {
 		for (int i = 0; i < 3000; i++) {
 			Thread.State st = w.thread.getState();
-			if ((st == Thread.State.WAITING || st == Thread.State.BLOCKED) && syscallNr(w.tid) == 202) {
+			if ((st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING || st == Thread.State.BLOCKED) &&
+			    syscallNr(w.tid) == 202) {
 				out("blocked tid=" + w.tid + " on=" + on + " holds=" + holds);
 				return;
 			}
@@ -356,6 +357,27 @@ public class JucLocks {
 		Thread.sleep(500); /* H asleep for a while: it keeps MON2 */
 	}
 
+	/* waitfor-child FLOCK FILE [timed]: thread wf-W starts `FLOCK FILE
+	 * true` (the file held by another process: the child waits for the
+	 * lock) and waits for it in Process.waitFor() (timed: waitFor(600 s)),
+	 * which the JDK's process reaper thread ends once its waitpid returns. */
+	static void waitforChild(String flock, String file, boolean timed) throws Exception {
+		Process p = new ProcessBuilder(flock, file, "true").start();
+		Worker w = new Worker("wf-W", () -> {
+			try {
+				if (timed)
+					p.waitFor(600, java.util.concurrent.TimeUnit.SECONDS);
+				else
+					p.waitFor();
+			} catch (InterruptedException e) {
+				throw new RuntimeException(e);
+			}
+		});
+		w.announce("W");
+		out("child pid=" + p.pid());
+		awaitBlocked(w, "child", "-");
+	}
+
 	public static void main(String[] args) throws Exception {
 		out("pid=" + ProcessHandle.current().pid());
 		switch (args.length > 0 ? args[0] : "") {
@@ -367,12 +389,15 @@ public class JucLocks {
 		case "rl-exited": rlExited(); break;
 		case "shared-waits": sharedWaits(); break;
 		case "read-cycle": readCycle(); break;
+		case "waitfor-child": waitforChild(args[1], args[2], args.length > 3 && args[3].equals("timed")); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
+					   + "|waitfor-child FLOCK FILE [timed] "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
-		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited") && !args[0].equals("shared-waits"))
+		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited") && !args[0].equals("shared-waits") &&
+		    !args[0].equals("waitfor-child"))
 			out("deadlocked");
 		out("ready");
 		for (;;)
