@@ -1910,27 +1910,50 @@ static bool popen_poll_edges(struct cctx *c, struct lt_thread *t)
 	pid_t kids[LT_WF_MAX_PIDS];
 	bool more = false;
 	size_t nk = all_children(c->s->pid, kids, LT_WF_MAX_PIDS, &more);
+	/* the Popen's own child (self.pid, read by rt_cpython.c), if it is
+	 * one of them */
+	bool own = false;
+	for (size_t k = 0; k < nk && t->poll_child > 0; k++)
+		own |= kids[k] == t->poll_child;
 	if (!nk)
 		return false;
 	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_CHILD);
 	if (!e)
 		return false;
-	for (size_t k = 0; k < nk; k++)
-		add_pid(e, kids[k]);
-	e->more_pids |= more;
+	if (own) {
+		add_pid(e, t->poll_child);
+	} else {
+		for (size_t k = 0; k < nk; k++)
+			add_pid(e, kids[k]);
+		e->more_pids |= more;
+	}
+	bool one = own || (nk == 1 && !more);
 	e->what = lts_asprintf(LT_WF_POLLCHILD "%s (Popen.wait with a timeout, between sleeps)",
-			       nk == 1 && !more ? "its child" : "one of its children");
+			       one ? "its child" : "one of its children");
 	e->evidence = lts_asprintf("its Python frame %s (%s:%d) polls waitpid(WNOHANG) between sleeps until its "
-				   "child exits or its timeout passes; children from /proc/PID/task/TID/children%s",
+				   "child exits or its timeout passes; %s",
 				   t->rt_frames[i].func, t->rt_frames[i].file ? t->rt_frames[i].file : "?",
 				   t->rt_frames[i].line,
-				   nk == 1 && !more ? "" : " (which of them the Popen is for is not read: any is "
-							   "taken to end it)");
-	struct lt_wf_edge *te = lt_waitfor_add(t, c->s->pid, LT_WF_TIMER);
-	if (te) {
-		te->what = lts_strdup(LT_WF_APPTIMER "Popen.wait(timeout=...)");
-		te->evidence = lts_strdup("a timeout was given (without one it would block in waitpid); its end "
-					  "is kept in the Python frame's locals, not read: not known");
+				   own ? "the child from the Popen's pid (self.pid), one of /proc/PID/task/TID/children"
+				   : nk == 1 && !more ? "the child from /proc/PID/task/TID/children (the Popen's pid not read)"
+				   : "children from /proc/PID/task/TID/children (which of them the Popen is for is not "
+				     "read: any is taken to end it)");
+	if (t->poll_timeout_s > 0) {
+		/* the timeout it was given, read: the wait lasts until it */
+		snprintf(e->timeout_what, sizeof(e->timeout_what), "Popen.wait timeout");
+		e->timeout_s = t->poll_timeout_s;
+		e->timeout_left_s = -1;
+		if (t->poll_deadline_s > 0 && c->s->taken_monotonic_ns > 0) {
+			double left = t->poll_deadline_s - (double)c->s->taken_monotonic_ns / 1e9;
+			e->timeout_left_s = left > 0 ? left : 0;
+		}
+	} else {
+		struct lt_wf_edge *te = lt_waitfor_add(t, c->s->pid, LT_WF_TIMER);
+		if (te) {
+			te->what = lts_strdup(LT_WF_APPTIMER "Popen.wait(timeout=...)");
+			te->evidence = lts_strdup("a timeout was given (without one it would block in waitpid); its "
+						  "value, in the Python frame's locals, could not be read: not known");
+		}
 	}
 	char *d = lts_asprintf("%s: sleeps between polls for its child (Popen.wait with a timeout)",
 			       t->detail ? t->detail : lt_syscall_name(t->sc.nr) ? lt_syscall_name(t->sc.nr) : "sleep");

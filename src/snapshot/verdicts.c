@@ -351,6 +351,7 @@ static void timed_when(const struct lt_thread *t, double left, char *buf, size_t
 	const struct lt_wf_edge *ae = app_timeout(t, true);
 	if (ae) {
 		const char *ends = strstr(ae->timeout_what, "idle") ? "the server ends the session"
+				   : !strncmp(ae->timeout_what, "Popen", 5) ? "Popen.wait raises TimeoutExpired"
 				   : "the server cancels the statement";
 		if (left >= 0)
 			snprintf(buf, len, "%s %.1f s: %s within %.1f s", ae->timeout_what, ae->timeout_s, ends, left);

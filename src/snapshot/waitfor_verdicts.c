@@ -642,8 +642,20 @@ static char *timer_clause(const struct lt_waitfor *w)
 			first = first ? first : &w->edges[i];
 			n++;
 		}
-	if (!first)
+	if (!first) {
+		/* an application's own timeout on one of its edges, read */
+		for (size_t i = 0; i < w->n_edges; i++) {
+			const struct lt_wf_edge *e = &w->edges[i];
+			if (!e->timeout_what[0] || e->timeout_s <= 0)
+				continue;
+			if (e->timeout_left_s >= 0)
+				return lts_asprintf("; or by its %s (%.1f s), within %.1f s", e->timeout_what, e->timeout_s,
+						    e->timeout_left_s);
+			return lts_asprintf("; or by its %s (%.1f s; when it began is not known)", e->timeout_what,
+					    e->timeout_s);
+		}
 		return NULL;
+	}
 	if (strncmp(first->what, LT_WF_SIGTIMER, sizeof(LT_WF_SIGTIMER) - 1))
 		return lts_asprintf("; or by a timer: %s%s (when it ends is not known: no deadlock is claimed)",
 				    first->what, n > 1 ? ", or another" : "");

@@ -398,6 +398,12 @@ struct lt_thread {
 	 * runs none of the program's code: no party to a wait of the program's
 	 * own (waitfor.c does not count it among who could end one) */
 	bool rt_service;
+	/* A child it polls for between sleeps, read from the runtime's frame
+	 * (Python's Popen._wait: rt_cpython.c; waitfor.c makes it an edge):
+	 * the child's pid, the timeout given (s), and its deadline in
+	 * CLOCK_MONOTONIC seconds; 0 where not read. */
+	pid_t poll_child;
+	double poll_timeout_s, poll_deadline_s;
 	/* Who can end its wait (waitfor.h, docs/waits.md): its process and
 	 * the wait-for edges; NULL when not examined. */
 	struct lt_waitfor *wf;

@@ -2532,10 +2532,11 @@ Test(waitfor_live, the_task_iterator_object_reads_socket_timeouts_and_registers_
  * waitpid(WNOHANG) between sleeps (Popen._wait), not in wait4: Debian's
  * python3 running flock(1) on a file another flock(1) holds.  Asleep in
  * that loop, its thread has a child edge naming the flock(1) that
- * /proc/locks names as the waiter, and the timeout it was given as a timer
- * whose end is not read; followed, the child's lock wait names the holder
- * and the parent is a wait chain into it that says its timeout may end it
- * first: never IDLE ("a wait on a timer", as it was), never a deadlock. */
+ * /proc/locks names as the waiter (the Popen's own pid), carrying the
+ * timeout it was given and what is left of it, read from the frame's
+ * locals; followed, the child's lock wait names the holder and the parent
+ * is a wait chain into it that says its timeout may end it first: never
+ * IDLE ("a wait on a timer", as it was), never a deadlock. */
 Test(waitfor_live, python_popen_wait_with_a_timeout_is_followed_to_its_childs_lock_holder)
 {
 	need_root();
@@ -2548,6 +2549,7 @@ Test(waitfor_live, python_popen_wait_with_a_timeout_is_followed_to_its_childs_lo
 	char script[300];
 	snprintf(script, sizeof(script), "import subprocess; subprocess.run(['%s', '%s', 'true'], timeout=600)",
 		 FLOCK_BIN, lockfile[0]);
+	double t0 = tl_now_s();
 	spawn(1, (char *const[]){ TL_PYTHON, "-c", script, NULL });
 	pid_t py = procs[1].pid, ch = only_child(py);
 	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
@@ -2562,15 +2564,18 @@ Test(waitfor_live, python_popen_wait_with_a_timeout_is_followed_to_its_childs_lo
 	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the child is blocked itself (%s)", e->doing ? e->doing : "?");
 	cr_expect(e->evidence && strstr(e->evidence, "Popen._wait") && strstr(e->evidence, "subprocess.py"), "%s",
 		  e->evidence ? e->evidence : "?");
-	const struct lt_wf_edge *te = NULL;
-	for (size_t i = 0; i < t->wf->n_edges; i++) {
-		cr_expect(t->wf->edges[i].kind != LT_WF_TIMER || lt_wf_sigtimer(&t->wf->edges[i]),
-			  "the sleep's own end is no end of the wait: %s", t->wf->edges[i].what);
-		if (lt_wf_sigtimer(&t->wf->edges[i]))
-			te = &t->wf->edges[i];
-	}
-	cr_assert(te && strstr(te->what, "Popen.wait(timeout=") && te->evidence && strstr(te->evidence, "not known"),
-		  "%s", te ? te->what : "no timeout edge");
+	cr_expect(e->evidence && strstr(e->evidence, "the Popen's pid (self.pid)"), "%s", e->evidence);
+	for (size_t i = 0; i < t->wf->n_edges; i++)
+		cr_expect(t->wf->edges[i].kind != LT_WF_TIMER, "the sleep's own end is no end of the wait, and the "
+			  "timeout was read: %s", t->wf->edges[i].what);
+	/* the timeout it was given, read from Popen._wait's locals, and what
+	 * is left of it: at most 600 s, at least 600 s less the time since
+	 * before the test started python3 (and the snapshot's) */
+	cr_expect_str_eq(e->timeout_what, "Popen.wait timeout");
+	cr_expect(e->timeout_s > 599.999 && e->timeout_s < 600.001, "timeout %.3f s", e->timeout_s);
+	double since = tl_now_s() - t0;
+	cr_expect(e->timeout_left_s <= 600 && e->timeout_left_s >= 600 - since, "left %.3f s, %.3f s after the "
+		  "start", e->timeout_left_s, since);
 	lt_snapshot_free(s);
 
 	struct lt_multi_snapshot *m = follow(py);
@@ -2585,9 +2590,44 @@ Test(waitfor_live, python_popen_wait_with_a_timeout_is_followed_to_its_childs_lo
 	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (flock)", (int)ch, (int)ch);
 	snprintf(holder, sizeof(holder), "held by processes %d", (int)procs[0].pid);
 	cr_expect(strstr(wc->summary, into) && strstr(wc->summary, "in a lock wait") && strstr(wc->summary, holder) &&
-		  strstr(wc->summary, "or by a timer: the timeout of Popen.wait(timeout=...)"), "%s", wc->summary);
+		  strstr(wc->summary, "; or by its Popen.wait timeout (600.0 s), within "), "%s", wc->summary);
 	for (size_t i = 0; i < m->view.n_verdicts; i++)
 		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE && m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK,
 			  "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+}
+
+/* The deadlock Python's documentation warns of: Popen(stdout=PIPE) and
+ * wait(timeout=300) before reading, the child writing more than the pipe
+ * holds.  The parent polls for the child, the child waits for the parent
+ * to read: a deadlock until the parent's timeout (read from Popen._wait's
+ * locals), naming both threads; it was IDLE, "1 wait on a timer". */
+Test(waitfor_live, python_popen_wait_on_a_full_pipe_is_a_deadlock_until_its_timeout)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	const char *script = "import subprocess, sys\n"
+			     "p = subprocess.Popen([sys.executable, '-c', \"import sys; sys.stdout.write('x' * 1000000)\"], "
+			     "stdout=subprocess.PIPE)\n"
+			     "p.wait(timeout=300)\n";
+	spawn(0, (char *const[]){ TL_PYTHON, "-c", (char *)script, NULL });
+	pid_t py = procs[0].pid, ch = only_child(py);
+	wait_in_syscall(ch, ch, 1); /* the child blocks writing its stdout */
+	const struct lt_thread *t = NULL;
+	struct lt_snapshot *s = take_when(py, 230, 35, 0, &t);
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 230, "python3 asleep in clock_nanosleep");
+	lt_snapshot_free(s);
+	struct lt_multi_snapshot *m = follow(py);
+	const struct lt_verdict *d = verdict_for(m, LT_VERDICT_DEADLOCK, py);
+	cr_assert_not_null(d, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(d->n_tids, 2, "%s", d->summary);
+	cr_expect(has_tid(d, ch), "the child %d in: %s", (int)ch, d->summary);
+	char want[128];
+	snprintf(want, sizeof(want), "thread %d (MainThread) waits with a timeout (Popen.wait timeout 300.0 s: Popen.wait "
+		 "raises TimeoutExpired within ", (int)py);
+	cr_expect(!strncmp(d->summary, "deadlock until a timeout:", 25) && strstr(d->summary, want), "%s", d->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE, "%s", m->view.verdicts[i].summary);
 	lt_multi_free(m);
 }

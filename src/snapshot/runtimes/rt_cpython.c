@@ -979,6 +979,53 @@ static void python_locks(struct model *m, struct ts *v, size_t n)
 	lock_refs(m, v, n);
 }
 
+/* ---- a child polled for: subprocess's Popen._wait ---- */
+
+/* The value of local variable NAME of frame K of X; 0, or -1 (not found,
+ * unset, unreadable). */
+static int local_named(struct model *m, const struct ts *x, size_t k, const char *name, uint64_t *val)
+{
+	const struct code *c = code_get(m, x->codes[k]);
+	if (!c || !x->locals[k])
+		return -1;
+	for (size_t i = 0; i < c->nlocals && i < MAX_SLOTS; i++) {
+		uint64_t nm;
+		if (pyr_tuple_item(&m->r, c->names, i, &nm) < 0 || !pyr_str_eq(&m->r, nm, name))
+			continue;
+		*val = u64(m, x->locals[k] + 8 * i);
+		return *val ? 0 : -1;
+	}
+	return -1;
+}
+
+/* Popen.wait(timeout) polls waitpid(WNOHANG) between sleeps in
+ * Popen._wait (waitfor.c says the wait is for the child): the Popen's pid
+ * (self.pid), the timeout it was given and its deadline (endtime, in
+ * time.monotonic()'s seconds), read from that frame's locals. */
+static void popen_poll(struct model *m, const struct ts *x)
+{
+	struct lt_thread *t = x->t;
+	if (t->wait != LT_WAIT_SLEEP && !(t->wait == LT_WAIT_POLL && !t->fdw.n_fds))
+		return;
+	for (size_t k = 0; k < t->n_rt_frames && k < 2; k++) {
+		const struct lt_rtframe *r = &t->rt_frames[k];
+		const char *base = r->file ? strrchr(r->file, '/') : NULL;
+		if (!r->func || !base || strcmp(base, "/subprocess.py") ||
+		    (strcmp(r->func, "Popen._wait") && strcmp(r->func, "_wait")))
+			continue;
+		uint64_t self, pid, v, n;
+		double d;
+		if (!local_named(m, x, k, "self", &self) && !pyr_attr(&m->r, self, "pid", &pid) &&
+		    !pyr_long(&m->r, pid, &n) && n > 0 && n < INT32_MAX)
+			t->poll_child = (pid_t)n;
+		if (!local_named(m, x, k, "timeout", &v) && !pyr_number(&m->r, v, &d) && d > 0)
+			t->poll_timeout_s = d;
+		if (!local_named(m, x, k, "endtime", &v) && !pyr_number(&m->r, v, &d) && d > 0)
+			t->poll_deadline_s = d;
+		return;
+	}
+}
+
 /* ---- names: threading._active ---- */
 
 struct names {
@@ -1056,6 +1103,9 @@ static void interp_threads(struct model *m, uint64_t interp)
 	if (m->dicts_ok)
 		thread_names(m, interp, v, n);
 	python_locks(m, v, n);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].locals)
+			popen_poll(m, &v[i]);
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].locals);
 		free(v[i].codes);

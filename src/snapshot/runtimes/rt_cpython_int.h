@@ -77,6 +77,8 @@ bool pyr_str_eq(const struct pyr *r, uint64_t obj, const char *s);
 int pyr_bytes(const struct pyr *r, uint64_t obj, size_t max, uint8_t **out, size_t *n);
 /* A non-negative int that fits in 64 bits; 0 or -1. */
 int pyr_long(const struct pyr *r, uint64_t obj, uint64_t *v);
+/* An int (non-negative, 64 bits) or a float, as a double; 0 or -1. */
+int pyr_number(const struct pyr *r, uint64_t obj, double *v);
 /* Item I of a tuple, and its size. */
 int pyr_tuple_size(const struct pyr *r, uint64_t obj, size_t *n);
 int pyr_tuple_item(const struct pyr *r, uint64_t obj, size_t i, uint64_t *item);

@@ -357,6 +357,22 @@ static int managed_get(const struct pyr *r, uint64_t obj, uint64_t type, const c
 	return w ? pyr_dict_get(r, w, name, value) : -1;
 }
 
+int pyr_number(const struct pyr *r, uint64_t obj, double *v)
+{
+	uint64_t type = pyr_type(r, obj), n;
+	char tn[16];
+	if (!type)
+		return -1;
+	if (!pyr_long(r, obj, &n)) {
+		*v = (double)n;
+		return 0;
+	}
+	/* a float: PyFloatObject's ob_fval after the object's head */
+	if (pyr_type_name(r, type, tn, sizeof(tn)) < 0 || strcmp(tn, "float") || rd(r, obj + 16, v, sizeof(*v)) < 0)
+		return -1;
+	return 0;
+}
+
 int pyr_attr(const struct pyr *r, uint64_t obj, const char *name, uint64_t *value)
 {
 	uint64_t type = pyr_type(r, obj), flags = type ? u64_at(r, type + TP_FLAGS) : 0;
