@@ -1738,6 +1738,61 @@ static const char *clock_name(int clk)
 	return clk >= 0 && clk < (int)(sizeof(clocks) / sizeof(clocks[0])) ? clocks[clk] : "a CPU-time clock";
 }
 
+/* Process PID's start, in seconds of CLOCK_BOOTTIME (/proc/PID/stat's
+ * starttime); -1 unknown. */
+static double start_boottime_s(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	const char *p = strrchr(buf, ')');
+	/* after the comm: state is field 3, starttime field 22 */
+	for (int f = 2; p && f < 22; f++)
+		p = strchr(p + 1, ' ');
+	long hz = sysconf(_SC_CLK_TCK);
+	if (!p || hz <= 0)
+		return -1;
+	return (double)strtoull(p + 1, NULL, 10) / (double)hz;
+}
+
+/* A signal wait of coreutils' timeout(1) (its executable named timeout,
+ * its command line one it reads: lt_timeout1_duration) for its child E:
+ * the timer it armed at its start is the wait's own timeout, kept on the
+ * edge as an application's (timeout_s, and what is left from its start);
+ * true when so (its timer then said, not as an unknown signal timer). */
+static bool timeout1_edge(struct cctx *c, struct lt_wf_edge *e)
+{
+	const char *exe = c->s->exe, *base = exe ? strrchr(exe, '/') : NULL;
+	if (!base || strcmp(base + 1, "timeout"))
+		return false;
+	char path[64];
+	size_t len = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)c->s->pid);
+	char *cl = lts_read_all(path, &len);
+	double dur = cl ? lt_timeout1_duration(cl, len) : -1;
+	free(cl);
+	if (dur <= 0)
+		return false; /* not read, or 0: no timer */
+	snprintf(e->timeout_what, sizeof(e->timeout_what), "timeout(1) duration");
+	e->timeout_s = dur;
+	e->timeout_left_s = -1;
+	double start = start_boottime_s(c->s->pid);
+	struct timespec now;
+	if (start >= 0 && !clock_gettime(CLOCK_BOOTTIME, &now)) {
+		double left = start + dur - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+		e->timeout_left_s = left > 0 ? left : 0;
+	}
+	char *ev = lts_asprintf("%s; its timer: the DURATION %.1f s of its command line, armed when it started "
+				"(/proc/PID/stat starttime), after which it signals its child (inferred: timeout(1)'s "
+				"way)", e->evidence ? e->evidence : "", dur);
+	if (ev) {
+		free(e->evidence);
+		e->evidence = ev;
+	}
+	return true;
+}
+
 /* rt_sigsuspend, pause, rt_sigtimedwait: a child's SIGCHLD ends the wait
  * when the process catches it and the call does not block it (or waits
  * for it: rt_sigtimedwait's set), read from the call's argument in the
@@ -1831,6 +1886,11 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
 						     "instead" : "")
 		: lts_asprintf("inferred: %s, so whether a child's SIGCHLD can end it is not known; it has "
 			       "children (/proc/PID/task/TID/children), whose exit it may be waiting for", why);
+	/* coreutils' timeout(1): its timer fires DURATION after it started
+	 * (then it signals its child, whose exit ends this wait): its length
+	 * from its command line, what is left from its start time */
+	if (end == LT_SIG_END_YES && timeout1_edge(c, e))
+		return true;
 	/* a timer whose signal can end it: timeout(1)'s own */
 	bool alrm_timer = false;
 	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);

@@ -257,6 +257,11 @@ struct lt_ptimer {
 };
 /* The timers of /proc/PID/timers TEXT, up to MAX; their count. */
 size_t lt_parse_proc_timers(const char *text, struct lt_ptimer *out, size_t max);
+/* The DURATION coreutils' timeout(1) was given, in seconds, from its
+ * /proc/PID/cmdline (LEN bytes, NUL-separated): after its options, a
+ * number with an optional suffix s, m, h, d, followed by a command; -1 when
+ * the line does not read as one (0: no timeout). */
+double lt_timeout1_duration(const char *cmdline, size_t len);
 
 /* lt_flock_op_str, lt_fcntl_lock_cmd: filelock.h (src/trace). */
 /* struct flock as x86-64 lays it out (short type, short whence, off_t

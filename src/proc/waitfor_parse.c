@@ -312,6 +312,71 @@ enum lt_sig_end lt_sigwait_ends(const struct lt_sigwait *w, int sig, char *why, 
 }
 #undef WHY
 
+/* A duration as timeout(1) takes it: a non-negative number, optionally
+ * with a suffix s, m, h or d; -1 if not one. */
+static double timeout1_dur(const char *a)
+{
+	char *end;
+	double d = strtod(a, &end);
+	if (end == a || d < 0 || d != d)
+		return -1;
+	if (!*end)
+		return d;
+	if (end[1])
+		return -1;
+	switch (*end) {
+	case 's': return d;
+	case 'm': return d * 60;
+	case 'h': return d * 3600;
+	case 'd': return d * 86400;
+	default: return -1;
+	}
+}
+
+double lt_timeout1_duration(const char *cmdline, size_t len)
+{
+	const char *argv[32];
+	size_t argc = 0;
+	for (size_t i = 0; i < len && argc < 32; i += strlen(cmdline + i) + 1)
+		argv[argc++] = cmdline + i;
+	if (!len || cmdline[len - 1])
+		return -1; /* cut: not every argument ends */
+	size_t i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || !a[1])
+			break;
+		if (!strcmp(a, "--foreground") || !strcmp(a, "--preserve-status") || !strcmp(a, "--verbose") ||
+		    !strncmp(a, "--signal=", 9) || !strncmp(a, "--kill-after=", 13))
+			continue;
+		if (!strcmp(a, "--signal") || !strcmp(a, "--kill-after")) {
+			i++;
+			continue;
+		}
+		if (a[1] == '-')
+			return -1; /* a long option not known */
+		/* short options, grouped: -f -p -v, then -s SIG or -k DUR (the
+		 * rest of the word, else the next word) */
+		for (const char *o = a + 1; *o; o++) {
+			if (*o == 'f' || *o == 'p' || *o == 'v')
+				continue;
+			if (*o == 's' || *o == 'k') {
+				if (!o[1])
+					i++;
+				break;
+			}
+			return -1;
+		}
+	}
+	if (i >= argc || i + 1 >= argc)
+		return -1; /* no duration, or no command after it */
+	return timeout1_dur(argv[i]);
+}
+
 size_t lt_parse_proc_timers(const char *text, struct lt_ptimer *out, size_t max)
 {
 	/* ID: 0 / signal: 14/0000000000000000 / notify: signal/pid.812 /

@@ -352,6 +352,7 @@ static void timed_when(const struct lt_thread *t, double left, char *buf, size_t
 	if (ae) {
 		const char *ends = strstr(ae->timeout_what, "idle") ? "the server ends the session"
 				   : !strncmp(ae->timeout_what, "Popen", 5) ? "Popen.wait raises TimeoutExpired"
+				   : !strncmp(ae->timeout_what, "timeout(1)", 10) ? "timeout(1) signals its child"
 				   : "the server cancels the statement";
 		if (left >= 0)
 			snprintf(buf, len, "%s %.1f s: %s within %.1f s", ae->timeout_what, ae->timeout_s, ends, left);

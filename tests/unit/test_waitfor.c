@@ -1614,3 +1614,29 @@ Test(waitfor_verdicts, a_signal_wait_in_a_cycle_is_a_deadlock_only_without_a_tim
 		  ch->summary);
 	free_snap(&s2);
 }
+
+/* coreutils' timeout(1): its DURATION after its options, with the
+ * suffixes it takes; -1 for what it would not run as. */
+Test(waitfor_parse, timeout1_duration_from_its_command_line)
+{
+#define CL(lit) lt_timeout1_duration(lit, sizeof(lit) - 1)
+	cr_expect_float_eq(CL("timeout\0" "100\0" "flock\0" "/tmp/l\0" "true\0"), 100.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "1.5m\0" "sleep\0" "9\0"), 90.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "2h\0" "x\0"), 7200.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "1d\0" "x\0"), 86400.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "-s\0" "KILL\0" "30s\0" "x\0"), 30.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "-sKILL\0" "30\0" "x\0"), 30.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "-k\0" "5\0" "--foreground\0" "12\0" "x\0"), 12.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "-vk5\0" "12\0" "x\0"), 12.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "--signal=TERM\0" "--kill-after=1m\0" "7\0" "x\0"), 7.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "--signal\0" "TERM\0" "7\0" "x\0"), 7.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "--\0" "7\0" "x\0"), 7.0, 1e-9);
+	cr_expect_float_eq(CL("timeout\0" "0\0" "x\0"), 0.0, 1e-9);   /* no timeout */
+	cr_expect_lt(CL("timeout\0" "100\0"), 0);                      /* no command */
+	cr_expect_lt(CL("timeout\0" "10x\0" "y\0"), 0);               /* not a duration */
+	cr_expect_lt(CL("timeout\0" "--frobnicate\0" "10\0" "y\0"), 0); /* an option not known */
+	cr_expect_lt(CL("timeout\0" "-z\0" "10\0" "y\0"), 0);
+	cr_expect_lt(CL("timeout\0" "100\0" "cut"), 0);               /* the last argument cut */
+	cr_expect_lt(lt_timeout1_duration("", 0), 0);
+#undef CL
+}
