@@ -197,6 +197,22 @@ struct lt_item {
 	uint64_t offset;     /* file offset of the chunk the item came from */
 };
 
+/* A damaged stretch of the file the reader skipped: a chunk whose magic,
+ * length or CRC did not check out, bytes that are no chunk at all (garbage
+ * written over or between chunks), a malformed events chunk's rest, or a
+ * section of several chunks of which a part was damaged (its good parts are
+ * dropped with it: a part of a section is never handed out). */
+struct lt_skip {
+	uint64_t from, to;   /* file offsets, [from, to) */
+	uint32_t chunk_type; /* the damaged chunk's type as its header says
+	                        (that header may be damaged too), 0 unknown */
+	uint32_t have_before, have_after; /* an event was read before / after it */
+	uint64_t ts_before;  /* the last event read before the damage */
+	uint64_t ts_after;   /* the first event read after it */
+	char why[96];
+};
+#define LT_READER_SKIPS 32 /* the first ones are kept; nskips counts all */
+
 struct lt_reader {
 	FILE *f;
 	struct lt_header hdr;
@@ -205,6 +221,12 @@ struct lt_reader {
 	int clean_end;        /* END chunk seen */
 	char stop_reason[256]; /* why reading stopped before a clean end ("" if clean) */
 	uint64_t stop_offset;
+	/* damage read past: the reader scans on for the next chunk that checks
+	 * out (magic, length, CRC) and goes on from there */
+	uint32_t nskips;
+	uint64_t skipped_bytes;
+	struct lt_skip skips[LT_READER_SKIPS];
+	uint64_t events_read[LT_EV_MAX]; /* by kind */
 	/* private */
 	uint8_t *chunk;
 	size_t chunk_cap, chunk_len, pos;
@@ -215,6 +237,8 @@ struct lt_reader {
 	int done;
 	uint8_t *join; /* CONT parts read so far */
 	size_t join_len, join_cap;
+	uint64_t last_ts;
+	int have_last, after_pending;
 };
 
 /* Opens and validates PATH and reads its header chunk.  On error returns
@@ -223,6 +247,19 @@ int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errl
 /* 1: an item; 0: no more (check r->clean_end / r->stop_reason). */
 int lt_reader_next(struct lt_reader *r, struct lt_item *it);
 void lt_reader_close(struct lt_reader *r);
+/* After reading: was damage skipped?  Then line k (0, 1, ...) of what a
+ * user must be told, into buf: each damaged byte range and what it cost
+ * (the time between the events around it; from the STATS trailer, when
+ * the file has one, how many events of which kind are missing).  Returns
+ * 0 past the last line. */
+int lt_reader_damage_line(const struct lt_reader *r, unsigned k, char *buf, size_t len);
+/* The offset of the first chunk at or after from that checks out (magic,
+ * length within the file, CRC), or UINT64_MAX: where reading goes on past
+ * damage.  Moves f's position. */
+uint64_t lt_trace_find_chunk(FILE *f, uint64_t from);
+/* The same lines appended to the message in buf, each on a line of its own
+ * (nothing when no damage was skipped), for a command's warning. */
+void lt_trace_damage_append(const struct lt_reader *r, char *buf, size_t len);
 
 void lt_header_free(struct lt_header *h);
 void lt_stats_free(struct lt_stats *s);

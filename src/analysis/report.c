@@ -244,6 +244,15 @@ void lt_report_reader_end(struct lt_report *r, int clean, const char *why, uint6
 	r->stop_offset = offset;
 }
 
+void lt_report_reader_damage(struct lt_report *r, const struct lt_reader *rd)
+{
+	char line[512];
+
+	r->damaged_bytes = rd->skipped_bytes;
+	for (unsigned k = 0; lt_reader_damage_line(rd, k, line, sizeof(line)); k++)
+		add_note(r, "%s", line);
+}
+
 /* ---------------------------------------------------------------- finish */
 
 /* The first of three comparisons (each -1, 0 or 1) that tells a and b apart. */

@@ -233,6 +233,7 @@ struct lt_report {
 	int clean_end;
 	char stop_why[256];         /* why reading stopped early ("" clean) */
 	uint64_t stop_offset;
+	uint64_t damaged_bytes;     /* damage the reader skipped (its lines are notes) */
 	uint64_t snapshot_ts;       /* the last snapshot, boottime ns (0 none) */
 	unsigned n_snapshots;
 	struct lt_report_stored *stored; /* the snapshots read, in trace order */
@@ -286,6 +287,9 @@ void lt_report_symbol_entry(void *r, int32_t tgid, uint64_t addr, const char *na
 void lt_report_stats(struct lt_report *r, const struct lt_stats *s);
 /* How reading ended: clean (END chunk seen), or why and where it stopped. */
 void lt_report_reader_end(struct lt_report *r, int clean, const char *why, uint64_t offset);
+/* The reader skipped damaged bytes (reader->skipped_bytes): its damage
+ * lines (lt_reader_damage_line) become notes. */
+void lt_report_reader_damage(struct lt_report *r, const struct lt_reader *rd);
 /* Closes the timeline and runs the rules.  Call once.  0 or -ENOMEM. */
 int lt_report_finish(struct lt_report *r);
 void lt_report_free(struct lt_report *r);

@@ -72,7 +72,7 @@ static int number(const char *opt, const char *s, unsigned lo, unsigned hi, cons
 static int profile_out(const char *path, int format, const char *outpath, int force,
 		       unsigned rows)
 {
-	char err[768];
+	char err[4096];
 	FILE *out = stdout;
 	if (!outpath && format == LT_PROFILE_PPROF && isatty(STDOUT_FILENO)) {
 		lt_err("--format pprof writes a binary file: give -o FILE (or redirect standard "
@@ -174,7 +174,7 @@ int lt_cmd_report(int argc, char **argv)
 		return g.status;
 	if (lt_cli_one_arg(&cli, argc, argv, "trace file"))
 		return 2;
-	char err[768];
+	char err[4096];
 	if (profile && json) {
 		lt_err("--profile is text only; leave out --json");
 		return 2;

@@ -81,10 +81,16 @@ static int read_stored(const char *path, struct stored_set *set)
 		set->v[set->n] = (struct stored){ copy, it.len, "" };
 		occasion_of(&set->v[set->n++]);
 	}
-	set->cut = !rd.clean_end || rd.stop_reason[0];
-	if (set->cut)
+	set->cut = !rd.clean_end || rd.stop_reason[0] || rd.nskips;
+	if (!rd.clean_end || rd.stop_reason[0])
 		lt_warn("%s is cut short (%s); its snapshots before that are printed", path,
 			rd.stop_reason[0] ? rd.stop_reason : "no end marker");
+	if (rd.nskips) {
+		char msg[4096];
+		snprintf(msg, sizeof(msg), "%s is damaged; the snapshots that could be read are printed", path);
+		lt_trace_damage_append(&rd, msg, sizeof(msg));
+		lt_warn("%s", msg);
+	}
 	set->hdr = rd.hdr;
 	memset(&rd.hdr, 0, sizeof(rd.hdr)); /* the set owns its arrays now */
 	lt_reader_close(&rd);

@@ -260,6 +260,12 @@ int lt_convert(const char *in, const char *out, int format, int force, struct lt
 		snprintf(err, errlen, "%s: %s; converted the %" PRIu64 " events before it", in,
 			 r.stop_reason[0] ? r.stop_reason : "no end marker", n);
 		rc = 3;
+	} else if (r.nskips) {
+		snprintf(err, errlen, "%s is damaged; converted the %" PRIu64 " events that could be read", in, n);
+	}
+	if (r.nskips) {
+		lt_trace_damage_append(&r, err, errlen);
+		rc = 3;
 	}
 	const struct lt_timeline_stats *st = lt_timeline_stats(tl);
 	struct stat sb;

@@ -187,6 +187,12 @@ int lt_dump(const char *path, char *err, size_t errlen)
 	if (!r.clean_end || r.stop_reason[0]) {
 		snprintf(err, errlen, "%s: read %" PRIu64 " events; stopped: %s", path, n, r.stop_reason);
 		rc = r.clean_end ? 0 : 3;
+	} else if (r.nskips) {
+		snprintf(err, errlen, "%s: read %" PRIu64 " events; damaged", path, n);
+	}
+	if (r.nskips) {
+		lt_trace_damage_append(&r, err, errlen);
+		rc = 3;
 	}
 	lt_timeline_free(tl);
 	lt_reader_close(&r);

@@ -44,14 +44,19 @@ struct lt_report *lt_report_load(const char *path, const struct lt_report_opts *
 	}
 	int cut = !rd.clean_end || rd.stop_reason[0];
 	lt_report_reader_end(r, !cut, rd.stop_reason, rd.stop_offset);
+	if (rd.nskips)
+		lt_report_reader_damage(r, &rd);
 	oom |= lt_report_finish(r) != 0;
 	if (cut)
 		snprintf(err, errlen, "%s is cut short (%s); the report covers it up to its last good chunk",
 			 path, rd.stop_reason[0] ? rd.stop_reason : "no end marker");
+	else if (rd.nskips)
+		snprintf(err, errlen, "%s is damaged; the report covers what could be read", path);
 	else if (oom)
 		snprintf(err, errlen, "%s: out of memory during the analysis; the report may be incomplete", path);
+	lt_trace_damage_append(&rd, err, errlen);
+	*rc = cut || rd.nskips ? 3 : 0;
 	lt_reader_close(&rd);
-	*rc = cut ? 3 : 0;
 	return r;
 }
 

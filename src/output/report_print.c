@@ -170,6 +170,7 @@ static void json_trace(struct jw *w, const struct lt_report *r)
 	jw_kuints(w, nk, n, 5);
 	jw_kstr(w, "stop_reason", r->have_stats ? stop_name(r->stop_reason) : NULL);
 	jw_kbool(w, "clean_end", r->clean_end);
+	jw_kuint(w, "damaged_bytes", r->damaged_bytes);
 	json_cut(w, r);
 	kts(w, "snapshot_ns", r->snapshot_ts);
 	jw_kuint(w, "snapshots", r->n_snapshots);
@@ -889,10 +890,12 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 		fprintf(f, ", %zu processes", r->n_procs);
 	if (r->lost_total)
 		fprintf(f, ", %" PRIu64 " EVENTS LOST (see notes)", r->lost_total);
+	if (r->damaged_bytes)
+		fprintf(f, ", DAMAGED: %" PRIu64 " bytes skipped (see notes)", r->damaged_bytes);
 	if (!r->clean_end) {
 		rp_fmt_ts(r->end_ts, a, sizeof(a));
 		fprintf(f, ", CUT at %s: what came after it is missing", a);
-	} else if (!r->lost_total) {
+	} else if (!r->lost_total && !r->damaged_bytes) {
 		fprintf(f, ", no events lost");
 	}
 	if (r->snapshot_ts) {
@@ -933,7 +936,7 @@ void lt_report_print_text(FILE *f, const struct lt_report *r)
 				fprintf(f, "      cpu %u: %" PRIu64 " %s events (when: not recorded)\n", l->cpu,
 					l->count, lt_kind_name(l->kind));
 		}
-	} else if (r->clean_end) {
+	} else if (r->clean_end && !r->damaged_bytes) {
 		fprintf(f, "  - no events were lost\n");
 	}
 	for (size_t i = 0; i < r->n_notes; i++)

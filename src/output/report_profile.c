@@ -1572,6 +1572,12 @@ int lt_report_profile_fmt(const char *path, FILE *out, unsigned rows, int format
 		snprintf(err, errlen, "%s is cut short (%s): profiled up to its last good chunk", path,
 			 r.stop_reason[0] ? r.stop_reason : "no end");
 		rc = r.clean_end ? 0 : 3;
+	} else if (r.nskips) {
+		snprintf(err, errlen, "%s is damaged: profiled what could be read", path);
+	}
+	if (r.nskips) {
+		lt_trace_damage_append(&r, err, errlen);
+		rc = 3;
 	}
 	resolve_caused(&p);
 	scale_finish(&p.wscale, &p.wait);

@@ -399,16 +399,45 @@ static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map 
 		return -1;
 	if (fread(pre, 1, sizeof(pre), f) != sizeof(pre) || memcmp(pre, LT_MAGIC, 8))
 		goto out;
-	while (fread(hdr, 1, sizeof(hdr), f) == sizeof(hdr)) {
+	/* off: this chunk's offset; from: where a scan past damage starts (a
+	 * chunk sought over had its length unchecked: if that was wrong, the
+	 * next good chunk lies after its start) */
+	uint64_t off = LT_PREAMBLE_LEN, from = off;
+	int drop = 0;   /* the parts of a section that damage took a part of */
+	int after = 0;  /* just past damage: CONT parts there may lack their first */
+	for (;;) {
+		size_t got = fread(hdr, 1, sizeof(hdr), f);
+		if (got == 0 && feof(f))
+			break;
 		uint32_t type = lt_get_le32(hdr + 4), len = lt_get_le32(hdr + 8);
-		if (lt_get_le32(hdr) != 0x4b43544cu || len > LT_CHUNK_MAX)
-			break; /* damaged: the reader reports it; keep what we have */
+		if (got != sizeof(hdr) || lt_get_le32(hdr) != 0x4b43544cu || len > LT_CHUNK_MAX) {
+		damaged: /* the reader says what; go on as it does */
+			off = lt_trace_find_chunk(f, from);
+			if (off == UINT64_MAX || fseeko(f, (off_t)off, SEEK_SET))
+				break;
+			from = off;
+			drop = have > 0 || drop;
+			after = 1;
+			have = 0;
+			continue;
+		}
+		if (after && type == LT_CHUNK_CONT)
+			drop = 1;
+		after = 0;
 		int wanted = type == LT_CHUNK_SYMBOLS || type == LT_CHUNK_CONT ||
 			     (procs ? type == LT_CHUNK_HEADER : names && type == LT_CHUNK_SNAPSHOT);
+		if (drop && (type == LT_CHUNK_CONT || wanted)) {
+			drop = type == LT_CHUNK_CONT;
+			wanted = 0;
+		} else {
+			drop = 0;
+		}
 		if (!wanted) {
 			have = 0;
 			if (fseek(f, len, SEEK_CUR))
 				break;
+			from = off + 1;
+			off += LT_CHUNK_HDR_LEN + len;
 			continue;
 		}
 		/* a large section: CONT parts, then its last chunk (tracefile.h) */
@@ -418,12 +447,15 @@ static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map 
 		if (!b)
 			break;
 		buf = b;
+		from = off + 1;
 		if (fread(buf + have, 1, len, f) != len)
-			break;
+			goto damaged;
 		uint32_t crc = (uint32_t)crc32(0L, hdr + 4, 8);
 		crc = (uint32_t)crc32(crc, buf + have, len);
 		if (crc != lt_get_le32(hdr + 12))
-			break;
+			goto damaged;
+		off += LT_CHUNK_HDR_LEN + len;
+		from = off;
 		size_t all = have + len;
 		have = type == LT_CHUNK_CONT ? all : 0;
 		if (procs && type == LT_CHUNK_HEADER)

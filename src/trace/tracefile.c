@@ -658,66 +658,192 @@ static void stop(struct lt_reader *r, uint64_t off, const char *why)
 	r->done = 1;
 }
 
-/* Loads the next chunk into r->chunk.  1 loaded, 0 end/stop. */
+static const char *chunk_type_name(uint32_t t)
+{
+	switch (t) {
+	case LT_CHUNK_HEADER: return "HEADER";
+	case LT_CHUNK_EVENTS: return "EVENTS";
+	case LT_CHUNK_SNAPSHOT: return "SNAPSHOT";
+	case LT_CHUNK_STATS: return "STATS";
+	case LT_CHUNK_END: return "END";
+	case LT_CHUNK_SYMBOLS: return "SYMBOLS";
+	case LT_CHUNK_STACKS: return "STACKS";
+	case LT_CHUNK_CONT: return "CONT";
+	case LT_CHUNK_FAILED: return "FAILED";
+	}
+	return NULL;
+}
+
+/* Notes the damaged range [from, to) as skipped. */
+static void add_skip(struct lt_reader *r, uint64_t from, uint64_t to, uint32_t type, const char *why)
+{
+	if (r->nskips < LT_READER_SKIPS) {
+		struct lt_skip *k = &r->skips[r->nskips];
+		memset(k, 0, sizeof(*k));
+		k->from = from;
+		k->to = to;
+		k->chunk_type = type;
+		k->have_before = (uint32_t)r->have_last;
+		k->ts_before = r->last_ts;
+		snprintf(k->why, sizeof(k->why), "%s", why);
+		r->after_pending = 1;
+	}
+	r->nskips++;
+	r->skipped_bytes += to - from;
+}
+
+/* Does a chunk that checks out (magic, length within the file, CRC) start
+ * at off?  Its payload is read into *buf. */
+static int chunk_at(FILE *f, uint64_t off, uint64_t fsize, uint8_t **buf, size_t *cap)
+{
+	uint8_t hdr[LT_CHUNK_HDR_LEN];
+
+	if (off + LT_CHUNK_HDR_LEN > fsize || fseeko(f, (off_t)off, SEEK_SET) ||
+	    fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr) || lt_get_le32(hdr) != CHUNK_MAGIC)
+		return 0;
+	uint32_t len = lt_get_le32(hdr + 8);
+	if (len > LT_CHUNK_MAX || off + LT_CHUNK_HDR_LEN + len > fsize)
+		return 0;
+	if (len > *cap) {
+		uint8_t *b = realloc(*buf, len);
+		if (!b)
+			return 0;
+		*buf = b;
+		*cap = len;
+	}
+	if (len && fread(*buf, 1, len, f) != len)
+		return 0;
+	uint32_t crc = (uint32_t)crc32(0L, hdr + 4, 8);
+	return lt_crc32_update(crc, *buf, len) == lt_get_le32(hdr + 12);
+}
+
+/* A scan for the magic, each candidate's length and CRC checked (a random
+ * match passes the CRC once in 2^32); scratch for the payloads. */
+static uint64_t find_chunk(FILE *f, uint64_t from, uint8_t **scratch, size_t *cap)
+{
+	struct stat sb;
+	uint8_t buf[1 << 16];
+
+	if (fstat(fileno(f), &sb) || sb.st_size < 0)
+		return UINT64_MAX;
+	uint64_t fsize = (uint64_t)sb.st_size;
+	for (uint64_t pos = from; pos + LT_CHUNK_HDR_LEN <= fsize;) {
+		if (fseeko(f, (off_t)pos, SEEK_SET))
+			return UINT64_MAX;
+		size_t n = fread(buf, 1, sizeof(buf), f);
+		if (n < 4)
+			return UINT64_MAX;
+		for (size_t i = 0; i + 4 <= n; i++)
+			if (buf[i] == 'L' && lt_get_le32(buf + i) == CHUNK_MAGIC &&
+			    chunk_at(f, pos + i, fsize, scratch, cap))
+				return pos + i;
+		pos += n - 3; /* a magic across the boundary is seen next time */
+	}
+	return UINT64_MAX;
+}
+
+uint64_t lt_trace_find_chunk(FILE *f, uint64_t from)
+{
+	uint8_t *scratch = NULL;
+	size_t cap = 0;
+	uint64_t at = find_chunk(f, from, &scratch, &cap);
+	free(scratch);
+	return at;
+}
+
+static uint64_t find_next_chunk(struct lt_reader *r, uint64_t from)
+{
+	return find_chunk(r->f, from, &r->chunk, &r->chunk_cap);
+}
+
+/* The chunk at r->offset is damaged (why).  Goes on at the next chunk that
+ * checks out (1), noting what was skipped, or stops there (0): damage at
+ * the end of the file is a file cut short. */
+static int resync(struct lt_reader *r, const uint8_t *hdr, size_t nhdr, const char *why)
+{
+	uint64_t at = r->offset;
+	uint64_t next = find_next_chunk(r, at + 1);
+	uint32_t type = 0;
+
+	if (next == UINT64_MAX || fseeko(r->f, (off_t)next, SEEK_SET)) {
+		stop(r, at, why);
+		return 0;
+	}
+	if (nhdr >= 8 && lt_get_le32(hdr) == CHUNK_MAGIC && chunk_type_name(lt_get_le32(hdr + 4)))
+		type = lt_get_le32(hdr + 4);
+	add_skip(r, at, next, type, why);
+	r->offset = next;
+	return 1;
+}
+
+/* Loads the next chunk into r->chunk, past damage.  1 loaded, 0 end/stop. */
 static int load_chunk(struct lt_reader *r)
 {
 	uint8_t hdr[LT_CHUNK_HDR_LEN];
 	size_t n;
 
-	if (r->done)
-		return 0;
-	n = fread(hdr, 1, sizeof(hdr), r->f);
-	if (n == 0 && feof(r->f)) {
-		if (!r->clean_end)
-			stop(r, r->offset, "trace ends without an end marker (recording was interrupted)");
-		r->done = 1;
-		return 0;
-	}
-	if (n < sizeof(hdr)) {
-		stop(r, r->offset, "truncated chunk header");
-		return 0;
-	}
-	if (lt_get_le32(hdr) != CHUNK_MAGIC) {
-		stop(r, r->offset, "damaged chunk (bad magic)");
-		return 0;
-	}
-	uint32_t type = lt_get_le32(hdr + 4), len = lt_get_le32(hdr + 8);
-	if (len > LT_CHUNK_MAX) {
-		stop(r, r->offset, "damaged chunk (impossible length)");
-		return 0;
-	}
-	if (len > r->chunk_cap) {
-		uint8_t *b = realloc(r->chunk, len);
-		if (!b) {
-			stop(r, r->offset, "out of memory reading chunk");
+	for (;;) {
+		if (r->done)
+			return 0;
+		n = fread(hdr, 1, sizeof(hdr), r->f);
+		if (n == 0 && feof(r->f)) {
+			if (!r->clean_end)
+				stop(r, r->offset, "trace ends without an end marker (recording was interrupted)");
+			r->done = 1;
 			return 0;
 		}
-		r->chunk = b;
-		r->chunk_cap = len;
+		if (n < sizeof(hdr)) {
+			if (resync(r, hdr, n, "truncated chunk header"))
+				continue;
+			return 0;
+		}
+		if (lt_get_le32(hdr) != CHUNK_MAGIC) {
+			if (resync(r, hdr, n, "damaged chunk (bad magic)"))
+				continue;
+			return 0;
+		}
+		uint32_t type = lt_get_le32(hdr + 4), len = lt_get_le32(hdr + 8);
+		if (len > LT_CHUNK_MAX) {
+			if (resync(r, hdr, n, "damaged chunk (impossible length)"))
+				continue;
+			return 0;
+		}
+		if (len > r->chunk_cap) {
+			uint8_t *b = realloc(r->chunk, len);
+			if (!b) {
+				stop(r, r->offset, "out of memory reading chunk");
+				return 0;
+			}
+			r->chunk = b;
+			r->chunk_cap = len;
+		}
+		if (fread(r->chunk, 1, len, r->f) != len) {
+			if (resync(r, hdr, n, "truncated chunk"))
+				continue;
+			return 0;
+		}
+		uint32_t crc = (uint32_t)crc32(0L, hdr + 4, 8);
+		crc = lt_crc32_update(crc, r->chunk, len);
+		if (crc != lt_get_le32(hdr + 12)) {
+			if (resync(r, hdr, n, "damaged chunk (checksum mismatch)"))
+				continue;
+			return 0;
+		}
+		r->cur_offset = r->offset;
+		r->offset += LT_CHUNK_HDR_LEN + len;
+		r->cur_type = type;
+		r->chunk_len = len;
+		r->pos = 0;
+		return 1;
 	}
-	if (fread(r->chunk, 1, len, r->f) != len) {
-		stop(r, r->offset, "truncated chunk");
-		return 0;
-	}
-	uint32_t crc = (uint32_t)crc32(0L, hdr + 4, 8);
-	crc = lt_crc32_update(crc, r->chunk, len);
-	if (crc != lt_get_le32(hdr + 12)) {
-		stop(r, r->offset, "damaged chunk (checksum mismatch)");
-		return 0;
-	}
-	r->cur_offset = r->offset;
-	r->offset += LT_CHUNK_HDR_LEN + len;
-	r->cur_type = type;
-	r->chunk_len = len;
-	r->pos = 0;
-	return 1;
 }
 
-/* Appends the loaded chunk to r->join.  0, or -1 having stopped. */
+/* Appends the loaded chunk to r->join.  0, or -1: too large (r->join
+ * emptied) or out of memory (stopped). */
 static int join_append(struct lt_reader *r, uint64_t first)
 {
 	if (r->join_len + r->chunk_len > LT_SECTION_MAX) {
-		stop(r, first, "damaged section (larger than any writer makes)");
+		r->join_len = 0;
 		return -1;
 	}
 	if (!r->chunk_len) /* an empty part adds nothing (and join may be NULL) */
@@ -751,27 +877,92 @@ static void stop_failed(struct lt_reader *r)
 }
 
 /* Loads the next section: one chunk, or CONT parts joined with the chunk
- * after them (cur_offset: the first part's).  1 loaded, 0 end/stop. */
+ * after them (cur_offset: the first part's).  1 loaded, 0 end/stop.
+ *
+ * A section that damage may have taken a part of is dropped whole, its
+ * good parts with it, and said (a skip): parts, then damage; CONT parts
+ * right after damage (their first parts may be in it); a section's last
+ * chunk after damage that could hold a whole CONT part; CONT parts
+ * followed by EVENTS or END (their last chunk is missing); a section
+ * larger than any writer makes. */
 static int load_section(struct lt_reader *r)
 {
 	uint64_t first = r->offset;
+	int dropping = 0; /* the parts since first are of a damaged section */
+	const char *drop_why = NULL;
 
 	r->join_len = 0;
-	while (load_chunk(r)) {
+	for (;;) {
+		uint32_t skips = r->nskips;
+		uint64_t skipped = r->skipped_bytes, at = r->offset;
+		if (!load_chunk(r))
+			break;
+		int damage = r->nskips != skips;
+		int section_type = r->cur_type != LT_CHUNK_EVENTS && r->cur_type != LT_CHUNK_END &&
+				   r->cur_type != LT_CHUNK_FAILED;
+		if (damage && (r->join_len || dropping)) {
+			/* the parts before the damage are of a section that
+			 * lost a part: they go, and so do the parts after it */
+			if (at > first) {
+				add_skip(r, first, at, 0, "a large section's parts before damage to it");
+				/* listed in file order: before the damage's own */
+				uint32_t last = r->nskips - 1;
+				if (last < LT_READER_SKIPS && skips < last) {
+					struct lt_skip k = r->skips[last];
+					memmove(&r->skips[skips + 1], &r->skips[skips],
+						(last - skips) * sizeof(k));
+					r->skips[skips] = k;
+				}
+			}
+			r->join_len = 0;
+			dropping = 1;
+			first = r->cur_offset;
+			drop_why = "a large section's parts after damage to it";
+		} else if (damage && (r->cur_type == LT_CHUNK_CONT ||
+				      (section_type && r->skipped_bytes - skipped >=
+							       (uint64_t)LT_CHUNK_HDR_LEN + LT_CHUNK_MAX))) {
+			dropping = 1;
+			first = r->cur_offset;
+			drop_why = r->cur_type == LT_CHUNK_CONT
+					   ? "a large section's parts after damage (its first parts may be in it)"
+					   : "a section's last chunk after damage that may hold its first parts";
+		} else if (damage) {
+			first = r->cur_offset;
+		}
 		if (r->cur_type == LT_CHUNK_FAILED) {
+			if ((dropping || r->join_len) && r->cur_offset > first)
+				add_skip(r, first, r->cur_offset, 0, "a large section's parts before the failure");
 			stop_failed(r);
 			return 0;
 		}
-		if (r->cur_type != LT_CHUNK_CONT && !r->join_len)
-			return 1;
-		if (r->cur_type == LT_CHUNK_EVENTS || r->cur_type == LT_CHUNK_END) {
-			stop(r, first, "damaged section (parts without their last chunk)");
-			return 0;
+		if (!section_type && (dropping || r->join_len)) {
+			/* EVENTS or END after parts: the parts' last chunk is gone */
+			if (r->cur_offset > first)
+				add_skip(r, first, r->cur_offset, 0,
+					 dropping ? drop_why : "damaged section (parts without their last chunk)");
+			r->join_len = 0;
+			dropping = 0;
 		}
-		if (join_append(r, first))
-			return 0;
+		if (r->cur_type != LT_CHUNK_CONT && !r->join_len && !dropping)
+			return 1;
+		if (!dropping && join_append(r, first)) {
+			if (r->done)
+				return 0;
+			dropping = 1;
+			drop_why = "damaged section (larger than any writer makes)";
+		}
 		if (r->cur_type == LT_CHUNK_CONT)
 			continue;
+		if (dropping) {
+			char why[96];
+			snprintf(why, sizeof(why), "%s (a %s section)", drop_why,
+				 chunk_type_name(r->cur_type) ? chunk_type_name(r->cur_type) : "unknown");
+			add_skip(r, first, r->offset, r->cur_type, why);
+			dropping = 0;
+			r->join_len = 0;
+			first = r->offset;
+			continue;
+		}
 		uint8_t *b = r->chunk;
 		size_t cap = r->chunk_cap;
 		r->chunk = r->join;
@@ -783,7 +974,7 @@ static int load_section(struct lt_reader *r)
 		r->cur_offset = first;
 		return 1;
 	}
-	if (r->join_len && !r->stop_reason[0])
+	if ((r->join_len || dropping) && !r->stop_reason[0])
 		stop(r, first, "trace ends inside a section");
 	return 0;
 }
@@ -821,8 +1012,16 @@ int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errl
 		goto fail;
 	}
 	if (!load_section(r) || r->cur_type != LT_CHUNK_HEADER) {
-		snprintf(err, errlen, "%s: no readable header chunk (%s)", path,
-			 r->stop_reason[0] ? r->stop_reason : "first chunk is not a header");
+		/* the events' thread ids are stored relative to the header's
+		 * pid, and it says what was traced: no reading without it */
+		if (r->nskips && !r->stop_reason[0])
+			snprintf(err, errlen,
+				 "%s: its header chunk is damaged (%s at offset %llu): without it the events "
+				 "cannot be decoded (their thread ids are stored relative to the header's pid)",
+				 path, r->skips[0].why, (unsigned long long)r->skips[0].from);
+		else
+			snprintf(err, errlen, "%s: no readable header chunk (%s)", path,
+				 r->stop_reason[0] ? r->stop_reason : "first chunk is not a header");
 		goto fail;
 	}
 	if (decode_header(r->chunk, r->chunk_len, &r->hdr)) {
@@ -847,17 +1046,35 @@ int lt_reader_next(struct lt_reader *r, struct lt_item *it)
 				struct lt_cur c = { p, end, 0 };
 				uint64_t base = lt_get_varint(&c);
 				if (c.err) {
-					stop(r, r->cur_offset, "malformed events chunk");
-					return 0;
+					add_skip(r, r->cur_offset, r->offset, LT_CHUNK_EVENTS,
+						 "malformed events chunk");
+					r->pos = r->chunk_len;
+					continue;
 				}
 				lt_codec_reset(dec, r->hdr.pid, base);
 				p = c.p;
 			}
 			if (lt_codec_decode(dec, &p, end, &it->ev)) {
-				stop(r, r->cur_offset, "malformed event in chunk");
-				return 0;
+				/* each chunk decodes on its own: only its rest is lost */
+				uint64_t from = r->cur_offset + LT_CHUNK_HDR_LEN + (uint64_t)(p - r->chunk);
+				add_skip(r, from, r->offset, LT_CHUNK_EVENTS,
+					 "malformed event in an events chunk (the chunk's rest)");
+				r->pos = r->chunk_len;
+				continue;
 			}
 			r->pos = (size_t)(p - r->chunk);
+			if (it->ev.h.kind < LT_EV_MAX)
+				r->events_read[it->ev.h.kind]++;
+			if (r->after_pending) {
+				for (uint32_t k = 0; k < r->nskips && k < LT_READER_SKIPS; k++)
+					if (!r->skips[k].have_after) {
+						r->skips[k].have_after = 1;
+						r->skips[k].ts_after = it->ev.h.ts;
+					}
+				r->after_pending = 0;
+			}
+			r->last_ts = it->ev.h.ts;
+			r->have_last = 1;
 			it->type = LT_ITEM_EVENT;
 			it->offset = r->cur_offset;
 			return 1;
@@ -901,4 +1118,96 @@ void lt_reader_close(struct lt_reader *r)
 	r->dec = NULL;
 	lt_header_free(&r->hdr);
 	lt_stats_free(&r->stats);
+}
+
+static void fmt_ts(uint64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu.%06llu", (unsigned long long)(ns / 1000000000u),
+		 (unsigned long long)(ns % 1000000000u / 1000u));
+}
+
+/* The events of the damaged places, from the STATS trailer's counts (the
+ * events the recorder received, each of which it wrote) against those
+ * read: 1 with a line, 0 when it cannot be told. */
+static int missing_by_kind(const struct lt_reader *r, char *buf, size_t len)
+{
+	if (!r->have_stats || (r->hdr.flags & LT_HDR_FLIGHT)) {
+		snprintf(buf, len, "which events and how many were in the damaged bytes is unknown (%s)",
+			 r->have_stats ? "a flight dump's trailer counts more than its file holds"
+				       : "the trace has no STATS trailer to count them against");
+		return 1;
+	}
+	size_t n = (size_t)snprintf(buf, len, "the STATS trailer counts events that are in no readable chunk "
+					      "(lost to the damage):");
+	uint64_t total = 0;
+	for (unsigned k = 0; k < LT_EV_MAX; k++) {
+		if (k == LT_EV_LOST || r->stats.events[k] <= r->events_read[k])
+			continue;
+		uint64_t miss = r->stats.events[k] - r->events_read[k];
+		total += miss;
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " %s %llu", lt_kind_name(k), (unsigned long long)miss);
+	}
+	if (!total)
+		snprintf(buf, len, "the STATS trailer's counts of events are all read: the damaged bytes held "
+				   "no events the trailer counts");
+	return 1;
+}
+
+int lt_reader_damage_line(const struct lt_reader *r, unsigned k, char *buf, size_t len)
+{
+	char a[32], b[32], type[48] = "";
+
+	if (!r->nskips)
+		return 0;
+	if (k == 0) {
+		snprintf(buf, len, "damaged: %llu bytes skipped in %u place%s; reading went on at the next "
+				   "chunk that checks out",
+			 (unsigned long long)r->skipped_bytes, r->nskips, r->nskips == 1 ? "" : "s");
+		return 1;
+	}
+	k--;
+	uint32_t kept = r->nskips < LT_READER_SKIPS ? r->nskips : LT_READER_SKIPS;
+	if (k < kept) {
+		const struct lt_skip *s = &r->skips[k];
+		if (s->chunk_type && chunk_type_name(s->chunk_type))
+			snprintf(type, sizeof(type), ", chunk type %s by its header", chunk_type_name(s->chunk_type));
+		fmt_ts(s->ts_before, a, sizeof(a));
+		fmt_ts(s->ts_after, b, sizeof(b));
+		char when[96];
+		if (s->have_before && s->have_after)
+			snprintf(when, sizeof(when), "between the events at %s and %s", a, b);
+		else if (s->have_after)
+			snprintf(when, sizeof(when), "before the first event read (at %s)", b);
+		else if (s->have_before)
+			snprintf(when, sizeof(when), "after the last event read (at %s)", a);
+		else
+			snprintf(when, sizeof(when), "with no event read around it");
+		snprintf(buf, len, "bytes %llu..%llu (%llu bytes) skipped: %s%s; %s", (unsigned long long)s->from,
+			 (unsigned long long)s->to, (unsigned long long)(s->to - s->from), s->why, type, when);
+		return 1;
+	}
+	k -= kept;
+	if (r->nskips > kept) {
+		if (k == 0) {
+			snprintf(buf, len, "and %u more damaged places (not listed)", r->nskips - kept);
+			return 1;
+		}
+		k--;
+	}
+	if (k == 0)
+		return missing_by_kind(r, buf, len);
+	return 0;
+}
+
+void lt_trace_damage_append(const struct lt_reader *r, char *buf, size_t len)
+{
+	char line[512];
+	size_t n = strnlen(buf, len);
+
+	for (unsigned k = 0; n + 1 < len && lt_reader_damage_line(r, k, line, sizeof(line)); k++) {
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "\n  " : "", line);
+		if (n >= len)
+			n = len - 1;
+	}
 }

@@ -147,6 +147,80 @@ int lt_gen_futex_trace_syms(const char *path, unsigned n, int woken, int syms)
 	return r ? r : cr;
 }
 
+/* A SYMBOLS section naming the futex word of thread PID + i "lock_I". */
+static int symbol_of(struct lt_writer *w, unsigned i)
+{
+	uint8_t ent[48], *e = ent, buf[64], *p = buf;
+	char name[24];
+	int nl = snprintf(name, sizeof(name), "lock_%u", i);
+	uint8_t a[10], *ae = lt_put_varint(a, BASE + 64ull * i);
+
+	e = lt_put_varint(lt_put_varint(e, 1), (uint64_t)(ae - a));
+	memcpy(e, a, (size_t)(ae - a));
+	e += ae - a;
+	e = lt_put_varint(lt_put_varint(e, 2), (uint64_t)nl);
+	memcpy(e, name, (size_t)nl);
+	e += nl;
+	p = lt_put_varint(lt_put_varint(p, 1), (uint64_t)(e - ent));
+	memcpy(p, ent, (size_t)(e - ent));
+	p += e - ent;
+	return lt_writer_section(w, LT_CHUNK_SYMBOLS, buf, (size_t)(p - buf));
+}
+
+int lt_gen_chunked_trace(const char *path, struct lt_gen_layout *lay)
+{
+	enum { N = 3 };
+	struct lt_writer *w;
+	struct lt_header h = { .pid = PID, .ncpus = 2 };
+	struct lt_thread_info th[N + 1];
+	uint64_t ts = 1000000000ull;
+	int r = lt_writer_open(&w, path, 1);
+
+	if (r)
+		return r;
+	memset(lay, 0, sizeof(*lay));
+	memset(th, 0, sizeof(th));
+	snprintf(h.comm, sizeof(h.comm), "main");
+	h.threads = th;
+	h.nthreads = N + 1;
+	for (unsigned i = 0; i <= N; i++) {
+		th[i].tid = (int32_t)(PID + i);
+		th[i].sc_nr = -2;
+		snprintf(th[i].comm, LT_COMM_LEN, i ? "w%u" : "main", i);
+	}
+	r = lt_writer_header(w, &h);
+	lay->header_end = lt_writer_bytes(w);
+	for (int part = LT_GEN_SYMS_A; !r && part <= LT_GEN_FINAL; part++) {
+		lay->start[part] = lt_writer_bytes(w);
+		if (part == LT_GEN_SYMS_A || part == LT_GEN_SYMS_B || part == LT_GEN_SYMS_C) {
+			r = symbol_of(w, (unsigned)(part / 2 + 1));
+		} else {
+			lay->first_ts[part] = ts + 10000;
+			for (unsigned i = 1; !r && i <= N; i++)
+				r = part == LT_GEN_WAKES ? wake(w, PID + i, BASE + 64ull * i, ts += 10000)
+							 : wait_on(w, PID + i, BASE + 64ull * i, ts += 10000);
+			lay->events[part] = part == LT_GEN_WAKES ? 5 * N : 2 * N;
+			/* the last event: a wake's return at +400, a wait's switch at +1000 */
+			lay->last_ts[part] = ts + (part == LT_GEN_WAKES ? 400 : 1000);
+			r = r ? r : lt_writer_flush(w);
+		}
+		lay->end[part] = lt_writer_bytes(w);
+	}
+	struct lt_stats st = { .start_ns = 1000000000ull, .end_ns = ts + 1000000000ull, .ncpus = 2 };
+	st.exit_status = -1;
+	st.events[LT_EV_FUTEX_ENTER] = 3 * N;
+	st.events[LT_EV_SWITCH] = 3 * N;
+	st.events[LT_EV_WAKING] = N;
+	st.events[LT_EV_SYS_EXIT] = 2 * N;
+	lay->start[LT_GEN_STATS] = lt_writer_bytes(w);
+	if (!r)
+		r = lt_writer_stats(w, &st);
+	lay->end[LT_GEN_STATS] = lay->start[LT_GEN_END] = lt_writer_bytes(w);
+	int cr = lt_writer_close(w);
+	lay->end[LT_GEN_END] = lay->start[LT_GEN_END] + LT_CHUNK_HDR_LEN;
+	return r ? r : cr;
+}
+
 #ifdef LT_GEN_MAIN
 int main(int argc, char **argv)
 {
