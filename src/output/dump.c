@@ -145,7 +145,11 @@ int lt_dump(const char *path, char *err, size_t errlen)
 	/* what the model makes of the events: only its count of switches it
 	 * had to infer is printed */
 	struct lt_timeline *tl = lt_timeline_new(&r.hdr, NULL, NULL);
+	uint32_t said = 0; /* damage said in place, where the events skip it */
 	while (lt_reader_next(&r, &it) > 0) {
+		for (; said < r.nskips && said < LT_READER_SKIPS; said++)
+			printf("# DAMAGED: bytes %" PRIu64 "..%" PRIu64 " skipped (%s)\n", r.skips[said].from,
+			       r.skips[said].to, r.skips[said].why);
 		if (it.type == LT_ITEM_EVENT) {
 			if (tl)
 				lt_timeline_event(tl, &it.ev);

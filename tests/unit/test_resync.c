@@ -386,9 +386,10 @@ Test(resync, a_damaged_part_drops_its_section_whole)
 	snap[0] = '{';
 	snap[big - 1] = '}';
 
-	/* damage the first CONT part, the second, the last part */
-	for (int part = 0; part < 3; part++) {
-		uint64_t s0, s1;
+	/* damage the first CONT part, the second, the last part; 3: bytes cut
+	 * out of the first part (the damage is shorter than a part) */
+	for (int part = 0; part < 4; part++) {
+		uint64_t s0 = 0, s1 = 0;
 		snprintf(path, sizeof(path), "%s/big%d.ltrace", dir, part);
 		cr_assert_eq(lt_writer_open(&w, path, 0), 0);
 		cr_assert_eq(lt_writer_header(w, &h), 0);
@@ -405,7 +406,17 @@ Test(resync, a_damaged_part_drops_its_section_whole)
 			cr_assert_eq(lt_writer_flush(w), 0);
 		}
 		cr_assert_eq(lt_writer_close(w), 0);
-		flip(path, s0 + (uint64_t)part * (LT_CHUNK_HDR_LEN + LT_CHUNK_MAX) + LT_CHUNK_HDR_LEN + 100);
+		uint64_t shrink = 0;
+		if (part < 3) {
+			flip(path, s0 + (uint64_t)part * (LT_CHUNK_HDR_LEN + LT_CHUNK_MAX) + LT_CHUNK_HDR_LEN + 100);
+		} else {
+			size_t len;
+			uint8_t *d = slurp(path, &len);
+			shrink = 1000;
+			memmove(d + s0 + 5000, d + s0 + 5000 + shrink, len - s0 - 5000 - shrink);
+			spill(path, d, len - shrink);
+			free(d);
+		}
 
 		struct lt_reader r;
 		struct got g;
@@ -413,12 +424,40 @@ Test(resync, a_damaged_part_drops_its_section_whole)
 		cr_assert_eq(g.events, 10, "part %d: the events on both sides", part);
 		cr_assert_eq(g.snapshots, 0, "part %d: a part of a section was handed out", part);
 		cr_assert(r.clean_end, "part %d: %s", part, r.stop_reason);
-		cr_assert_eq(r.skipped_bytes, s1 - s0, "part %d: the whole section is said skipped", part);
+		cr_assert_eq(r.skipped_bytes, s1 - s0 - shrink, "part %d: the whole section is said skipped", part);
 		for (uint32_t k = 0; k < r.nskips; k++)
 			cr_log_info("part %d: skip %llu..%llu %s", part, (unsigned long long)r.skips[k].from,
 				    (unsigned long long)r.skips[k].to, r.skips[k].why);
 		cr_assert_eq(r.skips[0].from, s0, "part %d", part);
-		cr_assert_eq(r.skips[r.nskips - 1].to, s1);
+		cr_assert_eq(r.skips[r.nskips - 1].to, s1 - shrink);
+		lt_reader_close(&r);
+	}
+	/* a section of two parts whose first, a CONT, is damaged whole: its
+	 * last chunk alone checks out, and may not be handed out alone */
+	{
+		const size_t two = (6u << 20);
+		uint64_t s0 = 0, s1 = 0;
+		snprintf(path, sizeof(path), "%s/two.ltrace", dir);
+		cr_assert_eq(lt_writer_open(&w, path, 0), 0);
+		cr_assert_eq(lt_writer_header(w, &h), 0);
+		s0 = lt_writer_bytes(w);
+		snap[two - 1] = '}';
+		cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, snap, two), 0);
+		s1 = lt_writer_bytes(w);
+		struct lt_event ev = { .h = { .kind = LT_EV_TASK_EXIT, .tid = PID + 1, .ts = 1000 } };
+		cr_assert_eq(lt_writer_event(w, &ev), 0);
+		cr_assert_eq(lt_writer_close(w), 0);
+		flip(path, s0 + 2); /* the CONT's magic: no chunk starts there */
+
+		struct lt_reader r;
+		struct got g;
+		read_all(path, &r, NULL, &g);
+		cr_assert_eq(g.events, 1);
+		cr_assert_eq(g.snapshots, 0, "the last part of a section was handed out alone");
+		cr_assert_eq(r.skipped_bytes, s1 - s0);
+		cr_assert_eq(r.nskips, 2);
+		cr_assert(strstr(r.skips[1].why, "may hold its first parts"), "%s", r.skips[1].why);
+		cr_assert(r.clean_end, "%s", r.stop_reason);
 		lt_reader_close(&r);
 	}
 	free(snap);
@@ -516,4 +555,49 @@ Test(resync, report_command_warns_and_reports_the_later_events)
 	/* the waits at the end are in the last chunk, after the damage: each
 	 * worker's lock by the name the section after the damage gave */
 	cr_assert(strstr(out, "lock_3"), "%s", out);
+}
+
+/* Runs cmd, its stdout into out; the exit status. */
+static int run_out(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = 0;
+	int st = pclose(p);
+	cr_assert(WIFEXITED(st), "%s", cmd);
+	return WEXITSTATUS(st);
+}
+
+/* dump says the damage where it is, among the events, and convert writes
+ * the events of both sides; both exit 3. */
+Test(resync, dump_and_convert_say_it_and_exit_3)
+{
+	char path[128], cmd[512], out[65536], want[160];
+	struct lt_gen_layout lay;
+
+	if (access(LT_BIN, X_OK))
+		cr_skip_test("%s is not built (make all)", LT_BIN);
+	gen(path, sizeof(path), "dump.ltrace", &lay);
+	flip(path, lay.start[LT_GEN_WAKES] + LT_CHUNK_HDR_LEN + 7);
+	snprintf(cmd, sizeof(cmd), "%s dump %s 2>/dev/null", LT_BIN, path);
+	cr_assert_eq(run_out(cmd, out, sizeof(out)), 3);
+	snprintf(want, sizeof(want), "# DAMAGED: bytes %llu..%llu skipped (damaged chunk (checksum mismatch))\n",
+		 (unsigned long long)lay.start[LT_GEN_WAKES], (unsigned long long)lay.end[LT_GEN_WAKES]);
+	const char *at = strstr(out, want);
+	cr_assert_not_null(at, "%s", out);
+	/* the first waits before it, the last waits after it */
+	cr_assert(strstr(out, "1.000010000 ") && strstr(out, "1.000010000 ") < at, "%s", out);
+	cr_assert(strstr(out, "1.000090000 ") > at, "%s", out);
+	cr_assert_null(strstr(out, "FUTEX_WAKE"), "%s", out);
+
+	snprintf(cmd, sizeof(cmd), "%s convert -q -o %s/out.perfetto-trace %s 2>&1", LT_BIN, dir, path);
+	cr_assert_eq(run_out(cmd, out, sizeof(out)), 3, "%s", out);
+	cr_assert(strstr(out, "converted the 12 events that could be read"), "%s", out);
+	cr_assert(strstr(out, "bytes "), "%s", out);
+	char op[128];
+	struct stat sb;
+	snprintf(op, sizeof(op), "%s/out.perfetto-trace", dir);
+	cr_assert_eq(stat(op, &sb), 0, "the Perfetto file is written");
+	cr_assert_gt(sb.st_size, 0);
 }
