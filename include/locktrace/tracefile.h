@@ -239,6 +239,8 @@ struct lt_reader {
 	size_t join_len, join_cap;
 	uint64_t last_ts;
 	int have_last, after_pending;
+	uint64_t scan_budget; /* lt_trace_find_chunk's, set at the first damage */
+	int scan_budget_set;
 };
 
 /* Opens and validates PATH and reads its header chunk.  On error returns
@@ -255,8 +257,11 @@ void lt_reader_close(struct lt_reader *r);
 int lt_reader_damage_line(const struct lt_reader *r, unsigned k, char *buf, size_t len);
 /* The offset of the first chunk at or after from that checks out (magic,
  * length within the file, CRC), or UINT64_MAX: where reading goes on past
- * damage.  Moves f's position. */
-uint64_t lt_trace_find_chunk(FILE *f, uint64_t from);
+ * damage.  Moves f's position.  The candidates' payloads read are taken
+ * from *budget (UINT64_MAX when it runs out), which one pass over a file
+ * starts at lt_trace_scan_budget(f): 16 times its size and 64 MiB. */
+uint64_t lt_trace_find_chunk(FILE *f, uint64_t from, uint64_t *budget);
+uint64_t lt_trace_scan_budget(FILE *f);
 /* The same lines appended to the message in buf, each on a line of its own
  * (nothing when no damage was skipped), for a command's warning. */
 void lt_trace_damage_append(const struct lt_reader *r, char *buf, size_t len);

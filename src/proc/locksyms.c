@@ -405,6 +405,7 @@ static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map 
 	uint64_t off = LT_PREAMBLE_LEN, from = off;
 	int drop = 0;   /* the parts of a section that damage took a part of */
 	int after = 0;  /* just past damage: CONT parts there may lack their first */
+	uint64_t budget = lt_trace_scan_budget(f);
 	for (;;) {
 		size_t got = fread(hdr, 1, sizeof(hdr), f);
 		if (got == 0 && feof(f))
@@ -412,7 +413,7 @@ static int scan_trace(const char *path, struct lt_u64map *map, struct lt_u64map 
 		uint32_t type = lt_get_le32(hdr + 4), len = lt_get_le32(hdr + 8);
 		if (got != sizeof(hdr) || lt_get_le32(hdr) != 0x4b43544cu || len > LT_CHUNK_MAX) {
 		damaged: /* the reader says what; go on as it does */
-			off = lt_trace_find_chunk(f, from);
+			off = lt_trace_find_chunk(f, from, &budget);
 			if (off == UINT64_MAX || fseeko(f, (off_t)off, SEEK_SET))
 				break;
 			from = off;

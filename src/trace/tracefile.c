@@ -693,8 +693,8 @@ static void add_skip(struct lt_reader *r, uint64_t from, uint64_t to, uint32_t t
 }
 
 /* Does a chunk that checks out (magic, length within the file, CRC) start
- * at off?  Its payload is read into *buf. */
-static int chunk_at(FILE *f, uint64_t off, uint64_t fsize, uint8_t **buf, size_t *cap)
+ * at off?  Its payload is read into *buf, and taken from *budget. */
+static int chunk_at(FILE *f, uint64_t off, uint64_t fsize, uint8_t **buf, size_t *cap, uint64_t *budget)
 {
 	uint8_t hdr[LT_CHUNK_HDR_LEN];
 
@@ -704,6 +704,7 @@ static int chunk_at(FILE *f, uint64_t off, uint64_t fsize, uint8_t **buf, size_t
 	uint32_t len = lt_get_le32(hdr + 8);
 	if (len > LT_CHUNK_MAX || off + LT_CHUNK_HDR_LEN + len > fsize)
 		return 0;
+	*budget = *budget > len ? *budget - len : 0;
 	if (len > *cap) {
 		uint8_t *b = realloc(*buf, len);
 		if (!b)
@@ -718,8 +719,11 @@ static int chunk_at(FILE *f, uint64_t off, uint64_t fsize, uint8_t **buf, size_t
 }
 
 /* A scan for the magic, each candidate's length and CRC checked (a random
- * match passes the CRC once in 2^32); scratch for the payloads. */
-static uint64_t find_chunk(FILE *f, uint64_t from, uint8_t **scratch, size_t *cap)
+ * match passes the CRC once in 2^32); scratch for the payloads.  The bytes
+ * the candidates' CRCs read are taken from *budget: a file of made-up
+ * chunk headers, each claiming megabytes, would otherwise take time
+ * quadratic in its size. */
+static uint64_t find_chunk(FILE *f, uint64_t from, uint8_t **scratch, size_t *cap, uint64_t *budget)
 {
 	struct stat sb;
 	uint8_t buf[1 << 16];
@@ -733,27 +737,42 @@ static uint64_t find_chunk(FILE *f, uint64_t from, uint8_t **scratch, size_t *ca
 		size_t n = fread(buf, 1, sizeof(buf), f);
 		if (n < 4)
 			return UINT64_MAX;
-		for (size_t i = 0; i + 4 <= n; i++)
-			if (buf[i] == 'L' && lt_get_le32(buf + i) == CHUNK_MAGIC &&
-			    chunk_at(f, pos + i, fsize, scratch, cap))
+		for (size_t i = 0; i + 4 <= n; i++) {
+			if (buf[i] != 'L' || lt_get_le32(buf + i) != CHUNK_MAGIC)
+				continue;
+			if (!*budget)
+				return UINT64_MAX;
+			if (chunk_at(f, pos + i, fsize, scratch, cap, budget))
 				return pos + i;
+		}
 		pos += n - 3; /* a magic across the boundary is seen next time */
 	}
 	return UINT64_MAX;
 }
 
-uint64_t lt_trace_find_chunk(FILE *f, uint64_t from)
+uint64_t lt_trace_find_chunk(FILE *f, uint64_t from, uint64_t *budget)
 {
 	uint8_t *scratch = NULL;
 	size_t cap = 0;
-	uint64_t at = find_chunk(f, from, &scratch, &cap);
+	uint64_t at = find_chunk(f, from, &scratch, &cap, budget);
 	free(scratch);
 	return at;
 }
 
+uint64_t lt_trace_scan_budget(FILE *f)
+{
+	struct stat sb;
+	uint64_t size = fstat(fileno(f), &sb) || sb.st_size < 0 ? 0 : (uint64_t)sb.st_size;
+	return 16 * size + (64u << 20);
+}
+
 static uint64_t find_next_chunk(struct lt_reader *r, uint64_t from)
 {
-	return find_chunk(r->f, from, &r->chunk, &r->chunk_cap);
+	if (!r->scan_budget_set) {
+		r->scan_budget = lt_trace_scan_budget(r->f);
+		r->scan_budget_set = 1;
+	}
+	return find_chunk(r->f, from, &r->chunk, &r->chunk_cap, &r->scan_budget);
 }
 
 /* The chunk at r->offset is damaged (why).  Goes on at the next chunk that
@@ -766,7 +785,12 @@ static int resync(struct lt_reader *r, const uint8_t *hdr, size_t nhdr, const ch
 	uint32_t type = 0;
 
 	if (next == UINT64_MAX || fseeko(r->f, (off_t)next, SEEK_SET)) {
-		stop(r, at, why);
+		char w[128];
+		snprintf(w, sizeof(w), "%s%s", why,
+			 r->scan_budget_set && !r->scan_budget
+				 ? "; too much damage to look further for a good chunk"
+				 : "");
+		stop(r, at, w);
 		return 0;
 	}
 	if (nhdr >= 8 && lt_get_le32(hdr) == CHUNK_MAGIC && chunk_type_name(lt_get_le32(hdr + 4)))

@@ -601,3 +601,33 @@ Test(resync, dump_and_convert_say_it_and_exit_3)
 	cr_assert_eq(stat(op, &sb), 0, "the Perfetto file is written");
 	cr_assert_gt(sb.st_size, 0);
 }
+
+/* Garbage made of chunk headers that each claim megabytes: every one must
+ * be read for its CRC, so the scan has a budget (16 times the file's size
+ * and 64 MiB) and, past it, stops saying so instead of taking time
+ * quadratic in the file's size. */
+Test(resync, made_up_chunk_headers_do_not_make_the_scan_quadratic, .timeout = 120)
+{
+	char path[128];
+	struct lt_gen_layout lay;
+	struct lt_reader r;
+	struct got g;
+	const size_t n = 64u << 10, tail = 4u << 20;
+
+	gen(path, sizeof(path), "budget.ltrace", &lay);
+	uint8_t *junk = calloc(1, n + tail);
+	cr_assert_not_null(junk);
+	for (size_t i = 0; i + 16 <= n; i += 16) {
+		uint32_t len = (uint32_t)(n + tail / 2 - i); /* within the file: read whole */
+		memcpy(junk + i, "LTCK\x02\0\0\0", 8);
+		memcpy(junk + i + 8, &len, 4);
+	}
+	insert_garbage(path, lay.end[LT_GEN_WAKES], junk, n + tail);
+	free(junk);
+	read_all(path, &r, &lay, &g);
+	cr_assert_eq(g.events, 21, "the events before the garbage");
+	cr_assert_not(r.clean_end);
+	cr_assert(strstr(r.stop_reason, "too much damage to look further"), "%s", r.stop_reason);
+	cr_assert_eq(r.stop_offset, lay.end[LT_GEN_WAKES]);
+	lt_reader_close(&r);
+}
