@@ -2,7 +2,8 @@
 /*
  * The locktrace trace file (docs/trace-format.md): a preamble, then
  * self-delimiting chunks, each with its own CRC-32.  A file cut at any byte
- * reads back up to its last complete chunk.
+ * reads back up to its last complete chunk; damage in the middle is skipped
+ * to the next chunk that checks out, and said (struct lt_skip).
  *
  * Writer: lt_writer_open -> lt_writer_header -> lt_writer_event* (buffered
  * into chunks) / lt_writer_section -> lt_writer_close.

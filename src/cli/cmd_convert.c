@@ -34,8 +34,9 @@ static const struct lt_cli cli = {
 		 "                      flows and counters, but no scheduler data, so no\n"
 		 "                      thread states; for viewers that read only JSON.\n",
 	.opts = opts,
-	.tail = "Exit status: 0 done; 1 error (nothing written); 3 the trace was damaged or cut\n"
-		"short: OUT holds everything before the damage.\n",
+	.tail = "Exit status: 0 done; 1 error (nothing written); 3 the trace was cut short\n"
+		"(OUT holds everything before the cut) or damaged (OUT holds every chunk that\n"
+		"checks out; the warning says what was skipped).\n",
 };
 
 const struct lt_cli *lt_convert_cli(void)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `locktrace dump FILE`: the command line of src/output/dump.c.  Ends with where
- * and why reading stopped if the file is damaged or cut. */
+ * and why reading stopped if the file is cut, and what was skipped if it is
+ * damaged. */
 #include "cli_opts.h"
 #include "cli.h"
 #include "dump.h"
@@ -9,7 +10,8 @@ static const struct lt_cli cli = {
 	.usage = "Usage: locktrace dump FILE\n",
 	.about = "Print the header and one line per event of a trace file.\n",
 	.tail = "Exit status: 0 printed; 1 the file cannot be read as a trace; 2 usage error;\n"
-		"3 the trace is cut short (everything before the damage is printed).\n",
+		"3 the trace is cut short (everything before the cut is printed) or damaged\n"
+		"(the chunks that check out are printed; # DAMAGED lines say what was skipped).\n",
 };
 
 const struct lt_cli *lt_dump_cli(void)

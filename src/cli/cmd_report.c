@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* `locktrace report TRACE`: the analysis a person reads first (see
- * docs/report.md), in text or JSON (src/output/report_file.c).  A damaged or cut
- * trace is reported up to its last good chunk, with a warning naming where
- * it stops. */
+ * docs/report.md), in text or JSON (src/output/report_file.c).  A cut trace
+ * is reported up to its last good chunk, with a warning naming where it
+ * stops; a damaged one past the damage, with a warning saying what was
+ * skipped. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,7 +46,8 @@ static const struct lt_cli cli = {
 		 "preempted, convoys, stalls (docs/report.md).\n",
 	.opts = opts,
 	.tail = "Exit status: 0 report printed; 1 the file cannot be read as a trace; 2 usage;\n"
-		"3 the trace is cut short (reported up to its last good chunk).\n",
+		"3 the trace is cut short (reported up to its last good chunk) or damaged\n"
+		"(reported past the damage; the warning and the notes say what was skipped).\n",
 };
 
 const struct lt_cli *lt_report_cli(void)

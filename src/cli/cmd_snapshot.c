@@ -50,7 +50,8 @@ static const struct lt_cli cli = {
 		 "deadlock cycles span processes.\n",
 	.opts = opts,
 	.tail = "Exit status: 0 printed; 1 no snapshot could be taken (or TRACE holds none);\n"
-		"2 usage error; 3 TRACE is cut short (the snapshots it holds are printed).\n",
+		"2 usage error; 3 TRACE is cut short or damaged (the snapshots it holds are\n"
+		"printed).\n",
 };
 
 const struct lt_cli *lt_snapshot_cli(void)

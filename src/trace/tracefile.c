@@ -8,7 +8,9 @@
  *
  * The writer only ever appends whole chunks with one write() each, so a
  * crash leaves at worst one partial chunk at the end, which the reader
- * detects (short read or CRC) and reports with its offset.
+ * detects (short read or CRC) and reports with its offset.  Damage in the
+ * middle (a disk error, an overwrite) is skipped: the reader scans on for
+ * the next chunk that checks out and keeps what it skipped (resync).
  */
 #include <errno.h>
 #include <fcntl.h>
