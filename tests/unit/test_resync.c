@@ -555,6 +555,20 @@ Test(resync, report_command_warns_and_reports_the_later_events)
 	/* the waits at the end are in the last chunk, after the damage: each
 	 * worker's lock by the name the section after the damage gave */
 	cr_assert(strstr(out, "lock_3"), "%s", out);
+
+	/* JSON: the bytes in the trace object, the lines in the notes */
+	snprintf(cmd, sizeof(cmd), "%s report --json %s 2>/dev/null", LT_BIN, path);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	cr_assert_eq(WEXITSTATUS(st), 3);
+	char jb[64];
+	snprintf(jb, sizeof(jb), "\"damaged_bytes\": %llu",
+		 (unsigned long long)(lay.end[LT_GEN_WAKES] - lay.start[LT_GEN_WAKES]));
+	cr_assert(strstr(out, jb), "no %s in %s", jb, out);
+	cr_assert(strstr(out, want), "%s", out);
 }
 
 /* Runs cmd, its stdout into out; the exit status. */
