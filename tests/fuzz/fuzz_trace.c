@@ -31,7 +31,10 @@ static uint32_t get32(const uint8_t *p)
 }
 
 /* The input with a valid preamble, chunk magics and CRCs (lengths are kept
- * unless they run past the end: then the rest is the last chunk). */
+ * unless they run past the end: then the rest is the last chunk).  With
+ * bit 0x40 of the first byte, one chunk after the header (the 1st to 8th,
+ * by its low bits) keeps a wrong CRC: the reader must read past it to the
+ * chunks after it, which may refer to what it held. */
 static uint8_t *fixup(const uint8_t *in, size_t n, size_t *outlen)
 {
 	uint8_t *b = malloc(n + LT_PREAMBLE_LEN + 1);
@@ -45,6 +48,7 @@ static uint8_t *fixup(const uint8_t *in, size_t n, size_t *outlen)
 	memset(b + 12, 0, 4);
 	memcpy(b + LT_PREAMBLE_LEN, in, n);
 	size_t len = n + LT_PREAMBLE_LEN, off = LT_PREAMBLE_LEN;
+	unsigned damaged = n && (in[0] & 0x40) ? 1u + (in[0] & 7u) : 0, k = 0;
 	while (off + LT_CHUNK_HDR_LEN <= len) {
 		uint8_t *h = b + off;
 		uint32_t plen = get32(h + 8);
@@ -55,7 +59,7 @@ static uint8_t *fixup(const uint8_t *in, size_t n, size_t *outlen)
 		put32(h, 0x4b43544cu);
 		uint32_t crc = (uint32_t)crc32(0L, h + 4, 8);
 		crc = (uint32_t)crc32(crc, h + LT_CHUNK_HDR_LEN, plen);
-		put32(h + 12, crc);
+		put32(h + 12, k++ == damaged ? ~crc : crc);
 		off += LT_CHUNK_HDR_LEN + plen;
 	}
 	*outlen = len;
@@ -79,6 +83,8 @@ static void read_all(const char *path)
 			lt_symmap_free(&m);
 		}
 	}
+	char dmg[2048] = ""; /* the lines a command would warn with */
+	lt_trace_damage_append(&r, dmg, sizeof(dmg));
 	lt_reader_close(&r);
 }
 

@@ -88,8 +88,8 @@ struct tl_trace {
 	struct lt_event *ev;
 	size_t n;
 	struct lt_stats stats;
-	int have_stats, clean_end;
-	char stop[256];
+	int have_stats, clean_end; /* clean_end: an END and no damage read past */
+	char stop[256];            /* why not: the reader's stop reason, damage */
 	char *snapshot_json; /* the last SNAPSHOT section, NUL-terminated, or NULL */
 	size_t snapshot_len;
 };

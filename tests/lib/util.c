@@ -333,8 +333,11 @@ int tl_load(struct tl_trace *t, const char *path)
 	t->have_stats = r.have_stats;
 	t->stats = r.stats;
 	r.stats.lost = NULL;
-	t->clean_end = r.clean_end;
+	/* damage read past is no clean file either: a recording must have none
+	 * (the reader used to stop at it, which the tests saw as no clean end) */
+	t->clean_end = r.clean_end && !r.nskips;
 	snprintf(t->stop, sizeof(t->stop), "%s", r.stop_reason);
+	lt_trace_damage_append(&r, t->stop, sizeof(t->stop));
 	lt_reader_close(&r);
 	return 0;
 }

@@ -645,3 +645,25 @@ Test(resync, made_up_chunk_headers_do_not_make_the_scan_quadratic, .timeout = 12
 	cr_assert_eq(r.stop_offset, lay.end[LT_GEN_WAKES]);
 	lt_reader_close(&r);
 }
+
+/* The live tests' loader (tests/lib/util.c): a recording with damage read
+ * past is not clean (the reader used to stop there, which those tests'
+ * clean-end assertions caught; they still must). */
+Test(resync, the_test_loader_counts_damage_as_unclean)
+{
+	char path[128];
+	struct lt_gen_layout lay;
+	struct tl_trace t;
+
+	gen(path, sizeof(path), "tl.ltrace", &lay);
+	tl_load_ok(&t, path);
+	cr_assert(t.clean_end, "%s", t.stop);
+	cr_assert_eq(t.n, 27);
+	tl_free(&t);
+	flip(path, lay.start[LT_GEN_WAKES] + LT_CHUNK_HDR_LEN + 7);
+	tl_load_ok(&t, path);
+	cr_assert_eq(t.n, 12);
+	cr_assert_not(t.clean_end);
+	cr_assert(strstr(t.stop, "damaged: "), "%s", t.stop);
+	tl_free(&t);
+}
