@@ -40,7 +40,7 @@ struct stored_set {
 	struct stored *v;
 	size_t n;
 	struct lt_header hdr;
-	int cut;
+	int cut, damaged;
 };
 
 /* The "occasion" of a stored snapshot, cheaply (the text is large). */
@@ -85,6 +85,7 @@ static int read_stored(const char *path, struct stored_set *set)
 	if (!rd.clean_end || rd.stop_reason[0])
 		lt_warn("%s is cut short (%s); its snapshots before that are printed", path,
 			rd.stop_reason[0] ? rd.stop_reason : "no end marker");
+	set->damaged = rd.nskips > 0;
 	if (rd.nskips) {
 		char msg[4096];
 		snprintf(msg, sizeof(msg), "%s is damaged; the snapshots that could be read are printed", path);
@@ -183,7 +184,7 @@ int lt_snapshot_show_stored(const char *path, bool json)
 		return 1;
 	if (!set.n) {
 		lt_err("%s holds no snapshot (recorded with --no-snapshot, or cut short before the "
-		       "first): nothing to print", path);
+		       "first%s): nothing to print", path, set.damaged ? ", or in the damaged bytes" : "");
 		free_stored(&set);
 		return 1;
 	}

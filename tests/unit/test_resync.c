@@ -614,6 +614,15 @@ Test(resync, dump_and_convert_say_it_and_exit_3)
 	snprintf(op, sizeof(op), "%s/out.perfetto-trace", dir);
 	cr_assert_eq(stat(op, &sb), 0, "the Perfetto file is written");
 	cr_assert_gt(sb.st_size, 0);
+
+	/* the profile: the same warning and status */
+	snprintf(cmd, sizeof(cmd), "%s report --profile %s 2>&1 >/dev/null", LT_BIN, path);
+	cr_assert_eq(run_out(cmd, out, sizeof(out)), 3, "%s", out);
+	cr_assert(strstr(out, "profiled what could be read") && strstr(out, "bytes "), "%s", out);
+	/* stored snapshots: this trace has none, which may be the damage's doing */
+	snprintf(cmd, sizeof(cmd), "%s snapshot --from %s 2>&1", LT_BIN, path);
+	cr_assert_eq(run_out(cmd, out, sizeof(out)), 1, "%s", out);
+	cr_assert(strstr(out, "is damaged") && strstr(out, "or in the damaged bytes"), "%s", out);
 }
 
 /* Garbage made of chunk headers that each claim megabytes: every one must
