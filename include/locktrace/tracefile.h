@@ -228,6 +228,10 @@ struct lt_reader {
 	uint64_t skipped_bytes;
 	struct lt_skip skips[LT_READER_SKIPS];
 	uint64_t events_read[LT_EV_MAX]; /* by kind */
+	/* opened with LT_READ_SECTIONS_IF_NO_HEADER and the header was
+	 * damaged: hdr is empty, the events chunks are passed over (counted) */
+	int headerless;
+	uint64_t undecoded_chunks, undecoded_bytes;
 	/* private */
 	uint8_t *chunk;
 	size_t chunk_cap, chunk_len, pos;
@@ -250,6 +254,12 @@ int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errl
 /* 1: an item; 0: no more (check r->clean_end / r->stop_reason). */
 int lt_reader_next(struct lt_reader *r, struct lt_item *it);
 void lt_reader_close(struct lt_reader *r);
+/* lt_reader_open, and with LT_READ_SECTIONS_IF_NO_HEADER a file whose
+ * header chunk is damaged opens too (r->headerless): its sections
+ * (snapshots, names, stacks, stats) are handed out, its events are not
+ * (their tids are relative to the header's pid). */
+#define LT_READ_SECTIONS_IF_NO_HEADER 1u
+int lt_reader_open_flags(struct lt_reader *r, const char *path, unsigned flags, char *err, size_t errlen);
 /* After reading: was damage skipped?  Then line k (0, 1, ...) of what a
  * user must be told, into buf: each damaged byte range and what it cost
  * (the time between the events around it; from the STATS trailer, when

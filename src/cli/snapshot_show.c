@@ -41,6 +41,7 @@ struct stored_set {
 	size_t n;
 	struct lt_header hdr;
 	int cut, damaged;
+	int headerless; /* its header was damaged: hdr is empty */
 };
 
 /* The "occasion" of a stored snapshot, cheaply (the text is large). */
@@ -60,7 +61,8 @@ static int read_stored(const char *path, struct stored_set *set)
 	char err[512];
 
 	memset(set, 0, sizeof(*set));
-	if (lt_reader_open(&rd, path, err, sizeof(err))) {
+	/* snapshots are whole without the header: read them even then */
+	if (lt_reader_open_flags(&rd, path, LT_READ_SECTIONS_IF_NO_HEADER, err, sizeof(err))) {
 		lt_err("%s", err);
 		return -1;
 	}
@@ -86,6 +88,7 @@ static int read_stored(const char *path, struct stored_set *set)
 		lt_warn("%s is cut short (%s); its snapshots before that are printed", path,
 			rd.stop_reason[0] ? rd.stop_reason : "no end marker");
 	set->damaged = rd.nskips > 0;
+	set->headerless = rd.headerless;
 	if (rd.nskips) {
 		char msg[4096];
 		snprintf(msg, sizeof(msg), "%s is damaged; the snapshots that could be read are printed", path);
@@ -143,7 +146,7 @@ static int print_stored_text(const char *path, const struct stored_set *set)
 			bad = 1;
 			continue;
 		}
-		if (!(set->hdr.flags & LT_HDR_FLIGHT) && s->taken_monotonic_ns > 0)
+		if (!(set->hdr.flags & LT_HDR_FLIGHT) && !set->headerless && s->taken_monotonic_ns > 0)
 			printf(", %.1f s after it began",
 			       (double)((int64_t)s->taken_monotonic_ns - (int64_t)set->hdr.clock_monotonic) / 1e9);
 		printf(" ==\n");

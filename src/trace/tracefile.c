@@ -1007,6 +1007,11 @@ static int load_section(struct lt_reader *r)
 
 int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errlen)
 {
+	return lt_reader_open_flags(r, path, 0, err, errlen);
+}
+
+int lt_reader_open_flags(struct lt_reader *r, const char *path, unsigned flags, char *err, size_t errlen)
+{
 	uint8_t pre[LT_PREAMBLE_LEN];
 
 	memset(r, 0, sizeof(*r));
@@ -1039,7 +1044,19 @@ int lt_reader_open(struct lt_reader *r, const char *path, char *err, size_t errl
 	}
 	if (!load_section(r) || r->cur_type != LT_CHUNK_HEADER) {
 		/* the events' thread ids are stored relative to the header's
-		 * pid, and it says what was traced: no reading without it */
+		 * pid, and it says what was traced: no events without it */
+		if (r->nskips && !r->stop_reason[0] && (flags & LT_READ_SECTIONS_IF_NO_HEADER)) {
+			/* the sections are whole without it: from the one loaded */
+			r->headerless = 1;
+			r->offset = r->cur_offset;
+			if (fseeko(r->f, (off_t)r->offset, SEEK_SET)) {
+				snprintf(err, errlen, "%s: cannot seek: %s", path, strerror(errno));
+				goto fail;
+			}
+			r->cur_type = 0;
+			r->chunk_len = r->pos = 0;
+			return 0;
+		}
 		if (r->nskips && !r->stop_reason[0])
 			snprintf(err, errlen,
 				 "%s: its header chunk is damaged (%s at offset %llu): without it the events "
@@ -1109,6 +1126,11 @@ int lt_reader_next(struct lt_reader *r, struct lt_item *it)
 			return 0;
 		switch (r->cur_type) {
 		case LT_CHUNK_EVENTS:
+			if (r->headerless) { /* not decodable without the header's pid */
+				r->undecoded_chunks++;
+				r->undecoded_bytes += LT_CHUNK_HDR_LEN + r->chunk_len;
+				r->pos = r->chunk_len;
+			}
 			continue;
 		case LT_CHUNK_END:
 			r->clean_end = 1;
@@ -1220,6 +1242,12 @@ int lt_reader_damage_line(const struct lt_reader *r, unsigned k, char *buf, size
 			return 1;
 		}
 		k--;
+	}
+	if (k == 0 && r->headerless) {
+		snprintf(buf, len, "the header chunk is damaged: %llu events chunks (%llu bytes) are not decoded "
+				   "(their thread ids are stored relative to its pid); the other sections are read",
+			 (unsigned long long)r->undecoded_chunks, (unsigned long long)r->undecoded_bytes);
+		return 1;
 	}
 	if (k == 0)
 		return missing_by_kind(r, buf, len);

@@ -676,3 +676,70 @@ Test(resync, the_test_loader_counts_damage_as_unclean)
 	cr_assert(strstr(t.stop, "damaged: "), "%s", t.stop);
 	tl_free(&t);
 }
+
+/* A damaged header: the events cannot be decoded, but the sections are
+ * whole without it; snapshot --from prints the stored snapshots of such a
+ * file, saying what could not be read, and report refuses it, saying why. */
+Test(resync, the_snapshots_of_a_file_whose_header_is_damaged)
+{
+	char path[128], cmd[512], out[65536];
+	struct lt_writer *w;
+	struct lt_header h = { .pid = PID, .ncpus = 1 };
+	static const char snap[] =
+		"{\"schema\": \"locktrace.snapshot/1\", \"pid\": 1000, \"comm\": \"app\", \"occasion\": \"start\","
+		" \"verdicts\": [], \"threads\": [{\"tid\": 1000, \"comm\": \"app\", \"state\": \"S\","
+		" \"blocked_in\": \"FUTEX_WAIT\", \"frames\": []}]}";
+	uint64_t ev_start = 0, ev_end = 0;
+
+	snprintf(path, sizeof(path), "%s/nohdr.ltrace", dir);
+	cr_assert_eq(lt_writer_open(&w, path, 0), 0);
+	cr_assert_eq(lt_writer_header(w, &h), 0);
+	cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, snap, sizeof(snap) - 1), 0);
+	ev_start = lt_writer_bytes(w);
+	for (int e = 0; e < 5; e++) {
+		struct lt_event ev = { .h = { .kind = LT_EV_TASK_EXIT, .tid = PID + 1, .ts = 1000 + e } };
+		cr_assert_eq(lt_writer_event(w, &ev), 0);
+	}
+	cr_assert_eq(lt_writer_flush(w), 0);
+	ev_end = lt_writer_bytes(w);
+	cr_assert_eq(lt_writer_close(w), 0);
+	flip(path, LT_PREAMBLE_LEN + LT_CHUNK_HDR_LEN + 1);
+
+	struct lt_reader r;
+	struct lt_item it;
+	char err[512];
+	unsigned snaps = 0, events = 0;
+	cr_assert_eq(lt_reader_open(&r, path, err, sizeof(err)), -1, "events without their header");
+	cr_assert_eq(lt_reader_open_flags(&r, path, LT_READ_SECTIONS_IF_NO_HEADER, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert(r.headerless);
+	while (lt_reader_next(&r, &it) > 0) {
+		events += it.type == LT_ITEM_EVENT;
+		if (it.type == LT_ITEM_SECTION && it.sec_type == LT_CHUNK_SNAPSHOT) {
+			snaps++;
+			cr_assert_eq(it.len, sizeof(snap) - 1);
+			cr_assert(!memcmp(it.data, snap, it.len));
+		}
+	}
+	cr_assert_eq(snaps, 1);
+	cr_assert_eq(events, 0);
+	cr_assert_eq(r.undecoded_chunks, 1);
+	cr_assert_eq(r.undecoded_bytes, ev_end - ev_start);
+	cr_assert(r.clean_end, "%s", r.stop_reason);
+	cr_assert_eq(r.nskips, 1);
+	cr_assert_eq(r.skips[0].from, LT_PREAMBLE_LEN);
+	char text[4096];
+	damage_text(&r, text, sizeof(text));
+	cr_assert(strstr(text, "the header chunk is damaged: 1 events chunks"), "%s", text);
+	lt_reader_close(&r);
+
+	if (access(LT_BIN, X_OK))
+		cr_skip_test("%s is not built (make all)", LT_BIN);
+	snprintf(cmd, sizeof(cmd), "%s snapshot --from %s 2>&1", LT_BIN, path);
+	cr_assert_eq(run_out(cmd, out, sizeof(out)), 3, "%s", out);
+	cr_assert(strstr(out, "stored snapshot 1 of 1"), "%s", out);
+	cr_assert(strstr(out, "the header chunk is damaged"), "%s", out);
+	snprintf(cmd, sizeof(cmd), "%s report %s 2>&1", LT_BIN, path);
+	cr_assert_eq(run_out(cmd, out, sizeof(out)), 1, "%s", out);
+	cr_assert(strstr(out, "its header chunk is damaged"), "%s", out);
+}
