@@ -1628,6 +1628,50 @@ static pid_t pidfd_pid(pid_t pid, int fd)
 	return v > 0 ? (pid_t)v : 0;
 }
 
+/* The children of every thread of process PID (/proc/PID/task/TID/children),
+ * malloc'd, their count in *N; NULL with *N 0 when none or unreadable. */
+static pid_t *children_list(pid_t pid, size_t *n)
+{
+	size_t nt = 0, cap = 0;
+	pid_t *tids = lts_list_tasks(pid, &nt), *out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < nt; i++) {
+		char p[96];
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
+		char *txt = lts_read_all(p, NULL);
+		for (char *q = txt; q && *q;) {
+			char *end;
+			long ch = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			q = end;
+			pid_t *v = lt_grow(out, &cap, *n, sizeof(*out), 16);
+			if (!v)
+				break;
+			out = v;
+			out[(*n)++] = (pid_t)ch;
+		}
+		free(txt);
+	}
+	free(tids);
+	return out;
+}
+
+/* The children of every thread of process PID (a child's SIGCHLD goes to
+ * the process) into OUT (at most MAX; *MORE if there were more). */
+static size_t all_children(pid_t pid, pid_t *out, size_t max, bool *more)
+{
+	size_t n = 0;
+	pid_t *v = children_list(pid, &n);
+	*more = n > max;
+	if (n > max)
+		n = max;
+	if (n)
+		memcpy(out, v, n * sizeof(*out));
+	free(v);
+	return n;
+}
+
 /* wait4(pid, ...): pid > 0 that child, -1 any, 0 any of the caller's
  * process group, < -1 any of group -pid.  waitid(idtype, id, ...): P_ALL
  * (0) any, P_PID (1) id, P_PGID (2) group id (0: the caller's), P_PIDFD (3)
@@ -1660,27 +1704,16 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 	}
 	if (want_pgrp == 0)
 		want_pgrp = pgrp_of(pid);
-	size_t nt = 0;
-	pid_t *tids = pidfd_unknown ? NULL : lts_list_tasks(pid, &nt);
-	for (size_t i = 0; i < nt; i++) {
-		char p[96];
-		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
-		char *txt = lts_read_all(p, NULL);
-		for (char *q = txt; q && *q;) {
-			char *end;
-			long ch = strtol(q, &end, 10);
-			if (end == q)
-				break;
-			q = end;
-			if (want_pid > 0 && ch != want_pid)
-				continue;
-			if (want_pid <= 0 && want_pgrp > 0 && pgrp_of((pid_t)ch) != want_pgrp)
-				continue;
-			add_pid(e, (pid_t)ch);
-		}
-		free(txt);
+	size_t nk = 0;
+	pid_t *kids = pidfd_unknown ? NULL : children_list(pid, &nk);
+	for (size_t i = 0; i < nk; i++) {
+		if (want_pid > 0 && kids[i] != want_pid)
+			continue;
+		if (want_pid <= 0 && want_pgrp > 0 && pgrp_of(kids[i]) != want_pgrp)
+			continue;
+		add_pid(e, kids[i]);
 	}
-	free(tids);
+	free(kids);
 	if (pidfd_unknown)
 		e->what = lts_asprintf("the child of pidfd %d", (int)(int32_t)a[1]);
 	else if (want_pid > 0)
@@ -1700,34 +1733,6 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 }
 
 /* ---- signal waits ---- */
-
-/* The children of every thread of process PID (a child's SIGCHLD goes to
- * the process) into OUT (at most MAX; *MORE if there were more). */
-static size_t all_children(pid_t pid, pid_t *out, size_t max, bool *more)
-{
-	size_t n = 0, nt = 0;
-	pid_t *tids = lts_list_tasks(pid, &nt);
-	*more = false;
-	for (size_t i = 0; i < nt; i++) {
-		char p[96];
-		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
-		char *txt = lts_read_all(p, NULL);
-		for (char *q = txt; q && *q;) {
-			char *end;
-			long ch = strtol(q, &end, 10);
-			if (end == q)
-				break;
-			q = end;
-			if (n < max)
-				out[n++] = (pid_t)ch;
-			else
-				*more = true;
-		}
-		free(txt);
-	}
-	free(tids);
-	return n;
-}
 
 static const char *clock_name(int clk)
 {
