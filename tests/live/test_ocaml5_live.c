@@ -226,6 +226,15 @@ static void seed_case(const char *version)
 	cr_assert(fs && fs->n > 0, "no findings");
 	const struct rp_json *f = &fs->items[0];
 	const char *summary = rp_json_str(rp_json_get(f, "summary"));
+	if (strcmp(rp_json_str(rp_json_get(f, "kind")), "holder_blocked")) {
+		/* seen twice on a loaded machine (2026-12-06), not understood:
+		 * leave what the stored snapshots said for the next time */
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "build/locktrace snapshot --from %s >&2", trace);
+		fprintf(stderr, "first finding not holder_blocked; the trace's snapshots:\n");
+		if (system(cmd) != 0)
+			fprintf(stderr, "(snapshot --from failed)\n");
+	}
 	cr_assert_str_eq(rp_json_str(rp_json_get(f, "kind")), "holder_blocked", "first finding: %s", summary);
 	cr_assert_eq(rp_json_num(rp_json_get(f, "holder"), 0), holder, "%s", summary);
 	cr_assert(strstr(summary, "OCaml runtime lock domain 0"), "%s", summary);
