@@ -353,6 +353,26 @@ static void group_verdict(struct lt_snapshot *s, const struct lt_thread *const *
 	else
 		v->summary = lts_asprintf("%s lock wait: %zu processes wait for locks of %s (%s), longest %s",
 					  t0->app, cnt, t0->app, list, dur);
+	/* a lone waiter's own timeout (PostgreSQL's lock_timeout or
+	 * statement_timeout, pglocks.c), in the headline: the wait ends by it */
+	const struct lt_wf_edge *te = cnt == 1 ? app_edge(t0) : NULL;
+	if (te && te->timeout_what[0] && v->summary) {
+		char tc[160];
+		if (te->timeout_s > 0 && te->timeout_left_s >= 0)
+			snprintf(tc, sizeof(tc), "; its %s (%.1f s) cancels the statement within %.1f s",
+				 te->timeout_what, te->timeout_s, te->timeout_left_s);
+		else if (te->timeout_s > 0)
+			snprintf(tc, sizeof(tc), "; its %s (%.1f s) cancels the statement (when it began is not known)",
+				 te->timeout_what, te->timeout_s);
+		else
+			snprintf(tc, sizeof(tc), "; whether its %s cancels the statement is not known (not read)",
+				 te->timeout_what);
+		char *sum = lts_asprintf("%s%s", v->summary, tc);
+		if (sum) {
+			free(v->summary);
+			v->summary = sum;
+		}
+	}
 	for (size_t i = a; i < b; i++) {
 		const struct lt_thread *t = w[i];
 		lts_fmt_duration(waited_s(t), dur, sizeof(dur));

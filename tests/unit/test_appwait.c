@@ -733,3 +733,25 @@ Test(appwait_client, lock_and_statement_timeouts_of_a_lock_wait)
 	cr_assert_not_null(strstr(e.evidence, "could not be read (LOCKTRACE_NO_PG_SETTINGS is set)"), "%s", e.evidence);
 	free(e.evidence);
 }
+
+/* A lone row-lock waiter whose lock_timeout was read: its headline says
+ * the statement is cancelled by it, and when; unread, that it is not
+ * known whether it is. */
+Test(appwait_verdict, a_lone_waiters_lock_timeout_is_in_its_headline)
+{
+	for (int read = 1; read >= 0; read--) {
+		struct lt_snapshot *s = table(1);
+		backend(&s->threads[0], 202, LT_APPWAIT_LOCK, ROW, "postgres: u d [local] UPDATE waiting", 20);
+		struct lt_wf_edge *e = lt_waitfor_add(&s->threads[0], 202, LT_WF_APP_LOCK);
+		cr_assert_not_null(e);
+		e->what = strdup("transaction 812");
+		e->wait_s = 2.5;
+		lt_pg_lock_timeouts(e, read ? 10000 : -1, read ? 0 : -1, 1.0, read ? NULL : "not read, for the test");
+		cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+		const struct lt_verdict *v = only_lock_wait(s);
+		const char *want = read ? "; its lock_timeout (10.0 s) cancels the statement within 7.5 s"
+				       : "; whether its lock_timeout, statement_timeout cancels the statement is not known";
+		cr_assert_not_null(strstr(v->summary, want), "%s", v->summary);
+		lt_snapshot_free(s);
+	}
+}
