@@ -21,6 +21,7 @@
 
 #include "golang.h"
 #include "lockmodel.h"
+#include "rt_idle.h"
 #include "rtthread.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
@@ -700,6 +701,10 @@ static bool timed_any(const struct lt_snapshot *s, const struct lt_thread *t)
 static bool signal_wait(const struct lt_thread *t)
 {
 	const struct lt_futex *f = &t->futex;
+	/* not a runtime's own thread, nor one waiting for work (rt_idle.h):
+	 * they wait for whoever posts work next, not for one thread's signal */
+	if (t->rt_service || lt_rt_idle_wait(t))
+		return false;
 	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
 	       !f->rtlock && f->lock_kind &&
 	       (!strcmp(f->lock_kind, "condition variable") || !strcmp(f->lock_kind, "semaphore")) &&
@@ -766,7 +771,11 @@ static bool inferred_sound(const struct lt_snapshot *s, const long *cyc, size_t 
 		bool on = false;
 		for (size_t q = 0; q < nc; q++)
 			on |= cyc[q] == (long)u;
-		if (on)
+		/* a runtime's own thread runs none of the program's code, and
+		 * one waiting for work (rt_idle.h: a JDK cleaner's timed
+		 * ReferenceQueue.remove, a pool's worker) only waits again when
+		 * its timer fires: neither ends the link */
+		if (on || (asleep(o) && !stopped(o) && (o->rt_service || lt_rt_idle_wait(o))))
 			continue;
 		if (!asleep(o) || stopped(o) || timed_any(s, o))
 			return false;

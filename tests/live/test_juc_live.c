@@ -20,6 +20,7 @@
 #include "lockmodel.h"
 #include "report_int.h"
 #include "snapshot.h"
+#include "rt_idle.h"
 #include "waitfor.h"
 #include "lt_test.h"
 
@@ -665,4 +666,78 @@ Test(juc_live, process_waitfor_is_followed_to_its_childs_lock_holder, .fini = cl
 Test(juc_live, timed_process_waitfor_says_its_timeout, .fini = cleanup, .timeout = 240)
 {
 	waitfor_child(true);
+}
+
+/* The system call thread TID of PID is in (/proc/PID/task/TID/syscall),
+ * -1 none or unreadable. */
+static long syscall_nr(pid_t pid, pid_t tid)
+{
+	char path[96], buf[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	long nr = fgets(buf, sizeof(buf), f) && buf[0] >= '0' && buf[0] <= '9' ? strtol(buf, NULL, 10) : -1;
+	fclose(f);
+	return nr;
+}
+
+/* Process.waitFor() on a child writing more than its stdout pipe holds
+ * while nobody reads it (coreutils' head -c 1000000 /dev/zero): the child
+ * waits for the JVM to read, the JVM (its waiting thread, its process
+ * reaper) for the child.  Which JVM thread would read the pipe is not
+ * read: a probable deadlock naming the child and a JVM thread whose chain
+ * leads back to it, none of the JVM's idle or own threads (GC, compilers,
+ * the cleaner's timed wait) in it or behind it; it was IDLE. */
+Test(juc_live, process_waitfor_on_a_full_pipe_is_a_probable_deadlock, .fini = cleanup, .timeout = 240)
+{
+	tl_skip_unless_root("needs root: another process's memory");
+	if (access(JAVA, X_OK) != 0 || access("/usr/bin/head", X_OK) != 0)
+		cr_skip_test("%s or /usr/bin/head missing", JAVA);
+	if (access(CLASSES "/JucLocks.class", R_OK) != 0)
+		cr_skip_test("%s/JucLocks.class not built: javac was missing at build time", CLASSES);
+	char *argv[] = { JAVA, "-cp", CLASSES, "JucLocks", "waitfor-pipe", NULL };
+	ntruth = 0;
+	cr_assert_eq(tl_spawn(&wl, argv), 0);
+	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 120000), "JucLocks waitfor-pipe never got ready");
+	pid_t w = tid_of("W"), child = (pid_t)tl_truth_val(truth, ntruth, "child", "pid=", "pid");
+	cr_assert_gt(child, 0);
+	for (int i = 0; i < 200 && syscall_nr(child, child) != 1; i++)
+		usleep(10000); /* until head blocks in write() */
+	cr_assert_eq(syscall_nr(child, child), 1, "head is not in write()");
+
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	struct lt_snapshot *first = NULL;
+	cr_assert_eq(take_fn(wl.pid, NULL, &first), 0);
+	cr_assert_eq(lt_snapshot_follow(first, NULL, take_fn, NULL, &v, &n, &notes), 0);
+	lt_strlist_free(&notes);
+	struct lt_multi_snapshot *m = NULL;
+	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	const struct lt_verdict *d = NULL;
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		const struct lt_verdict *vd = &m->view.verdicts[i];
+		cr_expect(vd->kind != LT_VERDICT_IDLE, "%s", vd->summary);
+		if (vd->kind == LT_VERDICT_DEADLOCK && !d)
+			d = vd;
+	}
+	cr_assert_not_null(d, "no deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect(!strncmp(d->summary, "probable deadlock (which thread of a process answers inferred)", 62), "%s",
+		  d->summary);
+	cr_assert_eq(d->n_tids, 2, "%s", d->summary);
+	pid_t jt = d->tids[0] == child ? d->tids[1] : d->tids[0];
+	cr_assert(d->tids[0] == child || d->tids[1] == child, "the child %d in: %s", (int)child, d->summary);
+	/* the JVM's thread in it waits for the child: W itself, or the reaper */
+	const struct lt_snapshot *js = m->procs[0];
+	const struct lt_thread *jth = lt_snapshot_find(js, jt);
+	cr_assert_not_null(jth, "thread %d of the JVM", (int)jt);
+	cr_expect(jt == w || (jth->rt_name && strstr(jth->rt_name, "process reaper")), "thread %d (%s)", (int)jt,
+		  lt_thread_name(jth));
+	for (size_t k = 0; k < d->n_behind; k++) {
+		const struct lt_thread *b = lt_snapshot_find(js, d->behind[k]);
+		cr_expect(b && !b->rt_service && !lt_rt_idle_wait(b), "an idle or runtime thread behind it: %d (%s)",
+			  (int)d->behind[k], b ? lt_thread_name(b) : "?");
+	}
+	lt_multi_free(m);
 }

@@ -362,7 +362,18 @@ public class JucLocks {
 	 * lock) and waits for it in Process.waitFor() (timed: waitFor(600 s)),
 	 * which the JDK's process reaper thread ends once its waitpid returns. */
 	static void waitforChild(String flock, String file, boolean timed) throws Exception {
-		Process p = new ProcessBuilder(flock, file, "true").start();
+		waitforProcess(new ProcessBuilder(flock, file, "true").start(), timed);
+	}
+
+	/* waitfor-pipe: thread wf-W starts `head -c 1000000 /dev/zero` with its
+	 * stdout a pipe nobody reads and waits for it in Process.waitFor(): the
+	 * child blocks writing the full pipe (the deadlock Process's
+	 * documentation warns of). */
+	static void waitforPipe() throws Exception {
+		waitforProcess(new ProcessBuilder("head", "-c", "1000000", "/dev/zero").start(), false);
+	}
+
+	static void waitforProcess(Process p, boolean timed) throws Exception {
 		Worker w = new Worker("wf-W", () -> {
 			try {
 				if (timed)
@@ -390,14 +401,15 @@ public class JucLocks {
 		case "shared-waits": sharedWaits(); break;
 		case "read-cycle": readCycle(); break;
 		case "waitfor-child": waitforChild(args[1], args[2], args.length > 3 && args[3].equals("timed")); break;
+		case "waitfor-pipe": waitforPipe(); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed] "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
 		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited") && !args[0].equals("shared-waits") &&
-		    !args[0].equals("waitfor-child"))
+		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe"))
 			out("deadlocked");
 		out("ready");
 		for (;;)
