@@ -179,6 +179,10 @@ static void print_summary(const struct lt_record_result *res, const struct colle
 			lt_more("  stacks: %llu copies (BPF copies and reads) not unwound: a copy of the same call path was "
 				"(same return addresses and frame links)",
 				(unsigned long long)k->unwinds_cached);
+		if (k->exec_kept)
+			lt_more("  stacks: %llu processes' modules read after their exec (for a copy that came "
+				"before the exec's event) kept: the process had exited before they could be read "
+				"again", (unsigned long long)k->exec_kept);
 		if (k->cached_here)
 			lt_more("  stacks: %llu of them found in the unwind cache by the collector's thread "
 				"(no job for the unwinder)",

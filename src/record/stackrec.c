@@ -561,6 +561,7 @@ void lt_stackrec_event(struct lt_stackrec *r, const struct lt_event *ev, uint32_
 			if (j) {
 				j->kind = J_FORGET;
 				j->tgid = tgid;
+				j->ts = ev->h.ts; /* the exec's */
 				enqueue(r, j);
 			}
 		}
@@ -1288,6 +1289,46 @@ static void forget_proc(struct lt_stackrec *r, uint32_t tgid)
 	free_symproc(sp);
 }
 
+static struct symproc *symproc_of(struct lt_stackrec *r, uint32_t tgid);
+
+/* Process TGID exec'd at EXEC_TS (J_FORGET, under ucmu): its modules and
+ * runtime read before go.  Those read after the exec are the new
+ * program's: the copies come through a ring of their own, so a copy of
+ * one of its first waits may be queued, and unwound (opening the
+ * process), before the collector sees the exec.  They are read again, as
+ * they may have been read while its loader was still mapping its
+ * libraries; but kept if the process cannot be opened any more (exited:
+ * a program of a few ms, whose later copies would all have lost their
+ * stacks, as the open after the exec failed). */
+static void forget_exec(struct lt_stackrec *r, uint32_t tgid, uint64_t exec_ts)
+{
+	struct symproc *old = lt_u64map_get(&r->procs, tgid);
+	bool after = old && !old->broken && old->opened >= exec_ts;
+	if (after) /* set aside while it is opened again */
+		lt_u64map_del(&r->procs, tgid);
+	else
+		forget_proc(r, tgid);
+	/* an OPEN of the program before the exec may have finished after
+	 * the collector dropped its runtime; the new program's is read again
+	 * with its modules (open_python) */
+	pthread_mutex_lock(&r->mu);
+	lt_u64map_del(&r->pyprocs, tgid);
+	pthread_mutex_unlock(&r->mu);
+	if (!after)
+		return;
+	if (symproc_of(r, tgid)) {
+		uc_forget(r); /* unwinds with the modules read before */
+		free_symproc(old);
+		return;
+	}
+	forget_proc(r, tgid); /* the failed open */
+	if (lt_u64map_put(&r->procs, tgid, old))
+		free_symproc(old);
+	pthread_mutex_lock(&r->mu);
+	r->st.exec_kept++;
+	pthread_mutex_unlock(&r->mu);
+}
+
 /* A Go program's pclntab, for its frames' files and lines. */
 static void open_go(uint32_t tgid, struct symproc *sp)
 {
@@ -1863,13 +1904,8 @@ static void *unwinder_main(void *arg)
 		bool skipped = false, first = false;
 		pthread_mutex_lock(&r->ucmu);
 		if (j->kind == J_FORGET) {
-			forget_proc(r, j->tgid);
+			forget_exec(r, j->tgid, j->ts);
 			pthread_mutex_unlock(&r->ucmu);
-			/* an OPEN of the program before the exec may have
-			 * finished after the collector dropped its runtime */
-			pthread_mutex_lock(&r->mu);
-			lt_u64map_del(&r->pyprocs, j->tgid);
-			pthread_mutex_unlock(&r->mu);
 		} else if (j->kind == J_OPEN) {
 			symproc_of(r, j->tgid);
 			pthread_mutex_unlock(&r->ucmu);

@@ -63,6 +63,8 @@ struct lt_stackrec_stats {
 	uint64_t bpf_dup;       /* a read of the same wait was taken too: it was dropped */
 	uint64_t unwinds_cached; /* copies (BPF's, reads) not unwound: one of the same call path was */
 	uint64_t cached_here;   /* of them, found by the collector's thread (no job) */
+	uint64_t exec_kept;     /* processes whose modules, read after their exec, were kept at
+				 * the exec event: they could not be read again (exited) */
 	uint64_t bpf_py_left;   /* left: an OCaml 5 process's, or a CPython thread's without
 				 * its Python frames (the reads have them) */
 	uint64_t bpf_py;        /* a CPython thread's, with its Python frames */

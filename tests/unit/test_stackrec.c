@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include "stackrec.h"
@@ -591,6 +594,102 @@ Test(stackrec, a_flagged_wait_has_its_stack_from_the_copy, .timeout = 60)
 	cr_assert_eq(k->reads, 0);
 	cr_assert_eq(k->bpf_waiters, 1);
 	cr_assert_eq(k->bpf_kept, 1, "%llu BPF copies kept", (unsigned long long)k->bpf_kept);
+	free(c);
+	lt_stackrec_free(r);
+}
+
+/* A child of this test (same mappings: a copy of this thread's stack
+ * unwinds in it), asleep until killed. */
+static pid_t sleeping_child(void)
+{
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static struct lt_event exec_event(pid_t tid, uint64_t ts)
+{
+	struct lt_event e;
+	memset(&e, 0, sizeof(e));
+	e.h.ts = ts;
+	e.h.tid = (uint32_t)tid;
+	e.h.kind = LT_EV_EXEC;
+	return e;
+}
+
+static uint64_t boottime_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The copies come through a ring of their own: a copy of one of a new
+ * program's first waits may be unwound (its process opened) before the
+ * collector sees the exec's event.  The modules read after the exec are
+ * the new program's: a program that exits before they could be read again
+ * keeps them, and its later copies their stacks.  Before, the exec's event
+ * dropped them, the process could not be opened again, and every later
+ * wait of a short program had no stack (stacks_live's inline_lock: 10
+ * runs in 121 beside two CPU hogs, 1 in 240 on an idle machine). */
+Test(stackrec, modules_read_after_an_exec_outlive_its_late_event, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	pid_t child = sleeping_child();
+	uint64_t exec_ts = boottime_ns(); /* its exec, before the first copy */
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, child, 10 * MS, 12 * MS);
+	c->tgid = (uint32_t)child;
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	lt_stackrec_settle(r, 5000); /* the process opened, the copy unwound */
+	cr_assert_eq(lt_stackrec_stats(r)->bpf_kept, 1, "the first copy was not unwound and kept");
+	struct lt_event e = exec_event(child, exec_ts);
+	lt_stackrec_event(r, &e, (uint32_t)child); /* queued, not run yet */
+	kill(child, SIGKILL);
+	cr_assert_eq(waitpid(child, NULL, 0), child);
+	/* a later wait, its call path new to the unwind cache (another
+	 * length of the copy: not found there) */
+	own_copy(c, child, 20 * MS, 22 * MS);
+	c->tgid = (uint32_t)child;
+	c->len = LT_STACK_COPY_BYTES / 2;
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	const struct lt_stackrec_stats *k = finish(r);
+	cr_assert_eq(k->bpf_waiters, 2);
+	cr_assert_eq(k->bpf_kept, 2, "%llu of the 2 copies kept: the one after the exec's event had no stack",
+		     (unsigned long long)k->bpf_kept);
+	cr_assert_eq(k->exec_kept, 1, "%llu processes' modules kept at the exec", (unsigned long long)k->exec_kept);
+	free(c);
+	lt_stackrec_free(r);
+}
+
+/* The same order, the process still there at the exec's event: its
+ * modules are read again (the first read may have come while its loader
+ * was mapping its libraries), not kept, and the later copy unwinds. */
+Test(stackrec, modules_read_after_an_exec_are_read_again_at_its_event, .timeout = 60)
+{
+	struct lt_stackrec *r = new_rec();
+	pid_t child = sleeping_child();
+	uint64_t exec_ts = boottime_ns();
+	struct lt_stack_copy *c = malloc(sizeof(*c));
+	own_copy(c, child, 10 * MS, 12 * MS);
+	c->tgid = (uint32_t)child;
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	lt_stackrec_settle(r, 5000);
+	struct lt_event e = exec_event(child, exec_ts);
+	lt_stackrec_event(r, &e, (uint32_t)child);
+	own_copy(c, child, 20 * MS, 22 * MS);
+	c->tgid = (uint32_t)child;
+	c->len = LT_STACK_COPY_BYTES / 2;
+	lt_stackrec_copy_cb(r, c, sizeof(*c));
+	const struct lt_stackrec_stats *k = finish(r);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	cr_assert_eq(k->bpf_kept, 2, "%llu of the 2 copies kept", (unsigned long long)k->bpf_kept);
+	cr_assert_eq(k->exec_kept, 0, "the modules were kept, not read again");
 	free(c);
 	lt_stackrec_free(r);
 }
