@@ -698,12 +698,25 @@ static bool timed_any(const struct lt_snapshot *s, const struct lt_thread *t)
 /* A wait for a wake-up that no field names the sender of: a glibc
  * condition variable's or semaphore's, private to its process, with no
  * signal pending for it. */
+/* A runtime's own thread (rt_service), or one the runtime idle table
+ * knows to wait for work (rt_idle.c: a JVM's service loops, the JDK's
+ * ReferenceQueue.remove, a Python pool's queue): it runs no code of the
+ * program's that could end another's wait, and a timer only makes it wait
+ * again.  Not any condition variable's waiter with no signal pending: a
+ * program's own waits look so too. */
+static bool runtime_idle(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	return asleep(t) && !stopped(t) &&
+	       (t->rt_service || (t->wait == LT_WAIT_FUTEX && f->lock_state && strstr(f->lock_state, LT_RT_IDLE_STATE)));
+}
+
 static bool signal_wait(const struct lt_thread *t)
 {
 	const struct lt_futex *f = &t->futex;
-	/* not a runtime's own thread, nor one waiting for work (rt_idle.h):
-	 * they wait for whoever posts work next, not for one thread's signal */
-	if (t->rt_service || lt_rt_idle_wait(t))
+	/* not a runtime's idle thread: it waits for whoever posts work next,
+	 * not for one thread's signal */
+	if (runtime_idle(t))
 		return false;
 	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
 	       !f->rtlock && f->lock_kind &&
@@ -775,7 +788,7 @@ static bool inferred_sound(const struct lt_snapshot *s, const long *cyc, size_t 
 		 * one waiting for work (rt_idle.h: a JDK cleaner's timed
 		 * ReferenceQueue.remove, a pool's worker) only waits again when
 		 * its timer fires: neither ends the link */
-		if (on || (asleep(o) && !stopped(o) && (o->rt_service || lt_rt_idle_wait(o))))
+		if (on || runtime_idle(o))
 			continue;
 		if (!asleep(o) || stopped(o) || timed_any(s, o))
 			return false;

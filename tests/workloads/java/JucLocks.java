@@ -365,12 +365,18 @@ public class JucLocks {
 		waitforProcess(new ProcessBuilder(flock, file, "true").start(), timed);
 	}
 
-	/* waitfor-pipe: thread wf-W starts `head -c 1000000 /dev/zero` with its
-	 * stdout a pipe nobody reads and waits for it in Process.waitFor(): the
-	 * child blocks writing the full pipe (the deadlock Process's
-	 * documentation warns of). */
+	/* waitfor-pipe: the main thread starts `head -c 1000000 /dev/zero` with
+	 * its stdout a pipe nobody reads, says `ready` and waits for it in
+	 * Process.waitFor(), for ever: the child blocks writing the full pipe
+	 * (the deadlock Process's documentation warns of).  No other thread of
+	 * the program's own: the JVM's. */
 	static void waitforPipe() throws Exception {
-		waitforProcess(new ProcessBuilder("head", "-c", "1000000", "/dev/zero").start(), false);
+		Process p = new ProcessBuilder("head", "-c", "1000000", "/dev/zero").start();
+		out("thread role=W idx=0 tid=" + myTid() + " name=main");
+		out("child pid=" + p.pid());
+		out("ready");
+		p.waitFor();
+		System.exit(0);
 	}
 
 	static void waitforProcess(Process p, boolean timed) throws Exception {
