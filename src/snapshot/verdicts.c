@@ -711,12 +711,27 @@ static bool runtime_idle(const struct lt_thread *t)
 	       (t->rt_service || (t->wait == LT_WAIT_FUTEX && f->lock_state && strstr(f->lock_state, LT_RT_IDLE_STATE)));
 }
 
+/* A Java thread in Thread.sleep: HotSpot parks it on a timed condition
+ * variable, a sleep that no thread's signal ends (interrupt() aside). */
+static bool java_sleep(const struct lt_thread *t)
+{
+	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
+		return false;
+	for (size_t k = 0; k < t->n_rt_frames && k < 3; k++) {
+		const char *fn = t->rt_frames[k].func;
+		if (fn && (!strcmp(fn, "java.lang.Thread.sleep") || !strcmp(fn, "java.lang.Thread.sleep0") ||
+			   !strcmp(fn, "java.lang.Thread.sleepNanos") || !strcmp(fn, "java.lang.Thread.sleepNanos0")))
+			return true;
+	}
+	return false;
+}
+
 static bool signal_wait(const struct lt_thread *t)
 {
 	const struct lt_futex *f = &t->futex;
 	/* not a runtime's idle thread: it waits for whoever posts work next,
-	 * not for one thread's signal */
-	if (runtime_idle(t))
+	 * not for one thread's signal; nor a Java thread's sleep */
+	if (runtime_idle(t) || java_sleep(t))
 		return false;
 	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
 	       !f->rtlock && f->lock_kind &&
