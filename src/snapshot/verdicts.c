@@ -711,6 +711,16 @@ static bool runtime_idle(const struct lt_thread *t)
 	       (t->rt_service || (t->wait == LT_WAIT_FUTEX && f->lock_state && strstr(f->lock_state, LT_RT_IDLE_STATE)));
 }
 
+/* Can thread O, of the process an inferred link goes into, end that link
+ * otherwise than through the cycle?  A runtime's own thread never does,
+ * asleep or caught running its periodic task (a JVM's VM Periodic Task
+ * thread wakes every 50 ms); a thread waiting for work only waits again
+ * when its timer fires. */
+static bool cannot_end_link(const struct lt_thread *t)
+{
+	return t->rt_service || runtime_idle(t);
+}
+
 /* A Java thread in Thread.sleep: HotSpot parks it on a timed condition
  * variable, a sleep that no thread's signal ends (interrupt() aside). */
 static bool java_sleep(const struct lt_thread *t)
@@ -803,7 +813,7 @@ static bool inferred_sound(const struct lt_snapshot *s, const long *cyc, size_t 
 		 * one waiting for work (rt_idle.h: a JDK cleaner's timed
 		 * ReferenceQueue.remove, a pool's worker) only waits again when
 		 * its timer fires: neither ends the link */
-		if (on || runtime_idle(o))
+		if (on || cannot_end_link(o))
 			continue;
 		if (!asleep(o) || stopped(o) || timed_any(s, o))
 			return false;
