@@ -280,12 +280,6 @@ static bool retries_on_timeout(const struct lt_snapshot *s, const struct lt_thre
 	return false;
 }
 
-/* Whether thread T's wait has a timeout, so that it ends by itself: a
- * futex wait given one (pthread_mutex_timedlock, a Java tryLock's or a
- * Python acquire(timeout=)'s timed park), a poll, select or epoll wait
- * given one.  *LEFT_S: about how long from the snapshot until it times
- * out, < 0 not known (the timeout unreadable; a relative one counted
- * from when the thread last ran). */
 /* T's wait edge with a timeout its application keeps (a PostgreSQL
  * backend's idle_in_transaction_session_timeout, lock_timeout: waitfor.h):
  * KNOWN, one read (timeout_s > 0); else one that could not be read. */
@@ -299,6 +293,13 @@ static const struct lt_wf_edge *app_timeout(const struct lt_thread *t, bool know
 	return NULL;
 }
 
+/* Whether thread T's wait has a timeout, so that it ends by itself: a
+ * futex wait given one (pthread_mutex_timedlock, a Java tryLock's or a
+ * Python acquire(timeout=)'s timed park), a poll, select or epoll wait
+ * given one, a socket's SO_RCVTIMEO, or an application's own timeout on
+ * its edge (app_timeout).  *LEFT_S: about how long from the snapshot until it times
+ * out, < 0 not known (the timeout unreadable; a relative one counted
+ * from when the thread last ran). */
 bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, double *left_s)
 {
 	*left_s = -1;
@@ -695,9 +696,6 @@ static bool timed_any(const struct lt_snapshot *s, const struct lt_thread *t)
 	return false;
 }
 
-/* A wait for a wake-up that no field names the sender of: a glibc
- * condition variable's or semaphore's, private to its process, with no
- * signal pending for it. */
 /* A runtime's own thread (rt_service), or one the runtime idle table
  * knows to wait for work (rt_idle.c: a JVM's service loops, the JDK's
  * ReferenceQueue.remove, a Python pool's queue): it runs no code of the
@@ -736,6 +734,9 @@ static bool java_sleep(const struct lt_thread *t)
 	return false;
 }
 
+/* A wait for a wake-up that no field names the sender of: a glibc
+ * condition variable's or semaphore's, private to its process, with no
+ * signal pending for it. */
 static bool signal_wait(const struct lt_thread *t)
 {
 	const struct lt_futex *f = &t->futex;
