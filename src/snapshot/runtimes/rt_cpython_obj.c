@@ -361,14 +361,18 @@ int pyr_number(const struct pyr *r, uint64_t obj, double *v)
 {
 	uint64_t type = pyr_type(r, obj), n;
 	char tn[16];
-	if (!type)
+	/* by the type's name: pyr_long takes any object for an int when
+	 * PyLong_Type's address is not known */
+	if (!type || pyr_type_name(r, type, tn, sizeof(tn)) < 0)
 		return -1;
-	if (!pyr_long(r, obj, &n)) {
+	if (!strcmp(tn, "int")) {
+		if (pyr_long(r, obj, &n) < 0)
+			return -1;
 		*v = (double)n;
 		return 0;
 	}
 	/* a float: PyFloatObject's ob_fval after the object's head */
-	if (pyr_type_name(r, type, tn, sizeof(tn)) < 0 || strcmp(tn, "float") || rd(r, obj + 16, v, sizeof(*v)) < 0)
+	if (strcmp(tn, "float") || rd(r, obj + 16, v, sizeof(*v)) < 0)
 		return -1;
 	return 0;
 }
