@@ -172,39 +172,57 @@ struct cctx {
 
 static void party_read(struct party *p, int depth);
 
-/* A process blocked in wait4/waitid waits for its children: they decide
- * whether it is stuck.  The least stuck child, and what it does. */
-static void children_of(struct party *p, int depth)
+/* The children of every thread of process PID (/proc/PID/task/TID/children),
+ * malloc'd, their count in *N; NULL with *N 0 when none or unreadable. */
+static pid_t *children_list(pid_t pid, size_t *n)
 {
-	size_t nt = 0;
-	pid_t *tids = lts_list_tasks(p->pid, &nt);
-	enum lt_wf_pstate best = LT_WFP_UNKNOWN;
-	static const int rank[] = { [LT_WFP_UNKNOWN] = 0, [LT_WFP_BLOCKED] = 1, [LT_WFP_GONE] = 2,
-				    [LT_WFP_EVENTS] = 3, [LT_WFP_TIMED] = 4, [LT_WFP_RUNNING] = 5 };
-	char *bd = NULL;
+	size_t nt = 0, cap = 0;
+	pid_t *tids = lts_list_tasks(pid, &nt), *out = NULL;
+	*n = 0;
 	for (size_t i = 0; i < nt; i++) {
-		char path[96];
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)p->pid, (int)tids[i]);
-		char *txt = lts_read_all(path, NULL);
+		char p[96];
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
+		char *txt = lts_read_all(p, NULL);
 		for (char *q = txt; q && *q;) {
 			char *end;
 			long ch = strtol(q, &end, 10);
 			if (end == q)
 				break;
 			q = end;
-			struct party c = { .pid = (pid_t)ch };
-			party_read(&c, depth + 1);
-			if (!bd || rank[c.st] > rank[best]) {
-				best = c.st;
-				free(bd);
-				bd = c.doing;
-			} else {
-				free(c.doing);
-			}
+			pid_t *v = lt_grow(out, &cap, *n, sizeof(*out), 16);
+			if (!v)
+				break;
+			out = v;
+			out[(*n)++] = (pid_t)ch;
 		}
 		free(txt);
 	}
 	free(tids);
+	return out;
+}
+
+/* A process blocked in wait4/waitid waits for its children: they decide
+ * whether it is stuck.  The least stuck child, and what it does. */
+static void children_of(struct party *p, int depth)
+{
+	size_t nk = 0;
+	pid_t *kids = children_list(p->pid, &nk);
+	enum lt_wf_pstate best = LT_WFP_UNKNOWN;
+	static const int rank[] = { [LT_WFP_UNKNOWN] = 0, [LT_WFP_BLOCKED] = 1, [LT_WFP_GONE] = 2,
+				    [LT_WFP_EVENTS] = 3, [LT_WFP_TIMED] = 4, [LT_WFP_RUNNING] = 5 };
+	char *bd = NULL;
+	for (size_t i = 0; i < nk; i++) {
+		struct party c = { .pid = kids[i] };
+		party_read(&c, depth + 1);
+		if (!bd || rank[c.st] > rank[best]) {
+			best = c.st;
+			free(bd);
+			bd = c.doing;
+		} else {
+			free(c.doing);
+		}
+	}
+	free(kids);
 	if (!bd)
 		return;
 	char *d = lts_asprintf("%s, waiting for its child %s", p->doing ? p->doing : "?", bd);
@@ -1626,35 +1644,6 @@ static pid_t pidfd_pid(pid_t pid, int fd)
 	const char *p = strstr(buf, "\nPid:");
 	long v = p ? strtol(p + 5, NULL, 10) : 0;
 	return v > 0 ? (pid_t)v : 0;
-}
-
-/* The children of every thread of process PID (/proc/PID/task/TID/children),
- * malloc'd, their count in *N; NULL with *N 0 when none or unreadable. */
-static pid_t *children_list(pid_t pid, size_t *n)
-{
-	size_t nt = 0, cap = 0;
-	pid_t *tids = lts_list_tasks(pid, &nt), *out = NULL;
-	*n = 0;
-	for (size_t i = 0; i < nt; i++) {
-		char p[96];
-		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
-		char *txt = lts_read_all(p, NULL);
-		for (char *q = txt; q && *q;) {
-			char *end;
-			long ch = strtol(q, &end, 10);
-			if (end == q)
-				break;
-			q = end;
-			pid_t *v = lt_grow(out, &cap, *n, sizeof(*out), 16);
-			if (!v)
-				break;
-			out = v;
-			out[(*n)++] = (pid_t)ch;
-		}
-		free(txt);
-	}
-	free(tids);
-	return out;
 }
 
 /* The children of every thread of process PID (a child's SIGCHLD goes to
