@@ -1935,31 +1935,14 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
  * communicate() with a timeout) polls waitpid(WNOHANG) between sleeps of
  * at most 50 ms until its child exits or the timeout passes (without a
  * timeout it blocks in waitpid: a child wait of its own).  A thread asleep
- * in time.sleep under Popen._wait is therefore waiting for its child: a
- * child edge (not ended by the sleep), and the timeout it was given as a
- * timer whose end is not read.  Python 3.11+ names the frame by its
- * qualified name, older ones by "_wait" in subprocess.py. */
-static bool popen_frame(const struct lt_rtframe *f)
-{
-	if (!f->func)
-		return false;
-	if (!strcmp(f->func, "Popen._wait"))
-		return true;
-	size_t n = f->file ? strlen(f->file) : 0;
-	return !strcmp(f->func, "_wait") && n >= 13 && !strcmp(f->file + n - 13, "subprocess.py");
-}
-
-/* How far out Popen._wait may be from the sleep: time.sleep is a C
- * function (no frame); 3.8-3.10 have _wait itself innermost. */
-#define POPEN_DEPTH 2
-
+ * under Popen._wait (found by the CPython model, rt_cpython.c, with the
+ * Popen's pid and timeout where they could be read) is therefore waiting
+ * for its child: a child edge (not ended by the sleep), and the timeout it
+ * was given on it, or as a timer whose end is not read. */
 static bool popen_poll_edges(struct cctx *c, struct lt_thread *t)
 {
-	size_t i;
-	for (i = 0; i < t->n_rt_frames && i < POPEN_DEPTH; i++)
-		if (popen_frame(&t->rt_frames[i]))
-			break;
-	if (i == t->n_rt_frames || i == POPEN_DEPTH)
+	size_t i = t->poll_frame;
+	if (!t->poll_wait || i >= t->n_rt_frames)
 		return false;
 	pid_t kids[LT_WF_MAX_PIDS];
 	bool more = false;

@@ -402,6 +402,8 @@ struct lt_thread {
 	 * (Python's Popen._wait: rt_cpython.c; waitfor.c makes it an edge):
 	 * the child's pid, the timeout given (s), and its deadline in
 	 * CLOCK_MONOTONIC seconds; 0 where not read. */
+	bool poll_wait;             /* such a frame was found ...               */
+	unsigned char poll_frame;   /* ... at this index of rt_frames           */
 	pid_t poll_child;
 	double poll_timeout_s, poll_deadline_s;
 	/* Who can end its wait (waitfor.h, docs/waits.md): its process and

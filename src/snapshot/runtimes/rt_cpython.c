@@ -1013,6 +1013,8 @@ static void popen_poll(struct model *m, const struct ts *x)
 		if (!r->func || !base || strcmp(base, "/subprocess.py") ||
 		    (strcmp(r->func, "Popen._wait") && strcmp(r->func, "_wait")))
 			continue;
+		t->poll_wait = true;
+		t->poll_frame = (unsigned char)k;
 		uint64_t self, pid, v, n;
 		double d;
 		if (!local_named(m, x, k, "self", &self) && !pyr_attr(&m->r, self, "pid", &pid) &&
