@@ -138,6 +138,46 @@ int lt_sched_clock_offset(int64_t *off)
 	return ok ? 0 : -1;
 }
 
+size_t lt_sched_clock_offsets(int64_t *off, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		off[i] = INT64_MIN;
+	cpu_set_t saved, one;
+	if (sched_getaffinity(0, sizeof(saved), &saved))
+		return 0;
+	size_t measured = 0;
+	/* every CPU, not only those of the calling thread's affinity (taskset
+	 * -c 0 locktrace ...): a target's threads may have slept on any; a CPU
+	 * the thread may not run on (cpusets, offline) fails to pin */
+	for (size_t c = 0; c < n && c < CPU_SETSIZE; c++) {
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		int64_t o;
+		if (sched_setaffinity(0, sizeof(one), &one) == 0 && sched_getcpu() == (int)c &&
+		    lt_sched_clock_offset(&o) == 0) {
+			off[c] = o;
+			measured++;
+		}
+	}
+	sched_setaffinity(0, sizeof(saved), &saved);
+	return measured;
+}
+
+int64_t lt_sched_offset_of(const int64_t *off, size_t n, int cpu)
+{
+	if (!off)
+		return 0;
+	if (cpu >= 0 && (size_t)cpu < n && off[cpu] != INT64_MIN)
+		return off[cpu];
+	/* unknown CPU: the largest measured offset, which can only shorten
+	 * a time since the last run (now - exec_start - offset) */
+	int64_t hi = INT64_MIN;
+	for (size_t i = 0; i < n; i++)
+		if (off[i] > hi)
+			hi = off[i];
+	return hi == INT64_MIN ? 0 : hi;
+}
+
 int lt_strlist_add(struct lt_strlist *l, const char *fmt, ...)
 {
 	va_list ap;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "proclive.h"
 #include "snapshot.h"
+#include "snapshot_int.h"
 #include "target.h"
 #include "grow.h"
 #include "utf8.h"
@@ -119,20 +120,25 @@ int lt_read_syscall(pid_t pid, pid_t tid, int64_t *nr, uint64_t args[6])
 
 /* How long the thread has not run: CLOCK_MONOTONIC minus se.exec_start
  * (ms, scheduler clock) from /proc/.../sched, minus how far the scheduler
- * clock lags CLOCK_MONOTONIC (seconds on a long-running VM: see
+ * clock of the CPU it last ran on lags CLOCK_MONOTONIC (OFF, per CPU:
+ * seconds on a long-running VM, and different per CPU: see
  * docs/snapshot.md); 0 if unknown. */
-static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono, int64_t lag)
+static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono, const int64_t *off, size_t ncpu)
 {
 	char path[96], buf[8192];
 	double ms;
+	unsigned long long cpu;
 
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	int c = read_file(path, buf, sizeof(buf)) > 0 && lts_parse_stat_field(buf, 39, &cpu) == 0 &&
+			cpu < 1000000 ? (int)cpu : -1;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid);
 	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	char *p = strstr(buf, "se.exec_start");
 	if (!p || !(p = strchr(p, ':')) || sscanf(p + 1, "%lf", &ms) != 1)
 		return 0;
-	int64_t d = (int64_t)now_mono - (int64_t)(ms * 1e6) - lag;
+	int64_t d = (int64_t)now_mono - (int64_t)(ms * 1e6) - lt_sched_offset_of(off, ncpu, c);
 	return d > 0 ? (uint64_t)d : 0;
 }
 
@@ -312,13 +318,20 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 	h->clock_monotonic = lt_now_ns(CLOCK_MONOTONIC);
 	h->clock_realtime = lt_now_ns(CLOCK_REALTIME);
 
-	int64_t lag = 0;
-	if (lt_sched_clock_offset(&lag))
-		lag = 0;
+	/* each CPU's scheduler clock lag, measured on it (one CPU's for all
+	 * when the collector cannot pin itself) */
+	size_t noff = h->ncpus > 4096 ? 4096 : h->ncpus;
+	int64_t *off = malloc(noff * sizeof(*off)), one;
+	if (off && !lt_sched_clock_offsets(off, noff) && lt_sched_clock_offset(&one) == 0)
+		for (size_t i = 0; i < noff; i++)
+			off[i] = one;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	DIR *d = opendir(path);
-	if (!d)
-		return -errno;
+	if (!d) {
+		int e = errno;
+		free(off);
+		return -e;
+	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
@@ -332,18 +345,20 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 		if (lt_read_syscall(pid, ti.tid, &ti.sc_nr, ti.sc_args))
 			ti.sc_nr = LT_SC_NR_UNKNOWN;
 		if (ti.sc_nr != LT_SC_NR_RUNNING)
-			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, lag);
+			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, off, off ? noff : 0);
 		ti.state = thread_state(pid, ti.tid);
 		/* doubling: 10,000 threads */
 		struct lt_thread_info *v = lt_grow_pow2(h->threads, h->nthreads, sizeof(*v));
 		if (!v) {
 			closedir(d);
+			free(off);
 			return -ENOMEM;
 		}
 		h->threads = v;
 		h->threads[h->nthreads++] = ti;
 	}
 	closedir(d);
+	free(off);
 	qsort(h->threads, h->nthreads, sizeof(*h->threads), cmp_tid);
 	return 0;
 }

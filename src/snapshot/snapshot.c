@@ -148,25 +148,7 @@ static void calibrate(struct lt_snapshot *s)
 	if (!s->sched_offset_ns)
 		return;
 	s->n_cpus = (size_t)n;
-	for (long i = 0; i < n; i++)
-		s->sched_offset_ns[i] = INT64_MIN;
-	cpu_set_t saved, one;
-	bool pinned = sched_getaffinity(0, sizeof(saved), &saved) == 0;
-	size_t measured = 0;
-	for (long c = 0; pinned && c < n && c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &saved))
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(c, &one);
-		int64_t off;
-		if (sched_setaffinity(0, sizeof(one), &one) == 0 && sched_getcpu() == c &&
-		    lt_sched_clock_offset(&off) == 0) {
-			s->sched_offset_ns[c] = off;
-			measured++;
-		}
-	}
-	if (pinned)
-		sched_setaffinity(0, sizeof(saved), &saved);
+	size_t measured = lt_sched_clock_offsets(s->sched_offset_ns, s->n_cpus);
 	int64_t off;
 	if (!measured && lt_sched_clock_offset(&off) == 0) {
 		/* could not pin: one offset for all CPUs */
@@ -197,16 +179,7 @@ static void calibrate(struct lt_snapshot *s)
 
 static int64_t offset_for(const struct lt_snapshot *s, int cpu)
 {
-	if (!s->sched_offset_ns)
-		return 0;
-	if (cpu >= 0 && (size_t)cpu < s->n_cpus && s->sched_offset_ns[cpu] != INT64_MIN)
-		return s->sched_offset_ns[cpu];
-	/* unknown CPU: the smallest measured offset (never overstates) */
-	int64_t lo = INT64_MIN;
-	for (size_t i = 0; i < s->n_cpus; i++)
-		if (s->sched_offset_ns[i] != INT64_MIN && (lo == INT64_MIN || s->sched_offset_ns[i] < lo))
-			lo = s->sched_offset_ns[i];
-	return lo == INT64_MIN ? 0 : lo;
+	return lt_sched_offset_of(s->sched_offset_ns, s->n_cpus, cpu);
 }
 
 /* Returns -ENOENT if the thread is gone (stat unreadable). */

@@ -654,6 +654,19 @@ void lt_strlist_free(struct lt_strlist *l);
 /* How far the calling CPU's scheduler clock (se.exec_start) lags
  * CLOCK_MONOTONIC, in ns.  0 or -1 if /proc/thread-self/sched is unreadable. */
 int lt_sched_clock_offset(int64_t *off);
+/* Each CPU's offset (lt_sched_clock_offset) measured on it, the calling
+ * thread pinned to each CPU it may run on in turn (its affinity restored
+ * after, so a `taskset` of the caller does not hide a CPU):
+ * off[c] for c < n, INT64_MIN where not measured.  The CPUs' clocks lag
+ * by different amounts (each its own IRQ and steal time: 0.7 s apart on a
+ * busy VM), so a thread's time since it last ran (now - se.exec_start -
+ * offset) takes the offset of the CPU it last ran on.  Returns how many
+ * were measured. */
+size_t lt_sched_clock_offsets(int64_t *off, size_t n);
+/* The offset of OFF (N CPUs, as lt_sched_clock_offsets) for a thread last
+ * on CPU (-1 unknown): its CPU's, else the largest measured (a time since
+ * the last run is then never overstated), 0 when none is. */
+int64_t lt_sched_offset_of(const int64_t *off, size_t n, int cpu);
 
 /* What `locktrace snapshot` shows (src/cli/snapshot_show.c), on stdout, with
  * its errors on stderr; each returns the command's exit status.

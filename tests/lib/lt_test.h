@@ -228,28 +228,34 @@ typedef char tl_line[256];
  * the test if report fails. */
 tl_line *tl_profile_lines(const char *raw, int *n);
 /* report --profile's output OUT (the waiting part, before "Where the lock
- * was held"), two call sites: the entry whose header line ("#R MS ms ...")
- * holds ENTRY and whose stack has a frame " FUNC[s]+" (at WHERE[s], e.g.
- * "(file.c:12)", when WHERE and WHERE[s] are not NULL).  Gives each site's
- * rank and ms; asserts one entry per site, and both there. */
+ * was held"), two call sites: the entry whose header line ("#R MS ms ...",
+ * or "#R ~MS ms ..." for an estimate) holds ENTRY and whose stack has a
+ * frame " FUNC[s]+" (at WHERE[s], e.g. "(file.c:12)", when WHERE and
+ * WHERE[s] are not NULL).  Gives each site's rank and ms: of an estimated
+ * entry, the part the trace has (its waits with a stack, the sampled
+ * ones under 1 ms at their own length, not the share of the lock's that
+ * they stand for); SLACK (when not NULL) how far the printed numbers'
+ * rounding can put MS from that.  Asserts one entry per site, and both
+ * there. */
 void tl_profile_sites(char out[][256], int nout, const char *entry, const char *const func[2],
-		      const char *const where[2], int rank[2], double ms[2]);
+		      const char *const where[2], int rank[2], double ms[2], double slack[2]);
 /* tl_profile_sites for Java frames ("FUNC (WHERE) [java]"), a site's
  * waits added up over every entry whose header holds ENTRY (NENT of
  * them): one site's waits may have several stacks (their native frames
  * differ) or Java locks; RANK the site's best.  Asserts both there. */
 void tl_profile_java_sites(char out[][256], int nout, const char *entry, const char *const func[2],
-			   const char *const where[2], int rank[2], double ms[2], int nent[2]);
-/* The two sites ranked in the order of WANT_US (the program's own measure
- * of each site's waiting, µs), each site's ms within 10% of it. */
+			   const char *const where[2], int rank[2], double ms[2], int nent[2], double slack[2]);
 /* The two sites ranked in the order of TRACE_MS (the trace's waits whose
  * stacks go through each site, as the profile charges them), each site's
- * MS (NENT entries, each printed to 0.1 ms) adding up to it; WANT_US (the
- * program's own measure, µs) only in the messages: it also holds what
- * the product does not promise to record (waits under 1 ms that were not
- * sampled, stacks read too late, time runnable outside any wait). */
-void tl_check_site_trace(const int rank[2], const double ms[2], const int nent[2], const double trace_ms[2],
-			 const double want_us[2], const char *const func[2]);
+ * MS (NENT entries) adding up to it within SLACK (tl_profile_sites);
+ * WANT_US (the program's own measure, µs) only in the messages: it also
+ * holds what the product does not promise to record (waits under 1 ms
+ * that were not sampled, stacks read too late, time runnable outside any
+ * wait). */
+void tl_check_site_trace(const int rank[2], const double ms[2], const int nent[2], const double slack[2],
+			 const double trace_ms[2], const double want_us[2], const char *const func[2]);
+/* The two sites ranked in the order of WANT_US (the program's own measure
+ * of each site's waiting, µs), each site's ms within 10% of it. */
 void tl_check_site_profile(const int rank[2], const double ms[2], const double want_us[2],
 			   const char *const func[2]);
 /* Starts Debian's python3 on SCRIPT with the arguments EXTRA (NULL or

@@ -360,9 +360,9 @@ static void check_profile(const struct truth *t, const char *lock)
 	snprintf(where[1], sizeof(where[1]), "(JavaSites.java:%ld)", t->line[1]);
 	const char *const at[2] = { where[0], where[1] };
 	int rank[2], nent[2];
-	double ms[2];
-	tl_profile_java_sites(out, nout, lock, site_func, at, rank, ms, nent);
-	tl_check_site_trace(rank, ms, nent, t->through_ms, t->wait_us, site_func);
+	double ms[2], slack[2];
+	tl_profile_java_sites(out, nout, lock, site_func, at, rank, ms, nent, slack);
+	tl_check_site_trace(rank, ms, nent, slack, t->through_ms, t->wait_us, site_func);
 	/* one object: every entry naming the lock's class names one address */
 	const char *obj = NULL;
 	for (int i = 0; i < nout; i++) {

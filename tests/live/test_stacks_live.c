@@ -233,7 +233,7 @@ static void check_profile(const char *raw, const struct truth *t, int blocking)
 	const double want[2] = { t->wait_a_us, t->wait_b_us };
 	int rank[2];
 	double ms[2];
-	tl_profile_sites(out, nout, "<sitelock>", func, NULL, rank, ms);
+	tl_profile_sites(out, nout, "<sitelock>", func, NULL, rank, ms, NULL);
 	tl_check_site_profile(rank, ms, want, func);
 	if (blocking)
 		check_releases(out, nout, t);
