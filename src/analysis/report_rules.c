@@ -614,9 +614,12 @@ static int rp_real_condvar(const struct rgroup *g)
 static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 {
 	char gn[RP_GNAME_LEN], ts[32], d[32], list[512], what[512], tn[96];
-	uint64_t quiet = g->pub.last_wake_ts ? g->pub.last_wake_ts : g->end_oldest;
+	/* waiters asleep since before the trace for a time nobody knows
+	 * (end_oldest 0) have waited at least since its start */
+	uint64_t oldest = g->end_oldest ? g->end_oldest : r->start_ts;
+	uint64_t quiet = g->pub.last_wake_ts ? g->pub.last_wake_ts : oldest;
 	if (!g->n_end_asleep || (double)rp_dur_to_end(r, quiet) < r->opts.stall_s * 1e9 ||
-	    (double)rp_dur_to_end(r, g->end_oldest) < r->opts.stall_s * 1e9)
+	    (double)rp_dur_to_end(r, oldest) < r->opts.stall_s * 1e9)
 		return;
 	struct lt_report_finding *f = rp_finding_new(r, LT_FIND_STALLED_WAITERS, "no_waker");
 	if (!f)
@@ -624,12 +627,18 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 	g->has_finding = 1;
 	rp_gname(g, gn, sizeof(gn));
 	f->since = g->end_oldest;
-	f->duration_ns = rp_dur_to_end(r, g->end_oldest);
+	f->duration_ns = rp_dur_to_end(r, oldest);
 	rp_f_group(f, g);
 	for (size_t i = 0; i < g->n_mem; i++)
 		if (rp_is_lock_waiter(g->mem[i]))
 			rp_f_tid(f, g->mem[i]->pub.tid);
-	lt_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
+	if (quiet == g->end_oldest || quiet == g->pub.last_wake_ts) {
+		lt_fmt_dur(rp_dur_to_end(r, quiet), d, sizeof(d));
+	} else { /* since before the trace: how long before it, unknown */
+		char q[22];
+		lt_fmt_dur(rp_dur_to_end(r, quiet), q, sizeof(q));
+		snprintf(d, sizeof(d), "at least %s", q);
+	}
 	uint32_t n = end_waiters(g);
 	const char *tw = n == 1 ? "thread waits" : "threads wait";
 	const struct rp_notify *nk = g->cond_obj ? rp_notify_of(g, NULL) : NULL;
@@ -693,7 +702,10 @@ static void rule_stalled_waiters(struct lt_report *r, struct rgroup *g)
 		rp_f_summary(f, "%u %s on %s and nobody has woken it for %s; no holder is known", n, tw, gn, d);
 	rp_tid_list(r, g, list, sizeof(list), 12);
 	rp_fmt_ts(g->end_oldest, ts, sizeof(ts));
-	rp_f_ev(f, "asleep on it since %s or later: %s", g->end_oldest ? ts : "before the trace", list);
+	if (g->end_oldest)
+		rp_f_ev(f, "asleep on it since %s or later: %s", ts, list);
+	else
+		rp_f_ev(f, "asleep on it since before the trace, for how long before it not known: %s", list);
 	if (g->pub.last_wake_ts) {
 		struct rthread *w = rp_thread_of(r, g->pub.last_waker);
 		rp_fmt_ts(g->pub.last_wake_ts, ts, sizeof(ts));

@@ -709,6 +709,32 @@ Test(report, waiter_on_a_word_that_changed_without_a_wake)
 	done();
 }
 
+/* Waiters asleep at the attach for a time the header does not know
+ * (blocked_ns 0: se.exec_start unreadable, or ahead of the clock after
+ * correction) have waited at least the whole trace: nobody woke them for
+ * 3 s, a stall, not nothing (the rule took their unknown start for no
+ * wait at all, and the lock got only the end snapshot's word).  Their
+ * start stays unknown: "before the trace". */
+Test(report, waiters_asleep_at_the_attach_for_an_unknown_time_stalled_the_whole_trace)
+{
+	header(TIDS(PID, 501, 502));
+	blocked_at_attach(1, L1, 0 /* FUTEX_WAIT, shared */, 0, 0);
+	blocked_at_attach(2, L1, 0, 0, 0);
+	start();
+	finish(BASE + 3 * SEC);
+	const struct lt_report_finding *f = must_find(LT_FIND_STALLED_WAITERS, NULL);
+	cr_assert(strstr(f->summary, "nobody has woken it for at least 3.00 s; no holder is known"), "%s",
+		  f->summary);
+	cr_assert(has_tid(f, 501) && has_tid(f, 502), "%s", f->summary);
+	cr_assert_eq(f->since, 0, "a start nobody knows is not given one");
+	cr_assert_geq(f->duration_ns, 3 * SEC, "at least the whole trace");
+	bool before = false;
+	for (size_t i = 0; i < f->n_evidence; i++)
+		before |= strstr(f->evidence[i], "asleep on it since before the trace, for how long before it not known: 501, 502") != NULL;
+	cr_assert(before, "the evidence does not say they slept since before the trace");
+	done();
+}
+
 /* A process-shared mutex whose owner, by the snapshot at the end, is a
  * thread of a process the trace does not record: the waiters' finding names
  * it (it said "no holder is known") and how to look at it. */
