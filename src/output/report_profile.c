@@ -843,9 +843,10 @@ static void print_entry(FILE *out, const struct prof *p, const struct entry *e, 
 	lt_text_fput(out, lock_text(p, e, names, buf, sizeof(buf), 0), (size_t)-1);
 	fprintf(out, ", process %u\n", e->tgid);
 	if (e->est)
-		fprintf(out, "      (~ an estimate: its %" PRIu64 " %s under 1 ms with a stack (%.2f ms) are a sample, "
-			"standing for ~%.0f (~%.1f ms) of the lock's; the lock's total of them is exact)\n",
-			e->short_n, release ? "released waits" : "waits", (double)e->short_ns / 1e6, e->short_est_n,
+		fprintf(out, "      (~ an estimate: its %" PRIu64 " %s%s under 1 ms with a stack (%.2f ms) %s a "
+			"sample, standing for ~%.0f (~%.1f ms) of the lock's; the lock's total of them is exact)\n",
+			e->short_n, release ? "released wait" : "wait", e->short_n == 1 ? "" : "s",
+			(double)e->short_ns / 1e6, e->short_n == 1 ? "is" : "are", e->short_est_n,
 			e->short_est_ns / 1e6);
 	if (!release && e->early) {
 		if (e->count == 1)

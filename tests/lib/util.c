@@ -758,7 +758,7 @@ static void profile_sites(char out[][256], int nout, const char *entry, const ch
 		 * sampled ones at their own length */
 		const char *sm = strstr(out[i], " under 1 ms with a stack (");
 		if (sm && strstr(out[i], "(~ an estimate: its ") &&
-		    sscanf(sm, " under 1 ms with a stack (%lf ms) are a sample, standing for ~%lf (~%lf ms)",
+		    sscanf(sm, " under 1 ms with a stack (%lf ms) %*s a sample, standing for ~%lf (~%lf ms)",
 			   &samp_ms, &est_n, &est_ms) == 3) {
 			cur_ms += samp_ms - est_ms;
 			cur_slack += 0.055; /* printed to 0.01 and 0.1 ms */

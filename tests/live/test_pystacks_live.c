@@ -372,8 +372,10 @@ static void check_profile(const struct truth *t)
 		/* an entry whose waits under 1 ms are a sample scaled to their
 		 * lock's total (printed "~"): what its waits with a stack add up
 		 * to is its total less the estimate, plus the sample */
-		if (sscanf(line, " (~ an estimate: its %d waits under 1 ms with a stack (%lf ms) are a sample, "
-			   "standing for ~%d (~%lf ms)", &ns, &sampled, &ne, &est) == 4) {
+		const char *sm = strstr(line, " under 1 ms with a stack (");
+		if (sscanf(line, " (~ an estimate: its %d wait", &ns) == 1 && sm &&
+		    sscanf(sm, " under 1 ms with a stack (%lf ms) %*s a sample, standing for ~%d (~%lf ms)", &sampled,
+			   &ne, &est) == 3) {
 			cur_ms += sampled - est;
 			cur_figs = 2; /* the total and the estimate, each printed to 0.1 ms */
 			continue;

@@ -1167,7 +1167,9 @@ Test(stacks, profile_scales_the_sampled_short_waits_to_their_locks_total)
 			      "for ~6 (~2.0 ms) of the lock's; the lock's total of them is exact)\n"
 			      "      __lll_lock_wait+0x2b"), "%s", out);
 	cr_assert(strstr(out, "#2  ~2.0 ms in ~3 waits (average ~0.67 ms, longest 0.50 ms)  futex 0x7f0000000100, "
-			      "process 1000\n"), "%s", out);
+			      "process 1000\n"
+			      "      (~ an estimate: its 1 wait under 1 ms with a stack (0.50 ms) is a sample, standing "
+			      "for ~3 (~2.0 ms) of the lock's; the lock's total of them is exact)\n"), "%s", out);
 	const char *rel = strstr(out, "\nWhere the lock was held:");
 	cr_assert(rel, "%s", out);
 	cr_assert(strstr(rel, "#1  ~5.0 ms of waiting ended by ~7 releases"), "%s", rel);
