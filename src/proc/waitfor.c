@@ -1391,12 +1391,14 @@ static void holders_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd,
 }
 
 /* An fd that is neither a pipe nor a socket (TGT its link).  Read (dir 1)
- * or written (dir 2) outside a poll: an eventfd, whose holders can write
- * it (found by the eventfd-id of their fdinfo, as every eventfd links to
- * the same anonymous inode); a POSIX message queue, whose holders open for
- * writing (reading) can end a receive (send).  Read or polled: a timerfd,
- * its timer; another anonymous inode (signalfd, inotify, an eventfd in a
- * poll set, ...) or, polled, another kind of fd, a party not known.
+ * or written (dir 2) outside a poll, or polled for reading: an eventfd,
+ * whose holders can write it (found by the eventfd-id of their fdinfo, as
+ * every eventfd links to the same anonymous inode; an event loop's own
+ * wake-up when only its process holds it); a POSIX message queue, whose
+ * holders open for writing (reading) can end a receive (send).  Read or
+ * polled: a timerfd, its timer; another anonymous inode (signalfd,
+ * inotify, an eventfd polled for writing, ...) or, polled, another kind
+ * of fd, a party not known.
  * Nothing for a file or a device read: the disk ends it. */
 static void objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt,
 		       bool in_poll)
@@ -1406,7 +1408,7 @@ static void objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, i
 	char ip[64], info[1024];
 	snprintf(ip, sizeof(ip), "/proc/%d/fdinfo/%d", (int)pid, fd);
 	const char *id;
-	if (!in_poll && dir != 3 && !strcmp(tgt, "anon_inode:[eventfd]") &&
+	if ((in_poll ? dir == 1 : dir != 3) && !strcmp(tgt, "anon_inode:[eventfd]") &&
 	    lts_read_small(ip, info, sizeof(info)) >= 0 && (id = strstr(info, "eventfd-id:"))) {
 		char key[64];
 		snprintf(key, sizeof(key), "eventfd-id: %ld", strtol(id + 11, NULL, 10));

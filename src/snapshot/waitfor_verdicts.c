@@ -664,6 +664,98 @@ static char *timer_clause(const struct lt_waitfor *w)
 			    n > 1 ? ", or of another" : "");
 }
 
+/* An event loop's own wake-up fd: a pipe whose only write end, or an
+ * eventfd only, its own process holds (libuv's signal pipe and async
+ * eventfd, a Tokio waker, a self-pipe).  Its own threads write it (to
+ * wake the loop), a signal handler of its own may, and for an eventfd
+ * the kernel (an io_uring or aio completion). */
+static bool self_wake(const struct lt_waitfor *w, const struct lt_wf_edge *e)
+{
+	enum lt_wf_obj obj = lt_wf_edge_obj(e);
+	bool own_only = e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid;
+	if (obj == LT_WF_OBJ_PIPE)
+		return e->kind == LT_WF_PIPE_READ && own_only;
+	if (obj == LT_WF_OBJ_EVENTFD) /* waitfor.c: an unknown party when only its own process holds it */
+		return own_only || (e->kind == LT_WF_UNKNOWN && !e->n_pids && !e->more_pids);
+	return false;
+}
+
+/* Can no other thread of T's process write its own wake-up fds?  Every
+ * other thread of it in the snapshot is asleep without a timeout: in a
+ * wait whose every edge is stuck or one of the process's own wake-up fds,
+ * or in a futex wait with no timeout (a pool's idle worker).  One
+ * running, on a timer, or in any other wait could write them. */
+static bool own_threads_cannot_wake(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	pid_t pid = t->wf->pid;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		/* its process: a combined snapshot's table, else its wait's */
+		pid_t up = s->thread_pid ? s->thread_pid[i] : u->wf ? u->wf->pid : s->pid;
+		if (u == t || up != pid)
+			continue;
+		if (!asleep(u))
+			return false;
+		if (!u->wf || !u->wf->n_edges) {
+			if (u->wait != LT_WAIT_FUTEX || u->futex.timeout_ptr)
+				return false;
+			continue;
+		}
+		for (size_t k = 0; k < u->wf->n_edges; k++)
+			if (!self_wake(u->wf, &u->wf->edges[k]) && !stuck_edge_in(s, pid, &u->wf->edges[k]))
+				return false;
+	}
+	return true;
+}
+
+/* "; its other fds, a pipe and an eventfd only its own process P holds
+ * (...), ... is inferred": what a verdict on a wait with W's own wake-up
+ * fds (self_wake) says of them.  NULL when it has none. */
+static char *own_wake_clause(const struct lt_waitfor *w)
+{
+	size_t np = 0, ne = 0;
+	for (size_t i = 0; i < w->n_edges; i++)
+		if (self_wake(w, &w->edges[i]))
+			lt_wf_edge_obj(&w->edges[i]) == LT_WF_OBJ_PIPE ? np++ : ne++;
+	if (!np && !ne)
+		return NULL;
+	char objs[64];
+	if (np && ne)
+		snprintf(objs, sizeof(objs), "%s and %s", np == 1 ? "a pipe" : "pipes", ne == 1 ? "an eventfd" : "eventfds");
+	else
+		snprintf(objs, sizeof(objs), "%s", np ? (np == 1 ? "a pipe" : "pipes") : (ne == 1 ? "an eventfd" : "eventfds"));
+	bool one = np + ne == 1;
+	return lts_asprintf("; its other %s, %s only its own process %d holds (an event loop's wake-up), none of "
+			    "its threads can write now (each asleep without a timeout): that no signal handler or "
+			    "kernel completion will write %s is inferred", one ? "fd" : "fds", objs, (int)w->pid,
+			    one ? "it" : "them");
+}
+
+/* A wait on stuck parties and on its own process's wake-up fds
+ * (self_wake), none of whose threads can write them: an event loop whose
+ * only way out is the stuck party (Node's execSync on a stuck child: its
+ * loop also polls libuv's signal pipe and async eventfd).  That no
+ * signal handler or kernel completion writes those fds is inferred, and
+ * said.  *E the first stuck edge; false when the wait is not so. */
+static bool stuck_but_own_wake(const struct lt_snapshot *s, const struct lt_thread *t, const struct lt_wf_edge **e)
+{
+	const struct lt_waitfor *w = t->wf;
+	size_t n_stuck = 0, n_self = 0;
+	*e = NULL;
+	for (size_t i = 0; i < w->n_edges; i++) {
+		const struct lt_wf_edge *x = &w->edges[i];
+		if (self_wake(w, x)) {
+			n_self++;
+		} else if (stuck_edge_in(s, w->pid, x)) {
+			if (!n_stuck++)
+				*e = x;
+		} else {
+			return false;
+		}
+	}
+	return n_stuck && n_self && own_threads_cannot_wake(s, t);
+}
+
 static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 {
 	const struct lt_waitfor *w = t->wf;
@@ -684,7 +776,9 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 	}
 	if (!n_party)
 		return;
-	if (!stuck && !leak)
+	const struct lt_wf_edge *own_e = NULL;
+	bool own_wake = !stuck && !leak && !timer && stuck_but_own_wake(s, t, &own_e);
+	if (!stuck && !leak && !own_wake)
 		return;
 	if (leak && !stuck) {
 		/* every other edge must be stuck too, unless the leak is the only one */
@@ -706,12 +800,21 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 	v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
 	char *act = lts_thread_activity(t);
 	const struct lt_wf_edge *e = &w->edges[0];
-	for (size_t i = 0; i < w->n_edges; i++)
+	for (size_t i = 0; i < w->n_edges && !own_e; i++)
 		if (leaked(w, &w->edges[i]) || stuck_edge_in(s, w->pid, &w->edges[i])) {
 			e = &w->edges[i];
 			break;
 		}
-	if (leak)
+	if (own_e)
+		e = own_e;
+	if (own_wake) {
+		char *pp = party_phrase(s, e), *ow = own_wake_clause(w);
+		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by progress: %s%s",
+					  (int)t->tid, lt_thread_name(t), act ? act : "?", pp ? pp : "?",
+					  e->kind == LT_WF_CHILD ? "its child" : "the other end", ow ? ow : "");
+		free(ow);
+		free(pp);
+	} else if (leak)
 		v->summary = lts_asprintf("thread %d (%s) %s on %s, whose only write end is held by its own "
 					  "process %d, all of whose threads are blocked: a leaked write end "
 					  "(not closed after fork?) keeps the pipe open", (int)t->tid,
@@ -852,10 +955,22 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		size_t ol = 0, n_others = 0;
 		bool cut = false;
 		bool maybe = false; /* a child the wait may be for (its mask unread) */
+		int closed = -1; /* own_threads_cannot_wake, once asked */
+		size_t n_own = 0;
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
 			if (lt_wf_sigtimer(e)) /* said in the summary */
 				continue;
+			if (self_wake(w, e)) { /* said in the summary, when none of its own can write it */
+				if (closed < 0)
+					closed = own_threads_cannot_wake(s, t);
+				if (!closed) {
+					into = false;
+					break;
+				}
+				n_own++;
+				continue;
+			}
 			maybe |= lt_wf_maybe_child(e);
 			if ((ends_by_itself(e->kind) && !lt_wf_maybe_child(e)) || !e->n_pids || e->more_pids) {
 				into = false;
@@ -890,6 +1005,7 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		}
 		if (!into || !pv)
 			continue;
+		char *ow = n_own ? own_wake_clause(w) : NULL;
 		if (cut)
 			snprintf(others + ol, sizeof(others) - ol, ", ...");
 		size_t pvi = (size_t)(pv - s->verdicts);
@@ -917,11 +1033,13 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 			snprintf(tail, sizeof(tail), " (that it would, not process%s %s, also at the other end and in no "
 				 "such wait, is inferred)", n_others > 1 ? "es" : "", others);
 		char *tq = timer_clause(w);
-		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s", (int)t->tid,
+		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s%s", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", maybe ? ", perhaps (inferred)," : "",
 					  (int)who->wf->pid, party, stuck_words(pv->kind), pv->summary ? pv->summary : "?",
 					  tail, maybe ? " (that its wait is for its child is inferred: the signal "
-							"mask of its call could not be read)" : "", tq ? tq : "");
+							"mask of its call could not be read)" : "", tq ? tq : "",
+					  ow ? ow : "");
+		free(ow);
 		free(tq);
 		free(act);
 		edges_evidence(v, w);

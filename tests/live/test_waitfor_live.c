@@ -4,6 +4,7 @@
  * (tests/workloads/xproc_cycle.c).  Ground truth: /proc/locks, the pids
  * the programs print, /proc/PID/task/PID/children.  Needs root. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1436,6 +1437,101 @@ static const struct lt_verdict *verdict_for(const struct lt_multi_snapshot *m, e
 		if (m->view.verdicts[i].kind == k && has_tid(&m->view.verdicts[i], tid))
 			return &m->view.verdicts[i];
 	return NULL;
+}
+
+#define NODE_BIN "/usr/bin/node"
+
+/* Every thread of PID asleep (state S in /proc/PID/task/N/stat), within
+ * 10 s: a runtime's threads settled into their waits. */
+static void all_threads_asleep(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
+		DIR *d = opendir(path);
+		cr_assert_not_null(d, "%s: %s", path, strerror(errno));
+		struct dirent *de;
+		bool all = true;
+		while ((de = readdir(d)) && all) {
+			if (de->d_name[0] == '.')
+				continue;
+			char sp[352], buf[512];
+			snprintf(sp, sizeof(sp), "%s/%s/stat", path, de->d_name);
+			FILE *f = fopen(sp, "r");
+			char *rp = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+			all = rp && rp[1] == ' ' && rp[2] == 'S';
+			if (f)
+				fclose(f);
+		}
+		closedir(d);
+		if (all)
+			return;
+	}
+	cr_assert_fail("the threads of %d did not all go to sleep in 10 s", (int)pid);
+}
+
+/* Node's child_process.execFileSync on a flock(1) that waits for a lock
+ * another flock(1) holds: node's main thread runs a loop of its own
+ * (libuv's SyncProcessRunner) in epoll_pwait on the child's stdio sockets,
+ * libuv's signal pipe (its SIGCHLD handler writes it) and the loop's async
+ * eventfd, the last two held by node alone; its other threads (libuv's
+ * pool, V8's workers, the platform's loop) sleep with no timeout.  Node
+ * had no verdict (the eventfd in a poll set was an unknown party, the
+ * pipe's writer an idle process: its own): it is a wait chain into the
+ * child's lock wait, its own wake-up fds said, the inference marked. */
+Test(waitfor_live, node_execsync_on_a_stuck_child_is_a_chain_past_its_own_wake_fds)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(NODE_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, nodejs)", FLOCK_BIN, NODE_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256], js[256];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	snprintf(js, sizeof(js), "require('child_process').execFileSync('%s', ['%s', 'true'])", FLOCK_BIN,
+		 lockfile[0]);
+	spawn(1, (char *const[]){ NODE_BIN, "-e", js, NULL });
+	pid_t node = procs[1].pid, ch = only_child(node);
+	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
+	wait_in_syscall(node, node, 281);                             /* epoll_pwait */
+	all_threads_asleep(node);
+
+	struct lt_snapshot *s = take(node);
+	const struct lt_thread *t = lt_snapshot_find(s, node);
+	cr_assert(t && t->wf, "no wait-for edges of node's main thread");
+	size_t n_efd = 0, n_child = 0;
+	for (size_t i = 0; i < t->wf->n_edges; i++) {
+		const struct lt_wf_edge *e = &t->wf->edges[i];
+		if (lt_wf_edge_obj(e) == LT_WF_OBJ_EVENTFD) {
+			/* followed by its eventfd-id: only node holds it */
+			n_efd++;
+			cr_expect(e->kind == LT_WF_UNKNOWN && e->evidence && strstr(e->evidence, "no other process "
+										 "holds it"), "%s: %s", e->what,
+				  e->evidence ? e->evidence : "?");
+		}
+		for (size_t q = 0; q < e->n_pids; q++)
+			n_child += e->pids[q] == ch;
+	}
+	cr_expect_eq(n_efd, 1, "libuv's async eventfd in the poll set");
+	cr_expect_geq(n_child, 1, "an edge names the child %d", (int)ch);
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(node);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, ch);
+	cr_assert_not_null(lw, "the child's lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, node);
+	cr_assert_not_null(wc, "node's wait chain (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	char into[64];
+	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (flock)", (int)ch, (int)ch);
+	cr_expect(strstr(wc->summary, into) && strstr(wc->summary, "in a lock wait"), "%s", wc->summary);
+	char own[128];
+	snprintf(own, sizeof(own), "its other fds, a pipe and an eventfd only its own process %d holds (an event "
+		 "loop's wake-up)", (int)node);
+	cr_expect(strstr(wc->summary, own) && strstr(wc->summary, "is inferred"), "%s", wc->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK, "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
 }
 
 /* coreutils' timeout(1) runs flock(1) on a file another flock(1) holds:

@@ -1640,3 +1640,74 @@ Test(waitfor_parse, timeout1_duration_from_its_command_line)
 	cr_expect_lt(lt_timeout1_duration("", 0), 0);
 #undef CL
 }
+
+/* An event loop (thread 100) waits on a socket whose peer process 200 is
+ * stuck, and on its own wake-up fds: a pipe and an eventfd only its own
+ * process holds (libuv's signal pipe and async eventfd: Node's execSync
+ * on a stuck child).  Its other thread 101 sleeps in a futex wait with no
+ * timeout, so none of its own can write them: a wait chain, the own fds
+ * said and the inference marked.  With 101 on a timer (it could write
+ * them) or with no stuck party (an idle loop) there is no chain. */
+static void event_loop(struct lt_thread th[3], bool timed_other, bool stuck_peer)
+{
+	blocked(&th[0], 100, 232, LT_WAIT_POLL);
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_UNKNOWN, 0, LT_WFP_UNKNOWN);
+	free(e->what);
+	e->what = strdup("eventfd (eventfd-id 4, fd 21)");
+	edge(&th[0], 100, LT_WF_PIPE_READ, 100, LT_WFP_EVENTS);
+	if (stuck_peer)
+		edge(&th[0], 100, LT_WF_SOCKET, 200, LT_WFP_BLOCKED);
+	blocked(&th[1], 101, 202, LT_WAIT_FUTEX);
+	th[1].futex.is_wait = true;
+	th[1].futex.timeout_ptr = timed_other ? 0x7ff000 : 0;
+	blocked(&th[2], 200, 202, LT_WAIT_FUTEX);
+	th[2].wf = calloc(1, sizeof(*th[2].wf));
+	th[2].wf->pid = 200;
+}
+
+static const struct lt_verdict *chain_of(const struct lt_snapshot *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_WAIT_CHAIN && s->verdicts[i].n_tids &&
+		    s->verdicts[i].tids[0] == tid)
+			return &s->verdicts[i];
+	return NULL;
+}
+
+Test(waitfor_verdicts, event_loop_on_a_stuck_peer_and_its_own_wake_fds_is_a_chain)
+{
+	struct lt_thread th[3];
+	event_loop(th, false, true);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no wait chain of the event loop: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	cr_expect(strstr(v->summary, "waits for process 200") && strstr(v->summary, "can end it only by progress"),
+		  "%s", v->summary);
+	cr_expect(strstr(v->summary, "its other fds, a pipe and an eventfd only its own process 100 holds (an event "
+				     "loop's wake-up), none of its threads can write now") &&
+		  strstr(v->summary, "is inferred"), "%s", v->summary);
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, event_loop_whose_other_thread_is_on_a_timer_is_no_chain)
+{
+	struct lt_thread th[3];
+	event_loop(th, true, true);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_expect_null(v, "%s", v ? v->summary : "");
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, idle_event_loop_on_its_own_wake_fds_is_no_chain)
+{
+	struct lt_thread th[3];
+	event_loop(th, false, false);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_expect_null(v, "%s", v ? v->summary : "");
+	free_snap(&s);
+}
