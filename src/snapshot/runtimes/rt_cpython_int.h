@@ -92,5 +92,8 @@ int pyr_dict_get(const struct pyr *r, uint64_t dict, const char *key, uint64_t *
 /* The instance attribute NAME of OBJ (its __dict__ or inline values); 0
  * found, -1 not. */
 int pyr_attr(const struct pyr *r, uint64_t obj, const char *name, uint64_t *value);
+/* Calls FN for each instance attribute (name, value) of OBJ until it
+ * returns false; 0, or -1 when OBJ keeps none that can be read. */
+int pyr_attr_each(const struct pyr *r, uint64_t obj, pyr_each_fn fn, void *arg);
 
 #endif

@@ -324,37 +324,31 @@ int pyr_dict_get(const struct pyr *r, uint64_t dict, const char *key, uint64_t *
 	return 0;
 }
 
-/* NAME among shared KEYS and their split VALUES. */
-static int values_get(const struct pyr *r, uint64_t type, uint64_t values, const char *name,
-		      uint64_t *value)
+/* Each (name, value) of shared KEYS and their split VALUES. */
+static int values_each(const struct pyr *r, uint64_t type, uint64_t values, pyr_each_fn fn, void *arg)
 {
-	struct get g = { r, name, 0, false };
 	uint64_t keys = u64_at(r, type + r->l->ht_cached_keys);
-	if (!keys || keys_each(r, keys, values, get_one, &g) < 0 || !g.found)
-		return -1;
-	*value = g.value;
-	return 0;
+	return keys ? keys_each(r, keys, values, fn, arg) : -1;
 }
 
-static int managed_get(const struct pyr *r, uint64_t obj, uint64_t type, const char *name,
-		       uint64_t *value)
+static int managed_each(const struct pyr *r, uint64_t obj, uint64_t type, pyr_each_fn fn, void *arg)
 {
 	uint64_t w;
 	switch (r->l->inst) {
 	case PYL_INST_311:
 		if ((w = u64_at(r, obj - 32)))
-			return values_get(r, type, w, name, value);
+			return values_each(r, type, w, fn, arg);
 		break;
 	case PYL_INST_312:
 		w = u64_at(r, obj - 24);
 		if (w & 1)
-			return values_get(r, type, w + 1, name, value);
-		return w ? pyr_dict_get(r, w, name, value) : -1;
+			return values_each(r, type, w + 1, fn, arg);
+		return w ? pyr_dict_each(r, w, fn, arg) : -1;
 	default:
 		break;
 	}
 	w = u64_at(r, obj - 24);
-	return w ? pyr_dict_get(r, w, name, value) : -1;
+	return w ? pyr_dict_each(r, w, fn, arg) : -1;
 }
 
 int pyr_number(const struct pyr *r, uint64_t obj, double *v)
@@ -377,7 +371,7 @@ int pyr_number(const struct pyr *r, uint64_t obj, double *v)
 	return 0;
 }
 
-int pyr_attr(const struct pyr *r, uint64_t obj, const char *name, uint64_t *value)
+int pyr_attr_each(const struct pyr *r, uint64_t obj, pyr_each_fn fn, void *arg)
 {
 	uint64_t type = pyr_type(r, obj), flags = type ? u64_at(r, type + TP_FLAGS) : 0;
 	if (!type)
@@ -386,11 +380,20 @@ int pyr_attr(const struct pyr *r, uint64_t obj, const char *name, uint64_t *valu
 		uint64_t values = obj + u64_at(r, type + TP_BASICSIZE);
 		uint8_t hdr[4];
 		if (rd(r, values, hdr, sizeof(hdr)) == 0 && hdr[3] /* valid */)
-			return values_get(r, type, values, name, value);
+			return values_each(r, type, values, fn, arg);
 	}
 	if (r->l->inst != PYL_INST_DICTOFFSET && (flags & TPF_MANAGED_DICT))
-		return managed_get(r, obj, type, name, value);
+		return managed_each(r, obj, type, fn, arg);
 	int64_t off = (int64_t)u64_at(r, type + TP_DICTOFFSET);
 	uint64_t dict = off > 0 && off < 0x10000 ? u64_at(r, obj + (uint64_t)off) : 0;
-	return dict ? pyr_dict_get(r, dict, name, value) : -1;
+	return dict ? pyr_dict_each(r, dict, fn, arg) : -1;
+}
+
+int pyr_attr(const struct pyr *r, uint64_t obj, const char *name, uint64_t *value)
+{
+	struct get g = { r, name, 0, false };
+	if (pyr_attr_each(r, obj, get_one, &g) < 0 || !g.found)
+		return -1;
+	*value = g.value;
+	return 0;
 }
