@@ -129,11 +129,11 @@ void lts_fork_origins(struct lt_snapshot *s)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_futex *f = &s->threads[i].futex;
 		/* the models may have found that the word is no mutex's */
-		if (f->owner_gone && f->lock_kind && strcmp(f->lock_kind, "pthread mutex") &&
+		if (f->owner_gone && !f->sem_owner && f->lock_kind && strcmp(f->lock_kind, "pthread mutex") &&
 		    strcmp(f->lock_kind, "threading.RLock") && strcmp(f->lock_kind, "rwlock"))
 			f->owner_gone = false;
-		if (!f->owner_gone || f->gone_parent)
-			continue;
+		if (!f->owner_gone || f->gone_parent || f->sem_owner)
+			continue; /* (a SemLock's record: semlock.c) */
 		if (f->gone_tid)
 			lts_fork_origin(s->pid, f->gone_tid, &f->gone_parent, f->gone_comm,
 					sizeof(f->gone_comm));

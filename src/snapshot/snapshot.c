@@ -39,6 +39,7 @@
 #include "snapshot_int.h"
 #include "target.h"
 #include "forkorigin.h"
+#include "semlock.h"
 #include "golang.h"
 #include "rt_idle.h"
 #include "grow.h"
@@ -130,6 +131,9 @@ void lt_snapshot_free(struct lt_snapshot *s)
 	free(s->rtlocks);
 	lt_strlist_free(&s->notes);
 	lt_strlist_free(&s->strings);
+	for (size_t i = 0; i < s->n_semlocks; i++)
+		free(s->semlocks[i].where);
+	free(s->semlocks);
 	free(s->sched_offset_ns);
 	free(s->thread_pid);
 	lt_go_free(s->go);
@@ -348,17 +352,43 @@ static bool shared_object_at(const char *maps, uint64_t addr, struct lt_futex *f
 	return false;
 }
 
-static void note_shared_object(struct ctx *c, struct lt_futex *f)
+/* /proc/PID/maps, read once (NULL if unreadable). */
+static const char *ctx_maps(struct ctx *c)
 {
-	if (f->private_)
-		return;
 	if (!c->maps_read) {
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/maps", (int)lt_proc_reader(c->s->pid));
 		c->maps = lts_read_all(path, NULL);
 		c->maps_read = true;
 	}
-	if (!shared_object_at(c->maps, f->uaddr, f) || !f->is_wait)
+	return c->maps;
+}
+
+/* The semaphore object each multiprocessing SemLock of the process is
+ * over (its sem_t's MAP_SHARED mapping), as a futex waiting on it is keyed;
+ * then the holders they name of the process's own waiters (semlock.c). */
+static void semlock_objects(struct ctx *c)
+{
+	struct lt_snapshot *s = c->s;
+	for (size_t i = 0; i < s->n_semlocks; i++) {
+		struct lt_semlock *l = &s->semlocks[i];
+		struct lt_futex f = { 0 };
+		if (!shared_object_at(ctx_maps(c), l->handle, &f))
+			continue;
+		l->shared = true;
+		l->obj_major = f.obj_major;
+		l->obj_minor = f.obj_minor;
+		l->obj_ino = f.obj_ino;
+		l->obj_off = f.obj_off;
+	}
+	lts_semlock_owners(s, &s, 1, true, NULL);
+}
+
+static void note_shared_object(struct ctx *c, struct lt_futex *f)
+{
+	if (f->private_)
+		return;
+	if (!shared_object_at(ctx_maps(c), f->uaddr, f) || !f->is_wait)
 		return;
 	/* who else maps it (the last object's count kept: its waiters
 	 * come one after another) */
@@ -1435,8 +1465,10 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	lt_lockmodels_apply(s, &env);
 	/* each thread as its language runtime knows it (rtthread.h); the
 	 * layouts are x86-64 ones: not for a 32-bit process */
-	if (!c.compat)
+	if (!c.compat) {
 		lt_rtthreads_apply(s, &env);
+		semlock_objects(&c); /* multiprocessing locks' holders */
+	}
 	lts_fork_origins(s); /* owners of private locks that are not here */
 	lt_rt_idle_apply(s); /* runtime threads waiting for work: no locks */
 	lt_appwait_apply(s); /* application lock managers (appwait.h) */

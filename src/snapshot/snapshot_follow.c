@@ -126,7 +126,9 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 			 * semaphore, a multiprocessing.Lock): the other processes
 			 * mapping it, any of which may post it */
 			else if (th->wait == LT_WAIT_FUTEX && th->futex.is_wait && th->futex.shared_obj &&
-				 !th->futex.owner && th->sc.state == LT_SC_IN_SYSCALL) {
+				 (!th->futex.owner || th->futex.sem_owner) && th->sc.state == LT_SC_IN_SYSCALL) {
+				/* (a holder one process's SemLock names is read
+				 * again with the others': semlock.c) */
 				/* as the snapshot found them when it took the wait
 				 * (snapshot.c); else /proc is scanned once for the
 				 * waiters of one object */

@@ -14,6 +14,7 @@
 
 #include "golang.h"
 #include "lockmodel.h"
+#include "semlock.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
 
@@ -124,6 +125,8 @@ int lt_multi_build(struct lt_snapshot **procs, size_t n, const struct lt_verdict
 		goto fail;
 	for (size_t i = 0; i < m->view.n_threads; i++)
 		resolve_owner(m, &m->view.threads[i]);
+	/* a multiprocessing lock's holder in any of them (semlock.c) */
+	lts_semlock_owners(&m->view, procs, n, false, &m->view.strings);
 	/* a Go program's goroutines are its process's (the view has no
 	 * table of them): the first Go process's are lent to the view, so
 	 * that its goroutine verdicts (a leak, a sync.Mutex wait) stand
@@ -201,6 +204,7 @@ void lt_multi_free(struct lt_multi_snapshot *m)
 	free(m->view.threads);
 	free(m->view.rtlocks);
 	lt_strlist_free(&m->view.notes);
+	lt_strlist_free(&m->view.strings);
 	free(m->thread_pid);
 	for (size_t i = 0; i < m->n_procs; i++)
 		lt_snapshot_free(m->procs[i]);

@@ -124,7 +124,9 @@ static void json_futex_owner(struct jw *w, const struct lt_futex *x)
 	}
 	jw_kstr(w, "owner_kind", lt_owner_kind_name(x->owner_kind));
 	jw_kint_or_null(w, "owner", (int)x->owner, x->owner_kind >= LT_OWNER_MUTEX);
-	if (x->owner_kind == LT_OWNER_INFERRED) /* not recorded by the lock */
+	/* not recorded by the lock, or a multiprocessing lock's holder read
+	 * from its SemLock (semlock.c) */
+	if (x->owner_kind == LT_OWNER_INFERRED || x->owner_how)
 		jw_kstr(w, "owner_how", x->owner_how ? x->owner_how : "");
 	if (jw_kobject_or_null(w, "owner_process", x->owner_tgid > 0)) {
 		jw_kint(w, "tid", (int)x->mutex_owner);
@@ -380,6 +382,9 @@ static void json_verdict(struct jw *w, const struct lt_verdict *v, const struct 
 		jw_end(w);
 	}
 	jw_kint_or_null(w, "owner", (int)v->owner, v->owner != 0);
+	if (m) /* several processes: the owner's */
+		jw_kint_or_null(w, "owner_pid", (int)lt_multi_pid_of(m, v->owner),
+				v->owner && lt_multi_pid_of(m, v->owner));
 	jw_kstr(w, "owner_source", v->owner_source);
 	jw_kuint(w, "explains", v->explains);
 	if (jw_key_or_null(w, "longest_s", v->longest_s >= 0))

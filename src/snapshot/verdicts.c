@@ -72,6 +72,8 @@ static const char *owner_how(enum lt_owner_kind k)
 
 static const char *owner_source(const struct lt_futex *f)
 {
+	if (f->sem_owner)
+		return "read from memory: the holding process's _multiprocessing.SemLock (its count and last_tid)";
 	switch (f->owner_kind) {
 	case LT_OWNER_MUTEX: return "pthread mutex __owner";
 	case LT_OWNER_PI: return "PI futex word";
@@ -1501,6 +1503,9 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 		lt_strlist_add(&v->evidence, "holder %d read from the runtime (%s%s%s)%s%s", (int)owner,
 			       l->model, l->version ? ", " : "", l->version ? l->version : "",
 			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "");
+	} else if (how && how->sem_owner) {
+		lt_strlist_add(&v->evidence, "holder %d read from memory (%zu of %zu waiters): %s", (int)owner, agree,
+			       cnt, how->owner_how ? how->owner_how : "its process's SemLock");
 	} else if (how && how->owner_kind == LT_OWNER_INFERRED) {
 		lt_strlist_add(&v->evidence, "holder %d inferred, not recorded by the lock: it %s", (int)owner,
 			       how->owner_how ? how->owner_how : "keeps it in its frames");
@@ -1538,6 +1543,11 @@ static void owner_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 static char *gone_holder(const struct lt_futex *f)
 {
 	char who[64];
+	if (f->sem_owner)
+		return lts_asprintf("held by no live thread: its holder, the last acquirer process %d's "
+				    "multiprocessing SemLock records (pthread 0x%" PRIx64 "), is no thread of "
+				    "process %d any more (it exited holding it)", (int)f->sem_pid, f->gone_ptr,
+				    (int)f->sem_pid);
 	if (f->gone_tid > 0)
 		snprintf(who, sizeof(who), "%d%s%s%s", (int)f->gone_tid, f->gone_comm[0] ? " (" : "",
 			 f->gone_comm, f->gone_comm[0] ? ")" : "");
@@ -1893,6 +1903,11 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  quiet >= 0 ? "; " : "", quiet >= 0 ? (cnt == 1 ? "it has not" :
 						  "none of them has") : "", quiet >= 0 ? " run for " : "",
 						  quiet >= 0 ? quiet_d : "");
+		else if (owner && o && how && how->sem_owner)
+			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s) of process %d (its "
+						  "multiprocessing SemLock's count and last acquirer, read from "
+						  "memory), %s", cnt, ts, lp, (int)owner, lt_thread_name(o),
+						  (int)how->sem_pid, doing);
 		else if (owner && o)
 			v->summary = lts_asprintf("%zu %s for %s held by thread %d (%s), %s", cnt, ts, lp,
 						  (int)owner, lt_thread_name(o), doing);
@@ -1939,9 +1954,13 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		} else {
 			phrase = lts_strdup(why);
 		}
-		v->summary = lts_asprintf("convoy: %zu threads wait on %s; %s%s", cnt, lp, phrase,
+		char semby[96] = "";
+		if (how && how->sem_owner && owner)
+			snprintf(semby, sizeof(semby), " (of process %d, read from its multiprocessing SemLock)",
+				 (int)how->sem_pid);
+		v->summary = lts_asprintf("convoy: %zu threads wait on %s; %s%s%s", cnt, lp, phrase,
 					  how && how->owner_kind == LT_OWNER_INFERRED && owner
-					  ? " (holder inferred from its frames)" : "");
+					  ? " (holder inferred from its frames)" : "", semby);
 		free(phrase);
 	}
 	char list[400], dur[32];
@@ -1982,6 +2001,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	}
 	if (owner) {
 		owner_evidence(v, s, owner, how, agree, cnt);
+	} else if (t0->futex.owner_gone && t0->futex.sem_owner) {
+		lt_strlist_add(&v->evidence, "holder gone, read from memory: %s", t0->futex.owner_how
+			       ? t0->futex.owner_how : "its process's SemLock");
 	} else if (t0->futex.owner_gone) {
 		const struct lt_futex *f = &t0->futex;
 		char who[40]; /* an exited thread's pthread_t no longer holds its tid */

@@ -240,6 +240,14 @@ struct lt_futex {
 	pid_t obj_mapper[LT_FUTEX_MAPPERS]; /* the first of them (snapshot_follow.c
 	                                      follows them); not stored in JSON */
 	pid_t obj_zombie_child;
+	/* A POSIX semaphore of CPython's multiprocessing (a Lock, RLock,
+	 * BoundedSemaphore(1)) whose holder was read from a _multiprocessing
+	 * .SemLock's own count and last_tid (semlock.c): owner (owner_kind
+	 * RUNTIME) or owner_gone is then that record's, sem_pid the process
+	 * whose object says so, owner_how the evidence.  Not stored in JSON
+	 * (owner_how is). */
+	bool sem_owner;
+	pid_t sem_pid;
 };
 
 /* An fd and what it refers to. */
@@ -500,6 +508,24 @@ struct lt_verdict {
 
 /* ---- snapshot ----------------------------------------------------------- */
 
+/* A multiprocessing SemLock object of one process (Modules/_multiprocessing/
+ * semaphore.c: handle, last_tid, count, maxvalue, kind), read from memory. */
+struct lt_semlock {
+	uint64_t obj;        /* the SemLock                                    */
+	uint64_t handle;     /* its sem_t * in this process                    */
+	uint64_t last_tid;   /* PyThread_get_thread_ident() (pthread_self) of
+	                        its last acquirer                              */
+	int count;           /* acquisitions through this object not released */
+	int maxvalue, kind;  /* kind 0: RLock (recursive mutex), 1: semaphore  */
+	pid_t tid;           /* last_tid's thread in this process, 0: none     */
+	char *where;         /* "'self'._rlock in SimpleQueue.get (x.py:12)"   */
+	/* the semaphore's object (the MAP_SHARED mapping of handle), as
+	 * lt_futex.shared_obj keys it; shared false when not found */
+	bool shared;
+	uint32_t obj_major, obj_minor;
+	uint64_t obj_ino, obj_off;
+};
+
 struct lt_snapshot {
 	pid_t pid;
 	char comm[64];
@@ -535,6 +561,12 @@ struct lt_snapshot {
 	/* a snapshot read back from JSON: the strings its static-string
 	 * fields (occasion, sc_name, acquire, lock_kind, ...) point into */
 	struct lt_strlist strings;
+	/* CPython _multiprocessing.SemLock objects this process's Python
+	 * frames keep (rt_cpython.c) with acquisitions not released through
+	 * them (count != 0), and the semaphore's object (snapshot.c): what
+	 * semlock.c names a semaphore's holder from.  Not stored in JSON. */
+	struct lt_semlock *semlocks;
+	size_t n_semlocks;
 	/* a combined snapshot of several processes read back from JSON (its
 	 * "processes" member): each thread's process, parallel to threads;
 	 * NULL for one of one process (pid) */

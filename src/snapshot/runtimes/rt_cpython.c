@@ -82,6 +82,8 @@ struct model {
 	uint64_t lock_type, rlock_type, not_lock[16];
 	uint64_t meth_type;  /* builtin_function_or_method, once seen */
 	size_t n_not_lock;
+	struct lt_u64map sem_types; /* type -> its class for the SemLock search */
+	size_t sem_cap;             /* of s->semlocks */
 	size_t unmatched, threads;
 };
 
@@ -1028,6 +1030,185 @@ static void popen_poll(struct model *m, const struct ts *x)
 	}
 }
 
+/* ---- multiprocessing's SemLocks (Modules/_multiprocessing/semaphore.c) ----
+ *
+ * A multiprocessing.Lock, RLock or Semaphore is a POSIX semaphore in a
+ * shared /dev/shm mapping, which records no holder; but each process's
+ * _multiprocessing.SemLock object over it keeps `count`, the acquisitions
+ * through it not yet released, and `last_tid`, PyThread_get_thread_ident()
+ * (pthread_self) of its last acquirer.  The SemLocks the frames keep in a
+ * local variable, or in an attribute of one, or of one of its attributes
+ * (`self._rlock._semlock` in SimpleQueue.get) with a count other than 0
+ * are listed in s->semlocks; semlock.c names a semaphore's holder from
+ * them. */
+
+#define SEMLOCK_HANDLE 16     /* SEM_HANDLE handle; unsigned long last_tid; */
+#define SEMLOCK_FIELDS 28     /* ... int count, maxvalue, kind              */
+#define SEM_MAX_OBJS 4096     /* objects looked at, per process             */
+#define SEM_DEPTH 2           /* attributes of attributes of a local        */
+
+enum { SEM_T_SEMLOCK = 1, SEM_T_LOOK, SEM_T_SKIP, SEM_T_METHOD, SEM_T_CELL };
+
+struct semscan {
+	struct model *m;
+	const struct ts *v;
+	size_t n;
+	struct lt_u64map seen;  /* object -> 1 + the least depth it was looked at */
+	size_t budget;
+	const struct ts *x;     /* where the local is: its thread and frame, */
+	size_t k;
+	const struct code *co;  /* the frame's code, and the local's index */
+	size_t slot;
+	int depth;
+	uint64_t keys[SEM_DEPTH]; /* the attributes' names down to the object */
+};
+
+/* What TYPE is to the search, by its tp_name (cached). */
+static int sem_class(struct model *m, uint64_t type)
+{
+	static const char *const skip[] = { "module", "type", "dict", "list", "tuple", "str", "int", "float",
+					    "bytes", "bool", "NoneType", "function", "code", "frame", "set",
+					    "frozenset", "bytearray", "generator", "coroutine" };
+	void *c = lt_u64map_get(&m->sem_types, type);
+	if (c)
+		return (int)(uintptr_t)c;
+	char name[40] = "";
+	int k = SEM_T_LOOK;
+	if (pyr_type_name(&m->r, type, name, sizeof(name)) < 0)
+		k = SEM_T_SKIP;
+	else if (!strcmp(name, "_multiprocessing.SemLock"))
+		k = SEM_T_SEMLOCK;
+	else if (!strcmp(name, "method") || !strcmp(name, "builtin_function_or_method"))
+		k = SEM_T_METHOD;
+	else if (!strcmp(name, "cell"))
+		k = SEM_T_CELL;
+	for (size_t i = 0; k == SEM_T_LOOK && i < sizeof(skip) / sizeof(*skip); i++)
+		if (!strcmp(name, skip[i]))
+			k = SEM_T_SKIP;
+	lt_u64map_put(&m->sem_types, type, (void *)(uintptr_t)k);
+	return k;
+}
+
+/* The thread of this process whose pthread_t is IDENT, 0 if none. */
+static pid_t sem_thread(struct semscan *c, uint64_t ident)
+{
+	for (size_t i = 0; ident && i < c->n; i++)
+		if (c->v[i].ident == ident)
+			return c->v[i].t->tid;
+	return ident ? lt_cpy_tid_of_pthread(c->m->e, ident, NULL) : 0;
+}
+
+static void sem_found(struct semscan *c, uint64_t obj)
+{
+	struct model *m = c->m;
+	struct lt_snapshot *s = m->s;
+	uint8_t b[SEMLOCK_FIELDS];
+	if (m->e->read(m->e->arg, obj + SEMLOCK_HANDLE, b, sizeof(b)) < 0)
+		return;
+	uint64_t handle = u64_in(b, 0), last = u64_in(b, 8);
+	int32_t count = i32_in(b, 16), maxvalue = i32_in(b, 20), kind = i32_in(b, 24);
+	if (!count || !handle || maxvalue < 1 || (kind != 0 && kind != 1))
+		return; /* released (or never taken) through it, or no SemLock */
+	struct lt_semlock *nv = lt_grow(s->semlocks, &m->sem_cap, s->n_semlocks, sizeof(*nv), 8);
+	if (!nv)
+		return;
+	s->semlocks = nv;
+	const struct lt_rtframe *r = &c->x->t->rt_frames[c->k];
+	char path[200] = "'?'";
+	uint64_t name;
+	if (pyr_tuple_item(&m->r, c->co->names, c->slot, &name) == 0 &&
+	    pyr_str(&m->r, name, path + 1, sizeof(path) - 64) == 0)
+		snprintf(path + strlen(path), 3, "'");
+	for (int d = 0; d < c->depth && d < SEM_DEPTH; d++) {
+		size_t pl = strlen(path);
+		path[pl] = '.';
+		if (pl + 2 >= sizeof(path) || pyr_str(&m->r, c->keys[d], path + pl + 1, sizeof(path) - pl - 1) < 0)
+			snprintf(path + pl, sizeof(path) - pl, ".?");
+	}
+	s->semlocks[s->n_semlocks++] = (struct lt_semlock){
+		.obj = obj, .handle = handle, .last_tid = last, .count = count, .maxvalue = maxvalue,
+		.kind = kind, .tid = sem_thread(c, last),
+		.where = lts_asprintf("%s of %s (%s:%d) in thread %d", path, r->func ? r->func : "?",
+				      r->file ? r->file : "?", r->line, (int)c->x->t->tid),
+	};
+}
+
+static void sem_visit(struct semscan *c, uint64_t obj);
+
+static bool sem_attr(void *arg, uint64_t key, uint64_t value)
+{
+	struct semscan *c = arg;
+	if (!c->budget || c->depth >= SEM_DEPTH)
+		return false;
+	c->keys[c->depth++] = key;
+	sem_visit(c, value);
+	c->depth--;
+	return c->budget > 0;
+}
+
+static void sem_visit(struct semscan *c, uint64_t obj)
+{
+	struct model *m = c->m;
+	uint64_t type = obj ? pyr_type(&m->r, obj) : 0;
+	if (!type || !c->budget)
+		return;
+	uintptr_t was = (uintptr_t)lt_u64map_get(&c->seen, obj);
+	if (was && was <= (uintptr_t)c->depth + 1)
+		return; /* looked at already, as deep or deeper */
+	c->budget--;
+	lt_u64map_put(&c->seen, obj, (void *)(uintptr_t)(c->depth + 1));
+	switch (sem_class(m, type)) {
+	case SEM_T_SEMLOCK:
+		if (!was)
+			sem_found(c, obj);
+		return;
+	case SEM_T_METHOD: /* a bound method's self (PyMethodObject.im_self,
+			      PyCFunctionObject.m_self): `acquire = lock.acquire` */
+		sem_visit(c, u64(m, obj + 24));
+		return;
+	case SEM_T_CELL: /* a local a closure shares: its cell's content */
+		sem_visit(c, u64(m, obj + 16));
+		return;
+	case SEM_T_LOOK:
+		if (c->depth < SEM_DEPTH)
+			pyr_attr_each(&m->r, obj, sem_attr, c);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Every frame's local variables of the threads V of interpreter INTERP,
+ * when it imported _multiprocessing. */
+static void semlocks(struct model *m, uint64_t interp, const struct ts *v, size_t n)
+{
+	uint64_t modules = u64(m, interp + m->l->is_modules), mod;
+	if (!n || !m->dicts_ok || !modules || pyr_dict_get(&m->r, modules, "_multiprocessing", &mod) < 0)
+		return;
+	struct semscan c = { .m = m, .v = v, .n = n, .budget = SEM_MAX_OBJS };
+	size_t frames = REF_FRAMES;
+	uint64_t slots[MAX_SLOTS];
+	for (size_t j = 0; j < n && c.budget; j++)
+		for (size_t k = 0; v[j].locals && k < v[j].t->n_rt_frames && c.budget && frames; k++, frames--) {
+			const struct code *co = code_get(m, v[j].codes[k]);
+			size_t nl = co ? (co->nlocals < MAX_SLOTS ? co->nlocals : MAX_SLOTS) : 0;
+			if (!nl || m->e->read(m->e->arg, v[j].locals[k], slots, nl * 8) < 0)
+				continue;
+			c.x = &v[j];
+			c.k = k;
+			c.co = co;
+			for (size_t i = 0; i < nl && c.budget; i++) {
+				c.slot = i;
+				c.depth = 0;
+				sem_visit(&c, slots[i]);
+			}
+		}
+	if (!c.budget || !frames)
+		lt_strlist_add(&m->s->notes, "%s: multiprocessing's SemLocks were looked for among the first "
+			       "%d objects and %d frames only", m->id.version, SEM_MAX_OBJS, REF_FRAMES);
+	lt_u64map_free(&c.seen);
+}
+
 /* ---- names: threading._active ---- */
 
 struct names {
@@ -1105,6 +1286,7 @@ static void interp_threads(struct model *m, uint64_t interp)
 	if (m->dicts_ok)
 		thread_names(m, interp, v, n);
 	python_locks(m, v, n);
+	semlocks(m, interp, v, n);
 	for (size_t i = 0; i < n; i++)
 		if (v[i].locals)
 			popen_poll(m, &v[i]);
@@ -1129,6 +1311,7 @@ static void model_clear(struct model *m)
 			free(t);
 		}
 	lt_u64map_free(&m->tabs);
+	lt_u64map_free(&m->sem_types);
 }
 
 static void apply(const struct lt_lm_env *e, struct lt_snapshot *s)
