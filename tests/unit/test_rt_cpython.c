@@ -1594,6 +1594,56 @@ Test(rt_cpython_fixture, lock_on_another_futex_not_named)
 	fx_free(&f);
 }
 
+/* A process that imported _multiprocessing: thread 102 keeps, in its local
+ * 'mine', an object whose attribute _name is a _multiprocessing.SemLock
+ * (as 'self'._rlock._semlock is in SimpleQueue.get) taken once by thread
+ * 101 and not released: listed with its sem_t, count and last_tid's thread;
+ * one released (count 0) is not. */
+static void semlock_version(unsigned minor, const char *text, uint32_t hex)
+{
+	struct fx f;
+	struct image im;
+	image(&f, &im, fxl(minor), text, hex);
+	uint64_t sl = obj(&f, type_named(&f, "_multiprocessing.SemLock", NULL), 0x40);
+	fi_put64(&f.img, sl + 16, 0x7f0000005000ull); /* handle */
+	fi_put64(&f.img, sl + 24, im.pt[1]);          /* last_tid */
+	fi_put32(&f.img, sl + 32, 1);                 /* count */
+	fi_put32(&f.img, sl + 36, 1);                 /* maxvalue */
+	fi_put32(&f.img, sl + 40, 1);                 /* kind: SEMAPHORE */
+	uint64_t free_sl = obj(&f, type_named(&f, "_multiprocessing.SemLock", NULL), 0x40);
+	fi_put64(&f.img, free_sl + 16, 0x7f0000006000ull);
+	fi_put32(&f.img, free_sl + 36, 1);
+	fi_put32(&f.img, free_sl + 40, 1);
+	fi_put64(&f.img, locals_of(&f, im.top[2]), thread_obj(&f, sl, false));
+	fi_put64(&f.img, locals_of(&f, im.top[1]), free_sl); /* thread 101's 'self' */
+	static const char *const mods[] = { "sys", "_multiprocessing" };
+	uint64_t modv[2] = { str(&f, "sys"), str(&f, "_multiprocessing") };
+	fi_put64(&f.img, im.interp + f.l.is_modules, sdict(&f, mods, modv, 2));
+	apply(&f);
+	cr_assert_eq(f.snap.n_semlocks, 1, "%s: %zu SemLocks", text, f.snap.n_semlocks);
+	const struct lt_semlock *l = &f.snap.semlocks[0];
+	cr_assert_eq(l->obj, sl);
+	cr_assert_eq(l->handle, 0x7f0000005000ull);
+	cr_assert_eq(l->count, 1);
+	cr_assert_eq(l->maxvalue, 1);
+	cr_assert_eq(l->kind, 1);
+	cr_assert_eq(l->last_tid, im.pt[1]);
+	cr_assert_eq(l->tid, MAIN_TID + 1, "%s: last_tid's thread %d", text, (int)l->tid);
+	cr_assert(l->where && strstr(l->where, "'mine'._name of hold (/srv/app/worker.py:") &&
+		  strstr(l->where, "in thread 102"), "%s: %s", text, l->where ? l->where : "-");
+	free(l->where);
+	free(f.snap.semlocks);
+	fx_free(&f);
+}
+
+Test(rt_cpython_fixture, semlocks_3_8_to_3_13)
+{
+	semlock_version(8, "3.8.18", 0x030812f0);
+	semlock_version(11, "3.11.2", 0x030b02f0);
+	semlock_version(12, "3.12.1", 0x030c01f0);
+	semlock_version(13, "3.13.0", 0x030d00f0);
+}
+
 /* ---- live: Debian's python3 ---- */
 
 
