@@ -392,3 +392,150 @@ Test(pylock_live, shared_lock_names_no_holder_from_the_frames, .fini = cleanup_t
 	cr_assert(sum && !strstr(sum, "probably held") && strstr(sum, "holder is not recorded"), "%s", sum ? sum : "?");
 	rp_json_free(j);
 }
+
+/* A multiprocessing.Lock held by a live thread of another process
+ * (tests/workloads/py_mp_holder.py): thread "lockholder" of process H
+ * holds it inside `with L:`, blocked reading a pipe nobody writes; threads
+ * of two other processes wait for it.  A POSIX semaphore records no
+ * holder, but H's _multiprocessing.SemLock does (count 1, last_tid): the
+ * snapshot of a waiters' process, following the semaphore into the
+ * processes mapping it, names that thread and process as the holder, read
+ * from memory, and goes on into what the holder waits for (the pipe).
+ * GONE: the holder thread returned holding it (its process lives on): the
+ * holder is said to be gone, none is made up. */
+static const struct rp_json *verdict_of(const struct rp_json *j, pid_t tid)
+{
+	const struct rp_json *vs = rp_json_get(j, "verdicts"), *v = NULL;
+	cr_assert(vs && vs->type == RPJ_ARR);
+	for (size_t i = 0; i < vs->n; i++) {
+		const struct rp_json *tids = rp_json_get(&vs->items[i], "tids");
+		for (size_t k = 0; tids && k < tids->n; k++)
+			if ((pid_t)rp_json_num(&tids->items[k], 0) == tid) {
+				cr_assert_null(v, "two verdicts name %d", (int)tid);
+				v = &vs->items[i];
+			}
+	}
+	cr_assert_not_null(v, "no verdict names thread %d", (int)tid);
+	return v;
+}
+
+static bool evidence_has(const struct rp_json *v, const char *a, const char *b)
+{
+	const struct rp_json *ev = rp_json_get(v, "evidence");
+	for (size_t e = 0; ev && e < ev->n; e++) {
+		const char *l = rp_json_str(&ev->items[e]);
+		if (l && strstr(l, a) && (!b || strstr(l, b)))
+			return true;
+	}
+	return false;
+}
+
+static void mp_holder(const char *python, const char *mode)
+{
+	tl_skip_unless_root("needs root: other processes' /proc files and memory, BPF");
+	if (access(python, X_OK) != 0)
+		cr_skip_test("%s is not installed on this machine", python);
+	char *argv[] = { (char *)python, "tests/workloads/py_mp_holder.py", (char *)mode, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	pid_t hpid = (pid_t)tl_truth_val(truth, ntruth, "holder", NULL, "pid");
+	pid_t htid = (pid_t)tl_truth_val(truth, ntruth, "holder", NULL, "tid");
+	pid_t wpid[3], wtid[3];
+	for (int i = 0; i < 3; i++) {
+		char m[16];
+		snprintf(m, sizeof(m), "idx=%d", i);
+		wpid[i] = (pid_t)tl_truth_val(truth, ntruth, "waiter", m, "pid");
+		wtid[i] = (pid_t)tl_truth_val(truth, ntruth, "waiter", m, "tid");
+	}
+	cr_assert(hpid > 0 && htid > 0 && htid != hpid, "the holder is a thread of its own");
+	cr_assert(wpid[0] == wl.pid && wpid[1] == wpid[2] && wpid[1] != wl.pid && wpid[1] != hpid);
+	/* from the waiters' process, which neither holds it nor names it */
+	struct rp_json *j = tl_snapshot_cli_json(wpid[1]);
+	const struct rp_json *v = verdict_of(j, wtid[1]);
+	const char *k = rp_json_str(rp_json_get(v, "kind"));
+	const char *sum = rp_json_str(rp_json_get(v, "summary"));
+	cr_assert(k && sum && !strcmp(k, "lock_wait"), "%s: %s: %s", python, k ? k : "?", sum ? sum : "?");
+	const struct rp_json *tids = rp_json_get(v, "tids");
+	cr_assert_eq(tids->n, 3, "%s: %s", python, sum);
+	for (int i = 0; i < 3; i++)
+		cr_assert(verdict_of(j, wtid[i]) == v, "%s: waiter %d not in: %s", python, (int)wtid[i], sum);
+	char want[160];
+	if (!strcmp(mode, "gone")) {
+		cr_assert_eq(rp_json_num(rp_json_get(v, "owner"), 0), 0, "%s: a holder made up: %s", python, sum);
+		snprintf(want, sizeof(want), "held by no live thread: its holder, the last acquirer process %d's "
+			 "multiprocessing SemLock records", (int)hpid);
+		cr_assert(strstr(sum, want), "%s: want '%s' in: %s", python, want, sum);
+		cr_assert(!strstr(sum, "not recorded") && !strstr(sum, "probab"), "%s", sum);
+		cr_assert(evidence_has(v, "holder gone, read from memory", "count 1"), "%s: %s", python, sum);
+		rp_json_free(j);
+		return;
+	}
+	cr_assert_eq((pid_t)rp_json_num(rp_json_get(v, "owner"), 0), htid, "%s: holder %d, want %d: %s", python,
+		     (int)rp_json_num(rp_json_get(v, "owner"), 0), (int)htid, sum);
+	cr_assert_eq((pid_t)rp_json_num(rp_json_get(v, "owner_pid"), 0), hpid, "%s: %s", python, sum);
+	snprintf(want, sizeof(want), "held by thread %d (lockholder) of process %d (its multiprocessing "
+		 "SemLock's count and last acquirer, read from memory), which has been blocked in read(", (int)htid,
+		 (int)hpid);
+	cr_assert(strstr(sum, want), "%s: want '%s' in: %s", python, want, sum);
+	const char *src = rp_json_str(rp_json_get(v, "owner_source"));
+	cr_assert(src && strstr(src, "read from memory"), "%s", src ? src : "no owner_source");
+	snprintf(want, sizeof(want), "process %d's _multiprocessing.SemLock", (int)hpid);
+	cr_assert(evidence_has(v, want, "records count 1"), "%s: no '%s' in the evidence of: %s", python, want, sum);
+	/* the chain goes on into what the holder waits for: the pipe */
+	snprintf(want, sizeof(want), "owner %d waits for:", (int)htid);
+	cr_assert(evidence_has(v, want, "pipe"), "%s: no '%s ... pipe' in the evidence of: %s", python, want, sum);
+	rp_json_free(j);
+}
+
+Test(pylock_live, multiprocessing_lock_holder_named, .fini = cleanup_tree, .timeout = 90)
+{
+	mp_holder(TL_PYTHON, "held");
+}
+Test(pylock_live, multiprocessing_lock_holder_named_pyenv_3_8, .fini = cleanup_tree, .timeout = 90)
+{
+	mp_holder(PYENV("3.8.18"), "held");
+}
+Test(pylock_live, multiprocessing_lock_holder_named_pyenv_3_13, .fini = cleanup_tree, .timeout = 90)
+{
+	mp_holder(PYENV("3.13.0"), "held");
+}
+Test(pylock_live, multiprocessing_lock_holder_gone, .fini = cleanup_tree, .timeout = 90)
+{
+	mp_holder(TL_PYTHON, "gone");
+}
+
+/* multiprocessing.SimpleQueue.get() from 3 processes, nobody puts (a
+ * Pool's idle workers): the one reading the pipe holds the queue's read
+ * lock (self._rlock), the 2 others wait for it: named by its SemLock. */
+Test(pylock_live, multiprocessing_queue_reader_holds_rlock, .fini = cleanup_tree, .timeout = 90)
+{
+	char *extra[] = { "queue", NULL };
+	tl_start_python(&wl, "tests/workloads/py_mp_holder.py", extra, truth, &ntruth,
+			"other processes' /proc files and memory, BPF");
+	pid_t c[3], reader = 0, w[2];
+	size_t nw = 0;
+	for (int i = 0; i < 3; i++) {
+		char m[16], path[64], line[64] = "";
+		snprintf(m, sizeof(m), "idx=%d", i);
+		c[i] = (pid_t)tl_truth_val(truth, ntruth, "consumer", m, "pid");
+		snprintf(path, sizeof(path), "/proc/%d/syscall", (int)c[i]);
+		FILE *sf = fopen(path, "r");
+		cr_assert(sf && fgets(line, sizeof(line), sf), "%s", path);
+		fclose(sf);
+		if (!strncmp(line, "0 ", 2)) {
+			cr_assert_eq(reader, 0, "two consumers in read()");
+			reader = c[i];
+		} else {
+			cr_assert(!strncmp(line, "202 ", 4), "consumer %d in: %s", (int)c[i], line);
+			w[nw++] = c[i];
+		}
+	}
+	cr_assert(reader && nw == 2);
+	struct rp_json *j = tl_snapshot_cli_json(w[0]);
+	const struct rp_json *v = verdict_of(j, w[0]);
+	const char *sum = rp_json_str(rp_json_get(v, "summary"));
+	cr_assert(verdict_of(j, w[1]) == v, "%s", sum);
+	cr_assert_eq((pid_t)rp_json_num(rp_json_get(v, "owner"), 0), reader, "holder, want %d: %s", (int)reader, sum);
+	cr_assert_eq((pid_t)rp_json_num(rp_json_get(v, "owner_pid"), 0), reader, "%s", sum);
+	cr_assert(evidence_has(v, "'self'._rlock._semlock of SimpleQueue.get", "records count 1"), "%s", sum);
+	rp_json_free(j);
+}
