@@ -108,33 +108,29 @@ static void resolve_one(struct lt_snapshot *view, struct lt_thread *t, struct lt
 	if (one && l->tid && (!h || (l->kind == 0 && h == t)))
 		return; /* a thread the view does not have (it exited since?), or
 			   an RLock's owner waiting on it, which it never does */
-	if (one && h) {
-		f->owner = h->tid;
-		f->owner_kind = LT_OWNER_RUNTIME;
+	if (one) {
+		/* h: its holder; none: no thread of its process any more */
+		char *rec = lts_asprintf("process %d's _multiprocessing.SemLock at 0x%" PRIx64 " (%s, %s), over this "
+					 "semaphore (its sem_t at 0x%" PRIx64 " there), records count %d and last_tid "
+					 "0x%" PRIx64 " (pthread_self of its last acquirer)", (int)pid, l->obj,
+					 kind_name(l), l->where, l->handle, l->count, l->last_tid);
+		if (h) {
+			f->owner = h->tid;
+			f->owner_kind = LT_OWNER_RUNTIME;
+		} else {
+			f->owner_gone = true;
+			f->gone_ptr = l->last_tid;
+			f->gone_tid = 0;
+		}
 		f->sem_owner = true;
 		f->sem_pid = pid;
 		set_str(&f->owner_how,
-			lts_asprintf("process %d's _multiprocessing.SemLock at 0x%" PRIx64 " (%s, %s), over this "
-				     "semaphore (its sem_t at 0x%" PRIx64 " there), records count %d and last_tid "
-				     "0x%" PRIx64 " (pthread_self of its last acquirer): thread %d of process %d "
-				     "holds it, read from memory", (int)pid, l->obj, kind_name(l), l->where,
-				     l->handle, l->count, l->last_tid, (int)h->tid, (int)pid),
+			h ? lts_asprintf("%s: thread %d of process %d holds it, read from memory", rec ? rec : "?",
+					 (int)h->tid, (int)pid)
+			  : lts_asprintf("%s, which is no thread of process %d any more: it exited holding it, read "
+					 "from memory", rec ? rec : "?", (int)pid),
 			own, strings);
-		return;
-	}
-	if (one && !l->tid) {
-		f->owner_gone = true;
-		f->gone_ptr = l->last_tid;
-		f->gone_tid = 0;
-		f->sem_owner = true;
-		f->sem_pid = pid;
-		set_str(&f->owner_how,
-			lts_asprintf("process %d's _multiprocessing.SemLock at 0x%" PRIx64 " (%s, %s), over this "
-				     "semaphore (its sem_t at 0x%" PRIx64 " there), records count %d and last_tid "
-				     "0x%" PRIx64 " (pthread_self of its last acquirer), which is no thread of "
-				     "process %d any more: it exited holding it, read from memory", (int)pid,
-				     l->obj, kind_name(l), l->where, l->handle, l->count, l->last_tid, (int)pid),
-			own, strings);
+		free(rec);
 		return;
 	}
 	/* not one holder: the counts read, as a lead */

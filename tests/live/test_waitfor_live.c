@@ -381,14 +381,7 @@ static struct lt_multi_snapshot *follow_snap(struct lt_snapshot *s)
 /* The snapshot of PID, following its wait-for edges, diagnosed together. */
 static struct lt_multi_snapshot *follow(pid_t pid)
 {
-	struct lt_snapshot **v = NULL;
-	size_t n = 0;
-	struct lt_strlist notes = { 0 };
-	cr_assert_eq(lt_snapshot_follow(take(pid), NULL, take_fn, NULL, &v, &n, &notes), 0);
-	lt_strlist_free(&notes);
-	struct lt_multi_snapshot *m = NULL;
-	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
-	return m;
+	return follow_snap(take(pid));
 }
 
 static bool has_tid(const struct lt_verdict *v, pid_t tid)
