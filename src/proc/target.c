@@ -119,26 +119,19 @@ int lt_read_syscall(pid_t pid, pid_t tid, int64_t *nr, uint64_t args[6])
 }
 
 /* How long the thread has not run: CLOCK_MONOTONIC minus se.exec_start
- * (ms, scheduler clock) from /proc/.../sched, minus how far the scheduler
- * clock of the CPU it last ran on lags CLOCK_MONOTONIC (OFF, per CPU:
- * seconds on a long-running VM, and different per CPU: see
+ * (scheduler clock) from /proc/.../sched, minus how far the scheduler
+ * clock of CPU, the one it last ran on, lags CLOCK_MONOTONIC (OFF, per
+ * CPU: seconds on a long-running VM, and different per CPU: see
  * docs/snapshot.md); 0 if unknown. */
-static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono, const int64_t *off, size_t ncpu)
+static uint64_t blocked_ns(pid_t pid, pid_t tid, uint64_t now_mono, const int64_t *off, size_t ncpu, int cpu)
 {
 	char path[96], buf[8192];
-	double ms;
-	unsigned long long cpu;
+	int64_t start;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	int c = read_file(path, buf, sizeof(buf)) > 0 && lts_parse_stat_field(buf, 39, &cpu) == 0 &&
-			cpu < 1000000 ? (int)cpu : -1;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
+	if (read_file(path, buf, sizeof(buf)) <= 0 || lt_parse_sched_exec_start(buf, &start))
 		return 0;
-	char *p = strstr(buf, "se.exec_start");
-	if (!p || !(p = strchr(p, ':')) || sscanf(p + 1, "%lf", &ms) != 1)
-		return 0;
-	int64_t d = (int64_t)now_mono - (int64_t)(ms * 1e6) - lt_sched_offset_of(off, ncpu, c);
+	int64_t d = (int64_t)now_mono - start - lt_sched_offset_of(off, ncpu, cpu);
 	return d > 0 ? (uint64_t)d : 0;
 }
 
@@ -267,14 +260,6 @@ static int32_t stat_ppid(pid_t pid)
 	return read_stat(path, &st, &ppid) ? 0 : ppid;
 }
 
-static char thread_state(pid_t pid, pid_t tid)
-{
-	char path[96], st;
-	int ppid;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	return read_stat(path, &st, &ppid) ? 0 : st;
-}
-
 static int cmp_tid(const void *a, const void *b)
 {
 	const struct lt_thread_info *x = a, *y = b;
@@ -319,12 +304,11 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 	h->clock_realtime = lt_now_ns(CLOCK_REALTIME);
 
 	/* each CPU's scheduler clock lag, measured on it (one CPU's for all
-	 * when the collector cannot pin itself) */
+	 * when the caller cannot pin itself), once a thread's blocked time
+	 * needs it: it pins the caller to each CPU in turn */
 	size_t noff = h->ncpus > 4096 ? 4096 : h->ncpus;
-	int64_t *off = malloc(noff * sizeof(*off)), one;
-	if (off && !lt_sched_clock_offsets(off, noff) && lt_sched_clock_offset(&one) == 0)
-		for (size_t i = 0; i < noff; i++)
-			off[i] = one;
+	int64_t *off = NULL;
+	bool measured = false;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	DIR *d = opendir(path);
 	if (!d) {
@@ -344,9 +328,29 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 		snprintf(ti.comm, sizeof(ti.comm), "%s", buf);
 		if (lt_read_syscall(pid, ti.tid, &ti.sc_nr, ti.sc_args))
 			ti.sc_nr = LT_SC_NR_UNKNOWN;
-		if (ti.sc_nr != LT_SC_NR_RUNNING)
-			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, off, off ? noff : 0);
-		ti.state = thread_state(pid, ti.tid);
+		/* its state and the CPU it last ran on, from one read of its stat
+		 * (comm, field 2, may hold spaces and parentheses) */
+		int cpu = -1;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, ti.tid);
+		if (read_file(path, buf, sizeof(buf)) > 0) {
+			char *rp = strrchr(buf, ')');
+			unsigned long long c;
+			if (!rp || sscanf(rp + 1, " %c", &ti.state) != 1)
+				ti.state = 0;
+			if (lts_parse_stat_field(buf, 39, &c) == 0 && c < 1000000)
+				cpu = (int)c;
+		}
+		if (ti.sc_nr != LT_SC_NR_RUNNING) {
+			if (!measured) {
+				int64_t one;
+				measured = true;
+				off = malloc(noff * sizeof(*off));
+				if (off && !lt_sched_clock_offsets(off, noff) && lt_sched_clock_offset(&one) == 0)
+					for (size_t i = 0; i < noff; i++)
+						off[i] = one;
+			}
+			ti.blocked_ns = blocked_ns(pid, ti.tid, h->clock_monotonic, off, off ? noff : 0, cpu);
+		}
 		/* doubling: 10,000 threads */
 		struct lt_thread_info *v = lt_grow_pow2(h->threads, h->nthreads, sizeof(*v));
 		if (!v) {
