@@ -721,18 +721,17 @@ static bool cannot_end_link(const struct lt_thread *t)
 	return t->rt_service || runtime_idle(t);
 }
 
-/* A Java thread in Thread.sleep: HotSpot parks it on a timed condition
- * variable, a sleep that no thread's signal ends (interrupt() aside). */
+/* A Java thread in Thread.sleep (one of its three innermost frames one of
+ * the JDK's sleeps, lt_rt_java_sleep_func): HotSpot parks it on a timed
+ * condition variable, a sleep that no thread's signal ends (interrupt()
+ * aside). */
 static bool java_sleep(const struct lt_thread *t)
 {
 	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
 		return false;
-	for (size_t k = 0; k < t->n_rt_frames && k < 3; k++) {
-		const char *fn = t->rt_frames[k].func;
-		if (fn && (!strcmp(fn, "java.lang.Thread.sleep") || !strcmp(fn, "java.lang.Thread.sleep0") ||
-			   !strcmp(fn, "java.lang.Thread.sleepNanos") || !strcmp(fn, "java.lang.Thread.sleepNanos0")))
+	for (size_t k = 0; k < t->n_rt_frames && k < 3; k++)
+		if (lt_rt_java_sleep_func(t->rt_frames[k].func))
 			return true;
-	}
 	return false;
 }
 
