@@ -266,7 +266,9 @@ static int cmp_tid(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-int lt_target_describe(pid_t pid, struct lt_header *h)
+/* names_only: each thread's name, no syscall, state or blocked time (and
+ * so no per-CPU clock measurement, which pins the caller to each CPU) */
+static int describe(pid_t pid, struct lt_header *h, bool names_only)
 {
 	char path[96], buf[4096];
 	struct utsname u;
@@ -326,13 +328,15 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 			continue; /* exited meanwhile */
 		chomp(buf);
 		snprintf(ti.comm, sizeof(ti.comm), "%s", buf);
-		if (lt_read_syscall(pid, ti.tid, &ti.sc_nr, ti.sc_args))
+		if (names_only)
+			ti.sc_nr = LT_SC_NR_UNKNOWN;
+		else if (lt_read_syscall(pid, ti.tid, &ti.sc_nr, ti.sc_args))
 			ti.sc_nr = LT_SC_NR_UNKNOWN;
 		/* its state and the CPU it last ran on, from one read of its stat
 		 * (comm, field 2, may hold spaces and parentheses) */
 		int cpu = -1;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, ti.tid);
-		if (read_file(path, buf, sizeof(buf)) > 0) {
+		if (!names_only && read_file(path, buf, sizeof(buf)) > 0) {
 			char *rp = strrchr(buf, ')');
 			unsigned long long c;
 			if (!rp || sscanf(rp + 1, " %c", &ti.state) != 1)
@@ -340,7 +344,7 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 			if (lts_parse_stat_field(buf, 39, &c) == 0 && c < 1000000)
 				cpu = (int)c;
 		}
-		if (ti.sc_nr != LT_SC_NR_RUNNING) {
+		if (!names_only && ti.sc_nr != LT_SC_NR_RUNNING) {
 			if (!measured) {
 				int64_t one;
 				measured = true;
@@ -365,6 +369,16 @@ int lt_target_describe(pid_t pid, struct lt_header *h)
 	free(off);
 	qsort(h->threads, h->nthreads, sizeof(*h->threads), cmp_tid);
 	return 0;
+}
+
+int lt_target_describe(pid_t pid, struct lt_header *h)
+{
+	return describe(pid, h, false);
+}
+
+int lt_target_describe_names(pid_t pid, struct lt_header *h)
+{
+	return describe(pid, h, true);
 }
 
 /* An executable regular file: 0, or -errno as execve would say it. */

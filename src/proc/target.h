@@ -18,6 +18,12 @@ int lt_target_resolve(pid_t pid, pid_t *tgid, char *err, size_t errlen);
  * is in.  Threads that vanish meanwhile are skipped. 0 or -errno. */
 int lt_target_describe(pid_t tgid, struct lt_header *h);
 
+/* The same with each thread's name only: no syscall (LT_SC_NR_UNKNOWN),
+ * state or blocked time, so no syscall reads and no CPU clock
+ * measurement (a flight dump's header: /proc says only what is now, which
+ * its snapshot section records). 0 or -errno. */
+int lt_target_describe_names(pid_t tgid, struct lt_header *h);
+
 /* Reads /proc/PID/task/TID/syscall: nr (-1 not in a syscall, -3 running),
  * args. 0 or -1 if unreadable. */
 int lt_read_syscall(pid_t pid, pid_t tid, int64_t *nr, uint64_t args[6]);

@@ -270,20 +270,16 @@ void rec_fb_seed_stall(struct session *s)
 static void dump_header(struct lt_header *h, const struct collector *c, int blocking,
 			const struct lt_header *launch)
 {
-	lt_target_describe((pid_t)c->tgid, h);
+	/* the header's syscalls would say what each thread was in when the
+	 * events *begin*; /proc can only tell us about now, which the
+	 * snapshot section records, so the header keeps just the names (and
+	 * reads nothing else: no syscalls, no CPU clocks) */
+	lt_target_describe_names((pid_t)c->tgid, h);
 	fill_launched(h, launch);
-	rec_describe_procs(h, c, 1);
+	rec_describe_procs(h, c, 1, 1);
 	h->flags |= LT_HDR_FLIGHT;
 	if (blocking)
 		h->flags |= LT_HDR_CALLS_BLOCKING;
-	/* the header's syscalls would say what each thread was in when the
-	 * events *begin*; /proc can only tell us about now, which the
-	 * snapshot section records, so the header keeps just the names */
-	for (uint32_t i = 0; i < h->nthreads; i++) {
-		h->threads[i].sc_nr = LT_SC_NR_UNKNOWN;
-		h->threads[i].blocked_ns = 0;
-		h->threads[i].state = 0;
-	}
 }
 
 /* The dump's contents into w: header (the processes now), the ring's

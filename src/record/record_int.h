@@ -302,7 +302,7 @@ pid_t *rec_live_procs(const struct collector *c, size_t *n);
  * tgid): their threads (each with its tgid), the process list and the
  * shared mappings (shared: read them; not for a launched program, which
  * has not exec'd yet).  Processes that have gone are skipped. */
-void rec_describe_procs(struct lt_header *h, const struct collector *c, int shared);
+void rec_describe_procs(struct lt_header *h, const struct collector *c, int shared, int names_only);
 
 /* record_snap.c */
 /* The snapshot job's thread (arg: its struct snap_job). */

@@ -174,8 +174,9 @@ static int cmp_thread_tid(const void *a, const void *b)
 /* The other traced processes into h (already describing the first, c's
  * tgid): their threads (each with its tgid), the process list and the
  * shared mappings (shared: read them; not for a launched program, which
- * has not exec'd yet).  Processes that have gone are skipped. */
-void rec_describe_procs(struct lt_header *h, const struct collector *c, int shared)
+ * has not exec'd yet).  names_only: their threads' names only
+ * (lt_target_describe_names).  Processes that have gone are skipped. */
+void rec_describe_procs(struct lt_header *h, const struct collector *c, int shared, int names_only)
 {
 	size_t cap = h->nthreads;
 
@@ -187,7 +188,7 @@ void rec_describe_procs(struct lt_header *h, const struct collector *c, int shar
 		struct lt_header o = { 0 };
 		const struct lt_header *d = h;
 		if (p->tgid != h->pid) {
-			if (lt_target_describe(p->tgid, &o)) {
+			if ((names_only ? lt_target_describe_names : lt_target_describe)(p->tgid, &o)) {
 				lt_header_free(&o);
 				continue;
 			}

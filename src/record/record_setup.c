@@ -571,7 +571,7 @@ int rec_write_header(struct session *s)
 			return rec_fail(s, "process %d exited during attach", s->tgid);
 	}
 	/* several processes: theirs too, and their shared mappings */
-	rec_describe_procs(hdr, &s->c, !s->launched);
+	rec_describe_procs(hdr, &s->c, !s->launched, 0);
 	if (o->calls_blocking)
 		hdr->flags |= LT_HDR_CALLS_BLOCKING;
 	int r = s->ring ? 0 : lt_writer_header(s->c.w, hdr);

@@ -4,17 +4,21 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lockmodel.h"
 #include "lt_test.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
+#include "target.h"
 
 Test(snapshot_parse, syscall_line_futex)
 {
@@ -545,4 +549,62 @@ Test(snapshot, sched_offsets_measured_on_every_cpu)
 			cr_assert_neq(off[c], INT64_MIN, "CPU %ld (the test's own) not measured", c);
 		}
 	cr_assert_geq(m, want);
+}
+
+static void *read_pipe_thread(void *arg)
+{
+	char c;
+	return (void *)(intptr_t)read(*(int *)arg, &c, 1);
+}
+
+/* A flight dump's header keeps the threads' names only: the names-only
+ * description reads no syscall (nor state, nor blocked time, whose CPU
+ * clock measurement pins the caller to each CPU), while the full one of
+ * the same process finds the thread asleep in read() of the pipe. */
+Test(snapshot, describe_names_reads_no_syscall)
+{
+	int fds[2];
+	pthread_t t;
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_eq(pthread_create(&t, NULL, read_pipe_thread, &fds[0]), 0);
+	pthread_setname_np(t, "lt-names-rd");
+	pid_t tid = 0;
+	struct lt_header full = { 0 }, names = { 0 };
+	/* until the reader is asleep in read(): at most 5 s */
+	for (int i = 0; i < 500 && !tid; i++) {
+		lt_header_free(&full);
+		memset(&full, 0, sizeof(full));
+		cr_assert_eq(lt_target_describe(getpid(), &full), 0);
+		for (uint32_t k = 0; k < full.nthreads; k++)
+			if (!strcmp(full.threads[k].comm, "lt-names-rd") && full.threads[k].sc_nr == SYS_read &&
+			    full.threads[k].sc_args[0] == (uint64_t)fds[0])
+				tid = full.threads[k].tid;
+		if (!tid)
+			usleep(10000);
+	}
+	cr_assert_neq(tid, 0, "the reader thread was never seen in read(fd %d)", fds[0]);
+	cr_assert_eq(lt_target_describe_names(getpid(), &names), 0);
+	cr_assert_eq(names.pid, getpid());
+	cr_assert_eq(names.nthreads, full.nthreads);
+	bool seen = false;
+	for (uint32_t k = 0; k < names.nthreads; k++) {
+		const struct lt_thread_info *ti = &names.threads[k];
+		cr_assert_eq(ti->sc_nr, LT_SC_NR_UNKNOWN, "thread %d: syscall %" PRId64 " read", ti->tid, ti->sc_nr);
+		cr_assert_eq(ti->blocked_ns, 0);
+		cr_assert_eq(ti->state, 0);
+		cr_assert_neq(ti->comm[0], 0, "thread %d has no name", ti->tid);
+		if (ti->tid == tid) {
+			seen = true;
+			cr_assert_str_eq(ti->comm, "lt-names-rd");
+		}
+	}
+	cr_assert(seen, "thread %d missing from the names-only description", tid);
+	cr_assert_str_eq(names.comm, full.comm);
+	cr_assert_str_eq(names.exe, full.exe);
+	lt_header_free(&full);
+	lt_header_free(&names);
+	cr_assert_eq(write(fds[1], "x", 1), 1);
+	pthread_join(t, NULL);
+	close(fds[0]);
+	close(fds[1]);
 }
