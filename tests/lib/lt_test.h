@@ -186,6 +186,12 @@ struct lt_snapshot *tl_snapshot_one(int pid, const char *comm);
 			tl_has_ |= (arr)[tl_i_] == (x);         \
 		tl_has_;                                        \
 	})
+/* FIRST (a snapshot, given up) and the processes its wait-for edges lead
+ * to, each taken by TAKE(pid, NULL, out) (lt_snapshot_follow), diagnosed
+ * together into *M (lt_multi_free it); asserts both steps succeed. */
+struct lt_multi_snapshot;
+void tl_follow(struct lt_snapshot *first, int (*take)(pid_t, void *, struct lt_snapshot **),
+	       struct lt_multi_snapshot **m);
 /* Does a line of L contain NEEDLE? */
 struct lt_strlist;
 bool tl_strlist_has(const struct lt_strlist *l, const char *needle);

@@ -101,6 +101,18 @@ void tl_skip_unless_root(const char *why)
 		cr_skip_test("%s", why);
 }
 
+void tl_follow(struct lt_snapshot *first, int (*take)(pid_t, void *, struct lt_snapshot **),
+	       struct lt_multi_snapshot **m)
+{
+	struct lt_snapshot **v = NULL;
+	size_t n = 0;
+	struct lt_strlist notes = { 0 };
+	cr_assert_eq(lt_snapshot_follow(first, NULL, take, NULL, &v, &n, &notes), 0);
+	lt_strlist_free(&notes);
+	*m = NULL;
+	cr_assert_eq(lt_multi_build(v, n, NULL, m), 0);
+}
+
 bool tl_strlist_has(const struct lt_strlist *l, const char *needle)
 {
 	for (size_t i = 0; i < l->n; i++)

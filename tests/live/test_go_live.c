@@ -351,15 +351,10 @@ Test(go_live, channel_leak_behind_a_pipe_is_kept_when_the_wait_is_followed)
 		fclose(f);
 	cr_assert_gt(child, 0, "no child in %s", out);
 	go_child = child;
-	struct lt_snapshot **v = NULL;
-	size_t n = 0;
-	struct lt_strlist notes = { 0 };
 	struct lt_snapshot *first = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &first), 0);
-	cr_assert_eq(lt_snapshot_follow(first, NULL, take_go, NULL, &v, &n, &notes), 0);
-	lt_strlist_free(&notes);
-	struct lt_multi_snapshot *m = NULL;
-	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	struct lt_multi_snapshot *m;
+	tl_follow(first, take_go, &m);
 	bool into_child = false;
 	for (size_t i = 0; i < m->n_procs; i++)
 		into_child |= m->procs[i]->pid == child;

@@ -611,9 +611,6 @@ static void waitfor_child(bool timed)
 	char waiting[256];
 	tl_locks_line(child, path, true, waiting, sizeof(waiting)); /* the child waits for the test's lock */
 
-	struct lt_snapshot **v = NULL;
-	size_t n = 0;
-	struct lt_strlist notes = { 0 };
 	struct lt_snapshot *first = NULL;
 	cr_assert_eq(take_fn(wl.pid, NULL, &first), 0);
 	const struct lt_thread *t = lt_snapshot_find(first, w);
@@ -629,10 +626,8 @@ static void waitfor_child(bool timed)
 		  e ? e->what : "none");
 	cr_expect(strstr(e->evidence, "java.lang.ProcessImpl.waitFor"), "%s", e->evidence);
 	cr_expect_eq(te != NULL, timed, "a timer edge only for waitFor(timeout): %s", te ? te->what : "none");
-	cr_assert_eq(lt_snapshot_follow(first, NULL, take_fn, NULL, &v, &n, &notes), 0);
-	lt_strlist_free(&notes);
-	struct lt_multi_snapshot *m = NULL;
-	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	struct lt_multi_snapshot *m;
+	tl_follow(first, take_fn, &m);
 	const struct lt_verdict *lw = NULL, *wc = NULL;
 	for (size_t i = 0; i < m->view.n_verdicts; i++) {
 		const struct lt_verdict *vd = &m->view.verdicts[i];
@@ -731,13 +726,8 @@ Test(juc_live, process_waitfor_on_a_full_pipe_is_a_probable_deadlock, .fini = cl
 	}
 	cr_assert_null(why, "after 20 s: %s", why);
 
-	struct lt_snapshot **v = NULL;
-	size_t n = 0;
-	struct lt_strlist notes = { 0 };
-	cr_assert_eq(lt_snapshot_follow(first, NULL, take_fn, NULL, &v, &n, &notes), 0);
-	lt_strlist_free(&notes);
-	struct lt_multi_snapshot *m = NULL;
-	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	struct lt_multi_snapshot *m;
+	tl_follow(first, take_fn, &m);
 	const struct lt_verdict *d = NULL;
 	for (size_t i = 0; i < m->view.n_verdicts; i++) {
 		const struct lt_verdict *vd = &m->view.verdicts[i];

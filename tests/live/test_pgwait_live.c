@@ -765,13 +765,8 @@ Test(pgwait_live, idle_in_transaction_backend_waits_for_its_client_in_a_cycle_th
 		 "memory", (int)h);
 	pid_t starts[3] = { pb, h, w };
 	for (int si = 0; si < 3; si++) {
-		struct lt_snapshot **v = NULL;
-		size_t n = 0;
-		struct lt_strlist notes = { 0 };
-		cr_assert_eq(lt_snapshot_follow(snap(starts[si]), NULL, take_snap, NULL, &v, &n, &notes), 0);
-		lt_strlist_free(&notes);
-		struct lt_multi_snapshot *m = NULL;
-		cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+		struct lt_multi_snapshot *m;
+		tl_follow(snap(starts[si]), take_snap, &m);
 		const struct lt_verdict *dl = NULL;
 		for (size_t i = 0; i < m->view.n_verdicts && !dl; i++)
 			if (m->view.verdicts[i].kind == LT_VERDICT_DEADLOCK)
@@ -824,12 +819,7 @@ Test(pgwait_live, idle_in_transaction_backend_waits_for_its_client_in_a_cycle_th
  * DEADLOCK verdict (kind DEADLOCK, whatever its words), in *M. */
 static const struct lt_verdict *cycle_verdict(pid_t from, struct lt_multi_snapshot **m)
 {
-	struct lt_snapshot **v = NULL;
-	size_t n = 0;
-	struct lt_strlist notes = { 0 };
-	cr_assert_eq(lt_snapshot_follow(snap(from), NULL, take_snap, NULL, &v, &n, &notes), 0);
-	lt_strlist_free(&notes);
-	cr_assert_eq(lt_multi_build(v, n, NULL, m), 0);
+	tl_follow(snap(from), take_snap, m);
 	const struct lt_verdict *dl = NULL;
 	for (size_t i = 0; i < (*m)->view.n_verdicts && !dl; i++)
 		if ((*m)->view.verdicts[i].kind == LT_VERDICT_DEADLOCK)

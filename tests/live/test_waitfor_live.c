@@ -368,13 +368,8 @@ static int take_fn(pid_t pid, void *arg, struct lt_snapshot **out)
  * a poll between two sleeps), whose next snapshot could catch it awake. */
 static struct lt_multi_snapshot *follow_snap(struct lt_snapshot *s)
 {
-	struct lt_snapshot **v = NULL;
-	size_t n = 0;
-	struct lt_strlist notes = { 0 };
-	cr_assert_eq(lt_snapshot_follow(s, NULL, take_fn, NULL, &v, &n, &notes), 0);
-	lt_strlist_free(&notes);
-	struct lt_multi_snapshot *m = NULL;
-	cr_assert_eq(lt_multi_build(v, n, NULL, &m), 0);
+	struct lt_multi_snapshot *m;
+	tl_follow(s, take_fn, &m);
 	return m;
 }
 
