@@ -168,6 +168,9 @@ struct cctx {
 	/* fds resolved so far: thread ti's edge ei, and its want (-1 none) */
 	struct memo { int fd, dir; bool in_poll; size_t ti, ei; long want; } *memo;
 	size_t n_memo;
+	bool no_memo;           /* the fd's edges are the thread's own (a
+				   signalfd: its SigBlk, its children added
+				   directly): not shared by fd_edge */
 };
 
 static void party_read(struct party *p, int depth);
@@ -1363,8 +1366,9 @@ static void fd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int 
 		return;
 	}
 	size_t ne0 = t->wf ? t->wf->n_edges : 0, nw0 = c->n_wants;
+	c->no_memo = false;
 	fd_edge_new(c, ti, t, fd, dir, in_poll);
-	if (!t->wf || t->wf->n_edges == ne0)
+	if (!t->wf || t->wf->n_edges == ne0 || c->no_memo)
 		return;
 	struct memo *nm = realloc(c->memo, (c->n_memo + 1) * sizeof(*nm));
 	if (!nm)
@@ -1400,6 +1404,8 @@ static void holders_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd,
  * inotify, an eventfd polled for writing, ...) or, polled, another kind
  * of fd, a party not known.
  * Nothing for a file or a device read: the disk ends it. */
+static bool signalfd_edges(struct cctx *c, struct lt_thread *t, int fd, const char *info);
+
 static void objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt,
 		       bool in_poll)
 {
@@ -1417,6 +1423,11 @@ static void objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, i
 					  "eventfd-id of their fdinfo", dir == 2 ? "read" : "write"));
 		return;
 	}
+	/* a signalfd read, or polled for reading: its children, when their
+	 * SIGCHLD is in its mask; its other signals, anyone */
+	if ((in_poll ? (dir & 1) : dir != 2) && !strcmp(tgt, "anon_inode:[signalfd]") &&
+	    lts_read_small(ip, info, sizeof(info)) >= 0 && signalfd_edges(c, t, fd, info))
+		return;
 	if (anon || (in_poll && tgt[0] != '/')) {
 		bool timer = anon && strstr(tgt, "timerfd");
 		struct lt_wf_edge *e = lt_waitfor_add(t, pid, timer ? LT_WF_TIMER : LT_WF_UNKNOWN);
@@ -1444,6 +1455,66 @@ static void objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, i
 			     lts_asprintf("the processes that have it open for %s from /proc/*/fd and fdinfo "
 					  "(a process may yet open it by name)", dir == 2 ? "reading" : "writing"));
 	}
+}
+
+/* A pseudo-terminal's end, read or written (or polled so): its other end's
+ * holders can end the wait, as a pipe's.  A master (/dev/ptmx, whose
+ * fdinfo names its slave by "tty-index:"): the processes that hold the
+ * slave /dev/pts/N open for writing (reading), found by the slave's device
+ * and inode as the target's root sees /dev/pts/N (another mount's path to
+ * it too); the line discipline also echoes into the master what is
+ * written to it, which only the master's holders write.  A slave
+ * /dev/pts/N: the processes that hold a /dev/ptmx whose tty-index is N
+ * (matched by the index: a master of another devpts instance with that
+ * index would be taken for it).  /dev/tty and a real terminal: none (no
+ * process writes a real terminal's input).  True when it added the edge. */
+static bool pty_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt, bool in_poll)
+{
+	pid_t pid = c->s->pid;
+	if (!in_poll && dir == 3)
+		return false;
+	bool wr = dir == 2; /* the thread writes: the other end must read */
+	int mode = wr ? 2 : 1, idx = -1;
+	char ip[64], info[1024], slave[64];
+	if (!strcmp(tgt, "/dev/ptmx") || !strcmp(tgt, "/dev/pts/ptmx")) {
+		snprintf(ip, sizeof(ip), "/proc/%d/fdinfo/%d", (int)pid, fd);
+		if (lts_read_small(ip, info, sizeof(info)) < 0 || lt_fdinfo_tty_index(info, &idx))
+			return false;
+		snprintf(slave, sizeof(slave), "/dev/pts/%d", idx);
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, wr ? LT_WF_PIPE_WRITE : LT_WF_PIPE_READ);
+		if (!e)
+			return true;
+		e->fd = fd;
+		e->what = lts_asprintf("pty master %s (fd %d) of %s", tgt, fd, slave);
+		e->evidence = lts_asprintf("the processes that hold its slave %s open for %s (tty-index %d of its "
+					   "fdinfo; the slave by device and inode from /proc/*/fd)%s", slave,
+					   wr ? "reading" : "writing", idx,
+					   wr ? "" : "; the line discipline also echoes into it input written to the "
+						     "master, which only the master's holders write");
+		char rp[96];
+		struct stat st;
+		snprintf(rp, sizeof(rp), "/proc/%d/root/dev/pts/%d", (int)pid, idx);
+		if (stat(rp, &st) == 0 && S_ISCHR(st.st_mode))
+			want_file(c, ti, t->wf->n_edges - 1, st.st_dev, st.st_ino, slave, mode);
+		else
+			want(c, ti, t->wf->n_edges - 1, 0, slave, mode);
+		return true;
+	}
+	char lp[64], rest;
+	struct stat st;
+	snprintf(lp, sizeof(lp), "/proc/%d/fd/%d", (int)pid, fd);
+	/* a Unix98 pty slave: major 136-143 */
+	if (sscanf(tgt, "/dev/pts/%d%c", &idx, &rest) != 1 || stat(lp, &st) || !S_ISCHR(st.st_mode) ||
+	    major(st.st_rdev) < 136 || major(st.st_rdev) > 143)
+		return false;
+	char key[32];
+	snprintf(key, sizeof(key), "tty-index:\t%d", idx);
+	holders_edge(c, ti, t, fd, dir == 2 ? 2 : 1, "/dev/ptmx", key, mode,
+		     lts_asprintf("pty slave %s (fd %d)", tgt, fd),
+		     lts_asprintf("the processes that hold its master /dev/ptmx open for %s (tty-index %d in "
+				  "the master's fdinfo, from /proc/*/fd; matched by index)", wr ? "reading" : "writing",
+				  idx));
+	return true;
 }
 
 static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, bool in_poll)
@@ -1600,6 +1671,8 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 		}
 		return;
 	}
+	if (pty_edge(c, ti, t, fd, dir, tgt, in_poll))
+		return;
 	/* else an eventfd, a queue, another anonymous inode; a file or a
 	 * device read: the disk ends it */
 	objfd_edge(c, ti, t, fd, dir, tgt, in_poll);
@@ -1789,6 +1862,139 @@ static bool timeout1_edge(struct cctx *c, struct lt_wf_edge *e)
 	return true;
 }
 
+/* The one way a signal a child's exit sends is followed (a signal wait's
+ * and a signalfd's alike): a child edge to every child of the process
+ * (END yes; maybe: an unknown edge naming them, LT_WF_MAYBE_CHILD), "what"
+ * LT_WF_SIGCHLD "any child (CALL)", followed as a wait4's.  NULL on OOM. */
+static struct lt_wf_edge *sigchld_edge(struct cctx *c, struct lt_thread *t, enum lt_sig_end end, const char *call,
+				       const pid_t *kids, size_t nk, bool more)
+{
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, end == LT_SIG_END_YES ? LT_WF_CHILD : LT_WF_UNKNOWN);
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < nk; i++)
+		add_pid(e, kids[i]);
+	e->more_pids |= more;
+	e->what = lts_asprintf("%sany child (%s)", end == LT_SIG_END_YES ? LT_WF_SIGCHLD : LT_WF_MAYBE_CHILD, call);
+	return e;
+}
+
+/* The POSIX timers of /proc/PID/timers that signal the process (or T)
+ * with a signal that can end T's wait (W, by lt_signalfd_ends for a
+ * signalfd, else lt_sigwait_ends): a timer edge each, whose end is not
+ * known.  Their signals into *SIGS (if given); whether one is SIGALRM. */
+static bool sig_timer_edges(struct cctx *c, struct lt_thread *t, const struct lt_sigwait *w, bool signalfd,
+			    uint64_t *sigs)
+{
+	pid_t pid = c->s->pid;
+	char path[96], buf[4096];
+	bool alrm_timer = false;
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	struct lt_ptimer tm[8];
+	size_t n = lt_parse_proc_timers(buf, tm, 8);
+	for (size_t i = 0; i < n; i++) {
+		if (!tm[i].signal || (tm[i].to_thread ? tm[i].target != t->tid : tm[i].target != pid))
+			continue;
+		char tw[200], sn[24];
+		enum lt_sig_end te = signalfd ? lt_signalfd_ends(w, tm[i].signo, tw, sizeof(tw))
+					      : lt_sigwait_ends(w, tm[i].signo, tw, sizeof(tw));
+		if (te == LT_SIG_END_NO)
+			continue;
+		alrm_timer |= tm[i].signo == 14;
+		if (sigs && tm[i].signo >= 1 && tm[i].signo <= 64)
+			*sigs |= 1ULL << (tm[i].signo - 1);
+		struct lt_wf_edge *te_e = lt_waitfor_add(t, pid, LT_WF_TIMER);
+		if (!te_e)
+			break;
+		te_e->what = lts_asprintf(LT_WF_SIGTIMER "POSIX timer %d (timer_create, %s, %s), if it is armed",
+					  tm[i].id, clock_name(tm[i].clock), lt_signal_name(tm[i].signo, sn, sizeof(sn)));
+		te_e->evidence = lts_asprintf("%s%s; /proc/PID/timers lists the timer, not whether it is "
+					      "armed nor when it fires: its remaining time is not known",
+					      te == LT_SIG_END_MAYBE ? "whether its signal ends the wait is not "
+								       "known: " : "", tw);
+	}
+	return alrm_timer;
+}
+
+/* A signalfd read, or polled for reading (INFO its fdinfo): a signal of
+ * its mask that is queued for it ends the wait (lt_signalfd_ends: blocked
+ * by the thread, SIGCHLD not ignored).  SIGCHLD so, with children: the
+ * child edge of a signal wait (sigchld_edge), followed as a wait4's: a
+ * child's exit ends it (util-linux's script(1) and su --pty poll one for
+ * their command's exit).  A POSIX timer whose signal is in it: a timer
+ * edge.  Its other signals: an unknown edge (LT_WF_SIGOTHER beside the
+ * child edge), whoever sends them; an alarm() that would send SIGALRM
+ * shows nowhere.  False (the caller makes it a plain unknown edge) when
+ * the mask cannot be read. */
+static bool signalfd_edges(struct cctx *c, struct lt_thread *t, int fd, const char *info)
+{
+	pid_t pid = c->s->pid;
+	uint64_t mask;
+	if (lt_status_sigmask(info, "sigmask:", &mask))
+		return false;
+	c->no_memo = true;
+	struct lt_sigwait w = { .set = mask, .set_ok = true };
+	char path[96], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0)
+		w.disp_ok = !lt_status_sigmask(buf, "SigCgt:", &w.caught) &&
+			    !lt_status_sigmask(buf, "SigIgn:", &w.ignored);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)t->tid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0)
+		w.blocked_ok = !lt_status_sigmask(buf, "SigBlk:", &w.blocked);
+	const uint64_t chld = 1ULL << 16;
+	char why[200] = "", call[48];
+	enum lt_sig_end end = lt_signalfd_ends(&w, 17, why, sizeof(why));
+	pid_t kids[LT_WF_MAX_PIDS];
+	bool more = false;
+	size_t nk = (mask & chld) ? all_children(pid, kids, LT_WF_MAX_PIDS, &more) : 0;
+	snprintf(call, sizeof(call), "signalfd fd %d", fd);
+	uint64_t other = mask;
+	bool child = nk && end != LT_SIG_END_NO;
+	if (child) {
+		struct lt_wf_edge *e = sigchld_edge(c, t, end, call, kids, nk, more);
+		if (!e)
+			return true;
+		e->fd = fd;
+		e->evidence = end == LT_SIG_END_YES
+			? lts_asprintf("%s (sigmask %016" PRIx64 " of /proc/PID/fdinfo/%d, SigBlk of "
+				       "/proc/PID/task/TID/status, SigIgn of /proc/PID/status): a child's exit ends it; "
+				       "children from /proc/PID/task/TID/children%s", why, mask, fd,
+				       c->s->n_threads > 1 ? "; another thread that does not block SIGCHLD may take "
+							     "it instead" : "")
+			: lts_asprintf("inferred: %s, so whether a child's SIGCHLD can end it is not known; it has "
+				       "children (/proc/PID/task/TID/children), whose exit it may be waiting for", why);
+		other &= ~chld;
+	}
+	/* a POSIX timer whose signal is queued for it */
+	uint64_t timed = 0;
+	sig_timer_edges(c, t, &w, true, &timed);
+	other &= ~timed;
+	if (!other)
+		return true;
+	char names[160];
+	lt_sigset_str(other, names, sizeof(names));
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_UNKNOWN);
+	if (!e)
+		return true;
+	e->fd = fd;
+	/* "[signalfd]" kept in a plain one: appwait (pglocks.c) finds a
+	 * PostgreSQL latch's so */
+	e->what = child ? lts_asprintf(LT_WF_SIGOTHER "signalfd (fd %d): %s", fd, names)
+			: lts_asprintf("anon_inode:[signalfd] (fd %d: %s)", fd, names);
+	char chl[240] = "";
+	if ((mask & chld) && !child)
+		snprintf(chl, sizeof(chl), "; SIGCHLD: %s", nk ? why : "it has no child");
+	e->evidence = lts_asprintf("a signal another process sends (sigmask %016" PRIx64 " of /proc/PID/fdinfo/%d): "
+				   "any process may, not followed%s%s", mask, fd,
+				   (other & (1ULL << 13)) ? "; SIGALRM: an alarm() or setitimer(ITIMER_REAL) timer "
+							    "of its own, if one is armed, shows nowhere in /proc "
+							    "(not known)" : "", chl);
+	return true;
+}
+
 /* rt_sigsuspend, pause, rt_sigtimedwait: a child's SIGCHLD ends the wait
  * when the process catches it and the call does not block it (or waits
  * for it: rt_sigtimedwait's set), read from the call's argument in the
@@ -1867,13 +2073,9 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
 	}
 	if (!nk || end == LT_SIG_END_NO)
 		return false;
-	struct lt_wf_edge *e = lt_waitfor_add(t, pid, end == LT_SIG_END_YES ? LT_WF_CHILD : LT_WF_UNKNOWN);
+	struct lt_wf_edge *e = sigchld_edge(c, t, end, call, kids, nk, more);
 	if (!e)
 		return false;
-	for (size_t i = 0; i < nk; i++)
-		add_pid(e, kids[i]);
-	e->more_pids |= more;
-	e->what = lts_asprintf("%sany child (%s)", end == LT_SIG_END_YES ? LT_WF_SIGCHLD : LT_WF_MAYBE_CHILD, call);
 	e->evidence = end == LT_SIG_END_YES
 		? lts_asprintf("%s (from %s; SigCgt, SigIgn of /proc/PID/status); children from "
 			       "/proc/PID/task/TID/children%s; a signal another process sends can end it too "
@@ -1888,31 +2090,7 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
 	if (end == LT_SIG_END_YES && timeout1_edge(c, e))
 		return true;
 	/* a timer whose signal can end it: timeout(1)'s own */
-	bool alrm_timer = false;
-	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);
-	if (lts_read_small(path, buf, sizeof(buf)) > 0) {
-		struct lt_ptimer tm[8];
-		size_t n = lt_parse_proc_timers(buf, tm, 8);
-		for (size_t i = 0; i < n; i++) {
-			if (!tm[i].signal || (tm[i].to_thread ? tm[i].target != t->tid : tm[i].target != pid))
-				continue;
-			char tw[200], sn[24];
-			enum lt_sig_end te = lt_sigwait_ends(&w, tm[i].signo, tw, sizeof(tw));
-			if (te == LT_SIG_END_NO)
-				continue;
-			alrm_timer |= tm[i].signo == 14;
-			struct lt_wf_edge *te_e = lt_waitfor_add(t, pid, LT_WF_TIMER);
-			if (!te_e)
-				break;
-			te_e->what = lts_asprintf(LT_WF_SIGTIMER "POSIX timer %d (timer_create, %s, %s), if it is armed",
-						  tm[i].id, clock_name(tm[i].clock),
-						  lt_signal_name(tm[i].signo, sn, sizeof(sn)));
-			te_e->evidence = lts_asprintf("%s%s; /proc/PID/timers lists the timer, not whether it is "
-						      "armed nor when it fires: its remaining time is not known",
-						      te == LT_SIG_END_MAYBE ? "whether its signal ends the wait is not "
-									       "known: " : "", tw);
-		}
-	}
+	bool alrm_timer = sig_timer_edges(c, t, &w, false, NULL);
 	if (!alrm_timer && (w.caught & (1ULL << 13)) && lt_sigwait_ends(&w, 14, NULL, 0) == LT_SIG_END_YES) {
 		struct lt_wf_edge *te_e = lt_waitfor_add(t, pid, LT_WF_TIMER);
 		if (te_e) {

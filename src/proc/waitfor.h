@@ -135,6 +135,16 @@ static inline bool lt_wf_connecting(const struct lt_wf_edge *e)
 #define LT_WF_SIGCHLD "SIGCHLD from "
 #define LT_WF_MAYBE_CHILD "perhaps SIGCHLD from "
 #define LT_WF_SIGTIMER "the signal of "
+/* A signalfd whose SIGCHLD its children's exits end (a child edge,
+ * "what" LT_WF_SIGCHLD "any child (signalfd fd N)") has other signals in
+ * its mask, which any process may send: an unknown edge whose "what"
+ * starts with LT_WF_SIGOTHER.  Like a signal's timer it may end the wait
+ * first: a caveat of a chain into the child, never a link of a cycle. */
+#define LT_WF_SIGOTHER "other signals of "
+static inline bool lt_wf_sigother(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_UNKNOWN && e->what && !strncmp(e->what, LT_WF_SIGOTHER, sizeof(LT_WF_SIGOTHER) - 1);
+}
 /* A wait that polls between sleeps for a child (Python's Popen.wait with
  * a timeout): a child edge whose "what" starts with LT_WF_POLLCHILD (the
  * thread wakes every few ms: seen moving, it is still that wait), and the
@@ -241,6 +251,20 @@ struct lt_sigwait {
 };
 enum lt_sig_end { LT_SIG_END_NO = 0, LT_SIG_END_YES, LT_SIG_END_MAYBE };
 enum lt_sig_end lt_sigwait_ends(const struct lt_sigwait *w, int sig, char *why, size_t len);
+/* Whether signal SIG can end a read of a signalfd (or a poll for its
+ * reading): SIG is in its mask (W->set, the "sigmask:" line of its
+ * /proc/PID/fdinfo/N, read with lt_status_sigmask) and is queued for it:
+ * blocked by the reading thread (W->blocked, SigBlk), and for SIGCHLD not
+ * ignored (no SIGCHLD is sent then).  Not blocked it is delivered instead
+ * (caught: its handler takes it, MAYBE; else discarded or the process
+ * ends).  MAYBE when what decides it was not read. */
+enum lt_sig_end lt_signalfd_ends(const struct lt_sigwait *w, int sig, char *why, size_t len);
+/* The signals of MASK (bit sig-1), "SIGINT SIGTERM SIGWINCH", into BUF
+ * (cut with "..." when it does not fit); its length. */
+size_t lt_sigset_str(uint64_t mask, char *buf, size_t len);
+/* The "tty-index:" line of a pty master's /proc/PID/fdinfo/N (its slave
+ * is /dev/pts/INDEX): 0 and *OUT, or -1 when there is none. */
+int lt_fdinfo_tty_index(const char *fdinfo, int *out);
 /* "SIGCHLD", "SIGRTMIN+3", "signal 70". */
 const char *lt_signal_name(int sig, char *buf, size_t len);
 /* A mask line of /proc/PID/status ("SigBlk:", "SigCgt:", ...) into *OUT;

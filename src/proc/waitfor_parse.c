@@ -310,7 +310,107 @@ enum lt_sig_end lt_sigwait_ends(const struct lt_sigwait *w, int sig, char *why, 
 	WHY("%s is not blocked during %s, and its default action ends the process", nm, call);
 	return LT_SIG_END_YES;
 }
+
+/* A signalfd's read (or a poll for its reading) ends when a signal of
+ * its mask is pending for the thread or the process.  The kernel queues a
+ * signal only while it is blocked (else it is delivered: to its handler,
+ * or discarded at a default action that discards it), never an ignored
+ * one unless blocked, and no SIGCHLD at all when SIGCHLD is ignored (the
+ * child is reaped at once).  W: set the signalfd's mask, blocked the
+ * reading thread's SigBlk, caught / ignored the process's SigCgt / SigIgn. */
+enum lt_sig_end lt_signalfd_ends(const struct lt_sigwait *w, int sig, char *why, size_t len)
+{
+	char nm[24];
+	lt_signal_name(sig, nm, sizeof(nm));
+	uint64_t bit = sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
+	if (!w->set_ok) {
+		WHY("the signalfd's mask (sigmask: of its fdinfo) could not be read");
+		return LT_SIG_END_MAYBE;
+	}
+	if (!bit || !(w->set & bit)) {
+		WHY("%s is not in the signalfd's mask", nm);
+		return LT_SIG_END_NO;
+	}
+	if (!w->disp_ok) {
+		WHY("the process's signal dispositions (SigCgt, SigIgn) could not be read");
+		return LT_SIG_END_MAYBE;
+	}
+	if (sig == 17 && (w->ignored & bit)) {
+		WHY("SIGCHLD is ignored (SigIgn): the kernel sends none when a child exits");
+		return LT_SIG_END_NO;
+	}
+	if (!w->blocked_ok) {
+		WHY("the signals the thread blocks (SigBlk) could not be read");
+		return LT_SIG_END_MAYBE;
+	}
+	if (w->blocked & bit) {
+		WHY("%s is in the signalfd's mask and blocked (SigBlk): it stays pending for the signalfd", nm);
+		return LT_SIG_END_YES;
+	}
+	if (w->ignored & bit) {
+		WHY("%s is ignored (SigIgn) and not blocked: the kernel discards it", nm);
+		return LT_SIG_END_NO;
+	}
+	if (w->caught & bit) {
+		/* its handler takes it; a poll it interrupts returns EINTR,
+		 * a read of the signalfd may be restarted (SA_RESTART) */
+		WHY("%s is caught (SigCgt) and not blocked: its handler takes it, which may or may not end the wait", nm);
+		return LT_SIG_END_MAYBE;
+	}
+	int d = default_action(sig);
+	if (d == 1) {
+		WHY("%s is not blocked and at its default action, which discards it before the signalfd sees it", nm);
+		return LT_SIG_END_NO;
+	}
+	if (d == 2) {
+		WHY("%s is not blocked and stops the process, which then waits on", nm);
+		return LT_SIG_END_NO;
+	}
+	WHY("%s is not blocked, and its default action ends the process", nm);
+	return LT_SIG_END_YES;
+}
+
 #undef WHY
+
+size_t lt_sigset_str(uint64_t mask, char *buf, size_t len)
+{
+	size_t l = 0;
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	for (int sig = 1; sig <= 64; sig++) {
+		if (!(mask & (1ULL << (sig - 1))))
+			continue;
+		char nm[24];
+		lt_signal_name(sig, nm, sizeof(nm));
+		size_t need = (l ? 1 : 0) + strlen(nm);
+		if (l + need + 4 >= len) { /* room kept for " ..." */
+			if (l + 5 <= len)
+				l += (size_t)snprintf(buf + l, len - l, "%s...", l ? " " : "");
+			return l;
+		}
+		l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? " " : "", nm);
+	}
+	return l;
+}
+
+int lt_fdinfo_tty_index(const char *fdinfo, int *out)
+{
+	for (const char *p = fdinfo; p && *p;) {
+		if (!strncmp(p, "tty-index:", 10)) {
+			char *end;
+			long v = strtol(p + 10, &end, 10);
+			if (end == p + 10 || v < 0)
+				return -1;
+			*out = (int)v;
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
 
 /* A duration as timeout(1) takes it: a non-negative number, optionally
  * with a suffix s, m, h or d; -1 if not one. */

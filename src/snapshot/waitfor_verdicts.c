@@ -664,6 +664,33 @@ static char *timer_clause(const struct lt_waitfor *w)
 			    n > 1 ? ", or of another" : "");
 }
 
+/* What may end a wait besides the parties it is followed into: a signal
+ * wait's timer (lt_wf_sigtimer), a signalfd's signals other than SIGCHLD
+ * (lt_wf_sigother), which any process may send.  Said in a verdict, never
+ * a link of a chain or a cycle. */
+static bool caveat_edge(const struct lt_wf_edge *e)
+{
+	return lt_wf_sigtimer(e) || lt_wf_sigother(e);
+}
+
+/* timer_clause, then "; or by a signal another process may send: its
+ * signalfd's ... (not followed: no deadlock is claimed)" for a signalfd's
+ * other signals; NULL when there is neither. */
+static char *caveat_clause(const struct lt_waitfor *w)
+{
+	char *tq = timer_clause(w);
+	const struct lt_wf_edge *o = NULL;
+	for (size_t i = 0; i < w->n_edges && !o; i++)
+		if (lt_wf_sigother(&w->edges[i]))
+			o = &w->edges[i];
+	if (!o)
+		return tq;
+	char *r = lts_asprintf("%s; or by a signal another process may send: the %s (not followed: no deadlock is "
+			       "claimed)", tq ? tq : "", o->what);
+	free(tq);
+	return r;
+}
+
 /* An event loop's own wake-up fd: a pipe whose only write end, or an
  * eventfd only, its own process holds (libuv's signal pipe and async
  * eventfd, a Tokio waker, a self-pipe).  Its own threads write it (to
@@ -764,7 +791,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 	size_t n_party = 0;
 	for (size_t i = 0; i < w->n_edges; i++) {
 		const struct lt_wf_edge *e = &w->edges[i];
-		if (lt_wf_sigtimer(e)) {
+		if (caveat_edge(e)) {
 			timer = timer ? timer : e;
 			continue;
 		}
@@ -783,7 +810,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 	if (leak && !stuck) {
 		/* every other edge must be stuck too, unless the leak is the only one */
 		for (size_t i = 0; i < w->n_edges; i++)
-			if (!leaked(w, &w->edges[i]) && !lt_wf_sigtimer(&w->edges[i]) &&
+			if (!leaked(w, &w->edges[i]) && !caveat_edge(&w->edges[i]) &&
 			    !stuck_edge_in(s, w->pid, &w->edges[i]))
 				return;
 	}
@@ -822,7 +849,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 					  (int)w->pid);
 	else {
 		char *pp = party_phrase(s, e);
-		char *tq = timer_clause(w);
+		char *tq = caveat_clause(w);
 		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by "
 					  "progress: %s%s", (int)t->tid, lt_thread_name(t), act ? act : "?",
 					  pp ? pp : "?", e->kind == LT_WF_CHILD ? "its child" : "the other end",
@@ -959,7 +986,7 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		size_t n_own = 0;
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
-			if (lt_wf_sigtimer(e)) /* said in the summary */
+			if (caveat_edge(e)) /* said in the summary */
 				continue;
 			if (self_wake(w, e)) { /* said in the summary, when none of its own can write it */
 				if (closed < 0)
@@ -1032,7 +1059,7 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		else if (n_others)
 			snprintf(tail, sizeof(tail), " (that it would, not process%s %s, also at the other end and in no "
 				 "such wait, is inferred)", n_others > 1 ? "es" : "", others);
-		char *tq = timer_clause(w);
+		char *tq = caveat_clause(w);
 		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s%s", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", maybe ? ", perhaps (inferred)," : "",
 					  (int)who->wf->pid, party, stuck_words(pv->kind), pv->summary ? pv->summary : "?",
