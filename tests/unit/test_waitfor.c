@@ -1711,3 +1711,156 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_wake_fds_is_no_chain)
 	cr_expect_null(v, "%s", v ? v->summary : "");
 	free_snap(&s);
 }
+
+/* ---- a signalfd for a child's exit, a pty master (script(1), su --pty) ---- */
+
+/* The fdinfo of util-linux script(1)'s signalfd and pty master as this
+ * kernel prints them: the signalfd's "sigmask:" (hex, bit sig-1), the
+ * master's "tty-index:" (its slave /dev/pts/N). */
+Test(waitfor_parse, signalfd_sigmask_and_pty_master_tty_index_from_fdinfo)
+{
+	const char *sfd = "pos:\t0\nflags:\t02000002\nmnt_id:\t17\nino:\t1038\nsigmask:\t0000000008016206\n";
+	uint64_t m = 0;
+	cr_assert_eq(lt_status_sigmask(sfd, "sigmask:", &m), 0);
+	cr_expect_eq(m, 0x8016206ULL);
+	char names[160];
+	size_t n = lt_sigset_str(m, names, sizeof(names));
+	cr_expect_str_eq(names, "SIGINT SIGQUIT SIGUSR1 SIGALRM SIGTERM SIGCHLD SIGWINCH");
+	cr_expect_eq(n, strlen(names));
+	lt_sigset_str(m & ~SIGBIT(17), names, sizeof(names));
+	cr_expect_str_eq(names, "SIGINT SIGQUIT SIGUSR1 SIGALRM SIGTERM SIGWINCH");
+	lt_sigset_str(SIGBIT(35) | SIGBIT(64), names, sizeof(names));
+	cr_expect_str_eq(names, "SIGRTMIN+3 SIGRTMIN+32");
+	/* cut where it does not fit, said with "..." */
+	char small[20];
+	lt_sigset_str(m, small, sizeof(small));
+	cr_expect_str_eq(small, "SIGINT SIGQUIT ...");
+	lt_sigset_str(0, names, sizeof(names));
+	cr_expect_str_eq(names, "");
+	cr_expect_eq(lt_status_sigmask("pos:\t0\nflags:\t02\n", "sigmask:", &m), -1, "no sigmask line");
+
+	const char *ptmx = "pos:\t0\nflags:\t0104002\nmnt_id:\t24\nino:\t90\ntty-index:\t12\n";
+	int idx = -1;
+	cr_assert_eq(lt_fdinfo_tty_index(ptmx, &idx), 0);
+	cr_expect_eq(idx, 12);
+	cr_expect_eq(lt_fdinfo_tty_index("pos:\t0\nflags:\t02\nmnt_id:\t29\nino:\t3\n", &idx), -1,
+		     "a slave's fdinfo has no tty-index");
+	cr_expect_eq(lt_fdinfo_tty_index("tty-index:\tx\n", &idx), -1);
+}
+
+/* What a signalfd's read waits for: a signal of its mask that the kernel
+ * queues for it (blocked; SIGCHLD not ignored), case by case. */
+Test(waitfor_parse, which_signals_end_a_signalfd_read)
+{
+	char why[200];
+	/* script(1): SIGCHLD and others in the mask, all blocked, SIGINT
+	 * SIGQUIT ignored, nothing caught */
+	struct lt_sigwait w = { .set = 0x8016206, .set_ok = true, .blocked = 0xfffffffe7ffbfeffULL, .blocked_ok = true,
+				.ignored = 0x6, .disp_ok = true };
+	cr_expect_eq(lt_signalfd_ends(&w, 17, why, sizeof(why)), LT_SIG_END_YES, "%s", why);
+	cr_expect(strstr(why, "SIGCHLD is in the signalfd's mask and blocked"), "%s", why);
+	cr_expect_eq(lt_signalfd_ends(&w, 15, why, sizeof(why)), LT_SIG_END_YES, "SIGTERM: %s", why);
+	/* ignored but blocked: queued all the same (the kernel never
+	 * ignores a blocked signal) */
+	cr_expect_eq(lt_signalfd_ends(&w, 2, why, sizeof(why)), LT_SIG_END_YES, "SIGINT: %s", why);
+	/* not in its mask */
+	cr_expect_eq(lt_signalfd_ends(&w, 12, why, sizeof(why)), LT_SIG_END_NO, "SIGUSR2: %s", why);
+	cr_expect(strstr(why, "not in the signalfd's mask"), "%s", why);
+	/* SIGCHLD ignored: no SIGCHLD is sent at a child's exit, blocked or not */
+	w.ignored = SIGBIT(17);
+	cr_expect_eq(lt_signalfd_ends(&w, 17, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+	cr_expect(strstr(why, "sends none"), "%s", why);
+	/* SIGCHLD not blocked, at its default action: discarded before the
+	 * signalfd sees it */
+	w.ignored = 0;
+	w.blocked = 0;
+	cr_expect_eq(lt_signalfd_ends(&w, 17, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+	cr_expect(strstr(why, "discards"), "%s", why);
+	/* not blocked and caught: its handler takes it (may end a poll): not known */
+	w.caught = SIGBIT(17);
+	cr_expect_eq(lt_signalfd_ends(&w, 17, why, sizeof(why)), LT_SIG_END_MAYBE, "%s", why);
+	/* SIGTERM not blocked at its default: the process ends */
+	cr_expect_eq(lt_signalfd_ends(&w, 15, why, sizeof(why)), LT_SIG_END_YES, "%s", why);
+	/* what decides it unread: not known, never yes or no */
+	w.blocked_ok = false;
+	cr_expect_eq(lt_signalfd_ends(&w, 17, why, sizeof(why)), LT_SIG_END_MAYBE, "%s", why);
+	w.blocked_ok = true;
+	w.disp_ok = false;
+	cr_expect_eq(lt_signalfd_ends(&w, 17, why, sizeof(why)), LT_SIG_END_MAYBE, "%s", why);
+	w.disp_ok = true;
+	w.set_ok = false;
+	cr_expect_eq(lt_signalfd_ends(&w, 17, why, sizeof(why)), LT_SIG_END_MAYBE, "%s", why);
+}
+
+/* script(1) (100) polls its signalfd and its pty master; its command
+ * flock(1) (200) waits for a lock 300 holds.  The signalfd's SIGCHLD is a
+ * child edge to 200, its other signals an unknown edge (LT_WF_SIGOTHER),
+ * the master's writers are the slave's holders, 100 itself and 200.
+ * OTHERS: whether the signalfd has other signals; HOLDER: who holds 200's
+ * lock (100: a cycle). */
+static void script_parent(struct lt_thread th[2], bool others, pid_t holder)
+{
+	blocked(&th[0], 100, 7, LT_WAIT_POLL);
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_CHILD, 200, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup(LT_WF_SIGCHLD "any child (signalfd fd 5)");
+	e->doing = strdup("200 (flock): flock");
+	if (others) {
+		e = edge(&th[0], 100, LT_WF_UNKNOWN, 0, LT_WFP_UNKNOWN);
+		free(e->what);
+		e->what = strdup(LT_WF_SIGOTHER "signalfd (fd 5): SIGINT SIGQUIT SIGALRM SIGTERM SIGWINCH");
+	}
+	e = edge(&th[0], 100, LT_WF_PIPE_READ, 100, LT_WFP_EVENTS);
+	free(e->what);
+	e->what = strdup("pty master /dev/ptmx (fd 3) of /dev/pts/0");
+	e->pids[1] = 200;
+	e->n_pids = 2;
+	flock_child(&th[1], holder, holder == 100 ? LT_WFP_EVENTS : LT_WFP_TIMED);
+}
+
+Test(waitfor_verdicts, a_signalfd_wait_for_a_child_in_a_lock_wait_is_a_chain_its_other_signals_said)
+{
+	struct lt_thread th[2];
+	script_parent(th, true, 300);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_expect_eq(s.verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "the child's lock wait first: %s", s.verdicts[0].summary);
+	const struct lt_verdict *lw = verdict_of(&s, LT_VERDICT_LOCK_WAIT, 200);
+	cr_assert_not_null(lw);
+	cr_expect_eq(lw->owner, 300);
+	const struct lt_verdict *ch = verdict_of(&s, LT_VERDICT_WAIT_CHAIN, 100);
+	cr_assert_not_null(ch, "a wait chain of script into its child (first: %s)", s.verdicts[0].summary);
+	cr_expect(strstr(ch->summary, "waits for process 200, whose thread 200 (t200) is itself in a lock wait"),
+		  "%s", ch->summary);
+	cr_expect(strstr(ch->summary, "; or by a signal another process may send: the other signals of signalfd "
+				      "(fd 5): SIGINT SIGQUIT SIGALRM SIGTERM SIGWINCH (not followed: no deadlock is "
+				      "claimed)"), "%s", ch->summary);
+	cr_expect(!strstr(ch->summary, "inferred"), "nothing inferred: %s", ch->summary);
+	cr_expect(!verdict_of(&s, LT_VERDICT_IDLE, 100), "not IDLE");
+	free_snap(&s);
+}
+
+/* The child waits for a lock script itself holds: with its signalfd's
+ * other signals (any process may send one) no deadlock is claimed, a
+ * chain says why; a signalfd of SIGCHLD alone is as a signal wait for
+ * SIGCHLD (rt_sigsuspend): a link of the cycle. */
+Test(waitfor_verdicts, a_signalfd_wait_with_other_signals_is_never_a_deadlock_link)
+{
+	struct lt_thread th[2];
+	script_parent(th, true, 100);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect(s.verdicts[i].kind != LT_VERDICT_DEADLOCK, "no deadlock: %s", s.verdicts[i].summary);
+	const struct lt_verdict *ch = verdict_of(&s, LT_VERDICT_WAIT_CHAIN, 100);
+	cr_assert_not_null(ch, "script's chain (first: %s)", s.verdicts[0].summary);
+	cr_expect(strstr(ch->summary, "no deadlock is claimed"), "%s", ch->summary);
+	free_snap(&s);
+
+	struct lt_thread t2[2];
+	script_parent(t2, false, 100);
+	struct lt_snapshot s2 = { .pid = 100, .threads = t2, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	cr_expect_eq(s2.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s2.verdicts[0].summary);
+	free_snap(&s2);
+}
