@@ -2738,3 +2738,283 @@ Test(waitfor_live, python_popen_wait_on_a_full_pipe_is_a_deadlock_until_its_time
 		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE, "%s", m->view.verdicts[i].summary);
 	lt_multi_free(m);
 }
+
+/* ---- a signalfd for a child's exit, a pty master: script(1) ---- */
+
+#define SCRIPT_BIN "/usr/bin/script"
+
+/* The fd of process PID linking to TGT (the first), and its fdinfo into
+ * INFO; fails the test if there is none. */
+static int fd_to(pid_t pid, const char *tgt, char *info, size_t len)
+{
+	char path[96], l[256];
+	for (int fd = 0; fd < 256; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		ssize_t n = readlink(path, l, sizeof(l) - 1);
+		if (n <= 0)
+			continue;
+		l[n] = 0;
+		if (strcmp(l, tgt))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+		FILE *f = fopen(path, "r");
+		cr_assert_not_null(f, "%s", path);
+		size_t k = fread(info, 1, len - 1, f);
+		fclose(f);
+		info[k] = 0;
+		return fd;
+	}
+	cr_assert_fail("process %d has no fd on %s", (int)pid, tgt);
+	return -1;
+}
+
+/* The edge of thread TID whose "what" starts with PREFIX, or NULL. */
+static const struct lt_wf_edge *edge_what(const struct lt_snapshot *s, pid_t tid, const char *prefix)
+{
+	const struct lt_thread *t = lt_snapshot_find(s, tid);
+	for (size_t i = 0; t && t->wf && i < t->wf->n_edges; i++)
+		if (t->wf->edges[i].what && !strncmp(t->wf->edges[i].what, prefix, strlen(prefix)))
+			return &t->wf->edges[i];
+	return NULL;
+}
+
+static bool names_pid(const struct lt_wf_edge *e, pid_t p)
+{
+	for (size_t i = 0; i < e->n_pids; i++)
+		if (e->pids[i] == p)
+			return true;
+	return false;
+}
+
+/* util-linux's script(1) runs `flock FILE true` on a pty while another
+ * flock(1) holds FILE: script polls its signalfd (SIGCHLD, SIGWINCH,
+ * SIGTERM, ... blocked) and the pty master, its stdin at EOF (/dev/null).
+ * The signalfd's SIGCHLD is a child edge to the flock(1) /proc/locks names
+ * as the waiter, its other signals (the sigmask of its fdinfo, less
+ * SIGCHLD) an unknown edge; the master's writers are the slave's holders,
+ * among them the child.  `snapshot -p SCRIPT` (JSON and text): the child's
+ * LOCK WAIT naming the holder first, script a WAIT CHAIN into it that says
+ * its other signals may end it; never IDLE (it was: "1 wait on an unknown
+ * party"), never a deadlock. */
+Test(waitfor_live, script1_on_a_pty_is_followed_through_its_signalfd_and_pty_to_its_childs_lock_wait)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(SCRIPT_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, bsdutils)", FLOCK_BIN, SCRIPT_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256], cmd[512];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	snprintf(cmd, sizeof(cmd), "exec %s -qc '%s %s true' /dev/null </dev/null", SCRIPT_BIN, FLOCK_BIN, lockfile[0]);
+	spawn(1, (char *const[]){ "/bin/sh", "-c", cmd, NULL });
+	pid_t sc = procs[1].pid, ch = only_child(sc);
+	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* its child is the waiter */
+	wait_in_syscall(sc, sc, 7);                                   /* script in poll */
+	char sinfo[1024], minfo[1024], slave[32];
+	int sfd = fd_to(sc, "anon_inode:[signalfd]", sinfo, sizeof(sinfo));
+	int mfd = fd_to(sc, "/dev/ptmx", minfo, sizeof(minfo));
+	uint64_t mask = 0;
+	int idx = -1;
+	cr_assert_eq(lt_status_sigmask(sinfo, "sigmask:", &mask), 0, "%s", sinfo);
+	cr_assert(mask & (1ULL << 16), "script's signalfd has SIGCHLD (sigmask %016llx)", (unsigned long long)mask);
+	cr_assert_eq(lt_fdinfo_tty_index(minfo, &idx), 0, "%s", minfo);
+	snprintf(slave, sizeof(slave), "/dev/pts/%d", idx);
+	char other[160], want[400];
+	lt_sigset_str(mask & ~(1ULL << 16), other, sizeof(other));
+
+	struct lt_snapshot *s = take(sc);
+	const struct lt_wf_edge *e = edge_of(s, sc, LT_WF_CHILD);
+	char sw[64];
+	snprintf(sw, sizeof(sw), LT_WF_SIGCHLD "any child (signalfd fd %d)", sfd);
+	cr_expect_str_eq(e->what, sw);
+	cr_assert_eq(e->n_pids, 1, "one child");
+	cr_expect_eq(e->pids[0], ch, "the child %d, the waiter of /proc/locks: %s", (int)ch, waiting);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the child is blocked itself (%s)", e->doing ? e->doing : "?");
+	const struct lt_wf_edge *o = edge_what(s, sc, LT_WF_SIGOTHER);
+	cr_assert_not_null(o, "the signalfd's other signals");
+	snprintf(want, sizeof(want), LT_WF_SIGOTHER "signalfd (fd %d): %s", sfd, other);
+	cr_expect_str_eq(o->what, want);
+	cr_expect_eq(o->kind, LT_WF_UNKNOWN);
+	const struct lt_wf_edge *p = edge_what(s, sc, "pty master");
+	cr_assert_not_null(p, "a pty edge");
+	snprintf(want, sizeof(want), "pty master /dev/ptmx (fd %d) of %s", mfd, slave);
+	cr_expect_str_eq(p->what, want);
+	cr_expect_eq(p->kind, LT_WF_PIPE_READ);
+	cr_expect(names_pid(p, ch), "the child %d holds the slave %s", (int)ch, slave);
+	for (size_t i = 0; i < p->n_pids; i++)
+		cr_expect(p->pids[i] == ch || p->pids[i] == sc, "only script and its child hold %s: %d", slave,
+			  (int)p->pids[i]);
+	lt_snapshot_free(s);
+
+	/* the command, JSON */
+	struct rp_json *j = tl_snapshot_cli_json(sc);
+	const struct rp_json *vs = rp_json_get(j, "verdicts"), *chain = NULL;
+	cr_assert(vs && vs->type == RPJ_ARR && vs->n);
+	const struct rp_json *first = &vs->items[0], *ft = rp_json_get(first, "tids");
+	cr_expect_str_eq(rp_json_str(rp_json_get(first, "kind")), "lock_wait", "first: %s",
+			 rp_json_str(rp_json_get(first, "summary")));
+	cr_expect(ft && ft->n == 1 && (pid_t)rp_json_num(&ft->items[0], 0) == ch, "the child's lock wait first");
+	cr_expect_eq((pid_t)rp_json_num(rp_json_get(first, "owner"), 0), procs[0].pid, "holder: %s", held);
+	for (size_t i = 0; i < vs->n; i++) {
+		const char *k = rp_json_str(rp_json_get(&vs->items[i], "kind"));
+		const struct rp_json *tids = rp_json_get(&vs->items[i], "tids");
+		cr_expect(k && strcmp(k, "idle") && strcmp(k, "deadlock"), "%s: %s", k ? k : "?",
+			  rp_json_str(rp_json_get(&vs->items[i], "summary")));
+		if (k && !strcmp(k, "wait_chain") && tids && tids->n == 1 && (pid_t)rp_json_num(&tids->items[0], 0) == sc)
+			chain = &vs->items[i];
+	}
+	cr_assert_not_null(chain, "no wait chain of script %d", (int)sc);
+	const char *sum = rp_json_str(rp_json_get(chain, "summary"));
+	snprintf(want, sizeof(want), "waits for process %d, whose thread %d (flock) is itself in a lock wait", (int)ch,
+		 (int)ch);
+	cr_expect(sum && strstr(sum, want), "%s\n(wanted: %s)", sum ? sum : "?", want);
+	snprintf(want, sizeof(want), "held by processes %d", (int)procs[0].pid);
+	cr_expect(sum && strstr(sum, want), "%s\n(wanted: %s)", sum ? sum : "?", want);
+	snprintf(want, sizeof(want), "; or by a signal another process may send: the other signals of signalfd (fd %d): "
+		 "%s (not followed: no deadlock is claimed)", sfd, other);
+	cr_expect(sum && strstr(sum, want), "%s\n(wanted: %s)", sum ? sum : "?", want);
+	/* script's pty edge in the JSON, naming the child */
+	bool pty = false;
+	const struct rp_json *ps = rp_json_get(j, "processes");
+	for (size_t i = 0; ps && i < ps->n; i++) {
+		if ((pid_t)rp_json_num(rp_json_get(&ps->items[i], "pid"), 0) != sc)
+			continue;
+		const struct rp_json *ts = rp_json_get(&ps->items[i], "threads");
+		for (size_t k = 0; ts && k < ts->n; k++) {
+			const struct rp_json *es = rp_json_get(rp_json_get(&ts->items[k], "wait_for"), "edges");
+			for (size_t q = 0; es && q < es->n; q++) {
+				const char *w = rp_json_str(rp_json_get(&es->items[q], "what"));
+				const struct rp_json *pids = rp_json_get(&es->items[q], "pids");
+				if (!w || strncmp(w, "pty master", 10) || !pids)
+					continue;
+				cr_expect_str_eq(rp_json_str(rp_json_get(&es->items[q], "kind")), "pipe_read");
+				for (size_t r = 0; r < pids->n; r++)
+					pty |= (pid_t)rp_json_num(&pids->items[r], 0) == ch;
+			}
+		}
+	}
+	cr_expect(pty, "the JSON's pty edge of script names its child %d", (int)ch);
+	rp_json_free(j);
+
+	/* and the text */
+	char out[64][256], err[64][256];
+	int nout = 0, nerr = 0;
+	char pid[16], lw[64], wc[200];
+	snprintf(pid, sizeof(pid), "%d", (int)sc);
+	cr_expect_eq(tl_run_to_end((char *const[]){ LT_BIN, "snapshot", "-p", pid, "--no-ustack", NULL }, out, &nout, err,
+				   &nerr), 0);
+	snprintf(lw, sizeof(lw), "LOCK WAIT: thread %d (flock) waits for a file lock", (int)ch);
+	snprintf(wc, sizeof(wc), "WAIT CHAIN: thread %d (script) poll(2 fds) waits for process %d, whose thread %d (flock) "
+		 "is itself in a lock wait", (int)sc, (int)ch, (int)ch);
+	int at_lw = -1, at_wc = -1, at_first = -1;
+	for (int i = 0; i < nout; i++) {
+		if (at_first < 0 && (!strncmp(out[i], "LOCK WAIT:", 10) || !strncmp(out[i], "WAIT CHAIN:", 11) ||
+				     !strncmp(out[i], "IDLE:", 5)))
+			at_first = i;
+		if (!strncmp(out[i], lw, strlen(lw)))
+			at_lw = i;
+		if (!strncmp(out[i], wc, strlen(wc)))
+			at_wc = i;
+	}
+	cr_expect(at_lw >= 0 && at_lw == at_first, "the first finding is the child's lock wait (%s)", lw);
+	cr_expect(at_wc > at_lw, "then script's chain: %s", wc);
+}
+
+/* tests/workloads/sigfd_child.c: a parent reads (or polls) a signalfd for
+ * its child's exit, no pty; the child waits for an flock(1)'s lock. */
+static void start_sigfd(const char *mode, pid_t *child, int *sfd)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	if (access(WL("sigfd_child"), X_OK))
+		cr_skip_test("%s not built: run make all first", WL("sigfd_child"));
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	tl_start_ready(&procs[1], (char *const[]){ WL("sigfd_child"), (char *)mode, lockfile[0], NULL }, lines[1],
+		       &nlines[1], 64, 30000);
+	*child = (pid_t)tl_truth_val(lines[1], nlines[1], "child", NULL, "pid");
+	*sfd = (int)tl_truth_val(lines[1], nlines[1], "signalfd", NULL, "fd");
+	orphan = *child;
+	tl_locks_line(*child, lockfile[0], true, waiting, sizeof(waiting));
+	wait_in_syscall(procs[1].pid, procs[1].pid, strcmp(mode, "poll") ? 0 : 7);
+}
+
+/* Its SIGCHLD is a child edge to the child, its SIGUSR1 and SIGTERM an
+ * unknown edge; followed, the parent is a wait chain into the child's
+ * lock wait that says those signals may end it ("others": a read; "poll":
+ * polled).  With SIGCHLD alone, a chain that says no other signal. */
+Test(waitfor_live, a_signalfd_for_sigchld_is_followed_to_the_childs_lock_wait)
+{
+	static const char *const modes[] = { "others", "poll", "chld" };
+	for (int mi = 0; mi < 3; mi++) {
+		pid_t ch = 0;
+		int sfd = -1;
+		start_sigfd(modes[mi], &ch, &sfd);
+		pid_t par = procs[1].pid;
+		struct lt_snapshot *s = take(par);
+		const struct lt_wf_edge *e = edge_of(s, par, LT_WF_CHILD);
+		char want[300];
+		snprintf(want, sizeof(want), LT_WF_SIGCHLD "any child (signalfd fd %d)", sfd);
+		cr_expect_str_eq(e->what, want, "%s", modes[mi]);
+		cr_expect(e->n_pids == 1 && e->pids[0] == ch, "%s: the child %d", modes[mi], (int)ch);
+		cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "%s: %s", modes[mi], e->doing ? e->doing : "?");
+		cr_expect(e->evidence && strstr(e->evidence, "SIGCHLD is in the signalfd's mask and blocked"), "%s: %s",
+			  modes[mi], e->evidence ? e->evidence : "?");
+		const struct lt_wf_edge *o = edge_what(s, par, LT_WF_SIGOTHER);
+		if (mi < 2) {
+			snprintf(want, sizeof(want), LT_WF_SIGOTHER "signalfd (fd %d): SIGUSR1 SIGTERM", sfd);
+			cr_expect(o && !strcmp(o->what, want), "%s: %s", modes[mi], o ? o->what : "no other signals");
+		} else {
+			cr_expect_null(o, "chld: %s", o ? o->what : "");
+		}
+		lt_snapshot_free(s);
+
+		struct lt_multi_snapshot *m = follow(par);
+		cr_assert_eq(m->n_procs, 2, "%s: followed into the child", modes[mi]);
+		const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, ch);
+		cr_assert_not_null(lw, "%s: the child's lock wait", modes[mi]);
+		cr_expect_eq(lw->owner, procs[0].pid);
+		const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, par);
+		cr_assert_not_null(wc, "%s: the parent's chain", modes[mi]);
+		snprintf(want, sizeof(want), "waits for process %d", (int)ch);
+		cr_expect(strstr(wc->summary, want), "%s: %s", modes[mi], wc->summary);
+		snprintf(want, sizeof(want), "; or by a signal another process may send: the other signals of signalfd "
+			 "(fd %d): SIGUSR1 SIGTERM (not followed: no deadlock is claimed)", sfd);
+		if (mi < 2)
+			cr_expect(strstr(wc->summary, want), "%s: %s", modes[mi], wc->summary);
+		else
+			cr_expect(!strstr(wc->summary, "or by a signal"), "chld: %s", wc->summary);
+		for (size_t i = 0; i < m->view.n_verdicts; i++)
+			cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE &&
+				  m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK, "%s: %s", modes[mi],
+				  m->view.verdicts[i].summary);
+		lt_multi_free(m);
+		cleanup();
+	}
+}
+
+/* A signalfd whose mask lacks SIGCHLD (SIGCHLD blocked, not in it): no
+ * child's exit ends the read: no child edge, its signals an unknown
+ * party, said by name; no chain into the child. */
+Test(waitfor_live, a_signalfd_without_sigchld_stays_an_unknown_party)
+{
+	pid_t ch = 0;
+	int sfd = -1;
+	start_sigfd("nochld", &ch, &sfd);
+	pid_t par = procs[1].pid;
+	struct lt_snapshot *s = take(par);
+	const struct lt_thread *t = lt_snapshot_find(s, par);
+	cr_assert(t && t->wf && t->wf->n_edges == 1, "one edge");
+	const struct lt_wf_edge *e = &t->wf->edges[0];
+	char want[96];
+	snprintf(want, sizeof(want), "anon_inode:[signalfd] (fd %d: SIGUSR1 SIGTERM)", sfd);
+	cr_expect_eq(e->kind, LT_WF_UNKNOWN);
+	cr_expect_str_eq(e->what, want);
+	cr_expect_eq(e->n_pids, 0);
+	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	cr_expect(strstr(s->verdicts[0].summary, "none known to be stuck"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
