@@ -3018,3 +3018,36 @@ Test(waitfor_live, a_signalfd_without_sigchld_stays_an_unknown_party)
 	cr_expect(strstr(s->verdicts[0].summary, "none known to be stuck"), "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
 }
+
+/* The other way: script(1) runs cat(1), which reads its terminal, the pty
+ * slave; script's stdin is the test's pipe (open, no EOF: script would
+ * send the child an EOF).  cat's read of /dev/pts/N is ended by whoever
+ * holds the master with that tty-index: script alone. */
+Test(waitfor_live, a_read_of_a_pty_slave_waits_for_the_masters_holder)
+{
+	need_root();
+	if (access(SCRIPT_BIN, X_OK) || access("/bin/cat", X_OK))
+		cr_skip_test("%s or /bin/cat missing (Debian: bsdutils, coreutils)", SCRIPT_BIN);
+	spawn(1, (char *const[]){ SCRIPT_BIN, "-qc", "exec /bin/cat", "/dev/null", NULL });
+	pid_t sc = procs[1].pid, ch = only_child(sc);
+	wait_in_syscall(ch, ch, 0);  /* cat in read */
+	wait_in_syscall(sc, sc, 7);  /* script in poll */
+	char minfo[1024], slave[32], link[96], tgt[64];
+	fd_to(sc, "/dev/ptmx", minfo, sizeof(minfo));
+	int idx = -1;
+	cr_assert_eq(lt_fdinfo_tty_index(minfo, &idx), 0, "%s", minfo);
+	snprintf(slave, sizeof(slave), "/dev/pts/%d", idx);
+	snprintf(link, sizeof(link), "/proc/%d/fd/0", (int)ch);
+	ssize_t n = readlink(link, tgt, sizeof(tgt) - 1);
+	cr_assert_gt(n, 0);
+	tgt[n] = 0;
+	cr_assert_str_eq(tgt, slave, "cat's stdin is script's slave");
+	struct lt_snapshot *s = take(ch);
+	const struct lt_wf_edge *e = edge_of(s, ch, LT_WF_PIPE_READ);
+	char want[96];
+	snprintf(want, sizeof(want), "pty slave %s (fd 0)", slave);
+	cr_expect_str_eq(e->what, want);
+	cr_expect(e->n_pids == 1 && e->pids[0] == sc, "the master's only holder, script %d (%zu pids, first %d)", (int)sc,
+		  e->n_pids, e->n_pids ? (int)e->pids[0] : 0);
+	lt_snapshot_free(s);
+}
