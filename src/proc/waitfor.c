@@ -17,6 +17,12 @@
  *   rt_sigsuspend,     the same, when SIGCHLD can end the wait (the mask
  *   pause,             from the call's argument in its memory, SigBlk,
  *   rt_sigtimedwait    SigCgt, SigIgn); timers from /proc/PID/timers
+ *   signalfd           its "sigmask:" (fdinfo) and SigBlk/SigIgn: SIGCHLD
+ *                      queued for it is a child wait as above; its other
+ *                      signals an unknown party
+ *   pty master/slave   the other end's holders: the slave /dev/pts/N (by
+ *                      the master's fdinfo "tty-index:"), by device and
+ *                      inode; the masters whose tty-index is N
  * The /proc scan is one pass for all the inodes wanted, bounded in
  * processes and time (said on the edges it cut). */
 #include <dirent.h>
