@@ -91,8 +91,9 @@ struct lt_waitfor {
  * that says it, kept as it is in a stored snapshot's JSON): a pipe or a
  * FIFO, which has ends; an eventfd or a POSIX message queue, which have
  * holders (the kernel writes eventfds too; a process may open a queue by
- * name); LT_WF_OBJ_OTHER for any other edge. */
-enum lt_wf_obj { LT_WF_OBJ_OTHER = 0, LT_WF_OBJ_PIPE, LT_WF_OBJ_EVENTFD, LT_WF_OBJ_MQUEUE };
+ * name); a unix socket (its edge a socket one: a connected peer, a
+ * listener); LT_WF_OBJ_OTHER for any other edge. */
+enum lt_wf_obj { LT_WF_OBJ_OTHER = 0, LT_WF_OBJ_PIPE, LT_WF_OBJ_EVENTFD, LT_WF_OBJ_MQUEUE, LT_WF_OBJ_UNIX };
 static inline enum lt_wf_obj lt_wf_edge_obj(const struct lt_wf_edge *e)
 {
 	if (!e->what)
@@ -103,6 +104,8 @@ static inline enum lt_wf_obj lt_wf_edge_obj(const struct lt_wf_edge *e)
 		return LT_WF_OBJ_EVENTFD;
 	if (!strncmp(e->what, "message queue", 13))
 		return LT_WF_OBJ_MQUEUE;
+	if (!strncmp(e->what, "unix socket", 11))
+		return LT_WF_OBJ_UNIX;
 	return LT_WF_OBJ_OTHER;
 }
 

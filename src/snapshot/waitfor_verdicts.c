@@ -692,16 +692,19 @@ static char *caveat_clause(const struct lt_waitfor *w)
 }
 
 /* An event loop's own wake-up fd: a pipe whose only write end, or an
- * eventfd only, its own process holds (libuv's signal pipe and async
- * eventfd, a Tokio waker, a self-pipe).  Its own threads write it (to
- * wake the loop), a signal handler of its own may, and for an eventfd
- * the kernel (an io_uring or aio completion). */
+ * eventfd only, or a connected unix socket whose peer only, its own
+ * process holds (libuv's signal pipe and async eventfd, a Tokio waker, a
+ * self-pipe, asyncio's self-pipe socket pair).  Its own threads write it
+ * (to wake the loop), a signal handler of its own may, and for an
+ * eventfd the kernel (an io_uring or aio completion). */
 static bool self_wake(const struct lt_waitfor *w, const struct lt_wf_edge *e)
 {
 	enum lt_wf_obj obj = lt_wf_edge_obj(e);
 	bool own_only = e->n_pids == 1 && !e->more_pids && e->pids[0] == w->pid;
 	if (obj == LT_WF_OBJ_PIPE)
 		return e->kind == LT_WF_PIPE_READ && own_only;
+	if (obj == LT_WF_OBJ_UNIX)
+		return e->kind == LT_WF_SOCKET && !lt_wf_connecting(e) && own_only;
 	if (obj == LT_WF_OBJ_EVENTFD) /* waitfor.c: an unknown party when only its own process holds it */
 		return own_only || (e->kind == LT_WF_UNKNOWN && !e->n_pids && !e->more_pids);
 	return false;
@@ -712,25 +715,32 @@ static bool self_wake(const struct lt_waitfor *w, const struct lt_wf_edge *e)
  * wait whose every edge is stuck or one of the process's own wake-up fds,
  * or in a futex wait with no timeout (a pool's idle worker).  One
  * running, on a timer, or in any other wait could write them. */
+static bool own_thread_cannot_wake(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *u)
+{
+	if (!asleep(u))
+		return false;
+	if (!u->wf || !u->wf->n_edges)
+		return u->wait == LT_WAIT_FUTEX && !u->futex.timeout_ptr;
+	for (size_t k = 0; k < u->wf->n_edges; k++)
+		if (!self_wake(u->wf, &u->wf->edges[k]) && !stuck_edge_in(s, pid, &u->wf->edges[k]))
+			return false;
+	return true;
+}
+
+/* Thread I of S's process: a combined snapshot's table, else its wait's. */
+static pid_t thread_pid_of(const struct lt_snapshot *s, size_t i)
+{
+	const struct lt_thread *u = &s->threads[i];
+	return s->thread_pid ? s->thread_pid[i] : u->wf ? u->wf->pid : s->pid;
+}
+
 static bool own_threads_cannot_wake(const struct lt_snapshot *s, const struct lt_thread *t)
 {
 	pid_t pid = t->wf->pid;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *u = &s->threads[i];
-		/* its process: a combined snapshot's table, else its wait's */
-		pid_t up = s->thread_pid ? s->thread_pid[i] : u->wf ? u->wf->pid : s->pid;
-		if (u == t || up != pid)
-			continue;
-		if (!asleep(u))
+		if (u != t && thread_pid_of(s, i) == pid && !own_thread_cannot_wake(s, pid, u))
 			return false;
-		if (!u->wf || !u->wf->n_edges) {
-			if (u->wait != LT_WAIT_FUTEX || u->futex.timeout_ptr)
-				return false;
-			continue;
-		}
-		for (size_t k = 0; k < u->wf->n_edges; k++)
-			if (!self_wake(u->wf, &u->wf->edges[k]) && !stuck_edge_in(s, pid, &u->wf->edges[k]))
-				return false;
 	}
 	return true;
 }
@@ -738,20 +748,39 @@ static bool own_threads_cannot_wake(const struct lt_snapshot *s, const struct lt
 /* "; its other fds, a pipe and an eventfd only its own process P holds
  * (...), ... is inferred": what a verdict on a wait with W's own wake-up
  * fds (self_wake) says of them.  NULL when it has none. */
+/* "a pipe and an eventfd": W's own wake-up fds (self_wake) by kind, in
+ * BUF; how many in all. */
+static size_t own_wake_objs(const struct lt_waitfor *w, char *buf, size_t len)
+{
+	static const char *const one[] = { "a pipe", "an eventfd", "a unix socket pair" };
+	static const char *const many[] = { "pipes", "eventfds", "unix socket pairs" };
+	size_t n[3] = { 0 }, all = 0, l = 0, kinds = 0;
+	for (size_t i = 0; i < w->n_edges; i++)
+		if (self_wake(w, &w->edges[i])) {
+			enum lt_wf_obj o = lt_wf_edge_obj(&w->edges[i]);
+			n[o == LT_WF_OBJ_PIPE ? 0 : o == LT_WF_OBJ_UNIX ? 2 : 1]++;
+			all++;
+		}
+	buf[0] = 0;
+	for (size_t k = 0; k < 3; k++)
+		kinds += n[k] > 0;
+	for (size_t k = 0, said = 0; k < 3 && l < len; k++) {
+		if (!n[k])
+			continue;
+		said++;
+		l += (size_t)snprintf(buf + l, len - l, "%s%s", said == 1 ? "" : said == kinds ? " and " : ", ",
+				      n[k] == 1 ? one[k] : many[k]);
+	}
+	return all;
+}
+
 static char *own_wake_clause(const struct lt_waitfor *w)
 {
-	size_t np = 0, ne = 0;
-	for (size_t i = 0; i < w->n_edges; i++)
-		if (self_wake(w, &w->edges[i]))
-			lt_wf_edge_obj(&w->edges[i]) == LT_WF_OBJ_PIPE ? np++ : ne++;
-	if (!np && !ne)
+	char objs[96];
+	size_t all = own_wake_objs(w, objs, sizeof(objs));
+	if (!all)
 		return NULL;
-	char objs[64];
-	if (np && ne)
-		snprintf(objs, sizeof(objs), "%s and %s", np == 1 ? "a pipe" : "pipes", ne == 1 ? "an eventfd" : "eventfds");
-	else
-		snprintf(objs, sizeof(objs), "%s", np ? (np == 1 ? "a pipe" : "pipes") : (ne == 1 ? "an eventfd" : "eventfds"));
-	bool one = np + ne == 1;
+	bool one = all == 1;
 	return lts_asprintf("; its other %s, %s only its own process %d holds (an event loop's wake-up), none of "
 			    "its threads can write now (each asleep without a timeout): that no signal handler or "
 			    "kernel completion will write %s is inferred", one ? "fd" : "fds", objs, (int)w->pid,
@@ -963,6 +992,95 @@ static void party_verdicts(const struct lt_snapshot *s, size_t n_v, pid_t pid, s
 	}
 }
 
+/* Is W a wait on its own process's wake-up fds only (self_wake; a
+ * caveat, a signal another process may send, aside)? */
+static bool only_own_wake(const struct lt_waitfor *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->n_edges; i++) {
+		if (caveat_edge(&w->edges[i]))
+			continue;
+		if (!self_wake(w, &w->edges[i]))
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/* An event loop that waits on nothing but its own wake-up fds, which only
+ * its own threads write (asyncio's loop: its self-pipe socket pair, written
+ * by its child watcher thread once that one's wait4 returns), while none
+ * of them can write now and one of them is stuck: a chain into that
+ * thread's verdict.  Which of its threads would write is inferred, as is
+ * that no signal handler or kernel completion will.  After the other
+ * chains: the own thread's may be one of them. */
+static void own_loop_chains(struct lt_snapshot *s, const bool *in_cycle)
+{
+	size_t n_v = s->n_verdicts;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		const struct lt_waitfor *w = t->wf;
+		if (in_cycle[i] || !w || !asleep(t) || stuck_verdict_of(s, n_v, t->tid) || !only_own_wake(w))
+			continue;
+		/* each other thread of its process asleep: in a stuck verdict
+		 * (it writes nothing before that wait ends), or as
+		 * own_threads_cannot_wake asks */
+		const struct lt_thread *who = NULL;
+		const struct lt_verdict *pv = NULL;
+		size_t k = 0;
+		bool can = false;
+		for (size_t j = 0; j < s->n_threads && !can; j++) {
+			const struct lt_thread *u = &s->threads[j];
+			if (u == t || thread_pid_of(s, j) != w->pid)
+				continue;
+			const struct lt_verdict *uv = asleep(u) ? stuck_verdict_of(s, n_v, u->tid) : NULL;
+			/* another loop like it is no way out of this one */
+			if (uv && !(u->wf && only_own_wake(u->wf))) {
+				if (!k++) {
+					who = u;
+					pv = uv;
+				}
+			} else if (!own_thread_cannot_wake(s, w->pid, u)) {
+				can = true;
+			}
+		}
+		if (can || !pv)
+			continue;
+		size_t pvi = (size_t)(pv - s->verdicts);
+		struct lt_verdict *v = add_verdict(s, LT_VERDICT_WAIT_CHAIN);
+		if (!v)
+			return;
+		pv = &s->verdicts[pvi]; /* add_verdict may have moved them */
+		add_one_tid(v, t->tid);
+		v->explains = 1;
+		v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+		char objs[96], one[160];
+		size_t all = own_wake_objs(w, objs, sizeof(objs));
+		if (k == 1)
+			snprintf(one, sizeof(one), "one of them, thread %d (%s), is itself", (int)who->tid,
+				 lt_thread_name(who));
+		else
+			snprintf(one, sizeof(one), "%zu of them are stuck, among them thread %d (%s), itself", k,
+				 (int)who->tid, lt_thread_name(who));
+		char *act = lts_thread_activity(t), *tq = caveat_clause(w);
+		v->summary = lts_asprintf("thread %d (%s) %s waits only for its own wake-up %s, %s only its own "
+					  "process %d holds (an event loop's wake-up), which only its threads write, "
+					  "and none can now (each asleep without a timeout); %s %s: %s (that this one "
+					  "would write %s once free, and that no signal handler or kernel completion "
+					  "will, is inferred)%s", (int)t->tid, lt_thread_name(t), act ? act : "?",
+					  all == 1 ? "fd" : "fds", objs, (int)w->pid, one, stuck_words(pv->kind),
+					  pv->summary ? pv->summary : "?", all == 1 ? "it" : "them", tq ? tq : "");
+		free(tq);
+		free(act);
+		edges_evidence(v, w);
+		char *wa = lts_thread_activity(who);
+		lt_strlist_add(&v->evidence, "its own thread %d (%s) %s: %s", (int)who->tid, lt_thread_name(who),
+			       wa ? wa : "?", stuck_words(pv->kind));
+		free(wa);
+		waited_by_evidence(v, s, t);
+	}
+}
+
 void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 {
 	size_t n_v = s->n_verdicts; /* the rules' own, not the chains added here */
@@ -1072,6 +1190,7 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		edges_evidence(v, w);
 		waited_by_evidence(v, s, t);
 	}
+	own_loop_chains(s, in_cycle);
 }
 
 void lts_wf_idle_evidence(struct lt_verdict *v, const struct lt_snapshot *s)

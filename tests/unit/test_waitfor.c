@@ -1712,6 +1712,77 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_wake_fds_is_no_chain)
 	free_snap(&s);
 }
 
+/* asyncio's event loop (thread 100) waits in epoll on nothing but its
+ * self-pipe, a unix socket pair only its own process holds; its child
+ * watcher thread 101 is in wait4 on child 200, stuck in a futex wait with
+ * no timeout.  The watcher would write the socket pair once its child
+ * exits: the loop is a wait chain into the watcher's own chain.  With
+ * another thread of it running (it could write), or with the watcher an
+ * idle futex waiter (an idle loop: nothing stuck), there is no chain. */
+enum own_loop_case { OWN_LOOP_STUCK, OWN_LOOP_OTHER_RUNS, OWN_LOOP_IDLE };
+static size_t own_loop(struct lt_thread th[4], enum own_loop_case c)
+{
+	blocked(&th[0], 100, 232, LT_WAIT_POLL);
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_SOCKET, 100, LT_WFP_EVENTS);
+	free(e->what);
+	e->what = strdup("unix socket socket:[7] (fd 4), peer socket:[8]");
+	if (c == OWN_LOOP_IDLE) {
+		blocked(&th[1], 101, 202, LT_WAIT_FUTEX);
+		th[1].futex.is_wait = true;
+	} else {
+		blocked(&th[1], 101, 61, LT_WAIT_CHILD);
+		edge(&th[1], 100, LT_WF_CHILD, 200, LT_WFP_BLOCKED);
+	}
+	blocked(&th[2], 200, 202, LT_WAIT_FUTEX);
+	th[2].futex.is_wait = true;
+	th[2].wf = calloc(1, sizeof(*th[2].wf));
+	th[2].wf->pid = 200;
+	if (c != OWN_LOOP_OTHER_RUNS)
+		return 3;
+	blocked(&th[3], 102, 0, LT_WAIT_NONE);
+	th[3].state = 'R';
+	th[3].sc.state = LT_SC_RUNNING;
+	th[3].wf = calloc(1, sizeof(*th[3].wf));
+	th[3].wf->pid = 100;
+	return 4;
+}
+
+Test(waitfor_verdicts, event_loop_on_its_own_socket_pair_whose_writer_is_stuck_is_a_chain)
+{
+	struct lt_thread th[4];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = own_loop(th, OWN_LOOP_STUCK) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_not_null(chain_of(&s, 101), "the watcher's own chain (first: %s)",
+			   s.n_verdicts ? s.verdicts[0].summary : "");
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no wait chain of the event loop: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	cr_expect(strstr(v->summary, "waits only for its own wake-up fd, a unix socket pair only its own process "
+				     "100 holds (an event loop's wake-up)"), "%s", v->summary);
+	cr_expect(strstr(v->summary, "one of them, thread 101 (t101), is itself in a wait chain: thread 101") &&
+		  strstr(v->summary, "is inferred"), "%s", v->summary);
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, event_loop_on_its_own_socket_pair_with_a_thread_running_is_no_chain)
+{
+	struct lt_thread th[4];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = own_loop(th, OWN_LOOP_OTHER_RUNS) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_expect_null(v, "%s", v ? v->summary : "");
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, idle_event_loop_on_its_own_socket_pair_is_no_chain)
+{
+	struct lt_thread th[4];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = own_loop(th, OWN_LOOP_IDLE) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_expect_null(v, "%s", v ? v->summary : "");
+	free_snap(&s);
+}
+
 /* ---- a signalfd for a child's exit, a pty master (script(1), su --pty) ---- */
 
 /* The fdinfo of util-linux script(1)'s signalfd and pty master as this
