@@ -1411,6 +1411,7 @@ static void holders_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd,
  * of fd, a party not known.
  * Nothing for a file or a device read: the disk ends it. */
 static bool signalfd_edges(struct cctx *c, struct lt_thread *t, int fd, const char *info);
+static bool pidfd_edge(struct cctx *c, struct lt_thread *t, int fd);
 
 static void objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, int dir, const char *tgt,
 		       bool in_poll)
@@ -1433,6 +1434,12 @@ static void objfd_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, i
 	 * SIGCHLD is in its mask; its other signals, anyone */
 	if ((in_poll ? (dir & 1) : dir != 2) && !strcmp(tgt, "anon_inode:[signalfd]") &&
 	    lts_read_small(ip, info, sizeof(info)) >= 0 && signalfd_edges(c, t, fd, info))
+		return;
+	/* a pidfd polled for reading: readable once its process exits; of a
+	 * child (asyncio's loop since 3.12 polls its subprocess's), a child
+	 * edge followed as a wait4's */
+	if (in_poll && (dir & 1) && (!strcmp(tgt, "anon_inode:[pidfd]") || !strncmp(tgt, "pidfd:", 6)) &&
+	    pidfd_edge(c, t, fd))
 		return;
 	if (anon || (in_poll && tgt[0] != '/')) {
 		bool timer = anon && strstr(tgt, "timerfd");
@@ -1725,6 +1732,32 @@ static pid_t pidfd_pid(pid_t pid, int fd)
 	const char *p = strstr(buf, "\nPid:");
 	long v = p ? strtol(p + 5, NULL, 10) : 0;
 	return v > 0 ? (pid_t)v : 0;
+}
+
+/* A pidfd (FD) of one of the process's children, polled for reading: a
+ * child edge to it (its exit makes the pidfd readable).  False, nothing
+ * added, for a pidfd of another process or of none (its fdinfo's "Pid:"
+ * -1: it has exited): the caller says it is not known. */
+static bool pidfd_edge(struct cctx *c, struct lt_thread *t, int fd)
+{
+	pid_t pid = c->s->pid, want = pidfd_pid(pid, fd);
+	size_t nk = 0;
+	bool child = false;
+	pid_t *kids = want > 0 ? children_list(pid, &nk) : NULL;
+	for (size_t i = 0; i < nk && !child; i++)
+		child = kids[i] == want;
+	free(kids);
+	if (!child)
+		return false;
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_CHILD);
+	if (!e)
+		return false;
+	e->fd = fd;
+	add_pid(e, want);
+	e->what = lts_asprintf("child %d (pidfd fd %d)", (int)want, fd);
+	e->evidence = lts_strdup("a pidfd polls readable when its process exits; its pid from the \"Pid:\" line of "
+				 "its fdinfo, a child of this process in /proc/PID/task/TID/children");
+	return true;
 }
 
 /* The children of every thread of process PID (a child's SIGCHLD goes to

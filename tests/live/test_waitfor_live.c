@@ -1537,6 +1537,100 @@ Test(waitfor_live, node_execsync_on_a_stuck_child_is_a_chain_past_its_own_wake_f
 	lt_multi_free(m);
 }
 
+/* Python's asyncio awaits a flock(1) child that waits for a lock another
+ * flock(1) holds.  Up to 3.11 (Debian's python3) the loop's thread sleeps
+ * in epoll_wait on nothing but its self-pipe, a unix socket pair only its
+ * own process holds, which its child watcher thread (ThreadedChildWatcher,
+ * in wait4 on the child) writes once the child exits: the watcher is a
+ * wait chain into the child's lock wait, and the loop a wait chain into
+ * the watcher's (it had no verdict: its only party was its own process, in
+ * an event wait).  From 3.12 the loop polls a pidfd of the child beside its
+ * self-pipe: a child edge (it was an unknown party, the verdict IDLE), the
+ * loop a wait chain into the child's lock wait, the self-pipe said as its
+ * own wake-up. */
+static void asyncio_case(const char *python, bool pidfd)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(python, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, python3; pyenv builds: tests/README.md)",
+			     FLOCK_BIN, python);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256], py[512];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	snprintf(py, sizeof(py),
+		 "import asyncio\n"
+		 "async def main():\n"
+		 "    p = await asyncio.create_subprocess_exec('%s', '%s', 'true')\n"
+		 "    await p.wait()\n"
+		 "asyncio.run(main())\n", FLOCK_BIN, lockfile[0]);
+	spawn(1, (char *const[]){ (char *)python, "-c", py, NULL });
+	pid_t loop = procs[1].pid, ch = only_child(loop);
+	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
+	wait_in_syscall(loop, loop, 232);                             /* epoll_wait */
+	all_threads_asleep(loop);
+
+	struct lt_snapshot *s = take(loop);
+	pid_t watcher = 0;
+	for (size_t i = 0; i < s->n_threads; i++)
+		if (s->threads[i].tid != loop && s->threads[i].wait == LT_WAIT_CHILD)
+			watcher = s->threads[i].tid;
+	cr_assert_eq(watcher != 0, !pidfd, "a thread of %d in wait4 (asyncio's child watcher): %d", (int)loop,
+		     (int)watcher);
+	const struct lt_thread *t = lt_snapshot_find(s, loop);
+	cr_assert(t && t->wf && t->wf->n_edges == (pidfd ? 2u : 1u), "the loop's edges: its self-pipe%s",
+		  pidfd ? " and the pidfd" : "");
+	size_t n_self = 0, n_pidfd = 0;
+	for (size_t i = 0; i < t->wf->n_edges; i++) {
+		const struct lt_wf_edge *e = &t->wf->edges[i];
+		n_self += e->kind == LT_WF_SOCKET && lt_wf_edge_obj(e) == LT_WF_OBJ_UNIX && e->n_pids == 1 &&
+			  e->pids[0] == loop;
+		n_pidfd += e->kind == LT_WF_CHILD && e->n_pids == 1 && e->pids[0] == ch && strstr(e->what, "pidfd");
+	}
+	cr_expect_eq(n_self, 1, "its self-pipe, a unix socket pair only it holds");
+	cr_expect_eq(n_pidfd, pidfd ? 1 : 0, "a child edge to %d from its pidfd", (int)ch);
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(loop);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, ch);
+	cr_assert_not_null(lw, "the child's lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	const struct lt_verdict *lc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, loop);
+	cr_assert_not_null(lc, "the loop's wait chain (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	char want[200];
+	if (pidfd) {
+		snprintf(want, sizeof(want), "its other fd, a unix socket pair only its own process %d holds (an event "
+			 "loop's wake-up)", (int)loop);
+		cr_expect(strstr(lc->summary, want) && strstr(lc->summary, "is inferred"), "%s", lc->summary);
+	} else {
+		cr_assert_not_null(verdict_for(m, LT_VERDICT_WAIT_CHAIN, watcher), "the watcher's wait chain (first: %s)",
+				   m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+		snprintf(want, sizeof(want), "waits only for its own wake-up fd, a unix socket pair only its own "
+			 "process %d holds (an event loop's wake-up)", (int)loop);
+		cr_expect(strstr(lc->summary, want), "%s", lc->summary);
+		snprintf(want, sizeof(want), "one of them, thread %d (waitpid-", (int)watcher);
+		cr_expect(strstr(lc->summary, want) && strstr(lc->summary, "is itself in a wait chain") &&
+			  strstr(lc->summary, "is inferred"), "%s", lc->summary);
+	}
+	snprintf(want, sizeof(want), "waits for process %d, whose thread %d (flock)", (int)ch, (int)ch);
+	cr_expect(strstr(lc->summary, want) && strstr(lc->summary, "in a lock wait"), "into the child: %s",
+		  lc->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK && m->view.verdicts[i].kind != LT_VERDICT_IDLE,
+			  "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+}
+
+Test(waitfor_live, asyncio_loop_on_its_self_pipe_is_a_chain_into_its_child_watcher)
+{
+	asyncio_case(TL_PYTHON, false);
+}
+
+Test(waitfor_live, asyncio_loop_polling_a_pidfd_is_a_chain_into_its_child)
+{
+	asyncio_case("/root/.pyenv/versions/3.13.0/bin/python3", true);
+}
+
 /* coreutils' timeout(1) runs flock(1) on a file another flock(1) holds:
  * timeout waits for its child in rt_sigsuspend (SIGCHLD caught, the mask
  * it passes blocking none), not in wait4, and its timer_create timer
