@@ -116,6 +116,14 @@ static bool notify_words(const struct lt_snapshot *s, const struct lt_futex *f, 
 	return true;
 }
 
+/* A wait for another thread to finish something (a FutureTask's runner,
+ * a joined thread: lt_rtlock.done_what), held by F's owner: the lock. */
+static const struct lt_rtlock *done_lock(const struct lt_snapshot *s, const struct lt_futex *f)
+{
+	const struct lt_rtlock *l = f->rtlock && f->rtlock <= s->n_rtlocks ? &s->rtlocks[f->rtlock - 1] : NULL;
+	return l && l->done_what && l->wait_call && f->owner && l->holder == f->owner ? l : NULL;
+}
+
 /* ---- runtime frames ---- */
 
 /* "side (/app/worker.py:107)": a runtime frame, for evidence lines. */
@@ -194,7 +202,24 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
 			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",
 			       lts_lock_label(f, lb, sizeof(lb)), dur);
-	else if (notify_words(s, f, &nw)) {
+	else if (done_lock(s, f)) {
+		const struct lt_rtlock *l = done_lock(s, f);
+		char what[300];
+		if (l->done_exit)
+			snprintf(what, sizeof(what), "for thread %d (%s) to exit", (int)f->owner,
+				 o ? lt_thread_name(o) : "?");
+		else
+			snprintf(what, sizeof(what), "for %s, run by thread %d (%s)", l->name ? l->name : "?",
+				 (int)f->owner, o ? lt_thread_name(o) : "?");
+		lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s %s [sleeps on %s, %s, word=%u] [%s%s%s], "
+			       "for %s", (int)t->tid, lt_thread_name(t), l->wait_call, what,
+			       lts_lock_label(f, lb, sizeof(lb)), op, f->word, owner_how(f->owner_kind),
+			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "", dur);
+		if (l->done_inferred)
+			lt_strlist_add(&v->evidence, "inferred: that only thread %d can end the wait of thread %d "
+				       "(%s ends when %s; nothing shows that no other thread will cancel it)", (int)f->owner,
+				       (int)t->tid, l->wait_call, l->done_what);
+	} else if (notify_words(s, f, &nw)) {
 		/* Python's waiter sleeps on a waiter lock of its own; a runtime
 		 * says how it found the holder */
 		const struct lt_rtlock *l = f->rtlock ? &s->rtlocks[f->rtlock - 1] : NULL;
@@ -530,7 +555,16 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 					       ae->timeout_what);
 		n_aunk++;
 	}
-	bool probable = inferred || own_pipe || efd || n_inf || unk || aunk;
+	/* a FutureTask.get() in the cycle: its runner's end of the task is
+	 * not the only way out (a cancel() from any thread) */
+	const struct lt_thread *fut = NULL;
+	for (size_t m = 0; m < v->n_tids && !fut; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		const struct lt_rtlock *dl_l = t ? done_lock(s, &t->futex) : NULL;
+		if (dl_l && dl_l->done_inferred)
+			fut = t;
+	}
+	bool probable = inferred || own_pipe || efd || n_inf || unk || aunk || fut;
 	const char *dl = probable ? "probable deadlock" : "deadlock";
 	if (timed)
 		dl = probable ? "probable deadlock until a timeout" : "deadlock until a timeout";
@@ -605,6 +639,16 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 				       v->summary, n_unk > 1 ? "reads or writes" : "read or write", n_unk > 1 ? "s" : "",
 				       unk_list, n_unk > 1 ? "have" : "has", n_unk > 1 ? "they" : "it",
 				       n_unk > 1 ? "themselves" : "itself");
+		if (w) {
+			free(v->summary);
+			v->summary = w;
+		}
+	}
+	if (fut && v->summary) {
+		const struct lt_rtlock *fl = done_lock(s, &fut->futex);
+		char *w = lts_asprintf("%s; inferred: that thread %d (%s), in %s, waits for thread %d alone (a "
+				       "cancel() of the task from any thread would end its wait too)", v->summary,
+				       (int)fut->tid, lt_thread_name(fut), fl->wait_call, (int)fut->futex.owner);
 		if (w) {
 			free(v->summary);
 			v->summary = w;
@@ -1828,7 +1872,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	bool cond = how && how->owner_kind == LT_OWNER_COND;
 	const struct lt_rtlock *rl = runtime && t0->futex.rtlock <= s->n_rtlocks
 				     ? &s->rtlocks[t0->futex.rtlock - 1] : NULL;
-	bool notify = rl && rl->wait_call && rl->wake_call;
+	bool notify = rl && rl->wait_call && (rl->wake_call || rl->done_what);
 	bool dead = false;
 	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
 	/* no holder known, and nothing has moved for a while: not a convoy
@@ -1890,7 +1934,18 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		lts_fmt_duration(quiet, quiet_d, sizeof(quiet_d));
 	if (runtime || !convoy) {
 		struct notify_words nw;
-		if (owner && o && how && notify_words(s, how, &nw))
+		const struct lt_rtlock *dlk = owner && o && how ? done_lock(s, how) : NULL;
+		if (dlk && dlk->done_exit)
+			v->summary = lts_asprintf("%zu %s in %s for thread %d (%s) to exit, %s: %s when %s (or "
+						  "on an interrupt)", cnt, ts, dlk->wait_call, (int)owner,
+						  lt_thread_name(o), doing, cnt == 1 ? "the wait ends" : "their waits end",
+						  dlk->done_what);
+		else if (dlk)
+			v->summary = lts_asprintf("%zu %s in %s for the task %s, run by thread %d (%s), %s: %s "
+						  "when %s (or on a cancel() from any thread)", cnt, ts, dlk->wait_call,
+						  dlk->name ? dlk->name : "?", (int)owner, lt_thread_name(o), doing,
+						  cnt == 1 ? "the wait ends" : "their waits end", dlk->done_what);
+		else if (owner && o && how && notify_words(s, how, &nw))
 			v->summary = lts_asprintf("%zu %s in %s on %s, whose %s thread %d (%s) holds, %s: no %s "
 						  "can come but from it, nor can %s go on before it lets go", cnt, ts,
 						  nw.wait_call, nw.name, nw.held_what, (int)owner, lt_thread_name(o),
@@ -1918,6 +1973,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		else if (rt_holder_gone(s, t0))
 			v->summary = lts_asprintf("%zu %s for %s held by a thread that no longer exists (%s)",
 						  cnt, ts, lp, why);
+		else if (rl && rl->holderless && rl->done_what && rl->wait_call)
+			v->summary = lts_asprintf("%zu %s in %s for the task %s: %s", cnt, ts, rl->wait_call,
+						  rl->name ? rl->name : "?", why);
 		else if (rl && rl->holderless)
 			v->summary = lts_asprintf("%zu %s on %s: %s", cnt, ts, lp, why);
 		else if (t0->futex.owner_tgid > 0)

@@ -856,9 +856,16 @@ int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t firs
 		uint64_t om = hs_rd64(j, t->addr + L->jt_waiting);
 		if (!om)
 			continue;
+		uint64_t slot = hs_rd64(j, om + L->om_object), obj = slot ? hs_rd64(j, slot) : 0;
+		/* a Thread.join(): a wait for that thread's exit, whoever owns
+		 * the monitor (nobody, mostly) */
+		int jr = hs_join_wait(j, t, om, obj, v, n, first, &idx[i]);
+		if (jr < 0)
+			return jr;
+		if (jr)
+			continue;
 		struct lt_rtlock l = { 0 };
 		uint64_t owner = decode_monitor(j, &l, om), again = 0;
-		uint64_t slot = hs_rd64(j, om + L->om_object), obj = slot ? hs_rd64(j, slot) : 0;
 		int32_t state = -1;
 		if (l.held != 1 || l.holder <= 0 || l.holder == t->tid || !obj ||
 		    !(hs_keeps(j, l.holder) || hs_blocked_entering(j, l.holder)) ||
@@ -1000,6 +1007,8 @@ static int scan(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 		rc = hs_monitor_waits(&j, v, n, first, idx);
 	if (rc == 0 && j.L.objects && !j.names_why && j.L.fields != FIELDS_NONE)
 		rc = hs_juc_awaits(&j, v, n, first, idx);
+	if (rc == 0 && j.L.objects && !j.names_why && j.L.fields != FIELDS_NONE)
+		rc = hs_juc_futures(&j, v, n, first, idx);
 	if (rc == 0)
 		rc = emit_threads(&j, idx, th, nth);
 	free(idx);

@@ -161,6 +161,16 @@ int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, s
  * monitors(); waits whose lock is free are left alone (events). */
 int hs_monitor_waits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
 int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
+/* Threads in FutureTask.get() (the task's parkBlocker): one lock per
+ * task, held by its runner, or, not started, by none (holderless, what it
+ * waits for in holder_how); *IDX as monitors(). */
+int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
+/* Thread T in Object.wait() on the monitor OM of OBJ: when OBJ is another
+ * live thread's java.lang.Thread and T is in Thread.join(), the lock of
+ * that join, held by the joined thread, into *IDX (1 + its index from
+ * FIRST): 1; 0 when it is no join; -ENOMEM. */
+int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t obj, struct lt_rtlock **v,
+		 size_t *n, size_t first, size_t *idx);
 /* Does the thread TID keep what it holds (lt_rt_keeps: asleep in a
  * system call for a while; a thread that runs may hold a monitor or lock
  * for a moment, to notify)?  False without a snapshot. */

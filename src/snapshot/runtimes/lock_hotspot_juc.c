@@ -445,3 +445,284 @@ int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, 
 	}
 	return 0;
 }
+
+/* ---- FutureTask.get() and Thread.join(): waits for another thread to finish ---- */
+
+#define MAX_QUEUE 10000 /* work-queue nodes walked per executor */
+#define MAX_POOL_NAMED 4
+
+/* FutureTask's states (java/util/concurrent/FutureTask.java) */
+#define FT_NEW 0
+
+/* The executor whose worker thread T is: its java.lang.Thread's Runnable
+ * (Thread.target, JDK <= 18; Thread.holder.task, JDK 19+) is a
+ * ThreadPoolExecutor$Worker, an inner class whose this$0 is the
+ * ThreadPoolExecutor; 0 when it is none. */
+static uint64_t pool_of(struct jvm *j, const struct jthread *t)
+{
+	static const char TPE[] = "Ljava/util/concurrent/ThreadPoolExecutor;";
+	uint64_t obj = hs_thread_obj(j, t->addr), tk = obj ? hs_klass_of(j, obj) : 0;
+	if (!tk)
+		return 0;
+	uint64_t run = 0, off = hs_field_offset(j, tk, "target", "Ljava/lang/Runnable;");
+	if (off != UINT64_MAX) {
+		run = hs_oop_field(j, obj, off);
+	} else if ((off = hs_field_offset(j, tk, "holder", "Ljava/lang/Thread$FieldHolder;")) != UINT64_MAX) {
+		uint64_t h = hs_oop_field(j, obj, off), hk = h ? hs_klass_of(j, h) : 0;
+		uint64_t to = hk ? hs_field_offset(j, hk, "task", "Ljava/lang/Runnable;") : UINT64_MAX;
+		run = to != UINT64_MAX ? hs_oop_field(j, h, to) : 0;
+	}
+	uint64_t rk = run ? hs_klass_of(j, run) : 0;
+	uint64_t po = rk ? hs_field_offset(j, rk, "this$0", TPE) : UINT64_MAX;
+	return po != UINT64_MAX ? hs_oop_field(j, run, po) : 0;
+}
+
+/* The position (1-based) of TASK in the work queue of executor TPE (a
+ * LinkedBlockingQueue: head, a dummy Node, then Node.item and Node.next),
+ * 0 if it is not there, -1 if the queue is not one read here. */
+static long queue_pos(struct jvm *j, uint64_t tpe, uint64_t task)
+{
+	static const char NODE[] = "Ljava/util/concurrent/LinkedBlockingQueue$Node;";
+	uint64_t k = hs_klass_of(j, tpe);
+	uint64_t qo = k ? hs_field_offset(j, k, "workQueue", "Ljava/util/concurrent/BlockingQueue;") : UINT64_MAX;
+	uint64_t q = qo != UINT64_MAX ? hs_oop_field(j, tpe, qo) : 0, qk = q ? hs_klass_of(j, q) : 0;
+	uint64_t ho = qk ? hs_field_offset(j, qk, "head", NODE) : UINT64_MAX;
+	if (ho == UINT64_MAX)
+		return -1;
+	uint64_t node = hs_oop_field(j, q, ho), nk = node ? hs_klass_of(j, node) : 0;
+	uint64_t io = nk ? hs_field_offset(j, nk, "item", "Ljava/lang/Object;") : UINT64_MAX;
+	uint64_t no = nk ? hs_field_offset(j, nk, "next", NODE) : UINT64_MAX;
+	if (io == UINT64_MAX || no == UINT64_MAX)
+		return -1;
+	long pos = 0;
+	for (long i = 0; node && i < MAX_QUEUE; i++) {
+		uint64_t item = hs_oop_field(j, node, io);
+		if (item) {
+			pos++;
+			if (item == task)
+				return pos;
+		}
+		uint64_t next = hs_oop_field(j, node, no);
+		if (next == node) /* a node taken off the queue points to itself */
+			return 0;
+		node = next;
+	}
+	return 0;
+}
+
+/* Is the thread at JT still blocked (the JVM's state, read again) and,
+ * unless it is WAITER, asleep by the kernel's view for a while? */
+static bool pool_thread_blocked(struct jvm *j, const struct jthread *t, pid_t waiter)
+{
+	int32_t state = -1;
+	return t->state == j->L.blocked && !hs_rd(j, t->addr + j->L.jt_state, &state, 4) &&
+	       state == j->L.blocked && (t->tid == waiter || hs_keeps(j, t->tid));
+}
+
+/* What a task that has not started (runner null, state NEW) waits for:
+ * a thread of the executor whose work queue holds it.  The executor is
+ * found through the threads that work for one (pool_of) and its queue (a
+ * LinkedBlockingQueue, what Executors' fixed and single-thread pools use);
+ * when every thread of it is blocked, this waiter among them or not, and
+ * the executor records no more workers than those, the task is probably
+ * starved (inferred: a later submit() may start a thread, below
+ * corePoolSize; a blocked thread may be ended). */
+static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t task)
+{
+	static const char BASE[] = "FutureTask.runner is null and its state is NEW (0): the task has not "
+				   "started: it waits for a thread of its executor to take it";
+	uint64_t *pool = calloc(j->n ? j->n : 1, sizeof(*pool));
+	if (!pool)
+		return NULL;
+	uint64_t tpe = 0;
+	long pos = 0;
+	bool unread = false;
+	for (size_t i = 0; i < j->n && !lt_budget_over(); i++)
+		pool[i] = pool_of(j, &j->t[i]);
+	for (size_t i = 0; i < j->n && !tpe; i++) {
+		bool seen = !pool[i];
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = pool[k] == pool[i];
+		if (seen)
+			continue;
+		long p = queue_pos(j, pool[i], task);
+		unread |= p < 0;
+		if (p > 0) {
+			tpe = pool[i];
+			pos = p;
+		}
+	}
+	if (!tpe) {
+		free(pool);
+		return lts_asprintf("%s; no executor's work queue was found to hold it (%s): its pool is not "
+				    "named", BASE, unread ? "some executors' queues are of a kind not read here"
+							  : "the executors whose threads run hold it in none of "
+							    "their LinkedBlockingQueues");
+	}
+	char list[400] = "";
+	size_t len = 0, nt = 0, nb = 0;
+	bool self = false;
+	for (size_t i = 0; i < j->n; i++) {
+		if (pool[i] != tpe)
+			continue;
+		const struct jthread *t = &j->t[i];
+		nt++;
+		nb += pool_thread_blocked(j, t, waiter->tid);
+		self |= t == waiter;
+		if (nt <= MAX_POOL_NAMED && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d%s%s%s", len ? ", " : "",
+						(int)t->tid, t->name ? " (" : "", t->name ? t->name : "",
+						t->name ? ")" : "");
+	}
+	free(pool);
+	char more[32] = "";
+	if (nt > MAX_POOL_NAMED)
+		snprintf(more, sizeof(more), " and %zu more", nt - MAX_POOL_NAMED);
+	int64_t ctl = 0, core = -1;
+	uint64_t k = hs_klass_of(j, tpe);
+	uint64_t co = k ? hs_field_offset(j, k, "ctl", "Ljava/util/concurrent/atomic/AtomicInteger;") : UINT64_MAX;
+	uint64_t ai = co != UINT64_MAX ? hs_oop_field(j, tpe, co) : 0;
+	bool ctl_ok = ai && num_field(j, ai, "value", false, &ctl);
+	if (!num_field(j, tpe, "corePoolSize", false, &core))
+		core = -1;
+	/* the worker count: ctl's low 29 bits (ThreadPoolExecutor.COUNT_MASK;
+	 * the run state is in the high bits, negative while RUNNING) */
+	long workers = ctl_ok ? (long)((uint32_t)ctl & ((1u << 29) - 1)) : -1;
+	char *head = lts_asprintf("%s; it is number %ld in the work queue of java.util.concurrent."
+				  "ThreadPoolExecutor@0x%" PRIx64 ", whose %zu thread%s (%s%s)", BASE, pos, tpe, nt,
+				  nt == 1 ? "" : "s", list, more);
+	char *r;
+	if (nt && nb == nt && workers == (long)nt)
+		r = lts_asprintf("%s %s blocked%s: probably a thread-starvation deadlock (inferred: no thread "
+				 "of the pool is free to take the task, nor will one be unless a blocked one is "
+				 "ended%s)", head, nt == 1 ? "is" : "are all", self ? ", this one in this get()" : "",
+				 core > (int64_t)nt ? ", or a later submit() starts a thread (the pool has fewer "
+						      "than corePoolSize)" : "");
+	else
+		r = lts_asprintf("%s %s blocked%s", head, nt == 1 ? (nb ? "is" : "is not") : nb == nt ? "are all" : "are not all",
+				 workers != (long)nt ? " (the executor's count of its workers, not read or "
+						       "not the threads found: not all of them are known)" : "");
+	free(head);
+	return r;
+}
+
+/* A thread parked with a FutureTask (or a subclass: the fields say) as
+ * its parkBlocker is in its get(), waiting for the task to complete:
+ * while it runs, FutureTask.runner is the thread running it, whose end of
+ * the task ends the wait (a cancel() from any thread, or a timed get()'s
+ * timeout, would end it too: that the runner is the only way out is
+ * inferred); while it has not started (runner null, state NEW), it is
+ * queued in an executor (not_started).  Everything read twice; a task
+ * completing (state past NEW) is left alone (an event, as before). */
+int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
+{
+	static const char KIND_FT[] = "java.util.concurrent FutureTask (get)";
+	for (size_t i = 0; i < j->n; i++) {
+		const struct jthread *t = &j->t[i];
+		uint64_t task = 0, t2 = 0;
+		int32_t state = -1;
+		if (idx[i] || t->pending || t->state != j->L.blocked)
+			continue;
+		if ((i & 255) == 0 && lt_budget_over()) {
+			lt_budget_note("hotspot: stopped reading FutureTask.get() waits at thread %zu of %zu: the "
+				       "snapshot's time ran out", i, j->n);
+			break;
+		}
+		if (!park_blocker(j, t->addr, &task) || !task)
+			continue;
+		uint64_t k = hs_klass_of(j, task);
+		uint64_t ro = k ? hs_field_offset(j, k, "runner", "Ljava/lang/Thread;") : UINT64_MAX;
+		uint64_t wo = k ? hs_field_offset(j, k, "waiters", "Ljava/util/concurrent/FutureTask$WaitNode;")
+				: UINT64_MAX;
+		int64_t st = -1, st2 = -2;
+		if (ro == UINT64_MAX || wo == UINT64_MAX || !num_field(j, task, "state", false, &st) || st != FT_NEW)
+			continue; /* no FutureTask, or it is completing */
+		uint64_t runner = hs_oop_field(j, task, ro);
+		const struct jthread *o = runner ? thread_of_obj(j, runner) : NULL;
+		if ((runner && (!o || o == t)) || hs_oop_field(j, task, ro) != runner ||
+		    !num_field(j, task, "state", false, &st2) || st2 != st || !park_blocker(j, t->addr, &t2) ||
+		    t2 != task || hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
+			continue; /* a runner that is no live thread, or moved on */
+		if ((idx[i] = hs_notify_lock_at(*v, first, *n, task, o ? o->tid : 0)))
+			continue;
+		char cls[256] = "?";
+		if (hs_class_name(j, k, cls, sizeof(cls)))
+			snprintf(cls, sizeof(cls), "?");
+		char *how = o ? lts_asprintf("FutureTask.runner is the java.lang.Thread of thread %d%s%s%s, which "
+					     "runs the task (state NEW): its end of the task ends the wait; a cancel() "
+					     "from any thread, or a timed get()'s timeout, would end it too",
+					     (int)o->tid, o->name ? " (\"" : "", o->name ? o->name : "",
+					     o->name ? "\")" : "")
+			      : not_started(j, t, task);
+		struct lt_rtlock *l = lt_rtlock_push(v, n);
+		if (!l) {
+			free(how);
+			return -ENOMEM;
+		}
+		hs_notify_lock(j, l, KIND_FT, task, "FutureTask.get()", NULL);
+		l->name = lts_asprintf("%s@0x%" PRIx64, cls, task);
+		l->done_what = "the task ends";
+		l->done_inferred = true;
+		lt_strlist_add(&l->facts, "parkBlocker=0x%" PRIx64 " class=%s runner=0x%" PRIx64 " state=%d", task,
+			       cls, runner, (int)st);
+		l->holder_how = how;
+		if (o) {
+			l->held = 1;
+			l->holder = o->tid;
+		} else {
+			l->held = -1;
+			l->holderless = true;
+		}
+		idx[i] = *n - first;
+	}
+	return 0;
+}
+
+/* Is the thread at T in Thread.join(): among its innermost Java frames
+ * (Object.wait(), then join, JDK 17)? */
+static bool in_join(struct jvm *j, const struct jthread *t)
+{
+	struct lt_rtthread r = { 0 };
+	uint64_t pc = 0;
+	size_t bad = j->frames_bad; /* counted once, when the frames are shown */
+	bool yes = false;
+	if (hs_java_walk(j, t, &r, &pc) == 0)
+		for (size_t k = 0; k < r.n_frames && k < 4 && !yes; k++)
+			yes = r.frames[k].func && !strcmp(r.frames[k].func, "java.lang.Thread.join");
+	j->frames_bad = bad;
+	lt_rtthread_clear(&r);
+	return yes;
+}
+
+int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t obj, struct lt_rtlock **v,
+		 size_t *n, size_t first, size_t *idx)
+{
+	const struct jthread *o = j->L.objects && !j->names_why && j->L.fields != FIELDS_NONE && obj
+				  ? thread_of_obj(j, obj) : NULL;
+	int32_t state = -1;
+	if (!o || o == t || !in_join(j, t) || hs_rd64(j, t->addr + j->L.jt_waiting) != om ||
+	    hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked || hs_thread_obj(j, o->addr) != obj)
+		return 0; /* no live thread's object, its own, or moved on */
+	if ((*idx = hs_notify_lock_at(*v, first, *n, obj, o->tid)))
+		return 1;
+	struct lt_rtlock *l = lt_rtlock_push(v, n);
+	if (!l)
+		return -ENOMEM;
+	char cls[256] = "?";
+	if (hs_class_name(j, hs_klass_of(j, obj), cls, sizeof(cls)))
+		snprintf(cls, sizeof(cls), "?");
+	hs_notify_lock(j, l, "Java monitor (Thread.join)", obj, "Thread.join()", NULL);
+	l->name = lts_asprintf("%s@0x%" PRIx64, cls, obj);
+	l->done_what = "its exit";
+	l->done_exit = true;
+	l->held = 1;
+	l->holder = o->tid;
+	l->holder_how = lts_asprintf("the waiter is in Thread.join() and Object.wait() on the java.lang.Thread of "
+				     "live thread %d%s%s%s (JavaThread 0x%" PRIx64 "), whose waiters the JVM "
+				     "notifies when it exits", (int)o->tid, o->name ? " (\"" : "",
+				     o->name ? o->name : "", o->name ? "\")" : "", o->addr);
+	lt_strlist_add(&l->facts, "ObjectMonitor=0x%" PRIx64 " object=0x%" PRIx64 " class=%s JavaThread=0x%" PRIx64,
+		       om, obj, cls, o->addr);
+	*idx = *n - first;
+	return 1;
+}

@@ -123,6 +123,17 @@ struct lt_rtlock {
 	 * "lock, ...Sync@0x..,"), malloc'd.  NULL: a plain lock. */
 	const char *wait_call, *wake_call;
 	char *held_what;
+	/* A wait for the holder to finish something rather than to let go of
+	 * a lock or to notify (Java's FutureTask.get(): the holder is the
+	 * task's runner; Thread.join(): the joined thread): wait_call
+	 * ("FutureTask.get()") set, wake_call NULL, done_what what ends the
+	 * wait ("the task's end"), static.  done_exit: it is the holder's
+	 * exit (the holder is named as the thread to exit).  done_inferred:
+	 * that only the holder can end it is inferred (a FutureTask's
+	 * cancel() may come from any thread): a cycle through it is at most a
+	 * probable deadlock. */
+	const char *done_what;
+	bool done_exit, done_inferred;
 };
 void lt_rtlock_clear(struct lt_rtlock *l);
 

@@ -38,6 +38,17 @@
  * rl-exited (hangs): "rl-leaver" locks RL_B and exits without unlocking it;
  *   then "rl-victim" waits to lock RL_B, which no live thread holds.  Roles
  *   L (gone by "ready"), V.
+ * future-pipe (hangs): a single-thread executor whose thread is "fut-runner"
+ *   runs a task that blocks in read() on a pipe nobody writes; thread
+ *   "fut-getter" waits for it in Future.get() (its parkBlocker the
+ *   FutureTask, whose runner is fut-runner).  Roles G, R; R's "inread" line.
+ * future-starve (hangs): a single-thread executor whose thread is
+ *   "starve-pool" runs task A, which submits task B to the same executor and
+ *   waits in B.get(): B is queued behind A, and the executor's one thread is
+ *   the one waiting (a thread-starvation deadlock).  Role P.
+ * join-lock (hangs): thread "jl-A" locks RL_A, starts thread "jl-B", which
+ *   waits to lock RL_A, and waits for it in jl-B.join(): A waits for B to
+ *   exit, B for a lock A holds.  Roles A, B.
  *
  * Prints (one fact per line):
  *   pid=PID
@@ -102,6 +113,11 @@ public class JucLocks {
 			}, name);
 			thread.setDaemon(true);
 			thread.start();
+		}
+
+		Worker(Thread t, int tid) { /* a thread started elsewhere (an executor's) */
+			thread = t;
+			this.tid = tid;
 		}
 
 		void announce(String role) {
@@ -395,6 +411,79 @@ public class JucLocks {
 		awaitBlocked(w, "child", "-");
 	}
 
+	/* a single-thread executor whose one thread has NAME */
+	static java.util.concurrent.ExecutorService singleThread(String name) {
+		return java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+			Thread t = new Thread(r, name);
+			t.setDaemon(true);
+			return t;
+		});
+	}
+
+	static void futurePipe() throws Exception {
+		java.nio.channels.Pipe p = java.nio.channels.Pipe.open();
+		java.util.concurrent.ExecutorService ex = singleThread("fut-runner");
+		Worker[] runner = new Worker[1];
+		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.Future<?> f = ex.submit(() -> {
+			runner[0] = new Worker(Thread.currentThread(), myTid());
+			started.countDown();
+			readForever(p);
+		});
+		started.await();
+		Worker g = new Worker("fut-getter", () -> {
+			try {
+				f.get();
+			} catch (Exception e) {
+			}
+		});
+		g.announce("G");
+		runner[0].announce("R");
+		awaitBlocked(g, "future", "-");
+		awaitIn(runner[0], 0);
+		Thread.sleep(500); /* the runner asleep in read() for a while */
+	}
+
+	static void futureStarve() throws Exception {
+		java.util.concurrent.ExecutorService ex = singleThread("starve-pool");
+		Worker[] pool = new Worker[1];
+		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+		ex.submit(() -> {
+			pool[0] = new Worker(Thread.currentThread(), myTid());
+			started.countDown();
+			try {
+				ex.submit(() -> sink++).get();
+			} catch (Exception e) {
+			}
+		});
+		started.await();
+		pool[0].announce("P");
+		awaitBlocked(pool[0], "future", "-");
+		Thread.sleep(500);
+	}
+
+	static void joinLock() throws Exception {
+		Worker[] b = new Worker[1];
+		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+		Worker a = new Worker("jl-A", () -> {
+			RL_A.lock();
+			try {
+				b[0] = new Worker("jl-B", () -> RL_A.lock());
+				started.countDown();
+				b[0].thread.join();
+			} catch (InterruptedException e) {
+			} finally {
+				RL_A.unlock();
+			}
+		});
+		started.await();
+		a.announce("A");
+		b[0].announce("B");
+		awaitBlocked(a, "B-exit", "RL_A");
+		awaitBlocked(b[0], "RL_A", "-");
+		Thread.sleep(500);
+	}
+
 	public static void main(String[] args) throws Exception {
 		out("pid=" + ProcessHandle.current().pid());
 		switch (args.length > 0 ? args[0] : "") {
@@ -408,14 +497,17 @@ public class JucLocks {
 		case "read-cycle": readCycle(); break;
 		case "waitfor-child": waitforChild(args[1], args[2], args.length > 3 && args[3].equals("timed")); break;
 		case "waitfor-pipe": waitforPipe(); break;
+		case "future-pipe": futurePipe(); break;
+		case "future-starve": futureStarve(); break;
+		case "join-lock": joinLock(); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|join-lock "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
 		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited") && !args[0].equals("shared-waits") &&
-		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe"))
+		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe") && !args[0].startsWith("future-"))
 			out("deadlocked");
 		out("ready");
 		for (;;)
