@@ -756,3 +756,129 @@ Test(juc_live, process_waitfor_on_a_full_pipe_is_a_probable_deadlock, .fini = cl
 	}
 	lt_multi_free(m);
 }
+
+/* The FutureTask thread ROLE's verdict is about, its kind checked. */
+static uint64_t future_of(const struct lt_snapshot *s, pid_t tid)
+{
+	const struct lt_thread *t = lt_snapshot_find(s, tid);
+	cr_assert_not_null(t);
+	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "java.util.concurrent FutureTask (get)");
+	cr_assert(t->futex.lock_name && !strncmp(t->futex.lock_name, "java.util.concurrent.FutureTask@0x", 34), "%s",
+		  t->futex.lock_name ? t->futex.lock_name : "-");
+	return t->futex.lock_base;
+}
+
+/* The address jstack says thread NAME parks on (its parkBlocker); 0 when
+ * jstack is missing (said). */
+static uint64_t jstack_parked_on(const char *name)
+{
+	if (access(JSTACK, X_OK) != 0) {
+		fprintf(stderr, "juc_live: %s missing: the task is not checked against jstack\n", JSTACK);
+		return 0;
+	}
+	static char out[1 << 20];
+	run_jstack(out, sizeof(out));
+	uint64_t a = jstack_addr(out, name, "- parking to wait for  <");
+	cr_assert_neq(a, 0, "jstack says %s parks on nothing:\n%.3000s", name, out);
+	return a;
+}
+
+/* fut-getter in Future.get() of a task that fut-runner runs, blocked in
+ * read() on a pipe nobody writes: a wait on the runner (FutureTask.runner),
+ * whose read is followed; before, the whole process was IDLE.  The task is
+ * the one jstack says the getter parks on. */
+Test(juc_live, future_get_waits_for_the_tasks_runner, .fini = cleanup, .timeout = 240)
+{
+	start("future-pipe");
+	pid_t g = tid_of("G"), r = tid_of("R");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *v = verdict_of(s, g);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 1, "%s", v->summary);
+	cr_assert_eq(v->owner, r, "%s", v->summary);
+	cr_assert_eq(lt_snapshot_find(s, g)->futex.owner, r);
+	uint64_t task = future_of(s, g);
+	char want[300];
+	snprintf(want, sizeof(want), "1 thread waits in FutureTask.get() for the task java.util.concurrent.FutureTask@0x%"
+		 PRIx64 ", run by thread %d (fut-runner), which has been blocked in read(fd ", task, (int)r);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	cr_assert(strstr(v->summary, "pipe) for ") &&
+		  strstr(v->summary, ": the wait ends when the task ends (or on a cancel() from any thread)"), "%s",
+		  v->summary);
+	bool said = false;
+	for (size_t k = 0; k < v->evidence.n; k++)
+		said |= strstr(v->evidence.v[k], "FutureTask.runner is the java.lang.Thread of thread") != NULL;
+	cr_assert(said, "the evidence says how the runner was found");
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+	uint64_t js = jstack_parked_on("fut-getter");
+	cr_assert(!js || js == task, "jstack: 0x%" PRIx64 ", locktrace: 0x%" PRIx64, js, task);
+}
+
+/* starve-pool, the one thread of a single-thread executor, runs a task
+ * that submits another to the same executor and waits in its get(): the
+ * second task has not started (no runner, state NEW), is first in the
+ * executor's queue, and the pool's only thread is the one waiting: said,
+ * as an inference (before: "OK: nothing suspicious"). */
+Test(juc_live, future_get_of_a_queued_task_names_its_starved_pool, .fini = cleanup, .timeout = 240)
+{
+	start("future-starve");
+	pid_t p = tid_of("P");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *v = verdict_of(s, p);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 1, "%s", v->summary);
+	cr_assert_eq(v->owner, 0, "%s", v->summary);
+	uint64_t task = future_of(s, p);
+	const struct lt_thread *t = lt_snapshot_find(s, p);
+	const struct lt_rtlock *l = &s->rtlocks[t->futex.rtlock - 1];
+	cr_assert(l->holderless && l->holder == 0);
+	char want[400];
+	snprintf(want, sizeof(want), "1 thread waits in FutureTask.get() for the task java.util.concurrent.FutureTask@0x%"
+		 PRIx64 ": FutureTask.runner is null and its state is NEW (0): the task has not started: it waits "
+		 "for a thread of its executor to take it; it is number 1 in the work queue of "
+		 "java.util.concurrent.ThreadPoolExecutor@0x", task);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	snprintf(want, sizeof(want), ", whose 1 thread (%d (starve-pool)) is blocked, this one in this get(): "
+		 "probably a thread-starvation deadlock (inferred: ", (int)p);
+	cr_assert(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+	uint64_t js = jstack_parked_on("starve-pool");
+	cr_assert(!js || js == task, "jstack: 0x%" PRIx64 ", locktrace: 0x%" PRIx64, js, task);
+}
+
+/* jl-A holds RL_A and waits in jl-B.join(); jl-B waits to lock RL_A: a
+ * deadlock through a join (before: only B's wait, on A, was said). */
+Test(juc_live, join_of_a_thread_waiting_for_the_joiners_lock_is_a_deadlock, .fini = cleanup, .timeout = 240)
+{
+	start("join-lock");
+	pid_t a = tid_of("A"), b = tid_of("B");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *dl = the_deadlock(s, a, b);
+	const struct lt_thread *ta = lt_snapshot_find(s, a), *tb = lt_snapshot_find(s, b);
+	cr_assert_str_eq(ta->futex.lock_kind ? ta->futex.lock_kind : "-", "Java monitor (Thread.join)");
+	cr_assert(ta->futex.lock_name && !strncmp(ta->futex.lock_name, "java.lang.Thread@0x", 19), "%s",
+		  ta->futex.lock_name ? ta->futex.lock_name : "-");
+	cr_assert_str_eq(tb->futex.lock_kind ? tb->futex.lock_kind : "-", "java.util.concurrent lock");
+	char want[160];
+	snprintf(want, sizeof(want), "thread %d (jl-A) waits in Thread.join() for thread %d (jl-B) to exit [", (int)a,
+		 (int)b);
+	bool said = false;
+	for (size_t k = 0; k < dl->evidence.n; k++)
+		said |= !strncmp(dl->evidence.v[k], want, strlen(want));
+	cr_assert(said, "no evidence line: %s", want);
+	no_jvm_idle_thread(s);
+	uint64_t obj = ta->futex.lock_base;
+	lt_snapshot_free(s);
+	if (access(JSTACK, X_OK) != 0) {
+		fprintf(stderr, "juc_live: %s missing: the Thread object is not checked against jstack\n", JSTACK);
+		return;
+	}
+	static char out[1 << 20];
+	run_jstack(out, sizeof(out));
+	cr_assert_eq(jstack_addr(out, "jl-A", "- waiting on <"), obj, "jstack:\n%.3000s", out);
+}
