@@ -14,6 +14,7 @@
  * lock stacks.  The model runs through lt_lockmodels_apply and the verdict
  * rules, as in a live snapshot.  No root needed. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,7 +385,7 @@ enum {
 	FI_NAME = 0, FI_SIG = 1, FI_ACCESS = 2, FI_INIT = 3, FI_HIGH = 4, FI_LOW = 5, FI_SLOTS = 6,
 	ACC_INTERNAL = 0x400, BLOCKED = 10, IN_JAVA = 8,
 	/* Java fields */
-	THREAD_TID = 0x10, THREAD_NAME = 0x1c, WORKER_JOB = 0x24,
+	THREAD_TID = 0x10, THREAD_NAME = 0x1c, WORKER_JOB = 0x24, THREAD_BLOCKER = 0x18, THREAD_TARGET = 0x20,
 	STRING_VALUE = 0xc, STRING_CODER = 0x10, STRING_HASH = 0x14,
 };
 
@@ -661,6 +662,8 @@ static void classes(struct fk *f, struct jvm_img *j)
 		{ "threadSeqNumber", "J", 0x8 | 0x2, 0x70, false, true, false }, /* static */
 		{ "tid", "J", 0x2, THREAD_TID, false, false, false },
 		{ "name", "Ljava/lang/String;", 0x42, THREAD_NAME, false, false, false },
+		{ "parkBlocker", "Ljava/lang/Object;", 0x42, THREAD_BLOCKER, false, false, false },
+		{ "target", "Ljava/lang/Runnable;", 0x2, THREAD_TARGET, false, false, false },
 		{ "eetop", "J", 0x2, 0x30, true, false, false },
 	};
 	static const struct jfield worker_f[] = {
@@ -1634,5 +1637,180 @@ Test(lock_hotspot_hostile, holder_that_is_no_thread_of_the_process_not_named)
 						       "has no such thread"), "%s", fx->lock_state);
 	for (size_t i = 0; i < f.snap.n_verdicts; i++)
 		cr_assert_neq(f.snap.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", f.snap.verdicts[i].summary);
+	fk_free(&f);
+}
+
+/* ---- FutureTask.get() ---- */
+
+enum { FT_STATE = 0xc, FT_RUNNER = 0x10, FT_WAITERS = 0x14, FT_SIZE = 0x18 };
+
+/* A FutureTask of state STATE run by the thread whose java.lang.Thread is
+ * RUNNER (0: none), the parkBlocker of JavaThread JT, which parks. */
+static uint64_t future_parked(struct fk *f, uint64_t jt, int32_t state, uint64_t runner)
+{
+	static const struct jfield ft_f[] = {
+		{ "state", "I", 0x42, FT_STATE, false, false, false },
+		{ "runner", "Ljava/lang/Thread;", 0x42, FT_RUNNER, false, false, false },
+		{ "waiters", "Ljava/util/concurrent/FutureTask$WaitNode;", 0x42, FT_WAITERS, false, false, false },
+	};
+	uint64_t k = klass_new(f, "java/util/concurrent/FutureTask", 0, ft_f, N(ft_f));
+	uint64_t task = object_new(f, k, FT_SIZE);
+	fi_put32(&f->img, task + FT_STATE, (uint32_t)state);
+	fi_put32(&f->img, task + FT_RUNNER, runner ? narrow(runner) : 0);
+	uint64_t obj = fi_get64(&f->img, fi_get64(&f->img, jt + JT_THREADOBJ));
+	fi_put32(&f->img, obj + THREAD_BLOCKER, narrow(task));
+	fi_put64(&f->img, jt + JT_PENDING, 0);
+	fi_put32(&f->img, jt + JT_STATE, BLOCKED);
+	return task;
+}
+
+static uint64_t thread_obj_of(struct fk *f, uint64_t jt)
+{
+	return fi_get64(&f->img, fi_get64(&f->img, jt + JT_THREADOBJ));
+}
+
+/* 101 in get() of a task 102 runs, while 102 waits to enter LockA's
+ * monitor, which 101 owns: a cycle through a get(), which a cancel() from
+ * any thread could break: a probable deadlock, the inference said. */
+Test(lock_hotspot_fixture, future_get_waits_on_the_runner_and_a_cycle_through_it_is_probable)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	uint64_t task = future_parked(&f, j.jt[0], 0, thread_obj_of(&f, j.jt[1]));
+	apply(&f);
+	const struct lt_rtlock *ft = lock_named(&f.snap, "java.util.concurrent.FutureTask@0x");
+	cr_assert_not_null(ft);
+	cr_assert_str_eq(ft->kind, "java.util.concurrent FutureTask (get)");
+	cr_assert_eq(ft->base, task);
+	cr_assert_eq(ft->holder, 102, "%s", ft->holder_how);
+	cr_assert(ft->done_inferred && !ft->done_exit);
+	cr_assert_eq(f.threads[1].futex.owner, 102);
+	cr_assert_eq(f.threads[1].futex.owner_kind, LT_OWNER_RUNTIME);
+	cr_assert_eq(f.snap.n_verdicts, 1, "%s", f.snap.verdicts[0].summary);
+	const struct lt_verdict *v = &f.snap.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_assert(!strncmp(v->summary, "probable deadlock: 2 threads wait for each other: ", 50), "%s", v->summary);
+	cr_assert(strstr(v->summary, "; inferred: that thread 101 (worker-AB-holds-LockA), in FutureTask.get(), waits "
+			 "for thread 102 alone (a cancel() of the task from any thread would end its wait too)"),
+		  "%s", v->summary);
+	char want[160];
+	snprintf(want, sizeof(want), "thread 101 (worker-AB-holds-LockA) waits in FutureTask.get() for "
+		 "java.util.concurrent.FutureTask@0x%" PRIx64 ", run by thread 102 (", task);
+	cr_assert(tl_strlist_has(&v->evidence, want), "%s", want);
+	fk_free(&f);
+}
+
+/* A task past NEW (completing, done): no wait claimed, as before. */
+Test(lock_hotspot_fixture, future_get_of_a_completing_task_is_no_wait)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	future_parked(&f, j.jt[0], 1, thread_obj_of(&f, j.jt[1]));
+	apply(&f);
+	cr_assert_null(lock_named(&f.snap, "java.util.concurrent.FutureTask@0x"));
+	cr_assert_eq(f.threads[1].futex.rtlock, 0);
+	fk_free(&f);
+}
+
+/* A single-thread executor (its thread 101: Thread.target a
+ * ThreadPoolExecutor$Worker whose this$0 is the executor) whose queue
+ * holds the task 101 waits for, not started: a starved pool, inferred;
+ * without the Worker, no pool is named. */
+static uint64_t starved_pool(struct fk *f, struct jvm_img *j, bool worker, uint32_t ctl)
+{
+	static const struct jfield node_f[] = {
+		{ "item", "Ljava/lang/Object;", 0x2, 0xc, false, false, false },
+		{ "next", "Ljava/util/concurrent/LinkedBlockingQueue$Node;", 0x2, 0x10, false, false, false },
+	};
+	static const struct jfield lbq_f[] = {
+		{ "head", "Ljava/util/concurrent/LinkedBlockingQueue$Node;", 0x2, 0xc, false, false, false },
+	};
+	static const struct jfield ai_f[] = { { "value", "I", 0x42, 0xc, false, false, false } };
+	static const struct jfield tpe_f[] = {
+		{ "ctl", "Ljava/util/concurrent/atomic/AtomicInteger;", 0x12, 0xc, false, false, false },
+		{ "workQueue", "Ljava/util/concurrent/BlockingQueue;", 0x12, 0x10, false, false, false },
+		{ "corePoolSize", "I", 0x42, 0x14, false, false, false },
+	};
+	static const struct jfield w_f[] = {
+		{ "this$0", "Ljava/util/concurrent/ThreadPoolExecutor;", 0x1010, 0xc, false, false, false },
+	};
+	uint64_t task = future_parked(f, j->jt[0], 0, 0);
+	uint64_t nk = klass_new(f, "java/util/concurrent/LinkedBlockingQueue$Node", 0, node_f, N(node_f));
+	uint64_t dummy = object_new(f, nk, 0x18), node = object_new(f, nk, 0x18);
+	fi_put32(&f->img, dummy + 0x10, narrow(node));
+	fi_put32(&f->img, node + 0xc, narrow(task));
+	uint64_t q = object_new(f, klass_new(f, "java/util/concurrent/LinkedBlockingQueue", 0, lbq_f, N(lbq_f)), 0x10);
+	fi_put32(&f->img, q + 0xc, narrow(dummy));
+	uint64_t ai = object_new(f, klass_new(f, "java/util/concurrent/atomic/AtomicInteger", 0, ai_f, N(ai_f)), 0x10);
+	fi_put32(&f->img, ai + 0xc, ctl);
+	uint64_t tpe = object_new(f, klass_new(f, "java/util/concurrent/ThreadPoolExecutor", 0, tpe_f, N(tpe_f)), 0x18);
+	fi_put32(&f->img, tpe + 0xc, narrow(ai));
+	fi_put32(&f->img, tpe + 0x10, narrow(q));
+	fi_put32(&f->img, tpe + 0x14, 1);
+	uint64_t w = object_new(f, klass_new(f, "java/util/concurrent/ThreadPoolExecutor$Worker", 0, w_f, N(w_f)), 0x10);
+	fi_put32(&f->img, w + 0xc, narrow(tpe));
+	if (worker)
+		fi_put32(&f->img, thread_obj_of(f, j->jt[0]) + THREAD_TARGET, narrow(w));
+	return tpe;
+}
+
+Test(lock_hotspot_fixture, future_get_of_a_queued_task_in_a_starved_pool)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	uint64_t tpe = starved_pool(&f, &j, true, 0xe0000001u); /* RUNNING, 1 worker */
+	apply(&f);
+	const struct lt_rtlock *ft = lock_named(&f.snap, "java.util.concurrent.FutureTask@0x");
+	cr_assert_not_null(ft);
+	cr_assert(ft->holderless && ft->holder == 0);
+	char want[400];
+	snprintf(want, sizeof(want), "FutureTask.runner is null and its state is NEW (0): the task has not started: it "
+		 "waits for a thread of its executor to take it; it is number 1 in the work queue of "
+		 "java.util.concurrent.ThreadPoolExecutor@0x%" PRIx64 ", whose 1 thread (101 (worker-AB-holds-LockA)) "
+		 "is blocked, this one in this get(): probably a thread-starvation deadlock (inferred: ", tpe);
+	cr_assert(!strncmp(ft->holder_how, want, strlen(want)), "%s\nwant: %s", ft->holder_how, want);
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < f.snap.n_verdicts; i++)
+		for (size_t k = 0; k < f.snap.verdicts[i].n_tids; k++)
+			if (f.snap.verdicts[i].tids[k] == 101)
+				v = &f.snap.verdicts[i];
+	cr_assert_not_null(v);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert(!strncmp(v->summary, "1 thread waits in FutureTask.get() for the task java.util.concurrent.FutureTask@0x",
+			   82) && strstr(v->summary, want), "%s", v->summary);
+	fk_free(&f);
+}
+
+Test(lock_hotspot_fixture, future_get_of_a_queued_task_whose_pool_is_not_found)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	starved_pool(&f, &j, false, 0xe0000001u);
+	apply(&f);
+	const struct lt_rtlock *ft = lock_named(&f.snap, "java.util.concurrent.FutureTask@0x");
+	cr_assert(ft && ft->holderless);
+	cr_assert(strstr(ft->holder_how, "; no executor's work queue was found to hold it"), "%s", ft->holder_how);
+	cr_assert_null(strstr(ft->holder_how, "starvation"), "%s", ft->holder_how);
+	fk_free(&f);
+}
+
+/* The executor counting two workers where one is found: not all of its
+ * threads are known, and no starvation is inferred. */
+Test(lock_hotspot_fixture, future_get_of_a_queued_task_in_a_pool_not_all_known)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	starved_pool(&f, &j, true, 0xe0000002u);
+	apply(&f);
+	const struct lt_rtlock *ft = lock_named(&f.snap, "java.util.concurrent.FutureTask@0x");
+	cr_assert(ft && ft->holderless);
+	cr_assert(strstr(ft->holder_how, "is blocked (the executor's count of its workers, not read or not the threads "
+			 "found: not all of them are known)"), "%s", ft->holder_how);
+	cr_assert_null(strstr(ft->holder_how, "starvation"), "%s", ft->holder_how);
 	fk_free(&f);
 }
