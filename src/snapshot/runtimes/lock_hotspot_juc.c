@@ -36,6 +36,24 @@ static const struct jthread *thread_of_obj(struct jvm *j, uint64_t obj)
 	return NULL;
 }
 
+/* The live JavaThread whose java.lang.Thread is OBJ, by the object's
+ * Thread.eetop (the JavaThread's address, while it lives) and the JVM's
+ * list, checked back (the JavaThread's _threadObj is OBJ): a few reads,
+ * not one per thread; OBJ is no Thread (no such field), NULL.  Where the
+ * class's tables do not give the field, each thread is asked. */
+static const struct jthread *thread_of_thread_obj(struct jvm *j, uint64_t obj)
+{
+	uint64_t k = obj ? hs_klass_of(j, obj) : 0;
+	uint64_t off = k ? hs_field_offset(j, k, "eetop", "J") : UINT64_MAX;
+	if (off == UINT64_MAX) /* a subclass of Thread has the field too */
+		return k && hs_field_offset(j, k, "parkBlocker", "Ljava/lang/Object;") != UINT64_MAX
+		       ? thread_of_obj(j, obj) : NULL;
+	uint64_t jt = hs_rd64(j, obj + off);
+	uintptr_t at = jt ? (uintptr_t)lt_u64map_get(&j->by_addr, jt) : 0;
+	const struct jthread *t = at ? &j->t[at - 1] : NULL;
+	return t && hs_thread_obj(j, t->addr) == obj ? t : NULL;
+}
+
 /* The parkBlocker of the JavaThread at JT into *BLOCKER (0: none); false
  * when its java.lang.Thread has no such field. */
 static bool park_blocker(struct jvm *j, uint64_t jt, uint64_t *blocker)
@@ -450,6 +468,7 @@ int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, 
 
 #define MAX_QUEUE 10000 /* work-queue nodes walked per executor */
 #define MAX_POOL_NAMED 4
+#define MAX_POOLS 64    /* executors whose queues are searched */
 
 /* FutureTask's states (java/util/concurrent/FutureTask.java) */
 #define FT_NEW 0
@@ -527,24 +546,32 @@ static bool pool_thread_blocked(struct jvm *j, const struct jthread *t, pid_t wa
  * the executor records no more workers than those, the task is probably
  * starved (inferred: a later submit() may start a thread, below
  * corePoolSize; a blocked thread may be ended). */
-static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t task)
+static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t task, uint64_t **poolp)
 {
 	static const char BASE[] = "FutureTask.runner is null and its state is NEW (0): the task has not "
 				   "started: it waits for a thread of its executor to take it";
-	uint64_t *pool = calloc(j->n ? j->n : 1, sizeof(*pool));
-	if (!pool)
-		return NULL;
-	uint64_t tpe = 0;
+	if (!*poolp) { /* each thread's executor, read once a snapshot */
+		if (!(*poolp = calloc(j->n ? j->n : 1, sizeof(**poolp))))
+			return NULL;
+		for (size_t i = 0; i < j->n && !lt_budget_over(); i++)
+			(*poolp)[i] = pool_of(j, &j->t[i]);
+	}
+	const uint64_t *pool = *poolp;
+	uint64_t tpe = 0, asked[MAX_POOLS];
+	size_t n_asked = 0;
 	long pos = 0;
-	bool unread = false;
-	for (size_t i = 0; i < j->n && !lt_budget_over(); i++)
-		pool[i] = pool_of(j, &j->t[i]);
+	bool unread = false, more_pools = false;
 	for (size_t i = 0; i < j->n && !tpe; i++) {
 		bool seen = !pool[i];
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = pool[k] == pool[i];
+		for (size_t k = 0; k < n_asked && !seen; k++)
+			seen = asked[k] == pool[i];
 		if (seen)
 			continue;
+		if (n_asked == MAX_POOLS) {
+			more_pools = true;
+			break;
+		}
+		asked[n_asked++] = pool[i];
 		long p = queue_pos(j, pool[i], task);
 		unread |= p < 0;
 		if (p > 0) {
@@ -552,13 +579,12 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 			pos = p;
 		}
 	}
-	if (!tpe) {
-		free(pool);
+	if (!tpe)
 		return lts_asprintf("%s; no executor's work queue was found to hold it (%s): its pool is not "
-				    "named", BASE, unread ? "some executors' queues are of a kind not read here"
-							  : "the executors whose threads run hold it in none of "
-							    "their LinkedBlockingQueues");
-	}
+				    "named", BASE, more_pools ? "only the first executors' queues are read"
+						   : unread ? "some executors' queues are of a kind not read here"
+							    : "the executors whose threads run hold it in none of "
+							      "their LinkedBlockingQueues");
 	char list[400] = "";
 	size_t len = 0, nt = 0, nb = 0;
 	bool self = false;
@@ -574,7 +600,6 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 						(int)t->tid, t->name ? " (" : "", t->name ? t->name : "",
 						t->name ? ")" : "");
 	}
-	free(pool);
 	char more[32] = "";
 	if (nt > MAX_POOL_NAMED)
 		snprintf(more, sizeof(more), " and %zu more", nt - MAX_POOL_NAMED);
@@ -617,6 +642,7 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
 {
 	static const char KIND_FT[] = "java.util.concurrent FutureTask (get)";
+	uint64_t *pool = NULL; /* each thread's executor (not_started) */
 	for (size_t i = 0; i < j->n; i++) {
 		const struct jthread *t = &j->t[i];
 		uint64_t task = 0, t2 = 0;
@@ -638,7 +664,7 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 		if (ro == UINT64_MAX || wo == UINT64_MAX || !num_field(j, task, "state", false, &st) || st != FT_NEW)
 			continue; /* no FutureTask, or it is completing */
 		uint64_t runner = hs_oop_field(j, task, ro);
-		const struct jthread *o = runner ? thread_of_obj(j, runner) : NULL;
+		const struct jthread *o = runner ? thread_of_thread_obj(j, runner) : NULL;
 		if ((runner && (!o || o == t)) || hs_oop_field(j, task, ro) != runner ||
 		    !num_field(j, task, "state", false, &st2) || st2 != st || !park_blocker(j, t->addr, &t2) ||
 		    t2 != task || hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
@@ -653,10 +679,11 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 					     "from any thread, or a timed get()'s timeout, would end it too",
 					     (int)o->tid, o->name ? " (\"" : "", o->name ? o->name : "",
 					     o->name ? "\")" : "")
-			      : not_started(j, t, task);
+			      : not_started(j, t, task, &pool);
 		struct lt_rtlock *l = lt_rtlock_push(v, n);
 		if (!l) {
 			free(how);
+			free(pool);
 			return -ENOMEM;
 		}
 		hs_notify_lock(j, l, KIND_FT, task, "FutureTask.get()", NULL);
@@ -675,6 +702,7 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 		}
 		idx[i] = *n - first;
 	}
+	free(pool);
 	return 0;
 }
 
@@ -698,7 +726,7 @@ int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t o
 		 size_t *n, size_t first, size_t *idx)
 {
 	const struct jthread *o = j->L.objects && !j->names_why && j->L.fields != FIELDS_NONE && obj
-				  ? thread_of_obj(j, obj) : NULL;
+				  ? thread_of_thread_obj(j, obj) : NULL;
 	int32_t state = -1;
 	if (!o || o == t || !in_join(j, t) || hs_rd64(j, t->addr + j->L.jt_waiting) != om ||
 	    hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked || hs_thread_obj(j, o->addr) != obj)
