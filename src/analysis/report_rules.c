@@ -117,14 +117,29 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 			"then gives up what it holds (if it tries again, it does not)",
 			rp_tname(cyc[i], tn, sizeof(tn)), in);
 	}
-	char until[160] = "";
+	char until[480] = "";
 	if (timed)
 		snprintf(until, sizeof(until), "; thread %s waits with a timeout", rp_tname(timed, tn2, sizeof(tn2)));
+	/* a Java FutureTask.get() in the cycle (the snapshot's lock kind):
+	 * a cancel() of the task from any thread ends it too, so the cycle is
+	 * probable, that inference said */
+	const struct rthread *fut = NULL;
+	for (size_t i = 0; i < n && !fut; i++)
+		if (cyc[i]->snap && cyc[i]->snap->lock_kind &&
+		    !strcmp(cyc[i]->snap->lock_kind, "java.util.concurrent FutureTask (get)"))
+			fut = cyc[i];
+	if (fut) {
+		size_t ul = strlen(until);
+		snprintf(until + ul, sizeof(until) - ul, "; inferred: that thread %s, in FutureTask.get(), waits for "
+			 "the task's runner alone (a cancel() from any thread would end it too)",
+			 rp_tname(fut, tn2, sizeof(tn2)));
+	}
+	const char *dl = fut ? "probable deadlock" : "deadlock";
 	if (n == 1)
-		rp_f_summary(f, "deadlock%s: thread %s waits for a lock it holds itself (self-deadlock)%s",
+		rp_f_summary(f, "%s%s: thread %s waits for a lock it holds itself (self-deadlock)%s", dl,
 			     timed ? " until a timeout" : "", rp_tname(cyc[0], tn, sizeof(tn)), until);
 	else
-		rp_f_summary(f, "deadlock%s: %zu threads wait for each other: %s%s", timed ? " until a timeout" : "",
+		rp_f_summary(f, "%s%s: %zu threads wait for each other: %s%s", dl, timed ? " until a timeout" : "",
 			     n, line, until);
 	for (size_t i = 0; i < n; i++)
 		rp_snap_ev(r, f, cyc[i]);

@@ -882,3 +882,72 @@ Test(juc_live, join_of_a_thread_waiting_for_the_joiners_lock_is_a_deadlock, .fin
 	run_jstack(out, sizeof(out));
 	cr_assert_eq(jstack_addr(out, "jl-A", "- waiting on <"), obj, "jstack:\n%.3000s", out);
 }
+
+/* fc-getter holds RL_A and waits in get() of a task fc-runner runs, which
+ * waits to lock RL_A: a cycle through a get(), which a cancel() from any
+ * thread would end: a probable deadlock, the inference said, in the
+ * snapshot and in the report of a recording. */
+Test(juc_live, future_get_cycle_is_a_probable_deadlock, .fini = cleanup, .timeout = 240)
+{
+	start("future-cycle");
+	pid_t g = tid_of("G"), r = tid_of("R");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *dl = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_DEADLOCK) {
+			cr_assert_null(dl, "two deadlocks: %s", s->verdicts[i].summary);
+			dl = &s->verdicts[i];
+		}
+	cr_assert_not_null(dl, "no deadlock (first: %s)", s->n_verdicts ? s->verdicts[0].summary : "-");
+	cr_assert_eq(dl->n_tids, 2, "%s", dl->summary);
+	cr_assert((dl->tids[0] == g && dl->tids[1] == r) || (dl->tids[0] == r && dl->tids[1] == g), "%s", dl->summary);
+	cr_assert_eq(lt_snapshot_find(s, g)->futex.owner, r);
+	cr_assert_eq(lt_snapshot_find(s, r)->futex.owner, g);
+	char want[200];
+	snprintf(want, sizeof(want), "; inferred: that thread %d (fc-getter), in FutureTask.get(), waits for thread %d "
+		 "alone (a cancel() of the task from any thread would end its wait too)", (int)g, (int)r);
+	cr_assert(!strncmp(dl->summary, "probable deadlock: 2 threads wait for each other: ", 50) &&
+		  strstr(dl->summary, want), "%s\nwant: %s", dl->summary, want);
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+}
+
+Test(juc_live, recorded_future_get_cycle_is_a_probable_deadlock, .fini = cleanup, .timeout = 240)
+{
+	tl_skip_unless_root("needs root (BPF programs)");
+	if (access(JAVA, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
+	if (access(CLASSES "/JucLocks.class", R_OK) != 0)
+		cr_skip_test("%s/JucLocks.class not built: javac was missing at build time", CLASSES);
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "futcycle");
+	char *argv[] = { LT_BIN, "record", "-o", path, "-d", "5", "--no-status", "--", JAVA, "-cp", CLASSES,
+			 "JucLocks", "future-cycle", NULL };
+	ntruth = 0;
+	int st = tl_run_to_end(argv, truth, &ntruth, NULL, NULL);
+	cr_assert(tl_find(truth, ntruth, "ready", NULL), "JucLocks never got ready (status %d)", st);
+	pid_t g = tid_of("G"), r = tid_of("R");
+	struct rp_json *j = tl_report_json(path);
+	const struct rp_json *fs = rp_json_get(j, "findings"), *found = NULL;
+	for (size_t i = 0; fs && i < fs->n; i++)
+		if (!strcmp(rp_json_str(rp_json_get(&fs->items[i], "kind")), "deadlock")) {
+			cr_assert_null(found, "two deadlock findings");
+			found = &fs->items[i];
+		}
+	for (size_t i = 0; !found && fs && i < fs->n; i++)
+		fprintf(stderr, "finding: %s\n", rp_json_str(rp_json_get(&fs->items[i], "summary")));
+	cr_assert_not_null(found, "no deadlock finding");
+	const char *sum = rp_json_str(rp_json_get(found, "summary"));
+	const struct rp_json *tids = rp_json_get(found, "tids");
+	cr_assert(tids && tids->n == 2, "%s", sum);
+	pid_t t0 = (pid_t)rp_json_num(&tids->items[0], 0), t1 = (pid_t)rp_json_num(&tids->items[1], 0);
+	cr_assert((t0 == g && t1 == r) || (t0 == r && t1 == g), "%s", sum);
+	char want[200];
+	snprintf(want, sizeof(want), "; inferred: that thread %d (fc-getter), in FutureTask.get(), waits for the task's "
+		 "runner alone (a cancel() from any thread would end it too)", (int)g);
+	cr_assert(!strncmp(sum, "probable deadlock: 2 threads wait for each other: ", 50) && strstr(sum, want),
+		  "%s\nwant: %s", sum, want);
+	rp_json_free(j);
+	unlink(path);
+}

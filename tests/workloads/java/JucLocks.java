@@ -46,6 +46,9 @@
  *   "starve-pool" runs task A, which submits task B to the same executor and
  *   waits in B.get(): B is queued behind A, and the executor's one thread is
  *   the one waiting (a thread-starvation deadlock).  Role P.
+ * future-cycle (hangs): thread "fc-getter" locks RL_A, submits a task that
+ *   locks RL_A to a single-thread executor whose thread is "fc-runner", and
+ *   waits in its get(): a cycle through a get().  Roles G, R.
  * join-lock (hangs): thread "jl-A" locks RL_A, starts thread "jl-B", which
  *   waits to lock RL_A, and waits for it in jl-B.join(): A waits for B to
  *   exit, B for a lock A holds.  Roles A, B.
@@ -462,6 +465,31 @@ public class JucLocks {
 		Thread.sleep(500);
 	}
 
+	static void futureCycle() throws Exception {
+		java.util.concurrent.ExecutorService ex = singleThread("fc-runner");
+		Worker[] runner = new Worker[1];
+		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+		Worker g = new Worker("fc-getter", () -> {
+			RL_A.lock();
+			try {
+				ex.submit(() -> {
+					runner[0] = new Worker(Thread.currentThread(), myTid());
+					started.countDown();
+					RL_A.lock();
+				}).get();
+			} catch (Exception e) {
+			} finally {
+				RL_A.unlock();
+			}
+		});
+		started.await();
+		g.announce("G");
+		runner[0].announce("R");
+		awaitBlocked(g, "future", "RL_A");
+		awaitBlocked(runner[0], "RL_A", "-");
+		Thread.sleep(500);
+	}
+
 	static void joinLock() throws Exception {
 		Worker[] b = new Worker[1];
 		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
@@ -500,14 +528,15 @@ public class JucLocks {
 		case "future-pipe": futurePipe(); break;
 		case "future-starve": futureStarve(); break;
 		case "join-lock": joinLock(); break;
+		case "future-cycle": futureCycle(); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|join-lock "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-cycle|join-lock "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
 		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited") && !args[0].equals("shared-waits") &&
-		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe") && !args[0].startsWith("future-"))
+		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe") && (!args[0].startsWith("future-") || args[0].equals("future-cycle")))
 			out("deadlocked");
 		out("ready");
 		for (;;)
