@@ -951,3 +951,28 @@ Test(juc_live, recorded_future_get_cycle_is_a_probable_deadlock, .fini = cleanup
 	rp_json_free(j);
 	unlink(path);
 }
+
+/* jp-joiner in join() of jp-worker, which blocks in read() on a pipe
+ * nobody writes: a wait for the worker's exit, whose read is followed
+ * (before: an event, the monitor of the Thread being free). */
+Test(juc_live, join_waits_for_the_joined_threads_exit, .fini = cleanup, .timeout = 240)
+{
+	start("join-pipe");
+	pid_t jn = tid_of("J"), w = tid_of("W");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *v = verdict_of(s, jn);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 1, "%s", v->summary);
+	cr_assert_eq(v->owner, w, "%s", v->summary);
+	const struct lt_thread *t = lt_snapshot_find(s, jn);
+	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "Java monitor (Thread.join)");
+	char want[200];
+	snprintf(want, sizeof(want), "1 thread waits in Thread.join() for thread %d (jp-worker) to exit, which has been "
+		 "blocked in read(fd ", (int)w);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	cr_assert(strstr(v->summary, "pipe) for ") &&
+		  strstr(v->summary, ": the wait ends when it exits (or on an interrupt)"), "%s", v->summary);
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+}

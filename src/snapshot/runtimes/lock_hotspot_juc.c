@@ -741,7 +741,7 @@ int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t o
 		snprintf(cls, sizeof(cls), "?");
 	hs_notify_lock(j, l, "Java monitor (Thread.join)", obj, "Thread.join()", NULL);
 	l->name = lts_asprintf("%s@0x%" PRIx64, cls, obj);
-	l->done_what = "its exit";
+	l->done_what = "it exits";
 	l->done_exit = true;
 	l->held = 1;
 	l->holder = o->tid;

@@ -49,6 +49,9 @@
  * future-cycle (hangs): thread "fc-getter" locks RL_A, submits a task that
  *   locks RL_A to a single-thread executor whose thread is "fc-runner", and
  *   waits in its get(): a cycle through a get().  Roles G, R.
+ * join-pipe (hangs): thread "jp-joiner" waits in join() of thread
+ *   "jp-worker", which blocks in read() on a pipe nobody writes.  Roles J, W;
+ *   W's "inread" line.
  * join-lock (hangs): thread "jl-A" locks RL_A, starts thread "jl-B", which
  *   waits to lock RL_A, and waits for it in jl-B.join(): A waits for B to
  *   exit, B for a lock A holds.  Roles A, B.
@@ -490,6 +493,22 @@ public class JucLocks {
 		Thread.sleep(500);
 	}
 
+	static void joinPipe() throws Exception {
+		java.nio.channels.Pipe p = java.nio.channels.Pipe.open();
+		Worker w = new Worker("jp-worker", () -> readForever(p));
+		Worker j = new Worker("jp-joiner", () -> {
+			try {
+				w.thread.join();
+			} catch (InterruptedException e) {
+			}
+		});
+		j.announce("J");
+		w.announce("W");
+		awaitBlocked(j, "W-exit", "-");
+		awaitIn(w, 0);
+		Thread.sleep(500);
+	}
+
 	static void joinLock() throws Exception {
 		Worker[] b = new Worker[1];
 		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
@@ -528,15 +547,16 @@ public class JucLocks {
 		case "future-pipe": futurePipe(); break;
 		case "future-starve": futureStarve(); break;
 		case "join-lock": joinLock(); break;
+		case "join-pipe": joinPipe(); break;
 		case "future-cycle": futureCycle(); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-cycle|join-lock "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-cycle|join-lock|join-pipe "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
 		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited") && !args[0].equals("shared-waits") &&
-		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe") && (!args[0].startsWith("future-") || args[0].equals("future-cycle")))
+		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe") && (!args[0].startsWith("future-") || args[0].equals("future-cycle")) && !args[0].equals("join-pipe"))
 			out("deadlocked");
 		out("ready");
 		for (;;)
