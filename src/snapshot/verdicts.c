@@ -217,8 +217,8 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "", dur);
 		if (l->done_inferred)
 			lt_strlist_add(&v->evidence, "inferred: that only thread %d can end the wait of thread %d "
-				       "(%s ends when %s; nothing shows that no other thread will cancel it)", (int)f->owner,
-				       (int)t->tid, l->wait_call, l->done_what);
+				       "(%s ends when %s; nothing shows that no other thread will %s it)", (int)f->owner,
+				       (int)t->tid, l->wait_call, l->done_what, l->done_else ? "end" : "cancel");
 	} else if (notify_words(s, f, &nw)) {
 		/* Python's waiter sleeps on a waiter lock of its own; a runtime
 		 * says how it found the holder */
@@ -555,8 +555,9 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 					       ae->timeout_what);
 		n_aunk++;
 	}
-	/* a FutureTask.get() in the cycle: its runner's end of the task is
-	 * not the only way out (a cancel() from any thread) */
+	/* a FutureTask.get() or Python Future.result() in the cycle: its
+	 * runner's end of the task is not the only way out (a cancel() or
+	 * set_result() from any thread: lt_rtlock.done_else) */
 	const struct lt_thread *fut = NULL;
 	for (size_t m = 0; m < v->n_tids && !fut; m++) {
 		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
@@ -646,9 +647,10 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	}
 	if (fut && v->summary) {
 		const struct lt_rtlock *fl = done_lock(s, &fut->futex);
-		char *w = lts_asprintf("%s; inferred: that thread %d (%s), in %s, waits for thread %d alone (a "
-				       "cancel() of the task from any thread would end its wait too)", v->summary,
-				       (int)fut->tid, lt_thread_name(fut), fl->wait_call, (int)fut->futex.owner);
+		char *w = lts_asprintf("%s; inferred: that thread %d (%s), in %s, waits for thread %d alone (%s "
+				       "would end its wait too)", v->summary, (int)fut->tid, lt_thread_name(fut),
+				       fl->wait_call, (int)fut->futex.owner,
+				       fl->done_else ? fl->done_else : "a cancel() of the task from any thread");
 		if (w) {
 			free(v->summary);
 			v->summary = w;
@@ -1485,6 +1487,20 @@ static char *holder_doing(const struct lt_snapshot *s, const struct lt_thread *o
 			snprintf(by, sizeof(by), ", held by %d", (int)o->futex.owner);
 		else
 			snprintf(by, sizeof(by), ", whose holder is not recorded");
+		const struct lt_rtlock *l = &s->rtlocks[o->futex.rtlock - 1];
+		if (!h && l->holderless && l->done_what && l->wait_call) {
+			/* a task no thread runs (FutureTask.get(), Python's
+			 * Future.result()): its own verdict says why */
+			if (o->idle_src == LT_IDLE_UNKNOWN)
+				dur[0] = 0;
+			else
+				lts_fmt_duration(o->idle_s, dur, sizeof(dur));
+			r = lts_asprintf("which %s in %s for the task %s%s%s, which no thread runs", dur[0] ?
+					 "has been waiting" : "waits", l->wait_call, l->name ? l->name : "?",
+					 dur[0] ? " for " : "", dur);
+			free(lp);
+			return r;
+		}
 		if (o->idle_src == LT_IDLE_UNKNOWN) {
 			r = lts_asprintf("which waits for %s%s", lp, by);
 		} else {
@@ -1942,9 +1958,10 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  dlk->done_what);
 		else if (dlk)
 			v->summary = lts_asprintf("%zu %s in %s for the task %s, run by thread %d (%s), %s: %s "
-						  "when %s (or on a cancel() from any thread)", cnt, ts, dlk->wait_call,
+						  "when %s (or on %s)", cnt, ts, dlk->wait_call,
 						  dlk->name ? dlk->name : "?", (int)owner, lt_thread_name(o), doing,
-						  cnt == 1 ? "the wait ends" : "their waits end", dlk->done_what);
+						  cnt == 1 ? "the wait ends" : "their waits end", dlk->done_what,
+						  dlk->done_else ? dlk->done_else : "a cancel() from any thread");
 		else if (owner && o && how && notify_words(s, how, &nw))
 			v->summary = lts_asprintf("%zu %s in %s on %s, whose %s thread %d (%s) holds, %s: no %s "
 						  "can come but from it, nor can %s go on before it lets go", cnt, ts,

@@ -131,8 +131,10 @@ struct lt_rtlock {
 	 * exit (the holder is named as the thread to exit).  done_inferred:
 	 * that only the holder can end it is inferred (a FutureTask's
 	 * cancel() may come from any thread): a cycle through it is at most a
-	 * probable deadlock. */
-	const char *done_what;
+	 * probable deadlock.  done_else: what else would end it, for the
+	 * verdicts ("a set_result() ... from another thread", static); NULL:
+	 * a cancel() from any thread (a FutureTask's). */
+	const char *done_what, *done_else;
 	bool done_exit, done_inferred;
 };
 void lt_rtlock_clear(struct lt_rtlock *l);
