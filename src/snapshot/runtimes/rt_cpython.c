@@ -1030,6 +1030,248 @@ static void popen_poll(struct model *m, const struct ts *x)
 	}
 }
 
+/* ---- concurrent.futures: a thread in Future.result() ----
+ *
+ * Future.result() and Future.exception() (concurrent/futures/_base.py)
+ * wait in self._condition.wait() until the Future's state is FINISHED or
+ * CANCELLED.  A ThreadPoolExecutor runs each task in _WorkItem.run
+ * (concurrent/futures/thread.py) on one of its _worker threads, the
+ * _WorkItem's `future` being the task's Future; that thread's
+ * set_result() or set_exception() at the task's end wakes the waiters.  So
+ * while the Future is RUNNING, the thread whose _WorkItem.run frame has it
+ * as self.future is the wait's other end (a runtime lock held by it, the
+ * way Java's FutureTask.get() is modelled: inferred, since a set_result()
+ * may come from any thread); while it is PENDING and every worker thread
+ * of the process runs a task and is blocked, the task is probably starved
+ * (inferred: which executor's queue holds it is not read). */
+
+#define FUT_KIND "concurrent.futures Future (result)"
+#define FUT_NAMED 4 /* worker threads named in a starvation */
+
+static bool py_frame(const struct lt_rtframe *r, const char *file, const char *qual, const char *name)
+{
+	size_t fl = strlen(file), n = r->file ? strlen(r->file) : 0;
+	return r->func && n >= fl && !strcmp(r->file + n - fl, file) && (!strcmp(r->func, qual) || !strcmp(r->func, name));
+}
+
+/* What one thread does for a ThreadPoolExecutor: the Future of the task it
+ * runs (its _WorkItem.run frame's self.future), where, and whether it is a
+ * worker at all, idle in its work queue's get(). */
+struct fut_th {
+	uint64_t future;
+	size_t run_k;
+	bool worker, idle;
+};
+
+static void fut_thread(struct model *m, const struct ts *x, struct fut_th *o)
+{
+	const struct lt_thread *t = x->t;
+	*o = (struct fut_th){ 0 };
+	for (size_t k = 0; k < t->n_rt_frames; k++) {
+		const struct lt_rtframe *r = &t->rt_frames[k];
+		uint64_t wi = 0, fu = 0;
+		if (py_frame(r, "/concurrent/futures/thread.py", "_worker", "_worker")) {
+			o->worker = true;
+			o->idle = k == 0; /* in work_queue.get(), a C call */
+			return;
+		}
+		if (!o->future && py_frame(r, "/concurrent/futures/thread.py", "_WorkItem.run", "run") &&
+		    !local_named(m, x, k, "self", &wi) && !pyr_attr(&m->r, wi, "future", &fu) && fu) {
+			o->future = fu;
+			o->run_k = k;
+		}
+	}
+}
+
+static int fut_state(struct model *m, uint64_t fut, char *buf, size_t len)
+{
+	uint64_t st = 0;
+	buf[0] = 0;
+	return pyr_attr(&m->r, fut, "_state", &st) < 0 || !st ? -1 : pyr_str(&m->r, st, buf, len);
+}
+
+/* The lock for the waits on FUT held by HOLDER (0: none), made once. */
+static size_t fut_lock(struct model *m, uint64_t fut, pid_t holder, const char *wait_call, char *how)
+{
+	struct lt_snapshot *s = m->s;
+	for (size_t k = 0; k < s->n_rtlocks; k++)
+		if (s->rtlocks[k].kind && !strcmp(s->rtlocks[k].kind, FUT_KIND) && s->rtlocks[k].base == fut &&
+		    s->rtlocks[k].holder == holder) {
+			free(how);
+			return k + 1;
+		}
+	struct lt_rtlock *l = lt_rtlock_push(&s->rtlocks, &s->n_rtlocks);
+	if (!l) {
+		free(how);
+		return 0;
+	}
+	l->model = "cpython";
+	l->kind = FUT_KIND;
+	l->name = lts_asprintf("concurrent.futures.Future at 0x%" PRIx64, fut);
+	l->version = lts_strdup(m->id.version);
+	l->base = fut;
+	l->size = 0; /* the waiters sleep on waiter locks of their own */
+	l->waiters = -1;
+	l->waiters_named = true; /* by their frames */
+	l->wait_call = wait_call;
+	l->done_what = "the task ends";
+	l->done_inferred = true;
+	l->holder_how = how;
+	if (holder) {
+		l->held = 1;
+		l->holder = holder;
+		l->done_else = "a set_result() or set_exception() on the Future from another thread";
+	} else {
+		l->held = -1;
+		l->holderless = true;
+	}
+	return s->n_rtlocks;
+}
+
+/* X's wait becomes a wait for runtime lock LI (1-based), as a lock
+ * model's claim does (models.c). */
+static void fut_claim(struct model *m, const struct ts *x, size_t li)
+{
+	struct lt_futex *f = &x->t->futex;
+	const struct lt_rtlock *l = &m->s->rtlocks[li - 1];
+	char *st = lts_asprintf("its %s: %s", f->lock_kind, f->lock_state ? f->lock_state : "?");
+	free(f->lock_state);
+	f->lock_state = st;
+	f->lock_kind = l->kind;
+	f->lock_base = l->base;
+	free(f->lock_name);
+	f->lock_name = lts_strdup(l->name);
+	f->rtlock = (unsigned)li;
+	f->owner = l->holder;
+	f->owner_kind = l->holder ? LT_OWNER_RUNTIME : LT_OWNER_NONE;
+	x->t->acquire = l->kind;
+}
+
+static void fut_note(struct lt_futex *f, const char *what)
+{
+	char *st = lts_asprintf("%s; %s", f->lock_state ? f->lock_state : "", what);
+	free(f->lock_state);
+	f->lock_state = st;
+}
+
+/* A PENDING task: which workers there are, and whether all are blocked. */
+static void fut_pending(struct model *m, const struct ts *v, size_t n, const struct fut_th *ft, size_t i,
+			uint64_t fut, const char *wait_call)
+{
+	static const char BASE[] = "no thread runs the task and its state is PENDING: the task has not started: "
+				   "it waits for a thread of its executor to take it";
+	char list[400] = "";
+	size_t len = 0, nw = 0, nb = 0, idle = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (!ft[j].worker)
+			continue;
+		nw++;
+		idle += ft[j].idle;
+		nb += !ft[j].idle && ft[j].future && (j == i || lt_rt_keeps(v[j].t));
+		if (nw <= FUT_NAMED && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d (%s)", len ? ", " : "",
+						(int)v[j].t->tid, lt_thread_name(v[j].t));
+	}
+	char more[32] = "";
+	if (nw > FUT_NAMED)
+		snprintf(more, sizeof(more), " and %zu more", nw - FUT_NAMED);
+	struct lt_futex *f = &v[i].t->futex;
+	if (!nw) {
+		char *w = lts_asprintf("%s; no ThreadPoolExecutor worker thread was found in this process (another "
+				       "kind of executor, or none of its threads has started): its pool is not named",
+				       BASE);
+		fut_note(f, w);
+		free(w);
+		return;
+	}
+	if (nb < nw || !ft[i].worker) {
+		/* an idle or running worker may yet take it; and a waiter
+		 * outside the pools waits for them: queued, no claim */
+		char *w = lts_asprintf("%s; the process's ThreadPoolExecutor worker thread%s (%s%s): %zu idle in its "
+				       "work queue's get(), %zu running a task and blocked: it is queued, waiting for "
+				       "a worker", BASE, nw == 1 ? "" : "s", list, more, idle, nb);
+		fut_note(f, w);
+		free(w);
+		return;
+	}
+	char *how = lts_asprintf("%s; every ThreadPoolExecutor worker thread of the process (%zu: %s%s) runs a task "
+				 "and %s blocked, this one in this %s: probably a thread-starvation deadlock "
+				 "(inferred: no worker thread is free to take the task, nor will one be unless a "
+				 "blocked one goes on, or a later submit() starts a thread (a pool with fewer than "
+				 "max_workers); which executor's work queue holds the task is not read)",
+				 BASE, nw, list, more, nw == 1 ? "is" : "all are", wait_call);
+	size_t li = fut_lock(m, fut, 0, wait_call, how);
+	if (li)
+		fut_claim(m, &v[i], li);
+}
+
+static void futures(struct model *m, const struct ts *v, size_t n)
+{
+	struct fut_th *ft = NULL;
+	for (size_t i = 0; i < n && !lt_budget_over(); i++) {
+		const struct ts *x = &v[i];
+		const struct lt_thread *t = x->t;
+		struct lt_futex *f = &x->t->futex;
+		uint64_t fut = 0, cond = 0;
+		char st[32], st2[32];
+		if (!x->locals || !f->lock_kind || strcmp(f->lock_kind, "threading.Condition") || t->n_rt_frames < 2 ||
+		    f->owner_kind == LT_OWNER_COND)
+			continue;
+		bool res = py_frame(&t->rt_frames[1], "/concurrent/futures/_base.py", "Future.result", "result");
+		if (!res && !py_frame(&t->rt_frames[1], "/concurrent/futures/_base.py", "Future.exception", "exception"))
+			continue;
+		const char *call = res ? "Future.result()" : "Future.exception()";
+		if (local_named(m, x, 1, "self", &fut) || pyr_attr(&m->r, fut, "_condition", &cond) ||
+		    cond != f->lock_base || fut_state(m, fut, st, sizeof(st)) < 0)
+			continue; /* not the Condition it waits on: not read */
+		if (!ft) { /* each thread's part in the pools, read once */
+			if (!(ft = calloc(n, sizeof(*ft))))
+				return;
+			for (size_t j = 0; j < n; j++)
+				if (v[j].locals)
+					fut_thread(m, &v[j], &ft[j]);
+		}
+		char what[200];
+		if (!strcmp(st, "PENDING")) {
+			fut_pending(m, v, n, ft, i, fut, call);
+			continue;
+		}
+		if (strcmp(st, "RUNNING")) {
+			snprintf(what, sizeof(what), "its concurrent.futures.Future at 0x%" PRIx64 " is %s: a moment "
+				 "before the wake-up", fut, st);
+			fut_note(f, what);
+			continue;
+		}
+		size_t r = n;
+		for (size_t j = 0; j < n && r == n; j++)
+			if (j != i && ft[j].future == fut)
+				r = j;
+		uint64_t wi = 0, fu2 = 0;
+		if (r == n) {
+			snprintf(what, sizeof(what), "its concurrent.futures.Future at 0x%" PRIx64 " is RUNNING, and no "
+				 "thread of this process runs it in a ThreadPoolExecutor's _WorkItem.run: its runner "
+				 "is not named", fut);
+			fut_note(f, what);
+			continue;
+		}
+		/* read again: the task still runs there */
+		if (fut_state(m, fut, st2, sizeof(st2)) < 0 || strcmp(st2, "RUNNING") ||
+		    local_named(m, &v[r], ft[r].run_k, "self", &wi) || pyr_attr(&m->r, wi, "future", &fu2) || fu2 != fut)
+			continue;
+		const struct lt_thread *o = v[r].t;
+		const struct lt_rtframe *rf = &o->rt_frames[ft[r].run_k];
+		char *how = lts_asprintf("the Future's state is RUNNING and thread %d (%s) runs its task: its "
+					 "_WorkItem.run frame (%s:%d) has the Future as self.future: its set_result() "
+					 "or set_exception() at the task's end ends the wait; one from any other thread, "
+					 "or a timed result()'s timeout, would end it too", (int)o->tid,
+					 lt_thread_name(o), rf->file ? rf->file : "?", rf->line);
+		size_t li = fut_lock(m, fut, o->tid, call, how);
+		if (li)
+			fut_claim(m, x, li);
+	}
+	free(ft);
+}
+
 /* ---- multiprocessing's SemLocks (Modules/_multiprocessing/semaphore.c) ----
  *
  * A multiprocessing.Lock, RLock or Semaphore is a POSIX semaphore in a
@@ -1286,6 +1528,8 @@ static void interp_threads(struct model *m, uint64_t interp)
 	if (m->dicts_ok)
 		thread_names(m, interp, v, n);
 	python_locks(m, v, n);
+	if (m->dicts_ok && m->id.minor <= 13)
+		futures(m, v, n);
 	semlocks(m, interp, v, n);
 	for (size_t i = 0; i < n; i++)
 		if (v[i].locals)
