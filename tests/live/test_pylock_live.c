@@ -539,3 +539,194 @@ Test(pylock_live, multiprocessing_queue_reader_holds_rlock, .fini = cleanup_tree
 	cr_assert(evidence_has(v, "'self'._rlock._semlock of SimpleQueue.get", "records count 1"), "%s", sum);
 	rp_json_free(j);
 }
+
+/* ---- concurrent.futures: a thread in Future.result() ----
+ *
+ * tests/workloads/py_futures.py: the main thread waits in result() of a
+ * ThreadPoolExecutor task.  The wait is for the thread running the task
+ * (its _WorkItem.run frame's self.future), a runtime lock that thread
+ * holds, inferred (a set_result() may come from any thread): --pipe, the
+ * runner reads a pipe only its own process could write (a probable
+ * deadlock through the pipe, naming both threads); --starve, the pool's
+ * one thread waits in result() of a task it submitted to itself, which
+ * never starts (a starvation, inferred, naming the worker); --cycle, the
+ * runner waits for an RLock the main thread holds in result() (a
+ * probable deadlock).  Debian's python3 and every pyenv build 3.8-3.13
+ * (skipped, saying why, where absent).  Ground truth: the tids, the
+ * Futures' and the RLock's id() the workload prints. */
+
+#define FUT_KIND "concurrent.futures Future (result)"
+
+static struct lt_snapshot *fut_start(const char *python, const char *mode, pid_t *main_tid, pid_t *runner,
+				     uint64_t *outer)
+{
+	tl_skip_unless_root("needs root: another process's /proc files and memory");
+	if (access(python, X_OK) != 0)
+		cr_skip_test("%s is not installed on this machine", python);
+	char *argv[] = { (char *)python, "tests/workloads/py_futures.py", (char *)mode, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	*main_tid = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "tid");
+	*runner = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=runner", "tid");
+	*outer = tl_truth_val(truth, ntruth, "future", "name=outer", "addr");
+	cr_assert(*main_tid == wl.pid && *runner > 0 && *runner != *main_tid && *outer);
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	for (size_t i = 0; i < s->notes.n; i++)
+		fprintf(stderr, "%s: note: %s\n", python, s->notes.v[i]);
+	return s;
+}
+
+/* WHO waits in Future.result() for FUT, held by HOLDER (0: none). */
+static const struct lt_rtlock *fut_waits(const struct lt_snapshot *s, const char *python, pid_t who, uint64_t fut,
+					 pid_t holder)
+{
+	const struct lt_thread *t = lt_snapshot_find(s, who);
+	cr_assert_not_null(t, "%s: thread %d", python, (int)who);
+	const struct lt_futex *f = &t->futex;
+	cr_assert_str_eq(f->lock_kind ? f->lock_kind : "-", FUT_KIND, "%s: thread %d: %s", python, (int)who,
+			 f->lock_state ? f->lock_state : "-");
+	cr_assert_eq(f->lock_base, fut, "%s: thread %d waits for 0x%" PRIx64 ", want 0x%" PRIx64, python, (int)who,
+		     f->lock_base, fut);
+	cr_assert(f->rtlock && f->rtlock <= s->n_rtlocks, "%s", python);
+	const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+	cr_assert_str_eq(l->wait_call ? l->wait_call : "-", "Future.result()");
+	cr_assert(l->done_inferred && l->done_what, "%s", python);
+	cr_assert_eq(l->holder, holder, "%s: holder %d, want %d (%s)", python, (int)l->holder, (int)holder,
+		     l->holder_how ? l->holder_how : "-");
+	cr_assert_eq(f->owner, holder, "%s", python);
+	cr_assert_eq(f->owner_kind, holder ? LT_OWNER_RUNTIME : LT_OWNER_NONE, "%s", python);
+	return l;
+}
+
+static bool has_tid(const struct lt_verdict *v, pid_t tid)
+{
+	for (size_t k = 0; k < v->n_tids; k++)
+		if (v->tids[k] == tid)
+			return true;
+	return false;
+}
+
+static bool fut_evidence(const struct lt_verdict *v, const char *want)
+{
+	for (size_t k = 0; k < v->evidence.n; k++)
+		if (strstr(v->evidence.v[k], want))
+			return true;
+	return false;
+}
+
+static void fut_no_ok(const struct lt_snapshot *s, const char *python)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(s->verdicts[i].kind != LT_VERDICT_OK && s->verdicts[i].kind != LT_VERDICT_IDLE, "%s: %s",
+			  python, s->verdicts[i].summary);
+}
+
+static void fut_pipe(const char *python)
+{
+	pid_t m, r;
+	uint64_t outer;
+	struct lt_snapshot *s = fut_start(python, "--pipe", &m, &r, &outer);
+	int rfd = (int)tl_truth_val(truth, ntruth, "pipe", NULL, "rfd");
+	fut_waits(s, python, m, outer, r);
+	fut_no_ok(s, python);
+	/* the runner's pipe read: only this process holds the write end, all
+	 * of its threads blocked: a probable deadlock through the pipe */
+	const struct lt_verdict *d = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (has_tid(&s->verdicts[i], m))
+			d = &s->verdicts[i];
+	cr_assert_not_null(d, "%s: no verdict for the main thread %d", python, (int)m);
+	cr_assert_eq(d->kind, LT_VERDICT_DEADLOCK, "%s: %s", python, d->summary);
+	cr_assert(has_tid(d, r), "%s: %s", python, d->summary);
+	char want[256];
+	snprintf(want, sizeof(want), "inferred: that thread %d (MainThread), in Future.result(), waits for thread %d "
+		 "alone (a set_result() or set_exception() on the Future from another thread", (int)m, (int)r);
+	cr_assert(strstr(d->summary, "probable deadlock") && strstr(d->summary, want), "%s: %s", python, d->summary);
+	snprintf(want, sizeof(want), "thread %d (MainThread) waits in Future.result() for concurrent.futures.Future "
+		 "at 0x%" PRIx64 ", run by thread %d (ThreadPoolExecutor-0_0)", (int)m, outer, (int)r);
+	cr_assert(fut_evidence(d, want), "%s: no evidence '%s': %s", python, want, d->summary);
+	snprintf(want, sizeof(want), "thread %d (ThreadPoolExecutor-0_0) read(fd %d: pipe)", (int)r, rfd);
+	cr_assert(fut_evidence(d, want), "%s: no evidence '%s': %s", python, want, d->summary);
+	lt_snapshot_free(s);
+}
+
+static void fut_starve(const char *python)
+{
+	pid_t m, r;
+	uint64_t outer;
+	struct lt_snapshot *s = fut_start(python, "--starve", &m, &r, &outer);
+	uint64_t inner = tl_truth_val(truth, ntruth, "future", "name=inner", "addr");
+	fut_waits(s, python, m, outer, r);
+	const struct lt_rtlock *l = fut_waits(s, python, r, inner, 0);
+	cr_assert(l->holderless, "%s", python);
+	char want[400];
+	snprintf(want, sizeof(want), "no thread runs the task and its state is PENDING: the task has not started: it "
+		 "waits for a thread of its executor to take it; every ThreadPoolExecutor worker thread of the "
+		 "process (1: %d (ThreadPoolExecutor-0_0)) runs a task and is blocked, this one in this "
+		 "Future.result(): probably a thread-starvation deadlock (inferred: ", (int)r);
+	cr_assert(l->holder_how && strstr(l->holder_how, want), "%s: %s", python, l->holder_how ? l->holder_how : "-");
+	fut_no_ok(s, python);
+	const struct lt_verdict *vm = NULL, *vr = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		if (has_tid(&s->verdicts[i], m))
+			vm = &s->verdicts[i];
+		if (has_tid(&s->verdicts[i], r))
+			vr = &s->verdicts[i];
+	}
+	cr_assert(vm && vr && vm != vr, "%s: one verdict for each", python);
+	cr_assert_eq(vr->kind, LT_VERDICT_LOCK_WAIT, "%s: %s", python, vr->summary);
+	cr_assert_eq(vr->n_tids, 1, "%s: %s", python, vr->summary);
+	cr_assert_eq(vr->owner, 0, "%s: %s", python, vr->summary);
+	char head[200];
+	snprintf(head, sizeof(head), "1 thread waits in Future.result() for the task concurrent.futures.Future at "
+		 "0x%" PRIx64 ": ", inner);
+	cr_assert(strstr(vr->summary, head) && strstr(vr->summary, want), "%s: %s", python, vr->summary);
+	cr_assert_eq(vm->kind, LT_VERDICT_LOCK_WAIT, "%s: %s", python, vm->summary);
+	cr_assert_eq(vm->owner, r, "%s: %s", python, vm->summary);
+	snprintf(want, sizeof(want), "1 thread waits in Future.result() for the task concurrent.futures.Future at "
+		 "0x%" PRIx64 ", run by thread %d (ThreadPoolExecutor-0_0), which has been waiting in Future.result() "
+		 "for the task concurrent.futures.Future at 0x%" PRIx64 " for ", outer, (int)r, inner);
+	cr_assert(strstr(vm->summary, want) && strstr(vm->summary, ", which no thread runs: the wait ends when the "
+		  "task ends"), "%s: %s", python, vm->summary);
+	lt_snapshot_free(s);
+}
+
+static void fut_cycle(const char *python)
+{
+	pid_t m, r;
+	uint64_t outer;
+	struct lt_snapshot *s = fut_start(python, "--cycle", &m, &r, &outer);
+	uint64_t rl = tl_truth_val(truth, ntruth, "lock", "name=rl", "addr");
+	fut_waits(s, python, m, outer, r);
+	const struct lt_thread *tr = lt_snapshot_find(s, r);
+	cr_assert_not_null(tr);
+	cr_assert_str_eq(tr->futex.lock_kind ? tr->futex.lock_kind : "-", "threading.RLock", "%s", python);
+	cr_assert_eq(tr->futex.lock_base, rl, "%s", python);
+	cr_assert_eq(tr->futex.owner, m, "%s: the RLock's owner is main", python);
+	const struct lt_verdict *d = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_DEADLOCK)
+			d = &s->verdicts[i];
+	cr_assert_not_null(d, "%s: no deadlock verdict", python);
+	cr_assert(d->n_tids == 2 && has_tid(d, m) && has_tid(d, r), "%s: %s", python, d->summary);
+	char want[300];
+	snprintf(want, sizeof(want), "probable deadlock: 2 threads wait for each other: %d (MainThread) -> %d "
+		 "(ThreadPoolExecutor-0_0) -> %d; inferred: that thread %d (MainThread), in Future.result(), waits "
+		 "for thread %d alone (a set_result() or set_exception() on the Future from another thread would "
+		 "end its wait too)", (int)m, (int)r, (int)m, (int)m, (int)r);
+	cr_assert(strstr(d->summary, want), "%s: %s", python, d->summary);
+	lt_snapshot_free(s);
+}
+
+#define FUT_TESTS(name, py)                                                                               \
+	Test(pylock_live, future_pipe_##name, .fini = cleanup, .timeout = 60) { fut_pipe(py); }          \
+	Test(pylock_live, future_starve_##name, .fini = cleanup, .timeout = 60) { fut_starve(py); }      \
+	Test(pylock_live, future_cycle_##name, .fini = cleanup, .timeout = 60) { fut_cycle(py); }
+
+FUT_TESTS(debian_python3, TL_PYTHON)
+FUT_TESTS(pyenv_3_8, PYENV("3.8.18"))
+FUT_TESTS(pyenv_3_9, PYENV("3.9.18"))
+FUT_TESTS(pyenv_3_10, PYENV("3.10.13"))
+FUT_TESTS(pyenv_3_11, PYENV("3.11.7"))
+FUT_TESTS(pyenv_3_12, PYENV("3.12.1"))
+FUT_TESTS(pyenv_3_13, PYENV("3.13.0"))
