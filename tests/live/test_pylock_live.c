@@ -551,7 +551,8 @@ Test(pylock_live, multiprocessing_queue_reader_holds_rlock, .fini = cleanup_tree
  * one thread waits in result() of a task it submitted to itself, which
  * never starts (a starvation, inferred, naming the worker); --cycle, the
  * runner waits for an RLock the main thread holds in result() (a
- * probable deadlock).  Debian's python3 and every pyenv build 3.8-3.13
+ * probable deadlock); --busy, the task is queued behind one whose thread
+ * runs: no starvation said, no claim.  Debian's python3 and every pyenv build 3.8-3.13
  * (skipped, saying why, where absent).  Ground truth: the tids, the
  * Futures' and the RLock's id() the workload prints. */
 
@@ -638,7 +639,7 @@ static void fut_pipe(const char *python)
 	cr_assert_not_null(d, "%s: no verdict for the main thread %d", python, (int)m);
 	cr_assert_eq(d->kind, LT_VERDICT_DEADLOCK, "%s: %s", python, d->summary);
 	cr_assert(has_tid(d, r), "%s: %s", python, d->summary);
-	char want[256];
+	char want[512];
 	snprintf(want, sizeof(want), "inferred: that thread %d (MainThread), in Future.result(), waits for thread %d "
 		 "alone (a set_result() or set_exception() on the Future from another thread", (int)m, (int)r);
 	cr_assert(strstr(d->summary, "probable deadlock") && strstr(d->summary, want), "%s: %s", python, d->summary);
@@ -659,7 +660,7 @@ static void fut_starve(const char *python)
 	fut_waits(s, python, m, outer, r);
 	const struct lt_rtlock *l = fut_waits(s, python, r, inner, 0);
 	cr_assert(l->holderless, "%s", python);
-	char want[400];
+	char want[512];
 	snprintf(want, sizeof(want), "no thread runs the task and its state is PENDING: the task has not started: it "
 		 "waits for a thread of its executor to take it; every ThreadPoolExecutor worker thread of the "
 		 "process (1: %d (ThreadPoolExecutor-0_0)) runs a task and is blocked, this one in this "
@@ -709,7 +710,7 @@ static void fut_cycle(const char *python)
 			d = &s->verdicts[i];
 	cr_assert_not_null(d, "%s: no deadlock verdict", python);
 	cr_assert(d->n_tids == 2 && has_tid(d, m) && has_tid(d, r), "%s: %s", python, d->summary);
-	char want[300];
+	char want[512];
 	snprintf(want, sizeof(want), "probable deadlock: 2 threads wait for each other: %d (MainThread) -> %d "
 		 "(ThreadPoolExecutor-0_0) -> %d; inferred: that thread %d (MainThread), in Future.result(), waits "
 		 "for thread %d alone (a set_result() or set_exception() on the Future from another thread would "
@@ -718,10 +719,39 @@ static void fut_cycle(const char *python)
 	lt_snapshot_free(s);
 }
 
+/* --busy: the task main waits for is queued behind one whose thread runs
+ * (a pure-Python loop, never asleep): not started, but no starvation: the
+ * wait stays a Condition's (no runtime lock, no holder, no lock verdict),
+ * its state saying it is queued and why. */
+static void fut_busy(const char *python)
+{
+	pid_t m, r;
+	uint64_t outer;
+	struct lt_snapshot *s = fut_start(python, "--busy", &m, &r, &outer);
+	const struct lt_thread *t = lt_snapshot_find(s, m);
+	cr_assert_not_null(t);
+	const struct lt_futex *f = &t->futex;
+	cr_assert_str_eq(f->lock_kind ? f->lock_kind : "-", "threading.Condition", "%s", python);
+	cr_assert_eq(f->rtlock, 0, "%s", python);
+	cr_assert_eq(f->owner, 0, "%s", python);
+	char want[512];
+	snprintf(want, sizeof(want), "no thread runs the task and its state is PENDING: the task has not started: it "
+		 "waits for a thread of its executor to take it; the process's ThreadPoolExecutor worker thread (%d "
+		 "(ThreadPoolExecutor-0_0)): 0 idle in its work queue's get(), 0 running a task and blocked: it is "
+		 "queued, waiting for a worker", (int)r);
+	cr_assert(f->lock_state && strstr(f->lock_state, want), "%s: %s", python, f->lock_state ? f->lock_state : "-");
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(!has_tid(&s->verdicts[i], m) || (s->verdicts[i].kind != LT_VERDICT_LOCK_WAIT &&
+							   s->verdicts[i].kind != LT_VERDICT_DEADLOCK),
+			  "%s: %s", python, s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}
+
 #define FUT_TESTS(name, py)                                                                               \
 	Test(pylock_live, future_pipe_##name, .fini = cleanup, .timeout = 60) { fut_pipe(py); }          \
 	Test(pylock_live, future_starve_##name, .fini = cleanup, .timeout = 60) { fut_starve(py); }      \
-	Test(pylock_live, future_cycle_##name, .fini = cleanup, .timeout = 60) { fut_cycle(py); }
+	Test(pylock_live, future_cycle_##name, .fini = cleanup, .timeout = 60) { fut_cycle(py); }        \
+	Test(pylock_live, future_busy_##name, .fini = cleanup, .timeout = 60) { fut_busy(py); }
 
 FUT_TESTS(debian_python3, TL_PYTHON)
 FUT_TESTS(pyenv_3_8, PYENV("3.8.18"))

@@ -1,7 +1,7 @@
 """py_futures - a thread blocked in concurrent.futures' Future.result()
 (tests/unit/test_rt_cpython.c, tests/live/test_pyenv_live.c).
 
-    python3 py_futures.py --pipe | --starve | --cycle      (all *hang*)
+    python3 py_futures.py --pipe | --starve | --cycle | --busy   (all *hang*)
 
 --pipe: a ThreadPoolExecutor(2) runs one task that reads a pipe nobody
 writes; the main thread waits in its Future's result().
@@ -10,6 +10,9 @@ writes; the main thread waits in its Future's result().
 starts (the pool's one thread runs outer); main waits in outer's result().
 --cycle: main holds threading.RLock `rl` and waits in result() of a task
 that waits to take `rl` (`with rl:`).
+--busy: a ThreadPoolExecutor(1) whose thread spins in pure Python (never
+asleep) in its first task; main waits in result() of a second task, queued
+behind it: not started, but its worker is not blocked (no starvation).
 
 A watcher thread prints, once every thread named is asleep where it should
 be (and 0.5 s more, so that each has slept a while):
@@ -19,7 +22,8 @@ be (and 0.5 s more, so that each has slept a while):
     lock name=rl addr=0x...               (--cycle)
     pipe rfd=R wfd=W                      (--pipe)
     thread role=main tid=T                (in outer.result())
-    thread role=runner tid=T              (the executor's thread running outer)
+    thread role=runner tid=T              (the executor's thread running outer;
+                                           --busy: running the spinning task)
     ready
 """
 import concurrent.futures as cf
@@ -68,11 +72,13 @@ def until(cond, what, timeout=10.0):
 
 def watch(mode, main_tid, info):
     until(lambda: "runner" in info and "outer" in info, "the task started")
-    wait_in(info["runner"], SYS_READ if mode == "--pipe" else SYS_FUTEX)
+    if mode != "--busy":
+        wait_in(info["runner"], SYS_READ if mode == "--pipe" else SYS_FUTEX)
     wait_in(main_tid, SYS_FUTEX)
     time.sleep(0.5)
     # still there: the waits did not move
-    wait_in(info["runner"], SYS_READ if mode == "--pipe" else SYS_FUTEX, 0.1)
+    if mode != "--busy":
+        wait_in(info["runner"], SYS_READ if mode == "--pipe" else SYS_FUTEX, 0.1)
     wait_in(main_tid, SYS_FUTEX, 0.1)
     out("future name=outer addr=0x%x" % id(info["outer"]))
     if "inner" in info:
@@ -88,8 +94,8 @@ def watch(mode, main_tid, info):
 
 def main(argv):
     mode = argv[0] if argv else ""
-    if mode not in ("--pipe", "--starve", "--cycle"):
-        sys.stderr.write("usage: py_futures.py --pipe | --starve | --cycle\n")
+    if mode not in ("--pipe", "--starve", "--cycle", "--busy"):
+        sys.stderr.write("usage: py_futures.py --pipe | --starve | --cycle | --busy\n")
         return 2
     info = {}
     threading.Thread(target=watch, args=(mode, threading.get_native_id(), info), name="watcher",
@@ -117,6 +123,17 @@ def main(argv):
             return f.result()
 
         info["outer"] = fu = ex.submit(outer)
+        fu.result()
+    elif mode == "--busy":
+        ex = cf.ThreadPoolExecutor(1)
+
+        def spin():
+            info["runner"] = threading.get_native_id()
+            while True:  # pure Python: runs, never blocked
+                pass
+
+        ex.submit(spin)
+        info["outer"] = fu = ex.submit(int)  # queued behind spin
         fu.result()
     else:
         rl = threading.RLock()
