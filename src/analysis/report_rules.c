@@ -120,19 +120,28 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 	char until[480] = "";
 	if (timed)
 		snprintf(until, sizeof(until), "; thread %s waits with a timeout", rp_tname(timed, tn2, sizeof(tn2)));
-	/* a Java FutureTask.get() in the cycle (the snapshot's lock kind):
-	 * a cancel() of the task from any thread ends it too, so the cycle is
-	 * probable, that inference said */
+	/* a Java FutureTask.get() or a Python Future.result() in the cycle
+	 * (the snapshot's lock kind): a cancel() or a set_result() from any
+	 * thread ends it too, so the cycle is probable, that inference said */
 	const struct rthread *fut = NULL;
-	for (size_t i = 0; i < n && !fut; i++)
-		if (cyc[i]->snap && cyc[i]->snap->lock_kind &&
-		    !strcmp(cyc[i]->snap->lock_kind, "java.util.concurrent FutureTask (get)"))
-			fut = cyc[i];
+	const char *fcall = NULL, *felse = NULL;
+	for (size_t i = 0; i < n && !fut; i++) {
+		const char *k = cyc[i]->snap ? cyc[i]->snap->lock_kind : NULL;
+		if (k && !strcmp(k, "java.util.concurrent FutureTask (get)")) {
+			fcall = "FutureTask.get()";
+			felse = "a cancel() from any thread";
+		} else if (k && !strcmp(k, "concurrent.futures Future (result)")) {
+			fcall = "Future.result()";
+			felse = "a set_result() or set_exception() on the Future from another thread";
+		} else {
+			continue;
+		}
+		fut = cyc[i];
+	}
 	if (fut) {
 		size_t ul = strlen(until);
-		snprintf(until + ul, sizeof(until) - ul, "; inferred: that thread %s, in FutureTask.get(), waits for "
-			 "the task's runner alone (a cancel() from any thread would end it too)",
-			 rp_tname(fut, tn2, sizeof(tn2)));
+		snprintf(until + ul, sizeof(until) - ul, "; inferred: that thread %s, in %s, waits for the task's "
+			 "runner alone (%s would end it too)", rp_tname(fut, tn2, sizeof(tn2)), fcall, felse);
 	}
 	const char *dl = fut ? "probable deadlock" : "deadlock";
 	if (n == 1)

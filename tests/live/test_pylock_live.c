@@ -760,3 +760,43 @@ FUT_TESTS(pyenv_3_10, PYENV("3.10.13"))
 FUT_TESTS(pyenv_3_11, PYENV("3.11.7"))
 FUT_TESTS(pyenv_3_12, PYENV("3.12.1"))
 FUT_TESTS(pyenv_3_13, PYENV("3.13.0"))
+
+/* The same --cycle recorded (Debian's python3): the report's deadlock
+ * finding, from the snapshot at the end, is probable, the inference said
+ * (before this, it said a plain "deadlock"). */
+Test(pylock_live, recorded_future_cycle_is_a_probable_deadlock, .fini = cleanup, .timeout = 120)
+{
+	tl_skip_unless_root("needs root (BPF programs)");
+	if (access(TL_PYTHON, X_OK) != 0)
+		cr_skip_test("%s is missing", TL_PYTHON);
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "pyfutcycle");
+	char *argv[] = { LT_BIN, "record", "-o", path, "-d", "5", "--no-status", "--", TL_PYTHON,
+			 "tests/workloads/py_futures.py", "--cycle", NULL };
+	ntruth = 0;
+	int st = tl_run_to_end(argv, truth, &ntruth, NULL, NULL);
+	cr_assert(tl_find(truth, ntruth, "ready", NULL), "py_futures.py never got ready (status %d)", st);
+	pid_t m = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "tid");
+	pid_t r = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=runner", "tid");
+	struct rp_json *j = tl_report_json(path);
+	const struct rp_json *fs = rp_json_get(j, "findings"), *found = NULL;
+	for (size_t i = 0; fs && i < fs->n; i++)
+		if (!strcmp(rp_json_str(rp_json_get(&fs->items[i], "kind")), "deadlock")) {
+			cr_assert_null(found, "two deadlock findings");
+			found = &fs->items[i];
+		}
+	cr_assert_not_null(found, "no deadlock finding");
+	const char *sum = rp_json_str(rp_json_get(found, "summary"));
+	const struct rp_json *tids = rp_json_get(found, "tids");
+	cr_assert(tids && tids->n == 2, "%s", sum);
+	pid_t t0 = (pid_t)rp_json_num(&tids->items[0], 0), t1 = (pid_t)rp_json_num(&tids->items[1], 0);
+	cr_assert((t0 == m && t1 == r) || (t0 == r && t1 == m), "%s", sum);
+	char want[300];
+	snprintf(want, sizeof(want), "; inferred: that thread %d (MainThread), in Future.result(), waits for the task's "
+		 "runner alone (a set_result() or set_exception() on the Future from another thread would end it too)",
+		 (int)m);
+	cr_assert(!strncmp(sum, "probable deadlock: 2 threads wait for each other: ", 50) && strstr(sum, want),
+		  "%s\nwant: %s", sum, want);
+	rp_json_free(j);
+	unlink(path);
+}
