@@ -1061,6 +1061,8 @@ struct fut_th {
 	uint64_t future;
 	size_t run_k;
 	bool worker, idle;
+	bool keeps; /* lt_rt_keeps, read before any wait here is claimed
+		       (a claimed one would not keep) */
 };
 
 static void fut_thread(struct model *m, const struct ts *x, struct fut_th *o)
@@ -1167,7 +1169,7 @@ static void fut_pending(struct model *m, const struct ts *v, size_t n, const str
 			continue;
 		nw++;
 		idle += ft[j].idle;
-		nb += !ft[j].idle && ft[j].future && (j == i || lt_rt_keeps(v[j].t));
+		nb += !ft[j].idle && ft[j].future && (j == i || ft[j].keeps);
 		if (nw <= FUT_NAMED && len < sizeof(list))
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d (%s)", len ? ", " : "",
 						(int)v[j].t->tid, lt_thread_name(v[j].t));
@@ -1228,8 +1230,10 @@ static void futures(struct model *m, const struct ts *v, size_t n)
 			if (!(ft = calloc(n, sizeof(*ft))))
 				return;
 			for (size_t j = 0; j < n; j++)
-				if (v[j].locals)
+				if (v[j].locals) {
 					fut_thread(m, &v[j], &ft[j]);
+					ft[j].keeps = lt_rt_keeps(v[j].t);
+				}
 		}
 		char what[200];
 		if (!strcmp(st, "PENDING")) {
