@@ -1644,6 +1644,276 @@ Test(rt_cpython_fixture, semlocks_3_8_to_3_13)
 	semlock_version(13, "3.13.0", 0x030d00f0);
 }
 
+/* ---- concurrent.futures: Future.result() on fixtures ----
+ *
+ * Threads 101 and 102 get frames of their own (innermost first), each
+ * frame's locals as given; a thread in Condition.wait sleeps on the
+ * semaphore of the _thread.lock in its 'waiter' local.  Objects with two
+ * attributes, in each version's instance layout (as thread_obj). */
+
+static uint64_t obj2(struct fx *f, const char *a0, uint64_t v0, const char *a1, uint64_t v1)
+{
+	const char *const attrs[] = { a0, a1 };
+	uint64_t vals[2] = { v0, v1 }, k[2] = { str(f, a0), str(f, a1) };
+	int inst = f->l.inst;
+	uint64_t keys = inst ? keys_obj(f, k, vals, 2, 2) : 0;
+	uint64_t flags = inst == 13 ? TPF_INLINE_VALUES | TPF_MANAGED_DICT : inst ? TPF_MANAGED_DICT : 0;
+	uint64_t type = type_obj(f, "Obj", flags, inst ? -1 : 16, 16, keys);
+	uint64_t o = fi_alloc(&f->img, 32 + 16 + 8 + 16 + 16) + 32;
+	fi_put64(&f->img, o, 1);
+	fi_put64(&f->img, o + 8, type);
+	if (!inst)
+		fi_put64(&f->img, o + 16, sdict(f, attrs, vals, 2));
+	else if (inst == 11)
+		fi_put64(&f->img, o - 32, values_obj(f, vals, 2, true));
+	else if (inst == 12)
+		fi_put64(&f->img, o - 24, values_obj(f, vals, 2, true) - 1);
+	if (inst == 13) {
+		fi_put8(&f->img, o + 16, 2);
+		fi_put8(&f->img, o + 17, 2);
+		fi_put8(&f->img, o + 18, 1);
+		fi_put8(&f->img, o + 19, 1);
+		fi_put64(&f->img, o + 24, vals[0]);
+		fi_put64(&f->img, o + 32, vals[1]);
+	}
+	return o;
+}
+
+struct pyfr {
+	const char *name, *qual, *file;
+	const char *const *names; /* its locals' names */
+	size_t n;
+	uint64_t vals[3];         /* and values */
+};
+
+static const char *const L_COND[] = { "self", "timeout", "waiter" }, *const L_SELF[] = { "self", "timeout" },
+		  *const L_WORKER[] = { "executor_reference", "work_queue" };
+#define FR_WAIT(cond, lock) { "wait", "Condition.wait", "/usr/lib/python3.11/threading.py", L_COND, 3, { cond, 0, lock } }
+#define FR_RESULT(fut) { "result", "Future.result", "/usr/lib/python3.11/concurrent/futures/_base.py", L_SELF, 2, { fut } }
+#define FR_EXC(fut) { "exception", "Future.exception", "/usr/lib/python3.11/concurrent/futures/_base.py", L_SELF, 2, \
+		      { fut } }
+#define FR_RUN(wi) { "run", "_WorkItem.run", "/usr/lib/python3.11/concurrent/futures/thread.py", L_SELF, 1, { wi } }
+#define FR_WORKER { "_worker", "_worker", "/usr/lib/python3.11/concurrent/futures/thread.py", L_WORKER, 2, { 0 } }
+#define FR_TASK { "task", "task", "/srv/app/jobs.py", NULL, 0, { 0 } }
+
+/* Thread TID's Python frames (innermost first): its new thread state. */
+static uint64_t py_thread(struct fx *f, uint64_t next, pid_t tid, const struct pyfr *fr, size_t n)
+{
+	size_t ntab, nw;
+	const int(*want)[2];
+	const uint8_t *tab = sample(f->l.minor, &ntab, &want, &nw);
+	uint64_t back = boundary(f, 0), top = 0;
+	for (size_t k = n; k-- > 0;) {
+		uint64_t c = code_obj(f, fr[k].name, fr[k].qual, fr[k].file, tab, ntab, 2, fr[k].names, fr[k].n);
+		top = frame(f, back, c, OFF_B, 0, false, 0, k == n - 1);
+		for (size_t i = 0; i < fr[k].n; i++)
+			fi_put64(&f->img, locals_of(f, top) + 8 * i, fr[k].vals[i]);
+		back = top;
+	}
+	return tstate(f, next, tid, f->pt[tid - MAIN_TID], top);
+}
+
+/* A _thread.lock whose semaphore thread TID sleeps on, asleep 1 s. */
+static uint64_t waiter_lock(struct fx *f, pid_t tid)
+{
+	uint64_t sem = fi_alloc(&f->img, 32), lk = obj(f, type_named(f, "_thread.lock", NULL), 0x30);
+	fi_put64(&f->img, lk + 16, sem);
+	struct lt_thread *t = &f->threads[tid - MAIN_TID];
+	struct lt_futex *fx = &t->futex;
+	t->wait = LT_WAIT_FUTEX;
+	t->state = 'S';
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	t->idle_s = 1.0;
+	fx->is_wait = true;
+	fx->uaddr = fx->lock_base = sem;
+	fx->lock_kind = "semaphore";
+	free(fx->lock_state);
+	fx->lock_state = strdup("value 0, 1 waiter");
+	return lk;
+}
+
+static uint64_t future(struct fx *f, uint64_t cond, const char *state)
+{
+	return obj2(f, "_condition", cond, "_state", str(f, state));
+}
+
+static uint64_t cond_obj(struct fx *f)
+{
+	return obj(f, type_obj(f, "Condition", 0, 0, 16, 0), 0x20);
+}
+
+/* The image with threads 101 and 102 replaced by FR1 and FR2. */
+static void fut_image(struct fx *f, struct image *im, unsigned minor, const char *text, uint32_t hex)
+{
+	image(f, im, fxl(minor), text, hex);
+	f->threads[1].wait = LT_WAIT_NONE;
+	f->threads[1].futex = (struct lt_futex){ 0 };
+}
+
+static void fut_threads(struct fx *f, const struct image *im, const struct pyfr *fr1, size_t n1,
+			const struct pyfr *fr2, size_t n2)
+{
+	uint64_t ts2 = py_thread(f, 0, MAIN_TID + 2, fr2, n2), ts1 = py_thread(f, ts2, MAIN_TID + 1, fr1, n1);
+	uint64_t ts0 = tstate(f, ts1, MAIN_TID, im->pt[0], im->top[0]);
+	fi_put64(&f->img, im->interp + f->l.is_threads, ts0);
+}
+
+static void fut_free(struct fx *f)
+{
+	for (size_t i = 0; i < f->snap.n_rtlocks; i++)
+		lt_rtlock_clear(&f->snap.rtlocks[i]);
+	free(f->snap.rtlocks);
+	fx_free(f);
+}
+
+static const struct lt_rtlock *fut_lock_of(const struct fx *f, pid_t tid)
+{
+	const struct lt_futex *fx = &f->threads[tid - MAIN_TID].futex;
+	cr_assert_str_eq(fx->lock_kind ? fx->lock_kind : "-", "concurrent.futures Future (result)", "thread %d: %s",
+			 (int)tid, fx->lock_state ? fx->lock_state : "-");
+	cr_assert(fx->rtlock && fx->rtlock <= f->snap.n_rtlocks);
+	return &f->snap.rtlocks[fx->rtlock - 1];
+}
+
+static void fut_not_claimed(const struct fx *f, pid_t tid, const char *state)
+{
+	const struct lt_futex *fx = &f->threads[tid - MAIN_TID].futex;
+	cr_assert_str_eq(fx->lock_kind ? fx->lock_kind : "-", "threading.Condition");
+	cr_assert_eq(fx->rtlock, 0);
+	cr_assert_eq(fx->owner, 0);
+	cr_assert(fx->lock_state && strstr(fx->lock_state, state), "%s\nwant: %s", fx->lock_state ? fx->lock_state : "-",
+		  state);
+}
+
+/* 101 in result() of a RUNNING Future that 102's _WorkItem.run runs: the
+ * wait is a runtime lock held by 102, inferred; in exception() likewise,
+ * named so; FINISHED, a moment before the wake-up; run by nobody here, no
+ * runner named. */
+static void futures_version(unsigned minor, const char *text, uint32_t hex)
+{
+	static const char *const states[] = { "RUNNING", "FINISHED", "RUNNING", "RUNNING" };
+	for (int c = 0; c < 4; c++) {
+		struct fx f;
+		struct image im;
+		fut_image(&f, &im, minor, text, hex);
+		uint64_t cond = cond_obj(&f), fut = future(&f, cond, states[c]);
+		uint64_t other = future(&f, cond_obj(&f), "RUNNING");
+		uint64_t wi = obj2(&f, "future", c == 2 ? other : fut, "fn", 0);
+		struct pyfr w[] = { FR_WAIT(cond, waiter_lock(&f, 101)), FR_RESULT(fut), FR_TASK };
+		if (c == 3)
+			w[1] = (struct pyfr)FR_EXC(fut);
+		struct pyfr r[] = { FR_TASK, FR_RUN(wi), FR_WORKER };
+		fut_threads(&f, &im, w, 3, r, 3);
+		apply(&f);
+		char want[200];
+		if (c == 1) {
+			snprintf(want, sizeof(want), "its concurrent.futures.Future at 0x%" PRIx64 " is FINISHED: a "
+				 "moment before the wake-up", fut);
+			fut_not_claimed(&f, 101, want);
+		} else if (c == 2) {
+			snprintf(want, sizeof(want), "its concurrent.futures.Future at 0x%" PRIx64 " is RUNNING, and no "
+				 "thread of this process runs it in a ThreadPoolExecutor's _WorkItem.run", fut);
+			fut_not_claimed(&f, 101, want);
+		} else {
+			const struct lt_rtlock *l = fut_lock_of(&f, 101);
+			const struct lt_futex *fx = &f.threads[1].futex;
+			cr_assert_eq(fx->lock_base, fut);
+			cr_assert_eq(fx->owner, 102, "%s", text);
+			cr_assert_eq(fx->owner_kind, LT_OWNER_RUNTIME);
+			cr_assert_eq(l->holder, 102);
+			cr_assert_eq(l->held, 1);
+			cr_assert(l->done_inferred && !l->done_exit && l->waiters_named);
+			cr_assert_str_eq(l->done_what, "the task ends");
+			cr_assert_str_eq(l->done_else, "a set_result() or set_exception() on the Future from another "
+				"thread");
+			cr_assert_str_eq(l->wait_call, c == 3 ? "Future.exception()" : "Future.result()");
+			snprintf(want, sizeof(want), "concurrent.futures.Future at 0x%" PRIx64, fut);
+			cr_assert_str_eq(l->name, want);
+			cr_assert(strstr(l->holder_how, "thread 102 (") &&
+				  strstr(l->holder_how, "its _WorkItem.run frame (/usr/lib/python3.11/concurrent/futures/"
+					 "thread.py:"), "%s", l->holder_how);
+			cr_assert(strstr(fx->lock_state, "its threading.Condition: waits in Condition.wait()"), "%s",
+				  fx->lock_state);
+		}
+		fut_free(&f);
+	}
+}
+
+Test(rt_cpython_fixture, future_result_runner_3_8_to_3_13)
+{
+	futures_version(8, "3.8.18", 0x030812f0);
+	futures_version(11, "3.11.2", 0x030b02f0);
+	futures_version(12, "3.12.1", 0x030c01f0);
+	futures_version(13, "3.13.0", 0x030d00f0);
+}
+
+/* Two pool threads, each running a task that waits in result() of a task
+ * queued behind them: both starved, each the same way (whichever is read
+ * first), no holder; one of them idle instead: the other's task is only
+ * queued, nothing claimed; one running (not asleep): likewise. */
+static void starve(int mode)
+{
+	struct fx f;
+	struct image im;
+	fut_image(&f, &im, 12, "3.12.1", 0x030c01f0);
+	uint64_t c1 = cond_obj(&f), p1 = future(&f, c1, "PENDING"), c2 = cond_obj(&f), p2 = future(&f, c2, "PENDING");
+	uint64_t w1 = obj2(&f, "future", future(&f, cond_obj(&f), "RUNNING"), "fn", 0);
+	uint64_t w2 = obj2(&f, "future", future(&f, cond_obj(&f), "RUNNING"), "fn", 0);
+	struct pyfr a[] = { FR_WAIT(c1, waiter_lock(&f, 101)), FR_RESULT(p1), FR_TASK, FR_RUN(w1), FR_WORKER };
+	uint64_t lk2 = mode == 0 ? waiter_lock(&f, 102) : 0;
+	struct pyfr b[] = { FR_WAIT(c2, lk2), FR_RESULT(p2), FR_TASK, FR_RUN(w2), FR_WORKER };
+	struct pyfr idle[] = { FR_WORKER };
+	if (mode == 2) { /* 102 runs its task: in no call */
+		f.threads[2].state = 'R';
+		f.threads[2].sc.state = LT_SC_RUNNING;
+		f.threads[2].idle_src = LT_IDLE_RUNNING;
+		f.threads[2].idle_s = 0;
+	}
+	if (mode == 1)
+		fut_threads(&f, &im, a, 5, idle, 1);
+	else
+		fut_threads(&f, &im, a, 5, mode == 2 ? b + 2 : b, mode == 2 ? 3 : 5);
+	apply(&f);
+	if (mode == 0) {
+		for (pid_t tid = 101; tid <= 102; tid++) {
+			const struct lt_rtlock *l = fut_lock_of(&f, tid);
+			cr_assert_eq(l->base, tid == 101 ? p1 : p2);
+			cr_assert(l->holderless && !l->holder && l->held == -1);
+			cr_assert_eq(f.threads[tid - MAIN_TID].futex.owner, 0);
+			cr_assert(strstr(l->holder_how, "no thread runs the task and its state is PENDING: the task has "
+					 "not started: it waits for a thread of its executor to take it; every "
+					 "ThreadPoolExecutor worker thread of the process (2: 101 (worker-1), 102 (") &&
+				  strstr(l->holder_how, ")) runs a task and all are blocked, this one in this "
+					 "Future.result(): probably a thread-starvation deadlock (inferred: "),
+				  "thread %d: %s", (int)tid, l->holder_how);
+		}
+		cr_assert_eq(f.snap.n_rtlocks, 2);
+	} else {
+		fut_not_claimed(&f, 101, mode == 1 ? "it is queued, waiting for a worker"
+						   : "0 idle in its work queue's get(), 1 running a task and blocked: "
+						     "it is queued, waiting for a worker");
+		if (mode == 1)
+			fut_not_claimed(&f, 101, "1 idle in its work queue's get(), 1 running a task and blocked");
+		cr_assert_eq(f.snap.n_rtlocks, 0);
+	}
+	fut_free(&f);
+}
+
+Test(rt_cpython_fixture, future_pending_starved_pool)
+{
+	starve(0);
+}
+
+Test(rt_cpython_fixture, future_pending_idle_worker_is_no_starvation)
+{
+	starve(1);
+}
+
+Test(rt_cpython_fixture, future_pending_running_worker_is_no_starvation)
+{
+	starve(2);
+}
+
 /* ---- live: Debian's python3 ---- */
 
 
