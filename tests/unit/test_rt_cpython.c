@@ -1847,6 +1847,24 @@ Test(rt_cpython_fixture, future_result_runner_3_8_to_3_13)
 	futures_version(13, "3.13.0", 0x030d00f0);
 }
 
+/* A waiter whose call changed while the snapshot read it (moved) may have
+ * been woken: its frames are not taken as a wait for the runner. */
+Test(rt_cpython_fixture, future_waiter_that_moved_is_not_claimed)
+{
+	struct fx f;
+	struct image im;
+	fut_image(&f, &im, 11, "3.11.2", 0x030b02f0);
+	uint64_t cond = cond_obj(&f), fut = future(&f, cond, "RUNNING"), wi = obj2(&f, "future", fut, "fn", 0);
+	struct pyfr w[] = { FR_WAIT(cond, waiter_lock(&f, 101)), FR_RESULT(fut), FR_TASK };
+	struct pyfr r[] = { FR_TASK, FR_RUN(wi), FR_WORKER };
+	fut_threads(&f, &im, w, 3, r, 3);
+	f.threads[1].moved = true;
+	apply(&f);
+	fut_not_claimed(&f, 101, "waits in Condition.wait()");
+	cr_assert_eq(f.snap.n_rtlocks, 0);
+	fut_free(&f);
+}
+
 /* Two pool threads, each running a task that waits in result() of a task
  * queued behind them: both starved, each the same way (whichever is read
  * first), no holder; one of them idle instead: the other's task is only

@@ -1217,8 +1217,8 @@ static void futures(struct model *m, const struct ts *v, size_t n)
 		uint64_t fut = 0, cond = 0;
 		char st[32], st2[32];
 		if (!x->locals || !f->lock_kind || strcmp(f->lock_kind, "threading.Condition") || t->n_rt_frames < 2 ||
-		    f->owner_kind == LT_OWNER_COND)
-			continue;
+		    f->owner_kind == LT_OWNER_COND || t->moved)
+			continue; /* a waiter that moved while read may have woken */
 		bool res = py_frame(&t->rt_frames[1], "/concurrent/futures/_base.py", "Future.result", "result");
 		if (!res && !py_frame(&t->rt_frames[1], "/concurrent/futures/_base.py", "Future.exception", "exception"))
 			continue;
