@@ -21,7 +21,9 @@
  * threading.Lock / RLock (a local variable or a value on its evaluation
  * stack) whose semaphore is that futex gets the lock named in t->futex:
  * kind, object, variable name, and for an RLock its owner (RLocks record
- * one; Locks do not). */
+ * one; Locks do not).  A thread in concurrent.futures' Future.result()
+ * waits for the thread whose _WorkItem.run runs that Future's task (a
+ * runtime lock it holds, pushed to s->rtlocks: futures()). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
