@@ -547,7 +547,13 @@ static void text_rtlock(FILE *f, const struct lt_snapshot *s, const struct lt_rt
 	text_str(f, l->kind);
 	fputs(" ", f);
 	text_str(f, l->name ? l->name : "?");
-	fprintf(f, " at 0x%" PRIx64, l->base);
+	/* a name that is an object's, with its address (Java's
+	 * "FutureTask@0x69ec..", "concurrent.futures.Future at 0x7f.."), is not
+	 * followed by the same address again */
+	char hex[24];
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, l->base);
+	if (!l->name || !strstr(l->name, hex))
+		fprintf(f, " at %s", hex);
 	if (l->version) {
 		fputs(" (", f);
 		text_str(f, l->version);

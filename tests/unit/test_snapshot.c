@@ -608,3 +608,29 @@ Test(snapshot, describe_names_reads_no_syscall)
 	close(fds[0]);
 	close(fds[1]);
 }
+
+/* A runtime lock named by its object with the address in the name (a
+ * Python Future, a Java FutureTask@0x..) is not followed by that address
+ * again; a lock named otherwise gets its address after the name. */
+Test(snapshot, runtime_lock_line_says_its_address_once)
+{
+	struct lt_snapshot *s = tl_snapshot_one(5, "py");
+	struct lt_rtlock *l = lt_rtlock_push(&s->rtlocks, &s->n_rtlocks);
+	cr_assert_not_null(l);
+	l->kind = "concurrent.futures.Future (result)";
+	l->name = strdup("concurrent.futures.Future at 0x7f00a0");
+	l->base = 0x7f00a0;
+	l = lt_rtlock_push(&s->rtlocks, &s->n_rtlocks);
+	cr_assert_not_null(l);
+	l->kind = "OCaml runtime lock";
+	l->name = strdup("domain 0");
+	l->base = 0x5000;
+	size_t len;
+	char *buf = TL_PRINTED(&len, lt_snapshot_print_text, s);
+	cr_assert(strstr(buf, "runtime lock: concurrent.futures.Future (result) concurrent.futures.Future at 0x7f00a0"),
+		  "%s", buf);
+	cr_assert_null(strstr(buf, "0x7f00a0 at 0x7f00a0"), "%s", buf);
+	cr_assert(strstr(buf, "runtime lock: OCaml runtime lock domain 0 at 0x5000"), "%s", buf);
+	free(buf);
+	lt_snapshot_free(s);
+}
