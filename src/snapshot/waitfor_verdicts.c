@@ -1081,9 +1081,9 @@ static void own_loop_chains(struct lt_snapshot *s, const bool *in_cycle)
 	}
 }
 
-void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
+/* One pass of lts_wf_into_verdicts: into the first N_V verdicts. */
+static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
-	size_t n_v = s->n_verdicts; /* the rules' own, not the chains added here */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		const struct lt_waitfor *w = t->wf;
@@ -1189,6 +1189,21 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		free(act);
 		edges_evidence(v, w);
 		waited_by_evidence(v, s, t);
+	}
+}
+
+/* MAX_INTO_PASSES: how far a chain of chains is drawn (script(1) running
+ * `sh -c 'flock ...'`: the flock child's lock wait, sh's chain into it,
+ * script's into sh's); each pass sees the chains the one before added. */
+#define MAX_INTO_PASSES 6
+
+void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
+{
+	for (int pass = 0; pass < MAX_INTO_PASSES; pass++) {
+		size_t n_v = s->n_verdicts; /* the rules', then the chains added before */
+		into_pass(s, in_cycle, n_v);
+		if (s->n_verdicts == n_v)
+			break;
 	}
 	own_loop_chains(s, in_cycle);
 }

@@ -2899,7 +2899,11 @@ Test(waitfor_live, script1_on_a_pty_is_followed_through_its_signalfd_and_pty_to_
 	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256], cmd[512];
 	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
-	snprintf(cmd, sizeof(cmd), "exec %s -qc '%s %s true' /dev/null </dev/null", SCRIPT_BIN, FLOCK_BIN, lockfile[0]);
+	/* script runs its command with $SHELL -c, /bin/sh without SHELL (dash,
+	 * which forks a lone command; bash execs it): exec'd here, so its
+	 * child is flock under both */
+	snprintf(cmd, sizeof(cmd), "exec %s -qc 'exec %s %s true' /dev/null </dev/null", SCRIPT_BIN, FLOCK_BIN,
+		 lockfile[0]);
 	spawn(1, (char *const[]){ "/bin/sh", "-c", cmd, NULL });
 	pid_t sc = procs[1].pid, ch = only_child(sc);
 	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* its child is the waiter */
@@ -3111,6 +3115,49 @@ Test(waitfor_live, a_signalfd_without_sigchld_stays_an_unknown_party)
 	cr_expect_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
 	cr_expect(strstr(s->verdicts[0].summary, "none known to be stuck"), "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
+}
+
+/* script(1) whose command a shell runs and waits for (`sh -c 'flock L
+ * true; true'`: the shell must stay for the second command), flock waiting
+ * for a lock another flock(1) holds: script waits for the shell, the shell
+ * for flock.  flock's LOCK WAIT, the shell a wait chain into it, and script
+ * a wait chain into the shell's (a chain into a chain: script had no
+ * verdict, the shell's chain being no verdict of the rules). */
+Test(waitfor_live, script1_running_a_shell_is_a_chain_into_the_shells_chain)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(SCRIPT_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, bsdutils)", FLOCK_BIN, SCRIPT_BIN);
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	char held[256], waiting[256], cmd[512];
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	snprintf(cmd, sizeof(cmd), "exec env SHELL=/bin/sh %s -qc '%s %s true; true' /dev/null </dev/null", SCRIPT_BIN,
+		 FLOCK_BIN, lockfile[0]);
+	spawn(1, (char *const[]){ "/bin/sh", "-c", cmd, NULL });
+	pid_t sc = procs[1].pid, sh = only_child(sc), fl = only_child(sh);
+	tl_locks_line(fl, lockfile[0], true, waiting, sizeof(waiting)); /* the shell's child is the waiter */
+	wait_in_syscall(sh, sh, 61);                                  /* the shell in wait4 */
+	wait_in_syscall(sc, sc, 7);                                   /* script in poll */
+	struct lt_multi_snapshot *m = follow(sc);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, fl);
+	cr_assert_not_null(lw, "flock's lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	const struct lt_verdict *ws = verdict_for(m, LT_VERDICT_WAIT_CHAIN, sh);
+	cr_assert_not_null(ws, "the shell's chain (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	char want[200];
+	snprintf(want, sizeof(want), "waits for process %d, whose thread %d (flock) is itself in a lock wait", (int)fl,
+		 (int)fl);
+	cr_expect(strstr(ws->summary, want), "%s", ws->summary);
+	const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, sc);
+	cr_assert_not_null(wc, "script's chain (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	snprintf(want, sizeof(want), "waits for process %d, whose thread %d (sh) is itself in a wait chain: thread %d (sh)",
+		 (int)sh, (int)sh, (int)sh);
+	cr_expect(strstr(wc->summary, want), "%s", wc->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK && m->view.verdicts[i].kind != LT_VERDICT_IDLE,
+			  "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
 }
 
 /* The other way: script(1) runs cat(1), which reads its terminal, the pty

@@ -1539,6 +1539,39 @@ static const struct lt_verdict *verdict_of(const struct lt_snapshot *s, enum lt_
 	return NULL;
 }
 
+/* A chain into a chain: process 100 waits for its child 150 (a shell),
+ * which waits for its child 200, in a lock wait whose holder 300 sleeps on
+ * a timer (none of them stuck for ever: no chain by the rules).  200's
+ * LOCK WAIT; 150 a wait chain into it; 100 a wait chain into 150's (it had
+ * none: script(1) running `sh -c 'flock ...'`). */
+Test(waitfor_verdicts, a_wait_for_a_process_in_a_wait_chain_is_a_wait_chain_too)
+{
+	struct lt_thread th[3];
+	blocked(&th[0], 100, 61, LT_WAIT_CHILD);
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_CHILD, 150, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("child 150");
+	blocked(&th[1], 150, 61, LT_WAIT_CHILD);
+	e = edge(&th[1], 150, LT_WF_CHILD, 200, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("child 200");
+	flock_child(&th[2], 300, LT_WFP_TIMED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_not_null(verdict_of(&s, LT_VERDICT_LOCK_WAIT, 200), "first: %s", s.verdicts[0].summary);
+	const struct lt_verdict *c150 = verdict_of(&s, LT_VERDICT_WAIT_CHAIN, 150);
+	cr_assert_not_null(c150, "the shell's chain (first: %s)", s.verdicts[0].summary);
+	cr_expect(strstr(c150->summary, "waits for process 200, whose thread 200 (t200) is itself in a lock wait"), "%s",
+		  c150->summary);
+	const struct lt_verdict *c100 = verdict_of(&s, LT_VERDICT_WAIT_CHAIN, 100);
+	cr_assert_not_null(c100, "no chain of 100 into the shell's chain");
+	cr_expect(strstr(c100->summary, "waits for process 150, whose thread 150 (t150) is itself in a wait chain: thread "
+				       "150 (t150)"), "%s", c100->summary);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect(s.verdicts[i].kind != LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
+	free_snap(&s);
+}
+
 Test(waitfor_verdicts, a_signal_wait_for_a_child_in_a_lock_wait_is_a_wait_chain_with_its_timer_said)
 {
 	struct lt_thread th[2];
