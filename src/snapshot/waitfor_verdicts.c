@@ -992,6 +992,21 @@ static void party_verdicts(const struct lt_snapshot *s, size_t n_v, pid_t pid, s
 	}
 }
 
+/* A new WAIT CHAIN verdict of T into *PV (one of S's verdicts, which
+ * adding may move: *PV is set again), T its thread; NULL on OOM. */
+static struct lt_verdict *chain_into(struct lt_snapshot *s, const struct lt_thread *t, const struct lt_verdict **pv)
+{
+	size_t pvi = (size_t)(*pv - s->verdicts);
+	struct lt_verdict *v = add_verdict(s, LT_VERDICT_WAIT_CHAIN);
+	if (!v)
+		return NULL;
+	*pv = &s->verdicts[pvi];
+	add_one_tid(v, t->tid);
+	v->explains = 1;
+	v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+	return v;
+}
+
 /* Is W a wait on its own process's wake-up fds only (self_wake; a
  * caveat, a signal another process may send, aside)? */
 static bool only_own_wake(const struct lt_waitfor *w)
@@ -1046,14 +1061,9 @@ static void own_loop_chains(struct lt_snapshot *s, const bool *in_cycle)
 		}
 		if (can || !pv)
 			continue;
-		size_t pvi = (size_t)(pv - s->verdicts);
-		struct lt_verdict *v = add_verdict(s, LT_VERDICT_WAIT_CHAIN);
+		struct lt_verdict *v = chain_into(s, t, &pv);
 		if (!v)
 			return;
-		pv = &s->verdicts[pvi]; /* add_verdict may have moved them */
-		add_one_tid(v, t->tid);
-		v->explains = 1;
-		v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
 		char objs[96], one[160];
 		size_t all = own_wake_objs(w, objs, sizeof(objs));
 		if (k == 1)
@@ -1150,17 +1160,12 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		}
 		if (!into || !pv)
 			continue;
-		char *ow = n_own ? own_wake_clause(w) : NULL;
 		if (cut)
 			snprintf(others + ol, sizeof(others) - ol, ", ...");
-		size_t pvi = (size_t)(pv - s->verdicts);
-		struct lt_verdict *v = add_verdict(s, LT_VERDICT_WAIT_CHAIN);
+		struct lt_verdict *v = chain_into(s, t, &pv);
 		if (!v)
 			return;
-		pv = &s->verdicts[pvi]; /* add_verdict may have moved them */
-		add_one_tid(v, t->tid);
-		v->explains = 1;
-		v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+		char *ow = n_own ? own_wake_clause(w) : NULL;
 		char *act = lts_thread_activity(t), party[160], tail[300] = "";
 		if (pk == pn)
 			snprintf(party, sizeof(party), "whose thread %d (%s) is itself", (int)who->tid, lt_thread_name(who));
