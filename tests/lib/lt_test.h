@@ -282,6 +282,9 @@ struct rp_json *tl_snapshot_cli_json(pid_t pid);
  * (rp_json_free it); fails the test if the report or its JSON fails. */
 struct rp_json;
 struct rp_json *tl_report_json(const char *path);
+/* The one "deadlock" finding of report J (asserted: exactly one), whose
+ * tids are A and B in either order (asserted); its summary into *SUM. */
+const struct rp_json *tl_two_thread_deadlock(const struct rp_json *j, pid_t a, pid_t b, const char **sum);
 /* BUF (LEN bytes) parsed as JSON (rp_json_free it); fails the test,
  * showing why and BUF, if it does not parse. */
 struct rp_json *tl_json_of(const char *buf, size_t len);

@@ -702,6 +702,25 @@ struct rp_json *tl_snapshot_cli_json(pid_t pid)
 	return tl_json_of(buf, len);
 }
 
+const struct rp_json *tl_two_thread_deadlock(const struct rp_json *j, pid_t a, pid_t b, const char **sum)
+{
+	const struct rp_json *fs = rp_json_get(j, "findings"), *found = NULL;
+	for (size_t i = 0; fs && i < fs->n; i++)
+		if (!strcmp(rp_json_str(rp_json_get(&fs->items[i], "kind")), "deadlock")) {
+			cr_assert_null(found, "two deadlock findings");
+			found = &fs->items[i];
+		}
+	for (size_t i = 0; !found && fs && i < fs->n; i++)
+		fprintf(stderr, "finding: %s\n", rp_json_str(rp_json_get(&fs->items[i], "summary")));
+	cr_assert_not_null(found, "no deadlock finding (the findings above)");
+	*sum = rp_json_str(rp_json_get(found, "summary"));
+	const struct rp_json *tids = rp_json_get(found, "tids");
+	cr_assert(tids && tids->n == 2, "%s", *sum);
+	pid_t t0 = (pid_t)rp_json_num(&tids->items[0], 0), t1 = (pid_t)rp_json_num(&tids->items[1], 0);
+	cr_assert((t0 == a && t1 == b) || (t0 == b && t1 == a), "threads %d and %d: %s", (int)a, (int)b, *sum);
+	return found;
+}
+
 struct rp_json *tl_report_json(const char *path)
 {
 	char *buf = NULL, err[768];

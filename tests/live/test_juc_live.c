@@ -502,6 +502,24 @@ static const struct rp_json *holder_finding_of(const struct rp_json *j, pid_t ti
 	return found;
 }
 
+/* A 5 s recording of JucLocks MODE from the JVM's exec (`record -- java
+ * ...`) into PATH (a temporary name with TAG), its truth lines read; skips,
+ * saying why, without root, a JDK or the built class. */
+static void record_mode(const char *mode, const char *tag, char *path, size_t len)
+{
+	tl_skip_unless_root("needs root (BPF programs)");
+	if (access(JAVA, X_OK) != 0)
+		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
+	if (access(CLASSES "/JucLocks.class", R_OK) != 0)
+		cr_skip_test("%s/JucLocks.class not built: javac was missing at build time", CLASSES);
+	tl_tmp_path(path, len, tag);
+	char *argv[] = { LT_BIN, "record", "-o", path, "-d", "5", "--no-status", "--", JAVA, "-cp", CLASSES,
+			 "JucLocks", (char *)mode, NULL };
+	ntruth = 0;
+	int st = tl_run_to_end(argv, truth, &ntruth, NULL, NULL);
+	cr_assert(tl_find(truth, ntruth, "ready", NULL), "JucLocks never got ready (status %d)", st);
+}
+
 /* A recording of notify-held from the JVM's exec (`record -- java ...`:
  * its own threads start, compile and are woken in the trace), reported:
  * one finding for the monitor's three Object.wait() waiters and one for the
@@ -510,18 +528,8 @@ static const struct rp_json *holder_finding_of(const struct rp_json *j, pid_t ti
  * from the JVM. */
 Test(juc_live, recorded_notify_waits_are_one_finding_per_object, .fini = cleanup, .timeout = 240)
 {
-	tl_skip_unless_root("needs root (BPF programs)");
-	if (access(JAVA, X_OK) != 0)
-		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
-	if (access(CLASSES "/JucLocks.class", R_OK) != 0)
-		cr_skip_test("%s/JucLocks.class not built: javac was missing at build time", CLASSES);
 	char path[128];
-	tl_tmp_path(path, sizeof(path), "notify");
-	char *argv[] = { LT_BIN, "record", "-o", path, "-d", "5", "--no-status", "--", JAVA, "-cp", CLASSES,
-			 "JucLocks", "notify-held", NULL };
-	ntruth = 0;
-	int st = tl_run_to_end(argv, truth, &ntruth, NULL, NULL);
-	cr_assert(tl_find(truth, ntruth, "ready", NULL), "JucLocks never got ready (status %d)", st);
+	record_mode("notify-held", "notify", path, sizeof(path));
 	pid_t mo = tid_of("MO"), ro = tid_of("RO");
 	struct rp_json *j = tl_report_json(path);
 	const char *role[2] = { "MW", "CW" }, *want[2] = { "3 threads wait in Object.wait() on "
@@ -915,34 +923,12 @@ Test(juc_live, future_get_cycle_is_a_probable_deadlock, .fini = cleanup, .timeou
 
 Test(juc_live, recorded_future_get_cycle_is_a_probable_deadlock, .fini = cleanup, .timeout = 240)
 {
-	tl_skip_unless_root("needs root (BPF programs)");
-	if (access(JAVA, X_OK) != 0)
-		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
-	if (access(CLASSES "/JucLocks.class", R_OK) != 0)
-		cr_skip_test("%s/JucLocks.class not built: javac was missing at build time", CLASSES);
 	char path[128];
-	tl_tmp_path(path, sizeof(path), "futcycle");
-	char *argv[] = { LT_BIN, "record", "-o", path, "-d", "5", "--no-status", "--", JAVA, "-cp", CLASSES,
-			 "JucLocks", "future-cycle", NULL };
-	ntruth = 0;
-	int st = tl_run_to_end(argv, truth, &ntruth, NULL, NULL);
-	cr_assert(tl_find(truth, ntruth, "ready", NULL), "JucLocks never got ready (status %d)", st);
+	record_mode("future-cycle", "futcycle", path, sizeof(path));
 	pid_t g = tid_of("G"), r = tid_of("R");
 	struct rp_json *j = tl_report_json(path);
-	const struct rp_json *fs = rp_json_get(j, "findings"), *found = NULL;
-	for (size_t i = 0; fs && i < fs->n; i++)
-		if (!strcmp(rp_json_str(rp_json_get(&fs->items[i], "kind")), "deadlock")) {
-			cr_assert_null(found, "two deadlock findings");
-			found = &fs->items[i];
-		}
-	for (size_t i = 0; !found && fs && i < fs->n; i++)
-		fprintf(stderr, "finding: %s\n", rp_json_str(rp_json_get(&fs->items[i], "summary")));
-	cr_assert_not_null(found, "no deadlock finding");
-	const char *sum = rp_json_str(rp_json_get(found, "summary"));
-	const struct rp_json *tids = rp_json_get(found, "tids");
-	cr_assert(tids && tids->n == 2, "%s", sum);
-	pid_t t0 = (pid_t)rp_json_num(&tids->items[0], 0), t1 = (pid_t)rp_json_num(&tids->items[1], 0);
-	cr_assert((t0 == g && t1 == r) || (t0 == r && t1 == g), "%s", sum);
+	const char *sum;
+	tl_two_thread_deadlock(j, g, r, &sum);
 	char want[200];
 	snprintf(want, sizeof(want), "; inferred: that thread %d (fc-getter), in FutureTask.get(), waits for the task's "
 		 "runner alone (a cancel() from any thread would end it too)", (int)g);

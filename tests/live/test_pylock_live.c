@@ -779,18 +779,8 @@ Test(pylock_live, recorded_future_cycle_is_a_probable_deadlock, .fini = cleanup,
 	pid_t m = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "tid");
 	pid_t r = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=runner", "tid");
 	struct rp_json *j = tl_report_json(path);
-	const struct rp_json *fs = rp_json_get(j, "findings"), *found = NULL;
-	for (size_t i = 0; fs && i < fs->n; i++)
-		if (!strcmp(rp_json_str(rp_json_get(&fs->items[i], "kind")), "deadlock")) {
-			cr_assert_null(found, "two deadlock findings");
-			found = &fs->items[i];
-		}
-	cr_assert_not_null(found, "no deadlock finding");
-	const char *sum = rp_json_str(rp_json_get(found, "summary"));
-	const struct rp_json *tids = rp_json_get(found, "tids");
-	cr_assert(tids && tids->n == 2, "%s", sum);
-	pid_t t0 = (pid_t)rp_json_num(&tids->items[0], 0), t1 = (pid_t)rp_json_num(&tids->items[1], 0);
-	cr_assert((t0 == m && t1 == r) || (t0 == r && t1 == m), "%s", sum);
+	const char *sum;
+	tl_two_thread_deadlock(j, m, r, &sum);
 	char want[300];
 	snprintf(want, sizeof(want), "; inferred: that thread %d (MainThread), in Future.result(), waits for the task's "
 		 "runner alone (a set_result() or set_exception() on the Future from another thread would end it too)",
