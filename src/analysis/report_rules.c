@@ -124,24 +124,16 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 	 * (the snapshot's lock kind): a cancel() or a set_result() from any
 	 * thread ends it too, so the cycle is probable, that inference said */
 	const struct rthread *fut = NULL;
-	const char *fcall = NULL, *felse = NULL;
+	const struct lt_done_kind *fk = NULL;
 	for (size_t i = 0; i < n && !fut; i++) {
-		const char *k = cyc[i]->snap ? cyc[i]->snap->lock_kind : NULL;
-		if (k && !strcmp(k, "java.util.concurrent FutureTask (get)")) {
-			fcall = "FutureTask.get()";
-			felse = "a cancel() from any thread";
-		} else if (k && !strcmp(k, "concurrent.futures Future (result)")) {
-			fcall = "Future.result()";
-			felse = "a set_result() or set_exception() on the Future from another thread";
-		} else {
-			continue;
-		}
-		fut = cyc[i];
+		fk = lt_done_kind_of(cyc[i]->snap ? cyc[i]->snap->lock_kind : NULL);
+		if (fk && !fk->exit)
+			fut = cyc[i];
 	}
 	if (fut) {
 		size_t ul = strlen(until);
 		snprintf(until + ul, sizeof(until) - ul, "; inferred: that thread %s, in %s, waits for the task's "
-			 "runner alone (%s would end it too)", rp_tname(fut, tn2, sizeof(tn2)), fcall, felse);
+			 "runner alone (%s would end it too)", rp_tname(fut, tn2, sizeof(tn2)), fk->wait_call, fk->els);
 	}
 	const char *dl = fut ? "probable deadlock" : "deadlock";
 	if (n == 1)
@@ -400,7 +392,32 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	uint32_t n = end_waiters(g);
 	const struct rp_notify *nk = notify_holder(g);
 	char on[RP_GNAME_LEN];
-	if (nk)
+	/* a wait for the holder to finish (a task's runner, a joined thread:
+	 * the snapshot read it), said so rather than as a lock kept */
+	const struct lt_done_kind *dk = !np && g->end_holder_src == 1 ? lt_done_kind_of(g->rt_kind) : NULL;
+	const char *title = holder_states[hs].title;
+	char dtitle[200];
+	if (dk && !strncmp(title, "lock holder ", 12)) {
+		snprintf(dtitle, sizeof(dtitle), "%s %s", dk->other, title + 12);
+		title = dtitle;
+	}
+	if (dk) {
+		char since[96] = "";
+		if (g->end_oldest) {
+			char d[32];
+			lt_fmt_dur(rp_dur_to_end(r, g->end_oldest), d, sizeof(d));
+			snprintf(since, sizeof(since), "; the first waiter has waited %s", d);
+		}
+		if (dk->exit)
+			rp_f_summary(f, "%s: %u thread%s wait%s in %s for thread %s to exit, which is %s: %s when it "
+				     "exits (or on %s)%s", title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", dk->wait_call,
+				     hn, what, n == 1 ? "the wait ends" : "their waits end", dk->els, since);
+		else
+			rp_f_summary(f, "%s: %u thread%s wait%s in %s for the task %s, run by thread %s, which is %s: "
+				     "%s when the task ends (or on %s)%s", title, n, n == 1 ? "" : "s",
+				     n == 1 ? "s" : "", dk->wait_call, g->rt_name[0] ? g->rt_name : gn, hn, what,
+				     n == 1 ? "the wait ends" : "their waits end", dk->els, since);
+	} else if (nk)
 		rp_f_summary(f, "%s: %u thread%s wait%s in %s on %s; %s%s, %s, is %s: no %s can come but "
 			     "from it, nor can %s go on before it lets go; %s", holder_states[hs].title, n,
 			     n == 1 ? "" : "s", n == 1 ? "s" : "", nk->wait_call, notify_obj(g, nk, on, sizeof(on)),

@@ -962,3 +962,50 @@ Test(juc_live, join_waits_for_the_joined_threads_exit, .fini = cleanup, .timeout
 	no_jvm_idle_thread(s);
 	lt_snapshot_free(s);
 }
+
+/* Recordings of future-pipe and join-pipe from the JVM's exec, reported:
+ * the first finding is the waiter's, said as a wait for the task's runner
+ * or for the joined thread's exit (it read as a lock the holder "has kept"),
+ * naming the threads the workload prints: HEAD begins the summary, and
+ * TID_FMT (with the other thread's tid) is in it. */
+static void recorded_done_wait(const char *mode, const char *tag, const char *waiter, const char *other,
+			       const char *head, const char *tid_fmt)
+{
+	char path[128];
+	record_mode(mode, tag, path, sizeof(path));
+	pid_t wt = tid_of(waiter), ot = tid_of(other);
+	struct rp_json *j = tl_report_json(path);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	cr_assert(fs && fs->n > 0, "no findings");
+	const struct rp_json *f = &fs->items[0];
+	const char *sum = rp_json_str(rp_json_get(f, "summary"));
+	cr_assert_not_null(sum);
+	cr_expect_str_eq(rp_json_str(rp_json_get(f, "kind")), "holder_blocked", "%s", sum);
+	cr_expect_eq((pid_t)rp_json_num(rp_json_get(f, "holder"), 0), ot, "%s", sum);
+	const struct rp_json *tids = rp_json_get(f, "tids");
+	bool has = false;
+	for (size_t i = 0; tids && i < tids->n; i++)
+		has |= (pid_t)rp_json_num(&tids->items[i], 0) == wt;
+	cr_expect(has, "the waiter %d among the finding's threads: %s", (int)wt, sum);
+	char want[300];
+	snprintf(want, sizeof(want), tid_fmt, (int)ot);
+	cr_expect(!strncmp(sum, head, strlen(head)) && strstr(sum, want) && !strstr(sum, "kept it"),
+		  "%s\nwant: %s ... %s", sum, head, want);
+	rp_json_free(j);
+	unlink(path);
+}
+
+Test(juc_live, recorded_future_get_is_a_wait_for_the_tasks_runner, .fini = cleanup, .timeout = 240)
+{
+	recorded_done_wait("future-pipe", "futpipe", "G", "R",
+			   "task runner blocked in I/O: 1 thread waits in FutureTask.get() for the task "
+			   "java.util.concurrent.FutureTask@0x",
+			   ", run by thread %d (fut-runner), which is blocked in read(pipe fd ");
+}
+
+Test(juc_live, recorded_join_is_a_wait_for_the_joined_threads_exit, .fini = cleanup, .timeout = 240)
+{
+	recorded_done_wait("join-pipe", "joinpipe", "J", "W",
+			   "joined thread blocked in I/O: 1 thread waits in Thread.join() for thread ",
+			   "%d (jp-worker) to exit, which is blocked in read(pipe fd ");
+}

@@ -634,3 +634,18 @@ Test(snapshot, runtime_lock_line_says_its_address_once)
 	free(buf);
 	lt_snapshot_free(s);
 }
+
+/* The waits for another thread to finish, by the lock kind a snapshot
+ * gives them (and the report reads back): each runtime's call and what
+ * else ends it; any other kind is none. */
+Test(snapshot, done_kinds_by_their_lock_kind)
+{
+	const struct lt_done_kind *k = lt_done_kind_of(LT_KIND_PY_FUTURE);
+	cr_assert(k && !strcmp(k->wait_call, "Future.result()") && !k->exit && !strcmp(k->other, "task runner"));
+	k = lt_done_kind_of("java.util.concurrent FutureTask (get)");
+	cr_assert(k && !strcmp(k->wait_call, "FutureTask.get()") && strstr(k->els, "cancel()"));
+	k = lt_done_kind_of(LT_KIND_JAVA_JOIN);
+	cr_assert(k && k->exit && !strcmp(k->other, "joined thread"));
+	cr_assert_null(lt_done_kind_of("threading.Condition"));
+	cr_assert_null(lt_done_kind_of(NULL));
+}

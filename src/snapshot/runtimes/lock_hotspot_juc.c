@@ -641,7 +641,7 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
  * completing (state past NEW) is left alone (an event, as before). */
 int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
 {
-	static const char KIND_FT[] = "java.util.concurrent FutureTask (get)";
+	static const char KIND_FT[] = LT_KIND_JAVA_FUTURE;
 	uint64_t *pool = NULL; /* each thread's executor (not_started) */
 	for (size_t i = 0; i < j->n; i++) {
 		const struct jthread *t = &j->t[i];
@@ -739,7 +739,7 @@ int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t o
 	char cls[256] = "?";
 	if (hs_class_name(j, hs_klass_of(j, obj), cls, sizeof(cls)))
 		snprintf(cls, sizeof(cls), "?");
-	hs_notify_lock(j, l, "Java monitor (Thread.join)", obj, "Thread.join()", NULL);
+	hs_notify_lock(j, l, LT_KIND_JAVA_JOIN, obj, "Thread.join()", NULL);
 	l->name = lts_asprintf("%s@0x%" PRIx64, cls, obj);
 	l->done_what = "it exits";
 	l->done_exit = true;

@@ -1047,7 +1047,7 @@ static void popen_poll(struct model *m, const struct ts *x)
  * of the process runs a task and is blocked, the task is probably starved
  * (inferred: which executor's queue holds it is not read). */
 
-#define FUT_KIND "concurrent.futures Future (result)"
+#define FUT_KIND LT_KIND_PY_FUTURE
 #define FUT_NAMED 4 /* worker threads named in a starvation */
 
 static bool py_frame(const struct lt_rtframe *r, const char *file, const char *qual, const char *name)
