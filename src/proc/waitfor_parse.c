@@ -4,6 +4,7 @@
  * /proc/net/tcp.  No /proc access here: tests feed them fixtures. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -222,23 +223,30 @@ const char *lt_signal_name(int sig, char *buf, size_t len)
 	return buf;
 }
 
-int lt_status_sigmask(const char *status, const char *field, uint64_t *out)
+/* What follows FIELD on the first line of TEXT that begins with it (a
+ * /proc status or fdinfo file), else NULL. */
+static const char *line_value(const char *text, const char *field)
 {
 	size_t fl = strlen(field);
-	for (const char *p = status; p && *p;) {
-		if (!strncmp(p, field, fl)) {
-			char *end;
-			unsigned long long v = strtoull(p + fl, &end, 16);
-			if (end == p + fl)
-				return -1;
-			*out = (uint64_t)v;
-			return 0;
-		}
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, field, fl))
+			return p + fl;
 		p = strchr(p, '\n');
 		if (p)
 			p++;
 	}
-	return -1;
+	return NULL;
+}
+
+int lt_status_sigmask(const char *status, const char *field, uint64_t *out)
+{
+	const char *v = line_value(status, field);
+	char *end;
+	unsigned long long x = v ? strtoull(v, &end, 16) : 0;
+	if (!v || end == v)
+		return -1;
+	*out = (uint64_t)x;
+	return 0;
 }
 
 /* The default action of SIG: 0 it ends the process, 1 it is discarded, 2
@@ -396,20 +404,13 @@ size_t lt_sigset_str(uint64_t mask, char *buf, size_t len)
 
 int lt_fdinfo_tty_index(const char *fdinfo, int *out)
 {
-	for (const char *p = fdinfo; p && *p;) {
-		if (!strncmp(p, "tty-index:", 10)) {
-			char *end;
-			long v = strtol(p + 10, &end, 10);
-			if (end == p + 10 || v < 0)
-				return -1;
-			*out = (int)v;
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
+	const char *v = line_value(fdinfo, "tty-index:");
+	char *end;
+	long x = v ? strtol(v, &end, 10) : 0;
+	if (!v || end == v || x < 0 || x > INT_MAX)
+		return -1;
+	*out = (int)x;
+	return 0;
 }
 
 /* A duration as timeout(1) takes it: a non-negative number, optionally
