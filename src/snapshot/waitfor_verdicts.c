@@ -1048,7 +1048,10 @@ static void own_loop_chains(struct lt_snapshot *s, const bool *in_cycle)
 			const struct lt_thread *u = &s->threads[j];
 			if (u == t || thread_pid_of(s, j) != w->pid)
 				continue;
-			const struct lt_verdict *uv = asleep(u) ? stuck_verdict_of(s, n_v, u->tid) : NULL;
+			/* a stuck verdict's thread asleep with no timeout (a timed
+			 * futex wait, the GIL's 5 ms retries, may return and write) */
+			bool timed = u->wait == LT_WAIT_FUTEX && u->futex.timeout_ptr;
+			const struct lt_verdict *uv = asleep(u) && !timed ? stuck_verdict_of(s, n_v, u->tid) : NULL;
 			/* another loop like it is no way out of this one */
 			if (uv && !(u->wf && only_own_wake(u->wf))) {
 				if (!k++) {

@@ -1752,7 +1752,7 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_wake_fds_is_no_chain)
  * exits: the loop is a wait chain into the watcher's own chain.  With
  * another thread of it running (it could write), or with the watcher an
  * idle futex waiter (an idle loop: nothing stuck), there is no chain. */
-enum own_loop_case { OWN_LOOP_STUCK, OWN_LOOP_OTHER_RUNS, OWN_LOOP_IDLE };
+enum own_loop_case { OWN_LOOP_STUCK, OWN_LOOP_OTHER_RUNS, OWN_LOOP_IDLE, OWN_LOOP_LOCK, OWN_LOOP_TIMED_LOCK };
 static size_t own_loop(struct lt_thread th[4], enum own_loop_case c)
 {
 	blocked(&th[0], 100, 232, LT_WAIT_POLL);
@@ -1762,6 +1762,11 @@ static size_t own_loop(struct lt_thread th[4], enum own_loop_case c)
 	if (c == OWN_LOOP_IDLE) {
 		blocked(&th[1], 101, 202, LT_WAIT_FUTEX);
 		th[1].futex.is_wait = true;
+	} else if (c == OWN_LOOP_LOCK || c == OWN_LOOP_TIMED_LOCK) {
+		/* 101 waits for a mutex 200 holds (a process-shared one) */
+		blocked(&th[1], 101, 202, LT_WAIT_FUTEX);
+		mutex_wait(&th[1], 100, 200);
+		th[1].futex.timeout_ptr = c == OWN_LOOP_TIMED_LOCK ? 0x7ff000 : 0;
 	} else {
 		blocked(&th[1], 101, 61, LT_WAIT_CHILD);
 		edge(&th[1], 100, LT_WF_CHILD, 200, LT_WFP_BLOCKED);
@@ -1804,6 +1809,27 @@ Test(waitfor_verdicts, event_loop_on_its_own_socket_pair_with_a_thread_running_i
 	const struct lt_verdict *v = chain_of(&s, 100);
 	cr_expect_null(v, "%s", v ? v->summary : "");
 	free_snap(&s);
+}
+
+/* Its other thread in a lock wait: a chain, unless that wait has a
+ * timeout (it may return and write the socket pair: "each asleep without a
+ * timeout" would not hold). */
+Test(waitfor_verdicts, event_loop_on_its_own_socket_pair_whose_writer_waits_for_a_lock)
+{
+	struct lt_thread th[4];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = own_loop(th, OWN_LOOP_LOCK) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no wait chain of the event loop: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	cr_expect(strstr(v->summary, "one of them, thread 101 (t101), is itself in a lock wait"), "%s", v->summary);
+	free_snap(&s);
+
+	struct lt_thread th2[4];
+	struct lt_snapshot s2 = { .pid = 100, .threads = th2, .n_threads = own_loop(th2, OWN_LOOP_TIMED_LOCK) };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	v = chain_of(&s2, 100);
+	cr_expect_null(v, "a timed waiter could write: %s", v ? v->summary : "");
+	free_snap(&s2);
 }
 
 Test(waitfor_verdicts, idle_event_loop_on_its_own_socket_pair_is_no_chain)
