@@ -388,10 +388,7 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 	rp_tname(h, hn, sizeof(hn));
 	if (np)
 		snprintf(chain, sizeof(chain), " (through %u more lock%s)", np, np == 1 ? "" : "s");
-	quiet_phrase(r, g, nobody, sizeof(nobody));
 	uint32_t n = end_waiters(g);
-	const struct rp_notify *nk = notify_holder(g);
-	char on[RP_GNAME_LEN];
 	/* a wait for the holder to finish (a task's runner, a joined thread:
 	 * the snapshot read it), said so rather than as a lock kept */
 	const struct lt_done_kind *dk = !np && g->end_holder_src == 1 ? lt_done_kind_of(g->rt_kind) : NULL;
@@ -408,24 +405,33 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 			lt_fmt_dur(rp_dur_to_end(r, g->end_oldest), d, sizeof(d));
 			snprintf(since, sizeof(since), "; the first waiter has waited %s", d);
 		}
+		char orelse[200] = "";
+		if (dk->els)
+			snprintf(orelse, sizeof(orelse), " (or on %s)", dk->els);
 		if (dk->exit)
-			rp_f_summary(f, "%s: %u thread%s wait%s in %s for thread %s to exit, which is %s: %s when it "
-				     "exits (or on %s)%s", title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", dk->wait_call,
-				     hn, what, n == 1 ? "the wait ends" : "their waits end", dk->els, since);
+			rp_f_summary(f, "%s: %u thread%s wait%s in %s for thread %s to exit, which is %s: %s when %s%s%s",
+				     title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", dk->wait_call, hn, what,
+				     n == 1 ? "the wait ends" : "their waits end", dk->done_what, orelse, since);
 		else
 			rp_f_summary(f, "%s: %u thread%s wait%s in %s for the task %s, run by thread %s, which is %s: "
-				     "%s when the task ends (or on %s)%s", title, n, n == 1 ? "" : "s",
-				     n == 1 ? "s" : "", dk->wait_call, g->rt_name[0] ? g->rt_name : gn, hn, what,
-				     n == 1 ? "the wait ends" : "their waits end", dk->els, since);
-	} else if (nk)
-		rp_f_summary(f, "%s: %u thread%s wait%s in %s on %s; %s%s, %s, is %s: no %s can come but "
-			     "from it, nor can %s go on before it lets go; %s", holder_states[hs].title, n,
-			     n == 1 ? "" : "s", n == 1 ? "s" : "", nk->wait_call, notify_obj(g, nk, on, sizeof(on)),
-			     nk->holder_of, chain, hn, what, nk->wake_call, n == 1 ? "it" : "they", nobody);
-	else
-		rp_f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s",
-			     holder_states[hs].title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", gn,
-			     g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
+				     "%s when %s%s%s", title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", dk->wait_call,
+				     g->rt_name[0] ? g->rt_name : gn, hn, what, n == 1 ? "the wait ends" : "their waits end",
+				     dk->done_what, orelse, since);
+	} else {
+		const struct rp_notify *nk = notify_holder(g);
+		char on[RP_GNAME_LEN];
+		quiet_phrase(r, g, nobody, sizeof(nobody));
+		if (nk)
+			rp_f_summary(f, "%s: %u thread%s wait%s in %s on %s; %s%s, %s, is %s: no %s can come but "
+				     "from it, nor can %s go on before it lets go; %s", holder_states[hs].title, n,
+				     n == 1 ? "" : "s", n == 1 ? "s" : "", nk->wait_call,
+				     notify_obj(g, nk, on, sizeof(on)), nk->holder_of, chain, hn, what, nk->wake_call,
+				     n == 1 ? "it" : "they", nobody);
+		else
+			rp_f_summary(f, "%s: %u thread%s wait%s on %s; its %sholder%s %s is %s; %s",
+				     holder_states[hs].title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", gn,
+				     g->end_holder_src == 3 ? "probable " : "", chain, hn, what, nobody);
+	}
 	f->since = hp->end_since ? hp->end_since : g->end_oldest;
 	f->duration_ns = rp_dur_to_end(r, f->since);
 	holder_blocked_ev(r, f, g, h, path, np, gn);

@@ -117,11 +117,21 @@ static bool notify_words(const struct lt_snapshot *s, const struct lt_futex *f, 
 }
 
 /* A wait for another thread to finish something (a FutureTask's runner,
- * a joined thread: lt_rtlock.done_what), held by F's owner: the lock. */
-static const struct lt_rtlock *done_lock(const struct lt_snapshot *s, const struct lt_futex *f)
+ * a joined thread: a lock of a lt_done_kind_of kind), held by F's owner:
+ * the lock, and its kind in *K. */
+static const struct lt_rtlock *done_lock_k(const struct lt_snapshot *s, const struct lt_futex *f,
+					   const struct lt_done_kind **k)
 {
 	const struct lt_rtlock *l = f->rtlock && f->rtlock <= s->n_rtlocks ? &s->rtlocks[f->rtlock - 1] : NULL;
-	return l && l->done_what && l->wait_call && f->owner && l->holder == f->owner ? l : NULL;
+	const struct lt_done_kind *dk = l ? lt_done_kind_of(l->kind) : NULL;
+	if (k)
+		*k = dk;
+	return dk && l->wait_call && f->owner && l->holder == f->owner ? l : NULL;
+}
+
+static const struct lt_rtlock *done_lock(const struct lt_snapshot *s, const struct lt_futex *f)
+{
+	return done_lock_k(s, f, NULL);
 }
 
 /* ---- runtime frames ---- */
@@ -203,9 +213,10 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",
 			       lts_lock_label(f, lb, sizeof(lb)), dur);
 	else if (done_lock(s, f)) {
-		const struct lt_rtlock *l = done_lock(s, f);
+		const struct lt_done_kind *dk;
+		const struct lt_rtlock *l = done_lock_k(s, f, &dk);
 		char what[300];
-		if (l->done_exit)
+		if (dk->exit)
 			snprintf(what, sizeof(what), "for thread %d (%s) to exit", (int)f->owner,
 				 o ? lt_thread_name(o) : "?");
 		else
@@ -215,10 +226,10 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       "for %s", (int)t->tid, lt_thread_name(t), l->wait_call, what,
 			       lts_lock_label(f, lb, sizeof(lb)), op, f->word, owner_how(f->owner_kind),
 			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "", dur);
-		if (l->done_inferred)
+		if (dk->inferred)
 			lt_strlist_add(&v->evidence, "inferred: that only thread %d can end the wait of thread %d "
-				       "(%s ends when %s; nothing shows that no other thread will %s it)", (int)f->owner,
-				       (int)t->tid, l->wait_call, l->done_what, l->done_else ? "end" : "cancel");
+				       "(%s ends when %s; nothing shows that no other thread will end it: %s would)",
+				       (int)f->owner, (int)t->tid, l->wait_call, dk->done_what, dk->els);
 	} else if (notify_words(s, f, &nw)) {
 		/* Python's waiter sleeps on a waiter lock of its own; a runtime
 		 * says how it found the holder */
@@ -557,12 +568,12 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	}
 	/* a FutureTask.get() or Python Future.result() in the cycle: its
 	 * runner's end of the task is not the only way out (a cancel() or
-	 * set_result() from any thread: lt_rtlock.done_else) */
+	 * set_result() from any thread: lt_done_kind.els) */
 	const struct lt_thread *fut = NULL;
 	for (size_t m = 0; m < v->n_tids && !fut; m++) {
 		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
-		const struct lt_rtlock *dl_l = t ? done_lock(s, &t->futex) : NULL;
-		if (dl_l && dl_l->done_inferred)
+		const struct lt_done_kind *dk = NULL;
+		if (t && done_lock_k(s, &t->futex, &dk) && dk->inferred)
 			fut = t;
 	}
 	bool probable = inferred || own_pipe || efd || n_inf || unk || aunk || fut;
@@ -646,11 +657,11 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 		}
 	}
 	if (fut && v->summary) {
-		const struct lt_rtlock *fl = done_lock(s, &fut->futex);
+		const struct lt_done_kind *fk;
+		const struct lt_rtlock *fl = done_lock_k(s, &fut->futex, &fk);
 		char *w = lts_asprintf("%s; inferred: that thread %d (%s), in %s, waits for thread %d alone (%s "
 				       "would end its wait too)", v->summary, (int)fut->tid, lt_thread_name(fut),
-				       fl->wait_call, (int)fut->futex.owner,
-				       fl->done_else ? fl->done_else : "a cancel() of the task from any thread");
+				       fl->wait_call, (int)fut->futex.owner, fk->els);
 		if (w) {
 			free(v->summary);
 			v->summary = w;
@@ -1488,7 +1499,7 @@ static char *holder_doing(const struct lt_snapshot *s, const struct lt_thread *o
 		else
 			snprintf(by, sizeof(by), ", whose holder is not recorded");
 		const struct lt_rtlock *l = &s->rtlocks[o->futex.rtlock - 1];
-		if (!h && l->holderless && l->done_what && l->wait_call) {
+		if (!h && l->holderless && lt_done_kind_of(l->kind) && l->wait_call) {
 			/* a task no thread runs (FutureTask.get(), Python's
 			 * Future.result()): its own verdict says why */
 			if (o->idle_src == LT_IDLE_UNKNOWN)
@@ -1888,7 +1899,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	bool cond = how && how->owner_kind == LT_OWNER_COND;
 	const struct lt_rtlock *rl = runtime && t0->futex.rtlock <= s->n_rtlocks
 				     ? &s->rtlocks[t0->futex.rtlock - 1] : NULL;
-	bool notify = rl && rl->wait_call && (rl->wake_call || rl->done_what);
+	bool notify = rl && rl->wait_call && (rl->wake_call || lt_done_kind_of(rl->kind));
 	bool dead = false;
 	char *why = owner ? NULL : unknown_holder(s, t0, &dead);
 	/* no holder known, and nothing has moved for a while: not a convoy
@@ -1950,18 +1961,20 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		lts_fmt_duration(quiet, quiet_d, sizeof(quiet_d));
 	if (runtime || !convoy) {
 		struct notify_words nw;
-		const struct lt_rtlock *dlk = owner && o && how ? done_lock(s, how) : NULL;
-		if (dlk && dlk->done_exit)
-			v->summary = lts_asprintf("%zu %s in %s for thread %d (%s) to exit, %s: %s when %s (or "
-						  "on an interrupt)", cnt, ts, dlk->wait_call, (int)owner,
-						  lt_thread_name(o), doing, cnt == 1 ? "the wait ends" : "their waits end",
-						  dlk->done_what);
+		const struct lt_done_kind *dk = NULL;
+		const struct lt_rtlock *dlk = owner && o && how ? done_lock_k(s, how, &dk) : NULL;
+		char orelse[200] = "";
+		if (dk && dk->els)
+			snprintf(orelse, sizeof(orelse), " (or on %s)", dk->els);
+		if (dlk && dk->exit)
+			v->summary = lts_asprintf("%zu %s in %s for thread %d (%s) to exit, %s: %s when %s%s", cnt,
+						  ts, dlk->wait_call, (int)owner, lt_thread_name(o), doing,
+						  cnt == 1 ? "the wait ends" : "their waits end", dk->done_what, orelse);
 		else if (dlk)
 			v->summary = lts_asprintf("%zu %s in %s for the task %s, run by thread %d (%s), %s: %s "
-						  "when %s (or on %s)", cnt, ts, dlk->wait_call,
-						  dlk->name ? dlk->name : "?", (int)owner, lt_thread_name(o), doing,
-						  cnt == 1 ? "the wait ends" : "their waits end", dlk->done_what,
-						  dlk->done_else ? dlk->done_else : "a cancel() from any thread");
+						  "when %s%s", cnt, ts, dlk->wait_call, dlk->name ? dlk->name : "?",
+						  (int)owner, lt_thread_name(o), doing,
+						  cnt == 1 ? "the wait ends" : "their waits end", dk->done_what, orelse);
 		else if (owner && o && how && notify_words(s, how, &nw))
 			v->summary = lts_asprintf("%zu %s in %s on %s, whose %s thread %d (%s) holds, %s: no %s "
 						  "can come but from it, nor can %s go on before it lets go", cnt, ts,
@@ -1990,7 +2003,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 		else if (rt_holder_gone(s, t0))
 			v->summary = lts_asprintf("%zu %s for %s held by a thread that no longer exists (%s)",
 						  cnt, ts, lp, why);
-		else if (rl && rl->holderless && rl->done_what && rl->wait_call)
+		else if (rl && rl->holderless && lt_done_kind_of(rl->kind) && rl->wait_call)
 			v->summary = lts_asprintf("%zu %s in %s for the task %s: %s", cnt, ts, rl->wait_call,
 						  rl->name ? rl->name : "?", why);
 		else if (rl && rl->holderless)

@@ -164,24 +164,31 @@ enum lt_owner_kind {
 const char *lt_owner_kind_name(enum lt_owner_kind k);
 
 /* A runtime's wait for another thread to finish something rather than to
- * let go of a lock or to notify (lockmodel.h, lt_rtlock.done_what): its
- * lock kind as the snapshot names it (a stored snapshot keeps it, and the
- * report reads it back), the call, what the report calls the thread that
- * ends it, and what else may end it. */
+ * let go of a lock or to notify (a lt_rtlock of one of these kinds; its
+ * holder is that thread): its lock kind as the snapshot names it (a stored
+ * snapshot keeps it, and the report reads it back), and what the kind
+ * says, the same wherever it is said: the call; what the report calls the
+ * thread that ends it; what ends it ("the task ends"); what else may end
+ * it, NULL if nothing else can; exit: the holder's exit ends it (a join:
+ * the holder is named as the thread to exit); inferred: that only the
+ * holder can end it is an inference (a task's cancel() or set_result()
+ * may come from any thread), so a cycle through it is at most a probable
+ * deadlock. */
 #define LT_KIND_JAVA_FUTURE "java.util.concurrent FutureTask (get)"
 #define LT_KIND_JAVA_JOIN "Java monitor (Thread.join)"
 #define LT_KIND_PY_FUTURE "concurrent.futures Future (result)"
 struct lt_done_kind {
-	const char *kind, *wait_call, *other, *els;
-	bool exit; /* the other thread's exit ends it (a join) */
+	const char *kind, *wait_call, *other, *done_what, *els;
+	bool exit, inferred;
 };
 static inline const struct lt_done_kind *lt_done_kind_of(const char *kind)
 {
 	static const struct lt_done_kind k[] = {
-		{ LT_KIND_JAVA_FUTURE, "FutureTask.get()", "task runner", "a cancel() from any thread", false },
-		{ LT_KIND_PY_FUTURE, "Future.result()", "task runner",
-		  "a set_result() or set_exception() on the Future from another thread", false },
-		{ LT_KIND_JAVA_JOIN, "Thread.join()", "joined thread", "an interrupt", true },
+		{ LT_KIND_JAVA_FUTURE, "FutureTask.get()", "task runner", "the task ends",
+		  "a cancel() from any thread", false, true },
+		{ LT_KIND_PY_FUTURE, "Future.result()", "task runner", "the task ends",
+		  "a set_result() or set_exception() on the Future from another thread", false, true },
+		{ LT_KIND_JAVA_JOIN, "Thread.join()", "joined thread", "it exits", "an interrupt", true, false },
 	};
 	for (size_t i = 0; kind && i < sizeof(k) / sizeof(k[0]); i++)
 		if (!strcmp(kind, k[i].kind))

@@ -914,7 +914,7 @@ Test(juc_live, future_get_cycle_is_a_probable_deadlock, .fini = cleanup, .timeou
 	cr_assert_eq(lt_snapshot_find(s, r)->futex.owner, g);
 	char want[200];
 	snprintf(want, sizeof(want), "; inferred: that thread %d (fc-getter), in FutureTask.get(), waits for thread %d "
-		 "alone (a cancel() of the task from any thread would end its wait too)", (int)g, (int)r);
+		 "alone (a cancel() from any thread would end its wait too)", (int)g, (int)r);
 	cr_assert(!strncmp(dl->summary, "probable deadlock: 2 threads wait for each other: ", 50) &&
 		  strstr(dl->summary, want), "%s\nwant: %s", dl->summary, want);
 	no_jvm_idle_thread(s);

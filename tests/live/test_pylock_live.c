@@ -591,7 +591,7 @@ static const struct lt_rtlock *fut_waits(const struct lt_snapshot *s, const char
 	cr_assert(f->rtlock && f->rtlock <= s->n_rtlocks, "%s", python);
 	const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
 	cr_assert_str_eq(l->wait_call ? l->wait_call : "-", "Future.result()");
-	cr_assert(l->done_inferred && l->done_what, "%s", python);
+	cr_assert(lt_done_kind_of(l->kind) && lt_done_kind_of(l->kind)->inferred, "%s", python);
 	cr_assert_eq(l->holder, holder, "%s: holder %d, want %d (%s)", python, (int)l->holder, (int)holder,
 		     l->holder_how ? l->holder_how : "-");
 	cr_assert_eq(f->owner, holder, "%s", python);

@@ -1684,7 +1684,7 @@ Test(lock_hotspot_fixture, future_get_waits_on_the_runner_and_a_cycle_through_it
 	cr_assert_str_eq(ft->kind, "java.util.concurrent FutureTask (get)");
 	cr_assert_eq(ft->base, task);
 	cr_assert_eq(ft->holder, 102, "%s", ft->holder_how);
-	cr_assert(ft->done_inferred && !ft->done_exit);
+	cr_assert(lt_done_kind_of(ft->kind)->inferred && !lt_done_kind_of(ft->kind)->exit);
 	cr_assert_eq(f.threads[1].futex.owner, 102);
 	cr_assert_eq(f.threads[1].futex.owner_kind, LT_OWNER_RUNTIME);
 	cr_assert_eq(f.snap.n_verdicts, 1, "%s", f.snap.verdicts[0].summary);
@@ -1692,7 +1692,7 @@ Test(lock_hotspot_fixture, future_get_waits_on_the_runner_and_a_cycle_through_it
 	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
 	cr_assert(!strncmp(v->summary, "probable deadlock: 2 threads wait for each other: ", 50), "%s", v->summary);
 	cr_assert(strstr(v->summary, "; inferred: that thread 101 (worker-AB-holds-LockA), in FutureTask.get(), waits "
-			 "for thread 102 alone (a cancel() of the task from any thread would end its wait too)"),
+			 "for thread 102 alone (a cancel() from any thread would end its wait too)"),
 		  "%s", v->summary);
 	char want[160];
 	snprintf(want, sizeof(want), "thread 101 (worker-AB-holds-LockA) waits in FutureTask.get() for "

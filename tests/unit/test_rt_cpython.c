@@ -1822,10 +1822,10 @@ static void futures_version(unsigned minor, const char *text, uint32_t hex)
 			cr_assert_eq(fx->owner_kind, LT_OWNER_RUNTIME);
 			cr_assert_eq(l->holder, 102);
 			cr_assert_eq(l->held, 1);
-			cr_assert(l->done_inferred && !l->done_exit && l->waiters_named);
-			cr_assert_str_eq(l->done_what, "the task ends");
-			cr_assert_str_eq(l->done_else, "a set_result() or set_exception() on the Future from another "
-				"thread");
+			const struct lt_done_kind *dk = lt_done_kind_of(l->kind);
+			cr_assert(dk && dk->inferred && !dk->exit && l->waiters_named);
+			cr_assert_str_eq(dk->done_what, "the task ends");
+			cr_assert_str_eq(dk->els, "a set_result() or set_exception() on the Future from another thread");
 			cr_assert_str_eq(l->wait_call, c == 3 ? "Future.exception()" : "Future.result()");
 			snprintf(want, sizeof(want), "concurrent.futures.Future at 0x%" PRIx64, fut);
 			cr_assert_str_eq(l->name, want);

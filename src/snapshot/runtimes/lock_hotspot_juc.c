@@ -688,8 +688,6 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 		}
 		hs_notify_lock(j, l, KIND_FT, task, "FutureTask.get()", NULL);
 		l->name = lts_asprintf("%s@0x%" PRIx64, cls, task);
-		l->done_what = "the task ends";
-		l->done_inferred = true;
 		lt_strlist_add(&l->facts, "parkBlocker=0x%" PRIx64 " class=%s runner=0x%" PRIx64 " state=%d", task,
 			       cls, runner, (int)st);
 		l->holder_how = how;
@@ -741,8 +739,6 @@ int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t o
 		snprintf(cls, sizeof(cls), "?");
 	hs_notify_lock(j, l, LT_KIND_JAVA_JOIN, obj, "Thread.join()", NULL);
 	l->name = lts_asprintf("%s@0x%" PRIx64, cls, obj);
-	l->done_what = "it exits";
-	l->done_exit = true;
 	l->held = 1;
 	l->holder = o->tid;
 	l->holder_how = lts_asprintf("the waiter is in Thread.join() and Object.wait() on the java.lang.Thread of "

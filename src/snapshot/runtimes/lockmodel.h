@@ -125,17 +125,9 @@ struct lt_rtlock {
 	char *held_what;
 	/* A wait for the holder to finish something rather than to let go of
 	 * a lock or to notify (Java's FutureTask.get(): the holder is the
-	 * task's runner; Thread.join(): the joined thread): wait_call
-	 * ("FutureTask.get()") set, wake_call NULL, done_what what ends the
-	 * wait ("the task's end"), static.  done_exit: it is the holder's
-	 * exit (the holder is named as the thread to exit).  done_inferred:
-	 * that only the holder can end it is inferred (a FutureTask's
-	 * cancel() may come from any thread): a cycle through it is at most a
-	 * probable deadlock.  done_else: what else would end it, for the
-	 * verdicts ("a set_result() ... from another thread", static); NULL:
-	 * a cancel() from any thread (a FutureTask's). */
-	const char *done_what, *done_else;
-	bool done_exit, done_inferred;
+	 * task's runner; Thread.join(): the joined thread): KIND is one of
+	 * lt_done_kind_of's (snapshot.h), which says what ends the wait and
+	 * what else could; wait_call its call, wake_call NULL. */
 };
 void lt_rtlock_clear(struct lt_rtlock *l);
 

@@ -1118,13 +1118,10 @@ static size_t fut_lock(struct model *m, uint64_t fut, pid_t holder, const char *
 	l->waiters = -1;
 	l->waiters_named = true; /* by their frames */
 	l->wait_call = wait_call;
-	l->done_what = "the task ends";
-	l->done_inferred = true;
 	l->holder_how = how;
 	if (holder) {
 		l->held = 1;
 		l->holder = holder;
-		l->done_else = "a set_result() or set_exception() on the Future from another thread";
 	} else {
 		l->held = -1;
 		l->holderless = true;
