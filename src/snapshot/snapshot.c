@@ -1190,7 +1190,9 @@ static void resample_rtlocks(struct ctx *c, int min_waiters)
 	int64_t t0 = lts_now_ns(CLOCK_MONOTONIC);
 	for (size_t li = 0; li < s->n_rtlocks; li++) {
 		struct lt_rtlock *l = &s->rtlocks[li];
-		if (!rt_holder_blocked(s, li) || l->waiters_named)
+		/* a wait for another thread's work (a join) is no lock whose
+		 * waiters retry in timed slices */
+		if (!rt_holder_blocked(s, li) || l->waiters_named || lt_done_kind_of(l->kind))
 			continue;
 		struct resample *r = &rs[n++];
 		*r = (struct resample){ .li = li, .cap = s->n_threads, .active = true };

@@ -177,6 +177,8 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
 #define LT_KIND_JAVA_FUTURE "java.util.concurrent FutureTask (get)"
 #define LT_KIND_JAVA_JOIN "Java monitor (Thread.join)"
 #define LT_KIND_PY_FUTURE "concurrent.futures Future (result)"
+#define LT_KIND_OCAML_THREAD_JOIN "OCaml Thread.join"
+#define LT_KIND_OCAML_DOMAIN_JOIN "OCaml Domain.join"
 struct lt_done_kind {
 	const char *kind, *wait_call, *other, *done_what, *els;
 	bool exit, inferred;
@@ -189,6 +191,9 @@ static inline const struct lt_done_kind *lt_done_kind_of(const char *kind)
 		{ LT_KIND_PY_FUTURE, "Future.result()", "task runner", "the task ends",
 		  "a set_result() or set_exception() on the Future from another thread", false, true },
 		{ LT_KIND_JAVA_JOIN, "Thread.join()", "joined thread", "it exits", "an interrupt", true, false },
+		{ LT_KIND_OCAML_THREAD_JOIN, "Thread.join", "joined thread", "it exits", NULL, true, false },
+		{ LT_KIND_OCAML_DOMAIN_JOIN, "Domain.join", "joined domain's thread", "the domain's function returns",
+		  NULL, true, false },
 	};
 	for (size_t i = 0; kind && i < sizeof(k) / sizeof(k[0]); i++)
 		if (!strcmp(kind, k[i].kind))

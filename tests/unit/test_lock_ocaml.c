@@ -735,3 +735,249 @@ Test(lock_ocaml_fixture, thread_model_names_mutex_condition_and_joins)
 		lt_thread_clear(&s.threads[i]);
 	free(s.threads);
 }
+
+/* ---- joins: Thread.join's termination event, Domain.join's term_sync ---- */
+
+#define J_HEAP 0x60000 /* descriptors, custom blocks, events, ml_values */
+#define STACK_C 0x7ffe0000ull
+
+/* The block header of WOSIZE words with TAG, before the block at V. */
+static void j_block(struct fakeproc *f, uint64_t v, uint64_t wosize, unsigned tag)
+{
+	fp_put64(f, v - 8, (wosize << 10) | tag);
+}
+
+/* A custom block at V whose data (after its ops pointer) is P. */
+static void j_custom(struct fakeproc *f, uint64_t v, uint64_t p)
+{
+	j_block(f, v, 2, 255);
+	fp_put64(f, v, 0x1234000); /* ops */
+	fp_put64(f, v + 8, p);
+}
+
+/* Thread TID asleep in a futex wait on UADDR, its stack FUNCS (innermost
+ * first), its stack pointer SP. */
+static void j_sleeps(struct fakeproc *f, pid_t tid, uint64_t uaddr, uint64_t sp, const char *const *funcs)
+{
+	struct lt_thread *t = &f->threads[tid - FP_FIRST_TID];
+	t->wait = LT_WAIT_FUTEX;
+	t->futex.is_wait = true;
+	t->futex.uaddr = uaddr;
+	t->sc.state = LT_SC_IN_SYSCALL;
+	t->sc.sp = sp;
+	size_t n = 0;
+	while (funcs[n])
+		n++;
+	t->frames = calloc(n, sizeof(*t->frames));
+	t->n_frames = n;
+	for (size_t i = 0; i < n; i++)
+		t->frames[i].func = strdup(funcs[i]);
+}
+
+static void j_done(struct fakeproc *f, struct found *x)
+{
+	for (size_t i = 0; i < f->snap.n_threads; i++)
+		lt_thread_clear(&f->threads[i]);
+	done(f, x);
+}
+
+/* OCaml 5.2, three threads: 100 and 101 in domain 0 (its ring: TH0, TH1),
+ * each with its stack; 102's stack too; a heap. */
+static void j_ml52(struct fakeproc *f)
+{
+	ml5_layout("5.2.0");
+	fp_init(f, 3);
+	ml_version(f, "5.2.0");
+	fp_sym(f, "caml_thread_initialize", 0x1000, 64);
+	fp_region(f, ML5_TABLE, (uint64_t)L.table_size);
+	fp_sym(f, "thread_table", ML5_TABLE, (uint64_t)L.table_size);
+	ml5_entry(f, ML5_TABLE, ML5_TH0, 0, 0);
+	fp_region(f, ML5_TH0, 0x200);
+	ml5_thread(f, ML5_TH0, 0, STACK_A + 0xe000);
+	ml5_thread(f, ML5_TH1, 0, STACK_B + 0xe000);
+	fp_put64(f, ML5_TH0 + 8, ML5_TH1); /* next */
+	fp_put64(f, ML5_TH1 + 8, ML5_TH0);
+	fp_stack(f, STACK_A, STACK_A + 0x10000, 100);
+	fp_stack(f, STACK_B, STACK_B + 0x10000, 101);
+	fp_stack(f, STACK_C, STACK_C + 0x10000, 102);
+	fp_region(f, J_HEAP, 0x1000);
+}
+
+static const char *const j_tjoin[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+				       "caml_thread_join", "caml_c_call", "camlMain.entry", NULL };
+static const char *const j_djoin[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+				       "caml_ml_condition_wait", "caml_c_call", "camlStdlib.Domain.loop_512",
+				       "camlStdlib.Mutex.protect_301", "camlStdlib.Domain.join_600", NULL };
+static const char *const j_domain[] = { "__GI___lll_lock_wait", "caml_ml_mutex_lock", "caml_c_call",
+					"camlMain.fun_829", "caml_start_program", "caml_callback_exn",
+					"domain_thread_func", "start_thread", NULL };
+
+/* Thread descriptors {ident, start_closure, terminated} of Thread 0 (TH0)
+ * and Thread 1 (TH1); Thread 1's termination event at EV, its status. */
+#define J_EV (J_HEAP + 0x400)
+static void j_threads(struct fakeproc *f, uint32_t status)
+{
+	uint64_t d0 = J_HEAP + 0x10, d1 = J_HEAP + 0x40;
+	j_block(f, d0, 3, 0);
+	fp_put64(f, d0, 1); /* Val_int(0) */
+	fp_put64(f, d0 + 16, J_HEAP + 0x100);
+	j_custom(f, J_HEAP + 0x100, J_HEAP + 0x300);
+	j_block(f, d1, 3, 0);
+	fp_put64(f, d1, 3); /* Val_int(1) */
+	fp_put64(f, d1 + 16, J_HEAP + 0x140);
+	j_custom(f, J_HEAP + 0x140, J_EV);
+	fp_put32(f, J_EV + 40, status);
+	fp_put64(f, ML5_TH0, d0);
+	fp_put64(f, ML5_TH1, d1);
+}
+
+/* Thread 100 joins Thread 1, whose caml_thread_struct's c_stack is in
+ * thread 101's stack: a lock on the event's condition variable, held by
+ * 101, whose exit alone ends the wait. */
+Test(lock_ocaml_fixture, ocaml52_thread_join_held_by_the_joined_thread)
+{
+	struct fakeproc f;
+	struct found x;
+	j_ml52(&f);
+	j_threads(&f, 0);
+	j_sleeps(&f, 100, J_EV + 48 + 40, STACK_A + 0xd000, j_tjoin);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 2, "the domain's runtime lock and the join");
+	const struct lt_rtlock *l = &x.v[1];
+	cr_assert_str_eq(l->kind, LT_KIND_OCAML_THREAD_JOIN);
+	cr_assert_str_eq(l->name, "Thread 1");
+	cr_assert_str_eq(l->wait_call, "Thread.join");
+	cr_assert_eq(l->base, J_EV + 48);
+	cr_assert_eq(l->size, 48);
+	cr_assert_eq(l->held, 1);
+	cr_assert_eq(l->holder, 101, "%s", l->holder_how);
+	how_has(l, "is in the stack of thread 101: only its exit triggers the event");
+	const struct lt_done_kind *dk = lt_done_kind_of(l->kind);
+	cr_assert(dk && dk->exit && !dk->inferred && !dk->els);
+	j_done(&f, &x);
+}
+
+/* A triggered event (the thread has ended; the joiner is about to wake),
+ * no sleeper on it, or a thread whose stack is not known: no join lock. */
+Test(lock_ocaml_fixture, ocaml52_thread_join_not_claimed_without_evidence)
+{
+	for (int c = 0; c < 3; c++) {
+		struct fakeproc f;
+		struct found x;
+		j_ml52(&f);
+		j_threads(&f, c == 0 ? 1 : 0);
+		j_sleeps(&f, 100, c == 1 ? J_EV + 48 + 48 : J_EV + 48 + 40, STACK_A + 0xd000, j_tjoin);
+		if (c == 2)
+			fp_put64(&f, ML5_TH1 + (uint64_t)L.th_c_stack, 0x12340000);
+		run_model(&f, &x);
+		cr_assert_eq(x.n, 1, "case %d: only the runtime lock", c);
+		j_done(&f, &x);
+	}
+}
+
+/* Domain.join: thread 100 sleeps on term_sync.cond; thread 102 runs the
+ * domain (domain_thread_func) and keeps its ml_values {Val_unit, term_sync}
+ * on its stack. */
+#define J_COND (J_HEAP + 0x800)
+#define J_MV (J_HEAP + 0x600)
+#define J_TS (J_HEAP + 0x700)
+static void j_domain_join(struct fakeproc *f, uint64_t state)
+{
+	j_ml52(f);
+	j_threads(f, 0);
+	fp_put64(f, J_MV, 1);
+	fp_put64(f, J_MV + 8, J_TS);
+	j_block(f, J_TS, 3, 0);
+	fp_put64(f, J_TS, state);
+	fp_put64(f, J_TS + 8, J_HEAP + 0x740); /* mut */
+	fp_put64(f, J_TS + 16, J_HEAP + 0x780);
+	j_custom(f, J_HEAP + 0x780, J_COND);
+	j_sleeps(f, 100, J_COND + 40, STACK_A + 0xd000, j_djoin);
+	fp_region(f, STACK_C + 0xf000, 0x1000);
+	fp_put64(f, STACK_C + 0xf000, 0x55550000123ull); /* a return address */
+	fp_put64(f, STACK_C + 0xf128, J_MV);
+	j_sleeps(f, 102, 0x7777000, STACK_C + 0xf000, j_domain);
+}
+
+Test(lock_ocaml_fixture, ocaml52_domain_join_held_by_the_domains_thread)
+{
+	struct fakeproc f;
+	struct found x;
+	j_domain_join(&f, 1 /* Running */);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 2, "the domain's runtime lock and the join");
+	const struct lt_rtlock *l = &x.v[1];
+	cr_assert_str_eq(l->kind, LT_KIND_OCAML_DOMAIN_JOIN);
+	cr_assert_str_eq(l->wait_call, "Domain.join");
+	cr_assert_eq(l->base, J_COND);
+	cr_assert_eq(l->size, 48);
+	cr_assert_eq(l->holder, 102, "%s", l->holder_how);
+	cr_assert_str_eq(l->name, "the domain run by thread 102");
+	char want[160];
+	snprintf(want, sizeof(want), "ml_values 0x%llx thread 102 keeps on its stack (at 0x%llx, under "
+		 "domain_thread_func)", (unsigned long long)J_MV, (unsigned long long)(STACK_C + 0xf128));
+	how_has(l, want);
+	j_done(&f, &x);
+}
+
+/* A domain whose term_sync says Finished (the joiner is about to wake),
+ * or a second thread of the domain's kind holding the same pointer (a stale
+ * copy in one of them): no holder named. */
+Test(lock_ocaml_fixture, ocaml52_domain_join_not_named_without_evidence)
+{
+	struct fakeproc f;
+	struct found x;
+	j_domain_join(&f, J_HEAP + 0x900 /* Finished res: a block */);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 1, "a finished domain: only the runtime lock");
+	j_done(&f, &x);
+
+	j_domain_join(&f, 1);
+	fp_region(&f, STACK_B + 0xf000, 0x1000);
+	fp_put64(&f, STACK_B + 0xf010, J_MV);
+	j_sleeps(&f, 101, 0x7777100, STACK_B + 0xf000, j_domain);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 2);
+	const struct lt_rtlock *l = &x.v[1];
+	cr_assert_str_eq(l->kind, LT_KIND_OCAML_DOMAIN_JOIN);
+	cr_assert_eq(l->holder, 0, "%s", l->holder_how);
+	cr_assert_eq(l->held, -1);
+	how_has(l, "which thread runs the domain is not known");
+	j_done(&f, &x);
+}
+
+/* OCaml 4.13: the ring from curr_thread; a thread named by its
+ * top_of_stack. */
+Test(lock_ocaml_fixture, ocaml413_thread_join_held_by_the_joined_thread)
+{
+	struct fakeproc f;
+	struct found x;
+	ml413(&f, 0, 0, STACK_A, STACK_A);
+	f.snap.threads = f.threads;
+	f.snap.n_threads = 2;
+	f.threads[0].tid = 100;
+	f.threads[1].tid = 101;
+	fp_region(&f, J_HEAP, 0x1000);
+	uint64_t th1 = J_HEAP + 0x900, d1 = J_HEAP + 0x40;
+	fp_put64(&f, ML4_THREAD, J_HEAP + 0x10); /* descr of the running thread */
+	fp_put64(&f, ML4_THREAD + 8, th1);
+	fp_put64(&f, th1, d1);
+	fp_put64(&f, th1 + 8, ML4_THREAD);
+	fp_put64(&f, th1 + 24, STACK_B + 0xff00); /* top_of_stack */
+	j_block(&f, J_HEAP + 0x10, 3, 0);
+	fp_put64(&f, J_HEAP + 0x10 + 16, 0); /* no event: skipped */
+	j_block(&f, d1, 3, 0);
+	fp_put64(&f, d1, 5); /* Thread 2 */
+	fp_put64(&f, d1 + 16, J_HEAP + 0x140);
+	j_custom(&f, J_HEAP + 0x140, J_EV);
+	j_sleeps(&f, 100, J_EV + 48 + 44, STACK_A + 0xd000, j_tjoin);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 2, "caml_master_lock and the join");
+	const struct lt_rtlock *l = &x.v[1];
+	cr_assert_str_eq(l->model, "ocaml4");
+	cr_assert_str_eq(l->kind, LT_KIND_OCAML_THREAD_JOIN);
+	cr_assert_str_eq(l->name, "Thread 2");
+	cr_assert_eq(l->holder, 101, "%s", l->holder_how);
+	how_has(l, "top_of_stack");
+	j_done(&f, &x);
+}

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
+#include "demangle.h"
 #include "lockmodel.h"
 #include "snapshot_int.h"
 
@@ -363,8 +365,6 @@ static void undecoded(struct lt_rtlock *l, const struct ocaml_version *ver, cons
 	lt_strlist_add(notes, "ocaml: %s found, state not decoded: %s", l->name, l->holder_how);
 }
 
-/* ---- OCaml 4.x: caml_master_lock ---- */
-
 static uint64_t read_ptr(const struct lt_lm_env *e, uint64_t addr)
 {
 	uint64_t v = 0;
@@ -372,6 +372,215 @@ static uint64_t read_ptr(const struct lt_lm_env *e, uint64_t addr)
 		return 0;
 	return v;
 }
+
+/* ---- joins: Thread.join (4.x, 5.x) and Domain.join (5.2 on) ----
+ *
+ * A thread in Thread.join sleeps on the joined thread's termination event
+ * (systhreads' st_event, 4.x st_posix.h and 5.x st_pthreads.h: a pthread
+ * mutex (40 bytes), int status @40, the condition variable @48), which only
+ * that thread's exit triggers (caml_thread_stop).  The event hangs from the
+ * thread's descriptor, a block {ident, start_closure, terminated} whose
+ * third field is a custom block holding the st_event pointer; each running
+ * thread's caml_thread_struct (the ring from thread_table[d].active_thread
+ * in 5.x, from curr_thread in 4.x, linked by next @8) keeps its descriptor
+ * @0, and the stack pointers that name its thread.
+ *
+ * A thread in Domain.join (5.2 on, stdlib/domain.ml) waits on the domain's
+ * term_sync {state; mut; cond} until state is Finished; only the domain's
+ * own thread sets it, when the domain's function returns (runtime/domain.c,
+ * sync_result from domain_thread_func).  The runtime links term_sync to that
+ * thread only through domain_thread_func's ml_values {callback; term_sync}
+ * (callback already Val_unit: released before the call), a pointer that
+ * function keeps live across the call, so on that thread's C stack (the
+ * OCaml code it runs saves every callee-saved register there).  The
+ * domain's thread is the one thread whose stack above its stack pointer
+ * holds a pointer to such a pair whose term_sync's cond is the one slept
+ * on; none or several: not named (a stale copy is never taken for it). */
+#define EV_STATUS 40
+#define EV_COND 48
+#define COND_SIZE 48 /* pthread_cond_t */
+#define CUSTOM_TAG 255
+#define VAL_UNIT 1
+#define MAX_RING 100000
+#define SCAN_STACK 65536 /* of a domain's thread, above its stack pointer */
+
+static bool futex_waiter(const struct lt_thread *t)
+{
+	return t->wait == LT_WAIT_FUTEX && t->futex.is_wait && t->sc.state == LT_SC_IN_SYSCALL;
+}
+
+/* A thread of the snapshot asleep on a futex word in [lo, lo + len). */
+static bool slept_on(const struct lt_lm_env *e, uint64_t lo, uint64_t len)
+{
+	for (size_t i = 0; e->s && i < e->s->n_threads; i++) {
+		const struct lt_thread *t = &e->s->threads[i];
+		if (futex_waiter(t) && t->futex.uaddr >= lo && t->futex.uaddr < lo + len)
+			return true;
+	}
+	return false;
+}
+
+/* A block at V with TAG and WOSIZE words (header at V - 8). */
+static bool ml_block(const struct lt_lm_env *e, uint64_t v, unsigned tag, uint64_t wosize)
+{
+	uint64_t hd;
+	return v && !(v & 7) && !lt_lm_read_u64(e, v - 8, &hd) && (hd & 0xff) == tag && (hd >> 10) == wosize;
+}
+
+/* The pointer a custom block V holds (Data_custom_val: after its ops). */
+static uint64_t custom_ptr(const struct lt_lm_env *e, uint64_t v)
+{
+	uint64_t hd, p = 0;
+	if (!v || (v & 7) || lt_lm_read_u64(e, v - 8, &hd) || (hd & 0xff) != CUSTOM_TAG || lt_lm_read_u64(e, v + 8, &p))
+		return 0;
+	return p;
+}
+
+static struct lt_rtlock *join_lock(struct lt_rtlock **v, size_t *n, const char *model, const char *kind,
+				   const char *call, const struct ocaml_version *ver, uint64_t cond, pid_t tid)
+{
+	struct lt_rtlock *l = lt_rtlock_push(v, n);
+	if (!l)
+		return NULL;
+	l->model = model;
+	l->kind = kind;
+	l->wait_call = call;
+	if (!ver->why)
+		l->version = lts_asprintf("OCaml %s", ver->str);
+	l->base = cond;
+	l->size = COND_SIZE;
+	l->held = 1;
+	l->holder = tid;
+	l->waiters = -1;
+	return l;
+}
+
+/* The ring of running threads from TH (thread_table[d].active_thread, or
+ * curr_thread): a lock for each whose termination event a thread sleeps
+ * on, held by the thread its stack pointer at SP_OFF names. */
+static int thread_joins(const struct lt_lm_env *e, uint64_t th, uint32_t sp_off, const char *sp_what,
+			const char *model, const struct ocaml_version *ver, struct lt_rtlock **v, size_t *n)
+{
+	uint64_t first = th;
+	for (size_t k = 0; th && k < MAX_RING; k++) {
+		uint64_t descr = read_ptr(e, th), ident = 0, ev = 0, sp = 0;
+		uint32_t status = 1;
+		if (ml_block(e, descr, 0, 3) && !lt_lm_read_u64(e, descr, &ident) &&
+		    (ev = custom_ptr(e, read_ptr(e, descr + 16))) && !lt_lm_read_u32(e, ev + EV_STATUS, &status) &&
+		    status == 0 && slept_on(e, ev + EV_COND, COND_SIZE) && (sp = read_ptr(e, th + sp_off))) {
+			pid_t tid = e->stack_tid(e->arg, sp);
+			if (tid) {
+				struct lt_rtlock *l = join_lock(v, n, model, LT_KIND_OCAML_THREAD_JOIN, "Thread.join",
+								ver, ev + EV_COND, tid);
+				if (!l)
+					return -ENOMEM;
+				l->name = lts_asprintf("Thread %lld", (long long)((int64_t)ident >> 1));
+				l->holder_how = lts_asprintf(
+					"the termination event 0x%llx slept on is Thread %lld's (its descriptor 0x%llx, "
+					"caml_thread_struct 0x%llx), whose %s 0x%llx is in the stack of thread %d: only "
+					"its exit triggers the event", (unsigned long long)ev,
+					(long long)((int64_t)ident >> 1), (unsigned long long)descr,
+					(unsigned long long)th, sp_what, (unsigned long long)sp, (int)tid);
+				lt_strlist_add(&l->facts, "caml_thread_struct=0x%llx descr=0x%llx event=0x%llx status=0",
+					       (unsigned long long)th, (unsigned long long)descr, (unsigned long long)ev);
+			}
+		}
+		th = read_ptr(e, th + 8);
+		if (th == first)
+			break;
+	}
+	return 0;
+}
+
+static bool has_frame(const struct lt_thread *t, const char *func, size_t depth)
+{
+	for (size_t i = 0; i < t->n_frames && i < depth; i++)
+		if (t->frames[i].func && !strcmp(t->frames[i].func, func))
+			return true;
+	return false;
+}
+
+/* Thread D's stack above its stack pointer: the pointer at which (*AT) is
+ * to an ml_values {Val_unit, term_sync} whose term_sync is Running and
+ * whose cond a thread sleeps on; its condvar in *COND, term_sync in *TS. */
+static uint64_t find_ml_values(const struct lt_lm_env *e, const struct lt_thread *d, uint64_t *at, uint64_t *cond,
+			       uint64_t *ts)
+{
+	uint64_t page[512];
+	uint64_t a = d->sc.sp & ~7ull, end = a + SCAN_STACK;
+	while (a < end) {
+		size_t len = (size_t)(4096 - (a & 4095));
+		if (e->stack_tid(e->arg, a) != d->tid || e->read(e->arg, a, page, len))
+			break;
+		for (size_t w = 0; w < len / 8; w++) {
+			uint64_t p = page[w], pair[2], sync[3];
+			if (!p || (p & 7) || p < 0x10000 || e->stack_tid(e->arg, p) ||
+			    e->read(e->arg, p, pair, sizeof(pair)) || pair[0] != VAL_UNIT ||
+			    !ml_block(e, pair[1], 0, 3) || e->read(e->arg, pair[1], sync, sizeof(sync)) ||
+			    sync[0] != 1 /* Running: Val_int(0) */)
+				continue;
+			uint64_t c = custom_ptr(e, sync[2]);
+			if (c && slept_on(e, c, COND_SIZE)) {
+				*at = a + w * 8;
+				*cond = c;
+				*ts = pair[1];
+				return p;
+			}
+		}
+		a += len;
+	}
+	return 0;
+}
+
+/* Domain.join waits, matched to the domains' threads (5.2 on). */
+static int domain_joins(const struct lt_lm_env *e, const struct ocaml_version *ver, struct lt_rtlock **v,
+			size_t *n)
+{
+	bool joiner = false;
+	for (size_t i = 0; e->s && i < e->s->n_threads && !joiner; i++)
+		joiner = futex_waiter(&e->s->threads[i]) &&
+			 has_frame(&e->s->threads[i], "caml_ml_condition_wait", 8);
+	if (!joiner)
+		return 0;
+	for (size_t i = 0; i < e->s->n_threads; i++) {
+		const struct lt_thread *d = &e->s->threads[i];
+		uint64_t at, cond, ts, mv;
+		if (d->sc.state != LT_SC_IN_SYSCALL || !d->sc.sp || !has_frame(d, "domain_thread_func", 256) ||
+		    !(mv = find_ml_values(e, d, &at, &cond, &ts)))
+			continue;
+		if ((i & 63) == 0 && lt_budget_over())
+			break;
+		struct lt_rtlock *l = NULL;
+		for (size_t k = 0; k < *n && !l; k++)
+			if ((*v)[k].kind && !strcmp((*v)[k].kind, LT_KIND_OCAML_DOMAIN_JOIN) && (*v)[k].base == cond)
+				l = &(*v)[k];
+		if (l) { /* two threads' stacks hold it: a stale copy in one */
+			if (l->holder && l->holder != d->tid) {
+				char *how = lts_asprintf("%s; but thread %d's stack holds a pointer to it too (at "
+							 "0x%llx): which thread runs the domain is not known",
+							 l->holder_how, (int)d->tid, (unsigned long long)at);
+				free(l->holder_how);
+				l->holder_how = how;
+				l->holder = 0;
+				l->held = -1;
+			}
+			continue;
+		}
+		if (!(l = join_lock(v, n, "ocaml5", LT_KIND_OCAML_DOMAIN_JOIN, "Domain.join", ver, cond, d->tid)))
+			return -ENOMEM;
+		l->name = lts_asprintf("the domain run by thread %d", (int)d->tid);
+		l->holder_how = lts_asprintf(
+			"the condition slept on is term_sync.cond of the domain whose ml_values 0x%llx thread %d "
+			"keeps on its stack (at 0x%llx, under domain_thread_func): the domain's function runs on "
+			"that thread, and the join ends when it returns", (unsigned long long)mv, (int)d->tid,
+			(unsigned long long)at);
+		lt_strlist_add(&l->facts, "ml_values=0x%llx term_sync=0x%llx state=Running cond=0x%llx",
+			       (unsigned long long)mv, (unsigned long long)ts, (unsigned long long)cond);
+	}
+	return 0;
+}
+
+/* ---- OCaml 4.x: caml_master_lock ---- */
 
 /* The pointer stored in global NAME; 0 if absent (and a fact saying so). */
 static uint64_t sym_ptr(const struct lt_lm_env *e, struct lt_rtlock *l, const char *name)
@@ -444,7 +653,10 @@ static int find4(const struct lt_lm_env *e, uint64_t lock, uint64_t lock_size, s
 	}
 	if (decode_state(l, busy, waiters, notes))
 		oc4_holder(e, l, lay);
-	return 0;
+	uint64_t a, sz;
+	if (e->lookup(e->arg, "curr_thread", &a, &sz))
+		return 0;
+	return thread_joins(e, read_ptr(e, a), OC4_TH_TOP, "top_of_stack", "ocaml4", &ver, v, n);
 }
 
 /* ---- OCaml 5.x: thread_table[d] ---- */
@@ -536,6 +748,8 @@ static int oc5_domains(const struct lt_lm_env *e, uint64_t table, size_t max, co
 				set_how(l, how);
 			}
 		}
+		if (thread_joins(e, x.active, OC5_TH_C_STACK, "c_stack", "ocaml5", ver, v, n) < 0)
+			return -ENOMEM;
 	}
 	if (max == OC5_MAX_DOMAINS_MAX && lay->table_is_ptr) {
 		struct oc5_entry x;
@@ -646,7 +860,7 @@ static int find5(const struct lt_lm_env *e, uint64_t tt, uint64_t tt_size, struc
 	}
 	int r = oc5_domains(e, table, max, &c, &ver, v, n, notes);
 	free(c.how);
-	return r;
+	return r < 0 ? r : domain_joins(e, &ver, v, n);
 }
 
 /* ---- entry point ---- */
