@@ -84,8 +84,19 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 		else
 			rp_holder_how(r, g, how, sizeof(how));
 		const struct rp_notify *nk = rp_notify_of(g, NULL);
+		/* a wait for the holder's work to end (a join, a task) */
+		const struct lt_done_kind *dk = g->end_holder && P(r)->th[g->end_holder - 1] == b
+						? lt_done_kind_of(g->rt_kind) : NULL;
 		char on[RP_GNAME_LEN];
-		if (nk)
+		if (dk && dk->exit)
+			rp_f_ev(f, "thread %s waits in %s for thread %s to exit since %s (%s): %s",
+				rp_tname(a, tn, sizeof(tn)), dk->wait_call, rp_tname(b, tn2, sizeof(tn2)),
+				rp_end_since(a) ? ts : "before the trace", d, how);
+		else if (dk)
+			rp_f_ev(f, "thread %s waits in %s for the task %s, run by thread %s, since %s (%s): %s",
+				rp_tname(a, tn, sizeof(tn)), dk->wait_call, g->rt_name[0] ? g->rt_name : "?",
+				rp_tname(b, tn2, sizeof(tn2)), rp_end_since(a) ? ts : "before the trace", d, how);
+		else if (nk)
 			rp_f_ev(f, "thread %s waits in %s on %s since %s (%s); %s is thread %s, and no %s can "
 				"come but from it: %s", rp_tname(a, tn, sizeof(tn)), nk->wait_call,
 				notify_obj(g, nk, on, sizeof(on)), rp_end_since(a) ? ts : "before the trace", d,

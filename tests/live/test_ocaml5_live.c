@@ -426,10 +426,13 @@ static void deadlock_case(const char *version)
 		cr_assert_eq(t->futex.owner, owners[i], "thread %d: owner %d", (int)lockers[i], (int)t->futex.owner);
 		cr_assert_str_eq(t->futex.lock_kind, "Stdlib Mutex", "thread %d", (int)lockers[i]);
 	}
+	/* the joiner waits for c's domain to end: c's thread is the other end */
 	const struct lt_thread *j = lt_snapshot_find(s, joiner);
 	cr_assert_not_null(j);
 	cr_assert_eq(j->wait, LT_WAIT_FUTEX);
-	cr_assert_str_eq(j->futex.lock_kind, "Domain.join", "the joiner's wait");
+	cr_assert_str_eq(j->futex.lock_kind, LT_KIND_OCAML_DOMAIN_JOIN, "the joiner's wait");
+	cr_assert_eq(j->futex.owner, c, "the joiner waits for %d, want c %d", (int)j->futex.owner, (int)c);
+	cr_assert_eq(j->futex.owner_kind, LT_OWNER_RUNTIME);
 	lt_snapshot_free(s);
 }
 
@@ -441,6 +444,85 @@ Test(ocaml5_live, ocaml520_mutex_deadlock_in_ocaml_terms, .fini = cleanup, .time
 Test(ocaml5_live, ocaml54dev_mutex_deadlock_in_ocaml_terms, .fini = cleanup, .timeout = 120)
 {
 	deadlock_case("5.4.0+dev");
+}
+
+/* The main thread holds a Stdlib Mutex and joins a domain (Domain.join) or
+ * a thread (Thread.join) whose thread c waits for that Mutex: a deadlock of
+ * the two, through the join, not a lock holder "blocked in futex".  The
+ * join's other end is c, read from the runtime (the domain's term_sync on
+ * c's stack; the thread's termination event in its descriptor). */
+static void join_case(const char *version, const char *on)
+{
+	char mode[32];
+	snprintf(mode, sizeof(mode), "join-%s", on);
+	start(version, mode, NULL);
+	pid_t c = locker("c");
+	pid_t joiner = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=joiner", "tid");
+	cr_assert_gt(joiner, 0);
+	struct lt_snapshot *s = snap();
+	const struct lt_thread *j = lt_snapshot_find(s, joiner), *t = lt_snapshot_find(s, c);
+	cr_assert(j && t);
+	cr_assert_str_eq(j->futex.lock_kind ? j->futex.lock_kind : "-",
+			 !strcmp(on, "domain") ? LT_KIND_OCAML_DOMAIN_JOIN : LT_KIND_OCAML_THREAD_JOIN);
+	cr_assert_eq(j->futex.owner, c, "the joiner waits for %d, want c %d", (int)j->futex.owner, (int)c);
+	cr_assert_eq(t->futex.owner, joiner, "c waits for %d, want the joiner %d", (int)t->futex.owner, (int)joiner);
+	cr_assert_gt(s->n_verdicts, 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "first verdict: %s", v->summary);
+	cr_assert(!strncmp(v->summary, "deadlock: 2 threads wait for each other", 39), "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2, "%s", v->summary);
+	cr_assert(TL_HAS(v->tids, v->n_tids, joiner) && TL_HAS(v->tids, v->n_tids, c), "%s", v->summary);
+	char want[160];
+	snprintf(want, sizeof(want), "waits in %s for thread %d (", !strcmp(on, "domain") ? "Domain.join" : "Thread.join",
+		 (int)c);
+	bool said = false;
+	for (size_t k = 0; k < v->evidence.n; k++)
+		said |= strstr(v->evidence.v[k], want) != NULL;
+	cr_assert(said, "no evidence line says '%s'", want);
+	lt_snapshot_free(s);
+
+	/* a recording's report says the cycle alike, from its snapshot */
+	struct tl_proc rec;
+	tl_tmp_path(trace, sizeof(trace), "ocaml5join");
+	char *extra[] = { "-d", "2", "--no-perfetto", NULL };
+	cr_assert_eq(tl_start_recorder(&rec, wl.pid, trace, extra), 0);
+	int st = tl_wait(&rec, 30000);
+	tl_close(&rec);
+	cr_assert_eq(st, 0, "recorder status 0x%x", st);
+	struct rp_json *rj = tl_report_json(trace);
+	const char *sum = NULL;
+	const struct rp_json *f = tl_two_thread_deadlock(rj, joiner, c, &sum);
+	const struct rp_json *ev = rp_json_get(f, "evidence");
+	char tn[64];
+	snprintf(tn, sizeof(tn), "thread %d (", (int)joiner);
+	said = false;
+	for (size_t i = 0; ev && i < ev->n; i++) {
+		const char *line = rp_json_str(&ev->items[i]);
+		said |= !strncmp(line, tn, strlen(tn)) && strstr(line, want + 6 /* "in X.join for thread c (" */) &&
+			strstr(line, ") to exit since ");
+	}
+	cr_assert(said, "the report says no '%s... to exit since' of %d: %s", want + 6, (int)joiner, sum);
+	rp_json_free(rj);
+}
+
+Test(ocaml5_live, ocaml520_domain_join_of_a_mutex_waiter_is_a_deadlock, .fini = cleanup, .timeout = 120)
+{
+	join_case("5.2.0", "domain");
+}
+
+Test(ocaml5_live, ocaml54dev_domain_join_of_a_mutex_waiter_is_a_deadlock, .fini = cleanup, .timeout = 120)
+{
+	join_case("5.4.0+dev", "domain");
+}
+
+Test(ocaml5_live, ocaml520_thread_join_of_a_mutex_waiter_is_a_deadlock, .fini = cleanup, .timeout = 120)
+{
+	join_case("5.2.0", "thread");
+}
+
+Test(ocaml5_live, ocaml54dev_thread_join_of_a_mutex_waiter_is_a_deadlock, .fini = cleanup, .timeout = 120)
+{
+	join_case("5.4.0+dev", "thread");
 }
 
 /* Thread r holds a Stdlib Mutex and reads a pipe only its own process can

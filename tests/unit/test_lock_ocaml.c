@@ -638,6 +638,38 @@ Test(lock_ocaml_live, holder_in_read_named_by_the_runtime, .fini = cleanup, .tim
 	lt_snapshot_free(s);
 }
 
+/* The main thread holds a Mutex and joins a thread that waits for it
+ * (Debian's OCaml 4.13): the join's other end is that thread, read from its
+ * descriptor's termination event in the runtime's ring of threads, and the
+ * two are a deadlock. */
+Test(lock_ocaml_live, thread_join_of_a_mutex_waiter_is_a_deadlock, .fini = cleanup, .timeout = 90)
+{
+	tl_skip_unless_root("needs root: the same view of /proc and memory as the recorder");
+	if (access(WL("ocaml_holder"), X_OK) != 0)
+		cr_skip_test(WL("ocaml_holder") " not built: needs ocamlopt (Debian ocaml-nox), then make all");
+	char *argv[] = { WL("ocaml_holder"), "--join", NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 256, 60000);
+	pid_t c = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=locker", "tid");
+	pid_t j = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=joiner", "tid");
+	cr_assert(c > 0 && j > 0);
+	struct lt_snapshot *s = NULL;
+	int r = lt_snapshot_take(wl.pid, NULL, &s);
+	cr_assert_eq(r, 0, "lt_snapshot_take: %s", lt_snapshot_strerror(r));
+	const struct lt_thread *tj = lt_snapshot_find(s, j);
+	cr_assert_not_null(tj);
+	cr_assert_str_eq(tj->futex.lock_kind ? tj->futex.lock_kind : "-", LT_KIND_OCAML_THREAD_JOIN);
+	cr_assert_eq(tj->futex.owner, c, "the joiner waits for %d, want %d", (int)tj->futex.owner, (int)c);
+	const struct lt_rtlock *l = &s->rtlocks[tj->futex.rtlock - 1];
+	cr_assert_str_eq(l->model, "ocaml4");
+	cr_assert_str_eq(l->name, "Thread 1");
+	cr_assert_gt(s->n_verdicts, 0);
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2, "%s", v->summary);
+	cr_assert((v->tids[0] == j && v->tids[1] == c) || (v->tids[0] == c && v->tids[1] == j), "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
 /* ---- the flight recorder's witness (rtwatch.h) on an OCaml lock ---- */
 
 /* No hand-off count: a holder asleep in read() for the window while a

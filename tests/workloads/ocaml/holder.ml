@@ -2,6 +2,9 @@
    is stuck in read() inside a C stub that never releases the lock.
 
      ocaml_holder [-t WAITERS=20] [--no-wait]
+     ocaml_holder --join
+       the main thread takes a Mutex, then joins (Thread.join) a thread
+       that waits for that Mutex: a deadlock through the join.
 
    Ground truth on stdout (tests/workloads/README.md):
      pid=PID
@@ -9,6 +12,8 @@
      thread role=holder idx=0 tid=T      (the main thread, from the stub)
      blocked tid=T on=runtime_lock       (WAITERS lines, checked in /proc)
      ready
+   (--join: "thread role=locker tid=T wants=m", "thread role=joiner tid=T
+   on=thread", "blocked tid=T on=futex" for both, "ready")
    then it hangs until killed.  The waiters loop on Thread.yield/Unix.sleepf,
    so each of them releases and re-takes the runtime lock until the holder
    keeps it for good; from then on they sleep in the runtime's own
@@ -20,16 +25,32 @@ external gettid : unit -> int = "lt_ocaml_gettid"
    helper thread verifies through /proc that the holder and every waiter
    sleep, then prints the "blocked" lines, "ready", and waits on the gate. *)
 external hold_and_block : int array -> bool -> unit = "lt_ocaml_hold_and_block"
+external check_asleep : int array -> unit = "lt_ocaml_check_asleep"
+
+let join_cycle () =
+  let m = Mutex.create () in
+  Mutex.lock m;
+  let ltid = ref 0 in
+  let t = Thread.create (fun () ->
+    ltid := gettid ();
+    Printf.printf "thread role=locker tid=%d wants=m\n%!" !ltid;
+    Mutex.lock m) () in
+  while !ltid = 0 do Thread.yield (); Unix.sleepf 0.001 done;
+  let me = gettid () in
+  Printf.printf "thread role=joiner tid=%d on=thread\n%!" me;
+  check_asleep [| !ltid; me |];
+  Thread.join t
 
 let usage () =
-  prerr_endline "usage: ocaml_holder [-t WAITERS=20] [--no-wait]";
+  prerr_endline "usage: ocaml_holder [-t WAITERS=20] [--no-wait] | --join";
   exit 2
 
 let () =
-  let waiters = ref 20 and no_wait = ref false in
+  let waiters = ref 20 and no_wait = ref false and join = ref false in
   let rec parse = function
     | [] -> ()
     | "--no-wait" :: rest -> no_wait := true; parse rest
+    | "--join" :: rest -> join := true; parse rest
     | "-t" :: n :: rest ->
         (match int_of_string_opt n with
          | Some v when v >= 1 && v <= 1000 -> waiters := v
@@ -39,6 +60,7 @@ let () =
   in
   parse (List.tl (Array.to_list Sys.argv));
   Printf.printf "pid=%d\n%!" (Unix.getpid ());
+  if !join then (join_cycle (); exit 0);
   let tids = Array.make !waiters 0 in
   let started = ref 0 in
   let m = Mutex.create () in

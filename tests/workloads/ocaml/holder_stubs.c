@@ -41,7 +41,7 @@ static long syscall_of(pid_t tid)
 
 static bool all_asleep(const struct check *c)
 {
-	if (syscall_of(c->holder) != 0) /* read */
+	if (c->holder && syscall_of(c->holder) != 0) /* read */
 		return false;
 	for (int i = 0; i < c->n; i++)
 		if (syscall_of(c->waiters[i]) != 202) /* futex */
@@ -65,7 +65,7 @@ static void *checker(void *arg)
 		seen = all_asleep(c) ? seen + 1 : 0;
 	}
 	for (int i = 0; i < c->n; i++)
-		printf("blocked tid=%d on=runtime_lock\n", (int)c->waiters[i]);
+		printf("blocked tid=%d on=%s\n", (int)c->waiters[i], c->holder ? "runtime_lock" : "futex");
 	printf("ready\n");
 	fflush(stdout);
 	if (!c->no_wait) {
@@ -107,5 +107,27 @@ value lt_ocaml_hold_and_block(value tids, value no_wait)
 			fprintf(stderr, "ocaml_holder: unexpected data\n");
 			exit(1);
 		}
+	return Val_unit;
+}
+
+/* --join: a checker for TIDS alone (no holder in read()): "blocked" lines
+ * and "ready" once each sleeps in a futex wait, seen twice. */
+value lt_ocaml_check_asleep(value tids)
+{
+	static struct check c;
+	pthread_t t;
+	c.n = (int)Wosize_val(tids);
+	c.waiters = calloc(c.n, sizeof(*c.waiters));
+	if (!c.waiters) {
+		perror("ocaml_holder");
+		exit(1);
+	}
+	for (int i = 0; i < c.n; i++)
+		c.waiters[i] = Int_val(Field(tids, i));
+	c.no_wait = true;
+	if (pthread_create(&t, NULL, checker, &c) != 0) {
+		perror("ocaml_holder: pthread_create");
+		exit(1);
+	}
 	return Val_unit;
 }

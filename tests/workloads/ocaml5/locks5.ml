@@ -34,13 +34,17 @@
        domain (c) waits for the Mutex; the main thread joins that domain.
        Nothing can end it: every thread is in the chain or the runtime's own
        (the tick thread, the domains' backup threads).
+     ocaml5_locks join-domain | join-thread
+       the main thread takes a Stdlib Mutex, then joins a domain
+       (Domain.join) or a thread (Thread.join) that waits for that Mutex
+       (c): a deadlock through the join.
 
    Ground truth on stdout (tests/workloads/README.md):
      pid=PID
      thread role=waiter domain=D idx=I tid=T
      thread role=holder domain=D tid=T
      thread role=locker name=a|b|c tid=T holds=m1|m2|none wants=m1|m2 (deadlock)
-     thread role=joiner tid=T on=domain                        (deadlock, pipe)
+     thread role=joiner tid=T on=domain|thread      (deadlock, pipe, joins)
      thread role=reader tid=T holds=m                                     (pipe)
      blocked tid=T on=runtime_lock|mutex
      ready
@@ -62,7 +66,7 @@ external expect_reader : int -> unit = "lt5_expect_reader"
 let sayf fmt = Printf.ksprintf say fmt
 
 let usage () =
-  prerr_endline "usage: ocaml5_locks hold|spin|spin-fresh|convoy|domains|busy|deadlock|pipe [-t WAITERS] [-d DOMAINS]";
+  prerr_endline "usage: ocaml5_locks hold|spin|spin-fresh|convoy|domains|busy|deadlock|pipe|join-domain|join-thread [-t WAITERS] [-d DOMAINS]";
   exit 2
 
 let domain_id () = (Domain.self () :> int)
@@ -184,6 +188,26 @@ let pipe_wait () =
   Domain.join d;
   ignore (Sys.opaque_identity wr)
 
+let join_cycle on =
+  let m = Mutex.create () in
+  Mutex.lock m;
+  let tids = Array.make 1 0 in
+  let ready = Atomic.make 0 in
+  let body () =
+    tids.(0) <- gettid ();
+    sayf "thread role=locker name=c tid=%d holds=none wants=m" tids.(0);
+    Atomic.incr ready;
+    Mutex.lock m
+  in
+  let join =
+    if on = "domain" then (let d = Domain.spawn body in fun () -> Domain.join d)
+    else (let t = Thread.create body () in fun () -> Thread.join t)
+  in
+  while Atomic.get ready < 1 do Thread.yield (); Unix.sleepf 0.001 done;
+  sayf "thread role=joiner tid=%d on=%s" (gettid ()) on;
+  check_blocked tids;
+  join ()
+
 let () =
   let waiters = ref (-1) and ndom = ref 3 in
   let rec parse = function
@@ -213,4 +237,6 @@ let () =
   | "busy" -> busy (w 8)
   | "deadlock" -> deadlock ()
   | "pipe" -> pipe_wait ()
+  | "join-domain" -> join_cycle "domain"
+  | "join-thread" -> join_cycle "thread"
   | _ -> usage ()
