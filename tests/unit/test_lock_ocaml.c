@@ -907,6 +907,22 @@ Test(lock_ocaml_fixture, ocaml52_thread_join_not_claimed_without_evidence)
 	}
 }
 
+/* A ring the target wrote need not close (TH1's next is itself): the walk
+ * ends, and the join is made once. */
+Test(lock_ocaml_fixture, ocaml52_thread_join_ring_that_does_not_close)
+{
+	struct fakeproc f;
+	struct found x;
+	j_ml52(&f);
+	j_threads(&f, 0);
+	fp_put64(&f, ML5_TH1 + 8, ML5_TH1);
+	j_sleeps(&f, 100, J_EV + 48 + 40, STACK_A + 0xd000, j_tjoin);
+	run_model(&f, &x);
+	cr_assert_eq(x.n, 2, "the domain's runtime lock and one join");
+	cr_assert_eq(x.v[1].holder, 101);
+	j_done(&f, &x);
+}
+
 /* Domain.join: thread 100 sleeps on term_sync.cond; thread 102 runs the
  * domain (domain_thread_func) and keeps its ml_values {Val_unit, term_sync}
  * on its stack. */

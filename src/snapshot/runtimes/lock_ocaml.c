@@ -436,6 +436,15 @@ static uint64_t custom_ptr(const struct lt_lm_env *e, uint64_t v)
 	return p;
 }
 
+/* The lock of KIND on COND already made, or NULL. */
+static struct lt_rtlock *join_made(struct lt_rtlock *v, size_t n, const char *kind, uint64_t cond)
+{
+	for (size_t k = 0; k < n; k++)
+		if (v[k].kind && !strcmp(v[k].kind, kind) && v[k].base == cond)
+			return &v[k];
+	return NULL;
+}
+
 static struct lt_rtlock *join_lock(struct lt_rtlock **v, size_t *n, const char *model, const char *kind,
 				   const char *call, const struct ocaml_version *ver, uint64_t cond, pid_t tid)
 {
@@ -455,21 +464,44 @@ static struct lt_rtlock *join_lock(struct lt_rtlock **v, size_t *n, const char *
 	return l;
 }
 
+static bool has_frame(const struct lt_thread *t, const char *func, size_t depth)
+{
+	for (size_t i = 0; i < t->n_frames && i < depth; i++)
+		if (t->frames[i].func && !strcmp(t->frames[i].func, func))
+			return true;
+	return false;
+}
+
+/* A thread of the snapshot asleep in a futex wait under FUNC. */
+static bool waits_under(const struct lt_lm_env *e, const char *func)
+{
+	for (size_t i = 0; e->s && i < e->s->n_threads; i++)
+		if (futex_waiter(&e->s->threads[i]) && has_frame(&e->s->threads[i], func, 8))
+			return true;
+	return false;
+}
+
 /* The ring of running threads from TH (thread_table[d].active_thread, or
  * curr_thread): a lock for each whose termination event a thread sleeps
- * on, held by the thread its stack pointer at SP_OFF names. */
+ * on, held by the thread its stack pointer at SP_OFF names.  Only when a
+ * thread sleeps in caml_thread_join; *STEPS counts the threads visited
+ * over all the rings, at most MAX_RING (a ring the target wrote need not
+ * close). */
 static int thread_joins(const struct lt_lm_env *e, uint64_t th, uint32_t sp_off, const char *sp_what,
-			const char *model, const struct ocaml_version *ver, struct lt_rtlock **v, size_t *n)
+			const char *model, const struct ocaml_version *ver, struct lt_rtlock **v, size_t *n,
+			size_t *steps)
 {
 	uint64_t first = th;
-	for (size_t k = 0; th && k < MAX_RING; k++) {
+	for (; th && *steps < MAX_RING; ++*steps) {
+		if ((*steps & 255) == 255 && lt_budget_over())
+			break;
 		uint64_t descr = read_ptr(e, th), ident = 0, ev = 0, sp = 0;
 		uint32_t status = 1;
 		if (ml_block(e, descr, 0, 3) && !lt_lm_read_u64(e, descr, &ident) &&
 		    (ev = custom_ptr(e, read_ptr(e, descr + 16))) && !lt_lm_read_u32(e, ev + EV_STATUS, &status) &&
 		    status == 0 && slept_on(e, ev + EV_COND, COND_SIZE) && (sp = read_ptr(e, th + sp_off))) {
 			pid_t tid = e->stack_tid(e->arg, sp);
-			if (tid) {
+			if (tid && !join_made(*v, *n, LT_KIND_OCAML_THREAD_JOIN, ev + EV_COND)) {
 				struct lt_rtlock *l = join_lock(v, n, model, LT_KIND_OCAML_THREAD_JOIN, "Thread.join",
 								ver, ev + EV_COND, tid);
 				if (!l)
@@ -490,14 +522,6 @@ static int thread_joins(const struct lt_lm_env *e, uint64_t th, uint32_t sp_off,
 			break;
 	}
 	return 0;
-}
-
-static bool has_frame(const struct lt_thread *t, const char *func, size_t depth)
-{
-	for (size_t i = 0; i < t->n_frames && i < depth; i++)
-		if (t->frames[i].func && !strcmp(t->frames[i].func, func))
-			return true;
-	return false;
 }
 
 /* Thread D's stack above its stack pointer: the pointer at which (*AT) is
@@ -536,11 +560,7 @@ static uint64_t find_ml_values(const struct lt_lm_env *e, const struct lt_thread
 static int domain_joins(const struct lt_lm_env *e, const struct ocaml_version *ver, struct lt_rtlock **v,
 			size_t *n)
 {
-	bool joiner = false;
-	for (size_t i = 0; e->s && i < e->s->n_threads && !joiner; i++)
-		joiner = futex_waiter(&e->s->threads[i]) &&
-			 has_frame(&e->s->threads[i], "caml_ml_condition_wait", 8);
-	if (!joiner)
+	if (!waits_under(e, "caml_ml_condition_wait"))
 		return 0;
 	for (size_t i = 0; i < e->s->n_threads; i++) {
 		const struct lt_thread *d = &e->s->threads[i];
@@ -550,10 +570,7 @@ static int domain_joins(const struct lt_lm_env *e, const struct ocaml_version *v
 			continue;
 		if ((i & 63) == 0 && lt_budget_over())
 			break;
-		struct lt_rtlock *l = NULL;
-		for (size_t k = 0; k < *n && !l; k++)
-			if ((*v)[k].kind && !strcmp((*v)[k].kind, LT_KIND_OCAML_DOMAIN_JOIN) && (*v)[k].base == cond)
-				l = &(*v)[k];
+		struct lt_rtlock *l = join_made(*v, *n, LT_KIND_OCAML_DOMAIN_JOIN, cond);
 		if (l) { /* two threads' stacks hold it: a stale copy in one */
 			if (l->holder && l->holder != d->tid) {
 				char *how = lts_asprintf("%s; but thread %d's stack holds a pointer to it too (at "
@@ -656,7 +673,9 @@ static int find4(const struct lt_lm_env *e, uint64_t lock, uint64_t lock_size, s
 	uint64_t a, sz;
 	if (e->lookup(e->arg, "curr_thread", &a, &sz))
 		return 0;
-	return thread_joins(e, read_ptr(e, a), OC4_TH_TOP, "top_of_stack", "ocaml4", &ver, v, n);
+	size_t steps = 0;
+	return waits_under(e, "caml_thread_join")
+	       ? thread_joins(e, read_ptr(e, a), OC4_TH_TOP, "top_of_stack", "ocaml4", &ver, v, n, &steps) : 0;
 }
 
 /* ---- OCaml 5.x: thread_table[d] ---- */
@@ -714,6 +733,8 @@ static int oc5_domains(const struct lt_lm_env *e, uint64_t table, size_t max, co
 		       struct lt_strlist *notes)
 {
 	const struct oc5_layout *lay = c->lay;
+	bool joins = waits_under(e, "caml_thread_join");
+	size_t steps = 0;
 	for (size_t d = 0; d < max; d++) {
 		uint64_t at = table + d * lay->stride;
 		struct oc5_entry x;
@@ -748,7 +769,7 @@ static int oc5_domains(const struct lt_lm_env *e, uint64_t table, size_t max, co
 				set_how(l, how);
 			}
 		}
-		if (thread_joins(e, x.active, OC5_TH_C_STACK, "c_stack", "ocaml5", ver, v, n) < 0)
+		if (joins && thread_joins(e, x.active, OC5_TH_C_STACK, "c_stack", "ocaml5", ver, v, n, &steps) < 0)
 			return -ENOMEM;
 	}
 	if (max == OC5_MAX_DOMAINS_MAX && lay->table_is_ptr) {
