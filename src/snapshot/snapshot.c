@@ -13,6 +13,7 @@
  * number of threads.
  */
 #include <dirent.h>
+#include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/stat.h>
 #include <errno.h>
@@ -720,6 +721,48 @@ static char *semop_detail(struct ctx *c, const struct lt_thread *t, const char *
 			    tmo, st);
 }
 
+/* msgrcv(msqid, msgp, msgsz, msgtyp, msgflg) / msgsnd(msqid, msgp, msgsz,
+ * msgflg): what it waits for and the queue's state (msgctl, in the target's
+ * IPC namespace only): a receiver waits for a message of its type, a
+ * sender for room.  Who will send or receive is recorded nowhere; the last
+ * process to have done so is a lead, no more. */
+static char *msg_detail(struct ctx *c, const struct lt_thread *t, const char *name)
+{
+	const uint64_t *a = t->sc.args;
+	int id = (int)a[0];
+	bool rcv = t->sc.nr == 70;
+	char what[96], st[200] = "";
+	int64_t typ = (int64_t)a[3];
+	if (!rcv)
+		snprintf(what, sizeof(what), "msqid %d, %" PRIu64 " bytes", id, a[2]);
+	else if (typ == 0)
+		snprintf(what, sizeof(what), "msqid %d, any type, up to %" PRIu64 " bytes", id, a[2]);
+	else if (typ > 0)
+		snprintf(what, sizeof(what), "msqid %d, type %" PRId64 ", up to %" PRIu64 " bytes", id, typ, a[2]);
+	else
+		snprintf(what, sizeof(what), "msqid %d, type <= %" PRId64 ", up to %" PRIu64 " bytes", id,
+			 typ == INT64_MIN ? INT64_MAX : -typ, a[2]);
+	struct msqid_ds ds;
+	if (same_ns(c->s->pid, "ipc") && msgctl(id, IPC_STAT, &ds) == 0) {
+		pid_t last = rcv ? ds.msg_lspid : ds.msg_lrpid;
+		char lead[64] = "";
+		if (last > 0)
+			snprintf(lead, sizeof(lead), "last %s by process %d", rcv ? "sent to" : "received from",
+				 (int)last);
+		else
+			snprintf(lead, sizeof(lead), "never %s", rcv ? "sent to" : "received from");
+		if (rcv)
+			snprintf(st, sizeof(st), ": System V message queue of %lu message%s (%lu bytes)%s, %s",
+				 (unsigned long)ds.msg_qnum, ds.msg_qnum == 1 ? "" : "s",
+				 (unsigned long)ds.__msg_cbytes, ds.msg_qnum ? ", none of its type" : "", lead);
+		else
+			snprintf(st, sizeof(st), ": System V message queue full: %lu of %lu bytes in %lu message%s, %s",
+				 (unsigned long)ds.__msg_cbytes, (unsigned long)ds.msg_qbytes,
+				 (unsigned long)ds.msg_qnum, ds.msg_qnum == 1 ? "" : "s", lead);
+	}
+	return lts_asprintf("%s(%s)%s", name, what, st);
+}
+
 /* A read (1) or a write (2) of one fd that a socket's timeout ends:
  * read, readv, recvfrom, recvmsg, recvmmsg; write, writev, sendto,
  * sendmsg, sendmmsg; 0 other calls. */
@@ -926,6 +969,8 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 	}
 	if (t->sc.nr == 65 || t->sc.nr == 220)
 		return semop_detail(c, t, name);
+	if (t->sc.nr == 69 || t->sc.nr == 70)
+		return msg_detail(c, t, name);
 	if (t->sc.nr == 34)
 		return lts_asprintf("%s()", name); /* pause: no arguments */
 	if (t->sc.nr == 219 && t->acquire)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/msg.h>
 #include <sys/sem.h>
 #include <inttypes.h>
 #include <sys/stat.h>
@@ -38,12 +39,16 @@ static char extra_link[96];      /* a hard link to a lock file, unlinked at clea
 static char extra_dir[2][96];    /* directories removed at cleanup */
 static char extra_sock[128];     /* connect_backlog's socket file (it is killed: no SIGTERM handler runs) */
 static int sysv_id = -1; /* ipc_waits sysv's semaphore set */
+static int sysv_msqid = -1; /* ipc_waits sysv-msg's message queue */
 
 static void cleanup(void)
 {
 	if (sysv_id >= 0)
 		semctl(sysv_id, 0, IPC_RMID);
 	sysv_id = -1;
+	if (sysv_msqid >= 0)
+		msgctl(sysv_msqid, IPC_RMID, NULL);
+	sysv_msqid = -1;
 	if (orphan > 0)
 		kill(orphan, SIGKILL);
 	orphan = 0;
@@ -2273,6 +2278,41 @@ Test(waitfor_live, sysv_semaphore_wait_is_not_known_not_ok)
 	const struct lt_thread *t = lt_snapshot_find(s, pid);
 	cr_expect(t && t->detail && strstr(t->detail, want), "%s", t && t->detail ? t->detail : "?");
 	lt_snapshot_free(s);
+}
+
+/* msgrcv on an empty System V message queue, msgsnd into a full one: their
+ * other end is not followed either ("not known"); each call is decoded
+ * with the queue's state from msgctl: what it waits for, how full the
+ * queue is, and that nobody ever sent to (received from) it. */
+Test(waitfor_live, sysv_message_queue_waits_are_decoded_and_not_known)
+{
+	static const char *const modes[] = { "sysv-msg", "sysv-msg-full" };
+	for (int k = 0; k < 2; k++) {
+		start_ipc(modes[k], NULL);
+		pid_t pid = procs[0].pid;
+		sysv_msqid = (int)tl_truth_val(lines[0], nlines[0], "sysv", NULL, "msqid");
+		int queued = (int)tl_truth_val(lines[0], nlines[0], "sysv", NULL, "queued");
+		cr_assert(sysv_msqid >= 0 && (k == 0 ? queued == 0 : queued == 4), "%d %d", sysv_msqid, queued);
+		tl_wait_in_call(pid, pid, k == 0 ? 70 : 69, 10000);
+		struct lt_snapshot *s = take(pid);
+		cr_assert_eq(s->n_verdicts, 1);
+		const struct lt_verdict *v = &s->verdicts[0];
+		cr_expect_eq(v->kind, LT_VERDICT_UNKNOWN, "%s", v->summary);
+		cr_expect(strstr(v->summary, k == 0 ? "1 thread waits in msgrcv" : "1 thread waits in msgsnd"), "%s",
+			  v->summary);
+		char want[160];
+		if (k == 0)
+			snprintf(want, sizeof(want), "msgrcv(msqid %d, any type, up to 64 bytes): System V message "
+				 "queue of 0 messages (0 bytes), never sent to", sysv_msqid);
+		else
+			snprintf(want, sizeof(want), "msgsnd(msqid %d, 64 bytes): System V message queue full: 256 of "
+				 "256 bytes in 4 messages, never received from", sysv_msqid);
+		const struct lt_thread *t = lt_snapshot_find(s, pid);
+		cr_expect(t && t->detail && !strcmp(t->detail, want), "%s\nwant %s", t && t->detail ? t->detail : "?",
+			  want);
+		lt_snapshot_free(s);
+		cleanup();
+	}
 }
 
 /* python3 locks a file with fcntl.flock, opens it again and asks again: a

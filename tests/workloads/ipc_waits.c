@@ -5,6 +5,11 @@
  *   ipc_waits sysv            semop(-1) on a System V semaphore of value 0
  *                             that nobody posts (a private set, removed
  *                             on SIGTERM and by the test)
+ *   ipc_waits sysv-msg        msgrcv() of any type on a private System V
+ *                             message queue nobody sends to (removed on
+ *                             SIGTERM and by the test)
+ *   ipc_waits sysv-msg-full   msgsnd() of 64 bytes into such a queue,
+ *                             filled first (its msg_qbytes cut to 256)
  *   ipc_waits mq              mq_receive() on a POSIX message queue only
  *                             this process holds (its name unlinked at
  *                             once: nothing can open it)
@@ -22,27 +27,32 @@
  *                             FUTEX_LOCK_PI (the owner, in the lock word,
  *                             is a thread of another process)
  *
- * Prints pid=PID, then "sysv semid=N", "mq", or "child pid=C", then ready.
+ * Prints pid=PID, then "sysv semid=N", "sysv msqid=N", "mq", or "child
+ * pid=C", then ready.
  */
 #include "workload.h"
 #include <fcntl.h>
 #include <mqueue.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <semaphore.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/wait.h>
 
-static int semid = -1;
+static int semid = -1, msqid = -1;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	if (semid >= 0)
 		semctl(semid, 0, IPC_RMID);
+	if (msqid >= 0)
+		msgctl(msqid, IPC_RMID, NULL);
 	_exit(0);
 }
 
@@ -63,6 +73,34 @@ int main(int argc, char **argv)
 		printf("sysv semid=%d\nready\n", semid);
 		struct sembuf b = { 0, -1, 0 };
 		semop(semid, &b, 1);
+		return 0;
+	}
+	if (!strcmp(argv[1], "sysv-msg") || !strcmp(argv[1], "sysv-msg-full")) {
+		struct {
+			long type;
+			char text[64];
+		} m = { 1, "x" };
+		struct msqid_ds ds;
+		msqid = msgget(IPC_PRIVATE, 0600 | IPC_CREAT);
+		if (msqid < 0 || msgctl(msqid, IPC_STAT, &ds) < 0) {
+			perror("msgget");
+			return 1;
+		}
+		bool full = !strcmp(argv[1], "sysv-msg-full");
+		ds.msg_qbytes = 256;
+		if (full && msgctl(msqid, IPC_SET, &ds) < 0) {
+			perror("msgctl");
+			return 1;
+		}
+		int n = 0;
+		while (full && msgsnd(msqid, &m, sizeof(m.text), IPC_NOWAIT) == 0)
+			n++;
+		printf("sysv msqid=%d queued=%d\nready\n", msqid, n);
+		fflush(stdout);
+		if (full)
+			msgsnd(msqid, &m, sizeof(m.text), 0);
+		else
+			msgrcv(msqid, &m, sizeof(m.text), 0, 0);
 		return 0;
 	}
 	if (!strcmp(argv[1], "mq")) {
