@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -1760,6 +1761,47 @@ static bool pidfd_edge(struct cctx *c, struct lt_thread *t, int fd)
 	return true;
 }
 
+/* ---- vfork ---- */
+
+#define VF_KCMP_VM 1 /* kcmp's KCMP_VM */
+
+/* A vfork parent (the snapshot's decode: a wait for a child in vfork, or
+ * in clone or clone3 with CLONE_VFORK)'s child: of the process's children,
+ * the one that shares
+ * its address space (kcmp KCMP_VM: a read-mode check, no attach) -- a
+ * vfork child until it execs or exits.  An edge to it; with none found
+ * (kcmp refused, or the child just went), an edge that says so. */
+static void vfork_edge(struct cctx *c, struct lt_thread *t)
+{
+	pid_t pid = c->s->pid, child = 0;
+	size_t nk = 0;
+	int err = 0;
+	pid_t *kids = children_list(pid, &nk);
+	for (size_t i = 0; i < nk && !child; i++) {
+		long r = syscall(SYS_kcmp, (long)pid, (long)kids[i], VF_KCMP_VM, 0L, 0L);
+		if (r == 0)
+			child = kids[i];
+		else if (r < 0)
+			err = errno;
+	}
+	free(kids);
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_CHILD);
+	if (!e)
+		return;
+	if (child) {
+		add_pid(e, child);
+		e->what = lts_asprintf("vfork child %d, until it execs or exits", (int)child);
+		e->evidence = lts_strdup("a vfork parent sleeps until its child calls execve or exits; the child: of "
+					 "/proc/PID/task/TID/children, the one that shares its address space (kcmp "
+					 "KCMP_VM)");
+	} else {
+		e->what = lts_strdup("its vfork child, until it execs or exits");
+		e->evidence = err ? lts_asprintf("which child is not known: kcmp(KCMP_VM) failed: %s", strerror(err))
+				  : lts_strdup("no child of /proc/PID/task/TID/children shares its address space "
+					       "(kcmp KCMP_VM): the child has just exec'd or exited?");
+	}
+}
+
 /* The children of every thread of process PID (a child's SIGCHLD goes to
  * the process) into OUT (at most MAX; *MORE if there were more). */
 static size_t all_children(pid_t pid, pid_t *out, size_t max, bool *more)
@@ -2371,7 +2413,10 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 		break;
 	}
 	case LT_WAIT_CHILD:
-		child_edge(c, t);
+		if (t->sc.nr == 58 || t->sc.nr == 56 || t->sc.nr == 435)
+			vfork_edge(c, t);
+		else
+			child_edge(c, t);
 		break;
 	case LT_WAIT_FUTEX:
 		java_waitfor_edges(c, t);

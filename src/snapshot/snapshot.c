@@ -647,6 +647,23 @@ static void decode_poll(struct ctx *c, struct lt_thread *t)
 			       strerror(-r));
 }
 
+#define CLONE_VFORK_FLAG 0x4000ull
+
+/* A vfork parent: in vfork, or in clone or clone3 with CLONE_VFORK (glibc's
+ * posix_spawn and system() use clone3 so; its flags are the first field
+ * of the struct clone_args it was given), asleep until its child execs or
+ * exits: a wait for a child. */
+static bool vfork_call(struct ctx *c, const struct lt_thread *t)
+{
+	uint64_t flags = 0;
+	if (t->sc.nr == 58)
+		return true;
+	if (t->sc.nr == 56)
+		return (t->sc.args[0] & CLONE_VFORK_FLAG) != 0;
+	return t->sc.nr == 435 && !lt_mem_read(ctx_mem(c), t->sc.args[0], &flags, sizeof(flags)) &&
+	       (flags & CLONE_VFORK_FLAG);
+}
+
 static void decode(struct ctx *c, struct lt_thread *t)
 {
 	t->fdw.io.fd = -1;
@@ -661,6 +678,8 @@ static void decode(struct ctx *c, struct lt_thread *t)
 	}
 	t->sc_name = lt_syscall_name(t->sc.nr);
 	t->wait = lt_syscall_wait_kind(t->sc.nr);
+	if (t->wait == LT_WAIT_OTHER && vfork_call(c, t))
+		t->wait = LT_WAIT_CHILD;
 	switch (t->wait) {
 	case LT_WAIT_FUTEX:
 		decode_futex(c, t);
@@ -981,6 +1000,9 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 				    "after a stop", name);
 	if (t->wait == LT_WAIT_CHILD && t->sc.nr == 61)
 		return lts_asprintf("%s(pid %d)", name, (int)(int32_t)a[0]);
+	if (t->wait == LT_WAIT_CHILD && (t->sc.nr == 58 || t->sc.nr == 56 || t->sc.nr == 435))
+		return lts_asprintf("%s(%s): a vfork, asleep until its child execs or exits", name,
+				    t->sc.nr == 58 ? "" : "CLONE_VFORK");
 	if (t->sc.nr == LT_NR_FLOCK || (t->sc.nr == LT_NR_FCNTL && lt_fcntl_lock_cmd((unsigned)a[1]))) {
 		/* the file-lock calls as the recording prints them (the
 		 * wait-for edges replace this with the file's path) */

@@ -2238,6 +2238,63 @@ Test(waitfor_live, eventfd_read_whose_other_holder_waits_for_the_readers_flock_i
 	lt_multi_free(m);
 }
 
+/* A vfork parent sleeps until its child execs or exits: a wait for that
+ * child, found among its children as the one sharing its address space.
+ * The child reads, before it would exec, a pipe whose write end only it
+ * and its sleeping parent hold: a deadlock of the two processes, not "1
+ * thread waits in vfork, whose other end locktrace does not follow". */
+Test(waitfor_live, vfork_parent_and_a_child_reading_a_pipe_before_exec_are_a_deadlock)
+{
+	start_ipc("vfork-pipe", NULL);
+	pid_t parent = procs[0].pid, child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	cr_assert_gt(child, 0);
+	orphan = child;
+	tl_wait_in_call(child, child, 0, 10000);   /* read */
+	tl_wait_in_call(parent, parent, 58, 10000); /* vfork */
+	struct lt_multi_snapshot *m = follow(parent);
+	cr_assert_eq(m->n_procs, 2, "followed from the vfork into the child");
+	const struct lt_thread *t = lt_snapshot_find(m->procs[0], parent);
+	cr_assert_not_null(t);
+	cr_expect_eq(t->wait, LT_WAIT_CHILD);
+	cr_expect(t->detail && !strcmp(t->detail, "vfork(): a vfork, asleep until its child execs or exits"), "%s",
+		  t->detail ? t->detail : "-");
+	const struct lt_wf_edge *e = edge_of(m->procs[0], parent, LT_WF_CHILD);
+	cr_assert_eq(e->n_pids, 1, "%s", e->what);
+	cr_expect_eq(e->pids[0], child, "%s", e->what);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(has_tid(v, parent) && has_tid(v, child), "%s", v->summary);
+	lt_multi_free(m);
+}
+
+/* posix_spawn (glibc: clone3 with CLONE_VFORK) whose file action opens a
+ * FIFO nobody writes: the parent waits for its child in clone3, the child
+ * in open() for a writer that any process may yet be: idle, the chain said
+ * (the parent's wait on the child, blocked itself), no deadlock claimed. */
+Test(waitfor_live, posix_spawn_waits_for_a_child_blocked_before_exec)
+{
+	tmp_lockfile(0);
+	start_ipc("spawn-fifo", lockfile[0]);
+	pid_t parent = procs[0].pid;
+	tl_wait_in_call(parent, parent, 435, 10000); /* clone3 */
+	pid_t child = only_child(parent);
+	orphan = child;
+	tl_wait_in_call(child, child, 257, 10000); /* openat */
+	struct lt_multi_snapshot *m = follow(parent);
+	cr_assert_eq(m->n_procs, 2, "followed from the clone3 into the child");
+	const struct lt_thread *t = lt_snapshot_find(m->procs[0], parent);
+	cr_assert_not_null(t);
+	cr_expect_eq(t->wait, LT_WAIT_CHILD);
+	cr_expect(t->detail && strstr(t->detail, "clone3(CLONE_VFORK): a vfork"), "%s", t->detail ? t->detail : "-");
+	const struct lt_wf_edge *e = edge_of(m->procs[0], parent, LT_WF_CHILD);
+	cr_assert_eq(e->n_pids, 1, "%s", e->what);
+	cr_expect_eq(e->pids[0], child, "%s", e->what);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the child is blocked itself: %s", e->doing ? e->doing : "-");
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_IDLE, "%s", v->summary);
+	lt_multi_free(m);
+}
+
 /* mq_receive on a queue no other process holds: its holders are looked
  * for as a pipe's; none but its own: another process may yet open the
  * queue by name (a server waiting for its clients), an unknown party, so

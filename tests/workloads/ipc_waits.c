@@ -19,6 +19,17 @@
  *                             write the eventfd the parent reads: a
  *                             deadlock through an eventfd and a file lock
  *
+ *   ipc_waits vfork-pipe      vfork(); the child, before it would exec, reads a
+ *                             pipe whose write end only it and its parent
+ *                             (asleep in vfork until the child execs or
+ *                             exits) hold: a deadlock of the two.  The
+ *                             child prints "child pid=C" and ready.
+ *   ipc_waits spawn-fifo FILE posix_spawn (glibc: clone3 with CLONE_VFORK)
+ *                             of /bin/true whose file action opens FIFO
+ *                             FILE (made here) for reading, which nobody
+ *                             writes: the child waits in open() before it
+ *                             execs, its parent in clone3.  Prints ready
+ *                             first (the parent cannot after).
  *   ipc_waits posix-sem       sem_wait() on a named POSIX semaphore
  *                             (/lt-ipc-waits-PID, value 0, unlinked on
  *                             SIGTERM and by the test)
@@ -37,6 +48,8 @@
 #include <signal.h>
 #include <stdint.h>
 #include <semaphore.h>
+#include <spawn.h>
+#include <sys/stat.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -137,6 +150,44 @@ int main(int argc, char **argv)
 		printf("child pid=%d\nready\n", (int)c);
 		uint64_t v;
 		if (read(e, &v, sizeof(v)) < 0)
+			return 1;
+		waitpid(c, NULL, 0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "vfork-pipe")) {
+		int p[2];
+		if (pipe(p) < 0) {
+			perror("pipe");
+			return 1;
+		}
+		fflush(stdout);
+		pid_t c = vfork();
+		if (c == 0) {
+			/* only async-signal-safe calls in a vfork child */
+			char line[64], b;
+			int n = snprintf(line, sizeof(line), "child pid=%d\nready\n", (int)getpid());
+			if (write(1, line, (size_t)n) != n || read(p[0], &b, 1) < 0)
+				_exit(1);
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(1);
+		}
+		waitpid(c, NULL, 0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "spawn-fifo") && argc > 2) {
+		unlink(argv[2]);
+		if (mkfifo(argv[2], 0600) < 0) {
+			perror("mkfifo");
+			return 1;
+		}
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, 0, argv[2], O_RDONLY, 0);
+		char *cargv[] = { "true", NULL }, *cenv[] = { NULL };
+		pid_t c;
+		printf("ready\n");
+		fflush(stdout);
+		if (posix_spawn(&c, "/bin/true", &fa, NULL, cargv, cenv) != 0)
 			return 1;
 		waitpid(c, NULL, 0);
 		return 0;
