@@ -424,9 +424,9 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 				     title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", dk->wait_call, hn, what,
 				     n == 1 ? "the wait ends" : "their waits end", dk->done_what, orelse, since);
 		else
-			rp_f_summary(f, "%s: %u thread%s wait%s in %s for the task %s, run by thread %s, which is %s: "
+			rp_f_summary(f, "%s: %u thread%s wait%s in %s for %s%s, %s thread %s, which is %s: "
 				     "%s when %s%s%s", title, n, n == 1 ? "" : "s", n == 1 ? "s" : "", dk->wait_call,
-				     g->rt_name[0] ? g->rt_name : gn, hn, what, n == 1 ? "the wait ends" : "their waits end",
+				     dk->what, g->rt_name[0] ? g->rt_name : gn, dk->run_by, hn, what, n == 1 ? "the wait ends" : "their waits end",
 				     dk->done_what, orelse, since);
 	} else {
 		const struct rp_notify *nk = notify_holder(g);

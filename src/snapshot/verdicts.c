@@ -220,8 +220,8 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			snprintf(what, sizeof(what), "for thread %d (%s) to exit", (int)f->owner,
 				 o ? lt_thread_name(o) : "?");
 		else
-			snprintf(what, sizeof(what), "for %s, run by thread %d (%s)", l->name ? l->name : "?",
-				 (int)f->owner, o ? lt_thread_name(o) : "?");
+			snprintf(what, sizeof(what), "for %s, %s thread %d (%s)", l->name ? l->name : "?",
+				 dk->run_by, (int)f->owner, o ? lt_thread_name(o) : "?");
 		lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s %s [sleeps on %s, %s, word=%u] [%s%s%s], "
 			       "for %s", (int)t->tid, lt_thread_name(t), l->wait_call, what,
 			       lts_lock_label(f, lb, sizeof(lb)), op, f->word, owner_how(f->owner_kind),
@@ -1499,16 +1499,18 @@ static char *holder_doing(const struct lt_snapshot *s, const struct lt_thread *o
 		else
 			snprintf(by, sizeof(by), ", whose holder is not recorded");
 		const struct lt_rtlock *l = &s->rtlocks[o->futex.rtlock - 1];
-		if (!h && l->holderless && lt_done_kind_of(l->kind) && l->wait_call) {
+		const struct lt_done_kind *hk = lt_done_kind_of(l->kind);
+		if (!h && l->holderless && hk && l->wait_call) {
 			/* a task no thread runs (FutureTask.get(), Python's
-			 * Future.result()): its own verdict says why */
+			 * Future.result()), futures each run by a blocked
+			 * thread (wait()): its own verdict says why */
 			if (o->idle_src == LT_IDLE_UNKNOWN)
 				dur[0] = 0;
 			else
 				lts_fmt_duration(o->idle_s, dur, sizeof(dur));
-			r = lts_asprintf("which %s in %s for the task %s%s%s, which no thread runs", dur[0] ?
-					 "has been waiting" : "waits", l->wait_call, l->name ? l->name : "?",
-					 dur[0] ? " for " : "", dur);
+			r = lts_asprintf("which %s in %s for %s%s%s%s, %s", dur[0] ? "has been waiting" : "waits",
+					 l->wait_call, hk->what, l->name ? l->name : "?", dur[0] ? " for " : "", dur,
+					 hk->none);
 			free(lp);
 			return r;
 		}
@@ -1971,9 +1973,9 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  ts, dlk->wait_call, (int)owner, lt_thread_name(o), doing,
 						  cnt == 1 ? "the wait ends" : "their waits end", dk->done_what, orelse);
 		else if (dlk)
-			v->summary = lts_asprintf("%zu %s in %s for the task %s, run by thread %d (%s), %s: %s "
-						  "when %s%s", cnt, ts, dlk->wait_call, dlk->name ? dlk->name : "?",
-						  (int)owner, lt_thread_name(o), doing,
+			v->summary = lts_asprintf("%zu %s in %s for %s%s, %s thread %d (%s), %s: %s "
+						  "when %s%s", cnt, ts, dlk->wait_call, dk->what, dlk->name ? dlk->name : "?",
+						  dk->run_by, (int)owner, lt_thread_name(o), doing,
 						  cnt == 1 ? "the wait ends" : "their waits end", dk->done_what, orelse);
 		else if (owner && o && how && notify_words(s, how, &nw))
 			v->summary = lts_asprintf("%zu %s in %s on %s, whose %s thread %d (%s) holds, %s: no %s "
@@ -2004,8 +2006,8 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 			v->summary = lts_asprintf("%zu %s for %s held by a thread that no longer exists (%s)",
 						  cnt, ts, lp, why);
 		else if (rl && rl->holderless && lt_done_kind_of(rl->kind) && rl->wait_call)
-			v->summary = lts_asprintf("%zu %s in %s for the task %s: %s", cnt, ts, rl->wait_call,
-						  rl->name ? rl->name : "?", why);
+			v->summary = lts_asprintf("%zu %s in %s for %s%s: %s", cnt, ts, rl->wait_call,
+						  lt_done_kind_of(rl->kind)->what, rl->name ? rl->name : "?", why);
 		else if (rl && rl->holderless)
 			v->summary = lts_asprintf("%zu %s on %s: %s", cnt, ts, lp, why);
 		else if (t0->futex.owner_tgid > 0)

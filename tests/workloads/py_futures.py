@@ -2,6 +2,7 @@
 (tests/unit/test_rt_cpython.c, tests/live/test_pyenv_live.c).
 
     python3 py_futures.py --pipe | --starve | --cycle | --busy   (all *hang*)
+    python3 py_futures.py --wait-all | --wait-first | --as-completed | --wait-first-sleep
 
 --pipe: a ThreadPoolExecutor(2) runs one task that reads a pipe nobody
 writes; the main thread waits in its Future's result().
@@ -14,6 +15,13 @@ that waits to take `rl` (`with rl:`).
 asleep) in its first task; main waits in result() of a second task, queued
 behind it: not started, but its worker is not blocked (no starvation).
 
+--wait-all, --wait-first, --as-completed: a ThreadPoolExecutor(2) runs two
+tasks, each reading a pipe nobody writes; the main thread waits for both in
+concurrent.futures.wait() (return_when ALL_COMPLETED, FIRST_COMPLETED) or
+iterates as_completed() over them.
+--wait-first-sleep: as --wait-first, but the second task sleeps in
+time.sleep(3600) (a timer: it ends by itself) instead of reading.
+
 A watcher thread prints, once every thread named is asleep where it should
 be (and 0.5 s more, so that each has slept a while):
 
@@ -25,6 +33,17 @@ be (and 0.5 s more, so that each has slept a while):
     thread role=runner tid=T              (the executor's thread running outer;
                                            --busy: running the spinning task)
     ready
+
+or, for the wait()/as_completed() modes:
+
+    future name=f0 addr=0x...             (the first task's Future)
+    future name=f1 addr=0x...             (the second's)
+    pipe rfd=R wfd=W
+    thread role=main tid=T                (in wait() / as_completed())
+    thread role=runner0 tid=T             (running f0: in read(R))
+    thread role=runner1 tid=T             (running f1: in read(R), or
+                                           --wait-first-sleep: in time.sleep)
+    ready
 """
 import concurrent.futures as cf
 import os
@@ -32,7 +51,8 @@ import sys
 import threading
 import time
 
-SYS_READ, SYS_FUTEX = 0, 202
+SYS_READ, SYS_FUTEX, SYS_PSELECT6, SYS_CLOCK_NANOSLEEP = 0, 202, 270, 230
+WAIT_MODES = ("--wait-all", "--wait-first", "--as-completed", "--wait-first-sleep")
 
 
 def out(line):
@@ -92,11 +112,62 @@ def watch(mode, main_tid, info):
     out("ready")
 
 
+def watch_many(mode, main_tid, info):
+    until(lambda: "runner0" in info and "runner1" in info and "f1" in info, "both tasks started")
+    wait_in(info["runner0"], SYS_READ)
+    # time.sleep: clock_nanosleep (3.11+) or select(), pselect6 in glibc (3.8-3.10)
+    sleeps = SYS_CLOCK_NANOSLEEP if sys.version_info >= (3, 11) else SYS_PSELECT6
+    wait_in(info["runner1"], sleeps if mode == "--wait-first-sleep" else SYS_READ)
+    wait_in(main_tid, SYS_FUTEX)
+    time.sleep(0.5)
+    wait_in(info["runner0"], SYS_READ, 0.1)
+    wait_in(info["runner1"], sleeps if mode == "--wait-first-sleep" else SYS_READ, 0.1)
+    wait_in(main_tid, SYS_FUTEX, 0.1)
+    out("future name=f0 addr=0x%x" % id(info["f0"]))
+    out("future name=f1 addr=0x%x" % id(info["f1"]))
+    out("pipe rfd=%d wfd=%d" % info["pipe"])
+    out("thread role=main tid=%d" % main_tid)
+    out("thread role=runner0 tid=%d" % info["runner0"])
+    out("thread role=runner1 tid=%d" % info["runner1"])
+    out("ready")
+
+
+def wait_many(mode, info):
+    r, w = os.pipe()
+    info["pipe"] = (r, w)
+    ex = cf.ThreadPoolExecutor(2)
+
+    def task(k):
+        info["runner%d" % k] = threading.get_native_id()
+        if k == 1 and mode == "--wait-first-sleep":
+            time.sleep(3600)  # a timer: ends by itself
+            return None
+        return os.read(r, 1)  # nobody writes
+
+    info["f0"] = f0 = ex.submit(task, 0)
+    until(lambda: "runner0" in info, "task 0 started")  # f0 runs on the pool's first thread
+    info["f1"] = f1 = ex.submit(task, 1)
+    if mode == "--wait-all":
+        cf.wait([f0, f1])
+    elif mode == "--as-completed":
+        for _ in cf.as_completed([f0, f1]):
+            pass
+    else:
+        cf.wait([f0, f1], return_when=cf.FIRST_COMPLETED)
+
+
 def main(argv):
     mode = argv[0] if argv else ""
-    if mode not in ("--pipe", "--starve", "--cycle", "--busy"):
-        sys.stderr.write("usage: py_futures.py --pipe | --starve | --cycle | --busy\n")
+    if mode not in ("--pipe", "--starve", "--cycle", "--busy") + WAIT_MODES:
+        sys.stderr.write("usage: py_futures.py --pipe | --starve | --cycle | --busy | --wait-all | --wait-first "
+                         "| --as-completed | --wait-first-sleep\n")
         return 2
+    info = {}
+    if mode in WAIT_MODES:
+        threading.Thread(target=watch_many, args=(mode, threading.get_native_id(), info), name="watcher",
+                         daemon=True).start()
+        wait_many(mode, info)
+        return 0
     info = {}
     threading.Thread(target=watch, args=(mode, threading.get_native_id(), info), name="watcher",
                      daemon=True).start()

@@ -1206,6 +1206,239 @@ static void fut_pending(struct model *m, const struct ts *v, size_t n, const str
 		fut_claim(m, &v[i], li);
 }
 
+/* ---- concurrent.futures.wait() and as_completed() ----
+ *
+ * Both install one _Waiter object (its class by return_when) in the
+ * _waiters list of every future not yet done, then sleep in
+ * waiter.event.wait(): threading's Condition.wait under Event.wait under
+ * `wait` or `as_completed` (concurrent/futures/_base.py, 3.8-3.13 alike).
+ * A future's end (set_result(), set_exception(), a cancel() its worker
+ * then sees) calls the waiter's add_*(), which sets the Event when the
+ * wait is over: for ALL_COMPLETED (and FIRST_EXCEPTION while no exception
+ * came) when every future has ended, for FIRST_COMPLETED and as_completed
+ * when any one has.  The futures waited for are the frame's `not_done`
+ * (wait()) or `pending` (as_completed()) set, those of them not yet
+ * FINISHED whose _waiters holds the waiter; each one's runner is the
+ * thread whose _WorkItem.run has it as self.future (as for result()). */
+
+#define FW_MAX 64         /* futures read of one waiter */
+#define FW_NAMED 4        /* futures named in a lock's name */
+#define PYSET_USED 0x18   /* PySetObject: fill, used, mask, table (3.8-3.13) */
+#define PYSET_MASK 0x20
+#define PYSET_TABLE 0x28
+#define PYLIST_SIZE 0x10  /* PyListObject: ob_size, ob_item */
+#define PYLIST_ITEM 0x18
+
+static bool py_type_is(struct model *m, uint64_t obj, const char *name)
+{
+	char b[64];
+	uint64_t t = obj ? pyr_type(&m->r, obj) : 0;
+	return t && pyr_type_name(&m->r, t, b, sizeof(b)) >= 0 && !strcmp(b, name);
+}
+
+/* The keys of a set object (its table's entries: {key, hash}; the
+ * dummy of a removed key is left out by the caller, which reads each
+ * key's attributes), up to MAX; -1 if not a set or unreadable. */
+static long py_set_keys(struct model *m, uint64_t set, uint64_t *out, size_t max)
+{
+	if (!py_type_is(m, set, "set"))
+		return -1;
+	uint64_t used = u64(m, set + PYSET_USED), mask = u64(m, set + PYSET_MASK), tab = u64(m, set + PYSET_TABLE);
+	if (!tab || mask > 0xffff || ((mask + 1) & mask) || used > mask + 1)
+		return -1;
+	size_t n = 0;
+	for (uint64_t k = 0; k <= mask && n < max; k++) {
+		uint64_t key = u64(m, tab + 16 * k);
+		if (key)
+			out[n++] = key;
+	}
+	return (long)n;
+}
+
+static bool py_list_has(struct model *m, uint64_t list, uint64_t item)
+{
+	if (!py_type_is(m, list, "list"))
+		return false;
+	uint64_t n = u64(m, list + PYLIST_SIZE), items = u64(m, list + PYLIST_ITEM);
+	for (uint64_t k = 0; items && k < n && k < 4096; k++)
+		if (u64(m, items + 8 * k) == item)
+			return true;
+	return false;
+}
+
+/* A runner whose task cannot go on by itself: asleep in a call for a
+ * while (read before any claim) and with no timeout (a sleep, a timed
+ * poll or futex wait ends by itself). */
+static bool fw_blocked(struct model *m, const struct ts *x, const struct fut_th *o)
+{
+	const struct lt_thread *t = x->t;
+	double left;
+	if (!o->keeps || (t->wait == LT_WAIT_SLEEP && t->sc.nr != 34 /* pause */))
+		return false;
+	return !lts_wait_timed(m->s, t, &left);
+}
+
+struct fw_fut {
+	uint64_t fut;
+	char state[32];
+	size_t runner; /* index in V, n: none found */
+	bool blocked;
+};
+
+static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct fut_th *ft, size_t i, bool as_comp)
+{
+	const struct ts *x = &v[i];
+	struct lt_futex *f = &x->t->futex;
+	uint64_t w = 0, ev = 0, cond = 0, set = 0, rw = 0;
+	char when[32] = "as_completed";
+	if (local_named(m, x, 2, "waiter", &w) || pyr_attr(&m->r, w, "event", &ev) ||
+	    pyr_attr(&m->r, ev, "_cond", &cond) || cond != f->lock_base)
+		return; /* not the Event it waits on: not read */
+	if (local_named(m, x, 2, as_comp ? "pending" : "not_done", &set))
+		return;
+	if (!as_comp && (local_named(m, x, 2, "return_when", &rw) || pyr_str(&m->r, rw, when, sizeof(when)) < 0))
+		return;
+	bool all = !strcmp(when, "ALL_COMPLETED") || !strcmp(when, "FIRST_EXCEPTION");
+	if (!as_comp && !all && strcmp(when, "FIRST_COMPLETED"))
+		return;
+	const char *call = as_comp ? "concurrent.futures.as_completed()" :
+			   !strcmp(when, "ALL_COMPLETED") ? "concurrent.futures.wait() (ALL_COMPLETED)" :
+			   !strcmp(when, "FIRST_EXCEPTION") ? "concurrent.futures.wait() (FIRST_EXCEPTION)" :
+			   "concurrent.futures.wait() (FIRST_COMPLETED)";
+	uint64_t keys[FW_MAX];
+	long nk = py_set_keys(m, set, keys, FW_MAX);
+	if (nk < 0)
+		return;
+	struct fw_fut fs[FW_MAX];
+	size_t nf = 0, nrun = 0, nblk = 0, nq = 0, nunk = 0;
+	for (long k = 0; k < nk; k++) {
+		struct fw_fut *o = &fs[nf];
+		uint64_t wl = 0;
+		if (fut_state(m, keys[k], o->state, sizeof(o->state)) < 0 || !strcmp(o->state, "FINISHED") ||
+		    !strcmp(o->state, "CANCELLED_AND_NOTIFIED") || pyr_attr(&m->r, keys[k], "_waiters", &wl) ||
+		    !py_list_has(m, wl, w))
+			continue; /* done (a moment before its wake-up), or not this waiter's */
+		o->fut = keys[k];
+		o->runner = n;
+		o->blocked = false;
+		for (size_t j = 0; j < n && o->runner == n; j++)
+			if (j != i && ft[j].future == o->fut)
+				o->runner = j;
+		if (o->runner < n) {
+			nrun++;
+			o->blocked = fw_blocked(m, &v[o->runner], &ft[o->runner]);
+			nblk += o->blocked;
+		} else if (!strcmp(o->state, "RUNNING")) {
+			nunk++;
+		} else {
+			nq++; /* PENDING, or CANCELLED and not yet seen by a worker */
+		}
+		nf++;
+	}
+	if (!nf)
+		return;
+	/* each future, what its runner does */
+	char list[1200];
+	size_t len = 0, k = 0;
+	for (; k < nf && len < sizeof(list) - 200; k++) {
+		const struct fw_fut *o = &fs[k];
+		char doing[200];
+		if (o->runner < n) {
+			const struct lt_thread *rt = v[o->runner].t;
+			char *act = lts_thread_activity(rt);
+			snprintf(doing, sizeof(doing), "run by thread %d (%s), %s in %s", (int)rt->tid, lt_thread_name(rt),
+				 o->blocked ? "blocked" : ft[o->runner].keeps ? "on a timer" : "not blocked",
+				 act ? act : "?");
+			free(act);
+		} else if (!strcmp(o->state, "RUNNING")) {
+			snprintf(doing, sizeof(doing), "no thread of this process runs it in a ThreadPoolExecutor's "
+				 "_WorkItem.run: its runner is not known");
+		} else {
+			snprintf(doing, sizeof(doing), "no thread runs it: queued, waiting for a worker");
+		}
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%sconcurrent.futures.Future at 0x%" PRIx64
+					" (%s): %s", k ? "; " : "", o->fut, o->state, doing);
+	}
+	if (k < nf)
+		snprintf(list + len, sizeof(list) - len, "; and %zu more", nf - k);
+	char head[300];
+	snprintf(head, sizeof(head), "its _Waiter at 0x%" PRIx64 " is in the _waiters of %zu future%s not done%s", w,
+		 nf, nf == 1 ? "" : "s", nk == FW_MAX ? " (of the first 64 of its set, read)" : "");
+	/* the holder: ALL: a blocked runner keeps the wait, any runner is
+	 * one it waits for; ANY: the one future's runner, or, when every
+	 * future's runner is blocked, none (holderless) */
+	size_t hold = n;
+	bool holderless = false;
+	if (all && nf > 1) {
+		for (size_t k = 0; k < nf && hold == n; k++)
+			if (fs[k].blocked)
+				hold = fs[k].runner;
+		for (size_t k = 0; k < nf && hold == n; k++)
+			hold = fs[k].runner;
+	} else if (nf == 1) {
+		hold = fs[0].runner;
+	} else {
+		holderless = nblk == nf;
+	}
+	if (hold == n && !holderless) {
+		char *st = lts_asprintf("%s: %s; %s", head, list,
+					all ? "no thread runs any of them: not said to be stuck" :
+					      nblk < nf ? "not every one of them is run by a blocked thread, and any "
+							  "one's end ends the wait: not said to be stuck" : "");
+		fut_note(f, st);
+		free(st);
+		return;
+	}
+	char names[400];
+	size_t nl = (size_t)snprintf(names, sizeof(names), "%zu future%s (concurrent.futures.Future at ", nf,
+				     nf == 1 ? "" : "s");
+	for (size_t k = 0; k < nf && k < FW_NAMED; k++)
+		nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s0x%" PRIx64, k ? ", " : "", fs[k].fut);
+	snprintf(names + nl, sizeof(names) - nl, "%s)", nf > FW_NAMED ? ", ..." : "");
+	const char *kind = all && nf > 1 ? LT_KIND_PY_WAIT_ALL : LT_KIND_PY_WAIT_ANY;
+	char *how;
+	if (holderless)
+		how = lts_asprintf("%s: %s; every one of them is run by a thread that is blocked, in a call with no "
+				   "timeout, and any one's end would end the wait: stuck until one of those threads "
+				   "goes on (inferred: a set_result(), set_exception() or cancel() on one of them from "
+				   "another thread, or a timed wait's timeout, would end it too)", head, list);
+	else {
+		const struct lt_thread *o = v[hold].t;
+		const struct lt_rtframe *rf = &o->rt_frames[ft[hold].run_k];
+		how = lts_asprintf("%s: %s; %s; thread %d (%s) runs one of them (its _WorkItem.run frame (%s:%d) has "
+				   "it as self.future): its set_result() or set_exception() at the task's end is "
+				   "needed to end the wait; one from any other thread, or a timed wait's timeout, "
+				   "would end it too", head, list,
+				   nf > 1 ? "the wait ends only when every one of them has ended"
+					  : "the wait ends when it ends",
+				   (int)o->tid, lt_thread_name(o), rf->file ? rf->file : "?", rf->line);
+	}
+	struct lt_snapshot *s = m->s;
+	struct lt_rtlock *l = lt_rtlock_push(&s->rtlocks, &s->n_rtlocks);
+	if (!l) {
+		free(how);
+		return;
+	}
+	l->model = "cpython";
+	l->kind = kind;
+	l->name = lts_strdup(names);
+	l->version = lts_strdup(m->id.version);
+	l->base = w; /* the _Waiter: one per wait() call */
+	l->size = 0;
+	l->waiters = -1;
+	l->waiters_named = true;
+	l->wait_call = call;
+	l->holder_how = how;
+	if (holderless) {
+		l->held = -1;
+		l->holderless = true;
+	} else {
+		l->held = 1;
+		l->holder = v[hold].t->tid;
+	}
+	fut_claim(m, x, s->n_rtlocks);
+}
+
 static void futures(struct model *m, const struct ts *v, size_t n)
 {
 	struct fut_th *ft = NULL;
@@ -1219,12 +1452,15 @@ static void futures(struct model *m, const struct ts *v, size_t n)
 		    f->owner_kind == LT_OWNER_COND || t->moved)
 			continue; /* a waiter that moved while read may have woken */
 		bool res = py_frame(&t->rt_frames[1], "/concurrent/futures/_base.py", "Future.result", "result");
-		if (!res && !py_frame(&t->rt_frames[1], "/concurrent/futures/_base.py", "Future.exception", "exception"))
+		bool exc = !res && py_frame(&t->rt_frames[1], "/concurrent/futures/_base.py", "Future.exception",
+					    "exception");
+		bool evw = !res && !exc && t->n_rt_frames >= 3 &&
+			   py_frame(&t->rt_frames[1], "/threading.py", "Event.wait", "wait");
+		bool fw = evw && py_frame(&t->rt_frames[2], "/concurrent/futures/_base.py", "wait", "wait");
+		bool ac = evw && !fw && py_frame(&t->rt_frames[2], "/concurrent/futures/_base.py", "as_completed",
+						 "as_completed");
+		if (!res && !exc && !fw && !ac)
 			continue;
-		const char *call = res ? "Future.result()" : "Future.exception()";
-		if (local_named(m, x, 1, "self", &fut) || pyr_attr(&m->r, fut, "_condition", &cond) ||
-		    cond != f->lock_base || fut_state(m, fut, st, sizeof(st)) < 0)
-			continue; /* not the Condition it waits on: not read */
 		if (!ft) { /* each thread's part in the pools, read once */
 			if (!(ft = calloc(n, sizeof(*ft))))
 				return;
@@ -1234,6 +1470,14 @@ static void futures(struct model *m, const struct ts *v, size_t n)
 					ft[j].keeps = lt_rt_keeps(v[j].t);
 				}
 		}
+		if (fw || ac) {
+			fw_wait(m, v, n, ft, i, ac);
+			continue;
+		}
+		const char *call = res ? "Future.result()" : "Future.exception()";
+		if (local_named(m, x, 1, "self", &fut) || pyr_attr(&m->r, fut, "_condition", &cond) ||
+		    cond != f->lock_base || fut_state(m, fut, st, sizeof(st)) < 0)
+			continue; /* not the Condition it waits on: not read */
 		char what[200];
 		if (!strcmp(st, "PENDING")) {
 			fut_pending(m, v, n, ft, i, fut, call);
