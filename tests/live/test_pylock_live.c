@@ -790,3 +790,194 @@ Test(pylock_live, recorded_future_cycle_is_a_probable_deadlock, .fini = cleanup,
 	rp_json_free(j);
 	unlink(path);
 }
+
+/* ---- concurrent.futures.wait() and as_completed() ----
+ *
+ * py_futures.py --wait-all, --wait-first, --as-completed: the main thread
+ * waits for two ThreadPoolExecutor tasks, each reading a pipe nobody
+ * writes, in wait() (ALL_COMPLETED, FIRST_COMPLETED) or as_completed().
+ * ALL_COMPLETED: held by one of the runners (both blocked: either may be
+ * named), which the verdict names with its pipe read, and follows; the
+ * others: stuck, since every runner is blocked, with no holder, naming
+ * both.  --wait-first-sleep: the second runner sleeps in time.sleep (a
+ * timer): FIRST_COMPLETED is not said to be stuck, no claim, no lock
+ * verdict.  Ground truth: the tids, the pipe and the Futures' id() the
+ * workload prints. */
+
+struct fw_truth {
+	pid_t m, r[2];
+	uint64_t f[2];
+	int rfd;
+};
+
+static struct lt_snapshot *fw_start(const char *python, const char *mode, struct fw_truth *w)
+{
+	tl_skip_unless_root("needs root: another process's /proc files and memory");
+	if (access(python, X_OK) != 0)
+		cr_skip_test("%s is not installed on this machine", python);
+	char *argv[] = { (char *)python, "tests/workloads/py_futures.py", (char *)mode, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	w->m = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "tid");
+	w->r[0] = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=runner0", "tid");
+	w->r[1] = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=runner1", "tid");
+	w->f[0] = tl_truth_val(truth, ntruth, "future", "name=f0", "addr");
+	w->f[1] = tl_truth_val(truth, ntruth, "future", "name=f1", "addr");
+	w->rfd = (int)tl_truth_val(truth, ntruth, "pipe", NULL, "rfd");
+	cr_assert(w->m == wl.pid && w->r[0] > 0 && w->r[1] > 0 && w->r[0] != w->r[1] && w->f[0] && w->f[1] &&
+		  w->rfd > 0);
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	for (size_t i = 0; i < s->notes.n; i++)
+		fprintf(stderr, "%s: note: %s\n", python, s->notes.v[i]);
+	return s;
+}
+
+/* The main thread's wait: a lock of KIND whose wait_call is CALL, named
+ * by both futures. */
+static const struct lt_rtlock *fw_lock(const struct lt_snapshot *s, const char *python, const struct fw_truth *w,
+				       const char *kind, const char *call)
+{
+	const struct lt_thread *t = lt_snapshot_find(s, w->m);
+	cr_assert_not_null(t, "%s", python);
+	const struct lt_futex *f = &t->futex;
+	cr_assert_str_eq(f->lock_kind ? f->lock_kind : "-", kind, "%s: %s", python, f->lock_state ? f->lock_state : "-");
+	cr_assert(f->rtlock && f->rtlock <= s->n_rtlocks, "%s", python);
+	const struct lt_rtlock *l = &s->rtlocks[f->rtlock - 1];
+	cr_assert_str_eq(l->wait_call ? l->wait_call : "-", call, "%s", python);
+	cr_assert(lt_done_kind_of(l->kind) && lt_done_kind_of(l->kind)->inferred, "%s", python);
+	char a[64], b[64];
+	snprintf(a, sizeof(a), "0x%" PRIx64, w->f[0]);
+	snprintf(b, sizeof(b), "0x%" PRIx64, w->f[1]);
+	cr_assert(l->name && !strncmp(l->name, "2 futures (concurrent.futures.Future at ", 40) && strstr(l->name, a) &&
+		  strstr(l->name, b), "%s: %s", python, l->name ? l->name : "-");
+	/* each future, with its runner and what it does */
+	for (int k = 0; k < 2; k++) {
+		char want[200];
+		snprintf(want, sizeof(want), "concurrent.futures.Future at 0x%" PRIx64 " (RUNNING): run by thread %d "
+			 "(ThreadPoolExecutor-0_%d), blocked in read(fd %d: pipe)", w->f[k], (int)w->r[k], k, w->rfd);
+		cr_assert(l->holder_how && strstr(l->holder_how, want), "%s: no '%s' in %s", python, want,
+			  l->holder_how ? l->holder_how : "-");
+	}
+	return l;
+}
+
+static const struct lt_verdict *fw_verdict(const struct lt_snapshot *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (has_tid(&s->verdicts[i], tid) && (s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT ||
+						      s->verdicts[i].kind == LT_VERDICT_DEADLOCK))
+			return &s->verdicts[i];
+	return NULL;
+}
+
+static void fw_all(const char *python)
+{
+	struct fw_truth w;
+	struct lt_snapshot *s = fw_start(python, "--wait-all", &w);
+	const struct lt_rtlock *l = fw_lock(s, python, &w, "concurrent.futures wait (all)",
+					    "concurrent.futures.wait() (ALL_COMPLETED)");
+	/* both runners are blocked: either one keeps the wait */
+	int k = l->holder == w.r[0] ? 0 : 1;
+	cr_assert_eq(l->holder, w.r[k], "%s: holder %d, want %d or %d", python, (int)l->holder, (int)w.r[0],
+		     (int)w.r[1]);
+	const struct lt_thread *t = lt_snapshot_find(s, w.m);
+	cr_assert_eq(t->futex.owner, w.r[k], "%s", python);
+	cr_assert_eq(t->futex.owner_kind, LT_OWNER_RUNTIME, "%s", python);
+	fut_no_ok(s, python);
+	const struct lt_verdict *v = fw_verdict(s, w.m);
+	cr_assert_not_null(v, "%s: no lock verdict for the main thread %d", python, (int)w.m);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s: %s", python, v->summary);
+	cr_assert_eq(v->owner, w.r[k], "%s: %s", python, v->summary);
+	char want[600];
+	snprintf(want, sizeof(want), "1 thread waits in concurrent.futures.wait() (ALL_COMPLETED) for %s, one of them "
+		 "run by thread %d (ThreadPoolExecutor-0_%d), which has been blocked in read(fd %d: pipe) for ",
+		 l->name, (int)w.r[k], k, w.rfd);
+	cr_assert(strstr(v->summary, want), "%s: %s\nwant: %s", python, v->summary, want);
+	cr_assert(strstr(v->summary, ": the wait ends when every one of them ends (or on a set_result(), "
+			 "set_exception() or cancel() on its futures from another thread)"), "%s: %s", python,
+		  v->summary);
+	/* and follows the runner's pipe */
+	snprintf(want, sizeof(want), "owner %d waits for: pipe pipe:[", (int)w.r[k]);
+	cr_assert(fut_evidence(v, want), "%s: no evidence '%s': %s", python, want, v->summary);
+	snprintf(want, sizeof(want), "(fd %d): write end held by process %d", w.rfd, (int)wl.pid);
+	cr_assert(fut_evidence(v, want), "%s: no evidence '%s': %s", python, want, v->summary);
+	lt_snapshot_free(s);
+}
+
+static void fw_any(const char *python, const char *mode, const char *call)
+{
+	struct fw_truth w;
+	struct lt_snapshot *s = fw_start(python, mode, &w);
+	const struct lt_rtlock *l = fw_lock(s, python, &w, "concurrent.futures wait (any)", call);
+	cr_assert(l->holderless && l->holder == 0, "%s: holder %d", python, (int)l->holder);
+	const struct lt_thread *t = lt_snapshot_find(s, w.m);
+	cr_assert_eq(t->futex.owner, 0, "%s", python);
+	cr_assert_eq(t->futex.owner_kind, LT_OWNER_NONE, "%s", python);
+	fut_no_ok(s, python);
+	const struct lt_verdict *v = fw_verdict(s, w.m);
+	cr_assert_not_null(v, "%s: no lock verdict for the main thread %d", python, (int)w.m);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s: %s", python, v->summary);
+	cr_assert_eq(v->owner, 0, "%s: %s", python, v->summary);
+	cr_assert_eq(v->n_tids, 1, "%s: %s", python, v->summary);
+	char want[600];
+	snprintf(want, sizeof(want), "1 thread waits in %s for %s: ", call, l->name);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s: %s\nwant: %s", python, v->summary, want);
+	for (int k = 0; k < 2; k++) {
+		snprintf(want, sizeof(want), "run by thread %d (ThreadPoolExecutor-0_%d), blocked in read(fd %d: pipe)",
+			 (int)w.r[k], k, w.rfd);
+		cr_assert(strstr(v->summary, want), "%s: %s\nwant: %s", python, v->summary, want);
+	}
+	cr_assert(strstr(v->summary, "every one of them is run by a thread that is blocked, in a call with no "
+			 "timeout, and any one's end would end the wait: stuck until one of those threads goes on "
+			 "(inferred: "), "%s: %s", python, v->summary);
+	lt_snapshot_free(s);
+}
+
+/* One runner blocked, the other asleep on a timer: FIRST_COMPLETED ends
+ * when the sleep does: not stuck, no claim, no lock verdict; its state
+ * says why. */
+static void fw_sleep(const char *python)
+{
+	struct fw_truth w;
+	struct lt_snapshot *s = fw_start(python, "--wait-first-sleep", &w);
+	const struct lt_thread *t = lt_snapshot_find(s, w.m);
+	cr_assert_not_null(t);
+	const struct lt_futex *f = &t->futex;
+	cr_assert_str_eq(f->lock_kind ? f->lock_kind : "-", "threading.Condition", "%s: %s", python,
+			 f->lock_state ? f->lock_state : "-");
+	cr_assert_eq(f->rtlock, 0, "%s", python);
+	cr_assert_eq(f->owner, 0, "%s", python);
+	char want[400];
+	snprintf(want, sizeof(want), "concurrent.futures.Future at 0x%" PRIx64 " (RUNNING): run by thread %d "
+		 "(ThreadPoolExecutor-0_0), blocked in read(fd %d: pipe)", w.f[0], (int)w.r[0], w.rfd);
+	cr_assert(f->lock_state && strstr(f->lock_state, want), "%s: %s", python, f->lock_state ? f->lock_state : "-");
+	snprintf(want, sizeof(want), "concurrent.futures.Future at 0x%" PRIx64 " (RUNNING): run by thread %d "
+		 "(ThreadPoolExecutor-0_1), on a timer in ", w.f[1], (int)w.r[1]);
+	cr_assert(strstr(f->lock_state, want), "%s: %s", python, f->lock_state);
+	cr_assert(strstr(f->lock_state, "any one's end ends the wait, and not every one of them is run by a blocked "
+			 "thread (1 by a thread not blocked or on a timer, 0 queued, 0 whose runner is not known): "
+			 "not said to be stuck"), "%s: %s", python, f->lock_state);
+	const struct lt_verdict *v = fw_verdict(s, w.m);
+	cr_assert_null(v, "%s: %s", python, v ? v->summary : "");
+	lt_snapshot_free(s);
+}
+
+#define FW_TESTS(name, py)                                                                                         \
+	Test(pylock_live, futures_wait_all_##name, .fini = cleanup, .timeout = 60) { fw_all(py); }                 \
+	Test(pylock_live, futures_wait_first_##name, .fini = cleanup, .timeout = 60)                               \
+	{                                                                                                          \
+		fw_any(py, "--wait-first", "concurrent.futures.wait() (FIRST_COMPLETED)");                        \
+	}                                                                                                          \
+	Test(pylock_live, futures_as_completed_##name, .fini = cleanup, .timeout = 60)                             \
+	{                                                                                                          \
+		fw_any(py, "--as-completed", "concurrent.futures.as_completed()");                                \
+	}                                                                                                          \
+	Test(pylock_live, futures_wait_first_sleep_##name, .fini = cleanup, .timeout = 60) { fw_sleep(py); }
+
+FW_TESTS(debian_python3, TL_PYTHON)
+FW_TESTS(pyenv_3_8, PYENV("3.8.18"))
+FW_TESTS(pyenv_3_9, PYENV("3.9.18"))
+FW_TESTS(pyenv_3_10, PYENV("3.10.13"))
+FW_TESTS(pyenv_3_11, PYENV("3.11.7"))
+FW_TESTS(pyenv_3_12, PYENV("3.12.1"))
+FW_TESTS(pyenv_3_13, PYENV("3.13.0"))

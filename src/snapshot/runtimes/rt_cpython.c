@@ -1370,6 +1370,11 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 	size_t hold = n;
 	bool holderless = false;
 	if (all && nf > 1) {
+		/* a blocked runner that waits for a lock the waiter holds
+		 * first (a cycle through it), then any blocked one, then any */
+		for (size_t k = 0; k < nf && hold == n; k++)
+			if (fs[k].blocked && v[fs[k].runner].t->futex.owner == x->t->tid)
+				hold = fs[k].runner;
 		for (size_t k = 0; k < nf && hold == n; k++)
 			if (fs[k].blocked)
 				hold = fs[k].runner;
@@ -1380,11 +1385,28 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 	} else {
 		holderless = nblk == nf;
 	}
+	/* read again: each runner still runs its future */
+	for (size_t k = 0; k < nf && (holderless || hold < n); k++) {
+		uint64_t wi = 0, fu2 = 0;
+		char st2[32];
+		size_t r = fs[k].runner;
+		if (r == n || (!holderless && r != hold))
+			continue;
+		if (fut_state(m, fs[k].fut, st2, sizeof(st2)) < 0 || strcmp(st2, "RUNNING") ||
+		    local_named(m, &v[r], ft[r].run_k, "self", &wi) || pyr_attr(&m->r, wi, "future", &fu2) ||
+		    fu2 != fs[k].fut)
+			return; /* it moved: no claim */
+	}
 	if (hold == n && !holderless) {
-		char *st = lts_asprintf("%s: %s; %s", head, list,
-					all ? "no thread runs any of them: not said to be stuck" :
-					      nblk < nf ? "not every one of them is run by a blocked thread, and any "
-							  "one's end ends the wait: not said to be stuck" : "");
+		char *st;
+		if (!nrun)
+			st = lts_asprintf("%s: %s; no thread of this process runs any of them (%zu queued, %zu whose "
+					  "runner is not known): not said to be stuck", head, list, nq, nunk);
+		else
+			st = lts_asprintf("%s: %s; any one's end ends the wait, and not every one of them is run by "
+					  "a blocked thread (%zu by a thread not blocked or on a timer, %zu queued, %zu "
+					  "whose runner is not known): not said to be stuck", head, list,
+					  nrun - nblk, nq, nunk);
 		fut_note(f, st);
 		free(st);
 		return;
