@@ -1932,6 +1932,162 @@ Test(rt_cpython_fixture, future_pending_running_worker_is_no_starvation)
 	starve(2);
 }
 
+/* ---- concurrent.futures.wait() and as_completed() on fixtures ----
+ *
+ * 101 waits in Condition.wait under Event.wait under wait() (or
+ * as_completed()), whose `waiter` is a _Waiter whose event's Condition is
+ * the one it waits on; the futures waited for are its not_done (pending)
+ * set: a set object's table of {key, hash} entries (one of them a removed
+ * key's dummy, an object with no attributes).  102 runs f1 in its
+ * _WorkItem.run, asleep on a futex for 1 s with no timeout (blocked), or
+ * with one (a timer).  f2 is queued (PENDING), RUNNING with no runner here,
+ * or FINISHED; f3 is not this waiter's (its _waiters does not hold it). */
+
+static uint64_t py_list(struct fx *f, const uint64_t *items, size_t n)
+{
+	uint64_t l = obj(f, type_named(f, "list", NULL), 0x28), it = fi_alloc(&f->img, 8 * (n ? n : 1));
+	for (size_t i = 0; i < n; i++)
+		fi_put64(&f->img, it + 8 * i, items[i]);
+	fi_put64(&f->img, l + 0x10, n);
+	fi_put64(&f->img, l + 0x18, it);
+	return l;
+}
+
+/* A set of N keys (0: an empty slot) in a table of 8 entries. */
+static uint64_t py_set(struct fx *f, const uint64_t *keys, size_t n)
+{
+	uint64_t st = obj(f, type_named(f, "set", NULL), 0xd0), tab = fi_alloc(&f->img, 16 * 8);
+	size_t used = 0;
+	for (size_t i = 0; i < n && i < 8; i++) {
+		fi_put64(&f->img, tab + 16 * i, keys[i]);
+		fi_put64(&f->img, tab + 16 * i + 8, 0x1234 + i);
+		used += keys[i] != 0;
+	}
+	fi_put64(&f->img, st + 0x10, n);
+	fi_put64(&f->img, st + 0x18, used);
+	fi_put64(&f->img, st + 0x20, 7);
+	fi_put64(&f->img, st + 0x28, tab);
+	return st;
+}
+
+static const char *const L_FW[] = { "not_done", "return_when", "waiter" }, *const L_AC[] = { "pending", "waiter" };
+#define FR_EVWAIT(ev) { "wait", "Event.wait", "/usr/lib/python3.11/threading.py", L_SELF, 2, { ev } }
+#define FR_FWAIT(set, when, w) { "wait", "wait", "/usr/lib/python3.11/concurrent/futures/_base.py", L_FW, 3, \
+				 { set, when, w } }
+#define FR_ASCOMP(set, w) { "as_completed", "as_completed", "/usr/lib/python3.11/concurrent/futures/_base.py", \
+			    L_AC, 2, { set, w } }
+
+enum fw_case { FW_ALL, FW_FIRST_QUEUED, FW_FIRST_UNKNOWN, FW_AS_COMPLETED_ONE, FW_FIRST_TIMER };
+
+static void fw_case(unsigned minor, const char *text, uint32_t hex, enum fw_case c)
+{
+	struct fx f;
+	struct image im;
+	fut_image(&f, &im, minor, text, hex);
+	uint64_t cond = cond_obj(&f), ev = obj2(&f, "_cond", cond, "_flag", 0);
+	uint64_t w = obj2(&f, "event", ev, "finished_futures", 0);
+	uint64_t mine = py_list(&f, &w, 1), other = py_list(&f, NULL, 0);
+	uint64_t f1 = obj2(&f, "_state", str(&f, "RUNNING"), "_waiters", mine);
+	const char *s2 = c == FW_FIRST_UNKNOWN ? "RUNNING" : c == FW_AS_COMPLETED_ONE ? "FINISHED" : "PENDING";
+	uint64_t f2 = obj2(&f, "_state", str(&f, s2), "_waiters", mine);
+	uint64_t f3 = obj2(&f, "_state", str(&f, "RUNNING"), "_waiters", other);
+	uint64_t dummy = obj(&f, type_named(&f, "dummy", NULL), 0x20);
+	uint64_t keys[] = { f1, f2, 0, dummy, f3 };
+	uint64_t set = py_set(&f, keys, 5), wi = obj2(&f, "future", f1, "fn", 0);
+	const char *when = c == FW_ALL ? "ALL_COMPLETED" : "FIRST_COMPLETED";
+	struct pyfr a[] = { FR_WAIT(cond, waiter_lock(&f, 101)), FR_EVWAIT(ev), FR_FWAIT(set, str(&f, when), w),
+			    FR_TASK };
+	if (c == FW_AS_COMPLETED_ONE)
+		a[2] = (struct pyfr)FR_ASCOMP(set, w);
+	struct pyfr r[] = { FR_TASK, FR_RUN(wi), FR_WORKER };
+	waiter_lock(&f, 102); /* asleep 1 s on a futex: blocked */
+	if (c == FW_FIRST_TIMER)
+		f.threads[2].futex.timeout_ptr = 0x7000; /* a timed wait: ends by itself */
+	fut_threads(&f, &im, a, 4, r, 3);
+	apply(&f);
+	const struct lt_futex *fx = &f.threads[1].futex;
+	char want[400];
+	/* f1 and what its runner does (its name is the fixture's, by version) */
+	const char *said = fx->rtlock ? f.snap.rtlocks[fx->rtlock - 1].holder_how : fx->lock_state;
+	snprintf(want, sizeof(want), "concurrent.futures.Future at 0x%" PRIx64 " (RUNNING): run by thread 102 (", f1);
+	const char *at = said ? strstr(said, want) : NULL;
+	cr_assert(at, "%s: %s\nwant: %s", text, said ? said : "-", want);
+	at = strchr(at + strlen(want), ')');
+	cr_assert(at && !strncmp(at, c == FW_FIRST_TIMER ? "), on a timer in " : "), blocked in ",
+				 c == FW_FIRST_TIMER ? 17 : 14), "%s: %s", text, said);
+	if (c == FW_ALL || c == FW_AS_COMPLETED_ONE) {
+		cr_assert(fx->rtlock && fx->rtlock <= f.snap.n_rtlocks, "%s: %s", text, fx->lock_state);
+		const struct lt_rtlock *l = &f.snap.rtlocks[fx->rtlock - 1];
+		cr_assert_str_eq(fx->lock_kind, c == FW_ALL ? "concurrent.futures wait (all)"
+							    : "concurrent.futures wait (any)");
+		cr_assert_str_eq(l->wait_call, c == FW_ALL ? "concurrent.futures.wait() (ALL_COMPLETED)"
+							   : "concurrent.futures.as_completed()");
+		cr_assert_eq(l->base, w);
+		cr_assert(l->holder == 102 && l->held == 1 && !l->holderless, "%s", text);
+		cr_assert(fx->owner == 102 && fx->owner_kind == LT_OWNER_RUNTIME, "%s", text);
+		if (c == FW_ALL)
+			snprintf(want, sizeof(want), "2 futures (concurrent.futures.Future at 0x%" PRIx64 ", 0x%" PRIx64
+				 ")", f1, f2);
+		else
+			snprintf(want, sizeof(want), "1 future (concurrent.futures.Future at 0x%" PRIx64 ")", f1);
+		cr_assert_str_eq(l->name, want, "%s", text);
+		snprintf(want, sizeof(want), "its _Waiter at 0x%" PRIx64 " is in the _waiters of %d future%s not done: ",
+			 w, c == FW_ALL ? 2 : 1, c == FW_ALL ? "s" : "");
+		cr_assert(strstr(l->holder_how, want), "%s: %s", text, l->holder_how);
+		if (c == FW_ALL) {
+			snprintf(want, sizeof(want), "concurrent.futures.Future at 0x%" PRIx64 " (PENDING): no thread runs "
+				 "it: queued, waiting for a worker; the wait ends only when every one of them has ended; "
+				 "thread 102 (", f2);
+			cr_assert(strstr(l->holder_how, want), "%s: %s", text, l->holder_how);
+		}
+		const struct lt_done_kind *dk = lt_done_kind_of(l->kind);
+		cr_assert(dk && dk->inferred && !dk->exit);
+		cr_assert(!strstr(l->holder_how, "FINISHED") && !strstr(l->name, "..."), "%s", l->holder_how);
+	} else {
+		fut_not_claimed(&f, 101, c == FW_FIRST_QUEUED ? "(0 by a thread not blocked or on a timer, 1 queued, 0 "
+								"whose runner is not known): not said to be stuck"
+					 : c == FW_FIRST_UNKNOWN ? "(0 by a thread not blocked or on a timer, 0 queued, 1 "
+								   "whose runner is not known): not said to be stuck"
+								 : "(1 by a thread not blocked or on a timer, 1 queued, 0 "
+								   "whose runner is not known): not said to be stuck");
+		cr_assert_eq(f.snap.n_rtlocks, 0);
+	}
+	fut_free(&f);
+}
+
+static void fw_versions(enum fw_case c)
+{
+	fw_case(8, "3.8.18", 0x030812f0, c);
+	fw_case(11, "3.11.2", 0x030b02f0, c);
+	fw_case(12, "3.12.1", 0x030c01f0, c);
+	fw_case(13, "3.13.0", 0x030d00f0, c);
+}
+
+Test(rt_cpython_fixture, futures_wait_all_held_by_a_blocked_runner)
+{
+	fw_versions(FW_ALL);
+}
+
+Test(rt_cpython_fixture, futures_wait_first_with_a_queued_future_is_not_stuck)
+{
+	fw_versions(FW_FIRST_QUEUED);
+}
+
+Test(rt_cpython_fixture, futures_wait_first_with_an_unknown_runner_is_not_stuck)
+{
+	fw_versions(FW_FIRST_UNKNOWN);
+}
+
+Test(rt_cpython_fixture, futures_as_completed_one_future_left_is_its_runners)
+{
+	fw_versions(FW_AS_COMPLETED_ONE);
+}
+
+Test(rt_cpython_fixture, futures_wait_first_with_a_runner_on_a_timer_is_not_stuck)
+{
+	fw_versions(FW_FIRST_TIMER);
+}
+
 /* ---- live: Debian's python3 ---- */
 
 
