@@ -143,8 +143,10 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 	}
 	if (fut) {
 		size_t ul = strlen(until);
-		snprintf(until + ul, sizeof(until) - ul, "; inferred: that thread %s, in %s, waits for the task's "
-			 "runner alone (%s would end it too)", rp_tname(fut, tn2, sizeof(tn2)), fk->wait_call, fk->els);
+		snprintf(until + ul, sizeof(until) - ul, "; inferred: that thread %s, in %s, %s (%s would end it "
+			 "too)", rp_tname(fut, tn2, sizeof(tn2)), fk->wait_call,
+			 fk->every ? "cannot go on before the task's runner ends it" : "waits for the task's runner alone",
+			 fk->els);
 	}
 	const char *dl = fut ? "probable deadlock" : "deadlock";
 	if (n == 1)

@@ -226,7 +226,11 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 			       "for %s", (int)t->tid, lt_thread_name(t), l->wait_call, what,
 			       lts_lock_label(f, lb, sizeof(lb)), op, f->word, owner_how(f->owner_kind),
 			       l->holder_how ? ": " : "", l->holder_how ? l->holder_how : "", dur);
-		if (dk->inferred)
+		if (dk->inferred && dk->every)
+			lt_strlist_add(&v->evidence, "inferred: that the wait of thread %d cannot end before thread "
+				       "%d ends its task (%s ends when %s; nothing shows that no other thread will end "
+				       "it: %s would)", (int)t->tid, (int)f->owner, l->wait_call, dk->done_what, dk->els);
+		else if (dk->inferred)
 			lt_strlist_add(&v->evidence, "inferred: that only thread %d can end the wait of thread %d "
 				       "(%s ends when %s; nothing shows that no other thread will end it: %s would)",
 				       (int)f->owner, (int)t->tid, l->wait_call, dk->done_what, dk->els);
@@ -659,9 +663,13 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	if (fut && v->summary) {
 		const struct lt_done_kind *fk;
 		const struct lt_rtlock *fl = done_lock_k(s, &fut->futex, &fk);
-		char *w = lts_asprintf("%s; inferred: that thread %d (%s), in %s, waits for thread %d alone (%s "
-				       "would end its wait too)", v->summary, (int)fut->tid, lt_thread_name(fut),
-				       fl->wait_call, (int)fut->futex.owner, fk->els);
+		char *w = fk->every
+			  ? lts_asprintf("%s; inferred: that thread %d (%s), in %s, cannot go on before thread %d "
+					 "ends its task (%s would end its wait too)", v->summary, (int)fut->tid,
+					 lt_thread_name(fut), fl->wait_call, (int)fut->futex.owner, fk->els)
+			  : lts_asprintf("%s; inferred: that thread %d (%s), in %s, waits for thread %d alone (%s "
+					 "would end its wait too)", v->summary, (int)fut->tid, lt_thread_name(fut),
+					 fl->wait_call, (int)fut->futex.owner, fk->els);
 		if (w) {
 			free(v->summary);
 			v->summary = w;

@@ -190,32 +190,36 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
 /* what: the words before the lock's name ("the task " or ""); run_by:
  * before the holder ("run by", "one of them run by"); none: a holderless
  * one's lock, as a thread waiting on it is said ("which no thread
- * runs") */
+ * runs"); every: the holder is one of several whose ends are all needed
+ * (wait()'s ALL_COMPLETED): it does not end the wait alone, the wait
+ * cannot end before it does */
 struct lt_done_kind {
 	const char *kind, *wait_call, *other, *done_what, *els;
 	bool exit, inferred;
 	const char *what, *run_by, *none;
+	bool every;
 };
 static inline const struct lt_done_kind *lt_done_kind_of(const char *kind)
 {
 	static const struct lt_done_kind k[] = {
 		{ LT_KIND_JAVA_FUTURE, "FutureTask.get()", "task runner", "the task ends",
-		  "a cancel() from any thread", false, true, "the task ", "run by", "which no thread runs" },
+		  "a cancel() from any thread", false, true, "the task ", "run by", "which no thread runs", false },
 		{ LT_KIND_PY_FUTURE, "Future.result()", "task runner", "the task ends",
 		  "a set_result() or set_exception() on the Future from another thread", false, true, "the task ",
-		  "run by", "which no thread runs" },
+		  "run by", "which no thread runs", false },
 		{ LT_KIND_PY_WAIT_ALL, "concurrent.futures.wait()", "task runner", "every one of them ends",
 		  "a set_result(), set_exception() or cancel() on its futures from another thread", false, true, "",
-		  "one of them run by", "which no thread runs" },
+		  "one of them run by", "which no thread runs", true },
 		{ LT_KIND_PY_WAIT_ANY, "concurrent.futures.wait() or as_completed()", "task runner",
 		  "any one of them ends",
 		  "a set_result(), set_exception() or cancel() on its futures from another thread", false, true, "",
-		  "run by", "each of them run by a thread that is blocked" },
+		  "run by", "each of them run by a thread that is blocked", false },
 		{ LT_KIND_JAVA_JOIN, "Thread.join()", "joined thread", "it exits", "an interrupt", true, false, "",
-		  "", "" },
-		{ LT_KIND_OCAML_THREAD_JOIN, "Thread.join", "joined thread", "it exits", NULL, true, false, "", "", "" },
+		  "", "", false },
+		{ LT_KIND_OCAML_THREAD_JOIN, "Thread.join", "joined thread", "it exits", NULL, true, false, "", "", "",
+		  false },
 		{ LT_KIND_OCAML_DOMAIN_JOIN, "Domain.join", "joined domain's thread", "the domain's function returns",
-		  NULL, true, false, "", "", "" },
+		  NULL, true, false, "", "", "", false },
 	};
 	for (size_t i = 0; kind && i < sizeof(k) / sizeof(k[0]); i++)
 		if (!strcmp(kind, k[i].kind))

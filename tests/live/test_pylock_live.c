@@ -835,7 +835,7 @@ static struct lt_snapshot *fw_start(const char *python, const char *mode, struct
 /* The main thread's wait: a lock of KIND whose wait_call is CALL, named
  * by both futures. */
 static const struct lt_rtlock *fw_lock(const struct lt_snapshot *s, const char *python, const struct fw_truth *w,
-				       const char *kind, const char *call)
+				       const char *kind, const char *call, int nread)
 {
 	const struct lt_thread *t = lt_snapshot_find(s, w->m);
 	cr_assert_not_null(t, "%s", python);
@@ -850,8 +850,8 @@ static const struct lt_rtlock *fw_lock(const struct lt_snapshot *s, const char *
 	snprintf(b, sizeof(b), "0x%" PRIx64, w->f[1]);
 	cr_assert(l->name && !strncmp(l->name, "2 futures (concurrent.futures.Future at ", 40) && strstr(l->name, a) &&
 		  strstr(l->name, b), "%s: %s", python, l->name ? l->name : "-");
-	/* each future, with its runner and what it does */
-	for (int k = 0; k < 2; k++) {
+	/* each future, with its runner and what it does (the first NREAD read) */
+	for (int k = 0; k < nread; k++) {
 		char want[200];
 		snprintf(want, sizeof(want), "concurrent.futures.Future at 0x%" PRIx64 " (RUNNING): run by thread %d "
 			 "(ThreadPoolExecutor-0_%d), blocked in read(fd %d: pipe)", w->f[k], (int)w->r[k], k, w->rfd);
@@ -875,7 +875,7 @@ static void fw_all(const char *python)
 	struct fw_truth w;
 	struct lt_snapshot *s = fw_start(python, "--wait-all", &w);
 	const struct lt_rtlock *l = fw_lock(s, python, &w, "concurrent.futures wait (all)",
-					    "concurrent.futures.wait() (ALL_COMPLETED)");
+					    "concurrent.futures.wait() (ALL_COMPLETED)", 2);
 	/* both runners are blocked: either one keeps the wait */
 	int k = l->holder == w.r[0] ? 0 : 1;
 	cr_assert_eq(l->holder, w.r[k], "%s: holder %d, want %d or %d", python, (int)l->holder, (int)w.r[0],
@@ -908,7 +908,7 @@ static void fw_any(const char *python, const char *mode, const char *call)
 {
 	struct fw_truth w;
 	struct lt_snapshot *s = fw_start(python, mode, &w);
-	const struct lt_rtlock *l = fw_lock(s, python, &w, "concurrent.futures wait (any)", call);
+	const struct lt_rtlock *l = fw_lock(s, python, &w, "concurrent.futures wait (any)", call, 2);
 	cr_assert(l->holderless && l->holder == 0, "%s: holder %d", python, (int)l->holder);
 	const struct lt_thread *t = lt_snapshot_find(s, w.m);
 	cr_assert_eq(t->futex.owner, 0, "%s", python);
@@ -962,6 +962,47 @@ static void fw_sleep(const char *python)
 	lt_snapshot_free(s);
 }
 
+/* --wait-all-cycle: main holds RLock rl in wait() (ALL_COMPLETED); f1's
+ * runner waits for rl, f0's reads the pipe.  Both are blocked, but the
+ * one waiting for the waiter's lock holds the wait: a probable deadlock
+ * through it, the inference said as "cannot go on before", not "alone"
+ * (f0's end is needed too). */
+static void fw_cycle(const char *python)
+{
+	struct fw_truth w;
+	struct lt_snapshot *s = fw_start(python, "--wait-all-cycle", &w);
+	uint64_t rl = tl_truth_val(truth, ntruth, "lock", "name=rl", "addr");
+	const struct lt_rtlock *l = fw_lock(s, python, &w, "concurrent.futures wait (all)",
+					    "concurrent.futures.wait() (ALL_COMPLETED)", 1);
+	cr_assert_eq(l->holder, w.r[1], "%s: holder %d, want %d (the one in the cycle)", python, (int)l->holder,
+		     (int)w.r[1]);
+	const struct lt_thread *tr = lt_snapshot_find(s, w.r[1]);
+	cr_assert_not_null(tr);
+	cr_assert_str_eq(tr->futex.lock_kind ? tr->futex.lock_kind : "-", "threading.RLock", "%s", python);
+	cr_assert_eq(tr->futex.lock_base, rl, "%s", python);
+	cr_assert_eq(tr->futex.owner, w.m, "%s: the RLock's owner is main", python);
+	const struct lt_verdict *d = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_DEADLOCK)
+			d = &s->verdicts[i];
+	cr_assert_not_null(d, "%s: no deadlock verdict", python);
+	cr_assert(d->n_tids == 2 && has_tid(d, w.m) && has_tid(d, w.r[1]), "%s: %s", python, d->summary);
+	char want[600];
+	snprintf(want, sizeof(want), "probable deadlock: 2 threads wait for each other: %d (MainThread) -> %d "
+		 "(ThreadPoolExecutor-0_1) -> %d; inferred: that thread %d (MainThread), in concurrent.futures.wait() "
+		 "(ALL_COMPLETED), cannot go on before thread %d ends its task (a set_result(), set_exception() or "
+		 "cancel() on its futures from another thread would end its wait too)", (int)w.m, (int)w.r[1],
+		 (int)w.m, (int)w.m, (int)w.r[1]);
+	cr_assert(strstr(d->summary, want), "%s: %s\nwant: %s", python, d->summary, want);
+	snprintf(want, sizeof(want), "thread %d (MainThread) waits in concurrent.futures.wait() (ALL_COMPLETED) for "
+		 "%s, one of them run by thread %d (ThreadPoolExecutor-0_1)", (int)w.m, l->name, (int)w.r[1]);
+	cr_assert(fut_evidence(d, want), "%s: no evidence '%s'", python, want);
+	snprintf(want, sizeof(want), "inferred: that the wait of thread %d cannot end before thread %d ends its task",
+		 (int)w.m, (int)w.r[1]);
+	cr_assert(fut_evidence(d, want), "%s: no evidence '%s'", python, want);
+	lt_snapshot_free(s);
+}
+
 #define FW_TESTS(name, py)                                                                                         \
 	Test(pylock_live, futures_wait_all_##name, .fini = cleanup, .timeout = 60) { fw_all(py); }                 \
 	Test(pylock_live, futures_wait_first_##name, .fini = cleanup, .timeout = 60)                               \
@@ -972,7 +1013,8 @@ static void fw_sleep(const char *python)
 	{                                                                                                          \
 		fw_any(py, "--as-completed", "concurrent.futures.as_completed()");                                \
 	}                                                                                                          \
-	Test(pylock_live, futures_wait_first_sleep_##name, .fini = cleanup, .timeout = 60) { fw_sleep(py); }
+	Test(pylock_live, futures_wait_first_sleep_##name, .fini = cleanup, .timeout = 60) { fw_sleep(py); }       \
+	Test(pylock_live, futures_wait_all_cycle_##name, .fini = cleanup, .timeout = 60) { fw_cycle(py); }
 
 FW_TESTS(debian_python3, TL_PYTHON)
 FW_TESTS(pyenv_3_8, PYENV("3.8.18"))
@@ -981,3 +1023,33 @@ FW_TESTS(pyenv_3_10, PYENV("3.10.13"))
 FW_TESTS(pyenv_3_11, PYENV("3.11.7"))
 FW_TESTS(pyenv_3_12, PYENV("3.12.1"))
 FW_TESTS(pyenv_3_13, PYENV("3.13.0"))
+
+/* The same --wait-all-cycle recorded (Debian's python3): the report's
+ * deadlock finding is probable, and says that main cannot go on before the
+ * runner in the cycle ends its task (not that it waits for it alone). */
+Test(pylock_live, recorded_futures_wait_all_cycle_is_a_probable_deadlock, .fini = cleanup, .timeout = 120)
+{
+	tl_skip_unless_root("needs root (BPF programs)");
+	if (access(TL_PYTHON, X_OK) != 0)
+		cr_skip_test("%s is missing", TL_PYTHON);
+	char path[128];
+	tl_tmp_path(path, sizeof(path), "pywaitcycle");
+	char *argv[] = { LT_BIN, "record", "-o", path, "-d", "5", "--no-status", "--", TL_PYTHON,
+			 "tests/workloads/py_futures.py", "--wait-all-cycle", NULL };
+	ntruth = 0;
+	int st = tl_run_to_end(argv, truth, &ntruth, NULL, NULL);
+	cr_assert(tl_find(truth, ntruth, "ready", NULL), "py_futures.py never got ready (status %d)", st);
+	pid_t m = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "tid");
+	pid_t r = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=runner1", "tid");
+	struct rp_json *j = tl_report_json(path);
+	const char *sum;
+	tl_two_thread_deadlock(j, m, r, &sum);
+	char want[400];
+	snprintf(want, sizeof(want), "; inferred: that thread %d (MainThread), in concurrent.futures.wait(), cannot go "
+		 "on before the task's runner ends it (a set_result(), set_exception() or cancel() on its futures "
+		 "from another thread would end it too)", (int)m);
+	cr_assert(!strncmp(sum, "probable deadlock: 2 threads wait for each other: ", 50) && strstr(sum, want),
+		  "%s\nwant: %s", sum, want);
+	rp_json_free(j);
+	unlink(path);
+}

@@ -2,7 +2,7 @@
 (tests/unit/test_rt_cpython.c, tests/live/test_pyenv_live.c).
 
     python3 py_futures.py --pipe | --starve | --cycle | --busy   (all *hang*)
-    python3 py_futures.py --wait-all | --wait-first | --as-completed | --wait-first-sleep
+    python3 py_futures.py --wait-all | --wait-first | --as-completed | --wait-first-sleep | --wait-all-cycle
 
 --pipe: a ThreadPoolExecutor(2) runs one task that reads a pipe nobody
 writes; the main thread waits in its Future's result().
@@ -21,6 +21,8 @@ concurrent.futures.wait() (return_when ALL_COMPLETED, FIRST_COMPLETED) or
 iterates as_completed() over them.
 --wait-first-sleep: as --wait-first, but the second task sleeps in
 time.sleep(3600) (a timer: it ends by itself) instead of reading.
+--wait-all-cycle: as --wait-all, but main holds threading.RLock `rl` while
+it waits, and the second task waits to take `rl` (`with rl:`).
 
 A watcher thread prints, once every thread named is asleep where it should
 be (and 0.5 s more, so that each has slept a while):
@@ -42,7 +44,9 @@ or, for the wait()/as_completed() modes:
     thread role=main tid=T                (in wait() / as_completed())
     thread role=runner0 tid=T             (running f0: in read(R))
     thread role=runner1 tid=T             (running f1: in read(R), or
-                                           --wait-first-sleep: in time.sleep)
+                                           --wait-first-sleep: in time.sleep,
+                                           --wait-all-cycle: waiting for rl)
+    lock name=rl addr=0x...               (--wait-all-cycle)
     ready
 """
 import concurrent.futures as cf
@@ -52,7 +56,7 @@ import threading
 import time
 
 SYS_READ, SYS_FUTEX, SYS_PSELECT6, SYS_CLOCK_NANOSLEEP = 0, 202, 270, 230
-WAIT_MODES = ("--wait-all", "--wait-first", "--as-completed", "--wait-first-sleep")
+WAIT_MODES = ("--wait-all", "--wait-first", "--as-completed", "--wait-first-sleep", "--wait-all-cycle")
 
 
 def out(line):
@@ -103,7 +107,7 @@ def watch(mode, main_tid, info):
     out("future name=outer addr=0x%x" % id(info["outer"]))
     if "inner" in info:
         out("future name=inner addr=0x%x" % id(info["inner"]))
-    if "rl" in info:
+    if info.get("rl") is not None:
         out("lock name=rl addr=0x%x" % id(info["rl"]))
     if "pipe" in info:
         out("pipe rfd=%d wfd=%d" % info["pipe"])
@@ -117,15 +121,18 @@ def watch_many(mode, main_tid, info):
     wait_in(info["runner0"], SYS_READ)
     # time.sleep: clock_nanosleep (3.11+) or select(), pselect6 in glibc (3.8-3.10)
     sleeps = SYS_CLOCK_NANOSLEEP if sys.version_info >= (3, 11) else SYS_PSELECT6
-    wait_in(info["runner1"], sleeps if mode == "--wait-first-sleep" else SYS_READ)
+    second = {"--wait-first-sleep": sleeps, "--wait-all-cycle": SYS_FUTEX}.get(mode, SYS_READ)
+    wait_in(info["runner1"], second)
     wait_in(main_tid, SYS_FUTEX)
     time.sleep(0.5)
     wait_in(info["runner0"], SYS_READ, 0.1)
-    wait_in(info["runner1"], sleeps if mode == "--wait-first-sleep" else SYS_READ, 0.1)
+    wait_in(info["runner1"], second, 0.1)
     wait_in(main_tid, SYS_FUTEX, 0.1)
     out("future name=f0 addr=0x%x" % id(info["f0"]))
     out("future name=f1 addr=0x%x" % id(info["f1"]))
     out("pipe rfd=%d wfd=%d" % info["pipe"])
+    if info.get("rl") is not None:
+        out("lock name=rl addr=0x%x" % id(info["rl"]))
     out("thread role=main tid=%d" % main_tid)
     out("thread role=runner0 tid=%d" % info["runner0"])
     out("thread role=runner1 tid=%d" % info["runner1"])
@@ -136,18 +143,24 @@ def wait_many(mode, info):
     r, w = os.pipe()
     info["pipe"] = (r, w)
     ex = cf.ThreadPoolExecutor(2)
+    info["rl"] = rl = threading.RLock() if mode == "--wait-all-cycle" else None
 
     def task(k):
         info["runner%d" % k] = threading.get_native_id()
         if k == 1 and mode == "--wait-first-sleep":
             time.sleep(3600)  # a timer: ends by itself
             return None
+        if k == 1 and rl is not None:
+            with rl:  # main holds it
+                return None
         return os.read(r, 1)  # nobody writes
 
     info["f0"] = f0 = ex.submit(task, 0)
     until(lambda: "runner0" in info, "task 0 started")  # f0 runs on the pool's first thread
+    if rl is not None:
+        rl.acquire()
     info["f1"] = f1 = ex.submit(task, 1)
-    if mode == "--wait-all":
+    if mode in ("--wait-all", "--wait-all-cycle"):
         cf.wait([f0, f1])
     elif mode == "--as-completed":
         for _ in cf.as_completed([f0, f1]):
@@ -160,7 +173,7 @@ def main(argv):
     mode = argv[0] if argv else ""
     if mode not in ("--pipe", "--starve", "--cycle", "--busy") + WAIT_MODES:
         sys.stderr.write("usage: py_futures.py --pipe | --starve | --cycle | --busy | --wait-all | --wait-first "
-                         "| --as-completed | --wait-first-sleep\n")
+                         "| --as-completed | --wait-first-sleep | --wait-all-cycle\n")
         return 2
     info = {}
     if mode in WAIT_MODES:
