@@ -93,9 +93,10 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 				rp_tname(a, tn, sizeof(tn)), dk->wait_call, rp_tname(b, tn2, sizeof(tn2)),
 				rp_end_since(a) ? ts : "before the trace", d, how);
 		else if (dk)
-			rp_f_ev(f, "thread %s waits in %s for the task %s, run by thread %s, since %s (%s): %s",
-				rp_tname(a, tn, sizeof(tn)), dk->wait_call, g->rt_name[0] ? g->rt_name : "?",
-				rp_tname(b, tn2, sizeof(tn2)), rp_end_since(a) ? ts : "before the trace", d, how);
+			rp_f_ev(f, "thread %s waits in %s for %s%s, %s thread %s, since %s (%s): %s",
+				rp_tname(a, tn, sizeof(tn)), dk->wait_call, dk->what, g->rt_name[0] ? g->rt_name : "?",
+				dk->run_by, rp_tname(b, tn2, sizeof(tn2)), rp_end_since(a) ? ts : "before the trace", d,
+				how);
 		else if (nk)
 			rp_f_ev(f, "thread %s waits in %s on %s since %s (%s); %s is thread %s, and no %s can "
 				"come but from it: %s", rp_tname(a, tn, sizeof(tn)), nk->wait_call,
