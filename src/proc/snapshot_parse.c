@@ -258,13 +258,14 @@ enum lt_wait_kind lt_syscall_wait_kind(long nr)
 		return LT_WAIT_POLL;
 	case 0: case 1: case 16: case 17: case 18: case 19: case 20:
 	case 40: case 42: case 43: case 44: case 45: case 46: case 47:
-	case 72: case 73: case 74: case 75: case 275: case 276:
+	case 72: case 73: case 74: case 75: case 275: case 276: case 278:
 	case 288: case 295: case 296: case 299: case 307: case 327: case 328:
 		return LT_WAIT_IO; /* read write ioctl pread pwrite readv writev
 				      sendfile connect accept sendto recvfrom
 				      sendmsg recvmsg fcntl flock fsync fdatasync
-				      splice tee accept4 preadv pwritev recvmmsg
-				      sendmmsg preadv2 pwritev2: fd in arg 0 */
+				      splice tee vmsplice accept4 preadv pwritev
+				      recvmmsg sendmmsg preadv2 pwritev2: fd in
+				      arg 0 (splice, tee: lt_io_wait_fd) */
 	case 34:  /* pause */
 	case 35:  /* nanosleep */
 	case 230: /* clock_nanosleep */
@@ -279,6 +280,36 @@ enum lt_wait_kind lt_syscall_wait_kind(long nr)
 		return LT_WAIT_SIGNAL;
 	default:
 		return nr < 0 ? LT_WAIT_NONE : LT_WAIT_OTHER;
+	}
+}
+
+static bool kstack_waits_for_space(const struct lt_thread *t)
+{
+	static const char *const fns[] = { "pipe_wait_writable+", "wait_for_space+", "opipe_prep" };
+	for (size_t i = 0; i < t->kstack.n; i++)
+		for (size_t k = 0; k < sizeof(fns) / sizeof(fns[0]); k++)
+			if (!strncmp(t->kstack.v[i], fns[k], strlen(fns[k])))
+				return true;
+	return false;
+}
+
+int lt_io_wait_fd(const struct lt_thread *t, int *dir)
+{
+	const uint64_t *a = t->sc.args;
+	bool out = (t->sc.nr == 275 || t->sc.nr == 276 || t->sc.nr == 278) && kstack_waits_for_space(t);
+	*dir = 3;
+	switch (t->sc.nr) {
+	case 275: /* splice(fd_in, off_in, fd_out, ...) */
+		*dir = out ? 2 : 1;
+		return (int)(out ? a[2] : a[0]);
+	case 276: /* tee(fd_in, fd_out, ...) */
+		*dir = out ? 2 : 1;
+		return (int)(out ? a[1] : a[0]);
+	case 278: /* vmsplice(fd, ...) */
+		*dir = out ? 2 : 3;
+		return (int)a[0];
+	default:
+		return (int)a[0];
 	}
 }
 

@@ -2366,10 +2366,12 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 	pid_t pid = c->s->pid;
 	switch (t->wait) {
 	case LT_WAIT_IO:
-		if (t->sc.nr == 72 || t->sc.nr == 73)
+		if (t->sc.nr == 72 || t->sc.nr == 73) {
 			file_lock_edge(c, ti, t);
-		else
-			fd_edge(c, ti, t, (int)t->sc.args[0], io_dir(t->sc.nr), false);
+		} else {
+			int dir, fd = lt_io_wait_fd(t, &dir);
+			fd_edge(c, ti, t, fd, dir == 3 ? io_dir(t->sc.nr) : dir, false);
+		}
 		break;
 	case LT_WAIT_POLL: {
 		/* a sleep as select() with no fds (Python before 3.11's

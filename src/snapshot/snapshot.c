@@ -687,9 +687,11 @@ static void decode(struct ctx *c, struct lt_thread *t)
 	case LT_WAIT_POLL:
 		decode_poll(c, t);
 		break;
-	case LT_WAIT_IO:
-		lts_describe_fd(c->s->pid, c->net, (int)t->sc.args[0], &t->fdw.io);
+	case LT_WAIT_IO: {
+		int dir;
+		lts_describe_fd(c->s->pid, c->net, lt_io_wait_fd(t, &dir), &t->fdw.io);
 		break;
+	}
 	default:
 		break;
 	}
@@ -923,7 +925,15 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 			snprintf(tmo, sizeof(tmo), " no %s", opt);
 		else if (t->fdw.sock_timeo == LT_SOCK_TIMEO_UNKNOWN)
 			snprintf(tmo, sizeof(tmo), " %s not known", opt);
-		char *d = lts_asprintf("%s(%s, 0x%" PRIx64 ", %" PRIu64 ")%s", name, fp ? fp : "?", a[1], a[2], tmo);
+		char *d;
+		int dir;
+		(void)lt_io_wait_fd(t, &dir);
+		if (t->sc.nr == 275 || t->sc.nr == 276) /* the two fds, the one it sleeps on described */
+			d = lts_asprintf("%s(fd %d -> fd %d, %" PRIu64 " bytes): waits to %s %s", name, (int)a[0],
+					 (int)(t->sc.nr == 275 ? a[2] : a[1]), t->sc.nr == 275 ? a[4] : a[2],
+					 dir == 2 ? "write" : "read", fp ? fp : "?");
+		else
+			d = lts_asprintf("%s(%s, 0x%" PRIx64 ", %" PRIu64 ")%s", name, fp ? fp : "?", a[1], a[2], tmo);
 		free(fp);
 		return d;
 	}

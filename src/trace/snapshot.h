@@ -732,6 +732,13 @@ size_t lt_futex_op_str(uint32_t op, char *buf, size_t len);
 void lt_futex_decode_args(struct lt_futex *f, const uint64_t args[6]);
 /* Classify a syscall number. */
 enum lt_wait_kind lt_syscall_wait_kind(long nr);
+/* The fd an I/O wait (LT_WAIT_IO) of thread T blocks on, and its
+ * direction in *DIR (1 read, 2 write, 3 either or not known): arg 0 for
+ * most calls; splice and tee have two, a pipe on at least one side, and
+ * which one they sleep on the kernel stack says (pipe_wait_writable,
+ * wait_for_space, opipe_prep: the output; else the input); vmsplice's one
+ * fd, a pipe, is written when the kernel stack waits for space. */
+int lt_io_wait_fd(const struct lt_thread *t, int *dir);
 
 /* Free the strings and arrays owned by one thread / verdict (for code that
  * builds synthetic thread tables, e.g. tests). */

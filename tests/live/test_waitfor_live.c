@@ -2238,6 +2238,52 @@ Test(waitfor_live, eventfd_read_whose_other_holder_waits_for_the_readers_flock_i
 	lt_multi_free(m);
 }
 
+/* splice into a full pipe sleeps on its output, not its input: the parent
+ * splices pipe A into pipe B, full, whose read end only its child holds;
+ * the child reads pipe C, whose write end only the parent holds.  The
+ * wait is on B's readers (the child), and the two are a deadlock; before,
+ * it was followed through A, its input (written by its own process). */
+Test(waitfor_live, splice_into_a_full_pipe_waits_for_its_reader)
+{
+	static const char script[] =
+		"import fcntl, os\n"
+		"a, b, c = os.pipe(), os.pipe(), os.pipe()\n"
+		"pid = os.fork()\n"
+		"if pid == 0:\n"
+		"    for fd in (a[0], a[1], b[1], c[1]): os.close(fd)\n"
+		"    os.read(c[0], 1)\n"
+		"    os._exit(0)\n"
+		"for fd in (b[0], c[0]): os.close(fd)\n"
+		"fcntl.fcntl(b[1], fcntl.F_SETFL, os.O_NONBLOCK)\n"
+		"try:\n"
+		"    while True: os.write(b[1], b'x' * 4096)\n"
+		"except BlockingIOError: pass\n"
+		"fcntl.fcntl(b[1], fcntl.F_SETFL, 0)\n"
+		"os.write(a[1], b'y')\n"
+		"print('child pid=%d out=%d' % (pid, b[1]), flush=True)\n"
+		"print('ready', flush=True)\n"
+		"os.splice(a[0], b[1], 1)\n";
+	start_py(script);
+	pid_t parent = procs[0].pid, child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	int out = (int)tl_truth_val(lines[0], nlines[0], "child", NULL, "out");
+	cr_assert(child > 0 && out > 0);
+	orphan = child;
+	tl_wait_in_call(child, child, 0, 10000);    /* read */
+	tl_wait_in_call(parent, parent, 275, 10000); /* splice */
+	struct lt_multi_snapshot *m = follow(parent);
+	const struct lt_thread *t = lt_snapshot_find(m->procs[0], parent);
+	cr_assert_not_null(t);
+	cr_expect_eq(t->fdw.io.fd, out, "the fd it sleeps on: %d", t->fdw.io.fd);
+	cr_expect(t->detail && strstr(t->detail, ": waits to write fd "), "%s", t->detail ? t->detail : "-");
+	const struct lt_wf_edge *e = edge_of(m->procs[0], parent, LT_WF_PIPE_WRITE);
+	cr_assert_eq(e->n_pids, 1, "%s", e->what);
+	cr_expect_eq(e->pids[0], child, "%s", e->what);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(has_tid(v, parent) && has_tid(v, child), "%s", v->summary);
+	lt_multi_free(m);
+}
+
 /* A vfork parent sleeps until its child execs or exits: a wait for that
  * child, found among its children as the one sharing its address space.
  * The child reads, before it would exec, a pipe whose write end only it

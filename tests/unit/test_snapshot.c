@@ -176,6 +176,42 @@ Test(snapshot_parse, syscall_names_and_kinds)
 		cr_assert_eq(lt_syscall_wait_kind(kinds[i].nr), kinds[i].kind, "syscall %ld", kinds[i].nr);
 }
 
+/* splice and tee have an input and an output fd; which one they sleep on
+ * the kernel stack says (as the kernel 6.x names it); vmsplice's one pipe
+ * is written when it waits for space. */
+Test(snapshot_fd, io_wait_fd_of_splice_tee_vmsplice)
+{
+	static const struct {
+		long nr;
+		uint64_t a0, a1, a2;
+		const char *top;
+		int fd, dir;
+	} c[] = {
+		{ 275, 3, 0, 6, "pipe_wait_readable+0x11e/0x140", 3, 1 },
+		{ 275, 3, 0, 6, "pipe_wait_writable+0xf7/0x160", 6, 2 },
+		{ 275, 3, 0, 6, "wait_for_space+0x3b/0xc0", 6, 2 },
+		{ 275, 3, 0, 6, "sk_wait_data+0x11/0x20", 3, 1 },
+		{ 276, 3, 6, 4096, "pipe_wait_readable+0x11e/0x140", 3, 1 },
+		{ 276, 3, 6, 4096, "pipe_wait_writable+0xf7/0x160", 6, 2 },
+		{ 278, 6, 0, 1, "pipe_wait_writable+0xf7/0x160", 6, 2 },
+		{ 278, 6, 0, 1, "pipe_wait_readable+0x11e/0x140", 6, 3 },
+		{ 0, 7, 0, 1, "pipe_wait_writable+0xf7/0x160", 7, 3 }, /* read: arg 0, io_dir's */
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct lt_thread t = { 0 };
+		t.sc.nr = c[i].nr;
+		t.sc.args[0] = c[i].a0;
+		t.sc.args[1] = c[i].a1;
+		t.sc.args[2] = c[i].a2;
+		lt_strlist_add(&t.kstack, "%s", c[i].top);
+		int dir = 0;
+		cr_assert_eq(lt_io_wait_fd(&t, &dir), c[i].fd, "case %zu", i);
+		cr_assert_eq(dir, c[i].dir, "case %zu", i);
+		lt_thread_clear(&t);
+	}
+	cr_assert_eq(lt_syscall_wait_kind(278), LT_WAIT_IO, "vmsplice");
+}
+
 Test(snapshot_fd, epoll_fdinfo)
 {
 	const char *text = "pos:\t0\nflags:\t02\nmnt_id:\t15\nino:\t1057\n"
