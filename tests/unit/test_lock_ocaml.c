@@ -994,6 +994,48 @@ Test(lock_ocaml_fixture, ocaml52_domain_join_not_named_without_evidence)
 	j_done(&f, &x);
 }
 
+/* A domain's thread that spawned the joined domain may keep a stale copy
+ * of its ml_values beside its own: the thread whose stack holds the joined
+ * domain's alone is its holder; with only the stale copy seen, none. */
+Test(lock_ocaml_fixture, ocaml52_domain_join_stale_copy_beside_its_own)
+{
+	for (int c = 0; c < 2; c++) {
+		struct fakeproc f;
+		struct found x;
+		j_domain_join(&f, 1);
+		/* thread 101: a domain's thread with its own ml_values (J_MV2,
+		 * whose term_sync's cond nobody sleeps on) and a stale J_MV */
+		uint64_t mv2 = J_HEAP + 0xa00, ts2 = J_HEAP + 0xa40;
+		fp_put64(&f, mv2, 1);
+		fp_put64(&f, mv2 + 8, ts2);
+		j_block(&f, ts2, 3, 0);
+		fp_put64(&f, ts2, 1);
+		fp_put64(&f, ts2 + 16, J_HEAP + 0xa80);
+		j_custom(&f, J_HEAP + 0xa80, J_HEAP + 0xb00);
+		fp_region(&f, STACK_B + 0xf000, 0x1000);
+		fp_put64(&f, STACK_B + 0xf010, J_MV);
+		fp_put64(&f, STACK_B + 0xf088, mv2);
+		j_sleeps(&f, 101, 0x7777100, STACK_B + 0xf000, j_domain);
+		if (c == 1) { /* thread 102's stack not unwound to domain_thread_func */
+			free(f.threads[2].frames[6].func);
+			f.threads[2].frames[6].func = strdup("??");
+		}
+		run_model(&f, &x);
+		cr_assert_eq(x.n, 2);
+		const struct lt_rtlock *l = &x.v[1];
+		cr_assert_str_eq(l->kind, LT_KIND_OCAML_DOMAIN_JOIN);
+		if (c == 0) {
+			cr_assert_eq(l->holder, 102, "%s", l->holder_how);
+			how_has(l, "another thread's stack holds a stale copy");
+		} else {
+			cr_assert_eq(l->holder, 0, "%s", l->holder_how);
+			cr_assert_eq(l->held, -1);
+			how_has(l, "each beside another domain's");
+		}
+		j_done(&f, &x);
+	}
+}
+
 /* OCaml 4.13: the ring from curr_thread; a thread named by its
  * top_of_stack. */
 Test(lock_ocaml_fixture, ocaml413_thread_join_held_by_the_joined_thread)

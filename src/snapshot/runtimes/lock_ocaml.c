@@ -526,75 +526,113 @@ static int thread_joins(const struct lt_lm_env *e, uint64_t th, uint32_t sp_off,
 
 /* Thread D's stack above its stack pointer: the pointer at which (*AT) is
  * to an ml_values {Val_unit, term_sync} whose term_sync is Running and
- * whose cond a thread sleeps on; its condvar in *COND, term_sync in *TS. */
+ * whose cond a thread sleeps on; its condvar in *COND, term_sync in *TS.
+ * *OTHERS counts the pointers to other such pairs (whatever their state)
+ * on that stack: a thread that spawned a domain may keep a stale copy of
+ * the new domain's, and then which one is its own is not known. */
 static uint64_t find_ml_values(const struct lt_lm_env *e, const struct lt_thread *d, uint64_t *at, uint64_t *cond,
-			       uint64_t *ts)
+			       uint64_t *ts, size_t *others)
 {
-	uint64_t page[512];
+	uint64_t page[512], found = 0;
 	uint64_t a = d->sc.sp & ~7ull, end = a + SCAN_STACK;
+	*others = 0;
 	while (a < end) {
 		size_t len = (size_t)(4096 - (a & 4095));
 		if (e->stack_tid(e->arg, a) != d->tid || e->read(e->arg, a, page, len))
 			break;
 		for (size_t w = 0; w < len / 8; w++) {
 			uint64_t p = page[w], pair[2], sync[3];
-			if (!p || (p & 7) || p < 0x10000 || e->stack_tid(e->arg, p) ||
+			if (!p || (p & 7) || p < 0x10000 || p == found || e->stack_tid(e->arg, p) ||
 			    e->read(e->arg, p, pair, sizeof(pair)) || pair[0] != VAL_UNIT ||
-			    !ml_block(e, pair[1], 0, 3) || e->read(e->arg, pair[1], sync, sizeof(sync)) ||
-			    sync[0] != 1 /* Running: Val_int(0) */)
+			    !ml_block(e, pair[1], 0, 3) || e->read(e->arg, pair[1], sync, sizeof(sync)))
 				continue;
 			uint64_t c = custom_ptr(e, sync[2]);
-			if (c && slept_on(e, c, COND_SIZE)) {
+			if (!c)
+				continue;
+			if (!found && sync[0] == 1 /* Running: Val_int(0) */ && slept_on(e, c, COND_SIZE)) {
+				found = p;
 				*at = a + w * 8;
 				*cond = c;
 				*ts = pair[1];
-				return p;
+			} else {
+				++*others;
 			}
 		}
 		a += len;
 	}
-	return 0;
+	return found;
 }
 
-/* Domain.join waits, matched to the domains' threads (5.2 on). */
+/* Domain.join waits, matched to the domains' threads (5.2 on).  A thread
+ * whose stack holds one domain's ml_values and no other's is that domain's;
+ * one holding several may keep a stale copy of a domain it spawned, and is
+ * taken for none.  Two clean candidates, or none: the holder is not named. */
+struct dj_match {
+	pid_t tid;
+	uint64_t mv, at, cond, ts;
+	size_t others;
+};
+
 static int domain_joins(const struct lt_lm_env *e, const struct ocaml_version *ver, struct lt_rtlock **v,
 			size_t *n)
 {
 	if (!waits_under(e, "caml_ml_condition_wait"))
 		return 0;
+	struct dj_match *m = calloc(e->s->n_threads ? e->s->n_threads : 1, sizeof(*m));
+	size_t nm = 0;
+	if (!m)
+		return -ENOMEM;
 	for (size_t i = 0; i < e->s->n_threads; i++) {
 		const struct lt_thread *d = &e->s->threads[i];
-		uint64_t at, cond, ts, mv;
-		if (d->sc.state != LT_SC_IN_SYSCALL || !d->sc.sp || !has_frame(d, "domain_thread_func", 256) ||
-		    !(mv = find_ml_values(e, d, &at, &cond, &ts)))
-			continue;
-		if ((i & 63) == 0 && lt_budget_over())
+		struct dj_match x = { .tid = d->tid };
+		if ((i & 63) == 63 && lt_budget_over())
 			break;
-		struct lt_rtlock *l = join_made(*v, *n, LT_KIND_OCAML_DOMAIN_JOIN, cond);
-		if (l) { /* two threads' stacks hold it: a stale copy in one */
-			if (l->holder && l->holder != d->tid) {
-				char *how = lts_asprintf("%s; but thread %d's stack holds a pointer to it too (at "
-							 "0x%llx): which thread runs the domain is not known",
-							 l->holder_how, (int)d->tid, (unsigned long long)at);
-				free(l->holder_how);
-				l->holder_how = how;
-				l->holder = 0;
-				l->held = -1;
+		if (d->sc.state == LT_SC_IN_SYSCALL && d->sc.sp && has_frame(d, "domain_thread_func", 256) &&
+		    (x.mv = find_ml_values(e, d, &x.at, &x.cond, &x.ts, &x.others)))
+			m[nm++] = x;
+	}
+	int rc = 0;
+	for (size_t k = 0; k < nm && !rc; k++) {
+		if (join_made(*v, *n, LT_KIND_OCAML_DOMAIN_JOIN, m[k].cond))
+			continue;
+		const struct dj_match *clean = NULL;
+		size_t n_clean = 0, n_all = 0;
+		for (size_t q = k; q < nm; q++)
+			if (m[q].cond == m[k].cond) {
+				n_all++;
+				if (!m[q].others && !n_clean++)
+					clean = &m[q];
 			}
+		const struct dj_match *x = n_clean == 1 ? clean : &m[k];
+		struct lt_rtlock *l = join_lock(v, n, "ocaml5", LT_KIND_OCAML_DOMAIN_JOIN, "Domain.join", ver, x->cond,
+						n_clean == 1 ? x->tid : 0);
+		if (!l) {
+			rc = -ENOMEM;
+			break;
+		}
+		lt_strlist_add(&l->facts, "ml_values=0x%llx term_sync=0x%llx state=Running cond=0x%llx",
+			       (unsigned long long)x->mv, (unsigned long long)x->ts, (unsigned long long)x->cond);
+		if (n_clean == 1) {
+			l->name = lts_asprintf("the domain run by thread %d", (int)x->tid);
+			l->holder_how = lts_asprintf(
+				"the condition slept on is term_sync.cond of the domain whose ml_values 0x%llx thread "
+				"%d keeps on its stack (at 0x%llx, under domain_thread_func): the domain's function "
+				"runs on that thread, and the join ends when it returns%s", (unsigned long long)x->mv,
+				(int)x->tid, (unsigned long long)x->at,
+				n_all > 1 ? " (another thread's stack holds a stale copy beside its own domain's)" : "");
 			continue;
 		}
-		if (!(l = join_lock(v, n, "ocaml5", LT_KIND_OCAML_DOMAIN_JOIN, "Domain.join", ver, cond, d->tid)))
-			return -ENOMEM;
-		l->name = lts_asprintf("the domain run by thread %d", (int)d->tid);
+		l->held = -1;
+		l->name = lts_asprintf("a domain (term_sync at 0x%llx)", (unsigned long long)x->ts);
 		l->holder_how = lts_asprintf(
-			"the condition slept on is term_sync.cond of the domain whose ml_values 0x%llx thread %d "
-			"keeps on its stack (at 0x%llx, under domain_thread_func): the domain's function runs on "
-			"that thread, and the join ends when it returns", (unsigned long long)mv, (int)d->tid,
-			(unsigned long long)at);
-		lt_strlist_add(&l->facts, "ml_values=0x%llx term_sync=0x%llx state=Running cond=0x%llx",
-			       (unsigned long long)mv, (unsigned long long)ts, (unsigned long long)cond);
+			"the condition slept on is term_sync.cond of the domain whose ml_values 0x%llx is on the stacks "
+			"of %zu thread%s (thread %d's at 0x%llx), %s: which thread runs the domain is not known",
+			(unsigned long long)x->mv, n_all, n_all == 1 ? "" : "s", (int)x->tid, (unsigned long long)x->at,
+			n_clean ? "more than one of them with no other domain's" :
+				  "each beside another domain's (a stale copy of a domain it spawned?)");
 	}
-	return 0;
+	free(m);
+	return rc;
 }
 
 /* ---- OCaml 4.x: caml_master_lock ---- */
