@@ -761,34 +761,43 @@ FUT_TESTS(pyenv_3_11, PYENV("3.11.7"))
 FUT_TESTS(pyenv_3_12, PYENV("3.12.1"))
 FUT_TESTS(pyenv_3_13, PYENV("3.13.0"))
 
-/* The same --cycle recorded (Debian's python3): the report's deadlock
- * finding, from the snapshot at the end, is probable, the inference said
- * (before this, it said a plain "deadlock"). */
-Test(pylock_live, recorded_future_cycle_is_a_probable_deadlock, .fini = cleanup, .timeout = 120)
+/* py_futures.py FLAG recorded for 5 s (Debian's python3): the report's one
+ * deadlock finding, of the main thread and the thread of role RUNNER, is
+ * probable and says WANT (a format of the main thread's tid). */
+static void recorded_py_cycle(const char *flag, const char *runner, const char *want_fmt)
 {
 	tl_skip_unless_root("needs root (BPF programs)");
 	if (access(TL_PYTHON, X_OK) != 0)
 		cr_skip_test("%s is missing", TL_PYTHON);
-	char path[128];
+	char path[128], role[32];
 	tl_tmp_path(path, sizeof(path), "pyfutcycle");
 	char *argv[] = { LT_BIN, "record", "-o", path, "-d", "5", "--no-status", "--", TL_PYTHON,
-			 "tests/workloads/py_futures.py", "--cycle", NULL };
+			 "tests/workloads/py_futures.py", (char *)flag, NULL };
 	ntruth = 0;
 	int st = tl_run_to_end(argv, truth, &ntruth, NULL, NULL);
 	cr_assert(tl_find(truth, ntruth, "ready", NULL), "py_futures.py never got ready (status %d)", st);
+	snprintf(role, sizeof(role), "role=%s", runner);
 	pid_t m = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "tid");
-	pid_t r = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=runner", "tid");
+	pid_t r = (pid_t)tl_truth_val(truth, ntruth, "thread", role, "tid");
 	struct rp_json *j = tl_report_json(path);
 	const char *sum;
 	tl_two_thread_deadlock(j, m, r, &sum);
-	char want[300];
-	snprintf(want, sizeof(want), "; inferred: that thread %d (MainThread), in Future.result(), waits for the task's "
-		 "runner alone (a set_result() or set_exception() on the Future from another thread would end it too)",
-		 (int)m);
+	char want[400];
+	snprintf(want, sizeof(want), want_fmt, (int)m);
 	cr_assert(!strncmp(sum, "probable deadlock: 2 threads wait for each other: ", 50) && strstr(sum, want),
 		  "%s\nwant: %s", sum, want);
 	rp_json_free(j);
 	unlink(path);
+}
+
+/* The same --cycle recorded: the report's deadlock finding, from the
+ * snapshot at the end, is probable, the inference said (before this, it
+ * said a plain "deadlock"). */
+Test(pylock_live, recorded_future_cycle_is_a_probable_deadlock, .fini = cleanup, .timeout = 120)
+{
+	recorded_py_cycle("--cycle", "runner",
+			  "; inferred: that thread %d (MainThread), in Future.result(), waits for the task's runner "
+			  "alone (a set_result() or set_exception() on the Future from another thread would end it too)");
 }
 
 /* ---- concurrent.futures.wait() and as_completed() ----
@@ -1029,27 +1038,8 @@ FW_TESTS(pyenv_3_13, PYENV("3.13.0"))
  * runner in the cycle ends its task (not that it waits for it alone). */
 Test(pylock_live, recorded_futures_wait_all_cycle_is_a_probable_deadlock, .fini = cleanup, .timeout = 120)
 {
-	tl_skip_unless_root("needs root (BPF programs)");
-	if (access(TL_PYTHON, X_OK) != 0)
-		cr_skip_test("%s is missing", TL_PYTHON);
-	char path[128];
-	tl_tmp_path(path, sizeof(path), "pywaitcycle");
-	char *argv[] = { LT_BIN, "record", "-o", path, "-d", "5", "--no-status", "--", TL_PYTHON,
-			 "tests/workloads/py_futures.py", "--wait-all-cycle", NULL };
-	ntruth = 0;
-	int st = tl_run_to_end(argv, truth, &ntruth, NULL, NULL);
-	cr_assert(tl_find(truth, ntruth, "ready", NULL), "py_futures.py never got ready (status %d)", st);
-	pid_t m = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=main", "tid");
-	pid_t r = (pid_t)tl_truth_val(truth, ntruth, "thread", "role=runner1", "tid");
-	struct rp_json *j = tl_report_json(path);
-	const char *sum;
-	tl_two_thread_deadlock(j, m, r, &sum);
-	char want[400];
-	snprintf(want, sizeof(want), "; inferred: that thread %d (MainThread), in concurrent.futures.wait(), cannot go "
-		 "on before the task's runner ends it (a set_result(), set_exception() or cancel() on its futures "
-		 "from another thread would end it too)", (int)m);
-	cr_assert(!strncmp(sum, "probable deadlock: 2 threads wait for each other: ", 50) && strstr(sum, want),
-		  "%s\nwant: %s", sum, want);
-	rp_json_free(j);
-	unlink(path);
+	recorded_py_cycle("--wait-all-cycle", "runner1",
+			  "; inferred: that thread %d (MainThread), in concurrent.futures.wait(), cannot go on before "
+			  "the task's runner ends it (a set_result(), set_exception() or cancel() on its futures from "
+			  "another thread would end it too)");
 }

@@ -2238,6 +2238,19 @@ Test(waitfor_live, eventfd_read_whose_other_holder_waits_for_the_readers_flock_i
 	lt_multi_free(m);
 }
 
+/* M's process PARENT has an edge of KIND to CHILD alone, and its first
+ * verdict is a deadlock of the two. */
+static void edge_to_child_and_deadlock(const struct lt_multi_snapshot *m, pid_t parent, enum lt_wf_kind kind,
+				       pid_t child)
+{
+	const struct lt_wf_edge *e = edge_of(m->procs[0], parent, kind);
+	cr_assert_eq(e->n_pids, 1, "%s", e->what);
+	cr_expect_eq(e->pids[0], child, "%s", e->what);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(has_tid(v, parent) && has_tid(v, child), "%s", v->summary);
+}
+
 /* splice into a full pipe sleeps on its output, not its input: the parent
  * splices pipe A into pipe B, full, whose read end only its child holds;
  * the child reads pipe C, whose write end only the parent holds.  The
@@ -2275,12 +2288,7 @@ Test(waitfor_live, splice_into_a_full_pipe_waits_for_its_reader)
 	cr_assert_not_null(t);
 	cr_expect_eq(t->fdw.io.fd, out, "the fd it sleeps on: %d", t->fdw.io.fd);
 	cr_expect(t->detail && strstr(t->detail, ": waits to write fd "), "%s", t->detail ? t->detail : "-");
-	const struct lt_wf_edge *e = edge_of(m->procs[0], parent, LT_WF_PIPE_WRITE);
-	cr_assert_eq(e->n_pids, 1, "%s", e->what);
-	cr_expect_eq(e->pids[0], child, "%s", e->what);
-	const struct lt_verdict *v = &m->view.verdicts[0];
-	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
-	cr_expect(has_tid(v, parent) && has_tid(v, child), "%s", v->summary);
+	edge_to_child_and_deadlock(m, parent, LT_WF_PIPE_WRITE, child);
 	lt_multi_free(m);
 }
 
@@ -2304,12 +2312,7 @@ Test(waitfor_live, vfork_parent_and_a_child_reading_a_pipe_before_exec_are_a_dea
 	cr_expect_eq(t->wait, LT_WAIT_CHILD);
 	cr_expect(t->detail && !strcmp(t->detail, "vfork(): a vfork, asleep until its child execs or exits"), "%s",
 		  t->detail ? t->detail : "-");
-	const struct lt_wf_edge *e = edge_of(m->procs[0], parent, LT_WF_CHILD);
-	cr_assert_eq(e->n_pids, 1, "%s", e->what);
-	cr_expect_eq(e->pids[0], child, "%s", e->what);
-	const struct lt_verdict *v = &m->view.verdicts[0];
-	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
-	cr_expect(has_tid(v, parent) && has_tid(v, child), "%s", v->summary);
+	edge_to_child_and_deadlock(m, parent, LT_WF_CHILD, child);
 	lt_multi_free(m);
 }
 

@@ -1977,7 +1977,7 @@ static const char *const L_FW[] = { "not_done", "return_when", "waiter" }, *cons
 #define FR_ASCOMP(set, w) { "as_completed", "as_completed", "/usr/lib/python3.11/concurrent/futures/_base.py", \
 			    L_AC, 2, { set, w } }
 
-enum fw_case { FW_ALL, FW_FIRST_QUEUED, FW_FIRST_UNKNOWN, FW_AS_COMPLETED_ONE, FW_FIRST_TIMER };
+enum fw_case { FW_ALL, FW_FIRST_QUEUED, FW_FIRST_UNKNOWN, FW_AS_COMPLETED_ONE, FW_FIRST_TIMER, FW_FIRST_EXC };
 
 static void fw_case(unsigned minor, const char *text, uint32_t hex, enum fw_case c)
 {
@@ -1994,7 +1994,7 @@ static void fw_case(unsigned minor, const char *text, uint32_t hex, enum fw_case
 	uint64_t dummy = obj(&f, type_named(&f, "dummy", NULL), 0x20);
 	uint64_t keys[] = { f1, f2, 0, dummy, f3 };
 	uint64_t set = py_set(&f, keys, 5), wi = obj2(&f, "future", f1, "fn", 0);
-	const char *when = c == FW_ALL ? "ALL_COMPLETED" : "FIRST_COMPLETED";
+	const char *when = c == FW_ALL ? "ALL_COMPLETED" : c == FW_FIRST_EXC ? "FIRST_EXCEPTION" : "FIRST_COMPLETED";
 	struct pyfr a[] = { FR_WAIT(cond, waiter_lock(&f, 101)), FR_EVWAIT(ev), FR_FWAIT(set, str(&f, when), w),
 			    FR_TASK };
 	if (c == FW_AS_COMPLETED_ONE)
@@ -2044,7 +2044,11 @@ static void fw_case(unsigned minor, const char *text, uint32_t hex, enum fw_case
 		cr_assert(dk && dk->inferred && !dk->exit);
 		cr_assert(!strstr(l->holder_how, "FINISHED") && !strstr(l->name, "..."), "%s", l->holder_how);
 	} else {
-		fut_not_claimed(&f, 101, c == FW_FIRST_QUEUED ? "(0 by a thread not blocked or on a timer, 1 queued, 0 "
+		fut_not_claimed(&f, 101, c == FW_FIRST_EXC ? "any one's exception (or every one's end) would end the "
+							     "wait, and not every one of them is run by a blocked thread (0 "
+							     "by a thread not blocked or on a timer, 1 queued, 0 whose runner "
+							     "is not known): not said to be stuck"
+					 : c == FW_FIRST_QUEUED ? "(0 by a thread not blocked or on a timer, 1 queued, 0 "
 								"whose runner is not known): not said to be stuck"
 					 : c == FW_FIRST_UNKNOWN ? "(0 by a thread not blocked or on a timer, 0 queued, 1 "
 								   "whose runner is not known): not said to be stuck"
@@ -2568,4 +2572,12 @@ Test(rt_cpython_hostile, cyclic_thread_states_said)
 	lt_budget_end();
 	cr_assert_eq(f.threads[1].n_rt_frames, 3, "the threads are still read once");
 	fx_free(&f);
+}
+
+/* FIRST_EXCEPTION ends at any one's exception too: with f1's runner blocked
+ * but f2 queued (it may yet run and raise), not stuck -- not "held by 102"
+ * as an ALL_COMPLETED wait is. */
+Test(rt_cpython_fixture, futures_wait_first_exception_is_not_held_by_one_runner)
+{
+	fw_versions(FW_FIRST_EXC);
 }

@@ -1298,9 +1298,13 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 		return;
 	if (!as_comp && (local_named(m, x, 2, "return_when", &rw) || pyr_str(&m->r, rw, when, sizeof(when)) < 0))
 		return;
-	bool all = !strcmp(when, "ALL_COMPLETED") || !strcmp(when, "FIRST_EXCEPTION");
-	if (!as_comp && !all && strcmp(when, "FIRST_COMPLETED"))
+	/* FIRST_EXCEPTION ends at every one's end or at any one's exception:
+	 * like FIRST_COMPLETED, only stuck when every runner is */
+	bool all = !as_comp && !strcmp(when, "ALL_COMPLETED"), first_exc = !as_comp && !strcmp(when, "FIRST_EXCEPTION");
+	if (!as_comp && !all && !first_exc && strcmp(when, "FIRST_COMPLETED"))
 		return;
+	const char *any_ends = first_exc ? "any one's exception (or every one's end) would end the wait"
+					 : "any one's end would end the wait";
 	const char *call = as_comp ? "concurrent.futures.as_completed()" :
 			   !strcmp(when, "ALL_COMPLETED") ? "concurrent.futures.wait() (ALL_COMPLETED)" :
 			   !strcmp(when, "FIRST_EXCEPTION") ? "concurrent.futures.wait() (FIRST_EXCEPTION)" :
@@ -1356,10 +1360,16 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 		} else {
 			snprintf(doing, sizeof(doing), "no thread runs it: queued, waiting for a worker");
 		}
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%sconcurrent.futures.Future at 0x%" PRIx64
-					" (%s): %s", k ? "; " : "", o->fut, o->state, doing);
+		int w2 = snprintf(list + len, sizeof(list) - len, "%sconcurrent.futures.Future at 0x%" PRIx64 " (%s): %s",
+				  k ? "; " : "", o->fut, o->state, doing);
+		if (w2 < 0 || (size_t)w2 >= sizeof(list) - len) { /* cut: the list is full */
+			len = sizeof(list) - 1;
+			k++;
+			break;
+		}
+		len += (size_t)w2;
 	}
-	if (k < nf)
+	if (k < nf && len < sizeof(list) - 1)
 		snprintf(list + len, sizeof(list) - len, "; and %zu more", nf - k);
 	char head[300];
 	snprintf(head, sizeof(head), "its _Waiter at 0x%" PRIx64 " is in the _waiters of %zu future%s not done%s", w,
@@ -1383,7 +1393,9 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 	} else if (nf == 1) {
 		hold = fs[0].runner;
 	} else {
-		holderless = nblk == nf;
+		/* with only the first FW_MAX of its set read, the others'
+		 * runners are not known: not said to be stuck */
+		holderless = nblk == nf && nk < FW_MAX;
 	}
 	/* read again: each runner still runs its future */
 	for (size_t k = 0; k < nf && (holderless || hold < n); k++) {
@@ -1399,14 +1411,18 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 	}
 	if (hold == n && !holderless) {
 		char *st;
-		if (!nrun)
+		if (nrun && nblk == nf)
+			st = lts_asprintf("%s: %s; %s, and every one read is run by a blocked thread, but only the "
+					  "first %d of its set were read: not said to be stuck", head, list, any_ends,
+					  FW_MAX);
+		else if (!nrun)
 			st = lts_asprintf("%s: %s; no thread of this process runs any of them (%zu queued, %zu whose "
 					  "runner is not known): not said to be stuck", head, list, nq, nunk);
 		else
-			st = lts_asprintf("%s: %s; any one's end ends the wait, and not every one of them is run by "
-					  "a blocked thread (%zu by a thread not blocked or on a timer, %zu queued, %zu "
-					  "whose runner is not known): not said to be stuck", head, list,
-					  nrun - nblk, nq, nunk);
+			st = lts_asprintf("%s: %s; %s, and not every one of them is run by a blocked thread (%zu by "
+					  "a thread not blocked or on a timer, %zu queued, %zu whose runner is not known%s): "
+					  "not said to be stuck", head, list, any_ends, nrun - nblk, nq, nunk,
+					  nk == FW_MAX ? ", the rest of its set not read" : "");
 		fut_note(f, st);
 		free(st);
 		return;
@@ -1421,9 +1437,9 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 	char *how;
 	if (holderless)
 		how = lts_asprintf("%s: %s; every one of them is run by a thread that is blocked, in a call with no "
-				   "timeout, and any one's end would end the wait: stuck until one of those threads "
+				   "timeout, and %s: stuck until one of those threads "
 				   "goes on (inferred: a set_result(), set_exception() or cancel() on one of them from "
-				   "another thread, or a timed wait's timeout, would end it too)", head, list);
+				   "another thread, or a timed wait's timeout, would end it too)", head, list, any_ends);
 	else {
 		const struct lt_thread *o = v[hold].t;
 		const struct lt_rtframe *rf = &o->rt_frames[ft[hold].run_k];
