@@ -184,29 +184,35 @@ static void party_read(struct party *p, int depth);
 
 /* The children of every thread of process PID (/proc/PID/task/TID/children),
  * malloc'd, their count in *N; NULL with *N 0 when none or unreadable. */
+/* The children thread TID of process PID created, appended to *OUT (*N of
+ * them, room for *CAP). */
+static void thread_children(pid_t pid, pid_t tid, pid_t **out, size_t *n, size_t *cap)
+{
+	char p[96];
+	snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tid);
+	char *txt = lts_read_all(p, NULL);
+	for (char *q = txt; q && *q;) {
+		char *end;
+		long ch = strtol(q, &end, 10);
+		if (end == q)
+			break;
+		q = end;
+		pid_t *v = lt_grow(*out, cap, *n, sizeof(**out), 16);
+		if (!v)
+			break;
+		*out = v;
+		(*out)[(*n)++] = (pid_t)ch;
+	}
+	free(txt);
+}
+
 static pid_t *children_list(pid_t pid, size_t *n)
 {
 	size_t nt = 0, cap = 0;
 	pid_t *tids = lts_list_tasks(pid, &nt), *out = NULL;
 	*n = 0;
-	for (size_t i = 0; i < nt; i++) {
-		char p[96];
-		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
-		char *txt = lts_read_all(p, NULL);
-		for (char *q = txt; q && *q;) {
-			char *end;
-			long ch = strtol(q, &end, 10);
-			if (end == q)
-				break;
-			q = end;
-			pid_t *v = lt_grow(out, &cap, *n, sizeof(*out), 16);
-			if (!v)
-				break;
-			out = v;
-			out[(*n)++] = (pid_t)ch;
-		}
-		free(txt);
-	}
+	for (size_t i = 0; i < nt; i++)
+		thread_children(pid, tids[i], &out, n, &cap);
 	free(tids);
 	return out;
 }
@@ -1766,25 +1772,28 @@ static bool pidfd_edge(struct cctx *c, struct lt_thread *t, int fd)
 #define VF_KCMP_VM 1 /* kcmp's KCMP_VM */
 
 /* A vfork parent (the snapshot's decode: a wait for a child in vfork, or
- * in clone or clone3 with CLONE_VFORK)'s child: of the process's children,
- * the one that shares
- * its address space (kcmp KCMP_VM: a read-mode check, no attach) -- a
- * vfork child until it execs or exits.  An edge to it; with none found
- * (kcmp refused, or the child just went), an edge that says so. */
+ * in clone or clone3 with CLONE_VFORK)'s child: of the children this
+ * thread created, the one that shares its address space (kcmp KCMP_VM: a
+ * read-mode check, no attach) -- a vfork child until it execs or exits.
+ * An edge to it; with none found (kcmp refused, or the child just went),
+ * or several (a CLONE_VM child of its that has not exec'd beside it), an
+ * edge that says so. */
 static void vfork_edge(struct cctx *c, struct lt_thread *t)
 {
-	pid_t pid = c->s->pid, child = 0;
-	size_t nk = 0;
+	pid_t pid = c->s->pid, child = 0, *kids = NULL;
+	size_t nk = 0, cap = 0, nvm = 0;
 	int err = 0;
-	pid_t *kids = children_list(pid, &nk);
-	for (size_t i = 0; i < nk && !child; i++) {
+	thread_children(pid, t->tid, &kids, &nk, &cap);
+	for (size_t i = 0; i < nk; i++) {
 		long r = syscall(SYS_kcmp, (long)pid, (long)kids[i], VF_KCMP_VM, 0L, 0L);
-		if (r == 0)
+		if (r == 0 && !nvm++)
 			child = kids[i];
 		else if (r < 0)
 			err = errno;
 	}
 	free(kids);
+	if (nvm > 1)
+		child = 0;
 	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_CHILD);
 	if (!e)
 		return;
@@ -1792,11 +1801,13 @@ static void vfork_edge(struct cctx *c, struct lt_thread *t)
 		add_pid(e, child);
 		e->what = lts_asprintf("vfork child %d, until it execs or exits", (int)child);
 		e->evidence = lts_strdup("a vfork parent sleeps until its child calls execve or exits; the child: of "
-					 "/proc/PID/task/TID/children, the one that shares its address space (kcmp "
-					 "KCMP_VM)");
+					 "the thread's /proc/PID/task/TID/children, the one that shares its address space "
+					 "(kcmp KCMP_VM)");
 	} else {
 		e->what = lts_strdup("its vfork child, until it execs or exits");
-		e->evidence = err ? lts_asprintf("which child is not known: kcmp(KCMP_VM) failed: %s", strerror(err))
+		e->evidence = nvm > 1 ? lts_asprintf("which child is not known: %zu of the thread's children share "
+						     "its address space (kcmp KCMP_VM)", nvm)
+			      : err ? lts_asprintf("which child is not known: kcmp(KCMP_VM) failed: %s", strerror(err))
 				  : lts_strdup("no child of /proc/PID/task/TID/children shares its address space "
 					       "(kcmp KCMP_VM): the child has just exec'd or exited?");
 	}

@@ -747,6 +747,8 @@ static char *semop_detail(struct ctx *c, const struct lt_thread *t, const char *
  * IPC namespace only): a receiver waits for a message of its type, a
  * sender for room.  Who will send or receive is recorded nowhere; the last
  * process to have done so is a lead, no more. */
+#define MSG_EXCEPT_FLAG 020000 /* MSG_EXCEPT: any type but msgtyp */
+
 static char *msg_detail(struct ctx *c, const struct lt_thread *t, const char *name)
 {
 	const uint64_t *a = t->sc.args;
@@ -758,6 +760,8 @@ static char *msg_detail(struct ctx *c, const struct lt_thread *t, const char *na
 		snprintf(what, sizeof(what), "msqid %d, %" PRIu64 " bytes", id, a[2]);
 	else if (typ == 0)
 		snprintf(what, sizeof(what), "msqid %d, any type, up to %" PRIu64 " bytes", id, a[2]);
+	else if (typ > 0 && (a[4] & MSG_EXCEPT_FLAG))
+		snprintf(what, sizeof(what), "msqid %d, any type but %" PRId64 ", up to %" PRIu64 " bytes", id, typ, a[2]);
 	else if (typ > 0)
 		snprintf(what, sizeof(what), "msqid %d, type %" PRId64 ", up to %" PRIu64 " bytes", id, typ, a[2]);
 	else
@@ -776,8 +780,9 @@ static char *msg_detail(struct ctx *c, const struct lt_thread *t, const char *na
 			snprintf(st, sizeof(st), ": System V message queue of %lu message%s (%lu bytes)%s, %s",
 				 (unsigned long)ds.msg_qnum, ds.msg_qnum == 1 ? "" : "s",
 				 (unsigned long)ds.__msg_cbytes, ds.msg_qnum ? ", none of its type" : "", lead);
-		else
-			snprintf(st, sizeof(st), ": System V message queue full: %lu of %lu bytes in %lu message%s, %s",
+		else /* full for it: its message does not fit (read after it slept: it may have room now) */
+			snprintf(st, sizeof(st), ": System V message queue %s: %lu of %lu bytes in %lu message%s, %s",
+				 ds.__msg_cbytes + a[2] > ds.msg_qbytes ? "full for it" : "with room for it now",
 				 (unsigned long)ds.__msg_cbytes, (unsigned long)ds.msg_qbytes,
 				 (unsigned long)ds.msg_qnum, ds.msg_qnum == 1 ? "" : "s", lead);
 	}

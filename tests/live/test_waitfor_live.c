@@ -21,6 +21,7 @@
 
 #include "json_read.h"
 #include "snapshot.h"
+#include "snapshot_int.h"
 #include "target.h"
 #include "waitfor.h"
 #include "lt_test.h"
@@ -2344,6 +2345,46 @@ Test(waitfor_live, posix_spawn_waits_for_a_child_blocked_before_exec)
 	lt_multi_free(m);
 }
 
+/* Two threads of one process in posix_spawn at once: each waits for the
+ * child it created (its own /proc/PID/task/TID/children), not for the
+ * first of the process's children that shares its address space. */
+Test(waitfor_live, two_posix_spawns_at_once_each_wait_for_their_own_child)
+{
+	tmp_lockfile(0);
+	start_ipc("spawn-fifo2", lockfile[0]);
+	pid_t pid = procs[0].pid, tids[2] = { 0, 0 }, kids[2] = { 0, 0 };
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10 && !kids[1]; usleep(20000)) {
+		size_t nt = 0;
+		pid_t *v = lts_list_tasks(pid, &nt);
+		for (size_t i = 0, k = 0; i < nt && k < 2; i++) {
+			char p[96], buf[64];
+			snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)v[i]);
+			if (lts_read_small(p, buf, sizeof(buf)) > 0 && atoi(buf) > 0) {
+				tids[k] = v[i];
+				kids[k++] = (pid_t)atoi(buf);
+			}
+		}
+		free(v);
+		if (!kids[1])
+			kids[0] = 0;
+	}
+	cr_assert(kids[0] > 0 && kids[1] > 0, "two threads with a child each");
+	orphan = kids[0];
+	for (int k = 0; k < 2; k++) {
+		tl_wait_in_call(pid, tids[k], 435, 10000); /* clone3 */
+		tl_wait_in_call(kids[k], kids[k], 257, 10000);
+	}
+	struct lt_snapshot *s = take(pid);
+	for (int k = 0; k < 2; k++) {
+		const struct lt_wf_edge *e = edge_of(s, tids[k], LT_WF_CHILD);
+		cr_assert_eq(e->n_pids, 1, "thread %d: %s", (int)tids[k], e->what);
+		cr_expect_eq(e->pids[0], kids[k], "thread %d waits for %d, its child is %d", (int)tids[k], (int)e->pids[0],
+			     (int)kids[k]);
+	}
+	kill(kids[1], SIGKILL);
+	lt_snapshot_free(s);
+}
+
 /* mq_receive on a queue no other process holds: its holders are looked
  * for as a pipe's; none but its own: another process may yet open the
  * queue by name (a server waiting for its clients), an unknown party, so
@@ -2411,7 +2452,7 @@ Test(waitfor_live, sysv_message_queue_waits_are_decoded_and_not_known)
 			snprintf(want, sizeof(want), "msgrcv(msqid %d, any type, up to 64 bytes): System V message "
 				 "queue of 0 messages (0 bytes), never sent to", sysv_msqid);
 		else
-			snprintf(want, sizeof(want), "msgsnd(msqid %d, 64 bytes): System V message queue full: 256 of "
+			snprintf(want, sizeof(want), "msgsnd(msqid %d, 64 bytes): System V message queue full for it: 256 of "
 				 "256 bytes in 4 messages, never received from", sysv_msqid);
 		const struct lt_thread *t = lt_snapshot_find(s, pid);
 		cr_expect(t && t->detail && !strcmp(t->detail, want), "%s\nwant %s", t && t->detail ? t->detail : "?",

@@ -30,6 +30,8 @@
  *                             writes: the child waits in open() before it
  *                             execs, its parent in clone3.  Prints ready
  *                             first (the parent cannot after).
+ *   ipc_waits spawn-fifo2 FILE  the same from two threads at once: each
+ *                             waits in clone3 for its own child
  *   ipc_waits posix-sem       sem_wait() on a named POSIX semaphore
  *                             (/lt-ipc-waits-PID, value 0, unlinked on
  *                             SIGTERM and by the test)
@@ -67,6 +69,21 @@ static void on_term(int sig)
 	if (msqid >= 0)
 		msgctl(msqid, IPC_RMID, NULL);
 	_exit(0);
+}
+
+/* posix_spawn of /bin/true whose file action opens FIFO for reading */
+static const char *fifo;
+static void *spawn_fifo(void *arg)
+{
+	(void)arg;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, fifo, O_RDONLY, 0);
+	char *cargv[] = { "true", NULL }, *cenv[] = { NULL };
+	pid_t c;
+	if (posix_spawn(&c, "/bin/true", &fa, NULL, cargv, cenv) == 0)
+		waitpid(c, NULL, 0);
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -174,22 +191,19 @@ int main(int argc, char **argv)
 		waitpid(c, NULL, 0);
 		return 0;
 	}
-	if (!strcmp(argv[1], "spawn-fifo") && argc > 2) {
+	if ((!strcmp(argv[1], "spawn-fifo") || !strcmp(argv[1], "spawn-fifo2")) && argc > 2) {
 		unlink(argv[2]);
 		if (mkfifo(argv[2], 0600) < 0) {
 			perror("mkfifo");
 			return 1;
 		}
-		posix_spawn_file_actions_t fa;
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_addopen(&fa, 0, argv[2], O_RDONLY, 0);
-		char *cargv[] = { "true", NULL }, *cenv[] = { NULL };
-		pid_t c;
+		fifo = argv[2];
 		printf("ready\n");
 		fflush(stdout);
-		if (posix_spawn(&c, "/bin/true", &fa, NULL, cargv, cenv) != 0)
+		pthread_t th;
+		if (!strcmp(argv[1], "spawn-fifo2") && pthread_create(&th, NULL, spawn_fifo, NULL) != 0)
 			return 1;
-		waitpid(c, NULL, 0);
+		spawn_fifo(NULL);
 		return 0;
 	}
 	if (!strcmp(argv[1], "posix-sem")) {
