@@ -139,7 +139,7 @@ static void deadlock_finding(struct lt_report *r, struct rthread *const *cyc, si
 	const struct lt_done_kind *fk = NULL;
 	for (size_t i = 0; i < n && !fut; i++) {
 		fk = lt_done_kind_of(cyc[i]->snap ? cyc[i]->snap->lock_kind : NULL);
-		if (fk && !fk->exit)
+		if (fk && fk->inferred && fk->els)
 			fut = cyc[i];
 	}
 	if (fut) {

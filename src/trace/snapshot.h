@@ -218,8 +218,11 @@ static inline const struct lt_done_kind *lt_done_kind_of(const char *kind)
 		  "", "", false },
 		{ LT_KIND_OCAML_THREAD_JOIN, "Thread.join", "joined thread", "it exits", NULL, true, false, "", "", "",
 		  false },
+		/* not an exit: the join ends when the domain's function
+		 * returns; its thread may stay to join the domain's other
+		 * threads (caml_thread_domain_stop_hook) */
 		{ LT_KIND_OCAML_DOMAIN_JOIN, "Domain.join", "joined domain's thread", "the domain's function returns",
-		  NULL, true, false, "", "", "", false },
+		  NULL, false, false, "", "run by", "", false },
 	};
 	for (size_t i = 0; kind && i < sizeof(k) / sizeof(k[0]); i++)
 		if (!strcmp(kind, k[i].kind))

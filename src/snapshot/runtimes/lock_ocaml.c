@@ -377,7 +377,8 @@ static uint64_t read_ptr(const struct lt_lm_env *e, uint64_t addr)
  *
  * A thread in Thread.join sleeps on the joined thread's termination event
  * (systhreads' st_event, 4.x st_posix.h and 5.x st_pthreads.h: a pthread
- * mutex (40 bytes), int status @40, the condition variable @48), which only
+ * mutex (40 bytes), int status @40 (a bool in trunk, 5.4: only its first
+ * byte is read), the condition variable @48), which only
  * that thread's exit triggers (caml_thread_stop).  The event hangs from the
  * thread's descriptor, a block {ident, start_closure, terminated} whose
  * third field is a custom block holding the st_event pointer; each running
@@ -396,7 +397,7 @@ static uint64_t read_ptr(const struct lt_lm_env *e, uint64_t addr)
  * domain's thread is the one thread whose stack above its stack pointer
  * holds a pointer to such a pair whose term_sync's cond is the one slept
  * on; none or several: not named (a stale copy is never taken for it). */
-#define EV_STATUS 40
+#define EV_STATUS 40 /* int status (bool from trunk's 5.4): one byte read */
 #define EV_COND 48
 #define COND_SIZE 48 /* pthread_cond_t */
 #define CUSTOM_TAG 255
@@ -496,9 +497,9 @@ static int thread_joins(const struct lt_lm_env *e, uint64_t th, uint32_t sp_off,
 		if ((*steps & 255) == 255 && lt_budget_over())
 			break;
 		uint64_t descr = read_ptr(e, th), ident = 0, ev = 0, sp = 0;
-		uint32_t status = 1;
+		uint8_t status = 1; /* an int up to 5.3, a bool in trunk (5.4): its low byte */
 		if (ml_block(e, descr, 0, 3) && !lt_lm_read_u64(e, descr, &ident) &&
-		    (ev = custom_ptr(e, read_ptr(e, descr + 16))) && !lt_lm_read_u32(e, ev + EV_STATUS, &status) &&
+		    (ev = custom_ptr(e, read_ptr(e, descr + 16))) && !e->read(e->arg, ev + EV_STATUS, &status, 1) &&
 		    status == 0 && slept_on(e, ev + EV_COND, COND_SIZE) && (sp = read_ptr(e, th + sp_off))) {
 			pid_t tid = e->stack_tid(e->arg, sp);
 			if (tid && !join_made(*v, *n, LT_KIND_OCAML_THREAD_JOIN, ev + EV_COND)) {
@@ -612,8 +613,8 @@ static int domain_joins(const struct lt_lm_env *e, const struct ocaml_version *v
 		}
 		lt_strlist_add(&l->facts, "ml_values=0x%llx term_sync=0x%llx state=Running cond=0x%llx",
 			       (unsigned long long)x->mv, (unsigned long long)x->ts, (unsigned long long)x->cond);
+		l->name = lts_asprintf("a domain (its term_sync at 0x%llx)", (unsigned long long)x->ts);
 		if (n_clean == 1) {
-			l->name = lts_asprintf("the domain run by thread %d", (int)x->tid);
 			l->holder_how = lts_asprintf(
 				"the condition slept on is term_sync.cond of the domain whose ml_values 0x%llx thread "
 				"%d keeps on its stack (at 0x%llx, under domain_thread_func): the domain's function "
@@ -623,7 +624,6 @@ static int domain_joins(const struct lt_lm_env *e, const struct ocaml_version *v
 			continue;
 		}
 		l->held = -1;
-		l->name = lts_asprintf("a domain (term_sync at 0x%llx)", (unsigned long long)x->ts);
 		l->holder_how = lts_asprintf(
 			"the condition slept on is term_sync.cond of the domain whose ml_values 0x%llx is on the stacks "
 			"of %zu thread%s (thread %d's at 0x%llx), %s: which thread runs the domain is not known",

@@ -1094,26 +1094,32 @@ static int fut_state(struct model *m, uint64_t fut, char *buf, size_t len)
 	return pyr_attr(&m->r, fut, "_state", &st) < 0 || !st ? -1 : pyr_str(&m->r, st, buf, len);
 }
 
-/* The lock for the waits on FUT held by HOLDER (0: none), made once. */
-static size_t fut_lock(struct model *m, uint64_t fut, pid_t holder, const char *wait_call, char *how)
+/* The lock of KIND (a done-wait's) at BASE (a Future, a _Waiter), named
+ * NAME (NULL: the Future's), for the waits held by HOLDER (0: none; then
+ * holderless), made once; HOW and NAME are taken.  1 + its index, 0 when
+ * out of memory. */
+static size_t done_lock_of(struct model *m, const char *kind, uint64_t base, char *name, pid_t holder,
+			   const char *wait_call, char *how)
 {
 	struct lt_snapshot *s = m->s;
 	for (size_t k = 0; k < s->n_rtlocks; k++)
-		if (s->rtlocks[k].kind && !strcmp(s->rtlocks[k].kind, FUT_KIND) && s->rtlocks[k].base == fut &&
+		if (s->rtlocks[k].kind && !strcmp(s->rtlocks[k].kind, kind) && s->rtlocks[k].base == base &&
 		    s->rtlocks[k].holder == holder) {
 			free(how);
+			free(name);
 			return k + 1;
 		}
 	struct lt_rtlock *l = lt_rtlock_push(&s->rtlocks, &s->n_rtlocks);
 	if (!l) {
 		free(how);
+		free(name);
 		return 0;
 	}
 	l->model = "cpython";
-	l->kind = FUT_KIND;
-	l->name = lts_asprintf("concurrent.futures.Future at 0x%" PRIx64, fut);
+	l->kind = kind;
+	l->name = name ? name : lts_asprintf("concurrent.futures.Future at 0x%" PRIx64, base);
 	l->version = lts_strdup(m->id.version);
-	l->base = fut;
+	l->base = base;
 	l->size = 0; /* the waiters sleep on waiter locks of their own */
 	l->waiters = -1;
 	l->waiters_named = true; /* by their frames */
@@ -1201,7 +1207,7 @@ static void fut_pending(struct model *m, const struct ts *v, size_t n, const str
 				 "blocked one goes on, or a later submit() starts a thread (a pool with fewer than "
 				 "max_workers); which executor's work queue holds the task is not read)",
 				 BASE, nw, list, more, nw == 1 ? "is" : "all are", wait_call);
-	size_t li = fut_lock(m, fut, 0, wait_call, how);
+	size_t li = done_lock_of(m, FUT_KIND, fut, NULL, 0, wait_call, how);
 	if (li)
 		fut_claim(m, &v[i], li);
 }
@@ -1451,30 +1457,10 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 					  : "the wait ends when it ends",
 				   (int)o->tid, lt_thread_name(o), rf->file ? rf->file : "?", rf->line);
 	}
-	struct lt_snapshot *s = m->s;
-	struct lt_rtlock *l = lt_rtlock_push(&s->rtlocks, &s->n_rtlocks);
-	if (!l) {
-		free(how);
-		return;
-	}
-	l->model = "cpython";
-	l->kind = kind;
-	l->name = lts_strdup(names);
-	l->version = lts_strdup(m->id.version);
-	l->base = w; /* the _Waiter: one per wait() call */
-	l->size = 0;
-	l->waiters = -1;
-	l->waiters_named = true;
-	l->wait_call = call;
-	l->holder_how = how;
-	if (holderless) {
-		l->held = -1;
-		l->holderless = true;
-	} else {
-		l->held = 1;
-		l->holder = v[hold].t->tid;
-	}
-	fut_claim(m, x, s->n_rtlocks);
+	size_t li = done_lock_of(m, kind, w /* the _Waiter: one per wait() call */, lts_strdup(names),
+				 holderless ? 0 : v[hold].t->tid, call, how);
+	if (li)
+		fut_claim(m, x, li);
 }
 
 static void futures(struct model *m, const struct ts *v, size_t n)
@@ -1550,7 +1536,7 @@ static void futures(struct model *m, const struct ts *v, size_t n)
 					 "or set_exception() at the task's end ends the wait; one from any other thread, "
 					 "or a timed result()'s timeout, would end it too", (int)o->tid,
 					 lt_thread_name(o), rf->file ? rf->file : "?", rf->line);
-		size_t li = fut_lock(m, fut, o->tid, call, how);
+		size_t li = done_lock_of(m, FUT_KIND, fut, NULL, o->tid, call, how);
 		if (li)
 			fut_claim(m, x, li);
 	}

@@ -204,8 +204,10 @@ let join_cycle on =
     else (let t = Thread.create body () in fun () -> Thread.join t)
   in
   while Atomic.get ready < 1 do Thread.yield (); Unix.sleepf 0.001 done;
-  sayf "thread role=joiner tid=%d on=%s" (gettid ()) on;
-  check_blocked tids;
+  let me = gettid () in
+  sayf "thread role=joiner tid=%d on=%s" me on;
+  (* the joiner too must be seen asleep (in its futex wait) before ready *)
+  check_blocked [| tids.(0); me |];
   join ()
 
 let () =
