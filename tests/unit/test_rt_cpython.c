@@ -2044,7 +2044,7 @@ static void fw_case(unsigned minor, const char *text, uint32_t hex, enum fw_case
 		cr_assert(dk && dk->inferred && !dk->exit);
 		cr_assert(!strstr(l->holder_how, "FINISHED") && !strstr(l->name, "..."), "%s", l->holder_how);
 	} else {
-		fut_not_claimed(&f, 101, c == FW_FIRST_EXC ? "any one's exception (or every one's end) would end the "
+		fut_not_claimed(&f, 101, c == FW_FIRST_EXC ? "any one's exception (or every one's end) ends the "
 							     "wait, and not every one of them is run by a blocked thread (0 "
 							     "by a thread not blocked or on a timer, 1 queued, 0 whose runner "
 							     "is not known): not said to be stuck"

@@ -1309,8 +1309,10 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 	bool all = !as_comp && !strcmp(when, "ALL_COMPLETED"), first_exc = !as_comp && !strcmp(when, "FIRST_EXCEPTION");
 	if (!as_comp && !all && !first_exc && strcmp(when, "FIRST_COMPLETED"))
 		return;
-	const char *any_ends = first_exc ? "any one's exception (or every one's end) would end the wait"
-					 : "any one's end would end the wait";
+	const char *any_ends = first_exc ? "any one's exception (or every one's end) ends the wait"
+					 : "any one's end ends the wait";
+	const char *any_would = first_exc ? "any one's exception (or every one's end) would end the wait"
+					  : "any one's end would end the wait";
 	const char *call = as_comp ? "concurrent.futures.as_completed()" :
 			   !strcmp(when, "ALL_COMPLETED") ? "concurrent.futures.wait() (ALL_COMPLETED)" :
 			   !strcmp(when, "FIRST_EXCEPTION") ? "concurrent.futures.wait() (FIRST_EXCEPTION)" :
@@ -1445,7 +1447,7 @@ static void fw_wait(struct model *m, const struct ts *v, size_t n, const struct 
 		how = lts_asprintf("%s: %s; every one of them is run by a thread that is blocked, in a call with no "
 				   "timeout, and %s: stuck until one of those threads "
 				   "goes on (inferred: a set_result(), set_exception() or cancel() on one of them from "
-				   "another thread, or a timed wait's timeout, would end it too)", head, list, any_ends);
+				   "another thread, or a timed wait's timeout, would end it too)", head, list, any_would);
 	else {
 		const struct lt_thread *o = v[hold].t;
 		const struct lt_rtframe *rf = &o->rt_frames[ft[hold].run_k];
