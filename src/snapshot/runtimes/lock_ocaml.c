@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "budget.h"
-#include "demangle.h"
 #include "lockmodel.h"
 #include "snapshot_int.h"
 
@@ -396,7 +395,8 @@ static uint64_t read_ptr(const struct lt_lm_env *e, uint64_t addr)
  * OCaml code it runs saves every callee-saved register there).  The
  * domain's thread is the one thread whose stack above its stack pointer
  * holds a pointer to such a pair whose term_sync's cond is the one slept
- * on; none or several: not named (a stale copy is never taken for it). */
+ * on, and to no other domain's (a spawner may keep a stale copy of its
+ * child's); none or several such: not named (domain_joins). */
 #define EV_STATUS 40 /* int status (bool from trunk's 5.4): one byte read */
 #define EV_COND 48
 #define COND_SIZE 48 /* pthread_cond_t */
