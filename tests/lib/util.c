@@ -1,5 +1,6 @@
 /* Helpers for the integration tests (see lt_test.h); no tests here. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -932,16 +933,27 @@ void tl_locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t 
 }
 
 
+/* Every thread's children: a child belongs to the thread that created it
+ * (a second thread's posix_spawn, a worker's fork) */
 void tl_kill_tree(pid_t pid)
 {
 	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	FILE *f = fopen(path, "r");
-	int ch;
-	while (f && fscanf(f, "%d", &ch) == 1)
-		tl_kill_tree(ch), kill(ch, SIGKILL);
-	if (f)
-		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		int tid = atoi(de->d_name);
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, tid);
+		FILE *f = fopen(path, "r");
+		int ch;
+		while (f && fscanf(f, "%d", &ch) == 1)
+			tl_kill_tree(ch), kill(ch, SIGKILL);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
 }
 
 int tl_frame_named(const struct lt_stack *s, const char *func)
