@@ -159,6 +159,22 @@ static void tmp_lockfile(int i)
 
 static pid_t only_child(pid_t p);
 
+/* The start of a test on flock(1): root, flock(1) and OTHER (NULL: none)
+ * installed, else a skip naming them and their Debian packages (util-linux,
+ * PKGS); then flock(1) holding lockfile[0] in procs[0], its /proc/locks line
+ * into HELD. */
+static void flock_holds_lockfile(const char *other, const char *pkgs, char *held, size_t len)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || (other && access(other, X_OK)))
+		cr_skip_test("%s%s%s missing (Debian: util-linux%s%s)", FLOCK_BIN, other ? " or " : "", other ? other : "",
+			     pkgs ? ", " : "", pkgs ? pkgs : "");
+	tmp_lockfile(0);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, len);
+}
+
+
 /* flock(1) forks its command, which inherits the locked open file: every
  * process of that tree holds the lock (killing flock alone would not
  * release it).  `flock FILE -c CMD` runs $SHELL, or /bin/sh when SHELL is
@@ -209,13 +225,8 @@ TestSuite(waitfor_live, .fini = cleanup, .timeout = 120);
  * names, never IDLE. */
 Test(waitfor_live, flock1_waiter_names_the_holder)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK))
-		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(NULL, NULL, held, sizeof(held));
 	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
 	tl_locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 
@@ -666,13 +677,8 @@ Test(waitfor_live, snapshot_children_and_cgroup)
  * fires; the dump's findings name the holder. */
 Test(waitfor_live, flight_recorder_fires_on_a_file_lock_wait)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK))
-		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256], path[128];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(NULL, NULL, held, sizeof(held));
 	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "true", NULL });
 	tl_locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
 	tl_tmp_path(path, sizeof(path), "flockstall");
@@ -1365,13 +1371,8 @@ static void wait_in_syscall(pid_t pid, pid_t tid, long nr)
  * is the first finding and names the holder and, before it, the parent. */
 Test(waitfor_live, wait4_parent_of_a_child_blocked_on_a_file_lock)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK) || access("/bin/bash", X_OK))
-		cr_skip_test("%s or /bin/bash missing (Debian: util-linux, bash)", FLOCK_BIN);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile("/bin/bash", "bash", held, sizeof(held));
 	char cmd[160];
 	snprintf(cmd, sizeof(cmd), "%s %s -c true; echo done", FLOCK_BIN, lockfile[0]);
 	spawn(1, (char *const[]){ "/bin/bash", "-c", cmd, NULL });
@@ -1490,13 +1491,8 @@ static void all_threads_asleep(pid_t pid)
  * child's lock wait, its own wake-up fds said, the inference marked. */
 Test(waitfor_live, node_execsync_on_a_stuck_child_is_a_chain_past_its_own_wake_fds)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK) || access(NODE_BIN, X_OK))
-		cr_skip_test("%s or %s missing (Debian: util-linux, nodejs)", FLOCK_BIN, NODE_BIN);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256], js[256];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(NODE_BIN, "nodejs", held, sizeof(held));
 	snprintf(js, sizeof(js), "require('child_process').execFileSync('%s', ['%s', 'true'])", FLOCK_BIN,
 		 lockfile[0]);
 	spawn(1, (char *const[]){ NODE_BIN, "-e", js, NULL });
@@ -1556,14 +1552,8 @@ Test(waitfor_live, node_execsync_on_a_stuck_child_is_a_chain_past_its_own_wake_f
  * own wake-up. */
 static void asyncio_case(const char *python, bool pidfd)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK) || access(python, X_OK))
-		cr_skip_test("%s or %s missing (Debian: util-linux, python3; pyenv builds: tests/README.md)",
-			     FLOCK_BIN, python);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256], py[512];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(python, "python3; pyenv builds: tests/README.md", held, sizeof(held));
 	snprintf(py, sizeof(py),
 		 "import asyncio\n"
 		 "async def main():\n"
@@ -1648,13 +1638,8 @@ Test(waitfor_live, asyncio_loop_polling_a_pidfd_is_a_chain_into_its_child)
  * unread (LOCKTRACE_NO_SIGMASK) the same child is named, as an inference. */
 Test(waitfor_live, timeout1_in_sigsuspend_is_followed_to_its_childs_lock_holder)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK) || access(TIMEOUT_BIN, X_OK))
-		cr_skip_test("%s or %s missing (Debian: util-linux, coreutils)", FLOCK_BIN, TIMEOUT_BIN);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(TIMEOUT_BIN, "coreutils", held, sizeof(held));
 	double t0 = tl_now_s();
 	spawn(1, (char *const[]){ TIMEOUT_BIN, "600", FLOCK_BIN, lockfile[0], "true", NULL });
 	pid_t to = procs[1].pid, ch = only_child(to);
@@ -1732,13 +1717,8 @@ Test(waitfor_live, timeout1_in_sigsuspend_is_followed_to_its_childs_lock_holder)
  * flock(1) and that lock's holder. */
 Test(waitfor_live, dash_wait_builtin_in_sigsuspend_is_followed_to_its_childs_lock_holder)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK) || access(DASH_BIN, X_OK))
-		cr_skip_test("%s or %s missing (Debian: util-linux, dash)", FLOCK_BIN, DASH_BIN);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(DASH_BIN, "dash", held, sizeof(held));
 	char cmd[200];
 	snprintf(cmd, sizeof(cmd), "%s %s true & wait", FLOCK_BIN, lockfile[0]);
 	spawn(1, (char *const[]){ DASH_BIN, "-c", cmd, NULL });
@@ -2926,13 +2906,8 @@ Test(waitfor_live, the_task_iterator_object_reads_socket_timeouts_and_registers_
  * IDLE ("a wait on a timer", as it was), never a deadlock. */
 Test(waitfor_live, python_popen_wait_with_a_timeout_is_followed_to_its_childs_lock_holder)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK) || access(TL_PYTHON, X_OK))
-		cr_skip_test("%s or %s missing (Debian: util-linux, python3)", FLOCK_BIN, TL_PYTHON);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(TL_PYTHON, "python3", held, sizeof(held));
 	char script[300];
 	snprintf(script, sizeof(script), "import subprocess; subprocess.run(['%s', '%s', 'true'], timeout=600)",
 		 FLOCK_BIN, lockfile[0]);
@@ -3079,13 +3054,8 @@ static bool names_pid(const struct lt_wf_edge *e, pid_t p)
  * party"), never a deadlock. */
 Test(waitfor_live, script1_on_a_pty_is_followed_through_its_signalfd_and_pty_to_its_childs_lock_wait)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK) || access(SCRIPT_BIN, X_OK))
-		cr_skip_test("%s or %s missing (Debian: util-linux, bsdutils)", FLOCK_BIN, SCRIPT_BIN);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256], cmd[512];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(SCRIPT_BIN, "bsdutils", held, sizeof(held));
 	/* script runs its command with $SHELL -c, /bin/sh without SHELL (dash,
 	 * which forks a lone command; bash execs it): exec'd here, so its
 	 * child is flock under both */
@@ -3312,13 +3282,8 @@ Test(waitfor_live, a_signalfd_without_sigchld_stays_an_unknown_party)
  * verdict, the shell's chain being no verdict of the rules). */
 Test(waitfor_live, script1_running_a_shell_is_a_chain_into_the_shells_chain)
 {
-	need_root();
-	if (access(FLOCK_BIN, X_OK) || access(SCRIPT_BIN, X_OK))
-		cr_skip_test("%s or %s missing (Debian: util-linux, bsdutils)", FLOCK_BIN, SCRIPT_BIN);
-	tmp_lockfile(0);
-	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", "sleep 600", NULL });
 	char held[256], waiting[256], cmd[512];
-	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	flock_holds_lockfile(SCRIPT_BIN, "bsdutils", held, sizeof(held));
 	snprintf(cmd, sizeof(cmd), "exec env SHELL=/bin/sh %s -qc '%s %s true; true' /dev/null </dev/null", SCRIPT_BIN,
 		 FLOCK_BIN, lockfile[0]);
 	spawn(1, (char *const[]){ "/bin/sh", "-c", cmd, NULL });
