@@ -64,11 +64,6 @@ void lt_rtthreads_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 
 /* ---- applying the models ---- */
 
-static bool futex_wait(const struct lt_thread *t)
-{
-	return t->wait == LT_WAIT_FUTEX && t->futex.is_wait && t->sc.state == LT_SC_IN_SYSCALL;
-}
-
 static void claim(struct lt_snapshot *s, struct lt_thread *t, size_t li)
 {
 	const struct lt_rtlock *l = &s->rtlocks[li];
@@ -137,7 +132,7 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 		}
 		if (!th[k].waits || first + th[k].waits - 1 >= s->n_rtlocks)
 			continue;
-		if (futex_wait(t))
+		if (lt_lm_futex_waiter(t))
 			claim(s, t, first + th[k].waits - 1);
 		else if (th[k].lang && !strcmp(th[k].lang, "java") && (t->state == 'R' || t->sc.state == LT_SC_RUNNING))
 			t->rt_wait_ran = true;
@@ -153,7 +148,7 @@ static void unname_waiting_holder(struct lt_snapshot *s, size_t li)
 {
 	struct lt_rtlock *l = &s->rtlocks[li];
 	const struct lt_thread *h = l->held == 1 && l->holder > 0 ? lt_snapshot_find(s, l->holder) : NULL;
-	if (!h || !futex_wait(h) || h->futex.rtlock != li + 1)
+	if (!h || !lt_lm_futex_waiter(h) || h->futex.rtlock != li + 1)
 		return;
 	char *how = lts_asprintf("%s%snamed thread %d, which was asleep waiting for the %s itself when its "
 				 "call was read: the lock changed hands while the snapshot read it, and its "
@@ -197,7 +192,7 @@ void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 		struct lt_thread *t = &s->threads[i];
 		t->acquire = NULL;
 		lt_thread_clear_rt(t);
-		if (futex_wait(t))
+		if (lt_lm_futex_waiter(t))
 			lt_glibc_classify(e, t);
 	}
 	for (size_t m = 0; lt_lockmodels[m]; m++) {
@@ -208,7 +203,7 @@ void lt_lockmodels_apply(struct lt_snapshot *s, const struct lt_lm_env *e)
 			const struct lt_rtlock *l = &s->rtlocks[li];
 			for (size_t i = 0; i < s->n_threads; i++) {
 				struct lt_thread *t = &s->threads[i];
-				if (futex_wait(t) && t->futex.uaddr >= l->base &&
+				if (lt_lm_futex_waiter(t) && t->futex.uaddr >= l->base &&
 				    t->futex.uaddr < l->base + l->size && t->futex.rtlock != li + 1)
 					claim(s, t, li);
 			}

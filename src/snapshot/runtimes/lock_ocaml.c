@@ -405,17 +405,12 @@ static uint64_t read_ptr(const struct lt_lm_env *e, uint64_t addr)
 #define MAX_RING 100000
 #define SCAN_STACK 65536 /* of a domain's thread, above its stack pointer */
 
-static bool futex_waiter(const struct lt_thread *t)
-{
-	return t->wait == LT_WAIT_FUTEX && t->futex.is_wait && t->sc.state == LT_SC_IN_SYSCALL;
-}
-
 /* A thread of the snapshot asleep on a futex word in [lo, lo + len). */
 static bool slept_on(const struct lt_lm_env *e, uint64_t lo, uint64_t len)
 {
 	for (size_t i = 0; e->s && i < e->s->n_threads; i++) {
 		const struct lt_thread *t = &e->s->threads[i];
-		if (futex_waiter(t) && t->futex.uaddr >= lo && t->futex.uaddr < lo + len)
+		if (lt_lm_futex_waiter(t) && t->futex.uaddr >= lo && t->futex.uaddr < lo + len)
 			return true;
 	}
 	return false;
@@ -477,7 +472,7 @@ static bool has_frame(const struct lt_thread *t, const char *func, size_t depth)
 static bool waits_under(const struct lt_lm_env *e, const char *func)
 {
 	for (size_t i = 0; e->s && i < e->s->n_threads; i++)
-		if (futex_waiter(&e->s->threads[i]) && has_frame(&e->s->threads[i], func, 8))
+		if (lt_lm_futex_waiter(&e->s->threads[i]) && has_frame(&e->s->threads[i], func, 8))
 			return true;
 	return false;
 }

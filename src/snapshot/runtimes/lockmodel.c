@@ -12,6 +12,11 @@
 #include "symbols.h"
 #include "snapshot_int.h"
 
+bool lt_lm_futex_waiter(const struct lt_thread *t)
+{
+	return t->wait == LT_WAIT_FUTEX && t->futex.is_wait && t->sc.state == LT_SC_IN_SYSCALL;
+}
+
 int lt_lm_read_u32(const struct lt_lm_env *e, uint64_t addr, uint32_t *v)
 {
 	return e->read(e->arg, addr, v, sizeof(*v));

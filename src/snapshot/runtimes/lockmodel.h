@@ -59,6 +59,10 @@ struct lt_lm_env {
 	struct lt_lm_live live; /* lt_lm_env_live's, pointed to by arg */
 };
 
+/* Is T asleep in a futex wait (its call read, a waiting command): a wait a
+ * runtime lock may claim by its word. */
+bool lt_lm_futex_waiter(const struct lt_thread *t);
+
 /* Helpers for models: little-endian loads from the target. */
 int lt_lm_read_u32(const struct lt_lm_env *e, uint64_t addr, uint32_t *v);
 int lt_lm_read_u64(const struct lt_lm_env *e, uint64_t addr, uint64_t *v);
