@@ -293,6 +293,11 @@ static bool kstack_waits_for_space(const struct lt_thread *t)
 	return false;
 }
 
+bool lt_vfork_wait(const struct lt_thread *t)
+{
+	return t->wait == LT_WAIT_CHILD && (t->sc.nr == 58 || t->sc.nr == 56 || t->sc.nr == 435);
+}
+
 int lt_io_wait_fd(const struct lt_thread *t, int *dir)
 {
 	const uint64_t *a = t->sc.args;

@@ -2426,7 +2426,7 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 		break;
 	}
 	case LT_WAIT_CHILD:
-		if (t->sc.nr == 58 || t->sc.nr == 56 || t->sc.nr == 435)
+		if (lt_vfork_wait(t))
 			vfork_edge(c, t);
 		else
 			child_edge(c, t);

@@ -1015,7 +1015,7 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 				    "after a stop", name);
 	if (t->wait == LT_WAIT_CHILD && t->sc.nr == 61)
 		return lts_asprintf("%s(pid %d)", name, (int)(int32_t)a[0]);
-	if (t->wait == LT_WAIT_CHILD && (t->sc.nr == 58 || t->sc.nr == 56 || t->sc.nr == 435))
+	if (lt_vfork_wait(t))
 		return lts_asprintf("%s(%s): a vfork, asleep until its child execs or exits", name,
 				    t->sc.nr == 58 ? "" : "CLONE_VFORK");
 	if (t->sc.nr == LT_NR_FLOCK || (t->sc.nr == LT_NR_FCNTL && lt_fcntl_lock_cmd((unsigned)a[1]))) {

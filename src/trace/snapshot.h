@@ -742,6 +742,10 @@ enum lt_wait_kind lt_syscall_wait_kind(long nr);
  * wait_for_space, opipe_prep: the output; else the input); vmsplice's one
  * fd, a pipe, is written when the kernel stack waits for space. */
 int lt_io_wait_fd(const struct lt_thread *t, int *dir);
+/* Is T a vfork parent: a wait for a child (LT_WAIT_CHILD, which the
+ * snapshot's decode gives vfork, and clone/clone3 with CLONE_VFORK) in one
+ * of those calls, not in wait4/waitid? */
+bool lt_vfork_wait(const struct lt_thread *t);
 
 /* Free the strings and arrays owned by one thread / verdict (for code that
  * builds synthetic thread tables, e.g. tests). */
