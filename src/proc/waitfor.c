@@ -1741,29 +1741,33 @@ static pid_t pidfd_pid(pid_t pid, int fd)
 	return v > 0 ? (pid_t)v : 0;
 }
 
-/* A pidfd (FD) of one of the process's children, polled for reading: a
- * child edge to it (its exit makes the pidfd readable).  False, nothing
- * added, for a pidfd of another process or of none (its fdinfo's "Pid:"
- * -1: it has exited): the caller says it is not known. */
+/* A pidfd (FD) polled for reading: readable once its process exits.  Of
+ * one of the process's children, a child edge to it, followed as a
+ * wait4's; of another process (pidwait(1), a supervisor), an exit edge to
+ * it: only its exit ends the wait.  False, nothing added, for a pidfd of
+ * none (its fdinfo's "Pid:" -1: it has exited): the caller says it is not
+ * known. */
 static bool pidfd_edge(struct cctx *c, struct lt_thread *t, int fd)
 {
 	pid_t pid = c->s->pid, want = pidfd_pid(pid, fd);
+	if (want <= 0)
+		return false;
 	size_t nk = 0;
 	bool child = false;
-	pid_t *kids = want > 0 ? children_list(pid, &nk) : NULL;
+	pid_t *kids = children_list(pid, &nk);
 	for (size_t i = 0; i < nk && !child; i++)
 		child = kids[i] == want;
 	free(kids);
-	if (!child)
-		return false;
-	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_CHILD);
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, child ? LT_WF_CHILD : LT_WF_EXIT);
 	if (!e)
 		return false;
 	e->fd = fd;
 	add_pid(e, want);
-	e->what = lts_asprintf("child %d (pidfd fd %d)", (int)want, fd);
-	e->evidence = lts_strdup("a pidfd polls readable when its process exits; its pid from the \"Pid:\" line of "
-				 "its fdinfo, a child of this process in /proc/PID/task/TID/children");
+	e->what = child ? lts_asprintf("child %d (pidfd fd %d)", (int)want, fd)
+			: lts_asprintf("the exit of process %d (pidfd fd %d)", (int)want, fd);
+	e->evidence = lts_asprintf("a pidfd polls readable when its process exits; its pid from the \"Pid:\" line of "
+				   "its fdinfo, %s", child ? "a child of this process in /proc/PID/task/TID/children"
+							   : "not a child of this process");
 	return true;
 }
 

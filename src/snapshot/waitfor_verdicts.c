@@ -64,6 +64,7 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 		break;
 	case LT_WF_SOCKET: who = lt_wf_connecting(e) ? "listener held by process" : "peer held by process"; break;
 	case LT_WF_CHILD: who = "child process"; break;
+	case LT_WF_EXIT: who = "ended by the exit of process"; break;
 	case LT_WF_APP_LOCK: who = "held by process"; break;
 	case LT_WF_LISTEN: return lts_asprintf("%s: a connection (listening)", e->what ? e->what : "?");
 	case LT_WF_TIMER:
@@ -356,6 +357,7 @@ static const char *kind_verb(const struct lt_wf_edge *e)
 	case LT_WF_PIPE_WRITE: return "read only by";
 	case LT_WF_SOCKET: return "peer held only by";
 	case LT_WF_CHILD: return "child";
+	case LT_WF_EXIT: return "ended only by the exit of";
 	case LT_WF_APP_LOCK: return "held by";
 	default: return "ended only by";
 	}
@@ -372,8 +374,15 @@ static const char *kind_by(const struct lt_wf_edge *e)
 	case LT_WF_PIPE_WRITE: return "read by";
 	case LT_WF_SOCKET: return "peer held by";
 	case LT_WF_CHILD: return "child";
+	case LT_WF_EXIT: return "ended by the exit of";
 	default: return "held by";
 	}
+}
+
+/* Who must make progress for E's wait to end, in a chain's summary. */
+static const char *end_word(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_CHILD ? "its child" : e->kind == LT_WF_EXIT ? "that process's exit" : "the other end";
 }
 
 void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)
@@ -867,7 +876,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		char *pp = party_phrase(s, e), *ow = own_wake_clause(w);
 		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by progress: %s%s",
 					  (int)t->tid, lt_thread_name(t), act ? act : "?", pp ? pp : "?",
-					  e->kind == LT_WF_CHILD ? "its child" : "the other end", ow ? ow : "");
+					  end_word(e), ow ? ow : "");
 		free(ow);
 		free(pp);
 	} else if (leak)
@@ -881,7 +890,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		char *tq = caveat_clause(w);
 		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by "
 					  "progress: %s%s", (int)t->tid, lt_thread_name(t), act ? act : "?",
-					  pp ? pp : "?", e->kind == LT_WF_CHILD ? "its child" : "the other end",
+					  pp ? pp : "?", end_word(e),
 					  tq ? tq : "");
 		free(tq);
 		free(pp);

@@ -29,6 +29,7 @@
 
 #define FLOCK_BIN "/usr/bin/flock"
 #define SQLITE_BIN "/usr/bin/sqlite3"
+#define PIDWAIT_BIN "/usr/bin/pidwait"
 
 static struct tl_proc procs[3];
 static char lines[3][64][256];
@@ -36,7 +37,7 @@ static int nlines[3];
 static char lockfile[2][64];
 
 static pid_t orphan; /* a child left when the test killed its parent */
-static char extra_link[96];      /* a hard link to a lock file, unlinked at cleanup */
+static char extra_link[96];      /* a hard link to a lock file, or a pid file: unlinked at cleanup */
 static char extra_dir[2][96];    /* directories removed at cleanup */
 static char extra_sock[128];     /* connect_backlog's socket file (it is killed: no SIGTERM handler runs) */
 static int sysv_id = -1; /* ipc_waits sysv's semaphore set */
@@ -402,6 +403,84 @@ static bool has_tid(const struct lt_verdict *v, pid_t tid)
 		if (v->tids[i] == tid)
 			return true;
 	return false;
+}
+
+/* pidwait(1) (procps 4) polls a pidfd of each process it waits for; of a
+ * process that is not its child, only that process's exit ends the wait.
+ * A script holding a file lock waits for the exit of a process that waits
+ * for the lock (`flock L -c 'pidwait -F PIDFILE'` beside `flock L true`):
+ * pidwait's edge is the exit of the second flock, which the snapshot
+ * follows, and the two are a deadlock.  Before, the pidfd of a process
+ * not a child was an anonymous inode: an unknown party, no verdict.  With
+ * ENDS_BY_ITSELF the process waited for is `sleep 600`: the same edge,
+ * into a process asleep on a timer, and no deadlock. */
+static void pidwait_case(bool ends_by_itself)
+{
+	char held[256], waiting[256], cmd[256], tmp[112];
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(PIDWAIT_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, procps)", FLOCK_BIN, PIDWAIT_BIN);
+	tmp_lockfile(0);
+	snprintf(extra_link, sizeof(extra_link), "/tmp/lt-waitfor-%d.pid", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "while [ ! -s %s ]; do sleep 0.02; done; exec %s -F %s", extra_link, PIDWAIT_BIN,
+		 extra_link);
+	spawn(0, (char *const[]){ FLOCK_BIN, lockfile[0], "-c", cmd, NULL });
+	tl_locks_line(procs[0].pid, lockfile[0], false, held, sizeof(held));
+	if (ends_by_itself) {
+		spawn(1, (char *const[]){ "/bin/sleep", "600", NULL });
+	} else {
+		spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "true", NULL });
+		tl_locks_line(procs[1].pid, lockfile[0], true, waiting, sizeof(waiting));
+	}
+	snprintf(tmp, sizeof(tmp), "%s.new", extra_link);
+	FILE *f = fopen(tmp, "w");
+	cr_assert_not_null(f, "%s: %s", tmp, strerror(errno));
+	fprintf(f, "%d\n", (int)procs[1].pid);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(rename(tmp, extra_link), 0, "rename to %s: %s", extra_link, strerror(errno));
+	pid_t pw = only_child(procs[0].pid); /* the shell, which execs pidwait */
+	tl_wait_in_call(pw, pw, 232, 10000);
+
+	struct lt_multi_snapshot *m = follow(pw);
+	const struct lt_wf_edge *e = edge_of(m->procs[0], pw, LT_WF_EXIT);
+	cr_assert_eq(e->n_pids, 1, "%s", e->what);
+	cr_expect_eq(e->pids[0], procs[1].pid, "%s", e->what);
+	cr_expect(strstr(e->what, "pidfd") && strstr(e->evidence, "not a child"), "%s [%s]", e->what, e->evidence);
+	cr_expect_eq(e->pstate, ends_by_itself ? LT_WFP_TIMED : LT_WFP_BLOCKED, "%s: %s", e->what,
+		     lt_wf_pstate_name(e->pstate));
+	cr_assert(m->n_procs >= 2, "followed into process %d", (int)procs[1].pid);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	if (ends_by_itself) {
+		for (size_t i = 0; i < m->view.n_verdicts; i++)
+			cr_expect_neq(m->view.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", m->view.verdicts[i].summary);
+	} else {
+		cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+		cr_expect_eq(v->n_tids, 2, "%s", v->summary);
+		cr_expect(has_tid(v, pw) && has_tid(v, procs[1].pid), "%s", v->summary);
+		cr_expect(tl_strlist_has(&v->evidence, "ended only by the exit of process"), "%s", v->summary);
+	}
+
+	/* stored in a recording as JSON, read back the same kind */
+	size_t len = 0;
+	char *json = TL_PRINTED(&len, lt_snapshot_print_json, m->procs[0]);
+	struct lt_snapshot *back = NULL;
+	char err[200];
+	cr_assert_eq(lt_snapshot_from_json(json, len, &back, err, sizeof(err)), 0, "%s", err);
+	const struct lt_wf_edge *b = edge_of(back, pw, LT_WF_EXIT);
+	cr_expect(b->n_pids == 1 && b->pids[0] == procs[1].pid, "%s", b->what);
+	lt_snapshot_free(back);
+	free(json);
+	lt_multi_free(m);
+}
+
+Test(waitfor_live, pidwait_on_a_process_waiting_for_its_lock_is_a_deadlock)
+{
+	pidwait_case(false);
+}
+
+Test(waitfor_live, pidwait_on_a_sleeping_process_is_no_deadlock)
+{
+	pidwait_case(true);
 }
 
 /* Two python3 processes, each holding one flock and waiting for the

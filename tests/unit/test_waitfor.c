@@ -589,6 +589,55 @@ Test(waitfor_verdicts, blocked_peer_is_a_wait_chain)
 	free_snap(&s);
 }
 
+static void flock_child(struct lt_thread *t, pid_t holder, enum lt_wf_pstate ps);
+
+/* pidwait(1) (500) in epoll_wait on a pidfd of 501, not its child, which
+ * is blocked: a wait chain into 501 whose end is that process's exit,
+ * said as such (not "child", not the other end of a pipe). */
+Test(waitfor_verdicts, a_pidfd_of_a_blocked_process_is_a_wait_chain_into_its_exit)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 500, 232, LT_WAIT_POLL);
+	struct lt_wf_edge *e = edge(&th[0], 500, LT_WF_EXIT, 501, LT_WFP_BLOCKED);
+	e->doing = strdup("501 (cat): read");
+	free(e->what);
+	e->what = strdup("the exit of process 501 (pidfd fd 4)");
+	cr_expect_str_eq(lt_wf_kind_name(e->kind), "exit");
+	char *line = lt_wf_edge_line(e);
+	cr_expect(strstr(line, "ended by the exit of process 501, blocked"), "%s", line);
+	free(line);
+	struct lt_snapshot s = { .pid = 500, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, "only by progress: that process's exit"), "%s",
+		  s.verdicts[0].summary);
+	free_snap(&s);
+}
+
+/* A lock holder waiting for the exit of the process that waits for its
+ * lock (`flock L -c 'pidwait -F pidfile'` and `flock L CMD`): 100 in
+ * epoll_wait on a pidfd of 200, 200 in flock() on a lock only 100 holds:
+ * a deadlock of the two, the exit edge said in the evidence. */
+Test(waitfor_verdicts, a_lock_holder_waiting_for_its_waiters_exit_is_a_deadlock)
+{
+	struct lt_thread th[2];
+	blocked(&th[0], 100, 232, LT_WAIT_POLL);
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_EXIT, 200, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("the exit of process 200 (pidfd fd 5)");
+	e->doing = strdup("200 (flock): flock");
+	flock_child(&th[1], 100, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
+	cr_assert_eq(s.verdicts[0].n_tids, 2);
+	bool says_exit = false;
+	for (size_t i = 0; i < s.verdicts[0].evidence.n; i++)
+		says_exit |= strstr(s.verdicts[0].evidence.v[i], "<- ended only by the exit of process 200") != NULL;
+	cr_expect(says_exit, "the exit edge is explained");
+	free_snap(&s);
+}
+
 /* client 100 reads a socket of proxy 200, one of whose threads (201)
  * reads a socket of backend 300, whose threads 300 and 301 are in an ABBA
  * deadlock; the proxy's other thread (200) waits for events.  201 is
