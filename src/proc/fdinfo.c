@@ -248,7 +248,16 @@ void lts_describe_fd(pid_t pid, struct lts_net *net, int fd, struct lt_fd *out)
 	}
 }
 
-int lts_epoll_fds(pid_t pid, struct lts_net *net, int epfd, struct lt_fdwait *w)
+/* The kernel nests epoll sets at most this deep (EP_MAX_NESTS). */
+#define EPOLL_MAX_NESTS 4
+
+/* The interest list of epoll fd EPFD of PID appended to *V (*N of *CAP).
+ * An epoll fd in it (a nested set: an event loop embedding another, as
+ * sd-event's fd is meant to be) is ready when its own list is: it is
+ * replaced by that list, each of its fds said to be in it, DEPTH levels
+ * down at most. */
+static int epoll_list(pid_t pid, struct lts_net *net, int epfd, int depth, struct lt_fd **v, size_t *n,
+		      size_t *cap)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, epfd);
@@ -258,26 +267,58 @@ int lts_epoll_fds(pid_t pid, struct lts_net *net, int epfd, struct lt_fdwait *w)
 	enum { MAX = 1024 };
 	int *fds = malloc(MAX * sizeof(*fds));
 	unsigned *ev = malloc(MAX * sizeof(*ev));
-	if (!fds || !ev) {
-		free(fds);
-		free(ev);
-		free(text);
-		return -ENOMEM;
-	}
-	size_t n = lts_parse_epoll_fdinfo(text, fds, ev, MAX);
+	size_t k = fds && ev ? lts_parse_epoll_fdinfo(text, fds, ev, MAX) : 0;
 	free(text);
-	struct lt_fd *v = n ? calloc(n, sizeof(*v)) : NULL;
-	if (n && !v) {
-		free(fds);
-		free(ev);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		lts_describe_fd(pid, net, fds[i], &v[i]);
-		v[i].events = ev[i];
+	int r = fds && ev ? 0 : -ENOMEM;
+	for (size_t i = 0; i < k && !r; i++) {
+		struct lt_fd f = { 0 };
+		lts_describe_fd(pid, net, fds[i], &f);
+		f.events = ev[i];
+		if (depth > 1 && f.target && !strcmp(f.target, "anon_inode:[eventpoll]") && (ev[i] & 1) &&
+		    fds[i] != epfd) {
+			size_t from = *n;
+			if (!epoll_list(pid, net, fds[i], depth - 1, v, n, cap)) {
+				for (size_t j = from; j < *n; j++) {
+					char *d = lts_asprintf("%s (in epoll fd %d)", (*v)[j].desc ? (*v)[j].desc
+									: (*v)[j].target ? (*v)[j].target : "?", fds[i]);
+					if (d) {
+						free((*v)[j].desc);
+						(*v)[j].desc = d;
+					}
+				}
+				free(f.target);
+				free(f.desc);
+				continue;
+			}
+		}
+		struct lt_fd *nv = lt_grow(*v, cap, *n, sizeof(**v), 8);
+		if (!nv) {
+			free(f.target);
+			free(f.desc);
+			r = -ENOMEM;
+			break;
+		}
+		*v = nv;
+		(*v)[(*n)++] = f;
 	}
 	free(fds);
 	free(ev);
+	return r;
+}
+
+int lts_epoll_fds(pid_t pid, struct lts_net *net, int epfd, struct lt_fdwait *w)
+{
+	struct lt_fd *v = NULL;
+	size_t n = 0, cap = 0;
+	int r = epoll_list(pid, net, epfd, EPOLL_MAX_NESTS + 1, &v, &n, &cap);
+	if (r) {
+		for (size_t i = 0; i < n; i++) {
+			free(v[i].target);
+			free(v[i].desc);
+		}
+		free(v);
+		return r;
+	}
 	w->fds = v;
 	w->n_fds = n;
 	return 0;

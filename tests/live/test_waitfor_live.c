@@ -2352,6 +2352,56 @@ Test(waitfor_live, splice_into_a_full_pipe_waits_for_its_reader)
 	lt_multi_free(m);
 }
 
+/* An epoll set inside another (an event loop embedding another's fd, as
+ * sd-event's is meant to be) is ready when its own fds are: the outer
+ * wait is on those.  The parent holds a flock and waits, through an outer
+ * epoll holding an inner one, on a pipe whose only writer, its child,
+ * waits for that flock: a deadlock of the two.  Before, the inner epoll
+ * was an anonymous inode, an unknown party. */
+Test(waitfor_live, a_nested_epoll_set_is_followed_into_its_fds)
+{
+	static const char script[] =
+		"import fcntl, os, select, sys\n"
+		"lock = open(sys.argv[1], 'a+')\n"
+		"fcntl.flock(lock, fcntl.LOCK_EX)\n"
+		"r, w = os.pipe()\n"
+		"pid = os.fork()\n"
+		"if pid == 0:\n"
+		"    os.close(r); lock.close()\n"
+		"    fcntl.flock(open(sys.argv[1], 'a+'), fcntl.LOCK_EX)\n"
+		"    os.write(w, b'x'); os._exit(0)\n"
+		"os.close(w)\n"
+		"inner = select.epoll(); inner.register(r, select.EPOLLIN)\n"
+		"outer = select.epoll(); outer.register(inner.fileno(), select.EPOLLIN)\n"
+		"print('child pid=%d inner=%d r=%d' % (pid, inner.fileno(), r), flush=True)\n"
+		"print('ready', flush=True)\n"
+		"outer.poll()\n";
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)script, lockfile[0], NULL }, lines[0],
+		       &nlines[0], 64, 30000);
+	pid_t parent = procs[0].pid, child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	int inner = (int)tl_truth_val(lines[0], nlines[0], "child", NULL, "inner");
+	int r = (int)tl_truth_val(lines[0], nlines[0], "child", NULL, "r");
+	cr_assert(child > 0 && inner > 0 && r > 0);
+	orphan = child;
+	char waiting[256];
+	tl_locks_line(child, lockfile[0], true, waiting, sizeof(waiting));
+	tl_wait_in_call(parent, parent, 232, 10000); /* epoll_wait */
+	struct lt_multi_snapshot *m = follow(parent);
+	const struct lt_thread *t = lt_snapshot_find(m->procs[0], parent);
+	cr_assert_not_null(t);
+	cr_assert_eq(t->fdw.n_fds, 1, "the inner set's one fd in place of it: %s", t->detail ? t->detail : "-");
+	cr_expect_eq(t->fdw.fds[0].fd, r);
+	char in[32];
+	snprintf(in, sizeof(in), "(in epoll fd %d)", inner);
+	cr_expect(t->detail && strstr(t->detail, in), "%s", t->detail ? t->detail : "-");
+	edge_to_child_and_deadlock(m, parent, LT_WF_PIPE_READ, child);
+	lt_multi_free(m);
+}
+
 /* A vfork parent sleeps until its child execs or exits: a wait for that
  * child, found among its children as the one sharing its address space.
  * The child reads, before it would exec, a pipe whose write end only it
