@@ -1213,12 +1213,12 @@ static int unix_peer(unsigned long ino, uint32_t *peer)
 	return 0;
 }
 
-/* The listening unix socket bound to the file DEV:INO (a socket file's
- * identity): a NETLINK_SOCK_DIAG dump of the listeners with their VFS
- * inode.  0 and *OUT, or -errno (-ENOENT none). */
-static int unix_listener_by_vfs(dev_t dev, ino_t ino, uint32_t *out)
+/* The unix socket bound to the file DEV:INO (a socket file's identity):
+ * a listener (LISTENING), else a datagram socket; a NETLINK_SOCK_DIAG dump
+ * with their VFS inode.  0 and *OUT, or -errno (-ENOENT none). */
+static int unix_bound_by_vfs(dev_t dev, ino_t ino, bool listening, uint32_t *out)
 {
-	int s = unix_diag_ask(NLM_F_DUMP, 1u << 10 /* TCP_LISTEN */, 0, UDIAG_SHOW_VFS);
+	int s = unix_diag_ask(NLM_F_DUMP, listening ? 1u << 10 /* TCP_LISTEN */ : ~0u, 0, UDIAG_SHOW_VFS);
 	if (s < 0)
 		return s;
 	/* the kernel's dev_t: major << 20 | minor */
@@ -1231,7 +1231,7 @@ static int unix_listener_by_vfs(dev_t dev, ino_t ino, uint32_t *out)
 			r = n < 0 ? -errno : -ENOENT;
 			break;
 		}
-		int got = lt_unix_diag_find_vfs(buf, (size_t)n, kdev, (uint64_t)ino, out);
+		int got = lt_unix_diag_find_vfs(buf, (size_t)n, kdev, (uint64_t)ino, listening ? 0 : SOCK_DGRAM, out);
 		if (got == 1)
 			r = 0;
 		if (got != 0)
@@ -1241,15 +1241,17 @@ static int unix_listener_by_vfs(dev_t dev, ino_t ino, uint32_t *out)
 	return r;
 }
 
-/* A listening socket of /proc/PID/net/unix text whose path column is
- * NAME ("@name" abstract): its inode, 0 none. */
-static unsigned long unix_listener_by_name(const char *text, const char *name)
+/* A socket of /proc/PID/net/unix text whose path column is NAME ("@name"
+ * abstract), listening (LISTENING) or else of the datagram type: its
+ * inode, 0 none. */
+static unsigned long unix_bound_by_name(const char *text, const char *name, bool listening)
 {
 	for (const char *p = text ? strchr(text, '\n') : NULL; p && *++p; p = strchr(p, '\n')) {
-		unsigned flags = 0;
+		unsigned flags = 0, type = 0;
 		unsigned long ino = 0;
 		int off = 0;
-		if (sscanf(p, "%*s %*x %*x %x %*x %*x %lu %n", &flags, &ino, &off) < 2 || !off || !(flags & 0x10000))
+		if (sscanf(p, "%*s %*x %*x %x %x %*x %lu %n", &flags, &type, &ino, &off) < 3 || !off ||
+		    (listening ? !(flags & 0x10000) : type != SOCK_DGRAM))
 			continue;
 		const char *eol = strchr(p + off, '\n');
 		size_t l = eol ? (size_t)(eol - (p + off)) : strlen(p + off);
@@ -1259,12 +1261,69 @@ static unsigned long unix_listener_by_name(const char *text, const char *name)
 	return 0;
 }
 
+/* The unix socket bound to the address a call of thread T names, ALEN
+ * bytes at ADDR of its memory: the listener a connect() waits for
+ * (LISTENING), else the datagram socket a send is addressed to.  It is the
+ * socket bound to that path's file (its device and inode, resolved in the
+ * thread's root and cwd; sock_diag), else the one /proc/PID/net/unix lists
+ * under that name.  Its inode, 0 none; NAME the address as /proc/net/unix
+ * shows it ('@' abstract), "" when unreadable or not AF_UNIX (*HOW says
+ * which); *HOW how the socket was found. */
+static uint32_t unix_bound_at(struct cctx *c, const struct lt_thread *t, uint64_t addr, size_t alen, bool listening,
+			      char name[110], bool *abstract, const char **how)
+{
+	unsigned char sa[110]; /* struct sockaddr_un */
+	if (alen > sizeof(sa))
+		alen = sizeof(sa);
+	memset(sa, 0, sizeof(sa));
+	uint16_t fam = 0;
+	bool ok = c->mem && addr && alen > 2 && lt_mem_read(c->mem, addr, sa, alen) == 0;
+	if (ok)
+		memcpy(&fam, sa, 2);
+	name[0] = 0;
+	*abstract = false;
+	if (!ok || fam != AF_UNIX) {
+		*how = !ok ? "could not be read from the process's memory" : "is not AF_UNIX";
+		return 0;
+	}
+	*abstract = sa[2] == 0;
+	size_t nl = 0;
+	if (*abstract) { /* as /proc/net/unix shows it: '@', NULs as '@' */
+		name[nl++] = '@';
+		for (size_t i = 3; i < alen && nl < 109; i++)
+			name[nl++] = sa[i] ? (char)sa[i] : '@';
+	} else {
+		for (size_t i = 2; i < alen && sa[i] && nl < 109; i++)
+			name[nl++] = (char)sa[i];
+	}
+	name[nl] = 0;
+	uint32_t ino = 0;
+	*how = NULL;
+	if (!*abstract) {
+		char rp[4096];
+		struct stat st;
+		snprintf(rp, sizeof(rp), "/proc/%d/task/%d/%s/%s", (int)c->s->pid, (int)t->tid,
+			 name[0] == '/' ? "root" : "cwd", name[0] == '/' ? name + 1 : name);
+		if (stat(rp, &st) == 0 && S_ISSOCK(st.st_mode) && unix_bound_by_vfs(st.st_dev, st.st_ino, listening, &ino) == 0)
+			*how = listening ? "the listening socket bound to that file (its device and inode) from "
+					   "NETLINK_SOCK_DIAG UDIAG_SHOW_VFS"
+					 : "the datagram socket bound to that file (its device and inode) from "
+					   "NETLINK_SOCK_DIAG UDIAG_SHOW_VFS";
+	}
+	if (!ino) {
+		read_net(c);
+		ino = (uint32_t)unix_bound_by_name(c->net[0], name, listening);
+		if (ino)
+			*how = listening ? "the socket listening on that name in the process's /proc/PID/net/unix"
+					 : "the datagram socket bound to that name in the process's /proc/PID/net/unix";
+	}
+	return ino;
+}
+
 /* Thread T in connect() on unix socket FD (TGT its link), not connected:
  * it waits for the listener to accept (a full backlog).  The address is
- * read from its memory; the listener is the socket bound to that path's
- * file (its device and inode, resolved in the thread's root and cwd; sock_diag),
- * else the one /proc/PID/net/unix lists as listening on that name; its
- * holders end the wait as a peer's would. */
+ * read from its memory (unix_bound_at); the listener's holders end the
+ * wait as a peer's would. */
 static void unix_connect_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, const char *tgt)
 {
 	pid_t pid = c->s->pid;
@@ -1272,50 +1331,14 @@ static void unix_connect_edge(struct cctx *c, size_t ti, struct lt_thread *t, in
 	if (!e)
 		return;
 	e->fd = fd;
-	unsigned char sa[110]; /* struct sockaddr_un */
-	size_t alen = (size_t)t->sc.args[2];
-	if (alen > sizeof(sa))
-		alen = sizeof(sa);
-	memset(sa, 0, sizeof(sa));
-	uint16_t fam = 0;
-	bool ok = c->mem && alen > 2 && lt_mem_read(c->mem, t->sc.args[1], sa, alen) == 0;
-	if (ok)
-		memcpy(&fam, sa, 2);
-	if (!ok || fam != AF_UNIX) {
-		e->what = lts_asprintf("unix socket %s (fd %d), connecting", tgt, fd);
-		e->evidence = lts_asprintf("connect() waits for a listener to accept; its address %s",
-					   !ok ? "could not be read from the process's memory" : "is not AF_UNIX");
-		return;
-	}
 	char name[110];
-	bool abstract = sa[2] == 0;
-	size_t nl = 0;
-	if (abstract) { /* as /proc/net/unix shows it: '@', NULs as '@' */
-		name[nl++] = '@';
-		for (size_t i = 3; i < alen && nl < sizeof(name) - 1; i++)
-			name[nl++] = sa[i] ? (char)sa[i] : '@';
-	} else {
-		for (size_t i = 2; i < alen && sa[i] && nl < sizeof(name) - 1; i++)
-			name[nl++] = (char)sa[i];
-	}
-	name[nl] = 0;
-	uint32_t lino = 0;
-	const char *how = NULL;
-	if (!abstract) {
-		char rp[4096];
-		struct stat st;
-		snprintf(rp, sizeof(rp), "/proc/%d/task/%d/%s/%s", (int)pid, (int)t->tid, name[0] == '/' ? "root" : "cwd",
-			 name[0] == '/' ? name + 1 : name);
-		if (stat(rp, &st) == 0 && S_ISSOCK(st.st_mode) && unix_listener_by_vfs(st.st_dev, st.st_ino, &lino) == 0)
-			how = "the listening socket bound to that file (its device and inode) from NETLINK_SOCK_DIAG "
-			      "UDIAG_SHOW_VFS";
-	}
-	if (!lino) {
-		read_net(c);
-		unsigned long l = unix_listener_by_name(c->net[0], name);
-		lino = (uint32_t)l;
-		if (lino)
-			how = "the socket listening on that name in the process's /proc/PID/net/unix";
+	bool abstract;
+	const char *how;
+	uint32_t lino = unix_bound_at(c, t, t->sc.args[1], (size_t)t->sc.args[2], true, name, &abstract, &how);
+	if (!name[0]) {
+		e->what = lts_asprintf("unix socket %s (fd %d), connecting", tgt, fd);
+		e->evidence = lts_asprintf("connect() waits for a listener to accept; its address %s", how);
+		return;
 	}
 	e->what = lts_asprintf("unix socket %s (fd %d), connecting to %s%s", tgt, fd, name,
 			       abstract ? " (abstract)" : "");
@@ -1331,6 +1354,63 @@ static void unix_connect_edge(struct cctx *c, size_t ti, struct lt_thread *t, in
 	e->evidence = lts_asprintf("connect() waits until the listener accepts (its backlog is full): %s; its "
 				   "holders from /proc/*/fd", how);
 	want(c, ti, t->wf->n_edges - 1, lino, NULL, 0);
+}
+
+/* The destination address of thread T's sendto (its 5th and 6th
+ * arguments) or sendmsg (its struct msghdr's msg_name and msg_namelen, read
+ * from its memory) into *ADDR and *LEN; false for none or another call. */
+static bool send_dest(struct cctx *c, const struct lt_thread *t, uint64_t *addr, size_t *len)
+{
+	const uint64_t *a = t->sc.args;
+	if (t->sc.nr == 44) {
+		*addr = a[4];
+		*len = (size_t)(uint32_t)a[5];
+	} else if (t->sc.nr == 46) {
+		unsigned char mh[12]; /* struct msghdr: void *msg_name; socklen_t msg_namelen */
+		if (!c->mem || !a[1] || lt_mem_read(c->mem, a[1], mh, sizeof(mh)))
+			return false;
+		uint32_t l;
+		memcpy(addr, mh, 8);
+		memcpy(&l, mh + 8, 4);
+		*len = l;
+	} else {
+		return false;
+	}
+	return *addr && *len > 2;
+}
+
+/* Thread T in sendto or sendmsg on an unconnected unix datagram socket FD
+ * (TGT its link) with a destination (DEST, LEN): it waits for room in the
+ * receiving socket's queue (sd_notify's, a logger's): an edge to that
+ * socket, bound to the address; its holders end the wait by reading, as a
+ * peer's would.  False, nothing added, when the address is not a unix
+ * socket's that could be read. */
+static bool unix_send_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, const char *tgt, uint64_t dest,
+			   size_t len)
+{
+	char name[110];
+	bool abstract;
+	const char *how;
+	uint32_t ino = unix_bound_at(c, t, dest, len, false, name, &abstract, &how);
+	if (!name[0])
+		return false;
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, ino ? LT_WF_SOCKET : LT_WF_UNKNOWN);
+	if (!e)
+		return false;
+	e->fd = fd;
+	if (!ino) {
+		e->what = lts_asprintf("unix datagram socket %s (fd %d), sending to %s%s", tgt, fd, name,
+				       abstract ? " (abstract)" : "");
+		e->evidence = lts_asprintf("a datagram send waits for room in the receiver's queue, but no "
+					   "datagram socket bound to %s was found (another network namespace?)", name);
+		return true;
+	}
+	e->what = lts_asprintf("unix datagram socket %s (fd %d), sending to %s%s: socket:[%u]", tgt, fd, name,
+			       abstract ? " (abstract)" : "", ino);
+	e->evidence = lts_asprintf("a datagram send waits for room in the receiving socket's queue: %s (the "
+				   "address from the call's arguments); its holders from /proc/*/fd", how);
+	want(c, ti, t->wf->n_edges - 1, ino, NULL, 0);
+	return true;
 }
 
 /* DIR: 1 the thread waits to read (the other end must write), 2 to write
@@ -1588,6 +1668,11 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 			sscanf(line, "%*s %*x %*x %*x %x", &type);
 			uint32_t peer = 0;
 			int r = unix_peer(ino, &peer);
+			uint64_t dest;
+			size_t dlen;
+			if (r == 0 && !peer && type == SOCK_DGRAM && !in_poll && send_dest(c, t, &dest, &dlen) &&
+			    unix_send_edge(c, ti, t, fd, tgt, dest, dlen))
+				return;
 			struct lt_wf_edge *e = lt_waitfor_add(t, pid, peer ? LT_WF_SOCKET : LT_WF_UNKNOWN);
 			if (!e)
 				return;

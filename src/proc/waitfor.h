@@ -301,9 +301,10 @@ size_t lt_flock_struct_str(const unsigned char raw[32], char *buf, size_t len);
 int lt_parse_unix_diag(const void *buf, size_t len, uint32_t *ino, uint32_t *peer);
 /* In one recv of a NETLINK_SOCK_DIAG unix dump asked with
  * UDIAG_SHOW_VFS: the socket bound to the file VFS_DEV (the kernel's
- * encoding, major << 20 | minor) : VFS_INO, its inode into *INO.  1 found,
- * 0 not in this buffer (more may come), 2 at NLMSG_DONE, -1 an error. */
-int lt_unix_diag_find_vfs(const void *buf, size_t len, uint32_t vfs_dev, uint64_t vfs_ino, uint32_t *ino);
+ * encoding, major << 20 | minor) : VFS_INO, of TYPE (SOCK_STREAM,
+ * SOCK_DGRAM...; 0 any), its inode into *INO.  1 found, 0 not in this
+ * buffer (more may come), 2 at NLMSG_DONE, -1 an error. */
+int lt_unix_diag_find_vfs(const void *buf, size_t len, uint32_t vfs_dev, uint64_t vfs_ino, int type, uint32_t *ino);
 
 #ifdef __cplusplus
 }

@@ -176,7 +176,7 @@ int lt_parse_unix_diag(const void *buf, size_t len, uint32_t *ino, uint32_t *pee
 	return -1;
 }
 
-int lt_unix_diag_find_vfs(const void *buf, size_t len, uint32_t vfs_dev, uint64_t vfs_ino, uint32_t *ino)
+int lt_unix_diag_find_vfs(const void *buf, size_t len, uint32_t vfs_dev, uint64_t vfs_ino, int type, uint32_t *ino)
 {
 	const struct nlmsghdr *h = buf;
 	size_t left = len;
@@ -189,6 +189,8 @@ int lt_unix_diag_find_vfs(const void *buf, size_t len, uint32_t vfs_dev, uint64_
 		    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
 			continue;
 		const struct unix_diag_msg *m = NLMSG_DATA(h);
+		if (type && m->udiag_type != type)
+			continue;
 		const struct rtattr *a = (const struct rtattr *)(m + 1);
 		size_t al = h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
 		for (; RTA_OK(a, al); a = RTA_NEXT(a, al)) {

@@ -39,7 +39,7 @@ static char lockfile[2][64];
 static pid_t orphan; /* a child left when the test killed its parent */
 static char extra_link[96];      /* a hard link to a lock file, or a pid file: unlinked at cleanup */
 static char extra_dir[2][96];    /* directories removed at cleanup */
-static char extra_sock[128];     /* connect_backlog's socket file (it is killed: no SIGTERM handler runs) */
+static char extra_sock[128];     /* a test's socket file (its process is killed: no SIGTERM handler runs) */
 static int sysv_id = -1; /* ipc_waits sysv's semaphore set */
 static int sysv_msqid = -1; /* ipc_waits sysv-msg's message queue */
 
@@ -2400,6 +2400,70 @@ Test(waitfor_live, a_nested_epoll_set_is_followed_into_its_fds)
 	cr_expect(t->detail && strstr(t->detail, in), "%s", t->detail ? t->detail : "-");
 	edge_to_child_and_deadlock(m, parent, LT_WF_PIPE_READ, child);
 	lt_multi_free(m);
+}
+
+/* A send on an unconnected unix datagram socket, addressed to a bound one
+ * (sd_notify's sendmsg to $NOTIFY_SOCKET, a logger's sendto), sleeps
+ * until the receiver's queue has room: it waits for whoever holds the
+ * receiving socket to read.  The child holds a flock and sends to its
+ * parent's socket, which the parent does not read: it waits for the
+ * flock.  The socket bound to the address is followed from the call's
+ * arguments (sendto's, or sendmsg's msghdr), and the two are a deadlock;
+ * before, "no peer (unconnected datagram socket: any sender)", unknown. */
+static void dgram_send_case(const char *mode)
+{
+	static const char script[] =
+		"import fcntl, os, socket, sys\n"
+		"lockpath, path, mode = sys.argv[1], sys.argv[1] + '.sock', sys.argv[2]\n"
+		"srv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); srv.bind(path)\n"
+		"r, w = os.pipe()\n"
+		"pid = os.fork()\n"
+		"if pid == 0:\n"
+		"    srv.close(); os.close(r)\n"
+		"    lock = open(lockpath, 'a+'); fcntl.flock(lock, fcntl.LOCK_EX)\n"
+		"    os.write(w, b'x')\n"
+		"    c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+		"    while True:\n"
+		"        if mode == 'sendto': c.sendto(b'y' * 1000, path)\n"
+		"        else: c.sendmsg([b'y' * 1000], [], 0, path)\n"
+		"os.close(w); os.read(r, 1)\n"
+		"print('child pid=%d path=%s' % (pid, path), flush=True)\n"
+		"print('ready', flush=True)\n"
+		"fcntl.flock(open(lockpath, 'a+'), fcntl.LOCK_EX)\n";
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	tmp_lockfile(0);
+	snprintf(extra_sock, sizeof(extra_sock), "%s.sock", lockfile[0]);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)script, lockfile[0], (char *)mode, NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	pid_t parent = procs[0].pid, child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
+	cr_assert_gt(child, 0);
+	orphan = child;
+	tl_wait_in_call(child, child, strcmp(mode, "sendto") ? 46 : 44, 10000);
+	char waiting[256];
+	tl_locks_line(parent, lockfile[0], true, waiting, sizeof(waiting));
+	struct lt_multi_snapshot *m = follow(parent);
+	cr_assert_eq(m->n_procs, 2, "%s: followed from the flock into its holder, the child", mode);
+	cr_assert_eq(m->procs[1]->pid, child);
+	const struct lt_wf_edge *e = edge_of(m->procs[1], child, LT_WF_SOCKET);
+	cr_assert_eq(e->n_pids, 1, "%s: %s", mode, e->what);
+	cr_expect_eq(e->pids[0], parent, "%s: %s", mode, e->what);
+	cr_expect(strstr(e->what, "datagram") && strstr(e->what, extra_sock), "%s: %s", mode, e->what);
+	const struct lt_verdict *v = &m->view.verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s: %s", mode, v->summary);
+	cr_expect(has_tid(v, parent) && has_tid(v, child), "%s: %s", mode, v->summary);
+	lt_multi_free(m);
+}
+
+Test(waitfor_live, a_sendto_to_a_unix_datagram_socket_waits_for_its_reader)
+{
+	dgram_send_case("sendto");
+}
+
+Test(waitfor_live, a_sendmsg_to_a_unix_datagram_socket_waits_for_its_reader)
+{
+	dgram_send_case("sendmsg");
 }
 
 /* A vfork parent sleeps until its child execs or exits: a wait for that

@@ -326,12 +326,17 @@ Test(waitfor_parse, unix_diag_dump_finds_the_listener_by_its_file)
 	d->nlmsg_len = NLMSG_LENGTH(4);
 	off += NLMSG_ALIGN(d->nlmsg_len);
 	uint32_t ino = 0;
-	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20, 11059301, &ino), 1);
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20, 11059301, 0, &ino), 1);
 	cr_expect_eq(ino, 8546690);
-	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20 | 1, 11059301, &ino), 2, "another device: done");
-	cr_expect_eq(lt_unix_diag_find_vfs(buf, two, 254u << 20, 5, &ino), 0, "not in this buffer: more may come");
+	ino = 0;
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20, 11059301, SOCK_STREAM, &ino), 1);
+	cr_expect_eq(ino, 8546690);
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20, 11059301, SOCK_DGRAM, &ino), 2,
+		     "a stream socket's file, asked for a datagram socket: none");
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20 | 1, 11059301, 0, &ino), 2, "another device: done");
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, two, 254u << 20, 5, 0, &ino), 0, "not in this buffer: more may come");
 	d->nlmsg_type = NLMSG_ERROR;
-	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20, 5, &ino), -1);
+	cr_expect_eq(lt_unix_diag_find_vfs(buf, off, 254u << 20, 5, 0, &ino), -1);
 }
 
 /* one inet_diag message as the kernel lays it out */
