@@ -85,6 +85,7 @@ void lt_waitfor_free(struct lt_waitfor *w)
 		free(w->edges[i].doing);
 	}
 	free(w->edges);
+	free(w->tracer_doing);
 	free(w);
 }
 
@@ -2539,6 +2540,31 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 	}
 }
 
+/* Each thread stopped by a tracer (state t): its tracer, the TracerPid of
+ * its /proc/PID/task/TID/status, and what that process does (a debugger
+ * at its prompt, one in a wait of its own, a tracer gone: the thread then
+ * stays stopped until it is continued or killed). */
+static void tracers(struct cctx *c)
+{
+	for (size_t i = 0; i < c->s->n_threads; i++) {
+		struct lt_thread *t = &c->s->threads[i];
+		if (t->state != 't' || !t->wf)
+			continue;
+		char path[96], buf[2048];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)t->wf->pid, (int)t->tid);
+		const char *tp = lts_read_small(path, buf, sizeof(buf)) > 0 ? strstr(buf, "\nTracerPid:") : NULL;
+		long pid = tp ? strtol(tp + 11, NULL, 10) : 0;
+		if (pid <= 0)
+			continue;
+		t->wf->tracer = (pid_t)pid;
+		struct party *p = party_get(c, (pid_t)pid);
+		if (p) {
+			t->wf->tracer_st = p->st;
+			t->wf->tracer_doing = p->doing ? lts_strdup(p->doing) : NULL;
+		}
+	}
+}
+
 void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 {
 	struct cctx c = { .s = s, .mem = mem };
@@ -2596,6 +2622,7 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 				edge_parties(&c, e);
 		}
 	}
+	tracers(&c);
 	for (size_t w = 0; w < c.n_wants; w++) {
 		free(c.wants[w].path);
 		free(c.wants[w].key);

@@ -51,6 +51,8 @@ enum lt_wf_pstate {
 	LT_WFP_GONE,        /* exited / zombie                                 */
 };
 const char *lt_wf_pstate_name(enum lt_wf_pstate s);
+/* The same in words: "in an event wait (idle)", "blocked itself", ... */
+const char *lt_wf_pstate_words(enum lt_wf_pstate s);
 
 #define LT_WF_MAX_PIDS 8
 
@@ -86,6 +88,12 @@ struct lt_waitfor {
 	pid_t pid;              /* the process of the thread                     */
 	struct lt_wf_edge *edges;
 	size_t n_edges;
+	/* a thread stopped by a tracer (state t) runs again only when its
+	 * tracer lets it go: the tracer (TracerPid), 0 none or unread, and
+	 * what it was doing, read as an edge's parties are */
+	pid_t tracer;
+	enum lt_wf_pstate tracer_st;
+	char *tracer_doing;     /* "8032 (gdb): poll", NULL                      */
 };
 
 /* What a pipe_read/pipe_write edge is on, from its "what" (the one place

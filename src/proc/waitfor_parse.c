@@ -47,6 +47,19 @@ const char *lt_wf_pstate_name(enum lt_wf_pstate s)
 	return "unknown";
 }
 
+const char *lt_wf_pstate_words(enum lt_wf_pstate s)
+{
+	switch (s) {
+	case LT_WFP_RUNNING: return "running";
+	case LT_WFP_TIMED: return "asleep on a timer";
+	case LT_WFP_EVENTS: return "in an event wait (idle)";
+	case LT_WFP_BLOCKED: return "blocked itself";
+	case LT_WFP_GONE: return "gone";
+	case LT_WFP_UNKNOWN: break;
+	}
+	return "state unknown";
+}
+
 int lt_parse_plock(const char *line, struct lt_plock *out)
 {
 	memset(out, 0, sizeof(*out));

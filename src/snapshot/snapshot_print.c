@@ -698,6 +698,12 @@ static void text_thread(FILE *f, const struct lt_thread *t)
 		fputc('\n', f);
 		free(l);
 	}
+	if (t->wf && t->wf->tracer) {
+		fprintf(f, "  stopped by tracer: process %d, %s: ", (int)t->wf->tracer,
+			lt_wf_pstate_words(t->wf->tracer_st));
+		text_str(f, t->wf->tracer_doing ? t->wf->tracer_doing : "?");
+		fputc('\n', f);
+	}
 	if (t->acquire && !t->futex.rtlock) {
 		fputs("  waits in a lock acquire: ", f);
 		text_str(f, t->acquire);

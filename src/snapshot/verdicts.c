@@ -2307,6 +2307,26 @@ static void find_stopped(struct lt_snapshot *s)
 	} else if (several && np > 1) {
 		snprintf(whose, sizeof(whose), " of the %zu processes they are in", np);
 	}
+	/* their tracer, when one holds them all (TracerPid: waitfor.c) */
+	const struct lt_waitfor *tw = NULL;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_waitfor *w = s->threads[i].wf;
+		if (s->threads[i].state != 't')
+			continue;
+		if (!w || !w->tracer || (tw && tw->tracer != w->tracer)) {
+			tw = NULL;
+			break;
+		}
+		if (!tw)
+			tw = w;
+	}
+	char by[256] = "";
+	if (tw) {
+		const char *d = tw->tracer_doing, *o = d ? strstr(d, " (") : NULL, *cl = o ? strchr(o, ')') : NULL;
+		snprintf(by, sizeof(by), ", process %d%s%.*s%s, which is %s", (int)tw->tracer, o ? " (" : "",
+			 o && cl ? (int)(cl - o - 2) : 0, o ? o + 2 : "", o ? ")" : "",
+			 lt_wf_pstate_words(tw->tracer_st));
+	}
 	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_STOPPED);
 	if (!v)
 		return;
@@ -2316,13 +2336,16 @@ static void find_stopped(struct lt_snapshot *s)
 					  "SIGTSTP, SIGTTIN or SIGTTOU): whatever they wait for, they run "
 					  "again only when the process gets SIGCONT", sig, of, whose);
 	else if (!sig)
-		v->summary = lts_asprintf("%zu of %zu threads%s are stopped by a tracer (state t: a debugger "
+		v->summary = lts_asprintf("%zu of %zu threads%s are stopped by a tracer%s (state t: a debugger "
 					  "or strace holds them): they run again only when it lets them go",
-					  traced, of, whose);
+					  traced, of, whose, by);
 	else
 		v->summary = lts_asprintf("%zu of %zu threads%s are stopped: %zu by a signal (state T, until "
-					  "SIGCONT), %zu by a tracer (state t)", sig + traced, of, whose,
-					  sig, traced);
+					  "SIGCONT), %zu by a tracer (state t)%s", sig + traced, of, whose,
+					  sig, traced, by);
+	if (tw)
+		lt_strlist_add(&v->evidence, "tracer %d: %s [TracerPid of /proc/PID/task/TID/status]", (int)tw->tracer,
+			       tw->tracer_doing ? tw->tracer_doing : "?");
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (t->state != 'T' && t->state != 't')

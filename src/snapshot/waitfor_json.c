@@ -51,7 +51,23 @@ void lts_wf_json(struct jw *w, const struct lt_thread *t)
 		jw_end(w);
 	}
 	jw_end(w);
+	if (t->wf->tracer) {
+		jw_kobject(w, "tracer");
+		jw_kint(w, "pid", (int)t->wf->tracer);
+		jw_kstr(w, "state", lt_wf_pstate_name(t->wf->tracer_st));
+		jw_kstr(w, "doing", t->wf->tracer_doing);
+		jw_end(w);
+	}
 	jw_end(w);
+}
+
+/* A parties' state from its name in the JSON, LT_WFP_UNKNOWN for none. */
+static enum lt_wf_pstate pstate_of(const char *ps)
+{
+	for (int v = LT_WFP_UNKNOWN; ps && v <= LT_WFP_GONE; v++)
+		if (!strcmp(lt_wf_pstate_name((enum lt_wf_pstate)v), ps))
+			return (enum lt_wf_pstate)v;
+	return LT_WFP_UNKNOWN;
 }
 
 void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j)
@@ -63,6 +79,12 @@ void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j)
 	if (!t->wf)
 		return;
 	t->wf->pid = (pid_t)rp_json_int(rp_json_get(j, "pid"), 0);
+	const struct rp_json *tr = rp_json_get(j, "tracer");
+	if (tr && tr->type == RPJ_OBJ) {
+		t->wf->tracer = (pid_t)rp_json_int(rp_json_get(tr, "pid"), 0);
+		t->wf->tracer_st = pstate_of(rp_json_str(rp_json_get(tr, "state")));
+		t->wf->tracer_doing = rp_json_strdup(rp_json_get(tr, "doing"));
+	}
 	for (size_t i = 0; edges && edges->type == RPJ_ARR && i < edges->n; i++) {
 		const struct rp_json *x = &edges->items[i];
 		const char *k = rp_json_str(rp_json_get(x, "kind"));
@@ -82,10 +104,7 @@ void lts_wf_from_json(struct lt_thread *t, const struct rp_json *j)
 		e->more_pids = mp && mp->type == RPJ_TRUE;
 		e->holder_tid = (pid_t)rp_json_int(rp_json_get(x, "holder_tid"), 0);
 		e->wait_s = rp_json_num(rp_json_get(x, "wait_s"), 0);
-		const char *ps = rp_json_str(rp_json_get(x, "parties_state"));
-		for (int v = LT_WFP_UNKNOWN; ps && v <= LT_WFP_GONE; v++)
-			if (!strcmp(lt_wf_pstate_name((enum lt_wf_pstate)v), ps))
-				e->pstate = (enum lt_wf_pstate)v;
+		e->pstate = pstate_of(rp_json_str(rp_json_get(x, "parties_state")));
 		e->doing = rp_json_strdup(rp_json_get(x, "parties_doing"));
 		e->evidence = rp_json_strdup(rp_json_get(x, "evidence"));
 		const struct rp_json *to = rp_json_get(x, "timeout");

@@ -25,17 +25,7 @@ static bool asleep(const struct lt_thread *t)
 	return t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL && !t->moved;
 }
 
-static const char *pstate_words(enum lt_wf_pstate s)
-{
-	switch (s) {
-	case LT_WFP_RUNNING: return "running";
-	case LT_WFP_TIMED: return "asleep on a timer";
-	case LT_WFP_EVENTS: return "in an event wait (idle)";
-	case LT_WFP_BLOCKED: return "blocked itself";
-	case LT_WFP_GONE: return "gone";
-	default: return "state unknown";
-	}
-}
+#define pstate_words lt_wf_pstate_words
 
 static void pid_list(const struct lt_wf_edge *e, char *buf, size_t len)
 {

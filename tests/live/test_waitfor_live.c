@@ -30,6 +30,7 @@
 #define FLOCK_BIN "/usr/bin/flock"
 #define SQLITE_BIN "/usr/bin/sqlite3"
 #define PIDWAIT_BIN "/usr/bin/pidwait"
+#define GDB_BIN "/usr/bin/gdb"
 
 static struct tl_proc procs[3];
 static char lines[3][64][256];
@@ -1974,6 +1975,56 @@ Test(waitfor_live, a_reader_stopped_in_read_makes_no_deadlock_with_its_writer)
 	cr_expect(stopped, "no STOPPED verdict says: %s", want);
 	cr_expect(chain, "no wait chain of the writer %d (and of it alone)", (int)w);
 	lt_multi_free(m);
+}
+
+/* A process a debugger attached to and left stopped at its prompt (state
+ * t): the STOPPED verdict names the tracer (TracerPid) and what it does,
+ * gdb reading its commands: idle, so the process runs again only when
+ * someone tells gdb to go on.  Before, "stopped by a tracer" named none. */
+Test(waitfor_live, a_process_stopped_by_gdb_names_gdb_as_its_tracer)
+{
+	need_root();
+	if (access(GDB_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: gdb)", GDB_BIN);
+	/* gdb in procs[0]: the cleanup kills it first, as a traced process's
+	 * parent cannot reap it before its tracer has let it go */
+	spawn(1, (char *const[]){ "/bin/sleep", "600", NULL });
+	pid_t target = procs[1].pid;
+	char pidstr[16];
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)target);
+	spawn(0, (char *const[]){ GDB_BIN, "-q", "-nx", "-p", pidstr, NULL }); /* commands from a pipe left open */
+	pid_t gdb = procs[0].pid;
+	tl_wait_in_call(gdb, gdb, 7, 60000); /* poll: at its prompt, the attach done */
+	struct lt_snapshot *s = take(target);
+	const struct lt_thread *t = lt_snapshot_find(s, target);
+	cr_assert_not_null(t);
+	cr_assert_eq(t->state, 't', "stopped by the attach: state %c", t->state);
+	cr_assert_not_null(t->wf);
+	cr_expect_eq(t->wf->tracer, gdb);
+	cr_expect_eq(t->wf->tracer_st, LT_WFP_EVENTS, "%s", lt_wf_pstate_name(t->wf->tracer_st));
+	char want[96];
+	snprintf(want, sizeof(want), "stopped by a tracer, process %d (gdb), which is in an event wait", (int)gdb);
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < s->n_verdicts && !v; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_STOPPED)
+			v = &s->verdicts[i];
+	cr_assert_not_null(v, "a STOPPED verdict");
+	cr_expect(strstr(v->summary, want), "%s", v->summary);
+
+	/* stored in a recording as JSON, read back the same */
+	size_t len = 0;
+	char *json = TL_PRINTED(&len, lt_snapshot_print_json, s);
+	struct lt_snapshot *back = NULL;
+	char err[200];
+	cr_assert_eq(lt_snapshot_from_json(json, len, &back, err, sizeof(err)), 0, "%s", err);
+	const struct lt_thread *b = lt_snapshot_find(back, target);
+	cr_assert(b && b->wf);
+	cr_expect_eq(b->wf->tracer, gdb);
+	cr_expect_eq(b->wf->tracer_st, LT_WFP_EVENTS);
+	cr_expect_str_eq(b->wf->tracer_doing, t->wf->tracer_doing);
+	lt_snapshot_free(back);
+	free(json);
+	lt_snapshot_free(s);
 }
 
 static const char WAITSEL_PY[] =

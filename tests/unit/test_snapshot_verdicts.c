@@ -10,6 +10,7 @@
 #include "lockmodel.h"
 #include "lt_test.h"
 #include "snapshot.h"
+#include "waitfor.h"
 
 static struct lt_snapshot *table(size_t n)
 {
@@ -472,6 +473,38 @@ Test(verdict_idle, a_stopped_thread_is_no_idle_one)
 	cr_assert_not_null(v);
 	cr_assert_not_null(strstr(v->summary, "stopped by a tracer (state t"), "%s", v->summary);
 	lt_snapshot_free(s);
+}
+
+/* Threads stopped by one tracer (their TracerPid): the verdict names it
+ * and what it does (a debugger idle at its prompt); by two tracers, none
+ * is named. */
+Test(verdict_idle, a_stopped_threads_tracer_is_named)
+{
+	for (int two = 0; two < 2; two++) {
+		struct lt_snapshot *s = table(2);
+		for (int i = 0; i < 2; i++) {
+			in_io(&s->threads[i], 10 + i, "app", 232, 3, LT_FD_ANON, 3); /* epoll_wait */
+			s->threads[i].state = 't';
+			s->threads[i].wf = calloc(1, sizeof(*s->threads[i].wf));
+			cr_assert_not_null(s->threads[i].wf);
+			s->threads[i].wf->pid = 10;
+			s->threads[i].wf->tracer = two && i ? 9000 : 8032;
+			s->threads[i].wf->tracer_st = LT_WFP_EVENTS;
+			s->threads[i].wf->tracer_doing = strdup(two && i ? "9000 (strace): wait4" : "8032 (gdb): poll");
+		}
+		lt_snapshot_diagnose(s, NULL);
+		const struct lt_verdict *v = find(s, LT_VERDICT_STOPPED);
+		cr_assert_not_null(v);
+		if (two) {
+			cr_expect_null(strstr(v->summary, "process 8032"), "%s", v->summary);
+			cr_expect(!tl_strlist_has(&v->evidence, "tracer 8032"));
+		} else {
+			cr_expect_not_null(strstr(v->summary, "2 of 2 threads are stopped by a tracer, process 8032 (gdb), "
+							"which is in an event wait (idle) (state t"), "%s", v->summary);
+			cr_expect(tl_strlist_has(&v->evidence, "tracer 8032: 8032 (gdb): poll"));
+		}
+		lt_snapshot_free(s);
+	}
 }
 
 /* A read on a pipe is no socket I/O: sockets, pipes and FIFOs apart. */
