@@ -29,10 +29,14 @@ set -euo pipefail
 # nodejs: a real node (/usr/bin/node) for test_node_live.c's idle pool test; Debian's
 #   libnode.so.108 is stripped, so the inspector test, whose ground truth is the symbol
 #   start_io_thread_semaphore, skips there, saying so (nodesource's node has it)
+# strace: a tracer the wait-for tests follow (strace -p's wait4 on its tracee)
+#   and a tool the overhead benchmark compares with
+# procps: ps, and pidwait(1), whose pidfd polls the wait-for tests follow (a
+#   minimal Debian 12 image has no procps)
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       pkg-config libcriterion-dev protobuf-compiler ocaml-nox bpftrace
       default-jdk-headless libclang-rt-14-dev xz-utils golang-go postgresql postgresql-server-dev-15
-      libc6-dbg python3 libpython3.11-dev gdb man-db dpkg-dev nodejs sqlite3)
+      libc6-dbg python3 libpython3.11-dev gdb man-db dpkg-dev nodejs sqlite3 strace procps)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -114,6 +114,10 @@ static bool timed_wait(long nr, const uint64_t *a)
 	case 441: return a[4] != 0;                            /* epoll_pwait2 */
 	case 202: return ((a[1] & 0x7f) == 0 || (a[1] & 0x7f) == 9) && a[3] != 0; /* futex wait */
 	case 128: return a[2] != 0;                            /* rt_sigtimedwait */
+	/* restart_syscall: a call resumed after a stop (a tracer's attach,
+	 * SIGSTOP/SIGCONT) through its restart block, which only the timed
+	 * ones keep (a sleep; a poll or futex wait with a timeout) */
+	case 219: return true;
 	default: return false;
 	}
 }
@@ -1918,6 +1922,47 @@ static size_t all_children(pid_t pid, pid_t *out, size_t max, bool *more)
 	return n;
 }
 
+/* The processes with a thread that a thread of process PID traces (its
+ * TracerPid, in /proc/P/task/T/status: the tracer's thread id) and, for
+ * WANT > 0, that is WANT or in process WANT: into OUT (at most MAX, *MORE
+ * if there were more).  A tracer's wait4 or waitid reports its tracees'
+ * stops as its children's (any thread of it waits for those of all). */
+static size_t tracees_of(pid_t pid, long want, pid_t *out, size_t max, bool *more)
+{
+	size_t nt = 0, n = 0;
+	pid_t *mine = lts_list_tasks(pid, &nt);
+	*more = false;
+	DIR *d = mine ? opendir("/proc") : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		long p = strtol(de->d_name, NULL, 10);
+		if (p <= 0 || p == pid)
+			continue;
+		size_t npt = 0;
+		pid_t *tasks = lts_list_tasks((pid_t)p, &npt);
+		bool hit = false;
+		for (size_t i = 0; i < npt && !hit; i++) {
+			char path[96], buf[2048];
+			snprintf(path, sizeof(path), "/proc/%ld/task/%d/status", p, (int)tasks[i]);
+			const char *tp = lts_read_small(path, buf, sizeof(buf)) > 0 ? strstr(buf, "\nTracerPid:") : NULL;
+			long tr = tp ? strtol(tp + 11, NULL, 10) : 0;
+			for (size_t k = 0; tr > 0 && k < nt && !hit; k++)
+				hit = mine[k] == tr && (want <= 0 || want == p || want == tasks[i]);
+		}
+		free(tasks);
+		if (!hit)
+			continue;
+		if (n < max)
+			out[n++] = (pid_t)p;
+		else
+			*more = true;
+	}
+	if (d)
+		closedir(d);
+	free(mine);
+	return n;
+}
+
 /* wait4(pid, ...): pid > 0 that child, -1 any, 0 any of the caller's
  * process group, < -1 any of group -pid.  waitid(idtype, id, ...): P_ALL
  * (0) any, P_PID (1) id, P_PGID (2) group id (0: the caller's), P_PIDFD (3)
@@ -1976,6 +2021,31 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 						       : "children from /proc/PID/task/TID/children");
 	else
 		e->evidence = lts_strdup("no such child found in /proc/PID/task/TID/children");
+	/* a tracer (strace -p, a debugger) waits so for its tracees too: any
+	 * of them (-1, P_ALL), or the one it names when that is no child */
+	if (pidfd_unknown || want_pgrp >= 0 || (want_pid > 0 && e->n_pids))
+		return;
+	pid_t tr[LT_WF_MAX_PIDS];
+	bool more = false;
+	size_t ntr = tracees_of(pid, want_pid, tr, LT_WF_MAX_PIDS, &more);
+	if (!ntr)
+		return;
+	if (e->n_pids) { /* children and tracees: an edge of its own */
+		e = lt_waitfor_add(t, pid, LT_WF_TRACEE);
+		if (!e)
+			return;
+	} else { /* no child: the tracees are all it waits for */
+		e->kind = LT_WF_TRACEE;
+		free(e->what);
+		free(e->evidence);
+	}
+	for (size_t i = 0; i < ntr; i++)
+		add_pid(e, tr[i]);
+	e->more_pids |= more;
+	e->what = want_pid > 0 ? lts_asprintf("tracee %ld: its next stop (a system call, a signal, its exit)", want_pid)
+			       : lts_strdup("its tracees: the next stop of any (a system call, a signal, an exit)");
+	e->evidence = lts_strdup("a tracer's wait reports its tracees' ptrace stops; tracees: the processes with a "
+				 "thread whose TracerPid (/proc/PID/task/TID/status) is a thread of this process");
 }
 
 /* ---- signal waits ---- */

@@ -36,6 +36,7 @@ enum lt_wf_kind {
 	LT_WF_TIMER,       /* ends by itself: a sleep, a timeout, a timerfd */
 	LT_WF_APP_LOCK,    /* an application's own lock manager (its model) */
 	LT_WF_EXIT,        /* a process's exit, not a child's (a pidfd polled) */
+	LT_WF_TRACEE,      /* a tracer's wait4/waitid: its tracees' next stops */
 	LT_WF_UNKNOWN,     /* who can end it is not known (said why) */
 };
 const char *lt_wf_kind_name(enum lt_wf_kind k);

@@ -29,6 +29,7 @@ const char *lt_wf_kind_name(enum lt_wf_kind k)
 	case LT_WF_TIMER: return "timer";
 	case LT_WF_APP_LOCK: return "app_lock";
 	case LT_WF_EXIT: return "exit";
+	case LT_WF_TRACEE: return "tracee";
 	case LT_WF_UNKNOWN: return "unknown";
 	}
 	return "unknown";

@@ -30,7 +30,8 @@ bool lt_wf_follow_edge(const struct lt_wf_edge *e)
 	if (lock)
 		return e->pstate == LT_WFP_EVENTS && e->n_pids <= 3 && !e->more_pids;
 	bool peer = e->kind == LT_WF_PIPE_READ || e->kind == LT_WF_PIPE_WRITE || e->kind == LT_WF_SOCKET ||
-		    e->kind == LT_WF_CHILD || e->kind == LT_WF_EXIT || lt_wf_maybe_child(e);
+		    e->kind == LT_WF_CHILD || e->kind == LT_WF_EXIT ||
+		    e->kind == LT_WF_TRACEE || lt_wf_maybe_child(e);
 	return peer && e->n_pids <= 3 && !e->more_pids; /* the waiter's own process may be one */
 }
 

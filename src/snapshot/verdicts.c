@@ -844,7 +844,7 @@ static bool inf_cand(const struct lt_snapshot *s, const long *next, const struct
 
 /* A wait that is evidence of its own that the thread is stuck, not idle:
  * for a lock (its holder read or inferred), a file or application lock, a
- * child or another process's exit, a full pipe or socket it writes, a listener's full backlog.  A
+ * child, another process's exit or a tracee, a full pipe or socket it writes, a listener's full backlog.  A
  * read of a socket or pipe is how an idle client or server waits too. */
 static bool strong_link(const struct lt_thread *t)
 {
@@ -855,7 +855,7 @@ static bool strong_link(const struct lt_thread *t)
 	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++) {
 		const struct lt_wf_edge *e = &t->wf->edges[k];
 		if (e->kind == LT_WF_FILE_LOCK || e->kind == LT_WF_APP_LOCK || e->kind == LT_WF_CHILD ||
-		    e->kind == LT_WF_EXIT || e->kind == LT_WF_PIPE_WRITE || (e->kind == LT_WF_SOCKET && (wr || lt_wf_connecting(e))))
+		    e->kind == LT_WF_EXIT || e->kind == LT_WF_TRACEE || e->kind == LT_WF_PIPE_WRITE || (e->kind == LT_WF_SOCKET && (wr || lt_wf_connecting(e))))
 			return true;
 	}
 	return false;

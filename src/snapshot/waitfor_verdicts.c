@@ -55,6 +55,7 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 	case LT_WF_SOCKET: who = lt_wf_connecting(e) ? "listener held by process" : "peer held by process"; break;
 	case LT_WF_CHILD: who = "child process"; break;
 	case LT_WF_EXIT: who = "ended by the exit of process"; break;
+	case LT_WF_TRACEE: who = "tracee process"; break;
 	case LT_WF_APP_LOCK: who = "held by process"; break;
 	case LT_WF_LISTEN: return lts_asprintf("%s: a connection (listening)", e->what ? e->what : "?");
 	case LT_WF_TIMER:
@@ -348,6 +349,7 @@ static const char *kind_verb(const struct lt_wf_edge *e)
 	case LT_WF_SOCKET: return "peer held only by";
 	case LT_WF_CHILD: return "child";
 	case LT_WF_EXIT: return "ended only by the exit of";
+	case LT_WF_TRACEE: return "tracee";
 	case LT_WF_APP_LOCK: return "held by";
 	default: return "ended only by";
 	}
@@ -365,6 +367,7 @@ static const char *kind_by(const struct lt_wf_edge *e)
 	case LT_WF_SOCKET: return "peer held by";
 	case LT_WF_CHILD: return "child";
 	case LT_WF_EXIT: return "ended by the exit of";
+	case LT_WF_TRACEE: return "tracee";
 	default: return "held by";
 	}
 }
@@ -372,7 +375,12 @@ static const char *kind_by(const struct lt_wf_edge *e)
 /* Who must make progress for E's wait to end, in a chain's summary. */
 static const char *end_word(const struct lt_wf_edge *e)
 {
-	return e->kind == LT_WF_CHILD ? "its child" : e->kind == LT_WF_EXIT ? "that process's exit" : "the other end";
+	switch (e->kind) {
+	case LT_WF_CHILD: return "its child";
+	case LT_WF_EXIT: return "that process's exit";
+	case LT_WF_TRACEE: return "its tracee";
+	default: return "the other end";
+	}
 }
 
 void lts_wf_edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const struct lt_thread *t)

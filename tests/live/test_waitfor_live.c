@@ -31,6 +31,7 @@
 #define SQLITE_BIN "/usr/bin/sqlite3"
 #define PIDWAIT_BIN "/usr/bin/pidwait"
 #define GDB_BIN "/usr/bin/gdb"
+#define STRACE_BIN "/usr/bin/strace"
 
 static struct tl_proc procs[3];
 static char lines[3][64][256];
@@ -2025,6 +2026,66 @@ Test(waitfor_live, a_process_stopped_by_gdb_names_gdb_as_its_tracer)
 	lt_snapshot_free(back);
 	free(json);
 	lt_snapshot_free(s);
+}
+
+/* strace -p sits in wait4(-1, __WALL) for its tracee's next stop; the
+ * tracee is no child of its, so the wait had no party ("no such child
+ * found": IDLE, an unknown party).  Its tracees (their TracerPid) are the
+ * parties: strace attached to a flock(1) waiting for a lock is a wait
+ * chain into it; attached to sleep(1), it waits on a timer's end. */
+static void strace_case(bool blocked)
+{
+	char held[256], waiting[256];
+	if (blocked) {
+		flock_holds_lockfile(STRACE_BIN, "strace", held, sizeof(held));
+		spawn(2, (char *const[]){ FLOCK_BIN, lockfile[0], "true", NULL });
+		tl_locks_line(procs[2].pid, lockfile[0], true, waiting, sizeof(waiting));
+	} else {
+		need_root();
+		if (access(STRACE_BIN, X_OK))
+			cr_skip_test("%s missing (Debian: strace)", STRACE_BIN);
+		spawn(2, (char *const[]){ "/bin/sleep", "600", NULL });
+		tl_wait_in_call(procs[2].pid, procs[2].pid, 230, 10000); /* clock_nanosleep */
+	}
+	pid_t target = procs[2].pid;
+	char pidstr[16];
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)target);
+	/* strace in procs[1], killed before its tracee at the cleanup (a
+	 * traced process's parent cannot reap it before its tracer lets go) */
+	spawn(1, (char *const[]){ STRACE_BIN, "-o", "/dev/null", "-p", pidstr, NULL });
+	pid_t st = procs[1].pid;
+	tl_wait_in_call(st, st, 61, 10000); /* wait4: attached, waiting */
+	struct lt_multi_snapshot *m = follow(st);
+	const struct lt_wf_edge *e = edge_of(m->procs[0], st, LT_WF_TRACEE);
+	cr_assert_eq(e->n_pids, 1, "%s", e->what);
+	cr_expect_eq(e->pids[0], target, "%s", e->what);
+	cr_expect_eq(e->pstate, blocked ? LT_WFP_BLOCKED : LT_WFP_TIMED, "%s", lt_wf_pstate_name(e->pstate));
+	const struct lt_verdict *chain = NULL;
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		const struct lt_verdict *v = &m->view.verdicts[i];
+		if (v->kind == LT_VERDICT_WAIT_CHAIN && has_tid(v, st))
+			chain = v;
+		cr_expect_neq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	}
+	if (blocked) {
+		cr_assert_not_null(chain, "a wait chain of strace %d into its tracee", (int)st);
+		char want[64];
+		snprintf(want, sizeof(want), "wait4() waits for process %d", (int)target);
+		cr_expect(strstr(chain->summary, want), "%s", chain->summary);
+	} else {
+		cr_expect_null(chain, "%s", chain ? chain->summary : "");
+	}
+	lt_multi_free(m);
+}
+
+Test(waitfor_live, strace_p_waits_for_its_tracee_blocked_on_a_lock)
+{
+	strace_case(true);
+}
+
+Test(waitfor_live, strace_p_on_a_sleep_is_no_chain)
+{
+	strace_case(false);
 }
 
 static const char WAITSEL_PY[] =

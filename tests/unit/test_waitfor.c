@@ -619,6 +619,27 @@ Test(waitfor_verdicts, a_pidfd_of_a_blocked_process_is_a_wait_chain_into_its_exi
 	free_snap(&s);
 }
 
+/* strace -p (500) in wait4(-1) for its tracee 501, no child of its, which
+ * is blocked: a wait chain into the tracee, said as one. */
+Test(waitfor_verdicts, a_tracer_waiting_for_a_blocked_tracee_is_a_wait_chain)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 500, 61, LT_WAIT_CHILD);
+	struct lt_wf_edge *e = edge(&th[0], 500, LT_WF_TRACEE, 501, LT_WFP_BLOCKED);
+	e->doing = strdup("501 (flock): flock");
+	free(e->what);
+	e->what = strdup("its tracees: the next stop of any (a system call, a signal, an exit)");
+	cr_expect_str_eq(lt_wf_kind_name(e->kind), "tracee");
+	char *line = lt_wf_edge_line(e);
+	cr_expect(strstr(line, "tracee process 501, blocked"), "%s", line);
+	free(line);
+	struct lt_snapshot s = { .pid = 500, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, "only by progress: its tracee"), "%s", s.verdicts[0].summary);
+	free_snap(&s);
+}
+
 /* A lock holder waiting for the exit of the process that waits for its
  * lock (`flock L -c 'pidwait -F pidfile'` and `flock L CMD`): 100 in
  * epoll_wait on a pidfd of 200, 200 in flock() on a lock only 100 holds:
