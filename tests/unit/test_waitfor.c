@@ -596,48 +596,45 @@ Test(waitfor_verdicts, blocked_peer_is_a_wait_chain)
 
 static void flock_child(struct lt_thread *t, pid_t holder, enum lt_wf_pstate ps);
 
+/* Thread 500 in call NR (wait WK) with one edge of KIND to process 501,
+ * blocked itself (WHAT, DOING): its edge line has LINE_HAS, and its first
+ * verdict is a wait chain whose summary has SUMMARY_HAS. */
+static void one_edge_chain(long nr, enum lt_wait_kind wk, enum lt_wf_kind kind, const char *name, const char *what,
+			   const char *doing, const char *line_has, const char *summary_has)
+{
+	struct lt_thread th[1];
+	blocked(&th[0], 500, nr, wk);
+	struct lt_wf_edge *e = edge(&th[0], 500, kind, 501, LT_WFP_BLOCKED);
+	e->doing = strdup(doing);
+	free(e->what);
+	e->what = strdup(what);
+	cr_expect_str_eq(lt_wf_kind_name(e->kind), name);
+	char *line = lt_wf_edge_line(e);
+	cr_expect(strstr(line, line_has), "%s", line);
+	free(line);
+	struct lt_snapshot s = { .pid = 500, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
+	cr_expect(strstr(s.verdicts[0].summary, summary_has), "%s", s.verdicts[0].summary);
+	free_snap(&s);
+}
+
 /* pidwait(1) (500) in epoll_wait on a pidfd of 501, not its child, which
  * is blocked: a wait chain into 501 whose end is that process's exit,
  * said as such (not "child", not the other end of a pipe). */
 Test(waitfor_verdicts, a_pidfd_of_a_blocked_process_is_a_wait_chain_into_its_exit)
 {
-	struct lt_thread th[1];
-	blocked(&th[0], 500, 232, LT_WAIT_POLL);
-	struct lt_wf_edge *e = edge(&th[0], 500, LT_WF_EXIT, 501, LT_WFP_BLOCKED);
-	e->doing = strdup("501 (cat): read");
-	free(e->what);
-	e->what = strdup("the exit of process 501 (pidfd fd 4)");
-	cr_expect_str_eq(lt_wf_kind_name(e->kind), "exit");
-	char *line = lt_wf_edge_line(e);
-	cr_expect(strstr(line, "ended by the exit of process 501, blocked"), "%s", line);
-	free(line);
-	struct lt_snapshot s = { .pid = 500, .threads = th, .n_threads = 1 };
-	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
-	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
-	cr_expect(strstr(s.verdicts[0].summary, "only by progress: that process's exit"), "%s",
-		  s.verdicts[0].summary);
-	free_snap(&s);
+	one_edge_chain(232, LT_WAIT_POLL, LT_WF_EXIT, "exit", "the exit of process 501 (pidfd fd 4)", "501 (cat): read",
+		       "ended by the exit of process 501, blocked", "only by progress: that process's exit");
 }
 
 /* strace -p (500) in wait4(-1) for its tracee 501, no child of its, which
  * is blocked: a wait chain into the tracee, said as one. */
 Test(waitfor_verdicts, a_tracer_waiting_for_a_blocked_tracee_is_a_wait_chain)
 {
-	struct lt_thread th[1];
-	blocked(&th[0], 500, 61, LT_WAIT_CHILD);
-	struct lt_wf_edge *e = edge(&th[0], 500, LT_WF_TRACEE, 501, LT_WFP_BLOCKED);
-	e->doing = strdup("501 (flock): flock");
-	free(e->what);
-	e->what = strdup("its tracees: the next stop of any (a system call, a signal, an exit)");
-	cr_expect_str_eq(lt_wf_kind_name(e->kind), "tracee");
-	char *line = lt_wf_edge_line(e);
-	cr_expect(strstr(line, "tracee process 501, blocked"), "%s", line);
-	free(line);
-	struct lt_snapshot s = { .pid = 500, .threads = th, .n_threads = 1 };
-	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
-	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "%s", s.verdicts[0].summary);
-	cr_expect(strstr(s.verdicts[0].summary, "only by progress: its tracee"), "%s", s.verdicts[0].summary);
-	free_snap(&s);
+	one_edge_chain(61, LT_WAIT_CHILD, LT_WF_TRACEE, "tracee",
+		       "its tracees: the next stop of any (a system call, a signal, an exit)", "501 (flock): flock",
+		       "tracee process 501, blocked", "only by progress: its tracee");
 }
 
 /* A lock holder waiting for the exit of the process that waits for its
