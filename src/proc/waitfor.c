@@ -151,6 +151,13 @@ struct cctx {
 	bool net_read;
 	struct lt_inet_table inet; /* tcp/udp sockets (inetdiag.h) */
 	bool inet_read;
+	/* the traced threads of the system (TracerPid), read once */
+	struct traced {
+		pid_t tracer, tgid, tid;
+		char state; /* its State: 't' in a ptrace stop */
+	} *traced;
+	size_t n_traced;
+	bool traced_read;
 	/* inodes to find holders of */
 	struct want {
 		unsigned long ino;
@@ -1922,45 +1929,118 @@ static size_t all_children(pid_t pid, pid_t *out, size_t max, bool *more)
 	return n;
 }
 
-/* The processes with a thread that a thread of process PID traces (its
- * TracerPid, in /proc/P/task/T/status: the tracer's thread id) and, for
- * WANT > 0, that is WANT or in process WANT: into OUT (at most MAX, *MORE
- * if there were more).  A tracer's wait4 or waitid reports its tracees'
- * stops as its children's (any thread of it waits for those of all). */
-static size_t tracees_of(pid_t pid, long want, pid_t *out, size_t max, bool *more)
+/* Every traced thread of the system: its TracerPid (the tracer's thread
+ * id) from /proc/P/task/T/status, read once a snapshot. */
+static void read_traced(struct cctx *c)
 {
-	size_t nt = 0, n = 0;
-	pid_t *mine = lts_list_tasks(pid, &nt);
-	*more = false;
-	DIR *d = mine ? opendir("/proc") : NULL;
+	if (c->traced_read)
+		return;
+	c->traced_read = true;
+	size_t cap = 0;
+	DIR *d = opendir("/proc");
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		long p = strtol(de->d_name, NULL, 10);
-		if (p <= 0 || p == pid)
+		if (p <= 0)
 			continue;
 		size_t npt = 0;
 		pid_t *tasks = lts_list_tasks((pid_t)p, &npt);
-		bool hit = false;
-		for (size_t i = 0; i < npt && !hit; i++) {
+		for (size_t i = 0; i < npt; i++) {
 			char path[96], buf[2048];
 			snprintf(path, sizeof(path), "/proc/%ld/task/%d/status", p, (int)tasks[i]);
 			const char *tp = lts_read_small(path, buf, sizeof(buf)) > 0 ? strstr(buf, "\nTracerPid:") : NULL;
 			long tr = tp ? strtol(tp + 11, NULL, 10) : 0;
-			for (size_t k = 0; tr > 0 && k < nt && !hit; k++)
-				hit = mine[k] == tr && (want <= 0 || want == p || want == tasks[i]);
+			if (tr <= 0)
+				continue;
+			struct traced *nv = lt_grow(c->traced, &cap, c->n_traced, sizeof(*nv), 16);
+			if (!nv)
+				break;
+			c->traced = nv;
+			const char *st = strstr(buf, "\nState:");
+			char state = 0;
+			if (st)
+				sscanf(st + 7, " %c", &state);
+			c->traced[c->n_traced++] = (struct traced){ (pid_t)tr, (pid_t)p, tasks[i], state };
 		}
 		free(tasks);
-		if (!hit)
-			continue;
-		if (n < max)
-			out[n++] = (pid_t)p;
-		else
-			*more = true;
 	}
 	if (d)
 		closedir(d);
+}
+
+/* The processes with a thread that a thread of process PID traces and,
+ * for WANT > 0, that is WANT or in process WANT: into OUT (at most MAX,
+ * *MORE if there were more).  A tracer's wait4 or waitid reports its
+ * tracees' stops as its children's (any thread of it waits for those of
+ * all), and each stop sends it SIGCHLD.  *AWAKE (if AWAKE): the one
+ * thread of them not in a ptrace stop (the one whose stop it waits for,
+ * as a debugger attaching waits for each thread's), 0 none or several. */
+static size_t tracees_of(struct cctx *c, pid_t pid, long want, pid_t *out, size_t max, bool *more, pid_t *awake)
+{
+	*more = false;
+	if (awake)
+		*awake = 0;
+	size_t n_awake = 0;
+	read_traced(c);
+	if (!c->n_traced)
+		return 0;
+	size_t nt = 0, n = 0;
+	pid_t *mine = lts_list_tasks(pid, &nt);
+	for (size_t i = 0; i < c->n_traced; i++) {
+		const struct traced *x = &c->traced[i];
+		bool hit = x->tgid != pid && (want <= 0 || want == x->tgid || want == x->tid);
+		bool by_me = false;
+		for (size_t k = 0; hit && k < nt && !by_me; k++)
+			by_me = mine[k] == x->tracer;
+		bool seen = false;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = out[k] == x->tgid;
+		if (!hit || !by_me)
+			continue;
+		if (x->state != 't' && awake && !n_awake++)
+			*awake = x->tid;
+		if (seen)
+			continue;
+		if (n < max)
+			out[n++] = x->tgid;
+		else
+			*more = true;
+	}
 	free(mine);
+	if (awake && n_awake != 1)
+		*awake = 0;
 	return n;
+}
+
+/* A tracer's event loop (gdb waits in pselect6 on pipes of its own): each
+ * ptrace stop of a tracee sends it SIGCHLD, and when it catches SIGCHLD
+ * its handler may wake the wait (gdb's writes its event pipe).  Its
+ * tracees are then a party of the wait: an edge, inferred, said so. */
+static void tracer_poll_edge(struct cctx *c, struct lt_thread *t)
+{
+	pid_t pid = c->s->pid;
+	char path[96], buf[4096];
+	uint64_t caught = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) <= 0 || lt_status_sigmask(buf, "SigCgt:", &caught) ||
+	    !(caught & (1ULL << 16))) /* SIGCHLD */
+		return;
+	pid_t tr[LT_WF_MAX_PIDS], awake;
+	bool more = false;
+	size_t n = tracees_of(c, pid, -1, tr, LT_WF_MAX_PIDS, &more, &awake);
+	if (!n)
+		return;
+	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_TRACEE);
+	if (!e)
+		return;
+	for (size_t i = 0; i < n; i++)
+		add_pid(e, tr[i]);
+	e->more_pids = more;
+	e->holder_tid = awake;
+	e->what = lts_strdup(LT_WF_MAYBE_TRACEE "its tracees' next ptrace stops");
+	e->evidence = lts_strdup("inferred: it traces them (their TracerPid, /proc/PID/task/TID/status) and catches "
+				 "SIGCHLD (SigCgt of /proc/PID/status), which each of their stops sends it; that its "
+				 "handler wakes this wait (a pipe of its own, as gdb's) is not read");
 }
 
 /* wait4(pid, ...): pid > 0 that child, -1 any, 0 any of the caller's
@@ -2025,9 +2105,9 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 	 * of them (-1, P_ALL), or the one it names when that is no child */
 	if (pidfd_unknown || want_pgrp >= 0 || (want_pid > 0 && e->n_pids))
 		return;
-	pid_t tr[LT_WF_MAX_PIDS];
+	pid_t tr[LT_WF_MAX_PIDS], awake;
 	bool more = false;
-	size_t ntr = tracees_of(pid, want_pid, tr, LT_WF_MAX_PIDS, &more);
+	size_t ntr = tracees_of(c, pid, want_pid, tr, LT_WF_MAX_PIDS, &more, &awake);
 	if (!ntr)
 		return;
 	if (e->n_pids) { /* children and tracees: an edge of its own */
@@ -2042,6 +2122,7 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 	for (size_t i = 0; i < ntr; i++)
 		add_pid(e, tr[i]);
 	e->more_pids |= more;
+	e->holder_tid = awake;
 	e->what = want_pid > 0 ? lts_asprintf("tracee %ld: its next stop (a system call, a signal, its exit)", want_pid)
 			       : lts_strdup("its tracees: the next stop of any (a system call, a signal, an exit)");
 	e->evidence = lts_strdup("a tracer's wait reports its tracees' ptrace stops; tracees: the processes with a "
@@ -2314,7 +2395,13 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
 		snprintf(shown, sizeof(shown), "set 0x%" PRIx64 ", %s", w.set, a[2] ? "with a timeout" : "no timeout");
 	else if (nr == 128)
 		snprintf(shown, sizeof(shown), "set unread, %s", a[2] ? "with a timeout" : "no timeout");
-	char *d = lts_asprintf("%s(%s): %s%s", call, shown, why,
+	/* a tracer (gdb waiting for a thread it attached to stop) gets
+	 * SIGCHLD at each ptrace stop of its tracees too */
+	pid_t tr[LT_WF_MAX_PIDS], awake;
+	bool tmore = false;
+	size_t ntr = end == LT_SIG_END_YES ? tracees_of(c, pid, -1, tr, LT_WF_MAX_PIDS, &tmore, &awake) : 0;
+	char *d = lts_asprintf("%s(%s): %s%s%s", call, shown, why,
+			       ntr ? "; a stop of a process it traces ends it" : "",
 			       !nk ? "; it has no child"
 			       : end == LT_SIG_END_YES ? ": a child's exit ends it"
 			       : end == LT_SIG_END_MAYBE ? ": whether a child's exit ends it is not known"
@@ -2323,8 +2410,22 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
 		free(t->detail);
 		t->detail = d;
 	}
+	if (ntr) {
+		struct lt_wf_edge *te = lt_waitfor_add(t, pid, LT_WF_TRACEE);
+		if (te) {
+			for (size_t i = 0; i < ntr; i++)
+				add_pid(te, tr[i]);
+			te->more_pids = tmore;
+			te->holder_tid = awake;
+			te->what = lts_asprintf("its tracees' next ptrace stops (SIGCHLD, %s)", call);
+			te->evidence = lts_asprintf("%s (from %s; SigCgt, SigIgn of /proc/PID/status), and each ptrace stop "
+						    "of a tracee sends it; tracees: the processes with a thread whose "
+						    "TracerPid (/proc/PID/task/TID/status) is a thread of this process", why,
+						    src);
+		}
+	}
 	if (!nk || end == LT_SIG_END_NO)
-		return false;
+		return ntr > 0;
 	struct lt_wf_edge *e = sigchld_edge(c, t, end, call, kids, nk, more);
 	if (!e)
 		return false;
@@ -2560,6 +2661,7 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 			if (e)
 				e->what = lts_asprintf("timeout %" PRId64 " ms", t->fdw.timeout_ms);
 		}
+		tracer_poll_edge(c, t);
 		break;
 	}
 	case LT_WAIT_SLEEP: {
@@ -2707,5 +2809,6 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 	free(c.polled);
 	free(c.locks);
 	free(c.net[0]);
+	free(c.traced);
 	lt_inet_free(&c.inet);
 }

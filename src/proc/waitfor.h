@@ -176,6 +176,16 @@ static inline bool lt_wf_sigtimer(const struct lt_wf_edge *e)
 	       (!strncmp(e->what, LT_WF_SIGTIMER, sizeof(LT_WF_SIGTIMER) - 1) ||
 		!strncmp(e->what, LT_WF_APPTIMER, sizeof(LT_WF_APPTIMER) - 1));
 }
+/* A tracer's event loop (gdb's): each ptrace stop of a tracee sends it
+ * SIGCHLD, which its handler may turn into a wake-up of its poll (a pipe
+ * of its own): a tracee edge whose "what" starts with LT_WF_MAYBE_TRACEE,
+ * an inference said as one. */
+#define LT_WF_MAYBE_TRACEE "perhaps, through its SIGCHLD handler, "
+static inline bool lt_wf_maybe_tracee(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_TRACEE && e->what &&
+	       !strncmp(e->what, LT_WF_MAYBE_TRACEE, sizeof(LT_WF_MAYBE_TRACEE) - 1);
+}
 static inline bool lt_wf_pollchild(const struct lt_wf_edge *e)
 {
 	return e->kind == LT_WF_CHILD && e->what && !strncmp(e->what, LT_WF_POLLCHILD, sizeof(LT_WF_POLLCHILD) - 1);

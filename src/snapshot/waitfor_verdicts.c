@@ -44,6 +44,7 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 	const char *who;
 	switch (lt_wf_maybe_child(e) ? LT_WF_NONE : e->kind) {
 	case LT_WF_NONE: who = "perhaps (inferred) child process"; break;
+	case LT_WF_TRACEE: who = lt_wf_maybe_tracee(e) ? "perhaps (inferred) tracee process" : "tracee process"; break;
 	case LT_WF_FILE_LOCK: who = "held by process"; break;
 	case LT_WF_PIPE_READ:
 	case LT_WF_PIPE_WRITE:
@@ -55,7 +56,6 @@ char *lt_wf_edge_line(const struct lt_wf_edge *e)
 	case LT_WF_SOCKET: who = lt_wf_connecting(e) ? "listener held by process" : "peer held by process"; break;
 	case LT_WF_CHILD: who = "child process"; break;
 	case LT_WF_EXIT: who = "ended by the exit of process"; break;
-	case LT_WF_TRACEE: who = "tracee process"; break;
 	case LT_WF_APP_LOCK: who = "held by process"; break;
 	case LT_WF_LISTEN: return lts_asprintf("%s: a connection (listening)", e->what ? e->what : "?");
 	case LT_WF_TIMER:
@@ -349,7 +349,7 @@ static const char *kind_verb(const struct lt_wf_edge *e)
 	case LT_WF_SOCKET: return "peer held only by";
 	case LT_WF_CHILD: return "child";
 	case LT_WF_EXIT: return "ended only by the exit of";
-	case LT_WF_TRACEE: return "tracee";
+	case LT_WF_TRACEE: return lt_wf_maybe_tracee(e) ? "perhaps (inferred) tracee" : "tracee";
 	case LT_WF_APP_LOCK: return "held by";
 	default: return "ended only by";
 	}
@@ -367,7 +367,7 @@ static const char *kind_by(const struct lt_wf_edge *e)
 	case LT_WF_SOCKET: return "peer held by";
 	case LT_WF_CHILD: return "child";
 	case LT_WF_EXIT: return "ended by the exit of";
-	case LT_WF_TRACEE: return "tracee";
+	case LT_WF_TRACEE: return lt_wf_maybe_tracee(e) ? "perhaps (inferred) tracee" : "tracee";
 	default: return "held by";
 	}
 }
@@ -378,7 +378,8 @@ static const char *end_word(const struct lt_wf_edge *e)
 	switch (e->kind) {
 	case LT_WF_CHILD: return "its child";
 	case LT_WF_EXIT: return "that process's exit";
-	case LT_WF_TRACEE: return "its tracee";
+	case LT_WF_TRACEE: return lt_wf_maybe_tracee(e) ? "its tracee (inferred: through its SIGCHLD handler)"
+							: "its tracee";
 	default: return "the other end";
 	}
 }

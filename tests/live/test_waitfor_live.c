@@ -45,8 +45,27 @@ static char extra_sock[128];     /* a test's socket file (its process is killed:
 static int sysv_id = -1; /* ipc_waits sysv's semaphore set */
 static int sysv_msqid = -1; /* ipc_waits sysv-msg's message queue */
 
+/* a tracer a test started (gdb, strace): killed first at the cleanup, as
+ * a traced process's parent cannot reap it before its tracer lets go */
+static struct tl_proc tracer;
+
+/* Starts ARGV (gdb or strace, BIN) as the test's tracer; skips, saying
+ * why, when BIN (of Debian's package PKG) is missing. */
+static pid_t start_tracer(const char *bin, const char *pkg, char *const argv[])
+{
+	if (access(bin, X_OK))
+		cr_skip_test("%s missing (Debian: %s)", bin, pkg);
+	cr_assert_eq(tl_spawn(&tracer, argv), 0, "cannot start %s: %s", bin, strerror(errno));
+	return tracer.pid;
+}
+
 static void cleanup(void)
 {
+	if (tracer.pid > 0) {
+		tl_kill_tree(tracer.pid);
+		tl_close(&tracer);
+		tracer.pid = 0;
+	}
 	if (sysv_id >= 0)
 		semctl(sysv_id, 0, IPC_RMID);
 	sysv_id = -1;
@@ -1987,14 +2006,12 @@ Test(waitfor_live, a_process_stopped_by_gdb_names_gdb_as_its_tracer)
 	need_root();
 	if (access(GDB_BIN, X_OK))
 		cr_skip_test("%s missing (Debian: gdb)", GDB_BIN);
-	/* gdb in procs[0]: the cleanup kills it first, as a traced process's
-	 * parent cannot reap it before its tracer has let it go */
-	spawn(1, (char *const[]){ "/bin/sleep", "600", NULL });
-	pid_t target = procs[1].pid;
+	spawn(0, (char *const[]){ "/bin/sleep", "600", NULL });
+	pid_t target = procs[0].pid;
 	char pidstr[16];
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)target);
-	spawn(0, (char *const[]){ GDB_BIN, "-q", "-nx", "-p", pidstr, NULL }); /* commands from a pipe left open */
-	pid_t gdb = procs[0].pid;
+	/* commands from a pipe left open: it waits at its prompt */
+	pid_t gdb = start_tracer(GDB_BIN, "gdb", (char *const[]){ GDB_BIN, "-q", "-nx", "-p", pidstr, NULL });
 	tl_wait_in_call(gdb, gdb, 7, 60000); /* poll: at its prompt, the attach done */
 	struct lt_snapshot *s = take(target);
 	const struct lt_thread *t = lt_snapshot_find(s, target);
@@ -2050,10 +2067,7 @@ static void strace_case(bool blocked)
 	pid_t target = procs[2].pid;
 	char pidstr[16];
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)target);
-	/* strace in procs[1], killed before its tracee at the cleanup (a
-	 * traced process's parent cannot reap it before its tracer lets go) */
-	spawn(1, (char *const[]){ STRACE_BIN, "-o", "/dev/null", "-p", pidstr, NULL });
-	pid_t st = procs[1].pid;
+	pid_t st = start_tracer(STRACE_BIN, "strace", (char *const[]){ STRACE_BIN, "-o", "/dev/null", "-p", pidstr, NULL });
 	tl_wait_in_call(st, st, 61, 10000); /* wait4: attached, waiting */
 	struct lt_multi_snapshot *m = follow(st);
 	const struct lt_wf_edge *e = edge_of(m->procs[0], st, LT_WF_TRACEE);
@@ -2380,6 +2394,44 @@ static void start_ipc(const char *mode, const char *file)
 		cr_skip_test("%s not built: run make all first", WL("ipc_waits"));
 	tl_start_ready(&procs[0], (char *const[]){ WL("ipc_waits"), (char *)mode, (char *)file, NULL }, lines[0],
 		       &nlines[0], 64, 30000);
+}
+
+/* gdb attaching to a process whose thread is a vfork parent (posix_spawn
+ * whose file action opens a FIFO nobody writes) never gets that thread's
+ * stop (a vfork parent sleeps killable, not interruptibly): the attach
+ * hangs, gdb in wait4(PID, __WALL) for it (in rt_sigsuspend for the
+ * SIGCHLD of a stop, with several threads).  Its tracee is the party of
+ * that wait (no child of gdb's), the thread not yet stopped named;
+ * before, "no such child" (or "it has no child"): IDLE with no party. */
+Test(waitfor_live, gdb_attaching_a_vfork_parent_waits_for_that_thread)
+{
+	tmp_lockfile(0);
+	start_ipc("spawn-fifo", lockfile[0]);
+	pid_t parent = procs[0].pid;
+	tl_wait_in_call(parent, parent, 435, 10000); /* clone3 */
+	orphan = only_child(parent);
+	char pidstr[16];
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)parent);
+	pid_t gdb = start_tracer(GDB_BIN, "gdb", (char *const[]){ GDB_BIN, "-q", "-nx", "-p", pidstr, NULL });
+	char path[64], sc[256] = "";
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)gdb);
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 60; usleep(20000)) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(sc, 1, sizeof(sc) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		sc[n] = 0;
+		if (!strncmp(sc, "61 ", 3) || !strncmp(sc, "130 ", 4)) /* wait4, rt_sigsuspend */
+			break;
+	}
+	cr_assert(!strncmp(sc, "61 ", 3) || !strncmp(sc, "130 ", 4), "gdb never waited for the stop: %s", sc);
+	struct lt_snapshot *s = take(gdb);
+	const struct lt_wf_edge *e = edge_of(s, gdb, LT_WF_TRACEE);
+	cr_assert_eq(e->n_pids, 1, "%s", e->what);
+	cr_expect_eq(e->pids[0], parent, "%s", e->what);
+	cr_expect_eq(e->holder_tid, parent, "the one thread not stopped: the vfork parent (%s)", e->what);
+	cr_expect(!lt_wf_maybe_tracee(e), "a stop's SIGCHLD ends rt_sigsuspend: no inference (%s)", e->what);
+	lt_snapshot_free(s);
 }
 
 /* A parent reads an eventfd its child holds too; the child waits for the
