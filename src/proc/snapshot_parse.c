@@ -293,6 +293,18 @@ static bool kstack_waits_for_space(const struct lt_thread *t)
 	return false;
 }
 
+bool lt_restart_untimed_poll(long nr, const uint64_t *a, const struct lt_strlist *ks, const char *text)
+{
+	if (nr != 219 || (int)a[2] >= 0)
+		return false;
+	if (text)
+		return strstr(text, "do_restart_poll") != NULL;
+	for (size_t k = 0; ks && k < ks->n; k++)
+		if (strstr(ks->v[k], "do_restart_poll"))
+			return true;
+	return false;
+}
+
 bool lt_vfork_wait(const struct lt_thread *t)
 {
 	return t->wait == LT_WAIT_CHILD && (t->sc.nr == 58 || t->sc.nr == 56 || t->sc.nr == 435);

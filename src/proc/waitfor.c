@@ -115,11 +115,21 @@ static bool timed_wait(long nr, const uint64_t *a)
 	case 202: return ((a[1] & 0x7f) == 0 || (a[1] & 0x7f) == 9) && a[3] != 0; /* futex wait */
 	case 128: return a[2] != 0;                            /* rt_sigtimedwait */
 	/* restart_syscall: a call resumed after a stop (a tracer's attach,
-	 * SIGSTOP/SIGCONT) through its restart block, which only the timed
-	 * ones keep (a sleep; a poll or futex wait with a timeout) */
+	 * SIGSTOP/SIGCONT) through its restart block: a sleep, a futex wait
+	 * with a timeout, or a poll, with or without one (the callers set
+	 * those aside first: lt_restart_untimed_poll) */
 	case 219: return true;
 	default: return false;
 	}
+}
+
+/* Thread TID of process PID, in restart_syscall (SC), resumes a poll with
+ * no timeout: its kernel stack read. */
+static bool restart_poll_of(pid_t pid, pid_t tid, const struct lt_sc_line *sc)
+{
+	char path[96], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)tid);
+	return lts_read_small(path, buf, sizeof(buf)) > 0 && lt_restart_untimed_poll(sc->nr, sc->args, NULL, buf);
 }
 
 static bool event_wait(long nr)
@@ -346,6 +356,8 @@ static void party_read(struct party *p, int depth)
 			} else if (sw == 1) { /* a child wait, judged by the children */
 				waits++;
 				blocked++;
+			} else if (sc.nr == 219 && restart_poll_of(p->pid, tids[i], &sc)) {
+				events++; /* a poll with no timeout, resumed after a stop */
 			} else if (timed_wait(sc.nr, sc.args))
 				timed++;
 			else if (event_wait(sc.nr))
@@ -387,6 +399,8 @@ static void party_self(const struct lt_snapshot *s, struct party *p)
 			running++;
 		else if (t->sc.state != LT_SC_IN_SYSCALL)
 			continue;
+		else if (lt_restart_untimed_poll(t->sc.nr, t->sc.args, &t->kstack, NULL))
+			events++; /* a poll with no timeout, resumed after a stop */
 		else if (timed_wait(t->sc.nr, t->sc.args))
 			timed++;
 		else if (event_wait(t->sc.nr))
@@ -2671,8 +2685,13 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 		/* a child polled for between sleeps (Python's subprocess) */
 		if (t->sc.nr != 34 && popen_poll_edges(c, t))
 			break;
-		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 ? LT_WF_UNKNOWN : LT_WF_TIMER);
-		if (e) {
+		bool untimed = lt_restart_untimed_poll(t->sc.nr, t->sc.args, &t->kstack, NULL);
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 || untimed ? LT_WF_UNKNOWN : LT_WF_TIMER);
+		if (e && untimed) {
+			e->what = lts_strdup("a poll with no timeout resumed after a stop (restart_syscall)");
+			e->evidence = lts_strdup("its kernel stack is in do_restart_poll and its timeout argument is "
+						 "negative; the restarted call keeps its fds in the kernel, not read");
+		} else if (e) {
 			e->what = lts_strdup(t->sc.nr == 34 ? "a signal (pause)"
 					     : t->sc.nr == 219 ? "the timeout of a timed call resumed after a stop "
 								 "(restart_syscall: a sleep, or a poll or futex "

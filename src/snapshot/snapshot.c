@@ -1010,6 +1010,8 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 	if (t->sc.nr == 219 && t->acquire)
 		return lts_asprintf("%s(): %s resumed after a stop, a lock wait whose lock the restarted call "
 				    "no longer names", name, t->acquire);
+	if (lt_restart_untimed_poll(t->sc.nr, a, &t->kstack, NULL))
+		return lts_asprintf("%s(): a poll with no timeout resumed after a stop", name);
 	if (t->sc.nr == 219)
 		return lts_asprintf("%s(): a timed call (a sleep, or a poll or futex wait with a timeout) resumed "
 				    "after a stop", name);

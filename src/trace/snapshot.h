@@ -746,6 +746,13 @@ int lt_io_wait_fd(const struct lt_thread *t, int *dir);
  * snapshot's decode gives vfork, and clone/clone3 with CLONE_VFORK) in one
  * of those calls, not in wait4/waitid? */
 bool lt_vfork_wait(const struct lt_thread *t);
+/* A thread in call NR with arguments A (restart_syscall: 219) resumes a
+ * poll with no timeout after a stop: its kernel stack (KS, its frames, or
+ * TEXT, that of /proc/.../stack) in do_restart_poll and the poll's
+ * timeout, still in its registers, negative.  The other restarted calls
+ * are timed (a sleep, a futex wait or a poll with a timeout: only they
+ * keep a restart block). */
+bool lt_restart_untimed_poll(long nr, const uint64_t *a, const struct lt_strlist *ks, const char *text);
 
 /* Free the strings and arrays owned by one thread / verdict (for code that
  * builds synthetic thread tables, e.g. tests). */

@@ -2102,6 +2102,42 @@ Test(waitfor_live, strace_p_on_a_sleep_is_no_chain)
 	strace_case(false);
 }
 
+/* A poll with no timeout, stopped and continued, resumes in
+ * restart_syscall: no timer ends it (before, "a timed call ... resumed
+ * after a stop" and a timer edge, and a party asleep on a timer to whoever
+ * waited for its process). */
+Test(waitfor_live, a_poll_with_no_timeout_resumed_after_a_stop_has_no_timer)
+{
+	start_py("import os, select\n"
+		 "r, w = os.pipe()\n"
+		 "p = select.poll(); p.register(r, select.POLLIN)\n"
+		 "print('ready', flush=True)\n"
+		 "p.poll()\n");
+	pid_t pid = procs[0].pid;
+	tl_wait_in_call(pid, pid, 7, 10000); /* poll */
+	cr_assert_eq(kill(pid, SIGSTOP), 0);
+	char st[512] = "";
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10 && !strstr(st, "State:\tT"); usleep(10000)) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		if (lts_read_small(path, st, sizeof(st)) < 0)
+			st[0] = 0;
+	}
+	cr_assert(strstr(st, "State:\tT"), "stopped");
+	cr_assert_eq(kill(pid, SIGCONT), 0);
+	tl_wait_in_call(pid, pid, 219, 10000); /* restart_syscall */
+	struct lt_snapshot *s = take(pid);
+	const struct lt_thread *t = lt_snapshot_find(s, pid);
+	cr_assert_not_null(t);
+	cr_expect(t->detail && strstr(t->detail, "a poll with no timeout resumed after a stop"), "%s",
+		  t->detail ? t->detail : "-");
+	const struct lt_wf_edge *e = edge_of(s, pid, LT_WF_UNKNOWN);
+	cr_expect(strstr(e->what, "a poll with no timeout"), "%s", e->what);
+	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
+		cr_expect_neq(t->wf->edges[k].kind, LT_WF_TIMER, "no timer: %s", t->wf->edges[k].what);
+	lt_snapshot_free(s);
+}
+
 static const char WAITSEL_PY[] =
 	"import os, subprocess, sys\n"
 	"own = subprocess.Popen(['sleep', '600'], process_group=0)\n" /* its own group */

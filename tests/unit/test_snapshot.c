@@ -685,3 +685,25 @@ Test(snapshot, done_kinds_by_their_lock_kind)
 	cr_assert_null(lt_done_kind_of("threading.Condition"));
 	cr_assert_null(lt_done_kind_of(NULL));
 }
+
+/* restart_syscall resumes a sleep, a futex wait with a timeout or a poll
+ * (with or without one): only a poll whose timeout argument, left in the
+ * registers, is negative, and whose kernel stack is in do_restart_poll,
+ * has no timer. */
+Test(snapshot_parse, a_restarted_poll_with_no_timeout_is_untimed)
+{
+	uint64_t a[6] = { 0x7f0000001000, 1, 0xffffffff, 1, 0, 0 };
+	const char *poll = "[<0>] poll_schedule_timeout.constprop.0+0x37/0x90\n[<0>] do_sys_poll+0x437/0x5c0\n"
+			   "[<0>] do_restart_poll+0x54/0xa0\n";
+	cr_expect(lt_restart_untimed_poll(219, a, NULL, poll));
+	struct lt_strlist ks = { 0 };
+	lt_strlist_add(&ks, "do_restart_poll+0x54/0xa0");
+	cr_expect(lt_restart_untimed_poll(219, a, &ks, NULL), "from the parsed frames too");
+	cr_expect(!lt_restart_untimed_poll(7, a, &ks, NULL), "not restart_syscall");
+	a[2] = 5000;
+	cr_expect(!lt_restart_untimed_poll(219, a, &ks, NULL), "a poll with a timeout is timed");
+	a[2] = 0xffffffff;
+	cr_expect(!lt_restart_untimed_poll(219, a, NULL, "[<0>] hrtimer_nanosleep_restart+0x10/0x20\n"),
+		  "a sleep, its argument whatever");
+	lt_strlist_free(&ks);
+}
