@@ -255,7 +255,7 @@ void lts_describe_fd(pid_t pid, struct lts_net *net, int fd, struct lt_fd *out)
  * An epoll fd in it (a nested set: an event loop embedding another, as
  * sd-event's fd is meant to be) is ready when its own list is: it is
  * replaced by that list, each of its fds said to be in it, DEPTH levels
- * down at most. */
+ * down at most (an empty one is kept as it is). */
 static int epoll_list(pid_t pid, struct lts_net *net, int epfd, int depth, struct lt_fd **v, size_t *n,
 		      size_t *cap)
 {
@@ -277,7 +277,9 @@ static int epoll_list(pid_t pid, struct lts_net *net, int epfd, int depth, struc
 		if (depth > 1 && f.target && !strcmp(f.target, "anon_inode:[eventpoll]") && (ev[i] & 1) &&
 		    fds[i] != epfd) {
 			size_t from = *n;
-			if (!epoll_list(pid, net, fds[i], depth - 1, v, n, cap)) {
+			/* an empty inner set stays itself: only an epoll_ctl
+			 * of this process's can fill it */
+			if (!epoll_list(pid, net, fds[i], depth - 1, v, n, cap) && *n > from) {
 				for (size_t j = from; j < *n; j++) {
 					char *d = lts_asprintf("%s (in epoll fd %d)", (*v)[j].desc ? (*v)[j].desc
 									: (*v)[j].target ? (*v)[j].target : "?", fds[i]);

@@ -1405,12 +1405,24 @@ static bool send_dest(struct cctx *c, const struct lt_thread *t, uint64_t *addr,
 	return *addr && *len > 2;
 }
 
-/* Thread T in sendto or sendmsg on an unconnected unix datagram socket FD
- * (TGT its link) with a destination (DEST, LEN): it waits for room in the
- * receiving socket's queue (sd_notify's, a logger's): an edge to that
- * socket, bound to the address; its holders end the wait by reading, as a
- * peer's would.  False, nothing added, when the address is not a unix
- * socket's that could be read. */
+/* Does thread T's kernel stack have a frame of function FN? */
+static bool in_kstack(const struct lt_thread *t, const char *fn)
+{
+	size_t l = strlen(fn);
+	for (size_t k = 0; k < t->kstack.n; k++)
+		if (!strncmp(t->kstack.v[k], fn, l) && t->kstack.v[k][l] == '+')
+			return true;
+	return false;
+}
+
+/* Thread T in sendto or sendmsg on a unix datagram socket FD (TGT its
+ * link) with a destination (DEST, LEN): asleep in unix_wait_for_peer, it
+ * waits for room in the receiving socket's queue (sd_notify's, a
+ * logger's): an edge to that socket, bound to the address; its holders
+ * end the wait by reading, as a peer's would.  Asleep for its own send
+ * buffer (sock_alloc_send_pskb), which datagrams it sent before and still
+ * queued at any receiver hold: a party not known.  False, nothing added,
+ * when the address is not a unix socket's that could be read. */
 static bool unix_send_edge(struct cctx *c, size_t ti, struct lt_thread *t, int fd, const char *tgt, uint64_t dest,
 			   size_t len)
 {
@@ -1431,10 +1443,23 @@ static bool unix_send_edge(struct cctx *c, size_t ti, struct lt_thread *t, int f
 					   "datagram socket bound to %s was found (another network namespace?)", name);
 		return true;
 	}
+	bool peer_full = in_kstack(t, "unix_wait_for_peer"), own_full = in_kstack(t, "sock_alloc_send_pskb");
+	if (own_full || (t->kstack_status == LT_KSTACK_OK && !peer_full)) {
+		e->kind = LT_WF_UNKNOWN;
+		e->what = lts_asprintf("unix datagram socket %s (fd %d), sending to %s%s: %s", tgt, fd, name,
+				       abstract ? " (abstract)" : "", own_full ? "its own send buffer full" : "asleep");
+		e->evidence = lts_strdup(own_full ? "asleep in sock_alloc_send_pskb: the datagrams it sent before, still "
+						    "queued at whichever sockets they went to, hold its send buffer; a "
+						    "read of any of them ends it (not followed)"
+						  : "its kernel stack shows no wait for the receiver's queue "
+						    "(unix_wait_for_peer): why it sleeps is not known");
+		return true;
+	}
 	e->what = lts_asprintf("unix datagram socket %s (fd %d), sending to %s%s: socket:[%u]", tgt, fd, name,
 			       abstract ? " (abstract)" : "", ino);
-	e->evidence = lts_asprintf("a datagram send waits for room in the receiving socket's queue: %s (the "
-				   "address from the call's arguments); its holders from /proc/*/fd", how);
+	e->evidence = lts_asprintf("a datagram send waits for room in the receiving socket's queue%s: %s (the "
+				   "address from the call's arguments); its holders from /proc/*/fd",
+				   peer_full ? " (unix_wait_for_peer)" : ", inferred (its kernel stack not read)", how);
 	want(c, ti, t->wf->n_edges - 1, ino, NULL, 0);
 	return true;
 }
@@ -1693,12 +1718,14 @@ static void fd_edge_new(struct cctx *c, size_t ti, struct lt_thread *t, int fd, 
 			unsigned type = 0;
 			sscanf(line, "%*s %*x %*x %*x %x", &type);
 			uint32_t peer = 0;
-			int r = unix_peer(ino, &peer);
+			/* a datagram send that names its destination goes there,
+			 * connected or not */
 			uint64_t dest;
 			size_t dlen;
-			if (r == 0 && !peer && type == SOCK_DGRAM && !in_poll && send_dest(c, t, &dest, &dlen) &&
+			if (type == SOCK_DGRAM && !in_poll && send_dest(c, t, &dest, &dlen) &&
 			    unix_send_edge(c, ti, t, fd, tgt, dest, dlen))
 				return;
+			int r = unix_peer(ino, &peer);
 			struct lt_wf_edge *e = lt_waitfor_add(t, pid, peer ? LT_WF_SOCKET : LT_WF_UNKNOWN);
 			if (!e)
 				return;

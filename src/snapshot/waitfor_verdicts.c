@@ -174,7 +174,7 @@ static long set_next(const struct lt_snapshot *s, const pid_t *set, size_t n)
 			bool all_children_in = u->wf->n_edges > 0;
 			for (size_t k = 0; k < u->wf->n_edges; k++) {
 				const struct lt_wf_edge *e = &u->wf->edges[k];
-				bool child_in = e->kind == LT_WF_CHILD && e->n_pids;
+				bool child_in = (e->kind == LT_WF_CHILD || e->kind == LT_WF_EXIT) && e->n_pids;
 				for (size_t c = 0; child_in && c < e->n_pids; c++)
 					child_in = in_set(set, n, e->pids[c]);
 				all_children_in &= child_in;

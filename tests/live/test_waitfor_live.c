@@ -2602,6 +2602,26 @@ Test(waitfor_live, a_nested_epoll_set_is_followed_into_its_fds)
 	lt_multi_free(m);
 }
 
+/* An empty epoll set inside another has no fds to stand for it: it stays
+ * in the list as itself (before the review, it vanished: "watching []"). */
+Test(waitfor_live, an_empty_nested_epoll_set_stays_in_the_list)
+{
+	start_py("import select\n"
+		 "inner = select.epoll(); outer = select.epoll(); outer.register(inner.fileno(), select.EPOLLIN)\n"
+		 "print('inner fd=%d' % inner.fileno(), flush=True)\n"
+		 "print('ready', flush=True)\n"
+		 "outer.poll()\n");
+	pid_t pid = procs[0].pid;
+	int inner = (int)tl_truth_val(lines[0], nlines[0], "inner", NULL, "fd");
+	tl_wait_in_call(pid, pid, 232, 10000); /* epoll_wait */
+	struct lt_snapshot *s = take(pid);
+	const struct lt_thread *t = lt_snapshot_find(s, pid);
+	cr_assert_not_null(t);
+	cr_assert_eq(t->fdw.n_fds, 1, "%s", t->detail ? t->detail : "-");
+	cr_expect_eq(t->fdw.fds[0].fd, inner);
+	lt_snapshot_free(s);
+}
+
 /* A send on an unconnected unix datagram socket, addressed to a bound one
  * (sd_notify's sendmsg to $NOTIFY_SOCKET, a logger's sendto), sleeps
  * until the receiver's queue has room: it waits for whoever holds the
@@ -2623,8 +2643,17 @@ static void dgram_send_case(const char *mode)
 		"    lock = open(lockpath, 'a+'); fcntl.flock(lock, fcntl.LOCK_EX)\n"
 		"    os.write(w, b'x')\n"
 		"    c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+		"    other = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+		"    other.bind('\\0lt-dgram-%d' % os.getpid())\n" /* bound, never read */
+		"    if mode == 'connected': c.connect(other.getsockname())\n"
+		"    if mode == 'ownbuf':\n" /* its send buffer filled by datagrams to the other */
+		"        c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096); c.setblocking(False)\n"
+		"        try:\n"
+		"            while True: c.sendto(b'z' * 1000, other.getsockname())\n"
+		"        except BlockingIOError: pass\n"
+		"        c.setblocking(True); mode = 'sendto'\n"
 		"    while True:\n"
-		"        if mode == 'sendto': c.sendto(b'y' * 1000, path)\n"
+		"        if mode != 'sendmsg': c.sendto(b'y' * 1000, path)\n"
 		"        else: c.sendmsg([b'y' * 1000], [], 0, path)\n"
 		"os.close(w); os.read(r, 1)\n"
 		"print('child pid=%d path=%s' % (pid, path), flush=True)\n"
@@ -2640,12 +2669,20 @@ static void dgram_send_case(const char *mode)
 	pid_t parent = procs[0].pid, child = (pid_t)tl_truth_val(lines[0], nlines[0], "child", NULL, "pid");
 	cr_assert_gt(child, 0);
 	orphan = child;
-	tl_wait_in_call(child, child, strcmp(mode, "sendto") ? 46 : 44, 10000);
+	tl_wait_in_call(child, child, strcmp(mode, "sendmsg") ? 44 : 46, 10000);
 	char waiting[256];
 	tl_locks_line(parent, lockfile[0], true, waiting, sizeof(waiting));
 	struct lt_multi_snapshot *m = follow(parent);
 	cr_assert_eq(m->n_procs, 2, "%s: followed from the flock into its holder, the child", mode);
 	cr_assert_eq(m->procs[1]->pid, child);
+	if (!strcmp(mode, "ownbuf")) { /* any receiver of what it sent: not followed, no deadlock */
+		const struct lt_wf_edge *u = edge_of(m->procs[1], child, LT_WF_UNKNOWN);
+		cr_expect(strstr(u->what, "its own send buffer full"), "%s", u->what);
+		for (size_t i = 0; i < m->view.n_verdicts; i++)
+			cr_expect_neq(m->view.verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", m->view.verdicts[i].summary);
+		lt_multi_free(m);
+		return;
+	}
 	const struct lt_wf_edge *e = edge_of(m->procs[1], child, LT_WF_SOCKET);
 	cr_assert_eq(e->n_pids, 1, "%s: %s", mode, e->what);
 	cr_expect_eq(e->pids[0], parent, "%s: %s", mode, e->what);
@@ -2664,6 +2701,20 @@ Test(waitfor_live, a_sendto_to_a_unix_datagram_socket_waits_for_its_reader)
 Test(waitfor_live, a_sendmsg_to_a_unix_datagram_socket_waits_for_its_reader)
 {
 	dgram_send_case("sendmsg");
+}
+
+/* A sendto naming a destination goes there even on a connected socket:
+ * the edge is to the destination, not to the connected peer. */
+Test(waitfor_live, a_sendto_on_a_connected_datagram_socket_waits_for_its_destination)
+{
+	dgram_send_case("connected");
+}
+
+/* A send asleep for its own send buffer (sock_alloc_send_pskb), full of
+ * datagrams queued at another socket: not the destination's reader. */
+Test(waitfor_live, a_datagram_send_short_of_its_own_buffer_is_no_wait_for_the_destination)
+{
+	dgram_send_case("ownbuf");
 }
 
 /* A vfork parent sleeps until its child execs or exits: a wait for that
