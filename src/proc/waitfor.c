@@ -2053,19 +2053,84 @@ static size_t tracees_of(struct cctx *c, pid_t pid, long want, pid_t *out, size_
 	return n;
 }
 
-/* A tracer's event loop (gdb waits in pselect6 on pipes of its own): each
- * ptrace stop of a tracee sends it SIGCHLD, and when it catches SIGCHLD
- * its handler may wake the wait (gdb's writes its event pipe).  Its
- * tracees are then a party of the wait: an edge, inferred, said so. */
-static void tracer_poll_edge(struct cctx *c, struct lt_thread *t)
+static struct lt_wf_edge *sigchld_edge(struct cctx *c, struct lt_thread *t, enum lt_sig_end end, const char *call,
+				       const pid_t *kids, size_t nk, bool more);
+
+/* The signals thread T blocks during its poll, select or epoll wait into
+ * *MASK: the mask the call passed (pselect6, ppoll, epoll_pwait,
+ * epoll_pwait2), read from its memory, else its SigBlk.  Where it was read
+ * from, or NULL when it could not be. */
+static const char *poll_sigmask(struct cctx *c, const struct lt_thread *t, uint64_t *mask)
+{
+	const uint64_t *a = t->sc.args;
+	uint64_t mptr = 0, mlen = 0;
+	switch (t->sc.nr) {
+	case 270: /* pselect6: its 6th argument -> { const sigset_t *ss; size_t ss_len; } */
+		if (a[5]) {
+			uint64_t pair[2];
+			if (!c->mem || lt_mem_read(c->mem, a[5], pair, sizeof(pair)))
+				return NULL;
+			mptr = pair[0];
+			mlen = pair[1];
+		}
+		break;
+	case 271: /* ppoll */
+		mptr = a[3];
+		mlen = a[4];
+		break;
+	case 281: case 441: /* epoll_pwait, epoll_pwait2 */
+		mptr = a[4];
+		mlen = a[5];
+		break;
+	}
+	if (mptr)
+		return mlen == 8 && c->mem && !lt_mem_read(c->mem, mptr, mask, sizeof(*mask))
+		       ? "the mask the call passed, read from its memory" : NULL;
+	char path[96], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)c->s->pid, (int)t->tid);
+	return lts_read_small(path, buf, sizeof(buf)) > 0 && !lt_status_sigmask(buf, "SigBlk:", mask)
+	       ? "SigBlk of /proc/PID/task/TID/status" : NULL;
+}
+
+/* A poll, select or epoll wait is interrupted by a signal its thread
+ * catches and does not block during the call (such calls are never
+ * restarted, SA_RESTART or not): then a child's exit, which sends SIGCHLD,
+ * ends it (make -j's pselect6 for a job token, whose mask lets SIGCHLD
+ * in; an event loop with a SIGCHLD handler, libuv's) and so does a ptrace
+ * stop of a tracee's.  Its children are parties, as a signal wait's
+ * (sigchld_edge), and its tracees; the mask not read, they may be
+ * (inferred).  With SIGCHLD blocked in this thread, a handler may still
+ * wake it through a pipe of its own (gdb's event pipe): a tracer's tracees
+ * then, inferred. */
+static void sigchld_poll_edges(struct cctx *c, struct lt_thread *t)
 {
 	pid_t pid = c->s->pid;
 	char path[96], buf[4096];
-	uint64_t caught = 0;
+	uint64_t caught = 0, ignored = 0, mask = 0;
+	const uint64_t chld = 1ULL << 16; /* SIGCHLD: bit sig - 1 */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (lts_read_small(path, buf, sizeof(buf)) <= 0 || lt_status_sigmask(buf, "SigCgt:", &caught) ||
-	    !(caught & (1ULL << 16))) /* SIGCHLD */
+	    lt_status_sigmask(buf, "SigIgn:", &ignored) || !(caught & chld) || (ignored & chld))
 		return;
+	const char *src = poll_sigmask(c, t, &mask);
+	bool blocked = src && (mask & chld);
+	enum lt_sig_end end = !src ? LT_SIG_END_MAYBE : LT_SIG_END_YES;
+	const char *call = lt_syscall_name(t->sc.nr);
+	call = call ? call : "poll";
+	const char *other = c->s->n_threads > 1 ? "; another thread that does not block SIGCHLD may take it instead" : "";
+	if (!blocked) {
+		pid_t kids[LT_WF_MAX_PIDS];
+		bool more = false;
+		size_t nk = all_children(pid, kids, LT_WF_MAX_PIDS, &more);
+		struct lt_wf_edge *e = nk ? sigchld_edge(c, t, end, call, kids, nk, more) : NULL;
+		if (e)
+			e->evidence = src ? lts_asprintf("SIGCHLD is caught (SigCgt of /proc/PID/status) and not blocked "
+							 "during %s (%s): a child's exit interrupts it; children from "
+							 "/proc/PID/task/TID/children%s", call, src, other)
+					  : lts_asprintf("inferred: SIGCHLD is caught (SigCgt of /proc/PID/status), and "
+							 "whether %s blocks it could not be read; it has children "
+							 "(/proc/PID/task/TID/children)", call);
+	}
 	pid_t tr[LT_WF_MAX_PIDS], awake;
 	bool more = false;
 	size_t n = tracees_of(c, pid, -1, tr, LT_WF_MAX_PIDS, &more, &awake);
@@ -2078,10 +2143,17 @@ static void tracer_poll_edge(struct cctx *c, struct lt_thread *t)
 		add_pid(e, tr[i]);
 	e->more_pids = more;
 	e->holder_tid = awake;
-	e->what = lts_strdup(LT_WF_MAYBE_TRACEE "its tracees' next ptrace stops");
-	e->evidence = lts_strdup("inferred: it traces them (their TracerPid, /proc/PID/task/TID/status) and catches "
-				 "SIGCHLD (SigCgt of /proc/PID/status), which each of their stops sends it; that its "
-				 "handler wakes this wait (a pipe of its own, as gdb's) is not read");
+	if (end == LT_SIG_END_YES && !blocked) {
+		e->what = lts_asprintf("its tracees' next ptrace stops (SIGCHLD, %s)", call);
+		e->evidence = lts_asprintf("SIGCHLD is caught and not blocked during %s (%s), and each ptrace stop of a "
+					   "tracee sends it%s; tracees: the processes with a thread whose TracerPid "
+					   "(/proc/PID/task/TID/status) is a thread of this process", call, src, other);
+	} else {
+		e->what = lts_strdup(LT_WF_MAYBE_TRACEE "its tracees' next ptrace stops");
+		e->evidence = lts_strdup("inferred: it traces them (their TracerPid, /proc/PID/task/TID/status) and "
+					 "catches SIGCHLD (SigCgt of /proc/PID/status), which each of their stops sends "
+					 "it; that its handler wakes this wait (a pipe of its own, as gdb's) is not read");
+	}
 }
 
 /* wait4(pid, ...): pid > 0 that child, -1 any, 0 any of the caller's
@@ -2702,7 +2774,7 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 			if (e)
 				e->what = lts_asprintf("timeout %" PRId64 " ms", t->fdw.timeout_ms);
 		}
-		tracer_poll_edge(c, t);
+		sigchld_poll_edges(c, t);
 		break;
 	}
 	case LT_WAIT_SLEEP: {

@@ -723,15 +723,38 @@ static bool self_wake(const struct lt_waitfor *w, const struct lt_wf_edge *e)
  * wait whose every edge is stuck or one of the process's own wake-up fds,
  * or in a futex wait with no timeout (a pool's idle worker).  One
  * running, on a timer, or in any other wait could write them. */
-static bool own_thread_cannot_wake(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *u)
+/* A child edge of a wait that a child's SIGCHLD ends (waitfor.c:
+ * sigchld_edge), "what" LT_WF_SIGCHLD ... */
+static bool sigchld_wait(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_CHILD && e->what && !strncmp(e->what, LT_WF_SIGCHLD, sizeof(LT_WF_SIGCHLD) - 1);
+}
+
+static bool has_sigchld_wait(const struct lt_waitfor *w)
+{
+	for (size_t k = 0; w && k < w->n_edges; k++)
+		if (sigchld_wait(&w->edges[k]))
+			return true;
+	return false;
+}
+
+/* Thread U of T's process PID cannot wake T's own wake-up fds: asleep,
+ * each of its waits on its own wake-up fds or on stuck parties.  A
+ * child's SIGCHLD, which U's wait takes too, goes to one thread of the
+ * process: when T's wait takes it as well, it is T's way out, not U's. */
+static bool own_thread_cannot_wake(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *u,
+				   const struct lt_thread *t)
 {
 	if (!asleep(u))
 		return false;
 	if (!u->wf || !u->wf->n_edges)
 		return u->wait == LT_WAIT_FUTEX && !u->futex.timeout_ptr;
-	for (size_t k = 0; k < u->wf->n_edges; k++)
-		if (!self_wake(u->wf, &u->wf->edges[k]) && !stuck_edge_in(s, pid, &u->wf->edges[k]))
+	bool t_sigchld = has_sigchld_wait(t->wf);
+	for (size_t k = 0; k < u->wf->n_edges; k++) {
+		const struct lt_wf_edge *e = &u->wf->edges[k];
+		if (!self_wake(u->wf, e) && !stuck_edge_in(s, pid, e) && !(t_sigchld && sigchld_wait(e)))
 			return false;
+	}
 	return true;
 }
 
@@ -747,7 +770,7 @@ static bool own_threads_cannot_wake(const struct lt_snapshot *s, const struct lt
 	pid_t pid = t->wf->pid;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *u = &s->threads[i];
-		if (u != t && thread_pid_of(s, i) == pid && !own_thread_cannot_wake(s, pid, u))
+		if (u != t && thread_pid_of(s, i) == pid && !own_thread_cannot_wake(s, pid, u, t))
 			return false;
 	}
 	return true;
@@ -1066,7 +1089,7 @@ static void own_loop_chains(struct lt_snapshot *s, const bool *in_cycle)
 					who = u;
 					pv = uv;
 				}
-			} else if (!own_thread_cannot_wake(s, w->pid, u)) {
+			} else if (!own_thread_cannot_wake(s, w->pid, u, t)) {
 				can = true;
 			}
 		}

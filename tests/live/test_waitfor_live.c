@@ -32,6 +32,7 @@
 #define PIDWAIT_BIN "/usr/bin/pidwait"
 #define GDB_BIN "/usr/bin/gdb"
 #define STRACE_BIN "/usr/bin/strace"
+#define MAKE_BIN "/usr/bin/make"
 
 static struct tl_proc procs[3];
 static char lines[3][64][256];
@@ -2136,6 +2137,60 @@ Test(waitfor_live, a_poll_with_no_timeout_resumed_after_a_stop_has_no_timer)
 	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
 		cr_expect_neq(t->wf->edges[k].kind, LT_WF_TIMER, "no timer: %s", t->wf->edges[k].what);
 	lt_snapshot_free(s);
+}
+
+/* make -j2 whose sub-make waits in pselect6 for a job token, while its
+ * two jobs (flock(1)) wait for a lock held elsewhere: the sub-make's
+ * pipe is written by its parent make, which waits for the sub-make, but
+ * pselect6's mask lets SIGCHLD in, so its jobs' exits end its wait too.
+ * Its children are parties (a wait chain into their lock waits), and no
+ * deadlock of the two makes is claimed (before: "DEADLOCK: 2 threads in 2
+ * processes wait for each other: make -> make", which the lock's release
+ * proved false). */
+Test(waitfor_live, make_j_waiting_for_a_job_token_is_no_deadlock_of_its_makes)
+{
+	char held[256], waiting[256];
+	flock_holds_lockfile(MAKE_BIN, "make", held, sizeof(held));
+	snprintf(extra_link, sizeof(extra_link), "/tmp/lt-waitfor-%d.mk", (int)getpid());
+	FILE *f = fopen(extra_link, "w");
+	cr_assert_not_null(f, "%s: %s", extra_link, strerror(errno));
+	fprintf(f, "ifeq ($(SUB),)\nall:\n\t$(MAKE) -s -f %s SUB=1\nelse\nall: x y z\nx y:\n\t%s %s true\n"
+		"z:\n\ttrue\nendif\n", extra_link, FLOCK_BIN, lockfile[0]);
+	cr_assert_eq(fclose(f), 0);
+	spawn(1, (char *const[]){ MAKE_BIN, "-s", "-j2", "-f", extra_link, NULL });
+	pid_t sub = only_child(procs[1].pid);
+	pid_t jobs[2] = { 0, 0 };
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sub, (int)sub);
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10 && !jobs[1]; usleep(20000)) {
+		FILE *c = fopen(path, "r");
+		int a = 0, b = 0;
+		if (c && fscanf(c, "%d %d", &a, &b) == 2) {
+			jobs[0] = a;
+			jobs[1] = b;
+		}
+		if (c)
+			fclose(c);
+	}
+	cr_assert(jobs[1] > 0, "the sub-make %d started its two jobs", (int)sub);
+	for (int i = 0; i < 2; i++)
+		tl_locks_line(jobs[i], lockfile[0], true, waiting, sizeof(waiting));
+	tl_wait_in_call(sub, sub, 270, 10000); /* pselect6 */
+	struct lt_multi_snapshot *m = follow(sub);
+	const struct lt_wf_edge *e = edge_of(m->procs[0], sub, LT_WF_CHILD);
+	cr_assert_eq(e->n_pids, 2, "%s", e->what);
+	for (int i = 0; i < 2; i++)
+		cr_expect(e->pids[0] == jobs[i] || e->pids[1] == jobs[i], "job %d among %d, %d", (int)jobs[i],
+			  (int)e->pids[0], (int)e->pids[1]);
+	cr_expect(strstr(e->evidence, "not blocked during pselect6 (the mask the call passed"), "%s", e->evidence);
+	size_t lock_waits = 0;
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		const struct lt_verdict *v = &m->view.verdicts[i];
+		cr_expect_neq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+		lock_waits += v->kind == LT_VERDICT_LOCK_WAIT && (has_tid(v, jobs[0]) || has_tid(v, jobs[1]));
+	}
+	cr_expect_eq(lock_waits, 2, "each job's lock wait");
+	lt_multi_free(m);
 }
 
 static const char WAITSEL_PY[] =
