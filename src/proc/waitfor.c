@@ -2908,6 +2908,19 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 				free(e->evidence);
 				e->evidence = ev;
 			}
+			/* a FIFO only its own process holds (opened read-write,
+			 * as `exec 3<>fifo` does, to wait for whoever opens it):
+			 * any process may open it by its path; not a leak */
+			if (obj == LT_WF_OBJ_PIPE && !strncmp(e->what, "FIFO", 4) && e->n_pids == 1 &&
+			    !e->more_pids && e->pids[0] == w->pid &&
+			    (e->kind == LT_WF_PIPE_READ || e->kind == LT_WF_PIPE_WRITE)) {
+				e->more_pids = true;
+				char *ev = lts_asprintf("%s; only its own process holds it, and any process may open the "
+							"FIFO by its path (not known which will)",
+							e->evidence ? e->evidence : "holders");
+				free(e->evidence);
+				e->evidence = ev;
+			}
 			if (e->n_pids)
 				edge_parties(&c, e);
 		}

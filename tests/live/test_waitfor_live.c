@@ -2193,6 +2193,31 @@ Test(waitfor_live, make_j_waiting_for_a_job_token_is_no_deadlock_of_its_makes)
 	lt_multi_free(m);
 }
 
+/* A FIFO its reader opened read-write (bash's `exec 3<>fifo; read -u 3`)
+ * waits for whoever opens the FIFO by its path to write it: no leaked
+ * write end (before: "a leaked write end (not closed after fork?) keeps
+ * the pipe open"), no chain, its holders said to be more than its own. */
+Test(waitfor_live, a_fifo_its_reader_holds_open_read_write_is_no_leak)
+{
+	need_root();
+	snprintf(extra_link, sizeof(extra_link), "/tmp/lt-waitfor-%d.fifo", (int)getpid());
+	cr_assert_eq(mkfifo(extra_link, 0600), 0, "mkfifo %s: %s", extra_link, strerror(errno));
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "exec 3<>%s; read -u 3 line", extra_link);
+	spawn(0, (char *const[]){ "/bin/bash", "-c", cmd, NULL });
+	pid_t pid = procs[0].pid;
+	tl_wait_in_call(pid, pid, 0, 10000); /* read */
+	struct lt_multi_snapshot *m = follow(pid);
+	const struct lt_wf_edge *e = edge_of(m->procs[0], pid, LT_WF_PIPE_READ);
+	cr_expect(e->n_pids == 1 && e->pids[0] == pid && e->more_pids, "%s: %s", e->what, e->evidence);
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		const struct lt_verdict *v = &m->view.verdicts[i];
+		cr_expect(v->kind != LT_VERDICT_WAIT_CHAIN && v->kind != LT_VERDICT_DEADLOCK, "%s", v->summary);
+		cr_expect_null(strstr(v->summary, "leaked"), "%s", v->summary);
+	}
+	lt_multi_free(m);
+}
+
 static const char WAITSEL_PY[] =
 	"import os, subprocess, sys\n"
 	"own = subprocess.Popen(['sleep', '600'], process_group=0)\n" /* its own group */
