@@ -997,6 +997,57 @@ static bool file_lock_request(struct cctx *c, struct lt_thread *t, struct lt_plo
 	return blocking && have_ino;
 }
 
+static bool sig_timer_edges(struct cctx *c, struct lt_thread *t, const struct lt_sigwait *w, bool signalfd,
+			    uint64_t *sigs);
+
+/* A file-lock wait (flock, F_SETLKW, F_OFD_SETLKW) sleeps
+ * interruptibly: a caught signal the thread does not block ends the call
+ * with EINTR unless its handler was installed with SA_RESTART (then the
+ * call goes on), and one whose default action ends the process ends it
+ * too.  A POSIX timer of /proc/PID/timers whose signal so ends it
+ * (util-linux flock -w's SIGALRM timer) is a timer edge (sig_timer_edges);
+ * SIGALRM caught and not blocked with no such timer: an alarm() or
+ * setitimer(ITIMER_REAL) timer may be armed, which /proc does not show:
+ * a timer edge that says so.  Whether a timer is armed, when it fires, and
+ * whether the program then gives up or tries again, are not known. */
+static void lock_timer_edges(struct cctx *c, struct lt_thread *t)
+{
+	pid_t pid = c->s->pid;
+	struct lt_sigwait w = { .nr = t->sc.nr };
+	char path[96], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0)
+		w.disp_ok = !lt_status_sigmask(buf, "SigCgt:", &w.caught) &&
+			    !lt_status_sigmask(buf, "SigIgn:", &w.ignored);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)t->tid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0)
+		w.blocked_ok = !lt_status_sigmask(buf, "SigBlk:", &w.blocked);
+	size_t n0 = t->wf ? t->wf->n_edges : 0;
+	bool alrm_timer = sig_timer_edges(c, t, &w, false, NULL);
+	if (!alrm_timer && w.disp_ok && (w.caught & (1ULL << 13)) && lt_sigwait_ends(&w, 14, NULL, 0) == LT_SIG_END_YES) {
+		struct lt_wf_edge *te = lt_waitfor_add(t, pid, LT_WF_TIMER);
+		if (te) {
+			te->what = lts_strdup(LT_WF_SIGTIMER "an alarm() or setitimer(ITIMER_REAL) timer (SIGALRM), "
+					      "if one is armed");
+			te->evidence = lts_strdup("SIGALRM is caught (SigCgt) and not blocked (SigBlk); /proc does not "
+						  "show whether such a timer is armed nor when it fires (the itrealvalue "
+						  "of /proc/PID/stat is always 0): not known");
+		}
+	}
+	for (size_t i = n0; t->wf && i < t->wf->n_edges; i++) {
+		struct lt_wf_edge *te = &t->wf->edges[i];
+		char *ev = lts_asprintf("%s; a caught signal interrupts the lock call (EINTR) unless its handler "
+					"was installed with SA_RESTART, which /proc does not show, and the program may "
+					"try again%s", te->evidence ? te->evidence : "",
+					c->s->n_threads > 1 ? "; another thread that does not block the signal may "
+							      "take it instead" : "");
+		if (ev) {
+			free(te->evidence);
+			te->evidence = ev;
+		}
+	}
+}
+
 static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 {
 	struct lt_plock req;
@@ -1015,6 +1066,7 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 	if (!c->locks) {
 		e->evidence = lts_asprintf("/proc/locks unreadable: %s", strerror(errno));
 		free(fp);
+		lock_timer_edges(c, t);
 		return;
 	}
 	/* the waiter's own "->" entry names the lock it is queued behind */
@@ -1071,6 +1123,7 @@ static void file_lock_edge(struct cctx *c, size_t ti, struct lt_thread *t)
 	}
 	e->evidence = lts_strdup(ev);
 	free(fp);
+	lock_timer_edges(c, t); /* e moves */
 }
 
 /* Does process P have the file DEV:INO open (by any path) with a granted

@@ -144,7 +144,10 @@ static inline bool lt_wf_connecting(const struct lt_wf_edge *e)
  * with LT_WF_MAYBE_CHILD (an inference, said as one).  A timer whose
  * signal can end it (a POSIX timer of /proc/PID/timers, an alarm) is a
  * timer edge whose "what" starts with LT_WF_SIGTIMER: whether it is armed,
- * and when it fires, /proc does not say. */
+ * and when it fires, /proc does not say.  A file-lock wait has such timer
+ * edges too (util-linux flock -w: a SIGALRM timer interrupts the call):
+ * beside its file-lock edge they are no party but what may end it first
+ * (its lock wait, or the deadlock it is a link of, says so). */
 #define LT_WF_SIGCHLD "SIGCHLD from "
 #define LT_WF_MAYBE_CHILD "perhaps SIGCHLD from "
 #define LT_WF_SIGTIMER "the signal of "
@@ -258,7 +261,8 @@ bool lt_plock_conflicts(const struct lt_plock *held, const struct lt_plock *want
 bool lt_fdinfo_holds_lock(const char *text, const struct lt_plock *req);
 
 /* Whether signal SIG can end a thread's signal wait (x86-64 numbers: 34
- * pause, 128 rt_sigtimedwait, 130 rt_sigsuspend), from what was read:
+ * pause, 128 rt_sigtimedwait, 130 rt_sigsuspend; 73 flock and 72 fcntl,
+ * whose lock waits a caught signal interrupts too), from what was read:
  * the signals blocked during the call (rt_sigsuspend's mask; pause's and
  * rt_sigtimedwait's SigBlk of /proc/PID/task/TID/status, from which the
  * kernel took rt_sigtimedwait's set out), rt_sigtimedwait's set, and the

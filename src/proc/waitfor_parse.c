@@ -287,7 +287,8 @@ enum lt_sig_end lt_sigwait_ends(const struct lt_sigwait *w, int sig, char *why, 
 	char nm[24];
 	lt_signal_name(sig, nm, sizeof(nm));
 	uint64_t bit = sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
-	const char *call = w->nr == 130 ? "rt_sigsuspend" : w->nr == 128 ? "rt_sigtimedwait" : "pause";
+	const char *call = w->nr == 130 ? "rt_sigsuspend" : w->nr == 128 ? "rt_sigtimedwait"
+			   : w->nr == 73 ? "flock" : w->nr == 72 ? "fcntl" : "pause";
 	if (!bit || sig == 9 || sig == 19) {
 		WHY("%s cannot be caught, blocked or waited for", nm);
 		return sig == 9 ? LT_SIG_END_YES : LT_SIG_END_NO;
