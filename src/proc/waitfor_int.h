@@ -18,6 +18,15 @@ long lts_wf_next(const struct lt_snapshot *s, const struct lt_thread *t);
  * wait: no cycle or chain goes through it; the STOPPED verdict says it.  A
  * lock's owner, by contrast, still holds it. */
 bool lts_wf_stopped_io(const struct lt_thread *t);
+/* The first timer of T's file-lock wait whose signal may interrupt the
+ * lock call (a POSIX timer of its process, an alarm possibly armed:
+ * util-linux flock -w), NULL none; how many into *N (if given).  No party
+ * of the wait: what may end it first, which its verdict says. */
+const struct lt_wf_edge *lts_wf_lock_timer(const struct lt_thread *t, size_t *n);
+/* Those timers in words: "the signal of POSIX timer 0 (...), if it is
+ * armed, would interrupt its flock() (whether ... are not known)"
+ * (malloc'd), NULL when T has none. */
+char *lts_wf_lock_timer_words(const struct lt_thread *t);
 /* T's edge names a process, not one thread. */
 bool lts_wf_process_edge(const struct lt_snapshot *s, const struct lt_thread *t);
 /* The cycle CYC (n indexes, next[] the cycle search's edges) holds: each

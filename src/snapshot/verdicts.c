@@ -534,6 +534,24 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 			timed_left = left;
 		}
 	}
+	/* a file-lock wait of the cycle that a timer's signal may interrupt
+	 * (flock -w: a POSIX timer, an alarm): whether it is armed and when
+	 * it fires are not known: the cycle may end by it, said, never a
+	 * plain deadlock */
+	const struct lt_thread *ltimer = NULL;
+	char ltimer_more[160] = "";
+	size_t n_ltimer = 0, ltl = 0;
+	for (size_t m = 0; m < v->n_tids; m++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[m]);
+		if (!t || !lts_wf_lock_timer(t, NULL))
+			continue;
+		if (!ltimer)
+			ltimer = t;
+		else if (ltl < sizeof(ltimer_more) - 40)
+			ltl += (size_t)snprintf(ltimer_more + ltl, sizeof(ltimer_more) - ltl, "%s%d (%s)",
+						n_ltimer > 1 ? ", " : "", (int)t->tid, lt_thread_name(t));
+		n_ltimer++;
+	}
 	/* a socket read whose SO_RCVTIMEO could not be read may time out:
 	 * not a certain deadlock */
 	const struct lt_thread *unk = NULL;
@@ -584,6 +602,8 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 	const char *dl = probable ? "probable deadlock" : "deadlock";
 	if (timed)
 		dl = probable ? "probable deadlock until a timeout" : "deadlock until a timeout";
+	else if (ltimer)
+		dl = probable ? "probable deadlock unless a timer ends it" : "deadlock unless a timer ends it";
 	if (n_inf && !own_pipe) {
 		/* what is inferred, in the headline: never a plain deadlock */
 		const char *what[3] = { "", "", "" };
@@ -649,6 +669,19 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 			v->summary = w;
 		}
 	}
+	if (ltimer && v->summary) {
+		char *tw = lts_wf_lock_timer_words(ltimer);
+		char *w = lts_asprintf("%s; a timer may end the wait of thread %d (%s) first: %s%s%s%s", v->summary,
+				       (int)ltimer->tid, lt_thread_name(ltimer), tw ? tw : "?",
+				       n_ltimer == 1 ? "" : n_ltimer == 2 ? "; a timer may end that of thread "
+									: "; timers may end those of threads ",
+				       n_ltimer > 1 ? ltimer_more : "", n_ltimer > 1 ? " too (see the evidence)" : "");
+		free(tw);
+		if (w) {
+			free(v->summary);
+			v->summary = w;
+		}
+	}
 	if (unk && v->summary) {
 		char *w = lts_asprintf("%s; whether the socket %s of thread%s %s %s a timeout (SO_RCVTIMEO, "
 				       "SO_SNDTIMEO) is not known (not read: see the notes): %s may end by %s",
@@ -706,6 +739,13 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 				       "then, and breaks if it then gives up what it holds (if it tries again, it "
 				       "does not)", (int)t->tid, lt_thread_name(t), in);
 		}
+		for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
+			if (lts_wf_lock_timer(t, NULL) && lt_wf_sigtimer(&t->wf->edges[k])) {
+				char *l = lt_wf_edge_line(&t->wf->edges[k]);
+				lt_strlist_add(&v->evidence, "thread %d (%s) may be let go by a timer, its lock call "
+					       "interrupted: %s", (int)t->tid, lt_thread_name(t), l ? l : "?");
+				free(l);
+			}
 		rt_waits_at(v, t);
 		if (t->idle_src != LT_IDLE_UNKNOWN && t->idle_s > v->longest_s)
 			v->longest_s = t->idle_s;

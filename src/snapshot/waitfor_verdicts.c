@@ -86,6 +86,47 @@ static bool ends_by_itself(enum lt_wf_kind k)
 	return k == LT_WF_TIMER || k == LT_WF_REMOTE || k == LT_WF_LISTEN || k == LT_WF_UNKNOWN;
 }
 
+/* A file-lock wait's timer: a timer whose signal may interrupt the lock
+ * call (lt_wf_sigtimer beside a file-lock edge: waitfor.c,
+ * lock_timer_edges; util-linux flock -w).  No party: the lock's holders
+ * are who can end the wait, the wait is a lock wait or a link of a cycle,
+ * and its verdict says the timer may end it first. */
+static bool lock_timer(const struct lt_waitfor *w, const struct lt_wf_edge *e)
+{
+	if (!lt_wf_sigtimer(e))
+		return false;
+	for (size_t i = 0; i < w->n_edges; i++)
+		if (w->edges[i].kind == LT_WF_FILE_LOCK)
+			return true;
+	return false;
+}
+
+const struct lt_wf_edge *lts_wf_lock_timer(const struct lt_thread *t, size_t *n)
+{
+	const struct lt_wf_edge *first = NULL;
+	size_t k = 0;
+	for (size_t i = 0; t->wf && i < t->wf->n_edges; i++)
+		if (lock_timer(t->wf, &t->wf->edges[i])) {
+			first = first ? first : &t->wf->edges[i];
+			k++;
+		}
+	if (n)
+		*n = k;
+	return first;
+}
+
+char *lts_wf_lock_timer_words(const struct lt_thread *t)
+{
+	size_t n;
+	const struct lt_wf_edge *e = lts_wf_lock_timer(t, &n);
+	if (!e)
+		return NULL;
+	return lts_asprintf("%s%s, would interrupt its %s (whether %s armed, when it fires, and whether the program "
+			    "then gives up, are not known)", e->what, n > 1 ? ", or that of another" : "",
+			    t->sc.nr == 72 ? "fcntl()" : t->sc.nr == 73 ? "flock()" : "lock call",
+			    strstr(e->what, "if one is armed") ? "one is" : "it is");
+}
+
 /* The one process (or thread) that alone can end T's wait, or 0: every
  * edge names parties, none ends by itself, and together they are one
  * process other than T's own. */
@@ -98,6 +139,8 @@ static pid_t single_party(const struct lt_thread *t, pid_t *tid, bool own_ok)
 	pid_t p = 0;
 	for (size_t i = 0; i < w->n_edges; i++) {
 		const struct lt_wf_edge *e = &w->edges[i];
+		if (lock_timer(w, e)) /* said by the verdict, no party */
+			continue;
 		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids)
 			return 0;
 		for (size_t k = 0; k < e->n_pids; k++) {
@@ -127,6 +170,8 @@ static size_t party_set(const struct lt_thread *t, pid_t *set, bool own_ok)
 		return 0;
 	for (size_t i = 0; i < w->n_edges; i++) {
 		const struct lt_wf_edge *e = &w->edges[i];
+		if (lock_timer(w, e))
+			continue;
 		/* or in event waits (flock(1)'s child psql polling its
 		 * backend): set_next then needs each in the snapshot, and
 		 * a cycle through them each of its threads leading in */
@@ -234,6 +279,8 @@ static bool self_file_lock(const struct lt_thread *t)
 		return false;
 	for (size_t i = 0; i < w->n_edges; i++) {
 		const struct lt_wf_edge *e = &w->edges[i];
+		if (lock_timer(w, e))
+			continue;
 		if (e->kind != LT_WF_FILE_LOCK || e->n_pids != 1 || e->more_pids || e->pids[0] != w->pid)
 			return false;
 	}
@@ -613,11 +660,27 @@ static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, 
 					  (int)t->tid, lt_thread_name(t), what, e->what ? e->what : "?",
 					  e->evidence ? e->evidence : "not found");
 	}
+	/* a timer whose signal may interrupt the call (flock -w) */
+	char *tw = lts_wf_lock_timer_words(t);
+	if (tw && v->summary) {
+		char *sm = lts_asprintf("%s; a timer may end the wait first: %s", v->summary, tw);
+		if (sm) {
+			free(v->summary);
+			v->summary = sm;
+		}
+	}
+	free(tw);
 	if (t->detail)
 		lt_strlist_add(&v->evidence, "thread %d: %s, for %s%s", (int)t->tid, t->detail, dur,
 			       e->wait_s > 0 ? " (by the application's own record of when the wait began)" : "");
 	if (e->evidence)
 		lt_strlist_add(&v->evidence, "%s", e->evidence);
+	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
+		if (lock_timer(t->wf, &t->wf->edges[k])) {
+			char *l = lt_wf_edge_line(&t->wf->edges[k]);
+			lt_strlist_add(&v->evidence, "%s", l ? l : "?");
+			free(l);
+		}
 	for (size_t k = 0; k < e->n_pids; k++) {
 		/* a process holds it, any of its threads: its main thread's
 		 * call, unless that is the waiter (its own process) */

@@ -1813,6 +1813,190 @@ Test(waitfor_live, timeout1_in_sigsuspend_is_followed_to_its_childs_lock_holder)
 	lt_snapshot_free(s);
 }
 
+/* The id of the POSIX timer of /proc/PID/timers that signals SIG to the
+ * process, -1 none: read here line by line ("ID: N", "signal: SIG/...",
+ * "notify: signal/pid.PID"), not by the parser under test. */
+static int signal_timer_id(pid_t pid, int sig)
+{
+	char path[64], line[128], notify[64];
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);
+	snprintf(notify, sizeof(notify), "notify: signal/pid.%d\n", (int)pid);
+	FILE *f = fopen(path, "r");
+	int id = -1, got = -1, signo = -1;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "ID: %d", &id) == 1)
+			signo = -1;
+		else if (!strncmp(line, "signal: ", 8))
+			signo = atoi(line + 8);
+		else if (!strcmp(line, notify) && signo == sig && got < 0)
+			got = id;
+	}
+	if (f)
+		fclose(f);
+	return got;
+}
+
+/* util-linux flock -w: two flock(1) -w 300 each hold one lock file and
+ * run sh, which (told to go) execs flock -w 300 on the other file: the
+ * inner flocks wait for each other's lock.  Each inner flock armed a
+ * POSIX timer (timer_create, SIGALRM, /proc/PID/timers) and catches
+ * SIGALRM (SigCgt): the timer interrupts its flock() when it fires.  The
+ * snapshot of the first inner flock has, beside its file-lock edge (held
+ * by the other outer flock and the other inner flock, which share the open
+ * file), a timer edge naming that timer; followed, the two inner flocks
+ * are a deadlock "unless a timer ends it" naming both timers, never a
+ * plain deadlock, never IDLE.  Then a lone flock -w waiting for a lock
+ * a flock(1) without -w holds: a lock wait held by that flock(1), its
+ * timer said. */
+Test(waitfor_live, flock_w_waits_are_a_deadlock_unless_their_timers_end_it)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK) || access(DASH_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: util-linux, dash)", FLOCK_BIN, DASH_BIN);
+	tmp_lockfile(0);
+	tmp_lockfile(1);
+	snprintf(extra_link, sizeof(extra_link), "/tmp/lt-waitfor-%d-go", (int)getpid());
+	char cmd[2][320];
+	for (int i = 0; i < 2; i++) {
+		snprintf(cmd[i], sizeof(cmd[i]), "while [ ! -e %s ]; do sleep 0.02; done; exec %s -w 300 %s true",
+			 extra_link, FLOCK_BIN, lockfile[1 - i]);
+		spawn(i, (char *const[]){ FLOCK_BIN, "-w", "300", lockfile[i], DASH_BIN, "-c", cmd[i], NULL });
+	}
+	char held[2][256], waiting[2][256];
+	for (int i = 0; i < 2; i++) /* each outer flock holds its file before either inner one asks */
+		tl_locks_line(procs[i].pid, lockfile[i], false, held[i], sizeof(held[i]));
+	FILE *go = fopen(extra_link, "w");
+	cr_assert_not_null(go);
+	fclose(go);
+	pid_t in[2];
+	for (int i = 0; i < 2; i++) {
+		in[i] = only_child(procs[i].pid); /* dash, which execs flock */
+		tl_locks_line(in[i], lockfile[1 - i], true, waiting[i], sizeof(waiting[i]));
+		wait_in_syscall(in[i], in[i], 73);
+	}
+	int tid0 = signal_timer_id(in[0], 14), tid1 = signal_timer_id(in[1], 14);
+	cr_assert(tid0 >= 0 && tid1 >= 0, "each inner flock -w has a SIGALRM POSIX timer (/proc/PID/timers)");
+	cr_assert(status_mask(in[0], in[0], "SigCgt:") & (1ULL << 13), "flock -w catches SIGALRM");
+	cr_assert(!(status_mask(in[0], in[0], "SigBlk:") & (1ULL << 13)), "and does not block it");
+
+	struct lt_snapshot *s = take(in[0]);
+	const struct lt_wf_edge *e = edge_of(s, in[0], LT_WF_FILE_LOCK);
+	bool p_out = false, p_in = false;
+	for (size_t k = 0; k < e->n_pids; k++) {
+		p_out |= e->pids[k] == procs[1].pid;
+		p_in |= e->pids[k] == in[1];
+	}
+	cr_expect(e->n_pids == 2 && p_out && p_in, "held by %d (/proc/locks: %s) and %d, which share the open file",
+		  (int)procs[1].pid, held[1], (int)in[1]);
+	const struct lt_wf_edge *te = edge_of(s, in[0], LT_WF_TIMER);
+	char want[240];
+	snprintf(want, sizeof(want), LT_WF_SIGTIMER "POSIX timer %d (timer_create, CLOCK_MONOTONIC, SIGALRM), if it is armed",
+		 tid0);
+	cr_expect(lt_wf_sigtimer(te), "a signal's timer: %s", te->what);
+	cr_expect_str_eq(te->what, want);
+	cr_expect(te->evidence && strstr(te->evidence, "SIGALRM is caught (SigCgt) and not blocked during flock") &&
+		  strstr(te->evidence, "SA_RESTART"), "%s", te->evidence ? te->evidence : "?");
+	size_t ntimers = 0;
+	const struct lt_thread *t = lt_snapshot_find(s, in[0]);
+	for (size_t k = 0; k < t->wf->n_edges; k++)
+		ntimers += t->wf->edges[k].kind == LT_WF_TIMER;
+	cr_expect_eq(ntimers, 1, "one timer: no alarm said beside the SIGALRM POSIX timer");
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(in[0]);
+	const struct lt_verdict *dl = verdict_for(m, LT_VERDICT_DEADLOCK, in[0]);
+	cr_assert_not_null(dl, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect(dl->n_tids == 2 && has_tid(dl, in[1]), "the two inner flocks: %s", dl->summary);
+	static const char pre[] = "deadlock unless a timer ends it: 2 threads in 2 processes wait for each other: ";
+	cr_expect(!strncmp(dl->summary, pre, sizeof(pre) - 1), "%s", dl->summary);
+	pid_t first = dl->tids[0], second = first == in[0] ? in[1] : in[0];
+	snprintf(want, sizeof(want), "; a timer may end the wait of thread %d (flock) first: the signal of POSIX timer %d "
+		 "(timer_create, CLOCK_MONOTONIC, SIGALRM), if it is armed, would interrupt its flock() (whether it is "
+		 "armed, when it fires,", (int)first, first == in[0] ? tid0 : tid1);
+	cr_expect(strstr(dl->summary, want), "%s in: %s", want, dl->summary);
+	snprintf(want, sizeof(want), "; a timer may end that of thread %d (flock) too", (int)second);
+	cr_expect(strstr(dl->summary, want), "%s in: %s", want, dl->summary);
+	for (int i = 0; i < 2; i++) {
+		snprintf(want, sizeof(want), "thread %d (flock) may be let go by a timer, its lock call interrupted: "
+			 "timer: the signal of POSIX timer %d", (int)in[i], i ? tid1 : tid0);
+		cr_expect(tl_strlist_has(&dl->evidence, want), "evidence: %s", want);
+	}
+	for (size_t i = 0; i < m->view.n_verdicts; i++) {
+		const struct lt_verdict *v = &m->view.verdicts[i];
+		cr_expect(v->kind != LT_VERDICT_IDLE, "never IDLE: %s", v->summary);
+		cr_expect(v->kind != LT_VERDICT_DEADLOCK || strstr(v->summary, "unless a timer ends it"),
+			  "never a plain deadlock: %s", v->summary);
+	}
+	lt_multi_free(m);
+	cleanup();
+
+	/* a lone flock -w behind a flock(1) without -w */
+	char h[256], w[256];
+	flock_holds_lockfile(NULL, NULL, h, sizeof(h));
+	spawn(1, (char *const[]){ FLOCK_BIN, "-w", "300", lockfile[0], "true", NULL });
+	tl_locks_line(procs[1].pid, lockfile[0], true, w, sizeof(w));
+	wait_in_syscall(procs[1].pid, procs[1].pid, 73);
+	int tid = signal_timer_id(procs[1].pid, 14);
+	cr_assert(tid >= 0, "flock -w's SIGALRM timer");
+	cr_assert_lt(signal_timer_id(procs[0].pid, 14), 0, "the holder, without -w, has none");
+	m = follow(procs[1].pid);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, procs[1].pid);
+	cr_assert_not_null(lw, "a lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid, "the holder /proc/locks names: %s", h);
+	snprintf(want, sizeof(want), "; a timer may end the wait first: the signal of POSIX timer %d (timer_create, "
+		 "CLOCK_MONOTONIC, SIGALRM), if it is armed, would interrupt its flock()", tid);
+	cr_expect(strstr(lw->summary, want), "%s in: %s", want, lw->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE && m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK,
+			  "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+}
+
+/* python3 catches SIGALRM, arms alarm(300) and waits in flock() for the
+ * lock a flock(1) holds: no POSIX timer (/proc/PID/timers lists none), so
+ * the alarm, which /proc does not show, is a timer edge "if one is armed";
+ * the lock wait, held by the flock(1), says it may end by it first. */
+#define ALARM_FLOCK_PY                                                          \
+	"import fcntl, signal, sys\n"                                            \
+	"signal.signal(signal.SIGALRM, lambda *a: None)\n"                       \
+	"signal.alarm(300)\n"                                                    \
+	"f = open(sys.argv[1], 'w')\n"                                           \
+	"print('ready', flush=True)\n"                                           \
+	"fcntl.flock(f, fcntl.LOCK_EX)\n"
+
+Test(waitfor_live, a_flock_wait_with_sigalrm_caught_may_end_by_an_alarm)
+{
+	char held[256], waiting[256];
+	flock_holds_lockfile(TL_PYTHON, "python3", held, sizeof(held));
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)ALARM_FLOCK_PY, lockfile[0], NULL }, lines[1],
+		       &nlines[1], 64, 30000);
+	pid_t py = procs[1].pid;
+	tl_locks_line(py, lockfile[0], true, waiting, sizeof(waiting));
+	wait_in_syscall(py, py, 73);
+	cr_assert(status_mask(py, py, "SigCgt:") & (1ULL << 13), "python catches SIGALRM");
+	cr_assert_lt(signal_timer_id(py, 14), 0, "no POSIX timer: alarm() shows nowhere");
+	struct lt_snapshot *s = take(py);
+	const struct lt_wf_edge *e = edge_of(s, py, LT_WF_FILE_LOCK);
+	cr_expect(e->n_pids >= 1 && e->pids[0] == procs[0].pid, "held by %d: %s", (int)procs[0].pid, held);
+	const struct lt_wf_edge *te = edge_of(s, py, LT_WF_TIMER);
+	cr_expect(lt_wf_sigtimer(te), "%s", te->what);
+	cr_expect_str_eq(te->what, LT_WF_SIGTIMER "an alarm() or setitimer(ITIMER_REAL) timer (SIGALRM), if one is armed");
+	cr_expect(te->evidence && strstr(te->evidence, "/proc does not show whether such a timer is armed") &&
+		  strstr(te->evidence, "SA_RESTART"), "%s", te->evidence ? te->evidence : "?");
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(py);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, py);
+	cr_assert_not_null(lw, "a lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid);
+	cr_expect(strstr(lw->summary, "; a timer may end the wait first: the signal of an alarm() or setitimer(ITIMER_REAL) "
+				      "timer (SIGALRM), if one is armed, would interrupt its flock() (whether one is "
+				      "armed,"), "%s", lw->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE, "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+}
+
 /* dash's `wait` builtin (Debian's /bin/sh) waits in rt_sigsuspend, not in
  * wait4 as bash's does: followed the same way into its background
  * flock(1) and that lock's holder. */

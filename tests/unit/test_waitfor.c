@@ -1720,6 +1720,145 @@ Test(waitfor_verdicts, a_signal_wait_in_a_cycle_is_a_deadlock_only_without_a_tim
 	free_snap(&s2);
 }
 
+/* util-linux flock -w: thread TID of process TID in flock() for a lock
+ * held by HOLDER (PS), with (TIMER 1) the SIGALRM POSIX timer flock(1)
+ * arms, as waitfor.c's lock_timer_edges reads it, or (TIMER 2) SIGALRM
+ * caught with no POSIX timer: an alarm possibly armed. */
+static void flock_w(struct lt_thread *t, pid_t tid, pid_t holder, enum lt_wf_pstate ps, int timer)
+{
+	blocked(t, tid, 73, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(t, tid, LT_WF_FILE_LOCK, holder, ps);
+	free(e->what);
+	e->what = strdup(holder == 100 ? "FLOCK WRITE lock on /tmp/a" : "FLOCK WRITE lock on /tmp/b");
+	e->doing = strdup("flock");
+	if (!timer)
+		return;
+	struct lt_wf_edge *te = lt_waitfor_add(t, tid, LT_WF_TIMER);
+	te->what = strdup(timer == 1 ? LT_WF_SIGTIMER "POSIX timer 0 (timer_create, CLOCK_MONOTONIC, SIGALRM), if it is armed"
+				     : LT_WF_SIGTIMER "an alarm() or setitimer(ITIMER_REAL) timer (SIGALRM), if one is armed");
+	te->evidence = strdup("not known");
+}
+
+/* Two flock -w (100, 200) each waiting for the lock the other holds: the
+ * cycle is found through their timers, a deadlock that lasts until a
+ * timer ends it, said with the timers, never a plain deadlock nor IDLE;
+ * with no timer, a plain deadlock. */
+Test(waitfor_verdicts, a_file_lock_cycle_whose_waits_a_timer_may_interrupt_is_a_deadlock_unless_it_fires)
+{
+	struct lt_thread th[2];
+	flock_w(&th[0], 100, 200, LT_WFP_BLOCKED, 1);
+	flock_w(&th[1], 200, 100, LT_WFP_BLOCKED, 1);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_gt(s.n_verdicts, 0);
+	const struct lt_verdict *v = &s.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect_eq(v->n_tids, 2);
+	static const char pre[] = "deadlock unless a timer ends it: 2 threads in 2 processes wait for each other: "
+				  "100 (t100) -> 200 (t200) -> 100; ";
+	cr_expect(!strncmp(v->summary, pre, sizeof(pre) - 1), "%s", v->summary);
+	cr_expect(strstr(v->summary, "; a timer may end the wait of thread 100 (t100) first: the signal of POSIX timer 0 "
+				     "(timer_create, CLOCK_MONOTONIC, SIGALRM), if it is armed, would interrupt its "
+				     "flock() (whether it is armed, when it fires, and whether the program then gives up, "
+				     "are not known); a timer may end that of thread 200 (t200) too"), "%s", v->summary);
+	size_t lines = 0;
+	for (size_t i = 0; i < v->evidence.n; i++)
+		lines += strstr(v->evidence.v[i], "may be let go by a timer, its lock call interrupted: timer: the "
+						       "signal of POSIX timer 0") != NULL;
+	cr_expect_eq(lines, 2, "an evidence line for each thread's timer");
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect(s.verdicts[i].kind != LT_VERDICT_IDLE, "never IDLE: %s", s.verdicts[i].summary);
+	free_snap(&s);
+
+	/* one of them with an alarm possibly armed only, the other none */
+	struct lt_thread t1[2];
+	flock_w(&t1[0], 100, 200, LT_WFP_BLOCKED, 0);
+	flock_w(&t1[1], 200, 100, LT_WFP_BLOCKED, 2);
+	struct lt_snapshot s1 = { .pid = 100, .threads = t1, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s1, NULL), 0);
+	v = &s1.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(!strncmp(v->summary, "deadlock unless a timer ends it: ", sizeof("deadlock unless a timer ends it: ") - 1),
+		  "%s", v->summary);
+	cr_expect(strstr(v->summary, "; a timer may end the wait of thread 200 (t200) first: the signal of an alarm() or "
+				     "setitimer(ITIMER_REAL) timer (SIGALRM), if one is armed, would interrupt its flock() "
+				     "(whether one is armed,") && !strstr(v->summary, "too"), "%s", v->summary);
+	free_snap(&s1);
+
+	/* no timer: a plain deadlock */
+	struct lt_thread t2[2];
+	flock_w(&t2[0], 100, 200, LT_WFP_BLOCKED, 0);
+	flock_w(&t2[1], 200, 100, LT_WFP_BLOCKED, 0);
+	struct lt_snapshot s2 = { .pid = 100, .threads = t2, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	cr_assert_eq(s2.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s2.verdicts[0].summary);
+	cr_expect(!strncmp(s2.verdicts[0].summary, "deadlock: 2 threads", sizeof("deadlock: 2 threads") - 1) &&
+		  !strstr(s2.verdicts[0].summary, "timer"), "%s", s2.verdicts[0].summary);
+	free_snap(&s2);
+}
+
+/* A lone flock -w whose holder 300 is blocked elsewhere: a lock wait held
+ * by 300 that its timer may end first (said), not IDLE; without the timer
+ * the same lock wait says no timer. */
+Test(waitfor_verdicts, a_file_lock_wait_a_timer_may_interrupt_is_a_lock_wait_that_says_so)
+{
+	struct lt_thread th[1];
+	flock_w(&th[0], 100, 300, LT_WFP_BLOCKED, 1);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *lw = verdict_of(&s, LT_VERDICT_LOCK_WAIT, 100);
+	cr_assert_not_null(lw, "a lock wait (first: %s)", s.verdicts[0].summary);
+	cr_expect_eq(lw->owner, 300);
+	cr_expect(strstr(lw->summary, "thread 100 (t100) waits for a file lock: FLOCK WRITE lock on /tmp/b, held by "
+				      "process 300") &&
+		  strstr(lw->summary, "; a timer may end the wait first: the signal of POSIX timer 0 (timer_create, "
+				      "CLOCK_MONOTONIC, SIGALRM), if it is armed, would interrupt its flock() (whether it "
+				      "is armed, when it fires, and whether the program then gives up, are not known)"),
+		  "%s", lw->summary);
+	bool line = false;
+	for (size_t i = 0; i < lw->evidence.n; i++)
+		line |= strstr(lw->evidence.v[i], "timer: the signal of POSIX timer 0") != NULL;
+	cr_expect(line, "the timer's edge in the evidence");
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect(s.verdicts[i].kind != LT_VERDICT_IDLE && s.verdicts[i].kind != LT_VERDICT_DEADLOCK, "%s",
+			  s.verdicts[i].summary);
+	free_snap(&s);
+
+	/* the holder asleep on a timer: a lock wait still, never IDLE */
+	struct lt_thread t1[1];
+	flock_w(&t1[0], 100, 300, LT_WFP_TIMED, 2);
+	struct lt_snapshot s1 = { .pid = 100, .threads = t1, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s1, NULL), 0);
+	lw = verdict_of(&s1, LT_VERDICT_LOCK_WAIT, 100);
+	cr_assert_not_null(lw, "a lock wait (first: %s)", s1.verdicts[0].summary);
+	cr_expect(strstr(lw->summary, "; a timer may end the wait first: the signal of an alarm()"), "%s", lw->summary);
+	cr_expect(!verdict_of(&s1, LT_VERDICT_IDLE, 100), "not IDLE");
+	free_snap(&s1);
+
+	struct lt_thread t2[1];
+	flock_w(&t2[0], 100, 300, LT_WFP_BLOCKED, 0);
+	struct lt_snapshot s2 = { .pid = 100, .threads = t2, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	lw = verdict_of(&s2, LT_VERDICT_LOCK_WAIT, 100);
+	cr_assert_not_null(lw);
+	cr_expect(!strstr(lw->summary, "timer"), "%s", lw->summary);
+	free_snap(&s2);
+}
+
+/* What ends a file-lock wait: a caught signal not blocked (the call is
+ * interrupted), said for flock and fcntl. */
+Test(waitfor_parse, a_caught_signal_interrupts_a_file_lock_wait)
+{
+	char why[200];
+	struct lt_sigwait w = { .nr = 73, .blocked_ok = true, .disp_ok = true, .caught = 1ULL << 13 };
+	cr_expect_eq(lt_sigwait_ends(&w, 14, why, sizeof(why)), LT_SIG_END_YES, "%s", why);
+	cr_expect_str_eq(why, "SIGALRM is caught (SigCgt) and not blocked during flock");
+	w.nr = 72;
+	w.blocked = 1ULL << 13;
+	cr_expect_eq(lt_sigwait_ends(&w, 14, why, sizeof(why)), LT_SIG_END_NO, "%s", why);
+	cr_expect_str_eq(why, "SIGALRM is blocked during fcntl (SigBlk)");
+}
+
 /* coreutils' timeout(1): its DURATION after its options, with the
  * suffixes it takes; -1 for what it would not run as. */
 Test(waitfor_parse, timeout1_duration_from_its_command_line)
