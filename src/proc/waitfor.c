@@ -1034,8 +1034,60 @@ static void lock_timer_edges(struct cctx *c, struct lt_thread *t)
 						  "of /proc/PID/stat is always 0): not known");
 		}
 	}
+	/* util-linux flock(1) -w N (its executable named flock, its command
+	 * line one it reads: lt_flock1_wait) arms its SIGALRM timer just
+	 * before its flock() and exits when it fires (no SA_RESTART): while it
+	 * waits in flock() the timer is armed, and fires at most N s after the
+	 * thread last ran (it armed it before it slept): kept on that timer's
+	 * edge as the application's own timeout, inferred, said so */
+	const char *exe = c->s->exe, *base = exe ? strrchr(exe, '/') : NULL;
+	struct lt_wf_edge *fe = NULL;
+	size_t n_alrm = 0;
+	for (size_t i = n0; t->wf && i < t->wf->n_edges; i++)
+		if (strstr(t->wf->edges[i].what ? t->wf->edges[i].what : "", "POSIX timer") &&
+		    strstr(t->wf->edges[i].what, "SIGALRM)")) {
+			fe = &t->wf->edges[i];
+			n_alrm++;
+		}
+	double fw = -1;
+	if (n_alrm == 1 && t->sc.nr == 73 && base && !strcmp(base + 1, "flock")) {
+		size_t len = 0;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		char *cl = lts_read_all(path, &len);
+		fw = cl ? lt_flock1_wait(cl, len) : -1;
+		free(cl);
+	}
+	if (fw > 0) {
+		snprintf(fe->timeout_what, sizeof(fe->timeout_what), "flock(1) -w");
+		fe->timeout_s = fw;
+		fe->timeout_left_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : fw > t->idle_s ? fw - t->idle_s : 0;
+		/* its words: armed, not "if it is armed" */
+		char *cut = fe->evidence ? strstr(fe->evidence, "; /proc/PID/timers lists") : NULL;
+		if (cut)
+			*cut = 0;
+		char *ev = lts_asprintf("%s; /proc/PID/timers does not say whether it is armed nor when it fires: "
+					"inferred from util-linux flock(1)'s way (its executable flock, its command line "
+					"-w %g), which arms this timer before its flock() and exits when it fires (its "
+					"handler without SA_RESTART): armed while flock(1) waits, it fires at most %g s "
+					"after the thread last ran", fe->evidence ? fe->evidence : "", fw, fw);
+		size_t wl = fe->what ? strlen(fe->what) : 0;
+		const char *ifa = ", if it is armed";
+		if (wl > strlen(ifa) && !strcmp(fe->what + wl - strlen(ifa), ifa))
+			fe->what[wl - strlen(ifa)] = 0;
+		char *wh = lts_asprintf("%s, armed by flock(1) -w %g (inferred)", fe->what ? fe->what : "?", fw);
+		if (ev) {
+			free(fe->evidence);
+			fe->evidence = ev;
+		}
+		if (wh) {
+			free(fe->what);
+			fe->what = wh;
+		}
+	}
 	for (size_t i = n0; t->wf && i < t->wf->n_edges; i++) {
 		struct lt_wf_edge *te = &t->wf->edges[i];
+		if (te == fe && fw > 0)
+			continue;
 		char *ev = lts_asprintf("%s; a caught signal interrupts the lock call (EINTR) unless its handler "
 					"was installed with SA_RESTART, which /proc does not show, and the program may "
 					"try again%s", te->evidence ? te->evidence : "",

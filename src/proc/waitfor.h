@@ -314,6 +314,12 @@ size_t lt_parse_proc_timers(const char *text, struct lt_ptimer *out, size_t max)
  * the line does not read as one (0: no timeout). */
 double lt_timeout1_duration(const char *cmdline, size_t len);
 
+/* The -w/--wait/--timeout SECONDS util-linux flock(1) was given, from its
+ * /proc/PID/cmdline (LEN bytes, NUL-separated; its options end at the
+ * first word that is none): -1 when there is none or the line does not
+ * read as flock(1)'s (0: -w 0, which does not wait). */
+double lt_flock1_wait(const char *cmdline, size_t len);
+
 /* lt_flock_op_str, lt_fcntl_lock_cmd: filelock.h (src/trace). */
 /* struct flock as x86-64 lays it out (short type, short whence, off_t
  * start, off_t len, pid_t pid): "F_WRLCK SEEK_SET 0 len 0 (to EOF)". */

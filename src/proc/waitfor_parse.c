@@ -496,6 +496,75 @@ double lt_timeout1_duration(const char *cmdline, size_t len)
 	return timeout1_dur(argv[i]);
 }
 
+/* A decimal number of seconds, all of S (strtotimeval's syntax: digits,
+ * one point); -1 otherwise. */
+static double flock1_secs(const char *s)
+{
+	bool digit = false, point = false;
+	for (const char *p = s; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digit = true;
+		else if (*p == '.' && !point)
+			point = true;
+		else
+			return -1;
+	}
+	return digit ? strtod(s, NULL) : -1;
+}
+
+double lt_flock1_wait(const char *cmdline, size_t len)
+{
+	const char *argv[32];
+	size_t argc = 0;
+	for (size_t i = 0; i < len && argc < 32; i += strlen(cmdline + i) + 1)
+		argv[argc++] = cmdline + i;
+	if (!len || cmdline[len - 1])
+		return -1; /* cut: not every argument ends */
+	double w = -1;
+	for (size_t i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--") || a[0] != '-' || !a[1])
+			break; /* its options end ("+" in its getopt string) */
+		if (!strcmp(a, "--shared") || !strcmp(a, "--exclusive") || !strcmp(a, "--nonblock") ||
+		    !strcmp(a, "--nb") || !strcmp(a, "--close") || !strcmp(a, "--unlock") || !strcmp(a, "--no-fork") ||
+		    !strcmp(a, "--verbose") || !strncmp(a, "--conflict-exit-code=", 21))
+			continue;
+		if (!strcmp(a, "--conflict-exit-code")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(a, "--wait=", 7) || !strncmp(a, "--timeout=", 10)) {
+			w = flock1_secs(strchr(a, '=') + 1);
+			if (w < 0)
+				return -1;
+			continue;
+		}
+		if (!strcmp(a, "--wait") || !strcmp(a, "--timeout")) {
+			if (i + 1 >= argc || (w = flock1_secs(argv[++i])) < 0)
+				return -1;
+			continue;
+		}
+		if (a[1] == '-')
+			return -1; /* a long option not known (or abbreviated) */
+		/* short options, grouped: -s -e -x -n -o -u -F, then -w SECS or
+		 * -E CODE (the rest of the word, else the next word) */
+		for (const char *o = a + 1; *o; o++) {
+			if (strchr("sexnouF", *o))
+				continue;
+			if (*o == 'w' || *o == 'E') {
+				const char *v = o[1] ? o + 1 : i + 1 < argc ? argv[++i] : NULL;
+				if (!v)
+					return -1;
+				if (*o == 'w' && (w = flock1_secs(v)) < 0)
+					return -1;
+				break;
+			}
+			return -1;
+		}
+	}
+	return w;
+}
+
 size_t lt_parse_proc_timers(const char *text, struct lt_ptimer *out, size_t max)
 {
 	/* ID: 0 / signal: 14/0000000000000000 / notify: signal/pid.812 /

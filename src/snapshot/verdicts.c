@@ -397,6 +397,8 @@ static void timed_when(const struct lt_thread *t, double left, char *buf, size_t
 		const char *ends = strstr(ae->timeout_what, "idle") ? "the server ends the session"
 				   : !strncmp(ae->timeout_what, "Popen", 5) ? "Popen.wait raises TimeoutExpired"
 				   : !strncmp(ae->timeout_what, "timeout(1)", 10) ? "timeout(1) signals its child"
+				   : !strncmp(ae->timeout_what, "flock(1)", 8) ? "its timer interrupts flock(1)'s flock(), "
+										 "which then gives up"
 				   : "the server cancels the statement";
 		if (left >= 0)
 			snprintf(buf, len, "%s %.1f s: %s within %.1f s", ae->timeout_what, ae->timeout_s, ends, left);
@@ -740,10 +742,11 @@ static long deadlock_verdict(const long *cyc, size_t nc, void *arg)
 				       "does not)", (int)t->tid, lt_thread_name(t), in);
 		}
 		for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
-			if (lts_wf_lock_timer(t, NULL) && lt_wf_sigtimer(&t->wf->edges[k])) {
+			if (t->wf->edges[0].kind == LT_WF_FILE_LOCK && lt_wf_sigtimer(&t->wf->edges[k])) {
 				char *l = lt_wf_edge_line(&t->wf->edges[k]);
-				lt_strlist_add(&v->evidence, "thread %d (%s) may be let go by a timer, its lock call "
-					       "interrupted: %s", (int)t->tid, lt_thread_name(t), l ? l : "?");
+				lt_strlist_add(&v->evidence, "thread %d (%s) %s by a timer, its lock call interrupted: %s",
+					       (int)t->tid, lt_thread_name(t),
+					       t->wf->edges[k].timeout_s > 0 ? "is let go" : "may be let go", l ? l : "?");
 				free(l);
 			}
 		rt_waits_at(v, t);

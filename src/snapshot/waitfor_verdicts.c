@@ -106,7 +106,8 @@ const struct lt_wf_edge *lts_wf_lock_timer(const struct lt_thread *t, size_t *n)
 	const struct lt_wf_edge *first = NULL;
 	size_t k = 0;
 	for (size_t i = 0; t->wf && i < t->wf->n_edges; i++)
-		if (lock_timer(t->wf, &t->wf->edges[i])) {
+		if (lock_timer(t->wf, &t->wf->edges[i]) && !(t->wf->edges[i].timeout_what[0] &&
+							     t->wf->edges[i].timeout_s > 0)) {
 			first = first ? first : &t->wf->edges[i];
 			k++;
 		}
@@ -660,7 +661,23 @@ static void lock_wait_verdict(struct lt_snapshot *s, const struct lt_thread *t, 
 					  (int)t->tid, lt_thread_name(t), what, e->what ? e->what : "?",
 					  e->evidence ? e->evidence : "not found");
 	}
-	/* a timer whose signal may interrupt the call (flock -w) */
+	/* a timer whose signal may interrupt the call (flock -w); one whose
+	 * end its program's way tells (flock(1) -w N: lock_timer_edges) */
+	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++) {
+		const struct lt_wf_edge *x = &t->wf->edges[k];
+		if (!lock_timer(t->wf, x) || !x->timeout_what[0] || x->timeout_s <= 0 || !v->summary)
+			continue;
+		char *sm = x->timeout_left_s >= 0
+			? lts_asprintf("%s; its timer (%s %.1f s) ends the wait within %.1f s (inferred: see the evidence)",
+				       v->summary, x->timeout_what, x->timeout_s, x->timeout_left_s)
+			: lts_asprintf("%s; its timer (%s %.1f s) ends the wait within %.1f s at most (inferred: see the "
+				       "evidence)", v->summary, x->timeout_what, x->timeout_s, x->timeout_s);
+		if (sm) {
+			free(v->summary);
+			v->summary = sm;
+		}
+		break;
+	}
 	char *tw = lts_wf_lock_timer_words(t);
 	if (tw && v->summary) {
 		char *sm = lts_asprintf("%s; a timer may end the wait first: %s", v->summary, tw);

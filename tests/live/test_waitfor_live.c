@@ -1843,12 +1843,15 @@ static int signal_timer_id(pid_t pid, int sig)
  * SIGALRM (SigCgt): the timer interrupts its flock() when it fires.  The
  * snapshot of the first inner flock has, beside its file-lock edge (held
  * by the other outer flock and the other inner flock, which share the open
- * file), a timer edge naming that timer; followed, the two inner flocks
- * are a deadlock "unless a timer ends it" naming both timers, never a
- * plain deadlock, never IDLE.  Then a lone flock -w waiting for a lock
- * a flock(1) without -w holds: a lock wait held by that flock(1), its
- * timer said. */
-Test(waitfor_live, flock_w_waits_are_a_deadlock_unless_their_timers_end_it)
+ * file), a timer edge naming that timer.  Run as BIN: Debian's flock(1),
+ * whose way tells the timer is armed and fires within 300 s of when the
+ * thread last ran (inferred from its executable's name and its -w 300):
+ * followed, the two inner flocks are a "deadlock until a timeout" within
+ * 300 s; a copy of it under another name, whose way is not known: a
+ * "deadlock unless a timer ends it" naming both timers.  Never a plain
+ * deadlock, never IDLE.  Then a lone BIN -w waiting for a lock a flock(1)
+ * without -w holds: a lock wait held by that flock(1), its timer said. */
+static void flock_w_case(const char *bin, bool known)
 {
 	need_root();
 	if (access(FLOCK_BIN, X_OK) || access(DASH_BIN, X_OK))
@@ -1857,10 +1860,11 @@ Test(waitfor_live, flock_w_waits_are_a_deadlock_unless_their_timers_end_it)
 	tmp_lockfile(1);
 	snprintf(extra_link, sizeof(extra_link), "/tmp/lt-waitfor-%d-go", (int)getpid());
 	char cmd[2][320];
+	double t0 = tl_now_s();
 	for (int i = 0; i < 2; i++) {
 		snprintf(cmd[i], sizeof(cmd[i]), "while [ ! -e %s ]; do sleep 0.02; done; exec %s -w 300 %s true",
-			 extra_link, FLOCK_BIN, lockfile[1 - i]);
-		spawn(i, (char *const[]){ FLOCK_BIN, "-w", "300", lockfile[i], DASH_BIN, "-c", cmd[i], NULL });
+			 extra_link, bin, lockfile[1 - i]);
+		spawn(i, (char *const[]){ (char *)bin, "-w", "300", lockfile[i], DASH_BIN, "-c", cmd[i], NULL });
 	}
 	char held[2][256], waiting[2][256];
 	for (int i = 0; i < 2; i++) /* each outer flock holds its file before either inner one asks */
@@ -1880,6 +1884,7 @@ Test(waitfor_live, flock_w_waits_are_a_deadlock_unless_their_timers_end_it)
 	cr_assert(!(status_mask(in[0], in[0], "SigBlk:") & (1ULL << 13)), "and does not block it");
 
 	struct lt_snapshot *s = take(in[0]);
+	double since = tl_now_s() - t0;
 	const struct lt_wf_edge *e = edge_of(s, in[0], LT_WF_FILE_LOCK);
 	bool p_out = false, p_in = false;
 	for (size_t k = 0; k < e->n_pids; k++) {
@@ -1889,13 +1894,23 @@ Test(waitfor_live, flock_w_waits_are_a_deadlock_unless_their_timers_end_it)
 	cr_expect(e->n_pids == 2 && p_out && p_in, "held by %d (/proc/locks: %s) and %d, which share the open file",
 		  (int)procs[1].pid, held[1], (int)in[1]);
 	const struct lt_wf_edge *te = edge_of(s, in[0], LT_WF_TIMER);
-	char want[240];
-	snprintf(want, sizeof(want), LT_WF_SIGTIMER "POSIX timer %d (timer_create, CLOCK_MONOTONIC, SIGALRM), if it is armed",
-		 tid0);
+	char want[320];
+	snprintf(want, sizeof(want), LT_WF_SIGTIMER "POSIX timer %d (timer_create, CLOCK_MONOTONIC, SIGALRM), %s", tid0,
+		 known ? "armed by flock(1) -w 300 (inferred)" : "if it is armed");
 	cr_expect(lt_wf_sigtimer(te), "a signal's timer: %s", te->what);
 	cr_expect_str_eq(te->what, want);
 	cr_expect(te->evidence && strstr(te->evidence, "SIGALRM is caught (SigCgt) and not blocked during flock") &&
 		  strstr(te->evidence, "SA_RESTART"), "%s", te->evidence ? te->evidence : "?");
+	if (known) {
+		cr_expect_str_eq(te->timeout_what, "flock(1) -w");
+		cr_expect(te->timeout_s > 299.999 && te->timeout_s < 300.001, "%.3f s", te->timeout_s);
+		/* armed after the test started it, before the thread slept */
+		cr_expect(te->timeout_left_s <= 300 && te->timeout_left_s >= 300 - since - 0.05,
+			  "left %.3f s, %.3f s after the start", te->timeout_left_s, since);
+		cr_expect(strstr(te->evidence, "inferred from util-linux flock(1)'s way"), "%s", te->evidence);
+	} else {
+		cr_expect(!te->timeout_what[0], "no timeout known: %s", te->timeout_what);
+	}
 	size_t ntimers = 0;
 	const struct lt_thread *t = lt_snapshot_find(s, in[0]);
 	for (size_t k = 0; k < t->wf->n_edges; k++)
@@ -1907,33 +1922,48 @@ Test(waitfor_live, flock_w_waits_are_a_deadlock_unless_their_timers_end_it)
 	const struct lt_verdict *dl = verdict_for(m, LT_VERDICT_DEADLOCK, in[0]);
 	cr_assert_not_null(dl, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
 	cr_expect(dl->n_tids == 2 && has_tid(dl, in[1]), "the two inner flocks: %s", dl->summary);
-	static const char pre[] = "deadlock unless a timer ends it: 2 threads in 2 processes wait for each other: ";
-	cr_expect(!strncmp(dl->summary, pre, sizeof(pre) - 1), "%s", dl->summary);
 	pid_t first = dl->tids[0], second = first == in[0] ? in[1] : in[0];
-	snprintf(want, sizeof(want), "; a timer may end the wait of thread %d (flock) first: the signal of POSIX timer %d "
-		 "(timer_create, CLOCK_MONOTONIC, SIGALRM), if it is armed, would interrupt its flock() (whether it is "
-		 "armed, when it fires,", (int)first, first == in[0] ? tid0 : tid1);
-	cr_expect(strstr(dl->summary, want), "%s in: %s", want, dl->summary);
-	snprintf(want, sizeof(want), "; a timer may end that of thread %d (flock) too", (int)second);
-	cr_expect(strstr(dl->summary, want), "%s in: %s", want, dl->summary);
+	if (known) {
+		static const char pre[] = "deadlock until a timeout: 2 threads in 2 processes wait for each other: ";
+		cr_expect(!strncmp(dl->summary, pre, sizeof(pre) - 1), "%s", dl->summary);
+		cr_expect(strstr(dl->summary, "(flock) waits with a timeout (flock(1) -w 300.0 s: its timer interrupts "
+					      "flock(1)'s flock(), which then gives up within ") &&
+			  !strstr(dl->summary, "if it is armed"), "%s", dl->summary);
+	} else {
+		static const char pre[] = "deadlock unless a timer ends it: 2 threads in 2 processes wait for each other: ";
+		cr_expect(!strncmp(dl->summary, pre, sizeof(pre) - 1), "%s", dl->summary);
+		snprintf(want, sizeof(want), "; a timer may end the wait of thread %d (%s) first: the signal of POSIX "
+			 "timer %d (timer_create, CLOCK_MONOTONIC, SIGALRM), if it is armed, would interrupt its flock() "
+			 "(whether it is armed, when it fires,", (int)first, lt_snapshot_find(m->procs[0], in[0]) ?
+			 lt_snapshot_find(m->procs[0], in[0])->comm : "?", first == in[0] ? tid0 : tid1);
+		cr_expect(strstr(dl->summary, want), "%s in: %s", want, dl->summary);
+		snprintf(want, sizeof(want), "; a timer may end that of thread %d (", (int)second);
+		cr_expect(strstr(dl->summary, want), "%s in: %s", want, dl->summary);
+	}
 	for (int i = 0; i < 2; i++) {
-		snprintf(want, sizeof(want), "thread %d (flock) may be let go by a timer, its lock call interrupted: "
-			 "timer: the signal of POSIX timer %d", (int)in[i], i ? tid1 : tid0);
+		snprintf(want, sizeof(want), "%s by a timer, its lock call interrupted: timer: the signal of POSIX timer %d",
+			 known ? "is let go" : "may be let go", i ? tid1 : tid0);
 		cr_expect(tl_strlist_has(&dl->evidence, want), "evidence: %s", want);
 	}
 	for (size_t i = 0; i < m->view.n_verdicts; i++) {
 		const struct lt_verdict *v = &m->view.verdicts[i];
 		cr_expect(v->kind != LT_VERDICT_IDLE, "never IDLE: %s", v->summary);
-		cr_expect(v->kind != LT_VERDICT_DEADLOCK || strstr(v->summary, "unless a timer ends it"),
+		cr_expect(v->kind != LT_VERDICT_DEADLOCK || strstr(v->summary, known ? "until a timeout"
+										     : "unless a timer ends it"),
 			  "never a plain deadlock: %s", v->summary);
 	}
 	lt_multi_free(m);
-	cleanup();
+	for (int i = 0; i < 2; i++) { /* the processes and the go file (BIN may be in extra_dir: kept) */
+		tl_kill_tree(procs[i].pid);
+		tl_close(&procs[i]);
+	}
+	unlink(extra_link);
+	extra_link[0] = 0;
 
-	/* a lone flock -w behind a flock(1) without -w */
+	/* a lone BIN -w behind a flock(1) without -w */
 	char h[256], w[256];
 	flock_holds_lockfile(NULL, NULL, h, sizeof(h));
-	spawn(1, (char *const[]){ FLOCK_BIN, "-w", "300", lockfile[0], "true", NULL });
+	spawn(1, (char *const[]){ (char *)bin, "-w", "300", lockfile[0], "true", NULL });
 	tl_locks_line(procs[1].pid, lockfile[0], true, w, sizeof(w));
 	wait_in_syscall(procs[1].pid, procs[1].pid, 73);
 	int tid = signal_timer_id(procs[1].pid, 14);
@@ -1943,13 +1973,36 @@ Test(waitfor_live, flock_w_waits_are_a_deadlock_unless_their_timers_end_it)
 	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, procs[1].pid);
 	cr_assert_not_null(lw, "a lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
 	cr_expect_eq(lw->owner, procs[0].pid, "the holder /proc/locks names: %s", h);
-	snprintf(want, sizeof(want), "; a timer may end the wait first: the signal of POSIX timer %d (timer_create, "
-		 "CLOCK_MONOTONIC, SIGALRM), if it is armed, would interrupt its flock()", tid);
+	if (known)
+		snprintf(want, sizeof(want), "; its timer (flock(1) -w 300.0 s) ends the wait within ");
+	else
+		snprintf(want, sizeof(want), "; a timer may end the wait first: the signal of POSIX timer %d (timer_create, "
+			 "CLOCK_MONOTONIC, SIGALRM), if it is armed, would interrupt its flock()", tid);
 	cr_expect(strstr(lw->summary, want), "%s in: %s", want, lw->summary);
 	for (size_t i = 0; i < m->view.n_verdicts; i++)
 		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE && m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK,
 			  "%s", m->view.verdicts[i].summary);
 	lt_multi_free(m);
+}
+
+Test(waitfor_live, flock_w_waits_are_a_deadlock_until_flock1s_timeout)
+{
+	flock_w_case(FLOCK_BIN, true);
+}
+
+/* The same program under another name: its timer's end is not known. */
+Test(waitfor_live, flock_w_waits_of_an_unknown_program_are_a_deadlock_unless_their_timers_end_it)
+{
+	need_root();
+	if (access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: util-linux)", FLOCK_BIN);
+	snprintf(extra_dir[0], sizeof(extra_dir[0]), "/tmp/lt-waitfor-%d-bin", (int)getpid());
+	cr_assert_eq(mkdir(extra_dir[0], 0755), 0, "%s", strerror(errno));
+	char copy[128], cmd[320];
+	snprintf(copy, sizeof(copy), "%s/f", extra_dir[0]); /* cleanup removes DIR/f */
+	snprintf(cmd, sizeof(cmd), "cp %s %s", FLOCK_BIN, copy);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	flock_w_case(copy, false);
 }
 
 /* python3 catches SIGALRM, arms alarm(300) and waits in flock() for the

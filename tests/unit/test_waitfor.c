@@ -1845,6 +1845,73 @@ Test(waitfor_verdicts, a_file_lock_wait_a_timer_may_interrupt_is_a_lock_wait_tha
 	free_snap(&s2);
 }
 
+/* flock(1) -w 300 as lock_timer_edges reads it: its SIGALRM timer armed
+ * (inferred from its way), 290 s left at most: a cycle of two is a
+ * "deadlock until a timeout" within 290 s (no "may end" of a timer whose
+ * end is known); a lone one a lock wait whose timer ends it within 290 s. */
+static void flock1_known(struct lt_thread *t, pid_t tid, pid_t holder)
+{
+	flock_w(t, tid, holder, LT_WFP_BLOCKED, 1);
+	struct lt_wf_edge *te = &t->wf->edges[1];
+	free(te->what);
+	te->what = strdup(LT_WF_SIGTIMER "POSIX timer 0 (timer_create, CLOCK_MONOTONIC, SIGALRM), armed by flock(1) -w 300 "
+					 "(inferred)");
+	snprintf(te->timeout_what, sizeof(te->timeout_what), "flock(1) -w");
+	te->timeout_s = 300;
+	te->timeout_left_s = tid == 100 ? 290 : 295;
+}
+
+Test(waitfor_verdicts, flock1_w_in_a_cycle_is_a_deadlock_until_its_timeout)
+{
+	struct lt_thread th[2];
+	flock1_known(&th[0], 100, 200);
+	flock1_known(&th[1], 200, 100);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = &s.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	static const char pre[] = "deadlock until a timeout: 2 threads in 2 processes wait for each other: ";
+	cr_expect(!strncmp(v->summary, pre, sizeof(pre) - 1), "%s", v->summary);
+	cr_expect(strstr(v->summary, "; thread 100 (t100) waits with a timeout (flock(1) -w 300.0 s: its timer interrupts "
+				     "flock(1)'s flock(), which then gives up within 290.0 s)") &&
+		  !strstr(v->summary, "a timer may end"), "%s", v->summary);
+	cr_expect(tl_strlist_has(&v->evidence, "thread 200 (t200) is let go by a timer, its lock call interrupted: timer: "
+					       "the signal of POSIX timer 0 (timer_create, CLOCK_MONOTONIC, SIGALRM), armed "
+					       "by flock(1) -w 300 (inferred)"), "the timer's evidence");
+	free_snap(&s);
+
+	struct lt_thread t1[1];
+	flock1_known(&t1[0], 100, 300);
+	struct lt_snapshot s1 = { .pid = 100, .threads = t1, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s1, NULL), 0);
+	const struct lt_verdict *lw = verdict_of(&s1, LT_VERDICT_LOCK_WAIT, 100);
+	cr_assert_not_null(lw, "a lock wait (first: %s)", s1.verdicts[0].summary);
+	cr_expect(strstr(lw->summary, "; its timer (flock(1) -w 300.0 s) ends the wait within 290.0 s (inferred: see the "
+				      "evidence)") && !strstr(lw->summary, "a timer may end"), "%s", lw->summary);
+	free_snap(&s1);
+}
+
+/* util-linux flock(1)'s -w from its command line. */
+Test(waitfor_parse, flock1_wait_from_its_command_line)
+{
+#define CL(lit) lt_flock1_wait(lit, sizeof(lit) - 1)
+	cr_expect_float_eq(CL("flock\0" "-w\0" "300\0" "/tmp/a\0" "true\0"), 300.0, 1e-9);
+	cr_expect_float_eq(CL("flock\0" "-w300\0" "/tmp/a\0" "true\0"), 300.0, 1e-9);
+	cr_expect_float_eq(CL("flock\0" "-xw\0" "2.5\0" "9\0"), 2.5, 1e-9);
+	cr_expect_float_eq(CL("flock\0" "-E\0" "3\0" "--wait=10\0" "/tmp/a\0" "-c\0" "x\0"), 10.0, 1e-9);
+	cr_expect_float_eq(CL("flock\0" "--timeout\0" "7\0" "--verbose\0" "/tmp/a\0" "x\0"), 7.0, 1e-9);
+	cr_expect_float_eq(CL("flock\0" "-s\0" "--\0" "-w\0" "5\0"), -1, 1e-9);      /* after --: its file */
+	cr_expect_float_eq(CL("flock\0" "/tmp/a\0" "-w\0" "5\0" "x\0"), -1, 1e-9);  /* the command's -w */
+	cr_expect_float_eq(CL("flock\0" "-w\0" "0\0" "/tmp/a\0" "x\0"), 0.0, 1e-9); /* does not wait */
+	cr_expect_lt(CL("flock\0" "/tmp/a\0" "true\0"), 0);                         /* no -w */
+	cr_expect_lt(CL("flock\0" "-w\0" "1m\0" "/tmp/a\0" "x\0"), 0);            /* not its syntax */
+	cr_expect_lt(CL("flock\0" "--wai\0" "5\0" "/tmp/a\0" "x\0"), 0);          /* abbreviated: not read */
+	cr_expect_lt(CL("flock\0" "-q\0" "-w\0" "5\0" "/tmp/a\0"), 0);             /* an option not known */
+	cr_expect_lt(CL("flock\0" "-w\0"), 0);                                       /* no value */
+	cr_expect_lt(CL("flock\0" "-w\0" "30"), 0);                                  /* cut */
+#undef CL
+}
+
 /* What ends a file-lock wait: a caught signal not blocked (the call is
  * interrupted), said for flock and fcntl. */
 Test(waitfor_parse, a_caught_signal_interrupts_a_file_lock_wait)
