@@ -5,6 +5,8 @@
  *   - a file-lock (or application lock) wait is a lock wait, with its holder;
  *   - a wait whose parties are all blocked themselves is a wait chain,
  *     said in order;
+ *   - a wait into a process, or a join (pthread_join, Python's
+ *     Thread.join) of a thread, in such a verdict is a chain into it;
  *   - the IDLE verdict says, per thread, why its wait is not stuck. */
 #include <errno.h>
 #include <inttypes.h>
@@ -1205,6 +1207,78 @@ static void own_loop_chains(struct lt_snapshot *s, const bool *in_cycle)
 	}
 }
 
+/* ---- joins ----
+ *
+ * A join without a timeout (pthread_join, Python's Thread.join(): the
+ * glibc and CPython models name it, owner_kind LT_OWNER_JOIN and the lock
+ * kind one of lt_done_kind_of's whose holder's exit ends it) waits for
+ * the joined thread to exit.  When that thread is itself in a stuck
+ * verdict, the join is a chain into that verdict, as a wait into a stuck
+ * process is (into_pass), and that verdict says who waits for it.  A
+ * joined thread in no such verdict (asleep on a timer, running, idle)
+ * makes no chain: the join is counted in the IDLE or OK verdict.  A
+ * runtime's own joins (Java's, OCaml's) are lock waits on a runtime lock
+ * (verdicts.c, lock_group) and are not followed here. */
+static const struct lt_done_kind *join_kind(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->owner_kind != LT_OWNER_JOIN || f->owner <= 0)
+		return NULL;
+	const struct lt_done_kind *dk = lt_done_kind_of(f->lock_kind);
+	return dk && dk->exit ? dk : NULL;
+}
+
+/* TID among V's threads (not only behind them). */
+static bool verdict_names(const struct lt_verdict *v, pid_t tid)
+{
+	for (size_t k = 0; k < v->n_tids; k++)
+		if (v->tids[k] == tid)
+			return true;
+	return false;
+}
+
+static void join_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		const struct lt_futex *f = &t->futex;
+		const struct lt_done_kind *dk = join_kind(t);
+		/* a timed join (pthread_timedjoin_np, join(timeout)) ends by itself */
+		if (in_cycle[i] || !dk || !asleep(t) || f->timeout_ptr || stuck_verdict_of(s, s->n_verdicts, t->tid))
+			continue;
+		const struct lt_thread *o = lt_snapshot_find(s, f->owner);
+		const struct lt_verdict *pv = o && o != t ? stuck_verdict_of(s, n_v, o->tid) : NULL;
+		if (!pv)
+			continue;
+		struct lt_verdict *v = chain_into(s, t, &pv);
+		if (!v)
+			return;
+		struct lt_verdict *ov = &s->verdicts[pv - s->verdicts];
+		bool in = verdict_names(ov, o->tid);
+		const char *words = in ? stuck_words(ov->kind) : "blocked behind a deadlock";
+		char orelse[160] = "", dur[32];
+		if (dk->els)
+			snprintf(orelse, sizeof(orelse), " (or on %s)", dk->els);
+		lts_fmt_duration(t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s, dur, sizeof(dur));
+		v->summary = lts_asprintf("thread %d (%s) waits in %s for thread %d (%s) to exit, which is itself "
+					  "%s: %s; the wait ends when %s%s", (int)t->tid, lt_thread_name(t),
+					  dk->wait_call, (int)o->tid, lt_thread_name(o), words,
+					  ov->summary ? ov->summary : "?", dk->done_what, orelse);
+		char lb[160];
+		lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s for thread %d (%s) to exit, for %s [sleeps "
+			       "on %s: %s%s%s]", (int)t->tid, lt_thread_name(t), dk->wait_call, (int)o->tid,
+			       lt_thread_name(o), dur, lts_lock_label(f, lb, sizeof(lb)), f->lock_kind,
+			       f->lock_state ? ", " : "", f->lock_state ? f->lock_state : "");
+		char *oa = lts_thread_activity(o);
+		lt_strlist_add(&v->evidence, "joined thread %d (%s) %s: %s", (int)o->tid, lt_thread_name(o),
+			       oa ? oa : "?", words);
+		free(oa);
+		waited_by_evidence(v, s, t);
+		lt_strlist_add(&ov->evidence, "waited for by: thread %d (%s) in %s, for thread %d (%s) to exit",
+			       (int)t->tid, lt_thread_name(t), dk->wait_call, (int)o->tid, lt_thread_name(o));
+	}
+}
+
 /* One pass of lts_wf_into_verdicts: into the first N_V verdicts. */
 static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
@@ -1321,6 +1395,7 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 	for (int pass = 0; pass < MAX_INTO_PASSES; pass++) {
 		size_t n_v = s->n_verdicts; /* the rules', then the chains added before */
 		into_pass(s, in_cycle, n_v);
+		join_pass(s, in_cycle, n_v);
 		if (s->n_verdicts == n_v)
 			break;
 	}

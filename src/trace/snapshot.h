@@ -165,7 +165,7 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
 
 /* A runtime's wait for another thread to finish something rather than to
  * let go of a lock or to notify (a lt_rtlock of one of these kinds; its
- * holder is that thread): its lock kind as the snapshot names it (a stored
+ * holder is that thread; or a join's own futex: LT_KIND_PTHREAD_JOIN): its lock kind as the snapshot names it (a stored
  * snapshot keeps it, and the report reads it back), and what the kind
  * says, the same wherever it is said: the call; what the report calls the
  * thread that ends it; what ends it ("the task ends"); what else may end
@@ -179,6 +179,13 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
 #define LT_KIND_PY_FUTURE "concurrent.futures Future (result)"
 #define LT_KIND_OCAML_THREAD_JOIN "OCaml Thread.join"
 #define LT_KIND_OCAML_DOMAIN_JOIN "OCaml Domain.join"
+/* Joins no runtime lock stands for: the futex's lock kind when the glibc
+ * model (pthread_join, by its frames or the joined thread's stack) or the
+ * CPython model (Thread.join, by its frames) names the wait, owner_kind
+ * LT_OWNER_JOIN and owner the joined thread (waitfor_verdicts.c follows
+ * them into the joined thread's own verdict) */
+#define LT_KIND_PTHREAD_JOIN "thread exit (pthread_join)"
+#define LT_KIND_PY_JOIN "thread exit (Thread.join)"
 /* concurrent.futures.wait() (ALL_COMPLETED, FIRST_EXCEPTION) for two or
  * more futures: ends when every one ends, so one runner that does not
  * keeps it; its lock's name counts the futures ("2 futures (...)") */
@@ -217,6 +224,15 @@ static inline const struct lt_done_kind *lt_done_kind_of(const char *kind)
 		{ LT_KIND_JAVA_JOIN, "Thread.join()", "joined thread", "it exits", "an interrupt", true, false, "",
 		  "", "", false },
 		{ LT_KIND_OCAML_THREAD_JOIN, "Thread.join", "joined thread", "it exits", NULL, true, false, "", "", "",
+		  false },
+		/* pthread_join is a cancellation point; a Python signal
+		 * handler runs in the main thread only, and a join there
+		 * returns with its exception (3.x's lock acquire is
+		 * interruptible) */
+		{ LT_KIND_PTHREAD_JOIN, "pthread_join()", "joined thread", "it exits",
+		  "a pthread_cancel() of the joining thread", true, false, "", "", "", false },
+		{ LT_KIND_PY_JOIN, "Thread.join()", "joined thread", "it exits",
+		  "a signal whose Python handler raises in the main thread, as Ctrl-C's KeyboardInterrupt", true, false, "", "", "",
 		  false },
 		/* not an exit: the join ends when the domain's function
 		 * returns; its thread may stay to join the domain's other

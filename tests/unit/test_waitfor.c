@@ -2272,3 +2272,162 @@ Test(waitfor_verdicts, a_signalfd_wait_with_other_signals_is_never_a_deadlock_li
 	cr_expect_eq(s2.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s2.verdicts[0].summary);
 	free_snap(&s2);
 }
+
+/* ---- joins followed into the joined thread's verdict ---- */
+
+/* Thread TID of process PID in a join of JOINED (no timeout), as the
+ * glibc model (KIND LT_KIND_PTHREAD_JOIN) or CPython's (LT_KIND_PY_JOIN)
+ * names it; KIND NULL: a word that equals a tid, no model's join. */
+static void join_wait(struct lt_thread *t, pid_t tid, pid_t pid, pid_t joined, const char *kind)
+{
+	blocked(t, tid, 202, LT_WAIT_FUTEX);
+	t->futex.uaddr = 0x7000 + (uint64_t)tid;
+	t->futex.is_wait = true;
+	t->futex.private_ = kind && !strcmp(kind, LT_KIND_PY_JOIN); /* glibc joins on a shared word */
+	t->futex.word_ok = true;
+	t->futex.word = t->futex.expected = (uint32_t)joined;
+	t->futex.owner_kind = LT_OWNER_JOIN;
+	t->futex.owner = joined;
+	t->futex.lock_kind = kind;
+	t->wf = calloc(1, sizeof(*t->wf));
+	t->wf->pid = pid;
+}
+
+/* Thread TID of process 100 waiting in flock() for a lock process 300
+ * holds, itself waiting for its child (flock(1)). */
+static void flock_waiter(struct lt_thread *t, pid_t tid)
+{
+	blocked(t, tid, 73, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(t, 100, LT_WF_FILE_LOCK, 300, LT_WFP_EVENTS);
+	free(e->what);
+	e->what = strdup("FLOCK WRITE lock on /tmp/l");
+	e->doing = strdup("300 (flock): wait4");
+}
+
+/* Whether V's evidence has a line with A and B. */
+static bool evidence_has(const struct lt_verdict *v, const char *a, const char *b)
+{
+	for (size_t k = 0; v && k < v->evidence.n; k++)
+		if (strstr(v->evidence.v[k], a) && (!b || strstr(v->evidence.v[k], b)))
+			return true;
+	return false;
+}
+
+/* main 100 joins 101, which waits for a file lock (tests/workloads/
+ * join_waits.c flock, Python's Thread.join of a thread in fcntl.flock):
+ * 101's LOCK WAIT says who waits for its exit, and 100's join is a wait
+ * chain into it, in the join's words (lt_done_kind_of), ranked after it. */
+static void join_into_lock_wait(const char *kind, const char *call, const char *orelse)
+{
+	struct lt_thread th[2];
+	join_wait(&th[0], 100, 100, 101, kind);
+	flock_waiter(&th[1], 101);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.n_verdicts, 2, "%s", s.verdicts[0].summary);
+	const struct lt_verdict *lw = &s.verdicts[0], *ch = &s.verdicts[1];
+	cr_assert_eq(lw->kind, LT_VERDICT_LOCK_WAIT, "%s", lw->summary);
+	cr_assert(lw->n_tids == 1 && lw->tids[0] == 101, "%s", lw->summary);
+	char want[200];
+	snprintf(want, sizeof(want), "waited for by: thread 100 (t100) in %s, for thread 101 (t101) to exit", call);
+	cr_expect(evidence_has(lw, want, NULL), "no '%s' in the lock wait's evidence", want);
+	cr_assert_eq(ch->kind, LT_VERDICT_WAIT_CHAIN, "%s", ch->summary);
+	cr_assert(ch->n_tids == 1 && ch->tids[0] == 100, "%s", ch->summary);
+	snprintf(want, sizeof(want), "thread 100 (t100) waits in %s for thread 101 (t101) to exit, which is itself in "
+		 "a lock wait: thread 101 (t101) waits for a file lock: FLOCK WRITE lock on /tmp/l", call);
+	cr_expect(!strncmp(ch->summary, want, strlen(want)), "%s\nwant: %s", ch->summary, want);
+	char tail[200];
+	snprintf(tail, sizeof(tail), "; the wait ends when it exits (or on %s)", orelse);
+	size_t sl = strlen(ch->summary), tl = strlen(tail);
+	cr_expect(sl > tl && !strcmp(ch->summary + sl - tl, tail), "%s\nwant at its end: %s", ch->summary, tail);
+	cr_expect(evidence_has(ch, "joined thread 101 (t101) flock(", ": in a lock wait"), "the joined thread's line");
+	cr_expect(evidence_has(ch, "thread 100 (t100) waits in ", kind), "the join's line names its kind");
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, a_pthread_join_of_a_thread_in_a_lock_wait_is_a_chain_into_it)
+{
+	join_into_lock_wait(LT_KIND_PTHREAD_JOIN, "pthread_join()", "a pthread_cancel() of the joining thread");
+}
+
+Test(waitfor_verdicts, a_python_thread_join_of_a_thread_in_a_lock_wait_is_a_chain_into_it)
+{
+	join_into_lock_wait(LT_KIND_PY_JOIN, "Thread.join()",
+			    "a signal whose Python handler raises in the main thread, as Ctrl-C's KeyboardInterrupt");
+}
+
+/* A join is followed only as far as what it shows: a timed join ends by
+ * itself; a word that equals a tid but that no model named a join; a
+ * joined thread asleep on a timer is stuck in nothing.  None is a chain,
+ * and the joined thread's verdict names no waiter. */
+Test(waitfor_verdicts, a_timed_unnamed_or_idle_join_is_no_chain)
+{
+	for (int c = 0; c < 3; c++) {
+		struct lt_thread th[2];
+		join_wait(&th[0], 100, 100, 101, c == 1 ? NULL : LT_KIND_PTHREAD_JOIN);
+		if (c == 0)
+			th[0].futex.timeout_ptr = 0x7ffd000;
+		if (c == 2) {
+			blocked(&th[1], 101, 230, LT_WAIT_SLEEP); /* clock_nanosleep */
+			th[1].wf = calloc(1, sizeof(*th[1].wf));
+			th[1].wf->pid = 100;
+			struct lt_wf_edge *e = lt_waitfor_add(&th[1], 100, LT_WF_TIMER);
+			e->what = strdup("the end of the sleep");
+		} else {
+			flock_waiter(&th[1], 101);
+		}
+		struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+		cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+		for (size_t i = 0; i < s.n_verdicts; i++) {
+			cr_expect_neq(s.verdicts[i].kind, LT_VERDICT_WAIT_CHAIN, "case %d: %s", c, s.verdicts[i].summary);
+			cr_expect(!evidence_has(&s.verdicts[i], "waited for by: thread 100", NULL), "case %d: %s", c,
+				  s.verdicts[i].summary);
+		}
+		if (c == 2)
+			cr_expect(s.n_verdicts == 1 && s.verdicts[0].kind == LT_VERDICT_IDLE, "case %d: %s", c,
+				  s.verdicts[0].summary);
+		else
+			cr_expect_eq(s.verdicts[0].kind, LT_VERDICT_LOCK_WAIT, "case %d: %s", c, s.verdicts[0].summary);
+		free_snap(&s);
+	}
+}
+
+/* main 100 joins 101, which joins 102, in a lock wait: 101's chain into
+ * 102's verdict, 100's into 101's chain. */
+Test(waitfor_verdicts, a_join_of_a_joiner_is_a_chain_into_its_chain)
+{
+	struct lt_thread th[3];
+	join_wait(&th[0], 100, 100, 101, LT_KIND_PTHREAD_JOIN);
+	join_wait(&th[1], 101, 100, 102, LT_KIND_PTHREAD_JOIN);
+	flock_waiter(&th[2], 102);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *c1 = chain_of(&s, 101), *c0 = chain_of(&s, 100);
+	cr_assert(c1 && c0, "chains of 101 and 100: %s", s.verdicts[0].summary);
+	cr_expect(strstr(c1->summary, "for thread 102 (t102) to exit, which is itself in a lock wait: "), "%s",
+		  c1->summary);
+	cr_expect(strstr(c0->summary, "for thread 101 (t101) to exit, which is itself in a wait chain: thread 101 "
+				      "(t101) waits in pthread_join() for thread 102"), "%s", c0->summary);
+	cr_expect(evidence_has(c1, "waited for by: thread 100 (t100) in pthread_join()", NULL), "%s", c1->summary);
+	free_snap(&s);
+}
+
+/* main 620 joins 621, which reads a pipe only its process can write: the
+ * probable deadlock through the pipe (the joiner is the only other thread,
+ * which would write it), not a chain. */
+Test(waitfor_verdicts, a_join_of_a_reader_of_its_own_pipe_is_a_probable_deadlock_not_a_chain)
+{
+	struct lt_thread th[2];
+	join_wait(&th[0], 620, 620, 621, LT_KIND_PTHREAD_JOIN);
+	blocked(&th[1], 621, 0, LT_WAIT_IO);
+	edge(&th[1], 620, LT_WF_PIPE_READ, 620, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 620, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.n_verdicts, 1, "%s", s.verdicts[0].summary);
+	const struct lt_verdict *v = &s.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(strstr(v->summary, "probable deadlock through a pipe: thread 621 (t621)") &&
+		  strstr(v->summary, "620 (t620) -> 621 (t621) -> 620"), "%s", v->summary);
+	cr_expect(evidence_has(v, "thread 620 (t620) is joining thread 621 (t621)", NULL), "%s", v->summary);
+	free_snap(&s);
+}

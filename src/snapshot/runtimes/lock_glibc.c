@@ -542,7 +542,7 @@ static void classify_join(const struct lt_lm_env *e, struct lt_thread *t)
 {
 	struct lt_futex *f = &t->futex;
 	char buf[96];
-	f->lock_kind = "thread exit (pthread_join)";
+	f->lock_kind = LT_KIND_PTHREAD_JOIN;
 	f->lock_base = join_base(e, f);
 	if (f->word_ok && f->word == 0)
 		snprintf(buf, sizeof(buf), "thread has exited");

@@ -697,7 +697,7 @@ static void name_join(struct model *m, const struct ts *x)
 	if (self && m->dicts_ok && pyr_attr(&m->r, self, "_native_id", &nid) == 0 && pyr_long(&m->r, nid, &id) == 0 &&
 	    lt_cpy_is_thread(m->e, (pid_t)id))
 		tid = (pid_t)id;
-	f->lock_kind = "thread exit (Thread.join)";
+	f->lock_kind = LT_KIND_PY_JOIN;
 	f->owner_kind = LT_OWNER_JOIN;
 	f->owner = tid;
 	char who[16] = "?";
