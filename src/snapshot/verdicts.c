@@ -207,7 +207,15 @@ static void edge_evidence(struct lt_verdict *v, const struct lt_snapshot *s, con
 	if (f->cmd < 0)
 		snprintf(op, sizeof(op), "futex_wait");
 	lts_fmt_duration(t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s, dur, sizeof(dur));
-	if (f->owner_kind == LT_OWNER_JOIN)
+	const struct lt_done_kind *jk = f->owner_kind == LT_OWNER_JOIN ? lt_done_kind_of(f->lock_kind) : NULL;
+	if (jk && strcmp(jk->kind, LT_KIND_PTHREAD_JOIN))
+		/* a runtime's join that sleeps on a lock of its own (Python's
+		 * Thread.join on the joined thread's _tstate_lock), not on
+		 * the joined thread's tid as glibc's does */
+		lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s for thread %d (%s) to exit [sleeps on %s: "
+			       "%s], for %s", (int)t->tid, lt_thread_name(t), jk->wait_call, (int)f->owner,
+			       o ? lt_thread_name(o) : "?", lts_lock_label(f, lb, sizeof(lb)), f->lock_kind, dur);
+	else if (f->owner_kind == LT_OWNER_JOIN)
 		lt_strlist_add(&v->evidence,
 			       "thread %d (%s) is joining thread %d (%s): sleeps on its tid field %s, for %s",
 			       (int)t->tid, lt_thread_name(t), (int)f->owner, o ? lt_thread_name(o) : "?",

@@ -231,6 +231,25 @@ Test(verdict_deadlock, join_cycle)
 	lt_snapshot_free(s);
 }
 
+/* The same with Python's Thread.join(), which sleeps on the joined
+ * thread's _tstate_lock (a semaphore), not on its tid: the edge says the
+ * join in its own words (lt_done_kind_of), never "its tid field". */
+Test(verdict_deadlock, python_join_cycle_says_thread_join_not_a_tid_field)
+{
+	struct lt_snapshot *s = table(2);
+	futex_wait(&s->threads[0], 100, "main", 0x7f0000, 0, 0, LT_OWNER_JOIN, 101, 5);
+	s->threads[0].futex.lock_kind = LT_KIND_PY_JOIN;
+	futex_wait(&s->threads[1], 101, "A", LA, 2, 2, LT_OWNER_MUTEX, 100, 5);
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->n_tids, 2);
+	cr_assert(tl_strlist_has(&v->evidence, "thread 100 (main) waits in Thread.join() for thread 101 (A) to exit "
+				 "[sleeps on 0x7f0000: thread exit (Thread.join)]"), "%s", v->evidence.n ? v->evidence.v[0] : "-");
+	cr_assert(!tl_strlist_has(&v->evidence, "tid field"));
+	lt_snapshot_free(s);
+}
+
 Test(verdict_deadlock, chain_without_cycle_is_not_a_deadlock)
 {
 	struct lt_snapshot *s = table(3);
