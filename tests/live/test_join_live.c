@@ -9,6 +9,7 @@
  * workloads print, /proc/PID/task/TID/syscall.  Needs root. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,19 +183,60 @@ Test(join_live, c_pthread_join_of_a_thread_waiting_for_a_file_lock_is_a_chain_in
 	rp_json_free(js);
 }
 
-Test(join_live, debian_python3_thread_join_of_a_thread_waiting_for_a_file_lock_is_a_chain_into_its_lock_wait,
-     .fini = cleanup, .timeout = 60)
+/* py_join.py run by PYTHON (skipped where it is not installed). */
+static void py_flock_join(const char *python)
 {
 	need_root();
+	if (access(python, X_OK) != 0)
+		cr_skip_test("%s is not installed on this machine", python);
 	new_lockfile();
-	tl_start_python(&wl, "tests/workloads/py_join.py", (char *const[]){ lockfile, NULL }, truth, &ntruth,
-			"another process's /proc files and memory");
+	char *argv[] = { (char *)python, "tests/workloads/py_join.py", lockfile, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
 	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "holder", NULL, "pid");
 	pid_t joiner = role("joiner"), joined = role("joined");
 	cr_assert(joiner == wl.pid && joined != joiner && holder > 0);
 	check_flock_join(joiner, joined, holder, LT_KIND_PY_JOIN, "Thread.join()",
 			 "a signal whose Python handler raises in the main thread, as Ctrl-C's KeyboardInterrupt",
 			 "MainThread", "worker");
+}
+
+Test(join_live, debian_python3_thread_join_of_a_thread_waiting_for_a_file_lock_is_a_chain_into_its_lock_wait,
+     .fini = cleanup, .timeout = 60)
+{
+	py_flock_join(TL_PYTHON);
+}
+
+/* Up to 3.12 Thread.join() acquires the joined thread's _tstate_lock; from
+ * 3.13 it parks in _ThreadHandle.join() on a semaphore of its own: the
+ * pyenv builds at both ends, where present. */
+static void pyenv_flock_join(int minor)
+{
+	need_root();
+	const char *root = getenv("PYENV_ROOT");
+	char pat[512], python[600] = "";
+	snprintf(pat, sizeof(pat), "%s/versions/3.%d.*/bin/python3.%d", root && *root ? root : "/root/.pyenv",
+		 minor, minor);
+	glob_t g;
+	int r = glob(pat, 0, NULL, &g);
+	for (size_t i = 0; r == 0 && i < g.gl_pathc && !python[0]; i++)
+		if (access(g.gl_pathv[i], X_OK) == 0)
+			snprintf(python, sizeof(python), "%s", g.gl_pathv[i]);
+	if (r == 0)
+		globfree(&g);
+	if (!python[0])
+		cr_skip_test("no CPython 3.%d here (%s): a pyenv build of 3.%d is what this test runs", minor, pat,
+			     minor);
+	py_flock_join(python);
+}
+
+Test(join_live, pyenv_38_thread_join_of_a_flock_waiter_is_a_chain, .fini = cleanup, .timeout = 60)
+{
+	pyenv_flock_join(8);
+}
+
+Test(join_live, pyenv_313_thread_join_of_a_flock_waiter_is_a_chain, .fini = cleanup, .timeout = 60)
+{
+	pyenv_flock_join(13);
 }
 
 /* The joined thread reads a pipe whose write end only the process holds,
