@@ -2372,6 +2372,11 @@ static void find_stopped(struct lt_snapshot *s)
 			tw = w;
 	}
 	char by[256] = "";
+	/* a tracer running, or waiting for its tracees' next stops (strace
+	 * in wait4), is handling the stop: momentary, most likely */
+	const char *d0 = tw && tw->tracer_doing ? strrchr(tw->tracer_doing, ':') : NULL;
+	bool busy = tw && !sig && (tw->tracer_st == LT_WFP_RUNNING ||
+				   (d0 && (!strcmp(d0, ": wait4") || !strcmp(d0, ": waitid"))));
 	if (tw) {
 		const char *d = tw->tracer_doing, *o = d ? strstr(d, " (") : NULL, *cl = o ? strchr(o, ')') : NULL;
 		snprintf(by, sizeof(by), ", process %d%s%.*s%s, which is %s", (int)tw->tracer, o ? " (" : "",
@@ -2386,6 +2391,10 @@ static void find_stopped(struct lt_snapshot *s)
 		v->summary = lts_asprintf("%zu of %zu threads%s are stopped by a signal (state T: SIGSTOP, "
 					  "SIGTSTP, SIGTTIN or SIGTTOU): whatever they wait for, they run "
 					  "again only when the process gets SIGCONT", sig, of, whose);
+	else if (busy)
+		v->summary = lts_asprintf("%zu of %zu threads%s are in a ptrace stop of a tracer%s: a stop it is "
+					  "handling, as strace does at each system call it reports (momentary, "
+					  "inferred: a second snapshot shows them move on)", traced, of, whose, by);
 	else if (!sig)
 		v->summary = lts_asprintf("%zu of %zu threads%s are stopped by a tracer%s (state t: a debugger "
 					  "or strace holds them): they run again only when it lets them go",
@@ -2402,7 +2411,7 @@ static void find_stopped(struct lt_snapshot *s)
 		if (t->state != 'T' && t->state != 't')
 			continue;
 		lts_verdict_add(v, t->tid, 0, false);
-		v->explains++;
+		v->explains += !busy; /* a momentary stop explains no stall */
 		if (t->idle_s > v->longest_s)
 			v->longest_s = t->idle_s;
 		if (v->n_tids <= 8)

@@ -526,6 +526,37 @@ Test(verdict_idle, a_stopped_threads_tracer_is_named)
 	}
 }
 
+/* A thread in a ptrace stop of a tracer that is running (strace at each
+ * system call): a stop it is handling, said as momentary (inferred), and
+ * explaining no stall; with the tracer idle, stopped until it lets go. */
+Test(verdict_idle, a_ptrace_stop_of_a_running_tracer_is_momentary)
+{
+	for (int idle = 0; idle < 2; idle++) {
+		struct lt_snapshot *s = table(1);
+		in_io(&s->threads[0], 10, "app", 39, 3, LT_FD_ANON, 3);
+		s->threads[0].state = 't';
+		s->threads[0].wf = calloc(1, sizeof(*s->threads[0].wf));
+		cr_assert_not_null(s->threads[0].wf);
+		s->threads[0].wf->pid = 10;
+		s->threads[0].wf->tracer = 7513;
+		s->threads[0].wf->tracer_st = idle ? LT_WFP_EVENTS : LT_WFP_RUNNING;
+		s->threads[0].wf->tracer_doing = strdup(idle ? "7513 (strace): poll" : "7513 (strace): running");
+		lt_snapshot_diagnose(s, NULL);
+		const struct lt_verdict *v = find(s, LT_VERDICT_STOPPED);
+		cr_assert_not_null(v);
+		if (idle) {
+			cr_expect_not_null(strstr(v->summary, "stopped by a tracer, process 7513 (strace)"), "%s", v->summary);
+			cr_expect_eq(v->explains, 1);
+		} else {
+			cr_expect_not_null(strstr(v->summary, "are in a ptrace stop of a tracer, process 7513 (strace), "
+							"which is running: a stop it is handling"), "%s", v->summary);
+			cr_expect_not_null(strstr(v->summary, "momentary, inferred"), "%s", v->summary);
+			cr_expect_eq(v->explains, 0);
+		}
+		lt_snapshot_free(s);
+	}
+}
+
 /* A read on a pipe is no socket I/O: sockets, pipes and FIFOs apart. */
 Test(verdict_idle, sockets_pipes_and_fifos_counted_apart)
 {
