@@ -2017,6 +2017,21 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	const struct lt_thread *o = owner ? lt_snapshot_find(s, owner) : NULL;
 	char *doing = o ? holder_doing(s, o) : NULL;
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
+	/* a shared lock with no holder recorded that no other live process
+	 * maps, every thread of this process waiting for it: none can post
+	 * it (multiprocessing's lock of a worker killed holding it) */
+	bool orphaned = !owner && !t0->futex.private_ && t0->futex.shared_obj && t0->futex.obj_mappers_known &&
+			!t0->futex.obj_mappers;
+	pid_t own_pid = s->thread_pid ? s->thread_pid[w[a].idx] : t0->wf ? t0->wf->pid : s->pid;
+	for (size_t i = 0; orphaned && i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if ((s->thread_pid ? s->thread_pid[i] : u->wf ? u->wf->pid : s->pid) != own_pid)
+			continue;
+		bool waits = false;
+		for (size_t k = a; k < b && !waits; k++)
+			waits = w[k].idx == i;
+		orphaned = waits;
+	}
 	char quiet_d[32] = "";
 	if (quiet >= 0)
 		lts_fmt_duration(quiet, quiet_d, sizeof(quiet_d));
@@ -2074,6 +2089,10 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  "snapshot that process to see what it does", cnt, ts, lp,
 						  (int)t0->futex.mutex_owner, (int)t0->futex.owner_tgid,
 						  t0->futex.owner_comm);
+		else if (orphaned)
+			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); none can release "
+						  "it: no other live process maps it, and every thread of this one waits "
+						  "for it (a process that held it exited holding it?)", cnt, ts, lp, why);
 		else if (quiet >= 0)
 			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); %s "
 						  "run for %s: the lock has not been handed on since", cnt,

@@ -2455,6 +2455,58 @@ Test(waitfor_live, a_fifo_its_reader_holds_open_read_write_is_no_leak)
 	lt_multi_free(m);
 }
 
+/* A multiprocessing.Lock held by a worker: while the worker lives (it
+ * maps the lock's memory), the waiter's holder may be it; once it was
+ * killed holding it, no live process but the waiter's maps the lock and
+ * every thread of the waiter's waits for it: none can release it, said so
+ * (before: only "whose holder is not recorded"). */
+Test(waitfor_live, a_multiprocessing_lock_whose_holder_was_killed_is_said_unreleasable)
+{
+	start_py("import multiprocessing as mp, sys, time\n"
+		 "def hold(l):\n"
+		 "    l.acquire(); time.sleep(600)\n"
+		 "l = mp.Lock(); p = mp.Process(target=hold, args=(l,)); p.start()\n"
+		 "while l.acquire(timeout=0.01): l.release()\n" /* until the worker holds it */
+		 "print('worker pid=%d' % p.pid, flush=True)\n"
+		 "print('ready', flush=True)\n"
+		 "sys.stdin.readline()\n"
+		 "l.acquire()\n");
+	pid_t pid = procs[0].pid, worker = (pid_t)tl_truth_val(lines[0], nlines[0], "worker", NULL, "pid");
+	cr_assert_gt(worker, 0);
+	orphan = worker;
+	for (int killed = 0; killed < 2; killed++) {
+		if (killed) { /* a second run: the worker killed first */
+			tl_kill_tree(pid);
+			tl_close(&procs[0]);
+			nlines[0] = 0;
+			start_py("import multiprocessing as mp, os, signal, time\n"
+				 "def hold(l):\n"
+				 "    l.acquire(); time.sleep(600)\n"
+				 "l = mp.Lock(); p = mp.Process(target=hold, args=(l,)); p.start()\n"
+				 "while l.acquire(timeout=0.01): l.release()\n"
+				 "os.kill(p.pid, signal.SIGKILL); p.join()\n"
+				 "print('ready', flush=True)\n"
+				 "l.acquire()\n");
+			pid = procs[0].pid;
+		} else {
+			cr_assert_eq(write(procs[0].in_fd, "\n", 1), 1);
+		}
+		tl_wait_in_call(pid, pid, 202, 10000); /* futex */
+		struct lt_snapshot *s = take(pid);
+		const struct lt_verdict *v = NULL;
+		for (size_t i = 0; i < s->n_verdicts && !v; i++)
+			if (s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && has_tid(&s->verdicts[i], pid))
+				v = &s->verdicts[i];
+		cr_assert_not_null(v, "%s: the main thread's lock wait", killed ? "killed" : "alive");
+		if (killed)
+			cr_expect(strstr(v->summary, "none can release it: no other live process maps it"), "%s",
+				  v->summary);
+		else
+			cr_expect_null(strstr(v->summary, "none can release it"), "%s", v->summary);
+		lt_snapshot_free(s);
+	}
+}
+
 static const char WAITSEL_PY[] =
 	"import os, subprocess, sys\n"
 	"own = subprocess.Popen(['sleep', '600'], process_group=0)\n" /* its own group */
