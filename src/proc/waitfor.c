@@ -997,6 +997,21 @@ static bool file_lock_request(struct cctx *c, struct lt_thread *t, struct lt_plo
 	return blocking && have_ino;
 }
 
+/* Process PID's signal dispositions (SigCgt, SigIgn of its status) and
+ * the signals its thread TID blocks (SigBlk) into W, each with whether it
+ * could be read. */
+static void read_sig_state(pid_t pid, pid_t tid, struct lt_sigwait *w)
+{
+	char path[96], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0)
+		w->disp_ok = !lt_status_sigmask(buf, "SigCgt:", &w->caught) &&
+			     !lt_status_sigmask(buf, "SigIgn:", &w->ignored);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (lts_read_small(path, buf, sizeof(buf)) > 0)
+		w->blocked_ok = !lt_status_sigmask(buf, "SigBlk:", &w->blocked);
+}
+
 static bool sig_timer_edges(struct cctx *c, struct lt_thread *t, const struct lt_sigwait *w, bool signalfd,
 			    uint64_t *sigs);
 
@@ -1014,14 +1029,8 @@ static void lock_timer_edges(struct cctx *c, struct lt_thread *t)
 {
 	pid_t pid = c->s->pid;
 	struct lt_sigwait w = { .nr = t->sc.nr };
-	char path[96], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (lts_read_small(path, buf, sizeof(buf)) > 0)
-		w.disp_ok = !lt_status_sigmask(buf, "SigCgt:", &w.caught) &&
-			    !lt_status_sigmask(buf, "SigIgn:", &w.ignored);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)t->tid);
-	if (lts_read_small(path, buf, sizeof(buf)) > 0)
-		w.blocked_ok = !lt_status_sigmask(buf, "SigBlk:", &w.blocked);
+	char path[96];
+	read_sig_state(pid, t->tid, &w);
 	size_t n0 = t->wf ? t->wf->n_edges : 0;
 	bool alrm_timer = sig_timer_edges(c, t, &w, false, NULL);
 	if (!alrm_timer && w.disp_ok && (w.caught & (1ULL << 13)) && lt_sigwait_ends(&w, 14, NULL, 0) == LT_SIG_END_YES) {
@@ -2163,9 +2172,10 @@ static struct lt_wf_edge *sigchld_edge(struct cctx *c, struct lt_thread *t, enum
 
 /* The signals thread T blocks during its poll, select or epoll wait into
  * *MASK: the mask the call passed (pselect6, ppoll, epoll_pwait,
- * epoll_pwait2), read from its memory, else its SigBlk.  Where it was read
- * from, or NULL when it could not be. */
-static const char *poll_sigmask(struct cctx *c, const struct lt_thread *t, uint64_t *mask)
+ * epoll_pwait2), read from its memory, else its SigBlk (in W).  Where it
+ * was read from, or NULL when it could not be. */
+static const char *poll_sigmask(struct cctx *c, const struct lt_thread *t, const struct lt_sigwait *w,
+				uint64_t *mask)
 {
 	const uint64_t *a = t->sc.args;
 	uint64_t mptr = 0, mlen = 0;
@@ -2191,10 +2201,8 @@ static const char *poll_sigmask(struct cctx *c, const struct lt_thread *t, uint6
 	if (mptr)
 		return mlen == 8 && c->mem && !lt_mem_read(c->mem, mptr, mask, sizeof(*mask))
 		       ? "the mask the call passed, read from its memory" : NULL;
-	char path[96], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)c->s->pid, (int)t->tid);
-	return lts_read_small(path, buf, sizeof(buf)) > 0 && !lt_status_sigmask(buf, "SigBlk:", mask)
-	       ? "SigBlk of /proc/PID/task/TID/status" : NULL;
+	*mask = w->blocked;
+	return w->blocked_ok ? "SigBlk of /proc/PID/task/TID/status" : NULL;
 }
 
 /* A poll, select or epoll wait is interrupted by a signal its thread
@@ -2210,14 +2218,13 @@ static const char *poll_sigmask(struct cctx *c, const struct lt_thread *t, uint6
 static void sigchld_poll_edges(struct cctx *c, struct lt_thread *t)
 {
 	pid_t pid = c->s->pid;
-	char path[96], buf[4096];
-	uint64_t caught = 0, ignored = 0, mask = 0;
+	uint64_t mask = 0;
 	const uint64_t chld = 1ULL << 16; /* SIGCHLD: bit sig - 1 */
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (lts_read_small(path, buf, sizeof(buf)) <= 0 || lt_status_sigmask(buf, "SigCgt:", &caught) ||
-	    lt_status_sigmask(buf, "SigIgn:", &ignored) || !(caught & chld) || (ignored & chld))
+	struct lt_sigwait w = { .nr = t->sc.nr };
+	read_sig_state(pid, t->tid, &w);
+	if (!w.disp_ok || !(w.caught & chld) || (w.ignored & chld))
 		return;
-	const char *src = poll_sigmask(c, t, &mask);
+	const char *src = poll_sigmask(c, t, &w, &mask);
 	bool blocked = src && (mask & chld);
 	enum lt_sig_end end = !src ? LT_SIG_END_MAYBE : LT_SIG_END_YES;
 	const char *call = lt_syscall_name(t->sc.nr);
@@ -2487,14 +2494,7 @@ static bool signalfd_edges(struct cctx *c, struct lt_thread *t, int fd, const ch
 		return false;
 	c->no_memo = true;
 	struct lt_sigwait w = { .set = mask, .set_ok = true };
-	char path[96], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (lts_read_small(path, buf, sizeof(buf)) > 0)
-		w.disp_ok = !lt_status_sigmask(buf, "SigCgt:", &w.caught) &&
-			    !lt_status_sigmask(buf, "SigIgn:", &w.ignored);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)t->tid);
-	if (lts_read_small(path, buf, sizeof(buf)) > 0)
-		w.blocked_ok = !lt_status_sigmask(buf, "SigBlk:", &w.blocked);
+	read_sig_state(pid, t->tid, &w);
 	const uint64_t chld = 1ULL << 16;
 	char why[200] = "", call[48];
 	enum lt_sig_end end = lt_signalfd_ends(&w, 17, why, sizeof(why));

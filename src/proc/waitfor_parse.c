@@ -452,14 +452,23 @@ static double timeout1_dur(const char *a)
 	}
 }
 
+/* The arguments of CMDLINE (LEN bytes of /proc/PID/cmdline, each ending
+ * with a NUL) into ARGV (at most MAX): how many; 0 when it is empty or cut
+ * (not every argument ends). */
+static size_t cmdline_argv(const char *cmdline, size_t len, const char **argv, size_t max)
+{
+	size_t argc = 0;
+	for (size_t i = 0; i < len && argc < max; i += strlen(cmdline + i) + 1)
+		argv[argc++] = cmdline + i;
+	return !len || cmdline[len - 1] ? 0 : argc;
+}
+
 double lt_timeout1_duration(const char *cmdline, size_t len)
 {
 	const char *argv[32];
-	size_t argc = 0;
-	for (size_t i = 0; i < len && argc < 32; i += strlen(cmdline + i) + 1)
-		argv[argc++] = cmdline + i;
-	if (!len || cmdline[len - 1])
-		return -1; /* cut: not every argument ends */
+	size_t argc = cmdline_argv(cmdline, len, argv, 32);
+	if (!argc)
+		return -1;
 	size_t i = 1;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -515,11 +524,9 @@ static double flock1_secs(const char *s)
 double lt_flock1_wait(const char *cmdline, size_t len)
 {
 	const char *argv[32];
-	size_t argc = 0;
-	for (size_t i = 0; i < len && argc < 32; i += strlen(cmdline + i) + 1)
-		argv[argc++] = cmdline + i;
-	if (!len || cmdline[len - 1])
-		return -1; /* cut: not every argument ends */
+	size_t argc = cmdline_argv(cmdline, len, argv, 32);
+	if (!argc)
+		return -1;
 	double w = -1;
 	for (size_t i = 1; i < argc; i++) {
 		const char *a = argv[i];
