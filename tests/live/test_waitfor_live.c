@@ -2306,8 +2306,18 @@ static void strace_case(bool blocked)
 	char pidstr[16];
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)target);
 	pid_t st = start_tracer(STRACE_BIN, "strace", (char *const[]){ STRACE_BIN, "-o", "/dev/null", "-p", pidstr, NULL });
-	tl_wait_in_call(st, st, 61, 10000); /* wait4: attached, waiting */
-	struct lt_multi_snapshot *m = follow(st);
+	/* strace in wait4 when the snapshot reads it: it runs a moment at its
+	 * attach and at each of the tracee's stops (a sleep's restart) */
+	struct lt_multi_snapshot *m = NULL;
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
+		tl_wait_in_call(st, st, 61, 10000); /* wait4: attached, waiting */
+		if (m)
+			lt_multi_free(m);
+		m = follow(st);
+		const struct lt_thread *t = lt_snapshot_find(m->procs[0], st);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 61 && t->state == 'S')
+			break;
+	}
 	const struct lt_wf_edge *e = edge_of(m->procs[0], st, LT_WF_TRACEE);
 	cr_assert_eq(e->n_pids, 1, "%s", e->what);
 	cr_expect_eq(e->pids[0], target, "%s", e->what);
