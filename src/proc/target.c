@@ -194,14 +194,12 @@ size_t lt_proc_zombie_children(pid_t pid, pid_t *out, size_t max)
 	return n;
 }
 
-size_t lt_proc_mappers(uint32_t major, uint32_t minor, uint64_t ino, pid_t skip, pid_t *out, size_t max)
+size_t lt_proc_mappers(uint32_t major, uint32_t minor, uint64_t ino, uint64_t off, pid_t skip, pid_t *out,
+		       size_t max)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	size_t n = 0;
-	char want[64];
-	/* maps: "start-end perms offset MAJ:MIN INODE path", the device in hex */
-	snprintf(want, sizeof(want), " %02x:%02x %llu ", major, minor, (unsigned long long)ino);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
@@ -212,8 +210,15 @@ size_t lt_proc_mappers(uint32_t major, uint32_t minor, uint64_t ino, pid_t skip,
 		snprintf(path, sizeof(path), "/proc/%s/maps", e->d_name);
 		FILE *f = fopen(path, "re");
 		bool found = false;
-		while (f && !found && fgets(line, sizeof(line), f))
-			found = strstr(line, want) != NULL;
+		/* "start-end perms offset MAJ:MIN INODE path", the device in
+		 * hex: a mapping of that object whose range covers off (a
+		 * process mapping another part of the file maps not the word) */
+		while (f && !found && fgets(line, sizeof(line), f)) {
+			unsigned long long lo, hi, mo, mi;
+			unsigned ma, mn;
+			found = sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &lo, &hi, &mo, &ma, &mn, &mi) == 6 &&
+				ma == major && mn == minor && mi == ino && off >= mo && off - mo < hi - lo;
+		}
 		if (f)
 			fclose(f);
 		if (found) {

@@ -73,11 +73,12 @@ int lt_proc_descendants(const pid_t *roots, size_t n, pid_t **out, size_t *nout)
 /* pid is still there and not a zombie (a program that has exited and was
  * not reaped yet): 1, else 0. */
 int lt_proc_alive(pid_t pid);
-/* The processes (other than SKIP) that map the file MAJOR:MINOR INO (a
- * process-shared lock's object: a POSIX semaphore in /dev/shm), from every
- * /proc/PID/maps: at most MAX into OUT; how many were found (may exceed
- * MAX). */
-size_t lt_proc_mappers(uint32_t major, uint32_t minor, uint64_t ino, pid_t skip, pid_t *out, size_t max);
+/* The processes (other than SKIP) that map offset OFF of the file
+ * MAJOR:MINOR INO (a process-shared lock's object: a POSIX semaphore in
+ * /dev/shm, a MAP_SHARED|MAP_ANONYMOUS area), from every /proc/PID/maps: at
+ * most MAX into OUT; how many were found (may exceed MAX). */
+size_t lt_proc_mappers(uint32_t major, uint32_t minor, uint64_t ino, uint64_t off, pid_t skip, pid_t *out,
+		       size_t max);
 /* pid is a zombie: its parent's pid (which has not reaped it), else 0. */
 pid_t lt_proc_zombie_of(pid_t pid);
 /* pid is a zombie none of whose threads lives on (a leader that exited

@@ -64,7 +64,7 @@ struct ctx {
 	bool maps_read;
 	/* the other processes mapping the last shared object waited on */
 	bool mappers_read;
-	uint64_t mappers_ino;
+	uint64_t mappers_ino, mappers_off;
 	uint32_t mappers_maj, mappers_min;
 	int mappers;
 	pid_t mapper[LT_FUTEX_MAPPERS];
@@ -328,6 +328,20 @@ static bool other_process(pid_t self, pid_t tid, pid_t *tgid, char *comm, size_t
 	return *tgid > 0;
 }
 
+/* Does TID name no thread at all, the target SELF in our pid namespace
+ * (so its lock words' tids are the ones /proc names)?  /proc/TID (which
+ * resolves any thread's tid, not only a process's) absent: ENOENT, not
+ * another error. */
+static bool no_such_tid(pid_t self, pid_t tid)
+{
+	char p[64];
+	struct stat st;
+	if (tid <= 0 || !same_ns(self, "pid"))
+		return false;
+	snprintf(p, sizeof(p), "/proc/%d", (int)tid);
+	return stat(p, &st) < 0 && errno == ENOENT;
+}
+
 /* The MAP_SHARED mapping of /proc/PID/maps text MAPS holding ADDR: fill
  * F's object identity (device, inode, offset of ADDR in the object). */
 static bool shared_object_at(const char *maps, uint64_t addr, struct lt_futex *f)
@@ -394,19 +408,21 @@ static void note_shared_object(struct ctx *c, struct lt_futex *f)
 	/* who else maps it (the last object's count kept: its waiters
 	 * come one after another) */
 	if (!c->mappers_read || c->mappers_ino != f->obj_ino || c->mappers_maj != f->obj_major ||
-	    c->mappers_min != f->obj_minor) {
+	    c->mappers_min != f->obj_minor || c->mappers_off != f->obj_off) {
 		pid_t z[1] = { 0 };
 		c->mappers_read = true;
 		c->mappers_ino = f->obj_ino;
 		c->mappers_maj = f->obj_major;
 		c->mappers_min = f->obj_minor;
-		c->mappers = (int)lt_proc_mappers(f->obj_major, f->obj_minor, f->obj_ino, c->s->pid, c->mapper,
-						  LT_FUTEX_MAPPERS);
+		c->mappers_off = f->obj_off;
+		c->mappers = (int)lt_proc_mappers(f->obj_major, f->obj_minor, f->obj_ino, f->obj_off, c->s->pid,
+						  c->mapper, LT_FUTEX_MAPPERS);
 		c->zombie = 0;
 		if (!c->mappers && lt_proc_zombie_children(c->s->pid, z, 1))
 			c->zombie = z[0];
 	}
 	f->obj_mappers_known = true;
+	f->obj_mapper_pids = true;
 	f->obj_mappers = c->mappers;
 	memcpy(f->obj_mapper, c->mapper, sizeof(f->obj_mapper));
 	f->obj_zombie_child = c->zombie;
@@ -425,6 +441,7 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 	f->owner_tgid = 0;
 	f->owner_comm[0] = 0;
 	f->owner_gone = false;
+	f->owner_exited = false;
 	f->gone_tid = f->gone_parent = 0;
 	f->gone_ptr = 0;
 	f->gone_comm[0] = 0;
@@ -503,6 +520,10 @@ static void decode_futex(struct ctx *c, struct lt_thread *t)
 			lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is a thread "
 				       "of another process, %d (%s): a process-shared lock",
 				       (int)f->mutex_owner, (int)f->owner_tgid, f->owner_comm);
+		else if ((f->owner_exited = no_such_tid(c->s->pid, f->mutex_owner)))
+			lt_strlist_add(&t->notes, "lock looks like a process-shared pthread mutex whose __owner %d "
+				       "is no thread at all (/proc/%d does not exist, in the target's pid namespace): "
+				       "its owner exited holding it (inferred)", (int)f->mutex_owner, (int)f->mutex_owner);
 		else
 			lt_strlist_add(&t->notes, "lock looks like a pthread mutex whose __owner %d is not a "
 				       "thread of this process (exited while holding it?)", (int)f->mutex_owner);

@@ -113,7 +113,7 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 	w.pl = (size_t)snprintf(w.path, sizeof(w.path), "%d", (int)first->pid);
 	pid_t m[LT_FUTEX_MAPPERS], m_self = 0; /* the last shared object's mappers */
 	size_t nm = 0;
-	uint64_t m_ino = 0;
+	uint64_t m_ino = 0, m_off = 0;
 	uint32_t m_maj = 0, m_min = 0;
 	for (size_t i = 0; i < w.n; i++) {
 		const struct lt_snapshot *s = w.v[i];
@@ -137,12 +137,15 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 				size_t cnt = (size_t)th->futex.obj_mappers;
 				if (!th->futex.obj_mappers_known) {
 					if (th->futex.obj_ino != m_ino || th->futex.obj_major != m_maj ||
-					    th->futex.obj_minor != m_min || s->pid != m_self) {
+					    th->futex.obj_minor != m_min || th->futex.obj_off != m_off ||
+					    s->pid != m_self) {
 						m_ino = th->futex.obj_ino;
 						m_maj = th->futex.obj_major;
 						m_min = th->futex.obj_minor;
+						m_off = th->futex.obj_off;
 						m_self = s->pid;
-						nm = lt_proc_mappers(m_maj, m_min, m_ino, s->pid, m, LT_FUTEX_MAPPERS);
+						nm = lt_proc_mappers(m_maj, m_min, m_ino, m_off, s->pid, m,
+								     LT_FUTEX_MAPPERS);
 					}
 					mp = m;
 					cnt = nm;

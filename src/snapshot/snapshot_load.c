@@ -112,6 +112,12 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 		f->obj_off = (uint64_t)rp_json_int(J(so, "offset"), 0);
 		f->obj_mappers_known = rp_json_is_num(J(so, "other_mappers"));
 		f->obj_mappers = (int)rp_json_int(J(so, "other_mappers"), 0);
+		const struct rp_json *mp = J(so, "mapper_pids");
+		/* which they were: written since mapper_pids was; without it
+		 * they are not known (obj_mapper_pids false) */
+		f->obj_mapper_pids = mp && mp->type == RPJ_ARR && f->obj_mappers_known;
+		for (size_t i = 0; f->obj_mapper_pids && i < mp->n && i < LT_FUTEX_MAPPERS; i++)
+			f->obj_mapper[i] = (pid_t)rp_json_int(&mp->items[i], 0);
 		f->obj_zombie_child = (pid_t)rp_json_int(J(so, "zombie_child"), 0);
 	}
 	f->word_ok = rp_json_is_num(J(j, "word"));
@@ -120,6 +126,7 @@ static void futex_from(struct lt_futex *f, struct lt_snapshot *s, const struct r
 				LT_OWNER_COND, LT_OWNER_UNKNOWN);
 	f->owner_how = rp_json_strdup(J(j, "owner_how"));
 	f->owner = (pid_t)rp_json_int(J(j, "owner"), 0);
+	f->owner_exited = is_true(J(j, "owner_exited"));
 	const struct rp_json *op = J(j, "owner_process");
 	if (op && op->type == RPJ_OBJ) { /* a thread of another process */
 		const char *oc = rp_json_str(J(op, "comm"));

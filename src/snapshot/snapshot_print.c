@@ -76,8 +76,14 @@ static void json_futex_lock(struct jw *w, const struct lt_futex *x)
 		jw_kstr(w, "dev", dev);
 		jw_kuint(w, "inode", x->obj_ino);
 		jw_kuint(w, "offset", x->obj_off);
-		if (x->obj_mappers_known)
+		if (x->obj_mappers_known) {
 			jw_kuint(w, "other_mappers", (uint64_t)x->obj_mappers);
+			/* which they were (the first LT_FUTEX_MAPPERS) */
+			jw_karray(w, "mapper_pids");
+			for (int i = 0; i < x->obj_mappers && i < LT_FUTEX_MAPPERS; i++)
+				jw_int(w, x->obj_mapper[i]);
+			jw_end(w);
+		}
 		if (x->obj_zombie_child > 0)
 			jw_kuint(w, "zombie_child", (uint64_t)x->obj_zombie_child);
 		jw_end(w);
@@ -134,6 +140,8 @@ static void json_futex_owner(struct jw *w, const struct lt_futex *x)
 		jw_kstr(w, "comm", x->owner_comm);
 		jw_end(w);
 	}
+	if (x->owner_exited)
+		jw_kbool(w, "owner_exited", true);
 	if (jw_kobject_or_null(w, "owner_gone", x->owner_gone)) {
 		/* a private lock's owner that is no thread of this process */
 		jw_kint_or_null(w, "tid", (int)x->gone_tid, x->gone_tid > 0);

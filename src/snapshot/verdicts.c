@@ -1712,6 +1712,9 @@ static char *unknown_holder(const struct lt_snapshot *s, const struct lt_thread 
 				    f->owner_comm);
 	*dead = !has_owner(f) && f->mutex_ok && f->mutex_owner > 0 && (f->word == 1 || f->word == 2) &&
 		(f->mutex_kind & ~0x3f3) == 0 && !lt_snapshot_find(s, f->mutex_owner) && !f->rtlock;
+	if (*dead && f->owner_exited)
+		return lts_asprintf("held by thread %d, which has exited (no such thread): it will never be "
+				    "released (unless robust: EOWNERDEAD)", (int)f->mutex_owner);
 	if (*dead)
 		return lts_asprintf("its recorded owner %d is no longer a thread of this process",
 				    (int)f->mutex_owner);
@@ -1850,6 +1853,39 @@ static pid_t quiet_suspect(const struct lt_snapshot *s, const struct quiet_code 
 	return cand;
 }
 
+/* Are the processes that map the object of F's shared lock known, by
+ * pid (all of them: no more than the snapshot keeps)? */
+static bool mappers_listed(const struct lt_futex *f)
+{
+	return !f->private_ && f->shared_obj && f->obj_mappers_known && f->obj_mapper_pids &&
+	       f->obj_mappers <= LT_FUTEX_MAPPERS;
+}
+
+/* The process of thread T (a view of several: its futex's space). */
+static pid_t lock_proc_of(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	return t->futex.space ? t->futex.space : thread_proc(s, t);
+}
+
+/* May thread T, of process P, hold the lock F that a thread of process
+ * WPID waits on?  A thread of WPID may; of another process, only when the
+ * lock is not private and P maps its object (the futex's device, inode
+ * and offset in /proc/P/maps, read when the snapshot was taken); when who
+ * maps it is not known, any may. */
+static bool may_hold_lock_of(const struct lt_futex *f, pid_t wpid, pid_t p)
+{
+	if (p == wpid)
+		return true;
+	if (f->private_)
+		return false;
+	if (!mappers_listed(f))
+		return true;
+	for (int i = 0; i < f->obj_mappers; i++)
+		if (f->obj_mapper[i] == p)
+			return true;
+	return false;
+}
+
 /* What another process can do about a shared lock that records no holder
  * (F): "" for a private one; else that a thread of another process may
  * hold it, or, when no other live process mapped its object at the
@@ -1860,6 +1896,16 @@ static void other_procs(const struct lt_futex *f, char *buf, size_t len)
 	buf[0] = 0;
 	if (f->private_)
 		return;
+	if (mappers_listed(f) && f->obj_mappers) {
+		size_t l = (size_t)snprintf(buf, len, "; the lock is not private, so a thread of another "
+					    "process that maps its object may hold it instead (process%s",
+					    f->obj_mappers > 1 ? "es" : "");
+		for (int i = 0; i < f->obj_mappers && l < len; i++)
+			l += (size_t)snprintf(buf + l, len - l, "%s%d", i ? ", " : " ", (int)f->obj_mapper[i]);
+		if (l < len)
+			snprintf(buf + l, len - l, ")");
+		return;
+	}
 	if (!f->shared_obj || !f->obj_mappers_known || f->obj_mappers) {
 		snprintf(buf, len, "; the lock is not private, so a thread of another process may hold it instead");
 		return;
@@ -1883,14 +1929,27 @@ static void other_procs(const struct lt_futex *f, char *buf, size_t len)
 static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, const struct waiter *w,
 			     size_t a, const struct quiet_code *qc, const bool *waiter, double quiet)
 {
-	size_t n = 0, cap = 6, all = 0, own = 0;
+	size_t n = 0, cap = 6, all = 0, own = 0, out = 0;
 	size_t pick[6];
 	double dist[6];
 	const char *code[6];
+	const struct lt_futex *f = &s->threads[w[a].idx].futex;
+	pid_t wpid = lock_proc_of(s, &s->threads[w[a].idx]);
+	pid_t outp[4]; /* processes left out: they do not map the lock */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (waiter[i] || !may_hold_quiet(t))
 			continue;
+		pid_t p = lock_proc_of(s, t);
+		if (!may_hold_lock_of(f, wpid, p)) {
+			bool seen = false;
+			for (size_t k = 0; k < out && k < 4; k++)
+				seen |= outp[k] == p;
+			if (!seen && out < 4)
+				outp[out] = p;
+			out += !seen;
+			continue;
+		}
 		all++;
 		const char *fn = runs_code(t, qc->base, qc->names, qc->n);
 		own += fn != NULL;
@@ -1913,9 +1972,18 @@ static void quiet_candidates(struct lt_verdict *v, const struct lt_snapshot *s, 
 		dist[at] = d;
 		code[at] = fn;
 	}
-	const struct lt_futex *f = &s->threads[w[a].idx].futex;
-	char other[300];
+	char other[400];
 	other_procs(f, other, sizeof(other));
+	if (out) {
+		size_t l = strlen(other);
+		l += (size_t)snprintf(other + l, sizeof(other) - l, "; the threads of process%s", out > 1 ? "es" : "");
+		for (size_t k = 0; k < out && k < 4 && l < sizeof(other); k++)
+			l += (size_t)snprintf(other + l, sizeof(other) - l, "%s%d", k ? ", " : " ", (int)outp[k]);
+		if (l < sizeof(other))
+			snprintf(other + l, sizeof(other) - l, "%s are left out: %s",
+				 out > 4 ? ", ..." : "", f->private_ ? "the lock is private to this process"
+				 : "they did not map the lock's object when the snapshot was taken");
+	}
 	if (!n) {
 		lt_strlist_add(&v->evidence, "no other thread of the process is running or asleep in a call%s", other);
 		return;
@@ -2089,6 +2157,8 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  "snapshot that process to see what it does", cnt, ts, lp,
 						  (int)t0->futex.mutex_owner, (int)t0->futex.owner_tgid,
 						  t0->futex.owner_comm);
+		else if (dead && t0->futex.owner_exited)
+			v->summary = lts_asprintf("%zu %s for %s %s", cnt, ts, lp, why);
 		else if (orphaned)
 			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); none can release "
 						  "it: no other live process maps it, and every thread of this one waits "
@@ -2188,6 +2258,17 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 			lt_strlist_add(&v->evidence, "process %d: snapshot it to see what its thread %d does "
 				       "(nothing it does can release this process's copy)",
 				       (int)f->gone_parent, (int)f->gone_tid);
+	} else if (dead && t0->futex.owner_exited) {
+		const struct lt_futex *f = &t0->futex;
+		lt_strlist_add(&v->evidence, "the pthread mutex __owner field holds tid %d, and no thread has "
+			       "that tid: /proc/%d did not exist when the snapshot read the lock, and the target "
+			       "is in locktrace's pid namespace, whose tids /proc names", (int)f->mutex_owner,
+			       (int)f->mutex_owner);
+		lt_strlist_add(&v->evidence, "inferred: its owner exited while holding the lock (a "
+			       "process-shared mutex's owner in a nested pid namespace would have stored "
+			       "that namespace's tid instead)%s", (f->mutex_kind & 0x10) ? ""
+			       : "; the mutex is not robust (__kind has no PTHREAD_MUTEX_ROBUST bit), so "
+				 "no EOWNERDEAD will come");
 	} else if (dead) {
 		lt_strlist_add(&v->evidence, "the pthread mutex __owner field holds tid %d, which is not "
 			       "a thread of this process: the owner probably exited while holding the lock",

@@ -280,6 +280,10 @@ struct lt_futex {
 	 * (x.py:12)"), malloc'd; NULL otherwise */
 	char *owner_how;
 	bool owner_gone;
+	/* A process-shared lock's recorded owner tid (a pthread mutex's
+	 * __owner) names no thread at all: /proc/TID absent when read, the
+	 * target in our pid namespace (so the tid is one /proc names). */
+	bool owner_exited;
 	/* glibc's endless wait: after the kernel refused a PI or robust mutex
 	 * (EDEADLK: a cycle of PI mutexes; ESRCH: its owner died) glibc sleeps
 	 * on a zero word of its own stack that nothing wakes (lock_glibc.c) */
@@ -321,7 +325,10 @@ struct lt_futex {
 	bool obj_mappers_known;
 	int obj_mappers;
 	pid_t obj_mapper[LT_FUTEX_MAPPERS]; /* the first of them (snapshot_follow.c
-	                                      follows them); not stored in JSON */
+	                                      follows them; the candidate holders
+	                                      are threads of them, verdicts.c) */
+	bool obj_mapper_pids;  /* obj_mapper was read (a snapshot read back
+	                          from JSON written before "mapper_pids": not) */
 	pid_t obj_zombie_child;
 	/* A POSIX semaphore of CPython's multiprocessing (a Lock, RLock,
 	 * BoundedSemaphore(1)) whose holder was read from a _multiprocessing
