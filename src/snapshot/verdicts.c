@@ -2085,10 +2085,12 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	const struct lt_thread *o = owner ? lt_snapshot_find(s, owner) : NULL;
 	char *doing = o ? holder_doing(s, o) : NULL;
 	const char *ts = cnt == 1 ? "thread waits" : "threads wait";
-	/* a shared lock with no holder recorded that no other live process
-	 * maps, every thread of this process waiting for it: none can post
-	 * it (multiprocessing's lock of a worker killed holding it) */
-	bool orphaned = !owner && !t0->futex.private_ && t0->futex.shared_obj && t0->futex.obj_mappers_known &&
+	/* a shared lock that records no holder at all (a semaphore), that no
+	 * other live process maps, every thread of this process waiting for
+	 * it: none can post it (multiprocessing's lock of a worker killed
+	 * holding it); a mutex's recorded owner is said as such instead */
+	bool orphaned = !owner && t0->futex.lock_kind && !strcmp(t0->futex.lock_kind, "semaphore") &&
+			!t0->futex.private_ && t0->futex.shared_obj && t0->futex.obj_mappers_known &&
 			!t0->futex.obj_mappers;
 	pid_t own_pid = s->thread_pid ? s->thread_pid[w[a].idx] : t0->wf ? t0->wf->pid : s->pid;
 	for (size_t i = 0; orphaned && i < s->n_threads; i++) {
