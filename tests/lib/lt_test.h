@@ -178,6 +178,10 @@ void tl_skip_unless_root(const char *why);
  * ('S') and named COMM (lt_snapshot_free it). */
 struct lt_snapshot;
 struct lt_snapshot *tl_snapshot_one(int pid, const char *comm);
+/* A synthetic snapshot of process PID named COMM with one thread, PID + 1,
+ * asleep in a system call for 3 s (by the kernel's last run time), no fd
+ * waited on: the call and its lock are the test's to fill. */
+struct lt_snapshot *tl_snapshot_in_call(int pid, const char *comm);
 /* Is X one of the N values of the array ARR? */
 #define TL_HAS(arr, n, x)                                       \
 	({                                                      \

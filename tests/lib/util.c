@@ -96,6 +96,27 @@ struct lt_snapshot *tl_snapshot_one(int pid, const char *comm)
 	return s;
 }
 
+struct lt_snapshot *tl_snapshot_in_call(int pid, const char *comm)
+{
+	struct lt_snapshot *s = calloc(1, sizeof(*s));
+	cr_assert_not_null(s);
+	s->pid = pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	s->threads = calloc(1, sizeof(*s->threads));
+	cr_assert_not_null(s->threads);
+	s->n_threads = 1;
+	struct lt_thread *t = &s->threads[0];
+	t->tid = pid + 1;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->state = 'S';
+	t->idle_s = 3;
+	t->idle_src = LT_IDLE_SCHED_EXEC_START;
+	t->fdw.epfd = -1;
+	t->fdw.io.fd = -1;
+	t->sc.state = LT_SC_IN_SYSCALL;
+	return s;
+}
+
 void tl_skip_unless_root(const char *why)
 {
 	if (!tl_is_root())

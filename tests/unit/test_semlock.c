@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "snapshot.h"
+#include "lt_test.h"
 
 #define PW 100  /* the waiter's process */
 #define TW 101
@@ -23,22 +24,7 @@
 
 static struct lt_snapshot *proc(pid_t pid, const char *comm)
 {
-	struct lt_snapshot *s = calloc(1, sizeof(*s));
-	cr_assert_not_null(s);
-	s->pid = pid;
-	snprintf(s->comm, sizeof(s->comm), "%s", comm);
-	s->threads = calloc(1, sizeof(*s->threads));
-	s->n_threads = 1;
-	struct lt_thread *t = &s->threads[0];
-	t->tid = pid + 1;
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	t->state = 'S';
-	t->idle_s = 3;
-	t->idle_src = LT_IDLE_SCHED_EXEC_START;
-	t->fdw.epfd = -1;
-	t->fdw.io.fd = -1;
-	t->sc.state = LT_SC_IN_SYSCALL;
-	return s;
+	return tl_snapshot_in_call(pid, comm);
 }
 
 /* A thread asleep in sem_wait on the semaphore (object 0:5 inode 77, at
