@@ -114,6 +114,10 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 t1=$(date +%s)
 log "root ready in $((t1 - t0)) s"
 
+# The root a mount of its own, as a booted machine's / is: a chroot into a
+# plain directory has no mount at /, and `unshare -m --propagation private`
+# (a test's private mount namespace) fails there with EINVAL.
+mnt --bind "$root" "$root"
 # What BPF and the tests need, as a booted Debian 12 has it: /proc, /sys
 # (BTF in /sys/kernel/btf), the BPF file system, the cgroup hierarchy,
 # /dev and /dev/pts.  tracefs is not mounted (a fresh machine may not have
