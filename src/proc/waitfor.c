@@ -116,8 +116,8 @@ static bool timed_wait(long nr, const uint64_t *a)
 	case 128: return a[2] != 0;                            /* rt_sigtimedwait */
 	/* restart_syscall: a call resumed after a stop (a tracer's attach,
 	 * SIGSTOP/SIGCONT) through its restart block: a sleep, a futex wait
-	 * with a timeout, or a poll, with or without one (the callers set
-	 * those aside first: lt_restart_untimed_poll) */
+	 * with a timeout, or a poll, with or without one (a poll is set aside
+	 * first: decoded as itself in a snapshot, restart_poll_of for a party) */
 	case 219: return true;
 	default: return false;
 	}
@@ -399,9 +399,7 @@ static void party_self(const struct lt_snapshot *s, struct party *p)
 			running++;
 		else if (t->sc.state != LT_SC_IN_SYSCALL)
 			continue;
-		else if (lt_restart_untimed_poll(t->sc.nr, t->sc.args, &t->kstack, NULL))
-			events++; /* a poll with no timeout, resumed after a stop */
-		else if (timed_wait(t->sc.nr, t->sc.args))
+		else if (timed_wait(t->sc.nr, t->sc.args)) /* a resumed poll decoded as itself */
 			timed++;
 		else if (event_wait(t->sc.nr))
 			events++;
@@ -2889,13 +2887,8 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 		/* a child polled for between sleeps (Python's subprocess) */
 		if (t->sc.nr != 34 && popen_poll_edges(c, t))
 			break;
-		bool untimed = lt_restart_untimed_poll(t->sc.nr, t->sc.args, &t->kstack, NULL);
-		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 || untimed ? LT_WF_UNKNOWN : LT_WF_TIMER);
-		if (e && untimed) {
-			e->what = lts_strdup("a poll with no timeout resumed after a stop (restart_syscall)");
-			e->evidence = lts_strdup("its kernel stack is in do_restart_poll and its timeout argument is "
-						 "negative; the restarted call keeps its fds in the kernel, not read");
-		} else if (e) {
+		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 ? LT_WF_UNKNOWN : LT_WF_TIMER);
+		if (e) {
 			e->what = lts_strdup(t->sc.nr == 34 ? "a signal (pause)"
 					     : t->sc.nr == 219 ? "the timeout of a timed call resumed after a stop "
 								 "(restart_syscall: a sleep, or a poll or futex "

@@ -697,6 +697,11 @@ static void decode(struct ctx *c, struct lt_thread *t)
 		t->wait = LT_WAIT_OTHER;
 		return;
 	}
+	for (size_t k = 0; t->sc.nr == 219 && k < t->kstack.n; k++)
+		if (!strncmp(t->kstack.v[k], "do_restart_poll+", 16)) {
+			t->sc.nr = 7; /* the poll it resumes */
+			t->sc_resumed = true;
+		}
 	t->sc_name = lt_syscall_name(t->sc.nr);
 	t->wait = lt_syscall_wait_kind(t->sc.nr);
 	if (t->wait == LT_WAIT_OTHER && vfork_call(c, t))
@@ -1031,8 +1036,6 @@ static char *make_detail(struct ctx *c, const struct lt_thread *t)
 	if (t->sc.nr == 219 && t->acquire)
 		return lts_asprintf("%s(): %s resumed after a stop, a lock wait whose lock the restarted call "
 				    "no longer names", name, t->acquire);
-	if (lt_restart_untimed_poll(t->sc.nr, a, &t->kstack, NULL))
-		return lts_asprintf("%s(): a poll with no timeout resumed after a stop", name);
 	if (t->sc.nr == 219)
 		return lts_asprintf("%s(): a timed call (a sleep, or a poll or futex wait with a timeout) resumed "
 				    "after a stop", name);
@@ -1602,6 +1605,14 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 		struct lt_thread *t = &s->threads[i];
 		if (t->sc.state == LT_SC_IN_SYSCALL)
 			t->detail = make_detail(&c, t);
+		if (t->sc_resumed && t->detail) {
+			char *d = lts_asprintf("%s, resumed after a stop (restart_syscall: the call as first made)",
+					       t->detail);
+			if (d) {
+				free(t->detail);
+				t->detail = d;
+			}
+		}
 		else if (t->sc.state == LT_SC_RUNNING)
 			t->detail = lts_strdup("running");
 		else if (t->sc.state == LT_SC_NOT_IN_SYSCALL)

@@ -454,6 +454,11 @@ struct lt_thread {
 	/* syscall */
 	struct lt_sc_line sc;
 	const char *sc_name;      /* static, NULL if unknown number             */
+	/* In restart_syscall resuming a poll after a stop (do_restart_poll in
+	 * its kernel stack): decoded as the poll (sc.nr 7), whose arguments
+	 * its registers still hold as first made (the timeout the original,
+	 * not what is left) */
+	bool sc_resumed;
 	enum lt_wait_kind wait;
 	struct lt_futex futex;    /* wait == LT_WAIT_FUTEX                      */
 	struct lt_fdwait fdw;     /* wait == LT_WAIT_POLL or LT_WAIT_IO         */
@@ -774,7 +779,8 @@ bool lt_vfork_wait(const struct lt_thread *t);
  * TEXT, that of /proc/.../stack) in do_restart_poll and the poll's
  * timeout, still in its registers, negative.  The other restarted calls
  * are timed (a sleep, a futex wait or a poll with a timeout: only they
- * keep a restart block). */
+ * keep a restart block).  For a party's threads, read from /proc; a
+ * snapshot's own decodes the poll itself (sc_resumed). */
 bool lt_restart_untimed_poll(long nr, const uint64_t *a, const struct lt_strlist *ks, const char *text);
 
 /* Free the strings and arrays owned by one thread / verdict (for code that

@@ -2358,9 +2358,10 @@ Test(waitfor_live, strace_p_on_a_sleep_is_no_chain)
 }
 
 /* A poll with no timeout, stopped and continued, resumes in
- * restart_syscall: no timer ends it (before, "a timed call ... resumed
- * after a stop" and a timer edge, and a party asleep on a timer to whoever
- * waited for its process). */
+ * restart_syscall: decoded as the poll it resumes (its registers still
+ * hold its arguments), its fds followed, no timer (before, "a timed call
+ * ... resumed after a stop" and a timer edge, and a party asleep on a
+ * timer to whoever waited for its process). */
 Test(waitfor_live, a_poll_with_no_timeout_resumed_after_a_stop_has_no_timer)
 {
 	start_py("import os, select\n"
@@ -2384,10 +2385,13 @@ Test(waitfor_live, a_poll_with_no_timeout_resumed_after_a_stop_has_no_timer)
 	struct lt_snapshot *s = take(pid);
 	const struct lt_thread *t = lt_snapshot_find(s, pid);
 	cr_assert_not_null(t);
-	cr_expect(t->detail && strstr(t->detail, "a poll with no timeout resumed after a stop"), "%s",
+	cr_expect(t->detail && strstr(t->detail, "resumed after a stop (restart_syscall"), "%s",
 		  t->detail ? t->detail : "-");
-	const struct lt_wf_edge *e = edge_of(s, pid, LT_WF_UNKNOWN);
-	cr_expect(strstr(e->what, "a poll with no timeout"), "%s", e->what);
+	cr_expect(t->sc_resumed && t->sc.nr == 7 && t->wait == LT_WAIT_POLL, "decoded as the poll: nr %ld",
+		  t->sc.nr);
+	cr_expect_eq(t->fdw.n_fds, 1, "the poll's one fd, the pipe (%s)", t->detail ? t->detail : "-");
+	const struct lt_wf_edge *e = edge_of(s, pid, LT_WF_PIPE_READ);
+	cr_expect(e->n_pids == 1 && e->pids[0] == pid, "%s", e->what);
 	for (size_t k = 0; t->wf && k < t->wf->n_edges; k++)
 		cr_expect_neq(t->wf->edges[k].kind, LT_WF_TIMER, "no timer: %s", t->wf->edges[k].what);
 	lt_snapshot_free(s);
