@@ -1279,6 +1279,108 @@ static void join_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 	}
 }
 
+/* ---- a party that waits only on the waiter ----
+ *
+ * A relay (ssh -L, socat, pgbouncer, a sidecar) polls its client's socket
+ * and its server's; its client reads the relay's socket and nothing else.
+ * The client can send nothing before the relay has woken it: it cannot
+ * end the relay's wait, which goes on only through the server.  Such a
+ * party is set aside (into_pass) when it is in no stuck verdict and
+ * waits_only_on says so, and every other thread of the waiter's process
+ * is asleep with no way to wake it (own_threads_cannot_wake: one running,
+ * on a timer or in another wait could wake the party, which would then
+ * end the wait).  That no signal sent from elsewhere wakes the party
+ * first is inferred, and said. */
+
+/* E names process P alone, and only P's progress ends it: a connected
+ * socket's peer, a pipe's other end (not a FIFO, which any process may
+ * open by its path), a file lock P holds, the exit of P (its child or
+ * not; not a signal wait, which any caught signal ends).  Not a timer, a
+ * connect (a tcp one times out), an eventfd (the kernel writes it too), a
+ * message queue (opened by name), a tracee (any signal stops it), an
+ * unknown party, nor an edge with a timeout of the application's own. */
+static bool edge_only_on(const struct lt_wf_edge *e, pid_t p)
+{
+	if (!e->n_pids || e->more_pids || e->timeout_what[0] || caveat_edge(e))
+		return false;
+	switch (e->kind) {
+	case LT_WF_SOCKET:
+		if (lt_wf_connecting(e))
+			return false;
+		break;
+	case LT_WF_PIPE_READ:
+	case LT_WF_PIPE_WRITE:
+		if (!e->what || strncmp(e->what, "pipe", 4))
+			return false;
+		break;
+	case LT_WF_CHILD:
+		if (sigchld_wait(e) || lt_wf_pollchild(e))
+			return false;
+		break;
+	case LT_WF_FILE_LOCK:
+	case LT_WF_EXIT:
+		break;
+	default:
+		return false;
+	}
+	for (size_t k = 0; k < e->n_pids; k++)
+		if (e->pids[k] != p)
+			return false;
+	return true;
+}
+
+/* Process Q waits only on process P: it is in the snapshot (followed),
+ * and every thread of it is asleep in a blocking call (not stopped, not
+ * in a sleep between tries), each of whose edges edge_only_on P, and, in
+ * a socket read or write, with no SO_RCVTIMEO/SO_SNDTIMEO (none read, or
+ * not a socket call).  Q can end no wait of P's before P wakes it. */
+static bool waits_only_on(const struct lt_snapshot *s, pid_t q, pid_t p)
+{
+	size_t n = 0;
+	if (q <= 0 || q == p)
+		return false;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (thread_pid_of(s, i) != q)
+			continue;
+		n++;
+		if (!asleep(u) || u->state == 'T' || u->state == 't' || u->wait == LT_WAIT_SLEEP || !u->wf ||
+		    !u->wf->n_edges)
+			return false;
+		if (u->fdw.sock_timeo != LT_SOCK_TIMEO_NOT_READ && u->fdw.sock_timeo != LT_SOCK_TIMEO_NONE)
+			return false;
+		for (size_t k = 0; k < u->wf->n_edges; k++)
+			if (!edge_only_on(&u->wf->edges[k], p))
+				return false;
+	}
+	return n > 0;
+}
+
+/* "set aside: thread Q (comm) recvfrom(...) on WHAT <- peer held by P",
+ * each thread of process Q (at most 4), set aside as waits_only_on P. */
+static void aside_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pid_t q, pid_t p)
+{
+	size_t shown = 0, n = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (thread_pid_of(s, i) != q || !u->wf || !u->wf->n_edges)
+			continue;
+		if (shown++ >= 4) {
+			n++;
+			continue;
+		}
+		const struct lt_wf_edge *e = &u->wf->edges[0];
+		char *act = lts_thread_activity(u);
+		lt_strlist_add(&v->evidence, "set aside: thread %d (%s) of process %d %s on %s <- %s %d%s, and waits "
+			       "on nothing else", (int)u->tid, lt_thread_name(u), (int)q, act ? act : "?",
+			       e->what ? e->what : "?", kind_by(e), (int)p, u->wf->n_edges > 1 ? " (each of its edges)" : "");
+		free(act);
+	}
+	if (n)
+		lt_strlist_add(&v->evidence, "set aside: %zu more thread(s) of process %d, each waiting only on process %d",
+			       n, (int)q, (int)p);
+}
+
 /* One pass of lts_wf_into_verdicts: into the first N_V verdicts. */
 static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
@@ -1300,6 +1402,10 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		bool maybe = false; /* a child the wait may be for (its mask unread) */
 		int closed = -1; /* own_threads_cannot_wake, once asked */
 		size_t n_own = 0;
+		/* the parties set aside: each waits only on T's process */
+		char aside[160] = "";
+		pid_t aside_pids[MAX_SET];
+		size_t al = 0, n_aside = 0;
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
 			if (caveat_edge(e)) /* said in the summary */
@@ -1319,7 +1425,7 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				into = false;
 				break;
 			}
-			bool edge_into = false;
+			bool edge_into = false, edge_aside = false, edge_other = false;
 			for (size_t p = 0; p < e->n_pids; p++) {
 				size_t n, k;
 				const struct lt_verdict *v = NULL;
@@ -1327,6 +1433,22 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				if (e->pids[p] == w->pid)
 					continue;
 				party_verdicts(s, n_v, e->pids[p], &n, &k, &v, &u);
+				if (!k && waits_only_on(s, e->pids[p], w->pid)) {
+					if (closed < 0)
+						closed = own_threads_cannot_wake(s, t);
+					if (closed) { /* it cannot end the wait before T's process wakes it */
+						edge_aside = true;
+						if (!in_set(aside_pids, n_aside, e->pids[p]) && n_aside < MAX_SET) {
+							aside_pids[n_aside++] = e->pids[p];
+							if (al < sizeof(aside) - 16)
+								al += (size_t)snprintf(aside + al, sizeof(aside) - al, "%s%d",
+										       n_aside > 1 ? ", " : "",
+										       (int)e->pids[p]);
+						}
+						continue;
+					}
+				}
+				edge_other = true;
 				if (k && !pv) {
 					pv = v;
 					who = u;
@@ -1344,6 +1466,8 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				}
 				edge_into |= k > 0;
 			}
+			if (edge_aside && !edge_other) /* its every party set aside */
+				continue;
 			into &= edge_into;
 		}
 		if (!into || !pv)
@@ -1370,17 +1494,26 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		else if (n_others)
 			snprintf(tail, sizeof(tail), " (that it would, not process%s %s, also at the other end and in no "
 				 "such wait, is inferred)", n_others > 1 ? "es" : "", others);
-		char *tq = caveat_clause(w);
-		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s%s", (int)t->tid,
+		char *tq = caveat_clause(w), setaside[400] = "";
+		if (n_aside)
+			snprintf(setaside, sizeof(setaside), "; process%s %s, also at the other end, wait%s only on "
+				 "this process %d (each of %s threads does): %s can end this wait only after process "
+				 "%d wakes %s, so %s set aside (that nothing else, a signal say, wakes %s first is "
+				 "inferred)", n_aside > 1 ? "es" : "", aside, n_aside > 1 ? "" : "s", (int)w->pid,
+				 n_aside > 1 ? "their" : "its", n_aside > 1 ? "they" : "it", (int)w->pid,
+				 n_aside > 1 ? "them" : "it", n_aside > 1 ? "they are" : "it is", n_aside > 1 ? "them" : "it");
+		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s%s%s", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", maybe ? ", perhaps (inferred)," : "",
 					  (int)who->wf->pid, party, stuck_words(pv->kind), pv->summary ? pv->summary : "?",
-					  tail, maybe ? " (that its wait is for its child is inferred: the signal "
+					  tail, setaside, maybe ? " (that its wait is for its child is inferred: the signal "
 							"mask of its call could not be read)" : "", tq ? tq : "",
 					  ow ? ow : "");
 		free(ow);
 		free(tq);
 		free(act);
 		edges_evidence(v, w);
+		for (size_t a = 0; a < n_aside; a++)
+			aside_evidence(v, s, aside_pids[a], w->pid);
 		waited_by_evidence(v, s, t);
 	}
 }

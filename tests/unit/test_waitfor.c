@@ -2431,3 +2431,200 @@ Test(waitfor_verdicts, a_join_of_a_reader_of_its_own_pipe_is_a_probable_deadlock
 	cr_expect(evidence_has(v, "thread 620 (t620) is joining thread 621 (t621)", NULL), "%s", v->summary);
 	free_snap(&s);
 }
+
+/* ---- a relay whose client waits only on it ----
+ *
+ * Client 100 reads the socket of relay 200 (python3 relay.py, ssh -L,
+ * socat), which polls both that socket and its socket to server 300,
+ * whose handler waits for a file lock held by 400 (not followed, asleep
+ * on a timer: the server's LOCK WAIT).  The client can end the relay's
+ * wait only after the relay has woken it: it is set aside, and the relay
+ * is a chain into the server's lock wait, the client a chain into the
+ * relay's.  Each case below gives the client, or the relay, another way
+ * out: then the relay's wait is not stuck on the server, and no chain. */
+enum relay_case {
+	RELAY_STUCK,          /* as above */
+	RELAY_CLIENT_RUNS,    /* the client's thread is running */
+	RELAY_CLIENT_TIMER,   /* the client's poll has a timeout */
+	RELAY_CLIENT_OTHER,   /* the client also reads a pipe process 500 writes */
+	RELAY_CLIENT_THREAD,  /* the client has a second thread, on a timer */
+	RELAY_CLIENT_RCVTIMEO, /* the client's recv has an SO_RCVTIMEO */
+	RELAY_RELAY_THREAD,   /* the relay has a second thread, running: it could wake the client */
+	RELAY_SERVER_READS,   /* the server reads the relay's socket: all three wait to receive */
+};
+
+static size_t relay(struct lt_thread th[5], enum relay_case c)
+{
+	size_t n = 3;
+	blocked(&th[0], 100, c == RELAY_CLIENT_TIMER || c == RELAY_CLIENT_OTHER ? 7 : 45,
+		c == RELAY_CLIENT_TIMER || c == RELAY_CLIENT_OTHER ? LT_WAIT_POLL : LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_SOCKET, 200, LT_WFP_EVENTS);
+	free(e->what);
+	e->what = strdup("tcp 127.0.0.1:40000 -> 127.0.0.1:47312 (fd 3)");
+	e->doing = strdup("200 (python3): select");
+	if (c == RELAY_CLIENT_RUNS) {
+		th[0].state = 'R';
+		th[0].sc.state = LT_SC_RUNNING;
+	}
+	if (c == RELAY_CLIENT_TIMER) {
+		e = lt_waitfor_add(&th[0], 100, LT_WF_TIMER);
+		e->what = strdup("poll timeout 5000 ms");
+	}
+	if (c == RELAY_CLIENT_OTHER)
+		edge(&th[0], 100, LT_WF_PIPE_READ, 500, LT_WFP_TIMED)->doing = strdup("500 (sleep): clock_nanosleep");
+	if (c == RELAY_CLIENT_RCVTIMEO) {
+		th[0].fdw.sock_timeo = LT_SOCK_TIMEO_SET;
+		th[0].fdw.sock_timeo_ms = 20000;
+	}
+	blocked(&th[1], 200, 23, LT_WAIT_POLL);
+	e = edge(&th[1], 200, LT_WF_SOCKET, 100, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("tcp 127.0.0.1:47312 -> 127.0.0.1:40000 (fd 4)");
+	e->doing = strdup("100 (python3): recvfrom");
+	e = edge(&th[1], 200, LT_WF_SOCKET, 300, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("tcp 127.0.0.1:40002 -> 127.0.0.1:47311 (fd 5)");
+	e->doing = strdup(c == RELAY_SERVER_READS ? "300 (python3): recvfrom" : "300 (python3): flock");
+	if (c == RELAY_SERVER_READS) {
+		blocked(&th[2], 300, 45, LT_WAIT_IO);
+		e = edge(&th[2], 300, LT_WF_SOCKET, 200, LT_WFP_EVENTS);
+		free(e->what);
+		e->what = strdup("tcp 127.0.0.1:47311 -> 127.0.0.1:40002 (fd 4)");
+	} else {
+		blocked(&th[2], 300, 73, LT_WAIT_IO);
+		e = edge(&th[2], 300, LT_WF_FILE_LOCK, 400, LT_WFP_TIMED);
+		free(e->what);
+		e->what = strdup("FLOCK WRITE lock on /tmp/sw31/l");
+		e->doing = strdup("400 (sleep): clock_nanosleep");
+	}
+	if (c == RELAY_CLIENT_THREAD) {
+		blocked(&th[n], 101, 230, LT_WAIT_SLEEP);
+		e = lt_waitfor_add(&th[n], 100, LT_WF_TIMER);
+		e->what = strdup("clock_nanosleep 1 s");
+		n++;
+	}
+	if (c == RELAY_RELAY_THREAD) {
+		blocked(&th[n], 201, -1, LT_WAIT_NONE);
+		th[n].state = 'R';
+		th[n].sc.state = LT_SC_RUNNING;
+		th[n].wf = calloc(1, sizeof(*th[n].wf));
+		th[n].wf->pid = 200;
+		n++;
+	}
+	return n;
+}
+
+static void no_deadlock(const struct lt_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_expect_neq(s->verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s->verdicts[i].summary);
+}
+
+Test(waitfor_verdicts, a_relays_client_waiting_only_on_it_is_set_aside_client_relay_server_chain)
+{
+	struct lt_thread th[5];
+	size_t n = relay(th, RELAY_STUCK);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = n };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	no_deadlock(&s);
+	cr_assert_not_null(verdict_of(&s, LT_VERDICT_LOCK_WAIT, 300), "the server's lock wait (first: %s)",
+			   s.verdicts[0].summary);
+	const struct lt_verdict *r = chain_of(&s, 200);
+	cr_assert_not_null(r, "no chain of the relay (first: %s)", s.verdicts[0].summary);
+	cr_expect_eq(r->n_tids, 1);
+	cr_expect(strstr(r->summary, "thread 200 (t200) ") &&
+		  strstr(r->summary, "waits for process 300, whose thread 300 (t300) is itself in a lock wait: thread "
+			 "300 (t300) waits for a file lock: FLOCK WRITE lock on /tmp/sw31/l, held by process 400"),
+		  "%s", r->summary);
+	cr_expect(strstr(r->summary, "; process 100, also at the other end, waits only on this process 200 (each of "
+				     "its threads does): it can end this wait only after process 200 wakes it, so it is "
+				     "set aside (that nothing else, a signal say, wakes it first is inferred)"),
+		  "%s", r->summary);
+	cr_expect(!strstr(r->summary, "not process 100"), "the client is no other party: %s", r->summary);
+	cr_expect(evidence_has(r, "set aside: thread 100 (t100) of process 100",
+			       "on tcp 127.0.0.1:40000 -> 127.0.0.1:47312 (fd 3) <- peer held by 200, and waits on "
+			       "nothing else"), "%s", r->summary);
+	cr_expect(evidence_has(r, "waited for by: thread 100 (t100) of process 100", NULL), "%s", r->summary);
+	const struct lt_verdict *c = chain_of(&s, 100);
+	cr_assert_not_null(c, "no chain of the client");
+	cr_expect_eq(c->n_tids, 1);
+	cr_expect(strstr(c->summary, "thread 100 (t100) ") &&
+		  strstr(c->summary, "waits for process 200, whose thread 200 (t200) is itself in a wait chain: thread "
+			 "200 (t200)") && strstr(c->summary, "is itself in a lock wait"), "%s", c->summary);
+	/* the chains in order: lock wait, relay, client */
+	cr_expect(verdict_of(&s, LT_VERDICT_WAIT_CHAIN, 300) == NULL, "the server's wait is a lock wait only");
+	free_snap(&s);
+}
+
+/* The relay's wait is not set aside past a client with a way out of its
+ * own, nor past a client its own running thread could wake. */
+static void relay_no_chain(enum relay_case c)
+{
+	struct lt_thread th[5];
+	size_t n = relay(th, c);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = n };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	no_deadlock(&s);
+	cr_expect_not_null(verdict_of(&s, LT_VERDICT_LOCK_WAIT, 300), "the server's lock wait (first: %s)",
+			   s.verdicts[0].summary);
+	const struct lt_verdict *r = chain_of(&s, 200);
+	cr_expect_null(r, "case %d: a chain of the relay: %s", (int)c, r ? r->summary : "");
+	const struct lt_verdict *cl = chain_of(&s, 100);
+	cr_expect_null(cl, "case %d: a chain of the client: %s", (int)c, cl ? cl->summary : "");
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, a_relays_client_that_runs_is_not_set_aside)
+{
+	relay_no_chain(RELAY_CLIENT_RUNS);
+}
+
+Test(waitfor_verdicts, a_relays_client_on_a_timer_is_not_set_aside)
+{
+	relay_no_chain(RELAY_CLIENT_TIMER);
+}
+
+Test(waitfor_verdicts, a_relays_client_with_another_edge_is_not_set_aside)
+{
+	relay_no_chain(RELAY_CLIENT_OTHER);
+}
+
+Test(waitfor_verdicts, a_relays_client_with_another_thread_on_a_timer_is_not_set_aside)
+{
+	relay_no_chain(RELAY_CLIENT_THREAD);
+}
+
+Test(waitfor_verdicts, a_relays_client_whose_recv_has_a_timeout_is_not_set_aside)
+{
+	relay_no_chain(RELAY_CLIENT_RCVTIMEO);
+}
+
+Test(waitfor_verdicts, a_relay_with_a_running_thread_does_not_set_its_client_aside)
+{
+	relay_no_chain(RELAY_RELAY_THREAD);
+}
+
+/* Client and server both read the relay's socket, the relay polls both:
+ * nobody will send, a deadlock of the three, as before (the set-aside
+ * rule draws no chain where the cycle search finds one).  And a relay
+ * waiting only on its client (its server running) is no cycle with it. */
+Test(waitfor_verdicts, a_relay_whose_client_and_server_both_wait_on_it_is_a_deadlock_not_a_chain)
+{
+	struct lt_thread th[5];
+	size_t n = relay(th, RELAY_SERVER_READS);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = n };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = &s.verdicts[0];
+	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(chain_of(&s, 200) == NULL && chain_of(&s, 100) == NULL, "%s", v->summary);
+	free_snap(&s);
+
+	n = relay(th, RELAY_STUCK);
+	th[2].state = 'R'; /* the server runs: the relay's wait may end */
+	th[2].sc.state = LT_SC_RUNNING;
+	struct lt_snapshot s2 = { .pid = 100, .threads = th, .n_threads = n };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	no_deadlock(&s2);
+	cr_expect(chain_of(&s2, 200) == NULL && chain_of(&s2, 100) == NULL, "%s", s2.verdicts[0].summary);
+	free_snap(&s2);
+}
