@@ -1371,9 +1371,13 @@ static void aside_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 		}
 		const struct lt_wf_edge *e = &u->wf->edges[0];
 		char *act = lts_thread_activity(u);
+		char more[96] = "";
+		if (u->wf->n_edges > 1)
+			snprintf(more, sizeof(more), " (and %zu other edge%s, each naming process %d alone)",
+				 u->wf->n_edges - 1, u->wf->n_edges > 2 ? "s" : "", (int)p);
 		lt_strlist_add(&v->evidence, "set aside: thread %d (%s) of process %d %s on %s <- %s %d%s, and waits "
 			       "on nothing else", (int)u->tid, lt_thread_name(u), (int)q, act ? act : "?",
-			       e->what ? e->what : "?", kind_by(e), (int)p, u->wf->n_edges > 1 ? " (each of its edges)" : "");
+			       e->what ? e->what : "?", kind_by(e), (int)p, more);
 		free(act);
 	}
 	if (n)
@@ -1406,6 +1410,7 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		char aside[160] = "";
 		pid_t aside_pids[MAX_SET];
 		size_t al = 0, n_aside = 0;
+		bool aside_cut = false;
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
 			if (caveat_edge(e)) /* said in the summary */
@@ -1438,12 +1443,15 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 						closed = own_threads_cannot_wake(s, t);
 					if (closed) { /* it cannot end the wait before T's process wakes it */
 						edge_aside = true;
-						if (!in_set(aside_pids, n_aside, e->pids[p]) && n_aside < MAX_SET) {
+						if (in_set(aside_pids, n_aside, e->pids[p]))
+							continue;
+						if (n_aside < MAX_SET && al < sizeof(aside) - 24) {
 							aside_pids[n_aside++] = e->pids[p];
-							if (al < sizeof(aside) - 16)
-								al += (size_t)snprintf(aside + al, sizeof(aside) - al, "%s%d",
-										       n_aside > 1 ? ", " : "",
-										       (int)e->pids[p]);
+							al += (size_t)snprintf(aside + al, sizeof(aside) - al, "%s%d",
+									       n_aside > 1 ? ", " : "", (int)e->pids[p]);
+						} else if (!aside_cut) {
+							aside_cut = true;
+							snprintf(aside + al, sizeof(aside) - al, ", ...");
 						}
 						continue;
 					}
@@ -1495,13 +1503,14 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 			snprintf(tail, sizeof(tail), " (that it would, not process%s %s, also at the other end and in no "
 				 "such wait, is inferred)", n_others > 1 ? "es" : "", others);
 		char *tq = caveat_clause(w), setaside[400] = "";
+		bool many = n_aside > 1 || aside_cut;
 		if (n_aside)
 			snprintf(setaside, sizeof(setaside), "; process%s %s, also at the other end, wait%s only on "
 				 "this process %d (each of %s threads does): %s can end this wait only after process "
 				 "%d wakes %s, so %s set aside (that nothing else, a signal say, wakes %s first is "
-				 "inferred)", n_aside > 1 ? "es" : "", aside, n_aside > 1 ? "" : "s", (int)w->pid,
-				 n_aside > 1 ? "their" : "its", n_aside > 1 ? "they" : "it", (int)w->pid,
-				 n_aside > 1 ? "them" : "it", n_aside > 1 ? "they are" : "it is", n_aside > 1 ? "them" : "it");
+				 "inferred)", many ? "es" : "", aside, many ? "" : "s", (int)w->pid,
+				 many ? "their" : "its", many ? "they" : "it", (int)w->pid, many ? "them" : "it",
+				 many ? "they are" : "it is", many ? "them" : "it");
 		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s%s%s", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", maybe ? ", perhaps (inferred)," : "",
 					  (int)who->wf->pid, party, stuck_words(pv->kind), pv->summary ? pv->summary : "?",

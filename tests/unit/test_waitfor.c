@@ -2604,8 +2604,16 @@ Test(waitfor_verdicts, a_relay_with_a_running_thread_does_not_set_its_client_asi
 	relay_no_chain(RELAY_RELAY_THREAD);
 }
 
+static bool has_tid_of(const struct lt_verdict *v, pid_t tid)
+{
+	for (size_t k = 0; k < v->n_tids; k++)
+		if (v->tids[k] == tid)
+			return true;
+	return false;
+}
+
 /* Client and server both read the relay's socket, the relay polls both:
- * nobody will send, a deadlock of the three, as before (the set-aside
+ * nobody will send, a deadlock (client and relay, the server behind it), as before (the set-aside
  * rule draws no chain where the cycle search finds one).  And a relay
  * waiting only on its client (its server running) is no cycle with it. */
 Test(waitfor_verdicts, a_relay_whose_client_and_server_both_wait_on_it_is_a_deadlock_not_a_chain)
@@ -2616,6 +2624,8 @@ Test(waitfor_verdicts, a_relay_whose_client_and_server_both_wait_on_it_is_a_dead
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = &s.verdicts[0];
 	cr_assert_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+	cr_expect(v->n_tids == 2 && has_tid_of(v, 100) && has_tid_of(v, 200), "%s", v->summary);
+	cr_expect(v->n_behind == 1 && v->behind[0] == 300, "the server's wait leads into it: %s", v->summary);
 	cr_expect(chain_of(&s, 200) == NULL && chain_of(&s, 100) == NULL, "%s", v->summary);
 	free_snap(&s);
 
