@@ -50,6 +50,9 @@ static int sysv_msqid = -1; /* ipc_waits sysv-msg's message queue */
  * a traced process's parent cannot reap it before its tracer lets go */
 static struct tl_proc tracer;
 
+/* a fourth process of a test (the relay test's client): killed at the cleanup */
+static struct tl_proc fourth;
+
 /* Starts ARGV (gdb or strace, BIN) as the test's tracer; skips, saying
  * why, when BIN (of Debian's package PKG) is missing. */
 static pid_t start_tracer(const char *bin, const char *pkg, char *const argv[])
@@ -66,6 +69,11 @@ static void cleanup(void)
 		tl_kill_tree(tracer.pid);
 		tl_close(&tracer);
 		tracer.pid = 0;
+	}
+	if (fourth.pid > 0) {
+		tl_kill_tree(fourth.pid);
+		tl_close(&fourth);
+		fourth.pid = 0;
 	}
 	if (sysv_id >= 0)
 		semctl(sysv_id, 0, IPC_RMID);
@@ -4177,4 +4185,144 @@ Test(waitfor_live, a_read_of_a_pty_slave_waits_for_the_masters_holder)
 	cr_expect(e->n_pids == 1 && e->pids[0] == sc, "the master's only holder, script %d (%zu pids, first %d)", (int)sc,
 		  e->n_pids, e->n_pids ? (int)e->pids[0] : 0);
 	lt_snapshot_free(s);
+}
+
+/* A relay between a client and a stuck server (found by a sweep of real
+ * programs: ssh -L, socat, pgbouncer and sidecars are such relays).  The
+ * server's handler waits for a file lock flock(1) holds; the relay selects
+ * on its client's socket and its server's, forwarding both ways; the client
+ * reads the relay's socket.  The client waits only on the relay, so it
+ * cannot end the relay's wait before the relay wakes it: it is set aside,
+ * and `snapshot -p CLIENT` says client -> relay -> the server's lock wait,
+ * as two wait chains (before, the client and the relay had no verdict at
+ * all).  With TIMEOUT the client reads with a timeout (Python's
+ * settimeout: a poll with one), a way out of its own: it is not set aside,
+ * and neither it nor the relay is a chain.  Never a deadlock. */
+static const char RELAY_PY[] =
+	"import fcntl, select, socket, sys\n"
+	"role = sys.argv[1]\n"
+	"def listener():\n"
+	"    ls = socket.socket(); ls.bind(('127.0.0.1', 0)); ls.listen()\n"
+	"    print('port', ls.getsockname()[1], flush=True); return ls\n"
+	"if role == 'server':\n"
+	"    ls = listener(); print('ready', flush=True)\n"
+	"    c, _ = ls.accept(); c.recv(100)\n"
+	"    f = open(sys.argv[2]); fcntl.flock(f, fcntl.LOCK_EX); c.sendall(b'ok')\n"
+	"elif role == 'relay':\n"
+	"    ls = listener(); print('ready', flush=True)\n"
+	"    c, _ = ls.accept(); u = socket.create_connection(('127.0.0.1', int(sys.argv[2])))\n"
+	"    while True:\n"
+	"        r, _, _ = select.select([c, u], [], [])\n"
+	"        for s in r:\n"
+	"            d = s.recv(4096)\n"
+	"            if not d: sys.exit()\n"
+	"            (u if s is c else c).sendall(d)\n"
+	"else:\n"
+	"    s = socket.create_connection(('127.0.0.1', int(sys.argv[2])))\n"
+	"    if sys.argv[3] == 'timeout': s.settimeout(600)\n"
+	"    print('ready', flush=True); s.sendall(b'hi'); s.recv(100)\n";
+
+static const struct rp_json *verdict_json(const struct rp_json *vs, const char *kind, pid_t tid)
+{
+	for (size_t i = 0; vs && i < vs->n; i++) {
+		const char *k = rp_json_str(rp_json_get(&vs->items[i], "kind"));
+		const struct rp_json *tids = rp_json_get(&vs->items[i], "tids");
+		for (size_t q = 0; k && !strcmp(k, kind) && tids && q < tids->n; q++)
+			if ((pid_t)rp_json_num(&tids->items[q], 0) == tid)
+				return &vs->items[i];
+	}
+	return NULL;
+}
+
+static bool json_evidence_has(const struct rp_json *v, const char *a, const char *b)
+{
+	const struct rp_json *ev = v ? rp_json_get(v, "evidence") : NULL;
+	for (size_t i = 0; ev && i < ev->n; i++) {
+		const char *l = rp_json_str(&ev->items[i]);
+		if (l && strstr(l, a) && (!b || strstr(l, b)))
+			return true;
+	}
+	return false;
+}
+
+static void relay_case(bool timeout)
+{
+	char held[256], port[2][16];
+	flock_holds_lockfile(NULL, NULL, held, sizeof(held));
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	pid_t locker = procs[0].pid;
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)RELAY_PY, "server", lockfile[0], NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	const char *l = tl_find(lines[1], nlines[1], "port", NULL);
+	cr_assert(l && sscanf(l, "port %15s", port[0]) == 1, "server: %s", l ? l : "no port line");
+	tl_start_ready(&procs[2], (char *const[]){ TL_PYTHON, "-c", (char *)RELAY_PY, "relay", port[0], NULL },
+		       lines[2], &nlines[2], 64, 30000);
+	l = tl_find(lines[2], nlines[2], "port", NULL);
+	cr_assert(l && sscanf(l, "port %15s", port[1]) == 1, "relay: %s", l ? l : "no port line");
+	char cl_lines[8][256];
+	int cl_n = 0;
+	tl_start_ready(&fourth, (char *const[]){ TL_PYTHON, "-c", (char *)RELAY_PY, "client", port[1],
+						 timeout ? "timeout" : "-", NULL }, cl_lines, &cl_n, 8, 30000);
+	pid_t srv = procs[1].pid, rel = procs[2].pid, cli = fourth.pid;
+	wait_in_syscall(srv, srv, 73);      /* flock: the request came through the relay */
+	wait_in_either(rel, rel, 23, 270);  /* select (glibc may make it pselect6) */
+	wait_in_either(cli, cli, 45, 7);    /* recvfrom, or poll with settimeout */
+	struct rp_json *j = tl_snapshot_cli_json(cli);
+	const struct rp_json *vs = rp_json_get(j, "verdicts");
+	cr_assert(vs && vs->type == RPJ_ARR);
+	for (size_t i = 0; i < vs->n; i++)
+		cr_expect(strcmp(rp_json_str(rp_json_get(&vs->items[i], "kind")), "deadlock"), "a deadlock: %s",
+			  rp_json_str(rp_json_get(&vs->items[i], "summary")));
+	const struct rp_json *lw = verdict_json(vs, "lock_wait", srv);
+	cr_assert_not_null(lw, "no lock wait of the server %d", (int)srv);
+	cr_expect_eq((pid_t)rp_json_num(rp_json_get(lw, "owner"), 0), locker, "the lock's holder, flock(1) %d: %s",
+		     (int)locker, held);
+	const struct rp_json *rc = verdict_json(vs, "wait_chain", rel), *cc = verdict_json(vs, "wait_chain", cli);
+	if (timeout) {
+		cr_expect_null(rc, "a chain of the relay, though its client may time out: %s",
+			       rc ? rp_json_str(rp_json_get(rc, "summary")) : "");
+		cr_expect_null(cc, "a chain of the client, which may time out: %s",
+			       cc ? rp_json_str(rp_json_get(cc, "summary")) : "");
+		rp_json_free(j);
+		return;
+	}
+	cr_assert_not_null(rc, "no wait chain of the relay %d", (int)rel);
+	cr_expect_eq(rp_json_get(rc, "tids")->n, 1);
+	const char *sum = rp_json_str(rp_json_get(rc, "summary"));
+	char want[256];
+	snprintf(want, sizeof(want), "thread %d (", (int)rel);
+	cr_expect(sum && !strncmp(sum, want, strlen(want)), "%s\n(wanted: %s...)", sum ? sum : "?", want);
+	snprintf(want, sizeof(want), "waits for process %d, whose thread %d (", (int)srv, (int)srv);
+	cr_expect(sum && strstr(sum, want) && strstr(sum, ") is itself in a lock wait: thread"), "%s\n(wanted: %s)",
+		  sum ? sum : "?", want);
+	snprintf(want, sizeof(want), "; process %d, also at the other end, waits only on this process %d (each of its "
+		 "threads does): it can end this wait only after process %d wakes it, so it is set aside (that nothing "
+		 "else, a signal say, wakes it first is inferred)", (int)cli, (int)rel, (int)rel);
+	cr_expect(sum && strstr(sum, want), "%s\n(wanted: %s)", sum ? sum : "?", want);
+	snprintf(want, sizeof(want), "set aside: thread %d (", (int)cli);
+	char want2[64];
+	snprintf(want2, sizeof(want2), "<- peer held by %d, and waits on nothing else", (int)rel);
+	cr_expect(json_evidence_has(rc, want, want2), "the client's wait in the relay's evidence: %s", sum ? sum : "?");
+	cr_assert_not_null(cc, "no wait chain of the client %d", (int)cli);
+	cr_expect_eq(rp_json_get(cc, "tids")->n, 1);
+	const char *cs = rp_json_str(rp_json_get(cc, "summary"));
+	snprintf(want, sizeof(want), "thread %d (", (int)cli);
+	cr_expect(cs && !strncmp(cs, want, strlen(want)), "%s", cs ? cs : "?");
+	snprintf(want, sizeof(want), "waits for process %d, whose thread %d (", (int)rel, (int)rel);
+	cr_expect(cs && strstr(cs, want) && strstr(cs, ") is itself in a wait chain: thread"), "%s\n(wanted: %s)",
+		  cs ? cs : "?", want);
+	snprintf(want, sizeof(want), "waits for process %d, whose thread %d (", (int)srv, (int)srv);
+	cr_expect(cs && strstr(cs, want), "the client's chain goes on to the server: %s", cs ? cs : "?");
+	rp_json_free(j);
+}
+
+Test(waitfor_live, a_relays_client_waiting_only_on_it_is_set_aside_client_relay_server_chain)
+{
+	relay_case(false);
+}
+
+Test(waitfor_live, a_relays_client_reading_with_a_timeout_is_not_set_aside)
+{
+	relay_case(true);
 }
