@@ -1013,6 +1013,25 @@ static void read_sig_state(pid_t pid, pid_t tid, struct lt_sigwait *w)
 static bool sig_timer_edges(struct cctx *c, struct lt_thread *t, const struct lt_sigwait *w, bool signalfd,
 			    uint64_t *sigs);
 
+/* The timers whose signal can end T's wait (W, lt_sigwait_ends): each
+ * POSIX timer of /proc/PID/timers that so signals it (sig_timer_edges),
+ * and, with none for SIGALRM, SIGALRM caught and not blocked: an alarm()
+ * or setitimer(ITIMER_REAL) timer may be armed, which /proc does not
+ * show.  A timer edge each. */
+static void timer_edges(struct cctx *c, struct lt_thread *t, const struct lt_sigwait *w)
+{
+	if (sig_timer_edges(c, t, w, false, NULL) || !w->disp_ok || !(w->caught & (1ULL << 13)) ||
+	    lt_sigwait_ends(w, 14, NULL, 0) != LT_SIG_END_YES)
+		return;
+	struct lt_wf_edge *te = lt_waitfor_add(t, c->s->pid, LT_WF_TIMER);
+	if (!te)
+		return;
+	te->what = lts_strdup(LT_WF_SIGTIMER "an alarm() or setitimer(ITIMER_REAL) timer (SIGALRM), if one is armed");
+	te->evidence = lts_strdup("SIGALRM is caught (SigCgt) and not blocked (SigBlk); /proc does not show whether "
+				  "such a timer is armed nor when it fires (the itrealvalue of /proc/PID/stat is "
+				  "always 0): not known");
+}
+
 /* A file-lock wait (flock, F_SETLKW, F_OFD_SETLKW) sleeps
  * interruptibly: a caught signal the thread does not block ends the call
  * with EINTR unless its handler was installed with SA_RESTART (then the
@@ -1030,17 +1049,7 @@ static void lock_timer_edges(struct cctx *c, struct lt_thread *t)
 	char path[96];
 	read_sig_state(pid, t->tid, &w);
 	size_t n0 = t->wf ? t->wf->n_edges : 0;
-	bool alrm_timer = sig_timer_edges(c, t, &w, false, NULL);
-	if (!alrm_timer && w.disp_ok && (w.caught & (1ULL << 13)) && lt_sigwait_ends(&w, 14, NULL, 0) == LT_SIG_END_YES) {
-		struct lt_wf_edge *te = lt_waitfor_add(t, pid, LT_WF_TIMER);
-		if (te) {
-			te->what = lts_strdup(LT_WF_SIGTIMER "an alarm() or setitimer(ITIMER_REAL) timer (SIGALRM), "
-					      "if one is armed");
-			te->evidence = lts_strdup("SIGALRM is caught (SigCgt) and not blocked (SigBlk); /proc does not "
-						  "show whether such a timer is armed nor when it fires (the itrealvalue "
-						  "of /proc/PID/stat is always 0): not known");
-		}
-	}
+	timer_edges(c, t, &w);
 	/* util-linux flock(1) -w N (its executable named flock, its command
 	 * line one it reads: lt_flock1_wait) arms its SIGALRM timer just
 	 * before its flock() and exits when it fires (no SA_RESTART): while it
@@ -2659,17 +2668,7 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
 	if (end == LT_SIG_END_YES && timeout1_edge(c, e))
 		return true;
 	/* a timer whose signal can end it: timeout(1)'s own */
-	bool alrm_timer = sig_timer_edges(c, t, &w, false, NULL);
-	if (!alrm_timer && (w.caught & (1ULL << 13)) && lt_sigwait_ends(&w, 14, NULL, 0) == LT_SIG_END_YES) {
-		struct lt_wf_edge *te_e = lt_waitfor_add(t, pid, LT_WF_TIMER);
-		if (te_e) {
-			te_e->what = lts_strdup(LT_WF_SIGTIMER "an alarm() or setitimer(ITIMER_REAL) timer (SIGALRM), "
-						"if one is armed");
-			te_e->evidence = lts_strdup("SIGALRM is caught and not blocked; /proc does not show whether "
-						    "such a timer is armed nor when it fires (the itrealvalue of "
-						    "/proc/PID/stat is always 0): not known");
-		}
-	}
+	timer_edges(c, t, &w);
 	if (nr == 128 && a[2]) {
 		struct lt_wf_edge *te_e = lt_waitfor_add(t, pid, LT_WF_TIMER);
 		if (te_e)
