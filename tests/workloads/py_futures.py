@@ -34,6 +34,8 @@ be (and 0.5 s more, so that each has slept a while):
     thread role=main tid=T                (in outer.result())
     thread role=runner tid=T              (the executor's thread running outer;
                                            --busy: running the spinning task)
+    thread role=watcher tid=T             (the thread printing this, which
+                                           exits after "ready")
     ready
 
 or, for the wait()/as_completed() modes:
@@ -47,6 +49,7 @@ or, for the wait()/as_completed() modes:
                                            --wait-first-sleep: in time.sleep,
                                            --wait-all-cycle: waiting for rl)
     lock name=rl addr=0x...               (--wait-all-cycle)
+    thread role=watcher tid=T             (as above)
     ready
 """
 import concurrent.futures as cf
@@ -113,6 +116,7 @@ def watch(mode, main_tid, info):
         out("pipe rfd=%d wfd=%d" % info["pipe"])
     out("thread role=main tid=%d" % main_tid)
     out("thread role=runner tid=%d" % info["runner"])
+    out("thread role=watcher tid=%d" % threading.get_native_id())  # gone soon after: the test waits for it
     out("ready")
 
 
@@ -136,6 +140,7 @@ def watch_many(mode, main_tid, info):
     out("thread role=main tid=%d" % main_tid)
     out("thread role=runner0 tid=%d" % info["runner0"])
     out("thread role=runner1 tid=%d" % info["runner1"])
+    out("thread role=watcher tid=%d" % threading.get_native_id())  # gone soon after: the test waits for it
     out("ready")
 
 
