@@ -305,6 +305,15 @@ bool lt_restart_untimed_poll(long nr, const uint64_t *a, const struct lt_strlist
 	return false;
 }
 
+bool lt_kstack_has(const struct lt_thread *t, const char *fn)
+{
+	size_t l = strlen(fn);
+	for (size_t k = 0; k < t->kstack.n; k++)
+		if (!strncmp(t->kstack.v[k], fn, l) && t->kstack.v[k][l] == '+')
+			return true;
+	return false;
+}
+
 bool lt_vfork_wait(const struct lt_thread *t)
 {
 	return t->wait == LT_WAIT_CHILD && (t->sc.nr == 58 || t->sc.nr == 56 || t->sc.nr == 435);

@@ -1526,16 +1526,6 @@ static bool send_dest(struct cctx *c, const struct lt_thread *t, uint64_t *addr,
 	return *addr && *len > 2;
 }
 
-/* Does thread T's kernel stack have a frame of function FN? */
-static bool in_kstack(const struct lt_thread *t, const char *fn)
-{
-	size_t l = strlen(fn);
-	for (size_t k = 0; k < t->kstack.n; k++)
-		if (!strncmp(t->kstack.v[k], fn, l) && t->kstack.v[k][l] == '+')
-			return true;
-	return false;
-}
-
 /* Thread T in sendto or sendmsg on a unix datagram socket FD (TGT its
  * link) with a destination (DEST, LEN): asleep in unix_wait_for_peer, it
  * waits for room in the receiving socket's queue (sd_notify's, a
@@ -1564,7 +1554,7 @@ static bool unix_send_edge(struct cctx *c, size_t ti, struct lt_thread *t, int f
 					   "datagram socket bound to %s was found (another network namespace?)", name);
 		return true;
 	}
-	bool peer_full = in_kstack(t, "unix_wait_for_peer"), own_full = in_kstack(t, "sock_alloc_send_pskb");
+	bool peer_full = lt_kstack_has(t, "unix_wait_for_peer"), own_full = lt_kstack_has(t, "sock_alloc_send_pskb");
 	if (own_full || (t->kstack_status == LT_KSTACK_OK && !peer_full)) {
 		e->kind = LT_WF_UNKNOWN;
 		e->what = lts_asprintf("unix datagram socket %s (fd %d), sending to %s%s: %s", tgt, fd, name,

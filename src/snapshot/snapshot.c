@@ -697,11 +697,10 @@ static void decode(struct ctx *c, struct lt_thread *t)
 		t->wait = LT_WAIT_OTHER;
 		return;
 	}
-	for (size_t k = 0; t->sc.nr == 219 && k < t->kstack.n; k++)
-		if (!strncmp(t->kstack.v[k], "do_restart_poll+", 16)) {
-			t->sc.nr = 7; /* the poll it resumes */
-			t->sc_resumed = true;
-		}
+	if (t->sc.nr == 219 && lt_kstack_has(t, "do_restart_poll")) {
+		t->sc.nr = 7; /* the poll it resumes */
+		t->sc_resumed = true;
+	}
 	t->sc_name = lt_syscall_name(t->sc.nr);
 	t->wait = lt_syscall_wait_kind(t->sc.nr);
 	if (t->wait == LT_WAIT_OTHER && vfork_call(c, t))

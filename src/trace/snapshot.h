@@ -774,6 +774,8 @@ int lt_io_wait_fd(const struct lt_thread *t, int *dir);
  * snapshot's decode gives vfork, and clone/clone3 with CLONE_VFORK) in one
  * of those calls, not in wait4/waitid? */
 bool lt_vfork_wait(const struct lt_thread *t);
+/* Has thread T's kernel stack a frame of function FN ("FN+0x.../0x...")? */
+bool lt_kstack_has(const struct lt_thread *t, const char *fn);
 /* A thread in call NR with arguments A (restart_syscall: 219) resumes a
  * poll with no timeout after a stop: its kernel stack (KS, its frames, or
  * TEXT, that of /proc/.../stack) in do_restart_poll and the poll's
