@@ -2167,6 +2167,21 @@ static size_t tracees_of(struct cctx *c, pid_t pid, long want, pid_t *out, size_
 static struct lt_wf_edge *sigchld_edge(struct cctx *c, struct lt_thread *t, enum lt_sig_end end, const char *call,
 				       const pid_t *kids, size_t nk, bool more);
 
+/* E (NULL: none, returned as such) made a tracee edge whose parties are
+ * the N processes TR (tracees_of; MORE if there were more), AWAKE the
+ * one tracee thread not in a ptrace stop. */
+static struct lt_wf_edge *tracee_parties(struct lt_wf_edge *e, const pid_t *tr, size_t n, bool more, pid_t awake)
+{
+	if (!e)
+		return NULL;
+	e->kind = LT_WF_TRACEE;
+	for (size_t i = 0; i < n; i++)
+		add_pid(e, tr[i]);
+	e->more_pids |= more;
+	e->holder_tid = awake;
+	return e;
+}
+
 /* The signals thread T blocks during its poll, select or epoll wait into
  * *MASK: the mask the call passed (pselect6, ppoll, epoll_pwait,
  * epoll_pwait2), read from its memory, else its SigBlk (in W).  Where it
@@ -2245,13 +2260,9 @@ static void sigchld_poll_edges(struct cctx *c, struct lt_thread *t)
 	size_t n = tracees_of(c, pid, -1, tr, LT_WF_MAX_PIDS, &more, &awake);
 	if (!n)
 		return;
-	struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_TRACEE);
+	struct lt_wf_edge *e = tracee_parties(lt_waitfor_add(t, pid, LT_WF_TRACEE), tr, n, more, awake);
 	if (!e)
 		return;
-	for (size_t i = 0; i < n; i++)
-		add_pid(e, tr[i]);
-	e->more_pids = more;
-	e->holder_tid = awake;
 	if (end == LT_SIG_END_YES && !blocked) {
 		e->what = lts_asprintf("its tracees' next ptrace stops (SIGCHLD, %s)", call);
 		e->evidence = lts_asprintf("SIGCHLD is caught and not blocked during %s (%s), and each ptrace stop of a "
@@ -2337,14 +2348,10 @@ static void child_edge(struct cctx *c, struct lt_thread *t)
 		if (!e)
 			return;
 	} else { /* no child: the tracees are all it waits for */
-		e->kind = LT_WF_TRACEE;
 		free(e->what);
 		free(e->evidence);
 	}
-	for (size_t i = 0; i < ntr; i++)
-		add_pid(e, tr[i]);
-	e->more_pids |= more;
-	e->holder_tid = awake;
+	tracee_parties(e, tr, ntr, more, awake);
 	e->what = want_pid > 0 ? lts_asprintf("tracee %ld: its next stop (a system call, a signal, its exit)", want_pid)
 			       : lts_strdup("its tracees: the next stop of any (a system call, a signal, an exit)");
 	e->evidence = lts_strdup("a tracer's wait reports its tracees' ptrace stops; tracees: the processes with a "
@@ -2626,12 +2633,8 @@ static bool signal_edges(struct cctx *c, struct lt_thread *t)
 		t->detail = d;
 	}
 	if (ntr) {
-		struct lt_wf_edge *te = lt_waitfor_add(t, pid, LT_WF_TRACEE);
+		struct lt_wf_edge *te = tracee_parties(lt_waitfor_add(t, pid, LT_WF_TRACEE), tr, ntr, tmore, awake);
 		if (te) {
-			for (size_t i = 0; i < ntr; i++)
-				add_pid(te, tr[i]);
-			te->more_pids = tmore;
-			te->holder_tid = awake;
 			te->what = lts_asprintf("its tracees' next ptrace stops (SIGCHLD, %s)", call);
 			te->evidence = lts_asprintf("%s (from %s; SigCgt, SigIgn of /proc/PID/status), and each ptrace stop "
 						    "of a tracee sends it; tracees: the processes with a thread whose "
