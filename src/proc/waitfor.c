@@ -2081,6 +2081,17 @@ static size_t all_children(pid_t pid, pid_t *out, size_t max, bool *more)
 	return n;
 }
 
+/* The tracer of thread TID of process PID (the TracerPid of its status,
+ * read into BUF of LEN bytes): its thread id, 0 none or unreadable. */
+static pid_t task_tracer(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	const char *tp = lts_read_small(path, buf, len) > 0 ? strstr(buf, "\nTracerPid:") : NULL;
+	long tr = tp ? strtol(tp + 11, NULL, 10) : 0;
+	return tr > 0 ? (pid_t)tr : 0;
+}
+
 /* Every traced thread of the system: its TracerPid (the tracer's thread
  * id) from /proc/P/task/T/status, read once a snapshot. */
 static void read_traced(struct cctx *c)
@@ -2098,10 +2109,8 @@ static void read_traced(struct cctx *c)
 		size_t npt = 0;
 		pid_t *tasks = lts_list_tasks((pid_t)p, &npt);
 		for (size_t i = 0; i < npt; i++) {
-			char path[96], buf[2048];
-			snprintf(path, sizeof(path), "/proc/%ld/task/%d/status", p, (int)tasks[i]);
-			const char *tp = lts_read_small(path, buf, sizeof(buf)) > 0 ? strstr(buf, "\nTracerPid:") : NULL;
-			long tr = tp ? strtol(tp + 11, NULL, 10) : 0;
+			char buf[2048];
+			pid_t tr = task_tracer((pid_t)p, tasks[i], buf, sizeof(buf));
 			if (tr <= 0)
 				continue;
 			struct traced *nv = lt_grow(c->traced, &cap, c->n_traced, sizeof(*nv), 16);
@@ -2930,10 +2939,8 @@ static void tracers(struct cctx *c)
 		struct lt_thread *t = &c->s->threads[i];
 		if (t->state != 't' || !t->wf)
 			continue;
-		char path[96], buf[2048];
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)t->wf->pid, (int)t->tid);
-		const char *tp = lts_read_small(path, buf, sizeof(buf)) > 0 ? strstr(buf, "\nTracerPid:") : NULL;
-		long pid = tp ? strtol(tp + 11, NULL, 10) : 0;
+		char buf[2048];
+		pid_t pid = task_tracer(t->wf->pid, t->tid, buf, sizeof(buf));
 		if (pid <= 0)
 			continue;
 		t->wf->tracer = (pid_t)pid;
