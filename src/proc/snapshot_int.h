@@ -77,6 +77,13 @@ int lts_verdict_add(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lo
  * runtime lock's polling steps), and *LEFT_S about how long from the
  * snapshot until then, < 0 not known. */
 bool lts_wait_timed(const struct lt_snapshot *s, const struct lt_thread *t, double *left_s);
+/* A runtime's own thread, or one the runtime idle table knows to wait for
+ * work (rt_idle.c): it runs none of the program's code that could end
+ * another's wait. */
+bool lts_runtime_idle(const struct lt_thread *t);
+/* A Java thread in Thread.sleep (HotSpot parks it on a timed condition
+ * variable that no thread's signal ends). */
+bool lts_java_sleep(const struct lt_thread *t);
 /* "sym (0x...)", with the shared object of a lock in a shared mapping */
 const char *lts_lock_label(const struct lt_futex *f, char *buf, size_t len);
 

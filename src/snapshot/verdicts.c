@@ -820,7 +820,7 @@ static bool timed_any(const struct lt_snapshot *s, const struct lt_thread *t)
  * program's that could end another's wait, and a timer only makes it wait
  * again.  Not any condition variable's waiter with no signal pending: a
  * program's own waits look so too. */
-static bool runtime_idle(const struct lt_thread *t)
+bool lts_runtime_idle(const struct lt_thread *t)
 {
 	const struct lt_futex *f = &t->futex;
 	return asleep(t) && !stopped(t) &&
@@ -834,14 +834,14 @@ static bool runtime_idle(const struct lt_thread *t)
  * when its timer fires. */
 static bool cannot_end_link(const struct lt_thread *t)
 {
-	return t->rt_service || runtime_idle(t);
+	return t->rt_service || lts_runtime_idle(t);
 }
 
 /* A Java thread in Thread.sleep (one of its three innermost frames one of
  * the JDK's sleeps, lt_rt_java_sleep_func): HotSpot parks it on a timed
  * condition variable, a sleep that no thread's signal ends (interrupt()
  * aside). */
-static bool java_sleep(const struct lt_thread *t)
+bool lts_java_sleep(const struct lt_thread *t)
 {
 	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
 		return false;
@@ -859,7 +859,7 @@ static bool signal_wait(const struct lt_thread *t)
 	const struct lt_futex *f = &t->futex;
 	/* not a runtime's idle thread: it waits for whoever posts work next,
 	 * not for one thread's signal; nor a Java thread's sleep */
-	if (runtime_idle(t) || java_sleep(t))
+	if (lts_runtime_idle(t) || lts_java_sleep(t))
 		return false;
 	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
 	       !f->rtlock && f->lock_kind &&

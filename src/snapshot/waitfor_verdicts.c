@@ -1279,6 +1279,207 @@ static void join_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 	}
 }
 
+/* ---- a signal that only a thread of the process can send ----
+ *
+ * A thread asleep with no timeout on a condition variable, a barrier or a
+ * Python Condition (the models name it: no owner recorded, no signal
+ * pending, its word what it expected), on a futex private to its process
+ * (or a shared one that no other live process maps): only another thread
+ * of its process can end the wait, the kernel keying a private futex by
+ * its process (a signal handler aside).  When each of those threads is
+ * asleep with no timeout and none can send it now (each in a stuck
+ * verdict, or as own_thread_cannot_wake asks, or a runtime's own idle
+ * thread), and one is stuck, the wait is a chain into that one's verdict:
+ * that it is the one to send it once free is inferred, and said.  The
+ * waiters of one object share the verdict.  A runtime's thread waiting for
+ * work is left to IDLE (it waits for whoever posts next); a waiter whose
+ * stuck thread's lock it holds itself is a cycle, left to the deadlock
+ * rules. */
+struct notify_kind {
+	const char *kind; /* lt_futex.lock_kind */
+	const char *at;   /* "waits on", "waits at" */
+	const char *for_; /* what ends the wait */
+	const char *does; /* what another thread does to end it */
+	bool state;       /* its lock_state said in the headline */
+};
+static const struct notify_kind notify_kinds[] = {
+	{ "condition variable", "on", "a signal (pthread_cond_signal or _broadcast)", "send it", false },
+	{ "barrier", "at", "the other threads to arrive", "arrive", true },
+	{ "threading.Condition", "in Condition.wait() on", "a notify()", "send it", false },
+};
+
+static const struct notify_kind *notify_wait(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->is_pi || !asleep(t) || t->state == 'T' ||
+	    t->state == 't' || f->timeout_ptr || f->owner_kind != LT_OWNER_NONE || f->owner_gone || f->rtlock ||
+	    !f->lock_kind || f->cond_signal == 2 || !f->word_ok || f->word != f->expected)
+		return NULL;
+	if (!f->private_ && !(f->shared_obj && f->obj_mappers_known && !f->obj_mappers))
+		return NULL;
+	if (lts_runtime_idle(t) || lts_java_sleep(t))
+		return NULL;
+	for (size_t k = 0; k < sizeof(notify_kinds) / sizeof(notify_kinds[0]); k++)
+		if (!strcmp(f->lock_kind, notify_kinds[k].kind))
+			return &notify_kinds[k];
+	return NULL;
+}
+
+/* U waits on the same object as T (in the same process's memory). */
+static bool notify_same(const struct lt_thread *t, const struct lt_thread *u)
+{
+	const struct lt_futex *a = &t->futex, *b = &u->futex;
+	uint64_t x = a->lock_base ? a->lock_base : a->uaddr, y = b->lock_base ? b->lock_base : b->uaddr;
+	return notify_wait(u) == notify_wait(t) && x == y && a->space == b->space;
+}
+
+/* What thread U of process PID could do for a waiter of notify_wait's,
+ * whoever that waiter is: send it now (running, on a timer, in a wait
+ * something not stuck ends), nothing until its stuck verdict ends, or
+ * nothing (asleep for good: another such waiter, a runtime's idle thread). */
+enum { NW_CANNOT = 0, NW_CAN, NW_STUCK };
+static int notify_could(const struct lt_snapshot *s, size_t n_v, pid_t pid, const struct lt_thread *u,
+			const struct lt_verdict **uv)
+{
+	static const struct lt_thread nobody; /* no wait of its own takes a SIGCHLD */
+	double left;
+	*uv = NULL;
+	if (!asleep(u))
+		return NW_CAN;
+	if (notify_wait(u) || lts_runtime_idle(u))
+		return NW_CANNOT;
+	if (lts_wait_timed(s, u, &left))
+		return NW_CAN;
+	if ((*uv = stuck_verdict_of(s, n_v, u->tid)))
+		return NW_STUCK;
+	return own_thread_cannot_wake(s, pid, u, &nobody) ? NW_CANNOT : NW_CAN;
+}
+
+static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
+{
+	size_t n = s->n_threads;
+	unsigned char *cls = calloc(n ? n : 1, 1), *done = calloc(n ? n : 1, 1);
+	/* the stuck threads' verdicts, by index: adding one may move them */
+	size_t *uvi = calloc(n ? n : 1, sizeof(*uvi));
+	pid_t *can = calloc(n ? n : 1, sizeof(*can)); /* processes with a thread that can */
+	size_t n_can = 0;
+	if (!cls || !done || !uvi || !can)
+		goto out;
+	for (size_t j = 0; j < n; j++) {
+		pid_t pid = thread_pid_of(s, j);
+		const struct lt_verdict *uv;
+		cls[j] = (unsigned char)notify_could(s, n_v, pid, &s->threads[j], &uv);
+		uvi[j] = uv ? (size_t)(uv - s->verdicts) : 0;
+		if (cls[j] == NW_CAN && !in_set(can, n_can, pid))
+			can[n_can++] = pid;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct lt_thread *t = &s->threads[i];
+		const struct notify_kind *nk = notify_wait(t);
+		pid_t pid = thread_pid_of(s, i);
+		if (done[i] || in_cycle[i] || !nk || in_set(can, n_can, pid) ||
+		    stuck_verdict_of(s, s->n_verdicts, t->tid))
+			continue;
+		/* its object's waiters: one verdict, whose sender none of them is */
+		for (size_t j = i; j < n; j++)
+			done[j] |= thread_pid_of(s, j) == pid && notify_same(t, &s->threads[j]);
+		const struct lt_thread *who = NULL;
+		const struct lt_verdict *pv = NULL;
+		size_t k = 0, others = 0;
+		bool cycle = false;
+		for (size_t j = 0; j < n && !cycle; j++) {
+			const struct lt_thread *u = &s->threads[j];
+			if (thread_pid_of(s, j) != pid || notify_same(t, u))
+				continue;
+			others++;
+			if (cls[j] != NW_STUCK)
+				continue;
+			if (s->verdicts[uvi[j]].owner == t->tid)
+				cycle = true; /* its lock is the waiter's: the deadlock rules' */
+			else if (!k++) {
+				who = u;
+				pv = &s->verdicts[uvi[j]];
+			}
+		}
+		if (cycle || !pv)
+			continue;
+		struct lt_verdict *v = chain_into(s, t, &pv);
+		if (!v)
+			break;
+		for (size_t j = i + 1; j < s->n_threads; j++) {
+			const struct lt_thread *u = &s->threads[j];
+			if (thread_pid_of(s, j) == pid && notify_same(t, u) && !in_cycle[j] &&
+			    !stuck_verdict_of(s, n_v, u->tid) && !add_one_tid(v, u->tid)) {
+				v->explains++;
+				if (!(u->idle_src == LT_IDLE_UNKNOWN) && u->idle_s > v->longest_s)
+					v->longest_s = u->idle_s;
+			}
+		}
+		const struct lt_futex *f = &t->futex;
+		char lb[160], one[200], st[160] = "", subj[96];
+		lts_lock_label(f, lb, sizeof(lb));
+		if (nk->state && f->lock_state)
+			snprintf(st, sizeof(st), " (%s)", f->lock_state);
+		if (v->n_tids == 1)
+			snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
+		else
+			snprintf(subj, sizeof(subj), "%zu threads wait", v->n_tids);
+		if (others == 1)
+			snprintf(one, sizeof(one), "the only one, thread %d (%s), is itself", (int)who->tid,
+				 lt_thread_name(who));
+		else if (k == 1)
+			snprintf(one, sizeof(one), "one of them, thread %d (%s), is itself", (int)who->tid,
+				 lt_thread_name(who));
+		else
+			snprintf(one, sizeof(one), "%zu of them are stuck, among them thread %d (%s), itself", k,
+				 (int)who->tid, lt_thread_name(who));
+		struct lt_verdict *ov = &s->verdicts[pv - s->verdicts];
+		v->summary = lts_asprintf("%s %s %s %s%s for %s, which only another thread of process %d can end (a "
+					  "futex private to it), and none can now (%s asleep without a timeout); %s %s: "
+					  "%s (that it would %s once free, and that no signal handler will end the wait, "
+					  "is inferred)", subj, nk->at, f->lock_kind, lb, st, nk->for_, (int)pid,
+					  others == 1 ? "it is" : "each", one, stuck_words(ov->kind),
+					  ov->summary ? ov->summary : "?", nk->does);
+		for (size_t q = 0; q < v->n_tids && q < 8; q++) {
+			const struct lt_thread *u = lt_snapshot_find(s, v->tids[q]);
+			if (!u)
+				continue;
+			char *act = lts_thread_activity(u), dur[32];
+			lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
+			lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any thread "
+				       "of its process may end it]", (int)u->tid, lt_thread_name(u), act ? act : "?", dur,
+				       u->futex.lock_kind, u->futex.lock_state ? ": " : "",
+				       u->futex.lock_state ? u->futex.lock_state : "");
+			free(act);
+		}
+		size_t shown = 0;
+		for (size_t j = 0; j < s->n_threads; j++) {
+			const struct lt_thread *u = &s->threads[j];
+			if (thread_pid_of(s, j) != pid || j == i || notify_same(t, u))
+				continue;
+			if (shown++ == 6) {
+				lt_strlist_add(&v->evidence, "and %zu more of its threads", others - 6);
+				break;
+			}
+			char *act = lts_thread_activity(u);
+			lt_strlist_add(&v->evidence, "its own thread %d (%s) %s: %s", (int)u->tid, lt_thread_name(u),
+				       act ? act : "?", cls[j] == NW_STUCK ? stuck_words(s->verdicts[uvi[j]].kind)
+				       : lts_runtime_idle(u)
+				       ? "a runtime's own thread, idle" : "asleep, with no way to send it now");
+			free(act);
+		}
+		waited_by_evidence(v, s, t);
+		lt_strlist_add(&ov->evidence, "waited for by: %s %s %s %s, for %s: thread %d (%s) would %s once "
+			       "free (inferred)", subj, nk->at, f->lock_kind, lb, nk->for_, (int)who->tid,
+			       lt_thread_name(who), nk->does);
+	}
+out:
+	free(cls);
+	free(done);
+	free(uvi);
+	free(can);
+}
+
 /* ---- a party that waits only on the waiter ----
  *
  * A relay (ssh -L, socat, pgbouncer, a sidecar) polls its client's socket
@@ -1538,6 +1739,7 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		size_t n_v = s->n_verdicts; /* the rules', then the chains added before */
 		into_pass(s, in_cycle, n_v);
 		join_pass(s, in_cycle, n_v);
+		notify_pass(s, in_cycle, n_v);
 		if (s->n_verdicts == n_v)
 			break;
 	}

@@ -2120,6 +2120,139 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_socket_pair_is_no_chain)
 	free_snap(&s);
 }
 
+/* ---- a signal only another thread of the process can send ----
+ *
+ * Process 100: thread 100 waits on a private condition variable (no owner,
+ * no signal pending, its word unchanged); thread 101 waits for a file lock
+ * process 200 holds (200 blocked itself).  Only a thread of 100 can signal
+ * the condition variable, and the only other one is stuck: a chain into
+ * 101's lock wait, the inference said.  Not when another thread of 100
+ * runs, sleeps on a timer or waits for events (it could signal), when a
+ * signal is pending for the waiter, or when the stuck thread waits for a
+ * mutex the waiter holds (a cycle). */
+enum notify_case { NOTIFY_STUCK, NOTIFY_OTHER_RUNS, NOTIFY_OTHER_TIMED, NOTIFY_OTHER_IDLE, NOTIFY_PENDING,
+		   NOTIFY_HOLDS, NOTIFY_BARRIER };
+static void notify_waiter(struct lt_thread *t, pid_t tid, const char *kind)
+{
+	blocked(t, tid, 202, LT_WAIT_FUTEX);
+	t->futex.uaddr = 0x5000;
+	t->futex.is_wait = true;
+	t->futex.private_ = true;
+	t->futex.word_ok = true;
+	t->futex.word = t->futex.expected = 0;
+	t->futex.owner_kind = LT_OWNER_NONE;
+	t->futex.lock_kind = kind;
+	t->futex.lock_sym = strdup("c");
+}
+static size_t notify_proc(struct lt_thread th[5], enum notify_case c)
+{
+	size_t n = 0;
+	notify_waiter(&th[n++], 100, c == NOTIFY_BARRIER ? "barrier" : "condition variable");
+	if (c == NOTIFY_PENDING)
+		th[0].futex.cond_signal = 2;
+	if (c == NOTIFY_BARRIER) {
+		notify_waiter(&th[n++], 102, "barrier");
+		th[0].futex.lock_state = strdup("2 of 3 arrived");
+		th[1].futex.lock_state = strdup("2 of 3 arrived");
+	}
+	if (c == NOTIFY_HOLDS) {
+		/* 101 waits for a mutex 100 holds: a cycle, not a chain */
+		blocked(&th[n], 101, 202, LT_WAIT_FUTEX);
+		mutex_wait(&th[n], 100, 100);
+		n++;
+	} else {
+		blocked(&th[n], 101, 73, LT_WAIT_OTHER);
+		struct lt_wf_edge *e = edge(&th[n], 100, LT_WF_FILE_LOCK, 200, LT_WFP_BLOCKED);
+		free(e->what);
+		e->what = strdup("FLOCK WRITE lock on /tmp/l");
+		n++;
+	}
+	if (c == NOTIFY_OTHER_RUNS) {
+		blocked(&th[n], 103, 0, LT_WAIT_NONE);
+		th[n].state = 'R';
+		th[n++].sc.state = LT_SC_RUNNING;
+	} else if (c == NOTIFY_OTHER_TIMED) {
+		blocked(&th[n], 103, 230, LT_WAIT_SLEEP);
+		edge(&th[n++], 100, LT_WF_TIMER, 0, LT_WFP_UNKNOWN);
+	} else if (c == NOTIFY_OTHER_IDLE) {
+		blocked(&th[n], 103, 232, LT_WAIT_POLL);
+		struct lt_wf_edge *e = edge(&th[n++], 100, LT_WF_LISTEN, 0, LT_WFP_UNKNOWN);
+		free(e->what);
+		e->what = strdup("listening socket socket:[5]");
+	}
+	blocked(&th[n], 200, 202, LT_WAIT_FUTEX);
+	th[n].futex.is_wait = true;
+	th[n].wf = calloc(1, sizeof(*th[n].wf));
+	th[n].wf->pid = 200;
+	for (size_t i = 0; i < n; i++)
+		if (!th[i].wf) {
+			th[i].wf = calloc(1, sizeof(*th[i].wf));
+			th[i].wf->pid = 100;
+		}
+	return n + 1;
+}
+
+Test(waitfor_verdicts, condvar_whose_only_signaller_is_stuck_is_a_chain)
+{
+	struct lt_thread th[5];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_STUCK) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no chain of the condition variable's waiter: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	cr_expect_eq(v->n_tids, 1);
+	cr_expect(strstr(v->summary, "thread 100 (t100) waits on condition variable c (0x5000) for a signal") &&
+		  strstr(v->summary, "which only another thread of process 100 can end (a futex private to it), "
+				     "and none can now (it is asleep without a timeout); the only one, thread 101 "
+				     "(t101), is itself in a lock wait: thread 101") &&
+		  strstr(v->summary, "(that it would send it once free, and that no signal handler will end the "
+				     "wait, is inferred)"), "%s", v->summary);
+	bool by = false;
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		if (s.verdicts[i].kind == LT_VERDICT_LOCK_WAIT)
+			for (size_t k = 0; k < s.verdicts[i].evidence.n; k++)
+				by |= strstr(s.verdicts[i].evidence.v[k], "waited for by: thread 100 (t100) waits on "
+					     "condition variable c (0x5000)") != NULL;
+	cr_expect(by, "the lock wait does not say the condition variable's waiter waits for it");
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, barrier_whose_missing_thread_is_stuck_is_one_chain_of_its_waiters)
+{
+	struct lt_thread th[5];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_BARRIER) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no chain of the barrier's waiters: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	cr_expect_eq(v->n_tids, 2);
+	cr_expect(v->n_tids == 2 && v->tids[1] == 102);
+	cr_expect_null(chain_of(&s, 102), "one verdict for the barrier's waiters");
+	cr_expect(strstr(v->summary, "2 threads wait at barrier c (0x5000) (2 of 3 arrived) for the other threads to "
+				     "arrive") &&
+		  strstr(v->summary, "the only one, thread 101 (t101), is itself in a lock wait") &&
+		  strstr(v->summary, "(that it would arrive once free"), "%s", v->summary);
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, condvar_with_a_thread_that_could_signal_is_no_chain)
+{
+	static const enum notify_case cases[] = { NOTIFY_OTHER_RUNS, NOTIFY_OTHER_TIMED, NOTIFY_OTHER_IDLE,
+						  NOTIFY_PENDING, NOTIFY_HOLDS };
+	static const char *const names[] = { "another runs", "another sleeps on a timer", "another waits for events",
+					     "a signal is pending", "the stuck thread waits for the waiter's mutex" };
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct lt_thread th[5];
+		struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, cases[k]) };
+		cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+		const struct lt_verdict *v = chain_of(&s, 100);
+		cr_expect_null(v, "%s: %s", names[k], v ? v->summary : "");
+		if (cases[k] == NOTIFY_HOLDS) /* the inferred cycle's rules say it */
+			cr_expect(s.verdicts[0].kind == LT_VERDICT_DEADLOCK &&
+				  strstr(s.verdicts[0].summary, "100 (t100) -> 101 (t101) -> 100"), "%s",
+				  s.verdicts[0].summary);
+		free_snap(&s);
+	}
+}
+
 /* ---- a signalfd for a child's exit, a pty master (script(1), su --pty) ---- */
 
 /* The fdinfo of util-linux script(1)'s signalfd and pty master as this

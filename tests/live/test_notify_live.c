@@ -1,0 +1,222 @@
+/* Live tests of waits for a signal that only another thread of the
+ * process can send (waitfor_verdicts.c, notify_pass): a condition
+ * variable and a barrier (tests/workloads/notify_waits.c) whose signaller
+ * waits in flock() for a lock a forked child holds, and Debian's python3
+ * main thread in Future.result() of a ProcessPoolExecutor whose worker
+ * process waits so (tests/workloads/py_procpool.py): each waiter's verdict
+ * is a WAIT CHAIN into the stuck thread's, the inference said, and the
+ * stuck thread's verdict says who waits for it.  A signaller asleep on a
+ * timer makes no chain.  Ground truth: the tids and pids the workloads
+ * print, /proc/PID/task/TID/syscall.  Needs root. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "json_read.h"
+#include "snapshot.h"
+#include "lt_test.h"
+
+TL_WORKLOAD(64);
+static char lockfile[128];
+
+static void cleanup(void)
+{
+	if (wl.pid > 0)
+		tl_kill_tree(wl.pid);
+	tl_close_started(&wl);
+	if (lockfile[0])
+		unlink(lockfile);
+	lockfile[0] = 0;
+}
+
+static void new_lockfile(void)
+{
+	tl_tmp_path(lockfile, sizeof(lockfile), "notifylock");
+	int fd = open(lockfile, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(fd, 0, "%s", lockfile);
+	close(fd);
+}
+
+/* build/workloads/notify_waits MODE [FILE] up to its ready line. */
+static void start_c(const char *mode)
+{
+	tl_skip_unless_root("needs root: another process's /proc files and memory");
+	const char *path = WL("notify_waits");
+	if (access(path, X_OK) != 0)
+		cr_skip_test("%s not built: run make first", path);
+	if (strcmp(mode, "sleep"))
+		new_lockfile();
+	char *argv[] = { (char *)path, (char *)mode, lockfile[0] ? lockfile : NULL, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+}
+
+static pid_t role(const char *r)
+{
+	char m[32];
+	snprintf(m, sizeof(m), "role=%s ", r);
+	pid_t t = (pid_t)tl_truth_val(truth, ntruth, "thread", m, "tid");
+	cr_assert_gt(t, 0);
+	return t;
+}
+
+static const struct lt_verdict *verdict_with(const struct lt_snapshot *s, enum lt_verdict_kind k, pid_t tid)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t j = 0; s->verdicts[i].kind == k && j < s->verdicts[i].n_tids; j++)
+			if (s->verdicts[i].tids[j] == tid)
+				return &s->verdicts[i];
+	return NULL;
+}
+
+static bool has_evidence(const struct lt_verdict *v, const char *line)
+{
+	for (size_t k = 0; k < v->evidence.n; k++)
+		if (strstr(v->evidence.v[k], line))
+			return true;
+	return false;
+}
+
+static void dump(const struct lt_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		fprintf(stderr, "verdict %zu: %s\n", i, s->verdicts[i].summary);
+}
+
+/* The signaller S's lock wait (held by the child HOLDER) names the
+ * waiters; their chain (WAITERS, in order) begins HEAD and goes into it. */
+static void check_chain(pid_t sig, pid_t holder, const pid_t *waiters, size_t nw, const char *head,
+			const char *by)
+{
+	tl_wait_in_call(wl.pid, sig, SYS_flock, 10000);
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *lw = verdict_with(s, LT_VERDICT_LOCK_WAIT, sig);
+	if (!lw)
+		dump(s);
+	cr_assert_not_null(lw, "no lock wait of the signaller %d", (int)sig);
+	cr_assert(lw->n_tids == 1 && lw->owner == holder, "the holder %d: %s", (int)holder, lw->summary);
+	cr_assert(has_evidence(lw, by), "no '%s' in the lock wait's evidence", by);
+
+	const struct lt_verdict *ch = verdict_with(s, LT_VERDICT_WAIT_CHAIN, waiters[0]);
+	if (!ch)
+		dump(s);
+	cr_assert_not_null(ch, "no wait chain of %d", (int)waiters[0]);
+	cr_assert_eq(ch->n_tids, nw, "%s", ch->summary);
+	for (size_t k = 0; k < nw; k++)
+		cr_assert_eq(ch->tids[k], waiters[k], "%s", ch->summary);
+	cr_assert(!strncmp(ch->summary, head, strlen(head)), "%s\nwant at its start: %s", ch->summary, head);
+	char want[400];
+	snprintf(want, sizeof(want), "which only another thread of process %d can end (a futex private to it), "
+		 "and none can now (it is asleep without a timeout); the only one, thread %d (notify_waits), is "
+		 "itself in a lock wait: thread %d (notify_waits) waits for a file lock: FLOCK WRITE lock on %s",
+		 (int)wl.pid, (int)sig, (int)sig, lockfile);
+	cr_assert(strstr(ch->summary, want), "%s\nwant: %s", ch->summary, want);
+	snprintf(want, sizeof(want), "held by process %d ", (int)holder);
+	cr_assert(strstr(ch->summary, want), "the holder %d in: %s", (int)holder, ch->summary);
+	cr_assert(strstr(ch->summary, "once free, and that no signal handler will end the wait, is inferred)"), "%s",
+		  ch->summary);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(s->verdicts[i].kind != LT_VERDICT_DEADLOCK, "no deadlock: %s", s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}
+
+Test(notify_live, condvar_whose_only_signaller_waits_for_a_file_lock_is_a_chain_into_it, .fini = cleanup,
+     .timeout = 60)
+{
+	start_c("cond");
+	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "holder", NULL, "pid");
+	pid_t w = role("waiter"), sig = role("signaller");
+	cr_assert(w == wl.pid && sig != w && holder > 0);
+	char head[200], by[200];
+	snprintf(head, sizeof(head), "thread %d (notify_waits) waits on condition variable cv", (int)w);
+	snprintf(by, sizeof(by), "waited for by: thread %d (notify_waits) waits on condition variable cv", (int)w);
+	check_chain(sig, holder, &w, 1, head, by);
+}
+
+Test(notify_live, barrier_whose_missing_thread_waits_for_a_file_lock_is_one_chain_of_its_waiters,
+     .fini = cleanup, .timeout = 60)
+{
+	start_c("barrier");
+	pid_t holder = (pid_t)tl_truth_val(truth, ntruth, "holder", NULL, "pid");
+	pid_t w[2] = { role("waiter"), role("arrived") }, sig = role("signaller");
+	cr_assert(w[0] == wl.pid && holder > 0);
+	char head[200], by[200];
+	snprintf(head, sizeof(head), "2 threads wait at barrier bar");
+	snprintf(by, sizeof(by), "waited for by: 2 threads wait at barrier bar");
+	check_chain(sig, holder, w, 2, head, by);
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *ch = verdict_with(s, LT_VERDICT_WAIT_CHAIN, w[0]);
+	cr_assert(ch && strstr(ch->summary, "(2 of 3 arrived) for the other threads to arrive"), "%s",
+		  ch ? ch->summary : "no chain");
+	lt_snapshot_free(s);
+}
+
+Test(notify_live, condvar_whose_signaller_sleeps_on_a_timer_is_no_chain, .fini = cleanup, .timeout = 60)
+{
+	start_c("sleep");
+	pid_t w = role("waiter"), sig = role("signaller");
+	tl_wait_in_call(wl.pid, sig, SYS_clock_nanosleep, 10000);
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_thread *t = lt_snapshot_find(s, w);
+	cr_assert(t && t->futex.lock_kind && !strcmp(t->futex.lock_kind, "condition variable"),
+		  "the waiter's wait: %s", t && t->futex.lock_kind ? t->futex.lock_kind : "-");
+	if (s->n_verdicts != 1)
+		dump(s);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* Debian's python3: the main thread in Future.result() of a process pool
+ * whose worker waits in flock(); the executor's manager thread polls the
+ * worker's result pipe (a chain into its lock wait), and the main thread's
+ * Condition.wait() is a chain into the manager thread's chain, in the
+ * CLI's view (the worker's process followed, diagnosed together). */
+Test(notify_live, debian_python3_future_result_of_a_stuck_process_pool_task_is_a_chain, .fini = cleanup,
+     .timeout = 60)
+{
+	tl_skip_unless_root("needs root: another process's /proc files and memory");
+	if (access(TL_PYTHON, X_OK) != 0)
+		cr_skip_test("%s is not installed on this machine", TL_PYTHON);
+	new_lockfile();
+	char *argv[] = { (char *)TL_PYTHON, "tests/workloads/py_procpool.py", lockfile, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	pid_t main_tid = role("waiter"), worker = (pid_t)tl_truth_val(truth, ntruth, "worker", NULL, "pid");
+	pid_t watcher = role("watcher");
+	cr_assert(main_tid == wl.pid && worker > 0);
+	char tp[64];
+	snprintf(tp, sizeof(tp), "/proc/%d/task/%d", (int)wl.pid, (int)watcher);
+	for (double t0 = tl_now_s(); access(tp, F_OK) == 0 && tl_now_s() - t0 < 10; usleep(5000))
+		;
+	cr_assert(access(tp, F_OK) != 0, "the watcher thread %d is still there", (int)watcher);
+	tl_wait_in_call(worker, worker, SYS_flock, 10000);
+
+	struct rp_json *js = tl_snapshot_cli_json(wl.pid);
+	const struct rp_json *vs = rp_json_get(js, "verdicts");
+	char head[200], lock[300];
+	snprintf(head, sizeof(head), "thread %d (MainThread) waits in Condition.wait() on threading.Condition ",
+		 (int)main_tid);
+	snprintf(lock, sizeof(lock), "is itself in a wait chain: thread ");
+	char into[300];
+	snprintf(into, sizeof(into), "thread %d (MainThread) waits for a file lock: FLOCK WRITE lock on %s", (int)worker,
+		 lockfile);
+	const char *found = NULL;
+	for (size_t i = 0; vs && i < vs->n; i++) {
+		const char *k = rp_json_str(rp_json_get(&vs->items[i], "kind"));
+		const char *sum = rp_json_str(rp_json_get(&vs->items[i], "summary"));
+		if (k && sum && !strcmp(k, "wait_chain") && !strncmp(sum, head, strlen(head)))
+			found = sum;
+	}
+	for (size_t i = 0; !found && vs && i < vs->n; i++)
+		fprintf(stderr, "verdict: %s\n", rp_json_str(rp_json_get(&vs->items[i], "summary")));
+	cr_assert_not_null(found, "no wait_chain verdict beginning '%s'", head);
+	cr_assert(strstr(found, lock) && strstr(found, into), "%s\nwant: '%s' and '%s'", found, lock, into);
+	rp_json_free(js);
+}
