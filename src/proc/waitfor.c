@@ -2751,6 +2751,75 @@ static bool popen_poll_edges(struct cctx *c, struct lt_thread *t)
 	return true;
 }
 
+/* coreutils' tail -f --pid=P (its executable named tail, its command
+ * line one it reads: lt_tail1_pid) waits for P's exit by polling: between
+ * waits of its sleep interval (a poll of its inotify fd with that timeout,
+ * or a nanosleep without inotify) it checks with kill(P, 0) whether P
+ * still exists, and exits once it does not.  The file's changes wake it
+ * to print them and wait again: they do not end it.  So it waits for P's
+ * exit, an exit edge (LT_WF_POLLCHILD "the exit of ..."), inferred from
+ * the command line (nothing in the kernel links the two), said so; the
+ * poll's own edges (its inotify fd, its timeout) are said in the
+ * evidence.  False, nothing added, when it is not so (P gone: it exits
+ * within one interval, its wait is the poll's). */
+static bool tail_pid_edges(struct cctx *c, struct lt_thread *t)
+{
+	const char *exe = c->s->exe, *base = exe ? strrchr(exe, '/') : NULL;
+	if (!base || strcmp(base + 1, "tail"))
+		return false;
+	/* in a poll of inotify fds (and its stdout, watched for errors) */
+	const char *watched = NULL;
+	bool out = false;
+	for (size_t i = 0; t->wait == LT_WAIT_POLL && i < t->fdw.n_fds; i++) {
+		const struct lt_fd *f = &t->fdw.fds[i];
+		if (f->target && strstr(f->target, "inotify"))
+			watched = f->target;
+		else if (f->fd == 1 && !f->events)
+			out = true;
+		else
+			return false;
+	}
+	if (t->wait == LT_WAIT_POLL && !watched)
+		return false;
+	char path[64];
+	size_t len = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)c->s->pid);
+	char *cl = lts_read_all(path, &len);
+	double iv = 1.0;
+	pid_t p = cl ? lt_tail1_pid(cl, len, &iv) : -1;
+	free(cl);
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d", (int)p);
+	if (p <= 0 || p == c->s->pid || stat(path, &st))
+		return false;
+	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_EXIT);
+	if (!e)
+		return false;
+	add_pid(e, p);
+	e->what = lts_asprintf(LT_WF_POLLCHILD "the exit of process %d (tail --pid=%d, inferred from its command "
+			       "line)", (int)p, (int)p);
+	e->evidence = lts_asprintf("coreutils tail -f --pid=%d checks with kill(%d, 0) between waits of %g s (its "
+				   "sleep interval) whether process %d exists, and exits once it does not; the pid "
+				   "is read from its command line (/proc/PID/cmdline): inferred from tail's way, "
+				   "nothing in the kernel links the two; %s%s",
+				   (int)p, (int)p, iv, (int)p,
+				   t->wait == LT_WAIT_POLL ? "a change to the file it follows (its inotify fd) wakes it "
+							     "to print what was written, then it waits again: the "
+							     "file's writers do not end the wait"
+							   : "it sleeps between checks (no inotify): what is written to "
+							     "the file is printed after each sleep, which does not end "
+							     "the wait",
+				   out ? "; its output's reader closing the pipe would end it too" : "");
+	char *d = lts_asprintf("%s: tail --pid=%d polls for the exit of process %d (kill(%d, 0) every %g s)",
+			       t->detail ? t->detail : lt_syscall_name(t->sc.nr) ? lt_syscall_name(t->sc.nr) : "poll",
+			       (int)p, (int)p, (int)p, iv);
+	if (d) {
+		free(t->detail);
+		t->detail = d;
+	}
+	return true;
+}
+
 /* Java's Process.waitFor(): the JDK's "process reaper" thread waits for
  * the child in waitpid and notifies the Process object, on which the
  * caller waits in Object.wait (ProcessImpl.waitFor): a child wait by way
@@ -2867,6 +2936,9 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 		 * time.sleep): a child polled for between such sleeps */
 		if (!t->fdw.n_fds && popen_poll_edges(c, t))
 			break;
+		/* tail -f --pid: a process's exit polled for between waits */
+		if (tail_pid_edges(c, t))
+			break;
 		bool sel = t->sc.nr == 23 || t->sc.nr == 270;
 		for (size_t i = 0; i < t->fdw.n_fds; i++) {
 			unsigned ev = t->fdw.fds[i].events;
@@ -2887,6 +2959,8 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 			break;
 		/* a child polled for between sleeps (Python's subprocess) */
 		if (t->sc.nr != 34 && popen_poll_edges(c, t))
+			break;
+		if (t->sc.nr != 34 && t->sc.nr != 219 && tail_pid_edges(c, t))
 			break;
 		struct lt_wf_edge *e = lt_waitfor_add(t, pid, t->sc.nr == 34 ? LT_WF_UNKNOWN : LT_WF_TIMER);
 		if (e) {

@@ -189,9 +189,12 @@ static inline bool lt_wf_maybe_tracee(const struct lt_wf_edge *e)
 	return e->kind == LT_WF_TRACEE && e->what &&
 	       !strncmp(e->what, LT_WF_MAYBE_TRACEE, sizeof(LT_WF_MAYBE_TRACEE) - 1);
 }
+/* A child's exit, or another process's (an exit edge: coreutils' tail
+ * --pid=P checks kill(P, 0) between waits), polled for between sleeps. */
 static inline bool lt_wf_pollchild(const struct lt_wf_edge *e)
 {
-	return e->kind == LT_WF_CHILD && e->what && !strncmp(e->what, LT_WF_POLLCHILD, sizeof(LT_WF_POLLCHILD) - 1);
+	return (e->kind == LT_WF_CHILD || e->kind == LT_WF_EXIT) && e->what &&
+	       !strncmp(e->what, LT_WF_POLLCHILD, sizeof(LT_WF_POLLCHILD) - 1);
 }
 
 /* Append an edge to T (allocating t->wf for process PID); returns it
@@ -319,6 +322,14 @@ double lt_timeout1_duration(const char *cmdline, size_t len);
  * first word that is none): -1 when there is none or the line does not
  * read as flock(1)'s (0: -w 0, which does not wait). */
 double lt_flock1_wait(const char *cmdline, size_t len);
+
+/* The process coreutils' tail(1) follows with --pid=PID, from its
+ * /proc/PID/cmdline (LEN bytes, NUL-separated): tail -f (-F, --follow)
+ * checks with kill(PID, 0) between waits whether it still exists and
+ * exits once it does not.  0 when it does not follow or has no --pid, -1
+ * when the line does not read as tail's; its sleep interval (-s,
+ * --sleep-interval, default 1 s) into *SLEEP_S (if given). */
+pid_t lt_tail1_pid(const char *cmdline, size_t len, double *sleep_s);
 
 /* lt_flock_op_str, lt_fcntl_lock_cmd: filelock.h (src/trace). */
 /* struct flock as x86-64 lays it out (short type, short whence, off_t

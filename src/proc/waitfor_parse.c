@@ -609,3 +609,106 @@ size_t lt_parse_proc_timers(const char *text, struct lt_ptimer *out, size_t max)
 	}
 	return n;
 }
+
+/* A process id, all of S in decimal, > 0; 0 otherwise. */
+static pid_t tail1_pidval(const char *s)
+{
+	char *end;
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	long v = strtol(s, &end, 10);
+	return !*end && v > 0 && v <= 0x3fffffff ? (pid_t)v : 0;
+}
+
+/* Is A an abbreviation (getopt_long's: at least MIN characters) of the
+ * long option NAME, "--name" or "--name=..."?  Its value (after '=')
+ * into *VAL, NULL when none. */
+static bool tail1_long(const char *a, const char *name, size_t min, const char **val)
+{
+	if (strncmp(a, "--", 2))
+		return false;
+	a += 2;
+	const char *eq = strchr(a, '=');
+	size_t n = eq ? (size_t)(eq - a) : strlen(a);
+	if (n < min || n > strlen(name) || strncmp(a, name, n))
+		return false;
+	*val = eq ? eq + 1 : NULL;
+	return true;
+}
+
+pid_t lt_tail1_pid(const char *cmdline, size_t len, double *sleep_s)
+{
+	const char *argv[64];
+	size_t argc = cmdline_argv(cmdline, len, argv, 64);
+	if (sleep_s)
+		*sleep_s = 1.0; /* tail's default sleep interval */
+	if (!argc)
+		return -1;
+	bool follow = false;
+	pid_t pid = 0;
+	for (size_t i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		if (!strcmp(a, "--"))
+			break; /* the rest are files */
+		if (a[0] != '-' || !a[1])
+			continue; /* a file (GNU getopt permutes: options may follow) */
+		if (a[1] == '-') {
+			/* its long options, abbreviated as getopt_long takes
+			 * them where they are unambiguous */
+			if (tail1_long(a, "follow", 3, &v)) {
+				follow = true;
+			} else if (tail1_long(a, "pid", 2, &v)) {
+				if (!v && i + 1 < argc)
+					v = argv[++i];
+				if (!(pid = tail1_pidval(v)))
+					return -1;
+			} else if (tail1_long(a, "sleep-interval", 3, &v)) {
+				if (!v && i + 1 < argc)
+					v = argv[++i];
+				char *end;
+				double d = v ? strtod(v, &end) : -1;
+				if (!v || *end || d < 0)
+					return -1;
+				if (sleep_s)
+					*sleep_s = d;
+			} else if (tail1_long(a, "bytes", 2, &v) || tail1_long(a, "lines", 2, &v) ||
+				   tail1_long(a, "max-unchanged-stats", 2, &v)) {
+				if (!v)
+					i++;
+			} else if (!tail1_long(a, "retry", 3, &v) && !tail1_long(a, "quiet", 2, &v) &&
+				   !tail1_long(a, "silent", 3, &v) && !tail1_long(a, "verbose", 2, &v) &&
+				   !tail1_long(a, "zero-terminated", 2, &v) && strcmp(a, "---disable-inotify") &&
+				   strcmp(a, "---presume-input-pipe")) {
+				return -1; /* a long option not known */
+			}
+			continue;
+		}
+		/* short options, grouped: -f -F -q -v -z and digits (the
+		 * obsolete -5 form), then -c N, -n N or -s N (the rest of the
+		 * word, else the next word) */
+		for (const char *o = a + 1; *o; o++) {
+			if (*o == 'f' || *o == 'F') {
+				follow = true;
+				continue;
+			}
+			if (strchr("qvz0123456789", *o))
+				continue;
+			if (*o == 'c' || *o == 'n' || *o == 's') {
+				v = o[1] ? o + 1 : i + 1 < argc ? argv[++i] : NULL;
+				if (!v)
+					return -1;
+				if (*o == 's') {
+					char *end;
+					double d = strtod(v, &end);
+					if (*end || d < 0)
+						return -1;
+					if (sleep_s)
+						*sleep_s = d;
+				}
+				break;
+			}
+			return -1;
+		}
+	}
+	return follow ? pid : 0;
+}

@@ -992,9 +992,14 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 	else {
 		char *pp = party_phrase(s, e);
 		char *tq = caveat_clause(w);
+		/* another process's exit polled for (tail --pid): which
+		 * process, from its command line, is inferred */
+		bool inf = e->kind == LT_WF_EXIT && lt_wf_pollchild(e) && strstr(e->what, "inferred");
 		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by "
-					  "progress: %s%s", (int)t->tid, lt_thread_name(t), act ? act : "?",
+					  "progress: %s%s%s", (int)t->tid, lt_thread_name(t), act ? act : "?",
 					  pp ? pp : "?", end_word(e),
+					  inf ? " (inferred: it polls for that process's exit, the pid read from its "
+						"command line)" : "",
 					  tq ? tq : "");
 		free(tq);
 		free(pp);
@@ -1012,7 +1017,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
  * so it is often seen to have moved; its wait is the lock all the same. */
 static bool polling_lock(const struct lt_thread *t)
 {
-	if (t->wait != LT_WAIT_SLEEP || !t->wf || t->state == 'T' || t->state == 't')
+	if ((t->wait != LT_WAIT_SLEEP && t->wait != LT_WAIT_POLL) || !t->wf || t->state == 'T' || t->state == 't')
 		return false;
 	for (size_t k = 0; k < t->wf->n_edges; k++)
 		if (t->wf->edges[k].kind == LT_WF_FILE_LOCK || lt_wf_pollchild(&t->wf->edges[k]))
@@ -1518,8 +1523,11 @@ static bool edge_only_on(const struct lt_wf_edge *e, pid_t p)
 		if (sigchld_wait(e) || lt_wf_pollchild(e))
 			return false;
 		break;
-	case LT_WF_FILE_LOCK:
 	case LT_WF_EXIT:
+		if (lt_wf_pollchild(e)) /* polled between sleeps */
+			return false;
+		break;
+	case LT_WF_FILE_LOCK:
 		break;
 	default:
 		return false;
@@ -1605,6 +1613,7 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		size_t ol = 0, n_others = 0;
 		bool cut = false;
 		bool maybe = false; /* a child the wait may be for (its mask unread) */
+		bool inf_exit = false; /* an exit polled for, its pid from the command line (tail --pid) */
 		int closed = -1; /* own_threads_cannot_wake, once asked */
 		size_t n_own = 0;
 		/* the parties set aside: each waits only on T's process */
@@ -1627,6 +1636,7 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				continue;
 			}
 			maybe |= lt_wf_maybe_child(e);
+			inf_exit |= e->kind == LT_WF_EXIT && lt_wf_pollchild(e) && strstr(e->what, "inferred");
 			if ((ends_by_itself(e->kind) && !lt_wf_maybe_child(e)) || !e->n_pids || e->more_pids) {
 				into = false;
 				break;
@@ -1712,12 +1722,14 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				 "inferred)", many ? "es" : "", aside, many ? "" : "s", (int)w->pid,
 				 many ? "their" : "its", many ? "they" : "it", (int)w->pid, many ? "them" : "it",
 				 many ? "they are" : "it is", many ? "them" : "it");
-		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s%s%s", (int)t->tid,
+		v->summary = lts_asprintf("thread %d (%s) %s waits%s for process %d, %s %s: %s%s%s%s%s%s%s", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", maybe ? ", perhaps (inferred)," : "",
 					  (int)who->wf->pid, party, stuck_words(pv->kind), pv->summary ? pv->summary : "?",
 					  tail, setaside, maybe ? " (that its wait is for its child is inferred: the signal "
-							"mask of its call could not be read)" : "", tq ? tq : "",
-					  ow ? ow : "");
+							"mask of its call could not be read)" : "",
+					  inf_exit ? " (that it waits for that process's exit is inferred: it polls for it, "
+						     "the pid read from its command line)" : "",
+					  tq ? tq : "", ow ? ow : "");
 		free(ow);
 		free(tq);
 		free(act);

@@ -4326,3 +4326,76 @@ Test(waitfor_live, a_relays_client_reading_with_a_timeout_is_not_set_aside)
 {
 	relay_case(true);
 }
+
+#define TAIL_BIN "/usr/bin/tail"
+
+/* coreutils' tail -f --pid=P waits for P's exit by polling (kill(P, 0)
+ * between polls of its inotify fd, 1 s each): P, from its command line, is
+ * a polled exit edge (inferred, said so), followed.  With P a flock(1)
+ * waiting for a lock another flock(1) holds, tail's verdict is a chain
+ * into P's lock wait, marked inferred; a tail --pid on the holder (asleep
+ * on a timer through its child) has the same edge and no chain. */
+Test(waitfor_live, tail_pid_waits_for_the_exit_of_its_pid_a_chain_into_its_lock_wait)
+{
+	char held[256], waiting[256];
+	flock_holds_lockfile(TAIL_BIN, "coreutils", held, sizeof(held));
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[0], "true", NULL });
+	pid_t p = procs[1].pid, h = procs[0].pid;
+	tl_locks_line(p, lockfile[0], true, waiting, sizeof(waiting));
+	wait_in_syscall(p, p, 73);
+	tmp_lockfile(1); /* the file tail follows */
+	char arg[32], arg2[32];
+	snprintf(arg, sizeof(arg), "--pid=%d", (int)p);
+	spawn(2, (char *const[]){ TAIL_BIN, "-f", arg, lockfile[1], NULL });
+	snprintf(arg2, sizeof(arg2), "--pid=%d", (int)h);
+	cr_assert_eq(tl_spawn(&fourth, (char *const[]){ TAIL_BIN, "-f", "-s", "2", arg2, lockfile[1], NULL }), 0);
+	pid_t t1 = procs[2].pid, t2 = fourth.pid;
+	wait_in_syscall(t1, t1, 7); /* poll: of its inotify fd, and its stdout (a pipe) for errors */
+	wait_in_syscall(t2, t2, 7);
+
+	const struct lt_thread *t;
+	struct lt_snapshot *s = take_when(t1, 7, 7, 0, NULL);
+	t = lt_snapshot_find(s, t1);
+	cr_assert_not_null(t);
+	const struct lt_wf_edge *e = edge_of(s, t1, LT_WF_EXIT);
+	cr_expect(lt_wf_pollchild(e), "%s", e->what);
+	cr_assert_eq(e->n_pids, 1, "one process");
+	cr_expect_eq(e->pids[0], p, "the --pid %d, the waiter of /proc/locks: %s", (int)p, waiting);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "%s", e->doing ? e->doing : "?");
+	cr_expect(strstr(e->what, "inferred") && e->evidence && strstr(e->evidence, "kill(") &&
+		  strstr(e->evidence, "inferred"), "%s [%s]", e->what, e->evidence ? e->evidence : "?");
+	for (size_t i = 0; i < t->wf->n_edges; i++) /* its inotify fd and the poll's timeout do not end the wait */
+		cr_expect(t->wf->edges[i].kind == LT_WF_EXIT, "only the exit edge: %s", t->wf->edges[i].what);
+	cr_expect(t->detail && strstr(t->detail, "polls for the exit of process"), "%s", t->detail ? t->detail : "?");
+	lt_snapshot_free(s);
+
+	struct lt_multi_snapshot *m = follow(t1);
+	cr_assert_geq(m->n_procs, 2, "followed from tail into its --pid");
+	cr_expect_eq(m->procs[1]->pid, p);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, p);
+	cr_assert_not_null(lw, "P's lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, h, "holder from /proc/locks: %s", held);
+	const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, t1);
+	cr_assert_not_null(wc, "tail's wait chain (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	char into[96];
+	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (flock) is itself in a lock wait", (int)p,
+		 (int)p);
+	cr_expect(strstr(wc->summary, into) && strstr(wc->summary, "that it waits for that process's exit is inferred"),
+		  "%s", wc->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE && m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK,
+			  "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+
+	/* on the holder, asleep on a timer through its child: no chain */
+	s = take(t2);
+	e = edge_of(s, t2, LT_WF_EXIT);
+	cr_expect(e->n_pids == 1 && e->pids[0] == h, "the --pid %d", (int)h);
+	cr_expect_eq(e->pstate, LT_WFP_TIMED, "%s", e->doing ? e->doing : "?");
+	cr_expect(e->evidence && strstr(e->evidence, "between waits of 2 s"), "its -s 2: %s", e->evidence);
+	lt_snapshot_free(s);
+	m = follow(t2);
+	cr_expect_null(verdict_for(m, LT_VERDICT_WAIT_CHAIN, t2), "no chain into a sleeping holder");
+	cr_expect_null(verdict_for(m, LT_VERDICT_DEADLOCK, t2));
+	lt_multi_free(m);
+}

@@ -1912,6 +1912,32 @@ Test(waitfor_parse, flock1_wait_from_its_command_line)
 #undef CL
 }
 
+/* coreutils tail(1)'s --pid from its command line: only when it follows
+ * (-f, -F, --follow), with its sleep interval. */
+Test(waitfor_parse, tail1_pid_from_its_command_line)
+{
+	double iv = -1;
+#define CL(lit) lt_tail1_pid(lit, sizeof(lit) - 1, &iv)
+	cr_expect_eq(CL("tail\0" "-f\0" "--pid=812\0" "/tmp/f\0"), 812);
+	cr_expect_float_eq(iv, 1.0, 1e-9); /* its default */
+	cr_expect_eq(CL("tail\0" "--pid\0" "812\0" "-s\0" "0.5\0" "-f\0" "/tmp/f\0"), 812);
+	cr_expect_float_eq(iv, 0.5, 1e-9);
+	cr_expect_eq(CL("tail\0" "/tmp/f\0" "-fn5\0" "--pi=77\0"), 77);    /* after a file; abbreviated */
+	cr_expect_eq(CL("tail\0" "-F\0" "-s5\0" "--pid=9\0" "--pid=10\0" "x\0"), 10); /* the last one */
+	cr_expect_float_eq(iv, 5.0, 1e-9);
+	cr_expect_eq(CL("tail\0" "--follow=name\0" "--sleep-interval=2\0" "--pid=3\0" "x\0"), 3);
+	cr_expect_float_eq(iv, 2.0, 1e-9);
+	cr_expect_eq(CL("tail\0" "-n\0" "-f\0" "--pid=3\0" "x\0"), 0);      /* -n's value, not -f */
+	cr_expect_eq(CL("tail\0" "--pid=3\0" "x\0"), 0);                       /* not following: no wait */
+	cr_expect_eq(CL("tail\0" "-f\0" "x\0"), 0);                            /* no --pid */
+	cr_expect_eq(CL("tail\0" "-f\0" "--\0" "--pid=3\0"), 0);            /* after --: a file */
+	cr_expect_lt(CL("tail\0" "-f\0" "--pid=x3\0" "y\0"), 0);             /* not a pid */
+	cr_expect_lt(CL("tail\0" "-f\0" "--frob\0" "--pid=3\0"), 0);        /* an option not known */
+	cr_expect_lt(CL("tail\0" "-fk\0" "--pid=3\0"), 0);
+	cr_expect_lt(CL("tail\0" "-f\0" "--pid=3"), 0);                        /* cut */
+#undef CL
+}
+
 /* What ends a file-lock wait: a caught signal not blocked (the call is
  * interrupted), said for flock and fcntl. */
 Test(waitfor_parse, a_caught_signal_interrupts_a_file_lock_wait)
