@@ -2751,6 +2751,63 @@ static bool popen_poll_edges(struct cctx *c, struct lt_thread *t)
 	return true;
 }
 
+/* Python's Popen.communicate(timeout=...) (and run() with a timeout and
+ * its output captured) polls the child's pipes with what is left of its
+ * timeout, and raises TimeoutExpired once it passes (run() then kills the
+ * child): the poll's timeout is the application's own, kept on the
+ * pipes' edges (from N0 on), read from Popen._communicate's locals
+ * (orig_timeout, endtime: rt_cpython.c); what is left, when endtime
+ * could not be read, from the poll's own timeout (what was left when it
+ * began) less the time the thread has not run.  Its timeout not read: a
+ * timer edge whose end is not known.  False when no edge took it. */
+static bool popen_pipes_timeout(struct cctx *c, struct lt_thread *t, size_t n0)
+{
+	size_t i = t->poll_frame;
+	if (!t->wf || t->wf->n_edges <= n0 || i >= t->n_rt_frames)
+		return false;
+	double left = -1;
+	if (t->poll_deadline_s > 0 && c->s->taken_monotonic_ns > 0)
+		left = t->poll_deadline_s - (double)c->s->taken_monotonic_ns / 1e9;
+	else if (t->fdw.timeout_ms >= 0 && t->idle_src != LT_IDLE_UNKNOWN)
+		left = (double)t->fdw.timeout_ms / 1e3 - t->idle_s;
+	if (left < 0 && left != -1)
+		left = 0;
+	const char *src = t->poll_deadline_s > 0 ? "its deadline (endtime) read from that frame"
+			  : left >= 0 ? "what was left when the poll began (its timeout argument), less the time the "
+					"thread has not run (inferred: the poll began when it last ran)"
+				      : "not known";
+	for (size_t k = n0; k < t->wf->n_edges; k++) {
+		struct lt_wf_edge *e = &t->wf->edges[k];
+		if (e->kind == LT_WF_TIMER)
+			continue;
+		if (t->poll_timeout_s > 0) {
+			snprintf(e->timeout_what, sizeof(e->timeout_what), "Popen.communicate timeout");
+			e->timeout_s = t->poll_timeout_s;
+			e->timeout_left_s = left;
+		}
+		char *ev = lts_asprintf("%s; its Python frame %s (%s:%d) polls the child's pipes with what is left of "
+					"the timeout communicate() was given (%s), and raises TimeoutExpired once it "
+					"passes; what is left: %s", e->evidence ? e->evidence : "",
+					t->rt_frames[i].func, t->rt_frames[i].file ? t->rt_frames[i].file : "?",
+					t->rt_frames[i].line,
+					t->poll_timeout_s > 0 ? "orig_timeout, read from that frame" : "not read", src);
+		if (ev) {
+			free(e->evidence);
+			e->evidence = ev;
+		}
+	}
+	if (t->poll_timeout_s <= 0) {
+		struct lt_wf_edge *te = lt_waitfor_add(t, c->s->pid, LT_WF_TIMER);
+		if (te) {
+			te->what = lts_strdup(LT_WF_APPTIMER "Popen.communicate(timeout=...)");
+			te->evidence = lts_asprintf("the poll's timeout, %" PRId64 " ms when it began, is what was "
+						    "left of it; its value, in the Python frame's locals, could not "
+						    "be read: not known", t->fdw.timeout_ms);
+		}
+	}
+	return true;
+}
+
 /* coreutils' tail -f --pid=P (its executable named tail, its command
  * line one it reads: lt_tail1_pid) waits for P's exit by polling: between
  * waits of its sleep interval (a poll of its inotify fd with that timeout,
@@ -2940,12 +2997,16 @@ static void thread_edges(struct cctx *c, size_t ti, struct lt_thread *t)
 		if (tail_pid_edges(c, t))
 			break;
 		bool sel = t->sc.nr == 23 || t->sc.nr == 270;
+		size_t n0 = t->wf ? t->wf->n_edges : 0;
 		for (size_t i = 0; i < t->fdw.n_fds; i++) {
 			unsigned ev = t->fdw.fds[i].events;
 			int dir = sel ? ((ev & 1) ? 1 : 0) | ((ev & 2) ? 2 : 0) : ((ev & 1) ? 1 : 0) | ((ev & 4) ? 2 : 0);
 			fd_edge(c, ti, t, t->fdw.fds[i].fd, dir ? dir : 3, true);
 		}
-		if (poll_timeout(t)) {
+		/* Popen.communicate(timeout=...): the timeout is its own */
+		if (poll_timeout(t) && t->poll_wait && t->poll_pipes && popen_pipes_timeout(c, t, n0))
+			;
+		else if (poll_timeout(t)) {
 			struct lt_wf_edge *e = lt_waitfor_add(t, pid, LT_WF_TIMER);
 			if (e)
 				e->what = lts_asprintf("timeout %" PRId64 " ms", t->fdw.timeout_ms);

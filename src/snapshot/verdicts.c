@@ -403,6 +403,8 @@ static void timed_when(const struct lt_thread *t, double left, char *buf, size_t
 	const struct lt_wf_edge *ae = app_timeout(t, true);
 	if (ae) {
 		const char *ends = strstr(ae->timeout_what, "idle") ? "the server ends the session"
+				   : !strncmp(ae->timeout_what, "Popen.communicate", 17)
+				   ? "Popen.communicate raises TimeoutExpired"
 				   : !strncmp(ae->timeout_what, "Popen", 5) ? "Popen.wait raises TimeoutExpired"
 				   : !strncmp(ae->timeout_what, "timeout(1)", 10) ? "timeout(1) signals its child"
 				   : !strncmp(ae->timeout_what, "flock(1)", 8) ? "its timer interrupts flock(1)'s flock(), "

@@ -507,6 +507,11 @@ struct lt_thread {
 	 * CLOCK_MONOTONIC seconds; 0 where not read. */
 	bool poll_wait;             /* such a frame was found ...               */
 	unsigned char poll_frame;   /* ... at this index of rt_frames           */
+	/* ... or a poll of the child's pipes with the timeout it was given
+	 * (Popen.communicate(timeout=...): Popen._communicate's selector),
+	 * which raises TimeoutExpired when it passes: the pipes' edges keep
+	 * that timeout as the application's own */
+	bool poll_pipes;
 	pid_t poll_child;
 	double poll_timeout_s, poll_deadline_s;
 	/* Who can end its wait (waitfor.h, docs/waits.md): its process and

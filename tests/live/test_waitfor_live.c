@@ -4399,3 +4399,90 @@ Test(waitfor_live, tail_pid_waits_for_the_exit_of_its_pid_a_chain_into_its_lock_
 	cr_expect_null(verdict_for(m, LT_VERDICT_DEADLOCK, t2));
 	lt_multi_free(m);
 }
+
+/* Python's subprocess.run(..., timeout=..., capture_output=True) (and
+ * Popen.communicate(timeout=...)) polls the child's pipes with what is
+ * left of its timeout, and raises TimeoutExpired once it passes: Debian's
+ * python3 running flock(1) on a file another flock(1) holds.  Its pipes'
+ * edges name the flock(1) that /proc/locks names as the waiter and carry
+ * the timeout (read from Popen._communicate's locals) and what is left;
+ * the poll's timeout is no timer edge of its own.  Followed: a wait chain
+ * into the child's lock wait that says the timeout may end it first (it
+ * had no verdict, the poll's timeout taken as its end).  Then the parent
+ * holding the lock itself: a deadlock until its timeout. */
+Test(waitfor_live, python_run_with_a_timeout_polling_its_childs_pipes_is_a_chain_until_its_timeout)
+{
+	char held[256], waiting[256];
+	flock_holds_lockfile(TL_PYTHON, "python3", held, sizeof(held));
+	char script[400];
+	snprintf(script, sizeof(script), "import subprocess; subprocess.run(['%s', '%s', 'true'], timeout=600, "
+		 "capture_output=True)", FLOCK_BIN, lockfile[0]);
+	double t0 = tl_now_s();
+	spawn(1, (char *const[]){ TL_PYTHON, "-c", script, NULL });
+	pid_t py = procs[1].pid, ch = only_child(py);
+	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
+
+	const struct lt_thread *t = NULL;
+	struct lt_snapshot *s = take_when(py, 7, 7, 0, &t);
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 7, "python3 in poll");
+	size_t pipes = 0;
+	double since = tl_now_s() - t0;
+	for (size_t i = 0; i < t->wf->n_edges; i++) {
+		const struct lt_wf_edge *e = &t->wf->edges[i];
+		cr_expect(e->kind != LT_WF_TIMER, "the poll's timeout is the application's, read: %s", e->what);
+		if (e->kind != LT_WF_PIPE_READ)
+			continue;
+		pipes++;
+		cr_expect(e->n_pids == 1 && e->pids[0] == ch, "%s written by the child %d, the waiter of /proc/locks: %s",
+			  e->what, (int)ch, waiting);
+		cr_expect_eq(e->pstate, LT_WFP_BLOCKED, "the child is blocked itself (%s)", e->doing ? e->doing : "?");
+		cr_expect_str_eq(e->timeout_what, "Popen.communicate timeout");
+		cr_expect(e->timeout_s > 599.999 && e->timeout_s < 600.001, "timeout %.3f s", e->timeout_s);
+		cr_expect(e->timeout_left_s <= 600 && e->timeout_left_s >= 600 - since, "left %.3f s, %.3f s after the "
+			  "start", e->timeout_left_s, since);
+		cr_expect(e->evidence && strstr(e->evidence, "_communicate") && strstr(e->evidence, "endtime"), "%s",
+			  e->evidence ? e->evidence : "?");
+	}
+	cr_expect_eq(pipes, 2, "stdout and stderr pipes");
+
+	struct lt_multi_snapshot *m = follow_snap(s);
+	cr_assert_geq(m->n_procs, 2, "followed from python3 into its child");
+	cr_expect_eq(m->procs[1]->pid, ch);
+	const struct lt_verdict *lw = verdict_for(m, LT_VERDICT_LOCK_WAIT, ch);
+	cr_assert_not_null(lw, "the child's lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect_eq(lw->owner, procs[0].pid, "holder from /proc/locks: %s", held);
+	const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, py);
+	cr_assert_not_null(wc, "python3's wait chain (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	char into[64];
+	snprintf(into, sizeof(into), "waits for process %d, whose thread %d (flock)", (int)ch, (int)ch);
+	cr_expect(strstr(wc->summary, into) && strstr(wc->summary, "in a lock wait") &&
+		  strstr(wc->summary, "; or by its Popen.communicate timeout (600.0 s), within "), "%s", wc->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE && m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK,
+			  "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+	tl_kill_tree(procs[1].pid);
+	tl_close(&procs[1]);
+
+	/* python3 holds the lock itself, then runs flock(1) on it: the child
+	 * waits for the parent, the parent polls the child's pipes */
+	tmp_lockfile(1);
+	snprintf(script, sizeof(script), "import fcntl, subprocess\nf = open('%s', 'w')\nfcntl.flock(f, fcntl.LOCK_EX)\n"
+		 "subprocess.run(['%s', '%s', 'true'], timeout=300, capture_output=True)\n", lockfile[1], FLOCK_BIN,
+		 lockfile[1]);
+	spawn(1, (char *const[]){ TL_PYTHON, "-c", script, NULL });
+	py = procs[1].pid;
+	ch = only_child(py);
+	tl_locks_line(ch, lockfile[1], true, waiting, sizeof(waiting));
+	s = take_when(py, 7, 7, 0, &t);
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 7, "python3 in poll");
+	m = follow_snap(s);
+	const struct lt_verdict *d = verdict_for(m, LT_VERDICT_DEADLOCK, py);
+	cr_assert_not_null(d, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect(d->n_tids == 2 && has_tid(d, ch), "the child %d in: %s", (int)ch, d->summary);
+	char want[160];
+	snprintf(want, sizeof(want), "thread %d (MainThread) waits with a timeout (Popen.communicate timeout 300.0 s: "
+		 "Popen.communicate raises TimeoutExpired within ", (int)py);
+	cr_expect(!strncmp(d->summary, "deadlock until a timeout:", 25) && strstr(d->summary, want), "%s", d->summary);
+	lt_multi_free(m);
+}

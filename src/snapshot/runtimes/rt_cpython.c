@@ -1009,22 +1009,30 @@ static int local_named(struct model *m, const struct ts *x, size_t k, const char
 static void popen_poll(struct model *m, const struct ts *x)
 {
 	struct lt_thread *t = x->t;
-	if (t->wait != LT_WAIT_SLEEP && !(t->wait == LT_WAIT_POLL && !t->fdw.n_fds))
+	/* Popen.communicate(timeout=...) polls the child's pipes (a
+	 * selector's poll, under Popen._communicate) with what is left of
+	 * its timeout: endtime and orig_timeout in that frame's locals */
+	bool pipes = t->wait == LT_WAIT_POLL && t->fdw.n_fds && t->fdw.has_timeout;
+	if (t->wait != LT_WAIT_SLEEP && !(t->wait == LT_WAIT_POLL && !t->fdw.n_fds) && !pipes)
 		return;
-	for (size_t k = 0; k < t->n_rt_frames && k < 2; k++) {
+	for (size_t k = 0; k < t->n_rt_frames && k < (pipes ? 3u : 2u); k++) {
 		const struct lt_rtframe *r = &t->rt_frames[k];
 		const char *base = r->file ? strrchr(r->file, '/') : NULL;
-		if (!r->func || !base || strcmp(base, "/subprocess.py") ||
-		    (strcmp(r->func, "Popen._wait") && strcmp(r->func, "_wait")))
+		if (!r->func || !base || strcmp(base, "/subprocess.py"))
+			continue;
+		if (pipes ? strcmp(r->func, "Popen._communicate") && strcmp(r->func, "_communicate")
+			  : strcmp(r->func, "Popen._wait") && strcmp(r->func, "_wait"))
 			continue;
 		t->poll_wait = true;
+		t->poll_pipes = pipes;
 		t->poll_frame = (unsigned char)k;
 		uint64_t self, pid, v, n;
 		double d;
 		if (!local_named(m, x, k, "self", &self) && !pyr_attr(&m->r, self, "pid", &pid) &&
 		    !pyr_long(&m->r, pid, &n) && n > 0 && n < INT32_MAX)
 			t->poll_child = (pid_t)n;
-		if (!local_named(m, x, k, "timeout", &v) && !pyr_number(&m->r, v, &d) && d > 0)
+		if (!local_named(m, x, k, pipes ? "orig_timeout" : "timeout", &v) && !pyr_number(&m->r, v, &d) &&
+		    d > 0)
 			t->poll_timeout_s = d;
 		if (!local_named(m, x, k, "endtime", &v) && !pyr_number(&m->r, v, &d) && d > 0)
 			t->poll_deadline_s = d;
