@@ -4486,3 +4486,39 @@ Test(waitfor_live, python_run_with_a_timeout_polling_its_childs_pipes_is_a_chain
 	cr_expect(!strncmp(d->summary, "deadlock until a timeout:", 25) && strstr(d->summary, want), "%s", d->summary);
 	lt_multi_free(m);
 }
+
+/* Two bash shells, each in `read -t 300` (a pselect6 with a timeout) on a
+ * FIFO whose only write end the other holds, each writing the other's
+ * FIFO only after its read: they wait for each other until a read times
+ * out.  A deadlock until a timeout naming both and the call's timeout,
+ * never IDLE (it was: "2 waits on a timer") nor a plain deadlock. */
+Test(waitfor_live, two_shells_in_read_t_on_each_others_fifo_are_a_deadlock_until_a_timeout)
+{
+	need_root();
+	snprintf(extra_link, sizeof(extra_link), "/tmp/lt-waitfor-%d-a.fifo", (int)getpid());
+	snprintf(extra_sock, sizeof(extra_sock), "/tmp/lt-waitfor-%d-b.fifo", (int)getpid());
+	cr_assert_eq(mkfifo(extra_link, 0600), 0, "mkfifo %s: %s", extra_link, strerror(errno));
+	cr_assert_eq(mkfifo(extra_sock, 0600), 0, "mkfifo %s: %s", extra_sock, strerror(errno));
+	char a[400], b[400];
+	snprintf(a, sizeof(a), "exec 3<%s 4>%s; read -t 300 -u 3 x; echo a >&4", extra_link, extra_sock);
+	snprintf(b, sizeof(b), "exec 4>%s 3<%s; read -t 300 -u 3 x; echo b >&4", extra_link, extra_sock);
+	spawn(0, (char *const[]){ "/bin/bash", "-c", a, NULL });
+	spawn(1, (char *const[]){ "/bin/bash", "-c", b, NULL });
+	pid_t pa = procs[0].pid, pb = procs[1].pid;
+	wait_in_syscall(pa, pa, 270); /* pselect6, with read -t's timeout */
+	wait_in_syscall(pb, pb, 270);
+	struct lt_snapshot *s = take(pa);
+	const struct lt_wf_edge *e = edge_of(s, pa, LT_WF_PIPE_READ);
+	cr_expect(e->n_pids == 1 && e->pids[0] == pb && !e->more_pids, "%s written only by %d", e->what, (int)pb);
+	edge_of(s, pa, LT_WF_TIMER); /* the call's timeout stays an edge */
+	lt_snapshot_free(s);
+	struct lt_multi_snapshot *m = follow(pa);
+	const struct lt_verdict *d = verdict_for(m, LT_VERDICT_DEADLOCK, pa);
+	cr_assert_not_null(d, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	cr_expect(d->n_tids == 2 && has_tid(d, pb), "both shells in: %s", d->summary);
+	cr_expect(!strncmp(d->summary, "deadlock until a timeout:", 25) &&
+		  strstr(d->summary, "waits with a timeout (pselect6's timeout 300.0 s: in about "), "%s", d->summary);
+	for (size_t i = 0; i < m->view.n_verdicts; i++)
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE, "%s", m->view.verdicts[i].summary);
+	lt_multi_free(m);
+}
