@@ -2797,3 +2797,58 @@ Test(waitfor_verdicts, a_relay_whose_client_and_server_both_wait_on_it_is_a_dead
 	cr_expect(chain_of(&s2, 200) == NULL && chain_of(&s2, 100) == NULL, "%s", s2.verdicts[0].summary);
 	free_snap(&s2);
 }
+
+/* Two threads of two processes, each in pselect6 with a timeout on a pipe
+ * only the other writes (bash's `read -t 300` on each other's FIFOs): the
+ * call's own timeout is no party, so the cycle is claimed, a deadlock
+ * until a timeout that says the call's timeout; without timeouts a plain
+ * deadlock.  One such poll alone behind a stuck party is no chain (the
+ * timeout may be a loop's tick). */
+static void read_t_pair(struct lt_thread th[2], bool timeouts)
+{
+	for (int k = 0; k < 2; k++) {
+		pid_t me = k ? 200 : 100, other = k ? 100 : 200;
+		blocked(&th[k], me, 270, LT_WAIT_POLL);
+		th[k].fdw.has_timeout = timeouts;
+		th[k].fdw.timeout_ms = timeouts ? 300000 : -1;
+		edge(&th[k], me, LT_WF_PIPE_READ, other, timeouts ? LT_WFP_TIMED : LT_WFP_BLOCKED);
+		if (timeouts)
+			lt_waitfor_add(&th[k], me, LT_WF_TIMER)->what = strdup("timeout 300000 ms");
+	}
+}
+
+Test(waitfor_verdicts, two_reads_with_timeouts_on_each_others_fifo_are_a_deadlock_until_a_timeout)
+{
+	struct lt_thread th[2];
+	read_t_pair(th, true);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
+	cr_expect_str_eq(s.verdicts[0].summary, "deadlock until a timeout: 2 threads in 2 processes wait for each other: "
+			 "100 (t100) -> 200 (t200) -> 100; thread 100 (t100) waits with a timeout (pselect6's timeout "
+			 "300.0 s: in about 295.0 s if the call began when the thread last ran)");
+	cr_expect(has_line(&s.verdicts[0], "thread 200 (t200) waits with a timeout (pselect6's timeout 300.0 s",
+			   "the cycle lasts until then"));
+	free_snap(&s);
+
+	read_t_pair(th, false);
+	s = (struct lt_snapshot){ .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_eq(s.verdicts[0].kind, LT_VERDICT_DEADLOCK, "%s", s.verdicts[0].summary);
+	cr_expect(!strncmp(s.verdicts[0].summary, "deadlock: 2 threads", 19), "%s", s.verdicts[0].summary);
+	free_snap(&s);
+
+	/* 100 polls with a timeout on a pipe only 200 writes, 200 waits for
+	 * a mutex held by 201, not in the table: no cycle, and no chain */
+	read_t_pair(th, true);
+	lt_thread_clear(&th[1]);
+	blocked(&th[1], 200, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[1], 200, 201);
+	th[0].wf->edges[0].pstate = LT_WFP_BLOCKED;
+	s = (struct lt_snapshot){ .pid = 100, .threads = th, .n_threads = 2 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect(s.verdicts[i].kind != LT_VERDICT_DEADLOCK && s.verdicts[i].kind != LT_VERDICT_WAIT_CHAIN, "%s",
+			  s.verdicts[i].summary);
+	free_snap(&s);
+}
