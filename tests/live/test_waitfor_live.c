@@ -4410,15 +4410,15 @@ Test(waitfor_live, tail_pid_waits_for_the_exit_of_its_pid_a_chain_into_its_lock_
  * into the child's lock wait that says the timeout may end it first (it
  * had no verdict, the poll's timeout taken as its end).  Then the parent
  * holding the lock itself: a deadlock until its timeout. */
-Test(waitfor_live, python_run_with_a_timeout_polling_its_childs_pipes_is_a_chain_until_its_timeout)
+static void run_timeout_chain(const char *python)
 {
 	char held[256], waiting[256];
-	flock_holds_lockfile(TL_PYTHON, "python3", held, sizeof(held));
+	flock_holds_lockfile(python, "python3", held, sizeof(held));
 	char script[400];
 	snprintf(script, sizeof(script), "import subprocess; subprocess.run(['%s', '%s', 'true'], timeout=600, "
 		 "capture_output=True)", FLOCK_BIN, lockfile[0]);
 	double t0 = tl_now_s();
-	spawn(1, (char *const[]){ TL_PYTHON, "-c", script, NULL });
+	spawn(1, (char *const[]){ (char *)python, "-c", script, NULL });
 	pid_t py = procs[1].pid, ch = only_child(py);
 	tl_locks_line(ch, lockfile[0], true, waiting, sizeof(waiting)); /* the child is the waiter */
 
@@ -4463,6 +4463,13 @@ Test(waitfor_live, python_run_with_a_timeout_polling_its_childs_pipes_is_a_chain
 	lt_multi_free(m);
 	tl_kill_tree(procs[1].pid);
 	tl_close(&procs[1]);
+}
+
+Test(waitfor_live, python_run_with_a_timeout_polling_its_childs_pipes_is_a_chain_until_its_timeout)
+{
+	run_timeout_chain(TL_PYTHON);
+	char script[400], waiting[256];
+	const struct lt_thread *t = NULL;
 
 	/* python3 holds the lock itself, then runs flock(1) on it: the child
 	 * waits for the parent, the parent polls the child's pipes */
@@ -4471,12 +4478,11 @@ Test(waitfor_live, python_run_with_a_timeout_polling_its_childs_pipes_is_a_chain
 		 "subprocess.run(['%s', '%s', 'true'], timeout=300, capture_output=True)\n", lockfile[1], FLOCK_BIN,
 		 lockfile[1]);
 	spawn(1, (char *const[]){ TL_PYTHON, "-c", script, NULL });
-	py = procs[1].pid;
-	ch = only_child(py);
+	pid_t py = procs[1].pid, ch = only_child(py);
 	tl_locks_line(ch, lockfile[1], true, waiting, sizeof(waiting));
-	s = take_when(py, 7, 7, 0, &t);
+	struct lt_snapshot *s = take_when(py, 7, 7, 0, &t);
 	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && t->sc.nr == 7, "python3 in poll");
-	m = follow_snap(s);
+	struct lt_multi_snapshot *m = follow_snap(s);
 	const struct lt_verdict *d = verdict_for(m, LT_VERDICT_DEADLOCK, py);
 	cr_assert_not_null(d, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
 	cr_expect(d->n_tids == 2 && has_tid(d, ch), "the child %d in: %s", (int)ch, d->summary);
@@ -4521,4 +4527,23 @@ Test(waitfor_live, two_shells_in_read_t_on_each_others_fifo_are_a_deadlock_until
 	for (size_t i = 0; i < m->view.n_verdicts; i++)
 		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE, "%s", m->view.verdicts[i].summary);
 	lt_multi_free(m);
+}
+
+/* The same on a CPython before 3.11, whose frames are named without their
+ * class (_communicate): pyenv's 3.8 build, if there is one. */
+Test(waitfor_live, python38_run_with_a_timeout_polling_its_childs_pipes_is_a_chain_until_its_timeout)
+{
+	const char *root = getenv("PYENV_ROOT");
+	char dir[200], py[600] = "";
+	snprintf(dir, sizeof(dir), "%s/versions", root && *root ? root : "/root/.pyenv");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "3.8.", 4))
+			snprintf(py, sizeof(py), "%s/%s/bin/python3.8", dir, de->d_name);
+	if (d)
+		closedir(d);
+	if (!py[0] || access(py, X_OK))
+		cr_skip_test("no pyenv build of CPython 3.8 in %s", dir);
+	run_timeout_chain(py);
 }
