@@ -1,6 +1,7 @@
 /* Live tests of the wait-for edges (include/locktrace/waitfor.h) on
  * programs we did not write (flock(1), Debian's python3: fcntl.lockf,
- * fcntl.flock, subprocess.run) and on the cross-process cycle workload
+ * fcntl.flock, subprocess.run; coreutils' tail --pid, bash's read -t) and
+ * on the cross-process cycle workload
  * (tests/workloads/xproc_cycle.c).  Ground truth: /proc/locks, the pids
  * the programs print, /proc/PID/task/PID/children.  Needs root. */
 #include <criterion/criterion.h>
