@@ -628,6 +628,29 @@ Test(waitfor_verdicts, a_pidfd_of_a_blocked_process_is_a_wait_chain_into_its_exi
 		       "ended by the exit of process 501, blocked", "only by progress: that process's exit");
 }
 
+/* tail -f --pid=501 (500) in a poll of its inotify fd, 501 blocked: a
+ * wait chain into that process's exit, said inferred (the pid is read
+ * from tail's command line); seen to have moved (it wakes every second
+ * to check), it keeps that wait. */
+Test(waitfor_verdicts, tail_pid_polling_a_blocked_process_is_an_inferred_wait_chain_into_its_exit)
+{
+	const char *what = LT_WF_POLLCHILD "the exit of process 501 (tail --pid=501, inferred from its command line)";
+	one_edge_chain(7, LT_WAIT_POLL, LT_WF_EXIT, "exit", what, "501 (flock): flock",
+		       "ended by the exit of process 501, blocked", "only by progress: that process's exit (inferred: it "
+		       "polls for that process's exit, the pid read from its command line)");
+	struct lt_thread th[1];
+	blocked(&th[0], 500, 7, LT_WAIT_POLL);
+	struct lt_wf_edge *e = edge(&th[0], 500, LT_WF_EXIT, 501, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup(what);
+	cr_expect(lt_wf_pollchild(e));
+	th[0].moved = true;
+	struct lt_snapshot s = { .pid = 500, .threads = th, .n_threads = 1 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_expect_eq(s.verdicts[0].kind, LT_VERDICT_WAIT_CHAIN, "seen moving: %s", s.verdicts[0].summary);
+	free_snap(&s);
+}
+
 /* strace -p (500) in wait4(-1) for its tracee 501, no child of its, which
  * is blocked: a wait chain into the tracee, said as one. */
 Test(waitfor_verdicts, a_tracer_waiting_for_a_blocked_tracee_is_a_wait_chain)
