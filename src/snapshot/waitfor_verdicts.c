@@ -1171,7 +1171,7 @@ static void own_loop_chains(struct lt_snapshot *s, const bool *in_cycle)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		const struct lt_waitfor *w = t->wf;
-		if (in_cycle[i] || !w || !asleep(t) || stuck_verdict_of(s, n_v, t->tid) || !only_own_wake(w))
+		if (in_cycle[i] || !w || !asleep(t) || !only_own_wake(w) || stuck_verdict_of(s, n_v, t->tid))
 			continue;
 		/* each other thread of its process asleep: in a stuck verdict
 		 * (it writes nothing before that wait ends), or as
@@ -1348,159 +1348,231 @@ static const struct notify_kind *notify_wait(const struct lt_thread *t)
 	return NULL;
 }
 
-/* U waits on the same object as T (in the same process's memory). */
-static bool notify_same(const struct lt_thread *t, const struct lt_thread *u)
-{
-	const struct lt_futex *a = &t->futex, *b = &u->futex;
-	uint64_t x = a->lock_base ? a->lock_base : a->uaddr, y = b->lock_base ? b->lock_base : b->uaddr;
-	return notify_wait(u) == notify_wait(t) && x == y && a->space == b->space;
-}
 
 /* What thread U of process PID could do for a waiter of notify_wait's,
  * whoever that waiter is: send it now (running, on a timer, in a wait
  * something not stuck ends), nothing until its stuck verdict ends, or
  * nothing (asleep for good: another such waiter, a runtime's idle thread). */
 enum { NW_CANNOT = 0, NW_CAN, NW_STUCK };
-static int notify_could(const struct lt_snapshot *s, size_t n_v, pid_t pid, const struct lt_thread *u,
-			const struct lt_verdict **uv)
+static int notify_could(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *u, bool stuck)
 {
 	static const struct lt_thread nobody; /* no wait of its own takes a SIGCHLD */
 	double left;
-	*uv = NULL;
 	if (!asleep(u))
 		return NW_CAN;
 	if (notify_wait(u) || lts_runtime_idle(u))
 		return NW_CANNOT;
 	if (lts_wait_timed(s, u, &left))
 		return NW_CAN;
-	if ((*uv = stuck_verdict_of(s, n_v, u->tid)))
+	if (stuck)
 		return NW_STUCK;
 	return own_thread_cannot_wake(s, pid, u, &nobody) ? NW_CANNOT : NW_CAN;
+}
+
+/* For each of S's threads, the index of the first of the first N_V
+ * verdicts that says it stuck (stuck_verdict_of, for all at once: one
+ * look-up a thread named), or N_V: none. */
+static void stuck_index(const struct lt_snapshot *s, size_t n_v, size_t *vi)
+{
+	for (size_t j = 0; j < s->n_threads; j++)
+		vi[j] = n_v;
+	for (size_t i = n_v; i-- > 0;) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		if (!stuck_kind(v->kind))
+			continue;
+		for (size_t k = 0; k < v->n_tids + v->n_behind; k++) {
+			pid_t tid = k < v->n_tids ? v->tids[k] : v->behind[k - v->n_tids];
+			const struct lt_thread *u = lt_snapshot_find(s, tid);
+			if (u)
+				vi[u - s->threads] = i;
+		}
+	}
+}
+
+/* A thread by its process, and for a waiter its object: sorted, the
+ * threads of a process and the waiters of an object are runs. */
+struct nw_key {
+	pid_t pid;
+	int32_t space;
+	uint64_t obj; /* 0: not a waiter (sorts first) */
+	size_t idx;
+};
+
+static int nw_cmp(const void *a, const void *b)
+{
+	const struct nw_key *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->space != y->space)
+		return x->space < y->space ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
 }
 
 static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
 	size_t n = s->n_threads;
-	unsigned char *cls = calloc(n ? n : 1, 1), *done = calloc(n ? n : 1, 1);
+	bool any = false;
+	for (size_t j = 0; j < n && !any; j++)
+		any = notify_wait(&s->threads[j]) != NULL;
+	if (!any)
+		return;
+	unsigned char *cls = calloc(n, 1);
 	/* the stuck threads' verdicts, by index: adding one may move them */
-	size_t *uvi = calloc(n ? n : 1, sizeof(*uvi));
-	pid_t *can = calloc(n ? n : 1, sizeof(*can)); /* processes with a thread that can */
-	size_t n_can = 0;
-	if (!cls || !done || !uvi || !can)
+	size_t *uvi = calloc(n, sizeof(*uvi));
+	struct nw_key *k = calloc(n, sizeof(*k));
+	pid_t *owners = calloc(n, sizeof(*owners)); /* a process's stuck threads' lock holders */
+	if (!cls || !uvi || !k || !owners)
 		goto out;
+	stuck_index(s, n_v, uvi);
 	for (size_t j = 0; j < n; j++) {
-		pid_t pid = thread_pid_of(s, j);
-		const struct lt_verdict *uv;
-		cls[j] = (unsigned char)notify_could(s, n_v, pid, &s->threads[j], &uv);
-		uvi[j] = uv ? (size_t)(uv - s->verdicts) : 0;
-		if (cls[j] == NW_CAN && !in_set(can, n_can, pid))
-			can[n_can++] = pid;
+		const struct lt_thread *u = &s->threads[j];
+		k[j].pid = thread_pid_of(s, j);
+		k[j].idx = j;
+		if (notify_wait(u)) {
+			k[j].obj = u->futex.lock_base ? u->futex.lock_base : u->futex.uaddr;
+			k[j].space = (int32_t)u->futex.space;
+		}
+		cls[j] = (unsigned char)notify_could(s, k[j].pid, u, uvi[j] < n_v);
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct lt_thread *t = &s->threads[i];
-		const struct notify_kind *nk = notify_wait(t);
-		pid_t pid = thread_pid_of(s, i);
-		if (done[i] || in_cycle[i] || !nk || in_set(can, n_can, pid) ||
-		    stuck_verdict_of(s, s->n_verdicts, t->tid))
-			continue;
-		/* its object's waiters: one verdict, whose sender none of them is */
-		for (size_t j = i; j < n; j++)
-			done[j] |= thread_pid_of(s, j) == pid && notify_same(t, &s->threads[j]);
-		const struct lt_thread *who = NULL;
-		const struct lt_verdict *pv = NULL;
-		size_t k = 0, others = 0;
-		bool cycle = false;
-		for (size_t j = 0; j < n && !cycle; j++) {
-			const struct lt_thread *u = &s->threads[j];
-			if (thread_pid_of(s, j) != pid || notify_same(t, u))
-				continue;
-			others++;
+	qsort(k, n, sizeof(*k), nw_cmp);
+	for (size_t pa = 0, pb; pa < n; pa = pb) {
+		/* process k[pa].pid: its threads k[pa..pb) */
+		bool can = false;
+		size_t stuck = 0, first_stuck = n, n_own = 0;
+		for (pb = pa; pb < n && k[pb].pid == k[pa].pid; pb++) {
+			size_t j = k[pb].idx;
+			can |= cls[j] == NW_CAN;
 			if (cls[j] != NW_STUCK)
 				continue;
-			if (s->verdicts[uvi[j]].owner == t->tid)
-				cycle = true; /* its lock is the waiter's: the deadlock rules' */
-			else if (!k++) {
-				who = u;
-				pv = &s->verdicts[uvi[j]];
-			}
+			if (!stuck++)
+				first_stuck = j;
+			if (s->verdicts[uvi[j]].owner > 0)
+				owners[n_own++] = s->verdicts[uvi[j]].owner;
 		}
-		if (cycle || !pv)
+		if (can || !stuck)
 			continue;
-		struct lt_verdict *v = chain_into(s, t, &pv);
-		if (!v)
-			break;
-		for (size_t j = i + 1; j < s->n_threads; j++) {
-			const struct lt_thread *u = &s->threads[j];
-			if (thread_pid_of(s, j) == pid && notify_same(t, u) && !in_cycle[j] &&
-			    !stuck_verdict_of(s, n_v, u->tid) && !add_one_tid(v, u->tid)) {
+		qsort(owners, n_own, sizeof(*owners), pid_cmp);
+		size_t said = 0; /* chains of this process (the stuck verdict names 4) */
+		pid_t pid = k[pa].pid;
+		for (size_t ga = pa, gb; ga < pb; ga = gb) {
+			/* an object's waiters k[ga..gb) */
+			for (gb = ga + 1; gb < pb && k[gb].obj == k[ga].obj && k[gb].space == k[ga].space; gb++)
+				;
+			if (!k[ga].obj)
+				continue;
+			/* its waiters in no verdict yet; a stuck thread waiting for
+			 * a lock one of them holds makes a cycle, the deadlock
+			 * rules' */
+			size_t lead = n, members = 0;
+			bool cycle = false;
+			for (size_t q = ga; q < gb; q++) {
+				size_t j = k[q].idx;
+				if (in_cycle[j] || uvi[j] < n_v)
+					continue;
+				if (lead == n)
+					lead = j;
+				members++;
+			}
+			for (size_t g = ga; g < gb && !cycle && lead < n; g++)
+				cycle = bsearch(&s->threads[k[g].idx].tid, owners, n_own, sizeof(*owners), pid_cmp) != NULL;
+			if (lead == n || cycle)
+				continue;
+			const struct lt_thread *t = &s->threads[lead], *who = &s->threads[first_stuck];
+			const struct notify_kind *nk = notify_wait(t);
+			const struct lt_verdict *pv = &s->verdicts[uvi[first_stuck]];
+			size_t others = (pb - pa) - (gb - ga);
+			struct lt_verdict *v = chain_into(s, t, &pv);
+			if (!v)
+				goto out;
+			for (size_t q = ga; q < gb; q++) {
+				size_t j = k[q].idx;
+				const struct lt_thread *u = &s->threads[j];
+				if (j == lead || in_cycle[j] || uvi[j] < n_v || add_one_tid(v, u->tid))
+					continue;
 				v->explains++;
-				if (!(u->idle_src == LT_IDLE_UNKNOWN) && u->idle_s > v->longest_s)
+				if (u->idle_src != LT_IDLE_UNKNOWN && u->idle_s > v->longest_s)
 					v->longest_s = u->idle_s;
 			}
-		}
-		const struct lt_futex *f = &t->futex;
-		char lb[160], one[200], st[160] = "", subj[96];
-		lts_lock_label(f, lb, sizeof(lb));
-		if (nk->state && f->lock_state)
-			snprintf(st, sizeof(st), " (%s)", f->lock_state);
-		if (v->n_tids == 1)
-			snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
-		else
-			snprintf(subj, sizeof(subj), "%zu threads wait", v->n_tids);
-		if (others == 1)
-			snprintf(one, sizeof(one), "the only one, thread %d (%s), is itself", (int)who->tid,
-				 lt_thread_name(who));
-		else if (k == 1)
-			snprintf(one, sizeof(one), "one of them, thread %d (%s), is itself", (int)who->tid,
-				 lt_thread_name(who));
-		else
-			snprintf(one, sizeof(one), "%zu of them are stuck, among them thread %d (%s), itself", k,
-				 (int)who->tid, lt_thread_name(who));
-		struct lt_verdict *ov = &s->verdicts[pv - s->verdicts];
-		v->summary = lts_asprintf("%s %s %s %s%s for %s, which only another thread of process %d can end (a "
-					  "futex private to it), and none can now (%s asleep without a timeout); %s %s: "
-					  "%s (that it would %s once free, and that no signal handler will end the wait, "
-					  "is inferred)", subj, nk->at, f->lock_kind, lb, st, nk->for_, (int)pid,
-					  others == 1 ? "it is" : "each", one, stuck_words(ov->kind),
-					  ov->summary ? ov->summary : "?", nk->does);
-		for (size_t q = 0; q < v->n_tids && q < 8; q++) {
-			const struct lt_thread *u = lt_snapshot_find(s, v->tids[q]);
-			if (!u)
-				continue;
-			char *act = lts_thread_activity(u), dur[32];
-			lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
-			lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any thread "
-				       "of its process may end it]", (int)u->tid, lt_thread_name(u), act ? act : "?", dur,
-				       u->futex.lock_kind, u->futex.lock_state ? ": " : "",
-				       u->futex.lock_state ? u->futex.lock_state : "");
-			free(act);
-		}
-		size_t shown = 0;
-		for (size_t j = 0; j < s->n_threads; j++) {
-			const struct lt_thread *u = &s->threads[j];
-			if (thread_pid_of(s, j) != pid || j == i || notify_same(t, u))
-				continue;
-			if (shown++ == 6) {
-				lt_strlist_add(&v->evidence, "and %zu more of its threads", others - 6);
-				break;
+			const struct lt_futex *f = &t->futex;
+			char lb[160], one[200], st[160] = "", subj[96];
+			lts_lock_label(f, lb, sizeof(lb));
+			if (nk->state && f->lock_state)
+				snprintf(st, sizeof(st), " (%s)", f->lock_state);
+			if (v->n_tids == 1)
+				snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
+			else
+				snprintf(subj, sizeof(subj), "%zu threads wait", v->n_tids);
+			if (others == 1)
+				snprintf(one, sizeof(one), "the only one, thread %d (%s), is itself", (int)who->tid,
+					 lt_thread_name(who));
+			else if (stuck == 1)
+				snprintf(one, sizeof(one), "one of them, thread %d (%s), is itself", (int)who->tid,
+					 lt_thread_name(who));
+			else
+				snprintf(one, sizeof(one), "%zu of them are stuck, among them thread %d (%s), itself",
+					 stuck, (int)who->tid, lt_thread_name(who));
+			struct lt_verdict *ov = &s->verdicts[pv - s->verdicts];
+			v->summary = lts_asprintf("%s %s %s %s%s for %s, which only another thread of process %d can "
+						  "end (a futex private to it), and none can now (%s asleep without a "
+						  "timeout); %s %s: %s (that it would %s once free, and that no signal "
+						  "handler will end the wait, is inferred)", subj, nk->at, f->lock_kind, lb,
+						  st, nk->for_, (int)pid, others == 1 ? "it is" : "each", one,
+						  stuck_words(ov->kind), ov->summary ? ov->summary : "?", nk->does);
+			for (size_t q = 0; q < v->n_tids && q < 8; q++) {
+				const struct lt_thread *u = lt_snapshot_find(s, v->tids[q]);
+				if (!u)
+					continue;
+				char *act = lts_thread_activity(u), dur[32];
+				lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
+				lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any "
+					       "thread of its process may end it]", (int)u->tid, lt_thread_name(u),
+					       act ? act : "?", dur, u->futex.lock_kind, u->futex.lock_state ? ": " : "",
+					       u->futex.lock_state ? u->futex.lock_state : "");
+				free(act);
 			}
-			char *act = lts_thread_activity(u);
-			lt_strlist_add(&v->evidence, "its own thread %d (%s) %s: %s", (int)u->tid, lt_thread_name(u),
-				       act ? act : "?", cls[j] == NW_STUCK ? stuck_words(s->verdicts[uvi[j]].kind)
-				       : lts_runtime_idle(u)
-				       ? "a runtime's own thread, idle" : "asleep, with no way to send it now");
-			free(act);
+			if (v->n_tids > 8)
+				lt_strlist_add(&v->evidence, "and %zu more waiters", v->n_tids - 8);
+			size_t shown = 0;
+			for (size_t q = pa; q < pb; q++) {
+				size_t j = k[q].idx;
+				const struct lt_thread *u = &s->threads[j];
+				if (q >= ga && q < gb)
+					continue;
+				if (shown++ == 6) {
+					lt_strlist_add(&v->evidence, "and %zu more of its threads", others - 6);
+					break;
+				}
+				char *act = lts_thread_activity(u);
+				lt_strlist_add(&v->evidence, "its own thread %d (%s) %s: %s", (int)u->tid, lt_thread_name(u),
+					       act ? act : "?", cls[j] == NW_STUCK ? stuck_words(s->verdicts[uvi[j]].kind)
+					       : lts_runtime_idle(u) ? "a runtime's own thread, idle"
+								     : "asleep, with no way to send it now");
+				free(act);
+			}
+			if (said++ >= 4)
+				continue;
+			waited_by_evidence(v, s, t);
+			lt_strlist_add(&ov->evidence, "waited for by: %s %s %s %s, for %s: thread %d (%s) would %s once "
+				       "free (inferred)", subj, nk->at, f->lock_kind, lb, nk->for_, (int)who->tid,
+				       lt_thread_name(who), nk->does);
 		}
-		waited_by_evidence(v, s, t);
-		lt_strlist_add(&ov->evidence, "waited for by: %s %s %s %s, for %s: thread %d (%s) would %s once "
-			       "free (inferred)", subj, nk->at, f->lock_kind, lb, nk->for_, (int)who->tid,
-			       lt_thread_name(who), nk->does);
+		if (said > 4)
+			lt_strlist_add(&s->verdicts[uvi[first_stuck]].evidence, "waited for by: and %zu more waits of "
+				       "process %d for a signal (inferred)", said - 4, (int)pid);
 	}
 out:
 	free(cls);
-	free(done);
 	free(uvi);
-	free(can);
+	free(k);
+	free(owners);
 }
 
 /* ---- a party that waits only on the waiter ----
