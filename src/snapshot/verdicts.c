@@ -2310,6 +2310,53 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	free(quiet_marks);
 }
 
+/* ---- a wait for a thread that is not stuck ----
+ *
+ * A runtime's wait for another thread to finish (Java's Thread.join() and
+ * FutureTask.get(), OCaml's Thread.join and Domain.join: a lock of a
+ * lt_done_kind_of kind, held by that thread) is a lock wait only when
+ * that thread's own state shows it blocked: asleep with no timeout in a
+ * lock wait, a join or get() of a thread so blocked, or I/O, a child or
+ * signal wait.  One that runs, sleeps on a timer (Thread.sleep), or idles
+ * in an event wait (a futex with no owner: a condition variable, a park
+ * with no holder, a BlockingQueue's take(); a poll) ends when it does,
+ * and nothing shows that it will not: the wait is no lock wait, as a C or
+ * Python join of such a thread is none.  It is a chain into the thread's
+ * verdict if a later rule finds it stuck (waitfor_verdicts.c, join_pass),
+ * and else counted with the joins in the IDLE or OK verdict. */
+static bool done_holder_blocked(const struct lt_snapshot *s, const struct lt_thread *o, int depth)
+{
+	if (!o || busy(o) || o->sc.state != LT_SC_IN_SYSCALL)
+		return false;
+	const struct lt_futex *f = &o->futex;
+	/* a join of a join: as blocked as the thread at its end (a cycle of
+	 * joins is a deadlock, found before) */
+	if (o->wait == LT_WAIT_FUTEX && f->is_wait && !f->timeout_ptr && depth < 16 &&
+	    (done_lock(s, f) || (f->owner_kind == LT_OWNER_JOIN && f->owner > 0)))
+		return f->owner == o->tid || done_holder_blocked(s, lt_snapshot_find(s, f->owner), depth + 1);
+	if (timed_any(s, o) || java_sleep(o) || runtime_idle(o))
+		return false;
+	switch (o->wait) {
+	case LT_WAIT_FUTEX:
+		return lock_wait(o);
+	case LT_WAIT_POLL:
+	case LT_WAIT_SLEEP:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* T waits for another thread to finish that nothing shows blocked. */
+static bool done_wait_free(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || !done_lock(s, f))
+		return false;
+	const struct lt_thread *o = lt_snapshot_find(s, f->owner);
+	return o != t && !done_holder_blocked(s, o, 0);
+}
+
 static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *in_cycle)
 {
 	size_t n = s->n_threads, m = 0;
@@ -2317,7 +2364,7 @@ static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *
 	if (!w)
 		return;
 	for (size_t i = 0; i < n; i++)
-		if (!in_cycle[i] && lock_wait(&s->threads[i]))
+		if (!in_cycle[i] && lock_wait(&s->threads[i]) && !done_wait_free(s, &s->threads[i]))
 			w[m++] = waiter_of(s, i, lock_key(&s->threads[i].futex));
 	qsort(w, m, sizeof(*w), waiter_cmp);
 	for (size_t a = 0; a < m;) {
@@ -2358,7 +2405,8 @@ static void find_rt_blocked_holders(struct lt_snapshot *s, int min_waiters, cons
 	for (size_t li = 0; li < s->n_rtlocks; li++) {
 		const struct lt_rtlock *l = &s->rtlocks[li];
 		const struct lt_thread *o = rt_blocked_holder(s, li);
-		if (!o || l->waiters_named)
+		/* a joined thread or a task's runner holds nothing others take */
+		if (!o || l->waiters_named || lt_done_kind_of(l->kind))
 			continue;
 		size_t asleep = 0, runnable = 0;
 		for (size_t i = 0; i < s->n_threads; i++) {
@@ -2682,7 +2730,7 @@ static void nobody_left_to_wake(struct lt_snapshot *s, size_t condvar, size_t jo
 
 static void classify_rest(struct lt_snapshot *s)
 {
-	size_t running = 0, io = 0, condvar = 0, joins = 0, locks = 0, other = 0, unreadable = 0;
+	size_t running = 0, io = 0, condvar = 0, joins = 0, locks = 0, other = 0, unreadable = 0, rt_done = 0;
 	size_t by_kind[LT_WAIT_OTHER + 1] = { 0 };
 	size_t sock = 0, pipe = 0, fifo = 0; /* of by_kind[LT_WAIT_IO] */
 	size_t fifo_open = 0; /* an open() of a FIFO waiting for its other end (waitfor.c) */
@@ -2717,6 +2765,8 @@ static void classify_rest(struct lt_snapshot *s)
 				condvar++;
 			else if (t->futex.is_wait && t->futex.owner_kind == LT_OWNER_JOIN)
 				joins++; /* waits for a thread to exit, not for a lock */
+			else if (t->futex.is_wait && done_lock(s, &t->futex))
+				rt_done++; /* a runtime's join or get() (done_wait_free) */
 			else if (t->futex.is_wait)
 				locks++;
 			else
@@ -2791,6 +2841,9 @@ static void classify_rest(struct lt_snapshot *s)
 				       "unchanged (condition variables, semaphores)", condvar);
 		if (joins)
 			lt_strlist_add(&v->evidence, "%zu wait in pthread_join for another thread", joins);
+		if (rt_done)
+			lt_strlist_add(&v->evidence, "%zu wait in a runtime's join or get() for a thread that is "
+				       "not blocked (running, asleep on a timer or idle)", rt_done);
 		lts_wf_idle_evidence(v, s);
 		return;
 	}
@@ -2848,7 +2901,7 @@ static void classify_rest(struct lt_snapshot *s)
 		if (v->n_tids > 8)
 			lt_strlist_add(&v->evidence, "and %zu more", v->n_tids - 8);
 		lt_strlist_add(&v->evidence, "%zu in I/O, sleep, child or signal waits (%s), %zu on futexes without owner, %zu joining, "
-			       "%zu on owned locks, %zu in other calls", io, kinds, condvar, joins, locks, other);
+			       "%zu on owned locks, %zu in other calls", io, kinds, condvar, joins + rt_done, locks, other);
 		return;
 	}
 	if (running == 0 && io == 0 && locks == 0 && other == 0 && condvar > 0 && !unreadable &&
@@ -2864,7 +2917,7 @@ static void classify_rest(struct lt_snapshot *s)
 			       unreadable, s->n_threads);
 	v->summary = lts_asprintf("nothing suspicious: no lock cycle, no lost wake-up, no convoy");
 	lt_strlist_add(&v->evidence, "%zu running or busy, %zu in I/O, sleep, child or signal waits (%s), %zu on futexes without owner, "
-		       "%zu joining, %zu on owned locks, %zu other", running, io, kinds, condvar, joins,
+		       "%zu joining, %zu on owned locks, %zu other", running, io, kinds, condvar, joins + rt_done,
 		       locks, other);
 	if (running == 0 && io == 0 && locks == 0 && other == 0 && condvar > 0)
 		lt_strlist_add(&v->evidence, "no thread is running or doing I/O: every thread waits on a "

@@ -17,6 +17,7 @@
 #include "appwait.h"
 #include "filelock.h"
 #include "locktrace/calls.h"
+#include "lockmodel.h"
 #include "snapshot.h"
 #include "waitfor.h"
 #include "snapshot_int.h"
@@ -1240,13 +1241,26 @@ static void own_loop_chains(struct lt_snapshot *s, const bool *in_cycle)
  * process is (into_pass), and that verdict says who waits for it.  A
  * joined thread in no such verdict (asleep on a timer, running, idle)
  * makes no chain: the join is counted in the IDLE or OK verdict.  A
- * runtime's own joins (Java's, OCaml's) are lock waits on a runtime lock
- * (verdicts.c, lock_group) and are not followed here. */
-static const struct lt_done_kind *join_kind(const struct lt_thread *t)
+ * runtime's own waits for a thread to finish (Java's Thread.join() and
+ * FutureTask.get(), OCaml's joins: a runtime lock of a done kind, held by
+ * that thread) are lock waits when the thread's own state shows it
+ * blocked (verdicts.c, lock_group); the others, in no verdict yet, are
+ * followed here as C's are.  *RL: the runtime lock, or NULL. */
+static const struct lt_done_kind *join_kind(const struct lt_snapshot *s, const struct lt_thread *t,
+					    const struct lt_rtlock **rl)
 {
 	const struct lt_futex *f = &t->futex;
-	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->owner_kind != LT_OWNER_JOIN || f->owner <= 0)
+	*rl = NULL;
+	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->owner <= 0)
 		return NULL;
+	if (f->owner_kind != LT_OWNER_JOIN) {
+		const struct lt_rtlock *l = f->rtlock && f->rtlock <= s->n_rtlocks ? &s->rtlocks[f->rtlock - 1] : NULL;
+		const struct lt_done_kind *dk = l ? lt_done_kind_of(l->kind) : NULL;
+		if (!dk || !l->wait_call || l->holder != f->owner)
+			return NULL;
+		*rl = l;
+		return dk;
+	}
 	const struct lt_done_kind *dk = lt_done_kind_of(f->lock_kind);
 	return dk && dk->exit ? dk : NULL;
 }
@@ -1265,7 +1279,8 @@ static void join_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		const struct lt_futex *f = &t->futex;
-		const struct lt_done_kind *dk = join_kind(t);
+		const struct lt_rtlock *rl;
+		const struct lt_done_kind *dk = join_kind(s, t, &rl);
 		/* a timed join (pthread_timedjoin_np, join(timeout)) ends by itself */
 		if (in_cycle[i] || !dk || !asleep(t) || f->timeout_ptr || stuck_verdict_of(s, s->n_verdicts, t->tid))
 			continue;
@@ -1283,22 +1298,28 @@ static void join_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		if (dk->els)
 			snprintf(orelse, sizeof(orelse), " (or on %s)", dk->els);
 		lts_fmt_duration(t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s, dur, sizeof(dur));
-		v->summary = lts_asprintf("thread %d (%s) waits in %s for thread %d (%s) to exit, which is itself "
-					  "%s: %s; the wait ends when %s%s", (int)t->tid, lt_thread_name(t),
-					  dk->wait_call, (int)o->tid, lt_thread_name(o), words,
-					  ov->summary ? ov->summary : "?", dk->done_what, orelse);
+		/* "for thread 9 (w) to exit"; a task's: "for the task
+		 * java.util.concurrent.FutureTask@0x..., run by thread 9 (w)" */
+		char *for_what = dk->exit ? lts_asprintf("for thread %d (%s) to exit", (int)o->tid, lt_thread_name(o))
+				 : lts_asprintf("for %s%s, %s thread %d (%s)", dk->what, rl && rl->name ? rl->name : "?",
+						dk->run_by, (int)o->tid, lt_thread_name(o));
+		v->summary = lts_asprintf("thread %d (%s) waits in %s %s, which is itself %s: %s; the wait ends "
+					  "when %s%s", (int)t->tid, lt_thread_name(t), dk->wait_call,
+					  for_what ? for_what : "?", words, ov->summary ? ov->summary : "?",
+					  dk->done_what, orelse);
 		char lb[160];
-		lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s for thread %d (%s) to exit, for %s [sleeps "
-			       "on %s: %s%s%s]", (int)t->tid, lt_thread_name(t), dk->wait_call, (int)o->tid,
-			       lt_thread_name(o), dur, lts_lock_label(f, lb, sizeof(lb)), f->lock_kind,
+		lt_strlist_add(&v->evidence, "thread %d (%s) waits in %s %s, for %s [sleeps on %s: %s%s%s]",
+			       (int)t->tid, lt_thread_name(t), dk->wait_call, for_what ? for_what : "?", dur,
+			       lts_lock_label(f, lb, sizeof(lb)), rl ? rl->kind : f->lock_kind,
 			       f->lock_state ? ", " : "", f->lock_state ? f->lock_state : "");
 		char *oa = lts_thread_activity(o);
-		lt_strlist_add(&v->evidence, "joined thread %d (%s) %s: %s", (int)o->tid, lt_thread_name(o),
-			       oa ? oa : "?", words);
+		lt_strlist_add(&v->evidence, "%s %d (%s) %s: %s", dk->exit ? "joined thread" : "the task's runner, thread",
+			       (int)o->tid, lt_thread_name(o), oa ? oa : "?", words);
 		free(oa);
 		waited_by_evidence(v, s, t);
-		lt_strlist_add(&ov->evidence, "waited for by: thread %d (%s) in %s, for thread %d (%s) to exit",
-			       (int)t->tid, lt_thread_name(t), dk->wait_call, (int)o->tid, lt_thread_name(o));
+		lt_strlist_add(&ov->evidence, "waited for by: thread %d (%s) in %s, %s", (int)t->tid, lt_thread_name(t),
+			       dk->wait_call, for_what ? for_what : "?");
+		free(for_what);
 	}
 }
 

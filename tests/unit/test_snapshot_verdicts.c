@@ -1608,3 +1608,169 @@ Test(verdict_deadlock, inferred_cycles_on_a_big_table)
 	cr_expect_lt(cpu, 2.0);
 	lt_snapshot_free(s);
 }
+
+/* ---- waits for a thread to finish that is not stuck (Java's and OCaml's
+ * joins, FutureTask.get()) and the order of chains ---- */
+
+/* Runtime lock number K+1 of S (room for 4): a done kind's (a Java
+ * Thread's monitor in join(), a FutureTask), held by HOLDER. */
+static unsigned done_rtlock(struct lt_snapshot *s, const char *kind, const char *wait_call, const char *name,
+			    pid_t holder)
+{
+	if (!s->rtlocks)
+		s->rtlocks = calloc(4, sizeof(*s->rtlocks));
+	cr_assert(s->rtlocks && s->n_rtlocks < 4);
+	struct lt_rtlock *l = &s->rtlocks[s->n_rtlocks++];
+	l->model = "hotspot";
+	l->kind = kind;
+	l->name = strdup(name);
+	l->base = 0x69ec00000 + 0x1000 * (uint64_t)s->n_rtlocks;
+	l->held = 1;
+	l->waiters = -1;
+	l->waiters_named = true;
+	l->holder = holder;
+	l->wait_call = wait_call;
+	l->holder_how = strdup("the runtime's fields");
+	return (unsigned)s->n_rtlocks;
+}
+
+/* Thread T (TID) in KIND's wait (Thread.join(), FutureTask.get()) for
+ * HOLDER, on runtime lock RL. */
+static void done_waiter(struct lt_snapshot *s, struct lt_thread *t, pid_t tid, const char *comm, unsigned rl,
+			double idle)
+{
+	const struct lt_rtlock *l = &s->rtlocks[rl - 1];
+	futex_wait(t, tid, comm, 0x7f00000 + 0x100 * (uint64_t)tid, 0, 0, LT_OWNER_RUNTIME, l->holder, idle);
+	t->futex.rtlock = rl;
+	t->futex.lock_kind = l->kind;
+	t->futex.lock_name = strdup(l->name);
+	t->futex.lock_base = l->base;
+}
+
+static const struct lt_verdict *verdict_naming(const struct lt_snapshot *s, pid_t tid, size_t *at)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+			if (s->verdicts[i].tids[k] == tid) {
+				if (at)
+					*at = i;
+				return &s->verdicts[i];
+			}
+	return NULL;
+}
+
+/* A Java Thread.join() (or OCaml's, or a FutureTask.get()) of thread 51 in
+ * the state SET gives it, beside a running thread 52 (a JVM has some): no
+ * verdict names the joiner 50, and the whole process is OK, the join
+ * counted with the joins. */
+static void free_join_case(const char *kind, const char *wait_call, void (*set)(struct lt_thread *))
+{
+	struct lt_snapshot *s = table(3);
+	unsigned rl = done_rtlock(s, kind, wait_call, "java.lang.Thread@0x69ec79e60", 51);
+	done_waiter(s, &s->threads[0], 50, "joiner", rl, 30);
+	set(&s->threads[1]);
+	running(&s->threads[2], 52, "main");
+	lt_snapshot_diagnose(s, NULL);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert(!verdict_naming(s, 50, NULL), "the joiner in: %s", s->verdicts[i].summary);
+	cr_assert_eq(s->n_verdicts, 1, "%s", s->n_verdicts ? s->verdicts[0].summary : "-");
+	cr_assert(s->verdicts[0].kind == LT_VERDICT_OK || s->verdicts[0].kind == LT_VERDICT_IDLE, "%s",
+		  s->verdicts[0].summary);
+	cr_assert(tl_strlist_has(&s->verdicts[0].evidence, "1 joining") ||
+		  tl_strlist_has(&s->verdicts[0].evidence, "1 wait in a runtime's join or get() for a thread that is not "
+					 "blocked"), "%s", s->verdicts[0].evidence.n ? s->verdicts[0].evidence.v[0] : "-");
+	lt_snapshot_free(s);
+}
+
+static void set_running(struct lt_thread *t)
+{
+	running(t, 51, "busy");
+}
+
+/* Thread.sleep(): HotSpot parks on a timed condition variable */
+static void set_sleeping(struct lt_thread *t)
+{
+	futex_wait(t, 51, "sleeper", 0x7100, 0, 0, LT_OWNER_NONE, 0, 30);
+	t->futex.lock_kind = "condition variable";
+	t->futex.timeout_ptr = 0x7ffd0000;
+}
+
+/* a park with no holder (a BlockingQueue's take()) */
+static void set_idle(struct lt_thread *t)
+{
+	futex_wait(t, 51, "idler", 0x7100, 0, 0, LT_OWNER_NONE, 0, 30);
+	t->futex.lock_kind = "condition variable";
+}
+
+Test(verdict_done_wait, java_join_of_a_running_thread_is_no_lock_wait)
+{
+	free_join_case(LT_KIND_JAVA_JOIN, "Thread.join()", set_running);
+}
+
+Test(verdict_done_wait, java_join_of_a_thread_asleep_on_a_timer_is_no_lock_wait)
+{
+	free_join_case(LT_KIND_JAVA_JOIN, "Thread.join()", set_sleeping);
+}
+
+Test(verdict_done_wait, java_join_of_an_idle_thread_is_no_lock_wait)
+{
+	free_join_case(LT_KIND_JAVA_JOIN, "Thread.join()", set_idle);
+}
+
+Test(verdict_done_wait, future_get_of_a_running_runner_is_no_lock_wait)
+{
+	free_join_case(LT_KIND_JAVA_FUTURE, "FutureTask.get()", set_running);
+}
+
+Test(verdict_done_wait, ocaml_thread_join_of_a_running_thread_is_no_lock_wait)
+{
+	free_join_case(LT_KIND_OCAML_THREAD_JOIN, "Thread.join", set_running);
+}
+
+/* A join of a join of a running thread: neither joiner is stuck. */
+Test(verdict_done_wait, a_join_of_a_joiner_of_a_running_thread_is_no_lock_wait)
+{
+	struct lt_snapshot *s = table(3);
+	unsigned r1 = done_rtlock(s, LT_KIND_JAVA_JOIN, "Thread.join()", "java.lang.Thread@0x1", 51);
+	unsigned r2 = done_rtlock(s, LT_KIND_JAVA_JOIN, "Thread.join()", "java.lang.Thread@0x2", 52);
+	done_waiter(s, &s->threads[0], 50, "j1", r1, 30);
+	done_waiter(s, &s->threads[1], 51, "j2", r2, 20);
+	running(&s->threads[2], 52, "busy");
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_null(verdict_naming(s, 50, NULL), "%s", s->verdicts[0].summary);
+	cr_assert_null(verdict_naming(s, 51, NULL), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+
+
+/* A get() of a task whose runner idles on a condition variable, which
+ * turns out a lost wake-up: no lock wait of its own, but a chain into the
+ * runner's verdict, in get()'s words, after it. */
+Test(verdict_done_wait, future_get_of_a_runner_in_a_lost_wakeup_is_a_chain_into_it)
+{
+	struct lt_snapshot *s = table(3);
+	unsigned rl = done_rtlock(s, LT_KIND_JAVA_FUTURE, "FutureTask.get()",
+				  "java.util.concurrent.FutureTask@0x69ec79cb0", 51);
+	done_waiter(s, &s->threads[0], 50, "getter", rl, 60);
+	futex_wait(&s->threads[1], 51, "runner", 0x7100, 0, 3, LT_OWNER_NONE, 0, 30);
+	s->threads[1].futex.lock_kind = "condition variable";
+	running(&s->threads[2], 52, "main");
+	lt_snapshot_diagnose(s, NULL);
+	size_t gat = 0, rat = 0;
+	const struct lt_verdict *g = verdict_naming(s, 50, &gat), *r = verdict_naming(s, 51, &rat);
+	cr_assert(g && r && g != r, "%s", s->n_verdicts ? s->verdicts[0].summary : "-");
+	cr_assert_eq(r->kind, LT_VERDICT_LOST_WAKEUP, "%s", r->summary);
+	cr_assert_eq(g->kind, LT_VERDICT_WAIT_CHAIN, "%s", g->summary);
+	cr_assert(!strncmp(g->summary, "thread 50 (getter) waits in FutureTask.get() for the task "
+			   "java.util.concurrent.FutureTask@0x69ec79cb0, run by thread 51 (runner), which is itself in a "
+			   "lost wake-up: ", 159), "%s", g->summary);
+	cr_assert(strstr(g->summary, "; the wait ends when the task ends (or on a cancel() from any thread)"), "%s",
+		  g->summary);
+	cr_assert(tl_strlist_has(&r->evidence, "waited for by: thread 50 (getter) in FutureTask.get(), for the task "
+					       "java.util.concurrent.FutureTask@0x69ec79cb0, run by thread 51 (runner)"));
+	(void)rat;
+	(void)gat;
+	lt_snapshot_free(s);
+}
+
