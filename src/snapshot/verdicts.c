@@ -2926,9 +2926,85 @@ static void classify_rest(struct lt_snapshot *s)
 
 /* ---- ranking ---- */
 
+static bool names_tid(const struct lt_verdict *v, pid_t tid)
+{
+	for (size_t k = 0; k < v->n_tids; k++)
+		if (v->tids[k] == tid)
+			return true;
+	return false;
+}
+
+/* The verdict among the first N of S that verdict VI leads into: one of
+ * VI's threads waits for another thread to finish (a join, a get(): the
+ * lock wait a done kind makes, or a chain into the joined thread's
+ * verdict) and that thread is among the other verdict's own.  -1: none
+ * (a deadlock leads nowhere: its cycle is its own cause). */
+static long leads_into(const struct lt_snapshot *s, size_t n, size_t vi)
+{
+	const struct lt_verdict *v = &s->verdicts[vi];
+	if (v->kind == LT_VERDICT_DEADLOCK)
+		return -1;
+	for (size_t k = 0; k < v->n_tids; k++) {
+		const struct lt_thread *t = lt_snapshot_find(s, v->tids[k]);
+		const struct lt_futex *f = t ? &t->futex : NULL;
+		if (!f || t->wait != LT_WAIT_FUTEX || !f->is_wait || f->owner <= 0 || f->owner == t->tid ||
+		    (f->owner_kind != LT_OWNER_JOIN && !done_lock(s, f)))
+			continue;
+		for (size_t u = 0; u < n; u++)
+			if (u != vi && s->verdicts[u].kind != LT_VERDICT_IDLE && s->verdicts[u].kind != LT_VERDICT_OK &&
+			    s->verdicts[u].kind != LT_VERDICT_UNKNOWN && names_tid(&s->verdicts[u], f->owner))
+				return (long)u;
+	}
+	return -1;
+}
+
+static void lead_emit(const long *lead, size_t i, bool *done, bool *open, size_t *out, size_t *k)
+{
+	if (done[i] || open[i])
+		return;
+	open[i] = true;
+	if (lead[i] >= 0)
+		lead_emit(lead, (size_t)lead[i], done, open, out, k);
+	open[i] = false;
+	done[i] = true;
+	out[(*k)++] = i;
+}
+
+/* The order of the M verdicts IDX (indices into S's) with each one that
+ * leads into another of them (leads_into) right after it: the cause
+ * first, then what waits behind it, the cause moved up to its first
+ * waiter's place.  OUT gets M indices; false when out of memory (IDX's
+ * order is then kept). */
+static bool cause_first(const struct lt_snapshot *s, const size_t *idx, size_t m, size_t *out)
+{
+	long *lead = malloc((m ? m : 1) * sizeof(*lead));
+	bool *done = calloc(m ? m : 1, sizeof(*done)), *open = calloc(m ? m : 1, sizeof(*open));
+	bool ok = lead && done && open;
+	for (size_t i = 0; ok && i < m; i++) {
+		long u = leads_into(s, s->n_verdicts, idx[i]);
+		lead[i] = -1;
+		for (size_t j = 0; u >= 0 && j < m; j++)
+			if (idx[j] == (size_t)u)
+				lead[i] = (long)j;
+	}
+	size_t k = 0;
+	for (size_t i = 0; ok && i < m; i++)
+		lead_emit(lead, i, done, open, out, &k);
+	for (size_t i = 0; i < m; i++)
+		out[i] = ok ? idx[out[i]] : idx[i];
+	free(lead);
+	free(done);
+	free(open);
+	return ok;
+}
+
+/* A folded verdict's "waited for by:" lines kept, the first few. */
+#define FOLD_WAITED_BY 3
+
 /* Repeated one-thread lock waits (each on its own lock) fold into one
  * verdict, so that the list stays readable and the first line stays the
- * answer. */
+ * answer.  A cause comes before what waits for it (cause_first), and each
+ * keeps its first "waited for by:" lines. */
 static void fold_singles(struct lt_snapshot *s)
 {
 	size_t singles = 0;
@@ -2936,7 +3012,33 @@ static void fold_singles(struct lt_snapshot *s)
 		singles += s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && s->verdicts[i].n_tids == 1;
 	if (singles < 3)
 		return;
+	size_t *idx = malloc(singles * sizeof(*idx)), *ord = malloc(singles * sizeof(*ord)), m = 0;
+	if (!idx || !ord) {
+		free(idx);
+		free(ord);
+		return;
+	}
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && s->verdicts[i].n_tids == 1)
+			idx[m++] = i;
+	cause_first(s, idx, m, ord);
 	struct lt_verdict fold = { .kind = LT_VERDICT_LOCK_WAIT, .longest_s = -1 };
+	for (size_t j = 0; j < m; j++) {
+		struct lt_verdict *v = &s->verdicts[ord[j]];
+		lts_verdict_add(&fold, v->tids[0], v->n_locks ? v->locks[0] : 0, true);
+		lt_strlist_add(&fold.evidence, "%s", v->summary ? v->summary : "?");
+		size_t by = 0;
+		for (size_t e = 0; e < v->evidence.n; e++)
+			if (!strncmp(v->evidence.v[e], "waited for by: ", 15) && by++ < FOLD_WAITED_BY)
+				lt_strlist_add(&fold.evidence, "%s", v->evidence.v[e]);
+		if (by > FOLD_WAITED_BY)
+			lt_strlist_add(&fold.evidence, "waited for by: and %zu more", by - FOLD_WAITED_BY);
+		fold.explains += v->explains;
+		if (v->longest_s > fold.longest_s)
+			fold.longest_s = v->longest_s;
+	}
+	free(idx);
+	free(ord);
 	size_t keep = 0;
 	for (size_t i = 0; i < s->n_verdicts; i++) {
 		struct lt_verdict *v = &s->verdicts[i];
@@ -2944,11 +3046,6 @@ static void fold_singles(struct lt_snapshot *s)
 			s->verdicts[keep++] = *v;
 			continue;
 		}
-		lts_verdict_add(&fold, v->tids[0], v->n_locks ? v->locks[0] : 0, true);
-		lt_strlist_add(&fold.evidence, "%s", v->summary ? v->summary : "?");
-		fold.explains += v->explains;
-		if (v->longest_s > fold.longest_s)
-			fold.longest_s = v->longest_s;
 		lt_verdict_clear(v);
 	}
 	char list[160];
@@ -2984,6 +3081,22 @@ static void rank(struct lt_snapshot *s)
 	/* qsort is not stable: ties fall back to the kind, then stay in
 	 * input order by the explicit index kept in the comparison above */
 	qsort(s->verdicts, s->n_verdicts, sizeof(*s->verdicts), rank_cmp);
+	/* then a wait for a thread to finish after the verdict of that
+	 * thread (a join of a thread in a lock wait: the lock wait first),
+	 * as a chain is said from its cause */
+	size_t n = s->n_verdicts;
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), *ord = malloc((n ? n : 1) * sizeof(*ord));
+	struct lt_verdict *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	for (size_t i = 0; idx && i < n; i++)
+		idx[i] = i;
+	if (idx && ord && sorted && cause_first(s, idx, n, ord)) {
+		for (size_t i = 0; i < n; i++)
+			sorted[i] = s->verdicts[ord[i]];
+		memcpy(s->verdicts, sorted, n * sizeof(*sorted));
+	}
+	free(idx);
+	free(ord);
+	free(sorted);
 }
 
 int lt_snapshot_diagnose(struct lt_snapshot *s, const struct lt_verdict_opts *o)

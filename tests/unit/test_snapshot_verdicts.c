@@ -1742,7 +1742,50 @@ Test(verdict_done_wait, a_join_of_a_joiner_of_a_running_thread_is_no_lock_wait)
 	lt_snapshot_free(s);
 }
 
+/* The join of a thread blocked on a lock is said as before, after the
+ * lock wait it leads to, though the joiner has waited longer. */
+Test(verdict_done_wait, java_join_of_a_lock_waiter_is_said_after_its_lock_wait)
+{
+	struct lt_snapshot *s = table(3);
+	unsigned rl = done_rtlock(s, LT_KIND_JAVA_JOIN, "Thread.join()", "java.lang.Thread@0x69ec79e60", 51);
+	done_waiter(s, &s->threads[0], 50, "joiner", rl, 60);
+	futex_wait(&s->threads[1], 51, "locked", LA, 2, 2, LT_OWNER_MUTEX, 52, 5);
+	in_io(&s->threads[2], 52, "holder", 0, 3, LT_FD_PIPE, 30);
+	lt_snapshot_diagnose(s, NULL);
+	size_t jat = 0, lat = 0;
+	const struct lt_verdict *j = verdict_naming(s, 50, &jat), *l = verdict_naming(s, 51, &lat);
+	cr_assert(j && l && j != l);
+	cr_assert_eq(j->kind, LT_VERDICT_LOCK_WAIT, "%s", j->summary);
+	cr_assert_eq(j->owner, 51);
+	cr_assert(!strncmp(j->summary, "1 thread waits in Thread.join() for thread 51 (locked) to exit, which has been "
+			   "blocked in futex(0x5000) for 5.0 s: the wait ends when it exits (or on an interrupt)", 162), "%s",
+		  j->summary);
+	cr_assert_eq(l->kind, LT_VERDICT_LOCK_WAIT, "%s", l->summary);
+	cr_assert_eq(l->owner, 52);
+	cr_assert_lt(lat, jat, "the lock wait (%zu) before the join into it (%zu): %s", lat, jat, s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
 
+/* A C pthread_join of a thread in a lock wait whose holder is not
+ * recorded: a chain into it, said after it, though the chain's joiner has
+ * waited longer (both explain one thread). */
+Test(verdict_done_wait, a_join_chain_comes_after_the_lock_wait_it_leads_to)
+{
+	struct lt_snapshot *s = table(3);
+	futex_wait(&s->threads[0], 50, "main", 0x7f0000, 51, 51, LT_OWNER_JOIN, 51, 60);
+	s->threads[0].futex.lock_kind = LT_KIND_PTHREAD_JOIN;
+	futex_wait(&s->threads[1], 51, "locked", LA, 2, 2, LT_OWNER_NONE, 0, 5);
+	in_io(&s->threads[2], 52, "other", 0, 3, LT_FD_PIPE, 30);
+	lt_snapshot_diagnose(s, NULL);
+	size_t jat = 0, lat = 0;
+	const struct lt_verdict *j = verdict_naming(s, 50, &jat), *l = verdict_naming(s, 51, &lat);
+	cr_assert(j && l && j != l);
+	cr_assert_eq(j->kind, LT_VERDICT_WAIT_CHAIN, "%s", j->summary);
+	cr_assert_eq(l->kind, LT_VERDICT_LOCK_WAIT, "%s", l->summary);
+	cr_assert_lt(lat, jat, "the lock wait (%zu) before the chain into it (%zu): %s", lat, jat,
+		     s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
 
 /* A get() of a task whose runner idles on a condition variable, which
  * turns out a lost wake-up: no lock wait of its own, but a chain into the
@@ -1769,8 +1812,56 @@ Test(verdict_done_wait, future_get_of_a_runner_in_a_lost_wakeup_is_a_chain_into_
 		  g->summary);
 	cr_assert(tl_strlist_has(&r->evidence, "waited for by: thread 50 (getter) in FutureTask.get(), for the task "
 					       "java.util.concurrent.FutureTask@0x69ec79cb0, run by thread 51 (runner)"));
-	(void)rat;
-	(void)gat;
+	cr_assert_lt(rat, gat, "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);
 }
 
+/* One-thread lock waits folded into one verdict keep each one's first
+ * "waited for by:" lines (5 C joins of thread 11: 3 and "and 2 more"),
+ * and a Java join of one of them comes after it. */
+Test(verdict_rank, folded_lock_waits_keep_their_waited_for_by_lines_and_their_order)
+{
+	struct lt_snapshot *s = table(11);
+	unsigned rl = done_rtlock(s, LT_KIND_JAVA_JOIN, "Thread.join()", "java.lang.Thread@0x69ec79e60", 12);
+	done_waiter(s, &s->threads[0], 9, "jjoiner", rl, 90);
+	/* 10, 11, 12: one lock each, 10's and 12's held by 13 in read(), 11's holder not recorded */
+	futex_wait(&s->threads[1], 10, "w10", 0x8000, 2, 2, LT_OWNER_MUTEX, 13, 1);
+	futex_wait(&s->threads[2], 11, "w11", 0x8040, 2, 2, LT_OWNER_NONE, 0, 1);
+	/* above the join's lock: its waiter is found (and its verdict made) first */
+	futex_wait(&s->threads[3], 12, "w12", 0x900000000, 2, 2, LT_OWNER_MUTEX, 13, 1);
+	in_io(&s->threads[4], 13, "holder", 0, 3, LT_FD_PIPE, 30);
+	for (int i = 0; i < 5; i++) {
+		futex_wait(&s->threads[5 + i], 20 + i, "cjoin", 0x7f0000 + 0x100 * (uint64_t)i, 11, 11, LT_OWNER_JOIN, 11,
+			   5);
+		s->threads[5 + i].futex.lock_kind = LT_KIND_PTHREAD_JOIN;
+	}
+	running(&s->threads[10], 30, "busy");
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *f = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (s->verdicts[i].kind == LT_VERDICT_LOCK_WAIT && strstr(s->verdicts[i].summary, "each wait for a different lock"))
+			f = &s->verdicts[i];
+	cr_assert_not_null(f, "%s", s->n_verdicts ? s->verdicts[0].summary : "-");
+	cr_assert_eq(f->n_tids, 4, "%s", f->summary);
+	long w11 = -1, by = -1, more = -1, w12 = -1, j9 = -1;
+	size_t n_by = 0;
+	for (size_t e = 0; e < f->evidence.n; e++) {
+		const char *l = f->evidence.v[e];
+		if (strstr(l, "1 thread waits for ") && strstr(l, "0x8040"))
+			w11 = (long)e;
+		if (!strncmp(l, "waited for by: thread 2", 23) && strstr(l, "for thread 11 (w11) to exit")) {
+			n_by++;
+			by = by < 0 ? (long)e : by;
+		}
+		if (!strcmp(l, "waited for by: and 2 more"))
+			more = (long)e;
+		if (strstr(l, "1 thread waits for ") && strstr(l, "0x900000000"))
+			w12 = (long)e;
+		if (!strncmp(l, "1 thread waits in Thread.join() for thread 12 (w12) to exit", 59))
+			j9 = (long)e;
+	}
+	cr_assert_eq(n_by, 3, "3 of the 5 'waited for by' lines kept (%zu)", n_by);
+	cr_assert(w11 >= 0 && by == w11 + 1 && more == w11 + 4, "w11 %ld, by %ld, more %ld", w11, by, more);
+	cr_assert(w12 >= 0 && j9 > w12, "the Java join (%ld) after the lock wait it leads to (%ld)", j9, w12);
+	lt_snapshot_free(s);
+}
