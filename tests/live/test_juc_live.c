@@ -963,6 +963,80 @@ Test(juc_live, join_waits_for_the_joined_threads_exit, .fini = cleanup, .timeout
 	lt_snapshot_free(s);
 }
 
+/* Where thread TID is said: its verdict's index times 1000, plus the line
+ * of a folded verdict's evidence that begins with HEAD (a fold of
+ * one-thread lock waits lists each one's summary); -1: in none. */
+static long said_at(const struct lt_snapshot *s, pid_t tid, const char *head)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t k = 0; k < s->verdicts[i].n_tids; k++) {
+			if (s->verdicts[i].tids[k] != tid)
+				continue;
+			if (s->verdicts[i].n_tids == 1)
+				return (long)i * 1000;
+			for (size_t e = 0; e < s->verdicts[i].evidence.n; e++)
+				if (!strncmp(s->verdicts[i].evidence.v[e], head, strlen(head)))
+					return (long)i * 1000 + 1 + (long)e;
+			cr_assert_fail("thread %d in %s, no line: %s", (int)tid, s->verdicts[i].summary, head);
+		}
+	return -1;
+}
+
+/* join-free: joins and a get() of threads that are not stuck beside a
+ * join of one that is.  jf-busy spins running a task, which jf-getter
+ * waits for in get() and jf-bjoiner in join(); jf-sjoiner joins jf-sleeper
+ * (Thread.sleep), jf-ijoiner jf-idle (a BlockingQueue's take()): none of
+ * the four waiters is in any verdict (before: a LOCK WAIT each, "to exit,
+ * which is running").  jf-ljoiner joins jf-locked, which waits for RL_B,
+ * held by jf-holder: its lock wait as before, said after jf-locked's. */
+Test(juc_live, join_or_get_of_a_thread_that_is_not_stuck_is_no_lock_wait, .fini = cleanup, .timeout = 240)
+{
+	start("join-free");
+	pid_t br = tid_of("BR"), g = tid_of("G"), bj = tid_of("BJ"), sl = tid_of("S"), sj = tid_of("SJ");
+	pid_t id = tid_of("I"), ij = tid_of("IJ"), h = tid_of("H"), l = tid_of("L"), lj = tid_of("LJ");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	/* the model sees each wait, and for whom */
+	const pid_t waiter[] = { g, bj, sj, ij, lj }, other[] = { br, br, sl, id, l };
+	for (size_t i = 0; i < 5; i++) {
+		const struct lt_thread *t = lt_snapshot_find(s, waiter[i]);
+		cr_assert_not_null(t, "thread %d", (int)waiter[i]);
+		cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-",
+				 i ? "Java monitor (Thread.join)" : "java.util.concurrent FutureTask (get)");
+		cr_assert_eq(t->futex.owner, other[i], "thread %d waits for %d, want %d", (int)waiter[i],
+			     (int)t->futex.owner, (int)other[i]);
+	}
+	for (size_t i = 0; i < 4; i++)
+		for (size_t v = 0; v < s->n_verdicts; v++)
+			for (size_t k = 0; k < s->verdicts[v].n_tids; k++)
+				cr_assert_neq(s->verdicts[v].tids[k], waiter[i], "thread %d in: %s", (int)waiter[i],
+					      s->verdicts[v].summary);
+	char want[300];
+	snprintf(want, sizeof(want), "1 thread waits in Thread.join() for thread %d (jf-locked) to exit, which has been "
+		 "waiting for the java.util.concurrent lock (java.util.concurrent.locks.ReentrantLock$NonfairSync@0x", (int)l);
+	long jat = said_at(s, lj, want);
+	const struct lt_verdict *jv = jat >= 0 ? &s->verdicts[jat / 1000] : NULL;
+	cr_assert_not_null(jv, "no verdict names jf-ljoiner %d", (int)lj);
+	cr_assert_eq(jv->kind, LT_VERDICT_LOCK_WAIT, "%s", jv->summary);
+	if (jv->n_tids == 1) {
+		cr_assert_eq(jv->owner, l, "%s", jv->summary);
+		cr_assert(!strncmp(jv->summary, want, strlen(want)), "%s\nwant: %s", jv->summary, want);
+	}
+	snprintf(want, sizeof(want), "1 thread waits for the java.util.concurrent lock "
+		 "(java.util.concurrent.locks.ReentrantLock$NonfairSync@0x");
+	long lat = said_at(s, l, want);
+	cr_assert_geq(lat, 0, "no verdict names jf-locked %d", (int)l);
+	const struct lt_verdict *lv = &s->verdicts[lat / 1000];
+	cr_assert_eq(lv->kind, LT_VERDICT_LOCK_WAIT, "%s", lv->summary);
+	if (lv->n_tids == 1)
+		cr_assert_eq(lv->owner, h, "%s", lv->summary);
+	snprintf(want, sizeof(want), ") held by thread %d (jf-holder)", (int)h);
+	cr_assert(lv->n_tids > 1 || strstr(lv->summary, want), "%s", lv->summary);
+	cr_assert_lt(lat, jat, "jf-locked's lock wait (%ld) before the join into it (%ld)", lat, jat);
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+}
+
 /* Recordings of future-pipe and join-pipe from the JVM's exec, reported:
  * the first finding is the waiter's, said as a wait for the task's runner
  * or for the joined thread's exit (it read as a lock the holder "has kept"),

@@ -55,6 +55,15 @@
  * join-lock (hangs): thread "jl-A" locks RL_A, starts thread "jl-B", which
  *   waits to lock RL_A, and waits for it in jl-B.join(): A waits for B to
  *   exit, B for a lock A holds.  Roles A, B.
+ * join-free (hangs): waits for threads that are not stuck, beside one that
+ *   is.  A single-thread executor's thread "jf-busy" runs a task that spins
+ *   (role BR); "jf-getter" waits in get() of that task (G) and "jf-bjoiner"
+ *   in jf-busy.join() (BJ).  "jf-sleeper" loops in Thread.sleep() (S),
+ *   joined by "jf-sjoiner" (SJ); "jf-idle" waits in take() of an empty
+ *   LinkedBlockingQueue (I), joined by "jf-ijoiner" (IJ).  "jf-holder" locks
+ *   RL_B and loops in Thread.sleep() (H); "jf-locked" waits to lock RL_B
+ *   (L), joined by "jf-ljoiner" (LJ).  "ready" 0.5 s after every waiter
+ *   blocks and S, I and H sleep in futex().
  *
  * Prints (one fact per line):
  *   pid=PID
@@ -531,6 +540,83 @@ public class JucLocks {
 		Thread.sleep(500);
 	}
 
+	static void sleepForever() {
+		for (;;) {
+			try {
+				Thread.sleep(1000000000L);
+			} catch (InterruptedException e) {
+			}
+		}
+	}
+
+	static Worker joiner(String name, Worker of) {
+		return new Worker(name, () -> {
+			try {
+				of.thread.join();
+			} catch (InterruptedException e) {
+			}
+		});
+	}
+
+	static void joinFree() throws Exception {
+		java.util.concurrent.ExecutorService ex = singleThread("jf-busy");
+		Worker[] runner = new Worker[1];
+		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.Future<?> f = ex.submit(() -> {
+			runner[0] = new Worker(Thread.currentThread(), myTid());
+			started.countDown();
+			for (;;)
+				sink++;
+		});
+		started.await();
+		runner[0].announce("BR");
+		Worker g = new Worker("jf-getter", () -> {
+			try {
+				f.get();
+			} catch (Exception e) {
+			}
+		});
+		g.announce("G");
+		Worker bj = joiner("jf-bjoiner", runner[0]);
+		bj.announce("BJ");
+		Worker sl = new Worker("jf-sleeper", JucLocks::sleepForever);
+		sl.announce("S");
+		Worker sj = joiner("jf-sjoiner", sl);
+		sj.announce("SJ");
+		java.util.concurrent.LinkedBlockingQueue<Object> q = new java.util.concurrent.LinkedBlockingQueue<>();
+		Worker id = new Worker("jf-idle", () -> {
+			try {
+				q.take();
+			} catch (InterruptedException e) {
+			}
+		});
+		id.announce("I");
+		Worker ij = joiner("jf-ijoiner", id);
+		ij.announce("IJ");
+		java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+		Worker h = new Worker("jf-holder", () -> {
+			RL_B.lock();
+			held.countDown();
+			sleepForever();
+		});
+		h.announce("H");
+		held.await();
+		Worker l = new Worker("jf-locked", () -> RL_B.lock());
+		l.announce("L");
+		Worker lj = joiner("jf-ljoiner", l);
+		lj.announce("LJ");
+		awaitBlocked(g, "future", "-");
+		awaitBlocked(bj, "BR-exit", "-");
+		awaitBlocked(sl, "sleep", "-");
+		awaitBlocked(sj, "S-exit", "-");
+		awaitBlocked(id, "queue", "-");
+		awaitBlocked(ij, "I-exit", "-");
+		awaitBlocked(h, "sleep", "RL_B");
+		awaitBlocked(l, "RL_B", "-");
+		awaitBlocked(lj, "L-exit", "-");
+		Thread.sleep(500);
+	}
+
 	public static void main(String[] args) throws Exception {
 		out("pid=" + ProcessHandle.current().pid());
 		switch (args.length > 0 ? args[0] : "") {
@@ -549,14 +635,16 @@ public class JucLocks {
 		case "join-lock": joinLock(); break;
 		case "join-pipe": joinPipe(); break;
 		case "future-cycle": futureCycle(); break;
+		case "join-free": joinFree(); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-cycle|join-lock|join-pipe "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-cycle|join-lock|join-pipe|join-free "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
 		if (!args[0].equals("notify-held") && !args[0].equals("rl-exited") && !args[0].equals("shared-waits") &&
-		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe") && (!args[0].startsWith("future-") || args[0].equals("future-cycle")) && !args[0].equals("join-pipe"))
+		    !args[0].equals("waitfor-child") && !args[0].equals("waitfor-pipe") && (!args[0].startsWith("future-") || args[0].equals("future-cycle")) && !args[0].equals("join-pipe") &&
+		    !args[0].equals("join-free"))
 			out("deadlocked");
 		out("ready");
 		for (;;)
