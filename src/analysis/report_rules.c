@@ -1047,13 +1047,39 @@ static bool join_wait(const struct rgroup *g)
 	return g->pub.kind && !strcmp(g->pub.kind, "join");
 }
 
+/* Its waiters wait for a thread to finish (a runtime's join or get(): the
+ * snapshot at the end read the joined thread or the task's runner) and
+ * that snapshot's verdicts say none of them is stuck: the thread they
+ * wait for runs, sleeps on a timer or idles (verdicts.c, done_wait_free),
+ * so it is no holder keeping a lock. */
+static bool done_wait_not_stuck(const struct lt_report *r, const struct rgroup *g)
+{
+	const struct lt_report_priv *p = P(r);
+	if (g->end_holder_src != 1 || !g->rt_kind[0] || !lt_done_kind_of(g->rt_kind) || !p->have_snap)
+		return false;
+	for (size_t i = 0; i < g->n_mem; i++) {
+		if (!rp_is_lock_waiter(g->mem[i]))
+			continue;
+		for (size_t v = 0; v < p->snap.n_verdicts; v++) {
+			const struct rp_snap_verdict *sv = &p->snap.verdicts[v];
+			bool stuck = sv->kind && (!strcmp(sv->kind, "deadlock") || !strcmp(sv->kind, "lost_wakeup") ||
+						  !strcmp(sv->kind, "convoy") || !strcmp(sv->kind, "lock_wait") ||
+						  !strcmp(sv->kind, "wait_chain") || !strcmp(sv->kind, "stopped"));
+			for (size_t k = 0; stuck && k < sv->n_tids; k++)
+				if ((uint32_t)sv->tids[k] == g->mem[i]->pub.tid)
+					return false;
+		}
+	}
+	return true;
+}
+
 /* A lock its threads still wait on at the end, outside a deadlock: one
  * finding about its waiters, the most specific rule first. */
 static void rules_for_waited_lock(struct lt_report *r, struct rgroup *g)
 {
 	/* a join lasts as long as the joined thread runs: what keeps that one
 	 * is its own wait, found on its own (and by the snapshot's verdicts) */
-	if (join_wait(g))
+	if (join_wait(g) || done_wait_not_stuck(r, g))
 		return;
 	/* a holder the snapshot read from the runtime's memory: the lock
 	 * is not free, whatever the events suggest */

@@ -1037,6 +1037,38 @@ Test(juc_live, join_or_get_of_a_thread_that_is_not_stuck_is_no_lock_wait, .fini 
 	lt_snapshot_free(s);
 }
 
+/* A recording of join-free, reported: no finding names the getter or the
+ * joiners of the threads that are not stuck (before: "joined thread still
+ * running: 1 thread waits in Thread.join() for thread N (jf-busy) to exit,
+ * which is running", "task runner still running", "joined thread asleep
+ * in Thread.sleep()", "joined thread waits on another lock" for jf-idle's
+ * take()); jf-ljoiner's join of the lock waiter is still one. */
+Test(juc_live, recorded_join_or_get_of_a_thread_that_is_not_stuck_is_no_finding, .fini = cleanup, .timeout = 240)
+{
+	char path[128];
+	record_mode("join-free", "joinfree", path, sizeof(path));
+	const pid_t free_waiter[] = { tid_of("G"), tid_of("BJ"), tid_of("SJ"), tid_of("IJ") };
+	pid_t lj = tid_of("LJ");
+	struct rp_json *j = tl_report_json(path);
+	const struct rp_json *fs = rp_json_get(j, "findings");
+	cr_assert(fs && fs->n > 0, "no findings");
+	bool lj_said = false;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct rp_json *f = &fs->items[i];
+		const char *sum = rp_json_str(rp_json_get(f, "summary"));
+		const struct rp_json *tids = rp_json_get(f, "tids");
+		for (size_t k = 0; tids && k < tids->n; k++) {
+			pid_t t = (pid_t)rp_json_num(&tids->items[k], 0);
+			lj_said |= t == lj;
+			for (size_t w = 0; w < 4; w++)
+				cr_assert_neq(t, free_waiter[w], "thread %d in: %s", (int)t, sum ? sum : "-");
+		}
+	}
+	cr_assert(lj_said, "no finding names jf-ljoiner %d", (int)lj);
+	rp_json_free(j);
+	unlink(path);
+}
+
 /* Recordings of future-pipe and join-pipe from the JVM's exec, reported:
  * the first finding is the waiter's, said as a wait for the task's runner
  * or for the joined thread's exit (it read as a lock the holder "has kept"),
