@@ -2347,14 +2347,15 @@ static bool done_holder_blocked(const struct lt_snapshot *s, const struct lt_thr
 	}
 }
 
-/* T waits for another thread to finish that nothing shows blocked. */
+/* T waits for another thread to finish that nothing shows blocked (one
+ * not among S's threads is not known: said as before). */
 static bool done_wait_free(const struct lt_snapshot *s, const struct lt_thread *t)
 {
 	const struct lt_futex *f = &t->futex;
 	if (t->wait != LT_WAIT_FUTEX || !f->is_wait || !done_lock(s, f))
 		return false;
 	const struct lt_thread *o = lt_snapshot_find(s, f->owner);
-	return o != t && !done_holder_blocked(s, o, 0);
+	return o && o != t && !done_holder_blocked(s, o, 0);
 }
 
 static void find_lock_waits(struct lt_snapshot *s, int min_waiters, const bool *in_cycle)

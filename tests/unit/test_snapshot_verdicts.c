@@ -1727,6 +1727,23 @@ Test(verdict_done_wait, ocaml_thread_join_of_a_running_thread_is_no_lock_wait)
 	free_join_case(LT_KIND_OCAML_THREAD_JOIN, "Thread.join", set_running);
 }
 
+/* A join of a thread the snapshot does not hold (the model named a
+ * holder that is no thread of it) is not known to be free: a lock wait
+ * as before, naming the holder as not a thread of the process. */
+Test(verdict_done_wait, a_join_of_a_thread_not_in_the_snapshot_is_said_as_before)
+{
+	struct lt_snapshot *s = table(2);
+	unsigned rl = done_rtlock(s, LT_KIND_JAVA_JOIN, "Thread.join()", "java.lang.Thread@0x69ec79e60", 99);
+	done_waiter(s, &s->threads[0], 50, "joiner", rl, 30);
+	running(&s->threads[1], 52, "main");
+	lt_snapshot_diagnose(s, NULL);
+	const struct lt_verdict *v = verdict_naming(s, 50, NULL);
+	cr_assert_not_null(v, "%s", s->n_verdicts ? s->verdicts[0].summary : "-");
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->owner, 99, "%s", v->summary);
+	lt_snapshot_free(s);
+}
+
 /* A join of a join of a running thread: neither joiner is stuck. */
 Test(verdict_done_wait, a_join_of_a_joiner_of_a_running_thread_is_no_lock_wait)
 {
