@@ -900,8 +900,13 @@ static bool inf_cand(const struct lt_snapshot *s, const long *next, const struct
 	/* a signaller waits in turn on a link read, not only for another
 	 * signal (idle workers on condition variables of their own are no
 	 * evidence of each other) */
-	if (open->kind[i] == INF_SIGNAL)
-		return !same_object(t, o) && next[u] >= 0 && open->kind[u] != INF_SIGNAL;
+	if (open->kind[i] == INF_SIGNAL) {
+		/* a thread joining the waiter sends it nothing before the
+		 * waiter exits (the java launcher's join of the Java main
+		 * thread) */
+		bool joins = o->wait == LT_WAIT_FUTEX && o->futex.owner_kind == LT_OWNER_JOIN && o->futex.owner == t->tid;
+		return !joins && !same_object(t, o) && next[u] >= 0 && open->kind[u] != INF_SIGNAL;
+	}
 	return next[u] >= 0 || open->kind[u];
 }
 
@@ -2334,7 +2339,7 @@ static bool done_holder_blocked(const struct lt_snapshot *s, const struct lt_thr
 	if (o->wait == LT_WAIT_FUTEX && f->is_wait && !f->timeout_ptr && depth < 16 &&
 	    (done_lock(s, f) || (f->owner_kind == LT_OWNER_JOIN && f->owner > 0)))
 		return f->owner == o->tid || done_holder_blocked(s, lt_snapshot_find(s, f->owner), depth + 1);
-	if (timed_any(s, o) || java_sleep(o) || runtime_idle(o))
+	if (timed_any(s, o) || lts_java_sleep(o) || lts_runtime_idle(o))
 		return false;
 	switch (o->wait) {
 	case LT_WAIT_FUTEX:

@@ -1387,6 +1387,12 @@ static int notify_could(const struct lt_snapshot *s, pid_t pid, const struct lt_
 		return NW_CAN;
 	if (stuck)
 		return NW_STUCK;
+	/* a futex another process may wake (a shared one it maps), then
+	 * send the signal */
+	const struct lt_futex *f = &u->futex;
+	if (u->wait == LT_WAIT_FUTEX && f->is_wait && !f->private_ &&
+	    !(f->shared_obj && f->obj_mappers_known && !f->obj_mappers))
+		return NW_CAN;
 	return own_thread_cannot_wake(s, pid, u, &nobody) ? NW_CANNOT : NW_CAN;
 }
 
@@ -1410,12 +1416,9 @@ static void stuck_index(const struct lt_snapshot *s, size_t n_v, size_t *vi)
 	}
 }
 
-/* A thread by its process, and for a waiter its object: sorted, the
- * threads of a process and the waiters of an object are runs. */
+/* A thread by its process (sorted: a process's threads are a run). */
 struct nw_key {
 	pid_t pid;
-	int32_t space;
-	uint64_t obj; /* 0: not a waiter (sorts first) */
 	size_t idx;
 };
 
@@ -1424,17 +1427,74 @@ static int nw_cmp(const void *a, const void *b)
 	const struct nw_key *x = a, *y = b;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	if (x->space != y->space)
-		return x->space < y->space ? -1 : 1;
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* How stuck thread U's wait goes back to the signal waiters of its own
+ * process PID (W, their tids): NW_SELF_HELD, it waits for a lock one of
+ * them holds (its recorded owner), or a file or application lock its own
+ * process holds (any of its threads, a waiter among them): a cycle;
+ * NW_SELF_MAYBE, a lock of the process whose holder is not recorded (a
+ * waiter may hold it); NW_SELF_NONE otherwise. */
+enum { NW_SELF_NONE, NW_SELF_MAYBE, NW_SELF_HELD };
 static int pid_cmp(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 	return (x > y) - (x < y);
+}
+
+/* P in the ascending W[0..N) */
+static bool in_sorted(const pid_t *w, size_t n, pid_t p)
+{
+	return n && bsearch(&p, w, n, sizeof(*w), pid_cmp);
+}
+
+static int self_held(const struct lt_thread *u, pid_t pid, const pid_t *w, size_t nw)
+{
+	const struct lt_futex *f = &u->futex;
+	if (u->wait == LT_WAIT_FUTEX && f->is_wait) {
+		if (f->owner_kind != LT_OWNER_NONE && f->owner > 0)
+			return in_sorted(w, nw, f->owner) ? NW_SELF_HELD : NW_SELF_NONE;
+		return f->private_ && !f->owner_gone && !f->owner_tgid ? NW_SELF_MAYBE : NW_SELF_NONE;
+	}
+	for (size_t i = 0; u->wf && i < u->wf->n_edges; i++) {
+		const struct lt_wf_edge *e = &u->wf->edges[i];
+		if (e->kind != LT_WF_FILE_LOCK && e->kind != LT_WF_APP_LOCK)
+			continue;
+		if (e->holder_tid)
+			return in_sorted(w, nw, e->holder_tid) ? NW_SELF_HELD : NW_SELF_NONE;
+		for (size_t q = 0; q < e->n_pids; q++)
+			if (e->pids[q] == pid)
+				return NW_SELF_HELD;
+	}
+	return NW_SELF_NONE;
+}
+
+/* "a signal (pthread_cond_signal or _broadcast)", or for waiters of
+ * several kinds "their signals" */
+static void notify_object_words(const struct lt_snapshot *s, const pid_t *w, size_t nw, const struct notify_kind **nk,
+				char *obj, size_t len)
+{
+	const struct lt_thread *t = lt_snapshot_find(s, w[0]);
+	const struct lt_futex *f = &t->futex;
+	uint64_t key = f->lock_base ? f->lock_base : f->uaddr;
+	size_t apart = 0; /* waiters on other objects than the first's */
+	for (size_t q = 1; q < nw; q++) {
+		const struct lt_thread *u = lt_snapshot_find(s, w[q]);
+		apart += !u || (u->futex.lock_base ? u->futex.lock_base : u->futex.uaddr) != key;
+	}
+	*nk = notify_wait(t);
+	char lb[160], st[160] = "";
+	if ((*nk)->state && f->lock_state)
+		snprintf(st, sizeof(st), " (%s)", f->lock_state);
+	lts_lock_label(f, lb, sizeof(lb));
+	if (!apart)
+		snprintf(obj, len, "%s %s %s%s for %s", (*nk)->at, f->lock_kind, lb, st, (*nk)->for_);
+	else
+		snprintf(obj, len, "for signals: thread %d (%s) %s %s %s%s for %s, %zu on other objects (below)",
+			 (int)t->tid, lt_thread_name(t), (*nk)->at, f->lock_kind, lb, st, (*nk)->for_, apart);
+	if (apart)
+		*nk = NULL;
 }
 
 static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
@@ -1449,123 +1509,125 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 	/* the stuck threads' verdicts, by index: adding one may move them */
 	size_t *uvi = calloc(n, sizeof(*uvi));
 	struct nw_key *k = calloc(n, sizeof(*k));
-	pid_t *owners = calloc(n, sizeof(*owners)); /* a process's stuck threads' lock holders */
-	if (!cls || !uvi || !k || !owners)
+	pid_t *w = calloc(n, sizeof(*w));         /* a process's signal waiters */
+	size_t *st = calloc(n, sizeof(*st));      /* its stuck threads */
+	if (!cls || !uvi || !k || !w || !st)
 		goto out;
 	stuck_index(s, n_v, uvi);
 	for (size_t j = 0; j < n; j++) {
-		const struct lt_thread *u = &s->threads[j];
 		k[j].pid = thread_pid_of(s, j);
 		k[j].idx = j;
-		if (notify_wait(u)) {
-			k[j].obj = u->futex.lock_base ? u->futex.lock_base : u->futex.uaddr;
-			k[j].space = (int32_t)u->futex.space;
-		}
-		cls[j] = (unsigned char)notify_could(s, k[j].pid, u, uvi[j] < n_v);
+		cls[j] = (unsigned char)notify_could(s, k[j].pid, &s->threads[j], uvi[j] < n_v);
 	}
 	qsort(k, n, sizeof(*k), nw_cmp);
 	for (size_t pa = 0, pb; pa < n; pa = pb) {
 		/* process k[pa].pid: its threads k[pa..pb) */
 		bool can = false;
-		size_t stuck = 0, first_stuck = n, n_own = 0;
+		size_t n_st = 0, nw = 0;
 		for (pb = pa; pb < n && k[pb].pid == k[pa].pid; pb++) {
 			size_t j = k[pb].idx;
+			const struct lt_thread *u = &s->threads[j];
 			can |= cls[j] == NW_CAN;
-			if (cls[j] != NW_STUCK)
-				continue;
-			if (!stuck++)
-				first_stuck = j;
-			if (s->verdicts[uvi[j]].owner > 0)
-				owners[n_own++] = s->verdicts[uvi[j]].owner;
+			if (cls[j] == NW_STUCK)
+				st[n_st++] = j;
+			else if (notify_wait(u) && !in_cycle[j] && uvi[j] >= n_v)
+				w[nw++] = u->tid;
 		}
-		if (can || !stuck)
+		if (can || !n_st || !nw)
 			continue;
-		qsort(owners, n_own, sizeof(*owners), pid_cmp);
-		size_t said = 0; /* chains of this process (the stuck verdict names 4) */
 		pid_t pid = k[pa].pid;
-		for (size_t ga = pa, gb; ga < pb; ga = gb) {
-			/* an object's waiters k[ga..gb) */
-			for (gb = ga + 1; gb < pb && k[gb].obj == k[ga].obj && k[gb].space == k[ga].space; gb++)
-				;
-			if (!k[ga].obj)
-				continue;
-			/* its waiters in no verdict yet; a stuck thread waiting for
-			 * a lock one of them holds makes a cycle, the deadlock
-			 * rules' */
-			size_t lead = n, members = 0;
-			bool cycle = false;
-			for (size_t q = ga; q < gb; q++) {
-				size_t j = k[q].idx;
-				if (in_cycle[j] || uvi[j] < n_v)
-					continue;
-				if (lead == n)
-					lead = j;
-				members++;
+		/* the stuck thread to name: one whose wait does not come back to
+		 * the waiters (else the first, said as a cycle) */
+		size_t who_i = st[0];
+		int self = NW_SELF_HELD;
+		for (size_t q = 0; q < n_st && self != NW_SELF_NONE; q++) {
+			int sh = self_held(&s->threads[st[q]], pid, w, nw);
+			if (sh < self) {
+				self = sh;
+				who_i = st[q];
 			}
-			for (size_t g = ga; g < gb && !cycle && lead < n; g++)
-				cycle = bsearch(&s->threads[k[g].idx].tid, owners, n_own, sizeof(*owners), pid_cmp) != NULL;
-			if (lead == n || cycle)
+		}
+		const struct lt_thread *who = &s->threads[who_i];
+		const struct lt_verdict *pv = &s->verdicts[uvi[who_i]];
+		size_t others = (pb - pa) - nw;
+		const struct lt_thread *t = lt_snapshot_find(s, w[0]);
+		struct lt_verdict *v = self == NW_SELF_HELD ? add_verdict(s, LT_VERDICT_DEADLOCK) : chain_into(s, t, &pv);
+		if (!v)
+			goto out;
+		pv = &s->verdicts[uvi[who_i]];
+		for (size_t q = self == NW_SELF_HELD ? 0 : 1; q < nw; q++) {
+			const struct lt_thread *u = lt_snapshot_find(s, w[q]);
+			if (!u || add_one_tid(v, u->tid))
 				continue;
-			const struct lt_thread *t = &s->threads[lead], *who = &s->threads[first_stuck];
-			const struct notify_kind *nk = notify_wait(t);
-			const struct lt_verdict *pv = &s->verdicts[uvi[first_stuck]];
-			size_t others = (pb - pa) - (gb - ga);
-			struct lt_verdict *v = chain_into(s, t, &pv);
-			if (!v)
-				goto out;
-			for (size_t q = ga; q < gb; q++) {
-				size_t j = k[q].idx;
-				const struct lt_thread *u = &s->threads[j];
-				if (j == lead || in_cycle[j] || uvi[j] < n_v || add_one_tid(v, u->tid))
-					continue;
+			if (q)
 				v->explains++;
-				if (u->idle_src != LT_IDLE_UNKNOWN && u->idle_s > v->longest_s)
-					v->longest_s = u->idle_s;
-			}
-			const struct lt_futex *f = &t->futex;
-			char lb[160], one[200], st[160] = "", subj[96];
-			lts_lock_label(f, lb, sizeof(lb));
-			if (nk->state && f->lock_state)
-				snprintf(st, sizeof(st), " (%s)", f->lock_state);
-			if (v->n_tids == 1)
-				snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
-			else
-				snprintf(subj, sizeof(subj), "%zu threads wait", v->n_tids);
-			if (others == 1)
-				snprintf(one, sizeof(one), "the only one, thread %d (%s), is itself", (int)who->tid,
+			if (u->idle_src != LT_IDLE_UNKNOWN && u->idle_s > v->longest_s)
+				v->longest_s = u->idle_s;
+		}
+		if (self == NW_SELF_HELD && !add_one_tid(v, who->tid))
+			v->explains = v->n_tids;
+		const struct notify_kind *nk;
+		char obj[400], one[600], subj[96];
+		notify_object_words(s, w, nw, &nk, obj, sizeof(obj));
+		if (nw == 1)
+			snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
+		else
+			snprintf(subj, sizeof(subj), "%zu threads wait", nw);
+		if (others == 1) {
+			snprintf(one, sizeof(one), "the only one, thread %d (%s), is itself", (int)who->tid,
+				 lt_thread_name(who));
+		} else if (n_st == 1) {
+			snprintf(one, sizeof(one), "one of them, thread %d (%s), is itself", (int)who->tid,
+				 lt_thread_name(who));
+		} else {
+			size_t l = (size_t)snprintf(one, sizeof(one), "%zu of them are stuck (", n_st);
+			for (size_t q = 0; q < n_st && q < 4 && l < sizeof(one); q++)
+				l += (size_t)snprintf(one + l, sizeof(one) - l, "%s%d", q ? ", " : "",
+						      (int)s->threads[st[q]].tid);
+			if (l < sizeof(one))
+				snprintf(one + l, sizeof(one) - l, "%s; which of them would end it is not known), among "
+					 "them thread %d (%s), itself", n_st > 4 ? ", ..." : "", (int)who->tid,
 					 lt_thread_name(who));
-			else if (stuck == 1)
-				snprintf(one, sizeof(one), "one of them, thread %d (%s), is itself", (int)who->tid,
-					 lt_thread_name(who));
-			else
-				snprintf(one, sizeof(one), "%zu of them are stuck, among them thread %d (%s), itself",
-					 stuck, (int)who->tid, lt_thread_name(who));
-			struct lt_verdict *ov = &s->verdicts[pv - s->verdicts];
-			v->summary = lts_asprintf("%s %s %s %s%s for %s, which only another thread of process %d can "
-						  "end (a futex private to it), and none can now (%s asleep without a "
-						  "timeout); %s %s: %s (that it would %s once free, and that no signal "
-						  "handler will end the wait, is inferred)", subj, nk->at, f->lock_kind, lb,
-						  st, nk->for_, (int)pid, others == 1 ? "it is" : "each", one,
-						  stuck_words(ov->kind), ov->summary ? ov->summary : "?", nk->does);
-			for (size_t q = 0; q < v->n_tids && q < 8; q++) {
-				const struct lt_thread *u = lt_snapshot_find(s, v->tids[q]);
-				if (!u)
-					continue;
-				char *act = lts_thread_activity(u), dur[32];
-				lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
-				lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any "
-					       "thread of its process may end it]", (int)u->tid, lt_thread_name(u),
-					       act ? act : "?", dur, u->futex.lock_kind, u->futex.lock_state ? ": " : "",
-					       u->futex.lock_state ? u->futex.lock_state : "");
-				free(act);
-			}
-			if (v->n_tids > 8)
-				lt_strlist_add(&v->evidence, "and %zu more waiters", v->n_tids - 8);
-			size_t shown = 0;
-			for (size_t q = pa; q < pb; q++) {
+		}
+		const char *priv = t->futex.private_ ? "a futex private to it" : "no other live process maps it";
+		const char *does = nk ? nk->does : "end it";
+		const char *maybe = self == NW_SELF_MAYBE
+					    ? "; that lock's holder is not recorded: if it is one of these waiters, they "
+					      "wait for each other"
+					    : "";
+		if (self == NW_SELF_HELD)
+			v->summary = lts_asprintf("probable deadlock (a signaller inferred): %s %s, which only another "
+						  "thread of process %d can end (%s), and none can now (%s asleep without "
+						  "a timeout); %s %s: %s, which the %s holds: they wait for each other (that "
+						  "it would %s once free, and that no signal handler will end the wait, is "
+						  "inferred)", subj, obj, (int)pid, priv, others == 1 ? "it is" : "each", one,
+						  stuck_words(pv->kind), pv->summary ? pv->summary : "?",
+						  nw == 1 ? "waiter's process" : "waiters' process", does);
+		else
+			v->summary = lts_asprintf("%s %s, which only another thread of process %d can end (%s), and none "
+						  "can now (%s asleep without a timeout); %s %s: %s (that it would %s once "
+						  "free, and that no signal handler will end the wait, is inferred%s)", subj,
+						  obj, (int)pid, priv, others == 1 ? "it is" : "each", one,
+						  stuck_words(pv->kind), pv->summary ? pv->summary : "?", does, maybe);
+		for (size_t q = 0; q < nw && q < 8; q++) {
+			const struct lt_thread *u = lt_snapshot_find(s, w[q]);
+			char *act = lts_thread_activity(u), dur[32];
+			lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
+			lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any thread "
+				       "of its process may end it]", (int)u->tid, lt_thread_name(u), act ? act : "?", dur,
+				       u->futex.lock_kind, u->futex.lock_state ? ": " : "",
+				       u->futex.lock_state ? u->futex.lock_state : "");
+			free(act);
+		}
+		if (nw > 8)
+			lt_strlist_add(&v->evidence, "and %zu more waiters", nw - 8);
+		/* the stuck threads first, then the others asleep */
+		size_t shown = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t q = pa; q < pb && shown <= 6; q++) {
 				size_t j = k[q].idx;
 				const struct lt_thread *u = &s->threads[j];
-				if (q >= ga && q < gb)
+				if ((cls[j] == NW_STUCK) != (pass == 0) || in_sorted(w, nw, u->tid))
 					continue;
 				if (shown++ == 6) {
 					lt_strlist_add(&v->evidence, "and %zu more of its threads", others - 6);
@@ -1575,25 +1637,23 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				lt_strlist_add(&v->evidence, "its own thread %d (%s) %s: %s", (int)u->tid, lt_thread_name(u),
 					       act ? act : "?", cls[j] == NW_STUCK ? stuck_words(s->verdicts[uvi[j]].kind)
 					       : lts_runtime_idle(u) ? "a runtime's own thread, idle"
-								     : "asleep, with no way to send it now");
+								     : "asleep, with no way to end it now");
 				free(act);
 			}
-			if (said++ >= 4)
-				continue;
-			waited_by_evidence(v, s, t);
-			lt_strlist_add(&ov->evidence, "waited for by: %s %s %s %s, for %s: thread %d (%s) would %s once "
-				       "free (inferred)", subj, nk->at, f->lock_kind, lb, nk->for_, (int)who->tid,
-				       lt_thread_name(who), nk->does);
+		waited_by_evidence(v, s, t);
+		for (size_t q = 0; q < n_st && q < 4; q++) {
+			struct lt_verdict *sv = &s->verdicts[uvi[st[q]]];
+			lt_strlist_add(&sv->evidence, "waited for by: %s %s: %s %d (%s) would %s once free (inferred)",
+				       subj, obj, n_st == 1 ? "thread" : "perhaps thread", (int)s->threads[st[q]].tid,
+				       lt_thread_name(&s->threads[st[q]]), does);
 		}
-		if (said > 4)
-			lt_strlist_add(&s->verdicts[uvi[first_stuck]].evidence, "waited for by: and %zu more waits of "
-				       "process %d for a signal (inferred)", said - 4, (int)pid);
 	}
 out:
 	free(cls);
 	free(uvi);
 	free(k);
-	free(owners);
+	free(w);
+	free(st);
 }
 
 /* ---- a party that waits only on the waiter ----
