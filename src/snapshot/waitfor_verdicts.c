@@ -1555,16 +1555,28 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		if (!v)
 			goto out;
 		pv = &s->verdicts[uvi[who_i]];
+		/* the waiters' futex words beside their tids (the JSON's locks);
+		 * in a deadlock the stuck thread last, with its lock or 0 */
+		if (self != NW_SELF_HELD) {
+			uint64_t *nl = malloc(sizeof(*nl));
+			if (nl) {
+				nl[0] = t->futex.uaddr;
+				free(v->locks);
+				v->locks = nl;
+				v->n_locks = 1;
+			}
+		}
 		for (size_t q = self == NW_SELF_HELD ? 0 : 1; q < nw; q++) {
 			const struct lt_thread *u = lt_snapshot_find(s, w[q]);
-			if (!u || add_one_tid(v, u->tid))
+			if (!u || lts_verdict_add(v, u->tid, u->futex.uaddr, v->n_locks == v->n_tids))
 				continue;
 			if (q)
 				v->explains++;
 			if (u->idle_src != LT_IDLE_UNKNOWN && u->idle_s > v->longest_s)
 				v->longest_s = u->idle_s;
 		}
-		if (self == NW_SELF_HELD && !add_one_tid(v, who->tid))
+		if (self == NW_SELF_HELD &&
+		    !lts_verdict_add(v, who->tid, who->wait == LT_WAIT_FUTEX ? who->futex.uaddr : 0, v->n_locks == v->n_tids))
 			v->explains = v->n_tids;
 		const struct notify_kind *nk;
 		char obj[400], one[600], subj[96];

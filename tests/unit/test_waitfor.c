@@ -2268,6 +2268,7 @@ Test(waitfor_verdicts, condvar_whose_only_signaller_is_stuck_is_a_chain)
 	const struct lt_verdict *v = chain_of(&s, 100);
 	cr_assert_not_null(v, "no chain of the condition variable's waiter: %s", s.n_verdicts ? s.verdicts[0].summary : "");
 	cr_expect_eq(v->n_tids, 1);
+	cr_expect(v->n_locks == 1 && v->locks[0] == 0x5000, "the waiter's futex word among the verdict's locks");
 	cr_expect(strstr(v->summary, "thread 100 (t100) waits on condition variable c (0x5000) for a signal") &&
 		  strstr(v->summary, "which only another thread of process 100 can end (a futex private to it), "
 				     "and none can now (it is asleep without a timeout); the only one, thread 101 "
@@ -2293,6 +2294,7 @@ Test(waitfor_verdicts, barrier_whose_missing_thread_is_stuck_is_one_chain_of_its
 	cr_assert_not_null(v, "no chain of the barrier's waiters: %s", s.n_verdicts ? s.verdicts[0].summary : "");
 	cr_expect_eq(v->n_tids, 2);
 	cr_expect(v->n_tids == 2 && v->tids[1] == 102);
+	cr_expect(v->n_locks == 2 && v->locks[0] == 0x5000 && v->locks[1] == 0x5000, "the waiters' futex words");
 	cr_expect_null(chain_of(&s, 102), "one verdict for the barrier's waiters");
 	cr_expect(strstr(v->summary, "2 threads wait at barrier c (0x5000) (2 of 3 arrived) for the other threads to "
 				     "arrive") &&
