@@ -431,16 +431,6 @@ static void timed_when(const struct lt_thread *t, double left, char *buf, size_t
 				 (double)t->fdw.sock_timeo_ms / 1e3, (double)t->fdw.sock_timeo_ms / 1e3);
 		return;
 	}
-	if (t->wait == LT_WAIT_POLL && t->fdw.has_timeout && t->fdw.timeout_ms >= 0) {
-		const char *call = lt_syscall_name(t->sc.nr);
-		if (left >= 0)
-			snprintf(buf, len, "%s's timeout %.1f s: in about %.1f s if the call began when the thread last "
-				 "ran", call ? call : "poll", (double)t->fdw.timeout_ms / 1e3, left);
-		else
-			snprintf(buf, len, "%s's timeout %.1f s: within %.1f s", call ? call : "poll",
-				 (double)t->fdw.timeout_ms / 1e3, (double)t->fdw.timeout_ms / 1e3);
-		return;
-	}
 	if (left >= 0)
 		snprintf(buf, len, "in about %.1f s", left);
 	else

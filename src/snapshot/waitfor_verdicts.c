@@ -131,27 +131,9 @@ char *lts_wf_lock_timer_words(const struct lt_thread *t)
 			    strstr(e->what, "if one is armed") ? "one is" : "it is");
 }
 
-/* A poll's, select's or epoll wait's own timeout (its timer edge,
- * "timeout N ms"), beside edges that name parties: the call ends by it,
- * and then the program goes on, gives up or polls again (bash's `read -t`
- * gives up).  For the cycle search no party: a cycle through it is a
- * deadlock until a timeout (verdicts.c, lts_wait_timed), never a plain
- * one; chains and IDLE are unchanged (a poll with a timeout behind a
- * stuck party may be a loop's tick). */
-static bool call_timer(const struct lt_thread *t, const struct lt_wf_edge *e)
-{
-	if (t->wait != LT_WAIT_POLL || e->kind != LT_WF_TIMER || !e->what || strncmp(e->what, "timeout ", 8) ||
-	    !t->fdw.has_timeout)
-		return false;
-	for (size_t i = 0; i < t->wf->n_edges; i++)
-		if (t->wf->edges[i].n_pids)
-			return true;
-	return false;
-}
-
 /* The one process (or thread) that alone can end T's wait, or 0: every
- * edge names parties, none ends by itself (but a poll's own timeout,
- * call_timer), and together they are one process other than T's own. */
+ * edge names parties, none ends by itself, and together they are one
+ * process other than T's own. */
 static pid_t single_party(const struct lt_thread *t, pid_t *tid, bool own_ok)
 {
 	const struct lt_waitfor *w = t->wf;
@@ -161,7 +143,7 @@ static pid_t single_party(const struct lt_thread *t, pid_t *tid, bool own_ok)
 	pid_t p = 0;
 	for (size_t i = 0; i < w->n_edges; i++) {
 		const struct lt_wf_edge *e = &w->edges[i];
-		if (lock_timer(w, e) || call_timer(t, e)) /* said by the verdict, no party */
+		if (lock_timer(w, e)) /* said by the verdict, no party */
 			continue;
 		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids)
 			return 0;
@@ -192,7 +174,7 @@ static size_t party_set(const struct lt_thread *t, pid_t *set, bool own_ok)
 		return 0;
 	for (size_t i = 0; i < w->n_edges; i++) {
 		const struct lt_wf_edge *e = &w->edges[i];
-		if (lock_timer(w, e) || call_timer(t, e))
+		if (lock_timer(w, e))
 			continue;
 		/* or in event waits (flock(1)'s child psql polling its
 		 * backend): set_next then needs each in the snapshot, and

@@ -4497,9 +4497,12 @@ Test(waitfor_live, python_run_with_a_timeout_polling_its_childs_pipes_is_a_chain
 /* Two bash shells, each in `read -t 300` (a pselect6 with a timeout) on a
  * FIFO whose only write end the other holds, each writing the other's
  * FIFO only after its read: they wait for each other until a read times
- * out.  A deadlock until a timeout naming both and the call's timeout,
- * never IDLE (it was: "2 waits on a timer") nor a plain deadlock. */
-Test(waitfor_live, two_shells_in_read_t_on_each_others_fifo_are_a_deadlock_until_a_timeout)
+ * out, but one snapshot cannot tell them from two healthy peers that poll
+ * each other with a timeout and send a heartbeat when it expires (a
+ * review found such pairs said deadlocked when a poll's own timeout was
+ * left out of the cycle search).  So no deadlock is claimed: each read's
+ * other end and its timeout are edges, the verdict idle on timers. */
+Test(waitfor_live, two_shells_in_read_t_on_each_others_fifo_are_no_deadlock_claimed)
 {
 	need_root();
 	snprintf(extra_link, sizeof(extra_link), "/tmp/lt-waitfor-%d-a.fifo", (int)getpid());
@@ -4520,13 +4523,10 @@ Test(waitfor_live, two_shells_in_read_t_on_each_others_fifo_are_a_deadlock_until
 	edge_of(s, pa, LT_WF_TIMER); /* the call's timeout stays an edge */
 	lt_snapshot_free(s);
 	struct lt_multi_snapshot *m = follow(pa);
-	const struct lt_verdict *d = verdict_for(m, LT_VERDICT_DEADLOCK, pa);
-	cr_assert_not_null(d, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
-	cr_expect(d->n_tids == 2 && has_tid(d, pb), "both shells in: %s", d->summary);
-	cr_expect(!strncmp(d->summary, "deadlock until a timeout:", 25) &&
-		  strstr(d->summary, "waits with a timeout (pselect6's timeout 300.0 s: in about "), "%s", d->summary);
+	cr_assert_gt(m->view.n_verdicts, 0);
 	for (size_t i = 0; i < m->view.n_verdicts; i++)
-		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_IDLE, "%s", m->view.verdicts[i].summary);
+		cr_expect(m->view.verdicts[i].kind != LT_VERDICT_DEADLOCK, "%s", m->view.verdicts[i].summary);
+	cr_expect_eq(m->view.verdicts[0].kind, LT_VERDICT_IDLE, "%s", m->view.verdicts[0].summary);
 	lt_multi_free(m);
 }
 
