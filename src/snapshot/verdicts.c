@@ -2338,8 +2338,24 @@ static bool done_holder_blocked(const struct lt_snapshot *s, const struct lt_thr
 	case LT_WAIT_SLEEP:
 		return false;
 	default:
-		return true;
+		break;
 	}
+	/* fd I/O whose other end is read (waitfor.h): an accept() (anyone may
+	 * connect), a remote peer, a timer, an unknown party, or a local
+	 * socket peer that runs or idles can end it: not blocked (a chain
+	 * into it is the later rules' when its wait is found stuck,
+	 * join_pass); a pipe's read or write stays blocked, as before */
+	if (!o->wf || !o->wf->n_edges || lts_wf_own_pipe_stuck(o))
+		return true;
+	for (size_t i = 0; i < o->wf->n_edges; i++) {
+		const struct lt_wf_edge *e = &o->wf->edges[i];
+		if (e->kind == LT_WF_FILE_LOCK || e->kind == LT_WF_APP_LOCK)
+			return true;
+		if (e->kind == LT_WF_LISTEN || e->kind == LT_WF_REMOTE || e->kind == LT_WF_TIMER ||
+		    e->kind == LT_WF_UNKNOWN || (e->kind == LT_WF_SOCKET && e->pstate != LT_WFP_BLOCKED))
+			return false;
+	}
+	return true;
 }
 
 /* T waits for another thread to finish that nothing shows blocked (one

@@ -1702,6 +1702,22 @@ static void set_idle(struct lt_thread *t)
 	t->futex.lock_kind = "condition variable";
 }
 
+/* an idle server thread: accept() on a listening socket anyone may
+ * connect to */
+static void set_accepting(struct lt_thread *t)
+{
+	in_io(t, 51, "acceptor", 43, 4, LT_FD_SOCKET, 30);
+	struct lt_wf_edge *e = lt_waitfor_add(t, 50, LT_WF_LISTEN);
+	cr_assert_not_null(e);
+	e->what = strdup("listening socket socket:[5] (fd 4)");
+	e->pstate = LT_WFP_UNKNOWN;
+}
+
+Test(verdict_done_wait, java_join_of_a_thread_in_accept_is_no_lock_wait)
+{
+	free_join_case(LT_KIND_JAVA_JOIN, "Thread.join()", set_accepting);
+}
+
 Test(verdict_done_wait, java_join_of_a_running_thread_is_no_lock_wait)
 {
 	free_join_case(LT_KIND_JAVA_JOIN, "Thread.join()", set_running);
