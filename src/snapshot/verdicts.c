@@ -2946,7 +2946,8 @@ static bool names_tid(const struct lt_verdict *v, pid_t tid)
 	return false;
 }
 
-/* The verdict among the first N of S that verdict VI leads into: one of
+/* The verdict among the first N of S that verdict VI leads into: the one
+ * naming its cause_tid (a signal wait's chain), or one of
  * VI's threads waits for another thread to finish (a join, a get(): the
  * lock wait a done kind makes, or a chain into the joined thread's
  * verdict) and that thread is among the other verdict's own.  -1: none
@@ -2956,6 +2957,9 @@ static long leads_into(const struct lt_snapshot *s, size_t n, size_t vi)
 	const struct lt_verdict *v = &s->verdicts[vi];
 	if (v->kind == LT_VERDICT_DEADLOCK)
 		return -1;
+	for (size_t u = 0; v->cause_tid > 0 && u < n; u++)
+		if (u != vi && names_tid(&s->verdicts[u], v->cause_tid))
+			return (long)u;
 	for (size_t k = 0; k < v->n_tids; k++) {
 		const struct lt_thread *t = lt_snapshot_find(s, v->tids[k]);
 		const struct lt_futex *f = t ? &t->futex : NULL;

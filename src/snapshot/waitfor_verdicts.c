@@ -1537,6 +1537,8 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		if (!v)
 			goto out;
 		pv = &s->verdicts[uvi[who_i]];
+		if (self != NW_SELF_HELD)
+			v->cause_tid = who->tid; /* said after who's verdict */
 		/* the waiters' futex words beside their tids (the JSON's locks);
 		 * in a deadlock the stuck thread last, with its lock or 0 */
 		if (self != NW_SELF_HELD) {

@@ -604,6 +604,9 @@ struct lt_verdict {
 	pid_t *behind;            /* deadlock: threads whose chain of waits
 	                             leads into its cycle (said in its evidence) */
 	size_t n_behind;
+	pid_t cause_tid;          /* a wait chain's: the thread in another
+	                             verdict it waits behind (ranked after that
+	                             verdict), 0 none                          */
 };
 
 /* ---- snapshot ----------------------------------------------------------- */

@@ -2295,6 +2295,9 @@ Test(waitfor_verdicts, barrier_whose_missing_thread_is_stuck_is_one_chain_of_its
 	cr_expect_eq(v->n_tids, 2);
 	cr_expect(v->n_tids == 2 && v->tids[1] == 102);
 	cr_expect(v->n_locks == 2 && v->locks[0] == 0x5000 && v->locks[1] == 0x5000, "the waiters' futex words");
+	/* the cause first: the lock wait of 101, then the chain of two behind it */
+	cr_expect(s.verdicts[0].kind == LT_VERDICT_LOCK_WAIT && s.verdicts[0].tids[0] == 101 && v == &s.verdicts[1],
+		  "first: %s", s.verdicts[0].summary);
 	cr_expect_null(chain_of(&s, 102), "one verdict for the barrier's waiters");
 	cr_expect(strstr(v->summary, "2 threads wait at barrier c (0x5000) (2 of 3 arrived) for the other threads to "
 				     "arrive") &&
@@ -2334,6 +2337,9 @@ static double notify_diagnose_cpu_s(size_t n)
 	/* one verdict for the process's signal waiters, whatever their objects */
 	cr_assert_eq(chains, 1, "%zu threads: %zu chains", n, chains);
 	cr_assert_eq(chain_of(&s, 1000)->n_tids, n - 1);
+	/* the cause first: the lock wait, though the chain explains more */
+	cr_assert(s.verdicts[0].kind == LT_VERDICT_LOCK_WAIT && s.verdicts[1].kind == LT_VERDICT_WAIT_CHAIN,
+		  "first: %s", s.verdicts[0].summary);
 	free_snap(&s);
 	free(th);
 	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
