@@ -1180,7 +1180,9 @@ static void find_inferred_cycles(struct lt_snapshot *s, const long *next, const 
 			if (next[i] >= 0 && next[i] != (long)i && !lts_wf_stopped_io(t) &&
 			    (p = lts_wf_party_process(s, t)))
 				k = INF_ANSWER;
-		} else if (signal_wait(t)) {
+		} else if (signal_wait(t) && !(t->wf && t->wf->n_edges)) {
+			/* (a waiter whose other end a model read, a Java
+			 * Process.waitFor's child, is no guess's) */
 			p = thread_proc(s, t);
 			k = INF_SIGNAL;
 		}

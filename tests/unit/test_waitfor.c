@@ -2412,6 +2412,39 @@ Test(waitfor_verdicts, condvar_with_two_stuck_signallers_names_both)
 	free_snap(&s);
 }
 
+/* The java launcher 100 joins the Java main thread 101, which joins 102,
+ * whose condition wait is a Process.waitFor() on child 200 (the model read
+ * its other end: a child edge), 200 blocked.  102 is no signal wait to
+ * guess a sender for: no probable deadlock 100 -> 101 -> 102 -> 100 (a
+ * review saw one), but chains into the child. */
+Test(waitfor_verdicts, a_condvar_waiter_whose_other_end_is_read_is_no_guess_of_a_cycle)
+{
+	struct lt_thread th[4];
+	for (int i = 0; i < 2; i++) {
+		blocked(&th[i], 100 + i, 202, LT_WAIT_FUTEX);
+		th[i].futex.uaddr = 0x7000 + 0x100 * (uint64_t)i;
+		th[i].futex.is_wait = true;
+		th[i].futex.private_ = true;
+		th[i].futex.word_ok = true;
+		th[i].futex.owner_kind = LT_OWNER_JOIN;
+		th[i].futex.owner = 101 + i;
+		th[i].futex.lock_kind = "thread exit (pthread_join)";
+	}
+	notify_waiter(&th[2], 102, "condition variable");
+	struct lt_wf_edge *e = edge(&th[2], 100, LT_WF_CHILD, 200, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("child 200 (Process.waitFor)");
+	blocked(&th[3], 200, 73, LT_WAIT_OTHER);
+	e = edge(&th[3], 200, LT_WF_FILE_LOCK, 300, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("FLOCK WRITE lock on /tmp/l");
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 4 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	for (size_t i = 0; i < s.n_verdicts; i++)
+		cr_expect(s.verdicts[i].kind != LT_VERDICT_DEADLOCK, "%s", s.verdicts[i].summary);
+	free_snap(&s);
+}
+
 Test(waitfor_verdicts, condvar_with_a_thread_that_could_signal_is_no_chain)
 {
 	static const enum notify_case cases[] = { NOTIFY_OTHER_RUNS, NOTIFY_OTHER_TIMED, NOTIFY_OTHER_IDLE,
