@@ -2849,12 +2849,31 @@ static bool tail_pid_edges(struct cctx *c, struct lt_thread *t)
 	snprintf(path, sizeof(path), "/proc/%d", (int)p);
 	if (p <= 0 || p == c->s->pid || stat(path, &st))
 		return false;
+	/* a zombie answers kill(P, 0) until its parent reaps it: the wait
+	 * is then its parent's to end */
+	pid_t reaper = 0;
+	char *stt = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
+	if ((stt = lts_read_all(path, &len))) {
+		const char *rp = strrchr(stt, ')');
+		char state = 0;
+		int ppid = 0;
+		if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && state == 'Z' && ppid > 1 &&
+		    ppid != c->s->pid)
+			reaper = ppid;
+		free(stt);
+	}
 	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_EXIT);
 	if (!e)
 		return false;
-	add_pid(e, p);
-	e->what = lts_asprintf(LT_WF_POLLCHILD "the exit of process %d (tail --pid=%d, inferred from its command "
-			       "line)", (int)p, (int)p);
+	add_pid(e, reaper ? reaper : p);
+	if (reaper)
+		e->what = lts_asprintf(LT_WF_POLLCHILD "the exit of process %d (tail --pid=%d, inferred from its "
+				       "command line), a zombie until its parent %d reaps it", (int)p, (int)p,
+				       (int)reaper);
+	else
+		e->what = lts_asprintf(LT_WF_POLLCHILD "the exit of process %d (tail --pid=%d, inferred from its "
+				       "command line)", (int)p, (int)p);
 	e->evidence = lts_asprintf("coreutils tail -f --pid=%d checks with kill(%d, 0) between waits of %g s (its "
 				   "sleep interval) whether process %d exists, and exits once it does not; the pid "
 				   "is read from its command line (/proc/PID/cmdline): inferred from tail's way, "

@@ -4336,6 +4336,60 @@ Test(waitfor_live, a_relays_client_reading_with_a_timeout_is_not_set_aside)
  * waiting for a lock another flock(1) holds, tail's verdict is a chain
  * into P's lock wait, marked inferred; a tail --pid on the holder (asleep
  * on a timer through its child) has the same edge and no chain. */
+/* tail --pid=Z of a zombie Z: kill(Z, 0) succeeds until its parent reaps
+ * it, so the wait is that parent's to end.  bash forks a sleep and execs
+ * flock(1), which waits for lockfile[0] (held) and never reaps the sleep:
+ * tail's exit edge names flock, and its chain goes into flock's lock
+ * wait. */
+Test(waitfor_live, tail_pid_of_a_zombie_waits_for_its_parent_to_reap_it)
+{
+	char held[256], waiting[256], cmd[300];
+	flock_holds_lockfile(TAIL_BIN, "coreutils", held, sizeof(held));
+	snprintf(cmd, sizeof(cmd), "sleep 0.1 & exec %s %s true", FLOCK_BIN, lockfile[0]);
+	spawn(1, (char *const[]){ "/bin/bash", "-c", cmd, NULL });
+	pid_t p = procs[1].pid;
+	wait_in_syscall(p, p, 73);
+	tl_locks_line(p, lockfile[0], true, waiting, sizeof(waiting));
+	pid_t z = 0;
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
+		z = only_child(p);
+		char path[64], st[512] = "";
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)z);
+		FILE *f = z > 0 ? fopen(path, "r") : NULL;
+		if (f) {
+			if (!fgets(st, sizeof(st), f))
+				st[0] = 0;
+			fclose(f);
+		}
+		const char *rp = strrchr(st, ')');
+		if (rp && rp[1] == ' ' && rp[2] == 'Z')
+			break;
+		z = 0;
+	}
+	cr_assert_gt(z, 0, "flock %d has no zombie child", (int)p);
+	tmp_lockfile(1);
+	char arg[32];
+	snprintf(arg, sizeof(arg), "--pid=%d", (int)z);
+	spawn(2, (char *const[]){ TAIL_BIN, "-f", arg, lockfile[1], NULL });
+	pid_t t1 = procs[2].pid;
+	wait_in_syscall(t1, t1, 7);
+	struct lt_snapshot *s = take_when(t1, 7, 7, 0, NULL);
+	const struct lt_wf_edge *e = edge_of(s, t1, LT_WF_EXIT);
+	cr_assert_eq(e->n_pids, 1, "one process");
+	cr_expect_eq(e->pids[0], p, "the zombie %d's parent %d (%s), not the zombie", (int)z, (int)p, e->what);
+	char want[96];
+	snprintf(want, sizeof(want), "a zombie until its parent %d reaps it", (int)p);
+	cr_expect(strstr(e->what, want), "%s", e->what);
+	lt_snapshot_free(s);
+	struct lt_multi_snapshot *m = follow(t1);
+	const struct lt_verdict *wc = verdict_for(m, LT_VERDICT_WAIT_CHAIN, t1);
+	cr_assert_not_null(wc, "tail's wait chain (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+	snprintf(want, sizeof(want), "waits for process %d, whose thread %d (flock) is itself in a lock wait", (int)p,
+		 (int)p);
+	cr_expect(strstr(wc->summary, want), "%s", wc->summary);
+	lt_multi_free(m);
+}
+
 Test(waitfor_live, tail_pid_waits_for_the_exit_of_its_pid_a_chain_into_its_lock_wait)
 {
 	char held[256], waiting[256];
