@@ -199,6 +199,12 @@ void tl_follow(struct lt_snapshot *first, int (*take)(pid_t, void *, struct lt_s
 /* Does a line of L contain NEEDLE? */
 struct lt_strlist;
 bool tl_strlist_has(const struct lt_strlist *l, const char *needle);
+/* The first verdict of S of kind K naming thread TID among its own, or
+ * NULL; and every verdict's summary to stderr (a failing test's context). */
+struct lt_snapshot;
+struct lt_verdict;
+const struct lt_verdict *tl_verdict_with(const struct lt_snapshot *s, int k, pid_t tid);
+void tl_dump_verdicts(const struct lt_snapshot *s);
 
 /* Is sig blocked in process pid, and is it locktrace already (exec'd)? */
 int tl_sig_held(pid_t pid, int sig);

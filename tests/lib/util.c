@@ -143,6 +143,21 @@ bool tl_strlist_has(const struct lt_strlist *l, const char *needle)
 	return false;
 }
 
+const struct lt_verdict *tl_verdict_with(const struct lt_snapshot *s, int k, pid_t tid)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t j = 0; (int)s->verdicts[i].kind == k && j < s->verdicts[i].n_tids; j++)
+			if (s->verdicts[i].tids[j] == tid)
+				return &s->verdicts[i];
+	return NULL;
+}
+
+void tl_dump_verdicts(const struct lt_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		fprintf(stderr, "verdict %zu: %s\n", i, s->verdicts[i].summary);
+}
+
 int tl_spawn(struct tl_proc *p, char *const argv[])
 {
 	int in[2], out[2], err[2];

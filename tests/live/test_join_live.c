@@ -86,29 +86,6 @@ static struct lt_snapshot *snap_joining(pid_t joiner, pid_t joined)
 	}
 }
 
-static const struct lt_verdict *verdict_with(const struct lt_snapshot *s, enum lt_verdict_kind k, pid_t tid)
-{
-	for (size_t i = 0; i < s->n_verdicts; i++)
-		for (size_t j = 0; s->verdicts[i].kind == k && j < s->verdicts[i].n_tids; j++)
-			if (s->verdicts[i].tids[j] == tid)
-				return &s->verdicts[i];
-	return NULL;
-}
-
-static bool has_evidence(const struct lt_verdict *v, const char *line)
-{
-	for (size_t k = 0; k < v->evidence.n; k++)
-		if (strstr(v->evidence.v[k], line))
-			return true;
-	return false;
-}
-
-static void dump(const struct lt_snapshot *s)
-{
-	for (size_t i = 0; i < s->n_verdicts; i++)
-		fprintf(stderr, "verdict %zu: %s\n", i, s->verdicts[i].summary);
-}
-
 /* The flock case of either workload: the joined thread's lock wait first,
  * held by the child HOLDER, naming the joiner; the joiner's chain into it,
  * in CALL's words, ending as the kind says (ORELSE).  JN, DN: the names
@@ -134,11 +111,11 @@ static void check_flock_join(pid_t joiner, pid_t joined, pid_t holder, const cha
 	char want[400];
 	snprintf(want, sizeof(want), "waited for by: thread %d (%s) in %s, for thread %d (%s) to exit", (int)joiner,
 		 jn, call, (int)joined, dn);
-	cr_assert(has_evidence(lw, want), "no '%s' in the lock wait's evidence", want);
+	cr_assert(tl_strlist_has(&lw->evidence, want), "no '%s' in the lock wait's evidence", want);
 
-	const struct lt_verdict *ch = verdict_with(s, LT_VERDICT_WAIT_CHAIN, joiner);
+	const struct lt_verdict *ch = tl_verdict_with(s, LT_VERDICT_WAIT_CHAIN, joiner);
 	if (!ch)
-		dump(s);
+		tl_dump_verdicts(s);
 	cr_assert_not_null(ch, "no wait chain of the joiner %d", (int)joiner);
 	cr_assert(ch->n_tids == 1, "%s", ch->summary);
 	snprintf(want, sizeof(want), "thread %d (%s) waits in %s for thread %d (%s) to exit, which is itself in a "
@@ -259,7 +236,7 @@ Test(join_live, c_join_of_a_reader_of_its_own_pipe_stays_a_probable_deadlock, .f
 	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
 	snprintf(want, sizeof(want), "thread %d (join_waits) is joining thread %d (join_waits)", (int)joiner,
 		 (int)joined);
-	cr_assert(has_evidence(v, want), "no '%s' in: %s", want, v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, want), "no '%s' in: %s", want, v->summary);
 	for (size_t i = 0; i < s->n_verdicts; i++)
 		cr_assert(s->verdicts[i].kind != LT_VERDICT_WAIT_CHAIN, "no chain: %s", s->verdicts[i].summary);
 	lt_snapshot_free(s);
@@ -276,10 +253,10 @@ Test(join_live, c_join_of_a_sleeping_thread_is_idle_not_a_chain, .fini = cleanup
 	const struct lt_thread *j = lt_snapshot_find(s, joiner);
 	cr_assert(j && j->futex.owner_kind == LT_OWNER_JOIN && j->futex.owner == joined);
 	if (s->n_verdicts != 1)
-		dump(s);
+		tl_dump_verdicts(s);
 	cr_assert_eq(s->n_verdicts, 1);
 	const struct lt_verdict *v = &s->verdicts[0];
 	cr_assert_eq(v->kind, LT_VERDICT_IDLE, "%s", v->summary);
-	cr_assert(has_evidence(v, "1 wait in pthread_join for another thread"), "%s", v->summary);
+	cr_assert(tl_strlist_has(&v->evidence, "1 wait in pthread_join for another thread"), "%s", v->summary);
 	lt_snapshot_free(s);
 }

@@ -64,29 +64,6 @@ static pid_t role(const char *r)
 	return t;
 }
 
-static const struct lt_verdict *verdict_with(const struct lt_snapshot *s, enum lt_verdict_kind k, pid_t tid)
-{
-	for (size_t i = 0; i < s->n_verdicts; i++)
-		for (size_t j = 0; s->verdicts[i].kind == k && j < s->verdicts[i].n_tids; j++)
-			if (s->verdicts[i].tids[j] == tid)
-				return &s->verdicts[i];
-	return NULL;
-}
-
-static bool has_evidence(const struct lt_verdict *v, const char *line)
-{
-	for (size_t k = 0; k < v->evidence.n; k++)
-		if (strstr(v->evidence.v[k], line))
-			return true;
-	return false;
-}
-
-static void dump(const struct lt_snapshot *s)
-{
-	for (size_t i = 0; i < s->n_verdicts; i++)
-		fprintf(stderr, "verdict %zu: %s\n", i, s->verdicts[i].summary);
-}
-
 /* The signaller S's lock wait (held by the child HOLDER) names the
  * waiters; their chain (WAITERS, in order) begins HEAD and goes into it. */
 static void check_chain(pid_t sig, pid_t holder, const pid_t *waiters, size_t nw, const char *head,
@@ -95,16 +72,16 @@ static void check_chain(pid_t sig, pid_t holder, const pid_t *waiters, size_t nw
 	tl_wait_in_call(wl.pid, sig, SYS_flock, 10000);
 	struct lt_snapshot *s = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
-	const struct lt_verdict *lw = verdict_with(s, LT_VERDICT_LOCK_WAIT, sig);
+	const struct lt_verdict *lw = tl_verdict_with(s, LT_VERDICT_LOCK_WAIT, sig);
 	if (!lw)
-		dump(s);
+		tl_dump_verdicts(s);
 	cr_assert_not_null(lw, "no lock wait of the signaller %d", (int)sig);
 	cr_assert(lw->n_tids == 1 && lw->owner == holder, "the holder %d: %s", (int)holder, lw->summary);
-	cr_assert(has_evidence(lw, by), "no '%s' in the lock wait's evidence", by);
+	cr_assert(tl_strlist_has(&lw->evidence, by), "no '%s' in the lock wait's evidence", by);
 
-	const struct lt_verdict *ch = verdict_with(s, LT_VERDICT_WAIT_CHAIN, waiters[0]);
+	const struct lt_verdict *ch = tl_verdict_with(s, LT_VERDICT_WAIT_CHAIN, waiters[0]);
 	if (!ch)
-		dump(s);
+		tl_dump_verdicts(s);
 	cr_assert_not_null(ch, "no wait chain of %d", (int)waiters[0]);
 	cr_assert_eq(ch->n_tids, nw, "%s", ch->summary);
 	for (size_t k = 0; k < nw; k++)
@@ -151,7 +128,7 @@ Test(notify_live, barrier_whose_missing_thread_waits_for_a_file_lock_is_one_chai
 	check_chain(sig, holder, w, 2, head, by);
 	struct lt_snapshot *s = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
-	const struct lt_verdict *ch = verdict_with(s, LT_VERDICT_WAIT_CHAIN, w[0]);
+	const struct lt_verdict *ch = tl_verdict_with(s, LT_VERDICT_WAIT_CHAIN, w[0]);
 	cr_assert(ch && strstr(ch->summary, "(2 of 3 arrived) for the other threads to arrive"), "%s",
 		  ch ? ch->summary : "no chain");
 	lt_snapshot_free(s);
@@ -168,7 +145,7 @@ Test(notify_live, condvar_whose_signaller_sleeps_on_a_timer_is_no_chain, .fini =
 	cr_assert(t && t->futex.lock_kind && !strcmp(t->futex.lock_kind, "condition variable"),
 		  "the waiter's wait: %s", t && t->futex.lock_kind ? t->futex.lock_kind : "-");
 	if (s->n_verdicts != 1)
-		dump(s);
+		tl_dump_verdicts(s);
 	cr_assert_eq(s->n_verdicts, 1);
 	cr_assert_eq(s->verdicts[0].kind, LT_VERDICT_IDLE, "%s", s->verdicts[0].summary);
 	lt_snapshot_free(s);

@@ -65,27 +65,8 @@ int main(int argc, char **argv)
 	wl_begin();
 	if (pipe(pfd))
 		wl_die("pipe: %s", strerror(errno));
-	if (!strcmp(mode, "flock")) {
-		pid_t c = fork();
-		if (c < 0)
-			wl_die("fork: %s", strerror(errno));
-		if (c == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			close(pfd[0]);
-			int fd = open(file, O_RDWR | O_CREAT, 0600);
-			if (fd < 0 || flock(fd, LOCK_EX))
-				_exit(1);
-			if (write(pfd[1], "h", 1) != 1)
-				_exit(1);
-			close(pfd[1]);
-			for (;;)
-				pause();
-		}
-		char h;
-		if (read(pfd[0], &h, 1) != 1)
-			wl_die("the holder did not take %s", file);
-		printf("holder pid=%d\n", (int)c);
-	}
+	if (!strcmp(mode, "flock"))
+		wl_flock_holder(file);
 	main_tid = gettid();
 	wl_thread("joiner", 0);
 	pthread_t t;

@@ -97,32 +97,8 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	file = strcmp(mode, "sleep") ? argv[2] : NULL;
 	wl_begin();
-	if (file) {
-		int pfd[2];
-		if (pipe(pfd))
-			wl_die("pipe: %s", strerror(errno));
-		pid_t c = fork();
-		if (c < 0)
-			wl_die("fork: %s", strerror(errno));
-		if (c == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			close(pfd[0]);
-			int fd = open(file, O_RDWR | O_CREAT, 0600);
-			if (fd < 0 || flock(fd, LOCK_EX))
-				_exit(1);
-			if (write(pfd[1], "h", 1) != 1)
-				_exit(1);
-			close(pfd[1]);
-			for (;;)
-				pause();
-		}
-		close(pfd[1]);
-		char h;
-		if (read(pfd[0], &h, 1) != 1)
-			wl_die("the holder did not take %s", file);
-		close(pfd[0]);
-		printf("holder pid=%d\n", (int)c);
-	}
+	if (file)
+		wl_flock_holder(file);
 	bool barrier = !strcmp(mode, "barrier");
 	if (barrier && pthread_barrier_init(&bar, NULL, 3))
 		wl_die("pthread_barrier_init");

@@ -14,9 +14,10 @@ manager thread reads W's result pipe.  Any python3 3.8+."""
 import concurrent.futures as cf
 import fcntl
 import os
-import signal
 import sys
 import threading
+
+import wl_flock
 import time
 
 
@@ -50,19 +51,7 @@ def watch(main_tid, workers):
 if __name__ == "__main__":
     path = sys.argv[1]
     print(f"pid={os.getpid()}", flush=True)
-    r, w = os.pipe()
-    child = os.fork()
-    if child == 0:
-        os.close(r)
-        f = open(path, "a")
-        fcntl.flock(f, fcntl.LOCK_EX)
-        os.write(w, b"h")
-        while True:
-            signal.pause()
-    os.close(w)
-    if os.read(r, 1) != b"h":
-        sys.exit("the holder did not take the lock")
-    print(f"holder pid={child}", flush=True)
+    wl_flock.flock_holder(path)
     main_tid = threading.get_native_id()
     print(f"thread role=waiter idx=0 tid={main_tid}", flush=True)
     with cf.ProcessPoolExecutor(1) as ex:

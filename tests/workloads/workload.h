@@ -18,13 +18,17 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -359,6 +363,38 @@ static inline void wl_deadlock(pthread_mutex_t *l1, pthread_mutex_t *l2, long tr
 	printf("blocked tid=%d on=L2 addr=%p holds=L1\n", (int)a.tid, (void *)l2);
 	printf("blocked tid=%d on=L1 addr=%p holds=L2\n", (int)b.tid, (void *)l1);
 	printf("deadlocked\n");
+}
+
+/* A forked child that takes flock(FILE, LOCK_EX) and pause()s, dying with
+ * this process (PR_SET_PDEATHSIG); returns once it holds the lock, and
+ * prints "holder pid=C". */
+static inline pid_t wl_flock_holder(const char *file)
+{
+	int pfd[2];
+	if (pipe(pfd))
+		wl_die("pipe: %s", strerror(errno));
+	pid_t c = fork();
+	if (c < 0)
+		wl_die("fork: %s", strerror(errno));
+	if (c == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(pfd[0]);
+		int fd = open(file, O_RDWR | O_CREAT, 0600);
+		if (fd < 0 || flock(fd, LOCK_EX))
+			_exit(1);
+		if (write(pfd[1], "h", 1) != 1)
+			_exit(1);
+		close(pfd[1]);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	char h;
+	if (read(pfd[0], &h, 1) != 1)
+		wl_die("the holder did not take %s", file);
+	close(pfd[0]);
+	printf("holder pid=%d\n", (int)c);
+	return c;
 }
 
 #endif
