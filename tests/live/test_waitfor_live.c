@@ -2698,9 +2698,14 @@ Test(waitfor_live, ofd_lock_through_a_bind_mount_in_another_mount_namespace_name
 	snprintf(hl, sizeof(hl), "/proc/%d/fd/3", (int)procs[0].pid);
 	ssize_t n = readlink(hl, ht, sizeof(ht) - 1);
 	ht[n > 0 ? n : 0] = 0;
+	/* DIR_B/f; in a chroot (scripts/fresh-debian.sh) the kernel writes a
+	 * path of another mount namespace from that namespace's root, the
+	 * chroot's directory before it: the path ends so */
 	char other[128];
 	snprintf(other, sizeof(other), "%s/f", extra_dir[1]);
-	cr_assert_str_eq(ht, other, "the holder's fd 3 reads its own mount's path");
+	size_t hn = strlen(ht), on = strlen(other);
+	cr_assert(hn >= on && !strcmp(ht + hn - on, other), "the holder's fd 3 reads its own mount's path %s, not %s",
+		  other, ht);
 	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)OFD_PY, file, "wait", NULL }, lines[1],
 		       &nlines[1], 64, 30000);
 	char held[256];
