@@ -830,8 +830,12 @@ static bool own_thread_cannot_wake(const struct lt_snapshot *s, pid_t pid, const
 {
 	if (!asleep(u))
 		return false;
+	/* a futex wait with no timeout, unless on a shared mapping another
+	 * live process maps (or may: not counted), which may wake it */
+	const struct lt_futex *f = &u->futex;
 	if (!u->wf || !u->wf->n_edges)
-		return u->wait == LT_WAIT_FUTEX && !u->futex.timeout_ptr;
+		return u->wait == LT_WAIT_FUTEX && !f->timeout_ptr &&
+		       !(f->shared_obj && !(f->obj_mappers_known && !f->obj_mappers));
 	bool t_sigchld = has_sigchld_wait(t->wf);
 	for (size_t k = 0; k < u->wf->n_edges; k++) {
 		const struct lt_wf_edge *e = &u->wf->edges[k];

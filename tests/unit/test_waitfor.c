@@ -2080,7 +2080,8 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_wake_fds_is_no_chain)
  * exits: the loop is a wait chain into the watcher's own chain.  With
  * another thread of it running (it could write), or with the watcher an
  * idle futex waiter (an idle loop: nothing stuck), there is no chain. */
-enum own_loop_case { OWN_LOOP_STUCK, OWN_LOOP_OTHER_RUNS, OWN_LOOP_IDLE, OWN_LOOP_LOCK, OWN_LOOP_TIMED_LOCK };
+enum own_loop_case { OWN_LOOP_STUCK, OWN_LOOP_OTHER_RUNS, OWN_LOOP_IDLE, OWN_LOOP_LOCK, OWN_LOOP_TIMED_LOCK,
+		     OWN_LOOP_OTHER_SHARED };
 static size_t own_loop(struct lt_thread th[4], enum own_loop_case c)
 {
 	blocked(&th[0], 100, 232, LT_WAIT_POLL);
@@ -2103,6 +2104,18 @@ static size_t own_loop(struct lt_thread th[4], enum own_loop_case c)
 	th[2].futex.is_wait = true;
 	th[2].wf = calloc(1, sizeof(*th[2].wf));
 	th[2].wf->pid = 200;
+	if (c == OWN_LOOP_OTHER_SHARED) {
+		/* asleep on a futex of a shared mapping another process maps:
+		 * woken from there, it could write the socket pair */
+		blocked(&th[3], 102, 202, LT_WAIT_FUTEX);
+		th[3].futex.is_wait = true;
+		th[3].futex.shared_obj = true;
+		th[3].futex.obj_mappers_known = true;
+		th[3].futex.obj_mappers = 1;
+		th[3].wf = calloc(1, sizeof(*th[3].wf));
+		th[3].wf->pid = 100;
+		return 4;
+	}
 	if (c != OWN_LOOP_OTHER_RUNS)
 		return 3;
 	blocked(&th[3], 102, 0, LT_WAIT_NONE);
@@ -2136,6 +2149,16 @@ Test(waitfor_verdicts, event_loop_on_its_own_socket_pair_with_a_thread_running_i
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
 	cr_expect_null(v, "%s", v ? v->summary : "");
+	free_snap(&s);
+}
+
+Test(waitfor_verdicts, event_loop_on_its_own_socket_pair_with_a_thread_on_a_shared_futex_is_no_chain)
+{
+	struct lt_thread th[4];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = own_loop(th, OWN_LOOP_OTHER_SHARED) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_expect_null(v, "another process may wake thread 102, which could write: %s", v ? v->summary : "");
 	free_snap(&s);
 }
 
