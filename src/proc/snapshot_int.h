@@ -84,6 +84,14 @@ bool lts_runtime_idle(const struct lt_thread *t);
 /* A Java thread in Thread.sleep (HotSpot parks it on a timed condition
  * variable that no thread's signal ends). */
 bool lts_java_sleep(const struct lt_thread *t);
+/* Only a thread of the waiter's own process can wake futex F: a private
+ * one, or one of a shared mapping that no other live process maps. */
+static inline bool lts_futex_own_only(const struct lt_futex *f)
+{
+	return f->private_ || (f->shared_obj && f->obj_mappers_known && !f->obj_mappers);
+}
+/* TID among V's own threads (not those behind it). */
+bool lts_verdict_names(const struct lt_verdict *v, pid_t tid);
 /* "sym (0x...)", with the shared object of a lock in a shared mapping */
 const char *lts_lock_label(const struct lt_futex *f, char *buf, size_t len);
 

@@ -114,6 +114,14 @@ int lts_verdict_add(struct lt_verdict *v, pid_t tid, uint64_t lock, bool with_lo
 	return 0;
 }
 
+bool lts_verdict_names(const struct lt_verdict *v, pid_t tid)
+{
+	for (size_t k = 0; k < v->n_tids; k++)
+		if (v->tids[k] == tid)
+			return true;
+	return false;
+}
+
 int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock)
 {
 	return lts_verdict_add(v, tid, lock, false);

@@ -196,6 +196,12 @@ static inline bool lt_wf_pollchild(const struct lt_wf_edge *e)
 	return (e->kind == LT_WF_CHILD || e->kind == LT_WF_EXIT) && e->what &&
 	       !strncmp(e->what, LT_WF_POLLCHILD, sizeof(LT_WF_POLLCHILD) - 1);
 }
+/* Such an exit edge whose process is inferred (tail --pid: the pid read
+ * from its command line, its "what" says so). */
+static inline bool lt_wf_inferred_exit(const struct lt_wf_edge *e)
+{
+	return e->kind == LT_WF_EXIT && lt_wf_pollchild(e) && strstr(e->what, "inferred");
+}
 
 /* Append an edge to T (allocating t->wf for process PID); returns it
  * zeroed except kind, fd = -1, or NULL on OOM.  Strings set later are

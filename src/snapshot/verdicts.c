@@ -2697,8 +2697,7 @@ static bool none_can_wake(const struct lt_snapshot *s)
 		if (f->owner_kind == LT_OWNER_JOIN)
 			continue;
 		/* a shared one that no other live process maps either */
-		if ((!f->private_ && !(f->shared_obj && f->obj_mappers_known && !f->obj_mappers)) ||
-		    f->owner_kind != LT_OWNER_NONE)
+		if (!lts_futex_own_only(f) || f->owner_kind != LT_OWNER_NONE)
 			return false;
 	}
 	return true;
@@ -2940,14 +2939,6 @@ static void classify_rest(struct lt_snapshot *s)
 
 /* ---- ranking ---- */
 
-static bool names_tid(const struct lt_verdict *v, pid_t tid)
-{
-	for (size_t k = 0; k < v->n_tids; k++)
-		if (v->tids[k] == tid)
-			return true;
-	return false;
-}
-
 /* The verdict among the first N of S that verdict VI leads into: the one
  * naming its cause_tid (a signal wait's chain), or one of
  * VI's threads waits for another thread to finish (a join, a get(): the
@@ -2960,7 +2951,7 @@ static long leads_into(const struct lt_snapshot *s, size_t n, size_t vi)
 	if (v->kind == LT_VERDICT_DEADLOCK)
 		return -1;
 	for (size_t u = 0; v->cause_tid > 0 && u < n; u++)
-		if (u != vi && names_tid(&s->verdicts[u], v->cause_tid))
+		if (u != vi && lts_verdict_names(&s->verdicts[u], v->cause_tid))
 			return (long)u;
 	for (size_t k = 0; k < v->n_tids; k++) {
 		const struct lt_thread *t = lt_snapshot_find(s, v->tids[k]);
@@ -2970,7 +2961,7 @@ static long leads_into(const struct lt_snapshot *s, size_t n, size_t vi)
 			continue;
 		for (size_t u = 0; u < n; u++)
 			if (u != vi && s->verdicts[u].kind != LT_VERDICT_IDLE && s->verdicts[u].kind != LT_VERDICT_OK &&
-			    s->verdicts[u].kind != LT_VERDICT_UNKNOWN && names_tid(&s->verdicts[u], f->owner))
+			    s->verdicts[u].kind != LT_VERDICT_UNKNOWN && lts_verdict_names(&s->verdicts[u], f->owner))
 				return (long)u;
 	}
 	return -1;

@@ -999,7 +999,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		char *tq = caveat_clause(w);
 		/* another process's exit polled for (tail --pid): which
 		 * process, from its command line, is inferred */
-		bool inf = e->kind == LT_WF_EXIT && lt_wf_pollchild(e) && strstr(e->what, "inferred");
+		bool inf = lt_wf_inferred_exit(e);
 		v->summary = lts_asprintf("thread %d (%s) %s waits for %s, which can end it only by "
 					  "progress: %s%s%s", (int)t->tid, lt_thread_name(t), act ? act : "?",
 					  pp ? pp : "?", end_word(e),
@@ -1251,15 +1251,6 @@ static const struct lt_done_kind *join_kind(const struct lt_snapshot *s, const s
 	return dk && dk->exit ? dk : NULL;
 }
 
-/* TID among V's threads (not only behind them). */
-static bool verdict_names(const struct lt_verdict *v, pid_t tid)
-{
-	for (size_t k = 0; k < v->n_tids; k++)
-		if (v->tids[k] == tid)
-			return true;
-	return false;
-}
-
 static void join_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -1278,7 +1269,7 @@ static void join_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		if (!v)
 			return;
 		struct lt_verdict *ov = &s->verdicts[pv - s->verdicts];
-		bool in = verdict_names(ov, o->tid);
+		bool in = lts_verdict_names(ov, o->tid);
 		const char *words = in ? stuck_words(ov->kind) : "blocked behind a deadlock";
 		char orelse[160] = "", dur[32];
 		if (dk->els)
@@ -1345,7 +1336,7 @@ static const struct notify_kind *notify_wait(const struct lt_thread *t)
 	    t->state == 't' || f->timeout_ptr || f->owner_kind != LT_OWNER_NONE || f->owner_gone || f->rtlock ||
 	    !f->lock_kind || f->cond_signal == 2 || !f->word_ok || f->word != f->expected)
 		return NULL;
-	if (!f->private_ && !(f->shared_obj && f->obj_mappers_known && !f->obj_mappers))
+	if (!lts_futex_own_only(f))
 		return NULL;
 	if (lts_runtime_idle(t) || lts_java_sleep(t))
 		return NULL;
@@ -1376,8 +1367,7 @@ static int notify_could(const struct lt_snapshot *s, pid_t pid, const struct lt_
 	/* a futex another process may wake (a shared one it maps), then
 	 * send the signal */
 	const struct lt_futex *f = &u->futex;
-	if (u->wait == LT_WAIT_FUTEX && f->is_wait && !f->private_ &&
-	    !(f->shared_obj && f->obj_mappers_known && !f->obj_mappers))
+	if (u->wait == LT_WAIT_FUTEX && f->is_wait && !lts_futex_own_only(f))
 		return NW_CAN;
 	return own_thread_cannot_wake(s, pid, u, &nobody) ? NW_CANNOT : NW_CAN;
 }
@@ -1807,7 +1797,7 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				continue;
 			}
 			maybe |= lt_wf_maybe_child(e);
-			inf_exit |= e->kind == LT_WF_EXIT && lt_wf_pollchild(e) && strstr(e->what, "inferred");
+			inf_exit |= lt_wf_inferred_exit(e);
 			if ((ends_by_itself(e->kind) && !lt_wf_maybe_child(e)) || !e->n_pids || e->more_pids) {
 				into = false;
 				break;
