@@ -175,6 +175,10 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
  * may come from any thread), so a cycle through it is at most a probable
  * deadlock. */
 #define LT_KIND_JAVA_FUTURE "java.util.concurrent FutureTask (get)"
+/* FutureTask.get() of a task that has not started, queued in an executor
+ * whose only thread (the holder) runs another task: the wait ends when
+ * that thread has ended it and the tasks before this one */
+#define LT_KIND_JAVA_FUTURE_QUEUED "java.util.concurrent FutureTask (get, queued)"
 #define LT_KIND_JAVA_JOIN "Java monitor (Thread.join)"
 #define LT_KIND_PY_FUTURE "concurrent.futures Future (result)"
 #define LT_KIND_OCAML_THREAD_JOIN "OCaml Thread.join"
@@ -211,6 +215,9 @@ static inline const struct lt_done_kind *lt_done_kind_of(const char *kind)
 	static const struct lt_done_kind k[] = {
 		{ LT_KIND_JAVA_FUTURE, "FutureTask.get()", "task runner", "the task ends",
 		  "a cancel() from any thread", false, true, "the task ", "run by", "which no thread runs", false },
+		{ LT_KIND_JAVA_FUTURE_QUEUED, "FutureTask.get()", "executor thread",
+		  "that thread has ended the tasks before it and this one", "a cancel() from any thread", false, true,
+		  "the task ", "queued for its executor's only thread,", "which no thread runs", false },
 		{ LT_KIND_PY_FUTURE, "Future.result()", "task runner", "the task ends",
 		  "a set_result() or set_exception() on the Future from another thread", false, true, "the task ",
 		  "run by", "which no thread runs", false },

@@ -765,15 +765,22 @@ Test(juc_live, process_waitfor_on_a_full_pipe_is_a_probable_deadlock, .fini = cl
 	lt_multi_free(m);
 }
 
-/* The FutureTask thread ROLE's verdict is about, its kind checked. */
-static uint64_t future_of(const struct lt_snapshot *s, pid_t tid)
+/* The FutureTask thread ROLE's verdict is about, its kind checked (a
+ * queued task's kind when QUEUED). */
+static uint64_t future_of_kind(const struct lt_snapshot *s, pid_t tid, bool queued)
 {
 	const struct lt_thread *t = lt_snapshot_find(s, tid);
 	cr_assert_not_null(t);
-	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", "java.util.concurrent FutureTask (get)");
+	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-",
+			 queued ? "java.util.concurrent FutureTask (get, queued)" : "java.util.concurrent FutureTask (get)");
 	cr_assert(t->futex.lock_name && !strncmp(t->futex.lock_name, "java.util.concurrent.FutureTask@0x", 34), "%s",
 		  t->futex.lock_name ? t->futex.lock_name : "-");
 	return t->futex.lock_base;
+}
+
+static uint64_t future_of(const struct lt_snapshot *s, pid_t tid)
+{
+	return future_of_kind(s, tid, false);
 }
 
 /* The address jstack says thread NAME parks on (its parkBlocker); 0 when
@@ -821,6 +828,43 @@ Test(juc_live, future_get_waits_for_the_tasks_runner, .fini = cleanup, .timeout 
 	no_jvm_idle_thread(s);
 	lt_snapshot_free(s);
 	uint64_t js = jstack_parked_on("fut-getter");
+	cr_assert(!js || js == task, "jstack: 0x%" PRIx64 ", locktrace: 0x%" PRIx64, js, task);
+}
+
+/* fq-getter waits in get() of a task queued in a single-thread executor
+ * whose thread runs a task blocked in read() on a pipe nobody writes: a
+ * wait on that thread, which the JVM calls in native, not blocked (before:
+ * "whose 1 thread (...) is not blocked", and nothing followed). */
+Test(juc_live, future_get_of_a_task_queued_behind_a_blocked_read_waits_for_the_pool_thread, .fini = cleanup,
+     .timeout = 240)
+{
+	start("future-queued-io");
+	pid_t g = tid_of("G"), p = tid_of("P");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *v = verdict_of(s, g);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 1, "%s", v->summary);
+	cr_assert_eq(v->owner, p, "%s", v->summary);
+	cr_assert_eq(lt_snapshot_find(s, g)->futex.owner, p);
+	uint64_t task = future_of_kind(s, g, true);
+	char want[400];
+	snprintf(want, sizeof(want), "1 thread waits in FutureTask.get() for the task java.util.concurrent.FutureTask@0x%"
+		 PRIx64 ", queued for its executor's only thread, thread %d (fq-pool), which has been blocked in "
+		 "read(fd ", task, (int)p);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	cr_assert(strstr(v->summary, "pipe) for ") &&
+		  strstr(v->summary, ": the wait ends when that thread has ended the tasks before it and this one (or "
+				     "on a cancel() from any thread)"), "%s", v->summary);
+	snprintf(want, sizeof(want), "it is number 1 in the work queue of java.util.concurrent.ThreadPoolExecutor@0x");
+	bool said = false;
+	for (size_t k = 0; k < v->evidence.n; k++)
+		said |= strstr(v->evidence.v[k], want) && strstr(v->evidence.v[k], "is blocked: the task starts only "
+										  "when it goes on");
+	cr_assert(said, "the evidence says where the task is queued and that the pool's thread is blocked");
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+	uint64_t js = jstack_parked_on("fq-getter");
 	cr_assert(!js || js == task, "jstack: 0x%" PRIx64 ", locktrace: 0x%" PRIx64, js, task);
 }
 

@@ -143,6 +143,10 @@ static bool lay_threads(struct jvm *j)
 	hs_off(&n, "JavaThread", "_stack_base", &L->jt_stack_base);
 	hs_off(&n, "JavaThread", "_stack_size", &L->jt_stack_size);
 	hs_int_const(&n, "_thread_blocked", &L->blocked);
+	/* optional: a pool thread asleep in a system call of native code
+	 * (pool_thread_blocked) */
+	if (!hs_vm_int(&j->vm, "_thread_in_native", &L->in_native))
+		L->in_native = -1;
 	/* optional: Object.wait() (hs_monitor_waits) */
 	const struct hs_field *w = hs_vm_field(&j->vm, "JavaThread", "_current_waiting_monitor");
 	L->jt_waiting = w && !w->is_static ? w->value : 0;

@@ -22,6 +22,7 @@ struct lay {
 	uint64_t jt_waiting;            /* _current_waiting_monitor, 0 unknown */
 	uint64_t os_tid, oh_obj;
 	int64_t blocked;                /* _thread_blocked                     */
+	int64_t in_native;              /* _thread_in_native, -1 unknown       */
 	/* monitors */
 	bool monitors;                  /* everything below is known           */
 	uint64_t om_owner, om_object, om_recursions, om_contentions, om_size;

@@ -530,10 +530,16 @@ static long queue_pos(struct jvm *j, uint64_t tpe, uint64_t task)
 }
 
 /* Is the thread at JT still blocked (the JVM's state, read again) and,
- * unless it is WAITER, asleep by the kernel's view for a while? */
+ * unless it is WAITER, asleep by the kernel's view for a while?  A thread
+ * in native code (a read() of a pipe or socket, an fcntl() lock: the JVM
+ * calls it _thread_in_native, not blocked) is blocked when the kernel has
+ * it asleep in a system call for a while. */
 static bool pool_thread_blocked(struct jvm *j, const struct jthread *t, pid_t waiter)
 {
 	int32_t state = -1;
+	if (t->state == j->L.in_native && j->L.in_native >= 0 && t->tid != waiter)
+		return !hs_rd(j, t->addr + j->L.jt_state, &state, 4) && state == j->L.in_native &&
+		       hs_keeps(j, t->tid);
 	return t->state == j->L.blocked && !hs_rd(j, t->addr + j->L.jt_state, &state, 4) &&
 	       state == j->L.blocked && (t->tid == waiter || hs_keeps(j, t->tid));
 }
@@ -545,9 +551,14 @@ static bool pool_thread_blocked(struct jvm *j, const struct jthread *t, pid_t wa
  * when every thread of it is blocked, this waiter among them or not, and
  * the executor records no more workers than those, the task is probably
  * starved (inferred: a later submit() may start a thread, below
- * corePoolSize; a blocked thread may be ended). */
-static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t task, uint64_t **poolp)
+ * corePoolSize; a blocked thread may be ended), and a deadlock when this
+ * waiter is one of them.  *only: the executor's one thread when the
+ * executor counts one worker and it is not WAITER (the thread that must
+ * take the task: the lock's holder), else 0. */
+static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t task, uint64_t **poolp,
+			 pid_t *only)
 {
+	*only = 0;
 	static const char BASE[] = "FutureTask.runner is null and its state is NEW (0): the task has not "
 				   "started: it waits for a thread of its executor to take it";
 	if (!*poolp) { /* each thread's executor, read once a snapshot */
@@ -617,7 +628,16 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 				  "ThreadPoolExecutor@0x%" PRIx64 ", whose %zu thread%s (%s%s)", BASE, pos, tpe, nt,
 				  nt == 1 ? "" : "s", list, more);
 	char *r;
-	if (nt && nb == nt && workers == (long)nt)
+	if (nt == 1 && workers == 1 && !self)
+		for (size_t i = 0; i < j->n && !*only; i++)
+			if (pool[i] == tpe)
+				*only = j->t[i].tid;
+	if (nt && nb == nt && workers == (long)nt && !self)
+		r = lts_asprintf("%s %s blocked: the task starts only when %s goes on%s", head,
+				 nt == 1 ? "is" : "are all", nt == 1 ? "it" : "one of them",
+				 core > (int64_t)nt ? ", or a later submit() starts a thread (the pool has fewer than "
+						      "corePoolSize)" : "");
+	else if (nt && nb == nt && workers == (long)nt)
 		r = lts_asprintf("%s %s blocked%s: probably a thread-starvation deadlock (inferred: no thread "
 				 "of the pool is free to take the task, nor will one be unless a blocked one is "
 				 "ended%s)", head, nt == 1 ? "is" : "are all", self ? ", this one in this get()" : "",
@@ -642,6 +662,7 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx)
 {
 	static const char KIND_FT[] = LT_KIND_JAVA_FUTURE;
+	static const char KIND_FTQ[] = LT_KIND_JAVA_FUTURE_QUEUED;
 	uint64_t *pool = NULL; /* each thread's executor (not_started) */
 	for (size_t i = 0; i < j->n; i++) {
 		const struct jthread *t = &j->t[i];
@@ -669,7 +690,13 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 		    !num_field(j, task, "state", false, &st2) || st2 != st || !park_blocker(j, t->addr, &t2) ||
 		    t2 != task || hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
 			continue; /* a runner that is no live thread, or moved on */
+		pid_t only = 0;
 		if ((idx[i] = hs_notify_lock_at(*v, first, *n, task, o ? o->tid : 0)))
+			continue;
+		for (size_t k = first; k < *n && !o && !idx[i]; k++)
+			if ((*v)[k].wait_call && (*v)[k].base == task && (*v)[k].kind == KIND_FTQ)
+				idx[i] = k - first + 1; /* a queued task's, held by its pool's thread */
+		if (idx[i])
 			continue;
 		char cls[256] = "?";
 		if (hs_class_name(j, k, cls, sizeof(cls)))
@@ -679,21 +706,21 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 					     "from any thread, or a timed get()'s timeout, would end it too",
 					     (int)o->tid, o->name ? " (\"" : "", o->name ? o->name : "",
 					     o->name ? "\")" : "")
-			      : not_started(j, t, task, &pool);
+			      : not_started(j, t, task, &pool, &only);
 		struct lt_rtlock *l = lt_rtlock_push(v, n);
 		if (!l) {
 			free(how);
 			free(pool);
 			return -ENOMEM;
 		}
-		hs_notify_lock(j, l, KIND_FT, task, "FutureTask.get()", NULL);
+		hs_notify_lock(j, l, only ? KIND_FTQ : KIND_FT, task, "FutureTask.get()", NULL);
 		l->name = lts_asprintf("%s@0x%" PRIx64, cls, task);
 		lt_strlist_add(&l->facts, "parkBlocker=0x%" PRIx64 " class=%s runner=0x%" PRIx64 " state=%d", task,
 			       cls, runner, (int)st);
 		l->holder_how = how;
-		if (o) {
+		if (o || only) {
 			l->held = 1;
-			l->holder = o->tid;
+			l->holder = o ? o->tid : only;
 		} else {
 			l->held = -1;
 			l->holderless = true;

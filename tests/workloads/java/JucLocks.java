@@ -459,6 +459,33 @@ public class JucLocks {
 		Thread.sleep(500); /* the runner asleep in read() for a while */
 	}
 
+	/* a task queued behind one stuck in read() of a pipe nobody writes: the
+	 * one thread of its executor is blocked in native code, not by the JVM */
+	static void futureQueuedIo() throws Exception {
+		java.nio.channels.Pipe p = java.nio.channels.Pipe.open();
+		java.util.concurrent.ExecutorService ex = singleThread("fq-pool");
+		Worker[] pool = new Worker[1];
+		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+		ex.submit(() -> {
+			pool[0] = new Worker(Thread.currentThread(), myTid());
+			started.countDown();
+			readForever(p);
+		});
+		started.await();
+		java.util.concurrent.Future<?> f = ex.submit(() -> sink++);
+		Worker g = new Worker("fq-getter", () -> {
+			try {
+				f.get();
+			} catch (Exception e) {
+			}
+		});
+		g.announce("G");
+		pool[0].announce("P");
+		awaitBlocked(g, "future", "-");
+		awaitIn(pool[0], 0);
+		Thread.sleep(500); /* the pool thread asleep in read() for a while */
+	}
+
 	static void futureStarve() throws Exception {
 		java.util.concurrent.ExecutorService ex = singleThread("starve-pool");
 		Worker[] pool = new Worker[1];
@@ -632,13 +659,14 @@ public class JucLocks {
 		case "waitfor-pipe": waitforPipe(); break;
 		case "future-pipe": futurePipe(); break;
 		case "future-starve": futureStarve(); break;
+		case "future-queued-io": futureQueuedIo(); break;
 		case "join-lock": joinLock(); break;
 		case "join-pipe": joinPipe(); break;
 		case "future-cycle": futureCycle(); break;
 		case "join-free": joinFree(); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-cycle|join-lock|join-pipe|join-free "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-queued-io|future-cycle|join-lock|join-pipe|join-free "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
