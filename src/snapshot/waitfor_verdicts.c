@@ -563,8 +563,13 @@ static bool thread_stuck(const struct lt_snapshot *s, const struct lt_thread *u,
 				return false;
 		return true;
 	}
-	/* no edges: a futex wait without a timeout is stuck unless woken */
-	return u->wait == LT_WAIT_FUTEX && !u->futex.timeout_ptr;
+	/* no edges: a futex wait without a timeout is stuck unless woken, by
+	 * a thread of its own process (or a mutex's owner); one another
+	 * process may wake (a shared futex it maps, or one whose mappers are
+	 * not known) is not known to be stuck */
+	const struct lt_futex *f = &u->futex;
+	return u->wait == LT_WAIT_FUTEX && !f->timeout_ptr &&
+	       (lts_futex_own_only(f) || f->owner_kind >= LT_OWNER_MUTEX);
 }
 
 static bool party_stuck(const struct lt_snapshot *s, pid_t pid, const struct lt_wf_edge *e, int depth)

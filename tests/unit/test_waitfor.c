@@ -2009,7 +2009,7 @@ Test(waitfor_parse, timeout1_duration_from_its_command_line)
  * timeout, so none of its own can write them: a wait chain, the own fds
  * said and the inference marked.  With 101 on a timer (it could write
  * them) or with no stuck party (an idle loop) there is no chain. */
-static void event_loop(struct lt_thread th[3], bool timed_other, bool stuck_peer)
+static void event_loop(struct lt_thread th[3], bool timed_other, bool stuck_peer, bool peer_shared)
 {
 	blocked(&th[0], 100, 232, LT_WAIT_POLL);
 	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_UNKNOWN, 0, LT_WFP_UNKNOWN);
@@ -2021,7 +2021,11 @@ static void event_loop(struct lt_thread th[3], bool timed_other, bool stuck_peer
 	blocked(&th[1], 101, 202, LT_WAIT_FUTEX);
 	th[1].futex.is_wait = true;
 	th[1].futex.timeout_ptr = timed_other ? 0x7ff000 : 0;
+	/* the peer's one thread asleep for good on a futex of its own (a
+	 * private one); on a shared one another process may wake it */
 	blocked(&th[2], 200, 202, LT_WAIT_FUTEX);
+	th[2].futex.is_wait = true;
+	th[2].futex.private_ = !peer_shared;
 	th[2].wf = calloc(1, sizeof(*th[2].wf));
 	th[2].wf->pid = 200;
 }
@@ -2038,7 +2042,7 @@ static const struct lt_verdict *chain_of(const struct lt_snapshot *s, pid_t tid)
 Test(waitfor_verdicts, event_loop_on_a_stuck_peer_and_its_own_wake_fds_is_a_chain)
 {
 	struct lt_thread th[3];
-	event_loop(th, false, true);
+	event_loop(th, false, true, false);
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
@@ -2054,7 +2058,7 @@ Test(waitfor_verdicts, event_loop_on_a_stuck_peer_and_its_own_wake_fds_is_a_chai
 Test(waitfor_verdicts, event_loop_whose_other_thread_is_on_a_timer_is_no_chain)
 {
 	struct lt_thread th[3];
-	event_loop(th, true, true);
+	event_loop(th, true, true, false);
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
@@ -2062,10 +2066,36 @@ Test(waitfor_verdicts, event_loop_whose_other_thread_is_on_a_timer_is_no_chain)
 	free_snap(&s);
 }
 
+/* The peer process's one thread asleep on a futex of a shared mapping
+ * (its mappers not known: another process may wake it): the peer is not
+ * known to be stuck, so neither is the loop (before: every futex wait
+ * with no timeout counted as stuck). */
+Test(waitfor_verdicts, event_loop_on_a_peer_asleep_on_a_shared_futex_is_no_chain)
+{
+	struct lt_thread th[3];
+	event_loop(th, false, true, true);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_expect_null(v, "another process may wake the peer: %s", v ? v->summary : "");
+	free_snap(&s);
+
+	/* its mappers known: none but its own process; stuck again */
+	struct lt_thread th2[3];
+	event_loop(th2, false, true, true);
+	th2[2].futex.shared_obj = true;
+	th2[2].futex.obj_mappers_known = true;
+	struct lt_snapshot s2 = { .pid = 100, .threads = th2, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	cr_expect_not_null(chain_of(&s2, 100), "a futex no other process maps: %s",
+			   s2.n_verdicts ? s2.verdicts[0].summary : "");
+	free_snap(&s2);
+}
+
 Test(waitfor_verdicts, idle_event_loop_on_its_own_wake_fds_is_no_chain)
 {
 	struct lt_thread th[3];
-	event_loop(th, false, false);
+	event_loop(th, false, false, false);
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
@@ -2102,6 +2132,7 @@ static size_t own_loop(struct lt_thread th[4], enum own_loop_case c)
 	}
 	blocked(&th[2], 200, 202, LT_WAIT_FUTEX);
 	th[2].futex.is_wait = true;
+	th[2].futex.private_ = true; /* stuck: only its own process could wake it */
 	th[2].wf = calloc(1, sizeof(*th[2].wf));
 	th[2].wf->pid = 200;
 	if (c == OWN_LOOP_OTHER_SHARED) {
