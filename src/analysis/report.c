@@ -301,13 +301,15 @@ static unsigned finding_rank(const struct lt_report_finding *f)
 
 /* By rank, then the oldest first; two findings that began together (two
  * locks whose one holder is stuck: a GIL and a Thread.join on the thread
- * holding it) put the one that stops more threads first, then the lower
- * lock, then the lower thread: never qsort's whim. */
+ * holding it) put the one through fewer locks to the holder first (a
+ * join of a thread that waits for the stuck holder's lock comes after
+ * that lock's finding, its cause), then the one that stops more threads,
+ * then the lower lock, then the lower thread: never qsort's whim. */
 static int cmp_finding(const void *a, const void *b)
 {
 	const struct lt_report_finding *x = a, *y = b;
 	int c = cmp3(RP_CMP(finding_rank(x), finding_rank(y)), RP_CMP(x->since, y->since),
-		     RP_CMP(y->n_tids, x->n_tids));
+		     cmp3(RP_CMP(x->via, y->via), RP_CMP(y->n_tids, x->n_tids), 0));
 	if (c)
 		return c;
 	return cmp3(RP_CMP(x->n_locks ? x->locks[0] : 0, y->n_locks ? y->locks[0] : 0),

@@ -71,6 +71,8 @@ struct lt_report_finding {
 	size_t n_locks;
 	uint32_t holder;     /* the holder / releaser / owner named, 0 none */
 	int fd;              /* holder_blocked in fd I/O: the fd, else -1 */
+	unsigned via;        /* holder_blocked: the locks between its waiters'
+				and the holder (0: the holder holds theirs) */
 };
 
 /* One blocking call of a thread, as kept for "the last calls". */

@@ -394,6 +394,7 @@ static void rule_holder_blocked(struct lt_report *r, struct rgroup *g)
 		return;
 	g->has_finding = 1;
 	f->holder = hp->tid;
+	f->via = np;
 	if (hs == HS_IO)
 		f->fd = hp->end_call.fd;
 	rp_f_group(f, g);

@@ -376,7 +376,23 @@ Test(report, holder_chain_leads_to_the_thread_in_select)
 	cr_assert_str_eq(f->rule, "poll");
 	cr_assert_eq(f->holder, 502, "the end of the chain");
 	cr_assert(has_tid(f, PID) && has_tid(f, 501));
+	cr_assert_eq(f->via, 1, "%s", f->summary);
 	cr_assert_null(find(LT_FIND_DEADLOCK, NULL));
+	/* L2's own finding (its holder 502 holds it) is said first: it is
+	 * why L1's waiters wait, though L1's stops more threads and is the
+	 * lower lock */
+	bool direct_seen = false;
+	for (size_t i = 0; i < R->n_findings; i++) {
+		const struct lt_report_finding *g = &R->findings[i];
+		if (g->kind != LT_FIND_HOLDER_BLOCKED)
+			continue;
+		if (g == f)
+			break;
+		direct_seen |= has_lock(g, L2) && g->via == 0 && g->holder == 502;
+	}
+	if (!direct_seen)
+		dump_findings();
+	cr_assert(direct_seen, "the finding of L2, which 502 holds, before the one through it");
 	done();
 }
 
