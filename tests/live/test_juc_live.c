@@ -773,8 +773,11 @@ static uint64_t future_of_kind(const struct lt_snapshot *s, pid_t tid, bool queu
 	cr_assert_not_null(t);
 	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-",
 			 queued ? "java.util.concurrent FutureTask (get, queued)" : "java.util.concurrent FutureTask (get)");
-	cr_assert(t->futex.lock_name && !strncmp(t->futex.lock_name, "java.util.concurrent.FutureTask@0x", 34), "%s",
-		  t->futex.lock_name ? t->futex.lock_name : "-");
+	/* a FutureTask, or a ScheduledThreadPoolExecutor's ScheduledFutureTask */
+	cr_assert(t->futex.lock_name && (!strncmp(t->futex.lock_name, "java.util.concurrent.FutureTask@0x", 34) ||
+					 !strncmp(t->futex.lock_name, "java.util.concurrent.ScheduledThreadPoolExecutor"
+								      "$ScheduledFutureTask@0x", 71)),
+		  "%s", t->futex.lock_name ? t->futex.lock_name : "-");
 	return t->futex.lock_base;
 }
 
@@ -859,13 +862,51 @@ Test(juc_live, future_get_of_a_task_queued_behind_a_blocked_read_waits_for_the_p
 	snprintf(want, sizeof(want), "it is number 1 in the work queue of java.util.concurrent.ThreadPoolExecutor@0x");
 	bool said = false;
 	for (size_t k = 0; k < v->evidence.n; k++)
-		said |= strstr(v->evidence.v[k], want) && strstr(v->evidence.v[k], "is blocked: the task starts only "
-										  "when it goes on");
+		said |= strstr(v->evidence.v[k], want) &&
+			strstr(v->evidence.v[k], "whose 1 thread (") &&
+			strstr(v->evidence.v[k], "(fq-pool)) is blocked (asleep in a system call of native code): the "
+						 "task starts only when it goes on");
 	cr_assert(said, "the evidence says where the task is queued and that the pool's thread is blocked");
 	no_jvm_idle_thread(s);
 	lt_snapshot_free(s);
 	uint64_t js = jstack_parked_on("fq-getter");
 	cr_assert(!js || js == task, "jstack: 0x%" PRIx64 ", locktrace: 0x%" PRIx64, js, task);
+}
+
+/* A ScheduledThreadPoolExecutor whose one thread, fs-pool, is stuck in
+ * read() of a pipe nobody writes: fs-due-getter waits in get() of a task
+ * due now, in the executor's DelayedWorkQueue: a wait on fs-pool (before:
+ * "some executors' queues are of a kind not read here", holderless);
+ * fs-later-getter waits for a task due in an hour: a wait for a time, no
+ * lock wait (before: a holderless LOCK WAIT on a healthy program). */
+Test(juc_live, future_get_of_scheduled_tasks_waits_for_the_pool_thread_or_for_the_time, .fini = cleanup,
+     .timeout = 240)
+{
+	start("future-sched");
+	pid_t g = tid_of("G"), l = tid_of("L"), p = tid_of("P");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	const struct lt_verdict *v = verdict_of(s, g);
+	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_assert_eq(v->owner, p, "%s", v->summary);
+	uint64_t task = future_of_kind(s, g, true);
+	char want[400];
+	snprintf(want, sizeof(want), "1 thread waits in FutureTask.get() for the task "
+		 "java.util.concurrent.ScheduledThreadPoolExecutor$ScheduledFutureTask@0x%" PRIx64 ", queued for its "
+		 "executor's only thread, thread %d (fs-pool), which has been blocked in read(fd ", task, (int)p);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	bool said = false;
+	for (size_t k = 0; k < v->evidence.n; k++)
+		said |= strstr(v->evidence.v[k], "it is in the delayed work queue of "
+						 "java.util.concurrent.ScheduledThreadPoolExecutor@0x") &&
+			strstr(v->evidence.v[k], " s ago, whose 1 thread (") != NULL;
+	cr_assert(said, "the evidence names the delayed work queue and how late the task is");
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+			cr_assert(s->verdicts[i].tids[k] != l || s->verdicts[i].kind != LT_VERDICT_LOCK_WAIT,
+				  "the getter of a task due in an hour: %s", s->verdicts[i].summary);
+	cr_assert_eq(lt_snapshot_find(s, l)->futex.rtlock, 0, "no lock claimed for a task not yet due");
+	lt_snapshot_free(s);
 }
 
 /* starve-pool, the one thread of a single-thread executor, runs a task

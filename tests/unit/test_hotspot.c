@@ -383,7 +383,7 @@ enum {
 	JF_ADDR = 0, JF_NAME = 8, JF_SIZE = 24,
 	/* FieldInfo slots, in an order of our own */
 	FI_NAME = 0, FI_SIG = 1, FI_ACCESS = 2, FI_INIT = 3, FI_HIGH = 4, FI_LOW = 5, FI_SLOTS = 6,
-	ACC_INTERNAL = 0x400, BLOCKED = 10, IN_JAVA = 8,
+	ACC_INTERNAL = 0x400, BLOCKED = 10, IN_JAVA = 8, IN_NATIVE = 4,
 	/* Java fields */
 	THREAD_TID = 0x10, THREAD_NAME = 0x1c, WORKER_JOB = 0x24, THREAD_BLOCKER = 0x18, THREAD_TARGET = 0x20,
 	STRING_VALUE = 0xc, STRING_CODER = 0x10, STRING_HASH = 0x14,
@@ -482,14 +482,14 @@ static void jvm_tables(struct fk *f, const struct jcfg *c, uint64_t vars[16])
 		{ "FieldInfo::signature_index_offset", FI_SIG }, { "FieldInfo::initval_index_offset", FI_INIT },
 		{ "FieldInfo::low_packed_offset", FI_LOW }, { "FieldInfo::high_packed_offset", FI_HIGH },
 		{ "FieldInfo::field_slots", FI_SLOTS }, { "FIELDINFO_TAG_SIZE", 2 }, { "FIELDINFO_TAG_OFFSET", 1 },
-		{ "JVM_ACC_FIELD_INTERNAL", ACC_INTERNAL },
+		{ "JVM_ACC_FIELD_INTERNAL", ACC_INTERNAL }, { "_thread_in_native", IN_NATIVE },
 	};
 	const struct tconst ints21[] = {
 		{ "_thread_blocked", BLOCKED }, { "_thread_in_Java", IN_JAVA },
 		{ "FieldInfo::FieldFlags::_ff_initialized", FF_INIT },
 		{ "FieldInfo::FieldFlags::_ff_injected", FF_INJECTED },
 		{ "FieldInfo::FieldFlags::_ff_generic", FF_GENERIC },
-		{ "FieldInfo::FieldFlags::_ff_contended", FF_CONTENDED },
+		{ "FieldInfo::FieldFlags::_ff_contended", FF_CONTENDED }, { "_thread_in_native", IN_NATIVE },
 	};
 	struct tconst all[32];
 	size_t na = 0;
@@ -1718,7 +1718,7 @@ Test(lock_hotspot_fixture, future_get_of_a_completing_task_is_no_wait)
  * ThreadPoolExecutor$Worker whose this$0 is the executor) whose queue
  * holds the task 101 waits for, not started: a starved pool, inferred;
  * without the Worker, no pool is named. */
-static uint64_t starved_pool(struct fk *f, struct jvm_img *j, bool worker, uint32_t ctl)
+static uint64_t starved_pool_of(struct fk *f, struct jvm_img *j, uint64_t worker_jt, uint32_t ctl)
 {
 	static const struct jfield node_f[] = {
 		{ "item", "Ljava/lang/Object;", 0x2, 0xc, false, false, false },
@@ -1751,9 +1751,14 @@ static uint64_t starved_pool(struct fk *f, struct jvm_img *j, bool worker, uint3
 	fi_put32(&f->img, tpe + 0x14, 1);
 	uint64_t w = object_new(f, klass_new(f, "java/util/concurrent/ThreadPoolExecutor$Worker", 0, w_f, N(w_f)), 0x10);
 	fi_put32(&f->img, w + 0xc, narrow(tpe));
-	if (worker)
-		fi_put32(&f->img, thread_obj_of(f, j->jt[0]) + THREAD_TARGET, narrow(w));
+	if (worker_jt)
+		fi_put32(&f->img, thread_obj_of(f, worker_jt) + THREAD_TARGET, narrow(w));
 	return tpe;
+}
+
+static uint64_t starved_pool(struct fk *f, struct jvm_img *j, bool worker, uint32_t ctl)
+{
+	return starved_pool_of(f, j, worker ? j->jt[0] : 0, ctl);
 }
 
 Test(lock_hotspot_fixture, future_get_of_a_queued_task_in_a_starved_pool)
@@ -1812,5 +1817,79 @@ Test(lock_hotspot_fixture, future_get_of_a_queued_task_in_a_pool_not_all_known)
 	cr_assert(strstr(ft->holder_how, "is blocked (the executor's count of its workers, not read or not the threads "
 			 "found: not all of them are known)"), "%s", ft->holder_how);
 	cr_assert_null(strstr(ft->holder_how, "starvation"), "%s", ft->holder_how);
+	fk_free(&f);
+}
+
+/* The task 101 waits for is queued in a single-thread executor whose one
+ * thread, 103, runs another task and is in native code (the JVM's
+ * _thread_in_native), asleep in read(): that thread is the wait's holder
+ * (before: "whose 1 thread (103 ...) is not blocked", holderless). */
+Test(lock_hotspot_fixture, future_get_of_a_task_queued_behind_a_thread_in_native_code)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	uint64_t tpe = starved_pool_of(&f, &j, j.jt[2], 0xe0000001u);
+	fi_put32(&f.img, j.jt[2] + JT_STATE, IN_NATIVE);
+	apply(&f);
+	const struct lt_rtlock *ft = lock_named(&f.snap, "java.util.concurrent.FutureTask@0x");
+	cr_assert_not_null(ft);
+	cr_assert_str_eq(ft->kind, "java.util.concurrent FutureTask (get, queued)");
+	cr_assert(!ft->holderless && ft->held == 1 && ft->holder == 103, "holder %d", (int)ft->holder);
+	char want[300];
+	snprintf(want, sizeof(want), "it is number 1 in the work queue of java.util.concurrent.ThreadPoolExecutor@0x%"
+		 PRIx64 ", whose 1 thread (103 (main)) is blocked (asleep in a system call of native code): the task "
+		 "starts only when it goes on", tpe);
+	cr_assert(strstr(ft->holder_how, want), "%s\nwant: %s", ft->holder_how, want);
+	cr_assert_null(strstr(ft->holder_how, "starvation"), "%s", ft->holder_how);
+	cr_assert_eq(f.threads[1].futex.owner, 103);
+	fk_free(&f);
+}
+
+/* The same executor's one thread running Java code: it takes the task
+ * soon enough; no wait is claimed (before: a holderless lock wait). */
+Test(lock_hotspot_fixture, future_get_of_a_task_queued_behind_a_running_thread_is_no_wait)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	starved_pool_of(&f, &j, j.jt[2], 0xe0000002u); /* two workers counted, one found */
+	fi_put32(&f.img, j.jt[2] + JT_STATE, IN_JAVA);
+	f.threads[3].state = 'R';
+	f.threads[3].sc.state = LT_SC_RUNNING;
+	apply(&f);
+	cr_assert_null(lock_named(&f.snap, "java.util.concurrent.FutureTask@0x"));
+	cr_assert_eq(f.threads[1].futex.rtlock, 0);
+	fk_free(&f);
+}
+
+/* The executor's one thread, 102, is itself in get() of the very task 101
+ * waits for (it submitted it to its own executor): a starvation deadlock
+ * whichever getter is read first; 101, read first, gets no lock held by
+ * 102 (before: 102 then waited on a lock it held itself). */
+Test(lock_hotspot_fixture, future_get_by_an_outsider_of_a_task_the_pool_thread_gets_too)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	starved_pool_of(&f, &j, j.jt[1], 0xe0000001u);
+	uint32_t task; /* narrow, as the waiter's parkBlocker holds it */
+	memcpy(&task, fi_at(&f.img, thread_obj_of(&f, j.jt[0]) + THREAD_BLOCKER, 4), 4);
+	fi_put32(&f.img, thread_obj_of(&f, j.jt[1]) + THREAD_BLOCKER, task);
+	fi_put64(&f.img, j.jt[1] + JT_PENDING, 0);
+	fi_put32(&f.img, j.jt[1] + JT_STATE, BLOCKED);
+	apply(&f);
+	size_t n = 0;
+	for (size_t i = 0; i < f.snap.n_rtlocks; i++) {
+		const struct lt_rtlock *l = &f.snap.rtlocks[i];
+		if (strncmp(l->name, "java.util.concurrent.FutureTask@0x", 34))
+			continue;
+		n++;
+		cr_assert(l->holderless && l->holder == 0, "%s held by %d", l->kind, (int)l->holder);
+		cr_assert(strstr(l->holder_how, "whose 1 thread (102 (w\xc3\xb6rker-BA-h\xc3\xb6lds-LockB)) is blocked, in a get() of "
+			  "this very task: probably a thread-starvation deadlock (inferred: "), "%s", l->holder_how);
+	}
+	cr_assert_eq(n, 1, "one lock for the task's two getters");
+	cr_assert_eq(f.threads[1].futex.rtlock, f.threads[2].futex.rtlock);
 	fk_free(&f);
 }

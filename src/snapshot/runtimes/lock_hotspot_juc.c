@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "budget.h"
 #include "lock_hotspot.h"
@@ -496,16 +497,60 @@ static uint64_t pool_of(struct jvm *j, const struct jthread *t)
 	return po != UINT64_MAX ? hs_oop_field(j, run, po) : 0;
 }
 
+/* A ScheduledFutureTask's (a task with a long time and a long period)
+ * time until it is due, in ns (its time is System.nanoTime()'s, which is
+ * CLOCK_MONOTONIC here): > 0 not yet due, <= 0 due (how long ago, when
+ * PAST is set; else 0); 0 if TASK is no scheduled task. */
+static int64_t sched_due_in(struct jvm *j, uint64_t task, bool past)
+{
+	uint64_t k = hs_klass_of(j, task);
+	int64_t t = 0;
+	struct timespec ts;
+	if (!k || hs_field_offset(j, k, "period", "J") == UINT64_MAX || !num_field(j, task, "time", true, &t) ||
+	    clock_gettime(CLOCK_MONOTONIC, &ts))
+		return 0;
+	int64_t d = t - ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	return d > 0 || past ? d : 0;
+}
+
+/* A ScheduledThreadPoolExecutor's DelayedWorkQueue Q (class QK): a heap
+ * of its tasks in an array (queue, size entries): TASK's place in it
+ * (1-based, the heap's, not the order they run in), 0 if it is not there,
+ * -1 if Q is no such queue. */
+static long delayed_pos(struct jvm *j, uint64_t q, uint64_t qk, uint64_t task)
+{
+	uint64_t ao = hs_field_offset(j, qk, "queue", "[Ljava/util/concurrent/RunnableScheduledFuture;");
+	int64_t size = -1;
+	if (ao == UINT64_MAX || !num_field(j, q, "size", false, &size) || size < 0 || size > MAX_QUEUE)
+		return -1;
+	uint64_t arr = hs_oop_field(j, q, ao);
+	int32_t len = -1;
+	if (!arr || hs_rd(j, arr + j->L.arr_length, &len, 4) || len < size)
+		return -1;
+	uint64_t esz = j->L.coops ? 4 : 8;
+	for (int64_t i = 0; i < size; i++)
+		if (hs_oop_field(j, arr, j->L.arr_base + (uint64_t)i * esz) == task)
+			return (long)i + 1;
+	return 0;
+}
+
 /* The position (1-based) of TASK in the work queue of executor TPE (a
- * LinkedBlockingQueue: head, a dummy Node, then Node.item and Node.next),
+ * LinkedBlockingQueue: head, a dummy Node, then Node.item and Node.next;
+ * or a ScheduledThreadPoolExecutor's DelayedWorkQueue: *delayed set),
  * 0 if it is not there, -1 if the queue is not one read here. */
-static long queue_pos(struct jvm *j, uint64_t tpe, uint64_t task)
+static long queue_pos(struct jvm *j, uint64_t tpe, uint64_t task, bool *delayed)
 {
 	static const char NODE[] = "Ljava/util/concurrent/LinkedBlockingQueue$Node;";
 	uint64_t k = hs_klass_of(j, tpe);
 	uint64_t qo = k ? hs_field_offset(j, k, "workQueue", "Ljava/util/concurrent/BlockingQueue;") : UINT64_MAX;
 	uint64_t q = qo != UINT64_MAX ? hs_oop_field(j, tpe, qo) : 0, qk = q ? hs_klass_of(j, q) : 0;
 	uint64_t ho = qk ? hs_field_offset(j, qk, "head", NODE) : UINT64_MAX;
+	*delayed = false;
+	if (ho == UINT64_MAX && qk) {
+		long p = delayed_pos(j, q, qk, task);
+		*delayed = p >= 0;
+		return p;
+	}
 	if (ho == UINT64_MAX)
 		return -1;
 	uint64_t node = hs_oop_field(j, q, ho), nk = node ? hs_klass_of(j, node) : 0;
@@ -529,19 +574,33 @@ static long queue_pos(struct jvm *j, uint64_t tpe, uint64_t task)
 	return 0;
 }
 
+/* Is thread TID asleep for a while (hs_keeps) in a wait with no timeout
+ * (a sleep, a timed park, a select() with one ends by itself)? */
+static bool pool_thread_asleep(struct jvm *j, pid_t tid)
+{
+	const struct lt_thread *u = j->e->s ? lt_snapshot_find(j->e->s, tid) : NULL;
+	double left;
+	return hs_keeps(j, tid) && u && !lts_wait_timed(j->e->s, u, &left);
+}
+
 /* Is the thread at JT still blocked (the JVM's state, read again) and,
- * unless it is WAITER, asleep by the kernel's view for a while?  A thread
- * in native code (a read() of a pipe or socket, an fcntl() lock: the JVM
- * calls it _thread_in_native, not blocked) is blocked when the kernel has
- * it asleep in a system call for a while. */
+ * unless it is WAITER, asleep with no timeout for a while? */
 static bool pool_thread_blocked(struct jvm *j, const struct jthread *t, pid_t waiter)
 {
 	int32_t state = -1;
-	if (t->state == j->L.in_native && j->L.in_native >= 0 && t->tid != waiter)
-		return !hs_rd(j, t->addr + j->L.jt_state, &state, 4) && state == j->L.in_native &&
-		       hs_keeps(j, t->tid);
 	return t->state == j->L.blocked && !hs_rd(j, t->addr + j->L.jt_state, &state, 4) &&
-	       state == j->L.blocked && (t->tid == waiter || hs_keeps(j, t->tid));
+	       state == j->L.blocked && (t->tid == waiter || pool_thread_asleep(j, t->tid));
+}
+
+/* Is the thread at JT in native code (the JVM's state, read again: a
+ * read() of a pipe or socket, an fcntl() lock, which the JVM does not call
+ * blocked) and asleep in a system call with no timeout for a while?  Not
+ * known to be stuck: a peer may end its read. */
+static bool pool_thread_native_asleep(struct jvm *j, const struct jthread *t)
+{
+	int32_t state = -1;
+	return j->L.in_native >= 0 && t->state == j->L.in_native && !hs_rd(j, t->addr + j->L.jt_state, &state, 4) &&
+	       state == j->L.in_native && pool_thread_asleep(j, t->tid);
 }
 
 /* What a task that has not started (runner null, state NEW) waits for:
@@ -552,13 +611,17 @@ static bool pool_thread_blocked(struct jvm *j, const struct jthread *t, pid_t wa
  * the executor records no more workers than those, the task is probably
  * starved (inferred: a later submit() may start a thread, below
  * corePoolSize; a blocked thread may be ended), and a deadlock when this
- * waiter is one of them.  *only: the executor's one thread when the
- * executor counts one worker and it is not WAITER (the thread that must
- * take the task: the lock's holder), else 0. */
+ * waiter, or the executor's one thread, waits for the task.  *only: the
+ * executor's one thread when the executor counts one worker and that
+ * thread is not waiting for this task (the thread that must take it: the
+ * lock's holder, whose own state the verdicts judge), else 0.  *free: a
+ * thread of the executor is neither blocked nor asleep in native code
+ * (it may take the task soon: no wait is claimed). */
 static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t task, uint64_t **poolp,
-			 pid_t *only)
+			 pid_t *only, bool *free_thread)
 {
 	*only = 0;
+	*free_thread = false;
 	static const char BASE[] = "FutureTask.runner is null and its state is NEW (0): the task has not "
 				   "started: it waits for a thread of its executor to take it";
 	if (!*poolp) { /* each thread's executor, read once a snapshot */
@@ -571,7 +634,7 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 	uint64_t tpe = 0, asked[MAX_POOLS];
 	size_t n_asked = 0;
 	long pos = 0;
-	bool unread = false, more_pools = false;
+	bool unread = false, more_pools = false, delayed = false;
 	for (size_t i = 0; i < j->n && !tpe; i++) {
 		bool seen = !pool[i];
 		for (size_t k = 0; k < n_asked && !seen; k++)
@@ -583,11 +646,13 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 			break;
 		}
 		asked[n_asked++] = pool[i];
-		long p = queue_pos(j, pool[i], task);
+		bool d = false;
+		long p = queue_pos(j, pool[i], task, &d);
 		unread |= p < 0;
 		if (p > 0) {
 			tpe = pool[i];
 			pos = p;
+			delayed = d;
 		}
 	}
 	if (!tpe)
@@ -597,15 +662,21 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 							    : "the executors whose threads run hold it in none of "
 							      "their LinkedBlockingQueues");
 	char list[400] = "";
-	size_t len = 0, nt = 0, nb = 0;
-	bool self = false;
+	size_t len = 0, nt = 0, nb = 0, nn = 0;
+	bool self = false, in_pool = false;
 	for (size_t i = 0; i < j->n; i++) {
 		if (pool[i] != tpe)
 			continue;
 		const struct jthread *t = &j->t[i];
+		uint64_t pb = 0;
 		nt++;
-		nb += pool_thread_blocked(j, t, waiter->tid);
-		self |= t == waiter;
+		bool b = pool_thread_blocked(j, t, waiter->tid), nat = !b && pool_thread_native_asleep(j, t);
+		nb += b;
+		nn += nat;
+		*free_thread |= !b && !nat;
+		/* this waiter, or another get() of this very task */
+		in_pool |= t == waiter;
+		self |= t == waiter || (b && park_blocker(j, t->addr, &pb) && pb == task);
 		if (nt <= MAX_POOL_NAMED && len < sizeof(list))
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d%s%s%s", len ? ", " : "",
 						(int)t->tid, t->name ? " (" : "", t->name ? t->name : "",
@@ -624,27 +695,45 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 	/* the worker count: ctl's low 29 bits (ThreadPoolExecutor.COUNT_MASK;
 	 * the run state is in the high bits, negative while RUNNING) */
 	long workers = ctl_ok ? (long)((uint32_t)ctl & ((1u << 29) - 1)) : -1;
-	char *head = lts_asprintf("%s; it is number %ld in the work queue of java.util.concurrent."
-				  "ThreadPoolExecutor@0x%" PRIx64 ", whose %zu thread%s (%s%s)", BASE, pos, tpe, nt,
-				  nt == 1 ? "" : "s", list, more);
-	char *r;
+	char *head;
+	if (delayed) {
+		char cls[128] = "?", ago[64] = "";
+		int64_t late = -sched_due_in(j, task, true);
+		if (hs_class_name(j, hs_klass_of(j, tpe), cls, sizeof(cls)))
+			snprintf(cls, sizeof(cls), "?");
+		if (late >= 0)
+			snprintf(ago, sizeof(ago), ", due %.1f s ago", (double)late / 1e9);
+		head = lts_asprintf("%s; it is in the delayed work queue of %s@0x%" PRIx64 "%s, whose %zu thread%s "
+				    "(%s%s)", BASE, cls, tpe, ago, nt, nt == 1 ? "" : "s", list, more);
+	} else {
+		head = lts_asprintf("%s; it is number %ld in the work queue of java.util.concurrent."
+				    "ThreadPoolExecutor@0x%" PRIx64 ", whose %zu thread%s (%s%s)", BASE, pos, tpe, nt,
+				    nt == 1 ? "" : "s", list, more);
+	}
+	char *r, nat[96] = "";
 	if (nt == 1 && workers == 1 && !self)
 		for (size_t i = 0; i < j->n && !*only; i++)
 			if (pool[i] == tpe)
 				*only = j->t[i].tid;
-	if (nt && nb == nt && workers == (long)nt && !self)
-		r = lts_asprintf("%s %s blocked: the task starts only when %s goes on%s", head,
-				 nt == 1 ? "is" : "are all", nt == 1 ? "it" : "one of them",
+	if (nn)
+		snprintf(nat, sizeof(nat), nt == 1 ? " (asleep in a system call of native code)"
+						    : " (%zu of them asleep in system calls of native code)", nn);
+	if (nt && nb + nn == nt && workers == (long)nt && (nn || !self))
+		r = lts_asprintf("%s %s blocked%s: the task starts only when %s goes on%s", head,
+				 nt == 1 ? "is" : "are all", nat, nt == 1 ? "it" : "one of them",
 				 core > (int64_t)nt ? ", or a later submit() starts a thread (the pool has fewer than "
 						      "corePoolSize)" : "");
 	else if (nt && nb == nt && workers == (long)nt)
 		r = lts_asprintf("%s %s blocked%s: probably a thread-starvation deadlock (inferred: no thread "
 				 "of the pool is free to take the task, nor will one be unless a blocked one is "
-				 "ended%s)", head, nt == 1 ? "is" : "are all", self ? ", this one in this get()" : "",
+				 "ended%s)", head, nt == 1 ? "is" : "are all",
+				 in_pool ? ", this one in this get()" : nt == 1 ? ", in a get() of this very task"
+									  : ", one of them in a get() of this very task",
 				 core > (int64_t)nt ? ", or a later submit() starts a thread (the pool has fewer "
 						      "than corePoolSize)" : "");
 	else
-		r = lts_asprintf("%s %s blocked%s", head, nt == 1 ? (nb ? "is" : "is not") : nb == nt ? "are all" : "are not all",
+		r = lts_asprintf("%s %s blocked%s%s", head,
+				 nt == 1 ? (nb + nn ? "is" : "is not") : nb + nn == nt ? "are all" : "are not all", nat,
 				 workers != (long)nt ? " (the executor's count of its workers, not read or "
 						       "not the threads found: not all of them are known)" : "");
 	free(head);
@@ -686,16 +775,20 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 			continue; /* no FutureTask, or it is completing */
 		uint64_t runner = hs_oop_field(j, task, ro);
 		const struct jthread *o = runner ? thread_of_thread_obj(j, runner) : NULL;
+		if (!runner && sched_due_in(j, task, false) > 0)
+			continue; /* a scheduled task not yet due: a wait for a time, not a thread */
 		if ((runner && (!o || o == t)) || hs_oop_field(j, task, ro) != runner ||
 		    !num_field(j, task, "state", false, &st2) || st2 != st || !park_blocker(j, t->addr, &t2) ||
 		    t2 != task || hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
 			continue; /* a runner that is no live thread, or moved on */
 		pid_t only = 0;
+		bool free_thread = false;
 		if ((idx[i] = hs_notify_lock_at(*v, first, *n, task, o ? o->tid : 0)))
 			continue;
-		for (size_t k = first; k < *n && !o && !idx[i]; k++)
-			if ((*v)[k].wait_call && (*v)[k].base == task && (*v)[k].kind == KIND_FTQ)
-				idx[i] = k - first + 1; /* a queued task's, held by its pool's thread */
+		for (size_t q = first; q < *n && !o && !idx[i]; q++)
+			if ((*v)[q].wait_call && (*v)[q].base == task && (*v)[q].kind == KIND_FTQ &&
+			    (*v)[q].holder != t->tid)
+				idx[i] = q - first + 1; /* a queued task's, held by its pool's thread */
 		if (idx[i])
 			continue;
 		char cls[256] = "?";
@@ -706,7 +799,13 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 					     "from any thread, or a timed get()'s timeout, would end it too",
 					     (int)o->tid, o->name ? " (\"" : "", o->name ? o->name : "",
 					     o->name ? "\")" : "")
-			      : not_started(j, t, task, &pool, &only);
+			      : not_started(j, t, task, &pool, &only, &free_thread);
+		if (!o && !only && free_thread) {
+			/* a thread of its executor may take it: queued, not
+			 * stuck (no claim: the park is judged as any other) */
+			free(how);
+			continue;
+		}
 		struct lt_rtlock *l = lt_rtlock_push(v, n);
 		if (!l) {
 			free(how);

@@ -486,6 +486,47 @@ public class JucLocks {
 		Thread.sleep(500); /* the pool thread asleep in read() for a while */
 	}
 
+	/* a scheduled executor's one thread stuck in read() of a pipe nobody
+	 * writes; a task scheduled now (due, queued in its DelayedWorkQueue)
+	 * and one scheduled in an hour, each waited for by a getter */
+	static void futureSched() throws Exception {
+		java.nio.channels.Pipe p = java.nio.channels.Pipe.open();
+		java.util.concurrent.ScheduledThreadPoolExecutor ex = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+			Thread t = new Thread(r, "fs-pool");
+			t.setDaemon(true);
+			return t;
+		});
+		Worker[] pool = new Worker[1];
+		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+		ex.execute(() -> {
+			pool[0] = new Worker(Thread.currentThread(), myTid());
+			started.countDown();
+			readForever(p);
+		});
+		started.await();
+		java.util.concurrent.Future<?> due = ex.schedule(() -> sink++, 0, java.util.concurrent.TimeUnit.SECONDS);
+		java.util.concurrent.Future<?> later = ex.schedule(() -> sink++, 1, java.util.concurrent.TimeUnit.HOURS);
+		Worker g = new Worker("fs-due-getter", () -> {
+			try {
+				due.get();
+			} catch (Exception e) {
+			}
+		});
+		Worker l = new Worker("fs-later-getter", () -> {
+			try {
+				later.get();
+			} catch (Exception e) {
+			}
+		});
+		g.announce("G");
+		l.announce("L");
+		pool[0].announce("P");
+		awaitBlocked(g, "future", "-");
+		awaitBlocked(l, "future", "-");
+		awaitIn(pool[0], 0);
+		Thread.sleep(500);
+	}
+
 	static void futureStarve() throws Exception {
 		java.util.concurrent.ExecutorService ex = singleThread("starve-pool");
 		Worker[] pool = new Worker[1];
@@ -660,13 +701,14 @@ public class JucLocks {
 		case "future-pipe": futurePipe(); break;
 		case "future-starve": futureStarve(); break;
 		case "future-queued-io": futureQueuedIo(); break;
+		case "future-sched": futureSched(); break;
 		case "join-lock": joinLock(); break;
 		case "join-pipe": joinPipe(); break;
 		case "future-cycle": futureCycle(); break;
 		case "join-free": joinFree(); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-queued-io|future-cycle|join-lock|join-pipe|join-free "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-queued-io|future-sched|future-cycle|join-lock|join-pipe|join-free "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
