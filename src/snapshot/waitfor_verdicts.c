@@ -1761,6 +1761,32 @@ static void aside_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 }
 
 /* One pass of lts_wf_into_verdicts: into the first N_V verdicts. */
+/* Is every thread of process Q that is in a stuck verdict (K of them) in
+ * a lock wait on a lock thread T holds?  Q's being stuck is then T's own
+ * doing: it cannot end T's wait before T goes on and lets go.  With
+ * another party at the same end in no stuck wait, that one may end T's
+ * wait and Q is no reason to chain (multiprocessing's queue readers: the
+ * one holding the reader lock reads a pipe which the other inherited and
+ * the producer writes); alone, T's wait and Q's are a circle, chained as
+ * before (a timer may end it). */
+static bool stuck_behind_waiter(const struct lt_snapshot *s, size_t n_v, pid_t q, size_t k,
+				const struct lt_thread *t)
+{
+	size_t behind = 0;
+	for (size_t i = 0; i < s->n_threads && behind < k; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (!u->wf || u->wf->pid != q)
+			continue;
+		const struct lt_verdict *uv = stuck_verdict_of(s, n_v, u->tid);
+		if (!uv)
+			continue;
+		if (uv->kind != LT_VERDICT_LOCK_WAIT || uv->owner != t->tid)
+			return false;
+		behind++;
+	}
+	return k && behind == k;
+}
+
 static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -1787,6 +1813,10 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		pid_t aside_pids[MAX_SET];
 		size_t al = 0, n_aside = 0;
 		bool aside_cut = false;
+		/* the first party stuck only behind T (stuck_behind_waiter) */
+		const struct lt_verdict *bpv = NULL;
+		const struct lt_thread *bwho = NULL;
+		size_t bpn = 0, bpk = 0;
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
 			if (caveat_edge(e)) /* said in the summary */
@@ -1807,14 +1837,34 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				into = false;
 				break;
 			}
-			bool edge_into = false, edge_aside = false, edge_other = false;
+			bool edge_into = false, edge_aside = false, edge_other = false, edge_behind = false;
 			for (size_t p = 0; p < e->n_pids; p++) {
 				size_t n, k;
 				const struct lt_verdict *v = NULL;
 				const struct lt_thread *u = NULL;
-				if (e->pids[p] == w->pid)
+				if (e->pids[p] == w->pid) {
+					/* its own process at the other end too (a pipe
+					 * it also writes): one of its other threads
+					 * may end the wait, unless none can now */
+					if (closed < 0)
+						closed = own_threads_cannot_wake(s, t);
+					if (!closed) {
+						into = false;
+						break;
+					}
 					continue;
+				}
 				party_verdicts(s, n_v, e->pids[p], &n, &k, &v, &u);
+				if (k && stuck_behind_waiter(s, n_v, e->pids[p], k, t)) {
+					edge_behind = true;
+					if (!bpv) {
+						bpv = v;
+						bwho = u;
+						bpn = n;
+						bpk = k;
+					}
+					continue;
+				}
 				if (!k && waits_only_on(s, e->pids[p], w->pid)) {
 					if (closed < 0)
 						closed = own_threads_cannot_wake(s, t);
@@ -1850,6 +1900,16 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 					n_others++;
 				}
 				edge_into |= k > 0;
+			}
+			if (edge_behind && !edge_other) {
+				/* its parties stuck behind T alone (or set aside) */
+				edge_into = edge_other = true;
+				if (!pv) {
+					pv = bpv;
+					who = bwho;
+					pn = bpn;
+					pk = bpk;
+				}
 			}
 			if (edge_aside && !edge_other) /* its every party set aside */
 				continue;

@@ -3038,3 +3038,82 @@ Test(waitfor_verdicts, a_relay_whose_client_and_server_both_wait_on_it_is_a_dead
 	cr_expect(chain_of(&s2, 200) == NULL && chain_of(&s2, 100) == NULL, "%s", s2.verdicts[0].summary);
 	free_snap(&s2);
 }
+
+/* multiprocessing's queue readers: thread 100 holds the queue's reader
+ * lock and reads its pipe, whose write end process 200 (another reader,
+ * waiting for that lock, 100 its holder) inherited and process 300 (the
+ * producer, on a timer) holds.  200 is stuck only because of 100: no chain
+ * of 100 into 200 (before: "waits for process 200, whose thread 200 is
+ * itself in a lock wait ... held by thread 100"), and no deadlock: 300 may
+ * write. */
+Test(waitfor_verdicts, a_pipe_read_is_no_chain_into_a_party_stuck_behind_the_reader)
+{
+	struct lt_thread th[3];
+	blocked(&th[0], 100, 0, LT_WAIT_IO);
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_PIPE_READ, 200, LT_WFP_BLOCKED);
+	e->pids[1] = 300;
+	e->n_pids = 2;
+	blocked(&th[1], 200, 202, LT_WAIT_FUTEX);
+	mutex_wait(&th[1], 200, 100);
+	blocked(&th[2], 300, 230, LT_WAIT_SLEEP);
+	lt_waitfor_add(&th[2], 300, LT_WF_TIMER)->what = strdup("clock_nanosleep 600 s");
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 3 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_not_null(verdict_of(&s, LT_VERDICT_LOCK_WAIT, 200), "200's own lock wait stays (first: %s)",
+			   s.n_verdicts ? s.verdicts[0].summary : "");
+	const struct lt_verdict *c = chain_of(&s, 100);
+	cr_expect_null(c, "300 may write the pipe; 200 waits behind 100: %s", c ? c->summary : "");
+	no_deadlock(&s);
+	free_snap(&s);
+}
+
+/* Thread 100 reads a pipe its own process writes too (its thread 101
+ * sleeps on a timer, then writes), and process 200, which inherited the
+ * write end, waits for a file lock a blocked process holds: 101 may end
+ * the wait, so no chain into 200 (before: a chain, the own process dropped
+ * from the parties unasked). */
+Test(waitfor_verdicts, a_pipe_its_own_process_may_write_is_no_chain)
+{
+	struct lt_thread th[4];
+	blocked(&th[0], 100, 0, LT_WAIT_IO);
+	/* the parties' state: the best of them, its own thread's timer */
+	struct lt_wf_edge *e = edge(&th[0], 100, LT_WF_PIPE_READ, 100, LT_WFP_TIMED);
+	e->pids[1] = 200;
+	e->n_pids = 2;
+	blocked(&th[1], 101, 230, LT_WAIT_SLEEP);
+	lt_waitfor_add(&th[1], 100, LT_WF_TIMER)->what = strdup("clock_nanosleep 600 s");
+	blocked(&th[2], 200, 73, LT_WAIT_IO);
+	e = edge(&th[2], 200, LT_WF_FILE_LOCK, 300, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("FLOCK WRITE lock on /tmp/l");
+	blocked(&th[3], 300, 0, LT_WAIT_IO);
+	edge(&th[3], 300, LT_WF_PIPE_READ, 400, LT_WFP_BLOCKED);
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = 4 };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	cr_assert_not_null(verdict_of(&s, LT_VERDICT_LOCK_WAIT, 200), "200's own lock wait (first: %s)",
+			   s.n_verdicts ? s.verdicts[0].summary : "");
+	const struct lt_verdict *c = chain_of(&s, 100);
+	cr_expect_null(c, "thread 101 may write the pipe: %s", c ? c->summary : "");
+	free_snap(&s);
+
+	/* 101 asleep for good: none of its own can write; the chain stands */
+	struct lt_thread th2[4];
+	blocked(&th2[0], 100, 0, LT_WAIT_IO);
+	e = edge(&th2[0], 100, LT_WF_PIPE_READ, 100, LT_WFP_BLOCKED);
+	e->pids[1] = 200;
+	e->n_pids = 2;
+	blocked(&th2[1], 101, 202, LT_WAIT_FUTEX);
+	th2[1].futex.is_wait = true;
+	th2[1].futex.private_ = true;
+	blocked(&th2[2], 200, 73, LT_WAIT_IO);
+	e = edge(&th2[2], 200, LT_WF_FILE_LOCK, 300, LT_WFP_BLOCKED);
+	free(e->what);
+	e->what = strdup("FLOCK WRITE lock on /tmp/l");
+	blocked(&th2[3], 300, 0, LT_WAIT_IO);
+	edge(&th2[3], 300, LT_WF_PIPE_READ, 400, LT_WFP_BLOCKED);
+	struct lt_snapshot s2 = { .pid = 100, .threads = th2, .n_threads = 4 };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	cr_expect_not_null(chain_of(&s2, 100), "none of its own can write: a chain into 200 (first: %s)",
+			   s2.n_verdicts ? s2.verdicts[0].summary : "");
+	free_snap(&s2);
+}
