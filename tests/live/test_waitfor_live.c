@@ -1465,11 +1465,14 @@ static void wait_in_either(pid_t pid, pid_t tid, long nr, long nr2)
 	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
 		FILE *f = fopen(path, "r");
 		long got = -2;
+		char *end = buf;
+		/* "running" (no number) is no system call: strtol's 0 would
+		 * be read(2)'s */
 		if (f && fgets(buf, sizeof(buf), f))
-			got = strtol(buf, NULL, 10);
+			got = strtol(buf, &end, 10);
 		if (f)
 			fclose(f);
-		if (got == nr || got == nr2)
+		if (end != buf && (got == nr || got == nr2))
 			return;
 	}
 	cr_assert_fail("thread %d of %d never entered system call %ld or %ld", (int)tid, (int)pid, nr, nr2);
