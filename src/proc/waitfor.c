@@ -842,6 +842,54 @@ static void polled_edge(struct cctx *c, struct lt_wf_edge *e)
 				   "process is what it waits for (inferred: one snapshot cannot tell)", buf);
 }
 
+/* SQLite's lock bytes (its os_unix.c: PENDING_BYTE 0x40000000, then the
+ * RESERVED byte and the 510 SHARED bytes): a POSIX or OFD lock starting
+ * there is a database lock. */
+#define SQLITE_LOCK_FIRST 0x40000000ull
+#define SQLITE_LOCK_LAST (SQLITE_LOCK_FIRST + 511)
+
+/* A database file of the process (one of its fds) with a granted lock in
+ * SQLite's lock bytes, another process's first, else one of its own (a
+ * connection of another of its threads): *P filled (fd, path, the lock),
+ * true if found. */
+static bool sqlite_locked(struct cctx *c, struct polled *p)
+{
+	read_locks(c);
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)c->s->pid);
+	DIR *d = c->locks ? opendir(dir) : NULL;
+	struct dirent *de;
+	bool found = false, other = false;
+	while (d && (de = readdir(d)) && !other) {
+		char *end, fp[320], line[256];
+		long fd = strtol(de->d_name, &end, 10);
+		struct stat st;
+		struct lt_plock l;
+		bool ok;
+		snprintf(fp, sizeof(fp), "%s/%s", dir, de->d_name);
+		if (*end || de->d_name[0] == '.' || stat(fp, &st) || !S_ISREG(st.st_mode))
+			continue;
+		for (char *q = c->locks; plock_next(&q, &l, line, sizeof(line), &ok) && !other;) {
+			if (!ok || l.blocked || (strcmp(l.cls, "POSIX") && strcmp(l.cls, "OFDLCK")) ||
+			    l.ino != (uint64_t)st.st_ino || l.major != major(st.st_dev) ||
+			    l.minor != minor(st.st_dev) || l.start < SQLITE_LOCK_FIRST || l.start > SQLITE_LOCK_LAST)
+				continue;
+			bool mine = l.pid == c->s->pid || l.pid <= 0;
+			if (found && mine)
+				continue;
+			free(p->path);
+			*p = (struct polled){ (int)fd, fd_path(c->s->pid, (int)fd), l };
+			if (l.pid <= 0) /* an OFD lock names no process: said as its own */
+				p->l.pid = c->s->pid;
+			found = true;
+			other = !mine;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* Functions that sleep between tries of a file lock taken without waiting
  * (F_SETLK, LOCK_NB), and what they are, for the evidence. */
 static const char *const retry_funcs[][2] = {
@@ -862,8 +910,38 @@ static void retry_edge(struct cctx *c, struct lt_thread *t)
 				fn = retry_funcs[k][0];
 				what = retry_funcs[k][1];
 			}
+	if (!fn)
+		return;
+	/* SQLite's: the database it retries is the file locked in SQLite's
+	 * lock bytes, perhaps by a connection of its own process; not any
+	 * file another process locks (a file lock another of its threads
+	 * waits for, say) */
+	struct polled db = { -1, NULL, { 0 } };
+	if (sqlite_locked(c, &db)) {
+		struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_FILE_LOCK);
+		if (e) {
+			char rg[48];
+			range_str(&db.l, rg, sizeof(rg));
+			bool mine = db.l.pid == c->s->pid;
+			e->fd = db.fd;
+			e->what = lts_asprintf("a lock on %s (fd %d), tried again between sleeps", db.path ? db.path : "?",
+					       db.fd);
+			add_pid(e, db.l.pid);
+			char by[128];
+			if (mine)
+				snprintf(by, sizeof(by), "by its own process (a connection of another of its threads, "
+					 "which one is not recorded)");
+			else
+				snprintf(by, sizeof(by), "by process %d", (int)db.l.pid);
+			e->evidence = lts_asprintf("its stack is in %s (%s), which sleeps and tries the lock again; "
+						   "%s (fd %d) is locked %s (%s %s %s, SQLite's lock bytes) [/proc/locks]",
+						   fn, what, db.path ? db.path : "?", db.fd, by, db.l.cls, db.l.type, rg);
+		}
+		free(db.path);
+		return;
+	}
 	polled_read(c);
-	if (!fn || !c->n_polled)
+	if (!c->n_polled)
 		return;
 	const struct polled *p = &c->polled[0];
 	struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_FILE_LOCK);

@@ -1359,6 +1359,74 @@ Test(waitfor_live, sqlite_busy_wait_names_the_database_lock_holder)
 	lt_snapshot_free(s);
 }
 
+/* SQLite in one process: thread A holds a write transaction on a database
+ * and waits for a file lock flock(1) holds; thread B's own connection to
+ * the database retries in SQLite's busy handler.  B waits for the
+ * database, locked in SQLite's lock bytes by its own process (/proc/locks
+ * gives no thread), not for the file another process locks, which A
+ * waits for (before: "a lock on LOCKFILE ..., held by process FLOCK", the
+ * first file of the process another process locks). */
+Test(waitfor_live, sqlite_busy_wait_on_a_database_its_own_process_holds)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK) || access(FLOCK_BIN, X_OK))
+		cr_skip_test("%s or %s missing (Debian: python3, util-linux)", TL_PYTHON, FLOCK_BIN);
+	tmp_lockfile(0);
+	tmp_lockfile(1);
+	spawn(1, (char *const[]){ FLOCK_BIN, lockfile[1], "-c", "sleep 600", NULL });
+	unlink(lockfile[0]); /* the database: sqlite3 creates it */
+	char held[256];
+	tl_locks_line(procs[1].pid, lockfile[1], false, held, sizeof(held));
+	static const char script[] =
+		"import sqlite3, threading, fcntl, time, sys\n"
+		"DB, L = sys.argv[1], sys.argv[2]\n"
+		"c = sqlite3.connect(DB); c.execute('create table t(x)'); c.commit(); c.close()\n"
+		"def a():\n"
+		"    c = sqlite3.connect(DB, isolation_level=None); c.execute('BEGIN IMMEDIATE')\n"
+		"    c.execute('insert into t values(1)')\n"
+		"    f = open(L, 'w'); print('A', threading.get_native_id(), flush=True)\n"
+		"    fcntl.flock(f, fcntl.LOCK_EX)\n"
+		"def b():\n"
+		"    c = sqlite3.connect(DB, timeout=600); print('B', threading.get_native_id(), flush=True)\n"
+		"    c.execute('insert into t values(2)'); c.commit()\n"
+		"threading.Thread(target=a, daemon=True).start(); time.sleep(0.3)\n"
+		"threading.Thread(target=b, daemon=True).start(); time.sleep(0.3)\n"
+		"print('ready', flush=True)\n"
+		"while True: time.sleep(1000)\n";
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, "-c", (char *)script, lockfile[0], lockfile[1], NULL },
+		       lines[0], &nlines[0], 64, 30000);
+	pid_t b = 0;
+	for (int i = 0; i < nlines[0]; i++)
+		if (sscanf(lines[0][i], "B %d", &b) == 1)
+			break;
+	cr_assert_gt(b, 0, "thread B's tid printed");
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
+		if (s)
+			lt_snapshot_free(s);
+		cr_assert_eq(lt_snapshot_take(procs[0].pid, NULL, &s), 0);
+		t = lt_snapshot_find(s, b);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35) && t->wf &&
+		    t->wf->n_edges > 1)
+			break;
+	}
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35),
+		  "thread %d never slept in its busy handler", (int)b);
+	const struct lt_wf_edge *fl = edge_of(s, b, LT_WF_FILE_LOCK);
+	cr_expect(fl->n_pids == 1 && fl->pids[0] == procs[0].pid, "the database's holder: its own process %d (%zu "
+		  "pids, first %d)", (int)procs[0].pid, fl->n_pids, fl->n_pids ? (int)fl->pids[0] : 0);
+	char want[160];
+	snprintf(want, sizeof(want), "a lock on %s (fd ", lockfile[0]);
+	cr_expect(fl->what && !strncmp(fl->what, want, strlen(want)), "%s (wanted: %s)", fl->what ? fl->what : "-", want);
+	cr_expect(fl->evidence && strstr(fl->evidence, "sqlite3InvokeBusyHandler") &&
+		  strstr(fl->evidence, "is locked by its own process (a connection of another of its threads, which "
+				       "one is not recorded)") && strstr(fl->evidence, "SQLite's lock bytes"),
+		  "%s", fl->evidence ? fl->evidence : "-");
+	cr_expect(!fl->evidence || !strstr(fl->evidence, lockfile[1]), "not the file flock holds: %s", fl->evidence);
+	lt_snapshot_free(s);
+}
+
 /* A shell's `read x < FIFO` with no writer: its open() of the FIFO waits
  * for a process to open the other end (the kernel's fifo_open).  The path
  * is read from its memory, the wait named, and the verdict is IDLE with
