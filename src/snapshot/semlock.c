@@ -171,6 +171,8 @@ void lts_semlock_owners(struct lt_snapshot *view, struct lt_snapshot *const *pro
 			unset(f, own, strings);
 		if (!any || f->owner_kind >= LT_OWNER_MUTEX || f->owner_gone || f->owner_tgid > 0)
 			continue; /* another record says who holds it */
+		if (lts_runtime_idle(t))
+			continue; /* a wait for work (a multiprocessing queue's reader lock, rt_idle.c) */
 		resolve_one(view, t, procs, n, own, strings);
 	}
 }

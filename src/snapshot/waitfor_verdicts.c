@@ -1787,6 +1787,22 @@ static bool stuck_behind_waiter(const struct lt_snapshot *s, size_t n_v, pid_t q
 	return k && behind == k;
 }
 
+/* Does another thread of T's process run, or sleep on a timer (it goes
+ * on by itself)? */
+static bool own_thread_goes_on(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	pid_t pid = t->wf->pid;
+	double left;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct lt_thread *u = &s->threads[i];
+		if (u != t && thread_pid_of(s, i) == pid &&
+		    (!asleep(u) || (u->wait == LT_WAIT_SLEEP && u->sc.nr != 34 /* pause */) ||
+		     lts_wait_timed(s, u, &left)))
+			return true;
+	}
+	return false;
+}
+
 static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -1844,11 +1860,11 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				const struct lt_thread *u = NULL;
 				if (e->pids[p] == w->pid) {
 					/* its own process at the other end too (a pipe
-					 * it also writes): one of its other threads
-					 * may end the wait, unless none can now */
-					if (closed < 0)
-						closed = own_threads_cannot_wake(s, t);
-					if (!closed) {
+					 * it also writes): another of its threads that
+					 * runs or sleeps on a timer may end the wait by
+					 * itself (one asleep in another wait is judged
+					 * by what it waits for, as before) */
+					if (own_thread_goes_on(s, t)) {
 						into = false;
 						break;
 					}

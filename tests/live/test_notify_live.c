@@ -151,6 +151,39 @@ Test(notify_live, condvar_whose_signaller_sleeps_on_a_timer_is_no_chain, .fini =
 	lt_snapshot_free(s);
 }
 
+/* Debian's python3: an idle multiprocessing.Pool of two workers.  One
+ * worker waits for a task on the pool's queue holding its reader lock (a
+ * shared semaphore), the other waits for that lock (rt_idle.c), and the
+ * first one's pipe has the other's inherited write end beside the pool's:
+ * nothing is stuck (before: a LOCK WAIT on the reader lock, and WAIT
+ * CHAINs round the two workers). */
+Test(notify_live, debian_python3_idle_process_pool_is_idle, .fini = cleanup, .timeout = 60)
+{
+	tl_skip_unless_root("needs root: another process's /proc files and memory");
+	if (access(TL_PYTHON, X_OK) != 0)
+		cr_skip_test("%s is not installed on this machine", TL_PYTHON);
+	static const char script[] =
+		"import multiprocessing as mp, os, time\n"
+		"if __name__ == '__main__':\n"
+		"    p = mp.Pool(2)\n"
+		"    p.map(abs, range(8))\n"
+		"    print('pid=%d' % os.getpid(), flush=True)\n"
+		"    time.sleep(0.5)\n"
+		"    print('ready', flush=True)\n"
+		"    time.sleep(600)\n";
+	char *argv[] = { (char *)TL_PYTHON, "-c", (char *)script, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	struct rp_json *js = tl_snapshot_cli_json(wl.pid);
+	const struct rp_json *vs = rp_json_get(js, "verdicts");
+	cr_assert(vs && vs->n > 0, "no verdicts");
+	for (size_t i = 0; i < vs->n; i++) {
+		const char *k = rp_json_str(rp_json_get(&vs->items[i], "kind"));
+		const char *sum = rp_json_str(rp_json_get(&vs->items[i], "summary"));
+		cr_expect(k && (!strcmp(k, "idle") || !strcmp(k, "ok")), "%s: %s", k ? k : "?", sum ? sum : "?");
+	}
+	rp_json_free(js);
+}
+
 /* Debian's python3: the main thread in Future.result() of a process pool
  * whose worker waits in flock(); the executor's manager thread polls the
  * worker's result pipe (a chain into its lock wait), and the main thread's

@@ -1491,6 +1491,42 @@ Test(verdict_idle, the_jvms_own_service_loops_wait_for_work)
 	lt_snapshot_free(s);
 }
 
+/* multiprocessing's queue readers (a Pool's, a ProcessPoolExecutor's
+ * workers) wait for the queue's reader lock, a shared semaphore, which
+ * the reader that waits for an item keeps: idle, as CPython 3.11 and 3.8
+ * name the frames; a SemLock taken in the program's own function is a
+ * lock wait as before. */
+Test(verdict_idle, multiprocessing_queue_readers_wait_for_work)
+{
+	static const char *const stacks[][3] = {
+		{ "SemLock.__enter__@/usr/lib/python3.11/multiprocessing/synchronize.py",
+		  "Queue.get@/usr/lib/python3.11/multiprocessing/queues.py", "consumer@/tmp/app.py" },
+		{ "__enter__@/opt/py38/lib/python3.8/multiprocessing/synchronize.py",
+		  "get@/opt/py38/lib/python3.8/multiprocessing/queues.py", "worker@/opt/py38/lib/python3.8/multiprocessing/pool.py" },
+		{ "SemLock.__enter__@/usr/lib/python3.11/multiprocessing/synchronize.py",
+		  "SimpleQueue.get@/usr/lib/python3.11/multiprocessing/queues.py", "worker@/usr/lib/python3.11/multiprocessing/pool.py" },
+		{ "SemLock.__enter__@/usr/lib/python3.11/multiprocessing/synchronize.py", "update@/tmp/app.py",
+		  "main@/tmp/app.py" },
+		{ "SemLock.__enter__@/usr/lib/python3.11/multiprocessing/synchronize.py",
+		  "Queue.get@/tmp/mymultiprocessing/queues.py", "main@/tmp/app.py" },
+	};
+	const bool idle[] = { true, true, true, false, false };
+	size_t n = sizeof(stacks) / sizeof(stacks[0]);
+	struct lt_snapshot *s = table(n);
+	for (size_t i = 0; i < n; i++) {
+		futex_wait(&s->threads[i], (pid_t)(10 + i), "python3", 0x9000 + 0x40 * i, 0, 0, LT_OWNER_NONE, 0, 3);
+		s->threads[i].futex.lock_kind = "semaphore";
+		rt_stack_of(&s->threads[i], stacks[i], 3);
+	}
+	lt_rt_idle_apply(s);
+	for (size_t i = 0; i < n; i++) {
+		const char *st = s->threads[i].futex.lock_state;
+		bool is = st && strstr(st, LT_RT_IDLE_STATE) && strstr(st, "multiprocessing's Queue.get or SimpleQueue.get");
+		cr_assert_eq(is, idle[i], "%s under %s: %s", stacks[i][0], stacks[i][1], st ? st : "no state");
+	}
+	lt_snapshot_free(s);
+}
+
 /* A runtime's own service threads run none of the program's code, so
  * none can end a wait of the program's (write its pipe, unlock its file):
  * waitfor.c leaves them out of who could.  OCaml's tick thread in its

@@ -192,6 +192,36 @@ static const char *simplequeue_get(const struct lt_thread *t)
 	return NULL;
 }
 
+/* Does FILE end in /multiprocessing/NAME? */
+static bool mp_file(const char *file, const char *name)
+{
+	size_t n = file ? strlen(file) : 0, k = strlen(name);
+	return n > k + 17 && !strcmp(file + n - k, name) && !strncmp(file + n - k - 17, "/multiprocessing/", 17);
+}
+
+/* multiprocessing's Queue.get() and SimpleQueue.get() (what Pool's and
+ * ProcessPoolExecutor's workers wait for tasks in) take the queue's reader
+ * lock, a process-shared semaphore, and keep it while they wait for an
+ * item on the queue's pipe (multiprocessing/queues.py, 3.8-3.13): a reader
+ * waiting for that lock waits for work behind the one that holds it, not
+ * for a lock kept by a stuck thread (the holder's own read is judged as
+ * any read).  Known by its Python frames: SemLock's __enter__ or acquire,
+ * under a get of queues.py. */
+static const char *mp_queue_get(const struct lt_thread *t)
+{
+	size_t k = 0;
+	while (k < t->n_rt_frames && k < 2 && mp_file(t->rt_frames[k].file, "synchronize.py"))
+		k++;
+	if (!k || k >= t->n_rt_frames)
+		return NULL;
+	const struct lt_rtframe *r = &t->rt_frames[k];
+	size_t n = r->func ? strlen(r->func) : 0;
+	if (!mp_file(r->file, "queues.py") || !r->func || (strcmp(r->func, "get") && (n < 4 || strcmp(r->func + n - 4, ".get"))))
+		return NULL;
+	return "multiprocessing's Queue.get or SimpleQueue.get, waiting for the queue's reader lock, which "
+	       "another reader keeps while it waits for an item";
+}
+
 /* A Java thread waiting for references to process in the JDK's
  * ReferenceQueue (the Finalizer, the Common-Cleaner, a library's cleaner
  * thread): its innermost Java frames (Object.wait, or a Condition's await in
@@ -226,6 +256,8 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 			w = reference_queue_wait(t);
 		if (!w && !cond)
 			w = simplequeue_get(t);
+		if (!w && !cond)
+			w = mp_queue_get(t);
 		if (!w)
 			continue;
 		char *st = lts_asprintf("%s%s" LT_RT_IDLE_STATE " (%s): idle, not a lock",
