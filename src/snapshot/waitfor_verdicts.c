@@ -1761,32 +1761,6 @@ static void aside_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 }
 
 /* One pass of lts_wf_into_verdicts: into the first N_V verdicts. */
-/* Is every thread of process Q that is in a stuck verdict (K of them) in
- * a lock wait on a lock thread T holds?  Q's being stuck is then T's own
- * doing: it cannot end T's wait before T goes on and lets go.  With
- * another party at the same end in no stuck wait, that one may end T's
- * wait and Q is no reason to chain (multiprocessing's queue readers: the
- * one holding the reader lock reads a pipe which the other inherited and
- * the producer writes); alone, T's wait and Q's are a circle, chained as
- * before (a timer may end it). */
-static bool stuck_behind_waiter(const struct lt_snapshot *s, size_t n_v, pid_t q, size_t k,
-				const struct lt_thread *t)
-{
-	size_t behind = 0;
-	for (size_t i = 0; i < s->n_threads && behind < k; i++) {
-		const struct lt_thread *u = &s->threads[i];
-		if (!u->wf || u->wf->pid != q)
-			continue;
-		const struct lt_verdict *uv = stuck_verdict_of(s, n_v, u->tid);
-		if (!uv)
-			continue;
-		if (uv->kind != LT_VERDICT_LOCK_WAIT || uv->owner != t->tid)
-			return false;
-		behind++;
-	}
-	return k && behind == k;
-}
-
 /* Does another thread of T's process run, or sleep on a timer (it goes
  * on by itself)? */
 static bool own_thread_goes_on(const struct lt_snapshot *s, const struct lt_thread *t)
@@ -1803,6 +1777,15 @@ static bool own_thread_goes_on(const struct lt_snapshot *s, const struct lt_thre
 	return false;
 }
 
+/* Has T's process another thread? */
+static bool own_has_other(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	for (size_t i = 0; i < s->n_threads; i++)
+		if (&s->threads[i] != t && thread_pid_of(s, i) == t->wf->pid)
+			return true;
+	return false;
+}
+
 static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -1816,7 +1799,7 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		size_t pn = 0, pk = 0;
 		/* the other parties, in no such verdict (or not snapshotted):
 		 * any of them may end the wait */
-		char others[160] = "";
+		char others[320] = "";
 		pid_t listed[MAX_SET];
 		size_t ol = 0, n_others = 0;
 		bool cut = false;
@@ -1829,10 +1812,9 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		pid_t aside_pids[MAX_SET];
 		size_t al = 0, n_aside = 0;
 		bool aside_cut = false;
-		/* the first party stuck only behind T (stuck_behind_waiter) */
-		const struct lt_verdict *bpv = NULL;
-		const struct lt_thread *bwho = NULL;
-		size_t bpn = 0, bpk = 0;
+		/* its own process at an end too: with a thread that goes on by
+		 * itself (one of the others), or none (said in the tail) */
+		bool own_other = false, own_quiet = false;
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
 			if (caveat_edge(e)) /* said in the summary */
@@ -1853,34 +1835,37 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				into = false;
 				break;
 			}
-			bool edge_into = false, edge_aside = false, edge_other = false, edge_behind = false;
+			bool edge_into = false, edge_aside = false, edge_other = false;
 			for (size_t p = 0; p < e->n_pids; p++) {
 				size_t n, k;
 				const struct lt_verdict *v = NULL;
 				const struct lt_thread *u = NULL;
 				if (e->pids[p] == w->pid) {
 					/* its own process at the other end too (a pipe
-					 * it also writes): another of its threads that
-					 * runs or sleeps on a timer may end the wait by
-					 * itself (one asleep in another wait is judged
-					 * by what it waits for, as before) */
+					 * or socket end it also holds): another of its
+					 * threads that runs or sleeps on a timer may end
+					 * the wait by itself, one more party in no such
+					 * wait (said in the tail); one asleep in a wait
+					 * of its own is judged by what it waits for */
+					if (e->kind != LT_WF_PIPE_READ && e->kind != LT_WF_PIPE_WRITE &&
+					    e->kind != LT_WF_SOCKET)
+						continue;
 					if (own_thread_goes_on(s, t)) {
-						into = false;
-						break;
+						edge_other = true;
+						if (!own_other && ol < sizeof(others) - 80) {
+							ol += (size_t)snprintf(others + ol, sizeof(others) - ol,
+									       "%s%d (this process, another of whose "
+									       "threads goes on by itself)",
+									       n_others ? ", " : "", (int)w->pid);
+							n_others++;
+						}
+						own_other = true;
+					} else {
+						own_quiet |= own_has_other(s, t);
 					}
 					continue;
 				}
 				party_verdicts(s, n_v, e->pids[p], &n, &k, &v, &u);
-				if (k && stuck_behind_waiter(s, n_v, e->pids[p], k, t)) {
-					edge_behind = true;
-					if (!bpv) {
-						bpv = v;
-						bwho = u;
-						bpn = n;
-						bpk = k;
-					}
-					continue;
-				}
 				if (!k && waits_only_on(s, e->pids[p], w->pid)) {
 					if (closed < 0)
 						closed = own_threads_cannot_wake(s, t);
@@ -1917,16 +1902,6 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				}
 				edge_into |= k > 0;
 			}
-			if (edge_behind && !edge_other) {
-				/* its parties stuck behind T alone (or set aside) */
-				edge_into = edge_other = true;
-				if (!pv) {
-					pv = bpv;
-					who = bwho;
-					pn = bpn;
-					pk = bpk;
-				}
-			}
 			if (edge_aside && !edge_other) /* its every party set aside */
 				continue;
 			into &= edge_into;
@@ -1939,7 +1914,7 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		if (!v)
 			return;
 		char *ow = n_own ? own_wake_clause(w) : NULL;
-		char *act = lts_thread_activity(t), party[160], tail[300] = "";
+		char *act = lts_thread_activity(t), party[160], tail[520] = "";
 		if (pk == pn)
 			snprintf(party, sizeof(party), "whose thread %d (%s) is itself", (int)who->tid, lt_thread_name(who));
 		else
@@ -1955,6 +1930,10 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		else if (n_others)
 			snprintf(tail, sizeof(tail), " (that it would, not process%s %s, also at the other end and in no "
 				 "such wait, is inferred)", n_others > 1 ? "es" : "", others);
+		else if (own_quiet)
+			snprintf(tail, sizeof(tail), " (its own process %d holds that end too, none of whose other "
+				 "threads goes on by itself: that none of them will end the wait is inferred)",
+				 (int)w->pid);
 		char *tq = caveat_clause(w), setaside[400] = "";
 		bool many = n_aside > 1 || aside_cut;
 		if (n_aside)
