@@ -844,50 +844,174 @@ static void polled_edge(struct cctx *c, struct lt_wf_edge *e)
 
 /* SQLite's lock bytes (its os_unix.c: PENDING_BYTE 0x40000000, then the
  * RESERVED byte and the 510 SHARED bytes): a POSIX or OFD lock starting
- * there is a database lock. */
+ * there is a database lock.  In WAL mode every connection keeps a SHARED
+ * lock on the database, and a writer holds the WAL write lock instead,
+ * byte 120 of the -shm file (WALINDEX_LOCK_OFFSET, its first lock). */
 #define SQLITE_LOCK_FIRST 0x40000000ull
 #define SQLITE_LOCK_LAST (SQLITE_LOCK_FIRST + 511)
+#define SQLITE_WAL_WRITE_LOCK 120
 
-/* A database file of the process (one of its fds) with a granted lock in
- * SQLite's lock bytes, another process's first, else one of its own (a
- * connection of another of its threads): *P filled (fd, path, the lock),
- * true if found. */
-static bool sqlite_locked(struct cctx *c, struct polled *p)
+/* What a busy SQLite connection of the process most probably waits for,
+ * best first: another process's WAL write lock; another process's
+ * PENDING, RESERVED or EXCLUSIVE lock (a writer); other processes' SHARED
+ * locks when its own process holds a write lock on that database (its
+ * commit waits for the readers); a lock of its own process (a connection
+ * of another of its threads); other processes' SHARED locks alone (they
+ * block only an EXCLUSIVE request: not known to be it).  Not in WAL mode's
+ * database files (every connection keeps SHARED there). */
+enum sq_rank { SQ_NONE = 0, SQ_OTHER_READ, SQ_OWN, SQ_READERS, SQ_OTHER_WRITE, SQ_WAL_WRITE };
+
+struct sq_file {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	bool shm, wal;       /* a -shm file; a database with one open beside */
+	bool own_write, other_write, own_any, other_read, wal_other, wal_own;
+	pid_t pids[8];
+	size_t n_pids;
+	struct lt_plock l;   /* the lock said */
+};
+
+static void sq_pid(struct sq_file *f, pid_t p)
+{
+	for (size_t i = 0; i < f->n_pids; i++)
+		if (f->pids[i] == p)
+			return;
+	if (f->n_pids < 8)
+		f->pids[f->n_pids++] = p;
+}
+
+static enum sq_rank sq_rank_of(const struct sq_file *f)
+{
+	if (f->shm)
+		return f->wal_other ? SQ_WAL_WRITE : f->wal_own ? SQ_OWN : SQ_NONE;
+	if (f->wal)
+		return SQ_NONE;
+	return f->other_write ? SQ_OTHER_WRITE : f->own_write && f->other_read ? SQ_READERS
+	       : f->own_any ? SQ_OWN : f->other_read ? SQ_OTHER_READ : SQ_NONE;
+}
+
+/* The process's files with SQLite locks (at most 16), ranked; the best
+ * into *P (path, fd, lock, its holders as *PIDS), *RANK, and how many
+ * files share that rank (*TIES: more than one, which one it waits for is
+ * not known).  False if none. */
+static bool sqlite_locked(struct cctx *c, struct polled *p, pid_t *pids, size_t *n_pids, enum sq_rank *rank,
+			  size_t *ties)
 {
 	read_locks(c);
 	char dir[64];
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)c->s->pid);
 	DIR *d = c->locks ? opendir(dir) : NULL;
 	struct dirent *de;
-	bool found = false, other = false;
-	while (d && (de = readdir(d)) && !other) {
-		char *end, fp[320], line[256];
+	struct sq_file f[16];
+	size_t n = 0;
+	pid_t self = c->s->pid;
+	while (d && (de = readdir(d)) && n < 16) {
+		char *end, fp[320];
 		long fd = strtol(de->d_name, &end, 10);
 		struct stat st;
-		struct lt_plock l;
-		bool ok;
 		snprintf(fp, sizeof(fp), "%s/%s", dir, de->d_name);
 		if (*end || de->d_name[0] == '.' || stat(fp, &st) || !S_ISREG(st.st_mode))
 			continue;
-		for (char *q = c->locks; plock_next(&q, &l, line, sizeof(line), &ok) && !other;) {
+		char *path = fd_path(self, (int)fd);
+		size_t pl = path ? strlen(path) : 0;
+		f[n] = (struct sq_file){ .fd = (int)fd, .dev = st.st_dev, .ino = st.st_ino,
+					 .shm = pl > 4 && !strcmp(path + pl - 4, "-shm") };
+		free(path);
+		char line[256];
+		struct lt_plock l;
+		bool ok, any = false;
+		for (char *q = c->locks; plock_next(&q, &l, line, sizeof(line), &ok);) {
 			if (!ok || l.blocked || (strcmp(l.cls, "POSIX") && strcmp(l.cls, "OFDLCK")) ||
-			    l.ino != (uint64_t)st.st_ino || l.major != major(st.st_dev) ||
-			    l.minor != minor(st.st_dev) || l.start < SQLITE_LOCK_FIRST || l.start > SQLITE_LOCK_LAST)
+			    l.ino != (uint64_t)st.st_ino || l.major != major(st.st_dev) || l.minor != minor(st.st_dev))
 				continue;
-			bool mine = l.pid == c->s->pid || l.pid <= 0;
-			if (found && mine)
-				continue;
-			free(p->path);
-			*p = (struct polled){ (int)fd, fd_path(c->s->pid, (int)fd), l };
-			if (l.pid <= 0) /* an OFD lock names no process: said as its own */
-				p->l.pid = c->s->pid;
-			found = true;
-			other = !mine;
+			bool mine = l.pid == self || l.pid <= 0; /* an OFD lock names no process: its own */
+			bool write = !strcmp(l.type, "WRITE");
+			if (f[n].shm) {
+				if (l.start != SQLITE_WAL_WRITE_LOCK || !write)
+					continue;
+				if (mine)
+					f[n].wal_own = true;
+				else
+					f[n].wal_other = true;
+			} else {
+				if (l.start < SQLITE_LOCK_FIRST || l.start > SQLITE_LOCK_LAST)
+					continue;
+				f[n].own_write |= mine && write;
+				f[n].own_any |= mine;
+				f[n].other_write |= !mine && write;
+				f[n].other_read |= !mine && !write;
+			}
+			any = true;
 		}
+		if (any)
+			n++;
 	}
 	if (d)
 		closedir(d);
-	return found;
+	/* a database with its -shm open beside: WAL mode (by path) */
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i].shm)
+			continue;
+		char *sp = fd_path(self, f[i].fd);
+		for (size_t k = 0; sp && k < n; k++) {
+			char *dp = f[k].shm ? NULL : fd_path(self, f[k].fd);
+			size_t dl = dp ? strlen(dp) : 0;
+			if (dp && !strncmp(sp, dp, dl) && !strcmp(sp + dl, "-shm"))
+				f[k].wal = true;
+			free(dp);
+		}
+		free(sp);
+	}
+	enum sq_rank best = SQ_NONE;
+	size_t bi = 0, nb = 0;
+	for (size_t i = 0; i < n; i++) {
+		enum sq_rank r = sq_rank_of(&f[i]);
+		if (r > best) {
+			best = r;
+			bi = i;
+			nb = 1;
+		} else if (r == best && r != SQ_NONE) {
+			nb++;
+		}
+	}
+	if (best == SQ_NONE)
+		return false;
+	/* the holders of what it waits for, in the best file */
+	struct sq_file *b = &f[bi];
+	char line[256];
+	struct lt_plock l;
+	bool ok, said = false;
+	for (char *q = c->locks; plock_next(&q, &l, line, sizeof(line), &ok);) {
+		if (!ok || l.blocked || (strcmp(l.cls, "POSIX") && strcmp(l.cls, "OFDLCK")) ||
+		    l.ino != (uint64_t)b->ino || l.major != major(b->dev) || l.minor != minor(b->dev))
+			continue;
+		bool mine = l.pid == self || l.pid <= 0, write = !strcmp(l.type, "WRITE");
+		bool take = best == SQ_WAL_WRITE ? !mine && write && l.start == SQLITE_WAL_WRITE_LOCK
+			    : best == SQ_OTHER_WRITE ? !mine && write && l.start >= SQLITE_LOCK_FIRST &&
+						       l.start <= SQLITE_LOCK_LAST
+			    : best == SQ_READERS || best == SQ_OTHER_READ
+			    ? !mine && !write && l.start >= SQLITE_LOCK_FIRST && l.start <= SQLITE_LOCK_LAST
+			    : mine && (b->shm ? write && l.start == SQLITE_WAL_WRITE_LOCK
+					      : l.start >= SQLITE_LOCK_FIRST && l.start <= SQLITE_LOCK_LAST);
+		if (!take)
+			continue;
+		sq_pid(b, mine ? self : l.pid);
+		if (!said) {
+			b->l = l;
+			said = true;
+		}
+	}
+	if (!said)
+		return false;
+	*p = (struct polled){ b->fd, fd_path(self, b->fd), b->l };
+	if (p->l.pid <= 0)
+		p->l.pid = self;
+	*n_pids = b->n_pids;
+	memcpy(pids, b->pids, b->n_pids * sizeof(*pids));
+	*rank = best;
+	*ties = nb;
+	return true;
 }
 
 /* Functions that sleep between tries of a file lock taken without waiting
@@ -917,25 +1041,42 @@ static void retry_edge(struct cctx *c, struct lt_thread *t)
 	 * file another process locks (a file lock another of its threads
 	 * waits for, say) */
 	struct polled db = { -1, NULL, { 0 } };
-	if (sqlite_locked(c, &db)) {
+	pid_t hp[8];
+	size_t nh = 0, ties = 0;
+	enum sq_rank rank = SQ_NONE;
+	if (sqlite_locked(c, &db, hp, &nh, &rank, &ties)) {
 		struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_FILE_LOCK);
 		if (e) {
-			char rg[48];
+			char rg[48], by[400];
+			size_t bl = 0;
 			range_str(&db.l, rg, sizeof(rg));
-			bool mine = db.l.pid == c->s->pid;
 			e->fd = db.fd;
 			e->what = lts_asprintf("a lock on %s (fd %d), tried again between sleeps", db.path ? db.path : "?",
 					       db.fd);
-			add_pid(e, db.l.pid);
-			char by[128];
-			if (mine)
-				snprintf(by, sizeof(by), "by its own process (a connection of another of its threads, "
-					 "which one is not recorded)");
-			else
-				snprintf(by, sizeof(by), "by process %d", (int)db.l.pid);
+			for (size_t i = 0; i < nh; i++)
+				add_pid(e, hp[i]);
+			if (rank == SQ_OWN) {
+				bl = (size_t)snprintf(by, sizeof(by), "by its own process (a connection of another of its "
+						      "threads, which one is not recorded)");
+			} else {
+				bl = (size_t)snprintf(by, sizeof(by), "by process%s", nh > 1 ? "es" : "");
+				for (size_t i = 0; i < nh && bl < sizeof(by) - 16; i++)
+					bl += (size_t)snprintf(by + bl, sizeof(by) - bl, "%s %d", i ? "," : "", (int)hp[i]);
+			}
+			static const char *const why[] = {
+				[SQ_WAL_WRITE] = "the WAL write lock, byte 120 of the -shm file: a writer",
+				[SQ_OTHER_WRITE] = "a write lock in SQLite's lock bytes: a writer",
+				[SQ_READERS] = "SHARED locks in SQLite's lock bytes while its own process holds a write "
+					       "lock there: the readers its commit waits for",
+				[SQ_OWN] = "SQLite's lock bytes",
+				[SQ_OTHER_READ] = "SHARED locks in SQLite's lock bytes, which hold back only a "
+						  "connection that commits: that it is one is inferred",
+			};
 			e->evidence = lts_asprintf("its stack is in %s (%s), which sleeps and tries the lock again; "
-						   "%s (fd %d) is locked %s (%s %s %s, SQLite's lock bytes) [/proc/locks]",
-						   fn, what, db.path ? db.path : "?", db.fd, by, db.l.cls, db.l.type, rg);
+						   "%s (fd %d) is locked %s (%s %s %s: %s) [/proc/locks]%s",
+						   fn, what, db.path ? db.path : "?", db.fd, by, db.l.cls, db.l.type, rg,
+						   why[rank], ties > 1 ? "; other databases it has open are locked as much: "
+									 "which one it waits for is not known" : "");
 		}
 		free(db.path);
 		return;

@@ -106,9 +106,12 @@ static void cleanup(void)
 		}
 	for (int i = 0; i < 2; i++)
 		if (lockfile[i][0]) {
-			char j[160];
-			snprintf(j, sizeof(j), "%s-journal", lockfile[i]); /* sqlite3's */
-			unlink(j);
+			static const char *const side[] = { "-journal", "-wal", "-shm" }; /* sqlite3's */
+			for (size_t k = 0; k < 3; k++) {
+				char j[160];
+				snprintf(j, sizeof(j), "%s%s", lockfile[i], side[k]);
+				unlink(j);
+			}
 			unlink(lockfile[i]);
 		}
 }
@@ -1356,6 +1359,60 @@ Test(waitfor_live, sqlite_busy_wait_names_the_database_lock_holder)
 	snprintf(want, sizeof(want), "thread %d (sqlite3) waits for a file lock: a lock on %s", (int)procs[1].pid,
 		 lockfile[0]);
 	cr_expect(strstr(v->summary, want), "%s\n(wanted: %s)", v->summary, want);
+	lt_snapshot_free(s);
+}
+
+/* SQLite in WAL mode, Debian's sqlite3: every connection keeps a SHARED
+ * lock on the database file; a writer holds the WAL write lock, byte 120
+ * of the -shm file.  A busy UPDATE waits for that writer, not for an idle
+ * connection that opened the database after it (before: the first lock in
+ * SQLite's lock bytes of /proc/locks, the idle one's SHARED). */
+Test(waitfor_live, sqlite_busy_wait_in_wal_mode_names_the_writer)
+{
+	need_root();
+	if (access(SQLITE_BIN, X_OK))
+		cr_skip_test("%s missing (Debian: sqlite3, which scripts/install-deps.sh installs)", SQLITE_BIN);
+	tmp_lockfile(0);
+	unlink(lockfile[0]);
+	char out[8][256], err[8][256], shm[96];
+	int nout = 0, nerr = 0;
+	snprintf(shm, sizeof(shm), "%s-shm", lockfile[0]);
+	cr_assert_eq(tl_run_to_end((char *const[]){ SQLITE_BIN, lockfile[0], "PRAGMA journal_mode=WAL; create table "
+						    "t(v int); insert into t values(0);", NULL }, out, &nout, err, &nerr), 0,
+		     "sqlite3 could not create %s: %s", lockfile[0], nerr ? err[0] : "?");
+	spawn(0, (char *const[]){ SQLITE_BIN, "-cmd", "BEGIN IMMEDIATE;", "-cmd", "UPDATE t SET v=1;", "-cmd",
+				  ".shell sleep 600", lockfile[0], NULL });
+	char held[256];
+	/* the -shm file exists once the writer has opened the database */
+	for (double t0 = tl_now_s(); access(shm, F_OK) && tl_now_s() - t0 < 10; usleep(20000))
+		;
+	tl_locks_line(procs[0].pid, shm, false, held, sizeof(held)); /* its WAL write lock */
+	/* an idle connection, opened after the writer: SHARED on the database */
+	spawn(2, (char *const[]){ SQLITE_BIN, "-cmd", "SELECT count(*) FROM t;", "-cmd", ".shell sleep 600",
+				  lockfile[0], NULL });
+	tl_locks_line(procs[2].pid, lockfile[0], false, held, sizeof(held));
+	spawn(1, (char *const[]){ SQLITE_BIN, "-cmd", ".timeout 600000", lockfile[0], "UPDATE t SET v=2;", NULL });
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
+		if (s)
+			lt_snapshot_free(s);
+		cr_assert_eq(lt_snapshot_take(procs[1].pid, NULL, &s), 0);
+		t = lt_snapshot_find(s, procs[1].pid);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35) && t->wf &&
+		    t->wf->n_edges > 1)
+			break;
+	}
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35),
+		  "the waiting sqlite3 %d never slept in its busy handler", (int)procs[1].pid);
+	const struct lt_wf_edge *fl = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
+	cr_expect(fl->n_pids == 1 && fl->pids[0] == procs[0].pid, "the writer %d, not the idle connection %d (%zu pids, "
+		  "first %d)", (int)procs[0].pid, (int)procs[2].pid, fl->n_pids, fl->n_pids ? (int)fl->pids[0] : 0);
+	char want[160];
+	snprintf(want, sizeof(want), "a lock on %s (fd ", shm);
+	cr_expect(fl->what && !strncmp(fl->what, want, strlen(want)), "%s (wanted: %s)", fl->what ? fl->what : "-", want);
+	cr_expect(fl->evidence && strstr(fl->evidence, "the WAL write lock, byte 120 of the -shm file: a writer"), "%s",
+		  fl->evidence ? fl->evidence : "-");
 	lt_snapshot_free(s);
 }
 
