@@ -1893,3 +1893,57 @@ Test(lock_hotspot_fixture, future_get_by_an_outsider_of_a_task_the_pool_thread_g
 	cr_assert_eq(f.threads[1].futex.rtlock, f.threads[2].futex.rtlock);
 	fk_free(&f);
 }
+
+/* A ScheduledFutureTask (state, runner, waiters, time, period) 101 waits
+ * for in get(), not started, its time DUE_NS from now (CLOCK_MONOTONIC,
+ * System.nanoTime()'s clock) and its period PERIOD. */
+static void sched_parked(struct fk *f, uint64_t jt, int64_t due_ns, int64_t period)
+{
+	static const struct jfield sft_f[] = {
+		{ "state", "I", 0x42, FT_STATE, false, false, false },
+		{ "runner", "Ljava/lang/Thread;", 0x42, FT_RUNNER, false, false, false },
+		{ "waiters", "Ljava/util/concurrent/FutureTask$WaitNode;", 0x42, FT_WAITERS, false, false, false },
+		{ "time", "J", 0x42, 0x18, false, false, false },
+		{ "period", "J", 0x12, 0x20, false, false, false },
+	};
+	uint64_t k = klass_new(f, "java/util/concurrent/ScheduledThreadPoolExecutor$ScheduledFutureTask", 0, sft_f,
+			       N(sft_f));
+	uint64_t task = object_new(f, k, 0x28);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	fi_put32(&f->img, task + FT_STATE, 0);
+	fi_put32(&f->img, task + FT_RUNNER, 0);
+	fi_put64(&f->img, task + 0x18, (uint64_t)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + due_ns));
+	fi_put64(&f->img, task + 0x20, (uint64_t)period);
+	uint64_t obj = thread_obj_of(f, jt);
+	fi_put32(&f->img, obj + THREAD_BLOCKER, narrow(task));
+	fi_put64(&f->img, jt + JT_PENDING, 0);
+	fi_put32(&f->img, jt + JT_STATE, BLOCKED);
+}
+
+/* get() of a scheduled task: due an hour from now, a wait for a time (no
+ * lock claimed); periodic (scheduleAtFixedRate), a wait for its cancel()
+ * (none); due a second ago, a task not started, claimed as before (no
+ * executor found here: holderless). */
+Test(lock_hotspot_fixture, future_get_of_scheduled_tasks)
+{
+	const struct {
+		int64_t due_ns, period;
+		bool claimed;
+	} c[] = { { 3600000000000ll, 0, false }, { -1000000000ll, 1000000000ll, false }, { -1000000000ll, 0, true } };
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fk f;
+		struct jvm_img j;
+		jvm_image(&f, &(struct jcfg){ 0 }, &j);
+		sched_parked(&f, j.jt[0], c[i].due_ns, c[i].period);
+		apply(&f);
+		const struct lt_rtlock *l =
+			lock_named(&f.snap, "java.util.concurrent.ScheduledThreadPoolExecutor$ScheduledFutureTask@0x");
+		cr_assert_eq(l != NULL, c[i].claimed, "case %zu: %s", i, l ? l->holder_how : "no lock");
+		cr_assert_eq(f.threads[1].futex.rtlock != 0, c[i].claimed, "case %zu", i);
+		if (l)
+			cr_assert(l->holderless && strstr(l->holder_how, "no executor's work queue was found"), "%s",
+				  l->holder_how);
+		fk_free(&f);
+	}
+}

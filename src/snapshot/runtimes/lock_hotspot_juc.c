@@ -513,6 +513,16 @@ static int64_t sched_due_in(struct jvm *j, uint64_t task, bool past)
 	return d > 0 || past ? d : 0;
 }
 
+/* A ScheduledFutureTask run periodically (scheduleAtFixedRate or
+ * WithFixedDelay: its period not 0)? */
+static bool sched_periodic(struct jvm *j, uint64_t task)
+{
+	int64_t period = 0;
+	uint64_t k = hs_klass_of(j, task);
+	return k && hs_field_offset(j, k, "time", "J") != UINT64_MAX && num_field(j, task, "period", true, &period) &&
+	       period != 0;
+}
+
 /* A ScheduledThreadPoolExecutor's DelayedWorkQueue Q (class QK): a heap
  * of its tasks in an array (queue, size entries): TASK's place in it
  * (1-based, the heap's, not the order they run in), 0 if it is not there,
@@ -777,6 +787,9 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 		const struct jthread *o = runner ? thread_of_thread_obj(j, runner) : NULL;
 		if (!runner && sched_due_in(j, task, false) > 0)
 			continue; /* a scheduled task not yet due: a wait for a time, not a thread */
+		if (sched_periodic(j, task))
+			continue; /* a periodic task's get() ends only on its cancel() or a run that throws:
+				     no run's end ends it, no thread is its holder */
 		if ((runner && (!o || o == t)) || hs_oop_field(j, task, ro) != runner ||
 		    !num_field(j, task, "state", false, &st2) || st2 != st || !park_blocker(j, t->addr, &t2) ||
 		    t2 != task || hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked)
