@@ -1299,6 +1299,28 @@ Test(waitfor_live, tcp_peer_blocked_on_the_servers_mutex_is_a_deadlock)
 		  (int)peer);
 }
 
+/* Full snapshots of PID (its stacks read: retry_edge knows SQLite's busy
+ * handler by them) every 20 ms, up to 10 s, until its thread TID sleeps
+ * in SQLite's busy handler (clock_nanosleep or nanosleep) with its sleep's
+ * edge and the file lock's: that snapshot. */
+static struct lt_snapshot *busy_handler_snapshot(pid_t pid, pid_t tid)
+{
+	struct lt_snapshot *s = NULL;
+	const struct lt_thread *t = NULL;
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
+		if (s)
+			lt_snapshot_free(s);
+		cr_assert_eq(lt_snapshot_take(pid, NULL, &s), 0);
+		t = lt_snapshot_find(s, tid);
+		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35) && t->wf &&
+		    t->wf->n_edges > 1)
+			break;
+	}
+	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35),
+		  "thread %d of %d never slept in its busy handler", (int)tid, (int)pid);
+	return s;
+}
+
 /* SQLite's busy handler, on Debian's sqlite3: a process whose UPDATE waits
  * for a database another sqlite3 holds in a write transaction retries its
  * fcntl lock (F_SETLK, which does not wait) between sleeps, so one snapshot
@@ -1337,15 +1359,7 @@ Test(waitfor_live, sqlite_busy_wait_names_the_database_lock_holder)
 	/* with its stack, in SQLite's busy handler: a file-lock wait by
 	 * polling, said from the stack, not inferred, never IDLE */
 	lt_snapshot_free(s);
-	s = NULL;
-	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
-		if (s)
-			lt_snapshot_free(s);
-		cr_assert_eq(lt_snapshot_take(procs[1].pid, NULL, &s), 0);
-		t = lt_snapshot_find(s, procs[1].pid);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35))
-			break;
-	}
+	s = busy_handler_snapshot(procs[1].pid, procs[1].pid);
 	const struct lt_wf_edge *fl = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
 	cr_assert_eq(fl->n_pids, 1);
 	cr_expect_eq(fl->pids[0], procs[0].pid);
@@ -1392,19 +1406,7 @@ Test(waitfor_live, sqlite_busy_wait_in_wal_mode_names_the_writer)
 				  lockfile[0], NULL });
 	tl_locks_line(procs[2].pid, lockfile[0], false, held, sizeof(held));
 	spawn(1, (char *const[]){ SQLITE_BIN, "-cmd", ".timeout 600000", lockfile[0], "UPDATE t SET v=2;", NULL });
-	struct lt_snapshot *s = NULL;
-	const struct lt_thread *t = NULL;
-	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
-		if (s)
-			lt_snapshot_free(s);
-		cr_assert_eq(lt_snapshot_take(procs[1].pid, NULL, &s), 0);
-		t = lt_snapshot_find(s, procs[1].pid);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35) && t->wf &&
-		    t->wf->n_edges > 1)
-			break;
-	}
-	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35),
-		  "the waiting sqlite3 %d never slept in its busy handler", (int)procs[1].pid);
+	struct lt_snapshot *s = busy_handler_snapshot(procs[1].pid, procs[1].pid);
 	const struct lt_wf_edge *fl = edge_of(s, procs[1].pid, LT_WF_FILE_LOCK);
 	cr_expect(fl->n_pids == 1 && fl->pids[0] == procs[0].pid, "the writer %d, not the idle connection %d (%zu pids, "
 		  "first %d)", (int)procs[0].pid, (int)procs[2].pid, fl->n_pids, fl->n_pids ? (int)fl->pids[0] : 0);
@@ -1457,19 +1459,7 @@ Test(waitfor_live, sqlite_busy_wait_on_a_database_its_own_process_holds)
 		if (sscanf(lines[0][i], "B %d", &b) == 1)
 			break;
 	cr_assert_gt(b, 0, "thread B's tid printed");
-	struct lt_snapshot *s = NULL;
-	const struct lt_thread *t = NULL;
-	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(20000)) {
-		if (s)
-			lt_snapshot_free(s);
-		cr_assert_eq(lt_snapshot_take(procs[0].pid, NULL, &s), 0);
-		t = lt_snapshot_find(s, b);
-		if (t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35) && t->wf &&
-		    t->wf->n_edges > 1)
-			break;
-	}
-	cr_assert(t && t->sc.state == LT_SC_IN_SYSCALL && (t->sc.nr == 230 || t->sc.nr == 35),
-		  "thread %d never slept in its busy handler", (int)b);
+	struct lt_snapshot *s = busy_handler_snapshot(procs[0].pid, b);
 	const struct lt_wf_edge *fl = edge_of(s, b, LT_WF_FILE_LOCK);
 	cr_expect(fl->n_pids == 1 && fl->pids[0] == procs[0].pid, "the database's holder: its own process %d (%zu "
 		  "pids, first %d)", (int)procs[0].pid, fl->n_pids, fl->n_pids ? (int)fl->pids[0] : 0);
