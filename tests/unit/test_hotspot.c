@@ -1718,7 +1718,10 @@ Test(lock_hotspot_fixture, future_get_of_a_completing_task_is_no_wait)
  * ThreadPoolExecutor$Worker whose this$0 is the executor) whose queue
  * holds the task 101 waits for, not started: a starved pool, inferred;
  * without the Worker, no pool is named. */
-static uint64_t starved_pool_of(struct fk *f, struct jvm_img *j, uint64_t worker_jt, uint32_t ctl)
+/* ... its queue's capacity CAP and the executor's maximumPoolSize MAXP
+ * (starved_pool_of: unbounded, 1, as newSingleThreadExecutor's) */
+static uint64_t starved_pool_cap(struct fk *f, struct jvm_img *j, uint64_t worker_jt, uint32_t ctl, int32_t cap,
+				 int32_t maxp)
 {
 	static const struct jfield node_f[] = {
 		{ "item", "Ljava/lang/Object;", 0x2, 0xc, false, false, false },
@@ -1726,12 +1729,14 @@ static uint64_t starved_pool_of(struct fk *f, struct jvm_img *j, uint64_t worker
 	};
 	static const struct jfield lbq_f[] = {
 		{ "head", "Ljava/util/concurrent/LinkedBlockingQueue$Node;", 0x2, 0xc, false, false, false },
+		{ "capacity", "I", 0x12, 0x10, false, false, false },
 	};
 	static const struct jfield ai_f[] = { { "value", "I", 0x42, 0xc, false, false, false } };
 	static const struct jfield tpe_f[] = {
 		{ "ctl", "Ljava/util/concurrent/atomic/AtomicInteger;", 0x12, 0xc, false, false, false },
 		{ "workQueue", "Ljava/util/concurrent/BlockingQueue;", 0x12, 0x10, false, false, false },
 		{ "corePoolSize", "I", 0x42, 0x14, false, false, false },
+		{ "maximumPoolSize", "I", 0x42, 0x18, false, false, false },
 	};
 	static const struct jfield w_f[] = {
 		{ "this$0", "Ljava/util/concurrent/ThreadPoolExecutor;", 0x1010, 0xc, false, false, false },
@@ -1741,19 +1746,26 @@ static uint64_t starved_pool_of(struct fk *f, struct jvm_img *j, uint64_t worker
 	uint64_t dummy = object_new(f, nk, 0x18), node = object_new(f, nk, 0x18);
 	fi_put32(&f->img, dummy + 0x10, narrow(node));
 	fi_put32(&f->img, node + 0xc, narrow(task));
-	uint64_t q = object_new(f, klass_new(f, "java/util/concurrent/LinkedBlockingQueue", 0, lbq_f, N(lbq_f)), 0x10);
+	uint64_t q = object_new(f, klass_new(f, "java/util/concurrent/LinkedBlockingQueue", 0, lbq_f, N(lbq_f)), 0x18);
 	fi_put32(&f->img, q + 0xc, narrow(dummy));
+	fi_put32(&f->img, q + 0x10, (uint32_t)cap);
 	uint64_t ai = object_new(f, klass_new(f, "java/util/concurrent/atomic/AtomicInteger", 0, ai_f, N(ai_f)), 0x10);
 	fi_put32(&f->img, ai + 0xc, ctl);
-	uint64_t tpe = object_new(f, klass_new(f, "java/util/concurrent/ThreadPoolExecutor", 0, tpe_f, N(tpe_f)), 0x18);
+	uint64_t tpe = object_new(f, klass_new(f, "java/util/concurrent/ThreadPoolExecutor", 0, tpe_f, N(tpe_f)), 0x20);
 	fi_put32(&f->img, tpe + 0xc, narrow(ai));
 	fi_put32(&f->img, tpe + 0x10, narrow(q));
 	fi_put32(&f->img, tpe + 0x14, 1);
+	fi_put32(&f->img, tpe + 0x18, (uint32_t)maxp);
 	uint64_t w = object_new(f, klass_new(f, "java/util/concurrent/ThreadPoolExecutor$Worker", 0, w_f, N(w_f)), 0x10);
 	fi_put32(&f->img, w + 0xc, narrow(tpe));
 	if (worker_jt)
 		fi_put32(&f->img, thread_obj_of(f, worker_jt) + THREAD_TARGET, narrow(w));
 	return tpe;
+}
+
+static uint64_t starved_pool_of(struct fk *f, struct jvm_img *j, uint64_t worker_jt, uint32_t ctl)
+{
+	return starved_pool_cap(f, j, worker_jt, ctl, 0x7fffffff, 1);
 }
 
 static uint64_t starved_pool(struct fk *f, struct jvm_img *j, bool worker, uint32_t ctl)
@@ -1946,4 +1958,26 @@ Test(lock_hotspot_fixture, future_get_of_scheduled_tasks)
 				  l->holder_how);
 		fk_free(&f);
 	}
+}
+
+/* The same queued task behind a thread in native code, in an executor of
+ * core 1, max 4, whose queue holds 2 tasks: a later submit() that finds
+ * it full starts another thread, which may take the task: no holder, that
+ * said (a review: "its executor's only thread" was wrong there). */
+Test(lock_hotspot_fixture, future_get_of_a_task_queued_in_a_pool_that_may_grow)
+{
+	struct fk f;
+	struct jvm_img j;
+	jvm_image(&f, &(struct jcfg){ 0 }, &j);
+	starved_pool_cap(&f, &j, j.jt[2], 0xe0000001u, 2, 4);
+	fi_put32(&f.img, j.jt[2] + JT_STATE, IN_NATIVE);
+	apply(&f);
+	const struct lt_rtlock *ft = lock_named(&f.snap, "java.util.concurrent.FutureTask@0x");
+	cr_assert_not_null(ft);
+	cr_assert_str_eq(ft->kind, "java.util.concurrent FutureTask (get)");
+	cr_assert(ft->holderless && ft->holder == 0, "holder %d", (int)ft->holder);
+	cr_assert(strstr(ft->holder_how, "is blocked (asleep in a system call of native code): the task starts only when "
+				     "it goes on, or a later submit() that finds the work queue full (2 tasks) starts a "
+				     "thread (the pool has fewer than maximumPoolSize, 4)"), "%s", ft->holder_how);
+	fk_free(&f);
 }

@@ -720,8 +720,19 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 				    "ThreadPoolExecutor@0x%" PRIx64 ", whose %zu thread%s (%s%s)", BASE, pos, tpe, nt,
 				    nt == 1 ? "" : "s", list, more);
 	}
-	char *r, nat[96] = "";
-	if (nt == 1 && workers == 1 && !self)
+	/* a later submit() may start another thread that takes it: below
+	 * corePoolSize, or (a bounded LinkedBlockingQueue that fills) below
+	 * maximumPoolSize; then its one thread is not the only way */
+	int64_t maxp = -1, cap = -1;
+	uint64_t wqo = k ? hs_field_offset(j, k, "workQueue", "Ljava/util/concurrent/BlockingQueue;") : UINT64_MAX;
+	uint64_t wq = wqo != UINT64_MAX ? hs_oop_field(j, tpe, wqo) : 0;
+	bool bounded = !delayed && wq && num_field(j, wq, "capacity", false, &cap) && cap < INT32_MAX;
+	bool grows_full = bounded && num_field(j, tpe, "maximumPoolSize", false, &maxp) && maxp > (int64_t)nt;
+	char *r, nat[96] = "", full[200] = "";
+	if (grows_full)
+		snprintf(full, sizeof(full), ", or a later submit() that finds the work queue full (%" PRId64 " tasks) "
+			 "starts a thread (the pool has fewer than maximumPoolSize, %" PRId64 ")", cap, maxp);
+	if (nt == 1 && workers == 1 && !self && core <= 1 && !grows_full)
 		for (size_t i = 0; i < j->n && !*only; i++)
 			if (pool[i] == tpe)
 				*only = j->t[i].tid;
@@ -729,10 +740,10 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 		snprintf(nat, sizeof(nat), nt == 1 ? " (asleep in a system call of native code)"
 						    : " (%zu of them asleep in system calls of native code)", nn);
 	if (nt && nb + nn == nt && workers == (long)nt && (nn || !self))
-		r = lts_asprintf("%s %s blocked%s: the task starts only when %s goes on%s", head,
+		r = lts_asprintf("%s %s blocked%s: the task starts only when %s goes on%s%s", head,
 				 nt == 1 ? "is" : "are all", nat, nt == 1 ? "it" : "one of them",
 				 core > (int64_t)nt ? ", or a later submit() starts a thread (the pool has fewer than "
-						      "corePoolSize)" : "");
+						      "corePoolSize)" : "", full);
 	else if (nt && nb == nt && workers == (long)nt)
 		r = lts_asprintf("%s %s blocked%s: probably a thread-starvation deadlock (inferred: no thread "
 				 "of the pool is free to take the task, nor will one be unless a blocked one is "
@@ -740,7 +751,7 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 				 in_pool ? ", this one in this get()" : nt == 1 ? ", in a get() of this very task"
 									  : ", one of them in a get() of this very task",
 				 core > (int64_t)nt ? ", or a later submit() starts a thread (the pool has fewer "
-						      "than corePoolSize)" : "");
+						      "than corePoolSize)" : full);
 	else
 		r = lts_asprintf("%s %s blocked%s%s", head,
 				 nt == 1 ? (nb + nn ? "is" : "is not") : nb + nn == nt ? "are all" : "are not all", nat,
