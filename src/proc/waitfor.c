@@ -863,6 +863,7 @@ enum sq_rank { SQ_NONE = 0, SQ_OTHER_READ, SQ_OWN, SQ_READERS, SQ_OTHER_WRITE, S
 
 struct sq_file {
 	int fd;
+	char *path;          /* its /proc/PID/fd link */
 	dev_t dev;
 	ino_t ino;
 	bool shm, wal;       /* a -shm file; a database with one open beside */
@@ -879,6 +880,20 @@ static void sq_pid(struct sq_file *f, pid_t p)
 			return;
 	if (f->n_pids < 8)
 		f->pids[f->n_pids++] = p;
+}
+
+/* L, a /proc/locks line, is a granted POSIX or OFD lock on F's file. */
+static bool sq_lock_on(const struct lt_plock *l, const struct sq_file *f)
+{
+	return !l->blocked && (!strcmp(l->cls, "POSIX") || !strcmp(l->cls, "OFDLCK")) && l->ino == (uint64_t)f->ino &&
+	       l->major == major(f->dev) && l->minor == minor(f->dev);
+}
+
+/* ... in SQLite's lock bytes of a database, or on the WAL write lock of a
+ * -shm file. */
+static bool sq_lock_bytes(const struct lt_plock *l, const struct sq_file *f)
+{
+	return f->shm ? l->start == SQLITE_WAL_WRITE_LOCK : l->start >= SQLITE_LOCK_FIRST && l->start <= SQLITE_LOCK_LAST;
 }
 
 static enum sq_rank sq_rank_of(const struct sq_file *f)
@@ -915,28 +930,24 @@ static bool sqlite_locked(struct cctx *c, struct polled *p, pid_t *pids, size_t 
 			continue;
 		char *path = fd_path(self, (int)fd);
 		size_t pl = path ? strlen(path) : 0;
-		f[n] = (struct sq_file){ .fd = (int)fd, .dev = st.st_dev, .ino = st.st_ino,
+		f[n] = (struct sq_file){ .fd = (int)fd, .path = path, .dev = st.st_dev, .ino = st.st_ino,
 					 .shm = pl > 4 && !strcmp(path + pl - 4, "-shm") };
-		free(path);
 		char line[256];
 		struct lt_plock l;
 		bool ok, any = false;
 		for (char *q = c->locks; plock_next(&q, &l, line, sizeof(line), &ok);) {
-			if (!ok || l.blocked || (strcmp(l.cls, "POSIX") && strcmp(l.cls, "OFDLCK")) ||
-			    l.ino != (uint64_t)st.st_ino || l.major != major(st.st_dev) || l.minor != minor(st.st_dev))
+			if (!ok || !sq_lock_on(&l, &f[n]) || !sq_lock_bytes(&l, &f[n]))
 				continue;
 			bool mine = l.pid == self || l.pid <= 0; /* an OFD lock names no process: its own */
 			bool write = !strcmp(l.type, "WRITE");
 			if (f[n].shm) {
-				if (l.start != SQLITE_WAL_WRITE_LOCK || !write)
+				if (!write)
 					continue;
 				if (mine)
 					f[n].wal_own = true;
 				else
 					f[n].wal_other = true;
 			} else {
-				if (l.start < SQLITE_LOCK_FIRST || l.start > SQLITE_LOCK_LAST)
-					continue;
 				f[n].own_write |= mine && write;
 				f[n].own_any |= mine;
 				f[n].other_write |= !mine && write;
@@ -946,22 +957,20 @@ static bool sqlite_locked(struct cctx *c, struct polled *p, pid_t *pids, size_t 
 		}
 		if (any)
 			n++;
+		else
+			free(path);
 	}
 	if (d)
 		closedir(d);
 	/* a database with its -shm open beside: WAL mode (by path) */
 	for (size_t i = 0; i < n; i++) {
-		if (!f[i].shm)
-			continue;
-		char *sp = fd_path(self, f[i].fd);
+		const char *sp = f[i].shm ? f[i].path : NULL;
 		for (size_t k = 0; sp && k < n; k++) {
-			char *dp = f[k].shm ? NULL : fd_path(self, f[k].fd);
+			const char *dp = f[k].shm ? NULL : f[k].path;
 			size_t dl = dp ? strlen(dp) : 0;
 			if (dp && !strncmp(sp, dp, dl) && !strcmp(sp + dl, "-shm"))
 				f[k].wal = true;
-			free(dp);
 		}
-		free(sp);
 	}
 	enum sq_rank best = SQ_NONE;
 	size_t bi = 0, nb = 0;
@@ -975,25 +984,18 @@ static bool sqlite_locked(struct cctx *c, struct polled *p, pid_t *pids, size_t 
 			nb++;
 		}
 	}
-	if (best == SQ_NONE)
-		return false;
 	/* the holders of what it waits for, in the best file */
-	struct sq_file *b = &f[bi];
+	struct sq_file *b = best == SQ_NONE ? NULL : &f[bi];
 	char line[256];
 	struct lt_plock l;
 	bool ok, said = false;
-	for (char *q = c->locks; plock_next(&q, &l, line, sizeof(line), &ok);) {
-		if (!ok || l.blocked || (strcmp(l.cls, "POSIX") && strcmp(l.cls, "OFDLCK")) ||
-		    l.ino != (uint64_t)b->ino || l.major != major(b->dev) || l.minor != minor(b->dev))
+	for (char *q = b ? c->locks : NULL; plock_next(&q, &l, line, sizeof(line), &ok);) {
+		if (!ok || !sq_lock_on(&l, b) || !sq_lock_bytes(&l, b))
 			continue;
 		bool mine = l.pid == self || l.pid <= 0, write = !strcmp(l.type, "WRITE");
-		bool take = best == SQ_WAL_WRITE ? !mine && write && l.start == SQLITE_WAL_WRITE_LOCK
-			    : best == SQ_OTHER_WRITE ? !mine && write && l.start >= SQLITE_LOCK_FIRST &&
-						       l.start <= SQLITE_LOCK_LAST
-			    : best == SQ_READERS || best == SQ_OTHER_READ
-			    ? !mine && !write && l.start >= SQLITE_LOCK_FIRST && l.start <= SQLITE_LOCK_LAST
-			    : mine && (b->shm ? write && l.start == SQLITE_WAL_WRITE_LOCK
-					      : l.start >= SQLITE_LOCK_FIRST && l.start <= SQLITE_LOCK_LAST);
+		bool take = best == SQ_WAL_WRITE || best == SQ_OTHER_WRITE ? !mine && write
+			    : best == SQ_READERS || best == SQ_OTHER_READ ? !mine && !write
+			    : mine && (write || !b->shm);
 		if (!take)
 			continue;
 		sq_pid(b, mine ? self : l.pid);
@@ -1002,9 +1004,12 @@ static bool sqlite_locked(struct cctx *c, struct polled *p, pid_t *pids, size_t 
 			said = true;
 		}
 	}
+	if (said)
+		*p = (struct polled){ b->fd, lts_strdup(b->path), b->l };
+	for (size_t i = 0; i < n; i++)
+		free(f[i].path);
 	if (!said)
 		return false;
-	*p = (struct polled){ b->fd, fd_path(self, b->fd), b->l };
 	if (p->l.pid <= 0)
 		p->l.pid = self;
 	*n_pids = b->n_pids;
@@ -1048,7 +1053,6 @@ static void retry_edge(struct cctx *c, struct lt_thread *t)
 		struct lt_wf_edge *e = lt_waitfor_add(t, c->s->pid, LT_WF_FILE_LOCK);
 		if (e) {
 			char rg[48], by[400];
-			size_t bl = 0;
 			range_str(&db.l, rg, sizeof(rg));
 			e->fd = db.fd;
 			e->what = lts_asprintf("a lock on %s (fd %d), tried again between sleeps", db.path ? db.path : "?",
@@ -1056,10 +1060,10 @@ static void retry_edge(struct cctx *c, struct lt_thread *t)
 			for (size_t i = 0; i < nh; i++)
 				add_pid(e, hp[i]);
 			if (rank == SQ_OWN) {
-				bl = (size_t)snprintf(by, sizeof(by), "by its own process (a connection of another of its "
-						      "threads, which one is not recorded)");
+				snprintf(by, sizeof(by), "by its own process (a connection of another of its threads, "
+					 "which one is not recorded)");
 			} else {
-				bl = (size_t)snprintf(by, sizeof(by), "by process%s", nh > 1 ? "es" : "");
+				size_t bl = (size_t)snprintf(by, sizeof(by), "by process%s", nh > 1 ? "es" : "");
 				for (size_t i = 0; i < nh && bl < sizeof(by) - 16; i++)
 					bl += (size_t)snprintf(by + bl, sizeof(by) - bl, "%s %d", i ? "," : "", (int)hp[i]);
 			}

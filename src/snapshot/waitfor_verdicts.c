@@ -1760,7 +1760,6 @@ static void aside_evidence(struct lt_verdict *v, const struct lt_snapshot *s, pi
 			       n, (int)q, (int)p);
 }
 
-/* One pass of lts_wf_into_verdicts: into the first N_V verdicts. */
 /* Does another thread of T's process run, or sleep on a timer (it goes
  * on by itself)? */
 static bool own_thread_goes_on(const struct lt_snapshot *s, const struct lt_thread *t)
@@ -1786,6 +1785,7 @@ static bool own_has_other(const struct lt_snapshot *s, const struct lt_thread *t
 	return false;
 }
 
+/* One pass of lts_wf_into_verdicts: into the first N_V verdicts. */
 static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -1815,6 +1815,7 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		/* its own process at an end too: with a thread that goes on by
 		 * itself (one of the others), or none (said in the tail) */
 		bool own_other = false, own_quiet = false;
+		int goes_on = -1; /* own_thread_goes_on, once asked */
 		for (size_t q = 0; q < w->n_edges && into; q++) {
 			const struct lt_wf_edge *e = &w->edges[q];
 			if (caveat_edge(e)) /* said in the summary */
@@ -1850,7 +1851,9 @@ static void into_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 					if (e->kind != LT_WF_PIPE_READ && e->kind != LT_WF_PIPE_WRITE &&
 					    e->kind != LT_WF_SOCKET)
 						continue;
-					if (own_thread_goes_on(s, t)) {
+					if (goes_on < 0)
+						goes_on = own_thread_goes_on(s, t);
+					if (goes_on) {
 						edge_other = true;
 						if (!own_other && ol < sizeof(others) - 80) {
 							ol += (size_t)snprintf(others + ol, sizeof(others) - ol,

@@ -497,17 +497,23 @@ static uint64_t pool_of(struct jvm *j, const struct jthread *t)
 	return po != UINT64_MAX ? hs_oop_field(j, run, po) : 0;
 }
 
-/* A ScheduledFutureTask's (a task with a long time and a long period)
- * time until it is due, in ns (its time is System.nanoTime()'s, which is
- * CLOCK_MONOTONIC here): > 0 not yet due, <= 0 due (how long ago, when
- * PAST is set; else 0); 0 if TASK is no scheduled task. */
-static int64_t sched_due_in(struct jvm *j, uint64_t task, bool past)
+/* Is TASK a ScheduledFutureTask (a task with a long time and a long
+ * period)? */
+static bool sched_task(struct jvm *j, uint64_t task)
 {
 	uint64_t k = hs_klass_of(j, task);
+	return k && hs_field_offset(j, k, "time", "J") != UINT64_MAX && hs_field_offset(j, k, "period", "J") != UINT64_MAX;
+}
+
+/* A ScheduledFutureTask's time until it is due, in ns (its time is
+ * System.nanoTime()'s, which is CLOCK_MONOTONIC here): > 0 not yet due,
+ * <= 0 due (how long ago, when PAST is set; else 0); 0 if TASK is no
+ * scheduled task. */
+static int64_t sched_due_in(struct jvm *j, uint64_t task, bool past)
+{
 	int64_t t = 0;
 	struct timespec ts;
-	if (!k || hs_field_offset(j, k, "period", "J") == UINT64_MAX || !num_field(j, task, "time", true, &t) ||
-	    clock_gettime(CLOCK_MONOTONIC, &ts))
+	if (!sched_task(j, task) || !num_field(j, task, "time", true, &t) || clock_gettime(CLOCK_MONOTONIC, &ts))
 		return 0;
 	int64_t d = t - ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 	return d > 0 || past ? d : 0;
@@ -518,9 +524,15 @@ static int64_t sched_due_in(struct jvm *j, uint64_t task, bool past)
 static bool sched_periodic(struct jvm *j, uint64_t task)
 {
 	int64_t period = 0;
-	uint64_t k = hs_klass_of(j, task);
-	return k && hs_field_offset(j, k, "time", "J") != UINT64_MAX && num_field(j, task, "period", true, &period) &&
-	       period != 0;
+	return sched_task(j, task) && num_field(j, task, "period", true, &period) && period != 0;
+}
+
+/* Executor TPE's work queue (ThreadPoolExecutor.workQueue), 0 if not read. */
+static uint64_t work_queue(struct jvm *j, uint64_t tpe)
+{
+	uint64_t k = hs_klass_of(j, tpe);
+	uint64_t qo = k ? hs_field_offset(j, k, "workQueue", "Ljava/util/concurrent/BlockingQueue;") : UINT64_MAX;
+	return qo != UINT64_MAX ? hs_oop_field(j, tpe, qo) : 0;
 }
 
 /* A ScheduledThreadPoolExecutor's DelayedWorkQueue Q (class QK): a heap
@@ -551,9 +563,7 @@ static long delayed_pos(struct jvm *j, uint64_t q, uint64_t qk, uint64_t task)
 static long queue_pos(struct jvm *j, uint64_t tpe, uint64_t task, bool *delayed)
 {
 	static const char NODE[] = "Ljava/util/concurrent/LinkedBlockingQueue$Node;";
-	uint64_t k = hs_klass_of(j, tpe);
-	uint64_t qo = k ? hs_field_offset(j, k, "workQueue", "Ljava/util/concurrent/BlockingQueue;") : UINT64_MAX;
-	uint64_t q = qo != UINT64_MAX ? hs_oop_field(j, tpe, qo) : 0, qk = q ? hs_klass_of(j, q) : 0;
+	uint64_t q = work_queue(j, tpe), qk = q ? hs_klass_of(j, q) : 0;
 	uint64_t ho = qk ? hs_field_offset(j, qk, "head", NODE) : UINT64_MAX;
 	*delayed = false;
 	if (ho == UINT64_MAX && qk) {
@@ -680,10 +690,10 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 		const struct jthread *t = &j->t[i];
 		uint64_t pb = 0;
 		nt++;
-		bool b = pool_thread_blocked(j, t, waiter->tid), nat = !b && pool_thread_native_asleep(j, t);
+		bool b = pool_thread_blocked(j, t, waiter->tid), in_nat = !b && pool_thread_native_asleep(j, t);
 		nb += b;
-		nn += nat;
-		*free_thread |= !b && !nat;
+		nn += in_nat;
+		*free_thread |= !b && !in_nat;
 		/* this waiter, or another get() of this very task */
 		in_pool |= t == waiter;
 		self |= t == waiter || (b && park_blocker(j, t->addr, &pb) && pb == task);
@@ -724,9 +734,8 @@ static char *not_started(struct jvm *j, const struct jthread *waiter, uint64_t t
 	 * corePoolSize, or (a bounded LinkedBlockingQueue that fills) below
 	 * maximumPoolSize; then its one thread is not the only way */
 	int64_t maxp = -1, cap = -1;
-	uint64_t wqo = k ? hs_field_offset(j, k, "workQueue", "Ljava/util/concurrent/BlockingQueue;") : UINT64_MAX;
-	uint64_t wq = wqo != UINT64_MAX ? hs_oop_field(j, tpe, wqo) : 0;
-	bool bounded = !delayed && wq && num_field(j, wq, "capacity", false, &cap) && cap < INT32_MAX;
+	uint64_t wq = delayed ? 0 : work_queue(j, tpe);
+	bool bounded = wq && num_field(j, wq, "capacity", false, &cap) && cap < INT32_MAX;
 	bool grows_full = bounded && num_field(j, tpe, "maximumPoolSize", false, &maxp) && maxp > (int64_t)nt;
 	char *r, nat[96] = "", full[200] = "";
 	if (grows_full)
