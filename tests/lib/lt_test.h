@@ -69,7 +69,9 @@ int tl_frame_named(const struct lt_stack *s, const char *func);
  * the latest (ns; 0 if none says). */
 uint64_t tl_latest_waiter_copy(const struct lt_stacktab *st);
 
-/* Kills (SIGKILL) every descendant of PID, deepest first; not PID itself. */
+/* Kills (SIGKILL) every descendant of PID, deepest first; not PID itself,
+ * which it leaves stopped (SIGSTOP: it starts no new child meanwhile) for
+ * its caller to kill. */
 void tl_kill_tree(pid_t pid);
 /* CLOCK_MONOTONIC in seconds. */
 double tl_now_s(void);

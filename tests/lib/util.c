@@ -974,6 +974,10 @@ void tl_locks_line(pid_t pid, const char *path, bool blocked, char *out, size_t 
 void tl_kill_tree(pid_t pid)
 {
 	char path[96];
+	/* stopped first, it starts no child while its children are killed (a
+	 * multiprocessing.Pool replaces a worker that dies: the replacement
+	 * was left behind, orphaned); its caller kills it */
+	kill(pid, SIGSTOP);
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
 	for (struct dirent *de; d && (de = readdir(d));) {
