@@ -102,6 +102,26 @@ static void claim(struct lt_snapshot *s, struct lt_thread *t, size_t li)
 		t->acquire = l->kind;
 }
 
+/* A wait the runtime names that no thread holds (a Java barrier's or
+ * Phaser's parties, lt_rtthread.sig_kind): the futex wait takes its kind,
+ * object and name, its own state kept after the runtime's. */
+static void name_signal_wait(struct lt_thread *t, struct lt_rtthread *r)
+{
+	struct lt_futex *f = &t->futex;
+	char *state = lts_asprintf("%s%s%s%s%s", r->sig_state, f->lock_kind ? "; its " : "",
+				   f->lock_kind ? f->lock_kind : "", f->lock_state ? ": " : "",
+				   f->lock_state ? f->lock_state : "");
+	if (!state)
+		return;
+	free(f->lock_state);
+	f->lock_state = state;
+	f->lock_kind = r->sig_kind;
+	f->lock_base = r->sig_obj;
+	free(f->lock_name);
+	f->lock_name = r->sig_name;
+	r->sig_name = NULL;
+}
+
 /* The runtime's view of its threads: names, and the waits it claims by
  * tid (lockmodel.h, lt_lockmodel.scan).  FIRST is the index in s->rtlocks
  * of the scan's first lock. */
@@ -130,6 +150,8 @@ static void apply_rtthreads(struct lt_snapshot *s, size_t first, struct lt_rtthr
 			t->rt_end = th[k].end;
 			th[k].end = NULL;
 		}
+		if (th[k].sig_kind && !th[k].waits && lt_lm_futex_waiter(t) && !t->futex.rtlock)
+			name_signal_wait(t, &th[k]);
 		if (!th[k].waits || first + th[k].waits - 1 >= s->n_rtlocks)
 			continue;
 		if (lt_lm_futex_waiter(t))

@@ -1326,12 +1326,19 @@ struct notify_kind {
 	const char *at;   /* "waits on", "waits at" */
 	const char *for_; /* what ends the wait */
 	const char *does; /* what another thread does to end it */
-	bool state;       /* its lock_state said in the headline */
+	int state;        /* its lock_state said in the headline: 1 all of
+	                     it, 2 its first clause (a runtime's, before
+	                     the futex's own) */
+	bool named;       /* the object by its lock_name (a runtime's), not
+	                     by the futex word's address */
 };
 static const struct notify_kind notify_kinds[] = {
-	{ "condition variable", "on", "a signal (pthread_cond_signal or _broadcast)", "send it", false },
-	{ "barrier", "at", "the other threads to arrive", "arrive", true },
-	{ "threading.Condition", "in Condition.wait() on", "a notify()", "send it", false },
+	{ "condition variable", "on", "a signal (pthread_cond_signal or _broadcast)", "send it", 0, false },
+	{ "barrier", "at", "the other threads to arrive", "arrive", 1, false },
+	{ "threading.Condition", "in Condition.wait() on", "a notify()", "send it", 0, false },
+	{ LT_KIND_JAVA_BARRIER, "in CyclicBarrier.await() on", "the barrier's other parties to arrive", "arrive", 0,
+	  true },
+	{ LT_KIND_JAVA_PHASER, "at", "the other parties to arrive", "arrive", 2, true },
 };
 
 static const struct notify_kind *notify_wait(const struct lt_thread *t)
@@ -1357,13 +1364,26 @@ static const struct notify_kind *notify_wait(const struct lt_thread *t)
  * something not stuck ends), nothing until its stuck verdict ends, or
  * nothing (asleep for good: another such waiter, a runtime's idle thread). */
 enum { NW_CANNOT = 0, NW_CAN, NW_STUCK };
+
+/* The java launcher's first thread, joining the Java main thread: once
+ * that exits, it destroys the JVM (waiting for the other non-daemon
+ * threads) and runs no Java code: it unparks and notifies nobody. */
+static bool java_launcher_join(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *u)
+{
+	const struct lt_futex *f = &u->futex;
+	const struct lt_thread *m = u->tid == pid && !u->rt_lang && u->wait == LT_WAIT_FUTEX &&
+					    f->owner_kind == LT_OWNER_JOIN && !strcmp(lt_thread_name(u), "java")
+				    ? lt_snapshot_find(s, f->owner) : NULL;
+	return m && m->rt_lang && !strcmp(m->rt_lang, "java");
+}
+
 static int notify_could(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *u, bool stuck)
 {
 	static const struct lt_thread nobody; /* no wait of its own takes a SIGCHLD */
 	double left;
 	if (!asleep(u))
 		return NW_CAN;
-	if (notify_wait(u) || lts_runtime_idle(u))
+	if (notify_wait(u) || lts_runtime_idle(u) || java_launcher_join(s, pid, u))
 		return NW_CANNOT;
 	if (lts_wait_timed(s, u, &left))
 		return NW_CAN;
@@ -1451,6 +1471,20 @@ static int self_held(const struct lt_thread *u, pid_t pid, const pid_t *w, size_
 	return NW_SELF_NONE;
 }
 
+/* Does thread U wait for one of the stuck threads ST[0..N) (their
+ * indexes): a lock it holds, its exit?  Such a one is behind another: the
+ * other is the one to name. */
+static bool behind_stuck(const struct lt_snapshot *s, const struct lt_thread *u, const size_t *st, size_t n)
+{
+	const struct lt_futex *f = &u->futex;
+	if (u->wait != LT_WAIT_FUTEX || !f->is_wait || f->owner_kind == LT_OWNER_NONE || f->owner <= 0)
+		return false;
+	for (size_t q = 0; q < n; q++)
+		if (s->threads[st[q]].tid == f->owner)
+			return true;
+	return false;
+}
+
 /* "a signal (pthread_cond_signal or _broadcast)", or for waiters of
  * several kinds "their signals" */
 static void notify_object_words(const struct lt_snapshot *s, const pid_t *w, size_t nw, const struct notify_kind **nk,
@@ -1465,15 +1499,23 @@ static void notify_object_words(const struct lt_snapshot *s, const pid_t *w, siz
 		apart += !u || (u->futex.lock_base ? u->futex.lock_base : u->futex.uaddr) != key;
 	}
 	*nk = notify_wait(t);
-	char lb[160], st[160] = "";
-	if ((*nk)->state && f->lock_state)
-		snprintf(st, sizeof(st), " (%s)", f->lock_state);
-	lts_lock_label(f, lb, sizeof(lb));
-	if (!apart)
-		snprintf(obj, len, "%s %s %s%s for %s", (*nk)->at, f->lock_kind, lb, st, (*nk)->for_);
+	char lb[300], st[160] = "";
+	if ((*nk)->state && f->lock_state) {
+		int cut = (*nk)->state == 2 && strchr(f->lock_state, ';') ? (int)(strchr(f->lock_state, ';') - f->lock_state)
+									     : (int)strlen(f->lock_state);
+		snprintf(st, sizeof(st), " (%.*s)", cut, f->lock_state);
+	}
+	if ((*nk)->named && f->lock_name)
+		snprintf(lb, sizeof(lb), "%s", f->lock_name);
 	else
-		snprintf(obj, len, "for signals: thread %d (%s) %s %s %s%s for %s, %zu on other objects (below)",
-			 (int)t->tid, lt_thread_name(t), (*nk)->at, f->lock_kind, lb, st, (*nk)->for_, apart);
+		lts_lock_label(f, lb, sizeof(lb));
+	/* a runtime's object says its kind in its name */
+	const char *kind = (*nk)->named && f->lock_name ? "" : f->lock_kind, *sp = kind[0] ? " " : "";
+	if (!apart)
+		snprintf(obj, len, "%s %s%s%s%s for %s", (*nk)->at, kind, sp, lb, st, (*nk)->for_);
+	else
+		snprintf(obj, len, "for signals: thread %d (%s) %s %s%s%s%s for %s, %zu on other objects (below)",
+			 (int)t->tid, lt_thread_name(t), (*nk)->at, kind, sp, lb, st, (*nk)->for_, apart);
 	if (apart)
 		*nk = NULL;
 }
@@ -1521,11 +1563,14 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		 * the waiters (else the first, said as a cycle) */
 		size_t who_i = st[0];
 		int self = NW_SELF_HELD;
-		for (size_t q = 0; q < n_st && self != NW_SELF_NONE; q++) {
+		bool behind = true;
+		for (size_t q = 0; q < n_st && (self != NW_SELF_NONE || behind); q++) {
 			int sh = self_held(&s->threads[st[q]], pid, w, nw);
-			if (sh < self) {
+			bool bh = behind_stuck(s, &s->threads[st[q]], st, n_st);
+			if (sh < self || (sh == self && behind && !bh)) {
 				self = sh;
 				who_i = st[q];
+				behind = bh;
 			}
 		}
 		const struct lt_thread *who = &s->threads[who_i];

@@ -181,6 +181,13 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
 #define LT_KIND_JAVA_FUTURE_QUEUED "java.util.concurrent FutureTask (get, queued)"
 #define LT_KIND_JAVA_JOIN "Java monitor (Thread.join)"
 #define LT_KIND_PY_FUTURE "concurrent.futures Future (result)"
+/* Waits for other threads' arrival that no thread holds: a Java thread
+ * parked in CyclicBarrier.await() (on the barrier's Condition, its lock
+ * free) or in a Phaser's advance (on a QNode of the root Phaser).  Not a
+ * runtime lock: the futex's lock kind, lock_base the object, as a
+ * condition variable's (waitfor_verdicts.c, notify_pass) */
+#define LT_KIND_JAVA_BARRIER "java.util.concurrent CyclicBarrier"
+#define LT_KIND_JAVA_PHASER "java.util.concurrent Phaser"
 #define LT_KIND_OCAML_THREAD_JOIN "OCaml Thread.join"
 #define LT_KIND_OCAML_DOMAIN_JOIN "OCaml Domain.join"
 /* Joins no runtime lock stands for: the futex's lock kind when the glibc

@@ -1200,3 +1200,74 @@ Test(juc_live, recorded_join_is_a_wait_for_the_joined_threads_exit, .fini = clea
 			   "joined thread blocked in I/O: 1 thread waits in Thread.join() for thread ",
 			   "%d (jp-worker) to exit, which is blocked in read(pipe fd ");
 }
+
+/* barrier-late and phaser-late: two parties wait at a CyclicBarrier (a
+ * Phaser) of 3 for a third, which blocks in read() on a pipe nobody writes
+ * before it would arrive; the main thread joins it.  The parties' wait is
+ * one chain into the late thread's, in Java's terms (before: "for
+ * signals: ... on condition variable [anonymous mapping ...] for a signal
+ * (pthread_cond_signal or _broadcast), 1 on other objects", the java
+ * launcher's join named as the stuck thread).  MODE, PRE the thread names'
+ * prefix; *OBJ the object the parties wait on. */
+static const struct lt_verdict *parties_chain(struct lt_snapshot **s, const char *mode, const char *pre,
+					      const char *kind, uint64_t *obj)
+{
+	start(mode);
+	pid_t p0 = tid_of("P0"), p1 = tid_of("P1"), late = tid_of("L");
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, s), 0);
+	const struct lt_verdict *v = verdict_of(*s, p0);
+	cr_assert_eq(v, verdict_of(*s, p1), "one verdict for both parties");
+	cr_assert_eq(v->kind, LT_VERDICT_WAIT_CHAIN, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 2, "%s", v->summary);
+	const struct lt_thread *t0 = lt_snapshot_find(*s, p0), *t1 = lt_snapshot_find(*s, p1);
+	cr_assert_str_eq(t0->futex.lock_kind ? t0->futex.lock_kind : "-", kind);
+	cr_assert_str_eq(t1->futex.lock_kind ? t1->futex.lock_kind : "-", kind);
+	cr_assert_eq(t0->futex.lock_base, t1->futex.lock_base);
+	cr_assert_neq(t0->futex.lock_base, 0);
+	*obj = t0->futex.lock_base;
+	/* the main thread, in the join of the late one, is the one stuck
+	 * thread: not the java launcher's, which joins main and runs no Java
+	 * code (the late thread's read has no verdict of its own: the join's
+	 * says it) */
+	const struct lt_thread *m = NULL;
+	for (size_t i = 0; i < (*s)->n_threads && !m; i++)
+		if ((*s)->threads[i].rt_name && !strcmp((*s)->threads[i].rt_name, "main"))
+			m = &(*s)->threads[i];
+	cr_assert_not_null(m, "no Java main thread");
+	char want[400];
+	snprintf(want, sizeof(want), "which only another thread of process %d can end (a futex private to it), and none "
+		 "can now (each asleep without a timeout); one of them, thread %d (main), is itself in a lock wait: 1 "
+		 "thread waits in Thread.join() for thread %d (%slate) to exit, which has been blocked in read(fd ",
+		 (int)wl.pid, (int)m->tid, (int)late, pre);
+	cr_assert(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
+	cr_assert_eq(v->cause_tid, m->tid, "%s", v->summary);
+	no_jvm_idle_thread(*s);
+	return v;
+}
+
+Test(juc_live, cyclicbarrier_parties_wait_for_the_late_party, .fini = cleanup, .timeout = 240)
+{
+	struct lt_snapshot *s = NULL;
+	uint64_t obj = 0;
+	const struct lt_verdict *v = parties_chain(&s, "barrier-late", "cb-", LT_KIND_JAVA_BARRIER, &obj);
+	char want[300];
+	snprintf(want, sizeof(want), "2 threads wait in CyclicBarrier.await() on java.util.concurrent.locks."
+		 "AbstractQueuedSynchronizer$ConditionObject@0x%" PRIx64 " (a CyclicBarrier's Condition) for the "
+		 "barrier's other parties to arrive, ", obj);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	uint64_t js = jstack_parked_on("cb-party-0");
+	cr_assert(!js || js == obj, "jstack: 0x%" PRIx64 ", locktrace: 0x%" PRIx64, js, obj);
+	lt_snapshot_free(s);
+}
+
+Test(juc_live, phaser_parties_wait_for_the_late_party, .fini = cleanup, .timeout = 240)
+{
+	struct lt_snapshot *s = NULL;
+	uint64_t obj = 0;
+	const struct lt_verdict *v = parties_chain(&s, "phaser-late", "ph-", LT_KIND_JAVA_PHASER, &obj);
+	char want[300];
+	snprintf(want, sizeof(want), "2 threads wait at java.util.concurrent.Phaser@0x%" PRIx64 " (phase 0, 1 of its 3 "
+		 "registered parties not arrived) for the other parties to arrive, ", obj);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	lt_snapshot_free(s);
+}

@@ -2235,7 +2235,8 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_socket_pair_is_no_chain)
  * signal is pending for the waiter, or when the stuck thread waits for a
  * mutex the waiter holds (a cycle). */
 enum notify_case { NOTIFY_STUCK, NOTIFY_OTHER_RUNS, NOTIFY_OTHER_TIMED, NOTIFY_OTHER_IDLE, NOTIFY_PENDING,
-		   NOTIFY_HOLDS, NOTIFY_BARRIER, NOTIFY_OTHER_SHARED, NOTIFY_OWN_FLOCK, NOTIFY_TWO_STUCK };
+		   NOTIFY_HOLDS, NOTIFY_BARRIER, NOTIFY_OTHER_SHARED, NOTIFY_OWN_FLOCK, NOTIFY_TWO_STUCK, NOTIFY_BEHIND,
+		   NOTIFY_PHASER };
 static void notify_waiter(struct lt_thread *t, pid_t tid, const char *kind)
 {
 	blocked(t, tid, 202, LT_WAIT_FUTEX);
@@ -2248,6 +2249,20 @@ static void notify_waiter(struct lt_thread *t, pid_t tid, const char *kind)
 	t->futex.lock_kind = kind;
 	t->futex.lock_sym = strdup("c");
 }
+/* A Java thread parked in a Phaser's advance, on a Parker of its own at
+ * UADDR: the lock model names its wait (models.c, name_signal_wait) */
+static void java_party(struct lt_thread *t, pid_t tid, uint64_t uaddr)
+{
+	t->futex.uaddr = uaddr;
+	t->futex.lock_kind = LT_KIND_JAVA_PHASER;
+	t->futex.lock_base = 0x69ec1d538;
+	t->futex.lock_name = strdup("java.util.concurrent.Phaser@0x69ec1d538");
+	t->futex.lock_state = strdup("phase 0, 1 of its 3 registered parties not arrived; its condition variable: "
+				     "group 0 (G2), 1 waiter");
+	t->rt_lang = "java";
+	(void)tid;
+}
+
 static size_t notify_proc(struct lt_thread th[5], enum notify_case c)
 {
 	size_t n = 0;
@@ -2256,7 +2271,14 @@ static size_t notify_proc(struct lt_thread th[5], enum notify_case c)
 		th[0].futex.cond_signal = 2;
 	if (c == NOTIFY_BARRIER)
 		th[0].futex.lock_state = strdup("2 of 3 arrived");
-	if (c == NOTIFY_HOLDS) {
+	if (c == NOTIFY_PHASER)
+		java_party(&th[0], 100, 0x5000);
+	if (c == NOTIFY_BEHIND) {
+		/* 101 waits for a mutex 102 holds, 102 for a file lock: 101 is
+		 * behind it */
+		blocked(&th[n], 101, 202, LT_WAIT_FUTEX);
+		mutex_wait(&th[n++], 100, 102);
+	} else if (c == NOTIFY_HOLDS) {
 		/* 101 waits for a mutex 100 holds: a cycle, not a chain */
 		blocked(&th[n], 101, 202, LT_WAIT_FUTEX);
 		mutex_wait(&th[n], 100, 100);
@@ -2270,7 +2292,11 @@ static size_t notify_proc(struct lt_thread th[5], enum notify_case c)
 		e->what = strdup("FLOCK WRITE lock on /tmp/l");
 		n++;
 	}
-	if (c == NOTIFY_TWO_STUCK) {
+	if (c == NOTIFY_PHASER) {
+		notify_waiter(&th[n], 102, "condition variable");
+		java_party(&th[n++], 102, 0x5100);
+	}
+	if (c == NOTIFY_TWO_STUCK || c == NOTIFY_BEHIND) {
 		blocked(&th[n], 102, 73, LT_WAIT_OTHER);
 		struct lt_wf_edge *e = edge(&th[n++], 100, LT_WF_FILE_LOCK, 200, LT_WFP_BLOCKED);
 		free(e->what);
@@ -2463,6 +2489,39 @@ Test(waitfor_verdicts, condvar_with_two_stuck_signallers_names_both)
 	cr_assert_not_null(v, "no chain: %s", s.n_verdicts ? s.verdicts[0].summary : "");
 	cr_expect(strstr(v->summary, "2 of them are stuck (101, 102; which of them would end it is not known), among "
 				     "them thread 101 (t101), itself in a lock wait"), "%s", v->summary);
+	free_snap(&s);
+}
+
+/* Of two stuck threads, the one the other waits for (its mutex) is named */
+Test(waitfor_verdicts, condvar_with_a_stuck_signaller_behind_another_names_the_other)
+{
+	struct lt_thread th[5];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_BEHIND) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no chain: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	cr_expect(strstr(v->summary, "2 of them are stuck (101, 102; which of them would end it is not known), among "
+				     "them thread 102 (t102), itself in a lock wait: thread 102"), "%s", v->summary);
+	cr_expect_eq(v->cause_tid, 102);
+	free_snap(&s);
+}
+
+/* Two Java threads parked in a Phaser's advance, each on its own Parker,
+ * one object: one chain, said in Java's terms (the Phaser, its phase and
+ * parties), not as two condition variables */
+Test(waitfor_verdicts, java_phaser_parties_are_one_wait_on_the_phaser)
+{
+	struct lt_thread th[5];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_PHASER) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no chain: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	cr_expect_eq(v->n_tids, 2);
+	cr_expect(!strncmp(v->summary, "2 threads wait at java.util.concurrent.Phaser@0x69ec1d538 (phase 0, 1 of its 3 "
+				       "registered parties not arrived) for the other parties to arrive, which only "
+				       "another thread of process 100 can end", 140) &&
+		  strstr(v->summary, "the only one, thread 101 (t101), is itself in a lock wait") &&
+		  strstr(v->summary, "(that it would arrive once free"), "%s", v->summary);
 	free_snap(&s);
 }
 

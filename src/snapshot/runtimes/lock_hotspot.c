@@ -1015,6 +1015,8 @@ static int scan(const struct lt_lm_env *e, struct lt_rtlock **v, size_t *n, stru
 		rc = hs_juc_futures(&j, v, n, first, idx);
 	if (rc == 0)
 		rc = emit_threads(&j, idx, th, nth);
+	if (rc == 0 && j.L.objects && !j.names_why && j.L.fields != FIELDS_NONE && !lt_budget_over())
+		rc = hs_juc_parties(&j, idx, *th);
 	free(idx);
 	jvm_free(&j);
 	return rc;

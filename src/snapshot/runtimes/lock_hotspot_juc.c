@@ -863,20 +863,26 @@ int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first,
 	return 0;
 }
 
-/* Is the thread at T in Thread.join(): among its innermost Java frames
- * (Object.wait(), then join, JDK 17)? */
-static bool in_join(struct jvm *j, const struct jthread *t)
+/* Is FUNC among the DEPTH innermost Java frames of the thread at T? */
+static bool innermost_has(struct jvm *j, const struct jthread *t, const char *func, size_t depth)
 {
 	struct lt_rtthread r = { 0 };
 	uint64_t pc = 0;
 	size_t bad = j->frames_bad; /* counted once, when the frames are shown */
 	bool yes = false;
 	if (hs_java_walk(j, t, &r, &pc) == 0)
-		for (size_t k = 0; k < r.n_frames && k < 4 && !yes; k++)
-			yes = r.frames[k].func && !strcmp(r.frames[k].func, "java.lang.Thread.join");
+		for (size_t k = 0; k < r.n_frames && k < depth && !yes; k++)
+			yes = r.frames[k].func && !strcmp(r.frames[k].func, func);
 	j->frames_bad = bad;
 	lt_rtthread_clear(&r);
 	return yes;
+}
+
+/* Is the thread at T in Thread.join(): among its innermost Java frames
+ * (Object.wait(), then join, JDK 17)? */
+static bool in_join(struct jvm *j, const struct jthread *t)
+{
+	return innermost_has(j, t, "java.lang.Thread.join", 4);
 }
 
 int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t obj, struct lt_rtlock **v,
@@ -908,4 +914,87 @@ int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t o
 		       om, obj, cls, o->addr);
 	*idx = *n - first;
 	return 1;
+}
+
+/* ---- waits for other parties: CyclicBarrier, Phaser ---- */
+
+/* Phaser's state (java/util/concurrent/Phaser.java): unarrived parties in
+ * bits 0-15, parties in 16-31, the phase in 32-62, terminated in 63; no
+ * party registered is the otherwise impossible 0 parties, 1 unarrived */
+#define PH_EMPTY 1
+
+/* Thread T parked on a Phaser$QNode (awaitAdvance, arriveAndAwaitAdvance:
+ * the node's phaser is the root, whose state counts the parties): the
+ * wait into *R; false when the phase moved on (it is being released), the
+ * phaser terminated or a field is not read. */
+static bool phaser_wait(struct jvm *j, uint64_t node, struct lt_rtthread *r)
+{
+	uint64_t k = hs_klass_of(j, node);
+	uint64_t off = k ? hs_field_offset(j, k, "phaser", "Ljava/util/concurrent/Phaser;") : UINT64_MAX;
+	uint64_t ph = off != UINT64_MAX ? hs_oop_field(j, node, off) : 0;
+	int64_t st = 0, wphase = -1;
+	if (!ph || !num_field(j, ph, "state", true, &st) || !num_field(j, node, "phase", false, &wphase))
+		return false;
+	int32_t counts = (int32_t)(uint32_t)st;
+	int32_t phase = (int32_t)((uint64_t)st >> 32);
+	if (phase < 0 || phase != wphase)
+		return false; /* terminated, or advanced: its waiters go on */
+	int unarrived = counts == PH_EMPTY ? 0 : counts & 0xffff;
+	int parties = (int)((uint32_t)counts >> 16);
+	r->sig_kind = LT_KIND_JAVA_PHASER;
+	r->sig_obj = ph;
+	r->sig_name = lts_asprintf("java.util.concurrent.Phaser@0x%" PRIx64, ph);
+	r->sig_state = lts_asprintf("phase %d, %d of its %d registered parties not arrived", (int)phase, unarrived,
+				    parties);
+	return r->sig_name && r->sig_state;
+}
+
+/* Threads parked waiting for other threads to arrive, which no thread
+ * holds: in CyclicBarrier.await() (the barrier's Condition, its lock
+ * free: the barrier itself is not reachable from there, so its count is
+ * not read) or in a Phaser's advance.  Their futex waits are named so
+ * (lt_rtthread.sig_kind) for the rules on signal waits; TH the scan's
+ * threads, as j->t.  Everything read twice. */
+int hs_juc_parties(struct jvm *j, const size_t *idx, struct lt_rtthread *th)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		const struct jthread *t = &j->t[i];
+		struct lt_rtthread *r = &th[i];
+		uint64_t blocker = 0, b2 = 0, owner = 1;
+		int32_t state = -1;
+		if (idx[i] || t->pending || t->state != j->L.blocked || r->tid != t->tid)
+			continue;
+		if ((i & 255) == 0 && lt_budget_over()) {
+			lt_budget_note("hotspot: stopped reading barrier and Phaser waits at thread %zu of %zu: the "
+				       "snapshot's time ran out", i, j->n);
+			break;
+		}
+		char cls[256];
+		if (!park_blocker(j, t->addr, &blocker) || !blocker ||
+		    hs_class_name(j, hs_klass_of(j, blocker), cls, sizeof(cls)))
+			continue;
+		if (!strcmp(cls, "java.util.concurrent.Phaser$QNode")) {
+			if (!phaser_wait(j, blocker, r))
+				continue;
+		} else {
+			uint64_t lock = condition_lock(j, blocker);
+			if (!lock || !owner_of(j, lock, &owner) || owner ||
+			    !innermost_has(j, t, "java.util.concurrent.CyclicBarrier.dowait", 10))
+				continue; /* no Condition, or its lock held (a notify wait) */
+			r->sig_kind = LT_KIND_JAVA_BARRIER;
+			r->sig_obj = blocker;
+			r->sig_name = lts_asprintf("%s@0x%" PRIx64 " (a CyclicBarrier's Condition)", cls, blocker);
+			r->sig_state = lts_strdup("in CyclicBarrier.await(), the barrier's lock free (how many "
+						  "parties it needs is not read)");
+		}
+		if (!park_blocker(j, t->addr, &b2) || b2 != blocker || hs_rd(j, t->addr + j->L.jt_state, &state, 4) ||
+		    state != j->L.blocked || !r->sig_name || !r->sig_state) {
+			free(r->sig_name);
+			free(r->sig_state);
+			r->sig_name = r->sig_state = NULL;
+			r->sig_kind = NULL;
+			r->sig_obj = 0;
+		}
+	}
+	return 0;
 }

@@ -73,6 +73,8 @@ void lt_rtthread_clear(struct lt_rtthread *t)
 	free(t->frames);
 	free(t->group);
 	free(t->end);
+	free(t->sig_name);
+	free(t->sig_state);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -167,6 +167,14 @@ struct lt_rtthread {
 	size_t n_frames;
 	char *end;
 	struct lt_rt_code code;
+	/* A wait the runtime names that no thread holds and only other
+	 * threads' calls end (LT_KIND_JAVA_BARRIER, _PHASER): not a claim
+	 * (no lock, no holder) but the futex wait's own kind, SIG_OBJ its
+	 * lock_base, SIG_NAME its lock_name and SIG_STATE added to its
+	 * lock_state (models.c, apply_rtthreads).  NULL kind: none. */
+	const char *sig_kind;
+	uint64_t sig_obj;
+	char *sig_name, *sig_state;
 };
 void lt_rtthread_clear(struct lt_rtthread *t);
 

@@ -65,6 +65,13 @@
  *   (L), joined by "jf-ljoiner" (LJ).  "ready" 0.5 s after every waiter
  *   blocks and S, I and H sleep in futex().
  *
+ * barrier-late, phaser-late (hangs): "cb-party-0" and "cb-party-1" wait in
+ *   await() of a CyclicBarrier of 3 (phaser-late: "ph-party-I" in
+ *   arriveAndAwaitAdvance() of a Phaser of 3, phase 0); "cb-late"
+ *   ("ph-late") blocks in read() on a pipe nobody writes before it would
+ *   arrive, and the main thread joins it after "ready" (no thread on a
+ *   timer).  Roles P0, P1, L; L's "inread" line.
+ *
  * Prints (one fact per line):
  *   pid=PID
  *   thread role=R idx=0 tid=T name=NAME     (the tid read from /proc/thread-self)
@@ -685,6 +692,39 @@ public class JucLocks {
 		Thread.sleep(500);
 	}
 
+	/* Parties of a CyclicBarrier (PHASER false) or a Phaser of 3 wait for
+	 * "late", which blocks in read() on a pipe nobody writes before it
+	 * would arrive; the main thread then joins late (no thread of the
+	 * process is on a timer). */
+	static void partiesLate(boolean phaser) throws Exception {
+		String pre = phaser ? "ph-" : "cb-";
+		CyclicBarrier b = new CyclicBarrier(3);
+		java.util.concurrent.Phaser ph = new java.util.concurrent.Phaser(3);
+		Runnable arrive = () -> {
+			if (phaser)
+				ph.arriveAndAwaitAdvance();
+			else
+				await(b);
+		};
+		Worker[] p = new Worker[2];
+		for (int i = 0; i < 2; i++) {
+			p[i] = new Worker(pre + "party-" + i, arrive);
+			p[i].announce("P" + i);
+		}
+		java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+		Worker late = new Worker(pre + "late", () -> {
+			readForever(pipe);
+			arrive.run();
+		});
+		late.announce("L");
+		for (int i = 0; i < 2; i++)
+			awaitBlocked(p[i], phaser ? "phaser" : "barrier", "-");
+		awaitIn(late, 0);
+		Thread.sleep(500);
+		out("ready");
+		late.thread.join();
+	}
+
 	public static void main(String[] args) throws Exception {
 		out("pid=" + ProcessHandle.current().pid());
 		switch (args.length > 0 ? args[0] : "") {
@@ -706,9 +746,11 @@ public class JucLocks {
 		case "join-pipe": joinPipe(); break;
 		case "future-cycle": futureCycle(); break;
 		case "join-free": joinFree(); break;
+		case "barrier-late": partiesLate(false); break;
+		case "phaser-late": partiesLate(true); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-queued-io|future-sched|future-cycle|join-lock|join-pipe|join-free "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-queued-io|future-sched|future-cycle|join-lock|join-pipe|join-free|barrier-late|phaser-late "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
