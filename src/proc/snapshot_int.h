@@ -84,6 +84,11 @@ bool lts_runtime_idle(const struct lt_thread *t);
 /* A Java thread in Thread.sleep (HotSpot parks it on a timed condition
  * variable that no thread's signal ends). */
 bool lts_java_sleep(const struct lt_thread *t);
+/* The java launcher's first thread (PID's own, not a Java thread),
+ * joining the Java main thread: once that exits, it destroys the JVM
+ * (waiting for the other non-daemon threads) and runs no Java code: it
+ * unparks, notifies and signals nobody. */
+bool lts_java_launcher_join(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *t);
 /* Only a thread of the waiter's own process can wake futex F: a private
  * one, or one of a shared mapping that no other live process maps. */
 static inline bool lts_futex_own_only(const struct lt_futex *f)

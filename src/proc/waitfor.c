@@ -388,11 +388,13 @@ static void party_read(struct party *p, int depth)
  * (a 1,000-thread process is not read twice). */
 static void party_self(const struct lt_snapshot *s, struct party *p)
 {
-	size_t running = 0, timed = 0, events = 0, blocked = 0, service = 0;
+	size_t running = 0, timed = 0, events = 0, blocked = 0, service = 0, idle = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (t->rt_service && t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL)
 			service++; /* its timer (a tick thread's) ends no wait of the program's */
+		else if (t->rt_refq && t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL)
+			idle++; /* its timer re-checks for references nothing running makes */
 		else if (t->state == 'T' || t->state == 't')
 			blocked++; /* stopped: until continued */
 		else if (t->state == 'R' || t->sc.state == LT_SC_RUNNING)
@@ -408,9 +410,13 @@ static void party_self(const struct lt_snapshot *s, struct party *p)
 	}
 	p->st = running ? LT_WFP_RUNNING : timed ? LT_WFP_TIMED : events ? LT_WFP_EVENTS
 	      : blocked ? LT_WFP_BLOCKED : LT_WFP_UNKNOWN;
-	char svc[96] = "";
+	char svc[160] = "";
+	size_t sl = 0;
 	if (service)
-		snprintf(svc, sizeof(svc), ", %zu the runtime's own (running none of its code)", service);
+		sl = (size_t)snprintf(svc, sizeof(svc), ", %zu the runtime's own (running none of its code)", service);
+	if (idle)
+		snprintf(svc + sl, sizeof(svc) - sl, ", %zu waiting for references a collection found (the "
+			 "JDK's reference queues)", idle);
 	p->doing = lts_asprintf("%d (%s, this process), %zu threads: %zu running, %zu on timers, %zu in "
 				"event waits, %zu blocked%s", (int)p->pid, s->comm, s->n_threads, running, timed,
 				events, blocked, svc);

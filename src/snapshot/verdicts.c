@@ -853,6 +853,15 @@ bool lts_java_sleep(const struct lt_thread *t)
 	return false;
 }
 
+bool lts_java_launcher_join(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	const struct lt_thread *m = t->tid == pid && !t->rt_lang && t->wait == LT_WAIT_FUTEX &&
+					    f->owner_kind == LT_OWNER_JOIN && !strcmp(lt_thread_name(t), "java")
+				    ? lt_snapshot_find(s, f->owner) : NULL;
+	return m && m->rt_lang && !strcmp(m->rt_lang, "java");
+}
+
 /* A wait for a wake-up that no field names the sender of: a glibc
  * condition variable's or semaphore's, private to its process, with no
  * signal pending for it. */
@@ -866,7 +875,8 @@ static bool signal_wait(const struct lt_thread *t)
 	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
 	       !f->rtlock && f->lock_kind &&
 	       (!strcmp(f->lock_kind, "condition variable") || !strcmp(f->lock_kind, "semaphore") ||
-		!strcmp(f->lock_kind, LT_KIND_JAVA_BARRIER) || !strcmp(f->lock_kind, LT_KIND_JAVA_PHASER)) &&
+		!strcmp(f->lock_kind, LT_KIND_JAVA_BARRIER) || !strcmp(f->lock_kind, LT_KIND_JAVA_PHASER) ||
+		!strcmp(f->lock_kind, LT_KIND_JAVA_CFUTURE) || !strcmp(f->lock_kind, LT_KIND_JAVA_FJTASK)) &&
 	       f->private_ && !f->shared_obj && f->cond_signal != 2;
 }
 
@@ -877,6 +887,16 @@ static bool same_object(const struct lt_thread *a, const struct lt_thread *b)
 	uint64_t x = a->futex.lock_base ? a->futex.lock_base : a->futex.uaddr;
 	uint64_t y = b->futex.lock_base ? b->futex.lock_base : b->futex.uaddr;
 	return x == y && a->futex.space == b->futex.space;
+}
+
+/* Does O wait in a runtime's join (Java's Thread.join(): a runtime lock
+ * of a done kind that the holder's exit ends) for its lock's holder? */
+static bool joins_by_runtime(const struct lt_snapshot *s, const struct lt_thread *o)
+{
+	const struct lt_futex *f = &o->futex;
+	const struct lt_rtlock *l = f->rtlock && f->rtlock <= s->n_rtlocks ? &s->rtlocks[f->rtlock - 1] : NULL;
+	const struct lt_done_kind *dk = l ? lt_done_kind_of(l->kind) : NULL;
+	return dk && dk->exit && f->owner_kind == LT_OWNER_RUNTIME && l->holder == f->owner;
 }
 
 /* Whether thread U may be where thread I's inferred link goes: another
@@ -895,8 +915,10 @@ static bool inf_cand(const struct lt_snapshot *s, const long *next, const struct
 		/* a thread joining the waiter sends it nothing before the
 		 * waiter exits (the java launcher's join of the Java main
 		 * thread) */
-		bool joins = o->wait == LT_WAIT_FUTEX && o->futex.owner_kind == LT_OWNER_JOIN && o->futex.owner == t->tid;
-		return !joins && !same_object(t, o) && next[u] >= 0 && open->kind[u] != INF_SIGNAL;
+		bool joins = o->wait == LT_WAIT_FUTEX && o->futex.owner == t->tid &&
+			     (o->futex.owner_kind == LT_OWNER_JOIN || joins_by_runtime(s, o));
+		return !joins && !lts_java_launcher_join(s, open->proc[i], o) && !same_object(t, o) && next[u] >= 0 &&
+		       open->kind[u] != INF_SIGNAL;
 	}
 	return next[u] >= 0 || open->kind[u];
 }

@@ -1339,6 +1339,9 @@ static const struct notify_kind notify_kinds[] = {
 	{ LT_KIND_JAVA_BARRIER, "in CyclicBarrier.await() on", "the barrier's other parties to arrive", "arrive", 0,
 	  true },
 	{ LT_KIND_JAVA_PHASER, "at", "the other parties to arrive", "arrive", 2, true },
+	{ LT_KIND_JAVA_CFUTURE, "in CompletableFuture.get() or join() on", "the future to be completed",
+	  "complete it", 0, true },
+	{ LT_KIND_JAVA_FJTASK, "in ForkJoinTask.get() or join() of", "it to end", "end it", 0, true },
 };
 
 static const struct notify_kind *notify_wait(const struct lt_thread *t)
@@ -1365,25 +1368,13 @@ static const struct notify_kind *notify_wait(const struct lt_thread *t)
  * nothing (asleep for good: another such waiter, a runtime's idle thread). */
 enum { NW_CANNOT = 0, NW_CAN, NW_STUCK };
 
-/* The java launcher's first thread, joining the Java main thread: once
- * that exits, it destroys the JVM (waiting for the other non-daemon
- * threads) and runs no Java code: it unparks and notifies nobody. */
-static bool java_launcher_join(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *u)
-{
-	const struct lt_futex *f = &u->futex;
-	const struct lt_thread *m = u->tid == pid && !u->rt_lang && u->wait == LT_WAIT_FUTEX &&
-					    f->owner_kind == LT_OWNER_JOIN && !strcmp(lt_thread_name(u), "java")
-				    ? lt_snapshot_find(s, f->owner) : NULL;
-	return m && m->rt_lang && !strcmp(m->rt_lang, "java");
-}
-
 static int notify_could(const struct lt_snapshot *s, pid_t pid, const struct lt_thread *u, bool stuck)
 {
 	static const struct lt_thread nobody; /* no wait of its own takes a SIGCHLD */
 	double left;
 	if (!asleep(u))
 		return NW_CAN;
-	if (notify_wait(u) || lts_runtime_idle(u) || java_launcher_join(s, pid, u))
+	if (notify_wait(u) || lts_runtime_idle(u) || lts_java_launcher_join(s, pid, u))
 		return NW_CANNOT;
 	if (lts_wait_timed(s, u, &left))
 		return NW_CAN;

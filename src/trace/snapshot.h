@@ -188,6 +188,11 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
  * condition variable's (waitfor_verdicts.c, notify_pass) */
 #define LT_KIND_JAVA_BARRIER "java.util.concurrent CyclicBarrier"
 #define LT_KIND_JAVA_PHASER "java.util.concurrent Phaser"
+/* A thread in CompletableFuture.get() or join() (parked on a Signaller of
+ * its own, which names no future) or in ForkJoinTask.get() or join() from
+ * outside its pool (parked on the task): any thread may complete either */
+#define LT_KIND_JAVA_CFUTURE "java.util.concurrent CompletableFuture"
+#define LT_KIND_JAVA_FJTASK "java.util.concurrent ForkJoinTask"
 #define LT_KIND_OCAML_THREAD_JOIN "OCaml Thread.join"
 #define LT_KIND_OCAML_DOMAIN_JOIN "OCaml Domain.join"
 /* Joins no runtime lock stands for: the futex's lock kind when the glibc
@@ -515,6 +520,13 @@ struct lt_thread {
 	 * runs none of the program's code: no party to a wait of the program's
 	 * own (waitfor.c does not count it among who could end one) */
 	bool rt_service;
+	/* a JDK reference-queue thread (the Finalizer, the Common-Cleaner)
+	 * asleep waiting for references (rt_idle.c): it runs the program's
+	 * code (finalize(), a cleaner's action) only for references a
+	 * collection found, which none does while no thread of the program
+	 * runs; its timer only re-checks (waitfor.c does not count it as on
+	 * a timer) */
+	bool rt_refq;
 	/* A child it polls for between sleeps, read from the runtime's frame
 	 * (Python's Popen._wait: rt_cpython.c; waitfor.c makes it an edge):
 	 * the child's pid, the timeout given (s), and its deadline in

@@ -1225,10 +1225,11 @@ static const struct lt_verdict *parties_chain(struct lt_snapshot **s, const char
 	cr_assert_eq(t0->futex.lock_base, t1->futex.lock_base);
 	cr_assert_neq(t0->futex.lock_base, 0);
 	*obj = t0->futex.lock_base;
-	/* the main thread, in the join of the late one, is the one stuck
-	 * thread: not the java launcher's, which joins main and runs no Java
-	 * code (the late thread's read has no verdict of its own: the join's
-	 * says it) */
+	/* the stuck threads: the main thread, in the join of the late one,
+	 * and the late one, in a read of a pipe only its own process holds
+	 * (the JVM's Common-Cleaner on its timer is no writer); not the java
+	 * launcher's, which joins main and runs no Java code.  The late one is
+	 * named: main waits for it */
 	const struct lt_thread *m = NULL;
 	for (size_t i = 0; i < (*s)->n_threads && !m; i++)
 		if ((*s)->threads[i].rt_name && !strcmp((*s)->threads[i].rt_name, "main"))
@@ -1236,11 +1237,11 @@ static const struct lt_verdict *parties_chain(struct lt_snapshot **s, const char
 	cr_assert_not_null(m, "no Java main thread");
 	char want[400];
 	snprintf(want, sizeof(want), "which only another thread of process %d can end (a futex private to it), and none "
-		 "can now (each asleep without a timeout); one of them, thread %d (main), is itself in a lock wait: 1 "
-		 "thread waits in Thread.join() for thread %d (%slate) to exit, which has been blocked in read(fd ",
-		 (int)wl.pid, (int)m->tid, (int)late, pre);
+		 "can now (each asleep without a timeout); 2 of them are stuck (%d, %d; which of them would end it is "
+		 "not known), among them thread %d (%slate), itself in a wait chain: thread %d (%slate) read(fd ",
+		 (int)wl.pid, (int)m->tid, (int)late, (int)late, pre, (int)late, pre);
 	cr_assert(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
-	cr_assert_eq(v->cause_tid, m->tid, "%s", v->summary);
+	cr_assert_eq(v->cause_tid, late, "%s", v->summary);
 	no_jvm_idle_thread(*s);
 	return v;
 }
@@ -1267,7 +1268,56 @@ Test(juc_live, phaser_parties_wait_for_the_late_party, .fini = cleanup, .timeout
 	const struct lt_verdict *v = parties_chain(&s, "phaser-late", "ph-", LT_KIND_JAVA_PHASER, &obj);
 	char want[300];
 	snprintf(want, sizeof(want), "2 threads wait at java.util.concurrent.Phaser@0x%" PRIx64 " (phase 0, 1 of its 3 "
-		 "registered parties not arrived) for the other parties to arrive, ", obj);
+		 "registered parties not arrived (the root phaser's count: a sub-phaser is one party)) for the other "
+		 "parties to arrive, ", obj);
 	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
 	lt_snapshot_free(s);
+}
+
+/* cfuture-late and fjtask-late: fu-getter in get() of a CompletableFuture
+ * (a ForkJoinTask) that the late thread would complete (runs) after a
+ * read() on a pipe nobody writes; main joins the getter.  Before: a
+ * "probable deadlock (a condition variable's signaller inferred)" of the
+ * java launcher, main and the getter (the launcher's and main's joins
+ * taken for the getter's signallers), and with those set aside IDLE (the
+ * JVM's Common-Cleaner on its timer counted as a writer of the pipe).
+ * Now a chain into the late thread, in Java's terms; the object is the
+ * one jstack says the getter parks on. */
+static void future_late(const char *mode, const char *kind, const char *head)
+{
+	start(mode);
+	pid_t g = tid_of("G"), late = tid_of("L");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert_neq(s->verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s->verdicts[i].summary);
+	const struct lt_verdict *v = verdict_of(s, g);
+	cr_assert_eq(v->kind, LT_VERDICT_WAIT_CHAIN, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 1, "%s", v->summary);
+	const struct lt_thread *t = lt_snapshot_find(s, g);
+	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", kind);
+	char want[400];
+	snprintf(want, sizeof(want), "thread %d (fu-getter) waits %s0x%" PRIx64, (int)g, head, t->futex.lock_base);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	snprintf(want, sizeof(want), "which only another thread of process %d can end (a futex private to it), and none "
+		 "can now (each asleep without a timeout); one of them, thread %d (", (int)wl.pid, (int)late);
+	cr_assert(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
+	cr_assert_eq(v->cause_tid, late, "%s", v->summary);
+	uint64_t js = jstack_parked_on("fu-getter");
+	cr_assert(!js || js == t->futex.lock_base, "jstack: 0x%" PRIx64 ", locktrace: 0x%" PRIx64, js,
+		  t->futex.lock_base);
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+}
+
+Test(juc_live, completablefuture_get_waits_for_its_stuck_completer, .fini = cleanup, .timeout = 240)
+{
+	future_late("cfuture-late", LT_KIND_JAVA_CFUTURE,
+		    "in CompletableFuture.get() or join() on java.util.concurrent.CompletableFuture$Signaller@");
+}
+
+Test(juc_live, forkjointask_get_waits_for_its_stuck_worker, .fini = cleanup, .timeout = 240)
+{
+	future_late("fjtask-late", LT_KIND_JAVA_FJTASK,
+		    "in ForkJoinTask.get() or join() of the task java.util.concurrent.ForkJoinTask$AdaptedRunnableAction@");
 }

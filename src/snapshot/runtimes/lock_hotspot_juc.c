@@ -878,6 +878,27 @@ static bool innermost_has(struct jvm *j, const struct jthread *t, const char *fu
 	return yes;
 }
 
+/* Is CALLER the Java frame that called the innermost Condition await()
+ * of the thread at T (a barrier action that itself awaits another
+ * Condition has CyclicBarrier.dowait further out)? */
+static bool await_called_by(struct jvm *j, const struct jthread *t, const char *caller)
+{
+	static const char AWAIT[] = "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await";
+	struct lt_rtthread r = { 0 };
+	uint64_t pc = 0;
+	size_t bad = j->frames_bad;
+	bool yes = false;
+	if (hs_java_walk(j, t, &r, &pc) == 0)
+		for (size_t k = 0; k + 1 < r.n_frames && k < 10; k++)
+			if (r.frames[k].func && !strncmp(r.frames[k].func, AWAIT, sizeof(AWAIT) - 1)) {
+				yes = r.frames[k + 1].func && !strcmp(r.frames[k + 1].func, caller);
+				break;
+			}
+	j->frames_bad = bad;
+	lt_rtthread_clear(&r);
+	return yes;
+}
+
 /* Is the thread at T in Thread.join(): among its innermost Java frames
  * (Object.wait(), then join, JDK 17)? */
 static bool in_join(struct jvm *j, const struct jthread *t)
@@ -924,9 +945,12 @@ int hs_join_wait(struct jvm *j, const struct jthread *t, uint64_t om, uint64_t o
 #define PH_EMPTY 1
 
 /* Thread T parked on a Phaser$QNode (awaitAdvance, arriveAndAwaitAdvance:
- * the node's phaser is the root, whose state counts the parties): the
- * wait into *R; false when the phase moved on (it is being released), the
- * phaser terminated or a field is not read. */
+ * the node's phaser is the root, whose state counts the parties, a
+ * sub-phaser as one: the phaser the thread called is not reachable, and
+ * how many threads wait says nothing of a tree, a non-party's
+ * awaitAdvance() waiting too): the wait into *R; false when the phase
+ * moved on (it is being released), the phaser terminated or a field is
+ * not read. */
 static bool phaser_wait(struct jvm *j, uint64_t node, struct lt_rtthread *r)
 {
 	uint64_t k = hs_klass_of(j, node);
@@ -944,17 +968,19 @@ static bool phaser_wait(struct jvm *j, uint64_t node, struct lt_rtthread *r)
 	r->sig_kind = LT_KIND_JAVA_PHASER;
 	r->sig_obj = ph;
 	r->sig_name = lts_asprintf("java.util.concurrent.Phaser@0x%" PRIx64, ph);
-	r->sig_state = lts_asprintf("phase %d, %d of its %d registered parties not arrived", (int)phase, unarrived,
-				    parties);
+	r->sig_state = lts_asprintf("phase %d, %d of its %d registered parties not arrived (the root phaser's "
+				    "count: a sub-phaser is one party)", (int)phase, unarrived, parties);
 	return r->sig_name && r->sig_state;
 }
 
 /* Threads parked waiting for other threads to arrive, which no thread
  * holds: in CyclicBarrier.await() (the barrier's Condition, its lock
  * free: the barrier itself is not reachable from there, so its count is
- * not read) or in a Phaser's advance.  Their futex waits are named so
+ * not read) or in a Phaser's advance; and threads in a CompletableFuture's
+ * or a ForkJoinTask's get() or join().  Their futex waits are named so
  * (lt_rtthread.sig_kind) for the rules on signal waits; TH the scan's
- * threads, as j->t.  Everything read twice. */
+ * threads, as j->t.  The Phaser's numbers are read twice (num_field), the
+ * blocker and the thread's state again at the end. */
 int hs_juc_parties(struct jvm *j, const size_t *idx, struct lt_rtthread *th)
 {
 	for (size_t i = 0; i < j->n; i++) {
@@ -976,11 +1002,26 @@ int hs_juc_parties(struct jvm *j, const size_t *idx, struct lt_rtthread *th)
 		if (!strcmp(cls, "java.util.concurrent.Phaser$QNode")) {
 			if (!phaser_wait(j, blocker, r))
 				continue;
+		} else if (!strcmp(cls, "java.util.concurrent.CompletableFuture$Signaller")) {
+			if (!innermost_has(j, t, "java.util.concurrent.CompletableFuture.waitingGet", 8))
+				continue; /* a timed get(): its own timeout */
+			r->sig_kind = LT_KIND_JAVA_CFUTURE;
+			r->sig_obj = blocker;
+			r->sig_name = lts_asprintf("%s@0x%" PRIx64 " (the waiter's own; which future it waits for "
+						   "is not read)", cls, blocker);
+			r->sig_state = lts_strdup("in CompletableFuture.get() or join()");
+		} else if (innermost_has(j, t, "java.util.concurrent.ForkJoinTask.awaitDone", 4)) {
+			/* a thread outside the task's pool parks on the task */
+			r->sig_kind = LT_KIND_JAVA_FJTASK;
+			r->sig_obj = blocker;
+			r->sig_name = lts_asprintf("the task %s@0x%" PRIx64, cls, blocker);
+			r->sig_state = lts_strdup("in ForkJoinTask.get() or join()");
 		} else {
 			uint64_t lock = condition_lock(j, blocker);
 			if (!lock || !owner_of(j, lock, &owner) || owner ||
-			    !innermost_has(j, t, "java.util.concurrent.CyclicBarrier.dowait", 10))
-				continue; /* no Condition, or its lock held (a notify wait) */
+			    !await_called_by(j, t, "java.util.concurrent.CyclicBarrier.dowait"))
+				continue; /* no Condition, its lock held (a notify wait), or
+					     not the barrier's (its action's own wait) */
 			r->sig_kind = LT_KIND_JAVA_BARRIER;
 			r->sig_obj = blocker;
 			r->sig_name = lts_asprintf("%s@0x%" PRIx64 " (a CyclicBarrier's Condition)", cls, blocker);

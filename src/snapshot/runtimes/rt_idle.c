@@ -242,6 +242,7 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 		struct lt_thread *t = &s->threads[i];
 		struct lt_futex *f = &t->futex;
 		t->rt_service = service_thread(t);
+		t->rt_refq = false;
 		if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock || !f->lock_kind)
 			continue;
 		bool cond = !strcmp(f->lock_kind, "condition variable");
@@ -264,6 +265,7 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 					f->lock_state ? f->lock_state : "", f->lock_state ? "; " : "", w);
 		free(f->lock_state);
 		f->lock_state = st;
+		t->rt_refq = w == REFQ_WHAT;
 		t->acquire = NULL;       /* no acquire: nobody holds an event */
 		f->owner_kind = LT_OWNER_NONE;
 		f->owner = 0;

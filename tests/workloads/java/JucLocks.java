@@ -72,6 +72,12 @@
  *   arrive, and the main thread joins it after "ready" (no thread on a
  *   timer).  Roles P0, P1, L; L's "inread" line.
  *
+ * cfuture-late, fjtask-late (hang): "fu-getter" waits in get() of a
+ *   CompletableFuture that "cf-late" completes (fjtask-late: of a
+ *   ForkJoinTask a ForkJoinPool's worker runs) after a read() on a pipe
+ *   nobody writes; the main thread joins the getter after "ready".  Roles
+ *   G, L; L's "inread" line.
+ *
  * Prints (one fact per line):
  *   pid=PID
  *   thread role=R idx=0 tid=T name=NAME     (the tid read from /proc/thread-self)
@@ -725,6 +731,48 @@ public class JucLocks {
 		late.thread.join();
 	}
 
+	/* "fu-getter" waits in get() of a CompletableFuture that "cf-late"
+	 * (FJ false) completes, or of a ForkJoinTask that a ForkJoinPool's
+	 * worker runs (FJ true), after a read() on a pipe nobody writes; the
+	 * main thread joins the getter after "ready" (no thread on a timer). */
+	static void futureLate(boolean fj) throws Exception {
+		java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+		java.util.concurrent.CompletableFuture<Integer> cf = new java.util.concurrent.CompletableFuture<>();
+		java.util.concurrent.Future<?> task;
+		Worker late;
+		if (fj) {
+			java.util.concurrent.ForkJoinPool pool = new java.util.concurrent.ForkJoinPool(1);
+			Worker[] w = new Worker[1];
+			java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+			task = pool.submit(() -> {
+				w[0] = new Worker(Thread.currentThread(), myTid());
+				started.countDown();
+				readForever(pipe);
+			});
+			started.await();
+			late = w[0];
+		} else {
+			task = cf;
+			late = new Worker("cf-late", () -> {
+				readForever(pipe);
+				cf.complete(1);
+			});
+		}
+		late.announce("L");
+		Worker g = new Worker("fu-getter", () -> {
+			try {
+				task.get();
+			} catch (Exception e) {
+			}
+		});
+		g.announce("G");
+		awaitBlocked(g, fj ? "fjtask" : "cfuture", "-");
+		awaitIn(late, 0);
+		Thread.sleep(500);
+		out("ready");
+		g.thread.join();
+	}
+
 	public static void main(String[] args) throws Exception {
 		out("pid=" + ProcessHandle.current().pid());
 		switch (args.length > 0 ? args[0] : "") {
@@ -748,9 +796,11 @@ public class JucLocks {
 		case "join-free": joinFree(); break;
 		case "barrier-late": partiesLate(false); break;
 		case "phaser-late": partiesLate(true); break;
+		case "cfuture-late": futureLate(false); break;
+		case "fjtask-late": futureLate(true); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
-					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-queued-io|future-sched|future-cycle|join-lock|join-pipe|join-free|barrier-late|phaser-late "
+					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-queued-io|future-sched|future-cycle|join-lock|join-pipe|join-free|barrier-late|phaser-late|cfuture-late|fjtask-late "
 					   + "[--no-wait]");
 			System.exit(2);
 		}
