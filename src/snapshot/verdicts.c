@@ -912,10 +912,10 @@ static bool inf_cand(const struct lt_snapshot *s, const long *next, const struct
 	 * signal (idle workers on condition variables of their own are no
 	 * evidence of each other) */
 	if (open->kind[i] == INF_SIGNAL) {
-		/* a thread joining the waiter sends it nothing before the
-		 * waiter exits (the java launcher's join of the Java main
-		 * thread) */
-		bool joins = o->wait == LT_WAIT_FUTEX && o->futex.owner == t->tid &&
+		/* a thread joining the waiter with no timeout sends it
+		 * nothing before the waiter exits (a Java Thread.join()), nor
+		 * does the java launcher's join of the Java main thread */
+		bool joins = o->wait == LT_WAIT_FUTEX && o->futex.owner == t->tid && !o->futex.timeout_ptr &&
 			     (o->futex.owner_kind == LT_OWNER_JOIN || joins_by_runtime(s, o));
 		return !joins && !lts_java_launcher_join(s, open->proc[i], o) && !same_object(t, o) && next[u] >= 0 &&
 		       open->kind[u] != INF_SIGNAL;

@@ -1462,6 +1462,29 @@ static int self_held(const struct lt_thread *u, pid_t pid, const pid_t *w, size_
 	return NW_SELF_NONE;
 }
 
+/* Are the signal waiters W[0..N) all Java threads (parked: only a Java
+ * thread's unpark() or notify() ends their waits)? */
+static bool java_waiters(const struct lt_snapshot *s, const pid_t *w, size_t n)
+{
+	for (size_t q = 0; q < n; q++) {
+		const struct lt_thread *u = lt_snapshot_find(s, w[q]);
+		if (!u || !u->rt_lang || strcmp(u->rt_lang, "java"))
+			return false;
+	}
+	return true;
+}
+
+/* A thread of a JVM that runs no Java code of the program: one the JVM
+ * does not list as a Java thread (its VM thread, GC workers, periodic
+ * task thread: a native thread would have to attach to call Java), or
+ * one of its compiler threads (named by the JVM) */
+static bool jvm_internal(const struct lt_thread *u)
+{
+	const char *n = u->rt_name;
+	return !u->rt_lang || (!strcmp(u->rt_lang, "java") && n &&
+			       (!strncmp(n, "C1 CompilerThread", 17) || !strncmp(n, "C2 CompilerThread", 17)));
+}
+
 /* Does thread U wait for one of the stuck threads ST[0..N) (their
  * indexes): a lock it holds, its exit?  Such a one is behind another: the
  * other is the one to name. */
@@ -1546,6 +1569,14 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				st[n_st++] = j;
 			else if (notify_wait(u) && !in_cycle[j] && uvi[j] >= n_v)
 				w[nw++] = u->tid;
+		}
+		if (can && nw && java_waiters(s, w, nw)) {
+			/* only a Java thread unparks one: not the JVM's own
+			 * native threads, caught running or on a timer, nor its
+			 * compiler threads */
+			can = false;
+			for (size_t q = pa; q < pb && !can; q++)
+				can = cls[k[q].idx] == NW_CAN && !jvm_internal(&s->threads[k[q].idx]);
 		}
 		if (can || !n_st || !nw)
 			continue;

@@ -520,7 +520,8 @@ struct lt_thread {
 	 * runs none of the program's code: no party to a wait of the program's
 	 * own (waitfor.c does not count it among who could end one) */
 	bool rt_service;
-	/* a JDK reference-queue thread (the Finalizer, the Common-Cleaner)
+	/* a JDK reference-queue thread (the Finalizer, the Common-Cleaner:
+	 * its frames in Finalizer$FinalizerThread.run or CleanerImpl.run)
 	 * asleep waiting for references (rt_idle.c): it runs the program's
 	 * code (finalize(), a cleaner's action) only for references a
 	 * collection found, which none does while no thread of the program

@@ -2236,7 +2236,7 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_socket_pair_is_no_chain)
  * mutex the waiter holds (a cycle). */
 enum notify_case { NOTIFY_STUCK, NOTIFY_OTHER_RUNS, NOTIFY_OTHER_TIMED, NOTIFY_OTHER_IDLE, NOTIFY_PENDING,
 		   NOTIFY_HOLDS, NOTIFY_BARRIER, NOTIFY_OTHER_SHARED, NOTIFY_OWN_FLOCK, NOTIFY_TWO_STUCK, NOTIFY_BEHIND,
-		   NOTIFY_PHASER };
+		   NOTIFY_PHASER, NOTIFY_PHASER_VM_RUNS, NOTIFY_PHASER_JAVA_RUNS };
 static void notify_waiter(struct lt_thread *t, pid_t tid, const char *kind)
 {
 	blocked(t, tid, 202, LT_WAIT_FUTEX);
@@ -2263,7 +2263,7 @@ static void java_party(struct lt_thread *t, pid_t tid, uint64_t uaddr)
 	(void)tid;
 }
 
-static size_t notify_proc(struct lt_thread th[5], enum notify_case c)
+static size_t notify_proc(struct lt_thread th[6], enum notify_case c)
 {
 	size_t n = 0;
 	notify_waiter(&th[n++], 100, c == NOTIFY_BARRIER ? "barrier" : "condition variable");
@@ -2271,7 +2271,8 @@ static size_t notify_proc(struct lt_thread th[5], enum notify_case c)
 		th[0].futex.cond_signal = 2;
 	if (c == NOTIFY_BARRIER)
 		th[0].futex.lock_state = strdup("2 of 3 arrived");
-	if (c == NOTIFY_PHASER)
+	bool phaser = c == NOTIFY_PHASER || c == NOTIFY_PHASER_VM_RUNS || c == NOTIFY_PHASER_JAVA_RUNS;
+	if (phaser)
 		java_party(&th[0], 100, 0x5000);
 	if (c == NOTIFY_BEHIND) {
 		/* 101 waits for a mutex 102 holds, 102 for a file lock: 101 is
@@ -2292,9 +2293,17 @@ static size_t notify_proc(struct lt_thread th[5], enum notify_case c)
 		e->what = strdup("FLOCK WRITE lock on /tmp/l");
 		n++;
 	}
-	if (c == NOTIFY_PHASER) {
+	if (phaser) {
 		notify_waiter(&th[n], 102, "condition variable");
 		java_party(&th[n++], 102, 0x5100);
+	}
+	if (c == NOTIFY_PHASER_VM_RUNS || c == NOTIFY_PHASER_JAVA_RUNS) {
+		/* a thread caught running: the JVM's own (no Java thread), or
+		 * a Java thread of the program */
+		blocked(&th[n], 103, 0, LT_WAIT_NONE);
+		th[n].state = 'R';
+		th[n].sc.state = LT_SC_RUNNING;
+		th[n++].rt_lang = c == NOTIFY_PHASER_JAVA_RUNS ? "java" : NULL;
 	}
 	if (c == NOTIFY_TWO_STUCK || c == NOTIFY_BEHIND) {
 		blocked(&th[n], 102, 73, LT_WAIT_OTHER);
@@ -2342,7 +2351,7 @@ static size_t notify_proc(struct lt_thread th[5], enum notify_case c)
 
 Test(waitfor_verdicts, condvar_whose_only_signaller_is_stuck_is_a_chain)
 {
-	struct lt_thread th[5];
+	struct lt_thread th[6];
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_STUCK) };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
@@ -2367,7 +2376,7 @@ Test(waitfor_verdicts, condvar_whose_only_signaller_is_stuck_is_a_chain)
 
 Test(waitfor_verdicts, barrier_whose_missing_thread_is_stuck_is_one_chain_of_its_waiters)
 {
-	struct lt_thread th[5];
+	struct lt_thread th[6];
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_BARRIER) };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
@@ -2463,7 +2472,7 @@ Test(waitfor_verdicts, a_joiner_of_a_condvar_waiter_is_not_its_signaller)
  * probable deadlock of the two, not a chain. */
 Test(waitfor_verdicts, condvar_whose_signaller_waits_for_its_own_process_file_lock_is_a_probable_deadlock)
 {
-	struct lt_thread th[5];
+	struct lt_thread th[6];
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_OWN_FLOCK) };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	cr_expect_null(chain_of(&s, 100), "%s", chain_of(&s, 100) ? chain_of(&s, 100)->summary : "");
@@ -2482,7 +2491,7 @@ Test(waitfor_verdicts, condvar_whose_signaller_waits_for_its_own_process_file_lo
 /* Two stuck threads could signal: which would is not said as known. */
 Test(waitfor_verdicts, condvar_with_two_stuck_signallers_names_both)
 {
-	struct lt_thread th[5];
+	struct lt_thread th[6];
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_TWO_STUCK) };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
@@ -2495,7 +2504,7 @@ Test(waitfor_verdicts, condvar_with_two_stuck_signallers_names_both)
 /* Of two stuck threads, the one the other waits for (its mutex) is named */
 Test(waitfor_verdicts, condvar_with_a_stuck_signaller_behind_another_names_the_other)
 {
-	struct lt_thread th[5];
+	struct lt_thread th[6];
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_BEHIND) };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
@@ -2511,7 +2520,7 @@ Test(waitfor_verdicts, condvar_with_a_stuck_signaller_behind_another_names_the_o
  * parties), not as two condition variables */
 Test(waitfor_verdicts, java_phaser_parties_are_one_wait_on_the_phaser)
 {
-	struct lt_thread th[5];
+	struct lt_thread th[6];
 	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_PHASER) };
 	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 	const struct lt_verdict *v = chain_of(&s, 100);
@@ -2523,6 +2532,25 @@ Test(waitfor_verdicts, java_phaser_parties_are_one_wait_on_the_phaser)
 		  strstr(v->summary, "the only one, thread 101 (t101), is itself in a lock wait") &&
 		  strstr(v->summary, "(that it would arrive once free"), "%s", v->summary);
 	free_snap(&s);
+}
+
+/* Beside the Phaser's parties, a thread caught running: a native thread of
+ * the JVM (its VM thread, a GC worker) cannot unpark them, a Java thread
+ * of the program could */
+Test(waitfor_verdicts, java_parties_are_a_chain_whatever_the_jvms_own_threads_do)
+{
+	struct lt_thread th[6];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_PHASER_VM_RUNS) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no chain: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	cr_expect(strstr(v->summary, "one of them, thread 101 (t101), is itself in a lock wait"), "%s", v->summary);
+	free_snap(&s);
+	struct lt_thread tj[6];
+	struct lt_snapshot sj = { .pid = 100, .threads = tj, .n_threads = notify_proc(tj, NOTIFY_PHASER_JAVA_RUNS) };
+	cr_assert_eq(lt_snapshot_diagnose(&sj, NULL), 0);
+	cr_expect_null(chain_of(&sj, 100), "%s", chain_of(&sj, 100) ? chain_of(&sj, 100)->summary : "");
+	free_snap(&sj);
 }
 
 /* The java launcher 100 joins the Java main thread 101, which joins 102,
@@ -2566,7 +2594,7 @@ Test(waitfor_verdicts, condvar_with_a_thread_that_could_signal_is_no_chain)
 					     "a signal is pending", "the stuck thread waits for the waiter's mutex",
 					     "another waits on a futex another process may wake" };
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		struct lt_thread th[5];
+		struct lt_thread th[6];
 		struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, cases[k]) };
 		cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 		const struct lt_verdict *v = chain_of(&s, 100);

@@ -236,6 +236,19 @@ static const char *reference_queue_wait(const struct lt_thread *t)
 	return NULL;
 }
 
+/* The JDK's own reference-queue threads: the Finalizer, and a Cleaner's
+ * thread (the Common-Cleaner), whose loops wait again when their timer
+ * fires; not a program's own caller of ReferenceQueue.remove(timeout),
+ * which may do anything then. */
+static bool jdk_reference_thread(const struct lt_thread *t)
+{
+	for (size_t k = 0; k < t->n_rt_frames; k++)
+		if (t->rt_frames[k].func && (!strcmp(t->rt_frames[k].func, "jdk.internal.ref.CleanerImpl.run") ||
+					     !strcmp(t->rt_frames[k].func, "java.lang.ref.Finalizer$FinalizerThread.run")))
+			return true;
+	return false;
+}
+
 void lt_rt_idle_apply(struct lt_snapshot *s)
 {
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -265,7 +278,7 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 					f->lock_state ? f->lock_state : "", f->lock_state ? "; " : "", w);
 		free(f->lock_state);
 		f->lock_state = st;
-		t->rt_refq = w == REFQ_WHAT;
+		t->rt_refq = w == REFQ_WHAT && jdk_reference_thread(t);
 		t->acquire = NULL;       /* no acquire: nobody holds an event */
 		f->owner_kind = LT_OWNER_NONE;
 		f->owner = 0;
