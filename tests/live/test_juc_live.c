@@ -1218,6 +1218,7 @@ static const struct lt_verdict *parties_chain(struct lt_snapshot **s, const char
 	const struct lt_verdict *v = verdict_of(*s, p0);
 	cr_assert_eq(v, verdict_of(*s, p1), "one verdict for both parties");
 	cr_assert_eq(v->kind, LT_VERDICT_WAIT_CHAIN, "%s", v->summary);
+	/* the parties alone: not the executor's workers waiting for tasks */
 	cr_assert_eq(v->n_tids, 2, "%s", v->summary);
 	const struct lt_thread *t0 = lt_snapshot_find(*s, p0), *t1 = lt_snapshot_find(*s, p1);
 	cr_assert_str_eq(t0->futex.lock_kind ? t0->futex.lock_kind : "-", kind);

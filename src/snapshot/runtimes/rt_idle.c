@@ -236,6 +236,26 @@ static const char *reference_queue_wait(const struct lt_thread *t)
 	return NULL;
 }
 
+/* A worker of a java.util.concurrent executor waiting for a task: parked
+ * under ThreadPoolExecutor.getTask (its queue's take() or poll(), a
+ * scheduled executor's too) or an idle ForkJoinPool worker's awaitWork,
+ * among its innermost Java frames (JDK 17 parks a Condition's waiter
+ * through ForkJoinPool.managedBlock: eight frames in).  It waits for
+ * whoever submits next, not for one thread's signal. */
+static const char *java_pool_idle(const struct lt_thread *t)
+{
+	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
+		return NULL;
+	for (size_t k = 0; k < t->n_rt_frames && k < 12; k++) {
+		const char *f = t->rt_frames[k].func;
+		if (f && !strcmp(f, "java.util.concurrent.ThreadPoolExecutor.getTask"))
+			return "an executor's worker waiting for a task (ThreadPoolExecutor.getTask)";
+		if (f && !strcmp(f, "java.util.concurrent.ForkJoinPool.awaitWork"))
+			return "a ForkJoinPool worker waiting for a task (ForkJoinPool.awaitWork)";
+	}
+	return NULL;
+}
+
 /* The JDK's own reference-queue threads: the Finalizer, and a Cleaner's
  * thread (the Common-Cleaner), whose loops wait again when their timer
  * fires; not a program's own caller of ReferenceQueue.remove(timeout),
@@ -268,6 +288,8 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 		const char *w = idle_wrapper(t, cond);
 		if (!w && cond)
 			w = reference_queue_wait(t);
+		if (!w && cond)
+			w = java_pool_idle(t);
 		if (!w && !cond)
 			w = simplequeue_get(t);
 		if (!w && !cond)

@@ -70,7 +70,8 @@
  *   arriveAndAwaitAdvance() of a Phaser of 3, phase 0); "cb-late"
  *   ("ph-late") blocks in read() on a pipe nobody writes before it would
  *   arrive, and the main thread joins it after "ready" (no thread on a
- *   timer).  Roles P0, P1, L; L's "inread" line.
+ *   timer); an executor's two workers wait for tasks beside them.  Roles
+ *   P0, P1, L; L's "inread" line.
  *
  * cfuture-late, fjtask-late (hang): "fu-getter" waits in get() of a
  *   CompletableFuture that "cf-late" completes (fjtask-late: of a
@@ -704,6 +705,10 @@ public class JucLocks {
 	 * process is on a timer). */
 	static void partiesLate(boolean phaser) throws Exception {
 		String pre = phaser ? "ph-" : "cb-";
+		/* an executor whose two workers wait for tasks beside them */
+		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+		pool.submit(() -> 1).get();
+		pool.submit(() -> 1).get();
 		CyclicBarrier b = new CyclicBarrier(3);
 		java.util.concurrent.Phaser ph = new java.util.concurrent.Phaser(3);
 		Runnable arrive = () -> {
