@@ -103,7 +103,8 @@ static void claim(struct lt_snapshot *s, struct lt_thread *t, size_t li)
 }
 
 /* A wait the runtime names that no thread holds (a Java barrier's or
- * Phaser's parties, lt_rtthread.sig_kind): the futex wait takes its kind,
+ * Phaser's parties, a future's getters: lt_rtthread.sig_kind): the futex
+ * wait takes its kind,
  * object and name, its own state kept after the runtime's. */
 static void name_signal_wait(struct lt_thread *t, struct lt_rtthread *r)
 {

@@ -166,8 +166,9 @@ int hs_juc_awaits(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, 
  * task, held by its runner, or, not started, by none (holderless, what it
  * waits for in holder_how); *IDX as monitors(). */
 int hs_juc_futures(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, size_t *idx);
-/* Threads of no lock (IDX 0) parked in CyclicBarrier.await() or a
- * Phaser's advance: their waits into TH's sig_* (TH as j->t). */
+/* Threads of no lock (IDX 0) parked in CyclicBarrier.await(), a Phaser's
+ * advance, or a CompletableFuture's or ForkJoinTask's get() or join():
+ * their waits into TH's sig_* (TH as j->t). */
 int hs_juc_parties(struct jvm *j, const size_t *idx, struct lt_rtthread *th);
 /* Thread T in Object.wait() on the monitor OM of OBJ: when OBJ is another
  * live thread's java.lang.Thread and T is in Thread.join(), the lock of

@@ -1011,7 +1011,8 @@ int hs_juc_parties(struct jvm *j, const size_t *idx, struct lt_rtthread *th)
 						   "is not read)", cls, blocker);
 			r->sig_state = lts_strdup("in CompletableFuture.get() or join()");
 		} else if (innermost_has(j, t, "java.util.concurrent.ForkJoinTask.awaitDone", 4)) {
-			/* a thread outside the task's pool parks on the task */
+			/* a getter parks on the task (outside its pool, or a
+			 * worker of the pool with nothing else to run) */
 			r->sig_kind = LT_KIND_JAVA_FJTASK;
 			r->sig_obj = blocker;
 			r->sig_name = lts_asprintf("the task %s@0x%" PRIx64, cls, blocker);

@@ -168,7 +168,8 @@ struct lt_rtthread {
 	char *end;
 	struct lt_rt_code code;
 	/* A wait the runtime names that no thread holds and only other
-	 * threads' calls end (LT_KIND_JAVA_BARRIER, _PHASER): not a claim
+	 * threads' calls end (LT_KIND_JAVA_BARRIER, _PHASER, _CFUTURE,
+	 * _FJTASK: snapshot.h): not a claim
 	 * (no lock, no holder) but the futex wait's own kind, SIG_OBJ its
 	 * lock_base, SIG_NAME its lock_name and SIG_STATE added to its
 	 * lock_state (models.c, apply_rtthreads).  NULL kind: none. */
