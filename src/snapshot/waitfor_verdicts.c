@@ -539,6 +539,40 @@ static void chain_evidence(struct lt_verdict *v, const struct lt_snapshot *s, co
 	}
 }
 
+/* A thread of a JVM that runs no code of the program: one the JVM does
+ * not list as a Java thread (its VM thread, GC workers, periodic task
+ * thread: a native thread would have to attach to call Java), one of its
+ * compiler threads, or one of the Java threads it starts for its own
+ * housekeeping (named by the JVM; not the Signal Dispatcher, which starts
+ * the program's handlers, nor the Common-Cleaner, which runs its
+ * cleaners).  Caught running or on a timer, it ends no wait of the
+ * program's.  JVM: the thread is of a process with Java threads. */
+static bool jvm_internal(const struct lt_thread *u)
+{
+	static const char *const own[] = { "C1 CompilerThread", "C2 CompilerThread", "Monitor Deflation Thread",
+					   "Sweeper thread", "Service Thread", "Notification Thread",
+					   "Reference Handler" };
+	const char *n = u->rt_name;
+	if (!u->rt_lang)
+		return true;
+	if (strcmp(u->rt_lang, "java") || !n)
+		return false;
+	for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+		if (!strncmp(n, own[k], strlen(own[k])))
+			return true;
+	return false;
+}
+
+/* Has process PID a Java thread among S's threads (a JVM)? */
+static bool jvm_process(const struct lt_snapshot *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_threads; i++)
+		if (s->threads[i].wf && s->threads[i].wf->pid == pid && s->threads[i].rt_lang &&
+		    !strcmp(s->threads[i].rt_lang, "java"))
+			return true;
+	return false;
+}
+
 static bool party_stuck(const struct lt_snapshot *s, pid_t pid, const struct lt_wf_edge *e, int depth);
 
 /* Every party of E is stuck: blocked when read, and where the snapshot
@@ -966,11 +1000,20 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 			    !stuck_edge_in(s, w->pid, &w->edges[i]))
 				return;
 	}
-	/* another thread of its own process running could still write */
-	if (leak)
-		for (size_t i = 0; i < s->n_threads; i++)
-			if (s->threads[i].wf && s->threads[i].wf->pid == w->pid && !asleep(&s->threads[i]))
+	/* another thread of its own process running could still write (not
+	 * a JVM's own) */
+	if (leak) {
+		int jvm = -1;
+		for (size_t i = 0; i < s->n_threads; i++) {
+			const struct lt_thread *u = &s->threads[i];
+			if (!u->wf || u->wf->pid != w->pid || asleep(u))
+				continue;
+			if (jvm < 0)
+				jvm = jvm_process(s, w->pid);
+			if (!jvm || !jvm_internal(u))
 				return;
+		}
+	}
 	struct lt_verdict *v = add_verdict(s, LT_VERDICT_WAIT_CHAIN);
 	if (!v)
 		return;
@@ -1474,17 +1517,6 @@ static bool java_waiters(const struct lt_snapshot *s, const pid_t *w, size_t n)
 	return true;
 }
 
-/* A thread of a JVM that runs no Java code of the program: one the JVM
- * does not list as a Java thread (its VM thread, GC workers, periodic
- * task thread: a native thread would have to attach to call Java), or
- * one of its compiler threads (named by the JVM) */
-static bool jvm_internal(const struct lt_thread *u)
-{
-	const char *n = u->rt_name;
-	return !u->rt_lang || (!strcmp(u->rt_lang, "java") && n &&
-			       (!strncmp(n, "C1 CompilerThread", 17) || !strncmp(n, "C2 CompilerThread", 17)));
-}
-
 /* Does thread U wait for one of the stuck threads ST[0..N) (their
  * indexes): a lock it holds, its exit?  Such a one is behind another: the
  * other is the one to name. */
@@ -1571,9 +1603,8 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 				w[nw++] = u->tid;
 		}
 		if (can && nw && java_waiters(s, w, nw)) {
-			/* only a Java thread unparks one: not the JVM's own
-			 * native threads, caught running or on a timer, nor its
-			 * compiler threads */
+			/* only a Java thread of the program unparks one: not
+			 * the JVM's own, caught running or on a timer */
 			can = false;
 			for (size_t q = pa; q < pb && !can; q++)
 				can = cls[k[q].idx] == NW_CAN && !jvm_internal(&s->threads[k[q].idx]);

@@ -784,6 +784,34 @@ Test(waitfor_verdicts, leaked_write_end)
 	free_snap(&s);
 }
 
+/* A JVM's reader of a pipe only its process holds, every program thread
+ * asleep: a thread of the JVM's own caught running (its VM thread, a
+ * housekeeping Java thread) writes no pipe of the program's, a program's
+ * Java thread might */
+Test(waitfor_verdicts, leaked_write_end_in_a_jvm_whatever_its_own_threads_do)
+{
+	for (int c = 0; c < 3; c++) {
+		struct lt_thread th[2];
+		blocked(&th[0], 600, 0, LT_WAIT_IO);
+		edge(&th[0], 600, LT_WF_PIPE_READ, 600, LT_WFP_BLOCKED);
+		th[0].rt_lang = "java";
+		blocked(&th[1], 601, 0, LT_WAIT_NONE);
+		th[1].state = 'R';
+		th[1].sc.state = LT_SC_RUNNING;
+		th[1].wf = calloc(1, sizeof(*th[1].wf));
+		th[1].wf->pid = 600;
+		th[1].rt_lang = c == 0 ? NULL : "java";
+		th[1].rt_name = strdup(c == 1 ? "Monitor Deflation Thread" : "worker");
+		struct lt_snapshot s = { .pid = 600, .threads = th, .n_threads = 2 };
+		cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+		bool leak = false;
+		for (size_t i = 0; i < s.n_verdicts; i++)
+			leak |= strstr(s.verdicts[i].summary, "leaked write end") != NULL;
+		cr_expect_eq(leak, c < 2, "case %d: %s", c, s.n_verdicts ? s.verdicts[0].summary : "-");
+		free_snap(&s);
+	}
+}
+
 /* An eventfd held by the reader's own process and by process 701, which
  * waits for a file lock the reader's process holds: the own process (its
  * one thread, the reader) is set aside and the cycle closes through 701. */
@@ -2236,7 +2264,8 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_socket_pair_is_no_chain)
  * mutex the waiter holds (a cycle). */
 enum notify_case { NOTIFY_STUCK, NOTIFY_OTHER_RUNS, NOTIFY_OTHER_TIMED, NOTIFY_OTHER_IDLE, NOTIFY_PENDING,
 		   NOTIFY_HOLDS, NOTIFY_BARRIER, NOTIFY_OTHER_SHARED, NOTIFY_OWN_FLOCK, NOTIFY_TWO_STUCK, NOTIFY_BEHIND,
-		   NOTIFY_PHASER, NOTIFY_PHASER_VM_RUNS, NOTIFY_PHASER_JAVA_RUNS };
+		   NOTIFY_PHASER, NOTIFY_PHASER_VM_RUNS, NOTIFY_PHASER_JAVA_RUNS,
+		   NOTIFY_PHASER_JVM_JAVA_RUNS };
 static void notify_waiter(struct lt_thread *t, pid_t tid, const char *kind)
 {
 	blocked(t, tid, 202, LT_WAIT_FUTEX);
@@ -2271,7 +2300,8 @@ static size_t notify_proc(struct lt_thread th[6], enum notify_case c)
 		th[0].futex.cond_signal = 2;
 	if (c == NOTIFY_BARRIER)
 		th[0].futex.lock_state = strdup("2 of 3 arrived");
-	bool phaser = c == NOTIFY_PHASER || c == NOTIFY_PHASER_VM_RUNS || c == NOTIFY_PHASER_JAVA_RUNS;
+	bool phaser = c == NOTIFY_PHASER || c == NOTIFY_PHASER_VM_RUNS || c == NOTIFY_PHASER_JAVA_RUNS ||
+		      c == NOTIFY_PHASER_JVM_JAVA_RUNS;
 	if (phaser)
 		java_party(&th[0], 100, 0x5000);
 	if (c == NOTIFY_BEHIND) {
@@ -2297,13 +2327,16 @@ static size_t notify_proc(struct lt_thread th[6], enum notify_case c)
 		notify_waiter(&th[n], 102, "condition variable");
 		java_party(&th[n++], 102, 0x5100);
 	}
-	if (c == NOTIFY_PHASER_VM_RUNS || c == NOTIFY_PHASER_JAVA_RUNS) {
+	if (c == NOTIFY_PHASER_VM_RUNS || c == NOTIFY_PHASER_JAVA_RUNS || c == NOTIFY_PHASER_JVM_JAVA_RUNS) {
 		/* a thread caught running: the JVM's own (no Java thread), or
 		 * a Java thread of the program */
 		blocked(&th[n], 103, 0, LT_WAIT_NONE);
 		th[n].state = 'R';
 		th[n].sc.state = LT_SC_RUNNING;
-		th[n++].rt_lang = c == NOTIFY_PHASER_JAVA_RUNS ? "java" : NULL;
+		th[n].rt_lang = c == NOTIFY_PHASER_JAVA_RUNS || c == NOTIFY_PHASER_JVM_JAVA_RUNS ? "java" : NULL;
+		if (c == NOTIFY_PHASER_JVM_JAVA_RUNS)
+			th[n].rt_name = strdup("Monitor Deflation Thread");
+		n++;
 	}
 	if (c == NOTIFY_TWO_STUCK || c == NOTIFY_BEHIND) {
 		blocked(&th[n], 102, 73, LT_WAIT_OTHER);
@@ -2535,8 +2568,8 @@ Test(waitfor_verdicts, java_phaser_parties_are_one_wait_on_the_phaser)
 }
 
 /* Beside the Phaser's parties, a thread caught running: a native thread of
- * the JVM (its VM thread, a GC worker) cannot unpark them, a Java thread
- * of the program could */
+ * the JVM (its VM thread, a GC worker) or one of its housekeeping Java
+ * threads cannot unpark them, a Java thread of the program could */
 Test(waitfor_verdicts, java_parties_are_a_chain_whatever_the_jvms_own_threads_do)
 {
 	struct lt_thread th[6];
@@ -2546,6 +2579,12 @@ Test(waitfor_verdicts, java_parties_are_a_chain_whatever_the_jvms_own_threads_do
 	cr_assert_not_null(v, "no chain: %s", s.n_verdicts ? s.verdicts[0].summary : "");
 	cr_expect(strstr(v->summary, "one of them, thread 101 (t101), is itself in a lock wait"), "%s", v->summary);
 	free_snap(&s);
+	struct lt_thread th2[6];
+	struct lt_snapshot s2 = { .pid = 100, .threads = th2, .n_threads = notify_proc(th2, NOTIFY_PHASER_JVM_JAVA_RUNS) };
+	cr_assert_eq(lt_snapshot_diagnose(&s2, NULL), 0);
+	cr_expect_not_null(chain_of(&s2, 100), "the JVM's housekeeping thread taken for a signaller: %s",
+			   s2.n_verdicts ? s2.verdicts[0].summary : "");
+	free_snap(&s2);
 	struct lt_thread tj[6];
 	struct lt_snapshot sj = { .pid = 100, .threads = tj, .n_threads = notify_proc(tj, NOTIFY_PHASER_JAVA_RUNS) };
 	cr_assert_eq(lt_snapshot_diagnose(&sj, NULL), 0);
