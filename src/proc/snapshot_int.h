@@ -99,5 +99,9 @@ static inline bool lts_futex_own_only(const struct lt_futex *f)
 bool lts_verdict_names(const struct lt_verdict *v, pid_t tid);
 /* "sym (0x...)", with the shared object of a lock in a shared mapping */
 const char *lts_lock_label(const struct lt_futex *f, char *buf, size_t len);
+/* A thread of a JVM (U of a process with Java threads) that runs no code
+ * of the program: not a Java thread, a compiler thread, or one of the
+ * JVM's housekeeping Java threads (by the names the JVM gives them). */
+bool lts_jvm_own_thread(const struct lt_thread *u);
 
 #endif

@@ -39,6 +39,30 @@ static const char *sc_label(const struct lt_thread *t, char *buf, size_t len)
 
 /* "rtlock (0x5000)"; a lock in a shared mapping also names the object
  * and offset, which are the same in every process that maps it. */
+/* A thread of a JVM that runs no code of the program: one the JVM does
+ * not list as a Java thread (its VM thread, GC workers, periodic task
+ * thread: a native thread would have to attach to call Java), one of its
+ * compiler threads, or one of the Java threads it starts for its own
+ * housekeeping (named by the JVM; not the Signal Dispatcher, which starts
+ * the program's handlers, nor the Common-Cleaner, which runs its
+ * cleaners).  Caught running or on a timer, it ends no wait of the
+ * program's.  JVM: the thread is of a process with Java threads. */
+bool lts_jvm_own_thread(const struct lt_thread *u)
+{
+	static const char *const own[] = { "C1 CompilerThread", "C2 CompilerThread", "Monitor Deflation Thread",
+					   "Sweeper thread", "Service Thread", "Notification Thread",
+					   "Reference Handler" };
+	const char *n = u->rt_name;
+	if (!u->rt_lang)
+		return true;
+	if (strcmp(u->rt_lang, "java") || !n)
+		return false;
+	for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+		if (!strncmp(n, own[k], strlen(own[k])))
+			return true;
+	return false;
+}
+
 const char *lts_lock_label(const struct lt_futex *f, char *buf, size_t len)
 {
 	char obj[96] = "";

@@ -389,10 +389,15 @@ static void party_read(struct party *p, int depth)
 static void party_self(const struct lt_snapshot *s, struct party *p)
 {
 	size_t running = 0, timed = 0, events = 0, blocked = 0, service = 0, idle = 0;
+	bool jvm = false;
+	for (size_t i = 0; i < s->n_threads && !jvm; i++)
+		jvm = s->threads[i].rt_lang && !strcmp(s->threads[i].rt_lang, "java");
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (t->rt_service && t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL)
 			service++; /* its timer (a tick thread's) ends no wait of the program's */
+		else if (jvm && lts_jvm_own_thread(t) && t->tid != s->pid)
+			service++; /* a JVM's own, even running: no code of the program */
 		else if (t->rt_refq && t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL)
 			idle++; /* its timer re-checks for references nothing running makes */
 		else if (t->state == 'T' || t->state == 't')

@@ -539,30 +539,6 @@ static void chain_evidence(struct lt_verdict *v, const struct lt_snapshot *s, co
 	}
 }
 
-/* A thread of a JVM that runs no code of the program: one the JVM does
- * not list as a Java thread (its VM thread, GC workers, periodic task
- * thread: a native thread would have to attach to call Java), one of its
- * compiler threads, or one of the Java threads it starts for its own
- * housekeeping (named by the JVM; not the Signal Dispatcher, which starts
- * the program's handlers, nor the Common-Cleaner, which runs its
- * cleaners).  Caught running or on a timer, it ends no wait of the
- * program's.  JVM: the thread is of a process with Java threads. */
-static bool jvm_internal(const struct lt_thread *u)
-{
-	static const char *const own[] = { "C1 CompilerThread", "C2 CompilerThread", "Monitor Deflation Thread",
-					   "Sweeper thread", "Service Thread", "Notification Thread",
-					   "Reference Handler" };
-	const char *n = u->rt_name;
-	if (!u->rt_lang)
-		return true;
-	if (strcmp(u->rt_lang, "java") || !n)
-		return false;
-	for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
-		if (!strncmp(n, own[k], strlen(own[k])))
-			return true;
-	return false;
-}
-
 /* Has process PID a Java thread among S's threads (a JVM)? */
 static bool jvm_process(const struct lt_snapshot *s, pid_t pid)
 {
@@ -1010,7 +986,7 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 				continue;
 			if (jvm < 0)
 				jvm = jvm_process(s, w->pid);
-			if (!jvm || !jvm_internal(u))
+			if (!jvm || !lts_jvm_own_thread(u))
 				return;
 		}
 	}
@@ -1607,7 +1583,7 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 			 * the JVM's own, caught running or on a timer */
 			can = false;
 			for (size_t q = pa; q < pb && !can; q++)
-				can = cls[k[q].idx] == NW_CAN && !jvm_internal(&s->threads[k[q].idx]);
+				can = cls[k[q].idx] == NW_CAN && !lts_jvm_own_thread(&s->threads[k[q].idx]);
 		}
 		if (can || !n_st || !nw)
 			continue;
