@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "snapshot.h"
@@ -99,6 +100,11 @@ static inline bool lts_futex_own_only(const struct lt_futex *f)
 bool lts_verdict_names(const struct lt_verdict *v, pid_t tid);
 /* "sym (0x...)", with the shared object of a lock in a shared mapping */
 const char *lts_lock_label(const struct lt_futex *f, char *buf, size_t len);
+/* A Java thread: one the HotSpot model read from the JVM's thread list. */
+static inline bool lts_java_thread(const struct lt_thread *t)
+{
+	return t->rt_lang && !strcmp(t->rt_lang, "java");
+}
 /* A thread of a JVM (U of a process with Java threads) that runs no code
  * of the program: not a Java thread, a compiler thread, or one of the
  * JVM's housekeeping Java threads (by the names the JVM gives them). */

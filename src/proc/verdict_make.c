@@ -55,7 +55,7 @@ bool lts_jvm_own_thread(const struct lt_thread *u)
 	const char *n = u->rt_name;
 	if (!u->rt_lang)
 		return true;
-	if (strcmp(u->rt_lang, "java") || !n)
+	if (!lts_java_thread(u) || !n)
 		return false;
 	for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
 		if (!strncmp(n, own[k], strlen(own[k])))

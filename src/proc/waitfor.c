@@ -391,7 +391,7 @@ static void party_self(const struct lt_snapshot *s, struct party *p)
 	size_t running = 0, timed = 0, events = 0, blocked = 0, service = 0, idle = 0;
 	bool jvm = false;
 	for (size_t i = 0; i < s->n_threads && !jvm; i++)
-		jvm = s->threads[i].rt_lang && !strcmp(s->threads[i].rt_lang, "java");
+		jvm = lts_java_thread(&s->threads[i]);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (t->rt_service && t->state != 'R' && t->sc.state == LT_SC_IN_SYSCALL)

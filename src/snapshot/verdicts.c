@@ -845,7 +845,7 @@ static bool cannot_end_link(const struct lt_thread *t)
  * aside). */
 bool lts_java_sleep(const struct lt_thread *t)
 {
-	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
+	if (!lts_java_thread(t))
 		return false;
 	for (size_t k = 0; k < t->n_rt_frames && k < 3; k++)
 		if (lt_rt_java_sleep_func(t->rt_frames[k].func))
@@ -859,7 +859,7 @@ bool lts_java_launcher_join(const struct lt_snapshot *s, pid_t pid, const struct
 	const struct lt_thread *m = t->tid == pid && !t->rt_lang && t->wait == LT_WAIT_FUTEX &&
 					    f->owner_kind == LT_OWNER_JOIN && !strcmp(lt_thread_name(t), "java")
 				    ? lt_snapshot_find(s, f->owner) : NULL;
-	return m && m->rt_lang && !strcmp(m->rt_lang, "java");
+	return m && lts_java_thread(m);
 }
 
 /* A wait for a wake-up that no field names the sender of: a glibc

@@ -543,8 +543,7 @@ static void chain_evidence(struct lt_verdict *v, const struct lt_snapshot *s, co
 static bool jvm_process(const struct lt_snapshot *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->n_threads; i++)
-		if (s->threads[i].wf && s->threads[i].wf->pid == pid && s->threads[i].rt_lang &&
-		    !strcmp(s->threads[i].rt_lang, "java"))
+		if (s->threads[i].wf && s->threads[i].wf->pid == pid && lts_java_thread(&s->threads[i]))
 			return true;
 	return false;
 }
@@ -1487,7 +1486,7 @@ static bool java_waiters(const struct lt_snapshot *s, const pid_t *w, size_t n)
 {
 	for (size_t q = 0; q < n; q++) {
 		const struct lt_thread *u = lt_snapshot_find(s, w[q]);
-		if (!u || !u->rt_lang || strcmp(u->rt_lang, "java"))
+		if (!u || !lts_java_thread(u))
 			return false;
 	}
 	return true;
