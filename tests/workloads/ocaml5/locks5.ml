@@ -57,6 +57,7 @@ external gettid : unit -> int = "lt5_gettid"
 external expect_holders : int -> unit = "lt5_expect_holders"
 external hold_and_block : int array -> int -> unit = "lt5_hold_and_block"
 external hold_and_spin : int array -> int -> bool -> unit = "lt5_hold_and_spin"
+external joined_by : Thread.t -> int -> bool = "lt5_joined_by"
 external socketpair : unit -> Unix.file_descr = "lt5_socketpair"
 external check_blocked : int array -> unit = "lt5_check_blocked"
 external say : string -> unit = "lt5_say"
@@ -99,9 +100,21 @@ let hold waiters =
   let tids = start_threads waiters 0 spin in
   hold_and_block tids 0
 
+(* The main thread joins the holder.  Thread.join's blocking section may
+   first yield the runtime lock (the tick thread asked for it): the main
+   thread then waits for the lock, and a holder that kept it from then on
+   would leave it there, a fifth waiter.  So the holder keeps the lock only
+   once it sees the main thread asleep in its join; else it ends, the join
+   returns, and the main thread starts another. *)
 let hold_spinning released waiters =
   let tids = start_threads waiters 0 spin in
-  Thread.join (Thread.create (fun () -> hold_and_spin tids 0 released) ())
+  let main = gettid () in
+  let rec attempt () =
+    Thread.join (Thread.create (fun () ->
+      if joined_by (Thread.self ()) main then hold_and_spin tids 0 released) ());
+    attempt ()
+  in
+  attempt ()
 
 let convoy waiters =
   let fds = Array.init waiters (fun _ -> socketpair ()) in

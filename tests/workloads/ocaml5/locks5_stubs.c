@@ -14,6 +14,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <caml/custom.h>
 #include <caml/mlvalues.h>
 #include <caml/signals.h>
 
@@ -201,6 +202,41 @@ value lt5_hold_and_spin(value tids, value dom, value released)
 	makecontext(&there, spin_for_ever, 0);
 	swapcontext(&here, &there);
 	return Val_unit;
+}
+
+/* spin: whether thread TID sleeps in Thread.join of the thread whose
+ * descriptor is SELF: in a futex wait inside the st_event that the
+ * descriptor's third field (Terminated) points to, {mutex; status; cond},
+ * 96 bytes in 5.2 and trunk.  Its futex is followed until the same one is
+ * seen twice 20 ms apart: one outside the event (the lock's own, the
+ * thread yielded it first) is a no.  The caller keeps the runtime lock,
+ * so TID cannot leave either wait meanwhile. */
+value lt5_joined_by(value self, value tid)
+{
+	unsigned long ev = (unsigned long)*(void **)Data_custom_val(Field(self, 2));
+	char path[64], buf[256];
+	unsigned long last = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", Int_val(tid));
+	for (int tries = 0; tries < 3000; tries++) {
+		FILE *f = fopen(path, "r");
+		long nr = -1;
+		unsigned long addr = 0;
+		if (!f) {
+			perror("ocaml5_locks: /proc/self/task/TID/syscall");
+			exit(1);
+		}
+		if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%ld %lx", &nr, &addr) != 2)
+			nr = -1;
+		fclose(f);
+		if (nr == 202 && addr >= ev && addr < ev + 96)
+			return Val_true;
+		if (nr == 202 && addr == last)
+			return Val_false;
+		last = nr == 202 ? addr : 0;
+		usleep(20000);
+	}
+	fprintf(stderr, "ocaml5_locks: thread %d in no futex wait after 60 s\n", Int_val(tid));
+	exit(1);
 }
 
 /* deadlock: the checker confirms TIDS sleep in futex waits. */
