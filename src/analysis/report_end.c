@@ -295,7 +295,7 @@ static int idle_condvar_wait(struct lt_report *r, const struct rthread *t)
 {
 	const struct rp_snap_thread *s = t->snap;
 	const struct rgroup *g = P(r)->gr[t->end_group - 1];
-	if (!s || !s->lock_kind || strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1 ||
+	if (!s || !lt_kind_condvar_like(s->lock_kind) || s->cond_signal != 1 ||
 	    s->uaddr != t->pub.end_call.addr || s->owner || s->runtime || s->acquire ||
 	    (s->owner_kind && strcmp(s->owner_kind, "none")) || !s->word_ok || !s->expected_ok ||
 	    s->word != s->expected)

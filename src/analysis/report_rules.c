@@ -666,7 +666,7 @@ static int rp_real_condvar(const struct rgroup *g)
 		const struct rp_snap_thread *s = g->mem[i]->snap;
 		if (!s || !s->lock_kind)
 			continue;
-		if (strcmp(s->lock_kind, "condition variable") || s->cond_signal != 1 || s->acquire)
+		if (!lt_kind_condvar_like(s->lock_kind) || s->cond_signal != 1 || s->acquire)
 			return 0; /* under a lock-acquire function: a lock built on it */
 		idle = 1;
 	}

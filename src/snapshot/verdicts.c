@@ -874,9 +874,7 @@ static bool signal_wait(const struct lt_thread *t)
 		return false;
 	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
 	       !f->rtlock && f->lock_kind &&
-	       (!strcmp(f->lock_kind, "condition variable") || !strcmp(f->lock_kind, "semaphore") ||
-		!strcmp(f->lock_kind, LT_KIND_JAVA_BARRIER) || !strcmp(f->lock_kind, LT_KIND_JAVA_PHASER) ||
-		!strcmp(f->lock_kind, LT_KIND_JAVA_CFUTURE) || !strcmp(f->lock_kind, LT_KIND_JAVA_FJTASK)) &&
+	       (lt_kind_condvar_like(f->lock_kind) || !strcmp(f->lock_kind, "semaphore")) &&
 	       f->private_ && !f->shared_obj && f->cond_signal != 2;
 }
 

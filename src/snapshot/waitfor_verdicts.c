@@ -1013,8 +1013,9 @@ static void chain_verdict(struct lt_snapshot *s, const struct lt_thread *t)
 		free(pp);
 	} else if (leak)
 		v->summary = lts_asprintf("thread %d (%s) %s on %s, whose only write end is held by its own "
-					  "process %d, all of whose threads are blocked: a leaked write end "
-					  "(not closed after fork?) keeps the pipe open", (int)t->tid,
+					  "process %d, all of whose threads are blocked: none is left to "
+					  "write, and that write end keeps the pipe from its end-of-file (one "
+					  "leaked across a fork, or kept for a writer of its own)", (int)t->tid,
 					  lt_thread_name(t), act ? act : "?", e->what ? e->what : "?",
 					  (int)w->pid);
 	else {
@@ -1360,6 +1361,9 @@ static const struct notify_kind notify_kinds[] = {
 	{ LT_KIND_JAVA_CFUTURE, "in CompletableFuture.get() or join() on", "the future to be completed",
 	  "complete it", 0, true },
 	{ LT_KIND_JAVA_FJTASK, "in ForkJoinTask.get() or join() of", "it to end", "end it", 0, true },
+	{ LT_KIND_JAVA_SIGNAL, "in Condition.await() on", "a signal()", "signal it", 2, true },
+	{ LT_KIND_JAVA_NOTIFY, "in Object.wait() on", "a notify()", "notify it", 2, true },
+	{ LT_KIND_JAVA_UNPARK, "in LockSupport.park(),", "an unpark()", "unpark it", 2, true },
 };
 
 static const struct notify_kind *notify_wait(const struct lt_thread *t)

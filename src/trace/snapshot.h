@@ -193,6 +193,33 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
  * outside its pool (parked on the task): any thread may complete either */
 #define LT_KIND_JAVA_CFUTURE "java.util.concurrent CompletableFuture"
 #define LT_KIND_JAVA_FJTASK "java.util.concurrent ForkJoinTask"
+/* The other parked Java waits no thread is recorded to hold, in Java's
+ * terms (no rule above, no lock claimed): a Condition's await() (a
+ * LinkedBlockingQueue's take(), an ArrayBlockingQueue's put()), an
+ * Object.wait() and a LockSupport.park() with another blocker or none (a
+ * SynchronousQueue, an Exchanger): each waits for a signal(), a notify()
+ * or an unpark() from another thread */
+#define LT_KIND_JAVA_SIGNAL "java.util.concurrent Condition (signal)"
+#define LT_KIND_JAVA_NOTIFY "Java monitor (notify)"
+#define LT_KIND_JAVA_UNPARK "java.util.concurrent LockSupport (unpark)"
+/* Is K a kind of those Java waits (all of them: a thread parked on its own
+ * Parker or ParkEvent, a glibc condition variable underneath)?  Where a
+ * rule asks whether a wait is a plain condition variable's (no lock built
+ * on it, an idle worker's), these are too. */
+static inline bool lt_kind_java_parked(const char *k)
+{
+	static const char *const kinds[] = { LT_KIND_JAVA_BARRIER, LT_KIND_JAVA_PHASER, LT_KIND_JAVA_CFUTURE,
+					     LT_KIND_JAVA_FJTASK,  LT_KIND_JAVA_SIGNAL, LT_KIND_JAVA_NOTIFY,
+					     LT_KIND_JAVA_UNPARK };
+	for (size_t i = 0; k && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(k, kinds[i]))
+			return true;
+	return false;
+}
+static inline bool lt_kind_condvar_like(const char *k)
+{
+	return k && (!strcmp(k, "condition variable") || lt_kind_java_parked(k));
+}
 #define LT_KIND_OCAML_THREAD_JOIN "OCaml Thread.join"
 #define LT_KIND_OCAML_DOMAIN_JOIN "OCaml Domain.join"
 /* Joins no runtime lock stands for: the futex's lock kind when the glibc

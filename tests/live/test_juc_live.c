@@ -34,14 +34,20 @@ static void cleanup(void)
 	tl_close_started(&wl);
 }
 
+static void start2(const char *mode, const char *arg);
 static void start(const char *mode)
+{
+	start2(mode, NULL);
+}
+
+static void start2(const char *mode, const char *arg)
 {
 	tl_skip_unless_root("needs root: another process's memory");
 	if (access(JAVA, X_OK) != 0)
 		cr_skip_test("%s missing: Debian's default-jdk-headless is needed (make deps installs it)", JAVA);
 	if (access(CLASSES "/JucLocks.class", R_OK) != 0)
 		cr_skip_test("%s/JucLocks.class not built: javac was missing at build time", CLASSES);
-	char *argv[] = { JAVA, "-cp", CLASSES, "JucLocks", (char *)mode, NULL };
+	char *argv[] = { JAVA, "-cp", CLASSES, "JucLocks", (char *)mode, (char *)arg, NULL };
 	ntruth = 0;
 	cr_assert_eq(tl_spawn(&wl, argv), 0);
 	cr_assert(tl_wait_for(&wl, 0, "ready", truth, &ntruth, 64, 120000), "JucLocks %s never got ready", mode);
@@ -1321,4 +1327,95 @@ Test(juc_live, forkjointask_get_waits_for_its_stuck_worker, .fini = cleanup, .ti
 {
 	future_late("fjtask-late", LT_KIND_JAVA_FJTASK,
 		    "in ForkJoinTask.get() or join() of the task java.util.concurrent.ForkJoinTask$AdaptedRunnableAction@");
+}
+
+/* handoff-late KIND: ho-waiter waits in handoffWait for a hand-off (a
+ * queue's take() or put(), a SynchronousQueue, an Exchanger, Object.wait()
+ * on a free monitor, park() with no blocker) that ho-late would make after
+ * a read() on a pipe nobody writes; main joins the waiter.  Before: the
+ * same chain, its wait said in C's terms ("waits on condition variable
+ * [anonymous mapping 0x...] (0x...) for a signal (pthread_cond_signal or
+ * _broadcast)").  Now Java's: the call, its object (the one jstack says it
+ * parks on or waits on; none for a park with no blocker), the API the
+ * program called and where, and what ends it. */
+static void handoff_late(const char *kind, const char *lock_kind, const char *head, const char *api,
+			 const char *jstack_what)
+{
+	start2("handoff-late", kind);
+	pid_t w = tid_of("W"), late = tid_of("L");
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_assert_neq(s->verdicts[i].kind, LT_VERDICT_DEADLOCK, "%s", s->verdicts[i].summary);
+	const struct lt_verdict *v = verdict_of(s, w);
+	cr_assert_eq(v->kind, LT_VERDICT_WAIT_CHAIN, "%s", v->summary);
+	cr_assert_eq(v->n_tids, 1, "%s", v->summary);
+	const struct lt_thread *t = lt_snapshot_find(s, w);
+	cr_assert_str_eq(t->futex.lock_kind ? t->futex.lock_kind : "-", lock_kind);
+	char want[500];
+	if (jstack_what)
+		snprintf(want, sizeof(want), "thread %d (ho-waiter) waits %s0x%" PRIx64 " (%scalled by "
+			 "JucLocks.handoffWait (JucLocks.java:", (int)w, head, t->futex.lock_base, api);
+	else
+		snprintf(want, sizeof(want), "thread %d (ho-waiter) waits %s (%scalled by JucLocks.handoffWait "
+			 "(JucLocks.java:", (int)w, head, api);
+	cr_assert(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	snprintf(want, sizeof(want), "which only another thread of process %d can end (a futex private to it), and none "
+		 "can now (each asleep without a timeout); one of them, thread %d (ho-late), is itself in a wait chain",
+		 (int)wl.pid, (int)late);
+	cr_assert(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
+	cr_assert_eq(v->cause_tid, late, "%s", v->summary);
+	if (access(JSTACK, X_OK) != 0) {
+		fprintf(stderr, "juc_live: %s missing: the object is not checked against jstack\n", JSTACK);
+	} else {
+		static char out[1 << 20];
+		run_jstack(out, sizeof(out));
+		uint64_t js = jstack_addr(out, "ho-waiter", jstack_what ? jstack_what : "- parking to wait for  <");
+		if (jstack_what)
+			cr_assert_eq(js, t->futex.lock_base, "jstack: 0x%" PRIx64 ", locktrace: 0x%" PRIx64, js,
+				     t->futex.lock_base);
+		else
+			cr_assert_eq(js, 0, "jstack says ho-waiter parks on 0x%" PRIx64, js);
+	}
+	no_jvm_idle_thread(s);
+	lt_snapshot_free(s);
+}
+
+static const char PARK[] = "- parking to wait for  <";
+
+Test(juc_live, linkedblockingqueue_take_waits_for_its_stuck_producer, .fini = cleanup, .timeout = 240)
+{
+	handoff_late("take", LT_KIND_JAVA_SIGNAL,
+		     "in Condition.await() on java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@",
+		     "in LinkedBlockingQueue.take(), ", PARK);
+}
+
+Test(juc_live, arrayblockingqueue_put_waits_for_its_stuck_consumer, .fini = cleanup, .timeout = 240)
+{
+	handoff_late("put", LT_KIND_JAVA_SIGNAL,
+		     "in Condition.await() on java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@",
+		     "in ArrayBlockingQueue.put(), ", PARK);
+}
+
+Test(juc_live, synchronousqueue_take_waits_for_its_stuck_producer, .fini = cleanup, .timeout = 240)
+{
+	handoff_late("sq", LT_KIND_JAVA_UNPARK,
+		     "in LockSupport.park(), blocker java.util.concurrent.SynchronousQueue$TransferStack@",
+		     "in SynchronousQueue.take(), ", PARK);
+}
+
+Test(juc_live, exchanger_waits_for_its_stuck_partner, .fini = cleanup, .timeout = 240)
+{
+	handoff_late("exchange", LT_KIND_JAVA_UNPARK, "in LockSupport.park(), blocker java.util.concurrent.Exchanger@",
+		     "in Exchanger.exchange(), ", PARK);
+}
+
+Test(juc_live, object_wait_on_a_free_monitor_waits_for_its_stuck_notifier, .fini = cleanup, .timeout = 240)
+{
+	handoff_late("wait", LT_KIND_JAVA_NOTIFY, "in Object.wait() on JucLocks$Mon@", "", "- waiting on <");
+}
+
+Test(juc_live, park_with_no_blocker_waits_for_its_stuck_unparker, .fini = cleanup, .timeout = 240)
+{
+	handoff_late("park", LT_KIND_JAVA_UNPARK, "in LockSupport.park(), no blocker", "", NULL);
 }

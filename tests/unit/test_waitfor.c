@@ -806,7 +806,7 @@ Test(waitfor_verdicts, leaked_write_end_in_a_jvm_whatever_its_own_threads_do)
 		cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
 		bool leak = false;
 		for (size_t i = 0; i < s.n_verdicts; i++)
-			leak |= strstr(s.verdicts[i].summary, "leaked write end") != NULL;
+			leak |= strstr(s.verdicts[i].summary, "keeps the pipe from its end-of-file") != NULL;
 		cr_expect_eq(leak, c < 2, "case %d: %s", c, s.n_verdicts ? s.verdicts[0].summary : "-");
 		free_snap(&s);
 	}
@@ -2265,7 +2265,7 @@ Test(waitfor_verdicts, idle_event_loop_on_its_own_socket_pair_is_no_chain)
 enum notify_case { NOTIFY_STUCK, NOTIFY_OTHER_RUNS, NOTIFY_OTHER_TIMED, NOTIFY_OTHER_IDLE, NOTIFY_PENDING,
 		   NOTIFY_HOLDS, NOTIFY_BARRIER, NOTIFY_OTHER_SHARED, NOTIFY_OWN_FLOCK, NOTIFY_TWO_STUCK, NOTIFY_BEHIND,
 		   NOTIFY_PHASER, NOTIFY_PHASER_VM_RUNS, NOTIFY_PHASER_JAVA_RUNS,
-		   NOTIFY_PHASER_JVM_JAVA_RUNS };
+		   NOTIFY_PHASER_JVM_JAVA_RUNS, NOTIFY_JAVA_QUEUE };
 static void notify_waiter(struct lt_thread *t, pid_t tid, const char *kind)
 {
 	blocked(t, tid, 202, LT_WAIT_FUTEX);
@@ -2304,6 +2304,17 @@ static size_t notify_proc(struct lt_thread th[6], enum notify_case c)
 		      c == NOTIFY_PHASER_JVM_JAVA_RUNS;
 	if (phaser)
 		java_party(&th[0], 100, 0x5000);
+	if (c == NOTIFY_JAVA_QUEUE) {
+		/* a LinkedBlockingQueue.take() of an empty queue, named by the
+		 * model (lock_hotspot_juc.c, parked_wait) */
+		th[0].futex.lock_kind = LT_KIND_JAVA_SIGNAL;
+		th[0].futex.lock_base = 0x69ec3c830;
+		th[0].futex.lock_name = strdup("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@"
+					       "0x69ec3c830");
+		th[0].futex.lock_state = strdup("in LinkedBlockingQueue.take(), called by Q.take1 (Q.java:17); its "
+						"condition variable: group 0 (G2), 1 waiter");
+		th[0].rt_lang = "java";
+	}
 	if (c == NOTIFY_BEHIND) {
 		/* 101 waits for a mutex 102 holds, 102 for a file lock: 101 is
 		 * behind it */
@@ -2564,6 +2575,26 @@ Test(waitfor_verdicts, java_phaser_parties_are_one_wait_on_the_phaser)
 				       "another thread of process 100 can end", 140) &&
 		  strstr(v->summary, "the only one, thread 101 (t101), is itself in a lock wait") &&
 		  strstr(v->summary, "(that it would arrive once free"), "%s", v->summary);
+	free_snap(&s);
+}
+
+/* A Java thread in LinkedBlockingQueue.take(), its producer stuck: said
+ * in Java's terms (the Condition, the API called and where, a signal()),
+ * not as a condition variable of an anonymous mapping */
+Test(waitfor_verdicts, java_queue_take_is_said_in_javas_terms)
+{
+	struct lt_thread th[6];
+	struct lt_snapshot s = { .pid = 100, .threads = th, .n_threads = notify_proc(th, NOTIFY_JAVA_QUEUE) };
+	cr_assert_eq(lt_snapshot_diagnose(&s, NULL), 0);
+	const struct lt_verdict *v = chain_of(&s, 100);
+	cr_assert_not_null(v, "no chain: %s", s.n_verdicts ? s.verdicts[0].summary : "");
+	static const char want[] = "thread 100 (t100) waits in Condition.await() on "
+				   "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@0x69ec3c830 "
+				   "(in LinkedBlockingQueue.take(), called by Q.take1 (Q.java:17)) for a signal(), "
+				   "which only another thread of process 100 can end";
+	cr_expect(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+	cr_expect(strstr(v->summary, "(that it would signal it once free"), "%s", v->summary);
+	cr_expect_eq(v->cause_tid, 101);
 	free_snap(&s);
 }
 

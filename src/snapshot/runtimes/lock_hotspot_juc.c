@@ -973,11 +973,132 @@ static bool phaser_wait(struct jvm *j, uint64_t node, struct lt_rtthread *r)
 	return r->sig_name && r->sig_state;
 }
 
+/* ---- the other parked waits, in Java's terms ---- */
+
+static bool jdk_frame(const char *f)
+{
+	return f && (!strncmp(f, "java.", 5) || !strncmp(f, "jdk.", 4) || !strncmp(f, "sun.", 4) ||
+		     !strncmp(f, "javax.", 6));
+}
+
+/* "LinkedBlockingQueue.take" of "java.util.concurrent.LinkedBlockingQueue.take" */
+static const char *class_method(const char *f)
+{
+	const char *m = strrchr(f, '.'), *c = m;
+	if (!m)
+		return f;
+	while (c > f && c[-1] != '.')
+		c--;
+	return c > f ? c : f;
+}
+
+/* Where the program called the wait of the thread at T, whose innermost
+ * Java frame must begin with INNER (the JDK's own wait: Unsafe.park,
+ * Object.wait), else NULL: "in LinkedBlockingQueue.take(), called by
+ * Q.take1 (Q.java:22)": the JDK's frame the first frame of the program's
+ * code called, and that frame; a thread that runs the JDK's code only (a
+ * pool's worker, a Timer) is said by the frame that called ENTRY (the wait
+ * it is in: ConditionObject.await, Object.wait).  ENTRY itself, called by
+ * the program, is not said again ("called by Q.run (Q.java:9)").  *JOIN:
+ * Thread.join() is among the innermost frames. */
+static char *called_where(struct jvm *j, const struct jthread *t, const char *inner, const char *entry, bool *join)
+{
+	struct lt_rtthread r = { 0 };
+	uint64_t pc = 0;
+	size_t bad = j->frames_bad;
+	char *out = NULL;
+	*join = false;
+	if (hs_java_walk(j, t, &r, &pc) || !r.n_frames || !r.frames[0].func ||
+	    strncmp(r.frames[0].func, inner, strlen(inner)))
+		goto done;
+	size_t u = 0, e = r.n_frames;
+	for (size_t k = 0; k < r.n_frames && k < 6; k++)
+		*join |= r.frames[k].func && !strcmp(r.frames[k].func, "java.lang.Thread.join");
+	while (u < r.n_frames && jdk_frame(r.frames[u].func))
+		u++;
+	for (size_t k = 0; k < r.n_frames; k++)
+		if (r.frames[k].func && strstr(r.frames[k].func, entry))
+			e = k;
+	const struct lt_rtframe *api = u > 0 && u < r.n_frames ? &r.frames[u - 1]
+				       : e + 1 < r.n_frames     ? &r.frames[e + 1] : NULL;
+	const struct lt_rtframe *by = u > 0 && u < r.n_frames && r.frames[u].func ? &r.frames[u] : NULL;
+	if (api && (!api->func || strstr(api->func, entry)))
+		api = NULL; /* the program called the wait itself */
+	char where[160] = "";
+	if (by && by->file && by->line > 0)
+		snprintf(where, sizeof(where), " (%s:%d)", by->file, by->line);
+	if (api && by)
+		out = lts_asprintf("in %s(), called by %s%s", class_method(api->func), by->func, where);
+	else if (api)
+		out = lts_asprintf("in %s() (the JDK's own code)", class_method(api->func));
+	else if (by)
+		out = lts_asprintf("called by %s%s", by->func, where);
+	else
+		out = lts_strdup("where it was called is not read");
+done:
+	j->frames_bad = bad;
+	lt_rtthread_clear(&r);
+	return out;
+}
+
+/* The object of the Object.wait() of the thread at T, 0 none. */
+static uint64_t waiting_object(struct jvm *j, const struct jthread *t, uint64_t *om)
+{
+	const struct lay *L = &j->L;
+	*om = L->jt_waiting && L->monitors ? hs_rd64(j, t->addr + L->jt_waiting) : 0;
+	uint64_t slot = *om ? hs_rd64(j, *om + L->om_object) : 0;
+	return slot ? hs_rd64(j, slot) : 0;
+}
+
+/* A parked wait no rule before names and no lock model claimed, of the
+ * thread at T whose parkBlocker is BLOCKER (of class CLS; 0: none): a
+ * Condition's await() (whoever holds its lock: one that runs may signal),
+ * an Object.wait() (no blocker, a waiting monitor), a LockSupport.park()
+ * with another blocker or none.  Named into *R by the object, with where
+ * the program called it; false: none of these (frames not read, another
+ * wait, a Thread.join(), which hs_join_wait claims). */
+static bool parked_wait(struct jvm *j, const struct jthread *t, uint64_t blocker, const char *cls,
+			struct lt_rtthread *r, uint64_t *om)
+{
+	bool join = false;
+	char ocls[256];
+	*om = 0;
+	if (blocker && condition_lock(j, blocker)) {
+		r->sig_state = called_where(j, t, "jdk.internal.misc.Unsafe.park", "$ConditionObject.await", &join);
+		r->sig_kind = LT_KIND_JAVA_SIGNAL;
+		r->sig_obj = blocker;
+		r->sig_name = lts_asprintf("%s@0x%" PRIx64, cls, blocker);
+	} else if (blocker) {
+		r->sig_state = called_where(j, t, "jdk.internal.misc.Unsafe.park", "LockSupport.park", &join);
+		r->sig_kind = LT_KIND_JAVA_UNPARK;
+		r->sig_obj = blocker;
+		r->sig_name = lts_asprintf("blocker %s@0x%" PRIx64, cls, blocker);
+	} else {
+		uint64_t obj = waiting_object(j, t, om);
+		if (obj) {
+			if (hs_class_name(j, hs_klass_of(j, obj), ocls, sizeof(ocls)))
+				return false;
+			r->sig_state = called_where(j, t, "java.lang.Object.wait", "java.lang.Object.wait", &join);
+			r->sig_kind = LT_KIND_JAVA_NOTIFY;
+			r->sig_obj = obj;
+			r->sig_name = lts_asprintf("%s@0x%" PRIx64, ocls, obj);
+		} else {
+			r->sig_state = called_where(j, t, "jdk.internal.misc.Unsafe.park", "LockSupport.park", &join);
+			r->sig_kind = LT_KIND_JAVA_UNPARK;
+			r->sig_obj = t->addr; /* its own: no two are one wait */
+			r->sig_name = lts_strdup("no blocker");
+		}
+	}
+	return r->sig_state && !join;
+}
+
 /* Threads parked waiting for other threads to arrive, which no thread
  * holds: in CyclicBarrier.await() (the barrier's Condition, its lock
  * free: the barrier itself is not reachable from there, so its count is
- * not read) or in a Phaser's advance; and threads in a CompletableFuture's
- * or a ForkJoinTask's get() or join().  Their futex waits are named so
+ * not read) or in a Phaser's advance; threads in a CompletableFuture's
+ * or a ForkJoinTask's get() or join(); and the other parked waits no lock
+ * model claimed (parked_wait: a Condition's await(), an Object.wait(), a
+ * LockSupport.park()).  Their futex waits are named so
  * (lt_rtthread.sig_kind) for the rules on signal waits; TH the scan's
  * threads, as j->t.  The Phaser's numbers are read twice (num_field), the
  * blocker and the thread's state again at the end. */
@@ -995,11 +1116,15 @@ int hs_juc_parties(struct jvm *j, const size_t *idx, struct lt_rtthread *th)
 				       "snapshot's time ran out", i, j->n);
 			break;
 		}
-		char cls[256];
-		if (!park_blocker(j, t->addr, &blocker) || !blocker ||
-		    hs_class_name(j, hs_klass_of(j, blocker), cls, sizeof(cls)))
+		char cls[256] = "";
+		uint64_t om = 0, om2 = 0;
+		bool drop = false;
+		if (!park_blocker(j, t->addr, &blocker) ||
+		    (blocker && hs_class_name(j, hs_klass_of(j, blocker), cls, sizeof(cls))))
 			continue;
-		if (!strcmp(cls, "java.util.concurrent.Phaser$QNode")) {
+		if (!blocker) {
+			drop = !parked_wait(j, t, 0, NULL, r, &om);
+		} else if (!strcmp(cls, "java.util.concurrent.Phaser$QNode")) {
 			if (!phaser_wait(j, blocker, r))
 				continue;
 		} else if (!strcmp(cls, "java.util.concurrent.CompletableFuture$Signaller")) {
@@ -1019,18 +1144,22 @@ int hs_juc_parties(struct jvm *j, const size_t *idx, struct lt_rtthread *th)
 			r->sig_state = lts_strdup("in ForkJoinTask.get() or join()");
 		} else {
 			uint64_t lock = condition_lock(j, blocker);
-			if (!lock || !owner_of(j, lock, &owner) || owner ||
-			    !await_called_by(j, t, "java.util.concurrent.CyclicBarrier.dowait"))
-				continue; /* no Condition, its lock held (a notify wait), or
-					     not the barrier's (its action's own wait) */
-			r->sig_kind = LT_KIND_JAVA_BARRIER;
-			r->sig_obj = blocker;
-			r->sig_name = lts_asprintf("%s@0x%" PRIx64 " (a CyclicBarrier's Condition)", cls, blocker);
-			r->sig_state = lts_strdup("in CyclicBarrier.await(), the barrier's lock free (how many "
-						  "parties it needs is not read)");
+			if (lock && owner_of(j, lock, &owner) && !owner &&
+			    await_called_by(j, t, "java.util.concurrent.CyclicBarrier.dowait")) {
+				r->sig_kind = LT_KIND_JAVA_BARRIER;
+				r->sig_obj = blocker;
+				r->sig_name = lts_asprintf("%s@0x%" PRIx64 " (a CyclicBarrier's Condition)", cls, blocker);
+				r->sig_state = lts_strdup("in CyclicBarrier.await(), the barrier's lock free (how many "
+							  "parties it needs is not read)");
+			} else {
+				/* another Condition's wait (its lock free, or held
+				 * by a thread that may signal), another blocker's */
+				drop = !parked_wait(j, t, blocker, cls, r, &om);
+			}
 		}
-		if (!park_blocker(j, t->addr, &b2) || b2 != blocker || hs_rd(j, t->addr + j->L.jt_state, &state, 4) ||
-		    state != j->L.blocked || !r->sig_name || !r->sig_state) {
+		if (drop || !park_blocker(j, t->addr, &b2) || b2 != blocker ||
+		    hs_rd(j, t->addr + j->L.jt_state, &state, 4) || state != j->L.blocked || !r->sig_name ||
+		    !r->sig_state || (om && (waiting_object(j, t, &om2), om2 != om))) {
 			free(r->sig_name);
 			free(r->sig_state);
 			r->sig_name = r->sig_state = NULL;

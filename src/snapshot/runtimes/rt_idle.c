@@ -278,7 +278,7 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 		t->rt_refq = false;
 		if (t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock || !f->lock_kind)
 			continue;
-		bool cond = !strcmp(f->lock_kind, "condition variable");
+		bool cond = lt_kind_condvar_like(f->lock_kind);
 		if (!cond && strcmp(f->lock_kind, "semaphore"))
 			continue;
 		/* a condition variable: only one nobody holds and whose word
@@ -315,7 +315,7 @@ bool lt_rt_idle_wait(const struct lt_thread *t)
 		return false;
 	if (f->lock_state && strstr(f->lock_state, LT_RT_IDLE_STATE))
 		return true;
-	return f->lock_kind && !strcmp(f->lock_kind, "condition variable") && f->cond_signal == 1;
+	return lt_kind_condvar_like(f->lock_kind) && f->cond_signal == 1;
 }
 
 bool lt_rt_keeps(const struct lt_thread *o)

@@ -78,6 +78,13 @@
  *   ForkJoinTask a ForkJoinPool's worker runs) after a read() on a pipe
  *   nobody writes; the main thread joins the getter after "ready".  Roles
  *   G, L; L's "inread" line.
+ * handoff-late KIND (hangs): "ho-waiter" waits, in handoffWait, for a hand-off
+ *   that "ho-late" makes after a read() on a pipe nobody writes: KIND take
+ *   (LinkedBlockingQueue.take() of an empty queue), put (ArrayBlockingQueue
+ *   .put() into a full one), sq (SynchronousQueue.take()), exchange
+ *   (Exchanger.exchange()), wait (Object.wait() on a Mon, its monitor
+ *   free), park (LockSupport.park() with no blocker); the main thread
+ *   joins the waiter after "ready".  Roles W, L; L's "inread" line.
  *
  * Prints (one fact per line):
  *   pid=PID
@@ -778,6 +785,53 @@ public class JucLocks {
 		g.thread.join();
 	}
 
+	static final java.util.concurrent.LinkedBlockingQueue<Integer> HO_LBQ = new java.util.concurrent.LinkedBlockingQueue<>();
+	static final java.util.concurrent.ArrayBlockingQueue<Integer> HO_ABQ = new java.util.concurrent.ArrayBlockingQueue<>(1);
+	static final java.util.concurrent.SynchronousQueue<Integer> HO_SQ = new java.util.concurrent.SynchronousQueue<>();
+	static final java.util.concurrent.Exchanger<Integer> HO_EX = new java.util.concurrent.Exchanger<>();
+	static final Mon HO_MON = new Mon();
+
+	/* the waiter's side of handoff-late: one call, its caller this frame */
+	static void handoffWait(String kind) throws InterruptedException {
+		switch (kind) {
+		case "take": HO_LBQ.take(); break;
+		case "put": HO_ABQ.put(2); break;
+		case "sq": HO_SQ.take(); break;
+		case "exchange": HO_EX.exchange(1); break;
+		case "wait": synchronized (HO_MON) { HO_MON.wait(); } break;
+		case "park": java.util.concurrent.locks.LockSupport.park(); break;
+		default: throw new IllegalArgumentException(kind);
+		}
+	}
+
+	static void handoffLate(String kind) throws Exception {
+		HO_ABQ.add(1); /* full */
+		java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+		Worker w = new Worker("ho-waiter", () -> {
+			try {
+				handoffWait(kind);
+			} catch (InterruptedException e) {
+			}
+		});
+		w.announce("W");
+		Worker late = new Worker("ho-late", () -> {
+			readForever(pipe);
+			HO_LBQ.add(1);
+			HO_ABQ.poll();
+			HO_SQ.offer(1);
+			synchronized (HO_MON) {
+				HO_MON.notifyAll();
+			}
+			java.util.concurrent.locks.LockSupport.unpark(w.thread);
+		});
+		late.announce("L");
+		awaitBlocked(w, kind, "-");
+		awaitIn(late, 0);
+		Thread.sleep(500);
+		out("ready");
+		w.thread.join();
+	}
+
 	public static void main(String[] args) throws Exception {
 		out("pid=" + ProcessHandle.current().pid());
 		switch (args.length > 0 ? args[0] : "") {
@@ -803,6 +857,7 @@ public class JucLocks {
 		case "phaser-late": partiesLate(true); break;
 		case "cfuture-late": futureLate(false); break;
 		case "fjtask-late": futureLate(true); break;
+		case "handoff-late": handoffLate(args[1]); break;
 		default:
 			System.err.println("usage: JucLocks rl-deadlock|mixed|rw-deadlock|notify-held|wait-deadlock|rl-exited|shared-waits|read-cycle "
 					   + "|waitfor-child FLOCK FILE [timed]|waitfor-pipe|future-pipe|future-starve|future-queued-io|future-sched|future-cycle|join-lock|join-pipe|join-free|barrier-late|phaser-late|cfuture-late|fjtask-late "
