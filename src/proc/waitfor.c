@@ -3224,6 +3224,64 @@ static void fifo_open_edge(struct cctx *c, struct lt_thread *t)
 	}
 }
 
+/* multiprocessing's forkserver: a Process's join() polls the Popen's
+ * sentinel, a pipe whose only write end the forkserver (the Process's
+ * parent) keeps and writes the Process's exit status to once it has
+ * reaped it (rt_cpython.c read the Process's pid and the sentinel's fd
+ * from the frame): the Process's exit ends the wait, the forkserver only
+ * passes it on, so the sentinel's edge becomes that exit's.  Left as the
+ * pipe's when the Process holds a write end itself (the fork method: the
+ * pipe says it), is gone or a zombie (the forkserver's to report), or
+ * its parent is not the pipe's only writer.  After the scan of /proc that
+ * found the pipe's writers. */
+static void mp_sentinel_edge(struct lt_thread *t)
+{
+	if (t->mp_child <= 0 || !t->wf)
+		return;
+	for (size_t i = 0; i < t->wf->n_edges; i++) {
+		struct lt_wf_edge *e = &t->wf->edges[i];
+		if (e->fd != t->mp_sentinel || e->kind != LT_WF_PIPE_READ || e->n_pids == 0 || e->more_pids)
+			continue;
+		char path[64], state = 0;
+		int ppid = 0;
+		size_t len = 0;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->mp_child);
+		char *st = lts_read_all(path, &len);
+		const char *rp = st ? strrchr(st, ')') : NULL;
+		if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2 || state == 'Z' || state == 'X' || ppid <= 1) {
+			free(st);
+			return;
+		}
+		free(st);
+		for (size_t k = 0; k < e->n_pids; k++)
+			if (e->pids[k] != ppid)
+				return; /* the Process's own write end, or another writer */
+		const struct lt_rtframe *f = t->mp_frame < t->n_rt_frames ? &t->rt_frames[t->mp_frame] : NULL;
+		char *what = lts_asprintf("the exit of process %d, a multiprocessing Process that its forkserver %d "
+					  "started, which writes its exit status to this pipe (the sentinel, fd %d)",
+					  (int)t->mp_child, ppid, t->mp_sentinel);
+		char *ev = lts_asprintf("its Python frame %s (%s:%d) waits for the Popen's sentinel (self.sentinel, "
+					"fd %d) to become readable, the Popen's pid (self.pid) process %d, whose parent "
+					"%d holds the pipe's only write end (/proc/*/fd): multiprocessing's forkserver "
+					"writes a Process's exit status there once it has reaped it",
+					f && f->func ? f->func : "?", f && f->file ? f->file : "?", f ? f->line : 0,
+					t->mp_sentinel, (int)t->mp_child, ppid);
+		if (!what || !ev) {
+			free(what);
+			free(ev);
+			return;
+		}
+		free(e->what);
+		free(e->evidence);
+		e->what = what;
+		e->evidence = ev;
+		e->kind = LT_WF_EXIT;
+		e->pids[0] = t->mp_child;
+		e->n_pids = 1;
+		return;
+	}
+}
+
 static bool poll_timeout(const struct lt_thread *t)
 {
 	return t->fdw.has_timeout;
@@ -3374,6 +3432,7 @@ void lt_waitfor_collect(struct lt_snapshot *s, struct lt_mem *mem)
 	}
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct lt_waitfor *w = s->threads[i].wf;
+		mp_sentinel_edge(&s->threads[i]);
 		for (size_t k = 0; w && k < w->n_edges; k++) {
 			struct lt_wf_edge *e = &w->edges[k];
 			/* an eventfd or a message queue no other process holds:

@@ -568,6 +568,15 @@ struct lt_thread {
 	bool poll_pipes;
 	pid_t poll_child;
 	double poll_timeout_s, poll_deadline_s;
+	/* A multiprocessing Process's exit waited for on its sentinel, a pipe
+	 * whose write end its starter keeps (the forkserver's: Python's
+	 * popen_forkserver.Popen.poll, or popen_fork.Popen.wait with a
+	 * timeout): the Process's pid (self.pid) and the sentinel's fd
+	 * (self.sentinel), read from that frame's locals (rt_cpython.c;
+	 * waitfor.c makes the sentinel's edge the Process's exit); 0 none. */
+	pid_t mp_child;
+	int mp_sentinel;
+	unsigned char mp_frame;
 	/* Who can end its wait (waitfor.h, docs/waits.md): its process and
 	 * the wait-for edges; NULL when not examined. */
 	struct lt_waitfor *wf;

@@ -4726,3 +4726,66 @@ Test(waitfor_live, python38_run_with_a_timeout_polling_its_childs_pipes_is_a_cha
 		cr_skip_test("no pyenv build of CPython 3.8 in %s", dir);
 	run_timeout_chain(py);
 }
+
+static const char FORKSERVER_PY[] =
+	"import multiprocessing as mp, os, sys\n"
+	"def child():\n"
+	"    r, w = os.pipe()\n"
+	"    os.read(r, 1)\n"
+	"if __name__ == '__main__':\n"
+	"    mp.set_start_method('forkserver')\n"
+	"    p = mp.Process(target=child); p.start()\n"
+	"    print('process pid=%d' % p.pid, flush=True)\n"
+	"    print('ready', flush=True)\n"
+	"    p.join()\n";
+
+/* A multiprocessing Process started by the forkserver (Python 3.14's
+ * default start method on Linux), its join() waiting while the Process
+ * reads a pipe nobody writes: the join polls the Popen's sentinel, whose
+ * only write end the forkserver keeps (it writes the exit status there once
+ * it has reaped the Process).  Before: "write end held by process F, in an
+ * event wait (idle)", the forkserver's loop, and no verdict for the join;
+ * now the Process's exit, and a chain into it. */
+Test(waitfor_live, a_forkserver_process_join_waits_for_that_process)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	snprintf(extra_link, sizeof(extra_link), "/tmp/lt-waitfor-%d-fs.py", (int)getpid());
+	FILE *f = fopen(extra_link, "w");
+	cr_assert_not_null(f, "%s: %s", extra_link, strerror(errno));
+	cr_assert_eq(fputs(FORKSERVER_PY, f) >= 0 && fclose(f) == 0, 1, "%s", extra_link);
+	tl_start_ready(&procs[0], (char *const[]){ TL_PYTHON, extra_link, NULL }, lines[0], &nlines[0], 64, 30000);
+	pid_t p = procs[0].pid, child = (pid_t)tl_truth_val(lines[0], nlines[0], "process", NULL, "pid");
+	cr_assert_gt(child, 0);
+	orphan = child;
+	tl_wait_in_read(child, child, 10000);
+	tl_wait_in_call(p, p, 7, 10000); /* poll */
+	char path[64], *stat;
+	size_t len = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)child);
+	stat = lts_read_all(path, &len);
+	int fs = 0;
+	cr_assert(stat && strrchr(stat, ')') && sscanf(strrchr(stat, ')') + 1, " %*c %d", &fs) == 1);
+	free(stat);
+	cr_assert_neq(fs, p, "the Process is the forkserver's child, not the parent's");
+	struct lt_snapshot *s = take(p);
+	const struct lt_wf_edge *e = edge_of(s, p, LT_WF_EXIT);
+	cr_assert_eq(e->n_pids, 1);
+	cr_expect_eq(e->pids[0], child);
+	cr_expect_eq(e->pstate, LT_WFP_BLOCKED);
+	char want[200];
+	snprintf(want, sizeof(want), "the exit of process %d, a multiprocessing Process that its forkserver %d started",
+		 (int)child, fs);
+	cr_expect(e->what && strstr(e->what, want), "%s", e->what ? e->what : "-");
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < s->n_verdicts && !v; i++)
+		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+			if (s->verdicts[i].tids[k] == p)
+				v = &s->verdicts[i];
+	cr_assert_not_null(v, "no verdict for the join");
+	cr_expect_eq(v->kind, LT_VERDICT_WAIT_CHAIN, "%s", v->summary);
+	snprintf(want, sizeof(want), "poll(1 fds) waits for process %d [blocked itself]", (int)child);
+	cr_expect(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
+	lt_snapshot_free(s);
+}

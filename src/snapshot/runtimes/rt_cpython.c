@@ -1040,6 +1040,40 @@ static void popen_poll(struct model *m, const struct ts *x)
 	}
 }
 
+/* multiprocessing: a Process's join() (Popen.wait) with the forkserver
+ * start method (Python 3.14's default on Linux) waits in
+ * multiprocessing.connection.wait() for the Popen's sentinel to become
+ * readable: popen_forkserver.Popen.poll (or popen_fork.Popen.wait with a
+ * timeout) calls it, with self.pid the Process's pid and self.sentinel
+ * the fd of a pipe whose write end the forkserver keeps, and writes the
+ * Process's exit status to when it has reaped it.  Read here: which
+ * process's exit ends the wait (waitfor.c makes the sentinel's edge so). */
+static void mp_sentinel_wait(struct model *m, const struct ts *x)
+{
+	struct lt_thread *t = x->t;
+	if (t->wait != LT_WAIT_POLL || !t->fdw.n_fds)
+		return;
+	for (size_t k = 0; k < t->n_rt_frames && k < 5; k++) {
+		const struct lt_rtframe *r = &t->rt_frames[k];
+		const char *base = r->file ? strrchr(r->file, '/') : NULL;
+		const char *dot = r->func ? strrchr(r->func, '.') : NULL;
+		const char *fn = dot ? dot + 1 : r->func;
+		if (!fn || !base ||
+		    !((!strcmp(base, "/popen_forkserver.py") && !strcmp(fn, "poll")) ||
+		      (!strcmp(base, "/popen_fork.py") && !strcmp(fn, "wait"))))
+			continue;
+		uint64_t self, pid, fd, n, s;
+		if (local_named(m, x, k, "self", &self) || pyr_attr(&m->r, self, "pid", &pid) ||
+		    pyr_long(&m->r, pid, &n) || n == 0 || n >= INT32_MAX ||
+		    pyr_attr(&m->r, self, "sentinel", &fd) || pyr_long(&m->r, fd, &s) || s >= 1u << 20)
+			return;
+		t->mp_child = (pid_t)n;
+		t->mp_sentinel = (int)s;
+		t->mp_frame = (unsigned char)k;
+		return;
+	}
+}
+
 /* ---- concurrent.futures: a thread in Future.result() ----
  *
  * Future.result() and Future.exception() (concurrent/futures/_base.py)
@@ -1813,8 +1847,10 @@ static void interp_threads(struct model *m, uint64_t interp)
 		futures(m, v, n);
 	semlocks(m, interp, v, n);
 	for (size_t i = 0; i < n; i++)
-		if (v[i].locals)
+		if (v[i].locals) {
 			popen_poll(m, &v[i]);
+			mp_sentinel_wait(m, &v[i]);
+		}
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].locals);
 		free(v[i].codes);
