@@ -395,8 +395,11 @@ static const char *rt_idle(const struct lt_stack *st)
 		const struct lt_sframe *f = &st->frames[i];
 		const char *l = NULL;
 		if (f->lang == LT_SFRAME_JAVA) {
-			if (jav++ < LT_RT_IDLE_FRAMES)
+			if (jav < LT_RT_IDLE_FRAMES)
 				l = lt_rt_idle_java_label(f->func);
+			if (!l && jav < LT_RT_IDLE_POOL_FRAMES)
+				l = lt_rt_idle_java_pool_label(f->func);
+			jav++;
 		} else if (nat < LT_RT_IDLE_FRAMES) {
 			nat += !f->inlined; /* functions' frames counted, not their inlined calls' */
 			l = lt_rt_idle_frame_label(f->func, f->module, callee ? callee->func : NULL,
@@ -1010,14 +1013,16 @@ static void print_text(FILE *out, const char *path, struct prof *p, const struct
 	if (p->rt_idle_ns)
 		fprintf(out, "  runtimes: %.1f ms of the waiting are the runtime's own threads waiting for work (a JVM's "
 			"compiler threads, GC workers, VM thread, service threads and Reference Handler; libuv's workers; "
-			"the java launcher's join of the main thread), listed last, not contention\n\n",
+			"the java launcher's join of the main thread), and an executor's idle workers waiting for a task, "
+			"listed last, not contention\n\n",
 			(double)p->rt_idle_ns / 1e6);
 	print_gil_runnable(out, p);
 	for (size_t i = 0; i < p->wait.n && i < rows; i++) {
 		int idle = p->wait.e[i].idle;
 		if (idle && (!i || p->wait.e[i - 1].idle != idle))
 			fprintf(out, idle == 1 ? "\nThe Go scheduler's own idle waits (not contention):\n"
-					       : "\nThe runtime's own threads waiting for work (not contention):\n");
+					       : "\nThreads waiting for work, the runtime's own and executors' idle workers "
+						 "(not contention):\n");
 		print_entry(out, p, &p->wait.e[i], i + 1, names, 0);
 	}
 	if (p->wait.n > rows)

@@ -557,7 +557,7 @@ Test(pylock_live, multiprocessing_queue_readers_waiting_for_the_rlock_are_idle, 
 		const struct rp_json *t = json_thread(j, w[i]);
 		cr_assert_not_null(t, "thread %d in the snapshot", (int)w[i]);
 		const char *st = rp_json_str(rp_json_get(rp_json_get(t, "futex"), "lock_state"));
-		cr_expect(st && strstr(st, "the runtime's own thread waits for work here (multiprocessing's Queue.get or "
+		cr_expect(st && strstr(st, "the thread waits for work here (multiprocessing's Queue.get or "
 					   "SimpleQueue.get, waiting for the queue's reader lock"),
 			  "thread %d: %s", (int)w[i], st ? st : "no lock state");
 	}

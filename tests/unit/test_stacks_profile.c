@@ -429,6 +429,22 @@ Test(stacks, profile_puts_the_go_schedulers_idle_waits_apart)
 /* OCaml 5's domain backup thread waiting on the domain's condition
  * (through caml_plat_wait) waits for work; taking the domain lock it is a
  * lock wait (rt_idle.c). */
+/* A Java executor's worker parked under ThreadPoolExecutor.getTask or
+ * ForkJoinPool.awaitWork (eight Java frames in, in JDK 17: through
+ * ForkJoinPool.managedBlock) waits for a task: its label, known as an idle
+ * one, says it is a program's thread, not the runtime's own */
+Test(stacks, java_executors_idle_workers_are_labelled_idle)
+{
+	const char *l = lt_rt_idle_java_pool_label("java.util.concurrent.ThreadPoolExecutor.getTask");
+	cr_assert_str_eq(l ? l : "-", "an idle wait: an executor's worker waiting for a task "
+				      "(ThreadPoolExecutor.getTask), not a lock");
+	cr_assert(lt_rt_idle_is_label(l));
+	l = lt_rt_idle_java_pool_label("java.util.concurrent.ForkJoinPool.awaitWork");
+	cr_assert(l && strstr(l, "ForkJoinPool worker") && lt_rt_idle_is_label(l));
+	cr_assert_null(lt_rt_idle_java_pool_label("java.util.concurrent.LinkedBlockingQueue.take"));
+	cr_assert_null(lt_rt_idle_java_label("java.util.concurrent.ThreadPoolExecutor.getTask"));
+}
+
 Test(stacks, ocaml5_backup_threads_condition_wait_is_idle)
 {
 	cr_assert_not_null(lt_rt_idle_frame_label("backup_thread_func", "/srv/app", "caml_plat_wait", "/srv/app"));
@@ -442,7 +458,8 @@ Test(stacks, profile_puts_the_jvms_own_idle_waits_apart)
 {
 	size_t len;
 	char *out = profile_of(LT_PROFILE_TEXT, &len, 4);
-	const char *idle = strstr(out, "The runtime's own threads waiting for work (not contention):\n#4  10.0 ms in 1 wait");
+	const char *idle = strstr(out, "Threads waiting for work, the runtime's own and executors' idle workers (not "
+				      "contention):\n#4  10.0 ms in 1 wait");
 	cr_assert(idle, "%s", out);
 	cr_assert(strstr(idle, "#4  10.0 ms in 1 wait (average 10.00 ms, longest 10.00 ms)  the runtime's own idle wait: "
 			       "HotSpot's CompileQueue::get (a compiler thread), not a lock"), "%s", out);

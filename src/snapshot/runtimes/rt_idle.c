@@ -152,6 +152,21 @@ const char *lt_rt_idle_frame_label(const char *func, const char *module, const c
 static const char REFQ_WHAT[] = "the JDK's ReferenceQueue.remove (references to process)";
 static const char REFQ_LABEL[] = IW_LABEL("the JDK's ReferenceQueue.remove (references to process)");
 
+static const char TPE_WHAT[] = "an executor's worker waiting for a task (ThreadPoolExecutor.getTask)";
+static const char FJP_WHAT[] = "a ForkJoinPool worker waiting for a task (ForkJoinPool.awaitWork)";
+#define POOL_LABEL(what) "an idle wait: " what ", not a lock"
+static const char TPE_LABEL[] = POOL_LABEL("an executor's worker waiting for a task (ThreadPoolExecutor.getTask)");
+static const char FJP_LABEL[] = POOL_LABEL("a ForkJoinPool worker waiting for a task (ForkJoinPool.awaitWork)");
+
+static const char *java_pool_what(const char *f, bool label)
+{
+	if (f && !strcmp(f, "java.util.concurrent.ThreadPoolExecutor.getTask"))
+		return label ? TPE_LABEL : TPE_WHAT;
+	if (f && !strcmp(f, "java.util.concurrent.ForkJoinPool.awaitWork"))
+		return label ? FJP_LABEL : FJP_WHAT;
+	return NULL;
+}
+
 const char *lt_rt_idle_java_label(const char *f)
 {
 	return f && (!strcmp(f, "java.lang.ref.ReferenceQueue.remove") ||
@@ -161,7 +176,7 @@ const char *lt_rt_idle_java_label(const char *f)
 
 bool lt_rt_idle_is_label(const char *s)
 {
-	if (s == REFQ_LABEL)
+	if (s == REFQ_LABEL || s == TPE_LABEL || s == FJP_LABEL)
 		return true;
 	for (size_t i = 0; i < sizeof(idle_waits) / sizeof(idle_waits[0]); i++)
 		if (s == idle_waits[i].label)
@@ -242,16 +257,19 @@ static const char *reference_queue_wait(const struct lt_thread *t)
  * among its innermost Java frames (JDK 17 parks a Condition's waiter
  * through ForkJoinPool.managedBlock: eight frames in).  It waits for
  * whoever submits next, not for one thread's signal. */
+const char *lt_rt_idle_java_pool_label(const char *func)
+{
+	return java_pool_what(func, true);
+}
+
 static const char *java_pool_idle(const struct lt_thread *t)
 {
 	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
 		return NULL;
-	for (size_t k = 0; k < t->n_rt_frames && k < 12; k++) {
-		const char *f = t->rt_frames[k].func;
-		if (f && !strcmp(f, "java.util.concurrent.ThreadPoolExecutor.getTask"))
-			return "an executor's worker waiting for a task (ThreadPoolExecutor.getTask)";
-		if (f && !strcmp(f, "java.util.concurrent.ForkJoinPool.awaitWork"))
-			return "a ForkJoinPool worker waiting for a task (ForkJoinPool.awaitWork)";
+	for (size_t k = 0; k < t->n_rt_frames && k < LT_RT_IDLE_POOL_FRAMES; k++) {
+		const char *w = java_pool_what(t->rt_frames[k].func, false);
+		if (w)
+			return w;
 	}
 	return NULL;
 }
@@ -288,6 +306,8 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 		const char *w = idle_wrapper(t, cond);
 		if (!w && cond)
 			w = reference_queue_wait(t);
+		/* the program's own threads, not the runtime's */
+		bool own = w != NULL;
 		if (!w && cond)
 			w = java_pool_idle(t);
 		if (!w && !cond)
@@ -296,8 +316,9 @@ void lt_rt_idle_apply(struct lt_snapshot *s)
 			w = mp_queue_get(t);
 		if (!w)
 			continue;
-		char *st = lts_asprintf("%s%s" LT_RT_IDLE_STATE " (%s): idle, not a lock",
-					f->lock_state ? f->lock_state : "", f->lock_state ? "; " : "", w);
+		char *st = lts_asprintf("%s%s%s " LT_RT_IDLE_STATE " (%s): idle, not a lock",
+					f->lock_state ? f->lock_state : "", f->lock_state ? "; " : "",
+					own ? "the runtime's own thread" : "the thread", w);
 		free(f->lock_state);
 		f->lock_state = st;
 		t->rt_refq = w == REFQ_WHAT && jdk_reference_thread(t);

@@ -12,7 +12,7 @@ void lt_rt_idle_apply(struct lt_snapshot *s);
 
 /* What such a wait's lock state says (the snapshot's text and JSON,
  * stored in traces): the report knows the wait by it. */
-#define LT_RT_IDLE_STATE "the runtime's own thread waits for work here"
+#define LT_RT_IDLE_STATE "waits for work here"
 
 /* Is t's wait idle, as the verdicts judge it (verdicts.c: a futex wait with
  * no owner whose word is unchanged is no lock wait)?  Either a wait
@@ -46,6 +46,11 @@ bool lt_rt_keeps(const struct lt_thread *o);
 const char *lt_rt_idle_frame_label(const char *func, const char *module, const char *cfunc,
 				   const char *cmodule);
 const char *lt_rt_idle_java_label(const char *func);
+/* By a Java frame FUNC among a stack's LT_RT_IDLE_POOL_FRAMES innermost
+ * Java frames: an executor's worker waiting for a task (a program's
+ * thread, not the runtime's: "an idle wait: ..."), else NULL. */
+#define LT_RT_IDLE_POOL_FRAMES 12
+const char *lt_rt_idle_java_pool_label(const char *func);
 bool lt_rt_idle_is_label(const char *s);
 
 /* Is FUNC a frame of Java's Thread.sleep(): the native JVM_Sleep, or the
