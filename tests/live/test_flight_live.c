@@ -55,7 +55,12 @@ static void record_from_ready(struct tl_proc *wl, struct tl_proc *rec, char *con
 Test(flight_live, demo_stall_is_caught_with_the_seconds_before_it, .timeout = 90)
 {
 	NEED_ROOT();
-	char *wargv[] = { WL("demo"), "-t", "64", "-d", "60", "--stall", "io", NULL };
+	/* paced (20 ms a worker's iteration: ~3k iterations a second, a ninth
+	 * of the unpaced rate on the fastest host seen) so that the ring
+	 * holds the seconds before the stall on a fast host as on a slow one:
+	 * unpaced, 64 MiB held less than the 0.5 s asserted below once, on a
+	 * host where the demo ran 29k iterations a second */
+	char *wargv[] = { WL("demo"), "-t", "64", "-d", "60", "--stall", "io", "--pace", "20", NULL };
 	char truth[256][256], path[128];
 	int n = 0;
 	struct tl_proc wl, rec;
@@ -387,7 +392,10 @@ static void dump_path(char *out, size_t n, const char *path, int k)
 Test(flight_live, sigusr1_dumps_and_recording_goes_on, .timeout = 90)
 {
 	NEED_ROOT();
-	char *wargv[] = { WL("demo"), "-t", "16", "-d", "8", NULL };
+	/* paced: ~1.6k iterations a second (unpaced, 128 MiB held 0.6 s of
+	 * the run on a host where the demo ran 29k a second: the span
+	 * asserted below is the ring's, not the host's speed's) */
+	char *wargv[] = { WL("demo"), "-t", "16", "-d", "8", "--pace", "10", NULL };
 	char truth[64][256], path[128], pidf[160], path2[160], path3[160], lines[64][256];
 	int n = 0, m = 0;
 	struct tl_proc wl, rec;
@@ -397,9 +405,8 @@ Test(flight_live, sigusr1_dumps_and_recording_goes_on, .timeout = 90)
 	dump_path(path2, sizeof(path2), path, 2);
 	dump_path(path3, sizeof(path3), path, 3);
 	tl_start_ready(&wl, wargv, truth, &n, 64, 10000);
-	/* 128 MiB hold a few seconds of this workload on its busier cpu (a
-	 * dump begins where every cpu's records meet: 64 MiB, 524,288 units
-	 * a cpu, held 0.7 s of it on a loaded machine, 2026-12-05) */
+	/* 128 MiB hold many seconds of this paced workload on its busier cpu
+	 * (a dump begins where every cpu's records meet) */
 	char *extra[] = { "--ring", "128M", "--pid-file", pidf, NULL };
 	cr_assert_eq(tl_start_recorder(&rec, wl.pid, path, extra), 0);
 	FILE *pf = fopen(pidf, "r");

@@ -2,7 +2,7 @@
  * demo - a language-runtime-style "runtime lock" workload, optionally stalling.
  *
  *   demo [-t THREADS=64] [-d SECONDS=3 | -n ITERS] [--stall io|lost-wakeup]
- *        [--early] [--window MS] [--no-wait]
+ *        [--early] [--window MS] [--pace MS] [--no-wait]
  *
  * Like OCaml's master lock or Python's GIL, the global `rtlock` lets one
  * worker at a time "run"; workers give it up around each blocking call.
@@ -24,6 +24,12 @@
  * the iterations completed so far, from a thread of its own that never
  * touches rtlock: a throughput time series of one long run, which
  * scripts/bench-onoff.sh compares with and without a tracer attached.
+ *
+ * --pace MS: each worker sleeps MS milliseconds after each iteration, the
+ * runtime lock released (a blocking call like the others): fewer events a
+ * second, for a test whose ring must hold a few seconds of the run on a
+ * fast host as on a slow one (the unpaced rate is bound by the hand-offs:
+ * 16-21k iterations a second on the hosts seen).
  *
  * --stall MODE hangs the way runtime-lock bugs do, 1-2 s after the gate
  * (the delay is derived from the pid and printed as stall_plan), and then
@@ -67,7 +73,7 @@
 #include <sys/select.h>
 
 #define USAGE "[-t THREADS=64] [-d SECONDS=3 | -n ITERS] " \
-	      "[--stall io|lost-wakeup] [--early] [--window MS] [--no-wait]"
+	      "[--stall io|lost-wakeup] [--early] [--window MS] [--pace MS] [--no-wait]"
 #define CHUNK 8192
 
 struct runtime_lock {
@@ -218,6 +224,8 @@ struct worker {
 	int idx, wfd, rfd;
 };
 
+static long pace_ms;
+
 static void *worker(void *arg)
 {
 	struct worker *w = arg;
@@ -248,6 +256,8 @@ static void *worker(void *arg)
 		xfer(w->wfd, 1, buf);
 		xfer(w->rfd, 0, buf);
 		__atomic_add_fetch(&iterations, 1, __ATOMIC_RELAXED);
+		if (pace_ms)
+			BLOCKING(wl_sleep_ms(pace_ms));
 	}
 	rt_release();
 	return NULL;
@@ -304,7 +314,8 @@ int main(int argc, char **argv)
 		{ "no-wait", no_argument, NULL, WL_OPT_NO_WAIT },
 		{ "stall", required_argument, NULL, 's' },
 		{ "early", no_argument, NULL, 'e' },
-		{ "window", required_argument, NULL, 'w' }, { 0 }
+		{ "window", required_argument, NULL, 'w' },
+		{ "pace", required_argument, NULL, 'p' }, { 0 }
 	};
 	long nthreads = 64, seconds = 3;
 	int no_wait = 0, have_d = 0, c;
@@ -324,6 +335,7 @@ int main(int argc, char **argv)
 			break;
 		case 'e': early = 1; break;
 		case 'w': window_ms = wl_arg(optarg, 1, 60000, USAGE); break;
+		case 'p': pace_ms = wl_arg(optarg, 1, 10000, USAGE); break;
 		case WL_OPT_NO_WAIT: no_wait = 1; break;
 		default: wl_usage(USAGE);
 		}
