@@ -98,8 +98,19 @@ char *lts_thread_activity(const struct lt_thread *t)
 		if (t->fdw.epfd >= 0)
 			return lts_asprintf("%s(epfd %d, %zu fds)", name, t->fdw.epfd, t->fdw.n_fds);
 		return lts_asprintf("%s(%zu fds)", name, t->fdw.n_fds);
-	case LT_WAIT_FUTEX:
-		return lts_asprintf("%s(%s)", name, lts_lock_label(&t->futex, lb, sizeof(lb)));
+	case LT_WAIT_FUTEX: {
+		/* a Java wait the model named (a queue's take(), a latch's
+		 * await(), a Semaphore's acquire()...): its object and where
+		 * the program called it, not a futex word of a mapping */
+		const struct lt_futex *f = &t->futex;
+		if (lt_kind_java_parked(f->lock_kind) && f->lock_name) {
+			const char *semi = f->lock_state ? strchr(f->lock_state, ';') : NULL;
+			int cut = f->lock_state ? (semi ? (int)(semi - f->lock_state) : (int)strlen(f->lock_state)) : 0;
+			return lts_asprintf("%s(%s%s%.*s)", name, f->lock_name, cut ? ": " : "", cut,
+					    f->lock_state ? f->lock_state : "");
+		}
+		return lts_asprintf("%s(%s)", name, lts_lock_label(f, lb, sizeof(lb)));
+	}
 	default:
 		return lts_asprintf("%s()", name);
 	}

@@ -1364,6 +1364,8 @@ static const struct notify_kind notify_kinds[] = {
 	{ LT_KIND_JAVA_SIGNAL, "in Condition.await() on", "a signal()", "signal it", 2, true },
 	{ LT_KIND_JAVA_NOTIFY, "in Object.wait() on", "a notify()", "notify it", 2, true },
 	{ LT_KIND_JAVA_UNPARK, "in LockSupport.park(),", "an unpark()", "unpark it", 2, true },
+	{ LT_KIND_JAVA_LATCH, "at", "its count to reach 0 (countDown() calls)", "count it down", 2, true },
+	{ LT_KIND_JAVA_SEMAPHORE, "at", "a permit (a release())", "release one", 2, true },
 };
 
 static const struct notify_kind *notify_wait(const struct lt_thread *t)

@@ -202,6 +202,10 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
 #define LT_KIND_JAVA_SIGNAL "java.util.concurrent Condition (signal)"
 #define LT_KIND_JAVA_NOTIFY "Java monitor (notify)"
 #define LT_KIND_JAVA_UNPARK "java.util.concurrent LockSupport (unpark)"
+/* A CountDownLatch's await() and a Semaphore's acquire(): no thread holds
+ * either, any may count it down or release a permit */
+#define LT_KIND_JAVA_LATCH "java.util.concurrent CountDownLatch"
+#define LT_KIND_JAVA_SEMAPHORE "java.util.concurrent Semaphore"
 /* Is K a kind of those Java waits (all of them: a thread parked on its own
  * Parker or ParkEvent, a glibc condition variable underneath)?  Where a
  * rule asks whether a wait is a plain condition variable's (no lock built
@@ -210,7 +214,7 @@ static inline bool lt_kind_java_parked(const char *k)
 {
 	static const char *const kinds[] = { LT_KIND_JAVA_BARRIER, LT_KIND_JAVA_PHASER, LT_KIND_JAVA_CFUTURE,
 					     LT_KIND_JAVA_FJTASK,  LT_KIND_JAVA_SIGNAL, LT_KIND_JAVA_NOTIFY,
-					     LT_KIND_JAVA_UNPARK };
+					     LT_KIND_JAVA_UNPARK,  LT_KIND_JAVA_LATCH,  LT_KIND_JAVA_SEMAPHORE };
 	for (size_t i = 0; k && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(k, kinds[i]))
 			return true;

@@ -408,8 +408,11 @@ Test(juc_live, reentrant_lock_of_an_exited_thread_is_held_by_none, .fini = clean
 }
 
 /* A CountDownLatch counted down once of twice: its waiter waits for one
- * more countDown(), which nobody holds (no list of threads that "may hold
- * it", as for a lock); a ReentrantReadWriteLock's writer behind three
+ * more countDown(), which nobody holds and any thread may call: its wait is
+ * named by the latch and its count, and since the readers beside it sleep
+ * on timers (any of them could count it down next), no verdict names it
+ * (it was a LOCK WAIT, "nobody holds a latch", in a program the snapshot
+ * cannot call stuck); a ReentrantReadWriteLock's writer behind three
  * readers: the AQS state's read holds are said (it said "state unknown"),
  * and every reader named (it said "readers are not recorded"). */
 Test(juc_live, latch_and_read_holds_read_from_the_synchronizer_state, .fini = cleanup, .timeout = 240)
@@ -418,14 +421,19 @@ Test(juc_live, latch_and_read_holds_read_from_the_synchronizer_state, .fini = cl
 	pid_t la = tid_of("LA"), wr = tid_of("WR");
 	struct lt_snapshot *s = NULL;
 	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
-	const struct lt_verdict *v = verdict_of(s, la);
-	cr_assert(strstr(v->summary, "CountDownLatch$Sync@0x") && strstr(v->summary, "a CountDownLatch, count 1: its "
-		  "waiters wait for 1 more countDown() call; nobody holds a latch"), "%s", v->summary);
-	cr_assert_eq(v->owner, 0);
-	for (size_t k = 0; k < v->evidence.n; k++)
-		cr_assert_null(strstr(v->evidence.v[k], "is among these"), "threads listed as holders: %s",
-			       v->evidence.v[k]);
-	v = verdict_of(s, wr);
+	const struct lt_thread *lt = lt_snapshot_find(s, la);
+	cr_assert_not_null(lt);
+	const struct lt_futex *lf = &lt->futex;
+	cr_assert_str_eq(lf->lock_kind ? lf->lock_kind : "-", LT_KIND_JAVA_LATCH);
+	cr_assert_eq(lf->rtlock, 0, "claimed as a lock");
+	cr_assert(lf->lock_name && !strncmp(lf->lock_name, "java.util.concurrent.CountDownLatch$Sync@0x", 43), "%s",
+		  lf->lock_name ? lf->lock_name : "-");
+	cr_assert(lf->lock_state && !strncmp(lf->lock_state, "count 1, in CountDownLatch.await(), called by JucLocks.",
+					     55), "%s", lf->lock_state ? lf->lock_state : "-");
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
+			cr_assert_neq(s->verdicts[i].tids[k], la, "the latch's waiter in: %s", s->verdicts[i].summary);
+	const struct lt_verdict *v = verdict_of(s, wr);
 	/* the three readers as the lock records them: the first as
 	 * Sync.firstReader, the others in their own ThreadLocal readHolds */
 	pid_t r[3] = { tid_of("R0"), tid_of("R1"), tid_of("R2") };
@@ -453,8 +461,10 @@ Test(juc_live, latch_and_read_holds_read_from_the_synchronizer_state, .fini = cl
  * hold is the lock's Sync.firstReader: a deadlock read from the JVM (it was
  * a lock wait whose "readers are not recorded").  Beside it, a thread
  * waiting for RL_A, whose holder waits for a Semaphore permit: its verdict
- * names the Semaphore its holder waits for (it said "blocked in
- * futex([anonymous mapping ...])"). */
+ * names the Semaphore its holder waits for, its permits and where it was
+ * called (it said "blocked in futex([anonymous mapping ...])", then
+ * "waiting for the java.util.concurrent lock (...Semaphore$NonfairSync@0x...)
+ * whose holder is not recorded": a Semaphore has none). */
 Test(juc_live, read_hold_cycle_is_a_deadlock_and_holders_say_their_lock, .fini = cleanup, .timeout = 240)
 {
 	start("read-cycle");
@@ -481,9 +491,11 @@ Test(juc_live, read_hold_cycle_is_a_deadlock_and_holders_say_their_lock, .fini =
 	cr_assert_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
 	cr_assert_eq(v->owner, h, "%s", v->summary);
 	char want[160];
-	snprintf(want, sizeof(want), "held by thread %d (sem-holder), which has been waiting for the "
-		 "java.util.concurrent lock (java.util.concurrent.Semaphore$NonfairSync@0x", (int)h);
-	cr_assert(strstr(v->summary, want) && strstr(v->summary, "whose holder is not recorded"), "%s", v->summary);
+	snprintf(want, sizeof(want), "held by thread %d (sem-holder), which has been blocked in "
+		 "futex(java.util.concurrent.Semaphore$NonfairSync@0x", (int)h);
+	cr_assert(strstr(v->summary, want) &&
+		  strstr(v->summary, ": 0 permits available, in Semaphore.acquireUninterruptibly(), called by "
+				     "JucLocks.lambda$readCycle$"), "%s", v->summary);
 	no_jvm_idle_thread(s);
 	lt_snapshot_free(s);
 }
@@ -1418,4 +1430,16 @@ Test(juc_live, object_wait_on_a_free_monitor_waits_for_its_stuck_notifier, .fini
 Test(juc_live, park_with_no_blocker_waits_for_its_stuck_unparker, .fini = cleanup, .timeout = 240)
 {
 	handoff_late("park", LT_KIND_JAVA_UNPARK, "in LockSupport.park(), no blocker", "", NULL);
+}
+
+Test(juc_live, countdownlatch_await_waits_for_its_stuck_counter, .fini = cleanup, .timeout = 240)
+{
+	handoff_late("latch", LT_KIND_JAVA_LATCH, "at java.util.concurrent.CountDownLatch$Sync@",
+		     "count 1, in CountDownLatch.await(), ", PARK);
+}
+
+Test(juc_live, semaphore_acquire_waits_for_its_stuck_releaser, .fini = cleanup, .timeout = 240)
+{
+	handoff_late("semaphore", LT_KIND_JAVA_SEMAPHORE, "at java.util.concurrent.Semaphore$NonfairSync@",
+		     "0 permits available, in Semaphore.acquire(), ", PARK);
 }

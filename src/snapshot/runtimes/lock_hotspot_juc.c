@@ -28,6 +28,17 @@
 
 static const char KIND[] = "java.util.concurrent lock";
 
+/* A CountDownLatch's or a Semaphore's Sync: no thread holds either (their
+ * exclusiveOwnerThread stays null) and any thread may count one down or
+ * release a permit: their waits are not claimed as a lock's (hs_juc_locks)
+ * but named as waits for another thread (hs_juc_parties). */
+static bool no_owner_sync(const char *cls)
+{
+	return !strcmp(cls, "java.util.concurrent.CountDownLatch$Sync") ||
+	       !strcmp(cls, "java.util.concurrent.Semaphore$NonfairSync") ||
+	       !strcmp(cls, "java.util.concurrent.Semaphore$FairSync");
+}
+
 /* The JavaThread whose java.lang.Thread is OBJ. */
 static const struct jthread *thread_of_obj(struct jvm *j, uint64_t obj)
 {
@@ -290,12 +301,14 @@ int hs_juc_locks(struct jvm *j, struct lt_rtlock **v, size_t *n, size_t first, s
 				idx[i] = k - first + 1;
 		if (idx[i])
 			continue;
-		struct lt_rtlock *l = lt_rtlock_push(v, n);
-		if (!l)
-			return -ENOMEM;
 		char cls[256] = "?";
 		if (hs_class_name(j, hs_klass_of(j, blocker), cls, sizeof(cls)))
 			snprintf(cls, sizeof(cls), "?");
+		if (!owner && owner == o2 && no_owner_sync(cls))
+			continue; /* no holder: a wait for another thread (hs_juc_parties) */
+		struct lt_rtlock *l = lt_rtlock_push(v, n);
+		if (!l)
+			return -ENOMEM;
 		l->model = "hotspot";
 		l->kind = KIND;
 		l->version = lts_strdup(j->version);
@@ -1092,11 +1105,41 @@ static bool parked_wait(struct jvm *j, const struct jthread *t, uint64_t blocker
 	return r->sig_state && !join;
 }
 
+/* A thread parked on a CountDownLatch's or a Semaphore's Sync (BLOCKER,
+ * of class CLS): named by it, with its AQS state (read twice: the count
+ * left, the permits available) and where the program called it; false
+ * when the state or the frames are not read, or the owner is set. */
+static bool counted_wait(struct jvm *j, const struct jthread *t, uint64_t blocker, const char *cls,
+			 struct lt_rtthread *r)
+{
+	uint64_t owner = 1;
+	int32_t st = sync_state(j, blocker);
+	bool join = false;
+	if (st < 0 || !owner_of(j, blocker, &owner) || owner)
+		return false;
+	char *where = called_where(j, t, "jdk.internal.misc.Unsafe.park", "LockSupport.park", &join);
+	if (!where || join) {
+		free(where);
+		return false;
+	}
+	bool latch = !strncmp(cls, "java.util.concurrent.CountDownLatch$", 36);
+	r->sig_kind = latch ? LT_KIND_JAVA_LATCH : LT_KIND_JAVA_SEMAPHORE;
+	r->sig_obj = blocker;
+	r->sig_name = lts_asprintf("%s@0x%" PRIx64, cls, blocker);
+	if (latch)
+		r->sig_state = lts_asprintf("count %d, %s", (int)st, where);
+	else
+		r->sig_state = lts_asprintf("%d permit%s available, %s", (int)st, st == 1 ? "" : "s", where);
+	free(where);
+	return r->sig_name && r->sig_state;
+}
+
 /* Threads parked waiting for other threads to arrive, which no thread
  * holds: in CyclicBarrier.await() (the barrier's Condition, its lock
  * free: the barrier itself is not reachable from there, so its count is
  * not read) or in a Phaser's advance; threads in a CompletableFuture's
- * or a ForkJoinTask's get() or join(); and the other parked waits no lock
+ * or a ForkJoinTask's get() or join(); a CountDownLatch's await() and a
+ * Semaphore's acquire() (counted_wait); and the other parked waits no lock
  * model claimed (parked_wait: a Condition's await(), an Object.wait(), a
  * LockSupport.park()).  Their futex waits are named so
  * (lt_rtthread.sig_kind) for the rules on signal waits; TH the scan's
@@ -1124,6 +1167,8 @@ int hs_juc_parties(struct jvm *j, const size_t *idx, struct lt_rtthread *th)
 			continue;
 		if (!blocker) {
 			drop = !parked_wait(j, t, 0, NULL, r, &om);
+		} else if (no_owner_sync(cls)) {
+			drop = !counted_wait(j, t, blocker, cls, r);
 		} else if (!strcmp(cls, "java.util.concurrent.Phaser$QNode")) {
 			if (!phaser_wait(j, blocker, r))
 				continue;

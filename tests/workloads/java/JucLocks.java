@@ -83,7 +83,9 @@
  *   (LinkedBlockingQueue.take() of an empty queue), put (ArrayBlockingQueue
  *   .put() into a full one), sq (SynchronousQueue.take()), exchange
  *   (Exchanger.exchange()), wait (Object.wait() on a Mon, its monitor
- *   free), park (LockSupport.park() with no blocker); the main thread
+ *   free), park (LockSupport.park() with no blocker), latch
+ *   (CountDownLatch.await(), count 1), semaphore (Semaphore.acquire(), no
+ *   permits); the main thread
  *   joins the waiter after "ready".  Roles W, L; L's "inread" line.
  *
  * Prints (one fact per line):
@@ -790,6 +792,8 @@ public class JucLocks {
 	static final java.util.concurrent.SynchronousQueue<Integer> HO_SQ = new java.util.concurrent.SynchronousQueue<>();
 	static final java.util.concurrent.Exchanger<Integer> HO_EX = new java.util.concurrent.Exchanger<>();
 	static final Mon HO_MON = new Mon();
+	static final java.util.concurrent.CountDownLatch HO_LATCH = new java.util.concurrent.CountDownLatch(1);
+	static final java.util.concurrent.Semaphore HO_SEM = new java.util.concurrent.Semaphore(0);
 
 	/* the waiter's side of handoff-late: one call, its caller this frame */
 	static void handoffWait(String kind) throws InterruptedException {
@@ -800,6 +804,8 @@ public class JucLocks {
 		case "exchange": HO_EX.exchange(1); break;
 		case "wait": synchronized (HO_MON) { HO_MON.wait(); } break;
 		case "park": java.util.concurrent.locks.LockSupport.park(); break;
+		case "latch": HO_LATCH.await(); break;
+		case "semaphore": HO_SEM.acquire(); break;
 		default: throw new IllegalArgumentException(kind);
 		}
 	}
@@ -823,6 +829,8 @@ public class JucLocks {
 				HO_MON.notifyAll();
 			}
 			java.util.concurrent.locks.LockSupport.unpark(w.thread);
+			HO_LATCH.countDown();
+			HO_SEM.release();
 		});
 		late.announce("L");
 		awaitBlocked(w, kind, "-");
