@@ -874,7 +874,8 @@ static bool signal_wait(const struct lt_thread *t)
 		return false;
 	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
 	       !f->rtlock && f->lock_kind &&
-	       (lt_kind_condvar_like(f->lock_kind) || !strcmp(f->lock_kind, "semaphore")) &&
+	       (lt_kind_condvar_like(f->lock_kind) || lt_kind_java_parked(f->lock_kind) ||
+		!strcmp(f->lock_kind, "semaphore")) &&
 	       f->private_ && !f->shared_obj && f->cond_signal != 2;
 }
 
@@ -885,6 +886,15 @@ static bool same_object(const struct lt_thread *a, const struct lt_thread *b)
 	uint64_t x = a->futex.lock_base ? a->futex.lock_base : a->futex.uaddr;
 	uint64_t y = b->futex.lock_base ? b->futex.lock_base : b->futex.uaddr;
 	return x == y && a->futex.space == b->futex.space;
+}
+
+/* Does O wait for its lock's holder to finish something (a runtime lock
+ * of a done kind: a task's end, a thread's exit)? */
+static bool awaits_done_of(const struct lt_snapshot *s, const struct lt_thread *o)
+{
+	const struct lt_futex *f = &o->futex;
+	const struct lt_rtlock *l = f->rtlock && f->rtlock <= s->n_rtlocks ? &s->rtlocks[f->rtlock - 1] : NULL;
+	return l && lt_done_kind_of(l->kind) && f->owner_kind == LT_OWNER_RUNTIME && l->holder == f->owner;
 }
 
 /* Does O wait in a runtime's join (Java's Thread.join(): a runtime lock
@@ -912,9 +922,11 @@ static bool inf_cand(const struct lt_snapshot *s, const long *next, const struct
 	if (open->kind[i] == INF_SIGNAL) {
 		/* a thread joining the waiter with no timeout sends it
 		 * nothing before the waiter exits (a Java Thread.join()), nor
-		 * does the java launcher's join of the Java main thread */
+		 * does one waiting for a task the waiter runs to end (a
+		 * FutureTask.get() of its task), nor the java launcher's join
+		 * of the Java main thread */
 		bool joins = o->wait == LT_WAIT_FUTEX && o->futex.owner == t->tid && !o->futex.timeout_ptr &&
-			     (o->futex.owner_kind == LT_OWNER_JOIN || joins_by_runtime(s, o));
+			     (o->futex.owner_kind == LT_OWNER_JOIN || joins_by_runtime(s, o) || awaits_done_of(s, o));
 		return !joins && !lts_java_launcher_join(s, open->proc[i], o) && !same_object(t, o) && next[u] >= 0 &&
 		       open->kind[u] != INF_SIGNAL;
 	}

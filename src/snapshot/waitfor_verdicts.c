@@ -1530,7 +1530,18 @@ static void notify_object_words(const struct lt_snapshot *s, const pid_t *w, siz
 	if ((*nk)->state && f->lock_state) {
 		int cut = (*nk)->state == 2 && strchr(f->lock_state, ';') ? (int)(strchr(f->lock_state, ';') - f->lock_state)
 									     : (int)strlen(f->lock_state);
-		snprintf(st, sizeof(st), " (%.*s)", cut, f->lock_state);
+		/* waiters of one object whose states differ (each its own
+		 * call site): none of them is the headline's */
+		size_t differ = 0;
+		for (size_t q = 1; q < nw; q++) {
+			const struct lt_thread *u = lt_snapshot_find(s, w[q]);
+			const char *us = u ? u->futex.lock_state : NULL;
+			differ += !us || strncmp(us, f->lock_state, (size_t)cut) || (us[cut] && us[cut] != ';');
+		}
+		if (differ && !apart)
+			snprintf(st, sizeof(st), " (called from different places: each thread's below)");
+		else
+			snprintf(st, sizeof(st), " (%.*s)", cut, f->lock_state);
 	}
 	if ((*nk)->named && f->lock_name)
 		snprintf(lb, sizeof(lb), "%s", f->lock_name);

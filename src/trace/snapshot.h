@@ -207,9 +207,7 @@ const char *lt_owner_kind_name(enum lt_owner_kind k);
 #define LT_KIND_JAVA_LATCH "java.util.concurrent CountDownLatch"
 #define LT_KIND_JAVA_SEMAPHORE "java.util.concurrent Semaphore"
 /* Is K a kind of those Java waits (all of them: a thread parked on its own
- * Parker or ParkEvent, a glibc condition variable underneath)?  Where a
- * rule asks whether a wait is a plain condition variable's (no lock built
- * on it, an idle worker's), these are too. */
+ * Parker or ParkEvent, a glibc condition variable underneath)? */
 static inline bool lt_kind_java_parked(const char *k)
 {
 	static const char *const kinds[] = { LT_KIND_JAVA_BARRIER, LT_KIND_JAVA_PHASER, LT_KIND_JAVA_CFUTURE,
@@ -220,9 +218,16 @@ static inline bool lt_kind_java_parked(const char *k)
 			return true;
 	return false;
 }
+/* Where a rule asks whether a wait is a plain condition variable's (no
+ * lock built on it, maybe an idle worker's: the flight recorder's stall
+ * rule, the report's idle pools, rt_idle.c), a condition variable's, or a
+ * Java wait for a signal(), notify() or unpark() (what they were before
+ * the model named them); not a barrier's, a future's, a latch's or a
+ * Semaphore's, which wait for particular threads, not for work. */
 static inline bool lt_kind_condvar_like(const char *k)
 {
-	return k && (!strcmp(k, "condition variable") || lt_kind_java_parked(k));
+	return k && (!strcmp(k, "condition variable") || !strcmp(k, LT_KIND_JAVA_SIGNAL) ||
+		     !strcmp(k, LT_KIND_JAVA_NOTIFY) || !strcmp(k, LT_KIND_JAVA_UNPARK));
 }
 #define LT_KIND_OCAML_THREAD_JOIN "OCaml Thread.join"
 #define LT_KIND_OCAML_DOMAIN_JOIN "OCaml Domain.join"

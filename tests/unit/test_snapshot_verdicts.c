@@ -1885,6 +1885,27 @@ Test(verdict_done_wait, future_get_of_a_runner_in_a_lost_wakeup_is_a_chain_into_
 	lt_snapshot_free(s);
 }
 
+/* A thread in FutureTask.get() of the task that a thread waiting on a
+ * condition variable runs sends that thread nothing before the task ends:
+ * it is no inferred signaller of it (a review's single-thread executor
+ * whose task takes from a queue while the caller get()s it: "probable
+ * deadlock (a condition variable's signaller inferred): ... 50 -> 51 ->
+ * 50"), as an untimed join of it is not. */
+Test(verdict_deadlock, a_get_of_the_waiters_own_task_is_no_inferred_signaller)
+{
+	struct lt_snapshot *s = table(2);
+	unsigned rl = done_rtlock(s, LT_KIND_JAVA_FUTURE, "FutureTask.get()",
+				  "java.util.concurrent.FutureTask@0x69ec79cb0", 51);
+	done_waiter(s, &s->threads[0], 50, "getter", rl, 60);
+	futex_wait(&s->threads[1], 51, "runner", 0x7100, 0, 0, LT_OWNER_NONE, 0, 30);
+	s->threads[1].futex.lock_kind = "condition variable";
+	s->threads[1].futex.cond_signal = 1;
+	cr_assert_eq(lt_snapshot_diagnose(s, NULL), 0);
+	const struct lt_verdict *v = find(s, LT_VERDICT_DEADLOCK);
+	cr_assert_null(v, "%s", v ? v->summary : "");
+	lt_snapshot_free(s);
+}
+
 /* One-thread lock waits folded into one verdict keep each one's first
  * "waited for by:" lines (5 C joins of thread 11: 3 and "and 2 more"),
  * and a Java join of one of them comes after it. */

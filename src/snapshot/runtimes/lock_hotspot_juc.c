@@ -1098,7 +1098,7 @@ static bool parked_wait(struct jvm *j, const struct jthread *t, uint64_t blocker
 		} else {
 			r->sig_state = called_where(j, t, "jdk.internal.misc.Unsafe.park", "LockSupport.park", &join);
 			r->sig_kind = LT_KIND_JAVA_UNPARK;
-			r->sig_obj = t->addr; /* its own: no two are one wait */
+			r->sig_obj = 0; /* no object: its own Parker's futex, no two one wait */
 			r->sig_name = lts_strdup("no blocker");
 		}
 	}

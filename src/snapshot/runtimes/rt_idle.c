@@ -153,10 +153,12 @@ static const char REFQ_WHAT[] = "the JDK's ReferenceQueue.remove (references to 
 static const char REFQ_LABEL[] = IW_LABEL("the JDK's ReferenceQueue.remove (references to process)");
 
 static const char TPE_WHAT[] = "an executor's worker waiting for a task (ThreadPoolExecutor.getTask)";
+static const char TIMER_WHAT[] = "a java.util.Timer's thread waiting for a task (TimerThread.mainLoop)";
 static const char FJP_WHAT[] = "a ForkJoinPool worker waiting for a task (ForkJoinPool.awaitWork)";
 #define POOL_LABEL(what) "an idle wait: " what ", not a lock"
 static const char TPE_LABEL[] = POOL_LABEL("an executor's worker waiting for a task (ThreadPoolExecutor.getTask)");
 static const char FJP_LABEL[] = POOL_LABEL("a ForkJoinPool worker waiting for a task (ForkJoinPool.awaitWork)");
+static const char TIMER_LABEL[] = POOL_LABEL("a java.util.Timer's thread waiting for a task (TimerThread.mainLoop)");
 
 static const char *java_pool_what(const char *f, bool label)
 {
@@ -164,6 +166,8 @@ static const char *java_pool_what(const char *f, bool label)
 		return label ? TPE_LABEL : TPE_WHAT;
 	if (f && !strcmp(f, "java.util.concurrent.ForkJoinPool.awaitWork"))
 		return label ? FJP_LABEL : FJP_WHAT;
+	if (f && !strcmp(f, "java.util.TimerThread.mainLoop"))
+		return label ? TIMER_LABEL : TIMER_WHAT;
 	return NULL;
 }
 
@@ -176,7 +180,7 @@ const char *lt_rt_idle_java_label(const char *f)
 
 bool lt_rt_idle_is_label(const char *s)
 {
-	if (s == REFQ_LABEL || s == TPE_LABEL || s == FJP_LABEL)
+	if (s == REFQ_LABEL || s == TPE_LABEL || s == FJP_LABEL || s == TIMER_LABEL)
 		return true;
 	for (size_t i = 0; i < sizeof(idle_waits) / sizeof(idle_waits[0]); i++)
 		if (s == idle_waits[i].label)
@@ -267,7 +271,14 @@ static const char *java_pool_idle(const struct lt_thread *t)
 	if (!t->rt_lang || strcmp(t->rt_lang, "java"))
 		return NULL;
 	for (size_t k = 0; k < t->n_rt_frames && k < LT_RT_IDLE_POOL_FRAMES; k++) {
-		const char *w = java_pool_what(t->rt_frames[k].func, false);
+		const char *f = t->rt_frames[k].func;
+		/* a scheduled executor's or a Timer's thread on a timer waits
+		 * for a task that is due then: it will run it, not idle */
+		if (t->futex.timeout_ptr && f &&
+		    (!strcmp(f, "java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue.take") ||
+		     !strcmp(f, "java.util.TimerThread.mainLoop")))
+			return NULL;
+		const char *w = java_pool_what(f, false);
 		if (w)
 			return w;
 	}
