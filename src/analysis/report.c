@@ -482,6 +482,7 @@ static void priv_free(struct lt_report_priv *p)
 	lt_u64map_free(&p->amap);
 	lt_u64map_free(&p->seen);
 	lt_u64map_free(&p->emap);
+	lt_u64map_free(&p->stuck_tids);
 	free(p->ed);
 	free(p->loss);
 	if (p->have_snap)

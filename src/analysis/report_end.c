@@ -291,10 +291,38 @@ static int asleep_in_snapshot(const struct rthread *t)
  * a headline.  A condvar whose signaller is stuck stays visible through
  * the signaller (on a mutex: a lock waiter of its own); a condvar a runtime
  * lock is built from has hand-offs and a holder. */
+/* Does a stuck verdict of the snapshot (a deadlock, a lost wake-up, a
+ * convoy, a lock wait, a wait chain, a stop) name TID? */
+static bool stuck_tid(struct lt_report *r, uint32_t tid)
+{
+	struct lt_report_priv *p = P(r);
+	if (!p->have_snap)
+		return false;
+	if (!p->stuck_built) {
+		static const char *const stuck[] = { "deadlock", "lost_wakeup", "convoy",
+						     "lock_wait", "wait_chain", "stopped" };
+		p->stuck_built = 1;
+		for (size_t i = 0; i < p->snap.n_verdicts; i++) {
+			const struct rp_snap_verdict *v = &p->snap.verdicts[i];
+			bool is = false;
+			for (size_t k = 0; v->kind && k < sizeof(stuck) / sizeof(stuck[0]); k++)
+				is |= !strcmp(v->kind, stuck[k]);
+			for (size_t k = 0; is && k < v->n_tids; k++)
+				if (v->tids[k] > 0 && lt_u64map_put(&p->stuck_tids, (uint64_t)v->tids[k], (void *)1))
+					break; /* no memory: fewer named, as before */
+		}
+	}
+	return lt_u64map_get(&p->stuck_tids, tid) != NULL;
+}
+
 static int idle_condvar_wait(struct lt_report *r, const struct rthread *t)
 {
 	const struct rp_snap_thread *s = t->snap;
 	const struct rgroup *g = P(r)->gr[t->end_group - 1];
+	/* one the snapshot found stuck (a consumer whose producer is stuck:
+	 * a wait chain) is no idle pool's, whatever its condvar says */
+	if (s && stuck_tid(r, t->pub.tid))
+		return 0;
 	if (!s || !lt_kind_condvar_like(s->lock_kind) || s->cond_signal != 1 ||
 	    s->uaddr != t->pub.end_call.addr || s->owner || s->runtime || s->acquire ||
 	    (s->owner_kind && strcmp(s->owner_kind, "none")) || !s->word_ok || !s->expected_ok ||

@@ -224,6 +224,10 @@ struct lt_report_priv {
 	/* snapshots */
 	struct rp_snapshot snap;
 	int have_snap;
+	/* the tids the snapshot's stuck verdicts name (stuck_tid), built
+	 * at its first use */
+	struct lt_u64map stuck_tids;
+	int stuck_built;
 	struct lt_u64map rtnames; /* tid -> the runtime's thread name (char *) */
 	struct sym *syms;
 	size_t nsyms, capsyms;

@@ -1144,6 +1144,46 @@ Test(report, idle_pool_on_a_condvar_with_no_signal_pending_is_no_stall_and_no_fi
 	cr_assert_eq(idle_pool_case(NULL, NULL, 0), 0, "waits that look like a condvar's");
 }
 
+/* Threads parked on a condition variable with no signal pending that the
+ * snapshot found stuck (a wait chain: a consumer whose producer is stuck)
+ * are no idle pool (a review: a Java queue's consumer, its producer in a
+ * read of a pipe nobody writes, was "an idle pool ... they wait for work"
+ * beside the snapshot's chain); the same threads with no such verdict are. */
+Test(report, threads_in_a_snapshot_chain_are_no_idle_pool)
+{
+	for (int chain = 0; chain < 2; chain++) {
+		header(TIDS(PID, 501, 502));
+		for (int i = 0; i < 3; i++)
+			TI[i].sc_nr = -2;
+		start();
+		static const char fx[] = "\"futex\": {\"uaddr\": \"0x560000001190\", \"op\": 393, \"is_wait\": true,"
+					 " \"expected\": 0, \"word\": 0, \"owner_kind\": \"none\", \"owner\": null,"
+					 " \"lock_kind\": \"condition variable\", \"signal_pending\": false}";
+		char *j;
+		cr_assert_geq(asprintf(&j,
+				       "{\"schema\": \"locktrace.snapshot/1\", \"pid\": %d, \"comm\": \"app\","
+				       " \"taken_monotonic_ns\": %llu, \"verdicts\": [%s], \"threads\": ["
+				       "{\"tid\": 501, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202}, %s},"
+				       "{\"tid\": 502, \"state\": \"S\", \"blocked_s\": 3.0, \"syscall\": {\"nr\": 202}, %s}]}",
+				       PID, BASE + 1 * MS,
+				       chain ? "{\"kind\": \"wait_chain\", \"summary\": \"2 threads wait on condition "
+					       "variable ... one of them, thread 503, is itself in a wait chain\", "
+					       "\"tids\": [501, 502]}" : "",
+				       fx, fx), 0);
+		cr_assert_eq(lt_report_snapshot(R, j, strlen(j)), 0);
+		free(j);
+		finish(BASE + 3 * SEC);
+		int note = 0;
+		for (size_t k = 0; k < R->n_notes; k++)
+			note |= strstr(R->notes[k], "an idle pool: 2 threads (501 502)") != NULL;
+		if (chain)
+			cr_assert(!note, "the snapshot's chain called an idle pool");
+		else
+			cr_assert(note, "no idle pool note without the chain");
+		done();
+	}
+}
+
 /* ---- Java's Thread.sleep() ------------------------------------------ */
 
 #define JSLEEP 0x560000002200ull /* a Java thread's own sleep event (its ParkEvent's condvar) */
