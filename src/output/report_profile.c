@@ -386,8 +386,10 @@ static const char *go_idle(const struct lt_stack *st)
  * compiler threads in CompileQueue::get, its GC workers on their
  * semaphore, its VM thread, service threads and Reference Handler,
  * libuv's workers; the innermost LT_RT_IDLE_FRAMES native and Java frames
- * are looked at.  Its label, or NULL. */
-static const char *rt_idle(const struct lt_stack *st)
+ * are looked at (twelve Java frames for an executor's idle worker, *POOL
+ * then set: the recorder names its park blocker as a lock, which it is
+ * not waiting to take).  Its label, or NULL. */
+static const char *rt_idle(const struct lt_stack *st, int *pool)
 {
 	uint32_t nat = 0, jav = 0;
 	const struct lt_sframe *callee = NULL; /* the native frame it called */
@@ -397,8 +399,8 @@ static const char *rt_idle(const struct lt_stack *st)
 		if (f->lang == LT_SFRAME_JAVA) {
 			if (jav < LT_RT_IDLE_FRAMES)
 				l = lt_rt_idle_java_label(f->func);
-			if (!l && jav < LT_RT_IDLE_POOL_FRAMES)
-				l = lt_rt_idle_java_pool_label(f->func);
+			if (!l && jav < LT_RT_IDLE_POOL_FRAMES && (l = lt_rt_idle_java_pool_label(f->func)))
+				*pool = 1;
 			jav++;
 		} else if (nat < LT_RT_IDLE_FRAMES) {
 			nat += !f->inlined; /* functions' frames counted, not their inlined calls' */
@@ -564,16 +566,24 @@ static void on_span_end(void *ctx, const struct lt_span *s)
 	int32_t fd = s->enter.h.kind == LT_EV_IO_ENTER ? s->enter.io.fd : -1;
 	const char *call = futex ? NULL : lt_span_name(s);
 	const char *idle = rtlock ? NULL : go_idle(st);
+	int pool = 0;
+	const char *ri = futex && !idle ? rt_idle(st, &pool) : NULL;
+	if (ri && rtlock && !pool)
+		ri = NULL; /* a runtime lock's waiter, whatever its frames */
 	if (idle) { /* one entry per kind of idle wait and stack */
 		call = idle;
 		lock = 0;
 		grp = 0;
 		fd = -1;
 		p->idle_ns += dur;
-	} else if (futex && !rtlock && (idle = rt_idle(st))) {
+	} else if (ri) {
+		idle = ri;
+		/* an executor's idle worker: its park blocker (the queue's
+		 * Condition, a ForkJoinPool) is no lock it waits to take */
 		call = idle;
 		lock = 0;
 		grp = 0;
+		rtlock = NULL;
 		p->rt_idle_ns += dur;
 	} else if (futex && java_sleep(st)) {
 		call = JAVA_SLEEP;

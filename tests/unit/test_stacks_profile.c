@@ -35,6 +35,29 @@
 
 #define T0 1000000000ull
 
+/* an executor's idle worker as JDK 17 parks it: its queue's Condition
+ * through ForkJoinPool.managedBlock, ThreadPoolExecutor.getTask eight Java
+ * frames in (stack 15) */
+static struct lt_sframe st15[] = {
+	{ .pc = 0x7f0000001234, .func = "__futex_abstimed_wait_common", .module = "libc.so.6" },
+	{ .pc = 0x7f0000001300, .func = "_ZN6Parker4parkEbl", .module = "libjvm.so" },
+	{ .lang = LT_SFRAME_JAVA, .func = "jdk.internal.misc.Unsafe.park", .file = "Unsafe.java" },
+	{ .lang = LT_SFRAME_JAVA, .func = "java.util.concurrent.locks.LockSupport.park", .file = "LockSupport.java",
+	  .line = 341 },
+	{ .lang = LT_SFRAME_JAVA, .func = "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionNode.block",
+	  .file = "AbstractQueuedSynchronizer.java", .line = 506 },
+	{ .lang = LT_SFRAME_JAVA, .func = "java.util.concurrent.ForkJoinPool.unmanagedBlock", .file = "ForkJoinPool.java",
+	  .line = 3465 },
+	{ .lang = LT_SFRAME_JAVA, .func = "java.util.concurrent.ForkJoinPool.managedBlock", .file = "ForkJoinPool.java",
+	  .line = 3436 },
+	{ .lang = LT_SFRAME_JAVA, .func = "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await",
+	  .file = "AbstractQueuedSynchronizer.java", .line = 1630 },
+	{ .lang = LT_SFRAME_JAVA, .func = "java.util.concurrent.LinkedBlockingQueue.take",
+	  .file = "LinkedBlockingQueue.java", .line = 435 },
+	{ .lang = LT_SFRAME_JAVA, .func = "java.util.concurrent.ThreadPoolExecutor.getTask",
+	  .file = "ThreadPoolExecutor.java", .line = 1062 },
+};
+
 /* waiting stacks 1 (site_alpha) and 2 (site_beta), release stacks 3 and 4 */
 static struct lt_sframe st1[] = {
 	{ .pc = 0x7f0000001234, .func = "__lll_lock_wait", .func_off = 0x2b, .module = "libc.so.6",
@@ -243,6 +266,8 @@ static void make_trace_java(const char *path, int java)
 	lt_stacks_put_stack(&sb, &s13);
 	struct lt_stack s14 = { .id = 14, .tgid = PID, .nframes = 6, .frames = st14 };
 	lt_stacks_put_stack(&sb, &s14);
+	struct lt_stack s15 = { .id = 15, .tgid = PID, .nframes = 10, .frames = st15 };
+	lt_stacks_put_stack(&sb, &s15);
 	if (java == 6) /* the GIL's extent, from a stored snapshot */
 		cr_assert_eq(lt_writer_section(w, LT_CHUNK_SNAPSHOT, GIL_SNAPSHOT, strlen(GIL_SNAPSHOT)), 0);
 	if (java == 5 || java == 6 || java == 8 || java == 9 || java == 12) {
@@ -340,6 +365,14 @@ static void make_trace_java(const char *path, int java)
 	} else if (java == 7) { /* a complete and a cut stack through the same frames */
 		wait_woken_on(w, &sb, WA, T0 + 10000, 3000000, 12, 3, LOCK, NULL, 0);
 		wait_woken_on(w, &sb, WB, T0 + 10000000, 5000000, 13, 3, LOCK, NULL, 0);
+	} else if (java == 15) {
+		/* an executor's idle worker, 20 ms on its queue's Condition
+		 * (the recorder names the park blocker as a Java lock), and
+		 * WB 5 ms on a contended Java lock */
+		wait_woken_on(w, &sb, WA, T0 + 10000, 20000000, 15, 3, PARK_A,
+			      "Java park blocker java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@"
+			      "0x69ec1a690", 0x69ec1a690ull);
+		wait_woken_on(w, &sb, WB, T0 + 30000000, 5000000, 2, 4, PARK_B, JLOCK, JADDR);
 	} else if (java == 4) { /* a JVM's own idle waits, longer than every lock wait */
 		wait_woken(w, &sb, WA, T0 + 10000, 3000000, 1, 3);
 		wait_woken(w, &sb, WB, T0 + 10000000, 5000000, 2, 4);
@@ -443,6 +476,23 @@ Test(stacks, java_executors_idle_workers_are_labelled_idle)
 	cr_assert(l && strstr(l, "ForkJoinPool worker") && lt_rt_idle_is_label(l));
 	cr_assert_null(lt_rt_idle_java_pool_label("java.util.concurrent.LinkedBlockingQueue.take"));
 	cr_assert_null(lt_rt_idle_java_label("java.util.concurrent.ThreadPoolExecutor.getTask"));
+}
+
+/* The same worker in a recording: the recorder names its park blocker (the
+ * queue's Condition) as a runtime lock, which it waits for no holder of:
+ * it is listed apart with the idle waits, after the contended Java lock (a
+ * review's JDK 17 recording ranked it first, 32 s "on" the Condition) */
+Test(stacks, profile_lists_an_executors_idle_worker_after_the_contention)
+{
+	size_t len;
+	char *out = profile_of(LT_PROFILE_TEXT, &len, 15);
+	const char *lock = strstr(out, "#1  5.0 ms in 1 wait");
+	const char *idle = strstr(out, "an idle wait: an executor's worker waiting for a task "
+				       "(ThreadPoolExecutor.getTask), not a lock");
+	cr_assert(lock && strstr(lock, "ReentrantLock$NonfairSync@0x69ec1cad0"), "%s", out);
+	cr_assert(idle && idle > lock, "the idle worker after the lock: %s", out);
+	cr_assert(strstr(out, "  runtimes: 20.0 ms of the waiting are"), "%s", out);
+	free(out);
 }
 
 Test(stacks, ocaml5_backup_threads_condition_wait_is_idle)
