@@ -323,7 +323,9 @@ static int idle_condvar_wait(struct lt_report *r, const struct rthread *t)
 	 * a wait chain) is no idle pool's, whatever its condvar says */
 	if (s && stuck_tid(r, t->pub.tid))
 		return 0;
-	if (!s || !lt_kind_condvar_like(s->lock_kind) || s->cond_signal != 1 ||
+	/* (a Java wait for particular threads, a latch's or a barrier's, that
+	 * no stuck verdict names: a thread that could end it is not stuck) */
+	if (!s || !(lt_kind_condvar_like(s->lock_kind) || lt_kind_java_parked(s->lock_kind)) || s->cond_signal != 1 ||
 	    s->uaddr != t->pub.end_call.addr || s->owner || s->runtime || s->acquire ||
 	    (s->owner_kind && strcmp(s->owner_kind, "none")) || !s->word_ok || !s->expected_ok ||
 	    s->word != s->expected)

@@ -1263,7 +1263,7 @@ static void idle_pool_notes(struct lt_report *r)
 				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u", n ? " " : "",
 						      g->mem[k]->pub.tid);
 		rp_gname(g, gn, sizeof(gn));
-		rule_note(r, "an idle pool: %u thread%s (%s) parked on %s with no signal pending; nothing was handed through it and nobody holds it: they wait for work, not for a lock (no finding, as the snapshot judges it)",
+		rule_note(r, "an idle pool: %u thread%s (%s) parked on %s with no signal pending; nothing was handed through it and nobody holds it: they wait for work, or for threads the snapshot found not stuck, not for a lock (no finding, as the snapshot judges it)",
 			  g->n_idle_cond, g->n_idle_cond == 1 ? "" : "s", list, gn);
 	}
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The recorder's side of the application-lock witness (appwatch.h): how
  * it looks at the process of a thread that sits in a long I/O wait. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "appwait.h"
@@ -61,6 +62,34 @@ static int snapshot_of(pid_t tgid, struct lt_snapshot **out)
 	return r;
 }
 
+/* Does a stuck verdict of snapshot S (a deadlock, a lost wake-up, a
+ * convoy, a lock wait, a wait chain, a stop) name TID? */
+static bool named_stuck(const struct lt_snapshot *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		if (v->kind != LT_VERDICT_DEADLOCK && v->kind != LT_VERDICT_LOST_WAKEUP && v->kind != LT_VERDICT_CONVOY &&
+		    v->kind != LT_VERDICT_LOCK_WAIT && v->kind != LT_VERDICT_WAIT_CHAIN && v->kind != LT_VERDICT_STOPPED)
+			continue;
+		for (size_t k = 0; k < v->n_tids; k++)
+			if (v->tids[k] == tid)
+				return true;
+	}
+	return false;
+}
+
+/* A thread of snapshot S waiting for work: an idle pool's, a runtime's own
+ * (rt_idle.h); or a Java wait for particular threads (a latch's await(), a
+ * Semaphore's acquire(), a barrier, a future's get(): any thread may end
+ * it) that no stuck verdict names: the snapshot found a thread that could
+ * still end it (running, on a timer), so it is no stall's waiter. */
+static bool waits_for_work(const struct lt_snapshot *s, const struct lt_thread *t)
+{
+	if (lt_rt_idle_wait(t))
+		return true;
+	return lt_kind_java_parked(t->futex.lock_kind) && !t->futex.rtlock && !named_stuck(s, t->tid);
+}
+
 int rec_app_stall(struct session *s, uint64_t boot, char *why, size_t len)
 {
 	if (!s->appw && !(s->appw = lt_appwatch_new(s->rtw_window)))
@@ -102,7 +131,7 @@ int rec_idle_judge(struct session *s, uint64_t boot)
 		for (size_t k = 0; k < snap->n_threads; k++) {
 			const struct lt_thread *t = &snap->threads[k];
 			if (t->wait == LT_WAIT_FUTEX)
-				lt_stall_judge(&s->stall, (uint32_t)t->tid, t->futex.uaddr, lt_rt_idle_wait(t));
+				lt_stall_judge(&s->stall, (uint32_t)t->tid, t->futex.uaddr, waits_for_work(snap, t));
 		}
 		lt_snapshot_free(snap);
 	}

@@ -1213,9 +1213,18 @@ static void find_inferred_cycles(struct lt_snapshot *s, const long *next, const 
 			if (next[i] >= 0 && next[i] != (long)i && !lts_wf_stopped_io(t) &&
 			    (p = lts_wf_party_process(s, t)))
 				k = INF_ANSWER;
-		} else if (signal_wait(t) && !(t->wf && t->wf->n_edges)) {
+		} else if (signal_wait(t) && !lt_kind_java_parked(t->futex.lock_kind) && !(t->wf && t->wf->n_edges)) {
 			/* (a waiter whose other end a model read, a Java
-			 * Process.waitFor's child, is no guess's) */
+			 * Process.waitFor's child, is no guess's; nor is a
+			 * Java wait the model named, which any thread may end
+			 * (a latch's countDown(), a release(), a notify()):
+			 * the rule for signals only another thread can send
+			 * (waitfor_verdicts.c) infers a cycle through it only
+			 * when no other thread of the process can end it; here
+			 * a thread waiting for a live process's input counted
+			 * for nothing, and one queued on a lock the waiter
+			 * holds was taken for its signaller, a false
+			 * "probable deadlock" in a healthy program) */
 			p = thread_proc(s, t);
 			k = INF_SIGNAL;
 		}

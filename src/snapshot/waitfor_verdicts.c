@@ -1558,6 +1558,74 @@ static void notify_object_words(const struct lt_snapshot *s, const pid_t *w, siz
 		*nk = NULL;
 }
 
+/* Signal waiters W[0..NW) of process PID whose every other thread (KS,
+ * N of them, CLS their notify_could) is asleep in a wait that none of them
+ * can end (another such waiter, a runtime's own idle thread, the java
+ * launcher's join, a wait only these could end), with none stuck: nobody
+ * is left to send it, a lost wake-up (a cycle of hand-offs among them, a
+ * latch nobody will count down), unless a signal handler posts it (a
+ * JVM's shutdown hook on SIGTERM among them). */
+static void nobody_left(struct lt_snapshot *s, pid_t pid, const pid_t *w, size_t nw, const struct nw_key *ks, size_t n,
+			const unsigned char *cls)
+{
+	struct lt_verdict *v = add_verdict(s, LT_VERDICT_LOST_WAKEUP);
+	if (!v)
+		return;
+	const struct lt_thread *t = lt_snapshot_find(s, w[0]);
+	v->longest_s = -1;
+	for (size_t q = 0; q < nw; q++) {
+		const struct lt_thread *u = lt_snapshot_find(s, w[q]);
+		if (!u || lts_verdict_add(v, u->tid, u->futex.uaddr, true))
+			continue;
+		if (u->idle_src != LT_IDLE_UNKNOWN && u->idle_s > v->longest_s)
+			v->longest_s = u->idle_s;
+	}
+	v->explains = v->n_tids;
+	const struct notify_kind *nk;
+	char obj[400], subj[96];
+	notify_object_words(s, w, nw, &nk, obj, sizeof(obj));
+	if (nw == 1)
+		snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
+	else
+		snprintf(subj, sizeof(subj), "%zu threads wait", nw);
+	bool java = java_waiters(s, w, nw);
+	v->summary = lts_asprintf("nobody is left to wake %s: %s %s, which only another thread of process %d can end "
+				  "(%s), and none can: each of its other threads %s asleep without a timeout in a wait "
+				  "that none of them can end, or is the runtime's own: the wake-up cannot come (only a "
+				  "signal handler that sends it could%s)", nw == 1 ? "it" : "them", subj, obj, (int)pid,
+				  t->futex.private_ ? "a futex private to it" : "no other live process maps it",
+				  "is", java ? ", as a shutdown hook on SIGTERM may" : "");
+	for (size_t q = 0; q < nw && q < 8; q++) {
+		const struct lt_thread *u = lt_snapshot_find(s, w[q]);
+		char *act = lts_thread_activity(u), dur[32];
+		lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any thread of its "
+			       "process may end it]", (int)u->tid, lt_thread_name(u), act ? act : "?", dur,
+			       u->futex.lock_kind, u->futex.lock_state ? ": " : "",
+			       u->futex.lock_state ? u->futex.lock_state : "");
+		free(act);
+	}
+	if (nw > 8)
+		lt_strlist_add(&v->evidence, "and %zu more waiters", nw - 8);
+	size_t shown = 0;
+	for (size_t q = 0; q < n && shown <= 6; q++) {
+		const struct lt_thread *u = &s->threads[ks[q].idx];
+		if (in_sorted(w, nw, u->tid))
+			continue;
+		if (shown++ == 6) {
+			lt_strlist_add(&v->evidence, "and %zu more of its threads", n - nw - 6);
+			break;
+		}
+		char *act = lts_thread_activity(u);
+		lt_strlist_add(&v->evidence, "its own thread %d (%s) %s: %s", (int)u->tid, lt_thread_name(u),
+			       act ? act : "?",
+			       lts_runtime_idle(u) ? "a runtime's own thread, idle"
+			       : cls[ks[q].idx] == NW_CAN ? "the runtime's own (runs none of the program's code)"
+							   : "asleep, with no way to end it now");
+		free(act);
+	}
+}
+
 static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
 	size_t n = s->n_threads;
@@ -1601,8 +1669,13 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 			for (size_t q = pa; q < pb && !can; q++)
 				can = cls[k[q].idx] == NW_CAN && !lts_jvm_own_thread(&s->threads[k[q].idx]);
 		}
-		if (can || !n_st || !nw)
+		if (can || !nw)
 			continue;
+		if (!n_st) {
+			/* none stuck either: nobody is left to send it */
+			nobody_left(s, k[pa].pid, w, nw, k + pa, pb - pa, cls);
+			continue;
+		}
 		pid_t pid = k[pa].pid;
 		/* the stuck thread to name: one whose wait does not come back to
 		 * the waiters (else the first, said as a cycle) */
