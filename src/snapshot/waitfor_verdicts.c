@@ -1558,6 +1558,23 @@ static void notify_object_words(const struct lt_snapshot *s, const pid_t *w, siz
 		*nk = NULL;
 }
 
+/* The first eight of the signal waiters W[0..NW), each with its wait. */
+static void waiters_evidence(struct lt_verdict *v, const struct lt_snapshot *s, const pid_t *w, size_t nw)
+{
+	for (size_t q = 0; q < nw && q < 8; q++) {
+		const struct lt_thread *u = lt_snapshot_find(s, w[q]);
+		char *act = lts_thread_activity(u), dur[32];
+		lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any thread of its "
+			       "process may end it]", (int)u->tid, lt_thread_name(u), act ? act : "?", dur,
+			       u->futex.lock_kind, u->futex.lock_state ? ": " : "",
+			       u->futex.lock_state ? u->futex.lock_state : "");
+		free(act);
+	}
+	if (nw > 8)
+		lt_strlist_add(&v->evidence, "and %zu more waiters", nw - 8);
+}
+
 /* Signal waiters W[0..NW) of process PID whose every other thread (KS,
  * N of them, CLS their notify_could) is asleep in a wait that none of them
  * can end (another such waiter, a runtime's own idle thread, the java
@@ -1590,23 +1607,12 @@ static void nobody_left(struct lt_snapshot *s, pid_t pid, const pid_t *w, size_t
 		snprintf(subj, sizeof(subj), "%zu threads wait", nw);
 	bool java = java_waiters(s, w, nw);
 	v->summary = lts_asprintf("nobody is left to wake %s: %s %s, which only another thread of process %d can end "
-				  "(%s), and none can: each of its other threads %s asleep without a timeout in a wait "
+				  "(%s), and none can: each of its other threads is asleep without a timeout in a wait "
 				  "that none of them can end, or is the runtime's own: the wake-up cannot come (only a "
 				  "signal handler that sends it could%s)", nw == 1 ? "it" : "them", subj, obj, (int)pid,
 				  t->futex.private_ ? "a futex private to it" : "no other live process maps it",
-				  "is", java ? ", as a shutdown hook on SIGTERM may" : "");
-	for (size_t q = 0; q < nw && q < 8; q++) {
-		const struct lt_thread *u = lt_snapshot_find(s, w[q]);
-		char *act = lts_thread_activity(u), dur[32];
-		lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
-		lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any thread of its "
-			       "process may end it]", (int)u->tid, lt_thread_name(u), act ? act : "?", dur,
-			       u->futex.lock_kind, u->futex.lock_state ? ": " : "",
-			       u->futex.lock_state ? u->futex.lock_state : "");
-		free(act);
-	}
-	if (nw > 8)
-		lt_strlist_add(&v->evidence, "and %zu more waiters", nw - 8);
+				  java ? ", as a shutdown hook on SIGTERM may" : "");
+	waiters_evidence(v, s, w, nw);
 	size_t shown = 0;
 	for (size_t q = 0; q < n && shown <= 6; q++) {
 		const struct lt_thread *u = &s->threads[ks[q].idx];
@@ -1767,18 +1773,7 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 						  "free, and that no signal handler will end the wait, is inferred%s)", subj,
 						  obj, (int)pid, priv, others == 1 ? "it is" : "each", one,
 						  stuck_words(pv->kind), pv->summary ? pv->summary : "?", does, maybe);
-		for (size_t q = 0; q < nw && q < 8; q++) {
-			const struct lt_thread *u = lt_snapshot_find(s, w[q]);
-			char *act = lts_thread_activity(u), dur[32];
-			lts_fmt_duration(u->idle_src == LT_IDLE_UNKNOWN ? -1 : u->idle_s, dur, sizeof(dur));
-			lt_strlist_add(&v->evidence, "thread %d (%s) %s, for %s [%s%s%s; no owner recorded: any thread "
-				       "of its process may end it]", (int)u->tid, lt_thread_name(u), act ? act : "?", dur,
-				       u->futex.lock_kind, u->futex.lock_state ? ": " : "",
-				       u->futex.lock_state ? u->futex.lock_state : "");
-			free(act);
-		}
-		if (nw > 8)
-			lt_strlist_add(&v->evidence, "and %zu more waiters", nw - 8);
+		waiters_evidence(v, s, w, nw);
 		/* the stuck threads first, then the others asleep */
 		size_t shown = 0;
 		for (int pass = 0; pass < 2; pass++)
