@@ -31,7 +31,7 @@ void lts_wf_json(struct jw *w, const struct lt_thread *t)
 		jw_kbool(w, "more_pids", e->more_pids);
 		jw_kint_or_null(w, "holder_tid", (int)e->holder_tid, e->holder_tid != 0);
 		if (e->wait_s > 0)
-			jw_kdouble(w, "wait_s", e->wait_s, 3);
+			jw_kdouble(w, "wait_s", e->wait_s, 6); /* as blocked_s: a verdict re-made from the JSON rounds it alike */
 		jw_kstr(w, "parties_state", lt_wf_pstate_name(e->pstate));
 		jw_kstr(w, "parties_doing", e->doing);
 		jw_kstr(w, "evidence", e->evidence);
