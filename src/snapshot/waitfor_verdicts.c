@@ -1575,6 +1575,43 @@ static void waiters_evidence(struct lt_verdict *v, const struct lt_snapshot *s, 
 		lt_strlist_add(&v->evidence, "and %zu more waiters", nw - 8);
 }
 
+/* Does a verdict of S name TID already (an unknown one of an earlier
+ * pass: no stuck kind, so its waiters come back)? */
+static bool named_already(const struct lt_snapshot *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		if (lts_verdict_names(&s->verdicts[i], tid))
+			return true;
+	return false;
+}
+
+/* Is every thread of process PID but the signal waiters W[0..NW) (KS, N
+ * of them) one that is known to send nothing: another such waiter, a
+ * runtime's own thread idle on a futex (not one in I/O: a JNI thread in
+ * accept() has no Java frames either), the java launcher's join, a join
+ * of one of the waiters?  Not a thread in an event or I/O wait that only
+ * its own threads seem to end (a wake-up fd: the kernel writes an
+ * eventfd for AIO or io_uring, a signal handler a self-pipe, a timer
+ * arms the signal): that inference is too weak to call the wake-up lost. */
+static bool all_known_unable(const struct lt_snapshot *s, pid_t pid, const pid_t *w, size_t nw,
+			     const struct nw_key *ks, size_t n)
+{
+	for (size_t q = 0; q < n; q++) {
+		const struct lt_thread *u = &s->threads[ks[q].idx];
+		if (in_sorted(w, nw, u->tid) || notify_wait(u) || lts_java_launcher_join(s, pid, u))
+			continue;
+		const struct lt_futex *f = &u->futex;
+		bool futex = u->wait == LT_WAIT_FUTEX && f->is_wait && asleep(u);
+		if (futex && (lts_runtime_idle(u) || lts_jvm_own_thread(u)))
+			continue;
+		if (futex && !f->timeout_ptr && f->owner > 0 && in_sorted(w, nw, f->owner) &&
+		    (f->owner_kind == LT_OWNER_JOIN || f->owner_kind == LT_OWNER_RUNTIME))
+			continue; /* joins a waiter (Thread.join(), pthread_join) */
+		return false;
+	}
+	return true;
+}
+
 /* Signal waiters W[0..NW) of process PID whose every other thread (KS,
  * N of them, CLS their notify_could) is asleep in a wait that none of them
  * can end (another such waiter, a runtime's own idle thread, the java
@@ -1585,7 +1622,11 @@ static void waiters_evidence(struct lt_verdict *v, const struct lt_snapshot *s, 
 static void nobody_left(struct lt_snapshot *s, pid_t pid, const pid_t *w, size_t nw, const struct nw_key *ks, size_t n,
 			const unsigned char *cls)
 {
-	struct lt_verdict *v = add_verdict(s, LT_VERDICT_LOST_WAKEUP);
+	/* a JVM runs shutdown hooks and sun.misc.Signal handlers on SIGTERM,
+	 * SIGINT, SIGHUP, whether any is registered is not read: not known
+	 * to be lost, said so */
+	bool java = java_waiters(s, w, nw);
+	struct lt_verdict *v = add_verdict(s, java ? LT_VERDICT_UNKNOWN : LT_VERDICT_LOST_WAKEUP);
 	if (!v)
 		return;
 	const struct lt_thread *t = lt_snapshot_find(s, w[0]);
@@ -1605,13 +1646,20 @@ static void nobody_left(struct lt_snapshot *s, pid_t pid, const pid_t *w, size_t
 		snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
 	else
 		snprintf(subj, sizeof(subj), "%zu threads wait", nw);
-	bool java = java_waiters(s, w, nw);
-	v->summary = lts_asprintf("nobody is left to wake %s: %s %s, which only another thread of process %d can end "
-				  "(%s), and none can: each of its other threads is asleep without a timeout in a wait "
-				  "that none of them can end, or is the runtime's own: the wake-up cannot come (only a "
-				  "signal handler that sends it could%s)", nw == 1 ? "it" : "them", subj, obj, (int)pid,
-				  t->futex.private_ ? "a futex private to it" : "no other live process maps it",
-				  java ? ", as a shutdown hook on SIGTERM may" : "");
+	if (java)
+		v->summary = lts_asprintf("no thread of the program is left to wake %s: %s %s, which only another "
+					  "thread of process %d can end (%s), and none of the program's can: each other "
+					  "thread waits for such a signal too, is the runtime's own and idle, or joins one "
+					  "of these; only a signal could still end it (the JVM runs its shutdown hooks "
+					  "and signal handlers on SIGTERM, SIGINT, SIGHUP; whether any is registered is "
+					  "not read): hung, or waiting for that signal", nw == 1 ? "it" : "them", subj, obj,
+					  (int)pid, t->futex.private_ ? "a futex private to it" : "no other live process maps it");
+	else
+		v->summary = lts_asprintf("nobody is left to wake %s: %s %s, which only another thread of process %d "
+					  "can end (%s), and none can: each other thread waits for such a signal too, is "
+					  "the runtime's own and idle, or joins one of these: the wake-up cannot come (only "
+					  "a signal handler that sends it could)", nw == 1 ? "it" : "them", subj, obj,
+					  (int)pid, t->futex.private_ ? "a futex private to it" : "no other live process maps it");
 	waiters_evidence(v, s, w, nw);
 	size_t shown = 0;
 	for (size_t q = 0; q < n && shown <= 6; q++) {
@@ -1678,8 +1726,10 @@ static void notify_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 		if (can || !nw)
 			continue;
 		if (!n_st) {
-			/* none stuck either: nobody is left to send it */
-			nobody_left(s, k[pa].pid, w, nw, k + pa, pb - pa, cls);
+			/* none stuck either: nobody is left to send it, when
+			 * that is known for each of the others */
+			if (!named_already(s, w[0]) && all_known_unable(s, k[pa].pid, w, nw, k + pa, pb - pa))
+				nobody_left(s, k[pa].pid, w, nw, k + pa, pb - pa, cls);
 			continue;
 		}
 		pid_t pid = k[pa].pid;

@@ -1488,8 +1488,13 @@ static void check_numbered(const char *ring)
 	char path[128], cmd[512];
 	const long N = 200000;
 	tl_tmp_path(path, sizeof(path), "units");
-	snprintf(cmd, sizeof(cmd), "%s -n %ld -c 0 -l 0 --no-wait >/dev/null & %s -n %ld -c 1 -l 0 "
-		 "--no-wait >/dev/null; wait", WL("numbered_wakes"), N, WL("numbered_wakes"), N);
+	/* both at their start gate (a line of stdin each, one pipe, 10 ms
+	 * apart), so that their calls overlap: started one after the other,
+	 * the first one's 0.1 s of calls had ended before the second began in
+	 * a CI run under load ("did not overlap in time").  An asynchronous
+	 * command's stdin is /dev/null unless redirected: fd 3. */
+	snprintf(cmd, sizeof(cmd), "(sleep 0.3; echo; sleep 0.01; echo) | { %s -n %ld -c 0 -l 0 <&3 >/dev/null & "
+		 "%s -n %ld -c 1 -l 0 <&3 >/dev/null; wait; } 3<&0", WL("numbered_wakes"), N, WL("numbered_wakes"), N);
 	/* 800,000 records in about 0.2 s: the default buffer holds what the
 	 * normal collector has not drained yet, 0 lost.  The ASan build's
 	 * collector drains them slower (make live-asan: some
