@@ -2789,6 +2789,7 @@ static void classify_rest(struct lt_snapshot *s)
 	size_t by_kind[LT_WAIT_OTHER + 1] = { 0 };
 	size_t sock = 0, pipe = 0, fifo = 0; /* of by_kind[LT_WAIT_IO] */
 	size_t fifo_open = 0; /* an open() of a FIFO waiting for its other end (waitfor.c) */
+	size_t counted = 0;   /* of condvar: a Java latch's or Semaphore's waiters */
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct lt_thread *t = &s->threads[i];
 		if (busy(t)) {
@@ -2816,8 +2817,11 @@ static void classify_rest(struct lt_snapshot *s)
 			break;
 		case LT_WAIT_FUTEX:
 			if (t->futex.is_wait && t->futex.owner_kind == LT_OWNER_NONE && t->futex.word_ok &&
-			    t->futex.word == t->futex.expected)
+			    t->futex.word == t->futex.expected) {
 				condvar++;
+				counted += t->futex.lock_kind && (!strcmp(t->futex.lock_kind, LT_KIND_JAVA_LATCH) ||
+								  !strcmp(t->futex.lock_kind, LT_KIND_JAVA_SEMAPHORE));
+			}
 			else if (t->futex.is_wait && t->futex.owner_kind == LT_OWNER_JOIN)
 				joins++; /* waits for a thread to exit, not for a lock */
 			else if (t->futex.is_wait && done_lock(s, &t->futex))
@@ -2873,8 +2877,15 @@ static void classify_rest(struct lt_snapshot *s)
 				 polled == 1 ? "" : "s", nh == 1 ? "process" : "processes", who);
 		/* without user stacks an acquire path or an application's own
 		 * lock wait (PostgreSQL's, in epoll_wait) is not seen */
+		/* a Semaphore used as a lock records no holder: its waiters
+		 * are said, not "no lock" */
+		char sem[200];
+		snprintf(sem, sizeof(sem), "wait seen but %zu on a java.util.concurrent latch or Semaphore, which "
+			 "records no holder (any thread may count it down or release it, and one not stuck still could)",
+			 counted);
 		const char *nolock = s->ustack_skipped ? "wait seen (user stacks not read: lock acquires and "
 							 "applications' own lock waits are known by their frames)"
+				     : counted ? sem
 				     : polled || by_kind[LT_WAIT_SLEEP] ? "wait seen" /* a sleeper may retry one */
 									 : "involved";
 		if (because)
