@@ -283,9 +283,14 @@ void tl_check_site_profile(const int rank[2], const double ms[2], const double w
 #define TL_PYTHON "/usr/bin/python3"
 void tl_start_python(struct tl_proc *p, const char *script, char *const extra[], char lines[][256],
 		     int *nlines, const char *root_for);
-/* Waits until /proc says thread TID of PID sleeps in system call NR;
- * fails the test after TIMEOUT_MS.  tl_wait_in_read: in read() (0). */
+/* Waits until /proc says thread TID of PID sleeps (S or D) in system call
+ * NR; fails the test after TIMEOUT_MS.  tl_wait_in_read: in read() (0).
+ * A call seen is not the call meant when the thread makes it more than once
+ * (a read of data not yet written, woken at once): tl_wait_in_call_on also
+ * wants the call's first argument to be ARG0 (a file descriptor the
+ * workload chose), none when ARG0 < 0. */
 void tl_wait_in_call(pid_t pid, pid_t tid, long nr, int timeout_ms);
+void tl_wait_in_call_on(pid_t pid, pid_t tid, long nr, long long arg0, int timeout_ms);
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);
 /* `locktrace snapshot -p PID --json` run to its end (it must exit 0),
  * parsed (rp_json_free it). */

@@ -700,26 +700,49 @@ void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int 
 	snprintf(pid, 16, "%d", (int)p->pid);
 }
 
-void tl_wait_in_call(pid_t pid, pid_t tid, long nr, int timeout_ms)
+/* Whether thread TID of PID sleeps (S or D in its stat): a thread woken
+ * from a call but not yet run still shows that call in its syscall file. */
+static bool task_asleep(pid_t pid, pid_t tid)
 {
-	char path[96], buf[256], want[24];
+	char path[96], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *e = strrchr(buf, ')');
+	return e && (e[2] == 'S' || e[2] == 'D');
+}
+
+void tl_wait_in_call_on(pid_t pid, pid_t tid, long nr, long long arg0, int timeout_ms)
+{
+	char path[96], buf[256], want[48];
 	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	snprintf(want, sizeof(want), "%ld ", nr);
+	if (arg0 >= 0)
+		snprintf(want, sizeof(want), "%ld 0x%llx ", nr, (unsigned long long)arg0);
+	else
+		snprintf(want, sizeof(want), "%ld ", nr);
 	for (;;) {
 		FILE *f = fopen(path, "r");
 		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
 		if (f)
 			fclose(f);
 		buf[n] = 0;
-		if (!strncmp(buf, want, strlen(want)))
+		if (!strncmp(buf, want, strlen(want)) && task_asleep(pid, tid))
 			return;
 		if (now_ms() >= deadline)
 			break;
 		usleep(10000);
 	}
-	cr_assert_fail("thread %d of %d never slept in system call %ld (%d ms): %s", (int)tid, (int)pid, nr,
-		       timeout_ms, buf);
+	cr_assert_fail("thread %d of %d never slept in system call %ld%s (%d ms): %s", (int)tid, (int)pid, nr,
+		       arg0 >= 0 ? " on that first argument" : "", timeout_ms, buf);
+}
+
+void tl_wait_in_call(pid_t pid, pid_t tid, long nr, int timeout_ms)
+{
+	tl_wait_in_call_on(pid, tid, nr, -1, timeout_ms);
 }
 
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms)
