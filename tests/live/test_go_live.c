@@ -896,6 +896,72 @@ Test(go_live, a_channel_whose_sender_is_in_network_io_is_not_deadlocked)
 	lt_snapshot_free(s);
 }
 
+/* A goroutine receiving on a channel signal.Notify registered waits for a
+ * signal, which nothing of the program sends: no goroutine is its other end,
+ * and it is no finding (before: "probably blocked for ever", as every Go
+ * server's main goroutine waiting for SIGTERM was).  N channels registered:
+ * 3 (one bucket or group of the map) and 20 (several in either map layout);
+ * with 20, one more whose signal.Stop ran, still a goroutine nothing can
+ * wake. */
+static void signal_waiters(const char *n)
+{
+	bool many = atoi(n) >= 10;
+	start(GOWL, "signals", n);
+	read_truth();
+	int ls = 0, lt = 0;
+	long sw = truth_of("main.sigWaiter", &ls), st = many ? truth_of("main.stoppedWaiter", &lt) : -1;
+	uint64_t sig = addr_named("sigCh");
+	struct lt_snapshot *s = snap();
+	cr_assert_not_null(s->go);
+	const struct lt_go_routine *r = routine(s, sw);
+	cr_assert_not_null(r, "the signal waiter read");
+	cr_expect_eq(r->obj, sig);
+	cr_expect(r->notify_sigs && !strcmp(r->notify_sigs, "SIGUSR1 SIGTERM"), "signals: %s",
+		  r->notify_sigs ? r->notify_sigs : "(not found)");
+	char want[256], gone[256];
+	snprintf(want, sizeof(want), "goroutine %ld (main.sigWaiter) at ", sw);
+	snprintf(gone, sizeof(gone), "goroutine %ld (main.stoppedWaiter) at ", st);
+	const struct lt_verdict *lw = NULL;
+	for (size_t i = 0; i < s->n_verdicts; i++) {
+		const struct lt_verdict *v = &s->verdicts[i];
+		cr_expect(!strstr(v->summary, want), "the signal waiter in a finding: %s", v->summary);
+		if (!strncmp(v->summary, gone, strlen(gone)))
+			lw = v;
+	}
+	if (many) {
+		const struct lt_go_routine *q = routine(s, st);
+		cr_assert_not_null(q, "the stopped channel's waiter read");
+		cr_expect_eq(q->obj, addr_named("stoppedCh"));
+		cr_expect_null(q->notify_sigs, "a stopped channel is no longer registered");
+		cr_assert_not_null(lw, "no verdict for the waiter on the stopped channel");
+		cr_expect_eq(lw->kind, LT_VERDICT_LOCK_WAIT);
+		cr_expect(strstr(lw->summary, "probably blocked for ever"), "%s", lw->summary);
+	} else {
+		/* nothing else waits: the signal waiter is said in the idle (or
+		 * nothing suspicious, a thread running then) verdict */
+		const struct lt_verdict *v = verdict_of(s, LT_VERDICT_IDLE);
+		if (!v)
+			v = verdict_of(s, LT_VERDICT_OK);
+		cr_assert_not_null(v, "neither idle nor nothing suspicious (first: %s)",
+				   s->n_verdicts ? s->verdicts[0].summary : "-");
+		snprintf(want, sizeof(want), "gowl.go:%d is blocked in chan receive on channel (heap) (0x%" PRIx64
+			 "), which signal.Notify registered for SIGUSR1 SIGTERM: a signal sent to the process "
+			 "ends the wait", ls, sig);
+		cr_expect(tl_strlist_has(&v->evidence, want), "no evidence says: %s", want);
+	}
+	lt_snapshot_free(s);
+}
+
+Test(go_live, a_receive_on_a_signal_notify_channel_waits_for_a_signal)
+{
+	signal_waiters("3");
+}
+
+Test(go_live, a_signal_notify_channel_is_found_among_twenty)
+{
+	signal_waiters("20");
+}
+
 /* netHolder holds muNet in a read of a TCP connection whose peer end only a
  * child (sleep) holds: the holder's network wait is followed to the peer,
  * as a thread's socket read is. */

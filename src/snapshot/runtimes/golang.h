@@ -78,6 +78,11 @@ struct lt_go_routine {
 	/* all of them (indices into routines), n_chan_peers long; NULL when
 	 * none or not looked for (not kept in the JSON) */
 	size_t *chan_peer_list;
+	/* a chan receive on a channel os/signal.Notify registered: the
+	 * signals it gets ("SIGINT SIGTERM"; "" when not read), NULL when the
+	 * channel is not one (or was not looked for).  A signal ends the
+	 * wait: no goroutine is its other end (rt_go_signal.c). */
+	char *notify_sigs;
 	/* its stack, read from g.sched.sp (the syscall sp in a system call)
 	 * to g.stack.hi; 0 unknown */
 	uint64_t sp, stack_hi;
@@ -117,6 +122,13 @@ struct lt_go {
 #define LT_GO_MAX_FRAMES 64
 
 void lt_go_free(struct lt_go *g);
+/* Is channel CH (an hchan's address) registered with os/signal.Notify: a
+ * key of the map in os/signal's `handlers` (the variable at HANDLERS), read
+ * in Go 1.24's Swiss-table layout when SWISS, else in the older one.  1 (and
+ * SIGS, LEN bytes, the signals it gets, "" when unread), 0 not, -1 not
+ * read. */
+int lt_go_notify_lookup(const struct lt_lm_env *e, uint64_t handlers, bool swiss, uint64_t ch, char *sigs,
+			size_t len);
 
 /* Adds the Go verdicts to S (from s->go): called by lt_snapshot_diagnose. */
 void lt_go_verdicts(struct lt_snapshot *s);

@@ -872,6 +872,7 @@ void lt_go_free(struct lt_go *g)
 		free(r->netfd);
 		free(r->chan_peers_how);
 		free(r->chan_peer_list);
+		free(r->notify_sigs);
 	}
 	free(g->routines);
 	for (size_t i = 0; i < g->n_mutexes; i++) {

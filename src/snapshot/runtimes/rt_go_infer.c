@@ -13,6 +13,7 @@
  *    the reference may be an Unlock already done, or the mutex may be held
  *    through a pointer (heap object: no inference). */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -653,6 +654,33 @@ static void chan_peers(struct go_ctx *c)
 	free(memo);
 }
 
+/* The Go version's minor number (go1.24.1, go1.24rc1: 24), -1 unknown. */
+static int go_minor(const char *v)
+{
+	int minor = -1;
+	if (!v || strncmp(v, "go1.", 4) || sscanf(v + 4, "%d", &minor) != 1)
+		return -1;
+	return minor;
+}
+
+/* Chan receives on a channel os/signal.Notify registered: a signal, not a
+ * goroutine, ends them (rt_go_signal.c). */
+static void notify_chans(struct go_ctx *c)
+{
+	uint64_t a, sz;
+	int minor = go_minor(c->go->version);
+	if (minor < 0 || c->e->lookup(c->e->arg, "os/signal.handlers", &a, &sz) || sz < 16)
+		return;
+	for (size_t i = 0; i < c->go->n_routines; i++) {
+		struct lt_go_routine *r = &c->go->routines[i];
+		if (r->wait != LT_GO_WAIT_CHAN || r->system || !r->obj || !r->dir || strcmp(r->dir, "receive"))
+			continue;
+		char sigs[160];
+		if (lt_go_notify_lookup(c->e, a, minor >= 24, r->obj, sigs, sizeof(sigs)) == 1)
+			r->notify_sigs = lts_strdup(sigs);
+	}
+}
+
 void go_infer(struct go_ctx *c)
 {
 	for (size_t i = 0; i < c->go->n_routines; i++) {
@@ -665,4 +693,5 @@ void go_infer(struct go_ctx *c)
 	chan_names(c);
 	infer_holders(c);
 	chan_peers(c);
+	notify_chans(c);
 }

@@ -40,6 +40,7 @@ static void routine_from(struct lt_snapshot *s, struct lt_go_routine *r, const s
 		r->wait = r->dir ? LT_GO_WAIT_CHAN : r->obj_kind ? LT_GO_WAIT_SEMA : LT_GO_WAIT_OTHER;
 		r->chan_peers_how = rp_json_strdup(J(w, "other_ends_how"));
 		r->n_chan_peers = (long)rp_json_int(J(w, "other_ends"), 0);
+		r->notify_sigs = rp_json_strdup(J(w, "signal_notify"));
 		if (r->wait == LT_GO_WAIT_SEMA)
 			r->lock = r->obj = rp_json_addr0(J(w, "addr"));
 		else

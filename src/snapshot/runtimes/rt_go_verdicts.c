@@ -226,7 +226,7 @@ static long waits_for(const struct lt_go *go, size_t i, bool *via_chan)
 	if (m >= 0)
 		return go->mutexes[m].holder;
 	const struct lt_go_routine *r = &go->routines[i];
-	if (r->wait == LT_GO_WAIT_CHAN && r->chan_peer && r->chan_peers_how) {
+	if (r->wait == LT_GO_WAIT_CHAN && r->chan_peer && r->chan_peers_how && !r->notify_sigs) {
 		*via_chan = true;
 		return (long)r->chan_peer - 1;
 	}
@@ -327,7 +327,7 @@ static void deadlocks(struct lt_snapshot *s, bool *in_cycle)
  * ends were looked for (chan_peers, rt_go_infer.c). */
 static bool chan_waiter(const struct lt_go_routine *r)
 {
-	return r->wait == LT_GO_WAIT_CHAN && !r->system && r->obj && r->dir && r->chan_peers_how &&
+	return r->wait == LT_GO_WAIT_CHAN && !r->system && r->obj && r->dir && r->chan_peers_how && !r->notify_sigs &&
 	       r->n_chan_peers >= 0 && (!strcmp(r->dir, "send") || !strcmp(r->dir, "receive")) &&
 	       (r->n_chan_peers == 0 || r->chan_peer_list || r->chan_peer);
 }
@@ -585,7 +585,7 @@ static void leaks(struct lt_snapshot *s)
 		return;
 	for (size_t i = 0; i < go->n_routines; i++) {
 		const struct lt_go_routine *r = &go->routines[i];
-		if (done[i] || r->wait != LT_GO_WAIT_CHAN || !r->obj || r->system)
+		if (done[i] || r->wait != LT_GO_WAIT_CHAN || !r->obj || r->system || r->notify_sigs)
 			continue;
 		size_t nw = 0;
 		for (size_t k = i; k < go->n_routines; k++)
@@ -726,6 +726,24 @@ void lt_go_idle_notes(struct lt_snapshot *s)
 		nc++;
 	}
 	(void)nc;
+	/* goroutines receiving on a channel signal.Notify registered: a
+	 * signal ends the wait (a server's main goroutine waits so for its
+	 * life) */
+	size_t ns = 0;
+	for (size_t i = 0; i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		if (r->wait != LT_GO_WAIT_CHAN || r->system || !r->notify_sigs)
+			continue;
+		char what[256], w[256];
+		chan_what(what, sizeof(what), r);
+		lt_strlist_add(&v->evidence, "goroutine %" PRId64 " (%s) at %s is blocked in %s, which "
+			       "signal.Notify registered%s%s: a signal sent to the process ends the wait "
+			       "(kill(2), the terminal, the kernel), no goroutine of the program is its other "
+			       "end; the program waits for one", r->id, gfunc(r), gwhere(r, w, sizeof(w)), what,
+			       *r->notify_sigs ? " for " : "", r->notify_sigs);
+		ns++;
+	}
+	(void)ns;
 	/* goroutines blocked on a channel whose other ends were not
 	 * inferred (too many to look for): unknown, not idle */
 	size_t nu = 0, first = 0;
@@ -769,8 +787,9 @@ static const char *wait_text(const struct lt_go_routine *r, char *buf, size_t le
 		snprintf(buf, len, " waits for %s %s (0x%" PRIx64 ")", r->obj_kind, r->obj_name ? r->obj_name : "(heap)",
 			 r->lock);
 	else if (r->wait == LT_GO_WAIT_CHAN && r->obj)
-		snprintf(buf, len, " %s on channel %s (0x%" PRIx64 ")", r->dir, r->obj_name ? r->obj_name : "(heap)",
-			 r->obj);
+		snprintf(buf, len, " %s on channel %s (0x%" PRIx64 ")%s%s%s", r->dir, r->obj_name ? r->obj_name : "(heap)",
+			 r->obj, r->notify_sigs ? ", registered with signal.Notify" : "",
+			 r->notify_sigs && *r->notify_sigs ? " for " : "", r->notify_sigs ? r->notify_sigs : "");
 	else if (r->wait == LT_GO_WAIT_CHAN)
 		snprintf(buf, len, " select on several channels");
 	else if (r->netfd)
@@ -882,6 +901,8 @@ void lt_go_print_json(struct jw *w, const struct lt_snapshot *s)
 						r->chan_peer ? go->routines[r->chan_peer - 1].id : 0, r->chan_peer != 0);
 				jw_kstr(w, "other_ends_how", r->chan_peers_how);
 			}
+			if (r->notify_sigs) /* the signals signal.Notify sends it */
+				jw_kstr(w, "signal_notify", r->notify_sigs);
 			jw_end(w);
 		}
 		jw_karray(w, "frames");

@@ -30,6 +30,11 @@
 //	gowl netholder OUT netHolder holds muNet while reading a TCP connection
 //	                   whose peer end only a child (sleep 600) holds; two
 //	                   netUsers wait for muNet
+//	gowl signals N OUT sigWaiter receives on a channel signal.Notify
+//	                   registered for SIGUSR1 and SIGTERM, the (N/3+1)th of N
+//	                   registered (N > 8 grows the map past one bucket or
+//	                   group); for N >= 10 also stoppedWaiter, on one whose
+//	                   signal.Stop ran: nothing can send on it any more
 //	gowl chanloop OUT  loopA receives from c3 at its loop's head and sends on
 //	                   c4, loopB sends twice on c3 then receives from c4:
 //	                   both block in a send; main in Accept
@@ -46,6 +51,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"sync"
@@ -289,6 +295,29 @@ func pipeSender(r *os.File) {
 }
 
 //go:noinline
+func sigWaiter(c chan os.Signal) {
+	s := <-c
+	fmt.Println("signal", s)
+}
+
+//go:noinline
+func stoppedWaiter(c chan os.Signal) {
+	s := <-c
+	fmt.Println("signal", s)
+}
+
+// the channel made here: once this returns, only stoppedWaiter refers to it
+//
+//go:noinline
+func startStopped() string {
+	stopped := make(chan os.Signal, 1)
+	signal.Notify(stopped, syscall.SIGHUP)
+	signal.Stop(stopped)
+	go stoppedWaiter(stopped)
+	return fmt.Sprintf("addr stoppedCh %p\n", stopped)
+}
+
+//go:noinline
 func parked(c chan int) {
 	select {
 	case <-c:
@@ -455,6 +484,23 @@ func main() {
 			}
 		}
 		extra = fmt.Sprintf("addr leakCh %p\n", leakCh)
+	case "signals":
+		n, _ := strconv.Atoi(os.Args[2])
+		var sigCh chan os.Signal
+		for i := 0; i < n; i++ {
+			c := make(chan os.Signal, 1)
+			if i == n/3 {
+				sigCh = c
+				signal.Notify(c, syscall.SIGUSR1, syscall.SIGTERM)
+			} else {
+				signal.Notify(c, syscall.SIGUSR2)
+			}
+		}
+		go sigWaiter(sigCh)
+		extra = fmt.Sprintf("addr sigCh %p\n", sigCh)
+		if n >= 10 {
+			extra += startStopped()
+		}
 	case "pipeleak":
 		// N leakers on leakCh, whose only sender first reads a pipe
 		// that a child (sleep) holds the write end of and never writes
