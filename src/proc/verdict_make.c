@@ -12,6 +12,7 @@
 
 #include "snapshot.h"
 #include "snapshot_int.h"
+#include "waitfor.h"
 #include "grow.h"
 
 void lts_fmt_duration(double s, char *buf, size_t len)
@@ -160,4 +161,60 @@ bool lts_verdict_names(const struct lt_verdict *v, pid_t tid)
 int lts_verdict_add_tid(struct lt_verdict *v, pid_t tid, uint64_t lock)
 {
 	return lts_verdict_add(v, tid, lock, false);
+}
+
+void lts_copy_sig_caught(struct lt_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		s->threads[i].sig_caught = s->sig_caught;
+		s->threads[i].sig_caught_ok = s->sig_caught_ok;
+	}
+}
+
+/* Signals no program waits for a handler of: glibc's own (32: thread
+ * cancellation, 33: set*id), and the faults the kernel raises in the
+ * thread that caused them (SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
+ * SIGSEGV, SIGSYS: crash handlers, a collector's write barrier), which no
+ * thread asleep in a wait causes.  Bit sig-1. */
+#define NOT_AWAITED ((1ull << 31) | (1ull << 32) | (1ull << 3) | (1ull << 4) | (1ull << 5) | (1ull << 6) | \
+		     (1ull << 7) | (1ull << 10) | (1ull << 30))
+
+static bool python_thread(const struct lt_thread *t)
+{
+	return t->rt_lang && !strcmp(t->rt_lang, "python");
+}
+
+int lts_handled_signals(const struct lt_thread *t, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	if (!t->sig_caught_ok)
+		return -1;
+	uint64_t m = t->sig_caught & ~NOT_AWAITED;
+	if (python_thread(t))
+		m &= ~(1ull << 1); /* SIGINT: CPython's raises KeyboardInterrupt */
+	if (!m)
+		return 0;
+	lt_sigset_str(m, buf, len);
+	return 1;
+}
+
+int lts_handler_clause(const struct lt_thread *t, const char *what, char *buf, size_t len)
+{
+	char sigs[200];
+	int h = lts_handled_signals(t, sigs, sizeof(sigs));
+	bool py_int = python_thread(t) && t->sig_caught_ok && (t->sig_caught & 2);
+	bool faults = t->sig_caught_ok && (t->sig_caught & NOT_AWAITED & ~((1ull << 31) | (1ull << 32)));
+	if (h > 0)
+		snprintf(buf, len, "; only a signal could still end it: the process catches %s (a handler may %s "
+			 "it): hung, or waiting for that signal", sigs, what);
+	else if (!h)
+		snprintf(buf, len, "; nor can a signal handler: the process catches %s%s (SigCgt of /proc/PID/status)",
+			 py_int ? "only SIGINT, on which CPython raises KeyboardInterrupt in the main thread (unless "
+				  "the program set a handler of its own)" : "no signal",
+			 faults ? (py_int ? ", and faults, which no sleeping thread raises"
+				  : " but faults, which no sleeping thread raises") : "");
+	else
+		snprintf(buf, len, " (only a signal handler that %ss it could)", what);
+	return h;
 }

@@ -1512,6 +1512,15 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 		lt_snapshot_free(s);
 		return LT_SNAP_ENOPROC;
 	}
+	{
+		/* the signals it catches: whether a handler could still end a
+		 * wait no thread of its own can (verdicts.c) */
+		char path[64], buf[4096];
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		s->sig_caught_ok = lts_read_small(path, buf, sizeof(buf)) > 0 &&
+				   !lt_status_sigmask(buf, "SigCgt:", &s->sig_caught);
+		lts_copy_sig_caught(s);
+	}
 	if (!(o->flags & LT_SNAP_NO_KSTACK) && !s->kstack_available)
 		lt_strlist_add(&s->notes, "kernel stacks unavailable: /proc/PID/task/TID/stack needs root");
 

@@ -350,6 +350,7 @@ static void snapshot_from(struct lt_snapshot *s, const struct rp_json *doc)
 	s->duration_ns = rp_json_int(J(doc, "duration_ns"), 0);
 	s->kstack_available = is_true(J(doc, "kernel_stacks"));
 	s->ustack_skipped = is_true(J(doc, "user_stacks_skipped"));
+	s->sig_caught_ok = rp_json_addr(J(doc, "signals_caught"), &s->sig_caught) == 1;
 	s->vopts.lost_wakeup_threshold_s = rp_json_num(J(J(doc, "options"), "lost_wakeup_threshold_s"), 0);
 	s->vopts.convoy_min_waiters = (int)rp_json_int(J(J(doc, "options"), "convoy_min_waiters"), 0);
 	strlist_from(&s->notes, J(doc, "notes"));
@@ -367,6 +368,7 @@ static void snapshot_from(struct lt_snapshot *s, const struct rp_json *doc)
 		for (size_t i = 0; i < s->n_rtlocks; i++)
 			rtlock_from(&s->rtlocks[i], s, &rt->items[i]);
 	lt_go_from_json(s, J(doc, "go")); /* goroutines (rt_go_load.c) */
+	lts_copy_sig_caught(s);
 	procs_from(s, J(doc, "processes"));
 }
 

@@ -448,6 +448,8 @@ static void json_header(struct jw *w, const struct lt_snapshot *s)
 	jw_kbool(w, "kernel_stacks", s->kstack_available);
 	if (s->ustack_skipped)
 		jw_kbool(w, "user_stacks_skipped", true);
+	if (s->sig_caught_ok) /* SigCgt: bit sig-1 */
+		jw_khex(w, "signals_caught", s->sig_caught);
 	jw_kuint(w, "n_threads", s->n_threads);
 	jw_kobject(w, "options");
 	jw_kdouble(w, "lost_wakeup_threshold_s", s->vopts.lost_wakeup_threshold_s, 3);

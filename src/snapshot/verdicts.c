@@ -2141,8 +2141,7 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 	 * it: none can post it (multiprocessing's lock of a worker killed
 	 * holding it); a mutex's recorded owner is said as such instead */
 	bool orphaned = !owner && t0->futex.lock_kind && !strcmp(t0->futex.lock_kind, "semaphore") &&
-			!t0->futex.private_ && t0->futex.shared_obj && t0->futex.obj_mappers_known &&
-			!t0->futex.obj_mappers;
+			lts_futex_own_only(&t0->futex) && !t0->futex.timeout_ptr;
 	pid_t own_pid = s->thread_pid ? s->thread_pid[w[a].idx] : t0->wf ? t0->wf->pid : s->pid;
 	for (size_t i = 0; orphaned && i < s->n_threads; i++) {
 		const struct lt_thread *u = &s->threads[i];
@@ -2212,7 +2211,15 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  t0->futex.owner_comm);
 		else if (dead && t0->futex.owner_exited)
 			v->summary = lts_asprintf("%zu %s for %s %s", cnt, ts, lp, why);
-		else if (orphaned)
+		else if (orphaned && t0->futex.private_) {
+			/* a private semaphore (sem_init's pshared 0): only a
+			 * thread of this process can post it */
+			char sig[300];
+			lts_handler_clause(t0, "post", sig, sizeof(sig));
+			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); no thread can post "
+						  "it: it is private to this process, and every thread of the process waits "
+						  "for it%s", cnt, ts, lp, why, sig);
+		} else if (orphaned)
 			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); none can release "
 						  "it: no other live process maps it, and every thread of this one waits "
 						  "for it (a process that held it exited holding it?)", cnt, ts, lp, why);
@@ -2749,7 +2756,10 @@ static bool none_can_wake(const struct lt_snapshot *s)
  * waits (a lost wake-up: the one they wait for can no longer come). */
 static void nobody_left_to_wake(struct lt_snapshot *s, size_t condvar, size_t joins)
 {
-	struct lt_verdict *v = lts_verdict_new(s, LT_VERDICT_LOST_WAKEUP);
+	/* a handler of a signal it catches may still post: not known lost */
+	char sig[300];
+	int h = lts_handler_clause(&s->threads[0], "post", sig, sizeof(sig));
+	struct lt_verdict *v = lts_verdict_new(s, h > 0 ? LT_VERDICT_UNKNOWN : LT_VERDICT_LOST_WAKEUP);
 	if (!v)
 		return;
 	for (size_t i = 0; i < s->n_threads; i++) {
@@ -2769,18 +2779,19 @@ static void nobody_left_to_wake(struct lt_snapshot *s, size_t condvar, size_t jo
 		lt_strlist_add(&v->evidence, "and %zu more", s->n_threads - 8);
 	v->explains = v->n_tids;
 	if (s->n_threads == 1)
-		v->summary = lts_asprintf("nothing can wake it: the only thread, %d (%s), sleeps on a private futex "
-					  "with no timeout (%s), which only a thread of its own process can wake, and "
-					  "there is none: the wake-up it waits for cannot come (only a signal handler "
-					  "that posts it could)", (int)s->threads[0].tid, lt_thread_name(&s->threads[0]),
+		v->summary = lts_asprintf("%s: the only thread, %d (%s), sleeps on a private futex with no timeout "
+					  "(%s), which only a thread of its own process can wake, and there is none%s%s",
+					  h > 0 ? "no thread is left to wake it" : "nothing can wake it",
+					  (int)s->threads[0].tid, lt_thread_name(&s->threads[0]),
 					  s->threads[0].futex.lock_kind ? s->threads[0].futex.lock_kind
-					  : "a condition variable, semaphore or lock with no owner recorded");
+					  : "a condition variable, semaphore or lock with no owner recorded",
+					  h > 0 ? "" : ": the wake-up it waits for cannot come", sig);
 	else
-		v->summary = lts_asprintf("nothing can wake them: all %zu threads sleep on private futexes with no "
-					  "timeout (%zu) or join one that does (%zu), none runs or waits for anything "
-					  "else, and only a thread of their own process can wake a private futex: the "
-					  "wake-ups they wait for cannot come (only a signal handler that posts one could)",
-					  s->n_threads, condvar, joins);
+		v->summary = lts_asprintf("%s: all %zu threads sleep on private futexes with no timeout (%zu) or join "
+					  "one that does (%zu), none runs or waits for anything else, and only a thread "
+					  "of their own process can wake a private futex%s%s",
+					  h > 0 ? "no thread is left to wake them" : "nothing can wake them", s->n_threads,
+					  condvar, joins, h > 0 ? "" : ": the wake-ups they wait for cannot come", sig);
 }
 
 static void classify_rest(struct lt_snapshot *s)

@@ -1626,10 +1626,12 @@ static void nobody_left(struct lt_snapshot *s, pid_t pid, const pid_t *w, size_t
 	 * SIGINT, SIGHUP, whether any is registered is not read: not known
 	 * to be lost, said so */
 	bool java = java_waiters(s, w, nw);
-	struct lt_verdict *v = add_verdict(s, java ? LT_VERDICT_UNKNOWN : LT_VERDICT_LOST_WAKEUP);
+	const struct lt_thread *t = lt_snapshot_find(s, w[0]);
+	char sig[300] = "";
+	int h = java || !t ? -1 : lts_handler_clause(t, "send", sig, sizeof(sig));
+	struct lt_verdict *v = add_verdict(s, java || h > 0 ? LT_VERDICT_UNKNOWN : LT_VERDICT_LOST_WAKEUP);
 	if (!v)
 		return;
-	const struct lt_thread *t = lt_snapshot_find(s, w[0]);
 	v->longest_s = -1;
 	for (size_t q = 0; q < nw; q++) {
 		const struct lt_thread *u = lt_snapshot_find(s, w[q]);
@@ -1655,11 +1657,12 @@ static void nobody_left(struct lt_snapshot *s, pid_t pid, const pid_t *w, size_t
 					  "not read): hung, or waiting for that signal", nw == 1 ? "it" : "them", subj, obj,
 					  (int)pid, t->futex.private_ ? "a futex private to it" : "no other live process maps it");
 	else
-		v->summary = lts_asprintf("nobody is left to wake %s: %s %s, which only another thread of process %d "
-					  "can end (%s), and none can: each other thread waits for such a signal too, is "
-					  "the runtime's own and idle, or joins one of these: the wake-up cannot come (only "
-					  "a signal handler that sends it could)", nw == 1 ? "it" : "them", subj, obj,
-					  (int)pid, t->futex.private_ ? "a futex private to it" : "no other live process maps it");
+		v->summary = lts_asprintf("%s %s: %s %s, which only another thread of process %d can end (%s), and "
+					  "none can: each other thread waits for such a signal too, is the runtime's own "
+					  "and idle, or joins one of these%s%s", h > 0 ? "no thread is left to wake"
+					  : "nobody is left to wake", nw == 1 ? "it" : "them", subj, obj, (int)pid,
+					  t->futex.private_ ? "a futex private to it" : "no other live process maps it",
+					  h > 0 ? "" : ": the wake-up cannot come", sig);
 	waiters_evidence(v, s, w, nw);
 	size_t shown = 0;
 	for (size_t q = 0; q < n && shown <= 6; q++) {

@@ -564,6 +564,11 @@ struct lt_thread {
 	 * runs; its timer only re-checks (waitfor.c does not count it as on
 	 * a timer) */
 	bool rt_refq;
+	/* the signals its process catches (SigCgt of /proc/PID/status, bit
+	 * sig-1: a handler installed), as struct lt_snapshot's; not read
+	 * (an older stored snapshot) when !sig_caught_ok */
+	uint64_t sig_caught;
+	bool sig_caught_ok;
 	/* A child it polls for between sleeps, read from the runtime's frame
 	 * (Python's Popen._wait: rt_cpython.c; waitfor.c makes it an edge):
 	 * the child's pid, the timeout given (s), and its deadline in
@@ -731,6 +736,11 @@ struct lt_snapshot {
 	int64_t *sched_offset_ns;
 	size_t n_cpus;
 	struct lt_strlist notes;     /* process-level notes                      */
+	/* the signals the process catches (SigCgt, bit sig-1), read once at
+	 * the start; sig_caught_ok false when not read.  Copied into each
+	 * thread (a combined view keeps each process's own). */
+	uint64_t sig_caught;
+	bool sig_caught_ok;
 	/* a Go program's goroutines (golang.h, rt_go.c), NULL for others */
 	struct lt_go *go;
 	/* a snapshot read back from JSON: the strings its static-string

@@ -10,11 +10,13 @@
  * print, /proc/PID/task/TID/syscall.  Needs root. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "json_read.h"
@@ -234,4 +236,55 @@ Test(notify_live, debian_python3_future_result_of_a_stuck_process_pool_task_is_a
 	cr_assert_not_null(found, "no wait_chain verdict of thread %d with '%s'", (int)main_tid, head);
 	cr_assert(strstr(found, lock) && strstr(found, into), "%s\nwant: '%s' and '%s'", found, lock, into);
 	rp_json_free(js);
+}
+
+/* The only thread of a C program in sem_wait() on a private semaphore
+ * (tests/workloads/sem_signal.c): no thread of it can post, said so, and
+ * whether a signal handler still could, from the process's SigCgt.  With
+ * its SIGTERM handler (which posts): "hung, or waiting for that signal",
+ * and SIGTERM does end the wait (the program says "posted" and exits 0);
+ * without a handler: nor can a signal handler.  Before: only "whose holder
+ * is not recorded". */
+static void sem_signal(bool handler)
+{
+	tl_skip_unless_root("needs root: another process's /proc files and memory");
+	const char *path = WL("sem_signal");
+	if (access(path, X_OK) != 0)
+		cr_skip_test("%s not built: run make first", path);
+	char *argv[] = { (char *)path, handler ? "--handler" : NULL, NULL };
+	tl_start_ready(&wl, argv, truth, &ntruth, 64, 30000);
+	uint64_t sem = tl_truth_val(truth, ntruth, "sem", NULL, "addr");
+	tl_wait_in_call(wl.pid, wl.pid, SYS_futex, 10000);
+	struct lt_snapshot *s = NULL;
+	cr_assert_eq(lt_snapshot_take(wl.pid, NULL, &s), 0);
+	cr_assert_eq(s->n_verdicts, 1, "one verdict (first: %s)", s->n_verdicts ? s->verdicts[0].summary : "-");
+	const struct lt_verdict *v = &s->verdicts[0];
+	cr_expect_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+	cr_expect(v->n_tids == 1 && v->tids[0] == wl.pid, "%s", v->summary);
+	char want[160];
+	snprintf(want, sizeof(want), "1 thread waits for semaphore the_sem (0x%" PRIx64 ") whose holder is not "
+		 "recorded", sem);
+	cr_expect(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
+	cr_expect(strstr(v->summary, "no thread can post it: it is private to this process, and every thread of "
+			 "the process waits for it"), "%s", v->summary);
+	cr_expect(strstr(v->summary, handler ? "; only a signal could still end it: the process catches SIGTERM "
+			 "(a handler may post it): hung, or waiting for that signal"
+			 : "; nor can a signal handler: the process catches no signal (SigCgt"), "%s", v->summary);
+	lt_snapshot_free(s);
+	if (!handler)
+		return;
+	/* the truth of "a handler may post it": this one does */
+	cr_assert_eq(kill(wl.pid, SIGTERM), 0);
+	int st = tl_wait(&wl, 10000);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "SIGTERM's handler posted and the program ended: %#x", st);
+}
+
+Test(notify_live, a_private_semaphore_only_a_sigterm_handler_can_post)
+{
+	sem_signal(true);
+}
+
+Test(notify_live, a_private_semaphore_nothing_can_post)
+{
+	sem_signal(false);
 }

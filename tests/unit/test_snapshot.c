@@ -440,6 +440,33 @@ Test(snapshot_json, read_back_prints_as_it_printed_live)
 	lt_snapshot_free(back);
 }
 
+/* The signals the process catches (SigCgt) are kept read back, on the
+ * snapshot and each of its threads (the verdicts read them from a thread);
+ * absent when not read, and then not read back either. */
+Test(snapshot_json, read_back_keeps_the_signals_caught)
+{
+	struct lt_snapshot *s = rich_snapshot(), *back = NULL;
+	s->sig_caught = (1ull << 14) | (1ull << 1);
+	s->sig_caught_ok = true;
+	char *j = json_of(s), err[200];
+	cr_assert(strstr(j, "\"signals_caught\":\"0x4002\""), "%s", j);
+	cr_assert_eq(lt_snapshot_from_json(j, strlen(j), &back, err, sizeof(err)), 0, "%s", err);
+	cr_expect(back->sig_caught_ok && back->sig_caught == s->sig_caught);
+	for (size_t i = 0; i < back->n_threads; i++)
+		cr_expect(back->threads[i].sig_caught_ok && back->threads[i].sig_caught == s->sig_caught);
+	free(j);
+	lt_snapshot_free(s);
+	lt_snapshot_free(back);
+	s = rich_snapshot();
+	j = json_of(s);
+	cr_assert_null(strstr(j, "signals_caught"), "absent when not read");
+	cr_assert_eq(lt_snapshot_from_json(j, strlen(j), &back, err, sizeof(err)), 0, "%s", err);
+	cr_expect(!back->sig_caught_ok && !back->threads[0].sig_caught_ok);
+	free(j);
+	lt_snapshot_free(s);
+	lt_snapshot_free(back);
+}
+
 /* A snapshot taken without user stacks keeps saying so read back: a
  * stored one diagnosed again must not claim "no lock involved". */
 Test(snapshot_json, read_back_keeps_that_user_stacks_were_not_read)

@@ -668,6 +668,84 @@ Test(verdict_lost_wakeup, a_private_wait_nothing_left_to_wake)
 	}
 }
 
+/* The same with the process's caught signals read (SigCgt, bit sig-1): a
+ * handler of one may still post the futex, so not known to be lost ("hung,
+ * or waiting for that signal"); none caught, or only faults (SIGSEGV) or
+ * glibc's own (32, 33), and it is lost, said with why; a Python process's
+ * SIGINT (KeyboardInterrupt) is no handler that posts. */
+Test(verdict_lost_wakeup, a_handler_of_a_caught_signal_may_still_post)
+{
+	static const struct {
+		uint64_t caught;
+		const char *lang;
+		enum lt_verdict_kind kind;
+		const char *says;
+	} cases[] = {
+		{ 1ull << 14, NULL, LT_VERDICT_UNKNOWN, "no thread is left to wake it: the only thread, 100 (main), "
+		  "sleeps on a private futex with no timeout (a condition variable, semaphore or lock with no owner "
+		  "recorded), which only a thread of its own process can wake, and there is none; only a signal "
+		  "could still end it: the process catches SIGTERM (a handler may post it): hung, or waiting for "
+		  "that signal" },
+		{ 0, NULL, LT_VERDICT_LOST_WAKEUP, "and there is none: the wake-up it waits for cannot come; nor can "
+		  "a signal handler: the process catches no signal (SigCgt of /proc/PID/status)" },
+		{ (1ull << 10) | (1ull << 31) | (1ull << 32), NULL, LT_VERDICT_LOST_WAKEUP, "the process catches no "
+		  "signal but faults, which no sleeping thread raises (SigCgt" },
+		{ 1ull << 1, "python", LT_VERDICT_LOST_WAKEUP, "the process catches only SIGINT, on which CPython "
+		  "raises KeyboardInterrupt in the main thread (unless the program set a handler of its own) (SigCgt" },
+		{ (1ull << 1) | (1ull << 9), "python", LT_VERDICT_UNKNOWN, "the process catches SIGUSR1 (a handler "
+		  "may post it)" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct lt_snapshot *s = table(1);
+		futex_wait(&s->threads[0], 100, "main", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+		s->threads[0].sig_caught = cases[k].caught;
+		s->threads[0].sig_caught_ok = true;
+		s->threads[0].rt_lang = cases[k].lang;
+		lt_snapshot_diagnose(s, NULL);
+		cr_assert_eq(s->n_verdicts, 1, "case %zu", k);
+		cr_expect_eq(s->verdicts[0].kind, cases[k].kind, "case %zu: %s", k, s->verdicts[0].summary);
+		cr_expect(strstr(s->verdicts[0].summary, cases[k].says), "case %zu: %s\nwant: %s", k,
+			  s->verdicts[0].summary, cases[k].says);
+		s->threads[0].rt_lang = NULL;
+		lt_snapshot_free(s);
+	}
+}
+
+/* The only thread of a process in sem_wait() on a private semaphore
+ * (sem_init's pshared 0): no thread can post it, said so, with whether a
+ * signal handler still could (a SIGTERM handler that posts is a common
+ * shutdown pattern); before, only "whose holder is not recorded". */
+Test(verdict_lock_wait, a_private_semaphore_every_thread_waits_for)
+{
+	for (int caught = 0; caught < 2; caught++) {
+		struct lt_snapshot *s = table(1);
+		futex_wait(&s->threads[0], 100, "main", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+		s->threads[0].futex.lock_kind = "semaphore";
+		s->threads[0].acquire = "sem_wait"; /* its frames (lock_glibc.c) */
+		s->threads[0].sig_caught = caught ? 1ull << 14 : 0;
+		s->threads[0].sig_caught_ok = true;
+		lt_snapshot_diagnose(s, NULL);
+		const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
+		cr_assert_not_null(v, "%s", s->n_verdicts ? s->verdicts[0].summary : "-");
+		cr_expect(strstr(v->summary, "no thread can post it: it is private to this process, and every "
+				 "thread of the process waits for it"), "%s", v->summary);
+		cr_expect(strstr(v->summary, caught ? "; only a signal could still end it: the process catches "
+				 "SIGTERM (a handler may post it): hung, or waiting for that signal"
+				 : "; nor can a signal handler: the process catches no signal"), "%s", v->summary);
+		lt_snapshot_free(s);
+	}
+	/* a second thread that runs: it may post */
+	struct lt_snapshot *s = table(2);
+	futex_wait(&s->threads[0], 100, "main", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+	s->threads[0].futex.lock_kind = "semaphore";
+	s->threads[0].acquire = "sem_wait";
+	running(&s->threads[1], 101, "cpu");
+	lt_snapshot_diagnose(s, NULL);
+	for (size_t i = 0; i < s->n_verdicts; i++)
+		cr_expect(!strstr(s->verdicts[i].summary, "no thread can post it"), "%s", s->verdicts[i].summary);
+	lt_snapshot_free(s);
+}
+
 /* Every thread asleep, one in a call whose other end is not followed (a
  * System V semaphore): not "nothing suspicious" but not known, the thread
  * named; with a thread running, nothing suspicious as before. */
