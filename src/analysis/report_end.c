@@ -299,14 +299,10 @@ static bool stuck_tid(struct lt_report *r, uint32_t tid)
 	if (!p->have_snap)
 		return false;
 	if (!p->stuck_built) {
-		static const char *const stuck[] = { "deadlock", "lost_wakeup", "convoy",
-						     "lock_wait", "wait_chain", "stopped" };
 		p->stuck_built = 1;
 		for (size_t i = 0; i < p->snap.n_verdicts; i++) {
 			const struct rp_snap_verdict *v = &p->snap.verdicts[i];
-			bool is = false;
-			for (size_t k = 0; v->kind && k < sizeof(stuck) / sizeof(stuck[0]); k++)
-				is |= !strcmp(v->kind, stuck[k]);
+			bool is = lt_verdict_kind_name_stuck(v->kind);
 			for (size_t k = 0; is && k < v->n_tids; k++)
 				if (v->tids[k] > 0 && lt_u64map_put(&p->stuck_tids, (uint64_t)v->tids[k], (void *)1))
 					break; /* no memory: fewer named, as before */
@@ -325,7 +321,7 @@ static int idle_condvar_wait(struct lt_report *r, const struct rthread *t)
 		return 0;
 	/* (a Java wait for particular threads, a latch's or a barrier's, that
 	 * no stuck verdict names: a thread that could end it is not stuck) */
-	if (!s || !(lt_kind_condvar_like(s->lock_kind) || lt_kind_java_parked(s->lock_kind)) || s->cond_signal != 1 ||
+	if (!s || !lt_kind_signal_wait(s->lock_kind) || s->cond_signal != 1 ||
 	    s->uaddr != t->pub.end_call.addr || s->owner || s->runtime || s->acquire ||
 	    (s->owner_kind && strcmp(s->owner_kind, "none")) || !s->word_ok || !s->expected_ok ||
 	    s->word != s->expected)

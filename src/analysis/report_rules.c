@@ -1002,10 +1002,7 @@ static void rule_snapshot(struct lt_report *r)
 		/* "unknown" with threads: waits in calls whose other end is not
 		 * followed (a System V semaphore), which the events do not
 		 * cover either: said, never "none" */
-		if (!v->kind || (strcmp(v->kind, "deadlock") && strcmp(v->kind, "lost_wakeup") &&
-				 strcmp(v->kind, "convoy") && strcmp(v->kind, "lock_wait") &&
-				 strcmp(v->kind, "wait_chain") && strcmp(v->kind, "stopped") &&
-				 (strcmp(v->kind, "unknown") || !v->n_tids)))
+		if (!v->kind || (!lt_verdict_kind_name_stuck(v->kind) && (strcmp(v->kind, "unknown") || !v->n_tids)))
 			continue;
 		if (snapshot_covered(r, v))
 			continue;
@@ -1063,9 +1060,7 @@ static bool done_wait_not_stuck(const struct lt_report *r, const struct rgroup *
 			continue;
 		for (size_t v = 0; v < p->snap.n_verdicts; v++) {
 			const struct rp_snap_verdict *sv = &p->snap.verdicts[v];
-			bool stuck = sv->kind && (!strcmp(sv->kind, "deadlock") || !strcmp(sv->kind, "lost_wakeup") ||
-						  !strcmp(sv->kind, "convoy") || !strcmp(sv->kind, "lock_wait") ||
-						  !strcmp(sv->kind, "wait_chain") || !strcmp(sv->kind, "stopped"));
+			bool stuck = lt_verdict_kind_name_stuck(sv->kind);
 			for (size_t k = 0; stuck && k < sv->n_tids; k++)
 				if ((uint32_t)sv->tids[k] == g->mem[i]->pub.tid)
 					return false;

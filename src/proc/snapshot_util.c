@@ -322,6 +322,20 @@ const char *lt_verdict_kind_name(enum lt_verdict_kind k)
 	return "unknown";
 }
 
+bool lt_verdict_kind_stuck(enum lt_verdict_kind k)
+{
+	return k == LT_VERDICT_DEADLOCK || k == LT_VERDICT_LOST_WAKEUP || k == LT_VERDICT_CONVOY ||
+	       k == LT_VERDICT_LOCK_WAIT || k == LT_VERDICT_WAIT_CHAIN || k == LT_VERDICT_STOPPED;
+}
+
+bool lt_verdict_kind_name_stuck(const char *name)
+{
+	for (int k = LT_VERDICT_DEADLOCK; name && k <= LT_VERDICT_STOPPED; k++)
+		if (lt_verdict_kind_stuck((enum lt_verdict_kind)k) && !strcmp(name, lt_verdict_kind_name(k)))
+			return true;
+	return false;
+}
+
 const char *lt_snapshot_strerror(int err)
 {
 	switch (err) {

@@ -69,9 +69,7 @@ static bool named_stuck(const struct lt_snapshot *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->n_verdicts; i++) {
 		const struct lt_verdict *v = &s->verdicts[i];
-		if (v->kind != LT_VERDICT_DEADLOCK && v->kind != LT_VERDICT_LOST_WAKEUP && v->kind != LT_VERDICT_CONVOY &&
-		    v->kind != LT_VERDICT_LOCK_WAIT && v->kind != LT_VERDICT_WAIT_CHAIN && v->kind != LT_VERDICT_STOPPED &&
-		    v->kind != LT_VERDICT_UNKNOWN)
+		if (!lt_verdict_kind_stuck(v->kind) && v->kind != LT_VERDICT_UNKNOWN)
 			continue;
 		for (size_t k = 0; k < v->n_tids; k++)
 			if (v->tids[k] == tid)

@@ -874,8 +874,7 @@ static bool signal_wait(const struct lt_thread *t)
 		return false;
 	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !has_owner(f) && !f->owner_gone &&
 	       !f->rtlock && f->lock_kind &&
-	       (lt_kind_condvar_like(f->lock_kind) || lt_kind_java_parked(f->lock_kind) ||
-		!strcmp(f->lock_kind, "semaphore")) &&
+	       (lt_kind_signal_wait(f->lock_kind) || !strcmp(f->lock_kind, "semaphore")) &&
 	       f->private_ && !f->shared_obj && f->cond_signal != 2;
 }
 

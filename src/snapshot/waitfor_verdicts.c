@@ -1096,16 +1096,12 @@ static const char *stuck_words(enum lt_verdict_kind k)
 	}
 }
 
-static bool stuck_kind(enum lt_verdict_kind k)
-{
-	return stuck_words(k) != NULL;
-}
 
 /* The first verdict of a stuck kind among the first N_V of S naming TID. */
 static const struct lt_verdict *stuck_verdict_of(const struct lt_snapshot *s, size_t n_v, pid_t tid)
 {
 	for (size_t i = 0; i < n_v; i++)
-		if (stuck_kind(s->verdicts[i].kind)) {
+		if (lt_verdict_kind_stuck(s->verdicts[i].kind)) {
 			for (size_t k = 0; k < s->verdicts[i].n_tids; k++)
 				if (s->verdicts[i].tids[k] == tid)
 					return &s->verdicts[i];
@@ -1421,7 +1417,7 @@ static void stuck_index(const struct lt_snapshot *s, size_t n_v, size_t *vi)
 		vi[j] = n_v;
 	for (size_t i = n_v; i-- > 0;) {
 		const struct lt_verdict *v = &s->verdicts[i];
-		if (!stuck_kind(v->kind))
+		if (!lt_verdict_kind_stuck(v->kind))
 			continue;
 		for (size_t k = 0; k < v->n_tids + v->n_behind; k++) {
 			pid_t tid = k < v->n_tids ? v->tids[k] : v->behind[k - v->n_tids];

@@ -229,6 +229,12 @@ static inline bool lt_kind_condvar_like(const char *k)
 	return k && (!strcmp(k, "condition variable") || !strcmp(k, LT_KIND_JAVA_SIGNAL) ||
 		     !strcmp(k, LT_KIND_JAVA_NOTIFY) || !strcmp(k, LT_KIND_JAVA_UNPARK));
 }
+/* A wait for another thread's signal of any of those kinds: a condition
+ * variable's, or any Java wait on its own Parker or ParkEvent. */
+static inline bool lt_kind_signal_wait(const char *k)
+{
+	return lt_kind_condvar_like(k) || lt_kind_java_parked(k);
+}
 #define LT_KIND_OCAML_THREAD_JOIN "OCaml Thread.join"
 #define LT_KIND_OCAML_DOMAIN_JOIN "OCaml Domain.join"
 /* Joins no runtime lock stands for: the futex's lock kind when the glibc
@@ -662,6 +668,12 @@ enum lt_verdict_kind {
 	                            they run again only when continued       */
 };
 const char *lt_verdict_kind_name(enum lt_verdict_kind k);
+/* A kind that says its threads are stuck: a deadlock, a lost wake-up, a
+ * convoy, a lock wait, a wait chain, a stop (not idle, ok or unknown). */
+bool lt_verdict_kind_stuck(enum lt_verdict_kind k);
+/* The same of a kind's name as lt_verdict_kind_name gives it (a stored
+ * snapshot's "lock_wait"); false for NULL or any other name. */
+bool lt_verdict_kind_name_stuck(const char *name);
 
 struct lt_verdict {
 	enum lt_verdict_kind kind;

@@ -734,3 +734,23 @@ Test(snapshot_parse, a_restarted_poll_with_no_timeout_is_untimed)
 		  "a sleep, its argument whatever");
 	lt_strlist_free(&ks);
 }
+
+/* Which verdict kinds say their threads are stuck: one predicate for the
+ * enum and for a stored snapshot's kind names, which the report, the
+ * flight recorder and the wait-for verdicts all ask. */
+Test(snapshot_json, stuck_verdict_kinds_by_enum_and_by_name)
+{
+	static const enum lt_verdict_kind stuck[] = { LT_VERDICT_DEADLOCK, LT_VERDICT_LOST_WAKEUP, LT_VERDICT_CONVOY,
+						       LT_VERDICT_LOCK_WAIT, LT_VERDICT_WAIT_CHAIN, LT_VERDICT_STOPPED };
+	static const enum lt_verdict_kind not_stuck[] = { LT_VERDICT_IDLE, LT_VERDICT_OK, LT_VERDICT_UNKNOWN };
+	for (size_t i = 0; i < sizeof(stuck) / sizeof(stuck[0]); i++) {
+		cr_expect(lt_verdict_kind_stuck(stuck[i]), "%s", lt_verdict_kind_name(stuck[i]));
+		cr_expect(lt_verdict_kind_name_stuck(lt_verdict_kind_name(stuck[i])), "%s", lt_verdict_kind_name(stuck[i]));
+	}
+	for (size_t i = 0; i < sizeof(not_stuck) / sizeof(not_stuck[0]); i++) {
+		cr_expect(!lt_verdict_kind_stuck(not_stuck[i]), "%s", lt_verdict_kind_name(not_stuck[i]));
+		cr_expect(!lt_verdict_kind_name_stuck(lt_verdict_kind_name(not_stuck[i])));
+	}
+	cr_expect(!lt_verdict_kind_name_stuck(NULL));
+	cr_expect(!lt_verdict_kind_name_stuck("lock"));
+}
