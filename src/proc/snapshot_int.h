@@ -111,16 +111,17 @@ static inline bool lts_java_thread(const struct lt_thread *t)
 bool lts_jvm_own_thread(const struct lt_thread *u);
 /* S's sig_caught into each of its threads. */
 void lts_copy_sig_caught(struct lt_snapshot *s);
-/* The signals T's process catches that a handler of the program's may act
- * on (all of SigCgt but glibc's own 32 and 33, for thread cancellation and
- * set*id), "SIGINT SIGTERM" into BUF: 1 some, 0 none, -1 not read. */
+/* The signals T's process catches (and not all its threads block) that a
+ * handler of the program's may act on: all but glibc's own 32 and 33 (thread
+ * cancellation, set*id) and the faults the kernel raises in a faulting
+ * thread; "SIGINT SIGTERM" into BUF: 1 some, 0 none, -1 not read. */
 int lts_handled_signals(const struct lt_thread *t, char *buf, size_t len);
-/* What a signal handler can still do about a wait no thread of T's process
- * can end (WHAT, a verb: "post", "send"), said after that: "; only a signal
- * could still end it: the process catches SIGTERM (a handler of it may post
- * it): hung, or waiting for that signal" (1), "; nor can a signal handler:
- * the process catches no signal (SigCgt)" (0), " (only a signal handler
- * that posts it could)" when not read (-1).  Into BUF; the case. */
-int lts_handler_clause(const struct lt_thread *t, const char *what, char *buf, size_t len);
+/* What a signal handler can still do about a wait (PLURAL: waits) no
+ * thread of T's process can end (WHAT, a verb: "post", "wake", "send"),
+ * said after that: "; only a signal could still end it: the process
+ * catches SIGTERM (a handler may post it): hung, or waiting for that
+ * signal" (1), "; nor can a signal handler: ..." (0), " (only a signal
+ * handler that posts it could)" when not read (-1).  Into BUF; the case. */
+int lts_handler_clause(const struct lt_thread *t, const char *what, bool plural, char *buf, size_t len);
 
 #endif

@@ -176,8 +176,8 @@ void lts_copy_sig_caught(struct lt_snapshot *s)
  * thread that caused them (SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
  * SIGSEGV, SIGSYS: crash handlers, a collector's write barrier), which no
  * thread asleep in a wait causes.  Bit sig-1. */
-#define NOT_AWAITED ((1ull << 31) | (1ull << 32) | (1ull << 3) | (1ull << 4) | (1ull << 5) | (1ull << 6) | \
-		     (1ull << 7) | (1ull << 10) | (1ull << 30))
+#define GLIBC_OWN ((1ull << 31) | (1ull << 32))
+#define FAULTS ((1ull << 3) | (1ull << 4) | (1ull << 5) | (1ull << 6) | (1ull << 7) | (1ull << 10) | (1ull << 30))
 
 static bool python_thread(const struct lt_thread *t)
 {
@@ -190,31 +190,33 @@ int lts_handled_signals(const struct lt_thread *t, char *buf, size_t len)
 		buf[0] = 0;
 	if (!t->sig_caught_ok)
 		return -1;
-	uint64_t m = t->sig_caught & ~NOT_AWAITED;
-	if (python_thread(t))
-		m &= ~(1ull << 1); /* SIGINT: CPython's raises KeyboardInterrupt */
+	uint64_t m = t->sig_caught & ~(GLIBC_OWN | FAULTS);
 	if (!m)
 		return 0;
 	lt_sigset_str(m, buf, len);
 	return 1;
 }
 
-int lts_handler_clause(const struct lt_thread *t, const char *what, char *buf, size_t len)
+int lts_handler_clause(const struct lt_thread *t, const char *what, bool plural, char *buf, size_t len)
 {
 	char sigs[200];
+	const char *obj = plural ? "them" : "it";
 	int h = lts_handled_signals(t, sigs, sizeof(sigs));
-	bool py_int = python_thread(t) && t->sig_caught_ok && (t->sig_caught & 2);
-	bool faults = t->sig_caught_ok && (t->sig_caught & NOT_AWAITED & ~((1ull << 31) | (1ull << 32)));
+	uint64_t faults = t->sig_caught_ok ? t->sig_caught & FAULTS : 0;
 	if (h > 0)
-		snprintf(buf, len, "; only a signal could still end it: the process catches %s (a handler may %s "
-			 "it): hung, or waiting for that signal", sigs, what);
-	else if (!h)
-		snprintf(buf, len, "; nor can a signal handler: the process catches %s%s (SigCgt of /proc/PID/status)",
-			 py_int ? "only SIGINT, on which CPython raises KeyboardInterrupt in the main thread (unless "
-				  "the program set a handler of its own)" : "no signal",
-			 faults ? (py_int ? ", and faults, which no sleeping thread raises"
-				  : " but faults, which no sleeping thread raises") : "");
+		snprintf(buf, len, "; only a signal could still end %s: the process catches %s (a handler may %s %s%s): "
+			 "hung, or waiting for that signal", plural ? "their waits" : "it", sigs, what, obj,
+			 python_thread(t) && (t->sig_caught & 2) ? "; CPython's own SIGINT handler raises "
+			 "KeyboardInterrupt in the main thread" : "");
+	else if (!h && faults) {
+		char fb[120];
+		lt_sigset_str(faults, fb, sizeof(fb));
+		snprintf(buf, len, "; nor can a signal handler: the process catches only fault signals (%s), which no "
+			 "sleeping thread raises", fb);
+	} else if (!h)
+		snprintf(buf, len, "; nor can a signal handler: no signal the process catches can run one now (SigCgt "
+			 "and SigBlk of /proc/PID/status: none caught, or blocked by every thread)");
 	else
-		snprintf(buf, len, " (only a signal handler that %ss it could)", what);
+		snprintf(buf, len, " (only a signal handler that %ss %s could)", what, obj);
 	return h;
 }

@@ -1515,10 +1515,23 @@ static int take(pid_t pid, const struct lt_snapshot_opts *opts, struct lt_snapsh
 	{
 		/* the signals it catches: whether a handler could still end a
 		 * wait no thread of its own can (verdicts.c) */
-		char path[64], buf[4096];
+		char path[96], buf[4096];
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 		s->sig_caught_ok = lts_read_small(path, buf, sizeof(buf)) > 0 &&
 				   !lt_status_sigmask(buf, "SigCgt:", &s->sig_caught);
+		/* less those every thread blocks (SigBlk): no handler of
+		 * them runs while all keep them blocked; read until one
+		 * thread blocks none of the caught ones (the first, mostly) */
+		uint64_t all = s->sig_caught;
+		for (size_t i = 0; s->sig_caught_ok && all && i < s->n_threads; i++) {
+			uint64_t blk = 0;
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)s->threads[i].tid);
+			if (lts_read_small(path, buf, sizeof(buf)) <= 0 || lt_status_sigmask(buf, "SigBlk:", &blk))
+				blk = 0; /* gone, or unread: may not block them */
+			all &= blk;
+		}
+		if (s->sig_caught_ok)
+			s->sig_caught &= ~all;
 		lts_copy_sig_caught(s);
 	}
 	if (!(o->flags & LT_SNAP_NO_KSTACK) && !s->kstack_available)

@@ -2210,19 +2210,27 @@ static void lock_group(struct lt_snapshot *s, const struct waiter *w, size_t a, 
 						  t0->futex.owner_comm);
 		else if (dead && t0->futex.owner_exited)
 			v->summary = lts_asprintf("%zu %s for %s %s", cnt, ts, lp, why);
-		else if (orphaned && t0->futex.private_) {
-			/* a private semaphore (sem_init's pshared 0): only a
-			 * thread of this process can post it */
-			char sig[300];
-			lts_handler_clause(t0, "post", sig, sizeof(sig));
-			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); no thread can post "
-						  "it: it is private to this process, and every thread of the process waits "
-						  "for it%s", cnt, ts, lp, why, sig);
-		} else if (orphaned)
-			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); none can release "
-						  "it: no other live process maps it, and every thread of this one waits "
-						  "for it (a process that held it exited holding it?)", cnt, ts, lp, why);
-		else if (quiet >= 0)
+		else if (orphaned) {
+			/* a private semaphore (sem_init's pshared 0) only a
+			 * thread of this process can post, a shared one only
+			 * a process mapping it; a handler of a signal it
+			 * catches may still (a shutdown wait) */
+			char sig[400];
+			int h = lts_handler_clause(t0, "post", false, sig, sizeof(sig));
+			if (h > 0)
+				v->kind = LT_VERDICT_UNKNOWN;
+			else if (!h && t0->futex.private_)
+				v->kind = LT_VERDICT_LOST_WAKEUP; /* the post cannot come */
+			if (t0->futex.private_)
+				v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); no thread "
+							  "can post it: it is private to this process, and every thread "
+							  "of the process waits for it%s", cnt, ts, lp, why, sig);
+			else
+				v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); none can "
+							  "release it: no other live process maps it, and every thread of "
+							  "this one waits for it (a process that held it exited holding "
+							  "it?)%s", cnt, ts, lp, why, h >= 0 ? sig : "");
+		} else if (quiet >= 0)
 			v->summary = lts_asprintf("%zu %s for %s whose holder is not recorded (%s); %s "
 						  "run for %s: the lock has not been handed on since", cnt,
 						  ts, lp, why, cnt == 1 ? "it has not" : "none of them has", quiet_d);
@@ -2751,13 +2759,54 @@ static bool none_can_wake(const struct lt_snapshot *s)
 	return true;
 }
 
+/* lts_handler_clause for every process of S's threads (a combined view:
+ * each by its own signals), "wake" them. */
+static int handler_clause_all(const struct lt_snapshot *s, bool plural, char *buf, size_t len)
+{
+	pid_t first = s->n_threads ? thread_proc(s, &s->threads[0]) : 0;
+	bool one = true;
+	for (size_t i = 1; i < s->n_threads && one; i++)
+		one = thread_proc(s, &s->threads[i]) == first;
+	if (one)
+		return lts_handler_clause(&s->threads[0], "wake", plural, buf, len);
+	/* each process once: the first thread of it */
+	int any = 0, unread = 0;
+	size_t l = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		pid_t p = thread_proc(s, &s->threads[i]);
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = thread_proc(s, &s->threads[k]) == p;
+		char sigs[200];
+		int h = seen ? 0 : lts_handled_signals(&s->threads[i], sigs, sizeof(sigs));
+		unread |= h < 0;
+		if (h > 0 && l + 80 < len)
+			l += (size_t)snprintf(buf + l, len - l, "%s process %d catches %s", any++ ? "," : "", (int)p, sigs);
+	}
+	if (any) {
+		char *c = lts_asprintf("; only a signal could still end their waits:%s (a handler may wake them): hung, "
+				       "or waiting for that signal", buf);
+		snprintf(buf, len, "%s", c ? c : "");
+		free(c);
+		return 1;
+	}
+	if (unread) {
+		snprintf(buf, len, " (only a signal handler that wakes them could)");
+		return -1;
+	}
+	snprintf(buf, len, "; nor can a signal handler: no signal these processes catch can run one now (SigCgt and "
+		 "SigBlk of /proc/PID/status: none caught, or blocked by every thread, or faults only)");
+	return 0;
+}
+
 /* The verdict when none_can_wake: nothing of the process can end these
  * waits (a lost wake-up: the one they wait for can no longer come). */
 static void nobody_left_to_wake(struct lt_snapshot *s, size_t condvar, size_t joins)
 {
-	/* a handler of a signal it catches may still post: not known lost */
-	char sig[300];
-	int h = lts_handler_clause(&s->threads[0], "post", sig, sizeof(sig));
+	/* a handler of a signal it catches may still wake one: not known lost */
+	char sig[600];
+	int h = handler_clause_all(s, s->n_threads > 1, sig, sizeof(sig));
 	struct lt_verdict *v = lts_verdict_new(s, h > 0 ? LT_VERDICT_UNKNOWN : LT_VERDICT_LOST_WAKEUP);
 	if (!v)
 		return;

@@ -1624,7 +1624,7 @@ static void nobody_left(struct lt_snapshot *s, pid_t pid, const pid_t *w, size_t
 	bool java = java_waiters(s, w, nw);
 	const struct lt_thread *t = lt_snapshot_find(s, w[0]);
 	char sig[300] = "";
-	int h = java || !t ? -1 : lts_handler_clause(t, "send", sig, sizeof(sig));
+	int h = java || !t ? -1 : lts_handler_clause(t, "send", nw > 1, sig, sizeof(sig));
 	struct lt_verdict *v = add_verdict(s, java || h > 0 ? LT_VERDICT_UNKNOWN : LT_VERDICT_LOST_WAKEUP);
 	if (!v)
 		return;

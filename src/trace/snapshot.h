@@ -571,8 +571,9 @@ struct lt_thread {
 	 * a timer) */
 	bool rt_refq;
 	/* the signals its process catches (SigCgt of /proc/PID/status, bit
-	 * sig-1: a handler installed), as struct lt_snapshot's; not read
-	 * (an older stored snapshot) when !sig_caught_ok */
+	 * sig-1: a handler installed) and not all its threads block, as
+	 * struct lt_snapshot's; not read (an older stored snapshot) when
+	 * !sig_caught_ok */
 	uint64_t sig_caught;
 	bool sig_caught_ok;
 	/* A child it polls for between sleeps, read from the runtime's frame
@@ -748,8 +749,9 @@ struct lt_snapshot {
 	int64_t *sched_offset_ns;
 	size_t n_cpus;
 	struct lt_strlist notes;     /* process-level notes                      */
-	/* the signals the process catches (SigCgt, bit sig-1), read once at
-	 * the start; sig_caught_ok false when not read.  Copied into each
+	/* the signals the process catches (SigCgt, bit sig-1) and not every
+	 * one of its threads blocks (SigBlk): those a handler of may run now,
+	 * read once; sig_caught_ok false when not read.  Copied into each
 	 * thread (a combined view keeps each process's own). */
 	uint64_t sig_caught;
 	bool sig_caught_ok;

@@ -668,12 +668,13 @@ Test(verdict_lost_wakeup, a_private_wait_nothing_left_to_wake)
 	}
 }
 
-/* The same with the process's caught signals read (SigCgt, bit sig-1): a
- * handler of one may still post the futex, so not known to be lost ("hung,
- * or waiting for that signal"); none caught, or only faults (SIGSEGV) or
- * glibc's own (32, 33), and it is lost, said with why; a Python process's
- * SIGINT (KeyboardInterrupt) is no handler that posts. */
-Test(verdict_lost_wakeup, a_handler_of_a_caught_signal_may_still_post)
+/* The same with the process's caught signals read (SigCgt less what every
+ * thread blocks, bit sig-1): a handler of one may still wake the futex, so
+ * not known to be lost ("hung, or waiting for that signal"); none caught, or
+ * only faults (SIGSEGV) or glibc's own (32, 33), and it is lost, said with
+ * why.  A Python process's SIGINT may raise KeyboardInterrupt in the main
+ * thread, or run the program's own handler: a way out too (a review). */
+Test(verdict_lost_wakeup, a_handler_of_a_caught_signal_may_still_wake)
 {
 	static const struct {
 		uint64_t caught;
@@ -684,16 +685,16 @@ Test(verdict_lost_wakeup, a_handler_of_a_caught_signal_may_still_post)
 		{ 1ull << 14, NULL, LT_VERDICT_UNKNOWN, "no thread is left to wake it: the only thread, 100 (main), "
 		  "sleeps on a private futex with no timeout (a condition variable, semaphore or lock with no owner "
 		  "recorded), which only a thread of its own process can wake, and there is none; only a signal "
-		  "could still end it: the process catches SIGTERM (a handler may post it): hung, or waiting for "
+		  "could still end it: the process catches SIGTERM (a handler may wake it): hung, or waiting for "
 		  "that signal" },
 		{ 0, NULL, LT_VERDICT_LOST_WAKEUP, "and there is none: the wake-up it waits for cannot come; nor can "
-		  "a signal handler: the process catches no signal (SigCgt of /proc/PID/status)" },
-		{ (1ull << 10) | (1ull << 31) | (1ull << 32), NULL, LT_VERDICT_LOST_WAKEUP, "the process catches no "
-		  "signal but faults, which no sleeping thread raises (SigCgt" },
-		{ 1ull << 1, "python", LT_VERDICT_LOST_WAKEUP, "the process catches only SIGINT, on which CPython "
-		  "raises KeyboardInterrupt in the main thread (unless the program set a handler of its own) (SigCgt" },
-		{ (1ull << 1) | (1ull << 9), "python", LT_VERDICT_UNKNOWN, "the process catches SIGUSR1 (a handler "
-		  "may post it)" },
+		  "a signal handler: no signal the process catches can run one now (SigCgt and SigBlk" },
+		{ (1ull << 10) | (1ull << 31) | (1ull << 32), NULL, LT_VERDICT_LOST_WAKEUP, "; nor can a signal "
+		  "handler: the process catches only fault signals (SIGSEGV), which no sleeping thread raises" },
+		{ 1ull << 1, "python", LT_VERDICT_UNKNOWN, "the process catches SIGINT (a handler may wake it; "
+		  "CPython's own SIGINT handler raises KeyboardInterrupt in the main thread): hung, or waiting" },
+		{ (1ull << 1) | (1ull << 9), "python", LT_VERDICT_UNKNOWN, "the process catches SIGINT SIGUSR1 (a "
+		  "handler may wake it" },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		struct lt_snapshot *s = table(1);
@@ -709,29 +710,80 @@ Test(verdict_lost_wakeup, a_handler_of_a_caught_signal_may_still_post)
 		s->threads[0].rt_lang = NULL;
 		lt_snapshot_free(s);
 	}
+	/* two threads: "them", "their waits" */
+	struct lt_snapshot *s = table(2);
+	futex_wait(&s->threads[0], 100, "main", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+	futex_wait(&s->threads[1], 101, "w", LB, 0, 0, LT_OWNER_NONE, 0, 5);
+	for (int i = 0; i < 2; i++) {
+		s->threads[i].sig_caught = 1ull << 14;
+		s->threads[i].sig_caught_ok = true;
+	}
+	lt_snapshot_diagnose(s, NULL);
+	cr_assert_eq(s->n_verdicts, 1);
+	cr_expect(strstr(s->verdicts[0].summary, "no thread is left to wake them: all 2 threads") &&
+		  strstr(s->verdicts[0].summary, "; only a signal could still end their waits: the process catches "
+			 "SIGTERM (a handler may wake them)"), "%s", s->verdicts[0].summary);
+	lt_snapshot_free(s);
+}
+
+/* A combined view of two processes, each thread asleep on a private futex:
+ * each process is judged by its own signals (a review found the first
+ * thread's process said for all): one that catches SIGTERM makes the
+ * verdict unknown and is named; none catching any, lost. */
+Test(verdict_lost_wakeup, several_processes_each_by_its_own_signals)
+{
+	for (int k = 0; k < 2; k++) {
+		struct lt_snapshot *s = table(2);
+		futex_wait(&s->threads[0], 100, "a", LA, 0, 0, LT_OWNER_NONE, 0, 5);
+		futex_wait(&s->threads[1], 200, "b", LB, 0, 0, LT_OWNER_NONE, 0, 5);
+		s->thread_pid = calloc(2, sizeof(*s->thread_pid));
+		s->thread_pid[0] = 100;
+		s->thread_pid[1] = 200;
+		s->threads[0].sig_caught_ok = s->threads[1].sig_caught_ok = true;
+		s->threads[1].sig_caught = k ? 1ull << 14 : 0;
+		lt_snapshot_diagnose(s, NULL);
+		cr_assert_eq(s->n_verdicts, 1);
+		const struct lt_verdict *v = &s->verdicts[0];
+		cr_expect_eq(v->kind, k ? LT_VERDICT_UNKNOWN : LT_VERDICT_LOST_WAKEUP, "%s", v->summary);
+		cr_expect(strstr(v->summary, k ? "; only a signal could still end their waits: process 200 catches "
+				 "SIGTERM (a handler may wake them)" : "; nor can a signal handler: no signal these "
+				 "processes catch"), "%s", v->summary);
+		lt_snapshot_free(s);
+	}
 }
 
 /* The only thread of a process in sem_wait() on a private semaphore
  * (sem_init's pshared 0): no thread can post it, said so, with whether a
  * signal handler still could (a SIGTERM handler that posts is a common
- * shutdown pattern); before, only "whose holder is not recorded". */
+ * shutdown pattern): unknown then, a lost wake-up when none can; before,
+ * only "whose holder is not recorded".  A shared one no other process maps
+ * says the same of its handlers. */
 Test(verdict_lock_wait, a_private_semaphore_every_thread_waits_for)
 {
-	for (int caught = 0; caught < 2; caught++) {
+	for (int k = 0; k < 3; k++) {
+		bool caught = k != 1, shared = k == 2;
 		struct lt_snapshot *s = table(1);
 		futex_wait(&s->threads[0], 100, "main", LA, 0, 0, LT_OWNER_NONE, 0, 5);
 		s->threads[0].futex.lock_kind = "semaphore";
 		s->threads[0].acquire = "sem_wait"; /* its frames (lock_glibc.c) */
 		s->threads[0].sig_caught = caught ? 1ull << 14 : 0;
 		s->threads[0].sig_caught_ok = true;
+		if (shared) {
+			s->threads[0].futex.private_ = false;
+			s->threads[0].futex.shared_obj = true;
+			s->threads[0].futex.obj_mappers_known = true;
+		}
 		lt_snapshot_diagnose(s, NULL);
-		const struct lt_verdict *v = find(s, LT_VERDICT_LOCK_WAIT);
-		cr_assert_not_null(v, "%s", s->n_verdicts ? s->verdicts[0].summary : "-");
-		cr_expect(strstr(v->summary, "no thread can post it: it is private to this process, and every "
-				 "thread of the process waits for it"), "%s", v->summary);
+		cr_assert_eq(s->n_verdicts, 1, "case %d", k);
+		const struct lt_verdict *v = &s->verdicts[0];
+		cr_expect_eq(v->kind, caught ? LT_VERDICT_UNKNOWN : LT_VERDICT_LOST_WAKEUP, "case %d: %s", k, v->summary);
+		cr_expect(strstr(v->summary, shared ? "none can release it: no other live process maps it"
+				 : "no thread can post it: it is private to this process, and every thread of the "
+				 "process waits for it"), "case %d: %s", k, v->summary);
 		cr_expect(strstr(v->summary, caught ? "; only a signal could still end it: the process catches "
 				 "SIGTERM (a handler may post it): hung, or waiting for that signal"
-				 : "; nor can a signal handler: the process catches no signal"), "%s", v->summary);
+				 : "; nor can a signal handler: no signal the process catches"), "case %d: %s", k,
+			  v->summary);
 		lt_snapshot_free(s);
 	}
 	/* a second thread that runs: it may post */
