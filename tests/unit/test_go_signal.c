@@ -10,6 +10,7 @@
 #include "golang.h"
 #include "lockmodel.h"
 #include "lt_fakeproc.h"
+#include "waitfor.h"
 
 #define CH 0xc000123400ull
 
@@ -194,4 +195,80 @@ Test(go_signal, unreadable_memory_is_no_answer)
 	char sigs[64] = "x";
 	cr_expect_eq(lookup(true, sigs, sizeof(sigs)), 1);
 	cr_expect_str_empty(sigs, "no signals said when the handler is unread: %s", sigs);
+}
+
+/* Signals no channel ever gets (SIGKILL, SIGSTOP, and SIGPROF, which the Go
+ * runtime keeps for its profiler) end no wait: registered only for them is
+ * 2, not 1 (a review: Notify(c, SIGKILL) was said to end the wait); every
+ * signal is "all signals" (the list was cut). */
+Test(go_signal, signals_no_channel_gets_and_all_signals)
+{
+	uint64_t bk = old_map(0, 1);
+	old_slot(bk, 0, 9, CH, handler((int[]){ 9, 19, 27, 0 }));
+	char sigs[160];
+	cr_expect_eq(lookup(false, sigs, sizeof(sigs)), 2);
+	cr_expect_str_empty(sigs);
+	int all[66], n = 0;
+	for (int k = 1; k < 65; k++)
+		all[n++] = k;
+	all[n] = 0;
+	old_slot(bk, 0, 9, CH, handler(all));
+	cr_expect_eq(lookup(false, sigs, sizeof(sigs)), 1);
+	cr_expect_str_eq(sigs, "all signals");
+}
+
+/* A map too large to read (B above the bound), or a bucket of it
+ * unreadable: a channel not found among what was read is not known, never
+ * "not registered"; one found is. */
+Test(go_signal, a_map_not_read_whole_is_no_answer_for_a_channel_not_found)
+{
+	uint64_t m = fi_alloc(&img, 48);
+	fi_put8(&img, m + 9, 20); /* B = 20: over the bound */
+	fi_put64(&img, m + 16, 0x20000000ull);
+	fi_put64(&img, handlers + 8, m);
+	cr_expect_eq(lookup(false, NULL, 0), -1);
+	uint64_t bk = old_map(1, 2);
+	old_slot(bk, 0, 9, CH, handler((int[]){ 15, 0 }));
+	fi_put64(&img, bk + 144 + 136, 0xdead0000ull); /* bucket 1's overflow unreadable */
+	cr_expect_eq(lookup(false, NULL, 0), 1, "found in what was read");
+	old_slot(bk, 0, 1, CH, 0); /* emptied: now not found, the overflow unread */
+	cr_expect_eq(lookup(false, NULL, 0), -1);
+}
+
+/* Many channels read once and looked up by binary search: each one found
+ * with its own signals, one not registered not found. */
+Test(go_signal, many_channels_read_once)
+{
+	uint64_t bk = old_map(3, 64);
+	struct lt_go_notify nm;
+	for (int i = 0; i < 64; i++)
+		old_slot(bk + (uint64_t)(i % 8) * 144, i / 8, 7, CH + (uint64_t)(63 - i) * 0x100,
+			 handler((int[]){ 1 + i % 8, 0 }));
+	cr_assert_eq(lt_go_notify_read(&env, handlers, false, &nm), 0);
+	cr_expect(nm.complete && nm.n == 64);
+	for (int i = 0; i < 64; i++) {
+		char sigs[64], want[64];
+		cr_expect_eq(lt_go_notify_find(&env, &nm, CH + (uint64_t)(63 - i) * 0x100, sigs, sizeof(sigs)), 1);
+		lt_sigset_str(1ull << (i % 8), want, sizeof(want));
+		cr_expect_str_eq(sigs, want, "channel %d", i);
+	}
+	cr_expect_eq(lt_go_notify_find(&env, &nm, CH + 0x50, NULL, 0), 0);
+	lt_go_notify_free(&nm);
+}
+
+/* Which map layout a binary has, from its version and experiments (a
+ * review: GOEXPERIMENT=noswissmap builds of 1.24 and 1.25 keep the old). */
+Test(go_signal, the_map_layout_from_the_version)
+{
+	cr_expect(!lt_go_swiss_maps("go1.19.8"));
+	cr_expect(!lt_go_swiss_maps("go1.23.4"));
+	cr_expect(lt_go_swiss_maps("go1.23.4 X:swissmap"));
+	cr_expect(lt_go_swiss_maps("go1.24.1"));
+	cr_expect(lt_go_swiss_maps("go1.24rc1"));
+	cr_expect(!lt_go_swiss_maps("go1.24.1 X:noswissmap"));
+	cr_expect(!lt_go_swiss_maps("go1.25.0 X:loopvar,noswissmap"));
+	cr_expect(lt_go_swiss_maps("go1.25.0 X:loopvar"));
+	cr_expect(lt_go_swiss_maps("go1.26.0"));
+	cr_expect(!lt_go_swiss_maps(NULL));
+	cr_expect(!lt_go_swiss_maps("devel +abc"));
 }

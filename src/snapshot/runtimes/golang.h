@@ -122,11 +122,28 @@ struct lt_go {
 #define LT_GO_MAX_FRAMES 64
 
 void lt_go_free(struct lt_go *g);
-/* Is channel CH (an hchan's address) registered with os/signal.Notify: a
- * key of the map in os/signal's `handlers` (the variable at HANDLERS), read
- * in Go 1.24's Swiss-table layout when SWISS, else in the older one.  1 (and
- * SIGS, LEN bytes, the signals it gets, "" when unread), 0 not, -1 not
- * read. */
+/* The channels os/signal.Notify registered: the keys of the map in
+ * os/signal's `handlers` (the variable at HANDLERS), read in Go 1.24's
+ * Swiss-table layout when SWISS, else in the older one, with their values
+ * (the *handler); complete false when a bound or an unreadable bucket left
+ * some unread.  0, or -1 when the map could not be read at all. */
+struct lt_go_notify {
+	uint64_t *chans, *handlers;
+	size_t n, cap;
+	bool complete;
+	bool sorted; /* by channel */
+};
+int lt_go_notify_read(const struct lt_lm_env *e, uint64_t handlers, bool swiss, struct lt_go_notify *m);
+void lt_go_notify_free(struct lt_go_notify *m);
+/* Is channel CH among M's: 1 (SIGS, LEN bytes, the signals it gets, "all
+ * signals", "" when unread), 2 registered only for signals no channel gets
+ * (SIGKILL, SIGSTOP, SIGPROF), 0 not, -1 not known (M incomplete). */
+int lt_go_notify_find(const struct lt_lm_env *e, const struct lt_go_notify *m, uint64_t ch, char *sigs, size_t len);
+/* Does a binary of Go version V ("go1.24.1 X:noswissmap") keep its maps
+ * in Swiss tables: Go 1.24 on unless built with GOEXPERIMENT=noswissmap,
+ * 1.22-1.23 only with GOEXPERIMENT=swissmap. */
+bool lt_go_swiss_maps(const char *v);
+/* The two at once, for one channel. */
 int lt_go_notify_lookup(const struct lt_lm_env *e, uint64_t handlers, bool swiss, uint64_t ch, char *sigs,
 			size_t len);
 

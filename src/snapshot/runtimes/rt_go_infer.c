@@ -663,22 +663,65 @@ static int go_minor(const char *v)
 	return minor;
 }
 
+/* Does the binary keep its maps in Swiss tables: Go 1.24 on, unless built
+ * with GOEXPERIMENT=noswissmap (1.24, 1.25), or 1.22-1.23 built with
+ * GOEXPERIMENT=swissmap; the experiments follow " X:" in the version. */
+bool lt_go_swiss_maps(const char *v)
+{
+	int minor = go_minor(v);
+	const char *x = v ? strstr(v, " X:") : NULL;
+	bool on = false, off = false;
+	for (const char *p = x ? x + 3 : NULL; p && *p;) {
+		size_t n = strcspn(p, ", ");
+		on |= n == 8 && !strncmp(p, "swissmap", 8);
+		off |= n == 10 && !strncmp(p, "noswissmap", 10);
+		p += n;
+		p += strspn(p, ", ");
+	}
+	return minor >= 24 ? !off : on;
+}
+
 /* Chan receives on a channel os/signal.Notify registered: a signal, not a
- * goroutine, ends them (rt_go_signal.c). */
+ * goroutine, ends them (rt_go_signal.c).  The map is read once. */
 static void notify_chans(struct go_ctx *c)
 {
 	uint64_t a, sz;
 	int minor = go_minor(c->go->version);
-	if (minor < 0 || c->e->lookup(c->e->arg, "os/signal.handlers", &a, &sz) || sz < 16)
+	bool any = false;
+	for (size_t i = 0; i < c->go->n_routines && !any; i++) {
+		const struct lt_go_routine *r = &c->go->routines[i];
+		any = r->wait == LT_GO_WAIT_CHAN && !r->system && r->obj && r->dir && !strcmp(r->dir, "receive");
+	}
+	if (!any || minor < 0 || c->e->lookup(c->e->arg, "os/signal.handlers", &a, &sz) || sz < 16)
 		return;
+	struct lt_go_notify m;
+	bool read = !lt_go_notify_read(c->e, a, lt_go_swiss_maps(c->go->version), &m);
 	for (size_t i = 0; i < c->go->n_routines; i++) {
 		struct lt_go_routine *r = &c->go->routines[i];
 		if (r->wait != LT_GO_WAIT_CHAN || r->system || !r->obj || !r->dir || strcmp(r->dir, "receive"))
 			continue;
 		char sigs[160];
-		if (lt_go_notify_lookup(c->e, a, minor >= 24, r->obj, sigs, sizeof(sigs)) == 1)
+		int y = read ? lt_go_notify_find(c->e, &m, r->obj, sigs, sizeof(sigs)) : -1;
+		char *how = NULL;
+		if (y == 1)
 			r->notify_sigs = lts_strdup(sigs);
+		else if (y == 2 && r->n_chan_peers == 0 && r->chan_peers_how)
+			how = lts_asprintf("%s; signal.Notify registered it only for signals no channel gets "
+					   "(SIGKILL, SIGSTOP, or SIGPROF, which the runtime's profiler keeps)",
+					   r->chan_peers_how);
+		else if (y < 0 && r->n_chan_peers == 0) {
+			/* the one way out it may have is not known */
+			how = lts_strdup("not inferred: whether signal.Notify registered the channel is not known "
+					 "(os/signal's handlers map was not read whole)");
+			r->n_chan_peers = -1;
+		}
+		if (how) {
+			free(r->chan_peers_how);
+			r->chan_peers_how = how;
+		}
 	}
+	if (read)
+		lt_go_notify_free(&m);
 }
 
 void go_infer(struct go_ctx *c)

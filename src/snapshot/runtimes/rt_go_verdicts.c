@@ -181,8 +181,10 @@ static char *go_doing(const struct lt_snapshot *s, size_t h, int depth)
 		return r2;
 	}
 	if (r->wait == LT_GO_WAIT_CHAN && r->obj && r->dir && strcmp(r->dir, "select"))
-		return lts_asprintf("which is blocked in chan %s on channel %s (0x%" PRIx64 ")", r->dir,
-				    r->obj_name ? r->obj_name : "(heap)", r->obj);
+		return lts_asprintf("which is blocked in chan %s on channel %s (0x%" PRIx64 ")%s%s%s", r->dir,
+				    r->obj_name ? r->obj_name : "(heap)", r->obj,
+				    r->notify_sigs ? ", registered with signal.Notify" : "",
+				    r->notify_sigs && *r->notify_sigs ? " for " : "", r->notify_sigs ? r->notify_sigs : "");
 	if (r->wait == LT_GO_WAIT_CHAN)
 		return lts_strdup("which is blocked in a select on several channels");
 	if (r->wait == LT_GO_WAIT_SEMA)
@@ -337,6 +339,9 @@ static size_t chan_peer_at(const struct lt_go_routine *r, long k)
 {
 	return r->chan_peer_list ? r->chan_peer_list[k] : r->chan_peer - 1;
 }
+
+/* Notify waits said one by one in an idle verdict, at most */
+#define NOTIFY_SHOWN 4
 
 static void chan_what(char *buf, size_t len, const struct lt_go_routine *r)
 {
@@ -585,7 +590,7 @@ static void leaks(struct lt_snapshot *s)
 		return;
 	for (size_t i = 0; i < go->n_routines; i++) {
 		const struct lt_go_routine *r = &go->routines[i];
-		if (done[i] || r->wait != LT_GO_WAIT_CHAN || !r->obj || r->system || r->notify_sigs)
+		if (done[i] || r->wait != LT_GO_WAIT_CHAN || !r->obj || r->system)
 			continue;
 		size_t nw = 0;
 		for (size_t k = i; k < go->n_routines; k++)
@@ -615,6 +620,10 @@ static void leaks(struct lt_snapshot *s)
 			}
 		if (nw > shown)
 			lt_strlist_add(&v->evidence, "... and %zu more on the same channel", nw - shown);
+		if (r->notify_sigs) /* a signal wakes one receiver, not N */
+			lt_strlist_add(&v->evidence, "signal.Notify registered the channel%s%s: each signal sent to "
+				       "the process wakes one of them at most", *r->notify_sigs ? " for " : "",
+				       r->notify_sigs);
 		lt_strlist_add(&v->evidence, "nothing %s this channel while they wait: if nothing ever will, "
 			       "they never end", strcmp(r->dir, "send") ? "sends on" : "receives from");
 		/* which goroutines could: those waiting neither on a channel
@@ -728,29 +737,47 @@ void lt_go_idle_notes(struct lt_snapshot *s)
 	(void)nc;
 	/* goroutines receiving on a channel signal.Notify registered: a
 	 * signal ends the wait (a server's main goroutine waits so for its
-	 * life) */
-	size_t ns = 0;
+	 * life); a goroutine that may send on it too is said; more than
+	 * NOTIFY_SHOWN of them in one line */
+	size_t ns = 0, first_ns = 0;
 	for (size_t i = 0; i < go->n_routines; i++) {
 		const struct lt_go_routine *r = &go->routines[i];
 		if (r->wait != LT_GO_WAIT_CHAN || r->system || !r->notify_sigs)
 			continue;
-		char what[256], w[256];
+		if (!ns++)
+			first_ns = i;
+	}
+	for (size_t i = 0; ns && ns <= NOTIFY_SHOWN && i < go->n_routines; i++) {
+		const struct lt_go_routine *r = &go->routines[i];
+		if (r->wait != LT_GO_WAIT_CHAN || r->system || !r->notify_sigs)
+			continue;
+		char what[256], w[256], also[700] = "";
 		chan_what(what, sizeof(what), r);
+		if (r->n_chan_peers > 0 && r->chan_peers_how) {
+			const struct lt_go_routine *o = &go->routines[chan_peer_at(r, 0)];
+			char *d = go_doing(s, chan_peer_at(r, 0), 0);
+			snprintf(also, sizeof(also), ", or goroutine %" PRId64 " (%s, %s)%s, which may send on it (%s)",
+				 o->id, gfunc(o), d ? d : "?", r->n_chan_peers > 1 ? " and others" : "",
+				 r->chan_peers_how);
+			free(d);
+		}
 		lt_strlist_add(&v->evidence, "goroutine %" PRId64 " (%s) at %s is blocked in %s, which "
 			       "signal.Notify registered%s%s: a signal sent to the process ends the wait "
-			       "(kill(2), the terminal, the kernel), no goroutine of the program is its other "
-			       "end; the program waits for one", r->id, gfunc(r), gwhere(r, w, sizeof(w)), what,
-			       *r->notify_sigs ? " for " : "", r->notify_sigs);
-		ns++;
+			       "(kill(2), the terminal, the kernel)%s%s", r->id, gfunc(r), gwhere(r, w, sizeof(w)),
+			       what, *r->notify_sigs ? " for " : "", r->notify_sigs, also,
+			       also[0] ? "" : ", no goroutine of the program is its other end; the program waits for one");
 	}
-	(void)ns;
+	if (ns > NOTIFY_SHOWN)
+		lt_strlist_add(&v->evidence, "%zu goroutines (%s, ...) are blocked in chan receives on channels "
+			       "signal.Notify registered: a signal sent to the process ends each such wait (one "
+			       "receiver a signal and channel)", ns, gfunc(&go->routines[first_ns]));
 	/* goroutines blocked on a channel whose other ends were not
 	 * inferred (too many to look for): unknown, not idle */
 	size_t nu = 0, first = 0;
 	for (size_t i = 0; i < go->n_routines; i++) {
 		const struct lt_go_routine *r = &go->routines[i];
 		if (r->wait == LT_GO_WAIT_CHAN && !r->system && r->dir && strcmp(r->dir, "select") &&
-		    r->n_chan_peers < 0 && r->chan_peers_how && !nu++)
+		    r->n_chan_peers < 0 && r->chan_peers_how && !r->notify_sigs && !nu++)
 			first = i;
 	}
 	if (nu)
