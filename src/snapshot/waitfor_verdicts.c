@@ -1608,6 +1608,123 @@ static bool all_known_unable(const struct lt_snapshot *s, pid_t pid, const pid_t
 	return true;
 }
 
+/* Is thread U's futex F2 the same object as F (one semaphore in shared
+ * memory, mapped by each process at its own address)? */
+static bool same_shared(const struct lt_futex *f, const struct lt_futex *f2)
+{
+	return f2->shared_obj && f2->obj_ino == f->obj_ino && f2->obj_major == f->obj_major &&
+	       f2->obj_minor == f->obj_minor && f2->obj_off == f->obj_off;
+}
+
+static bool mp_cond_wait(const struct lt_thread *t)
+{
+	const struct lt_futex *f = &t->futex;
+	return t->wait == LT_WAIT_FUTEX && f->is_wait && asleep(t) && !f->timeout_ptr && f->shared_obj &&
+	       f->lock_kind && !strcmp(f->lock_kind, LT_KIND_PY_MP_COND);
+}
+
+/* multiprocessing's Condition.wait() (Event.wait(), Barrier.wait()) asleep
+ * on its semaphore in shared memory, without a timeout: any thread of a
+ * process mapping it may post it.  When the processes that map it are all
+ * in the view (the snapshot followed them) and every one of their threads
+ * but its waiters is stuck (or waits on it too), a chain into one that is
+ * stuck; while one of them can (running, on a timer, in a wait nothing
+ * stuck ends) nothing is said, nor when a process mapping it is not in the
+ * view. */
+static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
+{
+	size_t n = s->n_threads;
+	bool any = false;
+	for (size_t j = 0; j < n && !any; j++)
+		any = mp_cond_wait(&s->threads[j]);
+	if (!any)
+		return;
+	size_t *uvi = calloc(n, sizeof(*uvi));
+	bool *done = calloc(n, 1);
+	if (!uvi || !done)
+		goto out;
+	stuck_index(s, n_v, uvi);
+	for (size_t j = 0; j < n; j++) {
+		const struct lt_thread *t = &s->threads[j];
+		if (done[j] || !mp_cond_wait(t) || in_cycle[j] || uvi[j] < n_v)
+			continue;
+		const struct lt_futex *f = &t->futex;
+		/* its processes: the waiter's own and those mapping it */
+		pid_t procs[LT_FUTEX_MAPPERS + 1];
+		size_t np = 0;
+		procs[np++] = thread_pid_of(s, j);
+		bool known = f->obj_mappers_known && f->obj_mapper_pids && f->obj_mappers <= LT_FUTEX_MAPPERS;
+		for (int q = 0; known && q < f->obj_mappers; q++)
+			if (f->obj_mapper[q] != procs[0])
+				procs[np++] = f->obj_mapper[q];
+		/* each process in the view, and what its threads can do */
+		size_t can = 0, stuck = 0, first_stuck = n, nw = 0;
+		bool in_view[LT_FUTEX_MAPPERS + 1] = { false };
+		for (size_t i = 0; i < n; i++) {
+			const struct lt_thread *u = &s->threads[i];
+			pid_t p = thread_pid_of(s, i);
+			size_t q = 0;
+			while (q < np && procs[q] != p)
+				q++;
+			if (q == np)
+				continue;
+			in_view[q] = true;
+			if (mp_cond_wait(u) && same_shared(f, &u->futex)) {
+				done[i] = true;
+				nw++;
+				continue;
+			}
+			int c = notify_could(s, p, u, uvi[i] < n_v);
+			if (c == NW_CAN)
+				can++;
+			else if (c == NW_STUCK && !stuck++)
+				first_stuck = i;
+		}
+		bool all_in = known;
+		for (size_t q = 0; q < np; q++)
+			all_in &= in_view[q];
+		if (can || !all_in || !stuck || named_already(s, t->tid))
+			continue;
+		const struct lt_thread *who = &s->threads[first_stuck];
+		const struct lt_verdict *pv = &s->verdicts[uvi[first_stuck]];
+		struct lt_verdict *v = chain_into(s, t, &pv);
+		if (!v)
+			goto out;
+		v->cause_tid = who->tid;
+		for (size_t i = 0; i < n; i++)
+			if (i != j && mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex) &&
+			    !in_cycle[i] && !lts_verdict_add(v, s->threads[i].tid, 0, false))
+				v->explains++;
+		char pl[160];
+		size_t l = 0;
+		pl[0] = 0;
+		for (size_t q = 0; q < np && l < sizeof(pl) - 16; q++)
+			l += (size_t)snprintf(pl + l, sizeof(pl) - l, "%s%d", q ? ", " : "", (int)procs[q]);
+		const char *state = f->lock_state ? f->lock_state : "";
+		const char *via = strstr(state, "Event.wait()") ? "Event.wait() for a set()"
+				  : strstr(state, "Barrier.wait()") ? "Barrier.wait() for the other parties"
+				  : "Condition.wait() for a notify()";
+		char subj[96];
+		if (nw == 1)
+			snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
+		else
+			snprintf(subj, sizeof(subj), "%zu threads wait", nw);
+		v->summary = lts_asprintf("%s in multiprocessing %s, which only a thread of a process mapping its "
+					  "semaphore can send (process%s %s), and none can now: %s, thread %d (%s), is "
+					  "itself %s: %s (that it would send it once free is inferred)", subj, via,
+					  np > 1 ? "es" : "", pl, stuck == 1 ? "the only one not asleep for good" :
+					  "one of those stuck", (int)who->tid, lt_thread_name(who),
+					  stuck_words(pv->kind), pv->summary ? pv->summary : "?");
+		lt_strlist_add(&v->evidence, "thread %d (%s) %s", (int)t->tid, lt_thread_name(t),
+			       f->lock_state ? f->lock_state : "waits in multiprocessing Condition.wait()");
+		lt_strlist_add(&v->evidence, "the processes mapping the semaphore (%s) were all followed: each of "
+			       "their other threads is stuck or asleep for good, %zu stuck", pl, stuck);
+	}
+out:
+	free(uvi);
+	free(done);
+}
+
 /* Signal waiters W[0..NW) of process PID whose every other thread (KS,
  * N of them, CLS their notify_could) is asleep in a wait that none of them
  * can end (another such waiter, a runtime's own idle thread, the java
@@ -2183,6 +2300,7 @@ void lts_wf_into_verdicts(struct lt_snapshot *s, const bool *in_cycle)
 		into_pass(s, in_cycle, n_v);
 		join_pass(s, in_cycle, n_v);
 		notify_pass(s, in_cycle, n_v);
+		mp_cond_pass(s, in_cycle, n_v);
 		if (s->n_verdicts == n_v)
 			break;
 	}

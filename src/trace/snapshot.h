@@ -244,6 +244,11 @@ static inline bool lt_kind_signal_wait(const char *k)
  * them into the joined thread's own verdict) */
 #define LT_KIND_PTHREAD_JOIN "thread exit (pthread_join)"
 #define LT_KIND_PY_JOIN "thread exit (Thread.join)"
+/* multiprocessing's Condition.wait() (under Event.wait(), Barrier.wait()):
+ * its semaphore in shared memory, which any thread of a process mapping it
+ * may post by notify() or set(); no thread holds it (rt_cpython.c names
+ * it, waitfor_verdicts.c follows it into those processes) */
+#define LT_KIND_PY_MP_COND "multiprocessing Condition"
 /* concurrent.futures.wait() (ALL_COMPLETED, FIRST_EXCEPTION) for two or
  * more futures: ends when every one ends, so one runner that does not
  * keeps it; its lock's name counts the futures ("2 futures (...)") */

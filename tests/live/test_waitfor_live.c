@@ -4805,3 +4805,81 @@ Test(waitfor_live, a_forkserver_process_join_waits_for_that_process)
 	cr_expect(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
 	lt_snapshot_free(s);
 }
+
+static const char MP_EVENT_PY[] =
+	"import multiprocessing as mp, sys, time, fcntl\n"
+	"def child(ev):\n"
+	"    ev.wait()\n"
+	"if __name__ == '__main__':\n"
+	"    ev = mp.Event()\n"
+	"    p = mp.Process(target=child, args=(ev,)); p.start()\n"
+	"    print('child pid=%d' % p.pid, flush=True)\n"
+	"    print('ready', flush=True)\n"
+	"    if sys.argv[1] == '-':\n"
+	"        time.sleep(600)\n"
+	"    else:\n"
+	"        f = open(sys.argv[1], 'w'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+	"    ev.set()\n";
+
+/* A multiprocessing Process in Event.wait() (Condition.wait() on a
+ * semaphore in shared memory) for its parent's set().  The parent asleep
+ * on a timer: no finding names the Process (before: a lock wait "whose
+ * holder is not recorded", in a healthy program).  The parent in flock()
+ * for a lock flock(1) holds: a chain from the Process into the parent's
+ * lock wait, its one possible setter, the processes mapping the semaphore
+ * named. */
+static void mp_event(bool stuck)
+{
+	need_root();
+	if (access(TL_PYTHON, X_OK))
+		cr_skip_test("%s missing", TL_PYTHON);
+	char held[256];
+	if (stuck)
+		flock_holds_lockfile(NULL, NULL, held, sizeof(held));
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)MP_EVENT_PY, stuck ? lockfile[0] : "-", NULL },
+		       lines[1], &nlines[1], 64, 30000);
+	pid_t par = procs[1].pid, ch = (pid_t)tl_truth_val(lines[1], nlines[1], "child", NULL, "pid");
+	cr_assert_gt(ch, 0);
+	orphan = ch;
+	tl_wait_in_call(ch, ch, 202, 10000); /* futex: Event.wait() */
+	tl_wait_in_call(par, par, stuck ? 73 : 230, 10000); /* flock, clock_nanosleep */
+	struct lt_snapshot *s = take(ch);
+	const struct lt_thread *t = lt_snapshot_find(s, ch);
+	cr_assert_not_null(t);
+	cr_expect(t->futex.lock_kind && !strcmp(t->futex.lock_kind, LT_KIND_PY_MP_COND), "kind %s",
+		  t->futex.lock_kind ? t->futex.lock_kind : "-");
+	cr_expect(t->futex.lock_state && strstr(t->futex.lock_state, "waits in multiprocessing Event.wait() for a set()"),
+		  "%s", t->futex.lock_state ? t->futex.lock_state : "-");
+	struct lt_multi_snapshot *m = follow_snap(s);
+	cr_assert_eq(m->n_procs, 2, "the parent followed as a process mapping the semaphore");
+	const struct lt_verdict *v = NULL;
+	for (size_t i = 0; i < m->view.n_verdicts && !v; i++)
+		if (has_tid(&m->view.verdicts[i], ch))
+			v = &m->view.verdicts[i];
+	if (!stuck) {
+		cr_expect_null(v, "no finding names the Process: %s", v ? v->summary : "");
+	} else {
+		cr_assert_not_null(v, "a chain from the Process (first: %s)",
+				   m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+		cr_expect_eq(v->kind, LT_VERDICT_WAIT_CHAIN, "%s", v->summary);
+		cr_expect_eq(v->cause_tid, par);
+		char want[300];
+		snprintf(want, sizeof(want), "thread %d (MainThread) waits in multiprocessing Event.wait() for a set(), "
+			 "which only a thread of a process mapping its semaphore can send (processes %d, %d), and none "
+			 "can now: the only one not asleep for good, thread %d (MainThread), is itself in a lock wait: ",
+			 (int)ch, (int)ch, (int)par, (int)par);
+		cr_expect(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+		cr_expect_not_null(verdict_for(m, LT_VERDICT_LOCK_WAIT, par), "the parent's own lock wait");
+	}
+	lt_multi_free(m);
+}
+
+Test(waitfor_live, a_multiprocessing_event_whose_setter_sleeps_is_no_finding)
+{
+	mp_event(false);
+}
+
+Test(waitfor_live, a_multiprocessing_event_whose_setter_is_stuck_is_a_chain)
+{
+	mp_event(true);
+}

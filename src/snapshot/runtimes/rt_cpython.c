@@ -710,6 +710,45 @@ static void name_join(struct model *m, const struct ts *x)
 	t->acquire = NULL;
 }
 
+/* Frame K of T is FUNC ("Condition.wait", or "wait" before 3.11's
+ * qualified names) of multiprocessing/synchronize.py? */
+static bool mp_frame(const struct lt_thread *t, size_t k, const char *cls, const char *func)
+{
+	if (k >= t->n_rt_frames)
+		return false;
+	const struct lt_rtframe *r = &t->rt_frames[k];
+	size_t fl = r->file ? strlen(r->file) : 0, cl = strlen(cls), nl = strlen(func);
+	static const char sync[] = "/multiprocessing/synchronize.py";
+	if (!r->func || fl < sizeof(sync) - 1 || strcmp(r->file + fl - (sizeof(sync) - 1), sync))
+		return false;
+	return !strcmp(r->func, func) ||
+	       (strlen(r->func) == cl + 1 + nl && !strncmp(r->func, cls, cl) && r->func[cl] == '.' &&
+		!strcmp(r->func + cl + 1, func));
+}
+
+/* multiprocessing's Condition.wait() asleep on its _wait_semaphore (a
+ * SemLock in shared memory): a wait for a notify() (Event.set(), the last
+ * party of a Barrier) from any thread of a process mapping it, not a lock
+ * (before: a lock wait "whose holder is not recorded", also in healthy
+ * programs whose setter slept on a timer). */
+static bool mp_condition(struct lt_thread *t)
+{
+	struct lt_futex *f = &t->futex;
+	if (!f->lock_kind || strcmp(f->lock_kind, "semaphore") || !mp_frame(t, 0, "Condition", "wait"))
+		return false;
+	const char *via = mp_frame(t, 1, "Event", "wait") ? "Event.wait() for a set()"
+			  : t->n_rt_frames > 1 && t->rt_frames[1].func && strstr(t->rt_frames[1].func, "Barrier")
+			  ? "Barrier.wait() for the other parties" : "Condition.wait() for a notify()";
+	char *st = lts_asprintf("waits in multiprocessing %s, on the Condition's semaphore in shared memory, which "
+				"a thread of any process mapping it may post (%s)", via,
+				f->lock_state ? f->lock_state : "?");
+	f->lock_kind = LT_KIND_PY_MP_COND;
+	free(f->lock_state);
+	f->lock_state = st;
+	t->acquire = NULL;
+	return true;
+}
+
 /* The Lock whose semaphore X's thread sleeps on, among its innermost
  * frame's local variables and evaluation stack. */
 static void find_lock(struct model *m, const struct ts *x)
@@ -719,6 +758,8 @@ static void find_lock(struct model *m, const struct ts *x)
 	const struct code *c = t->n_rt_frames ? code_get(m, x->codes[0]) : NULL;
 	uint64_t slots[MAX_SLOTS];
 	if (!c || t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock)
+		return;
+	if (mp_condition(t))
 		return;
 	uint64_t sem = f->lock_base ? f->lock_base : f->uaddr;
 	size_t n = c->nlocals + (size_t)(c->stacksize > 0 ? c->stacksize : 0) + 8;
