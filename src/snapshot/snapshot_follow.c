@@ -55,6 +55,8 @@ struct walk {
 	char path[512];
 	size_t pl;
 	bool stopped;
+	pid_t cut[16]; /* processes a limit left unfollowed */
+	size_t n_cut;
 	lt_follow_take_fn take;
 	void *arg;
 	struct lt_strlist *notes;
@@ -75,6 +77,13 @@ static void follow_one(struct walk *w, size_t i, pid_t p, const char *what, pid_
 				       w->depth[i] + 1 > w->max_depth ? "depth limit" : "time limit", w->max,
 				       w->max_depth, w->budget);
 		w->stopped = true;
+		bool known = false;
+		for (size_t k = 0; k < w->n_cut && !known; k++)
+			known = w->cut[k] == p;
+		if (!known && w->n_cut < sizeof(w->cut) / sizeof(w->cut[0]))
+			w->cut[w->n_cut++] = p;
+		else if (!known)
+			w->n_cut = SIZE_MAX; /* more than it keeps: every party said unknown */
 		return;
 	}
 	struct lt_snapshot *ns = NULL;
@@ -169,6 +178,33 @@ int lt_snapshot_follow(struct lt_snapshot *first, const struct lt_follow_limits 
 	}
 	if (w.n > 1)
 		lt_strlist_add(notes, "followed the wait-for edges of process %d into: %s", (int)first->pid, w.path);
+	/* a party a limit left unfollowed was read blocked, in some call,
+	 * but not what that call waits for: whether it is stuck is not
+	 * known (an 11-stage pipeline whose first stage sleeps on a timer
+	 * was chains all along) */
+	for (size_t i = 0; w.n_cut && i < w.n; i++)
+		for (size_t t = 0; t < w.v[i]->n_threads; t++) {
+			struct lt_waitfor *wf = w.v[i]->threads[t].wf;
+			for (size_t k = 0; wf && k < wf->n_edges; k++) {
+				struct lt_wf_edge *e = &wf->edges[k];
+				bool cut = false;
+				for (size_t q = 0; q < e->n_pids && !cut; q++)
+					for (size_t c = 0; c < w.n_cut && c < sizeof(w.cut) / sizeof(w.cut[0]) && !cut; c++)
+						cut = e->pids[q] == w.cut[c];
+				if (w.n_cut == SIZE_MAX) /* not all kept: any party not followed */
+					for (size_t q = 0; q < e->n_pids && !cut; q++)
+						cut = !have(w.v, w.n, e->pids[q]);
+				if (!cut || e->pstate != LT_WFP_BLOCKED)
+					continue;
+				e->pstate = LT_WFP_UNKNOWN;
+				char *d = lts_asprintf("%s (blocked in a call whose own wait was not followed: the "
+						       "follow's limits)", e->doing ? e->doing : "?");
+				if (d) {
+					free(e->doing);
+					e->doing = d;
+				}
+			}
+		}
 	free(w.depth);
 	*out = w.v;
 	*n_out = w.n;
