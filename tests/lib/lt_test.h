@@ -290,6 +290,8 @@ void tl_start_python(struct tl_proc *p, const char *script, char *const extra[],
  * wants the call's first argument to be ARG0 (a file descriptor the
  * workload chose), none when ARG0 < 0. */
 void tl_wait_in_call(pid_t pid, pid_t tid, long nr, int timeout_ms);
+/* Thread TID of PID's state letter (/proc/PID/task/TID/stat), 0 unreadable. */
+char tl_thread_state(pid_t pid, pid_t tid);
 void tl_wait_in_call_on(pid_t pid, pid_t tid, long nr, long long arg0, int timeout_ms);
 void tl_wait_in_read(pid_t pid, pid_t tid, int timeout_ms);
 /* `locktrace snapshot -p PID --json` run to its end (it must exit 0),

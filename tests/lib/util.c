@@ -700,9 +700,7 @@ void tl_start_pid(struct tl_proc *p, char *const argv[], char lines[][256], int 
 	snprintf(pid, 16, "%d", (int)p->pid);
 }
 
-/* Whether thread TID of PID sleeps (S or D in its stat): a thread woken
- * from a call but not yet run still shows that call in its syscall file. */
-static bool task_asleep(pid_t pid, pid_t tid)
+char tl_thread_state(pid_t pid, pid_t tid)
 {
 	char path[96], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
@@ -711,8 +709,16 @@ static bool task_asleep(pid_t pid, pid_t tid)
 	if (f)
 		fclose(f);
 	buf[n] = 0;
-	const char *e = strrchr(buf, ')');
-	return e && (e[2] == 'S' || e[2] == 'D');
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Whether thread TID of PID sleeps (S or D): a thread woken from a call but
+ * not yet run still shows that call in its syscall file. */
+static bool task_asleep(pid_t pid, pid_t tid)
+{
+	char st = tl_thread_state(pid, tid);
+	return st == 'S' || st == 'D';
 }
 
 void tl_wait_in_call_on(pid_t pid, pid_t tid, long nr, long long arg0, int timeout_ms)

@@ -3517,18 +3517,9 @@ Test(waitfor_live, pi_mutex_owner_in_another_process_is_followed)
 /* Waits until /proc/PID/stat says state ST (10 s). */
 static void wait_state(pid_t pid, char st)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(10000)) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		const char *rp = strrchr(buf, ')');
-		if (rp && rp[1] == ' ' && rp[2] == st)
+	for (double t0 = tl_now_s(); tl_now_s() - t0 < 10; usleep(10000))
+		if (tl_thread_state(pid, pid) == st)
 			return;
-	}
 	cr_assert_fail("process %d never in state %c", (int)pid, st);
 }
 

@@ -607,20 +607,6 @@ static bool write_file(const char *dir, const char *name, const char *val)
 	return fclose(f) == 0 && ok;
 }
 
-/* A thread's state letter from /proc/PID/task/TID/stat; 0 unreadable. */
-static char thread_state(pid_t pid, pid_t tid)
-{
-	char path[96], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 /* nr_throttled of the cgroup's cpu.stat; -1 unreadable. */
 static long throttled_count(void)
 {
@@ -711,7 +697,7 @@ Test(lock_cpython_live, verdict_names_holder_starved, .fini = starve_cleanup, .t
 		all_runnable = 1;
 		for (int k = 0; k < ntruth && all_runnable; k++)
 			if (!strncmp(truth[k], "thread role=waiter", 18))
-				all_runnable = thread_state(wl.pid, (pid_t)tl_val(truth[k], "tid", NULL)) == 'R';
+				all_runnable = tl_thread_state(wl.pid, (pid_t)tl_val(truth[k], "tid", NULL)) == 'R';
 	}
 	/* not asserted: the state under test is the likely one, not a sure
 	 * one (the quota is handed to each CPU in slices, and a waiter may
