@@ -294,18 +294,29 @@ static int has_ended(pid_t pid, int *st)
 	return r != 0;
 }
 
-/* SIG to the processes the launched program started that are still its
- * descendants (a shell's pipeline: `sh -c 'yes | cat'`), which would
- * otherwise outlive it, re-parented, as timeout(1) reaches them by sending
- * to its process group; the program itself is left to the caller.  A
- * process already re-parented (a daemon) is not reached. */
-static void signal_descendants(pid_t root, int sig)
+/* SIG to the launched program ROOT and the processes it started that are
+ * still its descendants (a shell's pipeline: `sh -c 'yes | cat'`), which
+ * would otherwise outlive it, re-parented, as timeout(1) reaches them by
+ * sending to its process group.  The descendants are listed first, the
+ * program signalled first: signalled after its children, a shell could see
+ * `cat` end at `yes`'s end of file and exit 0 before its own SIGTERM came
+ * (a loaded machine's CI did), and the status said would not be the
+ * signal's.  Then THEN (0: none) to the same processes: once the program
+ * has ended, its children are another's.  A process already re-parented (a
+ * daemon) is not reached. */
+static void signal_tree(pid_t root, int sig, int then)
 {
 	pid_t *d = NULL;
 	size_t n = 0;
-	if (lt_proc_descendants(&root, 1, &d, &n) == 0)
-		for (size_t i = 0; i < n; i++)
-			kill(d[i], sig);
+	bool listed = lt_proc_descendants(&root, 1, &d, &n) == 0;
+	for (int k = 0; k < 2; k++) {
+		int g = k ? then : sig;
+		if (!g)
+			break;
+		kill(root, g);
+		for (size_t i = 0; listed && i < n; i++)
+			kill(d[i], g);
+	}
 	free(d);
 }
 
@@ -327,18 +338,14 @@ static void end_launched(struct session *s, int wait)
 		return;
 	if (!s->o->quiet)
 		lt_info("%s (pid %d) is still running: sending it and its descendants SIGTERM", s->comm, s->tgid);
-	signal_descendants(s->tgid, SIGTERM);
-	kill(s->tgid, SIGTERM);
 	/* and SIGCONT, as timeout(1): a stopped one would never see it */
-	signal_descendants(s->tgid, SIGCONT);
-	kill(s->tgid, SIGCONT);
+	signal_tree(s->tgid, SIGTERM, SIGCONT);
 	for (int ms = 0; !has_ended(s->tgid, &st); ms += 20) {
 		if (ms == 5000 && !said++)
 			lt_info("%s (pid %d) has not ended 5 s after SIGTERM; waiting for it (Ctrl-C "
 				"sends it SIGKILL)", s->comm, s->tgid);
 		if (rec_stop_requests != s0 && !killed++) {
-			signal_descendants(s->tgid, SIGKILL);
-			kill(s->tgid, SIGKILL);
+			signal_tree(s->tgid, SIGKILL, 0);
 		}
 		usleep(20000);
 	}
