@@ -1623,14 +1623,39 @@ static bool mp_cond_wait(const struct lt_thread *t)
 	       f->lock_kind && !strcmp(f->lock_kind, LT_KIND_PY_MP_COND);
 }
 
+/* Does thread U wait, asleep, only for processes of PIDS (N of them): each
+ * of its wait-for edges leads only into them (a parent's wait4 for the
+ * waiting child, a read of a pipe only the waiter writes), none ends by
+ * itself (a timer)? */
+static bool waits_only_on_procs(const struct lt_thread *u, const pid_t *pids, size_t n)
+{
+	if (!asleep(u) || !u->wf || !u->wf->n_edges)
+		return false;
+	for (size_t k = 0; k < u->wf->n_edges; k++) {
+		const struct lt_wf_edge *e = &u->wf->edges[k];
+		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids)
+			return false;
+		for (size_t q = 0; q < e->n_pids; q++) {
+			bool in = false;
+			for (size_t r = 0; r < n && !in; r++)
+				in = e->pids[q] == pids[r];
+			if (!in)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* multiprocessing's Condition.wait() (Event.wait(), Barrier.wait()) asleep
  * on its semaphore in shared memory, without a timeout: any thread of a
  * process mapping it may post it.  When the processes that map it are all
  * in the view (the snapshot followed them) and every one of their threads
- * but its waiters is stuck (or waits on it too), a chain into one that is
- * stuck; while one of them can (running, on a timer, in a wait nothing
- * stuck ends) nothing is said, nor when a process mapping it is not in the
- * view. */
+ * but its waiters is stuck, asleep for good, or waits only for the waiters'
+ * processes: a deadlock when one of them waits for the waiters (a parent's
+ * join of the waiting child) or for a lock a waiter holds (a review's
+ * cases), else a chain into one that is stuck; while one of them can
+ * (running, on a timer, in a wait nothing stuck ends) nothing is said, nor
+ * when a process mapping it is not in the view. */
 static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v)
 {
 	size_t n = s->n_threads;
@@ -1657,8 +1682,27 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 		for (int q = 0; known && q < f->obj_mappers; q++)
 			if (f->obj_mapper[q] != procs[0])
 				procs[np++] = f->obj_mapper[q];
-		/* each process in the view, and what its threads can do */
-		size_t can = 0, stuck = 0, first_stuck = n, nw = 0;
+		/* the waiters (every thread on this semaphore), and the
+		 * processes all of whose threads are waiters */
+		pid_t wp[LT_FUTEX_MAPPERS + 1];
+		size_t nw = 0, nwp = 0;
+		for (size_t i = 0; i < n; i++)
+			if (mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex)) {
+				done[i] = true;
+				nw++;
+			}
+		for (size_t q = 0; q < np; q++) {
+			bool all = true, some = false;
+			for (size_t i = 0; i < n && all; i++)
+				if (thread_pid_of(s, i) == procs[q]) {
+					some = true;
+					all = done[i] && mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex);
+				}
+			if (some && all)
+				wp[nwp++] = procs[q];
+		}
+		/* what each other thread of those processes can do */
+		size_t can = 0, stuck = 0, first_stuck = n, on_us = n, held = n;
 		bool in_view[LT_FUTEX_MAPPERS + 1] = { false };
 		for (size_t i = 0; i < n; i++) {
 			const struct lt_thread *u = &s->threads[i];
@@ -1669,32 +1713,32 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			if (q == np)
 				continue;
 			in_view[q] = true;
-			if (mp_cond_wait(u) && same_shared(f, &u->futex)) {
-				done[i] = true;
-				nw++;
+			if (mp_cond_wait(u) && same_shared(f, &u->futex))
+				continue;
+			if (nwp && waits_only_on_procs(u, wp, nwp)) {
+				if (on_us == n)
+					on_us = i; /* it waits for the waiters: a cycle */
 				continue;
 			}
 			int c = notify_could(s, p, u, uvi[i] < n_v);
 			if (c == NW_CAN)
 				can++;
-			else if (c == NW_STUCK && !stuck++)
-				first_stuck = i;
+			else if (c == NW_STUCK) {
+				if (!stuck++)
+					first_stuck = i;
+				/* stuck on a lock a waiter holds: a cycle */
+				const struct lt_verdict *sv = &s->verdicts[uvi[i]];
+				for (size_t w2 = 0; w2 < n && held == n && sv->owner; w2++)
+					if (s->threads[w2].tid == sv->owner && mp_cond_wait(&s->threads[w2]) &&
+					    same_shared(f, &s->threads[w2].futex))
+						held = i;
+			}
 		}
 		bool all_in = known;
 		for (size_t q = 0; q < np; q++)
 			all_in &= in_view[q];
-		if (can || !all_in || !stuck || named_already(s, t->tid))
+		if (can || !all_in || (!stuck && on_us == n) || named_already(s, t->tid))
 			continue;
-		const struct lt_thread *who = &s->threads[first_stuck];
-		const struct lt_verdict *pv = &s->verdicts[uvi[first_stuck]];
-		struct lt_verdict *v = chain_into(s, t, &pv);
-		if (!v)
-			goto out;
-		v->cause_tid = who->tid;
-		for (size_t i = 0; i < n; i++)
-			if (i != j && mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex) &&
-			    !in_cycle[i] && !lts_verdict_add(v, s->threads[i].tid, 0, false))
-				v->explains++;
 		char pl[160];
 		size_t l = 0;
 		pl[0] = 0;
@@ -1709,16 +1753,60 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
 		else
 			snprintf(subj, sizeof(subj), "%zu threads wait", nw);
-		v->summary = lts_asprintf("%s in multiprocessing %s, which only a thread of a process mapping its "
-					  "semaphore can send (process%s %s), and none can now: %s, thread %d (%s), is "
-					  "itself %s: %s (that it would send it once free is inferred)", subj, via,
-					  np > 1 ? "es" : "", pl, stuck == 1 ? "the only one not asleep for good" :
-					  "one of those stuck", (int)who->tid, lt_thread_name(who),
-					  stuck_words(pv->kind), pv->summary ? pv->summary : "?");
+		size_t cyc = on_us < n ? on_us : held;
+		struct lt_verdict *v;
+		if (cyc < n) {
+			const struct lt_thread *who = &s->threads[cyc];
+			v = add_verdict(s, LT_VERDICT_DEADLOCK);
+			if (!v)
+				goto out;
+			for (size_t i = 0; i < n; i++)
+				if (done[i] && mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex) &&
+				    !in_cycle[i])
+					lts_verdict_add(v, s->threads[i].tid, s->threads[i].futex.uaddr, true);
+			lts_verdict_add(v, who->tid, who->wait == LT_WAIT_FUTEX ? who->futex.uaddr : 0, true);
+			v->explains = v->n_tids;
+			v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
+			char *act = lts_thread_activity(who);
+			if (on_us < n)
+				v->summary = lts_asprintf("deadlock: %s in multiprocessing %s, which only a thread of a "
+							  "process mapping its semaphore can send (process%s %s), and none "
+							  "can: thread %d (%s) of process %d waits only for %s (%s): they wait "
+							  "for each other", subj, via, np > 1 ? "es" : "", pl, (int)who->tid,
+							  lt_thread_name(who), (int)thread_pid_of(s, cyc),
+							  nwp == 1 ? "the waiter's process" : "the waiters' processes",
+							  act ? act : "?");
+			else
+				v->summary = lts_asprintf("deadlock: %s in multiprocessing %s, which only a thread of a "
+							  "process mapping its semaphore can send (process%s %s), and none "
+							  "can: thread %d (%s) of process %d is itself in %s for a lock "
+							  "thread %d holds: they wait for each other", subj, via,
+							  np > 1 ? "es" : "", pl, (int)who->tid, lt_thread_name(who),
+							  (int)thread_pid_of(s, cyc), "a lock wait",
+							  (int)s->verdicts[uvi[cyc]].owner);
+			free(act);
+		} else {
+			const struct lt_thread *who = &s->threads[first_stuck];
+			const struct lt_verdict *pv = &s->verdicts[uvi[first_stuck]];
+			v = chain_into(s, t, &pv);
+			if (!v)
+				goto out;
+			v->cause_tid = who->tid;
+			for (size_t i = 0; i < n; i++)
+				if (i != j && mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex) &&
+				    !in_cycle[i] && !lts_verdict_add(v, s->threads[i].tid, 0, false))
+					v->explains++;
+			v->summary = lts_asprintf("%s in multiprocessing %s, which only a thread of a process mapping its "
+						  "semaphore can send (process%s %s), and none can now: %s, thread %d (%s), "
+						  "is itself %s: %s (that it would send it once free is inferred)", subj,
+						  via, np > 1 ? "es" : "", pl, stuck == 1 ? "the only one not asleep for "
+						  "good" : "one of those stuck", (int)who->tid, lt_thread_name(who),
+						  stuck_words(pv->kind), pv->summary ? pv->summary : "?");
+		}
 		lt_strlist_add(&v->evidence, "thread %d (%s) %s", (int)t->tid, lt_thread_name(t),
 			       f->lock_state ? f->lock_state : "waits in multiprocessing Condition.wait()");
 		lt_strlist_add(&v->evidence, "the processes mapping the semaphore (%s) were all followed: each of "
-			       "their other threads is stuck or asleep for good, %zu stuck", pl, stuck);
+			       "their other threads is stuck, asleep for good, or waits for the waiters", pl);
 	}
 out:
 	free(uvi);

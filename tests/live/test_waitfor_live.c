@@ -4801,16 +4801,32 @@ static const char MP_EVENT_PY[] =
 	"import multiprocessing as mp, sys, time, fcntl\n"
 	"def child(ev):\n"
 	"    ev.wait()\n"
+	"def cond_child(c):\n"
+	"    with c:\n"
+	"        c.wait()\n"
 	"if __name__ == '__main__':\n"
+	"    how = sys.argv[1]\n"
+	"    if how == 'reacquire':\n"
+	"        c = mp.Condition()\n"
+	"        p = mp.Process(target=cond_child, args=(c,)); p.start()\n"
+	"        print('child pid=%d' % p.pid, flush=True)\n"
+	"        time.sleep(1)\n"
+	"        c.acquire(); c.notify()\n" /* notified, it waits for the lock main keeps */
+	"        print('ready', flush=True)\n"
+	"        time.sleep(600)\n"
 	"    ev = mp.Event()\n"
 	"    p = mp.Process(target=child, args=(ev,)); p.start()\n"
 	"    print('child pid=%d' % p.pid, flush=True)\n"
 	"    print('ready', flush=True)\n"
-	"    if sys.argv[1] == '-':\n"
+	"    if how == 'sleep':\n"
 	"        time.sleep(600)\n"
+	"    elif how == 'join':\n"
+	"        p.join()\n" /* never set: they wait for each other */
 	"    else:\n"
-	"        f = open(sys.argv[1], 'w'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+	"        f = open(how, 'w'); fcntl.flock(f, fcntl.LOCK_EX)\n"
 	"    ev.set()\n";
+
+enum mp_how { MP_SLEEP, MP_FLOCK, MP_JOIN, MP_REACQUIRE };
 
 /* A multiprocessing Process in Event.wait() (Condition.wait() on a
  * semaphore in shared memory) for its parent's set().  The parent asleep
@@ -4818,59 +4834,98 @@ static const char MP_EVENT_PY[] =
  * holder is not recorded", in a healthy program).  The parent in flock()
  * for a lock flock(1) holds: a chain from the Process into the parent's
  * lock wait, its one possible setter, the processes mapping the semaphore
- * named. */
-static void mp_event(bool stuck)
+ * named.  The parent joining the Process, never to set(): a deadlock (a
+ * review: IDLE at first).  A Process notified in Condition.wait(), waiting
+ * to take the Condition's lock again, which the parent keeps: a lock wait,
+ * not the Condition's wait (a review: named the Condition's at first). */
+static void mp_event(enum mp_how how)
 {
 	need_root();
 	if (access(TL_PYTHON, X_OK))
 		cr_skip_test("%s missing", TL_PYTHON);
 	char held[256];
-	if (stuck)
+	if (how == MP_FLOCK)
 		flock_holds_lockfile(NULL, NULL, held, sizeof(held));
-	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)MP_EVENT_PY, stuck ? lockfile[0] : "-", NULL },
+	const char *arg = how == MP_SLEEP ? "sleep" : how == MP_JOIN ? "join" : how == MP_REACQUIRE ? "reacquire"
+			  : lockfile[0];
+	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)MP_EVENT_PY, (char *)arg, NULL },
 		       lines[1], &nlines[1], 64, 30000);
 	pid_t par = procs[1].pid, ch = (pid_t)tl_truth_val(lines[1], nlines[1], "child", NULL, "pid");
 	cr_assert_gt(ch, 0);
 	orphan = ch;
-	tl_wait_in_call(ch, ch, 202, 10000); /* futex: Event.wait() */
-	tl_wait_in_call(par, par, stuck ? 73 : 230, 10000); /* flock, clock_nanosleep */
+	tl_wait_in_call(ch, ch, 202, 10000); /* futex: Event.wait(), or the lock */
+	tl_wait_in_call(par, par, how == MP_FLOCK ? 73 : how == MP_JOIN ? 61 : 230, 10000);
 	struct lt_snapshot *s = take(ch);
 	const struct lt_thread *t = lt_snapshot_find(s, ch);
 	cr_assert_not_null(t);
-	cr_expect(t->futex.lock_kind && !strcmp(t->futex.lock_kind, LT_KIND_PY_MP_COND), "kind %s",
-		  t->futex.lock_kind ? t->futex.lock_kind : "-");
-	cr_expect(t->futex.lock_state && strstr(t->futex.lock_state, "waits in multiprocessing Event.wait() for a set()"),
-		  "%s", t->futex.lock_state ? t->futex.lock_state : "-");
+	if (how == MP_REACQUIRE) {
+		cr_expect(t->futex.lock_kind && strcmp(t->futex.lock_kind, LT_KIND_PY_MP_COND), "kind %s",
+			  t->futex.lock_kind ? t->futex.lock_kind : "-");
+	} else {
+		cr_expect(t->futex.lock_kind && !strcmp(t->futex.lock_kind, LT_KIND_PY_MP_COND), "kind %s",
+			  t->futex.lock_kind ? t->futex.lock_kind : "-");
+		cr_expect(t->futex.lock_state &&
+			  strstr(t->futex.lock_state, "waits in multiprocessing Event.wait() for a set()"), "%s",
+			  t->futex.lock_state ? t->futex.lock_state : "-");
+	}
 	struct lt_multi_snapshot *m = follow_snap(s);
 	cr_assert_eq(m->n_procs, 2, "the parent followed as a process mapping the semaphore");
 	const struct lt_verdict *v = NULL;
 	for (size_t i = 0; i < m->view.n_verdicts && !v; i++)
 		if (has_tid(&m->view.verdicts[i], ch))
 			v = &m->view.verdicts[i];
-	if (!stuck) {
+	char want[300];
+	switch (how) {
+	case MP_SLEEP:
 		cr_expect_null(v, "no finding names the Process: %s", v ? v->summary : "");
-	} else {
+		break;
+	case MP_FLOCK:
 		cr_assert_not_null(v, "a chain from the Process (first: %s)",
 				   m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
 		cr_expect_eq(v->kind, LT_VERDICT_WAIT_CHAIN, "%s", v->summary);
 		cr_expect_eq(v->cause_tid, par);
-		char want[300];
 		snprintf(want, sizeof(want), "thread %d (MainThread) waits in multiprocessing Event.wait() for a set(), "
 			 "which only a thread of a process mapping its semaphore can send (processes %d, %d), and none "
 			 "can now: the only one not asleep for good, thread %d (MainThread), is itself in a lock wait: ",
 			 (int)ch, (int)ch, (int)par, (int)par);
 		cr_expect(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
 		cr_expect_not_null(verdict_for(m, LT_VERDICT_LOCK_WAIT, par), "the parent's own lock wait");
+		break;
+	case MP_JOIN:
+		cr_assert_not_null(v, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+		cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+		cr_expect(has_tid(v, par), "%s", v->summary);
+		snprintf(want, sizeof(want), "deadlock: thread %d (MainThread) waits in multiprocessing Event.wait() for a "
+			 "set(), which only a thread of a process mapping its semaphore can send (processes %d, %d), and "
+			 "none can: thread %d (MainThread) of process %d waits only for the waiter's process (wait4",
+			 (int)ch, (int)ch, (int)par, (int)par, (int)par);
+		cr_expect(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+		break;
+	case MP_REACQUIRE:
+		cr_assert_not_null(v, "a lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
+		cr_expect_eq(v->kind, LT_VERDICT_LOCK_WAIT, "%s", v->summary);
+		cr_expect_null(strstr(v->summary, "multiprocessing Condition"), "%s", v->summary);
+		break;
 	}
 	lt_multi_free(m);
 }
 
 Test(waitfor_live, a_multiprocessing_event_whose_setter_sleeps_is_no_finding)
 {
-	mp_event(false);
+	mp_event(MP_SLEEP);
 }
 
 Test(waitfor_live, a_multiprocessing_event_whose_setter_is_stuck_is_a_chain)
 {
-	mp_event(true);
+	mp_event(MP_FLOCK);
+}
+
+Test(waitfor_live, a_multiprocessing_event_whose_setter_joins_the_waiter_is_a_deadlock)
+{
+	mp_event(MP_JOIN);
+}
+
+Test(waitfor_live, a_notified_multiprocessing_condition_waiter_retaking_its_lock_is_a_lock_wait)
+{
+	mp_event(MP_REACQUIRE);
 }

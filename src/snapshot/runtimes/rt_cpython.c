@@ -54,6 +54,7 @@
 #define LOCK_SEM 0x10       /* lockobject.lock_lock, rlockobject.rlock_lock */
 #define RLOCK_OWNER 0x18
 #define RLOCK_COUNT 0x20
+#define SEMLOCK_HANDLE 16   /* _multiprocessing.SemLock: SEM_HANDLE handle; unsigned long last_tid; */
 
 /* What the frames need of one code object, read once. */
 struct code {
@@ -730,15 +731,31 @@ static bool mp_frame(const struct lt_thread *t, size_t k, const char *cls, const
  * SemLock in shared memory): a wait for a notify() (Event.set(), the last
  * party of a Barrier) from any thread of a process mapping it, not a lock
  * (before: a lock wait "whose holder is not recorded", also in healthy
- * programs whose setter slept on a timer). */
-static bool mp_condition(struct lt_thread *t)
+ * programs whose setter slept on a timer).  Only that semaphore: the same
+ * frame re-takes the Condition's lock once notified (its `finally`), a lock
+ * wait like any (a review).  SELF is the frame's self, read. */
+static bool mp_condition(struct model *m, struct lt_thread *t, uint64_t self)
 {
 	struct lt_futex *f = &t->futex;
 	if (!f->lock_kind || strcmp(f->lock_kind, "semaphore") || !mp_frame(t, 0, "Condition", "wait"))
 		return false;
+	uint64_t ws = 0, sl = 0, handle = 0;
+	if (!self || !m->dicts_ok || pyr_attr(&m->r, self, "_wait_semaphore", &ws) < 0 || !ws ||
+	    pyr_attr(&m->r, ws, "_semlock", &sl) < 0 || !sl ||
+	    m->e->read(m->e->arg, sl + SEMLOCK_HANDLE, &handle, 8) < 0 ||
+	    (handle != f->uaddr && handle != f->lock_base))
+		return false;
+	/* Barrier.wait() waits in Condition.wait_for() under Barrier._wait()
+	 * (threading.py: a Barrier made with multiprocessing's Condition) */
+	bool barrier = false;
+	for (size_t k = 1; k < t->n_rt_frames && k < 5 && !barrier; k++) {
+		const struct lt_rtframe *r = &t->rt_frames[k];
+		const char *base = r->file ? strrchr(r->file, '/') : NULL;
+		barrier = r->func && base && !strcmp(base, "/threading.py") &&
+			  (!strcmp(r->func, "Barrier._wait") || !strcmp(r->func, "_wait"));
+	}
 	const char *via = mp_frame(t, 1, "Event", "wait") ? "Event.wait() for a set()"
-			  : t->n_rt_frames > 1 && t->rt_frames[1].func && strstr(t->rt_frames[1].func, "Barrier")
-			  ? "Barrier.wait() for the other parties" : "Condition.wait() for a notify()";
+			  : barrier ? "Barrier.wait() for the other parties" : "Condition.wait() for a notify()";
 	char *st = lts_asprintf("waits in multiprocessing %s, on the Condition's semaphore in shared memory, which "
 				"a thread of any process mapping it may post (%s)", via,
 				f->lock_state ? f->lock_state : "?");
@@ -759,7 +776,10 @@ static void find_lock(struct model *m, const struct ts *x)
 	uint64_t slots[MAX_SLOTS];
 	if (!c || t->wait != LT_WAIT_FUTEX || !f->is_wait || f->rtlock)
 		return;
-	if (mp_condition(t))
+	uint64_t self0 = 0;
+	if (mp_frame(t, 0, "Condition", "wait") && m->e->read(m->e->arg, x->locals[0], &self0, 8) < 0)
+		self0 = 0;
+	if (mp_condition(m, t, self0))
 		return;
 	uint64_t sem = f->lock_base ? f->lock_base : f->uaddr;
 	size_t n = c->nlocals + (size_t)(c->stacksize > 0 ? c->stacksize : 0) + 8;
@@ -1640,7 +1660,6 @@ static void futures(struct model *m, const struct ts *v, size_t n)
  * are listed in s->semlocks; semlock.c names a semaphore's holder from
  * them. */
 
-#define SEMLOCK_HANDLE 16     /* SEM_HANDLE handle; unsigned long last_tid; */
 #define SEMLOCK_FIELDS 28     /* ... int count, maxvalue, kind              */
 #define SEM_MAX_OBJS 4096     /* objects looked at, per process             */
 #define SEM_DEPTH 2           /* attributes of attributes of a local        */
