@@ -1753,7 +1753,12 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			snprintf(subj, sizeof(subj), "thread %d (%s) waits", (int)t->tid, lt_thread_name(t));
 		else
 			snprintf(subj, sizeof(subj), "%zu threads wait", nw);
-		size_t cyc = on_us < n ? on_us : held;
+		/* a cycle only when nothing else could end it: no other stuck
+		 * thread (a sibling stuck elsewhere may yet post: a chain into
+		 * it), or the one stuck thread on a lock a waiter holds */
+		size_t cyc = on_us < n && !stuck ? on_us : stuck == 1 && held < n ? held : n;
+		if (cyc == n && !stuck)
+			continue;
 		struct lt_verdict *v;
 		if (cyc < n) {
 			const struct lt_thread *who = &s->threads[cyc];
@@ -1768,7 +1773,7 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			v->explains = v->n_tids;
 			v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
 			char *act = lts_thread_activity(who);
-			if (on_us < n)
+			if (cyc == on_us)
 				v->summary = lts_asprintf("deadlock: %s in multiprocessing %s, which only a thread of a "
 							  "process mapping its semaphore can send (process%s %s), and none "
 							  "can: thread %d (%s) of process %d waits only for %s (%s): they wait "
