@@ -1625,9 +1625,10 @@ static bool mp_cond_wait(const struct lt_thread *t)
 
 /* Does thread U wait, asleep, only for processes of PIDS (N of them): each
  * of its wait-for edges leads only into them (a parent's wait4 for the
- * waiting child, a read of a pipe only the waiter writes), none ends by
- * itself (a timer)? */
-static bool waits_only_on_procs(const struct lt_thread *u, const pid_t *pids, size_t n)
+ * waiting child, a read of a pipe only the waiter writes; ALONE: or into its
+ * own process, of which it is the only thread), none ends by itself (a
+ * timer)? */
+static bool waits_only_on_procs(const struct lt_thread *u, const pid_t *pids, size_t n, bool alone)
 {
 	if (!asleep(u) || !u->wf || !u->wf->n_edges)
 		return false;
@@ -1636,7 +1637,9 @@ static bool waits_only_on_procs(const struct lt_thread *u, const pid_t *pids, si
 		if (ends_by_itself(e->kind) || !e->n_pids || e->more_pids)
 			return false;
 		for (size_t q = 0; q < e->n_pids; q++) {
-			bool in = false;
+			/* its own process, when it is that process's only
+			 * thread (the write end of a Queue it reads, kept) */
+			bool in = alone && e->pids[q] == u->wf->pid;
 			for (size_t r = 0; r < n && !in; r++)
 				in = e->pids[q] == pids[r];
 			if (!in)
@@ -1644,6 +1647,17 @@ static bool waits_only_on_procs(const struct lt_thread *u, const pid_t *pids, si
 		}
 	}
 	return true;
+}
+
+/* Does U join (pthread_join, Thread.join) a thread asleep on F's semaphore
+ * in multiprocessing's Condition.wait()? */
+static bool joins_waiter(const struct lt_snapshot *s, const struct lt_thread *u, const struct lt_futex *f)
+{
+	const struct lt_futex *g = &u->futex;
+	if (u->wait != LT_WAIT_FUTEX || !g->is_wait || g->timeout_ptr || g->owner_kind != LT_OWNER_JOIN || g->owner <= 0)
+		return false;
+	const struct lt_thread *o = lt_snapshot_find(s, g->owner);
+	return o && mp_cond_wait(o) && same_shared(f, &o->futex);
 }
 
 /* multiprocessing's Condition.wait() (Event.wait(), Barrier.wait()) asleep
@@ -1691,14 +1705,20 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 				done[i] = true;
 				nw++;
 			}
+		/* (and those whose other threads cannot post it either: an idle
+		 * queue feeder, a join of a waiter: a review's cases) */
 		for (size_t q = 0; q < np; q++) {
-			bool all = true, some = false;
+			bool all = true, some = false, waiter = false;
 			for (size_t i = 0; i < n && all; i++)
 				if (thread_pid_of(s, i) == procs[q]) {
 					some = true;
-					all = done[i] && mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex);
+					bool w = done[i] && mp_cond_wait(&s->threads[i]) &&
+						 same_shared(f, &s->threads[i].futex);
+					waiter |= w;
+					all = w || notify_could(s, procs[q], &s->threads[i], uvi[i] < n_v) == NW_CANNOT ||
+					      joins_waiter(s, &s->threads[i], f);
 				}
-			if (some && all)
+			if (some && all && waiter)
 				wp[nwp++] = procs[q];
 		}
 		/* what each other thread of those processes can do */
@@ -1715,7 +1735,10 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			in_view[q] = true;
 			if (mp_cond_wait(u) && same_shared(f, &u->futex))
 				continue;
-			if (nwp && waits_only_on_procs(u, wp, nwp)) {
+			size_t own_threads = 0;
+			for (size_t i2 = 0; i2 < n; i2++)
+				own_threads += thread_pid_of(s, i2) == p;
+			if (nwp && waits_only_on_procs(u, wp, nwp, own_threads == 1)) {
 				if (on_us == n)
 					on_us = i; /* it waits for the waiters: a cycle */
 				continue;
@@ -1757,12 +1780,22 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 		 * thread (a sibling stuck elsewhere may yet post: a chain into
 		 * it), or the one stuck thread on a lock a waiter holds */
 		size_t cyc = on_us < n && !stuck ? on_us : stuck == 1 && held < n ? held : n;
-		if (cyc == n && !stuck)
+		/* a named semaphore still in /dev/shm (the spawn and forkserver
+		 * start methods) may be opened by a process not mapping it yet
+		 * (a child still importing its main module: a review's case):
+		 * the processes mapping it now are not all that can */
+		char lb[200];
+		bool named = !strstr(lts_lock_label(f, lb, sizeof(lb)), "(deleted)");
+		if (named || (cyc == n && !stuck))
 			continue;
+		/* a handler of a signal the cycle's other process catches may
+		 * still set it (SIGALRM's, a review's case): not known, said */
+		char sig[400] = "";
+		int h = cyc < n ? lts_handler_clause(&s->threads[cyc], "set", false, sig, sizeof(sig)) : -1;
 		struct lt_verdict *v;
 		if (cyc < n) {
 			const struct lt_thread *who = &s->threads[cyc];
-			v = add_verdict(s, LT_VERDICT_DEADLOCK);
+			v = add_verdict(s, h > 0 ? LT_VERDICT_UNKNOWN : LT_VERDICT_DEADLOCK);
 			if (!v)
 				goto out;
 			for (size_t i = 0; i < n; i++)
@@ -1774,21 +1807,22 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			v->longest_s = t->idle_src == LT_IDLE_UNKNOWN ? -1 : t->idle_s;
 			char *act = lts_thread_activity(who);
 			if (cyc == on_us)
-				v->summary = lts_asprintf("deadlock: %s in multiprocessing %s, which only a thread of a "
+				v->summary = lts_asprintf("%s%s in multiprocessing %s, which only a thread of a "
 							  "process mapping its semaphore can send (process%s %s), and none "
 							  "can: thread %d (%s) of process %d waits only for %s (%s): they wait "
-							  "for each other", subj, via, np > 1 ? "es" : "", pl, (int)who->tid,
+							  "for each other%s", h > 0 ? "" : "deadlock: ", subj, via,
+							  np > 1 ? "es" : "", pl, (int)who->tid,
 							  lt_thread_name(who), (int)thread_pid_of(s, cyc),
 							  nwp == 1 ? "the waiter's process" : "the waiters' processes",
-							  act ? act : "?");
+							  act ? act : "?", h > 0 ? sig : "");
 			else
-				v->summary = lts_asprintf("deadlock: %s in multiprocessing %s, which only a thread of a "
+				v->summary = lts_asprintf("%s%s in multiprocessing %s, which only a thread of a "
 							  "process mapping its semaphore can send (process%s %s), and none "
 							  "can: thread %d (%s) of process %d is itself in %s for a lock "
-							  "thread %d holds: they wait for each other", subj, via,
-							  np > 1 ? "es" : "", pl, (int)who->tid, lt_thread_name(who),
+							  "thread %d holds: they wait for each other%s", h > 0 ? "" : "deadlock: ",
+							  subj, via, np > 1 ? "es" : "", pl, (int)who->tid, lt_thread_name(who),
 							  (int)thread_pid_of(s, cyc), "a lock wait",
-							  (int)s->verdicts[uvi[cyc]].owner);
+							  (int)s->verdicts[uvi[cyc]].owner, h > 0 ? sig : "");
 			free(act);
 		} else {
 			const struct lt_thread *who = &s->threads[first_stuck];

@@ -4820,13 +4820,15 @@ static const char MP_EVENT_PY[] =
 	"    print('ready', flush=True)\n"
 	"    if how == 'sleep':\n"
 	"        time.sleep(600)\n"
-	"    elif how == 'join':\n"
+	"    elif how.startswith('join'):\n"
+	"        if how == 'join-noint':\n"
+	"            import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
 	"        p.join()\n" /* never set: they wait for each other */
 	"    else:\n"
 	"        f = open(how, 'w'); fcntl.flock(f, fcntl.LOCK_EX)\n"
 	"    ev.set()\n";
 
-enum mp_how { MP_SLEEP, MP_FLOCK, MP_JOIN, MP_REACQUIRE };
+enum mp_how { MP_SLEEP, MP_FLOCK, MP_JOIN, MP_JOIN_NOINT, MP_REACQUIRE };
 
 /* A multiprocessing Process in Event.wait() (Condition.wait() on a
  * semaphore in shared memory) for its parent's set().  The parent asleep
@@ -4834,8 +4836,10 @@ enum mp_how { MP_SLEEP, MP_FLOCK, MP_JOIN, MP_REACQUIRE };
  * holder is not recorded", in a healthy program).  The parent in flock()
  * for a lock flock(1) holds: a chain from the Process into the parent's
  * lock wait, its one possible setter, the processes mapping the semaphore
- * named.  The parent joining the Process, never to set(): a deadlock (a
- * review: IDLE at first).  A Process notified in Condition.wait(), waiting
+ * named.  The parent joining the Process, never to set(): they wait for each
+ * other (a review: IDLE at first), unknown while the parent catches SIGINT
+ * (CPython's handler, or one of the program's, may set it), a deadlock once
+ * it ignores SIGINT.  A Process notified in Condition.wait(), waiting
  * to take the Condition's lock again, which the parent keeps: a lock wait,
  * not the Condition's wait (a review: named the Condition's at first). */
 static void mp_event(enum mp_how how)
@@ -4846,15 +4850,15 @@ static void mp_event(enum mp_how how)
 	char held[256];
 	if (how == MP_FLOCK)
 		flock_holds_lockfile(NULL, NULL, held, sizeof(held));
-	const char *arg = how == MP_SLEEP ? "sleep" : how == MP_JOIN ? "join" : how == MP_REACQUIRE ? "reacquire"
-			  : lockfile[0];
+	const char *arg = how == MP_SLEEP ? "sleep" : how == MP_JOIN ? "join" : how == MP_JOIN_NOINT ? "join-noint"
+			  : how == MP_REACQUIRE ? "reacquire" : lockfile[0];
 	tl_start_ready(&procs[1], (char *const[]){ TL_PYTHON, "-c", (char *)MP_EVENT_PY, (char *)arg, NULL },
 		       lines[1], &nlines[1], 64, 30000);
 	pid_t par = procs[1].pid, ch = (pid_t)tl_truth_val(lines[1], nlines[1], "child", NULL, "pid");
 	cr_assert_gt(ch, 0);
 	orphan = ch;
 	tl_wait_in_call(ch, ch, 202, 10000); /* futex: Event.wait(), or the lock */
-	tl_wait_in_call(par, par, how == MP_FLOCK ? 73 : how == MP_JOIN ? 61 : 230, 10000);
+	tl_wait_in_call(par, par, how == MP_FLOCK ? 73 : how == MP_JOIN || how == MP_JOIN_NOINT ? 61 : 230, 10000);
 	struct lt_snapshot *s = take(ch);
 	const struct lt_thread *t = lt_snapshot_find(s, ch);
 	cr_assert_not_null(t);
@@ -4892,14 +4896,18 @@ static void mp_event(enum mp_how how)
 		cr_expect_not_null(verdict_for(m, LT_VERDICT_LOCK_WAIT, par), "the parent's own lock wait");
 		break;
 	case MP_JOIN:
+	case MP_JOIN_NOINT:
 		cr_assert_not_null(v, "a deadlock (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
-		cr_expect_eq(v->kind, LT_VERDICT_DEADLOCK, "%s", v->summary);
+		cr_expect_eq(v->kind, how == MP_JOIN ? LT_VERDICT_UNKNOWN : LT_VERDICT_DEADLOCK, "%s", v->summary);
 		cr_expect(has_tid(v, par), "%s", v->summary);
-		snprintf(want, sizeof(want), "deadlock: thread %d (MainThread) waits in multiprocessing Event.wait() for a "
+		snprintf(want, sizeof(want), "%sthread %d (MainThread) waits in multiprocessing Event.wait() for a "
 			 "set(), which only a thread of a process mapping its semaphore can send (processes %d, %d), and "
 			 "none can: thread %d (MainThread) of process %d waits only for the waiter's process (wait4",
-			 (int)ch, (int)ch, (int)par, (int)par, (int)par);
+			 how == MP_JOIN ? "" : "deadlock: ", (int)ch, (int)ch, (int)par, (int)par, (int)par);
 		cr_expect(!strncmp(v->summary, want, strlen(want)), "%s\nwant: %s", v->summary, want);
+		if (how == MP_JOIN)
+			cr_expect(strstr(v->summary, "they wait for each other; only a signal could still end it: the "
+					 "process catches SIGINT"), "%s", v->summary);
 		break;
 	case MP_REACQUIRE:
 		cr_assert_not_null(v, "a lock wait (first: %s)", m->view.n_verdicts ? m->view.verdicts[0].summary : "-");
@@ -4920,9 +4928,14 @@ Test(waitfor_live, a_multiprocessing_event_whose_setter_is_stuck_is_a_chain)
 	mp_event(MP_FLOCK);
 }
 
-Test(waitfor_live, a_multiprocessing_event_whose_setter_joins_the_waiter_is_a_deadlock)
+Test(waitfor_live, a_multiprocessing_event_whose_setter_joins_the_waiter_is_unknown_under_sigint)
 {
 	mp_event(MP_JOIN);
+}
+
+Test(waitfor_live, a_multiprocessing_event_whose_setter_ignoring_sigint_joins_the_waiter_is_a_deadlock)
+{
+	mp_event(MP_JOIN_NOINT);
 }
 
 Test(waitfor_live, a_notified_multiprocessing_condition_waiter_retaking_its_lock_is_a_lock_wait)
