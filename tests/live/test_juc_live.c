@@ -1254,11 +1254,14 @@ static const struct lt_verdict *parties_chain(struct lt_snapshot **s, const char
 		if ((*s)->threads[i].rt_name && !strcmp((*s)->threads[i].rt_name, "main"))
 			m = &(*s)->threads[i];
 	cr_assert_not_null(m, "no Java main thread");
+	/* the stuck ones in the snapshot's order, by tid (a late thread's tid
+	 * is below main's once pids wrap: a run saw 305 and 32751) */
 	char want[400];
 	snprintf(want, sizeof(want), "which only another thread of process %d can end (a futex private to it), and none "
 		 "can now (each asleep without a timeout); 2 of them are stuck (%d, %d; which of them would end it is "
 		 "not known), among them thread %d (%slate), itself in a wait chain: thread %d (%slate) read(fd ",
-		 (int)wl.pid, (int)m->tid, (int)late, (int)late, pre, (int)late, pre);
+		 (int)wl.pid, (int)(m->tid < late ? m->tid : late), (int)(m->tid < late ? late : m->tid), (int)late,
+		 pre, (int)late, pre);
 	cr_assert(strstr(v->summary, want), "%s\nwant: %s", v->summary, want);
 	cr_assert_eq(v->cause_tid, late, "%s", v->summary);
 	no_jvm_idle_thread(*s);
