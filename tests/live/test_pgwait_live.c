@@ -757,8 +757,8 @@ Test(pgwait_live, idle_in_transaction_backend_waits_for_its_client_in_a_cycle_th
 	snprintf(e4, sizeof(e4), "thread %d (flock) flock(fd ", (int)fa);
 	snprintf(e5, sizeof(e5), "on FLOCK WRITE lock on %s (whole file, inode %02x:%02x:%lu) <- held by processes "
 		 "%d, %d, all asleep (blocked, or in event waits the snapshot followed); it goes on through process "
-		 "%d (psql)", lockf, major(st.st_dev), minor(st.st_dev), (unsigned long)st.st_ino, (int)fb, (int)pb,
-		 (int)pb);
+		 "%d (psql)", lockf, major(st.st_dev), minor(st.st_dev), (unsigned long)st.st_ino,
+		 (int)(fb < pb ? fb : pb), (int)(fb < pb ? pb : fb), (int)pb); /* by pid: the fd scan's order */
 	snprintf(e6, sizeof(e6), "thread %d (postgres) epoll_wait(epfd ", (int)w);
 	char e7[256];
 	snprintf(e7, sizeof(e7), "ShareLock wanted <- held by process %d (postgres) [read from the server's shared "
