@@ -282,12 +282,12 @@ static void sem_signal(bool handler, bool blocked)
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "SIGTERM's handler posted and the program ended: %#x", st);
 }
 
-Test(notify_live, a_private_semaphore_only_a_sigterm_handler_can_post)
+Test(notify_live, a_private_semaphore_only_a_sigterm_handler_can_post, .fini = cleanup, .timeout = 60)
 {
 	sem_signal(true, false);
 }
 
-Test(notify_live, a_private_semaphore_nothing_can_post)
+Test(notify_live, a_private_semaphore_nothing_can_post, .fini = cleanup, .timeout = 60)
 {
 	sem_signal(false, false);
 }
@@ -295,7 +295,7 @@ Test(notify_live, a_private_semaphore_nothing_can_post)
 /* The handler installed, SIGTERM blocked in the only thread (a review's
  * case: said "a handler may post it", yet a SIGTERM stayed pending and the
  * program hung): the signals every thread blocks run no handler. */
-Test(notify_live, a_private_semaphore_whose_handlers_signal_is_blocked)
+Test(notify_live, a_private_semaphore_whose_handlers_signal_is_blocked, .fini = cleanup, .timeout = 60)
 {
 	sem_signal(true, true);
 }
