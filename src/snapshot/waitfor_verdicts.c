@@ -1096,7 +1096,6 @@ static const char *stuck_words(enum lt_verdict_kind k)
 	}
 }
 
-
 /* The first verdict of a stuck kind among the first N_V of S naming TID. */
 static const struct lt_verdict *stuck_verdict_of(const struct lt_snapshot *s, size_t n_v, pid_t tid)
 {
@@ -1623,6 +1622,12 @@ static bool mp_cond_wait(const struct lt_thread *t)
 	       f->lock_kind && !strcmp(f->lock_kind, LT_KIND_PY_MP_COND);
 }
 
+/* Is T asleep in multiprocessing's Condition.wait() on F's semaphore? */
+static bool on_sem(const struct lt_thread *t, const struct lt_futex *f)
+{
+	return mp_cond_wait(t) && same_shared(f, &t->futex);
+}
+
 /* Does thread U wait, asleep, only for processes of PIDS (N of them): each
  * of its wait-for edges leads only into them (a parent's wait4 for the
  * waiting child, a read of a pipe only the waiter writes; ALONE: or into its
@@ -1657,7 +1662,7 @@ static bool joins_waiter(const struct lt_snapshot *s, const struct lt_thread *u,
 	if (u->wait != LT_WAIT_FUTEX || !g->is_wait || g->timeout_ptr || g->owner_kind != LT_OWNER_JOIN || g->owner <= 0)
 		return false;
 	const struct lt_thread *o = lt_snapshot_find(s, g->owner);
-	return o && mp_cond_wait(o) && same_shared(f, &o->futex);
+	return o && on_sem(o, f);
 }
 
 /* multiprocessing's Condition.wait() (Event.wait(), Barrier.wait()) asleep
@@ -1699,12 +1704,15 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 		/* the waiters (every thread on this semaphore), and the
 		 * processes all of whose threads are waiters */
 		pid_t wp[LT_FUTEX_MAPPERS + 1];
-		size_t nw = 0, nwp = 0;
-		for (size_t i = 0; i < n; i++)
-			if (mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex)) {
+		size_t nw = 0, nwp = 0, nthr[LT_FUTEX_MAPPERS + 1] = { 0 };
+		for (size_t i = 0; i < n; i++) {
+			if (on_sem(&s->threads[i], f)) {
 				done[i] = true;
 				nw++;
 			}
+			for (size_t q = 0; q < np; q++)
+				nthr[q] += thread_pid_of(s, i) == procs[q];
+		}
 		/* (and those whose other threads cannot post it either: an idle
 		 * queue feeder, a join of a waiter: a review's cases) */
 		for (size_t q = 0; q < np; q++) {
@@ -1712,8 +1720,7 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			for (size_t i = 0; i < n && all; i++)
 				if (thread_pid_of(s, i) == procs[q]) {
 					some = true;
-					bool w = done[i] && mp_cond_wait(&s->threads[i]) &&
-						 same_shared(f, &s->threads[i].futex);
+					bool w = on_sem(&s->threads[i], f);
 					waiter |= w;
 					all = w || notify_could(s, procs[q], &s->threads[i], uvi[i] < n_v) == NW_CANNOT ||
 					      joins_waiter(s, &s->threads[i], f);
@@ -1733,12 +1740,9 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			if (q == np)
 				continue;
 			in_view[q] = true;
-			if (mp_cond_wait(u) && same_shared(f, &u->futex))
+			if (on_sem(u, f))
 				continue;
-			size_t own_threads = 0;
-			for (size_t i2 = 0; i2 < n; i2++)
-				own_threads += thread_pid_of(s, i2) == p;
-			if (nwp && waits_only_on_procs(u, wp, nwp, own_threads == 1)) {
+			if (nwp && waits_only_on_procs(u, wp, nwp, nthr[q] == 1)) {
 				if (on_us == n)
 					on_us = i; /* it waits for the waiters: a cycle */
 				continue;
@@ -1751,10 +1755,9 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 					first_stuck = i;
 				/* stuck on a lock a waiter holds: a cycle */
 				const struct lt_verdict *sv = &s->verdicts[uvi[i]];
-				for (size_t w2 = 0; w2 < n && held == n && sv->owner; w2++)
-					if (s->threads[w2].tid == sv->owner && mp_cond_wait(&s->threads[w2]) &&
-					    same_shared(f, &s->threads[w2].futex))
-						held = i;
+				const struct lt_thread *o = sv->owner > 0 ? lt_snapshot_find(s, sv->owner) : NULL;
+				if (held == n && o && on_sem(o, f))
+					held = i;
 			}
 		}
 		bool all_in = known;
@@ -1786,7 +1789,7 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 		 * the processes mapping it now are not all that can */
 		char lb[200];
 		bool named = !strstr(lts_lock_label(f, lb, sizeof(lb)), "(deleted)");
-		if (named || (cyc == n && !stuck))
+		if (named)
 			continue;
 		/* a handler of a signal the cycle's other process catches may
 		 * still set it (SIGALRM's, a review's case): not known, said */
@@ -1799,8 +1802,7 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 			if (!v)
 				goto out;
 			for (size_t i = 0; i < n; i++)
-				if (done[i] && mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex) &&
-				    !in_cycle[i])
+				if (on_sem(&s->threads[i], f) && !in_cycle[i])
 					lts_verdict_add(v, s->threads[i].tid, s->threads[i].futex.uaddr, true);
 			lts_verdict_add(v, who->tid, who->wait == LT_WAIT_FUTEX ? who->futex.uaddr : 0, true);
 			v->explains = v->n_tids;
@@ -1832,8 +1834,8 @@ static void mp_cond_pass(struct lt_snapshot *s, const bool *in_cycle, size_t n_v
 				goto out;
 			v->cause_tid = who->tid;
 			for (size_t i = 0; i < n; i++)
-				if (i != j && mp_cond_wait(&s->threads[i]) && same_shared(f, &s->threads[i].futex) &&
-				    !in_cycle[i] && !lts_verdict_add(v, s->threads[i].tid, 0, false))
+				if (i != j && on_sem(&s->threads[i], f) && !in_cycle[i] &&
+				    !lts_verdict_add(v, s->threads[i].tid, 0, false))
 					v->explains++;
 			v->summary = lts_asprintf("%s in multiprocessing %s, which only a thread of a process mapping its "
 						  "semaphore can send (process%s %s), and none can now: %s, thread %d (%s), "
