@@ -2759,6 +2759,20 @@ static bool none_can_wake(const struct lt_snapshot *s)
 	return true;
 }
 
+struct tid_proc {
+	pid_t pid;
+	size_t idx;
+};
+
+/* by process, then by index: each process's first thread first */
+static int tid_proc_cmp(const void *a, const void *b)
+{
+	const struct tid_proc *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 /* lts_handler_clause for every process of S's threads (a combined view:
  * each by its own signals), "wake" them. */
 static int handler_clause_all(const struct lt_snapshot *s, bool plural, char *buf, size_t len)
@@ -2769,21 +2783,31 @@ static int handler_clause_all(const struct lt_snapshot *s, bool plural, char *bu
 		one = thread_proc(s, &s->threads[i]) == first;
 	if (one)
 		return lts_handler_clause(&s->threads[0], "wake", plural, buf, len);
-	/* each process once: the first thread of it */
+	/* each process once (its threads carry its signals): the threads
+	 * sorted by process, the first of each; not a scan of the threads
+	 * before each one (n squared in a large view) */
 	int any = 0, unread = 0;
 	size_t l = 0;
 	buf[0] = 0;
-	for (size_t i = 0; i < s->n_threads; i++) {
-		pid_t p = thread_proc(s, &s->threads[i]);
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = thread_proc(s, &s->threads[k]) == p;
+	struct tid_proc *tp = malloc(s->n_threads * sizeof(*tp));
+	if (!tp) {
+		snprintf(buf, len, " (only a signal handler that wakes them could)");
+		return -1;
+	}
+	for (size_t i = 0; i < s->n_threads; i++)
+		tp[i] = (struct tid_proc){ thread_proc(s, &s->threads[i]), i };
+	qsort(tp, s->n_threads, sizeof(*tp), tid_proc_cmp);
+	for (size_t k = 0; k < s->n_threads; k++) {
+		if (k && tp[k].pid == tp[k - 1].pid)
+			continue;
 		char sigs[200];
-		int h = seen ? 0 : lts_handled_signals(&s->threads[i], sigs, sizeof(sigs));
+		int h = lts_handled_signals(&s->threads[tp[k].idx], sigs, sizeof(sigs));
 		unread |= h < 0;
 		if (h > 0 && l + 80 < len)
-			l += (size_t)snprintf(buf + l, len - l, "%s process %d catches %s", any++ ? "," : "", (int)p, sigs);
+			l += (size_t)snprintf(buf + l, len - l, "%s process %d catches %s", any++ ? "," : "",
+					      (int)tp[k].pid, sigs);
 	}
+	free(tp);
 	if (any) {
 		char *c = lts_asprintf("; only a signal could still end their waits:%s (a handler may wake them): hung, "
 				       "or waiting for that signal", buf);
